@@ -1,0 +1,269 @@
+/* harness/backends/sim.c: the sim backend. Real small data — a CPU GEMM, a shared-memory all-reduce of real
+ * fp32 gradients, an optimizer step — with durations and power from a model (scenario key `sim:`), timed
+ * on the wall clock so the supervisor sees what it would see on GPUs. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "simcoll.h"
+#include "util.h"
+
+struct sim {
+    const struct scenario *sc;
+    struct shm *shm;
+    int rank, nranks;
+    struct rng jitter;
+    long dm, dn, dk;          /* real GEMM dimensions (capped by sim.max_dim) */
+    float *a, *c;             /* A (dm x dk) and C (dm x dn); B is a view of the weights */
+    size_t elems;             /* real gradient length */
+    float *grad, *weights;
+    /* the power model's state, mirrored into the control block at each phase change */
+    uint64_t pw_t0;
+    double pw_p0, pw_target;
+};
+
+/* Returns the modeled power level of a phase. */
+static double sim_level(const struct sim_params *m, int phase)
+{
+    switch (phase) {
+    case PH_COMPUTE: return m->compute_w;
+    case PH_COMM: return m->comm_w;
+    case PH_CKPT: return m->ckpt_w;
+    default: return m->idle_w;
+    }
+}
+
+/* Evaluates the first-order model: power at t after a step to target at t0 from p0. */
+static double sim_power_at(double p0, double target, uint64_t t0, uint64_t t, double tau)
+{
+    if (t <= t0 || tau <= 0)
+        return t <= t0 ? p0 : target;
+    return target + (p0 - target) * exp(-(double)(t - t0) * 1e-9 / tau);
+}
+
+/* Draws a phase duration: nominal seconds, jittered, divided by the speed-up. */
+static uint64_t sim_duration_ns(struct sim *s, double nominal_s)
+{
+    double f = 1.0 + s->sc->sim.jitter * rng_normal(&s->jitter);
+    if (f < 0.5)
+        f = 0.5;
+    return (uint64_t)(nominal_s * f / s->sc->sim.speedup * 1e9);
+}
+
+/* Sleeps until t_ns, beating the heartbeat: modeled GPU work is progress, not a hang. */
+static void sim_wait_until(struct worker_ctx *w, uint64_t t_ns)
+{
+    uint64_t step = (uint64_t)(w->sc->heartbeat.interval_s * 1e9);
+    for (uint64_t now = mono_ns(); now < t_ns; now = mono_ns()) {
+        sleep_until_ns(t_ns - now > step ? now + step : t_ns);
+        worker_beat(w);
+        if (shm_aborted(w->shm))
+            return;
+    }
+}
+
+/* Allocates and seeds the real buffers of one rank. */
+static void *sim_init(struct worker_ctx *w, char *why, size_t n)
+{
+    const struct scenario *sc = w->sc;
+    struct sim *s = xcalloc(1, sizeof *s);
+    struct rng data;
+    (void)why;
+    (void)n;
+    s->sc = sc;
+    s->shm = w->shm;
+    s->rank = w->rank;
+    s->nranks = w->nranks;
+    rng_seed(&s->jitter, (uint64_t)sc->seed, 1000 + (uint64_t)w->rank);
+    rng_seed(&data, (uint64_t)sc->seed, 0);   /* weights: the same on every rank, as in data parallelism */
+    s->dm = sc->workload.gemm.m < sc->sim.max_dim ? sc->workload.gemm.m : sc->sim.max_dim;
+    s->dn = sc->workload.gemm.n < sc->sim.max_dim ? sc->workload.gemm.n : sc->sim.max_dim;
+    s->dk = sc->workload.gemm.k < sc->sim.max_dim ? sc->workload.gemm.k : sc->sim.max_dim;
+    uint64_t want = sc->workload.allreduce.bytes / sizeof(float);
+    s->elems = want < (uint64_t)sc->sim.max_elems ? (size_t)want : (size_t)sc->sim.max_elems;
+    if (s->elems < (size_t)(s->dk * s->dn))
+        s->elems = (size_t)(s->dk * s->dn);   /* B is a view of the weights */
+    if (s->elems > w->shm->hdr->coll_elems)
+        s->elems = w->shm->hdr->coll_elems;
+    s->a = xmalloc((size_t)(s->dm * s->dk) * sizeof(float));
+    s->c = xmalloc((size_t)(s->dm * s->dn) * sizeof(float));
+    s->grad = xmalloc(s->elems * sizeof(float));
+    s->weights = xmalloc(s->elems * sizeof(float));
+    for (long i = 0; i < s->dm * s->dk; i++)
+        s->a[i] = (float)rng_normal(&data);
+    for (size_t i = 0; i < s->elems; i++)
+        s->weights[i] = (float)(0.1 * rng_normal(&data));
+    s->pw_t0 = mono_ns();
+    s->pw_p0 = s->pw_target = sc->sim.idle_w;
+    ctl_set_power(w->ctl, PH_IDLE, s->pw_t0, s->pw_p0, s->pw_target);
+    return s;
+}
+
+/* Moves the power model to phase at t: the level reached so far becomes the new start. */
+static void sim_on_phase(void *b, int phase, uint64_t t)
+{
+    struct sim *s = b;
+    double p = sim_power_at(s->pw_p0, s->pw_target, s->pw_t0, t, s->sc->sim.ramp_s);
+    s->pw_t0 = t;
+    s->pw_p0 = p;
+    s->pw_target = sim_level(&s->sc->sim, phase);
+    ctl_set_power(shm_ctl(s->shm, s->rank), phase, t, p, s->pw_target);
+}
+
+/* The compute phase: one real GEMM C = A x B (B = weights), gradients from C, then the modeled duration. */
+static int sim_compute(void *b, struct worker_ctx *w)
+{
+    struct sim *s = b;
+    const struct scenario *sc = s->sc;
+    double flops = 2.0 * (double)sc->workload.gemm.m * (double)sc->workload.gemm.n * (double)sc->workload.gemm.k *
+                   (double)sc->workload.gemm.count;
+    uint64_t t0 = mono_ns();
+    uint64_t end = t0 + sim_duration_ns(s, flops / (sc->sim.tflops * 1e12));
+    worker_phase(w, PH_COMPUTE, 1, t0, 0);
+    const float *bm = s->weights;
+    for (long i = 0; i < s->dm; i++) {
+        float *ci = s->c + i * s->dn;
+        memset(ci, 0, (size_t)s->dn * sizeof(float));
+        for (long k = 0; k < s->dk; k++) {
+            float aik = s->a[i * s->dk + k];
+            const float *bk = bm + k * s->dn;
+            for (long j = 0; j < s->dn; j++)
+                ci[j] += aik * bk[j];
+        }
+    }
+    struct rng g;   /* per rank and iteration: the same seed gives the same gradients */
+    rng_seed(&g, (uint64_t)sc->seed ^ ((uint64_t)w->iter * 0x9E3779B97F4A7C15ull), 7 + (uint64_t)s->rank);
+    size_t csize = (size_t)(s->dm * s->dn);
+    for (size_t i = 0; i < s->elems; i++)
+        s->grad[i] = 0.01f * tanhf(s->c[i % csize]) + 0.001f * (float)(rng_uniform(&g) - 0.5);
+    sim_wait_until(w, end);
+    worker_phase(w, PH_COMPUTE, 0, mono_ns(), flops);
+    return shm_aborted(s->shm) ? -1 : 0;
+}
+
+/* Lets the all-reduce's barrier waits beat the heartbeat. */
+static void sim_beat(void *arg) { worker_beat(arg); }
+
+/* The communication phase: the real shared-memory all-reduce, the modeled duration, the optimizer step. */
+static int sim_allreduce(void *b, struct worker_ctx *w)
+{
+    struct sim *s = b;
+    const struct scenario *sc = s->sc;
+    double bytes = (double)sc->workload.allreduce.bytes;
+    int n = sc->workload.allreduce.emulate_ranks > 0 ? (int)sc->workload.allreduce.emulate_ranks : s->nranks;
+    double busbw = sc->workload.allreduce.emulate_busbw_gbs > 0 ? sc->workload.allreduce.emulate_busbw_gbs : sc->sim.busbw_gbs;
+    double nominal = sc->sim.latency_s + bytes * 2.0 * (n - 1) / n / (busbw * 1e9);
+    uint64_t t0 = mono_ns();
+    uint64_t end = t0 + sim_duration_ns(s, nominal);
+    worker_phase(w, PH_COMM, 1, t0, 0);
+    if (simcoll_allreduce(s->shm, s->rank, s->grad, s->grad, s->elems, sim_beat, w) != 0) {
+        snprintf(w->err, sizeof w->err, "all-reduce aborted (a peer failed or the run was stopped)");
+        return -1;
+    }
+    sim_wait_until(w, end);
+    float scale = 0.1f / (float)s->nranks;
+    for (size_t i = 0; i < s->elems; i++)
+        s->weights[i] -= scale * s->grad[i];
+    worker_phase(w, PH_COMM, 0, mono_ns(), bytes);
+    return shm_aborted(s->shm) ? -1 : 0;
+}
+
+/* Hands out the weights as the model state. */
+static int sim_snapshot(void *b, const void **state, size_t *len)
+{
+    struct sim *s = b;
+    *state = s->weights;
+    *len = s->elems * sizeof(float);
+    return 0;
+}
+
+static double sim_device_bytes(void *b)
+{
+    struct sim *s = b;
+    return (double)((size_t)(s->dm * s->dk + s->dm * s->dn) + 2 * s->elems) * sizeof(float);
+}
+
+static void sim_fini(void *b)
+{
+    struct sim *s = b;
+    if (!s)
+        return;
+    free(s->a);
+    free(s->c);
+    free(s->grad);
+    free(s->weights);
+    free(s);
+}
+
+/* The sim backend runs anywhere. */
+static int sim_probe(char *why, size_t n)
+{
+    (void)why;
+    (void)n;
+    return 0;
+}
+
+static int sim_check(const struct scenario *sc, char *why, size_t n)
+{
+    if (sc->ranks > 256) {
+        snprintf(why, n, "ranks: %lld worker processes on one machine is more than the sim backend allows (256)",
+                 (long long)sc->ranks);
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+struct power_source {
+    struct shm *shm;
+    struct rng noise;
+};
+
+static struct power_source *sim_power_open(struct shm *shm, char *why, size_t n)
+{
+    (void)why;
+    (void)n;
+    struct power_source *ps = xcalloc(1, sizeof *ps);
+    ps->shm = shm;
+    rng_seed(&ps->noise, (uint64_t)shm->hdr->sc.seed, 99);
+    return ps;
+}
+
+/* Reads the modeled power of rank at t from the state its worker published. */
+static int sim_power_read(struct power_source *ps, int rank, uint64_t t, struct power_reading *out)
+{
+    const struct sim_params *m = &ps->shm->hdr->sc.sim;
+    int phase;
+    uint64_t t0;
+    double p0, target;
+    ctl_get_power(shm_ctl(ps->shm, rank), &phase, &t0, &p0, &target);
+    if (!t0) {   /* the worker has not started its model yet: nothing to report */
+        *out = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0 };
+        return 0;
+    }
+    double p = sim_power_at(p0, target, t0, t, m->ramp_s) + m->noise_w * rng_normal(&ps->noise);
+    *out = (struct power_reading){ .watts = p > 0 ? p : 0, .avg_w = NAN, .energy_j = NAN, .clock_mhz = NAN,
+                                   .temp_c = NAN, .throttle = 0 };
+    return 0;
+}
+
+static void sim_power_close(struct power_source *ps) { free(ps); }
+
+const struct backend_ops backend_sim = {
+    .version = BACKEND_OPS_VERSION,
+    .name = "sim",
+    .help = "CPU model: real small data (GEMM, shared-memory all-reduce), modeled durations and power",
+    .probe = sim_probe,
+    .check = sim_check,
+    .power_open = sim_power_open,
+    .power_read = sim_power_read,
+    .power_close = sim_power_close,
+    .init = sim_init,
+    .on_phase = sim_on_phase,
+    .compute = sim_compute,
+    .allreduce = sim_allreduce,
+    .snapshot = sim_snapshot,
+    .device_bytes = sim_device_bytes,
+    .fini = sim_fini,
+};

@@ -1,0 +1,44 @@
+/* harness/backends/table.c: the one list of backends. */
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+
+extern const struct backend_ops backend_cuda;
+extern const struct backend_ops backend_sim;
+
+const struct backend_ops *const backend_table[] = {
+    &backend_cuda,
+    &backend_sim,
+    NULL,
+};
+
+const struct backend_ops *backend_find(const char *name)
+{
+    for (int i = 0; backend_table[i]; i++)
+        if (strcmp(backend_table[i]->name, name) == 0)
+            return backend_table[i];
+    return NULL;
+}
+
+int backend_table_check(char *why, size_t n)
+{
+    for (int i = 0; backend_table[i]; i++) {
+        const struct backend_ops *b = backend_table[i];
+        if (b->version != BACKEND_OPS_VERSION) {
+            snprintf(why, n, "backend %d has version %d, expected %d", i, b->version, BACKEND_OPS_VERSION);
+            return -1;
+        }
+        if (!b->name || !b->help || !b->probe || !b->check || !b->power_open || !b->power_read || !b->power_close ||
+            !b->init || !b->compute || !b->allreduce || !b->snapshot || !b->fini) {
+            snprintf(why, n, "backend '%s' lacks a required hook", b->name ? b->name : "?");
+            return -1;
+        }
+        for (int j = 0; j < i; j++)
+            if (strcmp(backend_table[j]->name, b->name) == 0) {
+                snprintf(why, n, "backend name '%s' appears twice", b->name);
+                return -1;
+            }
+    }
+    return 0;
+}

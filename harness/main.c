@@ -1,0 +1,218 @@
+/* harness/main.c: the gauntlet command line: run, check, list, bench; exit codes as docs/architecture.md. */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "bench.h"
+#include "mitigations/mitigation.h"
+#include "results.h"
+#include "scenario.h"
+#include "supervisor.h"
+#include "util.h"
+#include "worker.h"
+
+static const char usage_text[] =
+    "usage: gauntlet COMMAND [ARGS]\n"
+    "\n"
+    "  run SCENARIO.yaml [--backend auto|cuda|sim] [--out DIR] [--headless] [--seed N]\n"
+    "                        run the scenario: every mitigation in turn; results in DIR\n"
+    "                        (default results/<name>-<UTC time>/)\n"
+    "  check SCENARIO.yaml   validate a scenario only\n"
+    "  list [--keys]         backends, mitigations (and every scenario key with --keys)\n"
+    "  bench gemm|allreduce|sampling [OPTIONS]\n"
+    "                        harness vs bare library on this GPU (cuda builds); `bench gemm --help`\n"
+    "  --help, --version\n"
+    "\n"
+    "exit codes: 0 ok, 1 a check failed or the run ended early, 2 bad input, 3 environment\n";
+
+/* Prints usage on stderr and returns EXIT_INPUT. */
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "gauntlet: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n\n%s", usage_text);
+    return EXIT_INPUT;
+}
+
+/* Checks the plug-in tables once at start: a broken table fails here, not mid-run. */
+static void check_tables(void)
+{
+    char why[256];
+    if (backend_table_check(why, sizeof why) != 0 || mitigation_table_check(why, sizeof why) != 0)
+        gl_die(EXIT_ENV, "internal: %s", why);
+}
+
+/* Picks the backend: auto takes cuda when a GPU is usable, else sim, and says which. */
+static const struct backend_ops *pick_backend(const char *name, int *code)
+{
+    char why[512];
+    *code = 0;
+    if (strcmp(name, "auto") == 0) {
+        const struct backend_ops *cuda = backend_find("cuda");
+        if (cuda && cuda->probe(why, sizeof why) == 0) {
+            printf("gauntlet: backend cuda (auto: a usable GPU was found)\n");
+            return cuda;
+        }
+        printf("gauntlet: backend sim (auto: cuda unavailable: %s)\n", why);
+        return backend_find("sim");
+    }
+    const struct backend_ops *b = backend_find(name);
+    if (!b) {
+        *code = usage_error("--backend: unknown backend '%s' (expected auto, cuda or sim)", name);
+        return NULL;
+    }
+    if (b->probe(why, sizeof why) != 0) {
+        gl_log("--backend %s: cannot run here: %s", name, why);
+        *code = EXIT_ENV;
+        return NULL;
+    }
+    printf("gauntlet: backend %s\n", name);
+    return b;
+}
+
+/* Loads a scenario or reports its error. */
+static int load(const char *path, struct scenario *sc)
+{
+    char err[1024];
+    int rc = scenario_load(path, sc, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "gauntlet: %s\n", err);
+    return rc;
+}
+
+/* gauntlet run */
+static int cmd_run(int argc, char **argv)
+{
+    static const struct option opts[] = { { "backend", required_argument, 0, 'b' }, { "out", required_argument, 0, 'o' },
+                                          { "headless", no_argument, 0, 'H' },     { "seed", required_argument, 0, 's' },
+                                          { "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 } };
+    const char *backend = "auto", *out = NULL, *seed = NULL;
+    int headless = !isatty(STDOUT_FILENO), c;
+    optind = 0;   /* 0: GNU getopt re-initialises, and permutes so options may follow the scenario */
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'b': backend = optarg; break;
+        case 'o': out = optarg; break;
+        case 'H': headless = 1; break;
+        case 's': seed = optarg; break;
+        case 'h': fputs(usage_text, stdout); return EXIT_OK;
+        default: return usage_error("run: unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return usage_error("run: expected one scenario file%s", optind < argc - 1 ? ", got several" : "");
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    int rc = load(argv[optind], sc);
+    if (rc)
+        return free(sc), rc;
+    if (seed) {
+        int64_t v;
+        if (parse_int(seed, &v) != 0 || v < 0)
+            return free(sc), usage_error("--seed: expected a non-negative integer, got '%s'", seed);
+        sc->seed = v;
+    }
+    const struct backend_ops *ops = pick_backend(backend, &rc);
+    if (!ops)
+        return free(sc), rc;
+    char why[512], dir[1024], exe[PATH_MAX];
+    if ((rc = ops->check(sc, why, sizeof why)) != 0) {
+        fprintf(stderr, "gauntlet: %s: %s\n", sc->file, why);
+        return free(sc), rc;
+    }
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n < 0)
+        return free(sc), SYSERR("readlink(/proc/self/exe)"), EXIT_ENV;
+    exe[n] = 0;
+    if (out)
+        str_copy(dir, sizeof dir, out);
+    else
+        results_default_dir(dir, sizeof dir, "results", sc->name);
+    printf("gauntlet: %s: %lld ranks x %lld iterations x %d mitigation(s); results in %s\n", sc->name,
+           (long long)sc->ranks, (long long)sc->iterations, sc->n_mitigations, dir);
+    fflush(stdout);
+    struct run_options opt = { .out_dir = dir, .exe = exe, .headless = headless };
+    rc = supervisor_run(sc, ops, &opt);
+    free(sc);
+    return rc;
+}
+
+/* gauntlet check */
+static int cmd_check(int argc, char **argv)
+{
+    if (argc != 2)
+        return usage_error("check: expected one scenario file%s", "");
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    int rc = load(argv[1], sc);
+    if (!rc) {
+        char why[512];
+        if ((rc = backend_find("sim")->check(sc, why, sizeof why)) != 0)
+            fprintf(stderr, "gauntlet: %s: %s\n", sc->file, why);
+        else
+            printf("%s: ok: '%s', %lld ranks, %lld iterations, %d mitigation(s)\n", argv[1], sc->name,
+                   (long long)sc->ranks, (long long)sc->iterations, sc->n_mitigations);
+    }
+    free(sc);
+    return rc;
+}
+
+/* gauntlet list */
+static int cmd_list(int argc, char **argv)
+{
+    int keys = argc == 2 && strcmp(argv[1], "--keys") == 0;
+    if (argc > 1 && !keys)
+        return usage_error("list: unknown argument '%s' (expected --keys)", argv[1]);
+    char why[512];
+    printf("backends:\n");
+    for (int i = 0; backend_table[i]; i++) {
+        const struct backend_ops *b = backend_table[i];
+        int ok = b->probe(why, sizeof why) == 0;
+        printf("  %-12s %s\n  %-12s %s%s\n", b->name, b->help, "", ok ? "available" : "unavailable: ", ok ? "" : why);
+    }
+    printf("mitigations:\n");
+    for (int i = 0; mitigation_table[i]; i++) {
+        printf("  %-12s %s\n", mitigation_table[i]->name, mitigation_table[i]->help);
+        if (mitigation_table[i]->params)
+            scenario_print_keys(stdout, mitigation_table[i]->params, mitigation_table[i]->name);
+    }
+    printf("faults, detectors, recoveries: none in this version\n");
+    if (keys) {
+        printf("scenario keys:\n");
+        scenario_print_keys(stdout, scenario_params, "");
+    }
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "__worker") == 0)
+        return worker_main(argc - 1, argv + 1);
+    check_tables();
+    if (argc < 2)
+        return usage_error("%s", "expected a command");
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(usage_text, stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("gauntlet %s (backends:", GAUNTLET_VERSION);
+        for (int i = 0; backend_table[i]; i++)
+            printf(" %s", backend_table[i]->name);
+        printf(")\n");
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "check") == 0)
+        return cmd_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "list") == 0)
+        return cmd_list(argc - 1, argv + 1);
+    if (strcmp(cmd, "bench") == 0)
+        return bench_main(argc - 1, argv + 1);
+    return usage_error("unknown command '%s'", cmd);
+}

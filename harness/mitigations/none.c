@@ -1,0 +1,10 @@
+/* harness/mitigations/none.c: the baseline — the workload as it is, nothing damped. */
+#include "mitigation.h"
+
+const struct mitigation_ops mitigation_none = {
+    .version = MITIGATION_OPS_VERSION,
+    .name = "none",
+    .help = "baseline: the workload unchanged, nothing damped",
+    .params = NULL,
+    .params_size = 0,
+};

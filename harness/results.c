@@ -1,0 +1,135 @@
+/* harness/results.c: the results folder's writers (see results.h). Each reads records; none measures. */
+#include "results.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shm.h"
+#include "util.h"
+
+json_t *json_num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+void results_default_dir(char *out, size_t n, const char *root, const char *name)
+{
+    char stamp[32];
+    struct stat st;
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    snprintf(out, n, "%s/%s-%s", root, name, stamp);
+    for (int i = 2; stat(out, &st) == 0 && i < 1000; i++)
+        snprintf(out, n, "%s/%s-%s-%d", root, name, stamp, i);
+}
+
+int results_open(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why, size_t n)
+{
+    char path[1200];
+    memset(r, 0, sizeof *r);
+    r->events_fd = -1;
+    r->t0_ns = t0_ns;
+    if (str_copy(r->dir, sizeof r->dir, dir) != 0 || mkdir_p(dir) != 0) {
+        snprintf(why, n, "cannot create results folder %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    char *yaml = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&yaml, &len);
+    if (!mem || scenario_write(sc, mem) != 0 || fclose(mem) != 0) {
+        snprintf(why, n, "cannot render the resolved scenario");
+        free(yaml);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/scenario.yaml", dir);
+    if (write_file_atomic(path, yaml, len) != 0) {
+        snprintf(why, n, "cannot write %s: %s", path, strerror(errno));
+        free(yaml);
+        return -1;
+    }
+    free(yaml);
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    r->events_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (r->events_fd < 0) {
+        snprintf(why, n, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    r->power = fopen(path, "we");
+    if (!r->power || fputs("t_s,rank,watts,phase\n", r->power) == EOF || fflush(r->power) != 0) {
+        snprintf(why, n, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *obj)
+{
+    json_t *line = json_object();
+    double t_s = t_ns >= r->t0_ns ? (double)(t_ns - r->t0_ns) * 1e-9 : -(double)(r->t0_ns - t_ns) * 1e-9;
+    json_object_set_new(line, "t_s", json_real(round(t_s * 1e6) / 1e6));
+    json_object_set_new(line, "event", json_string(type));
+    if (obj) {
+        json_object_update(line, obj);
+        json_decref(obj);
+    }
+    char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    json_decref(line);
+    if (!text)
+        return -1;
+    size_t len = strlen(text);
+    text[len] = '\n';   /* json_dumps leaves room: the terminator becomes the newline */
+    int rc = r->events_fd >= 0 ? write_all(r->events_fd, text, len + 1) : -1;
+    free(text);
+    if (rc != 0)
+        return SYSERR("write(events.jsonl)");
+    r->events++;
+    return 0;
+}
+
+int results_power(struct results *r, uint64_t t_ns, int rank, double watts, int phase)
+{
+    double t_s = (double)(t_ns - r->t0_ns) * 1e-9;
+    int rc = isfinite(watts) ? fprintf(r->power, "%.6f,%d,%.2f,%s\n", t_s, rank, watts, phase_name(phase))
+                             : fprintf(r->power, "%.6f,%d,,%s\n", t_s, rank, phase_name(phase));
+    return rc < 0 ? -1 : 0;
+}
+
+int results_flush(struct results *r) { return r->power && fflush(r->power) != 0 ? SYSERR("fflush(power.csv)") : 0; }
+
+int results_summary(struct results *r, json_t *summary)
+{
+    char path[1200];
+    char *text = json_dumps(summary, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
+    if (!text)
+        return -1;
+    size_t len = strlen(text);
+    snprintf(path, sizeof path, "%s/summary.json", r->dir);
+    char *withnl = xmalloc(len + 2);
+    memcpy(withnl, text, len);
+    withnl[len] = '\n';
+    int rc = write_file_atomic(path, withnl, len + 1);
+    if (rc != 0)
+        SYSERR("write summary.json");
+    free(withnl);
+    free(text);
+    return rc;
+}
+
+void results_close(struct results *r)
+{
+    if (r->power) {
+        if (fclose(r->power) != 0)
+            SYSERR("fclose(power.csv)");
+        r->power = NULL;
+    }
+    if (r->events_fd >= 0) {
+        if (fsync(r->events_fd) != 0 && errno != EINVAL)
+            SYSERR("fsync(events.jsonl)");
+        close(r->events_fd);
+        r->events_fd = -1;
+    }
+}

@@ -1,0 +1,37 @@
+/* harness/results.h: the results folder: scenario.yaml (resolved), events.jsonl (one line per event,
+ * written as it happens), power.csv (one row per sample), summary.json (written whole at the end). */
+#ifndef GAUNTLET_RESULTS_H
+#define GAUNTLET_RESULTS_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "scenario.h"
+
+struct results {
+    char dir[1024];
+    int events_fd;
+    FILE *power;
+    uint64_t t0_ns;       /* t_s = 0 */
+    uint64_t events;      /* lines written */
+};
+
+/* Picks the default folder: results/<name>-<UTC timestamp>[-N]/ under root. */
+void results_default_dir(char *out, size_t n, const char *root, const char *name);
+/* Creates dir, writes scenario.yaml, opens events.jsonl and power.csv. 0, or -1 with why. */
+int results_open(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why, size_t n);
+/* Appends one event: sets "t_s" (from t_ns) and "event" first, writes the line in one write(2). Steals obj. */
+int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *obj);
+/* Appends one power row; watts NAN leaves the field empty. */
+int results_power(struct results *r, uint64_t t_ns, int rank, double watts, int phase);
+/* Pushes buffered power rows to the kernel (called once per sampling tick). */
+int results_flush(struct results *r);
+/* Writes summary.json atomically. Does not steal summary. */
+int results_summary(struct results *r, json_t *summary);
+void results_close(struct results *r);
+
+/* Returns a JSON number, or null for NAN (missing is not zero). */
+json_t *json_num(double x);
+
+#endif

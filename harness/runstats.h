@@ -1,0 +1,48 @@
+/* harness/runstats.h: what the supervisor measures during one mitigation run, filled from worker events and
+ * power samples, and turned into the run's object in summary.json. */
+#ifndef GAUNTLET_RUNSTATS_H
+#define GAUNTLET_RUNSTATS_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "shm.h"
+#include "stats.h"
+
+struct rank_stats {
+    uint64_t open_t[PH_COUNT];   /* begin time of each phase in progress */
+    double compute_s, flops;     /* totals over the run */
+    struct series comm_s;        /* all-reduce phase durations */
+    double comm_bytes;
+    double ckpt_s, ckpt_bytes;
+    int ckpts;
+    int64_t iters;               /* iterations completed */
+    int done;
+    uint64_t fingerprint;        /* hash of the model state at the end of the run */
+    struct acc power;
+};
+
+struct run_stats {
+    int mitigation;
+    int nranks;
+    int64_t planned;
+    uint64_t t_begin, t_end;
+    struct series iter_s;        /* every rank's iteration durations */
+    struct acc power;            /* aggregate: sum of ranks per sample */
+    struct rank_stats *rank;
+};
+
+void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t planned, uint64_t t_begin);
+/* Folds one worker event into the run (phase durations, iterations, end of run). */
+void runstats_event(struct run_stats *rs, const struct wevent *ev);
+/* Adds one sampling tick: per-rank watts (NAN where missing). */
+void runstats_power(struct run_stats *rs, const double *watts);
+/* Returns 1 when every rank reported the end of the run. */
+int runstats_done(const struct run_stats *rs);
+/* Returns the iterations every rank completed. */
+int64_t runstats_iterations(const struct run_stats *rs);
+/* Builds the run's summary object; busbw uses 2(n-1)/n over bus_ranks ranks. */
+json_t *runstats_json(struct run_stats *rs, const char *mitigation, int bus_ranks);
+void runstats_free(struct run_stats *rs);
+
+#endif

@@ -1,0 +1,152 @@
+/* harness/shm.c: creating, mapping and using the shared control block (see shm.h). */
+#include "shm.h"
+
+#include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "util.h"
+
+const char *phase_name(int phase)
+{
+    static const char *const names[PH_COUNT] = { "idle", "compute", "comm", "checkpoint" };
+    return phase >= 0 && phase < PH_COUNT ? names[phase] : "?";
+}
+
+/* Rounds n up to a multiple of 64 bytes. */
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+int shm_create(struct shm *s, int nranks, uint64_t coll_elems)
+{
+    size_t ctl_off = align64(sizeof(struct shm_hdr));
+    size_t coll_off = align64(ctl_off + (size_t)nranks * align64(sizeof(struct ctl)));
+    size_t size = coll_off + (size_t)(nranks + 1) * coll_elems * sizeof(float);
+    int fd = memfd_create("gauntlet-ctl", 0);   /* inherited by workers: no MFD_CLOEXEC */
+    if (fd < 0)
+        return SYSERR("memfd_create");
+    if (ftruncate(fd, (off_t)size) != 0) {
+        SYSERR("ftruncate(control block)");
+        close(fd);
+        return -1;
+    }
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        SYSERR("mmap(control block)");
+        close(fd);
+        return -1;
+    }
+    s->hdr = p;
+    s->fd = fd;
+    s->size = size;
+    memset(p, 0, ctl_off);   /* the rest is zero already (a new memfd) */
+    s->hdr->magic = SHM_MAGIC;
+    s->hdr->version = SHM_VERSION;
+    s->hdr->nranks = (uint32_t)nranks;
+    s->hdr->size = size;
+    s->hdr->ctl_off = ctl_off;
+    s->hdr->coll_off = coll_off;
+    s->hdr->coll_elems = coll_elems;
+    s->hdr->supervisor_pid = (int32_t)getpid();
+    for (int r = 0; r < nranks; r++) {
+        struct ctl *c = shm_ctl(s, r);
+        ring_init(&c->cmd, CMD_CAP, sizeof(struct wcmd));
+        ring_init(&c->evt, EVT_CAP, sizeof(struct wevent));
+    }
+    return 0;
+}
+
+int shm_attach(struct shm *s, int fd)
+{
+    struct shm_hdr probe;
+    if (pread(fd, &probe, sizeof probe, 0) != (ssize_t)sizeof probe)
+        return SYSERR("pread(control block)");
+    if (probe.magic != SHM_MAGIC || probe.version != SHM_VERSION) {
+        gl_log("control block fd %d: bad magic or version (%u, expected %u)", fd, probe.version, SHM_VERSION);
+        return -1;
+    }
+    void *p = mmap(NULL, probe.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        return SYSERR("mmap(control block)");
+    s->hdr = p;
+    s->fd = fd;
+    s->size = probe.size;
+    return 0;
+}
+
+void shm_close(struct shm *s)
+{
+    if (s->hdr && munmap(s->hdr, s->size) != 0)
+        SYSERR("munmap(control block)");
+    if (s->fd >= 0)
+        close(s->fd);
+    s->hdr = NULL;
+    s->fd = -1;
+}
+
+struct ctl *shm_ctl(struct shm *s, int rank)
+{
+    return (struct ctl *)((char *)s->hdr + s->hdr->ctl_off + (size_t)rank * align64(sizeof(struct ctl)));
+}
+
+float *shm_slot(struct shm *s, int rank)
+{
+    return (float *)((char *)s->hdr + s->hdr->coll_off) + (size_t)rank * s->hdr->coll_elems;
+}
+
+float *shm_result(struct shm *s) { return shm_slot(s, (int)s->hdr->nranks); }
+
+void shm_abort(struct shm *s) { atomic_store(&s->hdr->abort, 1); }
+int shm_aborted(struct shm *s) { return atomic_load_explicit(&s->hdr->abort, memory_order_relaxed) != 0; }
+
+int shm_barrier(struct shm *s, void (*beat)(void *), void *arg)
+{
+    uint32_t n = s->hdr->nranks;
+    uint32_t gen = atomic_load(&s->hdr->barrier.gen);
+    if (atomic_fetch_add(&s->hdr->barrier.count, 1) == n - 1) {
+        atomic_store(&s->hdr->barrier.count, 0);
+        atomic_fetch_add(&s->hdr->barrier.gen, 1);   /* releases the others */
+        return shm_aborted(s) ? -1 : 0;
+    }
+    for (unsigned spins = 0; atomic_load(&s->hdr->barrier.gen) == gen; spins++) {
+        if (shm_aborted(s))
+            return -1;
+        if (spins < 64)
+            sched_yield();
+        else {
+            sleep_ns(20000);
+            if ((spins & 255) == 0 && beat)
+                beat(arg);
+        }
+    }
+    return 0;
+}
+
+void ctl_set_power(struct ctl *c, int phase, uint64_t t0_ns, double p0_w, double target_w)
+{
+    uint32_t seq = atomic_load_explicit(&c->pw.seq, memory_order_relaxed);
+    atomic_store_explicit(&c->pw.seq, seq + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    c->pw.phase = phase;
+    c->pw.t0_ns = t0_ns;
+    c->pw.p0_w = p0_w;
+    c->pw.target_w = target_w;
+    atomic_store_explicit(&c->pw.seq, seq + 2, memory_order_release);
+}
+
+void ctl_get_power(struct ctl *c, int *phase, uint64_t *t0_ns, double *p0_w, double *target_w)
+{
+    for (;;) {
+        uint32_t a = atomic_load_explicit(&c->pw.seq, memory_order_acquire);
+        if (a & 1) {
+            sched_yield();
+            continue;
+        }
+        *phase = c->pw.phase;
+        *t0_ns = c->pw.t0_ns;
+        *p0_w = c->pw.p0_w;
+        *target_w = c->pw.target_w;
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&c->pw.seq, memory_order_relaxed) == a)
+            return;
+    }
+}

@@ -1,0 +1,125 @@
+/* harness/shm.h: the shared-memory block between the supervisor and its workers: a header (the scenario,
+ * the abort flag, the sim collective's barrier and buffers) and one control block per rank (commands in;
+ * heartbeats, phase events and counters out, through single-producer rings). */
+#ifndef GAUNTLET_SHM_H
+#define GAUNTLET_SHM_H
+
+#include <assert.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ring.h"
+#include "scenario.h"
+
+#define SHM_MAGIC 0x474e544c45543031ull   /* "GNTLET01" */
+#define SHM_VERSION 1
+#define EVT_CAP 8192
+#define CMD_CAP 64
+
+enum phase { PH_IDLE = 0, PH_COMPUTE, PH_COMM, PH_CKPT, PH_COUNT };
+
+/* Returns the phase's name as results files spell it. */
+const char *phase_name(int phase);
+
+/* What a worker reports. */
+enum wev_type {
+    WEV_READY = 1,     /* backend initialised; a = device memory used (bytes) */
+    WEV_PHASE_BEGIN,   /* phase starts at t_ns */
+    WEV_PHASE_END,     /* phase ends at t_ns; compute: a = flops; comm: a = bytes; checkpoint: a = bytes */
+    WEV_ITER,          /* iteration iter done at t_ns; a = its duration (s) */
+    WEV_RUN_DONE,      /* the run's iterations are done */
+    WEV_ERROR,         /* fatal error; text in ctl.error */
+    WEV_STOPPED,       /* stopped on request or abort */
+};
+
+struct wevent {
+    uint32_t type;
+    int32_t rank;
+    int32_t run;
+    int32_t phase;
+    int64_t iter;
+    uint64_t t_ns;
+    double a, b;
+};
+
+enum cmd_type { CMD_RUN = 1, CMD_STOP, CMD_EXIT };
+
+struct wcmd {
+    uint32_t type;
+    int32_t run;         /* CMD_RUN: index into the scenario's mitigations */
+    int64_t iterations;  /* CMD_RUN: how many */
+};
+
+enum worker_state { WS_STARTING = 0, WS_READY, WS_RUNNING, WS_IDLE, WS_FAILED, WS_EXITED };
+
+/* The modeled power of a rank, published by the worker at each phase change under a sequence lock:
+ * P(t) = target + (p0 - target) * exp(-(t - t0) / tau). */
+struct power_state {
+    _Atomic uint32_t seq;   /* odd while being written */
+    int32_t phase;
+    uint64_t t0_ns;
+    double p0_w, target_w;
+};
+
+struct ctl {
+    _Atomic uint64_t heartbeat_ns;  /* last proof of life, monotonic */
+    _Atomic int64_t iter;           /* iterations completed in the current run */
+    _Atomic uint32_t state;         /* enum worker_state */
+    _Atomic int32_t phase;          /* enum phase, now */
+    int32_t pid;
+    char error[256];                /* a fatal error's text, written before WEV_ERROR */
+    struct power_state pw;
+    struct ring cmd;                /* supervisor → worker */
+    struct wcmd cmd_slots[CMD_CAP];
+    struct ring evt;                /* worker → supervisor */
+    struct wevent evt_slots[EVT_CAP];
+};
+static_assert(offsetof(struct ctl, cmd_slots) == offsetof(struct ctl, cmd) + sizeof(struct ring), "ring storage");
+static_assert(offsetof(struct ctl, evt_slots) == offsetof(struct ctl, evt) + sizeof(struct ring), "ring storage");
+
+struct shm_hdr {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t nranks;
+    uint64_t size;
+    uint64_t t0_ns;                 /* the run's time origin (t_s = 0) */
+    _Atomic uint32_t abort;         /* set: every wait gives up, every worker stops */
+    int32_t supervisor_pid;
+    char backend[16];
+    struct scenario sc;
+    unsigned char coll_id[128];     /* the cuda backend's NCCL unique id, made by the supervisor */
+    struct { _Atomic uint32_t count; _Atomic uint32_t gen; } barrier;
+    uint64_t coll_elems;            /* fp32 elements per rank slot of the sim all-reduce */
+    uint64_t ctl_off, coll_off;
+};
+
+struct shm {
+    struct shm_hdr *hdr;
+    int fd;
+    size_t size;
+};
+
+/* Creates the block (memfd) for nranks ranks with coll_elems fp32 per collective slot. 0 or -1. */
+int shm_create(struct shm *s, int nranks, uint64_t coll_elems);
+/* Maps the block inherited as fd (worker side) and checks magic and version. 0 or -1. */
+int shm_attach(struct shm *s, int fd);
+/* Unmaps (and closes) the block. */
+void shm_close(struct shm *s);
+/* Returns rank's control block. */
+struct ctl *shm_ctl(struct shm *s, int rank);
+/* Returns rank's input slot of the sim all-reduce, and the reduced output. */
+float *shm_slot(struct shm *s, int rank);
+float *shm_result(struct shm *s);
+/* Waits until all nranks ranks arrive; calls beat(arg) while waiting. 0, or -1 when abort was set. */
+int shm_barrier(struct shm *s, void (*beat)(void *), void *arg);
+/* Sets the abort flag: every waiting rank gives up. */
+void shm_abort(struct shm *s);
+int shm_aborted(struct shm *s);
+
+/* Publishes the modeled power state of a rank (worker side). */
+void ctl_set_power(struct ctl *c, int phase, uint64_t t0_ns, double p0_w, double target_w);
+/* Reads it consistently (supervisor side). */
+void ctl_get_power(struct ctl *c, int *phase, uint64_t *t0_ns, double *p0_w, double *target_w);
+
+#endif
