@@ -195,8 +195,10 @@ static int sc_mitigation(struct sc_ctx *c, yaml_node_t *item, struct scenario *s
     if (params && !(params->type == YAML_SCALAR_NODE && !*sc_scalar(params))) {
         if (params->type != YAML_MAPPING_NODE)
             return sc_error(c, params, key, "expected the parameters of '%s' as a mapping", name);
-        if (!ops->params && params->data.mapping.pairs.top != params->data.mapping.pairs.start)
-            return sc_error(c, params, key, "mitigation '%s' takes no parameters", name);
+        if (!ops->params)
+            return params->data.mapping.pairs.top == params->data.mapping.pairs.start
+                       ? 0
+                       : sc_error(c, params, key, "mitigation '%s' takes no parameters", name);
         char prefix[96];
         snprintf(prefix, sizeof prefix, "%s.%s", key, name);
         return sc_mapping(c, ops->params, params, m->params, prefix, sc);

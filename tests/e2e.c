@@ -1,0 +1,183 @@
+/* tests/e2e.c: the helpers of e2e.h, linked into every test executable. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "e2e.h"
+#include "util.h"
+
+const char *e2e_scenario(const char *text)
+{
+    static char paths[16][64];
+    static int next;
+    char *p = paths[next++ % 16];
+    snprintf(p, 64, "/tmp/gauntlet-test-XXXXXX");
+    int fd = mkstemp(p);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write_all(fd, text, strlen(text)), 0);
+    close(fd);
+    return p;
+}
+
+const char *e2e_outdir(void)
+{
+    static char dirs[16][96];
+    static int next;
+    char *d = dirs[next++ % 16];
+    char tmpl[] = "/tmp/gauntlet-out-XXXXXX";
+    cr_assert(mkdtemp(tmpl));
+    snprintf(d, 96, "%s/run", tmpl);
+    return d;
+}
+
+pid_t e2e_start(const char *log, const char *const *args)
+{
+    const char *argv[32] = { GAUNTLET_BIN };
+    int n = 1;
+    for (; args[n - 1] && n < 31; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    pid_t p = fork();
+    cr_assert_geq(p, 0);
+    if (p == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0)
+            _exit(126);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0)
+            dup2(devnull, 0);
+        execv(GAUNTLET_BIN, (char *const *)argv);
+        _exit(127);
+    }
+    return p;
+}
+
+int e2e_wait(pid_t pid, double timeout_s)
+{
+    uint64_t end = mono_ns() + (uint64_t)(timeout_s * 1e9);
+    for (;;) {
+        int st;
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid)
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        if (mono_ns() > end) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            return -1;
+        }
+        sleep_ns(5000000);
+    }
+}
+
+int e2e_run(const char *log, const char *const *args) { return e2e_wait(e2e_start(log, args), 120); }
+
+char *e2e_read(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    size_t k;
+    while ((k = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += k;
+        if (cap - len < 2)
+            buf = realloc(buf, cap *= 2);
+    }
+    fclose(f);
+    buf[len] = 0;
+    return buf;
+}
+
+int e2e_count_events(const char *dir, const char *type)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    char *text = e2e_read(path);
+    if (!text)
+        return 0;
+    int n = 0;
+    for (char *line = text; *line;) {
+        char *nl = strchr(line, '\n');
+        if (!nl)
+            break;   /* a line still being written is not counted; a finished file never ends so */
+        *nl = 0;
+        json_error_t err;
+        json_t *o = json_loads(line, 0, &err);
+        cr_assert(o, "events.jsonl: a line does not parse (%s): %s", err.text, line);
+        const char *ev = json_string_value(json_object_get(o, "event"));
+        cr_assert(ev && json_is_number(json_object_get(o, "t_s")), "events.jsonl: line lacks t_s or event: %s", line);
+        n += strcmp(ev, type) == 0;
+        json_decref(o);
+        line = nl + 1;
+    }
+    free(text);
+    return n;
+}
+
+int e2e_wait_events(const char *dir, const char *type, int n, double timeout_s)
+{
+    uint64_t end = mono_ns() + (uint64_t)(timeout_s * 1e9);
+    while (mono_ns() < end) {
+        if (e2e_count_events(dir, type) >= n)
+            return 0;
+        sleep_ns(20000000);
+    }
+    return -1;
+}
+
+int e2e_worker_pids(const char *dir, pid_t *pids, int max)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    char *text = e2e_read(path);
+    int n = 0;
+    for (char *line = text; line && *line && n < max;) {
+        char *nl = strchr(line, '\n');
+        if (!nl)
+            break;
+        *nl = 0;
+        json_t *o = json_loads(line, 0, NULL);
+        if (o && strcmp(json_string_value(json_object_get(o, "event")), "worker_start") == 0)
+            pids[n++] = (pid_t)json_integer_value(json_object_get(o, "pid"));
+        json_decref(o);
+        line = nl + 1;
+    }
+    free(text);
+    return n;
+}
+
+int e2e_gone(pid_t pid)
+{
+    char path[64], buf[512];
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+        return 1;
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *rp = strrchr(buf, ')');
+    return rp && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
+json_t *e2e_summary(const char *dir)
+{
+    char path[512];
+    json_error_t err;
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    json_t *j = json_load_file(path, 0, &err);
+    cr_assert(j, "summary.json: %s (line %d)", err.text, err.line);
+    return j;
+}

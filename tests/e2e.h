@@ -1,0 +1,31 @@
+/* tests/e2e.h: helpers for tests that run the real gauntlet executable and read what it leaves behind. */
+#ifndef GAUNTLET_TESTS_E2E_H
+#define GAUNTLET_TESTS_E2E_H
+
+#include <jansson.h>
+#include <sys/types.h>
+
+/* Writes text into a new temporary scenario file; returns its path (static storage per call site). */
+const char *e2e_scenario(const char *text);
+/* Makes a new empty temporary folder for results and returns "<folder>/run". */
+const char *e2e_outdir(void);
+/* Starts gauntlet with args (NULL-terminated), stdout+stderr into log; returns its pid. */
+pid_t e2e_start(const char *log, const char *const *args);
+/* Runs gauntlet to its end; returns its exit code (or 128+signal). Output goes to log. */
+int e2e_run(const char *log, const char *const *args);
+/* Waits for pid with a timeout in seconds; returns the exit code (128+signal), or -1 on timeout. */
+int e2e_wait(pid_t pid, double timeout_s);
+/* Reads a whole file into a new string (NULL if missing). */
+char *e2e_read(const char *path);
+/* Counts lines of dir/events.jsonl whose "event" is type (every line must parse, else the test fails). */
+int e2e_count_events(const char *dir, const char *type);
+/* Waits until dir/events.jsonl has at least n events of type; returns 0, or -1 on timeout. */
+int e2e_wait_events(const char *dir, const char *type, int n, double timeout_s);
+/* Returns the pids of the workers from the worker_start events (up to max); the count. */
+int e2e_worker_pids(const char *dir, pid_t *pids, int max);
+/* Returns 1 when pid is gone (no process, or a zombie nobody waits for). */
+int e2e_gone(pid_t pid);
+/* Loads dir/summary.json (test fails if it is missing or invalid). */
+json_t *e2e_summary(const char *dir);
+
+#endif

@@ -1,0 +1,171 @@
+/* tests/test_e2e.c: the real executable end to end on the sim backend: a complete results folder, the
+ * same seed giving the same run, and the command line's exit codes and messages. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2e.h"
+#include "scenario.h"
+#include "util.h"
+
+static const char three_ranks[] =
+    "name: e2e\nranks: 3\niterations: 20\n"
+    "workload:\n"
+    "  gemm: {m: 256, n: 256, k: 256, count: 2}\n"
+    "  allreduce: {bytes: 4MiB}\n"
+    "  checkpoint: {every: 10, bytes: 1MiB, path: /tmp/gauntlet-test-ckpt}\n"
+    "power: {sample_hz: 200}\n"
+    "sim: {tflops: 0.005}\n"   /* 6.7e7 flops: 13 ms of modeled compute per iteration */
+    "mitigations: [none, none]\n";
+
+Test(e2e, three_ranks_leave_a_complete_results_folder, .timeout = 120)
+{
+    const char *sc = e2e_scenario(three_ranks), *out = e2e_outdir();
+    const char *args[] = { "run", sc, "--out", out, "--backend", "sim", "--headless", NULL };
+    int rc = e2e_run("/tmp/gauntlet-e2e.log", args);
+    cr_assert_eq(rc, 0, "exit %d; see /tmp/gauntlet-e2e.log", rc);
+
+    char path[512], err[512];
+    struct scenario resolved;
+    snprintf(path, sizeof path, "%s/scenario.yaml", out);
+    cr_assert_eq(scenario_load(path, &resolved, err, sizeof err), 0, "resolved scenario does not load: %s", err);
+    cr_assert_eq(resolved.ranks, 3);
+    cr_assert_float_eq(resolved.sim.tflops, 0.005, 1e-12);
+
+    /* events: every line parses; each phase edge of each rank and iteration is there */
+    cr_assert_eq(e2e_count_events(out, "phase_begin"), 2 * 3 * (20 * 2 + 2));
+    cr_assert_eq(e2e_count_events(out, "phase_end"), 2 * 3 * (20 * 2 + 2));
+    cr_assert_eq(e2e_count_events(out, "iteration"), 2 * 3 * 20);
+    cr_assert_eq(e2e_count_events(out, "worker_start"), 3);
+    cr_assert_eq(e2e_count_events(out, "run_end"), 2);
+    cr_assert_eq(e2e_count_events(out, "end"), 1);
+
+    /* power.csv: the header, then whole rows of 3 ranks with numbers in the model's range */
+    snprintf(path, sizeof path, "%s/power.csv", out);
+    char *csv = e2e_read(path);
+    cr_assert(csv && strncmp(csv, "t_s,rank,watts,phase\n", 21) == 0);
+    int rows = 0, per_rank[3] = { 0 };
+    for (char *line = strchr(csv, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+        double t, w;
+        int rank;
+        char phase[32];
+        int got = sscanf(line, "%lf,%d,%lf,%31s", &t, &rank, &w, phase);
+        cr_assert(got == 4 || (got == 2 && strstr(line, ",,")), "bad row: %.60s", line);
+        cr_assert(rank >= 0 && rank < 3);
+        if (got == 4)
+            cr_assert(w > 0 && w < 1000, "watts %f out of the model's range", w);
+        per_rank[rank]++;
+        rows++;
+    }
+    cr_assert_gt(rows, 30);
+    cr_assert(per_rank[0] == per_rank[1] && per_rank[1] == per_rank[2]);
+    free(csv);
+
+    /* summary.json: the contract's top-level shape */
+    json_t *s = e2e_summary(out);
+    cr_assert_str_eq(json_string_value(json_object_get(s, "scenario")), "e2e");
+    cr_assert_str_eq(json_string_value(json_object_get(s, "backend")), "sim");
+    cr_assert_eq(json_integer_value(json_object_get(s, "exit")), 0);
+    cr_assert(json_is_string(json_object_get(s, "started_utc")));
+    cr_assert(json_is_array(json_object_get(s, "faults")));
+    json_t *runs = json_object_get(s, "runs");
+    cr_assert_eq(json_array_size(runs), 2);
+    for (size_t i = 0; i < 2; i++) {
+        json_t *r = json_array_get(runs, i);
+        cr_assert_str_eq(json_string_value(json_object_get(r, "mitigation")), "none");
+        cr_assert_eq(json_integer_value(json_object_get(r, "iterations")), 20);
+        cr_assert(json_is_true(json_object_get(r, "complete")));
+        cr_assert(json_is_true(json_object_get(r, "fingerprints_agree")));
+        json_t *it = json_object_get(r, "iteration_s");
+        cr_assert(json_real_value(json_object_get(it, "p50")) > 0);
+        cr_assert(json_real_value(json_object_get(it, "p99")) >= json_real_value(json_object_get(it, "p50")));
+        double tflops = json_real_value(json_object_get(r, "tflops"));
+        cr_assert(tflops > 0.004 && tflops <= 0.005 * 1.1, "tflops %f: the model runs at 0.005", tflops);
+        cr_assert(json_real_value(json_object_get(r, "busbw_gbs")) > 0);
+        cr_assert(json_real_value(json_object_get(r, "checkpoint_gbs")) > 0);
+        cr_assert_eq(json_integer_value(json_object_get(r, "checkpoints")), 2);
+        json_t *agg = json_object_get(json_object_get(r, "power"), "aggregate");
+        double mn = json_real_value(json_object_get(agg, "min_w")), mx = json_real_value(json_object_get(agg, "max_w"));
+        cr_assert(mn > 0 && mx > mn);
+        cr_assert_float_eq(json_real_value(json_object_get(agg, "swing_w")), mx - mn, 0.01);   /* 8 significant digits */
+        cr_assert_eq(json_array_size(json_object_get(json_object_get(r, "power"), "per_rank")), 3);
+    }
+    json_decref(s);
+}
+
+/* Runs the three-rank scenario with seed and returns the first run's state fingerprint. */
+static char *fingerprint(const char *seed)
+{
+    const char *sc = e2e_scenario(three_ranks), *out = e2e_outdir();
+    const char *args[] = { "run", sc, "--out", out, "--seed", seed, "--backend", "sim", NULL };
+    cr_assert_eq(e2e_run("/tmp/gauntlet-e2e-seed.log", args), 0);
+    json_t *s = e2e_summary(out);
+    char *fp = strdup(json_string_value(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "state_fingerprint")));
+    json_decref(s);
+    return fp;
+}
+
+Test(e2e, same_seed_same_state, .timeout = 180)
+{
+    char *a = fingerprint("5"), *b = fingerprint("5"), *c = fingerprint("6");
+    cr_assert_str_eq(a, b, "the same seed must give the same model state");
+    cr_assert_str_neq(a, c, "another seed must give another model state");
+    free(a), free(b), free(c);
+}
+
+/* Runs gauntlet with args; checks the exit code and that the output contains want. */
+static void cli(int code, const char *want, const char *const *args)
+{
+    const char *log = "/tmp/gauntlet-e2e-cli.log";
+    int rc = e2e_run(log, args);
+    char *text = e2e_read(log);
+    cr_assert_eq(rc, code, "exit %d, expected %d; output:\n%s", rc, code, text);
+    cr_assert(strstr(text, want), "output lacks '%s':\n%s", want, text);
+    free(text);
+}
+
+Test(cli, exit_codes_and_messages, .timeout = 60)
+{
+    const char *bad = e2e_scenario("name: x\nranks: 1\niterations: lots\n");
+    cli(0, "gauntlet 0.", (const char *[]){ "--version", NULL });
+    cli(0, "usage: gauntlet", (const char *[]){ "--help", NULL });
+    cli(2, "unknown command 'fly'", (const char *[]){ "fly", NULL });
+    cli(2, ":3:13: iterations: expected an integer", (const char *[]){ "check", bad, NULL });
+    cli(2, ":3:13: iterations: expected an integer", (const char *[]){ "run", bad, NULL });
+    cli(2, "cannot open scenario: No such file", (const char *[]){ "run", "/nonexistent.yaml", NULL });
+    cli(2, "unknown or incomplete option '--fast'", (const char *[]){ "run", GAUNTLET_SRC "/scenarios/demo.yaml", "--fast", NULL });
+    cli(2, "--seed: expected a non-negative integer", (const char *[]){ "run", GAUNTLET_SRC "/scenarios/demo.yaml", "--seed", "x", NULL });
+    cli(2, "unknown backend 'tpu'", (const char *[]){ "run", GAUNTLET_SRC "/scenarios/demo.yaml", "--backend", "tpu", NULL });
+    cli(0, "ok: 'demo'", (const char *[]){ "check", GAUNTLET_SRC "/scenarios/demo.yaml", NULL });
+    cli(0, "sim ", (const char *[]){ "list", NULL });
+    cli(0, "workload.gemm.dtype", (const char *[]){ "list", "--keys", NULL });
+    cli(2, "bench: unknown benchmark 'disk'", (const char *[]){ "bench", "disk", NULL });
+}
+
+Test(cli, cuda_without_a_gpu_exits_3_with_the_cause, .timeout = 60)
+{
+    const char *log = "/tmp/gauntlet-e2e-cuda.log";
+    const char *out = e2e_outdir();
+    int rc = e2e_run(log, (const char *[]){ "run", GAUNTLET_SRC "/scenarios/demo.yaml", "--backend", "cuda", "--out", out, NULL });
+    char *text = e2e_read(log);
+    if (rc == 0)
+        cr_skip_test("a usable GPU is present: the no-GPU path cannot be checked here");
+    cr_assert_eq(rc, 3, "exit %d:\n%s", rc, text);
+    cr_assert(strstr(text, "--backend cuda: cannot run here: "), "%s", text);
+    free(text);
+}
+
+Test(cli, auto_says_which_backend_it_picked, .timeout = 60)
+{
+    const char *log = "/tmp/gauntlet-e2e-auto.log";
+    const char *sc = e2e_scenario("name: auto\nranks: 1\niterations: 2\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
+                                  "  allreduce: {bytes: 1MiB}\n");
+    int rc = e2e_run(log, (const char *[]){ "run", sc, "--out", e2e_outdir(), NULL });
+    char *text = e2e_read(log);
+    cr_assert_eq(rc, 0, "%s", text);
+    cr_assert(strstr(text, "gauntlet: backend sim (auto: cuda unavailable: ") || strstr(text, "gauntlet: backend cuda (auto"),
+              "%s", text);
+    free(text);
+}

@@ -1,0 +1,272 @@
+/* tests/test_scenario.c: scenario parsing — every key, defaults, the echo round trip, and each kind of
+ * bad input with its exact message. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mitigations/mitigation.h"
+#include "scenario.h"
+#include "util.h"
+
+static const char full[] =
+    "name: full-test\n"
+    "ranks: 3\n"
+    "iterations: 25\n"
+    "seed: 42\n"
+    "workload:\n"
+    "  gemm: { m: 1024, n: 2048, k: 512, dtype: fp16, count: 4 }\n"
+    "  allreduce: { bytes: 8MiB, emulate_busbw: 50.5, emulate_ranks: 4096 }\n"
+    "  checkpoint: { every: 10, bytes: 1GiB, path: /tmp/x-ckpt, mode: sync }\n"
+    "power: { sample_hz: 250 }\n"
+    "heartbeat: { interval: 50ms, timeout: 2s, startup: 1min }\n"
+    "sim:\n"
+    "  tflops: 500\n"
+    "  busbw: 100\n"
+    "  latency: 20us\n"
+    "  idle_w: 60\n"
+    "  comm_w: 150\n"
+    "  compute_w: 650\n"
+    "  checkpoint_w: 110\n"
+    "  tdp_w: 700\n"
+    "  ramp: 5ms\n"
+    "  jitter: 0.1\n"
+    "  noise_w: 2\n"
+    "  speedup: 10\n"
+    "  max_dim: 32\n"
+    "  max_elems: 1000\n"
+    "mitigations:\n"
+    "  - none\n"
+    "  - none: {}\n";
+
+static const char minimal[] = "name: m\nranks: 2\niterations: 5\n"
+                              "workload:\n  gemm: {m: 64, n: 64, k: 64}\n  allreduce: {bytes: 1MiB}\n";
+
+/* Loads text, expecting success. */
+static void load_ok(const char *text, struct scenario *sc)
+{
+    char err[1024] = "";
+    int rc = scenario_load_string(text, "t.yaml", sc, err, sizeof err);
+    cr_assert_eq(rc, 0, "unexpected error: %s", err);
+}
+
+/* Loads text, expecting EXIT_INPUT and exactly the message want. */
+static void load_err(const char *text, const char *want)
+{
+    struct scenario *sc = malloc(sizeof *sc);
+    char err[1024] = "";
+    int rc = scenario_load_string(text, "t.yaml", sc, err, sizeof err);
+    free(sc);
+    cr_assert_eq(rc, EXIT_INPUT, "expected exit 2 for:\n%s\ngot %d (%s)", text, rc, err);
+    cr_assert_str_eq(err, want);
+}
+
+Test(scenario, every_key_parses_to_its_value)
+{
+    struct scenario sc;
+    load_ok(full, &sc);
+    cr_assert_str_eq(sc.name, "full-test");
+    cr_assert_eq(sc.ranks, 3);
+    cr_assert_eq(sc.iterations, 25);
+    cr_assert_eq(sc.seed, 42);
+    cr_assert_eq(sc.workload.gemm.m, 1024);
+    cr_assert_eq(sc.workload.gemm.n, 2048);
+    cr_assert_eq(sc.workload.gemm.k, 512);
+    cr_assert_eq(sc.workload.gemm.dtype, DT_FP16);
+    cr_assert_eq(sc.workload.gemm.count, 4);
+    cr_assert_eq(sc.workload.allreduce.bytes, 8u << 20);
+    cr_assert_float_eq(sc.workload.allreduce.emulate_busbw_gbs, 50.5, 1e-12);
+    cr_assert_eq(sc.workload.allreduce.emulate_ranks, 4096);
+    cr_assert_eq(sc.workload.checkpoint.every, 10);
+    cr_assert_eq(sc.workload.checkpoint.bytes, 1ull << 30);
+    cr_assert_str_eq(sc.workload.checkpoint.path, "/tmp/x-ckpt");
+    cr_assert_eq(sc.workload.checkpoint.mode, CKPT_SYNC);
+    cr_assert_float_eq(sc.power.sample_hz, 250, 1e-12);
+    cr_assert_float_eq(sc.heartbeat.interval_s, 0.05, 1e-12);
+    cr_assert_float_eq(sc.heartbeat.timeout_s, 2, 1e-12);
+    cr_assert_float_eq(sc.heartbeat.startup_s, 60, 1e-12);
+    cr_assert_float_eq(sc.sim.tflops, 500, 1e-12);
+    cr_assert_float_eq(sc.sim.busbw_gbs, 100, 1e-12);
+    cr_assert_float_eq(sc.sim.latency_s, 20e-6, 1e-15);
+    cr_assert_float_eq(sc.sim.idle_w, 60, 1e-12);
+    cr_assert_float_eq(sc.sim.comm_w, 150, 1e-12);
+    cr_assert_float_eq(sc.sim.compute_w, 650, 1e-12);
+    cr_assert_float_eq(sc.sim.ckpt_w, 110, 1e-12);
+    cr_assert_float_eq(sc.sim.tdp_w, 700, 1e-12);
+    cr_assert_float_eq(sc.sim.ramp_s, 0.005, 1e-12);
+    cr_assert_float_eq(sc.sim.jitter, 0.1, 1e-12);
+    cr_assert_float_eq(sc.sim.noise_w, 2, 1e-12);
+    cr_assert_float_eq(sc.sim.speedup, 10, 1e-12);
+    cr_assert_eq(sc.sim.max_dim, 32);
+    cr_assert_eq(sc.sim.max_elems, 1000);
+    cr_assert_eq(sc.n_mitigations, 2);
+    cr_assert_str_eq(sc.mitigations[0].name, "none");
+    cr_assert_str_eq(sc.mitigations[1].name, "none");
+    cr_assert_eq(sc.mitigations[1].line, 28);
+}
+
+Test(scenario, defaults_fill_what_is_not_given)
+{
+    struct scenario sc;
+    load_ok(minimal, &sc);
+    cr_assert_eq(sc.seed, 1);
+    cr_assert_eq(sc.workload.gemm.dtype, DT_BF16);
+    cr_assert_eq(sc.workload.gemm.count, 1);
+    cr_assert_eq(sc.workload.checkpoint.every, 0);
+    cr_assert_eq(sc.workload.checkpoint.bytes, 64u << 20);
+    cr_assert_float_eq(sc.power.sample_hz, 100, 1e-12);
+    cr_assert_float_eq(sc.heartbeat.interval_s, 0.1, 1e-12);
+    cr_assert_float_eq(sc.sim.compute_w, 690, 1e-12);
+    cr_assert_eq(sc.n_mitigations, 1);
+    cr_assert_str_eq(sc.mitigations[0].name, "none");
+}
+
+Test(scenario, resolved_echo_reads_back_identical)
+{
+    struct scenario a, b;
+    load_ok(full, &a);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_eq(scenario_write(&a, f), 0);
+    fclose(f);
+    load_ok(text, &b);
+    free(text);
+    str_copy(b.file, sizeof b.file, a.file);
+    for (int i = 0; i < a.n_mitigations; i++)
+        b.mitigations[i].line = a.mitigations[i].line;   /* positions differ, values must not */
+    cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "the echo of the resolved scenario does not read back the same");
+}
+
+Test(scenario, shipped_scenarios_are_valid)
+{
+    struct scenario sc;
+    char err[1024], path[1024];
+    snprintf(path, sizeof path, "%s/scenarios/demo.yaml", GAUNTLET_SRC);
+    cr_assert_eq(scenario_load(path, &sc, err, sizeof err), 0, "%s", err);
+}
+
+Test(scenario_errors, unknown_key)
+{
+    load_err("name: x\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1, dtpye: bf16}\n",
+             "t.yaml:5:28: workload.gemm.dtpye: unknown key (expected one of: m, n, k, dtype, count)");
+}
+
+Test(scenario_errors, missing_required_key)
+{
+    load_err("name: x\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1}\n  allreduce: {bytes: 1MiB}\n",
+             "t.yaml:5:9: workload.gemm.k: missing required key (an integer in [1, 1048576]: inner dimension)");
+    load_err("name: x\nranks: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n  allreduce: {bytes: 1MiB}\n",
+             "t.yaml:1:1: iterations: missing required key (an integer in [1, 1000000000]: training iterations per mitigation)");
+}
+
+Test(scenario_errors, duplicate_key)
+{
+    load_err("name: x\nranks: 1\nranks: 2\n", "t.yaml:3:1: ranks: duplicate key (first given at line 2)");
+}
+
+Test(scenario_errors, wrong_type)
+{
+    load_err("name: x\nranks: four\n", "t.yaml:2:8: ranks: expected an integer in [1, 4096], got 'four'");
+    load_err("name: x\nranks: [1, 2]\n", "t.yaml:2:8: ranks: expected an integer in [1, 4096], got a list");
+    load_err("name: x\nranks: 1\niterations: 1\nworkload: 5\n", "t.yaml:4:11: workload: expected a mapping of keys");
+}
+
+#define HEAD "name: x\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n  allreduce: {bytes: 1MiB}\n"
+
+Test(scenario_errors, out_of_range)
+{
+    load_err("name: x\nranks: 0\n", "t.yaml:2:8: ranks: expected an integer in [1, 4096], got '0'");
+    load_err(HEAD "sim: {jitter: 2}\n", "t.yaml:7:15: sim.jitter: expected a number in [0, 1], got '2'");
+    load_err(HEAD "power: {sample_hz: 0.5}\n", "t.yaml:7:20: power.sample_hz: expected a number in [1, 10000], got '0.5'");
+}
+
+Test(scenario_errors, bad_units)
+{
+    load_err("name: x\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n  allreduce: {bytes: 8 MeB}\n",
+             "t.yaml:6:22: workload.allreduce.bytes: expected a size such as 8MiB or 1GiB, in [4B, 64GiB], got '8 MeB'");
+    load_err(HEAD "heartbeat: {timeout: 5 parsecs}\n",
+             "t.yaml:7:22: heartbeat.timeout: expected a duration such as 500ms or 2s, in [10ms, 86400s], got '5 parsecs'");
+    load_err(HEAD "heartbeat: {interval: -1s}\n",
+             "t.yaml:7:23: heartbeat.interval: expected a duration such as 500ms or 2s, in [1ms, 60s], got '-1s'");
+}
+
+Test(scenario_errors, bad_enum)
+{
+    load_err("name: x\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1, dtype: fp64}\n",
+             "t.yaml:5:35: workload.gemm.dtype: expected one of: bf16,fp16,tf32,fp8, got 'fp64'");
+}
+
+Test(scenario_errors, yaml_syntax)
+{
+    load_err("name: x\nranks: [1, 2\n",
+             "t.yaml:3:1: YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence");
+}
+
+Test(scenario_errors, empty_and_missing_file)
+{
+    load_err("", "t.yaml:1:1: the file is empty (expected a scenario mapping with name, ranks, iterations, workload)");
+    struct scenario sc;
+    char err[512];
+    cr_assert_eq(scenario_load("/nonexistent/s.yaml", &sc, err, sizeof err), EXIT_INPUT);
+    cr_assert_str_eq(err, "/nonexistent/s.yaml: cannot open scenario: No such file or directory");
+}
+
+Test(scenario_errors, mitigations)
+{
+    load_err(HEAD "mitigations: [none, fillr]\n",
+             "t.yaml:7:21: mitigations[1]: unknown mitigation 'fillr' (expected one of: none)");
+    load_err(HEAD "mitigations: []\n", "t.yaml:7:14: mitigations: expected at least one mitigation (e.g. [none])");
+    load_err(HEAD "mitigations:\n  - none: {floor: 80%}\n", "t.yaml:8:11: mitigations[0]: mitigation 'none' takes no parameters");
+    load_err(HEAD "mitigations:\n  - [none]\n", "t.yaml:8:5: mitigations[0]: expected a mitigation name or {name: {parameters}}");
+}
+
+Test(scenario_errors, name_must_be_a_folder_name)
+{
+    load_err("name: ../etc\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n  allreduce: {bytes: 1MiB}\n",
+             "t.yaml:1:1: name: expected letters, digits, '-', '_' or '.' (it names a folder), got '../etc'");
+}
+
+Test(scenario_errors, top_level_not_a_mapping)
+{
+    load_err("- a\n- b\n", "t.yaml:1:1: expected a mapping of keys");
+}
+
+Test(scenario_keys, docs_describe_every_key)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/docs/scenarios.md", GAUNTLET_SRC);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "docs/scenarios.md is missing");
+    static char doc[1 << 16];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    fclose(f);
+    doc[n] = 0;
+    /* every key of every section, as `section.key`, must appear in backquotes */
+    const struct param *stack[4] = { scenario_params };
+    char prefix[4][128] = { "" };
+    int depth = 0;
+    const struct param *p = scenario_params;
+    for (;;) {
+        if (!p->name) {
+            if (depth == 0)
+                break;
+            p = stack[depth--];
+            p++;
+            continue;
+        }
+        char key[200];
+        snprintf(key, sizeof key, "`%s%s%s`", prefix[depth], *prefix[depth] ? "." : "", p->name);
+        cr_expect(strstr(doc, key), "docs/scenarios.md does not describe %s", key);
+        if (p->type == PT_SECTION) {
+            stack[++depth] = p;
+            snprintf(prefix[depth], sizeof prefix[depth], "%s", key + 1);
+            prefix[depth][strlen(prefix[depth]) - 1] = 0;
+            p = p->sub;
+            continue;
+        }
+        p++;
+    }
+}
