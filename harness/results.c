@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "shm.h"
 #include "util.h"
 
@@ -59,7 +60,7 @@ int results_open(struct results *r, const char *dir, const struct scenario *sc, 
     }
     snprintf(path, sizeof path, "%s/power.csv", dir);
     r->power = fopen(path, "we");
-    if (!r->power || fputs("t_s,rank,watts,phase\n", r->power) == EOF || fflush(r->power) != 0) {
+    if (!r->power || fputs("t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle\n", r->power) == EOF || fflush(r->power) != 0) {
         snprintf(why, n, "cannot open %s: %s", path, strerror(errno));
         return -1;
     }
@@ -90,11 +91,25 @@ int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *ob
     return 0;
 }
 
-int results_power(struct results *r, uint64_t t_ns, int rank, double watts, int phase)
+/* Formats x with prec decimals into buf, or "" when it was not measured. */
+static const char *fmt_or_empty(char *buf, size_t n, double x, int prec)
 {
+    if (!isfinite(x))
+        return "";
+    snprintf(buf, n, "%.*f", prec, x);
+    return buf;
+}
+
+int results_power(struct results *r, uint64_t t_ns, int rank, const struct power_reading *p, int phase)
+{
+    char w[32], avg[32], e[32], clk[32], temp[32];
     double t_s = (double)(t_ns - r->t0_ns) * 1e-9;
-    int rc = isfinite(watts) ? fprintf(r->power, "%.6f,%d,%.2f,%s\n", t_s, rank, watts, phase_name(phase))
-                             : fprintf(r->power, "%.6f,%d,,%s\n", t_s, rank, phase_name(phase));
+    int rc = fprintf(r->power, "%.6f,%d,%s,%s,%s,%s,%s,%s,", t_s, rank, fmt_or_empty(w, sizeof w, p->watts, 2),
+                     phase_name(phase), fmt_or_empty(avg, sizeof avg, p->avg_w, 2),
+                     fmt_or_empty(e, sizeof e, p->energy_j, 3), fmt_or_empty(clk, sizeof clk, p->clock_mhz, 0),
+                     fmt_or_empty(temp, sizeof temp, p->temp_c, 0));
+    if (rc >= 0)
+        rc = p->throttle ? fprintf(r->power, "0x%llx\n", (unsigned long long)p->throttle) : fprintf(r->power, "\n");
     return rc < 0 ? -1 : 0;
 }
 

@@ -23,8 +23,9 @@ void results_default_dir(char *out, size_t n, const char *root, const char *name
 int results_open(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why, size_t n);
 /* Appends one event: sets "t_s" (from t_ns) and "event" first, writes the line in one write(2). Steals obj. */
 int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *obj);
-/* Appends one power row; watts NAN leaves the field empty. */
-int results_power(struct results *r, uint64_t t_ns, int rank, double watts, int phase);
+struct power_reading;
+/* Appends one power row: t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle; NAN leaves a field empty. */
+int results_power(struct results *r, uint64_t t_ns, int rank, const struct power_reading *p, int phase);
 /* Pushes buffered power rows to the kernel (called once per sampling tick). */
 int results_flush(struct results *r);
 /* Writes summary.json atomically. Does not steal summary. */

@@ -62,8 +62,8 @@ static const struct param workload_params[] = {
 };
 
 static const struct param power_params[] = {
-    { "sample_hz", PT_DOUBLE, 0, .def = "100", .min = 1, .max = 10000, .unit = "Hz",
-      .help = "power samples per second per rank" },
+    { "sample_hz", PT_DOUBLE, 0, .def = "100", .min = 0, .max = 10000, .unit = "Hz",
+      .help = "power samples per second per rank (0: no sampling)" },
     { 0 },
 };
 

@@ -146,7 +146,8 @@ void scenario_print_keys(FILE *f, const struct param *table, const char *prefix)
             continue;
         }
         param_expect(p, exp, sizeof exp);
-        fprintf(f, "  %-34s %s; %s; %s%s\n", key, p->help, exp,
+        fprintf(f, "  %-34s %s%s%s%s; %s; %s%s\n", key, p->help, p->unit ? " (" : "", p->unit ? p->unit : "",
+                p->unit ? ")" : "", exp,
                 p->flags & PF_REQUIRED ? "required" : "default ", p->flags & PF_REQUIRED ? "" : (p->def ? p->def : "-"));
     }
 }

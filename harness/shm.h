@@ -69,6 +69,7 @@ struct ctl {
     _Atomic int32_t phase;          /* enum phase, now */
     int32_t pid;
     char error[256];                /* a fatal error's text, written before WEV_ERROR */
+    char device[96];                /* the device the rank runs on (cuda: its GPU's UUID), "" until known */
     struct power_state pw;
     struct ring cmd;                /* supervisor → worker */
     struct wcmd cmd_slots[CMD_CAP];

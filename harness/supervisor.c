@@ -156,9 +156,9 @@ static void sup_sample(struct sup *s, uint64_t now)
     for (int r = 0; r < s->nranks; r++) {
         struct power_reading pr;
         if (s->ops->power_read(s->ps, r, now, &pr) != 0)
-            pr.watts = NAN;
+            pr = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0 };
         s->watts[r] = pr.watts;
-        results_power(&s->res, now, r, pr.watts, atomic_load_explicit(&shm_ctl(&s->shm, r)->phase, memory_order_relaxed));
+        results_power(&s->res, now, r, &pr, atomic_load_explicit(&shm_ctl(&s->shm, r)->phase, memory_order_relaxed));
     }
     if (s->running)
         runstats_power(&s->rs, s->watts);
@@ -390,6 +390,8 @@ static int sup_fds(struct sup *s)
     s->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (s->timerfd < 0)
         return SYSERR("timerfd_create");
+    if (s->sc->power.sample_hz <= 0)
+        return 0;   /* sampling off: the timer stays disarmed */
     double period = 1.0 / s->sc->power.sample_hz;
     struct itimerspec its = { .it_interval = { (time_t)period, (long)((period - floor(period)) * 1e9) } };
     its.it_value = its.it_interval;

@@ -9,6 +9,11 @@
 
 #define GAUNTLET_VERSION "0.1.0"
 
+#ifdef __cplusplus   /* CUDA sources in kernels/ include this header through nvcc (C++) */
+#define _Noreturn __attribute__((noreturn))
+extern "C" {
+#endif
+
 /* Exit codes: the only ones gauntlet uses (docs/architecture.md). */
 enum exit_code {
     EXIT_OK = 0,        /* success; every check passed */
@@ -61,5 +66,9 @@ double rng_uniform(struct rng *r);   /* [0, 1) */
 double rng_normal(struct rng *r);    /* N(0, 1), Box-Muller */
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

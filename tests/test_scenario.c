@@ -180,7 +180,7 @@ Test(scenario_errors, out_of_range)
 {
     load_err("name: x\nranks: 0\n", "t.yaml:2:8: ranks: expected an integer in [1, 4096], got '0'");
     load_err(HEAD "sim: {jitter: 2}\n", "t.yaml:7:15: sim.jitter: expected a number in [0, 1], got '2'");
-    load_err(HEAD "power: {sample_hz: 0.5}\n", "t.yaml:7:20: power.sample_hz: expected a number in [1, 10000], got '0.5'");
+    load_err(HEAD "power: {sample_hz: 20000}\n", "t.yaml:7:20: power.sample_hz: expected a number in [0, 10000], got '20000'");
 }
 
 Test(scenario_errors, bad_units)

@@ -1,0 +1,311 @@
+/* harness/cuda/backend.c: the cuda backend — each rank drives one GPU: the cuBLASLt GEMM chain (gemm.c), the
+ * non-blocking NCCL all-reduce (coll.c), both timed with CUDA events put on the supervisor's monotonic clock;
+ * the supervisor samples NVML (nvml.c). Built only when CMake finds nvcc and NCCL. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "coll.h"
+#include "cuda_check.h"
+#include "gemm.h"
+#include "nvml.h"
+#include "util.h"
+
+#define CUDA_SNAPSHOT_BYTES (1u << 20)   /* model state copied per checkpoint; the file repeats it */
+#define CUDA_REANCHOR_NS 10000000000ull  /* re-anchor GPU time on the host clock every 10 s */
+
+struct cuda_rank {
+    int device;
+    cudaStream_t stream;
+    struct gemm_chain *gemm;
+    struct coll *coll;
+    cudaEvent_t anchor, c0, c1, a0, a1;
+    uint64_t anchor_ns;        /* host monotonic time of the anchor event */
+    double anchor_err_ns;      /* half the window in which the GPU stamped it */
+    void *host_state;          /* pinned copy of the weights for checkpoints */
+    size_t state_len;
+    double flops, bytes;
+    double timeout_s;
+};
+
+/* Says whether a GPU is usable here: the CUDA runtime must find a driver and a device. */
+static int cuda_probe(char *why, size_t n)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        snprintf(why, n, "no usable GPU: cudaGetDeviceCount: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+        return -1;
+    }
+    if (count == 0) {
+        snprintf(why, n, "no usable GPU: the CUDA driver reports no device");
+        return -1;
+    }
+    return 0;
+}
+
+/* Checks the scenario against this node: ranks <= GPUs, a GEMM shape the dtype allows. */
+static int cuda_check(const struct scenario *sc, char *why, size_t n)
+{
+    int count = 0;
+    if (cuda_probe(why, n) != 0)
+        return EXIT_ENV;
+    if (cudaGetDeviceCount(&count) != cudaSuccess)
+        return EXIT_ENV;
+    if (sc->ranks > count) {
+        snprintf(why, n, "ranks: %lld, but this node has %d GPU%s (one rank per GPU; several nodes are not supported yet)",
+                 (long long)sc->ranks, count, count == 1 ? "" : "s");
+        return EXIT_INPUT;
+    }
+    char err[256];
+    if (gemm_shape_ok(sc->workload.gemm.dtype, sc->workload.gemm.m, sc->workload.gemm.n, sc->workload.gemm.k, err,
+                      sizeof err) != 0) {
+        snprintf(why, n, "workload.gemm: %s", err);
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+/* Makes the NCCL unique id that every rank's worker joins, in the control block. */
+static int cuda_prepare(struct shm *shm, char *why, size_t n)
+{
+    return coll_make_id(shm->hdr->coll_id, why, n);
+}
+
+struct power_source {
+    struct shm *shm;
+    struct nvml *nv;            /* NULL: no NVML here (said once) */
+    int *dev;                   /* NVML device index per rank; -1 until the rank's GPU is known */
+    struct nvml_energy_rate *rate;
+};
+
+static struct power_source *cuda_power_open(struct shm *shm, char *why, size_t n)
+{
+    struct power_source *ps = xcalloc(1, sizeof *ps);
+    int nranks = (int)shm->hdr->nranks;
+    ps->shm = shm;
+    ps->dev = xmalloc((size_t)nranks * sizeof *ps->dev);
+    ps->rate = xcalloc((size_t)nranks, sizeof *ps->rate);
+    for (int r = 0; r < nranks; r++)
+        ps->dev[r] = -1;
+    ps->nv = nvml_open(why, n);
+    if (!ps->nv)
+        gl_log("GPU power will not be measured: %s", why);
+    else if (*nvml_missing(ps->nv))
+        gl_log("NVML (%s) lacks: %s; those fields stay empty", nvml_library(ps->nv), nvml_missing(ps->nv));
+    return ps;
+}
+
+/* Finds the NVML device whose UUID the rank's worker published. */
+static int cuda_power_device(struct power_source *ps, int rank)
+{
+    const char *uuid = shm_ctl(ps->shm, rank)->device;
+    if (ps->dev[rank] >= 0 || !ps->nv || !uuid[0])
+        return ps->dev[rank];
+    for (int d = 0; d < nvml_device_count(ps->nv); d++) {
+        struct gpu_info gi;
+        if (nvml_device_info(ps->nv, d, &gi) == 0 && strcmp(gi.uuid, uuid) == 0)
+            return ps->dev[rank] = d;
+    }
+    return -1;
+}
+
+/* Samples rank's GPU: instantaneous power, with the averaged power, energy, clock, temperature, throttle. */
+static int cuda_power_read(struct power_source *ps, int rank, uint64_t t, struct power_reading *out)
+{
+    struct gpu_sample s;
+    (void)t;
+    *out = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0 };
+    int d = cuda_power_device(ps, rank);
+    if (d < 0 || nvml_sample(ps->nv, d, &s) != 0)
+        return 0;
+    out->watts = s.power_instant_w;
+    if (isnan(out->watts))   /* no instantaneous field: power from the energy counter */
+        out->watts = nvml_energy_rate_push(&ps->rate[rank], &s);
+    out->avg_w = s.power_avg_w;
+    out->energy_j = (s.valid & GPU_VALID(GPU_F_ENERGY)) ? (double)s.energy_mj * 1e-3 : NAN;
+    out->clock_mhz = s.sm_clock_mhz;
+    out->temp_c = s.temp_c;
+    out->throttle = (s.valid & GPU_VALID(GPU_F_THROTTLE)) ? s.throttle_reasons : 0;
+    return 0;
+}
+
+static void cuda_power_close(struct power_source *ps)
+{
+    if (ps->nv)
+        nvml_close(ps->nv);
+    free(ps->dev);
+    free(ps->rate);
+    free(ps);
+}
+
+/* Records the anchor event and the host time at which the GPU stamped it (the middle of the window). */
+static int cuda_anchor(struct cuda_rank *c)
+{
+    uint64_t a = mono_ns();
+    if (CUDA_CHECK(cudaEventRecord(c->anchor, c->stream)) || CUDA_CHECK(cudaEventSynchronize(c->anchor)))
+        return -1;
+    uint64_t b = mono_ns();
+    c->anchor_ns = a + (b - a) / 2;
+    c->anchor_err_ns = (double)(b - a) / 2;
+    return 0;
+}
+
+/* Converts a completed event to the monotonic clock. */
+static uint64_t cuda_event_ns(struct cuda_rank *c, cudaEvent_t e)
+{
+    float ms = 0;
+    if (CUDA_CHECK(cudaEventElapsedTime(&ms, c->anchor, e)))
+        return mono_ns();
+    return c->anchor_ns + (uint64_t)((double)ms * 1e6);
+}
+
+static void cuda_fini(void *b);
+
+/* Starts rank's GPU: device, stream, GEMM chain, NCCL communicator, events, anchor. */
+static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
+{
+    const struct scenario *sc = w->sc;
+    struct cuda_rank *c = xcalloc(1, sizeof *c);
+    int count = 0;
+    c->device = w->rank;   /* one rank per GPU of this node, in order (CUDA_VISIBLE_DEVICES applies) */
+    c->timeout_s = sc->heartbeat.timeout_s;
+    struct cudaDeviceProp prop;
+    if (CUDA_CHECK(cudaGetDeviceCount(&count)) || w->rank >= count || CUDA_CHECK(cudaSetDevice(c->device)) ||
+        CUDA_CHECK(cudaGetDeviceProperties(&prop, c->device)) ||
+        CUDA_CHECK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking))) {
+        snprintf(why, n, "rank %d: cannot start GPU %d of %d (see the message above)", w->rank, c->device, count);
+        free(c);
+        return NULL;
+    }
+    const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
+    snprintf(w->ctl->device, sizeof w->ctl->device,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4],
+             u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    c->gemm = gemm_chain_create(sc->workload.gemm.dtype, sc->workload.gemm.m, sc->workload.gemm.n, sc->workload.gemm.k,
+                                (int)sc->workload.gemm.count, (unsigned long long)sc->seed * 7919ull + (unsigned)w->rank,
+                                c->stream, why, n);
+    if (!c->gemm) {
+        cuda_fini(c);
+        return NULL;
+    }
+    c->coll = coll_create(w->shm->hdr->coll_id, w->nranks, w->rank, sc->workload.gemm.dtype, sc->workload.allreduce.bytes,
+                          sc->workload.allreduce.emulate_busbw_gbs, (int)sc->workload.allreduce.emulate_ranks, c->stream,
+                          sc->heartbeat.startup_s, why, n);
+    if (!c->coll) {
+        cuda_fini(c);
+        return NULL;
+    }
+    cudaEvent_t *ev[] = { &c->anchor, &c->c0, &c->c1, &c->a0, &c->a1 };
+    for (size_t i = 0; i < ARRAY_LEN(ev); i++)
+        if (CUDA_CHECK(cudaEventCreate(ev[i]))) {
+            snprintf(why, n, "rank %d: cudaEventCreate failed", w->rank);
+            cuda_fini(c);
+            return NULL;
+        }
+    size_t b_bytes = (size_t)sc->workload.gemm.k * (size_t)sc->workload.gemm.n * dtype_size(sc->workload.gemm.dtype);
+    c->state_len = b_bytes < CUDA_SNAPSHOT_BYTES ? b_bytes : CUDA_SNAPSHOT_BYTES;
+    if (CUDA_CHECK(cudaMallocHost(&c->host_state, c->state_len)) || cuda_anchor(c) != 0) {
+        snprintf(why, n, "rank %d: cannot allocate the checkpoint staging buffer or anchor the clock", w->rank);
+        cuda_fini(c);
+        return NULL;
+    }
+    c->flops = gemm_flops(sc->workload.gemm.m, sc->workload.gemm.n, sc->workload.gemm.k) * (double)sc->workload.gemm.count;
+    c->bytes = (double)sc->workload.allreduce.bytes;
+    return c;
+}
+
+/* The compute phase: the GEMM chain between two events; reports its edges at the GPU's own times. */
+static int cuda_compute(void *b, struct worker_ctx *w)
+{
+    struct cuda_rank *c = b;
+    if (mono_ns() - c->anchor_ns > CUDA_REANCHOR_NS && cuda_anchor(c) != 0)
+        return snprintf(w->err, sizeof w->err, "cannot re-anchor the GPU clock"), -1;
+    atomic_store_explicit(&w->ctl->phase, PH_COMPUTE, memory_order_relaxed);   /* for the sampler, now */
+    if (CUDA_CHECK(cudaEventRecord(c->c0, c->stream)) || gemm_chain_run(c->gemm, c->stream) != 0 ||
+        CUDA_CHECK(cudaEventRecord(c->c1, c->stream)) || CUDA_CHECK(cudaEventSynchronize(c->c1))) {
+        snprintf(w->err, sizeof w->err, "GEMM chain failed on GPU %d (see the message above)", c->device);
+        return -1;
+    }
+    worker_phase(w, PH_COMPUTE, 1, cuda_event_ns(c, c->c0), 0);
+    worker_phase(w, PH_COMPUTE, 0, cuda_event_ns(c, c->c1), c->flops);
+    return 0;
+}
+
+/* The communication phase: the NCCL all-reduce (stretched when emulating), waited for while polling errors. */
+static int cuda_allreduce(void *b, struct worker_ctx *w)
+{
+    struct cuda_rank *c = b;
+    atomic_store_explicit(&w->ctl->phase, PH_COMM, memory_order_relaxed);
+    if (CUDA_CHECK(cudaEventRecord(c->a0, c->stream)) || coll_allreduce(c->coll, c->stream) != 0 ||
+        CUDA_CHECK(cudaEventRecord(c->a1, c->stream)) || coll_wait(c->coll, c->stream, c->timeout_s) != 0 ||
+        CUDA_CHECK(cudaEventSynchronize(c->a1))) {
+        snprintf(w->err, sizeof w->err, "all-reduce failed on GPU %d: %s", c->device, coll_error(c->coll));
+        return -1;
+    }
+    worker_phase(w, PH_COMM, 1, cuda_event_ns(c, c->a0), 0);
+    worker_phase(w, PH_COMM, 0, cuda_event_ns(c, c->a1), c->bytes);
+    return 0;
+}
+
+/* Copies the first MiB of the weights (the GEMM's B) to the host for a checkpoint. */
+static int cuda_snapshot(void *b, const void **state, size_t *len)
+{
+    struct cuda_rank *c = b;
+    const void *a, *wts;
+    gemm_chain_operands(c->gemm, &a, &wts);
+    size_t n = c->state_len;
+    if (CUDA_CHECK(cudaMemcpyAsync(c->host_state, wts, n, cudaMemcpyDeviceToHost, c->stream)) ||
+        CUDA_CHECK(cudaStreamSynchronize(c->stream)))
+        return -1;
+    *state = c->host_state;
+    *len = n;
+    return 0;
+}
+
+static double cuda_device_bytes(void *b)
+{
+    (void)b;
+    size_t free_b = 0, total = 0;
+    return cudaMemGetInfo(&free_b, &total) == cudaSuccess ? (double)(total - free_b) : NAN;
+}
+
+static void cuda_fini(void *b)
+{
+    struct cuda_rank *c = b;
+    if (!c)
+        return;
+    if (c->coll)
+        coll_destroy(c->coll);
+    if (c->gemm)
+        gemm_chain_destroy(c->gemm);
+    cudaEvent_t ev[] = { c->anchor, c->c0, c->c1, c->a0, c->a1 };
+    for (size_t i = 0; i < ARRAY_LEN(ev); i++)
+        if (ev[i])
+            CUDA_CHECK(cudaEventDestroy(ev[i]));
+    if (c->host_state)
+        CUDA_CHECK(cudaFreeHost(c->host_state));
+    if (c->stream)
+        CUDA_CHECK(cudaStreamDestroy(c->stream));
+    free(c);
+}
+
+const struct backend_ops backend_cuda = {
+    .version = BACKEND_OPS_VERSION,
+    .name = "cuda",
+    .help = "NVIDIA GPUs: cuBLASLt GEMM, NCCL all-reduce, NVML power",
+    .probe = cuda_probe,
+    .check = cuda_check,
+    .prepare = cuda_prepare,
+    .power_open = cuda_power_open,
+    .power_read = cuda_power_read,
+    .power_close = cuda_power_close,
+    .init = cuda_init,
+    .compute = cuda_compute,
+    .allreduce = cuda_allreduce,
+    .snapshot = cuda_snapshot,
+    .device_bytes = cuda_device_bytes,
+    .fini = cuda_fini,
+};

@@ -1,0 +1,26 @@
+/* kernels/kernels.h: C-callable launchers for the CUDA kernels in kernels/ (usable from C11 and CUDA C++). */
+#ifndef GAUNTLET_KERNELS_H
+#define GAUNTLET_KERNELS_H
+
+#include <stddef.h>
+
+#include <cuda_runtime.h>
+
+#include "dtype.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fills n elements of dst (stored as t: bf16, fp16, fp32 for tf32, fp8 e4m3) with normal values of mean 0 and
+ * standard deviation scale, from a counter-based hash of (seed, index): the same seed gives the same bytes on
+ * every run and in any launch configuration. No element is zero (values that would round to 0 are pushed to the
+ * smallest normal magnitude of t, keeping their sign); fp8 saturates to +-448, fp16 to +-65504. Asynchronous on
+ * s; returns 0, or -1 (logged) when the arguments are bad or the launch fails. */
+int kernel_fill_normal(void *dst, size_t n, enum dtype t, unsigned long long seed, float scale, cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

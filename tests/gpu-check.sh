@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# tests/gpu-check.sh OUTDIR — verifies the cuda backend on this machine's NVIDIA GPU in one call: builds for
+# sm_90, runs the test suite (GPU tests included), `bench gemm` (harness vs bare cuBLASLt) beside PyTorch's
+# matmul when python3 has torch, `bench allreduce`, the NVML sampling-rate probe, the sampler-overhead check
+# and the reference power trace; prints one table and keeps every log and the trace in OUTDIR.
+#
+# Environment: CMAKE_PREFIX_PATH / NCCL_ROOT as for any build; BUILD (default build-gpu); QUICK=1 for a
+# shorter run. It never changes a GPU setting (clocks, power limit, modes).
+set -u
+out=${1:?usage: tests/gpu-check.sh OUTDIR}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+cd "$(dirname "$0")/.."
+build=${BUILD:-build-gpu}
+log() { printf '%s\n' "$*" | tee -a "$out/gpu-check.log"; }
+row() { printf '%-34s %s\n' "$1" "$2" | tee -a "$out/table.txt"; }
+: >"$out/table.txt"
+
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm --format=csv >"$out/nvidia-smi.csv" 2>&1
+log "== build ($build)"
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGAUNTLET_WERROR=ON >"$out/cmake.log" 2>&1 &&
+  cmake --build "$build" -j"$(nproc)" >>"$out/cmake.log" 2>&1 || { log "build failed: see $out/cmake.log"; tail -30 "$out/cmake.log"; exit 3; }
+grep -q "building the cuda backend" "$out/cmake.log" || { log "the cuda backend was not built: see $out/cmake.log"; exit 3; }
+g="$build/gauntlet"
+
+log "== tests"
+ctest --test-dir "$build" --output-on-failure -j1 >"$out/tests.log" 2>&1
+tests_rc=$?
+for t in "$build"/tests/test_cuda_*; do "$t" --verbose >>"$out/tests-cuda-verbose.log" 2>&1; done
+
+log "== bench gemm"
+iters=50; [ "${QUICK:-0}" = 1 ] && iters=20
+"$g" bench gemm --dtype all --iters $iters >"$out/bench-gemm.txt" 2>&1; gemm_rc=$?
+if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+  python3 - >"$out/torch-matmul.txt" 2>&1 <<'PY'
+import torch
+n = 8192
+a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+for _ in range(10):
+    a @ b
+torch.cuda.synchronize()
+times = []
+for _ in range(50):
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record(); a @ b; e.record(); e.synchronize()
+    times.append(s.elapsed_time(e) / 1e3)
+times.sort()
+med = times[len(times) // 2]
+print(f"torch {torch.__version__} bf16 {n}^3 median {med*1e3:.3f} ms  {2*n**3/med/1e12:.1f} TFLOP/s")
+PY
+fi
+
+log "== bench allreduce"
+"$g" bench allreduce --maxbytes 1G >"$out/bench-allreduce.txt" 2>&1; ar_rc=$?
+
+log "== sampling probe"
+"$g" bench sampling --seconds 2 >"$out/sampling.txt" 2>&1; samp_rc=$?
+
+log "== reference trace and sampler overhead"
+sc=scenarios/gpu-single.yaml
+[ "${QUICK:-0}" = 1 ] && iters_sc=40 || iters_sc=100
+hz=$(awk '$1=="power_instant" && $5!="-" {print $5}' "$out/sampling.txt")
+[ -n "$hz" ] || hz=1000
+sed -e "s/^iterations: .*/iterations: $iters_sc/" -e "s/sample_hz: [0-9.]*/sample_hz: 0/" $sc >"$out/scenario-off.yaml"
+sed -e "s/^iterations: .*/iterations: $iters_sc/" -e "s/sample_hz: [0-9.]*/sample_hz: $hz/" $sc >"$out/scenario-on.yaml"
+"$g" run "$out/scenario-off.yaml" --backend cuda --headless --out "$out/run-off" >"$out/run-off.log" 2>&1; off_rc=$?
+"$g" run "$out/scenario-on.yaml" --backend cuda --headless --out "$out/trace" >"$out/run-on.log" 2>&1; on_rc=$?
+
+log "== table"
+row "GPU" "$(tail -n +2 "$out/nvidia-smi.csv" 2>/dev/null | head -1)"
+row "tests (ctest)" "$([ $tests_rc = 0 ] && echo passed || echo FAILED) ($(grep -E 'tests passed' "$out/tests.log"))"
+row "GPU tests run / skipped" "$(grep -c '^\[RUN \]' "$out/tests-cuda-verbose.log" 2>/dev/null) / $(grep -c '\[SKIP\]' "$out/tests-cuda-verbose.log" 2>/dev/null)"
+while read -r line; do row "bench gemm" "$line"; done < <(grep -E '^(bf16|fp16|tf32|fp8) ' "$out/bench-gemm.txt")
+[ -s "$out/torch-matmul.txt" ] && row "PyTorch reference" "$(tail -1 "$out/torch-matmul.txt")"
+row "bench allreduce (largest)" "$(grep -E '^ *[0-9]+ ' "$out/bench-allreduce.txt" | tail -1)"
+row "bench allreduce note" "$(grep -iE 'busbw needs' "$out/bench-allreduce.txt" | head -1)"
+while read -r line; do row "sampling" "$line"; done < <(grep -E '^(power|energy|sm_clock|temp|throttle)' "$out/sampling.txt")
+python3 - "$out" "$hz" <<'PY' | tee -a "$out/table.txt"
+import csv, json, statistics, sys, os
+out, hz = sys.argv[1], sys.argv[2]
+def p50(d):
+    try: return json.load(open(os.path.join(out, d, "summary.json")))["runs"][0]["iteration_s"]["p50"]
+    except Exception as e: return None
+off, on = p50("run-off"), p50("trace")
+if off and on:
+    print(f"{'sampler overhead':34s} iteration p50 {off*1e3:.3f} ms off, {on*1e3:.3f} ms at {hz} Hz: ratio {off/on:.4f}")
+rows = list(csv.DictReader(open(os.path.join(out, "trace", "power.csv"))))
+by = {}
+for r in rows:
+    if r["watts"]:
+        by.setdefault(r["phase"], []).append(float(r["watts"]))
+levels = {k: statistics.median(v) for k, v in by.items()}
+print(f"{'power by phase (median W)':34s} " + ", ".join(f"{k} {v:.0f}" for k, v in sorted(levels.items())))
+s = json.load(open(os.path.join(out, "trace", "summary.json")))["runs"][0]
+print(f"{'trace run':34s} {s['iterations']} it, p50 {s['iteration_s']['p50']*1e3:.2f} ms, {s['tflops']:.1f} TFLOP/s, "
+      f"power mean {s['power']['aggregate']['mean_w']:.0f} W swing {s['power']['aggregate']['swing_w']:.0f} W")
+PY
+log "logs and trace in $out"
+[ $tests_rc = 0 ] && [ $gemm_rc = 0 ] && [ $on_rc = 0 ] && [ $off_rc = 0 ] && exit 0
+exit 1

@@ -1,0 +1,258 @@
+/* tests/nvml_standin.c: a scripted stand-in for libnvidia-ml.so.1, loaded by the tests through
+ * GAUNTLET_NVML_LIB. It serves known values and exports a deliberate subset of NVML:
+ *   - nvmlDeviceGetCurrentClocksEventReasons and ...ThrottleReasons are left out, so the loader
+ *     must turn off throttle_reasons alone;
+ *   - only the legacy nvmlDeviceGetTemperature is exported (no nvmlDeviceGetTemperatureV), so the
+ *     loader's newest-first resolution must fall back to it.
+ * Environment, read at nvmlInit:
+ *   GAUNTLET_STANDIN_DEVICES=N             number of GPUs (default 2, at most 8; 0 = no GPU)
+ *   GAUNTLET_STANDIN_INIT_FAIL=1           nvmlInit fails with NVML_ERROR_DRIVER_NOT_LOADED
+ *   GAUNTLET_STANDIN_INSTANT_UNSUPPORTED=1 field NVML_FI_DEV_POWER_INSTANT answers NOT_SUPPORTED
+ *   GAUNTLET_STANDIN_TIMED=1               values follow the clock instead of the call count
+ * Script, per device:
+ *   power instant: 100 W, 400 W, 700 W, 100 W ... one step per call (timed: one step per 5 ms)
+ *   energy: starts at 1,000,000 mJ, +250 mJ per call (timed: 300 W, counter updated every 10 ms)
+ *   power usage 350 W; SM clock 1980 MHz; temperature 45 C; default limit 700 W; enforced 650 W. */
+#define _POSIX_C_SOURCE 200809L
+#include "../harness/nvml.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define STANDIN_MAX_DEVICES 8
+#define STANDIN_NAME "Gauntlet Standin GPU"
+#define STANDIN_ENERGY0_MJ 1000000ull
+#define STANDIN_ENERGY_STEP_MJ 250ull
+#define STANDIN_TIMED_STEP_MS 5
+#define STANDIN_TIMED_ENERGY_PERIOD_MS 10
+#define STANDIN_TIMED_WATTS 300
+
+struct nvmlDevice_st {
+    unsigned index;
+    unsigned long instant_calls;
+    unsigned long long energy_mj;
+};
+
+static struct nvmlDevice_st standin_dev[STANDIN_MAX_DEVICES];
+static const unsigned standin_script_mw[] = { 100000, 400000, 700000 };
+static unsigned standin_count;
+static int standin_refs;
+static int standin_timed;
+static int standin_instant_unsupported;
+static unsigned long long standin_t0_ns;
+
+/* Reads the monotonic clock in ns (0 if it cannot be read). */
+static unsigned long long standin_now_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0;
+    return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+/* Says whether environment variable name is set to a value starting with '1'. */
+static int standin_flag(const char *name)
+{
+    const char *v = getenv(name);
+    return v && v[0] == '1';
+}
+
+/* Checks that NVML is initialised and h is one of the stand-in's devices. */
+static nvmlReturn_t standin_check(nvmlDevice_t h)
+{
+    if (standin_refs <= 0)
+        return NVML_ERROR_UNINITIALIZED;
+    if (!h || h < standin_dev || h >= standin_dev + standin_count)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlInit_v2(void)
+{
+    if (standin_flag("GAUNTLET_STANDIN_INIT_FAIL"))
+        return NVML_ERROR_DRIVER_NOT_LOADED;
+    if (standin_refs++ > 0)
+        return NVML_SUCCESS;
+    const char *n = getenv("GAUNTLET_STANDIN_DEVICES");
+    long count = n && *n ? strtol(n, NULL, 10) : 2;
+    standin_count = count < 0 ? 0 : count > STANDIN_MAX_DEVICES ? STANDIN_MAX_DEVICES : (unsigned)count;
+    standin_timed = standin_flag("GAUNTLET_STANDIN_TIMED");
+    standin_instant_unsupported = standin_flag("GAUNTLET_STANDIN_INSTANT_UNSUPPORTED");
+    standin_t0_ns = standin_now_ns();
+    for (unsigned i = 0; i < STANDIN_MAX_DEVICES; i++)
+        standin_dev[i] = (struct nvmlDevice_st){ .index = i, .energy_mj = STANDIN_ENERGY0_MJ };
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlInit(void) { return nvmlInit_v2(); }
+
+nvmlReturn_t nvmlShutdown(void)
+{
+    if (standin_refs <= 0)
+        return NVML_ERROR_UNINITIALIZED;
+    standin_refs--;
+    return NVML_SUCCESS;
+}
+
+const char *nvmlErrorString(nvmlReturn_t r)
+{
+    switch (r) {
+    case NVML_SUCCESS: return "Success";
+    case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
+    case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
+    case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
+    case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
+    case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
+    default: return "Unknown Error";
+    }
+}
+
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count)
+{
+    if (standin_refs <= 0)
+        return NVML_ERROR_UNINITIALIZED;
+    if (!count)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *count = standin_count;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
+{
+    if (standin_refs <= 0)
+        return NVML_ERROR_UNINITIALIZED;
+    if (!device || index >= standin_count)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *device = &standin_dev[index];
+    return NVML_SUCCESS;
+}
+
+/* Copies s into buf of len bytes, NVML style. */
+static nvmlReturn_t standin_string(const char *s, char *buf, unsigned int len)
+{
+    size_t n = strlen(s);
+    if (!buf)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (len < n + 1)
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    memcpy(buf, s, n + 1);
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
+{
+    nvmlReturn_t r = standin_check(device);
+    return r != NVML_SUCCESS ? r : standin_string(STANDIN_NAME, name, length);
+}
+
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)
+{
+    static const char *const uuids[STANDIN_MAX_DEVICES] = {
+        "GPU-5a17e000-0000-4000-8000-000000000000", "GPU-5a17e000-0000-4000-8000-000000000001",
+        "GPU-5a17e000-0000-4000-8000-000000000002", "GPU-5a17e000-0000-4000-8000-000000000003",
+        "GPU-5a17e000-0000-4000-8000-000000000004", "GPU-5a17e000-0000-4000-8000-000000000005",
+        "GPU-5a17e000-0000-4000-8000-000000000006", "GPU-5a17e000-0000-4000-8000-000000000007",
+    };
+    nvmlReturn_t r = standin_check(device);
+    return r != NVML_SUCCESS ? r : standin_string(uuids[device->index], uuid, length);
+}
+
+nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *limit)
+{
+    nvmlReturn_t r = standin_check(device);
+    if (r == NVML_SUCCESS && !limit)
+        r = NVML_ERROR_INVALID_ARGUMENT;
+    if (r == NVML_SUCCESS)
+        *limit = 700000;
+    return r;
+}
+
+nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)
+{
+    nvmlReturn_t r = standin_check(device);
+    if (r == NVML_SUCCESS && !limit)
+        r = NVML_ERROR_INVALID_ARGUMENT;
+    if (r == NVML_SUCCESS)
+        *limit = 650000;
+    return r;
+}
+
+/* Returns the next scripted instant power of device d in mW. */
+static unsigned standin_instant_mw(struct nvmlDevice_st *d)
+{
+    unsigned long step = standin_timed
+        ? (unsigned long)((standin_now_ns() - standin_t0_ns) / (STANDIN_TIMED_STEP_MS * 1000000ull))
+        : d->instant_calls++;
+    return standin_script_mw[step % (sizeof standin_script_mw / sizeof standin_script_mw[0])];
+}
+
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)
+{
+    nvmlReturn_t r = standin_check(device);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!values || valuesCount < 0)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    for (int i = 0; i < valuesCount; i++) {
+        nvmlFieldValue_t *v = &values[i];
+        v->timestamp = (long long)(standin_now_ns() / 1000);
+        v->latencyUsec = 0;
+        if (v->fieldId != NVML_FI_DEV_POWER_INSTANT || standin_instant_unsupported) {
+            v->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+            continue;
+        }
+        v->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+        v->value.uiVal = standin_instant_mw(device);
+        v->nvmlReturn = NVML_SUCCESS;
+    }
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)
+{
+    nvmlReturn_t r = standin_check(device);
+    if (r == NVML_SUCCESS && !power)
+        r = NVML_ERROR_INVALID_ARGUMENT;
+    if (r == NVML_SUCCESS)
+        *power = 350000;
+    return r;
+}
+
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)
+{
+    nvmlReturn_t r = standin_check(device);
+    if (r == NVML_SUCCESS && !energy)
+        r = NVML_ERROR_INVALID_ARGUMENT;
+    if (r != NVML_SUCCESS)
+        return r;
+    if (standin_timed) {
+        unsigned long long ms = (standin_now_ns() - standin_t0_ns) / 1000000ull;
+        ms -= ms % STANDIN_TIMED_ENERGY_PERIOD_MS;
+        *energy = STANDIN_ENERGY0_MJ + STANDIN_TIMED_WATTS * ms;   /* W x ms = mJ */
+    } else {
+        device->energy_mj += STANDIN_ENERGY_STEP_MJ;
+        *energy = device->energy_mj;
+    }
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsigned int *clock)
+{
+    nvmlReturn_t r = standin_check(device);
+    if (r == NVML_SUCCESS && (!clock || type < 0 || type > 3))
+        r = NVML_ERROR_INVALID_ARGUMENT;
+    if (r == NVML_SUCCESS)
+        *clock = type == 2 ? 2619 : 1980;   /* NVML_CLOCK_MEM : graphics, SM, video */
+    return r;
+}
+
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int *temp)
+{
+    nvmlReturn_t r = standin_check(device);
+    if (r == NVML_SUCCESS && (!temp || sensor != NVML_TEMPERATURE_GPU))
+        r = NVML_ERROR_INVALID_ARGUMENT;
+    if (r == NVML_SUCCESS)
+        *temp = 45;
+    return r;
+}

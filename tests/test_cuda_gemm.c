@@ -1,0 +1,205 @@
+/* tests/test_cuda_gemm.c: the cuBLASLt compute phase and the seeded fill against CPU references.
+ * GPU tests skip with the runtime's reason when no GPU is usable. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "gemm.h"
+#include "kernels.h"
+
+/* Skips the calling test unless a CUDA device is usable. */
+static void need_gpu(void)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess)
+        cr_skip_test("no usable GPU: %s", cudaGetErrorString(e));
+    if (n < 1)
+        cr_skip_test("no usable GPU: %s", "cudaGetDeviceCount found no device");
+}
+
+/* Returns the float value of a bf16, fp16, fp32 or fp8 e4m3 element i of raw data of dtype t. */
+static float elem_to_f32(const unsigned char *raw, size_t i, enum dtype t)
+{
+    uint16_t h;
+    uint32_t u;
+    float f;
+    switch (t) {
+    case DT_BF16:
+        memcpy(&h, raw + 2 * i, 2);
+        u = (uint32_t)h << 16;
+        memcpy(&f, &u, 4);
+        return f;
+    case DT_FP16: {
+        memcpy(&h, raw + 2 * i, 2);
+        int e = (h >> 10) & 0x1f, mant = h & 0x3ff;
+        f = e == 0 ? ldexpf((float)mant, -24)
+                   : e == 31 ? (mant ? NAN : INFINITY) : ldexpf((float)(mant | 0x400), e - 25);
+        return h >> 15 ? -f : f;
+    }
+    case DT_TF32:
+        memcpy(&f, raw + 4 * i, 4);
+        return f;
+    default: {
+        unsigned char x = raw[i];
+        int e = (x >> 3) & 0xf, mant = x & 7;
+        f = (e == 15 && mant == 7) ? NAN : e == 0 ? ldexpf((float)mant, -9) : ldexpf((float)(mant | 8), e - 10);
+        return x >> 7 ? -f : f;
+    }
+    }
+}
+
+/* Returns 1 when element i of raw data of dtype t is +0 or -0. */
+static int elem_is_zero(const unsigned char *raw, size_t i, enum dtype t)
+{
+    size_t sz = dtype_size(t);
+    uint32_t bits = 0;
+    memcpy(&bits, raw + sz * i, sz);
+    uint32_t sign = 1u << (8 * sz - 1);
+    return (bits & ~sign) == 0;
+}
+
+/* Fills a device buffer of n elements of t from seed and copies the bytes back (caller frees). */
+static unsigned char *fill_and_copy(enum dtype t, size_t n, unsigned long long seed, float scale)
+{
+    void *d = NULL;
+    unsigned char *h = malloc(n * dtype_size(t));
+    cr_assert_not_null(h);
+    cr_assert_eq(cudaMalloc(&d, n * dtype_size(t)), cudaSuccess);
+    cr_assert_eq(kernel_fill_normal(d, n, t, seed, scale, 0), 0);
+    cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+    cr_assert_eq(cudaMemcpy(h, d, n * dtype_size(t), cudaMemcpyDeviceToHost), cudaSuccess);
+    cr_assert_eq(cudaFree(d), cudaSuccess);
+    return h;
+}
+
+/* Checks fill of dtype t: deterministic per seed, different across seeds, no zero, no NaN, N(0, scale^2). */
+static void check_fill(enum dtype t, float scale)
+{
+    const size_t n = (1u << 16) + 3;   /* not a multiple of the block size */
+    unsigned char *a = fill_and_copy(t, n, 42, scale), *b = fill_and_copy(t, n, 42, scale);
+    unsigned char *c = fill_and_copy(t, n, 43, scale);
+    size_t differ = 0;
+    double sum = 0, sum2 = 0;
+    cr_assert_eq(memcmp(a, b, n * dtype_size(t)), 0, "%s: the same seed gave different data", dtype_name(t));
+    for (size_t i = 0; i < n; i++) {
+        float x = elem_to_f32(a, i, t);
+        cr_assert(!elem_is_zero(a, i, t), "%s: element %zu is zero", dtype_name(t), i);
+        cr_assert(isfinite(x), "%s: element %zu is not finite", dtype_name(t), i);
+        differ += memcmp(a + i * dtype_size(t), c + i * dtype_size(t), dtype_size(t)) != 0;
+        sum += x;
+        sum2 += (double)x * x;
+    }
+    double mean = sum / (double)n, sd = sqrt(sum2 / (double)n - mean * mean);
+    cr_assert_gt(differ, n / 2, "%s: seeds 42 and 43 agree on %zu of %zu elements", dtype_name(t), n - differ, n);
+    cr_assert_lt(fabs(mean), 0.02 * scale, "%s: mean %g", dtype_name(t), mean);
+    cr_assert_lt(fabs(sd / scale - 1.0), 0.05, "%s: std %g, wanted %g", dtype_name(t), sd, (double)scale);
+    free(a);
+    free(b);
+    free(c);
+}
+
+/* Runs a chain of 2 GEMMs of dtype t and compares D with a double-precision CPU product of the copied A, B. */
+static void check_gemm(enum dtype t, long m, long n, long k, double tol)
+{
+    char err[256] = "";
+    cudaStream_t s;
+    cr_assert_eq(cudaStreamCreate(&s), cudaSuccess);
+    struct gemm_chain *g = gemm_chain_create(t, m, n, k, 2, 7, s, err, sizeof err);
+    cr_assert_not_null(g, "%s %ldx%ldx%ld: %s", dtype_name(t), m, n, k, err);
+    cr_assert_eq(gemm_chain_run(g, s), 0);
+    cr_assert_eq(cudaStreamSynchronize(s), cudaSuccess);
+    float *a = malloc(sizeof(float) * (size_t)(m * k)), *b = malloc(sizeof(float) * (size_t)(k * n));
+    float *c = malloc(sizeof(float) * (size_t)(m * n));
+    cr_assert(a && b && c);
+    cr_assert_eq(gemm_chain_copy_ab(g, a, b), 0);
+    cr_assert_eq(gemm_chain_copy_c(g, c), 0);
+    double num = 0, den = 0;
+    for (long j = 0; j < n; j++)
+        for (long i = 0; i < m; i++) {
+            double ref = 0;
+            for (long p = 0; p < k; p++)
+                ref += (double)a[i * k + p] * (double)b[j * k + p];
+            double got = c[j * m + i];
+            cr_assert(isfinite(got), "%s: D(%ld,%ld) = %g", dtype_name(t), i, j, got);
+            num += (got - ref) * (got - ref);
+            den += ref * ref;
+        }
+    double rel = sqrt(num / den);
+    cr_assert_gt(den, 0.0);
+    cr_assert_lt(rel, tol, "%s %ldx%ldx%ld: relative Frobenius error %g >= %g", dtype_name(t), m, n, k, rel, tol);
+    cr_log_info("%s %ldx%ldx%ld: relative Frobenius error %.3g (tolerance %g)", dtype_name(t), m, n, k, rel, tol);
+    free(a);
+    free(b);
+    free(c);
+    gemm_chain_destroy(g);
+    cr_assert_eq(cudaStreamDestroy(s), cudaSuccess);
+}
+
+static const double gemm_tol[DT_COUNT] = { 1e-2, 5e-3, 2e-3, 6e-2 };
+
+Test(gemm, bf16_square) { need_gpu(); check_gemm(DT_BF16, 256, 256, 256, gemm_tol[DT_BF16]); }
+Test(gemm, bf16_rect) { need_gpu(); check_gemm(DT_BF16, 384, 128, 512, gemm_tol[DT_BF16]); }
+Test(gemm, fp16_square) { need_gpu(); check_gemm(DT_FP16, 256, 256, 256, gemm_tol[DT_FP16]); }
+Test(gemm, fp16_rect) { need_gpu(); check_gemm(DT_FP16, 384, 128, 512, gemm_tol[DT_FP16]); }
+Test(gemm, tf32_square) { need_gpu(); check_gemm(DT_TF32, 256, 256, 256, gemm_tol[DT_TF32]); }
+Test(gemm, tf32_rect) { need_gpu(); check_gemm(DT_TF32, 384, 128, 512, gemm_tol[DT_TF32]); }
+Test(gemm, fp8_square) { need_gpu(); check_gemm(DT_FP8, 256, 256, 256, gemm_tol[DT_FP8]); }
+Test(gemm, fp8_rect) { need_gpu(); check_gemm(DT_FP8, 384, 128, 512, gemm_tol[DT_FP8]); }
+
+Test(fill, deterministic_nonzero_normal)
+{
+    need_gpu();
+    for (int t = 0; t < DT_COUNT; t++)
+        check_fill((enum dtype)t, 1.0f);
+    check_fill(DT_BF16, 0.25f);
+}
+
+Test(gemm, absurd_size_fails_with_message)
+{
+    need_gpu();
+    char err[256] = "";
+    struct gemm_chain *g = gemm_chain_create(DT_BF16, 1L << 20, 1L << 20, 1L << 20, 8, 1, 0, err, sizeof err);
+    cr_assert_null(g);
+    cr_assert(strstr(err, "does not fit") && strstr(err, "MiB free"), "message: '%s'", err);
+    err[0] = 0;
+    g = gemm_chain_create(DT_FP8, 100, 128, 128, 8, 1, 0, err, sizeof err);
+    cr_assert_null(g);
+    cr_assert(strstr(err, "multiples of 16"), "message: '%s'", err);
+}
+
+/* Needs no GPU: the shape rules and the arithmetic of sizes. */
+Test(gemm, host_helpers)
+{
+    char err[256];
+    cr_assert_eq(gemm_flops(2, 3, 4), 48.0);
+    cr_assert_eq(gemm_chain_bytes(DT_BF16, 8192, 8192, 8192, 8), 3 * (128ull << 20) + GEMM_WORKSPACE_BYTES + 256);
+    cr_assert_eq(gemm_chain_bytes(DT_FP8, 8192, 8192, 8192, 8),
+                 2 * (64ull << 20) + (128ull << 20) + GEMM_WORKSPACE_BYTES + 256);
+    cr_assert_eq(gemm_chain_bytes(DT_TF32, 1024, 1024, 1024, 1), 3 * (4ull << 20) + GEMM_WORKSPACE_BYTES + 256);
+    cr_assert_eq(gemm_chain_bytes(DT_BF16, -1, 8, 8, 1), SIZE_MAX);
+    cr_assert_eq(gemm_chain_bytes(DT_BF16, 1L << 62, 1L << 62, 8, 1), SIZE_MAX);
+    cr_assert_eq(gemm_shape_ok(DT_BF16, 1000, 7, 3, err, sizeof err), 0);
+    cr_assert_eq(gemm_shape_ok(DT_FP8, 384, 128, 512, err, sizeof err), 0);
+    cr_assert_eq(gemm_shape_ok(DT_FP8, 384, 128, 520, err, sizeof err), -1);
+    cr_assert(strstr(err, "multiples of 16"), "message: '%s'", err);
+    cr_assert_eq(gemm_shape_ok(DT_BF16, 0, 8, 8, err, sizeof err), -1);
+    cr_assert_eq(gemm_shape_ok(DT_BF16, 8, 8, 8, NULL, 0), 0);
+    cr_assert_eq(gemm_shape_ok(DT_COUNT, 8, 8, 8, NULL, 0), -1);
+}
+
+/* Needs no GPU (skips when there is one): without a device, create fails with a message, not a crash. */
+Test(gemm, create_without_gpu_fails_cleanly)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) == cudaSuccess && n > 0)
+        cr_skip_test("a GPU is usable: %s", "the no-GPU path is not reachable");
+    char err[256] = "";
+    cr_assert_null(gemm_chain_create(DT_BF16, 256, 256, 256, 1, 1, 0, err, sizeof err));
+    cr_assert_neq(err[0], 0);
+    cr_log_info("without a GPU: %s", err);
+}

@@ -1,0 +1,326 @@
+/* tests/test_nvml.c: the NVML loader against the scripted stand-in (tests/nvml_standin.c), the
+ * energy differentiators, the update-rate probe and its counting helpers, and CPU energy opening. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_energy.h"
+#include "nvml.h"
+#include "util.h"
+
+#define ALL_BUT(f) (((1u << GPU_F_COUNT) - 1u) & ~GPU_VALID(f))
+
+/* Points the loader at the stand-in and opens it; skips when the stand-in was not built. */
+static struct nvml *open_standin(void)
+{
+#ifdef NVML_STANDIN
+    char why[512] = "";
+    cr_assert_eq(setenv("GAUNTLET_NVML_LIB", NVML_STANDIN, 1), 0);
+    struct nvml *nv = nvml_open(why, sizeof why);
+    cr_assert_not_null(nv, "nvml_open on the stand-in failed: %s", why);
+    return nv;
+#else
+    cr_skip_test("the NVML stand-in was not built");
+    return NULL;
+#endif
+}
+
+Test(nvml, devices_and_info)
+{
+    struct nvml *nv = open_standin();
+    struct gpu_info info;
+    cr_assert_eq(nvml_device_count(nv), 2);
+    for (int d = 0; d < 2; d++) {
+        cr_assert_eq(nvml_device_info(nv, d, &info), 0);
+        cr_assert_str_eq(info.name, "Gauntlet Standin GPU");
+        cr_assert_eq(strncmp(info.uuid, "GPU-", 4), 0, "uuid %s", info.uuid);
+        cr_assert_float_eq(info.tdp_w, 700.0, 1e-9);
+        cr_assert_float_eq(info.power_limit_w, 650.0, 1e-9);
+        cr_assert_eq(info.valid, 0xfu);
+    }
+    cr_assert_neq(strcmp(info.uuid, "GPU-5a17e000-0000-4000-8000-000000000000"), 0, "devices share a uuid");
+    cr_assert_eq(nvml_device_info(nv, 2, &info), -1);
+    cr_assert_eq(nvml_device_info(nv, -1, &info), -1);
+    nvml_close(nv);
+}
+
+Test(nvml, samples_follow_the_script)
+{
+    static const double script_w[] = { 100, 400, 700, 100, 400 };
+    struct nvml *nv = open_standin();
+    struct gpu_sample s, other;
+    uint64_t last_energy = 0, last_t = 0;
+    for (int i = 0; i < 5; i++) {
+        cr_assert_eq(nvml_sample(nv, 0, &s), 0);
+        cr_assert_eq(s.valid, ALL_BUT(GPU_F_THROTTLE), "valid %#x", s.valid);
+        cr_assert_float_eq(s.power_instant_w, script_w[i], 1e-9, "sample %d: %f W", i, s.power_instant_w);
+        cr_assert_float_eq(s.power_avg_w, 350.0, 1e-9);
+        cr_assert_float_eq(s.sm_clock_mhz, 1980.0, 1e-9);
+        cr_assert_float_eq(s.temp_c, 45.0, 1e-9);
+        cr_assert_eq(s.energy_mj, 1000000ull + 250ull * (uint64_t)(i + 1));
+        cr_assert(s.t_ns >= last_t);
+        cr_assert(s.energy_mj > last_energy);
+        last_energy = s.energy_mj;
+        last_t = s.t_ns;
+    }
+    /* Each device runs its own script. */
+    cr_assert_eq(nvml_sample(nv, 1, &other), 0);
+    cr_assert_float_eq(other.power_instant_w, 100.0, 1e-9);
+    cr_assert_eq(other.energy_mj, 1000250ull);
+    cr_assert_eq(nvml_sample(nv, 2, &other), -1);
+    nvml_close(nv);
+}
+
+Test(nvml, missing_symbol_turns_off_only_its_field)
+{
+    struct nvml *nv = open_standin();
+    struct gpu_sample s;
+    /* The stand-in exports neither clocks-event-reasons symbol. */
+    cr_assert_not_null(strstr(nvml_missing(nv), "throttle_reasons"), "missing: %s", nvml_missing(nv));
+    cr_assert_null(strstr(nvml_missing(nv), "temp ("), "temperature should fall back to the legacy symbol");
+    cr_assert_eq(nvml_field_available(nv, 0, GPU_F_THROTTLE), 0);
+    cr_assert_eq(nvml_field_available(nv, 0, GPU_F_TEMP), 1);
+    cr_assert_eq(nvml_sample(nv, 0, &s), 0);
+    cr_assert_eq(s.valid & GPU_VALID(GPU_F_THROTTLE), 0u);
+    cr_assert_eq(s.throttle_reasons, 0u);
+    double v = 0;
+    cr_assert_eq(nvml_read_field(nv, 0, GPU_F_THROTTLE, &v), -1);
+    cr_assert(isnan(v));
+    cr_assert_eq(s.valid, ALL_BUT(GPU_F_THROTTLE));
+    nvml_close(nv);
+}
+
+Test(nvml, unsupported_field_is_nan_and_turned_off)
+{
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_INSTANT_UNSUPPORTED", "1", 1), 0);
+    struct nvml *nv = open_standin();
+    struct gpu_sample s;
+    cr_assert_eq(nvml_field_available(nv, 0, GPU_F_POWER_INSTANT), 1);
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(nvml_sample(nv, 0, &s), 0);
+        cr_assert(isnan(s.power_instant_w), "power_instant %f", s.power_instant_w);
+        cr_assert_eq(s.valid, ALL_BUT(GPU_F_POWER_INSTANT) & ALL_BUT(GPU_F_THROTTLE), "valid %#x", s.valid);
+        cr_assert_float_eq(s.power_avg_w, 350.0, 1e-9);
+    }
+    cr_assert_eq(nvml_field_available(nv, 0, GPU_F_POWER_INSTANT), 0);
+    cr_assert_eq(nvml_field_available(nv, 1, GPU_F_POWER_INSTANT), 1, "only GPU 0 has been asked");
+    cr_assert_not_null(strstr(nvml_missing(nv), "power_instant on GPU 0"), "missing: %s", nvml_missing(nv));
+    cr_assert_not_null(strstr(nvml_missing(nv), "Not Supported"), "missing: %s", nvml_missing(nv));
+    nvml_close(nv);
+}
+
+Test(nvml, init_failure_gives_the_reason)
+{
+#ifdef NVML_STANDIN
+    char why[512] = "";
+    cr_assert_eq(setenv("GAUNTLET_NVML_LIB", NVML_STANDIN, 1), 0);
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_INIT_FAIL", "1", 1), 0);
+    cr_assert_null(nvml_open(why, sizeof why));
+    cr_assert_not_null(strstr(why, "nvmlInit_v2"), "why: %s", why);
+    cr_assert_not_null(strstr(why, "Driver Not Loaded"), "why: %s", why);
+#else
+    cr_skip_test("the NVML stand-in was not built");
+#endif
+}
+
+Test(nvml, missing_library_names_the_path)
+{
+    const char *path = "/nonexistent/gauntlet/libnvidia-ml.so.1";
+    char why[512] = "";
+    cr_assert_eq(setenv("GAUNTLET_NVML_LIB", path, 1), 0);
+    cr_assert_null(nvml_open(why, sizeof why));
+    cr_assert_not_null(strstr(why, path), "why: %s", why);
+    cr_assert_null(nvml_open(NULL, 0), "a NULL reason buffer must be accepted");
+}
+
+Test(nvml, no_gpu)
+{
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_DEVICES", "0", 1), 0);
+    struct nvml *nv = open_standin();
+    struct gpu_sample s;
+    struct gpu_info info;
+    struct nvml_rate r[GPU_F_COUNT];
+    cr_assert_eq(nvml_device_count(nv), 0);
+    cr_assert_eq(nvml_sample(nv, 0, &s), -1);
+    cr_assert_eq(nvml_device_info(nv, 0, &info), -1);
+    cr_assert_eq(nvml_probe_rates(nv, 0, 0.01, r), -1);
+    nvml_close(nv);
+    nvml_close(NULL);
+}
+
+Test(nvml, energy_watts_between_samples)
+{
+    struct gpu_sample a = { .t_ns = 1000000000ull, .energy_mj = 5000, .valid = GPU_VALID(GPU_F_ENERGY) };
+    struct gpu_sample b = a;
+    b.t_ns += 500000000ull;   /* 0.5 s later */
+    b.energy_mj += 150000;    /* 150 J */
+    cr_assert_float_eq(nvml_energy_watts(&a, &b), 300.0, 1e-9);
+    cr_assert(isnan(nvml_energy_watts(&b, &a)), "time going back");
+    struct gpu_sample c = b;
+    c.t_ns += 1000000;
+    cr_assert(isnan(nvml_energy_watts(&b, &c)), "counter did not advance");
+    c.energy_mj = 10;
+    cr_assert(isnan(nvml_energy_watts(&b, &c)), "counter went back (driver reload)");
+    c = b;
+    c.valid = 0;
+    cr_assert(isnan(nvml_energy_watts(&a, &c)), "no energy in the sample");
+    cr_assert(isnan(nvml_energy_watts(NULL, &b)));
+
+    /* The stand-in adds 250 mJ per call: the watts are that over the samples' own time. */
+    struct nvml *nv = open_standin();
+    cr_assert_eq(nvml_sample(nv, 0, &a), 0);
+    sleep_ns(2000000);
+    cr_assert_eq(nvml_sample(nv, 0, &b), 0);
+    cr_assert_eq(b.energy_mj - a.energy_mj, 250u);
+    cr_assert_float_eq(nvml_energy_watts(&a, &b), 250.0 * 1e6 / (double)(b.t_ns - a.t_ns), 1e-9);
+    nvml_close(nv);
+}
+
+Test(nvml, energy_rate_between_counter_changes)
+{
+    /* Read every 1 ms; the counter moves every 10 ms by 3000 mJ (300 W), first at t = 4 ms. */
+    struct nvml_energy_rate rate = { 0 };
+    int finite = 0;
+    for (int ms = 0; ms < 100; ms++) {
+        struct gpu_sample s = { .t_ns = (uint64_t)ms * 1000000ull, .valid = GPU_VALID(GPU_F_ENERGY) };
+        s.energy_mj = 7000 + 3000ull * (uint64_t)((ms + 6) / 10);
+        double w = nvml_energy_rate_push(&rate, &s);
+        int changed = ms > 0 && (ms + 6) % 10 == 0;
+        if (!changed || ms == 4) {
+            cr_assert(isnan(w), "t=%d ms: expected NAN (no change, or first change after a mid-period start), got %f",
+                      ms, w);
+            continue;
+        }
+        cr_assert_float_eq(w, 300.0, 1e-9, "t=%d ms", ms);
+        finite++;
+    }
+    cr_assert_eq(finite, 9);
+    /* A reading without energy changes nothing; a counter that goes back restarts. */
+    struct gpu_sample none = { .t_ns = 200000000ull };
+    cr_assert(isnan(nvml_energy_rate_push(&rate, &none)));
+    struct gpu_sample back = { .t_ns = 201000000ull, .energy_mj = 1, .valid = GPU_VALID(GPU_F_ENERGY) };
+    cr_assert(isnan(nvml_energy_rate_push(&rate, &back)));
+    cr_assert_eq(rate.mj, 1u);
+}
+
+Test(nvml_probe, count_updates_on_arrays)
+{
+    double t[100], v[100], med = 0;
+    for (int i = 0; i < 100; i++) {
+        t[i] = i * 0.5;                /* a read every 0.5 ms */
+        v[i] = (double)(i / 20);       /* the value moves every 10 ms */
+    }
+    cr_assert_eq(nvml_count_updates(t, v, 100, &med), 4);
+    cr_assert_float_eq(med, 10.0, 1e-9);
+
+    /* NAN reads are skipped: they neither count as changes nor hide one. */
+    v[20] = NAN;
+    v[21] = NAN;
+    cr_assert_eq(nvml_count_updates(t, v, 100, &med), 4);
+    cr_assert_float_eq(med, 10.0, 1e-9, "intervals 9, 10, 10 ms");
+
+    for (int i = 0; i < 100; i++)
+        v[i] = 42;
+    cr_assert_eq(nvml_count_updates(t, v, 100, &med), 0);
+    cr_assert(isnan(med));
+    v[50] = 43;                        /* up and back down: two changes, one interval */
+    cr_assert_eq(nvml_count_updates(t, v, 100, &med), 2);
+    cr_assert_float_eq(med, 0.5, 1e-9);
+    cr_assert_eq(nvml_count_updates(t, v, 0, &med), 0);
+    cr_assert(isnan(med));
+
+    /* The median ignores one long gap. */
+    double t2[] = { 0, 1, 2, 3, 50, 51 }, v2[] = { 0, 1, 2, 3, 4, 5 };
+    cr_assert_eq(nvml_count_updates(t2, v2, 6, &med), 5);
+    cr_assert_float_eq(med, 1.0, 1e-9);
+}
+
+Test(nvml_probe, suggested_rate)
+{
+    cr_assert_float_eq(nvml_suggest_hz(10.0, 1.0), 200.0, 1e-9);
+    cr_assert_float_eq(nvml_suggest_hz(0.001, 10.0), 50000.0, 1e-9, "capped by half the call rate");
+    cr_assert(isnan(nvml_suggest_hz(NAN, 1.0)));
+    cr_assert(isnan(nvml_suggest_hz(0.0, 1.0)));
+    cr_assert_float_eq(nvml_suggest_hz(20.0, NAN), 100.0, 1e-9);
+}
+
+Test(nvml_probe, per_call_script_changes_every_read)
+{
+    struct nvml *nv = open_standin();
+    struct nvml_rate r[GPU_F_COUNT];
+    cr_assert_eq(nvml_probe_rates(nv, 0, 0.02, r), GPU_F_COUNT - 1);
+    cr_assert(r[GPU_F_POWER_INSTANT].calls > 10);
+    cr_assert_eq(r[GPU_F_POWER_INSTANT].changes, r[GPU_F_POWER_INSTANT].calls - 1);
+    cr_assert_eq(r[GPU_F_ENERGY].changes, r[GPU_F_ENERGY].calls - 1);
+    cr_assert_eq(r[GPU_F_POWER_AVG].changes, 0);
+    cr_assert_eq(r[GPU_F_THROTTLE].available, 0);
+    cr_assert_eq(nvml_probe_rates(nv, 0, 0, r), -1);
+    cr_assert_eq(nvml_probe_rates(nv, 5, 0.01, r), -1);
+    nvml_close(nv);
+}
+
+Test(nvml_probe, timed_script_rates, .timeout = 60)
+{
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_TIMED", "1", 1), 0);
+    struct nvml *nv = open_standin();
+    struct nvml_rate r[GPU_F_COUNT];
+    cr_assert_eq(nvml_probe_rates(nv, 1, 0.15, r), GPU_F_COUNT - 1);
+
+    const struct nvml_rate *pi = &r[GPU_F_POWER_INSTANT], *en = &r[GPU_F_ENERGY];
+    cr_assert(pi->available && pi->calls > 100, "power_instant calls %ld", pi->calls);
+    cr_assert(pi->changes >= 10 && pi->changes <= 40, "power_instant changes %ld (one per 5 ms)", pi->changes);
+    cr_assert(pi->median_update_ms > 3.0 && pi->median_update_ms < 10.0, "update %f ms", pi->median_update_ms);
+    cr_assert(en->changes >= 5 && en->changes <= 20, "energy changes %ld (one per 10 ms)", en->changes);
+    cr_assert(en->median_update_ms > 7.0 && en->median_update_ms < 20.0, "update %f ms", en->median_update_ms);
+    cr_assert(pi->suggested_hz > 100.0 && pi->call_us >= 0.0, "suggest %f Hz, cost %f us", pi->suggested_hz, pi->call_us);
+    for (int f = 0; f < GPU_F_COUNT; f++) {
+        if (f == GPU_F_POWER_AVG || f == GPU_F_SM_CLOCK || f == GPU_F_TEMP) {
+            cr_assert(r[f].calls > 0 && r[f].changes == 0, "%s", nvml_field_name(f));
+            cr_assert(isnan(r[f].median_update_ms) && isnan(r[f].suggested_hz), "%s", nvml_field_name(f));
+        }
+    }
+    cr_assert_eq(r[GPU_F_THROTTLE].available, 0);
+
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_not_null(f);
+    cr_assert_eq(nvml_probe_print(f, r), 0);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_not_null(strstr(text, "update_ms"));
+    cr_assert_not_null(strstr(text, "power_instant"));
+    const char *thr = strstr(text, "throttle_reasons");
+    cr_assert_not_null(thr);
+    cr_assert_not_null(strstr(thr, "-"), "a missing field prints '-', never 0:\n%s", text);
+    cr_assert_null(strstr(text, "nan"), "no 'nan' in the table:\n%s", text);
+    free(text);
+    nvml_close(nv);
+}
+
+Test(cpu_energy, opens_or_says_why)
+{
+    char why[1024] = "";
+    struct cpu_energy *ce = cpu_energy_open(why, sizeof why);
+    if (!ce) {
+        cr_assert_gt(strlen(why), 0, "cpu_energy_open failed without a reason");
+        cr_log_info("CPU energy unavailable: %s", why);
+        struct cpu_energy_sample s;
+        cr_assert_eq(cpu_energy_read(NULL, &s), -1);
+        cr_assert(isnan(s.package_j) && isnan(s.dram_j));
+        /* Opening again after a failure must not crash either. */
+        struct cpu_energy *again = cpu_energy_open(why, sizeof why);
+        cpu_energy_close(again);
+        cpu_energy_close(NULL);
+        return;
+    }
+    struct cpu_energy_sample a, b;
+    cr_assert_eq(cpu_energy_read(ce, &a), 0, "source %s", cpu_energy_source(ce));
+    sleep_ns(20000000);
+    cr_assert_eq(cpu_energy_read(ce, &b), 0);
+    cr_assert(!isnan(b.package_j) && b.package_j >= 0, "package %f J", b.package_j);
+    cr_assert(isnan(b.dram_j) || b.dram_j >= 0, "dram %f J", b.dram_j);
+    cr_assert(b.t_ns > a.t_ns);
+    cpu_energy_close(ce);
+}
