@@ -392,7 +392,9 @@ int nvml_read_field(struct nvml *nv, int dev, enum gpu_field f, double *value)
     return nvml_read(nv, dev, f, value, &u);
 }
 
-int nvml_sample(struct nvml *nv, int dev, struct gpu_sample *out)
+int nvml_sample(struct nvml *nv, int dev, struct gpu_sample *out) { return nvml_sample_fields(nv, dev, ~0u, out); }
+
+int nvml_sample_fields(struct nvml *nv, int dev, unsigned mask, struct gpu_sample *out)
 {
     double v[GPU_F_COUNT];
     uint64_t u[GPU_F_COUNT];
@@ -400,9 +402,12 @@ int nvml_sample(struct nvml *nv, int dev, struct gpu_sample *out)
         return -1;
     out->t_ns = mono_ns();
     out->valid = 0;
-    for (int f = 0; f < GPU_F_COUNT; f++)
-        if (nvml_read(nv, dev, (enum gpu_field)f, &v[f], &u[f]) == 0)
+    for (int f = 0; f < GPU_F_COUNT; f++) {
+        v[f] = NAN;
+        u[f] = 0;
+        if ((mask & GPU_VALID(f)) && nvml_read(nv, dev, (enum gpu_field)f, &v[f], &u[f]) == 0)
             out->valid |= GPU_VALID(f);
+    }
     out->power_instant_w = v[GPU_F_POWER_INSTANT];
     out->power_avg_w = v[GPU_F_POWER_AVG];
     out->energy_mj = u[GPU_F_ENERGY];

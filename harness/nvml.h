@@ -146,6 +146,8 @@ int nvml_device_info(struct nvml *nv, int dev, struct gpu_info *out);
  * first failure on a device is logged once; a field the device does not support is not asked again.
  * Not thread-safe for one struct nvml: one sampler thread per handle. */
 int nvml_sample(struct nvml *nv, int dev, struct gpu_sample *out);
+/* Samples only the fields in mask (GPU_VALID bits); the others are NAN / invalid. Same returns as nvml_sample. */
+int nvml_sample_fields(struct nvml *nv, int dev, unsigned mask, struct gpu_sample *out);
 /* Reads one field of dev as a double; 0, or -1 (unavailable or failed; *value is then NAN). */
 int nvml_read_field(struct nvml *nv, int dev, enum gpu_field f, double *value);
 /* Says whether field f of dev can still be asked for (symbol resolved, not found unsupported). */

@@ -15,6 +15,9 @@
 
 #define CUDA_SNAPSHOT_BYTES (1u << 20)   /* model state copied per checkpoint; the file repeats it */
 #define CUDA_REANCHOR_NS 10000000000ull  /* re-anchor GPU time on the host clock every 10 s */
+/* The slow NVML fields (energy: ~6 ms a call on an H100, driver 580; averaged power, clock, temperature,
+ * throttle) change at most every ~50-100 ms there (docs/performance.md): read them at most this often. */
+#define CUDA_SLOW_FIELDS_NS 100000000ull
 
 struct cuda_rank {
     int device;
@@ -79,6 +82,7 @@ struct power_source {
     struct nvml *nv;            /* NULL: no NVML here (said once) */
     int *dev;                   /* NVML device index per rank; -1 until the rank's GPU is known */
     struct nvml_energy_rate *rate;
+    uint64_t *slow_t;           /* when each rank's slow fields were last read */
 };
 
 static struct power_source *cuda_power_open(struct shm *shm, char *why, size_t n)
@@ -88,6 +92,7 @@ static struct power_source *cuda_power_open(struct shm *shm, char *why, size_t n
     ps->shm = shm;
     ps->dev = xmalloc((size_t)nranks * sizeof *ps->dev);
     ps->rate = xcalloc((size_t)nranks, sizeof *ps->rate);
+    ps->slow_t = xcalloc((size_t)nranks, sizeof *ps->slow_t);
     for (int r = 0; r < nranks; r++)
         ps->dev[r] = -1;
     ps->nv = nvml_open(why, n);
@@ -112,14 +117,23 @@ static int cuda_power_device(struct power_source *ps, int rank)
     return -1;
 }
 
-/* Samples rank's GPU: instantaneous power, with the averaged power, energy, clock, temperature, throttle. */
+/* Samples rank's GPU: instantaneous power every call; the averaged power, energy, clock, temperature and
+ * throttle reasons at most every CUDA_SLOW_FIELDS_NS (left empty on the rows in between). */
 static int cuda_power_read(struct power_source *ps, int rank, uint64_t t, struct power_reading *out)
 {
     struct gpu_sample s;
-    (void)t;
     *out = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0 };
     int d = cuda_power_device(ps, rank);
-    if (d < 0 || nvml_sample(ps->nv, d, &s) != 0)
+    if (d < 0)
+        return 0;
+    unsigned mask = GPU_VALID(GPU_F_POWER_INSTANT);
+    if (!nvml_field_available(ps->nv, d, GPU_F_POWER_INSTANT))
+        mask |= GPU_VALID(GPU_F_ENERGY);   /* power then comes from the energy counter, every call */
+    if (t - ps->slow_t[rank] >= CUDA_SLOW_FIELDS_NS) {
+        mask = ~0u;
+        ps->slow_t[rank] = t;
+    }
+    if (nvml_sample_fields(ps->nv, d, mask, &s) != 0)
         return 0;
     out->watts = s.power_instant_w;
     if (isnan(out->watts))   /* no instantaneous field: power from the energy counter */
@@ -138,6 +152,7 @@ static void cuda_power_close(struct power_source *ps)
         nvml_close(ps->nv);
     free(ps->dev);
     free(ps->rate);
+    free(ps->slow_t);
     free(ps);
 }
 
