@@ -92,6 +92,8 @@ static int cmd_run(int argc, char **argv)
                                           { "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 } };
     const char *backend = "auto", *out = NULL, *seed = NULL;
     int headless = !isatty(STDOUT_FILENO), c;
+    if (supervisor_block_signals() != 0)   /* before the backend probe starts any library thread */
+        return EXIT_ENV;
     optind = 0;   /* 0: GNU getopt re-initialises, and permutes so options may follow the scenario */
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {

@@ -31,7 +31,6 @@ struct sup {
     int *alive, *ready;
     double *watts;             /* last sample per rank */
     int sigfd, timerfd;
-    sigset_t oldmask;
     int run;                   /* mitigation in progress, -1 before the first */
     int running;               /* a run's CMD_RUN was sent and it has not finished */
     struct run_stats rs;
@@ -41,6 +40,8 @@ struct sup {
     uint64_t t0, last_progress, last_sample;
     uint64_t samples;
 };
+
+static sigset_t sup_oldmask;   /* the mask before supervisor_block_signals, restored in each worker */
 
 /* Records that the run failed (first reason wins) and tells every worker to give up at once. */
 static void sup_fail(struct sup *s, const char *reason)
@@ -253,6 +254,7 @@ static void sup_step(struct sup *s)
         SYSERR("poll");
     if (pfd[0].revents & POLLIN)
         sup_signals(s);
+    sup_reap(s);   /* also without SIGCHLD: cheap, and proof against a signal taken by a library's thread */
     sup_drain(s);
     uint64_t now = mono_ns();
     if (pfd[1].revents & POLLIN) {
@@ -284,7 +286,7 @@ static int sup_spawn(struct sup *s, int rank)
     if (p < 0)
         return SYSERR("fork");
     if (p == 0) {
-        sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+        sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != s->shm.hdr->supervisor_pid)
             _exit(EXIT_ENV);
@@ -373,8 +375,8 @@ static json_t *sup_summary(struct sup *s, int code, const char *started)
     return j;
 }
 
-/* Sets up signals and the sampling timer. */
-static int sup_fds(struct sup *s)
+/* Returns the signals the supervisor takes through its signalfd. */
+static sigset_t sup_sigset(void)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -382,8 +384,19 @@ static int sup_fds(struct sup *s)
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGHUP);
-    if (sigprocmask(SIG_BLOCK, &set, &s->oldmask) != 0)
-        return SYSERR("sigprocmask");
+    return set;
+}
+
+int supervisor_block_signals(void)
+{
+    sigset_t set = sup_sigset();
+    return sigprocmask(SIG_BLOCK, &set, &sup_oldmask) != 0 ? SYSERR("sigprocmask") : 0;
+}
+
+/* Sets up the signalfd and the sampling timer. */
+static int sup_fds(struct sup *s)
+{
+    sigset_t set = sup_sigset();
     s->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
     if (s->sigfd < 0)
         return SYSERR("signalfd");
@@ -469,7 +482,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     shm_close(&s.shm);
     close(s.sigfd);
     close(s.timerfd);
-    sigprocmask(SIG_SETMASK, &s.oldmask, NULL);
+    sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
     free(s.pid);
     free(s.alive);
     free(s.ready);

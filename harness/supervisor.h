@@ -13,6 +13,11 @@ struct run_options {
     int headless;
 };
 
+/* Blocks the signals the supervisor reads through its signalfd. Call it first, before any library (CUDA,
+ * NCCL, NVML) starts a thread: threads inherit the mask, and one that did not block SIGCHLD or SIGINT would
+ * take it and the supervisor would never see it. */
+int supervisor_block_signals(void);
+
 /* Runs the scenario on the backend; returns the exit code (0 ok, 1 run failed or stopped, 3 environment). */
 int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, const struct run_options *opt);
 

@@ -22,15 +22,16 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGAUNTLET_WERROR=ON >"$out/cm
   cmake --build "$build" -j"$(nproc)" >>"$out/cmake.log" 2>&1 || { log "build failed: see $out/cmake.log"; tail -30 "$out/cmake.log"; exit 3; }
 grep -q "building the cuda backend" "$out/cmake.log" || { log "the cuda backend was not built: see $out/cmake.log"; exit 3; }
 g="$build/gauntlet"
+to() { timeout --kill-after=10 "$@"; }   # nothing here may hang the check
 
 log "== tests"
-ctest --test-dir "$build" --output-on-failure -j1 >"$out/tests.log" 2>&1
+ctest --test-dir "$build" --output-on-failure -j1 --timeout 180 >"$out/tests.log" 2>&1
 tests_rc=$?
-for t in "$build"/tests/test_cuda_*; do "$t" --verbose >>"$out/tests-cuda-verbose.log" 2>&1; done
+for t in "$build"/tests/test_cuda_*; do to 180 "$t" --verbose >>"$out/tests-cuda-verbose.log" 2>&1; done
 
 log "== bench gemm"
 iters=50; [ "${QUICK:-0}" = 1 ] && iters=20
-"$g" bench gemm --dtype all --iters $iters >"$out/bench-gemm.txt" 2>&1; gemm_rc=$?
+to 300 "$g" bench gemm --dtype all --iters $iters >"$out/bench-gemm.txt" 2>&1; gemm_rc=$?
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   python3 - >"$out/torch-matmul.txt" 2>&1 <<'PY'
 import torch
@@ -52,25 +53,25 @@ PY
 fi
 
 log "== bench allreduce"
-"$g" bench allreduce --maxbytes 1G >"$out/bench-allreduce.txt" 2>&1; ar_rc=$?
+to 300 "$g" bench allreduce --maxbytes 1G >"$out/bench-allreduce.txt" 2>&1; ar_rc=$?
 
 sc=scenarios/gpu-single.yaml
-[ "${QUICK:-0}" = 1 ] && iters_sc=10 || iters_sc=25
+[ "${QUICK:-0}" = 1 ] && iters_sc=8 || iters_sc=25
 log "== sampling probe (idle, then under the gpu-single load)"
-"$g" bench sampling --seconds 2 >"$out/sampling-idle.txt" 2>&1
-sed -e "s/^iterations: .*/iterations: 20/" $sc >"$out/scenario-load.yaml"
-"$g" run "$out/scenario-load.yaml" --backend cuda --headless --out "$out/run-load" >"$out/run-load.log" 2>&1 &
+to 120 "$g" bench sampling --seconds 2 >"$out/sampling-idle.txt" 2>&1
+sed -e "s/^iterations: .*/iterations: $((iters_sc + 6))/" $sc >"$out/scenario-load.yaml"
+to 300 "$g" run "$out/scenario-load.yaml" --backend cuda --headless --out "$out/run-load" >"$out/run-load.log" 2>&1 &
 load=$!
 sleep 5
-"$g" bench sampling --seconds 2 >"$out/sampling.txt" 2>&1; samp_rc=$?
+to 120 "$g" bench sampling --seconds 2 >"$out/sampling.txt" 2>&1; samp_rc=$?
 wait $load
 
 log "== reference trace and sampler overhead"
 hz=1000   # the top rate: the instantaneous field costs well under 1 us a read
 sed -e "s/^iterations: .*/iterations: $iters_sc/" -e "s/sample_hz: [0-9.]*/sample_hz: 0/" $sc >"$out/scenario-off.yaml"
 sed -e "s/^iterations: .*/iterations: $iters_sc/" -e "s/sample_hz: [0-9.]*/sample_hz: $hz/" $sc >"$out/scenario-on.yaml"
-"$g" run "$out/scenario-off.yaml" --backend cuda --headless --out "$out/run-off" >"$out/run-off.log" 2>&1; off_rc=$?
-"$g" run "$out/scenario-on.yaml" --backend cuda --headless --out "$out/trace" >"$out/run-on.log" 2>&1; on_rc=$?
+to 300 "$g" run "$out/scenario-off.yaml" --backend cuda --headless --out "$out/run-off" >"$out/run-off.log" 2>&1; off_rc=$?
+to 300 "$g" run "$out/scenario-on.yaml" --backend cuda --headless --out "$out/trace" >"$out/run-on.log" 2>&1; on_rc=$?
 
 log "== table"
 row "GPU" "$(tail -n +2 "$out/nvidia-smi.csv" 2>/dev/null | head -1)"
