@@ -77,7 +77,7 @@ log "== table"
 row "GPU" "$(tail -n +2 "$out/nvidia-smi.csv" 2>/dev/null | head -1)"
 row "tests (ctest)" "$([ $tests_rc = 0 ] && echo passed || echo FAILED) ($(grep -E 'tests passed' "$out/tests.log"))"
 row "GPU tests run / skipped" "$(grep -c '^\[RUN \]' "$out/tests-cuda-verbose.log" 2>/dev/null) / $(grep -c '\[SKIP\]' "$out/tests-cuda-verbose.log" 2>/dev/null)"
-while read -r line; do row "bench gemm" "$line"; done < <(grep -E '^(bf16|fp16|tf32|fp8) ' "$out/bench-gemm.txt")
+while read -r line; do row "bench gemm" "$line"; done < <(grep -E '^ *(bf16|fp16|tf32|fp8) ' "$out/bench-gemm.txt")
 [ -s "$out/torch-matmul.txt" ] && row "PyTorch reference" "$(tail -1 "$out/torch-matmul.txt")"
 row "bench allreduce (largest)" "$(grep -E '^ *[0-9]+ ' "$out/bench-allreduce.txt" | tail -1)"
 row "bench allreduce note" "$(grep -iE 'busbw needs' "$out/bench-allreduce.txt" | head -1)"

