@@ -30,8 +30,7 @@ struct gemm_chain {
     cublasLtMatrixLayout_t la, lb, ld;     /* ld describes both C and D */
     cublasLtMatmulAlgo_t algo;
     void *a, *b, *d, *ws;
-    void *c;                               /* C: d itself, except fp8 (cuBLASLt on Hopper refuses fp8 in place) */
-    float *scales;                         /* fp8 only: device {1, 1}, the A and B scale factors */
+    float *scales;                         /* fp8 only: the A scale at [0], the B scale at [GEMM_SCALE_STRIDE] */
 };
 
 /* Returns the cuBLASLt element type of the inputs of t. */
@@ -98,8 +97,7 @@ size_t gemm_chain_bytes(enum dtype t, long m, long n, long k, int count)
     if ((unsigned)t >= DT_COUNT)
         return SIZE_MAX;
     size_t parts[] = { gemm_matrix_bytes(k, m, dtype_size(t)), gemm_matrix_bytes(k, n, dtype_size(t)),
-                       gemm_matrix_bytes(m, n, gemm_out_size(t)),
-                       t == DT_FP8 ? gemm_matrix_bytes(m, n, gemm_out_size(t)) : 0, GEMM_WORKSPACE_BYTES, 256 };
+                       gemm_matrix_bytes(m, n, gemm_out_size(t)), GEMM_WORKSPACE_BYTES, 256 };
     size_t sum = 0;
     for (size_t i = 0; i < ARRAY_LEN(parts); i++)
         if (parts[i] == SIZE_MAX || __builtin_add_overflow(sum, parts[i], &sum))
@@ -140,7 +138,7 @@ static int gemm_describe(struct gemm_chain *g)
         CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb)))
         return -1;
     if (g->t == DT_FP8) {
-        const float *sa = g->scales, *sb = g->scales + 1;
+        const float *sa = g->scales, *sb = g->scales + GEMM_SCALE_STRIDE;
         if (CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa,
                                                         sizeof sa)) ||
             CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb,
@@ -179,13 +177,12 @@ static int gemm_pick_algo(struct gemm_chain *g)
 /* Allocates A, B, D, the workspace and (fp8) the scales of g, and fills A and B from seed on s. */
 static int gemm_alloc_fill(struct gemm_chain *g, unsigned long long seed, cudaStream_t s)
 {
-    static const float ones[2] = { 1.0f, 1.0f };
+    static const float ones[GEMM_SCALE_STRIDE + 1] = { [0] = 1.0f, [GEMM_SCALE_STRIDE] = 1.0f };
     size_t na = (size_t)g->k * (size_t)g->m, nb = (size_t)g->k * (size_t)g->n, nd = (size_t)g->m * (size_t)g->n;
     struct rng r;
     if (CUDA_CHECK(cudaMalloc(&g->a, na * dtype_size(g->t))) ||
         CUDA_CHECK(cudaMalloc(&g->b, nb * dtype_size(g->t))) ||
         CUDA_CHECK(cudaMalloc(&g->d, nd * gemm_out_size(g->t))) ||
-        (g->t == DT_FP8 ? CUDA_CHECK(cudaMalloc(&g->c, nd * gemm_out_size(g->t))) : (g->c = g->d, 0)) ||
         CUDA_CHECK(cudaMalloc(&g->ws, GEMM_WORKSPACE_BYTES)))
         return -1;
     if (g->t == DT_FP8 && (CUDA_CHECK(cudaMalloc((void **)&g->scales, sizeof ones)) ||
@@ -196,8 +193,7 @@ static int gemm_alloc_fill(struct gemm_chain *g, unsigned long long seed, cudaSt
     rng_seed(&r, seed, 0);
     unsigned long long seed_a = rng_next(&r), seed_b = rng_next(&r);
     if (kernel_fill_normal(g->a, na, g->t, seed_a, 1.0f, s) || kernel_fill_normal(g->b, nb, g->t, seed_b, 1.0f, s) ||
-        CUDA_CHECK(cudaMemsetAsync(g->d, 0, nd * gemm_out_size(g->t), s)) ||
-        (g->c != g->d && CUDA_CHECK(cudaMemsetAsync(g->c, 0, nd * gemm_out_size(g->t), s))))
+        CUDA_CHECK(cudaMemsetAsync(g->d, 0, nd * gemm_out_size(g->t), s)))
         return -1;
     return 0;
 }
@@ -251,7 +247,7 @@ fail:
 int gemm_chain_run(struct gemm_chain *g, cudaStream_t s)
 {
     for (int i = 0; i < g->count; i++)
-        if (CUBLAS_CHECK(cublasLtMatmul(g->lt, g->op, &g->alpha, g->a, g->la, g->b, g->lb, &g->beta, g->c, g->ld,
+        if (CUBLAS_CHECK(cublasLtMatmul(g->lt, g->op, &g->alpha, g->a, g->la, g->b, g->lb, &g->beta, g->d, g->ld,
                                         g->d, g->ld, &g->algo, g->ws, GEMM_WORKSPACE_BYTES, s)) != 0)
             return -1;
     return 0;
@@ -349,7 +345,7 @@ void gemm_chain_destroy(struct gemm_chain *g)
         CUBLAS_CHECK(cublasLtMatmulDescDestroy(g->op));
     if (g->lt)
         CUBLAS_CHECK(cublasLtDestroy(g->lt));
-    void *bufs[] = { g->a, g->b, g->d, g->ws, g->scales, g->c != g->d ? g->c : NULL };
+    void *bufs[] = { g->a, g->b, g->d, g->ws, g->scales };
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
         if (bufs[i])
             CUDA_CHECK(cudaFree(bufs[i]));

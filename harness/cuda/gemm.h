@@ -18,6 +18,9 @@
 
 /* Workspace offered to cuBLASLt (cudaMalloc'd once per chain). */
 #define GEMM_WORKSPACE_BYTES (32ull << 20)
+/* fp8 scale factors sit 256 bytes apart: cuBLASLt 13.1 on an H100 answers CUBLAS_STATUS_NOT_SUPPORTED for
+ * every algorithm when the B scale pointer is the A scale pointer + 4 bytes (measured 2026-11-23). */
+#define GEMM_SCALE_STRIDE 64   /* floats */
 
 /* Opaque: cuBLASLt handle, matmul descriptor, layouts, chosen algorithm, workspace, A/B/D buffers. */
 struct gemm_chain;
