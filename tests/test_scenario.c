@@ -118,7 +118,7 @@ Test(scenario, defaults_fill_what_is_not_given)
     cr_assert_eq(sc.workload.checkpoint.bytes, 64u << 20);
     cr_assert_float_eq(sc.power.sample_hz, 100, 1e-12);
     cr_assert_float_eq(sc.heartbeat.interval_s, 0.1, 1e-12);
-    cr_assert_float_eq(sc.sim.compute_w, 690, 1e-12);
+    cr_assert_float_eq(sc.sim.compute_w, 780, 1e-12);
     cr_assert_eq(sc.n_mitigations, 1);
     cr_assert_str_eq(sc.mitigations[0].name, "none");
 }
