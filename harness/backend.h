@@ -64,6 +64,7 @@ struct backend_ops {
     int (*allreduce)(void *b, struct worker_ctx *w);             /* the all-reduce; reports its phase edges */
     int (*snapshot)(void *b, const void **state, size_t *len);   /* host copy of the model state (checkpoints) */
     double (*device_bytes)(void *b);                             /* device memory this rank holds */
+    double (*clock_error)(void *b);   /* seconds: how far its phase times may sit from the host clock; may be NULL */
     void (*fini)(void *b);
 };
 

@@ -24,7 +24,7 @@ const char *phase_name(int phase);
 
 /* What a worker reports. */
 enum wev_type {
-    WEV_READY = 1,     /* backend initialised; a = device memory used (bytes) */
+    WEV_READY = 1,     /* backend initialised; a = device memory used (bytes), b = clock uncertainty (s) */
     WEV_PHASE_BEGIN,   /* phase starts at t_ns */
     WEV_PHASE_END,     /* phase ends at t_ns; compute: a = flops; comm: a = bytes; checkpoint: a = bytes */
     WEV_ITER,          /* iteration iter done at t_ns; a = its duration (s) */

@@ -65,7 +65,8 @@ static void sup_event(struct sup *s, const struct wevent *ev)
     case WEV_READY:
         s->ready[ev->rank] = 1;
         type = "ready";
-        o = json_pack("{s:i, s:i, s:f}", "rank", ev->rank, "pid", c->pid, "device_bytes", ev->a);
+        o = json_pack("{s:i, s:i, s:f, s:f, s:s}", "rank", ev->rank, "pid", c->pid, "device_bytes", ev->a,
+                      "clock_err_s", ev->b, "device", c->device);
         break;
     case WEV_PHASE_BEGIN:
     case WEV_PHASE_END:

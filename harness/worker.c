@@ -145,7 +145,8 @@ int worker_main(int argc, char **argv)
     w.b = w.ops->init(&w, why, sizeof why);
     if (!w.b)
         worker_fail(&w, EXIT_ENV, why);
-    worker_emit(&w, WEV_READY, PH_IDLE, mono_ns(), w.ops->device_bytes ? w.ops->device_bytes(w.b) : 0, 0);
+    worker_emit(&w, WEV_READY, PH_IDLE, mono_ns(), w.ops->device_bytes ? w.ops->device_bytes(w.b) : 0,
+                w.ops->clock_error ? w.ops->clock_error(w.b) : 0);
     atomic_store(&w.ctl->state, WS_READY);
     uint64_t step = (uint64_t)(w.sc->heartbeat.interval_s * 1e9);
     for (;;) {

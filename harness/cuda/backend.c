@@ -287,6 +287,9 @@ static double cuda_device_bytes(void *b)
     return cudaMemGetInfo(&free_b, &total) == cudaSuccess ? (double)(total - free_b) : NAN;
 }
 
+/* Returns half the window in which the GPU stamped the anchor event: the error of every phase time. */
+static double cuda_clock_error(void *b) { return ((struct cuda_rank *)b)->anchor_err_ns * 1e-9; }
+
 static void cuda_fini(void *b)
 {
     struct cuda_rank *c = b;
@@ -322,5 +325,6 @@ const struct backend_ops backend_cuda = {
     .allreduce = cuda_allreduce,
     .snapshot = cuda_snapshot,
     .device_bytes = cuda_device_bytes,
+    .clock_error = cuda_clock_error,
     .fini = cuda_fini,
 };

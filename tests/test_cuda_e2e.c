@@ -1,0 +1,87 @@
+/* tests/test_cuda_e2e.c: the real NVML and a one-rank cuda run end to end, on this machine's GPU. Without a
+ * usable GPU every test here skips, saying why. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "e2e.h"
+#include "nvml.h"
+#include "util.h"
+
+/* Skips the test unless a GPU is usable here. */
+static void need_gpu(void)
+{
+    char why[256];
+    if (backend_find("cuda")->probe(why, sizeof why) != 0)
+        cr_skip_test("%s", why);
+}
+
+Test(nvml_gpu, plausible_watts_and_a_rising_energy_counter, .timeout = 30)
+{
+    need_gpu();
+    char why[256];
+    struct nvml *nv = nvml_open(why, sizeof why);
+    cr_assert(nv, "a GPU is usable but NVML is not: %s", why);
+    cr_assert_gt(nvml_device_count(nv), 0);
+    struct gpu_sample a, b;
+    cr_assert_eq(nvml_sample(nv, 0, &a), 0);
+    sleep_ns(500000000);   /* the counter updates every ~100 ms on an H100 */
+    cr_assert_eq(nvml_sample(nv, 0, &b), 0);
+    cr_assert(a.valid & GPU_VALID(GPU_F_POWER_INSTANT), "no instantaneous power: %s", nvml_missing(nv));
+    cr_assert(a.power_instant_w > 20 && a.power_instant_w < 2000, "watts %f", a.power_instant_w);
+    cr_assert(b.valid & GPU_VALID(GPU_F_ENERGY), "no energy counter: %s", nvml_missing(nv));
+    cr_assert_gt(b.energy_mj, a.energy_mj, "the energy counter did not rise in 0.5 s");
+    double w = nvml_energy_watts(&a, &b);
+    cr_assert(w > 20 && w < 2000, "watts from energy %f", w);
+    nvml_close(nv);
+}
+
+/* Returns the median of the watts of rows of phase in a power.csv text. */
+static double median_watts(char *csv, const char *phase)
+{
+    static double v[1 << 16];
+    int n = 0;
+    for (char *line = strchr(csv, '\n') + 1; *line && n < (1 << 16); line = strchr(line, '\n') + 1) {
+        double t, w;
+        int rank;
+        char ph[32];
+        if (sscanf(line, "%lf,%d,%lf,%31[a-z]", &t, &rank, &w, ph) == 4 && strcmp(ph, phase) == 0)
+            v[n++] = w;
+    }
+    cr_assert_gt(n, 10, "too few %s samples", phase);
+    for (int i = 1; i < n; i++)   /* insertion sort: a few thousand values */
+        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            double x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+    return v[n / 2];
+}
+
+Test(cuda_run, one_rank_shows_the_compute_comm_swing, .timeout = 120)
+{
+    need_gpu();
+    const char *sc = e2e_scenario("name: gpu-e2e\nranks: 1\niterations: 4\nworkload:\n"
+                                  "  gemm: {m: 8192, n: 8192, k: 8192, count: 320}\n"
+                                  "  allreduce: {bytes: 1GiB, emulate_busbw: 4, emulate_ranks: 1024}\n"
+                                  "power: {sample_hz: 200}\nheartbeat: {timeout: 30s}\n");
+    const char *out = e2e_outdir();
+    int rc = e2e_run("/tmp/gauntlet-cuda-e2e.log", (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
+    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-e2e.log", rc);
+    json_t *s = e2e_summary(out);
+    json_t *r = json_array_get(json_object_get(s, "runs"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(r, "iterations")), 4);
+    cr_assert_gt(json_real_value(json_object_get(r, "tflops")), 100, "a bf16 GEMM chain below 100 TFLOP/s");
+    json_decref(s);
+    char path[512];
+    snprintf(path, sizeof path, "%s/power.csv", out);
+    char *csv = e2e_read(path);
+    double compute = median_watts(csv, "compute"), comm = median_watts(csv, "comm");
+    free(csv);
+    cr_assert_gt(compute, comm + 100, "compute %.0f W vs comm %.0f W: no swing", compute, comm);
+    cr_assert_eq(e2e_count_events(out, "phase_begin"), 8);
+}
