@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "faults/fault.h"
 #include "scenario.h"
 #include "shm.h"
 
@@ -26,12 +27,29 @@ struct worker_ctx {
     uint64_t iter_t0;   /* first phase begin of the iteration in progress */
     uint64_t last_end;  /* last phase end */
     char err[256];      /* a hook that fails writes why here */
+    /* faults and detectors */
+    double slow_factor;        /* straggler: phases take this many times longer, until slow_until_ns */
+    uint64_t slow_until_ns;
+    int fault_now;             /* index of the fault being carried out, for worker_fault_done */
+    int pending[SC_MAX_FAULTS];/* faults sent by the supervisor (at_s, rate, by hand), not yet carried out */
+    int n_pending;
+    uint64_t replay_ref;       /* replay detector: the hash of the first replay */
+    double detect_cost_s[8];   /* time spent in each worker-side detector (enum detector_id) this run */
 };
 
 /* Reports a phase edge at t_ns (the backend calls it, since only it knows when its work really ran). */
 void worker_phase(struct worker_ctx *w, int phase, int begin, uint64_t t_ns, double a);
 /* Proves the worker is alive (called by backends inside long waits that are progress, not hangs). */
 void worker_beat(struct worker_ctx *w);
+/* Reaches point of the iteration (enum inject_point): carries out the faults due there and runs the
+ * worker-side detectors that check there. Backends call it where the data of that point is live. */
+void worker_point(struct worker_ctx *w, int point);
+/* Reports that worker-side detector det (enum detector_id) fired, with a note. */
+void worker_emit_detect(struct worker_ctx *w, int det, const char *note);
+/* Reports that the fault in progress was carried out (what: a description); before a crash or a hang too. */
+void worker_fault_done(struct worker_ctx *w, const char *what);
+/* Returns the factor by which a straggling rank stretches its phases now (1 when it is not straggling). */
+double worker_slowdown(struct worker_ctx *w);
 
 /* One power reading of a rank. NAN where not measured. */
 struct power_reading {
@@ -65,6 +83,14 @@ struct backend_ops {
     int (*snapshot)(void *b, const void **state, size_t *len);   /* host copy of the model state (checkpoints) */
     double (*device_bytes)(void *b);                             /* device memory this rank holds */
     double (*clock_error)(void *b);   /* seconds: how far its phase times may sit from the host clock; may be NULL */
+    /* faults and detection; each may be NULL when the backend cannot do it */
+    int (*corrupt)(void *b, const struct corruption *c, char *what, size_t n);  /* flip bits in a live buffer */
+    void (*hang)(void *b);                                       /* stop making progress on the device */
+    int (*break_comm)(void *b, char *what, size_t n);            /* make the communicator fail */
+    int (*abft)(void *b, double *err, double *tol);              /* check the GEMM output; 1: corrupted */
+    int (*fingerprint)(void *b, uint64_t *h);                    /* hash of the reduced buffer and the state */
+    int (*replay)(void *b, uint64_t *h);                         /* recompute the fixed GEMM; hash of its output */
+    int (*restore)(void *b, const void *state, size_t len);      /* load the model state (checkpoint, replica) */
     void (*fini)(void *b);
 };
 

@@ -8,7 +8,10 @@
 
 #include "backend.h"
 #include "bench.h"
+#include "detectors/detector.h"
+#include "faults/fault.h"
 #include "mitigations/mitigation.h"
+#include "recovery/recovery.h"
 #include "results.h"
 #include "scenario.h"
 #include "supervisor.h"
@@ -42,8 +45,15 @@ static int usage_error(const char *fmt, const char *arg)
 static void check_tables(void)
 {
     char why[256];
-    if (backend_table_check(why, sizeof why) != 0 || mitigation_table_check(why, sizeof why) != 0)
+    const struct plugin_kind *kinds[] = { &plugin_mitigations, &plugin_faults, &plugin_detectors, &plugin_recoveries };
+    if (backend_table_check(why, sizeof why) != 0)
         gl_die(EXIT_ENV, "internal: %s", why);
+    for (size_t i = 0; i < ARRAY_LEN(kinds); i++)
+        if (plugin_table_check(kinds[i], why, sizeof why) != 0)
+            gl_die(EXIT_ENV, "internal: %s", why);
+    for (int d = 0; d < DET_COUNT; d++)
+        if (!detector_table[d] || detector_table[d]->id != d)
+            gl_die(EXIT_ENV, "internal: detector_table is not in enum detector_id order at %d", d);
 }
 
 /* Picks the backend: auto takes cuda when a GPU is usable, else sim, and says which. */
@@ -175,13 +185,20 @@ static int cmd_list(int argc, char **argv)
         int ok = b->probe(why, sizeof why) == 0;
         printf("  %-12s %s\n  %-12s %s%s\n", b->name, b->help, "", ok ? "available" : "unavailable: ", ok ? "" : why);
     }
-    printf("mitigations:\n");
-    for (int i = 0; mitigation_table[i]; i++) {
-        printf("  %-12s %s\n", mitigation_table[i]->name, mitigation_table[i]->help);
-        if (mitigation_table[i]->params)
-            scenario_print_keys(stdout, mitigation_table[i]->params, mitigation_table[i]->name);
+    const struct plugin_kind *kinds[] = { &plugin_mitigations, &plugin_faults, &plugin_detectors, &plugin_recoveries };
+    const char *titles[] = { "mitigations", "faults", "detectors", "recoveries" };
+    for (size_t k = 0; k < ARRAY_LEN(kinds); k++) {
+        printf("%s:\n", titles[k]);
+        for (int i = 0; kinds[k]->table[i]; i++) {
+            const struct plugin_ops *p = kinds[k]->table[i];
+            printf("  %-12s %s\n", p->name, p->help);
+            if (kinds[k] == &plugin_detectors)
+                printf("  %-12s catches: %s%s\n", "", detector_table[i]->catches,
+                       detector_table[i]->always ? " (always on)" : "");
+            if (p->params)
+                scenario_print_keys(stdout, p->params, p->name);
+        }
     }
-    printf("faults, detectors, recoveries: none in this version\n");
     if (keys) {
         printf("scenario keys:\n");
         scenario_print_keys(stdout, scenario_params, "");

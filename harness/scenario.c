@@ -9,7 +9,10 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "detectors/detector.h"
+#include "faults/fault.h"
 #include "mitigations/mitigation.h"
+#include "recovery/recovery.h"
 #include "util.h"
 
 #define SC(field) offsetof(struct scenario, field)
@@ -120,6 +123,9 @@ const struct param scenario_params[] = {
     { "heartbeat", PT_SECTION, SC(heartbeat), .sub = heartbeat_params, .help = "liveness of workers" },
     { "sim", PT_SECTION, SC(sim), .sub = sim_params, .help = "the sim backend's model" },
     { "mitigations", PT_LIST, 0, 0, .def = "[none]", .help = "list of mitigations, each run in turn: a name or {name: {params}}" },
+    { "faults", PT_LIST, 0, 0, .def = "[]", .help = "faults to inject: {kind, at|at_s|rate_per_hour, rank, params}" },
+    { "detectors", PT_LIST, 0, 0, .def = "[]", .help = "detectors to run besides exit, heartbeat and comm (always on)" },
+    { "recovery", PT_LIST, 0, 0, .def = "none", .help = "what happens after a failure: a name or {name: {params}}" },
     { 0 },
 };
 
@@ -162,14 +168,13 @@ static void sc_key_list(const struct param *table, char *out, size_t n)
 static int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *map, void *base, const char *prefix,
                       struct scenario *sc);
 
-/* Parses one mitigation entry: "name" or {name: {param: value}}. */
-static int sc_mitigation(struct sc_ctx *c, yaml_node_t *item, struct scenario *sc, int idx)
+/* Parses one plug-in entry of kind: "name" or {name: {param: value}}, into spec. */
+static int sc_plugin(struct sc_ctx *c, const struct plugin_kind *kind, yaml_node_t *item, struct plugin_spec *spec,
+                     const char *key, struct scenario *sc)
 {
-    struct mitigation_spec *m = &sc->mitigations[idx];
-    char key[64], known[512];
+    char known[512];
     yaml_node_t *params = NULL;
     const char *name = sc_scalar(item);
-    snprintf(key, sizeof key, "mitigations[%d]", idx);
     if (!name && item->type == YAML_MAPPING_NODE &&
         item->data.mapping.pairs.top - item->data.mapping.pairs.start == 1) {
         yaml_node_pair_t *pair = item->data.mapping.pairs.start;
@@ -177,20 +182,18 @@ static int sc_mitigation(struct sc_ctx *c, yaml_node_t *item, struct scenario *s
         params = yaml_document_get_node(c->doc, pair->value);
     }
     if (!name)
-        return sc_error(c, item, key, "expected a mitigation name or {name: {parameters}}");
-    int mi = mitigation_find(name);
-    if (mi < 0) {
-        size_t used = 0;
-        for (int i = 0; mitigation_table[i]; i++)
-            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", mitigation_table[i]->name);
-        return sc_error(c, item, key, "unknown mitigation '%s' (expected one of: %s)", name, known);
+        return sc_error(c, item, key, "expected a %s name or {name: {parameters}}", kind->what);
+    int idx = plugin_find(kind, name);
+    if (idx < 0) {
+        plugin_names(kind, known, sizeof known);
+        return sc_error(c, item, key, "unknown %s '%s' (expected one of: %s)", kind->what, name, known);
     }
-    const struct mitigation_ops *ops = mitigation_table[mi];
-    memset(m, 0, sizeof *m);
-    str_copy(m->name, sizeof m->name, name);
-    m->index = mi;
-    m->line = (int)item->start_mark.line + 1;
-    if (ops->params && param_defaults(ops->params, m->params) != 0)
+    const struct plugin_ops *ops = kind->table[idx];
+    memset(spec, 0, sizeof *spec);
+    str_copy(spec->name, sizeof spec->name, name);
+    spec->index = idx;
+    spec->line = (int)item->start_mark.line + 1;
+    if (ops->params && param_defaults(ops->params, spec->params) != 0)
         return sc_error(c, item, key, "internal: defaults of '%s' do not parse", name);
     if (params && !(params->type == YAML_SCALAR_NODE && !*sc_scalar(params))) {
         if (params->type != YAML_MAPPING_NODE)
@@ -198,30 +201,140 @@ static int sc_mitigation(struct sc_ctx *c, yaml_node_t *item, struct scenario *s
         if (!ops->params)
             return params->data.mapping.pairs.top == params->data.mapping.pairs.start
                        ? 0
-                       : sc_error(c, params, key, "mitigation '%s' takes no parameters", name);
+                       : sc_error(c, params, key, "%s '%s' takes no parameters", kind->what, name);
         char prefix[96];
         snprintf(prefix, sizeof prefix, "%s.%s", key, name);
-        return sc_mapping(c, ops->params, params, m->params, prefix, sc);
+        return sc_mapping(c, ops->params, params, spec->params, prefix, sc);
     }
     return 0;
 }
 
-/* Parses the mitigations list (a sequence; a single name is accepted too). */
-static int sc_mitigations(struct sc_ctx *c, yaml_node_t *node, struct scenario *sc)
+/* Parses a list of plug-ins of kind (a single entry is accepted too) into specs; *count gets their number. */
+static int sc_plugins(struct sc_ctx *c, const struct plugin_kind *kind, yaml_node_t *node, struct plugin_spec *specs,
+                      int max, int *count, const char *key, int allow_empty, struct scenario *sc)
 {
+    char k[64];
     if (node->type != YAML_SEQUENCE_NODE) {
-        sc->n_mitigations = 1;
-        return sc_mitigation(c, node, sc, 0);
+        *count = 1;
+        snprintf(k, sizeof k, "%s[0]", key);
+        return sc_plugin(c, kind, node, &specs[0], k, sc);
     }
     int n = (int)(node->data.sequence.items.top - node->data.sequence.items.start);
-    if (n == 0)
-        return sc_error(c, node, "mitigations", "expected at least one mitigation (e.g. [none])");
-    if (n > SC_MAX_MITIGATIONS)
-        return sc_error(c, node, "mitigations", "expected at most %d mitigations, got %d", SC_MAX_MITIGATIONS, n);
-    sc->n_mitigations = n;
+    if (n == 0 && !allow_empty)
+        return sc_error(c, node, key, "expected at least one %s (e.g. [none])", kind->what);
+    if (n > max)
+        return sc_error(c, node, key, "expected at most %d entries, got %d", max, n);
+    *count = n;
     for (int i = 0; i < n; i++) {
         yaml_node_t *item = yaml_document_get_node(c->doc, node->data.sequence.items.start[i]);
-        int rc = sc_mitigation(c, item, sc, i);
+        snprintf(k, sizeof k, "%s[%d]", key, i);
+        int rc = sc_plugin(c, kind, item, &specs[i], k, sc);
+        if (rc)
+            return rc;
+        for (int j = 0; j < i && kind != &plugin_mitigations; j++)
+            if (specs[j].index == specs[i].index)
+                return sc_error(c, item, k, "%s '%s' is listed twice", kind->what, specs[i].name);
+    }
+    return 0;
+}
+
+#define FS(f) offsetof(struct fault_spec, f)
+/* The keys every fault takes (besides kind); the fault's own parameters follow its kind. */
+static const struct param fault_common_params[] = {
+    { "at", PT_INT, FS(at), .min = 0, .max = 1e15, .help = "iteration at which it fires (from 0, in each run)" },
+    { "at_s", PT_DURATION, FS(at_s), .min = 0, .max = 1e9, .help = "time after the run began at which it fires" },
+    { "rate_per_hour", PT_DOUBLE, FS(rate_per_hour), .min = 1e-9, .max = 1e9,
+      .help = "fires as a Poisson process of this rate (seeded)" },
+    { "rank", PT_INT, FS(rank), .min = 0, .max = 4095, .help = "the rank it hits, or 'random' (the default)" },
+    { 0 },
+};
+
+/* Parses one fault: {kind: K, at|at_s|rate_per_hour: ..., rank: R|random, <K's parameters>}. */
+static int sc_fault(struct sc_ctx *c, yaml_node_t *item, struct scenario *sc, int idx)
+{
+    struct fault_spec *f = &sc->faults[idx];
+    char key[64], sub[96], why[320], known[512];
+    snprintf(key, sizeof key, "faults[%d]", idx);
+    if (item->type != YAML_MAPPING_NODE)
+        return sc_error(c, item, key, "expected a mapping such as {kind: crash, at: 120, rank: 1}");
+    memset(f, 0, sizeof *f);
+    *f = (struct fault_spec){ .kind = -1, .line = (int)item->start_mark.line + 1, .rank = -1, .at = -1, .at_s = -1 };
+    yaml_node_pair_t *pair;
+    for (pair = item->data.mapping.pairs.start; pair < item->data.mapping.pairs.top; pair++) {
+        const char *k = sc_scalar(yaml_document_get_node(c->doc, pair->key));
+        if (k && strcmp(k, "kind") == 0)
+            break;
+    }
+    if (pair == item->data.mapping.pairs.top) {
+        plugin_names(&plugin_faults, known, sizeof known);
+        return sc_error(c, item, key, "missing required key 'kind' (one of: %s)", known);
+    }
+    yaml_node_t *kn = yaml_document_get_node(c->doc, pair->value);
+    const char *kind = sc_scalar(kn);
+    f->kind = kind ? plugin_find(&plugin_faults, kind) : -1;
+    if (f->kind < 0) {
+        plugin_names(&plugin_faults, known, sizeof known);
+        snprintf(sub, sizeof sub, "%s.kind", key);
+        return sc_error(c, kn, sub, "unknown fault '%s' (expected one of: %s)", kind ? kind : "?", known);
+    }
+    const struct fault_ops *ops = fault_table[f->kind];
+    if (ops->params && param_defaults(ops->params, f->params) != 0)
+        return sc_error(c, item, key, "internal: defaults of '%s' do not parse", kind);
+    int whens = 0;
+    for (pair = item->data.mapping.pairs.start; pair < item->data.mapping.pairs.top; pair++) {
+        yaml_node_t *pk = yaml_document_get_node(c->doc, pair->key), *pv = yaml_document_get_node(c->doc, pair->value);
+        const char *name = sc_scalar(pk), *text = sc_scalar(pv);
+        if (!name)
+            return sc_error(c, pk, key, "expected a plain key");
+        snprintf(sub, sizeof sub, "%s.%s", key, name);
+        for (yaml_node_pair_t *prev = item->data.mapping.pairs.start; prev < pair; prev++) {
+            const char *pn = sc_scalar(yaml_document_get_node(c->doc, prev->key));
+            if (pn && strcmp(pn, name) == 0)
+                return sc_error(c, pk, sub, "duplicate key");
+        }
+        if (strcmp(name, "kind") == 0)
+            continue;
+        const struct param *p = param_find(fault_common_params, name);
+        void *base = f;
+        if (!p) {
+            p = param_find(ops->params, name);
+            base = f->params;
+        }
+        if (!p) {
+            size_t used = (size_t)snprintf(known, sizeof known, "kind, at, at_s, rate_per_hour, rank");
+            for (const struct param *q = ops->params; q && q->name; q++)
+                used += (size_t)snprintf(known + used, sizeof known - used, ", %s", q->name);
+            return sc_error(c, pk, sub, "unknown key for a %s fault (expected one of: %s)", kind, known);
+        }
+        if (!text) {
+            param_expect(p, why, sizeof why);
+            return sc_error(c, pv, sub, "expected %s", why);
+        }
+        if (strcmp(name, "rank") == 0 && strcmp(text, "random") == 0) {
+            f->rank = -1;
+            continue;
+        }
+        if (param_parse(p, text, base, why, sizeof why) != 0)
+            return sc_error(c, pv, sub, "%s", why);   /* the rank's range is checked once ranks is known */
+        whens += strcmp(name, "at") == 0 || strcmp(name, "at_s") == 0 || strcmp(name, "rate_per_hour") == 0;
+    }
+    if (whens != 1)
+        return sc_error(c, item, key, "expected exactly one of at (iteration), at_s (seconds) or rate_per_hour, got %d",
+                        whens);
+    return 0;
+}
+
+/* Parses the faults list. */
+static int sc_faults(struct sc_ctx *c, yaml_node_t *node, struct scenario *sc)
+{
+    if (node->type != YAML_SEQUENCE_NODE)
+        return sc_error(c, node, "faults", "expected a list of faults");
+    int n = (int)(node->data.sequence.items.top - node->data.sequence.items.start);
+    if (n > SC_MAX_FAULTS)
+        return sc_error(c, node, "faults", "expected at most %d faults, got %d", SC_MAX_FAULTS, n);
+    sc->n_faults = n;
+    for (int i = 0; i < n; i++) {
+        int rc = sc_fault(c, yaml_document_get_node(c->doc, node->data.sequence.items.start[i]), sc, i);
         if (rc)
             return rc;
     }
@@ -255,8 +368,18 @@ static int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *
             return sc_error(c, kn, key, "unknown key (expected one of: %s)", known);
         }
         seen[p - table] = 1;
-        if (table == scenario_params && strcmp(name, "mitigations") == 0) {
-            int rc = sc_mitigations(c, vn, sc);
+        if (p->type == PT_LIST) {   /* the plug-in lists; ranks is known by now (checked below otherwise) */
+            int rc;
+            if (strcmp(name, "mitigations") == 0)
+                rc = sc_plugins(c, &plugin_mitigations, vn, sc->mitigations, SC_MAX_MITIGATIONS, &sc->n_mitigations,
+                                "mitigations", 0, sc);
+            else if (strcmp(name, "detectors") == 0)
+                rc = sc_plugins(c, &plugin_detectors, vn, sc->detectors, SC_MAX_DETECTORS, &sc->n_detectors,
+                                "detectors", 1, sc);
+            else if (strcmp(name, "recovery") == 0)
+                rc = sc_plugin(c, &plugin_recoveries, vn, &sc->recovery, "recovery", sc);
+            else
+                rc = sc_faults(c, vn, sc);
             if (rc)
                 return rc;
             continue;
@@ -292,6 +415,16 @@ static int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario 
     if (sc->workload.checkpoint.every > 0 && sc->workload.checkpoint.every > sc->iterations)
         gl_log("%s: note: workload.checkpoint.every (%" PRId64 ") exceeds iterations (%" PRId64 "): no checkpoint will be written",
                c->file, sc->workload.checkpoint.every, sc->iterations);
+    for (int i = 0; i < sc->n_faults; i++)
+        if (sc->faults[i].rank >= sc->ranks) {
+            char key[32];
+            snprintf(key, sizeof key, "faults[%d].rank", i);
+            snprintf(c->err, c->errlen, "%s:%d:1: %s: rank %lld is out of range: the scenario has ranks 0..%lld", c->file,
+                     sc->faults[i].line, key, (long long)sc->faults[i].rank, (long long)sc->ranks - 1);
+            return EXIT_INPUT;
+        }
+    if (recovery_table[sc->recovery.index]->mode == REC_SHRINK && sc->ranks < 2)
+        return sc_error(c, root, "recovery", "shrink needs at least 2 ranks");
     for (const char *p = sc->name; *p; p++)
         if (!(((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
                *p == '_' || *p == '.')))
@@ -311,9 +444,11 @@ static int sc_document(struct sc_ctx *c, struct scenario *sc)
     memset(sc, 0, sizeof *sc);
     if (param_defaults(scenario_params, sc) != 0)
         return EXIT_INPUT;
-    sc->n_mitigations = 1;   /* the default list: [none] */
+    sc->n_mitigations = 1;   /* the default list: [none]; the default recovery: none */
     str_copy(sc->mitigations[0].name, sizeof sc->mitigations[0].name, "none");
-    sc->mitigations[0].index = mitigation_find("none");
+    sc->mitigations[0].index = plugin_find(&plugin_mitigations, "none");
+    str_copy(sc->recovery.name, sizeof sc->recovery.name, "none");
+    sc->recovery.index = plugin_find(&plugin_recoveries, "none");
     str_copy(sc->file, sizeof sc->file, c->file);
     int rc = sc_mapping(c, scenario_params, root, sc, "", sc);
     return rc ? rc : sc_cross_checks(c, root, sc);
@@ -366,4 +501,30 @@ int scenario_load_string(const char *text, const char *name, struct scenario *sc
     int rc = sc_parse(&parser, name, sc, err, errlen);
     yaml_parser_delete(&parser);
     return rc;
+}
+
+int scenario_detector_on(const struct scenario *sc, int id)
+{
+    if (detector_table[id]->always)
+        return 1;
+    for (int i = 0; i < sc->n_detectors; i++)
+        if (detector_table[sc->detectors[i].index]->id == id)
+            return 1;
+    return 0;
+}
+
+const void *scenario_detector_params(const struct scenario *sc, int id)
+{
+    static unsigned char defaults[DET_COUNT][SC_PARAM_BYTES];
+    static int filled;
+    for (int i = 0; i < sc->n_detectors; i++)
+        if (detector_table[sc->detectors[i].index]->id == id)
+            return sc->detectors[i].params;
+    if (!filled) {
+        for (int d = 0; d < DET_COUNT; d++)
+            if (detector_table[d]->params)
+                param_defaults(detector_table[d]->params, defaults[d]);
+        filled = 1;
+    }
+    return detector_table[id]->params ? defaults[id] : NULL;
 }

@@ -10,6 +10,8 @@
 #include "param.h"
 
 #define SC_MAX_MITIGATIONS 16
+#define SC_MAX_FAULTS 64
+#define SC_MAX_DETECTORS 8
 #define SC_PARAM_BYTES 256
 
 enum ckpt_mode { CKPT_SYNC = 0 };
@@ -28,11 +30,23 @@ struct sim_params {
     int64_t max_elems;    /* cap on the real all-reduce buffer, in fp32 elements */
 };
 
-struct mitigation_spec {
+/* A plug-in named in the scenario (a mitigation, detector or recovery) with its inline parameters. */
+struct plugin_spec {
     char name[32];
-    int index;                              /* in mitigation_table */
+    int index;                              /* in its kind's table */
     int line;                               /* where it was given */
-    unsigned char params[SC_PARAM_BYTES];   /* filled through the mitigation's param table */
+    unsigned char params[SC_PARAM_BYTES];   /* filled through the plug-in's param table */
+};
+
+/* One entry of `faults:`: what, on which rank, and when (exactly one of at, at_s, rate_per_hour). */
+struct fault_spec {
+    int kind;                               /* index into fault_table */
+    int line;
+    int64_t rank;                           /* -1: a random rank, drawn from the seed */
+    int64_t at;                             /* iteration (counted from 0 in each run), or -1 */
+    double at_s;                            /* seconds since the run began, or -1 */
+    double rate_per_hour;                   /* a Poisson process, or 0 */
+    unsigned char params[SC_PARAM_BYTES];   /* filled through the fault's param table */
 };
 
 struct scenario {
@@ -50,10 +64,16 @@ struct scenario {
     struct { double interval_s, timeout_s, startup_s; } heartbeat;
     struct sim_params sim;
     int n_mitigations;
-    struct mitigation_spec mitigations[SC_MAX_MITIGATIONS];
+    struct plugin_spec mitigations[SC_MAX_MITIGATIONS];
+    int n_faults;
+    struct fault_spec faults[SC_MAX_FAULTS];
+    int n_detectors;
+    struct plugin_spec detectors[SC_MAX_DETECTORS];
+    struct plugin_spec recovery;
 };
 
-/* The table of every top-level key (sections nest through PT_SECTION); mitigations is a list. */
+/* The table of every top-level key (sections nest through PT_SECTION); mitigations, faults, detectors and
+ * recovery are parsed by their own code (PT_LIST). */
 extern const struct param scenario_params[];
 
 /* Loads and validates path into sc. On failure returns EXIT_INPUT with err holding
@@ -63,6 +83,11 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 int scenario_load_string(const char *text, const char *name, struct scenario *sc, char *err, size_t errlen);
 /* Writes sc, every default resolved, as YAML to f; returns 0 or -1. */
 int scenario_write(const struct scenario *sc, FILE *f);
+/* Returns 1 when detector id (enum detector_id) is on: listed, or always on. */
+int scenario_detector_on(const struct scenario *sc, int id);
+/* Returns the params of detector id when listed, else its defaults (static storage), or NULL without params. */
+const void *scenario_detector_params(const struct scenario *sc, int id);
+
 /* Prints every key with type, default, unit and help (for `gauntlet list --keys` and docs). */
 void scenario_print_keys(FILE *f, const struct param *table, const char *prefix);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "faults/fault.h"
 #include "mitigations/mitigation.h"
 #include "scenario.h"
 #include "util.h"
@@ -50,8 +51,8 @@ static int em_table(yaml_emitter_t *e, const struct param *table, const void *ba
                 return -1;
             continue;
         }
-        if (table == scenario_params && strcmp(p->name, "mitigations") == 0)
-            continue;   /* written by em_mitigations */
+        if (p->type == PT_LIST)
+            continue;   /* written by em_plugins / em_faults */
         param_format(p, base, text, sizeof text);
         if (em_scalar(e, p->name) || em_scalar(e, text))
             return -1;
@@ -59,23 +60,64 @@ static int em_table(yaml_emitter_t *e, const struct param *table, const void *ba
     return em_map_end(e);
 }
 
-/* Emits the mitigations list: a name, or {name: {params}} when the mitigation has parameters. */
-static int em_mitigations(yaml_emitter_t *e, const struct scenario *sc)
+/* Emits one plug-in: its name, or {name: {params}} when it has parameters. */
+static int em_plugin(yaml_emitter_t *e, const struct plugin_kind *kind, const struct plugin_spec *m)
+{
+    const struct plugin_ops *ops = kind->table[m->index];
+    if (!ops->params)
+        return em_scalar(e, m->name);
+    return em_map_start(e, 0) || em_scalar(e, m->name) || em_table(e, ops->params, m->params, 1) || em_map_end(e) ? -1 : 0;
+}
+
+/* Emits key: [plug-ins...]. */
+static int em_plugins(yaml_emitter_t *e, const char *key, const struct plugin_kind *kind, const struct plugin_spec *specs,
+                      int n)
 {
     yaml_event_t ev;
-    if (em_scalar(e, "mitigations"))
+    if (em_scalar(e, key) || !yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE) ||
+        em_event(e, &ev))
         return -1;
-    if (!yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE) || em_event(e, &ev))
+    for (int i = 0; i < n; i++)
+        if (em_plugin(e, kind, &specs[i]))
+            return -1;
+    yaml_sequence_end_event_initialize(&ev);
+    return em_event(e, &ev);
+}
+
+/* Emits the faults list, each as a flow mapping {kind, when, rank, its parameters}. */
+static int em_faults(yaml_emitter_t *e, const struct scenario *sc)
+{
+    yaml_event_t ev;
+    char text[64];
+    if (em_scalar(e, "faults") || !yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE) ||
+        em_event(e, &ev))
         return -1;
-    for (int i = 0; i < sc->n_mitigations; i++) {
-        const struct mitigation_spec *m = &sc->mitigations[i];
-        const struct mitigation_ops *ops = mitigation_table[m->index];
-        if (!ops->params) {
-            if (em_scalar(e, m->name))
+    for (int i = 0; i < sc->n_faults; i++) {
+        const struct fault_spec *f = &sc->faults[i];
+        const struct fault_ops *ops = fault_table[f->kind];
+        if (em_map_start(e, 1) || em_scalar(e, "kind") || em_scalar(e, ops->name))
+            return -1;
+        if (f->at >= 0)
+            snprintf(text, sizeof text, "%lld", (long long)f->at);
+        else if (f->at_s >= 0)
+            format_duration(f->at_s, text, sizeof text);
+        else
+            snprintf(text, sizeof text, "%.17g", f->rate_per_hour);
+        if (em_scalar(e, f->at >= 0 ? "at" : f->at_s >= 0 ? "at_s" : "rate_per_hour") || em_scalar(e, text))
+            return -1;
+        if (f->rank >= 0)
+            snprintf(text, sizeof text, "%lld", (long long)f->rank);
+        else
+            snprintf(text, sizeof text, "random");
+        if (em_scalar(e, "rank") || em_scalar(e, text))
+            return -1;
+        for (const struct param *p = ops->params; p && p->name; p++) {
+            char v[256];
+            param_format(p, f->params, v, sizeof v);
+            if (em_scalar(e, p->name) || em_scalar(e, v))
                 return -1;
-            continue;
         }
-        if (em_map_start(e, 0) || em_scalar(e, m->name) || em_table(e, ops->params, m->params, 1) || em_map_end(e))
+        if (em_map_end(e))
             return -1;
     }
     yaml_sequence_end_event_initialize(&ev);
@@ -108,7 +150,16 @@ int scenario_write(const struct scenario *sc, FILE *f)
     char text[512];
     for (const struct param *p = scenario_params; p->name; p++) {
         if (strcmp(p->name, "mitigations") == 0) {
-            if (em_mitigations(&e, sc))
+            if (em_plugins(&e, "mitigations", &plugin_mitigations, sc->mitigations, sc->n_mitigations))
+                goto out;
+        } else if (strcmp(p->name, "detectors") == 0) {
+            if (em_plugins(&e, "detectors", &plugin_detectors, sc->detectors, sc->n_detectors))
+                goto out;
+        } else if (strcmp(p->name, "recovery") == 0) {
+            if (em_scalar(&e, "recovery") || em_plugin(&e, &plugin_recoveries, &sc->recovery))
+                goto out;
+        } else if (strcmp(p->name, "faults") == 0) {
+            if (em_faults(&e, sc))
                 goto out;
         } else if (p->type == PT_SECTION) {
             if (em_scalar(&e, p->name) || em_table(&e, p->sub, (const char *)sc + p->off, 0))

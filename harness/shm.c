@@ -16,11 +16,12 @@ const char *phase_name(int phase)
 /* Rounds n up to a multiple of 64 bytes. */
 static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
 
-int shm_create(struct shm *s, int nranks, uint64_t coll_elems)
+int shm_create(struct shm *s, int nranks, int nspares, uint64_t coll_elems, uint64_t replica_bytes)
 {
     size_t ctl_off = align64(sizeof(struct shm_hdr));
-    size_t coll_off = align64(ctl_off + (size_t)nranks * align64(sizeof(struct ctl)));
-    size_t size = coll_off + (size_t)(nranks + 1) * coll_elems * sizeof(float);
+    size_t coll_off = align64(ctl_off + (size_t)(nranks + nspares) * align64(sizeof(struct ctl)));
+    size_t replica_off = align64(coll_off + (size_t)(nranks + 1) * coll_elems * sizeof(float));
+    size_t size = replica_off + (size_t)nranks * REPLICA_SLOTS * align64(sizeof(struct replica) + replica_bytes);
     int fd = memfd_create("gauntlet-ctl", 0);   /* inherited by workers: no MFD_CLOEXEC */
     if (fd < 0)
         return SYSERR("memfd_create");
@@ -46,11 +47,18 @@ int shm_create(struct shm *s, int nranks, uint64_t coll_elems)
     s->hdr->ctl_off = ctl_off;
     s->hdr->coll_off = coll_off;
     s->hdr->coll_elems = coll_elems;
+    s->hdr->replica_off = replica_off;
+    s->hdr->replica_bytes = replica_bytes;
+    s->hdr->nslots = (uint32_t)(nranks + nspares);
     s->hdr->supervisor_pid = (int32_t)getpid();
-    for (int r = 0; r < nranks; r++) {
+    atomic_store(&s->hdr->nactive, (uint32_t)nranks);
+    for (int r = 0; r < nranks && r < 256; r++)
+        s->hdr->active[r] = (int16_t)r;
+    for (int r = 0; r < nranks + nspares; r++) {
         struct ctl *c = shm_ctl(s, r);
         ring_init(&c->cmd, CMD_CAP, sizeof(struct wcmd));
         ring_init(&c->evt, EVT_CAP, sizeof(struct wevent));
+        atomic_store(&c->rank, r < nranks ? r : -1);
     }
     return 0;
 }
@@ -83,9 +91,22 @@ void shm_close(struct shm *s)
     s->fd = -1;
 }
 
-struct ctl *shm_ctl(struct shm *s, int rank)
+struct ctl *shm_ctl(struct shm *s, int slot)
 {
-    return (struct ctl *)((char *)s->hdr + s->hdr->ctl_off + (size_t)rank * align64(sizeof(struct ctl)));
+    return (struct ctl *)((char *)s->hdr + s->hdr->ctl_off + (size_t)slot * align64(sizeof(struct ctl)));
+}
+
+struct replica *shm_replica(struct shm *s, int rank, int k)
+{
+    size_t one = align64(sizeof(struct replica) + s->hdr->replica_bytes);
+    return (struct replica *)((char *)s->hdr + s->hdr->replica_off + ((size_t)rank * REPLICA_SLOTS + (size_t)k) * one);
+}
+
+void shm_reset_collective(struct shm *s)
+{
+    atomic_store(&s->hdr->barrier.count, 0);
+    atomic_fetch_add(&s->hdr->barrier.gen, 1);
+    atomic_store(&s->hdr->abort, 0);
 }
 
 float *shm_slot(struct shm *s, int rank)
@@ -100,7 +121,7 @@ int shm_aborted(struct shm *s) { return atomic_load_explicit(&s->hdr->abort, mem
 
 int shm_barrier(struct shm *s, void (*beat)(void *), void *arg)
 {
-    uint32_t n = s->hdr->nranks;
+    uint32_t n = atomic_load(&s->hdr->nactive);
     uint32_t gen = atomic_load(&s->hdr->barrier.gen);
     if (atomic_fetch_add(&s->hdr->barrier.count, 1) == n - 1) {
         atomic_store(&s->hdr->barrier.count, 0);

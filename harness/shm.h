@@ -31,6 +31,11 @@ enum wev_type {
     WEV_RUN_DONE,      /* the run's iterations are done */
     WEV_ERROR,         /* fatal error; text in ctl.error */
     WEV_STOPPED,       /* stopped on request or abort */
+    WEV_FAULT,         /* a fault was carried out: phase = its index in the scenario, note = what */
+    WEV_DETECT,        /* a worker-side detector fired: phase = enum detector_id, a = measure, b = limit */
+    WEV_FPRINT,        /* fingerprint of iteration iter: a = high 32 bits, b = low 32 bits */
+    WEV_RESTORED,      /* state restored for a recovery: a = bytes read, b = seconds, note = from where */
+    WEV_DETCOST,       /* end of run: worker-side detector phase (enum detector_id) cost a seconds in total */
 };
 
 struct wevent {
@@ -41,15 +46,30 @@ struct wevent {
     int64_t iter;
     uint64_t t_ns;
     double a, b;
+    char note[64];
 };
 
-enum cmd_type { CMD_RUN = 1, CMD_STOP, CMD_EXIT };
+enum cmd_type { CMD_RUN = 1, CMD_STOP, CMD_EXIT, CMD_INJECT, CMD_ADOPT };
+enum restore_from { RESTORE_NONE = 0, RESTORE_CHECKPOINT, RESTORE_REPLICA };
 
 struct wcmd {
     uint32_t type;
     int32_t run;         /* CMD_RUN: index into the scenario's mitigations */
-    int64_t iterations;  /* CMD_RUN: how many */
+    int64_t iterations;  /* CMD_RUN: the run's total iterations */
+    int64_t start_iter;  /* CMD_RUN: the first iteration to do (after a recovery: the restored state's) */
+    int32_t restore;     /* CMD_RUN: enum restore_from */
+    int32_t arg;         /* CMD_RUN + RESTORE_REPLICA: the rank whose replica to load; CMD_INJECT: the fault;
+                            CMD_ADOPT: the rank a spare becomes */
 };
+
+/* One in-memory replica of a rank's state (recovery inprocess, spare, shrink), under a sequence lock. */
+struct replica {
+    _Atomic uint64_t seq;   /* odd while being written */
+    int64_t iter;           /* the iterations the state has done */
+    uint64_t len;
+    uint64_t hash;          /* FNV-1a of the state */
+};
+#define REPLICA_SLOTS 4
 
 enum worker_state { WS_STARTING = 0, WS_READY, WS_RUNNING, WS_IDLE, WS_FAILED, WS_EXITED };
 
@@ -67,6 +87,7 @@ struct ctl {
     _Atomic int64_t iter;           /* iterations completed in the current run */
     _Atomic uint32_t state;         /* enum worker_state */
     _Atomic int32_t phase;          /* enum phase, now */
+    _Atomic int32_t rank;           /* the rank this slot serves (a spare's slot takes one over) */
     int32_t pid;
     char error[256];                /* a fatal error's text, written before WEV_ERROR */
     char device[96];                /* the device the rank runs on (cuda: its GPU's UUID), "" until known */
@@ -92,7 +113,12 @@ struct shm_hdr {
     unsigned char coll_id[128];     /* the cuda backend's NCCL unique id, made by the supervisor */
     struct { _Atomic uint32_t count; _Atomic uint32_t gen; } barrier;
     uint64_t coll_elems;            /* fp32 elements per rank slot of the sim all-reduce */
-    uint64_t ctl_off, coll_off;
+    uint64_t ctl_off, coll_off, replica_off;
+    uint32_t nslots;                /* control blocks: ranks, then spares */
+    uint64_t replica_bytes;         /* state bytes per replica slot (0: no replicas) */
+    _Atomic uint32_t nactive;       /* ranks taking part in the collective (shrink lowers it) */
+    int16_t active[256];            /* the ranks taking part, in rank order (sim) */
+    _Atomic uint32_t fault_fired[SC_MAX_FAULTS];   /* an iteration fault fires once a run, recoveries or not */
 };
 
 struct shm {
@@ -101,18 +127,23 @@ struct shm {
     size_t size;
 };
 
-/* Creates the block (memfd) for nranks ranks with coll_elems fp32 per collective slot. 0 or -1. */
-int shm_create(struct shm *s, int nranks, uint64_t coll_elems);
+/* Creates the block (memfd) for nranks ranks plus nspares spare slots, coll_elems fp32 per collective slot and
+ * replica_bytes of state per replica slot (REPLICA_SLOTS per rank). 0 or -1. */
+int shm_create(struct shm *s, int nranks, int nspares, uint64_t coll_elems, uint64_t replica_bytes);
 /* Maps the block inherited as fd (worker side) and checks magic and version. 0 or -1. */
 int shm_attach(struct shm *s, int fd);
 /* Unmaps (and closes) the block. */
 void shm_close(struct shm *s);
-/* Returns rank's control block. */
-struct ctl *shm_ctl(struct shm *s, int rank);
+/* Returns the control block of slot (a rank's slot is its rank; spares follow). */
+struct ctl *shm_ctl(struct shm *s, int slot);
+/* Returns replica slot k of rank and the bytes after it. */
+struct replica *shm_replica(struct shm *s, int rank, int k);
+/* Resets the collective for a new start after an abort: barrier, abort flag. */
+void shm_reset_collective(struct shm *s);
 /* Returns rank's input slot of the sim all-reduce, and the reduced output. */
 float *shm_slot(struct shm *s, int rank);
 float *shm_result(struct shm *s);
-/* Waits until all nranks ranks arrive; calls beat(arg) while waiting. 0, or -1 when abort was set. */
+/* Waits until all active ranks arrive; calls beat(arg) while waiting. 0, or -1 when abort was set. */
 int shm_barrier(struct shm *s, void (*beat)(void *), void *arg);
 /* Sets the abort flag: every waiting rank gives up. */
 void shm_abort(struct shm *s);

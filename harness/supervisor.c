@@ -14,37 +14,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
+#include "detectors/detector.h"
+#include "faults/fault.h"
 #include "mitigations/mitigation.h"
-#include "results.h"
-#include "runstats.h"
+#include "recovery/recovery.h"
+#include "sup.h"
 #include "util.h"
-
-struct sup {
-    const struct scenario *sc;
-    const struct backend_ops *ops;
-    const struct run_options *opt;
-    struct shm shm;
-    struct results res;
-    struct power_source *ps;
-    int nranks;
-    pid_t *pid;
-    int *alive, *ready;
-    double *watts;             /* last sample per rank */
-    int sigfd, timerfd;
-    int run;                   /* mitigation in progress, -1 before the first */
-    int running;               /* a run's CMD_RUN was sent and it has not finished */
-    struct run_stats rs;
-    json_t *runs;
-    int failed, stopping, signals;
-    char reason[512];
-    uint64_t t0, last_progress, last_sample;
-    uint64_t samples;
-};
 
 static sigset_t sup_oldmask;   /* the mask before supervisor_block_signals, restored in each worker */
 
 /* Records that the run failed (first reason wins) and tells every worker to give up at once. */
-static void sup_fail(struct sup *s, const char *reason)
+void sup_fail(struct sup *s, const char *reason)
 {
     if (!s->failed) {
         s->failed = 1;
@@ -55,47 +36,85 @@ static void sup_fail(struct sup *s, const char *reason)
     shm_abort(&s->shm);
 }
 
-/* Writes one worker event into events.jsonl and the run's figures. */
-static void sup_event(struct sup *s, const struct wevent *ev)
+/* Writes one worker event (from slot) into events.jsonl and the run's figures. */
+static void sup_event(struct sup *s, int slot, const struct wevent *ev)
 {
     json_t *o = NULL;
     const char *type = NULL;
-    struct ctl *c = shm_ctl(&s->shm, ev->rank);
+    struct ctl *c = shm_ctl(&s->shm, slot);
+    int rank = ev->rank;
     switch (ev->type) {
     case WEV_READY:
-        s->ready[ev->rank] = 1;
+        s->ready[slot] = 1;
         type = "ready";
-        o = json_pack("{s:i, s:i, s:f, s:f, s:s}", "rank", ev->rank, "pid", c->pid, "device_bytes", ev->a,
+        o = json_pack("{s:i, s:i, s:i, s:f, s:f, s:s}", "rank", rank, "slot", slot, "pid", c->pid, "device_bytes", ev->a,
                       "clock_err_s", ev->b, "device", c->device);
         break;
     case WEV_PHASE_BEGIN:
     case WEV_PHASE_END:
         type = ev->type == WEV_PHASE_BEGIN ? "phase_begin" : "phase_end";
-        o = json_pack("{s:i, s:i, s:I, s:s}", "rank", ev->rank, "run", ev->run, "iter", (json_int_t)ev->iter, "phase",
+        o = json_pack("{s:i, s:i, s:I, s:s}", "rank", rank, "run", ev->run, "iter", (json_int_t)ev->iter, "phase",
                       phase_name(ev->phase));
         if (ev->type == WEV_PHASE_END && ev->a > 0)
             json_object_set_new(o, ev->phase == PH_COMPUTE ? "flops" : "bytes", json_real(ev->a));
+        if (ev->type == WEV_PHASE_END && ev->phase == PH_COMPUTE && s->running && ev->run == s->run && rank >= 0 &&
+            rank < s->nranks && s->rs.rank[rank].open_t[PH_COMPUTE])
+            faultlog_compute(s, ev, (double)(ev->t_ns - s->rs.rank[rank].open_t[PH_COMPUTE]) * 1e-9);
         break;
     case WEV_ITER:
         type = "iteration";
-        o = json_pack("{s:i, s:i, s:I, s:f}", "rank", ev->rank, "run", ev->run, "iter", (json_int_t)ev->iter, "dur_s",
+        o = json_pack("{s:i, s:i, s:I, s:f}", "rank", rank, "run", ev->run, "iter", (json_int_t)ev->iter, "dur_s",
                       ev->a);
+        if (s->running)
+            faultlog_iteration(s, ev);
         break;
     case WEV_RUN_DONE:
         type = "rank_done";
-        o = json_pack("{s:i, s:i}", "rank", ev->rank, "run", ev->run);
+        o = json_pack("{s:i, s:i}", "rank", rank, "run", ev->run);
         break;
     case WEV_STOPPED:
         type = "rank_stopped";
-        o = json_pack("{s:i, s:i, s:I}", "rank", ev->rank, "run", ev->run, "iter", (json_int_t)ev->iter);
+        o = json_pack("{s:i, s:i, s:I}", "rank", rank, "run", ev->run, "iter", (json_int_t)ev->iter);
         break;
+    case WEV_FAULT:
+        results_event(&s->res, ev->t_ns, "fault_injected",
+                      json_pack("{s:s, s:i, s:i, s:I, s:s, s:b}", "kind", fault_table[s->sc->faults[ev->phase].kind]->name,
+                                "rank", rank, "fault", ev->phase, "iter", (json_int_t)ev->iter, "what", ev->note,
+                                "done", ev->b >= 0));
+        if (ev->b >= 0 && s->running)
+            faultlog_injected(s, ev);
+        return;
+    case WEV_DETECT:
+        results_event(&s->res, ev->t_ns, "detector_fired",
+                      json_pack("{s:s, s:i, s:I, s:o, s:o, s:s}", "detector", detector_table[ev->phase]->name, "rank", rank,
+                                "iter", (json_int_t)ev->iter, "measure", json_num(ev->a), "limit", json_num(ev->b),
+                                "note", ev->note));
+        if (s->running && ev->run == s->run)
+            faultlog_detect(s, ev->phase, rank, ev->iter, ev->t_ns, ev->note, 1);
+        return;
+    case WEV_FPRINT:
+        if (s->running)
+            faultlog_fingerprint(s, ev);
+        return;
+    case WEV_RESTORED:
+        type = "state_restored";
+        o = json_pack("{s:i, s:I, s:f, s:f, s:s}", "rank", rank, "iter", (json_int_t)ev->iter, "bytes", ev->a,
+                      "seconds", ev->b, "from", ev->note);
+        faultlog_restored(s, ev);
+        break;
+    case WEV_DETCOST:
+        if (ev->phase >= 0 && ev->phase < DET_COUNT)
+            s->detcost[ev->phase] += ev->a;
+        return;
     case WEV_ERROR: {
         char msg[400];
         type = "worker_error";
-        o = json_pack("{s:i, s:s}", "rank", ev->rank, "error", c->error);
-        snprintf(msg, sizeof msg, "rank %d failed: %s", ev->rank, c->error);
+        o = json_pack("{s:i, s:s}", "rank", rank, "error", c->error);
+        snprintf(msg, sizeof msg, "rank %d failed: %s", rank, c->error);
+        results_event(&s->res, ev->t_ns, type, o);
+        s->expect_exit[slot] = 1;   /* its exit follows; the failure is this */
         sup_fail(s, msg);
-        break;
+        return;
     }
     default:
         return;
@@ -105,13 +124,13 @@ static void sup_event(struct sup *s, const struct wevent *ev)
     results_event(&s->res, ev->t_ns, type, o);
 }
 
-/* Drains every rank's event ring. */
+/* Drains every slot's event ring. */
 static void sup_drain(struct sup *s)
 {
     struct wevent ev;
-    for (int r = 0; r < s->nranks; r++)
-        while (ring_pop(&shm_ctl(&s->shm, r)->evt, &ev))
-            sup_event(s, &ev);
+    for (int k = 0; k < s->nslots; k++)
+        while (ring_pop(&shm_ctl(&s->shm, k)->evt, &ev))
+            sup_event(s, k, &ev);
 }
 
 /* Describes a wait status: "exit code 3" or "signal 9 (Killed)". */
@@ -125,28 +144,38 @@ static void sup_status_text(int status, char *out, size_t n)
         snprintf(out, n, "status 0x%x", status);
 }
 
-/* Reaps every exited worker; an exit nobody asked for fails the run. */
+/* Reaps every exited worker; an exit nobody asked for is a failure (detector exit). */
 static void sup_reap(struct sup *s)
 {
     int status;
     pid_t p;
     while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
-        int r;
-        for (r = 0; r < s->nranks && s->pid[r] != p; r++)
+        int k;
+        for (k = 0; k < s->nslots && s->pid[k] != p; k++)
             ;
-        if (r == s->nranks)
+        if (k == s->nslots)
             continue;
-        s->alive[r] = 0;
+        s->alive[k] = 0;
+        s->ready[k] = 0;
         uint64_t now = mono_ns();
         sup_drain(s);   /* its last events first */
         char st[96], msg[256];
         sup_status_text(status, st, sizeof st);
-        int expected = s->stopping && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        int rank = atomic_load(&shm_ctl(&s->shm, k)->rank);
+        int expected = s->expect_exit[k] || (s->stopping && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        int64_t iter = atomic_load(&shm_ctl(&s->shm, k)->iter);
         results_event(&s->res, now, expected ? "worker_exit" : "worker_died",
-                      json_pack("{s:i, s:i, s:s, s:I}", "rank", r, "pid", (int)p, "status", st, "iter",
-                                (json_int_t)atomic_load(&shm_ctl(&s->shm, r)->iter)));
-        if (!expected) {
-            snprintf(msg, sizeof msg, "rank %d (pid %d) died: %s", r, (int)p, st);
+                      json_pack("{s:i, s:i, s:i, s:s, s:I}", "rank", rank, "slot", k, "pid", (int)p, "status", st, "iter",
+                                (json_int_t)iter));
+        s->expect_exit[k] = 0;
+        if (expected || s->stopping)
+            continue;
+        if (s->running && rank >= 0 && !s->failed) {
+            snprintf(msg, sizeof msg, "process died: %s", st);
+            faultlog_detect(s, DET_EXIT, rank, iter, now, msg, 1);
+        } else if (!s->failed) {
+            snprintf(msg, sizeof msg, "%s %d (pid %d) died: %s", rank >= 0 ? "rank" : "spare slot", rank >= 0 ? rank : k,
+                     (int)p, st);
             sup_fail(s, msg);
         }
     }
@@ -160,7 +189,8 @@ static void sup_sample(struct sup *s, uint64_t now)
         if (s->ops->power_read(s->ps, r, now, &pr) != 0)
             pr = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0 };
         s->watts[r] = pr.watts;
-        results_power(&s->res, now, r, &pr, atomic_load_explicit(&shm_ctl(&s->shm, r)->phase, memory_order_relaxed));
+        results_power(&s->res, now, r, &pr,
+                      atomic_load_explicit(&shm_ctl(&s->shm, s->slot_of[r])->phase, memory_order_relaxed));
     }
     if (s->running)
         runstats_power(&s->rs, s->watts);
@@ -168,26 +198,33 @@ static void sup_sample(struct sup *s, uint64_t now)
     s->samples++;
 }
 
-/* Fails the run when a rank's heartbeat is older than its timeout. */
+/* Reports a rank whose heartbeat is older than its timeout as hung (detector heartbeat). */
 static void sup_check_heartbeats(struct sup *s, uint64_t now)
 {
-    for (int r = 0; r < s->nranks; r++) {
-        if (!s->alive[r])
+    for (int k = 0; k < s->nslots; k++) {
+        if (!s->alive[k] || s->expect_exit[k])
             continue;
-        uint64_t hb = atomic_load_explicit(&shm_ctl(&s->shm, r)->heartbeat_ns, memory_order_acquire);
-        double limit = s->ready[r] ? s->sc->heartbeat.timeout_s : s->sc->heartbeat.startup_s;
+        uint64_t hb = atomic_load_explicit(&shm_ctl(&s->shm, k)->heartbeat_ns, memory_order_acquire);
+        double limit = s->ready[k] ? s->sc->heartbeat.timeout_s : s->sc->heartbeat.startup_s;
         if (!hb)
             hb = s->t0;
         double age = now > hb ? (double)(now - hb) * 1e-9 : 0;
-        if (age > limit) {
-            char msg[256];
-            snprintf(msg, sizeof msg, "rank %d is hung: no heartbeat for %.2f s (timeout %.2f s%s)", r, age, limit,
-                     s->ready[r] ? "" : ", still starting");
-            results_event(&s->res, now, "hang",
-                          json_pack("{s:i, s:f, s:f, s:I}", "rank", r, "silent_s", age, "timeout_s", limit, "iter",
-                                    (json_int_t)atomic_load(&shm_ctl(&s->shm, r)->iter)));
+        if (age <= limit)
+            continue;
+        char msg[256];
+        int rank = atomic_load(&shm_ctl(&s->shm, k)->rank);
+        int64_t iter = atomic_load(&shm_ctl(&s->shm, k)->iter);
+        snprintf(msg, sizeof msg, "rank %d is hung: no heartbeat for %.2f s (timeout %.2f s%s)", rank, age, limit,
+                 s->ready[k] ? "" : ", still starting");
+        results_event(&s->res, now, "hang",
+                      json_pack("{s:i, s:f, s:f, s:I}", "rank", rank, "silent_s", age, "timeout_s", limit, "iter",
+                                (json_int_t)iter));
+        if (s->running && s->ready[k] && rank >= 0) {
+            faultlog_detect(s, DET_HEARTBEAT, rank, iter, now, msg, 2);
+        } else {
             sup_fail(s, msg);
-            if (kill(s->pid[r], SIGKILL) != 0 && errno != ESRCH)
+            s->expect_exit[k] = 1;
+            if (kill(s->pid[k], SIGKILL) != 0 && errno != ESRCH)
                 SYSERR("kill(hung worker)");
         }
     }
@@ -202,8 +239,8 @@ static void sup_progress(struct sup *s, uint64_t now)
     static int64_t last_iter;
     int64_t it = s->nranks ? INT64_MAX : 0;
     for (int r = 0; r < s->nranks; r++) {
-        int64_t x = atomic_load(&shm_ctl(&s->shm, r)->iter);
-        if (x < it)
+        int64_t x = atomic_load(&shm_ctl(&s->shm, s->slot_of[r])->iter);
+        if (!s->dropped[r] && x < it)
             it = x;
     }
     double sum = 0;
@@ -240,15 +277,15 @@ static void sup_signals(struct sup *s)
             s->stopping = 1;
             shm_abort(&s->shm);
         } else {
-            for (int r = 0; r < s->nranks; r++)
-                if (s->alive[r])
-                    kill(s->pid[r], SIGKILL);
+            for (int k = 0; k < s->nslots; k++)
+                if (s->alive[k])
+                    kill(s->pid[k], SIGKILL);
         }
     }
 }
 
 /* Waits for one wake (signal, sampling tick, or 10 ms to drain rings) and handles it. */
-static void sup_step(struct sup *s)
+void sup_step(struct sup *s)
 {
     struct pollfd pfd[2] = { { .fd = s->sigfd, .events = POLLIN }, { .fd = s->timerfd, .events = POLLIN } };
     if (poll(pfd, 2, 10) < 0 && errno != EINTR)
@@ -263,8 +300,11 @@ static void sup_step(struct sup *s)
         if (read(s->timerfd, &ticks, sizeof ticks) == (ssize_t)sizeof ticks)
             sup_sample(s, now);
     }
-    if (!s->stopping)
+    if (!s->stopping && !s->recovering) {
         sup_check_heartbeats(s, now);
+        if (s->running)
+            faultlog_timers(s, now);
+    }
     sup_progress(s, now);
 }
 
@@ -272,17 +312,23 @@ static void sup_step(struct sup *s)
 static int sup_alive(const struct sup *s)
 {
     int n = 0;
-    for (int r = 0; r < s->nranks; r++)
-        n += s->alive[r];
+    for (int k = 0; k < s->nslots; k++)
+        n += s->alive[k];
     return n;
 }
 
-/* Starts one worker: fork, then exec this program as `__worker FD RANK`; it dies with us (PDEATHSIG). */
-static int sup_spawn(struct sup *s, int rank)
+/* Starts the worker of slot: fork, then exec this program as `__worker FD SLOT`; it dies with us (PDEATHSIG). */
+int sup_spawn(struct sup *s, int slot)
 {
-    char fd[16], rk[16];
+    char fd[16], sl[16];
+    struct ctl *c = shm_ctl(&s->shm, slot);
     snprintf(fd, sizeof fd, "%d", s->shm.fd);
-    snprintf(rk, sizeof rk, "%d", rank);
+    snprintf(sl, sizeof sl, "%d", slot);
+    ring_init(&c->cmd, CMD_CAP, sizeof(struct wcmd));   /* a new process: nothing of the old one's remains */
+    ring_init(&c->evt, EVT_CAP, sizeof(struct wevent));
+    atomic_store(&c->heartbeat_ns, 0);
+    atomic_store(&c->state, WS_STARTING);
+    s->ready[slot] = 0;
     pid_t p = fork();
     if (p < 0)
         return SYSERR("fork");
@@ -291,22 +337,47 @@ static int sup_spawn(struct sup *s, int rank)
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != s->shm.hdr->supervisor_pid)
             _exit(EXIT_ENV);
-        execl(s->opt->exe, "gauntlet", "__worker", fd, rk, (char *)NULL);
+        execl(s->opt->exe, "gauntlet", "__worker", fd, sl, (char *)NULL);
         gl_log("exec %s: %s", s->opt->exe, strerror(errno));
         _exit(EXIT_ENV);
     }
-    s->pid[rank] = p;
-    s->alive[rank] = 1;
-    results_event(&s->res, mono_ns(), "worker_start", json_pack("{s:i, s:i}", "rank", rank, "pid", (int)p));
+    s->pid[slot] = p;
+    s->alive[slot] = 1;
+    s->expect_exit[slot] = 0;
+    results_event(&s->res, mono_ns(), "worker_start",
+                  json_pack("{s:i, s:i, s:i}", "rank", atomic_load(&c->rank), "slot", slot, "pid", (int)p));
     return 0;
 }
 
-/* Sends cmd to every live worker. */
+/* Sends cmd to the worker of slot. */
+void sup_send(struct sup *s, int slot, const struct wcmd *cmd)
+{
+    if (s->alive[slot] && ring_push(&shm_ctl(&s->shm, slot)->cmd, cmd) != 0)
+        gl_log("slot %d: command ring full", slot);
+}
+
+/* Sends cmd to every rank still in the run. */
 static void sup_command(struct sup *s, const struct wcmd *cmd)
 {
     for (int r = 0; r < s->nranks; r++)
-        if (s->alive[r] && ring_push(&shm_ctl(&s->shm, r)->cmd, cmd) != 0)
-            gl_log("rank %d: command ring full", r);
+        if (!s->dropped[r])
+            sup_send(s, s->slot_of[r], cmd);
+}
+
+/* Waits until every live slot's backend is ready; 0, or -1 when the run failed or was stopped meanwhile. */
+int sup_wait_ready(struct sup *s, double timeout_s)
+{
+    uint64_t end = mono_ns() + (uint64_t)(timeout_s * 1e9);
+    for (;;) {
+        int waiting = 0;
+        for (int k = 0; k < s->nslots; k++)
+            waiting += s->alive[k] && !s->ready[k];
+        if (!waiting)
+            return 0;
+        if (s->stopping || mono_ns() > end)
+            return -1;
+        sup_step(s);
+    }
 }
 
 /* Runs mitigation m to its end, a failure or a stop. */
@@ -315,8 +386,15 @@ static void sup_one_run(struct sup *s, int m)
     uint64_t now = mono_ns();
     s->run = m;
     runstats_init(&s->rs, m, s->nranks, s->sc->iterations, now);
+    for (int r = 0; r < s->nranks; r++)
+        if (s->dropped[r])
+            s->rs.rank[r].done = 1;   /* shrunk away in an earlier run */
+        else
+            checkpoint_remove(s->sc->workload.checkpoint.path, s->sc->name, r);   /* restore only this run's */
     s->running = 1;
     s->last_progress = now;
+    s->run_t0 = now;
+    faultlog_run_begin(s);
     results_event(&s->res, now, "run_begin",
                   json_pack("{s:i, s:s, s:I}", "run", m, "mitigation", s->sc->mitigations[m].name, "iterations",
                             (json_int_t)s->sc->iterations));
@@ -324,10 +402,13 @@ static void sup_one_run(struct sup *s, int m)
     sup_command(s, &cmd);
     while (!s->stopping && !runstats_done(&s->rs))
         sup_step(s);
+    if (s->awaiting_fault >= 0 && runstats_done(&s->rs))
+        s->awaiting_fault = -1;
     if (!s->rs.t_end)
         s->rs.t_end = mono_ns();
     int bus_ranks = s->sc->workload.allreduce.emulate_ranks > 0 ? (int)s->sc->workload.allreduce.emulate_ranks : s->nranks;
     json_t *run = runstats_json(&s->rs, s->sc->mitigations[m].name, bus_ranks);
+    json_object_set_new(run, "faults", faultlog_run_json(s, json_number_value(json_object_get(json_object_get(run, "iteration_s"), "p50"))));
     results_event(&s->res, s->rs.t_end, "run_end",
                   json_pack("{s:i, s:s, s:I, s:b}", "run", m, "mitigation", s->sc->mitigations[m].name, "iterations",
                             (json_int_t)runstats_iterations(&s->rs), "complete", runstats_done(&s->rs)));
@@ -341,7 +422,8 @@ static void sup_stop_workers(struct sup *s)
 {
     struct wcmd cmd = { .type = CMD_EXIT };
     s->stopping = 1;
-    sup_command(s, &cmd);
+    for (int k = 0; k < s->nslots; k++)
+        sup_send(s, k, &cmd);
     uint64_t t = mono_ns();
     int sent_term = 0;
     while (sup_alive(s)) {
@@ -349,14 +431,14 @@ static void sup_stop_workers(struct sup *s)
         double waited = (double)(mono_ns() - t) * 1e-9;
         if (waited > 2 && !sent_term) {
             sent_term = 1;
-            for (int r = 0; r < s->nranks; r++)
-                if (s->alive[r])
-                    kill(s->pid[r], SIGTERM);
+            for (int k = 0; k < s->nslots; k++)
+                if (s->alive[k])
+                    kill(s->pid[k], SIGTERM);
         }
         if (waited > 4)
-            for (int r = 0; r < s->nranks; r++)
-                if (s->alive[r])
-                    kill(s->pid[r], SIGKILL);
+            for (int k = 0; k < s->nslots; k++)
+                if (s->alive[k])
+                    kill(s->pid[k], SIGKILL);
     }
     sup_drain(s);
 }
@@ -365,13 +447,13 @@ static void sup_stop_workers(struct sup *s)
 static json_t *sup_summary(struct sup *s, int code, const char *started)
 {
     uint64_t dropped = 0;
-    for (int r = 0; r < s->nranks; r++)
-        dropped += atomic_load(&shm_ctl(&s->shm, r)->evt.dropped);
+    for (int k = 0; k < s->nslots; k++)
+        dropped += atomic_load(&shm_ctl(&s->shm, k)->evt.dropped);
     json_t *j = json_pack("{s:s, s:s, s:I, s:s, s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:I, s:I}", "scenario", s->sc->name,
                           "backend", s->ops->name, "seed", (json_int_t)s->sc->seed, "started_utc", started, "exit", code,
                           "gauntlet_version", GAUNTLET_VERSION, "ranks", s->nranks, "stopped",
                           s->reason[0] ? json_string(s->reason) : json_null(), "runs", json_incref(s->runs), "faults",
-                          json_array(), "wall_s", json_real((double)(mono_ns() - s->t0) * 1e-9), "events_dropped",
+                          faultlog_json(s), "wall_s", json_real((double)(mono_ns() - s->t0) * 1e-9), "events_dropped",
                           (json_int_t)dropped, "power_samples", (json_int_t)s->samples);
     return j;
 }
@@ -456,7 +538,7 @@ static int sup_fds(struct sup *s)
 
 int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, const struct run_options *opt)
 {
-    struct sup s = { .sc = sc, .ops = ops, .opt = opt, .nranks = (int)sc->ranks, .sigfd = -1, .timerfd = -1,
+    struct sup s = { .sc = sc, .orig = sc, .ops = ops, .opt = opt, .nranks = (int)sc->ranks, .sigfd = -1, .timerfd = -1,
                      .run = -1 };
     char why[512], started[32];
     time_t now = time(NULL);
@@ -466,13 +548,23 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     uint64_t coll = (uint64_t)sc->sim.max_elems;
     if (coll < (uint64_t)(sc->sim.max_dim * sc->sim.max_dim))
         coll = (uint64_t)(sc->sim.max_dim * sc->sim.max_dim);
-    if (shm_create(&s.shm, s.nranks, strcmp(ops->name, "sim") == 0 ? coll : 0) != 0)
+    int sim = strcmp(ops->name, "sim") == 0;
+    const struct recovery_ops *rec = recovery_table[sc->recovery.index];
+    int nspares = rec->mode == REC_SPARE ? 1 : 0;
+    uint64_t replica_bytes = rec->replicas ? (sim ? coll * sizeof(float) : 1u << 20) : 0;
+    if (shm_create(&s.shm, s.nranks, nspares, sim ? coll : 0, replica_bytes) != 0)
         return EXIT_ENV;
+    s.nslots = s.nranks + nspares;
     s.t0 = mono_ns();
     s.shm.hdr->t0_ns = s.t0;
     s.shm.hdr->sc = *sc;
+    s.sc = &s.shm.hdr->sc;
+    rng_seed(&s.fault_rng, (uint64_t)sc->seed, 0xfa17);
+    for (int i = 0; i < sc->n_faults; i++)   /* a random rank is drawn once, from the seed: the same every run */
+        if (s.shm.hdr->sc.faults[i].rank < 0)
+            s.shm.hdr->sc.faults[i].rank = (int64_t)(rng_next(&s.fault_rng) % (uint64_t)s.nranks);
     str_copy(s.shm.hdr->backend, sizeof s.shm.hdr->backend, ops->name);
-    if (results_open(&s.res, opt->out_dir, sc, s.t0, why, sizeof why) != 0) {
+    if (results_open(&s.res, opt->out_dir, s.sc, s.t0, why, sizeof why) != 0) {
         gl_log("%s", why);
         shm_close(&s.shm);
         return EXIT_ENV;
@@ -486,27 +578,33 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     s.ps = ops->power_open(&s.shm, why, sizeof why);
     if (!s.ps)
         gl_die(EXIT_ENV, "power source: %s", why);
-    s.pid = xcalloc((size_t)s.nranks, sizeof *s.pid);
-    s.alive = xcalloc((size_t)s.nranks, sizeof *s.alive);
-    s.ready = xcalloc((size_t)s.nranks, sizeof *s.ready);
+    s.pid = xcalloc((size_t)s.nslots, sizeof *s.pid);
+    s.alive = xcalloc((size_t)s.nslots, sizeof *s.alive);
+    s.ready = xcalloc((size_t)s.nslots, sizeof *s.ready);
+    s.expect_exit = xcalloc((size_t)s.nslots, sizeof *s.expect_exit);
+    s.slot_of = xcalloc((size_t)s.nranks, sizeof *s.slot_of);
+    s.dropped = xcalloc((size_t)s.nranks, sizeof *s.dropped);
     s.watts = xcalloc((size_t)s.nranks, sizeof *s.watts);
+    s.fault_due = xcalloc((size_t)(sc->n_faults + 1), sizeof *s.fault_due);
+    s.fp_iter = xmalloc(FP_WINDOW * sizeof *s.fp_iter);
+    s.fp = xcalloc((size_t)FP_WINDOW * (size_t)s.nranks, sizeof *s.fp);
+    s.fp_have = xcalloc((size_t)FP_WINDOW * (size_t)s.nranks, 1);
+    s.compute_s = xcalloc((size_t)s.nranks, sizeof *s.compute_s);
+    s.compute_iter = xcalloc((size_t)s.nranks, sizeof *s.compute_iter);
+    s.awaiting_fault = -1;
+    for (int r = 0; r < s.nranks; r++)
+        s.slot_of[r] = r;
     s.runs = json_array();
     if (sup_fds(&s) != 0)
         return EXIT_ENV;
     results_event(&s.res, s.t0, "start",
-                  json_pack("{s:s, s:s, s:i, s:I, s:s}", "scenario", sc->name, "backend", ops->name, "ranks", s.nranks,
-                            "seed", (json_int_t)sc->seed, "results", opt->out_dir));
-    for (int r = 0; r < s.nranks && !s.failed; r++)
-        if (sup_spawn(&s, r) != 0)
+                  json_pack("{s:s, s:s, s:i, s:I, s:s, s:s}", "scenario", sc->name, "backend", ops->name, "ranks",
+                            s.nranks, "seed", (json_int_t)sc->seed, "results", opt->out_dir, "recovery", rec->name));
+    for (int k = 0; k < s.nslots && !s.failed; k++)
+        if (sup_spawn(&s, k) != 0)
             sup_fail(&s, "cannot start a worker process");
-    for (;;) {   /* wait for every worker's backend */
-        int ready = 0;
-        for (int r = 0; r < s.nranks; r++)
-            ready += s.ready[r];
-        if (ready == s.nranks || s.stopping)
-            break;
-        sup_step(&s);
-    }
+    if (!s.stopping && sup_wait_ready(&s, sc->heartbeat.startup_s + 1) != 0 && !s.stopping)
+        sup_fail(&s, "the workers did not start in time");
     for (int m = 0; m < sc->n_mitigations && !s.stopping; m++)
         sup_one_run(&s, m);
     sup_stop_workers(&s);
@@ -525,9 +623,9 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     close(s.sigfd);
     close(s.timerfd);
     sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
-    free(s.pid);
-    free(s.alive);
-    free(s.ready);
-    free(s.watts);
+    void *bufs[] = { s.pid, s.alive, s.ready, s.expect_exit, s.slot_of, s.dropped, s.watts, s.fault_due, s.fp_iter,
+                     s.fp, s.fp_have, s.compute_s, s.compute_iter, s.faults, s.dets };
+    for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
+        free(bufs[i]);
     return code;
 }

@@ -1,6 +1,8 @@
 /* harness/worker.c: a rank's process. It attaches to the control block the supervisor made, starts its
  * backend, then runs the commands it is sent: each run is `iterations` of compute → all-reduce →
- * (checkpoint), every phase edge and iteration reported as an event. It never writes results files. */
+ * (checkpoint, replica), every phase edge and iteration reported as an event. Faults are carried out and
+ * worker-side detectors run at the points of the iteration the backend reaches (worker_point). It never
+ * writes results files. */
 #include "worker.h"
 
 #include <signal.h>
@@ -11,13 +13,17 @@
 
 #include "backend.h"
 #include "checkpoint.h"
+#include "detectors/detector.h"
+#include "recovery/recovery.h"
 #include "util.h"
 
 /* Pushes one event to the supervisor. */
-static void worker_emit(struct worker_ctx *w, uint32_t type, int phase, uint64_t t, double a, double b)
+static void worker_emit(struct worker_ctx *w, uint32_t type, int phase, uint64_t t, double a, double b, const char *note)
 {
     struct wevent ev = { .type = type, .rank = w->rank, .run = w->run, .phase = phase, .iter = w->iter,
                          .t_ns = t, .a = a, .b = b };
+    if (note)
+        str_copy(ev.note, sizeof ev.note, note);
     ring_push(&w->ctl->evt, &ev);   /* a full ring counts a drop; the worker never blocks on it */
 }
 
@@ -35,8 +41,87 @@ void worker_phase(struct worker_ctx *w, int phase, int begin, uint64_t t, double
     }
     if (w->ops->on_phase)
         w->ops->on_phase(w->b, begin ? phase : PH_IDLE, t);
-    worker_emit(w, begin ? WEV_PHASE_BEGIN : WEV_PHASE_END, phase, t, a, 0);
+    worker_emit(w, begin ? WEV_PHASE_BEGIN : WEV_PHASE_END, phase, t, a, 0, NULL);
     worker_beat(w);
+}
+
+void worker_emit_detect(struct worker_ctx *w, int det, const char *note)
+{
+    worker_emit(w, WEV_DETECT, det, mono_ns(), 0, 0, note);
+}
+
+double worker_slowdown(struct worker_ctx *w)
+{
+    return w->slow_factor > 1 && mono_ns() < w->slow_until_ns ? w->slow_factor : 1.0;
+}
+
+void worker_fault_done(struct worker_ctx *w, const char *what)
+{
+    worker_emit(w, WEV_FAULT, w->fault_now, mono_ns(), (double)w->iter, 0, what);
+}
+
+/* Carries out fault i of the scenario here and now. */
+static void worker_inject(struct worker_ctx *w, int i)
+{
+    const struct fault_spec *f = &w->sc->faults[i];
+    const struct fault_ops *ops = fault_table[f->kind];
+    char what[128] = "";
+    w->fault_now = i;
+    uint64_t seed = (uint64_t)w->sc->seed * 0x9E3779B97F4A7C15ull ^ ((uint64_t)i << 32) ^ (uint64_t)w->iter;
+    if (ops->inject(w, f->params, seed, what, sizeof what) != 0) {
+        gl_log("fault %s (scenario line %d) not carried out: %s", ops->name, f->line, what);
+        worker_emit(w, WEV_FAULT, i, mono_ns(), (double)w->iter, -1, what);
+        return;
+    }
+    worker_fault_done(w, what);
+}
+
+/* Runs the worker-side detectors that check at point, timing each. */
+static void worker_detect(struct worker_ctx *w, int point)
+{
+    const struct scenario *sc = w->sc;
+    uint64_t t0 = mono_ns();
+    if (point == IP_AFTER_GEMM && w->ops->abft && scenario_detector_on(sc, DET_ABFT)) {
+        double err, tol;
+        if (w->ops->abft(w->b, &err, &tol) == 1)
+            worker_emit(w, WEV_DETECT, DET_ABFT, mono_ns(), err, tol, "GEMM checksum mismatch");
+        w->detect_cost_s[DET_ABFT] += (double)(mono_ns() - t0) * 1e-9;
+    } else if (point == IP_AFTER_STEP && w->ops->fingerprint && scenario_detector_on(sc, DET_FINGERPRINT)) {
+        uint64_t h;
+        if (w->ops->fingerprint(w->b, &h) == 0)
+            worker_emit(w, WEV_FPRINT, PH_IDLE, mono_ns(), (double)(h >> 32), (double)(h & 0xffffffffu), NULL);
+        w->detect_cost_s[DET_FINGERPRINT] += (double)(mono_ns() - t0) * 1e-9;
+    } else if (point == IP_ITER_START && w->ops->replay && scenario_detector_on(sc, DET_REPLAY)) {
+        const struct replay_params *rp = scenario_detector_params(sc, DET_REPLAY);
+        uint64_t h;
+        if (w->iter % rp->every == 0 && w->ops->replay(w->b, &h) == 0) {
+            if (!w->replay_ref)
+                w->replay_ref = h;
+            else if (h != w->replay_ref)
+                worker_emit(w, WEV_DETECT, DET_REPLAY, mono_ns(), 0, 0, "replayed GEMM differs from its first result");
+        }
+        w->detect_cost_s[DET_REPLAY] += (double)(mono_ns() - t0) * 1e-9;
+    }
+}
+
+void worker_point(struct worker_ctx *w, int point)
+{
+    const struct scenario *sc = w->sc;
+    for (int i = 0; i < sc->n_faults; i++) {   /* faults scheduled at this iteration, on this rank */
+        const struct fault_spec *f = &sc->faults[i];
+        if (f->at == w->iter && f->rank == w->rank && fault_table[f->kind]->point(f->params) == point &&
+            !atomic_exchange(&w->shm->hdr->fault_fired[i], 1))
+            worker_inject(w, i);
+    }
+    for (int k = 0; k < w->n_pending; k++) {   /* faults the supervisor sent (at_s, rate_per_hour, by hand) */
+        int i = w->pending[k];
+        const struct fault_spec *f = &sc->faults[i];
+        if (fault_table[f->kind]->point(f->params) != point)
+            continue;
+        w->pending[k--] = w->pending[--w->n_pending];
+        worker_inject(w, i);
+    }
+    worker_detect(w, point);
 }
 
 /* Reports a fatal error to the supervisor and exits with code. */
@@ -44,7 +129,7 @@ static _Noreturn void worker_fail(struct worker_ctx *w, int code, const char *wh
 {
     str_copy(w->ctl->error, sizeof w->ctl->error, why);
     atomic_store(&w->ctl->state, WS_FAILED);
-    worker_emit(w, WEV_ERROR, PH_IDLE, mono_ns(), code, 0);
+    worker_emit(w, WEV_ERROR, PH_IDLE, mono_ns(), code, 0, NULL);
     gl_log("%s", why);
     exit(code);
 }
@@ -57,63 +142,155 @@ static int worker_checkpoint(struct worker_ctx *w)
     size_t len;
     double secs;
     char why[256];
+    int64_t done = w->iter + 1;
+    int gen = (int)((done / sc->workload.checkpoint.every) % 2);
     uint64_t t0 = mono_ns();
     worker_phase(w, PH_CKPT, 1, t0, 0);
     if (w->ops->snapshot(w->b, &state, &len) != 0 ||
-        checkpoint_write(sc->workload.checkpoint.path, sc->name, w->rank, w->iter + 1, state, len,
+        checkpoint_write(sc->workload.checkpoint.path, sc->name, w->rank, gen, done, state, len,
                          sc->workload.checkpoint.bytes, &secs, why, sizeof why) != 0) {
-        snprintf(w->err, sizeof w->err, "checkpoint at iteration %lld: %s", (long long)w->iter,
-                 w->ops->snapshot ? why : "no snapshot");
+        snprintf(w->err, sizeof w->err, "checkpoint at iteration %lld: %s", (long long)w->iter, why);
         return -1;
     }
     worker_phase(w, PH_CKPT, 0, t0 + (uint64_t)(secs * 1e9), (double)sc->workload.checkpoint.bytes);
     return 0;
 }
 
-/* Returns 1 when the supervisor asked this run to stop (or the run was aborted). */
-static int worker_stop_requested(struct worker_ctx *w)
+/* Copies the state into this rank's in-memory replica ring (recovery inprocess, spare, shrink). */
+static void worker_replicate(struct worker_ctx *w, int64_t done)
 {
-    struct wcmd c;
-    if (shm_aborted(w->shm))
-        return 1;
-    while (ring_pop(&w->ctl->cmd, &c))
-        if (c.type == CMD_STOP || c.type == CMD_EXIT)
-            return 1;
-    return 0;
+    const void *state;
+    size_t len;
+    if (w->ops->snapshot(w->b, &state, &len) != 0)
+        return;
+    if (len > w->shm->hdr->replica_bytes)
+        len = w->shm->hdr->replica_bytes;
+    int64_t every = ((const struct replica_params *)w->sc->recovery.params)->replicate_every;
+    struct replica *r = shm_replica(w->shm, w->rank, (int)((done / every) % REPLICA_SLOTS));
+    uint64_t seq = atomic_load(&r->seq);
+    atomic_store(&r->seq, seq + 1);
+    r->iter = done;
+    r->len = len;
+    r->hash = fnv1a64(state, len);
+    memcpy(r + 1, state, len);
+    atomic_store(&r->seq, seq + 2);
 }
 
-/* Runs one mitigation run: iterations of compute, all-reduce and checkpoint. */
+/* Loads the state a recovery starts from: rank's checkpoint, or a peer's replica of iteration start_iter. */
+static int worker_restore(struct worker_ctx *w, const struct wcmd *cmd)
+{
+    const struct scenario *sc = w->sc;
+    uint64_t t0 = mono_ns();
+    char note[64], why[256];
+    if (!w->ops->restore) {
+        snprintf(w->err, sizeof w->err, "the %s backend cannot restore a state", w->ops->name);
+        return -1;
+    }
+    if (cmd->restore == RESTORE_CHECKPOINT) {
+        size_t cap = 1 << 26, len;
+        uint64_t bytes;
+        void *buf = xmalloc(cap);
+        int64_t iter = -1;
+        int ok = -1;
+        for (int gen = 0; gen < 2 && ok != 0; gen++) {
+            int64_t it;
+            if (checkpoint_peek(sc->workload.checkpoint.path, sc->name, w->rank, gen, &it) == 0 && it == cmd->start_iter)
+                ok = checkpoint_read(sc->workload.checkpoint.path, sc->name, w->rank, gen, &iter, buf, cap, &len, &bytes,
+                                     why, sizeof why);
+        }
+        if (ok != 0 || w->ops->restore(w->b, buf, len) != 0) {
+            snprintf(w->err, sizeof w->err, "no checkpoint of iteration %lld to restore", (long long)cmd->start_iter);
+            free(buf);
+            return -1;
+        }
+        free(buf);
+        snprintf(note, sizeof note, "checkpoint of iteration %lld", (long long)iter);
+        worker_emit(w, WEV_RESTORED, PH_IDLE, mono_ns(), (double)bytes, (double)(mono_ns() - t0) * 1e-9, note);
+        return 0;
+    }
+    for (int k = 0; k < REPLICA_SLOTS; k++) {
+        struct replica *r = shm_replica(w->shm, cmd->arg, k);
+        uint64_t seq = atomic_load(&r->seq);
+        if ((seq & 1) || r->iter != cmd->start_iter)
+            continue;
+        size_t len = r->len;
+        void *buf = xmalloc(len ? len : 1);
+        memcpy(buf, r + 1, len);
+        int same = atomic_load(&r->seq) == seq && fnv1a64(buf, len) == r->hash;
+        int rc = same ? w->ops->restore(w->b, buf, len) : -1;
+        free(buf);
+        if (rc == 0) {
+            snprintf(note, sizeof note, "replica of rank %d, iteration %lld", cmd->arg, (long long)r->iter);
+            worker_emit(w, WEV_RESTORED, PH_IDLE, mono_ns(), (double)len, (double)(mono_ns() - t0) * 1e-9, note);
+            return 0;
+        }
+    }
+    snprintf(w->err, sizeof w->err, "rank %d holds no replica of iteration %lld", cmd->arg, (long long)cmd->start_iter);
+    return -1;
+}
+
+/* Reads the commands waiting; returns 1 when the run in progress must stop (STOP, EXIT or abort). */
+static int worker_commands(struct worker_ctx *w)
+{
+    struct wcmd c;
+    int stop = shm_aborted(w->shm);
+    while (ring_pop(&w->ctl->cmd, &c)) {
+        if (c.type == CMD_STOP || c.type == CMD_EXIT)
+            stop = 1;
+        else if (c.type == CMD_INJECT && c.arg >= 0 && c.arg < w->sc->n_faults && w->n_pending < SC_MAX_FAULTS)
+            w->pending[w->n_pending++] = c.arg;
+    }
+    return stop;
+}
+
+/* Ends a run early: the rank reports where it stopped and waits for the next command. */
+static void worker_stopped(struct worker_ctx *w)
+{
+    worker_emit(w, WEV_STOPPED, PH_IDLE, mono_ns(), 0, 0, NULL);
+    atomic_store(&w->ctl->state, WS_IDLE);
+}
+
+/* Runs one mitigation run (or its continuation after a recovery): compute, all-reduce, checkpoint, replica. */
 static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
 {
     const struct scenario *sc = w->sc;
     w->run = cmd->run;
-    atomic_store(&w->ctl->iter, 0);
+    w->n_pending = 0;
+    w->slow_factor = 1;
     atomic_store(&w->ctl->state, WS_RUNNING);
-    for (w->iter = 0; w->iter < cmd->iterations; w->iter++) {
-        if (worker_stop_requested(w)) {
-            worker_emit(w, WEV_STOPPED, PH_IDLE, mono_ns(), 0, 0);
-            atomic_store(&w->ctl->state, WS_IDLE);
-            return;
-        }
+    if (cmd->restore != RESTORE_NONE && worker_restore(w, cmd) != 0)
+        worker_fail(w, EXIT_CHECK, w->err);
+    if (cmd->start_iter == 0)
+        memset(w->detect_cost_s, 0, sizeof w->detect_cost_s);
+    int replicas = recovery_table[sc->recovery.index]->replicas;
+    if (replicas && cmd->start_iter == 0)
+        worker_replicate(w, 0);   /* the starting state: a recovery before the first replica rolls back to it */
+    atomic_store(&w->ctl->iter, cmd->start_iter);
+    for (w->iter = cmd->start_iter; w->iter < cmd->iterations; w->iter++) {
+        if (worker_commands(w))
+            return worker_stopped(w);
         w->iter_t0 = 0;
+        worker_point(w, IP_ITER_START);
         if (w->ops->compute(w->b, w) != 0 || w->ops->allreduce(w->b, w) != 0) {
-            if (shm_aborted(w->shm)) {
-                worker_emit(w, WEV_STOPPED, PH_IDLE, mono_ns(), 0, 0);
-                atomic_store(&w->ctl->state, WS_IDLE);
-                return;
-            }
+            if (shm_aborted(w->shm))
+                return worker_stopped(w);
             worker_fail(w, EXIT_CHECK, w->err[0] ? w->err : "backend phase failed");
         }
         int64_t every = sc->workload.checkpoint.every;
         if (every > 0 && (w->iter + 1) % every == 0 && worker_checkpoint(w) != 0)
             worker_fail(w, EXIT_ENV, w->err);
-        worker_emit(w, WEV_ITER, PH_IDLE, w->last_end, (double)(w->last_end - w->iter_t0) * 1e-9, 0);
+        if (replicas && (w->iter + 1) % ((const struct replica_params *)sc->recovery.params)->replicate_every == 0)
+            worker_replicate(w, w->iter + 1);
+        worker_emit(w, WEV_ITER, PH_IDLE, w->last_end, (double)(w->last_end - w->iter_t0) * 1e-9, 0, NULL);
         atomic_store(&w->ctl->iter, w->iter + 1);
     }
+    for (int d = 0; d < DET_COUNT; d++)
+        if (w->detect_cost_s[d] > 0)
+            worker_emit(w, WEV_DETCOST, d, mono_ns(), w->detect_cost_s[d], 0, NULL);
     const void *state;
     size_t len;
     uint64_t h = w->ops->snapshot(w->b, &state, &len) == 0 ? fnv1a64(state, len) : 0;
-    worker_emit(w, WEV_RUN_DONE, PH_IDLE, mono_ns(), (double)(h >> 32), (double)(h & 0xffffffffu));
+    worker_emit(w, WEV_RUN_DONE, PH_IDLE, mono_ns(), (double)(h >> 32), (double)(h & 0xffffffffu), NULL);
     atomic_store(&w->ctl->state, WS_IDLE);
 }
 
@@ -122,10 +299,8 @@ int worker_main(int argc, char **argv)
     char role[32], why[512];
     struct shm shm = { .fd = -1 };
     if (argc != 3)
-        gl_die(EXIT_INPUT, "usage: gauntlet __worker FD RANK (started by the supervisor only)");
-    int fd = atoi(argv[1]), rank = atoi(argv[2]);
-    snprintf(role, sizeof role, "rank %d", rank);
-    util_set_role(role);
+        gl_die(EXIT_INPUT, "usage: gauntlet __worker FD SLOT (started by the supervisor only)");
+    int fd = atoi(argv[1]), slot = atoi(argv[2]);
     if (shm_attach(&shm, fd) != 0)
         return EXIT_ENV;
     /* die with the supervisor, also if it died before prctl took effect */
@@ -133,10 +308,15 @@ int worker_main(int argc, char **argv)
         return SYSERR("prctl(PR_SET_PDEATHSIG)"), EXIT_ENV;
     if (getppid() != shm.hdr->supervisor_pid)
         return EXIT_ENV;
-    if (rank < 0 || rank >= (int)shm.hdr->nranks)
-        gl_die(EXIT_INPUT, "rank %d out of range [0, %u)", rank, shm.hdr->nranks);
-    struct worker_ctx w = { .sc = &shm.hdr->sc, .shm = &shm, .ctl = shm_ctl(&shm, rank), .rank = rank,
-                            .nranks = (int)shm.hdr->nranks };
+    if (slot < 0 || slot >= (int)shm.hdr->nslots)
+        gl_die(EXIT_INPUT, "slot %d out of range [0, %u)", slot, shm.hdr->nslots);
+    struct worker_ctx w = { .sc = &shm.hdr->sc, .shm = &shm, .ctl = shm_ctl(&shm, slot),
+                            .rank = atomic_load(&shm_ctl(&shm, slot)->rank), .nranks = (int)shm.hdr->nranks };
+    if (w.rank >= 0)
+        snprintf(role, sizeof role, "rank %d", w.rank);
+    else
+        snprintf(role, sizeof role, "spare %d", slot - (int)shm.hdr->nranks);
+    util_set_role(role);
     w.ctl->pid = (int32_t)getpid();
     w.ops = backend_find(shm.hdr->backend);
     if (!w.ops)
@@ -146,13 +326,11 @@ int worker_main(int argc, char **argv)
     if (!w.b)
         worker_fail(&w, EXIT_ENV, why);
     worker_emit(&w, WEV_READY, PH_IDLE, mono_ns(), w.ops->device_bytes ? w.ops->device_bytes(w.b) : 0,
-                w.ops->clock_error ? w.ops->clock_error(w.b) : 0);
+                w.ops->clock_error ? w.ops->clock_error(w.b) : 0, NULL);
     atomic_store(&w.ctl->state, WS_READY);
     uint64_t step = (uint64_t)(w.sc->heartbeat.interval_s * 1e9);
     for (;;) {
         struct wcmd c;
-        if (shm_aborted(&shm))
-            break;
         if (!ring_pop(&w.ctl->cmd, &c)) {
             worker_beat(&w);
             sleep_ns(step < 1000000 ? step : 1000000);
@@ -160,6 +338,12 @@ int worker_main(int argc, char **argv)
         }
         if (c.type == CMD_EXIT)
             break;
+        if (c.type == CMD_ADOPT) {   /* a spare takes over a failed rank */
+            w.rank = c.arg;
+            atomic_store(&w.ctl->rank, c.arg);
+            snprintf(role, sizeof role, "rank %d", w.rank);
+            util_set_role(role);
+        }
         if (c.type == CMD_RUN)
             worker_run(&w, &c);
     }

@@ -86,7 +86,7 @@ Test(ring, control_block_four_ranks, .timeout = 60)
 {
     enum { RANKS = 4, EVENTS = 100000 };
     struct shm s;
-    cr_assert_eq(shm_create(&s, RANKS, 16), 0);
+    cr_assert_eq(shm_create(&s, RANKS, 0, 16, 0), 0);
     pid_t pids[RANKS];
     for (int rank = 0; rank < RANKS; rank++) {
         struct wcmd c = { .type = CMD_RUN, .run = rank, .iterations = EVENTS };

@@ -24,7 +24,7 @@ struct fixture {
 static void setup(struct fixture *f)
 {
     char err[512];
-    cr_assert_eq(shm_create(&f->shm, 1, 65536), 0);
+    cr_assert_eq(shm_create(&f->shm, 1, 0, 65536, 0), 0);
     cr_assert_eq(scenario_load_string(text, "model.yaml", &f->shm.hdr->sc, err, sizeof err), 0, "%s", err);
     str_copy(f->shm.hdr->backend, sizeof f->shm.hdr->backend, "sim");
     f->w = (struct worker_ctx){ .sc = &f->shm.hdr->sc, .ops = &backend_sim, .shm = &f->shm,

@@ -51,7 +51,7 @@ static void run_ranks(struct shm *s, float *out)
 Test(simcoll, four_processes_exact_sums, .timeout = 120)
 {
     struct shm s;
-    cr_assert_eq(shm_create(&s, RANKS, ELEMS), 0);
+    cr_assert_eq(shm_create(&s, RANKS, 0, ELEMS, 0), 0);
     size_t bytes = (size_t)ROUNDS * RANKS * ELEMS * sizeof(float);
     float *out = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     cr_assert_neq(out, MAP_FAILED);
@@ -82,7 +82,7 @@ Test(simcoll, four_processes_exact_sums, .timeout = 120)
 Test(simcoll, abort_releases_a_waiting_rank, .timeout = 30)
 {
     struct shm s;
-    cr_assert_eq(shm_create(&s, RANKS, ELEMS), 0);
+    cr_assert_eq(shm_create(&s, RANKS, 0, ELEMS, 0), 0);
     pid_t p = fork();
     if (p == 0) {   /* one rank arrives; its peers never do */
         float x[ELEMS] = { 1 };
@@ -99,7 +99,7 @@ Test(simcoll, abort_releases_a_waiting_rank, .timeout = 30)
 Test(simcoll, rejects_more_than_the_slot_holds)
 {
     struct shm s;
-    cr_assert_eq(shm_create(&s, 1, 8), 0);
+    cr_assert_eq(shm_create(&s, 1, 0, 8, 0), 0);
     float x[16] = { 0 };
     cr_assert_eq(simcoll_allreduce(&s, 0, x, x, 16, NULL, NULL), -1);
     cr_assert_eq(simcoll_allreduce(&s, 0, x, x, 8, NULL, NULL), 0);

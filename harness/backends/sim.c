@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "backend.h"
+#include "checkpoint.h"
+#include "detectors/detector.h"
 #include "simcoll.h"
 #include "util.h"
 
@@ -22,6 +24,9 @@ struct sim {
     /* the power model's state, mirrored into the control block at each phase change */
     uint64_t pw_t0;
     double pw_p0, pw_target;
+    struct ctl *ctl;
+    float *b0, *replay_c;     /* replay detector: the weights' first values and its output */
+    int comm_broken;          /* comm-error: the next all-reduce fails */
 };
 
 /* Returns the modeled power level of a phase. */
@@ -43,13 +48,13 @@ static double sim_power_at(double p0, double target, uint64_t t0, uint64_t t, do
     return target + (p0 - target) * exp(-(double)(t - t0) * 1e-9 / tau);
 }
 
-/* Draws a phase duration: nominal seconds, jittered, divided by the speed-up. */
-static uint64_t sim_duration_ns(struct sim *s, double nominal_s)
+/* Draws a phase duration: nominal seconds, jittered, stretched while straggling, divided by the speed-up. */
+static uint64_t sim_duration_ns(struct sim *s, struct worker_ctx *w, double nominal_s)
 {
     double f = 1.0 + s->sc->sim.jitter * rng_normal(&s->jitter);
     if (f < 0.5)
         f = 0.5;
-    return (uint64_t)(nominal_s * f / s->sc->sim.speedup * 1e9);
+    return (uint64_t)(nominal_s * f * worker_slowdown(w) / s->sc->sim.speedup * 1e9);
 }
 
 /* Sleeps until t_ns, beating the heartbeat: modeled GPU work is progress, not a hang. */
@@ -74,6 +79,7 @@ static void *sim_init(struct worker_ctx *w, char *why, size_t n)
     (void)n;
     s->sc = sc;
     s->shm = w->shm;
+    s->ctl = w->ctl;
     s->rank = w->rank;
     s->nranks = w->nranks;
     rng_seed(&s->jitter, (uint64_t)sc->seed, 1000 + (uint64_t)w->rank);
@@ -95,6 +101,9 @@ static void *sim_init(struct worker_ctx *w, char *why, size_t n)
         s->a[i] = (float)rng_normal(&data);
     for (size_t i = 0; i < s->elems; i++)
         s->weights[i] = (float)(0.1 * rng_normal(&data));
+    s->b0 = xmalloc((size_t)(s->dk * s->dn) * sizeof(float));
+    s->replay_c = xmalloc((size_t)(s->dm * s->dn) * sizeof(float));
+    memcpy(s->b0, s->weights, (size_t)(s->dk * s->dn) * sizeof(float));
     s->pw_t0 = mono_ns();
     s->pw_p0 = s->pw_target = sc->sim.idle_w;
     ctl_set_power(w->ctl, PH_IDLE, s->pw_t0, s->pw_p0, s->pw_target);
@@ -109,7 +118,22 @@ static void sim_on_phase(void *b, int phase, uint64_t t)
     s->pw_t0 = t;
     s->pw_p0 = p;
     s->pw_target = sim_level(&s->sc->sim, phase);
-    ctl_set_power(shm_ctl(s->shm, s->rank), phase, t, p, s->pw_target);
+    ctl_set_power(s->ctl, phase, t, p, s->pw_target);
+}
+
+/* Computes C = A x B on the CPU (row-major; A is dm x dk, B dk x dn). */
+static void sim_gemm(const struct sim *s, const float *bm, float *c)
+{
+    for (long i = 0; i < s->dm; i++) {
+        float *ci = c + i * s->dn;
+        memset(ci, 0, (size_t)s->dn * sizeof(float));
+        for (long k = 0; k < s->dk; k++) {
+            float aik = s->a[i * s->dk + k];
+            const float *bk = bm + k * s->dn;
+            for (long j = 0; j < s->dn; j++)
+                ci[j] += aik * bk[j];
+        }
+    }
 }
 
 /* The compute phase: one real GEMM C = A x B (B = weights), gradients from C, then the modeled duration. */
@@ -120,21 +144,12 @@ static int sim_compute(void *b, struct worker_ctx *w)
     double flops = 2.0 * (double)sc->workload.gemm.m * (double)sc->workload.gemm.n * (double)sc->workload.gemm.k *
                    (double)sc->workload.gemm.count;
     uint64_t t0 = mono_ns();
-    uint64_t end = t0 + sim_duration_ns(s, flops / (sc->sim.tflops * 1e12));
+    uint64_t end = t0 + sim_duration_ns(s, w, flops / (sc->sim.tflops * 1e12));
     worker_phase(w, PH_COMPUTE, 1, t0, 0);
-    const float *bm = s->weights;
-    for (long i = 0; i < s->dm; i++) {
-        float *ci = s->c + i * s->dn;
-        memset(ci, 0, (size_t)s->dn * sizeof(float));
-        for (long k = 0; k < s->dk; k++) {
-            float aik = s->a[i * s->dk + k];
-            const float *bk = bm + k * s->dn;
-            for (long j = 0; j < s->dn; j++)
-                ci[j] += aik * bk[j];
-        }
-    }
+    sim_gemm(s, s->weights, s->c);
+    worker_point(w, IP_AFTER_GEMM);
     struct rng g;   /* per rank and iteration: the same seed gives the same gradients */
-    rng_seed(&g, (uint64_t)sc->seed ^ ((uint64_t)w->iter * 0x9E3779B97F4A7C15ull), 7 + (uint64_t)s->rank);
+    rng_seed(&g, (uint64_t)sc->seed ^ ((uint64_t)w->iter * 0x9E3779B97F4A7C15ull), 7 + (uint64_t)w->rank);
     size_t csize = (size_t)(s->dm * s->dn);
     for (size_t i = 0; i < s->elems; i++)
         s->grad[i] = 0.01f * tanhf(s->c[i % csize]) + 0.001f * (float)(rng_uniform(&g) - 0.5);
@@ -156,17 +171,26 @@ static int sim_allreduce(void *b, struct worker_ctx *w)
     double busbw = sc->workload.allreduce.emulate_busbw_gbs > 0 ? sc->workload.allreduce.emulate_busbw_gbs : sc->sim.busbw_gbs;
     double nominal = sc->sim.latency_s + bytes * 2.0 * (n - 1) / n / (busbw * 1e9);
     uint64_t t0 = mono_ns();
-    uint64_t end = t0 + sim_duration_ns(s, nominal);
+    uint64_t end = t0 + sim_duration_ns(s, w, nominal);
+    worker_point(w, IP_BEFORE_ALLREDUCE);
     worker_phase(w, PH_COMM, 1, t0, 0);
-    if (simcoll_allreduce(s->shm, s->rank, s->grad, s->grad, s->elems, sim_beat, w) != 0) {
+    if (s->comm_broken) {   /* as a peer of an aborted NCCL communicator would, the others stop waiting */
+        worker_emit_detect(w, DET_COMM, "the rank's communicator failed");
+        shm_abort(s->shm);
+        snprintf(w->err, sizeof w->err, "communicator failed (comm-error)");
+        return -1;
+    }
+    if (simcoll_allreduce(s->shm, w->rank, s->grad, s->grad, s->elems, sim_beat, w) != 0) {
         snprintf(w->err, sizeof w->err, "all-reduce aborted (a peer failed or the run was stopped)");
         return -1;
     }
     sim_wait_until(w, end);
-    float scale = 0.1f / (float)s->nranks;
+    worker_point(w, IP_AFTER_ALLREDUCE);
+    float scale = 0.1f / (float)atomic_load(&s->shm->hdr->nactive);   /* the mean of the ranks' gradients */
     for (size_t i = 0; i < s->elems; i++)
         s->weights[i] -= scale * s->grad[i];
     worker_phase(w, PH_COMM, 0, mono_ns(), bytes);
+    worker_point(w, IP_AFTER_STEP);
     return shm_aborted(s->shm) ? -1 : 0;
 }
 
@@ -176,6 +200,96 @@ static int sim_snapshot(void *b, const void **state, size_t *len)
     struct sim *s = b;
     *state = s->weights;
     *len = s->elems * sizeof(float);
+    return 0;
+}
+
+/* Loads a state (weights) saved by sim_snapshot; a broken communicator is made anew. */
+static int sim_restore(void *b, const void *state, size_t len)
+{
+    struct sim *s = b;
+    if (len != s->elems * sizeof(float))
+        return -1;
+    memcpy(s->weights, state, len);
+    s->comm_broken = 0;
+    return 0;
+}
+
+/* Flips bits of one element (or perturbs its value) in the target buffer. */
+static int sim_corrupt(void *b, const struct corruption *c, char *what, size_t n)
+{
+    struct sim *s = b;
+    float *buf = c->target == TGT_GEMM_OUTPUT ? s->c : c->target == TGT_WEIGHTS ? s->weights : s->grad;
+    size_t len = c->target == TGT_GEMM_OUTPUT ? (size_t)(s->dm * s->dn) : s->elems;
+    struct rng r;
+    rng_seed(&r, c->seed, 0xb17);
+    size_t i = (size_t)(rng_next(&r) % len);
+    float old = buf[i];
+    if (c->where == FLIP_VALUE) {
+        buf[i] = (float)((double)old * (1.0 + c->value));
+    } else {
+        uint32_t u;
+        memcpy(&u, &buf[i], 4);
+        for (int k = 0; k < c->bits; k++) {   /* fp32: sign bit 31, exponent 30..23, mantissa 22..0 */
+            int bit = c->where == FLIP_SIGN ? 31 : c->where == FLIP_EXPONENT ? 23 + (int)(rng_next(&r) % 8)
+                    : c->where == FLIP_MANTISSA ? (int)(rng_next(&r) % 23) : (int)(rng_next(&r) % 32);
+            u ^= 1u << bit;
+        }
+        memcpy(&buf[i], &u, 4);
+    }
+    snprintf(what, n, "element %zu: %.9g -> %.9g", i, old, buf[i]);
+    return 0;
+}
+
+/* Makes the next all-reduce of this rank fail. */
+static int sim_break_comm(void *b, char *what, size_t n)
+{
+    ((struct sim *)b)->comm_broken = 1;
+    snprintf(what, n, "the shared-memory collective of this rank gives up");
+    return 0;
+}
+
+/* Huang-Abraham: the column sums of C against (column sums of A) x B, in double. 1 when they disagree. */
+static int sim_abft(void *b, double *err, double *tol)
+{
+    struct sim *s = b;
+    double worst = 0;
+    for (long j = 0; j < s->dn; j++) {
+        double sum_c = 0, mag = 0, ref = 0;
+        for (long i = 0; i < s->dm; i++) {
+            sum_c += s->c[i * s->dn + j];
+            mag += fabs(s->c[i * s->dn + j]);
+        }
+        for (long k = 0; k < s->dk; k++) {
+            double col_a = 0;
+            for (long i = 0; i < s->dm; i++)
+                col_a += s->a[i * s->dk + k];
+            ref += col_a * s->weights[k * s->dn + j];
+        }
+        double e = isfinite(sum_c) ? fabs(sum_c - ref) / (mag + 1e-30) : INFINITY;
+        if (!(e <= worst))
+            worst = e;
+    }
+    /* fp32 products summed over dk terms: |error| <~ dk * 2^-24 * sum|a||b|; 1e-4 leaves a 100x margin at
+     * dk = 64 and still sees any flip that changes an element by more than 1e-4 of its column's magnitude */
+    *err = worst;
+    *tol = 1e-4;
+    return worst > *tol;
+}
+
+/* Hashes the reduced buffer (the gradients after the all-reduce) and the weights. */
+static int sim_fingerprint(void *b, uint64_t *h)
+{
+    struct sim *s = b;
+    *h = fnv1a64(s->grad, s->elems * sizeof(float)) * 0x100000001b3ull ^ fnv1a64(s->weights, s->elems * sizeof(float));
+    return 0;
+}
+
+/* Recomputes the GEMM on the weights' first values and hashes the output. */
+static int sim_replay(void *b, uint64_t *h)
+{
+    struct sim *s = b;
+    sim_gemm(s, s->b0, s->replay_c);
+    *h = fnv1a64(s->replay_c, (size_t)(s->dm * s->dn) * sizeof(float));
     return 0;
 }
 
@@ -194,6 +308,8 @@ static void sim_fini(void *b)
     free(s->c);
     free(s->grad);
     free(s->weights);
+    free(s->b0);
+    free(s->replay_c);
     free(s);
 }
 
@@ -265,5 +381,11 @@ const struct backend_ops backend_sim = {
     .allreduce = sim_allreduce,
     .snapshot = sim_snapshot,
     .device_bytes = sim_device_bytes,
+    .corrupt = sim_corrupt,
+    .break_comm = sim_break_comm,
+    .abft = sim_abft,
+    .fingerprint = sim_fingerprint,
+    .replay = sim_replay,
+    .restore = sim_restore,
     .fini = sim_fini,
 };

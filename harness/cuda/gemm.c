@@ -259,6 +259,23 @@ void gemm_chain_operands(const struct gemm_chain *g, const void **a, const void 
     *b = g->b;
 }
 
+void *gemm_chain_output(const struct gemm_chain *g) { return g->d; }
+
+int gemm_chain_dims(const struct gemm_chain *g, long *m, long *n, long *k, enum dtype *t)
+{
+    if (!g)
+        return -1;
+    if (m)
+        *m = g->m;
+    if (n)
+        *n = g->n;
+    if (k)
+        *k = g->k;
+    if (t)
+        *t = g->t;
+    return 0;
+}
+
 /* Returns the float value of a bfloat16 bit pattern. */
 static float gemm_bf16_to_f32(uint16_t h)
 {

@@ -46,6 +46,13 @@ int gemm_chain_run(struct gemm_chain *g, cudaStream_t s);
 /* Gives the chain's device operands A and B (layout above), for a reference that must read the same data. */
 void gemm_chain_operands(const struct gemm_chain *g, const void **a, const void **b);
 
+/* Gives the chain's device output D: m x n, column-major (ldd = m), stored as bf16 for bf16 and fp8, fp16 for
+ * fp16, fp32 for tf32. It holds the last GEMM's result once the stream has run gemm_chain_run. */
+void *gemm_chain_output(const struct gemm_chain *g);
+
+/* Gives the chain's shape and dtype through the non-NULL pointers; 0, or -1 when g is NULL. */
+int gemm_chain_dims(const struct gemm_chain *g, long *m, long *n, long *k, enum dtype *t);
+
 /* Waits for the device, then copies the output D (m x n floats, layout above) to host_c. 0 or -1. */
 int gemm_chain_copy_c(struct gemm_chain *g, float *host_c);
 

@@ -1,0 +1,312 @@
+/* harness/faultlog.c: the supervisor's book of faults and detections: which fault each detection caught
+ * (or that it was a false positive), the cross-rank fingerprint comparison, the straggler check, the timed
+ * faults, and the figures per fault and per run (time to detect, time to recover, iterations lost,
+ * coverage, goodput, detector cost). */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "detectors/detector.h"
+#include "faults/fault.h"
+#include "recovery/recovery.h"
+#include "sup.h"
+#include "util.h"
+
+/* Returns whether detector det (flavour: 0 straggler, 1 fatal, 2 hang) can have caught a fault of kind. */
+static int faultlog_compatible(int det, int flavour, const char *kind)
+{
+    switch (det) {
+    case DET_EXIT: return strcmp(kind, "crash") == 0;
+    case DET_HEARTBEAT: return strcmp(kind, flavour == 0 ? "straggler" : "hang") == 0;
+    case DET_COMM: return strcmp(kind, "comm-error") == 0;
+    default: return strcmp(kind, "bitflip") == 0;   /* fingerprint, abft, replay */
+    }
+}
+
+void faultlog_run_begin(struct sup *s)
+{
+    for (int i = 0; i < FP_WINDOW; i++)
+        s->fp_iter[i] = -1;
+    memset(s->fp_have, 0, (size_t)FP_WINDOW * (size_t)s->nranks);
+    memset(s->detcost, 0, sizeof s->detcost);
+    for (int r = 0; r < s->nranks; r++)
+        s->compute_iter[r] = -1;
+    s->awaiting_fault = -1;
+    for (int i = 0; i < s->sc->n_faults; i++) {
+        const struct fault_spec *f = &s->sc->faults[i];
+        atomic_store(&s->shm.hdr->fault_fired[i], 0);
+        s->fault_due[i] = 0;
+        if (f->at_s >= 0)
+            s->fault_due[i] = s->run_t0 + (uint64_t)(f->at_s * 1e9);
+        else if (f->rate_per_hour > 0)   /* exponential gaps: a Poisson process, seeded */
+            s->fault_due[i] = s->run_t0 + (uint64_t)(-log(1 - rng_uniform(&s->fault_rng)) / f->rate_per_hour * 3600e9);
+    }
+}
+
+void faultlog_timers(struct sup *s, uint64_t now)
+{
+    for (int i = 0; i < s->sc->n_faults; i++) {
+        const struct fault_spec *f = &s->sc->faults[i];
+        if (!s->fault_due[i] || now < s->fault_due[i])
+            continue;
+        int rank = (int)f->rank;
+        if (f->rate_per_hour > 0 && s->orig->faults[i].rank < 0)
+            rank = (int)(rng_next(&s->fault_rng) % (uint64_t)s->nranks);
+        s->fault_due[i] = f->rate_per_hour > 0
+                              ? now + (uint64_t)(-log(1 - rng_uniform(&s->fault_rng)) / f->rate_per_hour * 3600e9)
+                              : 0;
+        if (s->dropped[rank])
+            continue;
+        struct wcmd cmd = { .type = CMD_INJECT, .arg = i };
+        sup_send(s, s->slot_of[rank], &cmd);
+    }
+}
+
+void faultlog_injected(struct sup *s, const struct wevent *ev)
+{
+    if (s->n_faults == s->cap_faults) {
+        s->cap_faults = s->cap_faults ? 2 * s->cap_faults : 16;
+        s->faults = xrealloc(s->faults, (size_t)s->cap_faults * sizeof *s->faults);
+    }
+    struct fault_rec *f = &s->faults[s->n_faults++];
+    *f = (struct fault_rec){ .spec = ev->phase, .kind = s->sc->faults[ev->phase].kind, .rank = ev->rank, .run = s->run,
+                             .iter = ev->iter, .t_ns = ev->t_ns, .detector = -1, .restore_iter = -1, .lost = -1 };
+    str_copy(f->note, sizeof f->note, ev->note);
+    str_copy(f->outcome, sizeof f->outcome, "not detected");
+}
+
+int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, const char *note, int fatal)
+{
+    int match = -1, repeat = 0;
+    for (int i = 0; i < s->n_faults && match < 0; i++) {
+        struct fault_rec *f = &s->faults[i];
+        if (f->run != s->run || (rank >= 0 && f->rank != rank) || f->t_ns > t + 1000000 ||
+            !faultlog_compatible(det, fatal, fault_table[f->kind]->name))
+            continue;
+        if (f->detector >= 0) {
+            repeat = 1;   /* the same fault seen again (a straggler's next slow iteration) */
+            if (f->detector == det)
+                match = i;
+            continue;
+        }
+        match = i;
+    }
+    if (match >= 0 && s->faults[match].detector >= 0)
+        repeat = 1;
+    if (s->n_dets == s->cap_dets) {
+        s->cap_dets = s->cap_dets ? 2 * s->cap_dets : 16;
+        s->dets = xrealloc(s->dets, (size_t)s->cap_dets * sizeof *s->dets);
+    }
+    s->dets[s->n_dets++] = (struct detection){ det, rank, s->run, repeat ? -2 : match, iter, t };
+    json_t *o = json_pack("{s:s, s:i, s:I, s:s, s:b}", "detector", detector_table[det]->name, "rank", rank, "iter",
+                          (json_int_t)iter, "note", note, "false_positive", match < 0 && !repeat);
+    if (match >= 0 && !repeat) {
+        struct fault_rec *f = &s->faults[match];
+        f->detector = det;
+        f->detect_ns = t;
+        f->detect_iter = iter;
+        str_copy(f->outcome, sizeof f->outcome, "detected");
+        json_object_set_new(o, "fault", json_integer(match));
+        json_object_set_new(o, "detect_s", json_real((double)(t - f->t_ns) * 1e-9));
+        json_object_set_new(o, "detect_iters", json_integer(iter - f->iter));
+    }
+    results_event(&s->res, t, repeat ? "detection_repeat" : "detection", o);
+    if (!fatal || repeat || s->recovering || s->stopping)
+        return match;
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    if (rec->mode == REC_NONE) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "rank %d: %s: %s (recovery none: the run ends)", rank, detector_table[det]->name, note);
+        if (match >= 0)
+            str_copy(s->faults[match].outcome, sizeof s->faults[match].outcome, "detected; the run ended (recovery none)");
+        if (fatal == 2 && rank >= 0) {   /* a hung rank is killed: nothing may wait on it */
+            int k = s->slot_of[rank];
+            s->expect_exit[k] = 1;
+            if (s->alive[k] && kill(s->pid[k], SIGKILL) != 0)
+                SYSERR("kill(hung worker)");
+        }
+        sup_fail(s, msg);
+        return match;
+    }
+    if (recover(s, match, rank, iter, fatal == 2) != 0 && !s->failed)
+        sup_fail(s, "recovery failed");
+    return match;
+}
+
+void faultlog_fingerprint(struct sup *s, const struct wevent *ev)
+{
+    if (ev->rank < 0 || ev->rank >= s->nranks || ev->run != s->run)
+        return;
+    int row = (int)(ev->iter % FP_WINDOW);
+    uint64_t *h = s->fp + (size_t)row * (size_t)s->nranks;
+    unsigned char *have = s->fp_have + (size_t)row * (size_t)s->nranks;
+    if (s->fp_iter[row] != ev->iter) {
+        s->fp_iter[row] = ev->iter;
+        memset(have, 0, (size_t)s->nranks);
+    }
+    h[ev->rank] = ((uint64_t)ev->a << 32) | (uint64_t)ev->b;
+    have[ev->rank] = 1;
+    for (int r = 0; r < s->nranks; r++)
+        if (!s->dropped[r] && !have[r])
+            return;
+    /* every rank has reported this iteration: the value most ranks hold is taken as right */
+    uint64_t best = 0;
+    int best_n = 0, tie = 0;
+    for (int r = 0; r < s->nranks; r++) {
+        if (s->dropped[r])
+            continue;
+        int n = 0;
+        for (int q = 0; q < s->nranks; q++)
+            n += !s->dropped[q] && h[q] == h[r];
+        if (n > best_n) {
+            best_n = n;
+            best = h[r];
+            tie = 0;
+        } else if (n == best_n && h[r] != best) {
+            tie = 1;
+        }
+    }
+    s->fp_iter[row] = -1;
+    for (int r = 0; r < s->nranks; r++) {
+        if (s->dropped[r] || (h[r] == best && !tie))
+            continue;
+        char note[96];
+        snprintf(note, sizeof note, tie ? "ranks disagree with no majority (%016llx)" : "differs from the majority (%016llx)",
+                 (unsigned long long)h[r]);
+        /* detected now, when the last rank's fingerprint arrived; not at that rank's own time */
+        faultlog_detect(s, DET_FINGERPRINT, tie ? -1 : r, ev->iter, mono_ns(), note, 1);
+        if (tie || s->recovering || s->stopping)
+            return;
+    }
+}
+
+void faultlog_compute(struct sup *s, const struct wevent *ev, double dur)
+{
+    int rank = ev->rank, others = 0;
+    double v[256];
+    s->compute_s[rank] = dur;
+    s->compute_iter[rank] = ev->iter;
+    for (int r = 0; r < s->nranks && others < 256; r++)
+        if (r != rank && !s->dropped[r] && s->compute_iter[r] >= ev->iter - 1)
+            v[others++] = s->compute_s[r];
+    if (others == 0)
+        return;
+    for (int i = 1; i < others; i++)   /* insertion sort: few ranks */
+        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            double x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+    double median = v[others / 2];
+    double factor = ((const struct heartbeat_params *)scenario_detector_params(s->sc, DET_HEARTBEAT))->factor;
+    if (median > 0 && dur > factor * median) {
+        char note[96];
+        snprintf(note, sizeof note, "compute phase %.4f s, %.1fx the peers' median %.4f s", dur, dur / median, median);
+        faultlog_detect(s, DET_HEARTBEAT, rank, ev->iter, ev->t_ns, note, 0);
+    }
+}
+
+void faultlog_iteration(struct sup *s, const struct wevent *ev)
+{
+    if (s->awaiting_fault == -1 || ev->run != s->run || ev->iter < s->awaiting_iter)
+        return;
+    if (s->awaiting_fault >= 0) {
+        struct fault_rec *f = &s->faults[s->awaiting_fault];
+        f->recovered_ns = ev->t_ns;
+        results_event(&s->res, ev->t_ns, "recovered",
+                      json_pack("{s:i, s:i, s:s, s:f, s:I}", "fault", s->awaiting_fault, "rank", f->rank, "recovery",
+                                s->sc->recovery.name, "recover_s", (double)(ev->t_ns - f->detect_ns) * 1e-9,
+                                "iterations_lost", (json_int_t)f->lost));
+    }
+    s->awaiting_fault = -1;
+}
+
+void faultlog_restored(struct sup *s, const struct wevent *ev)
+{
+    if (s->awaiting_fault < 0)
+        return;
+    struct fault_rec *f = &s->faults[s->awaiting_fault];
+    f->restore_bytes += ev->a;
+    if (ev->b > f->restore_s)
+        f->restore_s = ev->b;   /* the slowest rank's restore bounds the recovery */
+    str_copy(f->restore_from, sizeof f->restore_from, ev->note);
+}
+
+/* Returns x as a JSON number, or null when the event never happened (t == 0). */
+static json_t *faultlog_since(uint64_t t, uint64_t since)
+{
+    return t && since && t >= since ? json_real((double)(t - since) * 1e-9) : json_null();
+}
+
+json_t *faultlog_json(struct sup *s)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < s->n_faults; i++) {
+        const struct fault_rec *f = &s->faults[i];
+        json_t *o = json_pack(
+            "{s:s, s:i, s:I, s:s, s:o, s:o, s:o, s:i, s:f, s:o, s:s, s:s, s:s}", "kind", fault_table[f->kind]->name,
+            "rank", f->rank, "injected_iter", (json_int_t)f->iter, "what", f->note, "detected_by",
+            f->detector >= 0 ? json_string(detector_table[f->detector]->name) : json_null(), "detect_s",
+            f->detector >= 0 ? faultlog_since(f->detect_ns, f->t_ns) : json_null(), "recover_s",
+            faultlog_since(f->recovered_ns, f->detect_ns), "run", f->run, "injected_t_s",
+            (double)(f->t_ns - s->t0) * 1e-9, "detect_iters",
+            f->detector >= 0 ? json_integer(f->detect_iter - f->iter) : json_null(), "recovery",
+            f->recovery ? s->sc->recovery.name : "none", "outcome", f->outcome, "restore_from", f->restore_from);
+        json_object_set_new(o, "iterations_lost", f->lost >= 0 ? json_integer(f->lost) : json_null());
+        json_object_set_new(o, "restore_bytes", f->restore_bytes > 0 ? json_real(f->restore_bytes) : json_null());
+        json_object_set_new(o, "restore_s", f->restore_bytes > 0 ? json_real(f->restore_s) : json_null());
+        json_object_set_new(o, "restore_gbs", f->restore_bytes > 0 && f->restore_s > 0
+                                                  ? json_real(f->restore_bytes / f->restore_s / 1e9) : json_null());
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+json_t *faultlog_run_json(struct sup *s, double iter_p50)
+{
+    int injected = 0, detected = 0, fp = 0;
+    json_t *cov = json_object();
+    for (int i = 0; i < s->n_faults; i++) {
+        const struct fault_rec *f = &s->faults[i];
+        if (f->run != s->run)
+            continue;
+        injected++;
+        detected += f->detector >= 0;
+        const char *kind = fault_table[f->kind]->name;
+        json_t *k = json_object_get(cov, kind);
+        if (!k) {
+            k = json_pack("{s:i, s:i, s:{}}", "injected", 0, "detected", 0, "by");
+            json_object_set_new(cov, kind, k);
+        }
+        json_object_set_new(k, "injected", json_integer(json_integer_value(json_object_get(k, "injected")) + 1));
+        if (f->detector >= 0) {
+            json_t *by = json_object_get(k, "by");
+            const char *dn = detector_table[f->detector]->name;
+            json_object_set_new(k, "detected", json_integer(json_integer_value(json_object_get(k, "detected")) + 1));
+            json_object_set_new(by, dn, json_integer(json_integer_value(json_object_get(by, dn)) + 1));
+        }
+    }
+    json_t *fps = json_array();
+    for (int i = 0; i < s->n_dets; i++)
+        if (s->dets[i].run == s->run && s->dets[i].fault == -1) {
+            fp++;
+            json_array_append_new(fps, json_pack("{s:s, s:i, s:I}", "detector", detector_table[s->dets[i].detector]->name,
+                                                 "rank", s->dets[i].rank, "iter", (json_int_t)s->dets[i].iter));
+        }
+    double wall = (double)((s->rs.t_end ? s->rs.t_end : mono_ns()) - s->run_t0) * 1e-9;
+    int64_t iters = runstats_iterations(&s->rs);
+    json_t *cost = json_object();
+    for (int d = 0; d < DET_COUNT; d++)
+        if (s->detcost[d] > 0) {
+            double per = s->detcost[d] / (double)(iters > 0 ? iters : 1) / (double)s->nranks;
+            json_object_set_new(cost, detector_table[d]->name,
+                                json_pack("{s:f, s:f, s:o}", "total_s", s->detcost[d], "per_iter_s", per, "share",
+                                          json_num(iter_p50 > 0 ? per / iter_p50 : NAN)));
+        }
+    return json_pack("{s:i, s:i, s:o, s:i, s:o, s:o, s:o, s:o}", "injected", injected, "detected", detected, "coverage",
+                     injected ? json_real((double)detected / injected) : json_null(), "false_positives", fp,
+                     "false_positive_detections", fps, "by_kind", cov, "goodput",
+                     wall > 0 && iter_p50 > 0 ? json_real((double)iters * iter_p50 / wall) : json_null(),
+                     "detector_cost", cost);
+}

@@ -1,0 +1,57 @@
+/* harness/faults/fault.h: a fault is one const struct in a file of its own, listed once in
+ * harness/faults/table.c. Every fault is carried out inside the rank's worker, at a point of the iteration
+ * it names, so that the corruption, the crash or the hang is real. */
+#ifndef GAUNTLET_FAULT_H
+#define GAUNTLET_FAULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plugin.h"
+
+#define FAULT_OPS_VERSION 1
+
+/* Where in an iteration a fault or a worker-side detector acts. */
+enum inject_point {
+    IP_ITER_START = 0,     /* before the compute phase */
+    IP_AFTER_GEMM,         /* the GEMM chain's output is there */
+    IP_BEFORE_ALLREDUCE,   /* the gradients are there */
+    IP_AFTER_ALLREDUCE,    /* the reduced buffer is there, before the optimizer step */
+    IP_AFTER_STEP,         /* the weights are updated */
+    IP_COUNT
+};
+
+/* The buffers a bit flip can corrupt (scenario spelling in FAULT_TARGETS). */
+enum fault_target { TGT_GEMM_OUTPUT = 0, TGT_GRADIENTS, TGT_WEIGHTS, TGT_ALLREDUCE_BUFFER };
+#define FAULT_TARGETS "gemm-output,gradients,weights,allreduce-buffer"
+
+/* How a buffer is corrupted (the backend's corrupt hook does it on its real data). */
+enum flip_where { FLIP_RANDOM = 0, FLIP_SIGN, FLIP_EXPONENT, FLIP_MANTISSA, FLIP_VALUE };
+#define FLIP_WHERE "random,sign,exponent,mantissa,value"
+
+struct corruption {
+    int target;      /* enum fault_target */
+    int where;       /* enum flip_where */
+    int bits;        /* bits flipped in one element */
+    double value;    /* FLIP_VALUE: the element is multiplied by (1 + value) */
+    uint64_t seed;   /* picks the element and the bits */
+};
+
+struct worker_ctx;
+
+struct fault_ops {
+    PLUGIN_HEAD;
+    /* Returns the point of the iteration where this fault (with these params) acts. */
+    int (*point)(const void *params);
+    /* Carries the fault out in the worker; describes what it did in what. 0, or -1 with what saying why. */
+    int (*inject)(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n);
+};
+
+extern const struct fault_ops *const fault_table[];
+
+/* Per-kind parameters, laid out in a fault_spec's params blob. */
+struct bitflip_params { int target, where; int64_t bits; double value; };
+struct crash_params { int signal; };
+struct straggler_params { double factor, duration_s; };
+
+#endif

@@ -1,0 +1,195 @@
+/* harness/recover.c: carrying out a recovery strategy after a failure (the strategies' tables are in
+ * harness/recovery/). Every rank stops where it is (the abort flag); the failed process is replaced (or
+ * every process, for restart, or none, for shrink); all roll back to a state known good — the last
+ * checkpoint on storage, or a healthy peer's in-memory replica — and the run goes on from there. */
+#include <signal.h>
+#include <stdio.h>
+
+#include "checkpoint.h"
+#include "recovery/recovery.h"
+#include "sup.h"
+#include "util.h"
+
+/* Waits until every live worker has stopped its run (idle, ready) and every worker told to die is gone. */
+static int recover_quiesce(struct sup *s, double timeout_s)
+{
+    uint64_t end = mono_ns() + (uint64_t)(timeout_s * 1e9);
+    for (;;) {
+        int busy = 0;
+        for (int k = 0; k < s->nslots; k++) {
+            uint32_t st = atomic_load(&shm_ctl(&s->shm, k)->state);
+            busy += s->alive[k] && (s->expect_exit[k] || (st != WS_IDLE && st != WS_READY));
+        }
+        if (!busy)
+            return 0;
+        if (s->stopping || mono_ns() > end)
+            return -1;
+        sup_step(s);
+    }
+}
+
+/* Kills the worker of slot, expecting its exit. */
+static void recover_kill(struct sup *s, int slot)
+{
+    if (!s->alive[slot])
+        return;
+    s->expect_exit[slot] = 1;
+    if (kill(s->pid[slot], SIGKILL) != 0 && errno != ESRCH)
+        SYSERR("kill(worker)");
+}
+
+/* Returns the newest iteration <= limit for which every rank left holds a whole checkpoint, or 0. */
+static int64_t recover_checkpoint_iter(struct sup *s, int64_t limit)
+{
+    int64_t best = 0;
+    for (int gen = 0; gen < 2; gen++) {
+        int64_t it0;
+        if (checkpoint_peek(s->sc->workload.checkpoint.path, s->sc->name, 0, gen, &it0) != 0 || it0 > limit)
+            continue;
+        int all = 1;
+        for (int r = 1; r < s->nranks && all; r++) {   /* the other generation may hold it on some rank */
+            int64_t a = -1, b = -1;
+            checkpoint_peek(s->sc->workload.checkpoint.path, s->sc->name, r, 0, &a);
+            checkpoint_peek(s->sc->workload.checkpoint.path, s->sc->name, r, 1, &b);
+            all = s->dropped[r] || a == it0 || b == it0;
+        }
+        if (all && it0 > best)
+            best = it0;
+    }
+    return best;
+}
+
+/* Returns the newest replica iteration <= limit that rank src holds whole, or -1. */
+static int64_t recover_replica_iter(struct sup *s, int src, int64_t limit)
+{
+    int64_t best = -1;
+    for (int k = 0; k < REPLICA_SLOTS; k++) {
+        struct replica *r = shm_replica(&s->shm, src, k);
+        uint64_t seq = atomic_load(&r->seq);
+        if (seq && !(seq & 1) && r->iter <= limit && r->iter > best)
+            best = r->iter;
+    }
+    return best;
+}
+
+/* Removes rank from the collective (shrink). */
+static void recover_shrink(struct sup *s, int rank)
+{
+    s->dropped[rank] = 1;
+    s->rs.rank[rank].done = 1;
+    int n = 0;
+    for (int r = 0; r < s->nranks && r < 256; r++)
+        if (!s->dropped[r])
+            s->shm.hdr->active[n++] = (int16_t)r;
+    atomic_store(&s->shm.hdr->nactive, (uint32_t)n);
+}
+
+int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank)
+{
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    uint64_t t0 = mono_ns();
+    char why[256] = "";
+    s->recovering = 1;
+    s->recoveries++;
+    results_event(&s->res, t0, "recovery_begin",
+                  json_pack("{s:s, s:i, s:I, s:o}", "recovery", rec->name, "rank", rank, "iter", (json_int_t)iter,
+                            "fault", fault >= 0 ? json_integer(fault) : json_null()));
+    shm_abort(&s->shm);   /* every rank stops its iteration; nobody waits on the failed one */
+    int slot = rank >= 0 ? s->slot_of[rank] : -1;
+    if (rec->mode == REC_SHRINK && rank >= 0 && atomic_load(&s->shm.hdr->nactive) <= 1) {
+        snprintf(why, sizeof why, "shrink: rank %d failed and was the last one left", rank);
+        s->recovering = 0;
+        sup_fail(s, why);
+        return -1;
+    }
+    if (slot >= 0 && (kill_rank || rec->mode == REC_SHRINK))
+        recover_kill(s, slot);
+    if (rec->mode == REC_RESTART)
+        for (int k = 0; k < s->nslots; k++)
+            recover_kill(s, k);
+    if (recover_quiesce(s, s->sc->heartbeat.timeout_s + 5) != 0) {
+        s->recovering = 0;
+        return s->stopping ? 0 : (sup_fail(s, "recovery: the ranks did not stop"), -1);
+    }
+    /* the state to roll back to: known good, taken before the failure showed */
+    struct wcmd cmd = { .type = CMD_RUN, .run = s->run, .iterations = s->sc->iterations };
+    int src = -1;
+    if (rec->mode == REC_RESTART) {
+        cmd.start_iter = recover_checkpoint_iter(s, iter);
+        cmd.restore = cmd.start_iter > 0 ? RESTORE_CHECKPOINT : RESTORE_NONE;
+    } else {
+        for (int r = 0; r < s->nranks && src < 0; r++)
+            if (r != rank && !s->dropped[r] && s->alive[s->slot_of[r]])
+                src = r;
+        if (src < 0 && rank >= 0 && s->alive[slot])
+            src = rank;   /* one rank alone: its own replica */
+        cmd.start_iter = src >= 0 ? recover_replica_iter(s, src, iter) : -1;
+        cmd.restore = RESTORE_REPLICA;
+        cmd.arg = src;
+        if (cmd.start_iter < 0) {
+            snprintf(why, sizeof why, "recovery %s: no replica of a healthy rank to roll back to", rec->name);
+            s->recovering = 0;
+            sup_fail(s, why);
+            return -1;
+        }
+    }
+    shm_reset_collective(&s->shm);
+    /* replace what failed */
+    if (rec->mode == REC_RESTART) {
+        if (s->ops->prepare && s->ops->prepare(&s->shm, why, sizeof why) != 0) {   /* a new NCCL id */
+            s->recovering = 0;
+            sup_fail(s, why);
+            return -1;
+        }
+        for (int k = 0; k < s->nranks; k++)
+            if (!s->dropped[k] && sup_spawn(s, s->slot_of[k]) != 0)
+                return s->recovering = 0, -1;
+    } else if (rec->mode == REC_SHRINK && rank >= 0) {
+        recover_shrink(s, rank);
+        if (atomic_load(&s->shm.hdr->nactive) == 0)
+            return s->recovering = 0, sup_fail(s, "shrink: no rank left"), -1;
+    } else if (rank >= 0 && !s->alive[slot]) {
+        int spare = -1;
+        for (int k = s->nranks; k < s->nslots && rec->mode == REC_SPARE; k++)
+            if (s->alive[k] && s->ready[k] && atomic_load(&shm_ctl(&s->shm, k)->rank) < 0)
+                spare = k;
+        if (spare >= 0) {   /* started and initialised ahead of time: it only takes the rank over */
+            struct wcmd adopt = { .type = CMD_ADOPT, .arg = rank };
+            atomic_store(&shm_ctl(&s->shm, spare)->rank, rank);
+            sup_send(s, spare, &adopt);
+            s->slot_of[rank] = spare;
+            results_event(&s->res, mono_ns(), "spare_adopted", json_pack("{s:i, s:i}", "rank", rank, "slot", spare));
+        } else if (sup_spawn(s, slot) != 0) {
+            return s->recovering = 0, -1;
+        }
+    }
+    if (sup_wait_ready(s, s->sc->heartbeat.startup_s) != 0) {
+        s->recovering = 0;
+        return s->stopping ? 0 : (sup_fail(s, "recovery: the replacement workers did not start"), -1);
+    }
+    for (int r = 0; r < s->nranks; r++)
+        if (!s->dropped[r])
+            sup_send(s, s->slot_of[r], &cmd);
+    if (fault >= 0) {
+        struct fault_rec *f = &s->faults[fault];
+        f->recovery = 1;
+        f->restore_iter = cmd.start_iter;
+        f->lost = iter > cmd.start_iter ? iter - cmd.start_iter : 0;
+        snprintf(f->outcome, sizeof f->outcome, "recovered by %s from iteration %lld", rec->name,
+                 (long long)cmd.start_iter);
+        if (rec->mode == REC_SHRINK)
+            snprintf(f->outcome, sizeof f->outcome, "shrunk to %u ranks from iteration %lld",
+                     atomic_load(&s->shm.hdr->nactive), (long long)cmd.start_iter);
+        if (rec->mode == REC_RESTART && cmd.restore == RESTORE_NONE)
+            str_copy(f->restore_from, sizeof f->restore_from, "no checkpoint yet: from the start");
+    }
+    s->awaiting_fault = fault >= 0 ? fault : -2;
+    s->awaiting_iter = cmd.start_iter;
+    results_event(&s->res, mono_ns(), "recovery_end",
+                  json_pack("{s:s, s:I, s:s, s:f}", "recovery", rec->name, "from_iter", (json_int_t)cmd.start_iter, "from",
+                            cmd.restore == RESTORE_CHECKPOINT ? "checkpoint" : cmd.restore == RESTORE_REPLICA ? "replica"
+                                                                                                              : "start",
+                            (double)(mono_ns() - t0) * 1e-9));
+    s->recovering = 0;
+    return 0;
+}

@@ -1,0 +1,109 @@
+/* harness/sup.h: the supervisor's state, shared by its files (supervisor.c: the loop and the run;
+ * faultlog.c: faults, detections and their figures; recover.c: the recovery strategies). Not a public API. */
+#ifndef GAUNTLET_SUP_H
+#define GAUNTLET_SUP_H
+
+#include <jansson.h>
+#include <sys/types.h>
+
+#include "backend.h"
+#include "results.h"
+#include "runstats.h"
+#include "stats.h"
+#include "supervisor.h"
+#include "util.h"
+
+#define FP_WINDOW 64   /* iterations of fingerprints kept for the cross-rank comparison */
+
+/* One fault carried out by a worker, and what became of it. */
+struct fault_rec {
+    int spec, kind, rank, run;
+    int64_t iter;
+    uint64_t t_ns;
+    char note[64];
+    int detector;              /* enum detector_id that caught it first, or -1 */
+    uint64_t detect_ns;
+    int64_t detect_iter;
+    int recovery;              /* 1 once a recovery started for it */
+    uint64_t recovered_ns;     /* the first good iteration after the recovery, 0 until then */
+    int64_t restore_iter, lost;
+    double restore_bytes, restore_s;
+    char restore_from[64];
+    char outcome[96];          /* what the run did about it */
+};
+
+/* One detection, matched to a fault or counted as a false positive. */
+struct detection {
+    int detector, rank, run, fault;   /* fault: index in faults, or -1 (false positive) */
+    int64_t iter;
+    uint64_t t_ns;
+};
+
+struct sup {
+    const struct scenario *sc;     /* the control block's copy (random fault ranks resolved) */
+    const struct scenario *orig;   /* as given (a random rank stays random for rate_per_hour faults) */
+    const struct backend_ops *ops;
+    const struct run_options *opt;
+    struct shm shm;
+    struct results res;
+    struct power_source *ps;
+    int nranks, nslots;
+    pid_t *pid;                    /* per slot */
+    int *alive, *ready, *expect_exit;
+    int *slot_of;                  /* rank -> slot */
+    int *dropped;                  /* per rank: removed by shrink */
+    double *watts;                 /* last sample per rank */
+    int sigfd, timerfd;
+    int run, running;
+    struct run_stats rs;
+    json_t *runs;
+    int failed, stopping, signals;
+    char reason[512];
+    uint64_t t0, last_progress, run_t0;
+    uint64_t samples;
+    /* faults, detection, recovery */
+    uint64_t *fault_due;           /* per fault spec: when the supervisor sends it (at_s, rate), 0: not timed */
+    struct rng fault_rng;
+    struct fault_rec *faults;
+    int n_faults, cap_faults;
+    struct detection *dets;
+    int n_dets, cap_dets;
+    int64_t *fp_iter;              /* [FP_WINDOW] iteration of each fingerprint row */
+    uint64_t *fp;                  /* [FP_WINDOW][nranks] */
+    unsigned char *fp_have;
+    double *compute_s;             /* per rank: the last compute phase's duration (straggler check) */
+    int64_t *compute_iter;
+    int recovering;
+    int awaiting_fault;            /* the fault whose recovery waits for its first good iteration, or -1 */
+    int64_t awaiting_iter;
+    int recoveries;
+    double detcost[8];             /* per detector: worker-side seconds spent this run */
+    int64_t good_iters;            /* iterations that count (after every rollback) */
+};
+
+/* supervisor.c */
+void sup_fail(struct sup *s, const char *reason);
+void sup_step(struct sup *s);
+int sup_spawn(struct sup *s, int slot);
+void sup_send(struct sup *s, int slot, const struct wcmd *cmd);
+int sup_wait_ready(struct sup *s, double timeout_s);
+
+/* faultlog.c */
+void faultlog_injected(struct sup *s, const struct wevent *ev);
+/* Records a detection; returns the matched fault's index or -1. Fatal detections start the recovery. */
+int faultlog_detect(struct sup *s, int detector, int rank, int64_t iter, uint64_t t_ns, const char *note, int fatal);
+void faultlog_fingerprint(struct sup *s, const struct wevent *ev);
+void faultlog_compute(struct sup *s, const struct wevent *ev, double dur_s);
+void faultlog_iteration(struct sup *s, const struct wevent *ev);
+void faultlog_restored(struct sup *s, const struct wevent *ev);
+void faultlog_timers(struct sup *s, uint64_t now);
+void faultlog_run_begin(struct sup *s);
+json_t *faultlog_json(struct sup *s);
+json_t *faultlog_run_json(struct sup *s, double iter_p50);
+
+/* recover.c */
+/* Carries out the scenario's recovery for a failure of rank detected at iteration iter; returns 0 when the
+ * run goes on, -1 when it cannot (the run then fails). kill_rank: the rank's process must be killed first. */
+int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank);
+
+#endif
