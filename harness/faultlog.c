@@ -30,8 +30,10 @@ void faultlog_run_begin(struct sup *s)
         s->fp_iter[i] = -1;
     memset(s->fp_have, 0, (size_t)FP_WINDOW * (size_t)s->nranks);
     memset(s->detcost, 0, sizeof s->detcost);
-    for (int r = 0; r < s->nranks; r++)
+    for (int r = 0; r < s->nranks; r++) {
         s->compute_iter[r] = -1;
+        s->slow_count[r] = 0;
+    }
     s->awaiting_fault = -1;
     for (int i = 0; i < s->sc->n_faults; i++) {
         const struct fault_spec *f = &s->sc->faults[i];
@@ -129,7 +131,8 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
         sup_fail(s, msg);
         return match;
     }
-    if (recover(s, match, rank, iter, fatal == 2) != 0 && !s->failed)
+    int sdc = det == DET_FINGERPRINT || det == DET_ABFT || det == DET_REPLAY;
+    if (recover(s, match, rank, iter, fatal == 2, sdc) != 0 && !s->failed)
         sup_fail(s, "recovery failed");
     return match;
 }
@@ -199,8 +202,10 @@ void faultlog_compute(struct sup *s, const struct wevent *ev, double dur)
             v[j - 1] = x;
         }
     double median = v[others / 2];
-    double factor = ((const struct heartbeat_params *)scenario_detector_params(s->sc, DET_HEARTBEAT))->factor;
-    if (median > 0 && dur > factor * median) {
+    const struct heartbeat_params *hp = scenario_detector_params(s->sc, DET_HEARTBEAT);
+    int slow = median > 0 && dur > hp->factor * median && dur - median > hp->min_excess_s;
+    s->slow_count[rank] = slow ? s->slow_count[rank] + 1 : 0;
+    if (slow && s->slow_count[rank] >= hp->persist) {
         char note[96];
         snprintf(note, sizeof note, "compute phase %.4f s, %.1fx the peers' median %.4f s", dur, dur / median, median);
         faultlog_detect(s, DET_HEARTBEAT, rank, ev->iter, ev->t_ns, note, 0);

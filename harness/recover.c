@@ -84,7 +84,7 @@ static void recover_shrink(struct sup *s, int rank)
     atomic_store(&s->shm.hdr->nactive, (uint32_t)n);
 }
 
-int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank)
+int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int sdc)
 {
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
     uint64_t t0 = mono_ns();
@@ -118,12 +118,18 @@ int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank)
         cmd.start_iter = recover_checkpoint_iter(s, iter);
         cmd.restore = cmd.start_iter > 0 ? RESTORE_CHECKPOINT : RESTORE_NONE;
     } else {
-        for (int r = 0; r < s->nranks && src < 0; r++)
-            if (r != rank && !s->dropped[r] && s->alive[s->slot_of[r]])
+        /* the newest whole replica of any rank whose data can be trusted (all ranks hold the same state): the
+         * failed rank's own too, unless silent corruption was found in it; a replica outlives its process */
+        cmd.start_iter = -1;
+        for (int r = 0; r < s->nranks; r++) {
+            if (s->dropped[r] || (r == rank && sdc))
+                continue;
+            int64_t it = recover_replica_iter(s, r, iter);
+            if (it > cmd.start_iter) {
+                cmd.start_iter = it;
                 src = r;
-        if (src < 0 && rank >= 0 && s->alive[slot])
-            src = rank;   /* one rank alone: its own replica */
-        cmd.start_iter = src >= 0 ? recover_replica_iter(s, src, iter) : -1;
+            }
+        }
         cmd.restore = RESTORE_REPLICA;
         cmd.arg = src;
         if (cmd.start_iter < 0) {
@@ -189,7 +195,7 @@ int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank)
                   json_pack("{s:s, s:I, s:s, s:f}", "recovery", rec->name, "from_iter", (json_int_t)cmd.start_iter, "from",
                             cmd.restore == RESTORE_CHECKPOINT ? "checkpoint" : cmd.restore == RESTORE_REPLICA ? "replica"
                                                                                                               : "start",
-                            (double)(mono_ns() - t0) * 1e-9));
+                            "took_s", (double)(mono_ns() - t0) * 1e-9));
     s->recovering = 0;
     return 0;
 }

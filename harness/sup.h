@@ -73,6 +73,7 @@ struct sup {
     unsigned char *fp_have;
     double *compute_s;             /* per rank: the last compute phase's duration (straggler check) */
     int64_t *compute_iter;
+    int *slow_count;               /* per rank: compute phases in a row over the straggler limit */
     int recovering;
     int awaiting_fault;            /* the fault whose recovery waits for its first good iteration, or -1 */
     int64_t awaiting_iter;
@@ -103,7 +104,8 @@ json_t *faultlog_run_json(struct sup *s, double iter_p50);
 
 /* recover.c */
 /* Carries out the scenario's recovery for a failure of rank detected at iteration iter; returns 0 when the
- * run goes on, -1 when it cannot (the run then fails). kill_rank: the rank's process must be killed first. */
-int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank);
+ * run goes on, -1 when it cannot (the run then fails). kill_rank: the rank's process must be killed first;
+ * sdc: silent corruption was found in rank, so its own replicas are not trusted. */
+int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int sdc);
 
 #endif

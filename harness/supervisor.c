@@ -591,6 +591,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     s.fp_have = xcalloc((size_t)FP_WINDOW * (size_t)s.nranks, 1);
     s.compute_s = xcalloc((size_t)s.nranks, sizeof *s.compute_s);
     s.compute_iter = xcalloc((size_t)s.nranks, sizeof *s.compute_iter);
+    s.slow_count = xcalloc((size_t)s.nranks, sizeof *s.slow_count);
     s.awaiting_fault = -1;
     for (int r = 0; r < s.nranks; r++)
         s.slot_of[r] = r;
@@ -624,7 +625,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     close(s.timerfd);
     sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
     void *bufs[] = { s.pid, s.alive, s.ready, s.expect_exit, s.slot_of, s.dropped, s.watts, s.fault_due, s.fp_iter,
-                     s.fp, s.fp_have, s.compute_s, s.compute_iter, s.faults, s.dets };
+                     s.fp, s.fp_have, s.compute_s, s.compute_iter, s.slow_count, s.faults, s.dets };
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
         free(bufs[i]);
     return code;

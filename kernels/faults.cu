@@ -314,7 +314,8 @@ __global__ static void fp_kernel(const uint4 *vec, size_t nvec, const unsigned c
 static int fp_blocks(size_t work, unsigned *blocks)
 {
     int dev = 0, sms = 0, per_sm = 0;
-    if (CUDA_CHECK(cudaGetDevice(&dev)) || CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) ||
+    if (CUDA_CHECK(cudaGetDevice(&dev)) ||
+        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) ||
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fp_kernel, FAULTS_THREADS, 0)))
         return -1;
     size_t full = (size_t)(sms > 0 ? sms : 1) * (size_t)(per_sm > 0 ? per_sm : 1);

@@ -85,11 +85,12 @@ int kernel_perturb(void *buf, size_t n, enum elem_type e, double rel, unsigned l
                    struct flip_report *out, cudaStream_t s);
 
 /* Hashes the bytes of a device buffer to 64 bits: the buffer is read as little-endian 64-bit words w_i (the
- * last one zero-padded), H = mix(sum_i mix(w_i + (i + 1) * G) ^ mix(bytes)), sums mod 2^64, mix the SplitMix64
- * finaliser, G the golden-ratio constant. The sum is exact and order-free, so H does not depend on the launch;
- * since every term is a bijection of its word, any change confined to one 64-bit word (every single-bit flip)
- * always changes H; other changes collide with probability about 2^-64. Not cryptographic. Memory-bound: 16-byte
- * loads when buf is 16-byte aligned (cudaMalloc gives 256), byte loads otherwise. Synchronises s. */
+ * last one zero-padded), H = mix(sum_i mix(w_i + (i + 1) G) ^ mix(bytes ^ K)), sums mod 2^64, mix the
+ * SplitMix64 finaliser, G the golden-ratio constant, K a fixed key. The sum is exact and order-free, so H does
+ * not depend on the launch; since every term is a bijection of its word, any change confined to one 64-bit word
+ * (every single-bit flip) always changes H; other changes collide with probability about 2^-64. Not
+ * cryptographic. Memory-bound: 16-byte loads when buf is 16-byte aligned (cudaMalloc gives 256), byte loads
+ * otherwise. Synchronises s. */
 int kernel_fingerprint(const void *buf, size_t bytes, unsigned long long *out_hash, cudaStream_t s);
 
 /* Returns the same hash as kernel_fingerprint, computed on the CPU from a host copy of the bytes. */
@@ -111,8 +112,9 @@ double abft_tolerance(enum dtype t, long k, long m);
 /* Enqueues on s one thread that spins (sleeping in __nanosleep) until the device word *flag becomes nonzero:
  * the stream, and everything queued after it, stops while the process stays alive and responsive -- what a
  * rank stuck in a collective looks like. Does not synchronise. Release it by writing a nonzero word to flag
- * from another stream created with cudaStreamNonBlocking (a legacy-default-stream copy would wait for the hung
- * stream), or end the process. */
+ * from a stream created with cudaStreamNonBlocking (cudaMemcpyAsync from pinned memory), or end the process.
+ * While it spins, whatever waits for the whole device (cudaDeviceSynchronize, cudaFree) waits too, and so does
+ * the legacy default stream unless s was created with cudaStreamNonBlocking. */
 int kernel_hang(volatile int *flag, cudaStream_t s);
 
 #ifdef __cplusplus

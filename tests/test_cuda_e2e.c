@@ -85,3 +85,31 @@ Test(cuda_run, one_rank_shows_the_compute_comm_swing, .timeout = 120)
     cr_assert_gt(compute, comm + 100, "compute %.0f W vs comm %.0f W: no swing", compute, comm);
     cr_assert_eq(e2e_count_events(out, "phase_begin"), 8);
 }
+
+Test(cuda_run, faults_detected_and_recovered_on_the_gpu, .timeout = 180)
+{
+    need_gpu();
+    const char *sc = e2e_scenario("name: gpu-faults\nranks: 1\niterations: 12\nworkload:\n"
+                                  "  gemm: {m: 4096, n: 4096, k: 4096, count: 8}\n  allreduce: {bytes: 64MiB}\n"
+                                  "  checkpoint: {every: 4, bytes: 16MiB, path: /tmp/gauntlet-gpu-faults}\n"
+                                  "heartbeat: {interval: 100ms, timeout: 3s}\n"
+                                  "faults:\n  - {kind: bitflip, at: 5, rank: 0, target: gemm-output, where: value, value: 1000}\n"
+                                  "  - {kind: crash, at: 9, rank: 0}\n"
+                                  "detectors: [abft, fingerprint, {replay: {every: 3}}]\nrecovery: restart\n");
+    const char *out = e2e_outdir();
+    int rc = e2e_run("/tmp/gauntlet-cuda-faults.log", (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
+    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-faults.log", rc);
+    json_t *s = e2e_summary(out);
+    json_t *faults = json_object_get(s, "faults");
+    cr_assert_eq(json_array_size(faults), 2);
+    json_t *flip = json_array_get(faults, 0), *crash = json_array_get(faults, 1);
+    cr_assert_str_eq(json_string_value(json_object_get(flip, "detected_by")), "abft");
+    cr_assert_str_eq(json_string_value(json_object_get(crash, "detected_by")), "exit");
+    cr_assert(json_is_number(json_object_get(flip, "recover_s")) && json_is_number(json_object_get(crash, "recover_s")));
+    json_t *r = json_array_get(json_object_get(s, "runs"), 0);
+    cr_assert(json_is_true(json_object_get(r, "complete")));
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(r, "faults"), "false_positives")), 0);
+    cr_log_info("GPU fault figures: %s", json_dumps(faults, JSON_COMPACT));
+    cr_log_info("GPU detector cost: %s", json_dumps(json_object_get(json_object_get(r, "faults"), "detector_cost"), JSON_COMPACT));
+    json_decref(s);
+}

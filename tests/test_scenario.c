@@ -147,10 +147,13 @@ Test(scenario, resolved_echo_reads_back_identical)
 
 Test(scenario, shipped_scenarios_are_valid)
 {
+    static const char *const names[] = { "demo", "gpu-single", "fault-drill", "sdc-burnin" };
     struct scenario sc;
     char err[1024], path[1024];
-    snprintf(path, sizeof path, "%s/scenarios/demo.yaml", GAUNTLET_SRC);
-    cr_assert_eq(scenario_load(path, &sc, err, sizeof err), 0, "%s", err);
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        snprintf(path, sizeof path, "%s/scenarios/%s.yaml", GAUNTLET_SRC, names[i]);
+        cr_assert_eq(scenario_load(path, &sc, err, sizeof err), 0, "%s", err);
+    }
 }
 
 Test(scenario_errors, unknown_key)
@@ -226,6 +229,40 @@ Test(scenario_errors, mitigations)
     load_err(HEAD "mitigations: []\n", "t.yaml:7:14: mitigations: expected at least one mitigation (e.g. [none])");
     load_err(HEAD "mitigations:\n  - none: {floor: 80%}\n", "t.yaml:8:11: mitigations[0]: mitigation 'none' takes no parameters");
     load_err(HEAD "mitigations:\n  - [none]\n", "t.yaml:8:5: mitigations[0]: expected a mitigation name or {name: {parameters}}");
+}
+
+Test(scenario, faults_detectors_recovery_parse)
+{
+    struct scenario sc;
+    load_ok(HEAD "faults:\n  - {kind: bitflip, at: 5, rank: 0, target: weights, where: value, value: 0.5}\n"
+                 "  - {kind: crash, at_s: 2s}\n  - {kind: straggler, rate_per_hour: 3, factor: 2, duration: 1s}\n"
+                 "detectors: [fingerprint, {replay: {every: 7}}]\nrecovery: {inprocess: {replicate_every: 4}}\n", &sc);
+    cr_assert_eq(sc.n_faults, 3);
+    cr_assert_eq(sc.faults[0].at, 5);
+    cr_assert_eq(sc.faults[0].rank, 0);
+    cr_assert_float_eq(sc.faults[1].at_s, 2, 1e-12);
+    cr_assert_eq(sc.faults[1].rank, -1, "rank defaults to random");
+    cr_assert_float_eq(sc.faults[2].rate_per_hour, 3, 1e-12);
+    cr_assert_eq(sc.n_detectors, 2);
+    cr_assert_str_eq(sc.recovery.name, "inprocess");
+    cr_assert_eq(*(const int64_t *)sc.recovery.params, 4);
+}
+
+Test(scenario_errors, bad_faults)
+{
+    load_err(HEAD "faults: [{kind: meteor, at: 5}]\n",
+             "t.yaml:7:17: faults[0].kind: unknown fault 'meteor' (expected one of: bitflip, crash, hang, straggler, comm-error)");
+    load_err(HEAD "faults: [{kind: crash, at: 5, rank: 3}]\n",
+             "t.yaml:7:1: faults[0].rank: rank 3 is out of range: the scenario has ranks 0..0");
+    load_err(HEAD "faults: [{kind: crash, rank: 0}]\n",
+             "t.yaml:7:10: faults[0]: expected exactly one of at (iteration), at_s (seconds) or rate_per_hour, got 0");
+    load_err(HEAD "faults: [{at: 3}]\n", "t.yaml:7:10: faults[0]: missing required key 'kind' (one of: bitflip, crash, hang, straggler, comm-error)");
+    load_err(HEAD "faults: [{kind: crash, at: 3, target: weights}]\n",
+             "t.yaml:7:31: faults[0].target: unknown key for a crash fault (expected one of: kind, at, at_s, rate_per_hour, rank, signal)");
+    load_err(HEAD "detectors: [fingerprint, xray]\n",
+             "t.yaml:7:26: detectors[1]: unknown detector 'xray' (expected one of: exit, heartbeat, fingerprint, abft, replay, comm)");
+    load_err(HEAD "recovery: reboot\n",
+             "t.yaml:7:11: recovery: unknown recovery 'reboot' (expected one of: none, restart, inprocess, spare, shrink)");
 }
 
 Test(scenario_errors, name_must_be_a_folder_name)

@@ -9,6 +9,9 @@
 #include "backend.h"
 #include "coll.h"
 #include "cuda_check.h"
+#include "detectors/detector.h"
+#include "recovery/recovery.h"
+#include "faults.h"
 #include "gemm.h"
 #include "nvml.h"
 #include "util.h"
@@ -31,6 +34,8 @@ struct cuda_rank {
     size_t state_len;
     double flops, bytes;
     double timeout_s;
+    int *hang_flag;            /* device word the hang kernel waits on (never set: the rank hangs) */
+    int comm_broken;
 };
 
 /* Says whether a GPU is usable here: the CUDA runtime must find a driver and a device. */
@@ -60,6 +65,13 @@ static int cuda_check(const struct scenario *sc, char *why, size_t n)
     if (sc->ranks > count) {
         snprintf(why, n, "ranks: %lld, but this node has %d GPU%s (one rank per GPU; several nodes are not supported yet)",
                  (long long)sc->ranks, count, count == 1 ? "" : "s");
+        return EXIT_INPUT;
+    }
+    int mode = recovery_table[sc->recovery.index]->mode;
+    if (mode != REC_NONE && mode != REC_RESTART) {
+        snprintf(why, n, "recovery: %s is not supported on the cuda backend yet (it needs the NCCL communicator "
+                         "re-created among the surviving ranks); use restart or none",
+                 sc->recovery.name);
         return EXIT_INPUT;
     }
     char err[256];
@@ -244,8 +256,15 @@ static int cuda_compute(void *b, struct worker_ctx *w)
         snprintf(w->err, sizeof w->err, "GEMM chain failed on GPU %d (see the message above)", c->device);
         return -1;
     }
-    worker_phase(w, PH_COMPUTE, 1, cuda_event_ns(c, c->c0), 0);
-    worker_phase(w, PH_COMPUTE, 0, cuda_event_ns(c, c->c1), c->flops);
+    uint64_t t0 = cuda_event_ns(c, c->c0), t1 = cuda_event_ns(c, c->c1);
+    double slow = worker_slowdown(w);
+    if (slow > 1) {   /* a straggler: the phase lasts slow x longer (the GPU idles for the extra part) */
+        sleep_ns((uint64_t)((double)(t1 - t0) * (slow - 1)));
+        t1 = mono_ns();
+    }
+    worker_phase(w, PH_COMPUTE, 1, t0, 0);
+    worker_point(w, IP_AFTER_GEMM);
+    worker_phase(w, PH_COMPUTE, 0, t1, c->flops);
     return 0;
 }
 
@@ -253,6 +272,13 @@ static int cuda_compute(void *b, struct worker_ctx *w)
 static int cuda_allreduce(void *b, struct worker_ctx *w)
 {
     struct cuda_rank *c = b;
+    worker_point(w, IP_BEFORE_ALLREDUCE);
+    if (c->comm_broken) {   /* comm-error: this rank's communicator was aborted */
+        worker_emit_detect(w, DET_COMM, "the rank's NCCL communicator was aborted");
+        shm_abort(w->shm);
+        snprintf(w->err, sizeof w->err, "communicator aborted (comm-error)");
+        return -1;
+    }
     atomic_store_explicit(&w->ctl->phase, PH_COMM, memory_order_relaxed);
     if (CUDA_CHECK(cudaEventRecord(c->a0, c->stream)) || coll_allreduce(c->coll, c->stream) != 0 ||
         CUDA_CHECK(cudaEventRecord(c->a1, c->stream)) || coll_wait(c->coll, c->stream, c->timeout_s) != 0 ||
@@ -261,7 +287,130 @@ static int cuda_allreduce(void *b, struct worker_ctx *w)
         return -1;
     }
     worker_phase(w, PH_COMM, 1, cuda_event_ns(c, c->a0), 0);
+    worker_point(w, IP_AFTER_ALLREDUCE);
     worker_phase(w, PH_COMM, 0, cuda_event_ns(c, c->a1), c->bytes);
+    worker_point(w, IP_AFTER_STEP);
+    return 0;
+}
+
+/* Flips bits of one element (or perturbs its value) of a live device buffer, with the fault kernels. */
+static int cuda_corrupt(void *b, const struct corruption *cr, char *what, size_t n)
+{
+    struct cuda_rank *c = b;
+    long m, nn, k;
+    enum dtype t;
+    const void *a, *wts;
+    void *buf;
+    size_t count;
+    enum elem_type e;
+    gemm_chain_dims(c->gemm, &m, &nn, &k, &t);
+    gemm_chain_operands(c->gemm, &a, &wts);
+    if (cr->target == TGT_GEMM_OUTPUT) {
+        buf = gemm_chain_output(c->gemm);
+        count = (size_t)m * (size_t)nn;
+        e = elem_of_output(t);
+    } else if (cr->target == TGT_WEIGHTS) {
+        buf = (void *)wts;
+        count = (size_t)k * (size_t)nn;
+        e = elem_of_input(t);
+    } else {   /* gradients (before the all-reduce) and the reduced buffer (after): the communicated buffer */
+        buf = coll_buffer(c->coll);
+        count = coll_count(c->coll);
+        e = elem_of_input(t == DT_FP8 ? DT_BF16 : t);
+        if (coll_type(c->coll) == ncclFloat8e4m3)
+            e = ELEM_FP8;
+        else if (coll_type(c->coll) == ncclFloat32)
+            e = ELEM_FP32;
+    }
+    struct flip_report rep;
+    int rc = cr->where == FLIP_VALUE ? kernel_perturb(buf, count, e, cr->value, cr->seed, &rep, c->stream)
+                                     : kernel_bitflip(buf, count, e, cr->bits, cr->where, cr->seed, &rep, c->stream);
+    if (rc != 0) {
+        snprintf(what, n, "the fault kernel failed (see the message above)");
+        return -1;
+    }
+    snprintf(what, n, "element %zu: %.9g -> %.9g", rep.index, rep.old_value, rep.new_value);
+    return 0;
+}
+
+/* Hangs the rank on the device: a kernel spins on its stream on a flag nobody sets; the host waits on it. */
+static void cuda_hang(void *b)
+{
+    struct cuda_rank *c = b;
+    if (CUDA_CHECK(cudaMalloc((void **)&c->hang_flag, sizeof(int))) ||
+        CUDA_CHECK(cudaMemset(c->hang_flag, 0, sizeof(int))) || kernel_hang(c->hang_flag, c->stream) != 0)
+        return;
+    CUDA_CHECK(cudaStreamSynchronize(c->stream));   /* never returns: the rank is alive and stuck */
+}
+
+/* Aborts this rank's NCCL communicator: its next all-reduce fails, its peers' time out. */
+static int cuda_break_comm(void *b, char *what, size_t n)
+{
+    struct cuda_rank *c = b;
+    c->comm_broken = 1;
+    coll_abort(c->coll);
+    snprintf(what, n, "ncclCommAbort on this rank's communicator");
+    return 0;
+}
+
+/* Huang-Abraham check of the chain's output on the device. */
+static int cuda_abft(void *b, double *err, double *tol)
+{
+    struct cuda_rank *c = b;
+    long m, n, k, col;
+    enum dtype t;
+    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
+    *tol = abft_tolerance(t, k, m);
+    if (kernel_abft_check(c->gemm, err, &col, c->stream) != 0)
+        return 0;   /* the check could not run: no verdict */
+    return !(*err <= *tol);
+}
+
+/* Hashes the reduced buffer and the weights on the device. */
+static int cuda_fingerprint(void *b, uint64_t *h)
+{
+    struct cuda_rank *c = b;
+    unsigned long long h1, h2;
+    long m, n, k;
+    enum dtype t;
+    const void *a, *wts;
+    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
+    gemm_chain_operands(c->gemm, &a, &wts);
+    if (kernel_fingerprint(coll_buffer(c->coll), coll_count(c->coll) * coll_type_size(coll_type(c->coll)), &h1,
+                           c->stream) != 0 ||
+        kernel_fingerprint(wts, (size_t)k * (size_t)n * dtype_size(t), &h2, c->stream) != 0)
+        return -1;
+    *h = (uint64_t)h1 * 0x100000001b3ull ^ (uint64_t)h2;
+    return 0;
+}
+
+/* Recomputes the chain on its fixed operands and hashes the output (the weights do not change on cuda). */
+static int cuda_replay(void *b, uint64_t *h)
+{
+    struct cuda_rank *c = b;
+    long m, n, k;
+    enum dtype t;
+    unsigned long long hh;
+    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
+    if (gemm_chain_run(c->gemm, c->stream) != 0 ||
+        kernel_fingerprint(gemm_chain_output(c->gemm), (size_t)m * (size_t)n * elem_size(elem_of_output(t)), &hh,
+                           c->stream) != 0)
+        return -1;
+    *h = hh;
+    return 0;
+}
+
+/* Loads a state saved by cuda_snapshot back into the weights. */
+static int cuda_restore(void *b, const void *state, size_t len)
+{
+    struct cuda_rank *c = b;
+    const void *a, *wts;
+    if (len != c->state_len)
+        return -1;
+    gemm_chain_operands(c->gemm, &a, &wts);
+    if (CUDA_CHECK(cudaMemcpyAsync((void *)wts, state, len, cudaMemcpyHostToDevice, c->stream)) ||
+        CUDA_CHECK(cudaStreamSynchronize(c->stream)))
+        return -1;
     return 0;
 }
 
@@ -305,6 +454,8 @@ static void cuda_fini(void *b)
             CUDA_CHECK(cudaEventDestroy(ev[i]));
     if (c->host_state)
         CUDA_CHECK(cudaFreeHost(c->host_state));
+    if (c->hang_flag)
+        CUDA_CHECK(cudaFree(c->hang_flag));
     if (c->stream)
         CUDA_CHECK(cudaStreamDestroy(c->stream));
     free(c);
@@ -326,5 +477,12 @@ const struct backend_ops backend_cuda = {
     .snapshot = cuda_snapshot,
     .device_bytes = cuda_device_bytes,
     .clock_error = cuda_clock_error,
+    .corrupt = cuda_corrupt,
+    .hang = cuda_hang,
+    .break_comm = cuda_break_comm,
+    .abft = cuda_abft,
+    .fingerprint = cuda_fingerprint,
+    .replay = cuda_replay,
+    .restore = cuda_restore,
     .fini = cuda_fini,
 };

@@ -21,6 +21,6 @@ struct detector_ops {
 extern const struct detector_ops *const detector_table[];
 
 struct replay_params { int64_t every; };
-struct heartbeat_params { double factor; };
+struct heartbeat_params { double factor, min_excess_s; int64_t persist; };
 
 #endif

@@ -1,0 +1,166 @@
+/* tests/test_faults.c: every fault on the sim backend with real worker processes: carried out, caught by
+ * the detector meant for it, recovered by each strategy, and the run ending in the fault-free run's state. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2e.h"
+#include "util.h"
+
+#define BASE                                                                                                   \
+    "name: faults\nranks: 4\niterations: 60\nseed: 3\n"                                                        \
+    "workload:\n  gemm: {m: 512, n: 512, k: 512, count: 4}\n  allreduce: {bytes: 1MiB}\n"                       \
+    "  checkpoint: {every: 10, bytes: 1MiB, path: /tmp/gauntlet-test-faults}\n"                                \
+    "heartbeat: {interval: 50ms, timeout: 800ms}\nsim: {tflops: 0.1}\n"
+
+#define ALL_FAULTS                                                                                             \
+    "faults:\n"                                                                                                \
+    "  - {kind: bitflip, at: 15, rank: 1, target: allreduce-buffer, where: exponent}\n"                       \
+    "  - {kind: bitflip, at: 20, rank: 2, target: gemm-output, where: exponent}\n"                            \
+    "  - {kind: crash, at: 30, rank: 2}\n"                                                                     \
+    "  - {kind: hang, at: 40, rank: 3}\n"                                                                      \
+    "  - {kind: comm-error, at: 45, rank: 0}\n"                                                                \
+    "  - {kind: straggler, at: 50, rank: 1, factor: 4, duration: 200ms}\n"                                     \
+    "detectors: [fingerprint, abft, replay]\n"
+
+/* Runs text; returns its summary (the test fails unless the exit code is want). */
+static json_t *run(const char *text, int want)
+{
+    const char *out = e2e_outdir();
+    int rc = e2e_run("/tmp/gauntlet-faults.log", (const char *[]){ "run", e2e_scenario(text), "--out", out, NULL });
+    char *log = e2e_read("/tmp/gauntlet-faults.log");
+    cr_assert_eq(rc, want, "exit %d, expected %d:\n%s", rc, want, log);
+    free(log);
+    return e2e_summary(out);
+}
+
+/* Returns the state fingerprint of the first run of a summary. */
+static const char *state_of(json_t *s)
+{
+    return json_string_value(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "state_fingerprint"));
+}
+
+/* Checks that fault i of summary s is of kind, caught by detector, and recovered. */
+static void expect_fault(json_t *s, size_t i, const char *kind, const char *detector, int recovered)
+{
+    json_t *f = json_array_get(json_object_get(s, "faults"), i);
+    cr_assert(f, "fault %zu missing", i);
+    cr_assert_str_eq(json_string_value(json_object_get(f, "kind")), kind);
+    const char *by = json_string_value(json_object_get(f, "detected_by"));
+    cr_assert(by && strcmp(by, detector) == 0, "%s caught by %s, expected %s", kind, by ? by : "nothing", detector);
+    cr_assert(json_is_number(json_object_get(f, "detect_s")));
+    if (recovered) {
+        cr_assert(json_is_number(json_object_get(f, "recover_s")), "%s was not recovered: %s", kind,
+                  json_string_value(json_object_get(f, "outcome")));
+        cr_assert(json_is_integer(json_object_get(f, "iterations_lost")));
+    }
+}
+
+/* Runs every fault under recovery rec and compares the end state with the fault-free run's. */
+static void every_fault_with(const char *rec)
+{
+    char text[4096];
+    snprintf(text, sizeof text, BASE "recovery: %s\n", rec);
+    json_t *clean = run(text, 0);
+    snprintf(text, sizeof text, BASE ALL_FAULTS "recovery: %s\n", rec);
+    json_t *s = run(text, 0);
+    cr_assert_eq(json_array_size(json_object_get(s, "faults")), 6);
+    expect_fault(s, 0, "bitflip", "fingerprint", 1);
+    expect_fault(s, 1, "bitflip", "abft", 1);
+    expect_fault(s, 2, "crash", "exit", 1);
+    expect_fault(s, 3, "hang", "heartbeat", 1);
+    expect_fault(s, 4, "comm-error", "comm", 1);
+    expect_fault(s, 5, "straggler", "heartbeat", 0);
+    json_t *run0 = json_array_get(json_object_get(s, "runs"), 0);
+    cr_assert(json_is_true(json_object_get(run0, "complete")));
+    cr_assert_eq(json_integer_value(json_object_get(run0, "iterations")), 60);
+    json_t *fr = json_object_get(run0, "faults");
+    cr_assert_eq(json_integer_value(json_object_get(fr, "false_positives")), 0, "false positives: %s",
+                 json_dumps(json_object_get(fr, "false_positive_detections"), 0));
+    cr_assert_str_eq(state_of(s), state_of(clean), "after recovery the state must equal the fault-free run's");
+    json_decref(s);
+    json_decref(clean);
+}
+
+Test(faults, every_fault_recovered_by_inprocess, .timeout = 120) { every_fault_with("{inprocess: {replicate_every: 5}}"); }
+Test(faults, every_fault_recovered_by_restart, .timeout = 120) { every_fault_with("restart"); }
+Test(faults, every_fault_recovered_by_spare, .timeout = 120) { every_fault_with("{spare: {replicate_every: 5}}"); }
+
+Test(faults, crash_and_hang_are_seen_fast, .timeout = 120)
+{
+    json_t *s = run(BASE "faults:\n  - {kind: crash, at: 10, rank: 1}\n  - {kind: hang, at: 25, rank: 2}\n"
+                         "recovery: {inprocess: {replicate_every: 5}}\n", 0);
+    json_t *crash = json_array_get(json_object_get(s, "faults"), 0), *hang = json_array_get(json_object_get(s, "faults"), 1);
+    double c = json_real_value(json_object_get(crash, "detect_s")), h = json_real_value(json_object_get(hang, "detect_s"));
+    cr_assert(c >= 0 && c < 0.1, "a crash seen after %.3f s (must be < 100 ms)", c);
+    cr_assert(h >= 0.8 && h < 0.8 + 0.05 + 0.2, "a hang seen after %.3f s (timeout 800 ms + one 50 ms beat)", h);
+    double rc = json_real_value(json_object_get(crash, "recover_s"));
+    cr_assert(rc > 0 && rc < 2.0, "inprocess recovery of 4 ranks took %.3f s (must be < 2 s)", rc);
+    cr_assert_str_eq(json_string_value(json_object_get(crash, "restore_from")), "replica of rank 0, iteration 10");
+    json_decref(s);
+}
+
+Test(faults, restart_reports_the_checkpoint_read, .timeout = 120)
+{
+    json_t *s = run(BASE "faults: [{kind: crash, at: 25, rank: 3}]\nrecovery: restart\n", 0);
+    json_t *f = json_array_get(json_object_get(s, "faults"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(f, "iterations_lost")), 5, "crash at 25, checkpoint at 20");
+    cr_assert_str_eq(json_string_value(json_object_get(f, "restore_from")), "checkpoint of iteration 20");
+    cr_assert(json_real_value(json_object_get(f, "restore_gbs")) > 0, "the read bandwidth is reported");
+    json_decref(s);
+}
+
+Test(faults, shrink_goes_on_with_the_survivors, .timeout = 120)
+{
+    json_t *s = run(BASE "faults: [{kind: crash, at: 12, rank: 3}]\nrecovery: {shrink: {replicate_every: 5}}\n", 0);
+    json_t *f = json_array_get(json_object_get(s, "faults"), 0);
+    cr_assert(strstr(json_string_value(json_object_get(f, "outcome")), "shrunk to 3 ranks"), "%s",
+              json_string_value(json_object_get(f, "outcome")));
+    json_t *run0 = json_array_get(json_object_get(s, "runs"), 0);
+    cr_assert(json_is_true(json_object_get(run0, "complete")));
+    json_decref(s);
+}
+
+Test(faults, recovery_none_ends_the_run, .timeout = 60)
+{
+    json_t *s = run(BASE "faults: [{kind: crash, at: 5, rank: 2}]\n", 1);
+    cr_assert(strstr(json_string_value(json_object_get(s, "stopped")), "recovery none"));
+    json_decref(s);
+}
+
+/* What fingerprint cannot see: a gradient corrupted before the all-reduce reaches every rank identically. */
+Test(faults, gradients_flip_escapes_fingerprint, .timeout = 60)
+{
+    json_t *clean = run(BASE "detectors: [fingerprint]\n", 0);
+    json_t *s = run(BASE "faults: [{kind: bitflip, at: 10, rank: 1, target: gradients, where: exponent}]\n"
+                         "detectors: [fingerprint]\n", 0);
+    json_t *f = json_array_get(json_object_get(s, "faults"), 0);
+    cr_assert(json_is_null(json_object_get(f, "detected_by")),
+              "a gradient flip before the all-reduce is invisible to fingerprint, yet it was caught");
+    cr_assert_str_neq(state_of(s), state_of(clean), "the corruption really reached the model, silently");
+    cr_log_info("as documented: bitflip on gradients with only fingerprint enabled is not detected");
+    json_decref(s);
+    json_decref(clean);
+}
+
+Test(faults, timed_and_random_faults_fire, .timeout = 60)
+{
+    json_t *s = run(BASE "faults:\n  - {kind: straggler, at_s: 200ms, factor: 4, duration: 100ms}\n"
+                         "  - {kind: straggler, rate_per_hour: 36000, rank: 0, factor: 4, duration: 50ms}\n", 0);
+    json_t *faults = json_object_get(s, "faults");
+    cr_assert_geq(json_array_size(faults), 2, "an at_s fault and a 10/s random process in ~1 s");
+    json_decref(s);
+}
+
+Test(faults, no_false_positives_over_thousands_of_iterations, .timeout = 240)
+{
+    json_t *s = run("name: quiet\nranks: 4\niterations: 3000\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
+                    "  allreduce: {bytes: 256KiB}\nsim: {tflops: 1000, latency: 0s}\n"
+                    "detectors: [fingerprint, abft, {replay: {every: 100}}]\n", 0);
+    json_t *fr = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults");
+    cr_assert_eq(json_integer_value(json_object_get(fr, "false_positives")), 0);
+    json_t *cost = json_object_get(fr, "detector_cost");
+    cr_assert(json_object_get(cost, "fingerprint") && json_object_get(cost, "abft"), "detector cost is reported");
+    json_decref(s);
+}
