@@ -28,7 +28,8 @@
 static json_t *run(const char *text, int want)
 {
     const char *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-faults.log", (const char *[]){ "run", e2e_scenario(text), "--out", out, NULL });
+    int rc = e2e_run("/tmp/gauntlet-faults.log",
+                     (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--out", out, NULL });
     char *log = e2e_read("/tmp/gauntlet-faults.log");
     cr_assert_eq(rc, want, "exit %d, expected %d:\n%s", rc, want, log);
     free(log);
