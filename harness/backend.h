@@ -35,6 +35,7 @@ struct worker_ctx {
     int n_pending;
     uint64_t replay_ref;       /* replay detector: the hash of the first replay */
     double detect_cost_s[8];   /* time spent in each worker-side detector (enum detector_id) this run */
+    struct ckpt_async *ckpt;   /* the background checkpoint writer (checkpoint.mode async) */
 };
 
 /* Reports a phase edge at t_ns (the backend calls it, since only it knows when its work really ran). */

@@ -39,12 +39,19 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev)
             series_add(&r->comm_s, d);
             r->comm_bytes = ev->a;
         } else if (ev->phase == PH_CKPT) {
-            r->ckpt_s += d;
-            r->ckpt_bytes += ev->a;
+            r->ckpt_stall_s += d;
             r->ckpts++;
+            if (ev->a > 0) {   /* sync: the write is the phase */
+                r->ckpt_s += d;
+                r->ckpt_bytes += ev->a;
+            }
         }
         break;
     }
+    case WEV_CKPT_WRITTEN:   /* async: written in the background */
+        r->ckpt_s += ev->b;
+        r->ckpt_bytes += ev->a;
+        break;
     case WEV_ITER:
         series_add(&rs->iter_s, ev->a);
         r->iters = ev->iter + 1;
@@ -101,7 +108,7 @@ static json_t *power_json(const struct acc *a)
 
 json_t *runstats_json(struct run_stats *rs, const char *mitigation, int bus_ranks)
 {
-    double flops = 0, compute_s = 0, ckpt_b = 0, ckpt_s = 0;
+    double flops = 0, compute_s = 0, ckpt_b = 0, ckpt_s = 0, stall = 0;
     int ckpts = 0;
     struct series comm = { 0 };
     double comm_bytes = 0;
@@ -112,6 +119,7 @@ json_t *runstats_json(struct run_stats *rs, const char *mitigation, int bus_rank
         compute_s += r->compute_s;
         ckpt_b += r->ckpt_bytes;
         ckpt_s += r->ckpt_s;
+        stall += r->ckpt_stall_s;
         ckpts += r->ckpts;
         for (size_t k = 0; k < r->comm_s.n; k++)
             series_add(&comm, r->comm_s.v[k]);
@@ -143,6 +151,7 @@ json_t *runstats_json(struct run_stats *rs, const char *mitigation, int bus_rank
         "state_fingerprint", runstats_done(rs) ? json_string(fp) : json_null(), "fingerprints_agree",
         runstats_done(rs) ? json_boolean(agree) : json_null(), "power", "aggregate", power_json(&rs->power),
         "per_rank", per_rank);
+    json_object_set_new(run, "checkpoint_stall_s", json_num(ckpts ? stall / ckpts : NAN));
     series_free(&comm);
     return run;
 }

@@ -14,7 +14,8 @@ struct rank_stats {
     double compute_s, flops;     /* totals over the run */
     struct series comm_s;        /* all-reduce phase durations */
     double comm_bytes;
-    double ckpt_s, ckpt_bytes;
+    double ckpt_s, ckpt_bytes;       /* writes: sync in the phase, async in the background */
+    double ckpt_stall_s;             /* time the rank stood still for its checkpoints */
     int ckpts;
     int64_t iters;               /* iterations completed */
     int done;

@@ -49,8 +49,9 @@ static const struct param checkpoint_params[] = {
       .help = "model state written per rank per checkpoint" },
     { "path", PT_STRING, CK(path), sizeof(((struct scenario *)0)->workload.checkpoint.path),
       .def = "/tmp/gauntlet-ckpt", .help = "folder for checkpoint files" },
-    { "mode", PT_ENUM, CK(mode), .def = "sync", .choices = "sync",
-      .help = "sync: the rank stops, writes, fsyncs, continues" },
+    { "mode", PT_ENUM, CK(mode), .def = "sync", .choices = "sync,async",
+      .help = "sync: the rank stops, writes, fsyncs, continues; async: it copies its state aside and a "
+              "background thread writes it (double-buffered)" },
     { 0 },
 };
 

@@ -14,7 +14,7 @@
 #define SC_MAX_DETECTORS 8
 #define SC_PARAM_BYTES 256
 
-enum ckpt_mode { CKPT_SYNC = 0 };
+enum ckpt_mode { CKPT_SYNC = 0, CKPT_ASYNC };
 
 /* The sim backend's model: an H100/H200-like GPU, durations from rates, power from phase levels. */
 struct sim_params {

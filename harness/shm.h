@@ -36,6 +36,7 @@ enum wev_type {
     WEV_FPRINT,        /* fingerprint of iteration iter: a = high 32 bits, b = low 32 bits */
     WEV_RESTORED,      /* state restored for a recovery: a = bytes read, b = seconds, note = from where */
     WEV_DETCOST,       /* end of run: worker-side detector phase (enum detector_id) cost a seconds in total */
+    WEV_CKPT_WRITTEN,  /* an async checkpoint of iteration iter was written: a = bytes, b = seconds */
 };
 
 struct wevent {

@@ -89,6 +89,10 @@ int sup_spawn(struct sup *s, int slot);
 void sup_send(struct sup *s, int slot, const struct wcmd *cmd);
 int sup_wait_ready(struct sup *s, double timeout_s);
 
+/* supreport.c */
+json_t *sup_summary(struct sup *s, int code, const char *started);
+void sup_print_table(struct sup *s, int code);
+
 /* faultlog.c */
 void faultlog_injected(struct sup *s, const struct wevent *ev);
 /* Records a detection; returns the matched fault's index or -1. Fatal detections start the recovery. */

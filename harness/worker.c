@@ -13,6 +13,7 @@
 
 #include "backend.h"
 #include "checkpoint.h"
+#include "ckpt_async.h"
 #include "detectors/detector.h"
 #include "recovery/recovery.h"
 #include "util.h"
@@ -134,7 +135,22 @@ static _Noreturn void worker_fail(struct worker_ctx *w, int code, const char *wh
     exit(code);
 }
 
-/* Writes a checkpoint of the backend's state, reporting it as a phase. */
+/* Reports the async checkpoints the writer thread has finished. */
+static void worker_ckpt_poll(struct worker_ctx *w)
+{
+    struct ckpt_done d;
+    while (w->ckpt && ckpt_async_poll(w->ckpt, &d)) {
+        if (d.failed)
+            worker_fail(w, EXIT_ENV, d.why);
+        int64_t it = w->iter;
+        w->iter = d.iter - 1;
+        worker_emit(w, WEV_CKPT_WRITTEN, PH_CKPT, mono_ns(), (double)d.bytes, d.seconds, NULL);
+        w->iter = it;
+    }
+}
+
+/* Writes a checkpoint of the backend's state (sync), or hands it to the writer thread (async); the phase
+ * is the time the rank stalls. */
 static int worker_checkpoint(struct worker_ctx *w)
 {
     const struct scenario *sc = w->sc;
@@ -146,6 +162,17 @@ static int worker_checkpoint(struct worker_ctx *w)
     int gen = (int)((done / sc->workload.checkpoint.every) % 2);
     uint64_t t0 = mono_ns();
     worker_phase(w, PH_CKPT, 1, t0, 0);
+    if (sc->workload.checkpoint.mode == CKPT_ASYNC) {
+        if (!w->ckpt)
+            w->ckpt = ckpt_async_start(sc->workload.checkpoint.path, sc->name, w->rank, sc->workload.checkpoint.bytes);
+        worker_ckpt_poll(w);
+        if (!w->ckpt || w->ops->snapshot(w->b, &state, &len) != 0 || ckpt_async_submit(w->ckpt, state, len, gen, done) != 0) {
+            snprintf(w->err, sizeof w->err, "async checkpoint at iteration %lld failed", (long long)w->iter);
+            return -1;
+        }
+        worker_phase(w, PH_CKPT, 0, mono_ns(), 0);
+        return 0;
+    }
     if (w->ops->snapshot(w->b, &state, &len) != 0 ||
         checkpoint_write(sc->workload.checkpoint.path, sc->name, w->rank, gen, done, state, len,
                          sc->workload.checkpoint.bytes, &secs, why, sizeof why) != 0) {
@@ -283,6 +310,11 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
             worker_replicate(w, w->iter + 1);
         worker_emit(w, WEV_ITER, PH_IDLE, w->last_end, (double)(w->last_end - w->iter_t0) * 1e-9, 0, NULL);
         atomic_store(&w->ctl->iter, w->iter + 1);
+        worker_ckpt_poll(w);
+    }
+    if (w->ckpt) {   /* the run's checkpoints are on storage before it is reported done */
+        ckpt_async_drain(w->ckpt);
+        worker_ckpt_poll(w);
     }
     for (int d = 0; d < DET_COUNT; d++)
         if (w->detect_cost_s[d] > 0)
@@ -347,6 +379,7 @@ int worker_main(int argc, char **argv)
         if (c.type == CMD_RUN)
             worker_run(&w, &c);
     }
+    ckpt_async_stop(w.ckpt);
     w.ops->fini(w.b);
     atomic_store(&w.ctl->state, WS_EXITED);
     shm_close(&shm);

@@ -165,3 +165,26 @@ Test(faults, no_false_positives_over_thousands_of_iterations, .timeout = 240)
     cr_assert(json_object_get(cost, "fingerprint") && json_object_get(cost, "abft"), "detector cost is reported");
     json_decref(s);
 }
+
+Test(faults, async_checkpoints_stall_less_than_they_write, .timeout = 120)
+{
+    const char *head = "name: async\nranks: 4\niterations: 60\nseed: 3\n"
+                       "workload:\n  gemm: {m: 512, n: 512, k: 512, count: 4}\n  allreduce: {bytes: 1MiB}\n"
+                       "  checkpoint: {every: 10, bytes: 32MiB, path: /tmp/gauntlet-test-async, mode: async}\n"
+                       "heartbeat: {interval: 50ms, timeout: 800ms}\nsim: {tflops: 0.1}\n";
+    char text[2048];
+    snprintf(text, sizeof text, "%s", head);
+    json_t *clean = run(text, 0);
+    json_t *r = json_array_get(json_object_get(clean, "runs"), 0);
+    double stall = json_real_value(json_object_get(r, "checkpoint_stall_s"));
+    double gbs = json_real_value(json_object_get(r, "checkpoint_gbs"));
+    double write_s = 32.0 * 1048576 / (gbs * 1e9);
+    cr_assert_eq(json_integer_value(json_object_get(r, "checkpoints")), 6);
+    cr_assert(stall > 0 && stall < write_s, "async: the rank stalled %.4f s a checkpoint, the write took %.4f s", stall,
+              write_s);
+    snprintf(text, sizeof text, "%sfaults: [{kind: crash, at: 45, rank: 2}]\nrecovery: restart\n", head);
+    json_t *s = run(text, 0);
+    cr_assert_str_eq(state_of(s), state_of(clean), "a restart from async checkpoints ends in the fault-free state");
+    json_decref(s);
+    json_decref(clean);
+}

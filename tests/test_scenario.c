@@ -19,7 +19,7 @@ static const char full[] =
     "workload:\n"
     "  gemm: { m: 1024, n: 2048, k: 512, dtype: fp16, count: 4 }\n"
     "  allreduce: { bytes: 8MiB, emulate_busbw: 50.5, emulate_ranks: 4096 }\n"
-    "  checkpoint: { every: 10, bytes: 1GiB, path: /tmp/x-ckpt, mode: sync }\n"
+    "  checkpoint: { every: 10, bytes: 1GiB, path: /tmp/x-ckpt, mode: async }\n"
     "power: { sample_hz: 250 }\n"
     "heartbeat: { interval: 50ms, timeout: 2s, startup: 1min }\n"
     "sim:\n"
@@ -82,7 +82,7 @@ Test(scenario, every_key_parses_to_its_value)
     cr_assert_eq(sc.workload.checkpoint.every, 10);
     cr_assert_eq(sc.workload.checkpoint.bytes, 1ull << 30);
     cr_assert_str_eq(sc.workload.checkpoint.path, "/tmp/x-ckpt");
-    cr_assert_eq(sc.workload.checkpoint.mode, CKPT_SYNC);
+    cr_assert_eq(sc.workload.checkpoint.mode, CKPT_ASYNC);
     cr_assert_float_eq(sc.power.sample_hz, 250, 1e-12);
     cr_assert_float_eq(sc.heartbeat.interval_s, 0.05, 1e-12);
     cr_assert_float_eq(sc.heartbeat.timeout_s, 2, 1e-12);
