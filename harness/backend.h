@@ -92,6 +92,7 @@ struct backend_ops {
     int (*fingerprint)(void *b, uint64_t *h);                    /* hash of the reduced buffer and the state */
     int (*replay)(void *b, uint64_t *h);                         /* recompute the fixed GEMM; hash of its output */
     int (*restore)(void *b, const void *state, size_t len);      /* load the model state (checkpoint, replica) */
+    int (*reconnect)(void *b, struct worker_ctx *w);             /* join the communicator made anew among the active ranks */
     void (*fini)(void *b);
 };
 

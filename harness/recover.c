@@ -44,13 +44,13 @@ static int64_t recover_checkpoint_iter(struct sup *s, int64_t limit)
     int64_t best = 0;
     for (int gen = 0; gen < 2; gen++) {
         int64_t it0;
-        if (checkpoint_peek(s->sc->workload.checkpoint.path, s->sc->name, 0, gen, &it0) != 0 || it0 > limit)
+        if (checkpoint_peek(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, 0, gen, &it0) != 0 || it0 > limit)
             continue;
         int all = 1;
         for (int r = 1; r < s->nranks && all; r++) {   /* the other generation may hold it on some rank */
             int64_t a = -1, b = -1;
-            checkpoint_peek(s->sc->workload.checkpoint.path, s->sc->name, r, 0, &a);
-            checkpoint_peek(s->sc->workload.checkpoint.path, s->sc->name, r, 1, &b);
+            checkpoint_peek(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r, 0, &a);
+            checkpoint_peek(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r, 1, &b);
             all = s->dropped[r] || a == it0 || b == it0;
         }
         if (all && it0 > best)
@@ -169,13 +169,15 @@ int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int
             return s->recovering = 0, -1;
         }
     }
-    if (sup_wait_ready(s, s->sc->heartbeat.startup_s) != 0) {
+    /* every rank gets its command now, a replacement still starting too (it reads it once ready): on cuda
+     * they must all join the new communicator at once */
+    cmd.reconnect = rec->mode != REC_RESTART && s->ops->reconnect != NULL;
+    if (cmd.reconnect && s->ops->prepare && s->ops->prepare(&s->shm, why, sizeof why) != 0) {   /* a new NCCL id */
         s->recovering = 0;
-        return s->stopping ? 0 : (sup_fail(s, "recovery: the replacement workers did not start"), -1);
+        sup_fail(s, why);
+        return -1;
     }
-    for (int r = 0; r < s->nranks; r++)
-        if (!s->dropped[r])
-            sup_send(s, s->slot_of[r], &cmd);
+    /* the fault's record first: the ranks' restores and first iterations may come back at once */
     if (fault >= 0) {
         struct fault_rec *f = &s->faults[fault];
         f->recovery = 1;
@@ -191,6 +193,13 @@ int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int
     }
     s->awaiting_fault = fault >= 0 ? fault : -2;
     s->awaiting_iter = cmd.start_iter;
+    for (int r = 0; r < s->nranks; r++)
+        if (!s->dropped[r])
+            sup_send(s, s->slot_of[r], &cmd);
+    if (sup_wait_ready(s, s->sc->heartbeat.startup_s) != 0) {
+        s->recovering = 0;
+        return s->stopping ? 0 : (sup_fail(s, "recovery: the replacement workers did not start"), -1);
+    }
     results_event(&s->res, mono_ns(), "recovery_end",
                   json_pack("{s:s, s:I, s:s, s:f}", "recovery", rec->name, "from_iter", (json_int_t)cmd.start_iter, "from",
                             cmd.restore == RESTORE_CHECKPOINT ? "checkpoint" : cmd.restore == RESTORE_REPLICA ? "replica"

@@ -59,6 +59,7 @@ struct wcmd {
     int64_t iterations;  /* CMD_RUN: the run's total iterations */
     int64_t start_iter;  /* CMD_RUN: the first iteration to do (after a recovery: the restored state's) */
     int32_t restore;     /* CMD_RUN: enum restore_from */
+    int32_t reconnect;   /* CMD_RUN: join a new communicator first (coll_id was remade; cuda) */
     int32_t arg;         /* CMD_RUN + RESTORE_REPLICA: the rank whose replica to load; CMD_INJECT: the fault;
                             CMD_ADOPT: the rank a spare becomes */
 };
@@ -110,6 +111,7 @@ struct shm_hdr {
     _Atomic uint32_t abort;         /* set: every wait gives up, every worker stops */
     int32_t supervisor_pid;
     char backend[16];
+    char ckpt_tag[96];              /* checkpoint files are <path>/<ckpt_tag>-rank<R>-<gen>.ckpt: "<name>-<pid>" */
     struct scenario sc;
     unsigned char coll_id[128];     /* the cuda backend's NCCL unique id, made by the supervisor */
     struct { _Atomic uint32_t count; _Atomic uint32_t gen; } barrier;

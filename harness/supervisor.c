@@ -394,7 +394,7 @@ static void sup_one_run(struct sup *s, int m)
         if (s->dropped[r])
             s->rs.rank[r].done = 1;   /* shrunk away in an earlier run */
         else
-            checkpoint_remove(s->sc->workload.checkpoint.path, s->sc->name, r);   /* restore only this run's */
+            checkpoint_remove(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r);   /* restore only this run's */
     s->running = 1;
     s->last_progress = now;
     s->run_t0 = now;
@@ -512,6 +512,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
         if (s.shm.hdr->sc.faults[i].rank < 0)
             s.shm.hdr->sc.faults[i].rank = (int64_t)(rng_next(&s.fault_rng) % (uint64_t)s.nranks);
     str_copy(s.shm.hdr->backend, sizeof s.shm.hdr->backend, ops->name);
+    snprintf(s.shm.hdr->ckpt_tag, sizeof s.shm.hdr->ckpt_tag, "%s-%d", sc->name, (int)getpid());
     if (results_open(&s.res, opt->out_dir, s.sc, s.t0, why, sizeof why) != 0) {
         gl_log("%s", why);
         shm_close(&s.shm);
@@ -557,6 +558,8 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     for (int m = 0; m < sc->n_mitigations && !s.stopping; m++)
         sup_one_run(&s, m);
     sup_stop_workers(&s);
+    for (int r = 0; r < s.nranks; r++)   /* synthetic state: this run's checkpoints go with it */
+        checkpoint_remove(sc->workload.checkpoint.path, s.shm.hdr->ckpt_tag, r);
     int code = s.failed || s.reason[0] ? EXIT_CHECK : EXIT_OK;
     json_t *summary = sup_summary(&s, code, started);
     results_event(&s.res, mono_ns(), "end", json_pack("{s:i, s:o}", "exit", code, "reason",

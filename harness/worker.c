@@ -164,7 +164,7 @@ static int worker_checkpoint(struct worker_ctx *w)
     worker_phase(w, PH_CKPT, 1, t0, 0);
     if (sc->workload.checkpoint.mode == CKPT_ASYNC) {
         if (!w->ckpt)
-            w->ckpt = ckpt_async_start(sc->workload.checkpoint.path, sc->name, w->rank, sc->workload.checkpoint.bytes);
+            w->ckpt = ckpt_async_start(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, sc->workload.checkpoint.bytes);
         worker_ckpt_poll(w);
         if (!w->ckpt || w->ops->snapshot(w->b, &state, &len) != 0 || ckpt_async_submit(w->ckpt, state, len, gen, done) != 0) {
             snprintf(w->err, sizeof w->err, "async checkpoint at iteration %lld failed", (long long)w->iter);
@@ -174,7 +174,7 @@ static int worker_checkpoint(struct worker_ctx *w)
         return 0;
     }
     if (w->ops->snapshot(w->b, &state, &len) != 0 ||
-        checkpoint_write(sc->workload.checkpoint.path, sc->name, w->rank, gen, done, state, len,
+        checkpoint_write(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, done, state, len,
                          sc->workload.checkpoint.bytes, &secs, why, sizeof why) != 0) {
         snprintf(w->err, sizeof w->err, "checkpoint at iteration %lld: %s", (long long)w->iter, why);
         return -1;
@@ -221,8 +221,8 @@ static int worker_restore(struct worker_ctx *w, const struct wcmd *cmd)
         int ok = -1;
         for (int gen = 0; gen < 2 && ok != 0; gen++) {
             int64_t it;
-            if (checkpoint_peek(sc->workload.checkpoint.path, sc->name, w->rank, gen, &it) == 0 && it == cmd->start_iter)
-                ok = checkpoint_read(sc->workload.checkpoint.path, sc->name, w->rank, gen, &iter, buf, cap, &len, &bytes,
+            if (checkpoint_peek(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, &it) == 0 && it == cmd->start_iter)
+                ok = checkpoint_read(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, &iter, buf, cap, &len, &bytes,
                                      why, sizeof why);
         }
         if (ok != 0 || w->ops->restore(w->b, buf, len) != 0) {
@@ -285,6 +285,8 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
     w->n_pending = 0;
     w->slow_factor = 1;
     atomic_store(&w->ctl->state, WS_RUNNING);
+    if (cmd->reconnect && w->ops->reconnect && w->ops->reconnect(w->b, w) != 0)
+        worker_fail(w, EXIT_ENV, w->err[0] ? w->err : "cannot join the new communicator");
     if (cmd->restore != RESTORE_NONE && worker_restore(w, cmd) != 0)
         worker_fail(w, EXIT_CHECK, w->err);
     if (cmd->start_iter == 0)

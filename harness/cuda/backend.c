@@ -67,11 +67,9 @@ static int cuda_check(const struct scenario *sc, char *why, size_t n)
                  (long long)sc->ranks, count, count == 1 ? "" : "s");
         return EXIT_INPUT;
     }
-    int mode = recovery_table[sc->recovery.index]->mode;
-    if (mode != REC_NONE && mode != REC_RESTART) {
-        snprintf(why, n, "recovery: %s is not supported on the cuda backend yet (it needs the NCCL communicator "
-                         "re-created among the surviving ranks); use restart or none",
-                 sc->recovery.name);
+    if (recovery_table[sc->recovery.index]->mode == REC_SPARE && sc->ranks + 1 > count) {
+        snprintf(why, n, "recovery: spare needs a GPU for the spare: ranks %lld + 1 spare, but this node has %d GPU%s",
+                 (long long)sc->ranks, count, count == 1 ? "" : "s");
         return EXIT_INPUT;
     }
     char err[256];
@@ -191,16 +189,56 @@ static uint64_t cuda_event_ns(struct cuda_rank *c, cudaEvent_t e)
 
 static void cuda_fini(void *b);
 
+/* Returns rank's place among the ranks in the collective, and their number (recovery shrink lowers it). */
+static int cuda_active_index(struct shm *shm, int rank, int *nactive)
+{
+    *nactive = (int)atomic_load(&shm->hdr->nactive);
+    for (int i = 0; i < *nactive; i++)
+        if (shm->hdr->active[i] == rank)
+            return i;
+    return -1;
+}
+
+/* Joins the communicator on the control block's unique id, as this rank's place among the active ranks. */
+static struct coll *cuda_join(struct worker_ctx *w, cudaStream_t s, char *why, size_t n)
+{
+    const struct scenario *sc = w->sc;
+    int nactive, idx = cuda_active_index(w->shm, w->rank, &nactive);
+    if (idx < 0) {
+        snprintf(why, n, "rank %d is not among the active ranks", w->rank);
+        return NULL;
+    }
+    return coll_create(w->shm->hdr->coll_id, nactive, idx, sc->workload.gemm.dtype, sc->workload.allreduce.bytes,
+                       sc->workload.allreduce.emulate_busbw_gbs, (int)sc->workload.allreduce.emulate_ranks, s,
+                       sc->heartbeat.startup_s, why, n);
+}
+
+/* After a recovery (inprocess, spare, shrink): leaves the old communicator and joins the new one. Not yet
+ * verified on GPUs (it needs two or more). */
+static int cuda_reconnect(void *b, struct worker_ctx *w)
+{
+    struct cuda_rank *c = b;
+    if (c->coll) {
+        if (!c->comm_broken)
+            coll_abort(c->coll);   /* the peers are gone or rebuilding: no collective finalize */
+        coll_destroy(c->coll);
+    }
+    c->comm_broken = 0;
+    c->coll = cuda_join(w, c->stream, w->err, sizeof w->err);
+    return c->coll ? 0 : -1;
+}
+
 /* Starts rank's GPU: device, stream, GEMM chain, NCCL communicator, events, anchor. */
 static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
 {
     const struct scenario *sc = w->sc;
     struct cuda_rank *c = xcalloc(1, sizeof *c);
     int count = 0;
-    c->device = w->rank;   /* one rank per GPU of this node, in order (CUDA_VISIBLE_DEVICES applies) */
+    /* one rank per GPU of this node, in order (CUDA_VISIBLE_DEVICES applies); a spare takes the next GPU */
+    c->device = w->rank >= 0 ? w->rank : (int)(w->ctl - shm_ctl(w->shm, 0));
     c->timeout_s = sc->heartbeat.timeout_s;
     struct cudaDeviceProp prop;
-    if (CUDA_CHECK(cudaGetDeviceCount(&count)) || w->rank >= count || CUDA_CHECK(cudaSetDevice(c->device)) ||
+    if (CUDA_CHECK(cudaGetDeviceCount(&count)) || c->device >= count || CUDA_CHECK(cudaSetDevice(c->device)) ||
         CUDA_CHECK(cudaGetDeviceProperties(&prop, c->device)) ||
         CUDA_CHECK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking))) {
         snprintf(why, n, "rank %d: cannot start GPU %d of %d (see the message above)", w->rank, c->device, count);
@@ -218,10 +256,9 @@ static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
         cuda_fini(c);
         return NULL;
     }
-    c->coll = coll_create(w->shm->hdr->coll_id, w->nranks, w->rank, sc->workload.gemm.dtype, sc->workload.allreduce.bytes,
-                          sc->workload.allreduce.emulate_busbw_gbs, (int)sc->workload.allreduce.emulate_ranks, c->stream,
-                          sc->heartbeat.startup_s, why, n);
-    if (!c->coll) {
+    if (w->rank < 0) {   /* a spare joins a communicator when it takes a rank over (cuda_reconnect) */
+        c->coll = NULL;
+    } else if (!(c->coll = cuda_join(w, c->stream, why, n))) {
         cuda_fini(c);
         return NULL;
     }
@@ -484,5 +521,6 @@ const struct backend_ops backend_cuda = {
     .fingerprint = cuda_fingerprint,
     .replay = cuda_replay,
     .restore = cuda_restore,
+    .reconnect = cuda_reconnect,
     .fini = cuda_fini,
 };
