@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze.h"
 #include "nvml.h"
 #include "param.h"
 #include "util.h"
@@ -62,8 +63,10 @@ int bench_main(int argc, char **argv)
         return EXIT_INPUT;
     }
     const char *what = argv[1];
+    if (strcmp(what, "analysis") == 0)
+        return bench_analysis_main(argc - 1, argv + 1);
     if (strcmp(what, "gemm") != 0 && strcmp(what, "allreduce") != 0 && strcmp(what, "sampling") != 0) {
-        fprintf(stderr, "gauntlet: bench: unknown benchmark '%s' (expected gemm, allreduce or sampling)\n", what);
+        fprintf(stderr, "gauntlet: bench: unknown benchmark '%s' (expected gemm, allreduce, sampling or analysis)\n", what);
         return EXIT_INPUT;
     }
 #ifdef GAUNTLET_HAVE_CUDA

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyze.h"
 #include "backend.h"
 #include "bench.h"
 #include "detectors/detector.h"
@@ -26,7 +27,9 @@ static const char usage_text[] =
     "                        (default results/<name>-<UTC time>/)\n"
     "  check SCENARIO.yaml   validate a scenario only\n"
     "  list [--keys]         backends, mitigations (and every scenario key with --keys)\n"
-    "  bench gemm|allreduce|sampling [OPTIONS]\n"
+    "  analyze TRACE.csv [--gpus N] [--groups G] [--jitter D] [--json]\n"
+    "                        power-swing analysis of a trace: power.csv, nvidia-smi or DCGM CSV\n"
+    "  bench gemm|allreduce|sampling|analysis [OPTIONS]\n"
     "                        harness vs bare library on this GPU (cuda builds); `bench gemm --help`\n"
     "  --help, --version\n"
     "\n"
@@ -231,6 +234,8 @@ int main(int argc, char **argv)
         return cmd_check(argc - 1, argv + 1);
     if (strcmp(cmd, "list") == 0)
         return cmd_list(argc - 1, argv + 1);
+    if (strcmp(cmd, "analyze") == 0)
+        return analyze_main(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0)
         return bench_main(argc - 1, argv + 1);
     return usage_error("unknown command '%s'", cmd);

@@ -221,6 +221,9 @@ void param_expect(const struct param *p, char *out, size_t n)
     case PT_LIST:
         snprintf(out, n, "a list");
         return;
+    case PT_PAIR:
+        snprintf(out, n, "a pair [lo, hi] of numbers in [%g, %g], lo < hi", p->min, p->max);
+        return;
     }
     snprintf(out, n, "?");
 }
@@ -291,6 +294,7 @@ int param_parse(const struct param *p, const char *text, void *base, char *why, 
         return 0;
     case PT_SECTION:
     case PT_LIST:
+    case PT_PAIR:
         return param_bad(p, text, why, n);
     }
     return param_bad(p, text, why, n);
@@ -342,6 +346,11 @@ void param_format(const struct param *p, const void *base, char *out, size_t n)
     case PT_LIST:
         snprintf(out, n, "%s", p->def ? p->def : "[]");
         return;
+    case PT_PAIR: {
+        const double *v = at;
+        snprintf(out, n, "[%g, %g]", v[0], v[1]);
+        return;
+    }
     }
 }
 
@@ -352,6 +361,12 @@ int param_defaults(const struct param *table, void *base)
         if (p->type == PT_SECTION) {
             if (param_defaults(p->sub, (char *)base + p->off) != 0)
                 return -1;
+        } else if (p->type == PT_PAIR && p->def) {
+            double *v = (double *)((char *)base + p->off);
+            if (sscanf(p->def, "[%lf, %lf]", &v[0], &v[1]) != 2) {
+                gl_log("internal: default '%s' of key '%s' is not a pair", p->def, p->name);
+                return -1;
+            }
         } else if (p->def && p->type != PT_LIST && param_parse(p, p->def, base, why, sizeof why) != 0) {
             gl_log("internal: default '%s' of key '%s' does not parse: %s", p->def, p->name, why);
             return -1;
@@ -366,4 +381,19 @@ const struct param *param_find(const struct param *table, const char *name)
         if (strcmp(p->name, name) == 0)
             return p;
     return NULL;
+}
+
+int param_parse_pair(const struct param *p, const char *lo, const char *hi, void *base, char *why, size_t n)
+{
+    double a, b;
+    char exp[160];
+    if (parse_double(lo, &a) != 0 || parse_double(hi, &b) != 0 || !(a < b) || a < p->min || b > p->max) {
+        param_expect(p, exp, sizeof exp);
+        snprintf(why, n, "expected %s, got [%s, %s]", exp, lo, hi);
+        return -1;
+    }
+    double *v = (double *)((char *)base + p->off);
+    v[0] = a;
+    v[1] = b;
+    return 0;
 }

@@ -17,6 +17,7 @@ enum param_type {
     PT_BOOL,      /* int: true/false */
     PT_SECTION,   /* a nested mapping described by sub */
     PT_LIST,      /* a list its owner parses itself (mitigations); def documents the default */
+    PT_PAIR,      /* double[2]: [lo, hi], lo < hi */
 };
 
 /* A power level given either as a share of the GPU's TDP or in watts. */
@@ -41,6 +42,8 @@ struct param {
     unsigned flags;
 };
 
+/* Parses a PT_PAIR from its two texts; on error fills why, returns -1. */
+int param_parse_pair(const struct param *p, const char *lo, const char *hi, void *base, char *why, size_t n);
 /* Parses text as p's type into base + p->off; on error fills why with what was expected, returns -1. */
 int param_parse(const struct param *p, const char *text, void *base, char *why, size_t n);
 /* Formats the value of p at base in canonical scenario text (the echo into scenario.yaml). */

@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "analysis.h"
+#include "analysis_json.h"
 #include "results.h"
+#include "scenario.h"
 #include "util.h"
 
 void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t planned, uint64_t t_begin)
@@ -15,6 +18,37 @@ void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t pla
     rs->rank = xcalloc((size_t)nranks, sizeof *rs->rank);
     for (int r = 0; r < nranks; r++)
         acc_reset(&rs->rank[r].power);
+    rs->tick_w = xcalloc((size_t)nranks, sizeof *rs->tick_w);
+    rs->spread_t = xcalloc((size_t)RS_SPREAD_ROWS * (size_t)nranks, sizeof *rs->spread_t);
+    rs->spread_n = xcalloc(RS_SPREAD_ROWS, sizeof *rs->spread_n);
+    for (int i = 0; i < RS_SPREAD_ROWS; i++)
+        rs->spread_iter[i] = -1;
+}
+
+/* Records a compute phase's start for the spread across ranks and rank 0's iteration starts. */
+static void runstats_compute_begin(struct run_stats *rs, const struct wevent *ev)
+{
+    int row = (int)(ev->iter % RS_SPREAD_ROWS);
+    if (rs->spread_iter[row] != ev->iter) {
+        rs->spread_iter[row] = ev->iter;
+        rs->spread_n[row] = 0;
+    }
+    rs->spread_t[(size_t)row * (size_t)rs->nranks + (size_t)rs->spread_n[row]++] = ev->t_ns;
+    if (ev->rank == 0)
+        series_add(&rs->iter_begin, (double)(ev->t_ns - rs->t_begin) * 1e-9);
+    if (rs->spread_n[row] < rs->nranks)
+        return;
+    double mean = 0, var = 0;
+    const uint64_t *t = rs->spread_t + (size_t)row * (size_t)rs->nranks;
+    for (int r = 0; r < rs->nranks; r++)
+        mean += (double)(int64_t)(t[r] - t[0]) * 1e-9;
+    mean /= rs->nranks;
+    for (int r = 0; r < rs->nranks; r++) {
+        double d = (double)(int64_t)(t[r] - t[0]) * 1e-9 - mean;
+        var += d * d;
+    }
+    series_add(&rs->spread_s, sqrt(var / rs->nranks));
+    rs->spread_iter[row] = -1;
 }
 
 void runstats_event(struct run_stats *rs, const struct wevent *ev)
@@ -26,6 +60,8 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev)
     case WEV_PHASE_BEGIN:
         if (ev->phase >= 0 && ev->phase < PH_COUNT)
             r->open_t[ev->phase] = ev->t_ns;
+        if (ev->phase == PH_COMPUTE)
+            runstats_compute_begin(rs, ev);
         break;
     case WEV_PHASE_END: {
         if (ev->phase < 0 || ev->phase >= PH_COUNT || !r->open_t[ev->phase])
@@ -67,8 +103,18 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev)
     }
 }
 
-void runstats_power(struct run_stats *rs, const double *watts)
+void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts)
 {
+    if (rs->nticks == rs->cap_ticks) {
+        rs->cap_ticks = rs->cap_ticks ? 2 * rs->cap_ticks : 4096;
+        rs->tick_t = xrealloc(rs->tick_t, rs->cap_ticks * sizeof *rs->tick_t);
+        for (int r = 0; r < rs->nranks; r++)
+            rs->tick_w[r] = xrealloc(rs->tick_w[r], rs->cap_ticks * sizeof **rs->tick_w);
+    }
+    rs->tick_t[rs->nticks] = (double)(t_ns - rs->t_begin) * 1e-9;
+    for (int r = 0; r < rs->nranks; r++)
+        rs->tick_w[r][rs->nticks] = watts[r];
+    rs->nticks++;
     double sum = 0;
     int all = 1;
     for (int r = 0; r < rs->nranks; r++) {
@@ -99,20 +145,84 @@ int64_t runstats_iterations(const struct run_stats *rs)
     return n;
 }
 
-/* Builds {mean_w, min_w, max_w, swing_w, samples} from an accumulator. */
-static json_t *power_json(const struct acc *a)
+/* Analyses the run's trace: per rank, the aggregate (sum), its projection and the alignment. */
+static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *sc, double tdp_w)
 {
-    return json_pack("{s:o, s:o, s:o, s:o, s:I}", "mean_w", json_num(acc_mean(a)), "min_w", json_num(acc_min(a)),
-                     "max_w", json_num(acc_max(a)), "swing_w", json_num(acc_swing(a)), "samples", (json_int_t)a->n);
+    double dt = sc->power.sample_hz > 0 ? 1.0 / sc->power.sample_hz : 0;
+    int nb = 4;
+    struct an_band bands[AN_MAX_BANDS];
+    memcpy(bands, an_default_bands, sizeof an_default_bands);
+    const struct an_spec *spec = &sc->projection.spec;
+    int spec_band = -1;
+    for (int b = 0; b < nb; b++)
+        if (bands[b].lo_hz == spec->band_lo_hz && bands[b].hi_hz == spec->band_hi_hz)
+            spec_band = b;
+    if (spec_band < 0)
+        bands[nb++] = (struct an_band){ spec->band_lo_hz, spec->band_hi_hz, 0 };
+    json_t *per_rank = json_array();
+    double **grid = xcalloc((size_t)rs->nranks, sizeof *grid);
+    size_t m = 0;
+    for (int r = 0; r < rs->nranks; r++) {
+        struct an_result res;
+        m = dt > 0 ? analysis_resample(rs->tick_t, rs->tick_w[r], rs->nticks, dt, &grid[r]) : 0;
+        struct an_series s = { grid[r], m, dt };
+        analysis_run(&s, bands, nb, &res);
+        json_t *pj = analysis_power_json(&res, tdp_w);
+        json_object_set_new(pj, "rank", json_integer(r));
+        json_array_append_new(per_rank, pj);
+    }
+    double *agg = xcalloc(m ? m : 1, sizeof *agg), *per_gpu = xcalloc(m ? m : 1, sizeof *per_gpu);
+    for (size_t i = 0; i < m; i++) {
+        for (int r = 0; r < rs->nranks; r++)
+            agg[i] += grid[r][i];   /* a missing rank makes the tick missing (NAN) */
+        per_gpu[i] = agg[i] / rs->nranks;
+    }
+    struct an_result ares;
+    struct an_series as = { agg, m, dt }, ps = { per_gpu, m, dt };
+    analysis_run(&as, bands, nb, &ares);
+    json_t *aggj = analysis_power_json(&ares, tdp_w > 0 ? tdp_w * rs->nranks : NAN);
+    double jitter = rs->spread_s.n ? series_mean(&rs->spread_s) : 0;
+    struct an_projection proj;
+    if (m && analysis_project(&ps, (long)sc->projection.gpus, (long)sc->projection.groups, jitter,
+                              (unsigned long long)sc->seed, bands, nb, &proj) == 0)
+        json_object_set_new(aggj, "projection", analysis_projection_json(&proj, spec));
+    else
+        json_object_set_new(aggj, "projection", json_null());
+    double cmin = NAN, csum = 0;
+    int cn = 0;
+    for (int r = 1; r < rs->nranks && m; r++) {
+        double c = analysis_correlation(grid[0], grid[r], m);
+        if (isnan(c))
+            continue;
+        cmin = isnan(cmin) || c < cmin ? c : cmin;
+        csum += c;
+        cn++;
+    }
+    json_object_set_new(aggj, "alignment",
+                        json_pack("{s:o, s:o, s:o}", "correlation_min", json_num(cmin), "correlation_mean",
+                                  json_num(cn ? csum / cn : NAN), "phase_spread_s",
+                                  json_num(rs->spread_s.n ? series_mean(&rs->spread_s) : NAN)));
+    enum { BINS = 50 };
+    double wave[BINS];
+    size_t used = m ? analysis_waveform(&ps, 0, rs->iter_begin.v, rs->iter_begin.n, wave, BINS) : 0;
+    json_t *wj = json_array();
+    for (int b = 0; b < BINS && used; b++)
+        json_array_append_new(wj, json_num(wave[b]));
+    json_object_set_new(aggj, "waveform_per_gpu_w", wj);
+    for (int r = 0; r < rs->nranks; r++)
+        free(grid[r]);
+    free(grid);
+    free(agg);
+    free(per_gpu);
+    return json_pack("{s:o, s:o}", "aggregate", aggj, "per_rank", per_rank);
 }
 
-json_t *runstats_json(struct run_stats *rs, const char *mitigation, int bus_ranks)
+json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const char *mitigation, int bus_ranks, double tdp_w)
 {
     double flops = 0, compute_s = 0, ckpt_b = 0, ckpt_s = 0, stall = 0;
     int ckpts = 0;
     struct series comm = { 0 };
     double comm_bytes = 0;
-    json_t *per_rank = json_array();
     for (int i = 0; i < rs->nranks; i++) {
         struct rank_stats *r = &rs->rank[i];
         flops += r->flops;
@@ -125,9 +235,6 @@ json_t *runstats_json(struct run_stats *rs, const char *mitigation, int bus_rank
             series_add(&comm, r->comm_s.v[k]);
         if (r->comm_bytes > 0)
             comm_bytes = r->comm_bytes;
-        json_t *pj = power_json(&r->power);
-        json_object_set_new(pj, "rank", json_integer(i));
-        json_array_append_new(per_rank, pj);
     }
     /* per-GPU compute rate, the all-reduce's bus bandwidth as nccl-tests defines it: algbw x 2(n-1)/n */
     double tflops = compute_s > 0 ? flops / compute_s / 1e12 : NAN;
@@ -141,7 +248,7 @@ json_t *runstats_json(struct run_stats *rs, const char *mitigation, int bus_rank
     char fp[24];
     snprintf(fp, sizeof fp, "%016llx", (unsigned long long)rs->rank[0].fingerprint);
     json_t *run = json_pack(
-        "{s:s, s:I, s:I, s:b, s:o, s:{s:o, s:o, s:o}, s:o, s:o, s:o, s:i, s:o, s:o, s:{s:o, s:o}}", "mitigation",
+        "{s:s, s:I, s:I, s:b, s:o, s:{s:o, s:o, s:o}, s:o, s:o, s:o, s:i, s:o, s:o, s:o}", "mitigation",
         mitigation, "iterations", (json_int_t)runstats_iterations(rs), "iterations_planned", (json_int_t)rs->planned,
         "complete", runstats_done(rs), "wall_s",
         json_num(rs->t_end > rs->t_begin ? (double)(rs->t_end - rs->t_begin) * 1e-9 : NAN), "iteration_s", "p50",
@@ -149,8 +256,7 @@ json_t *runstats_json(struct run_stats *rs, const char *mitigation, int bus_rank
         json_num(series_mean(&rs->iter_s)), "tflops", json_num(tflops), "busbw_gbs", json_num(busbw),
         "checkpoint_gbs", json_num(ckpt_gbs), "checkpoints", ckpts / (rs->nranks ? rs->nranks : 1),
         "state_fingerprint", runstats_done(rs) ? json_string(fp) : json_null(), "fingerprints_agree",
-        runstats_done(rs) ? json_boolean(agree) : json_null(), "power", "aggregate", power_json(&rs->power),
-        "per_rank", per_rank);
+        runstats_done(rs) ? json_boolean(agree) : json_null(), "power", runstats_power_json(rs, sc, tdp_w));
     json_object_set_new(run, "checkpoint_stall_s", json_num(ckpts ? stall / ckpts : NAN));
     series_free(&comm);
     return run;
@@ -161,6 +267,14 @@ void runstats_free(struct run_stats *rs)
     for (int r = 0; r < rs->nranks; r++)
         series_free(&rs->rank[r].comm_s);
     series_free(&rs->iter_s);
+    series_free(&rs->spread_s);
+    series_free(&rs->iter_begin);
+    for (int r = 0; r < rs->nranks; r++)
+        free(rs->tick_w[r]);
+    free(rs->tick_w);
+    free(rs->tick_t);
+    free(rs->spread_t);
+    free(rs->spread_n);
     free(rs->rank);
     rs->rank = NULL;
 }

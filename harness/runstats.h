@@ -23,7 +23,19 @@ struct rank_stats {
     struct acc power;
 };
 
+#define RS_SPREAD_ROWS 64
+
 struct run_stats {
+    /* the power trace of the run: tick times and each rank's watts (NAN where missing) */
+    double *tick_t;
+    double **tick_w;
+    size_t nticks, cap_ticks;
+    /* spread of compute-phase starts across ranks, per iteration */
+    int64_t spread_iter[RS_SPREAD_ROWS];
+    uint64_t *spread_t;          /* [RS_SPREAD_ROWS][nranks] */
+    int *spread_n;
+    struct series spread_s;      /* standard deviation of the starts of each complete iteration */
+    struct series iter_begin;    /* rank 0's compute-phase starts (s since the run's start), for the waveform */
     int mitigation;
     int nranks;
     int64_t planned;
@@ -36,14 +48,16 @@ struct run_stats {
 void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t planned, uint64_t t_begin);
 /* Folds one worker event into the run (phase durations, iterations, end of run). */
 void runstats_event(struct run_stats *rs, const struct wevent *ev);
-/* Adds one sampling tick: per-rank watts (NAN where missing). */
-void runstats_power(struct run_stats *rs, const double *watts);
+/* Adds one sampling tick at t_ns: per-rank watts (NAN where missing). */
+void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts);
 /* Returns 1 when every rank reported the end of the run. */
 int runstats_done(const struct run_stats *rs);
 /* Returns the iterations every rank completed. */
 int64_t runstats_iterations(const struct run_stats *rs);
-/* Builds the run's summary object; busbw uses 2(n-1)/n over bus_ranks ranks. */
-json_t *runstats_json(struct run_stats *rs, const char *mitigation, int bus_ranks);
+struct scenario;
+/* Builds the run's summary object, the power analysis included; busbw uses 2(n-1)/n over bus_ranks ranks;
+ * tdp_w (NAN: unknown) scales swings to % of TDP. */
+json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const char *mitigation, int bus_ranks, double tdp_w);
 void runstats_free(struct run_stats *rs);
 
 #endif

@@ -13,6 +13,7 @@
 #include "faults/fault.h"
 #include "mitigations/mitigation.h"
 #include "recovery/recovery.h"
+#include "analysis.h"
 #include "util.h"
 
 #define SC(field) offsetof(struct scenario, field)
@@ -65,9 +66,36 @@ static const struct param workload_params[] = {
     { 0 },
 };
 
+#define PW(field) offsetof(__typeof__(((struct scenario *)0)->power), field)
 static const struct param power_params[] = {
-    { "sample_hz", PT_DOUBLE, 0, .def = "100", .min = 0, .max = 10000, .unit = "Hz",
+    { "sample_hz", PT_DOUBLE, PW(sample_hz), .def = "100", .min = 0, .max = 10000, .unit = "Hz",
       .help = "power samples per second per rank (0: no sampling)" },
+    { "tdp_w", PT_DOUBLE, PW(tdp_w), .def = "0", .min = 0, .max = 5000, .unit = "W",
+      .help = "the GPU's TDP for swings in % (0: sim.tdp_w on sim, unknown on cuda)" },
+    { 0 },
+};
+
+#define SPEC(field) offsetof(struct an_spec, field)
+static const struct param spec_params[] = {
+    { "max_ramp_up_mw_s", PT_DOUBLE, SPEC(max_ramp_up_mw_s), .def = "0", .min = 0, .max = 1e9, .unit = "MW/s",
+      .help = "ramp-up limit over 1 s (0: not checked)" },
+    { "max_ramp_down_mw_s", PT_DOUBLE, SPEC(max_ramp_down_mw_s), .def = "0", .min = 0, .max = 1e9, .unit = "MW/s",
+      .help = "ramp-down limit over 1 s (0: not checked)" },
+    { "dynamic_range_mw", PT_DOUBLE, SPEC(dynamic_range_mw), .def = "0", .min = 0, .max = 1e9, .unit = "MW",
+      .help = "short-term range: max - min (0: not checked)" },
+    { "band", PT_PAIR, SPEC(band_lo_hz), .def = "[0.1, 20]", .min = 0, .max = 1e6, .unit = "Hz",
+      .help = "the critical band" },
+    { "max_band_share", PT_DOUBLE, SPEC(max_band_share), .def = "0", .min = 0, .max = 1,
+      .help = "cap on the fluctuation energy's share inside the band (0: not checked)" },
+    { 0 },
+};
+
+#define PJ(field) offsetof(__typeof__(((struct scenario *)0)->projection), field)
+static const struct param projection_params[] = {
+    { "gpus", PT_INT, PJ(gpus), .def = "10000", .min = 1, .max = 10000000, .help = "GPUs of the projected cluster" },
+    { "groups", PT_INT, PJ(groups), .def = "1", .min = 1, .max = 10000000,
+      .help = "synchronised groups, each shifted by the measured jitter" },
+    { "spec", PT_SECTION, PJ(spec), .sub = spec_params, .help = "the utility's limits, as utilities state them" },
     { 0 },
 };
 
@@ -121,6 +149,8 @@ const struct param scenario_params[] = {
     { "seed", PT_INT, SC(seed), .def = "1", .min = 0, .max = 9.0e15, .help = "seeds every random choice (--seed overrides)" },
     { "workload", PT_SECTION, SC(workload), .sub = workload_params, .flags = PF_REQUIRED, .help = "the iteration" },
     { "power", PT_SECTION, SC(power), .sub = power_params, .help = "power sampling" },
+    { "projection", PT_SECTION, SC(projection), .sub = projection_params,
+      .help = "the cluster the measured swing is projected to" },
     { "heartbeat", PT_SECTION, SC(heartbeat), .sub = heartbeat_params, .help = "liveness of workers" },
     { "sim", PT_SECTION, SC(sim), .sub = sim_params, .help = "the sim backend's model" },
     { "mitigations", PT_LIST, 0, 0, .def = "[none]", .help = "list of mitigations, each run in turn: a name or {name: {params}}" },
@@ -389,6 +419,18 @@ static int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *
             int rc = sc_mapping(c, p->sub, vn, (char *)base + p->off, key, sc);
             if (rc)
                 return rc;
+            continue;
+        }
+        if (p->type == PT_PAIR) {
+            yaml_node_item_t *it = vn->type == YAML_SEQUENCE_NODE ? vn->data.sequence.items.start : NULL;
+            const char *lo = it && vn->data.sequence.items.top - it == 2 ? sc_scalar(yaml_document_get_node(c->doc, it[0])) : NULL;
+            const char *hi = lo ? sc_scalar(yaml_document_get_node(c->doc, it[1])) : NULL;
+            if (!lo || !hi) {
+                param_expect(p, why, sizeof why);
+                return sc_error(c, vn, key, "expected %s", why);
+            }
+            if (param_parse_pair(p, lo, hi, base, why, sizeof why) != 0)
+                return sc_error(c, vn, key, "%s", why);
             continue;
         }
         const char *text = sc_scalar(vn);

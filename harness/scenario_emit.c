@@ -53,6 +53,21 @@ static int em_table(yaml_emitter_t *e, const struct param *table, const void *ba
         }
         if (p->type == PT_LIST)
             continue;   /* written by em_plugins / em_faults */
+        if (p->type == PT_PAIR) {
+            const double *v = (const double *)((const char *)base + p->off);
+            yaml_event_t ev;
+            char a[32], b[32];
+            snprintf(a, sizeof a, "%.17g", v[0]);
+            snprintf(b, sizeof b, "%.17g", v[1]);
+            if (em_scalar(e, p->name) ||
+                !yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_FLOW_SEQUENCE_STYLE) ||
+                em_event(e, &ev) || em_scalar(e, a) || em_scalar(e, b))
+                return -1;
+            yaml_sequence_end_event_initialize(&ev);
+            if (em_event(e, &ev))
+                return -1;
+            continue;
+        }
         param_format(p, base, text, sizeof text);
         if (em_scalar(e, p->name) || em_scalar(e, text))
             return -1;

@@ -197,7 +197,7 @@ static void sup_sample(struct sup *s, uint64_t now)
                       atomic_load_explicit(&shm_ctl(&s->shm, s->slot_of[r])->phase, memory_order_relaxed));
     }
     if (s->running)
-        runstats_power(&s->rs, s->watts);
+        runstats_power(&s->rs, now, s->watts);
     results_flush(&s->res);
     s->samples++;
 }
@@ -411,7 +411,8 @@ static void sup_one_run(struct sup *s, int m)
     if (!s->rs.t_end)
         s->rs.t_end = mono_ns();
     int bus_ranks = s->sc->workload.allreduce.emulate_ranks > 0 ? (int)s->sc->workload.allreduce.emulate_ranks : s->nranks;
-    json_t *run = runstats_json(&s->rs, s->sc->mitigations[m].name, bus_ranks);
+    double tdp = s->sc->power.tdp_w > 0 ? s->sc->power.tdp_w : strcmp(s->ops->name, "sim") == 0 ? s->sc->sim.tdp_w : NAN;
+    json_t *run = runstats_json(&s->rs, s->sc, s->sc->mitigations[m].name, bus_ranks, tdp);
     json_object_set_new(run, "faults", faultlog_run_json(s, json_number_value(json_object_get(json_object_get(run, "iteration_s"), "p50"))));
     results_event(&s->res, s->rs.t_end, "run_end",
                   json_pack("{s:i, s:s, s:I, s:b}", "run", m, "mitigation", s->sc->mitigations[m].name, "iterations",

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "e2e.h"
@@ -94,6 +95,15 @@ Test(e2e, three_ranks_leave_a_complete_results_folder, .timeout = 120)
         cr_assert(mn > 0 && mx > mn);
         cr_assert_float_eq(json_real_value(json_object_get(agg, "swing_w")), mx - mn, 0.01);   /* 8 significant digits */
         cr_assert_eq(json_array_size(json_object_get(json_object_get(r, "power"), "per_rank")), 3);
+        /* the swing analysis: a dominant frequency between the checkpoint period (~0.3 s) and the sampler's
+         * Nyquist limit (100 Hz), ramps, bands and the projection are there */
+        double hz = json_real_value(json_object_get(agg, "dominant_hz"));
+        cr_assert(hz > 1 && hz < 100, "dominant %f Hz", hz);
+        cr_assert(json_is_object(json_object_get(agg, "ramp_up_w_s")));
+        cr_assert_eq(json_array_size(json_object_get(agg, "bands")), 5);
+        json_t *proj = json_object_get(agg, "projection");
+        cr_assert_eq(json_integer_value(json_object_get(proj, "gpus")), 10000);
+        cr_assert(json_real_value(json_object_get(proj, "swing_mw")) > 0);
     }
     json_decref(s);
 }
@@ -172,4 +182,33 @@ Test(cli, auto_says_which_backend_it_picked, .timeout = 60)
     cr_assert(strstr(text, "gauntlet: backend sim (auto: cuda unavailable: ") || strstr(text, "gauntlet: backend cuda (auto"),
               "%s", text);
     free(text);
+}
+
+Test(cli, analyze_reads_ours_and_nvidia_smi, .timeout = 60)
+{
+    /* nvidia-smi --query-gpu=timestamp,index,power.draw --format=csv -lms 10, two GPUs, a 2 Hz square wave */
+    char path[] = "/tmp/gauntlet-smi-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "timestamp, index, power.draw [W]\n");
+    for (int i = 0; i < 1000; i++)
+        for (int g = 0; g < 2; g++)
+            fprintf(f, "2026/11/23 07:00:%06.3f, %d, %.2f W\n", i * 0.01, g, (i / 25) % 2 ? 120.0 : 690.0);
+    fclose(f);
+    const char *log = "/tmp/gauntlet-analyze.log";
+    cr_assert_eq(e2e_run(log, (const char *[]){ "analyze", path, "--json", NULL }), 0);
+    json_error_t err;
+    json_t *j = json_load_file(log, 0, &err);
+    cr_assert(j, "analyze --json is not JSON: %s", err.text);
+    json_t *agg = json_object_get(j, "aggregate");
+    cr_assert_float_eq(json_real_value(json_object_get(agg, "swing_w")), 2 * 570.0, 1e-6);
+    cr_assert_float_eq(json_real_value(json_object_get(agg, "dominant_hz")), 2.0, 0.05);
+    cr_assert_eq(json_array_size(json_object_get(j, "per_gpu")), 2);
+    cr_assert(json_is_object(json_object_get(agg, "projection")));
+    json_decref(j);
+    const char *bad = e2e_scenario("when,what\n1,2\n");
+    cli(2, ":1: expected a header with a time column", (const char *[]){ "analyze", bad, NULL });
+    cli(2, "No such file", (const char *[]){ "analyze", "/nonexistent.csv", NULL });
+    unlink(path);
 }

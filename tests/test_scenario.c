@@ -248,6 +248,23 @@ Test(scenario, faults_detectors_recovery_parse)
     cr_assert_eq(*(const int64_t *)sc.recovery.params, 4);
 }
 
+Test(scenario, projection_spec_parses)
+{
+    struct scenario sc;
+    load_ok(HEAD "projection: {gpus: 100000, groups: 8, spec: {max_ramp_up_mw_s: 10, band: [0.2, 3], max_band_share: 0.25}}\n",
+            &sc);
+    cr_assert_eq(sc.projection.gpus, 100000);
+    cr_assert_eq(sc.projection.groups, 8);
+    cr_assert_float_eq(sc.projection.spec.max_ramp_up_mw_s, 10, 1e-12);
+    cr_assert_float_eq(sc.projection.spec.band_lo_hz, 0.2, 1e-12);
+    cr_assert_float_eq(sc.projection.spec.band_hi_hz, 3, 1e-12);
+    cr_assert_float_eq(sc.projection.spec.max_band_share, 0.25, 1e-12);
+    load_err(HEAD "projection: {spec: {band: [3, 0.2]}}\n",
+             "t.yaml:7:27: projection.spec.band: expected a pair [lo, hi] of numbers in [0, 1e+06], lo < hi, got [3, 0.2]");
+    load_err(HEAD "projection: {spec: {band: 5}}\n",
+             "t.yaml:7:27: projection.spec.band: expected a pair [lo, hi] of numbers in [0, 1e+06], lo < hi");
+}
+
 Test(scenario_errors, bad_faults)
 {
     load_err(HEAD "faults: [{kind: meteor, at: 5}]\n",

@@ -1,0 +1,86 @@
+/* harness/analysis.h: power-swing analysis — pure functions over a power trace (no I/O): statistics, ramp
+ * rates, spectrum and band shares (FFTW), the iteration-synchronous waveform, alignment between ranks, and
+ * the projection to a cluster of many GPUs checked against a utility's spec. */
+#ifndef GAUNTLET_ANALYSIS_H
+#define GAUNTLET_ANALYSIS_H
+
+#include <stddef.h>
+
+#define AN_MAX_BANDS 8
+#define AN_RAMP_WINDOWS 3   /* 10 ms, 100 ms, 1 s */
+
+extern const double an_ramp_windows_s[AN_RAMP_WINDOWS];
+extern const char *const an_ramp_window_names[AN_RAMP_WINDOWS];
+
+/* A uniformly sampled series: x[i] at t0 + i * dt. Missing samples are NAN. */
+struct an_series {
+    const double *x;
+    size_t n;
+    double dt;
+};
+
+struct an_band { double lo_hz, hi_hz, share; };
+
+/* Everything measured on one series. NAN where it cannot be computed (too short, nothing valid). */
+struct an_result {
+    size_t samples;                        /* valid ones */
+    double mean_w, min_w, max_w, p1_w, p99_w;
+    double swing_w;                        /* max - min */
+    double swing_p99_p1_w;
+    double ramp_up_w_s[AN_RAMP_WINDOWS];   /* largest rise over each window, W/s */
+    double ramp_down_w_s[AN_RAMP_WINDOWS]; /* largest fall, W/s (positive) */
+    double dominant_hz;
+    int n_bands;
+    struct an_band bands[AN_MAX_BANDS];
+};
+
+/* The default bands (the utilities' concern): 0.1-1, 1-2.5, 2.5-7, 7-20 Hz. */
+extern const struct an_band an_default_bands[4];
+
+/* Analyses s: statistics, ramps over the three windows, dominant frequency and the share of the fluctuation's
+ * energy in each band. Missing samples are filled by the previous valid one for ramps and the spectrum. */
+int analysis_run(const struct an_series *s, const struct an_band *bands, int n_bands, struct an_result *out);
+
+/* Resamples (t_i, v_i), i < n, sorted by t, onto a uniform grid of step dt (sample and hold); returns the
+ * number of points written into *out (malloc'd), or 0. */
+size_t analysis_resample(const double *t, const double *v, size_t n, double dt, double **out);
+
+/* Returns the Pearson correlation of a and b over their common valid samples (lock-step ~ 1), NAN if none. */
+double analysis_correlation(const double *a, const double *b, size_t n);
+
+/* Averages s over iterations starting at starts[0..k) (seconds, same time base as s, t0 = 0) into nbins bins
+ * of the phase within the iteration; bins without samples are NAN. Returns the iterations used. */
+size_t analysis_waveform(const struct an_series *s, double t0, const double *starts, size_t k, double *bins,
+                         int nbins);
+
+/* What a cluster draws: gpus GPUs in groups synchronized groups, each group the per-GPU trace shifted by a
+ * random offset of standard deviation jitter_s (seeded). */
+struct an_projection {
+    long gpus, groups;
+    double jitter_s;
+    double mean_mw, swing_mw, ramp_up_mw_s, ramp_down_mw_s;   /* ramps over 1 s */
+    double dominant_hz;
+    int n_bands;
+    struct an_band bands[AN_MAX_BANDS];
+};
+
+/* A utility's spec in the form utilities state it; NAN or 0 where a clause is not given. */
+struct an_spec {
+    double max_ramp_up_mw_s, max_ramp_down_mw_s, dynamic_range_mw;
+    double band_lo_hz, band_hi_hz, max_band_share;
+};
+
+struct an_verdict {
+    int checked[4], pass[4];   /* ramp up, ramp down, dynamic range, band share */
+    double value[4], limit[4];
+};
+
+extern const char *const an_clause_names[4];
+
+/* Projects the per-GPU series s to the cluster. 0, or -1 (empty series). */
+int analysis_project(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
+                     const struct an_band *bands, int n_bands, struct an_projection *out);
+/* Checks a projection against a spec: one verdict per clause given. */
+void analysis_check_spec(const struct an_projection *p, const struct an_spec *spec, struct an_verdict *v);
+
+#endif

@@ -1,0 +1,165 @@
+/* tests/test_analysis.c: the power analysis on signals whose answers are known: a square wave (swing,
+ * dominant frequency, band shares), a linear ramp, projections of aligned and of scattered GPUs. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "analysis.h"
+
+/* Fills a square wave lo/hi of frequency f (50 % duty) sampled every dt for n samples. */
+static double *square(size_t n, double dt, double f, double lo, double hi)
+{
+    double *x = malloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = fmod((double)i * dt * f, 1.0) < 0.5 ? hi : lo;
+    return x;
+}
+
+Test(analysis, square_wave_swing_frequency_bands)
+{
+    size_t n = 10000;   /* 10 s at 1 kHz: 20 whole periods of 2 Hz */
+    double *x = square(n, 1e-3, 2.0, 100, 700);
+    struct an_series s = { x, n, 1e-3 };
+    struct an_result r;
+    cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
+    cr_assert_float_eq(r.swing_w, 600, 1e-9);
+    cr_assert_float_eq(r.swing_p99_p1_w, 600, 1e-9);
+    cr_assert_float_eq(r.mean_w, 400, 1e-9);
+    cr_assert_float_eq(r.dominant_hz, 2.0, 0.02, "dominant %f Hz", r.dominant_hz);
+    /* a square wave's energy: 8/pi^2 in the fundamental, 1/k^2 of that in odd harmonic k */
+    double fund = 8 / (M_PI * M_PI);
+    cr_assert_float_eq(r.bands[1].share, fund, 0.01, "1-2.5 Hz share %f", r.bands[1].share);
+    cr_assert_float_eq(r.bands[2].share, fund / 9, 0.01, "2.5-7 Hz share %f", r.bands[2].share);
+    cr_assert_float_eq(r.bands[3].share, fund * (1.0 / 25 + 1.0 / 49 + 1.0 / 81), 0.01, "7-20 Hz %f", r.bands[3].share);
+    cr_assert_float_eq(r.bands[0].share, 0, 0.01);
+    /* an ideal edge: the whole step inside one 10 ms window */
+    cr_assert_float_eq(r.ramp_up_w_s[0], 600 / 0.01, 1e-6);
+    free(x);
+}
+
+Test(analysis, linear_ramp_rates)
+{
+    size_t n = 5000;
+    double *x = malloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++) {   /* 100 W, then +600 W/s for 1 s, then 700 W */
+        double t = (double)i * 1e-3;
+        x[i] = t < 1 ? 100 : t < 2 ? 100 + 600 * (t - 1) : 700;
+    }
+    struct an_series s = { x, n, 1e-3 };
+    struct an_result r;
+    cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
+    for (int w = 0; w < AN_RAMP_WINDOWS; w++) {
+        cr_assert_float_eq(r.ramp_up_w_s[w], 600, 6, "window %s: %f W/s", an_ramp_window_names[w], r.ramp_up_w_s[w]);
+        cr_assert_float_eq(r.ramp_down_w_s[w], 0, 1e-9);
+    }
+    free(x);
+}
+
+Test(analysis, missing_samples_are_not_zero)
+{
+    double x[] = { NAN, 200, 200, NAN, 400, 400 };
+    struct an_series s = { x, 6, 0.01 };
+    struct an_result r;
+    cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
+    cr_assert_eq(r.samples, 4);
+    cr_assert_float_eq(r.min_w, 200, 1e-12, "a missing sample must not read as 0 W");
+}
+
+Test(analysis, projection_aligned_is_n_times_one)
+{
+    size_t n = 10000;
+    double *x = square(n, 1e-3, 2.0, 100, 700);
+    struct an_series s = { x, n, 1e-3 };
+    struct an_projection p;
+    cr_assert_eq(analysis_project(&s, 10000, 1, 0, 1, an_default_bands, 4, &p), 0);
+    cr_assert_float_eq(p.swing_mw, 10000 * 600e-6, 1e-9, "aligned: %f MW", p.swing_mw);
+    cr_assert_float_eq(p.mean_mw, 10000 * 400e-6, 1e-9);
+    cr_assert_float_eq(p.dominant_hz, 2, 0.02);
+    free(x);
+}
+
+Test(analysis, projection_scattered_phases_shrink)
+{
+    size_t n = 10000;
+    double *x = square(n, 1e-3, 2.0, 100, 700);
+    struct an_series s = { x, n, 1e-3 };
+    struct an_projection aligned, scattered;
+    analysis_project(&s, 100000, 1, 0, 1, an_default_bands, 4, &aligned);
+    /* 1000 groups with a jitter of 10 periods: phases all over the period */
+    cr_assert_eq(analysis_project(&s, 100000, 1000, 5.0, 7, an_default_bands, 4, &scattered), 0);
+    cr_assert_float_eq(scattered.mean_mw, aligned.mean_mw, 1e-6);
+    /* 1000 random phases of a +-1 square: the sum's spread ~ sqrt(1000)/1000 of the aligned swing */
+    cr_assert_lt(scattered.swing_mw, 0.2 * aligned.swing_mw, "scattered %f MW vs aligned %f MW", scattered.swing_mw,
+                 aligned.swing_mw);
+    free(x);
+}
+
+Test(analysis, spec_verdicts)
+{
+    struct an_projection p = { .swing_mw = 5, .ramp_up_mw_s = 20, .ramp_down_mw_s = 8, .n_bands = 1,
+                               .bands = { { 0.1, 20, 0.3 } } };
+    struct an_spec spec = { .max_ramp_up_mw_s = 10, .max_ramp_down_mw_s = 10, .dynamic_range_mw = 6,
+                            .band_lo_hz = 0.1, .band_hi_hz = 20, .max_band_share = 0.2 };
+    struct an_verdict v;
+    analysis_check_spec(&p, &spec, &v);
+    cr_assert(v.checked[0] && !v.pass[0], "ramp up 20 > 10 fails");
+    cr_assert(v.checked[1] && v.pass[1]);
+    cr_assert(v.checked[2] && v.pass[2]);
+    cr_assert(v.checked[3] && !v.pass[3], "band share 0.3 > 0.2 fails");
+    spec.max_ramp_up_mw_s = 0;
+    analysis_check_spec(&p, &spec, &v);
+    cr_assert(!v.checked[0], "a clause not given is not checked");
+}
+
+Test(analysis, waveform_and_correlation)
+{
+    size_t n = 4000;
+    double *x = square(n, 1e-3, 1.0, 100, 700), *inv = malloc(n * sizeof *inv);
+    for (size_t i = 0; i < n; i++)
+        inv[i] = 800 - x[i];
+    double starts[5] = { 0, 1, 2, 3, 4 }, bins[10];
+    struct an_series s = { x, n, 1e-3 };
+    cr_assert_eq(analysis_waveform(&s, 0, starts, 5, bins, 10), 4);
+    cr_assert_float_eq(bins[0], 700, 1e-9);
+    cr_assert_float_eq(bins[9], 100, 1e-9);
+    cr_assert_float_eq(analysis_correlation(x, x, n), 1, 1e-12);
+    cr_assert_float_eq(analysis_correlation(x, inv, n), -1, 1e-12);
+    double t[] = { 0, 0.25, 1.0 }, v[] = { 1, 2, 3 }, *y;
+    size_t m = analysis_resample(t, v, 3, 0.25, &y);
+    cr_assert_eq(m, 5);
+    cr_assert(y[0] == 1 && y[1] == 2 && y[3] == 2 && y[4] == 3);
+    free(y);
+    free(x);
+    free(inv);
+}
+
+/* Orders doubles for qsort. */
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+Test(analysis, percentiles_equal_a_full_sort)
+{
+    size_t n = 1001;
+    double *x = malloc(n * sizeof *x), *sorted = malloc(n * sizeof *x);
+    unsigned long long z = 42;
+    for (size_t i = 0; i < n; i++) {
+        z = z * 6364136223846793005ull + 1442695040888963407ull;
+        x[i] = sorted[i] = (double)(z >> 11) / 9007199254740992.0 * 1000;
+    }
+    qsort(sorted, n, sizeof *sorted, cmp);
+    struct an_series s = { x, n, 0.001 };
+    struct an_result r;
+    cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
+    double pos1 = 0.01 * (double)(n - 1), pos99 = 0.99 * (double)(n - 1);
+    size_t i1 = (size_t)pos1, i99 = (size_t)pos99;
+    double p1 = sorted[i1] + (pos1 - (double)i1) * (sorted[i1 + 1] - sorted[i1]);
+    double p99 = sorted[i99] + (pos99 - (double)i99) * (sorted[i99 + 1] - sorted[i99]);
+    cr_assert_float_eq(r.p1_w, p1, 1e-9);
+    cr_assert_float_eq(r.p99_w, p99, 1e-9);
+    cr_assert_float_eq(r.min_w, sorted[0], 1e-12);
+    free(x);
+    free(sorted);
+}
