@@ -73,12 +73,13 @@ struct backend_ops {
     int (*check)(const struct scenario *sc, char *why, size_t n); /* 0, or EXIT_INPUT with why */
     int (*prepare)(struct shm *shm, char *why, size_t n);        /* before workers start; may be NULL */
     struct power_source *(*power_open)(struct shm *shm, char *why, size_t n);
-    int (*power_read)(struct power_source *ps, int rank, uint64_t t_ns, struct power_reading *out);
+    int (*power_read)(struct power_source *ps, int slot, uint64_t t_ns, struct power_reading *out);   /* the rank's slot */
     void (*power_close)(struct power_source *ps);
 
     /* worker side */
     void *(*init)(struct worker_ctx *w, char *why, size_t n);
     void (*on_phase)(void *b, int phase, uint64_t t_ns);         /* phase changed (sim: power model); may be NULL */
+    void (*begin_run)(void *b, struct worker_ctx *w);            /* a run (mitigation) starts; may be NULL */
     int (*compute)(void *b, struct worker_ctx *w);               /* the GEMM chain; reports its phase edges */
     int (*allreduce)(void *b, struct worker_ctx *w);             /* the all-reduce; reports its phase edges */
     int (*snapshot)(void *b, const void **state, size_t *len);   /* host copy of the model state (checkpoints) */

@@ -89,6 +89,8 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev)
         r->ckpt_bytes += ev->a;
         break;
     case WEV_ITER:
+        if (!rs->warm_ns)
+            rs->warm_ns = ev->t_ns;
         series_add(&rs->iter_s, ev->a);
         r->iters = ev->iter + 1;
         break;
@@ -161,10 +163,15 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
         bands[nb++] = (struct an_band){ spec->band_lo_hz, spec->band_hi_hz, 0 };
     json_t *per_rank = json_array();
     double **grid = xcalloc((size_t)rs->nranks, sizeof *grid);
-    size_t m = 0;
+    size_t m = 0, skip = 0;   /* the first iteration is a warm-up (power climbing from idle, a mitigation settling) */
+    double warm = rs->warm_ns > rs->t_begin ? (double)(rs->warm_ns - rs->t_begin) * 1e-9 : 0;
+    while (skip < rs->nticks && rs->tick_t[skip] < warm)
+        skip++;
+    if (rs->nticks - skip < 16)
+        skip = 0;   /* too short a run to leave anything out */
     for (int r = 0; r < rs->nranks; r++) {
         struct an_result res;
-        m = dt > 0 ? analysis_resample(rs->tick_t, rs->tick_w[r], rs->nticks, dt, &grid[r]) : 0;
+        m = dt > 0 ? analysis_resample(rs->tick_t + skip, rs->tick_w[r] + skip, rs->nticks - skip, dt, &grid[r]) : 0;
         struct an_series s = { grid[r], m, dt };
         analysis_run(&s, bands, nb, &res);
         json_t *pj = analysis_power_json(&res, tdp_w);
@@ -204,7 +211,7 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
                                   json_num(rs->spread_s.n ? series_mean(&rs->spread_s) : NAN)));
     enum { BINS = 50 };
     double wave[BINS];
-    size_t used = m ? analysis_waveform(&ps, 0, rs->iter_begin.v, rs->iter_begin.n, wave, BINS) : 0;
+    size_t used = m ? analysis_waveform(&ps, rs->tick_t[skip], rs->iter_begin.v, rs->iter_begin.n, wave, BINS) : 0;
     json_t *wj = json_array();
     for (int b = 0; b < BINS && used; b++)
         json_array_append_new(wj, json_num(wave[b]));

@@ -40,6 +40,7 @@ struct run_stats {
     int nranks;
     int64_t planned;
     uint64_t t_begin, t_end;
+    uint64_t warm_ns;            /* the end of the run's first iteration: the power analysis starts there */
     struct series iter_s;        /* every rank's iteration durations */
     struct acc power;            /* aggregate: sum of ranks per sample */
     struct rank_stats *rank;

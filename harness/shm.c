@@ -142,19 +142,21 @@ int shm_barrier(struct shm *s, void (*beat)(void *), void *arg)
     return 0;
 }
 
-void ctl_set_power(struct ctl *c, int phase, uint64_t t0_ns, double p0_w, double target_w)
+void ctl_set_power(struct ctl *c, const struct power_state *ps)
 {
     uint32_t seq = atomic_load_explicit(&c->pw.seq, memory_order_relaxed);
     atomic_store_explicit(&c->pw.seq, seq + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
-    c->pw.phase = phase;
-    c->pw.t0_ns = t0_ns;
-    c->pw.p0_w = p0_w;
-    c->pw.target_w = target_w;
+    c->pw.phase = ps->phase;
+    c->pw.t0_ns = ps->t0_ns;
+    c->pw.p0_w = ps->p0_w;
+    c->pw.target_w = ps->target_w;
+    c->pw.up_w_s = ps->up_w_s;
+    c->pw.down_w_s = ps->down_w_s;
     atomic_store_explicit(&c->pw.seq, seq + 2, memory_order_release);
 }
 
-void ctl_get_power(struct ctl *c, int *phase, uint64_t *t0_ns, double *p0_w, double *target_w)
+void ctl_get_power(struct ctl *c, struct power_state *out)
 {
     for (;;) {
         uint32_t a = atomic_load_explicit(&c->pw.seq, memory_order_acquire);
@@ -162,10 +164,12 @@ void ctl_get_power(struct ctl *c, int *phase, uint64_t *t0_ns, double *p0_w, dou
             sched_yield();
             continue;
         }
-        *phase = c->pw.phase;
-        *t0_ns = c->pw.t0_ns;
-        *p0_w = c->pw.p0_w;
-        *target_w = c->pw.target_w;
+        out->phase = c->pw.phase;
+        out->t0_ns = c->pw.t0_ns;
+        out->p0_w = c->pw.p0_w;
+        out->target_w = c->pw.target_w;
+        out->up_w_s = c->pw.up_w_s;
+        out->down_w_s = c->pw.down_w_s;
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&c->pw.seq, memory_order_relaxed) == a)
             return;

@@ -82,6 +82,7 @@ struct power_state {
     int32_t phase;
     uint64_t t0_ns;
     double p0_w, target_w;
+    double up_w_s, down_w_s;   /* > 0: the change is linear at this rate (ramp limits), else first-order */
 };
 
 struct ctl {
@@ -153,8 +154,8 @@ void shm_abort(struct shm *s);
 int shm_aborted(struct shm *s);
 
 /* Publishes the modeled power state of a rank (worker side). */
-void ctl_set_power(struct ctl *c, int phase, uint64_t t0_ns, double p0_w, double target_w);
+void ctl_set_power(struct ctl *c, const struct power_state *ps);
 /* Reads it consistently (supervisor side). */
-void ctl_get_power(struct ctl *c, int *phase, uint64_t *t0_ns, double *p0_w, double *target_w);
+void ctl_get_power(struct ctl *c, struct power_state *out);
 
 #endif

@@ -92,6 +92,9 @@ int sup_wait_ready(struct sup *s, double timeout_s);
 /* supreport.c */
 json_t *sup_summary(struct sup *s, int code, const char *started);
 void sup_print_table(struct sup *s, int code);
+/* Adds to every run its energy per iteration and, against the first `none` run, the swing removed and the
+ * energy and time paid. */
+void sup_compare_runs(struct sup *s);
 
 /* faultlog.c */
 void faultlog_injected(struct sup *s, const struct wevent *ev);

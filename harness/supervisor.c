@@ -190,7 +190,7 @@ static void sup_sample(struct sup *s, uint64_t now)
 {
     for (int r = 0; r < s->nranks; r++) {
         struct power_reading pr;
-        if (s->ops->power_read(s->ps, r, now, &pr) != 0)
+        if (s->ops->power_read(s->ps, s->slot_of[r], now, &pr) != 0)
             pr = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0 };
         s->watts[r] = pr.watts;
         results_power(&s->res, now, r, &pr,
@@ -562,6 +562,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     for (int r = 0; r < s.nranks; r++)   /* synthetic state: this run's checkpoints go with it */
         checkpoint_remove(sc->workload.checkpoint.path, s.shm.hdr->ckpt_tag, r);
     int code = s.failed || s.reason[0] ? EXIT_CHECK : EXIT_OK;
+    sup_compare_runs(&s);
     json_t *summary = sup_summary(&s, code, started);
     results_event(&s.res, mono_ns(), "end", json_pack("{s:i, s:o}", "exit", code, "reason",
                                                        s.reason[0] ? json_string(s.reason) : json_null()));

@@ -1,9 +1,52 @@
 /* harness/supreport.c: what the supervisor writes at the end: summary.json's object and the table on stdout,
  * both from the records the run filled. */
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "sup.h"
+#include "results.h"
 #include "util.h"
+
+/* Returns a run's energy per iteration (J): the aggregate's mean power over the run's wall time. */
+static double sup_energy_per_iter(json_t *run)
+{
+    json_t *agg = json_object_get(json_object_get(run, "power"), "aggregate");
+    double mean = json_number_value(json_object_get(agg, "mean_w")), wall = json_number_value(json_object_get(run, "wall_s"));
+    json_int_t it = json_integer_value(json_object_get(run, "iterations"));
+    return json_is_number(json_object_get(agg, "mean_w")) && it > 0 ? mean * wall / (double)it : NAN;
+}
+
+/* Returns 100 * (x / base - 1), or NAN. */
+static double sup_pct(double x, double base) { return base > 0 && isfinite(x) ? 100 * (x / base - 1) : NAN; }
+
+void sup_compare_runs(struct sup *s)
+{
+    json_t *base = NULL, *r;
+    size_t i;
+    json_array_foreach(s->runs, i, r)
+        if (!base && strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0)
+            base = r;
+    json_array_foreach(s->runs, i, r) {
+        double e = sup_energy_per_iter(r);
+        json_object_set_new(r, "energy_per_iter_j", json_num(e));
+        if (!base)
+            continue;
+        json_t *a = json_object_get(json_object_get(r, "power"), "aggregate");
+        json_t *b = json_object_get(json_object_get(base, "power"), "aggregate");
+        double sw = json_number_value(json_object_get(a, "swing_w")), sw0 = json_number_value(json_object_get(b, "swing_w"));
+        double sp = json_number_value(json_object_get(a, "swing_p99_p1_w"));
+        double sp0 = json_number_value(json_object_get(b, "swing_p99_p1_w"));
+        double p50 = json_number_value(json_object_get(json_object_get(r, "iteration_s"), "p50"));
+        double p50b = json_number_value(json_object_get(json_object_get(base, "iteration_s"), "p50"));
+        json_object_set_new(r, "vs_none",
+                            json_pack("{s:o, s:o, s:o, s:o}", "swing_reduction_pct",
+                                      json_num(sw0 > 0 ? 100 * (1 - sw / sw0) : NAN), "swing_p99_p1_reduction_pct",
+                                      json_num(sp0 > 0 ? 100 * (1 - sp / sp0) : NAN), "energy_overhead_pct",
+                                      json_num(sup_pct(e, sup_energy_per_iter(base))), "iteration_overhead_pct",
+                                      json_num(sup_pct(p50, p50b))));
+    }
+}
 
 /* Builds summary.json from the runs and the run's outcome. */
 json_t *sup_summary(struct sup *s, int code, const char *started)
@@ -58,6 +101,20 @@ void sup_print_table(struct sup *s, int code)
                c[7], c[8]);
     }
     printf("  (busbw and ckpt in GB/s; power is the sum over ranks; * = run ended early)\n");
+    int any = 0;
+    json_array_foreach(s->runs, i, r) {
+        json_t *v = json_object_get(r, "vs_none");
+        if (!v || strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0)
+            continue;
+        if (!any++)
+            printf("  against none: %-12s %10s %10s %10s\n", "mitigation", "swing -%", "energy +%", "time +%");
+        char c[3][32];
+        sup_cell(c[0], 32, "%.1f", json_object_get(v, "swing_reduction_pct"), 1);
+        sup_cell(c[1], 32, "%.1f", json_object_get(v, "energy_overhead_pct"), 1);
+        sup_cell(c[2], 32, "%.1f", json_object_get(v, "iteration_overhead_pct"), 1);
+        printf("  %-3zu           %-12s %10s %10s %10s\n", i + 1, json_string_value(json_object_get(r, "mitigation")),
+               c[0], c[1], c[2]);
+    }
     fflush(stdout);
 }
 

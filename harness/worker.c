@@ -285,6 +285,8 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
     w->n_pending = 0;
     w->slow_factor = 1;
     atomic_store(&w->ctl->state, WS_RUNNING);
+    if (w->ops->begin_run)
+        w->ops->begin_run(w->b, w);
     if (cmd->reconnect && w->ops->reconnect && w->ops->reconnect(w->b, w) != 0)
         worker_fail(w, EXIT_ENV, w->err[0] ? w->err : "cannot join the new communicator");
     if (cmd->restore != RESTORE_NONE && worker_restore(w, cmd) != 0)

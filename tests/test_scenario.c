@@ -225,10 +225,14 @@ Test(scenario_errors, empty_and_missing_file)
 Test(scenario_errors, mitigations)
 {
     load_err(HEAD "mitigations: [none, fillr]\n",
-             "t.yaml:7:21: mitigations[1]: unknown mitigation 'fillr' (expected one of: none)");
+             "t.yaml:7:21: mitigations[1]: unknown mitigation 'fillr' (expected one of: none, filler, ramp, stagger, cap, smoothing)");
     load_err(HEAD "mitigations: []\n", "t.yaml:7:14: mitigations: expected at least one mitigation (e.g. [none])");
     load_err(HEAD "mitigations:\n  - none: {floor: 80%}\n", "t.yaml:8:11: mitigations[0]: mitigation 'none' takes no parameters");
     load_err(HEAD "mitigations:\n  - [none]\n", "t.yaml:8:5: mitigations[0]: expected a mitigation name or {name: {parameters}}");
+    load_err(HEAD "mitigations:\n  - filler: {floor: 80}\n",
+             "t.yaml:8:21: mitigations[0].filler.floor: expected a power as % of TDP (80%) or watts (560W), got '80'");
+    load_err(HEAD "mitigations:\n  - stagger: {groups: 0}\n",
+             "t.yaml:8:23: mitigations[0].stagger.groups: expected an integer in [1, 4096], got '0'");
 }
 
 Test(scenario, faults_detectors_recovery_parse)

@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "checkpoint.h"
 #include "detectors/detector.h"
+#include "mitigations/mitigation.h"
 #include "simcoll.h"
 #include "util.h"
 
@@ -24,28 +25,51 @@ struct sim {
     /* the power model's state, mirrored into the control block at each phase change */
     uint64_t pw_t0;
     double pw_p0, pw_target;
+    struct mit_model mm;      /* what the run's mitigation does to the model */
     struct ctl *ctl;
     float *b0, *replay_c;     /* replay detector: the weights' first values and its output */
     int comm_broken;          /* comm-error: the next all-reduce fails */
 };
 
-/* Returns the modeled power level of a phase. */
-static double sim_level(const struct sim_params *m, int phase)
+/* Returns the modeled power level of a phase under the mitigation's model mm. */
+static double sim_level(const struct sim_params *m, const struct mit_model *mm, int phase)
 {
-    switch (phase) {
-    case PH_COMPUTE: return m->compute_w;
-    case PH_COMM: return m->comm_w;
-    case PH_CKPT: return m->ckpt_w;
-    default: return m->idle_w;
-    }
+    double p = phase == PH_COMPUTE ? m->compute_w : phase == PH_COMM ? m->comm_w : phase == PH_CKPT ? m->ckpt_w : m->idle_w;
+    if (phase == PH_COMPUTE && mm->cap_w > 0 && p > mm->cap_w)
+        p = mm->cap_w;
+    return p < mm->floor_w ? mm->floor_w : p;
 }
 
-/* Evaluates the first-order model: power at t after a step to target at t0 from p0. */
-static double sim_power_at(double p0, double target, uint64_t t0, uint64_t t, double tau)
+/* Evaluates the model: power at t after a change to target at t0 from p0 — linear at the ramp limits when
+ * they are set, else first-order with time constant tau. */
+static double sim_power_at(const struct power_state *ps, uint64_t t, double tau)
 {
-    if (t <= t0 || tau <= 0)
-        return t <= t0 ? p0 : target;
-    return target + (p0 - target) * exp(-(double)(t - t0) * 1e-9 / tau);
+    double p0 = ps->p0_w, target = ps->target_w, dt = t > ps->t0_ns ? (double)(t - ps->t0_ns) * 1e-9 : 0;
+    if (target > p0 && ps->up_w_s > 0)
+        return fmin(target, p0 + ps->up_w_s * dt);
+    if (target < p0 && ps->down_w_s > 0)
+        return fmax(target, p0 - ps->down_w_s * dt);
+    if (dt <= 0 || tau <= 0)
+        return dt <= 0 ? p0 : target;
+    return target + (p0 - target) * exp(-dt / tau);
+}
+
+/* Publishes the model's state: a change to target at t0 from p0. */
+static void sim_publish(struct sim *s, int phase)
+{
+    struct power_state ps = { .phase = phase, .t0_ns = s->pw_t0, .p0_w = s->pw_p0, .target_w = s->pw_target,
+                              .up_w_s = s->mm.ramp_up_w_s, .down_w_s = s->mm.ramp_down_w_s };
+    ctl_set_power(s->ctl, &ps);
+}
+
+/* Reads the run's mitigation into s->mm. */
+static void sim_mitigation(struct sim *s, struct worker_ctx *w)
+{
+    const struct plugin_spec *spec = &s->sc->mitigations[w->run];
+    const struct mitigation_ops *ops = mitigation_table[spec->index];
+    memset(&s->mm, 0, sizeof s->mm);
+    if (ops->model)
+        ops->model(spec->params, &s->sc->sim, w->rank, w->nranks, &s->mm);
 }
 
 /* Draws a phase duration: nominal seconds, jittered, stretched while straggling, divided by the speed-up. */
@@ -106,7 +130,7 @@ static void *sim_init(struct worker_ctx *w, char *why, size_t n)
     memcpy(s->b0, s->weights, (size_t)(s->dk * s->dn) * sizeof(float));
     s->pw_t0 = mono_ns();
     s->pw_p0 = s->pw_target = sc->sim.idle_w;
-    ctl_set_power(w->ctl, PH_IDLE, s->pw_t0, s->pw_p0, s->pw_target);
+    sim_publish(s, PH_IDLE);
     return s;
 }
 
@@ -114,11 +138,13 @@ static void *sim_init(struct worker_ctx *w, char *why, size_t n)
 static void sim_on_phase(void *b, int phase, uint64_t t)
 {
     struct sim *s = b;
-    double p = sim_power_at(s->pw_p0, s->pw_target, s->pw_t0, t, s->sc->sim.ramp_s);
+    struct power_state now = { .t0_ns = s->pw_t0, .p0_w = s->pw_p0, .target_w = s->pw_target,
+                               .up_w_s = s->mm.ramp_up_w_s, .down_w_s = s->mm.ramp_down_w_s };
+    double p = sim_power_at(&now, t, s->sc->sim.ramp_s);
     s->pw_t0 = t;
     s->pw_p0 = p;
-    s->pw_target = sim_level(&s->sc->sim, phase);
-    ctl_set_power(s->ctl, phase, t, p, s->pw_target);
+    s->pw_target = sim_level(&s->sc->sim, &s->mm, phase);
+    sim_publish(s, phase);
 }
 
 /* Computes C = A x B on the CPU (row-major; A is dm x dk, B dk x dn). */
@@ -136,6 +162,14 @@ static void sim_gemm(const struct sim *s, const float *bm, float *c)
     }
 }
 
+/* Takes the run's mitigation into the model at once: between phases the rank is idle under it too. */
+static void sim_begin_run(void *b, struct worker_ctx *w)
+{
+    struct sim *s = b;
+    sim_mitigation(s, w);
+    sim_on_phase(s, PH_IDLE, mono_ns());
+}
+
 /* The compute phase: one real GEMM C = A x B (B = weights), gradients from C, then the modeled duration. */
 static int sim_compute(void *b, struct worker_ctx *w)
 {
@@ -143,8 +177,19 @@ static int sim_compute(void *b, struct worker_ctx *w)
     const struct scenario *sc = s->sc;
     double flops = 2.0 * (double)sc->workload.gemm.m * (double)sc->workload.gemm.n * (double)sc->workload.gemm.k *
                    (double)sc->workload.gemm.count;
+    sim_mitigation(s, w);
+    if (s->mm.delay_s > 0)   /* stagger: this rank's group starts later */
+        sim_wait_until(w, mono_ns() + (uint64_t)(s->mm.delay_s / sc->sim.speedup * 1e9));
+    double nominal = flops / (sc->sim.tflops * 1e12);
+    if (s->mm.cap_w > 0 && s->mm.cap_w < sc->sim.compute_w)   /* throughput ~ clock, power ~ clock^2.5 */
+        nominal *= pow(sc->sim.compute_w / s->mm.cap_w, 0.4);
+    if (s->mm.ramp_up_w_s > 0) {   /* a gradual release: half the work rate while power climbs */
+        double climb = (sim_level(&sc->sim, &s->mm, PH_COMPUTE) - s->pw_p0) / s->mm.ramp_up_w_s;
+        if (climb > 0)
+            nominal += climb / 2;
+    }
     uint64_t t0 = mono_ns();
-    uint64_t end = t0 + sim_duration_ns(s, w, flops / (sc->sim.tflops * 1e12));
+    uint64_t end = t0 + sim_duration_ns(s, w, nominal);
     worker_phase(w, PH_COMPUTE, 1, t0, 0);
     sim_gemm(s, s->weights, s->c);
     worker_point(w, IP_AFTER_GEMM);
@@ -350,15 +395,13 @@ static struct power_source *sim_power_open(struct shm *shm, char *why, size_t n)
 static int sim_power_read(struct power_source *ps, int rank, uint64_t t, struct power_reading *out)
 {
     const struct sim_params *m = &ps->shm->hdr->sc.sim;
-    int phase;
-    uint64_t t0;
-    double p0, target;
-    ctl_get_power(shm_ctl(ps->shm, rank), &phase, &t0, &p0, &target);
-    if (!t0) {   /* the worker has not started its model yet: nothing to report */
+    struct power_state st;
+    ctl_get_power(shm_ctl(ps->shm, rank), &st);
+    if (!st.t0_ns) {   /* the worker has not started its model yet: nothing to report */
         *out = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0 };
         return 0;
     }
-    double p = sim_power_at(p0, target, t0, t, m->ramp_s) + m->noise_w * rng_normal(&ps->noise);
+    double p = sim_power_at(&st, t, m->ramp_s) + m->noise_w * rng_normal(&ps->noise);
     *out = (struct power_reading){ .watts = p > 0 ? p : 0, .avg_w = NAN, .energy_j = NAN, .clock_mhz = NAN,
                                    .temp_c = NAN, .throttle = 0 };
     return 0;
@@ -377,6 +420,7 @@ const struct backend_ops backend_sim = {
     .power_close = sim_power_close,
     .init = sim_init,
     .on_phase = sim_on_phase,
+    .begin_run = sim_begin_run,
     .compute = sim_compute,
     .allreduce = sim_allreduce,
     .snapshot = sim_snapshot,

@@ -10,6 +10,7 @@
 #include "coll.h"
 #include "cuda_check.h"
 #include "detectors/detector.h"
+#include "mitigations/mitigation.h"
 #include "recovery/recovery.h"
 #include "faults.h"
 #include "gemm.h"
@@ -67,6 +68,12 @@ static int cuda_check(const struct scenario *sc, char *why, size_t n)
                  (long long)sc->ranks, count, count == 1 ? "" : "s");
         return EXIT_INPUT;
     }
+    for (int i = 0; i < sc->n_mitigations; i++)
+        if (mitigation_table[sc->mitigations[i].index]->sim_only) {
+            snprintf(why, n, "mitigations[%d]: '%s' is not available on the cuda backend yet (sim only)", i,
+                     sc->mitigations[i].name);
+            return EXIT_INPUT;
+        }
     if (recovery_table[sc->recovery.index]->mode == REC_SPARE && sc->ranks + 1 > count) {
         snprintf(why, n, "recovery: spare needs a GPU for the spare: ranks %lld + 1 spare, but this node has %d GPU%s",
                  (long long)sc->ranks, count, count == 1 ? "" : "s");

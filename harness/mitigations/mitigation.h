@@ -1,17 +1,42 @@
 /* harness/mitigations/mitigation.h: a power-swing mitigation strategy is one const struct in a file of
- * its own, listed once in harness/mitigations/table.c. */
+ * its own, listed once in harness/mitigations/table.c. On sim each one shapes the power model and the
+ * phase durations through `model`; on cuda only `none` runs yet. */
 #ifndef GAUNTLET_MITIGATION_H
 #define GAUNTLET_MITIGATION_H
 
+#include "param.h"
 #include "plugin.h"
 
 #define MITIGATION_OPS_VERSION 1
 
+struct sim_params;
+
+/* What a mitigation does to the sim model of one rank. Zero fields change nothing. */
+struct mit_model {
+    double floor_w;      /* no phase draws less (filler work keeps the GPU busy) */
+    double cap_w;        /* the compute level is at most this; compute slows as (compute_w / cap_w)^0.4 */
+    double ramp_up_w_s;  /* power rises at most this fast (linear), the GEMM chain released gradually */
+    double ramp_down_w_s;/* power falls at most this fast (the filler fades out) */
+    double delay_s;      /* this rank starts each compute phase this much later (stagger) */
+};
+
 struct mitigation_ops {
     PLUGIN_HEAD;
+    /* Fills what the mitigation does to rank's sim model (NULL: nothing: the baseline). */
+    void (*model)(const void *params, const struct sim_params *m, int rank, int nranks, struct mit_model *out);
+    int sim_only;   /* 1: not available on cuda yet */
 };
 
 /* Every mitigation, NULL-terminated, in the order `gauntlet list` shows them. */
 extern const struct mitigation_ops *const mitigation_table[];
+
+/* Returns a power level in watts: a percentage of tdp_w, or watts. */
+double mitigation_watts(const struct power_value *v, double tdp_w);
+
+struct filler_params { struct power_value floor; };
+struct ramp_params { double ramp_w_s; };
+struct cap_params { struct power_value cap; };
+struct stagger_params { int64_t groups; double offset_s; };
+struct smoothing_params { struct power_value floor; double ramp_up_w_s, ramp_down_w_s; };
 
 #endif

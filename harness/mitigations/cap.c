@@ -1,0 +1,28 @@
+/* harness/mitigations/cap.c: a power cap. On a GPU it needs --allow-device-settings (not built yet); on sim
+ * the compute level is capped and the GEMM chain slows as (compute_w / cap)^0.4 — throughput follows the
+ * clock, power about the clock to the 2.5th. */
+#include <stddef.h>
+
+#include "mitigation.h"
+#include "scenario.h"
+
+static const struct param cap_params[] = {
+    { "cap", PT_POWER, offsetof(struct cap_params, cap), .def = "80%", .help = "power limit: % of TDP or watts" },
+    { 0 },
+};
+
+static void cap_model(const void *params, const struct sim_params *m, int rank, int nranks, struct mit_model *out)
+{
+    (void)rank, (void)nranks;
+    out->cap_w = mitigation_watts(&((const struct cap_params *)params)->cap, m->tdp_w);
+}
+
+const struct mitigation_ops mitigation_cap = {
+    .version = MITIGATION_OPS_VERSION,
+    .name = "cap",
+    .help = "power cap (sim: modeled; GPUs: needs --allow-device-settings, not built yet)",
+    .params = cap_params,
+    .params_size = sizeof(struct cap_params),
+    .model = cap_model,
+    .sim_only = 1,
+};

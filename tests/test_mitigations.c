@@ -1,0 +1,59 @@
+/* tests/test_mitigations.c: the mitigations on the sim backend, run side by side on the same workload:
+ * what each removes of the swing and what it costs. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2e.h"
+#include "util.h"
+
+#define BASE                                                                                                   \
+    "name: mit\nranks: 2\niterations: 16\nseed: 3\n"                                                        \
+    "workload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 64}\n"                                            \
+    "  allreduce: {bytes: 1GiB, emulate_busbw: 20, emulate_ranks: 1024}\npower: {sample_hz: 200}\n"
+
+/* Runs text on sim; returns its summary. */
+static json_t *run(const char *text)
+{
+    const char *out = e2e_outdir();
+    int rc = e2e_run("/tmp/gauntlet-mit.log", (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--out", out, NULL });
+    char *log = e2e_read("/tmp/gauntlet-mit.log");
+    cr_assert_eq(rc, 0, "exit %d:\n%s", rc, log);
+    free(log);
+    return e2e_summary(out);
+}
+
+/* Returns vs_none's field of run i. */
+static double vs(json_t *s, size_t i, const char *field)
+{
+    json_t *v = json_object_get(json_array_get(json_object_get(s, "runs"), i), "vs_none");
+    cr_assert(json_is_object(v), "run %zu has no comparison with none", i);
+    return json_number_value(json_object_get(v, field));
+}
+
+Test(mitigations, filler_at_80pct_of_compute_halves_the_swing, .timeout = 120)
+{
+    /* 80 % of the compute level (780 W): 624 W */
+    json_t *s = run(BASE "mitigations: [none, {filler: {floor: 624W}}]\n");
+    double cut = vs(s, 1, "swing_p99_p1_reduction_pct"), energy = vs(s, 1, "energy_overhead_pct");
+    cr_assert_geq(cut, 50, "filler removed %.1f %% of the swing (p99-p1), expected at least half", cut);
+    cr_assert_gt(energy, 0, "filler's energy cost must show: %.1f %%", energy);
+    cr_log_info("filler 624 W: swing -%.1f %%, energy +%.1f %%, time +%.1f %%", cut, energy,
+                vs(s, 1, "iteration_overhead_pct"));
+    json_decref(s);
+}
+
+Test(mitigations, every_mitigation_runs_and_is_compared, .timeout = 240)
+{
+    json_t *s = run(BASE
+                         "mitigations: [none, filler, ramp, {stagger: {groups: 2, offset: 30ms}}, {cap: {cap: 70%}}, smoothing]\n");
+    json_t *runs = json_object_get(s, "runs");
+    cr_assert_eq(json_array_size(runs), 6);
+    for (size_t i = 1; i < 6; i++) {
+        cr_assert_gt(vs(s, i, "swing_reduction_pct"), 0, "%s removed no swing",
+                     json_string_value(json_object_get(json_array_get(runs, i), "mitigation")));
+    }
+    cr_assert_gt(vs(s, 3, "iteration_overhead_pct"), 0, "stagger: the collective's waits take time back");
+    cr_assert_gt(vs(s, 4, "iteration_overhead_pct"), 0, "a cap slows compute");
+    json_decref(s);
+}
