@@ -105,7 +105,7 @@ struct power_source {
 static struct power_source *cuda_power_open(struct shm *shm, char *why, size_t n)
 {
     struct power_source *ps = xcalloc(1, sizeof *ps);
-    int nranks = (int)shm->hdr->nranks;
+    int nranks = (int)shm->hdr->nslots;   /* power is read per slot: ranks, then spares */
     ps->shm = shm;
     ps->dev = xmalloc((size_t)nranks * sizeof *ps->dev);
     ps->rate = xcalloc((size_t)nranks, sizeof *ps->rate);
