@@ -12,6 +12,7 @@
 #include "detectors/detector.h"
 #include "faults/fault.h"
 #include "mitigations/mitigation.h"
+#include "report.h"
 #include "recovery/recovery.h"
 #include "results.h"
 #include "scenario.h"
@@ -27,6 +28,7 @@ static const char usage_text[] =
     "                        (default results/<name>-<UTC time>/)\n"
     "  check SCENARIO.yaml   validate a scenario only\n"
     "  list [--keys]         backends, mitigations (and every scenario key with --keys)\n"
+    "  report RUNDIR         comparison of a run's mitigations: table, report.txt, report.svg\n"
     "  analyze TRACE.csv [--gpus N] [--groups G] [--jitter D] [--json]\n"
     "                        power-swing analysis of a trace: power.csv, nvidia-smi or DCGM CSV\n"
     "  bench gemm|allreduce|sampling|analysis [OPTIONS]\n"
@@ -234,6 +236,8 @@ int main(int argc, char **argv)
         return cmd_check(argc - 1, argv + 1);
     if (strcmp(cmd, "list") == 0)
         return cmd_list(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0)
+        return report_main(argc - 1, argv + 1);
     if (strcmp(cmd, "analyze") == 0)
         return analyze_main(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0)

@@ -57,3 +57,26 @@ Test(mitigations, every_mitigation_runs_and_is_compared, .timeout = 240)
     cr_assert_gt(vs(s, 4, "iteration_overhead_pct"), 0, "a cap slows compute");
     json_decref(s);
 }
+
+Test(mitigations, report_draws_each_run, .timeout = 120)
+{
+    const char *out = e2e_outdir();
+    const char *sc = e2e_scenario(BASE "mitigations: [none, {filler: {floor: 624W}}]\n");
+    cr_assert_eq(e2e_run("/tmp/gauntlet-mit.log", (const char *[]){ "run", sc, "--backend", "sim", "--out", out, NULL }), 0);
+    cr_assert_eq(e2e_run("/tmp/gauntlet-report.log", (const char *[]){ "report", out, NULL }), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/report.svg", out);
+    char *svg = e2e_read(path);
+    cr_assert(svg && strncmp(svg, "<svg", 4) == 0, "report.svg is not an SVG");
+    int lines = 0;
+    for (const char *p = svg; (p = strstr(p, "<polyline")); p++)
+        lines++;
+    cr_assert_eq(lines, 2, "one trace per run, got %d", lines);
+    cr_assert(strstr(svg, "</svg>"));
+    free(svg);
+    snprintf(path, sizeof path, "%s/report.txt", out);
+    char *txt = e2e_read(path);
+    cr_assert(txt && strstr(txt, "none") && strstr(txt, "filler"), "report.txt: %s", txt);
+    free(txt);
+    cr_assert_eq(e2e_run("/tmp/gauntlet-report.log", (const char *[]){ "report", "/nonexistent", NULL }), 2);
+}
