@@ -248,6 +248,14 @@ size_t analysis_waveform(const struct an_series *s, double t0, const double *sta
 int analysis_project(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
                      const struct an_band *bands, int n_bands, struct an_projection *out)
 {
+    return analysis_project_trace(s, gpus, groups, jitter_s, seed, bands, n_bands, out, NULL);
+}
+
+int analysis_project_trace(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
+                           const struct an_band *bands, int n_bands, struct an_projection *out, double **trace)
+{
+    if (trace)
+        *trace = NULL;
     memset(out, 0, sizeof *out);
     out->gpus = gpus;
     out->groups = groups < 1 ? 1 : groups > gpus ? gpus : groups;
@@ -287,10 +295,63 @@ int analysis_project(const struct an_series *s, long gpus, long groups, double j
     out->dominant_hz = res.dominant_hz;
     out->n_bands = res.n_bands;
     memcpy(out->bands, res.bands, sizeof out->bands);
-    free(agg);
+    if (trace)
+        *trace = agg;
+    else
+        free(agg);
     free(count);
     free(y);
     return rc;
+}
+
+int analysis_bess(const double *p, size_t n, double dt, struct an_bess *b, double *grid)
+{
+    if (!n || !(dt > 0) || !(b->capacity_mwh > 0) || !(b->power_mw > 0) || !(b->efficiency > 0 && b->efficiency <= 1))
+        return -1;
+    double cap = b->capacity_mwh * 3600;   /* MJ (MW s) */
+    double soc = cap / 2, leg = sqrt(b->efficiency), alpha = dt / (b->window_s > dt ? b->window_s : dt);
+    double avg = 0, thr = 0, loss = 0;
+    size_t warm = (size_t)(b->window_s / dt);   /* the setpoint starts at the first window's mean (a warm start) */
+    if (warm < 1 || warm > n)
+        warm = n < 1 ? 1 : (warm > n ? n : 1);
+    for (size_t i = 0; i < warm; i++)
+        avg += p[i] / (double)warm;
+    double *g = grid ? grid : xmalloc(n * sizeof *g);
+    b->soc_min = b->soc_max = 0.5;
+    b->battery_max_mw = 0;
+    for (size_t i = 0; i < n; i++) {
+        avg += alpha * (p[i] - avg);   /* the grid's setpoint: an exponential moving average */
+        double want = p[i] - avg;      /* > 0: the battery discharges, < 0: it charges */
+        double batt = fmax(-b->power_mw, fmin(b->power_mw, want));
+        if (batt > 0) {   /* energy out of storage: batt / leg */
+            double e = fmin(batt * dt / leg, soc);
+            batt = e * leg / dt;
+            soc -= e;
+            loss += e - batt * dt;
+        } else if (batt < 0) {   /* energy into storage: -batt * leg */
+            double e = fmin(-batt * dt * leg, cap - soc);
+            batt = -e / leg / dt;
+            soc += e;
+            loss += -batt * dt - e;
+        }
+        g[i] = p[i] - batt;
+        thr += fabs(batt) * dt;
+        b->battery_max_mw = fmax(b->battery_max_mw, fabs(batt));
+        b->soc_min = fmin(b->soc_min, soc / cap);
+        b->soc_max = fmax(b->soc_max, soc / cap);
+    }
+    struct an_series gs = { g, n, dt };
+    struct an_result r;
+    analysis_run(&gs, NULL, 0, &r);
+    b->grid_swing_mw = r.swing_w;
+    b->grid_ramp_up_mw_s = r.ramp_up_w_s[AN_RAMP_WINDOWS - 1];
+    b->grid_ramp_down_mw_s = r.ramp_down_w_s[AN_RAMP_WINDOWS - 1];
+    b->soc_end = soc / cap;
+    b->throughput_mwh = thr / 3600;
+    b->losses_mwh = loss / 3600;
+    if (!grid)
+        free(g);
+    return 0;
 }
 
 void analysis_check_spec(const struct an_projection *p, const struct an_spec *spec, struct an_verdict *v)

@@ -80,6 +80,23 @@ extern const char *const an_clause_names[4];
 /* Projects the per-GPU series s to the cluster. 0, or -1 (empty series). */
 int analysis_project(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
                      const struct an_band *bands, int n_bands, struct an_projection *out);
+/* As analysis_project, and hands out the cluster's trace (MW, n samples, malloc'd) in *trace. */
+int analysis_project_trace(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
+                           const struct an_band *bands, int n_bands, struct an_projection *out, double **trace);
+
+/* Facility energy storage serving the fast part of a cluster's draw: the grid supplies the draw's moving
+ * average over window_s, the battery the rest, within its power rating and capacity. */
+struct an_bess {
+    double capacity_mwh, power_mw, efficiency, window_s;     /* inputs; efficiency is round trip */
+    double grid_swing_mw, grid_ramp_up_mw_s, grid_ramp_down_mw_s;   /* results (ramps over 1 s) */
+    double throughput_mwh, losses_mwh, soc_min, soc_max;     /* soc as a share of capacity, from 0.5 */
+    double soc_end;
+    double battery_max_mw;                                   /* the largest battery power used */
+};
+/* Runs the battery over the cluster trace p (MW, n samples of dt); fills b's results; grid (optional, n) gets
+ * the grid side. 0, or -1. */
+int analysis_bess(const double *p, size_t n, double dt, struct an_bess *b, double *grid);
+
 /* Checks a projection against a spec: one verdict per clause given. */
 void analysis_check_spec(const struct an_projection *p, const struct an_spec *spec, struct an_verdict *v);
 

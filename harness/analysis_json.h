@@ -14,4 +14,7 @@ json_t *analysis_power_json(const struct an_result *r, double tdp_w);
 /* Returns the projection object with the spec's verdicts. */
 json_t *analysis_projection_json(const struct an_projection *p, const struct an_spec *spec);
 
+/* Returns the battery's ratings and results. */
+json_t *analysis_bess_json(const struct an_bess *b);
+
 #endif

@@ -106,7 +106,7 @@ static const char *rp_num(char *buf, size_t n, const char *fmt, json_t *v)
 /* Writes the comparison table to f. */
 static void rp_table(FILE *f, struct rp_run *runs, int n)
 {
-    fprintf(f, "%-12s %11s %11s %11s %10s %8s %9s %9s %8s\n", "mitigation", "node_swing_W", "p99-p1_W", "cluster_MW",
+    fprintf(f, "%-12s %11s %11s %11s %10s %8s %9s %9s %8s\n", "mitigation", "node_swing_W", "p99-p1_W", "grid_MW",
             "ramp_W/s", "dom_Hz", "energy+%", "time+%", "spec");
     for (int i = 0; i < n; i++) {
         json_t *agg = json_object_get(json_object_get(runs[i].summary, "power"), "aggregate");
@@ -116,7 +116,9 @@ static void rp_table(FILE *f, struct rp_run *runs, int n)
         fprintf(f, "%-12s %11s %11s %11s %10s %8s %9s %9s %8s\n", runs[i].name,
                 rp_num(a[0], 32, "%.0f", json_object_get(agg, "swing_w")),
                 rp_num(a[1], 32, "%.0f", json_object_get(agg, "swing_p99_p1_w")),
-                rp_num(a[2], 32, "%.2f", json_object_get(proj, "swing_mw")),
+                rp_num(a[2], 32, "%.2f", json_object_get(proj, "bess") ? json_object_get(json_object_get(proj, "bess"),
+                                                                                         "grid_swing_mw")
+                                                                        : json_object_get(proj, "swing_mw")),
                 rp_num(a[3], 32, "%.0f", json_object_get(json_object_get(agg, "ramp_up_w_s"), "100ms")),
                 rp_num(a[4], 32, "%.2f", json_object_get(agg, "dominant_hz")),
                 rp_num(a[5], 32, "%.1f", json_object_get(vs, "energy_overhead_pct")),

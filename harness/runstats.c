@@ -7,6 +7,7 @@
 
 #include "analysis.h"
 #include "analysis_json.h"
+#include "mitigations/mitigation.h"
 #include "results.h"
 #include "scenario.h"
 #include "util.h"
@@ -190,11 +191,22 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
     json_t *aggj = analysis_power_json(&ares, tdp_w > 0 ? tdp_w * rs->nranks : NAN);
     double jitter = rs->spread_s.n ? series_mean(&rs->spread_s) : 0;
     struct an_projection proj;
-    if (m && analysis_project(&ps, (long)sc->projection.gpus, (long)sc->projection.groups, jitter,
-                              (unsigned long long)sc->seed, bands, nb, &proj) == 0)
-        json_object_set_new(aggj, "projection", analysis_projection_json(&proj, spec));
-    else
+    double *cluster = NULL;
+    const struct mitigation_ops *mit = mitigation_table[sc->mitigations[rs->mitigation].index];
+    if (m && analysis_project_trace(&ps, (long)sc->projection.gpus, (long)sc->projection.groups, jitter,
+                                    (unsigned long long)sc->seed, bands, nb, &proj, &cluster) == 0) {
+        json_t *pj = analysis_projection_json(&proj, spec);
+        struct an_bess b;
+        if (mit->facility) {   /* a facility battery on the cluster's trace */
+            mit->facility(sc->mitigations[rs->mitigation].params, &b);
+            if (analysis_bess(cluster, m, dt, &b, NULL) == 0)
+                json_object_set_new(pj, "bess", analysis_bess_json(&b));
+        }
+        json_object_set_new(aggj, "projection", pj);
+    } else {
         json_object_set_new(aggj, "projection", json_null());
+    }
+    free(cluster);
     double cmin = NAN, csum = 0;
     int cn = 0;
     for (int r = 1; r < rs->nranks && m; r++) {

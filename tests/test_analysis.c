@@ -163,3 +163,32 @@ Test(analysis, percentiles_equal_a_full_sort)
     free(x);
     free(sorted);
 }
+
+Test(analysis, bess_serves_the_fast_part_within_its_ratings)
+{
+    size_t n = 60000;   /* 60 s at 1 kHz: a 100 MW cluster swinging +-50 MW at 1 Hz */
+    double dt = 1e-3, *p = malloc(n * sizeof *p), *g = malloc(n * sizeof *g);
+    for (size_t i = 0; i < n; i++)
+        p[i] = fmod((double)i * dt, 1.0) < 0.5 ? 150 : 50;
+    struct an_bess b = { .capacity_mwh = 5, .power_mw = 60, .efficiency = 0.9, .window_s = 10 };
+    cr_assert_eq(analysis_bess(p, n, dt, &b, g), 0);
+    cr_assert_lt(b.grid_swing_mw, 0.4 * 100, "the grid still sees %.1f MW of a 100 MW swing", b.grid_swing_mw);
+    cr_assert_leq(b.battery_max_mw, 60 + 1e-9, "the power rating is never exceeded");
+    cr_assert(b.soc_min >= 0 && b.soc_max <= 1);
+    /* energy: what the grid gave beyond the load went into storage or was lost */
+    double load = 0, from_grid = 0;
+    for (size_t i = 0; i < n; i++) {
+        load += p[i] * dt;
+        from_grid += g[i] * dt;
+    }
+    double stored = (b.soc_end - 0.5) * b.capacity_mwh * 3600;
+    cr_assert_float_eq(from_grid - load, stored + b.losses_mwh * 3600, 1e-6, "energy is conserved within the losses");
+    cr_assert_gt(b.losses_mwh, 0);
+
+    struct an_bess tiny = { .capacity_mwh = 0.001, .power_mw = 60, .efficiency = 0.9, .window_s = 10 };
+    cr_assert_eq(analysis_bess(p, n, dt, &tiny, NULL), 0);
+    cr_assert(tiny.soc_min >= 0 && tiny.soc_max <= 1 + 1e-12, "a small battery stays within its capacity");
+    cr_assert_gt(tiny.grid_swing_mw, b.grid_swing_mw, "and helps less");
+    free(p);
+    free(g);
+}

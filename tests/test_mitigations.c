@@ -80,3 +80,17 @@ Test(mitigations, report_draws_each_run, .timeout = 120)
     free(txt);
     cr_assert_eq(e2e_run("/tmp/gauntlet-report.log", (const char *[]){ "report", "/nonexistent", NULL }), 2);
 }
+
+Test(mitigations, bess_flattens_what_the_grid_sees, .timeout = 120)
+{
+    json_t *s = run(BASE "projection: {gpus: 100000}\n"
+                         "mitigations: [none, {bess: {capacity_mwh: 20, power_mw: 40, window: 2s}}]\n");
+    json_t *b = json_object_get(json_object_get(json_object_get(json_object_get(json_array_get(json_object_get(s, "runs"), 1),
+                                                                                 "power"), "aggregate"), "projection"), "bess");
+    cr_assert(json_is_object(b), "the bess run reports its battery");
+    cr_assert_leq(json_number_value(json_object_get(b, "battery_max_mw")), 40 + 1e-9, "within its power rating");
+    double cut = vs(s, 1, "grid_swing_reduction_pct");
+    cr_assert_geq(cut, 50, "the battery removed %.1f %% of the cluster's swing from the grid", cut);
+    cr_assert_lt(vs(s, 1, "iteration_overhead_pct"), 5, "a facility battery costs the GPUs no time");
+    json_decref(s);
+}

@@ -225,7 +225,7 @@ Test(scenario_errors, empty_and_missing_file)
 Test(scenario_errors, mitigations)
 {
     load_err(HEAD "mitigations: [none, fillr]\n",
-             "t.yaml:7:21: mitigations[1]: unknown mitigation 'fillr' (expected one of: none, filler, ramp, stagger, cap, smoothing)");
+             "t.yaml:7:21: mitigations[1]: unknown mitigation 'fillr' (expected one of: none, filler, ramp, stagger, cap, smoothing, bess)");
     load_err(HEAD "mitigations: []\n", "t.yaml:7:14: mitigations: expected at least one mitigation (e.g. [none])");
     load_err(HEAD "mitigations:\n  - none: {floor: 80%}\n", "t.yaml:8:11: mitigations[0]: mitigation 'none' takes no parameters");
     load_err(HEAD "mitigations:\n  - [none]\n", "t.yaml:8:5: mitigations[0]: expected a mitigation name or {name: {parameters}}");

@@ -4,6 +4,7 @@
 #ifndef GAUNTLET_MITIGATION_H
 #define GAUNTLET_MITIGATION_H
 
+#include "analysis.h"
 #include "param.h"
 #include "plugin.h"
 
@@ -25,6 +26,8 @@ struct mitigation_ops {
     /* Fills what the mitigation does to rank's sim model (NULL: nothing: the baseline). */
     void (*model)(const void *params, const struct sim_params *m, int rank, int nranks, struct mit_model *out);
     int sim_only;   /* 1: not available on cuda yet */
+    /* Facility-side: fills the battery that serves the projected cluster's draw after the run (NULL: none). */
+    void (*facility)(const void *params, struct an_bess *out);
 };
 
 /* Every mitigation, NULL-terminated, in the order `gauntlet list` shows them. */
@@ -38,5 +41,6 @@ struct ramp_params { double ramp_w_s; };
 struct cap_params { struct power_value cap; };
 struct stagger_params { int64_t groups; double offset_s; };
 struct smoothing_params { struct power_value floor; double ramp_up_w_s, ramp_down_w_s; };
+struct bess_params { double capacity_mwh, power_mw, efficiency, window_s; };
 
 #endif

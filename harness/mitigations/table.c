@@ -2,11 +2,11 @@
 #include "mitigation.h"
 
 extern const struct mitigation_ops mitigation_none, mitigation_filler, mitigation_ramp, mitigation_stagger,
-    mitigation_cap, mitigation_smoothing;
+    mitigation_cap, mitigation_smoothing, mitigation_bess;
 
 const struct mitigation_ops *const mitigation_table[] = {
     &mitigation_none, &mitigation_filler, &mitigation_ramp, &mitigation_stagger, &mitigation_cap, &mitigation_smoothing,
-    NULL,
+    &mitigation_bess, NULL,
 };
 
 const struct plugin_kind plugin_mitigations = { "mitigation", (const struct plugin_ops *const *)mitigation_table,
