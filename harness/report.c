@@ -60,7 +60,9 @@ static int rp_windows(const char *dir, struct rp_run *runs)
             if (strcmp(ev, "run_begin") == 0) {
                 runs[run].t0 = t;
                 runs[run].t1 = INFINITY;
-                str_copy(runs[run].name, sizeof runs[run].name, json_string_value(json_object_get(o, "mitigation")));
+                json_t *label = json_object_get(o, "label");
+                str_copy(runs[run].name, sizeof runs[run].name,
+                         json_string_value(label ? label : json_object_get(o, "mitigation")));
                 if (run + 1 > n)
                     n = run + 1;
             } else {
@@ -106,14 +108,14 @@ static const char *rp_num(char *buf, size_t n, const char *fmt, json_t *v)
 /* Writes the comparison table to f. */
 static void rp_table(FILE *f, struct rp_run *runs, int n)
 {
-    fprintf(f, "%-12s %11s %11s %11s %10s %8s %9s %9s %8s\n", "mitigation", "node_swing_W", "p99-p1_W", "grid_MW",
+    fprintf(f, "%-20s %11s %11s %11s %10s %8s %9s %9s %8s\n", "mitigation", "node_swing_W", "p99-p1_W", "grid_MW",
             "ramp_W/s", "dom_Hz", "energy+%", "time+%", "spec");
     for (int i = 0; i < n; i++) {
         json_t *agg = json_object_get(json_object_get(runs[i].summary, "power"), "aggregate");
         json_t *proj = json_object_get(agg, "projection"), *vs = json_object_get(runs[i].summary, "vs_none");
         json_t *pass = json_object_get(json_object_get(proj, "spec"), "pass");
         char a[7][32];
-        fprintf(f, "%-12s %11s %11s %11s %10s %8s %9s %9s %8s\n", runs[i].name,
+        fprintf(f, "%-20s %11s %11s %11s %10s %8s %9s %9s %8s\n", runs[i].name,
                 rp_num(a[0], 32, "%.0f", json_object_get(agg, "swing_w")),
                 rp_num(a[1], 32, "%.0f", json_object_get(agg, "swing_p99_p1_w")),
                 rp_num(a[2], 32, "%.2f", json_object_get(proj, "bess") ? json_object_get(json_object_get(proj, "bess"),

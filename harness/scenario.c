@@ -165,6 +165,9 @@ struct sc_ctx {
     char *err;
     size_t errlen;
     yaml_document_t *doc;
+    int sweeping;                  /* parsing a mitigation's parameters: a list of values is a sweep */
+    const struct param *sweep;     /* the swept parameter found, and its list */
+    yaml_node_t *sweep_node;
 };
 
 /* Formats an error at node's position and returns EXIT_INPUT. */
@@ -255,17 +258,44 @@ static int sc_plugins(struct sc_ctx *c, const struct plugin_kind *kind, yaml_nod
         return sc_error(c, node, key, "expected at least one %s (e.g. [none])", kind->what);
     if (n > max)
         return sc_error(c, node, key, "expected at most %d entries, got %d", max, n);
-    *count = n;
+    int at = 0;
     for (int i = 0; i < n; i++) {
         yaml_node_t *item = yaml_document_get_node(c->doc, node->data.sequence.items.start[i]);
         snprintf(k, sizeof k, "%s[%d]", key, i);
-        int rc = sc_plugin(c, kind, item, &specs[i], k, sc);
+        if (at >= max)
+            return sc_error(c, item, k, "expected at most %d entries (sweeps included)", max);
+        c->sweeping = kind == &plugin_mitigations;
+        c->sweep = NULL;
+        int rc = sc_plugin(c, kind, item, &specs[at], k, sc);
+        c->sweeping = 0;
         if (rc)
             return rc;
-        for (int j = 0; j < i && kind != &plugin_mitigations; j++)
-            if (specs[j].index == specs[i].index)
-                return sc_error(c, item, k, "%s '%s' is listed twice", kind->what, specs[i].name);
+        for (int j = 0; j < at && kind != &plugin_mitigations; j++)
+            if (specs[j].index == specs[at].index)
+                return sc_error(c, item, k, "%s '%s' is listed twice", kind->what, specs[at].name);
+        int first = at++;
+        if (!c->sweep)
+            continue;
+        /* a swept parameter: one spec per value of its list, the rest of the parameters alike */
+        const struct param *p = c->sweep;
+        yaml_node_t *list = c->sweep_node;
+        char why[320], v[64];
+        param_format(p, specs[first].params, v, sizeof v);
+        snprintf(specs[first].label, sizeof specs[first].label, "%s %s=%s", specs[first].name, p->name, v);
+        for (yaml_node_item_t *it = list->data.sequence.items.start + 1; it < list->data.sequence.items.top; it++) {
+            yaml_node_t *vn = yaml_document_get_node(c->doc, *it);
+            const char *text = sc_scalar(vn);
+            if (at >= max)
+                return sc_error(c, vn, k, "expected at most %d entries (sweeps included)", max);
+            specs[at] = specs[first];
+            if (!text || param_parse(p, text, specs[at].params, why, sizeof why) != 0)
+                return sc_error(c, vn, k, "%s: %s", p->name, text ? why : "expected a value");
+            param_format(p, specs[at].params, v, sizeof v);
+            snprintf(specs[at].label, sizeof specs[at].label, "%s %s=%s", specs[at].name, p->name, v);
+            at++;
+        }
     }
+    *count = at;
     return 0;
 }
 
@@ -434,6 +464,13 @@ static int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *
             continue;
         }
         const char *text = sc_scalar(vn);
+        if (!text && c->sweeping && vn->type == YAML_SEQUENCE_NODE && vn->data.sequence.items.top > vn->data.sequence.items.start) {
+            if (c->sweep)
+                return sc_error(c, vn, key, "only one parameter of a mitigation can be swept");
+            c->sweep = p;   /* a sweep: one run per value; the first value goes in this spec */
+            c->sweep_node = vn;
+            text = sc_scalar(yaml_document_get_node(c->doc, vn->data.sequence.items.start[0]));
+        }
         if (!text) {
             param_expect(p, why, sizeof why);
             return sc_error(c, vn, key, "expected %s, got a %s", why,

@@ -10,7 +10,7 @@
 #include "dtype.h"
 #include "param.h"
 
-#define SC_MAX_MITIGATIONS 16
+#define SC_MAX_MITIGATIONS 32
 #define SC_MAX_FAULTS 64
 #define SC_MAX_DETECTORS 8
 #define SC_PARAM_BYTES 256
@@ -34,6 +34,7 @@ struct sim_params {
 /* A plug-in named in the scenario (a mitigation, detector or recovery) with its inline parameters. */
 struct plugin_spec {
     char name[32];
+    char label[48];                         /* a sweep's entry: "filler floor=65%"; else "" */
     int index;                              /* in its kind's table */
     int line;                               /* where it was given */
     unsigned char params[SC_PARAM_BYTES];   /* filled through the plug-in's param table */

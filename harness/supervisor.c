@@ -251,7 +251,9 @@ static void sup_progress(struct sup *s, uint64_t now)
     for (int r = 0; r < s->nranks; r++)
         sum += isnan(s->watts[r]) ? 0 : s->watts[r];
     printf("gauntlet: run %d/%d %-8s iter %lld/%lld  %.1f it/s  power %.0f W [%.0f, %.0f]  events %llu\n",
-            s->run + 1, s->sc->n_mitigations, s->sc->mitigations[s->run].name, (long long)it,
+            s->run + 1, s->sc->n_mitigations,
+            s->sc->mitigations[s->run].label[0] ? s->sc->mitigations[s->run].label : s->sc->mitigations[s->run].name,
+            (long long)it,
             (long long)s->sc->iterations, s->last_progress ? (double)(it - last_iter) / dt : 0.0, sum,
             acc_min(&s->rs.power), acc_max(&s->rs.power), (unsigned long long)s->res.events);
     fflush(stdout);
@@ -400,8 +402,9 @@ static void sup_one_run(struct sup *s, int m)
     s->run_t0 = now;
     faultlog_run_begin(s);
     results_event(&s->res, now, "run_begin",
-                  json_pack("{s:i, s:s, s:I}", "run", m, "mitigation", s->sc->mitigations[m].name, "iterations",
-                            (json_int_t)s->sc->iterations));
+                  json_pack("{s:i, s:s, s:s, s:I}", "run", m, "mitigation", s->sc->mitigations[m].name, "label",
+                            s->sc->mitigations[m].label[0] ? s->sc->mitigations[m].label : s->sc->mitigations[m].name,
+                            "iterations", (json_int_t)s->sc->iterations));
     struct wcmd cmd = { .type = CMD_RUN, .run = m, .iterations = s->sc->iterations };
     sup_command(s, &cmd);
     while (!s->stopping && !runstats_done(&s->rs))
@@ -413,6 +416,8 @@ static void sup_one_run(struct sup *s, int m)
     int bus_ranks = s->sc->workload.allreduce.emulate_ranks > 0 ? (int)s->sc->workload.allreduce.emulate_ranks : s->nranks;
     double tdp = s->sc->power.tdp_w > 0 ? s->sc->power.tdp_w : strcmp(s->ops->name, "sim") == 0 ? s->sc->sim.tdp_w : NAN;
     json_t *run = runstats_json(&s->rs, s->sc, s->sc->mitigations[m].name, bus_ranks, tdp);
+    if (s->sc->mitigations[m].label[0])   /* one value of a sweep */
+        json_object_set_new(run, "label", json_string(s->sc->mitigations[m].label));
     json_object_set_new(run, "faults", faultlog_run_json(s, json_number_value(json_object_get(json_object_get(run, "iteration_s"), "p50"))));
     results_event(&s->res, s->rs.t_end, "run_end",
                   json_pack("{s:i, s:s, s:I, s:b}", "run", m, "mitigation", s->sc->mitigations[m].name, "iterations",

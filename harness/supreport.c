@@ -84,7 +84,7 @@ void sup_print_table(struct sup *s, int code)
 {
     printf("gauntlet: %s: exit %d after %.1f s%s%s; results in %s\n", s->sc->name, code,
            (double)(mono_ns() - s->t0) * 1e-9, s->reason[0] ? ": " : "", s->reason, s->opt->out_dir);
-    printf("  %-3s %-12s %7s %10s %10s %8s %8s %8s %8s %8s %8s %9s\n", "run", "mitigation", "iters", "iter_p50", "iter_p99",
+    printf("  %-3s %-18s %7s %10s %10s %8s %8s %8s %8s %8s %8s %9s\n", "run", "mitigation", "iters", "iter_p50", "iter_p99",
            "TFLOP/s", "busbw", "ckpt", "mean_W", "min_W", "max_W", "swing_W");
     size_t i;
     json_t *r;
@@ -102,8 +102,9 @@ void sup_print_table(struct sup *s, int code)
         sup_cell(c[8], 32, "%.0f", json_object_get(agg, "swing_w"), 1);
         snprintf(c[9], 32, "%lld%s", (long long)json_integer_value(json_object_get(r, "iterations")),
                  json_is_true(json_object_get(r, "complete")) ? "" : "*");
-        printf("  %-3zu %-12s %7s %10s %10s %8s %8s %8s %8s %8s %8s %9s\n", i + 1,
-               json_string_value(json_object_get(r, "mitigation")), c[9], c[0], c[1], c[2], c[3], c[4], c[5], c[6],
+        json_t *label = json_object_get(r, "label");
+        printf("  %-3zu %-18s %7s %10s %10s %8s %8s %8s %8s %8s %8s %9s\n", i + 1,
+               json_string_value(label ? label : json_object_get(r, "mitigation")), c[9], c[0], c[1], c[2], c[3], c[4], c[5], c[6],
                c[7], c[8]);
     }
     printf("  (busbw and ckpt in GB/s; power is the sum over ranks; * = run ended early)\n");
@@ -113,15 +114,16 @@ void sup_print_table(struct sup *s, int code)
         if (!v || strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0)
             continue;
         if (!any++)
-            printf("  against none: %-12s %10s %10s %10s %10s\n", "mitigation", "swing -%", "grid -%", "energy +%",
+            printf("  against none: %-18s %10s %10s %10s %10s\n", "mitigation", "swing -%", "grid -%", "energy +%",
                    "time +%");
         char c[4][32];
         sup_cell(c[0], 32, "%.1f", json_object_get(v, "swing_reduction_pct"), 1);
         sup_cell(c[1], 32, "%.1f", json_object_get(v, "energy_overhead_pct"), 1);
         sup_cell(c[2], 32, "%.1f", json_object_get(v, "iteration_overhead_pct"), 1);
         sup_cell(c[3], 32, "%.1f", json_object_get(v, "grid_swing_reduction_pct"), 1);
-        printf("  %-3zu           %-12s %10s %10s %10s %10s\n", i + 1, json_string_value(json_object_get(r, "mitigation")),
-               c[0], c[3], c[1], c[2]);
+        json_t *lb = json_object_get(r, "label");
+        printf("  %-3zu           %-18s %10s %10s %10s %10s\n", i + 1,
+               json_string_value(lb ? lb : json_object_get(r, "mitigation")), c[0], c[3], c[1], c[2]);
     }
     fflush(stdout);
 }

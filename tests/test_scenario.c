@@ -252,6 +252,21 @@ Test(scenario, faults_detectors_recovery_parse)
     cr_assert_eq(*(const int64_t *)sc.recovery.params, 4);
 }
 
+Test(scenario, a_list_of_values_sweeps_a_mitigation)
+{
+    struct scenario sc;
+    load_ok(HEAD "mitigations:\n  - none\n  - filler: {floor: [50%, 65%, 560W]}\n  - ramp\n", &sc);
+    cr_assert_eq(sc.n_mitigations, 5);
+    cr_assert_str_eq(sc.mitigations[1].label, "filler floor=50%");
+    cr_assert_str_eq(sc.mitigations[2].label, "filler floor=65%");
+    cr_assert_str_eq(sc.mitigations[3].label, "filler floor=560W");
+    cr_assert_str_eq(sc.mitigations[4].name, "ramp");
+    load_err(HEAD "mitigations:\n  - smoothing: {floor: [50%, 60%], ramp_up_w_s: [1, 2]}\n",
+             "t.yaml:8:49: mitigations[0].smoothing.ramp_up_w_s: only one parameter of a mitigation can be swept");
+    load_err(HEAD "mitigations:\n  - filler: {floor: [50%, 9000W]}\n",
+             "t.yaml:8:28: mitigations[0]: floor: expected a power as % of TDP (80%) or watts (560W), got '9000W'");
+}
+
 Test(scenario, projection_spec_parses)
 {
     struct scenario sc;
