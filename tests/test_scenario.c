@@ -264,7 +264,7 @@ Test(scenario, a_list_of_values_sweeps_a_mitigation)
     load_err(HEAD "mitigations:\n  - smoothing: {floor: [50%, 60%], ramp_up_w_s: [1, 2]}\n",
              "t.yaml:8:49: mitigations[0].smoothing.ramp_up_w_s: only one parameter of a mitigation can be swept");
     load_err(HEAD "mitigations:\n  - filler: {floor: [50%, 9000W]}\n",
-             "t.yaml:8:28: mitigations[0]: floor: expected a power as % of TDP (80%) or watts (560W), got '9000W'");
+             "t.yaml:8:27: mitigations[0]: floor: expected a power as % of TDP (80%) or watts (560W), got '9000W'");
 }
 
 Test(scenario, projection_spec_parses)
