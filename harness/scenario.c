@@ -153,7 +153,10 @@ const struct param scenario_params[] = {
       .help = "the cluster the measured swing is projected to" },
     { "heartbeat", PT_SECTION, SC(heartbeat), .sub = heartbeat_params, .help = "liveness of workers" },
     { "sim", PT_SECTION, SC(sim), .sub = sim_params, .help = "the sim backend's model" },
-    { "mitigations", PT_LIST, 0, 0, .def = "[none]", .help = "list of mitigations, each run in turn: a name or {name: {params}}" },
+    { "mitigations", PT_LIST, 0, 0, .def = "[none]",
+      .help = "list of mitigations, each run in turn: a name or {name: {params}}; or auto: search them against the spec" },
+    { "search_budget", PT_INT, SC(search_budget), .def = "13", .min = 2, .max = SC_MAX_MITIGATIONS,
+      .help = "mitigations: auto runs at most this many candidates (none first)" },
     { "faults", PT_LIST, 0, 0, .def = "[]", .help = "faults to inject: {kind, at|at_s|rate_per_hour, rank, params}" },
     { "detectors", PT_LIST, 0, 0, .def = "[]", .help = "detectors to run besides exit, heartbeat and comm (always on)" },
     { "recovery", PT_LIST, 0, 0, .def = "none", .help = "what happens after a failure: a name or {name: {params}}" },
@@ -240,6 +243,54 @@ static int sc_plugin(struct sc_ctx *c, const struct plugin_kind *kind, yaml_node
         snprintf(prefix, sizeof prefix, "%s.%s", key, name);
         return sc_mapping(c, ops->params, params, spec->params, prefix, sc);
     }
+    return 0;
+}
+
+/* The candidates of `mitigations: auto`, in the order they are tried (the budget keeps the first ones). */
+static const struct { const char *name, *key, *value, *key2, *value2; } sc_auto_candidates[] = {
+    { "none", NULL, NULL, NULL, NULL },
+    { "filler", "floor", "40%", NULL, NULL },
+    { "filler", "floor", "60%", NULL, NULL },
+    { "filler", "floor", "80%", NULL, NULL },
+    { "filler", "floor", "90%", NULL, NULL },
+    { "ramp", "ramp_w_s", "1000", NULL, NULL },
+    { "ramp", "ramp_w_s", "3000", NULL, NULL },
+    { "ramp", "ramp_w_s", "10000", NULL, NULL },
+    { "cap", "cap", "60%", NULL, NULL },
+    { "cap", "cap", "80%", NULL, NULL },
+    { "stagger", "groups", "2", "offset", "20ms" },
+    { "stagger", "groups", "4", "offset", "10ms" },
+    { "smoothing", "floor", "65%", NULL, NULL },
+};
+
+/* Expands `mitigations: auto` into the coarse search's candidates, as many as search.budget allows. */
+static int sc_auto(struct sc_ctx *c, yaml_node_t *node, struct scenario *sc)
+{
+    char why[256];
+    int n = 0;
+    for (size_t i = 0; i < ARRAY_LEN(sc_auto_candidates) && n < SC_MAX_MITIGATIONS; i++) {
+        struct plugin_spec *m = &sc->mitigations[n];
+        int idx = plugin_find(&plugin_mitigations, sc_auto_candidates[i].name);
+        const struct plugin_ops *ops = plugin_mitigations.table[idx];
+        memset(m, 0, sizeof *m);
+        str_copy(m->name, sizeof m->name, ops->name);
+        m->index = idx;
+        m->line = (int)node->start_mark.line + 1;
+        if (ops->params && param_defaults(ops->params, m->params) != 0)
+            return sc_error(c, node, "mitigations", "internal: defaults of '%s'", ops->name);
+        const char *keys[2] = { sc_auto_candidates[i].key, sc_auto_candidates[i].key2 };
+        const char *vals[2] = { sc_auto_candidates[i].value, sc_auto_candidates[i].value2 };
+        size_t used = (size_t)snprintf(m->label, sizeof m->label, "%s", ops->name);
+        for (int k = 0; k < 2 && keys[k]; k++) {
+            const struct param *p = param_find(ops->params, keys[k]);
+            if (!p || param_parse(p, vals[k], m->params, why, sizeof why) != 0)
+                return sc_error(c, node, "mitigations", "internal: auto candidate %s %s", ops->name, keys[k]);
+            used += (size_t)snprintf(m->label + used, sizeof m->label - used, " %s=%s", keys[k], vals[k]);
+        }
+        n++;
+    }
+    sc->n_mitigations = n;
+    sc->auto_search = 1;
     return 0;
 }
 
@@ -431,7 +482,9 @@ static int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *
         seen[p - table] = 1;
         if (p->type == PT_LIST) {   /* the plug-in lists; ranks is known by now (checked below otherwise) */
             int rc;
-            if (strcmp(name, "mitigations") == 0)
+            if (strcmp(name, "mitigations") == 0 && sc_scalar(vn) && strcmp(sc_scalar(vn), "auto") == 0)
+                rc = sc_auto(c, vn, sc);
+            else if (strcmp(name, "mitigations") == 0)
                 rc = sc_plugins(c, &plugin_mitigations, vn, sc->mitigations, SC_MAX_MITIGATIONS, &sc->n_mitigations,
                                 "mitigations", 0, sc);
             else if (strcmp(name, "detectors") == 0)
@@ -503,6 +556,8 @@ static int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario 
                      sc->faults[i].line, key, (long long)sc->faults[i].rank, (long long)sc->ranks - 1);
             return EXIT_INPUT;
         }
+    if (sc->auto_search && sc->n_mitigations > sc->search_budget)
+        sc->n_mitigations = (int)sc->search_budget;
     if (recovery_table[sc->recovery.index]->mode == REC_SHRINK && sc->ranks < 2)
         return sc_error(c, root, "recovery", "shrink needs at least 2 ranks");
     for (const char *p = sc->name; *p; p++)

@@ -67,6 +67,8 @@ struct scenario {
     struct { double interval_s, timeout_s, startup_s; } heartbeat;
     struct sim_params sim;
     int n_mitigations;
+    int auto_search;        /* mitigations: auto — the candidates are the search's */
+    int64_t search_budget;
     struct plugin_spec mitigations[SC_MAX_MITIGATIONS];
     int n_faults;
     struct fault_spec faults[SC_MAX_FAULTS];

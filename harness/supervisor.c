@@ -416,7 +416,7 @@ static void sup_one_run(struct sup *s, int m)
     int bus_ranks = s->sc->workload.allreduce.emulate_ranks > 0 ? (int)s->sc->workload.allreduce.emulate_ranks : s->nranks;
     double tdp = s->sc->power.tdp_w > 0 ? s->sc->power.tdp_w : strcmp(s->ops->name, "sim") == 0 ? s->sc->sim.tdp_w : NAN;
     json_t *run = runstats_json(&s->rs, s->sc, s->sc->mitigations[m].name, bus_ranks, tdp);
-    if (s->sc->mitigations[m].label[0])   /* one value of a sweep */
+    if (s->sc->mitigations[m].label[0])   /* one value of a sweep, or a search's candidate */
         json_object_set_new(run, "label", json_string(s->sc->mitigations[m].label));
     json_object_set_new(run, "faults", faultlog_run_json(s, json_number_value(json_object_get(json_object_get(run, "iteration_s"), "p50"))));
     results_event(&s->res, s->rs.t_end, "run_end",

@@ -54,6 +54,83 @@ void sup_compare_runs(struct sup *s)
     }
 }
 
+/* Returns run r's label (a sweep's or a search's candidate) or its mitigation. */
+static const char *sup_label(json_t *r)
+{
+    json_t *l = json_object_get(r, "label");
+    return json_string_value(l ? l : json_object_get(r, "mitigation"));
+}
+
+/* Returns one overhead of run r against none (NAN when unknown). */
+static double sup_vs(json_t *r, const char *key)
+{
+    json_t *v = json_object_get(json_object_get(r, "vs_none"), key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+json_t *sup_search(struct sup *s)
+{
+    json_t *r, *pareto = json_array(), *best = NULL, *closest = NULL;
+    size_t i, j;
+    double best_e = INFINITY, best_t = INFINITY, closest_ratio = INFINITY;
+    const char *closest_clause = NULL;
+    int any_spec = 0;
+    json_array_foreach(s->runs, i, r) {
+        json_t *spec = json_object_get(json_object_get(json_object_get(json_object_get(r, "power"), "aggregate"),
+                                                       "projection"), "spec");
+        json_t *pass = json_object_get(spec, "pass");
+        double e = sup_vs(r, "energy_overhead_pct"), t = sup_vs(r, "iteration_overhead_pct");
+        double g = -sup_vs(r, "grid_swing_reduction_pct");
+        if (!json_is_null(pass) && pass)
+            any_spec = 1;
+        if (json_is_true(pass) && (e < best_e || (e == best_e && t < best_t))) {
+            best = r;
+            best_e = e;
+            best_t = t;
+        }
+        if (json_is_false(pass)) {   /* how far it misses: its worst clause, as value over limit */
+            json_t *cl;
+            size_t k;
+            double worst = 0;
+            const char *which = NULL;
+            json_array_foreach(json_object_get(spec, "clauses"), k, cl) {
+                double ratio = json_number_value(json_object_get(cl, "value")) / json_number_value(json_object_get(cl, "limit"));
+                if (json_is_false(json_object_get(cl, "pass")) && ratio > worst) {
+                    worst = ratio;
+                    which = json_string_value(json_object_get(cl, "clause"));
+                }
+            }
+            if (which && worst < closest_ratio) {
+                closest_ratio = worst;
+                closest = r;
+                closest_clause = which;
+            }
+        }
+        int dominated = 0;   /* by a run at most as costly in energy, time and grid swing, and cheaper in one */
+        json_t *q;
+        json_array_foreach(s->runs, j, q) {
+            double e2 = sup_vs(q, "energy_overhead_pct"), t2 = sup_vs(q, "iteration_overhead_pct");
+            double g2 = -sup_vs(q, "grid_swing_reduction_pct");
+            if (j != i && e2 <= e && t2 <= t && g2 <= g && (e2 < e || t2 < t || g2 < g))
+                dominated = 1;
+        }
+        if (!dominated && isfinite(e) && isfinite(t) && isfinite(g))
+            json_array_append_new(pareto, json_pack("{s:s, s:f, s:f, s:f}", "label", sup_label(r), "grid_swing_reduction_pct",
+                                                    -g, "energy_overhead_pct", e, "iteration_overhead_pct", t));
+    }
+    json_t *out = json_pack("{s:i, s:o, s:b}", "candidates", (int)json_array_size(s->runs), "pareto", pareto, "spec_given",
+                            any_spec);
+    json_object_set_new(out, "cheapest_passing",
+                        best ? json_pack("{s:s, s:f, s:f}", "label", sup_label(best), "energy_overhead_pct", best_e,
+                                         "iteration_overhead_pct", best_t)
+                             : json_null());
+    json_object_set_new(out, "closest_failure",
+                        !best && closest ? json_pack("{s:s, s:s, s:f}", "label", sup_label(closest), "clause",
+                                                     closest_clause, "value_over_limit", closest_ratio)
+                                         : json_null());
+    return out;
+}
+
 /* Builds summary.json from the runs and the run's outcome. */
 json_t *sup_summary(struct sup *s, int code, const char *started)
 {
@@ -66,6 +143,8 @@ json_t *sup_summary(struct sup *s, int code, const char *started)
                           s->reason[0] ? json_string(s->reason) : json_null(), "runs", json_incref(s->runs), "faults",
                           faultlog_json(s), "wall_s", json_real((double)(mono_ns() - s->t0) * 1e-9), "events_dropped",
                           (json_int_t)dropped, "power_samples", (json_int_t)s->samples);
+    if (s->sc->auto_search)
+        json_object_set_new(j, "search", sup_search(s));
     return j;
 }
 
@@ -108,6 +187,21 @@ void sup_print_table(struct sup *s, int code)
                c[7], c[8]);
     }
     printf("  (busbw and ckpt in GB/s; power is the sum over ranks; * = run ended early)\n");
+    if (s->sc->auto_search) {
+        json_t *sr = sup_search(s), *b = json_object_get(sr, "cheapest_passing"), *c = json_object_get(sr, "closest_failure");
+        if (!json_is_true(json_object_get(sr, "spec_given")))
+            printf("  search: no projection.spec given: nothing to meet; %zu candidates on the Pareto front\n",
+                   json_array_size(json_object_get(sr, "pareto")));
+        else if (b)
+            printf("  search: cheapest meeting the spec: %s (+%.1f %% energy, +%.1f %% time)\n",
+                   json_string_value(json_object_get(b, "label")), json_number_value(json_object_get(b, "energy_overhead_pct")),
+                   json_number_value(json_object_get(b, "iteration_overhead_pct")));
+        else if (c)
+            printf("  search: no candidate meets the spec; closest: %s, %s at %.2f x its limit\n",
+                   json_string_value(json_object_get(c, "label")), json_string_value(json_object_get(c, "clause")),
+                   json_number_value(json_object_get(c, "value_over_limit")));
+        json_decref(sr);
+    }
     int any = 0;
     json_array_foreach(s->runs, i, r) {
         json_t *v = json_object_get(r, "vs_none");

@@ -94,3 +94,23 @@ Test(mitigations, bess_flattens_what_the_grid_sees, .timeout = 120)
     cr_assert_lt(vs(s, 1, "iteration_overhead_pct"), 5, "a facility battery costs the GPUs no time");
     json_decref(s);
 }
+
+Test(mitigations, auto_names_the_cheapest_that_meets_the_spec, .timeout = 180)
+{
+    /* the cluster's swing must stay under 20 MW: of none and four filler floors, 80 % is the cheapest */
+    json_t *s = run(BASE "projection: {gpus: 100000, spec: {dynamic_range_mw: 20}}\nsearch_budget: 5\nmitigations: auto\n");
+    json_t *sr = json_object_get(s, "search");
+    cr_assert(json_is_object(sr), "a search reports its result");
+    json_t *best = json_object_get(sr, "cheapest_passing");
+    cr_assert(json_is_object(best), "a candidate meets a 20 MW range");
+    const char *label = json_string_value(json_object_get(best, "label"));
+    cr_assert(strncmp(label, "filler floor=", 13) == 0, "cheapest: %s", label);
+    cr_assert_gt(json_array_size(json_object_get(sr, "pareto")), 1);
+    json_decref(s);
+    s = run(BASE "projection: {gpus: 100000, spec: {dynamic_range_mw: 0.001}}\nsearch_budget: 2\nmitigations: auto\n");
+    sr = json_object_get(s, "search");
+    cr_assert(json_is_null(json_object_get(sr, "cheapest_passing")));
+    json_t *miss = json_object_get(sr, "closest_failure");
+    cr_assert_str_eq(json_string_value(json_object_get(miss, "clause")), "dynamic_range_mw");
+    json_decref(s);
+}

@@ -267,6 +267,19 @@ Test(scenario, a_list_of_values_sweeps_a_mitigation)
              "t.yaml:8:27: mitigations[0]: floor: expected a power as % of TDP (80%) or watts (560W), got '9000W'");
 }
 
+Test(scenario, mitigations_auto_expands_the_search)
+{
+    struct scenario sc;
+    load_ok(HEAD "mitigations: auto\n", &sc);
+    cr_assert(sc.auto_search);
+    cr_assert_eq(sc.n_mitigations, 13);
+    cr_assert_str_eq(sc.mitigations[0].name, "none");
+    cr_assert_str_eq(sc.mitigations[3].label, "filler floor=80%");
+    cr_assert_str_eq(sc.mitigations[10].label, "stagger groups=2 offset=20ms");
+    load_ok(HEAD "search_budget: 4\nmitigations: auto\n", &sc);
+    cr_assert_eq(sc.n_mitigations, 4, "the budget bounds the search");
+}
+
 Test(scenario, projection_spec_parses)
 {
     struct scenario sc;
