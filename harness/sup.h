@@ -98,6 +98,9 @@ void sup_compare_runs(struct sup *s);
 /* For mitigations: auto: the Pareto front (energy, time, grid swing), the cheapest candidate meeting the
  * spec, or the one that misses it least and by which clause. */
 json_t *sup_search(struct sup *s);
+/* After the coarse search: appends up to two candidates between the cheapest passing one and the next
+ * cheaper value of the same parameter to the scenario; returns how many. */
+int sup_refine(struct sup *s);
 
 /* faultlog.c */
 void faultlog_injected(struct sup *s, const struct wevent *ev);

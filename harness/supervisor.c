@@ -563,6 +563,11 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
         sup_fail(&s, "the workers did not start in time");
     for (int m = 0; m < sc->n_mitigations && !s.stopping; m++)
         sup_one_run(&s, m);
+    if (s.sc->auto_search && !s.stopping) {   /* the search's second pass: finer values around the best */
+        int first = s.sc->n_mitigations, added = sup_refine(&s);
+        for (int m = first; m < first + added && !s.stopping; m++)
+            sup_one_run(&s, m);
+    }
     sup_stop_workers(&s);
     for (int r = 0; r < s.nranks; r++)   /* synthetic state: this run's checkpoints go with it */
         checkpoint_remove(sc->workload.checkpoint.path, s.shm.hdr->ckpt_tag, r);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sup.h"
+#include "mitigations/mitigation.h"
 #include "results.h"
 #include "util.h"
 
@@ -131,6 +132,60 @@ json_t *sup_search(struct sup *s)
     return out;
 }
 
+int sup_refine(struct sup *s)
+{
+    struct scenario *sc = &s->shm.hdr->sc;   /* the workers read the candidates from here */
+    sup_compare_runs(s);
+    json_t *sr = sup_search(s), *best = json_object_get(sr, "cheapest_passing");
+    int bi = -1, added = 0;
+    for (int i = 0; json_is_object(best) && i < sc->n_mitigations; i++)
+        if (strcmp(sc->mitigations[i].label[0] ? sc->mitigations[i].label : sc->mitigations[i].name,
+                   json_string_value(json_object_get(best, "label"))) == 0)
+            bi = i;
+    json_decref(sr);
+    if (bi <= 0)
+        return 0;
+    const struct plugin_spec *b = &sc->mitigations[bi];
+    int pi = -1;   /* the same mitigation's previous (cheaper) value in the coarse order */
+    for (int i = bi - 1; i >= 0 && pi < 0; i--)
+        if (sc->mitigations[i].index == b->index)
+            pi = i;
+    const struct param *p = plugin_mitigations.table[b->index]->params;
+    char text[64], key[32];
+    if (pi < 0 || !p || sscanf(b->label, "%*s %31[^=]=", key) != 1 || !(p = param_find(p, key)))
+        return 0;
+    for (int k = 1; k <= 2 && sc->n_mitigations < SC_MAX_MITIGATIONS; k++) {
+        const void *va = sc->mitigations[pi].params + p->off, *vb = b->params + p->off;
+        double x;
+        if (p->type == PT_POWER) {
+            const struct power_value *a = va, *c = vb;
+            if (a->percent != c->percent)
+                break;
+            x = a->value + (c->value - a->value) * k / 3.0;
+            snprintf(text, sizeof text, "%.4g%s", x, c->percent ? "%" : "W");
+        } else if (p->type == PT_DOUBLE) {
+            x = *(const double *)va + (*(const double *)vb - *(const double *)va) * k / 3.0;
+            snprintf(text, sizeof text, "%.6g", x);
+        } else {
+            break;
+        }
+        struct plugin_spec *m = &sc->mitigations[sc->n_mitigations];
+        char why[256];
+        *m = *b;
+        if (param_parse(p, text, m->params, why, sizeof why) != 0)
+            break;
+        char label[sizeof m->label];
+        snprintf(label, sizeof label, "%s %s=%s", b->name, p->name, text);
+        str_copy(m->label, sizeof m->label, label);
+        sc->n_mitigations++;
+        added++;
+    }
+    if (added)
+        results_event(&s->res, mono_ns(), "search_refine",
+                      json_pack("{s:s, s:i}", "around", b->label, "candidates", added));
+    return added;
+}
+
 /* Builds summary.json from the runs and the run's outcome. */
 json_t *sup_summary(struct sup *s, int code, const char *started)
 {
@@ -192,11 +247,11 @@ void sup_print_table(struct sup *s, int code)
         if (!json_is_true(json_object_get(sr, "spec_given")))
             printf("  search: no projection.spec given: nothing to meet; %zu candidates on the Pareto front\n",
                    json_array_size(json_object_get(sr, "pareto")));
-        else if (b)
+        else if (json_is_object(b))
             printf("  search: cheapest meeting the spec: %s (+%.1f %% energy, +%.1f %% time)\n",
                    json_string_value(json_object_get(b, "label")), json_number_value(json_object_get(b, "energy_overhead_pct")),
                    json_number_value(json_object_get(b, "iteration_overhead_pct")));
-        else if (c)
+        else if (json_is_object(c))
             printf("  search: no candidate meets the spec; closest: %s, %s at %.2f x its limit\n",
                    json_string_value(json_object_get(c, "label")), json_string_value(json_object_get(c, "clause")),
                    json_number_value(json_object_get(c, "value_over_limit")));

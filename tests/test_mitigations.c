@@ -106,6 +106,7 @@ Test(mitigations, auto_names_the_cheapest_that_meets_the_spec, .timeout = 180)
     const char *label = json_string_value(json_object_get(best, "label"));
     cr_assert(strncmp(label, "filler floor=", 13) == 0, "cheapest: %s", label);
     cr_assert_gt(json_array_size(json_object_get(sr, "pareto")), 1);
+    cr_assert_eq(json_array_size(json_object_get(s, "runs")), 7, "5 coarse candidates, then 2 refined ones");
     json_decref(s);
     s = run(BASE "projection: {gpus: 100000, spec: {dynamic_range_mw: 0.001}}\nsearch_budget: 2\nmitigations: auto\n");
     sr = json_object_get(s, "search");
