@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "e2e.h"
 #include "util.h"
 
@@ -180,4 +181,11 @@ json_t *e2e_summary(const char *dir)
     json_t *j = json_load_file(path, 0, &err);
     cr_assert(j, "summary.json: %s (line %d)", err.text, err.line);
     return j;
+}
+
+void e2e_need_gpu(void)
+{
+    char why[256];
+    if (backend_find("cuda")->probe(why, sizeof why) != 0)
+        cr_skip_test("%s", why);
 }

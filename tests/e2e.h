@@ -25,6 +25,8 @@ int e2e_wait_events(const char *dir, const char *type, int n, double timeout_s);
 int e2e_worker_pids(const char *dir, pid_t *pids, int max);
 /* Returns 1 when pid is gone (no process, or a zombie nobody waits for). */
 int e2e_gone(pid_t pid);
+/* Skips the calling test, saying why, unless the cuda backend finds a usable GPU here. */
+void e2e_need_gpu(void);
 /* Loads dir/summary.json (test fails if it is missing or invalid). */
 json_t *e2e_summary(const char *dir);
 

@@ -12,17 +12,9 @@
 #include "nvml.h"
 #include "util.h"
 
-/* Skips the test unless a GPU is usable here. */
-static void need_gpu(void)
-{
-    char why[256];
-    if (backend_find("cuda")->probe(why, sizeof why) != 0)
-        cr_skip_test("%s", why);
-}
-
 Test(nvml_gpu, plausible_watts_and_a_rising_energy_counter, .timeout = 30)
 {
-    need_gpu();
+    e2e_need_gpu();
     char why[256];
     struct nvml *nv = nvml_open(why, sizeof why);
     cr_assert(nv, "a GPU is usable but NVML is not: %s", why);
@@ -64,7 +56,7 @@ static double median_watts(char *csv, const char *phase)
 
 Test(cuda_run, one_rank_shows_the_compute_comm_swing, .timeout = 120)
 {
-    need_gpu();
+    e2e_need_gpu();
     const char *sc = e2e_scenario("name: gpu-e2e\nranks: 1\niterations: 4\nworkload:\n"
                                   "  gemm: {m: 8192, n: 8192, k: 8192, count: 320}\n"
                                   "  allreduce: {bytes: 1GiB, emulate_busbw: 4, emulate_ranks: 1024}\n"
@@ -88,7 +80,7 @@ Test(cuda_run, one_rank_shows_the_compute_comm_swing, .timeout = 120)
 
 Test(cuda_run, faults_detected_and_recovered_on_the_gpu, .timeout = 180)
 {
-    need_gpu();
+    e2e_need_gpu();
     const char *sc = e2e_scenario("name: gpu-faults\nranks: 1\niterations: 12\nworkload:\n"
                                   "  gemm: {m: 4096, n: 4096, k: 4096, count: 8}\n  allreduce: {bytes: 64MiB}\n"
                                   "  checkpoint: {every: 4, bytes: 16MiB, path: /tmp/gauntlet-gpu-faults}\n"

@@ -10,20 +10,10 @@
 #include <cuda_runtime.h>
 
 #include "faults.h"
+#include "e2e.h"
 #include "gemm.h"
 #include "kernels.h"
 #include "util.h"
-
-/* Skips the calling test unless a CUDA device is usable. */
-static void need_gpu(void)
-{
-    int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess)
-        cr_skip_test("no usable GPU: %s", cudaGetErrorString(e));
-    if (n < 1)
-        cr_skip_test("no usable GPU: %s", "cudaGetDeviceCount found no device");
-}
 
 /* Returns the dtype whose GEMM inputs are stored as e (kernel_fill_normal fills by dtype). */
 static enum dtype dtype_of_elem(enum elem_type e)
@@ -227,7 +217,7 @@ Test(faults, bad_arguments_fail)
 
 Test(faults, fingerprint_matches_host)
 {
-    need_gpu();
+    e2e_need_gpu();
     static const size_t sizes[] = { 1, 7, 8, 15, 16, 17, 63, 64, 1000, 4096 * 16 + 3, 1 << 20, (1 << 22) + 13 };
     static const size_t offsets[] = { 0, 1, 3, 8 };   /* 16-byte aligned loads, and the byte path */
     size_t cap = (1 << 22) + 13 + 8;
@@ -261,7 +251,7 @@ Test(faults, fingerprint_matches_host)
 
 Test(faults, fingerprint_1gib_repeatable_and_equal_to_host, .timeout = 120)
 {
-    need_gpu();
+    e2e_need_gpu();
     const size_t bytes = 1ull << 30;
     size_t free_b = 0, total_b = 0;
     cr_assert_eq(cudaMemGetInfo(&free_b, &total_b), cudaSuccess);
@@ -297,7 +287,7 @@ Test(faults, fingerprint_1gib_repeatable_and_equal_to_host, .timeout = 120)
 
 Test(faults, bitflip_changes_exactly_the_bits)
 {
-    need_gpu();
+    e2e_need_gpu();
     const size_t n = 10007;
     for (int e = 0; e < ELEM_COUNT; e++) {
         size_t bytes = n * elem_size((enum elem_type)e);
@@ -339,7 +329,7 @@ Test(faults, bitflip_changes_exactly_the_bits)
 
 Test(faults, perturb_scales_one_element)
 {
-    need_gpu();
+    e2e_need_gpu();
     const size_t n = 4099;
     float *dev = NULL, before[4099], after[4099];
     struct flip_report r;
@@ -497,15 +487,15 @@ static void check_abft(enum dtype t, long m, long n, long k)
     cr_assert_eq(cudaStreamDestroy(s), cudaSuccess);
 }
 
-Test(abft, bf16) { need_gpu(); check_abft(DT_BF16, 512, 512, 512); }
-Test(abft, fp16) { need_gpu(); check_abft(DT_FP16, 512, 512, 512); }
-Test(abft, tf32) { need_gpu(); check_abft(DT_TF32, 512, 512, 512); }
-Test(abft, fp8) { need_gpu(); check_abft(DT_FP8, 512, 512, 512); }
-Test(abft, bf16_rect) { need_gpu(); check_abft(DT_BF16, 384, 128, 1024); }
+Test(abft, bf16) { e2e_need_gpu(); check_abft(DT_BF16, 512, 512, 512); }
+Test(abft, fp16) { e2e_need_gpu(); check_abft(DT_FP16, 512, 512, 512); }
+Test(abft, tf32) { e2e_need_gpu(); check_abft(DT_TF32, 512, 512, 512); }
+Test(abft, fp8) { e2e_need_gpu(); check_abft(DT_FP8, 512, 512, 512); }
+Test(abft, bf16_rect) { e2e_need_gpu(); check_abft(DT_BF16, 384, 128, 1024); }
 
 Test(faults, hang_returns_when_released, .timeout = 60)
 {
-    need_gpu();
+    e2e_need_gpu();
     int *flag = NULL, *one = NULL;
     cudaStream_t hung, other;
     cr_assert_eq(cudaMalloc((void **)&flag, sizeof *flag), cudaSuccess);

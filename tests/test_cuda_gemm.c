@@ -8,19 +8,9 @@
 
 #include <cuda_runtime.h>
 
+#include "e2e.h"
 #include "gemm.h"
 #include "kernels.h"
-
-/* Skips the calling test unless a CUDA device is usable. */
-static void need_gpu(void)
-{
-    int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess)
-        cr_skip_test("no usable GPU: %s", cudaGetErrorString(e));
-    if (n < 1)
-        cr_skip_test("no usable GPU: %s", "cudaGetDeviceCount found no device");
-}
 
 /* Returns the float value of a bf16, fp16, fp32 or fp8 e4m3 element i of raw data of dtype t. */
 static float elem_to_f32(const unsigned char *raw, size_t i, enum dtype t)
@@ -142,18 +132,18 @@ static void check_gemm(enum dtype t, long m, long n, long k, double tol)
 
 static const double gemm_tol[DT_COUNT] = { 1e-2, 5e-3, 2e-3, 6e-2 };
 
-Test(gemm, bf16_square) { need_gpu(); check_gemm(DT_BF16, 256, 256, 256, gemm_tol[DT_BF16]); }
-Test(gemm, bf16_rect) { need_gpu(); check_gemm(DT_BF16, 384, 128, 512, gemm_tol[DT_BF16]); }
-Test(gemm, fp16_square) { need_gpu(); check_gemm(DT_FP16, 256, 256, 256, gemm_tol[DT_FP16]); }
-Test(gemm, fp16_rect) { need_gpu(); check_gemm(DT_FP16, 384, 128, 512, gemm_tol[DT_FP16]); }
-Test(gemm, tf32_square) { need_gpu(); check_gemm(DT_TF32, 256, 256, 256, gemm_tol[DT_TF32]); }
-Test(gemm, tf32_rect) { need_gpu(); check_gemm(DT_TF32, 384, 128, 512, gemm_tol[DT_TF32]); }
-Test(gemm, fp8_square) { need_gpu(); check_gemm(DT_FP8, 256, 256, 256, gemm_tol[DT_FP8]); }
-Test(gemm, fp8_rect) { need_gpu(); check_gemm(DT_FP8, 384, 128, 512, gemm_tol[DT_FP8]); }
+Test(gemm, bf16_square) { e2e_need_gpu(); check_gemm(DT_BF16, 256, 256, 256, gemm_tol[DT_BF16]); }
+Test(gemm, bf16_rect) { e2e_need_gpu(); check_gemm(DT_BF16, 384, 128, 512, gemm_tol[DT_BF16]); }
+Test(gemm, fp16_square) { e2e_need_gpu(); check_gemm(DT_FP16, 256, 256, 256, gemm_tol[DT_FP16]); }
+Test(gemm, fp16_rect) { e2e_need_gpu(); check_gemm(DT_FP16, 384, 128, 512, gemm_tol[DT_FP16]); }
+Test(gemm, tf32_square) { e2e_need_gpu(); check_gemm(DT_TF32, 256, 256, 256, gemm_tol[DT_TF32]); }
+Test(gemm, tf32_rect) { e2e_need_gpu(); check_gemm(DT_TF32, 384, 128, 512, gemm_tol[DT_TF32]); }
+Test(gemm, fp8_square) { e2e_need_gpu(); check_gemm(DT_FP8, 256, 256, 256, gemm_tol[DT_FP8]); }
+Test(gemm, fp8_rect) { e2e_need_gpu(); check_gemm(DT_FP8, 384, 128, 512, gemm_tol[DT_FP8]); }
 
 Test(fill, deterministic_nonzero_normal)
 {
-    need_gpu();
+    e2e_need_gpu();
     for (int t = 0; t < DT_COUNT; t++)
         check_fill((enum dtype)t, 1.0f);
     check_fill(DT_BF16, 0.25f);
@@ -161,7 +151,7 @@ Test(fill, deterministic_nonzero_normal)
 
 Test(gemm, absurd_size_fails_with_message)
 {
-    need_gpu();
+    e2e_need_gpu();
     char err[256] = "";
     struct gemm_chain *g = gemm_chain_create(DT_BF16, 1L << 20, 1L << 20, 1L << 20, 8, 1, 0, err, sizeof err);
     cr_assert_null(g);
