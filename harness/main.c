@@ -17,6 +17,7 @@
 #include "results.h"
 #include "scenario.h"
 #include "supervisor.h"
+#include "tui.h"
 #include "util.h"
 #include "worker.h"
 
@@ -25,10 +26,13 @@ static const char usage_text[] =
     "\n"
     "  run SCENARIO.yaml [--backend auto|cuda|sim] [--out DIR] [--headless] [--seed N]\n"
     "                        run the scenario: every mitigation in turn; results in DIR\n"
-    "                        (default results/<name>-<UTC time>/)\n"
+    "                        (default results/<name>-<UTC time>/); on a terminal the live\n"
+    "                        view opens (keys: ? for help), --headless keeps progress lines\n"
     "  check SCENARIO.yaml   validate a scenario only\n"
     "  list [--keys]         backends, mitigations (and every scenario key with --keys)\n"
     "  report RUNDIR         comparison of a run's mitigations: table, report.txt, report.svg\n"
+    "  view RUNDIR [--at S] [--speed X] [--snapshot COLSxROWS]\n"
+    "                        replay a run in the live view (or print the screen at S as text)\n"
     "  analyze TRACE.csv [--gpus N] [--groups G] [--jitter D] [--json]\n"
     "                        power-swing analysis of a trace: power.csv, nvidia-smi or DCGM CSV\n"
     "  bench gemm|allreduce|sampling|analysis [OPTIONS]\n"
@@ -153,7 +157,15 @@ static int cmd_run(int argc, char **argv)
            (long long)sc->ranks, (long long)sc->iterations, sc->n_mitigations, dir);
     fflush(stdout);
     struct run_options opt = { .out_dir = dir, .exe = exe, .headless = headless };
+    if (!headless && isatty(STDIN_FILENO)) {   /* the live view, or say why not and go on headless */
+        char why[256];
+        opt.view = tui_live_start(dir, why, sizeof why);
+        if (!opt.view)
+            gl_log("%s", why);
+    }
     rc = supervisor_run(sc, ops, &opt);
+    if (opt.view)
+        tui_live_end();
     free(sc);
     return rc;
 }
@@ -236,6 +248,8 @@ int main(int argc, char **argv)
         return cmd_check(argc - 1, argv + 1);
     if (strcmp(cmd, "list") == 0)
         return cmd_list(argc - 1, argv + 1);
+    if (strcmp(cmd, "view") == 0)
+        return tui_view_main(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0)
         return report_main(argc - 1, argv + 1);
     if (strcmp(cmd, "analyze") == 0)

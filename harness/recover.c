@@ -82,6 +82,7 @@ static void recover_shrink(struct sup *s, int rank)
         if (!s->dropped[r])
             s->shm.hdr->active[n++] = (int16_t)r;
     atomic_store(&s->shm.hdr->nactive, (uint32_t)n);
+    results_event(&s->res, mono_ns(), "rank_dropped", json_pack("{s:i, s:i}", "rank", rank, "ranks_left", n));
 }
 
 int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int sdc)

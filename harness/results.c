@@ -84,6 +84,8 @@ int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *ob
     size_t len = strlen(text);
     text[len] = '\n';   /* json_dumps leaves room: the terminator becomes the newline */
     int rc = r->events_fd >= 0 ? write_all(r->events_fd, text, len + 1) : -1;
+    if (r->view)
+        r->view->event(r->view->ctx, text, len + 1);
     free(text);
     if (rc != 0)
         return SYSERR("write(events.jsonl)");
@@ -104,6 +106,8 @@ int results_power(struct results *r, uint64_t t_ns, int rank, const struct power
 {
     char w[32], avg[32], e[32], clk[32], temp[32];
     double t_s = (double)(t_ns - r->t0_ns) * 1e-9;
+    if (r->view)
+        r->view->power(r->view->ctx, t_s, rank, p, phase);
     int rc = fprintf(r->power, "%.6f,%d,%s,%s,%s,%s,%s,%s,", t_s, rank, fmt_or_empty(w, sizeof w, p->watts, 2),
                      phase_name(phase), fmt_or_empty(avg, sizeof avg, p->avg_w, 2),
                      fmt_or_empty(e, sizeof e, p->energy_j, 3), fmt_or_empty(clk, sizeof clk, p->clock_mhz, 0),

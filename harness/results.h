@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "scenario.h"
+#include "supervisor.h"
 
 struct results {
     char dir[1024];
@@ -15,6 +16,7 @@ struct results {
     FILE *power;
     uint64_t t0_ns;       /* t_s = 0 */
     uint64_t events;      /* lines written */
+    const struct view_link *view;   /* also hands each line and row to a live view (NULL: none) */
 };
 
 /* Picks the default folder: results/<name>-<UTC timestamp>[-N]/ under root. */

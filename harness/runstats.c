@@ -95,6 +95,9 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev)
         series_add(&rs->iter_s, ev->a);
         r->iters = ev->iter + 1;
         break;
+    case WEV_STOPPED:
+        r->stopped = 1;
+        break;
     case WEV_RUN_DONE:
         r->done = 1;
         r->fingerprint = ((uint64_t)ev->a << 32) | (uint64_t)ev->b;
@@ -129,6 +132,14 @@ void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts)
     }
     if (all)   /* the aggregate of a tick with a missing rank is itself missing */
         acc_add(&rs->power, sum);
+}
+
+int runstats_settled(const struct run_stats *rs)
+{
+    for (int r = 0; r < rs->nranks; r++)
+        if (!rs->rank[r].done && !rs->rank[r].stopped)
+            return 0;
+    return 1;
 }
 
 int runstats_done(const struct run_stats *rs)

@@ -19,6 +19,7 @@ struct rank_stats {
     int ckpts;
     int64_t iters;               /* iterations completed */
     int done;
+    int stopped;                 /* ended early on a stop (a skip from the live view, a recovery) */
     uint64_t fingerprint;        /* hash of the model state at the end of the run */
     struct acc power;
 };
@@ -53,6 +54,8 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev);
 void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts);
 /* Returns 1 when every rank reported the end of the run. */
 int runstats_done(const struct run_stats *rs);
+/* Returns 1 when every rank is done or stopped. */
+int runstats_settled(const struct run_stats *rs);
 /* Returns the iterations every rank completed. */
 int64_t runstats_iterations(const struct run_stats *rs);
 struct scenario;

@@ -73,7 +73,7 @@ struct replica {
 };
 #define REPLICA_SLOTS 4
 
-enum worker_state { WS_STARTING = 0, WS_READY, WS_RUNNING, WS_IDLE, WS_FAILED, WS_EXITED };
+enum worker_state { WS_STARTING = 0, WS_READY, WS_RUNNING, WS_IDLE, WS_FAILED, WS_EXITED, WS_PAUSED };
 
 /* The modeled power of a rank, published by the worker at each phase change under a sequence lock:
  * P(t) = target + (p0 - target) * exp(-(t - t0) / tau). */
@@ -123,6 +123,7 @@ struct shm_hdr {
     _Atomic uint32_t nactive;       /* ranks taking part in the collective (shrink lowers it) */
     int16_t active[256];            /* the ranks taking part, in rank order (sim) */
     _Atomic uint32_t fault_fired[SC_MAX_FAULTS];   /* an iteration fault fires once a run, recoveries or not */
+    _Atomic int64_t pause_at;       /* every rank waits before starting this iteration (INT64_MAX: never) */
 };
 
 struct shm {

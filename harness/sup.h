@@ -80,9 +80,14 @@ struct sup {
     int recoveries;
     double detcost[8];             /* per detector: worker-side seconds spent this run */
     int64_t good_iters;            /* iterations that count (after every rollback) */
+    /* the live view's commands */
+    int paused;                    /* workers wait at shm pause_at */
+    int skipping;                  /* the run in progress was told to stop: the next mitigation follows */
 };
 
 /* supervisor.c */
+/* Carries out a command of the live view (quit, pause, skip, fault). */
+void sup_view_command(struct sup *s, const struct view_cmd *cmd);
 void sup_fail(struct sup *s, const char *reason);
 void sup_step(struct sup *s);
 int sup_spawn(struct sup *s, int slot);
@@ -90,6 +95,8 @@ void sup_send(struct sup *s, int slot, const struct wcmd *cmd);
 int sup_wait_ready(struct sup *s, double timeout_s);
 
 /* supreport.c */
+/* Returns a run's energy per iteration (J): the aggregate's mean power over the run's wall time; NAN if none. */
+double sup_energy_per_iter(json_t *run);
 json_t *sup_summary(struct sup *s, int code, const char *started);
 void sup_print_table(struct sup *s, int code);
 /* Adds to every run its energy per iteration and, against the first `none` run, the swing removed and the

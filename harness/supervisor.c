@@ -18,6 +18,8 @@
 #include "detectors/detector.h"
 #include "faults/fault.h"
 #include "mitigations/mitigation.h"
+#include "param.h"
+#include "plugin.h"
 #include "recovery/recovery.h"
 #include "sup.h"
 #include "util.h"
@@ -237,7 +239,7 @@ static void sup_check_heartbeats(struct sup *s, uint64_t now)
 /* Prints the one-line progress report (headless), at most every 2 s. */
 static void sup_progress(struct sup *s, uint64_t now)
 {
-    if (now - s->last_progress < 2000000000ull || !s->running)
+    if (now - s->last_progress < 2000000000ull || !s->running || s->opt->view)
         return;
     double dt = (double)(now - s->last_progress) * 1e-9;
     static int64_t last_iter;
@@ -290,6 +292,92 @@ static void sup_signals(struct sup *s)
     }
 }
 
+static void sup_command(struct sup *s, const struct wcmd *cmd);
+
+/* The live view's `f`: a fault like a scheduled one (a spec added to the scenario the workers read, then
+ * the same CMD_INJECT), so it is recorded, detected and recovered the same way. */
+static void sup_view_fault(struct sup *s, const struct view_cmd *cmd)
+{
+    struct scenario *sc = &s->shm.hdr->sc;
+    const struct fault_ops *fo = cmd->kind >= 0 && cmd->kind < plugin_count(&plugin_faults) ? fault_table[cmd->kind] : NULL;
+    char why[256] = "";
+    if (!fo || cmd->rank < 0 || cmd->rank >= s->nranks || s->dropped[cmd->rank])
+        snprintf(why, sizeof why, "no such fault or rank");
+    else if (!s->running || s->recovering)
+        snprintf(why, sizeof why, "no run in progress");
+    else if (sc->n_faults >= SC_MAX_FAULTS)
+        snprintf(why, sizeof why, "the scenario already holds %d faults", SC_MAX_FAULTS);
+    if (!why[0]) {
+        struct fault_spec f = { .kind = cmd->kind, .rank = cmd->rank, .at = -1, .at_s = -1 };
+        if (fo->params && param_defaults(fo->params, f.params) != 0)
+            snprintf(why, sizeof why, "the fault's defaults do not parse");
+        const struct param *tp = fo->params ? param_find(fo->params, "target") : NULL;
+        int bad = !why[0] && cmd->target[0] && tp && param_parse(tp, cmd->target, f.params, why, sizeof why) != 0;
+        if (!why[0] && !bad) {
+            sc->faults[sc->n_faults] = f;   /* written before the command that names it is pushed (release) */
+            int spec = sc->n_faults++;
+            results_event(&s->res, mono_ns(), "fault_requested",
+                          json_pack("{s:s, s:i, s:i, s:s, s:s}", "kind", fo->name, "rank", cmd->rank, "fault", spec,
+                                    "target", cmd->target, "by", "view"));
+            struct wcmd w = { .type = CMD_INJECT, .arg = spec };
+            sup_send(s, s->slot_of[cmd->rank], &w);
+            return;
+        }
+    }
+    results_event(&s->res, mono_ns(), "view_refused", json_pack("{s:s, s:s}", "command", "fault", "why", why));
+}
+
+void sup_view_command(struct sup *s, const struct view_cmd *cmd)
+{
+    uint64_t now = mono_ns();
+    switch (cmd->type) {
+    case VIEW_QUIT:
+        results_event(&s->res, now, "interrupted", json_pack("{s:s, s:i}", "signal", "quit from the live view", "count", 1));
+        if (!s->stopping) {
+            if (!s->reason[0])
+                str_copy(s->reason, sizeof s->reason, "stopped from the live view: stopping the workers, writing the summary");
+            s->stopping = 1;
+            shm_abort(&s->shm);
+        }
+        break;
+    case VIEW_PAUSE: {
+        int64_t at = INT64_MAX;
+        if (!s->paused) {   /* every rank stops before the same iteration: the one after the furthest rank's */
+            int64_t top = 0;
+            for (int r = 0; r < s->nranks; r++)
+                if (!s->dropped[r]) {
+                    int64_t it = atomic_load(&shm_ctl(&s->shm, s->slot_of[r])->iter);
+                    top = it > top ? it : top;
+                }
+            at = top + 1;
+        }
+        s->paused = !s->paused;
+        atomic_store(&s->shm.hdr->pause_at, at);
+        results_event(&s->res, now, s->paused ? "paused" : "resumed",
+                      s->paused ? json_pack("{s:I}", "before_iter", (json_int_t)at) : json_object());
+        break;
+    }
+    case VIEW_SKIP:
+        if (!s->running || s->skipping || s->recovering || s->stopping) {
+            results_event(&s->res, now, "view_refused", json_pack("{s:s, s:s}", "command", "skip", "why",
+                                                                 s->recovering ? "a recovery is in progress" : "no run in progress"));
+            break;
+        }
+        s->skipping = 1;
+        for (int r = 0; r < s->nranks; r++)
+            s->rs.rank[r].stopped = 0;
+        results_event(&s->res, now, "run_skip", json_pack("{s:i}", "run", s->run));
+        struct wcmd stop = { .type = CMD_STOP };
+        sup_command(s, &stop);
+        break;
+    case VIEW_FAULT:
+        sup_view_fault(s, cmd);
+        break;
+    default:
+        break;
+    }
+}
+
 /* Waits for one wake (signal, sampling tick, or 10 ms to drain rings) and handles it. */
 void sup_step(struct sup *s)
 {
@@ -306,6 +394,9 @@ void sup_step(struct sup *s)
         if (read(s->timerfd, &ticks, sizeof ticks) == (ssize_t)sizeof ticks)
             sup_sample(s, now);
     }
+    struct view_cmd vc;
+    while (s->opt->view && s->opt->view->command(s->opt->view->ctx, &vc))
+        sup_view_command(s, &vc);
     if (!s->stopping && !s->recovering) {
         sup_check_heartbeats(s, now);
         if (s->running)
@@ -398,16 +489,28 @@ static void sup_one_run(struct sup *s, int m)
         else
             checkpoint_remove(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r);   /* restore only this run's */
     s->running = 1;
+    s->skipping = 0;
     s->last_progress = now;
     s->run_t0 = now;
     faultlog_run_begin(s);
-    results_event(&s->res, now, "run_begin",
-                  json_pack("{s:i, s:s, s:s, s:I}", "run", m, "mitigation", s->sc->mitigations[m].name, "label",
-                            s->sc->mitigations[m].label[0] ? s->sc->mitigations[m].label : s->sc->mitigations[m].name,
-                            "iterations", (json_int_t)s->sc->iterations));
+    if (s->paused)   /* paused from the view: the next run waits before its first iteration */
+        atomic_store(&s->shm.hdr->pause_at, 0);
+    json_t *begin = json_pack("{s:i, s:s, s:s, s:I}", "run", m, "mitigation", s->sc->mitigations[m].name, "label",
+                              s->sc->mitigations[m].label[0] ? s->sc->mitigations[m].label : s->sc->mitigations[m].name,
+                              "iterations", (json_int_t)s->sc->iterations);
+    const struct mitigation_ops *mo = mitigation_table[s->sc->mitigations[m].index];
+    if (mo->model && strcmp(s->ops->name, "sim") == 0) {   /* the levels the view draws: per GPU */
+        struct mit_model mm = { 0 };
+        mo->model(s->sc->mitigations[m].params, &s->sc->sim, 0, s->nranks, &mm);
+        if (mm.floor_w > 0)
+            json_object_set_new(begin, "floor_w", json_real(mm.floor_w));
+        if (mm.cap_w > 0)
+            json_object_set_new(begin, "cap_w", json_real(mm.cap_w));
+    }
+    results_event(&s->res, now, "run_begin", begin);
     struct wcmd cmd = { .type = CMD_RUN, .run = m, .iterations = s->sc->iterations };
     sup_command(s, &cmd);
-    while (!s->stopping && !runstats_done(&s->rs))
+    while (!s->stopping && !runstats_done(&s->rs) && !(s->skipping && runstats_settled(&s->rs)))
         sup_step(s);
     if (s->awaiting_fault >= 0 && runstats_done(&s->rs))
         s->awaiting_fault = -1;
@@ -419,9 +522,24 @@ static void sup_one_run(struct sup *s, int m)
     if (s->sc->mitigations[m].label[0])   /* one value of a sweep, or a search's candidate */
         json_object_set_new(run, "label", json_string(s->sc->mitigations[m].label));
     json_object_set_new(run, "faults", faultlog_run_json(s, json_number_value(json_object_get(json_object_get(run, "iteration_s"), "p50"))));
+    if (s->skipping)
+        json_object_set_new(run, "skipped", json_true());
+    /* the figures the live view's comparison table shows, as the summary has them */
+    json_t *agg = json_object_get(json_object_get(run, "power"), "aggregate");
+    json_t *ramps = json_object_get(agg, "ramp_up_w_s"), *falls = json_object_get(agg, "ramp_down_w_s");
+    double ramp = fmax(json_number_value(json_object_get(ramps, "100ms")), json_number_value(json_object_get(falls, "100ms")));
+    json_t *fig = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "iteration_p50_s",
+                            json_copy(json_object_get(json_object_get(run, "iteration_s"), "p50")), "mean_w",
+                            json_num(json_number_value(json_object_get(agg, "mean_w"))), "swing_w",
+                            json_num(json_is_number(json_object_get(agg, "swing_p99_p1_w"))
+                                         ? json_number_value(json_object_get(agg, "swing_p99_p1_w")) : NAN),
+                            "ramp_w_s", json_num(ramps ? ramp : NAN), "energy_per_iter_j",
+                            json_num(sup_energy_per_iter(run)), "tflops", json_copy(json_object_get(run, "tflops")));
     results_event(&s->res, s->rs.t_end, "run_end",
-                  json_pack("{s:i, s:s, s:I, s:b}", "run", m, "mitigation", s->sc->mitigations[m].name, "iterations",
-                            (json_int_t)runstats_iterations(&s->rs), "complete", runstats_done(&s->rs)));
+                  json_pack("{s:i, s:s, s:s, s:I, s:b, s:b, s:o}", "run", m, "mitigation", s->sc->mitigations[m].name,
+                            "label", s->sc->mitigations[m].label[0] ? s->sc->mitigations[m].label : s->sc->mitigations[m].name,
+                            "iterations", (json_int_t)runstats_iterations(&s->rs), "complete", runstats_done(&s->rs),
+                            "skipped", s->skipping, "figures", fig));
     json_array_append_new(s->runs, run);
     runstats_free(&s->rs);
     s->running = 0;
@@ -540,7 +658,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     s.slot_of = xcalloc((size_t)s.nranks, sizeof *s.slot_of);
     s.dropped = xcalloc((size_t)s.nranks, sizeof *s.dropped);
     s.watts = xcalloc((size_t)s.nranks, sizeof *s.watts);
-    s.fault_due = xcalloc((size_t)(sc->n_faults + 1), sizeof *s.fault_due);
+    s.fault_due = xcalloc(SC_MAX_FAULTS + 1, sizeof *s.fault_due);   /* the view may add faults */
     s.fp_iter = xmalloc(FP_WINDOW * sizeof *s.fp_iter);
     s.fp = xcalloc((size_t)FP_WINDOW * (size_t)s.nranks, sizeof *s.fp);
     s.fp_have = xcalloc((size_t)FP_WINDOW * (size_t)s.nranks, 1);
@@ -553,9 +671,15 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     s.runs = json_array();
     if (sup_fds(&s) != 0)
         return EXIT_ENV;
+    s.res.view = opt->view;
+    double tdp = sc->power.tdp_w > 0 ? sc->power.tdp_w : sim ? sc->sim.tdp_w : NAN;
     results_event(&s.res, s.t0, "start",
-                  json_pack("{s:s, s:s, s:i, s:I, s:s, s:s}", "scenario", sc->name, "backend", ops->name, "ranks",
-                            s.nranks, "seed", (json_int_t)sc->seed, "results", opt->out_dir, "recovery", rec->name));
+                  json_pack("{s:s, s:s, s:i, s:I, s:s, s:s, s:i, s:I, s:o, s:f, s:I}", "scenario", sc->name, "backend",
+                            ops->name, "ranks", s.nranks, "seed", (json_int_t)sc->seed, "results", opt->out_dir, "recovery",
+                            rec->name, "runs", sc->n_mitigations, "iterations", (json_int_t)sc->iterations, "tdp_w",
+                            json_num(tdp), "sample_hz", sc->power.sample_hz, "bus_ranks",
+                            (json_int_t)(sc->workload.allreduce.emulate_ranks > 0 ? sc->workload.allreduce.emulate_ranks
+                                                                                   : sc->ranks)));
     for (int k = 0; k < s.nslots && !s.failed; k++)
         if (sup_spawn(&s, k) != 0)
             sup_fail(&s, "cannot start a worker process");
@@ -578,6 +702,10 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
                                                        s.reason[0] ? json_string(s.reason) : json_null()));
     if (results_summary(&s.res, summary) != 0)
         code = EXIT_ENV;
+    if (opt->view) {   /* the terminal is the table's again */
+        s.res.view = NULL;
+        opt->view->stop(opt->view->ctx);
+    }
     sup_print_table(&s, code);
     json_decref(summary);
     json_decref(s.runs);

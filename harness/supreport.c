@@ -10,7 +10,7 @@
 #include "util.h"
 
 /* Returns a run's energy per iteration (J): the aggregate's mean power over the run's wall time. */
-static double sup_energy_per_iter(json_t *run)
+double sup_energy_per_iter(json_t *run)
 {
     json_t *agg = json_object_get(json_object_get(run, "power"), "aggregate");
     double mean = json_number_value(json_object_get(agg, "mean_w")), wall = json_number_value(json_object_get(run, "wall_s"));

@@ -270,6 +270,23 @@ static int worker_commands(struct worker_ctx *w)
     return stop;
 }
 
+/* Waits while the run is paused before this iteration (the live view's `p`), beating; returns 1 when the run
+ * must stop meanwhile. Power falls to idle: nothing runs. */
+static int worker_pause(struct worker_ctx *w)
+{
+    if (w->iter < atomic_load(&w->shm->hdr->pause_at))
+        return 0;
+    atomic_store(&w->ctl->state, WS_PAUSED);
+    while (w->iter >= atomic_load(&w->shm->hdr->pause_at)) {
+        if (worker_commands(w))
+            return 1;
+        worker_beat(w);
+        sleep_ns(1000000);
+    }
+    atomic_store(&w->ctl->state, WS_RUNNING);
+    return 0;
+}
+
 /* Ends a run early: the rank reports where it stopped and waits for the next command. */
 static void worker_stopped(struct worker_ctx *w)
 {
@@ -298,7 +315,7 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         worker_replicate(w, 0);   /* the starting state: a recovery before the first replica rolls back to it */
     atomic_store(&w->ctl->iter, cmd->start_iter);
     for (w->iter = cmd->start_iter; w->iter < cmd->iterations; w->iter++) {
-        if (worker_commands(w))
+        if (worker_commands(w) || worker_pause(w))
             return worker_stopped(w);
         w->iter_t0 = 0;
         worker_point(w, IP_ITER_START);

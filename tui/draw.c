@@ -1,0 +1,586 @@
+/* tui/draw.c: one screen, top to bottom — header, power chart, a line per GPU (sparkline, readings, phase
+ * strip), measurements, the mitigation comparison, the event log, the keys. Everything is drawn from the
+ * model and the ui state onto stdscr; ncurses sends only what changed. */
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "faults/fault.h"
+#include "plugin.h"
+#include "tui.h"
+#include "util.h"
+
+enum pair { P_COMPUTE = 1, P_COMM, P_CKPT, P_FILLER, P_CHART, P_BAND, P_FAULT, P_DETECT, P_RECOVER, P_WARN, P_HEAD,
+            P_LINE, P_SEL };
+
+
+void tui_ui_init(struct tui_ui *ui)
+{
+    memset(ui, 0, sizeof *ui);
+    ui->window_s = 30;
+    ui->speed = 1;
+    ui->playing = 1;
+    const char *cs = nl_langinfo(CODESET);
+    ui->unicode = cs && strcmp(cs, "UTF-8") == 0 && !getenv("GAUNTLET_ASCII");
+    const char *nc = getenv("NO_COLOR");
+    ui->color = !(nc && nc[0]);
+}
+
+void tui_colors(struct tui_ui *ui)
+{
+    if (!ui->color || !has_colors() || start_color() == ERR) {
+        ui->color = 0;
+        return;
+    }
+    use_default_colors();
+    init_pair(P_COMPUTE, COLOR_RED, -1);
+    init_pair(P_COMM, COLOR_BLUE, -1);
+    init_pair(P_CKPT, COLOR_YELLOW, -1);
+    init_pair(P_FILLER, COLOR_MAGENTA, -1);
+    init_pair(P_CHART, COLOR_GREEN, -1);
+    init_pair(P_BAND, COLOR_CYAN, -1);
+    init_pair(P_FAULT, COLOR_RED, -1);
+    init_pair(P_DETECT, COLOR_YELLOW, -1);
+    init_pair(P_RECOVER, COLOR_GREEN, -1);
+    init_pair(P_WARN, COLOR_RED, -1);
+    init_pair(P_HEAD, COLOR_BLACK, COLOR_CYAN);
+    init_pair(P_LINE, COLOR_YELLOW, -1);
+    init_pair(P_SEL, COLOR_CYAN, -1);
+}
+
+/* The glyph for the terminal: UTF-8 where the locale has it, else ASCII. */
+static const char *U(const struct tui_ui *ui, const char *uni, const char *asc) { return ui->unicode ? uni : asc; }
+
+static void on(const struct tui_ui *ui, int pair, attr_t extra)
+{
+    attr_t a = extra;
+    if (ui->color && pair)
+        a |= COLOR_PAIR(pair);
+    attrset(a);
+}
+
+/* Writes s at (y, x), cut to the screen's width. */
+static void put(int y, int x, const char *s)
+{
+    if (y < 0 || y >= LINES || x >= COLS)
+        return;
+    mvaddnstr(y, x, s, COLS - x);
+}
+
+static void putf(int y, int x, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void putf(int y, int x, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    put(y, x, buf);
+}
+
+/* "1234 W", "12.3 kW", "-" */
+static void fmt_w(char *out, size_t n, double w)
+{
+    if (!isfinite(w))
+        snprintf(out, n, "-");
+    else if (fabs(w) >= 1e6)
+        snprintf(out, n, "%.2f MW", w / 1e6);
+    else if (fabs(w) >= 1e4)
+        snprintf(out, n, "%.1f kW", w / 1e3);
+    else
+        snprintf(out, n, "%.0f W", w);
+}
+
+static void fmt_hms(char *out, size_t n, double s)
+{
+    if (!isfinite(s) || s < 0) {
+        snprintf(out, n, "--:--:--");
+        return;
+    }
+    long t = (long)s;
+    snprintf(out, n, "%02ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+}
+
+/* ---- header */
+static void draw_header(const struct vm *m, const struct tui_ui *ui, int y)
+{
+    char dev[96] = "", a[16], b[16];
+    int same = 1, n = 0;
+    for (int r = 0; r < m->nranks; r++) {
+        if (!m->rank[r].device[0])
+            continue;
+        if (!n++)
+            str_copy(dev, sizeof dev, m->rank[r].device);
+        else if (strcmp(dev, m->rank[r].device) != 0)
+            same = 0;
+    }
+    on(ui, P_HEAD, ui->color ? A_BOLD : A_REVERSE);
+    move(y, 0);
+    hline(' ', COLS);
+    move(y + 1, 0);
+    hline(' ', COLS);
+    int64_t it = vm_iter(m);
+    putf(y, 0, " gauntlet %s  %s  %s  %d%s %s  run %d/%d %s  [%s]%s", ui->replay ? "view" : "run", m->scenario,
+         m->backend, n ? n : m->nranks, U(ui, "×", "x"), *dev ? (same ? dev : "mixed GPUs") : "ranks", m->run + 1, m->runs,
+         m->run_label, vm_state_name(m->state),
+         ui->replay ? (ui->playing ? U(ui, "  ▶ replay", "  > replay") : U(ui, "  ‖ replay", "  || replay")) : "");
+    double elapsed = ui->now;
+    double rate = m->m.it_per_s;
+    double left_it = (double)(m->iterations - it) + (double)(m->runs - m->run - 1) * (double)m->iterations;
+    double remaining = rate > 0 && m->state != VS_FINISHED ? left_it / rate : NAN;
+    fmt_hms(a, sizeof a, elapsed);
+    fmt_hms(b, sizeof b, remaining);
+    char sp[32] = "";
+    if (ui->replay)
+        snprintf(sp, sizeof sp, "  speed %gx", ui->speed);
+    putf(y + 1, 0, " iter %lld/%lld  %.1f it/s  elapsed %s  remaining %s%s%s", (long long)it, (long long)m->iterations,
+         isfinite(rate) ? rate : 0.0, a, b, sp, m->exit_code >= 0 ? "  (finished)" : "");
+    attrset(A_NORMAL);
+}
+
+/* Reads the aggregate (rank < 0) or a rank over [t0, t1): min, max and mean of the bins there. */
+static int slice(const struct vm *m, int rank, double t0, double t1, double *mn, double *mx, double *mean)
+{
+    double lo = INFINITY, hi = -INFINITY, sum = 0;
+    long cnt = 0;
+    struct vm_bin b;
+    double step = VM_BIN_S;
+    if (t1 - t0 < step)
+        t1 = t0 + step * 0.5;   /* finer than a bin: the bin it lies in */
+    for (double t = t0; t < t1; t += step) {
+        if (!(rank < 0 ? vm_agg_bin(m, t, &b) : vm_rank_bin(m, rank, t, &b)))
+            continue;
+        lo = fmin(lo, b.min);
+        hi = fmax(hi, b.max);
+        sum += b.sum;
+        cnt += b.n;
+    }
+    if (!cnt)
+        return 0;
+    *mn = lo;
+    *mx = hi;
+    *mean = sum / (double)cnt;
+    return 1;
+}
+
+static int live_ranks(const struct vm *m)
+{
+    int n = 0;
+    for (int r = 0; r < m->nranks; r++)
+        n += !m->rank[r].dropped;
+    return n;
+}
+
+/* ---- the aggregate power chart: solid up to the slice's minimum, shaded up to its maximum (the swing) */
+static void draw_chart(const struct vm *m, const struct tui_ui *ui, int y, int h)
+{
+    char a[32], b[32], c[32];
+    int x0 = 8, cw = COLS - x0 - 1;
+    if (cw < 4 || h < 2)
+        return;
+    double t1 = ui->now, t0 = t1 - ui->window_s, dt = ui->window_s / cw;
+    double lo = INFINITY, hi = 0, cur = NAN;
+    double *mn = xmalloc((size_t)cw * sizeof *mn), *mx = xmalloc((size_t)cw * sizeof *mx);
+    for (int c = 0; c < cw; c++) {
+        double mean;
+        if (!slice(m, -1, t0 + c * dt, t0 + (c + 1) * dt, &mn[c], &mx[c], &mean)) {
+            mn[c] = mx[c] = NAN;
+            continue;
+        }
+        lo = fmin(lo, mn[c]);
+        hi = fmax(hi, mx[c]);
+        cur = mean;
+    }
+    int nl = live_ranks(m);
+    double floor_w = m->floor_w * nl, cap_w = m->cap_w * nl;
+    hi = fmax(hi, fmax(floor_w, cap_w));
+    if (!(hi > 0))
+        hi = isfinite(m->tdp_w) && nl ? m->tdp_w * nl : 1000;
+    hi *= 1.08;
+    double ylo = ui->logscale ? fmax(1, (isfinite(lo) ? lo : hi / 100) * 0.5) : 0;
+    fmt_w(a, sizeof a, cur);
+    fmt_w(b, sizeof b, lo);
+    fmt_w(c, sizeof c, isfinite(lo) ? hi / 1.08 : NAN);
+    on(ui, 0, A_BOLD);
+    putf(y, 0, "Power, node (%d GPUs), last %.0f s%s: now %s  band [%s, %s]", nl, ui->window_s,
+         ui->logscale ? ", log scale" : "", a, b, c);
+    attrset(A_NORMAL);
+    if (m->floor_w > 0) {
+        fmt_w(a, sizeof a, floor_w);
+        on(ui, P_LINE, 0);
+        putf(y, COLS - 24 > 0 ? COLS - 24 : 0, "  floor %s %s", a, U(ui, "──", "--"));
+    }
+    if (m->cap_w > 0) {
+        fmt_w(a, sizeof a, cap_w);
+        on(ui, P_LINE, 0);
+        putf(y, COLS - 24 > 0 ? COLS - 24 : 0, "  cap %s %s", a, U(ui, "──", "--"));
+    }
+    attrset(A_NORMAL);
+    y++;
+    h--;
+    /* the value at the bottom of row i (0: the lowest) */
+#define YV(i) (ui->logscale ? ylo * pow(hi / ylo, (double)(i) / h) : hi * (double)(i) / h)
+    for (int i = 0; i < h; i++) {
+        int row = y + h - 1 - i;
+        if (i == h - 1 || i == 0 || i == h / 2) {
+            fmt_w(a, sizeof a, YV(i + 1));
+            putf(row, 0, "%7s", a);
+        }
+        for (int c = 0; c < cw; c++) {
+            double v0 = YV(i), v1 = YV(i + 1);
+            const char *g = " ";
+            int pair = P_CHART;
+            if (isfinite(mn[c])) {
+                if (v1 <= mn[c]) {
+                    g = ui->unicode ? "█" : "#";
+                } else if (v0 < mn[c]) {
+                    static const char *const eighths[] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+                    int k = (int)lround(8 * (mn[c] - v0) / (v1 - v0));
+                    if (ui->unicode)
+                        g = k > 0 ? eighths[k] : "░";
+                    else
+                        g = k >= 4 ? "#" : ":";
+                    if (!k)
+                        pair = P_BAND;
+                } else if (v0 < mx[c]) {
+                    g = ui->unicode ? "░" : ":";
+                    pair = P_BAND;
+                }
+            }
+            if (*g == ' ') {
+                double line = floor_w > 0 ? floor_w : cap_w;
+                if (line > 0 && line >= v0 && line < v1) {
+                    g = ui->unicode ? "─" : "-";
+                    pair = P_LINE;
+                }
+            }
+            on(ui, pair, 0);
+            mvaddstr(row, x0 + c, g);
+        }
+        attrset(A_NORMAL);
+        mvaddstr(row, x0 - 1, ui->unicode ? "│" : "|");
+    }
+#undef YV
+    free(mn);
+    free(mx);
+}
+
+static const char *phase_glyph(const struct tui_ui *ui, int ph)
+{
+    static const char *const uni[VP_COUNT] = { " ", "█", "░", "▓", "▒" };
+    static const char *const asc[VP_COUNT] = { ".", "#", "=", "K", "+" };
+    return ph >= 0 && ph < VP_COUNT ? (ui->unicode ? uni[ph] : asc[ph]) : "?";
+}
+
+static int phase_pair(int ph)
+{
+    static const int p[VP_COUNT] = { 0, P_COMPUTE, P_COMM, P_CKPT, P_FILLER };
+    return ph >= 0 && ph < VP_COUNT ? p[ph] : 0;
+}
+
+/* ---- one line per GPU: sparkline over the chart's window, readings, and the phase strip */
+static void draw_gpus(const struct vm *m, const struct tui_ui *ui, int y, int h)
+{
+    char a[32];
+    int first = 0, n = m->nranks < h - 1 ? m->nranks : h - 1;
+    if (n <= 0)
+        return;
+    if (ui->sel >= n)   /* keep the selected GPU in sight */
+        first = ui->sel - n + 1;
+    double strip_s = isfinite(m->m.iter_p50_s) && m->m.iter_p50_s > 0 ? 4 * m->m.iter_p50_s : 2;
+    strip_s = fmin(fmax(strip_s, 0.2), 60);
+    /* the detail line of the selected GPU */
+    on(ui, 0, A_BOLD);
+    if (ui->sel >= 0 && ui->sel < m->nranks) {
+        const struct vm_rank *r = &m->rank[ui->sel];
+        fmt_w(a, sizeof a, r->watts);
+        putf(y, 0, "GPUs  %s %d %s %s: %s, %s, iter %lld%s  %s phases, last %.1f s: %scompute %scomm %sckpt %sfiller",
+             U(ui, "◀", "<"), ui->sel, U(ui, "▶", ">"), r->device[0] ? r->device : m->backend, a,
+             r->throttle ? "throttled" : "not throttled", (long long)r->iter, r->dropped ? ", dropped" : "",
+             U(ui, "│", "|"), strip_s, phase_glyph(ui, VP_COMPUTE),
+             phase_glyph(ui, VP_COMM), phase_glyph(ui, VP_CKPT), phase_glyph(ui, VP_FILLER));
+    }
+    attrset(A_NORMAL);
+    int sw = (COLS - 36) / 2, ps = COLS - 36 - sw - 3;
+    if (sw < 4) {
+        sw = 0;
+        ps = COLS - 36;
+    }
+    double hi = isfinite(m->tdp_w) ? m->tdp_w : 0;
+    for (int r = 0; r < m->nranks; r++)
+        hi = fmax(hi, m->rank[r].watts);
+    if (!(hi > 0))
+        hi = 1;
+    for (int k = 0; k < n; k++) {
+        int r = first + k, row = y + 1 + k;
+        const struct vm_rank *g = &m->rank[r];
+        on(ui, r == ui->sel ? P_SEL : 0, r == ui->sel ? A_BOLD : 0);
+        putf(row, 0, "%s%-3d", r == ui->sel ? ">" : " ", r);
+        attrset(A_NORMAL);
+        double dt = ui->window_s / (sw > 0 ? sw : 1);
+        for (int c = 0; c < sw; c++) {
+            double mn, mx, mean;
+            const char *gl = " ";
+            if (slice(m, r, ui->now - ui->window_s + c * dt, ui->now - ui->window_s + (c + 1) * dt, &mn, &mx, &mean)) {
+                static const char *const uni[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+                static const char *const asc[] = { "_", ".", "-", "=", "+", "*", "#", "@" };
+                int lv = (int)(mean / hi * 8);
+                lv = lv < 0 ? 0 : lv > 7 ? 7 : lv;
+                gl = ui->unicode ? uni[lv] : asc[lv];
+            }
+            on(ui, P_CHART, 0);
+            mvaddstr(row, 4 + c, gl);
+        }
+        attrset(A_NORMAL);
+        char w[16], clk[16], tmp[16];
+        snprintf(w, sizeof w, isfinite(g->watts) ? "%5.0f W" : "    - W", g->watts);
+        snprintf(clk, sizeof clk, isfinite(g->clock_mhz) ? "%5.0f MHz" : "    - MHz", g->clock_mhz);
+        snprintf(tmp, sizeof tmp, isfinite(g->temp_c) ? "%3.0f C" : "  - C", g->temp_c);
+        putf(row, 4 + sw, " %s %s %s %s", w, clk, tmp, g->dropped ? "DROP" : g->throttle ? "THR " : "    ");
+        mvaddstr(row, 4 + sw + 29, ui->unicode ? " │" : " |");
+        for (int c = 0; c < ps; c++) {
+            double t = ui->now - strip_s + (c + 0.5) * strip_s / ps;
+            int ph = g->dropped ? VP_IDLE : vm_phase_at(m, r, t);
+            on(ui, phase_pair(ph), 0);
+            mvaddstr(row, 4 + sw + 31 + c, phase_glyph(ui, ph));
+        }
+        attrset(A_NORMAL);
+    }
+}
+
+/* ---- the live measurements */
+static void draw_measure(const struct vm *m, const struct tui_ui *ui, int y)
+{
+    char a[32], b[32];
+    const struct vm_measure *x = &m->m;
+    fmt_w(a, sizeof a, x->swing_w);
+    fmt_w(b, sizeof b, x->ramp_w_s);
+    on(ui, 0, A_BOLD);
+    put(y, 0, "Now");
+    attrset(A_NORMAL);
+    putf(y, 4, "swing %s (%.0f%% TDP)  ramp %s/s  dominant %.2f Hz  iteration p50 %.3f s p99 %.3f s", a,
+         isfinite(x->swing_pct_tdp) ? x->swing_pct_tdp : 0.0, b, isfinite(x->dominant_hz) ? x->dominant_hz : 0.0,
+         isfinite(x->iter_p50_s) ? x->iter_p50_s : 0.0, isfinite(x->iter_p99_s) ? x->iter_p99_s : 0.0);
+    putf(y + 1, 4, "GEMM %.1f TFLOP/s/GPU  busbw %.1f GB/s  faults %d  detected %d  recovered %d  false+ %d  dropped %llu",
+         isfinite(x->tflops) ? x->tflops : 0.0, isfinite(x->busbw_gbs) ? x->busbw_gbs : 0.0, m->faults,
+         m->detections - m->false_positives, m->recoveries, m->false_positives, (unsigned long long)m->dropped);
+}
+
+/* 100 * (x / base - 1) as "+12%", or "-" */
+static void fmt_pct(char *out, size_t n, double x, double base)
+{
+    if (isfinite(x) && base > 0)
+        snprintf(out, n, "%+.0f%%", 100 * (x / base - 1));
+    else
+        snprintf(out, n, "-");
+}
+
+/* ---- the finished runs, against the first `none` */
+static void draw_runs(const struct vm *m, const struct tui_ui *ui, int y, int h)
+{
+    if (h < 2)
+        return;
+    const struct vm_run *base = NULL;
+    for (int i = 0; i < m->nruns && !base; i++)
+        if (strncmp(m->runrow[i].label, "none", 4) == 0 && m->runrow[i].complete)
+            base = &m->runrow[i];
+    on(ui, 0, A_BOLD);
+    putf(y, 0, "%-3s %-26s %7s %8s %9s %10s %8s %7s %8s %7s", "run", "mitigation", "it p50", "mean", "swing", "ramp/s",
+         "J/iter", "swing", "energy", "time");
+    attrset(A_NORMAL);
+    int first = m->nruns > h - 1 ? m->nruns - (h - 1) : 0;
+    for (int i = first; i < m->nruns; i++) {
+        const struct vm_run *r = &m->runrow[i];
+        char mean[16], sw[16], rp[16], ds[16], de[16], dtm[16];
+        fmt_w(mean, sizeof mean, r->mean_w);
+        fmt_w(sw, sizeof sw, r->swing_w);
+        fmt_w(rp, sizeof rp, r->ramp_w_s);
+        fmt_pct(ds, sizeof ds, r->swing_w, base ? base->swing_w : NAN);
+        fmt_pct(de, sizeof de, r->energy_j, base ? base->energy_j : NAN);
+        fmt_pct(dtm, sizeof dtm, r->iter_p50_s, base ? base->iter_p50_s : NAN);
+        putf(y + 1 + i - first, 0, "%-3d %-26.26s %7.3f %8s %9s %10s %8.0f %7s %8s %7s%s", i + 1, r->label,
+             r->iter_p50_s, mean, sw, rp, r->energy_j, ds, de, dtm, r->skipped ? "  skipped" : r->complete ? "" : "  incomplete");
+    }
+}
+
+static int sev_pair(int sev)
+{
+    static const int p[] = { 0, P_FAULT, P_DETECT, P_RECOVER, P_WARN };
+    return sev >= 0 && sev <= LOG_WARN ? p[sev] : 0;
+}
+
+/* ---- the event log, newest at the bottom */
+static void draw_log(const struct vm *m, const struct tui_ui *ui, int y, int h)
+{
+    on(ui, 0, A_BOLD);
+    putf(y, 0, "Events (%llu)", (unsigned long long)m->events);
+    attrset(A_NORMAL);
+    int n = h - 1;
+    uint64_t have = m->nlog < VM_LOG ? m->nlog : VM_LOG;
+    uint64_t first = have > (uint64_t)n ? m->nlog - (uint64_t)n : m->nlog - have;
+    for (uint64_t i = first; i < m->nlog; i++) {
+        const struct vm_log *l = &m->log[i % VM_LOG];
+        on(ui, sev_pair(l->sev), l->sev == LOG_FAULT || l->sev == LOG_WARN ? A_BOLD : 0);
+        putf(y + 1 + (int)(i - first), 0, "%9.3f  %s", l->t, l->text);
+        attrset(A_NORMAL);
+    }
+}
+
+static void draw_footer(const struct tui_ui *ui)
+{
+    on(ui, P_HEAD, ui->color ? 0 : A_REVERSE);
+    move(LINES - 1, 0);
+    hline(' ', COLS);
+    if (ui->status[0])
+        putf(LINES - 1, 0, " %s", ui->status);
+    else if (ui->replay)
+        put(LINES - 1, 0, " q quit  space play/pause  </> speed  [/] -/+10 s  {/} -/+60 s  g/G start/end  "
+                          "arrows GPU  +/- window  l log  ? help");
+    else
+        put(LINES - 1, 0, " q quit  p pause  f fault  m next mitigation  arrows GPU  +/- window  l log  ? help");
+    attrset(A_NORMAL);
+}
+
+/* A box in the middle of the screen holding lines. */
+static void draw_box(const struct tui_ui *ui, const char *const *lines, int n)
+{
+    int w = 0;
+    for (int i = 0; i < n; i++) {
+        int l = (int)mbstowcs(NULL, lines[i], 0);
+        w = l > w ? l : w;
+    }
+    w += 4;
+    if (w > COLS)
+        w = COLS;
+    int h = n + 2, y = (LINES - h) / 2, x = (COLS - w) / 2;
+    y = y < 0 ? 0 : y;
+    x = x < 0 ? 0 : x;
+    on(ui, P_HEAD, ui->color ? 0 : A_REVERSE);
+    for (int i = 0; i < h && y + i < LINES; i++) {
+        move(y + i, x);
+        hline(' ', w);
+    }
+    for (int i = 0; i < n; i++)
+        put(y + 1 + i, x + 2, lines[i]);
+    attrset(A_NORMAL);
+}
+
+static void draw_overlays(const struct vm *m, const struct tui_ui *ui)
+{
+    char buf[8][96];
+    const char *l[12];
+    int n = 0;
+    if (ui->help) {
+        static const char *const help[] = {
+            "gauntlet live view",
+            "q        quit (asks while running; the summary is written)",
+            "p        pause / resume the workload",
+            "f        inject a fault: kind, rank, target",
+            "m        skip to the next mitigation",
+            "arrows   select a GPU for the detail line",
+            "+ / -    shorter / longer chart window",
+            "l        log scale",
+            "replay:  space play/pause, < > speed, [ ] -/+10 s, g G ends",
+            "any key closes this help",
+        };
+        draw_box(ui, help, (int)ARRAY_LEN(help));
+        return;
+    }
+    if (ui->confirm_quit) {
+        l[n++] = "Quit? The run stops, the summary is written.";
+        l[n++] = "y: quit    any other key: go on";
+        draw_box(ui, l, n);
+        return;
+    }
+    if (!ui->dialog)
+        return;
+    l[n++] = "Inject a fault (Esc cancels)";
+    if (ui->dialog == 1) {
+        for (int k = 0; fault_table[k] && n < 8; k++) {
+            snprintf(buf[k], sizeof buf[k], "%s %d  %s", k == ui->d_kind ? ">" : " ", k + 1, fault_table[k]->name);
+            l[n++] = buf[k];
+        }
+        l[n++] = "kind: digit or up/down, Enter";
+    } else if (ui->dialog == 2) {
+        snprintf(buf[0], sizeof buf[0], "%s on rank  < %d >  (of %d)", fault_table[ui->d_kind]->name, ui->d_rank, m->nranks);
+        l[n++] = buf[0];
+        l[n++] = "rank: left/right or digits, Enter";
+    } else {
+        static const char *const targets[] = { "gemm-output", "gradients", "weights", "allreduce-buffer" };
+        for (int k = 0; k < 4; k++) {
+            snprintf(buf[k], sizeof buf[k], "%s %d  %s", k == ui->d_target ? ">" : " ", k + 1, targets[k]);
+            l[n++] = buf[k];
+        }
+        l[n++] = "bit flip target: digit or up/down, Enter";
+    }
+    draw_box(ui, l, n);
+}
+
+void tui_draw(const struct vm *m, const struct tui_ui *ui)
+{
+    erase();
+    if (COLS < 40 || LINES < 12) {
+        put(0, 0, "gauntlet: the terminal is too small (40x12 at least)");
+        return;
+    }
+    int rows = LINES;
+    int ch = rows / 4 + 1;   /* chart with its title */
+    ch = ch < 5 ? 5 : ch > 16 ? 16 : ch;
+    int gh = 1 + (m->nranks < rows / 5 ? m->nranks : rows / 5);   /* GPUs with the detail line */
+    gh = gh < 2 ? 2 : gh;
+    int rh = m->nruns ? 1 + (m->nruns < rows / 10 ? m->nruns : (rows / 10 > 1 ? rows / 10 : 1)) : 0;
+    int y = 0;
+    draw_header(m, ui, y);
+    y += 2;
+    draw_chart(m, ui, y, ch);
+    y += ch;
+    draw_gpus(m, ui, y, gh);
+    y += gh;
+    draw_measure(m, ui, y);
+    y += 2;
+    int lh = rows - 1 - y - rh;
+    if (lh < 3) {   /* the log keeps three lines: the comparison gives way */
+        rh = 0;
+        lh = rows - 1 - y;
+    }
+    draw_runs(m, ui, y, rh);
+    y += rh;
+    draw_log(m, ui, y, lh);
+    draw_footer(ui);
+    draw_overlays(m, ui);
+}
+
+size_t tui_screen_text(char *out, size_t n)
+{
+    size_t len = 0;
+    wchar_t *w = xmalloc(((size_t)COLS + 1) * sizeof *w);
+    char *mb = xmalloc(((size_t)COLS + 1) * MB_CUR_MAX + 1);
+    for (int y = 0; y < LINES; y++) {
+        int k = mvinnwstr(y, 0, w, COLS);
+        if (k < 0)
+            k = 0;
+        w[k] = 0;
+        size_t b = wcstombs(mb, w, ((size_t)COLS + 1) * MB_CUR_MAX);
+        if (b == (size_t)-1)
+            b = 0;
+        while (b > 0 && mb[b - 1] == ' ')
+            b--;
+        mb[b] = 0;
+        if (len + b + 2 > n)
+            break;
+        memcpy(out + len, mb, b);
+        len += b;
+        out[len++] = '\n';
+        out[len] = 0;
+    }
+    free(w);
+    free(mb);
+    return len;
+}

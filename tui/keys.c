@@ -1,0 +1,167 @@
+/* tui/keys.c: one key at a time, turned into a change of the view or a command for the supervisor. */
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+#include <string.h>
+
+#include "faults/fault.h"
+#include "plugin.h"
+#include "tui.h"
+
+static const double windows_s[] = { 5, 10, 30, 60, 120, 300, 600 };
+static const char *const targets[] = { "gemm-output", "gradients", "weights", "allreduce-buffer" };
+
+static void zoom(struct tui_ui *ui, int dir)
+{
+    int n = (int)(sizeof windows_s / sizeof windows_s[0]), k = 0;
+    while (k < n - 1 && windows_s[k] < ui->window_s)
+        k++;
+    k += dir;
+    k = k < 0 ? 0 : k >= n ? n - 1 : k;
+    ui->window_s = windows_s[k];
+}
+
+/* The fault dialog: kind, then rank, then (bit flips) the target; Enter on the last step sends it. */
+static int dialog_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd)
+{
+    int nk = plugin_count(&plugin_faults);
+    if (key == 27) {   /* Esc */
+        ui->dialog = 0;
+        snprintf(ui->status, sizeof ui->status, "fault cancelled");
+        return TA_REDRAW;
+    }
+    if (ui->dialog == 1) {
+        if (key >= '1' && key < '1' + nk)
+            ui->d_kind = key - '1';
+        else if (key == KEY_UP)
+            ui->d_kind = (ui->d_kind + nk - 1) % nk;
+        else if (key == KEY_DOWN)
+            ui->d_kind = (ui->d_kind + 1) % nk;
+        if (key == '\n' || key == '\r' || key == KEY_ENTER || (key >= '1' && key < '1' + nk))
+            ui->dialog = 2;
+        return TA_REDRAW;
+    }
+    if (ui->dialog == 2) {
+        if (key == KEY_LEFT || key == KEY_UP)
+            ui->d_rank = (ui->d_rank + m->nranks - 1) % (m->nranks ? m->nranks : 1);
+        else if (key == KEY_RIGHT || key == KEY_DOWN)
+            ui->d_rank = (ui->d_rank + 1) % (m->nranks ? m->nranks : 1);
+        else if (key >= '0' && key <= '9') {
+            int r = ui->d_rank * 10 + (key - '0');
+            ui->d_rank = r < m->nranks ? r : key - '0' < m->nranks ? key - '0' : ui->d_rank;
+        } else if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+            if (strcmp(fault_table[ui->d_kind]->name, "bitflip") == 0) {
+                ui->dialog = 3;
+                return TA_REDRAW;
+            }
+            goto send;
+        }
+        return TA_REDRAW;
+    }
+    if (key >= '1' && key <= '4')
+        ui->d_target = key - '1';
+    else if (key == KEY_UP)
+        ui->d_target = (ui->d_target + 3) % 4;
+    else if (key == KEY_DOWN)
+        ui->d_target = (ui->d_target + 1) % 4;
+    if (key == '\n' || key == '\r' || key == KEY_ENTER || (key >= '1' && key <= '4'))
+        goto send;
+    return TA_REDRAW;
+send:
+    memset(cmd, 0, sizeof *cmd);
+    cmd->type = VIEW_FAULT;
+    cmd->kind = ui->d_kind;
+    cmd->rank = ui->d_rank;
+    if (ui->dialog == 3)
+        snprintf(cmd->target, sizeof cmd->target, "%s", targets[ui->d_target]);
+    snprintf(ui->status, sizeof ui->status, "fault %s on rank %d sent%s%s", fault_table[ui->d_kind]->name, ui->d_rank,
+             cmd->target[0] ? ": " : "", cmd->target);
+    ui->dialog = 0;
+    return TA_COMMAND;
+}
+
+int tui_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd)
+{
+    if (key == ERR)
+        return TA_NONE;
+    if (ui->help) {
+        ui->help = 0;
+        return TA_REDRAW;
+    }
+    if (ui->confirm_quit) {
+        ui->confirm_quit = 0;
+        if (key == 'y' || key == 'Y') {
+            memset(cmd, 0, sizeof *cmd);
+            cmd->type = VIEW_QUIT;
+            snprintf(ui->status, sizeof ui->status, "stopping: the workers end, the summary is written");
+            return TA_COMMAND;
+        }
+        snprintf(ui->status, sizeof ui->status, "going on");
+        return TA_REDRAW;
+    }
+    if (ui->dialog)
+        return dialog_key(ui, m, key, cmd);
+    ui->status[0] = 0;
+    switch (key) {
+    case 'q':
+    case 'Q':
+        if (ui->replay || m->state == VS_FINISHED)
+            return TA_QUIT;
+        ui->confirm_quit = 1;
+        return TA_REDRAW;
+    case '?':
+    case 'h':
+        ui->help = 1;
+        return TA_REDRAW;
+    case KEY_LEFT:
+        ui->sel = m->nranks ? (ui->sel + m->nranks - 1) % m->nranks : 0;
+        return TA_REDRAW;
+    case KEY_RIGHT:
+        ui->sel = m->nranks ? (ui->sel + 1) % m->nranks : 0;
+        return TA_REDRAW;
+    case '+':
+    case '=':
+        zoom(ui, -1);
+        return TA_REDRAW;
+    case '-':
+    case '_':
+        zoom(ui, 1);
+        return TA_REDRAW;
+    case 'l':
+    case 'L':
+        ui->logscale = !ui->logscale;
+        return TA_REDRAW;
+    case KEY_RESIZE:
+        return TA_REDRAW;
+    default:
+        break;
+    }
+    if (ui->replay) {
+        if (key == 'p' || key == 'f' || key == 'm')
+            snprintf(ui->status, sizeof ui->status, "a replay shows a finished run: nothing to pause, inject or skip");
+        return TA_UNHANDLED;
+    }
+    memset(cmd, 0, sizeof *cmd);
+    switch (key) {
+    case 'p':
+    case 'P':
+        cmd->type = VIEW_PAUSE;
+        snprintf(ui->status, sizeof ui->status, m->state == VS_PAUSED ? "resuming" : "pausing at the next iteration");
+        return TA_COMMAND;
+    case 'm':
+    case 'M':
+        cmd->type = VIEW_SKIP;
+        snprintf(ui->status, sizeof ui->status, "skipping to the next mitigation");
+        return TA_COMMAND;
+    case 'f':
+    case 'F':
+        if (m->state != VS_RUNNING) {
+            snprintf(ui->status, sizeof ui->status, "faults go into a running run (now: %s)", vm_state_name(m->state));
+            return TA_REDRAW;
+        }
+        ui->dialog = 1;
+        ui->d_rank = ui->sel < m->nranks ? ui->sel : 0;
+        return TA_REDRAW;
+    default:
+        return TA_UNHANDLED;
+    }
+}

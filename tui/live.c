@@ -1,0 +1,328 @@
+/* tui/live.c: the live view beside a running supervisor. It owns a thread of its own: the supervisor only
+ * pushes into lock-free rings (event lines, power rows) and pops commands, so neither a slow terminal nor a
+ * redraw can stall it. The view thread drains the rings into its model, reads keys, and redraws at most ten
+ * times a second. The terminal is given back on every way out: the run's end, a quit, SIGINT/SIGTERM (through
+ * the supervisor), exit() from any thread, and a crash of the harness (a signal handler). */
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "ring.h"
+#include "tui.h"
+#include "util.h"
+
+#define EV_CAP 16384     /* event lines waiting for the view */
+#define PW_CAP 65536     /* power rows waiting (8 GPUs at 1 kHz: 8 s) */
+#define CMD_RING 64
+#define FRAME_NS 100000000ull   /* redraw at most every 100 ms */
+
+struct prow {
+    double t, w, clk, temp;
+    uint64_t thr;
+    int rank;
+};
+
+static struct live {
+    int active;
+    struct ring *ev, *pw, *cmd;
+    pthread_t th;
+    _Atomic int stop;
+    SCREEN *scr;
+    int saved_stderr, logfd;
+    char logpath[1100];
+    struct termios tio;
+    int have_tio;
+    _Atomic uint64_t dropped;
+    uint64_t frames;
+    double cpu_s, wall_s;      /* the view thread's CPU time and lifetime: its cost, reported at the end */
+    struct view_link link;
+} L = { .saved_stderr = -1, .logfd = -1 };
+
+/* Restores the terminal with async-signal-safe calls only: the crash and exit paths. */
+static void live_restore_raw(void)
+{
+    static const char seq[] = "\033[0m\033[?25h\033[?1049l\r\n";
+    if (L.have_tio)
+        tcsetattr(STDIN_FILENO, TCSANOW, &L.tio);
+    ssize_t rc = write(STDOUT_FILENO, seq, sizeof seq - 1);
+    (void)rc;
+}
+
+static void live_crash(int sig)
+{
+    if (L.active)
+        live_restore_raw();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void live_atexit(void)
+{
+    if (L.active) {
+        L.active = 0;
+        live_restore_raw();
+    }
+}
+
+static struct ring *ring_new(uint32_t cap, uint32_t size)
+{
+    struct ring *r = xmalloc(ring_bytes(cap, size));
+    if (ring_init(r, cap, size) != 0)
+        gl_die(EXIT_ENV, "view: ring of %u records", cap);
+    return r;
+}
+
+/* ---- the supervisor's side: never blocks */
+static void link_event(void *ctx, const char *line, size_t len)
+{
+    (void)ctx;
+    char *copy = malloc(len + 1);
+    if (!copy) {
+        atomic_fetch_add(&L.dropped, 1);
+        return;
+    }
+    memcpy(copy, line, len);
+    copy[len] = 0;
+    if (ring_push(L.ev, &copy) != 0) {
+        free(copy);
+        atomic_fetch_add(&L.dropped, 1);
+    }
+}
+
+static void link_power(void *ctx, double t_s, int rank, const struct power_reading *p, int phase)
+{
+    (void)ctx, (void)phase;
+    struct prow r = { t_s, p->watts, p->clock_mhz, p->temp_c, p->throttle, rank };
+    if (ring_push(L.pw, &r) != 0)
+        atomic_fetch_add(&L.dropped, 1);
+}
+
+static int link_command(void *ctx, struct view_cmd *out)
+{
+    (void)ctx;
+    return ring_pop(L.cmd, out);
+}
+
+static void link_stop(void *ctx);
+
+/* ---- the view's thread */
+static void drain(struct vm *m)
+{
+    char *line;
+    struct prow r;
+    while (ring_pop(L.ev, &line)) {
+        vm_event_line(m, line, strlen(line));
+        free(line);
+    }
+    while (ring_pop(L.pw, &r))
+        vm_power(m, r.t, r.rank, r.w, r.clk, r.temp, r.thr);
+    m->dropped = atomic_load(&L.dropped);
+}
+
+/* The harness's and the workers' messages (stderr goes to messages.log while the view is up). */
+static void read_messages(struct vm *m, char *buf, size_t cap, size_t *have)
+{
+    for (;;) {
+        ssize_t k = read(L.logfd, buf + *have, cap - 1 - *have);
+        if (k <= 0)
+            break;
+        *have += (size_t)k;
+        char *nl;
+        while ((nl = memchr(buf, '\n', *have))) {
+            *nl = 0;
+            vm_log(m, m->t_now, LOG_WARN, "%s", buf);
+            size_t used = (size_t)(nl - buf) + 1;
+            memmove(buf, nl + 1, *have - used);
+            *have -= used;
+        }
+        if (*have == cap - 1) {   /* a line longer than the buffer: shown in pieces */
+            buf[*have] = 0;
+            vm_log(m, m->t_now, LOG_WARN, "%s", buf);
+            *have = 0;
+        }
+    }
+}
+
+static void *live_thread(void *arg)
+{
+    (void)arg;
+    struct vm *m = vm_new();
+    struct tui_ui ui;
+    tui_ui_init(&ui);
+    tui_colors(&ui);
+    char msg[4096];
+    size_t have = 0;
+    uint64_t last_draw = 0, last_measure = 0, mono_start = 0, born = mono_ns();
+    int rows = LINES, cols = COLS;
+    while (!atomic_load(&L.stop)) {
+        drain(m);
+        read_messages(m, msg, sizeof msg, &have);
+        uint64_t now = mono_ns();
+        if (!mono_start && m->events)
+            mono_start = now - (uint64_t)(m->t_now * 1e9);   /* the run's t = 0 on this clock */
+        struct winsize ws;
+        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && (ws.ws_row != rows || ws.ws_col != cols)) {
+            rows = ws.ws_row;
+            cols = ws.ws_col;
+            resize_term(rows, cols);
+            clearok(curscr, TRUE);
+            last_draw = 0;
+        }
+        int key;
+        struct view_cmd cmd;
+        while ((key = getch()) != ERR) {
+            int a = tui_key(&ui, m, key, &cmd);
+            if (a == TA_COMMAND && ring_push(L.cmd, &cmd) != 0)
+                snprintf(ui.status, sizeof ui.status, "the supervisor is busy: command not taken");
+            last_draw = 0;
+        }
+        ui.now = mono_start ? fmax(m->t_now, (double)(now - mono_start) * 1e-9) : m->t_now;
+        if (now - last_measure >= FRAME_NS * 5) {
+            m->t_now = fmax(m->t_now, ui.now);
+            vm_measure(m, 10);
+            last_measure = now;
+        }
+        if (now - last_draw >= FRAME_NS) {
+            tui_draw(m, &ui);
+            refresh();
+            last_draw = now;
+            L.frames++;
+        }
+        struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+        poll(&p, 1, 20);
+    }
+    drain(m);   /* free what is left */
+    vm_free(m);
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+        L.cpu_s = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    L.wall_s = (double)(mono_ns() - born) * 1e-9;
+    return NULL;
+}
+
+const struct view_link *tui_live_start(const char *out_dir, char *why, size_t n)
+{
+    setlocale(LC_CTYPE, "");   /* UTF-8 glyphs where the terminal's locale has them; numbers stay C */
+    const char *term = getenv("TERM");
+    if (!term || !*term || strcmp(term, "dumb") == 0) {
+        snprintf(why, n, "TERM is %s: no live view", term && *term ? term : "unset");
+        return NULL;
+    }
+    if (mkdir_p(out_dir) != 0) {
+        snprintf(why, n, "cannot create %s: %s", out_dir, strerror(errno));
+        return NULL;
+    }
+    snprintf(L.logpath, sizeof L.logpath, "%s/messages.log", out_dir);
+    int wfd = open(L.logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    L.logfd = open(L.logpath, O_RDONLY | O_CLOEXEC | O_CREAT, 0644);
+    if (wfd < 0 || L.logfd < 0) {
+        snprintf(why, n, "cannot open %s: %s", L.logpath, strerror(errno));
+        if (wfd >= 0)
+            close(wfd);
+        return NULL;
+    }
+    lseek(L.logfd, 0, SEEK_END);
+    L.have_tio = tcgetattr(STDIN_FILENO, &L.tio) == 0;
+    L.scr = newterm(NULL, stdout, stdin);
+    if (!L.scr) {
+        snprintf(why, n, "ncurses cannot drive TERM=%s", term);
+        close(wfd);
+        return NULL;
+    }
+    /* from here the screen is ours: messages go to the log (and into the view) */
+    L.saved_stderr = dup(STDERR_FILENO);
+    if (L.saved_stderr < 0 || dup2(wfd, STDERR_FILENO) < 0) {
+        endwin();
+        snprintf(why, n, "cannot redirect stderr: %s", strerror(errno));
+        close(wfd);
+        return NULL;
+    }
+    close(wfd);
+    cbreak();   /* Ctrl-C still stops the run, through the supervisor's signalfd */
+    noecho();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    curs_set(0);
+    set_escdelay(25);
+    L.active = 1;
+    static int once;
+    if (!once++) {
+        atexit(live_atexit);
+        struct sigaction sa = { .sa_handler = live_crash, .sa_flags = SA_RESETHAND };
+        sigemptyset(&sa.sa_mask);
+        int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+        for (size_t i = 0; i < ARRAY_LEN(sigs); i++)
+            sigaction(sigs[i], &sa, NULL);
+    }
+    /* no thread takes SIGWINCH: the view polls the size every frame (ncurses' handler would interrupt calls) */
+    sigset_t w;
+    sigemptyset(&w);
+    sigaddset(&w, SIGWINCH);
+    pthread_sigmask(SIG_BLOCK, &w, NULL);
+    L.ev = ring_new(EV_CAP, sizeof(char *));
+    L.pw = ring_new(PW_CAP, sizeof(struct prow));
+    L.cmd = ring_new(CMD_RING, sizeof(struct view_cmd));
+    atomic_store(&L.stop, 0);
+    if (pthread_create(&L.th, NULL, live_thread, NULL) != 0) {
+        snprintf(why, n, "cannot start the view's thread");
+        link_stop(NULL);
+        return NULL;
+    }
+    L.link = (struct view_link){ .ctx = &L, .event = link_event, .power = link_power, .command = link_command,
+                                 .stop = link_stop };
+    return &L.link;
+}
+
+static void link_stop(void *ctx)
+{
+    (void)ctx;
+    if (!L.active)
+        return;
+    atomic_store(&L.stop, 1);
+    if (L.th)
+        pthread_join(L.th, NULL);
+    L.th = 0;
+    endwin();
+    delscreen(L.scr);
+    L.scr = NULL;
+    L.active = 0;
+    if (L.saved_stderr >= 0) {   /* stderr is the terminal's again; what was said meanwhile is shown now */
+        dup2(L.saved_stderr, STDERR_FILENO);
+        close(L.saved_stderr);
+        L.saved_stderr = -1;
+        char buf[4096];
+        ssize_t k;
+        int fd = open(L.logpath, O_RDONLY | O_CLOEXEC);
+        while (fd >= 0 && (k = read(fd, buf, sizeof buf)) > 0)
+            if (write_all(STDERR_FILENO, buf, (size_t)k) != 0)
+                break;
+        if (fd >= 0)
+            close(fd);
+    }
+    if (L.wall_s > 0)
+        gl_log("live view: %llu frames in %.1f s, %.2f s of CPU (%.2f%% of one core)", (unsigned long long)L.frames,
+               L.wall_s, L.cpu_s, 100 * L.cpu_s / L.wall_s);
+    if (L.logfd >= 0)
+        close(L.logfd);
+    L.logfd = -1;
+    free(L.ev);
+    free(L.pw);
+    free(L.cmd);
+    L.ev = L.pw = L.cmd = NULL;
+}
+
+void tui_live_end(void) { link_stop(NULL); }

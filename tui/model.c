@@ -1,0 +1,461 @@
+/* tui/model.c: the live view's model, filled from events.jsonl records and power rows (see model.h). */
+#include "model.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "util.h"
+
+struct vm *vm_new(void)
+{
+    struct vm *m = xcalloc(1, sizeof *m);
+    m->run = -1;
+    m->exit_code = -1;
+    m->tdp_w = NAN;
+    m->tick_t = NAN;
+    m->m.t = -1;
+    return m;
+}
+
+void vm_free(struct vm *m)
+{
+    if (m)
+        free(m->rank);
+    free(m);
+}
+
+const char *vm_state_name(int state)
+{
+    static const char *const names[] = { "starting", "running", "paused", "recovering", "stopping", "finished" };
+    return state >= 0 && state <= VS_FINISHED ? names[state] : "?";
+}
+
+void vm_log(struct vm *m, double t, int sev, const char *fmt, ...)
+{
+    struct vm_log *l = &m->log[m->nlog++ % VM_LOG];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->text, sizeof l->text, fmt, ap);
+    va_end(ap);
+    l->t = t;
+    l->sev = sev;
+}
+
+/* Allocates the ranks once the start event says how many (a replay may lack it: then on first sight). */
+static void vm_ranks(struct vm *m, int n)
+{
+    if (n <= m->nranks || n > VM_MAX_RANKS)
+        return;
+    m->rank = xrealloc(m->rank, (size_t)n * sizeof *m->rank);
+    for (int r = m->nranks; r < n; r++) {
+        memset(&m->rank[r], 0, sizeof m->rank[r]);
+        m->rank[r].watts = m->rank[r].clock_mhz = m->rank[r].temp_c = NAN;
+    }
+    m->nranks = n;
+}
+
+static int64_t bin_of(double t) { return (int64_t)floor(t / VM_BIN_S); }
+
+/* Adds w to bin number b of a ring of n slots; a slot still holding an older bin starts over. */
+static void bin_add(struct vm_bin *ring, int n, int64_t b, double w)
+{
+    struct vm_bin *x = &ring[((b % n) + n) % n];
+    if (x->no != b || !x->n)
+        *x = (struct vm_bin){ .no = b, .min = (float)w, .max = (float)w };
+    else if (w < x->min)
+        x->min = (float)w;
+    else if (w > x->max)
+        x->max = (float)w;
+    x->sum += (float)w;
+    x->n++;
+}
+
+static int bin_get(const struct vm_bin *ring, int n, double t, struct vm_bin *out)
+{
+    int64_t b = bin_of(t);
+    const struct vm_bin *x = &ring[((b % n) + n) % n];
+    if (x->no != b || !x->n)
+        return 0;
+    *out = *x;
+    return 1;
+}
+
+int vm_agg_bin(const struct vm *m, double t, struct vm_bin *out) { return bin_get(m->bin, VM_BINS, t, out); }
+
+int vm_rank_bin(const struct vm *m, int rank, double t, struct vm_bin *out)
+{
+    return rank >= 0 && rank < m->nranks && bin_get(m->rank[rank].bin, VM_RANK_BINS, t, out);
+}
+
+/* Closes the sample tick being summed: a tick where every rank still in the run has a reading becomes one
+ * aggregate sample (a tick with a missing rank is itself missing, as in the summary). */
+static void vm_tick_close(struct vm *m)
+{
+    if (!isnan(m->tick_t) && m->tick_n > 0 && !m->tick_bad) {
+        bin_add(m->bin, VM_BINS, bin_of(m->tick_t), m->tick_sum);
+        m->raw_t[m->nraw % VM_RAW] = m->tick_t;
+        m->raw_w[m->nraw % VM_RAW] = m->tick_sum;
+        m->nraw++;
+    }
+    m->tick_t = NAN;
+    m->tick_sum = 0;
+    m->tick_n = m->tick_bad = 0;
+}
+
+void vm_power(struct vm *m, double t_s, int rank, double watts, double clock_mhz, double temp_c, uint64_t throttle)
+{
+    if (rank < 0 || rank >= VM_MAX_RANKS || !isfinite(t_s))
+        return;
+    vm_ranks(m, rank + 1);
+    if (t_s != m->tick_t)
+        vm_tick_close(m);
+    m->tick_t = t_s;
+    struct vm_rank *r = &m->rank[rank];
+    r->watts = watts;
+    r->clock_mhz = clock_mhz;
+    r->temp_c = temp_c;
+    r->throttle = throttle;
+    if (!r->dropped) {
+        if (isnan(watts))
+            m->tick_bad = 1;
+        else
+            m->tick_sum += watts;
+        m->tick_n++;
+    }
+    if (!isnan(watts))
+        bin_add(r->bin, VM_RANK_BINS, bin_of(t_s), watts);
+    m->samples++;
+    if (t_s > m->t_now)
+        m->t_now = t_s;
+}
+
+int64_t vm_iter(const struct vm *m)
+{
+    int64_t it = -1;
+    for (int r = 0; r < m->nranks; r++)
+        if (!m->rank[r].dropped && (it < 0 || m->rank[r].iter < it))
+            it = m->rank[r].iter;
+    return it < 0 ? 0 : it;
+}
+
+/* The phase spans: a ring per rank; a span is open (t1 < 0) until its phase_end. */
+static void span_open(struct vm_rank *r, double t, int phase)
+{
+    struct vm_span *sp = &r->span[r->nspan++ % VM_SPANS];
+    *sp = (struct vm_span){ t, -1, phase };
+    r->phase = phase;
+}
+
+static double span_close(struct vm_rank *r, double t, int phase)
+{
+    for (unsigned k = 0; k < r->nspan && k < VM_SPANS; k++) {
+        struct vm_span *sp = &r->span[(r->nspan - 1 - k) % VM_SPANS];
+        if (sp->phase == phase && sp->t1 < 0) {
+            sp->t1 = t;
+            r->phase = VP_IDLE;
+            return t - sp->t0;
+        }
+    }
+    return NAN;
+}
+
+int vm_phase_at(const struct vm *m, int rank, double t)
+{
+    if (rank < 0 || rank >= m->nranks)
+        return VP_IDLE;
+    const struct vm_rank *r = &m->rank[rank];
+    int ph = VP_IDLE;
+    for (unsigned k = 0; k < r->nspan && k < VM_SPANS; k++) {
+        const struct vm_span *sp = &r->span[(r->nspan - 1 - k) % VM_SPANS];
+        if (sp->t0 <= t && (sp->t1 < 0 ? m->t_now : sp->t1) >= t) {
+            ph = sp->phase;
+            break;
+        }
+        if (sp->t1 >= 0 && sp->t1 < t && sp->phase != VP_CKPT)
+            break;   /* spans are in time order: nothing older covers t (a checkpoint may overlap) */
+    }
+    if (ph != VP_COMPUTE && ph != VP_CKPT && m->floor_w > 0 && m->state != VS_PAUSED)
+        return VP_FILLER;   /* the run keeps a floor: the gaps are filled */
+    return ph;
+}
+
+static int phase_of(const char *name)
+{
+    if (!name)
+        return VP_IDLE;
+    if (strcmp(name, "compute") == 0)
+        return VP_COMPUTE;
+    if (strcmp(name, "comm") == 0)
+        return VP_COMM;
+    if (strcmp(name, "checkpoint") == 0)
+        return VP_CKPT;
+    return VP_IDLE;
+}
+
+static double num(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static int64_t inum(json_t *o, const char *k, int64_t def)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_integer(v) ? (int64_t)json_integer_value(v) : def;
+}
+
+static const char *str(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+/* "0.106 s" / "12 ms" */
+static void fmt_s(char *out, size_t n, double s)
+{
+    if (!isfinite(s))
+        snprintf(out, n, "?");
+    else if (s < 1)
+        snprintf(out, n, "%.0f ms", s * 1e3);
+    else
+        snprintf(out, n, "%.2f s", s);
+}
+
+static void vm_run_end(struct vm *m, json_t *ev, double t)
+{
+    json_t *f = json_object_get(ev, "figures");
+    if (m->nruns < VM_RUNS) {
+        struct vm_run *r = &m->runrow[m->nruns++];
+        str_copy(r->label, sizeof r->label, *str(ev, "label") ? str(ev, "label") : str(ev, "mitigation"));
+        r->complete = json_is_true(json_object_get(ev, "complete"));
+        r->skipped = json_is_true(json_object_get(ev, "skipped"));
+        r->iterations = inum(ev, "iterations", 0);
+        r->iter_p50_s = num(f, "iteration_p50_s");
+        r->mean_w = num(f, "mean_w");
+        r->swing_w = num(f, "swing_w");
+        r->ramp_w_s = num(f, "ramp_w_s");
+        r->energy_j = num(f, "energy_per_iter_j");
+        r->tflops = num(f, "tflops");
+    }
+    vm_log(m, t, LOG_INFO, "run %d ended: %s, %lld iterations", (int)inum(ev, "run", 0) + 1,
+           json_is_true(json_object_get(ev, "skipped")) ? "skipped" : json_is_true(json_object_get(ev, "complete")) ? "complete" : "incomplete",
+           (long long)inum(ev, "iterations", 0));
+}
+
+int vm_event(struct vm *m, json_t *ev)
+{
+    const char *type = json_string_value(json_object_get(ev, "event"));
+    double t = num(ev, "t_s");
+    if (!type || !isfinite(t))
+        return -1;
+    m->events++;
+    if (t > m->t_now)
+        m->t_now = t;
+    int rank = (int)inum(ev, "rank", -1);
+    if (rank >= 0 && rank < VM_MAX_RANKS)
+        vm_ranks(m, rank + 1);
+    struct vm_rank *r = rank >= 0 && rank < m->nranks ? &m->rank[rank] : NULL;
+    char a[32], b[32];
+    if (strcmp(type, "phase_begin") == 0) {
+        if (r)
+            span_open(r, t, phase_of(str(ev, "phase")));
+    } else if (strcmp(type, "phase_end") == 0) {
+        double d = r ? span_close(r, t, phase_of(str(ev, "phase"))) : NAN;
+        double flops = num(ev, "flops"), bytes = num(ev, "bytes");
+        if (isfinite(flops) && d > 0)
+            m->flops_rate[m->nflops++ % 64] = flops / d;
+        if (isfinite(bytes) && d > 0 && m->bus_ranks > 1)
+            m->bus_rate[m->nbus++ % 64] = bytes / d * 2.0 * (m->bus_ranks - 1) / m->bus_ranks;
+    } else if (strcmp(type, "iteration") == 0) {
+        if (r)
+            r->iter = inum(ev, "iter", 0) + 1;
+        m->iter_t[m->niter % VM_ITERS] = t;
+        m->iter_s[m->niter++ % VM_ITERS] = num(ev, "dur_s");
+    } else if (strcmp(type, "start") == 0) {
+        str_copy(m->scenario, sizeof m->scenario, str(ev, "scenario"));
+        str_copy(m->backend, sizeof m->backend, str(ev, "backend"));
+        str_copy(m->results, sizeof m->results, str(ev, "results"));
+        str_copy(m->recovery, sizeof m->recovery, str(ev, "recovery"));
+        vm_ranks(m, (int)inum(ev, "ranks", 0));
+        m->runs = (int)inum(ev, "runs", 1);
+        m->iterations = inum(ev, "iterations", 0);
+        m->tdp_w = num(ev, "tdp_w");
+        m->sample_hz = num(ev, "sample_hz");
+        m->bus_ranks = (int)inum(ev, "bus_ranks", m->nranks);
+        vm_log(m, t, LOG_INFO, "%s on %s: %d ranks, recovery %s", m->scenario, m->backend, m->nranks, m->recovery);
+    } else if (strcmp(type, "ready") == 0) {
+        if (r)
+            str_copy(r->device, sizeof r->device, str(ev, "device"));
+    } else if (strcmp(type, "run_begin") == 0) {
+        m->run = (int)inum(ev, "run", 0);
+        str_copy(m->run_label, sizeof m->run_label, *str(ev, "label") ? str(ev, "label") : str(ev, "mitigation"));
+        m->run_t0 = t;
+        m->floor_w = isfinite(num(ev, "floor_w")) ? num(ev, "floor_w") : 0;
+        m->cap_w = isfinite(num(ev, "cap_w")) ? num(ev, "cap_w") : 0;
+        if (m->run + 1 > m->runs)
+            m->runs = m->run + 1;
+        if (m->state != VS_PAUSED)
+            m->state = VS_RUNNING;
+        for (int k = 0; k < m->nranks; k++)
+            m->rank[k].iter = 0;
+        vm_log(m, t, LOG_INFO, "run %d/%d: %s", m->run + 1, m->runs, m->run_label);
+    } else if (strcmp(type, "run_end") == 0) {
+        vm_run_end(m, ev, t);
+    } else if (strcmp(type, "fault_injected") == 0) {
+        m->faults++;
+        vm_log(m, t, LOG_FAULT, "FAULT %s on rank %d at iter %lld: %s", str(ev, "kind"), rank,
+               (long long)inum(ev, "iter", -1), str(ev, "what"));
+    } else if (strcmp(type, "fault_requested") == 0) {
+        vm_log(m, t, LOG_INFO, "asked: %s on rank %d%s%s", str(ev, "kind"), rank, *str(ev, "target") ? ", " : "",
+               str(ev, "target"));
+    } else if (strcmp(type, "detection") == 0) {
+        m->detections++;
+        if (json_is_true(json_object_get(ev, "false_positive"))) {
+            m->false_positives++;
+            vm_log(m, t, LOG_WARN, "FALSE POSITIVE %s on rank %d: %s", str(ev, "detector"), rank, str(ev, "note"));
+        } else {
+            fmt_s(a, sizeof a, num(ev, "detect_s"));
+            vm_log(m, t, LOG_DETECT, "DETECTED by %s on rank %d after %s (%lld it): %s", str(ev, "detector"), rank, a,
+                   (long long)inum(ev, "detect_iters", 0), str(ev, "note"));
+        }
+    } else if (strcmp(type, "recovery_begin") == 0) {
+        m->state = VS_RECOVERING;
+        vm_log(m, t, LOG_RECOVER, "RECOVERY %s of rank %d begins", str(ev, "recovery"), rank);
+    } else if (strcmp(type, "recovery_end") == 0) {
+        m->state = VS_RUNNING;
+        fmt_s(a, sizeof a, num(ev, "took_s"));
+        vm_log(m, t, LOG_RECOVER, "recovery %s done in %s, from %s at iter %lld", str(ev, "recovery"), a, str(ev, "from"),
+               (long long)inum(ev, "from_iter", 0));
+    } else if (strcmp(type, "recovered") == 0) {
+        m->recoveries++;
+        fmt_s(a, sizeof a, num(ev, "recover_s"));
+        vm_log(m, t, LOG_RECOVER, "RECOVERED rank %d by %s: %s after detection, %lld iterations lost", rank,
+               str(ev, "recovery"), a, (long long)inum(ev, "iterations_lost", 0));
+    } else if (strcmp(type, "spare_adopted") == 0) {
+        vm_log(m, t, LOG_RECOVER, "spare (slot %lld) is now rank %d", (long long)inum(ev, "slot", -1), rank);
+    } else if (strcmp(type, "rank_dropped") == 0) {
+        if (r)
+            r->dropped = 1;
+        vm_log(m, t, LOG_RECOVER, "rank %d dropped: %lld ranks go on", rank, (long long)inum(ev, "ranks_left", 0));
+    } else if (strcmp(type, "worker_died") == 0) {
+        vm_log(m, t, LOG_WARN, "rank %d died: %s", rank, str(ev, "status"));
+    } else if (strcmp(type, "worker_error") == 0) {
+        vm_log(m, t, LOG_WARN, "rank %d failed: %s", rank, str(ev, "error"));
+    } else if (strcmp(type, "hang") == 0) {
+        fmt_s(a, sizeof a, num(ev, "silent_s"));
+        fmt_s(b, sizeof b, num(ev, "timeout_s"));
+        vm_log(m, t, LOG_WARN, "rank %d silent for %s (timeout %s)", rank, a, b);
+    } else if (strcmp(type, "state_restored") == 0) {
+        vm_log(m, t, LOG_RECOVER, "rank %d restored from %s", rank, str(ev, "from"));
+    } else if (strcmp(type, "paused") == 0) {
+        m->state = VS_PAUSED;
+        vm_log(m, t, LOG_INFO, "paused before iteration %lld", (long long)inum(ev, "before_iter", 0));
+    } else if (strcmp(type, "resumed") == 0) {
+        m->state = VS_RUNNING;
+        vm_log(m, t, LOG_INFO, "resumed");
+    } else if (strcmp(type, "run_skip") == 0) {
+        vm_log(m, t, LOG_INFO, "skipping to the next mitigation");
+    } else if (strcmp(type, "view_refused") == 0) {
+        vm_log(m, t, LOG_WARN, "%s refused: %s", str(ev, "command"), str(ev, "why"));
+    } else if (strcmp(type, "interrupted") == 0) {
+        m->state = VS_STOPPING;
+        vm_log(m, t, LOG_WARN, "stopping: %s", str(ev, "signal"));
+    } else if (strcmp(type, "search_refine") == 0) {
+        vm_log(m, t, LOG_INFO, "search: refining around the cheapest passing candidate");
+    } else if (strcmp(type, "end") == 0) {
+        m->state = VS_FINISHED;
+        m->exit_code = (int)inum(ev, "exit", -1);
+        vm_log(m, t, m->exit_code ? LOG_WARN : LOG_INFO, "end: exit %d%s%s", m->exit_code,
+               *str(ev, "reason") ? ", " : "", str(ev, "reason"));
+    }
+    return 0;
+}
+
+int vm_event_line(struct vm *m, const char *line, size_t len)
+{
+    json_error_t err;
+    json_t *ev = json_loadb(line, len, 0, &err);
+    if (!ev)
+        return -1;
+    int rc = json_is_object(ev) ? vm_event(m, ev) : -1;
+    json_decref(ev);
+    return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The p-th percentile of v[0..n) (sorted in place). */
+static double pct(double *v, size_t n, double p)
+{
+    if (!n)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    double k = p / 100 * (double)(n - 1);
+    size_t i = (size_t)k;
+    return i + 1 < n ? v[i] + (k - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+static double mean_of(const double *v, uint64_t n, size_t cap)
+{
+    size_t k = n < cap ? (size_t)n : cap;
+    double s = 0;
+    for (size_t i = 0; i < k; i++)
+        s += v[i];
+    return k ? s / (double)k : NAN;
+}
+
+void vm_measure(struct vm *m, double window_s)
+{
+    struct vm_measure *x = &m->m;
+    x->t = m->t_now;
+    /* the aggregate over the window, on a uniform grid, through the same analysis as the summary */
+    size_t n = 0, first = m->nraw > VM_RAW ? (size_t)(m->nraw - VM_RAW) : 0;
+    double *t = xmalloc(VM_RAW * sizeof *t), *w = xmalloc(VM_RAW * sizeof *w);
+    for (uint64_t i = first; i < m->nraw; i++)
+        if (m->raw_t[i % VM_RAW] >= m->t_now - window_s) {
+            t[n] = m->raw_t[i % VM_RAW];
+            w[n++] = m->raw_w[i % VM_RAW];
+        }
+    x->swing_w = x->swing_pct_tdp = x->ramp_w_s = x->dominant_hz = NAN;
+    double dt = m->sample_hz > 0 ? 1.0 / m->sample_hz : n > 1 ? (t[n - 1] - t[0]) / (double)(n - 1) : 0;
+    double *u = NULL;
+    size_t nu = n > 16 && dt > 0 ? analysis_resample(t, w, n, dt, &u) : 0;
+    struct an_result res;
+    if (nu > 16 && analysis_run(&(struct an_series){ u, nu, dt }, an_default_bands, 4, &res) == 0) {
+        x->swing_w = res.swing_p99_p1_w;
+        int live = 0;
+        for (int r = 0; r < m->nranks; r++)
+            live += !m->rank[r].dropped;
+        x->swing_pct_tdp = m->tdp_w > 0 && live ? 100 * res.swing_p99_p1_w / (m->tdp_w * live) : NAN;
+        x->ramp_w_s = fmax(res.ramp_up_w_s[1], res.ramp_down_w_s[1]);
+        x->dominant_hz = res.dominant_hz;
+    }
+    free(u);
+    /* iterations: durations and rate over the window */
+    size_t k = 0, kk = m->niter < VM_ITERS ? (size_t)m->niter : VM_ITERS;
+    size_t in_window = 0;
+    for (size_t i = 0; i < kk; i++) {
+        if (isfinite(m->iter_s[i]))
+            t[k++] = m->iter_s[i];
+        in_window += m->iter_t[i] >= fmax(m->run_t0, m->t_now - window_s);
+    }
+    x->iter_p50_s = pct(t, k, 50);
+    x->iter_p99_s = pct(t, k, 99);
+    int live = 0;
+    for (int r = 0; r < m->nranks; r++)
+        live += !m->rank[r].dropped;
+    double span = m->t_now - fmax(m->run_t0, m->t_now - window_s);
+    x->it_per_s = live && span > 0 && m->state != VS_FINISHED ? (double)in_window / live / span : NAN;
+    x->tflops = mean_of(m->flops_rate, m->nflops, 64) / 1e12;
+    x->busbw_gbs = mean_of(m->bus_rate, m->nbus, 64) / 1e9;
+    free(t);
+    free(w);
+}

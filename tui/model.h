@@ -1,0 +1,115 @@
+/* tui/model.h: what the live view shows, built from the run's telemetry alone — the events.jsonl lines and
+ * power rows the supervisor writes — so that a live run and a replay (`gauntlet view RUNDIR`) fill it through
+ * the same two calls. Pure: no I/O, no terminal; the drawing code reads it, the tests assert on it. */
+#ifndef GAUNTLET_TUI_MODEL_H
+#define GAUNTLET_TUI_MODEL_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#define VM_BIN_S 0.1        /* power history resolution */
+#define VM_BINS 6000        /* 10 min of aggregate history */
+#define VM_RANK_BINS 3000   /* 5 min per GPU */
+#define VM_RAW 16384        /* raw aggregate samples for the live measurements (16 s at 1 kHz) */
+#define VM_SPANS 128        /* phase spans kept per rank */
+#define VM_LOG 512          /* event log lines */
+#define VM_ITERS 512        /* iteration durations kept */
+#define VM_RUNS 64          /* finished runs in the comparison table */
+#define VM_MAX_RANKS 1024
+
+enum vm_phase { VP_IDLE = 0, VP_COMPUTE, VP_COMM, VP_CKPT, VP_FILLER, VP_COUNT };
+enum vm_state { VS_STARTING = 0, VS_RUNNING, VS_PAUSED, VS_RECOVERING, VS_STOPPING, VS_FINISHED };
+enum vm_sev { LOG_INFO = 0, LOG_FAULT, LOG_DETECT, LOG_RECOVER, LOG_WARN };
+
+struct vm_bin { int64_t no; float min, max, sum; uint32_t n; };   /* no: the bin's number, t / VM_BIN_S */
+struct vm_span { double t0, t1; int phase; };   /* t1 < 0: still open */
+struct vm_log { double t; int sev; char text[160]; };
+
+struct vm_rank {
+    double watts, clock_mhz, temp_c;   /* last sample (NAN: not measured) */
+    uint64_t throttle;
+    int64_t iter;                      /* iterations completed in the current run */
+    int phase;                         /* enum vm_phase now */
+    int dropped;
+    char device[64];
+    struct vm_span span[VM_SPANS];
+    unsigned nspan;                    /* spans ever added (the ring holds the last VM_SPANS) */
+    struct vm_bin bin[VM_RANK_BINS];   /* ring indexed by absolute bin number % VM_RANK_BINS */
+};
+
+/* One finished run, as the run_end event carries it. */
+struct vm_run {
+    char label[48];
+    int complete, skipped;
+    int64_t iterations;
+    double iter_p50_s, mean_w, swing_w, ramp_w_s, energy_j, tflops;
+};
+
+struct vm_measure {
+    double t;                          /* when computed (model time) */
+    double swing_w, swing_pct_tdp;     /* p99 - p1 of the aggregate over the last measure window */
+    double ramp_w_s;                   /* largest |rise or fall| over 100 ms in that window */
+    double dominant_hz;
+    double iter_p50_s, iter_p99_s, it_per_s;
+    double tflops, busbw_gbs;          /* per GPU; nccl-tests bus bandwidth */
+};
+
+struct vm {
+    /* from the start event */
+    char scenario[64], backend[16], results[256], recovery[32];
+    int nranks, runs, bus_ranks;
+    int64_t iterations;
+    double tdp_w, sample_hz;
+    /* now */
+    double t_now;                      /* the latest time seen (s since start) */
+    int state;                         /* enum vm_state */
+    int run;                           /* index of the current (or last) run, -1 before the first */
+    char run_label[48];
+    double run_t0, floor_w, cap_w;     /* per GPU levels of the current mitigation (0: none) */
+    int exit_code;                     /* after the end event, else -1 */
+    struct vm_rank *rank;              /* [nranks] */
+    /* aggregate power */
+    struct vm_bin bin[VM_BINS];        /* ring by bin number */
+    double tick_t, tick_sum;           /* the sample tick being summed across ranks */
+    int tick_n, tick_bad;
+    double raw_t[VM_RAW], raw_w[VM_RAW];
+    uint64_t nraw;
+    /* iterations, phases */
+    double iter_s[VM_ITERS], iter_t[VM_ITERS];
+    uint64_t niter;
+    double flops_rate[64], bus_rate[64];   /* recent per-phase rates */
+    uint64_t nflops, nbus;
+    /* log and runs */
+    struct vm_log log[VM_LOG];
+    uint64_t nlog;
+    struct vm_run runrow[VM_RUNS];
+    int nruns;
+    int faults, detections, false_positives, recoveries;
+    uint64_t events, samples, dropped;  /* dropped: lines the view could not take (full queue) */
+    struct vm_measure m;
+};
+
+/* A zeroed model; vm_free releases it. */
+struct vm *vm_new(void);
+void vm_free(struct vm *m);
+/* Takes one events.jsonl record (an object with t_s and event). Returns 0, or -1 for a record it cannot read. */
+int vm_event(struct vm *m, json_t *ev);
+/* Parses and takes one events.jsonl line. */
+int vm_event_line(struct vm *m, const char *line, size_t len);
+/* Takes one power sample of rank at t_s (NAN: missing); phase as power.csv names it. */
+void vm_power(struct vm *m, double t_s, int rank, double watts, double clock_mhz, double temp_c, uint64_t throttle);
+/* Adds a line to the log (also used for the harness's own messages). */
+void vm_log(struct vm *m, double t, int sev, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Recomputes the measurements over the last window_s seconds ending at t_now. */
+void vm_measure(struct vm *m, double window_s);
+/* Reads the aggregate bin covering [t, t + VM_BIN_S): 1 when it holds samples. */
+int vm_agg_bin(const struct vm *m, double t, struct vm_bin *out);
+/* Same for one rank. */
+int vm_rank_bin(const struct vm *m, int rank, double t, struct vm_bin *out);
+/* The phase rank was in at time t (VP_IDLE when unknown); filler when the run keeps a power floor. */
+int vm_phase_at(const struct vm *m, int rank, double t);
+/* The smallest iteration count over the ranks still in the run. */
+int64_t vm_iter(const struct vm *m);
+const char *vm_state_name(int state);
+
+#endif

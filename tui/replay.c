@@ -1,0 +1,306 @@
+/* tui/replay.c: `gauntlet view RUNDIR` — a finished (or running) run's events.jsonl and power.csv played
+ * back through the same model and drawing as the live view, with a time cursor and a playback speed.
+ * `--snapshot COLSxROWS` prints the screen at the cursor as text instead (no terminal needed). */
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+#include <getopt.h>
+#include <locale.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "param.h"
+#include "tui.h"
+#include "util.h"
+
+struct replay {
+    json_t **ev;
+    double *ev_t;
+    size_t nev, i_ev;
+    struct prow { double t, w, clk, temp; uint64_t thr; int rank; } *pw;
+    size_t npw, i_pw;
+    double t_end;
+};
+
+/* Reads events.jsonl: every line an object with t_s and event, else exit 2 naming file:line. */
+static int load_events(struct replay *rp, const char *dir, char *why, size_t n)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        snprintf(why, n, "%s: %s (not a results folder of gauntlet run?)", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0, ncap = 0;
+    ssize_t len;
+    int lineno = 0;
+    while ((len = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        json_error_t err;
+        json_t *o = json_loadb(line, (size_t)len, 0, &err);
+        if (!o && line[len - 1] != '\n')
+            break;   /* the last line of a run still being written */
+        if (!o || !json_is_object(o) || !json_is_number(json_object_get(o, "t_s")) ||
+            !json_is_string(json_object_get(o, "event"))) {
+            snprintf(why, n, "%s:%d: expected a JSON object with t_s and event%s%s", path, lineno, o ? "" : ", got: ",
+                     o ? "" : err.text);
+            json_decref(o);
+            free(line);
+            fclose(f);
+            return -1;
+        }
+        if (rp->nev == ncap) {
+            ncap = ncap ? 2 * ncap : 1024;
+            rp->ev = xrealloc(rp->ev, ncap * sizeof *rp->ev);
+            rp->ev_t = xrealloc(rp->ev_t, ncap * sizeof *rp->ev_t);
+        }
+        rp->ev_t[rp->nev] = json_number_value(json_object_get(o, "t_s"));
+        rp->t_end = fmax(rp->t_end, rp->ev_t[rp->nev]);
+        rp->ev[rp->nev++] = o;
+    }
+    free(line);
+    fclose(f);
+    return 0;
+}
+
+static double field(const char *s) { return *s ? strtod(s, NULL) : NAN; }
+
+/* Reads power.csv (t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle). */
+static int load_power(struct replay *rp, const char *dir, char *why, size_t n)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;   /* sampling was off: the view shows no power */
+    char *line = NULL;
+    size_t cap = 0, ncap = 0;
+    ssize_t len;
+    int lineno = 0;
+    while ((len = getline(&line, &cap, f)) > 0) {
+        if (++lineno == 1)
+            continue;   /* header */
+        if (line[len - 1] != '\n')
+            break;
+        line[len - 1] = 0;
+        char *fld[9];
+        int k = 0;
+        for (char *p = line; k < 9; k++) {
+            fld[k] = p;
+            char *c = strchr(p, ',');
+            if (!c) {
+                k++;
+                break;
+            }
+            *c = 0;
+            p = c + 1;
+        }
+        char *end;
+        double t = strtod(fld[0], &end);
+        long rank = k >= 3 ? strtol(fld[1], NULL, 10) : -1;
+        if (k < 9 || *end || rank < 0 || rank >= VM_MAX_RANKS) {
+            snprintf(why, n, "%s:%d: expected t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle", path, lineno);
+            free(line);
+            fclose(f);
+            return -1;
+        }
+        if (rp->npw == ncap) {
+            ncap = ncap ? 2 * ncap : 65536;
+            rp->pw = xrealloc(rp->pw, ncap * sizeof *rp->pw);
+        }
+        rp->pw[rp->npw++] = (struct prow){ t, field(fld[2]), field(fld[6]), field(fld[7]),
+                                           *fld[8] ? strtoull(fld[8], NULL, 0) : 0, (int)rank };
+        rp->t_end = fmax(rp->t_end, t);
+    }
+    free(line);
+    fclose(f);
+    return 0;
+}
+
+/* Feeds the model everything up to time t, in time order. */
+static void feed(struct replay *rp, struct vm *m, double t)
+{
+    for (;;) {
+        int ev_ok = rp->i_ev < rp->nev && rp->ev_t[rp->i_ev] <= t;
+        int pw_ok = rp->i_pw < rp->npw && rp->pw[rp->i_pw].t <= t;
+        if (!ev_ok && !pw_ok)
+            break;
+        if (ev_ok && (!pw_ok || rp->ev_t[rp->i_ev] <= rp->pw[rp->i_pw].t)) {
+            vm_event(m, rp->ev[rp->i_ev++]);
+        } else {
+            const struct prow *p = &rp->pw[rp->i_pw++];
+            vm_power(m, p->t, p->rank, p->w, p->clk, p->temp, p->thr);
+        }
+    }
+    if (t > m->t_now && t <= rp->t_end)
+        m->t_now = t;
+}
+
+/* Moves the cursor to t: forward by feeding, backward by starting over. */
+static struct vm *seek(struct replay *rp, struct vm *m, double t)
+{
+    if (t < m->t_now - 1e-9) {
+        vm_free(m);
+        m = vm_new();
+        rp->i_ev = rp->i_pw = 0;
+    }
+    feed(rp, m, t);
+    vm_measure(m, 10);
+    return m;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: gauntlet view RUNDIR [--at SECONDS] [--speed X] [--snapshot COLSxROWS]\n");
+}
+
+int tui_view_main(int argc, char **argv)
+{
+    static const struct option opts[] = { { "at", required_argument, 0, 'a' }, { "speed", required_argument, 0, 's' },
+                                           { "snapshot", required_argument, 0, 'S' }, { 0, 0, 0, 0 } };
+    double at = -1, speed = 1;
+    int cols = 0, rows = 0, c;
+    setlocale(LC_CTYPE, "");
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'a':
+            if (parse_duration(optarg, &at) != 0 && (at = strtod(optarg, &end), *end || at < 0)) {
+                gl_log("view: --at: expected seconds (e.g. 30 or 1.5min), got '%s'", optarg);
+                return EXIT_INPUT;
+            }
+            break;
+        case 's':
+            speed = strtod(optarg, &end);
+            if (*end || !(speed > 0 && speed <= 1000)) {
+                gl_log("view: --speed: expected a factor in (0, 1000], got '%s'", optarg);
+                return EXIT_INPUT;
+            }
+            break;
+        case 'S':
+            if (sscanf(optarg, "%dx%d", &cols, &rows) != 2 || cols < 40 || rows < 12 || cols > 1000 || rows > 500) {
+                gl_log("view: --snapshot: expected COLSxROWS from 40x12 to 1000x500, got '%s'", optarg);
+                return EXIT_INPUT;
+            }
+            break;
+        default:
+            usage();
+            return EXIT_INPUT;
+        }
+    }
+    if (optind != argc - 1) {
+        usage();
+        return EXIT_INPUT;
+    }
+    const char *dir = argv[optind];
+    char why[1400];
+    struct replay rp = { 0 };
+    if (load_events(&rp, dir, why, sizeof why) != 0 || load_power(&rp, dir, why, sizeof why) != 0) {
+        gl_log("view: %s", why);
+        return EXIT_INPUT;
+    }
+    struct tui_ui ui;
+    tui_ui_init(&ui);
+    ui.replay = 1;
+    ui.speed = speed;
+    ui.t_end = rp.t_end;
+    struct vm *m = vm_new();
+    int code = EXIT_OK;
+    if (cols) {   /* a text snapshot at the cursor (default: the end), on no terminal at all */
+        FILE *null_out = fopen("/dev/null", "we"), *null_in = fopen("/dev/null", "re");
+        SCREEN *scr = NULL;
+        const char *terms[] = { "xterm-256color", "xterm", "vt100" };
+        for (size_t i = 0; i < ARRAY_LEN(terms) && !scr && null_out && null_in; i++)
+            scr = newterm(terms[i], null_out, null_in);
+        if (!scr) {
+            gl_log("view: no terminfo entry for xterm or vt100 (install ncurses-base)");
+            code = EXIT_ENV;
+        } else {
+            resize_term(rows, cols);
+            ui.color = 0;
+            ui.playing = 0;
+            double t = at >= 0 ? fmin(at, rp.t_end) : rp.t_end;
+            m = seek(&rp, m, t);
+            ui.now = t;
+            tui_draw(m, &ui);
+            size_t cap = (size_t)rows * ((size_t)cols * 4 + 1) + 1;
+            char *text = xmalloc(cap);
+            tui_screen_text(text, cap);
+            endwin();
+            delscreen(scr);
+            fputs(text, stdout);
+            free(text);
+        }
+        if (null_out)
+            fclose(null_out);
+        if (null_in)
+            fclose(null_in);
+    } else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        gl_log("view: needs a terminal (or --snapshot COLSxROWS for text)");
+        code = EXIT_INPUT;
+    } else if (!initscr()) {
+        code = EXIT_ENV;
+    } else {
+        cbreak();
+        noecho();
+        keypad(stdscr, TRUE);
+        nodelay(stdscr, TRUE);
+        curs_set(0);
+        set_escdelay(25);
+        tui_colors(&ui);
+        double t = at >= 0 ? fmin(at, rp.t_end) : 0;
+        uint64_t last = mono_ns();
+        for (;;) {
+            int key, quit = 0;
+            struct view_cmd cmd;
+            while ((key = getch()) != ERR) {
+                int a = tui_key(&ui, m, key, &cmd);
+                if (a == TA_QUIT)
+                    quit = 1;
+                else if (a == TA_UNHANDLED) {
+                    switch (key) {
+                    case ' ': ui.playing = !ui.playing; break;
+                    case '>': case '.': ui.speed = fmin(ui.speed * 2, 1000); break;
+                    case '<': case ',': ui.speed = fmax(ui.speed / 2, 1.0 / 64); break;
+                    case ']': t += 10; break;
+                    case '[': t -= 10; break;
+                    case '}': t += 60; break;
+                    case '{': t -= 60; break;
+                    case 'g': case KEY_HOME: t = 0; break;
+                    case 'G': case KEY_END: t = rp.t_end; break;
+                    default: break;
+                    }
+                }
+            }
+            if (quit)
+                break;
+            uint64_t now = mono_ns();
+            if (ui.playing)
+                t += (double)(now - last) * 1e-9 * ui.speed;
+            last = now;
+            t = fmin(fmax(t, 0), rp.t_end);
+            if (t >= rp.t_end)
+                ui.playing = 0;
+            m = seek(&rp, m, t);
+            ui.now = t;
+            tui_draw(m, &ui);
+            refresh();
+            struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+            poll(&p, 1, 100);
+        }
+        endwin();
+    }
+    vm_free(m);
+    for (size_t i = 0; i < rp.nev; i++)
+        json_decref(rp.ev[i]);
+    free(rp.ev);
+    free(rp.ev_t);
+    free(rp.pw);
+    return code;
+}

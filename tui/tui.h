@@ -1,0 +1,53 @@
+/* tui/tui.h: the terminal view — drawing (draw.c), keys (keys.c), the live view beside a running supervisor
+ * (live.c) and the replay of a finished run (replay.c). No engine logic: it shows telemetry and turns keys
+ * into the supervisor's view commands. */
+#ifndef GAUNTLET_TUI_H
+#define GAUNTLET_TUI_H
+
+#include <stddef.h>
+
+#include "model.h"
+#include "supervisor.h"
+
+/* What the person at the terminal has chosen; the drawing reads it, the keys change it. */
+struct tui_ui {
+    int unicode, color;          /* block characters; colours (off with NO_COLOR or a monochrome terminal) */
+    double window_s;             /* the power chart's time span */
+    int sel;                     /* the GPU shown in the detail line */
+    int logscale;
+    int help;                    /* the help overlay is open */
+    int confirm_quit;            /* "quit? y/n" is asked */
+    int dialog;                  /* fault dialog: 0 closed, 1 kind, 2 rank, 3 target */
+    int d_kind, d_rank, d_target;
+    int replay;                  /* 1: a replay (no commands; playback keys) */
+    double speed;                /* replay: playback speed */
+    int playing;                 /* replay: the cursor moves */
+    double t_end;                /* replay: the run's last time */
+    double now;                  /* the time at the chart's right edge (model time) */
+    char status[160];            /* a one-line message in the footer */
+};
+
+/* Sets ui's defaults (window 30 s) and picks unicode/colour from the locale, TERM and NO_COLOR. */
+void tui_ui_init(struct tui_ui *ui);
+/* Starts colours on the current screen when ui->color (call after newterm/initscr). */
+void tui_colors(struct tui_ui *ui);
+/* Draws the whole view onto stdscr at its current size (no refresh). */
+void tui_draw(const struct vm *m, const struct tui_ui *ui);
+/* Copies the screen's text (UTF-8, one line per row) into out; returns the length. For tests and --snapshot. */
+size_t tui_screen_text(char *out, size_t n);
+
+enum tui_action { TA_NONE = 0, TA_REDRAW, TA_COMMAND, TA_QUIT, TA_UNHANDLED };
+/* Handles one key; TA_COMMAND fills cmd (live only), TA_QUIT: leave the view now. */
+int tui_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd);
+
+/* The live view: started by `gauntlet run` on a terminal. tui_live_start takes over the terminal (stderr
+ * goes to DIR/messages.log meanwhile: the workers' and the harness's messages are shown in the log) and
+ * returns the link the supervisor feeds; NULL (with why) when the terminal cannot host it. */
+const struct view_link *tui_live_start(const char *out_dir, char *why, size_t n);
+/* Afterwards: the terminal is the shell's again; prints what was logged meanwhile to stderr. */
+void tui_live_end(void);
+
+/* `gauntlet view RUNDIR [--at S] [--speed X] [--snapshot COLSxROWS]`. */
+int tui_view_main(int argc, char **argv);
+
+#endif
