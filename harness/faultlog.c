@@ -114,7 +114,7 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
         json_object_set_new(o, "detect_iters", json_integer(iter - f->iter));
     }
     results_event(&s->res, t, repeat ? "detection_repeat" : "detection", o);
-    if (!fatal || repeat || s->recovering || s->stopping || s->skipping)   /* a skipped run is not recovered */
+    if (!fatal || repeat || s->recovering || s->stopping)
         return match;
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
     if (rec->mode == REC_NONE) {

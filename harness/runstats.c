@@ -95,8 +95,9 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev)
         series_add(&rs->iter_s, ev->a);
         r->iters = ev->iter + 1;
         break;
-    case WEV_STOPPED:
-        r->stopped = 1;
+    case WEV_STOPPED:   /* at the skip boundary; a stop for a recovery is not the run's end */
+        if (ev->a == 1)
+            r->stopped = 1;
         break;
     case WEV_RUN_DONE:
         r->done = 1;

@@ -19,7 +19,7 @@ struct rank_stats {
     int ckpts;
     int64_t iters;               /* iterations completed */
     int done;
-    int stopped;                 /* ended early on a stop (a skip from the live view, a recovery) */
+    int stopped;                 /* ended early at the skip boundary (the live view's `m`) */
     uint64_t fingerprint;        /* hash of the model state at the end of the run */
     struct acc power;
 };

@@ -51,6 +51,7 @@ int shm_create(struct shm *s, int nranks, int nspares, uint64_t coll_elems, uint
     s->hdr->replica_bytes = replica_bytes;
     s->hdr->nslots = (uint32_t)(nranks + nspares);
     atomic_store(&s->hdr->pause_at, INT64_MAX);
+    atomic_store(&s->hdr->stop_at, INT64_MAX);
     s->hdr->supervisor_pid = (int32_t)getpid();
     atomic_store(&s->hdr->nactive, (uint32_t)nranks);
     for (int r = 0; r < nranks && r < 256; r++)

@@ -124,6 +124,7 @@ struct shm_hdr {
     int16_t active[256];            /* the ranks taking part, in rank order (sim) */
     _Atomic uint32_t fault_fired[SC_MAX_FAULTS];   /* an iteration fault fires once a run, recoveries or not */
     _Atomic int64_t pause_at;       /* every rank waits before starting this iteration (INT64_MAX: never) */
+    _Atomic int64_t stop_at;        /* every rank ends the run before this iteration (a skip; INT64_MAX: never) */
 };
 
 struct shm {

@@ -292,8 +292,6 @@ static void sup_signals(struct sup *s)
     }
 }
 
-static void sup_command(struct sup *s, const struct wcmd *cmd);
-
 /* The live view's `f`: a fault like a scheduled one (a spec added to the scenario the workers read, then
  * the same CMD_INJECT), so it is recorded, detected and recovered the same way. */
 static void sup_view_fault(struct sup *s, const struct view_cmd *cmd)
@@ -327,6 +325,19 @@ static void sup_view_fault(struct sup *s, const struct view_cmd *cmd)
     results_event(&s->res, mono_ns(), "view_refused", json_pack("{s:s, s:s}", "command", "fault", "why", why));
 }
 
+/* The iteration every rank can still stop before: the one after the furthest rank's (seq_cst: a rank that
+ * already read the old limit had published a later iteration first). */
+static int64_t sup_boundary(struct sup *s)
+{
+    int64_t top = 0;
+    for (int r = 0; r < s->nranks; r++)
+        if (!s->dropped[r]) {
+            int64_t it = atomic_load(&shm_ctl(&s->shm, s->slot_of[r])->iter);
+            top = it > top ? it : top;
+        }
+    return top + 1;
+}
+
 void sup_view_command(struct sup *s, const struct view_cmd *cmd)
 {
     uint64_t now = mono_ns();
@@ -341,16 +352,7 @@ void sup_view_command(struct sup *s, const struct view_cmd *cmd)
         }
         break;
     case VIEW_PAUSE: {
-        int64_t at = INT64_MAX;
-        if (!s->paused) {   /* every rank stops before the same iteration: the one after the furthest rank's */
-            int64_t top = 0;
-            for (int r = 0; r < s->nranks; r++)
-                if (!s->dropped[r]) {
-                    int64_t it = atomic_load(&shm_ctl(&s->shm, s->slot_of[r])->iter);
-                    top = it > top ? it : top;
-                }
-            at = top + 1;
-        }
+        int64_t at = s->paused ? INT64_MAX : sup_boundary(s);
         s->paused = !s->paused;
         atomic_store(&s->shm.hdr->pause_at, at);
         results_event(&s->res, now, s->paused ? "paused" : "resumed",
@@ -366,9 +368,9 @@ void sup_view_command(struct sup *s, const struct view_cmd *cmd)
         s->skipping = 1;
         for (int r = 0; r < s->nranks; r++)
             s->rs.rank[r].stopped = 0;
-        results_event(&s->res, now, "run_skip", json_pack("{s:i}", "run", s->run));
-        struct wcmd stop = { .type = CMD_STOP };
-        sup_command(s, &stop);
+        int64_t at = sup_boundary(s);
+        atomic_store(&s->shm.hdr->stop_at, at);
+        results_event(&s->res, now, "run_skip", json_pack("{s:i, s:I}", "run", s->run, "before_iter", (json_int_t)at));
         break;
     case VIEW_FAULT:
         sup_view_fault(s, cmd);
@@ -493,6 +495,7 @@ static void sup_one_run(struct sup *s, int m)
     s->last_progress = now;
     s->run_t0 = now;
     faultlog_run_begin(s);
+    atomic_store(&s->shm.hdr->stop_at, INT64_MAX);
     if (s->paused)   /* paused from the view: the next run waits before its first iteration */
         atomic_store(&s->shm.hdr->pause_at, 0);
     json_t *begin = json_pack("{s:i, s:s, s:s, s:I}", "run", m, "mitigation", s->sc->mitigations[m].name, "label",

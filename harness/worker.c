@@ -270,16 +270,24 @@ static int worker_commands(struct worker_ctx *w)
     return stop;
 }
 
-/* Waits while the run is paused before this iteration (the live view's `p`), beating; returns 1 when the run
- * must stop meanwhile. Power falls to idle: nothing runs. */
-static int worker_pause(struct worker_ctx *w)
+/* The live view's `m` and `p` act at an iteration boundary the supervisor picks, the same for every rank, so
+ * that no rank is left waiting in a collective. Returns 0 to go on, STOP_ABORT when the run must stop (STOP,
+ * EXIT, abort), STOP_SKIP when it ends here for the next mitigation. While paused the rank beats and runs
+ * nothing: its power falls to idle. */
+enum { STOP_ABORT = 1, STOP_SKIP = 2 };
+static int worker_boundary(struct worker_ctx *w)
 {
-    if (w->iter < atomic_load(&w->shm->hdr->pause_at))
+    struct shm_hdr *h = w->shm->hdr;
+    if (w->iter >= atomic_load(&h->stop_at))
+        return STOP_SKIP;
+    if (w->iter < atomic_load(&h->pause_at))
         return 0;
     atomic_store(&w->ctl->state, WS_PAUSED);
-    while (w->iter >= atomic_load(&w->shm->hdr->pause_at)) {
+    while (w->iter >= atomic_load(&h->pause_at)) {
         if (worker_commands(w))
-            return 1;
+            return STOP_ABORT;
+        if (w->iter >= atomic_load(&h->stop_at))
+            return STOP_SKIP;
         worker_beat(w);
         sleep_ns(1000000);
     }
@@ -287,10 +295,11 @@ static int worker_pause(struct worker_ctx *w)
     return 0;
 }
 
-/* Ends a run early: the rank reports where it stopped and waits for the next command. */
-static void worker_stopped(struct worker_ctx *w)
+/* Ends a run early: the rank reports where it stopped (a = 1: at the skip boundary) and waits for the next
+ * command. */
+static void worker_stopped(struct worker_ctx *w, int skip)
 {
-    worker_emit(w, WEV_STOPPED, PH_IDLE, mono_ns(), 0, 0, NULL);
+    worker_emit(w, WEV_STOPPED, PH_IDLE, mono_ns(), skip, 0, NULL);
     atomic_store(&w->ctl->state, WS_IDLE);
 }
 
@@ -315,13 +324,16 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         worker_replicate(w, 0);   /* the starting state: a recovery before the first replica rolls back to it */
     atomic_store(&w->ctl->iter, cmd->start_iter);
     for (w->iter = cmd->start_iter; w->iter < cmd->iterations; w->iter++) {
-        if (worker_commands(w) || worker_pause(w))
-            return worker_stopped(w);
+        if (worker_commands(w))
+            return worker_stopped(w, 0);
+        int b = worker_boundary(w);
+        if (b)
+            return worker_stopped(w, b == STOP_SKIP);
         w->iter_t0 = 0;
         worker_point(w, IP_ITER_START);
         if (w->ops->compute(w->b, w) != 0 || w->ops->allreduce(w->b, w) != 0) {
             if (shm_aborted(w->shm))
-                return worker_stopped(w);
+                return worker_stopped(w, 0);
             worker_fail(w, EXIT_CHECK, w->err[0] ? w->err : "backend phase failed");
         }
         int64_t every = sc->workload.checkpoint.every;

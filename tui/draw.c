@@ -127,9 +127,9 @@ static void draw_header(const struct vm *m, const struct tui_ui *ui, int y)
     move(y + 1, 0);
     hline(' ', COLS);
     int64_t it = vm_iter(m);
-    putf(y, 0, " gauntlet %s  %s  %s  %d%s %s  run %d/%d %s  [%s]%s", ui->replay ? "view" : "run", m->scenario,
-         m->backend, n ? n : m->nranks, U(ui, "×", "x"), *dev ? (same ? dev : "mixed GPUs") : "ranks", m->run + 1, m->runs,
-         m->run_label, vm_state_name(m->state),
+    putf(y, 0, " gauntlet %s  %s  %s  %d%s%s  run %d/%d %s  [%s]%s", ui->replay ? "view" : "run", m->scenario,
+         m->backend, n ? n : m->nranks, *dev ? U(ui, "× ", "x ") : " ", *dev ? (same ? dev : "mixed GPUs") : "ranks",
+         m->run + 1, m->runs, m->run_label, vm_state_name(m->state),
          ui->replay ? (ui->playing ? U(ui, "  ▶ replay", "  > replay") : U(ui, "  ‖ replay", "  || replay")) : "");
     double elapsed = ui->now;
     double rate = m->m.it_per_s;
@@ -365,12 +365,20 @@ static void draw_measure(const struct vm *m, const struct tui_ui *ui, int y)
     on(ui, 0, A_BOLD);
     put(y, 0, "Now");
     attrset(A_NORMAL);
-    putf(y, 4, "swing %s (%.0f%% TDP)  ramp %s/s  dominant %.2f Hz  iteration p50 %.3f s p99 %.3f s", a,
-         isfinite(x->swing_pct_tdp) ? x->swing_pct_tdp : 0.0, b, isfinite(x->dominant_hz) ? x->dominant_hz : 0.0,
-         isfinite(x->iter_p50_s) ? x->iter_p50_s : 0.0, isfinite(x->iter_p99_s) ? x->iter_p99_s : 0.0);
-    putf(y + 1, 4, "GEMM %.1f TFLOP/s/GPU  busbw %.1f GB/s  faults %d  detected %d  recovered %d  false+ %d  dropped %llu",
-         isfinite(x->tflops) ? x->tflops : 0.0, isfinite(x->busbw_gbs) ? x->busbw_gbs : 0.0, m->faults,
-         m->detections - m->false_positives, m->recoveries, m->false_positives, (unsigned long long)m->dropped);
+    double pct = isfinite(x->swing_pct_tdp) ? x->swing_pct_tdp : 0, f0 = isfinite(x->dominant_hz) ? x->dominant_hz : 0;
+    double p50 = isfinite(x->iter_p50_s) ? x->iter_p50_s : 0, p99 = isfinite(x->iter_p99_s) ? x->iter_p99_s : 0;
+    double tf = isfinite(x->tflops) ? x->tflops : 0, bw = isfinite(x->busbw_gbs) ? x->busbw_gbs : 0;
+    int ok = m->detections - m->false_positives;
+    if (COLS >= 110) {
+        putf(y, 4, "swing %s (%.0f%% TDP)  ramp %s/s  dominant %.2f Hz  iteration p50 %.3f s p99 %.3f s", a, pct, b, f0,
+             p50, p99);
+        putf(y + 1, 4, "GEMM %.4g TFLOP/s/GPU  busbw %.4g GB/s  faults %d  detected %d  recovered %d  false+ %d  dropped %llu",
+             tf, bw, m->faults, ok, m->recoveries, m->false_positives, (unsigned long long)m->dropped);
+    } else {   /* the same figures, shorter */
+        putf(y, 4, "swing %s (%.0f%%) ramp %s/s f0 %.2f Hz it p50 %.3f p99 %.3f s", a, pct, b, f0, p50, p99);
+        putf(y + 1, 4, "%.4g TFLOP/s  %.4g GB/s  faults %d det %d rec %d fp %d drop %llu", tf, bw, m->faults, ok,
+             m->recoveries, m->false_positives, (unsigned long long)m->dropped);
+    }
 }
 
 /* 100 * (x / base - 1) as "+12%", or "-" */
@@ -441,10 +449,12 @@ static void draw_footer(const struct tui_ui *ui)
     if (ui->status[0])
         putf(LINES - 1, 0, " %s", ui->status);
     else if (ui->replay)
-        put(LINES - 1, 0, " q quit  space play/pause  </> speed  [/] -/+10 s  {/} -/+60 s  g/G start/end  "
-                          "arrows GPU  +/- window  l log  ? help");
+        put(LINES - 1, 0, COLS >= 118 ? " q quit  space play/pause  </> speed  [/] -/+10 s  {/} -/+60 s  g/G start/end  "
+                                        "arrows GPU  +/- window  l log  ? help"
+                                      : " q quit  space play  <> speed  [] 10s  g/G ends  +/- window  ? help");
     else
-        put(LINES - 1, 0, " q quit  p pause  f fault  m next mitigation  arrows GPU  +/- window  l log  ? help");
+        put(LINES - 1, 0, COLS >= 90 ? " q quit  p pause  f fault  m next mitigation  arrows GPU  +/- window  l log  ? help"
+                                     : " q quit  p pause  f fault  m skip  arrows GPU  +/- window  ? help");
     attrset(A_NORMAL);
 }
 
@@ -527,7 +537,8 @@ void tui_draw(const struct vm *m, const struct tui_ui *ui)
 {
     erase();
     if (COLS < 40 || LINES < 12) {
-        put(0, 0, "gauntlet: the terminal is too small (40x12 at least)");
+        put(0, 0, "gauntlet: too small");
+        put(1, 0, "needs 40x12 at least");
         return;
     }
     int rows = LINES;

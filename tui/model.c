@@ -95,7 +95,10 @@ int vm_rank_bin(const struct vm *m, int rank, double t, struct vm_bin *out)
  * aggregate sample (a tick with a missing rank is itself missing, as in the summary). */
 static void vm_tick_close(struct vm *m)
 {
-    if (!isnan(m->tick_t) && m->tick_n > 0 && !m->tick_bad) {
+    int live = 0;
+    for (int r = 0; r < m->nranks; r++)
+        live += !m->rank[r].dropped;
+    if (!isnan(m->tick_t) && m->tick_n > 0 && m->tick_n >= live && !m->tick_bad) {
         bin_add(m->bin, VM_BINS, bin_of(m->tick_t), m->tick_sum);
         m->raw_t[m->nraw % VM_RAW] = m->tick_t;
         m->raw_w[m->nraw % VM_RAW] = m->tick_sum;

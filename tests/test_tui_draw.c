@@ -1,0 +1,296 @@
+/* tests/test_tui_draw.c: the view drawn off-screen (ncurses newterm on /dev/null, sized by resize_term) and
+ * read back as text: header fields, the chart of a known power series, the phase strip of a known event
+ * sequence, the event log, overlays, the keys, and the layout at 80x24, 120x40 and 200x60. */
+#define NCURSES_WIDECHAR 1
+#include <criterion/criterion.h>
+#include <curses.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "faults/fault.h"
+#include "plugin.h"
+#include "tui.h"
+
+static SCREEN *scr;
+static FILE *fout, *fin;
+static char text[200 * 61 * 4];
+static char line[60][1024];
+static int nline;
+
+static void screen_open(int cols, int rows)
+{
+    fout = fopen("/dev/null", "w");
+    fin = fopen("/dev/null", "r");
+    cr_assert(fout && fin);
+    scr = newterm("xterm", fout, fin);
+    cr_assert(scr, "no terminfo for xterm (ncurses-base)");
+    resize_term(rows, cols);
+    cr_assert_eq(COLS, cols);
+    cr_assert_eq(LINES, rows);
+}
+
+static void screen_close(void)
+{
+    endwin();
+    delscreen(scr);
+    fclose(fout);
+    fclose(fin);
+}
+
+/* Draws and splits the screen's text into line[]. */
+static void draw(const struct vm *m, const struct tui_ui *ui)
+{
+    tui_draw(m, ui);
+    size_t n = tui_screen_text(text, sizeof text);
+    cr_assert_gt(n, 0);
+    nline = 0;
+    for (char *p = text; *p && nline < 60; nline++) {
+        char *nl = strchr(p, '\n');
+        size_t k = nl ? (size_t)(nl - p) : strlen(p);
+        cr_assert_lt(k, sizeof line[0]);
+        memcpy(line[nline], p, k);
+        line[nline][k] = 0;
+        p += k + (nl != NULL);
+    }
+    cr_assert_eq(nline, LINES, "one text line per row: %d of %d", nline, LINES);
+}
+
+static int find(const char *needle)
+{
+    for (int i = 0; i < nline; i++)
+        if (strstr(line[i], needle))
+            return i;
+    return -1;
+}
+
+static int count(const char *s, const char *glyph)
+{
+    int n = 0;
+    size_t g = strlen(glyph);
+    for (const char *p = strstr(s, glyph); p; p = strstr(p + g, glyph))
+        n++;
+    return n;
+}
+
+static void ev(struct vm *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ev(struct vm *m, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    cr_assert_eq(vm_event_line(m, buf, strlen(buf)), 0, "%s", buf);
+}
+
+/* A run 30 s in: 4 GPUs at a constant 400 W; rank 1 alternating 0.3 s compute, 0.1 s communication; a crash
+ * on rank 2 detected and recovered; one finished run in the table. */
+static struct vm *scene(void)
+{
+    struct vm *m = vm_new();
+    ev(m, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"drawtest\",\"backend\":\"sim\",\"ranks\":4,\"runs\":2,"
+          "\"iterations\":100,\"tdp_w\":700,\"sample_hz\":10,\"bus_ranks\":4,\"recovery\":\"restart\"}");
+    for (int r = 0; r < 4; r++)
+        ev(m, "{\"t_s\":0.1,\"event\":\"ready\",\"rank\":%d,\"device\":\"NVIDIA H100 80GB HBM3\"}", r);
+    ev(m, "{\"t_s\":0.2,\"event\":\"run_end\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\",\"iterations\":100,"
+          "\"complete\":true,\"figures\":{\"iteration_p50_s\":0.4,\"mean_w\":1600,\"swing_w\":2000,\"ramp_w_s\":19000,"
+          "\"energy_per_iter_j\":640,\"tflops\":700}}");
+    ev(m, "{\"t_s\":0.3,\"event\":\"run_begin\",\"run\":1,\"mitigation\":\"ramp\",\"label\":\"ramp\",\"iterations\":100}");
+    for (int k = 0; k <= 300; k++)
+        for (int r = 0; r < 4; r++)
+            vm_power(m, k * 0.1, r, 400, 1980, 61, 0);
+    for (int i = 0; i < 74; i++) {
+        double t0 = 0.4 + i * 0.4;
+        ev(m, "{\"t_s\":%.3f,\"event\":\"phase_begin\",\"rank\":1,\"run\":1,\"iter\":%d,\"phase\":\"compute\"}", t0, i);
+        ev(m, "{\"t_s\":%.3f,\"event\":\"phase_end\",\"rank\":1,\"run\":1,\"iter\":%d,\"phase\":\"compute\",\"flops\":2e14}",
+           t0 + 0.3, i);
+        ev(m, "{\"t_s\":%.3f,\"event\":\"phase_begin\",\"rank\":1,\"run\":1,\"iter\":%d,\"phase\":\"comm\"}", t0 + 0.3, i);
+        ev(m, "{\"t_s\":%.3f,\"event\":\"phase_end\",\"rank\":1,\"run\":1,\"iter\":%d,\"phase\":\"comm\",\"bytes\":1e9}",
+           t0 + 0.4, i);
+        for (int r = 0; r < 4; r++)
+            ev(m, "{\"t_s\":%.3f,\"event\":\"iteration\",\"rank\":%d,\"run\":1,\"iter\":%d,\"dur_s\":0.4}", t0 + 0.4, r, i);
+    }
+    ev(m, "{\"t_s\":12,\"event\":\"fault_injected\",\"kind\":\"crash\",\"rank\":2,\"fault\":0,\"iter\":29,\"what\":\"raise(9)\"}");
+    ev(m, "{\"t_s\":12.1,\"event\":\"detection\",\"detector\":\"exit\",\"rank\":2,\"iter\":29,\"note\":\"died\","
+          "\"false_positive\":false,\"fault\":0,\"detect_s\":0.1,\"detect_iters\":0}");
+    ev(m, "{\"t_s\":14,\"event\":\"recovered\",\"fault\":0,\"rank\":2,\"recovery\":\"restart\",\"recover_s\":1.9,"
+          "\"iterations_lost\":9}");
+    vm_measure(m, 10);
+    return m;
+}
+
+static void ascii_ui(struct tui_ui *ui, const struct vm *m)
+{
+    tui_ui_init(ui);
+    ui->unicode = 0;
+    ui->color = 0;
+    ui->now = m->t_now;
+}
+
+Test(tui_draw, header_chart_gpus_and_log_at_120x40)
+{
+    struct vm *m = scene();
+    struct tui_ui ui;
+    ascii_ui(&ui, m);
+    screen_open(120, 40);
+    draw(m, &ui);
+    cr_assert(strstr(line[0], "gauntlet run") && strstr(line[0], "drawtest") && strstr(line[0], "sim"), "%s", line[0]);
+    cr_assert(strstr(line[0], "4x NVIDIA H100 80GB HBM3"), "%s", line[0]);
+    cr_assert(strstr(line[0], "run 2/2 ramp") && strstr(line[0], "[running]"), "%s", line[0]);
+    cr_assert(strstr(line[1], "iter 74/100"), "%s", line[1]);
+    /* the chart: 1600 W steady over the whole 30 s window; the top of the scale is 1600 * 1.08 */
+    int title = find("Power, node (4 GPUs), last 30 s: now 1600 W  band [1600 W, 1600 W]");
+    cr_assert_geq(title, 0, "chart title missing:\n%s", text);
+    int full = 0;
+    for (int i = title + 1; i < title + 11; i++)
+        full += count(line[i], "#") >= 100;
+    cr_assert_geq(full, 8, "the chart's rows below 1600 W are solid across the window:\n%s", text);
+    cr_assert_eq(count(line[title + 1], "#"), 0, "the top row (above 1600 W) is empty: '%s'", line[title + 1]);
+    /* one line per GPU with its reading, and rank 1's phase strip: compute three times as long as comm */
+    int g = find("GPUs  < 0 >");
+    cr_assert_geq(g, 0, "GPU detail line:\n%s", text);
+    cr_assert(strstr(line[g + 1], "  400 W  1980 MHz  61 C"), "%s", line[g + 1]);
+    const char *strip = strchr(line[g + 2], '|');
+    cr_assert(strip, "%s", line[g + 2]);
+    int c = count(strip, "#"), k = count(strip, "=");
+    cr_assert(k > 0 && c > 2 * k && c < 4 * k, "compute %d vs comm %d in '%s'", c, k, strip);
+    cr_assert_eq(count(strchr(line[g + 3], '|'), "#"), 0, "rank 2 reported no phases: '%s'", line[g + 3]);
+    /* measurements, the comparison row, the log */
+    cr_assert_geq(find("GEMM 666.7 TFLOP/s/GPU"), 0, "2e14 flops in 0.3 s:\n%s", text);
+    cr_assert_geq(find("iteration p50 0.400 s"), 0, "%s", text);
+    int row = find("1   none");
+    cr_assert_geq(row, 0, "comparison row:\n%s", text);
+    cr_assert(strstr(line[row], "1600 W") && strstr(line[row], "2000 W"), "%s", line[row]);
+    cr_assert_geq(find("FAULT crash on rank 2 at iter 29: raise(9)"), 0, "%s", text);
+    cr_assert_geq(find("DETECTED by exit on rank 2 after 100 ms"), 0, "%s", text);
+    cr_assert_geq(find("RECOVERED rank 2 by restart: 1.90 s after detection, 9 iterations lost"), 0, "%s", text);
+    cr_assert(strstr(line[39], "q quit") && strstr(line[39], "f fault"), "footer: %s", line[39]);
+    screen_close();
+    vm_free(m);
+}
+
+Test(tui_draw, layout_holds_at_80x24_and_200x60)
+{
+    struct vm *m = scene();
+    struct tui_ui ui;
+    ascii_ui(&ui, m);
+    screen_open(80, 24);
+    draw(m, &ui);
+    cr_assert(strstr(line[0], "gauntlet run"), "%s", line[0]);
+    cr_assert(strstr(line[23], "q quit"), "footer on the last row: %s", line[23]);
+    int log = find("Events (");
+    cr_assert(log > 0 && log <= 23 - 4, "the log keeps three lines at 80x24:\n%s", text);
+    cr_assert_geq(find("RECOVERED rank 2"), 0, "the newest event is shown:\n%s", text);
+    cr_assert_geq(find("Now swing"), 0, "%s", text);
+    screen_close();
+
+    screen_open(200, 60);
+    draw(m, &ui);
+    for (int r = 0; r < 4; r++) {
+        char want[16];
+        snprintf(want, sizeof want, "%s%-3d", r == 0 ? ">" : " ", r);
+        cr_assert_geq(find(want), 0, "GPU %d's line at 200x60:\n%s", r, text);
+    }
+    cr_assert_geq(find("1   none"), 0, "%s", text);
+    cr_assert_geq(find("FAULT crash on rank 2"), 0, "%s", text);
+    cr_assert(strstr(line[59], "q quit"), "%s", line[59]);
+    screen_close();
+
+    screen_open(30, 10);
+    draw(m, &ui);
+    cr_assert(strstr(line[0], "too small"), "%s", line[0]);
+    screen_close();
+    vm_free(m);
+}
+
+Test(tui_draw, unicode_blocks_where_the_locale_has_utf8)
+{
+    if (!setlocale(LC_CTYPE, "C.UTF-8"))
+        cr_skip_test("no C.UTF-8 locale here");
+    struct vm *m = scene();
+    struct tui_ui ui;
+    ascii_ui(&ui, m);
+    ui.unicode = 1;
+    screen_open(120, 40);
+    draw(m, &ui);
+    int title = find("Power, node");
+    cr_assert_gt(count(line[title + 5], "█"), 100, "%s", line[title + 5]);
+    cr_assert_geq(find("4× NVIDIA"), 0, "%s", text);
+    cr_assert_geq(find("░"), 0, "communication in the strip:\n%s", text);
+    screen_close();
+    vm_free(m);
+    setlocale(LC_CTYPE, "C");
+}
+
+Test(tui_draw, keys_drive_the_dialogs_and_commands)
+{
+    struct vm *m = scene();
+    struct tui_ui ui;
+    ascii_ui(&ui, m);
+    struct view_cmd cmd;
+    int crash = plugin_find(&plugin_faults, "crash"), bitflip = plugin_find(&plugin_faults, "bitflip");
+    cr_assert(crash >= 0 && bitflip >= 0);
+    screen_open(120, 40);
+    /* f, the kind by its digit, two ranks to the right, Enter: a crash on rank 2 */
+    cr_assert_eq(tui_key(&ui, m, 'f', &cmd), TA_REDRAW);
+    draw(m, &ui);
+    cr_assert_geq(find("Inject a fault"), 0, "%s", text);
+    cr_assert_geq(find("comm-error"), 0, "every fault kind is offered:\n%s", text);
+    cr_assert_eq(tui_key(&ui, m, '1' + crash, &cmd), TA_REDRAW);
+    cr_assert_eq(tui_key(&ui, m, KEY_RIGHT, &cmd), TA_REDRAW);
+    cr_assert_eq(tui_key(&ui, m, KEY_RIGHT, &cmd), TA_REDRAW);
+    draw(m, &ui);
+    cr_assert_geq(find("crash on rank  < 2 >"), 0, "%s", text);
+    cr_assert_eq(tui_key(&ui, m, '\n', &cmd), TA_COMMAND);
+    cr_assert_eq(cmd.type, VIEW_FAULT);
+    cr_assert_eq(cmd.kind, crash);
+    cr_assert_eq(cmd.rank, 2);
+    cr_assert_eq(ui.dialog, 0);
+    /* a bit flip asks for the target */
+    tui_key(&ui, m, 'f', &cmd);
+    tui_key(&ui, m, '1' + bitflip, &cmd);
+    tui_key(&ui, m, '\n', &cmd);
+    cr_assert_eq(ui.dialog, 3);
+    cr_assert_eq(tui_key(&ui, m, '3', &cmd), TA_COMMAND);
+    cr_assert_str_eq(cmd.target, "weights");
+    /* Esc cancels */
+    tui_key(&ui, m, 'f', &cmd);
+    cr_assert_eq(tui_key(&ui, m, 27, &cmd), TA_REDRAW);
+    cr_assert_eq(ui.dialog, 0);
+    /* q asks while running; y quits through the supervisor */
+    cr_assert_eq(tui_key(&ui, m, 'q', &cmd), TA_REDRAW);
+    draw(m, &ui);
+    cr_assert_geq(find("Quit? The run stops"), 0, "%s", text);
+    cr_assert_eq(tui_key(&ui, m, 'n', &cmd), TA_REDRAW, "any other key goes on");
+    tui_key(&ui, m, 'q', &cmd);
+    cr_assert_eq(tui_key(&ui, m, 'y', &cmd), TA_COMMAND);
+    cr_assert_eq(cmd.type, VIEW_QUIT);
+    cr_assert_eq(tui_key(&ui, m, 'p', &cmd), TA_COMMAND);
+    cr_assert_eq(cmd.type, VIEW_PAUSE);
+    cr_assert_eq(tui_key(&ui, m, 'm', &cmd), TA_COMMAND);
+    cr_assert_eq(cmd.type, VIEW_SKIP);
+    /* view keys */
+    tui_key(&ui, m, '+', &cmd);
+    cr_assert_float_eq(ui.window_s, 10, 1e-9);
+    tui_key(&ui, m, '-', &cmd);
+    tui_key(&ui, m, '-', &cmd);
+    cr_assert_float_eq(ui.window_s, 60, 1e-9);
+    tui_key(&ui, m, KEY_LEFT, &cmd);
+    cr_assert_eq(ui.sel, 3, "left from GPU 0 wraps to the last");
+    tui_key(&ui, m, 'l', &cmd);
+    draw(m, &ui);
+    cr_assert_geq(find("log scale"), 0, "%s", text);
+    tui_key(&ui, m, '?', &cmd);
+    draw(m, &ui);
+    cr_assert_geq(find("skip to the next mitigation"), 0, "help:\n%s", text);
+    /* a replay takes no commands */
+    ui.help = 0;
+    ui.replay = 1;
+    cr_assert_eq(tui_key(&ui, m, 'p', &cmd), TA_UNHANDLED);
+    cr_assert(strstr(ui.status, "replay"), "%s", ui.status);
+    cr_assert_eq(tui_key(&ui, m, 'q', &cmd), TA_QUIT);
+    screen_close();
+    vm_free(m);
+}

@@ -1,0 +1,197 @@
+/* tests/test_tui_model.c: the live view's model, fed records exactly as events.jsonl and power.csv hold them:
+ * header fields, the aggregate power and its bins, phases at a time, the log of faults, detections and
+ * recoveries, the comparison rows, and the live measurements on a known square wave. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model.h"
+
+static void ev(struct vm *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ev(struct vm *m, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    cr_assert_eq(vm_event_line(m, line, strlen(line)), 0, "record not taken: %s", line);
+}
+
+static const char start[] = "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"s\",\"backend\":\"sim\",\"ranks\":4,"
+                            "\"runs\":2,\"iterations\":100,\"tdp_w\":700,\"sample_hz\":100,\"bus_ranks\":4,"
+                            "\"recovery\":\"restart\"}";
+
+static int log_has(const struct vm *m, const char *needle)
+{
+    for (uint64_t i = m->nlog > VM_LOG ? m->nlog - VM_LOG : 0; i < m->nlog; i++)
+        if (strstr(m->log[i % VM_LOG].text, needle))
+            return 1;
+    return 0;
+}
+
+Test(tui_model, start_and_runs_fill_the_header)
+{
+    struct vm *m = vm_new();
+    ev(m, "%s", start);
+    cr_assert_str_eq(m->scenario, "s");
+    cr_assert_eq(m->nranks, 4);
+    cr_assert_eq(m->runs, 2);
+    cr_assert_eq(m->iterations, 100);
+    cr_assert_float_eq(m->tdp_w, 700, 1e-9);
+    cr_assert_eq(m->state, VS_STARTING);
+    ev(m, "{\"t_s\":0.5,\"event\":\"run_begin\",\"run\":1,\"mitigation\":\"filler\",\"label\":\"filler floor=60%%\","
+          "\"iterations\":100,\"floor_w\":420}");
+    cr_assert_eq(m->run, 1);
+    cr_assert_str_eq(m->run_label, "filler floor=60%");
+    cr_assert_float_eq(m->floor_w, 420, 1e-9);
+    cr_assert_eq(m->state, VS_RUNNING);
+    for (int r = 0; r < 4; r++)
+        ev(m, "{\"t_s\":1.0,\"event\":\"iteration\",\"rank\":%d,\"run\":1,\"iter\":%d,\"dur_s\":0.1}", r, r == 2 ? 6 : 9);
+    cr_assert_eq(vm_iter(m), 7, "the slowest rank's count: %lld", (long long)vm_iter(m));
+    ev(m, "{\"t_s\":2,\"event\":\"paused\",\"before_iter\":11}");
+    cr_assert_eq(m->state, VS_PAUSED);
+    ev(m, "{\"t_s\":3,\"event\":\"resumed\"}");
+    cr_assert_eq(m->state, VS_RUNNING);
+    ev(m, "{\"t_s\":9,\"event\":\"end\",\"exit\":1,\"reason\":\"stopped\"}");
+    cr_assert_eq(m->state, VS_FINISHED);
+    cr_assert_eq(m->exit_code, 1);
+    vm_free(m);
+}
+
+Test(tui_model, bad_records_are_refused)
+{
+    struct vm *m = vm_new();
+    cr_assert_eq(vm_event_line(m, "not json", 8), -1);
+    cr_assert_eq(vm_event_line(m, "{\"event\":\"start\"}", 17), -1, "no t_s");
+    cr_assert_eq(vm_event_line(m, "[1,2]", 5), -1);
+    cr_assert_eq(m->events, 0);
+    vm_free(m);
+}
+
+Test(tui_model, the_aggregate_is_the_sum_of_a_complete_tick)
+{
+    struct vm *m = vm_new();
+    ev(m, "%s", start);
+    for (int k = 0; k < 10; k++)   /* 0.00 .. 0.09 s: one bin */
+        for (int r = 0; r < 4; r++)
+            vm_power(m, k * 0.01, r, 100.0 * (r + 1) + k, NAN, NAN, 0);
+    vm_power(m, 0.10, 0, 1, NAN, NAN, 0);   /* closes the tick of 0.09 */
+    struct vm_bin b;
+    cr_assert(vm_agg_bin(m, 0.05, &b));
+    cr_assert_eq(b.n, 10);
+    cr_assert_float_eq(b.min, 1000, 1e-3);       /* 100+200+300+400 */
+    cr_assert_float_eq(b.max, 1000 + 4 * 9, 1e-3);
+    cr_assert(vm_rank_bin(m, 2, 0.05, &b));
+    cr_assert_float_eq(b.sum / b.n, 304.5, 1e-3);
+    /* a tick where a rank has no reading is missing from the aggregate, not a smaller sum */
+    for (int r = 0; r < 4; r++)
+        vm_power(m, 0.11, r, r == 1 ? NAN : 100, NAN, NAN, 0);
+    vm_power(m, 0.12, 0, 100, NAN, NAN, 0);
+    cr_assert(!vm_agg_bin(m, 0.15, &b), "0.10 had one rank, 0.11 a missing one: no aggregate there");
+    cr_assert(!vm_agg_bin(m, 5.0, &b), "no samples there");
+    vm_free(m);
+}
+
+Test(tui_model, phases_at_a_time_and_filler_under_a_floor)
+{
+    struct vm *m = vm_new();
+    ev(m, "%s", start);
+    ev(m, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":100}");
+    ev(m, "{\"t_s\":1.0,\"event\":\"phase_begin\",\"rank\":1,\"run\":0,\"iter\":0,\"phase\":\"compute\"}");
+    ev(m, "{\"t_s\":1.5,\"event\":\"phase_end\",\"rank\":1,\"run\":0,\"iter\":0,\"phase\":\"compute\",\"flops\":5e14}");
+    ev(m, "{\"t_s\":1.5,\"event\":\"phase_begin\",\"rank\":1,\"run\":0,\"iter\":0,\"phase\":\"comm\"}");
+    ev(m, "{\"t_s\":1.7,\"event\":\"phase_end\",\"rank\":1,\"run\":0,\"iter\":0,\"phase\":\"comm\",\"bytes\":1e9}");
+    ev(m, "{\"t_s\":1.8,\"event\":\"phase_begin\",\"rank\":1,\"run\":0,\"iter\":0,\"phase\":\"checkpoint\"}");
+    cr_assert_eq(vm_phase_at(m, 1, 1.2), VP_COMPUTE);
+    cr_assert_eq(vm_phase_at(m, 1, 1.6), VP_COMM);
+    cr_assert_eq(vm_phase_at(m, 1, 1.75), VP_IDLE);
+    cr_assert_eq(vm_phase_at(m, 1, 1.8), VP_CKPT, "an open span lasts until now");
+    cr_assert_eq(vm_phase_at(m, 0, 1.2), VP_IDLE, "rank 0 did nothing");
+    vm_measure(m, 10);
+    cr_assert_float_eq(m->m.tflops, 1000, 1e-6, "5e14 flops in 0.5 s: %g", m->m.tflops);
+    cr_assert_float_eq(m->m.busbw_gbs, 1e9 / 0.2 * 2 * 3 / 4 / 1e9, 1e-6, "nccl-tests bus bandwidth");
+    ev(m, "{\"t_s\":2.0,\"event\":\"run_begin\",\"run\":1,\"mitigation\":\"filler\",\"iterations\":100,\"floor_w\":500}");
+    cr_assert_eq(vm_phase_at(m, 1, 1.6), VP_FILLER, "communication under a floor is filled");
+    cr_assert_eq(vm_phase_at(m, 1, 1.2), VP_COMPUTE);
+    vm_free(m);
+}
+
+Test(tui_model, faults_detections_and_recoveries_reach_the_log)
+{
+    struct vm *m = vm_new();
+    ev(m, "%s", start);
+    ev(m, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":100}");
+    ev(m, "{\"t_s\":5,\"event\":\"fault_injected\",\"kind\":\"crash\",\"rank\":2,\"fault\":0,\"iter\":40,\"what\":\"raise(9)\","
+          "\"done\":true}");
+    ev(m, "{\"t_s\":5.1,\"event\":\"detection\",\"detector\":\"exit\",\"rank\":2,\"iter\":40,\"note\":\"died\","
+          "\"false_positive\":false,\"fault\":0,\"detect_s\":0.106,\"detect_iters\":0}");
+    ev(m, "{\"t_s\":5.1,\"event\":\"recovery_begin\",\"recovery\":\"restart\",\"rank\":2,\"iter\":40,\"fault\":0}");
+    cr_assert_eq(m->state, VS_RECOVERING);
+    ev(m, "{\"t_s\":6.9,\"event\":\"recovery_end\",\"recovery\":\"restart\",\"from_iter\":30,\"from\":\"checkpoint\","
+          "\"took_s\":1.85}");
+    cr_assert_eq(m->state, VS_RUNNING);
+    ev(m, "{\"t_s\":7,\"event\":\"recovered\",\"fault\":0,\"rank\":2,\"recovery\":\"restart\",\"recover_s\":1.9,"
+          "\"iterations_lost\":10}");
+    ev(m, "{\"t_s\":8,\"event\":\"detection\",\"detector\":\"heartbeat\",\"rank\":1,\"iter\":50,\"note\":\"slow\","
+          "\"false_positive\":true}");
+    cr_assert(log_has(m, "FAULT crash on rank 2 at iter 40"));
+    cr_assert(log_has(m, "DETECTED by exit on rank 2 after 106 ms"));
+    cr_assert(log_has(m, "RECOVERY restart of rank 2 begins"));
+    cr_assert(log_has(m, "done in 1.85 s, from checkpoint at iter 30"));
+    cr_assert(log_has(m, "RECOVERED rank 2 by restart: 1.90 s after detection, 10 iterations lost"));
+    cr_assert(log_has(m, "FALSE POSITIVE heartbeat on rank 1"));
+    cr_assert_eq(m->faults, 1);
+    cr_assert_eq(m->detections, 2);
+    cr_assert_eq(m->false_positives, 1);
+    cr_assert_eq(m->recoveries, 1);
+    ev(m, "{\"t_s\":9,\"event\":\"rank_dropped\",\"rank\":3,\"ranks_left\":3}");
+    cr_assert(m->rank[3].dropped);
+    vm_free(m);
+}
+
+Test(tui_model, run_end_adds_a_comparison_row)
+{
+    struct vm *m = vm_new();
+    ev(m, "%s", start);
+    ev(m, "{\"t_s\":20,\"event\":\"run_end\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\",\"iterations\":100,"
+          "\"complete\":true,\"skipped\":false,\"figures\":{\"iteration_p50_s\":0.12,\"mean_w\":2400,\"swing_w\":2000,"
+          "\"ramp_w_s\":19000,\"energy_per_iter_j\":300,\"tflops\":710}}");
+    ev(m, "{\"t_s\":30,\"event\":\"run_end\",\"run\":1,\"mitigation\":\"cap\",\"label\":\"cap cap=70%%\",\"iterations\":40,"
+          "\"complete\":false,\"skipped\":true,\"figures\":{\"iteration_p50_s\":null}}");
+    cr_assert_eq(m->nruns, 2);
+    cr_assert_str_eq(m->runrow[0].label, "none");
+    cr_assert(m->runrow[0].complete);
+    cr_assert_float_eq(m->runrow[0].swing_w, 2000, 1e-9);
+    cr_assert_float_eq(m->runrow[0].energy_j, 300, 1e-9);
+    cr_assert_str_eq(m->runrow[1].label, "cap cap=70%");
+    cr_assert(m->runrow[1].skipped);
+    cr_assert(isnan(m->runrow[1].iter_p50_s), "missing stays missing");
+    vm_free(m);
+}
+
+Test(tui_model, measurements_of_a_known_square_wave)
+{
+    struct vm *m = vm_new();
+    ev(m, "%s", start);   /* 4 ranks, 100 Hz, TDP 700 W */
+    ev(m, "{\"t_s\":0,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":100}");
+    /* every GPU: 700 W for 0.25 s, 100 W for 0.25 s: 2 Hz, aggregate swing 2400 W */
+    for (int k = 0; k <= 1000; k++) {
+        double t = k * 0.01, w = fmod(t, 0.5) < 0.25 ? 700 : 100;
+        for (int r = 0; r < 4; r++)
+            vm_power(m, t, r, w, 1980, 60, 0);
+    }
+    for (int i = 0; i < 20; i++)
+        ev(m, "{\"t_s\":%g,\"event\":\"iteration\",\"rank\":0,\"run\":0,\"iter\":%d,\"dur_s\":%g}", 0.5 * (i + 1), i,
+           i == 19 ? 0.9 : 0.5);
+    vm_measure(m, 10);
+    cr_assert_float_eq(m->m.swing_w, 2400, 1, "swing %g", m->m.swing_w);
+    cr_assert_float_eq(m->m.swing_pct_tdp, 100 * 2400.0 / 2800, 0.1);
+    cr_assert_float_eq(m->m.dominant_hz, 2, 0.15, "dominant %g Hz", m->m.dominant_hz);
+    cr_assert_float_eq(m->m.ramp_w_s, 2400 / 0.1, 1, "a step of 2400 W within 100 ms: %g W/s", m->m.ramp_w_s);
+    cr_assert_float_eq(m->m.iter_p50_s, 0.5, 1e-9);
+    cr_assert_gt(m->m.iter_p99_s, 0.5);
+    cr_assert_float_eq(m->rank[3].clock_mhz, 1980, 1e-9);
+    vm_free(m);
+}

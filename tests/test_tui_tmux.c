@@ -1,0 +1,183 @@
+/* tests/test_tui_tmux.c: the real binary's live view in a real terminal (a tmux pane of 120x40): the header
+ * and a rising iteration count, a crash injected with `f` and seen detected and recovered in the log, pause,
+ * skip, quit with its confirmation, the exit code and summary, and the shell's screen given back — also
+ * when the harness itself crashes. Skips when tmux is not installed. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "e2e.h"
+#include "util.h"
+
+static char sock[64];
+static char pane[120 * 40 * 4 + 1];
+
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sh(const char *fmt, ...)
+{
+    char cmd[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int rc = system(cmd);
+    cr_assert_eq(rc, 0, "'%s' failed: %d", cmd, rc);
+}
+
+static const char *capture(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "tmux -L %s capture-pane -p -t t", sock);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(pane, 1, sizeof pane - 1, p);
+    pane[n] = 0;
+    pclose(p);
+    return pane;
+}
+
+/* Waits until the pane shows needle; returns 0, or -1 after timeout_s. */
+static int wait_for(const char *needle, double timeout_s)
+{
+    uint64_t end = mono_ns() + (uint64_t)(timeout_s * 1e9);
+    while (mono_ns() < end) {
+        if (strstr(capture(), needle))
+            return 0;
+        usleep(100000);
+    }
+    return -1;
+}
+
+static long iter_shown(void)
+{
+    const char *p = strstr(capture(), " iter ");
+    return p ? strtol(p + 6, NULL, 10) : -1;
+}
+
+static void keys(const char *k) { sh("tmux -L %s send-keys -t t %s", sock, k); }
+
+static void start_pane(void)
+{
+    if (system("tmux -V >/dev/null 2>&1") != 0)
+        cr_skip_test("tmux is not installed (apt-get install tmux): the live view's terminal test needs it");
+    snprintf(sock, sizeof sock, "gauntlet-test-%d", (int)getpid());
+    sh("tmux -L %s kill-server 2>/dev/null; tmux -L %s -f /dev/null new-session -d -s t -x 120 -y 40 "
+       "\"env -u TMUX TERM=xterm-256color LANG=C.UTF-8 PS1='READY$ ' sh\"", sock, sock);
+    cr_assert_eq(wait_for("READY$", 10), 0, "no shell in the pane:\n%s", pane);
+}
+
+static void stop_pane(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "tmux -L %s kill-server 2>/dev/null", sock);
+    if (system(cmd) != 0) { /* already gone */ }
+}
+
+static const char scenario[] =
+    "name: tmux\nranks: 4\niterations: 3000\nseed: 5\n"
+    "workload:\n"
+    "  gemm: {m: 256, n: 256, k: 256, count: 2}\n"
+    "  allreduce: {bytes: 4MiB}\n"
+    "  checkpoint: {every: 20, bytes: 1MiB, path: /tmp/gauntlet-test-ckpt}\n"
+    "power: {sample_hz: 100}\n"
+    "heartbeat: {interval: 50ms, timeout: 2s}\n"
+    "sim: {tflops: 0.002}\n"   /* ~34 ms of compute per iteration */
+    "recovery: restart\n"
+    "mitigations: [none, {filler: {floor: 60%}}]\n";
+
+Test(tui_tmux, watch_inject_pause_skip_and_quit, .timeout = 120)
+{
+    start_pane();
+    const char *sc = e2e_scenario(scenario), *out = e2e_outdir();
+    sh("tmux -L %s send-keys -t t '%s run %s --out %s --backend sim; echo EXIT=$?' Enter", sock, GAUNTLET_BIN, sc, out);
+    cr_assert_eq(wait_for(" gauntlet run  tmux  sim", 20), 0, "no live view:\n%s", pane);
+    cr_assert_eq(wait_for("[running]", 20), 0, "%s", pane);
+    long a = iter_shown();
+    usleep(1500000);
+    long b = iter_shown();
+    cr_assert(a >= 0 && b > a, "the iteration count rises: %ld then %ld\n%s", a, b, pane);
+    cr_assert(strstr(pane, "Power, node (4 GPUs)") && strstr(pane, "Events ("), "%s", pane);
+
+    /* f, crash (its digit in the dialog), rank 2, Enter */
+    keys("f");
+    cr_assert_eq(wait_for("Inject a fault", 5), 0, "%s", pane);
+    const char *crash = strstr(pane, "crash");
+    cr_assert(crash && crash - pane >= 3, "%s", pane);
+    char digit[4] = { crash[-3], 0 };   /* "  2  crash" */
+    keys(digit);
+    keys("Right");
+    keys("Right");
+    keys("Enter");
+    cr_assert_eq(wait_for("FAULT crash on rank 2", 10), 0, "%s", pane);
+    cr_assert_eq(wait_for("DETECTED by exit on rank 2", 10), 0, "%s", pane);
+    cr_assert_eq(wait_for("RECOVERED rank 2 by restart", 20), 0, "%s", pane);
+
+    keys("p");
+    cr_assert_eq(wait_for("[paused]", 10), 0, "%s", pane);
+    long p1 = iter_shown();
+    usleep(1000000);
+    cr_assert_eq(iter_shown(), p1, "no iteration while paused\n%s", pane);
+    keys("p");
+    cr_assert_eq(wait_for("resumed", 10), 0, "%s", pane);
+    keys("m");
+    cr_assert_eq(wait_for("run 2/2 filler", 15), 0, "skip to the next mitigation:\n%s", pane);
+
+    keys("q");
+    cr_assert_eq(wait_for("Quit?", 5), 0, "%s", pane);
+    keys("y");
+    cr_assert_eq(wait_for("EXIT=", 30), 0, "%s", pane);
+    cr_assert(strstr(pane, "EXIT=1"), "a run stopped before its end exits 1:\n%s", pane);
+    cr_assert_eq(wait_for("READY$", 5), 0, "%s", pane);
+    cr_assert(!strstr(pane, "Power, node"), "the shell's screen is back, the view gone:\n%s", pane);
+    cr_assert(strstr(pane, "live view:") && strstr(pane, "% of one core"), "the view reports its cost:\n%s", pane);
+    stop_pane();
+
+    json_t *s = e2e_summary(out);
+    json_t *runs = json_object_get(s, "runs");
+    cr_assert_eq(json_array_size(runs), 2);
+    cr_assert(json_is_true(json_object_get(json_array_get(runs, 0), "skipped")), "run 1 was skipped");
+    cr_assert_eq(e2e_count_events(out, "fault_requested"), 1);
+    cr_assert_eq(e2e_count_events(out, "recovered"), 1);
+    cr_assert_eq(e2e_count_events(out, "paused"), 1);
+    cr_assert_eq(e2e_count_events(out, "run_skip"), 1);
+    json_t *f = json_array_get(json_object_get(s, "faults"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(f, "kind")), "crash");
+    cr_assert_str_eq(json_string_value(json_object_get(f, "detected_by")), "exit");
+    json_decref(s);
+}
+
+Test(tui_tmux, a_crash_of_the_harness_gives_the_terminal_back, .timeout = 60)
+{
+    start_pane();
+    const char *sc = e2e_scenario(scenario), *out = e2e_outdir();
+    sh("tmux -L %s send-keys -t t '%s run %s --out %s --backend sim; echo EXIT=$?' Enter", sock, GAUNTLET_BIN, sc, out);
+    cr_assert_eq(wait_for("[running]", 20), 0, "%s", pane);
+    pid_t w[8];
+    int nw = e2e_worker_pids(out, w, 8);
+    cr_assert_gt(nw, 0);
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)w[0]);
+    FILE *f = fopen(path, "r");
+    cr_assert(f && fgets(buf, sizeof buf, f));
+    fclose(f);
+    int ppid = 0;
+    cr_assert_eq(sscanf(strrchr(buf, ')') + 2, "%*c %d", &ppid), 1);
+    cr_assert_eq(kill(ppid, SIGSEGV), 0);
+    cr_assert_eq(wait_for("EXIT=139", 10), 0, "the harness died of SIGSEGV:\n%s", pane);
+    sh("tmux -L %s send-keys -t t 'stty -a | tr \" ;\" \"\\n\\n\" | grep -x -e icanon -e -icanon -e echo -e -echo' Enter",
+       sock);
+    usleep(500000);
+    capture();
+    cr_assert(strstr(pane, "\nicanon") && strstr(pane, "\necho"), "the terminal's modes are restored:\n%s", pane);
+    cr_assert(!strstr(pane, "\n-icanon") && !strstr(pane, "\n-echo"), "%s", pane);
+    stop_pane();
+    cr_assert_gt(e2e_count_events(out, "iteration"), 0, "every line written so far parses");
+    for (int i = 0; i < nw; i++) {   /* the workers die with it (PDEATHSIG) */
+        for (int k = 0; k < 50 && !e2e_gone(w[i]); k++)
+            usleep(100000);
+        cr_assert(e2e_gone(w[i]), "worker %d outlived the harness", (int)w[i]);
+    }
+}
