@@ -181,3 +181,20 @@ Test(tui_tmux, a_crash_of_the_harness_gives_the_terminal_back, .timeout = 60)
         cr_assert(e2e_gone(w[i]), "worker %d outlived the harness", (int)w[i]);
     }
 }
+
+Test(tui_tmux, ctrl_c_stops_in_order_and_gives_the_terminal_back, .timeout = 60)
+{
+    start_pane();
+    const char *sc = e2e_scenario(scenario), *out = e2e_outdir();
+    sh("tmux -L %s send-keys -t t '%s run %s --out %s --backend sim; echo EXIT=$?' Enter", sock, GAUNTLET_BIN, sc, out);
+    cr_assert_eq(wait_for("[running]", 20), 0, "%s", pane);
+    keys("C-c");
+    cr_assert_eq(wait_for("EXIT=", 20), 0, "%s", pane);
+    cr_assert(strstr(pane, "EXIT=1"), "SIGINT stops the run early: exit 1\n%s", pane);
+    cr_assert(strstr(pane, "stopped by Interrupt"), "the end line says why:\n%s", pane);
+    cr_assert(!strstr(pane, "Power, node"), "the view is gone:\n%s", pane);
+    stop_pane();
+    json_t *s = e2e_summary(out);
+    cr_assert_eq(json_integer_value(json_object_get(s, "exit")), 1);
+    json_decref(s);
+}

@@ -166,7 +166,7 @@ static void *live_thread(void *arg)
     tui_colors(&ui);
     char msg[4096];
     size_t have = 0;
-    uint64_t last_draw = 0, last_measure = 0, mono_start = 0, born = mono_ns();
+    uint64_t last_draw = 0, last_measure = 0, mono_start = 0, born = mono_ns(), drawn = 0;
     int rows = LINES, cols = COLS;
     while (!atomic_load(&L.stop)) {
         drain(m);
@@ -196,7 +196,10 @@ static void *live_thread(void *arg)
             vm_measure(m, 10);
             last_measure = now;
         }
-        if (now - last_draw >= FRAME_NS) {
+        /* redraw when something arrived or a key was pressed (last_draw = 0), else once a second (the clock) */
+        uint64_t seen = m->events + m->samples + m->nlog;
+        if (now - last_draw >= FRAME_NS && (seen != drawn || now - last_draw >= 10 * FRAME_NS)) {
+            drawn = seen;
             tui_draw(m, &ui);
             refresh();
             last_draw = now;
