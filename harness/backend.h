@@ -75,6 +75,9 @@ struct backend_ops {
     struct power_source *(*power_open)(struct shm *shm, char *why, size_t n);
     int (*power_read)(struct power_source *ps, int slot, uint64_t t_ns, struct power_reading *out);   /* the rank's slot */
     void (*power_close)(struct power_source *ps);
+    /* What does not change: the slot's GPU model ("" unknown) and its TDP (default power limit, NAN unknown);
+     * 0, or -1 when the slot's GPU is not known yet. May be NULL. */
+    int (*power_info)(struct power_source *ps, int slot, char *name, size_t n, double *tdp_w);
 
     /* worker side */
     void *(*init)(struct worker_ctx *w, char *why, size_t n);

@@ -27,6 +27,7 @@ struct power_value {
 };
 
 #define PF_REQUIRED 1u   /* the key must be present (a section: the mapping must be present) */
+#define PF_ON 2u         /* a section whose presence turns it on: the int at its offset becomes 1 when given */
 
 struct param {
     const char *name;

@@ -289,6 +289,14 @@ json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const cha
         "state_fingerprint", runstats_done(rs) ? json_string(fp) : json_null(), "fingerprints_agree",
         runstats_done(rs) ? json_boolean(agree) : json_null(), "power", runstats_power_json(rs, sc, tdp_w));
     json_object_set_new(run, "checkpoint_stall_s", json_num(ckpts ? stall / ckpts : NAN));
+    json_t *ranks = json_array();   /* per GPU: what the fleet-outlier check compares */
+    for (int i = 0; i < rs->nranks; i++) {
+        const struct rank_stats *r = &rs->rank[i];
+        json_array_append_new(ranks, json_pack("{s:i, s:o, s:I}", "rank", i,
+                                               "tflops", json_num(r->compute_s > 0 ? r->flops / r->compute_s / 1e12 : NAN),
+                                               "iterations", (json_int_t)r->iters));
+    }
+    json_object_set_new(run, "ranks", ranks);
     series_free(&comm);
     return run;
 }

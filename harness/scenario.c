@@ -352,6 +352,10 @@ static int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *
             continue;
         }
         if (p->type == PT_SECTION) {
+            if (p->flags & PF_ON)
+                *(int *)((char *)base + p->off) = 1;
+            if ((p->flags & PF_ON) && sc_scalar(vn) && !*sc_scalar(vn))
+                continue;   /* `sdc_screen:` with nothing after it: on, every threshold at its default */
             int rc = sc_mapping(c, p->sub, vn, (char *)base + p->off, key, sc);
             if (rc)
                 return rc;

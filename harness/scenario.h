@@ -51,6 +51,26 @@ struct fault_spec {
     unsigned char params[SC_PARAM_BYTES];   /* filled through the fault's param table */
 };
 
+/* The acceptance checks a scenario asks for (`checks:`); each is on when its key is given (docs/acceptance.md). */
+struct check_rate { int on; double min_share, expected; };          /* gemm_tflops, busbw: 0 expected = by GPU model */
+struct check_power { int on; double min_share_tdp; };               /* power_under_load */
+struct check_swing { int on; double min_drop; };                    /* power_swing */
+struct check_flag { int on; };                                      /* sdc_screen, throttle, numa */
+struct check_drill { int on; double max_detect_s, max_recover_s; };
+struct check_bw { int on; double min_gbs; uint64_t bytes; };        /* h2d_bandwidth */
+struct check_io { int on; double min_write_gbs, min_read_gbs; uint64_t bytes; };
+struct check_outliers { int on; double k, min_rel; };
+struct checks {
+    struct check_rate gemm_tflops, busbw;
+    struct check_power power_under_load;
+    struct check_swing power_swing;
+    struct check_flag sdc_screen, throttle, numa;
+    struct check_drill fault_drill;
+    struct check_bw h2d_bandwidth;
+    struct check_io checkpoint_io;
+    struct check_outliers outliers;
+};
+
 struct scenario {
     char file[512];
     char name[64];
@@ -75,6 +95,7 @@ struct scenario {
     int n_detectors;
     struct plugin_spec detectors[SC_MAX_DETECTORS];
     struct plugin_spec recovery;
+    struct checks checks;
 };
 
 /* The table of every top-level key (sections nest through PT_SECTION); mitigations, faults, detectors and

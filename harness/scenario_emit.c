@@ -47,6 +47,8 @@ static int em_table(yaml_emitter_t *e, const struct param *table, const void *ba
         return -1;
     for (const struct param *p = table; p && p->name; p++) {
         if (p->type == PT_SECTION) {
+            if ((p->flags & PF_ON) && !*(const int *)((const char *)base + p->off))
+                continue;   /* not given: stays off on reload */
             if (em_scalar(e, p->name) || em_table(e, p->sub, (const char *)base + p->off, 0))
                 return -1;
             continue;

@@ -127,6 +127,91 @@ static const struct param sim_params[] = {
     { 0 },
 };
 
+/* The acceptance checks: each section turns its check on when given (PF_ON); docs/acceptance.md. */
+#define CR(field) offsetof(struct check_rate, field)
+static const struct param check_gemm_params[] = {
+    { "min_share", PT_DOUBLE, CR(min_share), .def = "0.85", .min = 0.01, .max = 2,
+      .help = "each GPU's GEMM rate must reach this share of the expected" },
+    { "expected", PT_DOUBLE, CR(expected), .def = "0", .min = 0, .max = 1e6, .unit = "TFLOP/s",
+      .help = "the expected rate per GPU (0: by GPU model and dtype, docs/acceptance.md)" },
+    { 0 },
+};
+static const struct param check_busbw_params[] = {
+    { "min_share", PT_DOUBLE, CR(min_share), .def = "0.8", .min = 0.01, .max = 2,
+      .help = "the all-reduce bus bandwidth must reach this share of the expected" },
+    { "expected", PT_DOUBLE, CR(expected), .def = "0", .min = 0, .max = 1e6, .unit = "GB/s",
+      .help = "expected bus bandwidth (0: emulate_busbw when set, else by GPU model)" },
+    { 0 },
+};
+static const struct param check_power_params[] = {
+    { "min_share_tdp", PT_DOUBLE, offsetof(struct check_power, min_share_tdp), .def = "0.8", .min = 0.01, .max = 2,
+      .help = "each GPU's power under the GEMM chain (p90 of its compute-phase samples) must reach this share of TDP" },
+    { 0 },
+};
+static const struct param check_swing_params[] = {
+    { "min_drop", PT_DOUBLE, offsetof(struct check_swing, min_drop), .def = "0.3", .min = 0, .max = 1,
+      .help = "communication-phase power (p10) must lie this share below compute-phase power (p90)" },
+    { 0 },
+};
+static const struct param check_flag_params[] = { { 0 } };
+static const struct param check_drill_params[] = {
+    { "max_detect", PT_DURATION, offsetof(struct check_drill, max_detect_s), .def = "15s", .min = 0.001, .max = 86400,
+      .help = "each injected fault must be detected within this" },
+    { "max_recover", PT_DURATION, offsetof(struct check_drill, max_recover_s), .def = "60s", .min = 0.001, .max = 86400,
+      .help = "and recovered (first good iteration) within this after its detection" },
+    { 0 },
+};
+static const struct param check_h2d_params[] = {
+    { "min_gbs", PT_DOUBLE, offsetof(struct check_bw, min_gbs), .def = "20", .min = 0.001, .max = 10000, .unit = "GB/s",
+      .help = "host-to-device copy bandwidth from pinned memory, per GPU" },
+    { "bytes", PT_SIZE, offsetof(struct check_bw, bytes), .def = "256MiB", .min = 1048576, .max = 64 * TIB / 1024,
+      .unit = "bytes", .help = "size of each copy" },
+    { 0 },
+};
+static const struct param check_io_params[] = {
+    { "min_write_gbs", PT_DOUBLE, offsetof(struct check_io, min_write_gbs), .def = "0.5", .min = 0, .max = 10000,
+      .unit = "GB/s", .help = "checkpoint write bandwidth to workload.checkpoint.path (write + fsync)" },
+    { "min_read_gbs", PT_DOUBLE, offsetof(struct check_io, min_read_gbs), .def = "0.5", .min = 0, .max = 10000,
+      .unit = "GB/s", .help = "read bandwidth of the same file, its pages dropped from the cache first" },
+    { "bytes", PT_SIZE, offsetof(struct check_io, bytes), .def = "256MiB", .min = 1048576, .max = 64 * TIB / 1024,
+      .unit = "bytes", .help = "file written and read per rank" },
+    { 0 },
+};
+static const struct param check_outlier_params[] = {
+    { "k", PT_DOUBLE, offsetof(struct check_outliers, k), .def = "4", .min = 0.5, .max = 100,
+      .help = "a GPU more than k scaled median absolute deviations below its peers fails" },
+    { "min_rel", PT_DOUBLE, offsetof(struct check_outliers, min_rel), .def = "0.03", .min = 0, .max = 1,
+      .help = "and more than this share below the median (peers that agree to the digit do not flag noise)" },
+    { 0 },
+};
+
+#define CH(field) offsetof(struct checks, field)
+static const struct param checks_params[] = {
+    { "gemm_tflops", PT_SECTION, CH(gemm_tflops), .sub = check_gemm_params, .flags = PF_ON,
+      .help = "GEMM TFLOP/s per GPU against the expected rate" },
+    { "busbw", PT_SECTION, CH(busbw), .sub = check_busbw_params, .flags = PF_ON,
+      .help = "all-reduce bus bandwidth against the expected" },
+    { "power_under_load", PT_SECTION, CH(power_under_load), .sub = check_power_params, .flags = PF_ON,
+      .help = "each GPU reaches a share of its TDP under the GEMM chain" },
+    { "power_swing", PT_SECTION, CH(power_swing), .sub = check_swing_params, .flags = PF_ON,
+      .help = "power drops in communication: the swing is real" },
+    { "sdc_screen", PT_SECTION, CH(sdc_screen), .sub = check_flag_params, .flags = PF_ON,
+      .help = "no mismatch from the fingerprint, abft or replay detectors over the run" },
+    { "fault_drill", PT_SECTION, CH(fault_drill), .sub = check_drill_params, .flags = PF_ON,
+      .help = "each injected fault detected and recovered within its limits" },
+    { "throttle", PT_SECTION, CH(throttle), .sub = check_flag_params, .flags = PF_ON,
+      .help = "no throttle reason other than power (NVML clock-event reasons)" },
+    { "numa", PT_SECTION, CH(numa), .sub = check_flag_params, .flags = PF_ON,
+      .help = "each worker runs on the CPUs of its GPU's NUMA node" },
+    { "h2d_bandwidth", PT_SECTION, CH(h2d_bandwidth), .sub = check_h2d_params, .flags = PF_ON,
+      .help = "host-to-device copy bandwidth per GPU from pinned memory" },
+    { "checkpoint_io", PT_SECTION, CH(checkpoint_io), .sub = check_io_params, .flags = PF_ON,
+      .help = "checkpoint write and read bandwidth to the checkpoint path" },
+    { "outliers", PT_SECTION, CH(outliers), .sub = check_outlier_params, .flags = PF_ON,
+      .help = "no GPU far below its peers on GEMM rate or power under load" },
+    { 0 },
+};
+
 /* mitigations is a list, parsed by scenario_mitigations(); its entry here documents it and gives the default. */
 const struct param scenario_params[] = {
     { "name", PT_STRING, SC(name), sizeof(((struct scenario *)0)->name), .flags = PF_REQUIRED,
@@ -149,6 +234,8 @@ const struct param scenario_params[] = {
     { "faults", PT_LIST, 0, 0, .def = "[]", .help = "faults to inject: {kind, at|at_s|rate_per_hour, rank, params}" },
     { "detectors", PT_LIST, 0, 0, .def = "[]", .help = "detectors to run besides exit, heartbeat and comm (always on)" },
     { "recovery", PT_LIST, 0, 0, .def = "none", .help = "what happens after a failure: a name or {name: {params}}" },
+    { "checks", PT_SECTION, SC(checks), .sub = checks_params,
+      .help = "acceptance checks (gauntlet accept): each given key turns one on" },
     { 0 },
 };
 

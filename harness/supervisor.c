@@ -688,6 +688,13 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
             sup_fail(&s, "cannot start a worker process");
     if (!s.stopping && sup_wait_ready(&s, sc->heartbeat.startup_s + 1) != 0 && !s.stopping)
         sup_fail(&s, "the workers did not start in time");
+    for (int r = 0; r < s.nranks && !s.stopping && ops->power_info; r++) {   /* each rank's GPU, for readers */
+        char name[96];
+        double tdp_w = NAN;
+        if (ops->power_info(s.ps, s.slot_of[r], name, sizeof name, &tdp_w) == 0)
+            results_event(&s.res, mono_ns(), "gpu", json_pack("{s:i, s:s, s:o}", "rank", r, "name", name, "tdp_w",
+                                                              json_num(sc->power.tdp_w > 0 ? sc->power.tdp_w : tdp_w)));
+    }
     for (int m = 0; m < sc->n_mitigations && !s.stopping; m++)
         sup_one_run(&s, m);
     if (s.sc->auto_search && !s.stopping) {   /* the search's second pass: finer values around the best */

@@ -93,7 +93,7 @@ static struct vm *scene(void)
     ev(m, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"drawtest\",\"backend\":\"sim\",\"ranks\":4,\"runs\":2,"
           "\"iterations\":100,\"tdp_w\":700,\"sample_hz\":10,\"bus_ranks\":4,\"recovery\":\"restart\"}");
     for (int r = 0; r < 4; r++)
-        ev(m, "{\"t_s\":0.1,\"event\":\"ready\",\"rank\":%d,\"device\":\"NVIDIA H100 80GB HBM3\"}", r);
+        ev(m, "{\"t_s\":0.1,\"event\":\"gpu\",\"rank\":%d,\"name\":\"NVIDIA H100 80GB HBM3\",\"tdp_w\":700}", r);
     ev(m, "{\"t_s\":0.2,\"event\":\"run_end\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\",\"iterations\":100,"
           "\"complete\":true,\"figures\":{\"iteration_p50_s\":0.4,\"mean_w\":1600,\"swing_w\":2000,\"ramp_w_s\":19000,"
           "\"energy_per_iter_j\":640,\"tflops\":700}}");

@@ -290,9 +290,11 @@ int vm_event(struct vm *m, json_t *ev)
         m->sample_hz = num(ev, "sample_hz");
         m->bus_ranks = (int)inum(ev, "bus_ranks", m->nranks);
         vm_log(m, t, LOG_INFO, "%s on %s: %d ranks, recovery %s", m->scenario, m->backend, m->nranks, m->recovery);
-    } else if (strcmp(type, "ready") == 0) {
+    } else if (strcmp(type, "gpu") == 0) {   /* the model's name (ready's `device` is a UUID on cuda) */
         if (r)
-            str_copy(r->device, sizeof r->device, str(ev, "device"));
+            str_copy(r->device, sizeof r->device, str(ev, "name"));
+        if (!(m->tdp_w > 0) && isfinite(num(ev, "tdp_w")))
+            m->tdp_w = num(ev, "tdp_w");
     } else if (strcmp(type, "run_begin") == 0) {
         m->run = (int)inum(ev, "run", 0);
         str_copy(m->run_label, sizeof m->run_label, *str(ev, "label") ? str(ev, "label") : str(ev, "mitigation"));

@@ -409,6 +409,16 @@ static int sim_power_read(struct power_source *ps, int rank, uint64_t t, struct 
 
 static void sim_power_close(struct power_source *ps) { free(ps); }
 
+/* The sim's GPU has no model name (the view then says "ranks"); its TDP is the model's. */
+static int sim_power_info(struct power_source *ps, int slot, char *name, size_t n, double *tdp_w)
+{
+    (void)slot;
+    if (n)
+        name[0] = 0;
+    *tdp_w = ps->shm->hdr->sc.sim.tdp_w;
+    return 0;
+}
+
 const struct backend_ops backend_sim = {
     .version = BACKEND_OPS_VERSION,
     .name = "sim",
@@ -418,6 +428,7 @@ const struct backend_ops backend_sim = {
     .power_open = sim_power_open,
     .power_read = sim_power_read,
     .power_close = sim_power_close,
+    .power_info = sim_power_info,
     .init = sim_init,
     .on_phase = sim_on_phase,
     .begin_run = sim_begin_run,

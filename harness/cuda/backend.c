@@ -134,6 +134,18 @@ static int cuda_power_device(struct power_source *ps, int rank)
     return -1;
 }
 
+/* The rank's GPU model and default power limit, from NVML. */
+static int cuda_power_info(struct power_source *ps, int rank, char *name, size_t n, double *tdp_w)
+{
+    struct gpu_info gi;
+    int d = cuda_power_device(ps, rank);
+    if (d < 0 || nvml_device_info(ps->nv, d, &gi) != 0)
+        return -1;
+    str_copy(name, n, gi.name);
+    *tdp_w = gi.tdp_w;
+    return 0;
+}
+
 /* Samples rank's GPU: instantaneous power every call; the averaged power, energy, clock, temperature and
  * throttle reasons at most every CUDA_SLOW_FIELDS_NS (left empty on the rows in between). */
 static int cuda_power_read(struct power_source *ps, int rank, uint64_t t, struct power_reading *out)
@@ -515,6 +527,7 @@ const struct backend_ops backend_cuda = {
     .power_open = cuda_power_open,
     .power_read = cuda_power_read,
     .power_close = cuda_power_close,
+    .power_info = cuda_power_info,
     .init = cuda_init,
     .compute = cuda_compute,
     .allreduce = cuda_allreduce,
