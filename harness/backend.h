@@ -78,6 +78,8 @@ struct backend_ops {
     /* What does not change: the slot's GPU model ("" unknown) and its TDP (default power limit, NAN unknown);
      * 0, or -1 when the slot's GPU is not known yet. May be NULL. */
     int (*power_info)(struct power_source *ps, int slot, char *name, size_t n, double *tdp_w);
+    /* The GPUs of this node (gauntlet accept runs one rank on each); NULL where it has no meaning (sim). */
+    int (*device_count)(void);
 
     /* worker side */
     void *(*init)(struct worker_ctx *w, char *why, size_t n);
@@ -105,6 +107,9 @@ extern const struct backend_ops *const backend_table[];
 
 /* Returns the backend named name, or NULL. */
 const struct backend_ops *backend_find(const char *name);
+/* Resolves --backend: "auto" (cuda when a usable GPU is found, else sim, saying why) or a name that must be
+ * usable here. Prints the choice on stdout; NULL with *code EXIT_INPUT (unknown) or EXIT_ENV (unusable). */
+const struct backend_ops *backend_pick(const char *name, int *code);
 /* Checks the table (version, required hooks, unique names); 0, or -1 with why. */
 int backend_table_check(char *why, size_t n);
 

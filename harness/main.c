@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "accept.h"
 #include "analyze.h"
 #include "backend.h"
 #include "bench.h"
@@ -29,6 +30,8 @@ static const char usage_text[] =
     "                        (default results/<name>-<UTC time>/); on a terminal the live\n"
     "                        view opens (keys: ? for help), --headless keeps progress lines\n"
     "  check SCENARIO.yaml   validate a scenario only\n"
+    "  accept [--level 1|2|3] [--backend auto|cuda|sim] [--out DIR] [--junit FILE] [--strict]\n"
+    "                        the acceptance suite: PASS/FAIL per check, GPU and node; verdicts.json, JUnit\n"
     "  list [--keys]         backends, mitigations (and every scenario key with --keys)\n"
     "  report RUNDIR         comparison of a run's mitigations: table, report.txt, report.svg\n"
     "  view RUNDIR [--at S] [--speed X] [--snapshot COLSxROWS]\n"
@@ -63,34 +66,6 @@ static void check_tables(void)
     for (int d = 0; d < DET_COUNT; d++)
         if (!detector_table[d] || detector_table[d]->id != d)
             gl_die(EXIT_ENV, "internal: detector_table is not in enum detector_id order at %d", d);
-}
-
-/* Picks the backend: auto takes cuda when a GPU is usable, else sim, and says which. */
-static const struct backend_ops *pick_backend(const char *name, int *code)
-{
-    char why[512];
-    *code = 0;
-    if (strcmp(name, "auto") == 0) {
-        const struct backend_ops *cuda = backend_find("cuda");
-        if (cuda && cuda->probe(why, sizeof why) == 0) {
-            printf("gauntlet: backend cuda (auto: a usable GPU was found)\n");
-            return cuda;
-        }
-        printf("gauntlet: backend sim (auto: cuda unavailable: %s)\n", why);
-        return backend_find("sim");
-    }
-    const struct backend_ops *b = backend_find(name);
-    if (!b) {
-        *code = usage_error("--backend: unknown backend '%s' (expected auto, cuda or sim)", name);
-        return NULL;
-    }
-    if (b->probe(why, sizeof why) != 0) {
-        gl_log("--backend %s: cannot run here: %s", name, why);
-        *code = EXIT_ENV;
-        return NULL;
-    }
-    printf("gauntlet: backend %s\n", name);
-    return b;
 }
 
 /* Loads a scenario or reports its error. */
@@ -137,7 +112,7 @@ static int cmd_run(int argc, char **argv)
             return free(sc), usage_error("--seed: expected a non-negative integer, got '%s'", seed);
         sc->seed = v;
     }
-    const struct backend_ops *ops = pick_backend(backend, &rc);
+    const struct backend_ops *ops = backend_pick(backend, &rc);
     if (!ops)
         return free(sc), rc;
     char why[512], dir[1024], exe[PATH_MAX];
@@ -248,6 +223,8 @@ int main(int argc, char **argv)
         return cmd_check(argc - 1, argv + 1);
     if (strcmp(cmd, "list") == 0)
         return cmd_list(argc - 1, argv + 1);
+    if (strcmp(cmd, "accept") == 0)
+        return accept_main(argc - 1, argv + 1);
     if (strcmp(cmd, "view") == 0)
         return tui_view_main(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "util.h"
 
 extern const struct backend_ops backend_cuda;
 extern const struct backend_ops backend_sim;
@@ -19,6 +20,34 @@ const struct backend_ops *backend_find(const char *name)
         if (strcmp(backend_table[i]->name, name) == 0)
             return backend_table[i];
     return NULL;
+}
+
+const struct backend_ops *backend_pick(const char *name, int *code)
+{
+    char why[512];
+    *code = 0;
+    if (strcmp(name, "auto") == 0) {
+        const struct backend_ops *cuda = backend_find("cuda");
+        if (cuda && cuda->probe(why, sizeof why) == 0) {
+            printf("gauntlet: backend cuda (auto: a usable GPU was found)\n");
+            return cuda;
+        }
+        printf("gauntlet: backend sim (auto: cuda unavailable: %s)\n", why);
+        return backend_find("sim");
+    }
+    const struct backend_ops *b = backend_find(name);
+    if (!b) {
+        gl_log("--backend: unknown backend '%s' (expected auto, cuda or sim)", name);
+        *code = EXIT_INPUT;
+        return NULL;
+    }
+    if (b->probe(why, sizeof why) != 0) {
+        gl_log("--backend %s: cannot run here: %s", name, why);
+        *code = EXIT_ENV;
+        return NULL;
+    }
+    printf("gauntlet: backend %s\n", name);
+    return b;
 }
 
 int backend_table_check(char *why, size_t n)

@@ -55,6 +55,12 @@ static int cuda_probe(char *why, size_t n)
     return 0;
 }
 
+static int cuda_device_count(void)
+{
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
 /* Checks the scenario against this node: ranks <= GPUs, a GEMM shape the dtype allows. */
 static int cuda_check(const struct scenario *sc, char *why, size_t n)
 {
@@ -528,6 +534,7 @@ const struct backend_ops backend_cuda = {
     .power_read = cuda_power_read,
     .power_close = cuda_power_close,
     .power_info = cuda_power_info,
+    .device_count = cuda_device_count,
     .init = cuda_init,
     .compute = cuda_compute,
     .allreduce = cuda_allreduce,

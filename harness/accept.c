@@ -1,0 +1,910 @@
+/* harness/accept.c: the acceptance suite (see accept.h). Every check reads the run's results files, so a
+ * verdict can be traced to the rows it came from; only checkpoint_io measures something itself. */
+#include "accept.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "detectors/detector.h"
+#include "results.h"
+#include "stats.h"
+#include "supervisor.h"
+#include "util.h"
+
+/* The string at key k of o, or def. */
+static const char *jstr(json_t *o, const char *k, const char *def)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : def;
+}
+
+/* ---- verdicts */
+static struct verdict *add(struct verdicts *vs, const struct scenario *sc, const char *check, int status)
+{
+    if (vs->n == vs->cap) {
+        vs->cap = vs->cap ? 2 * vs->cap : 64;
+        vs->v = xrealloc(vs->v, (size_t)vs->cap * sizeof *vs->v);
+    }
+    struct verdict *v = &vs->v[vs->n++];
+    memset(v, 0, sizeof *v);
+    str_copy(v->scenario, sizeof v->scenario, sc ? sc->name : "");
+    str_copy(v->check, sizeof v->check, check);
+    str_copy(v->subject, sizeof v->subject, "run");
+    v->node = v->rank = -1;
+    v->status = status;
+    v->value = v->limit = NAN;
+    return v;
+}
+
+static void vnote(struct verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void vnote(struct verdict *v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->note, sizeof v->note, fmt, ap);
+    va_end(ap);
+}
+
+static struct verdict *skip(struct verdicts *vs, const struct scenario *sc, const char *check, const char *why)
+{
+    struct verdict *v = add(vs, sc, check, V_SKIP);
+    vnote(v, "%s", why);
+    return v;
+}
+
+/* A figure against a threshold: PASS when value cmp limit holds. */
+static struct verdict *judge(struct verdicts *vs, const struct scenario *sc, const char *check, int node, int rank,
+                             double value, const char *cmp, double limit, const char *unit)
+{
+    int ok = isfinite(value) && (cmp[0] == '>' ? value >= limit : value <= limit);
+    struct verdict *v = add(vs, sc, check, ok ? V_PASS : V_FAIL);
+    v->node = node;
+    v->rank = rank;
+    if (rank >= 0)
+        snprintf(v->subject, sizeof v->subject, "node %d gpu %d", node, rank);
+    else
+        snprintf(v->subject, sizeof v->subject, "node %d", node);
+    v->value = value;
+    v->limit = limit;
+    str_copy(v->cmp, sizeof v->cmp, cmp);
+    str_copy(v->unit, sizeof v->unit, unit);
+    if (!isfinite(value))
+        vnote(v, "not measured");
+    return v;
+}
+
+void accept_free(struct verdicts *v)
+{
+    free(v->v);
+    memset(v, 0, sizeof *v);
+}
+
+/* ---- what a results folder holds, per rank */
+struct rankdata {
+    char gpu[96];
+    double tdp_w;
+    struct series compute_w, comm_w;   /* power samples taken in each phase */
+    uint64_t throttle;
+    int throttle_rows;                 /* rows with the column filled */
+    int sdc;                           /* detections by fingerprint, abft, replay */
+    char sdc_note[160];
+};
+
+struct rundata {
+    json_t *summary, *run;
+    int nranks;
+    struct rankdata *r;
+};
+
+static void rundata_free(struct rundata *d)
+{
+    for (int i = 0; i < d->nranks; i++) {
+        series_free(&d->r[i].compute_w);
+        series_free(&d->r[i].comm_w);
+    }
+    free(d->r);
+    json_decref(d->summary);
+}
+
+static int load_run(const char *dir, struct rundata *d, char *why, size_t n)
+{
+    char path[1200];
+    json_error_t err;
+    memset(d, 0, sizeof *d);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    d->summary = json_load_file(path, 0, &err);
+    if (!d->summary) {
+        snprintf(why, n, "%s: %s", path, err.text);
+        return -1;
+    }
+    d->nranks = (int)json_integer_value(json_object_get(d->summary, "ranks"));
+    d->run = json_array_get(json_object_get(d->summary, "runs"), 0);
+    if (d->nranks <= 0 || d->nranks > 65536) {
+        snprintf(why, n, "%s: no ranks", path);
+        return -1;
+    }
+    d->r = xcalloc((size_t)d->nranks, sizeof *d->r);
+    for (int i = 0; i < d->nranks; i++)
+        d->r[i].tdp_w = NAN;
+    /* events: each GPU's model and TDP, and the silent-corruption detections */
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        snprintf(why, n, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) > 0) {
+        json_t *o = json_loads(line, 0, &err);
+        const char *ev = json_string_value(json_object_get(o, "event"));
+        int rank = (int)json_integer_value(json_object_get(o, "rank"));
+        if (ev && rank >= 0 && rank < d->nranks) {
+            struct rankdata *r = &d->r[rank];
+            if (strcmp(ev, "gpu") == 0) {
+                str_copy(r->gpu, sizeof r->gpu, jstr(o, "name", ""));
+                json_t *t = json_object_get(o, "tdp_w");
+                r->tdp_w = json_is_number(t) ? json_number_value(t) : NAN;
+            } else if (strcmp(ev, "detection") == 0) {
+                const char *det = jstr(o, "detector", "");
+                if (strcmp(det, "fingerprint") == 0 || strcmp(det, "abft") == 0 || strcmp(det, "replay") == 0) {
+                    if (!r->sdc++)
+                        snprintf(r->sdc_note, sizeof r->sdc_note, "%s at iteration %lld: %s", det,
+                                 (long long)json_integer_value(json_object_get(o, "iter")),
+                                 jstr(o, "note", ""));
+                }
+            }
+        }
+        json_decref(o);
+    }
+    fclose(f);
+    /* power.csv: t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle */
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    f = fopen(path, "re");
+    if (f) {
+        int first = 1;
+        while (getline(&line, &cap, f) > 0) {
+            if (first) {
+                first = 0;
+                continue;
+            }
+            char *fld[9] = { 0 }, *p = line;
+            int k = 0;
+            for (; k < 9 && p; k++) {
+                fld[k] = p;
+                p = strchr(p, ',');
+                if (p)
+                    *p++ = 0;
+            }
+            if (k < 9)
+                continue;
+            int rank = atoi(fld[1]);
+            if (rank < 0 || rank >= d->nranks || !*fld[2])
+                continue;
+            struct rankdata *r = &d->r[rank];
+            double w = strtod(fld[2], NULL);
+            if (strcmp(fld[3], "compute") == 0)
+                series_add(&r->compute_w, w);
+            else if (strcmp(fld[3], "comm") == 0)
+                series_add(&r->comm_w, w);
+            fld[8][strcspn(fld[8], "\r\n")] = 0;
+            if (*fld[8]) {
+                r->throttle |= strtoull(fld[8], NULL, 0);
+                r->throttle_rows++;
+            }
+        }
+        fclose(f);
+    }
+    free(line);
+    return 0;
+}
+
+/* ---- expectations by GPU model */
+double accept_expected_tflops(const char *gpu, int dtype)
+{
+    /* Hopper SXM (H100 SXM, H200): what the harness's GEMM chain sustains at 8192^3, measured on an H100 80GB
+     * HBM3 (bf16 710, fp8 1304 TFLOP/s; docs/performance.md), rounded down; fp16 runs as bf16; tf32 at half
+     * the bf16 rate (its dense peak is half). H100 PCIe: its peak is 756/989 of the SXM's. */
+    static const double hopper[] = { [DT_BF16] = 700, [DT_FP16] = 700, [DT_TF32] = 350, [DT_FP8] = 1280 };
+    double scale = 0;
+    if (strstr(gpu, "H100") || strstr(gpu, "H200") || strstr(gpu, "H800") || strstr(gpu, "H20 "))
+        scale = strstr(gpu, "PCIe") ? 756.0 / 989.0 : strstr(gpu, "H20 ") ? 0 : 1;
+    if (scale <= 0 || dtype < 0 || dtype >= (int)ARRAY_LEN(hopper) || hopper[dtype] <= 0)
+        return NAN;
+    return hopper[dtype] * scale;
+}
+
+/* 8 Hopper SXM GPUs over NVLink 4: nccl-tests all_reduce_perf busbw at large sizes is 360-480 GB/s; the
+ * lower end is the expectation. */
+static double expected_busbw(const char *gpu)
+{
+    return strstr(gpu, "H100") || strstr(gpu, "H200") ? (strstr(gpu, "PCIe") ? NAN : 360) : NAN;
+}
+
+static double median_of(const double *x, int n)
+{
+    struct series s = { 0 };
+    for (int i = 0; i < n; i++)
+        series_add(&s, x[i]);
+    double m = series_pct(&s, 50);
+    series_free(&s);
+    return m;
+}
+
+/* ---- checkpoint I/O, measured here: write + fsync, drop the pages, read back */
+static int ckpt_io(const char *dir, uint64_t bytes, double *wr_gbs, double *rd_gbs, char *why, size_t n)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/gauntlet-accept-io-%d.tmp", dir, (int)getpid());
+    if (mkdir_p(dir) != 0) {
+        snprintf(why, n, "cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    size_t chunk = 8u << 20;
+    char *buf = xmalloc(chunk);
+    for (size_t i = 0; i < chunk; i++)
+        buf[i] = (char)(i * 131 + 7);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int rc = -1;
+    if (fd < 0) {
+        snprintf(why, n, "cannot write %s: %s", path, strerror(errno));
+        free(buf);
+        return -1;
+    }
+    uint64_t t0 = mono_ns(), left = bytes;
+    while (left > 0) {
+        size_t k = left < chunk ? (size_t)left : chunk;
+        if (write_all(fd, buf, k) != 0)
+            break;
+        left -= k;
+    }
+    if (left || fsync(fd) != 0) {
+        snprintf(why, n, "writing %s: %s", path, strerror(errno));
+        goto out;
+    }
+    *wr_gbs = (double)bytes / ((double)(mono_ns() - t0) * 1e-9) / 1e9;
+    /* the pages are clean after fsync: dropping them makes the read come from the device */
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, n, "cannot read %s: %s", path, strerror(errno));
+        goto out;
+    }
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    t0 = mono_ns();
+    uint64_t got = 0;
+    ssize_t k;
+    while ((k = read(fd, buf, chunk)) > 0)
+        got += (uint64_t)k;
+    if (k < 0 || got != bytes) {
+        snprintf(why, n, "reading %s: %s", path, k < 0 ? strerror(errno) : "short read");
+        goto out;
+    }
+    *rd_gbs = (double)bytes / ((double)(mono_ns() - t0) * 1e-9) / 1e9;
+    rc = 0;
+out:
+    if (fd >= 0)
+        close(fd);
+    unlink(path);
+    free(buf);
+    return rc;
+}
+
+/* ---- the checks */
+static void check_gemm(const struct scenario *sc, const struct rundata *d, const char *backend, int node,
+                       struct verdicts *vs)
+{
+    json_t *ranks = json_object_get(d->run, "ranks");
+    for (int i = 0; i < d->nranks; i++) {
+        double exp = sc->checks.gemm_tflops.expected;
+        if (!(exp > 0))
+            exp = strcmp(backend, "sim") == 0 ? sc->sim.tflops : accept_expected_tflops(d->r[i].gpu, sc->workload.gemm.dtype);
+        if (!isfinite(exp)) {
+            struct verdict *v = skip(vs, sc, "gemm_tflops", "");
+            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", node, i);
+            vnote(v, "no expected rate for '%s' in %s: give checks.gemm_tflops.expected", d->r[i].gpu,
+                  dtype_name((enum dtype)sc->workload.gemm.dtype));
+            continue;
+        }
+        double x = json_number_value(json_object_get(json_array_get(ranks, (size_t)i), "tflops"));
+        if (!json_is_number(json_object_get(json_array_get(ranks, (size_t)i), "tflops")))
+            x = NAN;
+        struct verdict *v = judge(vs, sc, "gemm_tflops", node, i, x, ">=", sc->checks.gemm_tflops.min_share * exp, "TFLOP/s");
+        if (v->status == V_FAIL && isfinite(x))
+            vnote(v, "%.0f%% of the expected %.0f TFLOP/s", 100 * x / exp, exp);
+    }
+}
+
+static void check_busbw(const struct scenario *sc, const struct rundata *d, const char *backend, int node,
+                        struct verdicts *vs)
+{
+    if (sc->workload.allreduce.emulate_busbw_gbs > 0) {
+        skip(vs, sc, "busbw", "the all-reduce is emulated (workload.allreduce.emulate_busbw): nothing to measure");
+        return;
+    }
+    if (d->nranks < 2) {
+        skip(vs, sc, "busbw", "one rank: no all-reduce between GPUs");
+        return;
+    }
+    double exp = sc->checks.busbw.expected;
+    if (!(exp > 0))
+        exp = strcmp(backend, "sim") == 0 ? sc->sim.busbw_gbs : expected_busbw(d->r[0].gpu);
+    if (!isfinite(exp)) {
+        struct verdict *v = skip(vs, sc, "busbw", "");
+        vnote(v, "no expected bus bandwidth for '%s': give checks.busbw.expected", d->r[0].gpu);
+        return;
+    }
+    json_t *b = json_object_get(d->run, "busbw_gbs");
+    judge(vs, sc, "busbw", node, -1, json_is_number(b) ? json_number_value(b) : NAN, ">=", sc->checks.busbw.min_share * exp,
+          "GB/s");
+}
+
+static void check_power(const struct scenario *sc, struct rundata *d, int node, struct verdicts *vs)
+{
+    for (int i = 0; i < d->nranks; i++) {
+        struct rankdata *r = &d->r[i];
+        if (r->compute_w.n < 5 || !(r->tdp_w > 0)) {
+            struct verdict *v = skip(vs, sc, "power_under_load", "");
+            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", node, i);
+            vnote(v, r->tdp_w > 0 ? "fewer than 5 power samples in compute phases (power.sample_hz, NVML)"
+                                  : "the GPU's TDP is not known (give power.tdp_w)");
+            continue;
+        }
+        double p90 = series_pct(&r->compute_w, 90);
+        struct verdict *v = judge(vs, sc, "power_under_load", node, i, p90, ">=",
+                                  sc->checks.power_under_load.min_share_tdp * r->tdp_w, "W");
+        vnote(v, "p90 of %zu compute-phase samples; TDP %.0f W", r->compute_w.n, r->tdp_w);
+    }
+}
+
+static void check_swing(const struct scenario *sc, struct rundata *d, int node, struct verdicts *vs)
+{
+    for (int i = 0; i < d->nranks; i++) {
+        struct rankdata *r = &d->r[i];
+        if (r->compute_w.n < 5 || r->comm_w.n < 5) {
+            struct verdict *v = skip(vs, sc, "power_swing", "");
+            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", node, i);
+            vnote(v, "fewer than 5 power samples in %s phases: lengthen them or raise power.sample_hz",
+                  r->compute_w.n < 5 ? "compute" : "communication");
+            continue;
+        }
+        double hi = series_pct(&r->compute_w, 90), lo = series_pct(&r->comm_w, 10);
+        struct verdict *v = judge(vs, sc, "power_swing", node, i, hi > 0 ? 1 - lo / hi : NAN, ">=",
+                                  sc->checks.power_swing.min_drop, "share");
+        vnote(v, "communication p10 %.0f W, compute p90 %.0f W", lo, hi);
+    }
+}
+
+static void check_sdc(const struct scenario *sc, struct rundata *d, int node, struct verdicts *vs)
+{
+    if (!scenario_detector_on(sc, DET_FINGERPRINT) && !scenario_detector_on(sc, DET_ABFT) &&
+        !scenario_detector_on(sc, DET_REPLAY)) {
+        skip(vs, sc, "sdc_screen", "no silent-corruption detector on: list fingerprint, abft or replay in detectors");
+        return;
+    }
+    for (int i = 0; i < d->nranks; i++) {
+        struct verdict *v = judge(vs, sc, "sdc_screen", node, i, d->r[i].sdc, "<=", 0, "mismatches");
+        if (d->r[i].sdc)
+            vnote(v, "%s", d->r[i].sdc_note);
+    }
+}
+
+static void check_drill(const struct scenario *sc, struct rundata *d, int node, struct verdicts *vs)
+{
+    json_t *faults = json_object_get(d->summary, "faults"), *f;
+    size_t i;
+    if (!json_array_size(faults)) {
+        skip(vs, sc, "fault_drill", "the scenario injected no fault");
+        return;
+    }
+    json_array_foreach(faults, i, f) {
+        const char *kind = jstr(f, "kind", "?");
+        int rank = (int)json_integer_value(json_object_get(f, "rank"));
+        json_t *ds = json_object_get(f, "detect_s"), *rs = json_object_get(f, "recover_s");
+        double det = json_is_number(ds) ? json_number_value(ds) : NAN, rec = json_is_number(rs) ? json_number_value(rs) : NAN;
+        int ok = isfinite(det) && det <= sc->checks.fault_drill.max_detect_s && isfinite(rec) &&
+                 rec <= sc->checks.fault_drill.max_recover_s;
+        struct verdict *v = add(vs, sc, "fault_drill", ok ? V_PASS : V_FAIL);
+        v->node = node;
+        v->rank = rank;
+        snprintf(v->subject, sizeof v->subject, "fault %zu (%s, gpu %d)", i, kind, rank);
+        v->value = det;
+        v->limit = sc->checks.fault_drill.max_detect_s;
+        str_copy(v->cmp, sizeof v->cmp, "<=");
+        str_copy(v->unit, sizeof v->unit, "s");
+        if (!isfinite(det))
+            vnote(v, "not detected (%s)", jstr(f, "outcome", ""));
+        else if (!isfinite(rec))
+            vnote(v, "detected by %s in %.3f s, not recovered (%s)",
+                  jstr(f, "detected_by", "?"), det,
+                  jstr(f, "outcome", ""));
+        else
+            vnote(v, "detected by %s in %.3f s (limit %g s), recovered in %.3f s (limit %g s)",
+                  jstr(f, "detected_by", "?"), det, sc->checks.fault_drill.max_detect_s,
+                  rec, sc->checks.fault_drill.max_recover_s);
+    }
+}
+
+/* NVML clock-event reasons that are not about power: anything but idle (0x1), application clocks (0x2) and
+ * the software power cap (0x4). A hardware power brake (0x80) fails: it is the board's supply saying stop. */
+#define THROTTLE_ALLOWED 0x7ull
+
+static void check_throttle(const struct scenario *sc, struct rundata *d, const char *backend, int node,
+                           struct verdicts *vs)
+{
+    if (strcmp(backend, "sim") == 0) {
+        skip(vs, sc, "throttle", "the sim backend has no throttle reasons");
+        return;
+    }
+    for (int i = 0; i < d->nranks; i++) {
+        struct rankdata *r = &d->r[i];
+        if (!r->throttle_rows && !r->compute_w.n) {
+            struct verdict *v = skip(vs, sc, "throttle", "");
+            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", node, i);
+            vnote(v, "no NVML readings for this GPU");
+            continue;
+        }
+        uint64_t bad = r->throttle & ~THROTTLE_ALLOWED;
+        struct verdict *v = judge(vs, sc, "throttle", node, i, (double)bad, "<=", 0, "reason bits");
+        vnote(v, "reasons seen 0x%llx (allowed 0x%llx: idle, application clocks, software power cap)",
+              (unsigned long long)r->throttle, THROTTLE_ALLOWED);
+    }
+}
+
+/* Fleet outliers: a GPU more than k scaled MADs below the median of its peers, and more than min_rel below
+ * it, on a figure where more is better (GEMM rate; power under load). */
+static void check_outliers(const struct scenario *sc, struct rundata *d, int node, struct verdicts *vs)
+{
+    if (d->nranks < 3) {
+        skip(vs, sc, "outliers", "fewer than 3 GPUs: no peers to compare");
+        return;
+    }
+    double *x = xmalloc((size_t)d->nranks * sizeof *x), *dev = xmalloc((size_t)d->nranks * sizeof *dev);
+    const char *figs[2] = { "GEMM TFLOP/s", "compute-phase power p90 (W)" };
+    int worst_rank = -1;
+    double worst = 0;
+    char note[240] = "";
+    for (int f = 0; f < 2; f++) {
+        int have = 0;
+        for (int i = 0; i < d->nranks; i++) {
+            json_t *t = json_object_get(json_array_get(json_object_get(d->run, "ranks"), (size_t)i), "tflops");
+            x[i] = f == 0 ? (json_is_number(t) ? json_number_value(t) : NAN)
+                          : (d->r[i].compute_w.n >= 5 ? series_pct(&d->r[i].compute_w, 90) : NAN);
+            have += isfinite(x[i]);
+        }
+        if (have < 3)
+            continue;
+        double med = median_of(x, d->nranks);
+        for (int i = 0; i < d->nranks; i++)
+            dev[i] = fabs(x[i] - med);
+        double mad = 1.4826 * median_of(dev, d->nranks);
+        for (int i = 0; i < d->nranks; i++) {
+            double below = med - x[i];
+            double score = below / fmax(mad, 1e-9 * fabs(med));
+            if (isfinite(x[i]) && below > sc->checks.outliers.min_rel * med && score > sc->checks.outliers.k) {
+                struct verdict *v = add(vs, sc, "outliers", V_FAIL);
+                v->node = node;
+                v->rank = i;
+                snprintf(v->subject, sizeof v->subject, "node %d gpu %d", node, i);
+                v->value = score;
+                v->limit = sc->checks.outliers.k;
+                str_copy(v->cmp, sizeof v->cmp, "<=");
+                str_copy(v->unit, sizeof v->unit, "MADs");
+                vnote(v, "%s %.4g is %.1f%% below its peers' median %.4g", figs[f], x[i], 100 * below / med, med);
+            }
+            if (isfinite(score) && score > worst) {
+                worst = score;
+                worst_rank = i;
+                snprintf(note, sizeof note, "furthest below: gpu %d, %s %.1f%% under the median", i, figs[f],
+                         100 * below / med);
+            }
+        }
+    }
+    int failed = 0;
+    for (int i = 0; i < vs->n; i++)
+        failed += strcmp(vs->v[i].check, "outliers") == 0 && vs->v[i].status == V_FAIL &&
+                  strcmp(vs->v[i].scenario, sc->name) == 0;
+    if (!failed) {
+        struct verdict *v = add(vs, sc, "outliers", V_PASS);
+        snprintf(v->subject, sizeof v->subject, "node %d", node);
+        v->node = node;
+        v->value = worst;
+        v->limit = sc->checks.outliers.k;
+        str_copy(v->cmp, sizeof v->cmp, "<=");
+        str_copy(v->unit, sizeof v->unit, "MADs");
+        vnote(v, "%s", worst_rank >= 0 ? note : "every GPU at its peers' median");
+    }
+    free(x);
+    free(dev);
+}
+
+int accept_evaluate(const struct scenario *sc, const char *rundir, const char *backend, int node, struct verdicts *vs,
+                    char *why, size_t n)
+{
+    struct rundata d;
+    if (load_run(rundir, &d, why, n) != 0) {
+        rundata_free(&d);
+        return -1;
+    }
+    const struct checks *c = &sc->checks;
+    if (!d.run) {
+        struct verdict *v = add(vs, sc, "run", V_FAIL);
+        vnote(v, "no run in summary.json");
+    }
+    if (c->gemm_tflops.on && d.run)
+        check_gemm(sc, &d, backend, node, vs);
+    if (c->busbw.on && d.run)
+        check_busbw(sc, &d, backend, node, vs);
+    if (c->power_under_load.on)
+        check_power(sc, &d, node, vs);
+    if (c->power_swing.on)
+        check_swing(sc, &d, node, vs);
+    if (c->sdc_screen.on)
+        check_sdc(sc, &d, node, vs);
+    if (c->fault_drill.on)
+        check_drill(sc, &d, node, vs);
+    if (c->throttle.on)
+        check_throttle(sc, &d, backend, node, vs);
+    if (c->numa.on) {
+        if (strcmp(backend, "sim") == 0)
+            skip(vs, sc, "numa", "the sim backend has no GPU, so no NUMA node to match");
+        else
+            skip(vs, sc, "numa", "not measured by this build yet (docs/acceptance.md)");
+    }
+    if (c->h2d_bandwidth.on) {
+        if (strcmp(backend, "sim") == 0)
+            skip(vs, sc, "h2d_bandwidth", "the sim backend has no host-to-device link");
+        else
+            skip(vs, sc, "h2d_bandwidth", "not measured by this build yet (docs/acceptance.md)");
+    }
+    if (c->checkpoint_io.on) {
+        double wr = NAN, rd = NAN;
+        char err[512];
+        if (ckpt_io(sc->workload.checkpoint.path, c->checkpoint_io.bytes, &wr, &rd, err, sizeof err) != 0) {
+            struct verdict *v = add(vs, sc, "checkpoint_io", V_FAIL);
+            vnote(v, "%s", err);
+        } else {
+            struct verdict *v = judge(vs, sc, "checkpoint_io", node, -1, wr, ">=", c->checkpoint_io.min_write_gbs, "GB/s");
+            vnote(v, "write + fsync of %llu MiB to %s", (unsigned long long)(c->checkpoint_io.bytes >> 20),
+                  sc->workload.checkpoint.path);
+            str_copy(v->check, sizeof v->check, "checkpoint_write");
+            v = judge(vs, sc, "checkpoint_read", node, -1, rd, ">=", c->checkpoint_io.min_read_gbs, "GB/s");
+            vnote(v, "read back after dropping its pages from the cache");
+        }
+    }
+    if (c->outliers.on && d.run)
+        check_outliers(sc, &d, node, vs);
+    rundata_free(&d);
+    return 0;
+}
+
+/* ---- output */
+static const char *status_name(int s) { return s == V_PASS ? "PASS" : s == V_FAIL ? "FAIL" : "SKIP"; }
+
+void accept_print(FILE *f, const struct verdicts *vs)
+{
+    fprintf(f, "%-14s %-18s %-28s %-4s %12s %14s  %s\n", "scenario", "check", "subject", "", "value", "threshold", "note");
+    for (int i = 0; i < vs->n; i++) {
+        const struct verdict *v = &vs->v[i];
+        char val[32] = "-", lim[48] = "-";
+        if (isfinite(v->value))
+            snprintf(val, sizeof val, "%.4g", v->value);
+        if (isfinite(v->limit))
+            snprintf(lim, sizeof lim, "%s %.4g %s", v->cmp, v->limit, v->unit);
+        fprintf(f, "%-14.14s %-18s %-28.28s %-4s %12s %14s  %s\n", v->scenario, v->check, v->subject,
+                status_name(v->status), val, lim, v->note);
+    }
+    int c[3] = { 0 };
+    for (int i = 0; i < vs->n; i++)
+        c[vs->v[i].status]++;
+    fprintf(f, "%d checks: %d passed, %d failed, %d skipped\n", vs->n, c[V_PASS], c[V_FAIL], c[V_SKIP]);
+}
+
+json_t *accept_json(const struct verdicts *vs)
+{
+    json_t *a = json_array();
+    int c[3] = { 0 };
+    for (int i = 0; i < vs->n; i++) {
+        const struct verdict *v = &vs->v[i];
+        c[v->status]++;
+        json_array_append_new(
+            a, json_pack("{s:s, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:s, s:s, s:s}", "scenario", v->scenario, "check",
+                         v->check, "subject", v->subject, "node", v->node >= 0 ? json_integer(v->node) : json_null(), "gpu",
+                         v->rank >= 0 ? json_integer(v->rank) : json_null(), "status", status_name(v->status), "value",
+                         json_num(v->value), "threshold", json_num(v->limit), "compare", v->cmp, "unit", v->unit, "note",
+                         v->note));
+    }
+    return json_pack("{s:i, s:i, s:i, s:o}", "passed", c[V_PASS], "failed", c[V_FAIL], "skipped", c[V_SKIP], "verdicts", a);
+}
+
+/* Writes s with XML's five escapes; control characters become spaces. */
+static void xml_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default: fputc((unsigned char)*s < 0x20 ? ' ' : *s, f); break;
+        }
+    }
+}
+
+int accept_junit(const struct verdicts *vs, const char *path)
+{
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "we");
+    if (!f)
+        return SYSERR("fopen(junit)");
+    int c[3] = { 0 };
+    for (int i = 0; i < vs->n; i++)
+        c[vs->v[i].status]++;
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gauntlet accept\" tests=\"%d\" "
+               "failures=\"%d\" errors=\"0\" skipped=\"%d\">\n",
+            vs->n, c[V_FAIL], c[V_SKIP]);
+    for (int i = 0; i < vs->n;) {   /* one testsuite per scenario */
+        int j = i, f_ = 0, s_ = 0;
+        for (; j < vs->n && strcmp(vs->v[j].scenario, vs->v[i].scenario) == 0; j++) {
+            f_ += vs->v[j].status == V_FAIL;
+            s_ += vs->v[j].status == V_SKIP;
+        }
+        fputs("  <testsuite name=\"", f);
+        xml_text(f, vs->v[i].scenario);
+        fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\">\n", j - i, f_, s_);
+        for (int k = i; k < j; k++) {
+            const struct verdict *v = &vs->v[k];
+            char val[96] = "";
+            if (isfinite(v->value))
+                snprintf(val, sizeof val, "%.6g %s (threshold %s %.6g)", v->value, v->unit, v->cmp, v->limit);
+            fputs("    <testcase classname=\"gauntlet.", f);
+            xml_text(f, v->check);
+            fputs("\" name=\"", f);
+            xml_text(f, v->subject);
+            fputs("\" time=\"0\"", f);
+            if (v->status == V_PASS) {
+                fputs(">\n      <system-out>", f);
+                xml_text(f, val);
+                fputs(" ", f);
+                xml_text(f, v->note);
+                fputs("</system-out>\n    </testcase>\n", f);
+                continue;
+            }
+            fputs(v->status == V_FAIL ? ">\n      <failure message=\"" : ">\n      <skipped message=\"", f);
+            xml_text(f, v->note);
+            if (v->status == V_FAIL) {
+                fputs("\" type=\"threshold\">", f);
+                xml_text(f, val);
+                fputs("</failure>\n    </testcase>\n", f);
+            } else {
+                fputs("\"/>\n    </testcase>\n", f);
+            }
+        }
+        fputs("  </testsuite>\n", f);
+        i = j;
+    }
+    fputs("</testsuites>\n", f);
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+        fclose(f);
+        return SYSERR("write(junit)");
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        return SYSERR("rename(junit)");
+    return 0;
+}
+
+/* ---- gauntlet accept */
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The level of an acceptance scenario file: L<level>-name.yaml (others count as level 1). */
+static int file_level(const char *name)
+{
+    return name[0] == 'L' && name[1] >= '1' && name[1] <= '9' && name[2] == '-' ? name[1] - '0' : 1;
+}
+
+/* Finds the shipped scenarios: $GAUNTLET_SCENARIOS, next to the executable (../scenarios/acceptance from
+ * build/), or ./scenarios/acceptance. */
+static void find_dir(char *out, size_t n)
+{
+    const char *env = getenv("GAUNTLET_SCENARIOS");
+    struct stat st;
+    if (env && *env) {
+        snprintf(out, n, "%s", env);
+        return;
+    }
+    char exe[PATH_MAX];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k > 0) {
+        exe[k] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = 0;
+        const char *tries[] = { "../scenarios/acceptance", "../share/gauntlet/scenarios/acceptance", "scenarios/acceptance" };
+        for (size_t i = 0; i < ARRAY_LEN(tries); i++) {
+            snprintf(out, n, "%s/%s", exe, tries[i]);
+            if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+                return;
+        }
+    }
+    snprintf(out, n, "scenarios/acceptance");
+}
+
+static const char accept_usage[] =
+    "usage: gauntlet accept [--level 1|2|3] [--backend auto|cuda|sim] [--out DIR] [--junit FILE]\n"
+    "                       [--scenarios DIR] [--strict]\n"
+    "  runs the acceptance scenarios of levels 1..LEVEL (files L<level>-*.yaml) and judges their checks:\n"
+    "  a table, DIR/verdicts.json and (--junit) JUnit XML. Exit 0 when no check failed (--strict: and none\n"
+    "  was skipped), 1 otherwise, 2 bad input, 3 environment.\n";
+
+int accept_main(int argc, char **argv)
+{
+    static const struct option opts[] = { { "level", required_argument, 0, 'l' },  { "backend", required_argument, 0, 'b' },
+                                          { "out", required_argument, 0, 'o' },    { "junit", required_argument, 0, 'j' },
+                                          { "scenarios", required_argument, 0, 'S' }, { "strict", no_argument, 0, 's' },
+                                          { "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 } };
+    const char *backend = "auto", *out = NULL, *junit = NULL, *sdir = NULL;
+    int level = 1, strict = 0, c;
+    if (supervisor_block_signals() != 0)
+        return EXIT_ENV;
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'l':
+            if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '3') {
+                gl_log("accept: --level: expected 1, 2 or 3, got '%s'", optarg);
+                return EXIT_INPUT;
+            }
+            level = optarg[0] - '0';
+            break;
+        case 'b': backend = optarg; break;
+        case 'o': out = optarg; break;
+        case 'j': junit = optarg; break;
+        case 'S': sdir = optarg; break;
+        case 's': strict = 1; break;
+        case 'h': fputs(accept_usage, stdout); return EXIT_OK;
+        default:
+            gl_log("accept: unknown or incomplete option '%s'", argv[optind - 1]);
+            fputs(accept_usage, stderr);
+            return EXIT_INPUT;
+        }
+    }
+    if (optind != argc) {
+        gl_log("accept: unexpected argument '%s'", argv[optind]);
+        fputs(accept_usage, stderr);
+        return EXIT_INPUT;
+    }
+    char dir[1024], outdir[1024], exe[PATH_MAX], why[1024];
+    if (sdir)
+        str_copy(dir, sizeof dir, sdir);
+    else
+        find_dir(dir, sizeof dir);
+    DIR *d = opendir(dir);
+    if (!d) {
+        gl_log("accept: scenarios folder %s: %s (give --scenarios DIR)", dir, strerror(errno));
+        return EXIT_INPUT;
+    }
+    char **files = NULL;
+    int nfiles = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l > 5 && strcmp(e->d_name + l - 5, ".yaml") == 0 && file_level(e->d_name) <= level) {
+            files = xrealloc(files, (size_t)(nfiles + 1) * sizeof *files);
+            files[nfiles++] = xstrdup(e->d_name);
+        }
+    }
+    closedir(d);
+    qsort(files, (size_t)nfiles, sizeof *files, cmp_str);
+    if (!nfiles) {
+        gl_log("accept: no acceptance scenario of level <= %d in %s", level, dir);
+        return EXIT_INPUT;
+    }
+    /* every scenario is checked before anything runs: bad input stops the suite at once */
+    struct scenario *sc = xcalloc((size_t)nfiles, sizeof *sc);
+    int rc = EXIT_OK;
+    for (int i = 0; i < nfiles && rc == EXIT_OK; i++) {
+        char path[1300];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        if ((rc = scenario_load(path, &sc[i], why, sizeof why)) != 0)
+            gl_log("%s", why);
+    }
+    const struct backend_ops *ops = rc ? NULL : backend_pick(backend, &rc);
+    int ngpu = 0;
+    if (ops && ops->device_count)
+        ngpu = ops->device_count();
+    for (int i = 0; i < nfiles && ops && rc == EXIT_OK; i++) {
+        if (ngpu > 0)   /* every GPU of the node */
+            sc[i].ranks = ngpu;
+        if ((rc = ops->check(&sc[i], why, sizeof why)) != 0)
+            gl_log("%s: %s", sc[i].file, why);
+    }
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (rc == EXIT_OK && k < 0) {
+        SYSERR("readlink(/proc/self/exe)");
+        rc = EXIT_ENV;
+    }
+    if (rc != EXIT_OK) {
+        for (int i = 0; i < nfiles; i++)
+            free(files[i]);
+        free(files);
+        free(sc);
+        return rc;
+    }
+    exe[k] = 0;
+    if (out)
+        str_copy(outdir, sizeof outdir, out);
+    else
+        results_default_dir(outdir, sizeof outdir, "results", "accept");
+    if (mkdir_p(outdir) != 0) {
+        gl_log("accept: cannot create %s: %s", outdir, strerror(errno));
+        return EXIT_ENV;
+    }
+    printf("gauntlet accept: level %d, %d scenario(s) from %s on %s; results in %s\n", level, nfiles, dir, ops->name, outdir);
+    struct verdicts vs = { 0 };
+    int env_error = 0;
+    for (int i = 0; i < nfiles; i++) {
+        char rundir[1300];
+        snprintf(rundir, sizeof rundir, "%s/%s", outdir, sc[i].name);
+        printf("gauntlet accept: %s (%lld ranks x %lld iterations)\n", files[i], (long long)sc[i].ranks,
+               (long long)sc[i].iterations);
+        fflush(stdout);
+        struct run_options opt = { .out_dir = rundir, .exe = exe, .headless = 1 };
+        int code = supervisor_run(&sc[i], ops, &opt);
+        if (code == EXIT_ENV && access(rundir, F_OK) != 0) {
+            struct verdict *v = add(&vs, &sc[i], "run", V_FAIL);
+            vnote(v, "the run could not start (exit 3): see the messages above");
+            env_error = 1;
+            continue;
+        }
+        if (code != EXIT_OK) {
+            struct verdict *v = add(&vs, &sc[i], "run", V_FAIL);
+            vnote(v, "the run ended with exit %d: see %s/summary.json (stopped)", code, rundir);
+        }
+        if (accept_evaluate(&sc[i], rundir, ops->name, 0, &vs, why, sizeof why) != 0) {
+            struct verdict *v = add(&vs, &sc[i], "run", V_FAIL);
+            vnote(v, "%s", why);
+        }
+    }
+    printf("\n");
+    accept_print(stdout, &vs);
+    json_t *j = accept_json(&vs);
+    json_object_set_new(j, "level", json_integer(level));
+    json_object_set_new(j, "backend", json_string(ops->name));
+    int fails = (int)json_integer_value(json_object_get(j, "failed")), skips = (int)json_integer_value(json_object_get(j, "skipped"));
+    int code = fails || (strict && skips) ? EXIT_CHECK : EXIT_OK;
+    json_object_set_new(j, "exit", json_integer(code));
+    char path[1300];
+    snprintf(path, sizeof path, "%s/verdicts.json", outdir);
+    char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
+    if (!text || write_file_atomic(path, text, strlen(text)) != 0) {
+        gl_log("accept: cannot write %s: %s", path, strerror(errno));
+        code = EXIT_ENV;
+    }
+    free(text);
+    json_decref(j);
+    if (junit && accept_junit(&vs, junit) != 0)
+        code = EXIT_ENV;
+    printf("gauntlet accept: %s; verdicts in %s%s%s\n", code == EXIT_OK ? "PASS" : "FAIL", path, junit ? ", " : "",
+           junit ? junit : "");
+    (void)env_error;
+    accept_free(&vs);
+    for (int i = 0; i < nfiles; i++)
+        free(files[i]);
+    free(files);
+    free(sc);
+    return code;
+}

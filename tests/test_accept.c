@@ -1,0 +1,354 @@
+/* tests/test_accept.c: `gauntlet accept` on sim: the shipped level-1 suite passes; a planted slow rank fails
+ * the outlier check and is named; a planted silent corruption fails the screening; a check that cannot run
+ * is SKIP with its reason (and fails under --strict); bad checks are exit 2 naming file:line; the JUnit XML
+ * is well formed and holds what CI systems read (testsuites > testsuite > testcase, counts that add up). */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "e2e.h"
+
+/* A new folder holding the given scenario files (name, text pairs, NULL-terminated). */
+static const char *suite(const char *const *files)
+{
+    static char dir[256];
+    snprintf(dir, sizeof dir, "/tmp/gauntlet-accept-test-%d-XXXXXX", (int)getpid());
+    cr_assert(mkdtemp(dir));
+    for (int i = 0; files[i]; i += 2) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fputs(files[i + 1], f);
+        fclose(f);
+    }
+    return dir;
+}
+
+static int accept(const char *sdir, const char *out, const char *extra, char **log)
+{
+    char cmd[2048], path[600];
+    snprintf(path, sizeof path, "%s.log", out);
+    snprintf(cmd, sizeof cmd, "%s accept --backend sim --scenarios %s --out %s %s > %s 2>&1", GAUNTLET_BIN, sdir, out,
+             extra, path);
+    int st = system(cmd);
+    *log = e2e_read(path);
+    cr_assert(*log);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static json_t *verdicts(const char *out)
+{
+    char path[600];
+    json_error_t err;
+    snprintf(path, sizeof path, "%s/verdicts.json", out);
+    json_t *j = json_load_file(path, 0, &err);
+    cr_assert(j, "%s: %s", path, err.text);
+    return j;
+}
+
+/* The verdict of check on subject (NULL: the first of that check), or NULL. */
+static json_t *find(json_t *j, const char *check, const char *subject)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(j, "verdicts"), i, v)
+        if (strcmp(json_string_value(json_object_get(v, "check")), check) == 0 &&
+            (!subject || strcmp(json_string_value(json_object_get(v, "subject")), subject) == 0))
+            return v;
+    return NULL;
+}
+
+static const char *status(json_t *v) { return v ? json_string_value(json_object_get(v, "status")) : "(none)"; }
+
+/* ---- a small XML reader: well-formedness and the JUnit shape */
+struct xml {
+    const char *p;
+    int tests, failures, skipped;   /* from <testsuites> */
+    int cases, case_fail, case_skip;
+    int suites_tests_sum;
+};
+
+static void xml_attrs(const char **pp, char *attrs, size_t n)
+{
+    const char *p = *pp;
+    size_t k = 0;
+    while (*p && *p != '>' && !(*p == '/' && p[1] == '>')) {
+        while (isspace((unsigned char)*p))
+            p++;
+        if (*p == '>' || (*p == '/' && p[1] == '>'))
+            break;
+        const char *name = p;
+        while (isalnum((unsigned char)*p) || *p == '-' || *p == '_' || *p == ':')
+            p++;
+        cr_assert(p > name && *p == '=', "attribute name then '=' expected at '%.20s'", name);
+        char q = *++p;
+        cr_assert(q == '"' || q == '\'', "quoted attribute value expected");
+        const char *end = strchr(p + 1, q);
+        cr_assert(end && !memchr(p + 1, '<', (size_t)(end - p - 1)), "'<' in an attribute value");
+        for (const char *a = p + 1; a < end; a++)
+            if (*a == '&')
+                cr_assert(!strncmp(a, "&amp;", 5) || !strncmp(a, "&lt;", 4) || !strncmp(a, "&gt;", 4) ||
+                              !strncmp(a, "&quot;", 6) || !strncmp(a, "&apos;", 6),
+                          "bad entity at '%.10s'", a);
+        k += (size_t)snprintf(attrs + k, k < n ? n - k : 0, " %.*s=%.*s", (int)(p - 1 - name), name, (int)(end - p - 1), p + 1);
+        p = end + 1;
+    }
+    *pp = p;
+}
+
+static int attr_int(const char *attrs, const char *name)
+{
+    char key[40];
+    snprintf(key, sizeof key, " %s=", name);
+    const char *a = strstr(attrs, key);
+    cr_assert(a, "attribute %s missing in '%s'", name, attrs);
+    return atoi(a + strlen(key));
+}
+
+static void junit_check(const char *path)
+{
+    char *text = e2e_read(path);
+    cr_assert(text, "%s missing", path);
+    cr_assert(!strncmp(text, "<?xml version=\"1.0\"", 19), "XML declaration first");
+    const char *p = strstr(text, "?>") + 2;
+    const char *stack[8];
+    int depth = 0, roots = 0;
+    int total[3] = { 0 }, suite_sum = 0, cases = 0, fails = 0, skips = 0, in_suite[3] = { 0 }, suite_cases = 0;
+    char attrs[1024];
+    while (*p) {
+        if (*p != '<') {
+            cr_assert(depth > 0 || isspace((unsigned char)*p), "text outside the root");
+            if (*p == '&')
+                cr_assert(!strncmp(p, "&amp;", 5) || !strncmp(p, "&lt;", 4) || !strncmp(p, "&gt;", 4) ||
+                              !strncmp(p, "&quot;", 6) || !strncmp(p, "&apos;", 6),
+                          "bad entity in text at '%.10s'", p);
+            p++;
+            continue;
+        }
+        if (p[1] == '/') {   /* a closing tag must match the open one */
+            const char *name = p + 2, *e = strchr(name, '>');
+            cr_assert(e && depth > 0, "stray closing tag");
+            size_t l = strlen(stack[depth - 1]);
+            cr_assert((size_t)(e - name) == l && !strncmp(name, stack[depth - 1], l), "closing %.*s, open %s",
+                      (int)(e - name), name, stack[depth - 1]);
+            if (!strcmp(stack[depth - 1], "testsuite")) {
+                cr_assert_eq(suite_cases, in_suite[0], "a testsuite's tests= counts its testcases");
+                suite_cases = 0;
+            }
+            depth--;
+            p = e + 1;
+            continue;
+        }
+        const char *name = p + 1, *q = name;
+        while (isalnum((unsigned char)*q) || *q == '-')
+            q++;
+        static const char *const known[] = { "testsuites", "testsuite", "testcase", "failure", "skipped", "system-out" };
+        const char *tag = NULL;
+        for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+            if ((size_t)(q - name) == strlen(known[i]) && !strncmp(name, known[i], strlen(known[i])))
+                tag = known[i];
+        cr_assert(tag, "unexpected element <%.*s>", (int)(q - name), name);
+        xml_attrs(&q, attrs, sizeof attrs);
+        int selfclose = *q == '/';
+        p = q + (selfclose ? 2 : 1);
+        const char *parent = depth ? stack[depth - 1] : NULL;
+        if (!strcmp(tag, "testsuites")) {
+            cr_assert(!parent && !roots++, "one root, <testsuites>");
+            total[0] = attr_int(attrs, "tests");
+            total[1] = attr_int(attrs, "failures");
+            total[2] = attr_int(attrs, "skipped");
+        } else if (!strcmp(tag, "testsuite")) {
+            cr_assert(parent && !strcmp(parent, "testsuites"));
+            cr_assert(strstr(attrs, " name="), "testsuite needs a name");
+            in_suite[0] = attr_int(attrs, "tests");
+            suite_sum += in_suite[0];
+        } else if (!strcmp(tag, "testcase")) {
+            cr_assert(parent && !strcmp(parent, "testsuite"));
+            cr_assert(strstr(attrs, " classname=") && strstr(attrs, " name="), "testcase needs classname and name");
+            cases++;
+            suite_cases++;
+        } else {
+            cr_assert(parent && !strcmp(parent, "testcase"), "<%s> belongs in a testcase", tag);
+            fails += !strcmp(tag, "failure");
+            skips += !strcmp(tag, "skipped");
+            if (strcmp(tag, "system-out"))
+                cr_assert(strstr(attrs, " message="), "<%s> needs a message", tag);
+        }
+        if (!selfclose) {
+            cr_assert_lt(depth, 8);
+            stack[depth++] = tag;
+        }
+    }
+    cr_assert_eq(depth, 0, "unclosed <%s>", depth ? stack[depth - 1] : "");
+    cr_assert_eq(total[0], cases, "tests=%d but %d testcases", total[0], cases);
+    cr_assert_eq(suite_sum, cases);
+    cr_assert_eq(total[1], fails);
+    cr_assert_eq(total[2], skips);
+    free(text);
+}
+
+/* ---- the shipped level 1, with the checkpoint bar lowered to what any CI disk does */
+Test(accept, the_shipped_level_1_passes_on_sim, .timeout = 240)
+{
+    char cmd[1024];
+    const char *empty[] = { NULL };
+    const char *dir = suite(empty);
+    snprintf(cmd, sizeof cmd,
+             "cp %s/scenarios/acceptance/L1-*.yaml %s/ && sed -i 's/min_write_gbs: [0-9.]*/min_write_gbs: 0.005/; "
+             "s/min_read_gbs: [0-9.]*/min_read_gbs: 0.005/; s/bytes: 256MiB }/bytes: 16MiB }/' %s/L1-perf.yaml",
+             GAUNTLET_SRC, dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    const char *out = e2e_outdir();
+    char junit[600], *log;
+    snprintf(junit, sizeof junit, "--junit %s.xml", out);
+    int rc = accept(dir, out, junit, &log);
+    cr_assert_eq(rc, 0, "exit %d:\n%s", rc, log);
+    cr_assert(strstr(log, "gauntlet accept: PASS"), "%s", log);
+    json_t *j = verdicts(out);
+    cr_assert_eq(json_integer_value(json_object_get(j, "failed")), 0);
+    cr_assert_gt(json_integer_value(json_object_get(j, "passed")), 20);
+    for (int r = 0; r < 4; r++) {
+        char subj[32];
+        snprintf(subj, sizeof subj, "node 0 gpu %d", r);
+        cr_assert_str_eq(status(find(j, "gemm_tflops", subj)), "PASS", "%s", subj);
+        cr_assert_str_eq(status(find(j, "power_under_load", subj)), "PASS", "%s", subj);
+        cr_assert_str_eq(status(find(j, "power_swing", subj)), "PASS", "%s", subj);
+        cr_assert_str_eq(status(find(j, "sdc_screen", subj)), "PASS", "%s", subj);
+    }
+    cr_assert_str_eq(status(find(j, "busbw", NULL)), "PASS");
+    cr_assert_str_eq(status(find(j, "outliers", NULL)), "PASS");
+    cr_assert_str_eq(status(find(j, "checkpoint_write", NULL)), "PASS");
+    cr_assert_str_eq(status(find(j, "checkpoint_read", NULL)), "PASS");
+    for (int i = 0; i < 4; i++) {   /* the drill's four faults */
+        json_t *v = json_array_get(json_object_get(j, "verdicts"), (size_t)i);
+        cr_assert_str_eq(json_string_value(json_object_get(v, "check")), "fault_drill");
+        cr_assert_str_eq(status(v), "PASS", "%s", json_string_value(json_object_get(v, "note")));
+    }
+    /* what sim cannot measure is SKIP, with the reason, never a silent PASS */
+    const char *skipped[] = { "throttle", "numa", "h2d_bandwidth" };
+    for (int i = 0; i < 3; i++) {
+        json_t *v = find(j, skipped[i], NULL);
+        cr_assert_str_eq(status(v), "SKIP", "%s", skipped[i]);
+        cr_assert(strstr(json_string_value(json_object_get(v, "note")), "sim"), "the reason names the backend");
+    }
+    json_decref(j);
+    char path[600];
+    snprintf(path, sizeof path, "%s.xml", out);
+    junit_check(path);
+    free(log);
+}
+
+static const char planted[] =
+    "name: planted\nranks: 5\niterations: 40\nseed: 9\n"
+    "workload:\n"
+    "  gemm: {m: 256, n: 256, k: 256, count: 4}\n"
+    "  allreduce: {bytes: 4MiB}\n"
+    "power: {sample_hz: 200}\n"
+    "sim: {tflops: 0.005}\n"   /* 13 ms of compute */
+    "%s"
+    "checks:\n  gemm_tflops:\n  outliers:\n  sdc_screen:\n";
+
+Test(accept, a_planted_slow_rank_fails_the_outlier_check_and_is_named, .timeout = 120)
+{
+    char text[1024];
+    snprintf(text, sizeof text, planted,
+             "faults:\n  - {kind: straggler, at: 0, rank: 2, factor: 1.25, duration: 1h}\n"
+             "detectors: [fingerprint]\n");
+    const char *files[] = { "slow.yaml", text, NULL };
+    const char *out = e2e_outdir();
+    char *log;
+    int rc = accept(suite(files), out, "", &log);
+    cr_assert_eq(rc, 1, "exit %d:\n%s", rc, log);
+    json_t *j = verdicts(out);
+    json_t *v = find(j, "outliers", "node 0 gpu 2");
+    cr_assert_str_eq(status(v), "FAIL", "%s", log);
+    cr_assert(strstr(json_string_value(json_object_get(v, "note")), "below its peers' median"), "%s",
+              json_string_value(json_object_get(v, "note")));
+    cr_assert_str_eq(status(find(j, "gemm_tflops", "node 0 gpu 2")), "FAIL", "80%% of the expected rate");
+    for (int r = 0; r < 5; r++) {
+        char subj[32];
+        snprintf(subj, sizeof subj, "node 0 gpu %d", r);
+        if (r != 2) {
+            cr_assert_null(find(j, "outliers", subj), "only the slow GPU is named (%s)", subj);
+            cr_assert_str_eq(status(find(j, "gemm_tflops", subj)), "PASS", "%s", subj);
+        }
+    }
+    cr_assert(strstr(log, "FAIL"), "%s", log);
+    json_decref(j);
+    free(log);
+}
+
+Test(accept, a_planted_silent_corruption_fails_the_screening, .timeout = 120)
+{
+    char text[1024];
+    snprintf(text, sizeof text, planted,
+             "faults:\n  - {kind: bitflip, at: 10, rank: 1, target: allreduce-buffer, where: exponent}\n"
+             "detectors: [fingerprint, abft]\n");
+    const char *files[] = { "sdc.yaml", text, NULL };
+    const char *out = e2e_outdir();
+    char *log;
+    int rc = accept(suite(files), out, "", &log);
+    cr_assert_eq(rc, 1, "exit %d:\n%s", rc, log);
+    json_t *j = verdicts(out);
+    json_t *v = find(j, "sdc_screen", "node 0 gpu 1");
+    cr_assert_str_eq(status(v), "FAIL", "%s", log);
+    cr_assert(strstr(json_string_value(json_object_get(v, "note")), "fingerprint"), "%s",
+              json_string_value(json_object_get(v, "note")));
+    cr_assert_str_eq(status(find(j, "sdc_screen", "node 0 gpu 0")), "PASS");
+    cr_assert_str_eq(status(find(j, "outliers", NULL)), "PASS");
+    json_decref(j);
+    free(log);
+}
+
+Test(accept, a_check_that_cannot_run_is_skip_and_fails_under_strict, .timeout = 120)
+{
+    char text[1024];
+    snprintf(text, sizeof text, planted, "");   /* sdc_screen without a detector to screen with */
+    const char *files[] = { "noscreen.yaml", text, NULL };
+    const char *dir = suite(files), *out = e2e_outdir();
+    char *log;
+    cr_assert_eq(accept(dir, out, "", &log), 0, "%s", log);
+    json_t *j = verdicts(out);
+    json_t *v = find(j, "sdc_screen", NULL);
+    cr_assert_str_eq(status(v), "SKIP");
+    cr_assert(strstr(json_string_value(json_object_get(v, "note")), "fingerprint, abft or replay"));
+    json_decref(j);
+    free(log);
+    cr_assert_eq(accept(dir, e2e_outdir(), "--strict", &log), 1, "--strict: a SKIP is not a pass\n%s", log);
+    free(log);
+}
+
+Test(accept, bad_checks_are_exit_2_naming_file_and_line)
+{
+    const char *unknown[] = { "bad.yaml",
+                              "name: bad\nranks: 2\niterations: 5\n"
+                              "workload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\n"
+                              "checks:\n  gemm_tflops:\n  gemm_flops: {min_share: 0.9}\n",
+                              NULL };
+    char *log;
+    cr_assert_eq(accept(suite(unknown), e2e_outdir(), "", &log), 2, "%s", log);
+    cr_assert(strstr(log, "bad.yaml:7:") && strstr(log, "checks.gemm_flops") && strstr(log, "unknown key") &&
+                  strstr(log, "gemm_tflops"),
+              "%s", log);
+    free(log);
+    const char *range[] = { "range.yaml",
+                            "name: range\nranks: 2\niterations: 5\n"
+                            "workload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\n"
+                            "checks:\n  outliers: {k: 1000}\n",
+                            NULL };
+    cr_assert_eq(accept(suite(range), e2e_outdir(), "", &log), 2, "%s", log);
+    cr_assert(strstr(log, "range.yaml:6:") && strstr(log, "checks.outliers.k"), "%s", log);
+    free(log);
+    const char *files[] = { "ok.yaml", "name: x\n", NULL };
+    cr_assert_eq(accept(suite(files), e2e_outdir(), "--level 4", &log), 2, "%s", log);
+    cr_assert(strstr(log, "--level"), "%s", log);
+    free(log);
+    cr_assert_eq(accept("/nonexistent", e2e_outdir(), "", &log), 2, "%s", log);
+    cr_assert(strstr(log, "/nonexistent"), "%s", log);
+    free(log);
+}
