@@ -17,7 +17,7 @@
 static int faultlog_compatible(int det, int flavour, const char *kind)
 {
     switch (det) {
-    case DET_EXIT: return strcmp(kind, "crash") == 0;
+    case DET_EXIT: return strcmp(kind, "crash") == 0 || strcmp(kind, "node-crash") == 0;
     case DET_HEARTBEAT: return strcmp(kind, flavour == 0 ? "straggler" : "hang") == 0;
     case DET_COMM: return strcmp(kind, "comm-error") == 0;
     default: return strcmp(kind, "bitflip") == 0;   /* fingerprint, abft, replay */
@@ -83,7 +83,8 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
     int match = -1, repeat = 0;
     for (int i = 0; i < s->n_faults && match < 0; i++) {
         struct fault_rec *f = &s->faults[i];
-        if (f->run != s->run || (rank >= 0 && f->rank != rank) || f->t_ns > t + 1000000 ||
+        int whole_node = strcmp(fault_table[f->kind]->name, "node-crash") == 0;   /* any rank of the node shows it */
+        if (f->run != s->run || (rank >= 0 && f->rank != rank && !whole_node) || f->t_ns > t + 1000000 ||
             !faultlog_compatible(det, fatal, fault_table[f->kind]->name))
             continue;
         if (f->detector >= 0) {
@@ -119,7 +120,8 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
     if (rec->mode == REC_NONE) {
         char msg[256];
-        snprintf(msg, sizeof msg, "rank %d: %s: %s (recovery none: the run ends)", rank, detector_table[det]->name, note);
+        snprintf(msg, sizeof msg, "rank %d: %s: %s (recovery none: the run ends)", rank + s->node * s->nranks,
+                 detector_table[det]->name, note);
         if (match >= 0)
             str_copy(s->faults[match].outcome, sizeof s->faults[match].outcome, "detected; the run ended (recovery none)");
         if (fatal == 2 && rank >= 0) {   /* a hung rank is killed: nothing may wait on it */

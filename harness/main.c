@@ -8,6 +8,7 @@
 
 #include "accept.h"
 #include "analyze.h"
+#include "cluster.h"
 #include "backend.h"
 #include "bench.h"
 #include "detectors/detector.h"
@@ -102,10 +103,38 @@ static int cmd_run(int argc, char **argv)
     }
     if (optind != argc - 1)
         return usage_error("run: expected one scenario file%s", optind < argc - 1 ? ", got several" : "");
+    char cwhy[512];
+    if (cluster_init(cwhy, sizeof cwhy) != 0) {   /* several nodes: join the other supervisors (MPI) */
+        gl_log("%s", cwhy);
+        return EXIT_ENV;
+    }
     struct scenario *sc = xcalloc(1, sizeof *sc);
     int rc = load(argv[optind], sc);
-    if (rc)
+    if (!rc && sc->nodes != cluster_nodes()) {
+        if (cluster_node() == 0) {
+            if (!cluster_launched())
+                gl_log("%s:%d: nodes: %lld, but gauntlet was started without mpirun or srun, so on one node "
+                       "(docs/cluster.md)", sc->file, sc->nodes_line, (long long)sc->nodes);
+            else if (sc->nodes_line)
+                gl_log("%s:%d: nodes: %lld, but the launcher started %d supervisor%s (mpirun -np, srun --ntasks): "
+                       "one per node", sc->file, sc->nodes_line, (long long)sc->nodes, cluster_nodes(),
+                       cluster_nodes() == 1 ? "" : "s");
+            else
+                gl_log("%s: nodes is 1 (not given), but the launcher started %d supervisors (mpirun -np, srun --ntasks): "
+                       "give nodes: %d", sc->file, cluster_nodes(), cluster_nodes());
+        }
+        rc = EXIT_INPUT;
+    }
+    if (!rc && sc->nodes > 1 && recovery_table[sc->recovery.index]->mode != REC_NONE) {
+        if (cluster_node() == 0)
+            gl_log("%s: recovery: %s across nodes is not built yet: use recovery: none with nodes > 1 (a failure on "
+                   "any node then ends the run on every node)", sc->file, sc->recovery.name);
+        rc = EXIT_INPUT;
+    }
+    if (rc) {
+        cluster_fini();
         return free(sc), rc;
+    }
     if (seed) {
         int64_t v;
         if (parse_int(seed, &v) != 0 || v < 0)
@@ -128,11 +157,16 @@ static int cmd_run(int argc, char **argv)
         str_copy(dir, sizeof dir, out);
     else
         results_default_dir(dir, sizeof dir, "results", sc->name);
-    printf("gauntlet: %s: %lld ranks x %lld iterations x %d mitigation(s); results in %s\n", sc->name,
-           (long long)sc->ranks, (long long)sc->iterations, sc->n_mitigations, dir);
+    if (cluster_node() == 0) {
+        printf("gauntlet: %s: %lld ranks x %lld iterations x %d mitigation(s)", sc->name, (long long)sc->ranks,
+               (long long)sc->iterations, sc->n_mitigations);
+        if (cluster_nodes() > 1)
+            printf(" on each of %d nodes", cluster_nodes());
+        printf("; results in %s\n", dir);
+    }
     fflush(stdout);
-    struct run_options opt = { .out_dir = dir, .exe = exe, .headless = headless };
-    if (!headless && isatty(STDIN_FILENO)) {   /* the live view, or say why not and go on headless */
+    struct run_options opt = { .out_dir = dir, .exe = exe, .headless = headless || cluster_node() != 0 };
+    if (!opt.headless && isatty(STDIN_FILENO)) {   /* the live view, or say why not and go on headless */
         char why[256];
         opt.view = tui_live_start(dir, why, sizeof why);
         if (!opt.view)
@@ -141,6 +175,7 @@ static int cmd_run(int argc, char **argv)
     rc = supervisor_run(sc, ops, &opt);
     if (opt.view)
         tui_live_end();
+    cluster_fini();
     free(sc);
     return rc;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "cluster.h"
 #include "shm.h"
 #include "util.h"
 
@@ -33,6 +34,11 @@ int results_open(struct results *r, const char *dir, const struct scenario *sc, 
     memset(r, 0, sizeof *r);
     r->events_fd = -1;
     r->t0_ns = t0_ns;
+    r->node = -1;
+    if (!dir) {   /* a node other than 0 writes nothing itself */
+        r->forward = 1;
+        return 0;
+    }
     if (str_copy(r->dir, sizeof r->dir, dir) != 0 || mkdir_p(dir) != 0) {
         snprintf(why, n, "cannot create results folder %s: %s", dir, strerror(errno));
         return -1;
@@ -60,7 +66,8 @@ int results_open(struct results *r, const char *dir, const struct scenario *sc, 
     }
     snprintf(path, sizeof path, "%s/power.csv", dir);
     r->power = fopen(path, "we");
-    if (!r->power || fputs("t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle\n", r->power) == EOF || fflush(r->power) != 0) {
+    if (!r->power || fputs("t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node\n", r->power) == EOF ||
+        fflush(r->power) != 0) {
         snprintf(why, n, "cannot open %s: %s", path, strerror(errno));
         return -1;
     }
@@ -73,7 +80,12 @@ int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *ob
     double t_s = t_ns >= r->t0_ns ? (double)(t_ns - r->t0_ns) * 1e-9 : -(double)(r->t0_ns - t_ns) * 1e-9;
     json_object_set_new(line, "t_s", json_real(round(t_s * 1e6) / 1e6));
     json_object_set_new(line, "event", json_string(type));
+    if (r->node >= 0)
+        json_object_set_new(line, "node", json_integer(r->node));
     if (obj) {
+        json_t *rk = json_object_get(obj, "rank");
+        if (r->rank_offset && json_is_integer(rk) && json_integer_value(rk) >= 0)   /* local rank -> global */
+            json_object_set_new(obj, "rank", json_integer(json_integer_value(rk) + r->rank_offset));
         json_object_update(line, obj);
         json_decref(obj);
     }
@@ -83,7 +95,8 @@ int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *ob
         return -1;
     size_t len = strlen(text);
     text[len] = '\n';   /* json_dumps leaves room: the terminator becomes the newline */
-    int rc = r->events_fd >= 0 ? write_all(r->events_fd, text, len + 1) : -1;
+    int rc = r->forward ? (cluster_forward(CL_EVENTS, text, len + 1), 0)
+                        : r->events_fd >= 0 ? write_all(r->events_fd, text, len + 1) : -1;
     if (r->view)
         r->view->event(r->view->ctx, text, len + 1);
     free(text);
@@ -104,17 +117,34 @@ static const char *fmt_or_empty(char *buf, size_t n, double x, int prec)
 
 int results_power(struct results *r, uint64_t t_ns, int rank, const struct power_reading *p, int phase)
 {
-    char w[32], avg[32], e[32], clk[32], temp[32];
+    char w[32], avg[32], e[32], clk[32], temp[32], thr[32] = "", row[384];
     double t_s = (double)(t_ns - r->t0_ns) * 1e-9;
     if (r->view)
         r->view->power(r->view->ctx, t_s, rank, p, phase);
-    int rc = fprintf(r->power, "%.6f,%d,%s,%s,%s,%s,%s,%s,", t_s, rank, fmt_or_empty(w, sizeof w, p->watts, 2),
-                     phase_name(phase), fmt_or_empty(avg, sizeof avg, p->avg_w, 2),
-                     fmt_or_empty(e, sizeof e, p->energy_j, 3), fmt_or_empty(clk, sizeof clk, p->clock_mhz, 0),
-                     fmt_or_empty(temp, sizeof temp, p->temp_c, 0));
-    if (rc >= 0)
-        rc = p->throttle ? fprintf(r->power, "0x%llx\n", (unsigned long long)p->throttle) : fprintf(r->power, "\n");
-    return rc < 0 ? -1 : 0;
+    if (p->throttle)
+        snprintf(thr, sizeof thr, "0x%llx", (unsigned long long)p->throttle);
+    int len = snprintf(row, sizeof row, "%.6f,%d,%s,%s,%s,%s,%s,%s,%s,%d\n", t_s, rank + r->rank_offset,
+                       fmt_or_empty(w, sizeof w, p->watts, 2), phase_name(phase), fmt_or_empty(avg, sizeof avg, p->avg_w, 2),
+                       fmt_or_empty(e, sizeof e, p->energy_j, 3), fmt_or_empty(clk, sizeof clk, p->clock_mhz, 0),
+                       fmt_or_empty(temp, sizeof temp, p->temp_c, 0), thr, r->node > 0 ? r->node : 0);
+    if (len <= 0 || (size_t)len >= sizeof row)
+        return -1;
+    if (r->forward) {
+        cluster_forward(CL_POWER, row, (size_t)len);
+        return 0;
+    }
+    return r->power && fputs(row, r->power) != EOF ? 0 : -1;
+}
+
+int results_append(struct results *r, int power, const char *text, size_t len)
+{
+    if (power)
+        return r->power && fwrite(text, 1, len, r->power) == len ? 0 : -1;
+    if (r->events_fd < 0 || write_all(r->events_fd, text, len) != 0)
+        return SYSERR("write(events.jsonl)");
+    for (size_t i = 0; i < len; i++)
+        r->events += text[i] == '\n';
+    return 0;
 }
 
 int results_flush(struct results *r) { return r->power && fflush(r->power) != 0 ? SYSERR("fflush(power.csv)") : 0; }

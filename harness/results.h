@@ -17,19 +17,26 @@ struct results {
     uint64_t t0_ns;       /* t_s = 0 */
     uint64_t events;      /* lines written */
     const struct view_link *view;   /* also hands each line and row to a live view (NULL: none) */
+    int node;             /* several nodes: this node (each line gets "node"); -1: one node */
+    int rank_offset;      /* added to every "rank" written: local ranks become global */
+    int forward;          /* a node other than 0: no files here, every line goes to node 0 */
 };
 
 /* Picks the default folder: results/<name>-<UTC timestamp>[-N]/ under root. */
 void results_default_dir(char *out, size_t n, const char *root, const char *name);
-/* Creates dir, writes scenario.yaml, opens events.jsonl and power.csv. 0, or -1 with why. */
+/* Creates dir, writes scenario.yaml, opens events.jsonl and power.csv. 0, or -1 with why. With dir NULL
+ * (a node other than 0) nothing is created: set forward, and lines go to node 0. */
 int results_open(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why, size_t n);
 /* Appends one event: sets "t_s" (from t_ns) and "event" first, writes the line in one write(2). Steals obj. */
 int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *obj);
 struct power_reading;
-/* Appends one power row: t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle; NAN leaves a field empty. */
+/* Appends one power row: t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node; NAN leaves a field
+ * empty; rank is global (+ rank_offset). */
 int results_power(struct results *r, uint64_t t_ns, int rank, const struct power_reading *p, int phase);
 /* Pushes buffered power rows to the kernel (called once per sampling tick). */
 int results_flush(struct results *r);
+/* Node 0: appends lines another node forwarded (whole lines, newline-terminated) to events.jsonl or power.csv. */
+int results_append(struct results *r, int power, const char *text, size_t len);
 /* Writes summary.json atomically. Does not steal summary. */
 int results_summary(struct results *r, json_t *summary);
 void results_close(struct results *r);

@@ -333,6 +333,8 @@ static int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *
             return sc_error(c, kn, key, "unknown key (expected one of: %s)", known);
         }
         seen[p - table] = 1;
+        if (table == scenario_params && strcmp(name, "nodes") == 0)
+            sc->nodes_line = (int)kn->start_mark.line + 1;
         if (p->type == PT_LIST) {   /* the plug-in lists; ranks is known by now (checked below otherwise) */
             int rc;
             if (strcmp(name, "mitigations") == 0 && sc_scalar(vn) && strcmp(sc_scalar(vn), "auto") == 0)

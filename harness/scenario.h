@@ -74,7 +74,9 @@ struct checks {
 struct scenario {
     char file[512];
     char name[64];
-    int64_t ranks;
+    int64_t ranks;          /* worker processes on each node */
+    int64_t nodes;          /* supervisors (one per node) the launcher must have started */
+    int nodes_line;         /* where `nodes` was given (0: default), for the mismatch message */
     int64_t iterations;
     int64_t seed;
     struct {

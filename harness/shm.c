@@ -20,7 +20,7 @@ int shm_create(struct shm *s, int nranks, int nspares, uint64_t coll_elems, uint
 {
     size_t ctl_off = align64(sizeof(struct shm_hdr));
     size_t coll_off = align64(ctl_off + (size_t)(nranks + nspares) * align64(sizeof(struct ctl)));
-    size_t replica_off = align64(coll_off + (size_t)(nranks + 1) * coll_elems * sizeof(float));
+    size_t replica_off = align64(coll_off + (size_t)(nranks + 2) * coll_elems * sizeof(float));   /* + result, incoming */
     size_t size = replica_off + (size_t)nranks * REPLICA_SLOTS * align64(sizeof(struct replica) + replica_bytes);
     int fd = memfd_create("gauntlet-ctl", 0);   /* inherited by workers: no MFD_CLOEXEC */
     if (fd < 0)
@@ -52,6 +52,8 @@ int shm_create(struct shm *s, int nranks, int nspares, uint64_t coll_elems, uint
     s->hdr->nslots = (uint32_t)(nranks + nspares);
     atomic_store(&s->hdr->pause_at, INT64_MAX);
     atomic_store(&s->hdr->stop_at, INT64_MAX);
+    s->hdr->nodes = 1;
+    s->hdr->world = (uint32_t)nranks;
     s->hdr->supervisor_pid = (int32_t)getpid();
     atomic_store(&s->hdr->nactive, (uint32_t)nranks);
     for (int r = 0; r < nranks && r < 256; r++)
@@ -117,6 +119,8 @@ float *shm_slot(struct shm *s, int rank)
 }
 
 float *shm_result(struct shm *s) { return shm_slot(s, (int)s->hdr->nranks); }
+
+float *shm_incoming(struct shm *s) { return shm_slot(s, (int)s->hdr->nranks + 1); }
 
 void shm_abort(struct shm *s) { atomic_store(&s->hdr->abort, 1); }
 int shm_aborted(struct shm *s) { return atomic_load_explicit(&s->hdr->abort, memory_order_relaxed) != 0; }

@@ -125,6 +125,17 @@ struct shm_hdr {
     _Atomic uint32_t fault_fired[SC_MAX_FAULTS];   /* an iteration fault fires once a run, recoveries or not */
     _Atomic int64_t pause_at;       /* every rank waits before starting this iteration (INT64_MAX: never) */
     _Atomic int64_t stop_at;        /* every rank ends the run before this iteration (a skip; INT64_MAX: never) */
+    /* several nodes (harness/cluster.c): this node's place, and the sim all-reduce's step across nodes */
+    uint32_t node, nodes;
+    uint32_t rank_offset;           /* global rank of local rank 0: node x ranks per node */
+    uint32_t world;                 /* ranks over every node */
+    struct {
+        _Atomic uint32_t want;      /* the collective (barrier generation) the node's ranks are in */
+        _Atomic uint32_t in_ready;  /* incoming (the running sum of the nodes before) holds `want`'s */
+        _Atomic uint32_t ready;     /* the node's sum (incoming + its ranks, in rank order) is in the result */
+        _Atomic uint32_t out_ready; /* the result holds the sum over every node */
+        uint64_t count;             /* floats in this collective */
+    } xn;
 };
 
 struct shm {
@@ -148,6 +159,8 @@ struct replica *shm_replica(struct shm *s, int rank, int k);
 void shm_reset_collective(struct shm *s);
 /* Returns rank's input slot of the sim all-reduce, and the reduced output. */
 float *shm_slot(struct shm *s, int rank);
+/* The running sum arriving from the previous node (several nodes only). */
+float *shm_incoming(struct shm *s);
 float *shm_result(struct shm *s);
 /* Waits until all active ranks arrive; calls beat(arg) while waiting. 0, or -1 when abort was set. */
 int shm_barrier(struct shm *s, void (*beat)(void *), void *arg);

@@ -80,6 +80,13 @@ struct sup {
     int recoveries;
     double detcost[8];             /* per detector: worker-side seconds spent this run */
     int64_t good_iters;            /* iterations that count (after every rollback) */
+    /* several nodes (supcluster.c) */
+    int node, nodes;
+    int64_t clock_offset_ns;       /* added to this node's clock gives node 0's */
+    double clock_uncert_s;
+    int remote_failure;            /* the failure came from another node: not sent on */
+    int sync_run, ready_nodes, go_run;
+    json_t *node_runs, *node_ends; /* node 0: every node's run figures and end records */
     /* the live view's commands */
     int paused;                    /* workers wait at shm pause_at */
     int skipping;                  /* the run in progress was told to stop: the next mitigation follows */
@@ -121,6 +128,14 @@ void faultlog_timers(struct sup *s, uint64_t now);
 void faultlog_run_begin(struct sup *s);
 json_t *faultlog_json(struct sup *s);
 json_t *faultlog_run_json(struct sup *s, double iter_p50);
+
+/* supcluster.c */
+int supc_setup(struct sup *s, char *why, size_t n);
+void supc_poll(struct sup *s);
+void supc_fail(struct sup *s, const char *reason);
+int supc_run_begin(struct sup *s, int m);
+void supc_run_end(struct sup *s, int m, json_t *run);
+void supc_end(struct sup *s, json_t *summary);
 
 /* recover.c */
 /* Carries out the scenario's recovery for a failure of rank detected at iteration iter; returns 0 when the

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "cluster.h"
 #include "detectors/detector.h"
 #include "faults/fault.h"
 #include "mitigations/mitigation.h"
@@ -33,6 +34,7 @@ void sup_fail(struct sup *s, const char *reason)
         s->failed = 1;
         str_copy(s->reason, sizeof s->reason, reason);
         gl_log("%s", reason);
+        supc_fail(s, reason);   /* several nodes: the run ends on every node */
     }
     s->stopping = 1;
     shm_abort(&s->shm);
@@ -396,6 +398,7 @@ void sup_step(struct sup *s)
         if (read(s->timerfd, &ticks, sizeof ticks) == (ssize_t)sizeof ticks)
             sup_sample(s, now);
     }
+    supc_poll(s);
     struct view_cmd vc;
     while (s->opt->view && s->opt->view->command(s->opt->view->ctx, &vc))
         sup_view_command(s, &vc);
@@ -482,6 +485,8 @@ int sup_wait_ready(struct sup *s, double timeout_s)
 /* Runs mitigation m to its end, a failure or a stop. */
 static void sup_one_run(struct sup *s, int m)
 {
+    if (supc_run_begin(s, m) != 0)   /* several nodes: every node starts the run together */
+        return;
     uint64_t now = mono_ns();
     s->run = m;
     runstats_init(&s->rs, m, s->nranks, s->sc->iterations, now);
@@ -527,6 +532,7 @@ static void sup_one_run(struct sup *s, int m)
     json_object_set_new(run, "faults", faultlog_run_json(s, json_number_value(json_object_get(json_object_get(run, "iteration_s"), "p50"))));
     if (s->skipping)
         json_object_set_new(run, "skipped", json_true());
+    json_object_set_new(run, "run", json_integer(m));
     /* the figures the live view's comparison table shows, as the summary has them */
     json_t *agg = json_object_get(json_object_get(run, "power"), "aggregate");
     json_t *ramps = json_object_get(agg, "ramp_up_w_s"), *falls = json_object_get(agg, "ramp_down_w_s");
@@ -543,6 +549,7 @@ static void sup_one_run(struct sup *s, int m)
                             "label", s->sc->mitigations[m].label[0] ? s->sc->mitigations[m].label : s->sc->mitigations[m].name,
                             "iterations", (json_int_t)runstats_iterations(&s->rs), "complete", runstats_done(&s->rs),
                             "skipped", s->skipping, "figures", fig));
+    supc_run_end(s, m, run);   /* several nodes: node 0 gathers every node's figures of this run */
     json_array_append_new(s->runs, run);
     runstats_free(&s->rs);
     s->running = 0;
@@ -634,23 +641,38 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     s.shm.hdr->t0_ns = s.t0;
     s.shm.hdr->sc = *sc;
     s.sc = &s.shm.hdr->sc;
+    s.go_run = -1;
+    s.node_runs = json_array();
+    s.node_ends = json_array();
+    int world = (int)sc->nodes * s.nranks;
     rng_seed(&s.fault_rng, (uint64_t)sc->seed, 0xfa17);
     for (int i = 0; i < sc->n_faults; i++)   /* a random rank is drawn once, from the seed: the same every run */
         if (s.shm.hdr->sc.faults[i].rank < 0)
-            s.shm.hdr->sc.faults[i].rank = (int64_t)(rng_next(&s.fault_rng) % (uint64_t)s.nranks);
-    str_copy(s.shm.hdr->backend, sizeof s.shm.hdr->backend, ops->name);
-    snprintf(s.shm.hdr->ckpt_tag, sizeof s.shm.hdr->ckpt_tag, "%s-%d", sc->name, (int)getpid());
-    if (results_open(&s.res, opt->out_dir, s.sc, s.t0, why, sizeof why) != 0) {
+            s.shm.hdr->sc.faults[i].rank = (int64_t)(rng_next(&s.fault_rng) % (uint64_t)world);
+    if (supc_setup(&s, why, sizeof why) != 0) {   /* several nodes: clocks, global ranks, the proxy */
         gl_log("%s", why);
         shm_close(&s.shm);
         return EXIT_ENV;
     }
-    if (ops->prepare && ops->prepare(&s.shm, why, sizeof why) != 0) {
+    str_copy(s.shm.hdr->backend, sizeof s.shm.hdr->backend, ops->name);
+    snprintf(s.shm.hdr->ckpt_tag, sizeof s.shm.hdr->ckpt_tag, s.nodes > 1 ? "%s-%d-n%d" : "%s-%d", sc->name,
+             (int)getpid(), s.node);
+    if (results_open(&s.res, s.node == 0 ? opt->out_dir : NULL, s.sc, s.t0, why, sizeof why) != 0) {
+        gl_log("%s", why);
+        shm_close(&s.shm);
+        return EXIT_ENV;
+    }
+    if (s.nodes > 1) {
+        s.res.node = s.node;
+        s.res.rank_offset = s.node * s.nranks;
+    }
+    if (ops->prepare && s.node == 0 && ops->prepare(&s.shm, why, sizeof why) != 0) {
         gl_log("%s", why);
         results_close(&s.res);
         shm_close(&s.shm);
         return EXIT_ENV;
     }
+    cluster_bcast(s.shm.hdr->coll_id, sizeof s.shm.hdr->coll_id);   /* cuda: node 0's NCCL id, for every GPU */
     s.ps = ops->power_open(&s.shm, why, sizeof why);
     if (!s.ps)
         gl_die(EXIT_ENV, "power source: %s", why);
@@ -674,7 +696,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     s.runs = json_array();
     if (sup_fds(&s) != 0)
         return EXIT_ENV;
-    s.res.view = opt->view;
+    s.res.view = s.node == 0 ? opt->view : NULL;
     double tdp = sc->power.tdp_w > 0 ? sc->power.tdp_w : sim ? sc->sim.tdp_w : NAN;
     results_event(&s.res, s.t0, "start",
                   json_pack("{s:s, s:s, s:i, s:I, s:s, s:s, s:i, s:I, s:o, s:f, s:I}", "scenario", sc->name, "backend",
@@ -708,17 +730,24 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     int code = s.failed || s.reason[0] ? EXIT_CHECK : EXIT_OK;
     sup_compare_runs(&s);
     json_t *summary = sup_summary(&s, code, started);
+    supc_end(&s, summary);   /* several nodes: every node's figures into node 0's summary */
     results_event(&s.res, mono_ns(), "end", json_pack("{s:i, s:o}", "exit", code, "reason",
                                                        s.reason[0] ? json_string(s.reason) : json_null()));
-    if (results_summary(&s.res, summary) != 0)
+    if (s.node == 0 && results_summary(&s.res, summary) != 0)
         code = EXIT_ENV;
     if (opt->view) {   /* the terminal is the table's again */
         s.res.view = NULL;
         opt->view->stop(opt->view->ctx);
     }
-    sup_print_table(&s, code);
+    if (s.node == 0)
+        sup_print_table(&s, code);
+    else
+        printf("gauntlet: node %d of %d: exit %d%s%s\n", s.node, s.nodes, code, s.reason[0] ? ": " : "", s.reason);
     json_decref(summary);
     json_decref(s.runs);
+    json_decref(s.node_runs);
+    json_decref(s.node_ends);
+    cluster_proxy_stop();
     ops->power_close(s.ps);
     results_close(&s.res);
     shm_close(&s.shm);

@@ -142,6 +142,7 @@ Test(scenario, resolved_echo_reads_back_identical)
     for (int i = 0; i < a.n_faults; i++)
         b.faults[i].line = a.faults[i].line;
     b.recovery.line = a.recovery.line;
+    b.nodes_line = a.nodes_line;
     cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "the echo of the resolved scenario does not read back the same");
 }
 
@@ -300,12 +301,12 @@ Test(scenario, projection_spec_parses)
 Test(scenario_errors, bad_faults)
 {
     load_err(HEAD "faults: [{kind: meteor, at: 5}]\n",
-             "t.yaml:7:17: faults[0].kind: unknown fault 'meteor' (expected one of: bitflip, crash, hang, straggler, comm-error)");
+             "t.yaml:7:17: faults[0].kind: unknown fault 'meteor' (expected one of: bitflip, crash, hang, straggler, comm-error, node-crash)");
     load_err(HEAD "faults: [{kind: crash, at: 5, rank: 3}]\n",
              "t.yaml:7:1: faults[0].rank: rank 3 is out of range: the scenario has ranks 0..0");
     load_err(HEAD "faults: [{kind: crash, rank: 0}]\n",
              "t.yaml:7:10: faults[0]: expected exactly one of at (iteration), at_s (seconds) or rate_per_hour, got 0");
-    load_err(HEAD "faults: [{at: 3}]\n", "t.yaml:7:10: faults[0]: missing required key 'kind' (one of: bitflip, crash, hang, straggler, comm-error)");
+    load_err(HEAD "faults: [{at: 3}]\n", "t.yaml:7:10: faults[0]: missing required key 'kind' (one of: bitflip, crash, hang, straggler, comm-error, node-crash)");
     load_err(HEAD "faults: [{kind: crash, at: 3, target: weights}]\n",
              "t.yaml:7:31: faults[0].target: unknown key for a crash fault (expected one of: kind, at, at_s, rate_per_hour, rank, signal)");
     load_err(HEAD "detectors: [fingerprint, xray]\n",

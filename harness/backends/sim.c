@@ -69,7 +69,7 @@ static void sim_mitigation(struct sim *s, struct worker_ctx *w)
     const struct mitigation_ops *ops = mitigation_table[spec->index];
     memset(&s->mm, 0, sizeof s->mm);
     if (ops->model)
-        ops->model(spec->params, &s->sc->sim, w->rank, w->nranks, &s->mm);
+        ops->model(spec->params, &s->sc->sim, w->rank + (int)w->shm->hdr->rank_offset, (int)w->shm->hdr->world, &s->mm);
 }
 
 /* Draws a phase duration: nominal seconds, jittered, stretched while straggling, divided by the speed-up. */
@@ -106,7 +106,7 @@ static void *sim_init(struct worker_ctx *w, char *why, size_t n)
     s->ctl = w->ctl;
     s->rank = w->rank;
     s->nranks = w->nranks;
-    rng_seed(&s->jitter, (uint64_t)sc->seed, 1000 + (uint64_t)w->rank);
+    rng_seed(&s->jitter, (uint64_t)sc->seed, 1000 + (uint64_t)w->rank + w->shm->hdr->rank_offset);
     rng_seed(&data, (uint64_t)sc->seed, 0);   /* weights: the same on every rank, as in data parallelism */
     s->dm = sc->workload.gemm.m < sc->sim.max_dim ? sc->workload.gemm.m : sc->sim.max_dim;
     s->dn = sc->workload.gemm.n < sc->sim.max_dim ? sc->workload.gemm.n : sc->sim.max_dim;
@@ -194,7 +194,8 @@ static int sim_compute(void *b, struct worker_ctx *w)
     sim_gemm(s, s->weights, s->c);
     worker_point(w, IP_AFTER_GEMM);
     struct rng g;   /* per rank and iteration: the same seed gives the same gradients */
-    rng_seed(&g, (uint64_t)sc->seed ^ ((uint64_t)w->iter * 0x9E3779B97F4A7C15ull), 7 + (uint64_t)w->rank);
+    rng_seed(&g, (uint64_t)sc->seed ^ ((uint64_t)w->iter * 0x9E3779B97F4A7C15ull),
+             7 + (uint64_t)w->rank + s->shm->hdr->rank_offset);   /* the global rank: 2 nodes x 2 = 1 node x 4 */
     size_t csize = (size_t)(s->dm * s->dn);
     for (size_t i = 0; i < s->elems; i++)
         s->grad[i] = 0.01f * tanhf(s->c[i % csize]) + 0.001f * (float)(rng_uniform(&g) - 0.5);
@@ -212,7 +213,8 @@ static int sim_allreduce(void *b, struct worker_ctx *w)
     struct sim *s = b;
     const struct scenario *sc = s->sc;
     double bytes = (double)sc->workload.allreduce.bytes;
-    int n = sc->workload.allreduce.emulate_ranks > 0 ? (int)sc->workload.allreduce.emulate_ranks : s->nranks;
+    int n = sc->workload.allreduce.emulate_ranks > 0 ? (int)sc->workload.allreduce.emulate_ranks
+                                                     : (int)s->shm->hdr->world;
     double busbw = sc->workload.allreduce.emulate_busbw_gbs > 0 ? sc->workload.allreduce.emulate_busbw_gbs : sc->sim.busbw_gbs;
     double nominal = sc->sim.latency_s + bytes * 2.0 * (n - 1) / n / (busbw * 1e9);
     uint64_t t0 = mono_ns();
@@ -231,7 +233,8 @@ static int sim_allreduce(void *b, struct worker_ctx *w)
     }
     sim_wait_until(w, end);
     worker_point(w, IP_AFTER_ALLREDUCE);
-    float scale = 0.1f / (float)atomic_load(&s->shm->hdr->nactive);   /* the mean of the ranks' gradients */
+    uint32_t summed = s->shm->hdr->nodes > 1 ? s->shm->hdr->world : atomic_load(&s->shm->hdr->nactive);
+    float scale = 0.1f / (float)summed;   /* the mean of the ranks' gradients */
     for (size_t i = 0; i < s->elems; i++)
         s->weights[i] -= scale * s->grad[i];
     worker_phase(w, PH_COMM, 0, mono_ns(), bytes);

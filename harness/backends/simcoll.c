@@ -1,8 +1,26 @@
 /* harness/backends/simcoll.c: the shared-memory all-reduce (see simcoll.h): copy in, barrier, each rank
- * reduces its chunk in rank order, barrier, copy out. Only the active ranks take part (recovery shrink). */
+ * reduces its chunk in rank order, barrier, copy out. Only the active ranks take part (recovery shrink).
+ * Several nodes: the supervisor's proxy thread (harness/cluster.c) carries the running sum from node to node
+ * in node order — each node starts its chunks from the sum of the nodes before it — and the last node's
+ * total back to all, so every rank of every node gets the serial sum in global rank order, bitwise. */
 #include "simcoll.h"
 
 #include <string.h>
+
+#include "util.h"
+
+/* Waits until *flag holds id (the proxy thread moved the data); beats meanwhile. 0, or -1 on abort. */
+static int simcoll_wait(struct shm *s, _Atomic uint32_t *flag, uint32_t id, void (*beat)(void *), void *arg)
+{
+    for (unsigned spins = 0; atomic_load(flag) != id; spins++) {
+        if (shm_aborted(s))
+            return -1;
+        sleep_ns(spins < 100 ? 2000 : 20000);
+        if ((spins & 255) == 0 && beat)
+            beat(arg);
+    }
+    return 0;
+}
 
 int simcoll_allreduce(struct shm *s, int rank, const float *in, float *out, size_t n, void (*beat)(void *), void *arg)
 {
@@ -17,11 +35,25 @@ int simcoll_allreduce(struct shm *s, int rank, const float *in, float *out, size
     memcpy(shm_slot(s, rank), in, n * sizeof(float));
     if (shm_barrier(s, beat, arg) != 0)
         return -1;
+    int multi = s->hdr->nodes > 1;
+    uint32_t id = atomic_load(&s->hdr->barrier.gen);   /* the same on every rank until the next barrier */
+    if (multi && pos == 0) {
+        s->hdr->xn.count = n;
+        atomic_store(&s->hdr->xn.want, id);
+    }
+    if (multi && s->hdr->node > 0 && simcoll_wait(s, &s->hdr->xn.in_ready, id, beat, arg) != 0)
+        return -1;
     size_t lo = n * (size_t)pos / (size_t)nactive, hi = n * (size_t)(pos + 1) / (size_t)nactive;
     float *res = shm_result(s);
     const float *slot0 = shm_slot(s, s->hdr->active[0]);
-    for (size_t i = lo; i < hi; i++)
-        res[i] = slot0[i];
+    if (multi && s->hdr->node > 0) {   /* the sum so far, then this node's ranks in order */
+        const float *inc = shm_incoming(s);
+        for (size_t i = lo; i < hi; i++)
+            res[i] = inc[i] + slot0[i];
+    } else {
+        for (size_t i = lo; i < hi; i++)
+            res[i] = slot0[i];
+    }
     for (int r = 1; r < nactive; r++) {
         const float *slot = shm_slot(s, s->hdr->active[r]);
         for (size_t i = lo; i < hi; i++)
@@ -29,6 +61,12 @@ int simcoll_allreduce(struct shm *s, int rank, const float *in, float *out, size
     }
     if (shm_barrier(s, beat, arg) != 0)
         return -1;
+    if (multi) {
+        if (pos == 0)
+            atomic_store(&s->hdr->xn.ready, id);
+        if (simcoll_wait(s, &s->hdr->xn.out_ready, id, beat, arg) != 0)
+            return -1;
+    }
     memcpy(out, res, n * sizeof(float));
     return 0;
 }

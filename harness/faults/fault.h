@@ -53,5 +53,6 @@ extern const struct fault_ops *const fault_table[];
 struct bitflip_params { int target, where; int64_t bits; double value; };
 struct crash_params { int signal; };
 struct straggler_params { double factor, duration_s; };
+struct node_crash_params { int64_t node; };
 
 #endif

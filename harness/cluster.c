@@ -1,0 +1,435 @@
+/* harness/cluster.c: several nodes over MPI (see cluster.h). Two communicators: one for the supervisors'
+ * telemetry and control (the main thread), a duplicate for the sim all-reduce's proxy thread, so neither
+ * ever takes the other's messages. Every wait is a test loop, so a failure elsewhere never leaves a
+ * supervisor stuck in MPI. */
+#include "cluster.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static int launched_env(void)
+{
+    const char *vars[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK", "MPI_LOCALNRANKS" };
+    for (size_t i = 0; i < ARRAY_LEN(vars); i++)
+        if (getenv(vars[i]))
+            return 1;
+    const char *nt = getenv("SLURM_STEP_NUM_TASKS");   /* srun: a step of several tasks */
+    return getenv("SLURM_PROCID") && nt && atoi(nt) > 1;
+}
+
+int cluster_launched(void) { return launched_env(); }
+
+#ifndef GAUNTLET_HAVE_MPI
+
+int cluster_init(char *why, size_t n)
+{
+    if (launched_env()) {
+        snprintf(why, n, "started by a launcher (mpirun or srun) but built without MPI: rebuild with libopenmpi-dev "
+                         "installed, or run without the launcher");
+        return -1;
+    }
+    return 0;
+}
+int cluster_node(void) { return 0; }
+int cluster_nodes(void) { return 1; }
+void cluster_fini(void) {}
+int cluster_clock(int64_t *offset_ns, double *uncert_s)
+{
+    *offset_ns = 0;
+    *uncert_s = 0;
+    return 0;
+}
+uint64_t cluster_bcast_u64(uint64_t x) { return x; }
+void cluster_bcast(void *buf, size_t n) { (void)buf, (void)n; }
+void cluster_gather_double(double x, double *out) { out[0] = x; }
+void cluster_forward(enum cluster_stream st, const char *line, size_t len) { (void)st, (void)line, (void)len; }
+void cluster_flush(void) {}
+void cluster_poll(const struct cluster_sink *sink) { (void)sink; }
+void cluster_fail(const char *reason) { (void)reason; }
+void cluster_send_json(int dest, int tag, json_t *o) { (void)dest, (void)tag, (void)o; }
+void cluster_barrier_begin(void) {}
+int cluster_barrier_test(void) { return 1; }
+int cluster_proxy_start(struct shm *shm, char *why, size_t n)
+{
+    (void)shm, (void)why, (void)n;
+    return 0;
+}
+void cluster_proxy_stop(void) {}
+
+#else
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "shm.h"
+
+enum { TAG_EVENTS = 1, TAG_POWER, TAG_FAIL, TAG_JSON, TAG_CLOCK, TAG_CHAIN, TAG_RESULT };
+#define BATCH (256u << 10)   /* bytes of lines per message */
+#define MAX_INFLIGHT 64
+
+static struct {
+    int on, node, nodes;
+    MPI_Comm comm, xcomm;
+    /* batches being filled, and sends in flight (their buffers live until done) */
+    char *batch[2];
+    size_t fill[2];
+    struct { MPI_Request req; char *buf; } fly[MAX_INFLIGHT];
+    int nfly;
+    MPI_Request barrier;
+    int barrier_on;
+    /* the proxy thread */
+    pthread_t proxy;
+    int proxy_on;
+    _Atomic int proxy_stop;
+    struct shm *shm;
+} C = { .nodes = 1 };
+
+int cluster_init(char *why, size_t n)
+{
+    if (!launched_env())
+        return 0;
+    int provided = 0;
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+        snprintf(why, n, "MPI_Init_thread failed");
+        return -1;
+    }
+    if (provided < MPI_THREAD_MULTIPLE) {
+        snprintf(why, n, "the MPI library offers thread level %d, gauntlet needs MPI_THREAD_MULTIPLE", provided);
+        MPI_Finalize();
+        return -1;
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (MPI_Comm_dup(MPI_COMM_WORLD, &C.comm) != MPI_SUCCESS || MPI_Comm_dup(MPI_COMM_WORLD, &C.xcomm) != MPI_SUCCESS) {
+        snprintf(why, n, "MPI_Comm_dup failed");
+        return -1;
+    }
+    MPI_Comm_rank(C.comm, &C.node);
+    MPI_Comm_size(C.comm, &C.nodes);
+    C.on = 1;
+    for (int i = 0; i < 2; i++)
+        C.batch[i] = xmalloc(BATCH);
+    return 0;
+}
+
+int cluster_node(void) { return C.node; }
+int cluster_nodes(void) { return C.nodes; }
+
+/* Waits for req while polling; gives up (cancelling a receive) when *stop is set. 0 done, -1 given up. */
+static int wait_req(MPI_Request *req, _Atomic int *stop, int cancel)
+{
+    for (unsigned spins = 0;; spins++) {
+        int done = 0;
+        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return -1;
+        if (done)
+            return 0;
+        if (stop && atomic_load(stop)) {
+            if (cancel) {
+                MPI_Cancel(req);
+                MPI_Wait(req, MPI_STATUS_IGNORE);
+            } else {
+                MPI_Request_free(req);
+            }
+            return -1;
+        }
+        sleep_ns(spins < 200 ? 2000 : 50000);
+    }
+}
+
+static void reap_sends(int all)
+{
+    for (int i = 0; i < C.nfly;) {
+        int done = 0;
+        if (all)
+            MPI_Wait(&C.fly[i].req, MPI_STATUS_IGNORE), done = 1;
+        else
+            MPI_Test(&C.fly[i].req, &done, MPI_STATUS_IGNORE);
+        if (done) {
+            free(C.fly[i].buf);
+            C.fly[i] = C.fly[--C.nfly];
+        } else {
+            i++;
+        }
+    }
+}
+
+/* Sends buf (taken over) to dest without blocking; its buffer is freed once the send is done. */
+static void send_owned(char *buf, size_t len, int dest, int tag)
+{
+    while (C.nfly == MAX_INFLIGHT) {   /* node 0 is behind: wait for a slot rather than drop telemetry */
+        reap_sends(0);
+        if (C.nfly == MAX_INFLIGHT)
+            sleep_ns(100000);
+    }
+    if (MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, C.comm, &C.fly[C.nfly].req) != MPI_SUCCESS) {
+        gl_log("cluster: MPI_Isend to node %d failed", dest);
+        free(buf);
+        return;
+    }
+    C.fly[C.nfly++].buf = buf;
+}
+
+static void flush_stream(int st)
+{
+    if (!C.fill[st])
+        return;
+    send_owned(C.batch[st], C.fill[st], 0, st == CL_EVENTS ? TAG_EVENTS : TAG_POWER);
+    C.batch[st] = xmalloc(BATCH);
+    C.fill[st] = 0;
+}
+
+void cluster_forward(enum cluster_stream st, const char *line, size_t len)
+{
+    if (!C.on || C.node == 0 || len > BATCH)
+        return;
+    if (C.fill[st] + len > BATCH)
+        flush_stream(st);
+    memcpy(C.batch[st] + C.fill[st], line, len);
+    C.fill[st] += len;
+}
+
+void cluster_flush(void)
+{
+    if (!C.on)
+        return;
+    flush_stream(CL_EVENTS);
+    flush_stream(CL_POWER);
+    reap_sends(0);
+}
+
+void cluster_poll(const struct cluster_sink *sink)
+{
+    if (!C.on)
+        return;
+    reap_sends(0);
+    for (;;) {
+        int flag = 0, len = 0;
+        MPI_Status st;
+        if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, C.comm, &flag, &st) != MPI_SUCCESS || !flag)
+            return;
+        if (st.MPI_TAG == TAG_CLOCK)
+            return;   /* the clock exchange takes its own */
+        MPI_Get_count(&st, MPI_BYTE, &len);
+        char *buf = xmalloc((size_t)len + 1);
+        MPI_Recv(buf, len, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, C.comm, MPI_STATUS_IGNORE);
+        buf[len] = 0;
+        if ((st.MPI_TAG == TAG_EVENTS || st.MPI_TAG == TAG_POWER) && sink->lines)
+            sink->lines(sink->ctx, st.MPI_SOURCE, st.MPI_TAG == TAG_EVENTS ? CL_EVENTS : CL_POWER, buf, (size_t)len);
+        else if (st.MPI_TAG == TAG_FAIL && sink->failed)
+            sink->failed(sink->ctx, st.MPI_SOURCE, buf);
+        else if (st.MPI_TAG == TAG_JSON && sink->json && len >= 4) {
+            int32_t tag;
+            memcpy(&tag, buf, 4);
+            json_error_t err;
+            json_t *o = json_loadb(buf + 4, (size_t)len - 4, 0, &err);
+            if (o)
+                sink->json(sink->ctx, st.MPI_SOURCE, tag, o);
+            json_decref(o);
+        }
+        free(buf);
+    }
+}
+
+void cluster_fail(const char *reason)
+{
+    if (!C.on)
+        return;
+    for (int k = 0; k < C.nodes; k++)
+        if (k != C.node)
+            send_owned(xstrdup(reason), strlen(reason) + 1, k, TAG_FAIL);
+}
+
+void cluster_send_json(int dest, int tag, json_t *o)
+{
+    if (!C.on || dest == C.node)
+        return;
+    cluster_flush();   /* the lines before it arrive first (MPI keeps the order between two ranks) */
+    char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10));
+    size_t len = text ? strlen(text) : 0;
+    char *buf = xmalloc(len + 4);
+    int32_t t = tag;
+    memcpy(buf, &t, 4);
+    memcpy(buf + 4, text, len);
+    free(text);
+    send_owned(buf, len + 4, dest, TAG_JSON);
+}
+
+void cluster_barrier_begin(void)
+{
+    if (!C.on)
+        return;
+    MPI_Ibarrier(C.comm, &C.barrier);
+    C.barrier_on = 1;
+}
+
+int cluster_barrier_test(void)
+{
+    if (!C.on || !C.barrier_on)
+        return 1;
+    int done = 0;
+    MPI_Test(&C.barrier, &done, MPI_STATUS_IGNORE);
+    if (done)
+        C.barrier_on = 0;
+    return done;
+}
+
+int cluster_clock(int64_t *offset_ns, double *uncert_s)
+{
+    *offset_ns = 0;
+    *uncert_s = 0;
+    if (!C.on)
+        return 0;
+    for (int k = 1; k < C.nodes; k++) {
+        if (C.node == 0) {   /* answer node k's 16 pings with node 0's time */
+            for (int i = 0; i < 16; i++) {
+                uint64_t t;
+                MPI_Recv(&t, 1, MPI_UINT64_T, k, TAG_CLOCK, C.comm, MPI_STATUS_IGNORE);
+                t = mono_ns();
+                MPI_Send(&t, 1, MPI_UINT64_T, k, TAG_CLOCK, C.comm);
+            }
+        } else if (C.node == k) {
+            double best = 1e30;
+            for (int i = 0; i < 16; i++) {
+                uint64_t t0 = mono_ns(), there;
+                MPI_Send(&t0, 1, MPI_UINT64_T, 0, TAG_CLOCK, C.comm);
+                MPI_Recv(&there, 1, MPI_UINT64_T, 0, TAG_CLOCK, C.comm, MPI_STATUS_IGNORE);
+                uint64_t t1 = mono_ns();
+                double rtt = (double)(t1 - t0);
+                if (rtt < best) {
+                    best = rtt;
+                    *offset_ns = (int64_t)there - (int64_t)(t0 + (t1 - t0) / 2);
+                }
+            }
+            *uncert_s = best / 2 * 1e-9;
+        }
+        MPI_Barrier(C.comm);
+    }
+    return 0;
+}
+
+uint64_t cluster_bcast_u64(uint64_t x)
+{
+    if (C.on)
+        MPI_Bcast(&x, 1, MPI_UINT64_T, 0, C.comm);
+    return x;
+}
+
+void cluster_bcast(void *buf, size_t n)
+{
+    if (C.on)
+        MPI_Bcast(buf, (int)n, MPI_BYTE, 0, C.comm);
+}
+
+void cluster_gather_double(double x, double *out)
+{
+    if (C.on)
+        MPI_Gather(&x, 1, MPI_DOUBLE, out, 1, MPI_DOUBLE, 0, C.comm);
+    else
+        out[0] = x;
+}
+
+/* ---- the proxy thread: per collective `want`, receive the running sum from the node before (node > 0),
+ * wait for this node's sum, pass it on (node < last), and share the total from the last node with all. */
+static int proxy_wait_flag(_Atomic uint32_t *flag, uint32_t id)
+{
+    for (unsigned spins = 0; atomic_load(flag) != id; spins++) {
+        if (atomic_load(&C.proxy_stop) || shm_aborted(C.shm))
+            return -1;
+        sleep_ns(spins < 200 ? 2000 : 20000);
+    }
+    return 0;
+}
+
+static void *proxy_main(void *arg)
+{
+    (void)arg;
+    struct shm_hdr *h = C.shm->hdr;
+    uint32_t last = atomic_load(&h->xn.want);
+    int me = C.node, last_node = C.nodes - 1;
+    while (!atomic_load(&C.proxy_stop)) {
+        uint32_t id = atomic_load(&h->xn.want);
+        if (id == last || shm_aborted(C.shm)) {
+            sleep_ns(20000);
+            continue;
+        }
+        int n = (int)h->xn.count;
+        float *res = shm_result(C.shm);
+        MPI_Request r;
+        _Atomic int *stop = &C.proxy_stop;
+        if (me > 0) {
+            MPI_Irecv(shm_incoming(C.shm), n, MPI_FLOAT, me - 1, TAG_CHAIN, C.xcomm, &r);
+            if (wait_req(&r, stop, 1) != 0)
+                break;
+            atomic_store(&h->xn.in_ready, id);
+        }
+        if (proxy_wait_flag(&h->xn.ready, id) != 0) {
+            if (atomic_load(&C.proxy_stop))
+                break;
+            last = id;   /* aborted: this collective is abandoned everywhere */
+            continue;
+        }
+        if (me < last_node) {
+            MPI_Isend(res, n, MPI_FLOAT, me + 1, TAG_CHAIN, C.xcomm, &r);
+            if (wait_req(&r, stop, 0) != 0)
+                break;
+            MPI_Irecv(res, n, MPI_FLOAT, last_node, TAG_RESULT, C.xcomm, &r);
+            if (wait_req(&r, stop, 1) != 0)
+                break;
+        } else {
+            MPI_Request rs[C.nodes > 1 ? C.nodes - 1 : 1];
+            for (int k = 0; k < last_node; k++)
+                MPI_Isend(res, n, MPI_FLOAT, k, TAG_RESULT, C.xcomm, &rs[k]);
+            int ok = 1;
+            for (int k = 0; k < last_node && ok; k++)
+                ok = wait_req(&rs[k], stop, 0) == 0;
+            if (!ok)
+                break;
+        }
+        atomic_store(&h->xn.out_ready, id);
+        last = id;
+    }
+    return NULL;
+}
+
+int cluster_proxy_start(struct shm *shm, char *why, size_t n)
+{
+    if (!C.on || C.nodes < 2)
+        return 0;
+    C.shm = shm;
+    atomic_store(&C.proxy_stop, 0);
+    if (pthread_create(&C.proxy, NULL, proxy_main, NULL) != 0) {
+        snprintf(why, n, "cannot start the all-reduce proxy thread");
+        return -1;
+    }
+    C.proxy_on = 1;
+    return 0;
+}
+
+void cluster_proxy_stop(void)
+{
+    if (!C.proxy_on)
+        return;
+    atomic_store(&C.proxy_stop, 1);
+    pthread_join(C.proxy, NULL);
+    C.proxy_on = 0;
+}
+
+void cluster_fini(void)
+{
+    if (!C.on)
+        return;
+    cluster_flush();
+    reap_sends(1);
+    MPI_Barrier(C.comm);
+    MPI_Comm_free(&C.comm);
+    MPI_Comm_free(&C.xcomm);
+    for (int i = 0; i < 2; i++)
+        free(C.batch[i]);
+    MPI_Finalize();
+    C.on = 0;
+}
+
+#endif

@@ -1,0 +1,233 @@
+/* harness/supcluster.c: the supervisor's part in a run over several nodes (harness/cluster.h): one timeline,
+ * global ranks, telemetry to node 0, runs that start together, a failure anywhere ending the run everywhere,
+ * and node 0's summary holding every node's figures. With one node every function here returns at once. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cluster.h"
+#include "faults/fault.h"
+#include "sup.h"
+#include "util.h"
+
+/* Run-start handshake tags (json channel): node k -> 0 "ready for run m", 0 -> all "go". */
+#define TAG_READY 100000
+#define TAG_GO 200000
+#define TAG_END (-1)
+
+int supc_setup(struct sup *s, char *why, size_t n)
+{
+    s->node = cluster_node();
+    s->nodes = cluster_nodes();
+    struct shm_hdr *h = s->shm.hdr;
+    h->node = (uint32_t)s->node;
+    h->nodes = (uint32_t)s->nodes;
+    h->rank_offset = (uint32_t)(s->node * s->nranks);
+    h->world = (uint32_t)(s->nodes * s->nranks);
+    if (s->nodes < 2)
+        return 0;
+    /* one timeline: node 0's start, moved onto this node's clock by the measured offset */
+    if (cluster_clock(&s->clock_offset_ns, &s->clock_uncert_s) != 0) {
+        snprintf(why, n, "the clock exchange with node 0 failed");
+        return -1;
+    }
+    uint64_t t0 = cluster_bcast_u64(s->t0);
+    s->t0 = (uint64_t)((int64_t)t0 - s->clock_offset_ns);
+    h->t0_ns = s->t0;
+    /* faults name global ranks (node-crash: the node's first); the node that holds the rank carries it out */
+    struct scenario *sc = &h->sc;
+    for (int i = 0; i < sc->n_faults; i++) {
+        struct fault_spec *f = &sc->faults[i];
+        if (strcmp(fault_table[f->kind]->name, "node-crash") == 0)
+            f->rank = ((const struct node_crash_params *)f->params)->node * s->nranks;
+        int64_t local = f->rank - (int64_t)h->rank_offset;
+        f->rank = local >= 0 && local < s->nranks ? local : -2;   /* -2: another node's */
+    }
+    return cluster_proxy_start(&s->shm, why, n);
+}
+
+/* ---- what arrives from the other nodes */
+static void sink_lines(void *ctx, int node, enum cluster_stream st, const char *text, size_t len)
+{
+    struct sup *s = ctx;
+    (void)node;
+    if (s->node != 0)
+        return;
+    if (results_append(&s->res, st == CL_POWER, text, len) != 0)
+        return;
+    const struct view_link *v = s->opt->view;
+    if (!v)
+        return;
+    for (const char *p = text, *end = text + len; p < end;) {   /* the live view shows every node */
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t l = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+        if (st == CL_EVENTS) {
+            v->event(v->ctx, p, l);
+        } else {
+            double t, w;
+            int rank;
+            if (sscanf(p, "%lf,%d,%lf", &t, &rank, &w) == 3) {
+                struct power_reading pr = { w, NAN, NAN, NAN, NAN, 0 };
+                v->power(v->ctx, t, rank, &pr, 0);
+            }
+        }
+        p += l;
+    }
+}
+
+static void sink_failed(void *ctx, int node, const char *reason)
+{
+    struct sup *s = ctx;
+    char msg[600];
+    snprintf(msg, sizeof msg, "node %d: %s", node, reason);
+    s->remote_failure = 1;   /* not sent on again */
+    sup_fail(s, msg);
+}
+
+static void sink_json(void *ctx, int node, int tag, json_t *o)
+{
+    struct sup *s = ctx;
+    if (tag >= TAG_GO) {
+        s->go_run = tag - TAG_GO;
+    } else if (tag >= TAG_READY) {
+        if (tag - TAG_READY == s->sync_run)
+            s->ready_nodes++;
+    } else if (s->node == 0 && tag == TAG_END) {
+        json_object_set_new(o, "node", json_integer(node));
+        json_array_append(s->node_ends, o);
+    } else if (s->node == 0 && tag >= 0) {
+        json_object_set_new(o, "node", json_integer(node));
+        json_array_append(s->node_runs, o);
+    }
+}
+
+void supc_poll(struct sup *s)
+{
+    if (s->nodes < 2)
+        return;
+    static const struct cluster_sink sink = { NULL, sink_lines, sink_failed, sink_json };
+    struct cluster_sink k = sink;
+    k.ctx = s;
+    cluster_poll(&k);
+    cluster_flush();
+}
+
+void supc_fail(struct sup *s, const char *reason)
+{
+    if (s->nodes > 1 && !s->remote_failure)
+        cluster_fail(reason);
+}
+
+/* Waits, stepping the loop, until cond holds or the run is stopping; -1 when it stopped. */
+#define SUPC_WAIT(s, cond)                                                                                           \
+    do {                                                                                                             \
+        while (!(cond) && !(s)->stopping)                                                                            \
+            sup_step(s);                                                                                             \
+    } while (0)
+
+int supc_run_begin(struct sup *s, int m)
+{
+    if (s->nodes < 2)
+        return 0;
+    json_t *o = json_object();
+    if (s->node == 0) {   /* every node says it is ready for run m; then node 0 says go */
+        s->sync_run = m;
+        SUPC_WAIT(s, s->ready_nodes >= s->nodes - 1);
+        s->ready_nodes = 0;
+        for (int k = 1; k < s->nodes && !s->stopping; k++)
+            cluster_send_json(k, TAG_GO + m, o);
+    } else {
+        cluster_send_json(0, TAG_READY + m, o);
+        SUPC_WAIT(s, s->go_run == m);
+    }
+    json_decref(o);
+    return s->stopping ? -1 : 0;
+}
+
+void supc_run_end(struct sup *s, int m, json_t *run)
+{
+    if (s->nodes < 2)
+        return;
+    if (s->node != 0) {
+        cluster_send_json(0, m, run);
+        return;
+    }
+    /* node 0 keeps its own figures for this run and waits (a bounded time) for the others' */
+    json_t *mine = json_deep_copy(run);
+    json_object_set_new(mine, "node", json_integer(0));
+    json_array_append_new(s->node_runs, mine);
+    uint64_t end = mono_ns() + 30000000000ull;
+    for (;;) {
+        int have = 0;
+        size_t i;
+        json_t *r;
+        json_array_foreach(s->node_runs, i, r)
+            have += json_integer_value(json_object_get(r, "run")) == m;
+        if (have >= s->nodes || mono_ns() > end)
+            break;
+        sup_step(s);
+    }
+}
+
+/* The end: the other nodes send node 0 what only they know; node 0 puts every node into the summary. */
+void supc_end(struct sup *s, json_t *summary)
+{
+    if (s->nodes < 2)
+        return;
+    json_t *me = json_pack("{s:i, s:f, s:f, s:I, s:s}", "ranks", s->nranks, "clock_offset_s",
+                           (double)s->clock_offset_ns * 1e-9, "clock_uncertainty_s", s->clock_uncert_s, "events",
+                           (json_int_t)s->res.events, "stopped", s->reason);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    json_object_set_new(me, "host", json_string(host));
+    json_t *faults = faultlog_json(s), *f;   /* this node's faults, with global ranks */
+    size_t i;
+    json_array_foreach(faults, i, f) {
+        json_object_set_new(f, "rank", json_integer(json_integer_value(json_object_get(f, "rank")) + s->node * s->nranks));
+        json_object_set_new(f, "node", json_integer(s->node));
+    }
+    if (s->node != 0) {
+        json_object_set_new(me, "faults", faults);
+        cluster_send_json(0, TAG_END, me);
+        cluster_flush();
+        json_decref(me);
+        return;
+    }
+    json_decref(faults);   /* node 0's are in the summary already */
+    json_object_set_new(me, "node", json_integer(0));
+    json_array_insert_new(s->node_ends, 0, me);
+    uint64_t end = mono_ns() + 30000000000ull;
+    while ((int)json_array_size(s->node_ends) < s->nodes && mono_ns() < end) {
+        supc_poll(s);
+        sleep_ns(1000000);
+    }
+    json_t *all = json_object_get(summary, "faults"), *e;
+    json_array_foreach(all, i, f)
+        json_object_set_new(f, "node", json_integer(0));
+    json_array_foreach(s->node_ends, i, e) {   /* the other nodes' faults join node 0's */
+        json_t *nf = json_object_get(e, "faults"), *x;
+        size_t j;
+        json_array_foreach(nf, j, x)
+            json_array_append(all, x);
+        json_object_del(e, "faults");
+    }
+    /* per node: its end record, and its figures of each run */
+    json_t *nodes = json_array();
+    for (int k = 0; k < s->nodes; k++) {
+        json_t *rec = NULL;
+        json_array_foreach(s->node_ends, i, e)
+            if (json_integer_value(json_object_get(e, "node")) == k)
+                rec = json_copy(e);
+        if (!rec)
+            rec = json_pack("{s:i, s:s}", "node", k, "stopped", "no end record from this node within 30 s");
+        json_t *runs = json_array(), *r;
+        json_array_foreach(s->node_runs, i, r)
+            if (json_integer_value(json_object_get(r, "node")) == k)
+                json_array_append(runs, r);
+        json_object_set_new(rec, "runs", runs);
+        json_array_append_new(nodes, rec);
+    }
+    json_object_set_new(summary, "nodes", nodes);
+    json_object_set_new(summary, "ranks_total", json_integer((json_int_t)s->nodes * s->nranks));
+}

@@ -1,0 +1,141 @@
+/* tests/test_cluster.c: several nodes on one machine — `mpirun --oversubscribe -np N` starts one supervisor
+ * per "node", as on a cluster. The sim all-reduce crosses nodes exactly (2 x 2 and 3 x 2 ranks end in the
+ * bitwise state of 1 x 4 and 1 x 6), node 0's results hold every node's events and power rows on one
+ * timeline, a node crash is detected on its node and ends the run on all, and a nodes: mismatch is exit 2.
+ * Skips without MPI. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2e.h"
+
+static void need_mpi(void)
+{
+#ifndef GAUNTLET_HAVE_MPI
+    cr_skip_test("built without MPI (install libopenmpi-dev): multi-node runs are not in this build");
+#endif
+    if (system("mpirun --version >/dev/null 2>&1") != 0)
+        cr_skip_test("mpirun not found (apt-get install openmpi-bin)");
+}
+
+static const char base[] =
+    "name: cluster\nnodes: %d\nranks: %d\niterations: 30\nseed: 7\n"
+    "workload:\n"
+    "  gemm: {m: 256, n: 256, k: 256, count: 2}\n"
+    "  allreduce: {bytes: 4MiB}\n"
+    "  checkpoint: {every: 10, bytes: 1MiB, path: /tmp/gauntlet-test-ckpt}\n"
+    "power: {sample_hz: 100}\n"
+    "sim: {tflops: 0.005}\n"
+    "%s";
+
+/* Runs gauntlet under mpirun with np supervisors (np 0: no launcher); returns the exit code. */
+static int run(int np, int nodes, int ranks, const char *extra, const char *out, char **log)
+{
+    char text[2048], cmd[4096], path[600];
+    snprintf(text, sizeof text, base, nodes, ranks, extra);
+    const char *sc = e2e_scenario(text);
+    snprintf(path, sizeof path, "%s.log", out);
+    if (np)
+        snprintf(cmd, sizeof cmd, "timeout 120 mpirun --oversubscribe --allow-run-as-root -np %d %s run %s --out %s "
+                                  "--backend sim --headless > %s 2>&1", np, GAUNTLET_BIN, sc, out, path);
+    else
+        snprintf(cmd, sizeof cmd, "timeout 120 %s run %s --out %s --backend sim --headless > %s 2>&1", GAUNTLET_BIN, sc,
+                 out, path);
+    int st = system(cmd);
+    *log = e2e_read(path);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char *fingerprint(json_t *s)
+{
+    return json_string_value(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "state_fingerprint"));
+}
+
+/* nodes x ranks against 1 x (nodes * ranks): the same bits, and node 0's folder holds every node. */
+static void exact(int nodes, int ranks)
+{
+    need_mpi();
+    char *log;
+    const char *one = e2e_outdir();
+    cr_assert_eq(run(0, 1, nodes * ranks, "", one, &log), 0, "%s", log);
+    free(log);
+    json_t *ref = e2e_summary(one);
+    const char *out = e2e_outdir();
+    cr_assert_eq(run(nodes, nodes, ranks, "", out, &log), 0, "%s", log);
+    json_t *s = e2e_summary(out);
+    cr_assert_str_eq(fingerprint(s), fingerprint(ref), "the cross-node sum is the serial sum in global rank order");
+    cr_assert_eq(json_integer_value(json_object_get(s, "ranks_total")), nodes * ranks);
+    json_t *ns = json_object_get(s, "nodes");
+    cr_assert_eq(json_array_size(ns), (size_t)nodes);
+    for (int k = 0; k < nodes; k++) {
+        json_t *n = json_array_get(ns, (size_t)k);
+        cr_assert_eq(json_integer_value(json_object_get(n, "node")), k);
+        cr_assert_str_eq(fingerprint(n), fingerprint(ref), "node %d ends in the same state", k);
+        cr_assert_lt(json_number_value(json_object_get(n, "clock_uncertainty_s")), 0.01, "one machine: a tight clock");
+    }
+    /* events from every node, with global ranks; power rows of every global rank, with their node */
+    cr_assert_eq(e2e_count_events(out, "iteration"), 30 * nodes * ranks);
+    cr_assert_eq(e2e_count_events(out, "start"), nodes);
+    char path[600];
+    snprintf(path, sizeof path, "%s/power.csv", out);
+    char *csv = e2e_read(path);
+    int per_rank[16] = { 0 };
+    for (char *l = strchr(csv, '\n') + 1; *l; l = strchr(l, '\n') + 1) {
+        int rank = -1, node = -1;
+        const char *last = l, *nl = strchr(l, '\n');
+        cr_assert_eq(sscanf(l, "%*f,%d,", &rank), 1, "%.60s", l);
+        for (const char *c = l; c < nl; c++)
+            if (*c == ',')
+                last = c + 1;
+        node = atoi(last);
+        cr_assert(rank >= 0 && rank < nodes * ranks, "%.60s", l);
+        cr_assert_eq(node, rank / ranks, "rank %d is on node %d: %.60s", rank, rank / ranks, l);
+        per_rank[rank]++;
+    }
+    for (int r = 0; r < nodes * ranks; r++)
+        cr_assert_gt(per_rank[r], 10, "rank %d's power rows reached node 0", r);
+    free(csv);
+    json_decref(s);
+    json_decref(ref);
+    free(log);
+}
+
+Test(cluster, two_nodes_reduce_exactly_as_one, .timeout = 240) { exact(2, 2); }
+Test(cluster, three_nodes_reduce_exactly_as_one, .timeout = 240) { exact(3, 2); }
+
+Test(cluster, a_node_crash_is_detected_there_and_ends_the_run_everywhere, .timeout = 120)
+{
+    need_mpi();
+    char *log;
+    const char *out = e2e_outdir();
+    int rc = run(2, 2, 2, "faults:\n  - {kind: node-crash, at: 15, node: 1}\n", out, &log);
+    cr_assert_eq(rc, 1, "%s", log);
+    json_t *s = e2e_summary(out);
+    const char *why = json_string_value(json_object_get(s, "stopped"));
+    cr_assert(why && strstr(why, "node 1: rank ") && strstr(why, ": exit: process died"), "%s", why);
+    json_t *f = json_array_get(json_object_get(s, "faults"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(f, "kind")), "node-crash");
+    cr_assert_eq(json_integer_value(json_object_get(f, "node")), 1);
+    cr_assert_eq(json_integer_value(json_object_get(f, "rank")), 2);
+    cr_assert_str_eq(json_string_value(json_object_get(f, "detected_by")), "exit");
+    cr_assert_eq(e2e_count_events(out, "worker_died"), 2, "both workers of node 1");
+    cr_assert_eq(e2e_count_events(out, "end"), 2, "each node's supervisor lived to write its end");
+    json_decref(s);
+    free(log);
+}
+
+Test(cluster, a_nodes_mismatch_is_exit_2_naming_both, .timeout = 120)
+{
+    need_mpi();
+    char *log;
+    cr_assert_eq(run(2, 3, 2, "", e2e_outdir(), &log), 2, "%s", log);
+    cr_assert(strstr(log, ":2: nodes: 3, but the launcher started 2 supervisors"), "%s", log);
+    free(log);
+    cr_assert_eq(run(0, 2, 2, "", e2e_outdir(), &log), 2, "no launcher: one node, not two\n%s", log);
+    cr_assert(strstr(log, ":2: nodes: 2, but gauntlet was started without mpirun or srun"), "%s", log);
+    free(log);
+    cr_assert_eq(run(2, 2, 2, "recovery: restart\n", e2e_outdir(), &log), 2, "%s", log);
+    cr_assert(strstr(log, "across nodes is not built yet"), "%s", log);
+    free(log);
+}
