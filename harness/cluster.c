@@ -50,6 +50,10 @@ void cluster_poll(const struct cluster_sink *sink) { (void)sink; }
 void cluster_fail(const char *reason) { (void)reason; }
 void cluster_send_json(int dest, int tag, json_t *o) { (void)dest, (void)tag, (void)o; }
 void cluster_barrier_begin(void) {}
+void cluster_stats(uint64_t *sent, uint64_t *received)
+{
+    *sent = *received = 0;
+}
 int cluster_barrier_test(void) { return 1; }
 int cluster_proxy_start(struct shm *shm, char *why, size_t n)
 {
@@ -80,6 +84,7 @@ static struct {
     int nfly;
     MPI_Request barrier;
     int barrier_on;
+    uint64_t sent, received;   /* telemetry and control bytes on the main communicator */
     /* the proxy thread */
     pthread_t proxy;
     int proxy_on;
@@ -164,6 +169,7 @@ static void send_owned(char *buf, size_t len, int dest, int tag)
         if (C.nfly == MAX_INFLIGHT)
             sleep_ns(100000);
     }
+    C.sent += len;
     if (MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, C.comm, &C.fly[C.nfly].req) != MPI_SUCCESS) {
         gl_log("cluster: MPI_Isend to node %d failed", dest);
         free(buf);
@@ -216,6 +222,7 @@ void cluster_poll(const struct cluster_sink *sink)
         char *buf = xmalloc((size_t)len + 1);
         MPI_Recv(buf, len, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, C.comm, MPI_STATUS_IGNORE);
         buf[len] = 0;
+        C.received += (uint64_t)len;
         if ((st.MPI_TAG == TAG_EVENTS || st.MPI_TAG == TAG_POWER) && sink->lines)
             sink->lines(sink->ctx, st.MPI_SOURCE, st.MPI_TAG == TAG_EVENTS ? CL_EVENTS : CL_POWER, buf, (size_t)len);
         else if (st.MPI_TAG == TAG_FAIL && sink->failed)
@@ -255,6 +262,12 @@ void cluster_send_json(int dest, int tag, json_t *o)
     memcpy(buf + 4, text, len);
     free(text);
     send_owned(buf, len + 4, dest, TAG_JSON);
+}
+
+void cluster_stats(uint64_t *sent, uint64_t *received)
+{
+    *sent = C.sent;
+    *received = C.received;
 }
 
 void cluster_barrier_begin(void)
@@ -349,12 +362,14 @@ static void *proxy_main(void *arg)
     struct shm_hdr *h = C.shm->hdr;
     uint32_t last = atomic_load(&h->xn.want);
     int me = C.node, last_node = C.nodes - 1;
+    unsigned idle = 0;
     while (!atomic_load(&C.proxy_stop)) {
         uint32_t id = atomic_load(&h->xn.want);
-        if (id == last || shm_aborted(C.shm)) {
-            sleep_ns(20000);
+        if (id == last || shm_aborted(C.shm)) {   /* short naps while collectives come fast, longer when idle */
+            sleep_ns(idle++ < 500 ? 20000 : 500000);
             continue;
         }
+        idle = 0;
         int n = (int)h->xn.count;
         float *res = shm_result(C.shm);
         MPI_Request r;

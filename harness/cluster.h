@@ -53,6 +53,9 @@ void cluster_fail(const char *reason);
 /* Sends a JSON object to node dest with a tag the receiver's `json` callback interprets. */
 void cluster_send_json(int dest, int tag, json_t *o);
 
+/* Bytes this node sent and received on the supervisors' channel (telemetry, control). */
+void cluster_stats(uint64_t *sent, uint64_t *received);
+
 /* A barrier that does not block: begin, then test until it returns 1. */
 void cluster_barrier_begin(void);
 int cluster_barrier_test(void);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cluster.h"
@@ -180,6 +181,15 @@ void supc_end(struct sup *s, json_t *summary)
                            (json_int_t)s->res.events, "stopped", s->reason);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
+    struct rusage ru;
+    uint64_t sent, received;
+    cluster_stats(&sent, &received);
+    if (getrusage(RUSAGE_SELF, &ru) == 0)   /* the supervisor's own cost: its loop, the proxy, MPI's threads */
+        json_object_set_new(me, "supervisor_cpu_s", json_real((double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+                                                              (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6));
+    json_object_set_new(me, "telemetry_sent_bytes", json_integer((json_int_t)sent));
+    json_object_set_new(me, "telemetry_received_bytes", json_integer((json_int_t)received));
+    json_object_set_new(me, "wall_s", json_real((double)(mono_ns() - s->t0) * 1e-9));
     json_object_set_new(me, "host", json_string(host));
     json_t *faults = faultlog_json(s), *f;   /* this node's faults, with global ranks */
     size_t i;

@@ -89,7 +89,14 @@ Test(tui_model, the_aggregate_is_the_sum_of_a_complete_tick)
     for (int r = 0; r < 4; r++)
         vm_power(m, 0.11, r, r == 1 ? NAN : 100, NAN, NAN, 0);
     vm_power(m, 0.12, 0, 100, NAN, NAN, 0);
-    cr_assert(!vm_agg_bin(m, 0.15, &b), "0.10 had one rank, 0.11 a missing one: no aggregate there");
+    /* 0.10: rank 0's new reading and the others' of 0.09 (within two sampling periods: several nodes' ticks
+     * interleave); 0.11 had a missing reading, 0.12 still sees it: no aggregate */
+    cr_assert(vm_agg_bin(m, 0.15, &b));
+    cr_assert_eq(b.n, 1, "%u", b.n);
+    cr_assert_float_eq(b.sum, 1 + 209 + 309 + 409, 1e-3);
+    vm_power(m, 0.5, 0, 100, NAN, NAN, 0);   /* the others silent for 0.4 s: stale, no aggregate */
+    vm_power(m, 0.51, 0, 100, NAN, NAN, 0);
+    cr_assert(!vm_agg_bin(m, 0.5, &b), "a rank silent for longer than two periods leaves the aggregate missing");
     cr_assert(!vm_agg_bin(m, 5.0, &b), "no samples there");
     vm_free(m);
 }

@@ -91,22 +91,33 @@ int vm_rank_bin(const struct vm *m, int rank, double t, struct vm_bin *out)
     return rank >= 0 && rank < m->nranks && bin_get(m->rank[rank].bin, VM_RANK_BINS, t, out);
 }
 
-/* Closes the sample tick being summed: a tick where every rank still in the run has a reading becomes one
- * aggregate sample (a tick with a missing rank is itself missing, as in the summary). */
+/* Closes the sample tick: the node's power at that time is the sum of every rank's latest reading, when each
+ * rank still in the run has one from the last two sampling periods (a rank without is a missing aggregate,
+ * as in the summary). On one node every rank is sampled at the same tick; over several nodes the ticks of
+ * different nodes interleave, and the latest reading of each counts. */
 static void vm_tick_close(struct vm *m)
 {
-    int live = 0;
-    for (int r = 0; r < m->nranks; r++)
-        live += !m->rank[r].dropped;
-    if (!isnan(m->tick_t) && m->tick_n > 0 && m->tick_n >= live && !m->tick_bad) {
-        bin_add(m->bin, VM_BINS, bin_of(m->tick_t), m->tick_sum);
+    if (isnan(m->tick_t))
+        return;
+    double fresh = m->sample_hz > 0 ? 2.0 / m->sample_hz : 0.05, sum = 0;
+    int ok = m->nranks > 0, live = 0;
+    for (int r = 0; r < m->nranks && ok; r++) {
+        const struct vm_rank *k = &m->rank[r];
+        if (k->dropped)
+            continue;
+        live++;
+        if (isnan(k->watts) || m->tick_t - k->watts_t > fresh || k->watts_t > m->tick_t + 1e-9)
+            ok = 0;
+        else
+            sum += k->watts;
+    }
+    if (ok && live) {
+        bin_add(m->bin, VM_BINS, bin_of(m->tick_t), sum);
         m->raw_t[m->nraw % VM_RAW] = m->tick_t;
-        m->raw_w[m->nraw % VM_RAW] = m->tick_sum;
+        m->raw_w[m->nraw % VM_RAW] = sum;
         m->nraw++;
     }
     m->tick_t = NAN;
-    m->tick_sum = 0;
-    m->tick_n = m->tick_bad = 0;
 }
 
 void vm_power(struct vm *m, double t_s, int rank, double watts, double clock_mhz, double temp_c, uint64_t throttle)
@@ -119,16 +130,10 @@ void vm_power(struct vm *m, double t_s, int rank, double watts, double clock_mhz
     m->tick_t = t_s;
     struct vm_rank *r = &m->rank[rank];
     r->watts = watts;
+    r->watts_t = t_s;
     r->clock_mhz = clock_mhz;
     r->temp_c = temp_c;
     r->throttle = throttle;
-    if (!r->dropped) {
-        if (isnan(watts))
-            m->tick_bad = 1;
-        else
-            m->tick_sum += watts;
-        m->tick_n++;
-    }
     if (!isnan(watts))
         bin_add(r->bin, VM_RANK_BINS, bin_of(t_s), watts);
     m->samples++;
@@ -261,6 +266,9 @@ int vm_event(struct vm *m, json_t *ev)
     int rank = (int)inum(ev, "rank", -1);
     if (rank >= 0 && rank < VM_MAX_RANKS)
         vm_ranks(m, rank + 1);
+    if (inum(ev, "node", 0) > 0 && (!strcmp(type, "start") || !strcmp(type, "run_begin") || !strcmp(type, "run_end") ||
+                                     !strcmp(type, "end") || !strcmp(type, "paused") || !strcmp(type, "resumed")))
+        return 0;   /* several nodes: each node says these; node 0 speaks for the run */
     struct vm_rank *r = rank >= 0 && rank < m->nranks ? &m->rank[rank] : NULL;
     char a[32], b[32];
     if (strcmp(type, "phase_begin") == 0) {

@@ -27,6 +27,7 @@ struct vm_log { double t; int sev; char text[160]; };
 
 struct vm_rank {
     double watts, clock_mhz, temp_c;   /* last sample (NAN: not measured) */
+    double watts_t;                    /* when it was taken */
     uint64_t throttle;
     int64_t iter;                      /* iterations completed in the current run */
     int phase;                         /* enum vm_phase now */
@@ -70,8 +71,7 @@ struct vm {
     struct vm_rank *rank;              /* [nranks] */
     /* aggregate power */
     struct vm_bin bin[VM_BINS];        /* ring by bin number */
-    double tick_t, tick_sum;           /* the sample tick being summed across ranks */
-    int tick_n, tick_bad;
+    double tick_t;                     /* the sample tick being read */
     double raw_t[VM_RAW], raw_w[VM_RAW];
     uint64_t nraw;
     /* iterations, phases */

@@ -70,6 +70,12 @@ static int load_events(struct replay *rp, const char *dir, char *why, size_t n)
 
 static double field(const char *s) { return *s ? strtod(s, NULL) : NAN; }
 
+static int cmp_prow(const void *a, const void *b)
+{
+    const struct prow *x = a, *y = b;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
 /* Reads power.csv (t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle). */
 static int load_power(struct replay *rp, const char *dir, char *why, size_t n)
 {
@@ -119,6 +125,9 @@ static int load_power(struct replay *rp, const char *dir, char *why, size_t n)
     }
     free(line);
     fclose(f);
+    /* several nodes' rows interleave in arrival order: the replay wants time order (qsort is not stable, but
+     * rows of one time are one tick of different ranks, in any order) */
+    qsort(rp->pw, rp->npw, sizeof *rp->pw, cmp_prow);
     return 0;
 }
 
