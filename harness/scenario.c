@@ -407,12 +407,12 @@ static int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario 
     if (sc->workload.checkpoint.every > 0 && sc->workload.checkpoint.every > sc->iterations)
         gl_log("%s: note: workload.checkpoint.every (%" PRId64 ") exceeds iterations (%" PRId64 "): no checkpoint will be written",
                c->file, sc->workload.checkpoint.every, sc->iterations);
-    for (int i = 0; i < sc->n_faults; i++)
-        if (sc->faults[i].rank >= sc->ranks) {
+    for (int i = 0; i < sc->n_faults; i++)   /* global ranks: ranks on each of the nodes */
+        if (sc->faults[i].rank >= sc->ranks * sc->nodes) {
             char key[32];
             snprintf(key, sizeof key, "faults[%d].rank", i);
             snprintf(c->err, c->errlen, "%s:%d:1: %s: rank %lld is out of range: the scenario has ranks 0..%lld", c->file,
-                     sc->faults[i].line, key, (long long)sc->faults[i].rank, (long long)sc->ranks - 1);
+                     sc->faults[i].line, key, (long long)sc->faults[i].rank, (long long)(sc->ranks * sc->nodes) - 1);
             return EXIT_INPUT;
         }
     if (sc->auto_search && sc->n_mitigations > sc->search_budget)

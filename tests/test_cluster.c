@@ -139,3 +139,54 @@ Test(cluster, a_nodes_mismatch_is_exit_2_naming_both, .timeout = 120)
     cr_assert(strstr(log, "across nodes is not built yet"), "%s", log);
     free(log);
 }
+
+Test(cluster, accept_judges_every_gpu_of_every_node_as_one_fleet, .timeout = 180)
+{
+    need_mpi();
+    const char *sdir = e2e_outdir();   /* a fresh folder for the suite */
+    char cmd[1024], path[600];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", sdir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/L1-fleet.yaml", sdir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs("name: fleet\nnodes: 2\nranks: 2\niterations: 40\nseed: 9\n"
+          "workload: {gemm: {m: 256, n: 256, k: 256, count: 4}, allreduce: {bytes: 4MiB}}\n"
+          "power: {sample_hz: 200}\nsim: {tflops: 0.005}\n"
+          "faults:\n  - {kind: straggler, at: 0, rank: 3, factor: 1.25, duration: 1h}\n"
+          "detectors: [fingerprint]\n"
+          "checks:\n  gemm_tflops:\n  outliers:\n  sdc_screen:\n",
+          f);
+    fclose(f);
+    const char *out = e2e_outdir();
+    snprintf(cmd, sizeof cmd, "timeout 150 mpirun --oversubscribe --allow-run-as-root -np 2 %s accept --backend sim "
+                              "--scenarios %s --out %s > %s.log 2>&1", GAUNTLET_BIN, sdir, out, out);
+    int st = system(cmd);
+    snprintf(path, sizeof path, "%s.log", out);
+    char *log = e2e_read(path);
+    cr_assert_eq(WEXITSTATUS(st), 1, "the slow GPU fails the suite\n%s", log);
+    snprintf(path, sizeof path, "%s/verdicts.json", out);
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err), *v;
+    cr_assert(j, "%s: %s\n%s", path, err.text, log);
+    int outliers = 0, gpus = 0;
+    size_t i;
+    json_array_foreach(json_object_get(j, "verdicts"), i, v) {
+        const char *check = json_string_value(json_object_get(v, "check"));
+        const char *status = json_string_value(json_object_get(v, "status"));
+        const char *subject = json_string_value(json_object_get(v, "subject"));
+        if (!strcmp(check, "gemm_tflops"))
+            gpus++;
+        if (!strcmp(check, "outliers")) {
+            outliers++;
+            cr_assert_str_eq(subject, "node 1 gpu 3", "only node 1's slow GPU is named");
+            cr_assert_str_eq(status, "FAIL");
+        }
+        if (!strcmp(check, "sdc_screen"))
+            cr_assert_str_eq(status, "PASS", "%s", subject);
+    }
+    cr_assert_eq(gpus, 4, "a verdict for each GPU of both nodes");
+    cr_assert_eq(outliers, 1);
+    json_decref(j);
+    free(log);
+}
