@@ -122,28 +122,6 @@ int cluster_init(char *why, size_t n)
 int cluster_node(void) { return C.node; }
 int cluster_nodes(void) { return C.nodes; }
 
-/* Waits for req while polling; gives up (cancelling a receive) when *stop is set. 0 done, -1 given up. */
-static int wait_req(MPI_Request *req, _Atomic int *stop, int cancel)
-{
-    for (unsigned spins = 0;; spins++) {
-        int done = 0;
-        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-            return -1;
-        if (done)
-            return 0;
-        if (stop && atomic_load(stop)) {
-            if (cancel) {
-                MPI_Cancel(req);
-                MPI_Wait(req, MPI_STATUS_IGNORE);
-            } else {
-                MPI_Request_free(req);
-            }
-            return -1;
-        }
-        sleep_ns(spins < 200 ? 2000 : 50000);
-    }
-}
-
 static void reap_sends(int all)
 {
     for (int i = 0; i < C.nfly;) {
@@ -345,11 +323,60 @@ void cluster_gather_double(double x, double *out)
 }
 
 /* ---- the proxy thread: per collective `want`, receive the running sum from the node before (node > 0),
- * wait for this node's sum, pass it on (node < last), and share the total from the last node with all. */
-static int proxy_wait_flag(_Atomic uint32_t *flag, uint32_t id)
+ * wait for this node's sum, pass it on (node < last), and share the total from the last node with all.
+ * Every message starts with the collective's id: a message left over from a collective abandoned by a
+ * failure is recognised and dropped (messages between two nodes arrive in order). A collective the ranks
+ * have moved on from (a recovery gave them a new epoch) is abandoned. */
+struct msg { uint64_t id; float data[]; };
+
+static int proxy_give_up(uint64_t id)
+{
+    return atomic_load(&C.proxy_stop) || atomic_load(&C.shm->hdr->xn.want) != id;
+}
+
+/* Waits for req; cancels it (receives) or lets it go (sends) when the collective is given up. */
+static int proxy_wait(MPI_Request *req, uint64_t id, int cancel)
+{
+    for (unsigned spins = 0;; spins++) {
+        int done = 0;
+        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return -1;
+        if (done)
+            return 0;
+        if (proxy_give_up(id)) {
+            if (cancel) {
+                MPI_Cancel(req);
+                MPI_Wait(req, MPI_STATUS_IGNORE);
+            } else {
+                MPI_Request_free(req);
+            }
+            return -1;
+        }
+        sleep_ns(spins < 200 ? 2000 : 50000);
+    }
+}
+
+/* Receives collective id's floats from node src into out; drops older collectives' messages. */
+static int proxy_recv(struct msg *m, size_t bytes, float *out, int n, int src, int tag, uint64_t id)
+{
+    for (;;) {
+        MPI_Request r;
+        MPI_Irecv(m, (int)bytes, MPI_BYTE, src, tag, C.xcomm, &r);
+        if (proxy_wait(&r, id, 1) != 0)
+            return -1;
+        if (m->id == id) {
+            memcpy(out, m->data, (size_t)n * sizeof(float));
+            return 0;
+        }
+        if (m->id > id)
+            return -1;   /* a peer is ahead: this one was abandoned */
+    }
+}
+
+static int proxy_wait_flag(_Atomic uint64_t *flag, uint64_t id)
 {
     for (unsigned spins = 0; atomic_load(flag) != id; spins++) {
-        if (atomic_load(&C.proxy_stop) || shm_aborted(C.shm))
+        if (proxy_give_up(id) || shm_aborted(C.shm))
             return -1;
         sleep_ns(spins < 200 ? 2000 : 20000);
     }
@@ -360,52 +387,59 @@ static void *proxy_main(void *arg)
 {
     (void)arg;
     struct shm_hdr *h = C.shm->hdr;
-    uint32_t last = atomic_load(&h->xn.want);
+    uint64_t last = atomic_load(&h->xn.want);
     int me = C.node, last_node = C.nodes - 1;
+    size_t bytes = sizeof(struct msg) + h->coll_elems * sizeof(float);
+    struct msg *in = xmalloc(bytes), *out = xmalloc(bytes);
     unsigned idle = 0;
     while (!atomic_load(&C.proxy_stop)) {
-        uint32_t id = atomic_load(&h->xn.want);
+        uint64_t id = atomic_load(&h->xn.want);
         if (id == last || shm_aborted(C.shm)) {   /* short naps while collectives come fast, longer when idle */
             sleep_ns(idle++ < 500 ? 20000 : 500000);
             continue;
         }
         idle = 0;
+        last = id;
         int n = (int)h->xn.count;
+        size_t len = sizeof(struct msg) + (size_t)n * sizeof(float);
         float *res = shm_result(C.shm);
-        MPI_Request r;
-        _Atomic int *stop = &C.proxy_stop;
         if (me > 0) {
-            MPI_Irecv(shm_incoming(C.shm), n, MPI_FLOAT, me - 1, TAG_CHAIN, C.xcomm, &r);
-            if (wait_req(&r, stop, 1) != 0)
-                break;
+            if (proxy_recv(in, bytes, shm_incoming(C.shm), n, me - 1, TAG_CHAIN, id) != 0)
+                continue;
             atomic_store(&h->xn.in_ready, id);
         }
-        if (proxy_wait_flag(&h->xn.ready, id) != 0) {
-            if (atomic_load(&C.proxy_stop))
-                break;
-            last = id;   /* aborted: this collective is abandoned everywhere */
+        if (proxy_wait_flag(&h->xn.ready, id) != 0)
             continue;
-        }
+        out->id = id;
+        memcpy(out->data, res, (size_t)n * sizeof(float));
         if (me < last_node) {
-            MPI_Isend(res, n, MPI_FLOAT, me + 1, TAG_CHAIN, C.xcomm, &r);
-            if (wait_req(&r, stop, 0) != 0)
-                break;
-            MPI_Irecv(res, n, MPI_FLOAT, last_node, TAG_RESULT, C.xcomm, &r);
-            if (wait_req(&r, stop, 1) != 0)
-                break;
+            MPI_Request r;
+            MPI_Isend(out, (int)len, MPI_BYTE, me + 1, TAG_CHAIN, C.xcomm, &r);
+            if (proxy_wait(&r, id, 0) != 0) {
+                out = xmalloc(bytes);   /* MPI may still read the abandoned send's buffer: it is left to it */
+                continue;
+            }
+            if (proxy_recv(in, bytes, res, n, last_node, TAG_RESULT, id) != 0)
+                continue;
         } else {
             MPI_Request rs[C.nodes > 1 ? C.nodes - 1 : 1];
             for (int k = 0; k < last_node; k++)
-                MPI_Isend(res, n, MPI_FLOAT, k, TAG_RESULT, C.xcomm, &rs[k]);
+                MPI_Isend(out, (int)len, MPI_BYTE, k, TAG_RESULT, C.xcomm, &rs[k]);
             int ok = 1;
-            for (int k = 0; k < last_node && ok; k++)
-                ok = wait_req(&rs[k], stop, 0) == 0;
-            if (!ok)
-                break;
+            for (int k = 0; k < last_node; k++)
+                if (ok)
+                    ok = proxy_wait(&rs[k], id, 0) == 0;
+                else
+                    MPI_Request_free(&rs[k]);
+            if (!ok) {
+                out = xmalloc(bytes);   /* as above */
+                continue;
+            }
         }
         atomic_store(&h->xn.out_ready, id);
-        last = id;
     }
+    free(in);
+    free(out);
     return NULL;
 }
 

@@ -194,6 +194,7 @@ int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int
     }
     s->awaiting_fault = fault >= 0 ? fault : -2;
     s->awaiting_iter = cmd.start_iter;
+    atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* the restarted collectives are new ones */
     for (int r = 0; r < s->nranks; r++)
         if (!s->dropped[r])
             sup_send(s, s->slot_of[r], &cmd);

@@ -130,10 +130,11 @@ struct shm_hdr {
     uint32_t rank_offset;           /* global rank of local rank 0: node x ranks per node */
     uint32_t world;                 /* ranks over every node */
     struct {
-        _Atomic uint32_t want;      /* the collective (barrier generation) the node's ranks are in */
-        _Atomic uint32_t in_ready;  /* incoming (the running sum of the nodes before) holds `want`'s */
-        _Atomic uint32_t ready;     /* the node's sum (incoming + its ranks, in rank order) is in the result */
-        _Atomic uint32_t out_ready; /* the result holds the sum over every node */
+        _Atomic uint64_t epoch;     /* set before every CMD_RUN (run start, recovery): the same on every node */
+        _Atomic uint64_t want;      /* the collective the node's ranks are in: epoch << 32 | its number in it */
+        _Atomic uint64_t in_ready;  /* incoming (the running sum of the nodes before) holds `want`'s */
+        _Atomic uint64_t ready;     /* the node's sum (incoming + its ranks, in rank order) is in the result */
+        _Atomic uint64_t out_ready; /* the result holds the sum over every node */
         uint64_t count;             /* floats in this collective */
     } xn;
 };

@@ -517,6 +517,7 @@ static void sup_one_run(struct sup *s, int m)
     }
     results_event(&s->res, now, "run_begin", begin);
     struct wcmd cmd = { .type = CMD_RUN, .run = m, .iterations = s->sc->iterations };
+    atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* a new name space for the run's collectives, on every node */
     sup_command(s, &cmd);
     while (!s->stopping && !runstats_done(&s->rs) && !(s->skipping && runstats_settled(&s->rs)))
         sup_step(s);

@@ -10,7 +10,7 @@
 #include "util.h"
 
 /* Waits until *flag holds id (the proxy thread moved the data); beats meanwhile. 0, or -1 on abort. */
-static int simcoll_wait(struct shm *s, _Atomic uint32_t *flag, uint32_t id, void (*beat)(void *), void *arg)
+static int simcoll_wait(struct shm *s, _Atomic uint64_t *flag, uint64_t id, void (*beat)(void *), void *arg)
 {
     for (unsigned spins = 0; atomic_load(flag) != id; spins++) {
         if (shm_aborted(s))
@@ -36,7 +36,15 @@ int simcoll_allreduce(struct shm *s, int rank, const float *in, float *out, size
     if (shm_barrier(s, beat, arg) != 0)
         return -1;
     int multi = s->hdr->nodes > 1;
-    uint32_t id = atomic_load(&s->hdr->barrier.gen);   /* the same on every rank until the next barrier */
+    /* the collective's name, the same on every rank of every node: the run's (or recovery's) epoch, and how many
+     * collectives this process has done in it — every rank restarts at the same iteration in a new epoch */
+    static uint64_t epoch_seen = UINT64_MAX, count;
+    uint64_t epoch = atomic_load(&s->hdr->xn.epoch);
+    if (epoch != epoch_seen) {
+        epoch_seen = epoch;
+        count = 0;
+    }
+    uint64_t id = epoch << 32 | ++count;
     if (multi && pos == 0) {
         s->hdr->xn.count = n;
         atomic_store(&s->hdr->xn.want, id);
