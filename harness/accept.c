@@ -896,9 +896,10 @@ int accept_main(int argc, char **argv)
     for (int i = 0; i < nfiles; i++) {
         char rundir[1300];
         snprintf(rundir, sizeof rundir, "%s/%s", outdir, sc[i].name);
-        if (cluster_nodes() > 1 && recovery_table[sc[i].recovery.index]->mode != REC_NONE) {
+        int mode = recovery_table[sc[i].recovery.index]->mode;
+        if (cluster_nodes() > 1 && mode != REC_NONE && mode != REC_RESTART) {
             if (lead)
-                skip(&vs, &sc[i], "run", "its recovery across nodes is not built yet: run this scenario on one node");
+                skip(&vs, &sc[i], "run", "its recovery across nodes is not built yet (restart is): run it on one node");
             continue;
         }
         if (lead)

@@ -11,7 +11,7 @@
 #include "util.h"
 
 /* Waits until every live worker has stopped its run (idle, ready) and every worker told to die is gone. */
-static int recover_quiesce(struct sup *s, double timeout_s)
+int recover_quiesce(struct sup *s, double timeout_s)
 {
     uint64_t end = mono_ns() + (uint64_t)(timeout_s * 1e9);
     for (;;) {
@@ -29,7 +29,7 @@ static int recover_quiesce(struct sup *s, double timeout_s)
 }
 
 /* Kills the worker of slot, expecting its exit. */
-static void recover_kill(struct sup *s, int slot)
+void recover_kill(struct sup *s, int slot)
 {
     if (!s->alive[slot])
         return;
@@ -39,7 +39,7 @@ static void recover_kill(struct sup *s, int slot)
 }
 
 /* Returns the newest iteration <= limit for which every rank left holds a whole checkpoint, or 0. */
-static int64_t recover_checkpoint_iter(struct sup *s, int64_t limit)
+int64_t recover_checkpoint_iter(struct sup *s, int64_t limit)
 {
     int64_t best = 0;
     for (int gen = 0; gen < 2; gen++) {
@@ -88,6 +88,8 @@ static void recover_shrink(struct sup *s, int rank)
 int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int sdc)
 {
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    if (s->nodes > 1)   /* several nodes: every node restarts together (supcluster.c) */
+        return supc_recover_request(s, fault, rank, iter);
     uint64_t t0 = mono_ns();
     char why[256] = "";
     s->recovering = 1;

@@ -86,6 +86,12 @@ struct sup {
     double clock_uncert_s;
     int remote_failure;            /* the failure came from another node: not sent on */
     int sync_run, ready_nodes, go_run;
+    int rec_epoch;                 /* cluster restarts begun (the same count on every node) */
+    int rec_fault;                 /* the local fault the restart is for, or -1 */
+    int64_t rec_limit;             /* the failure's iteration: roll back to a checkpoint at or before it */
+    int rec_have;                  /* node 0: checkpoint answers received */
+    int rec_wait;                  /* this node asked node 0 for a restart and waits for its go */
+    int64_t rec_min, rec_start;    /* node 0: the oldest newest checkpoint; everyone: where to start (-1: not yet) */
     json_t *node_runs, *node_ends; /* node 0: every node's run figures and end records */
     /* the live view's commands */
     int paused;                    /* workers wait at shm pause_at */
@@ -136,11 +142,18 @@ void supc_fail(struct sup *s, const char *reason);
 int supc_run_begin(struct sup *s, int m);
 void supc_run_end(struct sup *s, int m, json_t *run);
 void supc_end(struct sup *s, json_t *summary);
+/* A failure on this node asks for the cluster's restart: every node stops, they agree on the newest
+ * checkpoint all hold, and every node restarts from it. 0, or -1 when it cannot. */
+int supc_recover_request(struct sup *s, int fault, int rank, int64_t iter);
 
 /* recover.c */
 /* Carries out the scenario's recovery for a failure of rank detected at iteration iter; returns 0 when the
  * run goes on, -1 when it cannot (the run then fails). kill_rank: the rank's process must be killed first;
  * sdc: silent corruption was found in rank, so its own replicas are not trusted. */
 int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int sdc);
+int recover_quiesce(struct sup *s, double timeout_s);
+void recover_kill(struct sup *s, int slot);
+/* The newest iteration <= limit of which every local rank holds a whole checkpoint, or 0. */
+int64_t recover_checkpoint_iter(struct sup *s, int64_t limit);
 
 #endif

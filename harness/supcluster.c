@@ -9,6 +9,7 @@
 
 #include "cluster.h"
 #include "faults/fault.h"
+#include "recovery/recovery.h"
 #include "sup.h"
 #include "util.h"
 
@@ -16,6 +17,12 @@
 #define TAG_READY 100000
 #define TAG_GO 200000
 #define TAG_END (-1)
+#define TAG_REC_REQ 300000    /* node k -> 0: a failure here, restart the cluster from iteration limit */
+#define TAG_REC_GO 400000     /* 0 -> all: stop, and say your newest checkpoint <= limit */
+#define TAG_REC_CKPT 500000   /* k -> 0: my newest checkpoint */
+#define TAG_REC_START 600000  /* 0 -> all: start from this iteration */
+
+static void supc_restart(struct sup *s, int64_t limit);
 
 int supc_setup(struct sup *s, char *why, size_t n)
 {
@@ -89,7 +96,25 @@ static void sink_failed(void *ctx, int node, const char *reason)
 static void sink_json(void *ctx, int node, int tag, json_t *o)
 {
     struct sup *s = ctx;
-    if (tag >= TAG_GO) {
+    int64_t it = json_integer_value(json_object_get(o, "iter"));
+    if (tag >= TAG_REC_START) {
+        s->rec_start = it;
+    } else if (tag >= TAG_REC_CKPT) {
+        s->rec_min = s->rec_have++ ? (it < s->rec_min ? it : s->rec_min) : it;
+    } else if (tag >= TAG_REC_GO) {   /* idle, or waiting for this since our own request */
+        if (!s->stopping && (!s->recovering || s->rec_wait)) {
+            s->rec_wait = 0;
+            supc_restart(s, it);
+        }
+    } else if (tag >= TAG_REC_REQ) {   /* node 0: a node asks; the first request of a failure wins */
+        if (!s->recovering && !s->stopping) {
+            json_t *go = json_pack("{s:I}", "iter", (json_int_t)it);
+            for (int k = 1; k < s->nodes; k++)
+                cluster_send_json(k, TAG_REC_GO, go);
+            json_decref(go);
+            supc_restart(s, it);
+        }
+    } else if (tag >= TAG_GO) {
         s->go_run = tag - TAG_GO;
     } else if (tag >= TAG_READY) {
         if (tag - TAG_READY == s->sync_run)
@@ -240,4 +265,121 @@ void supc_end(struct sup *s, json_t *summary)
     }
     json_object_set_new(summary, "nodes", nodes);
     json_object_set_new(summary, "ranks_total", json_integer((json_int_t)s->nodes * s->nranks));
+}
+
+/* ---- restart across nodes */
+int supc_recover_request(struct sup *s, int fault, int rank, int64_t iter)
+{
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    if (rec->mode != REC_RESTART) {
+        sup_fail(s, "recovery across nodes supports restart only");
+        return -1;
+    }
+    s->rec_fault = fault;
+    results_event(&s->res, mono_ns(), "recovery_request",
+                  json_pack("{s:s, s:i, s:I}", "recovery", rec->name, "rank", rank, "iter", (json_int_t)iter));
+    if (s->node == 0) {
+        json_t *go = json_pack("{s:I}", "iter", (json_int_t)iter);
+        for (int k = 1; k < s->nodes; k++)
+            cluster_send_json(k, TAG_REC_GO, go);
+        json_decref(go);
+        supc_restart(s, iter);
+    } else {
+        json_t *req = json_pack("{s:I}", "iter", (json_int_t)iter);
+        cluster_send_json(0, TAG_REC_REQ, req);
+        json_decref(req);
+        s->recovering = 1;   /* until node 0's go: no other detection starts a second recovery */
+        s->rec_wait = 1;
+    }
+    return s->stopping ? -1 : 0;
+}
+
+/* Every node: stop every local rank, agree with the others on the newest checkpoint all nodes hold at or
+ * before limit, restart every local rank from it. */
+static void supc_restart(struct sup *s, int64_t limit)
+{
+    uint64_t t0 = mono_ns();
+    char why[256];
+    s->recovering = 1;
+    s->recoveries++;
+    s->rec_epoch++;
+    s->rec_start = -1;
+    if (s->node == 0)   /* answers may arrive while this node still stops its ranks */
+        s->rec_have = 0;
+    int fault = s->rec_fault;
+    s->rec_fault = -1;
+    results_event(&s->res, t0, "recovery_begin",
+                  json_pack("{s:s, s:i, s:I, s:o, s:b}", "recovery", "restart", "rank", -1, "iter", (json_int_t)limit,
+                            "fault", fault >= 0 ? json_integer(fault) : json_null(), "across_nodes", 1));
+    shm_abort(&s->shm);
+    for (int k = 0; k < s->nslots; k++)
+        recover_kill(s, k);
+    if (recover_quiesce(s, s->sc->heartbeat.timeout_s + 5) != 0) {
+        s->recovering = 0;
+        if (!s->stopping)
+            sup_fail(s, "recovery: the ranks did not stop");
+        return;
+    }
+    int64_t mine = recover_checkpoint_iter(s, limit);
+    if (s->node == 0) {
+        s->rec_min = s->rec_have++ ? (mine < s->rec_min ? mine : s->rec_min) : mine;
+        uint64_t end = mono_ns() + (uint64_t)((s->sc->heartbeat.timeout_s + 30) * 1e9);
+        while (s->rec_have < s->nodes && !s->stopping && mono_ns() < end)
+            sup_step(s);
+        if (s->rec_have < s->nodes && !s->stopping)
+            sup_fail(s, "recovery: a node did not say which checkpoint it holds");
+        s->rec_have = 0;
+        s->rec_start = s->rec_min;
+        json_t *st = json_pack("{s:I}", "iter", (json_int_t)s->rec_start);
+        for (int k = 1; k < s->nodes && !s->stopping; k++)
+            cluster_send_json(k, TAG_REC_START, st);
+        json_decref(st);
+    } else {
+        json_t *ck = json_pack("{s:I}", "iter", (json_int_t)mine);
+        cluster_send_json(0, TAG_REC_CKPT, ck);
+        json_decref(ck);
+        while (s->rec_start < 0 && !s->stopping)
+            sup_step(s);
+    }
+    if (s->stopping) {
+        s->recovering = 0;
+        return;
+    }
+    shm_reset_collective(&s->shm);
+    struct wcmd cmd = { .type = CMD_RUN, .run = s->run, .iterations = s->sc->iterations, .start_iter = s->rec_start,
+                        .restore = s->rec_start > 0 ? RESTORE_CHECKPOINT : RESTORE_NONE };
+    for (int k = 0; k < s->nranks; k++)
+        if (sup_spawn(s, s->slot_of[k]) != 0) {
+            s->recovering = 0;
+            sup_fail(s, "recovery: cannot start a worker process");
+            return;
+        }
+    if (fault >= 0) {   /* the fault's record: the detecting node's */
+        struct fault_rec *f = &s->faults[fault];
+        f->recovery = 1;
+        f->restore_iter = cmd.start_iter;
+        f->lost = f->detect_iter > cmd.start_iter ? f->detect_iter - cmd.start_iter : 0;
+        snprintf(f->outcome, sizeof f->outcome, "recovered by restart of every node from iteration %lld",
+                 (long long)cmd.start_iter);
+        if (cmd.restore == RESTORE_NONE)
+            str_copy(f->restore_from, sizeof f->restore_from, "no checkpoint yet: from the start");
+        s->awaiting_fault = fault;
+        s->awaiting_iter = cmd.start_iter;
+    }
+    atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* every node's restarted collectives are new ones */
+    for (int r = 0; r < s->nranks; r++)
+        sup_send(s, s->slot_of[r], &cmd);
+    if (sup_wait_ready(s, s->sc->heartbeat.startup_s) != 0) {
+        s->recovering = 0;
+        if (!s->stopping) {
+            snprintf(why, sizeof why, "recovery: the restarted workers did not start");
+            sup_fail(s, why);
+        }
+        return;
+    }
+    results_event(&s->res, mono_ns(), "recovery_end",
+                  json_pack("{s:s, s:I, s:s, s:f, s:b}", "recovery", "restart", "from_iter", (json_int_t)cmd.start_iter,
+                            "from", cmd.restore == RESTORE_CHECKPOINT ? "checkpoint" : "start", "took_s",
+                            (double)(mono_ns() - t0) * 1e-9, "across_nodes", 1));
+    s->recovering = 0;
 }

@@ -643,6 +643,8 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     s.shm.hdr->sc = *sc;
     s.sc = &s.shm.hdr->sc;
     s.go_run = -1;
+    s.rec_fault = -1;
+    s.rec_start = -1;
     s.node_runs = json_array();
     s.node_ends = json_array();
     int world = (int)sc->nodes * s.nranks;

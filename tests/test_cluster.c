@@ -135,7 +135,7 @@ Test(cluster, a_nodes_mismatch_is_exit_2_naming_both, .timeout = 120)
     cr_assert_eq(run(0, 2, 2, "", e2e_outdir(), &log), 2, "no launcher: one node, not two\n%s", log);
     cr_assert(strstr(log, ":2: nodes: 2, but gauntlet was started without mpirun or srun"), "%s", log);
     free(log);
-    cr_assert_eq(run(2, 2, 2, "recovery: restart\n", e2e_outdir(), &log), 2, "%s", log);
+    cr_assert_eq(run(2, 2, 2, "recovery: inprocess\n", e2e_outdir(), &log), 2, "%s", log);
     cr_assert(strstr(log, "across nodes is not built yet"), "%s", log);
     free(log);
 }
@@ -190,3 +190,39 @@ Test(cluster, accept_judges_every_gpu_of_every_node_as_one_fleet, .timeout = 180
     json_decref(j);
     free(log);
 }
+
+/* Restart across nodes: every node stops, they agree on the newest checkpoint all hold, every node restarts
+ * from it — and the run ends in the bitwise state of a run without the failure. */
+static void restart_after_node_crash(int nodes, int crashed)
+{
+    need_mpi();
+    char *log, extra[256];
+    const char *clean = e2e_outdir();
+    cr_assert_eq(run(nodes, nodes, 2, "", clean, &log), 0, "%s", log);
+    free(log);
+    json_t *ref = e2e_summary(clean);
+    const char *out = e2e_outdir();
+    snprintf(extra, sizeof extra, "recovery: restart\nfaults:\n  - {kind: node-crash, at: 15, node: %d}\n", crashed);
+    cr_assert_eq(run(nodes, nodes, 2, extra, out, &log), 0, "recovered: exit 0\n%s", log);
+    json_t *s = e2e_summary(out);
+    json_t *f = json_array_get(json_object_get(s, "faults"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(f, "node")), crashed);
+    cr_assert_str_eq(json_string_value(json_object_get(f, "detected_by")), "exit");
+    cr_assert(json_is_number(json_object_get(f, "recover_s")), "the fault has a time to recover");
+    json_int_t lost = json_integer_value(json_object_get(f, "iterations_lost"));
+    cr_assert(lost == 4 || lost == 5, "back to checkpoint 10 from iteration 14 or 15 (whichever rank's death is seen "
+                                      "first): %lld", (long long)lost);
+    cr_assert_eq(e2e_count_events(out, "recovery_end"), nodes, "every node restarted");
+    cr_assert_eq(e2e_count_events(out, "recovered"), 1);
+    cr_assert_str_eq(fingerprint(s), fingerprint(ref), "the same state as without the failure");
+    json_t *n;
+    size_t i;
+    json_array_foreach(json_object_get(s, "nodes"), i, n)
+        cr_assert_str_eq(fingerprint(n), fingerprint(ref), "node %zu", i);
+    json_decref(s);
+    json_decref(ref);
+    free(log);
+}
+
+Test(cluster, a_node_crash_is_recovered_by_restarting_every_node, .timeout = 240) { restart_after_node_crash(2, 1); }
+Test(cluster, a_crash_of_the_last_of_three_nodes_is_recovered, .timeout = 240) { restart_after_node_crash(3, 2); }
