@@ -356,9 +356,26 @@ static int proxy_wait(MPI_Request *req, uint64_t id, int cancel)
     }
 }
 
+/* A message that arrived ahead of the collective being waited for (the peer already restarted) is kept for
+ * the next receive on its tag, not lost. */
+static struct msg *stash[2];
+static int stashed[2];
+
 /* Receives collective id's floats from node src into out; drops older collectives' messages. */
 static int proxy_recv(struct msg *m, size_t bytes, float *out, int n, int src, int tag, uint64_t id)
 {
+    int k = tag == TAG_CHAIN ? 0 : 1;
+    if (!stash[k])
+        stash[k] = xmalloc(bytes);
+    if (stashed[k]) {
+        if (stash[k]->id > id)
+            return -1;   /* still ahead of what the ranks here are in */
+        stashed[k] = 0;
+        if (stash[k]->id == id) {
+            memcpy(out, stash[k]->data, (size_t)n * sizeof(float));
+            return 0;
+        }
+    }
     for (;;) {
         MPI_Request r;
         MPI_Irecv(m, (int)bytes, MPI_BYTE, src, tag, C.xcomm, &r);
@@ -368,8 +385,11 @@ static int proxy_recv(struct msg *m, size_t bytes, float *out, int n, int src, i
             memcpy(out, m->data, (size_t)n * sizeof(float));
             return 0;
         }
-        if (m->id > id)
-            return -1;   /* a peer is ahead: this one was abandoned */
+        if (m->id > id) {   /* the peer is ahead: this collective was abandoned; keep its message */
+            memcpy(stash[k], m, bytes);
+            stashed[k] = 1;
+            return -1;
+        }
     }
 }
 
