@@ -31,7 +31,7 @@ static const char *jstr(json_t *o, const char *k, const char *def)
 }
 
 /* ---- verdicts */
-static struct verdict *add(struct verdicts *vs, const struct scenario *sc, const char *check, int status)
+struct verdict *accept_add(struct verdicts *vs, const struct scenario *sc, const char *check, int status)
 {
     if (vs->n == vs->cap) {
         vs->cap = vs->cap ? 2 * vs->cap : 64;
@@ -48,8 +48,7 @@ static struct verdict *add(struct verdicts *vs, const struct scenario *sc, const
     return v;
 }
 
-static void vnote(struct verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void vnote(struct verdict *v, const char *fmt, ...)
+void accept_note(struct verdict *v, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -57,10 +56,10 @@ static void vnote(struct verdict *v, const char *fmt, ...)
     va_end(ap);
 }
 
-static struct verdict *skip(struct verdicts *vs, const struct scenario *sc, const char *check, const char *why)
+struct verdict *accept_skip(struct verdicts *vs, const struct scenario *sc, const char *check, const char *why)
 {
-    struct verdict *v = add(vs, sc, check, V_SKIP);
-    vnote(v, "%s", why);
+    struct verdict *v = accept_add(vs, sc, check, V_SKIP);
+    accept_note(v, "%s", why);
     return v;
 }
 
@@ -69,7 +68,7 @@ static struct verdict *judge(struct verdicts *vs, const struct scenario *sc, con
                              double value, const char *cmp, double limit, const char *unit)
 {
     int ok = isfinite(value) && (cmp[0] == '>' ? value >= limit : value <= limit);
-    struct verdict *v = add(vs, sc, check, ok ? V_PASS : V_FAIL);
+    struct verdict *v = accept_add(vs, sc, check, ok ? V_PASS : V_FAIL);
     v->node = node;
     v->rank = rank;
     if (rank >= 0)
@@ -81,7 +80,7 @@ static struct verdict *judge(struct verdicts *vs, const struct scenario *sc, con
     str_copy(v->cmp, sizeof v->cmp, cmp);
     str_copy(v->unit, sizeof v->unit, unit);
     if (!isfinite(value))
-        vnote(v, "not measured");
+        accept_note(v, "not measured");
     return v;
 }
 
@@ -340,9 +339,9 @@ static void check_gemm(const struct scenario *sc, const struct rundata *d, const
         if (!(exp > 0))
             exp = strcmp(backend, "sim") == 0 ? sc->sim.tflops : accept_expected_tflops(d->r[i].gpu, sc->workload.gemm.dtype);
         if (!isfinite(exp)) {
-            struct verdict *v = skip(vs, sc, "gemm_tflops", "");
+            struct verdict *v = accept_skip(vs, sc, "gemm_tflops", "");
             snprintf(v->subject, sizeof v->subject, "node %d gpu %d", d->r[i].node, i);
-            vnote(v, "no expected rate for '%s' in %s: give checks.gemm_tflops.expected", d->r[i].gpu,
+            accept_note(v, "no expected rate for '%s' in %s: give checks.gemm_tflops.expected", d->r[i].gpu,
                   dtype_name((enum dtype)sc->workload.gemm.dtype));
             continue;
         }
@@ -350,7 +349,7 @@ static void check_gemm(const struct scenario *sc, const struct rundata *d, const
         struct verdict *v = judge(vs, sc, "gemm_tflops", d->r[i].node, i, x, ">=", sc->checks.gemm_tflops.min_share * exp,
                                   "TFLOP/s");
         if (v->status == V_FAIL && isfinite(x))
-            vnote(v, "%.0f%% of the expected %.4g TFLOP/s", 100 * x / exp, exp);
+            accept_note(v, "%.0f%% of the expected %.4g TFLOP/s", 100 * x / exp, exp);
     }
 }
 
@@ -358,19 +357,19 @@ static void check_busbw(const struct scenario *sc, const struct rundata *d, cons
                         struct verdicts *vs)
 {
     if (sc->workload.allreduce.emulate_busbw_gbs > 0) {
-        skip(vs, sc, "busbw", "the all-reduce is emulated (workload.allreduce.emulate_busbw): nothing to measure");
+        accept_skip(vs, sc, "busbw", "the all-reduce is emulated (workload.allreduce.emulate_busbw): nothing to measure");
         return;
     }
     if (d->nranks < 2) {
-        skip(vs, sc, "busbw", "one rank: no all-reduce between GPUs");
+        accept_skip(vs, sc, "busbw", "one rank: no all-reduce between GPUs");
         return;
     }
     double exp = sc->checks.busbw.expected;
     if (!(exp > 0))
         exp = strcmp(backend, "sim") == 0 ? sc->sim.busbw_gbs : expected_busbw(d->r[0].gpu);
     if (!isfinite(exp)) {
-        struct verdict *v = skip(vs, sc, "busbw", "");
-        vnote(v, "no expected bus bandwidth for '%s': give checks.busbw.expected", d->r[0].gpu);
+        struct verdict *v = accept_skip(vs, sc, "busbw", "");
+        accept_note(v, "no expected bus bandwidth for '%s': give checks.busbw.expected", d->r[0].gpu);
         return;
     }
     for (int k = 0; k < d->nodes; k++)   /* as each node measured the collective */
@@ -382,16 +381,16 @@ static void check_power(const struct scenario *sc, struct rundata *d, struct ver
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
         if (r->compute_w.n < 5 || !(r->tdp_w > 0)) {
-            struct verdict *v = skip(vs, sc, "power_under_load", "");
+            struct verdict *v = accept_skip(vs, sc, "power_under_load", "");
             snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
-            vnote(v, r->tdp_w > 0 ? "fewer than 5 power samples in compute phases (power.sample_hz, NVML)"
+            accept_note(v, r->tdp_w > 0 ? "fewer than 5 power samples in compute phases (power.sample_hz, NVML)"
                                   : "the GPU's TDP is not known (give power.tdp_w)");
             continue;
         }
         double p90 = series_pct(&r->compute_w, 90);
         struct verdict *v = judge(vs, sc, "power_under_load", r->node, i, p90, ">=",
                                   sc->checks.power_under_load.min_share_tdp * r->tdp_w, "W");
-        vnote(v, "p90 of %zu compute-phase samples; TDP %.0f W", r->compute_w.n, r->tdp_w);
+        accept_note(v, "p90 of %zu compute-phase samples; TDP %.0f W", r->compute_w.n, r->tdp_w);
     }
 }
 
@@ -400,16 +399,16 @@ static void check_swing(const struct scenario *sc, struct rundata *d, struct ver
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
         if (r->compute_w.n < 5 || r->comm_w.n < 5) {
-            struct verdict *v = skip(vs, sc, "power_swing", "");
+            struct verdict *v = accept_skip(vs, sc, "power_swing", "");
             snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
-            vnote(v, "fewer than 5 power samples in %s phases: lengthen them or raise power.sample_hz",
+            accept_note(v, "fewer than 5 power samples in %s phases: lengthen them or raise power.sample_hz",
                   r->compute_w.n < 5 ? "compute" : "communication");
             continue;
         }
         double hi = series_pct(&r->compute_w, 90), lo = series_pct(&r->comm_w, 10);
         struct verdict *v = judge(vs, sc, "power_swing", r->node, i, hi > 0 ? 1 - lo / hi : NAN, ">=",
                                   sc->checks.power_swing.min_drop, "share");
-        vnote(v, "communication p10 %.0f W, compute p90 %.0f W", lo, hi);
+        accept_note(v, "communication p10 %.0f W, compute p90 %.0f W", lo, hi);
     }
 }
 
@@ -417,13 +416,13 @@ static void check_sdc(const struct scenario *sc, struct rundata *d, struct verdi
 {
     if (!scenario_detector_on(sc, DET_FINGERPRINT) && !scenario_detector_on(sc, DET_ABFT) &&
         !scenario_detector_on(sc, DET_REPLAY)) {
-        skip(vs, sc, "sdc_screen", "no silent-corruption detector on: list fingerprint, abft or replay in detectors");
+        accept_skip(vs, sc, "sdc_screen", "no silent-corruption detector on: list fingerprint, abft or replay in detectors");
         return;
     }
     for (int i = 0; i < d->nranks; i++) {
         struct verdict *v = judge(vs, sc, "sdc_screen", d->r[i].node, i, d->r[i].sdc, "<=", 0, "mismatches");
         if (d->r[i].sdc)
-            vnote(v, "%s", d->r[i].sdc_note);
+            accept_note(v, "%s", d->r[i].sdc_note);
     }
 }
 
@@ -432,7 +431,7 @@ static void check_drill(const struct scenario *sc, struct rundata *d, struct ver
     json_t *faults = json_object_get(d->summary, "faults"), *f;
     size_t i;
     if (!json_array_size(faults)) {
-        skip(vs, sc, "fault_drill", "the scenario injected no fault");
+        accept_skip(vs, sc, "fault_drill", "the scenario injected no fault");
         return;
     }
     json_array_foreach(faults, i, f) {
@@ -442,7 +441,7 @@ static void check_drill(const struct scenario *sc, struct rundata *d, struct ver
         double det = json_is_number(ds) ? json_number_value(ds) : NAN, rec = json_is_number(rs) ? json_number_value(rs) : NAN;
         int ok = isfinite(det) && det <= sc->checks.fault_drill.max_detect_s && isfinite(rec) &&
                  rec <= sc->checks.fault_drill.max_recover_s;
-        struct verdict *v = add(vs, sc, "fault_drill", ok ? V_PASS : V_FAIL);
+        struct verdict *v = accept_add(vs, sc, "fault_drill", ok ? V_PASS : V_FAIL);
         v->node = (int)json_integer_value(json_object_get(f, "node"));
         v->rank = rank;
         snprintf(v->subject, sizeof v->subject, "fault %zu (%s, gpu %d)", i, kind, rank);
@@ -451,13 +450,13 @@ static void check_drill(const struct scenario *sc, struct rundata *d, struct ver
         str_copy(v->cmp, sizeof v->cmp, "<=");
         str_copy(v->unit, sizeof v->unit, "s");
         if (!isfinite(det))
-            vnote(v, "not detected (%s)", jstr(f, "outcome", ""));
+            accept_note(v, "not detected (%s)", jstr(f, "outcome", ""));
         else if (!isfinite(rec))
-            vnote(v, "detected by %s in %.3f s, not recovered (%s)",
+            accept_note(v, "detected by %s in %.3f s, not recovered (%s)",
                   jstr(f, "detected_by", "?"), det,
                   jstr(f, "outcome", ""));
         else
-            vnote(v, "detected by %s in %.3f s (limit %g s), recovered in %.3f s (limit %g s)",
+            accept_note(v, "detected by %s in %.3f s (limit %g s), recovered in %.3f s (limit %g s)",
                   jstr(f, "detected_by", "?"), det, sc->checks.fault_drill.max_detect_s,
                   rec, sc->checks.fault_drill.max_recover_s);
     }
@@ -471,20 +470,20 @@ static void check_throttle(const struct scenario *sc, struct rundata *d, const c
                            struct verdicts *vs)
 {
     if (strcmp(backend, "sim") == 0) {
-        skip(vs, sc, "throttle", "the sim backend has no throttle reasons");
+        accept_skip(vs, sc, "throttle", "the sim backend has no throttle reasons");
         return;
     }
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
         if (!r->throttle_rows && !r->compute_w.n) {
-            struct verdict *v = skip(vs, sc, "throttle", "");
+            struct verdict *v = accept_skip(vs, sc, "throttle", "");
             snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
-            vnote(v, "no NVML readings for this GPU");
+            accept_note(v, "no NVML readings for this GPU");
             continue;
         }
         uint64_t bad = r->throttle & ~THROTTLE_ALLOWED;
         struct verdict *v = judge(vs, sc, "throttle", r->node, i, (double)bad, "<=", 0, "reason bits");
-        vnote(v, "reasons seen 0x%llx (allowed 0x%llx: idle, application clocks, software power cap)",
+        accept_note(v, "reasons seen 0x%llx (allowed 0x%llx: idle, application clocks, software power cap)",
               (unsigned long long)r->throttle, THROTTLE_ALLOWED);
     }
 }
@@ -494,7 +493,7 @@ static void check_throttle(const struct scenario *sc, struct rundata *d, const c
 static void check_outliers(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
 {
     if (d->nranks < 3) {
-        skip(vs, sc, "outliers", "fewer than 3 GPUs: no peers to compare");
+        accept_skip(vs, sc, "outliers", "fewer than 3 GPUs: no peers to compare");
         return;
     }
     double *x = xmalloc((size_t)d->nranks * sizeof *x), *dev = xmalloc((size_t)d->nranks * sizeof *dev);
@@ -518,7 +517,7 @@ static void check_outliers(const struct scenario *sc, struct rundata *d, struct 
             double below = med - x[i];
             double score = below / fmax(mad, 1e-9 * fabs(med));
             if (isfinite(x[i]) && below > sc->checks.outliers.min_rel * med && score > sc->checks.outliers.k) {
-                struct verdict *v = add(vs, sc, "outliers", V_FAIL);
+                struct verdict *v = accept_add(vs, sc, "outliers", V_FAIL);
                 v->node = d->r[i].node;
                 v->rank = i;
                 snprintf(v->subject, sizeof v->subject, "node %d gpu %d", d->r[i].node, i);
@@ -526,7 +525,7 @@ static void check_outliers(const struct scenario *sc, struct rundata *d, struct 
                 v->limit = sc->checks.outliers.k;
                 str_copy(v->cmp, sizeof v->cmp, "<=");
                 str_copy(v->unit, sizeof v->unit, "MADs");
-                vnote(v, "%s %.4g is %.1f%% below its peers' median %.4g", figs[f], x[i], 100 * below / med, med);
+                accept_note(v, "%s %.4g is %.1f%% below its peers' median %.4g", figs[f], x[i], 100 * below / med, med);
             }
             if (isfinite(score) && score > worst) {
                 worst = score;
@@ -541,7 +540,7 @@ static void check_outliers(const struct scenario *sc, struct rundata *d, struct 
         failed += strcmp(vs->v[i].check, "outliers") == 0 && vs->v[i].status == V_FAIL &&
                   strcmp(vs->v[i].scenario, sc->name) == 0;
     if (!failed) {
-        struct verdict *v = add(vs, sc, "outliers", V_PASS);
+        struct verdict *v = accept_add(vs, sc, "outliers", V_PASS);
         if (d->nodes > 1)
             snprintf(v->subject, sizeof v->subject, "%d GPUs of %d nodes", d->nranks, d->nodes);
         else
@@ -551,7 +550,7 @@ static void check_outliers(const struct scenario *sc, struct rundata *d, struct 
         v->limit = sc->checks.outliers.k;
         str_copy(v->cmp, sizeof v->cmp, "<=");
         str_copy(v->unit, sizeof v->unit, "MADs");
-        vnote(v, "%s", worst_rank >= 0 ? note : "every GPU at its peers' median");
+        accept_note(v, "%s", worst_rank >= 0 ? note : "every GPU at its peers' median");
     }
     free(x);
     free(dev);
@@ -567,8 +566,8 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
     }
     const struct checks *c = &sc->checks;
     if (!d.run) {
-        struct verdict *v = add(vs, sc, "run", V_FAIL);
-        vnote(v, "no run in summary.json");
+        struct verdict *v = accept_add(vs, sc, "run", V_FAIL);
+        accept_note(v, "no run in summary.json");
     }
     if (c->gemm_tflops.on && d.run)
         check_gemm(sc, &d, backend, vs);
@@ -586,376 +585,33 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
         check_throttle(sc, &d, backend, vs);
     if (c->numa.on) {
         if (strcmp(backend, "sim") == 0)
-            skip(vs, sc, "numa", "the sim backend has no GPU, so no NUMA node to match");
+            accept_skip(vs, sc, "numa", "the sim backend has no GPU, so no NUMA node to match");
         else
-            skip(vs, sc, "numa", "not measured by this build yet (docs/acceptance.md)");
+            accept_skip(vs, sc, "numa", "not measured by this build yet (docs/acceptance.md)");
     }
     if (c->h2d_bandwidth.on) {
         if (strcmp(backend, "sim") == 0)
-            skip(vs, sc, "h2d_bandwidth", "the sim backend has no host-to-device link");
+            accept_skip(vs, sc, "h2d_bandwidth", "the sim backend has no host-to-device link");
         else
-            skip(vs, sc, "h2d_bandwidth", "not measured by this build yet (docs/acceptance.md)");
+            accept_skip(vs, sc, "h2d_bandwidth", "not measured by this build yet (docs/acceptance.md)");
     }
     if (c->checkpoint_io.on) {
         double wr = NAN, rd = NAN;
         char err[512];
         if (ckpt_io(sc->workload.checkpoint.path, c->checkpoint_io.bytes, &wr, &rd, err, sizeof err) != 0) {
-            struct verdict *v = add(vs, sc, "checkpoint_io", V_FAIL);
-            vnote(v, "%s", err);
+            struct verdict *v = accept_add(vs, sc, "checkpoint_io", V_FAIL);
+            accept_note(v, "%s", err);
         } else {
             struct verdict *v = judge(vs, sc, "checkpoint_io", node, -1, wr, ">=", c->checkpoint_io.min_write_gbs, "GB/s");
-            vnote(v, "write + fsync of %llu MiB to %s", (unsigned long long)(c->checkpoint_io.bytes >> 20),
+            accept_note(v, "write + fsync of %llu MiB to %s", (unsigned long long)(c->checkpoint_io.bytes >> 20),
                   sc->workload.checkpoint.path);
             str_copy(v->check, sizeof v->check, "checkpoint_write");
             v = judge(vs, sc, "checkpoint_read", node, -1, rd, ">=", c->checkpoint_io.min_read_gbs, "GB/s");
-            vnote(v, "read back after dropping its pages from the cache");
+            accept_note(v, "read back after dropping its pages from the cache");
         }
     }
     if (c->outliers.on && d.run)
         check_outliers(sc, &d, vs);
     rundata_free(&d);
     return 0;
-}
-
-/* ---- output */
-static const char *status_name(int s) { return s == V_PASS ? "PASS" : s == V_FAIL ? "FAIL" : "SKIP"; }
-
-void accept_print(FILE *f, const struct verdicts *vs)
-{
-    fprintf(f, "%-14s %-18s %-28s %-4s %12s %14s  %s\n", "scenario", "check", "subject", "", "value", "threshold", "note");
-    for (int i = 0; i < vs->n; i++) {
-        const struct verdict *v = &vs->v[i];
-        char val[32] = "-", lim[48] = "-";
-        if (isfinite(v->value))
-            snprintf(val, sizeof val, "%.4g", v->value);
-        if (isfinite(v->limit))
-            snprintf(lim, sizeof lim, "%s %.4g %s", v->cmp, v->limit, v->unit);
-        fprintf(f, "%-14.14s %-18s %-28.28s %-4s %12s %14s  %s\n", v->scenario, v->check, v->subject,
-                status_name(v->status), val, lim, v->note);
-    }
-    int c[3] = { 0 };
-    for (int i = 0; i < vs->n; i++)
-        c[vs->v[i].status]++;
-    fprintf(f, "%d checks: %d passed, %d failed, %d skipped\n", vs->n, c[V_PASS], c[V_FAIL], c[V_SKIP]);
-}
-
-json_t *accept_json(const struct verdicts *vs)
-{
-    json_t *a = json_array();
-    int c[3] = { 0 };
-    for (int i = 0; i < vs->n; i++) {
-        const struct verdict *v = &vs->v[i];
-        c[v->status]++;
-        json_array_append_new(
-            a, json_pack("{s:s, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:s, s:s, s:s}", "scenario", v->scenario, "check",
-                         v->check, "subject", v->subject, "node", v->node >= 0 ? json_integer(v->node) : json_null(), "gpu",
-                         v->rank >= 0 ? json_integer(v->rank) : json_null(), "status", status_name(v->status), "value",
-                         json_num(v->value), "threshold", json_num(v->limit), "compare", v->cmp, "unit", v->unit, "note",
-                         v->note));
-    }
-    return json_pack("{s:i, s:i, s:i, s:o}", "passed", c[V_PASS], "failed", c[V_FAIL], "skipped", c[V_SKIP], "verdicts", a);
-}
-
-/* Writes s with XML's five escapes; control characters become spaces. */
-static void xml_text(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        default: fputc((unsigned char)*s < 0x20 ? ' ' : *s, f); break;
-        }
-    }
-}
-
-int accept_junit(const struct verdicts *vs, const char *path)
-{
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "we");
-    if (!f)
-        return SYSERR("fopen(junit)");
-    int c[3] = { 0 };
-    for (int i = 0; i < vs->n; i++)
-        c[vs->v[i].status]++;
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gauntlet accept\" tests=\"%d\" "
-               "failures=\"%d\" errors=\"0\" skipped=\"%d\">\n",
-            vs->n, c[V_FAIL], c[V_SKIP]);
-    for (int i = 0; i < vs->n;) {   /* one testsuite per scenario */
-        int j = i, f_ = 0, s_ = 0;
-        for (; j < vs->n && strcmp(vs->v[j].scenario, vs->v[i].scenario) == 0; j++) {
-            f_ += vs->v[j].status == V_FAIL;
-            s_ += vs->v[j].status == V_SKIP;
-        }
-        fputs("  <testsuite name=\"", f);
-        xml_text(f, vs->v[i].scenario);
-        fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\">\n", j - i, f_, s_);
-        for (int k = i; k < j; k++) {
-            const struct verdict *v = &vs->v[k];
-            char val[96] = "";
-            if (isfinite(v->value))
-                snprintf(val, sizeof val, "%.6g %s (threshold %s %.6g)", v->value, v->unit, v->cmp, v->limit);
-            fputs("    <testcase classname=\"gauntlet.", f);
-            xml_text(f, v->check);
-            fputs("\" name=\"", f);
-            xml_text(f, v->subject);
-            fputs("\" time=\"0\"", f);
-            if (v->status == V_PASS) {
-                fputs(">\n      <system-out>", f);
-                xml_text(f, val);
-                fputs(" ", f);
-                xml_text(f, v->note);
-                fputs("</system-out>\n    </testcase>\n", f);
-                continue;
-            }
-            fputs(v->status == V_FAIL ? ">\n      <failure message=\"" : ">\n      <skipped message=\"", f);
-            xml_text(f, v->note);
-            if (v->status == V_FAIL) {
-                fputs("\" type=\"threshold\">", f);
-                xml_text(f, val);
-                fputs("</failure>\n    </testcase>\n", f);
-            } else {
-                fputs("\"/>\n    </testcase>\n", f);
-            }
-        }
-        fputs("  </testsuite>\n", f);
-        i = j;
-    }
-    fputs("</testsuites>\n", f);
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        fclose(f);
-        return SYSERR("write(junit)");
-    }
-    if (fclose(f) != 0 || rename(tmp, path) != 0)
-        return SYSERR("rename(junit)");
-    return 0;
-}
-
-/* ---- gauntlet accept */
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* The level of an acceptance scenario file: L<level>-name.yaml (others count as level 1). */
-static int file_level(const char *name)
-{
-    return name[0] == 'L' && name[1] >= '1' && name[1] <= '9' && name[2] == '-' ? name[1] - '0' : 1;
-}
-
-/* Finds the shipped scenarios: $GAUNTLET_SCENARIOS, next to the executable (../scenarios/acceptance from
- * build/), or ./scenarios/acceptance. */
-static void find_dir(char *out, size_t n)
-{
-    const char *env = getenv("GAUNTLET_SCENARIOS");
-    struct stat st;
-    if (env && *env) {
-        snprintf(out, n, "%s", env);
-        return;
-    }
-    char exe[PATH_MAX];
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k > 0) {
-        exe[k] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = 0;
-        const char *tries[] = { "../scenarios/acceptance", "../share/gauntlet/scenarios/acceptance", "scenarios/acceptance" };
-        for (size_t i = 0; i < ARRAY_LEN(tries); i++) {
-            snprintf(out, n, "%s/%s", exe, tries[i]);
-            if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
-                return;
-        }
-    }
-    snprintf(out, n, "scenarios/acceptance");
-}
-
-static const char accept_usage[] =
-    "usage: gauntlet accept [--level 1|2|3] [--backend auto|cuda|sim] [--out DIR] [--junit FILE]\n"
-    "                       [--scenarios DIR] [--strict]\n"
-    "  runs the acceptance scenarios of levels 1..LEVEL (files L<level>-*.yaml) and judges their checks:\n"
-    "  a table, DIR/verdicts.json and (--junit) JUnit XML. Exit 0 when no check failed (--strict: and none\n"
-    "  was skipped), 1 otherwise, 2 bad input, 3 environment.\n";
-
-int accept_main(int argc, char **argv)
-{
-    static const struct option opts[] = { { "level", required_argument, 0, 'l' },  { "backend", required_argument, 0, 'b' },
-                                          { "out", required_argument, 0, 'o' },    { "junit", required_argument, 0, 'j' },
-                                          { "scenarios", required_argument, 0, 'S' }, { "strict", no_argument, 0, 's' },
-                                          { "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 } };
-    const char *backend = "auto", *out = NULL, *junit = NULL, *sdir = NULL;
-    int level = 1, strict = 0, c;
-    if (supervisor_block_signals() != 0)
-        return EXIT_ENV;
-    char cwhy[512];
-    if (cluster_init(cwhy, sizeof cwhy) != 0) {   /* under mpirun/srun: every node of the allocation */
-        gl_log("%s", cwhy);
-        return EXIT_ENV;
-    }
-    int lead = cluster_node() == 0;
-    optind = 0;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'l':
-            if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '3') {
-                gl_log("accept: --level: expected 1, 2 or 3, got '%s'", optarg);
-                return EXIT_INPUT;
-            }
-            level = optarg[0] - '0';
-            break;
-        case 'b': backend = optarg; break;
-        case 'o': out = optarg; break;
-        case 'j': junit = optarg; break;
-        case 'S': sdir = optarg; break;
-        case 's': strict = 1; break;
-        case 'h': fputs(accept_usage, stdout); return EXIT_OK;
-        default:
-            gl_log("accept: unknown or incomplete option '%s'", argv[optind - 1]);
-            fputs(accept_usage, stderr);
-            return EXIT_INPUT;
-        }
-    }
-    if (optind != argc) {
-        gl_log("accept: unexpected argument '%s'", argv[optind]);
-        fputs(accept_usage, stderr);
-        return EXIT_INPUT;
-    }
-    char dir[1024], outdir[1024], exe[PATH_MAX], why[1024];
-    if (sdir)
-        str_copy(dir, sizeof dir, sdir);
-    else
-        find_dir(dir, sizeof dir);
-    DIR *d = opendir(dir);
-    if (!d) {
-        gl_log("accept: scenarios folder %s: %s (give --scenarios DIR)", dir, strerror(errno));
-        return EXIT_INPUT;
-    }
-    char **files = NULL;
-    int nfiles = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t l = strlen(e->d_name);
-        if (l > 5 && strcmp(e->d_name + l - 5, ".yaml") == 0 && file_level(e->d_name) <= level) {
-            files = xrealloc(files, (size_t)(nfiles + 1) * sizeof *files);
-            files[nfiles++] = xstrdup(e->d_name);
-        }
-    }
-    closedir(d);
-    qsort(files, (size_t)nfiles, sizeof *files, cmp_str);
-    if (!nfiles) {
-        gl_log("accept: no acceptance scenario of level <= %d in %s", level, dir);
-        return EXIT_INPUT;
-    }
-    /* every scenario is checked before anything runs: bad input stops the suite at once */
-    struct scenario *sc = xcalloc((size_t)nfiles, sizeof *sc);
-    int rc = EXIT_OK;
-    for (int i = 0; i < nfiles && rc == EXIT_OK; i++) {
-        char path[1300];
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        if ((rc = scenario_load(path, &sc[i], why, sizeof why)) != 0)
-            gl_log("%s", why);
-    }
-    const struct backend_ops *ops = rc ? NULL : backend_pick(backend, &rc);
-    int ngpu = 0;
-    if (ops && ops->device_count)
-        ngpu = ops->device_count();
-    for (int i = 0; i < nfiles && ops && rc == EXIT_OK; i++) {
-        if (ngpu > 0)   /* every GPU of the node */
-            sc[i].ranks = ngpu;
-        sc[i].nodes = cluster_nodes();   /* every node the launcher started */
-        if ((rc = ops->check(&sc[i], why, sizeof why)) != 0)
-            gl_log("%s: %s", sc[i].file, why);
-    }
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (rc == EXIT_OK && k < 0) {
-        SYSERR("readlink(/proc/self/exe)");
-        rc = EXIT_ENV;
-    }
-    if (rc != EXIT_OK) {
-        for (int i = 0; i < nfiles; i++)
-            free(files[i]);
-        free(files);
-        free(sc);
-        return rc;
-    }
-    exe[k] = 0;
-    if (out)
-        str_copy(outdir, sizeof outdir, out);
-    else
-        results_default_dir(outdir, sizeof outdir, "results", "accept");
-    if (lead && mkdir_p(outdir) != 0) {
-        gl_log("accept: cannot create %s: %s", outdir, strerror(errno));
-        return EXIT_ENV;
-    }
-    if (lead)
-        printf("gauntlet accept: level %d, %d scenario(s) from %s on %s, %d node(s); results in %s\n", level, nfiles,
-               dir, ops->name, cluster_nodes(), outdir);
-    struct verdicts vs = { 0 };
-    int env_error = 0;
-    for (int i = 0; i < nfiles; i++) {
-        char rundir[1300];
-        snprintf(rundir, sizeof rundir, "%s/%s", outdir, sc[i].name);
-        int mode = recovery_table[sc[i].recovery.index]->mode;
-        if (cluster_nodes() > 1 && mode != REC_NONE && mode != REC_RESTART) {
-            if (lead)
-                skip(&vs, &sc[i], "run", "its recovery across nodes is not built yet (restart is): run it on one node");
-            continue;
-        }
-        if (lead)
-            printf("gauntlet accept: %s (%lld ranks x %lld iterations%s)\n", files[i], (long long)sc[i].ranks,
-                   (long long)sc[i].iterations, cluster_nodes() > 1 ? " on each node" : "");
-        fflush(stdout);
-        struct run_options opt = { .out_dir = rundir, .exe = exe, .headless = 1 };
-        int code = supervisor_run(&sc[i], ops, &opt);
-        if (!lead)
-            continue;   /* node 0 judges: its results folder holds every node */
-        if (code == EXIT_ENV && access(rundir, F_OK) != 0) {
-            struct verdict *v = add(&vs, &sc[i], "run", V_FAIL);
-            vnote(v, "the run could not start (exit 3): see the messages above");
-            env_error = 1;
-            continue;
-        }
-        if (code != EXIT_OK) {
-            struct verdict *v = add(&vs, &sc[i], "run", V_FAIL);
-            vnote(v, "the run ended with exit %d: see %s/summary.json (stopped)", code, rundir);
-        }
-        if (accept_evaluate(&sc[i], rundir, ops->name, 0, &vs, why, sizeof why) != 0) {
-            struct verdict *v = add(&vs, &sc[i], "run", V_FAIL);
-            vnote(v, "%s", why);
-        }
-    }
-    int code = EXIT_OK;
-    if (lead) {
-        printf("\n");
-        accept_print(stdout, &vs);
-        json_t *j = accept_json(&vs);
-        json_object_set_new(j, "level", json_integer(level));
-        json_object_set_new(j, "backend", json_string(ops->name));
-        int fails = (int)json_integer_value(json_object_get(j, "failed")), skips = (int)json_integer_value(json_object_get(j, "skipped"));
-        code = fails || (strict && skips) ? EXIT_CHECK : EXIT_OK;
-        json_object_set_new(j, "exit", json_integer(code));
-        char path[1300];
-        snprintf(path, sizeof path, "%s/verdicts.json", outdir);
-        char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
-        if (!text || write_file_atomic(path, text, strlen(text)) != 0) {
-            gl_log("accept: cannot write %s: %s", path, strerror(errno));
-            code = EXIT_ENV;
-        }
-        free(text);
-        json_decref(j);
-        if (junit && accept_junit(&vs, junit) != 0)
-            code = EXIT_ENV;
-        printf("gauntlet accept: %s; verdicts in %s%s%s\n", code == EXIT_OK ? "PASS" : "FAIL", path, junit ? ", " : "",
-               junit ? junit : "");
-    }
-    code = (int)cluster_bcast_u64((uint64_t)code);   /* every node exits as node 0 judged */
-    cluster_fini();
-    (void)env_error;
-    accept_free(&vs);
-    for (int i = 0; i < nfiles; i++)
-        free(files[i]);
-    free(files);
-    free(sc);
-    return code;
 }

@@ -40,6 +40,11 @@ json_t *accept_json(const struct verdicts *v);
 /* Writes JUnit XML (one testcase per verdict); 0 or -1. */
 int accept_junit(const struct verdicts *v, const char *path);
 void accept_free(struct verdicts *v);
+/* Appends a verdict (subject "run", no figure) and returns it; accept_note sets its note, accept_skip adds a
+ * SKIP with its reason. */
+struct verdict *accept_add(struct verdicts *vs, const struct scenario *sc, const char *check, int status);
+void accept_note(struct verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct verdict *accept_skip(struct verdicts *vs, const struct scenario *sc, const char *check, const char *why);
 
 /* gauntlet accept [--level 1|2|3] [--backend auto|cuda|sim] [--out DIR] [--junit FILE] [--scenarios DIR]
  * [--strict] */
