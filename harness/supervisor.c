@@ -702,12 +702,13 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     s.res.view = s.node == 0 ? opt->view : NULL;
     double tdp = sc->power.tdp_w > 0 ? sc->power.tdp_w : sim ? sc->sim.tdp_w : NAN;
     results_event(&s.res, s.t0, "start",
-                  json_pack("{s:s, s:s, s:i, s:I, s:s, s:s, s:i, s:I, s:o, s:f, s:I}", "scenario", sc->name, "backend",
+                  json_pack("{s:s, s:s, s:i, s:I, s:s, s:s, s:i, s:I, s:o, s:f, s:I, s:i}", "scenario", sc->name, "backend",
                             ops->name, "ranks", s.nranks, "seed", (json_int_t)sc->seed, "results", opt->out_dir, "recovery",
                             rec->name, "runs", sc->n_mitigations, "iterations", (json_int_t)sc->iterations, "tdp_w",
                             json_num(tdp), "sample_hz", sc->power.sample_hz, "bus_ranks",
                             (json_int_t)(sc->workload.allreduce.emulate_ranks > 0 ? sc->workload.allreduce.emulate_ranks
-                                                                                   : sc->ranks)));
+                                                                                   : sc->ranks * sc->nodes),
+                            "nodes", s.nodes));
     for (int k = 0; k < s.nslots && !s.failed; k++)
         if (sup_spawn(&s, k) != 0)
             sup_fail(&s, "cannot start a worker process");

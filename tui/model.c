@@ -297,7 +297,13 @@ int vm_event(struct vm *m, json_t *ev)
         m->tdp_w = num(ev, "tdp_w");
         m->sample_hz = num(ev, "sample_hz");
         m->bus_ranks = (int)inum(ev, "bus_ranks", m->nranks);
-        vm_log(m, t, LOG_INFO, "%s on %s: %d ranks, recovery %s", m->scenario, m->backend, m->nranks, m->recovery);
+        m->nodes = (int)inum(ev, "nodes", 1);
+        vm_ranks(m, m->nranks * m->nodes);
+        if (m->nodes > 1)
+            vm_log(m, t, LOG_INFO, "%s on %s: %d nodes x %d ranks, recovery %s", m->scenario, m->backend, m->nodes,
+                   m->nranks / m->nodes, m->recovery);
+        else
+            vm_log(m, t, LOG_INFO, "%s on %s: %d ranks, recovery %s", m->scenario, m->backend, m->nranks, m->recovery);
     } else if (strcmp(type, "gpu") == 0) {   /* the model's name (ready's `device` is a UUID on cuda) */
         if (r)
             str_copy(r->device, sizeof r->device, str(ev, "name"));

@@ -58,7 +58,7 @@ struct vm_measure {
 struct vm {
     /* from the start event */
     char scenario[64], backend[16], results[256], recovery[32];
-    int nranks, runs, bus_ranks;
+    int nranks, runs, bus_ranks, nodes;
     int64_t iterations;
     double tdp_w, sample_hz;
     /* now */
