@@ -100,6 +100,8 @@ struct rankdata {
     uint64_t throttle;
     int throttle_rows;                 /* rows with the column filled */
     int sdc;                           /* detections by fingerprint, abft, replay */
+    int numa_node, numa_pinned;        /* from its ready event: -2 / -1 where not said */
+    double h2d_gbs;
     char sdc_note[160];
 };
 
@@ -144,8 +146,10 @@ static int load_run(const char *dir, struct rundata *d, char *why, size_t n)
     d->r = xcalloc((size_t)d->nranks, sizeof *d->r);
     d->node_busbw = xcalloc((size_t)d->nodes, sizeof *d->node_busbw);
     for (int i = 0; i < d->nranks; i++) {
-        d->r[i].tdp_w = d->r[i].tflops = NAN;
+        d->r[i].tdp_w = d->r[i].tflops = d->r[i].h2d_gbs = NAN;
         d->r[i].node = i / d->per_node;
+        d->r[i].numa_node = -2;
+        d->r[i].numa_pinned = -1;
     }
     /* each GPU's GEMM rate and each node's bus bandwidth: node 0's run, and (several nodes) every node's */
     json_t *nodes = json_object_get(d->summary, "nodes");
@@ -180,7 +184,16 @@ static int load_run(const char *dir, struct rundata *d, char *why, size_t n)
         int rank = (int)json_integer_value(json_object_get(o, "rank"));
         if (ev && rank >= 0 && rank < d->nranks) {
             struct rankdata *r = &d->r[rank];
-            if (strcmp(ev, "gpu") == 0) {
+            if (strcmp(ev, "ready") == 0) {   /* the host side: NUMA placement, the copy test */
+                json_t *nn = json_object_get(o, "numa_node"), *np = json_object_get(o, "numa_pinned"),
+                       *h = json_object_get(o, "h2d_gbs");
+                if (json_is_integer(nn))
+                    r->numa_node = (int)json_integer_value(nn);
+                if (json_is_boolean(np))
+                    r->numa_pinned = json_is_true(np);
+                if (json_is_number(h))
+                    r->h2d_gbs = json_number_value(h);
+            } else if (strcmp(ev, "gpu") == 0) {
                 str_copy(r->gpu, sizeof r->gpu, jstr(o, "name", ""));
                 json_t *t = json_object_get(o, "tdp_w");
                 r->tdp_w = json_is_number(t) ? json_number_value(t) : NAN;
@@ -556,6 +569,44 @@ static void check_outliers(const struct scenario *sc, struct rundata *d, struct 
     free(dev);
 }
 
+/* Each worker on the CPUs of its GPU's NUMA node (the cuda backend pins it there at start). */
+static void check_numa(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
+{
+    for (int i = 0; i < d->nranks; i++) {
+        struct rankdata *r = &d->r[i];
+        if (r->numa_node < 0 || r->numa_pinned < 0) {
+            struct verdict *v = accept_skip(vs, sc, "numa", "");
+            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
+            accept_note(v, r->numa_node == -1 ? "the GPU reports no NUMA node (one socket, or sysfs without numa_node)"
+                                              : "the worker did not report its NUMA placement");
+            continue;
+        }
+        struct verdict *v = judge(vs, sc, "numa", r->node, i, r->numa_pinned, ">=", 1, "pinned");
+        accept_note(v, r->numa_pinned ? "the worker runs on NUMA node %d's CPUs only"
+                                      : "the worker may run on CPUs outside its GPU's NUMA node %d (GAUNTLET_NO_PIN, or a "
+                                        "cpuset that forbids that node's CPUs)",
+                    r->numa_node);
+    }
+}
+
+/* Host-to-device copies from pinned memory, measured by each cuda worker at start. */
+static void check_h2d(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
+{
+    for (int i = 0; i < d->nranks; i++) {
+        struct rankdata *r = &d->r[i];
+        if (!isfinite(r->h2d_gbs)) {
+            struct verdict *v = accept_skip(vs, sc, "h2d_bandwidth", "");
+            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
+            accept_note(v, "the copy test did not run or failed (see the run's messages)");
+            continue;
+        }
+        struct verdict *v = judge(vs, sc, "h2d_bandwidth", r->node, i, r->h2d_gbs, ">=", sc->checks.h2d_bandwidth.min_gbs,
+                                  "GB/s");
+        accept_note(v, "the best of 5 copies of %llu MiB from pinned memory",
+                    (unsigned long long)(sc->checks.h2d_bandwidth.bytes >> 20));
+    }
+}
+
 int accept_evaluate(const struct scenario *sc, const char *rundir, const char *backend, int node, struct verdicts *vs,
                     char *why, size_t n)
 {
@@ -587,13 +638,13 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
         if (strcmp(backend, "sim") == 0)
             accept_skip(vs, sc, "numa", "the sim backend has no GPU, so no NUMA node to match");
         else
-            accept_skip(vs, sc, "numa", "not measured by this build yet (docs/acceptance.md)");
+            check_numa(sc, &d, vs);
     }
     if (c->h2d_bandwidth.on) {
         if (strcmp(backend, "sim") == 0)
             accept_skip(vs, sc, "h2d_bandwidth", "the sim backend has no host-to-device link");
         else
-            accept_skip(vs, sc, "h2d_bandwidth", "not measured by this build yet (docs/acceptance.md)");
+            check_h2d(sc, &d, vs);
     }
     if (c->checkpoint_io.on) {
         double wr = NAN, rd = NAN;

@@ -94,6 +94,9 @@ struct ctl {
     int32_t pid;
     char error[256];                /* a fatal error's text, written before WEV_ERROR */
     char device[96];                /* the device the rank runs on (cuda: its GPU's UUID), "" until known */
+    int32_t numa_node;              /* its GPU's NUMA node (-1: none, -2: not known, e.g. sim) */
+    int32_t numa_pinned;            /* 1: the worker runs only on that node's CPUs; 0: not; -1: unknown */
+    double h2d_gbs;                 /* host-to-device copy bandwidth from pinned memory (NAN: not measured) */
     struct power_state pw;
     struct ring cmd;                /* supervisor → worker */
     struct wcmd cmd_slots[CMD_CAP];

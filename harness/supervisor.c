@@ -53,6 +53,12 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
         type = "ready";
         o = json_pack("{s:i, s:i, s:i, s:f, s:f, s:s}", "rank", rank, "slot", slot, "pid", c->pid, "device_bytes", ev->a,
                       "clock_err_s", ev->b, "device", c->device);
+        if (c->numa_node > -2) {   /* the host side of the GPU (cuda) */
+            json_object_set_new(o, "numa_node", json_integer(c->numa_node));
+            json_object_set_new(o, "numa_pinned", c->numa_pinned < 0 ? json_null() : json_boolean(c->numa_pinned));
+        }
+        if (isfinite(c->h2d_gbs))
+            json_object_set_new(o, "h2d_gbs", json_real(c->h2d_gbs));
         break;
     case WEV_PHASE_BEGIN:
     case WEV_PHASE_END:
@@ -427,6 +433,9 @@ int sup_spawn(struct sup *s, int slot)
     snprintf(fd, sizeof fd, "%d", s->shm.fd);
     snprintf(sl, sizeof sl, "%d", slot);
     ring_init(&c->cmd, CMD_CAP, sizeof(struct wcmd));   /* a new process: nothing of the old one's remains */
+    c->numa_node = -2;
+    c->numa_pinned = -1;
+    c->h2d_gbs = NAN;
     ring_init(&c->evt, EVT_CAP, sizeof(struct wevent));
     atomic_store(&c->heartbeat_ns, 0);
     atomic_store(&c->state, WS_STARTING);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "numa.h"
 #include "coll.h"
 #include "cuda_check.h"
 #include "detectors/detector.h"
@@ -258,6 +259,38 @@ static int cuda_reconnect(void *b, struct worker_ctx *w)
 }
 
 /* Starts rank's GPU: device, stream, GEMM chain, NCCL communicator, events, anchor. */
+/* Host-to-device copy bandwidth from pinned memory: the best of 5 copies of bytes (GB/s), NAN on failure. */
+static double cuda_h2d_gbs(uint64_t bytes, cudaStream_t s)
+{
+    void *host = NULL, *dev = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    double best = NAN;
+    if (CUDA_CHECK(cudaMallocHost(&host, bytes)) || CUDA_CHECK(cudaMalloc(&dev, bytes)) ||
+        CUDA_CHECK(cudaEventCreate(&e0)) || CUDA_CHECK(cudaEventCreate(&e1)))
+        goto out;
+    memset(host, 1, bytes);
+    for (int i = 0; i < 6; i++) {   /* the first is a warm-up */
+        float ms = 0;
+        if (CUDA_CHECK(cudaEventRecord(e0, s)) || CUDA_CHECK(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s)) ||
+            CUDA_CHECK(cudaEventRecord(e1, s)) || CUDA_CHECK(cudaEventSynchronize(e1)) ||
+            CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1)))
+            goto out;
+        double gbs = ms > 0 ? (double)bytes / (ms * 1e-3) / 1e9 : NAN;
+        if (i > 0 && (isnan(best) || gbs > best))
+            best = gbs;
+    }
+out:
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
+    if (dev)
+        cudaFree(dev);
+    if (host)
+        cudaFreeHost(host);
+    return best;
+}
+
 static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
 {
     const struct scenario *sc = w->sc;
@@ -274,6 +307,18 @@ static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
         free(c);
         return NULL;
     }
+    /* the host side next to the GPU: pin this worker to its GPU's NUMA node (GAUNTLET_NO_PIN=1: leave it) */
+    char busid[32];
+    if (cudaDeviceGetPCIBusId(busid, sizeof busid, c->device) == cudaSuccess) {
+        char pwhy[256];
+        w->ctl->numa_node = numa_node_of_pci(busid);
+        const char *nopin = getenv("GAUNTLET_NO_PIN");
+        if (w->ctl->numa_node >= 0 && !(nopin && strcmp(nopin, "1") == 0) && numa_pin(w->ctl->numa_node, pwhy, sizeof pwhy) != 0)
+            gl_log("rank %d: %s", w->rank, pwhy);
+        w->ctl->numa_pinned = w->ctl->numa_node >= 0 ? numa_pinned(w->ctl->numa_node) : -1;
+    }
+    if (sc->checks.h2d_bandwidth.on)   /* asked by an acceptance scenario only */
+        w->ctl->h2d_gbs = cuda_h2d_gbs(sc->checks.h2d_bandwidth.bytes, c->stream);
     const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
     snprintf(w->ctl->device, sizeof w->ctl->device,
              "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4],
