@@ -73,6 +73,9 @@ sed -e "s/^iterations: .*/iterations: $iters_sc/" -e "s/sample_hz: [0-9.]*/sampl
 to 300 "$g" run "$out/scenario-off.yaml" --backend cuda --headless --out "$out/run-off" >"$out/run-off.log" 2>&1; off_rc=$?
 to 300 "$g" run "$out/scenario-on.yaml" --backend cuda --headless --out "$out/trace" >"$out/run-on.log" 2>&1; on_rc=$?
 
+log "== acceptance suite, level 1 (one node)"
+to 600 "$g" accept --level 1 --backend cuda --out "$out/accept" --junit "$out/accept.xml" >"$out/accept.txt" 2>&1; acc_rc=$?
+
 log "== table"
 row "GPU" "$(tail -n +2 "$out/nvidia-smi.csv" 2>/dev/null | head -1)"
 row "tests (ctest)" "$([ $tests_rc = 0 ] && echo passed || echo FAILED) ($(grep -E 'tests passed' "$out/tests.log"))"
@@ -103,6 +106,7 @@ s = json.load(open(os.path.join(out, "trace", "summary.json")))["runs"][0]
 print(f"{'trace run':34s} {s['iterations']} it, p50 {s['iteration_s']['p50']*1e3:.2f} ms, {s['tflops']:.1f} TFLOP/s, "
       f"power mean {s['power']['aggregate']['mean_w']:.0f} W swing {s['power']['aggregate']['swing_w']:.0f} W")
 PY
+row "gauntlet accept --level 1" "$(grep -E 'checks:' "$out/accept.txt" | tail -1) (exit $acc_rc; table in accept.txt)"
 log "logs and trace in $out"
 [ $tests_rc = 0 ] && [ $gemm_rc = 0 ] && [ $on_rc = 0 ] && [ $off_rc = 0 ] && exit 0
 exit 1
