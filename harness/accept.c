@@ -284,7 +284,7 @@ static double median_of(const double *x, int n)
 }
 
 /* ---- checkpoint I/O, measured here: write + fsync, drop the pages, read back */
-static int ckpt_io(const char *dir, uint64_t bytes, double *wr_gbs, double *rd_gbs, char *why, size_t n)
+int accept_ckpt_io(const char *dir, uint64_t bytes, double *wr_gbs, double *rd_gbs, char *why, size_t n)
 {
     char path[600];
     snprintf(path, sizeof path, "%s/gauntlet-accept-io-%d.tmp", dir, (int)getpid());
@@ -569,6 +569,41 @@ static void check_outliers(const struct scenario *sc, struct rundata *d, struct 
     free(dev);
 }
 
+/* Node-level outliers over several nodes: bus bandwidth as each node measured it, checkpoint write and read. */
+static void check_node_outliers(const struct scenario *sc, struct rundata *d, const double *io_w, const double *io_r,
+                                struct verdicts *vs)
+{
+    const double *figs[3] = { d->node_busbw, io_w, io_r };
+    const char *names[3] = { "all-reduce bus bandwidth (GB/s)", "checkpoint write (GB/s)", "checkpoint read (GB/s)" };
+    double *dev = xmalloc((size_t)d->nodes * sizeof *dev);
+    for (int f = 0; f < 3; f++) {
+        const double *x = figs[f];
+        int have = 0;
+        for (int k = 0; x && k < d->nodes; k++)
+            have += isfinite(x[k]);
+        if (have < 3)
+            continue;
+        double med = median_of(x, d->nodes);
+        for (int k = 0; k < d->nodes; k++)
+            dev[k] = fabs(x[k] - med);
+        double mad = 1.4826 * median_of(dev, d->nodes);
+        for (int k = 0; k < d->nodes; k++) {
+            double below = med - x[k], score = below / fmax(mad, 1e-9 * fabs(med));
+            if (!isfinite(x[k]) || below <= sc->checks.outliers.min_rel * med || score <= sc->checks.outliers.k)
+                continue;
+            struct verdict *v = accept_add(vs, sc, "node_outliers", V_FAIL);
+            v->node = k;
+            snprintf(v->subject, sizeof v->subject, "node %d", k);
+            v->value = score;
+            v->limit = sc->checks.outliers.k;
+            str_copy(v->cmp, sizeof v->cmp, "<=");
+            str_copy(v->unit, sizeof v->unit, "MADs");
+            accept_note(v, "%s %.4g is %.1f%% below the nodes' median %.4g", names[f], x[k], 100 * below / med, med);
+        }
+    }
+    free(dev);
+}
+
 /* Each worker on the CPUs of its GPU's NUMA node (the cuda backend pins it there at start). */
 static void check_numa(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
 {
@@ -607,8 +642,8 @@ static void check_h2d(const struct scenario *sc, struct rundata *d, struct verdi
     }
 }
 
-int accept_evaluate(const struct scenario *sc, const char *rundir, const char *backend, int node, struct verdicts *vs,
-                    char *why, size_t n)
+int accept_evaluate(const struct scenario *sc, const char *rundir, const char *backend, const double *io_w,
+                    const double *io_r, struct verdicts *vs, char *why, size_t n)
 {
     struct rundata d;
     if (load_run(rundir, &d, why, n) != 0) {
@@ -646,23 +681,22 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
         else
             check_h2d(sc, &d, vs);
     }
-    if (c->checkpoint_io.on) {
-        double wr = NAN, rd = NAN;
-        char err[512];
-        if (ckpt_io(sc->workload.checkpoint.path, c->checkpoint_io.bytes, &wr, &rd, err, sizeof err) != 0) {
-            struct verdict *v = accept_add(vs, sc, "checkpoint_io", V_FAIL);
-            accept_note(v, "%s", err);
-        } else {
-            struct verdict *v = judge(vs, sc, "checkpoint_io", node, -1, wr, ">=", c->checkpoint_io.min_write_gbs, "GB/s");
-            accept_note(v, "write + fsync of %llu MiB to %s", (unsigned long long)(c->checkpoint_io.bytes >> 20),
-                  sc->workload.checkpoint.path);
-            str_copy(v->check, sizeof v->check, "checkpoint_write");
-            v = judge(vs, sc, "checkpoint_read", node, -1, rd, ">=", c->checkpoint_io.min_read_gbs, "GB/s");
+    if (c->checkpoint_io.on && io_w && io_r)
+        for (int k = 0; k < d.nodes; k++) {   /* as each node measured its own checkpoint target */
+            struct verdict *v = judge(vs, sc, "checkpoint_write", k, -1, io_w[k], ">=", c->checkpoint_io.min_write_gbs, "GB/s");
+            if (isfinite(io_w[k]))
+                accept_note(v, "write + fsync of %llu MiB to %s", (unsigned long long)(c->checkpoint_io.bytes >> 20),
+                            sc->workload.checkpoint.path);
+            else
+                accept_note(v, "could not write to %s on node %d (see its messages)", sc->workload.checkpoint.path, k);
+            v = judge(vs, sc, "checkpoint_read", k, -1, io_r[k], ">=", c->checkpoint_io.min_read_gbs, "GB/s");
             accept_note(v, "read back after dropping its pages from the cache");
         }
-    }
-    if (c->outliers.on && d.run)
+    if (c->outliers.on && d.run) {
         check_outliers(sc, &d, vs);
+        if (d.nodes >= 3)   /* a slow node: its own view of the all-reduce, its checkpoint target */
+            check_node_outliers(sc, &d, io_w, io_r, vs);
+    }
     rundata_free(&d);
     return 0;
 }

@@ -28,10 +28,14 @@ struct verdicts {
     int n, cap;
 };
 
-/* Judges sc's checks on the results in rundir (summary.json, events.jsonl, power.csv), run on backend;
- * appends to out. 0, or -1 with why when the folder cannot be read. */
-int accept_evaluate(const struct scenario *sc, const char *rundir, const char *backend, int node, struct verdicts *out,
-                    char *why, size_t n);
+/* Judges sc's checks on the results in rundir (summary.json, events.jsonl, power.csv), run on backend, with
+ * each node's checkpoint write and read bandwidth (io_w, io_r: one per node, NAN where it failed; NULL when
+ * not measured); appends to out. 0, or -1 with why when the folder cannot be read. */
+int accept_evaluate(const struct scenario *sc, const char *rundir, const char *backend, const double *io_w,
+                    const double *io_r, struct verdicts *out, char *why, size_t n);
+/* Measures checkpoint I/O to dir: bytes written and fsynced, its pages dropped, read back (GB/s each). 0, or -1
+ * with why. */
+int accept_ckpt_io(const char *dir, uint64_t bytes, double *wr_gbs, double *rd_gbs, char *why, size_t n);
 /* The expected dense GEMM rate (TFLOP/s) of a GPU model for a dtype; NAN when not known. */
 double accept_expected_tflops(const char *gpu_name, int dtype);
 /* Writes the verdicts as a table. */

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -190,8 +191,22 @@ int accept_main(int argc, char **argv)
         fflush(stdout);
         struct run_options opt = { .out_dir = rundir, .exe = exe, .headless = 1 };
         int code = supervisor_run(&sc[i], ops, &opt);
-        if (!lead)
+        /* every node measures its own checkpoint target; node 0 gathers the figures */
+        int nn = cluster_nodes();
+        double w = NAN, r = NAN, *io_w = NULL, *io_r = NULL;
+        if (sc[i].checks.checkpoint_io.on) {
+            if (accept_ckpt_io(sc[i].workload.checkpoint.path, sc[i].checks.checkpoint_io.bytes, &w, &r, why, sizeof why) != 0)
+                gl_log("accept: node %d: %s", cluster_node(), why);
+            io_w = xmalloc((size_t)nn * sizeof *io_w);
+            io_r = xmalloc((size_t)nn * sizeof *io_r);
+            cluster_gather_double(w, io_w);
+            cluster_gather_double(r, io_r);
+        }
+        if (!lead) {
+            free(io_w);
+            free(io_r);
             continue;   /* node 0 judges: its results folder holds every node */
+        }
         if (code == EXIT_ENV && access(rundir, F_OK) != 0) {
             struct verdict *v = accept_add(&vs, &sc[i], "run", V_FAIL);
             accept_note(v, "the run could not start (exit 3): see the messages above");
@@ -202,7 +217,10 @@ int accept_main(int argc, char **argv)
             struct verdict *v = accept_add(&vs, &sc[i], "run", V_FAIL);
             accept_note(v, "the run ended with exit %d: see %s/summary.json (stopped)", code, rundir);
         }
-        if (accept_evaluate(&sc[i], rundir, ops->name, 0, &vs, why, sizeof why) != 0) {
+        int ev = accept_evaluate(&sc[i], rundir, ops->name, io_w, io_r, &vs, why, sizeof why);
+        free(io_w);
+        free(io_r);
+        if (ev != 0) {
             struct verdict *v = accept_add(&vs, &sc[i], "run", V_FAIL);
             accept_note(v, "%s", why);
         }

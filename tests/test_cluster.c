@@ -155,7 +155,8 @@ Test(cluster, accept_judges_every_gpu_of_every_node_as_one_fleet, .timeout = 180
           "power: {sample_hz: 200}\nsim: {tflops: 0.005}\n"
           "faults:\n  - {kind: straggler, at: 0, rank: 3, factor: 1.25, duration: 1h}\n"
           "detectors: [fingerprint]\n"
-          "checks:\n  gemm_tflops:\n  outliers:\n  sdc_screen:\n",
+          "checks:\n  gemm_tflops:\n  outliers:\n  sdc_screen:\n"
+          "  checkpoint_io: {min_write_gbs: 0.001, min_read_gbs: 0.001, bytes: 8MiB}\n",
           f);
     fclose(f);
     const char *out = e2e_outdir();
@@ -169,7 +170,7 @@ Test(cluster, accept_judges_every_gpu_of_every_node_as_one_fleet, .timeout = 180
     json_error_t err;
     json_t *j = json_load_file(path, 0, &err), *v;
     cr_assert(j, "%s: %s\n%s", path, err.text, log);
-    int outliers = 0, gpus = 0;
+    int outliers = 0, gpus = 0, writes[2] = { 0 };
     size_t i;
     json_array_foreach(json_object_get(j, "verdicts"), i, v) {
         const char *check = json_string_value(json_object_get(v, "check"));
@@ -184,9 +185,16 @@ Test(cluster, accept_judges_every_gpu_of_every_node_as_one_fleet, .timeout = 180
         }
         if (!strcmp(check, "sdc_screen"))
             cr_assert_str_eq(status, "PASS", "%s", subject);
+        if (!strcmp(check, "checkpoint_write")) {   /* each node measured its own target */
+            int node = (int)json_integer_value(json_object_get(v, "node"));
+            cr_assert(node == 0 || node == 1);
+            writes[node]++;
+            cr_assert_str_eq(status, "PASS", "%s", json_string_value(json_object_get(v, "note")));
+        }
     }
     cr_assert_eq(gpus, 4, "a verdict for each GPU of both nodes");
     cr_assert_eq(outliers, 1);
+    cr_assert(writes[0] == 1 && writes[1] == 1, "a checkpoint_write verdict per node");
     json_decref(j);
     free(log);
 }
