@@ -179,12 +179,6 @@ int accept_main(int argc, char **argv)
     for (int i = 0; i < nfiles; i++) {
         char rundir[1300];
         snprintf(rundir, sizeof rundir, "%s/%s", outdir, sc[i].name);
-        int mode = recovery_table[sc[i].recovery.index]->mode;
-        if (cluster_nodes() > 1 && mode != REC_NONE && mode != REC_RESTART) {
-            if (lead)
-                accept_skip(&vs, &sc[i], "run", "its recovery across nodes is not built yet (restart is): run it on one node");
-            continue;
-        }
         if (lead)
             printf("gauntlet accept: %s (%lld ranks x %lld iterations%s)\n", files[i], (long long)sc[i].ranks,
                    (long long)sc[i].iterations, cluster_nodes() > 1 ? " on each node" : "");

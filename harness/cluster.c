@@ -403,12 +403,29 @@ static int proxy_wait_flag(_Atomic uint64_t *flag, uint64_t id)
     return 0;
 }
 
+/* The live nodes around this one (shrink can take a whole node out of the chain); -1 where none. */
+static int live_prev(const struct shm_hdr *h, int me)
+{
+    for (int k = me - 1; k >= 0; k--)
+        if (h->xn.live[k])
+            return k;
+    return -1;
+}
+
+static int live_next(const struct shm_hdr *h, int me)
+{
+    for (int k = me + 1; k < C.nodes; k++)
+        if (h->xn.live[k])
+            return k;
+    return -1;
+}
+
 static void *proxy_main(void *arg)
 {
     (void)arg;
     struct shm_hdr *h = C.shm->hdr;
     uint64_t last = atomic_load(&h->xn.want);
-    int me = C.node, last_node = C.nodes - 1;
+    int me = C.node;
     size_t bytes = sizeof(struct msg) + h->coll_elems * sizeof(float);
     struct msg *in = xmalloc(bytes), *out = xmalloc(bytes);
     unsigned idle = 0;
@@ -420,11 +437,13 @@ static void *proxy_main(void *arg)
         }
         idle = 0;
         last = id;
-        int n = (int)h->xn.count;
+        int n = (int)h->xn.count, prev = live_prev(h, me), next = live_next(h, me), last_node = me;
+        for (int k = next; k >= 0; k = live_next(h, k))
+            last_node = k;
         size_t len = sizeof(struct msg) + (size_t)n * sizeof(float);
         float *res = shm_result(C.shm);
-        if (me > 0) {
-            if (proxy_recv(in, bytes, shm_incoming(C.shm), n, me - 1, TAG_CHAIN, id) != 0)
+        if (prev >= 0) {
+            if (proxy_recv(in, bytes, shm_incoming(C.shm), n, prev, TAG_CHAIN, id) != 0)
                 continue;
             atomic_store(&h->xn.in_ready, id);
         }
@@ -432,21 +451,22 @@ static void *proxy_main(void *arg)
             continue;
         out->id = id;
         memcpy(out->data, res, (size_t)n * sizeof(float));
-        if (me < last_node) {
+        if (next >= 0) {
             MPI_Request r;
-            MPI_Isend(out, (int)len, MPI_BYTE, me + 1, TAG_CHAIN, C.xcomm, &r);
+            MPI_Isend(out, (int)len, MPI_BYTE, next, TAG_CHAIN, C.xcomm, &r);
             if (proxy_wait(&r, id, 0) != 0) {
                 out = xmalloc(bytes);   /* MPI may still read the abandoned send's buffer: it is left to it */
                 continue;
             }
             if (proxy_recv(in, bytes, res, n, last_node, TAG_RESULT, id) != 0)
                 continue;
-        } else {
+        } else {   /* the last live node: the total to every other live node */
             MPI_Request rs[C.nodes > 1 ? C.nodes - 1 : 1];
-            for (int k = 0; k < last_node; k++)
-                MPI_Isend(out, (int)len, MPI_BYTE, k, TAG_RESULT, C.xcomm, &rs[k]);
+            int nr = 0;
+            for (int k = live_prev(h, me); k >= 0; k = live_prev(h, k))
+                MPI_Isend(out, (int)len, MPI_BYTE, k, TAG_RESULT, C.xcomm, &rs[nr++]);
             int ok = 1;
-            for (int k = 0; k < last_node; k++)
+            for (int k = 0; k < nr; k++)
                 if (ok)
                     ok = proxy_wait(&rs[k], id, 0) == 0;
                 else

@@ -125,13 +125,7 @@ static int cmd_run(int argc, char **argv)
         }
         rc = EXIT_INPUT;
     }
-    if (!rc && sc->nodes > 1 && recovery_table[sc->recovery.index]->mode != REC_NONE &&
-        recovery_table[sc->recovery.index]->mode != REC_RESTART) {
-        if (cluster_node() == 0)
-            gl_log("%s: recovery: %s across nodes is not built yet: use none or restart with nodes > 1", sc->file,
-                   sc->recovery.name);
-        rc = EXIT_INPUT;
-    }
+
     if (rc) {
         cluster_fini();
         return free(sc), rc;

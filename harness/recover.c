@@ -73,7 +73,7 @@ static int64_t recover_replica_iter(struct sup *s, int src, int64_t limit)
 }
 
 /* Removes rank from the collective (shrink). */
-static void recover_shrink(struct sup *s, int rank)
+void recover_shrink(struct sup *s, int rank)
 {
     s->dropped[rank] = 1;
     s->rs.rank[rank].done = 1;
@@ -89,7 +89,7 @@ int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int
 {
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
     if (s->nodes > 1)   /* several nodes: every node restarts together (supcluster.c) */
-        return supc_recover_request(s, fault, rank, iter);
+        return supc_recover_request(s, fault, rank, iter, kill_rank, sdc);
     uint64_t t0 = mono_ns();
     char why[256] = "";
     s->recovering = 1;

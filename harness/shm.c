@@ -54,6 +54,7 @@ int shm_create(struct shm *s, int nranks, int nspares, uint64_t coll_elems, uint
     atomic_store(&s->hdr->stop_at, INT64_MAX);
     s->hdr->nodes = 1;
     s->hdr->world = (uint32_t)nranks;
+    atomic_store(&s->hdr->xn.world_active, (uint32_t)nranks);
     s->hdr->supervisor_pid = (int32_t)getpid();
     atomic_store(&s->hdr->nactive, (uint32_t)nranks);
     for (int r = 0; r < nranks && r < 256; r++)

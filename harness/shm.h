@@ -72,6 +72,7 @@ struct replica {
     uint64_t hash;          /* FNV-1a of the state */
 };
 #define REPLICA_SLOTS 4
+#define SHM_MAX_NODES 1024   /* the sim's cross-node all-reduce chain: nodes it can skip when shrunk */
 
 enum worker_state { WS_STARTING = 0, WS_READY, WS_RUNNING, WS_IDLE, WS_FAILED, WS_EXITED, WS_PAUSED };
 
@@ -139,6 +140,8 @@ struct shm_hdr {
         _Atomic uint64_t ready;     /* the node's sum (incoming + its ranks, in rank order) is in the result */
         _Atomic uint64_t out_ready; /* the result holds the sum over every node */
         uint64_t count;             /* floats in this collective */
+        _Atomic uint32_t world_active; /* ranks taking part over every node (shrink lowers it) */
+        uint8_t live[SHM_MAX_NODES];   /* nodes with ranks still taking part: the chain skips the others */
     } xn;
 };
 

@@ -90,7 +90,10 @@ struct sup {
     int rec_fault;                 /* the local fault the restart is for, or -1 */
     int64_t rec_limit;             /* the failure's iteration: roll back to a checkpoint at or before it */
     int rec_have;                  /* node 0: checkpoint answers received */
-    int rec_wait;                  /* this node asked node 0 for a restart and waits for its go */
+    int rec_wait;                  /* this node asked node 0 for a recovery and waits for its go */
+    int rec_rank, rec_kill, rec_sdc; /* the local failure the recovery is for (rank -1: none here) */
+    int rec_active, rec_world;     /* node 0: ranks going on, summed; everyone: the cluster's total */
+    unsigned char rec_live[SHM_MAX_NODES];   /* nodes with ranks left */
     int64_t rec_min, rec_start;    /* node 0: the oldest newest checkpoint; everyone: where to start (-1: not yet) */
     json_t *node_runs, *node_ends; /* node 0: every node's run figures and end records */
     /* the live view's commands */
@@ -142,9 +145,9 @@ void supc_fail(struct sup *s, const char *reason);
 int supc_run_begin(struct sup *s, int m);
 void supc_run_end(struct sup *s, int m, json_t *run);
 void supc_end(struct sup *s, json_t *summary);
-/* A failure on this node asks for the cluster's restart: every node stops, they agree on the newest
- * checkpoint all hold, and every node restarts from it. 0, or -1 when it cannot. */
-int supc_recover_request(struct sup *s, int fault, int rank, int64_t iter);
+/* A failure on this node asks for the cluster's recovery (restart, inprocess, spare, shrink): every node stops,
+ * they agree where to start again, and every node does. 0, or -1 when it cannot. */
+int supc_recover_request(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int sdc);
 
 /* recover.c */
 /* Carries out the scenario's recovery for a failure of rank detected at iteration iter; returns 0 when the
@@ -155,5 +158,6 @@ int recover_quiesce(struct sup *s, double timeout_s);
 void recover_kill(struct sup *s, int slot);
 /* The newest iteration <= limit of which every local rank holds a whole checkpoint, or 0. */
 int64_t recover_checkpoint_iter(struct sup *s, int64_t limit);
+void recover_shrink(struct sup *s, int rank);
 
 #endif

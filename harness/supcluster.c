@@ -35,6 +35,13 @@ int supc_setup(struct sup *s, char *why, size_t n)
     h->world = (uint32_t)(s->nodes * s->nranks);
     if (s->nodes < 2)
         return 0;
+    if (s->nodes > SHM_MAX_NODES && strcmp(s->ops->name, "sim") == 0) {
+        snprintf(why, n, "nodes: %d: the sim backend's cross-node all-reduce takes at most %d", s->nodes, SHM_MAX_NODES);
+        return -1;
+    }
+    atomic_store(&h->xn.world_active, h->world);
+    for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)
+        h->xn.live[k] = 1;
     /* one timeline: node 0's start, moved onto this node's clock by the measured offset */
     if (cluster_clock(&s->clock_offset_ns, &s->clock_uncert_s) != 0) {
         snprintf(why, n, "the clock exchange with node 0 failed");
@@ -98,9 +105,19 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
     struct sup *s = ctx;
     int64_t it = json_integer_value(json_object_get(o, "iter"));
     if (tag >= TAG_REC_START) {
+        json_t *live = json_object_get(o, "live"), *x;
+        size_t i;
+        json_array_foreach(live, i, x)
+            if (i < SHM_MAX_NODES)
+                s->rec_live[i] = json_is_true(x);
+        s->rec_world = (int)json_integer_value(json_object_get(o, "active"));
         s->rec_start = it;
-    } else if (tag >= TAG_REC_CKPT) {
+    } else if (tag >= TAG_REC_CKPT) {   /* node 0: a node's proposal and how many of its ranks go on */
+        int active = (int)json_integer_value(json_object_get(o, "active"));
         s->rec_min = s->rec_have++ ? (it < s->rec_min ? it : s->rec_min) : it;
+        s->rec_active += active;
+        if (node < SHM_MAX_NODES)
+            s->rec_live[node] = active > 0;
     } else if (tag >= TAG_REC_GO) {   /* idle, or waiting for this since our own request */
         if (!s->stopping && (!s->recovering || s->rec_wait)) {
             s->rec_wait = 0;
@@ -267,52 +284,74 @@ void supc_end(struct sup *s, json_t *summary)
     json_object_set_new(summary, "ranks_total", json_integer((json_int_t)s->nodes * s->nranks));
 }
 
-/* ---- restart across nodes */
-int supc_recover_request(struct sup *s, int fault, int rank, int64_t iter)
+/* ---- recovery across nodes: the node that saw the failure asks node 0; node 0 tells every node to stop;
+ * each stops its ranks (the failed ones for good: killed, dropped by shrink), and proposes where to start
+ * again — restart: the newest iteration all its ranks hold a checkpoint of; inprocess, spare, shrink: the
+ * newest replica a healthy rank of it holds (a replica outlives its process: a crashed node's own are still in
+ * its memory) — with how many of its ranks go on; node 0 takes the oldest proposal, the ranks left over every
+ * node and the nodes left in the chain, and every node starts again from there. */
+int supc_recover_request(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int sdc)
 {
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
-    if (rec->mode != REC_RESTART) {
-        sup_fail(s, "recovery across nodes supports restart only");
-        return -1;
-    }
     s->rec_fault = fault;
+    s->rec_rank = rank;
+    s->rec_kill = kill_rank;
+    s->rec_sdc = sdc;
     results_event(&s->res, mono_ns(), "recovery_request",
                   json_pack("{s:s, s:i, s:I}", "recovery", rec->name, "rank", rank, "iter", (json_int_t)iter));
+    json_t *m = json_pack("{s:I}", "iter", (json_int_t)iter);
     if (s->node == 0) {
-        json_t *go = json_pack("{s:I}", "iter", (json_int_t)iter);
         for (int k = 1; k < s->nodes; k++)
-            cluster_send_json(k, TAG_REC_GO, go);
-        json_decref(go);
+            cluster_send_json(k, TAG_REC_GO, m);
+        json_decref(m);
         supc_restart(s, iter);
     } else {
-        json_t *req = json_pack("{s:I}", "iter", (json_int_t)iter);
-        cluster_send_json(0, TAG_REC_REQ, req);
-        json_decref(req);
+        cluster_send_json(0, TAG_REC_REQ, m);
+        json_decref(m);
         s->recovering = 1;   /* until node 0's go: no other detection starts a second recovery */
         s->rec_wait = 1;
     }
     return s->stopping ? -1 : 0;
 }
 
-/* Every node: stop every local rank, agree with the others on the newest checkpoint all nodes hold at or
- * before limit, restart every local rank from it. */
+/* The newest replica iteration <= limit that rank r holds whole, or -1. */
+static int64_t replica_iter(struct sup *s, int r, int64_t limit, int64_t exact)
+{
+    int64_t best = -1;
+    for (int k = 0; k < REPLICA_SLOTS; k++) {
+        struct replica *x = shm_replica(&s->shm, r, k);
+        uint64_t seq = atomic_load(&x->seq);
+        if (!seq || (seq & 1) || x->iter > limit || (exact >= 0 && x->iter != exact))
+            continue;
+        best = x->iter > best ? x->iter : best;
+    }
+    return best;
+}
+
 static void supc_restart(struct sup *s, int64_t limit)
 {
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    int mode = rec->mode;
     uint64_t t0 = mono_ns();
-    char why[256];
+    char why[320];
     s->recovering = 1;
     s->recoveries++;
     s->rec_epoch++;
     s->rec_start = -1;
-    if (s->node == 0)   /* answers may arrive while this node still stops its ranks */
+    if (s->node == 0) {   /* proposals may arrive while this node still stops its ranks */
         s->rec_have = 0;
-    int fault = s->rec_fault;
-    s->rec_fault = -1;
+        s->rec_active = 0;
+        memset(s->rec_live, 0, sizeof s->rec_live);
+    }
+    int fault = s->rec_fault, rank = s->rec_rank, sdc = s->rec_sdc, kill_rank = s->rec_kill;
+    s->rec_fault = s->rec_rank = -1;
     results_event(&s->res, t0, "recovery_begin",
-                  json_pack("{s:s, s:i, s:I, s:o, s:b}", "recovery", "restart", "rank", -1, "iter", (json_int_t)limit,
+                  json_pack("{s:s, s:i, s:I, s:o, s:b}", "recovery", rec->name, "rank", rank, "iter", (json_int_t)limit,
                             "fault", fault >= 0 ? json_integer(fault) : json_null(), "across_nodes", 1));
     shm_abort(&s->shm);
-    for (int k = 0; k < s->nslots; k++)
+    if (rank >= 0 && (kill_rank || mode == REC_SHRINK))
+        recover_kill(s, s->slot_of[rank]);
+    for (int k = 0; k < s->nslots && mode == REC_RESTART; k++)
         recover_kill(s, k);
     if (recover_quiesce(s, s->sc->heartbeat.timeout_s + 5) != 0) {
         s->recovering = 0;
@@ -320,24 +359,45 @@ static void supc_restart(struct sup *s, int64_t limit)
             sup_fail(s, "recovery: the ranks did not stop");
         return;
     }
-    int64_t mine = recover_checkpoint_iter(s, limit);
+    if (mode == REC_SHRINK)   /* the failed rank, or every rank of a node that died, leaves the run */
+        for (int r = 0; r < s->nranks; r++)
+            if (!s->dropped[r] && (r == rank || !s->alive[s->slot_of[r]]))
+                recover_shrink(s, r);
+    int active = (int)atomic_load(&s->shm.hdr->nactive);
+    int64_t mine = INT64_MAX;   /* a node with no rank left does not hold the others back */
+    if (mode == REC_RESTART)
+        mine = recover_checkpoint_iter(s, limit);
+    else if (active > 0) {
+        mine = -1;
+        for (int r = 0; r < s->nranks; r++)
+            if (!(s->dropped[r] && mode == REC_SHRINK) && !(r == rank && sdc)) {
+                int64_t it = replica_iter(s, r, limit, -1);
+                mine = it > mine ? it : mine;
+            }
+    }
     if (s->node == 0) {
         s->rec_min = s->rec_have++ ? (mine < s->rec_min ? mine : s->rec_min) : mine;
+        s->rec_active += active;
+        s->rec_live[0] = active > 0;
         uint64_t end = mono_ns() + (uint64_t)((s->sc->heartbeat.timeout_s + 30) * 1e9);
         while (s->rec_have < s->nodes && !s->stopping && mono_ns() < end)
             sup_step(s);
         if (s->rec_have < s->nodes && !s->stopping)
-            sup_fail(s, "recovery: a node did not say which checkpoint it holds");
+            sup_fail(s, "recovery: a node did not say where it can start again");
         s->rec_have = 0;
         s->rec_start = s->rec_min;
-        json_t *st = json_pack("{s:I}", "iter", (json_int_t)s->rec_start);
+        s->rec_world = s->rec_active;
+        json_t *live = json_array();
+        for (int k = 0; k < s->nodes; k++)
+            json_array_append_new(live, json_boolean(k < SHM_MAX_NODES && s->rec_live[k]));
+        json_t *st = json_pack("{s:I, s:i, s:o}", "iter", (json_int_t)s->rec_start, "active", s->rec_world, "live", live);
         for (int k = 1; k < s->nodes && !s->stopping; k++)
             cluster_send_json(k, TAG_REC_START, st);
         json_decref(st);
     } else {
-        json_t *ck = json_pack("{s:I}", "iter", (json_int_t)mine);
-        cluster_send_json(0, TAG_REC_CKPT, ck);
-        json_decref(ck);
+        json_t *p = json_pack("{s:I, s:i}", "iter", (json_int_t)mine, "active", active);
+        cluster_send_json(0, TAG_REC_CKPT, p);
+        json_decref(p);
         while (s->rec_start < 0 && !s->stopping)
             sup_step(s);
     }
@@ -345,41 +405,103 @@ static void supc_restart(struct sup *s, int64_t limit)
         s->recovering = 0;
         return;
     }
+    int64_t start = s->rec_start;
+    if (start == INT64_MAX || start < 0) {
+        s->recovering = 0;
+        snprintf(why, sizeof why, "recovery %s across nodes: %s", rec->name,
+                 start < 0 ? "a node holds no replica of a healthy rank to roll back to" : "no rank is left on any node");
+        sup_fail(s, why);
+        return;
+    }
+    /* every node takes the cluster's view: ranks left, nodes in the chain */
+    atomic_store(&s->shm.hdr->xn.world_active, (uint32_t)s->rec_world);
+    for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)
+        s->shm.hdr->xn.live[k] = (uint8_t)s->rec_live[k];
+    struct wcmd cmd = { .type = CMD_RUN, .run = s->run, .iterations = s->sc->iterations, .start_iter = start };
     shm_reset_collective(&s->shm);
-    struct wcmd cmd = { .type = CMD_RUN, .run = s->run, .iterations = s->sc->iterations, .start_iter = s->rec_start,
-                        .restore = s->rec_start > 0 ? RESTORE_CHECKPOINT : RESTORE_NONE };
-    for (int k = 0; k < s->nranks; k++)
-        if (sup_spawn(s, s->slot_of[k]) != 0) {
+    if (mode == REC_RESTART) {
+        cmd.restore = start > 0 ? RESTORE_CHECKPOINT : RESTORE_NONE;
+        for (int k = 0; k < s->nranks; k++)
+            if (sup_spawn(s, s->slot_of[k]) != 0) {
+                s->recovering = 0;
+                sup_fail(s, "recovery: cannot start a worker process");
+                return;
+            }
+    } else if (active > 0) {
+        int src = -1;   /* a rank here whose replica of `start` is whole */
+        for (int r = 0; r < s->nranks && src < 0; r++)
+            if (!(s->dropped[r] && mode == REC_SHRINK) && !(r == rank && sdc) && replica_iter(s, r, start, start) == start)
+                src = r;
+        if (src < 0) {
+            snprintf(why, sizeof why, "recovery %s: node %d holds no replica of iteration %lld (replicas are kept "
+                     "every replicate_every iterations, %d deep)", rec->name, s->node, (long long)start, REPLICA_SLOTS);
             s->recovering = 0;
-            sup_fail(s, "recovery: cannot start a worker process");
+            sup_fail(s, why);
             return;
         }
+        cmd.restore = RESTORE_REPLICA;
+        cmd.arg = src;
+        for (int r = 0; r < s->nranks && mode != REC_SHRINK; r++) {   /* inprocess, spare: replace the dead */
+            int slot = s->slot_of[r];
+            if (s->dropped[r] || s->alive[slot])
+                continue;
+            int spare = -1;
+            for (int k = s->nranks; k < s->nslots && mode == REC_SPARE; k++)
+                if (s->alive[k] && s->ready[k] && atomic_load(&shm_ctl(&s->shm, k)->rank) < 0)
+                    spare = k;
+            if (spare >= 0) {
+                struct wcmd adopt = { .type = CMD_ADOPT, .arg = r };
+                atomic_store(&shm_ctl(&s->shm, spare)->rank, r);
+                sup_send(s, spare, &adopt);
+                s->slot_of[r] = spare;
+                results_event(&s->res, mono_ns(), "spare_adopted", json_pack("{s:i, s:i}", "rank", r, "slot", spare));
+            } else if (sup_spawn(s, slot) != 0) {
+                s->recovering = 0;
+                sup_fail(s, "recovery: cannot start a replacement worker");
+                return;
+            }
+        }
+        cmd.reconnect = s->ops->reconnect != NULL;
+    }
     if (fault >= 0) {   /* the fault's record: the detecting node's */
         struct fault_rec *f = &s->faults[fault];
         f->recovery = 1;
-        f->restore_iter = cmd.start_iter;
-        f->lost = f->detect_iter > cmd.start_iter ? f->detect_iter - cmd.start_iter : 0;
-        snprintf(f->outcome, sizeof f->outcome, "recovered by restart of every node from iteration %lld",
-                 (long long)cmd.start_iter);
+        f->restore_iter = start;
+        f->lost = f->detect_iter > start ? f->detect_iter - start : 0;
+        if (mode == REC_SHRINK)
+            snprintf(f->outcome, sizeof f->outcome, "shrunk to %d ranks over every node from iteration %lld", s->rec_world,
+                     (long long)start);
+        else
+            snprintf(f->outcome, sizeof f->outcome, "recovered by %s across nodes from iteration %lld", rec->name,
+                     (long long)start);
         if (cmd.restore == RESTORE_NONE)
             str_copy(f->restore_from, sizeof f->restore_from, "no checkpoint yet: from the start");
         s->awaiting_fault = fault;
-        s->awaiting_iter = cmd.start_iter;
+        s->awaiting_iter = start;
+        if (active == 0) {   /* shrink took this whole node out: the run goes on elsewhere from now */
+            f->recovered_ns = mono_ns();
+            s->awaiting_fault = -1;
+            results_event(&s->res, f->recovered_ns, "recovered",
+                          json_pack("{s:i, s:i, s:s, s:f, s:I, s:s}", "fault", fault, "rank", f->rank, "recovery", rec->name,
+                                    "recover_s", (double)(f->recovered_ns - f->detect_ns) * 1e-9, "iterations_lost",
+                                    (json_int_t)f->lost, "note", "this node left the run; the others went on"));
+        }
     }
     atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* every node's restarted collectives are new ones */
     for (int r = 0; r < s->nranks; r++)
-        sup_send(s, s->slot_of[r], &cmd);
+        if (!s->dropped[r])
+            sup_send(s, s->slot_of[r], &cmd);
     if (sup_wait_ready(s, s->sc->heartbeat.startup_s) != 0) {
         s->recovering = 0;
-        if (!s->stopping) {
-            snprintf(why, sizeof why, "recovery: the restarted workers did not start");
-            sup_fail(s, why);
-        }
+        if (!s->stopping)
+            sup_fail(s, "recovery: the restarted workers did not start");
         return;
     }
     results_event(&s->res, mono_ns(), "recovery_end",
-                  json_pack("{s:s, s:I, s:s, s:f, s:b}", "recovery", "restart", "from_iter", (json_int_t)cmd.start_iter,
-                            "from", cmd.restore == RESTORE_CHECKPOINT ? "checkpoint" : "start", "took_s",
-                            (double)(mono_ns() - t0) * 1e-9, "across_nodes", 1));
+                  json_pack("{s:s, s:I, s:s, s:f, s:b, s:i}", "recovery", rec->name, "from_iter", (json_int_t)start, "from",
+                            cmd.restore == RESTORE_CHECKPOINT ? "checkpoint"
+                            : cmd.restore == RESTORE_REPLICA  ? "replica"
+                                                              : "start",
+                            "took_s", (double)(mono_ns() - t0) * 1e-9, "across_nodes", 1, "ranks_left", s->rec_world));
     s->recovering = 0;
 }

@@ -187,6 +187,8 @@ static void sup_reap(struct sup *s)
         if (s->running && rank >= 0 && !s->failed) {
             snprintf(msg, sizeof msg, "process died: %s", st);
             faultlog_detect(s, DET_EXIT, rank, iter, now, msg, 1);
+        } else if (rank < 0 && s->running) {   /* a spare that dies is a spare less (a node crash takes it too) */
+            results_event(&s->res, now, "spare_lost", json_pack("{s:i, s:s}", "slot", k, "status", st));
         } else if (!s->failed) {
             snprintf(msg, sizeof msg, "%s %d (pid %d) died: %s", rank >= 0 ? "rank" : "spare slot", rank >= 0 ? rank : k,
                      (int)p, st);
@@ -653,6 +655,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     s.sc = &s.shm.hdr->sc;
     s.go_run = -1;
     s.rec_fault = -1;
+    s.rec_rank = -1;
     s.rec_start = -1;
     s.node_runs = json_array();
     s.node_ends = json_array();

@@ -135,9 +135,6 @@ Test(cluster, a_nodes_mismatch_is_exit_2_naming_both, .timeout = 120)
     cr_assert_eq(run(0, 2, 2, "", e2e_outdir(), &log), 2, "no launcher: one node, not two\n%s", log);
     cr_assert(strstr(log, ":2: nodes: 2, but gauntlet was started without mpirun or srun"), "%s", log);
     free(log);
-    cr_assert_eq(run(2, 2, 2, "recovery: inprocess\n", e2e_outdir(), &log), 2, "%s", log);
-    cr_assert(strstr(log, "across nodes is not built yet"), "%s", log);
-    free(log);
 }
 
 Test(cluster, accept_judges_every_gpu_of_every_node_as_one_fleet, .timeout = 180)
@@ -246,4 +243,67 @@ Test(cluster, a_crash_of_the_last_of_three_nodes_is_recovered, .timeout = 240)
 Test(cluster, a_crash_on_node_0_at_a_checkpoint_is_recovered, .timeout = 240)
 {
     restart_after(2, "{kind: crash, at: 20, rank: 1}", 0, 0, 0);
+}
+
+/* The other strategies across nodes. inprocess and spare replace what died and take the state from a replica
+ * in the failed node's own memory (a replica outlives its process), so the run ends in the fault-free state;
+ * shrink drops what died (a whole node leaves the chain) and the rest go on. */
+static json_t *strategy(const char *recovery, const char *fault, int *rc)
+{
+    char *log, extra[512];
+    const char *out = e2e_outdir();
+    snprintf(extra, sizeof extra, "recovery: {%s: {replicate_every: 5}}\nfaults:\n  - %s\n", recovery, fault);
+    *rc = run(2, 2, 2, extra, out, &log);
+    cr_assert_eq(*rc, 0, "%s, %s: exit %d\n%s", recovery, fault, *rc, log);
+    free(log);
+    json_t *s = e2e_summary(out);
+    cr_assert_eq(e2e_count_events(out, "recovery_end"), 2, "both nodes took part");
+    return s;
+}
+
+static void same_as_clean(json_t *s)
+{
+    char *log;
+    const char *clean = e2e_outdir();
+    cr_assert_eq(run(2, 2, 2, "", clean, &log), 0, "%s", log);
+    free(log);
+    json_t *ref = e2e_summary(clean);
+    cr_assert_str_eq(fingerprint(s), fingerprint(ref), "the same state as without the failure");
+    json_decref(ref);
+}
+
+Test(cluster, inprocess_and_spare_replace_a_crashed_node_from_its_replicas, .timeout = 300)
+{
+    need_mpi();
+    const char *kinds[] = { "inprocess", "spare" };
+    for (int i = 0; i < 2; i++) {
+        int rc;
+        json_t *s = strategy(kinds[i], "{kind: node-crash, at: 15, node: 1}", &rc);
+        json_t *f = json_array_get(json_object_get(s, "faults"), 0);
+        cr_assert(strstr(json_string_value(json_object_get(f, "outcome")), "across nodes from iteration"), "%s",
+                  json_string_value(json_object_get(f, "outcome")));
+        cr_assert(json_is_number(json_object_get(f, "recover_s")));
+        same_as_clean(s);
+        json_decref(s);
+    }
+}
+
+Test(cluster, shrink_drops_a_rank_or_a_whole_node_and_goes_on, .timeout = 300)
+{
+    need_mpi();
+    int rc;
+    json_t *s = strategy("shrink", "{kind: crash, at: 15, rank: 3}", &rc);
+    json_t *f = json_array_get(json_object_get(s, "faults"), 0);
+    cr_assert(strstr(json_string_value(json_object_get(f, "outcome")), "shrunk to 3 ranks"), "%s",
+              json_string_value(json_object_get(f, "outcome")));
+    json_decref(s);
+    s = strategy("shrink", "{kind: node-crash, at: 15, node: 1}", &rc);
+    f = json_array_get(json_object_get(s, "faults"), 0);
+    cr_assert(strstr(json_string_value(json_object_get(f, "outcome")), "shrunk to 2 ranks"), "%s",
+              json_string_value(json_object_get(f, "outcome")));
+    cr_assert(json_is_number(json_object_get(f, "recover_s")), "the node that left records when the others went on");
+    json_t *n0 = json_array_get(json_object_get(s, "nodes"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(json_object_get(n0, "runs"), 0), "iterations")), 30,
+                 "node 0 finished the run alone");
+    json_decref(s);
 }

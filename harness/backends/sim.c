@@ -233,7 +233,7 @@ static int sim_allreduce(void *b, struct worker_ctx *w)
     }
     sim_wait_until(w, end);
     worker_point(w, IP_AFTER_ALLREDUCE);
-    uint32_t summed = s->shm->hdr->nodes > 1 ? s->shm->hdr->world : atomic_load(&s->shm->hdr->nactive);
+    uint32_t summed = s->shm->hdr->nodes > 1 ? atomic_load(&s->shm->hdr->xn.world_active) : atomic_load(&s->shm->hdr->nactive);
     float scale = 0.1f / (float)summed;   /* the mean of the ranks' gradients */
     for (size_t i = 0; i < s->elems; i++)
         s->weights[i] -= scale * s->grad[i];

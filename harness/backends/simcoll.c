@@ -49,12 +49,15 @@ int simcoll_allreduce(struct shm *s, int rank, const float *in, float *out, size
         s->hdr->xn.count = n;
         atomic_store(&s->hdr->xn.want, id);
     }
-    if (multi && s->hdr->node > 0 && simcoll_wait(s, &s->hdr->xn.in_ready, id, beat, arg) != 0)
+    int prev = 0;   /* a live node before this one: its running sum comes in */
+    for (uint32_t k = 0; multi && k < s->hdr->node && k < SHM_MAX_NODES; k++)
+        prev |= s->hdr->xn.live[k];
+    if (prev && simcoll_wait(s, &s->hdr->xn.in_ready, id, beat, arg) != 0)
         return -1;
     size_t lo = n * (size_t)pos / (size_t)nactive, hi = n * (size_t)(pos + 1) / (size_t)nactive;
     float *res = shm_result(s);
     const float *slot0 = shm_slot(s, s->hdr->active[0]);
-    if (multi && s->hdr->node > 0) {   /* the sum so far, then this node's ranks in order */
+    if (prev) {   /* the sum so far, then this node's ranks in order */
         const float *inc = shm_incoming(s);
         for (size_t i = lo; i < hi; i++)
             res[i] = inc[i] + slot0[i];
