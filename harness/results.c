@@ -35,10 +35,6 @@ int results_open(struct results *r, const char *dir, const struct scenario *sc, 
     r->events_fd = -1;
     r->t0_ns = t0_ns;
     r->node = -1;
-    if (!dir) {   /* a node other than 0 writes nothing itself */
-        r->forward = 1;
-        return 0;
-    }
     if (str_copy(r->dir, sizeof r->dir, dir) != 0 || mkdir_p(dir) != 0) {
         snprintf(why, n, "cannot create results folder %s: %s", dir, strerror(errno));
         return -1;
@@ -69,6 +65,31 @@ int results_open(struct results *r, const char *dir, const struct scenario *sc, 
     if (!r->power || fputs("t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node\n", r->power) == EOF ||
         fflush(r->power) != 0) {
         snprintf(why, n, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int results_open_forward(struct results *r, const char *dir, const struct scenario *sc, int node, int ranks,
+                         uint64_t t0_ns, char *why, size_t n)
+{
+    char path[1200];
+    memset(r, 0, sizeof *r);
+    r->events_fd = -1;
+    r->t0_ns = t0_ns;
+    r->node = node;
+    r->forward = 1;
+    r->fwd_ranks = ranks;
+    r->fwd_t = xcalloc((size_t)ranks, sizeof *r->fwd_t);
+    for (int i = 0; i < ranks; i++)
+        r->fwd_t[i] = -1e300;
+    if (sc->power.forward_hz <= 0 || sc->power.sample_hz <= sc->power.forward_hz)
+        return 0;   /* every row goes to node 0 */
+    r->forward_s = 1.0 / sc->power.forward_hz;
+    snprintf(path, sizeof path, "%s/power-node%d.csv", dir, node);
+    if (mkdir_p(dir) != 0 || !(r->power = fopen(path, "we")) ||
+        fputs("t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node\n", r->power) == EOF) {
+        snprintf(why, n, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
     return 0;
@@ -129,9 +150,12 @@ int results_power(struct results *r, uint64_t t_ns, int rank, const struct power
                        fmt_or_empty(temp, sizeof temp, p->temp_c, 0), thr, r->node > 0 ? r->node : 0);
     if (len <= 0 || (size_t)len >= sizeof row)
         return -1;
-    if (r->forward) {
-        cluster_forward(CL_POWER, row, (size_t)len);
-        return 0;
+    if (r->forward) {   /* node 0 gets a bounded rate; this node's own file every row */
+        if (rank >= 0 && rank < r->fwd_ranks && t_s - r->fwd_t[rank] >= r->forward_s * 0.999) {
+            r->fwd_t[rank] = t_s;
+            cluster_forward(CL_POWER, row, (size_t)len);
+        }
+        return r->power && fputs(row, r->power) == EOF ? -1 : 0;
     }
     return r->power && fputs(row, r->power) != EOF ? 0 : -1;
 }
@@ -170,6 +194,8 @@ int results_summary(struct results *r, json_t *summary)
 
 void results_close(struct results *r)
 {
+    free(r->fwd_t);
+    r->fwd_t = NULL;
     if (r->power) {
         if (fclose(r->power) != 0)
             SYSERR("fclose(power.csv)");

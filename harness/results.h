@@ -20,13 +20,19 @@ struct results {
     int node;             /* several nodes: this node (each line gets "node"); -1: one node */
     int rank_offset;      /* added to every "rank" written: local ranks become global */
     int forward;          /* a node other than 0: no files here, every line goes to node 0 */
+    double forward_s;     /* forwarding power rows: at most one per rank per this many seconds (0: all) */
+    double *fwd_t;        /* per rank: when its last row went to node 0 */
+    int fwd_ranks;
 };
 
 /* Picks the default folder: results/<name>-<UTC timestamp>[-N]/ under root. */
 void results_default_dir(char *out, size_t n, const char *root, const char *name);
-/* Creates dir, writes scenario.yaml, opens events.jsonl and power.csv. 0, or -1 with why. With dir NULL
- * (a node other than 0) nothing is created: set forward, and lines go to node 0. */
+/* Creates dir, writes scenario.yaml, opens events.jsonl and power.csv. 0, or -1 with why. */
 int results_open(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why, size_t n);
+/* A node other than 0: lines go to node 0; power rows at most power.forward_hz per rank, and when that drops
+ * rows, every row also goes to dir/power-node<node>.csv here. 0, or -1 with why. */
+int results_open_forward(struct results *r, const char *dir, const struct scenario *sc, int node, int ranks,
+                         uint64_t t0_ns, char *why, size_t n);
 /* Appends one event: sets "t_s" (from t_ns) and "event" first, writes the line in one write(2). Steals obj. */
 int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *obj);
 struct power_reading;

@@ -84,7 +84,7 @@ struct scenario {
         struct { uint64_t bytes; double emulate_busbw_gbs; int64_t emulate_ranks; } allreduce;
         struct { int64_t every; uint64_t bytes; char path[256]; int mode; } checkpoint;
     } workload;
-    struct { double sample_hz, tdp_w; } power;
+    struct { double sample_hz, tdp_w, forward_hz; } power;
     struct { int64_t gpus, groups; struct an_spec spec; } projection;
     struct { double interval_s, timeout_s, startup_s; } heartbeat;
     struct sim_params sim;

@@ -61,6 +61,9 @@ static const struct param power_params[] = {
       .help = "power samples per second per rank (0: no sampling)" },
     { "tdp_w", PT_DOUBLE, PW(tdp_w), .def = "0", .min = 0, .max = 5000, .unit = "W",
       .help = "the GPU's TDP for swings in % (0: sim.tdp_w on sim, unknown on cuda)" },
+    { "forward_hz", PT_DOUBLE, PW(forward_hz), .def = "100", .min = 0, .max = 10000, .unit = "Hz",
+      .help = "several nodes: power rows per rank a node sends node 0 (0: every row); above it each node keeps "
+              "its full-rate rows in power-node<N>.csv" },
     { 0 },
 };
 

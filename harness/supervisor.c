@@ -672,7 +672,8 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     str_copy(s.shm.hdr->backend, sizeof s.shm.hdr->backend, ops->name);
     snprintf(s.shm.hdr->ckpt_tag, sizeof s.shm.hdr->ckpt_tag, s.nodes > 1 ? "%s-%d-n%d" : "%s-%d", sc->name,
              (int)getpid(), s.node);
-    if (results_open(&s.res, s.node == 0 ? opt->out_dir : NULL, s.sc, s.t0, why, sizeof why) != 0) {
+    if ((s.node == 0 ? results_open(&s.res, opt->out_dir, s.sc, s.t0, why, sizeof why)
+                     : results_open_forward(&s.res, opt->out_dir, s.sc, s.node, s.nranks, s.t0, why, sizeof why)) != 0) {
         gl_log("%s", why);
         shm_close(&s.shm);
         return EXIT_ENV;

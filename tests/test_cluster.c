@@ -25,15 +25,14 @@ static const char base[] =
     "  gemm: {m: 256, n: 256, k: 256, count: 2}\n"
     "  allreduce: {bytes: 4MiB}\n"
     "  checkpoint: {every: 10, bytes: 1MiB, path: /tmp/gauntlet-test-ckpt}\n"
-    "power: {sample_hz: 100}\n"
     "sim: {tflops: 0.005}\n"
-    "%s";
+    "%s%s";
 
 /* Runs gauntlet under mpirun with np supervisors (np 0: no launcher); returns the exit code. */
 static int run(int np, int nodes, int ranks, const char *extra, const char *out, char **log)
 {
     char text[2048], cmd[4096], path[600];
-    snprintf(text, sizeof text, base, nodes, ranks, extra);
+    snprintf(text, sizeof text, base, nodes, ranks, strstr(extra, "power:") ? "" : "power: {sample_hz: 100}\n", extra);
     const char *sc = e2e_scenario(text);
     snprintf(path, sizeof path, "%s.log", out);
     if (np)
@@ -306,4 +305,32 @@ Test(cluster, shrink_drops_a_rank_or_a_whole_node_and_goes_on, .timeout = 300)
     cr_assert_eq(json_integer_value(json_object_get(json_array_get(json_object_get(n0, "runs"), 0), "iterations")), 30,
                  "node 0 finished the run alone");
     json_decref(s);
+}
+
+/* Node 0 gets a bounded rate of power rows; a node whose rows were thinned keeps them all in its own file. */
+Test(cluster, power_rows_to_node_0_are_bounded_and_kept_whole_on_their_node, .timeout = 120)
+{
+    need_mpi();
+    char *log, path[600];
+    const char *out = e2e_outdir();
+    cr_assert_eq(run(2, 2, 2, "power: {sample_hz: 400, forward_hz: 50}\n", out, &log), 0, "%s", log);
+    free(log);
+    int rows[2][4] = { { 0 } };
+    for (int f = 0; f < 2; f++) {
+        snprintf(path, sizeof path, f ? "%s/power-node1.csv" : "%s/power.csv", out);
+        char *csv = e2e_read(path);
+        cr_assert(csv, "%s missing", path);
+        for (char *l = strchr(csv, '\n') + 1; *l; l = strchr(l, '\n') + 1) {
+            int rank = -1;
+            cr_assert_eq(sscanf(l, "%*f,%d,", &rank), 1);
+            cr_assert(rank >= 0 && rank < 4);
+            rows[f][rank]++;
+        }
+        free(csv);
+    }
+    cr_assert_eq(rows[1][0] + rows[1][1], 0, "node 1's file holds node 1's GPUs");
+    cr_assert_gt(rows[1][2], 100);
+    double ratio = (double)rows[1][2] / rows[0][2];   /* node 1's full rate against what node 0 got of it */
+    cr_assert(ratio > 6 && ratio < 10, "400 Hz kept, 50 Hz forwarded: %d vs %d", rows[1][2], rows[0][2]);
+    cr_assert(rows[0][0] > 6 * rows[0][2], "node 0's own rows stay at the full rate: %d vs %d", rows[0][0], rows[0][2]);
 }
