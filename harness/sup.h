@@ -86,6 +86,7 @@ struct sup {
     double clock_uncert_s;
     int remote_failure;            /* the failure came from another node: not sent on */
     int sync_run, ready_nodes, go_run;
+    int *ready_upto;               /* node 0: per node, the highest run it said it is ready for */
     int rec_epoch;                 /* cluster restarts begun (the same count on every node) */
     int rec_fault;                 /* the local fault the restart is for, or -1 */
     int64_t rec_limit;             /* the failure's iteration: roll back to a checkpoint at or before it */

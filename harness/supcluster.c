@@ -35,6 +35,9 @@ int supc_setup(struct sup *s, char *why, size_t n)
     h->world = (uint32_t)(s->nodes * s->nranks);
     if (s->nodes < 2)
         return 0;
+    s->ready_upto = xmalloc((size_t)s->nodes * sizeof *s->ready_upto);
+    for (int k = 0; k < s->nodes; k++)
+        s->ready_upto[k] = -1;
     if (s->nodes > SHM_MAX_NODES && strcmp(s->ops->name, "sim") == 0) {
         snprintf(why, n, "nodes: %d: the sim backend's cross-node all-reduce takes at most %d", s->nodes, SHM_MAX_NODES);
         return -1;
@@ -134,8 +137,8 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
     } else if (tag >= TAG_GO) {
         s->go_run = tag - TAG_GO;
     } else if (tag >= TAG_READY) {
-        if (tag - TAG_READY == s->sync_run)
-            s->ready_nodes++;
+        if (s->ready_upto && node < s->nodes && tag - TAG_READY > s->ready_upto[node])
+            s->ready_upto[node] = tag - TAG_READY;   /* a node may say so before node 0 reaches that run */
     } else if (s->node == 0 && tag == TAG_END) {
         json_object_set_new(o, "node", json_integer(node));
         json_array_append(s->node_ends, o);
@@ -169,6 +172,14 @@ void supc_fail(struct sup *s, const char *reason)
             sup_step(s);                                                                                             \
     } while (0)
 
+static int supc_all_ready(const struct sup *s, int m)
+{
+    for (int k = 1; k < s->nodes; k++)
+        if (s->ready_upto[k] < m)
+            return 0;
+    return 1;
+}
+
 int supc_run_begin(struct sup *s, int m)
 {
     if (s->nodes < 2)
@@ -176,8 +187,7 @@ int supc_run_begin(struct sup *s, int m)
     json_t *o = json_object();
     if (s->node == 0) {   /* every node says it is ready for run m; then node 0 says go */
         s->sync_run = m;
-        SUPC_WAIT(s, s->ready_nodes >= s->nodes - 1);
-        s->ready_nodes = 0;
+        SUPC_WAIT(s, supc_all_ready(s, m));
         for (int k = 1; k < s->nodes && !s->stopping; k++)
             cluster_send_json(k, TAG_GO + m, o);
     } else {

@@ -294,6 +294,7 @@ static void sup_signals(struct sup *s)
                 str_copy(s->reason, sizeof s->reason, msg);
             s->stopping = 1;
             shm_abort(&s->shm);
+            supc_fail(s, msg);   /* several nodes: the others stop too */
         } else {
             for (int k = 0; k < s->nslots; k++)
                 if (s->alive[k])
@@ -359,17 +360,27 @@ void sup_view_command(struct sup *s, const struct view_cmd *cmd)
                 str_copy(s->reason, sizeof s->reason, "stopped from the live view: stopping the workers, writing the summary");
             s->stopping = 1;
             shm_abort(&s->shm);
+            supc_fail(s, "stopped from the live view");
         }
         break;
-    case VIEW_PAUSE: {
+    case VIEW_PAUSE:
+    case VIEW_SKIP:
+        if (s->nodes > 1 && cmd->type != VIEW_QUIT) {   /* the boundary would have to reach every node */
+            results_event(&s->res, now, "view_refused", json_pack("{s:s, s:s}", "command", cmd->type == VIEW_PAUSE ? "pause" : "skip",
+                                                                 "why", "not on several nodes yet"));
+            break;
+        }
+        if (cmd->type == VIEW_SKIP)
+            goto skip;
+        {
         int64_t at = s->paused ? INT64_MAX : sup_boundary(s);
         s->paused = !s->paused;
         atomic_store(&s->shm.hdr->pause_at, at);
         results_event(&s->res, now, s->paused ? "paused" : "resumed",
                       s->paused ? json_pack("{s:I}", "before_iter", (json_int_t)at) : json_object());
         break;
-    }
-    case VIEW_SKIP:
+        }
+    skip:
         if (!s->running || s->skipping || s->recovering || s->stopping) {
             results_event(&s->res, now, "view_refused", json_pack("{s:s, s:s}", "command", "skip", "why",
                                                                  s->recovering ? "a recovery is in progress" : "no run in progress"));
@@ -675,6 +686,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     if ((s.node == 0 ? results_open(&s.res, opt->out_dir, s.sc, s.t0, why, sizeof why)
                      : results_open_forward(&s.res, opt->out_dir, s.sc, s.node, s.nranks, s.t0, why, sizeof why)) != 0) {
         gl_log("%s", why);
+        cluster_proxy_stop();   /* before the control block it reads goes */
         shm_close(&s.shm);
         return EXIT_ENV;
     }
@@ -685,6 +697,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     if (ops->prepare && s.node == 0 && ops->prepare(&s.shm, why, sizeof why) != 0) {
         gl_log("%s", why);
         results_close(&s.res);
+        cluster_proxy_stop();
         shm_close(&s.shm);
         return EXIT_ENV;
     }
@@ -765,6 +778,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     json_decref(s.node_runs);
     json_decref(s.node_ends);
     cluster_proxy_stop();
+    free(s.ready_upto);
     ops->power_close(s.ps);
     results_close(&s.res);
     shm_close(&s.shm);
