@@ -53,6 +53,33 @@ static void find_dir(char *out, size_t n)
     snprintf(out, n, "scenarios/acceptance");
 }
 
+/* Every node must run the same number of ranks (global rank = node x ranks + local): EXIT_OK when every node
+ * has ngpu GPUs, else EXIT_ENV with the nodes that differ from node 0 named (by node 0); collective. */
+static int same_gpu_count(int ngpu)
+{
+    int nn = cluster_nodes(), *all = xmalloc((size_t)nn * sizeof *all), rc = EXIT_OK;
+    if (cluster_gather_int(ngpu, all) != 0) {
+        gl_log("accept: node %d: the nodes' GPU counts could not be gathered", cluster_node());
+        rc = EXIT_ENV;
+    }
+    for (int k = 1; k < nn && rc == EXIT_OK; k++)
+        if (all[k] != all[0]) {
+            rc = EXIT_ENV;
+            if (cluster_node() == 0) {
+                char list[1024] = "";
+                size_t at = 0;
+                for (int j = 1; j < nn && at < sizeof list - 64; j++)
+                    if (all[j] != all[0])
+                        at += (size_t)snprintf(list + at, sizeof list - at, "%snode %d has %d", at ? ", " : "", j, all[j]);
+                gl_log("accept: node 0 has %d GPU%s, but %s: every node must run the same number of ranks (one per "
+                       "GPU; set CUDA_VISIBLE_DEVICES to the same count on every node)", all[0], all[0] == 1 ? "" : "s",
+                       list);
+            }
+        }
+    free(all);
+    return rc;
+}
+
 static const char accept_usage[] =
     "usage: gauntlet accept [--level 1|2|3] [--backend auto|cuda|sim] [--out DIR] [--junit FILE]\n"
     "                       [--scenarios DIR] [--strict]\n"
@@ -67,7 +94,11 @@ int accept_main(int argc, char **argv)
                                           { "scenarios", required_argument, 0, 'S' }, { "strict", no_argument, 0, 's' },
                                           { "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 } };
     const char *backend = "auto", *out = NULL, *junit = NULL, *sdir = NULL;
-    int level = 1, strict = 0, c;
+    int level = 1, strict = 0, c, rc = EXIT_OK, nfiles = 0, ngpu = 0;
+    char **files = NULL;
+    struct scenario *sc = NULL;
+    const struct backend_ops *ops = NULL;
+    char dir[1024], outdir[1024], exe[PATH_MAX], why[1024];
     if (supervisor_block_signals() != 0)
         return EXIT_ENV;
     char cwhy[512];
@@ -83,7 +114,8 @@ int accept_main(int argc, char **argv)
         case 'l':
             if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '3') {
                 gl_log("accept: --level: expected 1, 2 or 3, got '%s'", optarg);
-                return EXIT_INPUT;
+                rc = EXIT_INPUT;
+                goto agree;
             }
             level = optarg[0] - '0';
             break;
@@ -92,19 +124,24 @@ int accept_main(int argc, char **argv)
         case 'j': junit = optarg; break;
         case 'S': sdir = optarg; break;
         case 's': strict = 1; break;
-        case 'h': fputs(accept_usage, stdout); return EXIT_OK;
+        case 'h':
+            if (lead)
+                fputs(accept_usage, stdout);
+            cluster_fini();
+            return EXIT_OK;
         default:
             gl_log("accept: unknown or incomplete option '%s'", argv[optind - 1]);
             fputs(accept_usage, stderr);
-            return EXIT_INPUT;
+            rc = EXIT_INPUT;
+            goto agree;
         }
     }
     if (optind != argc) {
         gl_log("accept: unexpected argument '%s'", argv[optind]);
         fputs(accept_usage, stderr);
-        return EXIT_INPUT;
+        rc = EXIT_INPUT;
+        goto agree;
     }
-    char dir[1024], outdir[1024], exe[PATH_MAX], why[1024];
     if (sdir)
         str_copy(dir, sizeof dir, sdir);
     else
@@ -112,10 +149,9 @@ int accept_main(int argc, char **argv)
     DIR *d = opendir(dir);
     if (!d) {
         gl_log("accept: scenarios folder %s: %s (give --scenarios DIR)", dir, strerror(errno));
-        return EXIT_INPUT;
+        rc = EXIT_INPUT;
+        goto agree;
     }
-    char **files = NULL;
-    int nfiles = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t l = strlen(e->d_name);
@@ -128,21 +164,22 @@ int accept_main(int argc, char **argv)
     qsort(files, (size_t)nfiles, sizeof *files, cmp_str);
     if (!nfiles) {
         gl_log("accept: no acceptance scenario of level <= %d in %s", level, dir);
-        return EXIT_INPUT;
+        rc = EXIT_INPUT;
+        goto agree;
     }
     /* every scenario is checked before anything runs: bad input stops the suite at once */
-    struct scenario *sc = xcalloc((size_t)nfiles, sizeof *sc);
-    int rc = EXIT_OK;
+    sc = xcalloc((size_t)nfiles, sizeof *sc);
     for (int i = 0; i < nfiles && rc == EXIT_OK; i++) {
         char path[1300];
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         if ((rc = scenario_load(path, &sc[i], why, sizeof why)) != 0)
             gl_log("%s", why);
     }
-    const struct backend_ops *ops = rc ? NULL : backend_pick(backend, &rc);
-    int ngpu = 0;
+    ops = rc ? NULL : backend_pick(backend, &rc);
     if (ops && ops->device_count)
         ngpu = ops->device_count();
+    if (ops && rc == EXIT_OK && cluster_nodes() > 1 && (rc = same_gpu_count(ngpu)) != EXIT_OK)
+        ops = NULL;
     for (int i = 0; i < nfiles && ops && rc == EXIT_OK; i++) {
         if (ngpu > 0)   /* every GPU of the node */
             sc[i].ranks = ngpu;
@@ -150,26 +187,34 @@ int accept_main(int argc, char **argv)
         if ((rc = ops->check(&sc[i], why, sizeof why)) != 0)
             gl_log("%s: %s", sc[i].file, why);
     }
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (rc == EXIT_OK && k < 0) {
+    ssize_t k = rc == EXIT_OK ? readlink("/proc/self/exe", exe, sizeof exe - 1) : 0;
+    if (k < 0) {
         SYSERR("readlink(/proc/self/exe)");
         rc = EXIT_ENV;
     }
-    if (rc != EXIT_OK) {
+    if (rc == EXIT_OK) {
+        exe[k] = 0;
+        if (out)
+            str_copy(outdir, sizeof outdir, out);
+        else
+            results_default_dir(outdir, sizeof outdir, "results", "accept");
+        if (lead && mkdir_p(outdir) != 0) {
+            gl_log("accept: cannot create %s: %s", outdir, strerror(errno));
+            rc = EXIT_ENV;
+        }
+    }
+agree:;
+    /* under a launcher every node stops here when any could not set up, none left waiting in a collective */
+    int worst = cluster_agree(rc);
+    if (worst != EXIT_OK) {
+        if (rc == EXIT_OK && lead)
+            gl_log("accept: another node could not start the suite (exit %d): see its messages", worst);
         for (int i = 0; i < nfiles; i++)
             free(files[i]);
         free(files);
         free(sc);
-        return rc;
-    }
-    exe[k] = 0;
-    if (out)
-        str_copy(outdir, sizeof outdir, out);
-    else
-        results_default_dir(outdir, sizeof outdir, "results", "accept");
-    if (lead && mkdir_p(outdir) != 0) {
-        gl_log("accept: cannot create %s: %s", outdir, strerror(errno));
-        return EXIT_ENV;
+        cluster_fini();
+        return worst;
     }
     if (lead)
         printf("gauntlet accept: level %d, %d scenario(s) from %s on %s, %d node(s); results in %s\n", level, nfiles,

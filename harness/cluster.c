@@ -41,6 +41,12 @@ int cluster_clock(int64_t *offset_ns, double *uncert_s)
     *uncert_s = 0;
     return 0;
 }
+int cluster_agree(int rc) { return rc; }
+int cluster_gather_int(int x, int *out)
+{
+    out[0] = x;
+    return 0;
+}
 uint64_t cluster_bcast_u64(uint64_t x) { return x; }
 void cluster_bcast(void *buf, size_t n) { (void)buf, (void)n; }
 void cluster_gather_double(double x, double *out) { out[0] = x; }
@@ -267,38 +273,89 @@ int cluster_barrier_test(void)
     return done;
 }
 
+/* Completes req, spinning (a round trip is timed) until deadline_ns; 0, or -1 (failed or too late: the
+ * request is cancelled). */
+static int clock_wait(MPI_Request *req, uint64_t deadline_ns)
+{
+    for (unsigned spins = 0;; spins++) {
+        int done = 0;
+        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return -1;
+        if (done)
+            return 0;
+        if ((spins & 1023) == 0 && mono_ns() > deadline_ns) {
+            MPI_Cancel(req);
+            MPI_Wait(req, MPI_STATUS_IGNORE);
+            return -1;
+        }
+    }
+}
+
+#define CLOCK_PINGS 16
+#define CLOCK_TIMEOUT_NS (60ull * 1000000000ull)   /* a node not there by then is not coming */
+
 int cluster_clock(int64_t *offset_ns, double *uncert_s)
 {
     *offset_ns = 0;
     *uncert_s = 0;
     if (!C.on)
         return 0;
-    for (int k = 1; k < C.nodes; k++) {
-        if (C.node == 0) {   /* answer node k's 16 pings with node 0's time */
-            for (int i = 0; i < 16; i++) {
+    /* node 0 answers each node in turn; a node's first ping may wait in node 0's queue (a slow trip, not
+     * kept: the best of CLOCK_PINGS is). Non-blocking with a deadline: a missing node is an error, not a hang. */
+    uint64_t deadline = mono_ns() + CLOCK_TIMEOUT_NS;
+    MPI_Request r;
+    if (C.node == 0) {
+        for (int k = 1; k < C.nodes; k++)
+            for (int i = 0; i < CLOCK_PINGS; i++) {
                 uint64_t t;
-                MPI_Recv(&t, 1, MPI_UINT64_T, k, TAG_CLOCK, C.comm, MPI_STATUS_IGNORE);
-                t = mono_ns();
-                MPI_Send(&t, 1, MPI_UINT64_T, k, TAG_CLOCK, C.comm);
-            }
-        } else if (C.node == k) {
-            double best = 1e30;
-            for (int i = 0; i < 16; i++) {
-                uint64_t t0 = mono_ns(), there;
-                MPI_Send(&t0, 1, MPI_UINT64_T, 0, TAG_CLOCK, C.comm);
-                MPI_Recv(&there, 1, MPI_UINT64_T, 0, TAG_CLOCK, C.comm, MPI_STATUS_IGNORE);
-                uint64_t t1 = mono_ns();
-                double rtt = (double)(t1 - t0);
-                if (rtt < best) {
-                    best = rtt;
-                    *offset_ns = (int64_t)there - (int64_t)(t0 + (t1 - t0) / 2);
+                if (MPI_Irecv(&t, 1, MPI_UINT64_T, k, TAG_CLOCK, C.comm, &r) != MPI_SUCCESS || clock_wait(&r, deadline) != 0) {
+                    gl_log("cluster: node %d did not answer the clock exchange within %llu s", k,
+                           (unsigned long long)(CLOCK_TIMEOUT_NS / 1000000000ull));
+                    return -1;
                 }
+                t = mono_ns();
+                if (MPI_Isend(&t, 1, MPI_UINT64_T, k, TAG_CLOCK, C.comm, &r) != MPI_SUCCESS || clock_wait(&r, deadline) != 0)
+                    return -1;
             }
-            *uncert_s = best / 2 * 1e-9;
-        }
-        MPI_Barrier(C.comm);
+        return 0;
     }
+    double best = 1e30;
+    for (int i = 0; i < CLOCK_PINGS; i++) {
+        uint64_t t0 = mono_ns(), there;
+        if (MPI_Isend(&t0, 1, MPI_UINT64_T, 0, TAG_CLOCK, C.comm, &r) != MPI_SUCCESS || clock_wait(&r, deadline) != 0 ||
+            MPI_Irecv(&there, 1, MPI_UINT64_T, 0, TAG_CLOCK, C.comm, &r) != MPI_SUCCESS || clock_wait(&r, deadline) != 0) {
+            gl_log("cluster: node 0 did not answer this node's clock exchange within %llu s",
+                   (unsigned long long)(CLOCK_TIMEOUT_NS / 1000000000ull));
+            return -1;
+        }
+        uint64_t t1 = mono_ns();
+        double rtt = (double)(t1 - t0);
+        if (rtt < best) {
+            best = rtt;
+            *offset_ns = (int64_t)there - (int64_t)(t0 + (t1 - t0) / 2);
+        }
+    }
+    *uncert_s = best / 2 * 1e-9;
     return 0;
+}
+
+int cluster_agree(int rc)
+{
+    int worst = rc;
+    if (C.on && MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, C.comm) != MPI_SUCCESS) {
+        gl_log("cluster: node %d: MPI_Allreduce failed while the nodes agreed to go on", C.node);
+        return rc ? rc : EXIT_ENV;
+    }
+    return worst;
+}
+
+int cluster_gather_int(int x, int *out)
+{
+    if (!C.on) {
+        out[0] = x;
+        return 0;
+    }
+    return MPI_Allgather(&x, 1, MPI_INT, out, 1, MPI_INT, C.comm) == MPI_SUCCESS ? 0 : -1;
 }
 
 uint64_t cluster_bcast_u64(uint64_t x)
@@ -334,7 +391,9 @@ static int proxy_give_up(uint64_t id)
     return atomic_load(&C.proxy_stop) || atomic_load(&C.shm->hdr->xn.want) != id;
 }
 
-/* Waits for req; cancels it (receives) or lets it go (sends) when the collective is given up. */
+/* Waits for req. When the collective is given up, a send is let go and a receive cancelled; a receive that
+ * had already matched a message cannot be cancelled and completes: 1 then, the message is in the buffer
+ * (it may belong to a newer collective and must not be lost). 0 done, -1 given up or failed. */
 static int proxy_wait(MPI_Request *req, uint64_t id, int cancel)
 {
     for (unsigned spins = 0;; spins++) {
@@ -344,13 +403,16 @@ static int proxy_wait(MPI_Request *req, uint64_t id, int cancel)
         if (done)
             return 0;
         if (proxy_give_up(id)) {
-            if (cancel) {
-                MPI_Cancel(req);
-                MPI_Wait(req, MPI_STATUS_IGNORE);
-            } else {
+            if (!cancel) {
                 MPI_Request_free(req);
+                return -1;
             }
-            return -1;
+            MPI_Status st;
+            int cancelled = 1;
+            if (MPI_Cancel(req) != MPI_SUCCESS || MPI_Wait(req, &st) != MPI_SUCCESS ||
+                MPI_Test_cancelled(&st, &cancelled) != MPI_SUCCESS)
+                return -1;
+            return cancelled ? -1 : 1;
         }
         sleep_ns(spins < 200 ? 2000 : 50000);
     }
@@ -378,9 +440,18 @@ static int proxy_recv(struct msg *m, size_t bytes, float *out, int n, int src, i
     }
     for (;;) {
         MPI_Request r;
-        MPI_Irecv(m, (int)bytes, MPI_BYTE, src, tag, C.xcomm, &r);
-        if (proxy_wait(&r, id, 1) != 0)
+        if (MPI_Irecv(m, (int)bytes, MPI_BYTE, src, tag, C.xcomm, &r) != MPI_SUCCESS)
             return -1;
+        int w = proxy_wait(&r, id, 1);
+        if (w < 0)
+            return -1;
+        if (w == 1) {   /* given up, yet a message came: keep it if it is a newer collective's */
+            if (m->id > id) {
+                memcpy(stash[k], m, bytes);
+                stashed[k] = 1;
+            }
+            return -1;
+        }
         if (m->id == id) {
             memcpy(out, m->data, (size_t)n * sizeof(float));
             return 0;
@@ -453,7 +524,10 @@ static void *proxy_main(void *arg)
         memcpy(out->data, res, (size_t)n * sizeof(float));
         if (next >= 0) {
             MPI_Request r;
-            MPI_Isend(out, (int)len, MPI_BYTE, next, TAG_CHAIN, C.xcomm, &r);
+            if (MPI_Isend(out, (int)len, MPI_BYTE, next, TAG_CHAIN, C.xcomm, &r) != MPI_SUCCESS) {
+                gl_log("cluster: node %d: the all-reduce's send to node %d failed", me, next);
+                continue;   /* the ranks wait; the heartbeat detector reports them */
+            }
             if (proxy_wait(&r, id, 0) != 0) {
                 out = xmalloc(bytes);   /* MPI may still read the abandoned send's buffer: it is left to it */
                 continue;
@@ -463,9 +537,12 @@ static void *proxy_main(void *arg)
         } else {   /* the last live node: the total to every other live node */
             MPI_Request rs[C.nodes > 1 ? C.nodes - 1 : 1];
             int nr = 0;
-            for (int k = live_prev(h, me); k >= 0; k = live_prev(h, k))
-                MPI_Isend(out, (int)len, MPI_BYTE, k, TAG_RESULT, C.xcomm, &rs[nr++]);
             int ok = 1;
+            for (int k = live_prev(h, me); k >= 0 && ok; k = live_prev(h, k))
+                if (MPI_Isend(out, (int)len, MPI_BYTE, k, TAG_RESULT, C.xcomm, &rs[nr]) == MPI_SUCCESS)
+                    nr++;
+                else
+                    ok = 0, gl_log("cluster: node %d: the all-reduce's total to node %d could not be sent", me, k);
             for (int k = 0; k < nr; k++)
                 if (ok)
                     ok = proxy_wait(&rs[k], id, 0) == 0;

@@ -27,6 +27,11 @@ void cluster_fini(void);
  * at the middle of the trip minus ours); collective. Fills the offset (ns to add to ours) and its
  * uncertainty (half the round trip). */
 int cluster_clock(int64_t *offset_ns, double *uncert_s);
+/* Every node's worst exit code (the largest of rc over the nodes), on every node; collective. Called where a
+ * node may fail alone during set-up, so that all go on or all stop (none is left waiting in a collective). */
+int cluster_agree(int rc);
+/* Every node's x, on every node (out[nodes]); 0 or -1; collective. */
+int cluster_gather_int(int x, int *out);
 /* Node 0's value of x, on every node; collective. */
 uint64_t cluster_bcast_u64(uint64_t x);
 /* Node 0's bytes, on every node; collective. */

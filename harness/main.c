@@ -125,28 +125,30 @@ static int cmd_run(int argc, char **argv)
         }
         rc = EXIT_INPUT;
     }
-
-    if (rc) {
-        cluster_fini();
-        return free(sc), rc;
-    }
-    if (seed) {
+    if (!rc && seed) {
         int64_t v;
         if (parse_int(seed, &v) != 0 || v < 0)
-            return free(sc), usage_error("--seed: expected a non-negative integer, got '%s'", seed);
-        sc->seed = v;
+            rc = usage_error("--seed: expected a non-negative integer, got '%s'", seed);
+        else
+            sc->seed = v;
     }
-    const struct backend_ops *ops = backend_pick(backend, &rc);
-    if (!ops)
-        return free(sc), rc;
+    const struct backend_ops *ops = rc ? NULL : backend_pick(backend, &rc);
     char why[512], dir[1024], exe[PATH_MAX];
-    if ((rc = ops->check(sc, why, sizeof why)) != 0) {
+    if (ops && (rc = ops->check(sc, why, sizeof why)) != 0)
         fprintf(stderr, "gauntlet: %s: %s\n", sc->file, why);
-        return free(sc), rc;
+    ssize_t n = rc ? 0 : readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n < 0) {
+        SYSERR("readlink(/proc/self/exe)");
+        rc = EXIT_ENV;
     }
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n < 0)
-        return free(sc), SYSERR("readlink(/proc/self/exe)"), EXIT_ENV;
+    /* several nodes go on together or stop together: none may be left waiting for the others */
+    int worst = cluster_agree(rc);
+    if (worst) {
+        if (!rc && cluster_node() == 0)
+            gl_log("another node could not start the run (exit %d): see its messages above", worst);
+        cluster_fini();
+        return free(sc), worst;
+    }
     exe[n] = 0;
     if (out)
         str_copy(dir, sizeof dir, out);

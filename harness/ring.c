@@ -2,12 +2,24 @@
  * record by a release store of head after writing it; the consumer acquires head before reading. */
 #include "ring.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Returns the first record's address. */
 static unsigned char *ring_data(struct ring *r) { return (unsigned char *)(r + 1); }
 
 size_t ring_bytes(uint32_t cap, uint32_t esize) { return sizeof(struct ring) + (size_t)cap * esize; }
+
+struct ring *ring_new(uint32_t cap, uint32_t esize)
+{
+    size_t a = _Alignof(struct ring), bytes = ring_bytes(cap, esize);
+    struct ring *r = aligned_alloc(a, (bytes + a - 1) / a * a);   /* C11: the size a multiple of the alignment */
+    if (r && ring_init(r, cap, esize) != 0) {
+        free(r);
+        r = NULL;
+    }
+    return r;
+}
 
 int ring_init(struct ring *r, uint32_t cap, uint32_t esize)
 {

@@ -18,6 +18,9 @@ struct ring {
 
 /* Returns the bytes a ring of cap records of esize bytes needs (header included). */
 size_t ring_bytes(uint32_t cap, uint32_t esize);
+/* Allocates and initialises a ring on the heap, aligned as struct ring needs (free() it); NULL when out of
+ * memory or cap is not a power of two. */
+struct ring *ring_new(uint32_t cap, uint32_t esize);
 /* Initialises a ring in memory of ring_bytes(cap, esize); cap must be a power of two. Returns 0 or -1. */
 int ring_init(struct ring *r, uint32_t cap, uint32_t esize);
 /* Copies one record in (producer side); 0, or -1 when full (the drop is counted). */

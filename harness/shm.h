@@ -72,6 +72,7 @@ struct replica {
     uint64_t hash;          /* FNV-1a of the state */
 };
 #define REPLICA_SLOTS 4
+#define SHM_BOUNDARY_PENDING (INT64_MAX - 1)
 #define SHM_MAX_NODES 1024   /* the sim's cross-node all-reduce chain: nodes it can skip when shrunk */
 
 enum worker_state { WS_STARTING = 0, WS_READY, WS_RUNNING, WS_IDLE, WS_FAILED, WS_EXITED, WS_PAUSED };
@@ -129,6 +130,10 @@ struct shm_hdr {
     _Atomic uint32_t fault_fired[SC_MAX_FAULTS];   /* an iteration fault fires once a run, recoveries or not */
     _Atomic int64_t pause_at;       /* every rank waits before starting this iteration (INT64_MAX: never) */
     _Atomic int64_t stop_at;        /* every rank ends the run before this iteration (a skip; INT64_MAX: never) */
+    /* While the supervisor picks a boundary it first stores SHM_BOUNDARY_PENDING, then reads every rank's
+     * iteration, then stores the boundary; a rank stores its iteration, then reads the boundary and waits
+     * while it is pending. Both sides store before they load (seq_cst), so one of them sees the other: no
+     * rank can start an iteration the supervisor did not count. */
     /* several nodes (harness/cluster.c): this node's place, and the sim all-reduce's step across nodes */
     uint32_t node, nodes;
     uint32_t rank_offset;           /* global rank of local rank 0: node x ranks per node */

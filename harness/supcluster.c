@@ -46,8 +46,10 @@ int supc_setup(struct sup *s, char *why, size_t n)
     for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)
         h->xn.live[k] = 1;
     /* one timeline: node 0's start, moved onto this node's clock by the measured offset */
-    if (cluster_clock(&s->clock_offset_ns, &s->clock_uncert_s) != 0) {
-        snprintf(why, n, "the clock exchange with node 0 failed");
+    int clock_bad = cluster_clock(&s->clock_offset_ns, &s->clock_uncert_s) != 0;
+    if (cluster_agree(clock_bad ? EXIT_ENV : 0) != 0) {   /* every node stops here, or none */
+        snprintf(why, n, clock_bad ? "node %d: the clock exchange with node 0 failed"
+                                   : "node %d: the clock exchange failed on another node", s->node);
         return -1;
     }
     uint64_t t0 = cluster_bcast_u64(s->t0);

@@ -559,8 +559,14 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     const struct recovery_ops *rec = recovery_table[sc->recovery.index];
     int nspares = rec->mode == REC_SPARE ? 1 : 0;
     uint64_t replica_bytes = rec->replicas ? (sim ? coll * sizeof(float) : 1u << 20) : 0;
-    if (shm_create(&s.shm, s.nranks, nspares, sim ? coll : 0, replica_bytes) != 0)
+    /* several nodes: a node that cannot set up stops every node at the next agreement (cluster_agree), so
+     * none is left waiting for it in a collective */
+    int made = shm_create(&s.shm, s.nranks, nspares, sim ? coll : 0, replica_bytes) == 0;
+    if (cluster_agree(made ? 0 : EXIT_ENV) != 0) {
+        if (made)
+            shm_close(&s.shm);
         return EXIT_ENV;
+    }
     s.nslots = s.nranks + nspares;
     s.t0 = mono_ns();
     s.shm.hdr->t0_ns = s.t0;
@@ -577,36 +583,48 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     for (int i = 0; i < sc->n_faults; i++)   /* a random rank is drawn once, from the seed: the same every run */
         if (s.shm.hdr->sc.faults[i].rank < 0)
             s.shm.hdr->sc.faults[i].rank = (int64_t)(rng_next(&s.fault_rng) % (uint64_t)world);
-    if (supc_setup(&s, why, sizeof why) != 0) {   /* several nodes: clocks, global ranks, the proxy */
-        gl_log("%s", why);
-        shm_close(&s.shm);
-        return EXIT_ENV;
-    }
+    int set = 0, opened = 0, failed = 0;   /* how far this node's set-up went */
+    if (supc_setup(&s, why, sizeof why) != 0)   /* several nodes: clocks, global ranks, the proxy */
+        failed = 1;
+    else
+        set = 1;
     str_copy(s.shm.hdr->backend, sizeof s.shm.hdr->backend, ops->name);
     snprintf(s.shm.hdr->ckpt_tag, sizeof s.shm.hdr->ckpt_tag, s.nodes > 1 ? "%s-%d-n%d" : "%s-%d", sc->name,
              (int)getpid(), s.node);
-    if ((s.node == 0 ? results_open(&s.res, opt->out_dir, s.sc, s.t0, why, sizeof why)
-                     : results_open_forward(&s.res, opt->out_dir, s.sc, s.node, s.nranks, s.t0, why, sizeof why)) != 0) {
-        gl_log("%s", why);
-        cluster_proxy_stop();   /* before the control block it reads goes */
-        shm_close(&s.shm);
-        return EXIT_ENV;
-    }
+    if (!failed && (s.node == 0 ? results_open(&s.res, opt->out_dir, s.sc, s.t0, why, sizeof why)
+                                : results_open_forward(&s.res, opt->out_dir, s.sc, s.node, s.nranks, s.t0, why, sizeof why)) != 0)
+        failed = 1;
+    else if (!failed)
+        opened = 1;
     if (s.nodes > 1) {
         s.res.node = s.node;
         s.res.rank_offset = s.node * s.nranks;
     }
-    if (ops->prepare && s.node == 0 && ops->prepare(&s.shm, why, sizeof why) != 0) {
+    if (!failed && ops->prepare && s.node == 0 && ops->prepare(&s.shm, why, sizeof why) != 0)
+        failed = 1;
+    if (!failed && !(s.ps = ops->power_open(&s.shm, why, sizeof why))) {
+        char tmp[sizeof why];
+        snprintf(tmp, sizeof tmp, "power source: %s", why);
+        str_copy(why, sizeof why, tmp);
+        failed = 1;
+    }
+    if (failed)
         gl_log("%s", why);
-        results_close(&s.res);
-        cluster_proxy_stop();
+    if (cluster_agree(failed ? EXIT_ENV : 0) != 0) {
+        if (!failed)
+            gl_log("node %d: another node could not set up the run: see its messages", s.node);
+        if (s.ps)
+            ops->power_close(s.ps);
+        if (opened)
+            results_close(&s.res);
+        if (set)
+            cluster_proxy_stop();   /* before the control block it reads goes */
         shm_close(&s.shm);
+        json_decref(s.node_runs);
+        json_decref(s.node_ends);
         return EXIT_ENV;
     }
     cluster_bcast(s.shm.hdr->coll_id, sizeof s.shm.hdr->coll_id);   /* cuda: node 0's NCCL id, for every GPU */
-    s.ps = ops->power_open(&s.shm, why, sizeof why);
-    if (!s.ps)
-        gl_die(EXIT_ENV, "power source: %s", why);
     s.pid = xcalloc((size_t)s.nslots, sizeof *s.pid);
     s.alive = xcalloc((size_t)s.nslots, sizeof *s.alive);
     s.ready = xcalloc((size_t)s.nslots, sizeof *s.ready);

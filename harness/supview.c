@@ -43,16 +43,18 @@ static void sup_view_fault(struct sup *s, const struct view_cmd *cmd)
     results_event(&s->res, mono_ns(), "view_refused", json_pack("{s:s, s:s}", "command", "fault", "why", why));
 }
 
-/* The iteration every rank can still stop before: the one after the furthest rank's (seq_cst: a rank that
- * already read the old limit had published a later iteration first). */
-static int64_t sup_boundary(struct sup *s)
+/* Sets *at to the iteration every rank can still stop before: the one after the furthest rank's. *at is
+ * pending while the ranks are read (shm.h: a rank that read the old value had published its iteration). */
+static int64_t sup_boundary(struct sup *s, _Atomic int64_t *at)
 {
+    atomic_store(at, SHM_BOUNDARY_PENDING);
     int64_t top = 0;
     for (int r = 0; r < s->nranks; r++)
         if (!s->dropped[r]) {
             int64_t it = atomic_load(&shm_ctl(&s->shm, s->slot_of[r])->iter);
             top = it > top ? it : top;
         }
+    atomic_store(at, top + 1);
     return top + 1;
 }
 
@@ -80,9 +82,12 @@ void sup_view_command(struct sup *s, const struct view_cmd *cmd)
         if (cmd->type == VIEW_SKIP)
             goto skip;
         {
-        int64_t at = s->paused ? INT64_MAX : sup_boundary(s);
+        int64_t at = INT64_MAX;
+        if (s->paused)
+            atomic_store(&s->shm.hdr->pause_at, at);
+        else
+            at = sup_boundary(s, &s->shm.hdr->pause_at);
         s->paused = !s->paused;
-        atomic_store(&s->shm.hdr->pause_at, at);
         results_event(&s->res, now, s->paused ? "paused" : "resumed",
                       s->paused ? json_pack("{s:I}", "before_iter", (json_int_t)at) : json_object());
         break;
@@ -96,8 +101,7 @@ void sup_view_command(struct sup *s, const struct view_cmd *cmd)
         s->skipping = 1;
         for (int r = 0; r < s->nranks; r++)
             s->rs.rank[r].stopped = 0;
-        int64_t at = sup_boundary(s);
-        atomic_store(&s->shm.hdr->stop_at, at);
+        int64_t at = sup_boundary(s, &s->shm.hdr->stop_at);
         results_event(&s->res, now, "run_skip", json_pack("{s:i, s:I}", "run", s->run, "before_iter", (json_int_t)at));
         break;
     case VIEW_FAULT:

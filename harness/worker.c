@@ -275,18 +275,28 @@ static int worker_commands(struct worker_ctx *w)
  * EXIT, abort), STOP_SKIP when it ends here for the next mitigation. While paused the rank beats and runs
  * nothing: its power falls to idle. */
 enum { STOP_ABORT = 1, STOP_SKIP = 2 };
+
+/* Reads a boundary, waiting out the few microseconds the supervisor takes to pick one (shm.h). */
+static int64_t boundary_load(_Atomic int64_t *at)
+{
+    int64_t v;
+    while ((v = atomic_load(at)) == SHM_BOUNDARY_PENDING)
+        sleep_ns(1000);
+    return v;
+}
+
 static int worker_boundary(struct worker_ctx *w)
 {
     struct shm_hdr *h = w->shm->hdr;
-    if (w->iter >= atomic_load(&h->stop_at))
+    if (w->iter >= boundary_load(&h->stop_at))
         return STOP_SKIP;
-    if (w->iter < atomic_load(&h->pause_at))
+    if (w->iter < boundary_load(&h->pause_at))
         return 0;
     atomic_store(&w->ctl->state, WS_PAUSED);
-    while (w->iter >= atomic_load(&h->pause_at)) {
+    while (w->iter >= boundary_load(&h->pause_at)) {
         if (worker_commands(w))
             return STOP_ABORT;
-        if (w->iter >= atomic_load(&h->stop_at))
+        if (w->iter >= boundary_load(&h->stop_at))
             return STOP_SKIP;
         worker_beat(w);
         sleep_ns(1000000);

@@ -136,6 +136,32 @@ Test(cluster, a_nodes_mismatch_is_exit_2_naming_both, .timeout = 120)
     free(log);
 }
 
+/* Node 0 cannot create the results folder (under /proc) while the others could go on: every node stops at
+ * once with exit 3, none waits in a collective for node 0 (timeout's 124 would say one did). */
+Test(cluster, a_set_up_failure_on_node_0_stops_every_node, .timeout = 120)
+{
+    need_mpi();
+    char text[1024], cmd[2048], path[600];
+    snprintf(text, sizeof text, base, 2, 2, "power: {sample_hz: 100}\n", "");
+    const char *sc = e2e_scenario(text), *logdir = e2e_outdir();
+    snprintf(path, sizeof path, "%s.log", logdir);
+    snprintf(cmd, sizeof cmd, "timeout 60 mpirun --oversubscribe --allow-run-as-root -np 2 %s run %s --out "
+                              "/proc/gauntlet-cannot --backend sim --headless > %s 2>&1", GAUNTLET_BIN, sc, path);
+    int st = system(cmd);
+    char *log = e2e_read(path);
+    cr_assert_eq(WEXITSTATUS(st), 3, "run: exit 3 on every node, no hang\n%s", log);
+    cr_assert(strstr(log, "/proc/gauntlet-cannot"), "node 0 says what it could not do\n%s", log);
+    cr_assert(strstr(log, "node 1: another node could not set up the run"), "node 1 says why it stops\n%s", log);
+    free(log);
+    snprintf(cmd, sizeof cmd, "timeout 60 mpirun --oversubscribe --allow-run-as-root -np 2 %s accept --backend sim "
+                              "--out /proc/gauntlet-cannot > %s 2>&1", GAUNTLET_BIN, path);
+    st = system(cmd);
+    log = e2e_read(path);
+    cr_assert_eq(WEXITSTATUS(st), 3, "accept: exit 3 on every node, no hang\n%s", log);
+    cr_assert(strstr(log, "accept: cannot create /proc/gauntlet-cannot"), "%s", log);
+    free(log);
+}
+
 Test(cluster, accept_judges_every_gpu_of_every_node_as_one_fleet, .timeout = 180)
 {
     need_mpi();

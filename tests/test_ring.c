@@ -2,7 +2,9 @@
  * the consumer in two real processes, as worker and supervisor use them. */
 #include <criterion/criterion.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,10 +27,23 @@ Test(ring, rejects_bad_geometry)
     cr_assert_eq(ring_init(&r, 4, 0), -1);
 }
 
+Test(ring, heap_ring_is_aligned_and_checks_its_size)
+{
+    struct ring *r = ring_new(16, 3);   /* an odd record size: the allocation rounds up, never the ring */
+    cr_assert_not_null(r);
+    cr_assert_eq((uintptr_t)r % _Alignof(struct ring), 0, "the ring is aligned for its cache-line fields");
+    unsigned char in[3] = { 1, 2, 3 }, out[3];
+    cr_assert_eq(ring_push(r, in), 0);
+    cr_assert_eq(ring_pop(r, out), 1);
+    cr_assert_eq(memcmp(in, out, 3), 0);
+    free(r);
+    cr_assert_null(ring_new(12, 8), "a capacity that is not a power of two is refused");
+}
+
 Test(ring, full_ring_counts_drops_and_keeps_order)
 {
-    struct ring *r = malloc(ring_bytes(8, sizeof(struct rec)));
-    cr_assert_eq(ring_init(r, 8, sizeof(struct rec)), 0);
+    struct ring *r = ring_new(8, sizeof(struct rec));
+    cr_assert_not_null(r);
     struct rec x = { 0 };
     for (uint64_t i = 0; i < 10; i++) {
         x.seq = i;

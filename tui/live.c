@@ -44,6 +44,7 @@ static struct live {
     SCREEN *scr;
     int saved_stderr, logfd;
     char logpath[1100];
+    off_t log_start;           /* messages.log's size when the view took stderr: what is new is shown after */
     struct termios tio;
     int have_tio;
     _Atomic uint64_t dropped;
@@ -70,19 +71,42 @@ static void live_crash(int sig)
     raise(sig);
 }
 
+/* Puts stderr back on the terminal and shows what was written to messages.log since the view took it
+ * (the reason of an exit while the view was up included). Plain system calls: also safe at exit(). */
+static void live_give_back_stderr(void)
+{
+    if (L.saved_stderr < 0)
+        return;
+    if (dup2(L.saved_stderr, STDERR_FILENO) < 0)
+        return;
+    close(L.saved_stderr);
+    L.saved_stderr = -1;
+    char buf[4096];
+    ssize_t k;
+    int fd = open(L.logpath, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (lseek(fd, L.log_start, SEEK_SET) == L.log_start)
+        while ((k = read(fd, buf, sizeof buf)) > 0)
+            if (write_all(STDERR_FILENO, buf, (size_t)k) != 0)
+                break;
+    close(fd);
+}
+
 static void live_atexit(void)
 {
-    if (L.active) {
+    if (L.active) {   /* an exit while the view is up (gl_die): the terminal back, then the reason on it */
         L.active = 0;
         live_restore_raw();
+        live_give_back_stderr();
     }
 }
 
-static struct ring *ring_new(uint32_t cap, uint32_t size)
+static struct ring *live_ring(uint32_t cap, uint32_t size)
 {
-    struct ring *r = xmalloc(ring_bytes(cap, size));
-    if (ring_init(r, cap, size) != 0)
-        gl_die(EXIT_ENV, "view: ring of %u records", cap);
+    struct ring *r = ring_new(cap, size);
+    if (!r)
+        gl_die(EXIT_ENV, "view: out of memory for a ring of %u records", cap);
     return r;
 }
 
@@ -238,7 +262,9 @@ const struct view_link *tui_live_start(const char *out_dir, char *why, size_t n)
             close(wfd);
         return NULL;
     }
-    lseek(L.logfd, 0, SEEK_END);
+    L.log_start = lseek(L.logfd, 0, SEEK_END);
+    if (L.log_start < 0)
+        L.log_start = 0;
     L.have_tio = tcgetattr(STDIN_FILENO, &L.tio) == 0;
     L.scr = newterm(NULL, stdout, stdin);
     if (!L.scr) {
@@ -276,9 +302,9 @@ const struct view_link *tui_live_start(const char *out_dir, char *why, size_t n)
     sigemptyset(&w);
     sigaddset(&w, SIGWINCH);
     pthread_sigmask(SIG_BLOCK, &w, NULL);
-    L.ev = ring_new(EV_CAP, sizeof(char *));
-    L.pw = ring_new(PW_CAP, sizeof(struct prow));
-    L.cmd = ring_new(CMD_RING, sizeof(struct view_cmd));
+    L.ev = live_ring(EV_CAP, sizeof(char *));
+    L.pw = live_ring(PW_CAP, sizeof(struct prow));
+    L.cmd = live_ring(CMD_RING, sizeof(struct view_cmd));
     atomic_store(&L.stop, 0);
     if (pthread_create(&L.th, NULL, live_thread, NULL) != 0) {
         snprintf(why, n, "cannot start the view's thread");
@@ -303,19 +329,7 @@ static void link_stop(void *ctx)
     delscreen(L.scr);
     L.scr = NULL;
     L.active = 0;
-    if (L.saved_stderr >= 0) {   /* stderr is the terminal's again; what was said meanwhile is shown now */
-        dup2(L.saved_stderr, STDERR_FILENO);
-        close(L.saved_stderr);
-        L.saved_stderr = -1;
-        char buf[4096];
-        ssize_t k;
-        int fd = open(L.logpath, O_RDONLY | O_CLOEXEC);
-        while (fd >= 0 && (k = read(fd, buf, sizeof buf)) > 0)
-            if (write_all(STDERR_FILENO, buf, (size_t)k) != 0)
-                break;
-        if (fd >= 0)
-            close(fd);
-    }
+    live_give_back_stderr();   /* stderr is the terminal's again; what was said meanwhile is shown now */
     if (L.wall_s > 0)
         gl_log("live view: %llu frames in %.1f s, %.2f s of CPU (%.2f%% of one core)", (unsigned long long)L.frames,
                L.wall_s, L.cpu_s, 100 * L.cpu_s / L.wall_s);

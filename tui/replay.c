@@ -252,7 +252,7 @@ int tui_view_main(int argc, char **argv)
             fclose(null_in);
     } else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         gl_log("view: needs a terminal (or --snapshot COLSxROWS for text)");
-        code = EXIT_INPUT;
+        code = EXIT_ENV;
     } else if (!initscr()) {
         code = EXIT_ENV;
     } else {
