@@ -17,7 +17,10 @@ static void sup_view_fault(struct sup *s, const struct view_cmd *cmd)
     struct scenario *sc = &s->shm.hdr->sc;
     const struct fault_ops *fo = cmd->kind >= 0 && cmd->kind < plugin_count(&plugin_faults) ? fault_table[cmd->kind] : NULL;
     char why[256] = "";
-    if (!fo || cmd->rank < 0 || cmd->rank >= s->nranks || s->dropped[cmd->rank])
+    if (fo && s->nodes > 1 && cmd->rank >= s->nranks && cmd->rank < s->nodes * s->nranks)
+        snprintf(why, sizeof why, "rank %d is on node %d: faults from the view reach node 0's ranks only", cmd->rank,
+                 cmd->rank / s->nranks);
+    else if (!fo || cmd->rank < 0 || cmd->rank >= s->nranks || s->dropped[cmd->rank])
         snprintf(why, sizeof why, "no such fault or rank");
     else if (!s->running || s->recovering)
         snprintf(why, sizeof why, "no run in progress");
