@@ -251,6 +251,24 @@ int analysis_project(const struct an_series *s, long gpus, long groups, double j
     return analysis_project_trace(s, gpus, groups, jitter_s, seed, bands, n_bands, out, NULL);
 }
 
+int analysis_project_series(const double *mw, size_t n, double dt, const struct an_band *bands, int n_bands,
+                            const struct an_projection *base, struct an_projection *out)
+{
+    *out = *base;
+    struct an_series as = { mw, n, dt };
+    struct an_result res;
+    if (!n || analysis_run(&as, bands, n_bands, &res) != 0)
+        return -1;
+    out->mean_mw = res.mean_w;
+    out->swing_mw = res.swing_w;
+    out->ramp_up_mw_s = res.ramp_up_w_s[AN_RAMP_WINDOWS - 1];
+    out->ramp_down_mw_s = res.ramp_down_w_s[AN_RAMP_WINDOWS - 1];
+    out->dominant_hz = res.dominant_hz;
+    out->n_bands = res.n_bands;
+    memcpy(out->bands, res.bands, sizeof out->bands);
+    return 0;
+}
+
 int analysis_project_trace(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
                            const struct an_band *bands, int n_bands, struct an_projection *out, double **trace)
 {

@@ -97,6 +97,11 @@ struct an_bess {
  * the grid side. 0, or -1. */
 int analysis_bess(const double *p, size_t n, double dt, struct an_bess *b, double *grid);
 
+/* The figures of a cluster trace already in MW (the grid side of a battery): swing, ramps over 1 s, dominant
+ * frequency, bands; gpus, groups and jitter are taken from base. 0, or -1. */
+int analysis_project_series(const double *mw, size_t n, double dt, const struct an_band *bands, int n_bands,
+                            const struct an_projection *base, struct an_projection *out);
+
 /* Checks a projection against a spec: one verdict per clause given. */
 void analysis_check_spec(const struct an_projection *p, const struct an_spec *spec, struct an_verdict *v);
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "devset.h"
 #include "faults/fault.h"
 #include "scenario.h"
 #include "shm.h"
@@ -49,6 +50,8 @@ void worker_point(struct worker_ctx *w, int point);
 void worker_emit_detect(struct worker_ctx *w, int det, const char *note);
 /* Reports that the fault in progress was carried out (what: a description); before a crash or a hang too. */
 void worker_fault_done(struct worker_ctx *w, const char *what);
+/* Reports the levels a GPU mitigation measured for itself: the floor it holds (W), the filler's duty, a note. */
+void worker_emit_tuned(struct worker_ctx *w, double floor_w, double duty, const char *note);
 /* Returns the factor by which a straggling rank stretches its phases now (1 when it is not straggling). */
 double worker_slowdown(struct worker_ctx *w);
 
@@ -80,11 +83,18 @@ struct backend_ops {
     int (*power_info)(struct power_source *ps, int slot, char *name, size_t n, double *tdp_w);
     /* The GPUs of this node (gauntlet accept runs one rank on each); NULL where it has no meaning (sim). */
     int (*device_count)(void);
+    /* Device settings (devset.h), asked only with --allow-device-settings; NULL where there are none (sim).
+     * The slot's GPU power limit (from_w: the limit before), its firmware power smoothing (0 on, 1 this GPU
+     * has none, -1 error), and every change this process made put back (returns how many could not be). */
+    int (*set_power_limit)(struct power_source *ps, int slot, double watts, double *from_w, char *why, size_t n);
+    int (*set_smoothing)(struct power_source *ps, int slot, const struct devset_smoothing *r,
+                         struct devset_smoothing_readback *out, char *why, size_t n);
+    int (*restore_settings)(struct power_source *ps);
 
     /* worker side */
     void *(*init)(struct worker_ctx *w, char *why, size_t n);
     void (*on_phase)(void *b, int phase, uint64_t t_ns);         /* phase changed (sim: power model); may be NULL */
-    void (*begin_run)(void *b, struct worker_ctx *w);            /* a run (mitigation) starts; may be NULL */
+    int (*begin_run)(void *b, struct worker_ctx *w);             /* a run (mitigation) starts; 0, or -1 with w->err; may be NULL */
     int (*compute)(void *b, struct worker_ctx *w);               /* the GEMM chain; reports its phase edges */
     int (*allreduce)(void *b, struct worker_ctx *w);             /* the all-reduce; reports its phase edges */
     int (*snapshot)(void *b, const void **state, size_t *len);   /* host copy of the model state (checkpoints) */

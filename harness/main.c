@@ -27,9 +27,12 @@ static const char usage_text[] =
     "usage: gauntlet COMMAND [ARGS]\n"
     "\n"
     "  run SCENARIO.yaml [--backend auto|cuda|sim] [--out DIR] [--headless] [--seed N]\n"
+    "                    [--allow-device-settings]\n"
     "                        run the scenario: every mitigation in turn; results in DIR\n"
     "                        (default results/<name>-<UTC time>/); on a terminal the live\n"
-    "                        view opens (keys: ? for help), --headless keeps progress lines\n"
+    "                        view opens (keys: ? for help), --headless keeps progress lines;\n"
+    "                        --allow-device-settings lets a mitigation change the GPUs' power\n"
+    "                        limit or firmware smoothing (put back after each run and on exit)\n"
     "  check SCENARIO.yaml   validate a scenario only\n"
     "  accept [--level 1|2|3] [--backend auto|cuda|sim] [--out DIR] [--junit FILE] [--strict]\n"
     "                        the acceptance suite: PASS/FAIL per check, GPU and node; verdicts.json, JUnit\n"
@@ -84,9 +87,10 @@ static int cmd_run(int argc, char **argv)
 {
     static const struct option opts[] = { { "backend", required_argument, 0, 'b' }, { "out", required_argument, 0, 'o' },
                                           { "headless", no_argument, 0, 'H' },     { "seed", required_argument, 0, 's' },
+                                          { "allow-device-settings", no_argument, 0, 'D' },
                                           { "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 } };
     const char *backend = "auto", *out = NULL, *seed = NULL;
-    int headless = !isatty(STDOUT_FILENO), c;
+    int headless = !isatty(STDOUT_FILENO), allow_dev = 0, c;
     if (supervisor_block_signals() != 0)   /* before the backend probe starts any library thread */
         return EXIT_ENV;
     optind = 0;   /* 0: GNU getopt re-initialises, and permutes so options may follow the scenario */
@@ -97,6 +101,7 @@ static int cmd_run(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'H': headless = 1; break;
         case 's': seed = optarg; break;
+        case 'D': allow_dev = 1; break;
         case 'h': fputs(usage_text, stdout); return EXIT_OK;
         default: return usage_error("run: unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -125,6 +130,7 @@ static int cmd_run(int argc, char **argv)
         }
         rc = EXIT_INPUT;
     }
+    sc->allow_device_settings = allow_dev;
     if (!rc && seed) {
         int64_t v;
         if (parse_int(seed, &v) != 0 || v < 0)

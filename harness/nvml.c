@@ -235,6 +235,21 @@ struct nvml *nvml_open(char *why, size_t n)
 }
 
 int nvml_device_count(const struct nvml *nv) { return nv ? nv->ndev : 0; }
+
+nvmlDevice_t nvml_handle(const struct nvml *nv, int dev)
+{
+    return nv && dev >= 0 && dev < nv->ndev ? nv->dev[dev].h : NULL;
+}
+
+void *nvml_symbol(const struct nvml *nv, const char *name)
+{
+    if (!nv || !nv->lib)
+        return NULL;
+    dlerror();
+    return dlsym(nv->lib, name);
+}
+
+const char *nvml_error_text(const struct nvml *nv, nvmlReturn_t r, char *buf, size_t n) { return nvml_err(nv, r, buf, n); }
 const char *nvml_missing(const struct nvml *nv) { return nv ? nv->missing_text : ""; }
 const char *nvml_library(const struct nvml *nv) { return nv ? nv->path : ""; }
 

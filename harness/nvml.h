@@ -158,6 +158,11 @@ const char *nvml_missing(const struct nvml *nv);
 const char *nvml_library(const struct nvml *nv);
 /* Shuts NVML down and unloads it; NULL is ignored. */
 void nvml_close(struct nvml *nv);
+/* The NVML handle of device dev (NULL when it has none), a symbol of the loaded library (NULL when absent) and
+ * NVML's text for r: for the device settings (devset.c), which resolve their own calls. */
+nvmlDevice_t nvml_handle(const struct nvml *nv, int dev);
+void *nvml_symbol(const struct nvml *nv, const char *name);
+const char *nvml_error_text(const struct nvml *nv, nvmlReturn_t r, char *buf, size_t n);
 /* Returns the short name of field f ("power_instant", ...), "?" when out of range. */
 const char *nvml_field_name(int f);
 

@@ -209,10 +209,20 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
                                     (unsigned long long)sc->seed, bands, nb, &proj, &cluster) == 0) {
         json_t *pj = analysis_projection_json(&proj, spec);
         struct an_bess b;
-        if (mit->facility) {   /* a facility battery on the cluster's trace */
+        if (mit->facility) {   /* a facility battery on the cluster's trace: the utility's spec is the grid's */
             mit->facility(sc->mitigations[rs->mitigation].params, &b);
-            if (analysis_bess(cluster, m, dt, &b, NULL) == 0)
+            double *gridmw = xmalloc(m * sizeof *gridmw);
+            struct an_projection gp;
+            if (analysis_bess(cluster, m, dt, &b, gridmw) == 0) {
                 json_object_set_new(pj, "bess", analysis_bess_json(&b));
+                if (analysis_project_series(gridmw, m, dt, bands, nb, &proj, &gp) == 0) {
+                    json_t *gj = analysis_projection_json(&gp, spec);
+                    json_object_set(pj, "spec", json_object_get(gj, "spec"));
+                    json_object_set_new(pj, "spec_side", json_string("grid, after the battery"));
+                    json_decref(gj);
+                }
+            }
+            free(gridmw);
         }
         json_object_set_new(aggj, "projection", pj);
     } else {

@@ -114,6 +114,8 @@ static const struct { const char *name, *key, *value, *key2, *value2; } sc_auto_
     { "stagger", "groups", "2", "offset", "20ms" },
     { "stagger", "groups", "4", "offset", "10ms" },
     { "smoothing", "floor", "65%", NULL, NULL },
+    { "bess", "size", "50", "window", "2s" },    /* sized from the none run's projected swing */
+    { "bess", "size", "100", "window", "2s" },
 };
 
 /* Expands `mitigations: auto` into the coarse search's candidates, as many as search.budget allows. */
@@ -417,6 +419,17 @@ static int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario 
         }
     if (sc->auto_search && sc->n_mitigations > sc->search_budget)
         sc->n_mitigations = (int)sc->search_budget;
+    int have_none = 0;   /* a battery sized from the measured swing needs a `none` run before it */
+    for (int i = 0; i < sc->n_mitigations; i++) {
+        const struct mitigation_ops *mo = mitigation_table[sc->mitigations[i].index];
+        have_none |= strcmp(mo->name, "none") == 0;
+        if (strcmp(mo->name, "bess") == 0 && ((const struct bess_params *)sc->mitigations[i].params)->size_pct > 0 &&
+            !have_none) {
+            snprintf(c->err, c->errlen, "%s:%d:1: mitigations[%d]: bess size is a share of the swing a `none` run "
+                                        "measured: put `none` before it in the list", c->file, sc->mitigations[i].line, i);
+            return EXIT_INPUT;
+        }
+    }
     if (recovery_table[sc->recovery.index]->mode == REC_SHRINK && sc->ranks < 2)
         return sc_error(c, root, "recovery", "shrink needs at least 2 ranks");
     for (const char *p = sc->name; *p; p++)

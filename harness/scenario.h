@@ -91,6 +91,7 @@ struct scenario {
     int n_mitigations;
     int auto_search;        /* mitigations: auto — the candidates are the search's */
     int64_t search_budget;
+    int allow_device_settings;  /* from the command line (--allow-device-settings), never from the file */
     struct plugin_spec mitigations[SC_MAX_MITIGATIONS];
     int n_faults;
     struct fault_spec faults[SC_MAX_FAULTS];

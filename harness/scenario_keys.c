@@ -234,7 +234,7 @@ const struct param scenario_params[] = {
     { "sim", PT_SECTION, SC(sim), .sub = sim_params, .help = "the sim backend's model" },
     { "mitigations", PT_LIST, 0, 0, .def = "[none]",
       .help = "list of mitigations, each run in turn: a name or {name: {params}}; or auto: search them against the spec" },
-    { "search_budget", PT_INT, SC(search_budget), .def = "13", .min = 2, .max = SC_MAX_MITIGATIONS,
+    { "search_budget", PT_INT, SC(search_budget), .def = "15", .min = 2, .max = SC_MAX_MITIGATIONS,
       .help = "mitigations: auto runs at most this many candidates (none first)" },
     { "faults", PT_LIST, 0, 0, .def = "[]", .help = "faults to inject: {kind, at|at_s|rate_per_hour, rank, params}" },
     { "detectors", PT_LIST, 0, 0, .def = "[]", .help = "detectors to run besides exit, heartbeat and comm (always on)" },

@@ -37,6 +37,7 @@ enum wev_type {
     WEV_RESTORED,      /* state restored for a recovery: a = bytes read, b = seconds, note = from where */
     WEV_DETCOST,       /* end of run: worker-side detector phase (enum detector_id) cost a seconds in total */
     WEV_CKPT_WRITTEN,  /* an async checkpoint of iteration iter was written: a = bytes, b = seconds */
+    WEV_TUNED,         /* a GPU mitigation measured its levels: a = floor W reached, b = filler duty, note = levels */
 };
 
 struct wevent {
@@ -99,6 +100,9 @@ struct ctl {
     int32_t numa_node;              /* its GPU's NUMA node (-1: none, -2: not known, e.g. sim) */
     int32_t numa_pinned;            /* 1: the worker runs only on that node's CPUs; 0: not; -1: unknown */
     double h2d_gbs;                 /* host-to-device copy bandwidth from pinned memory (NAN: not measured) */
+    _Atomic uint64_t power_mw;      /* the supervisor's latest reading of this slot's power, mW (0: none yet) */
+    _Atomic uint64_t power_seq;     /* readings so far: a worker waits for new ones while it tunes a mitigation */
+    _Atomic uint64_t tdp_mw;        /* its GPU's power limit, mW (0: not known), before the first run */
     struct power_state pw;
     struct ring cmd;                /* supervisor → worker */
     struct wcmd cmd_slots[CMD_CAP];
@@ -126,6 +130,7 @@ struct shm_hdr {
     uint32_t nslots;                /* control blocks: ranks, then spares */
     uint64_t replica_bytes;         /* state bytes per replica slot (0: no replicas) */
     _Atomic uint32_t nactive;       /* ranks taking part in the collective (shrink lowers it) */
+    _Atomic uint32_t fw_smoothing;  /* 1: this run's smoothing runs in the GPUs' firmware: workers do not emulate it */
     int16_t active[256];            /* the ranks taking part, in rank order (sim) */
     _Atomic uint32_t fault_fired[SC_MAX_FAULTS];   /* an iteration fault fires once a run, recoveries or not */
     _Atomic int64_t pause_at;       /* every rank waits before starting this iteration (INT64_MAX: never) */

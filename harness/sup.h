@@ -106,6 +106,10 @@ struct sup {
 /* Carries out a command of the live view (quit, pause, skip, fault). */
 void sup_view_command(struct sup *s, const struct view_cmd *cmd);
 void sup_fail(struct sup *s, const char *reason);
+/* supdev.c: the run's device settings (cap, firmware smoothing) before it starts, and put back after it; the
+ * object goes into the run's summary as `device`. */
+json_t *supdev_run_begin(struct sup *s, int m);
+void supdev_run_end(struct sup *s, int m, json_t *o);
 void sup_step(struct sup *s);
 int sup_spawn(struct sup *s, int slot);
 void sup_send(struct sup *s, int slot, const struct wcmd *cmd);
@@ -122,6 +126,8 @@ void sup_compare_runs(struct sup *s);
 /* For mitigations: auto: the Pareto front (energy, time, grid swing), the cheapest candidate meeting the
  * spec, or the one that misses it least and by which clause. */
 json_t *sup_search(struct sup *s);
+/* A `bess` run with `size`: its battery sized from the first `none` run's projected swing, before it starts. */
+void sup_size_bess(struct sup *s, int m);
 /* After the coarse search: appends up to two candidates between the cheapest passing one and the next
  * cheaper value of the same parameter to the scenario; returns how many. */
 int sup_refine(struct sup *s);

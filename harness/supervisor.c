@@ -112,6 +112,11 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
                       "seconds", ev->b, "from", ev->note);
         faultlog_restored(s, ev);
         break;
+    case WEV_TUNED:
+        type = "mitigation_tuned";
+        o = json_pack("{s:i, s:i, s:f, s:f, s:s}", "rank", rank, "run", ev->run, "floor_w", ev->a, "duty", ev->b,
+                      "levels", ev->note);
+        break;
     case WEV_CKPT_WRITTEN:
         type = "checkpoint_written";
         o = json_pack("{s:i, s:I, s:f, s:f}", "rank", rank, "iter", (json_int_t)ev->iter, "bytes", ev->a, "seconds", ev->b);
@@ -205,6 +210,11 @@ static void sup_sample(struct sup *s, uint64_t now)
         if (s->ops->power_read(s->ps, s->slot_of[r], now, &pr) != 0)
             pr = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0 };
         s->watts[r] = pr.watts;
+        if (isfinite(pr.watts) && pr.watts >= 0) {   /* for a worker tuning its mitigation against real power */
+            struct ctl *c = shm_ctl(&s->shm, s->slot_of[r]);
+            atomic_store(&c->power_mw, (uint64_t)(pr.watts * 1e3));
+            atomic_fetch_add(&c->power_seq, 1);
+        }
         results_power(&s->res, now, r, &pr,
                       atomic_load_explicit(&shm_ctl(&s->shm, s->slot_of[r])->phase, memory_order_relaxed));
     }
@@ -440,6 +450,8 @@ static void sup_one_run(struct sup *s, int m)
             json_object_set_new(begin, "cap_w", json_real(mm.cap_w));
     }
     results_event(&s->res, now, "run_begin", begin);
+    json_t *dev = supdev_run_begin(s, m);   /* cap, firmware smoothing: before the first iteration */
+    sup_size_bess(s, m);
     struct wcmd cmd = { .type = CMD_RUN, .run = m, .iterations = s->sc->iterations };
     atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* a new name space for the run's collectives, on every node */
     sup_command(s, &cmd);
@@ -449,6 +461,7 @@ static void sup_one_run(struct sup *s, int m)
         s->awaiting_fault = -1;
     if (!s->rs.t_end)
         s->rs.t_end = mono_ns();
+    supdev_run_end(s, m, dev);
     int bus_ranks = s->sc->workload.allreduce.emulate_ranks > 0 ? (int)s->sc->workload.allreduce.emulate_ranks : s->nranks;
     double tdp = s->sc->power.tdp_w > 0 ? s->sc->power.tdp_w : strcmp(s->ops->name, "sim") == 0 ? s->sc->sim.tdp_w : NAN;
     json_t *run = runstats_json(&s->rs, s->sc, s->sc->mitigations[m].name, bus_ranks, tdp);
@@ -458,6 +471,10 @@ static void sup_one_run(struct sup *s, int m)
     if (s->skipping)
         json_object_set_new(run, "skipped", json_true());
     json_object_set_new(run, "run", json_integer(m));
+    if (json_object_size(dev))
+        json_object_set_new(run, "device", dev);
+    else
+        json_decref(dev);
     /* the figures the live view's comparison table shows, as the summary has them */
     json_t *agg = json_object_get(json_object_get(run, "power"), "aggregate");
     json_t *ramps = json_object_get(agg, "ramp_up_w_s"), *falls = json_object_get(agg, "ramp_down_w_s");
@@ -663,9 +680,12 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     for (int r = 0; r < s.nranks && !s.stopping && ops->power_info; r++) {   /* each rank's GPU, for readers */
         char name[96];
         double tdp_w = NAN;
-        if (ops->power_info(s.ps, s.slot_of[r], name, sizeof name, &tdp_w) == 0)
+        if (ops->power_info(s.ps, s.slot_of[r], name, sizeof name, &tdp_w) == 0) {
+            double t = sc->power.tdp_w > 0 ? sc->power.tdp_w : tdp_w;
+            atomic_store(&shm_ctl(&s.shm, s.slot_of[r])->tdp_mw, isfinite(t) && t > 0 ? (uint64_t)(t * 1e3) : 0);
             results_event(&s.res, mono_ns(), "gpu", json_pack("{s:i, s:s, s:o}", "rank", r, "name", name, "tdp_w",
-                                                              json_num(sc->power.tdp_w > 0 ? sc->power.tdp_w : tdp_w)));
+                                                              json_num(t)));
+        }
     }
     for (int m = 0; m < sc->n_mitigations && !s.stopping; m++)
         sup_one_run(&s, m);

@@ -69,11 +69,48 @@ static double sup_vs(json_t *r, const char *key)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* The battery of run r (its power rating, MW) when it is a `bess` run, else 0: storage is a cost of its own,
+ * counted apart from the energy and time a GPU-side mitigation pays. */
+static double sup_storage_mw(json_t *r)
+{
+    json_t *b = json_object_get(json_object_get(json_object_get(json_object_get(r, "power"), "aggregate"), "projection"), "bess");
+    return strcmp(json_string_value(json_object_get(r, "mitigation")), "bess") == 0 && json_is_object(b)
+               ? json_number_value(json_object_get(b, "power_mw")) : 0;
+}
+
+void sup_size_bess(struct sup *s, int m)
+{
+    struct plugin_spec *spec = &s->shm.hdr->sc.mitigations[m];
+    if (strcmp(mitigation_table[spec->index]->name, "bess") != 0)
+        return;
+    struct bess_params *p = (struct bess_params *)spec->params;
+    if (!(p->size_pct > 0))
+        return;
+    json_t *r;
+    size_t i;
+    double swing = NAN;
+    json_array_foreach(s->runs, i, r)
+        if (strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0 && isnan(swing))
+            swing = json_number_value(json_object_get(json_object_get(json_object_get(json_object_get(r, "power"),
+                                                                                      "aggregate"), "projection"), "swing_mw"));
+    if (!(swing > 0)) {
+        results_event(&s->res, mono_ns(), "bess_sized", json_pack("{s:i, s:s, s:f, s:f}", "run", m, "why",
+                                                                  "no none run measured a projected swing: the given size stays",
+                                                                  "power_mw", p->power_mw, "capacity_mwh", p->capacity_mwh));
+        return;
+    }
+    p->power_mw = swing * p->size_pct / 100;
+    p->capacity_mwh = p->power_mw / 60;   /* one minute at full power: far more than fluctuations below 1 Hz need */
+    results_event(&s->res, mono_ns(), "bess_sized", json_pack("{s:i, s:f, s:f, s:f, s:f}", "run", m, "from_swing_mw", swing,
+                                                              "size_pct", p->size_pct, "power_mw", p->power_mw,
+                                                              "capacity_mwh", p->capacity_mwh));
+}
+
 json_t *sup_search(struct sup *s)
 {
-    json_t *r, *pareto = json_array(), *best = NULL, *closest = NULL;
+    json_t *r, *pareto = json_array(), *best = NULL, *closest = NULL, *store = NULL;
     size_t i, j;
-    double best_e = INFINITY, best_t = INFINITY, closest_ratio = INFINITY;
+    double best_e = INFINITY, best_t = INFINITY, closest_ratio = INFINITY, store_mw = INFINITY;
     const char *closest_clause = NULL;
     int any_spec = 0;
     json_array_foreach(s->runs, i, r) {
@@ -81,10 +118,14 @@ json_t *sup_search(struct sup *s)
                                                        "projection"), "spec");
         json_t *pass = json_object_get(spec, "pass");
         double e = sup_vs(r, "energy_overhead_pct"), t = sup_vs(r, "iteration_overhead_pct");
-        double g = -sup_vs(r, "grid_swing_reduction_pct");
+        double g = -sup_vs(r, "grid_swing_reduction_pct"), mw = sup_storage_mw(r);
         if (!json_is_null(pass) && pass)
             any_spec = 1;
-        if (json_is_true(pass) && (e < best_e || (e == best_e && t < best_t))) {
+        if (json_is_true(pass) && mw > 0 && mw < store_mw) {   /* the smallest battery that meets the spec */
+            store = r;
+            store_mw = mw;
+        }
+        if (json_is_true(pass) && mw == 0 && (e < best_e || (e == best_e && t < best_t))) {
             best = r;
             best_e = e;
             best_t = t;
@@ -107,17 +148,17 @@ json_t *sup_search(struct sup *s)
                 closest_clause = which;
             }
         }
-        int dominated = 0;   /* by a run at most as costly in energy, time and grid swing, and cheaper in one */
+        int dominated = 0;   /* by a run at most as costly in energy, time, storage and grid swing, cheaper in one */
         json_t *q;
         json_array_foreach(s->runs, j, q) {
             double e2 = sup_vs(q, "energy_overhead_pct"), t2 = sup_vs(q, "iteration_overhead_pct");
-            double g2 = -sup_vs(q, "grid_swing_reduction_pct");
-            if (j != i && e2 <= e && t2 <= t && g2 <= g && (e2 < e || t2 < t || g2 < g))
+            double g2 = -sup_vs(q, "grid_swing_reduction_pct"), mw2 = sup_storage_mw(q);
+            if (j != i && e2 <= e && t2 <= t && g2 <= g && mw2 <= mw && (e2 < e || t2 < t || g2 < g || mw2 < mw))
                 dominated = 1;
         }
         if (!dominated && isfinite(e) && isfinite(t) && isfinite(g))
-            json_array_append_new(pareto, json_pack("{s:s, s:f, s:f, s:f}", "label", sup_label(r), "grid_swing_reduction_pct",
-                                                    -g, "energy_overhead_pct", e, "iteration_overhead_pct", t));
+            json_array_append_new(pareto, json_pack("{s:s, s:f, s:f, s:f, s:f}", "label", sup_label(r), "grid_swing_reduction_pct",
+                                                    -g, "energy_overhead_pct", e, "iteration_overhead_pct", t, "storage_mw", mw));
     }
     json_t *out = json_pack("{s:i, s:o, s:b}", "candidates", (int)json_array_size(s->runs), "pareto", pareto, "spec_given",
                             any_spec);
@@ -125,6 +166,13 @@ json_t *sup_search(struct sup *s)
                         best ? json_pack("{s:s, s:f, s:f}", "label", sup_label(best), "energy_overhead_pct", best_e,
                                          "iteration_overhead_pct", best_t)
                              : json_null());
+    json_t *sb = store ? json_object_get(json_object_get(json_object_get(json_object_get(store, "power"), "aggregate"),
+                                                         "projection"), "bess") : NULL;
+    json_object_set_new(out, "cheapest_storage_passing",
+                        store ? json_pack("{s:s, s:f, s:o, s:o}", "label", sup_label(store), "power_mw", store_mw,
+                                          "capacity_mwh", json_copy(json_object_get(sb, "capacity_mwh")),
+                                          "energy_overhead_pct", json_num(sup_vs(store, "energy_overhead_pct")))
+                              : json_null());
     json_object_set_new(out, "closest_failure",
                         !best && closest ? json_pack("{s:s, s:s, s:f}", "label", sup_label(closest), "clause",
                                                      closest_clause, "value_over_limit", closest_ratio)
@@ -244,6 +292,7 @@ void sup_print_table(struct sup *s, int code)
     printf("  (busbw and ckpt in GB/s; power is the sum over ranks; * = run ended early)\n");
     if (s->sc->auto_search) {
         json_t *sr = sup_search(s), *b = json_object_get(sr, "cheapest_passing"), *c = json_object_get(sr, "closest_failure");
+        json_t *st = json_object_get(sr, "cheapest_storage_passing");
         if (!json_is_true(json_object_get(sr, "spec_given")))
             printf("  search: no projection.spec given: nothing to meet; %zu candidates on the Pareto front\n",
                    json_array_size(json_object_get(sr, "pareto")));
@@ -252,9 +301,14 @@ void sup_print_table(struct sup *s, int code)
                    json_string_value(json_object_get(b, "label")), json_number_value(json_object_get(b, "energy_overhead_pct")),
                    json_number_value(json_object_get(b, "iteration_overhead_pct")));
         else if (json_is_object(c))
-            printf("  search: no candidate meets the spec; closest: %s, %s at %.2f x its limit\n",
+            printf("  search: no GPU-side candidate meets the spec; closest: %s, %s at %.2f x its limit\n",
                    json_string_value(json_object_get(c, "label")), json_string_value(json_object_get(c, "clause")),
                    json_number_value(json_object_get(c, "value_over_limit")));
+        if (json_is_true(json_object_get(sr, "spec_given")) && json_is_object(st))
+            printf("  search: or facility storage: %s, %.1f MW / %.2f MWh (+%.1f %% energy in its losses)\n",
+                   json_string_value(json_object_get(st, "label")), json_number_value(json_object_get(st, "power_mw")),
+                   json_number_value(json_object_get(st, "capacity_mwh")),
+                   json_number_value(json_object_get(st, "energy_overhead_pct")));
         json_decref(sr);
     }
     int any = 0;

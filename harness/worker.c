@@ -46,6 +46,11 @@ void worker_phase(struct worker_ctx *w, int phase, int begin, uint64_t t, double
     worker_beat(w);
 }
 
+void worker_emit_tuned(struct worker_ctx *w, double floor_w, double duty, const char *note)
+{
+    worker_emit(w, WEV_TUNED, PH_IDLE, mono_ns(), floor_w, duty, note);
+}
+
 void worker_emit_detect(struct worker_ctx *w, int det, const char *note)
 {
     worker_emit(w, WEV_DETECT, det, mono_ns(), 0, 0, note);
@@ -321,8 +326,8 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
     w->n_pending = 0;
     w->slow_factor = 1;
     atomic_store(&w->ctl->state, WS_RUNNING);
-    if (w->ops->begin_run)
-        w->ops->begin_run(w->b, w);
+    if (w->ops->begin_run && w->ops->begin_run(w->b, w) != 0)
+        worker_fail(w, EXIT_ENV, w->err[0] ? w->err : "the run's mitigation could not start");
     if (cmd->reconnect && w->ops->reconnect && w->ops->reconnect(w->b, w) != 0)
         worker_fail(w, EXIT_ENV, w->err[0] ? w->err : "cannot join the new communicator");
     if (cmd->restore != RESTORE_NONE && worker_restore(w, cmd) != 0)

@@ -73,6 +73,9 @@ sed -e "s/^iterations: .*/iterations: $iters_sc/" -e "s/sample_hz: [0-9.]*/sampl
 to 300 "$g" run "$out/scenario-off.yaml" --backend cuda --headless --out "$out/run-off" >"$out/run-off.log" 2>&1; off_rc=$?
 to 300 "$g" run "$out/scenario-on.yaml" --backend cuda --headless --out "$out/trace" >"$out/run-on.log" 2>&1; on_rc=$?
 
+log "== mitigations on the GPU (mitigation-compare without cap: no device setting is changed here)"
+grep -v "^ *- cap:" scenarios/mitigation-compare.yaml | sed -e "s/^ranks: .*/ranks: 1/" -e "s/^iterations: .*/iterations: $((iters_sc + 15))/" >"$out/mitigation-compare.yaml"
+to 600 "$g" run "$out/mitigation-compare.yaml" --backend cuda --headless --out "$out/mitigations" >"$out/mitigations.log" 2>&1; mit_rc=$?
 log "== acceptance suite, level 1 (one node)"
 to 600 "$g" accept --level 1 --backend cuda --out "$out/accept" --junit "$out/accept.xml" >"$out/accept.txt" 2>&1; acc_rc=$?
 
@@ -105,6 +108,18 @@ print(f"{'power by phase (median W)':34s} " + ", ".join(f"{k} {v:.0f}" for k, v 
 s = json.load(open(os.path.join(out, "trace", "summary.json")))["runs"][0]
 print(f"{'trace run':34s} {s['iterations']} it, p50 {s['iteration_s']['p50']*1e3:.2f} ms, {s['tflops']:.1f} TFLOP/s, "
       f"power mean {s['power']['aggregate']['mean_w']:.0f} W swing {s['power']['aggregate']['swing_w']:.0f} W")
+PY
+python3 - "$out" <<'PY' | tee -a "$out/table.txt"
+import json, os, sys
+try:
+    s = json.load(open(os.path.join(sys.argv[1], "mitigations", "summary.json")))
+except Exception as e:
+    print(f"{'mitigation-compare':34s} no summary ({e}); see mitigations.log"); sys.exit(0)
+for r in s["runs"]:
+    a, v = r["power"]["aggregate"], r.get("vs_none", {})
+    print(f"{'mitigation ' + r.get('label', r['mitigation']):34s} swing p99-p1 {a.get('swing_p99_p1_w') or 0:.0f} W, "
+          f"mean {a['mean_w']:.0f} W, iter p50 {r['iteration_s']['p50']*1e3:.1f} ms, vs none {json.dumps(v)[:120]} "
+          f"{r.get('device', {}).get('smoothing', '')}")
 PY
 row "gauntlet accept --level 1" "$(grep -E 'checks:' "$out/accept.txt" | tail -1) (exit $acc_rc; table in accept.txt)"
 log "logs and trace in $out"

@@ -9,10 +9,16 @@
  *   GAUNTLET_STANDIN_INIT_FAIL=1           nvmlInit fails with NVML_ERROR_DRIVER_NOT_LOADED
  *   GAUNTLET_STANDIN_INSTANT_UNSUPPORTED=1 field NVML_FI_DEV_POWER_INSTANT answers NOT_SUPPORTED
  *   GAUNTLET_STANDIN_TIMED=1               values follow the clock instead of the call count
+ *   GAUNTLET_STANDIN_NO_PERMISSION=1       setting the power limit answers NVML_ERROR_NO_PERMISSION
+ *   GAUNTLET_STANDIN_SMOOTHING=1           the GPUs have firmware power smoothing (else NOT_SUPPORTED)
+ *   GAUNTLET_STANDIN_STATE=FILE            every setting change rewrites FILE: one line per device,
+ *                                          "dev limit_mw smoothing_on floor up down hysteresis", so a test can
+ *                                          see what a process left behind after it exited or crashed
  * Script, per device:
  *   power instant: 100 W, 400 W, 700 W, 100 W ... one step per call (timed: one step per 5 ms)
  *   energy: starts at 1,000,000 mJ, +250 mJ per call (timed: 300 W, counter updated every 10 ms)
- *   power usage 350 W; SM clock 1980 MHz; temperature 45 C; default limit 700 W; enforced 650 W. */
+ *   power usage 350 W; SM clock 1980 MHz; temperature 45 C; default limit 700 W; enforced 650 W;
+ *   power limit 650 W, settable within 200..700 W; smoothing off, profile 0 = 50 %, 1000, 500 W/s, 100 ms. */
 #define _POSIX_C_SOURCE 200809L
 #include "../harness/nvml.h"
 
@@ -32,6 +38,9 @@ struct nvmlDevice_st {
     unsigned index;
     unsigned long instant_calls;
     unsigned long long energy_mj;
+    unsigned limit_mw;
+    unsigned smooth_on;
+    double smooth[4];   /* profile 0: floor %, ramp up, ramp down, hysteresis */
 };
 
 static struct nvmlDevice_st standin_dev[STANDIN_MAX_DEVICES];
@@ -81,7 +90,8 @@ nvmlReturn_t nvmlInit_v2(void)
     standin_instant_unsupported = standin_flag("GAUNTLET_STANDIN_INSTANT_UNSUPPORTED");
     standin_t0_ns = standin_now_ns();
     for (unsigned i = 0; i < STANDIN_MAX_DEVICES; i++)
-        standin_dev[i] = (struct nvmlDevice_st){ .index = i, .energy_mj = STANDIN_ENERGY0_MJ };
+        standin_dev[i] = (struct nvmlDevice_st){ .index = i, .energy_mj = STANDIN_ENERGY0_MJ, .limit_mw = 650000,
+                                                 .smooth = { 50, 1000, 500, 100 } };
     return NVML_SUCCESS;
 }
 
@@ -198,6 +208,14 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvml
         nvmlFieldValue_t *v = &values[i];
         v->timestamp = (long long)(standin_now_ns() / 1000);
         v->latencyUsec = 0;
+        if (v->fieldId >= 256 && v->fieldId <= 269 && standin_flag("GAUNTLET_STANDIN_SMOOTHING")) {
+            v->valueType = NVML_VALUE_TYPE_DOUBLE;   /* enabled, lifetime left, profile 0's four, active profile */
+            v->value.dVal = v->fieldId == 256 ? device->smooth_on : v->fieldId == 263 ? 87.5
+                          : v->fieldId >= 265 && v->fieldId <= 268 ? device->smooth[v->fieldId - 265] : 0;
+            v->nvmlReturn = v->fieldId == 256 || v->fieldId == 263 || v->fieldId >= 265 ? NVML_SUCCESS
+                                                                                           : NVML_ERROR_NOT_SUPPORTED;
+            continue;
+        }
         if (v->fieldId != NVML_FI_DEV_POWER_INSTANT || standin_instant_unsupported) {
             v->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
             continue;
@@ -207,6 +225,97 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvml
         v->nvmlReturn = NVML_SUCCESS;
     }
     return NVML_SUCCESS;
+}
+
+/* Writes every device's settings to $GAUNTLET_STANDIN_STATE (when set). */
+static void standin_save(void)
+{
+    const char *path = getenv("GAUNTLET_STANDIN_STATE");
+    FILE *f = path && *path ? fopen(path, "w") : NULL;
+    if (!f)
+        return;
+    for (unsigned i = 0; i < standin_count; i++)
+        fprintf(f, "%u %u %u %g %g %g %g\n", i, standin_dev[i].limit_mw, standin_dev[i].smooth_on, standin_dev[i].smooth[0],
+                standin_dev[i].smooth[1], standin_dev[i].smooth[2], standin_dev[i].smooth[3]);
+    fclose(f);
+}
+
+nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)
+{
+    nvmlReturn_t r = standin_check(device);
+    if (r == NVML_SUCCESS && !limit)
+        r = NVML_ERROR_INVALID_ARGUMENT;
+    if (r == NVML_SUCCESS)
+        *limit = device->limit_mw;
+    return r;
+}
+
+nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *min, unsigned int *max)
+{
+    nvmlReturn_t r = standin_check(device);
+    if (r == NVML_SUCCESS && (!min || !max))
+        r = NVML_ERROR_INVALID_ARGUMENT;
+    if (r == NVML_SUCCESS)
+        *min = 200000, *max = 700000;
+    return r;
+}
+
+nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit)
+{
+    nvmlReturn_t r = standin_check(device);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (standin_flag("GAUNTLET_STANDIN_NO_PERMISSION"))
+        return NVML_ERROR_NO_PERMISSION;
+    if (limit < 200000 || limit > 700000)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    device->limit_mw = limit;
+    standin_save();
+    return NVML_SUCCESS;
+}
+
+/* nvmlPowerSmoothingProfile_v1_t and nvmlPowerSmoothingState_v1_t, as in nvml.h (API 13). */
+typedef struct { unsigned int version, profileId, paramId; double value; } standin_profile_t;
+typedef struct { unsigned int version, state; } standin_state_t;
+
+static nvmlReturn_t standin_smoothing(nvmlDevice_t device, const void *arg, unsigned version)
+{
+    nvmlReturn_t r = standin_check(device);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!standin_flag("GAUNTLET_STANDIN_SMOOTHING"))
+        return NVML_ERROR_NOT_SUPPORTED;
+    if (!arg)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    return *(const unsigned *)arg == version ? NVML_SUCCESS : NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+}
+
+nvmlReturn_t nvmlDevicePowerSmoothingUpdatePresetProfileParam(nvmlDevice_t device, standin_profile_t *p)
+{
+    nvmlReturn_t r = standin_smoothing(device, p, (unsigned)sizeof *p | 1u << 24);
+    if (r == NVML_SUCCESS && (p->profileId != 0 || p->paramId > 3))
+        r = NVML_ERROR_INVALID_ARGUMENT;
+    if (r == NVML_SUCCESS) {
+        device->smooth[p->paramId] = p->value;
+        standin_save();
+    }
+    return r;
+}
+
+nvmlReturn_t nvmlDevicePowerSmoothingActivatePresetProfile(nvmlDevice_t device, standin_profile_t *p)
+{
+    nvmlReturn_t r = standin_smoothing(device, p, (unsigned)sizeof *p | 1u << 24);
+    return r == NVML_SUCCESS && p->profileId != 0 ? NVML_ERROR_INVALID_ARGUMENT : r;
+}
+
+nvmlReturn_t nvmlDevicePowerSmoothingSetState(nvmlDevice_t device, standin_state_t *s)
+{
+    nvmlReturn_t r = standin_smoothing(device, s, (unsigned)sizeof *s | 1u << 24);
+    if (r == NVML_SUCCESS) {
+        device->smooth_on = s->state != 0;
+        standin_save();
+    }
+    return r;
 }
 
 nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)

@@ -55,6 +55,10 @@ Test(mitigations, every_mitigation_runs_and_is_compared, .timeout = 240)
     }
     cr_assert_gt(vs(s, 3, "iteration_overhead_pct"), 0, "stagger: the collective's waits take time back");
     cr_assert_gt(vs(s, 4, "iteration_overhead_pct"), 0, "a cap slows compute");
+    json_t *dev = json_object_get(json_array_get(runs, 5), "device");
+    cr_assert_str_eq(json_string_value(json_object_get(dev, "smoothing")), "emulated", "the summary says which smoothing ran");
+    cr_assert(strstr(json_string_value(json_object_get(dev, "smoothing_why")), "sim"), "and why");
+    cr_assert_null(json_object_get(json_array_get(runs, 0), "device"), "none changes no device setting");
     json_decref(s);
 }
 
@@ -113,5 +117,46 @@ Test(mitigations, auto_names_the_cheapest_that_meets_the_spec, .timeout = 180)
     cr_assert(json_is_null(json_object_get(sr, "cheapest_passing")));
     json_t *miss = json_object_get(sr, "closest_failure");
     cr_assert_str_eq(json_string_value(json_object_get(miss, "clause")), "dynamic_range_mw");
+    json_decref(s);
+}
+
+Test(mitigations, bess_is_sized_from_the_measured_swing, .timeout = 120)
+{
+    json_t *s = run(BASE "projection: {gpus: 100000}\nmitigations: [none, {bess: {size: 50, window: 2s}}]\n");
+    json_t *runs = json_object_get(s, "runs");
+    json_t *p0 = json_object_get(json_object_get(json_object_get(json_array_get(runs, 0), "power"), "aggregate"), "projection");
+    json_t *b = json_object_get(json_object_get(json_object_get(json_object_get(json_array_get(runs, 1), "power"), "aggregate"),
+                                                "projection"), "bess");
+    double swing = json_number_value(json_object_get(p0, "swing_mw")), mw = json_number_value(json_object_get(b, "power_mw"));
+    cr_assert_gt(swing, 0);
+    cr_assert_float_eq(mw, swing / 2, 1e-6 * swing, "half the none run's projected swing: %.3f MW of %.3f MW", mw, swing);
+    cr_assert_float_eq(json_number_value(json_object_get(b, "capacity_mwh")), mw / 60, 1e-6 * mw, "one minute at full power");
+    json_decref(s);
+    const char *sc = e2e_scenario(BASE "mitigations: [{bess: {size: 50}}, none]\n");
+    cr_assert_eq(e2e_run("/tmp/gauntlet-mit.log", (const char *[]){ "check", sc, NULL }), 2);
+    char *log = e2e_read("/tmp/gauntlet-mit.log");
+    cr_assert(strstr(log, ":9:1: mitigations[0]: bess size is a share of the swing a `none` run measured"), "%s", log);
+    free(log);
+}
+
+Test(mitigations, auto_offers_storage_apart_from_gpu_side_mitigations, .timeout = 300)
+{
+    json_t *s = run("name: mit\nranks: 2\niterations: 8\nseed: 3\n"
+                    "workload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 64}\n"
+                    "  allreduce: {bytes: 1GiB, emulate_busbw: 20, emulate_ranks: 1024}\npower: {sample_hz: 200}\n"
+                    "projection: {gpus: 100000, spec: {dynamic_range_mw: 20}}\nmitigations: auto\n");
+    json_t *sr = json_object_get(s, "search"), *st = json_object_get(sr, "cheapest_storage_passing");
+    cr_assert(json_is_object(st), "a battery sized from the swing meets a 20 MW range");
+    cr_assert(strncmp(json_string_value(json_object_get(st, "label")), "bess size=", 10) == 0);
+    cr_assert_gt(json_number_value(json_object_get(st, "power_mw")), 0);
+    json_t *best = json_object_get(sr, "cheapest_passing");
+    cr_assert(json_is_object(best) && strncmp(json_string_value(json_object_get(best, "label")), "bess", 4) != 0,
+              "the cheapest GPU-side answer is not a battery");
+    json_t *e;
+    size_t i;
+    int storage = 0;
+    json_array_foreach(json_object_get(sr, "pareto"), i, e)
+        storage += json_number_value(json_object_get(e, "storage_mw")) > 0;
+    cr_assert_geq(storage, 1, "a battery is on the Pareto front: storage is a cost of its own");
     json_decref(s);
 }

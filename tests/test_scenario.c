@@ -273,10 +273,11 @@ Test(scenario, mitigations_auto_expands_the_search)
     struct scenario sc;
     load_ok(HEAD "mitigations: auto\n", &sc);
     cr_assert(sc.auto_search);
-    cr_assert_eq(sc.n_mitigations, 13);
+    cr_assert_eq(sc.n_mitigations, 15);
     cr_assert_str_eq(sc.mitigations[0].name, "none");
     cr_assert_str_eq(sc.mitigations[3].label, "filler floor=80%");
     cr_assert_str_eq(sc.mitigations[10].label, "stagger groups=2 offset=20ms");
+    cr_assert_str_eq(sc.mitigations[13].label, "bess size=50 window=2s", "storage, sized from the measured swing");
     load_ok(HEAD "search_budget: 4\nmitigations: auto\n", &sc);
     cr_assert_eq(sc.n_mitigations, 4, "the budget bounds the search");
 }

@@ -163,11 +163,12 @@ static void sim_gemm(const struct sim *s, const float *bm, float *c)
 }
 
 /* Takes the run's mitigation into the model at once: between phases the rank is idle under it too. */
-static void sim_begin_run(void *b, struct worker_ctx *w)
+static int sim_begin_run(void *b, struct worker_ctx *w)
 {
     struct sim *s = b;
     sim_mitigation(s, w);
     sim_on_phase(s, PH_IDLE, mono_ns());
+    return 0;
 }
 
 /* The compute phase: one real GEMM C = A x B (B = weights), gradients from C, then the modeled duration. */

@@ -15,7 +15,9 @@
 #include "recovery/recovery.h"
 #include "faults.h"
 #include "gemm.h"
+#include "devset.h"
 #include "nvml.h"
+#include "shaper.h"
 #include "util.h"
 
 #define CUDA_SNAPSHOT_BYTES (1u << 20)   /* model state copied per checkpoint; the file repeats it */
@@ -38,6 +40,7 @@ struct cuda_rank {
     double timeout_s;
     int *hang_flag;            /* device word the hang kernel waits on (never set: the rank hangs) */
     int comm_broken;
+    struct shaper *shaper;     /* the scenario runs a mitigation that acts on the GPU (filler, ramp, stagger) */
 };
 
 /* Says whether a GPU is usable here: the CUDA runtime must find a driver and a device. */
@@ -76,9 +79,10 @@ static int cuda_check(const struct scenario *sc, char *why, size_t n)
         return EXIT_INPUT;
     }
     for (int i = 0; i < sc->n_mitigations; i++)
-        if (mitigation_table[sc->mitigations[i].index]->sim_only) {
-            snprintf(why, n, "mitigations[%d]: '%s' is not available on the cuda backend yet (sim only)", i,
-                     sc->mitigations[i].name);
+        if (mitigation_table[sc->mitigations[i].index]->device == MIT_DEV_CAP && !sc->allow_device_settings) {
+            snprintf(why, n, "%s:%d: mitigation '%s' changes the GPUs' power limit: run with --allow-device-settings "
+                             "(the limit is put back after the run and on every exit)", sc->file,
+                     sc->mitigations[i].line, sc->mitigations[i].name);
             return EXIT_INPUT;
         }
     if (recovery_table[sc->recovery.index]->mode == REC_SPARE && sc->ranks + 1 > count) {
@@ -182,8 +186,38 @@ static int cuda_power_read(struct power_source *ps, int rank, uint64_t t, struct
     return 0;
 }
 
+/* The slot's NVML device for a device setting; -1 with why. */
+static int cuda_setting_device(struct power_source *ps, int slot, char *why, size_t n)
+{
+    int d = ps->nv ? cuda_power_device(ps, slot) : -1;
+    if (d < 0)
+        snprintf(why, n, "slot %d: %s", slot, ps->nv ? "its GPU is not among NVML's devices" : "no NVML here");
+    return d;
+}
+
+static int cuda_set_power_limit(struct power_source *ps, int slot, double watts, double *from_w, char *why, size_t n)
+{
+    int d = cuda_setting_device(ps, slot, why, n);
+    return d < 0 ? -1 : devset_power_limit(ps->nv, d, watts, from_w, why, n);
+}
+
+static int cuda_set_smoothing(struct power_source *ps, int slot, const struct devset_smoothing *r,
+                              struct devset_smoothing_readback *out, char *why, size_t n)
+{
+    int d = cuda_setting_device(ps, slot, why, n);
+    return d < 0 ? -1 : devset_smoothing_on(ps->nv, d, r, out, why, n);
+}
+
+static int cuda_restore_settings(struct power_source *ps)
+{
+    (void)ps;
+    return devset_restore(-1);
+}
+
 static void cuda_power_close(struct power_source *ps)
 {
+    if (ps->nv && devset_changed() && devset_restore(-1))   /* before NVML goes: nothing left changed */
+        gl_log("some device settings could not be put back: see above");
     if (ps->nv)
         nvml_close(ps->nv);
     free(ps->dev);
@@ -350,6 +384,11 @@ static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
         cuda_fini(c);
         return NULL;
     }
+    for (int i = 0; i < sc->n_mitigations && !c->shaper; i++)
+        if (mitigation_table[sc->mitigations[i].index]->model && !(c->shaper = shaper_create(why, n))) {
+            cuda_fini(c);
+            return NULL;
+        }
     c->flops = gemm_flops(sc->workload.gemm.m, sc->workload.gemm.n, sc->workload.gemm.k) * (double)sc->workload.gemm.count;
     c->bytes = (double)sc->workload.allreduce.bytes;
     return c;
@@ -362,8 +401,12 @@ static int cuda_compute(void *b, struct worker_ctx *w)
     if (mono_ns() - c->anchor_ns > CUDA_REANCHOR_NS && cuda_anchor(c) != 0)
         return snprintf(w->err, sizeof w->err, "cannot re-anchor the GPU clock"), -1;
     atomic_store_explicit(&w->ctl->phase, PH_COMPUTE, memory_order_relaxed);   /* for the sampler, now */
-    if (CUDA_CHECK(cudaEventRecord(c->c0, c->stream)) || gemm_chain_run(c->gemm, c->stream) != 0 ||
-        CUDA_CHECK(cudaEventRecord(c->c1, c->stream)) || CUDA_CHECK(cudaEventSynchronize(c->c1))) {
+    if (c->shaper && shaper_compute_prepare(c->shaper) != 0)
+        return snprintf(w->err, sizeof w->err, "the mitigation failed before the compute phase"), -1;
+    if (CUDA_CHECK(cudaEventRecord(c->c0, c->stream)) ||
+        (c->shaper ? shaper_compute(c->shaper, c->gemm, c->stream) : gemm_chain_run(c->gemm, c->stream)) != 0 ||
+        CUDA_CHECK(cudaEventRecord(c->c1, c->stream)) || CUDA_CHECK(cudaEventSynchronize(c->c1)) ||
+        (c->shaper && shaper_after_compute(c->shaper) != 0)) {
         snprintf(w->err, sizeof w->err, "GEMM chain failed on GPU %d (see the message above)", c->device);
         return -1;
     }
@@ -550,11 +593,19 @@ static double cuda_device_bytes(void *b)
 /* Returns half the window in which the GPU stamped the anchor event: the error of every phase time. */
 static double cuda_clock_error(void *b) { return ((struct cuda_rank *)b)->anchor_err_ns * 1e-9; }
 
+/* A run starts: the GPU mitigation takes the run's settings (and tunes its levels the first time). */
+static int cuda_begin_run(void *b, struct worker_ctx *w)
+{
+    struct cuda_rank *c = b;
+    return c->shaper ? shaper_begin_run(c->shaper, w, c->gemm, c->stream) : 0;
+}
+
 static void cuda_fini(void *b)
 {
     struct cuda_rank *c = b;
     if (!c)
         return;
+    shaper_destroy(c->shaper);
     if (c->coll)
         coll_destroy(c->coll);
     if (c->gemm)
@@ -584,7 +635,11 @@ const struct backend_ops backend_cuda = {
     .power_close = cuda_power_close,
     .power_info = cuda_power_info,
     .device_count = cuda_device_count,
+    .set_power_limit = cuda_set_power_limit,
+    .set_smoothing = cuda_set_smoothing,
+    .restore_settings = cuda_restore_settings,
     .init = cuda_init,
+    .begin_run = cuda_begin_run,
     .compute = cuda_compute,
     .allreduce = cuda_allreduce,
     .snapshot = cuda_snapshot,

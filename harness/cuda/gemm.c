@@ -244,9 +244,13 @@ fail:
     return NULL;
 }
 
-int gemm_chain_run(struct gemm_chain *g, cudaStream_t s)
+int gemm_chain_run(struct gemm_chain *g, cudaStream_t s) { return gemm_chain_run_range(g, 0, g->count, s); }
+
+int gemm_chain_run_range(struct gemm_chain *g, int first, int count, cudaStream_t s)
 {
-    for (int i = 0; i < g->count; i++)
+    if (first < 0 || count < 0 || first + count > g->count)
+        return gl_log("gemm: GEMMs %d..%d of a chain of %d", first, first + count - 1, g->count), -1;
+    for (int i = first; i < first + count; i++)
         if (CUBLAS_CHECK(cublasLtMatmul(g->lt, g->op, &g->alpha, g->a, g->la, g->b, g->lb, &g->beta, g->d, g->ld,
                                         g->d, g->ld, &g->algo, g->ws, GEMM_WORKSPACE_BYTES, s)) != 0)
             return -1;

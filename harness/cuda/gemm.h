@@ -43,6 +43,8 @@ struct gemm_chain *gemm_chain_create(enum dtype t, long m, long n, long k, int c
 /* Issues the chain's count GEMMs back to back on s: no synchronisation, no allocation. 0, or -1 (logged). */
 int gemm_chain_run(struct gemm_chain *g, cudaStream_t s);
 
+/* Issues GEMMs first .. first + count - 1 of the chain on s (the gradual release issues them one by one). */
+int gemm_chain_run_range(struct gemm_chain *g, int first, int count, cudaStream_t s);
 /* Gives the chain's device operands A and B (layout above), for a reference that must read the same data. */
 void gemm_chain_operands(const struct gemm_chain *g, const void **a, const void **b);
 

@@ -1,4 +1,5 @@
-/* harness/mitigations/cap.c: a power cap. On a GPU it needs --allow-device-settings (not built yet); on sim
+/* harness/mitigations/cap.c: a power cap. On a GPU the supervisor sets the power limit through NVML, only with
+ * --allow-device-settings, and puts it back after the run and on every exit (devset.c); on sim
  * the compute level is capped and the GEMM chain slows as (compute_w / cap)^0.4 — throughput follows the
  * clock, power about the clock to the 2.5th. */
 #include <stddef.h>
@@ -20,9 +21,9 @@ static void cap_model(const void *params, const struct sim_params *m, int rank, 
 const struct mitigation_ops mitigation_cap = {
     .version = MITIGATION_OPS_VERSION,
     .name = "cap",
-    .help = "power cap (sim: modeled; GPUs: needs --allow-device-settings, not built yet)",
+    .help = "power cap: the GPU's power limit through NVML (needs --allow-device-settings; sim: modeled)",
     .params = cap_params,
     .params_size = sizeof(struct cap_params),
     .model = cap_model,
-    .sim_only = 1,
+    .device = MIT_DEV_CAP,
 };

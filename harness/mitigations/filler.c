@@ -26,5 +26,4 @@ const struct mitigation_ops mitigation_filler = {
     .params = filler_params,
     .params_size = sizeof(struct filler_params),
     .model = filler_model,
-    .sim_only = 1,
 };

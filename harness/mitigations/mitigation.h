@@ -1,6 +1,7 @@
 /* harness/mitigations/mitigation.h: a power-swing mitigation strategy is one const struct in a file of
  * its own, listed once in harness/mitigations/table.c. On sim each one shapes the power model and the
- * phase durations through `model`; on cuda only `none` runs yet. */
+ * phase durations through `model`; on cuda the same model drives the GPU (harness/cuda/shaper.c: filler work,
+ * gradual release, stagger), and `device` names what the supervisor changes through NVML (devset.c). */
 #ifndef GAUNTLET_MITIGATION_H
 #define GAUNTLET_MITIGATION_H
 
@@ -25,7 +26,9 @@ struct mitigation_ops {
     PLUGIN_HEAD;
     /* Fills what the mitigation does to rank's sim model (NULL: nothing: the baseline). */
     void (*model)(const void *params, const struct sim_params *m, int rank, int nranks, struct mit_model *out);
-    int sim_only;   /* 1: not available on cuda yet */
+    /* A device setting on a GPU: MIT_DEV_CAP needs --allow-device-settings; MIT_DEV_SMOOTHING uses the
+     * firmware's power smoothing with it where the GPU has it, and the software emulation otherwise. */
+    enum { MIT_DEV_NONE = 0, MIT_DEV_CAP, MIT_DEV_SMOOTHING } device;
     /* Facility-side: fills the battery that serves the projected cluster's draw after the run (NULL: none). */
     void (*facility)(const void *params, struct an_bess *out);
 };
@@ -40,7 +43,7 @@ struct filler_params { struct power_value floor; };
 struct ramp_params { double ramp_w_s; };
 struct cap_params { struct power_value cap; };
 struct stagger_params { int64_t groups; double offset_s; };
-struct smoothing_params { struct power_value floor; double ramp_up_w_s, ramp_down_w_s; };
-struct bess_params { double capacity_mwh, power_mw, efficiency, window_s; };
+struct smoothing_params { struct power_value floor; double ramp_up_w_s, ramp_down_w_s, hysteresis_s; };
+struct bess_params { double capacity_mwh, power_mw, efficiency, window_s, size_pct; };
 
 #endif

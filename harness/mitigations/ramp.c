@@ -24,5 +24,4 @@ const struct mitigation_ops mitigation_ramp = {
     .params = ramp_params,
     .params_size = sizeof(struct ramp_params),
     .model = ramp_model,
-    .sim_only = 1,
 };

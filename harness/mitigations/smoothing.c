@@ -1,6 +1,7 @@
-/* harness/mitigations/smoothing.c: the GPU firmware's power smoothing (a floor and ramp rates) where the GPU
- * has it (Blackwell-class, not built yet); here always its software emulation from filler and ramp, and the
- * run's report says so. */
+/* harness/mitigations/smoothing.c: the GPU firmware's power smoothing (a floor, ramp rates, a ramp-down
+ * hysteresis) through NVML where the GPU and driver have it and --allow-device-settings was given (Blackwell
+ * class); otherwise (Hopper, sim, no permission) its software emulation from filler and ramp. The run's
+ * `smoothing` event and summary say which ran, and why. */
 #include <stddef.h>
 
 #include "mitigation.h"
@@ -13,6 +14,8 @@ static const struct param smoothing_params[] = {
       .help = "largest rise per second" },
     { "ramp_down_w_s", PT_DOUBLE, P(ramp_down_w_s), .def = "2000", .min = 1, .max = 1e7, .unit = "W/s",
       .help = "largest fall per second" },
+    { "hysteresis", PT_DURATION, P(hysteresis_s), .def = "0ms", .min = 0, .max = 60,
+      .help = "firmware only: how long power stays up before it may ramp down" },
     { 0 },
 };
 
@@ -28,9 +31,9 @@ static void smoothing_model(const void *params, const struct sim_params *m, int 
 const struct mitigation_ops mitigation_smoothing = {
     .version = MITIGATION_OPS_VERSION,
     .name = "smoothing",
-    .help = "power smoothing: a floor and ramp rates (emulated with filler and ramp: no firmware path yet)",
+    .help = "power smoothing: a floor and ramp rates (the GPU firmware's where it has it, else emulated)",
     .params = smoothing_params,
     .params_size = sizeof(struct smoothing_params),
     .model = smoothing_model,
-    .sim_only = 1,
+    .device = MIT_DEV_SMOOTHING,
 };

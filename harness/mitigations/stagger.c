@@ -25,5 +25,4 @@ const struct mitigation_ops mitigation_stagger = {
     .params = stagger_params,
     .params_size = sizeof(struct stagger_params),
     .model = stagger_model,
-    .sim_only = 1,
 };

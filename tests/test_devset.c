@@ -1,0 +1,153 @@
+/* tests/test_devset.c: device settings (the power limit, firmware power smoothing) through NVML against the
+ * scripted stand-in (tests/nvml_standin.c), which writes each device's settings to a file: a change is put
+ * back by devset_restore, by exit() without it, and by a crash; a limit outside the device's range and a
+ * missing permission are errors that name what was wrong; a GPU without smoothing says so (the caller
+ * emulates it). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "devset.h"
+#include "nvml.h"
+
+static char state_path[256];
+
+/* Opens the stand-in with a fresh state file; skips when it was not built. */
+static struct nvml *open_standin(void)
+{
+#ifdef NVML_STANDIN
+    char why[512] = "";
+    if (!state_path[0]) {   /* a child of a test keeps its parent's file */
+        snprintf(state_path, sizeof state_path, "/tmp/gauntlet-devset-%d.state", (int)getpid());
+        unlink(state_path);
+    }
+    cr_assert_eq(setenv("GAUNTLET_NVML_LIB", NVML_STANDIN, 1), 0);
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_STATE", state_path, 1), 0);
+    struct nvml *nv = nvml_open(why, sizeof why);
+    cr_assert_not_null(nv, "nvml_open on the stand-in failed: %s", why);
+    return nv;
+#else
+    cr_skip_test("the NVML stand-in was not built");
+    return NULL;
+#endif
+}
+
+/* Device dev's line of the state file: its limit (mW), smoothing on, profile 0's floor; 0 or -1. */
+static int state_of(int dev, unsigned *limit_mw, unsigned *smooth_on, double *floor)
+{
+    FILE *f = fopen(state_path, "r");
+    if (!f)
+        return -1;
+    unsigned d, l, s;
+    double p0, p1, p2, p3;
+    int rc = -1;
+    while (fscanf(f, "%u %u %u %lf %lf %lf %lf", &d, &l, &s, &p0, &p1, &p2, &p3) == 7)
+        if ((int)d == dev) {
+            *limit_mw = l, *smooth_on = s, *floor = p0;
+            rc = 0;
+        }
+    fclose(f);
+    return rc;
+}
+
+Test(devset, a_power_limit_is_set_and_put_back)
+{
+    struct nvml *nv = open_standin();
+    char why[256] = "";
+    double from = 0;
+    unsigned l, s;
+    double fl;
+    cr_assert_eq(devset_power_limit(nv, 1, 500, &from, why, sizeof why), 0, "%s", why);
+    cr_assert_float_eq(from, 650, 1e-9, "the limit before");
+    cr_assert_eq(state_of(1, &l, &s, &fl), 0);
+    cr_assert_eq(l, 500000u, "the GPU's limit is now 500 W");
+    cr_assert_eq(devset_power_limit(nv, 1, 400, &from, why, sizeof why), 0, "%s", why);
+    cr_assert_float_eq(from, 500, 1e-9);
+    cr_assert_eq(devset_changed(), 1, "one device, one setting: the first value is the one kept");
+    cr_assert_eq(devset_restore(-1), 0);
+    cr_assert_eq(state_of(1, &l, &s, &fl), 0);
+    cr_assert_eq(l, 650000u, "put back to the limit before the first change, not the second");
+    cr_assert_eq(devset_changed(), 0);
+    cr_assert_eq(devset_restore(-1), 0, "restoring twice is harmless");
+    nvml_close(nv);
+}
+
+Test(devset, out_of_range_and_no_permission_are_errors_that_say_why)
+{
+    struct nvml *nv = open_standin();
+    char why[256] = "";
+    cr_assert_eq(devset_power_limit(nv, 0, 150, NULL, why, sizeof why), -1);
+    cr_assert(strstr(why, "150 W is outside what it takes: 200..700 W"), "%s", why);
+    cr_assert_eq(devset_changed(), 0, "nothing was changed");
+    cr_assert_eq(devset_power_limit(nv, 5, 300, NULL, why, sizeof why), -1, "no such GPU");
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_NO_PERMISSION", "1", 1), 0);
+    cr_assert_eq(devset_power_limit(nv, 0, 300, NULL, why, sizeof why), -1);
+    cr_assert(strstr(why, "nvmlDeviceSetPowerManagementLimit(300 W)") && strstr(why, "permission"), "%s", why);
+    unsetenv("GAUNTLET_STANDIN_NO_PERMISSION");
+    cr_assert_eq(devset_restore(-1), 0);
+    nvml_close(nv);
+}
+
+/* A child changes the limit and ends with how (0: exit(), else a signal it raises); the parent reads what
+ * the stand-in was left with. */
+static unsigned left_after(int how)
+{
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        char why[256];
+        struct nvml *nv = open_standin();
+        if (devset_power_limit(nv, 0, 450, NULL, why, sizeof why) != 0)
+            _exit(9);
+        if (how)
+            raise(how);
+        exit(0);   /* no devset_restore: the exit path must do it */
+    }
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(how ? WIFSIGNALED(st) && WTERMSIG(st) == how : WIFEXITED(st) && WEXITSTATUS(st) == 0,
+              "the child ended as asked (status %d)", st);
+    unsigned l, s;
+    double fl;
+    cr_assert_eq(state_of(0, &l, &s, &fl), 0, "the child changed the limit (state file %s)", state_path);
+    return l;
+}
+
+Test(devset, exit_and_crash_put_the_limit_back)
+{
+    snprintf(state_path, sizeof state_path, "/tmp/gauntlet-devset-%d.state", (int)getpid());
+    cr_assert_eq(left_after(0), 650000u, "exit() without a restore: the atexit handler put it back");
+    cr_assert_eq(left_after(SIGSEGV), 650000u, "a crash: the handler put it back, then the process died of it");
+    cr_assert_eq(left_after(SIGABRT), 650000u);
+}
+
+Test(devset, smoothing_absent_is_reported_present_is_set_read_back_and_put_back)
+{
+    struct nvml *nv = open_standin();
+    char why[256] = "";
+    struct devset_smoothing req = { .floor_pct = 65, .ramp_up_w_s = 2000, .ramp_down_w_s = 1500, .hysteresis_ms = 50 };
+    struct devset_smoothing_readback rb;
+    cr_assert_eq(devset_smoothing_on(nv, 0, &req, &rb, why, sizeof why), 1, "no smoothing on this GPU: emulate");
+    cr_assert(strstr(why, "no firmware power smoothing"), "%s", why);
+    cr_assert_eq(devset_changed(), 0);
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SMOOTHING", "1", 1), 0);
+    cr_assert_eq(devset_smoothing_on(nv, 0, &req, &rb, why, sizeof why), 0, "%s", why);
+    cr_assert(rb.enabled);
+    cr_assert_float_eq(rb.floor_pct, 65, 1e-9);
+    cr_assert_float_eq(rb.ramp_up_w_s, 2000, 1e-9);
+    cr_assert_float_eq(rb.ramp_down_w_s, 1500, 1e-9);
+    cr_assert_float_eq(rb.hysteresis_ms, 50, 1e-9);
+    cr_assert_float_eq(rb.lifetime_left_pct, 87.5, 1e-9, "the circuitry's remaining lifetime is read back");
+    unsigned l, s;
+    double fl;
+    cr_assert_eq(devset_restore(0), 0);
+    cr_assert_eq(state_of(0, &l, &s, &fl), 0);
+    cr_assert_eq(s, 0u, "smoothing is off again, as it was");
+    cr_assert_float_eq(fl, 50, 1e-9, "profile 0's floor is as it was");
+    nvml_close(nv);
+}
