@@ -37,6 +37,8 @@ struct worker_ctx {
     uint64_t replay_ref;       /* replay detector: the hash of the first replay */
     double detect_cost_s[8];   /* time spent in each worker-side detector (enum detector_id) this run */
     struct ckpt_async *ckpt;   /* the background checkpoint writer (checkpoint.mode async) */
+    int fp_pending;            /* an asynchronous fingerprint was started for iteration fp_iter */
+    int64_t fp_iter;
 };
 
 /* Reports a phase edge at t_ns (the backend calls it, since only it knows when its work really ran). */
@@ -106,6 +108,10 @@ struct backend_ops {
     int (*break_comm)(void *b, char *what, size_t n);            /* make the communicator fail */
     int (*abft)(void *b, double *err, double *tol);              /* check the GEMM output; 1: corrupted */
     int (*fingerprint)(void *b, uint64_t *h);                    /* hash of the reduced buffer and the state */
+    /* The same hash, asynchronous: start it after the all-reduce (0 or -1), take it later (1 with *h, 0 when
+     * none is pending, -1 error); until taken the backend keeps its buffers unchanged for it. */
+    int (*fingerprint_start)(void *b);
+    int (*fingerprint_take)(void *b, uint64_t *h);
     int (*replay)(void *b, uint64_t *h);                         /* recompute the fixed GEMM; hash of its output */
     int (*restore)(void *b, const void *state, size_t len);      /* load the model state (checkpoint, replica) */
     int (*reconnect)(void *b, struct worker_ctx *w);             /* join the communicator made anew among the active ranks */

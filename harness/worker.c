@@ -18,14 +18,33 @@
 #include "recovery/recovery.h"
 #include "util.h"
 
-/* Pushes one event to the supervisor. */
-static void worker_emit(struct worker_ctx *w, uint32_t type, int phase, uint64_t t, double a, double b, const char *note)
+/* Pushes one event about iteration iter to the supervisor. */
+static void worker_emit_at(struct worker_ctx *w, int64_t iter, uint32_t type, int phase, uint64_t t, double a, double b,
+                           const char *note)
 {
-    struct wevent ev = { .type = type, .rank = w->rank, .run = w->run, .phase = phase, .iter = w->iter,
+    struct wevent ev = { .type = type, .rank = w->rank, .run = w->run, .phase = phase, .iter = iter,
                          .t_ns = t, .a = a, .b = b };
     if (note)
         str_copy(ev.note, sizeof ev.note, note);
     ring_push(&w->ctl->evt, &ev);   /* a full ring counts a drop; the worker never blocks on it */
+}
+
+/* Pushes one event about the iteration in progress. */
+static void worker_emit(struct worker_ctx *w, uint32_t type, int phase, uint64_t t, double a, double b, const char *note)
+{
+    worker_emit_at(w, w->iter, type, phase, t, a, b, note);
+}
+
+/* Reports the asynchronous fingerprint in flight, if any (for the iteration it was started at). */
+static void worker_fp_take(struct worker_ctx *w)
+{
+    uint64_t h, t0 = mono_ns();
+    if (!w->fp_pending)
+        return;
+    w->fp_pending = 0;
+    if (w->ops->fingerprint_take(w->b, &h) == 1)
+        worker_emit_at(w, w->fp_iter, WEV_FPRINT, PH_IDLE, mono_ns(), (double)(h >> 32), (double)(h & 0xffffffffu), NULL);
+    w->detect_cost_s[DET_FINGERPRINT] += (double)(mono_ns() - t0) * 1e-9;
 }
 
 void worker_beat(struct worker_ctx *w) { atomic_store_explicit(&w->ctl->heartbeat_ns, mono_ns(), memory_order_release); }
@@ -93,9 +112,18 @@ static void worker_detect(struct worker_ctx *w, int point)
             worker_emit(w, WEV_DETECT, DET_ABFT, mono_ns(), err, tol, "GEMM checksum mismatch");
         w->detect_cost_s[DET_ABFT] += (double)(mono_ns() - t0) * 1e-9;
     } else if (point == IP_AFTER_STEP && w->ops->fingerprint && scenario_detector_on(sc, DET_FINGERPRINT)) {
+        const struct fingerprint_params *fp = scenario_detector_params(sc, DET_FINGERPRINT);
         uint64_t h;
-        if (w->ops->fingerprint(w->b, &h) == 0)
+        if (fp && fp->async && w->ops->fingerprint_start) {   /* the last one is done by now: report it, start this */
+            worker_fp_take(w);
+            t0 = mono_ns();
+            if (w->ops->fingerprint_start(w->b) == 0) {
+                w->fp_pending = 1;
+                w->fp_iter = w->iter;
+            }
+        } else if (w->ops->fingerprint(w->b, &h) == 0) {
             worker_emit(w, WEV_FPRINT, PH_IDLE, mono_ns(), (double)(h >> 32), (double)(h & 0xffffffffu), NULL);
+        }
         w->detect_cost_s[DET_FINGERPRINT] += (double)(mono_ns() - t0) * 1e-9;
     } else if (point == IP_ITER_START && w->ops->replay && scenario_detector_on(sc, DET_REPLAY)) {
         const struct replay_params *rp = scenario_detector_params(sc, DET_REPLAY);
@@ -314,6 +342,7 @@ static int worker_boundary(struct worker_ctx *w)
  * command. */
 static void worker_stopped(struct worker_ctx *w, int skip)
 {
+    worker_fp_take(w);
     worker_emit(w, WEV_STOPPED, PH_IDLE, mono_ns(), skip, 0, NULL);
     atomic_store(&w->ctl->state, WS_IDLE);
 }
@@ -364,6 +393,7 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         ckpt_async_drain(w->ckpt);
         worker_ckpt_poll(w);
     }
+    worker_fp_take(w);   /* the last iteration's asynchronous fingerprint */
     for (int d = 0; d < DET_COUNT; d++)
         if (w->detect_cost_s[d] > 0)
             worker_emit(w, WEV_DETCOST, d, mono_ns(), w->detect_cost_s[d], 0, NULL);

@@ -324,6 +324,38 @@ static int fp_blocks(size_t work, unsigned *blocks)
     return 0;
 }
 
+/* Enqueues the kernel that adds buffer buf's terms into *acc (zeroed before). 0, or -1 (logged). */
+static int fp_launch(const void *buf, size_t bytes, unsigned long long *acc, cudaStream_t s)
+{
+    if (bytes == 0)
+        return 0;
+    size_t nvec = (uintptr_t)buf % 16 == 0 ? bytes / 16 : 0, first_word = 2 * nvec, nwords = (bytes + 7) / 8;
+    size_t work = nvec / FP_UNROLL > nwords - first_word ? nvec / FP_UNROLL : nwords - first_word;
+    unsigned blocks = 1;
+    if (fp_blocks(work, &blocks) != 0)
+        return -1;
+    fp_kernel<<<blocks, FAULTS_THREADS, 0, s>>>((const uint4 *)buf, nvec, (const unsigned char *)buf, bytes, first_word,
+                                                acc);
+    return CUDA_CHECK(cudaGetLastError());
+}
+
+extern "C" int kernel_fingerprint_async(const void *const *bufs, const size_t *bytes, int parts, unsigned long long *acc,
+                                        unsigned long long *host_sums, cudaStream_t s)
+{
+    if (parts < 1 || !bufs || !bytes || !acc || !host_sums) {
+        gl_log("kernel_fingerprint_async: bad arguments (%d parts)", parts);
+        return -1;
+    }
+    if (CUDA_CHECK(cudaMemsetAsync(acc, 0, (size_t)parts * sizeof *acc, s)))
+        return -1;
+    for (int i = 0; i < parts; i++)
+        if ((!bufs[i] && bytes[i]) || fp_launch(bufs[i], bytes[i], acc + i, s) != 0)
+            return -1;
+    return CUDA_CHECK(cudaMemcpyAsync(host_sums, acc, (size_t)parts * sizeof *acc, cudaMemcpyDeviceToHost, s));
+}
+
+extern "C" unsigned long long fingerprint_of_sum(unsigned long long sum, size_t bytes) { return fp_final(sum, bytes); }
+
 extern "C" int kernel_fingerprint(const void *buf, size_t bytes, unsigned long long *out_hash, cudaStream_t s)
 {
     if (!out_hash || (!buf && bytes)) {
@@ -334,20 +366,13 @@ extern "C" int kernel_fingerprint(const void *buf, size_t bytes, unsigned long l
         *out_hash = fp_final(0, 0);
         return 0;
     }
-    size_t nvec = (uintptr_t)buf % 16 == 0 ? bytes / 16 : 0, first_word = 2 * nvec, nwords = (bytes + 7) / 8;
-    size_t work = nvec / FP_UNROLL > nwords - first_word ? nvec / FP_UNROLL : nwords - first_word;
     unsigned long long *acc = NULL, sum = 0;
-    unsigned blocks = 1;
     int rc = -1;
-    if (fp_blocks(work, &blocks) != 0 || CUDA_CHECK(cudaMallocAsync((void **)&acc, sizeof *acc, s)))
+    if (CUDA_CHECK(cudaMallocAsync((void **)&acc, sizeof *acc, s)))
         return -1;
-    if (CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof *acc, s)) == 0) {
-        fp_kernel<<<blocks, FAULTS_THREADS, 0, s>>>((const uint4 *)buf, nvec, (const unsigned char *)buf, bytes,
-                                                    first_word, acc);
-        if (CUDA_CHECK(cudaGetLastError()) == 0 &&
-            CUDA_CHECK(cudaMemcpyAsync(&sum, acc, sizeof sum, cudaMemcpyDeviceToHost, s)) == 0)
-            rc = 0;
-    }
+    if (CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof *acc, s)) == 0 && fp_launch(buf, bytes, acc, s) == 0 &&
+        CUDA_CHECK(cudaMemcpyAsync(&sum, acc, sizeof sum, cudaMemcpyDeviceToHost, s)) == 0)
+        rc = 0;
     if (CUDA_CHECK(cudaFreeAsync(acc, s)) || CUDA_CHECK(cudaStreamSynchronize(s)))
         rc = -1;
     if (rc == 0)

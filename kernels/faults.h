@@ -93,6 +93,14 @@ int kernel_perturb(void *buf, size_t n, enum elem_type e, double rel, unsigned l
  * otherwise. Synchronises s. */
 int kernel_fingerprint(const void *buf, size_t bytes, unsigned long long *out_hash, cudaStream_t s);
 
+/* The same hashes, asynchronous and without allocation: enqueues on s, for each of parts buffers, the kernel
+ * that sums its terms into acc[i] (device memory of parts words, zeroed here on s), then a copy of the sums to
+ * host_sums (pinned host memory of parts words). Once s has run it, fingerprint_of_sum(host_sums[i], bytes[i])
+ * is kernel_fingerprint's hash of buffer i. 0, or -1 (logged). */
+int kernel_fingerprint_async(const void *const *bufs, const size_t *bytes, int parts, unsigned long long *acc,
+                             unsigned long long *host_sums, cudaStream_t s);
+unsigned long long fingerprint_of_sum(unsigned long long sum, size_t bytes);
+
 /* Returns the same hash as kernel_fingerprint, computed on the CPU from a host copy of the bytes. */
 unsigned long long fingerprint_host(const void *buf, size_t bytes);
 

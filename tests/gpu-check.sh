@@ -76,6 +76,13 @@ to 300 "$g" run "$out/scenario-on.yaml" --backend cuda --headless --out "$out/tr
 log "== mitigations on the GPU (mitigation-compare without cap: no device setting is changed here)"
 grep -v "^ *- cap:" scenarios/mitigation-compare.yaml | sed -e "s/^ranks: .*/ranks: 1/" -e "s/^iterations: .*/iterations: $((iters_sc + 15))/" >"$out/mitigation-compare.yaml"
 to 600 "$g" run "$out/mitigation-compare.yaml" --backend cuda --headless --out "$out/mitigations" >"$out/mitigations.log" 2>&1; mit_rc=$?
+log "== detector cost: none, fingerprint + abft, async fingerprint + abft (8192^3 bf16 x 8, 1 GiB all-reduce)"
+for d in none sync async; do
+  case $d in none) det="[]";; sync) det="[fingerprint, abft]";; async) det="[{fingerprint: {async: true}}, abft]";; esac
+  printf 'name: det-%s\nranks: 1\niterations: %d\nworkload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 8}\n  allreduce: {bytes: 1GiB}\npower: {sample_hz: 100}\ndetectors: %s\n' \
+    "$d" $((iters_sc * 4)) "$det" >"$out/det-$d.yaml"
+  to 300 "$g" run "$out/det-$d.yaml" --backend cuda --headless --out "$out/det-$d" >"$out/det-$d.log" 2>&1
+done
 log "== acceptance suite, level 1 (one node)"
 to 600 "$g" accept --level 1 --backend cuda --out "$out/accept" --junit "$out/accept.xml" >"$out/accept.txt" 2>&1; acc_rc=$?
 
@@ -120,6 +127,17 @@ for r in s["runs"]:
     print(f"{'mitigation ' + r.get('label', r['mitigation']):34s} swing p99-p1 {a.get('swing_p99_p1_w') or 0:.0f} W, "
           f"mean {a['mean_w']:.0f} W, iter p50 {r['iteration_s']['p50']*1e3:.1f} ms, vs none {json.dumps(v)[:120]} "
           f"{r.get('device', {}).get('smoothing', '')}")
+PY
+python3 - "$out" <<'PY' | tee -a "$out/table.txt"
+import json, os, sys
+def p50(d):
+    try: return json.load(open(os.path.join(sys.argv[1], d, "summary.json")))["runs"][0]["iteration_s"]["p50"]
+    except Exception: return None
+base = p50("det-none")
+for d in ("sync", "async"):
+    v = p50("det-" + d)
+    if base and v:
+        print(f"{'detector cost, fingerprint ' + d:34s} iteration p50 {v*1e3:.3f} ms vs {base*1e3:.3f} ms: +{100*(v/base-1):.2f} % (aim < 2 %)")
 PY
 row "gauntlet accept --level 1" "$(grep -E 'checks:' "$out/accept.txt" | tail -1) (exit $acc_rc; table in accept.txt)"
 log "logs and trace in $out"

@@ -249,6 +249,41 @@ Test(faults, fingerprint_matches_host)
     free(host);
 }
 
+/* The asynchronous form (several buffers, no allocation, no wait) gives kernel_fingerprint's hash of each,
+ * once its stream has run, on a stream of its own beside other work. */
+Test(faults, async_fingerprint_matches_the_sync_one)
+{
+    e2e_need_gpu();
+    size_t cap = (1 << 22) + 64;
+    unsigned char *host = malloc(cap), *dev = NULL;
+    unsigned long long *acc = NULL, *sums = NULL;
+    cudaStream_t s;
+    cr_assert_not_null(host);
+    random_bytes(host, cap, 7);
+    cr_assert_eq(cudaMalloc((void **)&dev, cap), cudaSuccess);
+    cr_assert_eq(cudaMemcpy(dev, host, cap, cudaMemcpyHostToDevice), cudaSuccess);
+    cr_assert_eq(cudaMalloc((void **)&acc, 3 * sizeof *acc), cudaSuccess);
+    cr_assert_eq(cudaMallocHost((void **)&sums, 3 * sizeof *sums), cudaSuccess);
+    cr_assert_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    const void *bufs[3] = { dev, dev + 3, dev + 4096 };   /* aligned, the byte path, aligned again */
+    const size_t bytes[3] = { 1 << 22, 1000003, 0 };
+    for (int round = 0; round < 2; round++) {   /* a second round reuses acc: it is zeroed each time */
+        cr_assert_eq(kernel_fingerprint_async(bufs, bytes, 3, acc, sums, s), 0);
+        cr_assert_eq(cudaStreamSynchronize(s), cudaSuccess);
+        for (int i = 0; i < 3; i++) {
+            unsigned long long h = 0;
+            cr_assert_eq(kernel_fingerprint(bufs[i], bytes[i], &h, 0), 0);
+            cr_assert_eq(fingerprint_of_sum(sums[i], bytes[i]), h, "round %d, part %d", round, i);
+        }
+    }
+    cr_assert_eq(kernel_fingerprint_async(bufs, bytes, 0, acc, sums, s), -1, "no parts is an error");
+    cr_assert_eq(cudaStreamDestroy(s), cudaSuccess);
+    cr_assert_eq(cudaFreeHost(sums), cudaSuccess);
+    cr_assert_eq(cudaFree(acc), cudaSuccess);
+    cr_assert_eq(cudaFree(dev), cudaSuccess);
+    free(host);
+}
+
 Test(faults, fingerprint_1gib_repeatable_and_equal_to_host, .timeout = 120)
 {
     e2e_need_gpu();

@@ -188,3 +188,32 @@ Test(faults, async_checkpoints_stall_less_than_they_write, .timeout = 120)
     json_decref(s);
     json_decref(clean);
 }
+
+/* The asynchronous fingerprint catches the same corruption, naming the same iteration (it reports it one
+ * iteration later), and the recovery still ends in the fault-free state; a clean run has no false positive. */
+Test(faults, an_async_fingerprint_catches_what_the_sync_one_does, .timeout = 180)
+{
+    const char *flip = "faults:\n  - {kind: bitflip, at: 15, rank: 1, target: allreduce-buffer, where: exponent}\n"
+                       "recovery: inprocess\n";
+    char text[2048];
+    snprintf(text, sizeof text, BASE "detectors: [fingerprint]\n%s", flip);
+    json_t *sync = run(text, 0);
+    snprintf(text, sizeof text, BASE "detectors: [{fingerprint: {async: true}}]\n%s", flip);
+    json_t *async = run(text, 0);
+    snprintf(text, sizeof text, BASE "detectors: [{fingerprint: {async: true}}]\nrecovery: inprocess\n");
+    json_t *clean = run(text, 0);
+    expect_fault(sync, 0, "bitflip", "fingerprint", 1);
+    expect_fault(async, 0, "bitflip", "fingerprint", 1);
+    json_t *fs = json_array_get(json_object_get(sync, "faults"), 0), *fa = json_array_get(json_object_get(async, "faults"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(fa, "detect_iters")), json_integer_value(json_object_get(fs, "detect_iters")),
+                 "the same iteration is named");
+    cr_assert_str_eq(state_of(async), state_of(clean), "recovered into the fault-free state");
+    cr_assert_str_eq(state_of(sync), state_of(clean));
+    json_t *fr = json_object_get(json_array_get(json_object_get(clean, "runs"), 0), "faults");
+    cr_assert_eq(json_integer_value(json_object_get(fr, "false_positives")), 0);
+    cr_log_info("allreduce-buffer flip seen after %.1f ms (sync) and %.1f ms (async)",
+                1e3 * json_number_value(json_object_get(fs, "detect_s")), 1e3 * json_number_value(json_object_get(fa, "detect_s")));
+    json_decref(sync);
+    json_decref(async);
+    json_decref(clean);
+}

@@ -29,6 +29,8 @@ struct sim {
     struct ctl *ctl;
     float *b0, *replay_c;     /* replay detector: the weights' first values and its output */
     int comm_broken;          /* comm-error: the next all-reduce fails */
+    uint64_t fp_hash;         /* fingerprint async: hashed at start (the sim has no second stream), taken later */
+    int fp_pending;
 };
 
 /* Returns the modeled power level of a phase under the mitigation's model mm. */
@@ -333,6 +335,24 @@ static int sim_fingerprint(void *b, uint64_t *h)
     return 0;
 }
 
+/* The asynchronous form: the hash is taken now, handed over at take (the worker's deferral is what is tested). */
+static int sim_fingerprint_start(void *b)
+{
+    struct sim *s = b;
+    s->fp_pending = sim_fingerprint(b, &s->fp_hash) == 0;
+    return s->fp_pending ? 0 : -1;
+}
+
+static int sim_fingerprint_take(void *b, uint64_t *h)
+{
+    struct sim *s = b;
+    if (!s->fp_pending)
+        return 0;
+    s->fp_pending = 0;
+    *h = s->fp_hash;
+    return 1;
+}
+
 /* Recomputes the GEMM on the weights' first values and hashes the output. */
 static int sim_replay(void *b, uint64_t *h)
 {
@@ -444,6 +464,8 @@ const struct backend_ops backend_sim = {
     .break_comm = sim_break_comm,
     .abft = sim_abft,
     .fingerprint = sim_fingerprint,
+    .fingerprint_start = sim_fingerprint_start,
+    .fingerprint_take = sim_fingerprint_take,
     .replay = sim_replay,
     .restore = sim_restore,
     .fini = sim_fini,

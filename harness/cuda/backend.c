@@ -41,7 +41,19 @@ struct cuda_rank {
     int *hang_flag;            /* device word the hang kernel waits on (never set: the rank hangs) */
     int comm_broken;
     struct shaper *shaper;     /* the scenario runs a mitigation that acts on the GPU (filler, ramp, stagger) */
+    /* fingerprint async: hashed on a stream of its own beside the next compute phase */
+    cudaStream_t fp_stream;
+    cudaEvent_t fp_after, fp_done;   /* the all-reduce is done / the hash is done */
+    unsigned long long *fp_acc, *fp_sums;   /* device sums, pinned host copy: reduced buffer, weights */
+    size_t fp_bytes[2];
+    int fp_pending;
 };
+
+/* Waits until no asynchronous fingerprint reads the buffers (before anything writes them). 0 or -1. */
+static int cuda_fp_quiet(struct cuda_rank *c)
+{
+    return c->fp_pending ? CUDA_CHECK(cudaEventSynchronize(c->fp_done)) : 0;
+}
 
 /* Says whether a GPU is usable here: the CUDA runtime must find a driver and a device. */
 static int cuda_probe(char *why, size_t n)
@@ -285,6 +297,8 @@ static int cuda_reconnect(void *b, struct worker_ctx *w)
     if (c->coll) {
         if (!c->comm_broken)
             coll_abort(c->coll);   /* the peers are gone or rebuilding: no collective finalize */
+        cuda_fp_quiet(c);          /* a fingerprint may still read its buffer */
+        c->fp_pending = 0;
         coll_destroy(c->coll);
     }
     c->comm_broken = 0;
@@ -434,6 +448,8 @@ static int cuda_allreduce(void *b, struct worker_ctx *w)
         return -1;
     }
     atomic_store_explicit(&w->ctl->phase, PH_COMM, memory_order_relaxed);
+    if (c->fp_pending && CUDA_CHECK(cudaStreamWaitEvent(c->stream, c->fp_done, 0)))   /* it still reads the buffer */
+        return snprintf(w->err, sizeof w->err, "cannot order the all-reduce after the fingerprint"), -1;
     if (CUDA_CHECK(cudaEventRecord(c->a0, c->stream)) || coll_allreduce(c->coll, c->stream) != 0 ||
         CUDA_CHECK(cudaEventRecord(c->a1, c->stream)) || coll_wait(c->coll, c->stream, c->timeout_s) != 0 ||
         CUDA_CHECK(cudaEventSynchronize(c->a1))) {
@@ -451,6 +467,8 @@ static int cuda_allreduce(void *b, struct worker_ctx *w)
 static int cuda_corrupt(void *b, const struct corruption *cr, char *what, size_t n)
 {
     struct cuda_rank *c = b;
+    if (cuda_fp_quiet(c) != 0)
+        return snprintf(what, n, "the fingerprint in flight failed"), -1;
     long m, nn, k;
     enum dtype t;
     const void *a, *wts;
@@ -538,6 +556,51 @@ static int cuda_fingerprint(void *b, uint64_t *h)
     return 0;
 }
 
+/* Starts the fingerprint of the reduced buffer and the weights on the fingerprint stream, after the all-reduce
+ * on the rank's stream: it runs beside the next compute phase; the next all-reduce waits for it. */
+static int cuda_fingerprint_start(void *b)
+{
+    struct cuda_rank *c = b;
+    if (!c->coll || c->fp_pending)
+        return -1;
+    long m, n, k;
+    enum dtype t;
+    const void *a, *wts;
+    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
+    gemm_chain_operands(c->gemm, &a, &wts);
+    if (!c->fp_stream) {   /* the first use: a stream, two events, 2 words on each side */
+        if (CUDA_CHECK(cudaStreamCreateWithFlags(&c->fp_stream, cudaStreamNonBlocking)) ||
+            CUDA_CHECK(cudaEventCreateWithFlags(&c->fp_after, cudaEventDisableTiming)) ||
+            CUDA_CHECK(cudaEventCreateWithFlags(&c->fp_done, cudaEventDisableTiming)) ||
+            CUDA_CHECK(cudaMalloc((void **)&c->fp_acc, 2 * sizeof *c->fp_acc)) ||
+            CUDA_CHECK(cudaMallocHost((void **)&c->fp_sums, 2 * sizeof *c->fp_sums)))
+            return -1;
+    }
+    const void *bufs[2] = { coll_buffer(c->coll), wts };
+    c->fp_bytes[0] = coll_count(c->coll) * coll_type_size(coll_type(c->coll));
+    c->fp_bytes[1] = (size_t)k * (size_t)n * dtype_size(t);
+    if (CUDA_CHECK(cudaEventRecord(c->fp_after, c->stream)) || CUDA_CHECK(cudaStreamWaitEvent(c->fp_stream, c->fp_after, 0)) ||
+        kernel_fingerprint_async(bufs, c->fp_bytes, 2, c->fp_acc, c->fp_sums, c->fp_stream) != 0 ||
+        CUDA_CHECK(cudaEventRecord(c->fp_done, c->fp_stream)))
+        return -1;
+    c->fp_pending = 1;
+    return 0;
+}
+
+/* Waits for the fingerprint in flight and gives its hash (the same as cuda_fingerprint's). */
+static int cuda_fingerprint_take(void *b, uint64_t *h)
+{
+    struct cuda_rank *c = b;
+    if (!c->fp_pending)
+        return 0;
+    c->fp_pending = 0;
+    if (CUDA_CHECK(cudaEventSynchronize(c->fp_done)))
+        return -1;
+    uint64_t h1 = fingerprint_of_sum(c->fp_sums[0], c->fp_bytes[0]), h2 = fingerprint_of_sum(c->fp_sums[1], c->fp_bytes[1]);
+    *h = h1 * 0x100000001b3ull ^ h2;
+    return 1;
+}
+
 /* Recomputes the chain on its fixed operands and hashes the output (the weights do not change on cuda). */
 static int cuda_replay(void *b, uint64_t *h)
 {
@@ -559,7 +622,7 @@ static int cuda_restore(void *b, const void *state, size_t len)
 {
     struct cuda_rank *c = b;
     const void *a, *wts;
-    if (len != c->state_len)
+    if (len != c->state_len || cuda_fp_quiet(c) != 0)
         return -1;
     gemm_chain_operands(c->gemm, &a, &wts);
     if (CUDA_CHECK(cudaMemcpyAsync((void *)wts, state, len, cudaMemcpyHostToDevice, c->stream)) ||
@@ -605,6 +668,7 @@ static void cuda_fini(void *b)
     struct cuda_rank *c = b;
     if (!c)
         return;
+    cuda_fp_quiet(c);   /* nothing may still read the buffers freed below */
     shaper_destroy(c->shaper);
     if (c->coll)
         coll_destroy(c->coll);
@@ -618,6 +682,16 @@ static void cuda_fini(void *b)
         CUDA_CHECK(cudaFreeHost(c->host_state));
     if (c->hang_flag)
         CUDA_CHECK(cudaFree(c->hang_flag));
+    if (c->fp_stream)
+        CUDA_CHECK(cudaStreamDestroy(c->fp_stream));
+    if (c->fp_after)
+        CUDA_CHECK(cudaEventDestroy(c->fp_after));
+    if (c->fp_done)
+        CUDA_CHECK(cudaEventDestroy(c->fp_done));
+    if (c->fp_acc)
+        CUDA_CHECK(cudaFree(c->fp_acc));
+    if (c->fp_sums)
+        CUDA_CHECK(cudaFreeHost(c->fp_sums));
     if (c->stream)
         CUDA_CHECK(cudaStreamDestroy(c->stream));
     free(c);
@@ -650,6 +724,8 @@ const struct backend_ops backend_cuda = {
     .break_comm = cuda_break_comm,
     .abft = cuda_abft,
     .fingerprint = cuda_fingerprint,
+    .fingerprint_start = cuda_fingerprint_start,
+    .fingerprint_take = cuda_fingerprint_take,
     .replay = cuda_replay,
     .restore = cuda_restore,
     .reconnect = cuda_reconnect,

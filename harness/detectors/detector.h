@@ -21,6 +21,7 @@ struct detector_ops {
 extern const struct detector_ops *const detector_table[];
 
 struct replay_params { int64_t every; };
+struct fingerprint_params { int async; };
 struct heartbeat_params { double factor, min_excess_s; int64_t persist; };
 
 #endif
