@@ -169,7 +169,9 @@ static int cmd_run(int argc, char **argv)
     }
     fflush(stdout);
     struct run_options opt = { .out_dir = dir, .exe = exe, .headless = headless || cluster_node() != 0 };
-    if (!opt.headless && isatty(STDIN_FILENO)) {   /* the live view, or say why not and go on headless */
+    /* the live view, or say why not and go on headless: on a terminal, or on rank 0 of a launcher that forwards
+     * the terminal's keys to its stdin (mpirun) */
+    if (!opt.headless && (isatty(STDIN_FILENO) || cluster_nodes() > 1)) {
         char why[256];
         opt.view = tui_live_start(dir, why, sizeof why);
         if (!opt.view)

@@ -100,11 +100,20 @@ struct sup {
     /* the live view's commands */
     int paused;                    /* workers wait at shm pause_at */
     int skipping;                  /* the run in progress was told to stop: the next mitigation follows */
+    int bnd_kind, bnd_wait;        /* node 0, several nodes: a pause/skip boundary being agreed, answers awaited */
+    int64_t bnd_top;               /* the furthest iteration any node's ranks reached */
 };
+
+enum { SUP_BND_PAUSE = 1, SUP_BND_RESUME, SUP_BND_SKIP };
 
 /* supervisor.c */
 /* Carries out a command of the live view (quit, pause, skip, fault). */
 void sup_view_command(struct sup *s, const struct view_cmd *cmd);
+/* supview.c: an iteration boundary every rank shares (shm.h): marks *at pending and returns the furthest
+ * iteration this node's ranks reached; then pause (INT64_MAX: resume) or skip before iteration at. */
+int64_t sup_pending_top(struct sup *s, _Atomic int64_t *at);
+void sup_set_pause(struct sup *s, int64_t at);
+void sup_set_skip(struct sup *s, int64_t at);
 void sup_fail(struct sup *s, const char *reason);
 /* supdev.c: the run's device settings (cap, firmware smoothing) before it starts, and put back after it; the
  * object goes into the run's summary as `device`. */
@@ -149,6 +158,8 @@ json_t *faultlog_run_json(struct sup *s, double iter_p50);
 int supc_setup(struct sup *s, char *why, size_t n);
 void supc_poll(struct sup *s);
 void supc_fail(struct sup *s, const char *reason);
+/* Node 0: a pause, resume or skip on every node, at a boundary agreed from every node's ranks. */
+void supc_boundary(struct sup *s, int kind);
 int supc_run_begin(struct sup *s, int m);
 void supc_run_end(struct sup *s, int m, json_t *run);
 void supc_end(struct sup *s, json_t *summary);

@@ -21,6 +21,9 @@
 #define TAG_REC_GO 400000     /* 0 -> all: stop, and say your newest checkpoint <= limit */
 #define TAG_REC_CKPT 500000   /* k -> 0: my newest checkpoint */
 #define TAG_REC_START 600000  /* 0 -> all: start from this iteration */
+#define TAG_BND_REQ (-100)    /* 0 -> all (minus the kind): mark the boundary pending, say your furthest iteration */
+#define TAG_BND_TOP (-200)    /* k -> 0 (minus the kind): my furthest iteration */
+#define TAG_BND_SET (-300)    /* 0 -> all (minus the kind): the boundary */
 
 static void supc_restart(struct sup *s, int64_t limit);
 
@@ -105,11 +108,67 @@ static void sink_failed(void *ctx, int node, const char *reason)
     sup_fail(s, msg);
 }
 
+/* The pause/resume/skip boundary's atomic for kind (resume needs none). */
+static _Atomic int64_t *bnd_atomic(struct sup *s, int kind)
+{
+    return kind == SUP_BND_SKIP ? &s->shm.hdr->stop_at : kind == SUP_BND_PAUSE ? &s->shm.hdr->pause_at : NULL;
+}
+
+/* Every node: the agreed boundary. */
+static void bnd_apply(struct sup *s, int kind, int64_t at)
+{
+    if (kind == SUP_BND_SKIP)
+        sup_set_skip(s, at);
+    else
+        sup_set_pause(s, kind == SUP_BND_PAUSE ? at : INT64_MAX);
+}
+
+/* Node 0: every node answered: the boundary is the iteration after the furthest, on every node. */
+static void bnd_decide(struct sup *s)
+{
+    int kind = s->bnd_kind;
+    int64_t at = s->bnd_top + 1;
+    json_t *o = json_pack("{s:I}", "iter", (json_int_t)at);
+    for (int k = 1; k < s->nodes; k++)
+        cluster_send_json(k, TAG_BND_SET - kind, o);
+    json_decref(o);
+    s->bnd_kind = 0;
+    bnd_apply(s, kind, at);
+}
+
+void supc_boundary(struct sup *s, int kind)
+{
+    json_t *o = json_object();
+    for (int k = 1; k < s->nodes; k++)
+        cluster_send_json(k, (kind == SUP_BND_RESUME ? TAG_BND_SET : TAG_BND_REQ) - kind, o);
+    json_decref(o);
+    if (kind == SUP_BND_RESUME) {   /* no boundary to agree on: every node lets its ranks go */
+        sup_set_pause(s, INT64_MAX);
+        return;
+    }
+    s->bnd_kind = kind;
+    s->bnd_wait = s->nodes - 1;
+    s->bnd_top = sup_pending_top(s, bnd_atomic(s, kind));
+}
+
 static void sink_json(void *ctx, int node, int tag, json_t *o)
 {
     struct sup *s = ctx;
     int64_t it = json_integer_value(json_object_get(o, "iter"));
-    if (tag >= TAG_REC_START) {
+    if (tag <= TAG_BND_REQ && tag > TAG_BND_REQ - 10) {   /* mark pending, answer with this node's furthest */
+        int kind = TAG_BND_REQ - tag;
+        json_t *a = json_pack("{s:I}", "iter", (json_int_t)sup_pending_top(s, bnd_atomic(s, kind)));
+        cluster_send_json(0, TAG_BND_TOP - kind, a);
+        json_decref(a);
+    } else if (tag <= TAG_BND_TOP && tag > TAG_BND_TOP - 10) {
+        if (s->node == 0 && s->bnd_kind == TAG_BND_TOP - tag) {
+            s->bnd_top = it > s->bnd_top ? it : s->bnd_top;
+            if (--s->bnd_wait == 0)
+                bnd_decide(s);
+        }
+    } else if (tag <= TAG_BND_SET && tag > TAG_BND_SET - 10) {
+        bnd_apply(s, TAG_BND_SET - tag, it);
+    } else if (tag >= TAG_REC_START) {
         json_t *live = json_object_get(o, "live"), *x;
         size_t i;
         json_array_foreach(live, i, x)

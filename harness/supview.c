@@ -46,19 +46,37 @@ static void sup_view_fault(struct sup *s, const struct view_cmd *cmd)
     results_event(&s->res, mono_ns(), "view_refused", json_pack("{s:s, s:s}", "command", "fault", "why", why));
 }
 
-/* Sets *at to the iteration every rank can still stop before: the one after the furthest rank's. *at is
- * pending while the ranks are read (shm.h: a rank that read the old value had published its iteration). */
-static int64_t sup_boundary(struct sup *s, _Atomic int64_t *at)
+int64_t sup_pending_top(struct sup *s, _Atomic int64_t *at)
 {
-    atomic_store(at, SHM_BOUNDARY_PENDING);
+    atomic_store(at, SHM_BOUNDARY_PENDING);   /* before the ranks are read (shm.h) */
     int64_t top = 0;
     for (int r = 0; r < s->nranks; r++)
         if (!s->dropped[r]) {
             int64_t it = atomic_load(&shm_ctl(&s->shm, s->slot_of[r])->iter);
             top = it > top ? it : top;
         }
-    atomic_store(at, top + 1);
-    return top + 1;
+    return top;
+}
+
+void sup_set_pause(struct sup *s, int64_t at)
+{
+    atomic_store(&s->shm.hdr->pause_at, at);
+    s->paused = at != INT64_MAX;
+    results_event(&s->res, mono_ns(), s->paused ? "paused" : "resumed",
+                  s->paused ? json_pack("{s:I}", "before_iter", (json_int_t)at) : json_object());
+}
+
+void sup_set_skip(struct sup *s, int64_t at)
+{
+    if (!s->running) {   /* another node's skip after this node's run ended: nothing to stop, nothing pending */
+        atomic_store(&s->shm.hdr->stop_at, INT64_MAX);
+        return;
+    }
+    s->skipping = 1;
+    for (int r = 0; r < s->nranks; r++)
+        s->rs.rank[r].stopped = 0;
+    atomic_store(&s->shm.hdr->stop_at, at);
+    results_event(&s->res, mono_ns(), "run_skip", json_pack("{s:i, s:I}", "run", s->run, "before_iter", (json_int_t)at));
 }
 
 void sup_view_command(struct sup *s, const struct view_cmd *cmd)
@@ -76,36 +94,33 @@ void sup_view_command(struct sup *s, const struct view_cmd *cmd)
         }
         break;
     case VIEW_PAUSE:
-    case VIEW_SKIP:
-        if (s->nodes > 1 && cmd->type != VIEW_QUIT) {   /* the boundary would have to reach every node */
-            results_event(&s->res, now, "view_refused", json_pack("{s:s, s:s}", "command", cmd->type == VIEW_PAUSE ? "pause" : "skip",
-                                                                 "why", "not on several nodes yet"));
-            break;
+        if (s->bnd_kind) {
+            results_event(&s->res, now, "view_refused", json_pack("{s:s, s:s}", "command", "pause", "why",
+                                                                 "the nodes are still agreeing on the last command"));
+        } else if (s->paused) {
+            if (s->nodes > 1)
+                supc_boundary(s, SUP_BND_RESUME);
+            else
+                sup_set_pause(s, INT64_MAX);
+        } else if (s->nodes > 1) {
+            supc_boundary(s, SUP_BND_PAUSE);
+        } else {
+            sup_set_pause(s, sup_pending_top(s, &s->shm.hdr->pause_at) + 1);
         }
-        if (cmd->type == VIEW_SKIP)
-            goto skip;
-        {
-        int64_t at = INT64_MAX;
-        if (s->paused)
-            atomic_store(&s->shm.hdr->pause_at, at);
-        else
-            at = sup_boundary(s, &s->shm.hdr->pause_at);
-        s->paused = !s->paused;
-        results_event(&s->res, now, s->paused ? "paused" : "resumed",
-                      s->paused ? json_pack("{s:I}", "before_iter", (json_int_t)at) : json_object());
         break;
-        }
-    skip:
-        if (!s->running || s->skipping || s->recovering || s->stopping) {
-            results_event(&s->res, now, "view_refused", json_pack("{s:s, s:s}", "command", "skip", "why",
-                                                                 s->recovering ? "a recovery is in progress" : "no run in progress"));
+    case VIEW_SKIP:
+        if (!s->running || s->skipping || s->recovering || s->stopping || s->bnd_kind) {
+            results_event(&s->res, now, "view_refused",
+                          json_pack("{s:s, s:s}", "command", "skip", "why",
+                                    s->recovering ? "a recovery is in progress"
+                                    : s->bnd_kind ? "the nodes are still agreeing on the last command"
+                                                  : "no run in progress"));
             break;
         }
-        s->skipping = 1;
-        for (int r = 0; r < s->nranks; r++)
-            s->rs.rank[r].stopped = 0;
-        int64_t at = sup_boundary(s, &s->shm.hdr->stop_at);
-        results_event(&s->res, now, "run_skip", json_pack("{s:i, s:I}", "run", s->run, "before_iter", (json_int_t)at));
+        if (s->nodes > 1)
+            supc_boundary(s, SUP_BND_SKIP);
+        else
+            sup_set_skip(s, sup_pending_top(s, &s->shm.hdr->stop_at) + 1);
         break;
     case VIEW_FAULT:
         sup_view_fault(s, cmd);

@@ -149,6 +149,55 @@ Test(tui_tmux, watch_inject_pause_skip_and_quit, .timeout = 120)
     json_decref(s);
 }
 
+/* Two nodes under mpirun: rank 0 draws on the terminal itself and reads the keys mpirun forwards; p pauses
+ * and m skips on every node at one boundary the nodes agree on. */
+Test(tui_tmux, two_nodes_under_mpirun_pause_and_skip_together, .timeout = 120)
+{
+#ifndef GAUNTLET_HAVE_MPI
+    cr_skip_test("built without MPI (install libopenmpi-dev)");
+#endif
+    if (system("mpirun --version >/dev/null 2>&1") != 0)
+        cr_skip_test("mpirun not found (apt-get install openmpi-bin)");
+    start_pane();
+    const char *sc = e2e_scenario("name: tmux2\nnodes: 2\nranks: 2\niterations: 3000\nseed: 5\n"
+                                  "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
+                                  "power: {sample_hz: 100}\nsim: {tflops: 0.002}\n"
+                                  "mitigations: [none, {filler: {floor: 60%}}]\n");
+    const char *out = e2e_outdir();
+    sh("tmux -L %s send-keys -t t 'mpirun --oversubscribe --allow-run-as-root -np 2 %s run %s --out %s --backend sim "
+       "> %s.stdout; echo EXIT=$?' Enter", sock, GAUNTLET_BIN, sc, out, out);
+    cr_assert_eq(wait_for("4 ranks on 2 nodes", 30), 0, "no live view under mpirun:\n%s", pane);
+    cr_assert_eq(wait_for("[running]", 20), 0, "%s", pane);
+    keys("p");
+    cr_assert_eq(wait_for("[paused]", 10), 0, "%s", pane);
+    long p1 = iter_shown();
+    usleep(1000000);
+    cr_assert_eq(iter_shown(), p1, "no iteration on any node while paused\n%s", pane);
+    keys("p");
+    cr_assert_eq(wait_for("[running]", 10), 0, "%s", pane);
+    keys("m");
+    cr_assert_eq(wait_for("run 2/2 filler", 15), 0, "skip to the next mitigation on every node:\n%s", pane);
+    keys("q");
+    cr_assert_eq(wait_for("Quit?", 5), 0, "%s", pane);
+    keys("y");
+    cr_assert_eq(wait_for("EXIT=", 30), 0, "%s", pane);
+    cr_assert_eq(wait_for("READY$", 5), 0, "the shell is back:\n%s", pane);
+    stop_pane();
+    cr_assert_eq(e2e_count_events(out, "paused"), 2, "paused on both nodes");
+    cr_assert_eq(e2e_count_events(out, "resumed"), 2);
+    cr_assert_eq(e2e_count_events(out, "run_skip"), 2, "skipped on both nodes");
+    json_t *s = e2e_summary(out), *n;
+    size_t i;
+    int64_t at = -1;
+    json_array_foreach(json_object_get(s, "nodes"), i, n) {   /* one boundary: every node ran as many iterations */
+        int64_t it = json_integer_value(json_object_get(json_array_get(json_object_get(n, "runs"), 0), "iterations"));
+        cr_assert(at < 0 || it == at, "node %zu ran %lld iterations, another %lld", i, (long long)it, (long long)at);
+        at = it;
+    }
+    cr_assert(json_is_true(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "skipped")));
+    json_decref(s);
+}
+
 Test(tui_tmux, a_crash_of_the_harness_gives_the_terminal_back, .timeout = 60)
 {
     start_pane();

@@ -43,6 +43,10 @@ static struct live {
     _Atomic int stop;
     SCREEN *scr;
     int saved_stderr, logfd;
+    int tty_fd, out_fd;        /* the terminal's modes and size / where the screen goes: stdin and stdout, or
+                                * /dev/tty under a launcher (mpirun hands rank 0 a pipe for stdin and forwards
+                                * the keys it reads from the terminal into it) */
+    FILE *tty_out;
     char logpath[1100];
     off_t log_start;           /* messages.log's size when the view took stderr: what is new is shown after */
     struct termios tio;
@@ -51,15 +55,27 @@ static struct live {
     uint64_t frames;
     double cpu_s, wall_s;      /* the view thread's CPU time and lifetime: its cost, reported at the end */
     struct view_link link;
-} L = { .saved_stderr = -1, .logfd = -1 };
+} L = { .saved_stderr = -1, .logfd = -1, .tty_fd = STDIN_FILENO, .out_fd = STDOUT_FILENO };
+
+/* Closes the terminal opened for a launcher's rank 0 (no-op otherwise). */
+static void live_close_tty(void)
+{
+    if (L.tty_out)
+        fclose(L.tty_out);
+    if (L.tty_fd != STDIN_FILENO && L.tty_fd >= 0)
+        close(L.tty_fd);
+    L.tty_out = NULL;
+    L.tty_fd = STDIN_FILENO;
+    L.out_fd = STDOUT_FILENO;
+}
 
 /* Restores the terminal with async-signal-safe calls only: the crash and exit paths. */
 static void live_restore_raw(void)
 {
     static const char seq[] = "\033[0m\033[?25h\033[?1049l\r\n";
     if (L.have_tio)
-        tcsetattr(STDIN_FILENO, TCSANOW, &L.tio);
-    ssize_t rc = write(STDOUT_FILENO, seq, sizeof seq - 1);
+        tcsetattr(L.tty_fd, TCSANOW, &L.tio);
+    ssize_t rc = write(L.out_fd, seq, sizeof seq - 1);
     (void)rc;
 }
 
@@ -199,7 +215,7 @@ static void *live_thread(void *arg)
         if (!mono_start && m->events)
             mono_start = now - (uint64_t)(m->t_now * 1e9);   /* the run's t = 0 on this clock */
         struct winsize ws;
-        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && (ws.ws_row != rows || ws.ws_col != cols)) {
+        if (ioctl(L.out_fd, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && (ws.ws_row != rows || ws.ws_col != cols)) {
             rows = ws.ws_row;
             cols = ws.ws_col;
             resize_term(rows, cols);
@@ -265,17 +281,45 @@ const struct view_link *tui_live_start(const char *out_dir, char *why, size_t n)
     L.log_start = lseek(L.logfd, 0, SEEK_END);
     if (L.log_start < 0)
         L.log_start = 0;
-    L.have_tio = tcgetattr(STDIN_FILENO, &L.tio) == 0;
-    L.scr = newterm(NULL, stdout, stdin);
+    FILE *out = stdout;
+    L.tty_fd = STDIN_FILENO;
+    L.out_fd = STDOUT_FILENO;
+    if (!isatty(STDIN_FILENO)) {   /* under mpirun: draw on the terminal itself, read the keys mpirun forwards */
+        /* the launcher put this process in a process group of its own, in the terminal's background: setting
+         * its modes would stop us (SIGTTOU) unless that signal is blocked (POSIX: then the change is made) */
+        sigset_t tt;
+        sigemptyset(&tt);
+        sigaddset(&tt, SIGTTOU);
+        pthread_sigmask(SIG_BLOCK, &tt, NULL);
+        int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+        int dfd = fd >= 0 ? dup(fd) : -1;
+        if (fd < 0 || dfd < 0 || !(L.tty_out = fdopen(dfd, "w"))) {
+            snprintf(why, n, "stdin is not a terminal and /dev/tty cannot be opened: no live view");
+            if (dfd >= 0)
+                close(dfd);
+            if (fd >= 0)
+                close(fd);
+            close(wfd);
+            return NULL;
+        }
+        L.tty_fd = L.out_fd = fd;
+        out = L.tty_out;
+    }
+    L.have_tio = tcgetattr(L.tty_fd, &L.tio) == 0;
+    L.scr = newterm(NULL, out, stdin);
     if (!L.scr) {
         snprintf(why, n, "ncurses cannot drive TERM=%s", term);
         close(wfd);
+        live_close_tty();
         return NULL;
     }
     /* from here the screen is ours: messages go to the log (and into the view) */
     L.saved_stderr = dup(STDERR_FILENO);
     if (L.saved_stderr < 0 || dup2(wfd, STDERR_FILENO) < 0) {
         endwin();
+        delscreen(L.scr);
+        L.scr = NULL;
+        live_close_tty();
         snprintf(why, n, "cannot redirect stderr: %s", strerror(errno));
         close(wfd);
         return NULL;
@@ -329,6 +373,7 @@ static void link_stop(void *ctx)
     delscreen(L.scr);
     L.scr = NULL;
     L.active = 0;
+    live_close_tty();
     live_give_back_stderr();   /* stderr is the terminal's again; what was said meanwhile is shown now */
     if (L.wall_s > 0)
         gl_log("live view: %llu frames in %.1f s, %.2f s of CPU (%.2f%% of one core)", (unsigned long long)L.frames,
