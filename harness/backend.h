@@ -97,6 +97,7 @@ struct backend_ops {
     void *(*init)(struct worker_ctx *w, char *why, size_t n);
     void (*on_phase)(void *b, int phase, uint64_t t_ns);         /* phase changed (sim: power model); may be NULL */
     int (*begin_run)(void *b, struct worker_ctx *w);             /* a run (mitigation) starts; 0, or -1 with w->err; may be NULL */
+    void (*idle)(void *b);                                       /* the rank goes idle (run over, paused); may be NULL */
     int (*compute)(void *b, struct worker_ctx *w);               /* the GEMM chain; reports its phase edges */
     int (*allreduce)(void *b, struct worker_ctx *w);             /* the all-reduce; reports its phase edges */
     int (*snapshot)(void *b, const void **state, size_t *len);   /* host copy of the model state (checkpoints) */

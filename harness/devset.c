@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -37,20 +38,34 @@ struct ds_change {
     enum ds_kind kind;
     unsigned limit_mw;          /* DS_LIMIT: the limit before */
     unsigned enabled;           /* DS_SMOOTHING: the state before */
+    int profile;                /* DS_SMOOTHING: the preset profile active before (-1: not reported) */
     int have_params;
     double params[4];           /* DS_SMOOTHING: profile 0's parameters before */
 };
 
+#define DS_NSIG 6
 static struct ds_change changes[DEVSET_MAX];
 static int nchanges;
-static struct sigaction old_act[5];
-static const int crash_sigs[5] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+static struct sigaction old_act[DS_NSIG];
+static const int crash_sigs[DS_NSIG] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT };
+static volatile sig_atomic_t in_crash;   /* the crash path: no stdio (write(2) only), no second entry */
 
-/* A crash of the harness: put the settings back, then let the handler before (or the default) run. */
+static int devset_undo(const struct ds_change *c);
+
+/* A crash of the harness: put the settings back, then let the handler before (or the default) run. NVML is
+ * not async-signal-safe: if the crash was inside it (or the heap's lock is held), the alarm ends the process
+ * after 5 s rather than leaving it hung, and the message says what to put back by hand. */
 static void devset_crash(int sig)
 {
-    devset_restore(-1);
-    for (int i = 0; i < 5; i++)
+    if (!in_crash) {
+        in_crash = 1;
+        alarm(5);
+        for (int i = nchanges - 1; i >= 0; i--)
+            devset_undo(&changes[i]);
+        nchanges = 0;
+        alarm(0);
+    }
+    for (int i = 0; i < DS_NSIG; i++)
         if (crash_sigs[i] == sig)
             sigaction(sig, &old_act[i], NULL);
     raise(sig);
@@ -68,7 +83,7 @@ static void devset_arm(void)
         gl_log("devset: atexit failed: settings are put back at the end of each run only");
     struct sigaction sa = { .sa_handler = devset_crash };
     sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < DS_NSIG; i++)
         if (sigaction(crash_sigs[i], &sa, &old_act[i]) != 0)
             gl_log("devset: cannot watch signal %d: a crash would leave the settings changed", crash_sigs[i]);
 }
@@ -121,11 +136,10 @@ int devset_power_limit(struct nvml *nv, int dev, double watts, double *from_w, c
                  hi * 1e-3);
         return -1;
     }
-    struct ds_change *c = devset_find(nv, dev, DS_LIMIT);
-    if (!c) {
-        if (!(c = devset_record(nv, dev, DS_LIMIT, why, n)))
-            return -1;
-        c->limit_mw = cur;
+    int first = devset_find(nv, dev, DS_LIMIT) == NULL;
+    if (first && nchanges == DEVSET_MAX) {
+        snprintf(why, n, "devset: more than %d device settings changed at once", DEVSET_MAX);
+        return -1;
     }
     if ((r = set(h, (unsigned)(watts * 1e3 + 0.5))) != NVML_SUCCESS) {
         snprintf(why, n, "GPU %d: nvmlDeviceSetPowerManagementLimit(%.0f W): %s%s", dev, watts,
@@ -133,6 +147,8 @@ int devset_power_limit(struct nvml *nv, int dev, double watts, double *from_w, c
                  r == NVML_ERROR_NO_PERMISSION ? " (root, or an administrator's permission, is needed)" : "");
         return -1;
     }
+    if (first)   /* recorded once it took: a failed first attempt leaves nothing to put back */
+        devset_record(nv, dev, DS_LIMIT, why, n)->limit_mw = cur;
     return 0;
 }
 
@@ -178,34 +194,43 @@ int devset_smoothing_on(struct nvml *nv, int dev, const struct devset_smoothing 
         return 1;
     }
     struct ds_change *c = devset_find(nv, dev, DS_SMOOTHING);
-    if (!c) {
+    int fresh = c == NULL;
+    if (fresh) {   /* what is there now, to put back; dropped again if the change does not take */
         if (!(c = devset_record(nv, dev, DS_SMOOTHING, why, n)))
             return -1;
         c->enabled = before_enabled > 0;
+        double prof = devset_field(nv, h, FI_SMOOTH_ACTIVE_PROFILE, 0);
+        c->profile = isfinite(prof) && prof >= 0 && prof < 64 ? (int)prof : -1;
         c->have_params = 1;
         for (int p = 0; p < 4; p++)
             if (isnan(c->params[p] = devset_field(nv, h, FI_SMOOTH_PROFILE_FLOOR + (unsigned)p, 0)))
                 c->have_params = 0;
     }
     const double want[4] = { req->floor_pct, req->ramp_up_w_s, req->ramp_down_w_s, req->hysteresis_ms };
-    nvmlReturn_t r;
-    for (unsigned p = 0; p < 4; p++) {
+    nvmlReturn_t r = NVML_SUCCESS;
+    unsigned p = 0;
+    for (; p < 4 && r == NVML_SUCCESS; p++) {
         ds_profile_t pr = { DS_VERSION(ds_profile_t, 1), 0, p, want[p] };
-        if ((r = update(h, &pr)) != NVML_SUCCESS) {
+        if ((r = update(h, &pr)) != NVML_SUCCESS)
             snprintf(why, n, "GPU %d: power smoothing profile 0 parameter %u = %g: %s", dev, p, want[p],
                      nvml_error_text(nv, r, eb, sizeof eb));
-            return r == NVML_ERROR_NOT_SUPPORTED ? 1 : -1;
-        }
     }
     ds_profile_t pr = { DS_VERSION(ds_profile_t, 1), 0, 0, 0 };
     ds_state_t st = { DS_VERSION(ds_state_t, 1), 1 };
-    if ((r = activate(h, &pr)) != NVML_SUCCESS || (r = set_state(h, &st)) != NVML_SUCCESS) {
+    if (r == NVML_SUCCESS && ((r = activate(h, &pr)) != NVML_SUCCESS || (r = set_state(h, &st)) != NVML_SUCCESS))
         snprintf(why, n, "GPU %d: turning power smoothing on: %s", dev, nvml_error_text(nv, r, eb, sizeof eb));
+    if (r != NVML_SUCCESS) {
+        if (fresh) {   /* put back what took (the parameters before the failing one), forget the record */
+            if (p > 1)
+                devset_undo(c);
+            nchanges--;
+        }
         return r == NVML_ERROR_NOT_SUPPORTED ? 1 : -1;
     }
     if (out) {
         out->enabled = devset_field(nv, h, FI_SMOOTH_ENABLED, 0) > 0;
-        out->profile = (int)devset_field(nv, h, FI_SMOOTH_ACTIVE_PROFILE, 0);
+        double prof = devset_field(nv, h, FI_SMOOTH_ACTIVE_PROFILE, 0);
+        out->profile = isfinite(prof) ? (int)prof : -1;
         out->floor_pct = devset_field(nv, h, FI_SMOOTH_PROFILE_FLOOR, 0);
         out->ramp_up_w_s = devset_field(nv, h, FI_SMOOTH_PROFILE_UP, 0);
         out->ramp_down_w_s = devset_field(nv, h, FI_SMOOTH_PROFILE_DOWN, 0);
@@ -218,6 +243,8 @@ int devset_smoothing_on(struct nvml *nv, int dev, const struct devset_smoothing 
 /* Puts one change back; 0 or -1 (logged). */
 static int devset_undo(const struct ds_change *c)
 {
+    static const char crash_msg[] = "gauntlet: after a crash a device setting could NOT be put back: check "
+                                    "nvidia-smi -q -d POWER (power limit, power smoothing)\n";
     nvmlDevice_t h = nvml_handle(c->nv, c->dev);
     char eb[128];
     nvmlReturn_t r = NVML_ERROR_FUNCTION_NOT_FOUND;
@@ -226,21 +253,37 @@ static int devset_undo(const struct ds_change *c)
             (nvmlReturn_t(*)(nvmlDevice_t, unsigned))nvml_symbol(c->nv, "nvmlDeviceSetPowerManagementLimit");
         if (h && set && (r = set(h, c->limit_mw)) == NVML_SUCCESS)
             return 0;
-        gl_log("devset: GPU %d: the power limit could NOT be put back to %.0f W: %s (nvidia-smi -i %d -pl %.0f)", c->dev,
-               c->limit_mw * 1e-3, nvml_error_text(c->nv, r, eb, sizeof eb), c->dev, c->limit_mw * 1e-3);
+        if (in_crash) {   /* no stdio in a signal handler */
+            ssize_t w = write(STDERR_FILENO, crash_msg, sizeof crash_msg - 1);
+            (void)w;
+        } else {
+            gl_log("devset: GPU %d: the power limit could NOT be put back to %.0f W: %s (nvidia-smi -i %d -pl %.0f)", c->dev,
+                   c->limit_mw * 1e-3, nvml_error_text(c->nv, r, eb, sizeof eb), c->dev, c->limit_mw * 1e-3);
+        }
         return -1;
     }
     ds_state_fn set_state = (ds_state_fn)nvml_symbol(c->nv, "nvmlDevicePowerSmoothingSetState");
     ds_profile_fn update = (ds_profile_fn)nvml_symbol(c->nv, "nvmlDevicePowerSmoothingUpdatePresetProfileParam");
-    int bad = 0;
+    ds_profile_fn activate = (ds_profile_fn)nvml_symbol(c->nv, "nvmlDevicePowerSmoothingActivatePresetProfile");
+    int bad = !c->have_params;   /* profile 0's parameters were not readable: they stay as set */
     for (unsigned p = 0; c->have_params && update && p < 4; p++) {
         ds_profile_t pr = { DS_VERSION(ds_profile_t, 1), 0, p, c->params[p] };
         bad |= h == NULL || update(h, &pr) != NVML_SUCCESS;
     }
+    if (c->profile > 0 && activate) {   /* the administrator's profile, active again */
+        ds_profile_t pr = { DS_VERSION(ds_profile_t, 1), (unsigned)c->profile, 0, 0 };
+        bad |= h == NULL || activate(h, &pr) != NVML_SUCCESS;
+    }
     ds_state_t st = { DS_VERSION(ds_state_t, 1), c->enabled };
     if (!h || !set_state || (r = set_state(h, &st)) != NVML_SUCCESS || bad) {
-        gl_log("devset: GPU %d: power smoothing could NOT be put back as it was (%s): %s", c->dev,
-               c->enabled ? "on" : "off", nvml_error_text(c->nv, r, eb, sizeof eb));
+        if (in_crash) {
+            ssize_t w = write(STDERR_FILENO, crash_msg, sizeof crash_msg - 1);
+            (void)w;
+        } else {
+            gl_log("devset: GPU %d: power smoothing could NOT be put back as it was (%s, profile %d%s): %s", c->dev,
+                   c->enabled ? "on" : "off", c->profile, c->have_params ? "" : ", profile 0's parameters unknown",
+                   nvml_error_text(c->nv, r, eb, sizeof eb));
+        }
         return -1;
     }
     return 0;

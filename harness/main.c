@@ -1,5 +1,6 @@
 /* harness/main.c: the gauntlet command line: run, check, list, bench; exit codes as docs/architecture.md. */
 #include <getopt.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +243,10 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "__worker") == 0)
         return worker_main(argc - 1, argv + 1);
+    /* `gauntlet run … | head` must not die mid-run of a write to a closed pipe (the run would stop without its
+     * summary, and a changed device setting without being put back): the write fails with EPIPE instead */
+    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+        return SYSERR("signal(SIGPIPE)"), EXIT_ENV;
     check_tables();
     if (argc < 2)
         return usage_error("%s", "expected a command");

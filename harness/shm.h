@@ -103,6 +103,10 @@ struct ctl {
     _Atomic uint64_t power_mw;      /* the supervisor's latest reading of this slot's power, mW (0: none yet) */
     _Atomic uint64_t power_seq;     /* readings so far: a worker waits for new ones while it tunes a mitigation */
     _Atomic uint64_t tdp_mw;        /* its GPU's power limit, mW (0: not known), before the first run */
+    /* the GPU mitigations' levels, measured once by the slot's first worker (a replacement reuses them) */
+    _Atomic uint32_t tuned;
+    double tune_w[5];               /* idle, then the filler at 25, 50, 75, 100 % duty (W) */
+    double tune_compute_w, tune_gemm_s;
     struct power_state pw;
     struct ring cmd;                /* supervisor → worker */
     struct wcmd cmd_slots[CMD_CAP];

@@ -57,9 +57,11 @@ json_t *supdev_run_begin(struct sup *s, int m)
                 snprintf(why, sizeof why, "rank %d: cap in %% of TDP, but its GPU's TDP is not known (no NVML)", r);
                 rc = -1;
             } else if ((rc = s->ops->set_power_limit(s->ps, s->slot_of[r], w, &from, why, sizeof why)) == 0) {
+                char hand[192];
+                snprintf(hand, sizeof hand, "nvidia-smi -i %s -pl %.0f", shm_ctl(&s->shm, s->slot_of[r])->device, from);
                 results_event(&s->res, mono_ns(), "device_setting",
                               json_pack("{s:i, s:i, s:s, s:o, s:f, s:s}", "run", m, "rank", r, "setting", "power_limit",
-                                        "from_w", json_num(from), "to_w", w, "put_back_by_hand", "nvidia-smi -pl <from_w>"));
+                                        "from_w", json_num(from), "to_w", w, "put_back_by_hand", hand));
                 json_array_append_new(per, json_pack("{s:i, s:o, s:f}", "rank", r, "from_w", json_num(from), "to_w", w));
             }
         } else {

@@ -326,6 +326,8 @@ static int worker_boundary(struct worker_ctx *w)
     if (w->iter < boundary_load(&h->pause_at))
         return 0;
     atomic_store(&w->ctl->state, WS_PAUSED);
+    if (w->ops->idle)
+        w->ops->idle(w->b);   /* paused: idle power, no filler */
     while (w->iter >= boundary_load(&h->pause_at)) {
         if (worker_commands(w))
             return STOP_ABORT;
@@ -343,6 +345,8 @@ static int worker_boundary(struct worker_ctx *w)
 static void worker_stopped(struct worker_ctx *w, int skip)
 {
     worker_fp_take(w);
+    if (w->ops->idle)
+        w->ops->idle(w->b);
     worker_emit(w, WEV_STOPPED, PH_IDLE, mono_ns(), skip, 0, NULL);
     atomic_store(&w->ctl->state, WS_IDLE);
 }
@@ -394,6 +398,8 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         worker_ckpt_poll(w);
     }
     worker_fp_take(w);   /* the last iteration's asynchronous fingerprint */
+    if (w->ops->idle)
+        w->ops->idle(w->b);
     for (int d = 0; d < DET_COUNT; d++)
         if (w->detect_cost_s[d] > 0)
             worker_emit(w, WEV_DETCOST, d, mono_ns(), w->detect_cost_s[d], 0, NULL);

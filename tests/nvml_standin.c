@@ -11,8 +11,9 @@
  *   GAUNTLET_STANDIN_TIMED=1               values follow the clock instead of the call count
  *   GAUNTLET_STANDIN_NO_PERMISSION=1       setting the power limit answers NVML_ERROR_NO_PERMISSION
  *   GAUNTLET_STANDIN_SMOOTHING=1           the GPUs have firmware power smoothing (else NOT_SUPPORTED)
+ *   GAUNTLET_STANDIN_PROFILE=N             the smoothing preset profile active at start (default 0)
  *   GAUNTLET_STANDIN_STATE=FILE            every setting change rewrites FILE: one line per device,
- *                                          "dev limit_mw smoothing_on floor up down hysteresis", so a test can
+ *                                          "dev limit_mw smoothing_on floor up down hysteresis profile", so a test can
  *                                          see what a process left behind after it exited or crashed
  * Script, per device:
  *   power instant: 100 W, 400 W, 700 W, 100 W ... one step per call (timed: one step per 5 ms)
@@ -41,6 +42,7 @@ struct nvmlDevice_st {
     unsigned limit_mw;
     unsigned smooth_on;
     double smooth[4];   /* profile 0: floor %, ramp up, ramp down, hysteresis */
+    unsigned profile;   /* the active preset profile */
 };
 
 static struct nvmlDevice_st standin_dev[STANDIN_MAX_DEVICES];
@@ -91,7 +93,9 @@ nvmlReturn_t nvmlInit_v2(void)
     standin_t0_ns = standin_now_ns();
     for (unsigned i = 0; i < STANDIN_MAX_DEVICES; i++)
         standin_dev[i] = (struct nvmlDevice_st){ .index = i, .energy_mj = STANDIN_ENERGY0_MJ, .limit_mw = 650000,
-                                                 .smooth = { 50, 1000, 500, 100 } };
+                                                 .smooth = { 50, 1000, 500, 100 },
+                                                 .profile = getenv("GAUNTLET_STANDIN_PROFILE")
+                                                                ? (unsigned)atoi(getenv("GAUNTLET_STANDIN_PROFILE")) : 0 };
     return NVML_SUCCESS;
 }
 
@@ -211,7 +215,8 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvml
         if (v->fieldId >= 256 && v->fieldId <= 269 && standin_flag("GAUNTLET_STANDIN_SMOOTHING")) {
             v->valueType = NVML_VALUE_TYPE_DOUBLE;   /* enabled, lifetime left, profile 0's four, active profile */
             v->value.dVal = v->fieldId == 256 ? device->smooth_on : v->fieldId == 263 ? 87.5
-                          : v->fieldId >= 265 && v->fieldId <= 268 ? device->smooth[v->fieldId - 265] : 0;
+                          : v->fieldId >= 265 && v->fieldId <= 268 ? device->smooth[v->fieldId - 265]
+                          : v->fieldId == 269 ? device->profile : 0;
             v->nvmlReturn = v->fieldId == 256 || v->fieldId == 263 || v->fieldId >= 265 ? NVML_SUCCESS
                                                                                            : NVML_ERROR_NOT_SUPPORTED;
             continue;
@@ -235,8 +240,9 @@ static void standin_save(void)
     if (!f)
         return;
     for (unsigned i = 0; i < standin_count; i++)
-        fprintf(f, "%u %u %u %g %g %g %g\n", i, standin_dev[i].limit_mw, standin_dev[i].smooth_on, standin_dev[i].smooth[0],
-                standin_dev[i].smooth[1], standin_dev[i].smooth[2], standin_dev[i].smooth[3]);
+        fprintf(f, "%u %u %u %g %g %g %g %u\n", i, standin_dev[i].limit_mw, standin_dev[i].smooth_on,
+                standin_dev[i].smooth[0], standin_dev[i].smooth[1], standin_dev[i].smooth[2], standin_dev[i].smooth[3],
+                standin_dev[i].profile);
     fclose(f);
 }
 
@@ -305,7 +311,13 @@ nvmlReturn_t nvmlDevicePowerSmoothingUpdatePresetProfileParam(nvmlDevice_t devic
 nvmlReturn_t nvmlDevicePowerSmoothingActivatePresetProfile(nvmlDevice_t device, standin_profile_t *p)
 {
     nvmlReturn_t r = standin_smoothing(device, p, (unsigned)sizeof *p | 1u << 24);
-    return r == NVML_SUCCESS && p->profileId != 0 ? NVML_ERROR_INVALID_ARGUMENT : r;
+    if (r == NVML_SUCCESS && p->profileId >= 5)   /* NVML_POWER_SMOOTHING_MAX_NUM_PROFILES */
+        r = NVML_ERROR_INVALID_ARGUMENT;
+    if (r == NVML_SUCCESS) {
+        device->profile = p->profileId;
+        standin_save();
+    }
+    return r;
 }
 
 nvmlReturn_t nvmlDevicePowerSmoothingSetState(nvmlDevice_t device, standin_state_t *s)

@@ -37,18 +37,21 @@ static struct nvml *open_standin(void)
 #endif
 }
 
+static unsigned last_profile;   /* the active smoothing profile of the device state_of read last */
+
 /* Device dev's line of the state file: its limit (mW), smoothing on, profile 0's floor; 0 or -1. */
 static int state_of(int dev, unsigned *limit_mw, unsigned *smooth_on, double *floor)
 {
     FILE *f = fopen(state_path, "r");
     if (!f)
         return -1;
-    unsigned d, l, s;
+    unsigned d, l, s, prof;
     double p0, p1, p2, p3;
     int rc = -1;
-    while (fscanf(f, "%u %u %u %lf %lf %lf %lf", &d, &l, &s, &p0, &p1, &p2, &p3) == 7)
+    while (fscanf(f, "%u %u %u %lf %lf %lf %lf %u", &d, &l, &s, &p0, &p1, &p2, &p3, &prof) == 8)
         if ((int)d == dev) {
             *limit_mw = l, *smooth_on = s, *floor = p0;
+            last_profile = prof;
             rc = 0;
         }
     fclose(f);
@@ -88,6 +91,7 @@ Test(devset, out_of_range_and_no_permission_are_errors_that_say_why)
     cr_assert_eq(setenv("GAUNTLET_STANDIN_NO_PERMISSION", "1", 1), 0);
     cr_assert_eq(devset_power_limit(nv, 0, 300, NULL, why, sizeof why), -1);
     cr_assert(strstr(why, "nvmlDeviceSetPowerManagementLimit(300 W)") && strstr(why, "permission"), "%s", why);
+    cr_assert_eq(devset_changed(), 0, "a change that did not take is not recorded (nothing to put back)");
     unsetenv("GAUNTLET_STANDIN_NO_PERMISSION");
     cr_assert_eq(devset_restore(-1), 0);
     nvml_close(nv);
@@ -124,10 +128,12 @@ Test(devset, exit_and_crash_put_the_limit_back)
     cr_assert_eq(left_after(0), 650000u, "exit() without a restore: the atexit handler put it back");
     cr_assert_eq(left_after(SIGSEGV), 650000u, "a crash: the handler put it back, then the process died of it");
     cr_assert_eq(left_after(SIGABRT), 650000u);
+    cr_assert_eq(left_after(SIGQUIT), 650000u);
 }
 
 Test(devset, smoothing_absent_is_reported_present_is_set_read_back_and_put_back)
 {
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_PROFILE", "3", 1), 0);   /* an administrator's profile is active */
     struct nvml *nv = open_standin();
     char why[256] = "";
     struct devset_smoothing req = { .floor_pct = 65, .ramp_up_w_s = 2000, .ramp_down_w_s = 1500, .hysteresis_ms = 50 };
@@ -138,6 +144,7 @@ Test(devset, smoothing_absent_is_reported_present_is_set_read_back_and_put_back)
     cr_assert_eq(setenv("GAUNTLET_STANDIN_SMOOTHING", "1", 1), 0);
     cr_assert_eq(devset_smoothing_on(nv, 0, &req, &rb, why, sizeof why), 0, "%s", why);
     cr_assert(rb.enabled);
+    cr_assert_eq(rb.profile, 0, "gauntlet's settings go in preset profile 0, made active");
     cr_assert_float_eq(rb.floor_pct, 65, 1e-9);
     cr_assert_float_eq(rb.ramp_up_w_s, 2000, 1e-9);
     cr_assert_float_eq(rb.ramp_down_w_s, 1500, 1e-9);
@@ -149,5 +156,6 @@ Test(devset, smoothing_absent_is_reported_present_is_set_read_back_and_put_back)
     cr_assert_eq(state_of(0, &l, &s, &fl), 0);
     cr_assert_eq(s, 0u, "smoothing is off again, as it was");
     cr_assert_float_eq(fl, 50, 1e-9, "profile 0's floor is as it was");
+    cr_assert_eq(last_profile, 3u, "the profile active before is active again");
     nvml_close(nv);
 }

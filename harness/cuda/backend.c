@@ -343,14 +343,15 @@ static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
 {
     const struct scenario *sc = w->sc;
     struct cuda_rank *c = xcalloc(1, sizeof *c);
-    int count = 0;
+    int count = 0, prio_lo = 0, prio_hi = 0;
     /* one rank per GPU of this node, in order (CUDA_VISIBLE_DEVICES applies); a spare takes the next GPU */
     c->device = w->rank >= 0 ? w->rank : (int)(w->ctl - shm_ctl(w->shm, 0));
     c->timeout_s = sc->heartbeat.timeout_s;
     struct cudaDeviceProp prop;
     if (CUDA_CHECK(cudaGetDeviceCount(&count)) || c->device >= count || CUDA_CHECK(cudaSetDevice(c->device)) ||
         CUDA_CHECK(cudaGetDeviceProperties(&prop, c->device)) ||
-        CUDA_CHECK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking))) {
+        CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&prio_lo, &prio_hi)) ||
+        CUDA_CHECK(cudaStreamCreateWithPriority(&c->stream, cudaStreamNonBlocking, prio_hi))) {   /* ahead of the filler */
         snprintf(why, n, "rank %d: cannot start GPU %d of %d (see the message above)", w->rank, c->device, count);
         free(c);
         return NULL;
@@ -398,11 +399,10 @@ static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
         cuda_fini(c);
         return NULL;
     }
-    for (int i = 0; i < sc->n_mitigations && !c->shaper; i++)
-        if (mitigation_table[sc->mitigations[i].index]->model && !(c->shaper = shaper_create(why, n))) {
-            cuda_fini(c);
-            return NULL;
-        }
+    if (shaper_create(w, c->gemm, c->stream, &c->shaper, why, n) != 0) {   /* GPU mitigations: levels measured now */
+        cuda_fini(c);
+        return NULL;
+    }
     c->flops = gemm_flops(sc->workload.gemm.m, sc->workload.gemm.n, sc->workload.gemm.k) * (double)sc->workload.gemm.count;
     c->bytes = (double)sc->workload.allreduce.bytes;
     return c;
@@ -419,8 +419,7 @@ static int cuda_compute(void *b, struct worker_ctx *w)
         return snprintf(w->err, sizeof w->err, "the mitigation failed before the compute phase"), -1;
     if (CUDA_CHECK(cudaEventRecord(c->c0, c->stream)) ||
         (c->shaper ? shaper_compute(c->shaper, c->gemm, c->stream) : gemm_chain_run(c->gemm, c->stream)) != 0 ||
-        CUDA_CHECK(cudaEventRecord(c->c1, c->stream)) || CUDA_CHECK(cudaEventSynchronize(c->c1)) ||
-        (c->shaper && shaper_after_compute(c->shaper) != 0)) {
+        CUDA_CHECK(cudaEventRecord(c->c1, c->stream)) || CUDA_CHECK(cudaEventSynchronize(c->c1))) {
         snprintf(w->err, sizeof w->err, "GEMM chain failed on GPU %d (see the message above)", c->device);
         return -1;
     }
@@ -431,7 +430,9 @@ static int cuda_compute(void *b, struct worker_ctx *w)
         t1 = mono_ns();
     }
     worker_phase(w, PH_COMPUTE, 1, t0, 0);
-    worker_point(w, IP_AFTER_GEMM);
+    worker_point(w, IP_AFTER_GEMM);   /* abft and gemm-output faults on the whole GPU, then the filler */
+    if (c->shaper && shaper_after_compute(c->shaper) != 0)
+        return snprintf(w->err, sizeof w->err, "the filler kernel did not start on GPU %d (see above)", c->device), -1;
     worker_phase(w, PH_COMPUTE, 0, t1, c->flops);
     return 0;
 }
@@ -605,6 +606,8 @@ static int cuda_fingerprint_take(void *b, uint64_t *h)
 static int cuda_replay(void *b, uint64_t *h)
 {
     struct cuda_rank *c = b;
+    if (c->shaper)
+        shaper_stop(c->shaper);   /* the replayed GEMMs get the whole GPU, as the compute phase does */
     long m, n, k;
     enum dtype t;
     unsigned long long hh;
@@ -660,7 +663,15 @@ static double cuda_clock_error(void *b) { return ((struct cuda_rank *)b)->anchor
 static int cuda_begin_run(void *b, struct worker_ctx *w)
 {
     struct cuda_rank *c = b;
-    return c->shaper ? shaper_begin_run(c->shaper, w, c->gemm, c->stream) : 0;
+    return c->shaper ? shaper_begin_run(c->shaper, w) : 0;
+}
+
+/* The rank goes idle (its run ended, a pause): no filler holds the power up meanwhile. */
+static void cuda_idle(void *b)
+{
+    struct cuda_rank *c = b;
+    if (c->shaper)
+        shaper_stop(c->shaper);
 }
 
 static void cuda_fini(void *b)
@@ -714,6 +725,7 @@ const struct backend_ops backend_cuda = {
     .restore_settings = cuda_restore_settings,
     .init = cuda_init,
     .begin_run = cuda_begin_run,
+    .idle = cuda_idle,
     .compute = cuda_compute,
     .allreduce = cuda_allreduce,
     .snapshot = cuda_snapshot,

@@ -5,8 +5,8 @@
  *
  * The harness knows when each phase starts, so it acts ahead of the power telemetry (which lags 1-100 ms):
  * the filler starts the moment the GEMM chain is done and stops the moment the next one is issued. Its duty is
- * tuned once per worker against the supervisor's power readings of this GPU (idle, the compute phase, the
- * filler at four duties); the levels found are an event (`mitigation_tuned`). */
+ * set from levels measured at start-up against the supervisor's power readings of this GPU (idle, the compute
+ * phase, the filler at four duties); each run's choice is an event (`mitigation_tuned`). */
 #ifndef GAUNTLET_SHAPER_H
 #define GAUNTLET_SHAPER_H
 
@@ -17,16 +17,19 @@
 
 struct shaper;
 
-/* Prepares the shaper of one worker on the current device (the filler's stream). NULL with why. */
-struct shaper *shaper_create(char *why, size_t n);
-/* A run starts: takes the run's mitigation, stops any filler left from the run before, and tunes the levels
- * the first time a run needs them (about 2.5 s, the GPU's own power read through the supervisor). 0, or -1
- * with w->err. */
-int shaper_begin_run(struct shaper *sh, struct worker_ctx *w, struct gemm_chain *g, cudaStream_t s);
+/* Prepares the shaper of one worker when a mitigation of the scenario acts on the GPU (*out NULL otherwise):
+ * the filler's stream, and the GPU's levels measured once per slot at start-up (about 3 s: one GEMM's time,
+ * the compute level, idle, the filler at four duties, through the supervisor's readings of this GPU), before
+ * any run's clock starts; a replacement worker of the slot reuses them. 0, or -1 with why. */
+int shaper_create(struct worker_ctx *w, struct gemm_chain *g, cudaStream_t s, struct shaper **out, char *why, size_t n);
+/* A run starts: takes the run's mitigation and stops any filler left from the run before. 0, or -1 with w->err. */
+int shaper_begin_run(struct shaper *sh, struct worker_ctx *w);
+/* Stops the filler now (before the harness's own kernels, at a run's end, in a pause). */
+void shaper_stop(struct shaper *sh);
 /* Before the compute phase: stops the filler, then waits out the rank's stagger delay. 0 or -1. */
 int shaper_compute_prepare(struct shaper *sh);
-/* Issues the compute phase's GEMM chain on s, released gradually while a ramp-up limit holds. 0, or -1
- * (logged). */
+/* Issues the compute phase's GEMM chain on s, released gradually while a ramp-up limit holds: from the
+ * floor's level to the full rate. 0, or -1 (logged). */
 int shaper_compute(struct shaper *sh, struct gemm_chain *g, cudaStream_t s);
 /* The compute phase is done: starts the filler for the floor, or its fade for a ramp-down limit. 0 or -1. */
 int shaper_after_compute(struct shaper *sh);
