@@ -254,7 +254,8 @@ int analysis_project(const struct an_series *s, long gpus, long groups, double j
 int analysis_project_series(const double *mw, size_t n, double dt, const struct an_band *bands, int n_bands,
                             const struct an_projection *base, struct an_projection *out)
 {
-    *out = *base;
+    if (out != base)
+        *out = *base;
     struct an_series as = { mw, n, dt };
     struct an_result res;
     if (!n || analysis_run(&as, bands, n_bands, &res) != 0)
@@ -303,16 +304,7 @@ int analysis_project_trace(const struct an_series *s, long gpus, long groups, do
         for (size_t i = 0; i < n; i++)   /* circular: the trace stands for a periodic workload */
             agg[i] += wgt * y[(i + sh) % n];
     }
-    struct an_series as = { agg, n, s->dt };
-    struct an_result res;
-    int rc = analysis_run(&as, bands, n_bands, &res);
-    out->mean_mw = res.mean_w;
-    out->swing_mw = res.swing_w;
-    out->ramp_up_mw_s = res.ramp_up_w_s[AN_RAMP_WINDOWS - 1];
-    out->ramp_down_mw_s = res.ramp_down_w_s[AN_RAMP_WINDOWS - 1];
-    out->dominant_hz = res.dominant_hz;
-    out->n_bands = res.n_bands;
-    memcpy(out->bands, res.bands, sizeof out->bands);
+    int rc = analysis_project_series(agg, n, s->dt, bands, n_bands, out, out);
     if (trace)
         *trace = agg;
     else
