@@ -218,6 +218,15 @@ static void sup_sample(struct sup *s, uint64_t now)
         results_power(&s->res, now, r, &pr,
                       atomic_load_explicit(&shm_ctl(&s->shm, s->slot_of[r])->phase, memory_order_relaxed));
     }
+    int real = strcmp(s->ops->name, "sim") != 0;   /* sim: a spare has no power model to read (and no tuning) */
+    for (int k = s->nranks; real && k < s->nslots; k++) {   /* spares: not in the results; their GPU mitigation tunes */
+        struct power_reading pr;
+        struct ctl *c = shm_ctl(&s->shm, k);
+        if (atomic_load(&c->rank) < 0 && s->ops->power_read(s->ps, k, now, &pr) == 0 && isfinite(pr.watts) && pr.watts >= 0) {
+            atomic_store(&c->power_mw, (uint64_t)(pr.watts * 1e3));
+            atomic_fetch_add(&c->power_seq, 1);
+        }
+    }
     if (s->running)
         runstats_power(&s->rs, now, s->watts);
     results_flush(&s->res);
