@@ -310,28 +310,40 @@ static int worker_commands(struct worker_ctx *w)
 enum { STOP_ABORT = 1, STOP_SKIP = 2 };
 
 /* Reads a boundary, waiting out the few microseconds the supervisor takes to pick one (shm.h). */
-static int64_t boundary_load(_Atomic int64_t *at)
+static int64_t boundary_load(struct worker_ctx *w, _Atomic int64_t *at)
 {
     int64_t v;
-    while ((v = atomic_load(at)) == SHM_BOUNDARY_PENDING)
+    for (unsigned spins = 0; (v = atomic_load(at)) == SHM_BOUNDARY_PENDING; spins++) {
+        if (shm_aborted(w->shm))   /* the run is being stopped (a node lost while the boundary was agreed) */
+            return -1;
+        if (spins % 1024 == 0)
+            worker_beat(w);
         sleep_ns(1000);
+    }
     return v;
 }
 
 static int worker_boundary(struct worker_ctx *w)
 {
     struct shm_hdr *h = w->shm->hdr;
-    if (w->iter >= boundary_load(&h->stop_at))
+    int64_t stop = boundary_load(w, &h->stop_at), pause = stop < 0 ? -1 : boundary_load(w, &h->pause_at);
+    if (stop < 0 || pause < 0)
+        return STOP_ABORT;
+    if (w->iter >= stop)
         return STOP_SKIP;
-    if (w->iter < boundary_load(&h->pause_at))
+    if (w->iter < pause)
         return 0;
     atomic_store(&w->ctl->state, WS_PAUSED);
     if (w->ops->idle)
         w->ops->idle(w->b);   /* paused: idle power, no filler */
-    while (w->iter >= boundary_load(&h->pause_at)) {
+    for (;;) {
+        if ((pause = boundary_load(w, &h->pause_at)) < 0 || (stop = boundary_load(w, &h->stop_at)) < 0)
+            return STOP_ABORT;
+        if (w->iter < pause)
+            break;
         if (worker_commands(w))
             return STOP_ABORT;
-        if (w->iter >= boundary_load(&h->stop_at))
+        if (w->iter >= stop)
             return STOP_SKIP;
         worker_beat(w);
         sleep_ns(1000000);
