@@ -141,6 +141,18 @@ static int cmd_run(int argc, char **argv)
     }
     const struct backend_ops *ops = rc ? NULL : backend_pick(backend, &rc);
     char why[512], dir[1024], exe[PATH_MAX];
+    if (ops && ops->set_power_limit && sc->auto_search && !allow_dev) {   /* the search never changes a device on its own */
+        int kept = 0, dropped = 0;
+        for (int i = 0; i < sc->n_mitigations; i++)
+            if (mitigation_table[sc->mitigations[i].index]->device == MIT_DEV_CAP)
+                dropped++;
+            else
+                sc->mitigations[kept++] = sc->mitigations[i];
+        sc->n_mitigations = kept;
+        if (dropped && cluster_node() == 0)
+            gl_log("%s: mitigations: auto: %d cap candidate%s left out: a cap changes the GPUs' power limit "
+                   "(--allow-device-settings lets the search try it)", sc->file, dropped, dropped == 1 ? "" : "s");
+    }
     if (ops && (rc = ops->check(sc, why, sizeof why)) != 0)
         fprintf(stderr, "gauntlet: %s: %s\n", sc->file, why);
     ssize_t n = rc ? 0 : readlink("/proc/self/exe", exe, sizeof exe - 1);
