@@ -3,6 +3,7 @@
 #include "analysis.h"
 
 #include <fftw3.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,26 +46,34 @@ static void an_ramps(const double *y, size_t n, size_t k, double dt, double *up,
     *down = fall / ((double)k * dt);
 }
 
-/* The spectrum of y (mean removed): dominant frequency and band shares of the fluctuation's energy. */
-static int an_spectrum(const double *y, size_t n, double dt, double mean, const struct an_band *bands, int n_bands,
-                       double *dominant, struct an_band *out)
+/* Returns the transform of y[0..n) less mean: n / 2 + 1 bins (fftw_free it), or NULL when FFTW cannot. */
+static fftw_complex *an_fft(const double *y, size_t n, double mean)
 {
+    if (n > INT_MAX)
+        return NULL;
     double *in = fftw_alloc_real(n);
     fftw_complex *spec = fftw_alloc_complex(n / 2 + 1);
-    if (!in || !spec) {
-        fftw_free(in);
-        fftw_free(spec);
-        return -1;
-    }
-    fftw_plan plan = fftw_plan_dft_r2c_1d((int)n, in, spec, FFTW_ESTIMATE);
+    fftw_plan plan = in && spec ? fftw_plan_dft_r2c_1d((int)n, in, spec, FFTW_ESTIMATE) : NULL;
     if (!plan) {
         fftw_free(in);
         fftw_free(spec);
-        return -1;
+        return NULL;
     }
     for (size_t i = 0; i < n; i++)
         in[i] = y[i] - mean;
     fftw_execute(plan);
+    fftw_destroy_plan(plan);
+    fftw_free(in);
+    return spec;
+}
+
+/* The spectrum of y (mean removed): dominant frequency and band shares of the fluctuation's energy. */
+static int an_spectrum(const double *y, size_t n, double dt, double mean, const struct an_band *bands, int n_bands,
+                       double *dominant, struct an_band *out)
+{
+    fftw_complex *spec = an_fft(y, n, mean);
+    if (!spec)
+        return -1;
     double total = 0, best = 0, df = 1.0 / ((double)n * dt);
     size_t best_j = 0;
     for (int b = 0; b < n_bands; b++)
@@ -83,8 +92,29 @@ static int an_spectrum(const double *y, size_t n, double dt, double mean, const 
     for (int b = 0; b < n_bands; b++)
         out[b].share = total > 0 ? out[b].share / total : NAN;
     *dominant = best_j ? (double)best_j * df : NAN;
-    fftw_destroy_plan(plan);
-    fftw_free(in);
+    fftw_free(spec);
+    return 0;
+}
+
+int analysis_spectrum(const struct an_series *s, double *freq, double *amp, size_t max, size_t *n)
+{
+    *n = 0;
+    struct acc a;
+    acc_reset(&a);
+    for (size_t i = 0; i < s->n; i++)
+        if (!isnan(s->x[i]))
+            acc_add(&a, s->x[i]);
+    double *y = s->n >= 4 && s->dt > 0 ? an_filled(s->x, s->n) : NULL;
+    fftw_complex *spec = y ? an_fft(y, s->n, acc_mean(&a)) : NULL;
+    free(y);
+    if (!spec)
+        return -1;
+    double df = 1.0 / ((double)s->n * s->dt);
+    for (size_t j = 1; j <= s->n / 2 && *n < max; j++) {   /* one-sided: 2|X| / N, the Nyquist bin once */
+        double m = hypot(spec[j][0], spec[j][1]) / (double)s->n;
+        freq[*n] = (double)j * df;
+        amp[(*n)++] = 2 * j == s->n ? m : 2 * m;
+    }
     fftw_free(spec);
     return 0;
 }

@@ -41,6 +41,12 @@ extern const struct an_band an_default_bands[4];
  * energy in each band. Missing samples are filled by the previous valid one for ramps and the spectrum. */
 int analysis_run(const struct an_series *s, const struct an_band *bands, int n_bands, struct an_result *out);
 
+/* Writes the one-sided amplitude spectrum of s into freq[k] (Hz) and amp[k] (s's unit: a sine of amplitude A on a
+ * bin reads A there), k < *n: the bins above DC from the lowest, at most max, spaced 1 / (n dt). As for
+ * analysis_run's dominant frequency, the mean of the valid samples is removed and missing samples are held.
+ * Returns 0, or -1 (fewer than 4 samples, none valid, dt not positive, FFTW failed). */
+int analysis_spectrum(const struct an_series *s, double *freq, double *amp, size_t max, size_t *n);
+
 /* Resamples (t_i, v_i), i < n, sorted by t, onto a uniform grid of step dt (sample and hold); returns the
  * number of points written into *out (malloc'd), or 0. */
 size_t analysis_resample(const double *t, const double *v, size_t n, double dt, double **out);

@@ -1,25 +1,32 @@
 /* harness/report.c: `gauntlet report RUNDIR` — the comparison of a finished run's mitigations, as a table
  * (stdout and RUNDIR/report.txt) and a picture (RUNDIR/report.svg: each mitigation's power over the same
- * stretch of iterations on one scale, bars of swing removed against energy and time paid, and for each swept
- * parameter its trade-off curve: swing left against energy and time paid, value by value; the curves are
- * report_curve.c's). It reads the run's files: summary.json, scenario.yaml (each run's parameters), events.jsonl
- * (where each run begins and ends) and power.csv; it writes each file whole. */
+ * stretch of iterations on one scale, the waveforms and spectra of all of them in two panels (report_plots.c's),
+ * bars of swing removed against energy and time paid, and for each swept parameter its trade-off curve: swing
+ * left against energy and time paid, value by value; the curves are report_curve.c's), converted to
+ * RUNDIR/report.png when rsvg-convert is installed. It reads the run's files: summary.json, scenario.yaml (each
+ * run's parameters), events.jsonl (where each run begins, warms up and ends) and power.csv; it writes each file
+ * whole. */
 #include "report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "report_int.h"
 #include "util.h"
 
 #define RP_PANEL_H 110  /* one trace panel */
 
-/* Appends (t, w) to a run's aggregate, adding to the last point when t is the same tick. */
+/* Appends (t, w) to a run's aggregate, adding to the last point when t is the same tick (NAN, a missing sample,
+ * makes the tick missing). */
 static void rp_add(struct rp_run *r, double t, double w)
 {
     if (r->n && fabs(r->t[r->n - 1] - t) < 1e-9) {
@@ -54,7 +61,7 @@ void rp_done(FILE *f, const char *dir, const char *name)
         fprintf(stderr, "gauntlet: report: %s/%s: read error; what was read before it is used\n", dir, name);
 }
 
-/* Reads run windows from events.jsonl into the first n runs. */
+/* Reads run windows and the end of each run's first iteration from events.jsonl into the first n runs. */
 static void rp_windows(const char *dir, struct rp_run *runs, int n)
 {
     char line[8192];
@@ -62,24 +69,30 @@ static void rp_windows(const char *dir, struct rp_run *runs, int n)
     if (!f)
         return;
     while (fgets(line, sizeof line, f)) {
-        if (!strstr(line, "\"run_begin\"") && !strstr(line, "\"run_end\""))
+        if (!strstr(line, "\"run_begin\"") && !strstr(line, "\"run_end\"") && !strstr(line, "\"iteration\""))
             continue;
         json_t *o = json_loads(line, 0, NULL);
         const char *ev = json_string_value(json_object_get(o, "event"));
         json_int_t run = json_integer_value(json_object_get(o, "run"));
         double t = json_number_value(json_object_get(o, "t_s"));
-        for (int i = 0; ev && i < n; i++) {
+        int kind = !ev ? 0 : strcmp(ev, "run_begin") == 0 ? 1 : strcmp(ev, "run_end") == 0 ? 2
+                           : strcmp(ev, "iteration") == 0 ? 3 : 0;   /* 3: the first one ends the warm-up */
+        for (int i = 0; kind && i < n; i++) {
             if (runs[i].index != run)
                 continue;
-            runs[i].t1 = strcmp(ev, "run_begin") == 0 ? INFINITY : t;
-            runs[i].t0 = strcmp(ev, "run_begin") == 0 ? t : runs[i].t0;
+            if (kind == 3)
+                runs[i].warm = fmin(runs[i].warm, t);
+            else
+                runs[i].t1 = kind == 1 ? INFINITY : t;
+            if (kind == 1)
+                runs[i].t0 = t;
         }
         json_decref(o);
     }
     rp_done(f, dir, "events.jsonl");
 }
 
-/* Reads power.csv into each run's aggregate trace. */
+/* Reads power.csv into each run's aggregate trace; a rank's missing sample makes its tick missing (NAN). */
 static void rp_power(const char *dir, struct rp_run *runs, int n)
 {
     char line[512];
@@ -88,9 +101,13 @@ static void rp_power(const char *dir, struct rp_run *runs, int n)
         return;
     while (fgets(line, sizeof line, f)) {
         double t, w;
-        int rank;
-        if (sscanf(line, "%lf,%d,%lf", &t, &rank, &w) != 3)
-            continue;   /* the header, or a missing sample */
+        int rank, at = 0;
+        char *end;
+        if (sscanf(line, "%lf,%d,%n", &t, &rank, &at) != 2 || !at)
+            continue;   /* the header */
+        w = strtod(line + at, &end);
+        if (end == line + at)
+            w = NAN;    /* an empty field: missing, not 0 W */
         for (int i = 0; i < n; i++)
             if (t >= runs[i].t0 && t <= runs[i].t1)
                 rp_add(&runs[i], t, w);
@@ -178,8 +195,9 @@ static FILE *rp_mem(char **buf, size_t *len, const char *path)
     return f;
 }
 
-/* Writes the picture: one panel per run (the same stretch after the warm-up, one power scale), bars, then the
- * trade-off curves. Returns 0, 1 when there is no power trace to draw, -1 (with a message) when it cannot. */
+/* Writes the picture: one panel per run (the same stretch after the warm-up, one power scale), the waveform and
+ * spectrum panels, bars, then the trade-off curves. Returns 0, 1 when there is no power trace to draw, -1 (with a
+ * message) when it cannot. */
 static int rp_svg(const char *path, struct rp_run *runs, int n, int base, const struct rp_curve *cv, int nc, json_t *search)
 {
     double lo = INFINITY, hi = -INFINITY, span = INFINITY;
@@ -204,31 +222,30 @@ static int rp_svg(const char *path, struct rp_run *runs, int n, int base, const 
     FILE *f = rp_mem(&buf, &len, path);
     if (!f)
         return -1;
-    int curves_y = 40 + n * RP_PANEL_H + 60 + n * 26, height = curves_y + nc * RP_CURVE_H;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
+    double yp = 40 + n * RP_PANEL_H, yb = yp + rp_plots_height(runs, n) + 30, curves_y = yb + 30 + n * 26;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" font-family=\"sans-serif\" "
                "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
                "<text x=\"10\" y=\"22\" font-size=\"15\">Node power per mitigation (sum over ranks): the same %.2f s of each "
-               "run, one scale</text>\n", RP_W, height, span);
-    static const char *const colors[] = { "#444444", "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b" };
+               "run, one scale</text>\n", RP_W, curves_y + nc * RP_CURVE_H, span);
     for (int i = 0; i < n; i++) {
         double y0 = 40 + i * RP_PANEL_H, start = runs[i].t ? runs[i].t[0] + 0.1 * (runs[i].t[runs[i].n - 1] - runs[i].t[0]) : 0;
         fprintf(f, "<text x=\"112\" y=\"%.0f\" text-anchor=\"end\" fill=\"#888\">%.0f W</text>\n"
                    "<text x=\"112\" y=\"%.0f\" text-anchor=\"end\" fill=\"#888\">%.0f W</text>\n<text x=\"10\" y=\"%.0f\">",
                 y0 + 10, hi, y0 + RP_PANEL_H - 12, lo, y0 + RP_PANEL_H / 2);
         rp_xml(f, runs[i].name);
-        fprintf(f, "</text>\n<rect x=\"120\" y=\"%.0f\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#cccccc\"/>\n"
-                   "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1\" points=\"",
-                y0, RP_W - 130, RP_PANEL_H - 10, colors[i % 7]);
-        for (size_t k = 0; k < runs[i].n; k++) {
+        fprintf(f, "</text>\n<rect x=\"120\" y=\"%.0f\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#cccccc\"/>\n",
+                y0, RP_W - 130, RP_PANEL_H - 10);
+        char attrs[128];
+        snprintf(attrs, sizeof attrs, "class=\"trace\" stroke=\"%s\"%s stroke-width=\"1\"", rp_color(i), rp_dash(i));
+        struct rp_pen pen = { .f = f, .attrs = attrs };
+        for (size_t k = 0; k < runs[i].n; k++) {   /* a missing sample is a gap */
             double x = (runs[i].t[k] - start) / span;
-            if (x < 0 || x > 1)
-                continue;
-            fprintf(f, "%.1f,%.1f ", 120 + x * (RP_W - 130),
-                    y0 + (RP_PANEL_H - 10) * (1 - (runs[i].w[k] - lo) / (hi - lo)));
+            if (x >= 0 && x <= 1)
+                rp_pen_to(&pen, 120 + x * (RP_W - 130), y0 + (RP_PANEL_H - 10) * (1 - (runs[i].w[k] - lo) / (hi - lo)));
         }
-        fprintf(f, "\"/>\n");
+        rp_pen_end(&pen);
     }
-    double yb = 40 + n * RP_PANEL_H + 30;
+    rp_plots_svg(f, yp, runs, n);
     fprintf(f, "<text x=\"10\" y=\"%.0f\" font-size=\"15\">Against none: swing removed (green), energy paid (red), time "
                "paid (grey), percent</text>\n", yb);
     for (int i = 0; i < n; i++) {
@@ -248,11 +265,76 @@ static int rp_svg(const char *path, struct rp_run *runs, int n, int base, const 
         }
         fprintf(f, "<text x=\"%d\" y=\"%.0f\">%+.0f%% / %+.0f%% / %+.0f%%</text>\n", RP_W - 200, y + 14, v[0], v[1], v[2]);
     }
-    fprintf(f, "<line x1=\"320\" y1=\"%.0f\" x2=\"320\" y2=\"%d\" stroke=\"black\"/>\n", yb + 10, curves_y - 5);
+    fprintf(f, "<line x1=\"320\" y1=\"%.0f\" x2=\"320\" y2=\"%.0f\" stroke=\"black\"/>\n", yb + 10, curves_y - 5);
     for (int c = 0; c < nc; c++)
         rp_curve_svg(f, curves_y + c * RP_CURVE_H, runs, base, &cv[c], c, search);
     fprintf(f, "</svg>\n");
     return rp_commit(f, &buf, &len, path);
+}
+
+/* Finds prog in the folders of PATH (an empty entry is the current folder); its path in buf, or NULL. */
+static const char *rp_which(const char *prog, char *buf, size_t n)
+{
+    const char *path = getenv("PATH");
+    for (const char *p = path; p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL) {
+        int len = (int)strcspn(p, ":");
+        struct stat st;
+        if (snprintf(buf, n, "%.*s/%s", len ? len : 1, len ? p : ".", prog) < (int)n && stat(buf, &st) == 0 &&
+            S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+            return buf;
+    }
+    return NULL;
+}
+
+/* Converts the picture svg to png with rsvg-convert when it is on PATH (into png.part, then renamed); says on stdout
+ * what was made, or why not. The PNG is a convenience: its failure does not change the exit code. */
+static void rp_png(const char *svg, const char *png)
+{
+    char exe[PATH_MAX], part[PATH_MAX + 8], in[PATH_MAX];
+    if (!rp_which("rsvg-convert", exe, sizeof exe)) {
+        printf("png: none (no rsvg-convert: apt-get install librsvg2-bin)\n");
+        return;
+    }
+    snprintf(part, sizeof part, "%s.part", png);
+    str_copy(in, sizeof in, svg);
+    char *argv[] = { exe, "--format", "png", "--output", part, in, NULL };
+    if (fflush(stdout) != 0)
+        fprintf(stderr, "gauntlet: report: stdout: %s\n", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0) {
+        printf("png: none (fork: %s)\n", strerror(errno));
+        return;
+    }
+    if (pid == 0) {
+        execv(exe, argv);
+        fprintf(stderr, "gauntlet: report: %s: %s\n", exe, strerror(errno));
+        _exit(127);
+    }
+    int st = 0;
+    pid_t r;
+    while ((r = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+        ;
+    if (r < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        if (r < 0)
+            printf("png: none (waitpid: %s)\n", strerror(errno));
+        else if (WIFEXITED(st))
+            printf("png: none (%s exited %d)\n", exe, WEXITSTATUS(st));
+        else
+            printf("png: none (%s killed by signal %d)\n", exe, WTERMSIG(st));
+        if (unlink(part) != 0 && errno != ENOENT)
+            fprintf(stderr, "gauntlet: report: %s: %s\n", part, strerror(errno));
+        return;
+    }
+    int fd = open(part, O_RDONLY | O_CLOEXEC), bad = fd < 0 || fsync(fd) != 0, e = errno;
+    if (fd >= 0 && close(fd) != 0 && !bad)
+        bad = 1, e = errno;
+    if (bad || (rename(part, png) != 0 && (e = errno))) {   /* written whole or not at all */
+        printf("png: none (%s: %s)\n", part, strerror(e));
+        if (unlink(part) != 0 && errno != ENOENT)
+            fprintf(stderr, "gauntlet: report: %s: %s\n", part, strerror(errno));
+        return;
+    }
+    printf("png: %s\n", png);
 }
 
 int report_main(int argc, char **argv)
@@ -289,7 +371,7 @@ int report_main(int argc, char **argv)
         json_t *at = json_object_get(runs[i].summary, "run");
         runs[i].index = json_is_integer(at) ? json_integer_value(at) : i;
         str_copy(runs[i].name, sizeof runs[i].name, json_is_string(label) ? json_string_value(label) : runs[i].mitigation);
-        runs[i].t0 = INFINITY;   /* no samples until events.jsonl says where the run is */
+        runs[i].t0 = runs[i].warm = INFINITY;   /* no samples until events.jsonl says where the run is */
         runs[i].t1 = -INFINITY;
         if (base < 0 && strcmp(runs[i].mitigation, "none") == 0)
             base = i;
@@ -314,9 +396,12 @@ int report_main(int argc, char **argv)
         rc = EXIT_ENV;
     snprintf(path, sizeof path, "%s/report.svg", dir);
     int drawn = rp_svg(path, runs, n, base, cv, nc, search);
-    if (drawn == 0)
+    if (drawn == 0) {
         printf("plots: %s\n", path);
-    else if (drawn > 0)
+        char png[PATH_MAX];
+        snprintf(png, sizeof png, "%s/report.png", dir);
+        rp_png(path, png);
+    } else if (drawn > 0)
         printf("plots: none (no power trace to draw)\n");
     else
         rc = EXIT_ENV;

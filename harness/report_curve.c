@@ -300,7 +300,7 @@ void rp_curve_table(FILE *f, const struct rp_run *runs, int base, const struct r
 }
 
 /* Returns a step of 1, 2 or 5 times a power of ten near raw (for axis ticks). */
-static double rp_step(double raw)
+double rp_step(double raw)
 {
     if (!(raw > 0) || !isfinite(raw))
         return 1;

@@ -1,5 +1,6 @@
 /* harness/report_int.h: the state `gauntlet report` shares between its files (report.c: the runs, the table and
- * the picture; report_curve.c: the trade-off curves of swept parameters). Not a public API. */
+ * the picture; report_plots.c: the waveform and spectrum panels; report_curve.c: the trade-off curves of swept
+ * parameters). Not a public API. */
 #ifndef GAUNTLET_REPORT_INT_H
 #define GAUNTLET_REPORT_INT_H
 
@@ -21,7 +22,8 @@ struct rp_run {
     int params_known;
     char key[32], value[64]; /* what it sweeps, when it does: the parameter and its value here */
     double t0, t1;           /* the run's window in power.csv's time */
-    double *t, *w;           /* the aggregate power: sum over ranks per sample time */
+    double warm;             /* where its first iteration ends (the warm-up), INFINITY if unknown */
+    double *t, *w;           /* the aggregate power: sum over ranks per sample time, NAN when a rank's is missing */
     size_t n, cap;
     json_t *summary;         /* borrowed */
 };
@@ -48,7 +50,32 @@ void rp_xml(FILE *f, const char *s);
 /* Returns x formatted with fmt, or "-" when it is not a number. */
 const char *rp_fmt(char *buf, size_t n, const char *fmt, double x);
 
+/* report_plots.c */
+/* A line with the given attributes, a gap where a point is not finite: one polyline per stretch of finite points,
+ * or with path one <path> whose stretches each start with a move. */
+struct rp_pen {
+    FILE *f;
+    const char *attrs;
+    int path;
+    int open, drawing;   /* an element is open; a stretch is under way */
+};
+/* Returns the colour of run i (its trace, its lines). */
+const char *rp_color(int i);
+/* Returns the dash of run i's lines (an SVG attribute with a leading space, or ""): dashed once colours repeat. */
+const char *rp_dash(int i);
+/* Extends the pen's line to (x, y); a point that is not finite ends the stretch. */
+void rp_pen_to(struct rp_pen *p, double x, double y);
+/* Ends the pen's line: closes its element. */
+void rp_pen_end(struct rp_pen *p);
+/* Returns the height of the waveform and spectrum panels of n runs. */
+double rp_plots_height(const struct rp_run *runs, int n);
+/* Draws at y0 the waveform panel (each run's per-GPU power over the phase within the iteration, summary.json's)
+ * and the spectrum panel (each run's amplitude spectrum after its warm-up, 0-20 Hz, log scale, the bands shaded). */
+void rp_plots_svg(FILE *f, double y0, const struct rp_run *runs, int n);
+
 /* report_curve.c */
+/* Returns a step of 1, 2 or 5 times a power of ten near raw (for axis ticks). */
+double rp_step(double raw);
 /* Reads each run's parameters from scenario.yaml's mitigations; a run it does not list keeps them unknown. */
 void rp_params(const char *dir, struct rp_run *runs, int n);
 /* Finds the sweeps among the runs and fills cv (zeroed, RP_MAX_RUNS long) with them; returns how many. */

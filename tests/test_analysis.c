@@ -1,5 +1,6 @@
 /* tests/test_analysis.c: the power analysis on signals whose answers are known: a square wave (swing,
- * dominant frequency, band shares), a linear ramp, projections of aligned and of scattered GPUs. */
+ * dominant frequency, band shares), a sine's amplitude spectrum, a linear ramp, projections of aligned and of
+ * scattered GPUs. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -131,6 +132,74 @@ Test(analysis, waveform_and_correlation)
     free(y);
     free(x);
     free(inv);
+}
+
+/* Returns the index of the largest of a[0..n). */
+static size_t argmax(const double *a, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 1; i < n; i++)
+        if (a[i] > a[k])
+            k = i;
+    return k;
+}
+
+Test(analysis, spectrum_of_a_sine_peaks_at_its_frequency_and_amplitude)
+{
+    size_t n = 2000;   /* 2 s at 1 kHz: bins 0.5 Hz apart; 5 Hz is bin 10 */
+    double dt = 1e-3, *x = malloc(n * sizeof *x), freq[1000], amp[1000];
+    for (size_t i = 0; i < n; i++)
+        x[i] = 400 + 150 * sin(2 * M_PI * 5.0 * (double)i * dt + 0.3);
+    struct an_series s = { x, n, dt };
+    size_t m;
+    cr_assert_eq(analysis_spectrum(&s, freq, amp, 1000, &m), 0);
+    cr_assert_eq(m, n / 2, "every bin above DC up to Nyquist");
+    cr_assert_float_eq(freq[0], 0.5, 1e-12, "the first bin is 1 / (n dt)");
+    cr_assert_float_eq(freq[m - 1], 500, 1e-9, "the last is Nyquist");
+    size_t k = argmax(amp, m);
+    cr_assert_float_eq(freq[k], 5.0, 0.05, "peak at %f Hz", freq[k]);
+    cr_assert_float_eq(amp[k], 150, 1.5, "peak amplitude %f W", amp[k]);
+    for (size_t j = 0; j < m; j++)
+        if (j != k)
+            cr_assert_lt(amp[j], 1e-6, "bin %f Hz: %g W (the mean is removed, nothing leaks)", freq[j], amp[j]);
+    /* a square wave's peak is the dominant frequency analysis_run reports */
+    double *sq = square(n, dt, 3.0, 100, 700);
+    struct an_series q = { sq, n, dt };
+    struct an_result r;
+    cr_assert_eq(analysis_run(&q, an_default_bands, 4, &r), 0);
+    cr_assert_eq(analysis_spectrum(&q, freq, amp, 1000, &m), 0);
+    k = argmax(amp, m);
+    cr_assert_float_eq(freq[k], r.dominant_hz, 1e-9, "peak %f Hz, dominant %f Hz", freq[k], r.dominant_hz);
+    cr_assert_float_eq(amp[k], 4 / M_PI * 300, 3, "a square's fundamental: 4/pi of its half swing, %f W", amp[k]);
+    free(sq);
+    free(x);
+}
+
+Test(analysis, spectrum_holds_missing_samples_and_stops_at_max)
+{
+    size_t n = 2000;
+    double dt = 1e-3, *x = malloc(n * sizeof *x), freq[1000], amp[1000];
+    for (size_t i = 0; i < n; i++)   /* a large mean, a small swing: a missing sample read as 0 W would swamp it */
+        x[i] = i % 100 == 7 ? NAN : 5000 + 100 * sin(2 * M_PI * 5.0 * (double)i * dt);
+    struct an_series s = { x, n, dt };
+    size_t m;
+    cr_assert_eq(analysis_spectrum(&s, freq, amp, 1000, &m), 0);
+    size_t k = argmax(amp, m);
+    cr_assert_float_eq(freq[k], 5.0, 0.05);
+    cr_assert_float_eq(amp[k], 100, 1, "peak amplitude %f W", amp[k]);
+    for (size_t j = 0; j < m; j++)
+        if (j != k)
+            cr_assert_lt(amp[j], 1, "bin %f Hz: %g W", freq[j], amp[j]);
+    cr_assert_eq(analysis_spectrum(&s, freq, amp, 40, &m), 0);
+    cr_assert_eq(m, 40, "at most max bins, the lowest");
+    cr_assert_float_eq(freq[39], 20, 1e-9);
+    struct an_series tiny = { x + 8, 3, dt };
+    cr_assert_eq(analysis_spectrum(&tiny, freq, amp, 1000, &m), -1, "too short");
+    cr_assert_eq(m, 0);
+    double none[8] = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
+    struct an_series empty = { none, 8, dt };
+    cr_assert_eq(analysis_spectrum(&empty, freq, amp, 1000, &m), -1, "nothing valid");
+    free(x);
 }
 
 /* Orders doubles for qsort. */

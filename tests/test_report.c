@@ -1,11 +1,15 @@
 /* tests/test_report.c: `gauntlet report` on real sim runs: a swept parameter gets its trade-off curve (swing left
  * against energy and time paid, value by value) in report.svg and as a table in report.txt, with the figures of
- * summary.json; a run without a sweep gets none. */
+ * summary.json; a run without a sweep gets none. Every run gets its line in the waveform panel (summary.json's
+ * waveform) and in the spectrum panel (peaking at its dominant frequency); report.png is made by rsvg-convert when
+ * it is on PATH, and the report says why not when it is not. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "e2e.h"
 
@@ -14,6 +18,7 @@
     "workload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 64}\n"                                            \
     "  allreduce: {bytes: 1GiB, emulate_busbw: 20, emulate_ranks: 1024}\npower: {sample_hz: 200}\n"
 #define MAXP 32
+#define RP_TEST_RUNS 8
 
 /* One point of a curve as the report drew or printed it, or as summary.json gives it. */
 struct pt {
@@ -21,19 +26,31 @@ struct pt {
     double swing, energy, time, cx, cy;
 };
 
-/* Runs text on sim, then `gauntlet report` on it; returns the results folder. */
+/* Runs text on sim, then `gauntlet report` on it; returns the results folder. The logs lie beside it, OUT.log and
+ * OUT.report.log (tests run side by side). */
 static const char *run_and_report(const char *text)
 {
     const char *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-rep.log", (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--out", out, NULL });
-    char *log = e2e_read("/tmp/gauntlet-rep.log");
+    char runlog[256], replog[256];
+    snprintf(runlog, sizeof runlog, "%s.log", out);
+    snprintf(replog, sizeof replog, "%s.report.log", out);
+    int rc = e2e_run(runlog, (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--out", out, NULL });
+    char *log = e2e_read(runlog);
     cr_assert_eq(rc, 0, "run: exit %d:\n%s", rc, log);
     free(log);
-    rc = e2e_run("/tmp/gauntlet-rep-report.log", (const char *[]){ "report", out, NULL });
-    log = e2e_read("/tmp/gauntlet-rep-report.log");
+    rc = e2e_run(replog, (const char *[]){ "report", out, NULL });
+    log = e2e_read(replog);
     cr_assert_eq(rc, 0, "report: exit %d:\n%s", rc, log);
     free(log);
     return out;
+}
+
+/* Returns what `gauntlet report out` printed (run_and_report's log). */
+static char *report_log(const char *out)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s.report.log", out);
+    return e2e_read(path);
 }
 
 /* Reads out/name whole (the test fails if it is missing). */
@@ -224,7 +241,7 @@ Test(report, a_sweep_gets_its_trade_off_curve, .timeout = 180)
     check_panel(g, "energy_overhead_pct", want, 4);
     check_panel(g, "iteration_overhead_pct", want, 4);
     check_table(txt, "trade-off: filler floor, 4 values", want, 4, json_array_get(json_object_get(s, "runs"), 0));
-    char *log = e2e_read("/tmp/gauntlet-rep-report.log");
+    char *log = report_log(out);
     cr_assert(log && strstr(log, "trade-off: filler floor, 4 values"), "stdout prints the curve's table too");
     free(log);
     free(g);
@@ -239,6 +256,8 @@ Test(report, no_sweep_no_curve, .timeout = 120)
     char *svg = slurp(out, "report.svg"), *txt = slurp(out, "report.txt");
     cr_assert_eq(count(svg, "tradeoff"), 0, "no sweep, no curve");
     cr_assert_eq(count(svg, "<polyline"), 3, "one trace per run, nothing else");
+    cr_assert_eq(count(svg, "class=\"trace\""), 3, "one trace per run");
+    cr_assert_eq(count(svg, "<path"), 2 * 3, "a waveform and a spectrum per run, nothing else");
     cr_assert_eq(count(txt, "trade-off"), 0, "no curve table:\n%s", txt);
     free(svg);
     free(txt);
@@ -309,4 +328,229 @@ Test(report, a_search_rings_its_pick, .timeout = 240)
     free(svg);
     free(txt);
     json_decref(s);
+}
+
+/* Returns the label the report gives run r of summary.json: its label, else its mitigation. */
+static const char *run_name(json_t *r)
+{
+    json_t *label = json_object_get(r, "label");
+    return json_is_string(label) ? json_string_value(label) : json_string_value(json_object_get(r, "mitigation"));
+}
+
+/* Reads the points of the path starting at el ("M x,y L x,y ...") into x, y (at most max); returns how many, and
+ * fails unless the path is one stretch (a single move). */
+static int points(const char *el, double *x, double *y, int max)
+{
+    const char *p = strstr(el, " d=\"");
+    cr_assert(p && p < strchr(el, '>'), "a path without points: %.80s", el);
+    p += 4;
+    cr_assert_eq(*p, 'M', "a path starts with a move: %.40s", p);
+    int n = 0, used;
+    while (n < max && (*p == (n ? 'L' : 'M')) && sscanf(p + 1, "%lf,%lf %n", &x[n], &y[n], &used) == 2) {
+        p += 1 + used;
+        n++;
+    }
+    cr_assert_eq(*p, '"', "not one stretch, or unreadable: %.40s", p);
+    return n;
+}
+
+/* Returns the element of svg that starts with head (the test fails if it is missing). */
+static const char *element(const char *svg, const char *head)
+{
+    const char *e = strstr(svg, head);
+    cr_assert(e, "report.svg has no %s", head);
+    return e;
+}
+
+/* Returns the one path of class cls in the group of class group for run k (the k-th group), checking that the group
+ * names the run and holds that line alone; its stroke in stroke. */
+static const char *run_line(const char *panel, const char *group, const char *cls, int k, const char *name,
+                            char *stroke, size_t n)
+{
+    char head[64], key[64], buf[64];
+    snprintf(head, sizeof head, "<g class=\"%s\"", group);
+    snprintf(key, sizeof key, "class=\"%s\"", cls);
+    const char *g = panel;
+    for (int i = 0; i <= k; i++) {
+        g = strstr(g + 1, head);
+        cr_assert(g, "%s: no group for run %d", group, i);
+    }
+    cr_assert_str_eq(attr(g, "data-label", buf, sizeof buf), name, "%s %d", group, k);
+    const char *end = strstr(g, "</g>"), *line = strstr(g, key);
+    cr_assert(line && line < end, "%s: no line for %s", group, name);
+    cr_assert(!strstr(line + 1, key) || strstr(line + 1, key) > end, "%s: one line for %s", group, name);
+    while (line > g && *line != '<')   /* back to the start of its element */
+        line--;
+    cr_assert(strncmp(line, "<path", 5) == 0, "%s: the line is a path", group);
+    attr(line, "stroke", stroke, n);
+    return line;
+}
+
+Test(report, waveform_and_spectrum_per_run, .timeout = 120)
+{
+    const char *out = run_and_report(BASE "mitigations: [none, {filler: {floor: 80%}}, {ramp: {ramp_w_s: 5000}}]\n");
+    json_t *s = e2e_summary(out), *runs = json_object_get(s, "runs");
+    char *svg = slurp(out, "report.svg");
+    int n = (int)json_array_size(runs);
+    cr_assert_eq(n, 3);
+    cr_assert_eq(count(svg, "<g class=\"waveform\""), 1, "one waveform panel");
+    cr_assert_eq(count(svg, "<g class=\"spectrum\""), 1, "one spectrum panel");
+    cr_assert_eq(count(svg, "<g class=\"waveform-run\""), n, "a waveform per run");
+    cr_assert_eq(count(svg, "<g class=\"spectrum-run\""), n, "a spectrum per run");
+    const char *wp = element(svg, "<g class=\"waveform\""), *sp = element(svg, "<g class=\"spectrum\"");
+    double wl = num(wp, "data-left"), wt = num(wp, "data-top"), ww = num(wp, "data-width"), wh = num(wp, "data-height");
+    double lo = num(wp, "data-w-lo"), hi = num(wp, "data-w-hi");
+    double sl = num(sp, "data-left"), sw = num(sp, "data-width"), hz = num(sp, "data-hz-max");
+    cr_assert(hi > lo && ww > 0 && wh > 0 && sw > 0);
+    cr_assert_float_eq(hz, 20, 1e-9, "200 Hz sampling: the spectrum shows 0-20 Hz");
+    cr_assert_eq(count(sp, "class=\"band\""), 4, "the four grid bands are shaded");
+    for (int b = 0; b < 4; b++) {
+        static const char *const label[4] = { ">0.1-1<", ">1-2.5<", ">2.5-7<", ">7-20<" };
+        cr_assert(strstr(sp, label[b]), "band %s is labelled", label[b]);
+    }
+    char trace_stroke[RP_TEST_RUNS][64];
+    const char *t = svg;
+    for (int i = 0; i < n; i++) {
+        t = element(t + 1, "<polyline fill=\"none\" class=\"trace\"");
+        attr(t, "stroke", trace_stroke[i], sizeof trace_stroke[i]);
+        for (int j = 0; j < i; j++)
+            cr_assert_str_neq(trace_stroke[i], trace_stroke[j], "runs %d and %d share a colour", i, j);
+    }
+    for (int i = 0; i < n; i++) {
+        json_t *r = json_array_get(runs, (size_t)i), *agg = json_object_get(json_object_get(r, "power"), "aggregate");
+        json_t *wave = json_object_get(agg, "waveform_per_gpu_w");
+        const char *name = run_name(r);
+        char stroke[64];
+        double x[256], y[256];
+        /* the waveform: each bin of summary.json at its middle, on the panel's scale */
+        const char *line = run_line(wp, "waveform-run", "waveform-line", i, name, stroke, sizeof stroke);
+        cr_assert_str_eq(stroke, trace_stroke[i], "%s: the waveform has its trace's colour", name);
+        int m = points(line, x, y, 256), nb = (int)json_array_size(wave), k = 0;
+        cr_assert_eq(nb, 50, "%s: summary.json has 50 bins", name);
+        for (int b = 0; b < nb; b++) {   /* a bin without samples (null) is left out */
+            if (!json_is_number(json_array_get(wave, (size_t)b)))
+                continue;
+            double w = json_number_value(json_array_get(wave, (size_t)b));
+            cr_assert_lt(k, m, "%s: fewer points than bins with samples", name);
+            cr_assert_float_eq(x[k], wl + ww * (b + 0.5) / nb, 0.06, "%s: bin %d at x %g", name, b, x[k]);
+            cr_assert_float_eq(lo + (wt + wh - y[k]) / wh * (hi - lo), w, 0.06 * (hi - lo) / wh + 1e-9,
+                               "%s: bin %d drawn at %g, summary %g W", name, b, lo + (wt + wh - y[k]) / wh * (hi - lo), w);
+            k++;
+        }
+        cr_assert_eq(k, m, "%s: one point per bin with samples", name);
+        cr_assert_geq(m, 40, "%s: 200 Hz sampling leaves few bins empty (%d drawn)", name, m);
+        /* the spectrum: bins from 1 / duration up to 20 Hz, the highest at summary.json's dominant frequency */
+        line = run_line(sp, "spectrum-run", "spectrum-line", i, name, stroke, sizeof stroke);
+        cr_assert_str_eq(stroke, trace_stroke[i], "%s: the spectrum has its trace's colour", name);
+        m = points(line, x, y, 256);
+        cr_assert_geq(m, 10, "%s: %d bins up to 20 Hz", name, m);
+        double df = (x[1] - x[0]) / sw * hz, dom = json_number_value(json_object_get(agg, "dominant_hz"));
+        cr_assert_float_eq((x[0] - sl) / sw * hz, df, 0.01, "%s: the first bin is one step above 0 Hz", name);
+        cr_assert_leq((x[m - 1] - sl) / sw * hz, hz + 1e-6, "%s: nothing past 20 Hz", name);
+        int peak = 0;
+        for (int k = 1; k < m; k++)
+            if (y[k] < y[peak])
+                peak = k;
+        double at = (x[peak] - sl) / sw * hz;
+        double samples = json_number_value(json_object_get(agg, "samples"));
+        cr_assert_float_eq(df * samples / 200, 1, 0.02, "%s: bins %.4f Hz apart: 1 / (%g samples of 5 ms) expected", name,
+                           df, samples);
+        cr_assert(json_is_number(json_object_get(agg, "dominant_hz")), "%s: no dominant_hz", name);
+        cr_assert_leq(fabs(at - dom), 0.25 * df, "%s: the spectrum peaks at %.3f Hz, dominant_hz %.3f (bins %.3f Hz apart)",
+                      name, at, dom, df);
+    }
+    free(svg);
+    json_decref(s);
+}
+
+/* Writes an executable script named rsvg-convert into a new folder; returns the folder. */
+static const char *fake_rsvg(const char *body)
+{
+    static char dirs[4][64];
+    static int next;
+    char *d = dirs[next++ % 4], path[128];
+    snprintf(d, 64, "/tmp/gauntlet-bin-XXXXXX");
+    cr_assert(mkdtemp(d));
+    snprintf(path, sizeof path, "%s/rsvg-convert", d);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    cr_assert_geq(fprintf(f, "#!/bin/sh\n%s", body), 0);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(chmod(path, 0755), 0);
+    return d;
+}
+
+/* Runs `gauntlet report out` with PATH set to path (NULL: as it is); returns its output (exit 0 asserted). */
+static char *report_with_path(const char *out, const char *path)
+{
+    char *saved = getenv("PATH") ? strdup(getenv("PATH")) : NULL, logpath[256];
+    snprintf(logpath, sizeof logpath, "%s.report.log", out);
+    if (path)
+        cr_assert_eq(setenv("PATH", path, 1), 0);
+    int rc = e2e_run(logpath, (const char *[]){ "report", out, NULL });
+    if (saved)
+        cr_assert_eq(setenv("PATH", saved, 1), 0);
+    free(saved);
+    char *log = e2e_read(logpath);
+    cr_assert_eq(rc, 0, "report: exit %d (the PNG never changes it):\n%s", rc, log);
+    return log;
+}
+
+/* Returns 1 when out/name exists. */
+static int exists(const char *out, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", out, name);
+    return access(path, F_OK) == 0;
+}
+
+Test(report, png_says_why_it_was_not_made, .timeout = 120)
+{
+    const char *out = run_and_report(BASE "mitigations: [none]\n");
+    const char *failing = fake_rsvg("printf 'half a png' > \"$4\"\necho 'rsvg-convert: cannot' >&2\nexit 3\n");
+    const char *writing = fake_rsvg("[ \"$1\" = --format ] && [ \"$2\" = png ] && [ \"$3\" = --output ] && [ -f \"$5\" ] "
+                                    "|| exit 9\nprintf 'fake png' > \"$4\"\n");
+    char bare[] = "/tmp/gauntlet-bin-XXXXXX", path[512];
+    cr_assert(mkdtemp(bare), "an empty folder for PATH");
+    snprintf(path, sizeof path, "%s/report.png", out);
+    cr_assert(unlink(path) == 0 || !exists(out, "report.png"));
+    /* not on PATH: one line says why, nothing is made */
+    char *log = report_with_path(out, bare);
+    cr_assert(strstr(log, "png: none (no rsvg-convert: apt-get install librsvg2-bin)"), "the report says why:\n%s", log);
+    cr_assert(!exists(out, "report.png"));
+    cr_assert(exists(out, "report.svg"), "the SVG is made all the same");
+    free(log);
+    /* there but failing: says so, leaves nothing behind */
+    log = report_with_path(out, failing);
+    cr_assert(strstr(log, "png: none (") && strstr(log, "exited 3)"), "the report says rsvg-convert failed:\n%s", log);
+    cr_assert(!exists(out, "report.png") && !exists(out, "report.png.part"), "nothing left of a failed conversion");
+    free(log);
+    /* there and working: called as rsvg-convert --format png --output PART SVG, its output renamed into place */
+    log = report_with_path(out, writing);
+    char *png = slurp(out, "report.png");
+    cr_assert_str_eq(png, "fake png", "report.png is what rsvg-convert wrote:\n%s", log);
+    cr_assert(strstr(log, "png: ") && strstr(log, "/report.png\n"), "the report names it:\n%s", log);
+    cr_assert(!exists(out, "report.png.part"));
+    free(png);
+    free(log);
+}
+
+Test(report, png_from_rsvg_convert, .timeout = 120)
+{
+    char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL, *dir, *save = NULL;
+    int found = 0;
+    for (dir = path ? strtok_r(path, ":", &save) : NULL; dir && !found; dir = strtok_r(NULL, ":", &save)) {
+        char exe[512];
+        snprintf(exe, sizeof exe, "%s/rsvg-convert", dir);
+        found = access(exe, X_OK) == 0;
+    }
+    free(path);
+    if (!found)
+        cr_skip_test("no rsvg-convert on PATH (apt-get install librsvg2-bin): report.png is not made here");
+    const char *out = run_and_report(BASE "mitigations: [none]\n");
+    char *png = slurp(out, "report.png"), *log = report_log(out);
+    cr_assert(memcmp(png, "\x89PNG\r\n\x1a\n", 8) == 0, "report.png is a PNG");
+    cr_assert(log && strstr(log, "png: ") && strstr(log, "/report.png\n"), "the report names it:\n%s", log);
+    free(png);
+    free(log);
 }
