@@ -24,6 +24,7 @@ struct worker_ctx {
     struct ctl *ctl;
     int rank, nranks;
     int run;            /* index of the mitigation run in progress */
+    uint32_t epoch;     /* the recovery epoch of the run command in progress: every report carries it */
     int64_t iter;       /* iteration in progress */
     uint64_t iter_t0;   /* first phase begin of the iteration in progress */
     uint64_t last_end;  /* last phase end */
@@ -32,6 +33,7 @@ struct worker_ctx {
     double slow_factor;        /* straggler: phases take this many times longer, until slow_until_ns */
     uint64_t slow_until_ns;
     int fault_now;             /* index of the fault being carried out, for worker_fault_done */
+    struct fault_detail fdet;  /* what it did, for the record (its buffer, element, bits, values) */
     int pending[SC_MAX_FAULTS];/* faults sent by the supervisor (at_s, rate, by hand), not yet carried out */
     int n_pending;
     uint64_t replay_ref;       /* replay detector: the hash of the first replay */
@@ -72,6 +74,8 @@ struct backend_ops {
     int version;         /* BACKEND_OPS_VERSION */
     const char *name;
     const char *help;
+    int modelled;        /* 1: its devices are a model (sim): nothing fails there that was not injected, so a
+                            corruption detected with no fault injected is a false positive, not a real fault */
 
     /* supervisor side */
     int (*probe)(char *why, size_t n);                          /* 0: usable here; else why not */
@@ -104,7 +108,7 @@ struct backend_ops {
     double (*device_bytes)(void *b);                             /* device memory this rank holds */
     double (*clock_error)(void *b);   /* seconds: how far its phase times may sit from the host clock; may be NULL */
     /* faults and detection; each may be NULL when the backend cannot do it */
-    int (*corrupt)(void *b, const struct corruption *c, char *what, size_t n);  /* flip bits in a live buffer */
+    int (*corrupt)(void *b, struct corruption *c, char *what, size_t n);  /* flip bits in a live buffer */
     void (*hang)(void *b);                                       /* stop making progress on the device */
     int (*break_comm)(void *b, char *what, size_t n);            /* make the communicator fail */
     int (*abft)(void *b, double *err, double *tol);              /* check the GEMM output; 1: corrupted */

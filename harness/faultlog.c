@@ -35,6 +35,8 @@ void faultlog_run_begin(struct sup *s)
         s->slow_count[r] = 0;
     }
     s->awaiting_fault = -1;
+    s->stale_reports = 0;
+    s->epoch++;
     for (int i = 0; i < s->sc->n_faults; i++) {
         const struct fault_spec *f = &s->sc->faults[i];
         atomic_store(&s->shm.hdr->fault_fired[i], 0);
@@ -44,6 +46,51 @@ void faultlog_run_begin(struct sup *s)
         else if (f->rate_per_hour > 0)   /* exponential gaps: a Poisson process, seeded */
             s->fault_due[i] = s->run_t0 + (uint64_t)(-log(1 - rng_uniform(&s->fault_rng)) / f->rate_per_hour * 3600e9);
     }
+}
+
+/* Clears the per-iteration windows: nothing of one timeline meets anything of another. */
+static void faultlog_clear_windows(struct sup *s)
+{
+    for (int i = 0; i < FP_WINDOW; i++)
+        s->fp_iter[i] = -1;
+    memset(s->fp_have, 0, (size_t)FP_WINDOW * (size_t)s->nranks);
+    for (int r = 0; r < s->nranks; r++) {
+        s->compute_iter[r] = -1;
+        s->slow_count[r] = 0;
+    }
+    if (s->running)
+        runstats_new_epoch(&s->rs);
+}
+
+uint32_t faultlog_new_epoch(struct sup *s, int64_t fail_iter)
+{
+    s->epoch++;
+    s->fail_iter = fail_iter;
+    faultlog_clear_windows(s);
+    return s->epoch;
+}
+
+void faultlog_rollback(struct sup *s, int cause)
+{
+    for (int i = 0; i < s->n_faults; i++) {
+        struct fault_rec *f = &s->faults[i];
+        if (i == cause || f->observed || f->undone || f->run != s->run || f->detector >= 0 || f->iter < s->fail_iter ||
+            s->sc->faults[f->spec].at < 0)
+            continue;
+        f->undone = 1;
+        atomic_store(&s->shm.hdr->fault_fired[f->spec], 0);
+        results_event(&s->res, mono_ns(), "fault_undone",
+                      json_pack("{s:i, s:i, s:i, s:I, s:I}", "id", i, "fault_spec", f->spec, "rank", f->rank, "iter",
+                                (json_int_t)f->iter, "failure_iter", (json_int_t)s->fail_iter));
+    }
+}
+
+int faultlog_current(struct sup *s, const struct wevent *ev)
+{
+    if (ev->type == WEV_READY || ev->type == WEV_ERROR || ev->epoch == s->epoch)
+        return 1;
+    s->stale_reports++;
+    return 0;
 }
 
 void faultlog_timers(struct sup *s, uint64_t now)
@@ -58,7 +105,7 @@ void faultlog_timers(struct sup *s, uint64_t now)
         s->fault_due[i] = f->rate_per_hour > 0
                               ? now + (uint64_t)(-log(1 - rng_uniform(&s->fault_rng)) / f->rate_per_hour * 3600e9)
                               : 0;
-        if (s->dropped[rank])
+        if (rank < 0 || rank >= s->nranks || s->dropped[rank])   /* another node's rank, or shrunk away */
             continue;
         struct wcmd cmd = { .type = CMD_INJECT, .arg = i };
         sup_send(s, s->slot_of[rank], &cmd);
@@ -73,9 +120,47 @@ void faultlog_injected(struct sup *s, const struct wevent *ev)
     }
     struct fault_rec *f = &s->faults[s->n_faults++];
     *f = (struct fault_rec){ .spec = ev->phase, .kind = s->sc->faults[ev->phase].kind, .rank = ev->rank, .run = s->run,
-                             .iter = ev->iter, .t_ns = ev->t_ns, .detector = -1, .restore_iter = -1, .lost = -1 };
+                             .iter = ev->iter, .t_ns = ev->t_ns, .detector = -1, .restore_iter = -1, .lost = -1,
+                             .det_rank = -1,
+                             .d = { .target = ev->target, .where = ev->where, .format = ev->format, .element = ev->elem,
+                                    .mask = ev->mask, .old_v = ev->c, .new_v = ev->d } };
     str_copy(f->note, sizeof f->note, ev->note);
     str_copy(f->outcome, sizeof f->outcome, "not detected");
+}
+
+/* Returns the fault kind a detector's finding means when no injected fault explains it (flavour: 0 a
+ * straggler, 1 fatal, 2 a hang). */
+static const char *faultlog_observed_kind(int det, int flavour)
+{
+    switch (det) {
+    case DET_EXIT: return "crash";
+    case DET_HEARTBEAT: return flavour == 0 ? "straggler" : "hang";
+    case DET_COMM: return "comm-error";
+    default: return "bitflip";   /* fingerprint, abft, replay: a corruption */
+    }
+}
+
+/* Adds a fault nobody injected, seen by detector det at t: a real failure, recorded like an injected one. */
+static int faultlog_observe(struct sup *s, int det, int flavour, int rank, int64_t iter, uint64_t t, const char *note)
+{
+    if (s->n_faults == s->cap_faults) {
+        s->cap_faults = s->cap_faults ? 2 * s->cap_faults : 16;
+        s->faults = xrealloc(s->faults, (size_t)s->cap_faults * sizeof *s->faults);
+    }
+    int kind = 0;
+    for (int k = 0; fault_table[k]; k++)
+        if (strcmp(fault_table[k]->name, faultlog_observed_kind(det, flavour)) == 0)
+            kind = k;
+    struct fault_rec *f = &s->faults[s->n_faults];
+    *f = (struct fault_rec){ .spec = -1, .kind = kind, .rank = rank, .run = s->run, .observed = 1, .iter = iter,
+                             .t_ns = t, .detector = -1, .restore_iter = -1, .lost = -1, .det_rank = -1,
+                             .d = { .target = -1, .where = -1, .format = -1, .element = -1, .old_v = NAN, .new_v = NAN } };
+    str_copy(f->note, sizeof f->note, note);
+    str_copy(f->outcome, sizeof f->outcome, "not detected");
+    results_event(&s->res, t, "fault_observed",
+                  json_pack("{s:i, s:s, s:i, s:I, s:s, s:s}", "id", s->n_faults, "kind", fault_table[kind]->name, "rank",
+                            rank, "iter", (json_int_t)iter, "detector", detector_table[det]->name, "what", note));
+    return s->n_faults++;
 }
 
 int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, const char *note, int fatal)
@@ -84,9 +169,11 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
     for (int i = 0; i < s->n_faults && match < 0; i++) {
         struct fault_rec *f = &s->faults[i];
         int whole_node = strcmp(fault_table[f->kind]->name, "node-crash") == 0;   /* any rank of the node shows it */
-        if (f->run != s->run || (rank >= 0 && f->rank != rank && !whole_node) || f->t_ns > t + 1000000 ||
+        if (f->run != s->run || f->undone || (rank >= 0 && f->rank != rank && !whole_node) || f->t_ns > t + 1000000 ||
             !faultlog_compatible(det, fatal, fault_table[f->kind]->name))
             continue;
+        if (f->observed && (f->detector != det || f->detect_iter < iter - 1))
+            continue;   /* an observed fault repeats only as the same finding on the next iteration (a straggler) */
         if (f->detector >= 0) {
             repeat = 1;   /* the same fault seen again (a straggler's next slow iteration) */
             if (f->detector == det)
@@ -97,22 +184,34 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
     }
     if (match >= 0 && s->faults[match].detector >= 0)
         repeat = 1;
+    int sdc = det == DET_FINGERPRINT || det == DET_ABFT || det == DET_REPLAY;
+    /* what no injected fault explains is a real failure; only a corruption on modelled devices, where nothing
+     * fails by itself, is shown false */
+    if (match < 0 && !repeat && !(sdc && s->ops->modelled))
+        match = faultlog_observe(s, det, fatal, rank, iter, t, note);
+    if (match >= 0 && repeat && s->faults[match].observed)
+        s->faults[match].detect_iter = iter;   /* the observed straggler is still slow */
     if (s->n_dets == s->cap_dets) {
         s->cap_dets = s->cap_dets ? 2 * s->cap_dets : 16;
         s->dets = xrealloc(s->dets, (size_t)s->cap_dets * sizeof *s->dets);
     }
     s->dets[s->n_dets++] = (struct detection){ det, rank, s->run, repeat ? -2 : match, iter, t };
-    json_t *o = json_pack("{s:s, s:i, s:I, s:s, s:b}", "detector", detector_table[det]->name, "rank", rank, "iter",
-                          (json_int_t)iter, "note", note, "false_positive", match < 0 && !repeat);
+    json_t *o = json_pack("{s:s, s:i, s:I, s:I, s:s, s:b}", "detector", detector_table[det]->name, "rank", rank, "iter",
+                          (json_int_t)iter, "iter_seen", (json_int_t)iter, "note", note, "false_positive",
+                          match < 0 && !repeat);
     if (match >= 0 && !repeat) {
         struct fault_rec *f = &s->faults[match];
         f->detector = det;
         f->detect_ns = t;
         f->detect_iter = iter;
+        f->det_rank = rank;
         str_copy(f->outcome, sizeof f->outcome, "detected");
         json_object_set_new(o, "fault", json_integer(match));
-        json_object_set_new(o, "detect_s", json_real((double)(t - f->t_ns) * 1e-9));
-        json_object_set_new(o, "detect_iters", json_integer(iter - f->iter));
+        json_object_set_new(o, "origin", json_string(f->observed ? "observed" : "injected"));
+        json_object_set_new(o, "latency_s", f->observed ? json_null() : json_real((double)(t - f->t_ns) * 1e-9));
+        json_object_set_new(o, "latency_iters", f->observed ? json_null() : json_integer(iter - f->iter));
+        json_object_set_new(o, "detect_s", json_copy(json_object_get(o, "latency_s")));
+        json_object_set_new(o, "detect_iters", json_copy(json_object_get(o, "latency_iters")));
     }
     results_event(&s->res, t, repeat ? "detection_repeat" : "detection", o);
     if (!fatal || repeat || s->recovering || s->stopping)
@@ -133,7 +232,6 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
         sup_fail(s, msg);
         return match;
     }
-    int sdc = det == DET_FINGERPRINT || det == DET_ABFT || det == DET_REPLAY;
     if (recover(s, match, rank, iter, fatal == 2, sdc) != 0 && !s->failed)
         sup_fail(s, "recovery failed");
     return match;
@@ -246,20 +344,73 @@ static json_t *faultlog_since(uint64_t t, uint64_t since)
     return t && since && t >= since ? json_real((double)(t - since) * 1e-9) : json_null();
 }
 
+/* A value as JSON: a number, or the string "inf", "-inf" or "nan" (a flip can make any of them). */
+static json_t *faultlog_value(double x)
+{
+    if (isfinite(x))
+        return json_real(x);
+    return json_string(isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+}
+
+/* The bits in mask, as a JSON array of bit numbers (bit 0 least significant). */
+static json_t *faultlog_bits(uint32_t mask)
+{
+    json_t *a = json_array();
+    for (int b = 31; b >= 0; b--)
+        if (mask & (1u << b))
+            json_array_append_new(a, json_integer(b));
+    return a;
+}
+
+void faultlog_detail(json_t *o, const struct fault_detail *d)
+{
+    static const char *const targets[] = { "gemm-output", "gradients", "weights", "allreduce-buffer" };
+    static const char *const wheres[] = { "random", "sign", "exponent", "mantissa", "value" };
+    json_object_set_new(o, "target", d->target >= 0 && d->target < 4 ? json_string(targets[d->target]) : json_null());
+    json_object_set_new(o, "where", d->where >= 0 && d->where < 5 ? json_string(wheres[d->where]) : json_null());
+    if (d->element >= 0) {
+        json_object_set_new(o, "format", json_string(fault_format_name(d->format)));
+        json_object_set_new(o, "element", json_integer(d->element));
+        json_object_set_new(o, "bits", faultlog_bits(d->mask));
+        json_object_set_new(o, "bit", d->mask ? json_integer(31 - __builtin_clz(d->mask)) : json_null());
+        json_object_set_new(o, "bit_class", json_string(fault_mask_class(d->format, d->mask)));
+        json_object_set_new(o, "old", faultlog_value(d->old_v));
+        json_object_set_new(o, "new", faultlog_value(d->new_v));
+        json_object_set_new(o, "rel_error", faultlog_value(fault_rel_error(d->old_v, d->new_v)));
+    } else {
+        const char *keys[] = { "format", "element", "bits", "bit", "bit_class", "old", "new", "rel_error" };
+        for (size_t k = 0; k < ARRAY_LEN(keys); k++)
+            json_object_set_new(o, keys[k], json_null());
+    }
+}
+
 json_t *faultlog_json(struct sup *s)
 {
     json_t *a = json_array();
     for (int i = 0; i < s->n_faults; i++) {
         const struct fault_rec *f = &s->faults[i];
+        if (f->undone)   /* its timeline was rolled back: it fired again on the new one (its own record) */
+            continue;
+        int seen = f->detector >= 0, timed = seen && !f->observed;
         json_t *o = json_pack(
-            "{s:s, s:i, s:I, s:s, s:o, s:o, s:o, s:i, s:f, s:o, s:s, s:s, s:s}", "kind", fault_table[f->kind]->name,
-            "rank", f->rank, "injected_iter", (json_int_t)f->iter, "what", f->note, "detected_by",
-            f->detector >= 0 ? json_string(detector_table[f->detector]->name) : json_null(), "detect_s",
-            f->detector >= 0 ? faultlog_since(f->detect_ns, f->t_ns) : json_null(), "recover_s",
-            faultlog_since(f->recovered_ns, f->detect_ns), "run", f->run, "injected_t_s",
-            (double)(f->t_ns - s->t0) * 1e-9, "detect_iters",
-            f->detector >= 0 ? json_integer(f->detect_iter - f->iter) : json_null(), "recovery",
+            "{s:i, s:s, s:s, s:i, s:I, s:s, s:o, s:o, s:o, s:i, s:f, s:o, s:s, s:s, s:s}", "id", i, "kind",
+            fault_table[f->kind]->name, "origin", f->observed ? "observed" : "injected", "rank", f->rank,
+            "injected_iter", (json_int_t)f->iter, "what", f->note, "detected_by",
+            seen ? json_string(detector_table[f->detector]->name) : json_null(), "detect_s",
+            timed ? faultlog_since(f->detect_ns, f->t_ns) : json_null(), "recover_s",
+            faultlog_since(f->recovered_ns, f->detect_ns), "run", f->run, "injected_t_s", (double)(f->t_ns - s->t0) * 1e-9,
+            "detect_iters", timed ? json_integer(f->detect_iter - f->iter) : json_null(), "recovery",
             f->recovery ? s->sc->recovery.name : "none", "outcome", f->outcome, "restore_from", f->restore_from);
+        if (f->observed)   /* nobody injected it: when it happened is not known, only when it was seen */
+            json_object_set_new(o, "injected_iter", json_null());
+        json_object_set_new(o, "fault_spec", f->spec >= 0 ? json_integer(f->spec) : json_null());
+        faultlog_detail(o, &f->d);
+        json_object_set_new(o, "detection",
+                            seen ? json_pack("{s:s, s:i, s:I, s:o, s:o}", "detector", detector_table[f->detector]->name,
+                                             "rank", f->det_rank, "iter_seen", (json_int_t)f->detect_iter, "latency_iters",
+                                             timed ? json_integer(f->detect_iter - f->iter) : json_null(), "latency_s",
+                                             timed ? faultlog_since(f->detect_ns, f->t_ns) : json_null())
+                                 : json_null());
         json_object_set_new(o, "iterations_lost", f->lost >= 0 ? json_integer(f->lost) : json_null());
         json_object_set_new(o, "restore_bytes", f->restore_bytes > 0 ? json_real(f->restore_bytes) : json_null());
         json_object_set_new(o, "restore_s", f->restore_bytes > 0 ? json_real(f->restore_s) : json_null());
@@ -272,12 +423,16 @@ json_t *faultlog_json(struct sup *s)
 
 json_t *faultlog_run_json(struct sup *s, double iter_p50)
 {
-    int injected = 0, detected = 0, fp = 0;
+    int injected = 0, detected = 0, fp = 0, observed = 0;
     json_t *cov = json_object();
     for (int i = 0; i < s->n_faults; i++) {
         const struct fault_rec *f = &s->faults[i];
-        if (f->run != s->run)
+        if (f->run != s->run || f->undone)
             continue;
+        if (f->observed) {   /* not in the coverage: nothing says how many real faults went unseen */
+            observed++;
+            continue;
+        }
         injected++;
         detected += f->detector >= 0;
         const char *kind = fault_table[f->kind]->name;
@@ -311,7 +466,8 @@ json_t *faultlog_run_json(struct sup *s, double iter_p50)
                                 json_pack("{s:f, s:f, s:o}", "total_s", s->detcost[d], "per_iter_s", per, "share",
                                           json_num(iter_p50 > 0 ? per / iter_p50 : NAN)));
         }
-    return json_pack("{s:i, s:i, s:o, s:i, s:o, s:o, s:o, s:o}", "injected", injected, "detected", detected, "coverage",
+    return json_pack("{s:i, s:i, s:I, s:i, s:o, s:i, s:o, s:o, s:o, s:o}", "injected", injected, "observed", observed,
+                     "stale_reports", (json_int_t)s->stale_reports, "detected", detected, "coverage",
                      injected ? json_real((double)detected / injected) : json_null(), "false_positives", fp,
                      "false_positive_detections", fps, "by_kind", cov, "goodput",
                      wall > 0 && iter_p50 > 0 ? json_real((double)iters * iter_p50 / wall) : json_null(),

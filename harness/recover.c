@@ -94,9 +94,10 @@ int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int
     char why[256] = "";
     s->recovering = 1;
     s->recoveries++;
+    uint32_t epoch = faultlog_new_epoch(s, iter);   /* from here on, reports of the old timeline are dropped */
     results_event(&s->res, t0, "recovery_begin",
-                  json_pack("{s:s, s:i, s:I, s:o}", "recovery", rec->name, "rank", rank, "iter", (json_int_t)iter,
-                            "fault", fault >= 0 ? json_integer(fault) : json_null()));
+                  json_pack("{s:s, s:i, s:I, s:o, s:i}", "recovery", rec->name, "rank", rank, "iter", (json_int_t)iter,
+                            "fault", fault >= 0 ? json_integer(fault) : json_null(), "epoch", (int)epoch));
     shm_abort(&s->shm);   /* every rank stops its iteration; nobody waits on the failed one */
     int slot = rank >= 0 ? s->slot_of[rank] : -1;
     if (rec->mode == REC_SHRINK && rank >= 0 && atomic_load(&s->shm.hdr->nactive) <= 1) {
@@ -115,7 +116,7 @@ int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int
         return s->stopping ? 0 : (sup_fail(s, "recovery: the ranks did not stop"), -1);
     }
     /* the state to roll back to: known good, taken before the failure showed */
-    struct wcmd cmd = { .type = CMD_RUN, .run = s->run, .iterations = s->sc->iterations };
+    struct wcmd cmd = { .type = CMD_RUN, .run = s->run, .iterations = s->sc->iterations, .epoch = epoch };
     int src = -1;
     if (rec->mode == REC_RESTART) {
         cmd.start_iter = recover_checkpoint_iter(s, iter);
@@ -194,6 +195,7 @@ int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int
         if (rec->mode == REC_RESTART && cmd.restore == RESTORE_NONE)
             str_copy(f->restore_from, sizeof f->restore_from, "no checkpoint yet: from the start");
     }
+    faultlog_rollback(s, fault);   /* faults the old timeline ran into after the failure fire again */
     s->awaiting_fault = fault >= 0 ? fault : -2;
     s->awaiting_iter = cmd.start_iter;
     atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* the restarted collectives are new ones */

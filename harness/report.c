@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "faulttable.h"
 #include "report_int.h"
 #include "util.h"
 
@@ -384,6 +385,10 @@ int report_main(int argc, char **argv)
     printf("%s: %s, %d run(s)\n", dir, json_string_value(json_object_get(summary, "scenario")), n);
     rp_table(stdout, runs, n);
     rp_curve_table(stdout, runs, base, cv, nc, search);
+    json_t *faults = json_object_get(summary, "faults");
+    if (json_array_size(faults))
+        printf("\nfaults (%zu):\n", json_array_size(faults));
+    fault_table_print(faults, stdout);
     snprintf(path, sizeof path, "%s/report.txt", dir);
     char *buf = NULL;
     size_t len = 0;
@@ -391,6 +396,9 @@ int report_main(int argc, char **argv)
     if (f) {
         rp_table(f, runs, n);
         rp_curve_table(f, runs, base, cv, nc, search);
+        if (json_array_size(faults))
+            fprintf(f, "\nfaults (%zu):\n", json_array_size(faults));
+        fault_table_print(faults, f);
     }
     if (!f || rp_commit(f, &buf, &len, path) != 0)
         rc = EXIT_ENV;

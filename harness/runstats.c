@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis.h"
 #include "analysis_json.h"
@@ -24,6 +25,16 @@ void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t pla
     rs->spread_n = xcalloc(RS_SPREAD_ROWS, sizeof *rs->spread_n);
     for (int i = 0; i < RS_SPREAD_ROWS; i++)
         rs->spread_iter[i] = -1;
+}
+
+void runstats_new_epoch(struct run_stats *rs)
+{
+    for (int i = 0; i < RS_SPREAD_ROWS; i++) {
+        rs->spread_iter[i] = -1;
+        rs->spread_n[i] = 0;
+    }
+    for (int r = 0; r < rs->nranks; r++)
+        memset(rs->rank[r].open_t, 0, sizeof rs->rank[r].open_t);
 }
 
 /* Records a compute phase's start for the spread across ranks and rank 0's iteration starts. */

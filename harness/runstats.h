@@ -63,5 +63,8 @@ struct scenario;
  * tdp_w (NAN: unknown) scales swings to % of TDP. */
 json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const char *mitigation, int bus_ranks, double tdp_w);
 void runstats_free(struct run_stats *rs);
+/* A recovery abandons the timeline in progress: phases it left open and compute-start rows it left
+ * incomplete are forgotten (the new timeline repeats those iterations). */
+void runstats_new_epoch(struct run_stats *rs);
 
 #endif

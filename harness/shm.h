@@ -13,7 +13,7 @@
 #include "scenario.h"
 
 #define SHM_MAGIC 0x474e544c45543031ull   /* "GNTLET01" */
-#define SHM_VERSION 1
+#define SHM_VERSION 2
 #define EVT_CAP 8192
 #define CMD_CAP 64
 
@@ -49,6 +49,13 @@ struct wevent {
     uint64_t t_ns;
     double a, b;
     char note[64];
+    uint32_t epoch;    /* the recovery epoch it belongs to (the epoch of the CMD_RUN its rank runs under) */
+    uint32_t mask;     /* WEV_FAULT: the bits of the element that changed (bit 0 least significant), 0: none */
+    int64_t elem;      /* WEV_FAULT: the element corrupted, -1: none */
+    double c, d;       /* WEV_FAULT: the element's old and new value */
+    int8_t target;     /* WEV_FAULT: enum fault_target, -1: none */
+    int8_t where;      /* WEV_FAULT: enum flip_where, -1: none */
+    int8_t format;     /* WEV_FAULT: enum num_format of the element, -1: none */
 };
 
 enum cmd_type { CMD_RUN = 1, CMD_STOP, CMD_EXIT, CMD_INJECT, CMD_ADOPT };
@@ -61,6 +68,8 @@ struct wcmd {
     int64_t start_iter;  /* CMD_RUN: the first iteration to do (after a recovery: the restored state's) */
     int32_t restore;     /* CMD_RUN: enum restore_from */
     int32_t reconnect;   /* CMD_RUN: join a new communicator first (coll_id was remade; cuda) */
+    uint32_t epoch;      /* CMD_RUN: the recovery epoch every report of this run carries (a new one at every
+                            run start and every recovery: the supervisor drops reports of an abandoned one) */
     int32_t arg;         /* CMD_RUN + RESTORE_REPLICA: the rank whose replica to load; CMD_INJECT: the fault;
                             CMD_ADOPT: the rank a spare becomes */
 };

@@ -17,10 +17,14 @@
 
 /* One fault carried out by a worker, and what became of it. */
 struct fault_rec {
-    int spec, kind, rank, run;
+    int spec, kind, rank, run;     /* spec: index in the scenario's faults, -1 for an observed one */
+    int observed;                  /* 1: nothing injected it (a real death, hang, straggler, corruption) */
+    int undone;                    /* 1: injected on a timeline a rollback abandoned; it fires again on the new one */
     int64_t iter;
-    uint64_t t_ns;
+    uint64_t t_ns;                 /* injected (observed: when it was seen) */
     char note[64];
+    struct fault_detail d;         /* buffer, element, bits, old and new value (bitflip) */
+    int det_rank;                  /* the rank the detection named (-1: none, or no single rank) */
     int detector;              /* enum detector_id that caught it first, or -1 */
     uint64_t detect_ns;
     int64_t detect_iter;
@@ -34,7 +38,7 @@ struct fault_rec {
 
 /* One detection, matched to a fault or counted as a false positive. */
 struct detection {
-    int detector, rank, run, fault;   /* fault: index in faults, or -1 (false positive) */
+    int detector, rank, run, fault;   /* fault: index in faults, -1 (false positive) or -2 (the same fault again) */
     int64_t iter;
     uint64_t t_ns;
 };
@@ -78,6 +82,10 @@ struct sup {
     int awaiting_fault;            /* the fault whose recovery waits for its first good iteration, or -1 */
     int64_t awaiting_iter;
     int recoveries;
+    uint32_t epoch;                /* the recovery epoch: a new one at every run start and every recovery */
+    int64_t stale_reports;         /* worker reports of an abandoned epoch, dropped (this run) */
+    int64_t fail_iter;             /* the recovery under way: the failure's iteration (faults at or after it that
+                                      fired on the abandoned timeline fire again on the new one) */
     double detcost[8];             /* per detector: worker-side seconds spent this run */
     int64_t good_iters;            /* iterations that count (after every rollback) */
     /* several nodes (supcluster.c) */
@@ -128,7 +136,8 @@ int sup_wait_ready(struct sup *s, double timeout_s);
 /* Returns a run's energy per iteration (J): the aggregate's mean power over the run's wall time; NAN if none. */
 double sup_energy_per_iter(json_t *run);
 json_t *sup_summary(struct sup *s, int code, const char *started);
-void sup_print_table(struct sup *s, int code);
+/* Prints the end-of-run tables: runs, the search, the comparison against none, and the faults (summary's). */
+void sup_print_table(struct sup *s, int code, json_t *summary);
 /* Adds to every run its energy per iteration and, against the first `none` run, the swing removed and the
  * energy and time paid. */
 void sup_compare_runs(struct sup *s);
@@ -143,6 +152,9 @@ int sup_refine(struct sup *s);
 
 /* faultlog.c */
 void faultlog_injected(struct sup *s, const struct wevent *ev);
+/* Adds a fault's detail to o: target, where, format, element, bits, bit, bit_class, old, new, rel_error (null
+ * where it does not apply). */
+void faultlog_detail(json_t *o, const struct fault_detail *d);
 /* Records a detection; returns the matched fault's index or -1. Fatal detections start the recovery. */
 int faultlog_detect(struct sup *s, int detector, int rank, int64_t iter, uint64_t t_ns, const char *note, int fatal);
 void faultlog_fingerprint(struct sup *s, const struct wevent *ev);
@@ -151,6 +163,17 @@ void faultlog_iteration(struct sup *s, const struct wevent *ev);
 void faultlog_restored(struct sup *s, const struct wevent *ev);
 void faultlog_timers(struct sup *s, uint64_t now);
 void faultlog_run_begin(struct sup *s);
+/* A recovery begins: a new epoch (reports of the old one are dropped from now on), every per-iteration window
+ * cleared (fingerprints, the straggler check, the start spread, open phases). fail_iter: the failure's
+ * iteration. Returns the new epoch. */
+uint32_t faultlog_new_epoch(struct sup *s, int64_t fail_iter);
+/* The recovery rolls back to start_iter: the iteration faults that fired at or after the failure's iteration
+ * on the abandoned timeline (other than cause, the fault being recovered, and any already detected) are undone
+ * and fire again when the new timeline reaches them. */
+void faultlog_rollback(struct sup *s, int cause);
+/* Whether a worker report belongs to the epoch in progress; one that does not is counted and dropped. */
+int faultlog_current(struct sup *s, const struct wevent *ev);
+
 json_t *faultlog_json(struct sup *s);
 json_t *faultlog_run_json(struct sup *s, double iter_p50);
 

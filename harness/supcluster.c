@@ -408,6 +408,7 @@ static void supc_restart(struct sup *s, int64_t limit)
     s->recovering = 1;
     s->recoveries++;
     s->rec_epoch++;
+    uint32_t epoch = faultlog_new_epoch(s, limit);   /* from here on, reports of the old timeline are dropped */
     s->rec_start = -1;
     if (s->node == 0) {   /* proposals may arrive while this node still stops its ranks */
         s->rec_have = 0;
@@ -488,7 +489,8 @@ static void supc_restart(struct sup *s, int64_t limit)
     atomic_store(&s->shm.hdr->xn.world_active, (uint32_t)s->rec_world);
     for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)
         s->shm.hdr->xn.live[k] = (uint8_t)s->rec_live[k];
-    struct wcmd cmd = { .type = CMD_RUN, .run = s->run, .iterations = s->sc->iterations, .start_iter = start };
+    struct wcmd cmd = { .type = CMD_RUN, .run = s->run, .iterations = s->sc->iterations, .start_iter = start,
+                        .epoch = epoch };
     shm_reset_collective(&s->shm);
     if (mode == REC_RESTART) {
         cmd.restore = start > 0 ? RESTORE_CHECKPOINT : RESTORE_NONE;
@@ -558,6 +560,7 @@ static void supc_restart(struct sup *s, int64_t limit)
                                     (json_int_t)f->lost, "note", "this node left the run; the others went on"));
         }
     }
+    faultlog_rollback(s, fault);   /* faults the old timeline ran into after the failure fire again */
     atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* every node's restarted collectives are new ones */
     for (int r = 0; r < s->nranks; r++)
         if (!s->dropped[r])

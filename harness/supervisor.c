@@ -47,6 +47,8 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
     const char *type = NULL;
     struct ctl *c = shm_ctl(&s->shm, slot);
     int rank = ev->rank;
+    if (!faultlog_current(s, ev))   /* a report of a timeline a recovery abandoned */
+        return;
     switch (ev->type) {
     case WEV_READY:
         s->ready[slot] = 1;
@@ -86,14 +88,19 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
         type = "rank_stopped";
         o = json_pack("{s:i, s:i, s:I}", "rank", rank, "run", ev->run, "iter", (json_int_t)ev->iter);
         break;
-    case WEV_FAULT:
-        results_event(&s->res, ev->t_ns, "fault_injected",
-                      json_pack("{s:s, s:i, s:i, s:I, s:s, s:b}", "kind", fault_table[s->sc->faults[ev->phase].kind]->name,
-                                "rank", rank, "fault", ev->phase, "iter", (json_int_t)ev->iter, "what", ev->note,
-                                "done", ev->b >= 0));
-        if (ev->b >= 0 && s->running)
+    case WEV_FAULT: {
+        struct fault_detail d = { .target = ev->target, .where = ev->where, .format = ev->format, .element = ev->elem,
+                                  .mask = ev->mask, .old_v = ev->c, .new_v = ev->d };
+        o = json_pack("{s:s, s:i, s:i, s:I, s:s, s:b}", "kind", fault_table[s->sc->faults[ev->phase].kind]->name, "rank",
+                      rank, "fault_spec", ev->phase, "iter", (json_int_t)ev->iter, "what", ev->note, "done", ev->b >= 0);
+        if (ev->b >= 0 && s->running) {
+            json_object_set_new(o, "id", json_integer(s->n_faults));   /* the record faultlog_injected adds */
             faultlog_injected(s, ev);
+        }
+        faultlog_detail(o, &d);
+        results_event(&s->res, ev->t_ns, "fault_injected", o);
         return;
+    }
     case WEV_DETECT:
         results_event(&s->res, ev->t_ns, "detector_fired",
                       json_pack("{s:s, s:i, s:I, s:o, s:o, s:s}", "detector", detector_table[ev->phase]->name, "rank", rank,
@@ -461,7 +468,7 @@ static void sup_one_run(struct sup *s, int m)
     results_event(&s->res, now, "run_begin", begin);
     json_t *dev = supdev_run_begin(s, m);   /* cap, firmware smoothing: before the first iteration */
     sup_size_bess(s, m);
-    struct wcmd cmd = { .type = CMD_RUN, .run = m, .iterations = s->sc->iterations };
+    struct wcmd cmd = { .type = CMD_RUN, .run = m, .iterations = s->sc->iterations, .epoch = s->epoch };
     atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* a new name space for the run's collectives, on every node */
     sup_command(s, &cmd);
     while (!s->stopping && !runstats_done(&s->rs) && !(s->skipping && runstats_settled(&s->rs)))
@@ -719,7 +726,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
         opt->view->stop(opt->view->ctx);
     }
     if (s.node == 0)
-        sup_print_table(&s, code);
+        sup_print_table(&s, code, summary);
     else
         printf("gauntlet: node %d of %d: exit %d%s%s\n", s.node, s.nodes, code, s.reason[0] ? ": " : "", s.reason);
     json_decref(summary);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "faulttable.h"
 #include "sup.h"
 #include "mitigations/mitigation.h"
 #include "results.h"
@@ -262,7 +263,7 @@ static void sup_cell(char *out, size_t n, const char *fmt, json_t *v, double sca
 }
 
 /* Prints the end-of-run table: one row per mitigation run, from the records summary.json is made of. */
-void sup_print_table(struct sup *s, int code)
+void sup_print_table(struct sup *s, int code, json_t *summary)
 {
     printf("gauntlet: %s: exit %d after %.1f s%s%s; results in %s\n", s->sc->name, code,
            (double)(mono_ns() - s->t0) * 1e-9, s->reason[0] ? ": " : "", s->reason, s->opt->out_dir);
@@ -327,6 +328,14 @@ void sup_print_table(struct sup *s, int code)
         json_t *lb = json_object_get(r, "label");
         printf("  %-3zu           %-18s %10s %10s %10s %10s\n", i + 1,
                json_string_value(lb ? lb : json_object_get(r, "mitigation")), c[0], c[3], c[1], c[2]);
+    }
+    json_t *faults = json_object_get(summary, "faults");
+    if (json_array_size(faults)) {
+        json_int_t stale = 0;
+        json_array_foreach(s->runs, i, r)
+            stale += json_integer_value(json_object_get(json_object_get(r, "faults"), "stale_reports"));
+        printf("  faults: %zu (%lld reports of rolled-back timelines dropped)\n", json_array_size(faults), (long long)stale);
+        fault_table_print(faults, stdout);
     }
     fflush(stdout);
 }

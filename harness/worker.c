@@ -5,6 +5,7 @@
  * writes results files. */
 #include "worker.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,8 @@ static void worker_emit_at(struct worker_ctx *w, int64_t iter, uint32_t type, in
                            const char *note)
 {
     struct wevent ev = { .type = type, .rank = w->rank, .run = w->run, .phase = phase, .iter = iter,
-                         .t_ns = t, .a = a, .b = b };
+                         .t_ns = t, .a = a, .b = b, .epoch = w->epoch, .elem = -1, .target = -1, .where = -1,
+                         .format = -1 };
     if (note)
         str_copy(ev.note, sizeof ev.note, note);
     ring_push(&w->ctl->evt, &ev);   /* a full ring counts a drop; the worker never blocks on it */
@@ -80,10 +82,20 @@ double worker_slowdown(struct worker_ctx *w)
     return w->slow_factor > 1 && mono_ns() < w->slow_until_ns ? w->slow_factor : 1.0;
 }
 
-void worker_fault_done(struct worker_ctx *w, const char *what)
+/* Pushes the record of the fault in progress: what it did, in words and in fields. */
+static void worker_emit_fault(struct worker_ctx *w, int i, double done, const char *what)
 {
-    worker_emit(w, WEV_FAULT, w->fault_now, mono_ns(), (double)w->iter, 0, what);
+    const struct fault_detail *d = &w->fdet;
+    struct wevent ev = { .type = WEV_FAULT, .rank = w->rank, .run = w->run, .phase = i, .iter = w->iter,
+                         .t_ns = mono_ns(), .a = (double)w->iter, .b = done, .epoch = w->epoch, .mask = d->mask,
+                         .elem = d->element, .c = d->old_v, .d = d->new_v, .target = (int8_t)d->target,
+                         .where = (int8_t)d->where, .format = (int8_t)d->format };
+    if (what)
+        str_copy(ev.note, sizeof ev.note, what);
+    ring_push(&w->ctl->evt, &ev);
 }
+
+void worker_fault_done(struct worker_ctx *w, const char *what) { worker_emit_fault(w, w->fault_now, 0, what); }
 
 /* Carries out fault i of the scenario here and now. */
 static void worker_inject(struct worker_ctx *w, int i)
@@ -92,10 +104,11 @@ static void worker_inject(struct worker_ctx *w, int i)
     const struct fault_ops *ops = fault_table[f->kind];
     char what[128] = "";
     w->fault_now = i;
+    w->fdet = (struct fault_detail){ .target = -1, .where = -1, .format = -1, .element = -1, .old_v = NAN, .new_v = NAN };
     uint64_t seed = (uint64_t)w->sc->seed * 0x9E3779B97F4A7C15ull ^ ((uint64_t)i << 32) ^ (uint64_t)w->iter;
-    if (ops->inject(w, f->params, seed, what, sizeof what) != 0) {
+    if (ops->inject(w, f->params, seed, what, sizeof what, &w->fdet) != 0) {
         gl_log("fault %s (scenario line %d) not carried out: %s", ops->name, f->line, what);
-        worker_emit(w, WEV_FAULT, i, mono_ns(), (double)w->iter, -1, what);
+        worker_emit_fault(w, i, -1, what);
         return;
     }
     worker_fault_done(w, what);
@@ -368,6 +381,7 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
 {
     const struct scenario *sc = w->sc;
     w->run = cmd->run;
+    w->epoch = cmd->epoch;
     w->n_pending = 0;
     w->slow_factor = 1;
     atomic_store(&w->ctl->state, WS_RUNNING);

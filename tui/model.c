@@ -326,8 +326,28 @@ int vm_event(struct vm *m, json_t *ev)
         vm_run_end(m, ev, t);
     } else if (strcmp(type, "fault_injected") == 0) {
         m->faults++;
-        vm_log(m, t, LOG_FAULT, "FAULT %s on rank %d at iter %lld: %s", str(ev, "kind"), rank,
-               (long long)inum(ev, "iter", -1), str(ev, "what"));
+        json_t *bit = json_object_get(ev, "bit"), *err = json_object_get(ev, "rel_error");
+        char e[32];
+        if (json_is_number(err))
+            snprintf(e, sizeof e, "%.2g", json_number_value(err));
+        else
+            str_copy(e, sizeof e, json_is_string(err) ? json_string_value(err) : "?");
+        if (*str(ev, "target") && json_is_integer(bit))   /* a flip: which buffer, which bit, how large an error */
+            vm_log(m, t, LOG_FAULT, "FAULT %s on rank %d at iter %lld: %s element %lld, %s bit %lld, error %s: %s",
+                   str(ev, "kind"), rank, (long long)inum(ev, "iter", -1), str(ev, "target"),
+                   (long long)inum(ev, "element", -1), str(ev, "bit_class"), (long long)json_integer_value(bit), e,
+                   str(ev, "what"));
+        else
+            vm_log(m, t, LOG_FAULT, "FAULT %s on rank %d at iter %lld: %s%s%s", str(ev, "kind"), rank,
+                   (long long)inum(ev, "iter", -1), *str(ev, "target") ? str(ev, "target") : "",
+                   *str(ev, "target") ? " " : "", str(ev, "what"));
+    } else if (strcmp(type, "fault_observed") == 0) {   /* nobody injected it: a real failure */
+        m->faults++;
+        vm_log(m, t, LOG_FAULT, "OBSERVED %s on rank %d at iter %lld (by %s, not injected): %s", str(ev, "kind"), rank,
+               (long long)inum(ev, "iter", -1), str(ev, "detector"), str(ev, "what"));
+    } else if (strcmp(type, "fault_undone") == 0) {
+        vm_log(m, t, LOG_INFO, "fault %lld on rank %d at iter %lld rolled back: it fires again on the new timeline",
+               (long long)inum(ev, "fault_spec", -1), rank, (long long)inum(ev, "iter", -1));
     } else if (strcmp(type, "fault_requested") == 0) {
         vm_log(m, t, LOG_INFO, "asked: %s on rank %d%s%s", str(ev, "kind"), rank, *str(ev, "target") ? ", " : "",
                str(ev, "target"));

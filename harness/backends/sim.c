@@ -266,7 +266,7 @@ static int sim_restore(void *b, const void *state, size_t len)
 }
 
 /* Flips bits of one element (or perturbs its value) in the target buffer. */
-static int sim_corrupt(void *b, const struct corruption *c, char *what, size_t n)
+static int sim_corrupt(void *b, struct corruption *c, char *what, size_t n)
 {
     struct sim *s = b;
     float *buf = c->target == TGT_GEMM_OUTPUT ? s->c : c->target == TGT_WEIGHTS ? s->weights : s->grad;
@@ -287,6 +287,14 @@ static int sim_corrupt(void *b, const struct corruption *c, char *what, size_t n
         }
         memcpy(&buf[i], &u, 4);
     }
+    uint32_t ob, nb;
+    memcpy(&ob, &old, 4);
+    memcpy(&nb, &buf[i], 4);
+    c->out.format = FMT_FP32;
+    c->out.element = (int64_t)i;
+    c->out.mask = ob ^ nb;
+    c->out.old_v = old;
+    c->out.new_v = buf[i];
     snprintf(what, n, "element %zu: %.9g -> %.9g", i, old, buf[i]);
     return 0;
 }
@@ -446,6 +454,7 @@ static int sim_power_info(struct power_source *ps, int slot, char *name, size_t 
 const struct backend_ops backend_sim = {
     .version = BACKEND_OPS_VERSION,
     .name = "sim",
+    .modelled = 1,
     .help = "CPU model: real small data (GEMM, shared-memory all-reduce), modeled durations and power",
     .probe = sim_probe,
     .check = sim_check,

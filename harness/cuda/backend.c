@@ -465,7 +465,7 @@ static int cuda_allreduce(void *b, struct worker_ctx *w)
 }
 
 /* Flips bits of one element (or perturbs its value) of a live device buffer, with the fault kernels. */
-static int cuda_corrupt(void *b, const struct corruption *cr, char *what, size_t n)
+static int cuda_corrupt(void *b, struct corruption *cr, char *what, size_t n)
 {
     struct cuda_rank *c = b;
     if (cuda_fp_quiet(c) != 0)
@@ -502,6 +502,11 @@ static int cuda_corrupt(void *b, const struct corruption *cr, char *what, size_t
         snprintf(what, n, "the fault kernel failed (see the message above)");
         return -1;
     }
+    cr->out.format = e == ELEM_FP32 ? FMT_FP32 : e == ELEM_FP8 ? FMT_FP8E4M3 : e == ELEM_FP16 ? FMT_FP16 : FMT_BF16;
+    cr->out.element = (int64_t)rep.index;
+    cr->out.mask = rep.old_bits ^ rep.new_bits;
+    cr->out.old_v = rep.old_value;
+    cr->out.new_v = rep.new_value;
     snprintf(what, n, "element %zu: %.9g -> %.9g", rep.index, rep.old_value, rep.new_value);
     return 0;
 }

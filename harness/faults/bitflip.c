@@ -28,15 +28,21 @@ static int bitflip_point(const void *params)
 }
 
 /* Corrupts the target buffer through the backend, on its real data. */
-static int bitflip_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n)
+static int bitflip_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n,
+                          struct fault_detail *out)
 {
     const struct bitflip_params *p = params;
-    struct corruption c = { .target = p->target, .where = p->where, .bits = (int)p->bits, .value = p->value, .seed = seed };
+    struct corruption c = { .target = p->target, .where = p->where, .bits = (int)p->bits, .value = p->value, .seed = seed,
+                            .out = *out };
     if (!w->ops->corrupt) {
         snprintf(what, n, "the %s backend cannot corrupt its buffers", w->ops->name);
         return -1;
     }
-    return w->ops->corrupt(w->b, &c, what, n);
+    int rc = w->ops->corrupt(w->b, &c, what, n);
+    *out = c.out;
+    out->target = p->target;
+    out->where = p->where;
+    return rc;
 }
 
 const struct fault_ops fault_bitflip = {

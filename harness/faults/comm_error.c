@@ -12,8 +12,10 @@ static int comm_error_point(const void *params)
 }
 
 /* Breaks the communicator: the next all-reduce of this rank fails, and its peers see it. */
-static int comm_error_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n)
+static int comm_error_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n,
+                   struct fault_detail *out)
 {
+    (void)out;   /* nothing to add to the record: the fault has no buffer, bit or value */
     (void)params, (void)seed;
     if (!w->ops->break_comm) {
         snprintf(what, n, "the %s backend cannot break its communicator", w->ops->name);

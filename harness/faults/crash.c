@@ -20,8 +20,10 @@ static int crash_point(const void *params)
 }
 
 /* Kills this process with the chosen signal (the event saying so is already in the ring). */
-static int crash_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n)
+static int crash_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n,
+                   struct fault_detail *out)
 {
+    (void)out;   /* nothing to add to the record: the fault has no buffer, bit or value */
     static const int sigs[] = { SIGKILL, SIGSEGV, SIGABRT };
     (void)w, (void)seed;
     int sig = sigs[((const struct crash_params *)params)->signal];

@@ -12,8 +12,10 @@ static int hang_point(const void *params)
 }
 
 /* Stops the rank: on a GPU a kernel spins forever on its stream; on sim the loop stops. Never returns. */
-static int hang_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n)
+static int hang_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n,
+                   struct fault_detail *out)
 {
+    (void)out;   /* nothing to add to the record: the fault has no buffer, bit or value */
     (void)params, (void)seed;
     snprintf(what, n, "%s", w->ops->hang ? "a kernel spins on the rank's stream" : "the iteration loop stops");
     worker_fault_done(w, what);

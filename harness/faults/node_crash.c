@@ -23,8 +23,10 @@ static int node_crash_point(const void *params)
     return IP_ITER_START;
 }
 
-static int node_crash_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n)
+static int node_crash_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n,
+                   struct fault_detail *out)
 {
+    (void)out;   /* nothing to add to the record: the fault has no buffer, bit or value */
     (void)seed;
     int killed = 0;
     for (uint32_t k = 0; k < w->shm->hdr->nslots; k++) {

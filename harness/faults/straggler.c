@@ -20,8 +20,10 @@ static int straggler_point(const void *params)
 }
 
 /* Slows every phase of this rank from now on, until the duration has passed. */
-static int straggler_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n)
+static int straggler_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n,
+                   struct fault_detail *out)
 {
+    (void)out;   /* nothing to add to the record: the fault has no buffer, bit or value */
     const struct straggler_params *p = params;
     (void)seed;
     w->slow_factor = p->factor;
