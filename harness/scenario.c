@@ -24,7 +24,23 @@ struct sc_ctx {
     int sweeping;                  /* parsing a mitigation's parameters: a list of values is a sweep */
     const struct param *sweep;     /* the swept parameter found, and its list */
     yaml_node_t *sweep_node;
+    /* where each fault's at, rank and node values were given, for the checks that need the whole scenario */
+    yaml_mark_t fault_at[SC_MAX_FAULTS], fault_rank[SC_MAX_FAULTS], fault_node[SC_MAX_FAULTS];
 };
+
+/* Formats an error at mark and returns EXIT_INPUT. */
+__attribute__((format(printf, 4, 5))) static int sc_error_at(struct sc_ctx *c, yaml_mark_t mark, const char *key,
+                                                             const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(c->err, c->errlen, "%s:%lu:%lu: %s%s%s", c->file, (unsigned long)mark.line + 1,
+             (unsigned long)mark.column + 1, key ? key : "", key ? ": " : "", msg);
+    return EXIT_INPUT;
+}
 
 /* Formats an error at node's position and returns EXIT_INPUT. */
 __attribute__((format(printf, 4, 5))) static int sc_error(struct sc_ctx *c, const yaml_node_t *node,
@@ -35,9 +51,7 @@ __attribute__((format(printf, 4, 5))) static int sc_error(struct sc_ctx *c, cons
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    snprintf(c->err, c->errlen, "%s:%lu:%lu: %s%s%s", c->file, (unsigned long)node->start_mark.line + 1,
-             (unsigned long)node->start_mark.column + 1, key ? key : "", key ? ": " : "", msg);
-    return EXIT_INPUT;
+    return sc_error_at(c, node->start_mark, key, "%s", msg);
 }
 
 /* Returns the scalar text of node, or NULL when node is not a scalar. */
@@ -212,7 +226,8 @@ static const struct param fault_common_params[] = {
     { "at_s", PT_DURATION, FS(at_s), .min = 0, .max = 1e9, .help = "time after the run began at which it fires" },
     { "rate_per_hour", PT_DOUBLE, FS(rate_per_hour), .min = 1e-9, .max = 1e9,
       .help = "fires as a Poisson process of this rate (seeded)" },
-    { "rank", PT_INT, FS(rank), .min = 0, .max = 4095, .help = "the rank it hits, or 'random' (the default)" },
+    { "rank", PT_INT, FS(rank), .min = 0, .max = 4096.0 * 100000 - 1,   /* a global rank: ranks x nodes at most */
+      .help = "the rank it hits (global: node x ranks + local rank), or 'random' (the default)" },
     { 0 },
 };
 
@@ -261,6 +276,12 @@ static int sc_fault(struct sc_ctx *c, yaml_node_t *item, struct scenario *sc, in
         }
         if (strcmp(name, "kind") == 0)
             continue;
+        if (strcmp(name, "at") == 0)
+            c->fault_at[idx] = pv->start_mark;
+        else if (strcmp(name, "rank") == 0)
+            c->fault_rank[idx] = pv->start_mark;
+        else if (strcmp(name, "node") == 0)
+            c->fault_node[idx] = pv->start_mark;
         const struct param *p = param_find(fault_common_params, name);
         void *base = f;
         if (!p) {
@@ -337,6 +358,10 @@ static int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *
         seen[p - table] = 1;
         if (table == scenario_params && strcmp(name, "nodes") == 0)
             sc->nodes_line = (int)kn->start_mark.line + 1;
+        if (table == scenario_params && strcmp(name, "ranks") == 0) {
+            sc->ranks_line = (int)vn->start_mark.line + 1;
+            sc->ranks_col = (int)vn->start_mark.column + 1;
+        }
         if (p->type == PT_LIST) {   /* the plug-in lists; ranks is known by now (checked below otherwise) */
             int rc;
             if (strcmp(name, "mitigations") == 0 && sc_scalar(vn) && strcmp(sc_scalar(vn), "auto") == 0)
@@ -409,14 +434,28 @@ static int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario 
     if (sc->workload.checkpoint.every > 0 && sc->workload.checkpoint.every > sc->iterations)
         gl_log("%s: note: workload.checkpoint.every (%" PRId64 ") exceeds iterations (%" PRId64 "): no checkpoint will be written",
                c->file, sc->workload.checkpoint.every, sc->iterations);
-    for (int i = 0; i < sc->n_faults; i++)   /* global ranks: ranks on each of the nodes */
-        if (sc->faults[i].rank >= sc->ranks * sc->nodes) {
-            char key[32];
+    for (int i = 0; i < sc->n_faults; i++) {   /* a fault that can never fire is an error, not a silent no-op */
+        const struct fault_spec *f = &sc->faults[i];
+        char key[48];
+        if (f->rank >= sc->ranks * sc->nodes) {   /* global ranks: ranks on each of the nodes */
             snprintf(key, sizeof key, "faults[%d].rank", i);
-            snprintf(c->err, c->errlen, "%s:%d:1: %s: rank %lld is out of range: the scenario has ranks 0..%lld", c->file,
-                     sc->faults[i].line, key, (long long)sc->faults[i].rank, (long long)(sc->ranks * sc->nodes) - 1);
-            return EXIT_INPUT;
+            return sc_error_at(c, c->fault_rank[i], key, "rank %lld is out of range: the scenario has ranks 0..%lld%s",
+                               (long long)f->rank, (long long)(sc->ranks * sc->nodes) - 1,
+                               sc->nodes > 1 ? " (global: node x ranks + local rank)" : "");
         }
+        if (f->at >= sc->iterations) {   /* at_s is not checked: how long a run takes is known only when it runs */
+            snprintf(key, sizeof key, "faults[%d].at", i);
+            return sc_error_at(c, c->fault_at[i], key, "iteration %lld is never reached: each run has iterations 0..%lld",
+                               (long long)f->at, (long long)sc->iterations - 1);
+        }
+        if (strcmp(fault_table[f->kind]->name, "node-crash") == 0 &&
+            ((const struct node_crash_params *)f->params)->node >= sc->nodes) {
+            snprintf(key, sizeof key, "faults[%d].node", i);
+            /* node >= 1 can only have been given, so its mark is set */
+            return sc_error_at(c, c->fault_node[i], key, "node %lld is out of range: the scenario has nodes 0..%lld",
+                               (long long)((const struct node_crash_params *)f->params)->node, (long long)sc->nodes - 1);
+        }
+    }
     if (sc->auto_search && sc->n_mitigations > sc->search_budget)
         sc->n_mitigations = (int)sc->search_budget;
     int have_none = 0;   /* a battery sized from the measured swing needs a `none` run before it */
@@ -461,18 +500,145 @@ static int sc_document(struct sc_ctx *c, struct scenario *sc)
     return rc ? rc : sc_cross_checks(c, root, sc);
 }
 
+struct sc_open { int id, key; char *anchor; };   /* an open collection; key: a mapping's key awaiting its value */
+struct sc_anchor { char *name; int id; };
+
+/* Builds doc from parser's events (yaml_parser_load's job, with three more rules): one document only, nothing
+ * after it, and at most SC_MAX_DEPTH nested collections. Parsing stops at the first event that breaks a rule,
+ * so a deep or long tail costs nothing (libyaml's scanner is quadratic in the depth of flow nesting). Returns 0,
+ * or EXIT_INPUT / EXIT_ENV with err set; doc is initialised either way. */
+
+static int sc_compose(yaml_parser_t *parser, const char *file, yaml_document_t *doc, char *err, size_t errlen)
+{
+    struct sc_open stack[SC_MAX_DEPTH];
+    struct sc_anchor *anchors = NULL;
+    int depth = 0, n_anchors = 0, docs = 0, ended = 0, done = 0, rc = 0;
+    yaml_event_t ev;
+    if (!yaml_document_initialize(doc, NULL, NULL, NULL, 1, 1)) {
+        memset(doc, 0, sizeof *doc);
+        snprintf(err, errlen, "%s: cannot build the YAML document (out of memory)", file);
+        return EXIT_ENV;
+    }
+    while (!done && !rc) {
+        if (!yaml_parser_parse(parser, &ev)) {
+            unsigned long pl = (unsigned long)parser->problem_mark.line + 1, pc = (unsigned long)parser->problem_mark.column + 1;
+            if (ended)   /* after '...' libyaml takes only '---' or the end: the rest is not part of the scenario */
+                snprintf(err, errlen, "%s:%lu:%lu: content after the end of the document ('...'): a scenario file is "
+                         "one YAML document", file, pl, pc);
+            else
+                snprintf(err, errlen, "%s:%lu:%lu: YAML syntax error: %s%s%s", file, pl, pc,
+                         parser->problem ? parser->problem : "unknown", parser->context ? " " : "",
+                         parser->context ? parser->context : "");
+            rc = EXIT_INPUT;
+            break;
+        }
+        unsigned long line = (unsigned long)ev.start_mark.line + 1, col = (unsigned long)ev.start_mark.column + 1;
+        int id = 0;
+        const char *anchor = NULL;
+        switch (ev.type) {
+        case YAML_STREAM_END_EVENT:
+            done = 1;
+            break;
+        case YAML_DOCUMENT_START_EVENT:
+            if (docs++) {
+                snprintf(err, errlen, "%s:%lu:%lu: a second YAML document ('---'): a scenario file is one YAML document",
+                         file, line, col);
+                rc = EXIT_INPUT;
+            }
+            break;
+        case YAML_DOCUMENT_END_EVENT:
+            ended = 1;
+            break;
+        case YAML_ALIAS_EVENT:
+            for (int i = n_anchors - 1; i >= 0 && !id; i--)
+                if (strcmp(anchors[i].name, (const char *)ev.data.alias.anchor) == 0)
+                    id = anchors[i].id;
+            if (!id) {
+                snprintf(err, errlen, "%s:%lu:%lu: YAML: alias '*%s' names no anchor given before it", file, line, col,
+                         (const char *)ev.data.alias.anchor);
+                rc = EXIT_INPUT;
+            }
+            break;
+        case YAML_SCALAR_EVENT:
+            id = yaml_document_add_scalar(doc, ev.data.scalar.tag, ev.data.scalar.value, (int)ev.data.scalar.length,
+                                          ev.data.scalar.style);
+            anchor = (const char *)ev.data.scalar.anchor;
+            break;
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+            if (depth == SC_MAX_DEPTH) {
+                snprintf(err, errlen, "%s:%lu:%lu: YAML nesting deeper than %d levels (the most a scenario may nest)",
+                         file, line, col, SC_MAX_DEPTH);
+                rc = EXIT_INPUT;
+                break;
+            }
+            id = ev.type == YAML_SEQUENCE_START_EVENT
+                     ? yaml_document_add_sequence(doc, ev.data.sequence_start.tag, ev.data.sequence_start.style)
+                     : yaml_document_add_mapping(doc, ev.data.mapping_start.tag, ev.data.mapping_start.style);
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            depth--;
+            doc->nodes.start[stack[depth].id - 1].end_mark = ev.end_mark;
+            id = stack[depth].id;
+            anchor = stack[depth].anchor;
+            break;
+        default:   /* stream start */
+            break;
+        }
+        if (!rc && (ev.type == YAML_SCALAR_EVENT || ev.type == YAML_SEQUENCE_START_EVENT ||
+                    ev.type == YAML_MAPPING_START_EVENT) && !id) {
+            snprintf(err, errlen, "%s:%lu:%lu: cannot build the YAML document (out of memory)", file, line, col);
+            rc = EXIT_ENV;
+        }
+        if (!rc && id && ev.type != YAML_SEQUENCE_END_EVENT && ev.type != YAML_MAPPING_END_EVENT) {
+            yaml_node_t *node = &doc->nodes.start[id - 1];
+            if (ev.type != YAML_ALIAS_EVENT)
+                node->start_mark = ev.start_mark, node->end_mark = ev.end_mark;
+            int ok = 1;   /* hang the node under the open collection (the first node is the root) */
+            if (depth && doc->nodes.start[stack[depth - 1].id - 1].type == YAML_SEQUENCE_NODE)
+                ok = yaml_document_append_sequence_item(doc, stack[depth - 1].id, id);
+            else if (depth && !stack[depth - 1].key)
+                stack[depth - 1].key = id;
+            else if (depth) {
+                ok = yaml_document_append_mapping_pair(doc, stack[depth - 1].id, stack[depth - 1].key, id);
+                stack[depth - 1].key = 0;
+            }
+            if (!ok) {
+                snprintf(err, errlen, "%s:%lu:%lu: cannot build the YAML document (out of memory)", file, line, col);
+                rc = EXIT_ENV;
+            }
+            if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+                const yaml_char_t *a = ev.type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
+                                                                            : ev.data.mapping_start.anchor;
+                stack[depth++] = (struct sc_open){ id, 0, a ? xstrdup((const char *)a) : NULL };
+                id = 0;   /* its anchor is registered when it ends: an alias inside it cannot make a cycle */
+            }
+        }
+        if (!rc && id && anchor) {
+            anchors = xrealloc(anchors, (size_t)(n_anchors + 1) * sizeof *anchors);
+            anchors[n_anchors++] = (struct sc_anchor){ xstrdup(anchor), id };
+        }
+        if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
+            free(stack[depth].anchor);
+        yaml_event_delete(&ev);
+    }
+    while (depth > 0)
+        free(stack[--depth].anchor);
+    for (int i = 0; i < n_anchors; i++)
+        free(anchors[i].name);
+    free(anchors);
+    return rc;
+}
+
 /* Runs the libyaml parser over an initialised parser and converts its errors. */
 static int sc_parse(yaml_parser_t *parser, const char *file, struct scenario *sc, char *err, size_t errlen)
 {
     yaml_document_t doc;
     struct sc_ctx c = { .file = file, .err = err, .errlen = errlen, .doc = &doc };
-    if (!yaml_parser_load(parser, &doc)) {
-        snprintf(err, errlen, "%s:%lu:%lu: YAML syntax error: %s%s%s", file, (unsigned long)parser->problem_mark.line + 1,
-                 (unsigned long)parser->problem_mark.column + 1, parser->problem ? parser->problem : "unknown",
-                 parser->context ? " " : "", parser->context ? parser->context : "");
-        return EXIT_INPUT;
-    }
-    int rc = sc_document(&c, sc);
+    int rc = sc_compose(parser, file, &doc, err, errlen);
+    if (!rc)
+        rc = sc_document(&c, sc);
     yaml_document_delete(&doc);
     return rc;
 }
@@ -534,4 +700,10 @@ const void *scenario_detector_params(const struct scenario *sc, int id)
         filled = 1;
     }
     return detector_table[id]->params ? defaults[id] : NULL;
+}
+
+int scenario_located(const struct scenario *sc, const char *msg)
+{
+    size_t n = strlen(sc->file);
+    return n && strncmp(msg, sc->file, n) == 0 && msg[n] == ':';
 }

@@ -14,6 +14,7 @@
 #define SC_MAX_FAULTS 64
 #define SC_MAX_DETECTORS 8
 #define SC_PARAM_BYTES 256
+#define SC_MAX_DEPTH 64   /* nested YAML collections a scenario may have (it uses 5); deeper is exit 2 */
 
 enum ckpt_mode { CKPT_SYNC = 0, CKPT_ASYNC };
 
@@ -77,6 +78,7 @@ struct scenario {
     int64_t ranks;          /* worker processes on each node */
     int64_t nodes;          /* supervisors (one per node) the launcher must have started */
     int nodes_line;         /* where `nodes` was given (0: default), for the mismatch message */
+    int ranks_line, ranks_col;  /* where the value of `ranks` was given, for a backend's limit on it */
     int64_t iterations;
     int64_t seed;
     struct {
@@ -108,6 +110,9 @@ extern const struct param scenario_params[];
 /* Loads and validates path into sc. On failure returns EXIT_INPUT with err holding
  * "file:line:column: key: what was expected" (or the I/O error for a missing file). */
 int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen);
+/* Whether a message about sc already begins with its place in the file ("FILE:LINE:COL: ..."), as a backend's
+ * check writes it where it knows the line: callers then print it as it is. */
+int scenario_located(const struct scenario *sc, const char *msg);
 /* Same, from a string (name is used as the file name in messages). */
 int scenario_load_string(const char *text, const char *name, struct scenario *sc, char *err, size_t errlen);
 /* Writes sc, every default resolved, as YAML to f; returns 0 or -1. */

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
+#include "faults/fault.h"
 #include "mitigations/mitigation.h"
 #include "scenario.h"
 #include "util.h"
@@ -143,12 +145,16 @@ Test(scenario, resolved_echo_reads_back_identical)
         b.faults[i].line = a.faults[i].line;
     b.recovery.line = a.recovery.line;
     b.nodes_line = a.nodes_line;
+    b.ranks_line = a.ranks_line;
+    b.ranks_col = a.ranks_col;
     cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "the echo of the resolved scenario does not read back the same");
 }
 
 Test(scenario, shipped_scenarios_are_valid)
 {
-    static const char *const names[] = { "demo", "gpu-single", "fault-drill", "sdc-burnin" };
+    static const char *const names[] = { "demo", "gpu-single", "fault-drill", "sdc-burnin", "mitigation-compare",
+                                         "acceptance/L1-drill", "acceptance/L1-perf", "acceptance/L1-swing",
+                                         "acceptance/L2-soak", "acceptance/L3-burnin" };
     struct scenario sc;
     char err[1024], path[1024];
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
@@ -239,7 +245,8 @@ Test(scenario_errors, mitigations)
 Test(scenario, faults_detectors_recovery_parse)
 {
     struct scenario sc;
-    load_ok(HEAD "faults:\n  - {kind: bitflip, at: 5, rank: 0, target: weights, where: value, value: 0.5}\n"
+    load_ok("name: x\nranks: 1\niterations: 6\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n  allreduce: {bytes: 1MiB}\n"
+            "faults:\n  - {kind: bitflip, at: 5, rank: 0, target: weights, where: value, value: 0.5}\n"
                  "  - {kind: crash, at_s: 2s}\n  - {kind: straggler, rate_per_hour: 3, factor: 2, duration: 1s}\n"
                  "detectors: [fingerprint, {replay: {every: 7}}]\nrecovery: {inprocess: {replicate_every: 4}}\n", &sc);
     cr_assert_eq(sc.n_faults, 3);
@@ -304,7 +311,7 @@ Test(scenario_errors, bad_faults)
     load_err(HEAD "faults: [{kind: meteor, at: 5}]\n",
              "t.yaml:7:17: faults[0].kind: unknown fault 'meteor' (expected one of: bitflip, crash, hang, straggler, comm-error, node-crash)");
     load_err(HEAD "faults: [{kind: crash, at: 5, rank: 3}]\n",
-             "t.yaml:7:1: faults[0].rank: rank 3 is out of range: the scenario has ranks 0..0");
+             "t.yaml:7:37: faults[0].rank: rank 3 is out of range: the scenario has ranks 0..0");
     load_err(HEAD "faults: [{kind: crash, rank: 0}]\n",
              "t.yaml:7:10: faults[0]: expected exactly one of at (iteration), at_s (seconds) or rate_per_hour, got 0");
     load_err(HEAD "faults: [{at: 3}]\n", "t.yaml:7:10: faults[0]: missing required key 'kind' (one of: bitflip, crash, hang, straggler, comm-error, node-crash)");
@@ -314,6 +321,125 @@ Test(scenario_errors, bad_faults)
              "t.yaml:7:26: detectors[1]: unknown detector 'xray' (expected one of: exit, heartbeat, fingerprint, abft, replay, comm)");
     load_err(HEAD "recovery: reboot\n",
              "t.yaml:7:11: recovery: unknown recovery 'reboot' (expected one of: none, restart, inprocess, spare, shrink)");
+}
+
+Test(scenario_errors, a_fault_that_can_never_fire)
+{
+    struct scenario sc;
+    load_err(HEAD "faults: [{kind: crash, at: 1}]\n",
+             "t.yaml:7:28: faults[0].at: iteration 1 is never reached: each run has iterations 0..0");
+    load_err("name: x\nranks: 1\niterations: 5\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n  allreduce: {bytes: 1MiB}\n"
+             "faults:\n  - {kind: bitflip, at: 4, rank: 0}\n  - {kind: hang, rank: 0, at: 10}\n",
+             "t.yaml:9:31: faults[1].at: iteration 10 is never reached: each run has iterations 0..4");
+    load_err(HEAD "faults: [{kind: node-crash, at: 0, node: 5}]\n",
+             "t.yaml:7:42: faults[0].node: node 5 is out of range: the scenario has nodes 0..0");
+    load_err(HEAD "nodes: 2\nfaults: [{kind: node-crash, at: 0, node: 2}]\n",
+             "t.yaml:8:42: faults[0].node: node 2 is out of range: the scenario has nodes 0..1");
+    load_err(HEAD "nodes: 3\nfaults: [{kind: crash, at: 0, rank: 3}]\n",
+             "t.yaml:8:37: faults[0].rank: rank 3 is out of range: the scenario has ranks 0..2 (global: node x ranks + "
+             "local rank)");
+    /* the last iteration, the last node and the last global rank are reachable; so is node 0 by default */
+    load_ok(HEAD "nodes: 3\nfaults:\n  - {kind: crash, at: 0, rank: 2}\n  - {kind: node-crash, at: 0, node: 2}\n"
+                 "  - {kind: node-crash, at: 0}\n  - {kind: hang, at_s: 1h}\n", &sc);
+    cr_assert_eq(sc.faults[0].rank, 2);
+    cr_assert_eq(((const struct node_crash_params *)sc.faults[1].params)->node, 2);
+    /* a global rank past one node's 4096 ranks */
+    load_ok("name: x\nranks: 8\nnodes: 1000\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n"
+            "  allreduce: {bytes: 1MiB}\nfaults: [{kind: crash, at: 0, rank: 7999}]\n", &sc);
+    cr_assert_eq(sc.faults[0].rank, 7999);
+}
+
+Test(scenario_errors, one_yaml_document_only)
+{
+    struct scenario sc;
+    load_err(HEAD "---\nname: y\n", "t.yaml:7:1: a second YAML document ('---'): a scenario file is one YAML document");
+    load_err(HEAD "---\n", "t.yaml:7:1: a second YAML document ('---'): a scenario file is one YAML document");
+    load_err(HEAD "...\ngarbage: 1\n",
+             "t.yaml:8:1: content after the end of the document ('...'): a scenario file is one YAML document");
+    load_err(HEAD "...\n  ]]\n",
+             "t.yaml:8:3: content after the end of the document ('...'): a scenario file is one YAML document");
+    load_ok("---\n" HEAD "...\n# only a comment after the end\n", &sc);
+    cr_assert_eq(sc.ranks, 1);
+}
+
+Test(scenario_errors, nesting_deeper_than_the_cap)
+{
+    /* 64 levels (the top mapping and 63 lists) parse, and the walker names the unknown key; 65 do not */
+    char text[512];
+    snprintf(text, sizeof text, "name: x\ndeep: %.*s%.*s\n", SC_MAX_DEPTH - 1,
+             "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", SC_MAX_DEPTH - 1,
+             "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]");
+    struct scenario *sc = malloc(sizeof *sc);
+    char err[1024];
+    cr_assert_eq(scenario_load_string(text, "t.yaml", sc, err, sizeof err), EXIT_INPUT);
+    cr_assert(strstr(err, "t.yaml:2:1: deep: unknown key"), "%s", err);
+    free(sc);
+    snprintf(text, sizeof text, "name: x\ndeep: %.*s%.*s\n", SC_MAX_DEPTH,
+             "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", SC_MAX_DEPTH,
+             "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]");
+    load_err(text, "t.yaml:2:70: YAML nesting deeper than 64 levels (the most a scenario may nest)");
+    load_err("name: x\ndeep:\n"
+             " a:\n  a:\n   a:\n    a:\n     a:\n      a:\n       a:\n        a:\n         a:\n          a:\n"
+             "           a:\n            a:\n             a:\n              a:\n               a:\n                a:\n"
+             "                 - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - 1\n",
+             "t.yaml:19:112: YAML nesting deeper than 64 levels (the most a scenario may nest)");
+}
+
+/* Loads head, open x depth, close x depth and expects the nesting error want, within a second. */
+static void deep_rejected_fast(const char *head, const char *open, const char *close, int depth, const char *want)
+{
+    size_t lo = strlen(open), lc = strlen(close);
+    char *text = malloc((lo + lc) * (size_t)depth + strlen(head) + 2), *p = text;
+    p += sprintf(p, "%s", head);
+    for (int i = 0; i < depth; i++, p += lo)
+        memcpy(p, open, lo);
+    for (int i = 0; i < depth; i++, p += lc)
+        memcpy(p, close, lc);
+    strcpy(p, "\n");
+    struct scenario *sc = malloc(sizeof *sc);
+    char err[1024];
+    uint64_t t0 = mono_ns();
+    int rc = scenario_load_string(text, "t.yaml", sc, err, sizeof err);
+    double s = (double)(mono_ns() - t0) * 1e-9;
+    free(sc);
+    free(text);
+    cr_assert_eq(rc, EXIT_INPUT);
+    cr_assert_str_eq(err, want);
+    cr_assert_lt(s, 1.0, "%d-deep nesting of '%s' took %.3f s to reject", depth, open, s);
+}
+
+Test(scenario_errors, deep_nesting_is_rejected_fast, .timeout = 60)
+{
+    /* libyaml's scanner is quadratic in flow depth: 200k levels took over 10 s before the cap */
+    deep_rejected_fast("name: x\ndeep: ", "[", "]", 200000,
+                       "t.yaml:2:70: YAML nesting deeper than 64 levels (the most a scenario may nest)");
+    deep_rejected_fast("name: x\ndeep: ", "{a: ", "}", 200000,
+                       "t.yaml:2:259: YAML nesting deeper than 64 levels (the most a scenario may nest)");
+    deep_rejected_fast("name: x\ndeep:\n", "- ", "", 200000,
+                       "t.yaml:3:127: YAML nesting deeper than 64 levels (the most a scenario may nest)");
+}
+
+Test(scenario, anchors_and_aliases_still_work)
+{
+    struct scenario sc;
+    load_ok("name: x\nranks: &r 2\niterations: *r\nworkload:\n  gemm: &g {m: 8, n: 8, k: 8}\n"
+            "  allreduce: {bytes: 1MiB}\nprojection: {gpus: *r}\n", &sc);
+    cr_assert_eq(sc.iterations, 2);
+    cr_assert_eq(sc.projection.gpus, 2);
+    load_err("name: x\nranks: 2\niterations: 2\nworkload: &w\n  gemm: *w\n",
+             "t.yaml:5:9: YAML: alias '*w' names no anchor given before it");
+}
+
+Test(scenario, ranks_position_is_kept_for_a_backends_limit)
+{
+    struct scenario sc;
+    load_ok("name: x\niterations: 1\nranks:   257\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n  allreduce: {bytes: 1MiB}\n", &sc);
+    cr_assert_eq(sc.ranks_line, 3);
+    cr_assert_eq(sc.ranks_col, 10);
+    char why[512];   /* the sim backend's limit names the place */
+    cr_assert_eq(backend_find("sim")->check(&sc, why, sizeof why), EXIT_INPUT);
+    cr_expect_str_eq(why, "t.yaml:3:10: ranks: 257 worker processes on one machine is more than the sim backend allows (256)");
+    cr_expect(scenario_located(&sc, why));
 }
 
 Test(scenario_errors, name_must_be_a_folder_name)
