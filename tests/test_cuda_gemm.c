@@ -193,3 +193,22 @@ Test(gemm, create_without_gpu_fails_cleanly)
     cr_assert_neq(err[0], 0);
     cr_log_info("without a GPU: %s", err);
 }
+
+/* cuBLASLt is opened on first use (harness/cuda/lt_load.c), not at exec: the forwarders reach the real library
+ * (its version) and the program does not load it before. Needs no GPU. */
+#include <cublasLt.h>
+Test(lt_load, cublaslt_is_loaded_on_first_use_and_reached)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    cr_assert_not_null(maps);
+    char line[512];
+    int loaded = 0;
+    while (fgets(line, sizeof line, maps))
+        loaded |= strstr(line, "libcublasLt") != NULL;
+    fclose(maps);
+    cr_expect(!loaded, "libcublasLt is mapped before its first use");
+    size_t v = cublasLtGetVersion();
+    cr_expect(v / 10000 == CUBLAS_VER_MAJOR, "cublasLtGetVersion() = %zu through the forwarder, header major %d", v,
+              CUBLAS_VER_MAJOR);
+    cr_expect_str_neq(cublasLtGetStatusName(CUBLAS_STATUS_SUCCESS), "");
+}
