@@ -439,15 +439,44 @@ static void check_sdc(const struct scenario *sc, struct rundata *d, struct verdi
     }
 }
 
+/* A failure nobody injected (a death, a hang, a straggler, a corruption) fails the GPU it hit, whatever the
+ * checks: on a new cluster these are the failures that matter. */
+static void check_observed(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
+{
+    json_t *f;
+    size_t i;
+    json_array_foreach(json_object_get(d->summary, "faults"), i, f) {
+        if (strcmp(jstr(f, "origin", ""), "observed") != 0)
+            continue;
+        struct verdict *v = accept_add(vs, sc, "observed_fault", V_FAIL);
+        json_t *det = json_object_get(f, "detection");
+        v->node = (int)json_integer_value(json_object_get(f, "node"));
+        v->rank = (int)json_integer_value(json_object_get(f, "rank"));
+        snprintf(v->subject, sizeof v->subject, "node %d gpu %d", v->node, v->rank);
+        v->value = 1;
+        v->limit = 0;
+        str_copy(v->cmp, sizeof v->cmp, "<=");
+        str_copy(v->unit, sizeof v->unit, "faults");
+        accept_note(v, "%s nobody injected, seen by %s at iteration %lld: %s (%s)", jstr(f, "kind", "?"),
+                    jstr(f, "detected_by", "?"), (long long)json_integer_value(json_object_get(det, "iter_seen")),
+                    jstr(f, "what", ""), jstr(f, "outcome", ""));
+    }
+}
+
 static void check_drill(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
 {
     json_t *faults = json_object_get(d->summary, "faults"), *f;
     size_t i;
-    if (!json_array_size(faults)) {
+    int injected = 0;
+    json_array_foreach(faults, i, f)
+        injected += strcmp(jstr(f, "origin", "injected"), "injected") == 0;
+    if (!injected) {
         accept_skip(vs, sc, "fault_drill", "the scenario injected no fault");
         return;
     }
     json_array_foreach(faults, i, f) {
+        if (strcmp(jstr(f, "origin", "injected"), "injected") != 0)
+            continue;   /* not part of the drill: check_observed judges it */
         const char *kind = jstr(f, "kind", "?");
         int rank = (int)json_integer_value(json_object_get(f, "rank"));
         json_t *ds = json_object_get(f, "detect_s"), *rs = json_object_get(f, "recover_s");
@@ -667,6 +696,7 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
         check_sdc(sc, &d, vs);
     if (c->fault_drill.on)
         check_drill(sc, &d, vs);
+    check_observed(sc, &d, vs);
     if (c->throttle.on)
         check_throttle(sc, &d, backend, vs);
     if (c->numa.on) {

@@ -185,7 +185,7 @@ int accept_main(int argc, char **argv)
             sc[i].ranks = ngpu;
         sc[i].nodes = cluster_nodes();   /* every node the launcher started */
         if ((rc = ops->check(&sc[i], why, sizeof why)) != 0)
-            gl_log("%s: %s", sc[i].file, why);
+            gl_log("%s%s%s", scenario_located(&sc[i], why) ? "" : sc[i].file, scenario_located(&sc[i], why) ? "" : ": ", why);
     }
     ssize_t k = rc == EXIT_OK ? readlink("/proc/self/exe", exe, sizeof exe - 1) : 0;
     if (k < 0) {

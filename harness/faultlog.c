@@ -36,6 +36,7 @@ void faultlog_run_begin(struct sup *s)
     }
     s->awaiting_fault = -1;
     s->stale_reports = 0;
+    s->fail_iter = -1;
     s->epoch++;
     for (int i = 0; i < s->sc->n_faults; i++) {
         const struct fault_spec *f = &s->sc->faults[i];
@@ -72,17 +73,29 @@ uint32_t faultlog_new_epoch(struct sup *s, int64_t fail_iter)
 
 void faultlog_rollback(struct sup *s, int cause)
 {
-    for (int i = 0; i < s->n_faults; i++) {
-        struct fault_rec *f = &s->faults[i];
-        if (i == cause || f->observed || f->undone || f->run != s->run || f->detector >= 0 || f->iter < s->fail_iter ||
-            s->sc->faults[f->spec].at < 0)
+    if (s->fail_iter < 0)
+        return;
+    /* by the control block's flags, not the records: a fault that fired as the recovery began has its report
+     * dropped with the old timeline's */
+    for (int i = 0; i < s->sc->n_faults; i++) {
+        const struct fault_spec *fs = &s->sc->faults[i];
+        if (fs->at < 0 || fs->at < s->fail_iter || !atomic_load(&s->shm.hdr->fault_fired[i]))
             continue;
-        f->undone = 1;
-        atomic_store(&s->shm.hdr->fault_fired[f->spec], 0);
+        int rec = -1;
+        for (int j = 0; j < s->n_faults; j++)
+            if (s->faults[j].spec == i && s->faults[j].run == s->run && !s->faults[j].undone && !s->faults[j].observed)
+                rec = j;
+        if (rec >= 0 && (rec == cause || s->faults[rec].detector >= 0))
+            continue;   /* it caused this recovery, or was caught: its story is told */
+        if (rec >= 0)
+            s->faults[rec].undone = 1;
+        atomic_store(&s->shm.hdr->fault_fired[i], 0);
         results_event(&s->res, mono_ns(), "fault_undone",
-                      json_pack("{s:i, s:i, s:i, s:I, s:I}", "id", i, "fault_spec", f->spec, "rank", f->rank, "iter",
-                                (json_int_t)f->iter, "failure_iter", (json_int_t)s->fail_iter));
+                      json_pack("{s:o, s:i, s:I, s:I, s:I}", "id", rec >= 0 ? json_integer(rec) : json_null(), "fault_spec", i,
+                                "rank", (json_int_t)fs->rank, "iter", (json_int_t)fs->at, "failure_iter",
+                                (json_int_t)s->fail_iter));
     }
+    s->fail_iter = -1;   /* the new timeline runs from here */
 }
 
 int faultlog_current(struct sup *s, const struct wevent *ev)
@@ -123,7 +136,7 @@ void faultlog_injected(struct sup *s, const struct wevent *ev)
                              .iter = ev->iter, .t_ns = ev->t_ns, .detector = -1, .restore_iter = -1, .lost = -1,
                              .det_rank = -1,
                              .d = { .target = ev->target, .where = ev->where, .format = ev->format, .element = ev->elem,
-                                    .mask = ev->mask, .old_v = ev->c, .new_v = ev->d } };
+                                    .mask = ev->mask, .old_v = ev->c, .new_v = ev->d, .scale = ev->scale } };
     str_copy(f->note, sizeof f->note, ev->note);
     str_copy(f->outcome, sizeof f->outcome, "not detected");
 }
@@ -154,7 +167,8 @@ static int faultlog_observe(struct sup *s, int det, int flavour, int rank, int64
     struct fault_rec *f = &s->faults[s->n_faults];
     *f = (struct fault_rec){ .spec = -1, .kind = kind, .rank = rank, .run = s->run, .observed = 1, .iter = iter,
                              .t_ns = t, .detector = -1, .restore_iter = -1, .lost = -1, .det_rank = -1,
-                             .d = { .target = -1, .where = -1, .format = -1, .element = -1, .old_v = NAN, .new_v = NAN } };
+                             .d = { .target = -1, .where = -1, .format = -1, .element = -1, .old_v = NAN, .new_v = NAN,
+                                    .scale = NAN } };
     str_copy(f->note, sizeof f->note, note);
     str_copy(f->outcome, sizeof f->outcome, "not detected");
     results_event(&s->res, t, "fault_observed",
@@ -165,25 +179,31 @@ static int faultlog_observe(struct sup *s, int det, int flavour, int rank, int64
 
 int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, const char *note, int fatal)
 {
+    /* the fault this finding is: the newest compatible one not yet detected (an older one left undetected, a
+     * corruption no detector here sees, does not take the credit); else one this detector already caught, seen
+     * again (a straggler's next slow iteration) */
     int match = -1, repeat = 0;
-    for (int i = 0; i < s->n_faults && match < 0; i++) {
-        struct fault_rec *f = &s->faults[i];
-        int whole_node = strcmp(fault_table[f->kind]->name, "node-crash") == 0;   /* any rank of the node shows it */
-        if (f->run != s->run || f->undone || (rank >= 0 && f->rank != rank && !whole_node) || f->t_ns > t + 1000000 ||
-            !faultlog_compatible(det, fatal, fault_table[f->kind]->name))
-            continue;
-        if (f->observed && (f->detector != det || f->detect_iter < iter - 1))
-            continue;   /* an observed fault repeats only as the same finding on the next iteration (a straggler) */
-        if (f->detector >= 0) {
-            repeat = 1;   /* the same fault seen again (a straggler's next slow iteration) */
-            if (f->detector == det)
-                match = i;
-            continue;
+    for (int pass = 0; pass < 2 && match < 0; pass++)
+        for (int i = s->n_faults - 1; i >= 0 && match < 0; i--) {
+            struct fault_rec *f = &s->faults[i];
+            int whole_node = strcmp(fault_table[f->kind]->name, "node-crash") == 0;   /* any rank of the node shows it */
+            if (f->run != s->run || f->undone || (rank >= 0 && f->rank != rank && !whole_node) || f->t_ns > t + 1000000 ||
+                !faultlog_compatible(det, fatal, fault_table[f->kind]->name) || (f->detector >= 0) != pass)
+                continue;
+            if (pass == 1 && (f->detector != det || (f->observed && f->detect_iter < iter - 1)))
+                continue;   /* an observed fault repeats only as the same finding on the next iteration */
+            match = i;
+            repeat = pass;
         }
-        match = i;
+    if (s->fail_iter >= 0 && match >= 0 && !repeat && !s->faults[match].observed && s->faults[match].iter >= s->fail_iter &&
+        s->sc->faults[s->faults[match].spec].at >= 0) {
+        /* a fault the abandoned timeline ran into, seen while the recovery stops it: the rollback undoes it, it
+         * fires again on the new timeline and is detected there (the recovery replaces a process it took) */
+        results_event(&s->res, t, "seen_during_recovery",
+                      json_pack("{s:s, s:i, s:I, s:i, s:s}", "detector", detector_table[det]->name, "rank", rank, "iter",
+                                (json_int_t)iter, "fault", match, "note", note));
+        return match;
     }
-    if (match >= 0 && s->faults[match].detector >= 0)
-        repeat = 1;
     int sdc = det == DET_FINGERPRINT || det == DET_ABFT || det == DET_REPLAY;
     /* what no injected fault explains is a real failure; only a corruption on modelled devices, where nothing
      * fails by itself, is shown false */
@@ -214,8 +234,13 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
         json_object_set_new(o, "detect_iters", json_copy(json_object_get(o, "latency_iters")));
     }
     results_event(&s->res, t, repeat ? "detection_repeat" : "detection", o);
-    if (!fatal || repeat || s->recovering || s->stopping)
+    if (!fatal || repeat || s->stopping)
         return match;
+    if (s->recovering) {   /* a real failure while a recovery runs: it replaces every process that is gone */
+        if (match >= 0)
+            str_copy(s->faults[match].outcome, sizeof s->faults[match].outcome, "joined the recovery under way");
+        return match;
+    }
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
     if (rec->mode == REC_NONE) {
         char msg[256];
@@ -232,9 +257,43 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
         sup_fail(s, msg);
         return match;
     }
-    if (recover(s, match, rank, iter, fatal == 2, sdc) != 0 && !s->failed)
-        sup_fail(s, "recovery failed");
+    if (s->n_pending < SUP_MAX_PENDING)   /* acted on once every rank's reports so far are in (faultlog_act) */
+        s->pending[s->n_pending++] = (struct failure){ match, rank, fatal == 2, sdc, s->n_dets - 1, iter };
     return match;
+}
+
+void faultlog_act(struct sup *s)
+{
+    if (!s->n_pending || s->recovering || s->stopping)
+        return;
+    int c = 0;
+    for (int i = 1; i < s->n_pending; i++)
+        if (s->pending[i].iter < s->pending[c].iter)
+            c = i;
+    struct failure cause = s->pending[c];
+    for (int i = 0; i < s->n_pending; i++) {
+        const struct failure *p = &s->pending[i];
+        if (i == c || p->fault < 0 || p->fault == cause.fault)
+            continue;
+        struct fault_rec *f = &s->faults[p->fault];
+        if (!f->observed && f->spec >= 0 && s->sc->faults[f->spec].at >= 0 && f->iter >= cause.iter) {
+            /* the rollback for the earlier failure undoes this fault: it fires again and is detected anew */
+            f->detector = -1;
+            f->detect_ns = 0;
+            f->det_rank = -1;
+            str_copy(f->outcome, sizeof f->outcome, "not detected");
+            if (p->det >= 0 && p->det < s->n_dets)
+                s->dets[p->det].fault = -3;
+            results_event(&s->res, mono_ns(), "detection_abandoned",
+                          json_pack("{s:i, s:i, s:I, s:I}", "fault", p->fault, "rank", p->rank, "iter", (json_int_t)p->iter,
+                                    "for_iter", (json_int_t)cause.iter));
+        } else {
+            snprintf(f->outcome, sizeof f->outcome, "recovered with fault %d", cause.fault);
+        }
+    }
+    s->n_pending = 0;
+    if (recover(s, cause.fault, cause.rank, cause.iter, cause.kill, cause.sdc) != 0 && !s->failed)
+        sup_fail(s, "recovery failed");
 }
 
 void faultlog_fingerprint(struct sup *s, const struct wevent *ev)
@@ -377,8 +436,9 @@ void faultlog_detail(json_t *o, const struct fault_detail *d)
         json_object_set_new(o, "old", faultlog_value(d->old_v));
         json_object_set_new(o, "new", faultlog_value(d->new_v));
         json_object_set_new(o, "rel_error", faultlog_value(fault_rel_error(d->old_v, d->new_v)));
+        json_object_set_new(o, "scale", json_num(d->scale));
     } else {
-        const char *keys[] = { "format", "element", "bits", "bit", "bit_class", "old", "new", "rel_error" };
+        const char *keys[] = { "format", "element", "bits", "bit", "bit_class", "old", "new", "rel_error", "scale" };
         for (size_t k = 0; k < ARRAY_LEN(keys); k++)
             json_object_set_new(o, keys[k], json_null());
     }

@@ -12,6 +12,7 @@
 #include "cluster.h"
 #include "backend.h"
 #include "bench.h"
+#include "campaign.h"
 #include "detectors/detector.h"
 #include "faults/fault.h"
 #include "mitigations/mitigation.h"
@@ -44,6 +45,9 @@ static const char usage_text[] =
     "                        replay a run in the live view (or print the screen at S as text)\n"
     "  analyze TRACE.csv [--gpus N] [--groups G] [--jitter D] [--json]\n"
     "                        power-swing analysis of a trace: power.csv, nvidia-smi or DCGM CSV\n"
+    "  campaign [--schedules N] [--seed S] [--recovery LIST] [--jobs J] [--out DIR]\n"
+    "                        random fault schedules under each recovery strategy, checked against the\n"
+    "                        fault record's invariants (`campaign --help`)\n"
     "  bench gemm|allreduce|sampling|analysis [OPTIONS]\n"
     "                        harness vs bare library on this GPU (cuda builds); `bench gemm --help`\n"
     "  --help, --version\n"
@@ -155,7 +159,7 @@ static int cmd_run(int argc, char **argv)
                    "(--allow-device-settings lets the search try it)", sc->file, dropped, dropped == 1 ? "" : "s");
     }
     if (ops && (rc = ops->check(sc, why, sizeof why)) != 0)
-        fprintf(stderr, "gauntlet: %s: %s\n", sc->file, why);
+        fprintf(stderr, "gauntlet: %s%s%s\n", scenario_located(sc, why) ? "" : sc->file, scenario_located(sc, why) ? "" : ": ", why);
     ssize_t n = rc ? 0 : readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n < 0) {
         SYSERR("readlink(/proc/self/exe)");
@@ -209,7 +213,8 @@ static int cmd_check(int argc, char **argv)
     if (!rc) {
         char why[512];
         if ((rc = backend_find("sim")->check(sc, why, sizeof why)) != 0)
-            fprintf(stderr, "gauntlet: %s: %s\n", sc->file, why);
+            fprintf(stderr, "gauntlet: %s%s%s\n", scenario_located(sc, why) ? "" : sc->file,
+                    scenario_located(sc, why) ? "" : ": ", why);
         else
             printf("%s: ok: '%s', %lld ranks, %lld iterations, %d mitigation(s)\n", argv[1], sc->name,
                    (long long)sc->ranks, (long long)sc->iterations, sc->n_mitigations);
@@ -291,5 +296,7 @@ int main(int argc, char **argv)
         return analyze_main(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0)
         return bench_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "campaign") == 0)
+        return campaign_main(argc - 1, argv + 1);
     return usage_error("unknown command '%s'", cmd);
 }

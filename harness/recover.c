@@ -16,8 +16,18 @@ int recover_quiesce(struct sup *s, double timeout_s)
     uint64_t end = mono_ns() + (uint64_t)(timeout_s * 1e9);
     for (;;) {
         int busy = 0;
+        uint64_t now = mono_ns();
         for (int k = 0; k < s->nslots; k++) {
             uint32_t st = atomic_load(&shm_ctl(&s->shm, k)->state);
+            int stuck = s->alive[k] && !s->expect_exit[k] && st != WS_IDLE && st != WS_READY;
+            uint64_t hb = atomic_load_explicit(&shm_ctl(&s->shm, k)->heartbeat_ns, memory_order_acquire);
+            if (stuck && hb && now > hb && (double)(now - hb) * 1e-9 > s->sc->heartbeat.timeout_s) {
+                /* hung while the recovery stops it (a second failure): it cannot stop; it is replaced */
+                results_event(&s->res, now, "hung_in_recovery",
+                              json_pack("{s:i, s:i, s:f}", "rank", atomic_load(&shm_ctl(&s->shm, k)->rank), "slot", k,
+                                        "silent_s", (double)(now - hb) * 1e-9));
+                recover_kill(s, k);
+            }
             busy += s->alive[k] && (s->expect_exit[k] || (st != WS_IDLE && st != WS_READY));
         }
         if (!busy)
@@ -154,23 +164,30 @@ int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int
         for (int k = 0; k < s->nranks; k++)
             if (!s->dropped[k] && sup_spawn(s, s->slot_of[k]) != 0)
                 return s->recovering = 0, -1;
-    } else if (rec->mode == REC_SHRINK && rank >= 0) {
-        recover_shrink(s, rank);
+    } else if (rec->mode == REC_SHRINK) {   /* the failed rank, and any that died meanwhile, leave the run */
+        for (int r = 0; r < s->nranks; r++)
+            if (!s->dropped[r] && (r == rank || !s->alive[s->slot_of[r]]))
+                recover_shrink(s, r);
         if (atomic_load(&s->shm.hdr->nactive) == 0)
             return s->recovering = 0, sup_fail(s, "shrink: no rank left"), -1;
-    } else if (rank >= 0 && !s->alive[slot]) {
-        int spare = -1;
-        for (int k = s->nranks; k < s->nslots && rec->mode == REC_SPARE; k++)
-            if (s->alive[k] && s->ready[k] && atomic_load(&shm_ctl(&s->shm, k)->rank) < 0)
-                spare = k;
-        if (spare >= 0) {   /* started and initialised ahead of time: it only takes the rank over */
-            struct wcmd adopt = { .type = CMD_ADOPT, .arg = rank };
-            atomic_store(&shm_ctl(&s->shm, spare)->rank, rank);
-            sup_send(s, spare, &adopt);
-            s->slot_of[rank] = spare;
-            results_event(&s->res, mono_ns(), "spare_adopted", json_pack("{s:i, s:i}", "rank", rank, "slot", spare));
-        } else if (sup_spawn(s, slot) != 0) {
-            return s->recovering = 0, -1;
+    } else {   /* every rank whose process is gone is replaced: the failed one, and any that died meanwhile */
+        for (int r = 0; r < s->nranks; r++) {
+            int k = s->slot_of[r];
+            if (s->dropped[r] || s->alive[k])
+                continue;
+            int spare = -1;
+            for (int q = s->nranks; q < s->nslots && rec->mode == REC_SPARE; q++)
+                if (s->alive[q] && s->ready[q] && atomic_load(&shm_ctl(&s->shm, q)->rank) < 0)
+                    spare = q;
+            if (spare >= 0) {   /* started and initialised ahead of time: it only takes the rank over */
+                struct wcmd adopt = { .type = CMD_ADOPT, .arg = r };
+                atomic_store(&shm_ctl(&s->shm, spare)->rank, r);
+                sup_send(s, spare, &adopt);
+                s->slot_of[r] = spare;
+                results_event(&s->res, mono_ns(), "spare_adopted", json_pack("{s:i, s:i}", "rank", r, "slot", spare));
+            } else if (sup_spawn(s, k) != 0) {
+                return s->recovering = 0, -1;
+            }
         }
     }
     /* every rank gets its command now, a replacement still starting too (it reads it once ready): on cuda

@@ -53,6 +53,7 @@ struct wevent {
     uint32_t mask;     /* WEV_FAULT: the bits of the element that changed (bit 0 least significant), 0: none */
     int64_t elem;      /* WEV_FAULT: the element corrupted, -1: none */
     double c, d;       /* WEV_FAULT: the element's old and new value */
+    double scale;      /* WEV_FAULT: fault_detail.scale */
     int8_t target;     /* WEV_FAULT: enum fault_target, -1: none */
     int8_t where;      /* WEV_FAULT: enum flip_where, -1: none */
     int8_t format;     /* WEV_FAULT: enum num_format of the element, -1: none */

@@ -43,6 +43,14 @@ struct detection {
     uint64_t t_ns;
 };
 
+/* A fatal failure detected, waiting for the top of the loop to act on it (faultlog_act). */
+struct failure {
+    int fault, rank, kill, sdc;   /* fault: index in faults; kill: the rank's process must be killed (a hang) */
+    int det;                      /* its detection: index in dets */
+    int64_t iter;
+};
+#define SUP_MAX_PENDING 64
+
 struct sup {
     const struct scenario *sc;     /* the control block's copy (random fault ranks resolved) */
     const struct scenario *orig;   /* as given (a random rank stays random for rate_per_hour faults) */
@@ -84,6 +92,8 @@ struct sup {
     int recoveries;
     uint32_t epoch;                /* the recovery epoch: a new one at every run start and every recovery */
     int64_t stale_reports;         /* worker reports of an abandoned epoch, dropped (this run) */
+    struct failure pending[SUP_MAX_PENDING];   /* fatal failures detected since the loop last acted */
+    int n_pending;
     int64_t fail_iter;             /* the recovery under way: the failure's iteration (faults at or after it that
                                       fired on the abandoned timeline fire again on the new one) */
     double detcost[8];             /* per detector: worker-side seconds spent this run */
@@ -171,6 +181,10 @@ uint32_t faultlog_new_epoch(struct sup *s, int64_t fail_iter);
  * on the abandoned timeline (other than cause, the fault being recovered, and any already detected) are undone
  * and fire again when the new timeline reaches them. */
 void faultlog_rollback(struct sup *s, int cause);
+/* Acts on the fatal failures detected since the last call (the supervisor's loop calls it once every ring is
+ * drained): the one of the earliest iteration is recovered; a failure another one's rollback undoes (a fault
+ * at or after that iteration) loses its detection and fires again on the new timeline. */
+void faultlog_act(struct sup *s);
 /* Whether a worker report belongs to the epoch in progress; one that does not is counted and dropped. */
 int faultlog_current(struct sup *s, const struct wevent *ev);
 

@@ -90,7 +90,7 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
         break;
     case WEV_FAULT: {
         struct fault_detail d = { .target = ev->target, .where = ev->where, .format = ev->format, .element = ev->elem,
-                                  .mask = ev->mask, .old_v = ev->c, .new_v = ev->d };
+                                  .mask = ev->mask, .old_v = ev->c, .new_v = ev->d, .scale = ev->scale };
         o = json_pack("{s:s, s:i, s:i, s:I, s:s, s:b}", "kind", fault_table[s->sc->faults[ev->phase].kind]->name, "rank",
                       rank, "fault_spec", ev->phase, "iter", (json_int_t)ev->iter, "what", ev->note, "done", ev->b >= 0);
         if (ev->b >= 0 && s->running) {
@@ -354,6 +354,7 @@ void sup_step(struct sup *s)
         if (s->running)
             faultlog_timers(s, now);
     }
+    faultlog_act(s);   /* every ring drained: the failures detected meanwhile, in iteration order */
     sup_progress(s, now);
 }
 

@@ -88,7 +88,7 @@ static void worker_emit_fault(struct worker_ctx *w, int i, double done, const ch
     const struct fault_detail *d = &w->fdet;
     struct wevent ev = { .type = WEV_FAULT, .rank = w->rank, .run = w->run, .phase = i, .iter = w->iter,
                          .t_ns = mono_ns(), .a = (double)w->iter, .b = done, .epoch = w->epoch, .mask = d->mask,
-                         .elem = d->element, .c = d->old_v, .d = d->new_v, .target = (int8_t)d->target,
+                         .elem = d->element, .c = d->old_v, .d = d->new_v, .scale = d->scale, .target = (int8_t)d->target,
                          .where = (int8_t)d->where, .format = (int8_t)d->format };
     if (what)
         str_copy(ev.note, sizeof ev.note, what);
@@ -104,7 +104,8 @@ static void worker_inject(struct worker_ctx *w, int i)
     const struct fault_ops *ops = fault_table[f->kind];
     char what[128] = "";
     w->fault_now = i;
-    w->fdet = (struct fault_detail){ .target = -1, .where = -1, .format = -1, .element = -1, .old_v = NAN, .new_v = NAN };
+    w->fdet = (struct fault_detail){ .target = -1, .where = -1, .format = -1, .element = -1, .old_v = NAN, .new_v = NAN,
+                                     .scale = NAN };
     uint64_t seed = (uint64_t)w->sc->seed * 0x9E3779B97F4A7C15ull ^ ((uint64_t)i << 32) ^ (uint64_t)w->iter;
     if (ops->inject(w, f->params, seed, what, sizeof what, &w->fdet) != 0) {
         gl_log("fault %s (scenario line %d) not carried out: %s", ops->name, f->line, what);

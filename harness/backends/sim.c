@@ -295,6 +295,12 @@ static int sim_corrupt(void *b, struct corruption *c, char *what, size_t n)
     c->out.mask = ob ^ nb;
     c->out.old_v = old;
     c->out.new_v = buf[i];
+    if (c->target == TGT_GEMM_OUTPUT) {   /* what abft weighs a change of this element against: its column */
+        double mag = 0;
+        for (long r = 0; r < s->dm; r++)
+            mag += fabs(s->c[r * s->dn + (long)i % s->dn]);
+        c->out.scale = mag;
+    }
     snprintf(what, n, "element %zu: %.9g -> %.9g", i, old, buf[i]);
     return 0;
 }
@@ -401,8 +407,8 @@ static int sim_probe(char *why, size_t n)
 static int sim_check(const struct scenario *sc, char *why, size_t n)
 {
     if (sc->ranks > 256) {
-        snprintf(why, n, "ranks: %lld worker processes on one machine is more than the sim backend allows (256)",
-                 (long long)sc->ranks);
+        snprintf(why, n, "%s:%d:%d: ranks: %lld worker processes on one machine is more than the sim backend allows (256)",
+                 sc->file, sc->ranks_line, sc->ranks_col, (long long)sc->ranks);
         return EXIT_INPUT;
     }
     return 0;

@@ -41,6 +41,9 @@ struct fault_detail {
     int64_t element;  /* index of the element in the buffer, -1: none */
     uint32_t mask;    /* the bits that changed (bit 0 least significant); 0: none, or the value did not change */
     double old_v, new_v;
+    double scale;     /* the magnitude the detector built for this buffer weighs the change against (sim,
+                         gemm-output: the sum of |c| over the element's column after the change, as abft does);
+                         NAN: not known */
 };
 
 struct corruption {

@@ -1,0 +1,279 @@
+/* tests/test_campaign.c: the fault record's truth on sim, through the real executable: one timeline across
+ * rollbacks (the same detections on every repetition and under every strategy), real failures recorded as
+ * faults, faults named in full, the fault table on the console, and `gauntlet campaign` (random schedules
+ * against the invariants; its checker shown to catch a broken one). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "accept.h"
+#include "campaign_int.h"
+#include "e2e.h"
+#include "util.h"
+
+/* The scenario that showed a detection no fault explained after a rollback (5 of 30 runs before). Its straggler
+ * check wants 100 ms of excess: runs here share 2 cores several at once, and a rank stalled 20 ms twice by the
+ * host is a real straggler (an observed fault), not this test's subject. */
+#define REPRO                                                                                                  \
+    "name: repro\nranks: 4\niterations: 50\nseed: 7\n"                                                         \
+    "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 4}\n  allreduce: {bytes: 1MiB}\n"                       \
+    "  checkpoint: {every: 10, bytes: 256KiB, path: /tmp/gauntlet-test-campaign}\n"                            \
+    "detectors: [fingerprint, abft, {heartbeat: {min_excess: 100ms}}]\nrecovery: %s\n"                          \
+    "faults:\n"                                                                                                \
+    "  - {kind: bitflip, at: 13, rank: 2, target: gemm-output}\n"                                              \
+    "  - {kind: bitflip, at: 17, rank: 1, target: allreduce-buffer, where: value, value: 1000}\n"              \
+    "  - {kind: crash, at: 25, rank: 3}\n"
+
+/* The detections of a summary as one line: kind/origin/detector/rank/iteration of every fault, and the
+ * false positives. */
+static void detections_of(json_t *s, char *out, size_t n)
+{
+    size_t i, len = 0;
+    json_t *f;
+    out[0] = 0;
+    json_array_foreach(json_object_get(s, "faults"), i, f) {
+        json_t *d = json_object_get(f, "detection");
+        len += (size_t)snprintf(out + len, n - len, "%s/%s/%s/%lld/%lld ", json_string_value(json_object_get(f, "kind")),
+                                json_string_value(json_object_get(f, "origin")),
+                                json_string_value(json_object_get(d, "detector")) ?: "-",
+                                (long long)json_integer_value(json_object_get(d, "rank")),
+                                (long long)json_integer_value(json_object_get(d, "iter_seen")));
+    }
+    json_t *run = json_array_get(json_object_get(s, "runs"), 0);
+    snprintf(out + len, n - len, "fp=%lld", (long long)json_integer_value(json_object_get(json_object_get(run, "faults"),
+                                                                                         "false_positives")));
+}
+
+/* Runs text `reps` times, `par` at once; every repetition must give the detections want (or the first's). */
+static void same_every_time(const char *text, int reps, int par, char *want, size_t n)
+{
+    const char *path = e2e_scenario(text);
+    char outs[128][1024];
+    pid_t pid[128];
+    cr_assert(reps <= 128);
+    for (int done = 0, started = 0; done < reps;) {
+        while (started < reps && started - done < par) {
+            str_copy(outs[started], sizeof outs[0], e2e_outdir());
+            pid[started] = e2e_start("/dev/null", (const char *[]){ "run", path, "--backend", "sim", "--headless", "--out",
+                                                                    outs[started], NULL });
+            started++;
+        }
+        int rc = e2e_wait(pid[done], 120);
+        cr_assert_eq(rc, 0, "repetition %d exited %d", done, rc);
+        json_t *s = e2e_summary(outs[done]);
+        char got[1024];
+        detections_of(s, got, sizeof got);
+        json_decref(s);
+        if (!want[0])
+            str_copy(want, n, got);
+        cr_assert_str_eq(got, want, "repetition %d differs (%s)", done, outs[done]);
+        done++;
+    }
+}
+
+Test(timeline, the_rollback_repro_gives_the_same_detections_100_times, .timeout = 300)
+{
+    char text[2048], want[1024] = "";
+    snprintf(text, sizeof text, REPRO, "restart");
+    same_every_time(text, 100, 4, want, sizeof want);
+    /* the flip of 17 by fingerprint, the crash by exit, the silent flip of 13 (a low bit under abft's tolerance)
+     * missed; nothing else */
+    cr_expect(strstr(want, "bitflip/injected/fingerprint/1/17"), "%s", want);
+    cr_expect(strstr(want, "crash/injected/exit/3/25"), "%s", want);
+    cr_expect(strstr(want, "fp=0"), "%s", want);
+}
+
+Test(timeline, every_strategy_gives_the_repro_the_same_detections, .timeout = 300)
+{
+    const char *strats[] = { "restart", "{inprocess: {replicate_every: 2}}", "{spare: {replicate_every: 2}}",
+                             "{shrink: {replicate_every: 2}}" };
+    char first[1024] = "";
+    for (size_t i = 0; i < 4; i++) {
+        char text[2048], want[1024] = "";
+        snprintf(text, sizeof text, REPRO, strats[i]);
+        same_every_time(text, 4, 4, want, sizeof want);
+        char *crash = strstr(want, "crash/");   /* shrink drops the crashed rank: the rest is the same */
+        if (!first[0])
+            str_copy(first, sizeof first, want);
+        cr_expect(crash && strstr(first, "bitflip/injected/fingerprint/1/17"), "%s: %s", strats[i], want);
+        cr_expect_str_eq(want, first, "%s detects differently", strats[i]);
+    }
+}
+
+/* A fault record names what it did in fields: the buffer, the element, the bit and its class, the values. */
+Test(record, a_flip_is_named_in_full_in_summary_and_events, .timeout = 60)
+{
+    char text[2048];
+    snprintf(text, sizeof text, REPRO, "restart");
+    const char *out = e2e_outdir();
+    cr_assert_eq(e2e_run("/tmp/gauntlet-campaign.log", (const char *[]){ "run", e2e_scenario(text), "--backend", "sim",
+                                                                          "--headless", "--out", out, NULL }),
+                 0);
+    json_t *s = e2e_summary(out), *f = json_array_get(json_object_get(s, "faults"), 1);
+    cr_assert_str_eq(json_string_value(json_object_get(f, "target")), "allreduce-buffer");
+    cr_assert_str_eq(json_string_value(json_object_get(f, "where")), "value");
+    cr_assert_str_eq(json_string_value(json_object_get(f, "format")), "fp32");
+    cr_assert(json_is_integer(json_object_get(f, "element")));
+    double o = json_number_value(json_object_get(f, "old")), nv = json_number_value(json_object_get(f, "new"));
+    cr_expect_float_eq(nv, o * 1001, fabs(nv) * 1e-6, "value 1000: new %g = old %g x 1001", nv, o);
+    cr_expect_float_eq(json_number_value(json_object_get(f, "rel_error")), 1000, 1e-2);
+    cr_expect(json_array_size(json_object_get(f, "bits")) > 0);
+    cr_expect_str_eq(json_string_value(json_object_get(f, "origin")), "injected");
+    json_t *d = json_object_get(f, "detection");
+    cr_expect_str_eq(json_string_value(json_object_get(d, "detector")), "fingerprint");
+    cr_expect_eq(json_integer_value(json_object_get(d, "iter_seen")), 17);
+    cr_expect_eq(json_integer_value(json_object_get(d, "latency_iters")), 0);
+    cr_expect(json_number_value(json_object_get(d, "latency_s")) > 0);
+    json_decref(s);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/events.jsonl", out);
+    char *ev = e2e_read(path);
+    cr_assert(ev && strstr(ev, "\"event\":\"fault_injected\"") && strstr(ev, "\"bit_class\":"), "events.jsonl names the bits");
+    free(ev);
+    /* the console tells the fault story, at the run's end and in report */
+    char *log = e2e_read("/tmp/gauntlet-campaign.log");
+    cr_expect(log && strstr(log, "faults: 3") && strstr(log, "allreduce-buffer") && strstr(log, "recovered by restart"),
+              "%s", log);
+    free(log);
+    cr_assert_eq(e2e_run("/tmp/gauntlet-campaign-report.log", (const char *[]){ "report", out, NULL }), 0);
+    log = e2e_read("/tmp/gauntlet-campaign-report.log");
+    cr_expect(log && strstr(log, "faults (3)") && strstr(log, "mantissa"), "%s", log);
+    free(log);
+}
+
+/* A worker killed by someone else is a fault (observed), recovered and measured; not a false positive. */
+Test(record, a_real_crash_is_an_observed_fault, .timeout = 60)
+{
+    const char *out = e2e_outdir();
+    const char *path = e2e_scenario("name: real\nranks: 3\niterations: 400\nseed: 3\n"
+                                    "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 4}\n  allreduce: {bytes: 1MiB}\n"
+                                    "  checkpoint: {every: 10, bytes: 64KiB, path: /tmp/gauntlet-test-campaign}\n"
+                                    "recovery: restart\n");
+    pid_t p = e2e_start("/tmp/gauntlet-campaign-real.log", (const char *[]){ "run", path, "--backend", "sim", "--headless",
+                                                                              "--out", out, NULL });
+    cr_assert_eq(e2e_wait_events(out, "iteration", 100, 30), 0);
+    pid_t w[8];
+    cr_assert(e2e_worker_pids(out, w, 8) >= 3);
+    cr_assert_eq(kill(w[1], SIGKILL), 0);
+    cr_assert_eq(e2e_wait(p, 60), 0);
+    json_t *s = e2e_summary(out), *f = json_array_get(json_object_get(s, "faults"), 0);
+    cr_assert(f, "the death is in faults[]");
+    cr_expect_str_eq(json_string_value(json_object_get(f, "origin")), "observed");
+    cr_expect_str_eq(json_string_value(json_object_get(f, "kind")), "crash");
+    cr_expect_str_eq(json_string_value(json_object_get(f, "detected_by")), "exit");
+    cr_expect(json_is_number(json_object_get(f, "recover_s")), "observed faults are recovered and measured");
+    json_t *fl = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults");
+    cr_expect_eq(json_integer_value(json_object_get(fl, "false_positives")), 0);
+    cr_expect_eq(json_integer_value(json_object_get(fl, "observed")), 1);
+    json_decref(s);
+    /* accept fails the GPU it hit, with the fault as evidence (whatever checks the scenario asks for) */
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    char err[512];
+    cr_assert_eq(scenario_load(path, sc, err, sizeof err), 0, "%s", err);
+    struct verdicts vs = { 0 };
+    cr_assert_eq(accept_evaluate(sc, out, "sim", NULL, NULL, &vs, err, sizeof err), 0, "%s", err);
+    int found = 0;
+    for (int i = 0; i < vs.n; i++)
+        if (strcmp(vs.v[i].check, "observed_fault") == 0) {
+            found++;
+            cr_expect_eq(vs.v[i].status, V_FAIL);
+            cr_expect_eq(vs.v[i].rank, 1, "the killed worker is rank 1");
+            cr_expect(strstr(vs.v[i].note, "crash nobody injected, seen by exit"), "%s", vs.v[i].note);
+        }
+    cr_expect_eq(found, 1);
+    accept_free(&vs);
+    free(sc);
+}
+
+/* Runs `gauntlet campaign` with args into a new folder; returns campaign.json (exit code in *rc). */
+static json_t *campaign(const char *const *args, int *rc, char *dir, size_t n)
+{
+    const char *argv[32] = { "campaign", "--out" };
+    str_copy(dir, n, e2e_outdir());
+    argv[2] = dir;
+    int k = 3;
+    for (; *args && k < 31; args++)
+        argv[k++] = *args;
+    argv[k] = NULL;
+    *rc = e2e_run("/tmp/gauntlet-campaign-run.log", argv);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/campaign.json", dir);
+    json_error_t err;
+    return json_load_file(path, 0, &err);
+}
+
+Test(campaign, two_hundred_schedules_keep_every_invariant, .timeout = 300)
+{
+    char dir[1024];
+    int rc;
+    uint64_t t0 = mono_ns();
+    json_t *j = campaign((const char *[]){ "--schedules", "200", "--recovery", "inprocess", "--jobs", "8", NULL }, &rc, dir,
+                         sizeof dir);
+    double wall = (double)(mono_ns() - t0) * 1e-9;
+    char *log = e2e_read("/tmp/gauntlet-campaign-run.log");
+    cr_assert_eq(rc, 0, "campaign exited %d:\n%s", rc, log);
+    cr_log_info("200 schedules under inprocess: %.1f s", wall);
+    free(log);
+    cr_assert(j);
+    cr_expect_eq(json_integer_value(json_object_get(j, "broken")), 0);
+    json_t *k;
+    const char *kind;
+    json_object_foreach(json_object_get(j, "by_kind"), kind, k) {
+        cr_expect(json_integer_value(json_object_get(k, "fired")) > 10, "%s fired in too few schedules", kind);
+        cr_expect(json_integer_value(json_object_get(k, "caught")) >= json_integer_value(json_object_get(k, "visible")),
+                  "%s: visible faults missed", kind);
+    }
+    json_decref(j);
+}
+
+Test(campaign, every_strategy_detects_alike, .timeout = 300)
+{
+    char dir[1024];
+    int rc;
+    json_t *j = campaign((const char *[]){ "--schedules", "16", "--seed", "7", "--jobs", "8", NULL }, &rc, dir, sizeof dir);
+    char *log = e2e_read("/tmp/gauntlet-campaign-run.log");
+    cr_assert_eq(rc, 0, "campaign exited %d:\n%s", rc, log);
+    free(log);
+    cr_expect_eq(json_integer_value(json_object_get(j, "strategies")), 4);
+    json_decref(j);
+}
+
+Test(campaign, bad_arguments_are_exit_2)
+{
+    char dir[1024];
+    int rc;
+    json_decref(campaign((const char *[]){ "--schedules", "0", NULL }, &rc, dir, sizeof dir));
+    cr_expect_eq(rc, 2);
+    json_decref(campaign((const char *[]){ "--recovery", "restart,bogus", NULL }, &rc, dir, sizeof dir));
+    cr_expect_eq(rc, 2);
+    json_decref(campaign((const char *[]){ "--jobs", "x", NULL }, &rc, dir, sizeof dir));
+    cr_expect_eq(rc, 2);
+}
+
+/* The checker itself: a run whose fingerprint detector is off misses a weights flip; the check says so. */
+Test(campaign, the_checker_catches_a_missed_visible_fault, .timeout = 60)
+{
+    const char *out = e2e_outdir();
+    const char *path = e2e_scenario("name: miss\nranks: 4\niterations: 20\nseed: 3\n"
+                                    "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
+                                    "recovery: restart\n"
+                                    "faults:\n  - {kind: bitflip, at: 5, rank: 1, target: weights, where: exponent}\n");
+    int rc = e2e_run("/dev/null", (const char *[]){ "run", path, "--backend", "sim", "--headless", "--out", out, NULL });
+    struct cp_sched sc = { .n = 1, .f = { { .kind = CK_BITFLIP, .rank = 1, .at = 5, .target = 2, .where = 2 } } };
+    struct cp_shape sh = { .ranks = 4, .iterations = 20, .ckpt_every = 4, .hb_timeout_s = 1, .persist = 3 };
+    struct cp_result res = { 0 };
+    struct cp_stats st = { .missed = json_array() };
+    cp_check_run(out, rc, &sc, &sh, 0, "restart", &res, &st);
+    cr_expect_eq(res.broken, 1, "broken %d: %s", res.broken, res.why);
+    cr_expect(strstr(res.why, "missed, expected by fingerprint"), "%s", res.why);
+    cr_expect_eq(st.visible[CK_BITFLIP], 1);
+    cr_expect_eq(st.caught[CK_BITFLIP], 0);
+    json_decref(st.missed);
+    free(st.detect_s[0]);
+    free(st.recover_s[0]);
+}
