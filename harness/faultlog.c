@@ -204,6 +204,21 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
                                 (json_int_t)iter, "fault", match, "note", note));
         return match;
     }
+    if (s->fail_iter >= 0 && match < 0 && rank >= 0) {
+        /* while a recovery stops the ranks, a fault of the abandoned timeline whose own report came too late (it
+         * was dropped with that timeline's) is known by the control block's flag: it is no real failure, and it
+         * fires again on the new timeline */
+        for (int i = 0; i < s->sc->n_faults; i++) {
+            const struct fault_spec *fs = &s->sc->faults[i];
+            if (fs->at >= s->fail_iter && fs->rank == rank &&   /* the control block holds this node's local ranks */
+                atomic_load(&s->shm.hdr->fault_fired[i]) && faultlog_compatible(det, fatal, fault_table[fs->kind]->name)) {
+                results_event(&s->res, t, "seen_during_recovery",
+                              json_pack("{s:s, s:i, s:I, s:i, s:s}", "detector", detector_table[det]->name, "rank", rank,
+                                        "iter", (json_int_t)iter, "fault_spec", i, "note", note));
+                return -1;
+            }
+        }
+    }
     int sdc = det == DET_FINGERPRINT || det == DET_ABFT || det == DET_REPLAY;
     /* what no injected fault explains is a real failure; only a corruption on modelled devices, where nothing
      * fails by itself, is shown false */

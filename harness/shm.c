@@ -140,11 +140,10 @@ int shm_barrier(struct shm *s, void (*beat)(void *), void *arg)
             return -1;
         if (spins < 64)
             sched_yield();
-        else {
+        else
             sleep_ns(20000);
-            if (beat)   /* every wait: on a loaded machine a sleep can last far longer than asked */
-                beat(arg);
-        }
+        if (beat)   /* every turn: on a loaded machine a yield or a sleep can last far longer than asked */
+            beat(arg);
     }
     return 0;
 }
