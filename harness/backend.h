@@ -70,6 +70,10 @@ struct power_reading {
 
 struct power_source;     /* a backend's private sampler state */
 
+/* The model state a cuda rank snapshots for checkpoints and replicas (the leading bytes of its weights): one
+ * constant for the worker's snapshot and the supervisor's replica slots. */
+#define CUDA_STATE_BYTES (1u << 20)
+
 struct backend_ops {
     int version;         /* BACKEND_OPS_VERSION */
     const char *name;

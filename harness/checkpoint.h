@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #define CKPT_MAGIC "GNTLCKP1"
+#define CKPT_VERSION 2   /* 2: the whole state, then the state repeated to the file's size (1 repeated only its
+                            first MiB: a larger state could not be restored, so version 1 files are not read) */
 
 struct ckpt_header {
     char magic[8];
@@ -30,11 +32,20 @@ int checkpoint_write(const char *dir, const char *name, int rank, int gen, int64
                      uint64_t bytes, double *seconds, char *why, size_t n);
 /* Reads the header of a checkpoint: its iteration; 0, or -1 when there is none (or it is not whole). */
 int checkpoint_peek(const char *dir, const char *name, int rank, int gen, int64_t *iter);
-/* Reads back rank's state into buf (up to cap bytes), reading the whole file as a restore would, and checks
- * magic and hash; bytes gets the file's size. 0, or -1 with why. */
-int checkpoint_read(const char *dir, const char *name, int rank, int gen, int64_t *iter, void *buf, size_t cap,
-                    size_t *len, uint64_t *bytes, char *why, size_t n);
-/* Removes both generations of rank's checkpoints (a new run must not restore an older run's state). */
+/* Reads back rank's state into a new buffer (*out, len bytes: free it) sized from the header, reading the whole
+ * file as a restore would, and checks magic, version, size and hash; bytes gets the file's size. 0, or -1 with
+ * why (the file and what is wrong with it). */
+int checkpoint_read(const char *dir, const char *name, int rank, int gen, int64_t *iter, void **out, size_t *len,
+                    uint64_t *bytes, char *why, size_t n);
+/* Removes the checkpoint files (and temp files) in dir left by runs of this host that are gone: files named
+ * <tag>-rank<R>-<G>.ckpt[.tmp] whose tag is checkpoint_tag's of a process that no longer exists or is not
+ * gauntlet. Returns how many were removed (each said on stderr), or -1 when dir cannot be read. */
+int checkpoint_sweep(const char *dir);
+/* The tag a run's checkpoint files carry: "<name>-<host>-<pid>" (several nodes: "-n<node>" after it), so that
+ * checkpoint_sweep can tell a dead run's files from a live one's and from another host's on a shared folder. */
+void checkpoint_tag(char *out, size_t n, const char *name, int node, int nodes);
+/* Removes both generations of rank's checkpoints and their temp files (a new run must not restore an older
+ * run's state). */
 void checkpoint_remove(const char *dir, const char *name, int rank);
 
 #endif

@@ -9,7 +9,7 @@
 #include "checkpoint.h"
 #include "util.h"
 
-enum { SLOT_FREE = 0, SLOT_QUEUED, SLOT_WRITING, SLOT_DONE };
+enum { SLOT_FREE = 0, SLOT_QUEUED, SLOT_WRITING };
 
 struct ckpt_slot {
     int state;
@@ -18,7 +18,6 @@ struct ckpt_slot {
     int gen;
     int64_t iter;
     uint64_t seq;            /* submission order: written oldest first */
-    struct ckpt_done done;
 };
 
 struct ckpt_async {
@@ -28,11 +27,11 @@ struct ckpt_async {
     int quit;
     uint64_t next_seq;
     struct ckpt_slot slot[2];
-    char dir[256], name[64];
+    char dir[1024], name[192];
     int rank;
     uint64_t bytes;
-    struct ckpt_done unreported[2];   /* finished writes whose buffer was reused before ckpt_async_poll saw them */
-    int n_unreported;
+    struct ckpt_done *done;  /* every finished write's outcome, oldest first, until ckpt_async_poll takes it */
+    size_t n_done, cap_done, first_done;
 };
 
 /* Returns the queued slot submitted first, or -1 (mu held). */
@@ -64,8 +63,19 @@ static void *ckpt_async_main(void *arg)
                              sizeof d.why) != 0)
             d.failed = 1;
         pthread_mutex_lock(&a->mu);
-        s->done = d;
-        s->state = SLOT_DONE;
+        if (a->n_done == a->cap_done) {   /* kept until polled, failures too: no outcome is ever dropped */
+            if (a->first_done) {
+                memmove(a->done, a->done + a->first_done, (a->n_done - a->first_done) * sizeof *a->done);
+                a->n_done -= a->first_done;
+                a->first_done = 0;
+            }
+            if (a->n_done == a->cap_done) {
+                a->cap_done = a->cap_done ? 2 * a->cap_done : 8;
+                a->done = xrealloc(a->done, a->cap_done * sizeof *a->done);
+            }
+        }
+        a->done[a->n_done++] = d;
+        s->state = SLOT_FREE;   /* the buffer is free again; its outcome is in the queue */
         pthread_cond_broadcast(&a->cv);
     }
     pthread_mutex_unlock(&a->mu);
@@ -93,16 +103,14 @@ int ckpt_async_submit(struct ckpt_async *a, const void *state, size_t len, int g
 {
     pthread_mutex_lock(&a->mu);
     int k;
-    for (;;) {   /* a buffer never used or whose write is finished (its report is kept for poll) */
-        for (k = 0; k < 2 && a->slot[k].state != SLOT_FREE && a->slot[k].state != SLOT_DONE; k++)
+    for (;;) {   /* a buffer never used or whose write is finished (its outcome waits in the queue) */
+        for (k = 0; k < 2 && a->slot[k].state != SLOT_FREE; k++)
             ;
         if (k < 2)
             break;
         pthread_cond_wait(&a->cv, &a->mu);
     }
     struct ckpt_slot *s = &a->slot[k];
-    if (s->state == SLOT_DONE && a->n_unreported < 2)
-        a->unreported[a->n_unreported++] = s->done;
     if (s->cap < len) {
         free(s->buf);
         s->buf = xmalloc(len);
@@ -123,19 +131,12 @@ int ckpt_async_poll(struct ckpt_async *a, struct ckpt_done *d)
 {
     int got = 0;
     pthread_mutex_lock(&a->mu);
-    if (a->n_unreported) {
-        *d = a->unreported[0];
-        a->unreported[0] = a->unreported[1];
-        a->n_unreported--;
+    if (a->first_done < a->n_done) {
+        *d = a->done[a->first_done++];
         got = 1;
+        if (a->first_done == a->n_done)
+            a->first_done = a->n_done = 0;
     }
-    for (int k = 0; k < 2 && !got; k++)
-        if (a->slot[k].state == SLOT_DONE) {
-            *d = a->slot[k].done;
-            a->slot[k].state = SLOT_FREE;
-            got = 1;
-            pthread_cond_broadcast(&a->cv);
-        }
     pthread_mutex_unlock(&a->mu);
     return got;
 }
@@ -161,6 +162,7 @@ void ckpt_async_stop(struct ckpt_async *a)
     pthread_join(a->thread, NULL);
     free(a->slot[0].buf);
     free(a->slot[1].buf);
+    free(a->done);
     pthread_mutex_destroy(&a->mu);
     pthread_cond_destroy(&a->cv);
     free(a);

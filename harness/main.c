@@ -265,6 +265,10 @@ int main(int argc, char **argv)
      * summary, and a changed device setting without being put back): the write fails with EPIPE instead */
     if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
         return SYSERR("signal(SIGPIPE)"), EXIT_ENV;
+    /* a file-size limit (ulimit -f) must fail a write with EFBIG, reported like any write error, not kill the
+     * run mid-row with SIGXFSZ (workers inherit it: a checkpoint write fails the same way) */
+    if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR)
+        return SYSERR("signal(SIGXFSZ)"), EXIT_ENV;
     check_tables();
     if (argc < 2)
         return usage_error("%s", "expected a command");

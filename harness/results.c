@@ -1,9 +1,11 @@
 /* harness/results.c: the results folder's writers (see results.h). Each reads records; none measures. */
 #include "results.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,17 +30,79 @@ void results_default_dir(char *out, size_t n, const char *root, const char *name
         snprintf(out, n, "%s/%s-%s-%d", root, name, stamp, i);
 }
 
+static const char power_header[] = "t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node\n";
+
+const char *results_failed(const struct results *r) { return r->failed ? r->why : NULL; }
+
+/* Records the first write failure (said once); returns -1. */
+static int results_fail(struct results *r, const char *file, int err)
+{
+    if (!r->failed) {
+        r->failed = 1;
+        snprintf(r->why, sizeof r->why, "cannot write %s/%s: %s", r->dir, file, strerror(err));   /* said by the run */
+    }
+    return -1;
+}
+
+/* Appends len bytes to fd, whole or not at all: a short write (a full disk, a file-size limit) is cut back to off,
+ * the end of the last whole line, so that what was written before stays valid. 0, or -1 (the run's failure). */
+static int results_write(struct results *r, int fd, off_t *off, const char *file, const void *buf, size_t len)
+{
+    if (fd < 0 || r->failed)
+        return -1;
+    if (write_all(fd, buf, len) == 0) {
+        *off += (off_t)len;
+        return 0;
+    }
+    int e = errno;
+    if (ftruncate(fd, *off) != 0)
+        gl_log("cannot cut %s/%s back to its last whole line: %s", r->dir, file, strerror(errno));
+    return results_fail(r, file, e);
+}
+
+/* Takes dir/.lock for this run; -1 with why when another run holds it (or it cannot be taken). */
+static int results_lock(struct results *r, const char *dir, char *why, size_t n)
+{
+    char path[1200], pid[32] = "";
+    snprintf(path, sizeof path, "%s/.lock", dir);
+    r->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (r->lock_fd < 0) {
+        snprintf(why, n, "cannot create %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        ssize_t k = read(r->lock_fd, pid, sizeof pid - 1);
+        pid[k > 0 ? k : 0] = 0;
+        pid[strcspn(pid, "\n")] = 0;
+        if (e == EWOULDBLOCK)
+            snprintf(why, n, "results folder %s is in use by another run (pid %s): give another --out", dir,
+                     pid[0] ? pid : "unknown");
+        else
+            snprintf(why, n, "cannot lock %s: %s", path, strerror(e));
+        close(r->lock_fd);
+        r->lock_fd = -1;
+        return -1;
+    }
+    int len = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+    if (ftruncate(r->lock_fd, 0) != 0 || pwrite(r->lock_fd, pid, (size_t)len, 0) != len)
+        gl_log("%s: cannot record this run's pid: %s", path, strerror(errno));
+    return 0;
+}
+
 int results_open(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why, size_t n)
 {
     char path[1200];
     memset(r, 0, sizeof *r);
-    r->events_fd = -1;
+    r->events_fd = r->power_fd = r->lock_fd = -1;
     r->t0_ns = t0_ns;
     r->node = -1;
     if (str_copy(r->dir, sizeof r->dir, dir) != 0 || mkdir_p(dir) != 0) {
         snprintf(why, n, "cannot create results folder %s: %s", dir, strerror(errno));
         return -1;
     }
+    if (results_lock(r, dir, why, n) != 0)   /* before anything in the folder is touched */
+        return -1;
     char *yaml = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&yaml, &len);
@@ -61,10 +125,10 @@ int results_open(struct results *r, const char *dir, const struct scenario *sc, 
         return -1;
     }
     snprintf(path, sizeof path, "%s/power.csv", dir);
-    r->power = fopen(path, "we");
-    if (!r->power || fputs("t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node\n", r->power) == EOF ||
-        fflush(r->power) != 0) {
-        snprintf(why, n, "cannot open %s: %s", path, strerror(errno));
+    str_copy(r->power_name, sizeof r->power_name, "power.csv");
+    r->power_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (r->power_fd < 0 || results_write(r, r->power_fd, &r->power_off, "power.csv", power_header, sizeof power_header - 1)) {
+        snprintf(why, n, "cannot write %s: %s", path, r->failed ? r->why : strerror(errno));
         return -1;
     }
     return 0;
@@ -75,10 +139,11 @@ int results_open_forward(struct results *r, const char *dir, const struct scenar
 {
     char path[1200];
     memset(r, 0, sizeof *r);
-    r->events_fd = -1;
+    r->events_fd = r->power_fd = r->lock_fd = -1;
     r->t0_ns = t0_ns;
     r->node = node;
     r->forward = 1;
+    str_copy(r->dir, sizeof r->dir, dir);
     r->fwd_ranks = ranks;
     r->fwd_t = xcalloc((size_t)ranks, sizeof *r->fwd_t);
     for (int i = 0; i < ranks; i++)
@@ -87,9 +152,10 @@ int results_open_forward(struct results *r, const char *dir, const struct scenar
         return 0;   /* every row goes to node 0 */
     r->forward_s = 1.0 / sc->power.forward_hz;
     snprintf(path, sizeof path, "%s/power-node%d.csv", dir, node);
-    if (mkdir_p(dir) != 0 || !(r->power = fopen(path, "we")) ||
-        fputs("t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node\n", r->power) == EOF) {
-        snprintf(why, n, "cannot write %s: %s", path, strerror(errno));
+    snprintf(r->power_name, sizeof r->power_name, "power-node%d.csv", node);
+    if (mkdir_p(dir) != 0 || (r->power_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)) < 0 ||
+        results_write(r, r->power_fd, &r->power_off, r->power_name, power_header, sizeof power_header - 1)) {
+        snprintf(why, n, "cannot write %s: %s", path, r->failed ? r->why : strerror(errno));
         return -1;
     }
     return 0;
@@ -117,12 +183,12 @@ int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *ob
     size_t len = strlen(text);
     text[len] = '\n';   /* json_dumps leaves room: the terminator becomes the newline */
     int rc = r->forward ? (cluster_forward(CL_EVENTS, text, len + 1), 0)
-                        : r->events_fd >= 0 ? write_all(r->events_fd, text, len + 1) : -1;
+                        : results_write(r, r->events_fd, &r->events_off, "events.jsonl", text, len + 1);
     if (r->view)
         r->view->event(r->view->ctx, text, len + 1);
     free(text);
     if (rc != 0)
-        return SYSERR("write(events.jsonl)");
+        return -1;
     r->events++;
     return 0;
 }
@@ -155,23 +221,39 @@ int results_power(struct results *r, uint64_t t_ns, int rank, const struct power
             r->fwd_t[rank] = t_s;
             cluster_forward(CL_POWER, row, (size_t)len);
         }
-        return r->power && fputs(row, r->power) == EOF ? -1 : 0;
     }
-    return r->power && fputs(row, r->power) != EOF ? 0 : -1;
+    if (r->power_fd < 0 || r->failed)
+        return r->power_fd < 0 && r->forward ? 0 : -1;
+    if (r->plen + (size_t)len > r->pcap) {
+        r->pcap = r->pcap ? 2 * r->pcap : 65536;
+        while (r->pcap < r->plen + (size_t)len)
+            r->pcap *= 2;
+        r->pbuf = xrealloc(r->pbuf, r->pcap);
+    }
+    memcpy(r->pbuf + r->plen, row, (size_t)len);
+    r->plen += (size_t)len;
+    return 0;
 }
 
 int results_append(struct results *r, int power, const char *text, size_t len)
 {
     if (power)
-        return r->power && fwrite(text, 1, len, r->power) == len ? 0 : -1;
-    if (r->events_fd < 0 || write_all(r->events_fd, text, len) != 0)
-        return SYSERR("write(events.jsonl)");
+        return results_write(r, r->power_fd, &r->power_off, r->power_name, text, len);
+    if (results_write(r, r->events_fd, &r->events_off, "events.jsonl", text, len) != 0)
+        return -1;
     for (size_t i = 0; i < len; i++)
         r->events += text[i] == '\n';
     return 0;
 }
 
-int results_flush(struct results *r) { return r->power && fflush(r->power) != 0 ? SYSERR("fflush(power.csv)") : 0; }
+int results_flush(struct results *r)
+{
+    if (!r->plen)
+        return r->failed ? -1 : 0;
+    int rc = results_write(r, r->power_fd, &r->power_off, r->power_name, r->pbuf, r->plen);
+    r->plen = 0;
+    return rc;
+}
 
 int results_summary(struct results *r, json_t *summary)
 {
@@ -186,7 +268,7 @@ int results_summary(struct results *r, json_t *summary)
     withnl[len] = '\n';
     int rc = write_file_atomic(path, withnl, len + 1);
     if (rc != 0)
-        SYSERR("write summary.json");
+        results_fail(r, "summary.json", errno);
     free(withnl);
     free(text);
     return rc;
@@ -194,17 +276,25 @@ int results_summary(struct results *r, json_t *summary)
 
 void results_close(struct results *r)
 {
+    results_flush(r);
     free(r->fwd_t);
     r->fwd_t = NULL;
-    if (r->power) {
-        if (fclose(r->power) != 0)
-            SYSERR("fclose(power.csv)");
-        r->power = NULL;
+    free(r->pbuf);
+    r->pbuf = NULL;
+    if (r->power_fd >= 0) {
+        if (fsync(r->power_fd) != 0 && errno != EINVAL)
+            SYSERR("fsync(power.csv)");
+        close(r->power_fd);
+        r->power_fd = -1;
     }
     if (r->events_fd >= 0) {
         if (fsync(r->events_fd) != 0 && errno != EINVAL)
             SYSERR("fsync(events.jsonl)");
         close(r->events_fd);
         r->events_fd = -1;
+    }
+    if (r->lock_fd >= 0) {   /* the folder is free for another run */
+        close(r->lock_fd);
+        r->lock_fd = -1;
     }
 }

@@ -13,7 +13,14 @@
 struct results {
     char dir[1024];
     int events_fd;
-    FILE *power;
+    int power_fd;         /* power.csv (node 0) or power-node<N>.csv (a node whose forwarded rows are thinned) */
+    char power_name[32];  /* its file name, for messages */
+    char *pbuf;           /* power rows not yet written: whole rows, written once per sampling tick */
+    size_t plen, pcap;
+    off_t events_off, power_off;   /* the bytes written whole: a failed write is cut back to them */
+    int lock_fd;          /* <dir>/.lock, held (flock) while the run writes the folder */
+    int failed;           /* a write failed: the run must end (results_failed); later writes are not tried */
+    char why[320];        /* the first failure: the file and the OS error */
     uint64_t t0_ns;       /* t_s = 0 */
     uint64_t events;      /* lines written */
     const struct view_link *view;   /* also hands each line and row to a live view (NULL: none) */
@@ -27,7 +34,8 @@ struct results {
 
 /* Picks the default folder: results/<name>-<UTC timestamp>[-N]/ under root. */
 void results_default_dir(char *out, size_t n, const char *root, const char *name);
-/* Creates dir, writes scenario.yaml, opens events.jsonl and power.csv. 0, or -1 with why. */
+/* Creates dir, locks it (dir/.lock: a second run into a folder in use is refused, naming the run holding it),
+ * writes scenario.yaml, opens events.jsonl and power.csv. 0, or -1 with why. */
 int results_open(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why, size_t n);
 /* A node other than 0: lines go to node 0; power rows at most power.forward_hz per rank, and when that drops
  * rows, every row also goes to dir/power-node<node>.csv here. 0, or -1 with why. */
@@ -43,6 +51,10 @@ int results_power(struct results *r, uint64_t t_ns, int rank, const struct power
 int results_flush(struct results *r);
 /* Node 0: appends lines another node forwarded (whole lines, newline-terminated) to events.jsonl or power.csv. */
 int results_append(struct results *r, int power, const char *text, size_t len);
+/* Returns the first write failure ("cannot write DIR/FILE: OS error"), or NULL while every write succeeded. A write
+ * that fails leaves its file ending at its last whole line (a short write is cut back) and stops further writes to
+ * that file; the run must end (exit 3). */
+const char *results_failed(const struct results *r);
 /* Writes summary.json atomically. Does not steal summary. */
 int results_summary(struct results *r, json_t *summary);
 void results_close(struct results *r);

@@ -135,7 +135,7 @@ struct shm_hdr {
     _Atomic uint32_t abort;         /* set: every wait gives up, every worker stops */
     int32_t supervisor_pid;
     char backend[16];
-    char ckpt_tag[96];              /* checkpoint files are <path>/<ckpt_tag>-rank<R>-<gen>.ckpt: "<name>-<pid>" */
+    char ckpt_tag[192];             /* checkpoint files are <path>/<ckpt_tag>-rank<R>-<gen>.ckpt (checkpoint_tag) */
     struct scenario sc;
     unsigned char coll_id[128];     /* the cuda backend's NCCL unique id, made by the supervisor */
     struct { _Atomic uint32_t count; _Atomic uint32_t gen; } barrier;

@@ -70,6 +70,7 @@ struct sup {
     struct run_stats rs;
     json_t *runs;
     int failed, stopping, signals;
+    int io_failed;                 /* the run ended on a results file that could not be written (exit 3) */
     char reason[512];
     uint64_t t0, last_progress, run_t0;
     uint64_t samples;

@@ -139,6 +139,8 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
         snprintf(msg, sizeof msg, "rank %d failed: %s", rank, c->error);
         results_event(&s->res, ev->t_ns, type, o);
         s->expect_exit[slot] = 1;   /* its exit follows; the failure is this */
+        if ((int)ev->a == EXIT_ENV)   /* the machine's fault (a checkpoint write failed, no device): exit 3 */
+            s->io_failed = 1;
         sup_fail(s, msg);
         return;
     }
@@ -355,6 +357,10 @@ void sup_step(struct sup *s)
             faultlog_timers(s, now);
     }
     faultlog_act(s);   /* every ring drained: the failures detected meanwhile, in iteration order */
+    if (results_failed(&s->res) && !s->failed) {   /* a results file that cannot be written ends the run at once */
+        s->io_failed = 1;
+        sup_fail(s, results_failed(&s->res));
+    }
     sup_progress(s, now);
 }
 
@@ -592,7 +598,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     int sim = strcmp(ops->name, "sim") == 0;
     const struct recovery_ops *rec = recovery_table[sc->recovery.index];
     int nspares = rec->mode == REC_SPARE ? 1 : 0;
-    uint64_t replica_bytes = rec->replicas ? (sim ? coll * sizeof(float) : 1u << 20) : 0;
+    uint64_t replica_bytes = rec->replicas ? (sim ? coll * sizeof(float) : CUDA_STATE_BYTES) : 0;
     /* several nodes: a node that cannot set up stops every node at the next agreement (cluster_agree), so
      * none is left waiting for it in a collective */
     int made = shm_create(&s.shm, s.nranks, nspares, sim ? coll : 0, replica_bytes) == 0;
@@ -623,8 +629,9 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     else
         set = 1;
     str_copy(s.shm.hdr->backend, sizeof s.shm.hdr->backend, ops->name);
-    snprintf(s.shm.hdr->ckpt_tag, sizeof s.shm.hdr->ckpt_tag, s.nodes > 1 ? "%s-%d-n%d" : "%s-%d", sc->name,
-             (int)getpid(), s.node);
+    checkpoint_tag(s.shm.hdr->ckpt_tag, sizeof s.shm.hdr->ckpt_tag, sc->name, s.node, s.nodes);
+    if (sc->workload.checkpoint.every > 0 && checkpoint_sweep(sc->workload.checkpoint.path) < 0)   /* a dead run's files */
+        gl_log("checkpoint folder %s: %s (files a killed run left there stay)", sc->workload.checkpoint.path, strerror(errno));
     if (!failed && (s.node == 0 ? results_open(&s.res, opt->out_dir, s.sc, s.t0, why, sizeof why)
                                 : results_open_forward(&s.res, opt->out_dir, s.sc, s.node, s.nranks, s.t0, why, sizeof why)) != 0)
         failed = 1;
@@ -714,7 +721,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     sup_stop_workers(&s);
     for (int r = 0; r < s.nranks; r++)   /* synthetic state: this run's checkpoints go with it */
         checkpoint_remove(sc->workload.checkpoint.path, s.shm.hdr->ckpt_tag, r);
-    int code = s.failed || s.reason[0] ? EXIT_CHECK : EXIT_OK;
+    int code = s.io_failed ? EXIT_ENV : s.failed || s.reason[0] ? EXIT_CHECK : EXIT_OK;
     sup_compare_runs(&s);
     json_t *summary = sup_summary(&s, code, started);
     supc_end(&s, summary);   /* several nodes: every node's figures into node 0's summary */

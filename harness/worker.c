@@ -237,8 +237,12 @@ static void worker_replicate(struct worker_ctx *w, int64_t done)
     size_t len;
     if (w->ops->snapshot(w->b, &state, &len) != 0)
         return;
-    if (len > w->shm->hdr->replica_bytes)
-        len = w->shm->hdr->replica_bytes;
+    if (len > w->shm->hdr->replica_bytes) {   /* a cut replica would restore a wrong state: refuse, say why */
+        char why[160];
+        snprintf(why, sizeof why, "the model state (%zu bytes) does not fit a replica slot (%llu bytes)", len,
+                 (unsigned long long)w->shm->hdr->replica_bytes);
+        worker_fail(w, EXIT_ENV, why);
+    }
     int64_t every = ((const struct replica_params *)w->sc->recovery.params)->replicate_every;
     struct replica *r = shm_replica(w->shm, w->rank, (int)((done / every) % REPLICA_SLOTS));
     uint64_t seq = atomic_load(&r->seq);
@@ -261,23 +265,28 @@ static int worker_restore(struct worker_ctx *w, const struct wcmd *cmd)
         return -1;
     }
     if (cmd->restore == RESTORE_CHECKPOINT) {
-        size_t cap = 1 << 26, len;
-        uint64_t bytes;
-        void *buf = xmalloc(cap);
+        size_t len = 0;
+        uint64_t bytes = 0;
+        void *buf = NULL;
         int64_t iter = -1;
         int ok = -1;
+        str_copy(why, sizeof why, "no file holds it whole");
         for (int gen = 0; gen < 2 && ok != 0; gen++) {
             int64_t it;
             if (checkpoint_peek(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, &it) == 0 && it == cmd->start_iter)
-                ok = checkpoint_read(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, &iter, buf, cap, &len, &bytes,
+                ok = checkpoint_read(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, &iter, &buf, &len, &bytes,
                                      why, sizeof why);
         }
-        if (ok != 0 || w->ops->restore(w->b, buf, len) != 0) {
-            snprintf(w->err, sizeof w->err, "no checkpoint of iteration %lld to restore", (long long)cmd->start_iter);
-            free(buf);
-            return -1;
+        if (ok == 0 && w->ops->restore(w->b, buf, len) != 0) {
+            snprintf(why, sizeof why, "the backend refused a state of %zu bytes", len);
+            ok = -1;
         }
         free(buf);
+        if (ok != 0) {   /* the reader's own words: which file, and what is wrong with it */
+            snprintf(w->err, sizeof w->err, "checkpoint of iteration %lld cannot be restored: %s", (long long)cmd->start_iter,
+                     why);
+            return -1;
+        }
         snprintf(note, sizeof note, "checkpoint of iteration %lld", (long long)iter);
         worker_emit(w, WEV_RESTORED, PH_IDLE, mono_ns(), (double)bytes, (double)(mono_ns() - t0) * 1e-9, note);
         return 0;

@@ -20,7 +20,6 @@
 #include "shaper.h"
 #include "util.h"
 
-#define CUDA_SNAPSHOT_BYTES (1u << 20)   /* model state copied per checkpoint; the file repeats it */
 #define CUDA_REANCHOR_NS 10000000000ull  /* re-anchor GPU time on the host clock every 10 s */
 /* The slow NVML fields (energy: ~6 ms a call on an H100, driver 580; averaged power, clock, temperature,
  * throttle) change at most every ~50-100 ms there (docs/performance.md): read them at most this often. */
@@ -393,7 +392,7 @@ static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
             return NULL;
         }
     size_t b_bytes = (size_t)sc->workload.gemm.k * (size_t)sc->workload.gemm.n * dtype_size(sc->workload.gemm.dtype);
-    c->state_len = b_bytes < CUDA_SNAPSHOT_BYTES ? b_bytes : CUDA_SNAPSHOT_BYTES;
+    c->state_len = b_bytes < CUDA_STATE_BYTES ? b_bytes : CUDA_STATE_BYTES;   /* the file repeats it to its size */
     if (CUDA_CHECK(cudaMallocHost(&c->host_state, c->state_len)) || cuda_anchor(c) != 0) {
         snprintf(why, n, "rank %d: cannot allocate the checkpoint staging buffer or anchor the clock", w->rank);
         cuda_fini(c);

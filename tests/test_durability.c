@@ -1,0 +1,261 @@
+/* tests/test_durability.c: what gauntlet writes survives what happens to it. Checkpoints of any size restore
+ * (and a broken one is not picked), every background write's outcome is reported, a killed run's checkpoint files
+ * are removed by the next run; a results file that cannot be written ends the run with exit 3 and leaves whole
+ * lines; a results folder is held by the run writing it. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "ckpt_async.h"
+#include "e2e.h"
+#include "results.h"
+#include "scenario.h"
+#include "util.h"
+
+/* A new empty folder under /tmp. */
+static const char *tmpdir(void)
+{
+    static char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/gauntlet-durability-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    return dir;
+}
+
+/* Writes a state of len bytes (a pattern), reads it back and checks every byte. */
+static void round_trip(size_t len, uint64_t file_bytes)
+{
+    const char *dir = tmpdir();
+    unsigned char *state = xmalloc(len);
+    for (size_t i = 0; i < len; i++)
+        state[i] = (unsigned char)(i * 2654435761u >> 13);
+    double secs;
+    char why[512];
+    cr_assert_eq(checkpoint_write(dir, "t-h-1", 0, 1, 42, state, len, file_bytes, &secs, why, sizeof why), 0, "%s", why);
+    int64_t it = -1;
+    cr_assert_eq(checkpoint_peek(dir, "t-h-1", 0, 1, &it), 0);
+    cr_assert_eq(it, 42);
+    void *back = NULL;
+    size_t got = 0;
+    uint64_t bytes = 0;
+    cr_assert_eq(checkpoint_read(dir, "t-h-1", 0, 1, &it, &back, &got, &bytes, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(got, len);
+    cr_assert_eq(bytes, file_bytes > len + sizeof(struct ckpt_header) ? file_bytes : len + sizeof(struct ckpt_header));
+    cr_assert(memcmp(back, state, len) == 0, "the state read back differs");
+    free(back);
+    /* a file cut short is not picked, and the reader says what is wrong */
+    char path[1024];
+    checkpoint_path(path, sizeof path, dir, "t-h-1", 0, 1);
+    cr_assert_eq(truncate(path, (off_t)(bytes - 1)), 0);
+    cr_expect_eq(checkpoint_peek(dir, "t-h-1", 0, 1, &it), -1);
+    cr_expect_eq(checkpoint_read(dir, "t-h-1", 0, 1, &it, &back, &got, &bytes, why, sizeof why), -1);
+    cr_expect(strstr(why, "truncated"), "%s", why);
+    checkpoint_remove(dir, "t-h-1", 0);
+    free(state);
+    cr_assert_eq(rmdir(dir), 0);
+}
+
+Test(checkpoint, a_64_mib_state_restores_whole, .timeout = 60) { round_trip(64u << 20, 64u << 20); }
+Test(checkpoint, a_100_mib_state_in_a_file_of_150_restores_whole, .timeout = 60) { round_trip(100u << 20, 150u << 20); }
+Test(checkpoint, a_small_state_repeated_to_the_file_size_restores, .timeout = 60) { round_trip(3000, 5u << 20); }
+
+/* A file of the first format (its state repeated from the first MiB only) is never picked for a restore. */
+Test(checkpoint, a_version_1_file_is_not_picked)
+{
+    const char *dir = tmpdir();
+    char path[1024], why[256];
+    double secs;
+    char state[64] = "state";
+    cr_assert_eq(checkpoint_write(dir, "v-h-1", 3, 0, 7, state, sizeof state, 0, &secs, why, sizeof why), 0);
+    checkpoint_path(path, sizeof path, dir, "v-h-1", 3, 0);
+    int fd = open(path, O_RDWR);
+    struct ckpt_header h;
+    cr_assert_eq(pread(fd, &h, sizeof h, 0), (ssize_t)sizeof h);
+    h.version = 1;
+    cr_assert_eq(pwrite(fd, &h, sizeof h, 0), (ssize_t)sizeof h);
+    close(fd);
+    int64_t it;
+    cr_expect_eq(checkpoint_peek(dir, "v-h-1", 3, 0, &it), -1);
+    checkpoint_remove(dir, "v-h-1", 3);
+    rmdir(dir);
+}
+
+/* Every background write's outcome comes back, failures included, also when several wait. */
+Test(checkpoint, every_async_outcome_is_reported, .timeout = 60)
+{
+    const char *dir = tmpdir();
+    char bad[128];
+    snprintf(bad, sizeof bad, "%s/file", dir);   /* a file where the folder should be: every write fails */
+    int fd = open(bad, O_CREAT | O_WRONLY, 0644);
+    cr_assert(fd >= 0);
+    close(fd);
+    char sub[160];
+    snprintf(sub, sizeof sub, "%s/x", bad);
+    struct ckpt_async *a = ckpt_async_start(sub, "a-h-1", 0, 0);
+    cr_assert_not_null(a);
+    char state[256] = { 0 };
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(ckpt_async_submit(a, state, sizeof state, i % 2, 10 * (i + 1)), 0);
+    ckpt_async_drain(a);
+    struct ckpt_done d;
+    int n = 0;
+    while (ckpt_async_poll(a, &d)) {
+        cr_expect(d.failed, "write %d succeeded into a path under a file", n);
+        cr_expect(strstr(d.why, "checkpoint folder"), "%s", d.why);
+        cr_expect_eq(d.iter, 10 * (n + 1), "outcomes in order");
+        n++;
+    }
+    cr_expect_eq(n, 5, "5 writes, %d outcomes", n);
+    ckpt_async_stop(a);
+    unlink(bad);
+    rmdir(dir);
+}
+
+/* A run killed outright leaves its checkpoint files; the next run removes them, and leaves a live run's. */
+Test(checkpoint, a_killed_runs_files_are_removed_by_the_next, .timeout = 120)
+{
+    const char *dir = tmpdir();
+    char text[1024];
+    snprintf(text, sizeof text, "name: sweep\nranks: 2\niterations: 100000\nseed: 1\n"
+                                "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n"
+                                "  checkpoint: {every: 5, bytes: 64KiB, path: %s}\nrecovery: restart\n", dir);
+    const char *path = e2e_scenario(text);
+    const char *out1 = e2e_outdir();
+    pid_t p = e2e_start("/dev/null", (const char *[]){ "run", path, "--backend", "sim", "--headless", "--out", out1, NULL });
+    cr_assert_eq(e2e_wait_events(out1, "iteration", 40, 30), 0);
+    pid_t w[4];
+    int nw = e2e_worker_pids(out1, w, 4);
+    cr_assert_eq(kill(p, SIGKILL), 0);
+    cr_assert_eq(e2e_wait(p, 10), 128 + SIGKILL);
+    for (int i = 0; i < nw; i++)   /* the workers die with it (PDEATHSIG) */
+        for (int k = 0; k < 200 && !e2e_gone(w[i]); k++)
+            usleep(10000);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "ls %s | grep -c ckpt > %s-count", dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s-count", dir);
+    char *count = e2e_read(cmd);
+    unlink(cmd);
+    cr_assert(count && atoi(count) >= 2, "the killed run left %s checkpoint files", count ? count : "no");
+    free(count);
+    /* a live run's files stay; the dead one's go */
+    const char *out2 = e2e_outdir();
+    pid_t q = e2e_start("/tmp/gauntlet-sweep.log", (const char *[]){ "run", path, "--backend", "sim", "--headless", "--out", out2, NULL });
+    cr_assert_eq(e2e_wait_events(out2, "iteration", 40, 30), 0);
+    char *log = e2e_read("/tmp/gauntlet-sweep.log");
+    cr_expect(log && strstr(log, "left by runs that are gone"), "%s", log);
+    free(log);
+    cr_expect_eq(checkpoint_sweep(dir), 0, "the live run's files were taken for a dead run's");
+    kill(q, SIGINT);
+    cr_expect_eq(e2e_wait(q, 30), 1, "a run stopped by SIGINT ends early (exit 1)");
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls %s)\"", dir);
+    cr_expect_eq(system(cmd), 0, "a run that ends removes its own checkpoint files");
+    rmdir(dir);
+}
+
+/* A run whose events.jsonl reaches the file-size limit ends at once with exit 3, the file and the OS error
+ * named, its files whole and its summary written. */
+Test(results_io, a_file_size_limit_ends_the_run_with_exit_3, .timeout = 180)
+{
+    const char *out = e2e_outdir();
+    const char *path = e2e_scenario("name: fsize\nranks: 2\niterations: 1000000\nseed: 1\npower: {sample_hz: 1000}\n"
+                                    "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
+    pid_t p = fork();
+    cr_assert(p >= 0);
+    if (p == 0) {
+        struct rlimit rl = { 5000u << 10, 5000u << 10 };   /* the control block fits; events.jsonl does not */
+        int fd = open("/tmp/gauntlet-fsize.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 || setrlimit(RLIMIT_FSIZE, &rl) != 0)
+            _exit(99);
+        execl(GAUNTLET_BIN, "gauntlet", "run", path, "--backend", "sim", "--headless", "--out", out, (char *)NULL);
+        _exit(98);
+    }
+    int rc = e2e_wait(p, 170);
+    char *log = e2e_read("/tmp/gauntlet-fsize.log");
+    cr_assert_eq(rc, 3, "exit %d:\n%s", rc, log);
+    cr_expect(log && strstr(log, "cannot write") && strstr(log, "File too large"), "%s", log);
+    free(log);
+    json_t *s = e2e_summary(out);   /* written, though events.jsonl is full */
+    cr_expect_eq(json_integer_value(json_object_get(s, "exit")), 3);
+    json_decref(s);
+    cr_expect(e2e_count_events(out, "start") == 1, "every line of events.jsonl parses");   /* fails on a torn line */
+    char pth[1100];
+    snprintf(pth, sizeof pth, "%s/power.csv", out);
+    char *csv = e2e_read(pth);
+    cr_assert(csv);
+    size_t len = strlen(csv);
+    cr_expect(len && csv[len - 1] == '\n', "power.csv ends with a whole row");
+    free(csv);
+}
+
+/* A write that fails (a full disk) is said once, with the file and the error; what was written stays. */
+Test(results_io, a_full_disk_fails_the_write_and_keeps_the_lines_before)
+{
+    const char *dir = tmpdir();
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    char err[512];
+    cr_assert_eq(scenario_load_string("name: x\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n"
+                                      "  allreduce: {bytes: 1MiB}\n", "x.yaml", sc, err, sizeof err), 0, "%s", err);
+    struct results r;
+    cr_assert_eq(results_open(&r, dir, sc, mono_ns(), err, sizeof err), 0, "%s", err);
+    cr_assert_eq(results_event(&r, mono_ns(), "first", NULL), 0);
+    int full = open("/dev/full", O_WRONLY);
+    cr_assert(full >= 0);
+    int saved = dup(r.events_fd);
+    cr_assert_eq(dup2(full, r.events_fd), r.events_fd);
+    cr_expect_eq(results_event(&r, mono_ns(), "second", NULL), -1);
+    cr_assert_not_null(results_failed(&r));
+    cr_expect(strstr(results_failed(&r), "events.jsonl: No space left on device"), "%s", results_failed(&r));
+    cr_expect_eq(results_event(&r, mono_ns(), "third", NULL), -1, "no write is tried after a failure");
+    dup2(saved, r.events_fd);
+    close(saved);
+    close(full);
+    /* a second run into the same folder while this one holds it */
+    struct results r2;
+    cr_expect_eq(results_open(&r2, dir, sc, mono_ns(), err, sizeof err), -1);
+    cr_expect(strstr(err, "is in use by another run (pid"), "%s", err);
+    results_close(&r);
+    char path[256];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    char *ev = e2e_read(path);
+    cr_expect(ev && strstr(ev, "\"first\"") && !strstr(ev, "\"second\""), "%s", ev);
+    free(ev);
+    cr_expect_eq(results_open(&r2, dir, sc, mono_ns(), err, sizeof err), 0, "free again once the run closed it: %s", err);
+    results_close(&r2);
+    free(sc);
+}
+
+/* The scenario the issue named: sim.max_elems 1000000 (a 4 MB state) restarted from a 64 MiB checkpoint ends in
+ * the fault-free run's state. */
+Test(checkpoint, a_large_state_restarts_into_the_fault_free_state, .timeout = 120)
+{
+    const char *dir = tmpdir();
+    char text[1024], faulty[1200];
+    snprintf(text, sizeof text, "name: large\nranks: 2\niterations: 25\nseed: 4\nsim: {max_elems: 1000000}\n"
+                                "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 1MiB}\n"
+                                "  checkpoint: {every: 10, bytes: 64MiB, path: %s}\nrecovery: restart\n", dir);
+    snprintf(faulty, sizeof faulty, "%sfaults:\n  - {kind: crash, at: 15, rank: 1}\n", text);
+    const char *o1 = e2e_outdir(), *o2 = e2e_outdir();
+    cr_assert_eq(e2e_run("/dev/null", (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--headless", "--out", o1, NULL }), 0);
+    int rc = e2e_run("/tmp/gauntlet-large.log",
+                     (const char *[]){ "run", e2e_scenario(faulty), "--backend", "sim", "--headless", "--out", o2, NULL });
+    char *log = e2e_read("/tmp/gauntlet-large.log");
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    json_t *a = e2e_summary(o1), *b = e2e_summary(o2);
+    const char *sa = json_string_value(json_object_get(json_array_get(json_object_get(a, "runs"), 0), "state_fingerprint"));
+    const char *sb = json_string_value(json_object_get(json_array_get(json_object_get(b, "runs"), 0), "state_fingerprint"));
+    cr_expect_str_eq(sb, sa);
+    json_t *f = json_array_get(json_object_get(b, "faults"), 0);
+    cr_expect_str_eq(json_string_value(json_object_get(f, "restore_from")), "checkpoint of iteration 10");
+    json_decref(a);
+    json_decref(b);
+    rmdir(dir);
+}
