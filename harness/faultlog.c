@@ -251,7 +251,8 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
     results_event(&s->res, t, repeat ? "detection_repeat" : "detection", o);
     if (!fatal || repeat || s->stopping)
         return match;
-    if (s->recovering) {   /* a real failure while a recovery runs: it replaces every process that is gone */
+    if (s->recovering && s->fail_iter >= 0) {   /* while the recovery stops the old timeline: it replaces every
+                                                  * process that is gone */
         if (match >= 0)
             str_copy(s->faults[match].outcome, sizeof s->faults[match].outcome, "joined the recovery under way");
         return match;
@@ -288,6 +289,16 @@ void faultlog_act(struct sup *s)
     struct failure cause = s->pending[c];
     for (int i = 0; i < s->n_pending; i++) {
         const struct failure *p = &s->pending[i];
+        if (i != c && p->fault < 0 && p->iter >= cause.iter && p->det >= 0 && p->det < s->n_dets &&
+            s->dets[p->det].fault == -1) {
+            /* a corruption seen where no fault was injected, after the earlier failure's iteration: the earlier
+             * one spread to it (a NaN all-reduced to every rank); the rollback undoes both */
+            s->dets[p->det].fault = -3;
+            results_event(&s->res, mono_ns(), "detection_abandoned",
+                          json_pack("{s:o, s:i, s:I, s:I}", "fault", json_null(), "rank", p->rank, "iter", (json_int_t)p->iter,
+                                    "for_iter", (json_int_t)cause.iter));
+            continue;
+        }
         if (i == c || p->fault < 0 || p->fault == cause.fault)
             continue;
         struct fault_rec *f = &s->faults[p->fault];
