@@ -160,7 +160,10 @@ static int cp_visible(const struct cp_shape *sh, int kind, json_t *f, int *det, 
         *bound = sh->hb_timeout_s + 1.5;   /* the timeout, plus a loaded machine's scheduling */
         *bound_iters = 1 << 30;
         return 1;
-    case CK_STRAGGLER: *det = CD_HEARTBEAT; *bound_iters = sh->persist; return 1;
+    case CK_STRAGGLER:   /* persist slow phases in a row; a loaded host can break one run of them */
+        *det = CD_HEARTBEAT;
+        *bound_iters = sh->persist + 2;
+        return 1;
     default: break;
     }
     const char *target = json_string_value(json_object_get(f, "target"));
