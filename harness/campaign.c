@@ -28,7 +28,7 @@
 
 static const char campaign_usage[] =
     "usage: gauntlet campaign [--schedules N] [--seed S] [--recovery LIST] [--jobs J] [--out DIR]\n"
-    "                         [--ranks R] [--iterations I] [--timeout SECONDS] [--keep]\n"
+    "                         [--ranks R] [--iterations I] [--timeout SECONDS] [--keep] [--first K]\n"
     "  N random fault schedules (default 200; 1-5 faults each: bitflip, crash, hang, straggler, comm-error on\n"
     "  random ranks, iterations, buffers and bits, from seed S, default 1), each run on sim under every recovery\n"
     "  strategy in LIST (default restart,inprocess,spare,shrink), J runs at once (default 2 x CPUs), and checked:\n"
@@ -36,10 +36,11 @@ static const char campaign_usage[] =
     "  explains, the same detections under every strategy, the fault-free run's final state, no worker left\n"
     "  behind, every results file whole. Prints one table; writes DIR/campaign.json (default\n"
     "  results/campaign-<UTC time>); keeps the folders of runs that broke an invariant (all with --keep).\n"
+    "  --first K: begin at schedule K (with --schedules 1, run one broken schedule again, by its number)\n"
     "exit codes: 0 every invariant held, 1 one broke, 2 bad arguments, 3 environment\n";
 
 struct cp_opts {
-    int schedules, jobs, keep, nstrat;
+    int schedules, first, jobs, keep, nstrat;   /* first: the index of the first schedule (to run one again) */
     uint64_t seed;
     double timeout_s;
     char strat[CP_MAX_STRATS][16];
@@ -60,7 +61,7 @@ struct cp_job {
 static void cp_schedule(const struct cp_opts *o, int k, struct cp_sched *s)
 {
     struct rng r;
-    rng_seed(&r, o->seed, 0xca3a16 + (uint64_t)k);
+    rng_seed(&r, o->seed, 0xca3a16 + (uint64_t)(k + o->first));
     static const int weight[CK_COUNT] = { 45, 15, 10, 10, 20 };   /* of 100 */
     static const double values[] = { -2, -0.5, 1e-7, 0.01, 10, 1000 };
     int last = -10, hi = o->shape.iterations - 4;
@@ -127,7 +128,7 @@ static void cp_dir(const struct cp_opts *o, int k, int s, char *out, size_t n)
     if (k < 0)
         snprintf(out, n, "%s/runs/fault-free", o->out);
     else
-        snprintf(out, n, "%s/runs/s%05d-%s", o->out, k, o->strat[s]);
+        snprintf(out, n, "%s/runs/s%05d-%s", o->out, k + o->first, o->strat[s]);
 }
 
 /* Starts `gauntlet run` of schedule k under strategy s (k -1: the fault-free run); its output goes to
@@ -139,7 +140,7 @@ static pid_t cp_start(const struct cp_opts *o, int k, int s)
     cp_dir(o, k, s, dir, sizeof dir);
     snprintf(yaml, sizeof yaml, "%s.yaml", dir);
     snprintf(log, sizeof log, "%s.log", dir);
-    snprintf(name, sizeof name, k < 0 ? "fault-free" : "s%05d-%s", k, o->strat[s]);
+    snprintf(name, sizeof name, k < 0 ? "fault-free" : "s%05d-%s", k + o->first, o->strat[s]);
     if (k >= 0)
         cp_schedule(o, k, &sc);
     if (cp_write(o, yaml, name, k < 0 ? NULL : &sc, k < 0 ? "restart" : o->strat[s]) != 0)
@@ -294,6 +295,7 @@ static int cp_options(int argc, char **argv, struct cp_opts *o)
         { "out", required_argument, 0, 'o' },       { "ranks", required_argument, 0, 'R' },
         { "iterations", required_argument, 0, 'I' }, { "timeout", required_argument, 0, 't' },
         { "keep", no_argument, 0, 'k' },            { "help", no_argument, 0, 'h' },
+        { "first", required_argument, 0, 'f' },
         { 0, 0, 0, 0 },
     };
     const char *strats = "restart,inprocess,spare,shrink";
@@ -318,6 +320,7 @@ static int cp_options(int argc, char **argv, struct cp_opts *o)
         case 'I': bad |= v < 16 || v > 100000; o->shape.iterations = (int)v; break;
         case 't': bad |= v < 1 || v > 86400; o->timeout_s = (double)v; break;
         case 'k': o->keep = 1; break;
+        case 'f': bad |= v < 0 || v > 10000000; o->first = (int)v; break;
         case 'h': fputs(campaign_usage, stdout); return -1;
         default:
             fprintf(stderr, "gauntlet: campaign: unknown option '%s'\n\n%s", argv[optind - 1], campaign_usage);
@@ -366,7 +369,7 @@ static int cp_across(const struct cp_opts *o, int k, struct cp_result *res, cons
     char why[CP_NOTE * 2], name[64];
     int broken = 0;
     cp_schedule(o, k, &sc);
-    snprintf(name, sizeof name, "s%05d", k);
+    snprintf(name, sizeof name, "s%05d", k + o->first);
     for (int s = 1; s < o->nstrat; s++)
         if (!cp_same(&res[0], &res[s], &sc, why, sizeof why)) {
             char w[sizeof why + 64];
@@ -481,11 +484,15 @@ int campaign_main(int argc, char **argv)
         if (r->broken) {
             cp_broke(breaks, name, r->why);
             broken += r->broken;
-        } else if (!o.keep && nftw(dir, cp_rm, 16, FTW_DEPTH | FTW_PHYS) != 0) {
-            SYSERR(dir);
         }
         if (job.sched >= 0 && --left[job.sched] == 0) {
-            broken += cp_across(&o, job.sched, &res[job.sched * o.nstrat], base.state, breaks);
+            int across = cp_across(&o, job.sched, &res[job.sched * o.nstrat], base.state, breaks);
+            broken += across;
+            for (int s = 0; s < o.nstrat && !o.keep && !across; s++) {   /* the evidence of a broken one stays */
+                cp_dir(&o, job.sched, s, dir, sizeof dir);
+                if (!res[job.sched * o.nstrat + s].broken && nftw(dir, cp_rm, 16, FTW_DEPTH | FTW_PHYS) != 0)
+                    SYSERR(dir);
+            }
             if (++done_sched % 50 == 0) {
                 printf("campaign: %d/%d schedules, %d broken, %.0f s\n", done_sched, o.schedules, broken,
                        (double)(mono_ns() - t0) * 1e-9);
