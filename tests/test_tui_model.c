@@ -148,8 +148,16 @@ Test(tui_model, faults_detections_and_recoveries_reach_the_log)
     cr_assert(log_has(m, "RECOVERY restart of rank 2 begins"));
     cr_assert(log_has(m, "done in 1.85 s, from checkpoint at iter 30"));
     cr_assert(log_has(m, "RECOVERED rank 2 by restart: 1.90 s after detection, 10 iterations lost"));
+    /* a flip named in full, and a failure nobody injected */
+    ev(m, "{\"t_s\":9,\"event\":\"fault_injected\",\"kind\":\"bitflip\",\"rank\":1,\"fault_spec\":1,\"iter\":55,"
+          "\"what\":\"element 9: 1 -> -1\",\"done\":true,\"target\":\"weights\",\"element\":9,\"bit\":31,"
+          "\"bit_class\":\"sign\",\"rel_error\":2.0}");
+    cr_assert(log_has(m, "FAULT bitflip on rank 1 at iter 55: weights element 9, sign bit 31, error 2"));
+    ev(m, "{\"t_s\":10,\"event\":\"fault_observed\",\"id\":2,\"kind\":\"crash\",\"rank\":3,\"iter\":60,"
+          "\"detector\":\"exit\",\"what\":\"process died: signal 9 (Killed)\"}");
+    cr_assert(log_has(m, "OBSERVED crash on rank 3 at iter 60 (by exit, not injected)"));
     cr_assert(log_has(m, "FALSE POSITIVE heartbeat on rank 1"));
-    cr_assert_eq(m->faults, 1);
+    cr_assert_eq(m->faults, 3);   /* two injected, one observed */
     cr_assert_eq(m->detections, 2);
     cr_assert_eq(m->false_positives, 1);
     cr_assert_eq(m->recoveries, 1);
