@@ -179,22 +179,21 @@ static int faultlog_observe(struct sup *s, int det, int flavour, int rank, int64
 
 int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, const char *note, int fatal)
 {
-    /* the fault this finding is: the newest compatible one not yet detected (an older one left undetected, a
-     * corruption no detector here sees, does not take the credit); else one this detector already caught, seen
-     * again (a straggler's next slow iteration) */
+    /* the fault this finding is: the newest compatible one on that rank (an older one left undetected, a
+     * corruption no detector here sees, does not take the credit for a later one's finding); when it was caught
+     * already, this is it seen again (a straggler's next slow iteration, a corruption still in the state) */
     int match = -1, repeat = 0;
-    for (int pass = 0; pass < 2 && match < 0; pass++)
-        for (int i = s->n_faults - 1; i >= 0 && match < 0; i--) {
-            struct fault_rec *f = &s->faults[i];
-            int whole_node = strcmp(fault_table[f->kind]->name, "node-crash") == 0;   /* any rank of the node shows it */
-            if (f->run != s->run || f->undone || (rank >= 0 && f->rank != rank && !whole_node) || f->t_ns > t + 1000000 ||
-                !faultlog_compatible(det, fatal, fault_table[f->kind]->name) || (f->detector >= 0) != pass)
-                continue;
-            if (pass == 1 && (f->detector != det || (f->observed && f->detect_iter < iter - 1)))
-                continue;   /* an observed fault repeats only as the same finding on the next iteration */
-            match = i;
-            repeat = pass;
-        }
+    for (int i = s->n_faults - 1; i >= 0 && match < 0; i--) {
+        struct fault_rec *f = &s->faults[i];
+        int whole_node = strcmp(fault_table[f->kind]->name, "node-crash") == 0;   /* any rank of the node shows it */
+        if (f->run != s->run || f->undone || (rank >= 0 && f->rank != rank && !whole_node) || f->t_ns > t + 1000000 ||
+            !faultlog_compatible(det, fatal, fault_table[f->kind]->name))
+            continue;
+        if (f->observed && f->detector >= 0 && (f->detector != det || f->detect_iter < iter - 1))
+            continue;   /* an observed fault repeats only as the same finding on the next iteration */
+        match = i;
+        repeat = f->detector >= 0;
+    }
     if (s->fail_iter >= 0 && match >= 0 && !repeat && !s->faults[match].observed && s->faults[match].iter >= s->fail_iter &&
         s->sc->faults[s->faults[match].spec].at >= 0) {
         /* a fault the abandoned timeline ran into, seen while the recovery stops it: the rollback undoes it, it
