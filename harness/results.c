@@ -55,16 +55,17 @@ static int results_write(struct results *r, int fd, off_t *off, const char *file
         return 0;
     }
     int e = errno;
-    if (ftruncate(fd, *off) != 0)
+    if (ftruncate(fd, *off) != 0 && errno != EINVAL)   /* EINVAL: not a regular file (a device): nothing to cut */
         gl_log("cannot cut %s/%s back to its last whole line: %s", r->dir, file, strerror(errno));
     return results_fail(r, file, e);
 }
 
-/* Takes dir/.lock for this run; -1 with why when another run holds it (or it cannot be taken). */
-static int results_lock(struct results *r, const char *dir, char *why, size_t n)
+/* Takes dir/<name> (.lock; a forwarding node its own) for this run; -1 with why when another run holds it (or it
+ * cannot be taken). */
+static int results_lock(struct results *r, const char *dir, const char *name, char *why, size_t n)
 {
     char path[1200], pid[32] = "";
-    snprintf(path, sizeof path, "%s/.lock", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     r->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (r->lock_fd < 0) {
         snprintf(why, n, "cannot create %s: %s", path, strerror(errno));
@@ -90,7 +91,8 @@ static int results_lock(struct results *r, const char *dir, char *why, size_t n)
     return 0;
 }
 
-int results_open(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why, size_t n)
+static int results_open_files(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why,
+                              size_t n)
 {
     char path[1200];
     memset(r, 0, sizeof *r);
@@ -101,12 +103,13 @@ int results_open(struct results *r, const char *dir, const struct scenario *sc, 
         snprintf(why, n, "cannot create results folder %s: %s", dir, strerror(errno));
         return -1;
     }
-    if (results_lock(r, dir, why, n) != 0)   /* before anything in the folder is touched */
+    if (results_lock(r, dir, ".lock", why, n) != 0)   /* before anything in the folder is touched */
         return -1;
     char *yaml = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&yaml, &len);
-    if (!mem || scenario_write(sc, mem) != 0 || fclose(mem) != 0) {
+    int bad = !mem || scenario_write(sc, mem) != 0;
+    if ((mem && fclose(mem) != 0) || bad) {
         snprintf(why, n, "cannot render the resolved scenario");
         free(yaml);
         return -1;
@@ -134,8 +137,17 @@ int results_open(struct results *r, const char *dir, const struct scenario *sc, 
     return 0;
 }
 
-int results_open_forward(struct results *r, const char *dir, const struct scenario *sc, int node, int ranks,
-                         uint64_t t0_ns, char *why, size_t n)
+/* A failed open keeps nothing open (the lock included): a process that runs again (accept) has no fd left over. */
+int results_open(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why, size_t n)
+{
+    if (results_open_files(r, dir, sc, t0_ns, why, n) == 0)
+        return 0;
+    results_close(r);
+    return -1;
+}
+
+static int results_open_forward_files(struct results *r, const char *dir, const struct scenario *sc, int node, int ranks,
+                                      uint64_t t0_ns, char *why, size_t n)
 {
     char path[1200];
     memset(r, 0, sizeof *r);
@@ -153,12 +165,29 @@ int results_open_forward(struct results *r, const char *dir, const struct scenar
     r->forward_s = 1.0 / sc->power.forward_hz;
     snprintf(path, sizeof path, "%s/power-node%d.csv", dir, node);
     snprintf(r->power_name, sizeof r->power_name, "power-node%d.csv", node);
-    if (mkdir_p(dir) != 0 || (r->power_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)) < 0 ||
+    if (mkdir_p(dir) != 0) {
+        snprintf(why, n, "cannot create results folder %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    char lock[32];
+    snprintf(lock, sizeof lock, ".lock-node%d", node);
+    if (results_lock(r, dir, lock, why, n) != 0)   /* another run's node <node> keeps its file */
+        return -1;
+    if ((r->power_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)) < 0 ||
         results_write(r, r->power_fd, &r->power_off, r->power_name, power_header, sizeof power_header - 1)) {
         snprintf(why, n, "cannot write %s: %s", path, r->failed ? r->why : strerror(errno));
         return -1;
     }
     return 0;
+}
+
+int results_open_forward(struct results *r, const char *dir, const struct scenario *sc, int node, int ranks,
+                         uint64_t t0_ns, char *why, size_t n)
+{
+    if (results_open_forward_files(r, dir, sc, node, ranks, t0_ns, why, n) == 0)
+        return 0;
+    results_close(r);
+    return -1;
 }
 
 int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *obj)
@@ -259,16 +288,23 @@ int results_summary(struct results *r, json_t *summary)
 {
     char path[1200];
     char *text = json_dumps(summary, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
-    if (!text)
-        return -1;
-    size_t len = strlen(text);
     snprintf(path, sizeof path, "%s/summary.json", r->dir);
+    if (!text) {   /* out of memory: a failure like any other (results_failed is set whenever this is -1) */
+        if (r->failed)
+            gl_log("cannot write %s: %s", path, strerror(ENOMEM));
+        return results_fail(r, "summary.json", ENOMEM);
+    }
+    size_t len = strlen(text);
     char *withnl = xmalloc(len + 2);
     memcpy(withnl, text, len);
     withnl[len] = '\n';
     int rc = write_file_atomic(path, withnl, len + 1);
-    if (rc != 0)
-        results_fail(r, "summary.json", errno);
+    if (rc != 0) {
+        int e = errno;
+        if (r->failed)   /* the run said its first failure; this one would go unsaid */
+            gl_log("cannot write %s: %s", path, strerror(e));
+        results_fail(r, "summary.json", e);   /* the first: the run says it (results_failed) */
+    }
     free(withnl);
     free(text);
     return rc;

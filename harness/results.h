@@ -35,10 +35,11 @@ struct results {
 /* Picks the default folder: results/<name>-<UTC timestamp>[-N]/ under root. */
 void results_default_dir(char *out, size_t n, const char *root, const char *name);
 /* Creates dir, locks it (dir/.lock: a second run into a folder in use is refused, naming the run holding it),
- * writes scenario.yaml, opens events.jsonl and power.csv. 0, or -1 with why. */
+ * writes scenario.yaml, opens events.jsonl and power.csv. 0, or -1 with why (and nothing left open). */
 int results_open(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why, size_t n);
 /* A node other than 0: lines go to node 0; power rows at most power.forward_hz per rank, and when that drops
- * rows, every row also goes to dir/power-node<node>.csv here. 0, or -1 with why. */
+ * rows, every row also goes to dir/power-node<node>.csv here, held by dir/.lock-node<node> as results_open holds
+ * the folder. 0, or -1 with why (and nothing left open). */
 int results_open_forward(struct results *r, const char *dir, const struct scenario *sc, int node, int ranks,
                          uint64_t t0_ns, char *why, size_t n);
 /* Appends one event: sets "t_s" (from t_ns) and "event" first, writes the line in one write(2). Steals obj. */
@@ -52,10 +53,11 @@ int results_flush(struct results *r);
 /* Node 0: appends lines another node forwarded (whole lines, newline-terminated) to events.jsonl or power.csv. */
 int results_append(struct results *r, int power, const char *text, size_t len);
 /* Returns the first write failure ("cannot write DIR/FILE: OS error"), or NULL while every write succeeded. A write
- * that fails leaves its file ending at its last whole line (a short write is cut back) and stops further writes to
- * that file; the run must end (exit 3). */
+ * that fails leaves its file ending at its last whole line (a short write is cut back) and stops every further write
+ * to events.jsonl and power.csv (each results_* write is then -1); the run must end (exit 3). */
 const char *results_failed(const struct results *r);
-/* Writes summary.json atomically. Does not steal summary. */
+/* Writes summary.json atomically. Does not steal summary. -1 when it cannot: the first failure is results_failed's
+ * (the run says it); after an earlier failure this one is logged here. */
 int results_summary(struct results *r, json_t *summary);
 void results_close(struct results *r);
 

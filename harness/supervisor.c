@@ -727,8 +727,29 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     supc_end(&s, summary);   /* several nodes: every node's figures into node 0's summary */
     results_event(&s.res, mono_ns(), "end", json_pack("{s:i, s:o}", "exit", code, "reason",
                                                        s.reason[0] ? json_string(s.reason) : json_null()));
-    if (s.node == 0 && results_summary(&s.res, summary) != 0)
+    /* a results write that failed after the loop's last look (the end line), or after the run had already failed
+     * for another reason: said here, and exit 3 */
+    if (results_failed(&s.res) && !s.io_failed) {
+        gl_log("%s", results_failed(&s.res));
+        s.io_failed = 1;
         code = EXIT_ENV;
+        json_object_set_new(summary, "exit", json_integer(code));
+        if (!s.reason[0]) {
+            str_copy(s.reason, sizeof s.reason, results_failed(&s.res));
+            json_object_set_new(summary, "stopped", json_string(s.reason));
+        }
+    }
+    if (s.node == 0) {
+        int had = results_failed(&s.res) != NULL;
+        if (results_summary(&s.res, summary) != 0) {   /* results_failed is set: the first failure is said here */
+            code = EXIT_ENV;
+            if (!had) {
+                gl_log("%s", results_failed(&s.res));
+                if (!s.reason[0])
+                    str_copy(s.reason, sizeof s.reason, results_failed(&s.res));
+            }
+        }
+    }
     if (opt->view) {   /* the terminal is the table's again */
         s.res.view = NULL;
         opt->view->stop(opt->view->ctx);
