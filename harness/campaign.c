@@ -174,10 +174,11 @@ static int cp_same(const struct cp_result *a, const struct cp_result *b, const s
 {
     for (int k = 0; k < sc->n; k++) {
         const struct cp_det *x = &a->det[k], *y = &b->det[k];
-        if ((a->dropped | b->dropped) >> sc->f[k].rank & 1 || a->exhausted || b->exhausted)
-            continue;
+        if ((a->dropped | b->dropped) >> sc->f[k].rank & 1 || a->exhausted || b->exhausted || x->shrunk || y->shrunk)
+            continue;   /* shrink changed the world it fired in: fewer peers, another timing */
         int shrunk = (a->dropped || b->dropped) && (x->rank < 0 || y->rank < 0);
-        if (x->detector != y->detector || (x->rank != y->rank && !shrunk) || x->iter_seen != y->iter_seen) {
+        int timed = sc->f[k].kind == CK_STRAGGLER;   /* seen after persist slow phases in wall time: within its bound */
+        if (x->detector != y->detector || (x->rank != y->rank && !shrunk) || (x->iter_seen != y->iter_seen && !timed)) {
             snprintf(why, n, "fault %d (%s on rank %d at %d): detector %d rank %d iteration %lld vs detector %d rank %d "
                      "iteration %lld", k, cp_kind_names[sc->f[k].kind], sc->f[k].rank, sc->f[k].at, x->detector, x->rank,
                      (long long)x->iter_seen, y->detector, y->rank, (long long)y->iter_seen);

@@ -80,8 +80,12 @@ static void cp_events(const char *dir, struct cp_result *res, int *pids, int *np
         const char *ev = json_string_value(json_object_get(o, "event"));
         if (ev && strcmp(ev, "worker_start") == 0 && *npids < cap)
             pids[(*npids)++] = (int)json_integer_value(json_object_get(o, "pid"));
-        if (ev && strcmp(ev, "rank_dropped") == 0)
+        if (ev && strcmp(ev, "rank_dropped") == 0) {
             res->dropped |= 1ull << (json_integer_value(json_object_get(o, "rank")) & 63);
+            double t = json_number_value(json_object_get(o, "t_s"));
+            if (t < res->first_drop_s)
+                res->first_drop_s = t;
+        }
         json_decref(o);
     }
     free(line);
@@ -199,6 +203,7 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
     char path[1100];
     int pids[256], npids = 0, fired[CP_MAX_FAULTS] = { 0 };
     res->ran = 1;
+    res->first_drop_s = INFINITY;
     for (int i = 0; i < CP_MAX_FAULTS; i++)
         res->det[i] = (struct cp_det){ .spec = i, .detector = -1, .rank = -1, .iter_seen = -1 };
     cp_events(dir, res, pids, &npids, 256);
@@ -254,11 +259,18 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
         double bound;
         char why[160] = "";
         int vis = cp_visible(sh, kind, f, &det, &bound, &biters, why, sizeof why);
+        int shrunk = json_number_value(json_object_get(f, "injected_t_s")) > res->first_drop_s;
+        res->det[spec].shrunk = shrunk;
+        if (shrunk && vis == 1 && (det == CD_FINGERPRINT || kind == CK_STRAGGLER)) {
+            /* fewer ranks after shrink: a fingerprint vote or a peers' median may no longer name a rank */
+            vis = 0;
+            snprintf(why, sizeof why, "after shrink removed a rank: fewer peers to compare with");
+        }
         st->fired[kind]++;
         json_t *det_o = json_object_get(f, "detection");
         if (got >= 0) {
             res->det[spec] = (struct cp_det){ spec, got, (int)json_integer_value(json_object_get(det_o, "rank")),
-                                              json_integer_value(json_object_get(det_o, "iter_seen")) };
+                                              json_integer_value(json_object_get(det_o, "iter_seen")), shrunk };
             double ds = json_number_value(json_object_get(f, "detect_s"));
             cp_push(&st->detect_s[si], &st->n_detect[si], &st->cap_detect[si], ds);
             if (json_is_number(json_object_get(f, "recover_s")))
@@ -293,6 +305,8 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
             st->borderline[kind] += vis < 0;
             if (got >= 0)
                 st->caught[kind]++;
+            if (got >= 0 && vis == 0)
+                st->by_design[kind]--;   /* seen after all: counted as caught, not missed */
             if (vis == 0 && got < 0 && json_array_size(st->missed) < 24) {
                 json_t *m = json_pack("{s:s, s:i, s:s, s:o, s:o, s:o, s:o, s:s}", "run", dir, "fault", spec, "kind", kname,
                                       "target", json_copy(json_object_get(f, "target")), "bit_class",

@@ -41,6 +41,7 @@ struct cp_shape {
 struct cp_det {
     int spec, detector, rank;   /* detector: enum CD_*, -1 not caught */
     int64_t iter_seen;
+    int shrunk;                 /* fired after shrink removed a rank: the world it was seen in is another one */
 };
 
 /* What one run gave. */
@@ -50,6 +51,7 @@ struct cp_result {
     char why[CP_NOTE];               /* the first one, in words */
     struct cp_det det[CP_MAX_FAULTS];
     uint64_t dropped;                /* ranks shrink removed (bit per rank) */
+    double first_drop_s;             /* when shrink first removed a rank (t_s), INFINITY when it never did */
     int exhausted;                   /* shrink ran out of ranks: the run ended, as it must */
     char state[24];                  /* the final state_fingerprint */
     int effect_missed;               /* a fault that changed the state went undetected: the state differs */

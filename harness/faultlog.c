@@ -182,13 +182,21 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
     /* the fault this finding is: the newest compatible one on that rank (an older one left undetected, a
      * corruption no detector here sees, does not take the credit for a later one's finding); when it was caught
      * already, this is it seen again (a straggler's next slow iteration, a corruption still in the state) */
-    int match = -1, repeat = 0;
+    int match = -1, repeat = 0, sdc = det == DET_FINGERPRINT || det == DET_ABFT || det == DET_REPLAY;
+    int once = det == DET_EXIT || det == DET_COMM || (det == DET_HEARTBEAT && fatal == 2);   /* a process replaced */
     for (int i = s->n_faults - 1; i >= 0 && match < 0; i--) {
         struct fault_rec *f = &s->faults[i];
+        if (once && f->detector >= 0)
+            continue;   /* a death, a hang, a broken communicator is a new failure each time: never a repeat */
         int whole_node = strcmp(fault_table[f->kind]->name, "node-crash") == 0;   /* any rank of the node shows it */
         if (f->run != s->run || f->undone || (rank >= 0 && f->rank != rank && !whole_node) || f->t_ns > t + 1000000 ||
             !faultlog_compatible(det, fatal, fault_table[f->kind]->name))
             continue;
+        if (!f->observed && f->iter > iter)
+            continue;   /* a fault of a later iteration cannot explain this one's finding (its report came first) */
+        if (sdc && f->detector < 0 && !f->observed && iter - f->iter > (det == DET_ABFT ? 0 : 1))
+            continue;   /* a corruption is found in its own iteration (abft) or by the next (an async fingerprint); an
+                         * older flip no detector saw does not take the credit for a later finding (a NaN spread) */
         if (f->observed && f->detector >= 0 && (f->detector != det || f->detect_iter < iter - 1))
             continue;   /* an observed fault repeats only as the same finding on the next iteration */
         match = i;
@@ -218,7 +226,6 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
             }
         }
     }
-    int sdc = det == DET_FINGERPRINT || det == DET_ABFT || det == DET_REPLAY;
     /* what no injected fault explains is a real failure; only a corruption on modelled devices, where nothing
      * fails by itself, is shown false */
     if (match < 0 && !repeat && !(sdc && s->ops->modelled))

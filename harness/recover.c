@@ -4,6 +4,7 @@
  * checkpoint on storage, or a healthy peer's in-memory replica — and the run goes on from there. */
 #include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "checkpoint.h"
 #include "recovery/recovery.h"
@@ -80,6 +81,29 @@ static int64_t recover_replica_iter(struct sup *s, int src, int64_t limit)
             best = r->iter;
     }
     return best;
+}
+
+void recover_forget_after(struct sup *s, int64_t start)
+{
+    for (int r = 0; r < s->nranks; r++) {
+        for (int k = 0; k < REPLICA_SLOTS && s->shm.hdr->replica_bytes; k++) {
+            struct replica *x = shm_replica(&s->shm, r, k);
+            uint64_t seq = atomic_load(&x->seq);
+            if (seq && !(seq & 1) && x->iter > start) {   /* every rank is stopped: nobody writes it now */
+                x->iter = -1;
+                atomic_store(&x->seq, 0);
+            }
+        }
+        for (int gen = 0; gen < 2; gen++) {
+            int64_t it;
+            char path[1024];
+            if (checkpoint_peek(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r, gen, &it) == 0 && it > start) {
+                checkpoint_path(path, sizeof path, s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r, gen);
+                if (unlink(path) != 0 && errno != ENOENT)
+                    SYSERR(path);
+            }
+        }
+    }
 }
 
 /* Removes rank from the collective (shrink). */
@@ -213,6 +237,7 @@ int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int
             str_copy(f->restore_from, sizeof f->restore_from, "no checkpoint yet: from the start");
     }
     faultlog_rollback(s, fault);   /* faults the old timeline ran into after the failure fire again */
+    recover_forget_after(s, cmd.start_iter);   /* its replicas and checkpoints past the restore point are gone too */
     s->awaiting_fault = fault >= 0 ? fault : -2;
     s->awaiting_iter = cmd.start_iter;
     atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* the restarted collectives are new ones */

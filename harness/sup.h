@@ -215,5 +215,9 @@ void recover_kill(struct sup *s, int slot);
 /* The newest iteration <= limit of which every local rank holds a whole checkpoint, or 0. */
 int64_t recover_checkpoint_iter(struct sup *s, int64_t limit);
 void recover_shrink(struct sup *s, int rank);
+/* A rollback to start: the replicas and checkpoints the abandoned timeline wrote past it are forgotten (a later
+ * recovery must not restore a state of a timeline that no longer exists: a background write of the new one may not
+ * have replaced it yet). Every rank is stopped when it is called. */
+void recover_forget_after(struct sup *s, int64_t start);
 
 #endif

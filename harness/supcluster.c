@@ -561,6 +561,7 @@ static void supc_restart(struct sup *s, int64_t limit)
         }
     }
     faultlog_rollback(s, fault);   /* faults the old timeline ran into after the failure fire again */
+    recover_forget_after(s, start);   /* its replicas and checkpoints past the restore point are gone too */
     atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* every node's restarted collectives are new ones */
     for (int r = 0; r < s->nranks; r++)
         if (!s->dropped[r])
