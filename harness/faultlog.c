@@ -186,14 +186,16 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
     int once = det == DET_EXIT || det == DET_COMM || (det == DET_HEARTBEAT && fatal == 2);   /* a process replaced */
     for (int i = s->n_faults - 1; i >= 0 && match < 0; i--) {
         struct fault_rec *f = &s->faults[i];
-        if (once && f->detector >= 0)
-            continue;   /* a death, a hang, a broken communicator is a new failure each time: never a repeat */
         int whole_node = strcmp(fault_table[f->kind]->name, "node-crash") == 0;   /* any rank of the node shows it */
+        if (once && f->detector >= 0 && !whole_node)
+            continue;   /* a death, a hang, a broken communicator is a new failure each time: never a repeat (but
+                         * every rank of a crashed node dies of the one fault) */
         if (f->run != s->run || f->undone || (rank >= 0 && f->rank != rank && !whole_node) || f->t_ns > t + 1000000 ||
             !faultlog_compatible(det, fatal, fault_table[f->kind]->name))
             continue;
-        if (!f->observed && f->iter > iter)
-            continue;   /* a fault of a later iteration cannot explain this one's finding (its report came first) */
+        if (!f->observed && f->iter > iter && !whole_node)
+            continue;   /* a fault of a later iteration cannot explain this one's finding (its report came first; a
+                         * crashed node's other ranks may still have been an iteration behind) */
         if (sdc && f->detector < 0 && !f->observed && iter - f->iter > (det == DET_ABFT ? 0 : 1))
             continue;   /* a corruption is found in its own iteration (abft) or by the next (an async fingerprint); an
                          * older flip no detector saw does not take the credit for a later finding (a NaN spread) */
