@@ -5,6 +5,9 @@
 #include <fftw3.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,34 +19,112 @@ const char *const an_ramp_window_names[AN_RAMP_WINDOWS] = { "10ms", "100ms", "1s
 const struct an_band an_default_bands[4] = { { 0.1, 1, 0 }, { 1, 2.5, 0 }, { 2.5, 7, 0 }, { 7, 20, 0 } };
 const char *const an_clause_names[4] = { "max_ramp_up_mw_s", "max_ramp_down_mw_s", "dynamic_range_mw", "max_band_share" };
 
-/* Returns a copy of x with each missing sample replaced by the last valid one (the first valid one at the
- * start); NULL when nothing is valid. */
-static double *an_filled(const double *x, size_t n)
+struct an_grid an_grid_of_hz(int64_t t0_ns, double hz)
 {
-    size_t first = 0;
-    while (first < n && isnan(x[first]))
-        first++;
-    if (first == n)
-        return NULL;
-    double *y = xmalloc(n * sizeof *y), last = x[first];
-    for (size_t i = 0; i < n; i++)
-        y[i] = isnan(x[i]) ? last : (last = x[i]);
+    int64_t den = hz > 0 ? llround(hz * 1000) : 0;   /* a step of 1e12 / den ns: hz to a thousandth of a hertz */
+    return den > 0 ? (struct an_grid){ t0_ns, 1000000000000LL, den } : (struct an_grid){ t0_ns, 0, 1 };
+}
+
+struct an_grid an_grid_of_step(int64_t t0_ns, int64_t step_ns) { return (struct an_grid){ t0_ns, step_ns, 1 }; }
+
+double an_grid_dt(const struct an_grid *g)
+{
+    return g->num > 0 && g->den > 0 ? (double)((long double)g->num / ((long double)g->den * 1e9L)) : 0;
+}
+
+int64_t an_grid_time(const struct an_grid *g, int64_t i)
+{
+    __int128 x = (__int128)i * g->num;
+    __int128 q = x / g->den;
+    if (x % g->den != 0 && x < 0)
+        q--;   /* floor */
+    return g->t0_ns + (int64_t)q;
+}
+
+int64_t an_grid_nearest(const struct an_grid *g, int64_t t_ns)
+{
+    if (!(g->num > 0 && g->den > 0))
+        return -1;
+    __int128 x = ((__int128)t_ns - g->t0_ns) * g->den * 2 + g->num;   /* floor((t - t0) / step + 1/2) */
+    __int128 d = (__int128)g->num * 2;
+    __int128 q = x / d;
+    if (x % d != 0 && x < 0)
+        q--;
+    return q > INT64_MAX ? INT64_MAX : q < INT64_MIN ? INT64_MIN : (int64_t)q;
+}
+
+size_t analysis_place(const struct an_grid *g, const int64_t *t_ns, const double *v, size_t n, double *out, size_t m,
+                      size_t *merged)
+{
+    size_t valid = 0, dup = 0;
+    unsigned char *hit = xcalloc(m ? m : 1, 1);
+    for (size_t i = 0; i < m; i++)
+        out[i] = NAN;
+    for (size_t i = 0; i < n; i++) {
+        int64_t k = an_grid_nearest(g, t_ns[i]);
+        if (k < 0 || (uint64_t)k >= m)
+            continue;
+        if (hit[k]) {
+            dup++;
+            valid -= !isnan(out[k]);
+        }
+        hit[k] = 1;
+        out[k] = v[i];
+        valid += !isnan(v[i]);
+    }
+    free(hit);
+    if (merged)
+        *merged = dup;
+    return valid;
+}
+
+/* The span of x from its first valid sample to its last: [*a, *b); *a == *b when nothing is valid. */
+static void an_span(const double *x, size_t n, size_t *a, size_t *b)
+{
+    size_t i = 0, j = n;
+    while (i < j && isnan(x[i]))
+        i++;
+    while (j > i && isnan(x[j - 1]))
+        j--;
+    *a = i;
+    *b = j;
+}
+
+/* Returns a copy of x[a..b) (x[a] and x[b - 1] valid) with each inner gap filled by linear interpolation between
+ * the valid samples around it. */
+static double *an_filled(const double *x, size_t a, size_t b)
+{
+    double *y = xmalloc((b - a) * sizeof *y);
+    size_t last = a;
+    for (size_t i = a; i < b; i++) {
+        if (isnan(x[i]))
+            continue;
+        for (size_t j = last + 1; j < i; j++)   /* the gap (last, i) */
+            y[j - a] = x[last] + (x[i] - x[last]) * (double)(j - last) / (double)(i - last);
+        y[i - a] = x[i];
+        last = i;
+    }
     return y;
 }
 
-/* Largest rise and fall of y over k samples, in units per second. */
-static void an_ramps(const double *y, size_t n, size_t k, double dt, double *up, double *down)
+/* Largest rise and fall of x over exactly k steps, over the pairs of valid samples, in units per second; NAN
+ * when no pair is valid. */
+static void an_ramps(const double *x, size_t n, size_t k, double dt, double *up, double *down)
 {
     double rise = 0, fall = 0;
+    size_t pairs = 0;
     for (size_t i = 0; i + k < n; i++) {
-        double d = y[i + k] - y[i];
+        double d = x[i + k] - x[i];
+        if (isnan(d))
+            continue;
+        pairs++;
         if (d > rise)
             rise = d;
         if (-d > fall)
             fall = -d;
     }
-    *up = rise / ((double)k * dt);
-    *down = fall / ((double)k * dt);
+    *up = pairs ? rise / ((double)k * dt) : NAN;
+    *down = pairs ? fall / ((double)k * dt) : NAN;
 }
 
 /* Returns the transform of y[0..n) less mean: n / 2 + 1 bins (fftw_free it), or NULL when FFTW cannot. */
@@ -51,9 +132,12 @@ static fftw_complex *an_fft(const double *y, size_t n, double mean)
 {
     if (n > INT_MAX)
         return NULL;
+    static pthread_mutex_t planning = PTHREAD_MUTEX_INITIALIZER;   /* FFTW's planner is not thread-safe */
     double *in = fftw_alloc_real(n);
     fftw_complex *spec = fftw_alloc_complex(n / 2 + 1);
+    pthread_mutex_lock(&planning);
     fftw_plan plan = in && spec ? fftw_plan_dft_r2c_1d((int)n, in, spec, FFTW_ESTIMATE) : NULL;
+    pthread_mutex_unlock(&planning);
     if (!plan) {
         fftw_free(in);
         fftw_free(spec);
@@ -61,8 +145,10 @@ static fftw_complex *an_fft(const double *y, size_t n, double mean)
     }
     for (size_t i = 0; i < n; i++)
         in[i] = y[i] - mean;
-    fftw_execute(plan);
+    fftw_execute(plan);   /* thread-safe */
+    pthread_mutex_lock(&planning);
     fftw_destroy_plan(plan);
+    pthread_mutex_unlock(&planning);
     fftw_free(in);
     return spec;
 }
@@ -104,16 +190,19 @@ int analysis_spectrum(const struct an_series *s, double *freq, double *amp, size
     for (size_t i = 0; i < s->n; i++)
         if (!isnan(s->x[i]))
             acc_add(&a, s->x[i]);
-    double *y = s->n >= 4 && s->dt > 0 ? an_filled(s->x, s->n) : NULL;
-    fftw_complex *spec = y ? an_fft(y, s->n, acc_mean(&a)) : NULL;
+    size_t lo, hi;
+    an_span(s->x, s->n, &lo, &hi);
+    size_t len = hi - lo;
+    double *y = len >= 4 && s->dt > 0 ? an_filled(s->x, lo, hi) : NULL;
+    fftw_complex *spec = y ? an_fft(y, len, acc_mean(&a)) : NULL;
     free(y);
     if (!spec)
         return -1;
-    double df = 1.0 / ((double)s->n * s->dt);
-    for (size_t j = 1; j <= s->n / 2 && *n < max; j++) {   /* one-sided: 2|X| / N, the Nyquist bin once */
-        double m = hypot(spec[j][0], spec[j][1]) / (double)s->n;
+    double df = 1.0 / ((double)len * s->dt);
+    for (size_t j = 1; j <= len / 2 && *n < max; j++) {   /* one-sided: 2|X| / N, the Nyquist bin once */
+        double m = hypot(spec[j][0], spec[j][1]) / (double)len;
         freq[*n] = (double)j * df;
-        amp[(*n)++] = 2 * j == s->n ? m : 2 * m;
+        amp[(*n)++] = 2 * j == len ? m : 2 * m;
     }
     fftw_free(spec);
     return 0;
@@ -166,7 +255,7 @@ static double an_pct(double *v, size_t n, double p)
 int analysis_run(const struct an_series *s, const struct an_band *bands, int n_bands, struct an_result *out)
 {
     memset(out, 0, sizeof *out);
-    out->mean_w = out->min_w = out->max_w = out->p1_w = out->p99_w = out->swing_w = out->swing_p99_p1_w = NAN;
+    out->mean_w = out->min_w = out->max_w = out->p1_w = out->p99_w = out->swing_w = out->range_w = out->span_s = NAN;
     out->dominant_hz = NAN;
     for (int w = 0; w < AN_RAMP_WINDOWS; w++)
         out->ramp_up_w_s[w] = out->ramp_down_w_s[w] = NAN;
@@ -189,26 +278,81 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
         free(v);
         return 0;
     }
+    size_t lo, hi;
+    an_span(s->x, s->n, &lo, &hi);
+    size_t len = hi - lo;
+    out->gaps = len - nv;
+    out->span_s = s->dt > 0 ? (double)(len - 1) * s->dt : NAN;
     out->mean_w = acc_mean(&a);
     out->min_w = acc_min(&a);
     out->max_w = acc_max(&a);
-    out->swing_w = acc_swing(&a);
+    out->range_w = acc_swing(&a);
     out->p1_w = an_pct(v, nv, 1);
     out->p99_w = an_pct(v, nv, 99);
-    out->swing_p99_p1_w = out->p99_w - out->p1_w;
+    out->swing_w = out->p99_w - out->p1_w;
     free(v);
-    double *y = an_filled(s->x, s->n);
     for (int w = 0; w < AN_RAMP_WINDOWS && s->dt > 0; w++) {
-        size_t k = (size_t)llround(an_ramp_windows_s[w] / s->dt);
+        size_t k = (size_t)llround(an_ramp_windows_s[w] / s->dt);   /* an exact window: 1 s at 1 kHz is 1000 steps */
         if (k < 1)
             k = 1;
-        if (k < s->n)
-            an_ramps(y, s->n, k, s->dt, &out->ramp_up_w_s[w], &out->ramp_down_w_s[w]);
+        if (k < len)
+            an_ramps(s->x + lo, len, k, s->dt, &out->ramp_up_w_s[w], &out->ramp_down_w_s[w]);
     }
-    int rc = s->n >= 4 && s->dt > 0 ? an_spectrum(y, s->n, s->dt, out->mean_w, bands, n_bands, &out->dominant_hz, out->bands)
-                                    : 0;
+    if (len < 4 || !(s->dt > 0))
+        return 0;
+    double *y = an_filled(s->x, lo, hi);
+    int rc = an_spectrum(y, len, s->dt, out->mean_w, bands, n_bands, &out->dominant_hz, out->bands);
     free(y);
     return rc;
+}
+
+struct an_many {
+    const struct an_series *s;
+    size_t n;
+    const struct an_band *bands;
+    int n_bands;
+    struct an_result *out;
+    atomic_size_t next;
+    atomic_int rc;
+};
+
+/* A worker of analysis_run_many: takes series one at a time until none is left. */
+static void *an_many_worker(void *arg)
+{
+    struct an_many *w = arg;
+    for (size_t i; (i = atomic_fetch_add(&w->next, 1)) < w->n;) {
+        int rc = analysis_run(&w->s[i], w->bands, w->n_bands, &w->out[i]);
+        int zero = 0;
+        if (rc)
+            atomic_compare_exchange_strong(&w->rc, &zero, rc);
+    }
+    return NULL;
+}
+
+int analysis_run_many(const struct an_series *s, size_t n, const struct an_band *bands, int n_bands,
+                      struct an_result *out, int threads)
+{
+    if (threads <= 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cores > 0 ? (int)(cores > 256 ? 256 : cores) : 1;
+    }
+    if ((size_t)threads > n)
+        threads = (int)n;
+    struct an_many w = { .s = s, .n = n, .bands = bands, .n_bands = n_bands, .out = out };
+    atomic_init(&w.next, 0);
+    atomic_init(&w.rc, 0);
+    pthread_t *tid = xmalloc((size_t)(threads > 1 ? threads : 1) * sizeof *tid);
+    int started = 0;
+    for (int i = 1; i < threads; i++) {   /* the calling thread is the first worker */
+        if (pthread_create(&tid[started], NULL, an_many_worker, &w) != 0)
+            break;   /* fewer threads: the work is still all done, by those there are */
+        started++;
+    }
+    an_many_worker(&w);
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    free(tid);
+    return atomic_load(&w.rc);
 }
 
 size_t analysis_resample(const double *t, const double *v, size_t n, double dt, double **out)
@@ -216,14 +360,18 @@ size_t analysis_resample(const double *t, const double *v, size_t n, double dt, 
     *out = NULL;
     if (!n || !(dt > 0) || !(t[n - 1] >= t[0]))
         return 0;
-    size_t m = (size_t)floor((t[n - 1] - t[0]) / dt) + 1;
+    int64_t step = llround(dt * 1e9);
+    if (step < 1)
+        return 0;
+    struct an_grid g = an_grid_of_step(0, step);
+    int64_t *tn = xmalloc(n * sizeof *tn);
+    for (size_t i = 0; i < n; i++)
+        tn[i] = llround((t[i] - t[0]) * 1e9);
+    int64_t last = an_grid_nearest(&g, tn[n - 1]);
+    size_t m = (size_t)(last < 0 ? 0 : last) + 1;
     double *y = xmalloc(m * sizeof *y);
-    for (size_t i = 0, j = 0; i < m; i++) {
-        double ti = t[0] + (double)i * dt;
-        while (j + 1 < n && t[j + 1] <= ti + 1e-12)
-            j++;
-        y[i] = v[j];
-    }
+    analysis_place(&g, tn, v, n, y, m, NULL);
+    free(tn);
     *out = y;
     return m;
 }
@@ -278,7 +426,7 @@ size_t analysis_waveform(const struct an_series *s, double t0, const double *sta
 int analysis_project(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
                      const struct an_band *bands, int n_bands, struct an_projection *out)
 {
-    return analysis_project_trace(s, gpus, groups, jitter_s, seed, bands, n_bands, out, NULL);
+    return analysis_project_trace(s, gpus, groups, jitter_s, seed, bands, n_bands, out, NULL, NULL);
 }
 
 int analysis_project_series(const double *mw, size_t n, double dt, const struct an_band *bands, int n_bands,
@@ -292,6 +440,7 @@ int analysis_project_series(const double *mw, size_t n, double dt, const struct 
         return -1;
     out->mean_mw = res.mean_w;
     out->swing_mw = res.swing_w;
+    out->range_mw = res.range_w;
     out->ramp_up_mw_s = res.ramp_up_w_s[AN_RAMP_WINDOWS - 1];
     out->ramp_down_mw_s = res.ramp_down_w_s[AN_RAMP_WINDOWS - 1];
     out->dominant_hz = res.dominant_hz;
@@ -301,20 +450,25 @@ int analysis_project_series(const double *mw, size_t n, double dt, const struct 
 }
 
 int analysis_project_trace(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
-                           const struct an_band *bands, int n_bands, struct an_projection *out, double **trace)
+                           const struct an_band *bands, int n_bands, struct an_projection *out, double **trace,
+                           size_t *trace_n)
 {
     if (trace)
         *trace = NULL;
+    if (trace_n)
+        *trace_n = 0;
     memset(out, 0, sizeof *out);
     out->gpus = gpus;
     out->groups = groups < 1 ? 1 : groups > gpus ? gpus : groups;
     out->jitter_s = jitter_s;
-    double *y = s->n ? an_filled(s->x, s->n) : NULL;
-    if (!y || gpus < 1 || !(s->dt > 0))
-        return free(y), -1;
+    size_t lo, hi;
+    an_span(s->x, s->n, &lo, &hi);
+    if (hi == lo || gpus < 1 || !(s->dt > 0))
+        return -1;
+    double *y = an_filled(s->x, lo, hi);   /* from the first valid sample to the last, inner gaps interpolated */
     /* each group is shifted by a whole number of samples; groups sharing a shift are added at once, so the
      * cost is (distinct shifts) x n whatever the number of groups */
-    size_t n = s->n;
+    size_t n = hi - lo;
     long *count = xcalloc(n, sizeof *count);
     struct rng r;
     rng_seed(&r, seed, 0x9a0);
@@ -335,6 +489,8 @@ int analysis_project_trace(const struct an_series *s, long gpus, long groups, do
             agg[i] += wgt * y[(i + sh) % n];
     }
     int rc = analysis_project_series(agg, n, s->dt, bands, n_bands, out, out);
+    if (trace_n)
+        *trace_n = n;
     if (trace)
         *trace = agg;
     else
@@ -402,7 +558,7 @@ void analysis_check_spec(const struct an_projection *p, const struct an_spec *sp
     for (int b = 0; b < p->n_bands; b++)
         if (p->bands[b].lo_hz == spec->band_lo_hz && p->bands[b].hi_hz == spec->band_hi_hz)
             band = p->bands[b].share;
-    double values[4] = { p->ramp_up_mw_s, p->ramp_down_mw_s, p->swing_mw, band };
+    double values[4] = { p->ramp_up_mw_s, p->ramp_down_mw_s, p->range_mw, band };   /* dynamic range: max - min */
     for (int c = 0; c < 4; c++) {
         v->limit[c] = limits[c];
         v->value[c] = values[c];

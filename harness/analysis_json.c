@@ -30,9 +30,11 @@ json_t *analysis_power_json(const struct an_result *r, double tdp_w)
 {
     json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:I}", "mean_w", json_num(r->mean_w), "min_w", json_num(r->min_w),
                           "max_w", json_num(r->max_w), "swing_w", json_num(r->swing_w), "samples", (json_int_t)r->samples);
+    json_object_set_new(o, "range_w", json_num(r->range_w));
+    json_object_set_new(o, "gaps", json_integer((json_int_t)r->gaps));
+    json_object_set_new(o, "span_s", json_num(r->span_s));
     json_object_set_new(o, "p1_w", json_num(r->p1_w));
     json_object_set_new(o, "p99_w", json_num(r->p99_w));
-    json_object_set_new(o, "swing_p99_p1_w", json_num(r->swing_p99_p1_w));
     json_object_set_new(o, "swing_pct_tdp", json_num(tdp_w > 0 ? 100 * r->swing_w / tdp_w : NAN));
     json_object_set_new(o, "swing_pct_mean", json_num(r->mean_w > 0 ? 100 * r->swing_w / r->mean_w : NAN));
     json_object_set_new(o, "ramp_up_w_s", ramps_json(r->ramp_up_w_s));
@@ -57,9 +59,9 @@ json_t *analysis_projection_json(const struct an_projection *p, const struct an_
         json_array_append_new(clauses, json_pack("{s:s, s:o, s:f, s:b}", "clause", an_clause_names[c], "value",
                                                  json_num(v.value[c]), "limit", v.limit[c], "pass", v.pass[c]));
     }
-    return json_pack("{s:I, s:I, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o}}", "gpus", (json_int_t)p->gpus, "groups",
+    return json_pack("{s:I, s:I, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o}}", "gpus", (json_int_t)p->gpus, "groups",
                      (json_int_t)p->groups, "jitter_s", p->jitter_s, "mean_mw", json_num(p->mean_mw), "swing_mw",
-                     json_num(p->swing_mw), "ramp_mw_s", json_num(fmax(p->ramp_up_mw_s, p->ramp_down_mw_s)),
+                     json_num(p->swing_mw), "range_mw", json_num(p->range_mw), "ramp_mw_s", json_num(fmax(p->ramp_up_mw_s, p->ramp_down_mw_s)),
                      "ramp_up_mw_s", json_num(p->ramp_up_mw_s), "dominant_hz", json_num(p->dominant_hz), "bands",
                      analysis_bands_json(p->bands, p->n_bands), "spec", "pass", any ? json_boolean(all) : json_null(),
                      "clauses", clauses);

@@ -116,7 +116,7 @@ static void rp_power(const char *dir, struct rp_run *runs, int n)
     rp_done(f, dir, "power.csv");
 }
 
-/* Returns run's swing left: the projected cluster's as the grid sees it (MW) when mw, else the node's max - min
+/* Returns run's swing left (p99 - p1): the projected cluster's as the grid sees it (MW) when mw, else the node's
  * (W); NAN when not measured. */
 double rp_swing(json_t *run, int mw)
 {
@@ -152,16 +152,17 @@ static const char *rp_num(char *buf, size_t n, const char *fmt, json_t *v)
 /* Writes the comparison table to f. */
 static void rp_table(FILE *f, struct rp_run *runs, int n)
 {
-    fprintf(f, "%-20s %11s %11s %11s %10s %8s %9s %9s %8s\n", "mitigation", "node_swing_W", "p99-p1_W", "grid_MW",
-            "ramp_W/s", "dom_Hz", "energy+%", "time+%", "spec");
+    fprintf(f, "%-20s %11s %19s %11s %14s %8s %9s %9s %8s\n", "mitigation", "node_swing_W", "max-min_W (samples)",
+            "grid_MW", "ramp100ms_W/s", "dom_Hz", "energy+%", "time+%", "spec");
     for (int i = 0; i < n; i++) {
         json_t *agg = json_object_get(json_object_get(runs[i].summary, "power"), "aggregate");
         json_t *proj = json_object_get(agg, "projection"), *vs = json_object_get(runs[i].summary, "vs_none");
         json_t *pass = json_object_get(json_object_get(proj, "spec"), "pass");
-        char a[7][32];
-        fprintf(f, "%-20s %11s %11s %11s %10s %8s %9s %9s %8s\n", runs[i].name,
-                rp_num(a[0], 32, "%.0f", json_object_get(agg, "swing_w")),
-                rp_num(a[1], 32, "%.0f", json_object_get(agg, "swing_p99_p1_w")),
+        char a[7][32], range[48];
+        snprintf(range, sizeof range, "%s (%lld)", rp_num(a[1], 32, "%.0f", json_object_get(agg, "range_w")),
+                 (long long)json_integer_value(json_object_get(agg, "samples")));
+        fprintf(f, "%-20s %11s %19s %11s %14s %8s %9s %9s %8s\n", runs[i].name,
+                rp_num(a[0], 32, "%.0f", json_object_get(agg, "swing_w")), range,
                 rp_fmt(a[2], 32, "%.2f", rp_swing(runs[i].summary, 1)),
                 rp_num(a[3], 32, "%.0f", json_object_get(json_object_get(agg, "ramp_up_w_s"), "100ms")),
                 rp_num(a[4], 32, "%.2f", json_object_get(agg, "dominant_hz")),

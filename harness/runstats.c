@@ -13,9 +13,16 @@
 #include "scenario.h"
 #include "util.h"
 
-void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t planned, uint64_t t_begin)
+void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t planned, uint64_t t_begin, double sample_hz)
 {
-    *rs = (struct run_stats){ .mitigation = mitigation, .nranks = nranks, .planned = planned, .t_begin = t_begin };
+    *rs = (struct run_stats){ .mitigation = mitigation, .nranks = nranks, .planned = planned, .t_begin = t_begin,
+                              .sample_hz = sample_hz };
+    rs->e_first = xmalloc((size_t)nranks * sizeof *rs->e_first);
+    rs->e_last = xmalloc((size_t)nranks * sizeof *rs->e_last);
+    rs->e_first_ns = xcalloc((size_t)nranks, sizeof *rs->e_first_ns);
+    rs->e_last_ns = xcalloc((size_t)nranks, sizeof *rs->e_last_ns);
+    for (int r = 0; r < nranks; r++)
+        rs->e_first[r] = rs->e_last[r] = NAN;
     acc_reset(&rs->power);
     rs->rank = xcalloc((size_t)nranks, sizeof *rs->rank);
     for (int r = 0; r < nranks; r++)
@@ -121,15 +128,25 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev)
     }
 }
 
-void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts)
+void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts, const double *energy_j)
 {
     if (rs->nticks == rs->cap_ticks) {
         rs->cap_ticks = rs->cap_ticks ? 2 * rs->cap_ticks : 4096;
-        rs->tick_t = xrealloc(rs->tick_t, rs->cap_ticks * sizeof *rs->tick_t);
+        rs->tick_ns = xrealloc(rs->tick_ns, rs->cap_ticks * sizeof *rs->tick_ns);
         for (int r = 0; r < rs->nranks; r++)
             rs->tick_w[r] = xrealloc(rs->tick_w[r], rs->cap_ticks * sizeof **rs->tick_w);
     }
-    rs->tick_t[rs->nticks] = (double)(t_ns - rs->t_begin) * 1e-9;
+    int64_t rel = (int64_t)(t_ns - rs->t_begin);
+    rs->tick_ns[rs->nticks] = rel;
+    for (int r = 0; energy_j && rs->warm_ns && t_ns >= rs->warm_ns && r < rs->nranks; r++)
+        if (isfinite(energy_j[r])) {   /* the counter over the analysed stretch */
+            if (isnan(rs->e_first[r])) {
+                rs->e_first[r] = energy_j[r];
+                rs->e_first_ns[r] = rel;
+            }
+            rs->e_last[r] = energy_j[r];
+            rs->e_last_ns[r] = rel;
+        }
     for (int r = 0; r < rs->nranks; r++)
         rs->tick_w[r][rs->nticks] = watts[r];
     rs->nticks++;
@@ -188,14 +205,24 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
     json_t *per_rank = json_array();
     double **grid = xcalloc((size_t)rs->nranks, sizeof *grid);
     size_t m = 0, skip = 0;   /* the first iteration is a warm-up (power climbing from idle, a mitigation settling) */
-    double warm = rs->warm_ns > rs->t_begin ? (double)(rs->warm_ns - rs->t_begin) * 1e-9 : 0;
-    while (skip < rs->nticks && rs->tick_t[skip] < warm)
+    int64_t warm = rs->warm_ns > rs->t_begin ? (int64_t)(rs->warm_ns - rs->t_begin) : 0;
+    while (skip < rs->nticks && rs->tick_ns[skip] < warm)
         skip++;
     if (rs->nticks - skip < 16)
         skip = 0;   /* too short a run to leave anything out */
+    /* every rank on one grid of the asked rate from the first tick analysed: each tick on its nearest point, a
+     * point no tick reached (the sampler late) is a gap, never a held value */
+    struct an_grid g = an_grid_of_hz(skip < rs->nticks ? rs->tick_ns[skip] : 0, rs->sample_hz);
+    size_t merged = 0;
+    if (dt > 0 && skip < rs->nticks) {
+        int64_t last = an_grid_nearest(&g, rs->tick_ns[rs->nticks - 1]);
+        m = last >= 0 ? (size_t)last + 1 : 0;
+    }
     for (int r = 0; r < rs->nranks; r++) {
         struct an_result res;
-        m = dt > 0 ? analysis_resample(rs->tick_t + skip, rs->tick_w[r] + skip, rs->nticks - skip, dt, &grid[r]) : 0;
+        grid[r] = xmalloc((m ? m : 1) * sizeof **grid);
+        if (m)
+            analysis_place(&g, rs->tick_ns + skip, rs->tick_w[r] + skip, rs->nticks - skip, grid[r], m, &merged);
         struct an_series s = { grid[r], m, dt };
         analysis_run(&s, bands, nb, &res);
         json_t *pj = analysis_power_json(&res, tdp_w);
@@ -205,9 +232,14 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
     double *agg = xcalloc(m ? m : 1, sizeof *agg), *per_gpu = xcalloc(m ? m : 1, sizeof *per_gpu);
     for (size_t i = 0; i < m; i++) {
         for (int r = 0; r < rs->nranks; r++)
-            agg[i] += grid[r][i];   /* a missing rank makes the tick missing (NAN) */
+            agg[i] += grid[r][i];   /* a missing rank makes the point missing (NAN) */
         per_gpu[i] = agg[i] / rs->nranks;
     }
+    size_t ticks = rs->nticks - skip;
+    double span = ticks > 1 ? (double)(rs->tick_ns[rs->nticks - 1] - rs->tick_ns[skip]) * 1e-9 : NAN;
+    json_t *sampling = json_pack("{s:o, s:o, s:I, s:I, s:I}", "asked_hz", json_num(rs->sample_hz > 0 ? rs->sample_hz : NAN),
+                                 "achieved_hz", json_num(span > 0 ? (double)(ticks - 1) / span : NAN), "ticks",
+                                 (json_int_t)ticks, "points", (json_int_t)m, "merged", (json_int_t)merged);
     struct an_result ares;
     struct an_series as = { agg, m, dt }, ps = { per_gpu, m, dt };
     analysis_run(&as, bands, nb, &ares);
@@ -215,18 +247,19 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
     double jitter = rs->spread_s.n ? series_mean(&rs->spread_s) : 0;
     struct an_projection proj;
     double *cluster = NULL;
+    size_t cn_pts = 0;
     const struct mitigation_ops *mit = mitigation_table[sc->mitigations[rs->mitigation].index];
     if (m && analysis_project_trace(&ps, (long)sc->projection.gpus, (long)sc->projection.groups, jitter,
-                                    (unsigned long long)sc->seed, bands, nb, &proj, &cluster) == 0) {
+                                    (unsigned long long)sc->seed, bands, nb, &proj, &cluster, &cn_pts) == 0) {
         json_t *pj = analysis_projection_json(&proj, spec);
         struct an_bess b;
         if (mit->facility) {   /* a facility battery on the cluster's trace: the utility's spec is the grid's */
             mit->facility(sc->mitigations[rs->mitigation].params, &b);
-            double *gridmw = xmalloc(m * sizeof *gridmw);
+            double *gridmw = xmalloc(cn_pts * sizeof *gridmw);
             struct an_projection gp;
-            if (analysis_bess(cluster, m, dt, &b, gridmw) == 0) {
+            if (analysis_bess(cluster, cn_pts, dt, &b, gridmw) == 0) {
                 json_object_set_new(pj, "bess", analysis_bess_json(&b));
-                if (analysis_project_series(gridmw, m, dt, bands, nb, &proj, &gp) == 0) {
+                if (analysis_project_series(gridmw, cn_pts, dt, bands, nb, &proj, &gp) == 0) {
                     json_t *gj = analysis_projection_json(&gp, spec);
                     json_object_set(pj, "spec", json_object_get(gj, "spec"));
                     json_object_set_new(pj, "spec_side", json_string("grid, after the battery"));
@@ -256,17 +289,50 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
                                   json_num(rs->spread_s.n ? series_mean(&rs->spread_s) : NAN)));
     enum { BINS = 50 };
     double wave[BINS];
-    size_t used = m ? analysis_waveform(&ps, rs->tick_t[skip], rs->iter_begin.v, rs->iter_begin.n, wave, BINS) : 0;
+    size_t used = m ? analysis_waveform(&ps, (double)rs->tick_ns[skip] * 1e-9, rs->iter_begin.v, rs->iter_begin.n, wave, BINS)
+                    : 0;
     json_t *wj = json_array();
     for (int b = 0; b < BINS && used; b++)
         json_array_append_new(wj, json_num(wave[b]));
     json_object_set_new(aggj, "waveform_per_gpu_w", wj);
+    json_object_set_new(aggj, "sampling", sampling);
     for (int r = 0; r < rs->nranks; r++)
         free(grid[r]);
     free(grid);
     free(agg);
     free(per_gpu);
     return json_pack("{s:o, s:o}", "aggregate", aggj, "per_rank", per_rank);
+}
+
+/* The run's throughput and energy, waits included: over the stretch the power analysis covers, from the end of the
+ * first iteration (the warm-up left out) to the end of the run; the energy from every rank's energy counter when
+ * each has one, else the aggregate's mean power over that time. Sets throughput_it_s, energy_per_iter_j, energy. */
+static void runstats_cost_json(const struct run_stats *rs, json_t *run)
+{
+    int64_t iters = runstats_iterations(rs);
+    double wall = rs->t_end > rs->t_begin ? (double)(rs->t_end - rs->t_begin) * 1e-9 : NAN;
+    double steady = rs->warm_ns && rs->t_end > rs->warm_ns ? (double)(rs->t_end - rs->warm_ns) * 1e-9 : NAN;
+    double thr = iters >= 2 && steady > 0 ? (double)(iters - 1) / steady : iters > 0 && wall > 0 ? (double)iters / wall : NAN;
+    double span = iters >= 2 && steady > 0 ? steady : wall;
+    double counter_w = 0;
+    int counters = rs->nranks > 0;
+    for (int r = 0; r < rs->nranks && counters; r++) {
+        double d = (double)(rs->e_last_ns[r] - rs->e_first_ns[r]) * 1e-9;
+        if (isnan(rs->e_first[r]) || !(d > 0.1) || rs->e_last[r] < rs->e_first[r])
+            counters = 0;   /* no counter, too short a stretch to read it, or it went back */
+        else
+            counter_w += (rs->e_last[r] - rs->e_first[r]) / d;
+    }
+    double mean_w = counters ? counter_w
+                             : json_number_value(json_object_get(json_object_get(json_object_get(run, "power"), "aggregate"),
+                                                                 "mean_w"));
+    if (!counters && !json_is_number(json_object_get(json_object_get(json_object_get(run, "power"), "aggregate"), "mean_w")))
+        mean_w = NAN;
+    json_object_set_new(run, "throughput_it_s", json_num(thr));
+    json_object_set_new(run, "energy_per_iter_j", json_num(thr > 0 ? mean_w / thr : NAN));
+    json_object_set_new(run, "energy", json_pack("{s:o, s:o, s:o, s:s}", "j", json_num(mean_w * span), "mean_w",
+                                                  json_num(mean_w), "span_s", json_num(span), "source",
+                                                  counters ? "energy counter" : "power samples"));
 }
 
 json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const char *mitigation, int bus_ranks, double tdp_w)
@@ -310,6 +376,7 @@ json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const cha
         "state_fingerprint", runstats_done(rs) ? json_string(fp) : json_null(), "fingerprints_agree",
         runstats_done(rs) ? json_boolean(agree) : json_null(), "power", runstats_power_json(rs, sc, tdp_w));
     json_object_set_new(run, "checkpoint_stall_s", json_num(ckpts ? stall / ckpts : NAN));
+    runstats_cost_json(rs, run);
     json_t *ranks = json_array();   /* per GPU: what the fleet-outlier check compares */
     for (int i = 0; i < rs->nranks; i++) {
         const struct rank_stats *r = &rs->rank[i];
@@ -332,7 +399,11 @@ void runstats_free(struct run_stats *rs)
     for (int r = 0; r < rs->nranks; r++)
         free(rs->tick_w[r]);
     free(rs->tick_w);
-    free(rs->tick_t);
+    free(rs->tick_ns);
+    free(rs->e_first);
+    free(rs->e_last);
+    free(rs->e_first_ns);
+    free(rs->e_last_ns);
     free(rs->spread_t);
     free(rs->spread_n);
     free(rs->rank);

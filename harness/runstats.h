@@ -27,10 +27,15 @@ struct rank_stats {
 #define RS_SPREAD_ROWS 64
 
 struct run_stats {
-    /* the power trace of the run: tick times and each rank's watts (NAN where missing) */
-    double *tick_t;
+    /* the power trace of the run: tick times (ns since t_begin) and each rank's watts (NAN where missing) */
+    int64_t *tick_ns;
     double **tick_w;
     size_t nticks, cap_ticks;
+    double sample_hz;            /* the rate asked for */
+    /* each rank's energy counter over the analysed stretch (from the end of the first iteration): first and last
+     * readings and their times; NAN where the source has no counter */
+    double *e_first, *e_last;
+    int64_t *e_first_ns, *e_last_ns;
     /* spread of compute-phase starts across ranks, per iteration */
     int64_t spread_iter[RS_SPREAD_ROWS];
     uint64_t *spread_t;          /* [RS_SPREAD_ROWS][nranks] */
@@ -47,11 +52,12 @@ struct run_stats {
     struct rank_stats *rank;
 };
 
-void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t planned, uint64_t t_begin);
+void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t planned, uint64_t t_begin, double sample_hz);
 /* Folds one worker event into the run (phase durations, iterations, end of run). */
 void runstats_event(struct run_stats *rs, const struct wevent *ev);
-/* Adds one sampling tick at t_ns: per-rank watts (NAN where missing). */
-void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts);
+/* Adds one sampling tick at t_ns: per-rank watts and energy counters in J (NAN where missing; energy may be
+ * NULL). */
+void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts, const double *energy_j);
 /* Returns 1 when every rank reported the end of the run. */
 int runstats_done(const struct run_stats *rs);
 /* Returns 1 when every rank is done or stopped. */

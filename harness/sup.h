@@ -65,6 +65,7 @@ struct sup {
     int *slot_of;                  /* rank -> slot */
     int *dropped;                  /* per rank: removed by shrink */
     double *watts;                 /* last sample per rank */
+    double *energy_j;              /* last energy counter reading per rank (NAN: none) */
     int sigfd, timerfd;
     int run, running;
     struct run_stats rs;

@@ -219,6 +219,7 @@ static void sup_sample(struct sup *s, uint64_t now)
         if (s->ops->power_read(s->ps, s->slot_of[r], now, &pr) != 0)
             pr = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0 };
         s->watts[r] = pr.watts;
+        s->energy_j[r] = pr.energy_j;
         if (isfinite(pr.watts) && pr.watts >= 0) {   /* for a worker tuning its mitigation against real power */
             struct ctl *c = shm_ctl(&s->shm, s->slot_of[r]);
             atomic_store(&c->power_mw, (uint64_t)(pr.watts * 1e3));
@@ -237,7 +238,7 @@ static void sup_sample(struct sup *s, uint64_t now)
         }
     }
     if (s->running)
-        runstats_power(&s->rs, now, s->watts);
+        runstats_power(&s->rs, now, s->watts, s->energy_j);
     results_flush(&s->res);
     s->samples++;
 }
@@ -446,7 +447,7 @@ static void sup_one_run(struct sup *s, int m)
         return;
     uint64_t now = mono_ns();
     s->run = m;
-    runstats_init(&s->rs, m, s->nranks, s->sc->iterations, now);
+    runstats_init(&s->rs, m, s->nranks, s->sc->iterations, now, s->sc->power.sample_hz);
     for (int r = 0; r < s->nranks; r++)
         if (s->dropped[r])
             s->rs.rank[r].done = 1;   /* shrunk away in an earlier run */
@@ -505,8 +506,8 @@ static void sup_one_run(struct sup *s, int m)
     json_t *fig = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "iteration_p50_s",
                             json_copy(json_object_get(json_object_get(run, "iteration_s"), "p50")), "mean_w",
                             json_num(json_number_value(json_object_get(agg, "mean_w"))), "swing_w",
-                            json_num(json_is_number(json_object_get(agg, "swing_p99_p1_w"))
-                                         ? json_number_value(json_object_get(agg, "swing_p99_p1_w")) : NAN),
+                            json_num(json_is_number(json_object_get(agg, "swing_w"))
+                                         ? json_number_value(json_object_get(agg, "swing_w")) : NAN),
                             "ramp_w_s", json_num(ramps ? ramp : NAN), "energy_per_iter_j",
                             json_num(sup_energy_per_iter(run)), "tflops", json_copy(json_object_get(run, "tflops")));
     results_event(&s->res, s->rs.t_end, "run_end",
@@ -576,7 +577,8 @@ static int sup_fds(struct sup *s)
     if (s->sc->power.sample_hz <= 0)
         return 0;   /* sampling off: the timer stays disarmed */
     double period = 1.0 / s->sc->power.sample_hz;
-    struct itimerspec its = { .it_interval = { (time_t)period, (long)((period - floor(period)) * 1e9) } };
+    long long period_ns = llround(period * 1e9);   /* 1 kHz: 1,000,000 ns, not 999,999 */
+    struct itimerspec its = { .it_interval = { (time_t)(period_ns / 1000000000LL), (long)(period_ns % 1000000000LL) } };
     its.it_value = its.it_interval;
     if (timerfd_settime(s->timerfd, 0, &its, NULL) != 0)
         return SYSERR("timerfd_settime");
@@ -673,6 +675,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     s.slot_of = xcalloc((size_t)s.nranks, sizeof *s.slot_of);
     s.dropped = xcalloc((size_t)s.nranks, sizeof *s.dropped);
     s.watts = xcalloc((size_t)s.nranks, sizeof *s.watts);
+    s.energy_j = xcalloc((size_t)s.nranks, sizeof *s.energy_j);
     s.fault_due = xcalloc(SC_MAX_FAULTS + 1, sizeof *s.fault_due);   /* the view may add faults */
     s.fp_iter = xmalloc(FP_WINDOW * sizeof *s.fp_iter);
     s.fp = xcalloc((size_t)FP_WINDOW * (size_t)s.nranks, sizeof *s.fp);
@@ -770,7 +773,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     close(s.sigfd);
     close(s.timerfd);
     sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
-    void *bufs[] = { s.pid, s.alive, s.ready, s.expect_exit, s.slot_of, s.dropped, s.watts, s.fault_due, s.fp_iter,
+    void *bufs[] = { s.pid, s.alive, s.ready, s.expect_exit, s.slot_of, s.dropped, s.watts, s.energy_j, s.fault_due, s.fp_iter,
                      s.fp, s.fp_have, s.compute_s, s.compute_iter, s.slow_count, s.faults, s.dets };
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
         free(bufs[i]);

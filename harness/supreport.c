@@ -10,13 +10,12 @@
 #include "results.h"
 #include "util.h"
 
-/* Returns a run's energy per iteration (J): the aggregate's mean power over the run's wall time. */
+/* Returns a run's energy per iteration (J): its mean power (energy counters, else samples) over its throughput
+ * (runstats.c). */
 double sup_energy_per_iter(json_t *run)
 {
-    json_t *agg = json_object_get(json_object_get(run, "power"), "aggregate");
-    double mean = json_number_value(json_object_get(agg, "mean_w")), wall = json_number_value(json_object_get(run, "wall_s"));
-    json_int_t it = json_integer_value(json_object_get(run, "iterations"));
-    return json_is_number(json_object_get(agg, "mean_w")) && it > 0 ? mean * wall / (double)it : NAN;
+    json_t *e = json_object_get(run, "energy_per_iter_j");
+    return json_is_number(e) ? json_number_value(e) : NAN;
 }
 
 /* Returns 100 * (x / base - 1), or NAN. */
@@ -31,16 +30,15 @@ void sup_compare_runs(struct sup *s)
             base = r;
     json_array_foreach(s->runs, i, r) {
         double e = sup_energy_per_iter(r);
-        json_object_set_new(r, "energy_per_iter_j", json_num(e));
         if (!base)
             continue;
         json_t *a = json_object_get(json_object_get(r, "power"), "aggregate");
         json_t *b = json_object_get(json_object_get(base, "power"), "aggregate");
         double sw = json_number_value(json_object_get(a, "swing_w")), sw0 = json_number_value(json_object_get(b, "swing_w"));
-        double sp = json_number_value(json_object_get(a, "swing_p99_p1_w"));
-        double sp0 = json_number_value(json_object_get(b, "swing_p99_p1_w"));
-        double p50 = json_number_value(json_object_get(json_object_get(r, "iteration_s"), "p50"));
-        double p50b = json_number_value(json_object_get(json_object_get(base, "iteration_s"), "p50"));
+        double rg = json_number_value(json_object_get(a, "range_w")), rg0 = json_number_value(json_object_get(b, "range_w"));
+        /* time paid: the change of throughput, every wait of the mitigation included (a stagger's offsets too) */
+        double thr = json_number_value(json_object_get(r, "throughput_it_s"));
+        double thr0 = json_number_value(json_object_get(base, "throughput_it_s"));
         /* the cluster as the grid sees it: behind the battery when there is one */
         json_t *pr = json_object_get(a, "projection"), *pr0 = json_object_get(b, "projection");
         json_t *bess = json_object_get(pr, "bess");
@@ -49,10 +47,10 @@ void sup_compare_runs(struct sup *s)
         json_object_set_new(r, "vs_none",
                             json_pack("{s:o, s:o, s:o, s:o, s:o}", "grid_swing_reduction_pct",
                                       json_num(cl0 > 0 && pr ? 100 * (1 - cl / cl0) : NAN), "swing_reduction_pct",
-                                      json_num(sw0 > 0 ? 100 * (1 - sw / sw0) : NAN), "swing_p99_p1_reduction_pct",
-                                      json_num(sp0 > 0 ? 100 * (1 - sp / sp0) : NAN), "energy_overhead_pct",
+                                      json_num(sw0 > 0 ? 100 * (1 - sw / sw0) : NAN), "range_reduction_pct",
+                                      json_num(rg0 > 0 ? 100 * (1 - rg / rg0) : NAN), "energy_overhead_pct",
                                       json_num(sup_pct(e, sup_energy_per_iter(base))), "iteration_overhead_pct",
-                                      json_num(sup_pct(p50, p50b))));
+                                      json_num(thr > 0 ? sup_pct(thr0 / thr, 1) : NAN)));
     }
 }
 

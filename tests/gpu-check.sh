@@ -124,7 +124,7 @@ except Exception as e:
     print(f"{'mitigation-compare':34s} no summary ({e}); see mitigations.log"); sys.exit(0)
 for r in s["runs"]:
     a, v = r["power"]["aggregate"], r.get("vs_none", {})
-    print(f"{'mitigation ' + r.get('label', r['mitigation']):34s} swing p99-p1 {a.get('swing_p99_p1_w') or 0:.0f} W, "
+    print(f"{'mitigation ' + r.get('label', r['mitigation']):34s} swing p99-p1 {a.get('swing_w') or 0:.0f} W, "
           f"mean {a['mean_w']:.0f} W, iter p50 {r['iteration_s']['p50']*1e3:.1f} ms, vs none {json.dumps(v)[:120]} "
           f"{r.get('device', {}).get('smoothing', '')}")
 PY

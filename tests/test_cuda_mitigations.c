@@ -32,10 +32,10 @@ Test(cuda_mitigations, filler_ramp_and_emulated_smoothing_act_on_the_gpu, .timeo
     json_t *s = e2e_summary(out);
     json_t *none = run_of(s, 0), *fill = run_of(s, 1), *ramp = run_of(s, 2), *smooth = run_of(s, 3);
     cr_assert_geq(e2e_count_events(out, "mitigation_tuned"), 1, "the filler measured its levels on the GPU");
-    double sw0 = agg(none, "swing_p99_p1_w"), sw1 = agg(fill, "swing_p99_p1_w");
+    double sw0 = agg(none, "swing_w"), sw1 = agg(fill, "swing_w");
     double p1_0 = agg(none, "p1_w"), p1_1 = agg(fill, "p1_w");
     cr_log_info("none: swing %.0f W, p1 %.0f W; filler 80%%: swing %.0f W, p1 %.0f W; ramp: swing %.0f W; smoothing: "
-                "swing %.0f W", sw0, p1_0, sw1, p1_1, agg(ramp, "swing_p99_p1_w"), agg(smooth, "swing_p99_p1_w"));
+                "swing %.0f W", sw0, p1_0, sw1, p1_1, agg(ramp, "swing_w"), agg(smooth, "swing_w"));
     cr_assert_gt(p1_1, p1_0 + 0.3 * sw0, "the filler raises the low level: p1 %.0f W vs %.0f W", p1_1, p1_0);
     cr_assert_lt(sw1, 0.75 * sw0, "the filler cuts the swing: %.0f W vs %.0f W", sw1, sw0);
     double up0 = json_number_value(json_object_get(json_object_get(json_object_get(json_object_get(none, "power"),

@@ -93,7 +93,7 @@ Test(e2e, three_ranks_leave_a_complete_results_folder, .timeout = 120)
         json_t *agg = json_object_get(json_object_get(r, "power"), "aggregate");
         double mn = json_real_value(json_object_get(agg, "min_w")), mx = json_real_value(json_object_get(agg, "max_w"));
         cr_assert(mn > 0 && mx > mn);
-        cr_assert_float_eq(json_real_value(json_object_get(agg, "swing_w")), mx - mn, 0.01);   /* 8 significant digits */
+        cr_assert_float_eq(json_real_value(json_object_get(agg, "range_w")), mx - mn, 0.01);   /* 8 significant digits */
         cr_assert_eq(json_array_size(json_object_get(json_object_get(r, "power"), "per_rank")), 3);
         /* the swing analysis: a dominant frequency between the checkpoint period (~0.3 s) and the sampler's
          * Nyquist limit (100 Hz), ramps, bands and the projection are there */
