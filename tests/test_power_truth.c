@@ -1,0 +1,459 @@
+/* tests/test_power_truth.c: the power numbers against answers known exactly. The time grid (integer arithmetic,
+ * no drift, each sample on its nearest point, gaps never held or counted); ramps over exact windows and band shares on
+ * analytic traces, every window and band, with the tolerance each is held to; the threaded analysis equal to the
+ * serial one; and `gauntlet analyze` on traces these tests write: GPUs joined by time, rows out of order, repeated
+ * and conflicting rows, readings out of range or not numbers, bad GPU ids, dates across a month, absent rows, 1100
+ * GPUs, nothing valid. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "e2e.h"
+
+/* ---- the grid */
+
+Test(grid, integer_steps_never_drift)
+{
+    struct an_grid g = an_grid_of_hz(123, 1000);
+    cr_assert_eq(an_grid_dt(&g), 0.001, "1000 Hz is exactly 1 ms: %.17g", an_grid_dt(&g));
+    for (int64_t i = 0; i < 4000000000LL; i = i * 3 + 1)
+        cr_assert_eq(an_grid_time(&g, i), 123 + i * 1000000, "point %lld", (long long)i);
+    struct an_grid odd = an_grid_of_hz(0, 972.7);   /* a step of 1028071.347... ns: floor of the exact value */
+    for (int64_t i = 0; i < 1000000000LL; i = i * 7 + 3) {
+        __int128 exact = (__int128)i * 1000000000000LL / 972700;
+        cr_assert_eq(an_grid_time(&odd, i), (int64_t)exact, "point %lld", (long long)i);
+        cr_assert_eq(an_grid_nearest(&odd, an_grid_time(&odd, i)), i);
+    }
+    /* the nearest point: up to half a step either way, a tie to the later */
+    cr_assert_eq(an_grid_nearest(&g, 123 + 5 * 1000000 + 499999), 5);
+    cr_assert_eq(an_grid_nearest(&g, 123 + 5 * 1000000 + 500000), 6);
+    cr_assert_eq(an_grid_nearest(&g, 123 + 5 * 1000000 - 500000), 5);
+    cr_assert_lt(an_grid_nearest(&g, 123 - 500001), 0, "before the grid");
+}
+
+Test(grid, jittered_samples_each_keep_their_own_point)
+{
+    srand(7);
+    size_t n = 100000;
+    int64_t *t = malloc(n * sizeof *t);
+    double *v = malloc(n * sizeof *v), *out = malloc(n * sizeof *out);
+    for (size_t i = 0; i < n; i++) {   /* 1 kHz, each tick up to 0.4 ms early or late */
+        t[i] = (int64_t)i * 1000000 + (rand() % 800001) - 400000;
+        v[i] = (double)i;
+    }
+    t[0] = 0;
+    struct an_grid g = an_grid_of_hz(0, 1000);
+    size_t merged = 99;
+    cr_assert_eq(analysis_place(&g, t, v, n, out, n, &merged), n);
+    cr_assert_eq(merged, 0);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(out[i], (double)i);
+    free(t);
+    free(v);
+    free(out);
+}
+
+Test(grid, a_slow_sampler_leaves_gaps_never_held_never_counted)
+{
+    /* a 1 kHz sampler that reached 972.7 Hz for 60 s: 58,362 readings, not 60,000 */
+    double hz = 972.7;
+    size_t n = (size_t)(60 * hz);
+    int64_t *t = malloc(n * sizeof *t);
+    double *v = malloc(n * sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        t[i] = llround((double)i * 1e9 / hz);
+        v[i] = i % 2 ? 700 : 150;
+    }
+    struct an_grid g = an_grid_of_hz(0, 1000);
+    size_t m = (size_t)an_grid_nearest(&g, t[n - 1]) + 1, merged;
+    double *out = malloc(m * sizeof *out);
+    cr_assert_eq(analysis_place(&g, t, v, n, out, m, &merged), n, "every reading once, none twice");
+    cr_assert_eq(merged, 0);
+    size_t gaps = 0;
+    for (size_t i = 0; i < m; i++)
+        gaps += isnan(out[i]);
+    cr_assert_eq(gaps, m - n, "the points no reading reached are gaps");
+    struct an_series s = { out, m, an_grid_dt(&g) };
+    struct an_result r;
+    cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
+    cr_assert_eq(r.samples, n, "samples: %zu, readings %zu", r.samples, n);
+    cr_assert_eq(r.gaps, m - n);
+    cr_assert_float_eq(r.mean_w, 425, 0.01, "the readings' mean, no held value in it: %f", r.mean_w);
+    free(t);
+    free(v);
+    free(out);
+}
+
+/* ---- ramps over exact windows: tolerance 1e-9 relative (the arithmetic is exact up to rounding) */
+
+/* A square wave lo/hi of frequency f (50 % duty) at n points of dt. */
+static double *square(size_t n, double dt, double f, double lo, double hi)
+{
+    double *x = malloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = fmod((double)i * dt * f + 1e-9, 1.0) < 0.5 ? hi : lo;
+    return x;
+}
+
+Test(ramps, a_square_wave_over_every_window)
+{
+    /* 2 Hz, 150 <-> 700 W, 60 s at 1 kHz: a window of 1 s spans two whole periods (ramp 0); 100 ms and 10 ms
+     * windows see the whole 550 W edge */
+    size_t n = 60000;
+    double *x = square(n, 1e-3, 2, 150, 700);
+    struct an_series s = { x, n, 1e-3 };
+    struct an_result r;
+    cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
+    double want[AN_RAMP_WINDOWS] = { 550 / 0.01, 550 / 0.1, 0 };
+    for (int w = 0; w < AN_RAMP_WINDOWS; w++) {
+        cr_assert_float_eq(r.ramp_up_w_s[w], want[w], 1e-9 * 55000, "up over %s: %.17g", an_ramp_window_names[w],
+                           r.ramp_up_w_s[w]);
+        cr_assert_float_eq(r.ramp_down_w_s[w], want[w], 1e-9 * 55000, "down over %s", an_ramp_window_names[w]);
+    }
+    cr_assert_eq(r.samples, n, "the last sample kept");
+    free(x);
+}
+
+Test(ramps, linear_ramps_and_steps_at_every_window_and_rate)
+{
+    double rates[] = { 100, 1000 };
+    for (int ri = 0; ri < 2; ri++) {
+        double hz = rates[ri], dt = 1 / hz;
+        size_t n = (size_t)(6 * hz);
+        double *x = malloc(n * sizeof *x);
+        for (size_t i = 0; i < n; i++) {   /* 100 W; +600 W/s for 1.5 s from t = 1 s; hold; a 300 W step down at 4 s */
+            double t = (double)i * dt;
+            x[i] = t < 1 ? 100 : t < 2.5 ? 100 + 600 * (t - 1) : t < 4 ? 1000 : 700;
+        }
+        struct an_series s = { x, n, dt };
+        struct an_result r;
+        cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
+        for (int w = 0; w < AN_RAMP_WINDOWS; w++) {
+            double win = an_ramp_windows_s[w];
+            if (win < dt)
+                continue;
+            cr_assert_float_eq(r.ramp_up_w_s[w], 600, 1e-6, "%g Hz, %s: %.17g", hz, an_ramp_window_names[w],
+                               r.ramp_up_w_s[w]);
+            cr_assert_float_eq(r.ramp_down_w_s[w], 300 / win, 1e-6 * 300 / win, "%g Hz, %s down", hz,
+                               an_ramp_window_names[w]);
+        }
+        free(x);
+    }
+}
+
+Test(ramps, a_pair_across_a_gap_is_never_used)
+{
+    size_t n = 3000;
+    double *x = malloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++)   /* 1 kHz; flat 400 W, but a 900 W spike inside a gap that hides its edges */
+        x[i] = 400;
+    for (size_t i = 1000; i < 1200; i++)
+        x[i] = NAN;
+    struct an_series s = { x, n, 1e-3 };
+    struct an_result r;
+    cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
+    for (int w = 0; w < AN_RAMP_WINDOWS; w++)
+        cr_assert_eq(r.ramp_up_w_s[w], 0, "a gap is not a ramp");
+    cr_assert_eq(r.samples, n - 200);
+    cr_assert_eq(r.gaps, 200);
+    free(x);
+}
+
+/* ---- bands: a sine on a bin puts all its energy in its band (tolerance 1e-9); two sines share by A^2 */
+
+Test(bands, a_sine_in_each_band_and_two_sines_by_their_energy)
+{
+    double dt = 1e-3;
+    size_t n = 100000;   /* 100 s: bins every 0.01 Hz */
+    double freqs[4] = { 0.5, 2, 5, 12 };
+    double *x = malloc(n * sizeof *x);
+    for (int b = 0; b < 4; b++) {
+        for (size_t i = 0; i < n; i++)
+            x[i] = 500 + 200 * sin(2 * M_PI * freqs[b] * (double)i * dt);
+        struct an_series s = { x, n, dt };
+        struct an_result r;
+        cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
+        for (int k = 0; k < 4; k++)
+            cr_assert_float_eq(r.bands[k].share, k == b ? 1 : 0, 1e-9, "%g Hz in band %d: %.12f", freqs[b], k,
+                               r.bands[k].share);
+        cr_assert_float_eq(r.dominant_hz, freqs[b], 1e-9);
+        cr_assert_float_eq(r.swing_w, 400, 1, "p99 - p1 of a sine of amplitude 200 W: %f", r.swing_w);
+    }
+    for (size_t i = 0; i < n; i++)   /* 300 W at 2 Hz and 100 W at 12 Hz: shares 0.9 and 0.1 */
+        x[i] = 500 + 300 * sin(2 * M_PI * 2 * (double)i * dt) + 100 * sin(2 * M_PI * 12 * (double)i * dt);
+    struct an_series s = { x, n, dt };
+    struct an_result r;
+    cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
+    cr_assert_float_eq(r.bands[1].share, 0.9, 1e-9);
+    cr_assert_float_eq(r.bands[3].share, 0.1, 1e-9);
+    free(x);
+}
+
+Test(threads, the_threaded_analysis_equals_the_serial_one)
+{
+    enum { K = 9 };
+    size_t n = 20000;
+    struct an_series s[K];
+    struct an_result a[K], b[K];
+    srand(3);
+    for (int k = 0; k < K; k++) {
+        double *x = malloc(n * sizeof *x);
+        for (size_t i = 0; i < n; i++)
+            x[i] = (rand() % 10 == 0) ? NAN : 300 + 100 * sin((double)i * 0.01 * (k + 1)) + rand() % 50;
+        s[k] = (struct an_series){ x, n, 1e-3 };
+        cr_assert_eq(analysis_run(&s[k], an_default_bands, 4, &a[k]), 0);
+    }
+    cr_assert_eq(analysis_run_many(s, K, an_default_bands, 4, b, 4), 0);
+    for (int k = 0; k < K; k++) {
+        cr_assert_eq(memcmp(&a[k], &b[k], sizeof a[k]), 0, "series %d", k);
+        free((double *)s[k].x);
+    }
+}
+
+Test(projection, a_trace_with_gaps_at_both_ends_projects_its_span)
+{
+    size_t n = 5000;
+    double *x = malloc(n * sizeof *x), *trace = NULL;
+    for (size_t i = 0; i < n; i++)
+        x[i] = i < 700 || i >= 4500 ? NAN : ((i / 250) % 2 ? 700 : 150);
+    struct an_series s = { x, n, 1e-3 };
+    struct an_projection p;
+    size_t tn = 0;
+    cr_assert_eq(analysis_project_trace(&s, 1000, 1, 0, 1, an_default_bands, 4, &p, &trace, &tn), 0);
+    cr_assert_eq(tn, 3800, "from the first valid sample to the last: %zu", tn);
+    cr_assert_float_eq(p.swing_mw, 1000 * 550e-6, 1e-9);
+    cr_assert_float_eq(p.range_mw, 1000 * 550e-6, 1e-9);
+    free(trace);
+    free(x);
+}
+
+/* ---- gauntlet analyze on traces written here */
+
+static char az_log[64];
+
+/* Runs `gauntlet analyze path args...`; returns the exit code, the output in *out (malloc'd). */
+static int az_run(const char *path, const char *a1, const char *a2, char **out)
+{
+    snprintf(az_log, sizeof az_log, "/tmp/gauntlet-az-%d.log", (int)getpid());
+    const char *args[] = { "analyze", path, "--json", a1, a2, NULL };
+    int rc = e2e_run(az_log, args);
+    *out = e2e_read(az_log);
+    cr_assert(*out);
+    return rc;
+}
+
+/* Runs analyze --json and returns its JSON (the test fails unless it exits 0); warnings may precede it. */
+static json_t *az_json(const char *path, const char *a1, char **text)
+{
+    char *out;
+    int rc = az_run(path, a1, NULL, &out);
+    cr_assert_eq(rc, 0, "analyze exit %d:\n%s", rc, out);
+    char *brace = out[0] == '{' ? out : strstr(out, "\n{");
+    cr_assert(brace, "%s", out);
+    json_error_t err;
+    json_t *j = json_loads(brace, 0, &err);
+    cr_assert(j, "not JSON: %s\n%s", err.text, out);
+    if (text)
+        *text = out;
+    else
+        free(out);
+    return j;
+}
+
+/* A new temporary CSV file open for writing; its path in path. */
+static FILE *az_file(char *path)
+{
+    strcpy(path, "/tmp/gauntlet-trace-XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    cr_assert(f);
+    return f;
+}
+
+/* The 2 Hz square wave, 150 <-> 700 W, at time t (s). */
+static double sq(double t) { return fmod(t * 2 + 1e-9, 1.0) < 0.5 ? 700 : 150; }
+
+static double agg_num(json_t *j, const char *key) { return json_number_value(json_object_get(json_object_get(j, "aggregate"), key)); }
+
+Test(analyze_input, gpus_are_summed_by_time_not_by_row)
+{
+    char path[64];
+    FILE *f = az_file(path);
+    fprintf(f, "t_s,gpu,watts\n");
+    for (int g = 0; g < 2; g++)   /* the same wave in time; GPU 1's log starts 250 ms later */
+        for (int i = g ? 250 : 0; i < 60000; i++)
+            fprintf(f, "%.3f,%d,%g\n", i * 1e-3, g, sq(i * 1e-3));
+    fclose(f);
+    json_t *j = az_json(path, NULL, NULL);
+    cr_assert_float_eq(agg_num(j, "swing_w"), 1100, 1e-9, "in phase: 300 <-> 1400 W, got %f", agg_num(j, "swing_w"));
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "aggregate"), "samples")), 59750,
+                 "the sum over the time both cover");
+    cr_assert_float_eq(json_number_value(json_object_get(json_object_get(json_object_get(j, "aggregate"), "ramp_up_w_s"),
+                                                         "1s")), 0, 1e-9, "two whole periods in a second");
+    json_decref(j);
+    unlink(path);
+}
+
+Test(analyze_input, a_late_row_is_sorted_in_and_counted)
+{
+    char path[64];
+    FILE *f = az_file(path);
+    fprintf(f, "t_s,watts\n");
+    for (int i = 0; i < 60000; i++)
+        if (i != 5000)
+            fprintf(f, "%.3f,%g\n", i * 1e-3, sq(i * 1e-3));
+    fprintf(f, "%.3f,%g\n", 5.0, sq(5.0));   /* the row of t = 5 s arrived last */
+    fclose(f);
+    char *text;
+    json_t *j = az_json(path, NULL, &text);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "aggregate"), "samples")), 60000);
+    cr_assert_float_eq(agg_num(j, "mean_w"), 425, 1e-9);
+    cr_assert_float_eq(agg_num(j, "swing_w"), 550, 1e-9);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "warnings"), "out_of_order")), 1);
+    cr_assert(strstr(text, ":60001: warning: 1 rows out of time order"), "%s", text);
+    free(text);
+    json_decref(j);
+    char *out;
+    cr_assert_eq(az_run(path, "--strict", NULL, &out), 2);
+    cr_assert(strstr(out, ":60001: 1 rows out of time order (sorted by time), first here (--strict)"), "%s", out);
+    free(out);
+    unlink(path);
+}
+
+Test(analyze_input, conflicting_duplicates_are_an_error_naming_both_lines)
+{
+    char path[64];
+    FILE *f = az_file(path);
+    fprintf(f, "t_s,gpu,watts\n0.000,0,100\n0.001,0,200\n0.001,0,900\n0.002,0,300\n");
+    fclose(f);
+    char *out;
+    cr_assert_eq(az_run(path, NULL, NULL, &out), 2);
+    cr_assert(strstr(out, ":4: GPU 0 has two different readings at one time: 900 W here and 200 W at line 3"), "%s", out);
+    free(out);
+    f = fopen(path, "w");   /* the same row twice: kept once, counted */
+    fprintf(f, "t_s,gpu,watts\n0.000,0,100\n0.001,0,200\n0.001,0,200\n0.002,0,300\n0.003,0,300\n");
+    fclose(f);
+    json_t *j = az_json(path, NULL, NULL);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "warnings"), "duplicates")), 1);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "aggregate"), "samples")), 4);
+    json_decref(j);
+    unlink(path);
+}
+
+Test(analyze_input, timestamps_across_a_month_and_a_year)
+{
+    char path[64];
+    FILE *f = az_file(path);
+    fprintf(f, "timestamp, index, power.draw [W]\n");
+    /* nvidia-smi every 10 ms from 2025/12/31 23:59:58 for 4 s: across a day, a month and a year */
+    for (int i = 0; i < 400; i++) {
+        int ms = i * 10, sec = 58 + ms / 1000;
+        const char *day = sec < 60 ? "2025/12/31 23:59" : "2026/01/01 00:00";
+        fprintf(f, "%s:%06.3f, 0, %.2f W\n", day, (sec % 60) + (ms % 1000) / 1000.0, sq(ms / 1000.0));
+    }
+    fclose(f);
+    json_t *j = az_json(path, NULL, NULL);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "aggregate"), "samples")), 400, "every sample, the "
+                 "last one too");
+    cr_assert_float_eq(json_number_value(json_object_get(j, "grid_hz")), 100, 1e-9);
+    cr_assert_float_eq(agg_num(j, "dominant_hz"), 2, 1e-9);
+    json_decref(j);
+    f = fopen(path, "w");
+    fprintf(f, "timestamp,index,power.draw [W]\n2026/02/29 10:00:00.000,0,100\n");
+    fclose(f);
+    char *out;
+    cr_assert_eq(az_run(path, NULL, NULL, &out), 2);
+    cr_assert(strstr(out, ":2: column 1 (time): a timestamp with no such date or time of day, got '2026/02/29"), "%s", out);
+    free(out);
+    unlink(path);
+}
+
+Test(analyze_input, impossible_readings_are_left_out_and_counted)
+{
+    char path[64];
+    FILE *f = az_file(path);
+    fprintf(f, "t_s,gpu,watts\n");
+    for (int i = 0; i < 2000; i++)
+        fprintf(f, "%.3f,0,%g\n", i * 1e-3, i == 700 ? -5000 : i == 1300 ? 1e12 : sq(i * 1e-3));
+    fclose(f);
+    json_t *j = az_json(path, NULL, NULL);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "warnings"), "out_of_range")), 2);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "aggregate"), "samples")), 1998);
+    cr_assert_float_eq(agg_num(j, "max_w"), 700, 1e-9);
+    cr_assert_float_eq(agg_num(j, "min_w"), 150, 1e-9);
+    json_decref(j);
+    char *out;
+    cr_assert_eq(az_run(path, "--strict", NULL, &out), 2);
+    cr_assert(strstr(out, ":702: 2 power readings outside [0, max] W"), "%s", out);
+    free(out);
+    cr_assert_eq(az_run(path, "--max-w", "500", &out), 0, "a stated bound: %s", out);
+    cr_assert(strstr(out, "warning: 1001 power readings outside [0, max] W"), "%s", out);
+    free(out);
+    unlink(path);
+}
+
+Test(analyze_input, bad_fields_are_errors_naming_line_and_column)
+{
+    struct { const char *csv, *want; } cases[] = {
+        { "t_s,gpu,watts\n0,0,100\n0.001,0,abc\n", ":3: column 3 (power): expected watts" },
+        { "t_s,gpu,watts\n0,0,100\n0.001,x,100\n", ":3: column 2 (GPU): expected a GPU index (an integer >= 0), got 'x'" },
+        { "t_s,gpu,watts\n0,-1,100\n", ":2: column 2 (GPU): expected a GPU index" },
+        { "t_s,gpu,watts\n0,0,100\nsoon,0,100\n", ":3: column 1 (time): expected a time" },
+        { "t_s,gpu,watts\n0,0,inf\n", ":2: column 3 (power): expected watts" },
+        { "t_s,gpu,watts\n0,0,\n0.001,0,[N/A]\n", ":2: GPU 0 has no valid power reading in the whole trace" },
+        { "t_s,gpu,watts\n0,0,100\n2026/01/01 00:00:00,0,100\n", ":3: column 1 (time): '2026/01/01 00:00:00' is a timestamp, "
+                                                             "but the rows before give seconds" },
+        { "t_s,gpu,watts\n0,0,100\n0.001,0,100\n5,1,100\n5.001,1,100\n", "the GPUs' traces share no time" },
+        { "t_s,gpu,watts\n", "no samples" },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char path[64], *out;
+        FILE *f = az_file(path);
+        fputs(cases[c].csv, f);
+        fclose(f);
+        cr_assert_eq(az_run(path, NULL, NULL, &out), 2, "case %zu:\n%s", c, out);
+        cr_assert(strstr(out, path) && strstr(out, cases[c].want), "case %zu: want '%s' in:\n%s", c, cases[c].want, out);
+        free(out);
+        unlink(path);
+    }
+}
+
+Test(analyze_input, absent_rows_are_not_samples_and_1100_gpus_all_count)
+{
+    char path[64];
+    FILE *f = az_file(path);
+    fprintf(f, "t_s,gpu,watts\n");
+    long rows = 0;
+    for (int i = 0; i < 10000; i++)   /* every 7th row absent: the mean is the rows' mean, samples the rows' count */
+        if (i % 7 != 3) {
+            fprintf(f, "%.3f,0,%d\n", i * 1e-3, 100 + i % 50);
+            rows++;
+        }
+    fclose(f);
+    json_t *j = az_json(path, NULL, NULL);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "aggregate"), "samples")), rows);
+    double sum = 0;
+    for (int i = 0; i < 10000; i++)
+        if (i % 7 != 3)
+            sum += 100 + i % 50;
+    cr_assert_float_eq(agg_num(j, "mean_w"), sum / (double)rows, 1e-5, "(JSON keeps 8 digits)");
+    json_decref(j);
+    f = fopen(path, "w");
+    fprintf(f, "t_s,gpu,watts\n");
+    for (int i = 0; i < 20; i++)   /* 1100 GPUs, 20 samples each at 10 Hz: GPU g draws 100 + g % 10 W */
+        for (int g = 0; g < 1100; g++)
+            fprintf(f, "%.1f,%d,%d\n", i * 0.1, g, 100 + g % 10);
+    fclose(f);
+    j = az_json(path, NULL, NULL);
+    cr_assert_eq(json_array_size(json_object_get(j, "per_gpu")), 1100);
+    cr_assert_float_eq(agg_num(j, "mean_w"), 1100 * 104.5, 1e-6, "every GPU in the sum: %f", agg_num(j, "mean_w"));
+    json_decref(j);
+    unlink(path);
+}
