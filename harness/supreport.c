@@ -288,7 +288,15 @@ void sup_print_table(struct sup *s, int code, json_t *summary)
                json_string_value(label ? label : json_object_get(r, "mitigation")), c[9], c[0], c[1], c[2], c[3], c[4], c[5], c[6],
                c[7], c[8]);
     }
-    printf("  (busbw and ckpt in GB/s; power is the sum over ranks; * = run ended early)\n");
+    printf("  (busbw and ckpt in GB/s; power is the sum over ranks; swing = p99 - p1; * = run ended early)\n");
+    json_array_foreach(s->runs, i, r) {   /* a sampler that fell behind: its real rate, beside the asked one */
+        json_t *sm = json_object_get(json_object_get(json_object_get(r, "power"), "aggregate"), "sampling");
+        double asked = json_number_value(json_object_get(sm, "asked_hz")), got = json_number_value(json_object_get(sm, "achieved_hz"));
+        if (asked > 0 && got > 0 && got < 0.98 * asked)
+            printf("  run %zu: power sampled at %.1f Hz of the %.0f Hz asked (%lld grid points without a sample)\n", i + 1,
+                   got, asked, (long long)json_integer_value(json_object_get(json_object_get(json_object_get(r, "power"),
+                                                                                             "aggregate"), "gaps")));
+    }
     if (s->sc->auto_search) {
         json_t *sr = sup_search(s), *b = json_object_get(sr, "cheapest_passing"), *c = json_object_get(sr, "closest_failure");
         json_t *st = json_object_get(sr, "cheapest_storage_passing");

@@ -469,11 +469,11 @@ void vm_measure(struct vm *m, double window_s)
     size_t nu = n > 16 && dt > 0 ? analysis_resample(t, w, n, dt, &u) : 0;
     struct an_result res;
     if (nu > 16 && analysis_run(&(struct an_series){ u, nu, dt }, an_default_bands, 4, &res) == 0) {
-        x->swing_w = res.swing_p99_p1_w;
+        x->swing_w = res.swing_w;
         int live = 0;
         for (int r = 0; r < m->nranks; r++)
             live += !m->rank[r].dropped;
-        x->swing_pct_tdp = m->tdp_w > 0 && live ? 100 * res.swing_p99_p1_w / (m->tdp_w * live) : NAN;
+        x->swing_pct_tdp = m->tdp_w > 0 && live ? 100 * res.swing_w / (m->tdp_w * live) : NAN;
         x->ramp_w_s = fmax(res.ramp_up_w_s[1], res.ramp_down_w_s[1]);
         x->dominant_hz = res.dominant_hz;
     }

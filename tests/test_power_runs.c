@@ -1,0 +1,125 @@
+/* tests/test_power_runs.c: a run's power figures against what the run itself left behind, on sim: the time a
+ * mitigation pays against the wall time (every wait included), the energy against the integral of power.csv, the
+ * sampler's real rate against its ticks, and one scenario run twice with one seed repeating its comparison. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2e.h"
+
+#define BASE                                                                                                   \
+    "ranks: 2\nseed: 3\n"                                                                                  \
+    "workload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 64}\n"                                            \
+    "  allreduce: {bytes: 1GiB, emulate_busbw: 20, emulate_ranks: 1024}\n"
+
+/* Runs text on sim into out; returns its summary. */
+static json_t *run_into(const char *text, const char *out)
+{
+    int rc = e2e_run("/tmp/gauntlet-pruns.log",
+                     (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--out", out, NULL });
+    char *log = e2e_read("/tmp/gauntlet-pruns.log");
+    cr_assert_eq(rc, 0, "exit %d:\n%s", rc, log);
+    free(log);
+    return e2e_summary(out);
+}
+
+static json_t *run_i(json_t *s, size_t i) { return json_array_get(json_object_get(s, "runs"), i); }
+static double num(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
+static double vs(json_t *s, size_t i, const char *k) { return num(json_object_get(run_i(s, i), "vs_none"), k); }
+
+/* Returns the time (s) of the event type of run r in dir/events.jsonl, or NAN. */
+static double event_t(const char *dir, const char *type, int r)
+{
+    char path[512], line[4096], want[64];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    snprintf(want, sizeof want, "\"event\":\"%s\",\"run\":%d,", type, r);
+    FILE *f = fopen(path, "r");
+    cr_assert(f);
+    double t = NAN;
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, want) && sscanf(line, "{\"t_s\":%lf", &t) == 1)
+            break;
+    fclose(f);
+    return t;
+}
+
+/* Integrates the summed power of dir/power.csv over [a, b] s (each tick's sum held to the next tick); J. */
+static double csv_energy(const char *dir, double a, double b)
+{
+    char path[512], line[512];
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert(f);
+    double e = 0, t_prev = NAN, sum = 0, t_cur = NAN;
+    while (fgets(line, sizeof line, f)) {
+        double t, w;
+        int rank, at = 0;
+        if (sscanf(line, "%lf,%d,%n", &t, &rank, &at) != 2 || !at)
+            continue;
+        w = strtod(line + at, NULL);
+        if (t != t_cur) {   /* a new tick: the last one's sum held until now */
+            if (!isnan(t_prev) && t_prev >= a && t_cur <= b)
+                e += sum * (t_cur - t_prev);
+            t_prev = t_cur;
+            t_cur = t;
+            sum = 0;
+        }
+        sum += w;
+    }
+    fclose(f);
+    return e;
+}
+
+Test(power_runs, time_paid_is_the_wall_time_and_energy_the_integral_of_the_samples, .timeout = 120)
+{
+    const char *out = e2e_outdir();
+    json_t *s = run_into("name: cost\niterations: 16\n" BASE "power: {sample_hz: 500}\n"
+                         "mitigations: [none, {stagger: {groups: 2, offset: 40ms}}, {filler: {floor: 80%}}]\n", out);
+    /* the stagger's own waits are time paid: the change of throughput equals the change of wall time */
+    double wall0 = num(run_i(s, 0), "wall_s"), wall1 = num(run_i(s, 1), "wall_s");
+    double by_wall = 100 * (wall1 / wall0 - 1), paid = vs(s, 1, "iteration_overhead_pct");
+    cr_log_info("stagger: time paid %.1f %%, wall time %+.1f %%", paid, by_wall);
+    cr_assert_gt(paid, 10, "a 40 ms offset on ~0.3 s iterations: %.1f %%", paid);
+    cr_assert_float_eq(paid, by_wall, 4, "time paid %.1f %% against the wall time's %+.1f %%", paid, by_wall);
+    for (int r = 0; r < 3; r++) {   /* the energy over the analysed stretch against power.csv over the same time */
+        json_t *e = json_object_get(run_i(s, (size_t)r), "energy");
+        cr_assert_str_eq(json_string_value(json_object_get(e, "source")), "power samples", "sim has no energy counter");
+        double end = event_t(out, "run_end", r), span = num(e, "span_s");
+        cr_assert(isfinite(end) && span > 1, "run %d: end %f, span %f", r, end, span);
+        double csv = csv_energy(out, end - span, end), j = num(e, "j");
+        cr_assert_float_eq(j, csv, 0.03 * csv, "run %d: %.1f J in the summary, %.1f J in power.csv", r, j, csv);
+        double per = num(run_i(s, (size_t)r), "energy_per_iter_j"), thr = num(run_i(s, (size_t)r), "throughput_it_s");
+        cr_assert_float_eq(per * thr, num(e, "mean_w"), 1e-6 * per * thr, "energy per iteration x rate = power");
+        /* the sampler: its real rate beside the asked one, and never more samples than ticks */
+        json_t *sm = json_object_get(json_object_get(json_object_get(json_object_get(run_i(s, (size_t)r), "power"),
+                                                                     "aggregate"), "sampling"), "asked_hz");
+        cr_assert_float_eq(json_number_value(sm), 500, 1e-9);
+        json_t *agg = json_object_get(json_object_get(run_i(s, (size_t)r), "power"), "aggregate");
+        json_t *smp = json_object_get(agg, "sampling");
+        double hz = num(smp, "achieved_hz");
+        cr_assert(hz > 250 && hz < 510, "achieved %.1f Hz", hz);
+        cr_assert_leq(json_integer_value(json_object_get(agg, "samples")), json_integer_value(json_object_get(smp, "ticks")),
+                      "a sample is a tick, never a held copy");
+    }
+    json_decref(s);
+}
+
+Test(power_runs, one_scenario_twice_with_one_seed_repeats_its_comparison, .timeout = 200)
+{
+    const char *text = "name: again\niterations: 16\n" BASE "power: {sample_hz: 1000}\n"
+                       "mitigations: [none, {filler: {floor: 80%}}, {smoothing: {floor: 65%}}, "
+                       "{bess: {capacity_mwh: 10, power_mw: 20, window: 2s}}]\n";
+    json_t *a = run_into(text, e2e_outdir()), *b = run_into(text, e2e_outdir());
+    for (size_t i = 1; i < 4; i++) {
+        double x = vs(a, i, "swing_reduction_pct"), y = vs(b, i, "swing_reduction_pct");
+        cr_log_info("%s: swing -%.1f %% then -%.1f %%", json_string_value(json_object_get(run_i(a, i), "mitigation")), x, y);
+        cr_assert_float_eq(x, y, 2, "%s: %.1f %% then %.1f %%", json_string_value(json_object_get(run_i(a, i), "mitigation")),
+                           x, y);
+    }
+    double bess = vs(a, 3, "swing_reduction_pct");
+    cr_assert_float_eq(bess, 0, 3, "a battery leaves the node's own swing as it was: %.1f %%", bess);
+    json_decref(a);
+    json_decref(b);
+}
