@@ -108,10 +108,29 @@ static double *an_filled(const double *x, size_t a, size_t b)
 }
 
 /* Largest rise and fall of x over exactly k steps, over the pairs of valid samples, in units per second; NAN
- * when no pair is valid. */
-static void an_ramps(const double *x, size_t n, size_t k, double dt, double *up, double *down)
+ * when no pair is valid. complete: x has no gap (a loop the compiler can vectorise). */
+static void an_ramps(const double *x, size_t n, size_t k, double dt, int complete, double *up, double *down)
 {
     double rise = 0, fall = 0;
+    if (complete) {   /* four running extremes: independent chains the processor overlaps */
+        double h[4] = { 0, 0, 0, 0 }, l[4] = { 0, 0, 0, 0 };
+        size_t i = 0;
+        for (; i + 3 + k < n; i += 4)
+            for (int u = 0; u < 4; u++) {
+                double d = x[i + u + k] - x[i + u];
+                h[u] = d > h[u] ? d : h[u];
+                l[u] = d < l[u] ? d : l[u];
+            }
+        for (; i + k < n; i++) {
+            double d = x[i + k] - x[i];
+            h[0] = d > h[0] ? d : h[0];
+            l[0] = d < l[0] ? d : l[0];
+        }
+        double hi = fmax(fmax(h[0], h[1]), fmax(h[2], h[3])), lo = fmin(fmin(l[0], l[1]), fmin(l[2], l[3]));
+        *up = n > k ? hi / ((double)k * dt) : NAN;
+        *down = n > k ? -lo / ((double)k * dt) : NAN;
+        return;
+    }
     size_t pairs = 0;
     for (size_t i = 0; i + k < n; i++) {
         double d = x[i + k] - x[i];
@@ -127,9 +146,11 @@ static void an_ramps(const double *x, size_t n, size_t k, double dt, double *up,
     *down = pairs ? fall / ((double)k * dt) : NAN;
 }
 
-/* Returns the transform of y[0..n) less mean: n / 2 + 1 bins (fftw_free it), or NULL when FFTW cannot. */
-static fftw_complex *an_fft(const double *y, size_t n, double mean)
+/* Returns the transform of x[a..b) less mean, inner gaps interpolated (x[a] and x[b - 1] valid): (b - a) / 2 + 1
+ * bins (fftw_free it), or NULL when FFTW cannot. */
+static fftw_complex *an_fft(const double *x, size_t a, size_t b, double mean)
 {
+    size_t n = b - a;
     if (n > INT_MAX)
         return NULL;
     static pthread_mutex_t planning = PTHREAD_MUTEX_INITIALIZER;   /* FFTW's planner is not thread-safe */
@@ -143,8 +164,15 @@ static fftw_complex *an_fft(const double *y, size_t n, double mean)
         fftw_free(spec);
         return NULL;
     }
-    for (size_t i = 0; i < n; i++)
-        in[i] = y[i] - mean;
+    size_t last = a;
+    for (size_t i = a; i < b; i++) {
+        if (x[i] != x[i])
+            continue;
+        for (size_t j = last + 1; j < i; j++)   /* the gap (last, i): linear between the samples around it */
+            in[j - a] = x[last] + (x[i] - x[last]) * (double)(j - last) / (double)(i - last) - mean;
+        in[i - a] = x[i] - mean;
+        last = i;
+    }
     fftw_execute(plan);   /* thread-safe */
     pthread_mutex_lock(&planning);
     fftw_destroy_plan(plan);
@@ -153,11 +181,13 @@ static fftw_complex *an_fft(const double *y, size_t n, double mean)
     return spec;
 }
 
-/* The spectrum of y (mean removed): dominant frequency and band shares of the fluctuation's energy. */
-static int an_spectrum(const double *y, size_t n, double dt, double mean, const struct an_band *bands, int n_bands,
-                       double *dominant, struct an_band *out)
+/* The spectrum of x[a..b) (mean removed, inner gaps interpolated): dominant frequency and band shares of the
+ * fluctuation's energy. */
+static int an_spectrum(const double *x, size_t a, size_t b, double dt, double mean, const struct an_band *bands,
+                       int n_bands, double *dominant, struct an_band *out)
 {
-    fftw_complex *spec = an_fft(y, n, mean);
+    size_t n = b - a;
+    fftw_complex *spec = an_fft(x, a, b, mean);
     if (!spec)
         return -1;
     double total = 0, best = 0, df = 1.0 / ((double)n * dt);
@@ -193,9 +223,7 @@ int analysis_spectrum(const struct an_series *s, double *freq, double *amp, size
     size_t lo, hi;
     an_span(s->x, s->n, &lo, &hi);
     size_t len = hi - lo;
-    double *y = len >= 4 && s->dt > 0 ? an_filled(s->x, lo, hi) : NULL;
-    fftw_complex *spec = y ? an_fft(y, len, acc_mean(&a)) : NULL;
-    free(y);
+    fftw_complex *spec = len >= 4 && s->dt > 0 ? an_fft(s->x, lo, hi, acc_mean(&a)) : NULL;
     if (!spec)
         return -1;
     double df = 1.0 / ((double)len * s->dt);
@@ -208,48 +236,74 @@ int analysis_spectrum(const struct an_series *s, double *freq, double *amp, size
     return 0;
 }
 
-/* Returns the k-th smallest of v[0..n) (v is reordered): Hoare's selection, O(n) on average. */
-static double an_select(double *v, size_t n, size_t k)
+#define AN_SWAP(a, b)      \
+    do {                   \
+        double t_ = (a);   \
+        (a) = (b);         \
+        (b) = t_;          \
+    } while (0)
+
+/* Reorders v[left..right] so that v[k] is the value of rank k, none before it larger and none after it smaller:
+ * Floyd and Rivest's SELECT (CACM 18(3), 1975), about n + min(k, n - k) comparisons on average: for the 1st and
+ * 99th percentiles little more than one pass. */
+static void an_select(double *v, long left, long right, long k)
 {
-    size_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        double pivot = v[lo + (hi - lo) / 2];
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (v[i] < pivot)
-                i++;
-            while (v[j] > pivot)
-                j--;
-            if (i <= j) {
-                double t = v[i];
-                v[i] = v[j];
-                v[j] = t;
-                i++;
-                if (j == 0)
-                    break;
-                j--;
-            }
+    while (right > left) {
+        if (right - left > 600) {   /* narrow [left, right] to a sample's guess around k first */
+            double n = (double)(right - left + 1), i = (double)(k - left + 1), z = log(n);
+            double sz = 0.5 * exp(2 * z / 3), sd = 0.5 * sqrt(z * sz * (n - sz) / n) * (i - n / 2 < 0 ? -1 : 1);
+            long nl = (long)((double)k - i * sz / n + sd), nr = (long)((double)k + (n - i) * sz / n + sd);
+            an_select(v, nl > left ? nl : left, nr < right ? nr : right, k);
         }
+        double t = v[k];
+        long i = left, j = right;
+        AN_SWAP(v[left], v[k]);
+        if (v[right] > t)
+            AN_SWAP(v[right], v[left]);
+        while (i < j) {
+            AN_SWAP(v[i], v[j]);
+            i++;
+            j--;
+            while (v[i] < t)
+                i++;
+            while (v[j] > t)
+                j--;
+        }
+        if (v[left] == t) {
+            AN_SWAP(v[left], v[j]);
+        } else {
+            j++;
+            AN_SWAP(v[j], v[right]);
+        }
+        if (j <= k)
+            left = j + 1;
         if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            return v[k];
+            right = j - 1;
     }
-    return v[k];
 }
 
-/* Returns the p-th percentile (linear interpolation, as stats.c's series_pct) of v[0..n), reordering v. */
-static double an_pct(double *v, size_t n, double p)
+/* Returns the smallest of v[a..b). */
+static double an_min(const double *v, size_t a, size_t b)
 {
-    double pos = p / 100.0 * (double)(n - 1);
-    size_t i = (size_t)pos;
-    double a = an_select(v, n, i);
-    if (i + 1 >= n)
-        return a;
-    double b = an_select(v + i + 1, n - i - 1, 0);   /* the next one up: the smallest of what lies above */
-    return a + (pos - (double)i) * (b - a);
+    double m = v[a];
+    for (size_t i = a + 1; i < b; i++)
+        m = v[i] < m ? v[i] : m;
+    return m;
+}
+
+/* The 1st and 99th percentiles of v[0..n) (linear interpolation between order statistics, as stats.c's series_pct
+ * and numpy's default), reordering v. */
+static void an_p1_p99(double *v, size_t n, double *p1, double *p99)
+{
+    double pos1 = 0.01 * (double)(n - 1), pos99 = 0.99 * (double)(n - 1);
+    size_t i1 = (size_t)pos1, i99 = (size_t)pos99;
+    an_select(v, 0, (long)n - 1, (long)i1);
+    double a1 = v[i1], b1 = i1 + 1 < n ? an_min(v, i1 + 1, n) : a1;   /* the next one up: the least above */
+    if (i99 > i1)
+        an_select(v, (long)i1 + 1, (long)n - 1, (long)i99);   /* all there rank above i1 */
+    double a99 = v[i99], b99 = i99 + 1 < n ? an_min(v, i99 + 1, n) : a99;
+    *p1 = a1 + (pos1 - (double)i1) * (b1 - a1);
+    *p99 = a99 + (pos99 - (double)i99) * (b99 - a99);
 }
 
 int analysis_run(const struct an_series *s, const struct an_band *bands, int n_bands, struct an_result *out)
@@ -266,13 +320,16 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
         out->bands[b] = (struct an_band){ bands[b].lo_hz, bands[b].hi_hz, NAN };
     double *v = xmalloc((s->n ? s->n : 1) * sizeof *v);
     size_t nv = 0;
-    struct acc a;
-    acc_reset(&a);
-    for (size_t i = 0; i < s->n; i++)
-        if (!isnan(s->x[i])) {
-            v[nv++] = s->x[i];
-            acc_add(&a, s->x[i]);
-        }
+    double sum = 0, mn = INFINITY, mx = -INFINITY;
+    for (size_t i = 0; i < s->n; i++) {
+        double x = s->x[i];
+        if (x != x)
+            continue;   /* a gap */
+        v[nv++] = x;
+        sum += x;
+        mn = x < mn ? x : mn;
+        mx = x > mx ? x : mx;
+    }
     out->samples = nv;
     if (!nv) {
         free(v);
@@ -283,12 +340,11 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
     size_t len = hi - lo;
     out->gaps = len - nv;
     out->span_s = s->dt > 0 ? (double)(len - 1) * s->dt : NAN;
-    out->mean_w = acc_mean(&a);
-    out->min_w = acc_min(&a);
-    out->max_w = acc_max(&a);
-    out->range_w = acc_swing(&a);
-    out->p1_w = an_pct(v, nv, 1);
-    out->p99_w = an_pct(v, nv, 99);
+    out->mean_w = sum / (double)nv;
+    out->min_w = mn;
+    out->max_w = mx;
+    out->range_w = mx - mn;
+    an_p1_p99(v, nv, &out->p1_w, &out->p99_w);
     out->swing_w = out->p99_w - out->p1_w;
     free(v);
     for (int w = 0; w < AN_RAMP_WINDOWS && s->dt > 0; w++) {
@@ -296,14 +352,11 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
         if (k < 1)
             k = 1;
         if (k < len)
-            an_ramps(s->x + lo, len, k, s->dt, &out->ramp_up_w_s[w], &out->ramp_down_w_s[w]);
+            an_ramps(s->x + lo, len, k, s->dt, out->gaps == 0, &out->ramp_up_w_s[w], &out->ramp_down_w_s[w]);
     }
     if (len < 4 || !(s->dt > 0))
         return 0;
-    double *y = an_filled(s->x, lo, hi);
-    int rc = an_spectrum(y, len, s->dt, out->mean_w, bands, n_bands, &out->dominant_hz, out->bands);
-    free(y);
-    return rc;
+    return an_spectrum(s->x, lo, hi, s->dt, out->mean_w, bands, n_bands, &out->dominant_hz, out->bands);
 }
 
 struct an_many {
@@ -485,8 +538,10 @@ int analysis_project_trace(const struct an_series *s, long gpus, long groups, do
         if (!count[sh])
             continue;
         double wgt = per_group * (double)count[sh];
-        for (size_t i = 0; i < n; i++)   /* circular: the trace stands for a periodic workload */
-            agg[i] += wgt * y[(i + sh) % n];
+        for (size_t i = 0; i < n - sh; i++)   /* circular: the trace stands for a periodic workload */
+            agg[i] += wgt * y[i + sh];
+        for (size_t i = n - sh; i < n; i++)
+            agg[i] += wgt * y[i + sh - n];
     }
     int rc = analysis_project_series(agg, n, s->dt, bands, n_bands, out, out);
     if (trace_n)

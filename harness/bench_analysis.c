@@ -69,13 +69,14 @@ static int bench_write(double **x, int gpus, size_t n, char *path, size_t len)
 }
 
 /* Runs the numpy side on the trace file; its JSON in *out. 0, or EXIT_ENV with a message. */
-static int bench_numpy_run(const char *path, int gpus, size_t n, double dt, json_t **out)
+static int bench_numpy_run(const char *python, const char *path, int gpus, size_t n, double dt, json_t **out)
 {
     char cmd[1024], dts[64];
     snprintf(dts, sizeof dts, "%.17g", dt);
-    snprintf(cmd, sizeof cmd, "python3 -c \"$GAUNTLET_BENCH_PY\" '%s' %d %zu %s", path, gpus, n, dts);
-    if (setenv("GAUNTLET_BENCH_PY", bench_numpy, 1) != 0)
+    snprintf(cmd, sizeof cmd, "\"$GAUNTLET_BENCH_PYTHON\" -c \"$GAUNTLET_BENCH_PY\" '%s' %d %zu %s", path, gpus, n, dts);
+    if (setenv("GAUNTLET_BENCH_PY", bench_numpy, 1) != 0 || setenv("GAUNTLET_BENCH_PYTHON", python, 1) != 0)
         return EXIT_ENV;
+    fflush(stdout);
     FILE *p = popen(cmd, "r");
     if (!p) {
         fprintf(stderr, "gauntlet: bench analysis: cannot start python3: %s\n", strerror(errno));
@@ -85,8 +86,8 @@ static int bench_numpy_run(const char *path, int gpus, size_t n, double dt, json
     *out = json_loadf(p, 0, &err);
     int st = pclose(p);
     if (!*out || st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        fprintf(stderr, "gauntlet: bench analysis: the numpy reference failed (python3 with numpy needed: apt-get install "
-                        "python3-numpy)\n");
+        fprintf(stderr, "gauntlet: bench analysis: the numpy reference failed: %s needs numpy (apt-get install python3-numpy, "
+                        "or name another interpreter with --python)\n", python);
         json_decref(*out);
         *out = NULL;
         return EXIT_ENV;
@@ -118,10 +119,11 @@ int bench_analysis_main(int argc, char **argv)
 {
     double seconds = 3600, hz = 1000;
     int64_t gpus = 8, threads = 0;
-    const char *ref = NULL;
+    const char *ref = NULL, *python = "python3";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: gauntlet bench analysis [--seconds DURATION] [--gpus N] [--threads N] [--reference numpy]\n"
+            printf("usage: gauntlet bench analysis [--seconds DURATION] [--gpus N] [--threads N] [--reference numpy] "
+                   "[--python PATH]\n"
                    "Times the analysis of a synthetic 1 kHz trace (default 8 GPUs x 1 h) and its projection; with\n"
                    "--reference numpy also the same metrics in numpy on the same trace, as a ratio.\n");
             return EXIT_OK;
@@ -137,9 +139,11 @@ int bench_analysis_main(int argc, char **argv)
             i++;
         else if (strcmp(argv[i], "--reference") == 0 && i + 1 < argc && strcmp(argv[i + 1], "numpy") == 0)
             ref = argv[++i];
+        else if (strcmp(argv[i], "--python") == 0 && i + 1 < argc)
+            python = argv[++i];
         else {
             fprintf(stderr, "gauntlet: bench analysis: bad argument '%s' (--seconds DURATION (>= 2 s), --gpus N, "
-                            "--threads N, --reference numpy)\n", argv[i]);
+                            "--threads N, --reference numpy, --python PATH)\n", argv[i]);
             return EXIT_INPUT;
         }
     }
@@ -184,7 +188,7 @@ int bench_analysis_main(int argc, char **argv)
         if (bench_write(x, (int)gpus, n, path, sizeof path) != 0) {
             rc = EXIT_ENV;
         } else {
-            rc = bench_numpy_run(path, (int)gpus, n, dt, &o);
+            rc = bench_numpy_run(python, path, (int)gpus, n, dt, &o);
             unlink(path);
         }
         if (!rc) {
