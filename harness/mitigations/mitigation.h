@@ -17,8 +17,9 @@ struct sim_params;
 struct mit_model {
     double floor_w;      /* no phase draws less (filler work keeps the GPU busy) */
     double cap_w;        /* the compute level is at most this; compute slows as (compute_w / cap_w)^0.4 */
-    double ramp_up_w_s;  /* power rises at most this fast (linear), the GEMM chain released gradually */
-    double ramp_down_w_s;/* power falls at most this fast (the filler fades out) */
+    double ramp_up_w_s;  /* power rises at most this fast (the natural response, bounded), the GEMM chain
+                          * released gradually: compute pays what the limit costs beyond the natural rise */
+    double ramp_down_w_s;/* power falls at most this fast (the filler fades out: energy, no time) */
     double delay_s;      /* this rank starts each compute phase this much later (stagger) */
 };
 

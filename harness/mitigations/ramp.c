@@ -1,6 +1,7 @@
 /* harness/mitigations/ramp.c: software ramp limits — going into compute the GEMM chain is released
  * gradually, going into communication filler work fades out, so dP/dt stays under `ramp_w_s`. Sim: power
- * moves linearly at that rate, and the compute phase pays for the slow start. */
+ * follows its natural first-order response, never faster than that rate, and the compute phase pays only what
+ * the limit costs beyond the natural rise (backends/simmodel.h). */
 #include <stddef.h>
 
 #include "mitigation.h"
