@@ -32,6 +32,10 @@ struct mitigation_ops {
     enum { MIT_DEV_NONE = 0, MIT_DEV_CAP, MIT_DEV_SMOOTHING } device;
     /* Facility-side: fills the battery that serves the projected cluster's draw after the run (NULL: none). */
     void (*facility)(const void *params, struct an_bess *out);
+    /* One sentence: what this mitigation's figures assume rather than measure where the backend is modelled
+     * (backend_ops.modelled: sim); a facility mitigation's model is a model on every backend. NULL: nothing
+     * assumed (the baseline). */
+    const char *model_note;
 };
 
 /* Every mitigation, NULL-terminated, in the order `gauntlet list` shows them. */

@@ -25,4 +25,7 @@ const struct mitigation_ops mitigation_ramp = {
     .params = ramp_params,
     .params_size = sizeof(struct ramp_params),
     .model = ramp_model,
+    .model_note = "swing, energy and time from the model: power follows the natural first-order response (sim.ramp)"
+                  " never faster than ramp_w_s, and compute is charged the area between the natural and the limited"
+                  " rise divided by the step (work follows the released share of the step); not measured",
 };
