@@ -88,14 +88,15 @@ struct replica {
 
 enum worker_state { WS_STARTING = 0, WS_READY, WS_RUNNING, WS_IDLE, WS_FAILED, WS_EXITED, WS_PAUSED };
 
-/* The modeled power of a rank, published by the worker at each phase change under a sequence lock:
- * P(t) = target + (p0 - target) * exp(-(t - t0) / tau). */
+/* The modeled power of a rank, published by the worker at each phase change under a sequence lock: from p0 at
+ * t0 toward target along the first-order response (time constant tau = sim.ramp) bounded by the ramp limits,
+ * dP/dt = clamp((target - P) / tau, -down_w_s, +up_w_s) (backends/simmodel.h). */
 struct power_state {
     _Atomic uint32_t seq;   /* odd while being written */
     int32_t phase;
     uint64_t t0_ns;
     double p0_w, target_w;
-    double up_w_s, down_w_s;   /* > 0: the change is linear at this rate (ramp limits), else first-order */
+    double up_w_s, down_w_s;   /* > 0: the change is never faster than this (ramp limits); 0: no limit */
 };
 
 struct ctl {

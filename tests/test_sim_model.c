@@ -1,9 +1,11 @@
 /* tests/test_sim_model.c: the sim backend's model — phase durations from the configured rates, power levels
- * and the first-order ramp between them — through its real hooks, in one rank. */
+ * and the first-order ramp between them — through its real hooks, in one rank; and the ramp limits' math
+ * (backends/simmodel.h) over many random cases. */
 #include <criterion/criterion.h>
 #include <math.h>
 
 #include "backend.h"
+#include "backends/simmodel.h"
 #include "util.h"
 
 extern const struct backend_ops backend_sim;
@@ -20,18 +22,21 @@ struct fixture {
     struct worker_ctx w;
 };
 
-/* Builds a one-rank control block and context around the scenario. */
-static void setup(struct fixture *f)
+/* Builds a one-rank control block and context around scenario text (its tail added to the model's). */
+static void setup_with(struct fixture *f, const char *tail)
 {
-    char err[512];
+    char err[512], buf[2048];
+    snprintf(buf, sizeof buf, "%s%s", text, tail);
     cr_assert_eq(shm_create(&f->shm, 1, 0, 65536, 0), 0);
-    cr_assert_eq(scenario_load_string(text, "model.yaml", &f->shm.hdr->sc, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(scenario_load_string(buf, "model.yaml", &f->shm.hdr->sc, err, sizeof err), 0, "%s", err);
     str_copy(f->shm.hdr->backend, sizeof f->shm.hdr->backend, "sim");
     f->w = (struct worker_ctx){ .sc = &f->shm.hdr->sc, .ops = &backend_sim, .shm = &f->shm,
                                 .ctl = shm_ctl(&f->shm, 0), .rank = 0, .nranks = 1 };
     f->w.b = backend_sim.init(&f->w, err, sizeof err);
     cr_assert(f->w.b, "%s", err);
 }
+
+static void setup(struct fixture *f) { setup_with(f, ""); }
 
 /* Returns the duration of the last begin/end pair of phase in the event ring. */
 static double phase_seconds(struct fixture *f, int phase)
@@ -116,4 +121,186 @@ Test(sim_model, same_seed_same_gradients)
     backend_sim.fini(b.w.b);
     shm_close(&a.shm);
     shm_close(&b.shm);
+}
+
+/* Draws one case of the ramp math: levels in [0, 1000] W, tau in [0.5, 200] ms, limits in [50, 50000] W/s. */
+struct ramp_case {
+    double p0, target, tau, up, down;
+};
+
+static struct ramp_case draw_case(struct rng *r)
+{
+    struct ramp_case c = { .p0 = 1000 * rng_uniform(r), .target = 1000 * rng_uniform(r),
+                           .tau = 0.0005 + 0.2 * rng_uniform(r), .up = 50 * pow(1000, rng_uniform(r)),
+                           .down = 50 * pow(1000, rng_uniform(r)) };
+    return c;
+}
+
+static double natural(const struct ramp_case *c, double dt)
+{
+    return dt > 0 ? c->target + (c->p0 - c->target) * exp(-dt / c->tau) : c->p0;
+}
+
+Test(sim_model, a_limit_that_does_not_bind_is_the_natural_curve)
+{
+    struct rng r;
+    rng_seed(&r, 20261125, 1);
+    for (int i = 0; i < 10000; i++) {
+        struct ramp_case c = draw_case(&r);
+        double gap = fabs(c.target - c.p0);
+        /* at or above the natural response's steepest slope, gap / tau: the limit never binds */
+        double lim = gap / c.tau * (1 + 3 * rng_uniform(&r));
+        cr_assert_eq(simmodel_limited_s(c.p0, c.target, c.tau, lim, lim), 0);
+        cr_assert_eq(simmodel_release_extra_s(0.1 * rng_uniform(&r), c.p0, c.target, c.tau, lim), 0,
+                     "case %d: no time charged where the limit never binds", i);
+        for (int k = 0; k <= 50; k++) {
+            double dt = k * c.tau / 5;
+            double limited = simmodel_power(c.p0, c.target, dt, c.tau, lim, lim);
+            cr_assert_eq(limited, simmodel_power(c.p0, c.target, dt, c.tau, 0, 0),
+                         "case %d at %g s: %.17g differs from the unlimited curve", i, dt, limited);
+            cr_assert_float_eq(limited, natural(&c, dt), 1e-9 * (1 + fabs(c.target)), "case %d at %g s", i, dt);
+        }
+    }
+}
+
+Test(sim_model, a_binding_limit_is_never_faster_than_the_limit_or_the_natural_response)
+{
+    struct rng r;
+    rng_seed(&r, 20261125, 2);
+    int bound = 0;
+    for (int i = 0; i < 10000; i++) {
+        struct ramp_case c = draw_case(&r);
+        double gap = fabs(c.target - c.p0), dir = c.target > c.p0 ? 1 : -1, lim = dir > 0 ? c.up : c.down;
+        double t1 = simmodel_limited_s(c.p0, c.target, c.tau, c.up, c.down);
+        bound += t1 > 0;
+        if (t1 > 0)
+            cr_assert_float_eq(t1, (gap - lim * c.tau) / lim, 1e-12 * (1 + t1), "case %d: the join", i);
+        else
+            cr_assert_leq(gap, lim * c.tau * (1 + 1e-12), "case %d: a limit that binds says so", i);
+        double end = t1 + 12 * c.tau, h = end / 400, eps = 1e-9 * (1 + gap);
+        double prev = c.p0;
+        for (int k = 1; k <= 400; k++) {
+            double t = k * h, p = simmodel_power(c.p0, c.target, t, c.tau, c.up, c.down);
+            double slope = (p - prev) / h;
+            /* over [t - h, t] the slope is at most the limit and at most the natural response's from where it was */
+            double most = fmin(lim, fabs(c.target - prev) / c.tau);
+            cr_assert_leq(dir * slope, most * (1 + 1e-9) + eps / h, "case %d at %g s: %g W/s, at most %g", i, t, slope, most);
+            cr_assert_geq(dir * slope, -eps / h, "case %d at %g s: moves away from the target", i, t);
+            /* never ahead of the natural curve, never past the target */
+            cr_assert_leq(dir * (p - natural(&c, t)), eps, "case %d at %g s: %.9g ahead of the natural %.9g", i, t, p,
+                          natural(&c, t));
+            cr_assert_leq(dir * (p - c.target), eps, "case %d at %g s: past the target", i, t);
+            prev = p;
+        }
+        if (t1 > 0) {   /* the join: the same value and slope from both sides */
+            double d = 1e-6 * c.tau, at = simmodel_power(c.p0, c.target, t1, c.tau, c.up, c.down);
+            cr_assert_float_eq(at, c.p0 + dir * lim * t1, eps, "case %d: linear up to the join", i);
+            cr_assert_float_eq(at, c.target - dir * lim * c.tau, eps, "case %d: joined lim * tau from the target", i);
+            double left = (at - simmodel_power(c.p0, c.target, t1 - d, c.tau, c.up, c.down)) / d;
+            double right = (simmodel_power(c.p0, c.target, t1 + d, c.tau, c.up, c.down) - at) / d;
+            cr_assert_float_eq(left, dir * lim, 1e-6 * lim + eps / d, "case %d: slope before the join %g", i, left);
+            cr_assert_float_eq(right, dir * lim, 1e-5 * lim + eps / d, "case %d: slope after the join %g", i, right);
+        }
+        double last = simmodel_power(c.p0, c.target, t1 + 40 * c.tau, c.tau, c.up, c.down);
+        cr_assert_float_eq(last, c.target, 1e-9 * (1 + gap), "case %d: reaches the target (%.9g of %.9g)", i, last, c.target);
+    }
+    cr_assert_gt(bound, 5000, "most cases must bind: %d of 10000", bound);
+    /* an immediate natural response (tau 0) under a limit: linear all the way, then there */
+    cr_assert_float_eq(simmodel_power(100, 600, 0.05, 0, 5000, 5000), 350, 1e-9);
+    cr_assert_eq(simmodel_power(100, 600, 0.1, 0, 5000, 5000), 600);
+    cr_assert_eq(simmodel_power(100, 600, 0.05, 0, 0, 0), 600, "no limit, no time constant: a step");
+}
+
+Test(sim_model, the_time_charged_is_what_the_limit_costs_beyond_the_natural_rise)
+{
+    struct rng r;
+    rng_seed(&r, 20261125, 3);
+    for (int i = 0; i < 2000; i++) {
+        struct ramp_case c = draw_case(&r);
+        if (c.target < c.p0) {   /* a fall costs no time */
+            cr_assert_eq(simmodel_release_extra_s(1, c.p0, c.target, c.tau, c.up), 0);
+            double t = c.p0;
+            c.p0 = c.target;
+            c.target = t;
+        }
+        double gap = c.target - c.p0, nominal = 0.3 * rng_uniform(&r), prev = INFINITY;
+        /* from 1 % to twice the natural response's steepest slope: never more time as the limit loosens */
+        for (int k = 0; k <= 200; k++) {
+            double lim = gap / c.tau * 0.01 * pow(200, k / 200.0);
+            double extra = simmodel_release_extra_s(nominal, c.p0, c.target, c.tau, lim);
+            cr_assert_geq(extra, 0);
+            cr_assert_leq(extra, prev * (1 + 1e-12), "case %d: %g W/s costs %g s, a tighter limit %g s", i, lim, extra, prev);
+            if (lim * c.tau >= gap)
+                cr_assert_eq(extra, 0, "case %d: %g W/s does not bind and costs %g s", i, lim, extra);
+            else if (nominal > 0)
+                cr_assert_gt(extra, 0, "case %d: %g W/s binds and costs nothing", i, lim);
+            prev = extra;
+        }
+    }
+    /* the rule: with the whole rise inside the phase, the area between the natural and the limited curve over
+     * the step — checked against the real curve */
+    const double p0 = 131, target = 780, tau = 0.07, lims[] = { 500, 2000, 5000, 9000 };
+    for (size_t k = 0; k < sizeof lims / sizeof *lims; k++) {
+        double t1 = simmodel_limited_s(p0, target, tau, lims[k], 0), end = t1 + 30 * tau, h = end / 200000, area = 0;
+        for (int j = 0; j < 200000; j++) {
+            double a = (j + 0.5) * h;
+            area += (target + (p0 - target) * exp(-a / tau) - simmodel_power(p0, target, a, tau, lims[k], 0)) * h;
+        }
+        double extra = simmodel_release_extra_s(10, p0, target, tau, lims[k]);
+        cr_assert_float_eq(extra, area / (target - p0), 1e-6, "%g W/s: charged %g s, the area says %g s", lims[k], extra,
+                           area / (target - p0));
+        cr_assert_float_eq(extra, pow(target - p0 - lims[k] * tau, 2) / (2 * lims[k] * (target - p0)), 1e-12);
+    }
+    /* tau 0: half the work rate while power climbs */
+    cr_assert_float_eq(simmodel_release_extra_s(1, 100, 600, 0, 5000), 0.05, 1e-12);
+    cr_assert_eq(simmodel_release_extra_s(1, 100, 600, 0.07, 0), 0, "no limit, no charge");
+}
+
+/* Steps the model of f from idle to compute at a time far ahead (the earlier changes long settled). */
+static uint64_t step_to_compute(struct fixture *f)
+{
+    uint64_t t0 = mono_ns() + 60000000000ull;
+    backend_sim.on_phase(f->w.b, PH_IDLE, t0);
+    backend_sim.on_phase(f->w.b, PH_COMPUTE, t0);
+    return t0;
+}
+
+Test(sim_model, ramp_limit_through_the_hooks)
+{
+    char why[256];
+    struct power_reading r;
+    /* 100 -> 650 W with tau 10 ms: the natural response is at most 55000 W/s */
+    struct fixture f;
+    setup_with(&f, "mitigations: [{ramp: {ramp_w_s: 100000}}]\n");
+    cr_assert_eq(backend_sim.compute(f.w.b, &f.w), 0);
+    double c = phase_seconds(&f, PH_COMPUTE);
+    cr_assert(c >= 0.050 && c < 0.050 + 0.010, "a limit that never binds costs no time: %.4f s", c);
+    struct power_source *ps = backend_sim.power_open(&f.shm, why, sizeof why);
+    cr_assert(ps);
+    uint64_t t0 = step_to_compute(&f);
+    cr_assert_eq(backend_sim.power_read(ps, 0, t0 + 10000000, &r), 0);
+    cr_assert_float_eq(r.watts, 650 - 550 * exp(-1), 1e-6, "the natural curve after tau: %f", r.watts);
+    backend_sim.power_close(ps);
+    backend_sim.fini(f.w.b);
+    shm_close(&f.shm);
+
+    /* 5000 W/s binds until 50 W from the target (t1 = 100 ms); the 50 ms of work end before the join:
+     * 5000 (T^2 / 2 + 0.01 T) / 550 = 0.05 gives T = 95.36 ms */
+    setup_with(&f, "mitigations: [{ramp: {ramp_w_s: 5000}}]\n");
+    cr_assert_eq(backend_sim.compute(f.w.b, &f.w), 0);
+    c = phase_seconds(&f, PH_COMPUTE);
+    double want = -0.01 + sqrt(1e-4 + 2 * 550 * 0.05 / 5000);
+    cr_assert(c >= want && c < want + 0.010, "compute phase %.4f s, the model says %.4f s", c, want);
+    ps = backend_sim.power_open(&f.shm, why, sizeof why);
+    t0 = step_to_compute(&f);
+    cr_assert_eq(backend_sim.power_read(ps, 0, t0 + 50000000, &r), 0);
+    cr_assert_float_eq(r.watts, 350, 1e-6, "linear at the limit: %f", r.watts);
+    cr_assert_eq(backend_sim.power_read(ps, 0, t0 + 110000000, &r), 0);
+    cr_assert_float_eq(r.watts, 650 - 50 * exp(-1), 1e-6, "tau after the join: %f", r.watts);
+    backend_sim.on_phase(f.w.b, PH_COMM, t0 + 300000000);   /* 650 -> 250: binds until 50 W away, 70 ms */
+    cr_assert_eq(backend_sim.power_read(ps, 0, t0 + 340000000, &r), 0);
+    cr_assert_float_eq(r.watts, 650 - 5000 * 0.04, 1e-3, "the fall is bounded too: %f", r.watts);
+    backend_sim.power_close(ps);
+    backend_sim.fini(f.w.b);
+    shm_close(&f.shm);
 }

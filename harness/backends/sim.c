@@ -11,6 +11,7 @@
 #include "detectors/detector.h"
 #include "mitigations/mitigation.h"
 #include "simcoll.h"
+#include "simmodel.h"
 #include "util.h"
 
 struct sim {
@@ -42,25 +43,26 @@ static double sim_level(const struct sim_params *m, const struct mit_model *mm, 
     return p < mm->floor_w ? mm->floor_w : p;
 }
 
-/* Evaluates the model: power at t after a change to target at t0 from p0 — linear at the ramp limits when
- * they are set, else first-order with time constant tau. */
+/* Evaluates the model: power at t after a change to target at t0 from p0 — the natural first-order response
+ * (time constant tau) bounded by the ramp limits (simmodel.h). The worker and the supervisor's reading both
+ * come here. */
 static double sim_power_at(const struct power_state *ps, uint64_t t, double tau)
 {
-    double p0 = ps->p0_w, target = ps->target_w, dt = t > ps->t0_ns ? (double)(t - ps->t0_ns) * 1e-9 : 0;
-    if (target > p0 && ps->up_w_s > 0)
-        return fmin(target, p0 + ps->up_w_s * dt);
-    if (target < p0 && ps->down_w_s > 0)
-        return fmax(target, p0 - ps->down_w_s * dt);
-    if (dt <= 0 || tau <= 0)
-        return dt <= 0 ? p0 : target;
-    return target + (p0 - target) * exp(-dt / tau);
+    double dt = t > ps->t0_ns ? (double)(t - ps->t0_ns) * 1e-9 : 0;
+    return simmodel_power(ps->p0_w, ps->target_w, dt, tau, ps->up_w_s, ps->down_w_s);
+}
+
+/* The model's state now: the last change, under the run's ramp limits. */
+static struct power_state sim_state(const struct sim *s, int phase)
+{
+    return (struct power_state){ .phase = phase, .t0_ns = s->pw_t0, .p0_w = s->pw_p0, .target_w = s->pw_target,
+                                 .up_w_s = s->mm.ramp_up_w_s, .down_w_s = s->mm.ramp_down_w_s };
 }
 
 /* Publishes the model's state: a change to target at t0 from p0. */
 static void sim_publish(struct sim *s, int phase)
 {
-    struct power_state ps = { .phase = phase, .t0_ns = s->pw_t0, .p0_w = s->pw_p0, .target_w = s->pw_target,
-                              .up_w_s = s->mm.ramp_up_w_s, .down_w_s = s->mm.ramp_down_w_s };
+    struct power_state ps = sim_state(s, phase);
     ctl_set_power(s->ctl, &ps);
 }
 
@@ -140,8 +142,7 @@ static void *sim_init(struct worker_ctx *w, char *why, size_t n)
 static void sim_on_phase(void *b, int phase, uint64_t t)
 {
     struct sim *s = b;
-    struct power_state now = { .t0_ns = s->pw_t0, .p0_w = s->pw_p0, .target_w = s->pw_target,
-                               .up_w_s = s->mm.ramp_up_w_s, .down_w_s = s->mm.ramp_down_w_s };
+    struct power_state now = sim_state(s, 0);
     double p = sim_power_at(&now, t, s->sc->sim.ramp_s);
     s->pw_t0 = t;
     s->pw_p0 = p;
@@ -186,10 +187,14 @@ static int sim_compute(void *b, struct worker_ctx *w)
     double nominal = flops / (sc->sim.tflops * 1e12);
     if (s->mm.cap_w > 0 && s->mm.cap_w < sc->sim.compute_w)   /* throughput ~ clock, power ~ clock^2.5 */
         nominal *= pow(sc->sim.compute_w / s->mm.cap_w, 0.4);
-    if (s->mm.ramp_up_w_s > 0) {   /* a gradual release: half the work rate while power climbs */
-        double climb = (sim_level(&sc->sim, &s->mm, PH_COMPUTE) - s->pw_p0) / s->mm.ramp_up_w_s;
-        if (climb > 0)
-            nominal += climb / 2;
+    /* A ramp-up limit releases the GEMM chain gradually: compute pays only what the limit costs beyond the natural
+     * rise, the area between the natural and the limited curve over the step (simmodel.h) — nothing where the
+     * limit never binds. The ramp-down limit (the filler fading out in communication) costs energy, no time. */
+    if (s->mm.ramp_up_w_s > 0) {
+        struct power_state now = sim_state(s, 0);
+        double from = sim_power_at(&now, mono_ns(), sc->sim.ramp_s);   /* where power is as compute starts */
+        nominal += simmodel_release_extra_s(nominal, from, sim_level(&sc->sim, &s->mm, PH_COMPUTE), sc->sim.ramp_s,
+                                            s->mm.ramp_up_w_s);
     }
     uint64_t t0 = mono_ns();
     uint64_t end = t0 + sim_duration_ns(s, w, nominal);

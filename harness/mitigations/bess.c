@@ -37,4 +37,7 @@ const struct mitigation_ops mitigation_bess = {
     .params = bess_params,
     .params_size = sizeof(struct bess_params),
     .facility = bess_facility,
+    .model_note = "a model on every backend: an ideal battery with the given ratings and round-trip efficiency "
+                  "serves the measured trace's fast part after the run; the grid-side figures are computed, not "
+                  "measured",
 };

@@ -26,4 +26,6 @@ const struct mitigation_ops mitigation_filler = {
     .params = filler_params,
     .params_size = sizeof(struct filler_params),
     .model = filler_model,
+    .model_note = "energy from the model: filler work is assumed to draw exactly the floor in every phase below it,"
+                  " at no cost in time; not measured",
 };

@@ -17,8 +17,9 @@ struct sim_params;
 struct mit_model {
     double floor_w;      /* no phase draws less (filler work keeps the GPU busy) */
     double cap_w;        /* the compute level is at most this; compute slows as (compute_w / cap_w)^0.4 */
-    double ramp_up_w_s;  /* power rises at most this fast (linear), the GEMM chain released gradually */
-    double ramp_down_w_s;/* power falls at most this fast (the filler fades out) */
+    double ramp_up_w_s;  /* power rises at most this fast (the natural response, bounded), the GEMM chain
+                          * released gradually: compute pays what the limit costs beyond the natural rise */
+    double ramp_down_w_s;/* power falls at most this fast (the filler fades out: energy, no time) */
     double delay_s;      /* this rank starts each compute phase this much later (stagger) */
 };
 
@@ -31,6 +32,10 @@ struct mitigation_ops {
     enum { MIT_DEV_NONE = 0, MIT_DEV_CAP, MIT_DEV_SMOOTHING } device;
     /* Facility-side: fills the battery that serves the projected cluster's draw after the run (NULL: none). */
     void (*facility)(const void *params, struct an_bess *out);
+    /* One sentence: what this mitigation's figures assume rather than measure where the backend is modelled
+     * (backend_ops.modelled: sim); a facility mitigation's model is a model on every backend. NULL: nothing
+     * assumed (the baseline). */
+    const char *model_note;
 };
 
 /* Every mitigation, NULL-terminated, in the order `gauntlet list` shows them. */

@@ -7,4 +7,5 @@ const struct mitigation_ops mitigation_none = {
     .help = "baseline: the workload unchanged, nothing damped",
     .params = NULL,
     .params_size = 0,
+    .model_note = NULL,   /* the baseline assumes nothing beyond the backend's own model */
 };

@@ -1,6 +1,7 @@
 /* harness/mitigations/ramp.c: software ramp limits — going into compute the GEMM chain is released
  * gradually, going into communication filler work fades out, so dP/dt stays under `ramp_w_s`. Sim: power
- * moves linearly at that rate, and the compute phase pays for the slow start. */
+ * follows its natural first-order response, never faster than that rate, and the compute phase pays only what
+ * the limit costs beyond the natural rise (backends/simmodel.h). */
 #include <stddef.h>
 
 #include "mitigation.h"
@@ -24,4 +25,7 @@ const struct mitigation_ops mitigation_ramp = {
     .params = ramp_params,
     .params_size = sizeof(struct ramp_params),
     .model = ramp_model,
+    .model_note = "swing, energy and time from the model: power follows the natural first-order response (sim.ramp)"
+                  " never faster than ramp_w_s, and compute is charged the area between the natural and the limited"
+                  " rise divided by the step (work follows the released share of the step); not measured",
 };

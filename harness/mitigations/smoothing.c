@@ -36,4 +36,7 @@ const struct mitigation_ops mitigation_smoothing = {
     .params_size = sizeof(struct smoothing_params),
     .model = smoothing_model,
     .device = MIT_DEV_SMOOTHING,
+    .model_note = "the firmware is not modelled: the floor and ramp rates act as filler and ramp do in the model "
+                  "(the natural first-order response bounded by the rates, compute charged for the held-back rise),"
+                  " the hysteresis is ignored; not measured",
 };

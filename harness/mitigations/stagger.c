@@ -25,4 +25,6 @@ const struct mitigation_ops mitigation_stagger = {
     .params = stagger_params,
     .params_size = sizeof(struct stagger_params),
     .model = stagger_model,
+    .model_note = "power from the model: a group starts compute `offset` later at unchanged modelled levels, and "
+                  "the time it costs is the collective's wait on modelled phase durations; not measured",
 };
