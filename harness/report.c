@@ -170,6 +170,24 @@ static void rp_table(FILE *f, struct rp_run *runs, int n)
                 rp_num(a[6], 32, "%.1f", json_object_get(vs, "iteration_overhead_pct")),
                 json_is_true(pass) ? "pass" : json_is_false(pass) ? "FAIL" : "-");
     }
+    fprintf(f, "(node_swing: p99 - p1 of the sum over ranks; time+%%: the change of throughput, every wait included)\n");
+    int said = 0;
+    for (int i = 0; i < n; i++) {   /* what is a model's, not a measurement */
+        json_t *mod = json_object_get(runs[i].summary, "modelled"), *v;
+        size_t k;
+        json_array_foreach(mod, k, v) {
+            int seen = 0;   /* the backend's own sentence once, not per run */
+            for (int j = 0; j < i && !seen; j++) {
+                json_t *w;
+                size_t q;
+                json_array_foreach(json_object_get(runs[j].summary, "modelled"), q, w)
+                    seen |= json_equal(v, w);
+            }
+            if (seen)
+                continue;
+            fprintf(f, "%s %s\n", said++ ? "         " : "modelled:", json_string_value(v));
+        }
+    }
 }
 
 /* Closes an in-memory stream and writes its text to path whole; 0, or -1 with a message. */

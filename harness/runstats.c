@@ -210,33 +210,44 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
         skip++;
     if (rs->nticks - skip < 16)
         skip = 0;   /* too short a run to leave anything out */
+    size_t end = rs->nticks;   /* to the end of the run's last iteration: the drop to idle after it is no run's */
+    int64_t done = rs->t_end > rs->t_begin ? (int64_t)(rs->t_end - rs->t_begin) : INT64_MAX;
+    while (end > skip && rs->tick_ns[end - 1] > done)
+        end--;
+    if (end - skip < 16)
+        end = rs->nticks;
     /* every rank on one grid of the asked rate from the first tick analysed: each tick on its nearest point, a
      * point no tick reached (the sampler late) is a gap, never a held value */
     struct an_grid g = an_grid_of_hz(skip < rs->nticks ? rs->tick_ns[skip] : 0, rs->sample_hz);
     size_t merged = 0;
-    if (dt > 0 && skip < rs->nticks) {
-        int64_t last = an_grid_nearest(&g, rs->tick_ns[rs->nticks - 1]);
+    if (dt > 0 && skip < end) {
+        int64_t last = an_grid_nearest(&g, rs->tick_ns[end - 1]);
         m = last >= 0 ? (size_t)last + 1 : 0;
     }
+    struct an_series *ser = xmalloc((size_t)rs->nranks * sizeof *ser);
+    struct an_result *res = xmalloc((size_t)rs->nranks * sizeof *res);
     for (int r = 0; r < rs->nranks; r++) {
-        struct an_result res;
         grid[r] = xmalloc((m ? m : 1) * sizeof **grid);
         if (m)
-            analysis_place(&g, rs->tick_ns + skip, rs->tick_w[r] + skip, rs->nticks - skip, grid[r], m, &merged);
-        struct an_series s = { grid[r], m, dt };
-        analysis_run(&s, bands, nb, &res);
-        json_t *pj = analysis_power_json(&res, tdp_w);
+            analysis_place(&g, rs->tick_ns + skip, rs->tick_w[r] + skip, end - skip, grid[r], m, &merged);
+        ser[r] = (struct an_series){ grid[r], m, dt };
+    }
+    analysis_run_many(ser, (size_t)rs->nranks, bands, nb, res, 0);   /* the ranks at once, on the machine's cores */
+    for (int r = 0; r < rs->nranks; r++) {
+        json_t *pj = analysis_power_json(&res[r], tdp_w);
         json_object_set_new(pj, "rank", json_integer(r));
         json_array_append_new(per_rank, pj);
     }
+    free(ser);
+    free(res);
     double *agg = xcalloc(m ? m : 1, sizeof *agg), *per_gpu = xcalloc(m ? m : 1, sizeof *per_gpu);
     for (size_t i = 0; i < m; i++) {
         for (int r = 0; r < rs->nranks; r++)
             agg[i] += grid[r][i];   /* a missing rank makes the point missing (NAN) */
         per_gpu[i] = agg[i] / rs->nranks;
     }
-    size_t ticks = rs->nticks - skip;
-    double span = ticks > 1 ? (double)(rs->tick_ns[rs->nticks - 1] - rs->tick_ns[skip]) * 1e-9 : NAN;
+    size_t ticks = end > skip ? end - skip : 0;
+    double span = ticks > 1 ? (double)(rs->tick_ns[end - 1] - rs->tick_ns[skip]) * 1e-9 : NAN;
     json_t *sampling = json_pack("{s:o, s:o, s:I, s:I, s:I}", "asked_hz", json_num(rs->sample_hz > 0 ? rs->sample_hz : NAN),
                                  "achieved_hz", json_num(span > 0 ? (double)(ticks - 1) / span : NAN), "ticks",
                                  (json_int_t)ticks, "points", (json_int_t)m, "merged", (json_int_t)merged);

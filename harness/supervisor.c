@@ -211,6 +211,23 @@ static void sup_reap(struct sup *s)
     }
 }
 
+/* Says in run's object what its figures take from a model rather than a measurement: `modelled`, one sentence per
+ * assumption (a modelled backend's power; the mitigation's own; a facility battery on every backend). */
+static void sup_modelled(struct sup *s, int m, json_t *run)
+{
+    const struct mitigation_ops *mit = mitigation_table[s->sc->mitigations[m].index];
+    json_t *a = json_array();
+    if (s->ops->modelled)
+        json_array_append_new(a, json_string("power, energy and time: the sim backend's model (each phase's level, the "
+                                             "first-order response sim.ramp, noise), not a measurement"));
+    if (mit->model_note && (s->ops->modelled || mit->facility))
+        json_array_append_new(a, json_pack("s++", mit->name, ": ", mit->model_note));
+    if (json_array_size(a))
+        json_object_set_new(run, "modelled", a);
+    else
+        json_decref(a);
+}
+
 /* Samples every rank's power once and appends the rows. */
 static void sup_sample(struct sup *s, uint64_t now)
 {
@@ -491,6 +508,7 @@ static void sup_one_run(struct sup *s, int m)
     json_t *run = runstats_json(&s->rs, s->sc, s->sc->mitigations[m].name, bus_ranks, tdp);
     if (s->sc->mitigations[m].label[0])   /* one value of a sweep, or a search's candidate */
         json_object_set_new(run, "label", json_string(s->sc->mitigations[m].label));
+    sup_modelled(s, m, run);
     json_object_set_new(run, "faults", faultlog_run_json(s, json_number_value(json_object_get(json_object_get(run, "iteration_s"), "p50"))));
     if (s->skipping)
         json_object_set_new(run, "skipped", json_true());

@@ -18,6 +18,22 @@ double sup_energy_per_iter(json_t *run)
     return json_is_number(e) ? json_number_value(e) : NAN;
 }
 
+/* Returns the mean of a run's per-GPU swings (p99 - p1): what a mitigation does to each GPU, whatever the ranks'
+ * alignment does to their sum; NAN when none is known. */
+static double sup_per_gpu_swing(json_t *run)
+{
+    json_t *pr = json_object_get(json_object_get(run, "power"), "per_rank"), *o;
+    size_t i;
+    double sum = 0;
+    int n = 0;
+    json_array_foreach(pr, i, o)
+        if (json_is_number(json_object_get(o, "swing_w"))) {
+            sum += json_number_value(json_object_get(o, "swing_w"));
+            n++;
+        }
+    return n ? sum / n : NAN;
+}
+
 /* Returns 100 * (x / base - 1), or NAN. */
 static double sup_pct(double x, double base) { return base > 0 && isfinite(x) ? 100 * (x / base - 1) : NAN; }
 
@@ -36,6 +52,7 @@ void sup_compare_runs(struct sup *s)
         json_t *b = json_object_get(json_object_get(base, "power"), "aggregate");
         double sw = json_number_value(json_object_get(a, "swing_w")), sw0 = json_number_value(json_object_get(b, "swing_w"));
         double rg = json_number_value(json_object_get(a, "range_w")), rg0 = json_number_value(json_object_get(b, "range_w"));
+        double pg = sup_per_gpu_swing(r), pg0 = sup_per_gpu_swing(base);
         /* time paid: the change of throughput, every wait of the mitigation included (a stagger's offsets too) */
         double thr = json_number_value(json_object_get(r, "throughput_it_s"));
         double thr0 = json_number_value(json_object_get(base, "throughput_it_s"));
@@ -45,10 +62,11 @@ void sup_compare_runs(struct sup *s)
         double cl = json_number_value(json_object_get(bess ? bess : pr, bess ? "grid_swing_mw" : "swing_mw"));
         double cl0 = json_number_value(json_object_get(pr0, "swing_mw"));
         json_object_set_new(r, "vs_none",
-                            json_pack("{s:o, s:o, s:o, s:o, s:o}", "grid_swing_reduction_pct",
+                            json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "grid_swing_reduction_pct",
                                       json_num(cl0 > 0 && pr ? 100 * (1 - cl / cl0) : NAN), "swing_reduction_pct",
                                       json_num(sw0 > 0 ? 100 * (1 - sw / sw0) : NAN), "range_reduction_pct",
-                                      json_num(rg0 > 0 ? 100 * (1 - rg / rg0) : NAN), "energy_overhead_pct",
+                                      json_num(rg0 > 0 ? 100 * (1 - rg / rg0) : NAN), "per_gpu_swing_reduction_pct",
+                                      json_num(pg0 > 0 ? 100 * (1 - pg / pg0) : NAN), "energy_overhead_pct",
                                       json_num(sup_pct(e, sup_energy_per_iter(base))), "iteration_overhead_pct",
                                       json_num(thr > 0 ? sup_pct(thr0 / thr, 1) : NAN)));
     }
