@@ -83,6 +83,13 @@ Test(power_runs, time_paid_is_the_wall_time_and_energy_the_integral_of_the_sampl
     cr_log_info("stagger: time paid %.1f %%, wall time %+.1f %%", paid, by_wall);
     cr_assert_gt(paid, 10, "a 40 ms offset on ~0.3 s iterations: %.1f %%", paid);
     cr_assert_float_eq(paid, by_wall, 4, "time paid %.1f %% against the wall time's %+.1f %%", paid, by_wall);
+    /* what is a model's is labelled: on sim the power itself, and each mitigation's own assumption */
+    json_t *mod0 = json_object_get(run_i(s, 0), "modelled"), *mod2 = json_object_get(run_i(s, 2), "modelled");
+    cr_assert_eq(json_array_size(mod0), 1, "none on sim: the backend's model only");
+    cr_assert(strstr(json_string_value(json_array_get(mod0, 0)), "sim backend's model"));
+    cr_assert_eq(json_array_size(mod2), 2);
+    cr_assert(strncmp(json_string_value(json_array_get(mod2, 1)), "filler: ", 8) == 0, "%s",
+              json_string_value(json_array_get(mod2, 1)));
     for (int r = 0; r < 3; r++) {   /* the energy over the analysed stretch against power.csv over the same time */
         json_t *e = json_object_get(run_i(s, (size_t)r), "energy");
         cr_assert_str_eq(json_string_value(json_object_get(e, "source")), "power samples", "sim has no energy counter");
