@@ -457,3 +457,27 @@ Test(analyze_input, absent_rows_are_not_samples_and_1100_gpus_all_count)
     json_decref(j);
     unlink(path);
 }
+
+/* ---- against numpy: the same metrics on the same trace, computed by numpy in the same run */
+
+Test(numpy, the_analysis_agrees_with_numpy_on_one_trace, .timeout = 120)
+{
+    const char *pythons[] = { "python3", "/usr/bin/python3" }, *python = NULL;
+    for (size_t i = 0; i < 2 && !python; i++) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "%s -c 'import numpy' >/dev/null 2>&1", pythons[i]);
+        if (system(cmd) == 0)
+            python = pythons[i];
+    }
+    if (!python)
+        cr_skip_test("no python3 with numpy here (apt-get install python3-numpy): nothing to compare against");
+    char *out;
+    snprintf(az_log, sizeof az_log, "/tmp/gauntlet-np-%d.log", (int)getpid());
+    int rc = e2e_run(az_log, (const char *[]){ "bench", "analysis", "--seconds", "60", "--gpus", "3", "--reference", "numpy",
+                                               "--python", python, NULL });
+    out = e2e_read(az_log);
+    cr_assert_eq(rc, 0, "exit %d:\n%s", rc, out);
+    cr_assert(strstr(out, "ratio numpy / gauntlet:"), "%s", out);
+    cr_log_info("%s", out);
+    free(out);
+}
