@@ -88,7 +88,7 @@ static const char scenario[] =
     "recovery: restart\n"
     "mitigations: [none, {filler: {floor: 60%}}]\n";
 
-Test(tui_tmux, watch_inject_pause_skip_and_quit, .timeout = 120)
+Test(tui_tmux, watch_inject_pause_skip_and_quit, .timeout = 120, .fini = stop_pane)
 {
     start_pane();
     const char *sc = e2e_scenario(scenario), *out = e2e_outdir();
@@ -151,7 +151,7 @@ Test(tui_tmux, watch_inject_pause_skip_and_quit, .timeout = 120)
 
 /* Two nodes under mpirun: rank 0 draws on the terminal itself and reads the keys mpirun forwards; p pauses
  * and m skips on every node at one boundary the nodes agree on. */
-Test(tui_tmux, two_nodes_under_mpirun_pause_and_skip_together, .timeout = 120)
+Test(tui_tmux, two_nodes_under_mpirun_pause_and_skip_together, .timeout = 120, .fini = stop_pane)
 {
 #ifndef GAUNTLET_HAVE_MPI
     cr_skip_test("built without MPI (install libopenmpi-dev)");
@@ -198,7 +198,7 @@ Test(tui_tmux, two_nodes_under_mpirun_pause_and_skip_together, .timeout = 120)
     json_decref(s);
 }
 
-Test(tui_tmux, a_crash_of_the_harness_gives_the_terminal_back, .timeout = 60)
+Test(tui_tmux, a_crash_of_the_harness_gives_the_terminal_back, .timeout = 60, .fini = stop_pane)
 {
     start_pane();
     const char *sc = e2e_scenario(scenario), *out = e2e_outdir();
@@ -231,7 +231,7 @@ Test(tui_tmux, a_crash_of_the_harness_gives_the_terminal_back, .timeout = 60)
     }
 }
 
-Test(tui_tmux, ctrl_c_stops_in_order_and_gives_the_terminal_back, .timeout = 60)
+Test(tui_tmux, ctrl_c_stops_in_order_and_gives_the_terminal_back, .timeout = 60, .fini = stop_pane)
 {
     start_pane();
     const char *sc = e2e_scenario(scenario), *out = e2e_outdir();
