@@ -270,7 +270,7 @@ void rp_curve_table(FILE *f, const struct rp_run *runs, int base, const struct r
         if (mw)
             fprintf(f, "the projected cluster's (%" JSON_INTEGER_FORMAT " GPUs), MW\n", json_integer_value(gpus));
         else
-            fprintf(f, "the node's, max - min, W\n");
+            fprintf(f, "the node's, p99 - p1, W\n");
         fprintf(f, "  %-12s %10s %8s %9s %8s %15s\n", cv[c].key, mw ? "swing_MW" : "swing_W", "swing-%", "energy+%",
                 "time+%", mw ? "MW_per_%energy" : "W_per_%energy");
         if (base >= 0)

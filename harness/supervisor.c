@@ -521,7 +521,8 @@ static void sup_one_run(struct sup *s, int m)
     json_t *agg = json_object_get(json_object_get(run, "power"), "aggregate");
     json_t *ramps = json_object_get(agg, "ramp_up_w_s"), *falls = json_object_get(agg, "ramp_down_w_s");
     double ramp = fmax(json_number_value(json_object_get(ramps, "100ms")), json_number_value(json_object_get(falls, "100ms")));
-    json_t *fig = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "iteration_p50_s",
+    json_t *fig = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "throughput_it_s",
+                            json_copy(json_object_get(run, "throughput_it_s")), "iteration_p50_s",
                             json_copy(json_object_get(json_object_get(run, "iteration_s"), "p50")), "mean_w",
                             json_num(json_number_value(json_object_get(agg, "mean_w"))), "swing_w",
                             json_num(json_is_number(json_object_get(agg, "swing_w"))

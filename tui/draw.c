@@ -415,7 +415,8 @@ static void draw_runs(const struct vm *m, const struct tui_ui *ui, int y, int h)
         fmt_w(rp, sizeof rp, r->ramp_w_s);
         fmt_pct(ds, sizeof ds, r->swing_w, base ? base->swing_w : NAN);
         fmt_pct(de, sizeof de, r->energy_j, base ? base->energy_j : NAN);
-        fmt_pct(dtm, sizeof dtm, r->iter_p50_s, base ? base->iter_p50_s : NAN);
+        /* time paid: the change of throughput, every wait included (a stagger's too) */
+        fmt_pct(dtm, sizeof dtm, base ? base->throughput_it_s : NAN, r->throughput_it_s);
         putf(y + 1 + i - first, 0, "%-3d %-26.26s %7.3f %8s %9s %10s %8.0f %7s %8s %7s%s", i + 1, r->label,
              r->iter_p50_s, mean, sw, rp, r->energy_j, ds, de, dtm, r->skipped ? "  skipped" : r->complete ? "" : "  incomplete");
     }

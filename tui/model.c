@@ -248,6 +248,7 @@ static void vm_run_end(struct vm *m, json_t *ev, double t)
         r->ramp_w_s = num(f, "ramp_w_s");
         r->energy_j = num(f, "energy_per_iter_j");
         r->tflops = num(f, "tflops");
+        r->throughput_it_s = num(f, "throughput_it_s");
     }
     vm_log(m, t, LOG_INFO, "run %d ended: %s, %lld iterations", (int)inum(ev, "run", 0) + 1,
            json_is_true(json_object_get(ev, "skipped")) ? "skipped" : json_is_true(json_object_get(ev, "complete")) ? "complete" : "incomplete",

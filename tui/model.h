@@ -44,6 +44,7 @@ struct vm_run {
     int complete, skipped;
     int64_t iterations;
     double iter_p50_s, mean_w, swing_w, ramp_w_s, energy_j, tflops;
+    double throughput_it_s;   /* iterations per second over the run, waits included: what time paid compares */
 };
 
 struct vm_measure {
