@@ -177,12 +177,21 @@ static void sup_reap(struct sup *s)
 {
     int status;
     pid_t p;
-    while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
+    for (;;) {
+        siginfo_t si = { 0 };   /* look first, without reaping: the pid cannot be reused until it is reaped */
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid <= 0)
+            break;
+        p = si.si_pid;
         int k;
         for (k = 0; k < s->nslots && s->pid[k] != p; k++)
             ;
+        if (k < s->nslots)   /* nobody signals this pid from now on (node_crash reads it) */
+            __atomic_store_n(&shm_ctl(&s->shm, k)->pid, 0, __ATOMIC_RELEASE);
+        if (waitpid(p, &status, 0) != p)
+            continue;
         if (k == s->nslots)
             continue;
+        s->pid[k] = 0;
         s->alive[k] = 0;
         s->ready[k] = 0;
         uint64_t now = mono_ns();
@@ -429,8 +438,19 @@ int sup_spawn(struct sup *s, int slot)
 /* Sends cmd to the worker of slot. */
 void sup_send(struct sup *s, int slot, const struct wcmd *cmd)
 {
-    if (s->alive[slot] && ring_push(&shm_ctl(&s->shm, slot)->cmd, cmd) != 0)
-        gl_log("slot %d: command ring full", slot);
+    /* a full ring is back-pressure: wait for the worker to take commands, up to its heartbeat timeout; a command
+     * is never dropped — a worker that takes none in that time fails the run, saying so */
+    uint64_t end = mono_ns() + (uint64_t)(s->sc->heartbeat.timeout_s * 1e9);
+    while (s->alive[slot] && ring_push(&shm_ctl(&s->shm, slot)->cmd, cmd) != 0) {
+        if (mono_ns() > end) {
+            char why[160];
+            snprintf(why, sizeof why, "slot %d: the worker took no command for %.1f s (its command ring is full)", slot,
+                     s->sc->heartbeat.timeout_s);
+            sup_fail(s, why);
+            return;
+        }
+        sleep_ns(200000);
+    }
 }
 
 /* Sends cmd to every rank still in the run. */
