@@ -326,7 +326,7 @@ void faultlog_act(struct sup *s)
         }
     }
     s->n_pending = 0;
-    if (recover(s, cause.fault, cause.rank, cause.iter, cause.kill, cause.sdc) != 0 && !s->failed)
+    if (recover_begin(s, cause.fault, cause.rank, cause.iter, cause.kill, cause.sdc) != 0 && !s->failed)
         sup_fail(s, "recovery failed");
 }
 

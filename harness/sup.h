@@ -89,6 +89,15 @@ struct sup {
     int64_t *compute_iter;
     int *slow_count;               /* per rank: compute phases in a row over the straggler limit */
     int recovering;
+    struct rec_machine {           /* the recovery under way on one node (recover.c): one step per loop turn */
+        enum { RM_IDLE, RM_STOPPING, RM_STARTING } state;
+        uint64_t t0, deadline;     /* when it began; when the state it is in gives up */
+        int fault, rank, kill, sdc;
+        int64_t iter;              /* the failure's iteration */
+        uint32_t epoch;
+        int64_t from_iter;         /* the restore point chosen, and from what (RESTORE_*) */
+        int restore;
+    } rm;
     int awaiting_fault;            /* the fault whose recovery waits for its first good iteration, or -1 */
     int64_t awaiting_iter;
     int recoveries;
@@ -207,10 +216,14 @@ void supc_end(struct sup *s, json_t *summary);
 int supc_recover_request(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int sdc);
 
 /* recover.c */
-/* Carries out the scenario's recovery for a failure of rank detected at iteration iter; returns 0 when the
- * run goes on, -1 when it cannot (the run then fails). kill_rank: the rank's process must be killed first;
- * sdc: silent corruption was found in rank, so its own replicas are not trusted. */
-int recover(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int sdc);
+/* Begins the scenario's recovery for a failure of rank detected at iteration iter: every rank stops, what failed is
+ * killed; recover_step carries it on (one node; several nodes: supc_recover_request). Returns 0 when begun (or
+ * under way elsewhere), -1 when the run failed. */
+int recover_begin(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int sdc);
+/* Advances the recovery under way by one step, never waiting: stopping -> (every rank stopped) the restore point
+ * chosen, what failed replaced, every rank told -> starting -> (every replacement ready) done. Each state has a
+ * deadline; past it the run fails saying which. Called once per turn of the supervisor's loop. */
+void recover_step(struct sup *s);
 int recover_quiesce(struct sup *s, double timeout_s);
 void recover_kill(struct sup *s, int slot);
 /* The newest iteration <= limit of which every local rank holds a whole checkpoint, or 0. */

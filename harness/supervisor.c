@@ -384,6 +384,7 @@ void sup_step(struct sup *s)
             faultlog_timers(s, now);
     }
     faultlog_act(s);   /* every ring drained: the failures detected meanwhile, in iteration order */
+    recover_step(s);   /* the recovery under way, one step: it never waits here */
     if (results_failed(&s->res) && !s->failed) {   /* a results file that cannot be written ends the run at once */
         s->io_failed = 1;
         sup_fail(s, results_failed(&s->res));

@@ -114,3 +114,36 @@ Test(failures, a_hung_worker_is_found_by_its_heartbeat, .timeout = 60)
     for (int r = 0; r < 3; r++)
         cr_assert(e2e_gone(w[r]));
 }
+
+/* Two workers killed at once, a third while the recovery they started is under way: every dead rank is replaced
+ * (the second and third deaths are folded into the recovery, or recovered after it), and the run ends whole. */
+Test(failures, deaths_during_a_recovery_are_all_recovered, .timeout = 90)
+{
+    static const char text[] = "name: deaths\nranks: 3\niterations: 400\n"
+                               "workload:\n  gemm: {m: 1000, n: 1000, k: 1000, count: 10}\n  allreduce: {bytes: 1MiB}\n"
+                               "heartbeat: {interval: 50ms, timeout: 600ms}\n"
+                               "sim: {tflops: 1}\nrecovery: {inprocess: {replicate_every: 5}}\n";
+    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-deaths.log";
+    pid_t sup = e2e_start(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless",
+                                                 NULL });
+    pid_t w[3];
+    cr_assert_eq(e2e_wait_events(out, "iteration", 3 * 10, 30), 0, "the run did not start; see %s", log);
+    cr_assert_eq(e2e_worker_pids(out, w, 3), 3);
+    cr_assert_eq(kill(w[0], SIGKILL), 0);
+    cr_assert_eq(kill(w[2], SIGKILL), 0);
+    cr_assert_eq(e2e_wait_events(out, "recovery_begin", 1, 10), 0, "no recovery began; see %s", log);
+    kill(w[1], SIGKILL);   /* the survivor, while the recovery stops it or restores it */
+    int rc = e2e_wait(sup, 60);
+    char *text_log = e2e_read(log);
+    cr_assert_eq(rc, 0, "exit %d:\n%s", rc, text_log);
+    free(text_log);
+    json_t *s = e2e_summary(out);
+    json_t *run = json_array_get(json_object_get(s, "runs"), 0);
+    cr_assert(json_is_true(json_object_get(run, "complete")), "the run ended whole");
+    cr_assert_eq(json_integer_value(json_object_get(run, "iterations")), 400);
+    cr_assert_eq(e2e_count_events(out, "worker_died"), 3);
+    cr_assert_eq(json_array_size(json_object_get(s, "faults")), 3, "each death is an observed fault");
+    cr_assert_eq(e2e_count_events(out, "recovery_begin"), e2e_count_events(out, "recovery_end"),
+                 "every recovery that began ended");
+    json_decref(s);
+}
