@@ -60,6 +60,9 @@ void cluster_stats(uint64_t *sent, uint64_t *received)
 {
     *sent = *received = 0;
 }
+void cluster_set_send_wait(double seconds) { (void)seconds; }
+void cluster_mark_lost(int node) { (void)node; }
+int cluster_stalled_peer(void) { return -1; }
 int cluster_barrier_test(void) { return 1; }
 int cluster_proxy_start(struct shm *shm, char *why, size_t n)
 {
@@ -91,12 +94,16 @@ static struct {
     MPI_Request barrier;
     int barrier_on;
     uint64_t sent, received;   /* telemetry and control bytes on the main communicator */
+    double send_wait_s;        /* the longest a send waits for a free slot (then its message is dropped) */
+    uint64_t dropped;          /* messages dropped so: the peer took nothing for send_wait_s */
+    int stalled_dest;          /* the last peer a message was dropped for, -1: none */
+    int lost_node;             /* a node known stalled or gone (cluster_mark_lost), -1: none */
     /* the proxy thread */
     pthread_t proxy;
     int proxy_on;
     _Atomic int proxy_stop;
     struct shm *shm;
-} C = { .nodes = 1 };
+} C = { .nodes = 1, .send_wait_s = 30, .stalled_dest = -1, .lost_node = -1 };
 
 int cluster_init(char *why, size_t n)
 {
@@ -148,10 +155,18 @@ static void reap_sends(int all)
 /* Sends buf (taken over) to dest without blocking; its buffer is freed once the send is done. */
 static void send_owned(char *buf, size_t len, int dest, int tag)
 {
-    while (C.nfly == MAX_INFLIGHT) {   /* node 0 is behind: wait for a slot rather than drop telemetry */
+    uint64_t end = mono_ns() + (uint64_t)(C.send_wait_s * 1e9);
+    while (C.nfly == MAX_INFLIGHT) {   /* node 0 is behind: wait for a slot rather than drop telemetry, for a while */
         reap_sends(0);
-        if (C.nfly == MAX_INFLIGHT)
-            sleep_ns(100000);
+        if (C.nfly < MAX_INFLIGHT)
+            break;
+        if (mono_ns() > end) {   /* it takes nothing: a stalled node; the liveness check says so */
+            C.dropped++;
+            C.stalled_dest = dest;
+            free(buf);
+            return;
+        }
+        sleep_ns(100000);
     }
     C.sent += len;
     if (MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, C.comm, &C.fly[C.nfly].req) != MPI_SUCCESS) {
@@ -253,6 +268,10 @@ void cluster_stats(uint64_t *sent, uint64_t *received)
     *sent = C.sent;
     *received = C.received;
 }
+
+void cluster_set_send_wait(double seconds) { C.send_wait_s = seconds > 0 ? seconds : 30; }
+
+int cluster_stalled_peer(void) { return C.stalled_dest; }
 
 void cluster_barrier_begin(void)
 {
@@ -583,11 +602,18 @@ void cluster_proxy_stop(void)
     C.proxy_on = 0;
 }
 
+void cluster_mark_lost(int node) { C.lost_node = node; }
+
 void cluster_fini(void)
 {
     if (!C.on)
         return;
     cluster_flush();
+    if (C.lost_node >= 0) {   /* a node is stalled or gone: no barrier or finalize would ever end; the launcher
+                               * takes the others down when this process exits with its code */
+        C.on = 0;
+        return;
+    }
     reap_sends(1);
     MPI_Barrier(C.comm);
     MPI_Comm_free(&C.comm);

@@ -121,6 +121,10 @@ struct sup {
     int64_t rec_limit;             /* the failure's iteration: roll back to a checkpoint at or before it */
     int rec_have;                  /* node 0: checkpoint answers received */
     int rec_wait;                  /* this node asked node 0 for a recovery and waits for its go */
+    uint64_t rec_wait_since;       /* ... since then (a deadline: node 0 answers within the heartbeat timeout) */
+    uint64_t *node_seen;           /* per node: when its supervisor was last heard from (liveness between nodes) */
+    uint64_t hb_sent;              /* when this supervisor last sent its heartbeat to the others */
+    int hb_armed;                  /* 1 from the first run's start to the end: silence is a failure */
     int rec_rank, rec_kill, rec_sdc; /* the local failure the recovery is for (rank -1: none here) */
     int rec_active, rec_world;     /* node 0: ranks going on, summed; everyone: the cluster's total */
     unsigned char rec_live[SHM_MAX_NODES];   /* nodes with ranks left */

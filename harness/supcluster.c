@@ -21,6 +21,7 @@
 #define TAG_REC_GO 400000     /* 0 -> all: stop, and say your newest checkpoint <= limit */
 #define TAG_REC_CKPT 500000   /* k -> 0: my newest checkpoint */
 #define TAG_REC_START 600000  /* 0 -> all: start from this iteration */
+#define TAG_HB 700000         /* k -> 0 and 0 -> all, every heartbeat interval: this supervisor is alive */
 #define TAG_BND_REQ (-100)    /* 0 -> all (minus the kind): mark the boundary pending, say your furthest iteration */
 #define TAG_BND_TOP (-200)    /* k -> 0 (minus the kind): my furthest iteration */
 #define TAG_BND_SET (-300)    /* 0 -> all (minus the kind): the boundary */
@@ -39,8 +40,11 @@ int supc_setup(struct sup *s, char *why, size_t n)
     if (s->nodes < 2)
         return 0;
     s->ready_upto = xmalloc((size_t)s->nodes * sizeof *s->ready_upto);
-    for (int k = 0; k < s->nodes; k++)
+    s->node_seen = xmalloc((size_t)s->nodes * sizeof *s->node_seen);
+    for (int k = 0; k < s->nodes; k++) {
         s->ready_upto[k] = -1;
+        s->node_seen[k] = mono_ns();
+    }
     if (s->nodes > SHM_MAX_NODES && strcmp(s->ops->name, "sim") == 0) {
         snprintf(why, n, "nodes: %d: the sim backend's cross-node all-reduce takes at most %d", s->nodes, SHM_MAX_NODES);
         return -1;
@@ -71,10 +75,23 @@ int supc_setup(struct sup *s, char *why, size_t n)
 }
 
 /* ---- what arrives from the other nodes */
+/* Returns 1 when node's supervisor has said nothing for longer than the heartbeat timeout. */
+static int supc_silent(const struct sup *s, int node)
+{
+    return s->node_seen && (double)(mono_ns() - s->node_seen[node]) * 1e-9 > s->sc->heartbeat.timeout_s;
+}
+
+/* Any word from node's supervisor is a sign of life. */
+static void supc_seen(struct sup *s, int node)
+{
+    if (s->node_seen && node >= 0 && node < s->nodes)
+        s->node_seen[node] = mono_ns();
+}
+
 static void sink_lines(void *ctx, int node, enum cluster_stream st, const char *text, size_t len)
 {
     struct sup *s = ctx;
-    (void)node;
+    supc_seen(s, node);
     if (s->node != 0)
         return;
     if (results_append(&s->res, st == CL_POWER, text, len) != 0)
@@ -154,8 +171,11 @@ void supc_boundary(struct sup *s, int kind)
 static void sink_json(void *ctx, int node, int tag, json_t *o)
 {
     struct sup *s = ctx;
+    supc_seen(s, node);
     int64_t it = json_integer_value(json_object_get(o, "iter"));
-    if (tag <= TAG_BND_REQ && tag > TAG_BND_REQ - 10) {   /* mark pending, answer with this node's furthest */
+    if (tag == TAG_HB) {
+        return;
+    } else if (tag <= TAG_BND_REQ && tag > TAG_BND_REQ - 10) {   /* mark pending, answer with this node's furthest */
         int kind = TAG_BND_REQ - tag;
         json_t *a = json_pack("{s:I}", "iter", (json_int_t)sup_pending_top(s, bnd_atomic(s, kind)));
         cluster_send_json(0, TAG_BND_TOP - kind, a);
@@ -168,7 +188,7 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
         }
     } else if (tag <= TAG_BND_SET && tag > TAG_BND_SET - 10) {
         bnd_apply(s, TAG_BND_SET - tag, it);
-    } else if (tag >= TAG_REC_START) {
+    } else if (tag >= TAG_REC_START && tag < TAG_HB) {
         json_t *live = json_object_get(o, "live"), *x;
         size_t i;
         json_array_foreach(live, i, x)
@@ -209,6 +229,51 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
     }
 }
 
+/* Liveness between nodes, in a star: every node tells node 0 it is alive and node 0 tells every node, each
+ * heartbeat interval; a node silent for the heartbeat timeout (node 0, for the others) is a failure of that
+ * node: the run fails on every node that can still say so, each writing its summary. */
+static void supc_liveness(struct sup *s, uint64_t now)
+{
+    if (!s->hb_armed || s->stopping)
+        return;
+    if ((double)(now - s->hb_sent) * 1e-9 >= s->sc->heartbeat.interval_s) {
+        json_t *o = json_pack("{s:i}", "run", s->run);
+        for (int k = 0; k < s->nodes; k++)
+            if (k != s->node && (s->node == 0 || k == 0))
+                cluster_send_json(k, TAG_HB, o);
+        json_decref(o);
+        s->hb_sent = now;
+    }
+    for (int k = 0; k < s->nodes; k++) {
+        if (k == s->node || (s->node != 0 && k != 0))
+            continue;
+        double silent = now > s->node_seen[k] ? (double)(now - s->node_seen[k]) * 1e-9 : 0;
+        if (silent > s->sc->heartbeat.timeout_s) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "node %d: no word from its supervisor for %.1f s (heartbeat timeout %.1f s): the "
+                                      "node is stalled or gone", k, silent, s->sc->heartbeat.timeout_s);
+            results_event(&s->res, now, "node_silent", json_pack("{s:i, s:f, s:f}", "node", k, "silent_s", silent,
+                                                                 "timeout_s", s->sc->heartbeat.timeout_s));
+            cluster_mark_lost(k);
+            sup_fail(s, msg);
+            return;
+        }
+    }
+    int stalled = cluster_stalled_peer();
+    if (stalled >= 0) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "node %d: took no message from this node for %.1f s: the node is stalled or gone",
+                 stalled, s->sc->heartbeat.timeout_s);
+        cluster_mark_lost(stalled);
+        sup_fail(s, msg);
+        return;
+    }
+    if (s->rec_wait && s->rec_wait_since &&
+        (double)(now - s->rec_wait_since) * 1e-9 > s->sc->heartbeat.timeout_s + s->sc->heartbeat.startup_s)
+        sup_fail(s, "recovery: node 0 did not answer this node's recovery request within the heartbeat timeout and "
+                    "start-up time");
+}
+
 void supc_poll(struct sup *s)
 {
     if (s->nodes < 2)
@@ -217,6 +282,7 @@ void supc_poll(struct sup *s)
     struct cluster_sink k = sink;
     k.ctx = s;
     cluster_poll(&k);
+    supc_liveness(s, mono_ns());
     cluster_flush();
 }
 
@@ -245,6 +311,13 @@ int supc_run_begin(struct sup *s, int m)
 {
     if (s->nodes < 2)
         return 0;
+    if (!s->hb_armed) {   /* from here on every supervisor turns its loop: silence means a node is gone */
+        uint64_t now = mono_ns();
+        for (int k = 0; k < s->nodes; k++)
+            s->node_seen[k] = now;
+        s->hb_armed = 1;
+        cluster_set_send_wait(s->sc->heartbeat.timeout_s);
+    }
     json_t *o = json_object();
     if (s->node == 0) {   /* every node says it is ready for run m; then node 0 says go */
         s->sync_run = m;
@@ -278,6 +351,8 @@ void supc_run_end(struct sup *s, int m, json_t *run)
         json_t *r;
         json_array_foreach(s->node_runs, i, r)
             have += json_integer_value(json_object_get(r, "run")) == m;
+        for (int k = 1; k < s->nodes; k++)   /* a silent node sends nothing: nobody waits for it */
+            have += supc_silent(s, k);
         if (have >= s->nodes || mono_ns() > end)
             break;
         sup_step(s);
@@ -289,6 +364,7 @@ void supc_end(struct sup *s, json_t *summary)
 {
     if (s->nodes < 2)
         return;
+    s->hb_armed = 0;
     json_t *me = json_pack("{s:i, s:f, s:f, s:I, s:s}", "ranks", s->nranks, "clock_offset_s",
                            (double)s->clock_offset_ns * 1e-9, "clock_uncertainty_s", s->clock_uncert_s, "events",
                            (json_int_t)s->res.events, "stopped", s->reason);
@@ -323,6 +399,17 @@ void supc_end(struct sup *s, json_t *summary)
     uint64_t end = mono_ns() + 30000000000ull;
     while ((int)json_array_size(s->node_ends) < s->nodes && mono_ns() < end) {
         supc_poll(s);
+        int waiting = 0;   /* a node silent for the heartbeat timeout sends no end record: nobody waits for it */
+        for (int k = 1; k < s->nodes; k++) {
+            int ended = 0;
+            size_t q;
+            json_t *e;
+            json_array_foreach(s->node_ends, q, e)
+                ended |= json_integer_value(json_object_get(e, "node")) == k;
+            waiting += !ended && !supc_silent(s, k);
+        }
+        if (!waiting)
+            break;
         sleep_ns(1000000);
     }
     json_t *all = json_object_get(summary, "faults"), *e;
@@ -343,7 +430,7 @@ void supc_end(struct sup *s, json_t *summary)
             if (json_integer_value(json_object_get(e, "node")) == k)
                 rec = json_copy(e);
         if (!rec)
-            rec = json_pack("{s:i, s:s}", "node", k, "stopped", "no end record from this node within 30 s");
+            rec = json_pack("{s:i, s:s}", "node", k, "stopped", "no end record from this node (silent, or not within 30 s)");
         json_t *runs = json_array(), *r;
         json_array_foreach(s->node_runs, i, r)
             if (json_integer_value(json_object_get(r, "node")) == k)
@@ -381,6 +468,7 @@ int supc_recover_request(struct sup *s, int fault, int rank, int64_t iter, int k
         json_decref(m);
         s->recovering = 1;   /* until node 0's go: no other detection starts a second recovery */
         s->rec_wait = 1;
+        s->rec_wait_since = mono_ns();
     }
     return s->stopping ? -1 : 0;
 }

@@ -807,6 +807,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     json_decref(s.node_ends);
     cluster_proxy_stop();
     free(s.ready_upto);
+    free(s.node_seen);
     ops->power_close(s.ps);
     results_close(&s.res);
     shm_close(&s.shm);

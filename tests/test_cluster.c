@@ -4,9 +4,14 @@
  * timeline, a node crash is detected on its node and ends the run on all, and a nodes: mismatch is exit 2.
  * Skips without MPI. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util.h"
 
 #include "e2e.h"
 
@@ -359,4 +364,92 @@ Test(cluster, power_rows_to_node_0_are_bounded_and_kept_whole_on_their_node, .ti
     double ratio = (double)rows[1][2] / rows[0][2];   /* node 1's full rate against what node 0 got of it */
     cr_assert(ratio > 6 && ratio < 10, "400 Hz kept, 50 Hz forwarded: %d vs %d", rows[1][2], rows[0][2]);
     cr_assert(rows[0][0] > 6 * rows[0][2], "node 0's own rows stay at the full rate: %d vs %d", rows[0][0], rows[0][2]);
+}
+
+/* Returns the pid of node's supervisor: the parent of a worker of that node (events.jsonl's worker_start). */
+static pid_t node_supervisor(const char *out, int node)
+{
+    char path[600], line[2048], want[48];
+    snprintf(path, sizeof path, "%s/events.jsonl", out);
+    snprintf(want, sizeof want, "\"node\":%d", node);
+    FILE *f = fopen(path, "r");
+    cr_assert(f);
+    pid_t sup = 0;
+    while (!sup && fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, "\"pid\":");
+        if (!strstr(line, "\"worker_start\"") || !strstr(line, want) || !p)
+            continue;
+        char stat[64], buf[512];
+        snprintf(stat, sizeof stat, "/proc/%ld/stat", strtol(p + 6, NULL, 10));
+        FILE *st = fopen(stat, "r");
+        if (st && fgets(buf, sizeof buf, st)) {
+            const char *rp = strrchr(buf, ')');   /* pid (comm) state ppid ... */
+            char state;
+            int ppid;
+            if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2)
+                sup = ppid;
+        }
+        if (st)
+            fclose(st);
+    }
+    fclose(f);
+    return sup;
+}
+
+/* A stalled node: node 1's supervisor stopped (SIGSTOP) mid-run. Node 0 hears nothing from it for the heartbeat
+ * timeout and ends the run, saying which node and why, within the timeout plus an interval (and the time to
+ * stop and write); nothing is left running. */
+Test(cluster, a_stalled_node_is_noticed_within_the_heartbeat_timeout, .timeout = 120)
+{
+    need_mpi();
+    const char *out = e2e_outdir();
+    char path[600], cmd[4096];
+    static const char text[] = "name: stall\nnodes: 2\nranks: 2\niterations: 9000\nseed: 7\n"   /* minutes */
+                               "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
+                               "sim: {tflops: 0.005}\npower: {sample_hz: 100}\n"
+                               "heartbeat: {interval: 100ms, timeout: 2s}\n";
+    const char *sc = e2e_scenario(text);
+    snprintf(path, sizeof path, "%s.log", out);
+    snprintf(cmd, sizeof cmd, "exec timeout 100 mpirun --oversubscribe --allow-run-as-root -np 2 %s run %s --out %s "
+                              "--backend sim --headless > %s 2>&1", GAUNTLET_BIN, sc, out, path);
+    pid_t launcher = fork();
+    cr_assert_geq(launcher, 0);
+    if (launcher == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    cr_assert_eq(e2e_wait_events(out, "iteration", 40, 60), 0, "the run did not start");
+    pid_t sup1 = node_supervisor(out, 1);
+    cr_assert_gt(sup1, 0, "node 1's supervisor not found");
+    uint64_t t0 = mono_ns();
+    cr_assert_eq(kill(sup1, SIGSTOP), 0);
+    int st = 0;
+    pid_t w = 0;
+    while ((w = waitpid(launcher, &st, WNOHANG)) == 0 && mono_ns() - t0 < 30000000000ull)
+        sleep_ns(20000000);
+    double took = (double)(mono_ns() - t0) * 1e-9;
+    kill(sup1, SIGCONT);
+    if (w == 0) {
+        kill(sup1, SIGKILL);
+        waitpid(launcher, &st, 0);
+    }
+    char *log = e2e_read(path);
+    cr_assert_neq(w, 0, "node 0 did not notice the stalled node in 30 s:\n%s", log);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "exit %d:\n%s", WIFEXITED(st) ? WEXITSTATUS(st) : -1, log);
+    cr_assert_lt(took, 2 + 0.1 + 6, "noticed after %.1f s (timeout 2 s)", took);
+    json_t *s = e2e_summary(out);
+    const char *why = json_string_value(json_object_get(s, "stopped"));
+    cr_assert(why && strstr(why, "node 1: no word from its supervisor for"), "stopped: %s", why);
+    cr_assert_eq(e2e_count_events(out, "node_silent"), 1);
+    pid_t wp[8];
+    int nw = e2e_worker_pids(out, wp, 8);
+    cr_assert_eq(nw, 4, "both nodes' workers");
+    for (int i = 0; i < nw; i++) {   /* nothing left running: the launcher took the stalled node down */
+        uint64_t t = mono_ns();
+        while (!e2e_gone(wp[i]) && mono_ns() - t < 5000000000ull)
+            sleep_ns(50000000);
+        cr_assert(e2e_gone(wp[i]), "worker %d is still running", (int)wp[i]);
+    }
+    json_decref(s);
+    free(log);
 }
