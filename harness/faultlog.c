@@ -45,7 +45,7 @@ void faultlog_run_begin(struct sup *s)
         if (f->at_s >= 0)
             s->fault_due[i] = s->run_t0 + (uint64_t)(f->at_s * 1e9);
         else if (f->rate_per_hour > 0)   /* exponential gaps: a Poisson process, seeded */
-            s->fault_due[i] = s->run_t0 + (uint64_t)(-log(1 - rng_uniform(&s->fault_rng)) / f->rate_per_hour * 3600e9);
+            s->fault_due[i] = s->run_t0 + (uint64_t)(-log(1 - rng_uniform(&s->rate_rng[i])) / f->rate_per_hour * 3600e9);
     }
 }
 
@@ -113,10 +113,13 @@ void faultlog_timers(struct sup *s, uint64_t now)
         if (!s->fault_due[i] || now < s->fault_due[i])
             continue;
         int rank = (int)f->rank;
-        if (f->rate_per_hour > 0 && s->orig->faults[i].rank < 0)
-            rank = (int)(rng_next(&s->fault_rng) % (uint64_t)s->nranks);
+        if (f->rate_per_hour > 0 && s->orig->faults[i].rank < 0) {
+            /* a random rank of the whole cluster, drawn alike on every node: only its own node injects it */
+            uint64_t g = rng_next(&s->rate_rng[i]) % (uint64_t)(s->nodes * s->nranks);
+            rank = (int)g / s->nranks == s->node ? (int)(g % (uint64_t)s->nranks) : -2;
+        }
         s->fault_due[i] = f->rate_per_hour > 0
-                              ? now + (uint64_t)(-log(1 - rng_uniform(&s->fault_rng)) / f->rate_per_hour * 3600e9)
+                              ? now + (uint64_t)(-log(1 - rng_uniform(&s->rate_rng[i])) / f->rate_per_hour * 3600e9)
                               : 0;
         if (rank < 0 || rank >= s->nranks || s->dropped[rank])   /* another node's rank, or shrunk away */
             continue;

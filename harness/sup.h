@@ -78,6 +78,8 @@ struct sup {
     /* faults, detection, recovery */
     uint64_t *fault_due;           /* per fault spec: when the supervisor sends it (at_s, rate), 0: not timed */
     struct rng fault_rng;
+    struct rng *rate_rng;          /* per fault, its own stream: a rate fault's times and random ranks, the same on
+                                    * every node (each node draws the same sequence; only the rank's node injects) */
     struct fault_rec *faults;
     int n_faults, cap_faults;
     struct detection *dets;

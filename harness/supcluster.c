@@ -422,6 +422,48 @@ void supc_end(struct sup *s, json_t *summary)
             json_array_append(all, x);
         json_object_del(e, "faults");
     }
+    /* each run's fault counts over every node (a fault is counted by the node of its rank, once) */
+    json_t *run0;
+    json_array_foreach(json_object_get(summary, "runs"), i, run0) {
+        json_t *mine = json_object_get(run0, "faults"), *r;
+        size_t j;
+        json_array_foreach(s->node_runs, j, r) {
+            if (json_integer_value(json_object_get(r, "node")) == 0 ||
+                json_integer_value(json_object_get(r, "run")) != json_integer_value(json_object_get(run0, "run")))
+                continue;
+            json_t *theirs = json_object_get(r, "faults");
+            static const char *const sums[] = { "injected", "observed", "detected", "false_positives", "stale_reports" };
+            for (size_t q = 0; q < sizeof sums / sizeof sums[0]; q++)
+                json_object_set_new(mine, sums[q], json_integer(json_integer_value(json_object_get(mine, sums[q])) +
+                                                                json_integer_value(json_object_get(theirs, sums[q]))));
+            json_array_extend(json_object_get(mine, "false_positive_detections"),
+                              json_object_get(theirs, "false_positive_detections"));
+            const char *kind;
+            json_t *kv;
+            json_object_foreach(json_object_get(theirs, "by_kind"), kind, kv) {
+                json_t *cov = json_object_get(mine, "by_kind"), *k = json_object_get(cov, kind);
+                if (!k) {
+                    json_object_set(cov, kind, kv);
+                    continue;
+                }
+                json_object_set_new(k, "injected", json_integer(json_integer_value(json_object_get(k, "injected")) +
+                                                                json_integer_value(json_object_get(kv, "injected"))));
+                json_object_set_new(k, "detected", json_integer(json_integer_value(json_object_get(k, "detected")) +
+                                                                json_integer_value(json_object_get(kv, "detected"))));
+                const char *dn;
+                json_t *dv;
+                json_object_foreach(json_object_get(kv, "by"), dn, dv)
+                    json_object_set_new(json_object_get(k, "by"), dn,
+                                        json_integer(json_integer_value(json_object_get(json_object_get(k, "by"), dn)) +
+                                                     json_integer_value(dv)));
+            }
+        }
+        json_int_t inj = json_integer_value(json_object_get(mine, "injected"));
+        if (mine)
+            json_object_set_new(mine, "coverage", inj ? json_real((double)json_integer_value(json_object_get(mine, "detected")) /
+                                                                  (double)inj)
+                                                      : json_null());
+    }
     /* per node: its end record, and its figures of each run */
     json_t *nodes = json_array();
     for (int k = 0; k < s->nodes; k++) {

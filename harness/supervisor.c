@@ -662,6 +662,9 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     s.node_ends = json_array();
     int world = (int)sc->nodes * s.nranks;
     rng_seed(&s.fault_rng, (uint64_t)sc->seed, 0xfa17);
+    s.rate_rng = xcalloc(SC_MAX_FAULTS + 1, sizeof *s.rate_rng);
+    for (int i = 0; i <= SC_MAX_FAULTS; i++)
+        rng_seed(&s.rate_rng[i], (uint64_t)sc->seed, 0xfa170000ull + (uint64_t)i);
     for (int i = 0; i < sc->n_faults; i++)   /* a random rank is drawn once, from the seed: the same every run */
         if (s.shm.hdr->sc.faults[i].rank < 0)
             s.shm.hdr->sc.faults[i].rank = (int64_t)(rng_next(&s.fault_rng) % (uint64_t)world);
@@ -814,7 +817,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     close(s.sigfd);
     close(s.timerfd);
     sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
-    void *bufs[] = { s.pid, s.alive, s.ready, s.expect_exit, s.slot_of, s.dropped, s.watts, s.energy_j, s.fault_due, s.fp_iter,
+    void *bufs[] = { s.pid, s.alive, s.ready, s.expect_exit, s.slot_of, s.dropped, s.watts, s.energy_j, s.rate_rng, s.fault_due, s.fp_iter,
                      s.fp, s.fp_have, s.compute_s, s.compute_iter, s.slow_count, s.faults, s.dets };
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
         free(bufs[i]);

@@ -453,3 +453,32 @@ Test(cluster, a_stalled_node_is_noticed_within_the_heartbeat_timeout, .timeout =
     json_decref(s);
     free(log);
 }
+
+/* A rate fault with a random rank on two nodes: each firing hits one rank of the cluster, injected by that rank's
+ * node only, and counted once: the run's count over both nodes equals the faults listed, none twice at one time. */
+Test(cluster, a_random_rate_fault_fires_once_on_the_node_of_its_rank, .timeout = 120)
+{
+    need_mpi();
+    char *log;
+    const char *out = e2e_outdir();
+    int rc = run(2, 2, 2, "faults:\n  - {kind: straggler, rate_per_hour: 36000, factor: 2, duration: 20ms}\n", out, &log);
+    cr_assert_eq(rc, 0, "%s", log);
+    json_t *s = e2e_summary(out), *f;
+    json_t *faults = json_object_get(s, "faults");
+    size_t i, n = json_array_size(faults);
+    cr_assert_gt(n, 3, "a fault ten times a second over the run: %zu", n);
+    int on[2] = { 0, 0 };
+    json_array_foreach(faults, i, f) {
+        int rank = (int)json_integer_value(json_object_get(f, "rank")), node = (int)json_integer_value(json_object_get(f, "node"));
+        cr_assert(rank >= 0 && rank < 4);
+        cr_assert_eq(node, rank / 2, "fault %zu of rank %d injected on node %d", i, rank, node);
+        on[node]++;
+    }
+    cr_assert(on[0] > 0 && on[1] > 0, "both nodes' ranks are drawn: %d and %d", on[0], on[1]);
+    json_t *counts = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults");
+    cr_assert_eq(json_integer_value(json_object_get(counts, "injected")), (json_int_t)n,
+                 "the run counts every node's faults, once: %lld of %zu",
+                 (long long)json_integer_value(json_object_get(counts, "injected")), n);
+    json_decref(s);
+    free(log);
+}
