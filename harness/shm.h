@@ -166,6 +166,7 @@ struct shm_hdr {
         _Atomic uint64_t out_ready; /* the result holds the sum over every node */
         uint64_t count;             /* floats in this collective */
         _Atomic uint32_t world_active; /* ranks taking part over every node (shrink lowers it) */
+        _Atomic uint32_t active_before; /* ranks taking part on the nodes before this one: its first rank's place */
         uint8_t live[SHM_MAX_NODES];   /* nodes with ranks still taking part: the chain skips the others */
     } xn;
 };

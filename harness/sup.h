@@ -129,6 +129,7 @@ struct sup {
     int hb_armed;                  /* 1 from the first run's start to the end: silence is a failure */
     int rec_rank, rec_kill, rec_sdc; /* the local failure the recovery is for (rank -1: none here) */
     int rec_active, rec_world;     /* node 0: ranks going on, summed; everyone: the cluster's total */
+    int *rec_counts;               /* per node: its ranks going on (node 0 gathers them, every node gets them) */
     unsigned char rec_live[SHM_MAX_NODES];   /* nodes with ranks left */
     int64_t rec_min, rec_start;    /* node 0: the oldest newest checkpoint; everyone: where to start (-1: not yet) */
     json_t *node_runs, *node_ends; /* node 0: every node's run figures and end records */

@@ -41,6 +41,7 @@ int supc_setup(struct sup *s, char *why, size_t n)
         return 0;
     s->ready_upto = xmalloc((size_t)s->nodes * sizeof *s->ready_upto);
     s->node_seen = xmalloc((size_t)s->nodes * sizeof *s->node_seen);
+    s->rec_counts = xcalloc((size_t)s->nodes, sizeof *s->rec_counts);
     for (int k = 0; k < s->nodes; k++) {
         s->ready_upto[k] = -1;
         s->node_seen[k] = mono_ns();
@@ -50,6 +51,7 @@ int supc_setup(struct sup *s, char *why, size_t n)
         return -1;
     }
     atomic_store(&h->xn.world_active, h->world);
+    atomic_store(&h->xn.active_before, h->rank_offset);
     for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)
         h->xn.live[k] = 1;
     /* one timeline: node 0's start, moved onto this node's clock by the measured offset */
@@ -195,11 +197,22 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
             if (i < SHM_MAX_NODES)
                 s->rec_live[i] = json_is_true(x);
         s->rec_world = (int)json_integer_value(json_object_get(o, "active"));
+        json_t *counts = json_object_get(o, "counts");
+        for (int k = 0; k < s->nodes && k < (int)json_array_size(counts); k++)
+            s->rec_counts[k] = (int)json_integer_value(json_array_get(counts, (size_t)k));
+        const char *id = json_string_value(json_object_get(o, "coll_id"));   /* node 0 made a new one (cuda) */
+        for (size_t b = 0; id && b < sizeof s->shm.hdr->coll_id && id[2 * b] && id[2 * b + 1]; b++) {
+            unsigned v;
+            if (sscanf(id + 2 * b, "%2x", &v) == 1)
+                s->shm.hdr->coll_id[b] = (unsigned char)v;
+        }
         s->rec_start = it;
     } else if (tag >= TAG_REC_CKPT) {   /* node 0: a node's proposal and how many of its ranks go on */
         int active = (int)json_integer_value(json_object_get(o, "active"));
         s->rec_min = s->rec_have++ ? (it < s->rec_min ? it : s->rec_min) : it;
         s->rec_active += active;
+        if (node >= 0 && node < s->nodes)
+            s->rec_counts[node] = active;
         if (node < SHM_MAX_NODES)
             s->rec_live[node] = active > 0;
     } else if (tag >= TAG_REC_GO) {   /* idle, or waiting for this since our own request */
@@ -580,6 +593,7 @@ static void supc_restart(struct sup *s, int64_t limit)
     if (s->node == 0) {
         s->rec_min = s->rec_have++ ? (mine < s->rec_min ? mine : s->rec_min) : mine;
         s->rec_active += active;
+        s->rec_counts[0] = active;
         s->rec_live[0] = active > 0;
         uint64_t end = mono_ns() + (uint64_t)((s->sc->heartbeat.timeout_s + 30) * 1e9);
         while (s->rec_have < s->nodes && !s->stopping && mono_ns() < end)
@@ -592,7 +606,19 @@ static void supc_restart(struct sup *s, int64_t limit)
         json_t *live = json_array();
         for (int k = 0; k < s->nodes; k++)
             json_array_append_new(live, json_boolean(k < SHM_MAX_NODES && s->rec_live[k]));
-        json_t *st = json_pack("{s:I, s:i, s:o}", "iter", (json_int_t)s->rec_start, "active", s->rec_world, "live", live);
+        json_t *counts = json_array();
+        for (int k = 0; k < s->nodes; k++)
+            json_array_append_new(counts, json_integer(s->rec_counts[k]));
+        json_t *st = json_pack("{s:I, s:i, s:o, s:o}", "iter", (json_int_t)s->rec_start, "active", s->rec_world, "live",
+                               live, "counts", counts);
+        if ((mode == REC_RESTART || s->ops->reconnect) && s->ops->prepare) {   /* every GPU joins a new communicator */
+            if (s->ops->prepare(&s->shm, why, sizeof why) != 0 && !s->stopping)
+                sup_fail(s, why);
+            char hex[2 * sizeof s->shm.hdr->coll_id + 1];
+            for (size_t b = 0; b < sizeof s->shm.hdr->coll_id; b++)
+                snprintf(hex + 2 * b, 3, "%02x", s->shm.hdr->coll_id[b]);
+            json_object_set_new(st, "coll_id", json_string(hex));
+        }
         for (int k = 1; k < s->nodes && !s->stopping; k++)
             cluster_send_json(k, TAG_REC_START, st);
         json_decref(st);
@@ -617,6 +643,10 @@ static void supc_restart(struct sup *s, int64_t limit)
     }
     /* every node takes the cluster's view: ranks left, nodes in the chain */
     atomic_store(&s->shm.hdr->xn.world_active, (uint32_t)s->rec_world);
+    int before = 0;   /* this node's first active rank's place among every node's */
+    for (int k = 0; k < s->node; k++)
+        before += s->rec_counts[k];
+    atomic_store(&s->shm.hdr->xn.active_before, (uint32_t)before);
     for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)
         s->shm.hdr->xn.live[k] = (uint8_t)s->rec_live[k];
     struct wcmd cmd = { .type = CMD_RUN, .run = s->run, .iterations = s->sc->iterations, .start_iter = start,

@@ -811,6 +811,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     cluster_proxy_stop();
     free(s.ready_upto);
     free(s.node_seen);
+    free(s.rec_counts);
     ops->power_close(s.ps);
     results_close(&s.res);
     shm_close(&s.shm);

@@ -279,9 +279,10 @@ static struct coll *cuda_join(struct worker_ctx *w, cudaStream_t s, char *why, s
         snprintf(why, n, "rank %d is not among the active ranks", w->rank);
         return NULL;
     }
-    if (w->shm->hdr->nodes > 1) {   /* several nodes: one communicator over every GPU of every node (not verified yet) */
-        idx += (int)w->shm->hdr->rank_offset;
-        nactive = (int)w->shm->hdr->world;
+    if (w->shm->hdr->nodes > 1) {   /* several nodes: one communicator over every active GPU of every node, placed
+                                     * after the nodes before this one's active ranks (not verified yet) */
+        idx += (int)atomic_load(&w->shm->hdr->xn.active_before);
+        nactive = (int)atomic_load(&w->shm->hdr->xn.world_active);
     }
     return coll_create(w->shm->hdr->coll_id, nactive, idx, sc->workload.gemm.dtype, sc->workload.allreduce.bytes,
                        sc->workload.allreduce.emulate_busbw_gbs, (int)sc->workload.allreduce.emulate_ranks, s,
