@@ -153,6 +153,7 @@ Test(scenario, resolved_echo_reads_back_identical)
 Test(scenario, shipped_scenarios_are_valid)
 {
     static const char *const names[] = { "demo", "gpu-single", "fault-drill", "sdc-burnin", "mitigation-compare",
+                                         "fault-latency", "checkpoint-async", "fingerprint-async",
                                          "acceptance/L1-drill", "acceptance/L1-perf", "acceptance/L1-swing",
                                          "acceptance/L2-soak", "acceptance/L3-burnin" };
     struct scenario sc;
