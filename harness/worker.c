@@ -404,8 +404,9 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
     if (cmd->start_iter == 0)
         memset(w->detect_cost_s, 0, sizeof w->detect_cost_s);
     int replicas = recovery_table[sc->recovery.index]->replicas;
-    if (replicas && cmd->start_iter == 0)
-        worker_replicate(w, 0);   /* the starting state: a recovery before the first replica rolls back to it */
+    if (replicas && cmd->start_iter == 0 && cmd->restore == RESTORE_NONE)
+        worker_replicate(w, 0);   /* the starting state: a recovery before the first replica rolls back to it (not
+                                   * written again by a recovery to it: a replacement may be reading it right now) */
     atomic_store(&w->ctl->iter, cmd->start_iter);
     for (w->iter = cmd->start_iter; w->iter < cmd->iterations; w->iter++) {
         if (worker_commands(w))

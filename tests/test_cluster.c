@@ -482,3 +482,28 @@ Test(cluster, a_random_rate_fault_fires_once_on_the_node_of_its_rank, .timeout =
     json_decref(s);
     free(log);
 }
+
+/* Two ranks die at once on two nodes: both failures are recovered by one restart of every node (or one after the
+ * other), and the run ends in the state of a run without them. */
+Test(cluster, two_deaths_on_two_nodes_at_once_are_recovered, .timeout = 240)
+{
+    need_mpi();
+    char *log;
+    const char *out = e2e_outdir();
+    int rc = run(2, 2, 2, "recovery: {inprocess: {replicate_every: 5}}\nfaults:\n  - {kind: crash, at: 15, rank: 0}\n"
+                          "  - {kind: crash, at: 15, rank: 3}\n", out, &log);
+    cr_assert_eq(rc, 0, "exit %d\n%s", rc, log);
+    free(log);
+    json_t *s = e2e_summary(out), *f;
+    json_t *faults = json_object_get(s, "faults");
+    size_t i;
+    cr_assert_eq(json_array_size(faults), 2, "both deaths are faults");
+    json_array_foreach(faults, i, f)
+        cr_assert(json_is_number(json_object_get(f, "recover_s")) ||
+                  strstr(json_string_value(json_object_get(f, "outcome")), "joined"),
+                  "fault %zu: %s", i, json_string_value(json_object_get(f, "outcome")));
+    cr_assert_eq(e2e_count_events(out, "recovery_begin"), e2e_count_events(out, "recovery_end"),
+                 "every recovery that began on a node ended there");
+    same_as_clean(s);
+    json_decref(s);
+}
