@@ -14,7 +14,7 @@
 /* Returns how many workers have not yet stopped (every live one idle or ready, every one told to die gone); a
  * worker silent for longer than its heartbeat timeout while it is being stopped is hung (a second failure): it is
  * killed, to be replaced. */
-static int recover_busy(struct sup *s, uint64_t now)
+int recover_busy(struct sup *s, uint64_t now)
 {
     int busy = 0;
     for (int k = 0; k < s->nslots; k++) {
@@ -30,18 +30,6 @@ static int recover_busy(struct sup *s, uint64_t now)
         busy += s->alive[k] && (s->expect_exit[k] || (st != WS_IDLE && st != WS_READY));
     }
     return busy;
-}
-
-int recover_quiesce(struct sup *s, double timeout_s)
-{
-    uint64_t end = mono_ns() + (uint64_t)(timeout_s * 1e9);
-    for (;;) {
-        if (!recover_busy(s, mono_ns()))
-            return 0;
-        if (s->stopping || mono_ns() > end)
-            return -1;
-        sup_step(s);
-    }
 }
 
 /* Kills the worker of slot, expecting its exit. */
@@ -124,8 +112,7 @@ void recover_shrink(struct sup *s, int rank)
     results_event(&s->res, mono_ns(), "rank_dropped", json_pack("{s:i, s:i}", "rank", rank, "ranks_left", n));
 }
 
-/* Ends the recovery under way: failed says why, NULL when it succeeded. */
-static void recover_end(struct sup *s, const char *failed)
+void recover_end(struct sup *s, const char *failed)
 {
     s->rm.state = RM_IDLE;
     s->recovering = 0;
@@ -270,6 +257,10 @@ void recover_step(struct sup *s)
     if (s->stopping || s->failed) {   /* the run ends: nothing to carry on */
         m->state = RM_IDLE;
         s->recovering = 0;
+        return;
+    }
+    if (m->across) {   /* every node's recovery, under node 0 */
+        supc_recover_step(s);
         return;
     }
     uint64_t now = mono_ns();

@@ -92,7 +92,9 @@ struct sup {
     int *slow_count;               /* per rank: compute phases in a row over the straggler limit */
     int recovering;
     struct rec_machine {           /* the recovery under way on one node (recover.c): one step per loop turn */
-        enum { RM_IDLE, RM_STOPPING, RM_STARTING } state;
+        enum { RM_IDLE, RM_STOPPING, RM_AGREEING, RM_STARTING } state;   /* agreeing: across nodes only */
+        int across;                /* the recovery of every node, under node 0 (supcluster.c) */
+        int active;                /* across nodes: this node's ranks going on */
         uint64_t t0, deadline;     /* when it began; when the state it is in gives up */
         int fault, rank, kill, sdc;
         int64_t iter;              /* the failure's iteration */
@@ -231,7 +233,12 @@ int recover_begin(struct sup *s, int fault, int rank, int64_t iter, int kill_ran
  * chosen, what failed replaced, every rank told -> starting -> (every replacement ready) done. Each state has a
  * deadline; past it the run fails saying which. Called once per turn of the supervisor's loop. */
 void recover_step(struct sup *s);
-int recover_quiesce(struct sup *s, double timeout_s);
+/* Ends the recovery under way: failed says why (the run fails), NULL when it succeeded. */
+void recover_end(struct sup *s, const char *failed);
+/* Returns how many workers have not yet stopped for a recovery (a hung one is killed, to be replaced). */
+int recover_busy(struct sup *s, uint64_t now);
+/* The recovery across nodes, one step (recover_step calls it for a recovery begun by node 0's go). */
+void supc_recover_step(struct sup *s);
 void recover_kill(struct sup *s, int slot);
 /* The newest iteration <= limit of which every local rank holds a whole checkpoint, or 0. */
 int64_t recover_checkpoint_iter(struct sup *s, int64_t limit);

@@ -542,12 +542,14 @@ static int64_t replica_iter(struct sup *s, int r, int64_t limit, int64_t exact)
     return best;
 }
 
+/* ---- the recovery across nodes as steps of the recovery machine (recover.c): begin (stop, kill) -> stopping
+ * (every rank stopped: this node's proposal) -> agreeing (node 0: every node's proposal in, the start point sent;
+ * the others: the start point received) -> starting (replacements ready) -> done. One step per turn of the loop;
+ * nothing here waits inside the loop. */
 static void supc_restart(struct sup *s, int64_t limit)
 {
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
-    int mode = rec->mode;
     uint64_t t0 = mono_ns();
-    char why[320];
     s->recovering = 1;
     s->recoveries++;
     s->rec_epoch++;
@@ -560,86 +562,98 @@ static void supc_restart(struct sup *s, int64_t limit)
     }
     int fault = s->rec_fault, rank = s->rec_rank, sdc = s->rec_sdc, kill_rank = s->rec_kill;
     s->rec_fault = s->rec_rank = -1;
+    s->rm = (struct rec_machine){ .state = RM_STOPPING, .t0 = t0,
+                                  .deadline = t0 + (uint64_t)((s->sc->heartbeat.timeout_s + 5) * 1e9), .fault = fault,
+                                  .rank = rank, .kill = kill_rank, .sdc = sdc, .iter = limit, .epoch = epoch,
+                                  .across = 1 };
     results_event(&s->res, t0, "recovery_begin",
                   json_pack("{s:s, s:i, s:I, s:o, s:b}", "recovery", rec->name, "rank", rank, "iter", (json_int_t)limit,
                             "fault", fault >= 0 ? json_integer(fault) : json_null(), "across_nodes", 1));
     shm_abort(&s->shm);
-    if (rank >= 0 && (kill_rank || mode == REC_SHRINK))
+    if (rank >= 0 && (kill_rank || rec->mode == REC_SHRINK))
         recover_kill(s, s->slot_of[rank]);
-    for (int k = 0; k < s->nslots && mode == REC_RESTART; k++)
+    for (int k = 0; k < s->nslots && rec->mode == REC_RESTART; k++)
         recover_kill(s, k);
-    if (recover_quiesce(s, s->sc->heartbeat.timeout_s + 5) != 0) {
-        s->recovering = 0;
-        if (!s->stopping)
-            sup_fail(s, "recovery: the ranks did not stop");
-        return;
-    }
+}
+
+/* Every rank here has stopped: drops what shrink drops and proposes where this node can start again — restart:
+ * the newest iteration all its ranks hold a checkpoint of; the others: the newest replica of a healthy rank —
+ * with how many of its ranks go on (node 0 records its own). */
+static void supc_propose(struct sup *s)
+{
+    struct rec_machine *m = &s->rm;
+    int mode = recovery_table[s->sc->recovery.index]->mode;
     if (mode == REC_SHRINK)   /* the failed rank, or every rank of a node that died, leaves the run */
         for (int r = 0; r < s->nranks; r++)
-            if (!s->dropped[r] && (r == rank || !s->alive[s->slot_of[r]]))
+            if (!s->dropped[r] && (r == m->rank || !s->alive[s->slot_of[r]]))
                 recover_shrink(s, r);
     int active = (int)atomic_load(&s->shm.hdr->nactive);
     int64_t mine = INT64_MAX;   /* a node with no rank left does not hold the others back */
     if (mode == REC_RESTART)
-        mine = recover_checkpoint_iter(s, limit);
+        mine = recover_checkpoint_iter(s, m->iter);
     else if (active > 0) {
         mine = -1;
         for (int r = 0; r < s->nranks; r++)
-            if (!(s->dropped[r] && mode == REC_SHRINK) && !(r == rank && sdc)) {
-                int64_t it = replica_iter(s, r, limit, -1);
+            if (!(s->dropped[r] && mode == REC_SHRINK) && !(r == m->rank && m->sdc)) {
+                int64_t it = replica_iter(s, r, m->iter, -1);
                 mine = it > mine ? it : mine;
             }
     }
+    m->active = active;
     if (s->node == 0) {
         s->rec_min = s->rec_have++ ? (mine < s->rec_min ? mine : s->rec_min) : mine;
         s->rec_active += active;
         s->rec_counts[0] = active;
         s->rec_live[0] = active > 0;
-        uint64_t end = mono_ns() + (uint64_t)((s->sc->heartbeat.timeout_s + 30) * 1e9);
-        while (s->rec_have < s->nodes && !s->stopping && mono_ns() < end)
-            sup_step(s);
-        if (s->rec_have < s->nodes && !s->stopping)
-            sup_fail(s, "recovery: a node did not say where it can start again");
-        s->rec_have = 0;
-        s->rec_start = s->rec_min;
-        s->rec_world = s->rec_active;
-        json_t *live = json_array();
-        for (int k = 0; k < s->nodes; k++)
-            json_array_append_new(live, json_boolean(k < SHM_MAX_NODES && s->rec_live[k]));
-        json_t *counts = json_array();
-        for (int k = 0; k < s->nodes; k++)
-            json_array_append_new(counts, json_integer(s->rec_counts[k]));
-        json_t *st = json_pack("{s:I, s:i, s:o, s:o}", "iter", (json_int_t)s->rec_start, "active", s->rec_world, "live",
-                               live, "counts", counts);
-        if ((mode == REC_RESTART || s->ops->reconnect) && s->ops->prepare) {   /* every GPU joins a new communicator */
-            if (s->ops->prepare(&s->shm, why, sizeof why) != 0 && !s->stopping)
-                sup_fail(s, why);
-            char hex[2 * sizeof s->shm.hdr->coll_id + 1];
-            for (size_t b = 0; b < sizeof s->shm.hdr->coll_id; b++)
-                snprintf(hex + 2 * b, 3, "%02x", s->shm.hdr->coll_id[b]);
-            json_object_set_new(st, "coll_id", json_string(hex));
-        }
-        for (int k = 1; k < s->nodes && !s->stopping; k++)
-            cluster_send_json(k, TAG_REC_START, st);
-        json_decref(st);
+        m->deadline = mono_ns() + (uint64_t)((s->sc->heartbeat.timeout_s + 30) * 1e9);
     } else {
         json_t *p = json_pack("{s:I, s:i}", "iter", (json_int_t)mine, "active", active);
         cluster_send_json(0, TAG_REC_CKPT, p);
         json_decref(p);
-        while (s->rec_start < 0 && !s->stopping)
-            sup_step(s);
+        m->deadline = mono_ns() + (uint64_t)((s->sc->heartbeat.timeout_s + 30) * 1e9);
     }
-    if (s->stopping) {
-        s->recovering = 0;
-        return;
+}
+
+/* Node 0, every proposal in: the oldest start point, the ranks left and the nodes left, to every node. */
+static void supc_agree(struct sup *s, char *why, size_t n)
+{
+    int mode = recovery_table[s->sc->recovery.index]->mode;
+    s->rec_have = 0;
+    s->rec_start = s->rec_min;
+    s->rec_world = s->rec_active;
+    json_t *live = json_array();
+    for (int k = 0; k < s->nodes; k++)
+        json_array_append_new(live, json_boolean(k < SHM_MAX_NODES && s->rec_live[k]));
+    json_t *counts = json_array();
+    for (int k = 0; k < s->nodes; k++)
+        json_array_append_new(counts, json_integer(s->rec_counts[k]));
+    json_t *st = json_pack("{s:I, s:i, s:o, s:o}", "iter", (json_int_t)s->rec_start, "active", s->rec_world, "live",
+                           live, "counts", counts);
+    if ((mode == REC_RESTART || s->ops->reconnect) && s->ops->prepare) {   /* every GPU joins a new communicator */
+        if (s->ops->prepare(&s->shm, why, n) != 0 && !s->stopping)
+            sup_fail(s, why);
+        char hex[2 * sizeof s->shm.hdr->coll_id + 1];
+        for (size_t b = 0; b < sizeof s->shm.hdr->coll_id; b++)
+            snprintf(hex + 2 * b, 3, "%02x", s->shm.hdr->coll_id[b]);
+        json_object_set_new(st, "coll_id", json_string(hex));
     }
+    for (int k = 1; k < s->nodes && !s->stopping; k++)
+        cluster_send_json(k, TAG_REC_START, st);
+    json_decref(st);
+}
+
+/* The start point agreed: every node takes the cluster's view, replaces what failed here and tells its ranks.
+ * 0, or -1 with why. */
+static int supc_start(struct sup *s, char *why, size_t n)
+{
+    struct rec_machine *m = &s->rm;
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    int mode = rec->mode, rank = m->rank, sdc = m->sdc, fault = m->fault, active = m->active;
     int64_t start = s->rec_start;
     if (start == INT64_MAX || start < 0) {
-        s->recovering = 0;
-        snprintf(why, sizeof why, "recovery %s across nodes: %s", rec->name,
+        snprintf(why, n, "recovery %s across nodes: %s", rec->name,
                  start < 0 ? "a node holds no replica of a healthy rank to roll back to" : "no rank is left on any node");
-        sup_fail(s, why);
-        return;
+        return -1;
     }
     /* every node takes the cluster's view: ranks left, nodes in the chain */
     atomic_store(&s->shm.hdr->xn.world_active, (uint32_t)s->rec_world);
@@ -650,28 +664,22 @@ static void supc_restart(struct sup *s, int64_t limit)
     for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)
         s->shm.hdr->xn.live[k] = (uint8_t)s->rec_live[k];
     struct wcmd cmd = { .type = CMD_RUN, .run = s->run, .iterations = s->sc->iterations, .start_iter = start,
-                        .epoch = epoch };
+                        .epoch = m->epoch };
     shm_reset_collective(&s->shm);
     if (mode == REC_RESTART) {
         cmd.restore = start > 0 ? RESTORE_CHECKPOINT : RESTORE_NONE;
         for (int k = 0; k < s->nranks; k++)
-            if (sup_spawn(s, s->slot_of[k]) != 0) {
-                s->recovering = 0;
-                sup_fail(s, "recovery: cannot start a worker process");
-                return;
-            }
+            if (sup_spawn(s, s->slot_of[k]) != 0)
+                return snprintf(why, n, "recovery: cannot start a worker process"), -1;
     } else if (active > 0) {
         int src = -1;   /* a rank here whose replica of `start` is whole */
         for (int r = 0; r < s->nranks && src < 0; r++)
             if (!(s->dropped[r] && mode == REC_SHRINK) && !(r == rank && sdc) && replica_iter(s, r, start, start) == start)
                 src = r;
-        if (src < 0) {
-            snprintf(why, sizeof why, "recovery %s: node %d holds no replica of iteration %lld (replicas are kept "
-                     "every replicate_every iterations, %d deep)", rec->name, s->node, (long long)start, REPLICA_SLOTS);
-            s->recovering = 0;
-            sup_fail(s, why);
-            return;
-        }
+        if (src < 0)
+            return snprintf(why, n, "recovery %s: node %d holds no replica of iteration %lld (replicas are kept "
+                                    "every replicate_every iterations, %d deep)", rec->name, s->node, (long long)start,
+                            REPLICA_SLOTS), -1;
         cmd.restore = RESTORE_REPLICA;
         cmd.arg = src;
         for (int r = 0; r < s->nranks && mode != REC_SHRINK; r++) {   /* inprocess, spare: replace the dead */
@@ -689,9 +697,7 @@ static void supc_restart(struct sup *s, int64_t limit)
                 s->slot_of[r] = spare;
                 results_event(&s->res, mono_ns(), "spare_adopted", json_pack("{s:i, s:i}", "rank", r, "slot", spare));
             } else if (sup_spawn(s, slot) != 0) {
-                s->recovering = 0;
-                sup_fail(s, "recovery: cannot start a replacement worker");
-                return;
+                return snprintf(why, n, "recovery: cannot start a replacement worker"), -1;
             }
         }
         cmd.reconnect = s->ops->reconnect != NULL;
@@ -726,17 +732,59 @@ static void supc_restart(struct sup *s, int64_t limit)
     for (int r = 0; r < s->nranks; r++)
         if (!s->dropped[r])
             sup_send(s, s->slot_of[r], &cmd);
-    if (sup_wait_ready(s, s->sc->heartbeat.startup_s) != 0) {
-        s->recovering = 0;
-        if (!s->stopping)
-            sup_fail(s, "recovery: the restarted workers did not start");
+    m->from_iter = start;
+    m->restore = (int)cmd.restore;
+    return 0;
+}
+
+void supc_recover_step(struct sup *s)
+{
+    struct rec_machine *m = &s->rm;
+    char why[320] = "";
+    uint64_t now = mono_ns();
+    if (m->state == RM_STOPPING) {
+        if (recover_busy(s, now)) {
+            if (now > m->deadline)
+                recover_end(s, "recovery: the ranks did not stop");
+            return;
+        }
+        supc_propose(s);
+        m->state = RM_AGREEING;
         return;
     }
-    results_event(&s->res, mono_ns(), "recovery_end",
-                  json_pack("{s:s, s:I, s:s, s:f, s:b, s:i}", "recovery", rec->name, "from_iter", (json_int_t)start, "from",
-                            cmd.restore == RESTORE_CHECKPOINT ? "checkpoint"
-                            : cmd.restore == RESTORE_REPLICA  ? "replica"
-                                                              : "start",
-                            "took_s", (double)(mono_ns() - t0) * 1e-9, "across_nodes", 1, "ranks_left", s->rec_world));
-    s->recovering = 0;
+    if (m->state == RM_AGREEING) {
+        if (s->node == 0 ? s->rec_have < s->nodes : s->rec_start < 0) {
+            if (now > m->deadline)
+                recover_end(s, s->node == 0 ? "recovery: a node did not say where it can start again"
+                                             : "recovery: node 0 did not say where to start again");
+            return;
+        }
+        if (s->node == 0)
+            supc_agree(s, why, sizeof why);
+        if (s->stopping)
+            return;
+        if (supc_start(s, why, sizeof why) != 0) {
+            recover_end(s, why);
+            return;
+        }
+        m->state = RM_STARTING;
+        m->deadline = now + (uint64_t)(s->sc->heartbeat.startup_s * 1e9);
+        /* on to the next state now: a node shrink took whole has nothing to wait for, and its run may end here */
+    }
+    int waiting = 0;   /* RM_STARTING */
+    for (int k = 0; k < s->nslots; k++)
+        waiting += s->alive[k] && !s->ready[k];
+    if (waiting) {
+        if (now > m->deadline)
+            recover_end(s, "recovery: the restarted workers did not start");
+        return;
+    }
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    results_event(&s->res, now, "recovery_end",
+                  json_pack("{s:s, s:I, s:s, s:f, s:b, s:i}", "recovery", rec->name, "from_iter", (json_int_t)m->from_iter,
+                            "from", m->restore == RESTORE_CHECKPOINT ? "checkpoint"
+                                    : m->restore == RESTORE_REPLICA  ? "replica"
+                                                                     : "start",
+                            "took_s", (double)(now - m->t0) * 1e-9, "across_nodes", 1, "ranks_left", s->rec_world));
+    recover_end(s, NULL);
 }

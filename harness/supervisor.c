@@ -517,8 +517,9 @@ static void sup_one_run(struct sup *s, int m)
     struct wcmd cmd = { .type = CMD_RUN, .run = m, .iterations = s->sc->iterations, .epoch = s->epoch };
     atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* a new name space for the run's collectives, on every node */
     sup_command(s, &cmd);
-    while (!s->stopping && !runstats_done(&s->rs) && !(s->skipping && runstats_settled(&s->rs)))
-        sup_step(s);
+    while (!s->stopping &&
+           (s->rm.state != RM_IDLE || (!runstats_done(&s->rs) && !(s->skipping && runstats_settled(&s->rs)))))
+        sup_step(s);   /* a recovery under way is carried to its end first */
     if (s->awaiting_fault >= 0 && runstats_done(&s->rs))
         s->awaiting_fault = -1;
     if (!s->rs.t_end)
