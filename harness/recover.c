@@ -277,9 +277,14 @@ void recover_step(struct sup *s)
         }
         m->state = RM_STARTING;
         m->deadline = now + (uint64_t)(s->sc->heartbeat.startup_s * 1e9);
-        return;
     }
-    int waiting = 0;   /* RM_STARTING: the replacements start and read their command */
+    recover_starting(s, now);
+}
+
+void recover_starting(struct sup *s, uint64_t now)
+{
+    struct rec_machine *m = &s->rm;
+    int waiting = 0;   /* the replacements start and read their command */
     for (int k = 0; k < s->nslots; k++)
         waiting += s->alive[k] && !s->ready[k];
     if (waiting) {
@@ -288,10 +293,14 @@ void recover_step(struct sup *s)
         return;
     }
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
-    results_event(&s->res, now, "recovery_end",
-                  json_pack("{s:s, s:I, s:s, s:f}", "recovery", rec->name, "from_iter", (json_int_t)m->from_iter, "from",
-                            m->restore == RESTORE_CHECKPOINT ? "checkpoint" : m->restore == RESTORE_REPLICA ? "replica"
-                                                                                                          : "start",
-                            "took_s", (double)(now - m->t0) * 1e-9));
+    json_t *o = json_pack("{s:s, s:I, s:s, s:f}", "recovery", rec->name, "from_iter", (json_int_t)m->from_iter, "from",
+                          m->restore == RESTORE_CHECKPOINT ? "checkpoint" : m->restore == RESTORE_REPLICA ? "replica"
+                                                                                                        : "start",
+                          "took_s", (double)(now - m->t0) * 1e-9);
+    if (m->across) {
+        json_object_set_new(o, "across_nodes", json_true());
+        json_object_set_new(o, "ranks_left", json_integer(s->rec_world));
+    }
+    results_event(&s->res, now, "recovery_end", o);
     recover_end(s, NULL);
 }

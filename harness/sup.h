@@ -233,6 +233,9 @@ int recover_begin(struct sup *s, int fault, int rank, int64_t iter, int kill_ran
  * chosen, what failed replaced, every rank told -> starting -> (every replacement ready) done. Each state has a
  * deadline; past it the run fails saying which. Called once per turn of the supervisor's loop. */
 void recover_step(struct sup *s);
+/* The starting state, one step: once every replacement is ready, recovery_end and done; past its deadline the run
+ * fails. */
+void recover_starting(struct sup *s, uint64_t now);
 /* Ends the recovery under way: failed says why (the run fails), NULL when it succeeded. */
 void recover_end(struct sup *s, const char *failed);
 /* Returns how many workers have not yet stopped for a recovery (a hung one is killed, to be replaced). */

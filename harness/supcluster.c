@@ -771,20 +771,5 @@ void supc_recover_step(struct sup *s)
         m->deadline = now + (uint64_t)(s->sc->heartbeat.startup_s * 1e9);
         /* on to the next state now: a node shrink took whole has nothing to wait for, and its run may end here */
     }
-    int waiting = 0;   /* RM_STARTING */
-    for (int k = 0; k < s->nslots; k++)
-        waiting += s->alive[k] && !s->ready[k];
-    if (waiting) {
-        if (now > m->deadline)
-            recover_end(s, "recovery: the restarted workers did not start");
-        return;
-    }
-    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
-    results_event(&s->res, now, "recovery_end",
-                  json_pack("{s:s, s:I, s:s, s:f, s:b, s:i}", "recovery", rec->name, "from_iter", (json_int_t)m->from_iter,
-                            "from", m->restore == RESTORE_CHECKPOINT ? "checkpoint"
-                                    : m->restore == RESTORE_REPLICA  ? "replica"
-                                                                     : "start",
-                            "took_s", (double)(now - m->t0) * 1e-9, "across_nodes", 1, "ranks_left", s->rec_world));
-    recover_end(s, NULL);
+    recover_starting(s, now);   /* RM_STARTING */
 }
