@@ -262,8 +262,9 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
     results_event(&s->res, t, repeat ? "detection_repeat" : "detection", o);
     if (!fatal || repeat || s->stopping)
         return match;
-    if (s->recovering && s->fail_iter >= 0) {   /* while the recovery stops the old timeline: it replaces every
-                                                  * process that is gone */
+    if (s->recovering && (s->fail_iter >= 0 || s->rec_wait)) {   /* while the recovery stops the old timeline (or
+                                                                   * this node waits for node 0's go to begin it):
+                                                                   * it replaces every process that is gone */
         if (match >= 0)
             str_copy(s->faults[match].outcome, sizeof s->faults[match].outcome, "joined the recovery under way");
         return match;

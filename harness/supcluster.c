@@ -401,6 +401,8 @@ void supc_end(struct sup *s, json_t *summary)
     }
     if (s->node != 0) {
         json_object_set_new(me, "faults", faults);
+        cluster_flush();   /* every event line first: node 0 stops listening once it has every end record, and a
+                            * sender's messages arrive in order (an end sent before the last batch lost its lines) */
         cluster_send_json(0, TAG_END, me);
         cluster_flush();
         json_decref(me);

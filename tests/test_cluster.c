@@ -287,7 +287,8 @@ static json_t *strategy(const char *recovery, const char *fault, int *rc)
     cr_assert_eq(*rc, 0, "%s, %s: exit %d\n%s", recovery, fault, *rc, log);
     free(log);
     json_t *s = e2e_summary(out);
-    cr_assert_eq(e2e_count_events(out, "recovery_end"), 2, "both nodes took part");
+    int ends = e2e_count_events(out, "recovery_end"), begins = e2e_count_events(out, "recovery_begin");
+    cr_assert_eq(ends, 2, "both nodes took part, in one recovery: %d recovery_begin, %d recovery_end", begins, ends);
     return s;
 }
 
