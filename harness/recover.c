@@ -14,7 +14,7 @@
 /* Returns how many workers have not yet stopped (every live one idle or ready, every one told to die gone); a
  * worker silent for longer than its heartbeat timeout while it is being stopped is hung (a second failure): it is
  * killed, to be replaced. */
-int recover_busy(struct sup *s, uint64_t now)
+static int recover_busy(struct sup *s, uint64_t now)
 {
     int busy = 0;
     for (int k = 0; k < s->nslots; k++) {
@@ -30,6 +30,15 @@ int recover_busy(struct sup *s, uint64_t now)
         busy += s->alive[k] && (s->expect_exit[k] || (st != WS_IDLE && st != WS_READY));
     }
     return busy;
+}
+
+int recover_stopped(struct sup *s, uint64_t now)
+{
+    if (!recover_busy(s, now))
+        return 1;
+    if (now > s->rm.deadline)
+        recover_end(s, "recovery: the ranks did not stop");
+    return 0;
 }
 
 /* Kills the worker of slot, expecting its exit. */
@@ -265,11 +274,8 @@ void recover_step(struct sup *s)
     }
     uint64_t now = mono_ns();
     if (m->state == RM_STOPPING) {
-        if (recover_busy(s, now)) {
-            if (now > m->deadline)
-                recover_end(s, "recovery: the ranks did not stop");
+        if (!recover_stopped(s, now))
             return;
-        }
         char why[256] = "";
         if (recover_restart(s, why, sizeof why) != 0) {
             recover_end(s, why[0] ? why : "recovery failed");

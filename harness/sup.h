@@ -238,8 +238,9 @@ void recover_step(struct sup *s);
 void recover_starting(struct sup *s, uint64_t now);
 /* Ends the recovery under way: failed says why (the run fails), NULL when it succeeded. */
 void recover_end(struct sup *s, const char *failed);
-/* Returns how many workers have not yet stopped for a recovery (a hung one is killed, to be replaced). */
-int recover_busy(struct sup *s, uint64_t now);
+/* The stopping state, one check: 1 when every worker has stopped for the recovery (a hung one is killed, to be
+ * replaced); 0 while some have not, and past the state's deadline the recovery fails. */
+int recover_stopped(struct sup *s, uint64_t now);
 /* The recovery across nodes, one step (recover_step calls it for a recovery begun by node 0's go). */
 void supc_recover_step(struct sup *s);
 void recover_kill(struct sup *s, int slot);

@@ -745,11 +745,8 @@ void supc_recover_step(struct sup *s)
     char why[320] = "";
     uint64_t now = mono_ns();
     if (m->state == RM_STOPPING) {
-        if (recover_busy(s, now)) {
-            if (now > m->deadline)
-                recover_end(s, "recovery: the ranks did not stop");
+        if (!recover_stopped(s, now))
             return;
-        }
         supc_propose(s);
         m->state = RM_AGREEING;
         return;
