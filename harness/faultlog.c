@@ -277,10 +277,7 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
         if (match >= 0)
             str_copy(s->faults[match].outcome, sizeof s->faults[match].outcome, "detected; the run ended (recovery none)");
         if (fatal == 2 && rank >= 0) {   /* a hung rank is killed: nothing may wait on it */
-            int k = s->slot_of[rank];
-            s->expect_exit[k] = 1;
-            if (s->alive[k] && kill(s->pid[k], SIGKILL) != 0)
-                SYSERR("kill(hung worker)");
+            s->host->kill(s, s->slot_of[rank]);
         }
         sup_fail(s, msg);
         return match;
@@ -330,7 +327,8 @@ void faultlog_act(struct sup *s)
         }
     }
     s->n_pending = 0;
-    if (recover_begin(s, cause.fault, cause.rank, cause.iter, cause.kill, cause.sdc) != 0 && !s->failed)
+    struct rec_failure f = { cause.fault, cause.rank, cause.kill, cause.sdc, cause.iter };
+    if (recover_begin(s, &f) != 0 && !s->failed)
         sup_fail(s, "recovery failed");
 }
 

@@ -1,55 +1,16 @@
-/* harness/recover.c: carrying out a recovery strategy after a failure (the strategies' tables are in
- * harness/recovery/). Every rank stops where it is (the abort flag); the failed process is replaced (or
- * every process, for restart, or none, for shrink); all roll back to a state known good — the last
- * checkpoint on storage, or a healthy peer's in-memory replica — and the run goes on from there. */
+/* harness/recover.c: the recovery machine (recover.h), one for one node and many. Every rank stops where it is
+ * (the abort flag); the failed process is replaced (or every process, for restart, or none, for shrink); all roll
+ * back to a state known good — the last checkpoint on storage, or a healthy peer's in-memory replica — agreed by
+ * every node, and the run goes on from there. The strategies' tables are in harness/recovery/. */
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "checkpoint.h"
 #include "recovery/recovery.h"
 #include "sup.h"
 #include "util.h"
-
-/* Returns how many workers have not yet stopped (every live one idle or ready, every one told to die gone); a
- * worker silent for longer than its heartbeat timeout while it is being stopped is hung (a second failure): it is
- * killed, to be replaced. */
-static int recover_busy(struct sup *s, uint64_t now)
-{
-    int busy = 0;
-    for (int k = 0; k < s->nslots; k++) {
-        uint32_t st = atomic_load(&shm_ctl(&s->shm, k)->state);
-        int stuck = s->alive[k] && !s->expect_exit[k] && st != WS_IDLE && st != WS_READY;
-        uint64_t hb = atomic_load_explicit(&shm_ctl(&s->shm, k)->heartbeat_ns, memory_order_acquire);
-        if (stuck && hb && now > hb && (double)(now - hb) * 1e-9 > s->sc->heartbeat.timeout_s) {
-            results_event(&s->res, now, "hung_in_recovery",
-                          json_pack("{s:i, s:i, s:f}", "rank", atomic_load(&shm_ctl(&s->shm, k)->rank), "slot", k,
-                                    "silent_s", (double)(now - hb) * 1e-9));
-            recover_kill(s, k);
-        }
-        busy += s->alive[k] && (s->expect_exit[k] || (st != WS_IDLE && st != WS_READY));
-    }
-    return busy;
-}
-
-int recover_stopped(struct sup *s, uint64_t now)
-{
-    if (!recover_busy(s, now))
-        return 1;
-    if (now > s->rm.deadline)
-        recover_end(s, "recovery: the ranks did not stop");
-    return 0;
-}
-
-/* Kills the worker of slot, expecting its exit. */
-void recover_kill(struct sup *s, int slot)
-{
-    if (!s->alive[slot])
-        return;
-    s->expect_exit[slot] = 1;
-    if (kill(s->pid[slot], SIGKILL) != 0 && errno != ESRCH)
-        SYSERR("kill(worker)");
-}
 
 /* Returns the newest iteration <= limit for which every rank left holds a whole checkpoint, or 0. */
 int64_t recover_checkpoint_iter(struct sup *s, int64_t limit)
@@ -72,15 +33,16 @@ int64_t recover_checkpoint_iter(struct sup *s, int64_t limit)
     return best;
 }
 
-/* Returns the newest replica iteration <= limit that rank src holds whole, or -1. */
-static int64_t recover_replica_iter(struct sup *s, int src, int64_t limit)
+/* Returns the newest replica iteration <= limit that rank r holds whole (only `exact`, when >= 0), or -1. */
+static int64_t replica_iter(struct sup *s, int r, int64_t limit, int64_t exact)
 {
     int64_t best = -1;
     for (int k = 0; k < REPLICA_SLOTS; k++) {
-        struct replica *r = shm_replica(&s->shm, src, k);
-        uint64_t seq = atomic_load(&r->seq);
-        if (seq && !(seq & 1) && r->iter <= limit && r->iter > best)
-            best = r->iter;
+        struct replica *x = shm_replica(&s->shm, r, k);
+        uint64_t seq = atomic_load(&x->seq);
+        if (!seq || (seq & 1) || x->iter > limit || (exact >= 0 && x->iter != exact))
+            continue;
+        best = x->iter > best ? x->iter : best;
     }
     return best;
 }
@@ -129,165 +91,175 @@ void recover_end(struct sup *s, const char *failed)
         sup_fail(s, failed);
 }
 
-int recover_begin(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int sdc)
+int recover_begin(struct sup *s, const struct rec_failure *f)
 {
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
-    if (s->nodes > 1)   /* several nodes: every node restarts together (supcluster.c) */
-        return supc_recover_request(s, fault, rank, iter, kill_rank, sdc);
-    uint64_t t0 = mono_ns();
-    s->recovering = 1;
-    s->recoveries++;
-    uint32_t epoch = faultlog_new_epoch(s, iter);   /* from here on, reports of the old timeline are dropped */
-    s->rm = (struct rec_machine){ .state = RM_STOPPING, .t0 = t0,
-                                  .deadline = t0 + (uint64_t)((s->sc->heartbeat.timeout_s + 5) * 1e9), .fault = fault,
-                                  .rank = rank, .kill = kill_rank, .sdc = sdc, .iter = iter, .epoch = epoch };
-    results_event(&s->res, t0, "recovery_begin",
-                  json_pack("{s:s, s:i, s:I, s:o, s:i}", "recovery", rec->name, "rank", rank, "iter", (json_int_t)iter,
-                            "fault", fault >= 0 ? json_integer(fault) : json_null(), "epoch", (int)epoch));
-    shm_abort(&s->shm);   /* every rank stops its iteration; nobody waits on the failed one */
-    int slot = rank >= 0 ? s->slot_of[rank] : -1;
-    if (rec->mode == REC_SHRINK && rank >= 0 && atomic_load(&s->shm.hdr->nactive) <= 1) {
+    if (rec->mode == REC_SHRINK && s->nodes < 2 && f->rank >= 0 && atomic_load(&s->shm.hdr->nactive) <= 1) {
         char why[128];
-        snprintf(why, sizeof why, "shrink: rank %d failed and was the last one left", rank);
+        snprintf(why, sizeof why, "shrink: rank %d failed and was the last one left", f->rank);
         recover_end(s, why);
         return -1;
     }
-    if (slot >= 0 && (kill_rank || rec->mode == REC_SHRINK))
-        recover_kill(s, slot);
-    if (rec->mode == REC_RESTART)
-        for (int k = 0; k < s->nslots; k++)
-            recover_kill(s, k);
-    return 0;   /* recover_step carries on from the next turn of the loop */
+    if (s->coord->request(s, f))
+        recover_enter(s, f);
+    return s->stopping ? -1 : 0;
 }
 
-/* Every rank has stopped: chooses the state to roll back to, replaces what failed (every rank whose process is gone,
- * whatever failed meanwhile) and tells every rank to run on from there. 0, or -1 with why. */
-static int recover_restart(struct sup *s, char *why, size_t n)
+void recover_enter(struct sup *s, const struct rec_failure *f)
 {
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
-    struct rec_machine *m = &s->rm;
-    /* the state to roll back to: known good, taken before the failure showed */
-    struct wcmd cmd = { .type = CMD_RUN, .run = s->run, .iterations = s->sc->iterations, .epoch = m->epoch };
-    int src = -1;
-    if (rec->mode == REC_RESTART) {
-        cmd.start_iter = recover_checkpoint_iter(s, m->iter);
-        cmd.restore = cmd.start_iter > 0 ? RESTORE_CHECKPOINT : RESTORE_NONE;
-    } else {
+    uint64_t t0 = mono_ns();
+    s->recovering = 1;
+    s->recoveries++;
+    uint32_t epoch = faultlog_new_epoch(s, f->iter);   /* from here on, reports of the old timeline are dropped */
+    s->rm = (struct rec_machine){ .state = RM_STOPPING, .t0 = t0, .fail = *f, .epoch = epoch,
+                                  .deadline = t0 + (uint64_t)((s->sc->heartbeat.timeout_s + 5) * 1e9) };
+    json_t *o = json_pack("{s:s, s:i, s:I, s:o, s:i}", "recovery", rec->name, "rank", f->rank, "iter",
+                          (json_int_t)f->iter, "fault", f->fault >= 0 ? json_integer(f->fault) : json_null(), "epoch",
+                          (int)epoch);
+    if (s->nodes > 1)
+        json_object_set_new(o, "across_nodes", json_true());
+    results_event(&s->res, t0, "recovery_begin", o);
+    shm_abort(&s->shm);   /* every rank stops its iteration; nobody waits on the failed one */
+    if (f->rank >= 0 && (f->kill || rec->mode == REC_SHRINK))
+        s->host->kill(s, s->slot_of[f->rank]);
+    for (int k = 0; k < s->nslots && rec->mode == REC_RESTART; k++)
+        s->host->kill(s, k);
+}
+
+/* Every worker here has stopped: drops what shrink drops (the failed rank, and any whose process is gone) and
+ * says where this node can start again, with how many of its ranks go on. */
+static struct rec_proposal recover_propose(struct sup *s)
+{
+    const struct rec_failure *f = &s->rm.fail;
+    int mode = recovery_table[s->sc->recovery.index]->mode;
+    if (mode == REC_SHRINK)
+        for (int r = 0; r < s->nranks; r++)
+            if (!s->dropped[r] && (r == f->rank || !s->alive[s->slot_of[r]]))
+                recover_shrink(s, r);
+    struct rec_proposal p = { .start = INT64_MAX, .active = (int)atomic_load(&s->shm.hdr->nactive) };
+    if (mode == REC_RESTART)
+        p.start = recover_checkpoint_iter(s, f->iter);
+    else if (p.active > 0) {
         /* the newest whole replica of any rank whose data can be trusted (all ranks hold the same state): the
          * failed rank's own too, unless silent corruption was found in it; a replica outlives its process */
-        cmd.start_iter = -1;
-        for (int r = 0; r < s->nranks; r++) {
-            if (s->dropped[r] || (r == m->rank && m->sdc))
-                continue;
-            int64_t it = recover_replica_iter(s, r, m->iter);
-            if (it > cmd.start_iter) {
-                cmd.start_iter = it;
-                src = r;
+        p.start = -1;
+        for (int r = 0; r < s->nranks; r++)
+            if (!s->dropped[r] && !(r == f->rank && f->sdc)) {
+                int64_t it = replica_iter(s, r, f->iter, -1);
+                p.start = it > p.start ? it : p.start;
             }
-        }
+    }
+    return p;
+}
+
+/* Replaces a rank whose process is gone: a spare takes it over (started and initialised ahead of time), else a new
+ * process. 0, or -1 with why. */
+static int recover_replace(struct sup *s, int r, int mode, char *why, size_t n)
+{
+    int spare = -1;
+    for (int q = s->nranks; q < s->nslots && mode == REC_SPARE; q++)
+        if (s->alive[q] && s->ready[q] && atomic_load(&shm_ctl(&s->shm, q)->rank) < 0)
+            spare = q;
+    if (spare < 0)
+        return s->host->spawn(s, s->slot_of[r]) != 0 ? snprintf(why, n, "recovery: cannot start rank %d again", r), -1 : 0;
+    struct wcmd adopt = { .type = CMD_ADOPT, .arg = r };
+    atomic_store(&shm_ctl(&s->shm, spare)->rank, r);
+    s->host->send(s, spare, &adopt);
+    s->slot_of[r] = spare;
+    results_event(&s->res, mono_ns(), "spare_adopted", json_pack("{s:i, s:i}", "rank", r, "slot", spare));
+    return 0;
+}
+
+/* The fault's record, before any rank is told: the ranks' restores and first iterations may come back at once. */
+static void recover_record(struct sup *s, const struct wcmd *cmd)
+{
+    const struct rec_machine *m = &s->rm;
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    s->awaiting_fault = m->fail.fault >= 0 ? m->fail.fault : -2;
+    s->awaiting_iter = cmd->start_iter;
+    if (m->fail.fault < 0)
+        return;
+    struct fault_rec *f = &s->faults[m->fail.fault];
+    const char *across = s->nodes > 1 ? " across nodes" : "";
+    f->recovery = 1;
+    f->restore_iter = cmd->start_iter;
+    f->lost = m->fail.iter > cmd->start_iter ? m->fail.iter - cmd->start_iter : 0;
+    if (rec->mode == REC_SHRINK)
+        snprintf(f->outcome, sizeof f->outcome, "shrunk to %d ranks%s from iteration %lld", m->world,
+                 s->nodes > 1 ? " over every node" : "", (long long)cmd->start_iter);
+    else
+        snprintf(f->outcome, sizeof f->outcome, "recovered by %s%s from iteration %lld", rec->name, across,
+                 (long long)cmd->start_iter);
+    if (cmd->restore == RESTORE_NONE)
+        str_copy(f->restore_from, sizeof f->restore_from, "no checkpoint yet: from the start");
+    if (m->active == 0) {   /* shrink took this whole node out: the run goes on elsewhere from now */
+        f->recovered_ns = mono_ns();
+        s->awaiting_fault = -1;
+        results_event(&s->res, f->recovered_ns, "recovered",
+                      json_pack("{s:i, s:i, s:s, s:f, s:I, s:s}", "fault", m->fail.fault, "rank", f->rank, "recovery",
+                                rec->name, "recover_s", (double)(f->recovered_ns - f->detect_ns) * 1e-9,
+                                "iterations_lost", (json_int_t)f->lost, "note", "this node left the run; the others went on"));
+    }
+}
+
+/* The start point agreed: takes every node's view, replaces what failed here (every rank whose process is gone,
+ * whatever failed meanwhile) and tells every rank to run on from there. 0, or -1 with why. */
+static int recover_restart(struct sup *s, const struct rec_agreement *a, char *why, size_t n)
+{
+    struct rec_machine *m = &s->rm;
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    int mode = rec->mode;
+    const char *where = s->nodes > 1 ? " across nodes" : "";
+    if (a->start == INT64_MAX)
+        return snprintf(why, n, "recovery %s%s: no rank is left", rec->name, where), -1;
+    if (a->start < 0)
+        return snprintf(why, n, "recovery %s%s: no replica of a healthy rank to roll back to", rec->name, where), -1;
+    m->world = a->world;
+    atomic_store(&s->shm.hdr->xn.world_active, (uint32_t)a->world);
+    atomic_store(&s->shm.hdr->xn.active_before, (uint32_t)a->before);
+    for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)
+        s->shm.hdr->xn.live[k] = a->live[k];
+    struct wcmd cmd = { .type = CMD_RUN, .run = s->run, .iterations = s->sc->iterations, .start_iter = a->start,
+                        .epoch = m->epoch };
+    shm_reset_collective(&s->shm);
+    if (mode == REC_RESTART) {   /* every process anew, from the checkpoint (a new communicator id: agreed) */
+        cmd.restore = a->start > 0 ? RESTORE_CHECKPOINT : RESTORE_NONE;
+        for (int r = 0; r < s->nranks; r++)
+            if (!s->dropped[r] && s->host->spawn(s, s->slot_of[r]) != 0)
+                return snprintf(why, n, "recovery: cannot start rank %d again", r), -1;
+    } else if (m->active > 0) {
+        int src = -1;   /* a healthy rank here whose replica of the start point is whole */
+        for (int r = 0; r < s->nranks && src < 0; r++)
+            if (!s->dropped[r] && !(r == m->fail.rank && m->fail.sdc) && replica_iter(s, r, a->start, a->start) == a->start)
+                src = r;
+        if (src < 0)
+            return snprintf(why, n, "recovery %s: node %d holds no replica of iteration %lld (replicas are kept every "
+                                    "replicate_every iterations, %d deep)", rec->name, s->node, (long long)a->start,
+                            REPLICA_SLOTS), -1;
         cmd.restore = RESTORE_REPLICA;
         cmd.arg = src;
-        if (cmd.start_iter < 0) {
-            snprintf(why, n, "recovery %s: no replica of a healthy rank to roll back to", rec->name);
-            return -1;
-        }
+        for (int r = 0; r < s->nranks && mode != REC_SHRINK; r++)   /* inprocess, spare: replace the dead */
+            if (!s->dropped[r] && !s->alive[s->slot_of[r]] && recover_replace(s, r, mode, why, n) != 0)
+                return -1;
+        cmd.reconnect = s->ops->reconnect != NULL;   /* every rank joins the new communicator at once */
     }
-    shm_reset_collective(&s->shm);
-    /* replace what failed */
-    if (rec->mode == REC_RESTART) {
-        if (s->ops->prepare && s->ops->prepare(&s->shm, why, n) != 0)   /* a new NCCL id */
-            return -1;
-        for (int k = 0; k < s->nranks; k++)
-            if (!s->dropped[k] && sup_spawn(s, s->slot_of[k]) != 0)
-                return snprintf(why, n, "recovery: cannot start rank %d again", k), -1;
-    } else if (rec->mode == REC_SHRINK) {   /* the failed rank, and any that died meanwhile, leave the run */
-        for (int r = 0; r < s->nranks; r++)
-            if (!s->dropped[r] && (r == m->rank || !s->alive[s->slot_of[r]]))
-                recover_shrink(s, r);
-        if (atomic_load(&s->shm.hdr->nactive) == 0)
-            return snprintf(why, n, "shrink: no rank left"), -1;
-    } else {   /* every rank whose process is gone is replaced: the failed one, and any that died meanwhile */
-        for (int r = 0; r < s->nranks; r++) {
-            int k = s->slot_of[r];
-            if (s->dropped[r] || s->alive[k])
-                continue;
-            int spare = -1;
-            for (int q = s->nranks; q < s->nslots && rec->mode == REC_SPARE; q++)
-                if (s->alive[q] && s->ready[q] && atomic_load(&shm_ctl(&s->shm, q)->rank) < 0)
-                    spare = q;
-            if (spare >= 0) {   /* started and initialised ahead of time: it only takes the rank over */
-                struct wcmd adopt = { .type = CMD_ADOPT, .arg = r };
-                atomic_store(&shm_ctl(&s->shm, spare)->rank, r);
-                sup_send(s, spare, &adopt);
-                s->slot_of[r] = spare;
-                results_event(&s->res, mono_ns(), "spare_adopted", json_pack("{s:i, s:i}", "rank", r, "slot", spare));
-            } else if (sup_spawn(s, k) != 0) {
-                return snprintf(why, n, "recovery: cannot start rank %d again", r), -1;
-            }
-        }
-    }
-    /* every rank gets its command now, a replacement still starting too (it reads it once ready): on cuda
-     * they must all join the new communicator at once */
-    cmd.reconnect = rec->mode != REC_RESTART && s->ops->reconnect != NULL;
-    if (cmd.reconnect && s->ops->prepare && s->ops->prepare(&s->shm, why, n) != 0)   /* a new NCCL id */
-        return -1;
-    /* the fault's record first: the ranks' restores and first iterations may come back at once */
-    if (m->fault >= 0) {
-        struct fault_rec *f = &s->faults[m->fault];
-        f->recovery = 1;
-        f->restore_iter = cmd.start_iter;
-        f->lost = m->iter > cmd.start_iter ? m->iter - cmd.start_iter : 0;
-        snprintf(f->outcome, sizeof f->outcome, "recovered by %s from iteration %lld", rec->name,
-                 (long long)cmd.start_iter);
-        if (rec->mode == REC_SHRINK)
-            snprintf(f->outcome, sizeof f->outcome, "shrunk to %u ranks from iteration %lld",
-                     atomic_load(&s->shm.hdr->nactive), (long long)cmd.start_iter);
-        if (rec->mode == REC_RESTART && cmd.restore == RESTORE_NONE)
-            str_copy(f->restore_from, sizeof f->restore_from, "no checkpoint yet: from the start");
-    }
-    faultlog_rollback(s, m->fault);   /* faults the old timeline ran into after the failure fire again */
-    recover_forget_after(s, cmd.start_iter);   /* its replicas and checkpoints past the restore point are gone too */
-    s->awaiting_fault = m->fault >= 0 ? m->fault : -2;
-    s->awaiting_iter = cmd.start_iter;
-    atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* the restarted collectives are new ones */
+    recover_record(s, &cmd);
+    faultlog_rollback(s, m->fail.fault);   /* faults the old timeline ran into after the failure fire again */
+    recover_forget_after(s, a->start);   /* its replicas and checkpoints past the restore point are gone too */
+    atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* the restarted collectives are new ones, on every node */
+    /* every rank gets its command now, a replacement still starting too (it reads it once ready) */
     for (int r = 0; r < s->nranks; r++)
         if (!s->dropped[r])
-            sup_send(s, s->slot_of[r], &cmd);
-    m->from_iter = cmd.start_iter;
+            s->host->send(s, s->slot_of[r], &cmd);
+    m->from_iter = a->start;
     m->restore = (int)cmd.restore;
     return 0;
 }
 
-void recover_step(struct sup *s)
-{
-    struct rec_machine *m = &s->rm;
-    if (m->state == RM_IDLE)
-        return;
-    if (s->stopping || s->failed) {   /* the run ends: nothing to carry on */
-        m->state = RM_IDLE;
-        s->recovering = 0;
-        return;
-    }
-    if (m->across) {   /* every node's recovery, under node 0 */
-        supc_recover_step(s);
-        return;
-    }
-    uint64_t now = mono_ns();
-    if (m->state == RM_STOPPING) {
-        if (!recover_stopped(s, now))
-            return;
-        char why[256] = "";
-        if (recover_restart(s, why, sizeof why) != 0) {
-            recover_end(s, why[0] ? why : "recovery failed");
-            return;
-        }
-        m->state = RM_STARTING;
-        m->deadline = now + (uint64_t)(s->sc->heartbeat.startup_s * 1e9);
-    }
-    recover_starting(s, now);
-}
-
-void recover_starting(struct sup *s, uint64_t now)
+/* The starting state, one check: once every replacement is ready, recovery_end and done; past its deadline the run
+ * fails. */
+static void recover_starting(struct sup *s, uint64_t now)
 {
     struct rec_machine *m = &s->rm;
     int waiting = 0;   /* the replacements start and read their command */
@@ -303,10 +275,81 @@ void recover_starting(struct sup *s, uint64_t now)
                           m->restore == RESTORE_CHECKPOINT ? "checkpoint" : m->restore == RESTORE_REPLICA ? "replica"
                                                                                                         : "start",
                           "took_s", (double)(now - m->t0) * 1e-9);
-    if (m->across) {
+    if (s->nodes > 1) {
         json_object_set_new(o, "across_nodes", json_true());
-        json_object_set_new(o, "ranks_left", json_integer(s->rec_world));
+        json_object_set_new(o, "ranks_left", json_integer(m->world));
     }
     results_event(&s->res, now, "recovery_end", o);
     recover_end(s, NULL);
 }
+
+void recover_step(struct sup *s)
+{
+    struct rec_machine *m = &s->rm;
+    if (m->state == RM_IDLE)
+        return;
+    if (s->stopping || s->failed) {   /* the run ends: nothing to carry on */
+        m->state = RM_IDLE;
+        s->recovering = 0;
+        return;
+    }
+    uint64_t now = mono_ns();
+    char why[320] = "";
+    if (m->state == RM_STOPPING) {
+        if (s->host->busy(s, now)) {
+            if (now > m->deadline)
+                recover_end(s, "recovery: the ranks did not stop");
+            return;
+        }
+        m->mine = recover_propose(s);
+        m->active = m->mine.active;
+        s->coord->propose(s, &m->mine);
+        m->state = RM_AGREEING;
+        m->deadline = now + (uint64_t)((s->sc->heartbeat.timeout_s + 30) * 1e9);
+    }
+    if (m->state == RM_AGREEING) {
+        struct rec_agreement a;
+        int r = s->coord->agreed(s, &a, why, sizeof why);
+        if (r < 0 || (r == 0 && now > m->deadline))
+            recover_end(s, why[0] ? why : "recovery: no agreement on where to start again");
+        if (r <= 0 || s->stopping)
+            return;
+        if (recover_restart(s, &a, why, sizeof why) != 0) {
+            recover_end(s, why);
+            return;
+        }
+        m->state = RM_STARTING;
+        m->deadline = now + (uint64_t)(s->sc->heartbeat.startup_s * 1e9);
+        /* on to the next state now: a node shrink took whole has nothing to wait for, and its run may end here */
+    }
+    recover_starting(s, now);
+}
+
+/* ---- one node: its proposal is the agreement */
+static int local_request(struct sup *s, const struct rec_failure *f)
+{
+    (void)s;
+    (void)f;
+    return 1;
+}
+
+static void local_propose(struct sup *s, const struct rec_proposal *p)
+{
+    (void)s;
+    (void)p;   /* the machine keeps it (rm.mine) */
+}
+
+static int local_agreed(struct sup *s, struct rec_agreement *a, char *why, size_t n)
+{
+    int mode = recovery_table[s->sc->recovery.index]->mode;
+    memset(a, 0, sizeof *a);
+    a->start = s->rm.mine.start;
+    a->world = s->rm.mine.active;
+    a->live[0] = s->rm.mine.active > 0;
+    if ((mode == REC_RESTART || s->ops->reconnect) && s->ops->prepare &&
+        a->start >= 0 && a->start != INT64_MAX && s->ops->prepare(&s->shm, why, n) != 0)   /* a new NCCL id */
+        return -1;
+    return 1;
+}
+
+const struct rec_coord rec_coord_local = { local_request, local_propose, local_agreed };

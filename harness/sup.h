@@ -4,9 +4,11 @@
 #define GAUNTLET_SUP_H
 
 #include <jansson.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include "backend.h"
+#include "recover.h"
 #include "results.h"
 #include "runstats.h"
 #include "stats.h"
@@ -91,17 +93,9 @@ struct sup {
     int64_t *compute_iter;
     int *slow_count;               /* per rank: compute phases in a row over the straggler limit */
     int recovering;
-    struct rec_machine {           /* the recovery under way on one node (recover.c): one step per loop turn */
-        enum { RM_IDLE, RM_STOPPING, RM_AGREEING, RM_STARTING } state;   /* agreeing: across nodes only */
-        int across;                /* the recovery of every node, under node 0 (supcluster.c) */
-        int active;                /* across nodes: this node's ranks going on */
-        uint64_t t0, deadline;     /* when it began; when the state it is in gives up */
-        int fault, rank, kill, sdc;
-        int64_t iter;              /* the failure's iteration */
-        uint32_t epoch;
-        int64_t from_iter;         /* the restore point chosen, and from what (RESTORE_*) */
-        int restore;
-    } rm;
+    struct rec_machine rm;         /* the recovery under way (recover.h): one step per turn of the loop */
+    const struct rec_host *host;   /* this node's worker processes (suphost.c) */
+    const struct rec_coord *coord; /* the other nodes: rec_coord_local, or rec_coord_cluster over MPI */
     int awaiting_fault;            /* the fault whose recovery waits for its first good iteration, or -1 */
     int64_t awaiting_iter;
     int recoveries;
@@ -120,16 +114,13 @@ struct sup {
     int remote_failure;            /* the failure came from another node: not sent on */
     int sync_run, ready_nodes, go_run;
     int *ready_upto;               /* node 0: per node, the highest run it said it is ready for */
-    int rec_epoch;                 /* cluster restarts begun (the same count on every node) */
-    int rec_fault;                 /* the local fault the restart is for, or -1 */
-    int64_t rec_limit;             /* the failure's iteration: roll back to a checkpoint at or before it */
+    struct rec_failure rec_asked;  /* the local failure this node asked node 0 to recover (rank -1: none) */
     int rec_have;                  /* node 0: checkpoint answers received */
     int rec_wait;                  /* this node asked node 0 for a recovery and waits for its go */
     uint64_t rec_wait_since;       /* ... since then (a deadline: node 0 answers within the heartbeat timeout) */
     uint64_t *node_seen;           /* per node: when its supervisor was last heard from (liveness between nodes) */
     uint64_t hb_sent;              /* when this supervisor last sent its heartbeat to the others */
     int hb_armed;                  /* 1 from the first run's start to the end: silence is a failure */
-    int rec_rank, rec_kill, rec_sdc; /* the local failure the recovery is for (rank -1: none here) */
     int rec_active, rec_world;     /* node 0: ranks going on, summed; everyone: the cluster's total */
     int *rec_counts;               /* per node: its ranks going on (node 0 gathers them, every node gets them) */
     unsigned char rec_live[SHM_MAX_NODES];   /* nodes with ranks left */
@@ -220,36 +211,10 @@ void supc_boundary(struct sup *s, int kind);
 int supc_run_begin(struct sup *s, int m);
 void supc_run_end(struct sup *s, int m, json_t *run);
 void supc_end(struct sup *s, json_t *summary);
-/* A failure on this node asks for the cluster's recovery (restart, inprocess, spare, shrink): every node stops,
- * they agree where to start again, and every node does. 0, or -1 when it cannot. */
-int supc_recover_request(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int sdc);
 
-/* recover.c */
-/* Begins the scenario's recovery for a failure of rank detected at iteration iter: every rank stops, what failed is
- * killed; recover_step carries it on (one node; several nodes: supc_recover_request). Returns 0 when begun (or
- * under way elsewhere), -1 when the run failed. */
-int recover_begin(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int sdc);
-/* Advances the recovery under way by one step, never waiting: stopping -> (every rank stopped) the restore point
- * chosen, what failed replaced, every rank told -> starting -> (every replacement ready) done. Each state has a
- * deadline; past it the run fails saying which. Called once per turn of the supervisor's loop. */
-void recover_step(struct sup *s);
-/* The starting state, one step: once every replacement is ready, recovery_end and done; past its deadline the run
- * fails. */
-void recover_starting(struct sup *s, uint64_t now);
-/* Ends the recovery under way: failed says why (the run fails), NULL when it succeeded. */
-void recover_end(struct sup *s, const char *failed);
-/* The stopping state, one check: 1 when every worker has stopped for the recovery (a hung one is killed, to be
- * replaced); 0 while some have not, and past the state's deadline the recovery fails. */
-int recover_stopped(struct sup *s, uint64_t now);
-/* The recovery across nodes, one step (recover_step calls it for a recovery begun by node 0's go). */
-void supc_recover_step(struct sup *s);
-void recover_kill(struct sup *s, int slot);
-/* The newest iteration <= limit of which every local rank holds a whole checkpoint, or 0. */
-int64_t recover_checkpoint_iter(struct sup *s, int64_t limit);
-void recover_shrink(struct sup *s, int rank);
-/* A rollback to start: the replicas and checkpoints the abandoned timeline wrote past it are forgotten (a later
- * recovery must not restore a state of a timeline that no longer exists: a background write of the new one may not
- * have replaced it yet). Every rank is stopped when it is called. */
-void recover_forget_after(struct sup *s, int64_t start);
+/* recover.c: see recover.h */
+
+/* suphost.c: this node's workers (the host interface, recover.h) */
+extern sigset_t sup_oldmask;   /* the signal mask before supervisor_block_signals, restored in each worker */
 
 #endif

@@ -26,8 +26,6 @@
 #define TAG_BND_TOP (-200)    /* k -> 0 (minus the kind): my furthest iteration */
 #define TAG_BND_SET (-300)    /* 0 -> all (minus the kind): the boundary */
 
-static void supc_restart(struct sup *s, int64_t limit);
-
 int supc_setup(struct sup *s, char *why, size_t n)
 {
     s->node = cluster_node();
@@ -75,6 +73,10 @@ int supc_setup(struct sup *s, char *why, size_t n)
     }
     return cluster_proxy_start(&s->shm, why, n);
 }
+
+static void coord_go(struct sup *s, const struct rec_failure *f);
+static void coord_enter(struct sup *s, int64_t limit);
+static void coord_fold(struct sup *s, int node, int64_t start, int active);
 
 /* ---- what arrives from the other nodes */
 /* Returns 1 when node's supervisor has said nothing for longer than the heartbeat timeout. */
@@ -208,25 +210,15 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
         }
         s->rec_start = it;
     } else if (tag >= TAG_REC_CKPT) {   /* node 0: a node's proposal and how many of its ranks go on */
-        int active = (int)json_integer_value(json_object_get(o, "active"));
-        s->rec_min = s->rec_have++ ? (it < s->rec_min ? it : s->rec_min) : it;
-        s->rec_active += active;
-        if (node >= 0 && node < s->nodes)
-            s->rec_counts[node] = active;
-        if (node < SHM_MAX_NODES)
-            s->rec_live[node] = active > 0;
+        coord_fold(s, node, it, (int)json_integer_value(json_object_get(o, "active")));
     } else if (tag >= TAG_REC_GO) {   /* idle, or waiting for this since our own request */
-        if (!s->stopping && (!s->recovering || s->rec_wait)) {
-            s->rec_wait = 0;
-            supc_restart(s, it);
-        }
+        if (!s->stopping && (!s->recovering || s->rec_wait))
+            coord_enter(s, it);
     } else if (tag >= TAG_REC_REQ) {   /* node 0: a node asks; the first request of a failure wins */
         if (!s->recovering && !s->stopping) {
-            json_t *go = json_pack("{s:I}", "iter", (json_int_t)it);
-            for (int k = 1; k < s->nodes; k++)
-                cluster_send_json(k, TAG_REC_GO, go);
-            json_decref(go);
-            supc_restart(s, it);
+            struct rec_failure none = { .fault = -1, .rank = -1, .iter = it };
+            coord_go(s, &none);
+            recover_enter(s, &none);
         }
     } else if (tag >= TAG_GO) {
         s->go_run = tag - TAG_GO;
@@ -499,141 +491,111 @@ void supc_end(struct sup *s, json_t *summary)
     json_object_set_new(summary, "ranks_total", json_integer((json_int_t)s->nodes * s->nranks));
 }
 
-/* ---- recovery across nodes: the node that saw the failure asks node 0; node 0 tells every node to stop;
- * each stops its ranks (the failed ones for good: killed, dropped by shrink), and proposes where to start
- * again — restart: the newest iteration all its ranks hold a checkpoint of; inprocess, spare, shrink: the
- * newest replica a healthy rank of it holds (a replica outlives its process: a crashed node's own are still in
- * its memory) — with how many of its ranks go on; node 0 takes the oldest proposal, the ranks left over every
- * node and the nodes left in the chain, and every node starts again from there. */
-int supc_recover_request(struct sup *s, int fault, int rank, int64_t iter, int kill_rank, int sdc)
+/* ---- the cluster coordinator of the recovery machine (recover.h): the node that saw the failure asks node 0;
+ * node 0 tells every node to stop (its go) and every node enters the machine; each stops its ranks (the failed
+ * ones for good: killed, dropped by shrink) and proposes where it can start again — restart: the newest iteration
+ * all its ranks hold a checkpoint of; inprocess, spare, shrink: the newest replica a healthy rank of it holds (a
+ * replica outlives its process: a crashed node's own are still in its memory) — with how many of its ranks go on;
+ * node 0 takes the oldest proposal, the ranks left over every node and the nodes left in the chain, makes a new
+ * communicator id where one is needed, and sends that agreement to every node. */
+
+/* Node 0: a new gathering of proposals (they may arrive while this node still stops its ranks). */
+static void coord_reset(struct sup *s)
 {
-    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
-    s->rec_fault = fault;
-    s->rec_rank = rank;
-    s->rec_kill = kill_rank;
-    s->rec_sdc = sdc;
-    results_event(&s->res, mono_ns(), "recovery_request",
-                  json_pack("{s:s, s:i, s:I}", "recovery", rec->name, "rank", rank, "iter", (json_int_t)iter));
-    json_t *m = json_pack("{s:I}", "iter", (json_int_t)iter);
-    if (s->node == 0) {
-        for (int k = 1; k < s->nodes; k++)
-            cluster_send_json(k, TAG_REC_GO, m);
-        json_decref(m);
-        supc_restart(s, iter);
-    } else {
-        cluster_send_json(0, TAG_REC_REQ, m);
-        json_decref(m);
-        s->recovering = 1;   /* until node 0's go: no other detection starts a second recovery */
-        s->rec_wait = 1;
-        s->rec_wait_since = mono_ns();
-    }
-    return s->stopping ? -1 : 0;
+    s->rec_have = 0;
+    s->rec_active = 0;
+    memset(s->rec_live, 0, sizeof s->rec_live);
 }
 
-/* The newest replica iteration <= limit that rank r holds whole, or -1. */
-static int64_t replica_iter(struct sup *s, int r, int64_t limit, int64_t exact)
+/* Node 0: every node stops and enters the recovery of failure f (this node's own, or none here). */
+static void coord_go(struct sup *s, const struct rec_failure *f)
 {
-    int64_t best = -1;
-    for (int k = 0; k < REPLICA_SLOTS; k++) {
-        struct replica *x = shm_replica(&s->shm, r, k);
-        uint64_t seq = atomic_load(&x->seq);
-        if (!seq || (seq & 1) || x->iter > limit || (exact >= 0 && x->iter != exact))
-            continue;
-        best = x->iter > best ? x->iter : best;
-    }
-    return best;
-}
-
-/* ---- the recovery across nodes as steps of the recovery machine (recover.c): begin (stop, kill) -> stopping
- * (every rank stopped: this node's proposal) -> agreeing (node 0: every node's proposal in, the start point sent;
- * the others: the start point received) -> starting (replacements ready) -> done. One step per turn of the loop;
- * nothing here waits inside the loop. */
-static void supc_restart(struct sup *s, int64_t limit)
-{
-    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
-    uint64_t t0 = mono_ns();
-    s->recovering = 1;
-    s->recoveries++;
-    s->rec_epoch++;
-    uint32_t epoch = faultlog_new_epoch(s, limit);   /* from here on, reports of the old timeline are dropped */
+    coord_reset(s);
     s->rec_start = -1;
-    if (s->node == 0) {   /* proposals may arrive while this node still stops its ranks */
-        s->rec_have = 0;
-        s->rec_active = 0;
-        memset(s->rec_live, 0, sizeof s->rec_live);
-    }
-    int fault = s->rec_fault, rank = s->rec_rank, sdc = s->rec_sdc, kill_rank = s->rec_kill;
-    s->rec_fault = s->rec_rank = -1;
-    s->rm = (struct rec_machine){ .state = RM_STOPPING, .t0 = t0,
-                                  .deadline = t0 + (uint64_t)((s->sc->heartbeat.timeout_s + 5) * 1e9), .fault = fault,
-                                  .rank = rank, .kill = kill_rank, .sdc = sdc, .iter = limit, .epoch = epoch,
-                                  .across = 1 };
-    results_event(&s->res, t0, "recovery_begin",
-                  json_pack("{s:s, s:i, s:I, s:o, s:b}", "recovery", rec->name, "rank", rank, "iter", (json_int_t)limit,
-                            "fault", fault >= 0 ? json_integer(fault) : json_null(), "across_nodes", 1));
-    shm_abort(&s->shm);
-    if (rank >= 0 && (kill_rank || rec->mode == REC_SHRINK))
-        recover_kill(s, s->slot_of[rank]);
-    for (int k = 0; k < s->nslots && rec->mode == REC_RESTART; k++)
-        recover_kill(s, k);
+    json_t *go = json_pack("{s:I}", "iter", (json_int_t)f->iter);
+    for (int k = 1; k < s->nodes; k++)
+        cluster_send_json(k, TAG_REC_GO, go);
+    json_decref(go);
 }
 
-/* Every rank here has stopped: drops what shrink drops and proposes where this node can start again — restart:
- * the newest iteration all its ranks hold a checkpoint of; the others: the newest replica of a healthy rank —
- * with how many of its ranks go on (node 0 records its own). */
-static void supc_propose(struct sup *s)
+static int cluster_request(struct sup *s, const struct rec_failure *f)
 {
-    struct rec_machine *m = &s->rm;
-    int mode = recovery_table[s->sc->recovery.index]->mode;
-    if (mode == REC_SHRINK)   /* the failed rank, or every rank of a node that died, leaves the run */
-        for (int r = 0; r < s->nranks; r++)
-            if (!s->dropped[r] && (r == m->rank || !s->alive[s->slot_of[r]]))
-                recover_shrink(s, r);
-    int active = (int)atomic_load(&s->shm.hdr->nactive);
-    int64_t mine = INT64_MAX;   /* a node with no rank left does not hold the others back */
-    if (mode == REC_RESTART)
-        mine = recover_checkpoint_iter(s, m->iter);
-    else if (active > 0) {
-        mine = -1;
-        for (int r = 0; r < s->nranks; r++)
-            if (!(s->dropped[r] && mode == REC_SHRINK) && !(r == m->rank && m->sdc)) {
-                int64_t it = replica_iter(s, r, m->iter, -1);
-                mine = it > mine ? it : mine;
-            }
-    }
-    m->active = active;
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    s->rec_start = -1;
+    results_event(&s->res, mono_ns(), "recovery_request",
+                  json_pack("{s:s, s:i, s:I}", "recovery", rec->name, "rank", f->rank, "iter", (json_int_t)f->iter));
     if (s->node == 0) {
-        s->rec_min = s->rec_have++ ? (mine < s->rec_min ? mine : s->rec_min) : mine;
-        s->rec_active += active;
-        s->rec_counts[0] = active;
-        s->rec_live[0] = active > 0;
-        m->deadline = mono_ns() + (uint64_t)((s->sc->heartbeat.timeout_s + 30) * 1e9);
-    } else {
-        json_t *p = json_pack("{s:I, s:i}", "iter", (json_int_t)mine, "active", active);
-        cluster_send_json(0, TAG_REC_CKPT, p);
-        json_decref(p);
-        m->deadline = mono_ns() + (uint64_t)((s->sc->heartbeat.timeout_s + 30) * 1e9);
+        coord_go(s, f);
+        return 1;
     }
+    json_t *m = json_pack("{s:I}", "iter", (json_int_t)f->iter);
+    cluster_send_json(0, TAG_REC_REQ, m);
+    json_decref(m);
+    s->rec_asked = *f;
+    s->recovering = 1;   /* until node 0's go: no other detection starts a second recovery */
+    s->rec_wait = 1;
+    s->rec_wait_since = mono_ns();
+    return 0;
 }
 
-/* Node 0, every proposal in: the oldest start point, the ranks left and the nodes left, to every node. */
-static void supc_agree(struct sup *s, char *why, size_t n)
+/* Node 0's go arrived (limit: the failure's iteration): this node enters the machine, for its own failure if it
+ * asked, else for none here. */
+static void coord_enter(struct sup *s, int64_t limit)
+{
+    struct rec_failure f = { .fault = -1, .rank = -1, .iter = limit };
+    if (s->rec_wait && s->rec_asked.rank >= 0) {
+        f = s->rec_asked;
+        f.iter = limit;
+    }
+    s->rec_wait = 0;
+    s->rec_asked = (struct rec_failure){ .fault = -1, .rank = -1 };
+    s->rec_start = -1;
+    recover_enter(s, &f);
+}
+
+/* Node 0: a node's proposal (its own, or one received). */
+static void coord_fold(struct sup *s, int node, int64_t start, int active)
+{
+    s->rec_min = s->rec_have++ ? (start < s->rec_min ? start : s->rec_min) : start;
+    s->rec_active += active;
+    if (node >= 0 && node < s->nodes)
+        s->rec_counts[node] = active;
+    if (node >= 0 && node < SHM_MAX_NODES)
+        s->rec_live[node] = active > 0;
+}
+
+static void cluster_propose(struct sup *s, const struct rec_proposal *p)
+{
+    if (s->node == 0) {
+        coord_fold(s, 0, p->start, p->active);
+        return;
+    }
+    json_t *o = json_pack("{s:I, s:i}", "iter", (json_int_t)p->start, "active", p->active);
+    cluster_send_json(0, TAG_REC_CKPT, o);
+    json_decref(o);
+}
+
+/* Node 0, every proposal in: the oldest start point, the ranks left and the nodes left (and a new communicator id
+ * where the strategy needs one), to every node. */
+static int coord_agree(struct sup *s, char *why, size_t n)
 {
     int mode = recovery_table[s->sc->recovery.index]->mode;
     s->rec_have = 0;
     s->rec_start = s->rec_min;
     s->rec_world = s->rec_active;
-    json_t *live = json_array();
-    for (int k = 0; k < s->nodes; k++)
+    json_t *live = json_array(), *counts = json_array();
+    for (int k = 0; k < s->nodes; k++) {
         json_array_append_new(live, json_boolean(k < SHM_MAX_NODES && s->rec_live[k]));
-    json_t *counts = json_array();
-    for (int k = 0; k < s->nodes; k++)
         json_array_append_new(counts, json_integer(s->rec_counts[k]));
+    }
     json_t *st = json_pack("{s:I, s:i, s:o, s:o}", "iter", (json_int_t)s->rec_start, "active", s->rec_world, "live",
                            live, "counts", counts);
-    if ((mode == REC_RESTART || s->ops->reconnect) && s->ops->prepare) {   /* every GPU joins a new communicator */
-        if (s->ops->prepare(&s->shm, why, n) != 0 && !s->stopping)
-            sup_fail(s, why);
+    int usable = s->rec_start >= 0 && s->rec_start != INT64_MAX;
+    if ((mode == REC_RESTART || s->ops->reconnect) && s->ops->prepare && usable) {   /* every GPU joins a new one */
+        if (s->ops->prepare(&s->shm, why, n) != 0) {
+            json_decref(st);
+            return -1;
+        }
         char hex[2 * sizeof s->shm.hdr->coll_id + 1];
         for (size_t b = 0; b < sizeof s->shm.hdr->coll_id; b++)
             snprintf(hex + 2 * b, 3, "%02x", s->shm.hdr->coll_id[b]);
@@ -642,133 +604,26 @@ static void supc_agree(struct sup *s, char *why, size_t n)
     for (int k = 1; k < s->nodes && !s->stopping; k++)
         cluster_send_json(k, TAG_REC_START, st);
     json_decref(st);
-}
-
-/* The start point agreed: every node takes the cluster's view, replaces what failed here and tells its ranks.
- * 0, or -1 with why. */
-static int supc_start(struct sup *s, char *why, size_t n)
-{
-    struct rec_machine *m = &s->rm;
-    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
-    int mode = rec->mode, rank = m->rank, sdc = m->sdc, fault = m->fault, active = m->active;
-    int64_t start = s->rec_start;
-    if (start == INT64_MAX || start < 0) {
-        snprintf(why, n, "recovery %s across nodes: %s", rec->name,
-                 start < 0 ? "a node holds no replica of a healthy rank to roll back to" : "no rank is left on any node");
-        return -1;
-    }
-    /* every node takes the cluster's view: ranks left, nodes in the chain */
-    atomic_store(&s->shm.hdr->xn.world_active, (uint32_t)s->rec_world);
-    int before = 0;   /* this node's first active rank's place among every node's */
-    for (int k = 0; k < s->node; k++)
-        before += s->rec_counts[k];
-    atomic_store(&s->shm.hdr->xn.active_before, (uint32_t)before);
-    for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)
-        s->shm.hdr->xn.live[k] = (uint8_t)s->rec_live[k];
-    struct wcmd cmd = { .type = CMD_RUN, .run = s->run, .iterations = s->sc->iterations, .start_iter = start,
-                        .epoch = m->epoch };
-    shm_reset_collective(&s->shm);
-    if (mode == REC_RESTART) {
-        cmd.restore = start > 0 ? RESTORE_CHECKPOINT : RESTORE_NONE;
-        for (int k = 0; k < s->nranks; k++)
-            if (sup_spawn(s, s->slot_of[k]) != 0)
-                return snprintf(why, n, "recovery: cannot start a worker process"), -1;
-    } else if (active > 0) {
-        int src = -1;   /* a rank here whose replica of `start` is whole */
-        for (int r = 0; r < s->nranks && src < 0; r++)
-            if (!(s->dropped[r] && mode == REC_SHRINK) && !(r == rank && sdc) && replica_iter(s, r, start, start) == start)
-                src = r;
-        if (src < 0)
-            return snprintf(why, n, "recovery %s: node %d holds no replica of iteration %lld (replicas are kept "
-                                    "every replicate_every iterations, %d deep)", rec->name, s->node, (long long)start,
-                            REPLICA_SLOTS), -1;
-        cmd.restore = RESTORE_REPLICA;
-        cmd.arg = src;
-        for (int r = 0; r < s->nranks && mode != REC_SHRINK; r++) {   /* inprocess, spare: replace the dead */
-            int slot = s->slot_of[r];
-            if (s->dropped[r] || s->alive[slot])
-                continue;
-            int spare = -1;
-            for (int k = s->nranks; k < s->nslots && mode == REC_SPARE; k++)
-                if (s->alive[k] && s->ready[k] && atomic_load(&shm_ctl(&s->shm, k)->rank) < 0)
-                    spare = k;
-            if (spare >= 0) {
-                struct wcmd adopt = { .type = CMD_ADOPT, .arg = r };
-                atomic_store(&shm_ctl(&s->shm, spare)->rank, r);
-                sup_send(s, spare, &adopt);
-                s->slot_of[r] = spare;
-                results_event(&s->res, mono_ns(), "spare_adopted", json_pack("{s:i, s:i}", "rank", r, "slot", spare));
-            } else if (sup_spawn(s, slot) != 0) {
-                return snprintf(why, n, "recovery: cannot start a replacement worker"), -1;
-            }
-        }
-        cmd.reconnect = s->ops->reconnect != NULL;
-    }
-    if (fault >= 0) {   /* the fault's record: the detecting node's */
-        struct fault_rec *f = &s->faults[fault];
-        f->recovery = 1;
-        f->restore_iter = start;
-        f->lost = f->detect_iter > start ? f->detect_iter - start : 0;
-        if (mode == REC_SHRINK)
-            snprintf(f->outcome, sizeof f->outcome, "shrunk to %d ranks over every node from iteration %lld", s->rec_world,
-                     (long long)start);
-        else
-            snprintf(f->outcome, sizeof f->outcome, "recovered by %s across nodes from iteration %lld", rec->name,
-                     (long long)start);
-        if (cmd.restore == RESTORE_NONE)
-            str_copy(f->restore_from, sizeof f->restore_from, "no checkpoint yet: from the start");
-        s->awaiting_fault = fault;
-        s->awaiting_iter = start;
-        if (active == 0) {   /* shrink took this whole node out: the run goes on elsewhere from now */
-            f->recovered_ns = mono_ns();
-            s->awaiting_fault = -1;
-            results_event(&s->res, f->recovered_ns, "recovered",
-                          json_pack("{s:i, s:i, s:s, s:f, s:I, s:s}", "fault", fault, "rank", f->rank, "recovery", rec->name,
-                                    "recover_s", (double)(f->recovered_ns - f->detect_ns) * 1e-9, "iterations_lost",
-                                    (json_int_t)f->lost, "note", "this node left the run; the others went on"));
-        }
-    }
-    faultlog_rollback(s, fault);   /* faults the old timeline ran into after the failure fire again */
-    recover_forget_after(s, start);   /* its replicas and checkpoints past the restore point are gone too */
-    atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* every node's restarted collectives are new ones */
-    for (int r = 0; r < s->nranks; r++)
-        if (!s->dropped[r])
-            sup_send(s, s->slot_of[r], &cmd);
-    m->from_iter = start;
-    m->restore = (int)cmd.restore;
     return 0;
 }
 
-void supc_recover_step(struct sup *s)
+static int cluster_agreed(struct sup *s, struct rec_agreement *a, char *why, size_t n)
 {
-    struct rec_machine *m = &s->rm;
-    char why[320] = "";
-    uint64_t now = mono_ns();
-    if (m->state == RM_STOPPING) {
-        if (!recover_stopped(s, now))
-            return;
-        supc_propose(s);
-        m->state = RM_AGREEING;
-        return;
+    if (s->node == 0 ? s->rec_have < s->nodes : s->rec_start < 0) {
+        snprintf(why, n, s->node == 0 ? "recovery: a node did not say where it can start again"
+                                      : "recovery: node 0 did not say where to start again");
+        return 0;
     }
-    if (m->state == RM_AGREEING) {
-        if (s->node == 0 ? s->rec_have < s->nodes : s->rec_start < 0) {
-            if (now > m->deadline)
-                recover_end(s, s->node == 0 ? "recovery: a node did not say where it can start again"
-                                             : "recovery: node 0 did not say where to start again");
-            return;
-        }
-        if (s->node == 0)
-            supc_agree(s, why, sizeof why);
-        if (s->stopping)
-            return;
-        if (supc_start(s, why, sizeof why) != 0) {
-            recover_end(s, why);
-            return;
-        }
-        m->state = RM_STARTING;
-        m->deadline = now + (uint64_t)(s->sc->heartbeat.startup_s * 1e9);
-        /* on to the next state now: a node shrink took whole has nothing to wait for, and its run may end here */
-    }
-    recover_starting(s, now);   /* RM_STARTING */
+    if (s->node == 0 && coord_agree(s, why, n) != 0)
+        return -1;
+    memset(a, 0, sizeof *a);
+    a->start = s->rec_start;
+    a->world = s->rec_world;
+    for (int k = 0; k < s->node; k++)   /* this node's first active rank's place among every node's */
+        a->before += s->rec_counts[k];
+    for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)
+        a->live[k] = s->rec_live[k];
+    return 1;
 }
+
+const struct rec_coord rec_coord_cluster = { cluster_request, cluster_propose, cluster_agreed };

@@ -25,7 +25,7 @@
 #include "sup.h"
 #include "util.h"
 
-static sigset_t sup_oldmask;   /* the mask before supervisor_block_signals, restored in each worker */
+sigset_t sup_oldmask;   /* the mask before supervisor_block_signals, restored in each worker */
 
 /* Records that the run failed (first reason wins) and tells every worker to give up at once. */
 void sup_fail(struct sup *s, const char *reason)
@@ -401,59 +401,6 @@ static int sup_alive(const struct sup *s)
     return n;
 }
 
-/* Starts the worker of slot: fork, then exec this program as `__worker FD SLOT`; it dies with us (PDEATHSIG). */
-int sup_spawn(struct sup *s, int slot)
-{
-    char fd[16], sl[16];
-    struct ctl *c = shm_ctl(&s->shm, slot);
-    snprintf(fd, sizeof fd, "%d", s->shm.fd);
-    snprintf(sl, sizeof sl, "%d", slot);
-    ring_init(&c->cmd, CMD_CAP, sizeof(struct wcmd));   /* a new process: nothing of the old one's remains */
-    c->numa_node = -2;
-    c->numa_pinned = -1;
-    c->h2d_gbs = NAN;
-    ring_init(&c->evt, EVT_CAP, sizeof(struct wevent));
-    atomic_store(&c->heartbeat_ns, 0);
-    atomic_store(&c->state, WS_STARTING);
-    s->ready[slot] = 0;
-    pid_t p = fork();
-    if (p < 0)
-        return SYSERR("fork");
-    if (p == 0) {
-        sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != s->shm.hdr->supervisor_pid)
-            _exit(EXIT_ENV);
-        execl(s->opt->exe, "gauntlet", "__worker", fd, sl, (char *)NULL);
-        gl_log("exec %s: %s", s->opt->exe, strerror(errno));
-        _exit(EXIT_ENV);
-    }
-    s->pid[slot] = p;
-    s->alive[slot] = 1;
-    s->expect_exit[slot] = 0;
-    results_event(&s->res, mono_ns(), "worker_start",
-                  json_pack("{s:i, s:i, s:i}", "rank", atomic_load(&c->rank), "slot", slot, "pid", (int)p));
-    return 0;
-}
-
-/* Sends cmd to the worker of slot. */
-void sup_send(struct sup *s, int slot, const struct wcmd *cmd)
-{
-    /* a full ring is back-pressure: wait for the worker to take commands, up to its heartbeat timeout; a command
-     * is never dropped — a worker that takes none in that time fails the run, saying so */
-    uint64_t end = mono_ns() + (uint64_t)(s->sc->heartbeat.timeout_s * 1e9);
-    while (s->alive[slot] && ring_push(&shm_ctl(&s->shm, slot)->cmd, cmd) != 0) {
-        if (mono_ns() > end) {
-            char why[160];
-            snprintf(why, sizeof why, "slot %d: the worker took no command for %.1f s (its command ring is full)", slot,
-                     s->sc->heartbeat.timeout_s);
-            sup_fail(s, why);
-            return;
-        }
-        sleep_ns(200000);
-    }
-}
-
 /* Sends cmd to every rank still in the run. */
 static void sup_command(struct sup *s, const struct wcmd *cmd)
 {
@@ -656,9 +603,10 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     s.shm.hdr->sc = *sc;
     s.sc = &s.shm.hdr->sc;
     s.go_run = -1;
-    s.rec_fault = -1;
-    s.rec_rank = -1;
+    s.rec_asked = (struct rec_failure){ .fault = -1, .rank = -1 };
     s.rec_start = -1;
+    s.host = &sup_host;
+    s.coord = &rec_coord_local;
     s.node_runs = json_array();
     s.node_ends = json_array();
     int world = (int)sc->nodes * s.nranks;
@@ -674,6 +622,8 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
         failed = 1;
     else
         set = 1;
+    if (s.nodes > 1)   /* the recovery machine reaches the other nodes over MPI */
+        s.coord = &rec_coord_cluster;
     str_copy(s.shm.hdr->backend, sizeof s.shm.hdr->backend, ops->name);
     checkpoint_tag(s.shm.hdr->ckpt_tag, sizeof s.shm.hdr->ckpt_tag, sc->name, s.node, s.nodes);
     if (sc->workload.checkpoint.every > 0 && checkpoint_sweep(sc->workload.checkpoint.path) < 0)   /* a dead run's files */
