@@ -461,6 +461,18 @@ static void check_observed(const struct scenario *sc, struct rundata *d, struct 
                     jstr(f, "detected_by", "?"), (long long)json_integer_value(json_object_get(det, "iter_seen")),
                     jstr(f, "what", ""), jstr(f, "outcome", ""));
     }
+    json_t *n;
+    json_array_foreach(json_object_get(d->summary, "nodes_lost"), i, n) {   /* a node lost fails every GPU of it */
+        struct verdict *v = accept_add(vs, sc, "observed_fault", V_FAIL);
+        v->node = (int)json_integer_value(n);
+        v->rank = -1;
+        snprintf(v->subject, sizeof v->subject, "node %d", v->node);
+        v->value = 1;
+        v->limit = 0;
+        str_copy(v->cmp, sizeof v->cmp, "<=");
+        str_copy(v->unit, sizeof v->unit, "nodes");
+        accept_note(v, "node %d went silent past the heartbeat timeout and was lost (events: node_lost)", v->node);
+    }
 }
 
 static void check_drill(const struct scenario *sc, struct rundata *d, struct verdicts *vs)

@@ -98,6 +98,7 @@ static struct {
     uint64_t dropped;          /* messages dropped so: the peer took nothing for send_wait_s */
     int stalled_dest;          /* the last peer a message was dropped for, -1: none */
     int lost_node;             /* a node known stalled or gone (cluster_mark_lost), -1: none */
+    unsigned char lost[SHM_MAX_NODES];   /* per node: marked lost; nothing is sent to it any more */
     /* the proxy thread */
     pthread_t proxy;
     int proxy_on;
@@ -155,6 +156,10 @@ static void reap_sends(int all)
 /* Sends buf (taken over) to dest without blocking; its buffer is freed once the send is done. */
 static void send_owned(char *buf, size_t len, int dest, int tag)
 {
+    if (dest >= 0 && dest < SHM_MAX_NODES && C.lost[dest]) {   /* it would never take it */
+        free(buf);
+        return;
+    }
     uint64_t end = mono_ns() + (uint64_t)(C.send_wait_s * 1e9);
     while (C.nfly == MAX_INFLIGHT) {   /* node 0 is behind: wait for a slot rather than drop telemetry, for a while */
         reap_sends(0);
@@ -602,7 +607,14 @@ void cluster_proxy_stop(void)
     C.proxy_on = 0;
 }
 
-void cluster_mark_lost(int node) { C.lost_node = node; }
+void cluster_mark_lost(int node)
+{
+    C.lost_node = node;
+    if (node >= 0 && node < SHM_MAX_NODES)
+        C.lost[node] = 1;
+    if (C.stalled_dest == node)
+        C.stalled_dest = -1;
+}
 
 void cluster_fini(void)
 {

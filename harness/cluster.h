@@ -63,8 +63,8 @@ void cluster_stats(uint64_t *sent, uint64_t *received);
 /* A send waits at most this long for a free slot while the peer takes nothing (default 30 s); then it is dropped
  * and cluster_stalled_peer names the peer. */
 void cluster_set_send_wait(double seconds);
-/* Says that node is stalled or gone: cluster_fini then leaves without the barrier and MPI_Finalize that would
- * wait for it forever (the launcher ends the others when this process exits). */
+/* Says that node is stalled or gone: nothing is sent to it from now on, and cluster_fini leaves without the barrier
+ * and MPI_Finalize that would wait for it forever (the launcher ends the others when this process exits). */
 void cluster_mark_lost(int node);
 /* The last peer a message was dropped for (it took nothing for the send wait), or -1. */
 int cluster_stalled_peer(void);

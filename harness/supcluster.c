@@ -77,6 +77,7 @@ int supc_setup(struct sup *s, char *why, size_t n)
 static void coord_go(struct sup *s, const struct rec_failure *f);
 static void coord_enter(struct sup *s, int64_t limit);
 static void coord_fold(struct sup *s, int node, int64_t start, int active);
+static int supc_gone(const struct sup *s, int node);
 
 /* ---- what arrives from the other nodes */
 /* Returns 1 when node's supervisor has said nothing for longer than the heartbeat timeout. */
@@ -92,9 +93,17 @@ static void supc_seen(struct sup *s, int node)
         s->node_seen[node] = mono_ns();
 }
 
+/* Whether node was lost: what it still says is not heard (it woke after the others went on without it). */
+static int supc_gone(const struct sup *s, int node)
+{
+    return node >= 0 && node < SHM_MAX_NODES && s->node_gone[node];
+}
+
 static void sink_lines(void *ctx, int node, enum cluster_stream st, const char *text, size_t len)
 {
     struct sup *s = ctx;
+    if (supc_gone(s, node))
+        return;
     supc_seen(s, node);
     if (s->node != 0)
         return;
@@ -123,6 +132,8 @@ static void sink_lines(void *ctx, int node, enum cluster_stream st, const char *
 static void sink_failed(void *ctx, int node, const char *reason)
 {
     struct sup *s = ctx;
+    if (supc_gone(s, node))
+        return;
     char msg[600];
     snprintf(msg, sizeof msg, "node %d: %s", node, reason);
     s->remote_failure = 1;   /* not sent on again */
@@ -168,13 +179,17 @@ void supc_boundary(struct sup *s, int kind)
         return;
     }
     s->bnd_kind = kind;
-    s->bnd_wait = s->nodes - 1;
+    s->bnd_wait = 0;   /* every node that is still there answers */
+    for (int k = 1; k < s->nodes; k++)
+        s->bnd_wait += !supc_gone(s, k);
     s->bnd_top = sup_pending_top(s, bnd_atomic(s, kind));
 }
 
 static void sink_json(void *ctx, int node, int tag, json_t *o)
 {
     struct sup *s = ctx;
+    if (supc_gone(s, node))
+        return;
     supc_seen(s, node);
     int64_t it = json_integer_value(json_object_get(o, "iter"));
     if (tag == TAG_HB) {
@@ -234,6 +249,45 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
     }
 }
 
+/* Node k is lost (why: what showed it). It is a failure of that node, handled by the recovery: shrink (seen by node 0)
+ * goes on without the node's ranks — a recovery in which the node proposes nothing and keeps no rank; every other
+ * strategy needs the node's supervisor to start its ranks again, and node 0 to coordinate: the run fails (exit 1)
+ * on every node that can still say so, each writing its summary. */
+static void supc_node_lost(struct sup *s, int k, const char *why)
+{
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    cluster_mark_lost(k);
+    if (k < SHM_MAX_NODES)
+        s->node_gone[k] = 1;
+    if (rec->mode != REC_SHRINK || s->node != 0 || k == 0) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "%s (recovery %s: %s)", why, rec->name,
+                 rec->mode == REC_NONE ? "the run ends"
+                 : k == 0 ? "node 0 coordinates every recovery; the run ends"
+                 : rec->mode == REC_SHRINK ? "node 0 decides; the run ends here"
+                          : "a lost node's ranks cannot start again without its supervisor; relaunch the job");
+        sup_fail(s, msg);
+        return;
+    }
+    int64_t top = 0;   /* the furthest iteration this node's ranks reached: the failure's */
+    for (int r = 0; r < s->nranks; r++)
+        if (!s->dropped[r]) {
+            int64_t it = atomic_load(&shm_ctl(&s->shm, s->slot_of[r])->iter);
+            top = it > top ? it : top;
+        }
+    results_event(&s->res, mono_ns(), "node_lost",
+                  json_pack("{s:i, s:s, s:I, s:s}", "node", k, "recovery", rec->name, "iter", (json_int_t)top, "why", why));
+    gl_log("%s: shrink goes on without its ranks", why);
+    if ((s->rm.state == RM_STOPPING || s->rm.state == RM_AGREEING) && k < SHM_MAX_NODES && !s->rec_got[k]) {
+        coord_fold(s, k, INT64_MAX, 0);   /* the recovery under way goes on without it */
+        return;
+    }
+    /* a failure on the queue like any other: the machine takes it up once it is idle (a recovery that already
+     * counted the node in is followed by one without it) */
+    if (s->n_pending < SUP_MAX_PENDING)
+        s->pending[s->n_pending++] = (struct failure){ .fault = -1, .rank = -1, .det = -1, .iter = top };
+}
+
 /* Liveness between nodes, in a star: every node tells node 0 it is alive and node 0 tells every node, each
  * heartbeat interval; a node silent for the heartbeat timeout (node 0, for the others) is a failure of that
  * node: the run fails on every node that can still say so, each writing its summary. */
@@ -250,27 +304,28 @@ static void supc_liveness(struct sup *s, uint64_t now)
         s->hb_sent = now;
     }
     for (int k = 0; k < s->nodes; k++) {
-        if (k == s->node || (s->node != 0 && k != 0))
+        if (k == s->node || (s->node != 0 && k != 0) || supc_gone(s, k))
             continue;
         double silent = now > s->node_seen[k] ? (double)(now - s->node_seen[k]) * 1e-9 : 0;
         if (silent > s->sc->heartbeat.timeout_s) {
+            results_event(&s->res, now, "node_silent", json_pack("{s:i, s:f, s:f}", "node", k, "silent_s", silent,
+                                                                 "timeout_s", s->sc->heartbeat.timeout_s));
             char msg[200];
             snprintf(msg, sizeof msg, "node %d: no word from its supervisor for %.1f s (heartbeat timeout %.1f s): the "
                                       "node is stalled or gone", k, silent, s->sc->heartbeat.timeout_s);
-            results_event(&s->res, now, "node_silent", json_pack("{s:i, s:f, s:f}", "node", k, "silent_s", silent,
-                                                                 "timeout_s", s->sc->heartbeat.timeout_s));
-            cluster_mark_lost(k);
-            sup_fail(s, msg);
+            supc_node_lost(s, k, msg);
             return;
         }
     }
     int stalled = cluster_stalled_peer();
-    if (stalled >= 0) {
+    if (stalled >= 0 && !supc_gone(s, stalled)) {
         char msg[200];
         snprintf(msg, sizeof msg, "node %d: took no message from this node for %.1f s: the node is stalled or gone",
                  stalled, s->sc->heartbeat.timeout_s);
-        cluster_mark_lost(stalled);
-        sup_fail(s, msg);
+        results_event(&s->res, now, "node_silent", json_pack("{s:i, s:f, s:f}", "node", stalled, "silent_s",
+                                                             s->sc->heartbeat.timeout_s, "timeout_s",
+                                                             s->sc->heartbeat.timeout_s));
+        supc_node_lost(s, stalled, msg);
         return;
     }
     if (s->rec_wait && s->rec_wait_since &&
@@ -307,7 +362,7 @@ void supc_fail(struct sup *s, const char *reason)
 static int supc_all_ready(const struct sup *s, int m)
 {
     for (int k = 1; k < s->nodes; k++)
-        if (s->ready_upto[k] < m)
+        if (s->ready_upto[k] < m && !supc_gone(s, k))
             return 0;
     return 1;
 }
@@ -349,7 +404,9 @@ void supc_run_end(struct sup *s, int m, json_t *run)
     json_t *mine = json_deep_copy(run);
     json_object_set_new(mine, "node", json_integer(0));
     json_array_append_new(s->node_runs, mine);
-    uint64_t end = mono_ns() + 30000000000ull;
+    /* stopped by a signal: the launcher is ending the job (Open MPI kills 1 s after its SIGTERM): brief waits, so that
+     * the summary is written in time */
+    uint64_t end = mono_ns() + (s->signals ? 400000000ull : 30000000000ull);
     for (;;) {
         int have = 0;
         size_t i;
@@ -403,7 +460,8 @@ void supc_end(struct sup *s, json_t *summary)
     json_decref(faults);   /* node 0's are in the summary already */
     json_object_set_new(me, "node", json_integer(0));
     json_array_insert_new(s->node_ends, 0, me);
-    uint64_t end = mono_ns() + 30000000000ull;
+    /* a stop by a signal is the launcher ending the job: the others are being stopped too, briefly wait */
+    uint64_t end = mono_ns() + (s->signals ? 300000000ull : 30000000000ull);
     while ((int)json_array_size(s->node_ends) < s->nodes && mono_ns() < end) {
         supc_poll(s);
         int waiting = 0;   /* a node silent for the heartbeat timeout sends no end record: nobody waits for it */
@@ -422,6 +480,11 @@ void supc_end(struct sup *s, json_t *summary)
     json_t *all = json_object_get(summary, "faults"), *e;
     json_array_foreach(all, i, f)
         json_object_set_new(f, "node", json_integer(0));
+    json_t *lost = json_array();   /* nodes lost during the run (silent past the heartbeat timeout) */
+    for (int k = 1; k < s->nodes && k < SHM_MAX_NODES; k++)
+        if (s->node_gone[k])
+            json_array_append_new(lost, json_integer(k));
+    json_object_set_new(summary, "nodes_lost", lost);
     json_array_foreach(s->node_ends, i, e) {   /* the other nodes' faults join node 0's */
         json_t *nf = json_object_get(e, "faults"), *x;
         size_t j;
@@ -505,6 +568,10 @@ static void coord_reset(struct sup *s)
     s->rec_have = 0;
     s->rec_active = 0;
     memset(s->rec_live, 0, sizeof s->rec_live);
+    memset(s->rec_got, 0, sizeof s->rec_got);
+    for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)   /* a lost node proposes nothing and keeps no rank */
+        if (s->node_gone[k])
+            coord_fold(s, k, INT64_MAX, 0);
 }
 
 /* Node 0: every node stops and enters the recovery of failure f (this node's own, or none here). */
@@ -556,6 +623,11 @@ static void coord_enter(struct sup *s, int64_t limit)
 /* Node 0: a node's proposal (its own, or one received). */
 static void coord_fold(struct sup *s, int node, int64_t start, int active)
 {
+    if (node >= 0 && node < SHM_MAX_NODES) {   /* once per node and recovery */
+        if (s->rec_got[node])
+            return;
+        s->rec_got[node] = 1;
+    }
     s->rec_min = s->rec_have++ ? (start < s->rec_min ? start : s->rec_min) : start;
     s->rec_active += active;
     if (node >= 0 && node < s->nodes)

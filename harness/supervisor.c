@@ -721,6 +721,10 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     int code = s.io_failed ? EXIT_ENV : s.failed || s.reason[0] ? EXIT_CHECK : EXIT_OK;
     sup_compare_runs(&s);
     json_t *summary = sup_summary(&s, code, started);
+    if (s.node == 0 && s.nodes > 1)   /* written now, as it stands: a launcher tearing the job down (a node died)
+                                       * may kill this process before the other nodes' records come; a failed
+                                       * write is said below */
+        results_summary(&s.res, summary);
     supc_end(&s, summary);   /* several nodes: every node's figures into node 0's summary */
     results_event(&s.res, mono_ns(), "end", json_pack("{s:i, s:o}", "exit", code, "reason",
                                                        s.reason[0] ? json_string(s.reason) : json_null()));

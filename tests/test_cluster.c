@@ -455,6 +455,106 @@ Test(cluster, a_stalled_node_is_noticed_within_the_heartbeat_timeout, .timeout =
     free(log);
 }
 
+/* Starts `text` on two nodes under mpirun in the background, waits for 40 iterations and returns the launcher's pid;
+ * *sup1: node 1's supervisor. */
+static pid_t launch_two(const char *text, const char *out, pid_t *sup1)
+{
+    char path[600], cmd[4096];
+    const char *sc = e2e_scenario(text);
+    snprintf(path, sizeof path, "%s.log", out);
+    snprintf(cmd, sizeof cmd, "exec timeout 100 mpirun --oversubscribe --allow-run-as-root -np 2 %s run %s --out %s "
+                              "--backend sim --headless > %s 2>&1", GAUNTLET_BIN, sc, out, path);
+    pid_t launcher = fork();
+    cr_assert_geq(launcher, 0);
+    if (launcher == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    cr_assert_eq(e2e_wait_events(out, "iteration", 40, 60), 0, "the run did not start");
+    *sup1 = node_supervisor(out, 1);
+    cr_assert_gt(*sup1, 0, "node 1's supervisor not found");
+    return launcher;
+}
+
+/* With shrink, a stalled node is a failure of that node: node 0 goes on without its ranks and ends the run whole. */
+Test(cluster, a_stalled_node_is_shrunk_away_and_the_run_goes_on, .timeout = 150)
+{
+    need_mpi();
+    const char *out = e2e_outdir();
+    static const char text[] = "name: stall-shrink\nnodes: 2\nranks: 2\niterations: 400\nseed: 7\n"
+                               "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
+                               "sim: {tflops: 0.005}\npower: {sample_hz: 100}\n"
+                               "heartbeat: {interval: 100ms, timeout: 2s}\nrecovery: {shrink: {replicate_every: 5}}\n";
+    pid_t sup1, launcher = launch_two(text, out, &sup1);
+    cr_assert_eq(kill(sup1, SIGSTOP), 0);
+    char path[600];
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    uint64_t t0 = mono_ns();
+    while (access(path, F_OK) != 0 && mono_ns() - t0 < 60000000000ull)
+        sleep_ns(50000000);
+    kill(sup1, SIGKILL);   /* the stalled node never comes back */
+    int st;
+    waitpid(launcher, &st, 0);
+    snprintf(path, sizeof path, "%s.log", out);
+    char *log = e2e_read(path);
+    json_t *s = e2e_summary(out);
+    cr_assert(s, "node 0 wrote no summary:\n%s", log);
+    cr_assert_eq(json_integer_value(json_object_get(s, "exit")), 0, "exit %lld, stopped: %s\n%s",
+                 (long long)json_integer_value(json_object_get(s, "exit")),
+                 json_string_value(json_object_get(s, "stopped")), log);
+    json_t *lost = json_object_get(s, "nodes_lost");
+    cr_assert(json_array_size(lost) == 1 && json_integer_value(json_array_get(lost, 0)) == 1, "nodes_lost");
+    cr_assert_eq(e2e_count_events(out, "node_lost"), 1);
+    json_t *run0 = json_array_get(json_object_get(s, "runs"), 0);
+    cr_assert(json_is_true(json_object_get(run0, "complete")), "node 0 finished the run without node 1");
+    cr_assert_eq(json_integer_value(json_object_get(run0, "iterations")), 400);
+    json_decref(s);
+    free(log);
+}
+
+/* A supervisor killed outright: the launcher ends the job, node 0 says why in its summary, no worker is left. */
+Test(cluster, a_killed_supervisor_ends_the_run_with_a_summary, .timeout = 150)
+{
+    need_mpi();
+    const char *out = e2e_outdir();
+    static const char text[] = "name: kill-sup\nnodes: 2\nranks: 2\niterations: 9000\nseed: 7\n"
+                               "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
+                               "sim: {tflops: 0.005}\npower: {sample_hz: 100}\n"
+                               "heartbeat: {interval: 100ms, timeout: 2s}\n";
+    pid_t sup1, launcher = launch_two(text, out, &sup1);
+    uint64_t t0 = mono_ns();
+    cr_assert_eq(kill(sup1, SIGKILL), 0);
+    int st = 0;
+    pid_t w = 0;
+    while ((w = waitpid(launcher, &st, WNOHANG)) == 0 && mono_ns() - t0 < 30000000000ull)
+        sleep_ns(20000000);
+    double took = (double)(mono_ns() - t0) * 1e-9;
+    if (w == 0) {
+        kill(launcher, SIGKILL);
+        waitpid(launcher, &st, 0);
+    }
+    char path[600];
+    snprintf(path, sizeof path, "%s.log", out);
+    char *log = e2e_read(path);
+    cr_assert_neq(w, 0, "the run did not end in 30 s:\n%s", log);
+    cr_assert(!WIFEXITED(st) || WEXITSTATUS(st) != 0, "a lost node is not a success");
+    cr_assert_lt(took, 2 + 0.1 + 6, "ended after %.1f s (timeout 2 s)", took);
+    json_t *s = e2e_summary(out);
+    cr_assert(s, "node 0 wrote no summary:\n%s", log);
+    cr_assert_neq(json_integer_value(json_object_get(s, "exit")), 0);
+    cr_assert(json_string_value(json_object_get(s, "stopped")), "the summary says why the run stopped");
+    pid_t wp[8];
+    int nw = e2e_worker_pids(out, wp, 8);
+    for (int i = 0; i < nw; i++) {
+        uint64_t t = mono_ns();
+        while (!e2e_gone(wp[i]) && mono_ns() - t < 5000000000ull)
+            sleep_ns(50000000);
+        cr_assert(e2e_gone(wp[i]), "worker %d is still running", (int)wp[i]);
+    }
+    json_decref(s);
+    free(log);
+}
+
 /* A rate fault with a random rank on two nodes: each firing hits one rank of the cluster, injected by that rank's
  * node only, and counted once: the run's count over both nodes equals the faults listed, none twice at one time. */
 Test(cluster, a_random_rate_fault_fires_once_on_the_node_of_its_rank, .timeout = 120)
