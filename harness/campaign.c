@@ -28,7 +28,7 @@
 
 static const char campaign_usage[] =
     "usage: gauntlet campaign [--schedules N] [--seed S] [--recovery LIST] [--jobs J] [--out DIR]\n"
-    "                         [--ranks R] [--iterations I] [--timeout SECONDS] [--keep] [--first K]\n"
+    "                         [--ranks R] [--nodes N] [--iterations I] [--timeout SECONDS] [--keep] [--first K]\n"
     "  N random fault schedules (default 200; 1-5 faults each: bitflip, crash, hang, straggler, comm-error on\n"
     "  random ranks, iterations, buffers and bits, from seed S, default 1), each run on sim under every recovery\n"
     "  strategy in LIST (default restart,inprocess,spare,shrink), J runs at once (default 2 x CPUs), and checked:\n"
@@ -37,6 +37,8 @@ static const char campaign_usage[] =
     "  behind, every results file whole. Prints one table; writes DIR/campaign.json (default\n"
     "  results/campaign-<UTC time>); keeps the folders of runs that broke an invariant (all with --keep).\n"
     "  --first K: begin at schedule K (with --schedules 1, run one broken schedule again, by its number)\n"
+    "  --nodes N: every run on N nodes of R ranks each, started by `mpirun --oversubscribe -np N` on this\n"
+    "  machine (one supervisor a node, as on a cluster); faults fall on ranks of every node\n"
     "exit codes: 0 every invariant held, 1 one broke, 2 bad arguments, 3 environment\n";
 
 struct cp_opts {
@@ -77,7 +79,8 @@ static void cp_schedule(const struct cp_opts *o, int k, struct cp_sched *s)
         int w = (int)(rng_next(&r) % 100), kind = 0;
         while (w >= weight[kind])
             w -= weight[kind++];
-        s->f[i] = (struct cp_fault){ .kind = kind, .rank = (int)(rng_next(&r) % (uint64_t)o->shape.ranks), .at = at,
+        s->f[i] = (struct cp_fault){ .kind = kind, .rank = (int)(rng_next(&r) % (uint64_t)(o->shape.ranks * o->shape.nodes)),
+                                     .at = at,
                                      .target = (int)(rng_next(&r) % 4), .where = (int)(rng_next(&r) % 5),
                                      .value = values[rng_next(&r) % 6] };
         last = kind == CK_STRAGGLER ? at + o->shape.persist + 1 : at;
@@ -95,6 +98,8 @@ static int cp_write(const struct cp_opts *o, const char *path, const char *name,
     const struct cp_shape *sh = &o->shape;
     fprintf(f, "name: %s\nranks: %d\niterations: %d\nseed: %llu\n", name, sh->ranks, sh->iterations,
             (unsigned long long)(o->seed % 1000000007u));
+    if (sh->nodes > 1)
+        fprintf(f, "nodes: %d\n", sh->nodes);
     fprintf(f, "workload:\n  gemm: { m: 1024, n: 1024, k: 1024, count: 2 }\n  allreduce: { bytes: 64KiB }\n"
                "  checkpoint: { every: %d, bytes: 64KiB, path: %s }\n", sh->ckpt_every, o->ckpt);
     fprintf(f, "sim: { tflops: 1, max_elems: 4096, max_dim: 32 }\npower: { sample_hz: 50 }\n"
@@ -154,6 +159,17 @@ static pid_t cp_start(const struct cp_opts *o, int k, int s)
         FILE *l = freopen(log, "w", stdout);
         if (!l || dup2(fileno(stdout), 2) < 0)
             _exit(EXIT_ENV);
+        if (o->shape.nodes > 1) {   /* one supervisor a node, as a cluster's launcher starts them */
+            char np[16];
+            snprintf(np, sizeof np, "%d", o->shape.nodes);
+            if (geteuid() == 0 && (setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1) != 0 ||
+                                   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1) != 0))
+                _exit(EXIT_ENV);
+            execlp("mpirun", "mpirun", "--oversubscribe", "-np", np, o->exe, "run", yaml, "--headless", "--backend",
+                   "sim", "--out", dir, (char *)NULL);
+            fprintf(stderr, "gauntlet: campaign: cannot start mpirun: %s\n", strerror(errno));
+            _exit(EXIT_ENV);
+        }
         execl(o->exe, "gauntlet", "run", yaml, "--headless", "--backend", "sim", "--out", dir, (char *)NULL);
         _exit(EXIT_ENV);
     }
@@ -296,14 +312,14 @@ static int cp_options(int argc, char **argv, struct cp_opts *o)
         { "out", required_argument, 0, 'o' },       { "ranks", required_argument, 0, 'R' },
         { "iterations", required_argument, 0, 'I' }, { "timeout", required_argument, 0, 't' },
         { "keep", no_argument, 0, 'k' },            { "help", no_argument, 0, 'h' },
-        { "first", required_argument, 0, 'f' },
+        { "first", required_argument, 0, 'f' },     { "nodes", required_argument, 0, 'N' },
         { 0, 0, 0, 0 },
     };
     const char *strats = "restart,inprocess,spare,shrink";
     int c, li = 0;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     *o = (struct cp_opts){ .schedules = 200, .seed = 1, .jobs = n > 0 ? (int)(2 * n) : 2, .timeout_s = 120,
-                           .shape = { .ranks = 4, .iterations = 32, .ckpt_every = 4, .hb_timeout_s = 0.5,
+                           .shape = { .ranks = 4, .nodes = 1, .iterations = 32, .ckpt_every = 4, .hb_timeout_s = 0.5,
                                       .straggler_factor = 10, .straggler_s = 0.6, .persist = 3 } };
     opterr = 0;
     optind = 1;
@@ -318,6 +334,7 @@ static int cp_options(int argc, char **argv, struct cp_opts *o)
         case 'j': bad |= v < 1 || v > 256; o->jobs = (int)v; break;
         case 'o': bad |= strlen(optarg) >= sizeof o->out; if (!bad) str_copy(o->out, sizeof o->out, optarg); break;
         case 'R': bad |= v < 2 || v > 16; o->shape.ranks = (int)v; break;
+        case 'N': bad |= v < 1 || v > 8; o->shape.nodes = (int)v; break;
         case 'I': bad |= v < 16 || v > 100000; o->shape.iterations = (int)v; break;
         case 't': bad |= v < 1 || v > 86400; o->timeout_s = (double)v; break;
         case 'k': o->keep = 1; break;
@@ -335,6 +352,11 @@ static int cp_options(int argc, char **argv, struct cp_opts *o)
     }
     if (optind < argc) {
         fprintf(stderr, "gauntlet: campaign: unexpected argument '%s'\n\n%s", argv[optind], campaign_usage);
+        return EXIT_INPUT;
+    }
+    if (o->shape.ranks * o->shape.nodes > 64) {
+        fprintf(stderr, "gauntlet: campaign: --ranks %d x --nodes %d: at most 64 ranks in all\n", o->shape.ranks,
+                o->shape.nodes);
         return EXIT_INPUT;
     }
     char list[256];
@@ -454,9 +476,14 @@ int campaign_main(int argc, char **argv)
         pid_t p = waitpid(-1, &status, WNOHANG);
         if (p == 0) {
             for (int j = 0; j < o.jobs; j++)
-                if (jobs[j].pid && !jobs[j].killed && (double)(mono_ns() - jobs[j].t0) * 1e-9 > o.timeout_s) {
-                    kill(jobs[j].pid, SIGKILL);   /* its workers die with it (PDEATHSIG) */
-                    jobs[j].killed = 1;
+                if (jobs[j].pid && jobs[j].killed < 2 && (double)(mono_ns() - jobs[j].t0) * 1e-9 > o.timeout_s) {
+                    /* one node: SIGKILL (its workers die with it, PDEATHSIG); mpirun: SIGTERM first, so that it
+                     * takes its supervisors down, then SIGKILL 5 s later */
+                    int term = o.shape.nodes > 1 && !jobs[j].killed;
+                    if (term || (double)(mono_ns() - jobs[j].t0) * 1e-9 > o.timeout_s + 5 || o.shape.nodes == 1) {
+                        kill(jobs[j].pid, term ? SIGTERM : SIGKILL);
+                        jobs[j].killed = term ? 1 : 2;
+                    }
                 }
             sleep_ns(2000000);
             continue;

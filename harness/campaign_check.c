@@ -81,7 +81,8 @@ static void cp_events(const char *dir, struct cp_result *res, int *pids, int *np
         if (ev && strcmp(ev, "worker_start") == 0 && *npids < cap)
             pids[(*npids)++] = (int)json_integer_value(json_object_get(o, "pid"));
         if (ev && strcmp(ev, "rank_dropped") == 0) {
-            res->dropped |= 1ull << (json_integer_value(json_object_get(o, "rank")) & 63);
+            res->dropped |= 1ull << (json_integer_value(json_object_get(o, "rank")) & 63);   /* global: node 0's
+                                                                                                   * events.jsonl */
             double t = json_number_value(json_object_get(o, "t_s"));
             if (t < res->first_drop_s)
                 res->first_drop_s = t;

@@ -32,7 +32,8 @@ struct cp_sched {
 
 /* The campaign's fixed shape: every run has these (docs/faults.md). */
 struct cp_shape {
-    int ranks, iterations, ckpt_every;
+    int ranks, iterations, ckpt_every;   /* ranks: per node */
+    int nodes;                           /* > 1: each run under `mpirun -np nodes`, one supervisor a node */
     double hb_timeout_s, straggler_factor, straggler_s;
     int persist;
 };

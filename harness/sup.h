@@ -125,6 +125,8 @@ struct sup {
     int *rec_counts;               /* per node: its ranks going on (node 0 gathers them, every node gets them) */
     unsigned char rec_live[SHM_MAX_NODES];   /* nodes with ranks left */
     unsigned char rec_got[SHM_MAX_NODES];    /* node 0: nodes whose proposal this recovery has */
+    unsigned char node_ended[SHM_MAX_NODES]; /* node 0: nodes whose end record came (done: not watched, not waited
+                                              * for; they propose nothing) */
     unsigned char node_gone[SHM_MAX_NODES];  /* nodes lost (silent past the heartbeat timeout): nothing is sent to
                                               * them, nothing they say is heard, nobody waits for them */
     int64_t rec_min, rec_start;    /* node 0: the oldest newest checkpoint; everyone: where to start (-1: not yet) */

@@ -181,7 +181,7 @@ void supc_boundary(struct sup *s, int kind)
     s->bnd_kind = kind;
     s->bnd_wait = 0;   /* every node that is still there answers */
     for (int k = 1; k < s->nodes; k++)
-        s->bnd_wait += !supc_gone(s, k);
+        s->bnd_wait += !supc_gone(s, k) && !(k < SHM_MAX_NODES && s->node_ended[k]);
     s->bnd_top = sup_pending_top(s, bnd_atomic(s, kind));
 }
 
@@ -241,6 +241,10 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
         if (s->ready_upto && node < s->nodes && tag - TAG_READY > s->ready_upto[node])
             s->ready_upto[node] = tag - TAG_READY;   /* a node may say so before node 0 reaches that run */
     } else if (s->node == 0 && tag == TAG_END) {
+        if (node >= 0 && node < SHM_MAX_NODES)
+            s->node_ended[node] = 1;
+        if (s->rm.state == RM_STOPPING || s->rm.state == RM_AGREEING)
+            coord_fold(s, node, INT64_MAX, 0);   /* a recovery under way: it has nothing left to propose */
         json_object_set_new(o, "node", json_integer(node));
         json_array_append(s->node_ends, o);
     } else if (s->node == 0 && tag >= 0) {
@@ -304,8 +308,8 @@ static void supc_liveness(struct sup *s, uint64_t now)
         s->hb_sent = now;
     }
     for (int k = 0; k < s->nodes; k++) {
-        if (k == s->node || (s->node != 0 && k != 0) || supc_gone(s, k))
-            continue;
+        if (k == s->node || (s->node != 0 && k != 0) || supc_gone(s, k) || (k < SHM_MAX_NODES && s->node_ended[k]))
+            continue;   /* a node that sent its end record waits for the others in MPI_Finalize's barrier */
         double silent = now > s->node_seen[k] ? (double)(now - s->node_seen[k]) * 1e-9 : 0;
         if (silent > s->sc->heartbeat.timeout_s) {
             results_event(&s->res, now, "node_silent", json_pack("{s:i, s:f, s:f}", "node", k, "silent_s", silent,
@@ -318,7 +322,7 @@ static void supc_liveness(struct sup *s, uint64_t now)
         }
     }
     int stalled = cluster_stalled_peer();
-    if (stalled >= 0 && !supc_gone(s, stalled)) {
+    if (stalled >= 0 && !supc_gone(s, stalled) && !(stalled < SHM_MAX_NODES && s->node_ended[stalled])) {
         char msg[200];
         snprintf(msg, sizeof msg, "node %d: took no message from this node for %.1f s: the node is stalled or gone",
                  stalled, s->sc->heartbeat.timeout_s);
@@ -362,7 +366,7 @@ void supc_fail(struct sup *s, const char *reason)
 static int supc_all_ready(const struct sup *s, int m)
 {
     for (int k = 1; k < s->nodes; k++)
-        if (s->ready_upto[k] < m && !supc_gone(s, k))
+        if (s->ready_upto[k] < m && !supc_gone(s, k) && !(k < SHM_MAX_NODES && s->node_ended[k]))
             return 0;
     return 1;
 }
@@ -569,8 +573,8 @@ static void coord_reset(struct sup *s)
     s->rec_active = 0;
     memset(s->rec_live, 0, sizeof s->rec_live);
     memset(s->rec_got, 0, sizeof s->rec_got);
-    for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)   /* a lost node proposes nothing and keeps no rank */
-        if (s->node_gone[k])
+    for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)   /* a lost or ended node proposes nothing, keeps no rank */
+        if (s->node_gone[k] || s->node_ended[k])
             coord_fold(s, k, INT64_MAX, 0);
 }
 
@@ -605,14 +609,16 @@ static int cluster_request(struct sup *s, const struct rec_failure *f)
     return 0;
 }
 
-/* Node 0's go arrived (limit: the failure's iteration): this node enters the machine, for its own failure if it
- * asked, else for none here. */
+/* Node 0's go arrived (limit: the failure's iteration it was sent for): this node enters the machine, for its own
+ * failure if it asked (node 0 may be recovering another one, begun before this node's request came), else for none
+ * here. */
 static void coord_enter(struct sup *s, int64_t limit)
 {
     struct rec_failure f = { .fault = -1, .rank = -1, .iter = limit };
-    if (s->rec_wait && s->rec_asked.rank >= 0) {
+    if (s->rec_wait) {   /* this node's own failure, which may be older than the one the go is for: the rollback
+                          * goes to a state before the older one (the agreement takes every node's oldest) */
         f = s->rec_asked;
-        f.iter = limit;
+        f.iter = limit < f.iter ? limit : f.iter;
     }
     s->rec_wait = 0;
     s->rec_asked = (struct rec_failure){ .fault = -1, .rank = -1 };

@@ -261,6 +261,30 @@ Test(campaign, every_strategy_detects_alike, .timeout = 300)
     json_decref(j);
 }
 
+/* The same invariants on two nodes: one supervisor a node under mpirun, faults on ranks of either node, the
+ * recovery agreed across both (a failure on one node while the other recovers its own joins it, rolled back to
+ * before the older one). */
+Test(campaign, two_nodes_under_mpirun_keep_every_invariant, .timeout = 300)
+{
+#ifndef GAUNTLET_HAVE_MPI
+    cr_skip_test("built without MPI (install libopenmpi-dev): multi-node runs are not in this build");
+#endif
+    if (system("mpirun --version >/dev/null 2>&1") != 0)
+        cr_skip_test("mpirun not found (apt-get install openmpi-bin)");
+    char dir[1024];
+    int rc;
+    json_t *j = campaign((const char *[]){ "--schedules", "12", "--nodes", "2", "--ranks", "2", "--seed", "3", "--jobs",
+                                           "2", NULL },
+                         &rc, dir, sizeof dir);
+    char *log = e2e_read("/tmp/gauntlet-campaign-run.log");
+    cr_assert_eq(rc, 0, "campaign exited %d:\n%s", rc, log);
+    free(log);
+    cr_assert(j);
+    cr_expect_eq(json_integer_value(json_object_get(j, "broken")), 0);
+    cr_expect_eq(json_integer_value(json_object_get(j, "strategies")), 4);
+    json_decref(j);
+}
+
 Test(campaign, bad_arguments_are_exit_2)
 {
     char dir[1024];
