@@ -3,6 +3,7 @@
 #ifndef GAUNTLET_SCENARIO_H
 #define GAUNTLET_SCENARIO_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -38,7 +39,8 @@ struct plugin_spec {
     char label[48];                         /* a sweep's entry: "filler floor=65%"; else "" */
     int index;                              /* in its kind's table */
     int line;                               /* where it was given */
-    unsigned char params[SC_PARAM_BYTES];   /* filled through the plug-in's param table */
+    _Alignas(max_align_t) unsigned char params[SC_PARAM_BYTES];   /* filled through the plug-in's param table (aligned
+                                                                   * for any parameter type: int64_t, double, structs) */
 };
 
 /* One entry of `faults:`: what, on which rank, and when (exactly one of at, at_s, rate_per_hour). */
@@ -49,7 +51,7 @@ struct fault_spec {
     int64_t at;                             /* iteration (counted from 0 in each run), or -1 */
     double at_s;                            /* seconds since the run began, or -1 */
     double rate_per_hour;                   /* a Poisson process, or 0 */
-    unsigned char params[SC_PARAM_BYTES];   /* filled through the fault's param table */
+    _Alignas(max_align_t) unsigned char params[SC_PARAM_BYTES];   /* filled through the fault's param table (aligned) */
 };
 
 /* The acceptance checks a scenario asks for (`checks:`); each is on when its key is given (docs/acceptance.md). */
