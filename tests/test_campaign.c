@@ -273,7 +273,7 @@ Test(campaign, two_nodes_under_mpirun_keep_every_invariant, .timeout = 300)
         cr_skip_test("mpirun not found (apt-get install openmpi-bin)");
     char dir[1024];
     int rc;
-    json_t *j = campaign((const char *[]){ "--schedules", "12", "--nodes", "2", "--ranks", "2", "--seed", "3", "--jobs",
+    json_t *j = campaign((const char *[]){ "--schedules", "6", "--nodes", "2", "--ranks", "2", "--seed", "3", "--jobs",
                                            "2", NULL },
                          &rc, dir, sizeof dir);
     char *log = e2e_read("/tmp/gauntlet-campaign-run.log");
