@@ -52,7 +52,7 @@ double elem_value(unsigned raw, enum elem_type e);
  * saturates to +-448). */
 unsigned elem_bits(double v, enum elem_type e);
 
-/* The fields a flip may hit: the same values as enum flip_where (harness/faults/fault.h), without "value". */
+/* The fields a flip may hit: the same values as enum flip_where (harness/plugins/faults/fault.h), without "value". */
 enum elem_field { FIELD_ANY = 0, FIELD_SIGN = 1, FIELD_EXPONENT = 2, FIELD_MANTISSA = 3 };
 
 /* Gives the bit range [*lo, *lo + *width) of field where (enum elem_field) in type e; 0, or -1 when unknown. */

@@ -21,7 +21,7 @@
  *   power usage 350 W; SM clock 1980 MHz; temperature 45 C; default limit 700 W; enforced 650 W;
  *   power limit 650 W, settable within 200..700 W; smoothing off, profile 0 = 50 %, 1000, 500 W/s, 100 ms. */
 #define _POSIX_C_SOURCE 200809L
-#include "../harness/nvml.h"
+#include "../harness/power/nvml.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* tests/test_cuda_coll.c: the communication phase (harness/cuda/coll.c, bench_allreduce.c, kernels/wait.cu):
+/* tests/test_cuda_coll.c: the communication phase (harness/backends/cuda/coll.c, bench_allreduce.c, kernels/wait.cu):
  * bus-bandwidth arithmetic, the type codec and argument errors everywhere; on a GPU, a 1-rank communicator's
  * exact all-reduce, the emulated phase length, the timeout path and a small bench sweep. */
 #include <criterion/criterion.h>

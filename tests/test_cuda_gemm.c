@@ -194,7 +194,7 @@ Test(gemm, create_without_gpu_fails_cleanly)
     cr_log_info("without a GPU: %s", err);
 }
 
-/* cuBLASLt is opened on first use (harness/cuda/lt_load.c), not at exec: the forwarders reach the real library
+/* cuBLASLt is opened on first use (harness/backends/cuda/lt_load.c), not at exec: the forwarders reach the real library
  * (its version) and the program does not load it before. Needs no GPU. */
 #include <cublasLt.h>
 Test(lt_load, cublaslt_is_loaded_on_first_use_and_reached)

@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "backend.h"
-#include "backends/simmodel.h"
+#include "simmodel.h"
 #include "util.h"
 
 extern const struct backend_ops backend_sim;

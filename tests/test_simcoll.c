@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backends/simcoll.h"
+#include "simcoll.h"
 #include "shm.h"
 #include "util.h"
 

@@ -1,0 +1,751 @@
+/* harness/accept/accept.c: the acceptance suite (see accept.h). Every check reads the run's results files, so a
+ * verdict can be traced to the rows it came from; only checkpoint_io measures something itself. */
+#include "accept.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "cluster.h"
+#include "recovery/recovery.h"
+#include "detectors/detector.h"
+#include "results.h"
+#include "stats.h"
+#include "supervisor.h"
+#include "util.h"
+
+/* The string at key k of o, or def. */
+static const char *jstr(json_t *o, const char *k, const char *def)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : def;
+}
+
+/* ---- verdicts */
+struct verdict *accept_add(struct verdicts *vs, const struct scenario *sc, const char *check, int status)
+{
+    if (vs->n == vs->cap) {
+        vs->cap = vs->cap ? 2 * vs->cap : 64;
+        vs->v = xrealloc(vs->v, (size_t)vs->cap * sizeof *vs->v);
+    }
+    struct verdict *v = &vs->v[vs->n++];
+    memset(v, 0, sizeof *v);
+    str_copy(v->scenario, sizeof v->scenario, sc ? sc->name : "");
+    str_copy(v->check, sizeof v->check, check);
+    str_copy(v->subject, sizeof v->subject, "run");
+    v->node = v->rank = -1;
+    v->status = status;
+    v->value = v->limit = NAN;
+    return v;
+}
+
+void accept_note(struct verdict *v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->note, sizeof v->note, fmt, ap);
+    va_end(ap);
+}
+
+struct verdict *accept_skip(struct verdicts *vs, const struct scenario *sc, const char *check, const char *why)
+{
+    struct verdict *v = accept_add(vs, sc, check, V_SKIP);
+    accept_note(v, "%s", why);
+    return v;
+}
+
+/* A figure against a threshold: PASS when value cmp limit holds. */
+static struct verdict *judge(struct verdicts *vs, const struct scenario *sc, const char *check, int node, int rank,
+                             double value, const char *cmp, double limit, const char *unit)
+{
+    int ok = isfinite(value) && (cmp[0] == '>' ? value >= limit : value <= limit);
+    struct verdict *v = accept_add(vs, sc, check, ok ? V_PASS : V_FAIL);
+    v->node = node;
+    v->rank = rank;
+    if (rank >= 0)
+        snprintf(v->subject, sizeof v->subject, "node %d gpu %d", node, rank);
+    else
+        snprintf(v->subject, sizeof v->subject, "node %d", node);
+    v->value = value;
+    v->limit = limit;
+    str_copy(v->cmp, sizeof v->cmp, cmp);
+    str_copy(v->unit, sizeof v->unit, unit);
+    if (!isfinite(value))
+        accept_note(v, "not measured");
+    return v;
+}
+
+void accept_free(struct verdicts *v)
+{
+    free(v->v);
+    memset(v, 0, sizeof *v);
+}
+
+/* ---- what a results folder holds, per rank */
+struct rankdata {
+    int node;
+    double tflops;                     /* its own GEMM rate (NAN: not measured) */
+    char gpu[96];
+    double tdp_w;
+    struct series compute_w, comm_w;   /* power samples taken in each phase */
+    uint64_t throttle;
+    int throttle_rows;                 /* rows with the column filled */
+    int sdc;                           /* detections by fingerprint, abft, replay */
+    int numa_node, numa_pinned;        /* from its ready event: -2 / -1 where not said */
+    double h2d_gbs;
+    char sdc_note[160];
+};
+
+struct rundata {
+    json_t *summary, *run;
+    int nranks, per_node, nodes;
+    double *node_busbw;                /* [nodes] */
+    struct rankdata *r;
+};
+
+static void rundata_free(struct rundata *d)
+{
+    for (int i = 0; i < d->nranks; i++) {
+        series_free(&d->r[i].compute_w);
+        series_free(&d->r[i].comm_w);
+    }
+    free(d->r);
+    free(d->node_busbw);
+    json_decref(d->summary);
+}
+
+static int load_run(const char *dir, struct rundata *d, char *why, size_t n)
+{
+    char path[1200];
+    json_error_t err;
+    memset(d, 0, sizeof *d);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    d->summary = json_load_file(path, 0, &err);
+    if (!d->summary) {
+        snprintf(why, n, "%s: %s", path, err.text);
+        return -1;
+    }
+    d->per_node = (int)json_integer_value(json_object_get(d->summary, "ranks"));
+    d->nranks = json_is_integer(json_object_get(d->summary, "ranks_total"))
+                    ? (int)json_integer_value(json_object_get(d->summary, "ranks_total")) : d->per_node;
+    d->run = json_array_get(json_object_get(d->summary, "runs"), 0);
+    if (d->per_node <= 0 || d->nranks <= 0 || d->nranks > 65536) {
+        snprintf(why, n, "%s: no ranks", path);
+        return -1;
+    }
+    d->nodes = d->nranks / d->per_node;
+    d->r = xcalloc((size_t)d->nranks, sizeof *d->r);
+    d->node_busbw = xcalloc((size_t)d->nodes, sizeof *d->node_busbw);
+    for (int i = 0; i < d->nranks; i++) {
+        d->r[i].tdp_w = d->r[i].tflops = d->r[i].h2d_gbs = NAN;
+        d->r[i].node = i / d->per_node;
+        d->r[i].numa_node = -2;
+        d->r[i].numa_pinned = -1;
+    }
+    /* each GPU's GEMM rate and each node's bus bandwidth: node 0's run, and (several nodes) every node's */
+    json_t *nodes = json_object_get(d->summary, "nodes");
+    for (int k = 0; k < d->nodes; k++) {
+        json_t *run = k == 0 ? d->run : NULL, *nd;
+        size_t j;
+        json_array_foreach(nodes, j, nd)
+            if (json_integer_value(json_object_get(nd, "node")) == k)
+                run = json_array_get(json_object_get(nd, "runs"), 0);
+        json_t *bw = json_object_get(run, "busbw_gbs");
+        d->node_busbw[k] = json_is_number(bw) ? json_number_value(bw) : NAN;
+        json_t *rk, *ranks = json_object_get(run, "ranks");
+        json_array_foreach(ranks, j, rk) {
+            int g = k * d->per_node + (int)json_integer_value(json_object_get(rk, "rank"));
+            json_t *t = json_object_get(rk, "tflops");
+            if (g >= 0 && g < d->nranks && json_is_number(t))
+                d->r[g].tflops = json_number_value(t);
+        }
+    }
+    /* events: each GPU's model and TDP, and the silent-corruption detections */
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        snprintf(why, n, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) > 0) {
+        json_t *o = json_loads(line, 0, &err);
+        const char *ev = json_string_value(json_object_get(o, "event"));
+        int rank = (int)json_integer_value(json_object_get(o, "rank"));
+        if (ev && rank >= 0 && rank < d->nranks) {
+            struct rankdata *r = &d->r[rank];
+            if (strcmp(ev, "ready") == 0) {   /* the host side: NUMA placement, the copy test */
+                json_t *nn = json_object_get(o, "numa_node"), *np = json_object_get(o, "numa_pinned"),
+                       *h = json_object_get(o, "h2d_gbs");
+                if (json_is_integer(nn))
+                    r->numa_node = (int)json_integer_value(nn);
+                if (json_is_boolean(np))
+                    r->numa_pinned = json_is_true(np);
+                if (json_is_number(h))
+                    r->h2d_gbs = json_number_value(h);
+            } else if (strcmp(ev, "gpu") == 0) {
+                str_copy(r->gpu, sizeof r->gpu, jstr(o, "name", ""));
+                json_t *t = json_object_get(o, "tdp_w");
+                r->tdp_w = json_is_number(t) ? json_number_value(t) : NAN;
+            } else if (strcmp(ev, "detection") == 0) {
+                const char *det = jstr(o, "detector", "");
+                if (strcmp(det, "fingerprint") == 0 || strcmp(det, "abft") == 0 || strcmp(det, "replay") == 0) {
+                    if (!r->sdc++)
+                        snprintf(r->sdc_note, sizeof r->sdc_note, "%s at iteration %lld: %s", det,
+                                 (long long)json_integer_value(json_object_get(o, "iter")),
+                                 jstr(o, "note", ""));
+                }
+            }
+        }
+        json_decref(o);
+    }
+    fclose(f);
+    /* power.csv: t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle */
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    f = fopen(path, "re");
+    if (f) {
+        int first = 1;
+        while (getline(&line, &cap, f) > 0) {
+            if (first) {
+                first = 0;
+                continue;
+            }
+            char *fld[9] = { 0 }, *p = line;
+            int k = 0;
+            for (; k < 9 && p; k++) {
+                fld[k] = p;
+                p = strchr(p, ',');
+                if (p)
+                    *p++ = 0;
+            }
+            if (k < 9)
+                continue;
+            int rank = atoi(fld[1]);
+            if (rank < 0 || rank >= d->nranks || !*fld[2])
+                continue;
+            struct rankdata *r = &d->r[rank];
+            double w = strtod(fld[2], NULL);
+            if (strcmp(fld[3], "compute") == 0)
+                series_add(&r->compute_w, w);
+            else if (strcmp(fld[3], "comm") == 0)
+                series_add(&r->comm_w, w);
+            fld[8][strcspn(fld[8], "\r\n")] = 0;
+            if (*fld[8]) {
+                r->throttle |= strtoull(fld[8], NULL, 0);
+                r->throttle_rows++;
+            }
+        }
+        fclose(f);
+    }
+    free(line);
+    return 0;
+}
+
+/* ---- expectations by GPU model */
+double accept_expected_tflops(const char *gpu, int dtype)
+{
+    /* Hopper SXM (H100 SXM, H200): what the harness's GEMM chain sustains at 8192^3, measured on an H100 80GB
+     * HBM3 (bf16 710, fp8 1304 TFLOP/s; docs/performance.md), rounded down; fp16 runs as bf16; tf32 at half
+     * the bf16 rate (its dense peak is half). H100 PCIe: its peak is 756/989 of the SXM's. */
+    static const double hopper[] = { [DT_BF16] = 700, [DT_FP16] = 700, [DT_TF32] = 350, [DT_FP8] = 1280 };
+    double scale = 0;
+    if (strstr(gpu, "H100") || strstr(gpu, "H200") || strstr(gpu, "H800") || strstr(gpu, "H20 "))
+        scale = strstr(gpu, "PCIe") ? 756.0 / 989.0 : strstr(gpu, "H20 ") ? 0 : 1;
+    if (scale <= 0 || dtype < 0 || dtype >= (int)ARRAY_LEN(hopper) || hopper[dtype] <= 0)
+        return NAN;
+    return hopper[dtype] * scale;
+}
+
+/* 8 Hopper SXM GPUs over NVLink 4: nccl-tests all_reduce_perf busbw at large sizes is 360-480 GB/s; the
+ * lower end is the expectation. */
+static double expected_busbw(const char *gpu)
+{
+    return strstr(gpu, "H100") || strstr(gpu, "H200") ? (strstr(gpu, "PCIe") ? NAN : 360) : NAN;
+}
+
+static double median_of(const double *x, int n)
+{
+    struct series s = { 0 };
+    for (int i = 0; i < n; i++)
+        series_add(&s, x[i]);
+    double m = series_pct(&s, 50);
+    series_free(&s);
+    return m;
+}
+
+/* ---- checkpoint I/O, measured here: write + fsync, drop the pages, read back */
+int accept_ckpt_io(const char *dir, uint64_t bytes, double *wr_gbs, double *rd_gbs, char *why, size_t n)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/gauntlet-accept-io-%d.tmp", dir, (int)getpid());
+    if (mkdir_p(dir) != 0) {
+        snprintf(why, n, "cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    size_t chunk = 8u << 20;
+    char *buf = xmalloc(chunk);
+    for (size_t i = 0; i < chunk; i++)
+        buf[i] = (char)(i * 131 + 7);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int rc = -1;
+    if (fd < 0) {
+        snprintf(why, n, "cannot write %s: %s", path, strerror(errno));
+        free(buf);
+        return -1;
+    }
+    uint64_t t0 = mono_ns(), left = bytes;
+    while (left > 0) {
+        size_t k = left < chunk ? (size_t)left : chunk;
+        if (write_all(fd, buf, k) != 0)
+            break;
+        left -= k;
+    }
+    if (left || fsync(fd) != 0) {
+        snprintf(why, n, "writing %s: %s", path, strerror(errno));
+        goto out;
+    }
+    *wr_gbs = (double)bytes / ((double)(mono_ns() - t0) * 1e-9) / 1e9;
+    /* the pages are clean after fsync: dropping them makes the read come from the device */
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, n, "cannot read %s: %s", path, strerror(errno));
+        goto out;
+    }
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    t0 = mono_ns();
+    uint64_t got = 0;
+    ssize_t k;
+    while ((k = read(fd, buf, chunk)) > 0)
+        got += (uint64_t)k;
+    if (k < 0 || got != bytes) {
+        snprintf(why, n, "reading %s: %s", path, k < 0 ? strerror(errno) : "short read");
+        goto out;
+    }
+    *rd_gbs = (double)bytes / ((double)(mono_ns() - t0) * 1e-9) / 1e9;
+    rc = 0;
+out:
+    if (fd >= 0)
+        close(fd);
+    unlink(path);
+    free(buf);
+    return rc;
+}
+
+/* ---- the checks */
+static void check_gemm(const struct scenario *sc, const struct rundata *d, const char *backend,
+                       struct verdicts *vs)
+{
+    const struct backend_ops *bk = backend_find(backend);   /* a model's rate is its scenario's, a GPU's its table's */
+    for (int i = 0; i < d->nranks; i++) {
+        double exp = sc->checks.gemm_tflops.expected;
+        if (!(exp > 0))
+            exp = bk && bk->model_tflops ? bk->model_tflops(sc) : accept_expected_tflops(d->r[i].gpu, sc->workload.gemm.dtype);
+        if (!isfinite(exp)) {
+            struct verdict *v = accept_skip(vs, sc, "gemm_tflops", "");
+            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", d->r[i].node, i);
+            accept_note(v, "no expected rate for '%s' in %s: give checks.gemm_tflops.expected", d->r[i].gpu,
+                  dtype_name((enum dtype)sc->workload.gemm.dtype));
+            continue;
+        }
+        double x = d->r[i].tflops;
+        struct verdict *v = judge(vs, sc, "gemm_tflops", d->r[i].node, i, x, ">=", sc->checks.gemm_tflops.min_share * exp,
+                                  "TFLOP/s");
+        if (v->status == V_FAIL && isfinite(x))
+            accept_note(v, "%.0f%% of the expected %.4g TFLOP/s", 100 * x / exp, exp);
+    }
+}
+
+static void check_busbw(const struct scenario *sc, const struct rundata *d, const char *backend,
+                        struct verdicts *vs)
+{
+    const struct backend_ops *bk = backend_find(backend);
+    if (sc->workload.allreduce.emulate_busbw_gbs > 0) {
+        accept_skip(vs, sc, "busbw", "the all-reduce is emulated (workload.allreduce.emulate_busbw): nothing to measure");
+        return;
+    }
+    if (d->nranks < 2) {
+        accept_skip(vs, sc, "busbw", "one rank: no all-reduce between GPUs");
+        return;
+    }
+    double exp = sc->checks.busbw.expected;
+    if (!(exp > 0))
+        exp = bk && bk->model_busbw_gbs ? bk->model_busbw_gbs(sc) : expected_busbw(d->r[0].gpu);
+    if (!isfinite(exp)) {
+        struct verdict *v = accept_skip(vs, sc, "busbw", "");
+        accept_note(v, "no expected bus bandwidth for '%s': give checks.busbw.expected", d->r[0].gpu);
+        return;
+    }
+    for (int k = 0; k < d->nodes; k++)   /* as each node measured the collective */
+        judge(vs, sc, "busbw", k, -1, d->node_busbw[k], ">=", sc->checks.busbw.min_share * exp, "GB/s");
+}
+
+static void check_power(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
+{
+    for (int i = 0; i < d->nranks; i++) {
+        struct rankdata *r = &d->r[i];
+        if (r->compute_w.n < 5 || !(r->tdp_w > 0)) {
+            struct verdict *v = accept_skip(vs, sc, "power_under_load", "");
+            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
+            accept_note(v, r->tdp_w > 0 ? "fewer than 5 power samples in compute phases (power.sample_hz, NVML)"
+                                  : "the GPU's TDP is not known (give power.tdp_w)");
+            continue;
+        }
+        double p90 = series_pct(&r->compute_w, 90);
+        struct verdict *v = judge(vs, sc, "power_under_load", r->node, i, p90, ">=",
+                                  sc->checks.power_under_load.min_share_tdp * r->tdp_w, "W");
+        accept_note(v, "p90 of %zu compute-phase samples; TDP %.0f W", r->compute_w.n, r->tdp_w);
+    }
+}
+
+static void check_swing(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
+{
+    for (int i = 0; i < d->nranks; i++) {
+        struct rankdata *r = &d->r[i];
+        if (r->compute_w.n < 5 || r->comm_w.n < 5) {
+            struct verdict *v = accept_skip(vs, sc, "power_swing", "");
+            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
+            accept_note(v, "fewer than 5 power samples in %s phases: lengthen them or raise power.sample_hz",
+                  r->compute_w.n < 5 ? "compute" : "communication");
+            continue;
+        }
+        double hi = series_pct(&r->compute_w, 90), lo = series_pct(&r->comm_w, 10);
+        struct verdict *v = judge(vs, sc, "power_swing", r->node, i, hi > 0 ? 1 - lo / hi : NAN, ">=",
+                                  sc->checks.power_swing.min_drop, "share");
+        accept_note(v, "communication p10 %.0f W, compute p90 %.0f W", lo, hi);
+    }
+}
+
+static void check_sdc(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
+{
+    if (!scenario_detector_on(sc, DET_FINGERPRINT) && !scenario_detector_on(sc, DET_ABFT) &&
+        !scenario_detector_on(sc, DET_REPLAY)) {
+        accept_skip(vs, sc, "sdc_screen", "no silent-corruption detector on: list fingerprint, abft or replay in detectors");
+        return;
+    }
+    for (int i = 0; i < d->nranks; i++) {
+        struct verdict *v = judge(vs, sc, "sdc_screen", d->r[i].node, i, d->r[i].sdc, "<=", 0, "mismatches");
+        if (d->r[i].sdc)
+            accept_note(v, "%s", d->r[i].sdc_note);
+    }
+}
+
+/* A failure nobody injected (a death, a hang, a straggler, a corruption) fails the GPU it hit, whatever the
+ * checks: on a new cluster these are the failures that matter. */
+static void check_observed(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
+{
+    json_t *f;
+    size_t i;
+    json_array_foreach(json_object_get(d->summary, "faults"), i, f) {
+        if (strcmp(jstr(f, "origin", ""), "observed") != 0)
+            continue;
+        struct verdict *v = accept_add(vs, sc, "observed_fault", V_FAIL);
+        json_t *det = json_object_get(f, "detection");
+        v->node = (int)json_integer_value(json_object_get(f, "node"));
+        v->rank = (int)json_integer_value(json_object_get(f, "rank"));
+        snprintf(v->subject, sizeof v->subject, "node %d gpu %d", v->node, v->rank);
+        v->value = 1;
+        v->limit = 0;
+        str_copy(v->cmp, sizeof v->cmp, "<=");
+        str_copy(v->unit, sizeof v->unit, "faults");
+        accept_note(v, "%s nobody injected, seen by %s at iteration %lld: %s (%s)", jstr(f, "kind", "?"),
+                    jstr(f, "detected_by", "?"), (long long)json_integer_value(json_object_get(det, "iter_seen")),
+                    jstr(f, "what", ""), jstr(f, "outcome", ""));
+    }
+    json_t *n;
+    json_array_foreach(json_object_get(d->summary, "nodes_lost"), i, n) {   /* a node lost fails every GPU of it */
+        struct verdict *v = accept_add(vs, sc, "observed_fault", V_FAIL);
+        v->node = (int)json_integer_value(n);
+        v->rank = -1;
+        snprintf(v->subject, sizeof v->subject, "node %d", v->node);
+        v->value = 1;
+        v->limit = 0;
+        str_copy(v->cmp, sizeof v->cmp, "<=");
+        str_copy(v->unit, sizeof v->unit, "nodes");
+        accept_note(v, "node %d went silent past the heartbeat timeout and was lost (events: node_lost)", v->node);
+    }
+}
+
+static void check_drill(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
+{
+    json_t *faults = json_object_get(d->summary, "faults"), *f;
+    size_t i;
+    int injected = 0;
+    json_array_foreach(faults, i, f)
+        injected += strcmp(jstr(f, "origin", "injected"), "injected") == 0;
+    if (!injected) {
+        accept_skip(vs, sc, "fault_drill", "the scenario injected no fault");
+        return;
+    }
+    json_array_foreach(faults, i, f) {
+        if (strcmp(jstr(f, "origin", "injected"), "injected") != 0)
+            continue;   /* not part of the drill: check_observed judges it */
+        const char *kind = jstr(f, "kind", "?");
+        int rank = (int)json_integer_value(json_object_get(f, "rank"));
+        json_t *ds = json_object_get(f, "detect_s"), *rs = json_object_get(f, "recover_s");
+        double det = json_is_number(ds) ? json_number_value(ds) : NAN, rec = json_is_number(rs) ? json_number_value(rs) : NAN;
+        int ok = isfinite(det) && det <= sc->checks.fault_drill.max_detect_s && isfinite(rec) &&
+                 rec <= sc->checks.fault_drill.max_recover_s;
+        struct verdict *v = accept_add(vs, sc, "fault_drill", ok ? V_PASS : V_FAIL);
+        v->node = (int)json_integer_value(json_object_get(f, "node"));
+        v->rank = rank;
+        snprintf(v->subject, sizeof v->subject, "fault %zu (%s, gpu %d)", i, kind, rank);
+        v->value = det;
+        v->limit = sc->checks.fault_drill.max_detect_s;
+        str_copy(v->cmp, sizeof v->cmp, "<=");
+        str_copy(v->unit, sizeof v->unit, "s");
+        if (!isfinite(det))
+            accept_note(v, "not detected (%s)", jstr(f, "outcome", ""));
+        else if (!isfinite(rec))
+            accept_note(v, "detected by %s in %.3f s, not recovered (%s)",
+                  jstr(f, "detected_by", "?"), det,
+                  jstr(f, "outcome", ""));
+        else
+            accept_note(v, "detected by %s in %.3f s (limit %g s), recovered in %.3f s (limit %g s)",
+                  jstr(f, "detected_by", "?"), det, sc->checks.fault_drill.max_detect_s,
+                  rec, sc->checks.fault_drill.max_recover_s);
+    }
+}
+
+/* NVML clock-event reasons that are not about power: anything but idle (0x1), application clocks (0x2) and
+ * the software power cap (0x4). A hardware power brake (0x80) fails: it is the board's supply saying stop. */
+#define THROTTLE_ALLOWED 0x7ull
+
+static void check_throttle(const struct scenario *sc, struct rundata *d, const char *backend,
+                           struct verdicts *vs)
+{
+    const struct backend_ops *bk = backend_find(backend);
+    if (bk && bk->modelled) {
+        struct verdict *v = accept_skip(vs, sc, "throttle", "");
+        accept_note(v, "the %s backend is a model: it has no throttle reasons", bk->name);
+        return;
+    }
+    for (int i = 0; i < d->nranks; i++) {
+        struct rankdata *r = &d->r[i];
+        if (!r->throttle_rows && !r->compute_w.n) {
+            struct verdict *v = accept_skip(vs, sc, "throttle", "");
+            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
+            accept_note(v, "no NVML readings for this GPU");
+            continue;
+        }
+        uint64_t bad = r->throttle & ~THROTTLE_ALLOWED;
+        struct verdict *v = judge(vs, sc, "throttle", r->node, i, (double)bad, "<=", 0, "reason bits");
+        accept_note(v, "reasons seen 0x%llx (allowed 0x%llx: idle, application clocks, software power cap)",
+              (unsigned long long)r->throttle, THROTTLE_ALLOWED);
+    }
+}
+
+/* Fleet outliers: a GPU more than k scaled MADs below the median of its peers, and more than min_rel below
+ * it, on a figure where more is better (GEMM rate; power under load). */
+static void check_outliers(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
+{
+    if (d->nranks < 3) {
+        accept_skip(vs, sc, "outliers", "fewer than 3 GPUs: no peers to compare");
+        return;
+    }
+    double *x = xmalloc((size_t)d->nranks * sizeof *x), *dev = xmalloc((size_t)d->nranks * sizeof *dev);
+    const char *figs[2] = { "GEMM TFLOP/s", "compute-phase power p90 (W)" };
+    int worst_rank = -1;
+    double worst = 0;
+    char note[240] = "";
+    for (int f = 0; f < 2; f++) {
+        int have = 0;
+        for (int i = 0; i < d->nranks; i++) {   /* every GPU of every node: the fleet */
+            x[i] = f == 0 ? d->r[i].tflops : (d->r[i].compute_w.n >= 5 ? series_pct(&d->r[i].compute_w, 90) : NAN);
+            have += isfinite(x[i]);
+        }
+        if (have < 3)
+            continue;
+        double med = median_of(x, d->nranks);
+        for (int i = 0; i < d->nranks; i++)
+            dev[i] = fabs(x[i] - med);
+        double mad = 1.4826 * median_of(dev, d->nranks);
+        for (int i = 0; i < d->nranks; i++) {
+            double below = med - x[i];
+            double score = below / fmax(mad, 1e-9 * fabs(med));
+            if (isfinite(x[i]) && below > sc->checks.outliers.min_rel * med && score > sc->checks.outliers.k) {
+                struct verdict *v = accept_add(vs, sc, "outliers", V_FAIL);
+                v->node = d->r[i].node;
+                v->rank = i;
+                snprintf(v->subject, sizeof v->subject, "node %d gpu %d", d->r[i].node, i);
+                v->value = score;
+                v->limit = sc->checks.outliers.k;
+                str_copy(v->cmp, sizeof v->cmp, "<=");
+                str_copy(v->unit, sizeof v->unit, "MADs");
+                accept_note(v, "%s %.4g is %.1f%% below its peers' median %.4g", figs[f], x[i], 100 * below / med, med);
+            }
+            if (isfinite(score) && score > worst) {
+                worst = score;
+                worst_rank = i;
+                snprintf(note, sizeof note, "furthest below: gpu %d, %s %.1f%% under the median", i, figs[f],
+                         100 * below / med);
+            }
+        }
+    }
+    int failed = 0;
+    for (int i = 0; i < vs->n; i++)
+        failed += strcmp(vs->v[i].check, "outliers") == 0 && vs->v[i].status == V_FAIL &&
+                  strcmp(vs->v[i].scenario, sc->name) == 0;
+    if (!failed) {
+        struct verdict *v = accept_add(vs, sc, "outliers", V_PASS);
+        if (d->nodes > 1)
+            snprintf(v->subject, sizeof v->subject, "%d GPUs of %d nodes", d->nranks, d->nodes);
+        else
+            snprintf(v->subject, sizeof v->subject, "node 0");
+        v->node = d->nodes > 1 ? -1 : 0;
+        v->value = worst;
+        v->limit = sc->checks.outliers.k;
+        str_copy(v->cmp, sizeof v->cmp, "<=");
+        str_copy(v->unit, sizeof v->unit, "MADs");
+        accept_note(v, "%s", worst_rank >= 0 ? note : "every GPU at its peers' median");
+    }
+    free(x);
+    free(dev);
+}
+
+/* Node-level outliers over several nodes: bus bandwidth as each node measured it, checkpoint write and read. */
+static void check_node_outliers(const struct scenario *sc, struct rundata *d, const double *io_w, const double *io_r,
+                                struct verdicts *vs)
+{
+    const double *figs[3] = { d->node_busbw, io_w, io_r };
+    const char *names[3] = { "all-reduce bus bandwidth (GB/s)", "checkpoint write (GB/s)", "checkpoint read (GB/s)" };
+    double *dev = xmalloc((size_t)d->nodes * sizeof *dev);
+    for (int f = 0; f < 3; f++) {
+        const double *x = figs[f];
+        int have = 0;
+        for (int k = 0; x && k < d->nodes; k++)
+            have += isfinite(x[k]);
+        if (have < 3)
+            continue;
+        double med = median_of(x, d->nodes);
+        for (int k = 0; k < d->nodes; k++)
+            dev[k] = fabs(x[k] - med);
+        double mad = 1.4826 * median_of(dev, d->nodes);
+        for (int k = 0; k < d->nodes; k++) {
+            double below = med - x[k], score = below / fmax(mad, 1e-9 * fabs(med));
+            if (!isfinite(x[k]) || below <= sc->checks.outliers.min_rel * med || score <= sc->checks.outliers.k)
+                continue;
+            struct verdict *v = accept_add(vs, sc, "node_outliers", V_FAIL);
+            v->node = k;
+            snprintf(v->subject, sizeof v->subject, "node %d", k);
+            v->value = score;
+            v->limit = sc->checks.outliers.k;
+            str_copy(v->cmp, sizeof v->cmp, "<=");
+            str_copy(v->unit, sizeof v->unit, "MADs");
+            accept_note(v, "%s %.4g is %.1f%% below the nodes' median %.4g", names[f], x[k], 100 * below / med, med);
+        }
+    }
+    free(dev);
+}
+
+/* Each worker on the CPUs of its GPU's NUMA node (the cuda backend pins it there at start). */
+static void check_numa(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
+{
+    for (int i = 0; i < d->nranks; i++) {
+        struct rankdata *r = &d->r[i];
+        if (r->numa_node < 0 || r->numa_pinned < 0) {
+            struct verdict *v = accept_skip(vs, sc, "numa", "");
+            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
+            accept_note(v, r->numa_node == -1 ? "the GPU reports no NUMA node (one socket, or sysfs without numa_node)"
+                                              : "the worker did not report its NUMA placement");
+            continue;
+        }
+        struct verdict *v = judge(vs, sc, "numa", r->node, i, r->numa_pinned, ">=", 1, "pinned");
+        accept_note(v, r->numa_pinned ? "the worker runs on NUMA node %d's CPUs only"
+                                      : "the worker may run on CPUs outside its GPU's NUMA node %d (GAUNTLET_NO_PIN, or a "
+                                        "cpuset that forbids that node's CPUs)",
+                    r->numa_node);
+    }
+}
+
+/* Host-to-device copies from pinned memory, measured by each cuda worker at start. */
+static void check_h2d(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
+{
+    for (int i = 0; i < d->nranks; i++) {
+        struct rankdata *r = &d->r[i];
+        if (!isfinite(r->h2d_gbs)) {
+            struct verdict *v = accept_skip(vs, sc, "h2d_bandwidth", "");
+            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
+            accept_note(v, "the copy test did not run or failed (see the run's messages)");
+            continue;
+        }
+        struct verdict *v = judge(vs, sc, "h2d_bandwidth", r->node, i, r->h2d_gbs, ">=", sc->checks.h2d_bandwidth.min_gbs,
+                                  "GB/s");
+        accept_note(v, "the best of 5 copies of %llu MiB from pinned memory",
+                    (unsigned long long)(sc->checks.h2d_bandwidth.bytes >> 20));
+    }
+}
+
+int accept_evaluate(const struct scenario *sc, const char *rundir, const char *backend, const double *io_w,
+                    const double *io_r, struct verdicts *vs, char *why, size_t n)
+{
+    const struct backend_ops *bk = backend_find(backend);
+    struct rundata d;
+    if (load_run(rundir, &d, why, n) != 0) {
+        rundata_free(&d);
+        return -1;
+    }
+    const struct checks *c = &sc->checks;
+    if (!d.run) {
+        struct verdict *v = accept_add(vs, sc, "run", V_FAIL);
+        accept_note(v, "no run in summary.json");
+    }
+    if (c->gemm_tflops.on && d.run)
+        check_gemm(sc, &d, backend, vs);
+    if (c->busbw.on && d.run)
+        check_busbw(sc, &d, backend, vs);
+    if (c->power_under_load.on)
+        check_power(sc, &d, vs);
+    if (c->power_swing.on)
+        check_swing(sc, &d, vs);
+    if (c->sdc_screen.on)
+        check_sdc(sc, &d, vs);
+    if (c->fault_drill.on)
+        check_drill(sc, &d, vs);
+    check_observed(sc, &d, vs);
+    if (c->throttle.on)
+        check_throttle(sc, &d, backend, vs);
+    if (c->numa.on) {
+        if (bk && bk->modelled)
+            accept_note(accept_skip(vs, sc, "numa", ""), "the %s backend is a model: no GPU, so no NUMA node to match",
+                        bk->name);
+        else
+            check_numa(sc, &d, vs);
+    }
+    if (c->h2d_bandwidth.on) {
+        if (bk && bk->modelled)
+            accept_note(accept_skip(vs, sc, "h2d_bandwidth", ""), "the %s backend is a model: no host-to-device link",
+                        bk->name);
+        else
+            check_h2d(sc, &d, vs);
+    }
+    if (c->checkpoint_io.on && io_w && io_r)
+        for (int k = 0; k < d.nodes; k++) {   /* as each node measured its own checkpoint target */
+            struct verdict *v = judge(vs, sc, "checkpoint_write", k, -1, io_w[k], ">=", c->checkpoint_io.min_write_gbs, "GB/s");
+            if (isfinite(io_w[k]))
+                accept_note(v, "write + fsync of %llu MiB to %s", (unsigned long long)(c->checkpoint_io.bytes >> 20),
+                            sc->workload.checkpoint.path);
+            else
+                accept_note(v, "could not write to %s on node %d (see its messages)", sc->workload.checkpoint.path, k);
+            v = judge(vs, sc, "checkpoint_read", k, -1, io_r[k], ">=", c->checkpoint_io.min_read_gbs, "GB/s");
+            accept_note(v, "read back after dropping its pages from the cache");
+        }
+    if (c->outliers.on && d.run) {
+        check_outliers(sc, &d, vs);
+        if (d.nodes >= 3)   /* a slow node: its own view of the all-reduce, its checkpoint target */
+            check_node_outliers(sc, &d, io_w, io_r, vs);
+    }
+    rundata_free(&d);
+    return 0;
+}

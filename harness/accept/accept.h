@@ -1,0 +1,57 @@
+/* harness/accept/accept.h: the acceptance suite — `gauntlet accept` runs the shipped acceptance scenarios and judges
+ * each scenario's `checks:` from its results folder: a verdict per check, per GPU, per node, printed as a
+ * table and written as verdicts.json and JUnit XML (docs/acceptance.md). */
+#ifndef GAUNTLET_ACCEPT_H
+#define GAUNTLET_ACCEPT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "scenario.h"
+
+enum verdict_status { V_PASS = 0, V_FAIL, V_SKIP };
+
+struct verdict {
+    char scenario[64];
+    char check[32];
+    char subject[48];      /* "gpu 2", "node 0", "fault 1 (crash, rank 3)" */
+    int node, rank;        /* -1 where the verdict is not about one GPU */
+    int status;            /* enum verdict_status */
+    double value, limit;   /* the figure and its threshold (NAN where none) */
+    char cmp[3];           /* ">=" or "<=": how value must compare with limit */
+    char unit[16];
+    char note[240];        /* why it failed or was skipped; what was measured */
+};
+
+struct verdicts {
+    struct verdict *v;
+    int n, cap;
+};
+
+/* Judges sc's checks on the results in rundir (summary.json, events.jsonl, power.csv), run on backend, with
+ * each node's checkpoint write and read bandwidth (io_w, io_r: one per node, NAN where it failed; NULL when
+ * not measured); appends to out. 0, or -1 with why when the folder cannot be read. */
+int accept_evaluate(const struct scenario *sc, const char *rundir, const char *backend, const double *io_w,
+                    const double *io_r, struct verdicts *out, char *why, size_t n);
+/* Measures checkpoint I/O to dir: bytes written and fsynced, its pages dropped, read back (GB/s each). 0, or -1
+ * with why. */
+int accept_ckpt_io(const char *dir, uint64_t bytes, double *wr_gbs, double *rd_gbs, char *why, size_t n);
+/* The expected dense GEMM rate (TFLOP/s) of a GPU model for a dtype; NAN when not known. */
+double accept_expected_tflops(const char *gpu_name, int dtype);
+/* Writes the verdicts as a table. */
+void accept_print(FILE *f, const struct verdicts *v);
+json_t *accept_json(const struct verdicts *v);
+/* Writes JUnit XML (one testcase per verdict); 0 or -1. */
+int accept_junit(const struct verdicts *v, const char *path);
+void accept_free(struct verdicts *v);
+/* Appends a verdict (subject "run", no figure) and returns it; accept_note sets its note, accept_skip adds a
+ * SKIP with its reason. */
+struct verdict *accept_add(struct verdicts *vs, const struct scenario *sc, const char *check, int status);
+void accept_note(struct verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct verdict *accept_skip(struct verdicts *vs, const struct scenario *sc, const char *check, const char *why);
+
+/* gauntlet accept [--level 1|2|3] [--backend auto|cuda|sim] [--out DIR] [--junit FILE] [--scenarios DIR]
+ * [--strict] */
+int accept_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,300 @@
+/* harness/accept/accept_cli.c: `gauntlet accept` — finds the level's scenarios, checks them all before anything runs,
+ * runs each (on every node under a launcher), judges them (accept.c) and writes the verdicts. */
+#include <dirent.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "accept.h"
+#include "backend.h"
+#include "cluster.h"
+#include "recovery/recovery.h"
+#include "results.h"
+#include "supervisor.h"
+#include "util.h"
+
+/* ---- gauntlet accept */
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The level of an acceptance scenario file: L<level>-name.yaml (others count as level 1). */
+static int file_level(const char *name)
+{
+    return name[0] == 'L' && name[1] >= '1' && name[1] <= '9' && name[2] == '-' ? name[1] - '0' : 1;
+}
+
+/* Finds the shipped scenarios: $GAUNTLET_SCENARIOS, next to the executable (../scenarios/acceptance from
+ * build/), or ./scenarios/acceptance. */
+static void find_dir(char *out, size_t n)
+{
+    const char *env = getenv("GAUNTLET_SCENARIOS");
+    struct stat st;
+    if (env && *env) {
+        snprintf(out, n, "%s", env);
+        return;
+    }
+    char exe[PATH_MAX];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k > 0) {
+        exe[k] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = 0;
+        const char *tries[] = { "../scenarios/acceptance", "../share/gauntlet/scenarios/acceptance", "scenarios/acceptance" };
+        for (size_t i = 0; i < ARRAY_LEN(tries); i++) {
+            snprintf(out, n, "%s/%s", exe, tries[i]);
+            if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+                return;
+        }
+    }
+    snprintf(out, n, "scenarios/acceptance");
+}
+
+/* Every node must run the same number of ranks (global rank = node x ranks + local): EXIT_OK when every node
+ * has ngpu GPUs, else EXIT_ENV with the nodes that differ from node 0 named (by node 0); collective. */
+static int same_gpu_count(int ngpu)
+{
+    int nn = cluster_nodes(), *all = xmalloc((size_t)nn * sizeof *all), rc = EXIT_OK;
+    if (cluster_gather_int(ngpu, all) != 0) {
+        gl_log("accept: node %d: the nodes' GPU counts could not be gathered", cluster_node());
+        rc = EXIT_ENV;
+    }
+    for (int k = 1; k < nn && rc == EXIT_OK; k++)
+        if (all[k] != all[0]) {
+            rc = EXIT_ENV;
+            if (cluster_node() == 0) {
+                char list[1024] = "";
+                size_t at = 0;
+                for (int j = 1; j < nn && at < sizeof list - 64; j++)
+                    if (all[j] != all[0])
+                        at += (size_t)snprintf(list + at, sizeof list - at, "%snode %d has %d", at ? ", " : "", j, all[j]);
+                gl_log("accept: node 0 has %d GPU%s, but %s: every node must run the same number of ranks (one per "
+                       "GPU; set CUDA_VISIBLE_DEVICES to the same count on every node)", all[0], all[0] == 1 ? "" : "s",
+                       list);
+            }
+        }
+    free(all);
+    return rc;
+}
+
+static const char accept_usage[] =
+    "usage: gauntlet accept [--level 1|2|3] [--backend auto|cuda|sim] [--out DIR] [--junit FILE]\n"
+    "                       [--scenarios DIR] [--strict]\n"
+    "  runs the acceptance scenarios of levels 1..LEVEL (files L<level>-*.yaml) and judges their checks:\n"
+    "  a table, DIR/verdicts.json and (--junit) JUnit XML. Exit 0 when no check failed (--strict: and none\n"
+    "  was skipped), 1 otherwise, 2 bad input, 3 environment.\n";
+
+int accept_main(int argc, char **argv)
+{
+    static const struct option opts[] = { { "level", required_argument, 0, 'l' },  { "backend", required_argument, 0, 'b' },
+                                          { "out", required_argument, 0, 'o' },    { "junit", required_argument, 0, 'j' },
+                                          { "scenarios", required_argument, 0, 'S' }, { "strict", no_argument, 0, 's' },
+                                          { "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 } };
+    const char *backend = "auto", *out = NULL, *junit = NULL, *sdir = NULL;
+    int level = 1, strict = 0, c, rc = EXIT_OK, nfiles = 0, ngpu = 0;
+    char **files = NULL;
+    struct scenario *sc = NULL;
+    const struct backend_ops *ops = NULL;
+    char dir[1024], outdir[1024], exe[PATH_MAX], why[1024];
+    if (supervisor_block_signals() != 0)
+        return EXIT_ENV;
+    char cwhy[512];
+    if (cluster_init(cwhy, sizeof cwhy) != 0) {   /* under mpirun/srun: every node of the allocation */
+        gl_log("%s", cwhy);
+        return EXIT_ENV;
+    }
+    int lead = cluster_node() == 0;
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'l':
+            if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '3') {
+                gl_log("accept: --level: expected 1, 2 or 3, got '%s'", optarg);
+                rc = EXIT_INPUT;
+                goto agree;
+            }
+            level = optarg[0] - '0';
+            break;
+        case 'b': backend = optarg; break;
+        case 'o': out = optarg; break;
+        case 'j': junit = optarg; break;
+        case 'S': sdir = optarg; break;
+        case 's': strict = 1; break;
+        case 'h':
+            if (lead)
+                fputs(accept_usage, stdout);
+            cluster_fini();
+            return EXIT_OK;
+        default:
+            gl_log("accept: unknown or incomplete option '%s'", argv[optind - 1]);
+            fputs(accept_usage, stderr);
+            rc = EXIT_INPUT;
+            goto agree;
+        }
+    }
+    if (optind != argc) {
+        gl_log("accept: unexpected argument '%s'", argv[optind]);
+        fputs(accept_usage, stderr);
+        rc = EXIT_INPUT;
+        goto agree;
+    }
+    if (sdir)
+        str_copy(dir, sizeof dir, sdir);
+    else
+        find_dir(dir, sizeof dir);
+    DIR *d = opendir(dir);
+    if (!d) {
+        gl_log("accept: scenarios folder %s: %s (give --scenarios DIR)", dir, strerror(errno));
+        rc = EXIT_INPUT;
+        goto agree;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l > 5 && strcmp(e->d_name + l - 5, ".yaml") == 0 && file_level(e->d_name) <= level) {
+            files = xrealloc(files, (size_t)(nfiles + 1) * sizeof *files);
+            files[nfiles++] = xstrdup(e->d_name);
+        }
+    }
+    closedir(d);
+    qsort(files, (size_t)nfiles, sizeof *files, cmp_str);
+    if (!nfiles) {
+        gl_log("accept: no acceptance scenario of level <= %d in %s", level, dir);
+        rc = EXIT_INPUT;
+        goto agree;
+    }
+    /* every scenario is checked before anything runs: bad input stops the suite at once */
+    sc = xcalloc((size_t)nfiles, sizeof *sc);
+    for (int i = 0; i < nfiles && rc == EXIT_OK; i++) {
+        char path[1300];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        if ((rc = scenario_load(path, &sc[i], why, sizeof why)) != 0)
+            gl_log("%s", why);
+    }
+    ops = rc ? NULL : backend_pick(backend, &rc);
+    if (ops && ops->device_count)
+        ngpu = ops->device_count();
+    if (ops && rc == EXIT_OK && cluster_nodes() > 1 && (rc = same_gpu_count(ngpu)) != EXIT_OK)
+        ops = NULL;
+    for (int i = 0; i < nfiles && ops && rc == EXIT_OK; i++) {
+        if (ngpu > 0)   /* every GPU of the node */
+            sc[i].ranks = ngpu;
+        sc[i].nodes = cluster_nodes();   /* every node the launcher started */
+        if ((rc = ops->check(&sc[i], why, sizeof why)) != 0)
+            gl_log("%s%s%s", scenario_located(&sc[i], why) ? "" : sc[i].file, scenario_located(&sc[i], why) ? "" : ": ", why);
+    }
+    ssize_t k = rc == EXIT_OK ? readlink("/proc/self/exe", exe, sizeof exe - 1) : 0;
+    if (k < 0) {
+        SYSERR("readlink(/proc/self/exe)");
+        rc = EXIT_ENV;
+    }
+    if (rc == EXIT_OK) {
+        exe[k] = 0;
+        if (out)
+            str_copy(outdir, sizeof outdir, out);
+        else
+            results_default_dir(outdir, sizeof outdir, "results", "accept");
+        if (lead && mkdir_p(outdir) != 0) {
+            gl_log("accept: cannot create %s: %s", outdir, strerror(errno));
+            rc = EXIT_ENV;
+        }
+    }
+agree:;
+    /* under a launcher every node stops here when any could not set up, none left waiting in a collective */
+    int worst = cluster_agree(rc);
+    if (worst != EXIT_OK) {
+        if (rc == EXIT_OK && lead)
+            gl_log("accept: another node could not start the suite (exit %d): see its messages", worst);
+        for (int i = 0; i < nfiles; i++)
+            free(files[i]);
+        free(files);
+        free(sc);
+        cluster_fini();
+        return worst;
+    }
+    if (lead)
+        printf("gauntlet accept: level %d, %d scenario(s) from %s on %s, %d node(s); results in %s\n", level, nfiles,
+               dir, ops->name, cluster_nodes(), outdir);
+    struct verdicts vs = { 0 };
+    int env_error = 0;
+    for (int i = 0; i < nfiles; i++) {
+        char rundir[1300];
+        snprintf(rundir, sizeof rundir, "%s/%s", outdir, sc[i].name);
+        if (lead)
+            printf("gauntlet accept: %s (%lld ranks x %lld iterations%s)\n", files[i], (long long)sc[i].ranks,
+                   (long long)sc[i].iterations, cluster_nodes() > 1 ? " on each node" : "");
+        fflush(stdout);
+        struct run_options opt = { .out_dir = rundir, .exe = exe, .headless = 1 };
+        int code = supervisor_run(&sc[i], ops, &opt);
+        /* every node measures its own checkpoint target; node 0 gathers the figures */
+        int nn = cluster_nodes();
+        double w = NAN, r = NAN, *io_w = NULL, *io_r = NULL;
+        if (sc[i].checks.checkpoint_io.on) {
+            if (accept_ckpt_io(sc[i].workload.checkpoint.path, sc[i].checks.checkpoint_io.bytes, &w, &r, why, sizeof why) != 0)
+                gl_log("accept: node %d: %s", cluster_node(), why);
+            io_w = xmalloc((size_t)nn * sizeof *io_w);
+            io_r = xmalloc((size_t)nn * sizeof *io_r);
+            cluster_gather_double(w, io_w);
+            cluster_gather_double(r, io_r);
+        }
+        if (!lead) {
+            free(io_w);
+            free(io_r);
+            continue;   /* node 0 judges: its results folder holds every node */
+        }
+        if (code == EXIT_ENV && access(rundir, F_OK) != 0) {
+            struct verdict *v = accept_add(&vs, &sc[i], "run", V_FAIL);
+            accept_note(v, "the run could not start (exit 3): see the messages above");
+            env_error = 1;
+            continue;
+        }
+        if (code != EXIT_OK) {
+            struct verdict *v = accept_add(&vs, &sc[i], "run", V_FAIL);
+            accept_note(v, "the run ended with exit %d: see %s/summary.json (stopped)", code, rundir);
+        }
+        int ev = accept_evaluate(&sc[i], rundir, ops->name, io_w, io_r, &vs, why, sizeof why);
+        free(io_w);
+        free(io_r);
+        if (ev != 0) {
+            struct verdict *v = accept_add(&vs, &sc[i], "run", V_FAIL);
+            accept_note(v, "%s", why);
+        }
+    }
+    int code = EXIT_OK;
+    if (lead) {
+        printf("\n");
+        accept_print(stdout, &vs);
+        json_t *j = accept_json(&vs);
+        json_object_set_new(j, "level", json_integer(level));
+        json_object_set_new(j, "backend", json_string(ops->name));
+        int fails = (int)json_integer_value(json_object_get(j, "failed")), skips = (int)json_integer_value(json_object_get(j, "skipped"));
+        code = fails || (strict && skips) ? EXIT_CHECK : EXIT_OK;
+        json_object_set_new(j, "exit", json_integer(code));
+        char path[1300];
+        snprintf(path, sizeof path, "%s/verdicts.json", outdir);
+        char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
+        if (!text || write_file_atomic(path, text, strlen(text)) != 0) {
+            gl_log("accept: cannot write %s: %s", path, strerror(errno));
+            code = EXIT_ENV;
+        }
+        free(text);
+        json_decref(j);
+        if (junit && accept_junit(&vs, junit) != 0)
+            code = EXIT_ENV;
+        printf("gauntlet accept: %s; verdicts in %s%s%s\n", code == EXIT_OK ? "PASS" : "FAIL", path, junit ? ", " : "",
+               junit ? junit : "");
+    }
+    code = (int)cluster_bcast_u64((uint64_t)code);   /* every node exits as node 0 judged */
+    cluster_fini();
+    (void)env_error;
+    accept_free(&vs);
+    for (int i = 0; i < nfiles; i++)
+        free(files[i]);
+    free(files);
+    free(sc);
+    return code;
+}

@@ -1,0 +1,543 @@
+/* harness/analysis/analysis.c: power-swing analysis, pure functions over traces (see analysis.h). The spectrum uses
+ * FFTW's real-to-complex transform. */
+#include "analysis.h"
+
+#include <fftw3.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "util.h"
+
+const double an_ramp_windows_s[AN_RAMP_WINDOWS] = { 0.01, 0.1, 1.0 };
+const char *const an_ramp_window_names[AN_RAMP_WINDOWS] = { "10ms", "100ms", "1s" };
+const struct an_band an_default_bands[4] = { { 0.1, 1, 0 }, { 1, 2.5, 0 }, { 2.5, 7, 0 }, { 7, 20, 0 } };
+const char *const an_clause_names[4] = { "max_ramp_up_mw_s", "max_ramp_down_mw_s", "dynamic_range_mw", "max_band_share" };
+
+/* The span of x from its first valid sample to its last: [*a, *b); *a == *b when nothing is valid. */
+static void an_span(const double *x, size_t n, size_t *a, size_t *b)
+{
+    size_t i = 0, j = n;
+    while (i < j && isnan(x[i]))
+        i++;
+    while (j > i && isnan(x[j - 1]))
+        j--;
+    *a = i;
+    *b = j;
+}
+
+/* Returns a copy of x[a..b) (x[a] and x[b - 1] valid) with each inner gap filled by linear interpolation between
+ * the valid samples around it. */
+static double *an_filled(const double *x, size_t a, size_t b)
+{
+    double *y = xmalloc((b - a) * sizeof *y);
+    size_t last = a;
+    for (size_t i = a; i < b; i++) {
+        if (isnan(x[i]))
+            continue;
+        for (size_t j = last + 1; j < i; j++)   /* the gap (last, i) */
+            y[j - a] = x[last] + (x[i] - x[last]) * (double)(j - last) / (double)(i - last);
+        y[i - a] = x[i];
+        last = i;
+    }
+    return y;
+}
+
+/* Largest rise and fall of x over exactly k steps, over the pairs of valid samples, in units per second; NAN
+ * when no pair is valid. complete: x has no gap (a loop the compiler can vectorise). */
+static void an_ramps(const double *x, size_t n, size_t k, double dt, int complete, double *up, double *down)
+{
+    double rise = 0, fall = 0;
+    if (complete) {   /* four running extremes: independent chains the processor overlaps */
+        double h[4] = { 0, 0, 0, 0 }, l[4] = { 0, 0, 0, 0 };
+        size_t i = 0;
+        for (; i + 3 + k < n; i += 4)
+            for (int u = 0; u < 4; u++) {
+                double d = x[i + u + k] - x[i + u];
+                h[u] = d > h[u] ? d : h[u];
+                l[u] = d < l[u] ? d : l[u];
+            }
+        for (; i + k < n; i++) {
+            double d = x[i + k] - x[i];
+            h[0] = d > h[0] ? d : h[0];
+            l[0] = d < l[0] ? d : l[0];
+        }
+        double hi = fmax(fmax(h[0], h[1]), fmax(h[2], h[3])), lo = fmin(fmin(l[0], l[1]), fmin(l[2], l[3]));
+        *up = n > k ? hi / ((double)k * dt) : NAN;
+        *down = n > k ? -lo / ((double)k * dt) : NAN;
+        return;
+    }
+    size_t pairs = 0;
+    for (size_t i = 0; i + k < n; i++) {
+        double d = x[i + k] - x[i];
+        if (isnan(d))
+            continue;
+        pairs++;
+        if (d > rise)
+            rise = d;
+        if (-d > fall)
+            fall = -d;
+    }
+    *up = pairs ? rise / ((double)k * dt) : NAN;
+    *down = pairs ? fall / ((double)k * dt) : NAN;
+}
+
+/* Returns the transform of x[a..b) less mean, inner gaps interpolated (x[a] and x[b - 1] valid): (b - a) / 2 + 1
+ * bins (fftw_free it), or NULL when FFTW cannot. */
+static fftw_complex *an_fft(const double *x, size_t a, size_t b, double mean)
+{
+    size_t n = b - a;
+    if (n > INT_MAX)
+        return NULL;
+    static pthread_mutex_t planning = PTHREAD_MUTEX_INITIALIZER;   /* FFTW's planner is not thread-safe */
+    double *in = fftw_alloc_real(n);
+    fftw_complex *spec = fftw_alloc_complex(n / 2 + 1);
+    pthread_mutex_lock(&planning);
+    fftw_plan plan = in && spec ? fftw_plan_dft_r2c_1d((int)n, in, spec, FFTW_ESTIMATE) : NULL;
+    pthread_mutex_unlock(&planning);
+    if (!plan) {
+        fftw_free(in);
+        fftw_free(spec);
+        return NULL;
+    }
+    size_t last = a;
+    for (size_t i = a; i < b; i++) {
+        if (x[i] != x[i])
+            continue;
+        for (size_t j = last + 1; j < i; j++)   /* the gap (last, i): linear between the samples around it */
+            in[j - a] = x[last] + (x[i] - x[last]) * (double)(j - last) / (double)(i - last) - mean;
+        in[i - a] = x[i] - mean;
+        last = i;
+    }
+    fftw_execute(plan);   /* thread-safe */
+    pthread_mutex_lock(&planning);
+    fftw_destroy_plan(plan);
+    pthread_mutex_unlock(&planning);
+    fftw_free(in);
+    return spec;
+}
+
+/* The spectrum of x[a..b) (mean removed, inner gaps interpolated): dominant frequency and band shares of the
+ * fluctuation's energy. */
+static int an_spectrum(const double *x, size_t a, size_t b, double dt, double mean, const struct an_band *bands,
+                       int n_bands, double *dominant, struct an_band *out)
+{
+    size_t n = b - a;
+    fftw_complex *spec = an_fft(x, a, b, mean);
+    if (!spec)
+        return -1;
+    double total = 0, best = 0, df = 1.0 / ((double)n * dt);
+    size_t best_j = 0;
+    for (int b = 0; b < n_bands; b++)
+        out[b] = (struct an_band){ bands[b].lo_hz, bands[b].hi_hz, 0 };
+    for (size_t j = 1; j <= n / 2; j++) {
+        double p = spec[j][0] * spec[j][0] + spec[j][1] * spec[j][1], f = (double)j * df;
+        total += p;
+        if (p > best) {
+            best = p;
+            best_j = j;
+        }
+        for (int b = 0; b < n_bands; b++)
+            if (f >= bands[b].lo_hz && f < bands[b].hi_hz)
+                out[b].share += p;
+    }
+    for (int b = 0; b < n_bands; b++)
+        out[b].share = total > 0 ? out[b].share / total : NAN;
+    *dominant = best_j ? (double)best_j * df : NAN;
+    fftw_free(spec);
+    return 0;
+}
+
+int analysis_spectrum(const struct an_series *s, double *freq, double *amp, size_t max, size_t *n)
+{
+    *n = 0;
+    struct acc a;
+    acc_reset(&a);
+    for (size_t i = 0; i < s->n; i++)
+        if (!isnan(s->x[i]))
+            acc_add(&a, s->x[i]);
+    size_t lo, hi;
+    an_span(s->x, s->n, &lo, &hi);
+    size_t len = hi - lo;
+    fftw_complex *spec = len >= 4 && s->dt > 0 ? an_fft(s->x, lo, hi, acc_mean(&a)) : NULL;
+    if (!spec)
+        return -1;
+    double df = 1.0 / ((double)len * s->dt);
+    for (size_t j = 1; j <= len / 2 && *n < max; j++) {   /* one-sided: 2|X| / N, the Nyquist bin once */
+        double m = hypot(spec[j][0], spec[j][1]) / (double)len;
+        freq[*n] = (double)j * df;
+        amp[(*n)++] = 2 * j == len ? m : 2 * m;
+    }
+    fftw_free(spec);
+    return 0;
+}
+
+#define AN_SWAP(a, b)      \
+    do {                   \
+        double t_ = (a);   \
+        (a) = (b);         \
+        (b) = t_;          \
+    } while (0)
+
+/* Reorders v[left..right] so that v[k] is the value of rank k, none before it larger and none after it smaller:
+ * Floyd and Rivest's SELECT (CACM 18(3), 1975), about n + min(k, n - k) comparisons on average: for the 1st and
+ * 99th percentiles little more than one pass. */
+static void an_select(double *v, long left, long right, long k)
+{
+    while (right > left) {
+        if (right - left > 600) {   /* narrow [left, right] to a sample's guess around k first */
+            double n = (double)(right - left + 1), i = (double)(k - left + 1), z = log(n);
+            double sz = 0.5 * exp(2 * z / 3), sd = 0.5 * sqrt(z * sz * (n - sz) / n) * (i - n / 2 < 0 ? -1 : 1);
+            long nl = (long)((double)k - i * sz / n + sd), nr = (long)((double)k + (n - i) * sz / n + sd);
+            an_select(v, nl > left ? nl : left, nr < right ? nr : right, k);
+        }
+        double t = v[k];
+        long i = left, j = right;
+        AN_SWAP(v[left], v[k]);
+        if (v[right] > t)
+            AN_SWAP(v[right], v[left]);
+        while (i < j) {
+            AN_SWAP(v[i], v[j]);
+            i++;
+            j--;
+            while (v[i] < t)
+                i++;
+            while (v[j] > t)
+                j--;
+        }
+        if (v[left] == t) {
+            AN_SWAP(v[left], v[j]);
+        } else {
+            j++;
+            AN_SWAP(v[j], v[right]);
+        }
+        if (j <= k)
+            left = j + 1;
+        if (k <= j)
+            right = j - 1;
+    }
+}
+
+/* Returns the smallest of v[a..b). */
+static double an_min(const double *v, size_t a, size_t b)
+{
+    double m = v[a];
+    for (size_t i = a + 1; i < b; i++)
+        m = v[i] < m ? v[i] : m;
+    return m;
+}
+
+/* The 1st and 99th percentiles of v[0..n) (linear interpolation between order statistics, as stats.c's series_pct
+ * and numpy's default), reordering v. */
+static void an_p1_p99(double *v, size_t n, double *p1, double *p99)
+{
+    double pos1 = 0.01 * (double)(n - 1), pos99 = 0.99 * (double)(n - 1);
+    size_t i1 = (size_t)pos1, i99 = (size_t)pos99;
+    an_select(v, 0, (long)n - 1, (long)i1);
+    double a1 = v[i1], b1 = i1 + 1 < n ? an_min(v, i1 + 1, n) : a1;   /* the next one up: the least above */
+    if (i99 > i1)
+        an_select(v, (long)i1 + 1, (long)n - 1, (long)i99);   /* all there rank above i1 */
+    double a99 = v[i99], b99 = i99 + 1 < n ? an_min(v, i99 + 1, n) : a99;
+    *p1 = a1 + (pos1 - (double)i1) * (b1 - a1);
+    *p99 = a99 + (pos99 - (double)i99) * (b99 - a99);
+}
+
+int analysis_run(const struct an_series *s, const struct an_band *bands, int n_bands, struct an_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->mean_w = out->min_w = out->max_w = out->p1_w = out->p99_w = out->swing_w = out->range_w = out->span_s = NAN;
+    out->dominant_hz = NAN;
+    for (int w = 0; w < AN_RAMP_WINDOWS; w++)
+        out->ramp_up_w_s[w] = out->ramp_down_w_s[w] = NAN;
+    if (n_bands > AN_MAX_BANDS)
+        n_bands = AN_MAX_BANDS;
+    out->n_bands = n_bands;
+    for (int b = 0; b < n_bands; b++)
+        out->bands[b] = (struct an_band){ bands[b].lo_hz, bands[b].hi_hz, NAN };
+    double *v = xmalloc((s->n ? s->n : 1) * sizeof *v);
+    size_t nv = 0;
+    double sum = 0, mn = INFINITY, mx = -INFINITY;
+    for (size_t i = 0; i < s->n; i++) {
+        double x = s->x[i];
+        if (x != x)
+            continue;   /* a gap */
+        v[nv++] = x;
+        sum += x;
+        mn = x < mn ? x : mn;
+        mx = x > mx ? x : mx;
+    }
+    out->samples = nv;
+    if (!nv) {
+        free(v);
+        return 0;
+    }
+    size_t lo, hi;
+    an_span(s->x, s->n, &lo, &hi);
+    size_t len = hi - lo;
+    out->gaps = len - nv;
+    out->span_s = s->dt > 0 ? (double)(len - 1) * s->dt : NAN;
+    out->mean_w = sum / (double)nv;
+    out->min_w = mn;
+    out->max_w = mx;
+    out->range_w = mx - mn;
+    an_p1_p99(v, nv, &out->p1_w, &out->p99_w);
+    out->swing_w = out->p99_w - out->p1_w;
+    free(v);
+    for (int w = 0; w < AN_RAMP_WINDOWS && s->dt > 0; w++) {
+        size_t k = (size_t)llround(an_ramp_windows_s[w] / s->dt);   /* an exact window: 1 s at 1 kHz is 1000 steps */
+        if (k < 1)
+            k = 1;
+        if (k < len)
+            an_ramps(s->x + lo, len, k, s->dt, out->gaps == 0, &out->ramp_up_w_s[w], &out->ramp_down_w_s[w]);
+    }
+    if (len < 4 || !(s->dt > 0))
+        return 0;
+    return an_spectrum(s->x, lo, hi, s->dt, out->mean_w, bands, n_bands, &out->dominant_hz, out->bands);
+}
+
+struct an_many {
+    const struct an_series *s;
+    size_t n;
+    const struct an_band *bands;
+    int n_bands;
+    struct an_result *out;
+    atomic_size_t next;
+    atomic_int rc;
+};
+
+/* A worker of analysis_run_many: takes series one at a time until none is left. */
+static void *an_many_worker(void *arg)
+{
+    struct an_many *w = arg;
+    for (size_t i; (i = atomic_fetch_add(&w->next, 1)) < w->n;) {
+        int rc = analysis_run(&w->s[i], w->bands, w->n_bands, &w->out[i]);
+        int zero = 0;
+        if (rc)
+            atomic_compare_exchange_strong(&w->rc, &zero, rc);
+    }
+    return NULL;
+}
+
+int analysis_run_many(const struct an_series *s, size_t n, const struct an_band *bands, int n_bands,
+                      struct an_result *out, int threads)
+{
+    if (threads <= 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cores > 0 ? (int)(cores > 256 ? 256 : cores) : 1;
+    }
+    if ((size_t)threads > n)
+        threads = (int)n;
+    struct an_many w = { .s = s, .n = n, .bands = bands, .n_bands = n_bands, .out = out };
+    atomic_init(&w.next, 0);
+    atomic_init(&w.rc, 0);
+    pthread_t *tid = xmalloc((size_t)(threads > 1 ? threads : 1) * sizeof *tid);
+    int started = 0;
+    for (int i = 1; i < threads; i++) {   /* the calling thread is the first worker */
+        if (pthread_create(&tid[started], NULL, an_many_worker, &w) != 0)
+            break;   /* fewer threads: the work is still all done, by those there are */
+        started++;
+    }
+    an_many_worker(&w);
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    free(tid);
+    return atomic_load(&w.rc);
+}
+
+double analysis_correlation(const double *a, const double *b, size_t n)
+{
+    double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(a[i]) || isnan(b[i]))
+            continue;
+        sa += a[i];
+        sb += b[i];
+        saa += a[i] * a[i];
+        sbb += b[i] * b[i];
+        sab += a[i] * b[i];
+        k++;
+    }
+    if (k < 2)
+        return NAN;
+    double cov = sab - sa * sb / (double)k, va = saa - sa * sa / (double)k, vb = sbb - sb * sb / (double)k;
+    return va > 0 && vb > 0 ? cov / sqrt(va * vb) : NAN;
+}
+
+size_t analysis_waveform(const struct an_series *s, double t0, const double *starts, size_t k, double *bins, int nbins)
+{
+    double *sum = xcalloc((size_t)nbins, sizeof *sum);
+    size_t *cnt = xcalloc((size_t)nbins, sizeof *cnt), used = 0;
+    for (size_t it = 0; it + 1 < k; it++) {
+        double a = starts[it], b = starts[it + 1];
+        if (!(b > a))
+            continue;
+        used++;
+        long i0 = (long)ceil((a - t0) / s->dt), i1 = (long)ceil((b - t0) / s->dt);
+        for (long i = i0 < 0 ? 0 : i0; i < i1 && i < (long)s->n; i++) {
+            if (isnan(s->x[i]))
+                continue;
+            int bin = (int)(((t0 + (double)i * s->dt) - a) / (b - a) * nbins);
+            if (bin >= 0 && bin < nbins) {
+                sum[bin] += s->x[i];
+                cnt[bin]++;
+            }
+        }
+    }
+    for (int j = 0; j < nbins; j++)
+        bins[j] = cnt[j] ? sum[j] / (double)cnt[j] : NAN;
+    free(sum);
+    free(cnt);
+    return used;
+}
+
+int analysis_project(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
+                     const struct an_band *bands, int n_bands, struct an_projection *out)
+{
+    return analysis_project_trace(s, gpus, groups, jitter_s, seed, bands, n_bands, out, NULL, NULL);
+}
+
+int analysis_project_series(const double *mw, size_t n, double dt, const struct an_band *bands, int n_bands,
+                            const struct an_projection *base, struct an_projection *out)
+{
+    if (out != base)
+        *out = *base;
+    struct an_series as = { mw, n, dt };
+    struct an_result res;
+    if (!n || analysis_run(&as, bands, n_bands, &res) != 0)
+        return -1;
+    out->mean_mw = res.mean_w;
+    out->swing_mw = res.swing_w;
+    out->range_mw = res.range_w;
+    out->ramp_up_mw_s = res.ramp_up_w_s[AN_RAMP_WINDOWS - 1];
+    out->ramp_down_mw_s = res.ramp_down_w_s[AN_RAMP_WINDOWS - 1];
+    out->dominant_hz = res.dominant_hz;
+    out->n_bands = res.n_bands;
+    memcpy(out->bands, res.bands, sizeof out->bands);
+    return 0;
+}
+
+int analysis_project_trace(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
+                           const struct an_band *bands, int n_bands, struct an_projection *out, double **trace,
+                           size_t *trace_n)
+{
+    if (trace)
+        *trace = NULL;
+    if (trace_n)
+        *trace_n = 0;
+    memset(out, 0, sizeof *out);
+    out->gpus = gpus;
+    out->groups = groups < 1 ? 1 : groups > gpus ? gpus : groups;
+    out->jitter_s = jitter_s;
+    size_t lo, hi;
+    an_span(s->x, s->n, &lo, &hi);
+    if (hi == lo || gpus < 1 || !(s->dt > 0))
+        return -1;
+    double *y = an_filled(s->x, lo, hi);   /* from the first valid sample to the last, inner gaps interpolated */
+    /* each group is shifted by a whole number of samples; groups sharing a shift are added at once, so the
+     * cost is (distinct shifts) x n whatever the number of groups */
+    size_t n = hi - lo;
+    long *count = xcalloc(n, sizeof *count);
+    struct rng r;
+    rng_seed(&r, seed, 0x9a0);
+    for (long g = 0; g < out->groups; g++) {
+        long shift = jitter_s > 0 ? lround(rng_normal(&r) * jitter_s / s->dt) : 0;
+        shift %= (long)n;
+        if (shift < 0)
+            shift += (long)n;
+        count[shift]++;
+    }
+    double per_group = (double)gpus / (double)out->groups * 1e-6;   /* W -> MW */
+    double *agg = xcalloc(n, sizeof *agg);
+    for (size_t sh = 0; sh < n; sh++) {
+        if (!count[sh])
+            continue;
+        double wgt = per_group * (double)count[sh];
+        for (size_t i = 0; i < n - sh; i++)   /* circular: the trace stands for a periodic workload */
+            agg[i] += wgt * y[i + sh];
+        for (size_t i = n - sh; i < n; i++)
+            agg[i] += wgt * y[i + sh - n];
+    }
+    int rc = analysis_project_series(agg, n, s->dt, bands, n_bands, out, out);
+    if (trace_n)
+        *trace_n = n;
+    if (trace)
+        *trace = agg;
+    else
+        free(agg);
+    free(count);
+    free(y);
+    return rc;
+}
+
+int analysis_bess(const double *p, size_t n, double dt, struct an_bess *b, double *grid)
+{
+    if (!n || !(dt > 0) || !(b->capacity_mwh > 0) || !(b->power_mw > 0) || !(b->efficiency > 0 && b->efficiency <= 1))
+        return -1;
+    double cap = b->capacity_mwh * 3600;   /* MJ (MW s) */
+    double soc = cap / 2, leg = sqrt(b->efficiency), alpha = dt / (b->window_s > dt ? b->window_s : dt);
+    double avg = 0, thr = 0, loss = 0;
+    size_t warm = (size_t)(b->window_s / dt);   /* the setpoint starts at the first window's mean (a warm start) */
+    if (warm < 1 || warm > n)
+        warm = n < 1 ? 1 : (warm > n ? n : 1);
+    for (size_t i = 0; i < warm; i++)
+        avg += p[i] / (double)warm;
+    double *g = grid ? grid : xmalloc(n * sizeof *g);
+    b->soc_min = b->soc_max = 0.5;
+    b->battery_max_mw = 0;
+    for (size_t i = 0; i < n; i++) {
+        avg += alpha * (p[i] - avg);   /* the grid's setpoint: an exponential moving average */
+        double want = p[i] - avg;      /* > 0: the battery discharges, < 0: it charges */
+        double batt = fmax(-b->power_mw, fmin(b->power_mw, want));
+        if (batt > 0) {   /* energy out of storage: batt / leg */
+            double e = fmin(batt * dt / leg, soc);
+            batt = e * leg / dt;
+            soc -= e;
+            loss += e - batt * dt;
+        } else if (batt < 0) {   /* energy into storage: -batt * leg */
+            double e = fmin(-batt * dt * leg, cap - soc);
+            batt = -e / leg / dt;
+            soc += e;
+            loss += -batt * dt - e;
+        }
+        g[i] = p[i] - batt;
+        thr += fabs(batt) * dt;
+        b->battery_max_mw = fmax(b->battery_max_mw, fabs(batt));
+        b->soc_min = fmin(b->soc_min, soc / cap);
+        b->soc_max = fmax(b->soc_max, soc / cap);
+    }
+    struct an_series gs = { g, n, dt };
+    struct an_result r;
+    analysis_run(&gs, NULL, 0, &r);
+    b->grid_swing_mw = r.swing_w;
+    b->grid_ramp_up_mw_s = r.ramp_up_w_s[AN_RAMP_WINDOWS - 1];
+    b->grid_ramp_down_mw_s = r.ramp_down_w_s[AN_RAMP_WINDOWS - 1];
+    b->soc_end = soc / cap;
+    b->throughput_mwh = thr / 3600;
+    b->losses_mwh = loss / 3600;
+    if (!grid)
+        free(g);
+    return 0;
+}
+
+void analysis_check_spec(const struct an_projection *p, const struct an_spec *spec, struct an_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    double limits[4] = { spec->max_ramp_up_mw_s, spec->max_ramp_down_mw_s, spec->dynamic_range_mw, spec->max_band_share };
+    double band = NAN;
+    for (int b = 0; b < p->n_bands; b++)
+        if (p->bands[b].lo_hz == spec->band_lo_hz && p->bands[b].hi_hz == spec->band_hi_hz)
+            band = p->bands[b].share;
+    double values[4] = { p->ramp_up_mw_s, p->ramp_down_mw_s, p->range_mw, band };   /* dynamic range: max - min */
+    for (int c = 0; c < 4; c++) {
+        v->limit[c] = limits[c];
+        v->value[c] = values[c];
+        v->checked[c] = limits[c] > 0 && isfinite(limits[c]);
+        v->pass[c] = v->checked[c] && values[c] <= limits[c];
+    }
+}

@@ -1,0 +1,149 @@
+/* harness/analysis/analysis.h: power-swing analysis — pure functions over a power trace (no I/O): statistics, ramp
+ * rates, spectrum and band shares (FFTW), the iteration-synchronous waveform, alignment between ranks, and
+ * the projection to a cluster of many GPUs checked against a utility's spec. */
+#ifndef GAUNTLET_ANALYSIS_H
+#define GAUNTLET_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AN_MAX_BANDS 8
+#define AN_RAMP_WINDOWS 3   /* 10 ms, 100 ms, 1 s */
+
+extern const double an_ramp_windows_s[AN_RAMP_WINDOWS];
+extern const char *const an_ramp_window_names[AN_RAMP_WINDOWS];
+
+/* A sampling grid: point i at t0_ns + floor(i * num / den) nanoseconds. Integer arithmetic: the grid never
+ * drifts, however long the trace (1000 Hz is exactly 1,000,000 ns a step). */
+struct an_grid { int64_t t0_ns, num, den; };
+/* The grid of hz samples a second (to a thousandth of a hertz), starting at t0_ns. */
+struct an_grid an_grid_of_hz(int64_t t0_ns, double hz);
+/* The grid of a step of step_ns nanoseconds, starting at t0_ns. */
+struct an_grid an_grid_of_step(int64_t t0_ns, int64_t step_ns);
+/* The step in seconds, correctly rounded (1000 Hz: 0.001). */
+double an_grid_dt(const struct an_grid *g);
+/* The time of point i, in nanoseconds. */
+int64_t an_grid_time(const struct an_grid *g, int64_t i);
+/* The point nearest t_ns (a tie goes to the later); negative before the grid's start. */
+int64_t an_grid_nearest(const struct an_grid *g, int64_t t_ns);
+/* Puts the samples (t_ns[i], v[i]), i < n, sorted by time, on points [0, m) of g: each sample on its nearest
+ * point, so no sample moves by more than half a step. A point no sample reaches stays NAN: a gap, never held,
+ * never counted; of two samples on one point the later is kept (*merged, when given, counts the others);
+ * samples outside [0, m) are left out. Returns the points that hold a valid (not NAN) value. */
+size_t analysis_place(const struct an_grid *g, const int64_t *t_ns, const double *v, size_t n, double *out, size_t m,
+                      size_t *merged);
+
+/* A uniformly sampled series: x[i] at t0 + i * dt. Missing samples (gaps) are NAN. */
+struct an_series {
+    const double *x;
+    size_t n;
+    double dt;
+};
+
+struct an_band { double lo_hz, hi_hz, share; };
+
+/* Everything measured on one series. NAN where it cannot be computed (too short, nothing valid). The series is
+ * measured from its first valid sample to its last (leading and trailing gaps are not its time). */
+struct an_result {
+    size_t samples;                        /* valid ones */
+    size_t gaps;                           /* points between the first and last valid sample without one */
+    double span_s;                         /* from the first valid sample to the last */
+    double mean_w, min_w, max_w, p1_w, p99_w;
+    double swing_w;                        /* the headline swing: p99 - p1 (repeats run to run) */
+    double range_w;                        /* max - min over `samples` samples (the rarest spikes included) */
+    double ramp_up_w_s[AN_RAMP_WINDOWS];   /* largest rise over each window, W/s */
+    double ramp_down_w_s[AN_RAMP_WINDOWS]; /* largest fall, W/s (positive) */
+    double dominant_hz;
+    int n_bands;
+    struct an_band bands[AN_MAX_BANDS];
+};
+
+/* The default bands (the utilities' concern): 0.1-1, 1-2.5, 2.5-7, 7-20 Hz. */
+extern const struct an_band an_default_bands[4];
+
+/* Analyses s: statistics over the valid samples; ramps over the three windows, each taken over the pairs of
+ * valid samples exactly that many steps apart (a gap is never filled for a ramp); dominant frequency and the
+ * share of the fluctuation's energy in each band, on the series with its inner gaps filled by linear
+ * interpolation (a spectrum needs every point; `gaps` says how many were filled). */
+int analysis_run(const struct an_series *s, const struct an_band *bands, int n_bands, struct an_result *out);
+
+/* analysis_run on each of s[0..n) into out[0..n), on up to threads threads at once (<= 0: one per core). Returns
+ * the first non-zero return of analysis_run, or 0. */
+int analysis_run_many(const struct an_series *s, size_t n, const struct an_band *bands, int n_bands,
+                      struct an_result *out, int threads);
+
+/* Writes the one-sided amplitude spectrum of s into freq[k] (Hz) and amp[k] (s's unit: a sine of amplitude A on a
+ * bin reads A there), k < *n: the bins above DC from the lowest, at most max, spaced 1 / (n dt) over the span
+ * from the first valid sample to the last. As for analysis_run's dominant frequency, the mean of the valid samples
+ * is removed and inner gaps are interpolated.
+ * Returns 0, or -1 (fewer than 4 samples, none valid, dt not positive, FFTW failed). */
+int analysis_spectrum(const struct an_series *s, double *freq, double *amp, size_t max, size_t *n);
+
+/* Puts (t_i, v_i), i < n, sorted by t (seconds), on a grid of step dt from t_0 (analysis_place: nearest point,
+ * gaps NAN); returns the number of points written into *out (malloc'd), or 0. */
+size_t analysis_resample(const double *t, const double *v, size_t n, double dt, double **out);
+
+/* Returns the Pearson correlation of a and b over their common valid samples (lock-step ~ 1), NAN if none. */
+double analysis_correlation(const double *a, const double *b, size_t n);
+
+/* Averages s over iterations starting at starts[0..k) (seconds, same time base as s, t0 = 0) into nbins bins
+ * of the phase within the iteration; bins without samples are NAN. Returns the iterations used. */
+size_t analysis_waveform(const struct an_series *s, double t0, const double *starts, size_t k, double *bins,
+                         int nbins);
+
+/* What a cluster draws: gpus GPUs in groups synchronized groups, each group the per-GPU trace shifted by a
+ * random offset of standard deviation jitter_s (seeded). */
+struct an_projection {
+    long gpus, groups;
+    double jitter_s;
+    double mean_mw, swing_mw, ramp_up_mw_s, ramp_down_mw_s;   /* swing: p99 - p1; ramps over 1 s */
+    double range_mw;                                          /* max - min: the spec's dynamic range */
+    double dominant_hz;
+    int n_bands;
+    struct an_band bands[AN_MAX_BANDS];
+};
+
+/* A utility's spec in the form utilities state it; NAN or 0 where a clause is not given. */
+struct an_spec {
+    double max_ramp_up_mw_s, max_ramp_down_mw_s, dynamic_range_mw;
+    double band_lo_hz, band_hi_hz, max_band_share;
+};
+
+struct an_verdict {
+    int checked[4], pass[4];   /* ramp up, ramp down, dynamic range, band share */
+    double value[4], limit[4];
+};
+
+extern const char *const an_clause_names[4];
+
+/* Projects the per-GPU series s to the cluster. 0, or -1 (empty series). */
+int analysis_project(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
+                     const struct an_band *bands, int n_bands, struct an_projection *out);
+/* As analysis_project, and hands out the cluster's trace (MW, malloc'd) in *trace and its length in *trace_n: the
+ * span of s from its first valid sample to its last. */
+int analysis_project_trace(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
+                           const struct an_band *bands, int n_bands, struct an_projection *out, double **trace,
+                           size_t *trace_n);
+
+/* Facility energy storage serving the fast part of a cluster's draw: the grid supplies the draw's moving
+ * average over window_s, the battery the rest, within its power rating and capacity. */
+struct an_bess {
+    double capacity_mwh, power_mw, efficiency, window_s;     /* inputs; efficiency is round trip */
+    double grid_swing_mw, grid_ramp_up_mw_s, grid_ramp_down_mw_s;   /* results (ramps over 1 s) */
+    double throughput_mwh, losses_mwh, soc_min, soc_max;     /* soc as a share of capacity, from 0.5 */
+    double soc_end;
+    double battery_max_mw;                                   /* the largest battery power used */
+};
+/* Runs the battery over the cluster trace p (MW, n samples of dt); fills b's results; grid (optional, n) gets
+ * the grid side. 0, or -1. */
+int analysis_bess(const double *p, size_t n, double dt, struct an_bess *b, double *grid);
+
+/* The figures of a cluster trace already in MW (the grid side of a battery): swing, ramps over 1 s, dominant
+ * frequency, bands; gpus, groups and jitter are taken from base. 0, or -1. */
+int analysis_project_series(const double *mw, size_t n, double dt, const struct an_band *bands, int n_bands,
+                            const struct an_projection *base, struct an_projection *out);
+
+/* Checks a projection against a spec: one verdict per clause given. */
+void analysis_check_spec(const struct an_projection *p, const struct an_spec *spec, struct an_verdict *v);
+
+#endif

@@ -1,0 +1,20 @@
+/* harness/analysis/analysis_json.h: the power analysis as JSON objects (summary.json, `gauntlet analyze --json`). */
+#ifndef GAUNTLET_ANALYSIS_JSON_H
+#define GAUNTLET_ANALYSIS_JSON_H
+
+#include <jansson.h>
+
+#include "analysis.h"
+
+/* Returns [{lo_hz, hi_hz, share}...]. */
+json_t *analysis_bands_json(const struct an_band *b, int n);
+/* Returns a power object: mean_w, min_w, max_w, swing_w, samples, p1_w, p99_w, swing_p99_p1_w, swing_pct_tdp,
+ * swing_pct_mean, ramp_up_w_s, ramp_down_w_s, dominant_hz, bands. tdp_w NAN: unknown. */
+json_t *analysis_power_json(const struct an_result *r, double tdp_w);
+/* Returns the projection object with the spec's verdicts. */
+json_t *analysis_projection_json(const struct an_projection *p, const struct an_spec *spec);
+
+/* Returns the battery's ratings and results. */
+json_t *analysis_bess_json(const struct an_bess *b);
+
+#endif

@@ -1,0 +1,502 @@
+/* harness/analysis/analyze.c: `gauntlet analyze TRACE.csv` — the power analysis of summary.json on any power trace:
+ * gauntlet's power.csv, nvidia-smi's CSV, or any CSV with a time, a GPU and a power column. The trace is checked
+ * like a scenario (a bad row is exit 2 naming the file, line and column; a row the analysis can do without is a
+ * counted warning, an error with --strict), each GPU is put on one time grid by its timestamps, and the GPUs are
+ * summed over the time they all cover. */
+#include "analyze.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "analysis.h"
+#include "analysis_json.h"
+#include "analyze_fields.h"
+#include "param.h"
+#include "results.h"
+#include "util.h"
+
+struct az_sample {
+    int64_t t;     /* ns: since the epoch for timestamps, else since 0 */
+    double w;      /* NAN: not measured */
+    long line;
+};
+
+struct az_gpu {
+    long id;
+    struct az_sample *s;
+    size_t n, cap, valid;
+};
+
+/* What the reader put up with: counted, the first line named; each an error with --strict. */
+enum { AZW_ORDER, AZW_DUPLICATE, AZW_RANGE, AZW_N };
+static const char *const az_warn_names[AZW_N] = { "out_of_order", "duplicates", "out_of_range" };
+static const char *const az_warn_text[AZW_N] = {
+    "rows out of time order (sorted by time)",
+    "repeated rows (same GPU, time and power; kept once)",
+    "power readings outside [0, max] W (left out as not measured)",
+};
+
+struct az_trace {
+    const char *path;
+    struct az_gpu *g;
+    int ng, cap;
+    long warn[AZW_N], warn_line[AZW_N];
+    long missing;              /* rows with no reading (empty, [N/A]): not measured, not an error */
+    int absolute;              /* 1: timestamps with a date; 0: seconds; -1: not yet known */
+    double max_w;
+};
+
+/* Trims spaces and quotes around a CSV field in place. */
+static char *az_trim(char *s)
+{
+    while (isspace((unsigned char)*s) || *s == '"')
+        s++;
+    size_t n = strlen(s);
+    while (n && (isspace((unsigned char)s[n - 1]) || s[n - 1] == '"'))
+        s[--n] = 0;
+    return s;
+}
+
+/* Returns the column of the header named one of names (case-insensitive), or -1. */
+static int az_column(char **cols, int n, const char *const *names)
+{
+    for (const char *const *nm = names; *nm; nm++)
+        for (int i = 0; i < n; i++)
+            if (strcasecmp(cols[i], *nm) == 0)
+                return i;
+    return -1;
+}
+
+/* Returns the series of GPU id, made when new. */
+static struct az_gpu *az_gpu(struct az_trace *tr, long id)
+{
+    for (int k = tr->ng - 1; k >= 0; k--)   /* rows usually come GPU by GPU in turn: look from the last made */
+        if (tr->g[k].id == id)
+            return &tr->g[k];
+    if (tr->ng == tr->cap) {
+        tr->cap = tr->cap ? 2 * tr->cap : 16;
+        tr->g = xrealloc(tr->g, (size_t)tr->cap * sizeof *tr->g);
+    }
+    tr->g[tr->ng] = (struct az_gpu){ .id = id };
+    return &tr->g[tr->ng++];
+}
+
+/* Counts a warning of kind k at line. */
+static void az_warn(struct az_trace *tr, int k, long line)
+{
+    if (!tr->warn[k]++)
+        tr->warn_line[k] = line;
+}
+
+/* Reads the trace into per-GPU series. 0, or EXIT_INPUT with a message naming the file and line. */
+static int az_read(struct az_trace *tr)
+{
+    static const char *const tnames[] = { "t_s", "time", "timestamp", "time_s", NULL };
+    static const char *const gnames[] = { "rank", "gpu", "index", "gpuid", "gpu_id", "entity", "entityid", NULL };
+    static const char *const wnames[] = { "watts", "power.draw [w]", "power.draw", "power_w", "power",
+                                          "power_usage", "dcgm_fi_dev_power_usage", "power.draw.instant [w]", NULL };
+    const char *path = tr->path;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "gauntlet: analyze: %s: %s\n", path, strerror(errno));
+        return EXIT_INPUT;
+    }
+    char line[4096], *cols[64];
+    int nc = 0, ct = -1, cg = -1, cw = -1, rc = 0;
+    long lineno = 0;
+    tr->absolute = -1;
+    while (!rc && fgets(line, sizeof line, f)) {
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            fprintf(stderr, "gauntlet: analyze: %s:%ld: a line longer than %zu characters\n", path, lineno, sizeof line - 2);
+            rc = EXIT_INPUT;
+            break;
+        }
+        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == 0)
+            continue;
+        int n = 0;
+        for (char *tok = line, *next; tok && n < 64; tok = next) {
+            next = strchr(tok, ',');
+            if (next)
+                *next++ = 0;
+            cols[n++] = az_trim(tok);
+        }
+        if (ct < 0 && cw < 0) {   /* the header */
+            nc = n;
+            ct = az_column(cols, n, tnames);
+            cg = az_column(cols, n, gnames);
+            cw = az_column(cols, n, wnames);
+            if (ct < 0 || cw < 0) {
+                fprintf(stderr,
+                        "gauntlet: analyze: %s:%ld: expected a header with a time column (t_s, time, timestamp) and a "
+                        "power column (watts, power.draw [W], power_usage, DCGM_FI_DEV_POWER_USAGE)\n",
+                        path, lineno);
+                rc = EXIT_INPUT;
+            }
+            continue;
+        }
+        if (n < nc) {
+            fprintf(stderr, "gauntlet: analyze: %s:%ld: expected %d columns, got %d\n", path, lineno, nc, n);
+            rc = EXIT_INPUT;
+            break;
+        }
+        int64_t t;
+        int absolute;
+        const char *why;
+        if (analyze_time(cols[ct], &t, &absolute, &why) != 0) {
+            fprintf(stderr, "gauntlet: analyze: %s:%ld: column %d (time): %s, got '%s'\n", path, lineno, ct + 1, why,
+                    cols[ct]);
+            rc = EXIT_INPUT;
+            break;
+        }
+        if (tr->absolute >= 0 && absolute != tr->absolute) {
+            fprintf(stderr, "gauntlet: analyze: %s:%ld: column %d (time): '%s' is %s, but the rows before give %s\n", path,
+                    lineno, ct + 1, cols[ct], absolute ? "a timestamp" : "seconds", absolute ? "seconds" : "timestamps");
+            rc = EXIT_INPUT;
+            break;
+        }
+        tr->absolute = absolute;
+        long id = 0;
+        if (cg >= 0) {
+            char *end;
+            errno = 0;
+            long v = strtol(cols[cg], &end, 10);
+            if (end == cols[cg] || *end || errno || v < 0 || v > INT_MAX) {
+                fprintf(stderr, "gauntlet: analyze: %s:%ld: column %d (GPU): expected a GPU index (an integer >= 0), got "
+                                "'%s'\n", path, lineno, cg + 1, cols[cg]);
+                rc = EXIT_INPUT;
+                break;
+            }
+            id = v;
+        }
+        double w = NAN;
+        int got = analyze_power(cols[cw], &w);
+        if (got < 0) {
+            fprintf(stderr, "gauntlet: analyze: %s:%ld: column %d (power): expected watts (a number, 'W' after it "
+                            "allowed) or an empty field / [N/A] for no reading, got '%s'\n", path, lineno, cw + 1, cols[cw]);
+            rc = EXIT_INPUT;
+            break;
+        }
+        if (!got)
+            tr->missing++;
+        else if (w < 0 || w > tr->max_w) {
+            az_warn(tr, AZW_RANGE, lineno);
+            w = NAN;
+        }
+        struct az_gpu *g = az_gpu(tr, id);
+        if (g->n == g->cap) {
+            g->cap = g->cap ? 2 * g->cap : 4096;
+            g->s = xrealloc(g->s, g->cap * sizeof *g->s);
+        }
+        g->s[g->n++] = (struct az_sample){ t, w, lineno };
+        g->valid += !isnan(w);
+    }
+    if (!rc && ferror(f)) {
+        fprintf(stderr, "gauntlet: analyze: %s: read error: %s\n", path, strerror(errno));
+        rc = EXIT_INPUT;
+    }
+    fclose(f);
+    if (!rc && !tr->ng) {
+        fprintf(stderr, "gauntlet: analyze: %s: no samples (a header and no rows after it)\n", path);
+        rc = EXIT_INPUT;
+    }
+    return rc;
+}
+
+/* Orders samples by time, then by line (a stable sort). */
+static int az_by_time(const void *a, const void *b)
+{
+    const struct az_sample *x = a, *y = b;
+    return x->t != y->t ? (x->t > y->t) - (x->t < y->t) : (x->line > y->line) - (x->line < y->line);
+}
+
+/* Sorts each GPU's samples by time (counted), keeps one of repeated rows (counted), and refuses two different
+ * readings of one GPU at one time. 0, or EXIT_INPUT. */
+static int az_order(struct az_trace *tr)
+{
+    for (int k = 0; k < tr->ng; k++) {
+        struct az_gpu *g = &tr->g[k];
+        long late = 0, first = 0;
+        for (size_t i = 1; i < g->n; i++)
+            if (g->s[i].t < g->s[i - 1].t && !late++)
+                first = g->s[i].line;
+        if (late) {
+            qsort(g->s, g->n, sizeof *g->s, az_by_time);
+            tr->warn[AZW_ORDER] += late;
+            if (!tr->warn_line[AZW_ORDER] || first < tr->warn_line[AZW_ORDER])
+                tr->warn_line[AZW_ORDER] = first;
+        }
+        size_t out = 0;
+        for (size_t i = 0; i < g->n; i++) {
+            if (out && g->s[i].t == g->s[out - 1].t) {
+                const struct az_sample *a = &g->s[out - 1], *b = &g->s[i];
+                if (a->w == b->w || (isnan(a->w) && isnan(b->w))) {
+                    az_warn(tr, AZW_DUPLICATE, b->line);
+                    g->valid -= !isnan(b->w);
+                    continue;
+                }
+                fprintf(stderr, "gauntlet: analyze: %s:%ld: GPU %ld has two different readings at one time: %.6g W "
+                                "here and %.6g W at line %ld\n", tr->path, b->line, g->id, b->w, a->w, a->line);
+                return EXIT_INPUT;
+            }
+            g->s[out++] = g->s[i];
+        }
+        g->n = out;
+        if (!g->valid) {
+            fprintf(stderr, "gauntlet: analyze: %s:%ld: GPU %ld has no valid power reading in the whole trace\n", tr->path,
+                    g->s[0].line, g->id);
+            return EXIT_INPUT;
+        }
+    }
+    return 0;
+}
+
+/* Orders int64 for qsort. */
+static int az_cmp64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The grid: --hz when given, else the median interval between a GPU's successive samples, taken as a whole
+ * number of hertz when it is within 1 % of one (10 ms: 100 Hz exactly). 0, or EXIT_INPUT. */
+static int az_grid(const struct az_trace *tr, double hz, int64_t t0, struct an_grid *g, double *median_hz)
+{
+    size_t cap = 0;
+    for (int k = 0; k < tr->ng; k++)
+        cap += tr->g[k].n;
+    int64_t *d = xmalloc((cap ? cap : 1) * sizeof *d);
+    size_t nd = 0;
+    for (int k = 0; k < tr->ng; k++)
+        for (size_t i = 1; i < tr->g[k].n; i++)
+            d[nd++] = tr->g[k].s[i].t - tr->g[k].s[i - 1].t;
+    qsort(d, nd, sizeof *d, az_cmp64);
+    int64_t med = nd ? d[nd / 2] : 0;
+    free(d);
+    *median_hz = med > 0 ? 1e9 / (double)med : NAN;
+    if (hz > 0) {
+        *g = an_grid_of_hz(t0, hz);
+        return 0;
+    }
+    if (med <= 0) {
+        fprintf(stderr, "gauntlet: analyze: %s: the time column does not advance (every GPU has one sample, or all at "
+                        "one time)\n", tr->path);
+        return EXIT_INPUT;
+    }
+    double est = 1e9 / (double)med, whole = round(est);
+    *g = whole >= 1 && fabs(est - whole) <= 0.01 * est ? an_grid_of_hz(t0, whole) : an_grid_of_step(t0, med);
+    return 0;
+}
+
+/* Prints one row of the text table. */
+static void az_row(const char *name, const struct an_result *r)
+{
+    printf("  %-9s %9.1f %9.1f %9.1f %9.1f %9.1f %9zu %11.0f %11.0f %11.0f %8.2f\n", name, r->mean_w, r->min_w, r->max_w,
+           r->swing_w, r->range_w, r->samples, r->ramp_up_w_s[1], r->ramp_down_w_s[1], r->ramp_up_w_s[2], r->dominant_hz);
+}
+
+static const char az_usage[] =
+    "usage: gauntlet analyze TRACE.csv [--gpus N] [--groups G] [--jitter DURATION] [--hz HZ] [--max-w W] [--strict] "
+    "[--threads N] [--json]";
+
+int analyze_main(int argc, char **argv)
+{
+    const char *path = NULL;
+    int json = 0, strict = 0;
+    int64_t gpus = 10000, groups = 1, threads = 0;
+    double jitter = 0, hz = 0, max_w = 4000;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("%s\n\nReads a power trace (gauntlet's power.csv, nvidia-smi's or DCGM's CSV) and prints its swing, ramps,\n"
+                   "spectrum and the projection to a cluster (docs/power.md).\n"
+                   "  --gpus N, --groups G, --jitter D  the projection: N GPUs in G groups, offsets of deviation D\n"
+                   "  --hz HZ      the grid's rate (default: the median interval between samples)\n"
+                   "  --max-w W    the most one GPU can draw (default 4000); readings outside [0, W] are left out\n"
+                   "  --strict     every warning (rows out of order, repeated rows, readings out of range) is an error\n"
+                   "  --threads N  GPUs analysed at once (default: the machine's cores)\n"
+                   "  --json       the same objects as summary.json\n", az_usage);
+            return EXIT_OK;
+        }
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else if (strcmp(argv[i], "--strict") == 0)
+            strict = 1;
+        else if (strcmp(argv[i], "--gpus") == 0 && i + 1 < argc && parse_int(argv[i + 1], &gpus) == 0 && gpus > 0)
+            i++;
+        else if (strcmp(argv[i], "--groups") == 0 && i + 1 < argc && parse_int(argv[i + 1], &groups) == 0 && groups > 0)
+            i++;
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc && parse_int(argv[i + 1], &threads) == 0 &&
+                 threads > 0)
+            i++;
+        else if (strcmp(argv[i], "--jitter") == 0 && i + 1 < argc && parse_duration(argv[i + 1], &jitter) == 0)
+            i++;
+        else if (strcmp(argv[i], "--hz") == 0 && i + 1 < argc && parse_double(argv[i + 1], &hz) == 0 && hz > 0 &&
+                 hz <= 1e6)
+            i++;
+        else if (strcmp(argv[i], "--max-w") == 0 && i + 1 < argc && parse_double(argv[i + 1], &max_w) == 0 && max_w > 0)
+            i++;
+        else if (argv[i][0] != '-' && !path)
+            path = argv[i];
+        else {
+            fprintf(stderr, "gauntlet: analyze: bad argument '%s' (%s)\n", argv[i], az_usage);
+            return EXIT_INPUT;
+        }
+    }
+    if (!path) {
+        fprintf(stderr, "gauntlet: analyze: expected a trace file (%s)\n", az_usage);
+        return EXIT_INPUT;
+    }
+    struct az_trace tr = { .path = path, .max_w = max_w };
+    int rc = az_read(&tr);
+    if (!rc)
+        rc = az_order(&tr);
+    for (int k = 0; !rc && strict && k < AZW_N; k++)
+        if (tr.warn[k]) {
+            fprintf(stderr, "gauntlet: analyze: %s:%ld: %ld %s, first here (--strict)\n", path, tr.warn_line[k], tr.warn[k],
+                    az_warn_text[k]);
+            rc = EXIT_INPUT;
+        }
+    double median_hz = NAN;
+    struct an_grid grid = { 0 };
+    int64_t t0 = INT64_MAX, t1 = INT64_MIN, common0 = INT64_MIN, common1 = INT64_MAX;
+    for (int k = 0; !rc && k < tr.ng; k++) {
+        const struct az_gpu *g = &tr.g[k];
+        t0 = g->s[0].t < t0 ? g->s[0].t : t0;
+        t1 = g->s[g->n - 1].t > t1 ? g->s[g->n - 1].t : t1;
+        common0 = g->s[0].t > common0 ? g->s[0].t : common0;
+        common1 = g->s[g->n - 1].t < common1 ? g->s[g->n - 1].t : common1;
+    }
+    if (!rc)
+        rc = az_grid(&tr, hz, t0, &grid, &median_hz);
+    size_t m = 0;
+    if (!rc) {
+        int64_t last = an_grid_nearest(&grid, t1);
+        if (last < 0 || last >= (int64_t)(SIZE_MAX / sizeof(double) / (size_t)tr.ng) || last > 2000000000) {
+            fprintf(stderr, "gauntlet: analyze: %s: the trace spans %.0f s at a step of %.3g s: too many points\n", path,
+                    (double)(t1 - t0) * 1e-9, an_grid_dt(&grid));
+            rc = EXIT_INPUT;
+        } else {
+            m = (size_t)last + 1;
+        }
+    }
+    if (!rc && common0 > common1) {
+        fprintf(stderr, "gauntlet: analyze: %s: the GPUs' traces share no time (the latest start is %.3f s after the "
+                        "earliest end): nothing to sum\n", path, (double)(common0 - common1) * 1e-9);
+        rc = EXIT_INPUT;
+    }
+    if (rc) {
+        for (int k = 0; k < tr.ng; k++)
+            free(tr.g[k].s);
+        free(tr.g);
+        return rc;
+    }
+    for (int k = 0; k < AZW_N; k++)
+        if (tr.warn[k])
+            fprintf(stderr, "gauntlet: analyze: %s:%ld: warning: %ld %s, first here\n", path, tr.warn_line[k], tr.warn[k],
+                    az_warn_text[k]);
+    double dt = an_grid_dt(&grid);
+    double *grids = xmalloc((size_t)tr.ng * m * sizeof *grids);
+    size_t merged = 0;
+    for (int k = 0; k < tr.ng; k++) {
+        const struct az_gpu *g = &tr.g[k];
+        int64_t *t = xmalloc(g->n * sizeof *t);
+        double *w = xmalloc(g->n * sizeof *w);
+        for (size_t i = 0; i < g->n; i++) {
+            t[i] = g->s[i].t;
+            w[i] = g->s[i].w;
+        }
+        size_t mk = 0;
+        analysis_place(&grid, t, w, g->n, grids + (size_t)k * m, m, &mk);
+        merged += mk;
+        free(t);
+        free(w);
+    }
+    /* the sum over the time every GPU covers: a point where any GPU has no sample is a gap of the sum */
+    double *agg = xmalloc(m * sizeof *agg), *per = xmalloc(m * sizeof *per);
+    for (size_t i = 0; i < m; i++) {
+        double sum = 0;
+        for (int k = 0; k < tr.ng; k++)
+            sum += grids[(size_t)k * m + i];
+        agg[i] = sum;
+        per[i] = sum / tr.ng;
+    }
+    struct an_series *ser = xmalloc((size_t)(tr.ng + 1) * sizeof *ser);
+    struct an_result *res = xmalloc((size_t)(tr.ng + 1) * sizeof *res);
+    for (int k = 0; k < tr.ng; k++)
+        ser[k] = (struct an_series){ grids + (size_t)k * m, m, dt };
+    ser[tr.ng] = (struct an_series){ agg, m, dt };
+    analysis_run_many(ser, (size_t)tr.ng + 1, an_default_bands, 4, res, (int)threads);
+    const struct an_result *ares = &res[tr.ng];
+    rc = EXIT_OK;
+    if (!ares->samples) {
+        fprintf(stderr, "gauntlet: analyze: %s: no time at which every GPU has a valid reading: nothing to sum\n", path);
+        rc = EXIT_INPUT;
+    }
+    struct an_projection proj;
+    struct an_series ps = { per, m, dt };
+    if (!rc && analysis_project(&ps, (long)gpus, (long)groups, jitter, 1, an_default_bands, 4, &proj) != 0)
+        memset(&proj, 0, sizeof proj);
+    double grid_hz = dt > 0 ? 1 / dt : NAN;
+    if (!rc && json) {
+        json_t *pg = json_array();
+        for (int k = 0; k < tr.ng; k++) {
+            json_t *o = analysis_power_json(&res[k], NAN);
+            json_object_set_new(o, "gpu", json_integer(tr.g[k].id));
+            json_array_append_new(pg, o);
+        }
+        struct an_spec none = { 0 };
+        json_t *a = analysis_power_json(ares, NAN);
+        json_object_set_new(a, "projection", analysis_projection_json(&proj, &none));
+        json_t *warn = json_object();
+        for (int k = 0; k < AZW_N; k++)
+            json_object_set_new(warn, az_warn_names[k], json_integer(tr.warn[k]));
+        json_object_set_new(warn, "not_measured", json_integer(tr.missing));
+        json_object_set_new(warn, "merged", json_integer((json_int_t)merged));
+        json_t *out = json_pack("{s:s, s:f, s:o, s:o, s:I, s:o, s:o, s:o}", "trace", path, "dt_s", dt, "grid_hz",
+                                json_num(grid_hz), "median_hz", json_num(median_hz), "points", (json_int_t)m, "warnings",
+                                warn, "aggregate", a, "per_gpu", pg);
+        char *text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
+        if (!text || puts(text) == EOF || fflush(stdout) != 0)
+            rc = EXIT_ENV;
+        free(text);
+        json_decref(out);
+    } else if (!rc) {
+        printf("%s: %d GPU(s) on a grid of %.6g Hz (%.6g s; the median interval: %.6g Hz), %zu points; the sum over the "
+               "%.3f s all GPUs cover\n", path, tr.ng, grid_hz, dt, median_hz, m, ares->span_s);
+        if (merged || tr.missing)
+            printf("  %zu samples shared a grid point with a later one (the later kept); %ld rows had no reading\n", merged,
+                   tr.missing);
+        printf("  %-9s %9s %9s %9s %9s %9s %9s %11s %11s %11s %8s\n", "gpu", "mean_W", "min_W", "max_W", "swing_W",
+               "max-min_W", "samples", "up100ms", "down100ms", "up1s_W/s", "dom_Hz");
+        for (int k = 0; k < tr.ng; k++) {
+            char name[32];
+            snprintf(name, sizeof name, "%ld", tr.g[k].id);
+            az_row(name, &res[k]);
+        }
+        az_row("sum", ares);
+        printf("  swing: p99 - p1; ramps in W/s\n  bands of the sum:");
+        for (int b = 0; b < ares->n_bands; b++)
+            printf("  %g-%g Hz %.1f%%", ares->bands[b].lo_hz, ares->bands[b].hi_hz, 100 * ares->bands[b].share);
+        printf("\n  projected to %lld GPUs in %lld group(s): swing %.2f MW (max-min %.2f), ramp up %.2f MW/s, down %.2f "
+               "MW/s (1 s), mean %.2f MW\n", (long long)gpus, (long long)proj.groups, proj.swing_mw, proj.range_mw,
+               proj.ramp_up_mw_s, proj.ramp_down_mw_s, proj.mean_mw);
+        if (fflush(stdout) != 0)
+            rc = EXIT_ENV;
+    }
+    for (int k = 0; k < tr.ng; k++)
+        free(tr.g[k].s);
+    free(tr.g);
+    free(grids);
+    free(ser);
+    free(res);
+    free(agg);
+    free(per);
+    return rc;
+}

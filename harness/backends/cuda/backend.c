@@ -1,0 +1,757 @@
+/* harness/backends/cuda/backend.c: the cuda backend — each rank drives one GPU: the cuBLASLt GEMM chain (gemm.c), the
+ * non-blocking NCCL all-reduce (coll.c), both timed with CUDA events put on the supervisor's monotonic clock;
+ * the supervisor samples NVML (nvml.c). Built only when CMake finds nvcc and NCCL. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "numa.h"
+#include "coll.h"
+#include "cuda_check.h"
+#include "detectors/detector.h"
+#include "mitigations/mitigation.h"
+#include "recovery/recovery.h"
+#include "faults.h"
+#include "gemm.h"
+#include "devset.h"
+#include "nvml.h"
+#include "shaper.h"
+#include "util.h"
+
+#define CUDA_REANCHOR_NS 10000000000ull  /* re-anchor GPU time on the host clock every 10 s */
+/* The slow NVML fields (energy: ~6 ms a call on an H100, driver 580; averaged power, clock, temperature,
+ * throttle) change at most every ~50-100 ms there (docs/performance.md): read them at most this often. */
+#define CUDA_SLOW_FIELDS_NS 100000000ull
+
+struct cuda_rank {
+    int device;
+    cudaStream_t stream;
+    struct gemm_chain *gemm;
+    struct coll *coll;
+    cudaEvent_t anchor, c0, c1, a0, a1;
+    uint64_t anchor_ns;        /* host monotonic time of the anchor event */
+    double anchor_err_ns;      /* half the window in which the GPU stamped it */
+    void *host_state;          /* pinned copy of the weights for checkpoints */
+    size_t state_len;
+    double flops, bytes;
+    double timeout_s;
+    int *hang_flag;            /* device word the hang kernel waits on (never set: the rank hangs) */
+    int comm_broken;
+    struct shaper *shaper;     /* the scenario runs a mitigation that acts on the GPU (filler, ramp, stagger) */
+    /* fingerprint async: hashed on a stream of its own beside the next compute phase */
+    cudaStream_t fp_stream;
+    cudaEvent_t fp_after, fp_done;   /* the all-reduce is done / the hash is done */
+    unsigned long long *fp_acc, *fp_sums;   /* device sums, pinned host copy: reduced buffer, weights */
+    size_t fp_bytes[2];
+    int fp_pending;
+};
+
+/* Waits until no asynchronous fingerprint reads the buffers (before anything writes them). 0 or -1. */
+static int cuda_fp_quiet(struct cuda_rank *c)
+{
+    return c->fp_pending ? CUDA_CHECK(cudaEventSynchronize(c->fp_done)) : 0;
+}
+
+/* Says whether a GPU is usable here: the CUDA runtime must find a driver and a device. */
+static int cuda_probe(char *why, size_t n)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        snprintf(why, n, "no usable GPU: cudaGetDeviceCount: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+        return -1;
+    }
+    if (count == 0) {
+        snprintf(why, n, "no usable GPU: the CUDA driver reports no device");
+        return -1;
+    }
+    return 0;
+}
+
+static int cuda_device_count(void)
+{
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+/* Checks the scenario against this node: ranks <= GPUs, a GEMM shape the dtype allows. */
+static int cuda_check(const struct scenario *sc, char *why, size_t n)
+{
+    int count = 0;
+    if (cuda_probe(why, n) != 0)
+        return EXIT_ENV;
+    if (cudaGetDeviceCount(&count) != cudaSuccess)
+        return EXIT_ENV;
+    if (sc->ranks > count) {
+        snprintf(why, n, "ranks: %lld, but this node has %d GPU%s (one rank per GPU; several nodes are not supported yet)",
+                 (long long)sc->ranks, count, count == 1 ? "" : "s");
+        return EXIT_INPUT;
+    }
+    for (int i = 0; i < sc->n_mitigations; i++)
+        if (mitigation_table[sc->mitigations[i].index]->device == MIT_DEV_CAP && !sc->allow_device_settings) {
+            snprintf(why, n, "%s:%d: mitigation '%s' changes the GPUs' power limit: run with --allow-device-settings "
+                             "(the limit is put back after the run and on every exit)", sc->file,
+                     sc->mitigations[i].line, sc->mitigations[i].name);
+            return EXIT_INPUT;
+        }
+    if (recovery_table[sc->recovery.index]->mode == REC_SPARE && sc->ranks + 1 > count) {
+        snprintf(why, n, "recovery: spare needs a GPU for the spare: ranks %lld + 1 spare, but this node has %d GPU%s",
+                 (long long)sc->ranks, count, count == 1 ? "" : "s");
+        return EXIT_INPUT;
+    }
+    char err[256];
+    if (gemm_shape_ok(sc->workload.gemm.dtype, sc->workload.gemm.m, sc->workload.gemm.n, sc->workload.gemm.k, err,
+                      sizeof err) != 0) {
+        snprintf(why, n, "workload.gemm: %s", err);
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+/* Makes the NCCL unique id that every rank's worker joins, in the control block. */
+static int cuda_prepare(struct shm *shm, char *why, size_t n)
+{
+    return coll_make_id(shm->hdr->coll_id, why, n);
+}
+
+struct power_source {
+    struct shm *shm;
+    struct nvml *nv;            /* NULL: no NVML here (said once) */
+    int *dev;                   /* NVML device index per rank; -1 until the rank's GPU is known */
+    struct nvml_energy_rate *rate;
+    uint64_t *slow_t;           /* when each rank's slow fields were last read */
+};
+
+static struct power_source *cuda_power_open(struct shm *shm, char *why, size_t n)
+{
+    struct power_source *ps = xcalloc(1, sizeof *ps);
+    int nranks = (int)shm->hdr->nslots;   /* power is read per slot: ranks, then spares */
+    ps->shm = shm;
+    ps->dev = xmalloc((size_t)nranks * sizeof *ps->dev);
+    ps->rate = xcalloc((size_t)nranks, sizeof *ps->rate);
+    ps->slow_t = xcalloc((size_t)nranks, sizeof *ps->slow_t);
+    for (int r = 0; r < nranks; r++)
+        ps->dev[r] = -1;
+    ps->nv = nvml_open(why, n);
+    if (!ps->nv)
+        gl_log("GPU power will not be measured: %s", why);
+    else if (*nvml_missing(ps->nv))
+        gl_log("NVML (%s) lacks: %s; those fields stay empty", nvml_library(ps->nv), nvml_missing(ps->nv));
+    return ps;
+}
+
+/* Finds the NVML device whose UUID the rank's worker published. */
+static int cuda_power_device(struct power_source *ps, int rank)
+{
+    const char *uuid = shm_ctl(ps->shm, rank)->device;
+    if (ps->dev[rank] >= 0 || !ps->nv || !uuid[0])
+        return ps->dev[rank];
+    for (int d = 0; d < nvml_device_count(ps->nv); d++) {
+        struct gpu_info gi;
+        if (nvml_device_info(ps->nv, d, &gi) == 0 && strcmp(gi.uuid, uuid) == 0)
+            return ps->dev[rank] = d;
+    }
+    return -1;
+}
+
+/* The rank's GPU model and default power limit, from NVML. */
+static int cuda_power_info(struct power_source *ps, int rank, char *name, size_t n, double *tdp_w)
+{
+    struct gpu_info gi;
+    int d = cuda_power_device(ps, rank);
+    if (d < 0 || nvml_device_info(ps->nv, d, &gi) != 0)
+        return -1;
+    str_copy(name, n, gi.name);
+    *tdp_w = gi.tdp_w;
+    return 0;
+}
+
+/* Samples rank's GPU: instantaneous power every call; the averaged power, energy, clock, temperature and
+ * throttle reasons at most every CUDA_SLOW_FIELDS_NS (left empty on the rows in between). */
+static int cuda_power_read(struct power_source *ps, int rank, uint64_t t, struct power_reading *out)
+{
+    struct gpu_sample s;
+    *out = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0 };
+    int d = cuda_power_device(ps, rank);
+    if (d < 0)
+        return 0;
+    unsigned mask = GPU_VALID(GPU_F_POWER_INSTANT);
+    if (!nvml_field_available(ps->nv, d, GPU_F_POWER_INSTANT))
+        mask |= GPU_VALID(GPU_F_ENERGY);   /* power then comes from the energy counter, every call */
+    if (t - ps->slow_t[rank] >= CUDA_SLOW_FIELDS_NS) {
+        mask = ~0u;
+        ps->slow_t[rank] = t;
+    }
+    if (nvml_sample_fields(ps->nv, d, mask, &s) != 0)
+        return 0;
+    out->watts = s.power_instant_w;
+    if (isnan(out->watts))   /* no instantaneous field: power from the energy counter */
+        out->watts = nvml_energy_rate_push(&ps->rate[rank], &s);
+    out->avg_w = s.power_avg_w;
+    out->energy_j = (s.valid & GPU_VALID(GPU_F_ENERGY)) ? (double)s.energy_mj * 1e-3 : NAN;
+    out->clock_mhz = s.sm_clock_mhz;
+    out->temp_c = s.temp_c;
+    out->throttle = (s.valid & GPU_VALID(GPU_F_THROTTLE)) ? s.throttle_reasons : 0;
+    return 0;
+}
+
+/* The slot's NVML device for a device setting; -1 with why. */
+static int cuda_setting_device(struct power_source *ps, int slot, char *why, size_t n)
+{
+    int d = ps->nv ? cuda_power_device(ps, slot) : -1;
+    if (d < 0)
+        snprintf(why, n, "slot %d: %s", slot, ps->nv ? "its GPU is not among NVML's devices" : "no NVML here");
+    return d;
+}
+
+static int cuda_set_power_limit(struct power_source *ps, int slot, double watts, double *from_w, char *why, size_t n)
+{
+    int d = cuda_setting_device(ps, slot, why, n);
+    return d < 0 ? -1 : devset_power_limit(ps->nv, d, watts, from_w, why, n);
+}
+
+static int cuda_set_smoothing(struct power_source *ps, int slot, const struct devset_smoothing *r,
+                              struct devset_smoothing_readback *out, char *why, size_t n)
+{
+    int d = cuda_setting_device(ps, slot, why, n);
+    return d < 0 ? -1 : devset_smoothing_on(ps->nv, d, r, out, why, n);
+}
+
+static int cuda_restore_settings(struct power_source *ps)
+{
+    (void)ps;
+    return devset_restore(-1);
+}
+
+static void cuda_power_close(struct power_source *ps)
+{
+    if (ps->nv && devset_changed() && devset_restore(-1))   /* before NVML goes: nothing left changed */
+        gl_log("some device settings could not be put back: see above");
+    if (ps->nv)
+        nvml_close(ps->nv);
+    free(ps->dev);
+    free(ps->rate);
+    free(ps->slow_t);
+    free(ps);
+}
+
+/* Records the anchor event and the host time at which the GPU stamped it (the middle of the window). */
+static int cuda_anchor(struct cuda_rank *c)
+{
+    uint64_t a = mono_ns();
+    if (CUDA_CHECK(cudaEventRecord(c->anchor, c->stream)) || CUDA_CHECK(cudaEventSynchronize(c->anchor)))
+        return -1;
+    uint64_t b = mono_ns();
+    c->anchor_ns = a + (b - a) / 2;
+    c->anchor_err_ns = (double)(b - a) / 2;
+    return 0;
+}
+
+/* Converts a completed event to the monotonic clock. */
+static uint64_t cuda_event_ns(struct cuda_rank *c, cudaEvent_t e)
+{
+    float ms = 0;
+    if (CUDA_CHECK(cudaEventElapsedTime(&ms, c->anchor, e)))
+        return mono_ns();
+    return c->anchor_ns + (uint64_t)((double)ms * 1e6);
+}
+
+static void cuda_fini(void *b);
+
+/* Returns rank's place among the ranks in the collective, and their number (recovery shrink lowers it). */
+static int cuda_active_index(struct shm *shm, int rank, int *nactive)
+{
+    *nactive = (int)atomic_load(&shm->hdr->nactive);
+    for (int i = 0; i < *nactive; i++)
+        if (shm->hdr->active[i] == rank)
+            return i;
+    return -1;
+}
+
+/* Joins the communicator on the control block's unique id, as this rank's place among the active ranks. */
+static struct coll *cuda_join(struct worker_ctx *w, cudaStream_t s, char *why, size_t n)
+{
+    const struct scenario *sc = w->sc;
+    int nactive, idx = cuda_active_index(w->shm, w->rank, &nactive);
+    if (idx < 0) {
+        snprintf(why, n, "rank %d is not among the active ranks", w->rank);
+        return NULL;
+    }
+    if (w->shm->hdr->nodes > 1) {   /* several nodes: one communicator over every active GPU of every node, placed
+                                     * after the nodes before this one's active ranks (not verified yet) */
+        idx += (int)atomic_load(&w->shm->hdr->xn.active_before);
+        nactive = (int)atomic_load(&w->shm->hdr->xn.world_active);
+    }
+    return coll_create(w->shm->hdr->coll_id, nactive, idx, sc->workload.gemm.dtype, sc->workload.allreduce.bytes,
+                       sc->workload.allreduce.emulate_busbw_gbs, (int)sc->workload.allreduce.emulate_ranks, s,
+                       sc->heartbeat.startup_s, why, n);
+}
+
+/* After a recovery (inprocess, spare, shrink): leaves the old communicator and joins the new one. Not yet
+ * verified on GPUs (it needs two or more). */
+static int cuda_reconnect(void *b, struct worker_ctx *w)
+{
+    struct cuda_rank *c = b;
+    if (c->coll) {
+        if (!c->comm_broken)
+            coll_abort(c->coll);   /* the peers are gone or rebuilding: no collective finalize */
+        cuda_fp_quiet(c);          /* a fingerprint may still read its buffer */
+        c->fp_pending = 0;
+        coll_destroy(c->coll);
+    }
+    c->comm_broken = 0;
+    c->coll = cuda_join(w, c->stream, w->err, sizeof w->err);
+    return c->coll ? 0 : -1;
+}
+
+/* Starts rank's GPU: device, stream, GEMM chain, NCCL communicator, events, anchor. */
+/* Host-to-device copy bandwidth from pinned memory: the best of 5 copies of bytes (GB/s), NAN on failure. */
+static double cuda_h2d_gbs(uint64_t bytes, cudaStream_t s)
+{
+    void *host = NULL, *dev = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    double best = NAN;
+    if (CUDA_CHECK(cudaMallocHost(&host, bytes)) || CUDA_CHECK(cudaMalloc(&dev, bytes)) ||
+        CUDA_CHECK(cudaEventCreate(&e0)) || CUDA_CHECK(cudaEventCreate(&e1)))
+        goto out;
+    memset(host, 1, bytes);
+    for (int i = 0; i < 6; i++) {   /* the first is a warm-up */
+        float ms = 0;
+        if (CUDA_CHECK(cudaEventRecord(e0, s)) || CUDA_CHECK(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s)) ||
+            CUDA_CHECK(cudaEventRecord(e1, s)) || CUDA_CHECK(cudaEventSynchronize(e1)) ||
+            CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1)))
+            goto out;
+        double gbs = ms > 0 ? (double)bytes / (ms * 1e-3) / 1e9 : NAN;
+        if (i > 0 && (isnan(best) || gbs > best))
+            best = gbs;
+    }
+out:
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
+    if (dev)
+        cudaFree(dev);
+    if (host)
+        cudaFreeHost(host);
+    return best;
+}
+
+static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
+{
+    const struct scenario *sc = w->sc;
+    struct cuda_rank *c = xcalloc(1, sizeof *c);
+    int count = 0, prio_lo = 0, prio_hi = 0;
+    /* one rank per GPU of this node, in order (CUDA_VISIBLE_DEVICES applies); a spare takes the next GPU */
+    c->device = w->rank >= 0 ? w->rank : (int)(w->ctl - shm_ctl(w->shm, 0));
+    c->timeout_s = sc->heartbeat.timeout_s;
+    struct cudaDeviceProp prop;
+    if (CUDA_CHECK(cudaGetDeviceCount(&count)) || c->device >= count || CUDA_CHECK(cudaSetDevice(c->device)) ||
+        CUDA_CHECK(cudaGetDeviceProperties(&prop, c->device)) ||
+        CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&prio_lo, &prio_hi)) ||
+        CUDA_CHECK(cudaStreamCreateWithPriority(&c->stream, cudaStreamNonBlocking, prio_hi))) {   /* ahead of the filler */
+        snprintf(why, n, "rank %d: cannot start GPU %d of %d (see the message above)", w->rank, c->device, count);
+        free(c);
+        return NULL;
+    }
+    /* the host side next to the GPU: pin this worker to its GPU's NUMA node (GAUNTLET_NO_PIN=1: leave it) */
+    char busid[32];
+    if (cudaDeviceGetPCIBusId(busid, sizeof busid, c->device) == cudaSuccess) {
+        char pwhy[256];
+        w->ctl->numa_node = numa_node_of_pci(busid);
+        const char *nopin = getenv("GAUNTLET_NO_PIN");
+        if (w->ctl->numa_node >= 0 && !(nopin && strcmp(nopin, "1") == 0) && numa_pin(w->ctl->numa_node, pwhy, sizeof pwhy) != 0)
+            gl_log("rank %d: %s", w->rank, pwhy);
+        w->ctl->numa_pinned = w->ctl->numa_node >= 0 ? numa_pinned(w->ctl->numa_node) : -1;
+    }
+    if (sc->checks.h2d_bandwidth.on)   /* asked by an acceptance scenario only */
+        w->ctl->h2d_gbs = cuda_h2d_gbs(sc->checks.h2d_bandwidth.bytes, c->stream);
+    const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
+    snprintf(w->ctl->device, sizeof w->ctl->device,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4],
+             u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    c->gemm = gemm_chain_create(sc->workload.gemm.dtype, sc->workload.gemm.m, sc->workload.gemm.n, sc->workload.gemm.k,
+                                (int)sc->workload.gemm.count, (unsigned long long)sc->seed * 7919ull + (unsigned)w->rank,
+                                c->stream, why, n);
+    if (!c->gemm) {
+        cuda_fini(c);
+        return NULL;
+    }
+    if (w->rank < 0) {   /* a spare joins a communicator when it takes a rank over (cuda_reconnect) */
+        c->coll = NULL;
+    } else if (!(c->coll = cuda_join(w, c->stream, why, n))) {
+        cuda_fini(c);
+        return NULL;
+    }
+    cudaEvent_t *ev[] = { &c->anchor, &c->c0, &c->c1, &c->a0, &c->a1 };
+    for (size_t i = 0; i < ARRAY_LEN(ev); i++)
+        if (CUDA_CHECK(cudaEventCreate(ev[i]))) {
+            snprintf(why, n, "rank %d: cudaEventCreate failed", w->rank);
+            cuda_fini(c);
+            return NULL;
+        }
+    size_t b_bytes = (size_t)sc->workload.gemm.k * (size_t)sc->workload.gemm.n * dtype_size(sc->workload.gemm.dtype);
+    c->state_len = b_bytes < CUDA_STATE_BYTES ? b_bytes : CUDA_STATE_BYTES;   /* the file repeats it to its size */
+    if (CUDA_CHECK(cudaMallocHost(&c->host_state, c->state_len)) || cuda_anchor(c) != 0) {
+        snprintf(why, n, "rank %d: cannot allocate the checkpoint staging buffer or anchor the clock", w->rank);
+        cuda_fini(c);
+        return NULL;
+    }
+    if (shaper_create(w, c->gemm, c->stream, &c->shaper, why, n) != 0) {   /* GPU mitigations: levels measured now */
+        cuda_fini(c);
+        return NULL;
+    }
+    c->flops = gemm_flops(sc->workload.gemm.m, sc->workload.gemm.n, sc->workload.gemm.k) * (double)sc->workload.gemm.count;
+    c->bytes = (double)sc->workload.allreduce.bytes;
+    return c;
+}
+
+/* The compute phase: the GEMM chain between two events; reports its edges at the GPU's own times. */
+static int cuda_compute(void *b, struct worker_ctx *w)
+{
+    struct cuda_rank *c = b;
+    if (mono_ns() - c->anchor_ns > CUDA_REANCHOR_NS && cuda_anchor(c) != 0)
+        return snprintf(w->err, sizeof w->err, "cannot re-anchor the GPU clock"), -1;
+    atomic_store_explicit(&w->ctl->phase, PH_COMPUTE, memory_order_relaxed);   /* for the sampler, now */
+    if (c->shaper && shaper_compute_prepare(c->shaper) != 0)
+        return snprintf(w->err, sizeof w->err, "the mitigation failed before the compute phase"), -1;
+    if (CUDA_CHECK(cudaEventRecord(c->c0, c->stream)) ||
+        (c->shaper ? shaper_compute(c->shaper, c->gemm, c->stream) : gemm_chain_run(c->gemm, c->stream)) != 0 ||
+        CUDA_CHECK(cudaEventRecord(c->c1, c->stream)) || CUDA_CHECK(cudaEventSynchronize(c->c1))) {
+        snprintf(w->err, sizeof w->err, "GEMM chain failed on GPU %d (see the message above)", c->device);
+        return -1;
+    }
+    uint64_t t0 = cuda_event_ns(c, c->c0), t1 = cuda_event_ns(c, c->c1);
+    double slow = worker_slowdown(w);
+    if (slow > 1) {   /* a straggler: the phase lasts slow x longer (the GPU idles for the extra part) */
+        sleep_ns((uint64_t)((double)(t1 - t0) * (slow - 1)));
+        t1 = mono_ns();
+    }
+    worker_phase(w, PH_COMPUTE, 1, t0, 0);
+    worker_point(w, IP_AFTER_GEMM);   /* abft and gemm-output faults on the whole GPU, then the filler */
+    if (c->shaper && shaper_after_compute(c->shaper) != 0)
+        return snprintf(w->err, sizeof w->err, "the filler kernel did not start on GPU %d (see above)", c->device), -1;
+    worker_phase(w, PH_COMPUTE, 0, t1, c->flops);
+    return 0;
+}
+
+/* The communication phase: the NCCL all-reduce (stretched when emulating), waited for while polling errors. */
+static int cuda_allreduce(void *b, struct worker_ctx *w)
+{
+    struct cuda_rank *c = b;
+    worker_point(w, IP_BEFORE_ALLREDUCE);
+    if (c->comm_broken) {   /* comm-error: this rank's communicator was aborted */
+        worker_emit_detect(w, DET_COMM, "the rank's NCCL communicator was aborted");
+        shm_abort(w->shm);
+        snprintf(w->err, sizeof w->err, "communicator aborted (comm-error)");
+        return -1;
+    }
+    atomic_store_explicit(&w->ctl->phase, PH_COMM, memory_order_relaxed);
+    if (c->fp_pending && CUDA_CHECK(cudaStreamWaitEvent(c->stream, c->fp_done, 0)))   /* it still reads the buffer */
+        return snprintf(w->err, sizeof w->err, "cannot order the all-reduce after the fingerprint"), -1;
+    if (CUDA_CHECK(cudaEventRecord(c->a0, c->stream)) || coll_allreduce(c->coll, c->stream) != 0 ||
+        CUDA_CHECK(cudaEventRecord(c->a1, c->stream)) || coll_wait(c->coll, c->stream, c->timeout_s) != 0 ||
+        CUDA_CHECK(cudaEventSynchronize(c->a1))) {
+        snprintf(w->err, sizeof w->err, "all-reduce failed on GPU %d: %s", c->device, coll_error(c->coll));
+        return -1;
+    }
+    worker_phase(w, PH_COMM, 1, cuda_event_ns(c, c->a0), 0);
+    worker_point(w, IP_AFTER_ALLREDUCE);
+    worker_phase(w, PH_COMM, 0, cuda_event_ns(c, c->a1), c->bytes);
+    worker_point(w, IP_AFTER_STEP);
+    return 0;
+}
+
+/* Flips bits of one element (or perturbs its value) of a live device buffer, with the fault kernels. */
+static int cuda_corrupt(void *b, struct corruption *cr, char *what, size_t n)
+{
+    struct cuda_rank *c = b;
+    if (cuda_fp_quiet(c) != 0)
+        return snprintf(what, n, "the fingerprint in flight failed"), -1;
+    long m, nn, k;
+    enum dtype t;
+    const void *a, *wts;
+    void *buf;
+    size_t count;
+    enum elem_type e;
+    gemm_chain_dims(c->gemm, &m, &nn, &k, &t);
+    gemm_chain_operands(c->gemm, &a, &wts);
+    if (cr->target == TGT_GEMM_OUTPUT) {
+        buf = gemm_chain_output(c->gemm);
+        count = (size_t)m * (size_t)nn;
+        e = elem_of_output(t);
+    } else if (cr->target == TGT_WEIGHTS) {
+        buf = (void *)wts;
+        count = (size_t)k * (size_t)nn;
+        e = elem_of_input(t);
+    } else {   /* gradients (before the all-reduce) and the reduced buffer (after): the communicated buffer */
+        buf = coll_buffer(c->coll);
+        count = coll_count(c->coll);
+        e = elem_of_input(t == DT_FP8 ? DT_BF16 : t);
+        if (coll_type(c->coll) == ncclFloat8e4m3)
+            e = ELEM_FP8;
+        else if (coll_type(c->coll) == ncclFloat32)
+            e = ELEM_FP32;
+    }
+    struct flip_report rep;
+    int rc = cr->where == FLIP_VALUE ? kernel_perturb(buf, count, e, cr->value, cr->seed, &rep, c->stream)
+                                     : kernel_bitflip(buf, count, e, cr->bits, cr->where, cr->seed, &rep, c->stream);
+    if (rc != 0) {
+        snprintf(what, n, "the fault kernel failed (see the message above)");
+        return -1;
+    }
+    cr->out.format = e == ELEM_FP32 ? FMT_FP32 : e == ELEM_FP8 ? FMT_FP8E4M3 : e == ELEM_FP16 ? FMT_FP16 : FMT_BF16;
+    cr->out.element = (int64_t)rep.index;
+    cr->out.mask = rep.old_bits ^ rep.new_bits;
+    cr->out.old_v = rep.old_value;
+    cr->out.new_v = rep.new_value;
+    snprintf(what, n, "element %zu: %.9g -> %.9g", rep.index, rep.old_value, rep.new_value);
+    return 0;
+}
+
+/* Hangs the rank on the device: a kernel spins on its stream on a flag nobody sets; the host waits on it. */
+static void cuda_hang(void *b)
+{
+    struct cuda_rank *c = b;
+    if (CUDA_CHECK(cudaMalloc((void **)&c->hang_flag, sizeof(int))) ||
+        CUDA_CHECK(cudaMemset(c->hang_flag, 0, sizeof(int))) || kernel_hang(c->hang_flag, c->stream) != 0)
+        return;
+    CUDA_CHECK(cudaStreamSynchronize(c->stream));   /* never returns: the rank is alive and stuck */
+}
+
+/* Aborts this rank's NCCL communicator: its next all-reduce fails, its peers' time out. */
+static int cuda_break_comm(void *b, char *what, size_t n)
+{
+    struct cuda_rank *c = b;
+    c->comm_broken = 1;
+    coll_abort(c->coll);
+    snprintf(what, n, "ncclCommAbort on this rank's communicator");
+    return 0;
+}
+
+/* Huang-Abraham check of the chain's output on the device. */
+static int cuda_abft(void *b, double *err, double *tol)
+{
+    struct cuda_rank *c = b;
+    long m, n, k, col;
+    enum dtype t;
+    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
+    *tol = abft_tolerance(t, k, m);
+    if (kernel_abft_check(c->gemm, err, &col, c->stream) != 0)
+        return 0;   /* the check could not run: no verdict */
+    return !(*err <= *tol);
+}
+
+/* Hashes the reduced buffer and the weights on the device. */
+static int cuda_fingerprint(void *b, uint64_t *h)
+{
+    struct cuda_rank *c = b;
+    unsigned long long h1, h2;
+    long m, n, k;
+    enum dtype t;
+    const void *a, *wts;
+    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
+    gemm_chain_operands(c->gemm, &a, &wts);
+    if (kernel_fingerprint(coll_buffer(c->coll), coll_count(c->coll) * coll_type_size(coll_type(c->coll)), &h1,
+                           c->stream) != 0 ||
+        kernel_fingerprint(wts, (size_t)k * (size_t)n * dtype_size(t), &h2, c->stream) != 0)
+        return -1;
+    *h = (uint64_t)h1 * 0x100000001b3ull ^ (uint64_t)h2;
+    return 0;
+}
+
+/* Starts the fingerprint of the reduced buffer and the weights on the fingerprint stream, after the all-reduce
+ * on the rank's stream: it runs beside the next compute phase; the next all-reduce waits for it. */
+static int cuda_fingerprint_start(void *b)
+{
+    struct cuda_rank *c = b;
+    if (!c->coll || c->fp_pending)
+        return -1;
+    long m, n, k;
+    enum dtype t;
+    const void *a, *wts;
+    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
+    gemm_chain_operands(c->gemm, &a, &wts);
+    if (!c->fp_stream) {   /* the first use: a stream, two events, 2 words on each side */
+        if (CUDA_CHECK(cudaStreamCreateWithFlags(&c->fp_stream, cudaStreamNonBlocking)) ||
+            CUDA_CHECK(cudaEventCreateWithFlags(&c->fp_after, cudaEventDisableTiming)) ||
+            CUDA_CHECK(cudaEventCreateWithFlags(&c->fp_done, cudaEventDisableTiming)) ||
+            CUDA_CHECK(cudaMalloc((void **)&c->fp_acc, 2 * sizeof *c->fp_acc)) ||
+            CUDA_CHECK(cudaMallocHost((void **)&c->fp_sums, 2 * sizeof *c->fp_sums)))
+            return -1;
+    }
+    const void *bufs[2] = { coll_buffer(c->coll), wts };
+    c->fp_bytes[0] = coll_count(c->coll) * coll_type_size(coll_type(c->coll));
+    c->fp_bytes[1] = (size_t)k * (size_t)n * dtype_size(t);
+    if (CUDA_CHECK(cudaEventRecord(c->fp_after, c->stream)) || CUDA_CHECK(cudaStreamWaitEvent(c->fp_stream, c->fp_after, 0)) ||
+        kernel_fingerprint_async(bufs, c->fp_bytes, 2, c->fp_acc, c->fp_sums, c->fp_stream) != 0 ||
+        CUDA_CHECK(cudaEventRecord(c->fp_done, c->fp_stream)))
+        return -1;
+    c->fp_pending = 1;
+    return 0;
+}
+
+/* Waits for the fingerprint in flight and gives its hash (the same as cuda_fingerprint's). */
+static int cuda_fingerprint_take(void *b, uint64_t *h)
+{
+    struct cuda_rank *c = b;
+    if (!c->fp_pending)
+        return 0;
+    c->fp_pending = 0;
+    if (CUDA_CHECK(cudaEventSynchronize(c->fp_done)))
+        return -1;
+    uint64_t h1 = fingerprint_of_sum(c->fp_sums[0], c->fp_bytes[0]), h2 = fingerprint_of_sum(c->fp_sums[1], c->fp_bytes[1]);
+    *h = h1 * 0x100000001b3ull ^ h2;
+    return 1;
+}
+
+/* Recomputes the chain on its fixed operands and hashes the output (the weights do not change on cuda). */
+static int cuda_replay(void *b, uint64_t *h)
+{
+    struct cuda_rank *c = b;
+    if (c->shaper)
+        shaper_stop(c->shaper);   /* the replayed GEMMs get the whole GPU, as the compute phase does */
+    long m, n, k;
+    enum dtype t;
+    unsigned long long hh;
+    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
+    if (gemm_chain_run(c->gemm, c->stream) != 0 ||
+        kernel_fingerprint(gemm_chain_output(c->gemm), (size_t)m * (size_t)n * elem_size(elem_of_output(t)), &hh,
+                           c->stream) != 0)
+        return -1;
+    *h = hh;
+    return 0;
+}
+
+/* Loads a state saved by cuda_snapshot back into the weights. */
+static int cuda_restore(void *b, const void *state, size_t len)
+{
+    struct cuda_rank *c = b;
+    const void *a, *wts;
+    if (len != c->state_len || cuda_fp_quiet(c) != 0)
+        return -1;
+    gemm_chain_operands(c->gemm, &a, &wts);
+    if (CUDA_CHECK(cudaMemcpyAsync((void *)wts, state, len, cudaMemcpyHostToDevice, c->stream)) ||
+        CUDA_CHECK(cudaStreamSynchronize(c->stream)))
+        return -1;
+    return 0;
+}
+
+/* Copies the first MiB of the weights (the GEMM's B) to the host for a checkpoint. */
+static int cuda_snapshot(void *b, const void **state, size_t *len)
+{
+    struct cuda_rank *c = b;
+    const void *a, *wts;
+    gemm_chain_operands(c->gemm, &a, &wts);
+    size_t n = c->state_len;
+    if (CUDA_CHECK(cudaMemcpyAsync(c->host_state, wts, n, cudaMemcpyDeviceToHost, c->stream)) ||
+        CUDA_CHECK(cudaStreamSynchronize(c->stream)))
+        return -1;
+    *state = c->host_state;
+    *len = n;
+    return 0;
+}
+
+static double cuda_device_bytes(void *b)
+{
+    (void)b;
+    size_t free_b = 0, total = 0;
+    return cudaMemGetInfo(&free_b, &total) == cudaSuccess ? (double)(total - free_b) : NAN;
+}
+
+/* Returns half the window in which the GPU stamped the anchor event: the error of every phase time. */
+static double cuda_clock_error(void *b) { return ((struct cuda_rank *)b)->anchor_err_ns * 1e-9; }
+
+/* A run starts: the GPU mitigation takes the run's settings (and tunes its levels the first time). */
+static int cuda_begin_run(void *b, struct worker_ctx *w)
+{
+    struct cuda_rank *c = b;
+    return c->shaper ? shaper_begin_run(c->shaper, w) : 0;
+}
+
+/* The rank goes idle (its run ended, a pause): no filler holds the power up meanwhile. */
+static void cuda_idle(void *b)
+{
+    struct cuda_rank *c = b;
+    if (c->shaper)
+        shaper_stop(c->shaper);
+}
+
+static void cuda_fini(void *b)
+{
+    struct cuda_rank *c = b;
+    if (!c)
+        return;
+    cuda_fp_quiet(c);   /* nothing may still read the buffers freed below */
+    shaper_destroy(c->shaper);
+    if (c->coll)
+        coll_destroy(c->coll);
+    if (c->gemm)
+        gemm_chain_destroy(c->gemm);
+    cudaEvent_t ev[] = { c->anchor, c->c0, c->c1, c->a0, c->a1 };
+    for (size_t i = 0; i < ARRAY_LEN(ev); i++)
+        if (ev[i])
+            CUDA_CHECK(cudaEventDestroy(ev[i]));
+    if (c->host_state)
+        CUDA_CHECK(cudaFreeHost(c->host_state));
+    if (c->hang_flag)
+        CUDA_CHECK(cudaFree(c->hang_flag));
+    if (c->fp_stream)
+        CUDA_CHECK(cudaStreamDestroy(c->fp_stream));
+    if (c->fp_after)
+        CUDA_CHECK(cudaEventDestroy(c->fp_after));
+    if (c->fp_done)
+        CUDA_CHECK(cudaEventDestroy(c->fp_done));
+    if (c->fp_acc)
+        CUDA_CHECK(cudaFree(c->fp_acc));
+    if (c->fp_sums)
+        CUDA_CHECK(cudaFreeHost(c->fp_sums));
+    if (c->stream)
+        CUDA_CHECK(cudaStreamDestroy(c->stream));
+    free(c);
+}
+
+static size_t cuda_state_bytes(const struct scenario *sc)
+{
+    (void)sc;
+    return CUDA_STATE_BYTES;
+}
+
+const struct backend_ops backend_cuda = {
+    .version = BACKEND_OPS_VERSION,
+    .name = "cuda",
+    .state_bytes = cuda_state_bytes,
+    .help = "NVIDIA GPUs: cuBLASLt GEMM, NCCL all-reduce, NVML power",
+    .probe = cuda_probe,
+    .check = cuda_check,
+    .prepare = cuda_prepare,
+    .power_open = cuda_power_open,
+    .power_read = cuda_power_read,
+    .power_close = cuda_power_close,
+    .power_info = cuda_power_info,
+    .device_count = cuda_device_count,
+    .set_power_limit = cuda_set_power_limit,
+    .set_smoothing = cuda_set_smoothing,
+    .restore_settings = cuda_restore_settings,
+    .init = cuda_init,
+    .begin_run = cuda_begin_run,
+    .idle = cuda_idle,
+    .compute = cuda_compute,
+    .allreduce = cuda_allreduce,
+    .snapshot = cuda_snapshot,
+    .device_bytes = cuda_device_bytes,
+    .clock_error = cuda_clock_error,
+    .corrupt = cuda_corrupt,
+    .hang = cuda_hang,
+    .break_comm = cuda_break_comm,
+    .abft = cuda_abft,
+    .fingerprint = cuda_fingerprint,
+    .fingerprint_start = cuda_fingerprint_start,
+    .fingerprint_take = cuda_fingerprint_take,
+    .replay = cuda_replay,
+    .restore = cuda_restore,
+    .reconnect = cuda_reconnect,
+    .fini = cuda_fini,
+};

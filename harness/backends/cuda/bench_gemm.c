@@ -1,0 +1,414 @@
+/* harness/backends/cuda/bench_gemm.c: `gauntlet bench gemm`: the harness's compute phase against a bare cuBLASLt loop.
+ *
+ * Both sides run in one process on the same operands (the bare loop reads the chain's A and B) and alternate
+ * within every repetition, so clock and temperature drift hit both alike. The bare side is written here
+ * independently of gemm.c, from the cuBLASLt documentation: its own handle, descriptors, heuristic query,
+ * workspace and output, and a tight loop of cublasLtMatmul calls. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "gemm.h"
+#include "util.h"
+
+#define BENCH_GEMM_MIN_RATIO 0.97
+#define BENCH_GEMM_SEED 1ull
+
+/* The command line, resolved. */
+struct bench_gemm_opts {
+    long m, n, k, count, iters, warmup;
+    int want[DT_COUNT];                    /* which dtypes to run */
+};
+
+/* One measured dtype: medians in seconds per GEMM, or the reason it could not run. */
+struct bench_gemm_row {
+    enum dtype t;
+    int ok;
+    double harness_s, bare_s;
+    char err[256];
+};
+
+/* The reference: a bare cuBLASLt GEMM on borrowed A and B. */
+struct bench_bare {
+    cublasLtHandle_t lt;
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t la, lb, ld;
+    cublasLtMatmulAlgo_t algo;
+    const void *a, *b;
+    void *d, *ws;
+    float *scales;
+    float alpha, beta;
+};
+
+/* Prints the usage on f. */
+static void bench_gemm_usage(FILE *f)
+{
+    fprintf(f, "usage: gauntlet bench gemm [--m N] [--n N] [--k N] [--dtype bf16|fp16|tf32|fp8|all]\n"
+               "                           [--count N] [--iters N] [--warmup N]\n"
+               "Times the harness's compute phase (a chain of --count cuBLASLt GEMMs) against a bare\n"
+               "cublasLtMatmul loop on the same data; prints median time and TFLOP/s per GEMM and their ratio.\n"
+               "defaults: --m 8192 --n 8192 --k 8192 --dtype bf16 --count 8 --iters 50 --warmup 10\n");
+}
+
+/* Parses val as an integer in lo..hi for option name; 0, or -1 with a message naming the option. */
+static int bench_gemm_long(const char *name, const char *val, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(val, &end, 10);
+    if (errno || end == val || *end || v < lo || v > hi) {
+        gl_log("bench gemm: %s: '%s' is not an integer in %ld..%ld", name, val, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Fills o from argv; returns -1 (done, exit 0) for --help, 0 to go on, or EXIT_INPUT after a message. */
+static int bench_gemm_parse(int argc, char **argv, struct bench_gemm_opts *o)
+{
+    struct { const char *name; long *dst; long lo, hi; } nums[] = {
+        { "--m", &o->m, 1, 1L << 24 }, { "--n", &o->n, 1, 1L << 24 }, { "--k", &o->k, 1, 1L << 24 },
+        { "--count", &o->count, 1, 100000 }, { "--iters", &o->iters, 1, 1000000 },
+        { "--warmup", &o->warmup, 0, 1000000 },
+    };
+    *o = (struct bench_gemm_opts){ .m = 8192, .n = 8192, .k = 8192, .count = 8, .iters = 50, .warmup = 10 };
+    o->want[DT_BF16] = 1;
+    for (int i = 1; i < argc; i++) {
+        char name[32];
+        const char *arg = argv[i], *eq = strchr(arg, '='), *val;
+        size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            bench_gemm_usage(stdout);
+            return -1;
+        }
+        if (strncmp(arg, "--", 2) != 0 || nlen >= sizeof name) {
+            gl_log("bench gemm: unknown argument '%s' (see --help)", arg);
+            return EXIT_INPUT;
+        }
+        memcpy(name, arg, nlen);
+        name[nlen] = 0;
+        int known = !strcmp(name, "--dtype");
+        for (size_t j = 0; j < ARRAY_LEN(nums); j++)
+            known |= !strcmp(name, nums[j].name);
+        if (!known) {
+            gl_log("bench gemm: unknown argument '%s' (see --help)", name);
+            return EXIT_INPUT;
+        }
+        if (eq)
+            val = eq + 1;
+        else if (i + 1 < argc)
+            val = argv[++i];
+        else {
+            gl_log("bench gemm: %s needs a value (see --help)", name);
+            return EXIT_INPUT;
+        }
+        for (size_t j = 0; j < ARRAY_LEN(nums); j++)
+            if (!strcmp(name, nums[j].name) && bench_gemm_long(name, val, nums[j].lo, nums[j].hi, nums[j].dst))
+                return EXIT_INPUT;
+        if (!strcmp(name, "--dtype")) {
+            int any = 0;
+            for (int t = 0; t < DT_COUNT; t++)
+                any |= o->want[t] = !strcmp(val, "all") || !strcmp(val, dtype_name((enum dtype)t));
+            if (!any) {
+                gl_log("bench gemm: --dtype: '%s' is not one of %s,all", val, DTYPE_CHOICES);
+                return EXIT_INPUT;
+            }
+        }
+    }
+    for (int t = 0; t < DT_COUNT; t++) {
+        char err[256];
+        if (o->want[t] && gemm_shape_ok((enum dtype)t, o->m, o->n, o->k, err, sizeof err) != 0) {
+            gl_log("bench gemm: --m/--n/--k: %s", err);
+            return EXIT_INPUT;
+        }
+    }
+    return 0;
+}
+
+/* Frees what b holds (not the borrowed A and B). */
+static void bench_bare_destroy(struct bench_bare *b)
+{
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (b->ld)
+        CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(b->ld));
+    if (b->lb)
+        CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(b->lb));
+    if (b->la)
+        CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(b->la));
+    if (b->op)
+        CUBLAS_CHECK(cublasLtMatmulDescDestroy(b->op));
+    if (b->lt)
+        CUBLAS_CHECK(cublasLtDestroy(b->lt));
+    if (b->d)
+        CUDA_CHECK(cudaFree(b->d));
+    if (b->ws)
+        CUDA_CHECK(cudaFree(b->ws));
+    if (b->scales)
+        CUDA_CHECK(cudaFree(b->scales));
+    memset(b, 0, sizeof *b);
+}
+
+/* Sets up the reference GEMM D = A^T B (TN, column-major) on the given A and B, following the cuBLASLt
+ * samples (LtSgemm, LtFp8Matmul): best heuristic algorithm within the same 32 MiB workspace. 0 or -1. */
+static int bench_bare_create(struct bench_bare *b, enum dtype t, long m, long n, long k, const void *a,
+                             const void *bm)
+{
+    static const float ones[GEMM_SCALE_STRIDE + 1] = { [0] = 1.0f, [GEMM_SCALE_STRIDE] = 1.0f };
+    cudaDataType_t in = t == DT_BF16 ? CUDA_R_16BF : t == DT_FP16 ? CUDA_R_16F : t == DT_TF32 ? CUDA_R_32F
+                                                                                              : CUDA_R_8F_E4M3;
+    cudaDataType_t out = t == DT_FP16 ? CUDA_R_16F : t == DT_TF32 ? CUDA_R_32F : CUDA_R_16BF;
+    size_t out_size = t == DT_TF32 ? 4 : 2;
+    cublasComputeType_t ct = t == DT_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    uint64_t ws_bytes = GEMM_WORKSPACE_BYTES;
+    cublasLtMatmulPreference_t pref = NULL;
+    cublasLtMatmulHeuristicResult_t res;
+    int found = 0;
+    size_t free_b = 0, total_b = 0, need = (size_t)m * (size_t)n * out_size + GEMM_WORKSPACE_BYTES;
+
+    memset(b, 0, sizeof *b);
+    memset(&res, 0, sizeof res);
+    b->a = a;
+    b->b = bm;
+    b->alpha = 1.0f;
+    b->beta = 0.0f;
+    if (CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b)))
+        return -1;
+    if (need + (64ull << 20) > free_b) {
+        gl_log("bench gemm: the bare reference needs %.1f MiB more device memory, %.1f MiB free",
+               (double)need / 1048576.0, (double)free_b / 1048576.0);
+        return -1;
+    }
+    if (CUBLAS_CHECK(cublasLtCreate(&b->lt)) || CUDA_CHECK(cudaMalloc(&b->d, (size_t)m * (size_t)n * out_size)) ||
+        CUDA_CHECK(cudaMalloc(&b->ws, GEMM_WORKSPACE_BYTES)) ||
+        CUBLAS_CHECK(cublasLtMatmulDescCreate(&b->op, ct, CUDA_R_32F)) ||
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(b->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta)) ||
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(b->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb)))
+        return -1;
+    if (t == DT_FP8) {
+        const float *sa, *sb;
+        if (CUDA_CHECK(cudaMalloc((void **)&b->scales, sizeof ones)) ||
+            CUDA_CHECK(cudaMemcpy(b->scales, ones, sizeof ones, cudaMemcpyHostToDevice)))
+            return -1;
+        sa = b->scales;
+        sb = b->scales + GEMM_SCALE_STRIDE;
+        if (CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(b->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa,
+                                                        sizeof sa)) ||
+            CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(b->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb,
+                                                        sizeof sb)))
+            return -1;
+    }
+    if (CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b->la, in, (uint64_t)k, (uint64_t)m, k)) ||
+        CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b->lb, in, (uint64_t)k, (uint64_t)n, k)) ||
+        CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b->ld, out, (uint64_t)m, (uint64_t)n, m)) ||
+        CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref)))
+        return -1;
+    int rc = CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                               &ws_bytes, sizeof ws_bytes));
+    if (rc == 0)
+        rc = CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(b->lt, b->op, b->la, b->lb, b->ld, b->ld, pref, 1, &res,
+                                                         &found));
+    CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
+    if (rc != 0 || found < 1 || res.state != CUBLAS_STATUS_SUCCESS) {
+        gl_log("bench gemm: the bare reference found no cuBLASLt algorithm");
+        return -1;
+    }
+    b->algo = res.algo;
+    return 0;
+}
+
+/* Issues count bare GEMMs back to back on s. 0 or -1. */
+static int bench_bare_run(struct bench_bare *b, long count, cudaStream_t s)
+{
+    for (long i = 0; i < count; i++)
+        if (CUBLAS_CHECK(cublasLtMatmul(b->lt, b->op, &b->alpha, b->a, b->la, b->b, b->lb, &b->beta, b->d, b->ld,
+                                        b->d, b->ld, &b->algo, b->ws, GEMM_WORKSPACE_BYTES, s)))
+            return -1;
+    return 0;
+}
+
+/* Compares doubles for qsort. */
+static int bench_gemm_cmp(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Returns the median of v[0..n) (sorts v). */
+static double bench_gemm_median(double *v, long n)
+{
+    qsort(v, (size_t)n, sizeof *v, bench_gemm_cmp);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Times one side once between events e0 and e1 on s; stores seconds per GEMM in *out. 0 or -1. */
+static int bench_gemm_time(struct gemm_chain *g, struct bench_bare *b, long count, cudaStream_t s,
+                           cudaEvent_t e0, cudaEvent_t e1, double *out)
+{
+    float ms = 0;
+    if (CUDA_CHECK(cudaEventRecord(e0, s)))
+        return -1;
+    if (g ? gemm_chain_run(g, s) : bench_bare_run(b, count, s))
+        return -1;
+    if (CUDA_CHECK(cudaEventRecord(e1, s)) || CUDA_CHECK(cudaEventSynchronize(e1)) ||
+        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1)))
+        return -1;
+    *out = (double)ms * 1e-3 / (double)count;
+    return 0;
+}
+
+/* Measures dtype t: warm-up, then iters repetitions of both sides in alternating order; fills row. */
+static void bench_gemm_measure(const struct bench_gemm_opts *o, enum dtype t, struct bench_gemm_row *row)
+{
+    cudaStream_t s = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    struct gemm_chain *g = NULL;
+    struct bench_bare bare;
+    const void *a, *b;
+    double *hs = xcalloc((size_t)o->iters, sizeof *hs), *bs = xcalloc((size_t)o->iters, sizeof *bs), dummy;
+
+    memset(&bare, 0, sizeof bare);
+    *row = (struct bench_gemm_row){ .t = t };
+    if (CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)) || CUDA_CHECK(cudaEventCreate(&e0)) ||
+        CUDA_CHECK(cudaEventCreate(&e1))) {
+        str_copy(row->err, sizeof row->err, "creating a stream or events failed");
+        goto out;
+    }
+    g = gemm_chain_create(t, o->m, o->n, o->k, (int)o->count, BENCH_GEMM_SEED, s, row->err, sizeof row->err);
+    if (!g)
+        goto out;
+    gemm_chain_operands(g, &a, &b);
+    if (bench_bare_create(&bare, t, o->m, o->n, o->k, a, b) != 0) {
+        str_copy(row->err, sizeof row->err, "setting up the bare cuBLASLt reference failed");
+        goto out;
+    }
+    for (long w = 0; w < o->warmup; w++)
+        if (bench_gemm_time(g, NULL, o->count, s, e0, e1, &dummy) ||
+            bench_gemm_time(NULL, &bare, o->count, s, e0, e1, &dummy)) {
+            str_copy(row->err, sizeof row->err, "a warm-up GEMM failed");
+            goto out;
+        }
+    for (long r = 0; r < o->iters; r++) {
+        int bare_first = (int)(r & 1);
+        int rc = bare_first ? bench_gemm_time(NULL, &bare, o->count, s, e0, e1, &bs[r]) ||
+                                  bench_gemm_time(g, NULL, o->count, s, e0, e1, &hs[r])
+                            : bench_gemm_time(g, NULL, o->count, s, e0, e1, &hs[r]) ||
+                                  bench_gemm_time(NULL, &bare, o->count, s, e0, e1, &bs[r]);
+        if (rc) {
+            str_copy(row->err, sizeof row->err, "a timed GEMM failed");
+            goto out;
+        }
+    }
+    row->harness_s = bench_gemm_median(hs, o->iters);
+    row->bare_s = bench_gemm_median(bs, o->iters);
+    row->ok = 1;
+out:
+    bench_bare_destroy(&bare);
+    gemm_chain_destroy(g);
+    if (e0)
+        CUDA_CHECK(cudaEventDestroy(e0));
+    if (e1)
+        CUDA_CHECK(cudaEventDestroy(e1));
+    if (s)
+        CUDA_CHECK(cudaStreamDestroy(s));
+    free(hs);
+    free(bs);
+}
+
+/* Copies the NVIDIA kernel module's version (e.g. 570.124.06) from /proc into buf, or "n/a". */
+static void bench_gemm_driver(char *buf, size_t len)
+{
+    char line[512];
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    str_copy(buf, len, "n/a");
+    if (!f)
+        return;
+    if (fgets(line, sizeof line, f)) {
+        for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n"))
+            if (tok[0] >= '0' && tok[0] <= '9' && strchr(tok, '.') && strspn(tok, "0123456789.") == strlen(tok)) {
+                str_copy(buf, len, tok);
+                break;
+            }
+    }
+    fclose(f);
+}
+
+/* Prints the GPU, driver and library lines that head the table. 0, or -1 when the device cannot be read. */
+static int bench_gemm_header(const struct bench_gemm_opts *o)
+{
+    struct cudaDeviceProp p;
+    int dev = 0, drv = 0, rt = 0;
+    char kmod[64];
+    size_t lt = cublasLtGetVersion();
+    if (CUDA_CHECK(cudaGetDevice(&dev)) || CUDA_CHECK(cudaGetDeviceProperties(&p, dev)) ||
+        CUDA_CHECK(cudaDriverGetVersion(&drv)) || CUDA_CHECK(cudaRuntimeGetVersion(&rt)))
+        return -1;
+    bench_gemm_driver(kmod, sizeof kmod);
+    printf("# gauntlet bench gemm: harness compute phase vs bare cuBLASLt loop, same process, same data\n");
+    printf("# GPU %d: %s, sm_%d%d, %d SMs, %.1f GiB\n", dev, p.name, p.major, p.minor, p.multiProcessorCount,
+           (double)p.totalGlobalMem / 1073741824.0);
+    printf("# driver: %s, CUDA driver API %d.%d, runtime %d.%d\n", kmod, drv / 1000, drv % 1000 / 10, rt / 1000,
+           rt % 1000 / 10);
+    printf("# cuBLASLt: %zu.%zu.%zu (built against %d.%d.%d)\n", lt / 10000, lt / 100 % 100, lt % 100,
+           CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR, CUBLAS_VER_PATCH);
+    printf("# m=%ld n=%ld k=%ld count=%ld iters=%ld warmup=%ld workspace=%llu MiB; per GEMM, medians\n", o->m,
+           o->n, o->k, o->count, o->iters, o->warmup, GEMM_WORKSPACE_BYTES >> 20);
+    printf("# ratio = harness TFLOP/s / bare TFLOP/s, check: ok when >= %.2f\n", BENCH_GEMM_MIN_RATIO);
+    printf("#\n");
+    return 0;
+}
+
+/* Prints the table of rows; returns the exit code they call for. */
+static int bench_gemm_print(const struct bench_gemm_opts *o, const struct bench_gemm_row *rows, int nrows)
+{
+    int code = EXIT_OK;
+    double fl = gemm_flops(o->m, o->n, o->k);
+    printf("# %5s %7s %7s %7s %6s %12s %15s %12s %12s %7s %6s\n", "dtype", "m", "n", "k", "count", "harness_us",
+           "harness_TFLOP/s", "bare_us", "bare_TFLOP/s", "ratio", "check");
+    for (int i = 0; i < nrows; i++) {
+        const struct bench_gemm_row *r = &rows[i];
+        if (!r->ok) {
+            printf("  %5s %7ld %7ld %7ld %6ld %12s %15s %12s %12s %7s %6s\n", dtype_name(r->t), o->m, o->n, o->k,
+                   o->count, "n/a", "n/a", "n/a", "n/a", "n/a", "error");
+            gl_log("bench gemm: %s: %s", dtype_name(r->t), r->err);
+            code = EXIT_ENV;
+            continue;
+        }
+        double ratio = r->bare_s / r->harness_s;
+        int low = ratio < BENCH_GEMM_MIN_RATIO;
+        printf("  %5s %7ld %7ld %7ld %6ld %12.1f %15.1f %12.1f %12.1f %7.3f %6s\n", dtype_name(r->t), o->m, o->n,
+               o->k, o->count, r->harness_s * 1e6, fl / r->harness_s * 1e-12, r->bare_s * 1e6,
+               fl / r->bare_s * 1e-12, ratio, low ? "LOW" : "ok");
+        if (low) {
+            gl_log("bench gemm: %s: harness/bare throughput %.3f is below %.2f", dtype_name(r->t), ratio,
+                   BENCH_GEMM_MIN_RATIO);
+            if (code == EXIT_OK)
+                code = EXIT_CHECK;
+        }
+    }
+    fflush(stdout);
+    return code;
+}
+
+int bench_gemm_main(int argc, char **argv)
+{
+    struct bench_gemm_opts o;
+    struct bench_gemm_row rows[DT_COUNT];
+    int ndev = 0, nrows = 0;
+    int rc = bench_gemm_parse(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? EXIT_OK : rc;
+    cudaError_t e = cudaGetDeviceCount(&ndev);
+    if (e != cudaSuccess || ndev < 1) {
+        gl_log("bench gemm: no usable GPU: %s", e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device found");
+        return EXIT_ENV;
+    }
+    if (bench_gemm_header(&o) != 0)
+        return EXIT_ENV;
+    for (int t = 0; t < DT_COUNT; t++)
+        if (o.want[t])
+            bench_gemm_measure(&o, (enum dtype)t, &rows[nrows++]);
+    return bench_gemm_print(&o, rows, nrows);
+}

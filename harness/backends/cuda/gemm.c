@@ -1,0 +1,374 @@
+/* harness/backends/cuda/gemm.c: the compute phase on a GPU: a chain of cuBLASLt GEMMs on fixed random operands.
+ *
+ * Memory: one A, one B and one D per chain, whatever count is. Every GEMM of the chain reads the same A and B
+ * and overwrites the same D (beta = 0, C aliases D with the same layout, as cuBLASLt allows): the tensor cores
+ * do the same work as on fresh operands of the same statistics, and a chain of 8 costs no more memory than one.
+ * GEMMs on one stream are ordered, so sharing D and the workspace between them is safe. */
+#include "gemm.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cuda_check.h"
+#include "kernels.h"
+#include "util.h"
+
+#define GEMM_MAX_DIM (1L << 24)
+#define GEMM_MAX_COUNT 1000000
+#define GEMM_HEADROOM_BYTES (64ull << 20)   /* left free for the context, cuBLASLt and allocation rounding */
+
+struct gemm_chain {
+    enum dtype t;
+    long m, n, k;
+    int count;
+    float alpha, beta;                     /* host scalars: D = alpha * op(A) op(B) + beta * C, beta = 0 */
+    cublasLtHandle_t lt;
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t la, lb, ld;     /* ld describes both C and D */
+    cublasLtMatmulAlgo_t algo;
+    void *a, *b, *d, *ws;
+    float *scales;                         /* fp8 only: the A scale at [0], the B scale at [GEMM_SCALE_STRIDE] */
+};
+
+/* Returns the cuBLASLt element type of the inputs of t. */
+static cudaDataType_t gemm_in_type(enum dtype t)
+{
+    static const cudaDataType_t in[DT_COUNT] = { CUDA_R_16BF, CUDA_R_16F, CUDA_R_32F, CUDA_R_8F_E4M3 };
+    return in[t];
+}
+
+/* Returns the cuBLASLt element type of the output of t (fp8 writes bf16). */
+static cudaDataType_t gemm_out_type(enum dtype t)
+{
+    static const cudaDataType_t out[DT_COUNT] = { CUDA_R_16BF, CUDA_R_16F, CUDA_R_32F, CUDA_R_16BF };
+    return out[t];
+}
+
+/* Returns the size in bytes of one output element of t. */
+static size_t gemm_out_size(enum dtype t) { return t == DT_TF32 ? 4 : 2; }
+
+/* Formats the reason into err (when given) and logs it. */
+__attribute__((format(printf, 3, 4))) static void gemm_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (err && errlen)
+        str_copy(err, errlen, msg);
+    gl_log("%s", msg);
+}
+
+int gemm_shape_ok(enum dtype t, long m, long n, long k, char *err, size_t errlen)
+{
+    char msg[256] = "";
+    if ((unsigned)t >= DT_COUNT)
+        snprintf(msg, sizeof msg, "unknown GEMM dtype %d", (int)t);
+    else if (m < 1 || n < 1 || k < 1 || m > GEMM_MAX_DIM || n > GEMM_MAX_DIM || k > GEMM_MAX_DIM)
+        snprintf(msg, sizeof msg, "GEMM %s %ldx%ldx%ld: m, n and k must be in 1..%ld", dtype_name(t), m, n, k,
+                 GEMM_MAX_DIM);
+    /* cuBLASLt fp8 needs 16-byte aligned columns: k (rows of A and B) and m, n multiples of 16. */
+    else if (t == DT_FP8 && (m % 16 || n % 16 || k % 16))
+        snprintf(msg, sizeof msg, "GEMM fp8 %ldx%ldx%ld: m, n and k must be multiples of 16", m, n, k);
+    if (!msg[0])
+        return 0;
+    if (err && errlen)
+        str_copy(err, errlen, msg);
+    return -1;
+}
+
+/* Returns rows * cols * size, or SIZE_MAX when it overflows or a factor is not positive. */
+static size_t gemm_matrix_bytes(long rows, long cols, size_t size)
+{
+    size_t e, b;
+    if (rows < 1 || cols < 1 || __builtin_mul_overflow((size_t)rows, (size_t)cols, &e) ||
+        __builtin_mul_overflow(e, size, &b))
+        return SIZE_MAX;
+    return b;
+}
+
+size_t gemm_chain_bytes(enum dtype t, long m, long n, long k, int count)
+{
+    (void)count;   /* the chain reuses its operands and output: count does not change the footprint */
+    if ((unsigned)t >= DT_COUNT)
+        return SIZE_MAX;
+    size_t parts[] = { gemm_matrix_bytes(k, m, dtype_size(t)), gemm_matrix_bytes(k, n, dtype_size(t)),
+                       gemm_matrix_bytes(m, n, gemm_out_size(t)), GEMM_WORKSPACE_BYTES, 256 };
+    size_t sum = 0;
+    for (size_t i = 0; i < ARRAY_LEN(parts); i++)
+        if (parts[i] == SIZE_MAX || __builtin_add_overflow(sum, parts[i], &sum))
+            return SIZE_MAX;
+    return sum;
+}
+
+double gemm_flops(long m, long n, long k) { return 2.0 * (double)m * (double)n * (double)k; }
+
+/* Fails unless needed bytes (plus headroom) fit in the device's free memory now. */
+static int gemm_check_fit(const char *what, size_t needed, char *err, size_t errlen)
+{
+    size_t free_b = 0, total_b = 0;
+    cudaError_t e = cudaMemGetInfo(&free_b, &total_b);
+    if (e != cudaSuccess) {
+        gemm_fail(err, errlen, "%s: no usable GPU: cudaMemGetInfo failed: %s (%s)", what, cudaGetErrorString(e),
+                  cudaGetErrorName(e));
+        return -1;
+    }
+    if (needed == SIZE_MAX || needed > free_b || free_b - needed < GEMM_HEADROOM_BYTES) {
+        gemm_fail(err, errlen,
+                  "%s does not fit: needs %.1f MiB of device memory (+%llu MiB headroom), %.1f MiB free of %.1f MiB",
+                  what, (double)needed / 1048576.0, GEMM_HEADROOM_BYTES >> 20, (double)free_b / 1048576.0,
+                  (double)total_b / 1048576.0);
+        return -1;
+    }
+    return 0;
+}
+
+/* Builds the matmul descriptor and the three layouts of g (TN, column-major, C and D share one layout). */
+static int gemm_describe(struct gemm_chain *g)
+{
+    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    cublasComputeType_t ct = g->t == DT_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    uint64_t m = (uint64_t)g->m, n = (uint64_t)g->n, k = (uint64_t)g->k;
+    if (CUBLAS_CHECK(cublasLtMatmulDescCreate(&g->op, ct, CUDA_R_32F)) ||
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta)) ||
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb)))
+        return -1;
+    if (g->t == DT_FP8) {
+        const float *sa = g->scales, *sb = g->scales + GEMM_SCALE_STRIDE;
+        if (CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa,
+                                                        sizeof sa)) ||
+            CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb,
+                                                        sizeof sb)))
+            return -1;
+    }
+    if (CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&g->la, gemm_in_type(g->t), k, m, (int64_t)k)) ||
+        CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&g->lb, gemm_in_type(g->t), k, n, (int64_t)k)) ||
+        CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&g->ld, gemm_out_type(g->t), m, n, (int64_t)m)))
+        return -1;
+    return 0;
+}
+
+/* Asks cuBLASLt's heuristic once for its best algorithm within the workspace; stores it in g. */
+static int gemm_pick_algo(struct gemm_chain *g)
+{
+    cublasLtMatmulPreference_t pref = NULL;
+    cublasLtMatmulHeuristicResult_t res;
+    uint64_t ws = GEMM_WORKSPACE_BYTES;
+    int found = 0, rc = -1;
+    memset(&res, 0, sizeof res);
+    if (CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref)))
+        return -1;
+    if (CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                                          sizeof ws)) == 0 &&
+        CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(g->lt, g->op, g->la, g->lb, g->ld, g->ld, pref, 1, &res,
+                                                    &found)) == 0 &&
+        found > 0 && res.state == CUBLAS_STATUS_SUCCESS) {
+        g->algo = res.algo;
+        rc = 0;
+    }
+    CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
+    return rc;
+}
+
+/* Allocates A, B, D, the workspace and (fp8) the scales of g, and fills A and B from seed on s. */
+static int gemm_alloc_fill(struct gemm_chain *g, unsigned long long seed, cudaStream_t s)
+{
+    static const float ones[GEMM_SCALE_STRIDE + 1] = { [0] = 1.0f, [GEMM_SCALE_STRIDE] = 1.0f };
+    size_t na = (size_t)g->k * (size_t)g->m, nb = (size_t)g->k * (size_t)g->n, nd = (size_t)g->m * (size_t)g->n;
+    struct rng r;
+    if (CUDA_CHECK(cudaMalloc(&g->a, na * dtype_size(g->t))) ||
+        CUDA_CHECK(cudaMalloc(&g->b, nb * dtype_size(g->t))) ||
+        CUDA_CHECK(cudaMalloc(&g->d, nd * gemm_out_size(g->t))) ||
+        CUDA_CHECK(cudaMalloc(&g->ws, GEMM_WORKSPACE_BYTES)))
+        return -1;
+    if (g->t == DT_FP8 && (CUDA_CHECK(cudaMalloc((void **)&g->scales, sizeof ones)) ||
+                           CUDA_CHECK(cudaMemcpyAsync(g->scales, ones, sizeof ones, cudaMemcpyHostToDevice, s))))
+        return -1;
+    /* A and B get independent streams derived from seed; std 1 keeps fp8 well inside +-448 and every
+     * output finite (|D| ~ sqrt(k)). D starts at zero so that a copy before the first run is defined. */
+    rng_seed(&r, seed, 0);
+    unsigned long long seed_a = rng_next(&r), seed_b = rng_next(&r);
+    if (kernel_fill_normal(g->a, na, g->t, seed_a, 1.0f, s) || kernel_fill_normal(g->b, nb, g->t, seed_b, 1.0f, s) ||
+        CUDA_CHECK(cudaMemsetAsync(g->d, 0, nd * gemm_out_size(g->t), s)))
+        return -1;
+    return 0;
+}
+
+struct gemm_chain *gemm_chain_create(enum dtype t, long m, long n, long k, int count, unsigned long long seed,
+                                     cudaStream_t s, char *err, size_t errlen)
+{
+    char what[128], msg[256];
+    if (gemm_shape_ok(t, m, n, k, msg, sizeof msg) != 0) {
+        gemm_fail(err, errlen, "%s", msg);
+        return NULL;
+    }
+    snprintf(what, sizeof what, "GEMM chain %s %ldx%ldx%ld", dtype_name(t), m, n, k);
+    if (count < 1 || count > GEMM_MAX_COUNT) {
+        gemm_fail(err, errlen, "%s: count %d is not in 1..%d", what, count, GEMM_MAX_COUNT);
+        return NULL;
+    }
+    if (gemm_check_fit(what, gemm_chain_bytes(t, m, n, k, count), err, errlen) != 0)
+        return NULL;
+
+    struct gemm_chain *g = xcalloc(1, sizeof *g);
+    *g = (struct gemm_chain){ .t = t, .m = m, .n = n, .k = k, .count = count, .alpha = 1.0f, .beta = 0.0f };
+    if (CUBLAS_CHECK(cublasLtCreate(&g->lt)) != 0) {
+        g->lt = NULL;
+        gemm_fail(err, errlen, "%s: cublasLtCreate failed", what);
+        goto fail;
+    }
+    if (gemm_alloc_fill(g, seed, s) != 0) {
+        gemm_fail(err, errlen, "%s: allocating or filling the operands failed", what);
+        goto fail;
+    }
+    if (gemm_describe(g) != 0) {
+        gemm_fail(err, errlen, "%s: building the cuBLASLt descriptors failed", what);
+        goto fail;
+    }
+    if (gemm_pick_algo(g) != 0) {
+        gemm_fail(err, errlen, "%s: cuBLASLt's heuristic found no algorithm within %llu MiB of workspace", what,
+                  GEMM_WORKSPACE_BYTES >> 20);
+        goto fail;
+    }
+    if (CUDA_CHECK(cudaStreamSynchronize(s)) != 0) {
+        gemm_fail(err, errlen, "%s: filling the operands failed on the device", what);
+        goto fail;
+    }
+    return g;
+fail:
+    gemm_chain_destroy(g);
+    return NULL;
+}
+
+int gemm_chain_run(struct gemm_chain *g, cudaStream_t s) { return gemm_chain_run_range(g, 0, g->count, s); }
+
+int gemm_chain_run_range(struct gemm_chain *g, int first, int count, cudaStream_t s)
+{
+    if (first < 0 || count < 0 || first + count > g->count)
+        return gl_log("gemm: GEMMs %d..%d of a chain of %d", first, first + count - 1, g->count), -1;
+    for (int i = first; i < first + count; i++)
+        if (CUBLAS_CHECK(cublasLtMatmul(g->lt, g->op, &g->alpha, g->a, g->la, g->b, g->lb, &g->beta, g->d, g->ld,
+                                        g->d, g->ld, &g->algo, g->ws, GEMM_WORKSPACE_BYTES, s)) != 0)
+            return -1;
+    return 0;
+}
+
+void gemm_chain_operands(const struct gemm_chain *g, const void **a, const void **b)
+{
+    *a = g->a;
+    *b = g->b;
+}
+
+void *gemm_chain_output(const struct gemm_chain *g) { return g->d; }
+
+int gemm_chain_dims(const struct gemm_chain *g, long *m, long *n, long *k, enum dtype *t)
+{
+    if (!g)
+        return -1;
+    if (m)
+        *m = g->m;
+    if (n)
+        *n = g->n;
+    if (k)
+        *k = g->k;
+    if (t)
+        *t = g->t;
+    return 0;
+}
+
+/* Returns the float value of a bfloat16 bit pattern. */
+static float gemm_bf16_to_f32(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* Returns the float value of an IEEE half bit pattern. */
+static float gemm_f16_to_f32(uint16_t h)
+{
+    int sign = h >> 15, e = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    float v;
+    if (e == 0)
+        v = ldexpf((float)mant, -24);                              /* subnormal */
+    else if (e == 31)
+        v = mant ? NAN : INFINITY;
+    else
+        v = ldexpf((float)(mant | 0x400), e - 25);
+    return sign ? -v : v;
+}
+
+/* Returns the float value of an fp8 e4m3 (OCP "fn": no infinity, S.1111.111 is NaN) bit pattern. */
+static float gemm_e4m3_to_f32(uint8_t x)
+{
+    int sign = x >> 7, e = (x >> 3) & 0xf, mant = x & 0x7;
+    float v;
+    if (e == 15 && mant == 7)
+        v = NAN;
+    else if (e == 0)
+        v = ldexpf((float)mant, -9);                               /* subnormal: mant * 2^-3 * 2^-6 */
+    else
+        v = ldexpf((float)(mant | 0x8), e - 10);                   /* 1.mmm * 2^(e-7) */
+    return sign ? -v : v;
+}
+
+/* Copies n device elements of type ty (CUDA_R_*) at src to host floats. */
+static int gemm_copy_float(float *dst, const void *src, size_t n, cudaDataType_t ty)
+{
+    size_t size = ty == CUDA_R_32F ? 4 : ty == CUDA_R_8F_E4M3 ? 1 : 2;
+    unsigned char *raw = xmalloc(n * size);
+    if (CUDA_CHECK(cudaDeviceSynchronize()) || CUDA_CHECK(cudaMemcpy(raw, src, n * size, cudaMemcpyDeviceToHost))) {
+        free(raw);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint16_t h;
+        switch (ty) {
+        case CUDA_R_32F: memcpy(&dst[i], raw + 4 * i, 4); break;
+        case CUDA_R_8F_E4M3: dst[i] = gemm_e4m3_to_f32(raw[i]); break;
+        case CUDA_R_16F: memcpy(&h, raw + 2 * i, 2); dst[i] = gemm_f16_to_f32(h); break;
+        default: memcpy(&h, raw + 2 * i, 2); dst[i] = gemm_bf16_to_f32(h); break;
+        }
+    }
+    free(raw);
+    return 0;
+}
+
+int gemm_chain_copy_c(struct gemm_chain *g, float *host_c)
+{
+    return gemm_copy_float(host_c, g->d, (size_t)g->m * (size_t)g->n, gemm_out_type(g->t));
+}
+
+int gemm_chain_copy_ab(struct gemm_chain *g, float *host_a, float *host_b)
+{
+    if (gemm_copy_float(host_a, g->a, (size_t)g->k * (size_t)g->m, gemm_in_type(g->t)) != 0)
+        return -1;
+    return gemm_copy_float(host_b, g->b, (size_t)g->k * (size_t)g->n, gemm_in_type(g->t));
+}
+
+void gemm_chain_destroy(struct gemm_chain *g)
+{
+    if (!g)
+        return;
+    CUDA_CHECK(cudaDeviceSynchronize());   /* nothing may still be reading what is freed below */
+    if (g->ld)
+        CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(g->ld));
+    if (g->lb)
+        CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(g->lb));
+    if (g->la)
+        CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(g->la));
+    if (g->op)
+        CUBLAS_CHECK(cublasLtMatmulDescDestroy(g->op));
+    if (g->lt)
+        CUBLAS_CHECK(cublasLtDestroy(g->lt));
+    void *bufs[] = { g->a, g->b, g->d, g->ws, g->scales };
+    for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
+        if (bufs[i])
+            CUDA_CHECK(cudaFree(bufs[i]));
+    free(g);
+}

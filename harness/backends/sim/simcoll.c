@@ -1,0 +1,83 @@
+/* harness/backends/sim/simcoll.c: the shared-memory all-reduce (see simcoll.h): copy in, barrier, each rank
+ * reduces its chunk in rank order, barrier, copy out. Only the active ranks take part (recovery shrink).
+ * Several nodes: the supervisor's proxy thread (harness/cluster/cluster.c) carries the running sum from node to node
+ * in node order — each node starts its chunks from the sum of the nodes before it — and the last node's
+ * total back to all, so every rank of every node gets the serial sum in global rank order, bitwise. */
+#include "simcoll.h"
+
+#include <string.h>
+
+#include "util.h"
+
+/* Waits until *flag holds id (the proxy thread moved the data); beats meanwhile. 0, or -1 on abort. */
+static int simcoll_wait(struct shm *s, _Atomic uint64_t *flag, uint64_t id, void (*beat)(void *), void *arg)
+{
+    for (unsigned spins = 0; atomic_load(flag) != id; spins++) {
+        if (shm_aborted(s))
+            return -1;
+        sleep_ns(spins < 100 ? 2000 : 20000);
+        if (beat)   /* every wait: on a loaded machine a sleep can last far longer than asked */
+            beat(arg);
+    }
+    return 0;
+}
+
+int simcoll_allreduce(struct shm *s, int rank, const float *in, float *out, size_t n, void (*beat)(void *), void *arg)
+{
+    int nactive = (int)atomic_load(&s->hdr->nactive), pos = -1;
+    if (n > s->hdr->coll_elems)
+        return -1;
+    for (int i = 0; i < nactive; i++)   /* this rank's place among those taking part (shrink removes some) */
+        if (s->hdr->active[i] == rank)
+            pos = i;
+    if (pos < 0)
+        return -1;
+    memcpy(shm_slot(s, rank), in, n * sizeof(float));
+    if (shm_barrier(s, beat, arg) != 0)
+        return -1;
+    int multi = s->hdr->nodes > 1;
+    /* the collective's name, the same on every rank of every node: the run's (or recovery's) epoch, and how many
+     * collectives this process has done in it — every rank restarts at the same iteration in a new epoch */
+    static uint64_t epoch_seen = UINT64_MAX, count;
+    uint64_t epoch = atomic_load(&s->hdr->xn.epoch);
+    if (epoch != epoch_seen) {
+        epoch_seen = epoch;
+        count = 0;
+    }
+    uint64_t id = epoch << 32 | ++count;
+    if (multi && pos == 0) {
+        s->hdr->xn.count = n;
+        atomic_store(&s->hdr->xn.want, id);
+    }
+    int prev = 0;   /* a live node before this one: its running sum comes in */
+    for (uint32_t k = 0; multi && k < s->hdr->node && k < SHM_MAX_NODES; k++)
+        prev |= s->hdr->xn.live[k];
+    if (prev && simcoll_wait(s, &s->hdr->xn.in_ready, id, beat, arg) != 0)
+        return -1;
+    size_t lo = n * (size_t)pos / (size_t)nactive, hi = n * (size_t)(pos + 1) / (size_t)nactive;
+    float *res = shm_result(s);
+    const float *slot0 = shm_slot(s, s->hdr->active[0]);
+    if (prev) {   /* the sum so far, then this node's ranks in order */
+        const float *inc = shm_incoming(s);
+        for (size_t i = lo; i < hi; i++)
+            res[i] = inc[i] + slot0[i];
+    } else {
+        for (size_t i = lo; i < hi; i++)
+            res[i] = slot0[i];
+    }
+    for (int r = 1; r < nactive; r++) {
+        const float *slot = shm_slot(s, s->hdr->active[r]);
+        for (size_t i = lo; i < hi; i++)
+            res[i] += slot[i];
+    }
+    if (shm_barrier(s, beat, arg) != 0)
+        return -1;
+    if (multi) {
+        if (pos == 0)
+            atomic_store(&s->hdr->xn.ready, id);
+        if (simcoll_wait(s, &s->hdr->xn.out_ready, id, beat, arg) != 0)
+            return -1;
+    }
+    memcpy(out, res, n * sizeof(float));
+    return 0;
+}

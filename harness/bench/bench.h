@@ -1,0 +1,8 @@
+/* harness/bench/bench.h: `gauntlet bench`: the harness's phases against the bare libraries, on this GPU. */
+#ifndef GAUNTLET_BENCH_H
+#define GAUNTLET_BENCH_H
+
+/* Dispatches `bench gemm|allreduce|sampling ...`; returns the exit code. */
+int bench_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,218 @@
+/* harness/bench/bench_analysis.c: `gauntlet bench analysis` — times the power analysis of a synthetic trace (every
+ * GPU and their sum, on the machine's cores) and its projection to 100,000 GPUs; with `--reference numpy`, times the
+ * same metrics computed by numpy on the same trace in the same run, prints the ratio and checks that both agree. */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "analyze.h"
+#include "param.h"
+#include "util.h"
+
+/* The numpy side: the same definitions as analysis.c on a complete uniform series (docs/power.md). */
+static const char bench_numpy[] =
+    "import json, sys, time\n"
+    "import numpy as np\n"
+    "path, gpus, n, dt = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])\n"
+    "x = np.fromfile(path, dtype=np.float64).reshape(gpus, n)\n"
+    "bands = [(0.1, 1), (1, 2.5), (2.5, 7), (7, 20)]\n"
+    "def one(y):\n"
+    "    r = {'mean_w': float(y.mean()), 'min_w': float(y.min()), 'max_w': float(y.max())}\n"
+    "    p1, p99 = np.percentile(y, [1, 99])\n"
+    "    r['swing_w'] = float(p99 - p1)\n"
+    "    for name, w in (('10ms', 0.01), ('100ms', 0.1), ('1s', 1.0)):\n"
+    "        k = int(round(w / dt))\n"
+    "        d = y[k:] - y[:-k]\n"
+    "        r['up_' + name] = float(max(d.max(), 0) / (k * dt))\n"
+    "        r['down_' + name] = float(max(-d.min(), 0) / (k * dt))\n"
+    "    p = np.abs(np.fft.rfft(y - y.mean())) ** 2\n"
+    "    f = np.arange(p.size) / (y.size * dt)\n"
+    "    tot = p[1:].sum()\n"
+    "    r['dominant_hz'] = float(f[1 + np.argmax(p[1:])])\n"
+    "    r['bands'] = [float(p[1:][(f[1:] >= lo) & (f[1:] < hi)].sum() / tot) for lo, hi in bands]\n"
+    "    return r\n"
+    "t0 = time.perf_counter()\n"
+    "res = [one(x[k]) for k in range(gpus)]\n"
+    "res.append(one(x.sum(axis=0)))\n"
+    "t = time.perf_counter() - t0\n"
+    "print(json.dumps({'seconds': t, 'numpy': np.__version__, 'results': res}))\n";
+
+/* Writes the trace (gpus series of n doubles) to a temporary file; its path in path. 0, or -1 with a message. */
+static int bench_write(double **x, int gpus, size_t n, char *path, size_t len)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(path, len, "%s/gauntlet-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        fprintf(stderr, "gauntlet: bench analysis: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    for (int k = 0; k < gpus; k++)
+        if (write_all(fd, x[k], n * sizeof **x) != 0) {
+            fprintf(stderr, "gauntlet: bench analysis: writing %s: %s\n", path, strerror(errno));
+            close(fd);
+            unlink(path);
+            return -1;
+        }
+    if (close(fd) != 0) {
+        fprintf(stderr, "gauntlet: bench analysis: %s: %s\n", path, strerror(errno));
+        unlink(path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Runs the numpy side on the trace file; its JSON in *out. 0, or EXIT_ENV with a message. */
+static int bench_numpy_run(const char *python, const char *path, int gpus, size_t n, double dt, json_t **out)
+{
+    char cmd[1024], dts[64];
+    snprintf(dts, sizeof dts, "%.17g", dt);
+    snprintf(cmd, sizeof cmd, "\"$GAUNTLET_BENCH_PYTHON\" -c \"$GAUNTLET_BENCH_PY\" '%s' %d %zu %s", path, gpus, n, dts);
+    if (setenv("GAUNTLET_BENCH_PY", bench_numpy, 1) != 0 || setenv("GAUNTLET_BENCH_PYTHON", python, 1) != 0)
+        return EXIT_ENV;
+    fflush(stdout);
+    FILE *p = popen(cmd, "r");
+    if (!p) {
+        fprintf(stderr, "gauntlet: bench analysis: cannot start python3: %s\n", strerror(errno));
+        return EXIT_ENV;
+    }
+    json_error_t err;
+    *out = json_loadf(p, 0, &err);
+    int st = pclose(p);
+    if (!*out || st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        fprintf(stderr, "gauntlet: bench analysis: the numpy reference failed: %s needs numpy (apt-get install python3-numpy, "
+                        "or name another interpreter with --python)\n", python);
+        json_decref(*out);
+        *out = NULL;
+        return EXIT_ENV;
+    }
+    return 0;
+}
+
+/* Returns the largest relative difference between our result r and numpy's o (its keys), scaled by scale. */
+static double bench_diff(const struct an_result *r, json_t *o, double scale)
+{
+    double worst = 0;
+    double ours[] = { r->mean_w, r->min_w, r->max_w, r->swing_w, r->ramp_up_w_s[0], r->ramp_down_w_s[0],
+                      r->ramp_up_w_s[1], r->ramp_down_w_s[1], r->ramp_up_w_s[2], r->ramp_down_w_s[2] };
+    const char *keys[] = { "mean_w", "min_w", "max_w", "swing_w", "up_10ms", "down_10ms", "up_100ms", "down_100ms",
+                           "up_1s", "down_1s" };
+    for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
+        double v = json_number_value(json_object_get(o, keys[i]));
+        worst = fmax(worst, fabs(ours[i] - v) / scale);
+    }
+    worst = fmax(worst, fabs(r->dominant_hz - json_number_value(json_object_get(o, "dominant_hz"))) /
+                            fmax(r->dominant_hz, 1e-9));
+    json_t *b = json_object_get(o, "bands");
+    for (int k = 0; k < r->n_bands && k < (int)json_array_size(b); k++)
+        worst = fmax(worst, fabs(r->bands[k].share - json_number_value(json_array_get(b, (size_t)k))));
+    return worst;
+}
+
+int bench_analysis_main(int argc, char **argv)
+{
+    double seconds = 3600, hz = 1000;
+    int64_t gpus = 8, threads = 0;
+    const char *ref = NULL, *python = "python3";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: gauntlet bench analysis [--seconds DURATION] [--gpus N] [--threads N] [--reference numpy] "
+                   "[--python PATH]\n"
+                   "Times the analysis of a synthetic 1 kHz trace (default 8 GPUs x 1 h) and its projection; with\n"
+                   "--reference numpy also the same metrics in numpy on the same trace, as a ratio.\n");
+            return EXIT_OK;
+        }
+        if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc && parse_duration(argv[i + 1], &seconds) == 0 &&
+            seconds >= 2)
+            i++;
+        else if (strcmp(argv[i], "--gpus") == 0 && i + 1 < argc && parse_int(argv[i + 1], &gpus) == 0 && gpus > 0 &&
+                 gpus <= 4096)
+            i++;
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc && parse_int(argv[i + 1], &threads) == 0 &&
+                 threads > 0)
+            i++;
+        else if (strcmp(argv[i], "--reference") == 0 && i + 1 < argc && strcmp(argv[i + 1], "numpy") == 0)
+            ref = argv[++i];
+        else if (strcmp(argv[i], "--python") == 0 && i + 1 < argc)
+            python = argv[++i];
+        else {
+            fprintf(stderr, "gauntlet: bench analysis: bad argument '%s' (--seconds DURATION (>= 2 s), --gpus N, "
+                            "--threads N, --reference numpy, --python PATH)\n", argv[i]);
+            return EXIT_INPUT;
+        }
+    }
+    size_t n = (size_t)(seconds * hz);
+    double dt = 1 / hz;
+    struct rng r;
+    rng_seed(&r, 1, 2);
+    double **x = xcalloc((size_t)gpus + 1, sizeof *x), *agg = xcalloc(n, sizeof *agg);
+    for (int k = 0; k < gpus; k++) {   /* a training-like trace: 0.5 s compute at 780 W, 0.2 s comm at 130 W */
+        x[k] = xmalloc(n * sizeof **x);
+        for (size_t i = 0; i < n; i++)
+            x[k][i] = (fmod((double)i * dt, 0.7) < 0.5 ? 780 : 130) + 5 * rng_normal(&r);
+    }
+    struct an_series *s = xmalloc(((size_t)gpus + 1) * sizeof *s);
+    struct an_result *res = xmalloc(((size_t)gpus + 1) * sizeof *res);
+    uint64_t t0 = mono_ns();
+    for (int k = 0; k < gpus; k++) {
+        for (size_t i = 0; i < n; i++)
+            agg[i] += x[k][i];
+        s[k] = (struct an_series){ x[k], n, dt };
+    }
+    s[gpus] = (struct an_series){ agg, n, dt };
+    analysis_run_many(s, (size_t)gpus + 1, an_default_bands, 4, res, (int)threads);
+    double t_an = (double)(mono_ns() - t0) * 1e-9;
+    double *per = xmalloc(n * sizeof *per);
+    for (size_t i = 0; i < n; i++)
+        per[i] = agg[i] / (double)gpus;
+    struct an_series ps = { per, n, dt };
+    struct an_projection p;
+    uint64_t t1 = mono_ns();
+    analysis_project(&ps, 100000, 1000, 0.05, 1, an_default_bands, 4, &p);
+    double t_pr = (double)(mono_ns() - t1) * 1e-9;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("# gauntlet bench analysis: synthetic trace, %lld GPUs x %.0f s at %.0f Hz (%zu samples each), %ld cores\n",
+           (long long)gpus, seconds, hz, n, cores);
+    printf("analysis of %lld GPUs and their sum: %.3f s\n", (long long)gpus, t_an);
+    printf("projection to 100000 GPUs in 1000 groups (jitter 50 ms): %.3f s (swing %.1f MW)\n", t_pr, p.swing_mw);
+    int rc = EXIT_OK;
+    if (ref) {
+        char path[4096];
+        json_t *o = NULL;
+        if (bench_write(x, (int)gpus, n, path, sizeof path) != 0) {
+            rc = EXIT_ENV;
+        } else {
+            rc = bench_numpy_run(python, path, (int)gpus, n, dt, &o);
+            unlink(path);
+        }
+        if (!rc) {
+            double t_np = json_number_value(json_object_get(o, "seconds")), worst = 0;
+            json_t *list = json_object_get(o, "results");
+            for (int k = 0; k <= gpus && k < (int)json_array_size(list); k++)
+                worst = fmax(worst, bench_diff(&res[k], json_array_get(list, (size_t)k), k < gpus ? 780 : 780 * gpus));
+            printf("numpy %s, the same metrics on the same trace: %.3f s\n",
+                   json_string_value(json_object_get(o, "numpy")), t_np);
+            printf("ratio numpy / gauntlet: %.2fx; largest difference %.2g (relative to the compute level; band shares "
+                   "absolute)\n", t_np / t_an, worst);
+            if (!(worst < 1e-6)) {
+                fprintf(stderr, "gauntlet: bench analysis: gauntlet and numpy disagree by %.3g\n", worst);
+                rc = EXIT_CHECK;
+            }
+        }
+        json_decref(o);
+    }
+    for (int k = 0; k < gpus; k++)
+        free(x[k]);
+    free(x);
+    free(agg);
+    free(per);
+    free(s);
+    free(res);
+    return rc;
+}

@@ -1,0 +1,550 @@
+/* harness/campaign/campaign.c: `gauntlet campaign` (see campaign.h): a seeded generator of random fault schedules,
+ * each run as a real `gauntlet run` under every recovery strategy named, checked run by run
+ * (campaign_check.c) and across runs: the same detections under every strategy, the final state of the
+ * fault-free run wherever no fault that changed the state went unseen. One table at the end; campaign.json. */
+#include "campaign.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "campaign_int.h"
+#include "faults/fault.h"
+#include "recovery/recovery.h"
+#include "results.h"
+#include "stats.h"
+#include "util.h"
+
+static const char campaign_usage[] =
+    "usage: gauntlet campaign [--schedules N] [--seed S] [--recovery LIST] [--jobs J] [--out DIR]\n"
+    "                         [--ranks R] [--nodes N] [--iterations I] [--timeout SECONDS] [--keep] [--first K]\n"
+    "  N random fault schedules (default 200; 1-5 faults each: bitflip, crash, hang, straggler, comm-error on\n"
+    "  random ranks, iterations, buffers and bits, from seed S, default 1), each run on sim under every recovery\n"
+    "  strategy in LIST (default restart,inprocess,spare,shrink), J runs at once (default 2 x CPUs), and checked:\n"
+    "  every visible fault caught by the detector built for it within its bound, no detection that no fault\n"
+    "  explains, the same detections under every strategy, the fault-free run's final state, no worker left\n"
+    "  behind, every results file whole. Prints one table; writes DIR/campaign.json (default\n"
+    "  results/campaign-<UTC time>); keeps the folders of runs that broke an invariant (all with --keep).\n"
+    "  --first K: begin at schedule K (with --schedules 1, run one broken schedule again, by its number)\n"
+    "  --nodes N: every run on N nodes of R ranks each, started by `mpirun --oversubscribe -np N` on this\n"
+    "  machine (one supervisor a node, as on a cluster); faults fall on ranks of every node\n"
+    "exit codes: 0 every invariant held, 1 one broke, 2 bad arguments, 3 environment\n";
+
+struct cp_opts {
+    int schedules, first, jobs, keep, nstrat;   /* first: the index of the first schedule (to run one again) */
+    uint64_t seed;
+    double timeout_s;
+    char strat[CP_MAX_STRATS][16];
+    char out[PATH_MAX - 64], exe[PATH_MAX], ckpt[PATH_MAX];   /* ckpt: the runs' checkpoint folder */
+    struct cp_shape shape;
+};
+
+/* One `gauntlet run` in flight. */
+struct cp_job {
+    pid_t pid;
+    int sched, strat;   /* sched -1: the fault-free run */
+    uint64_t t0;
+    int killed;
+};
+
+/* Draws schedule k: 1-5 faults at distinct iterations at least 2 apart (a straggler: long enough apart for its
+ * slow iterations to be seen before the next fault), every kind, target and bit. */
+static void cp_schedule(const struct cp_opts *o, int k, struct cp_sched *s)
+{
+    struct rng r;
+    rng_seed(&r, o->seed, 0xca3a16 + (uint64_t)(k + o->first));
+    static const int weight[CK_COUNT] = { 45, 15, 10, 10, 20 };   /* of 100 */
+    static const double values[] = { -2, -0.5, 1e-7, 0.01, 10, 1000 };
+    int last = -10, hi = o->shape.iterations - 4;
+    s->n = 1 + (int)(rng_next(&r) % CP_MAX_FAULTS);
+    for (int i = 0; i < s->n; i++) {
+        int room = hi - (last + 2), left = s->n - i;
+        if (room < 2 * left) {   /* no room for the rest: fewer faults */
+            s->n = i;
+            break;
+        }
+        int lo = last + 2 < 2 ? 2 : last + 2;
+        int at = lo + (int)(rng_next(&r) % (uint64_t)((hi - lo) / left + 1));
+        int w = (int)(rng_next(&r) % 100), kind = 0;
+        while (w >= weight[kind])
+            w -= weight[kind++];
+        s->f[i] = (struct cp_fault){ .kind = kind, .rank = (int)(rng_next(&r) % (uint64_t)(o->shape.ranks * o->shape.nodes)),
+                                     .at = at,
+                                     .target = (int)(rng_next(&r) % 4), .where = (int)(rng_next(&r) % 5),
+                                     .value = values[rng_next(&r) % 6] };
+        last = kind == CK_STRAGGLER ? at + o->shape.persist + 1 : at;
+    }
+}
+
+/* Writes the scenario of schedule sc (NULL: none) under strategy strat to path. 0 or -1. */
+static int cp_write(const struct cp_opts *o, const char *path, const char *name, const struct cp_sched *sc, const char *strat)
+{
+    static const char *const targets[] = { "gemm-output", "gradients", "weights", "allreduce-buffer" };
+    static const char *const wheres[] = { "random", "sign", "exponent", "mantissa", "value" };
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return SYSERR(path);
+    const struct cp_shape *sh = &o->shape;
+    fprintf(f, "name: %s\nranks: %d\niterations: %d\nseed: %llu\n", name, sh->ranks, sh->iterations,
+            (unsigned long long)(o->seed % 1000000007u));
+    if (sh->nodes > 1)
+        fprintf(f, "nodes: %d\n", sh->nodes);
+    fprintf(f, "workload:\n  gemm: { m: 1024, n: 1024, k: 1024, count: 2 }\n  allreduce: { bytes: 64KiB }\n"
+               "  checkpoint: { every: %d, bytes: 64KiB, path: %s }\n", sh->ckpt_every, o->ckpt);
+    fprintf(f, "sim: { tflops: 1, max_elems: 4096, max_dim: 32 }\npower: { sample_hz: 50 }\n"
+               "heartbeat: { interval: 10ms, timeout: %gms }\n", sh->hb_timeout_s * 1e3);
+    fprintf(f, "detectors: [fingerprint, abft, { heartbeat: { factor: 2, min_excess: 25ms, persist: %d } }]\n", sh->persist);
+    fprintf(f, strcmp(strat, "restart") == 0 || strcmp(strat, "none") == 0 ? "recovery: %s\n"
+                                                                            : "recovery: { %s: { replicate_every: 2 } }\n",
+            strat);
+    for (int i = 0; sc && i < sc->n; i++) {
+        const struct cp_fault *x = &sc->f[i];
+        if (i == 0)
+            fprintf(f, "faults:\n");
+        fprintf(f, "  - { kind: %s, at: %d, rank: %d", cp_kind_names[x->kind], x->at, x->rank);
+        if (x->kind == CK_BITFLIP) {
+            fprintf(f, ", target: %s, where: %s", targets[x->target], wheres[x->where]);
+            if (x->where == FLIP_VALUE)
+                fprintf(f, ", value: %g", x->value);
+        } else if (x->kind == CK_STRAGGLER) {
+            fprintf(f, ", factor: %g, duration: %gms", sh->straggler_factor, sh->straggler_s * 1e3);
+        }
+        fprintf(f, " }\n");
+    }
+    if (fclose(f) != 0)
+        return SYSERR(path);
+    return 0;
+}
+
+/* The run folder of schedule k (-1: the fault-free run) under strategy s. */
+static void cp_dir(const struct cp_opts *o, int k, int s, char *out, size_t n)
+{
+    if (k < 0)
+        snprintf(out, n, "%s/runs/fault-free", o->out);
+    else
+        snprintf(out, n, "%s/runs/s%05d-%s", o->out, k + o->first, o->strat[s]);
+}
+
+/* Starts `gauntlet run` of schedule k under strategy s (k -1: the fault-free run); its output goes to
+ * DIR.log. */
+static pid_t cp_start(const struct cp_opts *o, int k, int s)
+{
+    char dir[PATH_MAX], yaml[PATH_MAX + 8], log[PATH_MAX + 8], name[64];
+    struct cp_sched sc;
+    cp_dir(o, k, s, dir, sizeof dir);
+    snprintf(yaml, sizeof yaml, "%s.yaml", dir);
+    snprintf(log, sizeof log, "%s.log", dir);
+    snprintf(name, sizeof name, k < 0 ? "fault-free" : "s%05d-%s", k + o->first, o->strat[s]);
+    if (k >= 0)
+        cp_schedule(o, k, &sc);
+    if (cp_write(o, yaml, name, k < 0 ? NULL : &sc, k < 0 ? "restart" : o->strat[s]) != 0)
+        return -1;
+    pid_t p = fork();
+    if (p < 0)
+        return SYSERR("fork");
+    if (p == 0) {
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0)   /* a campaign stopped stops its runs (each ends cleanly) */
+            _exit(EXIT_ENV);
+        FILE *l = freopen(log, "w", stdout);
+        if (!l || dup2(fileno(stdout), 2) < 0)
+            _exit(EXIT_ENV);
+        if (o->shape.nodes > 1) {   /* one supervisor a node, as a cluster's launcher starts them */
+            char np[16];
+            snprintf(np, sizeof np, "%d", o->shape.nodes);
+            if (geteuid() == 0 && (setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1) != 0 ||
+                                   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1) != 0))
+                _exit(EXIT_ENV);
+            execlp("mpirun", "mpirun", "--oversubscribe", "-np", np, o->exe, "run", yaml, "--headless", "--backend",
+                   "sim", "--out", dir, (char *)NULL);
+            fprintf(stderr, "gauntlet: campaign: cannot start mpirun: %s\n", strerror(errno));
+            _exit(EXIT_ENV);
+        }
+        execl(o->exe, "gauntlet", "run", yaml, "--headless", "--backend", "sim", "--out", dir, (char *)NULL);
+        _exit(EXIT_ENV);
+    }
+    return p;
+}
+
+static int cp_rm(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    if (remove(path) != 0)
+        SYSERR(path);
+    return 0;
+}
+
+/* The detections of one run equal another's, except for faults on ranks that shrink removed in either; where
+ * shrink left two ranks or fewer, a fingerprint vote cannot name the rank (a tie), so the rank is not compared. */
+static int cp_same(const struct cp_result *a, const struct cp_result *b, const struct cp_sched *sc, char *why, size_t n)
+{
+    for (int k = 0; k < sc->n; k++) {
+        const struct cp_det *x = &a->det[k], *y = &b->det[k];
+        if ((a->dropped | b->dropped) >> sc->f[k].rank & 1 || a->exhausted || b->exhausted || x->shrunk || y->shrunk)
+            continue;   /* shrink changed the world it fired in: fewer peers, another timing */
+        int shrunk = (a->dropped || b->dropped) && (x->rank < 0 || y->rank < 0);
+        int timed = sc->f[k].kind == CK_STRAGGLER;   /* seen after persist slow phases in wall time: within its bound */
+        if (x->detector != y->detector || (x->rank != y->rank && !shrunk) || (x->iter_seen != y->iter_seen && !timed)) {
+            snprintf(why, n, "fault %d (%s on rank %d at %d): detector %d rank %d iteration %lld vs detector %d rank %d "
+                     "iteration %lld", k, cp_kind_names[sc->f[k].kind], sc->f[k].rank, sc->f[k].at, x->detector, x->rank,
+                     (long long)x->iter_seen, y->detector, y->rank, (long long)y->iter_seen);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Sorts v and returns its q-quantile (nearest rank), NAN when empty. */
+static double cp_q(double *v, int64_t n, double q)
+{
+    if (n == 0)
+        return NAN;
+    for (int64_t i = 1; i < n; i++)   /* insertion sort: v is sorted already but for its new tail */
+        for (int64_t j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    int64_t i = (int64_t)ceil(q * (double)n) - 1;
+    return v[i < 0 ? 0 : i];
+}
+
+/* Prints the table and returns campaign.json's object. */
+static json_t *cp_report(const struct cp_opts *o, struct cp_stats *st, int broken, double wall, json_t *breaks)
+{
+    static const char *const classes[CB_COUNT] = { "sign", "exponent", "mantissa-high", "mantissa-low", "no bit changed" };
+    static const char *const dets[CD_COUNT] = { "fingerprint", "abft", "exit", "heartbeat", "comm", "other" };
+    json_t *j = json_pack("{s:i, s:I, s:i, s:f, s:I, s:I, s:I, s:I, s:I, s:i}", "schedules", o->schedules, "seed",
+                          (json_int_t)o->seed, "strategies", o->nstrat, "wall_s", wall, "runs", (json_int_t)st->runs,
+                          "false_positives", (json_int_t)st->false_positives, "observed", (json_int_t)st->observed,
+                          "stale_reports", (json_int_t)st->stale_reports, "runs_ended_early", (json_int_t)st->runs_failed,
+                          "broken", broken);
+    printf("campaign: %d schedules x %d strategies, seed %llu: %lld runs in %.1f s; results in %s\n", o->schedules,
+           o->nstrat, (unsigned long long)o->seed, (long long)st->runs, wall, o->out);
+    printf("  %-11s %8s %8s %8s %17s %11s\n", "fault", "fired", "visible", "caught", "missed-by-design", "borderline");
+    json_t *kinds = json_object();
+    for (int k = 0; k < CK_COUNT; k++) {
+        printf("  %-11s %8lld %8lld %8lld %17lld %11lld\n", cp_kind_names[k], (long long)st->fired[k],
+               (long long)st->visible[k], (long long)st->caught[k], (long long)st->by_design[k], (long long)st->borderline[k]);
+        json_object_set_new(kinds, cp_kind_names[k],
+                            json_pack("{s:I, s:I, s:I, s:I, s:I}", "fired", (json_int_t)st->fired[k], "visible",
+                                      (json_int_t)st->visible[k], "caught", (json_int_t)st->caught[k], "missed_by_design",
+                                      (json_int_t)st->by_design[k], "borderline", (json_int_t)st->borderline[k]));
+    }
+    json_object_set_new(j, "by_kind", kinds);
+    printf("  bit flips by bit class: %-14s %8s %12s %8s %8s\n", "class", "flipped", "fingerprint", "abft", "missed");
+    json_t *bits = json_object();
+    for (int c = 0; c < CB_COUNT; c++) {
+        int64_t caught = 0;
+        json_t *by = json_object();
+        for (int d = 0; d < CD_COUNT; d++) {
+            caught += st->bits_caught[c][d];
+            if (st->bits_caught[c][d])
+                json_object_set_new(by, dets[d], json_integer(st->bits_caught[c][d]));
+        }
+        printf("  %24s %-14s %8lld %12lld %8lld %8lld\n", "", classes[c], (long long)st->bits_injected[c],
+               (long long)st->bits_caught[c][CD_FINGERPRINT], (long long)st->bits_caught[c][CD_ABFT],
+               (long long)(st->bits_injected[c] - caught));
+        json_object_set_new(bits, classes[c], json_pack("{s:I, s:o}", "flipped", (json_int_t)st->bits_injected[c], "caught_by", by));
+    }
+    json_object_set_new(j, "bit_classes", bits);
+    printf("  %-11s %12s %12s %12s %12s\n", "strategy", "detect_p50", "detect_p99", "recover_p50", "recover_p99");
+    json_t *strats = json_object();
+    for (int s = 0; s < o->nstrat; s++) {
+        double q[4] = { cp_q(st->detect_s[s], st->n_detect[s], 0.5), cp_q(st->detect_s[s], st->n_detect[s], 0.99),
+                        cp_q(st->recover_s[s], st->n_recover[s], 0.5), cp_q(st->recover_s[s], st->n_recover[s], 0.99) };
+        printf("  %-11s %10.1fms %10.1fms %10.1fms %10.1fms\n", o->strat[s], q[0] * 1e3, q[1] * 1e3, q[2] * 1e3, q[3] * 1e3);
+        json_object_set_new(strats, o->strat[s],
+                            json_pack("{s:o, s:o, s:o, s:o, s:I}", "detect_p50_s", json_num(q[0]), "detect_p99_s",
+                                      json_num(q[1]), "recover_p50_s", json_num(q[2]), "recover_p99_s",
+                                      json_num(q[3]), "detections", (json_int_t)st->n_detect[s]));
+    }
+    json_object_set_new(j, "strategies_figures", strats);
+    printf("  false positives %lld, detections no fault explains %lld, stale reports dropped %lld, runs ended early %lld "
+           "(shrink out of ranks included)\n", (long long)st->false_positives, (long long)st->observed,
+           (long long)st->stale_reports, (long long)st->runs_failed);
+    size_t i;
+    json_t *m;
+    json_array_foreach(st->missed, i, m) {
+        if (i == 4) {
+            printf("  ... (campaign.json: missed_by_design)\n");
+            break;
+        }
+        char rel[32];
+        json_t *re = json_object_get(m, "rel_error");
+        if (json_is_number(re))
+            snprintf(rel, sizeof rel, "%.2g", json_number_value(re));
+        else
+            str_copy(rel, sizeof rel, json_string_value(re) ?: "-");
+        printf("  missed by design: %s %s %s %s, rel error %s: %s\n", json_string_value(json_object_get(m, "kind")),
+               json_string_value(json_object_get(m, "target")) ?: "", json_string_value(json_object_get(m, "where")) ?: "",
+               json_string_value(json_object_get(m, "bit_class")) ?: "", rel, json_string_value(json_object_get(m, "why")));
+    }
+    json_object_set(j, "missed_by_design", st->missed);
+    json_object_set(j, "broken_invariants", breaks);
+    json_array_foreach(breaks, i, m) {
+        if (i == 20) {
+            printf("  ... %zu more in campaign.json\n", json_array_size(breaks) - 20);
+            break;
+        }
+        printf("  BROKEN %s: %s\n", json_string_value(json_object_get(m, "run")), json_string_value(json_object_get(m, "why")));
+    }
+    printf("invariants: %s (%d broken)\n", broken ? "BROKEN" : "all held", broken);
+    return j;
+}
+
+/* Parses the options; 0, or EXIT_INPUT having said why. */
+static int cp_options(int argc, char **argv, struct cp_opts *o)
+{
+    static const struct option longs[] = {
+        { "schedules", required_argument, 0, 'n' }, { "seed", required_argument, 0, 's' },
+        { "recovery", required_argument, 0, 'r' },  { "jobs", required_argument, 0, 'j' },
+        { "out", required_argument, 0, 'o' },       { "ranks", required_argument, 0, 'R' },
+        { "iterations", required_argument, 0, 'I' }, { "timeout", required_argument, 0, 't' },
+        { "keep", no_argument, 0, 'k' },            { "help", no_argument, 0, 'h' },
+        { "first", required_argument, 0, 'f' },     { "nodes", required_argument, 0, 'N' },
+        { 0, 0, 0, 0 },
+    };
+    const char *strats = "restart,inprocess,spare,shrink";
+    int c, li = 0;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    *o = (struct cp_opts){ .schedules = 200, .seed = 1, .jobs = n > 0 ? (int)(2 * n) : 2, .timeout_s = 120,
+                           .shape = { .ranks = 4, .nodes = 1, .iterations = 32, .ckpt_every = 4, .hb_timeout_s = 0.5,
+                                      .straggler_factor = 10, .straggler_s = 0.6, .persist = 3 } };
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longs, &li)) != -1) {
+        char *end = NULL;
+        long v = optarg ? strtol(optarg, &end, 10) : 0;
+        int bad = optarg && c != 'r' && c != 'o' && (end == optarg || *end);
+        switch (c) {
+        case 'n': bad |= v < 1 || v > 10000000; o->schedules = (int)v; break;
+        case 's': bad |= v < 0; o->seed = (uint64_t)v; break;
+        case 'r': strats = optarg; break;
+        case 'j': bad |= v < 1 || v > 256; o->jobs = (int)v; break;
+        case 'o': bad |= strlen(optarg) >= sizeof o->out; if (!bad) str_copy(o->out, sizeof o->out, optarg); break;
+        case 'R': bad |= v < 2 || v > 16; o->shape.ranks = (int)v; break;
+        case 'N': bad |= v < 1 || v > 8; o->shape.nodes = (int)v; break;
+        case 'I': bad |= v < 16 || v > 100000; o->shape.iterations = (int)v; break;
+        case 't': bad |= v < 1 || v > 86400; o->timeout_s = (double)v; break;
+        case 'k': o->keep = 1; break;
+        case 'f': bad |= v < 0 || v > 10000000; o->first = (int)v; break;
+        case 'h': fputs(campaign_usage, stdout); return -1;
+        default:
+            fprintf(stderr, "gauntlet: campaign: unknown option '%s'\n\n%s", argv[optind - 1], campaign_usage);
+            return EXIT_INPUT;
+        }
+        if (bad) {
+            fprintf(stderr, "gauntlet: campaign: --%s %s: out of range or not a number\n\n%s", longs[li].name, optarg,
+                    campaign_usage);
+            return EXIT_INPUT;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "gauntlet: campaign: unexpected argument '%s'\n\n%s", argv[optind], campaign_usage);
+        return EXIT_INPUT;
+    }
+    if (o->shape.ranks * o->shape.nodes > 64) {
+        fprintf(stderr, "gauntlet: campaign: --ranks %d x --nodes %d: at most 64 ranks in all\n", o->shape.ranks,
+                o->shape.nodes);
+        return EXIT_INPUT;
+    }
+    char list[256];
+    str_copy(list, sizeof list, strats);
+    for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int known = 0;
+        for (int i = 0; recovery_table[i]; i++)
+            known |= strcmp(recovery_table[i]->name, t) == 0 && strcmp(t, "none") != 0;
+        if (!known || o->nstrat == CP_MAX_STRATS) {
+            fprintf(stderr, "gauntlet: campaign: --recovery %s: expected up to %d of restart, inprocess, spare, shrink\n",
+                    strats, CP_MAX_STRATS);
+            return EXIT_INPUT;
+        }
+        str_copy(o->strat[o->nstrat++], sizeof o->strat[0], t);
+    }
+    if (!o->nstrat) {
+        fprintf(stderr, "gauntlet: campaign: --recovery: no strategy named\n");
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+/* Records a broken invariant of a run (or of a schedule, across its runs). */
+static void cp_broke(json_t *breaks, const char *run, const char *why)
+{
+    json_array_append_new(breaks, json_pack("{s:s, s:s}", "run", run, "why", why));
+}
+
+/* Checks schedule k across its strategies' runs, once they all ran. */
+static int cp_across(const struct cp_opts *o, int k, struct cp_result *res, const char *state0, json_t *breaks)
+{
+    struct cp_sched sc;
+    char why[CP_NOTE * 2], name[64];
+    int broken = 0;
+    cp_schedule(o, k, &sc);
+    snprintf(name, sizeof name, "s%05d", k + o->first);
+    for (int s = 1; s < o->nstrat; s++)
+        if (!cp_same(&res[0], &res[s], &sc, why, sizeof why)) {
+            char w[sizeof why + 64];
+            snprintf(w, sizeof w, "%s and %s detect differently: %s", o->strat[0], o->strat[s], why);
+            cp_broke(breaks, name, w);
+            broken++;
+        }
+    for (int s = 0; s < o->nstrat; s++)
+        if (!res[s].effect_missed && !res[s].dropped && !res[s].exhausted && !res[s].broken && state0[0] &&
+            strcmp(res[s].state, state0) != 0) {
+            snprintf(why, sizeof why, "final state %s, the fault-free run's %s, with every fault that changed it caught",
+                     res[s].state, state0);
+            char run[80];
+            snprintf(run, sizeof run, "%s-%s", name, o->strat[s]);
+            cp_broke(breaks, run, why);
+            broken++;
+        }
+    return broken;
+}
+
+int campaign_main(int argc, char **argv)
+{
+    struct cp_opts o;
+    int rc = cp_options(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? EXIT_OK : rc;
+    ssize_t n = readlink("/proc/self/exe", o.exe, sizeof o.exe - 1);
+    if (n <= 0)
+        return SYSERR("readlink(/proc/self/exe)"), EXIT_ENV;
+    o.exe[n] = 0;
+    if (!o.out[0]) {
+        char stamp[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+        snprintf(o.out, sizeof o.out, "results/campaign-%s", stamp);
+    }
+    char path[PATH_MAX];
+    struct stat st;
+    /* checkpoints in memory where the host has it: the campaign tests the fault record, not the disk, and an fsync
+     * on a loaded disk can stall a run for longer than a straggler lasts */
+    if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0)
+        snprintf(o.ckpt, sizeof o.ckpt, "/dev/shm/gauntlet-campaign-%d", (int)getpid());
+    else
+        snprintf(o.ckpt, sizeof o.ckpt, "%s/ckpt", o.out);
+    snprintf(path, sizeof path, "%s/runs", o.out);
+    if (mkdir_p(path) != 0) {
+        fprintf(stderr, "gauntlet: campaign: cannot create %s: %s\n", path, strerror(errno));
+        return EXIT_ENV;
+    }
+    struct cp_stats stats = { .missed = json_array() };
+    struct cp_result *res = xcalloc((size_t)o.schedules * (size_t)o.nstrat, sizeof *res), base = { 0 };
+    struct cp_job *jobs = xcalloc((size_t)o.jobs, sizeof *jobs);
+    int *left = xcalloc((size_t)o.schedules, sizeof *left);   /* per schedule: runs not yet checked */
+    json_t *breaks = json_array();
+    int broken = 0, running = 0, total = o.schedules * o.nstrat, next = -1, done_sched = 0;
+    uint64_t t0 = mono_ns();
+    for (int k = 0; k < o.schedules; k++)
+        left[k] = o.nstrat;
+    signal(SIGPIPE, SIG_IGN);
+    printf("campaign: %d schedules x %d strategies (%s", o.schedules, o.nstrat, o.strat[0]);
+    for (int s = 1; s < o.nstrat; s++)
+        printf(",%s", o.strat[s]);
+    printf("), %d runs at once, into %s\n", o.jobs, o.out);
+    fflush(stdout);
+    /* the fault-free run first: its final state is every schedule's reference */
+    while (next < total || running) {
+        while (running < o.jobs && next < total && !(next == 0 && !base.ran && running)) {
+            int k = next < 0 ? -1 : next / o.nstrat, s = next < 0 ? 0 : next % o.nstrat, slot = 0;
+            while (jobs[slot].pid)
+                slot++;
+            pid_t p = cp_start(&o, k, s);
+            if (p < 0)
+                return EXIT_ENV;
+            jobs[slot] = (struct cp_job){ p, k, s, mono_ns(), 0 };
+            running++;
+            next++;
+        }
+        int status;
+        pid_t p = waitpid(-1, &status, WNOHANG);
+        if (p == 0) {
+            for (int j = 0; j < o.jobs; j++)
+                if (jobs[j].pid && jobs[j].killed < 2 && (double)(mono_ns() - jobs[j].t0) * 1e-9 > o.timeout_s) {
+                    /* one node: SIGKILL (its workers die with it, PDEATHSIG); mpirun: SIGTERM first, so that it
+                     * takes its supervisors down, then SIGKILL 5 s later */
+                    int term = o.shape.nodes > 1 && !jobs[j].killed;
+                    if (term || (double)(mono_ns() - jobs[j].t0) * 1e-9 > o.timeout_s + 5 || o.shape.nodes == 1) {
+                        kill(jobs[j].pid, term ? SIGTERM : SIGKILL);
+                        jobs[j].killed = term ? 1 : 2;
+                    }
+                }
+            sleep_ns(2000000);
+            continue;
+        }
+        if (p < 0)
+            return SYSERR("waitpid"), EXIT_ENV;
+        int j = 0;
+        while (j < o.jobs && jobs[j].pid != p)
+            j++;
+        if (j == o.jobs)
+            continue;
+        struct cp_job job = jobs[j];
+        jobs[j].pid = 0;
+        running--;
+        char dir[PATH_MAX], name[96];
+        cp_dir(&o, job.sched, job.strat, dir, sizeof dir);
+        int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        struct cp_sched sc = { 0 };
+        if (job.sched >= 0)
+            cp_schedule(&o, job.sched, &sc);
+        struct cp_result *r = job.sched < 0 ? &base : &res[job.sched * o.nstrat + job.strat];
+        cp_check_run(dir, code, &sc, &o.shape, job.strat, job.sched < 0 ? "restart" : o.strat[job.strat], r, &stats);
+        if (job.killed)
+            cp_break(r, "did not end within %.0f s (killed)", o.timeout_s);
+        snprintf(name, sizeof name, "%s", strrchr(dir, '/') + 1);
+        if (r->broken) {
+            cp_broke(breaks, name, r->why);
+            broken += r->broken;
+        }
+        if (job.sched >= 0 && --left[job.sched] == 0) {
+            int across = cp_across(&o, job.sched, &res[job.sched * o.nstrat], base.state, breaks);
+            broken += across;
+            for (int s = 0; s < o.nstrat && !o.keep && !across; s++) {   /* the evidence of a broken one stays */
+                cp_dir(&o, job.sched, s, dir, sizeof dir);
+                if (!res[job.sched * o.nstrat + s].broken && nftw(dir, cp_rm, 16, FTW_DEPTH | FTW_PHYS) != 0)
+                    SYSERR(dir);
+            }
+            if (++done_sched % 50 == 0) {
+                printf("campaign: %d/%d schedules, %d broken, %.0f s\n", done_sched, o.schedules, broken,
+                       (double)(mono_ns() - t0) * 1e-9);
+                fflush(stdout);
+            }
+        }
+    }
+    if (rmdir(o.ckpt) != 0 && errno != ENOENT)   /* each run removed its own files */
+        gl_log("%s: %s", o.ckpt, strerror(errno));
+    json_t *j = cp_report(&o, &stats, broken, (double)(mono_ns() - t0) * 1e-9, breaks);
+    snprintf(path, sizeof path, "%s/campaign.json", o.out);
+    if (json_dump_file(j, path, JSON_INDENT(2)) != 0) {
+        fprintf(stderr, "gauntlet: campaign: cannot write %s\n", path);
+        rc = EXIT_ENV;
+    }
+    json_decref(j);
+    json_decref(breaks);
+    json_decref(stats.missed);
+    for (int s = 0; s < CP_MAX_STRATS; s++) {
+        free(stats.detect_s[s]);
+        free(stats.recover_s[s]);
+    }
+    free(res);
+    free(jobs);
+    free(left);
+    return rc ? rc : broken ? EXIT_CHECK : EXIT_OK;
+}

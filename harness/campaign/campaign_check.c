@@ -1,0 +1,326 @@
+/* harness/campaign/campaign_check.c: one campaign run's results against the invariants (docs/faults.md, "Fault
+ * campaigns"): every results file parses, no worker outlived its supervisor, every visible fault was caught
+ * by the detector built for it within its bound, nothing was detected that no fault explains, every fault
+ * scheduled fired once. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "campaign_int.h"
+#include "faults/fault.h"
+#include "util.h"
+
+const char *const cp_kind_names[CK_COUNT] = { "bitflip", "crash", "hang", "straggler", "comm-error" };
+
+/* abft weighs a change of one GEMM output element against the sum of |c| over its column, with a tolerance of
+ * 1e-4 (harness/backends/sim/sim.c); around it float rounding decides, so a margin either side is "borderline" */
+#define CP_ABFT_SEEN 1.5e-4
+#define CP_ABFT_UNSEEN 0.67e-4
+
+void cp_break(struct cp_result *res, const char *fmt, ...)
+{
+    if (!res->broken++) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(res->why, sizeof res->why, fmt, ap);
+        va_end(ap);
+    }
+}
+
+/* Returns the enum CD_* of a detector's name. */
+static int cp_detector(const char *name)
+{
+    static const char *const names[] = { "fingerprint", "abft", "exit", "heartbeat", "comm" };
+    for (int i = 0; name && i < CD_OTHER; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return name ? CD_OTHER : -1;
+}
+
+static int cp_bit_class(const char *c)
+{
+    static const char *const names[] = { "sign", "exponent", "mantissa-high", "mantissa-low" };
+    for (int i = 0; c && i < CB_NONE; i++)
+        if (strcmp(c, names[i]) == 0)
+            return i;
+    return CB_NONE;
+}
+
+static void cp_push(double **v, int64_t *n, int64_t *cap, double x)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 256;
+        *v = xrealloc(*v, (size_t)*cap * sizeof **v);
+    }
+    (*v)[(*n)++] = x;
+}
+
+/* Every line of events.jsonl parses; collects the workers' pids and the ranks shrink dropped. */
+static void cp_events(const char *dir, struct cp_result *res, int *pids, int *npids, int cap)
+{
+    char path[1100], *line = NULL;
+    size_t n = 0;
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        cp_break(res, "events.jsonl: %s", strerror(errno));
+        return;
+    }
+    int no = 0;
+    while (getline(&line, &n, f) > 0) {
+        json_error_t err;
+        json_t *o = json_loads(line, 0, &err);
+        no++;
+        if (!o) {
+            cp_break(res, "events.jsonl line %d does not parse: %s", no, err.text);
+            continue;
+        }
+        const char *ev = json_string_value(json_object_get(o, "event"));
+        if (ev && strcmp(ev, "worker_start") == 0 && *npids < cap)
+            pids[(*npids)++] = (int)json_integer_value(json_object_get(o, "pid"));
+        if (ev && strcmp(ev, "rank_dropped") == 0) {
+            res->dropped |= 1ull << (json_integer_value(json_object_get(o, "rank")) & 63);   /* global: node 0's
+                                                                                                   * events.jsonl */
+            double t = json_number_value(json_object_get(o, "t_s"));
+            if (t < res->first_drop_s)
+                res->first_drop_s = t;
+        }
+        json_decref(o);
+    }
+    free(line);
+    fclose(f);
+}
+
+/* Every row of power.csv has the header's columns and the file ends with a whole line. */
+static void cp_power(const char *dir, struct cp_result *res)
+{
+    char path[1100], *line = NULL;
+    size_t n = 0;
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        cp_break(res, "power.csv: %s", strerror(errno));
+        return;
+    }
+    int cols = -1, no = 0;
+    ssize_t len;
+    while ((len = getline(&line, &n, f)) > 0) {
+        int c = 0;
+        no++;
+        for (ssize_t i = 0; i < len; i++)
+            c += line[i] == ',';
+        if (cols < 0)
+            cols = c;
+        if (c != cols || line[len - 1] != '\n') {
+            cp_break(res, "power.csv line %d: %d fields where the header has %d, or a torn line", no, c + 1, cols + 1);
+            break;
+        }
+    }
+    free(line);
+    fclose(f);
+}
+
+/* A worker alive after its supervisor ended: a `gauntlet __worker` whose parent is not a `gauntlet run`. */
+static int cp_orphan(int pid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    if (n < 9 || !memmem(buf, n, "__worker", 8))
+        return 0;
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    int ppid = 0;
+    if (!(f = fopen(path, "r")))
+        return 0;
+    if (fscanf(f, "%*d (%*[^)]) %*c %d", &ppid) != 1)
+        ppid = 0;
+    fclose(f);
+    snprintf(path, sizeof path, "/proc/%d/cmdline", ppid);
+    if (!(f = fopen(path, "r")))
+        return 1;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    return !memmem(buf, n, "run", 4);   /* "run\0" is the supervisor's argv[1] */
+}
+
+/* The detector built for a fault, its bound, and whether the fault is visible to it (1), missed by design
+ * (0, with why) or borderline (-1). */
+static int cp_visible(const struct cp_shape *sh, int kind, json_t *f, int *det, double *bound, int *bound_iters,
+                      char *why, size_t n)
+{
+    *bound_iters = 1;
+    *bound = INFINITY;
+    switch (kind) {
+    case CK_CRASH: *det = CD_EXIT; return 1;
+    case CK_COMM: *det = CD_COMM; return 1;
+    case CK_HANG:
+        *det = CD_HEARTBEAT;
+        *bound = sh->hb_timeout_s + 1.5;   /* the timeout, plus a loaded machine's scheduling */
+        *bound_iters = 1 << 30;
+        return 1;
+    case CK_STRAGGLER:   /* persist slow phases in a row; a loaded host can break one run of them */
+        *det = CD_HEARTBEAT;
+        *bound_iters = sh->persist + 2;
+        return 1;
+    default: break;
+    }
+    const char *target = json_string_value(json_object_get(f, "target"));
+    if (!json_array_size(json_object_get(f, "bits"))) {
+        snprintf(why, n, "no bit changed (the perturbation rounds to the same value)");
+        return 0;
+    }
+    if (target && (strcmp(target, "weights") == 0 || strcmp(target, "allreduce-buffer") == 0)) {
+        *det = CD_FINGERPRINT;   /* one rank's state differs from the others' */
+        return 1;
+    }
+    if (target && strcmp(target, "gemm-output") == 0) {
+        *det = CD_ABFT;
+        *bound_iters = 0;
+        json_t *nv = json_object_get(f, "new"), *ov = json_object_get(f, "old");
+        double scale = json_number_value(json_object_get(f, "scale"));
+        if (!json_is_number(nv) || !json_is_number(ov))
+            return 1;   /* inf or nan: abft sees a non-finite sum */
+        double m = fabs(json_number_value(nv) - json_number_value(ov)) / scale;
+        if (!(scale > 0) || m > CP_ABFT_SEEN)
+            return 1;
+        snprintf(why, n, "a change of %.2g of its column's magnitude, under abft's tolerance 1e-4", m);
+        return m < CP_ABFT_UNSEEN ? 0 : -1;
+    }
+    *det = -1;
+    snprintf(why, n, "gradients before the all-reduce: every rank receives the corruption, fingerprints agree");
+    return 0;
+}
+
+void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const struct cp_shape *sh, int si,
+                  const char *strat, struct cp_result *res, struct cp_stats *st)
+{
+    char path[1100];
+    int pids[256], npids = 0, fired[CP_MAX_FAULTS] = { 0 };
+    res->ran = 1;
+    res->first_drop_s = INFINITY;
+    for (int i = 0; i < CP_MAX_FAULTS; i++)
+        res->det[i] = (struct cp_det){ .spec = i, .detector = -1, .rank = -1, .iter_seen = -1 };
+    cp_events(dir, res, pids, &npids, 256);
+    cp_power(dir, res);
+    for (int i = 0; i < npids; i++)
+        if (cp_orphan(pids[i]))
+            cp_break(res, "worker pid %d outlived its supervisor", pids[i]);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    json_error_t err;
+    json_t *sum = json_load_file(path, 0, &err);
+    st->runs++;
+    if (!sum) {
+        st->runs_failed++;
+        cp_break(res, "summary.json: %s (line %d)", err.text, err.line);
+        return;
+    }
+    json_t *run = json_array_get(json_object_get(sum, "runs"), 0), *fl = json_object_get(run, "faults");
+    const char *stopped = json_string_value(json_object_get(sum, "stopped"));
+    if (rc != 0) {
+        st->runs_failed++;
+        if (strcmp(strat, "shrink") == 0 && stopped && strstr(stopped, "left"))
+            res->exhausted = 1;   /* shrink with no rank left to go on: the run must end */
+        else
+            cp_break(res, "the run exited %d: %s", rc, stopped ? stopped : "(no reason given)");
+    }
+    str_copy(res->state, sizeof res->state, json_string_value(json_object_get(run, "state_fingerprint")) ?: "");
+    st->stale_reports += json_integer_value(json_object_get(fl, "stale_reports"));
+    size_t nfp = json_array_size(json_object_get(fl, "false_positive_detections"));
+    st->false_positives += (int64_t)nfp;
+    if (nfp)
+        cp_break(res, "%zu false positive detection(s)", nfp);
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(sum, "faults"), i, f) {
+        const char *kname = json_string_value(json_object_get(f, "kind"));
+        if (strcmp(json_string_value(json_object_get(f, "origin")) ?: "", "observed") == 0) {
+            st->observed++;
+            cp_break(res, "a detection no fault explains: %s seen by %s on rank %lld", kname,
+                     json_string_value(json_object_get(f, "detected_by")), (long long)json_integer_value(json_object_get(f, "rank")));
+            continue;
+        }
+        int spec = (int)json_integer_value(json_object_get(f, "fault_spec")), kind = 0;
+        if (spec < 0 || spec >= sc->n) {
+            cp_break(res, "a fault record names fault %d of %d", spec, sc->n);
+            continue;
+        }
+        if (fired[spec]++) {
+            cp_break(res, "fault %d fired twice on the timeline that survived", spec);
+            continue;
+        }
+        kind = sc->f[spec].kind;
+        int det = -1, biters, got = cp_detector(json_string_value(json_object_get(f, "detected_by")));
+        double bound;
+        char why[160] = "";
+        int vis = cp_visible(sh, kind, f, &det, &bound, &biters, why, sizeof why);
+        int shrunk = json_number_value(json_object_get(f, "injected_t_s")) > res->first_drop_s;
+        res->det[spec].shrunk = shrunk;
+        if (shrunk && vis == 1 && (det == CD_FINGERPRINT || kind == CK_STRAGGLER)) {
+            /* fewer ranks after shrink: a fingerprint vote or a peers' median may no longer name a rank */
+            vis = 0;
+            snprintf(why, sizeof why, "after shrink removed a rank: fewer peers to compare with");
+        }
+        st->fired[kind]++;
+        json_t *det_o = json_object_get(f, "detection");
+        if (got >= 0) {
+            res->det[spec] = (struct cp_det){ spec, got, (int)json_integer_value(json_object_get(det_o, "rank")),
+                                              json_integer_value(json_object_get(det_o, "iter_seen")), shrunk };
+            double ds = json_number_value(json_object_get(f, "detect_s"));
+            cp_push(&st->detect_s[si], &st->n_detect[si], &st->cap_detect[si], ds);
+            if (json_is_number(json_object_get(f, "recover_s")))
+                cp_push(&st->recover_s[si], &st->n_recover[si], &st->cap_recover[si],
+                        json_number_value(json_object_get(f, "recover_s")));
+        }
+        if (kind == CK_BITFLIP) {
+            int c = json_array_size(json_object_get(f, "bits")) ? cp_bit_class(json_string_value(json_object_get(f, "bit_class")))
+                                                                  : CB_NONE;
+            st->bits_injected[c]++;
+            if (got >= 0)
+                st->bits_caught[c][got]++;
+            if (got < 0 && c != CB_NONE)
+                res->effect_missed = 1;   /* the state carries it to the end */
+        }
+        if (vis == 1) {
+            st->visible[kind]++;
+            int64_t li = json_integer_value(json_object_get(f, "detect_iters"));
+            double ls = json_number_value(json_object_get(f, "detect_s"));
+            if (got != det)
+                cp_break(res, "fault %d (%s on rank %d at %d) %s%s, expected by %s", spec, kname, sc->f[spec].rank,
+                         sc->f[spec].at, got < 0 ? "missed" : "caught by ", got < 0 ? "" : json_string_value(json_object_get(f, "detected_by")),
+                         det == CD_FINGERPRINT ? "fingerprint" : det == CD_ABFT ? "abft" : det == CD_EXIT ? "exit"
+                                                : det == CD_COMM ? "comm" : "heartbeat");
+            else if (li > biters || !(ls <= bound))
+                cp_break(res, "fault %d (%s) caught after %lld iterations / %.3f s, bound %d / %.3f s", spec, kname,
+                         (long long)li, ls, biters, bound);
+            else
+                st->caught[kind]++;
+        } else {
+            st->by_design[kind] += vis == 0;
+            st->borderline[kind] += vis < 0;
+            if (got >= 0)
+                st->caught[kind]++;
+            if (got >= 0 && vis == 0)
+                st->by_design[kind]--;   /* seen after all: counted as caught, not missed */
+            if (vis == 0 && got < 0 && json_array_size(st->missed) < 24) {
+                json_t *m = json_pack("{s:s, s:i, s:s, s:o, s:o, s:o, s:o, s:s}", "run", dir, "fault", spec, "kind", kname,
+                                      "target", json_copy(json_object_get(f, "target")), "bit_class",
+                                      json_copy(json_object_get(f, "bit_class")), "rel_error",
+                                      json_copy(json_object_get(f, "rel_error")), "where", json_copy(json_object_get(f, "where")),
+                                      "why", why);
+                json_array_append_new(st->missed, m);
+            }
+        }
+    }
+    for (int k = 0; k < sc->n; k++)   /* a fault on a rank shrink removed, or after shrink ran out, never fires */
+        if (!fired[k] && !(res->dropped >> sc->f[k].rank & 1) && !res->exhausted)
+            cp_break(res, "fault %d (%s on rank %d at %d) never fired", k, cp_kind_names[sc->f[k].kind], sc->f[k].rank,
+                     sc->f[k].at);
+    json_decref(sum);
+}

@@ -1,0 +1,80 @@
+/* harness/campaign/campaign_int.h: what campaign.c (schedules, runs, the table) and campaign_check.c (one run's results
+ * against the invariants) share. Not a public API. */
+#ifndef GAUNTLET_CAMPAIGN_INT_H
+#define GAUNTLET_CAMPAIGN_INT_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#define CP_MAX_FAULTS 5
+#define CP_MAX_STRATS 4
+#define CP_NOTE 320
+
+/* The fault kinds a schedule draws from, and what each is for. */
+enum cp_kind { CK_BITFLIP = 0, CK_CRASH, CK_HANG, CK_STRAGGLER, CK_COMM, CK_COUNT };
+/* Bit classes (fault_bit_class), plus "none" for a perturbation that changed no bit. */
+enum { CB_SIGN = 0, CB_EXP, CB_MHI, CB_MLO, CB_NONE, CB_COUNT };
+/* Detectors a campaign counts catches of (the rest: other). */
+enum { CD_FINGERPRINT = 0, CD_ABFT, CD_EXIT, CD_HEARTBEAT, CD_COMM, CD_OTHER, CD_COUNT };
+
+struct cp_fault {
+    int kind;       /* enum cp_kind */
+    int rank, at;
+    int target;     /* enum fault_target (bitflip) */
+    int where;      /* enum flip_where (bitflip) */
+    double value;   /* where value: the factor - 1 */
+};
+
+struct cp_sched {
+    int n;
+    struct cp_fault f[CP_MAX_FAULTS];
+};
+
+/* The campaign's fixed shape: every run has these (docs/faults.md). */
+struct cp_shape {
+    int ranks, iterations, ckpt_every;   /* ranks: per node */
+    int nodes;                           /* > 1: each run under `mpirun -np nodes`, one supervisor a node */
+    double hb_timeout_s, straggler_factor, straggler_s;
+    int persist;
+};
+
+/* One fault's first detection, as a strategy's run recorded it (for the comparison across strategies). */
+struct cp_det {
+    int spec, detector, rank;   /* detector: enum CD_*, -1 not caught */
+    int64_t iter_seen;
+    int shrunk;                 /* fired after shrink removed a rank: the world it was seen in is another one */
+};
+
+/* What one run gave. */
+struct cp_result {
+    int ran;                         /* 1 once checked */
+    int broken;                      /* invariants it broke */
+    char why[CP_NOTE];               /* the first one, in words */
+    struct cp_det det[CP_MAX_FAULTS];
+    uint64_t dropped;                /* ranks shrink removed (bit per rank) */
+    double first_drop_s;             /* when shrink first removed a rank (t_s), INFINITY when it never did */
+    int exhausted;                   /* shrink ran out of ranks: the run ended, as it must */
+    char state[24];                  /* the final state_fingerprint */
+    int effect_missed;               /* a fault that changed the state went undetected: the state differs */
+};
+
+/* Counts over the whole campaign. */
+struct cp_stats {
+    int64_t fired[CK_COUNT], visible[CK_COUNT], caught[CK_COUNT], by_design[CK_COUNT], borderline[CK_COUNT];
+    int64_t bits_injected[CB_COUNT], bits_caught[CB_COUNT][CD_COUNT];
+    int64_t false_positives, observed, stale_reports, runs, runs_failed;
+    double *detect_s[CP_MAX_STRATS], *recover_s[CP_MAX_STRATS];
+    int64_t n_detect[CP_MAX_STRATS], n_recover[CP_MAX_STRATS], cap_detect[CP_MAX_STRATS], cap_recover[CP_MAX_STRATS];
+    json_t *missed;                  /* examples of faults missed by design, with their magnitude */
+};
+
+extern const char *const cp_kind_names[CK_COUNT];
+
+/* Checks the run in dir (exit status rc of `gauntlet run`) of schedule sc under strategy strat (index si)
+ * against every invariant but the comparisons across runs; fills res and adds to st. */
+void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const struct cp_shape *shape, int si,
+                  const char *strat, struct cp_result *res, struct cp_stats *st);
+/* Records a broken invariant in res (the first one's words are kept). */
+void cp_break(struct cp_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

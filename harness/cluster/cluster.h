@@ -1,0 +1,81 @@
+/* harness/cluster/cluster.h: several nodes. One supervisor per node, started by the cluster's own launcher
+ * (`mpirun -np NODES --map-by ppr:1:node`, `srun --ntasks-per-node=1`); MPI links the supervisors, never the
+ * workers. Node 0 owns the results folder and the live view: the other nodes forward every events.jsonl line
+ * and power row to it. On sim the all-reduce crosses nodes too, through a proxy thread per supervisor (see
+ * harness/backends/sim/simcoll.c). Built without MPI, or started without a launcher, there is one node and every
+ * call here is a no-op. docs/cluster.md. */
+#ifndef GAUNTLET_CLUSTER_H
+#define GAUNTLET_CLUSTER_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct shm;
+
+/* Returns 1 when a launcher started this process as one of several tasks (OpenMPI, PMIx, PMI, Slurm). */
+int cluster_launched(void);
+/* Joins the other supervisors (MPI_Init_thread, MPI_THREAD_MULTIPLE) when launched; 0, or -1 with why
+ * (launched but built without MPI; MPI without thread support). Call after the signals are blocked. */
+int cluster_init(char *why, size_t n);
+int cluster_node(void);
+int cluster_nodes(void);
+/* Leaves MPI (after every node is done). */
+void cluster_fini(void);
+
+/* Measures this node's monotonic clock against node 0's (the best of 16 round trips: offset = node 0's time
+ * at the middle of the trip minus ours); collective. Fills the offset (ns to add to ours) and its
+ * uncertainty (half the round trip). */
+int cluster_clock(int64_t *offset_ns, double *uncert_s);
+/* Every node's worst exit code (the largest of rc over the nodes), on every node; collective. Called where a
+ * node may fail alone during set-up, so that all go on or all stop (none is left waiting in a collective). */
+int cluster_agree(int rc);
+/* Every node's x, on every node (out[nodes]); 0 or -1; collective. */
+int cluster_gather_int(int x, int *out);
+/* Node 0's value of x, on every node; collective. */
+uint64_t cluster_bcast_u64(uint64_t x);
+/* Node 0's bytes, on every node; collective. */
+void cluster_bcast(void *buf, size_t n);
+/* Gathers one double per node on node 0 (out[nodes]); collective. */
+void cluster_gather_double(double x, double *out);
+
+/* Telemetry towards node 0 (nodes > 0): lines are batched and sent when the batch fills or on flush. */
+enum cluster_stream { CL_EVENTS = 0, CL_POWER };
+void cluster_forward(enum cluster_stream st, const char *line, size_t len);
+void cluster_flush(void);
+
+/* What node 0 (and every node, for control) receives; the callbacks get whole lines. */
+struct cluster_sink {
+    void *ctx;
+    void (*lines)(void *ctx, int node, enum cluster_stream st, const char *text, size_t len);
+    void (*failed)(void *ctx, int node, const char *reason);   /* another node's run failed */
+    void (*json)(void *ctx, int node, int tag, json_t *o);     /* a tagged object from another node */
+};
+/* Takes every message waiting (never blocks). */
+void cluster_poll(const struct cluster_sink *sink);
+/* Tells every other node that this node's run failed. */
+void cluster_fail(const char *reason);
+/* Sends a JSON object to node dest with a tag the receiver's `json` callback interprets. */
+void cluster_send_json(int dest, int tag, json_t *o);
+
+/* Bytes this node sent and received on the supervisors' channel (telemetry, control). */
+void cluster_stats(uint64_t *sent, uint64_t *received);
+/* A send waits at most this long for a free slot while the peer takes nothing (default 30 s); then it is dropped
+ * and cluster_stalled_peer names the peer. */
+void cluster_set_send_wait(double seconds);
+/* Says that node is stalled or gone: nothing is sent to it from now on, and cluster_fini leaves without the barrier
+ * and MPI_Finalize that would wait for it forever (the launcher ends the others when this process exits). */
+void cluster_mark_lost(int node);
+/* The last peer a message was dropped for (it took nothing for the send wait), or -1. */
+int cluster_stalled_peer(void);
+
+/* A barrier that does not block: begin, then test until it returns 1. */
+void cluster_barrier_begin(void);
+int cluster_barrier_test(void);
+
+/* The sim all-reduce's step across nodes: a thread that moves the running sum from node to node and the total
+ * back (shm->hdr->xn); started once the control block exists, stopped before it goes. */
+int cluster_proxy_start(struct shm *shm, char *why, size_t n);
+void cluster_proxy_stop(void);
+
+#endif

@@ -1,0 +1,707 @@
+/* harness/cluster/supcluster.c: the supervisor's part in a run over several nodes (harness/cluster/cluster.h): one timeline,
+ * global ranks, telemetry to node 0, runs that start together, a failure anywhere ending the run everywhere,
+ * and node 0's summary holding every node's figures. With one node every function here returns at once. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "cluster.h"
+#include "faults/fault.h"
+#include "recovery/recovery.h"
+#include "sup.h"
+#include "util.h"
+
+/* Run-start handshake tags (json channel): node k -> 0 "ready for run m", 0 -> all "go". */
+#define TAG_READY 100000
+#define TAG_GO 200000
+#define TAG_END (-1)
+#define TAG_REC_REQ 300000    /* node k -> 0: a failure here, restart the cluster from iteration limit */
+#define TAG_REC_GO 400000     /* 0 -> all: stop, and say your newest checkpoint <= limit */
+#define TAG_REC_CKPT 500000   /* k -> 0: my newest checkpoint */
+#define TAG_REC_START 600000  /* 0 -> all: start from this iteration */
+#define TAG_HB 700000         /* k -> 0 and 0 -> all, every heartbeat interval: this supervisor is alive */
+#define TAG_BND_REQ (-100)    /* 0 -> all (minus the kind): mark the boundary pending, say your furthest iteration */
+#define TAG_BND_TOP (-200)    /* k -> 0 (minus the kind): my furthest iteration */
+#define TAG_BND_SET (-300)    /* 0 -> all (minus the kind): the boundary */
+
+int supc_setup(struct sup *s, char *why, size_t n)
+{
+    s->node = cluster_node();
+    s->nodes = cluster_nodes();
+    struct shm_hdr *h = s->shm.hdr;
+    h->node = (uint32_t)s->node;
+    h->nodes = (uint32_t)s->nodes;
+    h->rank_offset = (uint32_t)(s->node * s->nranks);
+    h->world = (uint32_t)(s->nodes * s->nranks);
+    if (s->nodes < 2)
+        return 0;
+    s->ready_upto = xmalloc((size_t)s->nodes * sizeof *s->ready_upto);
+    s->node_seen = xmalloc((size_t)s->nodes * sizeof *s->node_seen);
+    s->rec_counts = xcalloc((size_t)s->nodes, sizeof *s->rec_counts);
+    for (int k = 0; k < s->nodes; k++) {
+        s->ready_upto[k] = -1;
+        s->node_seen[k] = mono_ns();
+    }
+    if (s->ops->max_nodes > 0 && s->nodes > s->ops->max_nodes) {
+        snprintf(why, n, "nodes: %d: the %s backend takes at most %d", s->nodes, s->ops->name, s->ops->max_nodes);
+        return -1;
+    }
+    atomic_store(&h->xn.world_active, h->world);
+    atomic_store(&h->xn.active_before, h->rank_offset);
+    for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)
+        h->xn.live[k] = 1;
+    /* one timeline: node 0's start, moved onto this node's clock by the measured offset */
+    int clock_bad = cluster_clock(&s->clock_offset_ns, &s->clock_uncert_s) != 0;
+    if (cluster_agree(clock_bad ? EXIT_ENV : 0) != 0) {   /* every node stops here, or none */
+        snprintf(why, n, clock_bad ? "node %d: the clock exchange with node 0 failed"
+                                   : "node %d: the clock exchange failed on another node", s->node);
+        return -1;
+    }
+    uint64_t t0 = cluster_bcast_u64(s->t0);
+    s->t0 = (uint64_t)((int64_t)t0 - s->clock_offset_ns);
+    h->t0_ns = s->t0;
+    /* faults name global ranks (node-crash: the node's first); the node that holds the rank carries it out */
+    struct scenario *sc = &h->sc;
+    for (int i = 0; i < sc->n_faults; i++) {
+        struct fault_spec *f = &sc->faults[i];
+        if (strcmp(fault_table[f->kind]->name, "node-crash") == 0)
+            f->rank = ((const struct node_crash_params *)f->params)->node * s->nranks;
+        int64_t local = f->rank - (int64_t)h->rank_offset;
+        f->rank = local >= 0 && local < s->nranks ? local : -2;   /* -2: another node's */
+    }
+    return cluster_proxy_start(&s->shm, why, n);
+}
+
+static void coord_go(struct sup *s, const struct rec_failure *f);
+static void coord_enter(struct sup *s, int64_t limit);
+static void coord_fold(struct sup *s, int node, int64_t start, int active);
+static int supc_gone(const struct sup *s, int node);
+
+/* ---- what arrives from the other nodes */
+/* Returns 1 when node's supervisor has said nothing for longer than the heartbeat timeout. */
+static int supc_silent(const struct sup *s, int node)
+{
+    return s->node_seen && (double)(mono_ns() - s->node_seen[node]) * 1e-9 > s->sc->heartbeat.timeout_s;
+}
+
+/* Any word from node's supervisor is a sign of life. */
+static void supc_seen(struct sup *s, int node)
+{
+    if (s->node_seen && node >= 0 && node < s->nodes)
+        s->node_seen[node] = mono_ns();
+}
+
+/* Whether node was lost: what it still says is not heard (it woke after the others went on without it). */
+static int supc_gone(const struct sup *s, int node)
+{
+    return node >= 0 && node < SHM_MAX_NODES && s->node_gone[node];
+}
+
+static void sink_lines(void *ctx, int node, enum cluster_stream st, const char *text, size_t len)
+{
+    struct sup *s = ctx;
+    if (supc_gone(s, node))
+        return;
+    supc_seen(s, node);
+    if (s->node != 0)
+        return;
+    if (results_append(&s->res, st == CL_POWER, text, len) != 0)
+        return;
+    const struct view_link *v = s->opt->view;
+    if (!v)
+        return;
+    for (const char *p = text, *end = text + len; p < end;) {   /* the live view shows every node */
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t l = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+        if (st == CL_EVENTS) {
+            v->event(v->ctx, p, l);
+        } else {
+            double t, w;
+            int rank;
+            if (sscanf(p, "%lf,%d,%lf", &t, &rank, &w) == 3) {
+                struct power_reading pr = { w, NAN, NAN, NAN, NAN, 0 };
+                v->power(v->ctx, t, rank, &pr, 0);
+            }
+        }
+        p += l;
+    }
+}
+
+static void sink_failed(void *ctx, int node, const char *reason)
+{
+    struct sup *s = ctx;
+    if (supc_gone(s, node))
+        return;
+    char msg[600];
+    snprintf(msg, sizeof msg, "node %d: %s", node, reason);
+    s->remote_failure = 1;   /* not sent on again */
+    sup_fail(s, msg);
+}
+
+/* The pause/resume/skip boundary's atomic for kind (resume needs none). */
+static _Atomic int64_t *bnd_atomic(struct sup *s, int kind)
+{
+    return kind == SUP_BND_SKIP ? &s->shm.hdr->stop_at : kind == SUP_BND_PAUSE ? &s->shm.hdr->pause_at : NULL;
+}
+
+/* Every node: the agreed boundary. */
+static void bnd_apply(struct sup *s, int kind, int64_t at)
+{
+    if (kind == SUP_BND_SKIP)
+        sup_set_skip(s, at);
+    else
+        sup_set_pause(s, kind == SUP_BND_PAUSE ? at : INT64_MAX);
+}
+
+/* Node 0: every node answered: the boundary is the iteration after the furthest, on every node. */
+static void bnd_decide(struct sup *s)
+{
+    int kind = s->bnd_kind;
+    int64_t at = s->bnd_top + 1;
+    json_t *o = json_pack("{s:I}", "iter", (json_int_t)at);
+    for (int k = 1; k < s->nodes; k++)
+        cluster_send_json(k, TAG_BND_SET - kind, o);
+    json_decref(o);
+    s->bnd_kind = 0;
+    bnd_apply(s, kind, at);
+}
+
+void supc_boundary(struct sup *s, int kind)
+{
+    json_t *o = json_object();
+    for (int k = 1; k < s->nodes; k++)
+        cluster_send_json(k, (kind == SUP_BND_RESUME ? TAG_BND_SET : TAG_BND_REQ) - kind, o);
+    json_decref(o);
+    if (kind == SUP_BND_RESUME) {   /* no boundary to agree on: every node lets its ranks go */
+        sup_set_pause(s, INT64_MAX);
+        return;
+    }
+    s->bnd_kind = kind;
+    s->bnd_wait = 0;   /* every node that is still there answers */
+    for (int k = 1; k < s->nodes; k++)
+        s->bnd_wait += !supc_gone(s, k) && !(k < SHM_MAX_NODES && s->node_ended[k]);
+    s->bnd_top = sup_pending_top(s, bnd_atomic(s, kind));
+}
+
+static void sink_json(void *ctx, int node, int tag, json_t *o)
+{
+    struct sup *s = ctx;
+    if (supc_gone(s, node))
+        return;
+    supc_seen(s, node);
+    int64_t it = json_integer_value(json_object_get(o, "iter"));
+    if (tag == TAG_HB) {
+        return;
+    } else if (tag <= TAG_BND_REQ && tag > TAG_BND_REQ - 10) {   /* mark pending, answer with this node's furthest */
+        int kind = TAG_BND_REQ - tag;
+        json_t *a = json_pack("{s:I}", "iter", (json_int_t)sup_pending_top(s, bnd_atomic(s, kind)));
+        cluster_send_json(0, TAG_BND_TOP - kind, a);
+        json_decref(a);
+    } else if (tag <= TAG_BND_TOP && tag > TAG_BND_TOP - 10) {
+        if (s->node == 0 && s->bnd_kind == TAG_BND_TOP - tag) {
+            s->bnd_top = it > s->bnd_top ? it : s->bnd_top;
+            if (--s->bnd_wait == 0)
+                bnd_decide(s);
+        }
+    } else if (tag <= TAG_BND_SET && tag > TAG_BND_SET - 10) {
+        bnd_apply(s, TAG_BND_SET - tag, it);
+    } else if (tag >= TAG_REC_START && tag < TAG_HB) {
+        json_t *live = json_object_get(o, "live"), *x;
+        size_t i;
+        json_array_foreach(live, i, x)
+            if (i < SHM_MAX_NODES)
+                s->rec_live[i] = json_is_true(x);
+        s->rec_world = (int)json_integer_value(json_object_get(o, "active"));
+        json_t *counts = json_object_get(o, "counts");
+        for (int k = 0; k < s->nodes && k < (int)json_array_size(counts); k++)
+            s->rec_counts[k] = (int)json_integer_value(json_array_get(counts, (size_t)k));
+        const char *id = json_string_value(json_object_get(o, "coll_id"));   /* node 0 made a new one (cuda) */
+        for (size_t b = 0; id && b < sizeof s->shm.hdr->coll_id && id[2 * b] && id[2 * b + 1]; b++) {
+            unsigned v;
+            if (sscanf(id + 2 * b, "%2x", &v) == 1)
+                s->shm.hdr->coll_id[b] = (unsigned char)v;
+        }
+        s->rec_start = it;
+    } else if (tag >= TAG_REC_CKPT) {   /* node 0: a node's proposal and how many of its ranks go on */
+        coord_fold(s, node, it, (int)json_integer_value(json_object_get(o, "active")));
+    } else if (tag >= TAG_REC_GO) {   /* idle, or waiting for this since our own request */
+        if (!s->stopping && (!s->recovering || s->rec_wait))
+            coord_enter(s, it);
+    } else if (tag >= TAG_REC_REQ) {   /* node 0: a node asks; the first request of a failure wins */
+        if (!s->recovering && !s->stopping) {
+            struct rec_failure none = { .fault = -1, .rank = -1, .iter = it };
+            coord_go(s, &none);
+            recover_enter(s, &none);
+        }
+    } else if (tag >= TAG_GO) {
+        s->go_run = tag - TAG_GO;
+    } else if (tag >= TAG_READY) {
+        if (s->ready_upto && node < s->nodes && tag - TAG_READY > s->ready_upto[node])
+            s->ready_upto[node] = tag - TAG_READY;   /* a node may say so before node 0 reaches that run */
+    } else if (s->node == 0 && tag == TAG_END) {
+        if (node >= 0 && node < SHM_MAX_NODES)
+            s->node_ended[node] = 1;
+        if (s->rm.state == RM_STOPPING || s->rm.state == RM_AGREEING)
+            coord_fold(s, node, INT64_MAX, 0);   /* a recovery under way: it has nothing left to propose */
+        json_object_set_new(o, "node", json_integer(node));
+        json_array_append(s->node_ends, o);
+    } else if (s->node == 0 && tag >= 0) {
+        json_object_set_new(o, "node", json_integer(node));
+        json_array_append(s->node_runs, o);
+    }
+}
+
+/* Node k is lost (why: what showed it). It is a failure of that node, handled by the recovery: shrink (seen by node 0)
+ * goes on without the node's ranks — a recovery in which the node proposes nothing and keeps no rank; every other
+ * strategy needs the node's supervisor to start its ranks again, and node 0 to coordinate: the run fails (exit 1)
+ * on every node that can still say so, each writing its summary. */
+static void supc_node_lost(struct sup *s, int k, const char *why)
+{
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    cluster_mark_lost(k);
+    if (k < SHM_MAX_NODES)
+        s->node_gone[k] = 1;
+    if (rec->mode != REC_SHRINK || s->node != 0 || k == 0) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "%s (recovery %s: %s)", why, rec->name,
+                 rec->mode == REC_NONE ? "the run ends"
+                 : k == 0 ? "node 0 coordinates every recovery; the run ends"
+                 : rec->mode == REC_SHRINK ? "node 0 decides; the run ends here"
+                          : "a lost node's ranks cannot start again without its supervisor; relaunch the job");
+        sup_fail(s, msg);
+        return;
+    }
+    int64_t top = 0;   /* the furthest iteration this node's ranks reached: the failure's */
+    for (int r = 0; r < s->nranks; r++)
+        if (!s->dropped[r]) {
+            int64_t it = atomic_load(&shm_ctl(&s->shm, s->slot_of[r])->iter);
+            top = it > top ? it : top;
+        }
+    results_event(&s->res, mono_ns(), "node_lost",
+                  json_pack("{s:i, s:s, s:I, s:s}", "node", k, "recovery", rec->name, "iter", (json_int_t)top, "why", why));
+    gl_log("%s: shrink goes on without its ranks", why);
+    if ((s->rm.state == RM_STOPPING || s->rm.state == RM_AGREEING) && k < SHM_MAX_NODES && !s->rec_got[k]) {
+        coord_fold(s, k, INT64_MAX, 0);   /* the recovery under way goes on without it */
+        return;
+    }
+    /* a failure on the queue like any other: the machine takes it up once it is idle (a recovery that already
+     * counted the node in is followed by one without it) */
+    if (s->n_pending < SUP_MAX_PENDING)
+        s->pending[s->n_pending++] = (struct failure){ .fault = -1, .rank = -1, .det = -1, .iter = top };
+}
+
+/* Liveness between nodes, in a star: every node tells node 0 it is alive and node 0 tells every node, each
+ * heartbeat interval; a node silent for the heartbeat timeout (node 0, for the others) is a failure of that
+ * node: the run fails on every node that can still say so, each writing its summary. */
+static void supc_liveness(struct sup *s, uint64_t now)
+{
+    if (!s->hb_armed || s->stopping)
+        return;
+    if ((double)(now - s->hb_sent) * 1e-9 >= s->sc->heartbeat.interval_s) {
+        json_t *o = json_pack("{s:i}", "run", s->run);
+        for (int k = 0; k < s->nodes; k++)
+            if (k != s->node && (s->node == 0 || k == 0))
+                cluster_send_json(k, TAG_HB, o);
+        json_decref(o);
+        s->hb_sent = now;
+    }
+    for (int k = 0; k < s->nodes; k++) {
+        if (k == s->node || (s->node != 0 && k != 0) || supc_gone(s, k) || (k < SHM_MAX_NODES && s->node_ended[k]))
+            continue;   /* a node that sent its end record waits for the others in MPI_Finalize's barrier */
+        double silent = now > s->node_seen[k] ? (double)(now - s->node_seen[k]) * 1e-9 : 0;
+        if (silent > s->sc->heartbeat.timeout_s) {
+            results_event(&s->res, now, "node_silent", json_pack("{s:i, s:f, s:f}", "node", k, "silent_s", silent,
+                                                                 "timeout_s", s->sc->heartbeat.timeout_s));
+            char msg[200];
+            snprintf(msg, sizeof msg, "node %d: no word from its supervisor for %.1f s (heartbeat timeout %.1f s): the "
+                                      "node is stalled or gone", k, silent, s->sc->heartbeat.timeout_s);
+            supc_node_lost(s, k, msg);
+            return;
+        }
+    }
+    int stalled = cluster_stalled_peer();
+    if (stalled >= 0 && !supc_gone(s, stalled) && !(stalled < SHM_MAX_NODES && s->node_ended[stalled])) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "node %d: took no message from this node for %.1f s: the node is stalled or gone",
+                 stalled, s->sc->heartbeat.timeout_s);
+        results_event(&s->res, now, "node_silent", json_pack("{s:i, s:f, s:f}", "node", stalled, "silent_s",
+                                                             s->sc->heartbeat.timeout_s, "timeout_s",
+                                                             s->sc->heartbeat.timeout_s));
+        supc_node_lost(s, stalled, msg);
+        return;
+    }
+    if (s->rec_wait && s->rec_wait_since &&
+        (double)(now - s->rec_wait_since) * 1e-9 > s->sc->heartbeat.timeout_s + s->sc->heartbeat.startup_s)
+        sup_fail(s, "recovery: node 0 did not answer this node's recovery request within the heartbeat timeout and "
+                    "start-up time");
+}
+
+void supc_poll(struct sup *s)
+{
+    if (s->nodes < 2)
+        return;
+    static const struct cluster_sink sink = { NULL, sink_lines, sink_failed, sink_json };
+    struct cluster_sink k = sink;
+    k.ctx = s;
+    cluster_poll(&k);
+    supc_liveness(s, mono_ns());
+    cluster_flush();
+}
+
+void supc_fail(struct sup *s, const char *reason)
+{
+    if (s->nodes > 1 && !s->remote_failure)
+        cluster_fail(reason);
+}
+
+/* Waits, stepping the loop, until cond holds or the run is stopping; -1 when it stopped. */
+#define SUPC_WAIT(s, cond)                                                                                           \
+    do {                                                                                                             \
+        while (!(cond) && !(s)->stopping)                                                                            \
+            sup_step(s);                                                                                             \
+    } while (0)
+
+static int supc_all_ready(const struct sup *s, int m)
+{
+    for (int k = 1; k < s->nodes; k++)
+        if (s->ready_upto[k] < m && !supc_gone(s, k) && !(k < SHM_MAX_NODES && s->node_ended[k]))
+            return 0;
+    return 1;
+}
+
+int supc_run_begin(struct sup *s, int m)
+{
+    if (s->nodes < 2)
+        return 0;
+    if (!s->hb_armed) {   /* from here on every supervisor turns its loop: silence means a node is gone */
+        uint64_t now = mono_ns();
+        for (int k = 0; k < s->nodes; k++)
+            s->node_seen[k] = now;
+        s->hb_armed = 1;
+        cluster_set_send_wait(s->sc->heartbeat.timeout_s);
+    }
+    json_t *o = json_object();
+    if (s->node == 0) {   /* every node says it is ready for run m; then node 0 says go */
+        s->sync_run = m;
+        SUPC_WAIT(s, supc_all_ready(s, m));
+        for (int k = 1; k < s->nodes && !s->stopping; k++)
+            cluster_send_json(k, TAG_GO + m, o);
+    } else {
+        cluster_send_json(0, TAG_READY + m, o);
+        SUPC_WAIT(s, s->go_run == m);
+    }
+    json_decref(o);
+    return s->stopping ? -1 : 0;
+}
+
+void supc_run_end(struct sup *s, int m, json_t *run)
+{
+    if (s->nodes < 2)
+        return;
+    if (s->node != 0) {
+        cluster_send_json(0, m, run);
+        return;
+    }
+    /* node 0 keeps its own figures for this run and waits (a bounded time) for the others' */
+    json_t *mine = json_deep_copy(run);
+    json_object_set_new(mine, "node", json_integer(0));
+    json_array_append_new(s->node_runs, mine);
+    /* stopped by a signal: the launcher is ending the job (Open MPI kills 1 s after its SIGTERM): brief waits, so that
+     * the summary is written in time */
+    uint64_t end = mono_ns() + (s->signals ? 400000000ull : 30000000000ull);
+    for (;;) {
+        int have = 0;
+        size_t i;
+        json_t *r;
+        json_array_foreach(s->node_runs, i, r)
+            have += json_integer_value(json_object_get(r, "run")) == m;
+        for (int k = 1; k < s->nodes; k++)   /* a silent node sends nothing: nobody waits for it */
+            have += supc_silent(s, k);
+        if (have >= s->nodes || mono_ns() > end)
+            break;
+        sup_step(s);
+    }
+}
+
+/* The end: the other nodes send node 0 what only they know; node 0 puts every node into the summary. */
+void supc_end(struct sup *s, json_t *summary)
+{
+    if (s->nodes < 2)
+        return;
+    s->hb_armed = 0;
+    json_t *me = json_pack("{s:i, s:f, s:f, s:I, s:s}", "ranks", s->nranks, "clock_offset_s",
+                           (double)s->clock_offset_ns * 1e-9, "clock_uncertainty_s", s->clock_uncert_s, "events",
+                           (json_int_t)s->res.events, "stopped", s->reason);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    struct rusage ru;
+    uint64_t sent, received;
+    cluster_stats(&sent, &received);
+    if (getrusage(RUSAGE_SELF, &ru) == 0)   /* the supervisor's own cost: its loop, the proxy, MPI's threads */
+        json_object_set_new(me, "supervisor_cpu_s", json_real((double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+                                                              (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6));
+    json_object_set_new(me, "telemetry_sent_bytes", json_integer((json_int_t)sent));
+    json_object_set_new(me, "telemetry_received_bytes", json_integer((json_int_t)received));
+    json_object_set_new(me, "wall_s", json_real((double)(mono_ns() - s->t0) * 1e-9));
+    json_object_set_new(me, "host", json_string(host));
+    json_t *faults = faultlog_json(s), *f;   /* this node's faults, with global ranks */
+    size_t i;
+    json_array_foreach(faults, i, f) {
+        json_object_set_new(f, "rank", json_integer(json_integer_value(json_object_get(f, "rank")) + s->node * s->nranks));
+        json_object_set_new(f, "node", json_integer(s->node));
+    }
+    if (s->node != 0) {
+        json_object_set_new(me, "faults", faults);
+        cluster_flush();   /* every event line first: node 0 stops listening once it has every end record, and a
+                            * sender's messages arrive in order (an end sent before the last batch lost its lines) */
+        cluster_send_json(0, TAG_END, me);
+        cluster_flush();
+        json_decref(me);
+        return;
+    }
+    json_decref(faults);   /* node 0's are in the summary already */
+    json_object_set_new(me, "node", json_integer(0));
+    json_array_insert_new(s->node_ends, 0, me);
+    /* a stop by a signal is the launcher ending the job: the others are being stopped too, briefly wait */
+    uint64_t end = mono_ns() + (s->signals ? 300000000ull : 30000000000ull);
+    while ((int)json_array_size(s->node_ends) < s->nodes && mono_ns() < end) {
+        supc_poll(s);
+        int waiting = 0;   /* a node silent for the heartbeat timeout sends no end record: nobody waits for it */
+        for (int k = 1; k < s->nodes; k++) {
+            int ended = 0;
+            size_t q;
+            json_t *e;
+            json_array_foreach(s->node_ends, q, e)
+                ended |= json_integer_value(json_object_get(e, "node")) == k;
+            waiting += !ended && !supc_silent(s, k);
+        }
+        if (!waiting)
+            break;
+        sleep_ns(1000000);
+    }
+    json_t *all = json_object_get(summary, "faults"), *e;
+    json_array_foreach(all, i, f)
+        json_object_set_new(f, "node", json_integer(0));
+    json_t *lost = json_array();   /* nodes lost during the run (silent past the heartbeat timeout) */
+    for (int k = 1; k < s->nodes && k < SHM_MAX_NODES; k++)
+        if (s->node_gone[k])
+            json_array_append_new(lost, json_integer(k));
+    json_object_set_new(summary, "nodes_lost", lost);
+    json_array_foreach(s->node_ends, i, e) {   /* the other nodes' faults join node 0's */
+        json_t *nf = json_object_get(e, "faults"), *x;
+        size_t j;
+        json_array_foreach(nf, j, x)
+            json_array_append(all, x);
+        json_object_del(e, "faults");
+    }
+    /* each run's fault counts over every node (a fault is counted by the node of its rank, once) */
+    json_t *run0;
+    json_array_foreach(json_object_get(summary, "runs"), i, run0) {
+        json_t *mine = json_object_get(run0, "faults"), *r;
+        size_t j;
+        json_array_foreach(s->node_runs, j, r) {
+            if (json_integer_value(json_object_get(r, "node")) == 0 ||
+                json_integer_value(json_object_get(r, "run")) != json_integer_value(json_object_get(run0, "run")))
+                continue;
+            json_t *theirs = json_object_get(r, "faults");
+            static const char *const sums[] = { "injected", "observed", "detected", "false_positives", "stale_reports" };
+            for (size_t q = 0; q < sizeof sums / sizeof sums[0]; q++)
+                json_object_set_new(mine, sums[q], json_integer(json_integer_value(json_object_get(mine, sums[q])) +
+                                                                json_integer_value(json_object_get(theirs, sums[q]))));
+            json_array_extend(json_object_get(mine, "false_positive_detections"),
+                              json_object_get(theirs, "false_positive_detections"));
+            const char *kind;
+            json_t *kv;
+            json_object_foreach(json_object_get(theirs, "by_kind"), kind, kv) {
+                json_t *cov = json_object_get(mine, "by_kind"), *k = json_object_get(cov, kind);
+                if (!k) {
+                    json_object_set(cov, kind, kv);
+                    continue;
+                }
+                json_object_set_new(k, "injected", json_integer(json_integer_value(json_object_get(k, "injected")) +
+                                                                json_integer_value(json_object_get(kv, "injected"))));
+                json_object_set_new(k, "detected", json_integer(json_integer_value(json_object_get(k, "detected")) +
+                                                                json_integer_value(json_object_get(kv, "detected"))));
+                const char *dn;
+                json_t *dv;
+                json_object_foreach(json_object_get(kv, "by"), dn, dv)
+                    json_object_set_new(json_object_get(k, "by"), dn,
+                                        json_integer(json_integer_value(json_object_get(json_object_get(k, "by"), dn)) +
+                                                     json_integer_value(dv)));
+            }
+        }
+        json_int_t inj = json_integer_value(json_object_get(mine, "injected"));
+        if (mine)
+            json_object_set_new(mine, "coverage", inj ? json_real((double)json_integer_value(json_object_get(mine, "detected")) /
+                                                                  (double)inj)
+                                                      : json_null());
+    }
+    /* per node: its end record, and its figures of each run */
+    json_t *nodes = json_array();
+    for (int k = 0; k < s->nodes; k++) {
+        json_t *rec = NULL;
+        json_array_foreach(s->node_ends, i, e)
+            if (json_integer_value(json_object_get(e, "node")) == k)
+                rec = json_copy(e);
+        if (!rec)
+            rec = json_pack("{s:i, s:s}", "node", k, "stopped", "no end record from this node (silent, or not within 30 s)");
+        json_t *runs = json_array(), *r;
+        json_array_foreach(s->node_runs, i, r)
+            if (json_integer_value(json_object_get(r, "node")) == k)
+                json_array_append(runs, r);
+        json_object_set_new(rec, "runs", runs);
+        json_array_append_new(nodes, rec);
+    }
+    json_object_set_new(summary, "nodes", nodes);
+    json_object_set_new(summary, "ranks_total", json_integer((json_int_t)s->nodes * s->nranks));
+}
+
+/* ---- the cluster coordinator of the recovery machine (recover.h): the node that saw the failure asks node 0;
+ * node 0 tells every node to stop (its go) and every node enters the machine; each stops its ranks (the failed
+ * ones for good: killed, dropped by shrink) and proposes where it can start again — restart: the newest iteration
+ * all its ranks hold a checkpoint of; inprocess, spare, shrink: the newest replica a healthy rank of it holds (a
+ * replica outlives its process: a crashed node's own are still in its memory) — with how many of its ranks go on;
+ * node 0 takes the oldest proposal, the ranks left over every node and the nodes left in the chain, makes a new
+ * communicator id where one is needed, and sends that agreement to every node. */
+
+/* Node 0: a new gathering of proposals (they may arrive while this node still stops its ranks). */
+static void coord_reset(struct sup *s)
+{
+    s->rec_have = 0;
+    s->rec_active = 0;
+    memset(s->rec_live, 0, sizeof s->rec_live);
+    memset(s->rec_got, 0, sizeof s->rec_got);
+    for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)   /* a lost or ended node proposes nothing, keeps no rank */
+        if (s->node_gone[k] || s->node_ended[k])
+            coord_fold(s, k, INT64_MAX, 0);
+}
+
+/* Node 0: every node stops and enters the recovery of failure f (this node's own, or none here). */
+static void coord_go(struct sup *s, const struct rec_failure *f)
+{
+    coord_reset(s);
+    s->rec_start = -1;
+    json_t *go = json_pack("{s:I}", "iter", (json_int_t)f->iter);
+    for (int k = 1; k < s->nodes; k++)
+        cluster_send_json(k, TAG_REC_GO, go);
+    json_decref(go);
+}
+
+static int cluster_request(struct sup *s, const struct rec_failure *f)
+{
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    s->rec_start = -1;
+    results_event(&s->res, mono_ns(), "recovery_request",
+                  json_pack("{s:s, s:i, s:I}", "recovery", rec->name, "rank", f->rank, "iter", (json_int_t)f->iter));
+    if (s->node == 0) {
+        coord_go(s, f);
+        return 1;
+    }
+    json_t *m = json_pack("{s:I}", "iter", (json_int_t)f->iter);
+    cluster_send_json(0, TAG_REC_REQ, m);
+    json_decref(m);
+    s->rec_asked = *f;
+    s->recovering = 1;   /* until node 0's go: no other detection starts a second recovery */
+    s->rec_wait = 1;
+    s->rec_wait_since = mono_ns();
+    return 0;
+}
+
+/* Node 0's go arrived (limit: the failure's iteration it was sent for): this node enters the machine, for its own
+ * failure if it asked (node 0 may be recovering another one, begun before this node's request came), else for none
+ * here. */
+static void coord_enter(struct sup *s, int64_t limit)
+{
+    struct rec_failure f = { .fault = -1, .rank = -1, .iter = limit };
+    if (s->rec_wait) {   /* this node's own failure, which may be older than the one the go is for: the rollback
+                          * goes to a state before the older one (the agreement takes every node's oldest) */
+        f = s->rec_asked;
+        f.iter = limit < f.iter ? limit : f.iter;
+    }
+    s->rec_wait = 0;
+    s->rec_asked = (struct rec_failure){ .fault = -1, .rank = -1 };
+    s->rec_start = -1;
+    recover_enter(s, &f);
+}
+
+/* Node 0: a node's proposal (its own, or one received). */
+static void coord_fold(struct sup *s, int node, int64_t start, int active)
+{
+    if (node >= 0 && node < SHM_MAX_NODES) {   /* once per node and recovery */
+        if (s->rec_got[node])
+            return;
+        s->rec_got[node] = 1;
+    }
+    s->rec_min = s->rec_have++ ? (start < s->rec_min ? start : s->rec_min) : start;
+    s->rec_active += active;
+    if (node >= 0 && node < s->nodes)
+        s->rec_counts[node] = active;
+    if (node >= 0 && node < SHM_MAX_NODES)
+        s->rec_live[node] = active > 0;
+}
+
+static void cluster_propose(struct sup *s, const struct rec_proposal *p)
+{
+    if (s->node == 0) {
+        coord_fold(s, 0, p->start, p->active);
+        return;
+    }
+    json_t *o = json_pack("{s:I, s:i}", "iter", (json_int_t)p->start, "active", p->active);
+    cluster_send_json(0, TAG_REC_CKPT, o);
+    json_decref(o);
+}
+
+/* Node 0, every proposal in: the oldest start point, the ranks left and the nodes left (and a new communicator id
+ * where the strategy needs one), to every node. */
+static int coord_agree(struct sup *s, char *why, size_t n)
+{
+    int mode = recovery_table[s->sc->recovery.index]->mode;
+    s->rec_have = 0;
+    s->rec_start = s->rec_min;
+    s->rec_world = s->rec_active;
+    json_t *live = json_array(), *counts = json_array();
+    for (int k = 0; k < s->nodes; k++) {
+        json_array_append_new(live, json_boolean(k < SHM_MAX_NODES && s->rec_live[k]));
+        json_array_append_new(counts, json_integer(s->rec_counts[k]));
+    }
+    json_t *st = json_pack("{s:I, s:i, s:o, s:o}", "iter", (json_int_t)s->rec_start, "active", s->rec_world, "live",
+                           live, "counts", counts);
+    int usable = s->rec_start >= 0 && s->rec_start != INT64_MAX;
+    if ((mode == REC_RESTART || s->ops->reconnect) && s->ops->prepare && usable) {   /* every GPU joins a new one */
+        if (s->ops->prepare(&s->shm, why, n) != 0) {
+            json_decref(st);
+            return -1;
+        }
+        char hex[2 * sizeof s->shm.hdr->coll_id + 1];
+        for (size_t b = 0; b < sizeof s->shm.hdr->coll_id; b++)
+            snprintf(hex + 2 * b, 3, "%02x", s->shm.hdr->coll_id[b]);
+        json_object_set_new(st, "coll_id", json_string(hex));
+    }
+    for (int k = 1; k < s->nodes && !s->stopping; k++)
+        cluster_send_json(k, TAG_REC_START, st);
+    json_decref(st);
+    return 0;
+}
+
+static int cluster_agreed(struct sup *s, struct rec_agreement *a, char *why, size_t n)
+{
+    if (s->node == 0 ? s->rec_have < s->nodes : s->rec_start < 0) {
+        snprintf(why, n, s->node == 0 ? "recovery: a node did not say where it can start again"
+                                      : "recovery: node 0 did not say where to start again");
+        return 0;
+    }
+    if (s->node == 0 && coord_agree(s, why, n) != 0)
+        return -1;
+    memset(a, 0, sizeof *a);
+    a->start = s->rec_start;
+    a->world = s->rec_world;
+    for (int k = 0; k < s->node; k++)   /* this node's first active rank's place among every node's */
+        a->before += s->rec_counts[k];
+    for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)
+        a->live[k] = s->rec_live[k];
+    return 1;
+}
+
+const struct rec_coord rec_coord_cluster = { cluster_request, cluster_propose, cluster_agreed };

@@ -1,0 +1,183 @@
+/* harness/core/shm.c: creating, mapping and using the shared control block (see shm.h). */
+#include "shm.h"
+
+#include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "util.h"
+
+const char *phase_name(int phase)
+{
+    static const char *const names[PH_COUNT] = { "idle", "compute", "comm", "checkpoint" };
+    return phase >= 0 && phase < PH_COUNT ? names[phase] : "?";
+}
+
+/* Rounds n up to a multiple of 64 bytes. */
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+int shm_create(struct shm *s, int nranks, int nspares, uint64_t coll_elems, uint64_t replica_bytes)
+{
+    size_t ctl_off = align64(sizeof(struct shm_hdr));
+    size_t coll_off = align64(ctl_off + (size_t)(nranks + nspares) * align64(sizeof(struct ctl)));
+    size_t replica_off = align64(coll_off + (size_t)(nranks + 2) * coll_elems * sizeof(float));   /* + result, incoming */
+    size_t size = replica_off + (size_t)nranks * REPLICA_SLOTS * align64(sizeof(struct replica) + replica_bytes);
+    int fd = memfd_create("gauntlet-ctl", 0);   /* inherited by workers: no MFD_CLOEXEC */
+    if (fd < 0)
+        return SYSERR("memfd_create");
+    if (ftruncate(fd, (off_t)size) != 0) {
+        SYSERR("ftruncate(control block)");
+        close(fd);
+        return -1;
+    }
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        SYSERR("mmap(control block)");
+        close(fd);
+        return -1;
+    }
+    s->hdr = p;
+    s->fd = fd;
+    s->size = size;
+    memset(p, 0, ctl_off);   /* the rest is zero already (a new memfd) */
+    s->hdr->magic = SHM_MAGIC;
+    s->hdr->version = SHM_VERSION;
+    s->hdr->nranks = (uint32_t)nranks;
+    s->hdr->size = size;
+    s->hdr->ctl_off = ctl_off;
+    s->hdr->coll_off = coll_off;
+    s->hdr->coll_elems = coll_elems;
+    s->hdr->replica_off = replica_off;
+    s->hdr->replica_bytes = replica_bytes;
+    s->hdr->nslots = (uint32_t)(nranks + nspares);
+    atomic_store(&s->hdr->pause_at, INT64_MAX);
+    atomic_store(&s->hdr->stop_at, INT64_MAX);
+    s->hdr->nodes = 1;
+    s->hdr->world = (uint32_t)nranks;
+    atomic_store(&s->hdr->xn.world_active, (uint32_t)nranks);
+    s->hdr->supervisor_pid = (int32_t)getpid();
+    atomic_store(&s->hdr->nactive, (uint32_t)nranks);
+    for (int r = 0; r < nranks && r < 256; r++)
+        s->hdr->active[r] = (int16_t)r;
+    for (int r = 0; r < nranks + nspares; r++) {
+        struct ctl *c = shm_ctl(s, r);
+        ring_init(&c->cmd, CMD_CAP, sizeof(struct wcmd));
+        ring_init(&c->evt, EVT_CAP, sizeof(struct wevent));
+        atomic_store(&c->rank, r < nranks ? r : -1);
+    }
+    return 0;
+}
+
+int shm_attach(struct shm *s, int fd)
+{
+    struct shm_hdr probe;
+    if (pread(fd, &probe, sizeof probe, 0) != (ssize_t)sizeof probe)
+        return SYSERR("pread(control block)");
+    if (probe.magic != SHM_MAGIC || probe.version != SHM_VERSION) {
+        gl_log("control block fd %d: bad magic or version (%u, expected %u)", fd, probe.version, SHM_VERSION);
+        return -1;
+    }
+    void *p = mmap(NULL, probe.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        return SYSERR("mmap(control block)");
+    s->hdr = p;
+    s->fd = fd;
+    s->size = probe.size;
+    return 0;
+}
+
+void shm_close(struct shm *s)
+{
+    if (s->hdr && munmap(s->hdr, s->size) != 0)
+        SYSERR("munmap(control block)");
+    if (s->fd >= 0)
+        close(s->fd);
+    s->hdr = NULL;
+    s->fd = -1;
+}
+
+struct ctl *shm_ctl(struct shm *s, int slot)
+{
+    return (struct ctl *)((char *)s->hdr + s->hdr->ctl_off + (size_t)slot * align64(sizeof(struct ctl)));
+}
+
+struct replica *shm_replica(struct shm *s, int rank, int k)
+{
+    size_t one = align64(sizeof(struct replica) + s->hdr->replica_bytes);
+    return (struct replica *)((char *)s->hdr + s->hdr->replica_off + ((size_t)rank * REPLICA_SLOTS + (size_t)k) * one);
+}
+
+void shm_reset_collective(struct shm *s)
+{
+    atomic_store(&s->hdr->barrier.count, 0);
+    atomic_fetch_add(&s->hdr->barrier.gen, 1);
+    atomic_store(&s->hdr->abort, 0);
+}
+
+float *shm_slot(struct shm *s, int rank)
+{
+    return (float *)((char *)s->hdr + s->hdr->coll_off) + (size_t)rank * s->hdr->coll_elems;
+}
+
+float *shm_result(struct shm *s) { return shm_slot(s, (int)s->hdr->nranks); }
+
+float *shm_incoming(struct shm *s) { return shm_slot(s, (int)s->hdr->nranks + 1); }
+
+void shm_abort(struct shm *s) { atomic_store(&s->hdr->abort, 1); }
+int shm_aborted(struct shm *s) { return atomic_load_explicit(&s->hdr->abort, memory_order_relaxed) != 0; }
+
+int shm_barrier(struct shm *s, void (*beat)(void *), void *arg)
+{
+    uint32_t n = atomic_load(&s->hdr->nactive);
+    uint32_t gen = atomic_load(&s->hdr->barrier.gen);
+    if (atomic_fetch_add(&s->hdr->barrier.count, 1) == n - 1) {
+        atomic_store(&s->hdr->barrier.count, 0);
+        atomic_fetch_add(&s->hdr->barrier.gen, 1);   /* releases the others */
+        return shm_aborted(s) ? -1 : 0;
+    }
+    for (unsigned spins = 0; atomic_load(&s->hdr->barrier.gen) == gen; spins++) {
+        if (shm_aborted(s))
+            return -1;
+        if (spins < 64)
+            sched_yield();
+        else
+            sleep_ns(20000);
+        if (beat)   /* every turn: on a loaded machine a yield or a sleep can last far longer than asked */
+            beat(arg);
+    }
+    return 0;
+}
+
+void ctl_set_power(struct ctl *c, const struct power_state *ps)
+{
+    uint32_t seq = atomic_load_explicit(&c->pw.seq, memory_order_relaxed);
+    atomic_store_explicit(&c->pw.seq, seq + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    c->pw.phase = ps->phase;
+    c->pw.t0_ns = ps->t0_ns;
+    c->pw.p0_w = ps->p0_w;
+    c->pw.target_w = ps->target_w;
+    c->pw.up_w_s = ps->up_w_s;
+    c->pw.down_w_s = ps->down_w_s;
+    atomic_store_explicit(&c->pw.seq, seq + 2, memory_order_release);
+}
+
+void ctl_get_power(struct ctl *c, struct power_state *out)
+{
+    for (;;) {
+        uint32_t a = atomic_load_explicit(&c->pw.seq, memory_order_acquire);
+        if (a & 1) {
+            sched_yield();
+            continue;
+        }
+        out->phase = c->pw.phase;
+        out->t0_ns = c->pw.t0_ns;
+        out->p0_w = c->pw.p0_w;
+        out->target_w = c->pw.target_w;
+        out->up_w_s = c->pw.up_w_s;
+        out->down_w_s = c->pw.down_w_s;
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&c->pw.seq, memory_order_relaxed) == a)
+            return;
+    }
+}

@@ -1,0 +1,206 @@
+/* harness/core/util.c: errors, exit codes, clocks and allocation shared by every part of gauntlet. */
+
+#include "util.h"
+
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static char util_role_buf[32] = "supervisor";
+static char util_host[64];
+
+void util_set_role(const char *role) { str_copy(util_role_buf, sizeof util_role_buf, role); }
+const char *util_role(void) { return util_role_buf; }
+
+/* Formats the prefix "gauntlet[role@host]: " once per message. */
+static void vlog(const char *fmt, va_list ap)
+{
+    char msg[2048];
+    if (!util_host[0] && gethostname(util_host, sizeof util_host - 1) != 0)
+        str_copy(util_host, sizeof util_host, "?");
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    /* One fprintf so that lines of several processes do not interleave mid-line. */
+    fprintf(stderr, "gauntlet[%s@%s]: %s\n", util_role_buf, util_host, msg);
+}
+
+void gl_log(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+}
+
+void gl_die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+    exit(code);
+}
+
+int gl_syserr(const char *call, const char *file, int line)
+{
+    int e = errno;
+    gl_log("%s failed at %s:%d: %s", call, file, line, strerror(e));
+    errno = e;
+    return -1;
+}
+
+uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);   /* cannot fail with a valid clock id */
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void sleep_until_ns(uint64_t t_ns)
+{
+    struct timespec ts = { .tv_sec = (time_t)(t_ns / 1000000000ull), .tv_nsec = (long)(t_ns % 1000000000ull) };
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
+void sleep_ns(uint64_t ns) { sleep_until_ns(mono_ns() + ns); }
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        gl_die(EXIT_ENV, "out of memory allocating %zu bytes", n);
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        gl_die(EXIT_ENV, "out of memory allocating %zu x %zu bytes", n, size);
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        gl_die(EXIT_ENV, "out of memory reallocating %zu bytes", n);
+    return q;
+}
+
+char *xstrdup(const char *s) { size_t n = strlen(s) + 1; return memcpy(xmalloc(n), s, n); }
+
+int str_copy(char *dst, size_t n, const char *src)
+{
+    size_t len = strlen(src);
+    if (n == 0)
+        return -1;
+    if (len >= n) {
+        memcpy(dst, src, n - 1);
+        dst[n - 1] = 0;
+        return -1;
+    }
+    memcpy(dst, src, len + 1);
+    return 0;
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+int write_file_atomic(const char *path, const void *buf, size_t len)
+{
+    char tmp[PATH_MAX], dir[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    if (write_all(fd, buf, len) != 0 || fsync(fd) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    if (close(fd) != 0 || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    str_copy(dir, sizeof dir, path);
+    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {            /* the rename is durable once the folder is synced */
+        int rc = fsync(dfd);
+        close(dfd);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int mkdir_p(const char *path)
+{
+    char buf[PATH_MAX];
+    if (str_copy(buf, sizeof buf, path) != 0) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+void rng_seed(struct rng *r, uint64_t seed, uint64_t stream)
+{
+    r->s = seed ^ (stream * 0x9E3779B97F4A7C15ull) ^ 0xD1B54A32D192ED03ull;
+    rng_next(r);
+}
+
+uint64_t rng_next(struct rng *r)
+{
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+double rng_uniform(struct rng *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; }
+
+double rng_normal(struct rng *r)
+{
+    double u1 = rng_uniform(r), u2 = rng_uniform(r);
+    if (u1 < 1e-300)
+        u1 = 1e-300;
+    return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}

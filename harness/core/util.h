@@ -1,0 +1,74 @@
+/* harness/core/util.h: errors, exit codes, clocks and allocation shared by every part of gauntlet. */
+#ifndef GAUNTLET_UTIL_H
+#define GAUNTLET_UTIL_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define GAUNTLET_VERSION "0.1.0"
+
+#ifdef __cplusplus   /* CUDA sources in kernels/ include this header through nvcc (C++) */
+#define _Noreturn __attribute__((noreturn))
+extern "C" {
+#endif
+
+/* Exit codes: the only ones gauntlet uses (docs/architecture.md). */
+enum exit_code {
+    EXIT_OK = 0,        /* success; every check passed */
+    EXIT_CHECK = 1,     /* a check failed, or the run ended early (a worker died, hung) */
+    EXIT_INPUT = 2,     /* bad input: scenario, arguments */
+    EXIT_ENV = 3,       /* environment: no GPU for --backend cuda, missing library, I/O */
+};
+
+/* Which process is speaking, for error messages: "supervisor" or "rank N". */
+void util_set_role(const char *role);
+const char *util_role(void);
+
+/* Prints "gauntlet[role@host]: message" on stderr. */
+void gl_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints like gl_log, then exits with code. */
+_Noreturn void gl_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A libc call failed: names the call, file:line and strerror(errno). Returns -1. */
+int gl_syserr(const char *call, const char *file, int line);
+#define SYSERR(call) gl_syserr(call, __FILE__, __LINE__)
+
+/* Monotonic clock in nanoseconds: the one timeline for events and samples. */
+uint64_t mono_ns(void);
+/* Sleeps until the monotonic clock reaches t_ns (returns early never; EINTR retried). */
+void sleep_until_ns(uint64_t t_ns);
+/* Sleeps for ns nanoseconds. */
+void sleep_ns(uint64_t ns);
+
+/* Allocation that never returns NULL: on failure, a message and exit 3. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/* Copies src into dst of size n, always terminated; returns 0, or -1 when truncated. */
+int str_copy(char *dst, size_t n, const char *src);
+
+/* Writes all of buf to fd (retrying short writes and EINTR); 0 or -1 with errno. */
+int write_all(int fd, const void *buf, size_t len);
+/* Writes a file whole: temp file in the same folder, fsync, rename, fsync of the folder. */
+int write_file_atomic(const char *path, const void *buf, size_t len);
+/* Creates a directory and its parents (mode 0755); 0 or -1 with errno. */
+int mkdir_p(const char *path);
+
+/* SplitMix64: the seeded generator used for every random choice (same seed, same run). */
+struct rng { uint64_t s; };
+void rng_seed(struct rng *r, uint64_t seed, uint64_t stream);
+uint64_t rng_next(struct rng *r);
+double rng_uniform(struct rng *r);   /* [0, 1) */
+double rng_normal(struct rng *r);    /* N(0, 1), Box-Muller */
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

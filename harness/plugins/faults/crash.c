@@ -1,0 +1,45 @@
+/* harness/plugins/faults/crash.c: the rank's process dies at once, as on a node failure. */
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "backend.h"
+#include "fault.h"
+#include "util.h"
+
+static const struct param crash_params[] = {
+    { "signal", PT_ENUM, offsetof(struct crash_params, signal), .def = "KILL", .choices = "KILL,SEGV,ABRT",
+      .help = "signal the process dies of" },
+    { 0 },
+};
+
+static int crash_point(const void *params)
+{
+    (void)params;
+    return IP_ITER_START;
+}
+
+/* Kills this process with the chosen signal (the event saying so is already in the ring). */
+static int crash_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n,
+                   struct fault_detail *out)
+{
+    (void)out;   /* nothing to add to the record: the fault has no buffer, bit or value */
+    static const int sigs[] = { SIGKILL, SIGSEGV, SIGABRT };
+    (void)w, (void)seed;
+    int sig = sigs[((const struct crash_params *)params)->signal];
+    snprintf(what, n, "raise(%d)", sig);
+    worker_fault_done(w, what);
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return -1;   /* not reached */
+}
+
+const struct fault_ops fault_crash = {
+    .version = FAULT_OPS_VERSION,
+    .name = "crash",
+    .help = "the rank's process dies (a node failure)",
+    .params = crash_params,
+    .params_size = sizeof(struct crash_params),
+    .point = crash_point,
+    .inject = crash_inject,
+};

@@ -1,0 +1,31 @@
+/* harness/plugins/mitigations/filler.c: a power floor — during communication and idle gaps, filler work keeps the
+ * GPU's power near `floor`, stopped the moment compute resumes (the harness knows when phases start, so it
+ * acts ahead of telemetry). Sim: no phase's level is below the floor. */
+#include <stddef.h>
+
+#include "mitigation.h"
+#include "scenario.h"
+
+static const struct param filler_params[] = {
+    { "floor", PT_POWER, offsetof(struct filler_params, floor), .def = "80%",
+      .help = "power kept during communication and idle: % of TDP or watts" },
+    { 0 },
+};
+
+/* Raises every phase's level to the floor. */
+static void filler_model(const void *params, const struct sim_params *m, int rank, int nranks, struct mit_model *out)
+{
+    (void)rank, (void)nranks;
+    out->floor_w = mitigation_watts(&((const struct filler_params *)params)->floor, m->tdp_w);
+}
+
+const struct mitigation_ops mitigation_filler = {
+    .version = MITIGATION_OPS_VERSION,
+    .name = "filler",
+    .help = "power floor: filler work during communication and idle keeps power near `floor`",
+    .params = filler_params,
+    .params_size = sizeof(struct filler_params),
+    .model = filler_model,
+    .model_note = "energy from the model: filler work is assumed to draw exactly the floor in every phase below it,"
+                  " at no cost in time; not measured",
+};

@@ -1,0 +1,54 @@
+/* harness/plugins/mitigations/mitigation.h: a power-swing mitigation strategy is one const struct in a file of
+ * its own, listed once in harness/plugins/mitigations/table.c. On sim each one shapes the power model and the
+ * phase durations through `model`; on cuda the same model drives the GPU (harness/backends/cuda/shaper.c: filler work,
+ * gradual release, stagger), and `device` names what the supervisor changes through NVML (devset.c). */
+#ifndef GAUNTLET_MITIGATION_H
+#define GAUNTLET_MITIGATION_H
+
+#include "analysis.h"
+#include "param.h"
+#include "plugin.h"
+
+#define MITIGATION_OPS_VERSION 1
+
+struct sim_params;
+
+/* What a mitigation does to the sim model of one rank. Zero fields change nothing. */
+struct mit_model {
+    double floor_w;      /* no phase draws less (filler work keeps the GPU busy) */
+    double cap_w;        /* the compute level is at most this; compute slows as (compute_w / cap_w)^0.4 */
+    double ramp_up_w_s;  /* power rises at most this fast (the natural response, bounded), the GEMM chain
+                          * released gradually: compute pays what the limit costs beyond the natural rise */
+    double ramp_down_w_s;/* power falls at most this fast (the filler fades out: energy, no time) */
+    double delay_s;      /* this rank starts each compute phase this much later (stagger) */
+};
+
+struct mitigation_ops {
+    PLUGIN_HEAD;
+    /* Fills what the mitigation does to rank's sim model (NULL: nothing: the baseline). */
+    void (*model)(const void *params, const struct sim_params *m, int rank, int nranks, struct mit_model *out);
+    /* A device setting on a GPU: MIT_DEV_CAP needs --allow-device-settings; MIT_DEV_SMOOTHING uses the
+     * firmware's power smoothing with it where the GPU has it, and the software emulation otherwise. */
+    enum { MIT_DEV_NONE = 0, MIT_DEV_CAP, MIT_DEV_SMOOTHING } device;
+    /* Facility-side: fills the battery that serves the projected cluster's draw after the run (NULL: none). */
+    void (*facility)(const void *params, struct an_bess *out);
+    /* One sentence: what this mitigation's figures assume rather than measure where the backend is modelled
+     * (backend_ops.modelled: sim); a facility mitigation's model is a model on every backend. NULL: nothing
+     * assumed (the baseline). */
+    const char *model_note;
+};
+
+/* Every mitigation, NULL-terminated, in the order `gauntlet list` shows them. */
+extern const struct mitigation_ops *const mitigation_table[];
+
+/* Returns a power level in watts: a percentage of tdp_w, or watts. */
+double mitigation_watts(const struct power_value *v, double tdp_w);
+
+struct filler_params { struct power_value floor; };
+struct ramp_params { double ramp_w_s; };
+struct cap_params { struct power_value cap; };
+struct stagger_params { int64_t groups; double offset_s; };
+struct smoothing_params { struct power_value floor; double ramp_up_w_s, ramp_down_w_s, hysteresis_s; };
+struct bess_params { double capacity_mwh, power_mw, efficiency, window_s, size_pct; };
+
+#endif

@@ -1,8 +1,0 @@
-/* harness/report.h: `gauntlet report RUNDIR`. */
-#ifndef GAUNTLET_REPORT_H
-#define GAUNTLET_REPORT_H
-
-/* Prints the comparison table and writes RUNDIR/report.txt and RUNDIR/report.svg; returns the exit code. */
-int report_main(int argc, char **argv);
-
-#endif

@@ -1,0 +1,447 @@
+/* harness/report/report.c: `gauntlet report RUNDIR` — the comparison of a finished run's mitigations, as a table
+ * (stdout and RUNDIR/report.txt) and a picture (RUNDIR/report.svg: each mitigation's power over the same
+ * stretch of iterations on one scale, the waveforms and spectra of all of them in two panels (report_plots.c's),
+ * bars of swing removed against energy and time paid, and for each swept parameter its trade-off curve: swing
+ * left against energy and time paid, value by value; the curves are report_curve.c's), converted to
+ * RUNDIR/report.png when rsvg-convert is installed. It reads the run's files: summary.json, scenario.yaml (each
+ * run's parameters), events.jsonl (where each run begins, warms up and ends) and power.csv; it writes each file
+ * whole. */
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "faulttable.h"
+#include "report_int.h"
+#include "util.h"
+
+#define RP_PANEL_H 110  /* one trace panel */
+
+/* Appends (t, w) to a run's aggregate, adding to the last point when t is the same tick (NAN, a missing sample,
+ * makes the tick missing). */
+static void rp_add(struct rp_run *r, double t, double w)
+{
+    if (r->n && fabs(r->t[r->n - 1] - t) < 1e-9) {
+        r->w[r->n - 1] += w;
+        return;
+    }
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 1024;
+        r->t = xrealloc(r->t, r->cap * sizeof *r->t);
+        r->w = xrealloc(r->w, r->cap * sizeof *r->w);
+    }
+    r->t[r->n] = t;
+    r->w[r->n++] = w;
+}
+
+/* Opens dir/name for reading; NULL with a message (and what the report does without it) on failure. */
+FILE *rp_open(const char *dir, const char *name, const char *without)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);   /* report_main checked that dir leaves room */
+    FILE *f = fopen(path, "r");
+    if (!f)
+        fprintf(stderr, "gauntlet: report: %s: %s; %s\n", path, strerror(errno), without);
+    return f;
+}
+
+/* Closes a file that was read; complains when reading it failed. */
+void rp_done(FILE *f, const char *dir, const char *name)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        fprintf(stderr, "gauntlet: report: %s/%s: read error; what was read before it is used\n", dir, name);
+}
+
+/* Reads run windows and the end of each run's first iteration from events.jsonl into the first n runs. */
+static void rp_windows(const char *dir, struct rp_run *runs, int n)
+{
+    char line[8192];
+    FILE *f = rp_open(dir, "events.jsonl", "no power traces drawn");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        if (!strstr(line, "\"run_begin\"") && !strstr(line, "\"run_end\"") && !strstr(line, "\"iteration\""))
+            continue;
+        json_t *o = json_loads(line, 0, NULL);
+        const char *ev = json_string_value(json_object_get(o, "event"));
+        json_int_t run = json_integer_value(json_object_get(o, "run"));
+        double t = json_number_value(json_object_get(o, "t_s"));
+        int kind = !ev ? 0 : strcmp(ev, "run_begin") == 0 ? 1 : strcmp(ev, "run_end") == 0 ? 2
+                           : strcmp(ev, "iteration") == 0 ? 3 : 0;   /* 3: the first one ends the warm-up */
+        for (int i = 0; kind && i < n; i++) {
+            if (runs[i].index != run)
+                continue;
+            if (kind == 3)
+                runs[i].warm = fmin(runs[i].warm, t);
+            else
+                runs[i].t1 = kind == 1 ? INFINITY : t;
+            if (kind == 1)
+                runs[i].t0 = t;
+        }
+        json_decref(o);
+    }
+    rp_done(f, dir, "events.jsonl");
+}
+
+/* Reads power.csv into each run's aggregate trace; a rank's missing sample makes its tick missing (NAN). */
+static void rp_power(const char *dir, struct rp_run *runs, int n)
+{
+    char line[512];
+    FILE *f = rp_open(dir, "power.csv", "no power traces drawn");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        double t, w;
+        int rank, at = 0;
+        char *end;
+        if (sscanf(line, "%lf,%d,%n", &t, &rank, &at) != 2 || !at)
+            continue;   /* the header */
+        w = strtod(line + at, &end);
+        if (end == line + at)
+            w = NAN;    /* an empty field: missing, not 0 W */
+        for (int i = 0; i < n; i++)
+            if (t >= runs[i].t0 && t <= runs[i].t1)
+                rp_add(&runs[i], t, w);
+    }
+    rp_done(f, dir, "power.csv");
+}
+
+/* Returns run's swing left (p99 - p1): the projected cluster's as the grid sees it (MW) when mw, else the node's
+ * (W); NAN when not measured. */
+double rp_swing(json_t *run, int mw)
+{
+    json_t *agg = json_object_get(json_object_get(run, "power"), "aggregate");
+    json_t *pr = json_object_get(agg, "projection"), *bess = json_object_get(pr, "bess");
+    json_t *v = mw ? json_object_get(bess ? bess : pr, bess ? "grid_swing_mw" : "swing_mw") : json_object_get(agg, "swing_w");
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Writes s to f with XML's special characters escaped. */
+void rp_xml(FILE *f, const char *s)
+{
+    for (; s && *s; s++)
+        fputs(*s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '&' ? "&amp;" : *s == '"' ? "&quot;" : (char[2]){ *s, 0 }, f);
+}
+
+/* Returns x formatted with fmt, or "-" when it is not a number. */
+const char *rp_fmt(char *buf, size_t n, const char *fmt, double x)
+{
+    if (isfinite(x))
+        snprintf(buf, n, fmt, x);
+    else
+        snprintf(buf, n, "-");
+    return buf;
+}
+
+/* Returns a JSON number formatted with fmt, or "-" when v is not one. */
+static const char *rp_num(char *buf, size_t n, const char *fmt, json_t *v)
+{
+    return rp_fmt(buf, n, fmt, json_is_number(v) ? json_number_value(v) : NAN);
+}
+
+/* Writes the comparison table to f. */
+static void rp_table(FILE *f, struct rp_run *runs, int n)
+{
+    fprintf(f, "%-20s %11s %19s %11s %14s %8s %9s %9s %8s\n", "mitigation", "node_swing_W", "max-min_W (samples)",
+            "grid_MW", "ramp100ms_W/s", "dom_Hz", "energy+%", "time+%", "spec");
+    for (int i = 0; i < n; i++) {
+        json_t *agg = json_object_get(json_object_get(runs[i].summary, "power"), "aggregate");
+        json_t *proj = json_object_get(agg, "projection"), *vs = json_object_get(runs[i].summary, "vs_none");
+        json_t *pass = json_object_get(json_object_get(proj, "spec"), "pass");
+        char a[7][32], range[48];
+        snprintf(range, sizeof range, "%s (%lld)", rp_num(a[1], 32, "%.0f", json_object_get(agg, "range_w")),
+                 (long long)json_integer_value(json_object_get(agg, "samples")));
+        fprintf(f, "%-20s %11s %19s %11s %14s %8s %9s %9s %8s\n", runs[i].name,
+                rp_num(a[0], 32, "%.0f", json_object_get(agg, "swing_w")), range,
+                rp_fmt(a[2], 32, "%.2f", rp_swing(runs[i].summary, 1)),
+                rp_num(a[3], 32, "%.0f", json_object_get(json_object_get(agg, "ramp_up_w_s"), "100ms")),
+                rp_num(a[4], 32, "%.2f", json_object_get(agg, "dominant_hz")),
+                rp_num(a[5], 32, "%.1f", json_object_get(vs, "energy_overhead_pct")),
+                rp_num(a[6], 32, "%.1f", json_object_get(vs, "iteration_overhead_pct")),
+                json_is_true(pass) ? "pass" : json_is_false(pass) ? "FAIL" : "-");
+    }
+    fprintf(f, "(node_swing: p99 - p1 of the sum over ranks; time+%%: the change of throughput, every wait included)\n");
+    int said = 0;
+    for (int i = 0; i < n; i++) {   /* what is a model's, not a measurement */
+        json_t *mod = json_object_get(runs[i].summary, "modelled"), *v;
+        size_t k;
+        json_array_foreach(mod, k, v) {
+            int seen = 0;   /* the backend's own sentence once, not per run */
+            for (int j = 0; j < i && !seen; j++) {
+                json_t *w;
+                size_t q;
+                json_array_foreach(json_object_get(runs[j].summary, "modelled"), q, w)
+                    seen |= json_equal(v, w);
+            }
+            if (seen)
+                continue;
+            fprintf(f, "%s %s\n", said++ ? "         " : "modelled:", json_string_value(v));
+        }
+    }
+}
+
+/* Closes an in-memory stream and writes its text to path whole; 0, or -1 with a message. */
+static int rp_commit(FILE *mem, char **buf, size_t *len, const char *path)
+{
+    int bad = ferror(mem), rc = 0;
+    if (fclose(mem) != 0 || bad) {
+        fprintf(stderr, "gauntlet: report: %s: cannot build the text in memory\n", path);
+        rc = -1;
+    } else if (write_file_atomic(path, *buf, *len) != 0) {
+        fprintf(stderr, "gauntlet: report: cannot write %s: %s\n", path, strerror(errno));
+        rc = -1;
+    }
+    free(*buf);
+    *buf = NULL;
+    return rc;
+}
+
+/* Opens an in-memory stream; NULL with a message on failure. */
+static FILE *rp_mem(char **buf, size_t *len, const char *path)
+{
+    FILE *f = open_memstream(buf, len);
+    if (!f)
+        fprintf(stderr, "gauntlet: report: %s: open_memstream: %s\n", path, strerror(errno));
+    return f;
+}
+
+/* Writes the picture: one panel per run (the same stretch after the warm-up, one power scale), the waveform and
+ * spectrum panels, bars, then the trade-off curves. Returns 0, 1 when there is no power trace to draw, -1 (with a
+ * message) when it cannot. */
+static int rp_svg(const char *path, struct rp_run *runs, int n, int base, const struct rp_curve *cv, int nc, json_t *search)
+{
+    double lo = INFINITY, hi = -INFINITY, span = INFINITY;
+    for (int i = 0; i < n; i++) {   /* about eight iterations of each, or 80 % of the shortest run */
+        if (runs[i].n < 2)
+            continue;
+        double p50 = json_number_value(json_object_get(json_object_get(runs[i].summary, "iteration_s"), "p50"));
+        span = fmin(span, fmin((runs[i].t[runs[i].n - 1] - runs[i].t[0]) * 0.8, p50 > 0 ? 8 * p50 : INFINITY));
+    }
+    for (int i = 0; i < n && isfinite(span); i++) {   /* one power scale: what is drawn */
+        double start = runs[i].t ? runs[i].t[0] + 0.1 * (runs[i].t[runs[i].n - 1] - runs[i].t[0]) : 0;
+        for (size_t k = 0; k < runs[i].n; k++)
+            if (runs[i].t[k] >= start && runs[i].t[k] <= start + span) {
+                lo = fmin(lo, runs[i].w[k]);
+                hi = fmax(hi, runs[i].w[k]);
+            }
+    }
+    if (!isfinite(span) || !(hi > lo))
+        return 1;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = rp_mem(&buf, &len, path);
+    if (!f)
+        return -1;
+    double yp = 40 + n * RP_PANEL_H, yb = yp + rp_plots_height(runs, n) + 30, curves_y = yb + 30 + n * 26;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" font-family=\"sans-serif\" "
+               "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+               "<text x=\"10\" y=\"22\" font-size=\"15\">Node power per mitigation (sum over ranks): the same %.2f s of each "
+               "run, one scale</text>\n", RP_W, curves_y + nc * RP_CURVE_H, span);
+    for (int i = 0; i < n; i++) {
+        double y0 = 40 + i * RP_PANEL_H, start = runs[i].t ? runs[i].t[0] + 0.1 * (runs[i].t[runs[i].n - 1] - runs[i].t[0]) : 0;
+        fprintf(f, "<text x=\"112\" y=\"%.0f\" text-anchor=\"end\" fill=\"#888\">%.0f W</text>\n"
+                   "<text x=\"112\" y=\"%.0f\" text-anchor=\"end\" fill=\"#888\">%.0f W</text>\n<text x=\"10\" y=\"%.0f\">",
+                y0 + 10, hi, y0 + RP_PANEL_H - 12, lo, y0 + RP_PANEL_H / 2);
+        rp_xml(f, runs[i].name);
+        fprintf(f, "</text>\n<rect x=\"120\" y=\"%.0f\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#cccccc\"/>\n",
+                y0, RP_W - 130, RP_PANEL_H - 10);
+        char attrs[128];
+        snprintf(attrs, sizeof attrs, "class=\"trace\" stroke=\"%s\"%s stroke-width=\"1\"", rp_color(i), rp_dash(i));
+        struct rp_pen pen = { .f = f, .attrs = attrs };
+        for (size_t k = 0; k < runs[i].n; k++) {   /* a missing sample is a gap */
+            double x = (runs[i].t[k] - start) / span;
+            if (x >= 0 && x <= 1)
+                rp_pen_to(&pen, 120 + x * (RP_W - 130), y0 + (RP_PANEL_H - 10) * (1 - (runs[i].w[k] - lo) / (hi - lo)));
+        }
+        rp_pen_end(&pen);
+    }
+    rp_plots_svg(f, yp, runs, n);
+    fprintf(f, "<text x=\"10\" y=\"%.0f\" font-size=\"15\">Against none: swing removed (green), energy paid (red), time "
+               "paid (grey), percent</text>\n", yb);
+    for (int i = 0; i < n; i++) {
+        json_t *vs = json_object_get(runs[i].summary, "vs_none");
+        double v[3] = { json_number_value(json_object_get(vs, "swing_reduction_pct")),
+                        json_number_value(json_object_get(vs, "energy_overhead_pct")),
+                        json_number_value(json_object_get(vs, "iteration_overhead_pct")) };
+        static const char *const bar[] = { "#2ca02c", "#d62728", "#888888" };
+        double y = yb + 14 + i * 26;
+        fprintf(f, "<text x=\"10\" y=\"%.0f\">", y + 14);
+        rp_xml(f, runs[i].name);
+        fprintf(f, "</text>\n");
+        for (int b = 0; b < 3; b++) {
+            double len = fabs(v[b]) * 2, x = 320 + (v[b] < 0 ? -len : 0);
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"7\" fill=\"%s\"/>\n", x, y + b * 7 + 2, len,
+                    bar[b]);
+        }
+        fprintf(f, "<text x=\"%d\" y=\"%.0f\">%+.0f%% / %+.0f%% / %+.0f%%</text>\n", RP_W - 200, y + 14, v[0], v[1], v[2]);
+    }
+    fprintf(f, "<line x1=\"320\" y1=\"%.0f\" x2=\"320\" y2=\"%.0f\" stroke=\"black\"/>\n", yb + 10, curves_y - 5);
+    for (int c = 0; c < nc; c++)
+        rp_curve_svg(f, curves_y + c * RP_CURVE_H, runs, base, &cv[c], c, search);
+    fprintf(f, "</svg>\n");
+    return rp_commit(f, &buf, &len, path);
+}
+
+/* Finds prog in the folders of PATH (an empty entry is the current folder); its path in buf, or NULL. */
+static const char *rp_which(const char *prog, char *buf, size_t n)
+{
+    const char *path = getenv("PATH");
+    for (const char *p = path; p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL) {
+        int len = (int)strcspn(p, ":");
+        struct stat st;
+        if (snprintf(buf, n, "%.*s/%s", len ? len : 1, len ? p : ".", prog) < (int)n && stat(buf, &st) == 0 &&
+            S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+            return buf;
+    }
+    return NULL;
+}
+
+/* Converts the picture svg to png with rsvg-convert when it is on PATH (into png.part, then renamed); says on stdout
+ * what was made, or why not. The PNG is a convenience: its failure does not change the exit code. */
+static void rp_png(const char *svg, const char *png)
+{
+    char exe[PATH_MAX], part[PATH_MAX + 8], in[PATH_MAX];
+    if (!rp_which("rsvg-convert", exe, sizeof exe)) {
+        printf("png: none (no rsvg-convert: apt-get install librsvg2-bin)\n");
+        return;
+    }
+    snprintf(part, sizeof part, "%s.part", png);
+    str_copy(in, sizeof in, svg);
+    char *argv[] = { exe, "--format", "png", "--output", part, in, NULL };
+    if (fflush(stdout) != 0)
+        fprintf(stderr, "gauntlet: report: stdout: %s\n", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0) {
+        printf("png: none (fork: %s)\n", strerror(errno));
+        return;
+    }
+    if (pid == 0) {
+        execv(exe, argv);
+        fprintf(stderr, "gauntlet: report: %s: %s\n", exe, strerror(errno));
+        _exit(127);
+    }
+    int st = 0;
+    pid_t r;
+    while ((r = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+        ;
+    if (r < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        if (r < 0)
+            printf("png: none (waitpid: %s)\n", strerror(errno));
+        else if (WIFEXITED(st))
+            printf("png: none (%s exited %d)\n", exe, WEXITSTATUS(st));
+        else
+            printf("png: none (%s killed by signal %d)\n", exe, WTERMSIG(st));
+        if (unlink(part) != 0 && errno != ENOENT)
+            fprintf(stderr, "gauntlet: report: %s: %s\n", part, strerror(errno));
+        return;
+    }
+    int fd = open(part, O_RDONLY | O_CLOEXEC), bad = fd < 0 || fsync(fd) != 0, e = errno;
+    if (fd >= 0 && close(fd) != 0 && !bad)
+        bad = 1, e = errno;
+    if (bad || (rename(part, png) != 0 && (e = errno))) {   /* written whole or not at all */
+        printf("png: none (%s: %s)\n", part, strerror(e));
+        if (unlink(part) != 0 && errno != ENOENT)
+            fprintf(stderr, "gauntlet: report: %s: %s\n", part, strerror(errno));
+        return;
+    }
+    printf("png: %s\n", png);
+}
+
+int report_main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "gauntlet: report: expected one results folder (usage: gauntlet report RUNDIR)\n");
+        return EXIT_INPUT;
+    }
+    const char *dir = argv[1];
+    char path[PATH_MAX];
+    json_error_t err;
+    if (strlen(dir) > sizeof path - 32) {
+        fprintf(stderr, "gauntlet: report: %.64s...: results folder path too long\n", dir);
+        return EXIT_INPUT;
+    }
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    json_t *summary = json_load_file(path, 0, &err);
+    if (!summary) {
+        fprintf(stderr, "gauntlet: report: %s: %s (line %d)\n", path, err.text, err.line);
+        return EXIT_INPUT;
+    }
+    json_t *sr = json_object_get(summary, "runs"), *search = json_object_get(summary, "search");
+    int n = (int)json_array_size(sr), base = -1, rc = EXIT_OK;
+    if (n > RP_MAX_RUNS) {
+        fprintf(stderr, "gauntlet: report: %s has %d runs; the first %d are shown\n", path, n, RP_MAX_RUNS);
+        n = RP_MAX_RUNS;
+    }
+    struct rp_run *runs = xcalloc(RP_MAX_RUNS, sizeof *runs);
+    for (int i = 0; i < n; i++) {
+        json_t *label = json_object_get(json_array_get(sr, (size_t)i), "label");
+        runs[i].summary = json_array_get(sr, (size_t)i);
+        runs[i].mitigation = json_string_value(json_object_get(runs[i].summary, "mitigation"));
+        runs[i].mitigation = runs[i].mitigation ? runs[i].mitigation : "?";
+        json_t *at = json_object_get(runs[i].summary, "run");
+        runs[i].index = json_is_integer(at) ? json_integer_value(at) : i;
+        str_copy(runs[i].name, sizeof runs[i].name, json_is_string(label) ? json_string_value(label) : runs[i].mitigation);
+        runs[i].t0 = runs[i].warm = INFINITY;   /* no samples until events.jsonl says where the run is */
+        runs[i].t1 = -INFINITY;
+        if (base < 0 && strcmp(runs[i].mitigation, "none") == 0)
+            base = i;
+    }
+    rp_params(dir, runs, n);
+    rp_windows(dir, runs, n);
+    rp_power(dir, runs, n);
+    struct rp_curve *cv = xcalloc(RP_MAX_RUNS, sizeof *cv);
+    int nc = rp_curves(runs, n, cv);
+    printf("%s: %s, %d run(s)\n", dir, json_string_value(json_object_get(summary, "scenario")), n);
+    rp_table(stdout, runs, n);
+    rp_curve_table(stdout, runs, base, cv, nc, search);
+    json_t *faults = json_object_get(summary, "faults");
+    if (json_array_size(faults))
+        printf("\nfaults (%zu):\n", json_array_size(faults));
+    fault_table_print(faults, stdout);
+    snprintf(path, sizeof path, "%s/report.txt", dir);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = rp_mem(&buf, &len, path);
+    if (f) {
+        rp_table(f, runs, n);
+        rp_curve_table(f, runs, base, cv, nc, search);
+        if (json_array_size(faults))
+            fprintf(f, "\nfaults (%zu):\n", json_array_size(faults));
+        fault_table_print(faults, f);
+    }
+    if (!f || rp_commit(f, &buf, &len, path) != 0)
+        rc = EXIT_ENV;
+    snprintf(path, sizeof path, "%s/report.svg", dir);
+    int drawn = rp_svg(path, runs, n, base, cv, nc, search);
+    if (drawn == 0) {
+        printf("plots: %s\n", path);
+        char png[PATH_MAX];
+        snprintf(png, sizeof png, "%s/report.png", dir);
+        rp_png(path, png);
+    } else if (drawn > 0)
+        printf("plots: none (no power trace to draw)\n");
+    else
+        rc = EXIT_ENV;
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "gauntlet: report: stdout: %s\n", strerror(errno));
+        rc = EXIT_ENV;
+    }
+    for (int i = 0; i < RP_MAX_RUNS; i++) {
+        free(runs[i].t);
+        free(runs[i].w);
+    }
+    free(runs);
+    free(cv);
+    json_decref(summary);
+    return rc;
+}

@@ -1,0 +1,89 @@
+/* harness/report/report_int.h: the state `gauntlet report` shares between its files (report.c: the runs, the table and
+ * the picture; report_plots.c: the waveform and spectrum panels; report_curve.c: the trade-off curves of swept
+ * parameters). Not a public API. */
+#ifndef GAUNTLET_REPORT_INT_H
+#define GAUNTLET_REPORT_INT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define RP_MAX_RUNS 64
+#define RP_W 900        /* svg width */
+#define RP_CURVE_H 270  /* one trade-off curve: two panels side by side */
+#define RP_PARAMS 512   /* a run's parameters as scenario.yaml gives them: "key=value\n" each */
+
+/* One run of the results folder: its summary, its parameters, what it sweeps and its power trace. */
+struct rp_run {
+    char name[48];           /* its label ("filler floor=65%") or its mitigation */
+    const char *mitigation;  /* borrowed from summary */
+    json_int_t index;        /* its place in the scenario's mitigations, as events.jsonl names it */
+    char params[RP_PARAMS];  /* from scenario.yaml */
+    int params_known;
+    char key[32], value[64]; /* what it sweeps, when it does: the parameter and its value here */
+    double t0, t1;           /* the run's window in power.csv's time */
+    double warm;             /* where its first iteration ends (the warm-up), INFINITY if unknown */
+    double *t, *w;           /* the aggregate power: sum over ranks per sample time, NAN when a rank's is missing */
+    size_t n, cap;
+    json_t *summary;         /* borrowed */
+};
+
+/* One swept parameter of one mitigation: its runs differ in that parameter only. */
+struct rp_curve {
+    const char *mitigation;
+    char key[32];
+    char others[RP_PARAMS];  /* the parameters not swept, when scenario.yaml gives them */
+    int others_known;
+    int n, run[RP_MAX_RUNS];
+    const char *value[RP_MAX_RUNS];   /* in order of the value when the values compare, else in run order */
+};
+
+/* report.c */
+/* Opens dir/name for reading; NULL with a message (and what the report does without it) on failure. */
+FILE *rp_open(const char *dir, const char *name, const char *without);
+/* Closes a file that was read; complains when reading it failed. */
+void rp_done(FILE *f, const char *dir, const char *name);
+/* Returns run's swing left: the cluster's as the grid sees it (MW) when mw, else the node's (W); NAN if none. */
+double rp_swing(json_t *run, int mw);
+/* Writes s to f with XML's special characters escaped. */
+void rp_xml(FILE *f, const char *s);
+/* Returns x formatted with fmt, or "-" when it is not a number. */
+const char *rp_fmt(char *buf, size_t n, const char *fmt, double x);
+
+/* report_plots.c */
+/* A line with the given attributes, a gap where a point is not finite: one polyline per stretch of finite points,
+ * or with path one <path> whose stretches each start with a move. */
+struct rp_pen {
+    FILE *f;
+    const char *attrs;
+    int path;
+    int open, drawing;   /* an element is open; a stretch is under way */
+};
+/* Returns the colour of run i (its trace, its lines). */
+const char *rp_color(int i);
+/* Returns the dash of run i's lines (an SVG attribute with a leading space, or ""): dashed once colours repeat. */
+const char *rp_dash(int i);
+/* Extends the pen's line to (x, y); a point that is not finite ends the stretch. */
+void rp_pen_to(struct rp_pen *p, double x, double y);
+/* Ends the pen's line: closes its element. */
+void rp_pen_end(struct rp_pen *p);
+/* Returns the height of the waveform and spectrum panels of n runs. */
+double rp_plots_height(const struct rp_run *runs, int n);
+/* Draws at y0 the waveform panel (each run's per-GPU power over the phase within the iteration, summary.json's)
+ * and the spectrum panel (each run's amplitude spectrum after its warm-up, 0-20 Hz, log scale, the bands shaded). */
+void rp_plots_svg(FILE *f, double y0, const struct rp_run *runs, int n);
+
+/* report_curve.c */
+/* Returns a step of 1, 2 or 5 times a power of ten near raw (for axis ticks). */
+double rp_step(double raw);
+/* Reads each run's parameters from scenario.yaml's mitigations; a run it does not list keeps them unknown. */
+void rp_params(const char *dir, struct rp_run *runs, int n);
+/* Finds the sweeps among the runs and fills cv (zeroed, RP_MAX_RUNS long) with them; returns how many. */
+int rp_curves(struct rp_run *runs, int n, struct rp_curve *cv);
+/* Writes each curve as a table to f, naming the search's picks. */
+void rp_curve_table(FILE *f, const struct rp_run *runs, int base, const struct rp_curve *cv, int nc, json_t *search);
+/* Draws curve c at y0 of the picture (RP_CURVE_H high): swing left against energy and time paid. */
+void rp_curve_svg(FILE *f, double y0, const struct rp_run *runs, int base, const struct rp_curve *c, int id,
+                  json_t *search);
+
+#endif

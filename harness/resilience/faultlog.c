@@ -1,0 +1,571 @@
+/* harness/resilience/faultlog.c: the supervisor's book of faults and detections: which fault each detection caught
+ * (or that it was a false positive), the cross-rank fingerprint comparison, the straggler check, the timed
+ * faults, and the figures per fault and per run (time to detect, time to recover, iterations lost,
+ * coverage, goodput, detector cost). */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "detectors/detector.h"
+#include "faults/fault.h"
+#include "recovery/recovery.h"
+#include "sup.h"
+#include "util.h"
+
+/* Returns whether detector det (flavour: 0 straggler, 1 fatal, 2 hang) can have caught a fault of kind. */
+static int faultlog_compatible(int det, int flavour, const char *kind)
+{
+    switch (det) {
+    case DET_EXIT: return strcmp(kind, "crash") == 0 || strcmp(kind, "node-crash") == 0;
+    case DET_HEARTBEAT: return strcmp(kind, flavour == 0 ? "straggler" : "hang") == 0;
+    case DET_COMM: return strcmp(kind, "comm-error") == 0;
+    default: return strcmp(kind, "bitflip") == 0;   /* fingerprint, abft, replay */
+    }
+}
+
+void faultlog_run_begin(struct sup *s)
+{
+    for (int i = 0; i < FP_WINDOW; i++)
+        s->fp_iter[i] = -1;
+    memset(s->fp_have, 0, (size_t)FP_WINDOW * (size_t)s->nranks);
+    memset(s->detcost, 0, sizeof s->detcost);
+    for (int r = 0; r < s->nranks; r++) {
+        s->compute_iter[r] = -1;
+        s->slow_count[r] = 0;
+    }
+    s->awaiting_fault = -1;
+    s->stale_reports = 0;
+    s->fail_iter = -1;
+    s->epoch++;
+    for (int i = 0; i < s->sc->n_faults; i++) {
+        const struct fault_spec *f = &s->sc->faults[i];
+        atomic_store(&s->shm.hdr->fault_fired[i], 0);
+        s->fault_due[i] = 0;
+        if (f->at_s >= 0)
+            s->fault_due[i] = s->run_t0 + (uint64_t)(f->at_s * 1e9);
+        else if (f->rate_per_hour > 0)   /* exponential gaps: a Poisson process, seeded */
+            s->fault_due[i] = s->run_t0 + (uint64_t)(-log(1 - rng_uniform(&s->rate_rng[i])) / f->rate_per_hour * 3600e9);
+    }
+}
+
+/* Clears the per-iteration windows: nothing of one timeline meets anything of another. */
+static void faultlog_clear_windows(struct sup *s)
+{
+    for (int i = 0; i < FP_WINDOW; i++)
+        s->fp_iter[i] = -1;
+    memset(s->fp_have, 0, (size_t)FP_WINDOW * (size_t)s->nranks);
+    for (int r = 0; r < s->nranks; r++) {
+        s->compute_iter[r] = -1;
+        s->slow_count[r] = 0;
+    }
+    if (s->running)
+        runstats_new_epoch(&s->rs);
+}
+
+uint32_t faultlog_new_epoch(struct sup *s, int64_t fail_iter)
+{
+    s->epoch++;
+    s->fail_iter = fail_iter;
+    faultlog_clear_windows(s);
+    return s->epoch;
+}
+
+void faultlog_rollback(struct sup *s, int cause)
+{
+    if (s->fail_iter < 0)
+        return;
+    /* by the control block's flags, not the records: a fault that fired as the recovery began has its report
+     * dropped with the old timeline's */
+    for (int i = 0; i < s->sc->n_faults; i++) {
+        const struct fault_spec *fs = &s->sc->faults[i];
+        if (fs->at < 0 || fs->at < s->fail_iter || !atomic_load(&s->shm.hdr->fault_fired[i]))
+            continue;
+        int rec = -1;
+        for (int j = 0; j < s->n_faults; j++)
+            if (s->faults[j].spec == i && s->faults[j].run == s->run && !s->faults[j].undone && !s->faults[j].observed)
+                rec = j;
+        if (rec >= 0 && (rec == cause || s->faults[rec].detector >= 0))
+            continue;   /* it caused this recovery, or was caught: its story is told */
+        if (rec >= 0)
+            s->faults[rec].undone = 1;
+        atomic_store(&s->shm.hdr->fault_fired[i], 0);
+        results_event(&s->res, mono_ns(), "fault_undone",
+                      json_pack("{s:o, s:i, s:I, s:I, s:I}", "id", rec >= 0 ? json_integer(rec) : json_null(), "fault_spec", i,
+                                "rank", (json_int_t)fs->rank, "iter", (json_int_t)fs->at, "failure_iter",
+                                (json_int_t)s->fail_iter));
+    }
+    s->fail_iter = -1;   /* the new timeline runs from here */
+}
+
+int faultlog_current(struct sup *s, const struct wevent *ev)
+{
+    if (ev->type == WEV_READY || ev->type == WEV_ERROR || ev->epoch == s->epoch)
+        return 1;
+    s->stale_reports++;
+    return 0;
+}
+
+void faultlog_timers(struct sup *s, uint64_t now)
+{
+    for (int i = 0; i < s->sc->n_faults; i++) {
+        const struct fault_spec *f = &s->sc->faults[i];
+        if (!s->fault_due[i] || now < s->fault_due[i])
+            continue;
+        int rank = (int)f->rank;
+        if (f->rate_per_hour > 0 && s->orig->faults[i].rank < 0) {
+            /* a random rank of the whole cluster, drawn alike on every node: only its own node injects it */
+            uint64_t g = rng_next(&s->rate_rng[i]) % (uint64_t)(s->nodes * s->nranks);
+            rank = (int)g / s->nranks == s->node ? (int)(g % (uint64_t)s->nranks) : -2;
+        }
+        s->fault_due[i] = f->rate_per_hour > 0
+                              ? now + (uint64_t)(-log(1 - rng_uniform(&s->rate_rng[i])) / f->rate_per_hour * 3600e9)
+                              : 0;
+        if (rank < 0 || rank >= s->nranks || s->dropped[rank])   /* another node's rank, or shrunk away */
+            continue;
+        struct wcmd cmd = { .type = CMD_INJECT, .arg = i };
+        sup_send(s, s->slot_of[rank], &cmd);
+    }
+}
+
+void faultlog_injected(struct sup *s, const struct wevent *ev)
+{
+    if (s->n_faults == s->cap_faults) {
+        s->cap_faults = s->cap_faults ? 2 * s->cap_faults : 16;
+        s->faults = xrealloc(s->faults, (size_t)s->cap_faults * sizeof *s->faults);
+    }
+    struct fault_rec *f = &s->faults[s->n_faults++];
+    *f = (struct fault_rec){ .spec = ev->phase, .kind = s->sc->faults[ev->phase].kind, .rank = ev->rank, .run = s->run,
+                             .iter = ev->iter, .t_ns = ev->t_ns, .detector = -1, .restore_iter = -1, .lost = -1,
+                             .det_rank = -1,
+                             .d = { .target = ev->target, .where = ev->where, .format = ev->format, .element = ev->elem,
+                                    .mask = ev->mask, .old_v = ev->c, .new_v = ev->d, .scale = ev->scale } };
+    str_copy(f->note, sizeof f->note, ev->note);
+    str_copy(f->outcome, sizeof f->outcome, "not detected");
+}
+
+/* Returns the fault kind a detector's finding means when no injected fault explains it (flavour: 0 a
+ * straggler, 1 fatal, 2 a hang). */
+static const char *faultlog_observed_kind(int det, int flavour)
+{
+    switch (det) {
+    case DET_EXIT: return "crash";
+    case DET_HEARTBEAT: return flavour == 0 ? "straggler" : "hang";
+    case DET_COMM: return "comm-error";
+    default: return "bitflip";   /* fingerprint, abft, replay: a corruption */
+    }
+}
+
+/* Adds a fault nobody injected, seen by detector det at t: a real failure, recorded like an injected one. */
+static int faultlog_observe(struct sup *s, int det, int flavour, int rank, int64_t iter, uint64_t t, const char *note)
+{
+    if (s->n_faults == s->cap_faults) {
+        s->cap_faults = s->cap_faults ? 2 * s->cap_faults : 16;
+        s->faults = xrealloc(s->faults, (size_t)s->cap_faults * sizeof *s->faults);
+    }
+    int kind = 0;
+    for (int k = 0; fault_table[k]; k++)
+        if (strcmp(fault_table[k]->name, faultlog_observed_kind(det, flavour)) == 0)
+            kind = k;
+    struct fault_rec *f = &s->faults[s->n_faults];
+    *f = (struct fault_rec){ .spec = -1, .kind = kind, .rank = rank, .run = s->run, .observed = 1, .iter = iter,
+                             .t_ns = t, .detector = -1, .restore_iter = -1, .lost = -1, .det_rank = -1,
+                             .d = { .target = -1, .where = -1, .format = -1, .element = -1, .old_v = NAN, .new_v = NAN,
+                                    .scale = NAN } };
+    str_copy(f->note, sizeof f->note, note);
+    str_copy(f->outcome, sizeof f->outcome, "not detected");
+    results_event(&s->res, t, "fault_observed",
+                  json_pack("{s:i, s:s, s:i, s:I, s:s, s:s}", "id", s->n_faults, "kind", fault_table[kind]->name, "rank",
+                            rank, "iter", (json_int_t)iter, "detector", detector_table[det]->name, "what", note));
+    return s->n_faults++;
+}
+
+int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, const char *note, int fatal)
+{
+    /* the fault this finding is: the newest compatible one on that rank (an older one left undetected, a
+     * corruption no detector here sees, does not take the credit for a later one's finding); when it was caught
+     * already, this is it seen again (a straggler's next slow iteration, a corruption still in the state) */
+    int match = -1, repeat = 0, sdc = det == DET_FINGERPRINT || det == DET_ABFT || det == DET_REPLAY;
+    int once = det == DET_EXIT || det == DET_COMM || (det == DET_HEARTBEAT && fatal == 2);   /* a process replaced */
+    for (int i = s->n_faults - 1; i >= 0 && match < 0; i--) {
+        struct fault_rec *f = &s->faults[i];
+        int whole_node = strcmp(fault_table[f->kind]->name, "node-crash") == 0;   /* any rank of the node shows it */
+        if (once && f->detector >= 0 && !whole_node)
+            continue;   /* a death, a hang, a broken communicator is a new failure each time: never a repeat (but
+                         * every rank of a crashed node dies of the one fault) */
+        if (f->run != s->run || f->undone || (rank >= 0 && f->rank != rank && !whole_node) || f->t_ns > t + 1000000 ||
+            !faultlog_compatible(det, fatal, fault_table[f->kind]->name))
+            continue;
+        if (!f->observed && f->iter > iter && !whole_node)
+            continue;   /* a fault of a later iteration cannot explain this one's finding (its report came first; a
+                         * crashed node's other ranks may still have been an iteration behind) */
+        if (sdc && f->detector < 0 && !f->observed && iter - f->iter > (det == DET_ABFT ? 0 : 1))
+            continue;   /* a corruption is found in its own iteration (abft) or by the next (an async fingerprint); an
+                         * older flip no detector saw does not take the credit for a later finding (a NaN spread) */
+        if (f->observed && f->detector >= 0 && (f->detector != det || f->detect_iter < iter - 1))
+            continue;   /* an observed fault repeats only as the same finding on the next iteration */
+        match = i;
+        repeat = f->detector >= 0;
+    }
+    if (s->fail_iter >= 0 && match >= 0 && !repeat && !s->faults[match].observed && s->faults[match].iter >= s->fail_iter &&
+        s->sc->faults[s->faults[match].spec].at >= 0) {
+        /* a fault the abandoned timeline ran into, seen while the recovery stops it: the rollback undoes it, it
+         * fires again on the new timeline and is detected there (the recovery replaces a process it took) */
+        results_event(&s->res, t, "seen_during_recovery",
+                      json_pack("{s:s, s:i, s:I, s:i, s:s}", "detector", detector_table[det]->name, "rank", rank, "iter",
+                                (json_int_t)iter, "fault", match, "note", note));
+        return match;
+    }
+    if (s->fail_iter >= 0 && match < 0 && rank >= 0) {
+        /* while a recovery stops the ranks, a fault of the abandoned timeline whose own report came too late (it
+         * was dropped with that timeline's) is known by the control block's flag: it is no real failure, and it
+         * fires again on the new timeline */
+        for (int i = 0; i < s->sc->n_faults; i++) {
+            const struct fault_spec *fs = &s->sc->faults[i];
+            if (fs->at >= s->fail_iter && fs->rank == rank &&   /* the control block holds this node's local ranks */
+                atomic_load(&s->shm.hdr->fault_fired[i]) && faultlog_compatible(det, fatal, fault_table[fs->kind]->name)) {
+                results_event(&s->res, t, "seen_during_recovery",
+                              json_pack("{s:s, s:i, s:I, s:i, s:s}", "detector", detector_table[det]->name, "rank", rank,
+                                        "iter", (json_int_t)iter, "fault_spec", i, "note", note));
+                return -1;
+            }
+        }
+    }
+    /* what no injected fault explains is a real failure; only a corruption on modelled devices, where nothing
+     * fails by itself, is shown false */
+    if (match < 0 && !repeat && !(sdc && s->ops->modelled))
+        match = faultlog_observe(s, det, fatal, rank, iter, t, note);
+    if (match >= 0 && repeat && s->faults[match].observed)
+        s->faults[match].detect_iter = iter;   /* the observed straggler is still slow */
+    if (s->n_dets == s->cap_dets) {
+        s->cap_dets = s->cap_dets ? 2 * s->cap_dets : 16;
+        s->dets = xrealloc(s->dets, (size_t)s->cap_dets * sizeof *s->dets);
+    }
+    s->dets[s->n_dets++] = (struct detection){ det, rank, s->run, repeat ? -2 : match, iter, t };
+    json_t *o = json_pack("{s:s, s:i, s:I, s:I, s:s, s:b}", "detector", detector_table[det]->name, "rank", rank, "iter",
+                          (json_int_t)iter, "iter_seen", (json_int_t)iter, "note", note, "false_positive",
+                          match < 0 && !repeat);
+    if (match >= 0 && !repeat) {
+        struct fault_rec *f = &s->faults[match];
+        f->detector = det;
+        f->detect_ns = t;
+        f->detect_iter = iter;
+        f->det_rank = rank;
+        str_copy(f->outcome, sizeof f->outcome, "detected");
+        json_object_set_new(o, "fault", json_integer(match));
+        json_object_set_new(o, "origin", json_string(f->observed ? "observed" : "injected"));
+        json_object_set_new(o, "latency_s", f->observed ? json_null() : json_real((double)(t - f->t_ns) * 1e-9));
+        json_object_set_new(o, "latency_iters", f->observed ? json_null() : json_integer(iter - f->iter));
+        json_object_set_new(o, "detect_s", json_copy(json_object_get(o, "latency_s")));
+        json_object_set_new(o, "detect_iters", json_copy(json_object_get(o, "latency_iters")));
+    }
+    results_event(&s->res, t, repeat ? "detection_repeat" : "detection", o);
+    if (!fatal || repeat || s->stopping)
+        return match;
+    if (s->recovering && (s->fail_iter >= 0 || s->rec_wait)) {   /* while the recovery stops the old timeline (or
+                                                                   * this node waits for node 0's go to begin it):
+                                                                   * it replaces every process that is gone */
+        if (match >= 0)
+            str_copy(s->faults[match].outcome, sizeof s->faults[match].outcome, "joined the recovery under way");
+        return match;
+    }
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    if (rec->mode == REC_NONE) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "rank %d: %s: %s (recovery none: the run ends)", rank + s->node * s->nranks,
+                 detector_table[det]->name, note);
+        if (match >= 0)
+            str_copy(s->faults[match].outcome, sizeof s->faults[match].outcome, "detected; the run ended (recovery none)");
+        if (fatal == 2 && rank >= 0) {   /* a hung rank is killed: nothing may wait on it */
+            s->host->kill(s, s->slot_of[rank]);
+        }
+        sup_fail(s, msg);
+        return match;
+    }
+    if (s->n_pending < SUP_MAX_PENDING)   /* acted on once every rank's reports so far are in (faultlog_act) */
+        s->pending[s->n_pending++] = (struct failure){ match, rank, fatal == 2, sdc, s->n_dets - 1, iter };
+    return match;
+}
+
+void faultlog_act(struct sup *s)
+{
+    if (!s->n_pending || s->recovering || s->stopping)
+        return;
+    int c = 0;
+    for (int i = 1; i < s->n_pending; i++)
+        if (s->pending[i].iter < s->pending[c].iter)
+            c = i;
+    struct failure cause = s->pending[c];
+    for (int i = 0; i < s->n_pending; i++) {
+        const struct failure *p = &s->pending[i];
+        if (i != c && p->fault < 0 && p->iter >= cause.iter && p->det >= 0 && p->det < s->n_dets &&
+            s->dets[p->det].fault == -1) {
+            /* a corruption seen where no fault was injected, after the earlier failure's iteration: the earlier
+             * one spread to it (a NaN all-reduced to every rank); the rollback undoes both */
+            s->dets[p->det].fault = -3;
+            results_event(&s->res, mono_ns(), "detection_abandoned",
+                          json_pack("{s:o, s:i, s:I, s:I}", "fault", json_null(), "rank", p->rank, "iter", (json_int_t)p->iter,
+                                    "for_iter", (json_int_t)cause.iter));
+            continue;
+        }
+        if (i == c || p->fault < 0 || p->fault == cause.fault)
+            continue;
+        struct fault_rec *f = &s->faults[p->fault];
+        if (!f->observed && f->spec >= 0 && s->sc->faults[f->spec].at >= 0 && f->iter >= cause.iter) {
+            /* the rollback for the earlier failure undoes this fault: it fires again and is detected anew */
+            f->detector = -1;
+            f->detect_ns = 0;
+            f->det_rank = -1;
+            str_copy(f->outcome, sizeof f->outcome, "not detected");
+            if (p->det >= 0 && p->det < s->n_dets)
+                s->dets[p->det].fault = -3;
+            results_event(&s->res, mono_ns(), "detection_abandoned",
+                          json_pack("{s:i, s:i, s:I, s:I}", "fault", p->fault, "rank", p->rank, "iter", (json_int_t)p->iter,
+                                    "for_iter", (json_int_t)cause.iter));
+        } else {
+            snprintf(f->outcome, sizeof f->outcome, "recovered with fault %d", cause.fault);
+        }
+    }
+    s->n_pending = 0;
+    struct rec_failure f = { cause.fault, cause.rank, cause.kill, cause.sdc, cause.iter };
+    if (recover_begin(s, &f) != 0 && !s->failed)
+        sup_fail(s, "recovery failed");
+}
+
+void faultlog_fingerprint(struct sup *s, const struct wevent *ev)
+{
+    if (ev->rank < 0 || ev->rank >= s->nranks || ev->run != s->run)
+        return;
+    int row = (int)(ev->iter % FP_WINDOW);
+    uint64_t *h = s->fp + (size_t)row * (size_t)s->nranks;
+    unsigned char *have = s->fp_have + (size_t)row * (size_t)s->nranks;
+    if (s->fp_iter[row] != ev->iter) {
+        s->fp_iter[row] = ev->iter;
+        memset(have, 0, (size_t)s->nranks);
+    }
+    h[ev->rank] = ((uint64_t)ev->a << 32) | (uint64_t)ev->b;
+    have[ev->rank] = 1;
+    for (int r = 0; r < s->nranks; r++)
+        if (!s->dropped[r] && !have[r])
+            return;
+    /* every rank has reported this iteration: the value most ranks hold is taken as right */
+    uint64_t best = 0;
+    int best_n = 0, tie = 0;
+    for (int r = 0; r < s->nranks; r++) {
+        if (s->dropped[r])
+            continue;
+        int n = 0;
+        for (int q = 0; q < s->nranks; q++)
+            n += !s->dropped[q] && h[q] == h[r];
+        if (n > best_n) {
+            best_n = n;
+            best = h[r];
+            tie = 0;
+        } else if (n == best_n && h[r] != best) {
+            tie = 1;
+        }
+    }
+    s->fp_iter[row] = -1;
+    for (int r = 0; r < s->nranks; r++) {
+        if (s->dropped[r] || (h[r] == best && !tie))
+            continue;
+        char note[96];
+        snprintf(note, sizeof note, tie ? "ranks disagree with no majority (%016llx)" : "differs from the majority (%016llx)",
+                 (unsigned long long)h[r]);
+        /* detected now, when the last rank's fingerprint arrived; not at that rank's own time */
+        faultlog_detect(s, DET_FINGERPRINT, tie ? -1 : r, ev->iter, mono_ns(), note, 1);
+        if (tie || s->recovering || s->stopping)
+            return;
+    }
+}
+
+void faultlog_compute(struct sup *s, const struct wevent *ev, double dur)
+{
+    int rank = ev->rank, others = 0;
+    double v[256];
+    s->compute_s[rank] = dur;
+    s->compute_iter[rank] = ev->iter;
+    for (int r = 0; r < s->nranks && others < 256; r++)
+        if (r != rank && !s->dropped[r] && s->compute_iter[r] >= ev->iter - 1)
+            v[others++] = s->compute_s[r];
+    if (others == 0)
+        return;
+    for (int i = 1; i < others; i++)   /* insertion sort: few ranks */
+        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            double x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+    double median = v[others / 2];
+    const struct heartbeat_params *hp = scenario_detector_params(s->sc, DET_HEARTBEAT);
+    int slow = median > 0 && dur > hp->factor * median && dur - median > hp->min_excess_s;
+    s->slow_count[rank] = slow ? s->slow_count[rank] + 1 : 0;
+    if (slow && s->slow_count[rank] >= hp->persist) {
+        char note[96];
+        snprintf(note, sizeof note, "compute phase %.4f s, %.1fx the peers' median %.4f s", dur, dur / median, median);
+        faultlog_detect(s, DET_HEARTBEAT, rank, ev->iter, ev->t_ns, note, 0);
+    }
+}
+
+void faultlog_iteration(struct sup *s, const struct wevent *ev)
+{
+    if (s->awaiting_fault == -1 || ev->run != s->run || ev->iter < s->awaiting_iter)
+        return;
+    if (s->awaiting_fault >= 0) {
+        struct fault_rec *f = &s->faults[s->awaiting_fault];
+        f->recovered_ns = ev->t_ns;
+        results_event(&s->res, ev->t_ns, "recovered",
+                      json_pack("{s:i, s:i, s:s, s:f, s:I}", "fault", s->awaiting_fault, "rank", f->rank, "recovery",
+                                s->sc->recovery.name, "recover_s", (double)(ev->t_ns - f->detect_ns) * 1e-9,
+                                "iterations_lost", (json_int_t)f->lost));
+    }
+    s->awaiting_fault = -1;
+}
+
+void faultlog_restored(struct sup *s, const struct wevent *ev)
+{
+    if (s->awaiting_fault < 0)
+        return;
+    struct fault_rec *f = &s->faults[s->awaiting_fault];
+    f->restore_bytes += ev->a;
+    if (ev->b > f->restore_s)
+        f->restore_s = ev->b;   /* the slowest rank's restore bounds the recovery */
+    str_copy(f->restore_from, sizeof f->restore_from, ev->note);
+}
+
+/* Returns x as a JSON number, or null when the event never happened (t == 0). */
+static json_t *faultlog_since(uint64_t t, uint64_t since)
+{
+    return t && since && t >= since ? json_real((double)(t - since) * 1e-9) : json_null();
+}
+
+/* A value as JSON: a number, or the string "inf", "-inf" or "nan" (a flip can make any of them). */
+static json_t *faultlog_value(double x)
+{
+    if (isfinite(x))
+        return json_real(x);
+    return json_string(isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+}
+
+/* The bits in mask, as a JSON array of bit numbers (bit 0 least significant). */
+static json_t *faultlog_bits(uint32_t mask)
+{
+    json_t *a = json_array();
+    for (int b = 31; b >= 0; b--)
+        if (mask & (1u << b))
+            json_array_append_new(a, json_integer(b));
+    return a;
+}
+
+void faultlog_detail(json_t *o, const struct fault_detail *d)
+{
+    static const char *const targets[] = { "gemm-output", "gradients", "weights", "allreduce-buffer" };
+    static const char *const wheres[] = { "random", "sign", "exponent", "mantissa", "value" };
+    json_object_set_new(o, "target", d->target >= 0 && d->target < 4 ? json_string(targets[d->target]) : json_null());
+    json_object_set_new(o, "where", d->where >= 0 && d->where < 5 ? json_string(wheres[d->where]) : json_null());
+    if (d->element >= 0) {
+        json_object_set_new(o, "format", json_string(fault_format_name(d->format)));
+        json_object_set_new(o, "element", json_integer(d->element));
+        json_object_set_new(o, "bits", faultlog_bits(d->mask));
+        json_object_set_new(o, "bit", d->mask ? json_integer(31 - __builtin_clz(d->mask)) : json_null());
+        json_object_set_new(o, "bit_class", json_string(fault_mask_class(d->format, d->mask)));
+        json_object_set_new(o, "old", faultlog_value(d->old_v));
+        json_object_set_new(o, "new", faultlog_value(d->new_v));
+        json_object_set_new(o, "rel_error", faultlog_value(fault_rel_error(d->old_v, d->new_v)));
+        json_object_set_new(o, "scale", json_num(d->scale));
+    } else {
+        const char *keys[] = { "format", "element", "bits", "bit", "bit_class", "old", "new", "rel_error", "scale" };
+        for (size_t k = 0; k < ARRAY_LEN(keys); k++)
+            json_object_set_new(o, keys[k], json_null());
+    }
+}
+
+json_t *faultlog_json(struct sup *s)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < s->n_faults; i++) {
+        const struct fault_rec *f = &s->faults[i];
+        if (f->undone)   /* its timeline was rolled back: it fired again on the new one (its own record) */
+            continue;
+        int seen = f->detector >= 0, timed = seen && !f->observed;
+        json_t *o = json_pack(
+            "{s:i, s:s, s:s, s:i, s:I, s:s, s:o, s:o, s:o, s:i, s:f, s:o, s:s, s:s, s:s}", "id", i, "kind",
+            fault_table[f->kind]->name, "origin", f->observed ? "observed" : "injected", "rank", f->rank,
+            "injected_iter", (json_int_t)f->iter, "what", f->note, "detected_by",
+            seen ? json_string(detector_table[f->detector]->name) : json_null(), "detect_s",
+            timed ? faultlog_since(f->detect_ns, f->t_ns) : json_null(), "recover_s",
+            faultlog_since(f->recovered_ns, f->detect_ns), "run", f->run, "injected_t_s", (double)(f->t_ns - s->t0) * 1e-9,
+            "detect_iters", timed ? json_integer(f->detect_iter - f->iter) : json_null(), "recovery",
+            f->recovery ? s->sc->recovery.name : "none", "outcome", f->outcome, "restore_from", f->restore_from);
+        if (f->observed)   /* nobody injected it: when it happened is not known, only when it was seen */
+            json_object_set_new(o, "injected_iter", json_null());
+        json_object_set_new(o, "fault_spec", f->spec >= 0 ? json_integer(f->spec) : json_null());
+        faultlog_detail(o, &f->d);
+        json_object_set_new(o, "detection",
+                            seen ? json_pack("{s:s, s:i, s:I, s:o, s:o}", "detector", detector_table[f->detector]->name,
+                                             "rank", f->det_rank, "iter_seen", (json_int_t)f->detect_iter, "latency_iters",
+                                             timed ? json_integer(f->detect_iter - f->iter) : json_null(), "latency_s",
+                                             timed ? faultlog_since(f->detect_ns, f->t_ns) : json_null())
+                                 : json_null());
+        json_object_set_new(o, "iterations_lost", f->lost >= 0 ? json_integer(f->lost) : json_null());
+        json_object_set_new(o, "restore_bytes", f->restore_bytes > 0 ? json_real(f->restore_bytes) : json_null());
+        json_object_set_new(o, "restore_s", f->restore_bytes > 0 ? json_real(f->restore_s) : json_null());
+        json_object_set_new(o, "restore_gbs", f->restore_bytes > 0 && f->restore_s > 0
+                                                  ? json_real(f->restore_bytes / f->restore_s / 1e9) : json_null());
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+json_t *faultlog_run_json(struct sup *s, double iter_p50)
+{
+    int injected = 0, detected = 0, fp = 0, observed = 0;
+    json_t *cov = json_object();
+    for (int i = 0; i < s->n_faults; i++) {
+        const struct fault_rec *f = &s->faults[i];
+        if (f->run != s->run || f->undone)
+            continue;
+        if (f->observed) {   /* not in the coverage: nothing says how many real faults went unseen */
+            observed++;
+            continue;
+        }
+        injected++;
+        detected += f->detector >= 0;
+        const char *kind = fault_table[f->kind]->name;
+        json_t *k = json_object_get(cov, kind);
+        if (!k) {
+            k = json_pack("{s:i, s:i, s:{}}", "injected", 0, "detected", 0, "by");
+            json_object_set_new(cov, kind, k);
+        }
+        json_object_set_new(k, "injected", json_integer(json_integer_value(json_object_get(k, "injected")) + 1));
+        if (f->detector >= 0) {
+            json_t *by = json_object_get(k, "by");
+            const char *dn = detector_table[f->detector]->name;
+            json_object_set_new(k, "detected", json_integer(json_integer_value(json_object_get(k, "detected")) + 1));
+            json_object_set_new(by, dn, json_integer(json_integer_value(json_object_get(by, dn)) + 1));
+        }
+    }
+    json_t *fps = json_array();
+    for (int i = 0; i < s->n_dets; i++)
+        if (s->dets[i].run == s->run && s->dets[i].fault == -1) {
+            fp++;
+            json_array_append_new(fps, json_pack("{s:s, s:i, s:I}", "detector", detector_table[s->dets[i].detector]->name,
+                                                 "rank", s->dets[i].rank, "iter", (json_int_t)s->dets[i].iter));
+        }
+    double wall = (double)((s->rs.t_end ? s->rs.t_end : mono_ns()) - s->run_t0) * 1e-9;
+    int64_t iters = runstats_iterations(&s->rs);
+    json_t *cost = json_object();
+    for (int d = 0; d < DET_COUNT; d++)
+        if (s->detcost[d] > 0) {
+            double per = s->detcost[d] / (double)(iters > 0 ? iters : 1) / (double)s->nranks;
+            json_object_set_new(cost, detector_table[d]->name,
+                                json_pack("{s:f, s:f, s:o}", "total_s", s->detcost[d], "per_iter_s", per, "share",
+                                          json_num(iter_p50 > 0 ? per / iter_p50 : NAN)));
+        }
+    return json_pack("{s:i, s:i, s:I, s:i, s:o, s:i, s:o, s:o, s:o, s:o}", "injected", injected, "observed", observed,
+                     "stale_reports", (json_int_t)s->stale_reports, "detected", detected, "coverage",
+                     injected ? json_real((double)detected / injected) : json_null(), "false_positives", fp,
+                     "false_positive_detections", fps, "by_kind", cov, "goodput",
+                     wall > 0 && iter_p50 > 0 ? json_real((double)iters * iter_p50 / wall) : json_null(),
+                     "detector_cost", cost);
+}

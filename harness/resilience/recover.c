@@ -1,0 +1,355 @@
+/* harness/resilience/recover.c: the recovery machine (recover.h), one for one node and many. Every rank stops where it is
+ * (the abort flag); the failed process is replaced (or every process, for restart, or none, for shrink); all roll
+ * back to a state known good — the last checkpoint on storage, or a healthy peer's in-memory replica — agreed by
+ * every node, and the run goes on from there. The strategies' tables are in harness/plugins/recovery/. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "recovery/recovery.h"
+#include "sup.h"
+#include "util.h"
+
+/* Returns the newest iteration <= limit for which every rank left holds a whole checkpoint, or 0. */
+int64_t recover_checkpoint_iter(struct sup *s, int64_t limit)
+{
+    int64_t best = 0;
+    for (int gen = 0; gen < 2; gen++) {
+        int64_t it0;
+        if (checkpoint_peek(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, 0, gen, &it0) != 0 || it0 > limit)
+            continue;
+        int all = 1;
+        for (int r = 1; r < s->nranks && all; r++) {   /* the other generation may hold it on some rank */
+            int64_t a = -1, b = -1;
+            checkpoint_peek(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r, 0, &a);
+            checkpoint_peek(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r, 1, &b);
+            all = s->dropped[r] || a == it0 || b == it0;
+        }
+        if (all && it0 > best)
+            best = it0;
+    }
+    return best;
+}
+
+/* Returns the newest replica iteration <= limit that rank r holds whole (only `exact`, when >= 0), or -1. */
+static int64_t replica_iter(struct sup *s, int r, int64_t limit, int64_t exact)
+{
+    int64_t best = -1;
+    for (int k = 0; k < REPLICA_SLOTS; k++) {
+        struct replica *x = shm_replica(&s->shm, r, k);
+        uint64_t seq = atomic_load(&x->seq);
+        if (!seq || (seq & 1) || x->iter > limit || (exact >= 0 && x->iter != exact))
+            continue;
+        best = x->iter > best ? x->iter : best;
+    }
+    return best;
+}
+
+void recover_forget_after(struct sup *s, int64_t start)
+{
+    for (int r = 0; r < s->nranks; r++) {
+        for (int k = 0; k < REPLICA_SLOTS && s->shm.hdr->replica_bytes; k++) {
+            struct replica *x = shm_replica(&s->shm, r, k);
+            uint64_t seq = atomic_load(&x->seq);
+            if (seq && !(seq & 1) && x->iter > start) {   /* every rank is stopped: nobody writes it now */
+                x->iter = -1;
+                atomic_store(&x->seq, 0);
+            }
+        }
+        for (int gen = 0; gen < 2; gen++) {
+            int64_t it;
+            char path[1024];
+            if (checkpoint_peek(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r, gen, &it) == 0 && it > start) {
+                checkpoint_path(path, sizeof path, s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r, gen);
+                if (unlink(path) != 0 && errno != ENOENT)
+                    SYSERR(path);
+            }
+        }
+    }
+}
+
+/* Removes rank from the collective (shrink). */
+void recover_shrink(struct sup *s, int rank)
+{
+    s->dropped[rank] = 1;
+    s->rs.rank[rank].done = 1;
+    int n = 0;
+    for (int r = 0; r < s->nranks && r < 256; r++)
+        if (!s->dropped[r])
+            s->shm.hdr->active[n++] = (int16_t)r;
+    atomic_store(&s->shm.hdr->nactive, (uint32_t)n);
+    results_event(&s->res, mono_ns(), "rank_dropped", json_pack("{s:i, s:i}", "rank", rank, "ranks_left", n));
+}
+
+void recover_end(struct sup *s, const char *failed)
+{
+    s->rm.state = RM_IDLE;
+    s->recovering = 0;
+    if (failed && !s->stopping)
+        sup_fail(s, failed);
+}
+
+int recover_begin(struct sup *s, const struct rec_failure *f)
+{
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    if (rec->mode == REC_SHRINK && s->nodes < 2 && f->rank >= 0 && atomic_load(&s->shm.hdr->nactive) <= 1) {
+        char why[128];
+        snprintf(why, sizeof why, "shrink: rank %d failed and was the last one left", f->rank);
+        recover_end(s, why);
+        return -1;
+    }
+    if (s->coord->request(s, f))
+        recover_enter(s, f);
+    return s->stopping ? -1 : 0;
+}
+
+void recover_enter(struct sup *s, const struct rec_failure *f)
+{
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    uint64_t t0 = mono_ns();
+    s->recovering = 1;
+    s->recoveries++;
+    uint32_t epoch = faultlog_new_epoch(s, f->iter);   /* from here on, reports of the old timeline are dropped */
+    s->rm = (struct rec_machine){ .state = RM_STOPPING, .t0 = t0, .fail = *f, .epoch = epoch,
+                                  .deadline = t0 + (uint64_t)((s->sc->heartbeat.timeout_s + 5) * 1e9) };
+    json_t *o = json_pack("{s:s, s:i, s:I, s:o, s:i}", "recovery", rec->name, "rank", f->rank, "iter",
+                          (json_int_t)f->iter, "fault", f->fault >= 0 ? json_integer(f->fault) : json_null(), "epoch",
+                          (int)epoch);
+    if (s->nodes > 1)
+        json_object_set_new(o, "across_nodes", json_true());
+    results_event(&s->res, t0, "recovery_begin", o);
+    shm_abort(&s->shm);   /* every rank stops its iteration; nobody waits on the failed one */
+    if (f->rank >= 0 && (f->kill || rec->mode == REC_SHRINK))
+        s->host->kill(s, s->slot_of[f->rank]);
+    for (int k = 0; k < s->nslots && rec->mode == REC_RESTART; k++)
+        s->host->kill(s, k);
+}
+
+/* Every worker here has stopped: drops what shrink drops (the failed rank, and any whose process is gone) and
+ * says where this node can start again, with how many of its ranks go on. */
+static struct rec_proposal recover_propose(struct sup *s)
+{
+    const struct rec_failure *f = &s->rm.fail;
+    int mode = recovery_table[s->sc->recovery.index]->mode;
+    if (mode == REC_SHRINK)
+        for (int r = 0; r < s->nranks; r++)
+            if (!s->dropped[r] && (r == f->rank || !s->alive[s->slot_of[r]]))
+                recover_shrink(s, r);
+    struct rec_proposal p = { .start = INT64_MAX, .active = (int)atomic_load(&s->shm.hdr->nactive) };
+    if (mode == REC_RESTART)
+        p.start = recover_checkpoint_iter(s, f->iter);
+    else if (p.active > 0) {
+        /* the newest whole replica of any rank whose data can be trusted (all ranks hold the same state): the
+         * failed rank's own too, unless silent corruption was found in it; a replica outlives its process */
+        p.start = -1;
+        for (int r = 0; r < s->nranks; r++)
+            if (!s->dropped[r] && !(r == f->rank && f->sdc)) {
+                int64_t it = replica_iter(s, r, f->iter, -1);
+                p.start = it > p.start ? it : p.start;
+            }
+    }
+    return p;
+}
+
+/* Replaces a rank whose process is gone: a spare takes it over (started and initialised ahead of time), else a new
+ * process. 0, or -1 with why. */
+static int recover_replace(struct sup *s, int r, int mode, char *why, size_t n)
+{
+    int spare = -1;
+    for (int q = s->nranks; q < s->nslots && mode == REC_SPARE; q++)
+        if (s->alive[q] && s->ready[q] && atomic_load(&shm_ctl(&s->shm, q)->rank) < 0)
+            spare = q;
+    if (spare < 0)
+        return s->host->spawn(s, s->slot_of[r]) != 0 ? snprintf(why, n, "recovery: cannot start rank %d again", r), -1 : 0;
+    struct wcmd adopt = { .type = CMD_ADOPT, .arg = r };
+    atomic_store(&shm_ctl(&s->shm, spare)->rank, r);
+    s->host->send(s, spare, &adopt);
+    s->slot_of[r] = spare;
+    results_event(&s->res, mono_ns(), "spare_adopted", json_pack("{s:i, s:i}", "rank", r, "slot", spare));
+    return 0;
+}
+
+/* The fault's record, before any rank is told: the ranks' restores and first iterations may come back at once. */
+static void recover_record(struct sup *s, const struct wcmd *cmd)
+{
+    const struct rec_machine *m = &s->rm;
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    s->awaiting_fault = m->fail.fault >= 0 ? m->fail.fault : -2;
+    s->awaiting_iter = cmd->start_iter;
+    if (m->fail.fault < 0)
+        return;
+    struct fault_rec *f = &s->faults[m->fail.fault];
+    const char *across = s->nodes > 1 ? " across nodes" : "";
+    f->recovery = 1;
+    f->restore_iter = cmd->start_iter;
+    f->lost = m->fail.iter > cmd->start_iter ? m->fail.iter - cmd->start_iter : 0;
+    if (rec->mode == REC_SHRINK)
+        snprintf(f->outcome, sizeof f->outcome, "shrunk to %d ranks%s from iteration %lld", m->world,
+                 s->nodes > 1 ? " over every node" : "", (long long)cmd->start_iter);
+    else
+        snprintf(f->outcome, sizeof f->outcome, "recovered by %s%s from iteration %lld", rec->name, across,
+                 (long long)cmd->start_iter);
+    if (cmd->restore == RESTORE_NONE)
+        str_copy(f->restore_from, sizeof f->restore_from, "no checkpoint yet: from the start");
+    if (m->active == 0) {   /* shrink took this whole node out: the run goes on elsewhere from now */
+        f->recovered_ns = mono_ns();
+        s->awaiting_fault = -1;
+        results_event(&s->res, f->recovered_ns, "recovered",
+                      json_pack("{s:i, s:i, s:s, s:f, s:I, s:s}", "fault", m->fail.fault, "rank", f->rank, "recovery",
+                                rec->name, "recover_s", (double)(f->recovered_ns - f->detect_ns) * 1e-9,
+                                "iterations_lost", (json_int_t)f->lost, "note", "this node left the run; the others went on"));
+    }
+}
+
+/* The start point agreed: takes every node's view, replaces what failed here (every rank whose process is gone,
+ * whatever failed meanwhile) and tells every rank to run on from there. 0, or -1 with why. */
+static int recover_restart(struct sup *s, const struct rec_agreement *a, char *why, size_t n)
+{
+    struct rec_machine *m = &s->rm;
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    int mode = rec->mode;
+    const char *where = s->nodes > 1 ? " across nodes" : "";
+    if (a->start == INT64_MAX)
+        return snprintf(why, n, "recovery %s%s: no rank is left", rec->name, where), -1;
+    if (a->start < 0)
+        return snprintf(why, n, "recovery %s%s: no replica of a healthy rank to roll back to", rec->name, where), -1;
+    m->world = a->world;
+    atomic_store(&s->shm.hdr->xn.world_active, (uint32_t)a->world);
+    atomic_store(&s->shm.hdr->xn.active_before, (uint32_t)a->before);
+    for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)
+        s->shm.hdr->xn.live[k] = a->live[k];
+    struct wcmd cmd = { .type = CMD_RUN, .run = s->run, .iterations = s->sc->iterations, .start_iter = a->start,
+                        .epoch = m->epoch };
+    shm_reset_collective(&s->shm);
+    if (mode == REC_RESTART) {   /* every process anew, from the checkpoint (a new communicator id: agreed) */
+        cmd.restore = a->start > 0 ? RESTORE_CHECKPOINT : RESTORE_NONE;
+        for (int r = 0; r < s->nranks; r++)
+            if (!s->dropped[r] && s->host->spawn(s, s->slot_of[r]) != 0)
+                return snprintf(why, n, "recovery: cannot start rank %d again", r), -1;
+    } else if (m->active > 0) {
+        int src = -1;   /* a healthy rank here whose replica of the start point is whole */
+        for (int r = 0; r < s->nranks && src < 0; r++)
+            if (!s->dropped[r] && !(r == m->fail.rank && m->fail.sdc) && replica_iter(s, r, a->start, a->start) == a->start)
+                src = r;
+        if (src < 0)
+            return snprintf(why, n, "recovery %s: node %d holds no replica of iteration %lld (replicas are kept every "
+                                    "replicate_every iterations, %d deep)", rec->name, s->node, (long long)a->start,
+                            REPLICA_SLOTS), -1;
+        cmd.restore = RESTORE_REPLICA;
+        cmd.arg = src;
+        for (int r = 0; r < s->nranks && mode != REC_SHRINK; r++)   /* inprocess, spare: replace the dead */
+            if (!s->dropped[r] && !s->alive[s->slot_of[r]] && recover_replace(s, r, mode, why, n) != 0)
+                return -1;
+        cmd.reconnect = s->ops->reconnect != NULL;   /* every rank joins the new communicator at once */
+    }
+    recover_record(s, &cmd);
+    faultlog_rollback(s, m->fail.fault);   /* faults the old timeline ran into after the failure fire again */
+    recover_forget_after(s, a->start);   /* its replicas and checkpoints past the restore point are gone too */
+    atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* the restarted collectives are new ones, on every node */
+    /* every rank gets its command now, a replacement still starting too (it reads it once ready) */
+    for (int r = 0; r < s->nranks; r++)
+        if (!s->dropped[r])
+            s->host->send(s, s->slot_of[r], &cmd);
+    m->from_iter = a->start;
+    m->restore = (int)cmd.restore;
+    return 0;
+}
+
+/* The starting state, one check: once every replacement is ready, recovery_end and done; past its deadline the run
+ * fails. */
+static void recover_starting(struct sup *s, uint64_t now)
+{
+    struct rec_machine *m = &s->rm;
+    int waiting = 0;   /* the replacements start and read their command */
+    for (int k = 0; k < s->nslots; k++)
+        waiting += s->alive[k] && !s->ready[k];
+    if (waiting) {
+        if (now > m->deadline)
+            recover_end(s, "recovery: the replacement workers did not start");
+        return;
+    }
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    json_t *o = json_pack("{s:s, s:I, s:s, s:f}", "recovery", rec->name, "from_iter", (json_int_t)m->from_iter, "from",
+                          m->restore == RESTORE_CHECKPOINT ? "checkpoint" : m->restore == RESTORE_REPLICA ? "replica"
+                                                                                                        : "start",
+                          "took_s", (double)(now - m->t0) * 1e-9);
+    if (s->nodes > 1) {
+        json_object_set_new(o, "across_nodes", json_true());
+        json_object_set_new(o, "ranks_left", json_integer(m->world));
+    }
+    results_event(&s->res, now, "recovery_end", o);
+    recover_end(s, NULL);
+}
+
+void recover_step(struct sup *s)
+{
+    struct rec_machine *m = &s->rm;
+    if (m->state == RM_IDLE)
+        return;
+    if (s->stopping || s->failed) {   /* the run ends: nothing to carry on */
+        m->state = RM_IDLE;
+        s->recovering = 0;
+        return;
+    }
+    uint64_t now = mono_ns();
+    char why[320] = "";
+    if (m->state == RM_STOPPING) {
+        if (s->host->busy(s, now)) {
+            if (now > m->deadline)
+                recover_end(s, "recovery: the ranks did not stop");
+            return;
+        }
+        m->mine = recover_propose(s);
+        m->active = m->mine.active;
+        s->coord->propose(s, &m->mine);
+        m->state = RM_AGREEING;
+        m->deadline = now + (uint64_t)((s->sc->heartbeat.timeout_s + 30) * 1e9);
+    }
+    if (m->state == RM_AGREEING) {
+        struct rec_agreement a;
+        int r = s->coord->agreed(s, &a, why, sizeof why);
+        if (r < 0 || (r == 0 && now > m->deadline))
+            recover_end(s, why[0] ? why : "recovery: no agreement on where to start again");
+        if (r <= 0 || s->stopping)
+            return;
+        if (recover_restart(s, &a, why, sizeof why) != 0) {
+            recover_end(s, why);
+            return;
+        }
+        m->state = RM_STARTING;
+        m->deadline = now + (uint64_t)(s->sc->heartbeat.startup_s * 1e9);
+        /* on to the next state now: a node shrink took whole has nothing to wait for, and its run may end here */
+    }
+    recover_starting(s, now);
+}
+
+/* ---- one node: its proposal is the agreement */
+static int local_request(struct sup *s, const struct rec_failure *f)
+{
+    (void)s;
+    (void)f;
+    return 1;
+}
+
+static void local_propose(struct sup *s, const struct rec_proposal *p)
+{
+    (void)s;
+    (void)p;   /* the machine keeps it (rm.mine) */
+}
+
+static int local_agreed(struct sup *s, struct rec_agreement *a, char *why, size_t n)
+{
+    int mode = recovery_table[s->sc->recovery.index]->mode;
+    memset(a, 0, sizeof *a);
+    a->start = s->rm.mine.start;
+    a->world = s->rm.mine.active;
+    a->live[0] = s->rm.mine.active > 0;
+    if ((mode == REC_RESTART || s->ops->reconnect) && s->ops->prepare &&
+        a->start >= 0 && a->start != INT64_MAX && s->ops->prepare(&s->shm, why, n) != 0)   /* a new NCCL id */
+        return -1;
+    return 1;
+}
+
+const struct rec_coord rec_coord_local = { local_request, local_propose, local_agreed };

@@ -1,0 +1,109 @@
+/* harness/resilience/recover.h: the recovery machine (recover.c) and the two interfaces it acts through, for one node and
+ * many alike. Detectors never call it: a fatal detection is a failure record on the supervisor's queue
+ * (faultlog.c), and the top of the supervisor's loop hands the earliest one to recover_begin. From there the machine
+ * advances one step per turn of the loop, never waiting inside it:
+ *
+ *   IDLE -> (begin: every rank told to stop, what failed killed)
+ *        -> STOPPING  -> (every worker of this node stopped: this node's proposal)
+ *        -> AGREEING  -> (the coordinator's agreed start point)
+ *        -> STARTING  -> (what failed replaced, every rank told where to start; every replacement ready)
+ *        -> IDLE
+ *
+ * Each state has a deadline; past it the run fails saying which. A failure that arrives while the machine is not
+ * IDLE joins the recovery under way: every process that is gone when the machine replaces is replaced (or dropped,
+ * for shrink), whichever failure took it.
+ *
+ * The machine reaches this node's worker processes only through `struct rec_host` (suphost.c) and the other nodes
+ * only through `struct rec_coord`: rec_coord_local (one node: the proposal is the agreement) or rec_coord_cluster
+ * (supcluster.c: node 0 gathers every node's proposal over MPI and answers every node). */
+#ifndef GAUNTLET_RECOVER_H
+#define GAUNTLET_RECOVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shm.h"
+
+struct sup;
+
+/* A failure to recover from: the fault record it matched (-1: none here), the failed rank (-1: none here), whether
+ * its process must be killed (a hang), whether silent corruption was found in it (its replica is not trusted), and
+ * the iteration it showed at (the rollback goes to a state at or before it). */
+struct rec_failure {
+    int fault, rank, kill, sdc;
+    int64_t iter;
+};
+
+/* What this node can do: start again from `start` (restart: its newest whole checkpoint <= the failure's iteration,
+ * 0 for none; the others: the newest whole replica of a healthy rank; INT64_MAX: no rank of this node goes on,
+ * so it holds nobody back; -1: nothing to start from), with `active` of its ranks going on. */
+struct rec_proposal {
+    int64_t start;
+    int active;
+};
+
+/* What every node agreed: where to start, the ranks going on over every node, the ranks going on in the nodes
+ * before this one (its first rank's place in the collective), and the nodes with ranks left. The coordinator also
+ * made a new communicator id where the strategy needs one (restart; reconnecting backends), in the control
+ * block's coll_id. */
+struct rec_agreement {
+    int64_t start;
+    int world, before;
+    unsigned char live[SHM_MAX_NODES];
+};
+
+/* This node's worker processes. */
+struct rec_host {
+    int (*spawn)(struct sup *s, int slot);                        /* a new worker process in slot: 0 or -1 */
+    void (*send)(struct sup *s, int slot, const struct wcmd *c);  /* a command; never dropped (back-pressure) */
+    void (*kill)(struct sup *s, int slot);                        /* SIGKILL a live worker, expecting its exit */
+    int (*busy)(struct sup *s, uint64_t now);                     /* workers not yet stopped (0: quiescent) */
+};
+
+/* The other nodes. */
+struct rec_coord {
+    /* A failure here asks for a recovery: 1 to begin it now, 0 when it begins later (another node's word, which
+     * calls recover_enter). */
+    int (*request)(struct sup *s, const struct rec_failure *f);
+    /* This node's proposal, once its workers have stopped. */
+    void (*propose)(struct sup *s, const struct rec_proposal *p);
+    /* 1: *a holds the agreement; 0: not yet (why says what is awaited); -1: it cannot be had (why). */
+    int (*agreed)(struct sup *s, struct rec_agreement *a, char *why, size_t n);
+};
+
+extern const struct rec_host sup_host;
+extern const struct rec_coord rec_coord_local, rec_coord_cluster;
+
+/* The state of the recovery under way on this node. */
+struct rec_machine {
+    enum { RM_IDLE, RM_STOPPING, RM_AGREEING, RM_STARTING } state;
+    uint64_t t0, deadline;     /* when it began; when the state it is in gives up */
+    struct rec_failure fail;   /* the local failure it is for (fault and rank -1: another node's) */
+    uint32_t epoch;
+    struct rec_proposal mine;  /* this node's proposal */
+    int active;                /* this node's ranks going on */
+    int world;                 /* the ranks going on over every node */
+    int64_t from_iter;         /* the restore point chosen, and from what (RESTORE_*) */
+    int restore;
+};
+
+/* Begins the scenario's recovery for failure f: asks the coordinator, and (now, or on its word) enters the
+ * machine. Returns 0 when begun or asked for, -1 when the run failed. */
+int recover_begin(struct sup *s, const struct rec_failure *f);
+/* Enters the machine for f (the coordinator's go): a new epoch, every rank told to stop, what failed killed. */
+void recover_enter(struct sup *s, const struct rec_failure *f);
+/* Advances the recovery under way by one step, never waiting. Called once per turn of the supervisor's loop. */
+void recover_step(struct sup *s);
+/* Ends the recovery under way: failed says why (the run fails), NULL when it succeeded. */
+void recover_end(struct sup *s, const char *failed);
+
+/* The newest iteration <= limit of which every rank of this node left holds a whole checkpoint, or 0. */
+int64_t recover_checkpoint_iter(struct sup *s, int64_t limit);
+/* Removes rank from the collective (shrink). */
+void recover_shrink(struct sup *s, int rank);
+/* A rollback to start: the replicas and checkpoints the abandoned timeline wrote past it are forgotten (a later
+ * recovery must not restore a state of a timeline that no longer exists: a background write of the new one may not
+ * have replaced it yet). Every rank is stopped when it is called. */
+void recover_forget_after(struct sup *s, int64_t start);
+
+#endif

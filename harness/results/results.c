@@ -1,0 +1,336 @@
+/* harness/results/results.c: the results folder's writers (see results.h). Each reads records; none measures. */
+#include "results.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "cluster.h"
+#include "shm.h"
+#include "util.h"
+
+json_t *json_num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+void results_default_dir(char *out, size_t n, const char *root, const char *name)
+{
+    char stamp[32];
+    struct stat st;
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    snprintf(out, n, "%s/%s-%s", root, name, stamp);
+    for (int i = 2; stat(out, &st) == 0 && i < 1000; i++)
+        snprintf(out, n, "%s/%s-%s-%d", root, name, stamp, i);
+}
+
+static const char power_header[] = "t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node\n";
+
+const char *results_failed(const struct results *r) { return r->failed ? r->why : NULL; }
+
+/* Records the first write failure (said once); returns -1. */
+static int results_fail(struct results *r, const char *file, int err)
+{
+    if (!r->failed) {
+        r->failed = 1;
+        snprintf(r->why, sizeof r->why, "cannot write %s/%s: %s", r->dir, file, strerror(err));   /* said by the run */
+    }
+    return -1;
+}
+
+/* Appends len bytes to fd, whole or not at all: a short write (a full disk, a file-size limit) is cut back to off,
+ * the end of the last whole line, so that what was written before stays valid. 0, or -1 (the run's failure). */
+static int results_write(struct results *r, int fd, off_t *off, const char *file, const void *buf, size_t len)
+{
+    if (fd < 0 || r->failed)
+        return -1;
+    if (write_all(fd, buf, len) == 0) {
+        *off += (off_t)len;
+        return 0;
+    }
+    int e = errno;
+    if (ftruncate(fd, *off) != 0 && errno != EINVAL)   /* EINVAL: not a regular file (a device): nothing to cut */
+        gl_log("cannot cut %s/%s back to its last whole line: %s", r->dir, file, strerror(errno));
+    return results_fail(r, file, e);
+}
+
+/* Takes dir/<name> (.lock; a forwarding node its own) for this run; -1 with why when another run holds it (or it
+ * cannot be taken). */
+static int results_lock(struct results *r, const char *dir, const char *name, char *why, size_t n)
+{
+    char path[1200], pid[32] = "";
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    r->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (r->lock_fd < 0) {
+        snprintf(why, n, "cannot create %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        ssize_t k = read(r->lock_fd, pid, sizeof pid - 1);
+        pid[k > 0 ? k : 0] = 0;
+        pid[strcspn(pid, "\n")] = 0;
+        if (e == EWOULDBLOCK)
+            snprintf(why, n, "results folder %s is in use by another run (pid %s): give another --out", dir,
+                     pid[0] ? pid : "unknown");
+        else
+            snprintf(why, n, "cannot lock %s: %s", path, strerror(e));
+        close(r->lock_fd);
+        r->lock_fd = -1;
+        return -1;
+    }
+    int len = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+    if (ftruncate(r->lock_fd, 0) != 0 || pwrite(r->lock_fd, pid, (size_t)len, 0) != len)
+        gl_log("%s: cannot record this run's pid: %s", path, strerror(errno));
+    return 0;
+}
+
+static int results_open_files(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why,
+                              size_t n)
+{
+    char path[1200];
+    memset(r, 0, sizeof *r);
+    r->events_fd = r->power_fd = r->lock_fd = -1;
+    r->t0_ns = t0_ns;
+    r->node = -1;
+    if (str_copy(r->dir, sizeof r->dir, dir) != 0 || mkdir_p(dir) != 0) {
+        snprintf(why, n, "cannot create results folder %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (results_lock(r, dir, ".lock", why, n) != 0)   /* before anything in the folder is touched */
+        return -1;
+    char *yaml = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&yaml, &len);
+    int bad = !mem || scenario_write(sc, mem) != 0;
+    if ((mem && fclose(mem) != 0) || bad) {
+        snprintf(why, n, "cannot render the resolved scenario");
+        free(yaml);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/scenario.yaml", dir);
+    if (write_file_atomic(path, yaml, len) != 0) {
+        snprintf(why, n, "cannot write %s: %s", path, strerror(errno));
+        free(yaml);
+        return -1;
+    }
+    free(yaml);
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    r->events_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (r->events_fd < 0) {
+        snprintf(why, n, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    str_copy(r->power_name, sizeof r->power_name, "power.csv");
+    r->power_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (r->power_fd < 0 || results_write(r, r->power_fd, &r->power_off, "power.csv", power_header, sizeof power_header - 1)) {
+        snprintf(why, n, "cannot write %s: %s", path, r->failed ? r->why : strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* A failed open keeps nothing open (the lock included): a process that runs again (accept) has no fd left over. */
+int results_open(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why, size_t n)
+{
+    if (results_open_files(r, dir, sc, t0_ns, why, n) == 0)
+        return 0;
+    results_close(r);
+    return -1;
+}
+
+static int results_open_forward_files(struct results *r, const char *dir, const struct scenario *sc, int node, int ranks,
+                                      uint64_t t0_ns, char *why, size_t n)
+{
+    char path[1200];
+    memset(r, 0, sizeof *r);
+    r->events_fd = r->power_fd = r->lock_fd = -1;
+    r->t0_ns = t0_ns;
+    r->node = node;
+    r->forward = 1;
+    str_copy(r->dir, sizeof r->dir, dir);
+    r->fwd_ranks = ranks;
+    r->fwd_t = xcalloc((size_t)ranks, sizeof *r->fwd_t);
+    for (int i = 0; i < ranks; i++)
+        r->fwd_t[i] = -1e300;
+    if (sc->power.forward_hz <= 0 || sc->power.sample_hz <= sc->power.forward_hz)
+        return 0;   /* every row goes to node 0 */
+    r->forward_s = 1.0 / sc->power.forward_hz;
+    snprintf(path, sizeof path, "%s/power-node%d.csv", dir, node);
+    snprintf(r->power_name, sizeof r->power_name, "power-node%d.csv", node);
+    if (mkdir_p(dir) != 0) {
+        snprintf(why, n, "cannot create results folder %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    char lock[32];
+    snprintf(lock, sizeof lock, ".lock-node%d", node);
+    if (results_lock(r, dir, lock, why, n) != 0)   /* another run's node <node> keeps its file */
+        return -1;
+    if ((r->power_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)) < 0 ||
+        results_write(r, r->power_fd, &r->power_off, r->power_name, power_header, sizeof power_header - 1)) {
+        snprintf(why, n, "cannot write %s: %s", path, r->failed ? r->why : strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int results_open_forward(struct results *r, const char *dir, const struct scenario *sc, int node, int ranks,
+                         uint64_t t0_ns, char *why, size_t n)
+{
+    if (results_open_forward_files(r, dir, sc, node, ranks, t0_ns, why, n) == 0)
+        return 0;
+    results_close(r);
+    return -1;
+}
+
+int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *obj)
+{
+    json_t *line = json_object();
+    double t_s = t_ns >= r->t0_ns ? (double)(t_ns - r->t0_ns) * 1e-9 : -(double)(r->t0_ns - t_ns) * 1e-9;
+    json_object_set_new(line, "t_s", json_real(round(t_s * 1e6) / 1e6));
+    json_object_set_new(line, "event", json_string(type));
+    if (r->node >= 0)
+        json_object_set_new(line, "node", json_integer(r->node));
+    if (obj) {
+        json_t *rk = json_object_get(obj, "rank");
+        if (r->rank_offset && json_is_integer(rk) && json_integer_value(rk) >= 0)   /* local rank -> global */
+            json_object_set_new(obj, "rank", json_integer(json_integer_value(rk) + r->rank_offset));
+        json_object_update(line, obj);
+        json_decref(obj);
+    }
+    char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    json_decref(line);
+    if (!text)
+        return -1;
+    size_t len = strlen(text);
+    text[len] = '\n';   /* json_dumps leaves room: the terminator becomes the newline */
+    int rc = r->forward ? (cluster_forward(CL_EVENTS, text, len + 1), 0)
+                        : results_write(r, r->events_fd, &r->events_off, "events.jsonl", text, len + 1);
+    if (r->view)
+        r->view->event(r->view->ctx, text, len + 1);
+    free(text);
+    if (rc != 0)
+        return -1;
+    r->events++;
+    return 0;
+}
+
+/* Formats x with prec decimals into buf, or "" when it was not measured. */
+static const char *fmt_or_empty(char *buf, size_t n, double x, int prec)
+{
+    if (!isfinite(x))
+        return "";
+    snprintf(buf, n, "%.*f", prec, x);
+    return buf;
+}
+
+int results_power(struct results *r, uint64_t t_ns, int rank, const struct power_reading *p, int phase)
+{
+    char w[32], avg[32], e[32], clk[32], temp[32], thr[32] = "", row[384];
+    double t_s = (double)(t_ns - r->t0_ns) * 1e-9;
+    if (r->view)
+        r->view->power(r->view->ctx, t_s, rank, p, phase);
+    if (p->throttle)
+        snprintf(thr, sizeof thr, "0x%llx", (unsigned long long)p->throttle);
+    int len = snprintf(row, sizeof row, "%.6f,%d,%s,%s,%s,%s,%s,%s,%s,%d\n", t_s, rank + r->rank_offset,
+                       fmt_or_empty(w, sizeof w, p->watts, 2), phase_name(phase), fmt_or_empty(avg, sizeof avg, p->avg_w, 2),
+                       fmt_or_empty(e, sizeof e, p->energy_j, 3), fmt_or_empty(clk, sizeof clk, p->clock_mhz, 0),
+                       fmt_or_empty(temp, sizeof temp, p->temp_c, 0), thr, r->node > 0 ? r->node : 0);
+    if (len <= 0 || (size_t)len >= sizeof row)
+        return -1;
+    if (r->forward) {   /* node 0 gets a bounded rate; this node's own file every row */
+        if (rank >= 0 && rank < r->fwd_ranks && t_s - r->fwd_t[rank] >= r->forward_s * 0.999) {
+            r->fwd_t[rank] = t_s;
+            cluster_forward(CL_POWER, row, (size_t)len);
+        }
+    }
+    if (r->power_fd < 0 || r->failed)
+        return r->power_fd < 0 && r->forward ? 0 : -1;
+    if (r->plen + (size_t)len > r->pcap) {
+        r->pcap = r->pcap ? 2 * r->pcap : 65536;
+        while (r->pcap < r->plen + (size_t)len)
+            r->pcap *= 2;
+        r->pbuf = xrealloc(r->pbuf, r->pcap);
+    }
+    memcpy(r->pbuf + r->plen, row, (size_t)len);
+    r->plen += (size_t)len;
+    return 0;
+}
+
+int results_append(struct results *r, int power, const char *text, size_t len)
+{
+    if (power)
+        return results_write(r, r->power_fd, &r->power_off, r->power_name, text, len);
+    if (results_write(r, r->events_fd, &r->events_off, "events.jsonl", text, len) != 0)
+        return -1;
+    for (size_t i = 0; i < len; i++)
+        r->events += text[i] == '\n';
+    return 0;
+}
+
+int results_flush(struct results *r)
+{
+    if (!r->plen)
+        return r->failed ? -1 : 0;
+    int rc = results_write(r, r->power_fd, &r->power_off, r->power_name, r->pbuf, r->plen);
+    r->plen = 0;
+    return rc;
+}
+
+int results_summary(struct results *r, json_t *summary)
+{
+    char path[1200];
+    char *text = json_dumps(summary, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
+    snprintf(path, sizeof path, "%s/summary.json", r->dir);
+    if (!text) {   /* out of memory: a failure like any other (results_failed is set whenever this is -1) */
+        if (r->failed)
+            gl_log("cannot write %s: %s", path, strerror(ENOMEM));
+        return results_fail(r, "summary.json", ENOMEM);
+    }
+    size_t len = strlen(text);
+    char *withnl = xmalloc(len + 2);
+    memcpy(withnl, text, len);
+    withnl[len] = '\n';
+    int rc = write_file_atomic(path, withnl, len + 1);
+    if (rc != 0) {
+        int e = errno;
+        if (r->failed)   /* the run said its first failure; this one would go unsaid */
+            gl_log("cannot write %s: %s", path, strerror(e));
+        results_fail(r, "summary.json", e);   /* the first: the run says it (results_failed) */
+    }
+    free(withnl);
+    free(text);
+    return rc;
+}
+
+void results_close(struct results *r)
+{
+    results_flush(r);
+    free(r->fwd_t);
+    r->fwd_t = NULL;
+    free(r->pbuf);
+    r->pbuf = NULL;
+    if (r->power_fd >= 0) {
+        if (fsync(r->power_fd) != 0 && errno != EINVAL)
+            SYSERR("fsync(power.csv)");
+        close(r->power_fd);
+        r->power_fd = -1;
+    }
+    if (r->events_fd >= 0) {
+        if (fsync(r->events_fd) != 0 && errno != EINVAL)
+            SYSERR("fsync(events.jsonl)");
+        close(r->events_fd);
+        r->events_fd = -1;
+    }
+    if (r->lock_fd >= 0) {   /* the folder is free for another run */
+        close(r->lock_fd);
+        r->lock_fd = -1;
+    }
+}

@@ -1,0 +1,67 @@
+/* harness/results/results.h: the results folder: scenario.yaml (resolved), events.jsonl (one line per event,
+ * written as it happens), power.csv (one row per sample), summary.json (written whole at the end). */
+#ifndef GAUNTLET_RESULTS_H
+#define GAUNTLET_RESULTS_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "scenario.h"
+#include "supervisor.h"
+
+struct results {
+    char dir[1024];
+    int events_fd;
+    int power_fd;         /* power.csv (node 0) or power-node<N>.csv (a node whose forwarded rows are thinned) */
+    char power_name[32];  /* its file name, for messages */
+    char *pbuf;           /* power rows not yet written: whole rows, written once per sampling tick */
+    size_t plen, pcap;
+    off_t events_off, power_off;   /* the bytes written whole: a failed write is cut back to them */
+    int lock_fd;          /* <dir>/.lock, held (flock) while the run writes the folder */
+    int failed;           /* a write failed: the run must end (results_failed); later writes are not tried */
+    char why[320];        /* the first failure: the file and the OS error */
+    uint64_t t0_ns;       /* t_s = 0 */
+    uint64_t events;      /* lines written */
+    const struct view_link *view;   /* also hands each line and row to a live view (NULL: none) */
+    int node;             /* several nodes: this node (each line gets "node"); -1: one node */
+    int rank_offset;      /* added to every "rank" written: local ranks become global */
+    int forward;          /* a node other than 0: no files here, every line goes to node 0 */
+    double forward_s;     /* forwarding power rows: at most one per rank per this many seconds (0: all) */
+    double *fwd_t;        /* per rank: when its last row went to node 0 */
+    int fwd_ranks;
+};
+
+/* Picks the default folder: results/<name>-<UTC timestamp>[-N]/ under root. */
+void results_default_dir(char *out, size_t n, const char *root, const char *name);
+/* Creates dir, locks it (dir/.lock: a second run into a folder in use is refused, naming the run holding it),
+ * writes scenario.yaml, opens events.jsonl and power.csv. 0, or -1 with why (and nothing left open). */
+int results_open(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why, size_t n);
+/* A node other than 0: lines go to node 0; power rows at most power.forward_hz per rank, and when that drops
+ * rows, every row also goes to dir/power-node<node>.csv here, held by dir/.lock-node<node> as results_open holds
+ * the folder. 0, or -1 with why (and nothing left open). */
+int results_open_forward(struct results *r, const char *dir, const struct scenario *sc, int node, int ranks,
+                         uint64_t t0_ns, char *why, size_t n);
+/* Appends one event: sets "t_s" (from t_ns) and "event" first, writes the line in one write(2). Steals obj. */
+int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *obj);
+struct power_reading;
+/* Appends one power row: t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node; NAN leaves a field
+ * empty; rank is global (+ rank_offset). */
+int results_power(struct results *r, uint64_t t_ns, int rank, const struct power_reading *p, int phase);
+/* Pushes buffered power rows to the kernel (called once per sampling tick). */
+int results_flush(struct results *r);
+/* Node 0: appends lines another node forwarded (whole lines, newline-terminated) to events.jsonl or power.csv. */
+int results_append(struct results *r, int power, const char *text, size_t len);
+/* Returns the first write failure ("cannot write DIR/FILE: OS error"), or NULL while every write succeeded. A write
+ * that fails leaves its file ending at its last whole line (a short write is cut back) and stops every further write
+ * to events.jsonl and power.csv (each results_* write is then -1); the run must end (exit 3). */
+const char *results_failed(const struct results *r);
+/* Writes summary.json atomically. Does not steal summary. -1 when it cannot: the first failure is results_failed's
+ * (the run says it); after an earlier failure this one is logged here. */
+int results_summary(struct results *r, json_t *summary);
+void results_close(struct results *r);
+
+/* Returns a JSON number, or null for NAN (missing is not zero). */
+json_t *json_num(double x);
+
+#endif

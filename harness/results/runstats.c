@@ -1,0 +1,422 @@
+/* harness/results/runstats.c: folding worker events and power samples into a run's figures (see runstats.h). */
+#include "runstats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "analysis_json.h"
+#include "mitigations/mitigation.h"
+#include "results.h"
+#include "scenario.h"
+#include "util.h"
+
+void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t planned, uint64_t t_begin, double sample_hz)
+{
+    *rs = (struct run_stats){ .mitigation = mitigation, .nranks = nranks, .planned = planned, .t_begin = t_begin,
+                              .sample_hz = sample_hz };
+    rs->e_first = xmalloc((size_t)nranks * sizeof *rs->e_first);
+    rs->e_last = xmalloc((size_t)nranks * sizeof *rs->e_last);
+    rs->e_first_ns = xcalloc((size_t)nranks, sizeof *rs->e_first_ns);
+    rs->e_last_ns = xcalloc((size_t)nranks, sizeof *rs->e_last_ns);
+    for (int r = 0; r < nranks; r++)
+        rs->e_first[r] = rs->e_last[r] = NAN;
+    acc_reset(&rs->power);
+    rs->rank = xcalloc((size_t)nranks, sizeof *rs->rank);
+    for (int r = 0; r < nranks; r++)
+        acc_reset(&rs->rank[r].power);
+    rs->tick_w = xcalloc((size_t)nranks, sizeof *rs->tick_w);
+    rs->spread_t = xcalloc((size_t)RS_SPREAD_ROWS * (size_t)nranks, sizeof *rs->spread_t);
+    rs->spread_n = xcalloc(RS_SPREAD_ROWS, sizeof *rs->spread_n);
+    for (int i = 0; i < RS_SPREAD_ROWS; i++)
+        rs->spread_iter[i] = -1;
+}
+
+void runstats_new_epoch(struct run_stats *rs)
+{
+    for (int i = 0; i < RS_SPREAD_ROWS; i++) {
+        rs->spread_iter[i] = -1;
+        rs->spread_n[i] = 0;
+    }
+    for (int r = 0; r < rs->nranks; r++)
+        memset(rs->rank[r].open_t, 0, sizeof rs->rank[r].open_t);
+}
+
+/* Records a compute phase's start for the spread across ranks and rank 0's iteration starts. */
+static void runstats_compute_begin(struct run_stats *rs, const struct wevent *ev)
+{
+    int row = (int)(ev->iter % RS_SPREAD_ROWS);
+    if (rs->spread_iter[row] != ev->iter) {
+        rs->spread_iter[row] = ev->iter;
+        rs->spread_n[row] = 0;
+    }
+    rs->spread_t[(size_t)row * (size_t)rs->nranks + (size_t)rs->spread_n[row]++] = ev->t_ns;
+    if (ev->rank == 0)
+        series_add(&rs->iter_begin, (double)(ev->t_ns - rs->t_begin) * 1e-9);
+    if (rs->spread_n[row] < rs->nranks)
+        return;
+    double mean = 0, var = 0;
+    const uint64_t *t = rs->spread_t + (size_t)row * (size_t)rs->nranks;
+    for (int r = 0; r < rs->nranks; r++)
+        mean += (double)(int64_t)(t[r] - t[0]) * 1e-9;
+    mean /= rs->nranks;
+    for (int r = 0; r < rs->nranks; r++) {
+        double d = (double)(int64_t)(t[r] - t[0]) * 1e-9 - mean;
+        var += d * d;
+    }
+    series_add(&rs->spread_s, sqrt(var / rs->nranks));
+    rs->spread_iter[row] = -1;
+}
+
+void runstats_event(struct run_stats *rs, const struct wevent *ev)
+{
+    if (ev->rank < 0 || ev->rank >= rs->nranks)
+        return;
+    struct rank_stats *r = &rs->rank[ev->rank];
+    switch (ev->type) {
+    case WEV_PHASE_BEGIN:
+        if (ev->phase >= 0 && ev->phase < PH_COUNT)
+            r->open_t[ev->phase] = ev->t_ns;
+        if (ev->phase == PH_COMPUTE)
+            runstats_compute_begin(rs, ev);
+        break;
+    case WEV_PHASE_END: {
+        if (ev->phase < 0 || ev->phase >= PH_COUNT || !r->open_t[ev->phase])
+            break;
+        double d = (double)(ev->t_ns - r->open_t[ev->phase]) * 1e-9;
+        r->open_t[ev->phase] = 0;
+        if (ev->phase == PH_COMPUTE) {
+            r->compute_s += d;
+            r->flops += ev->a;
+        } else if (ev->phase == PH_COMM) {
+            series_add(&r->comm_s, d);
+            r->comm_bytes = ev->a;
+        } else if (ev->phase == PH_CKPT) {
+            r->ckpt_stall_s += d;
+            r->ckpts++;
+            if (ev->a > 0) {   /* sync: the write is the phase */
+                r->ckpt_s += d;
+                r->ckpt_bytes += ev->a;
+            }
+        }
+        break;
+    }
+    case WEV_CKPT_WRITTEN:   /* async: written in the background */
+        r->ckpt_s += ev->b;
+        r->ckpt_bytes += ev->a;
+        break;
+    case WEV_ITER:
+        if (!rs->warm_ns)
+            rs->warm_ns = ev->t_ns;
+        series_add(&rs->iter_s, ev->a);
+        r->iters = ev->iter + 1;
+        break;
+    case WEV_STOPPED:   /* at the skip boundary; a stop for a recovery is not the run's end */
+        if (ev->a == 1)
+            r->stopped = 1;
+        break;
+    case WEV_RUN_DONE:
+        r->done = 1;
+        r->fingerprint = ((uint64_t)ev->a << 32) | (uint64_t)ev->b;
+        if (ev->t_ns > rs->t_end)
+            rs->t_end = ev->t_ns;
+        break;
+    default:
+        break;
+    }
+}
+
+void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts, const double *energy_j)
+{
+    if (rs->nticks == rs->cap_ticks) {
+        rs->cap_ticks = rs->cap_ticks ? 2 * rs->cap_ticks : 4096;
+        rs->tick_ns = xrealloc(rs->tick_ns, rs->cap_ticks * sizeof *rs->tick_ns);
+        for (int r = 0; r < rs->nranks; r++)
+            rs->tick_w[r] = xrealloc(rs->tick_w[r], rs->cap_ticks * sizeof **rs->tick_w);
+    }
+    int64_t rel = (int64_t)(t_ns - rs->t_begin);
+    rs->tick_ns[rs->nticks] = rel;
+    for (int r = 0; energy_j && rs->warm_ns && t_ns >= rs->warm_ns && r < rs->nranks; r++)
+        if (isfinite(energy_j[r])) {   /* the counter over the analysed stretch */
+            if (isnan(rs->e_first[r])) {
+                rs->e_first[r] = energy_j[r];
+                rs->e_first_ns[r] = rel;
+            }
+            rs->e_last[r] = energy_j[r];
+            rs->e_last_ns[r] = rel;
+        }
+    for (int r = 0; r < rs->nranks; r++)
+        rs->tick_w[r][rs->nticks] = watts[r];
+    rs->nticks++;
+    double sum = 0;
+    int all = 1;
+    for (int r = 0; r < rs->nranks; r++) {
+        acc_add(&rs->rank[r].power, watts[r]);
+        if (isnan(watts[r]))
+            all = 0;
+        else
+            sum += watts[r];
+    }
+    if (all)   /* the aggregate of a tick with a missing rank is itself missing */
+        acc_add(&rs->power, sum);
+}
+
+int runstats_settled(const struct run_stats *rs)
+{
+    for (int r = 0; r < rs->nranks; r++)
+        if (!rs->rank[r].done && !rs->rank[r].stopped)
+            return 0;
+    return 1;
+}
+
+int runstats_done(const struct run_stats *rs)
+{
+    for (int r = 0; r < rs->nranks; r++)
+        if (!rs->rank[r].done)
+            return 0;
+    return 1;
+}
+
+int64_t runstats_iterations(const struct run_stats *rs)
+{
+    int64_t n = rs->planned;
+    for (int r = 0; r < rs->nranks; r++)
+        if (rs->rank[r].iters < n)
+            n = rs->rank[r].iters;
+    return n;
+}
+
+/* Analyses the run's trace: per rank, the aggregate (sum), its projection and the alignment. */
+static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *sc, double tdp_w)
+{
+    double dt = sc->power.sample_hz > 0 ? 1.0 / sc->power.sample_hz : 0;
+    int nb = 4;
+    struct an_band bands[AN_MAX_BANDS];
+    memcpy(bands, an_default_bands, sizeof an_default_bands);
+    const struct an_spec *spec = &sc->projection.spec;
+    int spec_band = -1;
+    for (int b = 0; b < nb; b++)
+        if (bands[b].lo_hz == spec->band_lo_hz && bands[b].hi_hz == spec->band_hi_hz)
+            spec_band = b;
+    if (spec_band < 0)
+        bands[nb++] = (struct an_band){ spec->band_lo_hz, spec->band_hi_hz, 0 };
+    json_t *per_rank = json_array();
+    double **grid = xcalloc((size_t)rs->nranks, sizeof *grid);
+    size_t m = 0, skip = 0;   /* the first iteration is a warm-up (power climbing from idle, a mitigation settling) */
+    int64_t warm = rs->warm_ns > rs->t_begin ? (int64_t)(rs->warm_ns - rs->t_begin) : 0;
+    while (skip < rs->nticks && rs->tick_ns[skip] < warm)
+        skip++;
+    if (rs->nticks - skip < 16)
+        skip = 0;   /* too short a run to leave anything out */
+    size_t end = rs->nticks;   /* to the end of the run's last iteration: the drop to idle after it is no run's */
+    int64_t done = rs->t_end > rs->t_begin ? (int64_t)(rs->t_end - rs->t_begin) : INT64_MAX;
+    while (end > skip && rs->tick_ns[end - 1] > done)
+        end--;
+    if (end - skip < 16)
+        end = rs->nticks;
+    /* every rank on one grid of the asked rate from the first tick analysed: each tick on its nearest point, a
+     * point no tick reached (the sampler late) is a gap, never a held value */
+    struct an_grid g = an_grid_of_hz(skip < rs->nticks ? rs->tick_ns[skip] : 0, rs->sample_hz);
+    size_t merged = 0;
+    if (dt > 0 && skip < end) {
+        int64_t last = an_grid_nearest(&g, rs->tick_ns[end - 1]);
+        m = last >= 0 ? (size_t)last + 1 : 0;
+    }
+    struct an_series *ser = xmalloc((size_t)rs->nranks * sizeof *ser);
+    struct an_result *res = xmalloc((size_t)rs->nranks * sizeof *res);
+    for (int r = 0; r < rs->nranks; r++) {
+        grid[r] = xmalloc((m ? m : 1) * sizeof **grid);
+        if (m)
+            analysis_place(&g, rs->tick_ns + skip, rs->tick_w[r] + skip, end - skip, grid[r], m, &merged);
+        ser[r] = (struct an_series){ grid[r], m, dt };
+    }
+    analysis_run_many(ser, (size_t)rs->nranks, bands, nb, res, 0);   /* the ranks at once, on the machine's cores */
+    for (int r = 0; r < rs->nranks; r++) {
+        json_t *pj = analysis_power_json(&res[r], tdp_w);
+        json_object_set_new(pj, "rank", json_integer(r));
+        json_array_append_new(per_rank, pj);
+    }
+    free(ser);
+    free(res);
+    double *agg = xcalloc(m ? m : 1, sizeof *agg), *per_gpu = xcalloc(m ? m : 1, sizeof *per_gpu);
+    for (size_t i = 0; i < m; i++) {
+        for (int r = 0; r < rs->nranks; r++)
+            agg[i] += grid[r][i];   /* a missing rank makes the point missing (NAN) */
+        per_gpu[i] = agg[i] / rs->nranks;
+    }
+    size_t ticks = end > skip ? end - skip : 0;
+    double span = ticks > 1 ? (double)(rs->tick_ns[end - 1] - rs->tick_ns[skip]) * 1e-9 : NAN;
+    json_t *sampling = json_pack("{s:o, s:o, s:I, s:I, s:I}", "asked_hz", json_num(rs->sample_hz > 0 ? rs->sample_hz : NAN),
+                                 "achieved_hz", json_num(span > 0 ? (double)(ticks - 1) / span : NAN), "ticks",
+                                 (json_int_t)ticks, "points", (json_int_t)m, "merged", (json_int_t)merged);
+    struct an_result ares;
+    struct an_series as = { agg, m, dt }, ps = { per_gpu, m, dt };
+    analysis_run(&as, bands, nb, &ares);
+    json_t *aggj = analysis_power_json(&ares, tdp_w > 0 ? tdp_w * rs->nranks : NAN);
+    double jitter = rs->spread_s.n ? series_mean(&rs->spread_s) : 0;
+    struct an_projection proj;
+    double *cluster = NULL;
+    size_t cn_pts = 0;
+    const struct mitigation_ops *mit = mitigation_table[sc->mitigations[rs->mitigation].index];
+    if (m && analysis_project_trace(&ps, (long)sc->projection.gpus, (long)sc->projection.groups, jitter,
+                                    (unsigned long long)sc->seed, bands, nb, &proj, &cluster, &cn_pts) == 0) {
+        json_t *pj = analysis_projection_json(&proj, spec);
+        struct an_bess b;
+        if (mit->facility) {   /* a facility battery on the cluster's trace: the utility's spec is the grid's */
+            mit->facility(sc->mitigations[rs->mitigation].params, &b);
+            double *gridmw = xmalloc(cn_pts * sizeof *gridmw);
+            struct an_projection gp;
+            if (analysis_bess(cluster, cn_pts, dt, &b, gridmw) == 0) {
+                json_object_set_new(pj, "bess", analysis_bess_json(&b));
+                if (analysis_project_series(gridmw, cn_pts, dt, bands, nb, &proj, &gp) == 0) {
+                    json_t *gj = analysis_projection_json(&gp, spec);
+                    json_object_set(pj, "spec", json_object_get(gj, "spec"));
+                    json_object_set_new(pj, "spec_side", json_string("grid, after the battery"));
+                    json_decref(gj);
+                }
+            }
+            free(gridmw);
+        }
+        json_object_set_new(aggj, "projection", pj);
+    } else {
+        json_object_set_new(aggj, "projection", json_null());
+    }
+    free(cluster);
+    double cmin = NAN, csum = 0;
+    int cn = 0;
+    for (int r = 1; r < rs->nranks && m; r++) {
+        double c = analysis_correlation(grid[0], grid[r], m);
+        if (isnan(c))
+            continue;
+        cmin = isnan(cmin) || c < cmin ? c : cmin;
+        csum += c;
+        cn++;
+    }
+    json_object_set_new(aggj, "alignment",
+                        json_pack("{s:o, s:o, s:o}", "correlation_min", json_num(cmin), "correlation_mean",
+                                  json_num(cn ? csum / cn : NAN), "phase_spread_s",
+                                  json_num(rs->spread_s.n ? series_mean(&rs->spread_s) : NAN)));
+    enum { BINS = 50 };
+    double wave[BINS];
+    size_t used = m ? analysis_waveform(&ps, (double)rs->tick_ns[skip] * 1e-9, rs->iter_begin.v, rs->iter_begin.n, wave, BINS)
+                    : 0;
+    json_t *wj = json_array();
+    for (int b = 0; b < BINS && used; b++)
+        json_array_append_new(wj, json_num(wave[b]));
+    json_object_set_new(aggj, "waveform_per_gpu_w", wj);
+    json_object_set_new(aggj, "sampling", sampling);
+    for (int r = 0; r < rs->nranks; r++)
+        free(grid[r]);
+    free(grid);
+    free(agg);
+    free(per_gpu);
+    return json_pack("{s:o, s:o}", "aggregate", aggj, "per_rank", per_rank);
+}
+
+/* The run's throughput and energy, waits included: over the stretch the power analysis covers, from the end of the
+ * first iteration (the warm-up left out) to the end of the run; the energy from every rank's energy counter when
+ * each has one, else the aggregate's mean power over that time. Sets throughput_it_s, energy_per_iter_j, energy. */
+static void runstats_cost_json(const struct run_stats *rs, json_t *run)
+{
+    int64_t iters = runstats_iterations(rs);
+    double wall = rs->t_end > rs->t_begin ? (double)(rs->t_end - rs->t_begin) * 1e-9 : NAN;
+    double steady = rs->warm_ns && rs->t_end > rs->warm_ns ? (double)(rs->t_end - rs->warm_ns) * 1e-9 : NAN;
+    double thr = iters >= 2 && steady > 0 ? (double)(iters - 1) / steady : iters > 0 && wall > 0 ? (double)iters / wall : NAN;
+    double span = iters >= 2 && steady > 0 ? steady : wall;
+    double counter_w = 0;
+    int counters = rs->nranks > 0;
+    for (int r = 0; r < rs->nranks && counters; r++) {
+        double d = (double)(rs->e_last_ns[r] - rs->e_first_ns[r]) * 1e-9;
+        if (isnan(rs->e_first[r]) || !(d > 0.1) || rs->e_last[r] < rs->e_first[r])
+            counters = 0;   /* no counter, too short a stretch to read it, or it went back */
+        else
+            counter_w += (rs->e_last[r] - rs->e_first[r]) / d;
+    }
+    double mean_w = counters ? counter_w
+                             : json_number_value(json_object_get(json_object_get(json_object_get(run, "power"), "aggregate"),
+                                                                 "mean_w"));
+    if (!counters && !json_is_number(json_object_get(json_object_get(json_object_get(run, "power"), "aggregate"), "mean_w")))
+        mean_w = NAN;
+    json_object_set_new(run, "throughput_it_s", json_num(thr));
+    json_object_set_new(run, "energy_per_iter_j", json_num(thr > 0 ? mean_w / thr : NAN));
+    json_object_set_new(run, "energy", json_pack("{s:o, s:o, s:o, s:s}", "j", json_num(mean_w * span), "mean_w",
+                                                  json_num(mean_w), "span_s", json_num(span), "source",
+                                                  counters ? "energy counter" : "power samples"));
+}
+
+json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const char *mitigation, int bus_ranks, double tdp_w)
+{
+    double flops = 0, compute_s = 0, ckpt_b = 0, ckpt_s = 0, stall = 0;
+    int ckpts = 0;
+    struct series comm = { 0 };
+    double comm_bytes = 0;
+    for (int i = 0; i < rs->nranks; i++) {
+        struct rank_stats *r = &rs->rank[i];
+        flops += r->flops;
+        compute_s += r->compute_s;
+        ckpt_b += r->ckpt_bytes;
+        ckpt_s += r->ckpt_s;
+        stall += r->ckpt_stall_s;
+        ckpts += r->ckpts;
+        for (size_t k = 0; k < r->comm_s.n; k++)
+            series_add(&comm, r->comm_s.v[k]);
+        if (r->comm_bytes > 0)
+            comm_bytes = r->comm_bytes;
+    }
+    /* per-GPU compute rate, the all-reduce's bus bandwidth as nccl-tests defines it: algbw x 2(n-1)/n */
+    double tflops = compute_s > 0 ? flops / compute_s / 1e12 : NAN;
+    double comm_p50 = series_pct(&comm, 50);
+    double busbw = comm_p50 > 0 ? comm_bytes / comm_p50 * 2.0 * (bus_ranks - 1) / bus_ranks / 1e9 : NAN;
+    double ckpt_gbs = ckpt_s > 0 ? ckpt_b / ckpt_s / 1e9 : NAN;
+    int agree = 1;
+    for (int i = 1; i < rs->nranks; i++)
+        if (rs->rank[i].fingerprint != rs->rank[0].fingerprint)
+            agree = 0;
+    char fp[24];
+    snprintf(fp, sizeof fp, "%016llx", (unsigned long long)rs->rank[0].fingerprint);
+    json_t *run = json_pack(
+        "{s:s, s:I, s:I, s:b, s:o, s:{s:o, s:o, s:o}, s:o, s:o, s:o, s:i, s:o, s:o, s:o}", "mitigation",
+        mitigation, "iterations", (json_int_t)runstats_iterations(rs), "iterations_planned", (json_int_t)rs->planned,
+        "complete", runstats_done(rs), "wall_s",
+        json_num(rs->t_end > rs->t_begin ? (double)(rs->t_end - rs->t_begin) * 1e-9 : NAN), "iteration_s", "p50",
+        json_num(series_pct(&rs->iter_s, 50)), "p99", json_num(series_pct(&rs->iter_s, 99)), "mean",
+        json_num(series_mean(&rs->iter_s)), "tflops", json_num(tflops), "busbw_gbs", json_num(busbw),
+        "checkpoint_gbs", json_num(ckpt_gbs), "checkpoints", ckpts / (rs->nranks ? rs->nranks : 1),
+        "state_fingerprint", runstats_done(rs) ? json_string(fp) : json_null(), "fingerprints_agree",
+        runstats_done(rs) ? json_boolean(agree) : json_null(), "power", runstats_power_json(rs, sc, tdp_w));
+    json_object_set_new(run, "checkpoint_stall_s", json_num(ckpts ? stall / ckpts : NAN));
+    runstats_cost_json(rs, run);
+    json_t *ranks = json_array();   /* per GPU: what the fleet-outlier check compares */
+    for (int i = 0; i < rs->nranks; i++) {
+        const struct rank_stats *r = &rs->rank[i];
+        json_array_append_new(ranks, json_pack("{s:i, s:o, s:I}", "rank", i,
+                                               "tflops", json_num(r->compute_s > 0 ? r->flops / r->compute_s / 1e12 : NAN),
+                                               "iterations", (json_int_t)r->iters));
+    }
+    json_object_set_new(run, "ranks", ranks);
+    series_free(&comm);
+    return run;
+}
+
+void runstats_free(struct run_stats *rs)
+{
+    for (int r = 0; r < rs->nranks; r++)
+        series_free(&rs->rank[r].comm_s);
+    series_free(&rs->iter_s);
+    series_free(&rs->spread_s);
+    series_free(&rs->iter_begin);
+    for (int r = 0; r < rs->nranks; r++)
+        free(rs->tick_w[r]);
+    free(rs->tick_w);
+    free(rs->tick_ns);
+    free(rs->e_first);
+    free(rs->e_last);
+    free(rs->e_first_ns);
+    free(rs->e_last_ns);
+    free(rs->spread_t);
+    free(rs->spread_n);
+    free(rs->rank);
+    rs->rank = NULL;
+}

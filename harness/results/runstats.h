@@ -1,0 +1,76 @@
+/* harness/results/runstats.h: what the supervisor measures during one mitigation run, filled from worker events and
+ * power samples, and turned into the run's object in summary.json. */
+#ifndef GAUNTLET_RUNSTATS_H
+#define GAUNTLET_RUNSTATS_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "shm.h"
+#include "stats.h"
+
+struct rank_stats {
+    uint64_t open_t[PH_COUNT];   /* begin time of each phase in progress */
+    double compute_s, flops;     /* totals over the run */
+    struct series comm_s;        /* all-reduce phase durations */
+    double comm_bytes;
+    double ckpt_s, ckpt_bytes;       /* writes: sync in the phase, async in the background */
+    double ckpt_stall_s;             /* time the rank stood still for its checkpoints */
+    int ckpts;
+    int64_t iters;               /* iterations completed */
+    int done;
+    int stopped;                 /* ended early at the skip boundary (the live view's `m`) */
+    uint64_t fingerprint;        /* hash of the model state at the end of the run */
+    struct acc power;
+};
+
+#define RS_SPREAD_ROWS 64
+
+struct run_stats {
+    /* the power trace of the run: tick times (ns since t_begin) and each rank's watts (NAN where missing) */
+    int64_t *tick_ns;
+    double **tick_w;
+    size_t nticks, cap_ticks;
+    double sample_hz;            /* the rate asked for */
+    /* each rank's energy counter over the analysed stretch (from the end of the first iteration): first and last
+     * readings and their times; NAN where the source has no counter */
+    double *e_first, *e_last;
+    int64_t *e_first_ns, *e_last_ns;
+    /* spread of compute-phase starts across ranks, per iteration */
+    int64_t spread_iter[RS_SPREAD_ROWS];
+    uint64_t *spread_t;          /* [RS_SPREAD_ROWS][nranks] */
+    int *spread_n;
+    struct series spread_s;      /* standard deviation of the starts of each complete iteration */
+    struct series iter_begin;    /* rank 0's compute-phase starts (s since the run's start), for the waveform */
+    int mitigation;
+    int nranks;
+    int64_t planned;
+    uint64_t t_begin, t_end;
+    uint64_t warm_ns;            /* the end of the run's first iteration: the power analysis starts there */
+    struct series iter_s;        /* every rank's iteration durations */
+    struct acc power;            /* aggregate: sum of ranks per sample */
+    struct rank_stats *rank;
+};
+
+void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t planned, uint64_t t_begin, double sample_hz);
+/* Folds one worker event into the run (phase durations, iterations, end of run). */
+void runstats_event(struct run_stats *rs, const struct wevent *ev);
+/* Adds one sampling tick at t_ns: per-rank watts and energy counters in J (NAN where missing; energy may be
+ * NULL). */
+void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts, const double *energy_j);
+/* Returns 1 when every rank reported the end of the run. */
+int runstats_done(const struct run_stats *rs);
+/* Returns 1 when every rank is done or stopped. */
+int runstats_settled(const struct run_stats *rs);
+/* Returns the iterations every rank completed. */
+int64_t runstats_iterations(const struct run_stats *rs);
+struct scenario;
+/* Builds the run's summary object, the power analysis included; busbw uses 2(n-1)/n over bus_ranks ranks;
+ * tdp_w (NAN: unknown) scales swings to % of TDP. */
+json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const char *mitigation, int bus_ranks, double tdp_w);
+void runstats_free(struct run_stats *rs);
+/* A recovery abandons the timeline in progress: phases it left open and compute-start rows it left
+ * incomplete are forgotten (the new timeline repeats those iterations). */
+void runstats_new_epoch(struct run_stats *rs);
+
+#endif

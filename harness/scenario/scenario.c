@@ -1,0 +1,709 @@
+/* harness/scenario/scenario.c: scenario YAML → struct scenario, driven by the key tables below; every error names
+ * file:line:column, the key and what was expected. */
+#include "scenario.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "detectors/detector.h"
+#include "faults/fault.h"
+#include "mitigations/mitigation.h"
+#include "recovery/recovery.h"
+#include "analysis.h"
+#include "util.h"
+
+struct sc_ctx {
+    const char *file;
+    char *err;
+    size_t errlen;
+    yaml_document_t *doc;
+    int sweeping;                  /* parsing a mitigation's parameters: a list of values is a sweep */
+    const struct param *sweep;     /* the swept parameter found, and its list */
+    yaml_node_t *sweep_node;
+    /* where each fault's at, rank and node values were given, for the checks that need the whole scenario */
+    yaml_mark_t fault_at[SC_MAX_FAULTS], fault_rank[SC_MAX_FAULTS], fault_node[SC_MAX_FAULTS];
+};
+
+/* Formats an error at mark and returns EXIT_INPUT. */
+__attribute__((format(printf, 4, 5))) static int sc_error_at(struct sc_ctx *c, yaml_mark_t mark, const char *key,
+                                                             const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(c->err, c->errlen, "%s:%lu:%lu: %s%s%s", c->file, (unsigned long)mark.line + 1,
+             (unsigned long)mark.column + 1, key ? key : "", key ? ": " : "", msg);
+    return EXIT_INPUT;
+}
+
+/* Formats an error at node's position and returns EXIT_INPUT. */
+__attribute__((format(printf, 4, 5))) static int sc_error(struct sc_ctx *c, const yaml_node_t *node,
+                                                          const char *key, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return sc_error_at(c, node->start_mark, key, "%s", msg);
+}
+
+/* Returns the scalar text of node, or NULL when node is not a scalar. */
+static const char *sc_scalar(const yaml_node_t *node)
+{
+    return node && node->type == YAML_SCALAR_NODE ? (const char *)node->data.scalar.value : NULL;
+}
+
+/* Lists the key names of table for "expected one of" messages. */
+static void sc_key_list(const struct param *table, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (const struct param *p = table; p->name && used < n; p++)
+        used += (size_t)snprintf(out + used, n - used, "%s%s", used ? ", " : "", p->name);
+}
+
+static int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *map, void *base, const char *prefix,
+                      struct scenario *sc);
+
+/* Parses one plug-in entry of kind: "name" or {name: {param: value}}, into spec. */
+static int sc_plugin(struct sc_ctx *c, const struct plugin_kind *kind, yaml_node_t *item, struct plugin_spec *spec,
+                     const char *key, struct scenario *sc)
+{
+    char known[512];
+    yaml_node_t *params = NULL;
+    const char *name = sc_scalar(item);
+    if (!name && item->type == YAML_MAPPING_NODE &&
+        item->data.mapping.pairs.top - item->data.mapping.pairs.start == 1) {
+        yaml_node_pair_t *pair = item->data.mapping.pairs.start;
+        name = sc_scalar(yaml_document_get_node(c->doc, pair->key));
+        params = yaml_document_get_node(c->doc, pair->value);
+    }
+    if (!name)
+        return sc_error(c, item, key, "expected a %s name or {name: {parameters}}", kind->what);
+    int idx = plugin_find(kind, name);
+    if (idx < 0) {
+        plugin_names(kind, known, sizeof known);
+        return sc_error(c, item, key, "unknown %s '%s' (expected one of: %s)", kind->what, name, known);
+    }
+    const struct plugin_ops *ops = kind->table[idx];
+    memset(spec, 0, sizeof *spec);
+    str_copy(spec->name, sizeof spec->name, name);
+    spec->index = idx;
+    spec->line = (int)item->start_mark.line + 1;
+    if (ops->params && param_defaults(ops->params, spec->params) != 0)
+        return sc_error(c, item, key, "internal: defaults of '%s' do not parse", name);
+    if (params && !(params->type == YAML_SCALAR_NODE && !*sc_scalar(params))) {
+        if (params->type != YAML_MAPPING_NODE)
+            return sc_error(c, params, key, "expected the parameters of '%s' as a mapping", name);
+        if (!ops->params)
+            return params->data.mapping.pairs.top == params->data.mapping.pairs.start
+                       ? 0
+                       : sc_error(c, params, key, "%s '%s' takes no parameters", kind->what, name);
+        char prefix[96];
+        snprintf(prefix, sizeof prefix, "%s.%s", key, name);
+        return sc_mapping(c, ops->params, params, spec->params, prefix, sc);
+    }
+    return 0;
+}
+
+/* The candidates of `mitigations: auto`, in the order they are tried (the budget keeps the first ones). */
+static const struct { const char *name, *key, *value, *key2, *value2; } sc_auto_candidates[] = {
+    { "none", NULL, NULL, NULL, NULL },
+    { "filler", "floor", "40%", NULL, NULL },
+    { "filler", "floor", "60%", NULL, NULL },
+    { "filler", "floor", "80%", NULL, NULL },
+    { "filler", "floor", "90%", NULL, NULL },
+    { "ramp", "ramp_w_s", "1000", NULL, NULL },
+    { "ramp", "ramp_w_s", "3000", NULL, NULL },
+    { "ramp", "ramp_w_s", "10000", NULL, NULL },
+    { "cap", "cap", "60%", NULL, NULL },
+    { "cap", "cap", "80%", NULL, NULL },
+    { "stagger", "groups", "2", "offset", "20ms" },
+    { "stagger", "groups", "4", "offset", "10ms" },
+    { "smoothing", "floor", "65%", NULL, NULL },
+    { "bess", "size", "50", "window", "2s" },    /* sized from the none run's projected swing */
+    { "bess", "size", "100", "window", "2s" },
+};
+
+/* Expands `mitigations: auto` into the coarse search's candidates, as many as search.budget allows. */
+static int sc_auto(struct sc_ctx *c, yaml_node_t *node, struct scenario *sc)
+{
+    char why[256];
+    int n = 0;
+    for (size_t i = 0; i < ARRAY_LEN(sc_auto_candidates) && n < SC_MAX_MITIGATIONS; i++) {
+        struct plugin_spec *m = &sc->mitigations[n];
+        int idx = plugin_find(&plugin_mitigations, sc_auto_candidates[i].name);
+        const struct plugin_ops *ops = plugin_mitigations.table[idx];
+        memset(m, 0, sizeof *m);
+        str_copy(m->name, sizeof m->name, ops->name);
+        m->index = idx;
+        m->line = (int)node->start_mark.line + 1;
+        if (ops->params && param_defaults(ops->params, m->params) != 0)
+            return sc_error(c, node, "mitigations", "internal: defaults of '%s'", ops->name);
+        const char *keys[2] = { sc_auto_candidates[i].key, sc_auto_candidates[i].key2 };
+        const char *vals[2] = { sc_auto_candidates[i].value, sc_auto_candidates[i].value2 };
+        size_t used = (size_t)snprintf(m->label, sizeof m->label, "%s", ops->name);
+        for (int k = 0; k < 2 && keys[k]; k++) {
+            const struct param *p = param_find(ops->params, keys[k]);
+            if (!p || param_parse(p, vals[k], m->params, why, sizeof why) != 0)
+                return sc_error(c, node, "mitigations", "internal: auto candidate %s %s", ops->name, keys[k]);
+            used += (size_t)snprintf(m->label + used, sizeof m->label - used, " %s=%s", keys[k], vals[k]);
+        }
+        n++;
+    }
+    sc->n_mitigations = n;
+    sc->auto_search = 1;
+    return 0;
+}
+
+/* Parses a list of plug-ins of kind (a single entry is accepted too) into specs; *count gets their number. */
+static int sc_plugins(struct sc_ctx *c, const struct plugin_kind *kind, yaml_node_t *node, struct plugin_spec *specs,
+                      int max, int *count, const char *key, int allow_empty, struct scenario *sc)
+{
+    char k[64];
+    if (node->type != YAML_SEQUENCE_NODE) {
+        *count = 1;
+        snprintf(k, sizeof k, "%s[0]", key);
+        return sc_plugin(c, kind, node, &specs[0], k, sc);
+    }
+    int n = (int)(node->data.sequence.items.top - node->data.sequence.items.start);
+    if (n == 0 && !allow_empty)
+        return sc_error(c, node, key, "expected at least one %s (e.g. [none])", kind->what);
+    if (n > max)
+        return sc_error(c, node, key, "expected at most %d entries, got %d", max, n);
+    int at = 0;
+    for (int i = 0; i < n; i++) {
+        yaml_node_t *item = yaml_document_get_node(c->doc, node->data.sequence.items.start[i]);
+        snprintf(k, sizeof k, "%s[%d]", key, i);
+        if (at >= max)
+            return sc_error(c, item, k, "expected at most %d entries (sweeps included)", max);
+        c->sweeping = kind == &plugin_mitigations;
+        c->sweep = NULL;
+        int rc = sc_plugin(c, kind, item, &specs[at], k, sc);
+        c->sweeping = 0;
+        if (rc)
+            return rc;
+        for (int j = 0; j < at && kind != &plugin_mitigations; j++)
+            if (specs[j].index == specs[at].index)
+                return sc_error(c, item, k, "%s '%s' is listed twice", kind->what, specs[at].name);
+        int first = at++;
+        if (!c->sweep)
+            continue;
+        /* a swept parameter: one spec per value of its list, the rest of the parameters alike */
+        const struct param *p = c->sweep;
+        yaml_node_t *list = c->sweep_node;
+        char why[320], v[64];
+        param_format(p, specs[first].params, v, sizeof v);
+        snprintf(specs[first].label, sizeof specs[first].label, "%s %s=%s", specs[first].name, p->name, v);
+        for (yaml_node_item_t *it = list->data.sequence.items.start + 1; it < list->data.sequence.items.top; it++) {
+            yaml_node_t *vn = yaml_document_get_node(c->doc, *it);
+            const char *text = sc_scalar(vn);
+            if (at >= max)
+                return sc_error(c, vn, k, "expected at most %d entries (sweeps included)", max);
+            specs[at] = specs[first];
+            if (!text || param_parse(p, text, specs[at].params, why, sizeof why) != 0)
+                return sc_error(c, vn, k, "%s: %s", p->name, text ? why : "expected a value");
+            param_format(p, specs[at].params, v, sizeof v);
+            snprintf(specs[at].label, sizeof specs[at].label, "%s %s=%s", specs[at].name, p->name, v);
+            at++;
+        }
+    }
+    *count = at;
+    return 0;
+}
+
+#define FS(f) offsetof(struct fault_spec, f)
+/* The keys every fault takes (besides kind); the fault's own parameters follow its kind. */
+static const struct param fault_common_params[] = {
+    { "at", PT_INT, FS(at), .min = 0, .max = 1e15, .help = "iteration at which it fires (from 0, in each run)" },
+    { "at_s", PT_DURATION, FS(at_s), .min = 0, .max = 1e9, .help = "time after the run began at which it fires" },
+    { "rate_per_hour", PT_DOUBLE, FS(rate_per_hour), .min = 1e-9, .max = 1e9,
+      .help = "fires as a Poisson process of this rate (seeded)" },
+    { "rank", PT_INT, FS(rank), .min = 0, .max = 4096.0 * 100000 - 1,   /* a global rank: ranks x nodes at most */
+      .help = "the rank it hits (global: node x ranks + local rank), or 'random' (the default)" },
+    { 0 },
+};
+
+/* Parses one fault: {kind: K, at|at_s|rate_per_hour: ..., rank: R|random, <K's parameters>}. */
+static int sc_fault(struct sc_ctx *c, yaml_node_t *item, struct scenario *sc, int idx)
+{
+    struct fault_spec *f = &sc->faults[idx];
+    char key[64], sub[96], why[320], known[512];
+    snprintf(key, sizeof key, "faults[%d]", idx);
+    if (item->type != YAML_MAPPING_NODE)
+        return sc_error(c, item, key, "expected a mapping such as {kind: crash, at: 120, rank: 1}");
+    memset(f, 0, sizeof *f);
+    *f = (struct fault_spec){ .kind = -1, .line = (int)item->start_mark.line + 1, .rank = -1, .at = -1, .at_s = -1 };
+    yaml_node_pair_t *pair;
+    for (pair = item->data.mapping.pairs.start; pair < item->data.mapping.pairs.top; pair++) {
+        const char *k = sc_scalar(yaml_document_get_node(c->doc, pair->key));
+        if (k && strcmp(k, "kind") == 0)
+            break;
+    }
+    if (pair == item->data.mapping.pairs.top) {
+        plugin_names(&plugin_faults, known, sizeof known);
+        return sc_error(c, item, key, "missing required key 'kind' (one of: %s)", known);
+    }
+    yaml_node_t *kn = yaml_document_get_node(c->doc, pair->value);
+    const char *kind = sc_scalar(kn);
+    f->kind = kind ? plugin_find(&plugin_faults, kind) : -1;
+    if (f->kind < 0) {
+        plugin_names(&plugin_faults, known, sizeof known);
+        snprintf(sub, sizeof sub, "%s.kind", key);
+        return sc_error(c, kn, sub, "unknown fault '%s' (expected one of: %s)", kind ? kind : "?", known);
+    }
+    const struct fault_ops *ops = fault_table[f->kind];
+    if (ops->params && param_defaults(ops->params, f->params) != 0)
+        return sc_error(c, item, key, "internal: defaults of '%s' do not parse", kind);
+    int whens = 0;
+    for (pair = item->data.mapping.pairs.start; pair < item->data.mapping.pairs.top; pair++) {
+        yaml_node_t *pk = yaml_document_get_node(c->doc, pair->key), *pv = yaml_document_get_node(c->doc, pair->value);
+        const char *name = sc_scalar(pk), *text = sc_scalar(pv);
+        if (!name)
+            return sc_error(c, pk, key, "expected a plain key");
+        snprintf(sub, sizeof sub, "%s.%s", key, name);
+        for (yaml_node_pair_t *prev = item->data.mapping.pairs.start; prev < pair; prev++) {
+            const char *pn = sc_scalar(yaml_document_get_node(c->doc, prev->key));
+            if (pn && strcmp(pn, name) == 0)
+                return sc_error(c, pk, sub, "duplicate key");
+        }
+        if (strcmp(name, "kind") == 0)
+            continue;
+        if (strcmp(name, "at") == 0)
+            c->fault_at[idx] = pv->start_mark;
+        else if (strcmp(name, "rank") == 0)
+            c->fault_rank[idx] = pv->start_mark;
+        else if (strcmp(name, "node") == 0)
+            c->fault_node[idx] = pv->start_mark;
+        const struct param *p = param_find(fault_common_params, name);
+        void *base = f;
+        if (!p) {
+            p = param_find(ops->params, name);
+            base = f->params;
+        }
+        if (!p) {
+            size_t used = (size_t)snprintf(known, sizeof known, "kind, at, at_s, rate_per_hour, rank");
+            for (const struct param *q = ops->params; q && q->name; q++)
+                used += (size_t)snprintf(known + used, sizeof known - used, ", %s", q->name);
+            return sc_error(c, pk, sub, "unknown key for a %s fault (expected one of: %s)", kind, known);
+        }
+        if (!text) {
+            param_expect(p, why, sizeof why);
+            return sc_error(c, pv, sub, "expected %s", why);
+        }
+        if (strcmp(name, "rank") == 0 && strcmp(text, "random") == 0) {
+            f->rank = -1;
+            continue;
+        }
+        if (param_parse(p, text, base, why, sizeof why) != 0)
+            return sc_error(c, pv, sub, "%s", why);   /* the rank's range is checked once ranks is known */
+        whens += strcmp(name, "at") == 0 || strcmp(name, "at_s") == 0 || strcmp(name, "rate_per_hour") == 0;
+    }
+    if (whens != 1)
+        return sc_error(c, item, key, "expected exactly one of at (iteration), at_s (seconds) or rate_per_hour, got %d",
+                        whens);
+    return 0;
+}
+
+/* Parses the faults list. */
+static int sc_faults(struct sc_ctx *c, yaml_node_t *node, struct scenario *sc)
+{
+    if (node->type != YAML_SEQUENCE_NODE)
+        return sc_error(c, node, "faults", "expected a list of faults");
+    int n = (int)(node->data.sequence.items.top - node->data.sequence.items.start);
+    if (n > SC_MAX_FAULTS)
+        return sc_error(c, node, "faults", "expected at most %d faults, got %d", SC_MAX_FAULTS, n);
+    sc->n_faults = n;
+    for (int i = 0; i < n; i++) {
+        int rc = sc_fault(c, yaml_document_get_node(c->doc, node->data.sequence.items.start[i]), sc, i);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Walks one YAML mapping against table: unknown, duplicate, mistyped and missing keys are errors. */
+static int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *map, void *base, const char *prefix,
+                      struct scenario *sc)
+{
+    char key[160], why[320], known[512];
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return sc_error(c, map, prefix && *prefix ? prefix : NULL, "expected a mapping of keys");
+    unsigned char seen[64] = { 0 };
+    for (yaml_node_pair_t *pair = map->data.mapping.pairs.start; pair < map->data.mapping.pairs.top; pair++) {
+        yaml_node_t *kn = yaml_document_get_node(c->doc, pair->key);
+        yaml_node_t *vn = yaml_document_get_node(c->doc, pair->value);
+        const char *name = sc_scalar(kn);
+        if (!name)
+            return sc_error(c, kn, prefix, "expected a plain key");
+        snprintf(key, sizeof key, "%s%s%s", prefix && *prefix ? prefix : "", prefix && *prefix ? "." : "", name);
+        for (yaml_node_pair_t *prev = map->data.mapping.pairs.start; prev < pair; prev++) {
+            yaml_node_t *pk = yaml_document_get_node(c->doc, prev->key);
+            if (sc_scalar(pk) && strcmp(sc_scalar(pk), name) == 0)
+                return sc_error(c, kn, key, "duplicate key (first given at line %lu)",
+                                (unsigned long)pk->start_mark.line + 1);
+        }
+        const struct param *p = param_find(table, name);
+        if (!p) {
+            sc_key_list(table, known, sizeof known);
+            return sc_error(c, kn, key, "unknown key (expected one of: %s)", known);
+        }
+        seen[p - table] = 1;
+        if (table == scenario_params && strcmp(name, "nodes") == 0)
+            sc->nodes_line = (int)kn->start_mark.line + 1;
+        if (table == scenario_params && strcmp(name, "ranks") == 0) {
+            sc->ranks_line = (int)vn->start_mark.line + 1;
+            sc->ranks_col = (int)vn->start_mark.column + 1;
+        }
+        if (p->type == PT_LIST) {   /* the plug-in lists; ranks is known by now (checked below otherwise) */
+            int rc;
+            if (strcmp(name, "mitigations") == 0 && sc_scalar(vn) && strcmp(sc_scalar(vn), "auto") == 0)
+                rc = sc_auto(c, vn, sc);
+            else if (strcmp(name, "mitigations") == 0)
+                rc = sc_plugins(c, &plugin_mitigations, vn, sc->mitigations, SC_MAX_MITIGATIONS, &sc->n_mitigations,
+                                "mitigations", 0, sc);
+            else if (strcmp(name, "detectors") == 0)
+                rc = sc_plugins(c, &plugin_detectors, vn, sc->detectors, SC_MAX_DETECTORS, &sc->n_detectors,
+                                "detectors", 1, sc);
+            else if (strcmp(name, "recovery") == 0)
+                rc = sc_plugin(c, &plugin_recoveries, vn, &sc->recovery, "recovery", sc);
+            else
+                rc = sc_faults(c, vn, sc);
+            if (rc)
+                return rc;
+            continue;
+        }
+        if (p->type == PT_SECTION) {
+            if (p->flags & PF_ON)
+                *(int *)((char *)base + p->off) = 1;
+            if ((p->flags & PF_ON) && sc_scalar(vn) && !*sc_scalar(vn))
+                continue;   /* `sdc_screen:` with nothing after it: on, every threshold at its default */
+            int rc = sc_mapping(c, p->sub, vn, (char *)base + p->off, key, sc);
+            if (rc)
+                return rc;
+            continue;
+        }
+        if (p->type == PT_PAIR) {
+            yaml_node_item_t *it = vn->type == YAML_SEQUENCE_NODE ? vn->data.sequence.items.start : NULL;
+            const char *lo = it && vn->data.sequence.items.top - it == 2 ? sc_scalar(yaml_document_get_node(c->doc, it[0])) : NULL;
+            const char *hi = lo ? sc_scalar(yaml_document_get_node(c->doc, it[1])) : NULL;
+            if (!lo || !hi) {
+                param_expect(p, why, sizeof why);
+                return sc_error(c, vn, key, "expected %s", why);
+            }
+            if (param_parse_pair(p, lo, hi, base, why, sizeof why) != 0)
+                return sc_error(c, vn, key, "%s", why);
+            continue;
+        }
+        const char *text = sc_scalar(vn);
+        if (!text && c->sweeping && vn->type == YAML_SEQUENCE_NODE && vn->data.sequence.items.top > vn->data.sequence.items.start) {
+            if (c->sweep)
+                return sc_error(c, vn, key, "only one parameter of a mitigation can be swept");
+            c->sweep = p;   /* a sweep: one run per value; the first value goes in this spec */
+            c->sweep_node = vn;
+            text = sc_scalar(yaml_document_get_node(c->doc, vn->data.sequence.items.start[0]));
+        }
+        if (!text) {
+            param_expect(p, why, sizeof why);
+            return sc_error(c, vn, key, "expected %s, got a %s", why,
+                            vn->type == YAML_MAPPING_NODE ? "mapping" : "list");
+        }
+        if (param_parse(p, text, base, why, sizeof why) != 0)
+            return sc_error(c, vn, key, "%s", why);
+    }
+    for (const struct param *p = table; p->name; p++) {
+        if (seen[p - table] || !(p->flags & PF_REQUIRED))
+            continue;
+        snprintf(key, sizeof key, "%s%s%s", prefix && *prefix ? prefix : "", prefix && *prefix ? "." : "", p->name);
+        param_expect(p, why, sizeof why);
+        return sc_error(c, map, key, "missing required key (%s: %s)", why, p->help);
+    }
+    return 0;
+}
+
+/* Checks rules that span keys. */
+static int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
+{
+    if (sc->workload.checkpoint.every > 0 && sc->workload.checkpoint.every > sc->iterations)
+        gl_log("%s: note: workload.checkpoint.every (%" PRId64 ") exceeds iterations (%" PRId64 "): no checkpoint will be written",
+               c->file, sc->workload.checkpoint.every, sc->iterations);
+    for (int i = 0; i < sc->n_faults; i++) {   /* a fault that can never fire is an error, not a silent no-op */
+        const struct fault_spec *f = &sc->faults[i];
+        char key[48];
+        if (f->rank >= sc->ranks * sc->nodes) {   /* global ranks: ranks on each of the nodes */
+            snprintf(key, sizeof key, "faults[%d].rank", i);
+            return sc_error_at(c, c->fault_rank[i], key, "rank %lld is out of range: the scenario has ranks 0..%lld%s",
+                               (long long)f->rank, (long long)(sc->ranks * sc->nodes) - 1,
+                               sc->nodes > 1 ? " (global: node x ranks + local rank)" : "");
+        }
+        if (f->at >= sc->iterations) {   /* at_s is not checked: how long a run takes is known only when it runs */
+            snprintf(key, sizeof key, "faults[%d].at", i);
+            return sc_error_at(c, c->fault_at[i], key, "iteration %lld is never reached: each run has iterations 0..%lld",
+                               (long long)f->at, (long long)sc->iterations - 1);
+        }
+        if (strcmp(fault_table[f->kind]->name, "node-crash") == 0 &&
+            ((const struct node_crash_params *)f->params)->node >= sc->nodes) {
+            snprintf(key, sizeof key, "faults[%d].node", i);
+            /* node >= 1 can only have been given, so its mark is set */
+            return sc_error_at(c, c->fault_node[i], key, "node %lld is out of range: the scenario has nodes 0..%lld",
+                               (long long)((const struct node_crash_params *)f->params)->node, (long long)sc->nodes - 1);
+        }
+    }
+    if (sc->auto_search && sc->n_mitigations > sc->search_budget)
+        sc->n_mitigations = (int)sc->search_budget;
+    int have_none = 0;   /* a battery sized from the measured swing needs a `none` run before it */
+    for (int i = 0; i < sc->n_mitigations; i++) {
+        const struct mitigation_ops *mo = mitigation_table[sc->mitigations[i].index];
+        have_none |= strcmp(mo->name, "none") == 0;
+        if (strcmp(mo->name, "bess") == 0 && ((const struct bess_params *)sc->mitigations[i].params)->size_pct > 0 &&
+            !have_none) {
+            snprintf(c->err, c->errlen, "%s:%d:1: mitigations[%d]: bess size is a share of the swing a `none` run "
+                                        "measured: put `none` before it in the list", c->file, sc->mitigations[i].line, i);
+            return EXIT_INPUT;
+        }
+    }
+    if (recovery_table[sc->recovery.index]->mode == REC_SHRINK && sc->ranks < 2)
+        return sc_error(c, root, "recovery", "shrink needs at least 2 ranks");
+    for (const char *p = sc->name; *p; p++)
+        if (!(((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+               *p == '_' || *p == '.')))
+            return sc_error(c, root, "name", "expected letters, digits, '-', '_' or '.' (it names a folder), got '%s'",
+                            sc->name);
+    return 0;
+}
+
+/* Fills defaults, then parses the loaded document into sc. */
+static int sc_document(struct sc_ctx *c, struct scenario *sc)
+{
+    yaml_node_t *root = yaml_document_get_root_node(c->doc);
+    if (!root) {
+        snprintf(c->err, c->errlen, "%s:1:1: the file is empty (expected a scenario mapping with name, ranks, iterations, workload)", c->file);
+        return EXIT_INPUT;
+    }
+    memset(sc, 0, sizeof *sc);
+    if (param_defaults(scenario_params, sc) != 0)
+        return EXIT_INPUT;
+    sc->n_mitigations = 1;   /* the default list: [none]; the default recovery: none */
+    str_copy(sc->mitigations[0].name, sizeof sc->mitigations[0].name, "none");
+    sc->mitigations[0].index = plugin_find(&plugin_mitigations, "none");
+    str_copy(sc->recovery.name, sizeof sc->recovery.name, "none");
+    sc->recovery.index = plugin_find(&plugin_recoveries, "none");
+    str_copy(sc->file, sizeof sc->file, c->file);
+    int rc = sc_mapping(c, scenario_params, root, sc, "", sc);
+    return rc ? rc : sc_cross_checks(c, root, sc);
+}
+
+struct sc_open { int id, key; char *anchor; };   /* an open collection; key: a mapping's key awaiting its value */
+struct sc_anchor { char *name; int id; };
+
+/* Builds doc from parser's events (yaml_parser_load's job, with three more rules): one document only, nothing
+ * after it, and at most SC_MAX_DEPTH nested collections. Parsing stops at the first event that breaks a rule,
+ * so a deep or long tail costs nothing (libyaml's scanner is quadratic in the depth of flow nesting). Returns 0,
+ * or EXIT_INPUT / EXIT_ENV with err set; doc is initialised either way. */
+
+static int sc_compose(yaml_parser_t *parser, const char *file, yaml_document_t *doc, char *err, size_t errlen)
+{
+    struct sc_open stack[SC_MAX_DEPTH];
+    struct sc_anchor *anchors = NULL;
+    int depth = 0, n_anchors = 0, docs = 0, ended = 0, done = 0, rc = 0;
+    yaml_event_t ev;
+    if (!yaml_document_initialize(doc, NULL, NULL, NULL, 1, 1)) {
+        memset(doc, 0, sizeof *doc);
+        snprintf(err, errlen, "%s: cannot build the YAML document (out of memory)", file);
+        return EXIT_ENV;
+    }
+    while (!done && !rc) {
+        if (!yaml_parser_parse(parser, &ev)) {
+            unsigned long pl = (unsigned long)parser->problem_mark.line + 1, pc = (unsigned long)parser->problem_mark.column + 1;
+            if (ended)   /* after '...' libyaml takes only '---' or the end: the rest is not part of the scenario */
+                snprintf(err, errlen, "%s:%lu:%lu: content after the end of the document ('...'): a scenario file is "
+                         "one YAML document", file, pl, pc);
+            else
+                snprintf(err, errlen, "%s:%lu:%lu: YAML syntax error: %s%s%s", file, pl, pc,
+                         parser->problem ? parser->problem : "unknown", parser->context ? " " : "",
+                         parser->context ? parser->context : "");
+            rc = EXIT_INPUT;
+            break;
+        }
+        unsigned long line = (unsigned long)ev.start_mark.line + 1, col = (unsigned long)ev.start_mark.column + 1;
+        int id = 0;
+        const char *anchor = NULL;
+        switch (ev.type) {
+        case YAML_STREAM_END_EVENT:
+            done = 1;
+            break;
+        case YAML_DOCUMENT_START_EVENT:
+            if (docs++) {
+                snprintf(err, errlen, "%s:%lu:%lu: a second YAML document ('---'): a scenario file is one YAML document",
+                         file, line, col);
+                rc = EXIT_INPUT;
+            }
+            break;
+        case YAML_DOCUMENT_END_EVENT:
+            ended = 1;
+            break;
+        case YAML_ALIAS_EVENT:
+            for (int i = n_anchors - 1; i >= 0 && !id; i--)
+                if (strcmp(anchors[i].name, (const char *)ev.data.alias.anchor) == 0)
+                    id = anchors[i].id;
+            if (!id) {
+                snprintf(err, errlen, "%s:%lu:%lu: YAML: alias '*%s' names no anchor given before it", file, line, col,
+                         (const char *)ev.data.alias.anchor);
+                rc = EXIT_INPUT;
+            }
+            break;
+        case YAML_SCALAR_EVENT:
+            id = yaml_document_add_scalar(doc, ev.data.scalar.tag, ev.data.scalar.value, (int)ev.data.scalar.length,
+                                          ev.data.scalar.style);
+            anchor = (const char *)ev.data.scalar.anchor;
+            break;
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+            if (depth == SC_MAX_DEPTH) {
+                snprintf(err, errlen, "%s:%lu:%lu: YAML nesting deeper than %d levels (the most a scenario may nest)",
+                         file, line, col, SC_MAX_DEPTH);
+                rc = EXIT_INPUT;
+                break;
+            }
+            id = ev.type == YAML_SEQUENCE_START_EVENT
+                     ? yaml_document_add_sequence(doc, ev.data.sequence_start.tag, ev.data.sequence_start.style)
+                     : yaml_document_add_mapping(doc, ev.data.mapping_start.tag, ev.data.mapping_start.style);
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            depth--;
+            doc->nodes.start[stack[depth].id - 1].end_mark = ev.end_mark;
+            id = stack[depth].id;
+            anchor = stack[depth].anchor;
+            break;
+        default:   /* stream start */
+            break;
+        }
+        if (!rc && (ev.type == YAML_SCALAR_EVENT || ev.type == YAML_SEQUENCE_START_EVENT ||
+                    ev.type == YAML_MAPPING_START_EVENT) && !id) {
+            snprintf(err, errlen, "%s:%lu:%lu: cannot build the YAML document (out of memory)", file, line, col);
+            rc = EXIT_ENV;
+        }
+        if (!rc && id && ev.type != YAML_SEQUENCE_END_EVENT && ev.type != YAML_MAPPING_END_EVENT) {
+            yaml_node_t *node = &doc->nodes.start[id - 1];
+            if (ev.type != YAML_ALIAS_EVENT)
+                node->start_mark = ev.start_mark, node->end_mark = ev.end_mark;
+            int ok = 1;   /* hang the node under the open collection (the first node is the root) */
+            if (depth && doc->nodes.start[stack[depth - 1].id - 1].type == YAML_SEQUENCE_NODE)
+                ok = yaml_document_append_sequence_item(doc, stack[depth - 1].id, id);
+            else if (depth && !stack[depth - 1].key)
+                stack[depth - 1].key = id;
+            else if (depth) {
+                ok = yaml_document_append_mapping_pair(doc, stack[depth - 1].id, stack[depth - 1].key, id);
+                stack[depth - 1].key = 0;
+            }
+            if (!ok) {
+                snprintf(err, errlen, "%s:%lu:%lu: cannot build the YAML document (out of memory)", file, line, col);
+                rc = EXIT_ENV;
+            }
+            if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+                const yaml_char_t *a = ev.type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
+                                                                            : ev.data.mapping_start.anchor;
+                stack[depth++] = (struct sc_open){ id, 0, a ? xstrdup((const char *)a) : NULL };
+                id = 0;   /* its anchor is registered when it ends: an alias inside it cannot make a cycle */
+            }
+        }
+        if (!rc && id && anchor) {
+            anchors = xrealloc(anchors, (size_t)(n_anchors + 1) * sizeof *anchors);
+            anchors[n_anchors++] = (struct sc_anchor){ xstrdup(anchor), id };
+        }
+        if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
+            free(stack[depth].anchor);
+        yaml_event_delete(&ev);
+    }
+    while (depth > 0)
+        free(stack[--depth].anchor);
+    for (int i = 0; i < n_anchors; i++)
+        free(anchors[i].name);
+    free(anchors);
+    return rc;
+}
+
+/* Runs the libyaml parser over an initialised parser and converts its errors. */
+static int sc_parse(yaml_parser_t *parser, const char *file, struct scenario *sc, char *err, size_t errlen)
+{
+    yaml_document_t doc;
+    struct sc_ctx c = { .file = file, .err = err, .errlen = errlen, .doc = &doc };
+    int rc = sc_compose(parser, file, &doc, err, errlen);
+    if (!rc)
+        rc = sc_document(&c, sc);
+    yaml_document_delete(&doc);
+    return rc;
+}
+
+int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open scenario: %s", path, strerror(errno));
+        return EXIT_INPUT;
+    }
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) {
+        fclose(f);
+        snprintf(err, errlen, "%s: cannot initialise the YAML parser (out of memory)", path);
+        return EXIT_ENV;
+    }
+    yaml_parser_set_input_file(&parser, f);
+    int rc = sc_parse(&parser, path, sc, err, errlen);
+    yaml_parser_delete(&parser);
+    fclose(f);
+    return rc;
+}
+
+int scenario_load_string(const char *text, const char *name, struct scenario *sc, char *err, size_t errlen)
+{
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) {
+        snprintf(err, errlen, "%s: cannot initialise the YAML parser (out of memory)", name);
+        return EXIT_ENV;
+    }
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
+    int rc = sc_parse(&parser, name, sc, err, errlen);
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
+int scenario_detector_on(const struct scenario *sc, int id)
+{
+    if (detector_table[id]->always)
+        return 1;
+    for (int i = 0; i < sc->n_detectors; i++)
+        if (detector_table[sc->detectors[i].index]->id == id)
+            return 1;
+    return 0;
+}
+
+const void *scenario_detector_params(const struct scenario *sc, int id)
+{
+    static unsigned char defaults[DET_COUNT][SC_PARAM_BYTES];
+    static int filled;
+    for (int i = 0; i < sc->n_detectors; i++)
+        if (detector_table[sc->detectors[i].index]->id == id)
+            return sc->detectors[i].params;
+    if (!filled) {
+        for (int d = 0; d < DET_COUNT; d++)
+            if (detector_table[d]->params)
+                param_defaults(detector_table[d]->params, defaults[d]);
+        filled = 1;
+    }
+    return detector_table[id]->params ? defaults[id] : NULL;
+}
+
+int scenario_located(const struct scenario *sc, const char *msg)
+{
+    size_t n = strlen(sc->file);
+    return n && strncmp(msg, sc->file, n) == 0 && msg[n] == ':';
+}

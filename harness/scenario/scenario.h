@@ -1,0 +1,130 @@
+/* harness/scenario/scenario.h: a scenario file, parsed and validated into one plain struct (no pointers, so the
+ * supervisor can copy it into the shared control block for its workers). */
+#ifndef GAUNTLET_SCENARIO_H
+#define GAUNTLET_SCENARIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analysis.h"
+#include "dtype.h"
+#include "param.h"
+
+#define SC_MAX_MITIGATIONS 32
+#define SC_MAX_FAULTS 64
+#define SC_MAX_DETECTORS 8
+#define SC_PARAM_BYTES 256
+#define SC_MAX_DEPTH 64   /* nested YAML collections a scenario may have (it uses 5); deeper is exit 2 */
+
+enum ckpt_mode { CKPT_SYNC = 0, CKPT_ASYNC };
+
+/* The sim backend's model: an H100/H200-like GPU, durations from rates, power from phase levels. */
+struct sim_params {
+    double tflops;        /* achieved dense GEMM rate, TFLOP/s */
+    double busbw_gbs;     /* all-reduce bus bandwidth, GB/s */
+    double latency_s;     /* fixed cost of one all-reduce */
+    double idle_w, comm_w, compute_w, ckpt_w, tdp_w;
+    double ramp_s;        /* first-order time constant of power changes */
+    double jitter;        /* relative standard deviation of each phase's duration */
+    double noise_w;       /* standard deviation of each power sample */
+    double speedup;       /* modeled durations are divided by this */
+    int64_t max_dim;      /* cap on each GEMM dimension of the real CPU GEMM */
+    int64_t max_elems;    /* cap on the real all-reduce buffer, in fp32 elements */
+};
+
+/* A plug-in named in the scenario (a mitigation, detector or recovery) with its inline parameters. */
+struct plugin_spec {
+    char name[32];
+    char label[48];                         /* a sweep's entry: "filler floor=65%"; else "" */
+    int index;                              /* in its kind's table */
+    int line;                               /* where it was given */
+    _Alignas(max_align_t) unsigned char params[SC_PARAM_BYTES];   /* filled through the plug-in's param table (aligned
+                                                                   * for any parameter type: int64_t, double, structs) */
+};
+
+/* One entry of `faults:`: what, on which rank, and when (exactly one of at, at_s, rate_per_hour). */
+struct fault_spec {
+    int kind;                               /* index into fault_table */
+    int line;
+    int64_t rank;                           /* -1: a random rank, drawn from the seed */
+    int64_t at;                             /* iteration (counted from 0 in each run), or -1 */
+    double at_s;                            /* seconds since the run began, or -1 */
+    double rate_per_hour;                   /* a Poisson process, or 0 */
+    _Alignas(max_align_t) unsigned char params[SC_PARAM_BYTES];   /* filled through the fault's param table (aligned) */
+};
+
+/* The acceptance checks a scenario asks for (`checks:`); each is on when its key is given (docs/acceptance.md). */
+struct check_rate { int on; double min_share, expected; };          /* gemm_tflops, busbw: 0 expected = by GPU model */
+struct check_power { int on; double min_share_tdp; };               /* power_under_load */
+struct check_swing { int on; double min_drop; };                    /* power_swing */
+struct check_flag { int on; };                                      /* sdc_screen, throttle, numa */
+struct check_drill { int on; double max_detect_s, max_recover_s; };
+struct check_bw { int on; double min_gbs; uint64_t bytes; };        /* h2d_bandwidth */
+struct check_io { int on; double min_write_gbs, min_read_gbs; uint64_t bytes; };
+struct check_outliers { int on; double k, min_rel; };
+struct checks {
+    struct check_rate gemm_tflops, busbw;
+    struct check_power power_under_load;
+    struct check_swing power_swing;
+    struct check_flag sdc_screen, throttle, numa;
+    struct check_drill fault_drill;
+    struct check_bw h2d_bandwidth;
+    struct check_io checkpoint_io;
+    struct check_outliers outliers;
+};
+
+struct scenario {
+    char file[512];
+    char name[64];
+    int64_t ranks;          /* worker processes on each node */
+    int64_t nodes;          /* supervisors (one per node) the launcher must have started */
+    int nodes_line;         /* where `nodes` was given (0: default), for the mismatch message */
+    int ranks_line, ranks_col;  /* where the value of `ranks` was given, for a backend's limit on it */
+    int64_t iterations;
+    int64_t seed;
+    struct {
+        struct { int64_t m, n, k, count; int dtype; } gemm;
+        struct { uint64_t bytes; double emulate_busbw_gbs; int64_t emulate_ranks; } allreduce;
+        struct { int64_t every; uint64_t bytes; char path[256]; int mode; } checkpoint;
+    } workload;
+    struct { double sample_hz, tdp_w, forward_hz; } power;
+    struct { int64_t gpus, groups; struct an_spec spec; } projection;
+    struct { double interval_s, timeout_s, startup_s; } heartbeat;
+    struct sim_params sim;
+    int n_mitigations;
+    int auto_search;        /* mitigations: auto — the candidates are the search's */
+    int64_t search_budget;
+    int allow_device_settings;  /* from the command line (--allow-device-settings), never from the file */
+    struct plugin_spec mitigations[SC_MAX_MITIGATIONS];
+    int n_faults;
+    struct fault_spec faults[SC_MAX_FAULTS];
+    int n_detectors;
+    struct plugin_spec detectors[SC_MAX_DETECTORS];
+    struct plugin_spec recovery;
+    struct checks checks;
+};
+
+/* The table of every top-level key (sections nest through PT_SECTION); mitigations, faults, detectors and
+ * recovery are parsed by their own code (PT_LIST). */
+extern const struct param scenario_params[];
+
+/* Loads and validates path into sc. On failure returns EXIT_INPUT with err holding
+ * "file:line:column: key: what was expected" (or the I/O error for a missing file). */
+int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen);
+/* Whether a message about sc already begins with its place in the file ("FILE:LINE:COL: ..."), as a backend's
+ * check writes it where it knows the line: callers then print it as it is. */
+int scenario_located(const struct scenario *sc, const char *msg);
+/* Same, from a string (name is used as the file name in messages). */
+int scenario_load_string(const char *text, const char *name, struct scenario *sc, char *err, size_t errlen);
+/* Writes sc, every default resolved, as YAML to f; returns 0 or -1. */
+int scenario_write(const struct scenario *sc, FILE *f);
+/* Returns 1 when detector id (enum detector_id) is on: listed, or always on. */
+int scenario_detector_on(const struct scenario *sc, int id);
+/* Returns the params of detector id when listed, else its defaults (static storage), or NULL without params. */
+const void *scenario_detector_params(const struct scenario *sc, int id);
+
+/* Prints every key with type, default, unit and help (for `gauntlet list --keys` and docs). */
+void scenario_print_keys(FILE *f, const struct param *table, const char *prefix);
+
+#endif

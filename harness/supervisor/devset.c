@@ -1,0 +1,303 @@
+/* harness/supervisor/devset.c: device settings through NVML, each change recorded and put back (see devset.h).
+ *
+ * The calls are resolved from the loaded library by name (nvml_symbol), as the sampler's are: a driver without
+ * power smoothing lacks its symbols, and that is an answer (emulate), not an error. Structures and field ids as
+ * in NVIDIA's nvml.h of API version 13 (nvmlPowerSmoothingProfile_v1_t, nvmlPowerSmoothingState_v1_t,
+ * NVML_FI_PWR_SMOOTHING_*). */
+#include "devset.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define DEVSET_MAX 64
+
+typedef struct {
+    unsigned int version, profileId, paramId;
+    double value;
+} ds_profile_t;
+typedef struct {
+    unsigned int version;
+    unsigned int state;   /* nvmlEnableState_t: 0 disabled, 1 enabled */
+} ds_state_t;
+#define DS_VERSION(type, v) ((unsigned)sizeof(type) | ((unsigned)(v) << 24))
+
+enum { FI_SMOOTH_ENABLED = 256, FI_SMOOTH_LIFETIME = 263, FI_SMOOTH_PROFILE_FLOOR = 265, FI_SMOOTH_PROFILE_UP = 266,
+       FI_SMOOTH_PROFILE_DOWN = 267, FI_SMOOTH_PROFILE_HYST = 268, FI_SMOOTH_ACTIVE_PROFILE = 269 };
+enum { PARAM_FLOOR = 0, PARAM_UP = 1, PARAM_DOWN = 2, PARAM_HYST = 3 };
+
+enum ds_kind { DS_LIMIT = 1, DS_SMOOTHING };
+struct ds_change {
+    struct nvml *nv;
+    int dev;
+    enum ds_kind kind;
+    unsigned limit_mw;          /* DS_LIMIT: the limit before */
+    unsigned enabled;           /* DS_SMOOTHING: the state before */
+    int profile;                /* DS_SMOOTHING: the preset profile active before (-1: not reported) */
+    int have_params;
+    double params[4];           /* DS_SMOOTHING: profile 0's parameters before */
+};
+
+#define DS_NSIG 6
+static struct ds_change changes[DEVSET_MAX];
+static int nchanges;
+static struct sigaction old_act[DS_NSIG];
+static const int crash_sigs[DS_NSIG] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT };
+static volatile sig_atomic_t in_crash;   /* the crash path: no stdio (write(2) only), no second entry */
+
+static int devset_undo(const struct ds_change *c);
+
+/* A crash of the harness: put the settings back, then let the handler before (or the default) run. NVML is
+ * not async-signal-safe: if the crash was inside it (or the heap's lock is held), the alarm ends the process
+ * after 5 s rather than leaving it hung, and the message says what to put back by hand. */
+static void devset_crash(int sig)
+{
+    if (!in_crash) {
+        in_crash = 1;
+        alarm(5);
+        for (int i = nchanges - 1; i >= 0; i--)
+            devset_undo(&changes[i]);
+        nchanges = 0;
+        alarm(0);
+    }
+    for (int i = 0; i < DS_NSIG; i++)
+        if (crash_sigs[i] == sig)
+            sigaction(sig, &old_act[i], NULL);
+    raise(sig);
+}
+
+static void devset_atexit(void) { devset_restore(-1); }
+
+/* The first change arms the exit and crash paths. */
+static void devset_arm(void)
+{
+    static int armed;
+    if (armed++)
+        return;
+    if (atexit(devset_atexit) != 0)
+        gl_log("devset: atexit failed: settings are put back at the end of each run only");
+    struct sigaction sa = { .sa_handler = devset_crash };
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < DS_NSIG; i++)
+        if (sigaction(crash_sigs[i], &sa, &old_act[i]) != 0)
+            gl_log("devset: cannot watch signal %d: a crash would leave the settings changed", crash_sigs[i]);
+}
+
+static struct ds_change *devset_find(struct nvml *nv, int dev, enum ds_kind kind)
+{
+    for (int i = 0; i < nchanges; i++)
+        if (changes[i].nv == nv && changes[i].dev == dev && changes[i].kind == kind)
+            return &changes[i];
+    return NULL;
+}
+
+static struct ds_change *devset_record(struct nvml *nv, int dev, enum ds_kind kind, char *why, size_t n)
+{
+    if (nchanges == DEVSET_MAX) {
+        snprintf(why, n, "devset: more than %d device settings changed at once", DEVSET_MAX);
+        return NULL;
+    }
+    devset_arm();
+    struct ds_change *c = &changes[nchanges++];
+    *c = (struct ds_change){ .nv = nv, .dev = dev, .kind = kind };
+    return c;
+}
+
+int devset_changed(void) { return nchanges; }
+
+int devset_power_limit(struct nvml *nv, int dev, double watts, double *from_w, char *why, size_t n)
+{
+    nvmlReturn_t (*get)(nvmlDevice_t, unsigned *) = (nvmlReturn_t(*)(nvmlDevice_t, unsigned *))nvml_symbol(nv, "nvmlDeviceGetPowerManagementLimit");
+    nvmlReturn_t (*range)(nvmlDevice_t, unsigned *, unsigned *) =
+        (nvmlReturn_t(*)(nvmlDevice_t, unsigned *, unsigned *))nvml_symbol(nv, "nvmlDeviceGetPowerManagementLimitConstraints");
+    nvmlReturn_t (*set)(nvmlDevice_t, unsigned) = (nvmlReturn_t(*)(nvmlDevice_t, unsigned))nvml_symbol(nv, "nvmlDeviceSetPowerManagementLimit");
+    nvmlDevice_t h = nvml_handle(nv, dev);
+    char eb[128];
+    unsigned cur = 0, lo = 0, hi = 0;
+    nvmlReturn_t r;
+    if (!h || !get || !range || !set) {
+        snprintf(why, n, "GPU %d: NVML (%s) cannot set the power limit here (%s)", dev, nvml_library(nv),
+                 !h ? "no device handle" : "nvmlDevice{Get,Set}PowerManagementLimit[Constraints] missing");
+        return -1;
+    }
+    if ((r = get(h, &cur)) != NVML_SUCCESS || (r = range(h, &lo, &hi)) != NVML_SUCCESS) {
+        snprintf(why, n, "GPU %d: reading the power limit and its range: %s", dev, nvml_error_text(nv, r, eb, sizeof eb));
+        return -1;
+    }
+    if (from_w)
+        *from_w = cur * 1e-3;
+    if (!(watts * 1e3 >= lo && watts * 1e3 <= hi)) {
+        snprintf(why, n, "GPU %d: a power limit of %.0f W is outside what it takes: %.0f..%.0f W", dev, watts, lo * 1e-3,
+                 hi * 1e-3);
+        return -1;
+    }
+    int first = devset_find(nv, dev, DS_LIMIT) == NULL;
+    if (first && nchanges == DEVSET_MAX) {
+        snprintf(why, n, "devset: more than %d device settings changed at once", DEVSET_MAX);
+        return -1;
+    }
+    if ((r = set(h, (unsigned)(watts * 1e3 + 0.5))) != NVML_SUCCESS) {
+        snprintf(why, n, "GPU %d: nvmlDeviceSetPowerManagementLimit(%.0f W): %s%s", dev, watts,
+                 nvml_error_text(nv, r, eb, sizeof eb),
+                 r == NVML_ERROR_NO_PERMISSION ? " (root, or an administrator's permission, is needed)" : "");
+        return -1;
+    }
+    if (first)   /* recorded once it took: a failed first attempt leaves nothing to put back */
+        devset_record(nv, dev, DS_LIMIT, why, n)->limit_mw = cur;
+    return 0;
+}
+
+/* Reads field fid (scope: a profile) as a double; NAN when not reported. */
+static double devset_field(struct nvml *nv, nvmlDevice_t h, unsigned fid, unsigned scope)
+{
+    nvmlReturn_t (*fv)(nvmlDevice_t, int, nvmlFieldValue_t *) =
+        (nvmlReturn_t(*)(nvmlDevice_t, int, nvmlFieldValue_t *))nvml_symbol(nv, "nvmlDeviceGetFieldValues");
+    nvmlFieldValue_t v = { .fieldId = fid, .scopeId = scope };
+    if (!fv || fv(h, 1, &v) != NVML_SUCCESS || v.nvmlReturn != NVML_SUCCESS)
+        return NAN;
+    switch (v.valueType) {
+    case NVML_VALUE_TYPE_DOUBLE: return v.value.dVal;
+    case NVML_VALUE_TYPE_UNSIGNED_INT: return v.value.uiVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG: return (double)v.value.ulVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: return (double)v.value.ullVal;
+    case NVML_VALUE_TYPE_SIGNED_LONG_LONG: return (double)v.value.sllVal;
+    case NVML_VALUE_TYPE_SIGNED_INT: return v.value.siVal;
+    case NVML_VALUE_TYPE_UNSIGNED_SHORT: return v.value.usVal;
+    default: return NAN;
+    }
+}
+
+typedef nvmlReturn_t (*ds_state_fn)(nvmlDevice_t, ds_state_t *);
+typedef nvmlReturn_t (*ds_profile_fn)(nvmlDevice_t, ds_profile_t *);
+
+int devset_smoothing_on(struct nvml *nv, int dev, const struct devset_smoothing *req, struct devset_smoothing_readback *out,
+                        char *why, size_t n)
+{
+    ds_state_fn set_state = (ds_state_fn)nvml_symbol(nv, "nvmlDevicePowerSmoothingSetState");
+    ds_profile_fn update = (ds_profile_fn)nvml_symbol(nv, "nvmlDevicePowerSmoothingUpdatePresetProfileParam");
+    ds_profile_fn activate = (ds_profile_fn)nvml_symbol(nv, "nvmlDevicePowerSmoothingActivatePresetProfile");
+    nvmlDevice_t h = nvml_handle(nv, dev);
+    char eb[128];
+    if (!h || !set_state || !update || !activate) {
+        snprintf(why, n, "NVML (%s) has no power smoothing calls (a driver before R570, or no handle for GPU %d)",
+                 nvml_library(nv), dev);
+        return 1;
+    }
+    double before_enabled = devset_field(nv, h, FI_SMOOTH_ENABLED, 0);
+    if (isnan(before_enabled)) {
+        snprintf(why, n, "GPU %d has no firmware power smoothing (NVML_FI_PWR_SMOOTHING_ENABLED not reported)", dev);
+        return 1;
+    }
+    struct ds_change *c = devset_find(nv, dev, DS_SMOOTHING);
+    int fresh = c == NULL;
+    if (fresh) {   /* what is there now, to put back; dropped again if the change does not take */
+        if (!(c = devset_record(nv, dev, DS_SMOOTHING, why, n)))
+            return -1;
+        c->enabled = before_enabled > 0;
+        double prof = devset_field(nv, h, FI_SMOOTH_ACTIVE_PROFILE, 0);
+        c->profile = isfinite(prof) && prof >= 0 && prof < 64 ? (int)prof : -1;
+        c->have_params = 1;
+        for (int p = 0; p < 4; p++)
+            if (isnan(c->params[p] = devset_field(nv, h, FI_SMOOTH_PROFILE_FLOOR + (unsigned)p, 0)))
+                c->have_params = 0;
+    }
+    const double want[4] = { req->floor_pct, req->ramp_up_w_s, req->ramp_down_w_s, req->hysteresis_ms };
+    nvmlReturn_t r = NVML_SUCCESS;
+    unsigned p = 0;
+    for (; p < 4 && r == NVML_SUCCESS; p++) {
+        ds_profile_t pr = { DS_VERSION(ds_profile_t, 1), 0, p, want[p] };
+        if ((r = update(h, &pr)) != NVML_SUCCESS)
+            snprintf(why, n, "GPU %d: power smoothing profile 0 parameter %u = %g: %s", dev, p, want[p],
+                     nvml_error_text(nv, r, eb, sizeof eb));
+    }
+    ds_profile_t pr = { DS_VERSION(ds_profile_t, 1), 0, 0, 0 };
+    ds_state_t st = { DS_VERSION(ds_state_t, 1), 1 };
+    if (r == NVML_SUCCESS && ((r = activate(h, &pr)) != NVML_SUCCESS || (r = set_state(h, &st)) != NVML_SUCCESS))
+        snprintf(why, n, "GPU %d: turning power smoothing on: %s", dev, nvml_error_text(nv, r, eb, sizeof eb));
+    if (r != NVML_SUCCESS) {
+        if (fresh) {   /* put back what took (the parameters before the failing one), forget the record */
+            if (p > 1)
+                devset_undo(c);
+            nchanges--;
+        }
+        return r == NVML_ERROR_NOT_SUPPORTED ? 1 : -1;
+    }
+    if (out) {
+        out->enabled = devset_field(nv, h, FI_SMOOTH_ENABLED, 0) > 0;
+        double prof = devset_field(nv, h, FI_SMOOTH_ACTIVE_PROFILE, 0);
+        out->profile = isfinite(prof) ? (int)prof : -1;
+        out->floor_pct = devset_field(nv, h, FI_SMOOTH_PROFILE_FLOOR, 0);
+        out->ramp_up_w_s = devset_field(nv, h, FI_SMOOTH_PROFILE_UP, 0);
+        out->ramp_down_w_s = devset_field(nv, h, FI_SMOOTH_PROFILE_DOWN, 0);
+        out->hysteresis_ms = devset_field(nv, h, FI_SMOOTH_PROFILE_HYST, 0);
+        out->lifetime_left_pct = devset_field(nv, h, FI_SMOOTH_LIFETIME, 0);
+    }
+    return 0;
+}
+
+/* Puts one change back; 0 or -1 (logged). */
+static int devset_undo(const struct ds_change *c)
+{
+    static const char crash_msg[] = "gauntlet: after a crash a device setting could NOT be put back: check "
+                                    "nvidia-smi -q -d POWER (power limit, power smoothing)\n";
+    nvmlDevice_t h = nvml_handle(c->nv, c->dev);
+    char eb[128];
+    nvmlReturn_t r = NVML_ERROR_FUNCTION_NOT_FOUND;
+    if (c->kind == DS_LIMIT) {
+        nvmlReturn_t (*set)(nvmlDevice_t, unsigned) =
+            (nvmlReturn_t(*)(nvmlDevice_t, unsigned))nvml_symbol(c->nv, "nvmlDeviceSetPowerManagementLimit");
+        if (h && set && (r = set(h, c->limit_mw)) == NVML_SUCCESS)
+            return 0;
+        if (in_crash) {   /* no stdio in a signal handler */
+            ssize_t w = write(STDERR_FILENO, crash_msg, sizeof crash_msg - 1);
+            (void)w;
+        } else {
+            gl_log("devset: GPU %d: the power limit could NOT be put back to %.0f W: %s (nvidia-smi -i %d -pl %.0f)", c->dev,
+                   c->limit_mw * 1e-3, nvml_error_text(c->nv, r, eb, sizeof eb), c->dev, c->limit_mw * 1e-3);
+        }
+        return -1;
+    }
+    ds_state_fn set_state = (ds_state_fn)nvml_symbol(c->nv, "nvmlDevicePowerSmoothingSetState");
+    ds_profile_fn update = (ds_profile_fn)nvml_symbol(c->nv, "nvmlDevicePowerSmoothingUpdatePresetProfileParam");
+    ds_profile_fn activate = (ds_profile_fn)nvml_symbol(c->nv, "nvmlDevicePowerSmoothingActivatePresetProfile");
+    int bad = !c->have_params;   /* profile 0's parameters were not readable: they stay as set */
+    for (unsigned p = 0; c->have_params && update && p < 4; p++) {
+        ds_profile_t pr = { DS_VERSION(ds_profile_t, 1), 0, p, c->params[p] };
+        bad |= h == NULL || update(h, &pr) != NVML_SUCCESS;
+    }
+    if (c->profile > 0 && activate) {   /* the administrator's profile, active again */
+        ds_profile_t pr = { DS_VERSION(ds_profile_t, 1), (unsigned)c->profile, 0, 0 };
+        bad |= h == NULL || activate(h, &pr) != NVML_SUCCESS;
+    }
+    ds_state_t st = { DS_VERSION(ds_state_t, 1), c->enabled };
+    if (!h || !set_state || (r = set_state(h, &st)) != NVML_SUCCESS || bad) {
+        if (in_crash) {
+            ssize_t w = write(STDERR_FILENO, crash_msg, sizeof crash_msg - 1);
+            (void)w;
+        } else {
+            gl_log("devset: GPU %d: power smoothing could NOT be put back as it was (%s, profile %d%s): %s", c->dev,
+                   c->enabled ? "on" : "off", c->profile, c->have_params ? "" : ", profile 0's parameters unknown",
+                   nvml_error_text(c->nv, r, eb, sizeof eb));
+        }
+        return -1;
+    }
+    return 0;
+}
+
+int devset_restore(int dev)
+{
+    int failed = 0, keep = 0;
+    for (int i = nchanges - 1; i >= 0; i--)
+        if (dev < 0 || changes[i].dev == dev)
+            failed += devset_undo(&changes[i]) != 0;
+    for (int i = 0; i < nchanges; i++)   /* what was put back (or tried) is forgotten */
+        if (!(dev < 0 || changes[i].dev == dev))
+            changes[keep++] = changes[i];
+    nchanges = keep;
+    return failed;
+}

@@ -1,0 +1,776 @@
+/* harness/supervisor/supervisor.c: the supervisor's one event loop (see supervisor.h). Signals arrive through a
+ * signalfd, sampling through a timerfd; worker events are drained from their rings on every wake. */
+#include "supervisor.h"
+
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "cluster.h"
+#include "detectors/detector.h"
+#include "faults/fault.h"
+#include "mitigations/mitigation.h"
+#include "param.h"
+#include "plugin.h"
+#include "recovery/recovery.h"
+#include "sup.h"
+#include "util.h"
+
+sigset_t sup_oldmask;   /* the mask before supervisor_block_signals, restored in each worker */
+
+/* Records that the run failed (first reason wins) and tells every worker to give up at once. */
+void sup_fail(struct sup *s, const char *reason)
+{
+    if (!s->failed) {
+        s->failed = 1;
+        str_copy(s->reason, sizeof s->reason, reason);
+        gl_log("%s", reason);
+        supc_fail(s, reason);   /* several nodes: the run ends on every node */
+    }
+    s->stopping = 1;
+    shm_abort(&s->shm);
+}
+
+/* Writes one worker event (from slot) into events.jsonl and the run's figures. */
+static void sup_event(struct sup *s, int slot, const struct wevent *ev)
+{
+    json_t *o = NULL;
+    const char *type = NULL;
+    struct ctl *c = shm_ctl(&s->shm, slot);
+    int rank = ev->rank;
+    if (!faultlog_current(s, ev))   /* a report of a timeline a recovery abandoned */
+        return;
+    switch (ev->type) {
+    case WEV_READY:
+        s->ready[slot] = 1;
+        type = "ready";
+        o = json_pack("{s:i, s:i, s:i, s:f, s:f, s:s}", "rank", rank, "slot", slot, "pid", c->pid, "device_bytes", ev->a,
+                      "clock_err_s", ev->b, "device", c->device);
+        if (c->numa_node > -2) {   /* the host side of the GPU (cuda) */
+            json_object_set_new(o, "numa_node", json_integer(c->numa_node));
+            json_object_set_new(o, "numa_pinned", c->numa_pinned < 0 ? json_null() : json_boolean(c->numa_pinned));
+        }
+        if (isfinite(c->h2d_gbs))
+            json_object_set_new(o, "h2d_gbs", json_real(c->h2d_gbs));
+        break;
+    case WEV_PHASE_BEGIN:
+    case WEV_PHASE_END:
+        type = ev->type == WEV_PHASE_BEGIN ? "phase_begin" : "phase_end";
+        o = json_pack("{s:i, s:i, s:I, s:s}", "rank", rank, "run", ev->run, "iter", (json_int_t)ev->iter, "phase",
+                      phase_name(ev->phase));
+        if (ev->type == WEV_PHASE_END && ev->a > 0)
+            json_object_set_new(o, ev->phase == PH_COMPUTE ? "flops" : "bytes", json_real(ev->a));
+        if (ev->type == WEV_PHASE_END && ev->phase == PH_COMPUTE && s->running && ev->run == s->run && rank >= 0 &&
+            rank < s->nranks && s->rs.rank[rank].open_t[PH_COMPUTE])
+            faultlog_compute(s, ev, (double)(ev->t_ns - s->rs.rank[rank].open_t[PH_COMPUTE]) * 1e-9);
+        break;
+    case WEV_ITER:
+        type = "iteration";
+        o = json_pack("{s:i, s:i, s:I, s:f}", "rank", rank, "run", ev->run, "iter", (json_int_t)ev->iter, "dur_s",
+                      ev->a);
+        if (s->running)
+            faultlog_iteration(s, ev);
+        break;
+    case WEV_RUN_DONE:
+        type = "rank_done";
+        o = json_pack("{s:i, s:i}", "rank", rank, "run", ev->run);
+        break;
+    case WEV_STOPPED:
+        type = "rank_stopped";
+        o = json_pack("{s:i, s:i, s:I}", "rank", rank, "run", ev->run, "iter", (json_int_t)ev->iter);
+        break;
+    case WEV_FAULT: {
+        struct fault_detail d = { .target = ev->target, .where = ev->where, .format = ev->format, .element = ev->elem,
+                                  .mask = ev->mask, .old_v = ev->c, .new_v = ev->d, .scale = ev->scale };
+        o = json_pack("{s:s, s:i, s:i, s:I, s:s, s:b}", "kind", fault_table[s->sc->faults[ev->phase].kind]->name, "rank",
+                      rank, "fault_spec", ev->phase, "iter", (json_int_t)ev->iter, "what", ev->note, "done", ev->b >= 0);
+        if (ev->b >= 0 && s->running) {
+            json_object_set_new(o, "id", json_integer(s->n_faults));   /* the record faultlog_injected adds */
+            faultlog_injected(s, ev);
+        }
+        faultlog_detail(o, &d);
+        results_event(&s->res, ev->t_ns, "fault_injected", o);
+        return;
+    }
+    case WEV_DETECT:
+        results_event(&s->res, ev->t_ns, "detector_fired",
+                      json_pack("{s:s, s:i, s:I, s:o, s:o, s:s}", "detector", detector_table[ev->phase]->name, "rank", rank,
+                                "iter", (json_int_t)ev->iter, "measure", json_num(ev->a), "limit", json_num(ev->b),
+                                "note", ev->note));
+        if (s->running && ev->run == s->run)
+            faultlog_detect(s, ev->phase, rank, ev->iter, ev->t_ns, ev->note, 1);
+        return;
+    case WEV_FPRINT:
+        if (s->running)
+            faultlog_fingerprint(s, ev);
+        return;
+    case WEV_RESTORED:
+        type = "state_restored";
+        o = json_pack("{s:i, s:I, s:f, s:f, s:s}", "rank", rank, "iter", (json_int_t)ev->iter, "bytes", ev->a,
+                      "seconds", ev->b, "from", ev->note);
+        faultlog_restored(s, ev);
+        break;
+    case WEV_TUNED:
+        type = "mitigation_tuned";
+        o = json_pack("{s:i, s:i, s:f, s:f, s:s}", "rank", rank, "run", ev->run, "floor_w", ev->a, "duty", ev->b,
+                      "levels", ev->note);
+        break;
+    case WEV_CKPT_WRITTEN:
+        type = "checkpoint_written";
+        o = json_pack("{s:i, s:I, s:f, s:f}", "rank", rank, "iter", (json_int_t)ev->iter, "bytes", ev->a, "seconds", ev->b);
+        break;
+    case WEV_DETCOST:
+        if (ev->phase >= 0 && ev->phase < DET_COUNT)
+            s->detcost[ev->phase] += ev->a;
+        return;
+    case WEV_ERROR: {
+        char msg[400];
+        type = "worker_error";
+        o = json_pack("{s:i, s:s}", "rank", rank, "error", c->error);
+        snprintf(msg, sizeof msg, "rank %d failed: %s", rank, c->error);
+        results_event(&s->res, ev->t_ns, type, o);
+        s->expect_exit[slot] = 1;   /* its exit follows; the failure is this */
+        if ((int)ev->a == EXIT_ENV)   /* the machine's fault (a checkpoint write failed, no device): exit 3 */
+            s->io_failed = 1;
+        sup_fail(s, msg);
+        return;
+    }
+    default:
+        return;
+    }
+    if (s->running && ev->run == s->run)
+        runstats_event(&s->rs, ev);
+    results_event(&s->res, ev->t_ns, type, o);
+}
+
+/* Drains every slot's event ring. */
+static void sup_drain(struct sup *s)
+{
+    struct wevent ev;
+    for (int k = 0; k < s->nslots; k++)
+        while (ring_pop(&shm_ctl(&s->shm, k)->evt, &ev))
+            sup_event(s, k, &ev);
+}
+
+/* Describes a wait status: "exit code 3" or "signal 9 (Killed)". */
+static void sup_status_text(int status, char *out, size_t n)
+{
+    if (WIFEXITED(status))
+        snprintf(out, n, "exit code %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        snprintf(out, n, "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else
+        snprintf(out, n, "status 0x%x", status);
+}
+
+/* Reaps every exited worker; an exit nobody asked for is a failure (detector exit). */
+static void sup_reap(struct sup *s)
+{
+    int status;
+    pid_t p;
+    for (;;) {
+        siginfo_t si = { 0 };   /* look first, without reaping: the pid cannot be reused until it is reaped */
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid <= 0)
+            break;
+        p = si.si_pid;
+        int k;
+        for (k = 0; k < s->nslots && s->pid[k] != p; k++)
+            ;
+        if (k < s->nslots)   /* nobody signals this pid from now on (node_crash reads it) */
+            __atomic_store_n(&shm_ctl(&s->shm, k)->pid, 0, __ATOMIC_RELEASE);
+        if (waitpid(p, &status, 0) != p)
+            continue;
+        if (k == s->nslots)
+            continue;
+        s->pid[k] = 0;
+        s->alive[k] = 0;
+        s->ready[k] = 0;
+        uint64_t now = mono_ns();
+        sup_drain(s);   /* its last events first */
+        char st[96], msg[256];
+        sup_status_text(status, st, sizeof st);
+        int rank = atomic_load(&shm_ctl(&s->shm, k)->rank);
+        int expected = s->expect_exit[k] || (s->stopping && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        int64_t iter = atomic_load(&shm_ctl(&s->shm, k)->iter);
+        results_event(&s->res, now, expected ? "worker_exit" : "worker_died",
+                      json_pack("{s:i, s:i, s:i, s:s, s:I}", "rank", rank, "slot", k, "pid", (int)p, "status", st, "iter",
+                                (json_int_t)iter));
+        s->expect_exit[k] = 0;
+        if (expected || s->stopping)
+            continue;
+        if (s->running && rank >= 0 && !s->failed) {
+            snprintf(msg, sizeof msg, "process died: %s", st);
+            faultlog_detect(s, DET_EXIT, rank, iter, now, msg, 1);
+        } else if (rank < 0 && s->running) {   /* a spare that dies is a spare less (a node crash takes it too) */
+            results_event(&s->res, now, "spare_lost", json_pack("{s:i, s:s}", "slot", k, "status", st));
+        } else if (!s->failed) {
+            snprintf(msg, sizeof msg, "%s %d (pid %d) died: %s", rank >= 0 ? "rank" : "spare slot", rank >= 0 ? rank : k,
+                     (int)p, st);
+            sup_fail(s, msg);
+        }
+    }
+}
+
+/* Says in run's object what its figures take from a model rather than a measurement: `modelled`, one sentence per
+ * assumption (a modelled backend's power; the mitigation's own; a facility battery on every backend). */
+static void sup_modelled(struct sup *s, int m, json_t *run)
+{
+    const struct mitigation_ops *mit = mitigation_table[s->sc->mitigations[m].index];
+    json_t *a = json_array();
+    if (s->ops->model_note)
+        json_array_append_new(a, json_string(s->ops->model_note));
+    if (mit->model_note && (s->ops->modelled || mit->facility))
+        json_array_append_new(a, json_pack("s++", mit->name, ": ", mit->model_note));
+    if (json_array_size(a))
+        json_object_set_new(run, "modelled", a);
+    else
+        json_decref(a);
+}
+
+/* Samples every rank's power once and appends the rows. */
+static void sup_sample(struct sup *s, uint64_t now)
+{
+    for (int r = 0; r < s->nranks; r++) {
+        struct power_reading pr;
+        if (s->ops->power_read(s->ps, s->slot_of[r], now, &pr) != 0)
+            pr = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0 };
+        s->watts[r] = pr.watts;
+        s->energy_j[r] = pr.energy_j;
+        if (isfinite(pr.watts) && pr.watts >= 0) {   /* for a worker tuning its mitigation against real power */
+            struct ctl *c = shm_ctl(&s->shm, s->slot_of[r]);
+            atomic_store(&c->power_mw, (uint64_t)(pr.watts * 1e3));
+            atomic_fetch_add(&c->power_seq, 1);
+        }
+        results_power(&s->res, now, r, &pr,
+                      atomic_load_explicit(&shm_ctl(&s->shm, s->slot_of[r])->phase, memory_order_relaxed));
+    }
+    int real = !s->ops->modelled;   /* a modelled spare has no power to read (and no tuning) */
+    for (int k = s->nranks; real && k < s->nslots; k++) {   /* spares: not in the results; their GPU mitigation tunes */
+        struct power_reading pr;
+        struct ctl *c = shm_ctl(&s->shm, k);
+        if (atomic_load(&c->rank) < 0 && s->ops->power_read(s->ps, k, now, &pr) == 0 && isfinite(pr.watts) && pr.watts >= 0) {
+            atomic_store(&c->power_mw, (uint64_t)(pr.watts * 1e3));
+            atomic_fetch_add(&c->power_seq, 1);
+        }
+    }
+    if (s->running)
+        runstats_power(&s->rs, now, s->watts, s->energy_j);
+    results_flush(&s->res);
+    s->samples++;
+}
+
+/* Reports a rank whose heartbeat is older than its timeout as hung (detector heartbeat). */
+static void sup_check_heartbeats(struct sup *s, uint64_t now)
+{
+    for (int k = 0; k < s->nslots; k++) {
+        if (!s->alive[k] || s->expect_exit[k])
+            continue;
+        uint64_t hb = atomic_load_explicit(&shm_ctl(&s->shm, k)->heartbeat_ns, memory_order_acquire);
+        double limit = s->ready[k] ? s->sc->heartbeat.timeout_s : s->sc->heartbeat.startup_s;
+        if (!hb)
+            hb = s->t0;
+        double age = now > hb ? (double)(now - hb) * 1e-9 : 0;
+        if (age <= limit)
+            continue;
+        char msg[256];
+        int rank = atomic_load(&shm_ctl(&s->shm, k)->rank);
+        int64_t iter = atomic_load(&shm_ctl(&s->shm, k)->iter);
+        snprintf(msg, sizeof msg, "rank %d is hung: no heartbeat for %.2f s (timeout %.2f s%s)", rank, age, limit,
+                 s->ready[k] ? "" : ", still starting");
+        results_event(&s->res, now, "hang",
+                      json_pack("{s:i, s:f, s:f, s:I}", "rank", rank, "silent_s", age, "timeout_s", limit, "iter",
+                                (json_int_t)iter));
+        if (s->running && s->ready[k] && rank >= 0) {
+            faultlog_detect(s, DET_HEARTBEAT, rank, iter, now, msg, 2);
+        } else {
+            sup_fail(s, msg);
+            s->expect_exit[k] = 1;
+            if (kill(s->pid[k], SIGKILL) != 0 && errno != ESRCH)
+                SYSERR("kill(hung worker)");
+        }
+    }
+}
+
+/* Prints the one-line progress report (headless), at most every 2 s. */
+static void sup_progress(struct sup *s, uint64_t now)
+{
+    if (now - s->last_progress < 2000000000ull || !s->running || s->opt->view)
+        return;
+    double dt = (double)(now - s->last_progress) * 1e-9;
+    static int64_t last_iter;
+    int64_t it = s->nranks ? INT64_MAX : 0;
+    for (int r = 0; r < s->nranks; r++) {
+        int64_t x = atomic_load(&shm_ctl(&s->shm, s->slot_of[r])->iter);
+        if (!s->dropped[r] && x < it)
+            it = x;
+    }
+    double sum = 0;
+    for (int r = 0; r < s->nranks; r++)
+        sum += isnan(s->watts[r]) ? 0 : s->watts[r];
+    printf("gauntlet: run %d/%d %-8s iter %lld/%lld  %.1f it/s  power %.0f W [%.0f, %.0f]  events %llu\n",
+            s->run + 1, s->sc->n_mitigations,
+            s->sc->mitigations[s->run].label[0] ? s->sc->mitigations[s->run].label : s->sc->mitigations[s->run].name,
+            (long long)it,
+            (long long)s->sc->iterations, s->last_progress ? (double)(it - last_iter) / dt : 0.0, sum,
+            acc_min(&s->rs.power), acc_max(&s->rs.power), (unsigned long long)s->res.events);
+    fflush(stdout);
+    last_iter = it;
+    s->last_progress = now;
+}
+
+/* Handles the signals that arrived: SIGCHLD reaps, SIGINT/SIGTERM stop the run (a second one kills). */
+static void sup_signals(struct sup *s)
+{
+    struct signalfd_siginfo si;
+    while (read(s->sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
+        if (si.ssi_signo == SIGCHLD) {
+            sup_reap(s);
+            continue;
+        }
+        s->signals++;
+        results_event(&s->res, mono_ns(), "interrupted",
+                      json_pack("{s:s, s:i}", "signal", strsignal((int)si.ssi_signo), "count", s->signals));
+        if (!s->stopping) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "stopped by %s: stopping the workers, writing the summary",
+                     strsignal((int)si.ssi_signo));
+            gl_log("%s", msg);
+            if (!s->reason[0])
+                str_copy(s->reason, sizeof s->reason, msg);
+            s->stopping = 1;
+            shm_abort(&s->shm);
+            supc_fail(s, msg);   /* several nodes: the others stop too */
+        } else {
+            for (int k = 0; k < s->nslots; k++)
+                if (s->alive[k])
+                    kill(s->pid[k], SIGKILL);
+        }
+    }
+}
+
+/* Waits for one wake (signal, sampling tick, or 10 ms to drain rings) and handles it. */
+void sup_step(struct sup *s)
+{
+    struct pollfd pfd[2] = { { .fd = s->sigfd, .events = POLLIN }, { .fd = s->timerfd, .events = POLLIN } };
+    if (poll(pfd, 2, 10) < 0 && errno != EINTR)
+        SYSERR("poll");
+    if (pfd[0].revents & POLLIN)
+        sup_signals(s);
+    sup_reap(s);   /* also without SIGCHLD: cheap, and proof against a signal taken by a library's thread */
+    sup_drain(s);
+    uint64_t now = mono_ns();
+    if (pfd[1].revents & POLLIN) {
+        uint64_t ticks;
+        if (read(s->timerfd, &ticks, sizeof ticks) == (ssize_t)sizeof ticks)
+            sup_sample(s, now);
+    }
+    supc_poll(s);
+    struct view_cmd vc;
+    while (s->opt->view && s->opt->view->command(s->opt->view->ctx, &vc))
+        sup_view_command(s, &vc);
+    if (!s->stopping && !s->recovering) {
+        sup_check_heartbeats(s, now);
+        if (s->running)
+            faultlog_timers(s, now);
+    }
+    faultlog_act(s);   /* every ring drained: the failures detected meanwhile, in iteration order */
+    recover_step(s);   /* the recovery under way, one step: it never waits here */
+    if (results_failed(&s->res) && !s->failed) {   /* a results file that cannot be written ends the run at once */
+        s->io_failed = 1;
+        sup_fail(s, results_failed(&s->res));
+    }
+    sup_progress(s, now);
+}
+
+/* Returns the number of workers still alive. */
+static int sup_alive(const struct sup *s)
+{
+    int n = 0;
+    for (int k = 0; k < s->nslots; k++)
+        n += s->alive[k];
+    return n;
+}
+
+/* Sends cmd to every rank still in the run. */
+static void sup_command(struct sup *s, const struct wcmd *cmd)
+{
+    for (int r = 0; r < s->nranks; r++)
+        if (!s->dropped[r])
+            sup_send(s, s->slot_of[r], cmd);
+}
+
+/* Waits until every live slot's backend is ready; 0, or -1 when the run failed or was stopped meanwhile. */
+int sup_wait_ready(struct sup *s, double timeout_s)
+{
+    uint64_t end = mono_ns() + (uint64_t)(timeout_s * 1e9);
+    for (;;) {
+        int waiting = 0;
+        for (int k = 0; k < s->nslots; k++)
+            waiting += s->alive[k] && !s->ready[k];
+        if (!waiting)
+            return 0;
+        if (s->stopping || mono_ns() > end)
+            return -1;
+        sup_step(s);
+    }
+}
+
+/* Runs mitigation m to its end, a failure or a stop. */
+static void sup_one_run(struct sup *s, int m)
+{
+    if (supc_run_begin(s, m) != 0)   /* several nodes: every node starts the run together */
+        return;
+    uint64_t now = mono_ns();
+    s->run = m;
+    runstats_init(&s->rs, m, s->nranks, s->sc->iterations, now, s->sc->power.sample_hz);
+    for (int r = 0; r < s->nranks; r++)
+        if (s->dropped[r])
+            s->rs.rank[r].done = 1;   /* shrunk away in an earlier run */
+        else
+            checkpoint_remove(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r);   /* restore only this run's */
+    s->running = 1;
+    s->skipping = 0;
+    s->last_progress = now;
+    s->run_t0 = now;
+    faultlog_run_begin(s);
+    atomic_store(&s->shm.hdr->stop_at, INT64_MAX);
+    if (s->paused)   /* paused from the view: the next run waits before its first iteration */
+        atomic_store(&s->shm.hdr->pause_at, 0);
+    json_t *begin = json_pack("{s:i, s:s, s:s, s:I}", "run", m, "mitigation", s->sc->mitigations[m].name, "label",
+                              s->sc->mitigations[m].label[0] ? s->sc->mitigations[m].label : s->sc->mitigations[m].name,
+                              "iterations", (json_int_t)s->sc->iterations);
+    const struct mitigation_ops *mo = mitigation_table[s->sc->mitigations[m].index];
+    if (mo->model && s->ops->modelled) {   /* the levels the view draws: per GPU */
+        struct mit_model mm = { 0 };
+        mo->model(s->sc->mitigations[m].params, &s->sc->sim, 0, s->nranks, &mm);
+        if (mm.floor_w > 0)
+            json_object_set_new(begin, "floor_w", json_real(mm.floor_w));
+        if (mm.cap_w > 0)
+            json_object_set_new(begin, "cap_w", json_real(mm.cap_w));
+    }
+    results_event(&s->res, now, "run_begin", begin);
+    json_t *dev = supdev_run_begin(s, m);   /* cap, firmware smoothing: before the first iteration */
+    sup_size_bess(s, m);
+    struct wcmd cmd = { .type = CMD_RUN, .run = m, .iterations = s->sc->iterations, .epoch = s->epoch };
+    atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* a new name space for the run's collectives, on every node */
+    sup_command(s, &cmd);
+    while (!s->stopping &&
+           (s->rm.state != RM_IDLE || (!runstats_done(&s->rs) && !(s->skipping && runstats_settled(&s->rs)))))
+        sup_step(s);   /* a recovery under way is carried to its end first */
+    if (s->awaiting_fault >= 0 && runstats_done(&s->rs))
+        s->awaiting_fault = -1;
+    if (!s->rs.t_end)
+        s->rs.t_end = mono_ns();
+    supdev_run_end(s, m, dev);
+    int bus_ranks = s->sc->workload.allreduce.emulate_ranks > 0 ? (int)s->sc->workload.allreduce.emulate_ranks : s->nranks;
+    double tdp = s->sc->power.tdp_w > 0 ? s->sc->power.tdp_w : s->ops->model_tdp_w ? s->ops->model_tdp_w(s->sc) : NAN;
+    json_t *run = runstats_json(&s->rs, s->sc, s->sc->mitigations[m].name, bus_ranks, tdp);
+    if (s->sc->mitigations[m].label[0])   /* one value of a sweep, or a search's candidate */
+        json_object_set_new(run, "label", json_string(s->sc->mitigations[m].label));
+    sup_modelled(s, m, run);
+    json_object_set_new(run, "faults", faultlog_run_json(s, json_number_value(json_object_get(json_object_get(run, "iteration_s"), "p50"))));
+    if (s->skipping)
+        json_object_set_new(run, "skipped", json_true());
+    json_object_set_new(run, "run", json_integer(m));
+    if (json_object_size(dev))
+        json_object_set_new(run, "device", dev);
+    else
+        json_decref(dev);
+    /* the figures the live view's comparison table shows, as the summary has them */
+    json_t *agg = json_object_get(json_object_get(run, "power"), "aggregate");
+    json_t *ramps = json_object_get(agg, "ramp_up_w_s"), *falls = json_object_get(agg, "ramp_down_w_s");
+    double ramp = fmax(json_number_value(json_object_get(ramps, "100ms")), json_number_value(json_object_get(falls, "100ms")));
+    json_t *fig = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "throughput_it_s",
+                            json_copy(json_object_get(run, "throughput_it_s")), "iteration_p50_s",
+                            json_copy(json_object_get(json_object_get(run, "iteration_s"), "p50")), "mean_w",
+                            json_num(json_number_value(json_object_get(agg, "mean_w"))), "swing_w",
+                            json_num(json_is_number(json_object_get(agg, "swing_w"))
+                                         ? json_number_value(json_object_get(agg, "swing_w")) : NAN),
+                            "ramp_w_s", json_num(ramps ? ramp : NAN), "energy_per_iter_j",
+                            json_num(sup_energy_per_iter(run)), "tflops", json_copy(json_object_get(run, "tflops")));
+    results_event(&s->res, s->rs.t_end, "run_end",
+                  json_pack("{s:i, s:s, s:s, s:I, s:b, s:b, s:o}", "run", m, "mitigation", s->sc->mitigations[m].name,
+                            "label", s->sc->mitigations[m].label[0] ? s->sc->mitigations[m].label : s->sc->mitigations[m].name,
+                            "iterations", (json_int_t)runstats_iterations(&s->rs), "complete", runstats_done(&s->rs),
+                            "skipped", s->skipping, "figures", fig));
+    supc_run_end(s, m, run);   /* several nodes: node 0 gathers every node's figures of this run */
+    json_array_append_new(s->runs, run);
+    runstats_free(&s->rs);
+    s->running = 0;
+}
+
+/* Stops every worker: EXIT, then SIGTERM after 2 s, then SIGKILL after 2 more; reaps them all. */
+static void sup_stop_workers(struct sup *s)
+{
+    struct wcmd cmd = { .type = CMD_EXIT };
+    s->stopping = 1;
+    for (int k = 0; k < s->nslots; k++)
+        sup_send(s, k, &cmd);
+    uint64_t t = mono_ns();
+    int sent_term = 0;
+    while (sup_alive(s)) {
+        sup_step(s);
+        double waited = (double)(mono_ns() - t) * 1e-9;
+        if (waited > 2 && !sent_term) {
+            sent_term = 1;
+            for (int k = 0; k < s->nslots; k++)
+                if (s->alive[k])
+                    kill(s->pid[k], SIGTERM);
+        }
+        if (waited > 4)
+            for (int k = 0; k < s->nslots; k++)
+                if (s->alive[k])
+                    kill(s->pid[k], SIGKILL);
+    }
+    sup_drain(s);
+}
+
+static sigset_t sup_sigset(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    return set;
+}
+
+int supervisor_block_signals(void)
+{
+    sigset_t set = sup_sigset();
+    return sigprocmask(SIG_BLOCK, &set, &sup_oldmask) != 0 ? SYSERR("sigprocmask") : 0;
+}
+
+/* Sets up the signalfd and the sampling timer. */
+static int sup_fds(struct sup *s)
+{
+    sigset_t set = sup_sigset();
+    s->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (s->sigfd < 0)
+        return SYSERR("signalfd");
+    s->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (s->timerfd < 0)
+        return SYSERR("timerfd_create");
+    if (s->sc->power.sample_hz <= 0)
+        return 0;   /* sampling off: the timer stays disarmed */
+    double period = 1.0 / s->sc->power.sample_hz;
+    long long period_ns = llround(period * 1e9);   /* 1 kHz: 1,000,000 ns, not 999,999 */
+    struct itimerspec its = { .it_interval = { (time_t)(period_ns / 1000000000LL), (long)(period_ns % 1000000000LL) } };
+    its.it_value = its.it_interval;
+    if (timerfd_settime(s->timerfd, 0, &its, NULL) != 0)
+        return SYSERR("timerfd_settime");
+    return 0;
+}
+
+int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, const struct run_options *opt)
+{
+    struct sup s = { .sc = sc, .orig = sc, .ops = ops, .opt = opt, .nranks = (int)sc->ranks, .sigfd = -1, .timerfd = -1,
+                     .run = -1 };
+    char why[512], started[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    const struct recovery_ops *rec = recovery_table[sc->recovery.index];
+    int nspares = rec->mode == REC_SPARE ? 1 : 0;
+    uint64_t replica_bytes = rec->replicas ? (uint64_t)ops->state_bytes(sc) : 0;
+    /* several nodes: a node that cannot set up stops every node at the next agreement (cluster_agree), so
+     * none is left waiting for it in a collective */
+    int made = shm_create(&s.shm, s.nranks, nspares, ops->shm_coll_elems ? ops->shm_coll_elems(sc) : 0, replica_bytes) == 0;
+    if (cluster_agree(made ? 0 : EXIT_ENV) != 0) {
+        if (made)
+            shm_close(&s.shm);
+        return EXIT_ENV;
+    }
+    s.nslots = s.nranks + nspares;
+    s.t0 = mono_ns();
+    s.shm.hdr->t0_ns = s.t0;
+    s.shm.hdr->sc = *sc;
+    s.sc = &s.shm.hdr->sc;
+    s.go_run = -1;
+    s.rec_asked = (struct rec_failure){ .fault = -1, .rank = -1 };
+    s.rec_start = -1;
+    s.host = &sup_host;
+    s.coord = &rec_coord_local;
+    s.node_runs = json_array();
+    s.node_ends = json_array();
+    int world = (int)sc->nodes * s.nranks;
+    rng_seed(&s.fault_rng, (uint64_t)sc->seed, 0xfa17);
+    s.rate_rng = xcalloc(SC_MAX_FAULTS + 1, sizeof *s.rate_rng);
+    for (int i = 0; i <= SC_MAX_FAULTS; i++)
+        rng_seed(&s.rate_rng[i], (uint64_t)sc->seed, 0xfa170000ull + (uint64_t)i);
+    for (int i = 0; i < sc->n_faults; i++)   /* a random rank is drawn once, from the seed: the same every run */
+        if (s.shm.hdr->sc.faults[i].rank < 0)
+            s.shm.hdr->sc.faults[i].rank = (int64_t)(rng_next(&s.fault_rng) % (uint64_t)world);
+    int set = 0, opened = 0, failed = 0;   /* how far this node's set-up went */
+    if (supc_setup(&s, why, sizeof why) != 0)   /* several nodes: clocks, global ranks, the proxy */
+        failed = 1;
+    else
+        set = 1;
+    if (s.nodes > 1)   /* the recovery machine reaches the other nodes over MPI */
+        s.coord = &rec_coord_cluster;
+    str_copy(s.shm.hdr->backend, sizeof s.shm.hdr->backend, ops->name);
+    checkpoint_tag(s.shm.hdr->ckpt_tag, sizeof s.shm.hdr->ckpt_tag, sc->name, s.node, s.nodes);
+    if (sc->workload.checkpoint.every > 0 && checkpoint_sweep(sc->workload.checkpoint.path) < 0)   /* a dead run's files */
+        gl_log("checkpoint folder %s: %s (files a killed run left there stay)", sc->workload.checkpoint.path, strerror(errno));
+    if (!failed && (s.node == 0 ? results_open(&s.res, opt->out_dir, s.sc, s.t0, why, sizeof why)
+                                : results_open_forward(&s.res, opt->out_dir, s.sc, s.node, s.nranks, s.t0, why, sizeof why)) != 0)
+        failed = 1;
+    else if (!failed)
+        opened = 1;
+    if (s.nodes > 1) {
+        s.res.node = s.node;
+        s.res.rank_offset = s.node * s.nranks;
+    }
+    if (!failed && ops->prepare && s.node == 0 && ops->prepare(&s.shm, why, sizeof why) != 0)
+        failed = 1;
+    if (!failed && !(s.ps = ops->power_open(&s.shm, why, sizeof why))) {
+        char tmp[sizeof why];
+        snprintf(tmp, sizeof tmp, "power source: %s", why);
+        str_copy(why, sizeof why, tmp);
+        failed = 1;
+    }
+    if (failed)
+        gl_log("%s", why);
+    if (cluster_agree(failed ? EXIT_ENV : 0) != 0) {
+        if (!failed)
+            gl_log("node %d: another node could not set up the run: see its messages", s.node);
+        if (s.ps)
+            ops->power_close(s.ps);
+        if (opened)
+            results_close(&s.res);
+        if (set)
+            cluster_proxy_stop();   /* before the control block it reads goes */
+        shm_close(&s.shm);
+        json_decref(s.node_runs);
+        json_decref(s.node_ends);
+        return EXIT_ENV;
+    }
+    cluster_bcast(s.shm.hdr->coll_id, sizeof s.shm.hdr->coll_id);   /* cuda: node 0's NCCL id, for every GPU */
+    s.pid = xcalloc((size_t)s.nslots, sizeof *s.pid);
+    s.alive = xcalloc((size_t)s.nslots, sizeof *s.alive);
+    s.ready = xcalloc((size_t)s.nslots, sizeof *s.ready);
+    s.expect_exit = xcalloc((size_t)s.nslots, sizeof *s.expect_exit);
+    s.slot_of = xcalloc((size_t)s.nranks, sizeof *s.slot_of);
+    s.dropped = xcalloc((size_t)s.nranks, sizeof *s.dropped);
+    s.watts = xcalloc((size_t)s.nranks, sizeof *s.watts);
+    s.energy_j = xcalloc((size_t)s.nranks, sizeof *s.energy_j);
+    s.fault_due = xcalloc(SC_MAX_FAULTS + 1, sizeof *s.fault_due);   /* the view may add faults */
+    s.fp_iter = xmalloc(FP_WINDOW * sizeof *s.fp_iter);
+    s.fp = xcalloc((size_t)FP_WINDOW * (size_t)s.nranks, sizeof *s.fp);
+    s.fp_have = xcalloc((size_t)FP_WINDOW * (size_t)s.nranks, 1);
+    s.compute_s = xcalloc((size_t)s.nranks, sizeof *s.compute_s);
+    s.compute_iter = xcalloc((size_t)s.nranks, sizeof *s.compute_iter);
+    s.slow_count = xcalloc((size_t)s.nranks, sizeof *s.slow_count);
+    s.awaiting_fault = -1;
+    for (int r = 0; r < s.nranks; r++)
+        s.slot_of[r] = r;
+    s.runs = json_array();
+    if (sup_fds(&s) != 0)
+        return EXIT_ENV;
+    s.res.view = s.node == 0 ? opt->view : NULL;
+    double tdp = sc->power.tdp_w > 0 ? sc->power.tdp_w : ops->model_tdp_w ? ops->model_tdp_w(sc) : NAN;
+    results_event(&s.res, s.t0, "start",
+                  json_pack("{s:s, s:s, s:i, s:I, s:s, s:s, s:i, s:I, s:o, s:f, s:I, s:i}", "scenario", sc->name, "backend",
+                            ops->name, "ranks", s.nranks, "seed", (json_int_t)sc->seed, "results", opt->out_dir, "recovery",
+                            rec->name, "runs", sc->n_mitigations, "iterations", (json_int_t)sc->iterations, "tdp_w",
+                            json_num(tdp), "sample_hz", sc->power.sample_hz, "bus_ranks",
+                            (json_int_t)(sc->workload.allreduce.emulate_ranks > 0 ? sc->workload.allreduce.emulate_ranks
+                                                                                   : sc->ranks * sc->nodes),
+                            "nodes", s.nodes));
+    for (int k = 0; k < s.nslots && !s.failed; k++)
+        if (sup_spawn(&s, k) != 0)
+            sup_fail(&s, "cannot start a worker process");
+    if (!s.stopping && sup_wait_ready(&s, sc->heartbeat.startup_s + 1) != 0 && !s.stopping)
+        sup_fail(&s, "the workers did not start in time");
+    for (int r = 0; r < s.nranks && !s.stopping && ops->power_info; r++) {   /* each rank's GPU, for readers */
+        char name[96];
+        double tdp_w = NAN;
+        if (ops->power_info(s.ps, s.slot_of[r], name, sizeof name, &tdp_w) == 0) {
+            double t = sc->power.tdp_w > 0 ? sc->power.tdp_w : tdp_w;
+            atomic_store(&shm_ctl(&s.shm, s.slot_of[r])->tdp_mw, isfinite(t) && t > 0 ? (uint64_t)(t * 1e3) : 0);
+            results_event(&s.res, mono_ns(), "gpu", json_pack("{s:i, s:s, s:o}", "rank", r, "name", name, "tdp_w",
+                                                              json_num(t)));
+        }
+    }
+    for (int m = 0; m < sc->n_mitigations && !s.stopping; m++)
+        sup_one_run(&s, m);
+    if (s.sc->auto_search && !s.stopping) {   /* the search's second pass: finer values around the best */
+        int first = s.sc->n_mitigations, added = sup_refine(&s);
+        for (int m = first; m < first + added && !s.stopping; m++)
+            sup_one_run(&s, m);
+    }
+    sup_stop_workers(&s);
+    for (int r = 0; r < s.nranks; r++)   /* synthetic state: this run's checkpoints go with it */
+        checkpoint_remove(sc->workload.checkpoint.path, s.shm.hdr->ckpt_tag, r);
+    int code = s.io_failed ? EXIT_ENV : s.failed || s.reason[0] ? EXIT_CHECK : EXIT_OK;
+    sup_compare_runs(&s);
+    json_t *summary = sup_summary(&s, code, started);
+    if (s.node == 0 && s.nodes > 1)   /* written now, as it stands: a launcher tearing the job down (a node died)
+                                       * may kill this process before the other nodes' records come; a failed
+                                       * write is said below */
+        results_summary(&s.res, summary);
+    supc_end(&s, summary);   /* several nodes: every node's figures into node 0's summary */
+    results_event(&s.res, mono_ns(), "end", json_pack("{s:i, s:o}", "exit", code, "reason",
+                                                       s.reason[0] ? json_string(s.reason) : json_null()));
+    /* a results write that failed after the loop's last look (the end line), or after the run had already failed
+     * for another reason: said here, and exit 3 */
+    if (results_failed(&s.res) && !s.io_failed) {
+        gl_log("%s", results_failed(&s.res));
+        s.io_failed = 1;
+        code = EXIT_ENV;
+        json_object_set_new(summary, "exit", json_integer(code));
+        if (!s.reason[0]) {
+            str_copy(s.reason, sizeof s.reason, results_failed(&s.res));
+            json_object_set_new(summary, "stopped", json_string(s.reason));
+        }
+    }
+    if (s.node == 0) {
+        int had = results_failed(&s.res) != NULL;
+        if (results_summary(&s.res, summary) != 0) {   /* results_failed is set: the first failure is said here */
+            code = EXIT_ENV;
+            if (!had) {
+                gl_log("%s", results_failed(&s.res));
+                if (!s.reason[0])
+                    str_copy(s.reason, sizeof s.reason, results_failed(&s.res));
+            }
+        }
+    }
+    if (opt->view) {   /* the terminal is the table's again */
+        s.res.view = NULL;
+        opt->view->stop(opt->view->ctx);
+    }
+    if (s.node == 0)
+        sup_print_table(&s, code, summary);
+    else
+        printf("gauntlet: node %d of %d: exit %d%s%s\n", s.node, s.nodes, code, s.reason[0] ? ": " : "", s.reason);
+    json_decref(summary);
+    json_decref(s.runs);
+    json_decref(s.node_runs);
+    json_decref(s.node_ends);
+    cluster_proxy_stop();
+    free(s.ready_upto);
+    free(s.node_seen);
+    free(s.rec_counts);
+    ops->power_close(s.ps);
+    results_close(&s.res);
+    shm_close(&s.shm);
+    close(s.sigfd);
+    close(s.timerfd);
+    sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
+    void *bufs[] = { s.pid, s.alive, s.ready, s.expect_exit, s.slot_of, s.dropped, s.watts, s.energy_j, s.rate_rng, s.fault_due, s.fp_iter,
+                     s.fp, s.fp_have, s.compute_s, s.compute_iter, s.slow_count, s.faults, s.dets };
+    for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
+        free(bufs[i]);
+    return code;
+}

@@ -1,0 +1,98 @@
+/* harness/supervisor/suphost.c: the host interface of the recovery machine (recover.h): this node's worker processes —
+ * start one, send it a command, kill it, and whether every one has stopped. The supervisor's loop uses the same
+ * calls to start its runs. */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "sup.h"
+#include "util.h"
+
+/* Starts the worker of slot: fork, then exec this program as `__worker FD SLOT`; it dies with us (PDEATHSIG). */
+int sup_spawn(struct sup *s, int slot)
+{
+    char fd[16], sl[16];
+    struct ctl *c = shm_ctl(&s->shm, slot);
+    snprintf(fd, sizeof fd, "%d", s->shm.fd);
+    snprintf(sl, sizeof sl, "%d", slot);
+    ring_init(&c->cmd, CMD_CAP, sizeof(struct wcmd));   /* a new process: nothing of the old one's remains */
+    c->numa_node = -2;
+    c->numa_pinned = -1;
+    c->h2d_gbs = NAN;
+    ring_init(&c->evt, EVT_CAP, sizeof(struct wevent));
+    atomic_store(&c->heartbeat_ns, 0);
+    atomic_store(&c->state, WS_STARTING);
+    s->ready[slot] = 0;
+    pid_t p = fork();
+    if (p < 0)
+        return SYSERR("fork");
+    if (p == 0) {
+        sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != s->shm.hdr->supervisor_pid)
+            _exit(EXIT_ENV);
+        execl(s->opt->exe, "gauntlet", "__worker", fd, sl, (char *)NULL);
+        gl_log("exec %s: %s", s->opt->exe, strerror(errno));
+        _exit(EXIT_ENV);
+    }
+    s->pid[slot] = p;
+    s->alive[slot] = 1;
+    s->expect_exit[slot] = 0;
+    results_event(&s->res, mono_ns(), "worker_start",
+                  json_pack("{s:i, s:i, s:i}", "rank", atomic_load(&c->rank), "slot", slot, "pid", (int)p));
+    return 0;
+}
+
+/* Sends cmd to the worker of slot. */
+void sup_send(struct sup *s, int slot, const struct wcmd *cmd)
+{
+    /* a full ring is back-pressure: wait for the worker to take commands, up to its heartbeat timeout; a command
+     * is never dropped — a worker that takes none in that time fails the run, saying so */
+    uint64_t end = mono_ns() + (uint64_t)(s->sc->heartbeat.timeout_s * 1e9);
+    while (s->alive[slot] && ring_push(&shm_ctl(&s->shm, slot)->cmd, cmd) != 0) {
+        if (mono_ns() > end) {
+            char why[160];
+            snprintf(why, sizeof why, "slot %d: the worker took no command for %.1f s (its command ring is full)", slot,
+                     s->sc->heartbeat.timeout_s);
+            sup_fail(s, why);
+            return;
+        }
+        sleep_ns(200000);
+    }
+}
+
+/* Kills the worker of slot, expecting its exit. */
+static void host_kill(struct sup *s, int slot)
+{
+    if (!s->alive[slot])
+        return;
+    s->expect_exit[slot] = 1;
+    if (kill(s->pid[slot], SIGKILL) != 0 && errno != ESRCH)
+        SYSERR("kill(worker)");
+}
+
+/* Returns how many workers have not yet stopped (every live one idle or ready, every one told to die gone); a
+ * worker silent for longer than its heartbeat timeout while it is being stopped is hung (a second failure): it is
+ * killed, to be replaced. */
+static int host_busy(struct sup *s, uint64_t now)
+{
+    int busy = 0;
+    for (int k = 0; k < s->nslots; k++) {
+        uint32_t st = atomic_load(&shm_ctl(&s->shm, k)->state);
+        int stuck = s->alive[k] && !s->expect_exit[k] && st != WS_IDLE && st != WS_READY;
+        uint64_t hb = atomic_load_explicit(&shm_ctl(&s->shm, k)->heartbeat_ns, memory_order_acquire);
+        if (stuck && hb && now > hb && (double)(now - hb) * 1e-9 > s->sc->heartbeat.timeout_s) {
+            results_event(&s->res, now, "hung_in_recovery",
+                          json_pack("{s:i, s:i, s:f}", "rank", atomic_load(&shm_ctl(&s->shm, k)->rank), "slot", k,
+                                    "silent_s", (double)(now - hb) * 1e-9));
+            host_kill(s, k);
+        }
+        busy += s->alive[k] && (s->expect_exit[k] || (st != WS_IDLE && st != WS_READY));
+    }
+    return busy;
+}
+
+const struct rec_host sup_host = { sup_spawn, sup_send, host_kill, host_busy };

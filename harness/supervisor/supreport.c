@@ -1,0 +1,366 @@
+/* harness/supervisor/supreport.c: what the supervisor writes at the end: summary.json's object and the table on stdout,
+ * both from the records the run filled. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "faulttable.h"
+#include "sup.h"
+#include "mitigations/mitigation.h"
+#include "results.h"
+#include "util.h"
+
+/* Returns a run's energy per iteration (J): its mean power (energy counters, else samples) over its throughput
+ * (runstats.c). */
+double sup_energy_per_iter(json_t *run)
+{
+    json_t *e = json_object_get(run, "energy_per_iter_j");
+    return json_is_number(e) ? json_number_value(e) : NAN;
+}
+
+/* Returns the mean of a run's per-GPU swings (p99 - p1): what a mitigation does to each GPU, whatever the ranks'
+ * alignment does to their sum; NAN when none is known. */
+static double sup_per_gpu_swing(json_t *run)
+{
+    json_t *pr = json_object_get(json_object_get(run, "power"), "per_rank"), *o;
+    size_t i;
+    double sum = 0;
+    int n = 0;
+    json_array_foreach(pr, i, o)
+        if (json_is_number(json_object_get(o, "swing_w"))) {
+            sum += json_number_value(json_object_get(o, "swing_w"));
+            n++;
+        }
+    return n ? sum / n : NAN;
+}
+
+/* Returns 100 * (x / base - 1), or NAN. */
+static double sup_pct(double x, double base) { return base > 0 && isfinite(x) ? 100 * (x / base - 1) : NAN; }
+
+void sup_compare_runs(struct sup *s)
+{
+    json_t *base = NULL, *r;
+    size_t i;
+    json_array_foreach(s->runs, i, r)
+        if (!base && strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0)
+            base = r;
+    json_array_foreach(s->runs, i, r) {
+        double e = sup_energy_per_iter(r);
+        if (!base)
+            continue;
+        json_t *a = json_object_get(json_object_get(r, "power"), "aggregate");
+        json_t *b = json_object_get(json_object_get(base, "power"), "aggregate");
+        double sw = json_number_value(json_object_get(a, "swing_w")), sw0 = json_number_value(json_object_get(b, "swing_w"));
+        double rg = json_number_value(json_object_get(a, "range_w")), rg0 = json_number_value(json_object_get(b, "range_w"));
+        double pg = sup_per_gpu_swing(r), pg0 = sup_per_gpu_swing(base);
+        /* time paid: the change of throughput, every wait of the mitigation included (a stagger's offsets too) */
+        double thr = json_number_value(json_object_get(r, "throughput_it_s"));
+        double thr0 = json_number_value(json_object_get(base, "throughput_it_s"));
+        /* the cluster as the grid sees it: behind the battery when there is one */
+        json_t *pr = json_object_get(a, "projection"), *pr0 = json_object_get(b, "projection");
+        json_t *bess = json_object_get(pr, "bess");
+        double cl = json_number_value(json_object_get(bess ? bess : pr, bess ? "grid_swing_mw" : "swing_mw"));
+        double cl0 = json_number_value(json_object_get(pr0, "swing_mw"));
+        json_object_set_new(r, "vs_none",
+                            json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "grid_swing_reduction_pct",
+                                      json_num(cl0 > 0 && pr ? 100 * (1 - cl / cl0) : NAN), "swing_reduction_pct",
+                                      json_num(sw0 > 0 ? 100 * (1 - sw / sw0) : NAN), "range_reduction_pct",
+                                      json_num(rg0 > 0 ? 100 * (1 - rg / rg0) : NAN), "per_gpu_swing_reduction_pct",
+                                      json_num(pg0 > 0 ? 100 * (1 - pg / pg0) : NAN), "energy_overhead_pct",
+                                      json_num(sup_pct(e, sup_energy_per_iter(base))), "iteration_overhead_pct",
+                                      json_num(thr > 0 ? sup_pct(thr0 / thr, 1) : NAN)));
+    }
+}
+
+/* Returns run r's label (a sweep's or a search's candidate) or its mitigation. */
+static const char *sup_label(json_t *r)
+{
+    json_t *l = json_object_get(r, "label");
+    return json_string_value(l ? l : json_object_get(r, "mitigation"));
+}
+
+/* Returns one overhead of run r against none (NAN when unknown). */
+static double sup_vs(json_t *r, const char *key)
+{
+    json_t *v = json_object_get(json_object_get(r, "vs_none"), key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The battery of run r (its power rating, MW) when it is a `bess` run, else 0: storage is a cost of its own,
+ * counted apart from the energy and time a GPU-side mitigation pays. */
+static double sup_storage_mw(json_t *r)
+{
+    json_t *b = json_object_get(json_object_get(json_object_get(json_object_get(r, "power"), "aggregate"), "projection"), "bess");
+    return strcmp(json_string_value(json_object_get(r, "mitigation")), "bess") == 0 && json_is_object(b)
+               ? json_number_value(json_object_get(b, "power_mw")) : 0;
+}
+
+void sup_size_bess(struct sup *s, int m)
+{
+    struct plugin_spec *spec = &s->shm.hdr->sc.mitigations[m];
+    if (strcmp(mitigation_table[spec->index]->name, "bess") != 0)
+        return;
+    struct bess_params *p = (struct bess_params *)spec->params;
+    if (!(p->size_pct > 0))
+        return;
+    json_t *r;
+    size_t i;
+    double swing = NAN;
+    json_array_foreach(s->runs, i, r)
+        if (strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0 && isnan(swing))
+            swing = json_number_value(json_object_get(json_object_get(json_object_get(json_object_get(r, "power"),
+                                                                                      "aggregate"), "projection"), "swing_mw"));
+    if (!(swing > 0)) {
+        results_event(&s->res, mono_ns(), "bess_sized", json_pack("{s:i, s:s, s:f, s:f}", "run", m, "why",
+                                                                  "no none run measured a projected swing: the given size stays",
+                                                                  "power_mw", p->power_mw, "capacity_mwh", p->capacity_mwh));
+        return;
+    }
+    p->power_mw = swing * p->size_pct / 100;
+    p->capacity_mwh = p->power_mw / 60;   /* one minute at full power: far more than fluctuations below 1 Hz need */
+    results_event(&s->res, mono_ns(), "bess_sized", json_pack("{s:i, s:f, s:f, s:f, s:f}", "run", m, "from_swing_mw", swing,
+                                                              "size_pct", p->size_pct, "power_mw", p->power_mw,
+                                                              "capacity_mwh", p->capacity_mwh));
+}
+
+json_t *sup_search(struct sup *s)
+{
+    json_t *r, *pareto = json_array(), *best = NULL, *closest = NULL, *store = NULL;
+    size_t i, j;
+    double best_e = INFINITY, best_t = INFINITY, closest_ratio = INFINITY, store_mw = INFINITY;
+    const char *closest_clause = NULL;
+    int any_spec = 0;
+    json_array_foreach(s->runs, i, r) {
+        json_t *spec = json_object_get(json_object_get(json_object_get(json_object_get(r, "power"), "aggregate"),
+                                                       "projection"), "spec");
+        json_t *pass = json_object_get(spec, "pass");
+        double e = sup_vs(r, "energy_overhead_pct"), t = sup_vs(r, "iteration_overhead_pct");
+        double g = -sup_vs(r, "grid_swing_reduction_pct"), mw = sup_storage_mw(r);
+        if (!json_is_null(pass) && pass)
+            any_spec = 1;
+        if (json_is_true(pass) && mw > 0 && mw < store_mw) {   /* the smallest battery that meets the spec */
+            store = r;
+            store_mw = mw;
+        }
+        if (json_is_true(pass) && mw == 0 && (e < best_e || (e == best_e && t < best_t))) {
+            best = r;
+            best_e = e;
+            best_t = t;
+        }
+        if (json_is_false(pass)) {   /* how far it misses: its worst clause, as value over limit */
+            json_t *cl;
+            size_t k;
+            double worst = 0;
+            const char *which = NULL;
+            json_array_foreach(json_object_get(spec, "clauses"), k, cl) {
+                double ratio = json_number_value(json_object_get(cl, "value")) / json_number_value(json_object_get(cl, "limit"));
+                if (json_is_false(json_object_get(cl, "pass")) && ratio > worst) {
+                    worst = ratio;
+                    which = json_string_value(json_object_get(cl, "clause"));
+                }
+            }
+            if (which && worst < closest_ratio) {
+                closest_ratio = worst;
+                closest = r;
+                closest_clause = which;
+            }
+        }
+        int dominated = 0;   /* by a run at most as costly in energy, time, storage and grid swing, cheaper in one */
+        json_t *q;
+        json_array_foreach(s->runs, j, q) {
+            double e2 = sup_vs(q, "energy_overhead_pct"), t2 = sup_vs(q, "iteration_overhead_pct");
+            double g2 = -sup_vs(q, "grid_swing_reduction_pct"), mw2 = sup_storage_mw(q);
+            if (j != i && e2 <= e && t2 <= t && g2 <= g && mw2 <= mw && (e2 < e || t2 < t || g2 < g || mw2 < mw))
+                dominated = 1;
+        }
+        if (!dominated && isfinite(e) && isfinite(t) && isfinite(g))
+            json_array_append_new(pareto, json_pack("{s:s, s:f, s:f, s:f, s:f}", "label", sup_label(r), "grid_swing_reduction_pct",
+                                                    -g, "energy_overhead_pct", e, "iteration_overhead_pct", t, "storage_mw", mw));
+    }
+    json_t *out = json_pack("{s:i, s:o, s:b}", "candidates", (int)json_array_size(s->runs), "pareto", pareto, "spec_given",
+                            any_spec);
+    json_object_set_new(out, "cheapest_passing",
+                        best ? json_pack("{s:s, s:f, s:f}", "label", sup_label(best), "energy_overhead_pct", best_e,
+                                         "iteration_overhead_pct", best_t)
+                             : json_null());
+    json_t *sb = store ? json_object_get(json_object_get(json_object_get(json_object_get(store, "power"), "aggregate"),
+                                                         "projection"), "bess") : NULL;
+    json_object_set_new(out, "cheapest_storage_passing",
+                        store ? json_pack("{s:s, s:f, s:o, s:o}", "label", sup_label(store), "power_mw", store_mw,
+                                          "capacity_mwh", json_copy(json_object_get(sb, "capacity_mwh")),
+                                          "energy_overhead_pct", json_num(sup_vs(store, "energy_overhead_pct")))
+                              : json_null());
+    json_object_set_new(out, "closest_failure",
+                        !best && closest ? json_pack("{s:s, s:s, s:f}", "label", sup_label(closest), "clause",
+                                                     closest_clause, "value_over_limit", closest_ratio)
+                                         : json_null());
+    return out;
+}
+
+int sup_refine(struct sup *s)
+{
+    struct scenario *sc = &s->shm.hdr->sc;   /* the workers read the candidates from here */
+    sup_compare_runs(s);
+    json_t *sr = sup_search(s), *best = json_object_get(sr, "cheapest_passing");
+    int bi = -1, added = 0;
+    for (int i = 0; json_is_object(best) && i < sc->n_mitigations; i++)
+        if (strcmp(sc->mitigations[i].label[0] ? sc->mitigations[i].label : sc->mitigations[i].name,
+                   json_string_value(json_object_get(best, "label"))) == 0)
+            bi = i;
+    json_decref(sr);
+    if (bi <= 0)
+        return 0;
+    const struct plugin_spec *b = &sc->mitigations[bi];
+    int pi = -1;   /* the same mitigation's previous (cheaper) value in the coarse order */
+    for (int i = bi - 1; i >= 0 && pi < 0; i--)
+        if (sc->mitigations[i].index == b->index)
+            pi = i;
+    const struct param *p = plugin_mitigations.table[b->index]->params;
+    char text[64], key[32];
+    if (pi < 0 || !p || sscanf(b->label, "%*s %31[^=]=", key) != 1 || !(p = param_find(p, key)))
+        return 0;
+    for (int k = 1; k <= 2 && sc->n_mitigations < SC_MAX_MITIGATIONS; k++) {
+        const void *va = sc->mitigations[pi].params + p->off, *vb = b->params + p->off;
+        double x;
+        if (p->type == PT_POWER) {
+            const struct power_value *a = va, *c = vb;
+            if (a->percent != c->percent)
+                break;
+            x = a->value + (c->value - a->value) * k / 3.0;
+            snprintf(text, sizeof text, "%.4g%s", x, c->percent ? "%" : "W");
+        } else if (p->type == PT_DOUBLE) {
+            x = *(const double *)va + (*(const double *)vb - *(const double *)va) * k / 3.0;
+            snprintf(text, sizeof text, "%.6g", x);
+        } else {
+            break;
+        }
+        struct plugin_spec *m = &sc->mitigations[sc->n_mitigations];
+        char why[256];
+        *m = *b;
+        if (param_parse(p, text, m->params, why, sizeof why) != 0)
+            break;
+        char label[sizeof m->label];
+        snprintf(label, sizeof label, "%s %s=%s", b->name, p->name, text);
+        str_copy(m->label, sizeof m->label, label);
+        sc->n_mitigations++;
+        added++;
+    }
+    if (added)
+        results_event(&s->res, mono_ns(), "search_refine",
+                      json_pack("{s:s, s:i}", "around", b->label, "candidates", added));
+    return added;
+}
+
+/* Builds summary.json from the runs and the run's outcome. */
+json_t *sup_summary(struct sup *s, int code, const char *started)
+{
+    uint64_t dropped = 0;
+    for (int k = 0; k < s->nslots; k++)
+        dropped += atomic_load(&shm_ctl(&s->shm, k)->evt.dropped);
+    json_t *j = json_pack("{s:s, s:s, s:I, s:s, s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:I, s:I}", "scenario", s->sc->name,
+                          "backend", s->ops->name, "seed", (json_int_t)s->sc->seed, "started_utc", started, "exit", code,
+                          "gauntlet_version", GAUNTLET_VERSION, "ranks", s->nranks, "stopped",
+                          s->reason[0] ? json_string(s->reason) : json_null(), "runs", json_incref(s->runs), "faults",
+                          faultlog_json(s), "wall_s", json_real((double)(mono_ns() - s->t0) * 1e-9), "events_dropped",
+                          (json_int_t)dropped, "power_samples", (json_int_t)s->samples);
+    if (s->sc->auto_search)
+        json_object_set_new(j, "search", sup_search(s));
+    return j;
+}
+
+/* Returns the signals the supervisor takes through its signalfd. */
+/* Prints x with fmt, or "-" when it was not measured. */
+static void sup_cell(char *out, size_t n, const char *fmt, json_t *v, double scale)
+{
+    if (json_is_number(v))
+        snprintf(out, n, fmt, json_number_value(v) * scale);
+    else
+        snprintf(out, n, "-");
+}
+
+/* Prints the end-of-run table: one row per mitigation run, from the records summary.json is made of. */
+void sup_print_table(struct sup *s, int code, json_t *summary)
+{
+    printf("gauntlet: %s: exit %d after %.1f s%s%s; results in %s\n", s->sc->name, code,
+           (double)(mono_ns() - s->t0) * 1e-9, s->reason[0] ? ": " : "", s->reason, s->opt->out_dir);
+    printf("  %-3s %-18s %7s %10s %10s %8s %8s %8s %8s %8s %8s %9s\n", "run", "mitigation", "iters", "iter_p50", "iter_p99",
+           "TFLOP/s", "busbw", "ckpt", "mean_W", "min_W", "max_W", "swing_W");
+    size_t i;
+    json_t *r;
+    json_array_foreach(s->runs, i, r) {
+        char c[10][32];
+        json_t *it = json_object_get(r, "iteration_s"), *agg = json_object_get(json_object_get(r, "power"), "aggregate");
+        sup_cell(c[0], 32, "%.2fms", json_object_get(it, "p50"), 1e3);
+        sup_cell(c[1], 32, "%.2fms", json_object_get(it, "p99"), 1e3);
+        sup_cell(c[2], 32, "%.1f", json_object_get(r, "tflops"), 1);
+        sup_cell(c[3], 32, "%.1f", json_object_get(r, "busbw_gbs"), 1);
+        sup_cell(c[4], 32, "%.2f", json_object_get(r, "checkpoint_gbs"), 1);
+        sup_cell(c[5], 32, "%.0f", json_object_get(agg, "mean_w"), 1);
+        sup_cell(c[6], 32, "%.0f", json_object_get(agg, "min_w"), 1);
+        sup_cell(c[7], 32, "%.0f", json_object_get(agg, "max_w"), 1);
+        sup_cell(c[8], 32, "%.0f", json_object_get(agg, "swing_w"), 1);
+        snprintf(c[9], 32, "%lld%s", (long long)json_integer_value(json_object_get(r, "iterations")),
+                 json_is_true(json_object_get(r, "complete")) ? "" : "*");
+        json_t *label = json_object_get(r, "label");
+        printf("  %-3zu %-18s %7s %10s %10s %8s %8s %8s %8s %8s %8s %9s\n", i + 1,
+               json_string_value(label ? label : json_object_get(r, "mitigation")), c[9], c[0], c[1], c[2], c[3], c[4], c[5], c[6],
+               c[7], c[8]);
+    }
+    printf("  (busbw and ckpt in GB/s; power is the sum over ranks; swing = p99 - p1; * = run ended early)\n");
+    json_array_foreach(s->runs, i, r) {   /* a sampler that fell behind: its real rate, beside the asked one */
+        json_t *sm = json_object_get(json_object_get(json_object_get(r, "power"), "aggregate"), "sampling");
+        double asked = json_number_value(json_object_get(sm, "asked_hz")), got = json_number_value(json_object_get(sm, "achieved_hz"));
+        if (asked > 0 && got > 0 && got < 0.98 * asked)
+            printf("  run %zu: power sampled at %.1f Hz of the %.0f Hz asked (%lld grid points without a sample)\n", i + 1,
+                   got, asked, (long long)json_integer_value(json_object_get(json_object_get(json_object_get(r, "power"),
+                                                                                             "aggregate"), "gaps")));
+    }
+    if (s->sc->auto_search) {
+        json_t *sr = sup_search(s), *b = json_object_get(sr, "cheapest_passing"), *c = json_object_get(sr, "closest_failure");
+        json_t *st = json_object_get(sr, "cheapest_storage_passing");
+        if (!json_is_true(json_object_get(sr, "spec_given")))
+            printf("  search: no projection.spec given: nothing to meet; %zu candidates on the Pareto front\n",
+                   json_array_size(json_object_get(sr, "pareto")));
+        else if (json_is_object(b))
+            printf("  search: cheapest meeting the spec: %s (+%.1f %% energy, +%.1f %% time)\n",
+                   json_string_value(json_object_get(b, "label")), json_number_value(json_object_get(b, "energy_overhead_pct")),
+                   json_number_value(json_object_get(b, "iteration_overhead_pct")));
+        else if (json_is_object(c))
+            printf("  search: no GPU-side candidate meets the spec; closest: %s, %s at %.2f x its limit\n",
+                   json_string_value(json_object_get(c, "label")), json_string_value(json_object_get(c, "clause")),
+                   json_number_value(json_object_get(c, "value_over_limit")));
+        if (json_is_true(json_object_get(sr, "spec_given")) && json_is_object(st))
+            printf("  search: or facility storage: %s, %.1f MW / %.2f MWh (+%.1f %% energy in its losses)\n",
+                   json_string_value(json_object_get(st, "label")), json_number_value(json_object_get(st, "power_mw")),
+                   json_number_value(json_object_get(st, "capacity_mwh")),
+                   json_number_value(json_object_get(st, "energy_overhead_pct")));
+        json_decref(sr);
+    }
+    int any = 0;
+    json_array_foreach(s->runs, i, r) {
+        json_t *v = json_object_get(r, "vs_none");
+        if (!v || strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0)
+            continue;
+        if (!any++)
+            printf("  against none: %-18s %10s %10s %10s %10s\n", "mitigation", "swing -%", "grid -%", "energy +%",
+                   "time +%");
+        char c[4][32];
+        sup_cell(c[0], 32, "%.1f", json_object_get(v, "swing_reduction_pct"), 1);
+        sup_cell(c[1], 32, "%.1f", json_object_get(v, "energy_overhead_pct"), 1);
+        sup_cell(c[2], 32, "%.1f", json_object_get(v, "iteration_overhead_pct"), 1);
+        sup_cell(c[3], 32, "%.1f", json_object_get(v, "grid_swing_reduction_pct"), 1);
+        json_t *lb = json_object_get(r, "label");
+        printf("  %-3zu           %-18s %10s %10s %10s %10s\n", i + 1,
+               json_string_value(lb ? lb : json_object_get(r, "mitigation")), c[0], c[3], c[1], c[2]);
+    }
+    json_t *faults = json_object_get(summary, "faults");
+    if (json_array_size(faults)) {
+        json_int_t stale = 0;
+        json_array_foreach(s->runs, i, r)
+            stale += json_integer_value(json_object_get(json_object_get(r, "faults"), "stale_reports"));
+        printf("  faults: %zu (%lld reports of rolled-back timelines dropped)\n", json_array_size(faults), (long long)stale);
+        fault_table_print(faults, stdout);
+    }
+    fflush(stdout);
+}
+

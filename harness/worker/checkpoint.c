@@ -1,0 +1,282 @@
+/* harness/worker/checkpoint.c: writing and reading a rank's checkpoint file (see checkpoint.h). */
+#include "checkpoint.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+uint64_t fnv1a64(const void *p, size_t len)
+{
+    const unsigned char *b = p;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* Reads len bytes (fewer only at the end of the file); the count, or -1 with errno. */
+static ssize_t read_full(int fd, void *buf, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t r = read(fd, (char *)buf + got, len - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+void checkpoint_path(char *out, size_t n, const char *dir, const char *name, int rank, int gen)
+{
+    snprintf(out, n, "%s/%s-rank%d-%d.ckpt", dir, name, rank, gen);
+}
+
+int checkpoint_peek(const char *dir, const char *name, int rank, int gen, int64_t *iter)
+{
+    char path[1024];
+    struct ckpt_header h;
+    struct stat st;
+    checkpoint_path(path, sizeof path, dir, name, rank, gen);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t r = read(fd, &h, sizeof h);
+    int ok = r == (ssize_t)sizeof h && memcmp(h.magic, CKPT_MAGIC, 8) == 0 && h.version == CKPT_VERSION &&
+             fstat(fd, &st) == 0 && (uint64_t)st.st_size == h.total_len && h.state_len <= h.total_len - sizeof h;
+    close(fd);
+    if (!ok)
+        return -1;
+    *iter = h.iter;
+    return 0;
+}
+
+void checkpoint_remove(const char *dir, const char *name, int rank)
+{
+    char path[1024], tmp[1100];
+    for (int gen = 0; gen < 2; gen++) {
+        checkpoint_path(path, sizeof path, dir, name, rank, gen);
+        snprintf(tmp, sizeof tmp, "%s.tmp", path);   /* a writer killed mid-write leaves its temp file */
+        if ((unlink(path) != 0 && errno != ENOENT) || (unlink(tmp) != 0 && errno != ENOENT))
+            SYSERR("unlink(checkpoint)");
+    }
+}
+
+/* Makes a rename in dir durable: the directory entry itself is fsynced. 0, or -1 with errno. */
+static int checkpoint_sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return rc;
+}
+
+int checkpoint_write(const char *dir, const char *name, int rank, int gen, int64_t iter, const void *state, size_t len,
+                     uint64_t bytes, double *seconds, char *why, size_t n)
+{
+    char path[1024], tmp[1100];
+    uint64_t t0 = mono_ns();
+    if (mkdir_p(dir) != 0) {
+        snprintf(why, n, "checkpoint folder %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    checkpoint_path(path, sizeof path, dir, name, rank, gen);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(why, n, "open %s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    struct ckpt_header h = { .rank = (uint32_t)rank, .version = CKPT_VERSION, .iter = iter, .state_len = len,
+                             .total_len = bytes > sizeof h + len ? bytes : sizeof h + len,
+                             .state_hash = fnv1a64(state, len) };
+    memcpy(h.magic, CKPT_MAGIC, 8);
+    /* the header, the whole state, then the state again (from its start) until the file has its size */
+    static const char zeros[4096];
+    int rc = write_all(fd, &h, sizeof h);
+    uint64_t left = h.total_len - sizeof h;
+    for (size_t off = 0; rc == 0 && left > 0;) {
+        size_t k = len ? len - off : sizeof zeros;
+        if (k > (1u << 24))
+            k = 1u << 24;
+        if (k > left)
+            k = (size_t)left;
+        rc = write_all(fd, len ? (const char *)state + off : zeros, k);
+        left -= k;
+        off = len ? (off + k) % len : 0;
+    }
+    if (rc != 0 || fsync(fd) != 0) {
+        snprintf(why, n, "write %s: %s", tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    if (close(fd) != 0 || rename(tmp, path) != 0) {
+        snprintf(why, n, "close/rename %s: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    if (checkpoint_sync_dir(dir) != 0) {   /* else a power loss can leave the old name, or none */
+        snprintf(why, n, "fsync of folder %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    *seconds = (double)(mono_ns() - t0) * 1e-9;
+    return 0;
+}
+
+int checkpoint_read(const char *dir, const char *name, int rank, int gen, int64_t *iter, void **out, size_t *len,
+                    uint64_t *bytes, char *why, size_t n)
+{
+    void *buf = NULL;
+    char path[1024];
+    struct ckpt_header h;
+    checkpoint_path(path, sizeof path, dir, name, rank, gen);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, n, "open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    ssize_t r = read(fd, &h, sizeof h);
+    if (r != (ssize_t)sizeof h || memcmp(h.magic, CKPT_MAGIC, 8) != 0 || h.version != CKPT_VERSION ||
+        h.total_len < sizeof h || h.state_len > h.total_len - sizeof h) {
+        snprintf(why, n, "%s: not a gauntlet checkpoint of version %d (or its header is broken)", path, CKPT_VERSION);
+        close(fd);
+        return -1;
+    }
+    buf = xmalloc(h.state_len ? (size_t)h.state_len : 1);
+    r = read_full(fd, buf, (size_t)h.state_len);
+    uint64_t total = sizeof h + (r > 0 ? (uint64_t)r : 0);
+    enum { CHUNK = 1 << 20 };
+    char *sink = xmalloc(CHUNK);   /* a restore reads all it wrote: the read bandwidth is measured on it */
+    ssize_t k;
+    while ((k = read(fd, sink, CHUNK)) > 0)
+        total += (uint64_t)k;
+    free(sink);
+    close(fd);
+    if (r != (ssize_t)h.state_len || fnv1a64(buf, h.state_len) != h.state_hash || total != h.total_len) {
+        snprintf(why, n, "%s: %s", path, r < 0 ? strerror(errno) : r != (ssize_t)h.state_len || total != h.total_len
+                                                                ? "truncated" : "its state's hash does not match");
+        free(buf);
+        return -1;
+    }
+    *iter = h.iter;
+    *len = h.state_len;
+    *bytes = total;
+    *out = buf;
+    return 0;
+}
+
+/* This host's name as a file name may carry it. */
+static void checkpoint_host(char *host, size_t n)
+{
+    if (gethostname(host, n) != 0)
+        str_copy(host, n, "host");
+    host[n - 1] = 0;
+    for (char *c = host; *c; c++)
+        if (*c == '/' || *c == ' ')
+            *c = '_';
+}
+
+void checkpoint_tag(char *out, size_t n, const char *name, int node, int nodes)
+{
+    char host[65];
+    checkpoint_host(host, sizeof host);
+    if (nodes > 1)
+        snprintf(out, n, "%s-%s-%d-n%d", name, host, (int)getpid(), node);
+    else
+        snprintf(out, n, "%s-%s-%d", name, host, (int)getpid());
+}
+
+/* Whether pid is a live gauntlet process (a pid reused by another program does not keep files alive). */
+static int checkpoint_pid_alive(long pid)
+{
+    char path[64], buf[256];
+    if (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH))
+        return 0;
+    snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t k = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[k] = 0;
+    const char *base = strrchr(buf, '/');
+    return strncmp(base ? base + 1 : buf, "gauntlet", 8) == 0;
+}
+
+/* The pid in a checkpoint file name of this host ("<name>-<host>-<pid>[-n<node>]-rank<R>-<G>.ckpt[.tmp]"), or
+ * -1 when the name is not one (another host's, or not a checkpoint). */
+static long checkpoint_file_pid(const char *file, const char *host)
+{
+    size_t len = strlen(file);
+    size_t suf = len >= 9 && strcmp(file + len - 9, ".ckpt.tmp") == 0 ? 9 : len >= 5 && strcmp(file + len - 5, ".ckpt") == 0 ? 5 : 0;
+    if (!suf || len - suf < 3 || !(file[len - suf - 1] == '0' || file[len - suf - 1] == '1') || file[len - suf - 2] != '-')
+        return -1;
+    const char *rk = NULL;   /* the last "-rank" */
+    for (const char *p = file; (p = strstr(p, "-rank")); p++)
+        rk = p;
+    if (!rk)
+        return -1;
+    for (const char *p = rk + 5; p < file + len - suf - 2; p++)
+        if (*p < '0' || *p > '9')
+            return -1;
+    const char *end = rk;   /* the tag ends here; a "-n<node>" suffix goes first */
+    const char *p = end;
+    while (p > file && p[-1] >= '0' && p[-1] <= '9')
+        p--;
+    if (p < end && p - 2 >= file && p[-1] == 'n' && p[-2] == '-')
+        end = p - 2;
+    p = end;
+    while (p > file && p[-1] >= '0' && p[-1] <= '9')
+        p--;
+    size_t hl = strlen(host);
+    if (p == end || p - file < (ptrdiff_t)hl + 2 || p[-1] != '-' || strncmp(p - 1 - hl, host, hl) != 0 || p[-2 - hl] != '-')
+        return -1;
+    return strtol(p, NULL, 10);
+}
+
+int checkpoint_sweep(const char *dir)
+{
+    char host[65], path[1400];
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT ? 0 : -1;
+    checkpoint_host(host, sizeof host);
+    int removed = 0;
+    long last = -1;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        long pid = checkpoint_file_pid(e->d_name, host);
+        if (pid < 0 || checkpoint_pid_alive(pid))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (unlink(path) == 0) {
+            removed++;
+            last = pid;
+        } else if (errno != ENOENT) {
+            SYSERR(path);
+        }
+    }
+    closedir(d);
+    if (removed)
+        gl_log("%s: removed %d checkpoint file%s left by runs that are gone (run %ld%s)", dir, removed,
+               removed == 1 ? "" : "s", last, removed > 1 ? " and others" : "");
+    return removed;
+}

@@ -1,0 +1,51 @@
+/* harness/worker/checkpoint.h: a rank's checkpoint file: a header, then the model state repeated up to the
+ * scenario's size; written whole (temp file, fsync, rename). */
+#ifndef GAUNTLET_CHECKPOINT_H
+#define GAUNTLET_CHECKPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CKPT_MAGIC "GNTLCKP1"
+#define CKPT_VERSION 2   /* 2: the whole state, then the state repeated to the file's size (1 repeated only its
+                            first MiB: a larger state could not be restored, so version 1 files are not read) */
+
+struct ckpt_header {
+    char magic[8];
+    uint32_t rank, version;
+    int64_t iter;
+    uint64_t state_len;     /* bytes of real state; the rest of the file repeats it */
+    uint64_t total_len;     /* bytes of the file, header included */
+    uint64_t state_hash;    /* FNV-1a of the state */
+    uint64_t reserved;
+};
+
+/* FNV-1a 64 of len bytes: the fingerprint of a model state. */
+uint64_t fnv1a64(const void *p, size_t len);
+/* Two generations are kept per rank (gen 0 and 1, alternating), so that a failure while one is written
+ * still leaves a whole, older one that every rank has. */
+
+/* Returns the file name of rank's checkpoint generation gen of scenario name in dir. */
+void checkpoint_path(char *out, size_t n, const char *dir, const char *name, int rank, int gen);
+/* Writes the checkpoint; fills seconds with the time it took (write + fsync + rename). 0, or -1 with why. */
+int checkpoint_write(const char *dir, const char *name, int rank, int gen, int64_t iter, const void *state, size_t len,
+                     uint64_t bytes, double *seconds, char *why, size_t n);
+/* Reads the header of a checkpoint: its iteration; 0, or -1 when there is none (or it is not whole). */
+int checkpoint_peek(const char *dir, const char *name, int rank, int gen, int64_t *iter);
+/* Reads back rank's state into a new buffer (*out, len bytes: free it) sized from the header, reading the whole
+ * file as a restore would, and checks magic, version, size and hash; bytes gets the file's size. 0, or -1 with
+ * why (the file and what is wrong with it). */
+int checkpoint_read(const char *dir, const char *name, int rank, int gen, int64_t *iter, void **out, size_t *len,
+                    uint64_t *bytes, char *why, size_t n);
+/* Removes the checkpoint files (and temp files) in dir left by runs of this host that are gone: files named
+ * <tag>-rank<R>-<G>.ckpt[.tmp] whose tag is checkpoint_tag's of a process that no longer exists or is not
+ * gauntlet. Returns how many were removed (each said on stderr), or -1 when dir cannot be read. */
+int checkpoint_sweep(const char *dir);
+/* The tag a run's checkpoint files carry: "<name>-<host>-<pid>" (several nodes: "-n<node>" after it), so that
+ * checkpoint_sweep can tell a dead run's files from a live one's and from another host's on a shared folder. */
+void checkpoint_tag(char *out, size_t n, const char *name, int node, int nodes);
+/* Removes both generations of rank's checkpoints and their temp files (a new run must not restore an older
+ * run's state). */
+void checkpoint_remove(const char *dir, const char *name, int rank);
+
+#endif

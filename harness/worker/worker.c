@@ -1,0 +1,508 @@
+/* harness/worker/worker.c: a rank's process. It attaches to the control block the supervisor made, starts its
+ * backend, then runs the commands it is sent: each run is `iterations` of compute → all-reduce →
+ * (checkpoint, replica), every phase edge and iteration reported as an event. Faults are carried out and
+ * worker-side detectors run at the points of the iteration the backend reaches (worker_point). It never
+ * writes results files. */
+#include "worker.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "checkpoint.h"
+#include "ckpt_async.h"
+#include "detectors/detector.h"
+#include "recovery/recovery.h"
+#include "util.h"
+
+/* Pushes one event about iteration iter to the supervisor. */
+static void worker_emit_at(struct worker_ctx *w, int64_t iter, uint32_t type, int phase, uint64_t t, double a, double b,
+                           const char *note)
+{
+    struct wevent ev = { .type = type, .rank = w->rank, .run = w->run, .phase = phase, .iter = iter,
+                         .t_ns = t, .a = a, .b = b, .epoch = w->epoch, .elem = -1, .target = -1, .where = -1,
+                         .format = -1 };
+    if (note)
+        str_copy(ev.note, sizeof ev.note, note);
+    ring_push(&w->ctl->evt, &ev);   /* a full ring counts a drop; the worker never blocks on it */
+}
+
+/* Pushes one event about the iteration in progress. */
+static void worker_emit(struct worker_ctx *w, uint32_t type, int phase, uint64_t t, double a, double b, const char *note)
+{
+    worker_emit_at(w, w->iter, type, phase, t, a, b, note);
+}
+
+/* Reports the asynchronous fingerprint in flight, if any (for the iteration it was started at). */
+static void worker_fp_take(struct worker_ctx *w)
+{
+    uint64_t h, t0 = mono_ns();
+    if (!w->fp_pending)
+        return;
+    w->fp_pending = 0;
+    if (w->ops->fingerprint_take(w->b, &h) == 1)
+        worker_emit_at(w, w->fp_iter, WEV_FPRINT, PH_IDLE, mono_ns(), (double)(h >> 32), (double)(h & 0xffffffffu), NULL);
+    w->detect_cost_s[DET_FINGERPRINT] += (double)(mono_ns() - t0) * 1e-9;
+}
+
+void worker_beat(struct worker_ctx *w) { atomic_store_explicit(&w->ctl->heartbeat_ns, mono_ns(), memory_order_release); }
+
+void worker_phase(struct worker_ctx *w, int phase, int begin, uint64_t t, double a)
+{
+    if (begin) {
+        if (!w->iter_t0)
+            w->iter_t0 = t;
+        atomic_store_explicit(&w->ctl->phase, phase, memory_order_relaxed);
+    } else {
+        w->last_end = t;
+        atomic_store_explicit(&w->ctl->phase, PH_IDLE, memory_order_relaxed);
+    }
+    if (w->ops->on_phase)
+        w->ops->on_phase(w->b, begin ? phase : PH_IDLE, t);
+    worker_emit(w, begin ? WEV_PHASE_BEGIN : WEV_PHASE_END, phase, t, a, 0, NULL);
+    worker_beat(w);
+}
+
+void worker_emit_tuned(struct worker_ctx *w, double floor_w, double duty, const char *note)
+{
+    worker_emit(w, WEV_TUNED, PH_IDLE, mono_ns(), floor_w, duty, note);
+}
+
+void worker_emit_detect(struct worker_ctx *w, int det, const char *note)
+{
+    worker_emit(w, WEV_DETECT, det, mono_ns(), 0, 0, note);
+}
+
+double worker_slowdown(struct worker_ctx *w)
+{
+    return w->slow_factor > 1 && mono_ns() < w->slow_until_ns ? w->slow_factor : 1.0;
+}
+
+/* Pushes the record of the fault in progress: what it did, in words and in fields. */
+static void worker_emit_fault(struct worker_ctx *w, int i, double done, const char *what)
+{
+    const struct fault_detail *d = &w->fdet;
+    struct wevent ev = { .type = WEV_FAULT, .rank = w->rank, .run = w->run, .phase = i, .iter = w->iter,
+                         .t_ns = mono_ns(), .a = (double)w->iter, .b = done, .epoch = w->epoch, .mask = d->mask,
+                         .elem = d->element, .c = d->old_v, .d = d->new_v, .scale = d->scale, .target = (int8_t)d->target,
+                         .where = (int8_t)d->where, .format = (int8_t)d->format };
+    if (what)
+        str_copy(ev.note, sizeof ev.note, what);
+    ring_push(&w->ctl->evt, &ev);
+}
+
+void worker_fault_done(struct worker_ctx *w, const char *what) { worker_emit_fault(w, w->fault_now, 0, what); }
+
+/* Carries out fault i of the scenario here and now. */
+static void worker_inject(struct worker_ctx *w, int i)
+{
+    const struct fault_spec *f = &w->sc->faults[i];
+    const struct fault_ops *ops = fault_table[f->kind];
+    char what[128] = "";
+    w->fault_now = i;
+    w->fdet = (struct fault_detail){ .target = -1, .where = -1, .format = -1, .element = -1, .old_v = NAN, .new_v = NAN,
+                                     .scale = NAN };
+    uint64_t seed = (uint64_t)w->sc->seed * 0x9E3779B97F4A7C15ull ^ ((uint64_t)i << 32) ^ (uint64_t)w->iter;
+    if (ops->inject(w, f->params, seed, what, sizeof what, &w->fdet) != 0) {
+        gl_log("fault %s (scenario line %d) not carried out: %s", ops->name, f->line, what);
+        worker_emit_fault(w, i, -1, what);
+        return;
+    }
+    worker_fault_done(w, what);
+}
+
+/* Runs the worker-side detectors that check at point, timing each. */
+static void worker_detect(struct worker_ctx *w, int point)
+{
+    const struct scenario *sc = w->sc;
+    uint64_t t0 = mono_ns();
+    if (point == IP_AFTER_GEMM && w->ops->abft && scenario_detector_on(sc, DET_ABFT)) {
+        double err, tol;
+        if (w->ops->abft(w->b, &err, &tol) == 1)
+            worker_emit(w, WEV_DETECT, DET_ABFT, mono_ns(), err, tol, "GEMM checksum mismatch");
+        w->detect_cost_s[DET_ABFT] += (double)(mono_ns() - t0) * 1e-9;
+    } else if (point == IP_AFTER_STEP && w->ops->fingerprint && scenario_detector_on(sc, DET_FINGERPRINT)) {
+        const struct fingerprint_params *fp = scenario_detector_params(sc, DET_FINGERPRINT);
+        uint64_t h;
+        if (fp && fp->async && w->ops->fingerprint_start) {   /* the last one is done by now: report it, start this */
+            worker_fp_take(w);
+            t0 = mono_ns();
+            if (w->ops->fingerprint_start(w->b) == 0) {
+                w->fp_pending = 1;
+                w->fp_iter = w->iter;
+            }
+        } else if (w->ops->fingerprint(w->b, &h) == 0) {
+            worker_emit(w, WEV_FPRINT, PH_IDLE, mono_ns(), (double)(h >> 32), (double)(h & 0xffffffffu), NULL);
+        }
+        w->detect_cost_s[DET_FINGERPRINT] += (double)(mono_ns() - t0) * 1e-9;
+    } else if (point == IP_ITER_START && w->ops->replay && scenario_detector_on(sc, DET_REPLAY)) {
+        const struct replay_params *rp = scenario_detector_params(sc, DET_REPLAY);
+        uint64_t h;
+        if (w->iter % rp->every == 0 && w->ops->replay(w->b, &h) == 0) {
+            if (!w->replay_ref)
+                w->replay_ref = h;
+            else if (h != w->replay_ref)
+                worker_emit(w, WEV_DETECT, DET_REPLAY, mono_ns(), 0, 0, "replayed GEMM differs from its first result");
+        }
+        w->detect_cost_s[DET_REPLAY] += (double)(mono_ns() - t0) * 1e-9;
+    }
+}
+
+void worker_point(struct worker_ctx *w, int point)
+{
+    const struct scenario *sc = w->sc;
+    for (int i = 0; i < sc->n_faults; i++) {   /* faults scheduled at this iteration, on this rank */
+        const struct fault_spec *f = &sc->faults[i];
+        if (f->at == w->iter && f->rank == w->rank && fault_table[f->kind]->point(f->params) == point &&
+            !atomic_exchange(&w->shm->hdr->fault_fired[i], 1))
+            worker_inject(w, i);
+    }
+    for (int k = 0; k < w->n_pending; k++) {   /* faults the supervisor sent (at_s, rate_per_hour, by hand) */
+        int i = w->pending[k];
+        const struct fault_spec *f = &sc->faults[i];
+        if (fault_table[f->kind]->point(f->params) != point)
+            continue;
+        w->pending[k--] = w->pending[--w->n_pending];
+        worker_inject(w, i);
+    }
+    worker_detect(w, point);
+}
+
+/* Reports a fatal error to the supervisor and exits with code. */
+static _Noreturn void worker_fail(struct worker_ctx *w, int code, const char *why)
+{
+    str_copy(w->ctl->error, sizeof w->ctl->error, why);
+    atomic_store(&w->ctl->state, WS_FAILED);
+    worker_emit(w, WEV_ERROR, PH_IDLE, mono_ns(), code, 0, NULL);
+    gl_log("%s", why);
+    exit(code);
+}
+
+/* Reports the async checkpoints the writer thread has finished. */
+static void worker_ckpt_poll(struct worker_ctx *w)
+{
+    struct ckpt_done d;
+    while (w->ckpt && ckpt_async_poll(w->ckpt, &d)) {
+        if (d.failed)
+            worker_fail(w, EXIT_ENV, d.why);
+        int64_t it = w->iter;
+        w->iter = d.iter - 1;
+        worker_emit(w, WEV_CKPT_WRITTEN, PH_CKPT, mono_ns(), (double)d.bytes, d.seconds, NULL);
+        w->iter = it;
+    }
+}
+
+/* Writes a checkpoint of the backend's state (sync), or hands it to the writer thread (async); the phase
+ * is the time the rank stalls. */
+static int worker_checkpoint(struct worker_ctx *w)
+{
+    const struct scenario *sc = w->sc;
+    const void *state;
+    size_t len;
+    double secs;
+    char why[256];
+    int64_t done = w->iter + 1;
+    int gen = (int)((done / sc->workload.checkpoint.every) % 2);
+    uint64_t t0 = mono_ns();
+    worker_phase(w, PH_CKPT, 1, t0, 0);
+    if (sc->workload.checkpoint.mode == CKPT_ASYNC) {
+        if (!w->ckpt)
+            w->ckpt = ckpt_async_start(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, sc->workload.checkpoint.bytes);
+        worker_ckpt_poll(w);
+        if (!w->ckpt || w->ops->snapshot(w->b, &state, &len) != 0 || ckpt_async_submit(w->ckpt, state, len, gen, done) != 0) {
+            snprintf(w->err, sizeof w->err, "async checkpoint at iteration %lld failed", (long long)w->iter);
+            return -1;
+        }
+        worker_phase(w, PH_CKPT, 0, mono_ns(), 0);
+        return 0;
+    }
+    if (w->ops->snapshot(w->b, &state, &len) != 0 ||
+        checkpoint_write(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, done, state, len,
+                         sc->workload.checkpoint.bytes, &secs, why, sizeof why) != 0) {
+        snprintf(w->err, sizeof w->err, "checkpoint at iteration %lld: %s", (long long)w->iter, why);
+        return -1;
+    }
+    worker_phase(w, PH_CKPT, 0, t0 + (uint64_t)(secs * 1e9), (double)sc->workload.checkpoint.bytes);
+    return 0;
+}
+
+/* Copies the state into this rank's in-memory replica ring (recovery inprocess, spare, shrink). */
+static void worker_replicate(struct worker_ctx *w, int64_t done)
+{
+    const void *state;
+    size_t len;
+    if (w->ops->snapshot(w->b, &state, &len) != 0)
+        return;
+    if (len > w->shm->hdr->replica_bytes) {   /* a cut replica would restore a wrong state: refuse, say why */
+        char why[160];
+        snprintf(why, sizeof why, "the model state (%zu bytes) does not fit a replica slot (%llu bytes)", len,
+                 (unsigned long long)w->shm->hdr->replica_bytes);
+        worker_fail(w, EXIT_ENV, why);
+    }
+    int64_t every = ((const struct replica_params *)w->sc->recovery.params)->replicate_every;
+    struct replica *r = shm_replica(w->shm, w->rank, (int)((done / every) % REPLICA_SLOTS));
+    uint64_t seq = atomic_load(&r->seq);
+    atomic_store(&r->seq, seq + 1);
+    r->iter = done;
+    r->len = len;
+    r->hash = fnv1a64(state, len);
+    memcpy(r + 1, state, len);
+    atomic_store(&r->seq, seq + 2);
+}
+
+/* Loads the state a recovery starts from: rank's checkpoint, or a peer's replica of iteration start_iter. */
+static int worker_restore(struct worker_ctx *w, const struct wcmd *cmd)
+{
+    const struct scenario *sc = w->sc;
+    uint64_t t0 = mono_ns();
+    char note[64], why[256];
+    if (!w->ops->restore) {
+        snprintf(w->err, sizeof w->err, "the %s backend cannot restore a state", w->ops->name);
+        return -1;
+    }
+    if (cmd->restore == RESTORE_CHECKPOINT) {
+        size_t len = 0;
+        uint64_t bytes = 0;
+        void *buf = NULL;
+        int64_t iter = -1;
+        int ok = -1;
+        str_copy(why, sizeof why, "no file holds it whole");
+        for (int gen = 0; gen < 2 && ok != 0; gen++) {
+            int64_t it;
+            if (checkpoint_peek(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, &it) == 0 && it == cmd->start_iter)
+                ok = checkpoint_read(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, &iter, &buf, &len, &bytes,
+                                     why, sizeof why);
+        }
+        if (ok == 0 && w->ops->restore(w->b, buf, len) != 0) {
+            snprintf(why, sizeof why, "the backend refused a state of %zu bytes", len);
+            ok = -1;
+        }
+        free(buf);
+        if (ok != 0) {   /* the reader's own words: which file, and what is wrong with it */
+            snprintf(w->err, sizeof w->err, "checkpoint of iteration %lld cannot be restored: %s", (long long)cmd->start_iter,
+                     why);
+            return -1;
+        }
+        snprintf(note, sizeof note, "checkpoint of iteration %lld", (long long)iter);
+        worker_emit(w, WEV_RESTORED, PH_IDLE, mono_ns(), (double)bytes, (double)(mono_ns() - t0) * 1e-9, note);
+        return 0;
+    }
+    for (int k = 0; k < REPLICA_SLOTS; k++) {
+        struct replica *r = shm_replica(w->shm, cmd->arg, k);
+        uint64_t seq = atomic_load(&r->seq);
+        if ((seq & 1) || r->iter != cmd->start_iter)
+            continue;
+        size_t len = r->len;
+        void *buf = xmalloc(len ? len : 1);
+        memcpy(buf, r + 1, len);
+        int same = atomic_load(&r->seq) == seq && fnv1a64(buf, len) == r->hash;
+        int rc = same ? w->ops->restore(w->b, buf, len) : -1;
+        free(buf);
+        if (rc == 0) {
+            snprintf(note, sizeof note, "replica of rank %d, iteration %lld", cmd->arg, (long long)r->iter);
+            worker_emit(w, WEV_RESTORED, PH_IDLE, mono_ns(), (double)len, (double)(mono_ns() - t0) * 1e-9, note);
+            return 0;
+        }
+    }
+    snprintf(w->err, sizeof w->err, "rank %d holds no replica of iteration %lld", cmd->arg, (long long)cmd->start_iter);
+    return -1;
+}
+
+/* Reads the commands waiting; returns 1 when the run in progress must stop (STOP, EXIT or abort). */
+static int worker_commands(struct worker_ctx *w)
+{
+    struct wcmd c;
+    int stop = shm_aborted(w->shm);
+    while (ring_pop(&w->ctl->cmd, &c)) {
+        if (c.type == CMD_STOP || c.type == CMD_EXIT)
+            stop = 1;
+        else if (c.type == CMD_INJECT && c.arg >= 0 && c.arg < w->sc->n_faults && w->n_pending < SC_MAX_FAULTS)
+            w->pending[w->n_pending++] = c.arg;
+    }
+    return stop;
+}
+
+/* The live view's `m` and `p` act at an iteration boundary the supervisor picks, the same for every rank, so
+ * that no rank is left waiting in a collective. Returns 0 to go on, STOP_ABORT when the run must stop (STOP,
+ * EXIT, abort), STOP_SKIP when it ends here for the next mitigation. While paused the rank beats and runs
+ * nothing: its power falls to idle. */
+enum { STOP_ABORT = 1, STOP_SKIP = 2 };
+
+/* Reads a boundary, waiting out the few microseconds the supervisor takes to pick one (shm.h). */
+static int64_t boundary_load(struct worker_ctx *w, _Atomic int64_t *at)
+{
+    int64_t v;
+    for (unsigned spins = 0; (v = atomic_load(at)) == SHM_BOUNDARY_PENDING; spins++) {
+        if (shm_aborted(w->shm))   /* the run is being stopped (a node lost while the boundary was agreed) */
+            return -1;
+        if (spins % 1024 == 0)
+            worker_beat(w);
+        sleep_ns(1000);
+    }
+    return v;
+}
+
+static int worker_boundary(struct worker_ctx *w)
+{
+    struct shm_hdr *h = w->shm->hdr;
+    int64_t stop = boundary_load(w, &h->stop_at), pause = stop < 0 ? -1 : boundary_load(w, &h->pause_at);
+    if (stop < 0 || pause < 0)
+        return STOP_ABORT;
+    if (w->iter >= stop)
+        return STOP_SKIP;
+    if (w->iter < pause)
+        return 0;
+    atomic_store(&w->ctl->state, WS_PAUSED);
+    if (w->ops->idle)
+        w->ops->idle(w->b);   /* paused: idle power, no filler */
+    for (;;) {
+        if ((pause = boundary_load(w, &h->pause_at)) < 0 || (stop = boundary_load(w, &h->stop_at)) < 0)
+            return STOP_ABORT;
+        if (w->iter < pause)
+            break;
+        if (worker_commands(w))
+            return STOP_ABORT;
+        if (w->iter >= stop)
+            return STOP_SKIP;
+        worker_beat(w);
+        sleep_ns(1000000);
+    }
+    atomic_store(&w->ctl->state, WS_RUNNING);
+    return 0;
+}
+
+/* Ends a run early: the rank reports where it stopped (a = 1: at the skip boundary) and waits for the next
+ * command. */
+static void worker_stopped(struct worker_ctx *w, int skip)
+{
+    worker_fp_take(w);
+    if (w->ops->idle)
+        w->ops->idle(w->b);
+    worker_emit(w, WEV_STOPPED, PH_IDLE, mono_ns(), skip, 0, NULL);
+    atomic_store(&w->ctl->state, WS_IDLE);
+}
+
+/* Runs one mitigation run (or its continuation after a recovery): compute, all-reduce, checkpoint, replica. */
+static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
+{
+    const struct scenario *sc = w->sc;
+    w->run = cmd->run;
+    w->epoch = cmd->epoch;
+    w->n_pending = 0;
+    w->slow_factor = 1;
+    atomic_store(&w->ctl->state, WS_RUNNING);
+    if (w->ops->begin_run && w->ops->begin_run(w->b, w) != 0)
+        worker_fail(w, EXIT_ENV, w->err[0] ? w->err : "the run's mitigation could not start");
+    if (cmd->reconnect && w->ops->reconnect && w->ops->reconnect(w->b, w) != 0)
+        worker_fail(w, EXIT_ENV, w->err[0] ? w->err : "cannot join the new communicator");
+    if (cmd->restore != RESTORE_NONE && worker_restore(w, cmd) != 0)
+        worker_fail(w, EXIT_CHECK, w->err);
+    if (cmd->start_iter == 0)
+        memset(w->detect_cost_s, 0, sizeof w->detect_cost_s);
+    int replicas = recovery_table[sc->recovery.index]->replicas;
+    if (replicas && cmd->start_iter == 0 && cmd->restore == RESTORE_NONE)
+        worker_replicate(w, 0);   /* the starting state: a recovery before the first replica rolls back to it (not
+                                   * written again by a recovery to it: a replacement may be reading it right now) */
+    atomic_store(&w->ctl->iter, cmd->start_iter);
+    for (w->iter = cmd->start_iter; w->iter < cmd->iterations; w->iter++) {
+        if (worker_commands(w))
+            return worker_stopped(w, 0);
+        int b = worker_boundary(w);
+        if (b)
+            return worker_stopped(w, b == STOP_SKIP);
+        w->iter_t0 = 0;
+        worker_point(w, IP_ITER_START);
+        if (w->ops->compute(w->b, w) != 0 || w->ops->allreduce(w->b, w) != 0) {
+            if (shm_aborted(w->shm))
+                return worker_stopped(w, 0);
+            worker_fail(w, EXIT_CHECK, w->err[0] ? w->err : "backend phase failed");
+        }
+        int64_t every = sc->workload.checkpoint.every;
+        if (every > 0 && (w->iter + 1) % every == 0 && worker_checkpoint(w) != 0)
+            worker_fail(w, EXIT_ENV, w->err);
+        if (replicas && (w->iter + 1) % ((const struct replica_params *)sc->recovery.params)->replicate_every == 0)
+            worker_replicate(w, w->iter + 1);
+        worker_emit(w, WEV_ITER, PH_IDLE, w->last_end, (double)(w->last_end - w->iter_t0) * 1e-9, 0, NULL);
+        atomic_store(&w->ctl->iter, w->iter + 1);
+        worker_ckpt_poll(w);
+    }
+    if (w->ckpt) {   /* the run's checkpoints are on storage before it is reported done */
+        ckpt_async_drain(w->ckpt);
+        worker_ckpt_poll(w);
+    }
+    worker_fp_take(w);   /* the last iteration's asynchronous fingerprint */
+    if (w->ops->idle)
+        w->ops->idle(w->b);
+    for (int d = 0; d < DET_COUNT; d++)
+        if (w->detect_cost_s[d] > 0)
+            worker_emit(w, WEV_DETCOST, d, mono_ns(), w->detect_cost_s[d], 0, NULL);
+    const void *state;
+    size_t len;
+    uint64_t h = w->ops->snapshot(w->b, &state, &len) == 0 ? fnv1a64(state, len) : 0;
+    worker_emit(w, WEV_RUN_DONE, PH_IDLE, mono_ns(), (double)(h >> 32), (double)(h & 0xffffffffu), NULL);
+    atomic_store(&w->ctl->state, WS_IDLE);
+}
+
+int worker_main(int argc, char **argv)
+{
+    char role[32], why[512];
+    struct shm shm = { .fd = -1 };
+    if (argc != 3)
+        gl_die(EXIT_INPUT, "usage: gauntlet __worker FD SLOT (started by the supervisor only)");
+    int fd = atoi(argv[1]), slot = atoi(argv[2]);
+    if (shm_attach(&shm, fd) != 0)
+        return EXIT_ENV;
+    /* die with the supervisor, also if it died before prctl took effect */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+        return SYSERR("prctl(PR_SET_PDEATHSIG)"), EXIT_ENV;
+    if (getppid() != shm.hdr->supervisor_pid)
+        return EXIT_ENV;
+    if (slot < 0 || slot >= (int)shm.hdr->nslots)
+        gl_die(EXIT_INPUT, "slot %d out of range [0, %u)", slot, shm.hdr->nslots);
+    struct worker_ctx w = { .sc = &shm.hdr->sc, .shm = &shm, .ctl = shm_ctl(&shm, slot),
+                            .rank = atomic_load(&shm_ctl(&shm, slot)->rank), .nranks = (int)shm.hdr->nranks };
+    if (w.rank >= 0)
+        snprintf(role, sizeof role, "rank %d", w.rank);
+    else
+        snprintf(role, sizeof role, "spare %d", slot - (int)shm.hdr->nranks);
+    util_set_role(role);
+    w.ctl->pid = (int32_t)getpid();
+    w.ops = backend_find(shm.hdr->backend);
+    if (!w.ops)
+        worker_fail(&w, EXIT_INPUT, "unknown backend in the control block");
+    worker_beat(&w);
+    w.b = w.ops->init(&w, why, sizeof why);
+    if (!w.b)
+        worker_fail(&w, EXIT_ENV, why);
+    worker_emit(&w, WEV_READY, PH_IDLE, mono_ns(), w.ops->device_bytes ? w.ops->device_bytes(w.b) : 0,
+                w.ops->clock_error ? w.ops->clock_error(w.b) : 0, NULL);
+    atomic_store(&w.ctl->state, WS_READY);
+    uint64_t step = (uint64_t)(w.sc->heartbeat.interval_s * 1e9);
+    for (;;) {
+        struct wcmd c;
+        if (!ring_pop(&w.ctl->cmd, &c)) {
+            worker_beat(&w);
+            sleep_ns(step < 1000000 ? step : 1000000);
+            continue;
+        }
+        if (c.type == CMD_EXIT)
+            break;
+        if (c.type == CMD_ADOPT) {   /* a spare takes over a failed rank */
+            w.rank = c.arg;
+            atomic_store(&w.ctl->rank, c.arg);
+            snprintf(role, sizeof role, "rank %d", w.rank);
+            util_set_role(role);
+        }
+        if (c.type == CMD_RUN)
+            worker_run(&w, &c);
+    }
+    ckpt_async_stop(w.ckpt);
+    w.ops->fini(w.b);
+    atomic_store(&w.ctl->state, WS_EXITED);
+    shm_close(&shm);
+    return EXIT_OK;
+}
