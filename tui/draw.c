@@ -20,7 +20,6 @@
 enum pair { P_COMPUTE = 1, P_COMM, P_CKPT, P_FILLER, P_CHART, P_BAND, P_FAULT, P_DETECT, P_RECOVER, P_WARN, P_HEAD,
             P_LINE, P_SEL };
 
-
 void tui_ui_init(struct tui_ui *ui)
 {
     memset(ui, 0, sizeof *ui);

@@ -222,6 +222,28 @@ static const char *str(json_t *o, const char *k)
     return s ? s : "";
 }
 
+/* The run's `start` event: what it runs, on what, how many ranks and nodes. */
+static void vm_start(struct vm *m, json_t *ev, double t)
+{
+    str_copy(m->scenario, sizeof m->scenario, str(ev, "scenario"));
+    str_copy(m->backend, sizeof m->backend, str(ev, "backend"));
+    str_copy(m->results, sizeof m->results, str(ev, "results"));
+    str_copy(m->recovery, sizeof m->recovery, str(ev, "recovery"));
+    vm_ranks(m, (int)inum(ev, "ranks", 0));
+    m->runs = (int)inum(ev, "runs", 1);
+    m->iterations = inum(ev, "iterations", 0);
+    m->tdp_w = num(ev, "tdp_w");
+    m->sample_hz = num(ev, "sample_hz");
+    m->bus_ranks = (int)inum(ev, "bus_ranks", m->nranks);
+    m->nodes = (int)inum(ev, "nodes", 1);
+    vm_ranks(m, m->nranks * m->nodes);
+    if (m->nodes > 1)
+        vm_log(m, t, LOG_INFO, "%s on %s: %d nodes x %d ranks, recovery %s", m->scenario, m->backend, m->nodes,
+               m->nranks / m->nodes, m->recovery);
+    else
+        vm_log(m, t, LOG_INFO, "%s on %s: %d ranks, recovery %s", m->scenario, m->backend, m->nranks, m->recovery);
+}
+
 /* "0.106 s" / "12 ms" */
 static void fmt_s(char *out, size_t n, double s)
 {
@@ -288,23 +310,7 @@ int vm_event(struct vm *m, json_t *ev)
         m->iter_t[m->niter % VM_ITERS] = t;
         m->iter_s[m->niter++ % VM_ITERS] = num(ev, "dur_s");
     } else if (strcmp(type, "start") == 0) {
-        str_copy(m->scenario, sizeof m->scenario, str(ev, "scenario"));
-        str_copy(m->backend, sizeof m->backend, str(ev, "backend"));
-        str_copy(m->results, sizeof m->results, str(ev, "results"));
-        str_copy(m->recovery, sizeof m->recovery, str(ev, "recovery"));
-        vm_ranks(m, (int)inum(ev, "ranks", 0));
-        m->runs = (int)inum(ev, "runs", 1);
-        m->iterations = inum(ev, "iterations", 0);
-        m->tdp_w = num(ev, "tdp_w");
-        m->sample_hz = num(ev, "sample_hz");
-        m->bus_ranks = (int)inum(ev, "bus_ranks", m->nranks);
-        m->nodes = (int)inum(ev, "nodes", 1);
-        vm_ranks(m, m->nranks * m->nodes);
-        if (m->nodes > 1)
-            vm_log(m, t, LOG_INFO, "%s on %s: %d nodes x %d ranks, recovery %s", m->scenario, m->backend, m->nodes,
-                   m->nranks / m->nodes, m->recovery);
-        else
-            vm_log(m, t, LOG_INFO, "%s on %s: %d ranks, recovery %s", m->scenario, m->backend, m->nranks, m->recovery);
+        vm_start(m, ev, t);
     } else if (strcmp(type, "gpu") == 0) {   /* the model's name (ready's `device` is a UUID on cuda) */
         if (r)
             str_copy(r->device, sizeof r->device, str(ev, "name"));

@@ -1,6 +1,7 @@
 /* harness/accept/accept.c: the acceptance suite (see accept.h). Every check reads the run's results files, so a
  * verdict can be traced to the rows it came from; only checkpoint_io measures something itself. */
 #include "accept.h"
+#include "accept_int.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -22,13 +23,6 @@
 #include "stats.h"
 #include "supervisor.h"
 #include "util.h"
-
-/* The string at key k of o, or def. */
-static const char *jstr(json_t *o, const char *k, const char *def)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : def;
-}
 
 /* ---- verdicts */
 struct verdict *accept_add(struct verdicts *vs, const struct scenario *sc, const char *check, int status)
@@ -88,167 +82,6 @@ void accept_free(struct verdicts *v)
 {
     free(v->v);
     memset(v, 0, sizeof *v);
-}
-
-/* ---- what a results folder holds, per rank */
-struct rankdata {
-    int node;
-    double tflops;                     /* its own GEMM rate (NAN: not measured) */
-    char gpu[96];
-    double tdp_w;
-    struct series compute_w, comm_w;   /* power samples taken in each phase */
-    uint64_t throttle;
-    int throttle_rows;                 /* rows with the column filled */
-    int sdc;                           /* detections by fingerprint, abft, replay */
-    int numa_node, numa_pinned;        /* from its ready event: -2 / -1 where not said */
-    double h2d_gbs;
-    char sdc_note[160];
-};
-
-struct rundata {
-    json_t *summary, *run;
-    int nranks, per_node, nodes;
-    double *node_busbw;                /* [nodes] */
-    struct rankdata *r;
-};
-
-static void rundata_free(struct rundata *d)
-{
-    for (int i = 0; i < d->nranks; i++) {
-        series_free(&d->r[i].compute_w);
-        series_free(&d->r[i].comm_w);
-    }
-    free(d->r);
-    free(d->node_busbw);
-    json_decref(d->summary);
-}
-
-static int load_run(const char *dir, struct rundata *d, char *why, size_t n)
-{
-    char path[1200];
-    json_error_t err;
-    memset(d, 0, sizeof *d);
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    d->summary = json_load_file(path, 0, &err);
-    if (!d->summary) {
-        snprintf(why, n, "%s: %s", path, err.text);
-        return -1;
-    }
-    d->per_node = (int)json_integer_value(json_object_get(d->summary, "ranks"));
-    d->nranks = json_is_integer(json_object_get(d->summary, "ranks_total"))
-                    ? (int)json_integer_value(json_object_get(d->summary, "ranks_total")) : d->per_node;
-    d->run = json_array_get(json_object_get(d->summary, "runs"), 0);
-    if (d->per_node <= 0 || d->nranks <= 0 || d->nranks > 65536) {
-        snprintf(why, n, "%s: no ranks", path);
-        return -1;
-    }
-    d->nodes = d->nranks / d->per_node;
-    d->r = xcalloc((size_t)d->nranks, sizeof *d->r);
-    d->node_busbw = xcalloc((size_t)d->nodes, sizeof *d->node_busbw);
-    for (int i = 0; i < d->nranks; i++) {
-        d->r[i].tdp_w = d->r[i].tflops = d->r[i].h2d_gbs = NAN;
-        d->r[i].node = i / d->per_node;
-        d->r[i].numa_node = -2;
-        d->r[i].numa_pinned = -1;
-    }
-    /* each GPU's GEMM rate and each node's bus bandwidth: node 0's run, and (several nodes) every node's */
-    json_t *nodes = json_object_get(d->summary, "nodes");
-    for (int k = 0; k < d->nodes; k++) {
-        json_t *run = k == 0 ? d->run : NULL, *nd;
-        size_t j;
-        json_array_foreach(nodes, j, nd)
-            if (json_integer_value(json_object_get(nd, "node")) == k)
-                run = json_array_get(json_object_get(nd, "runs"), 0);
-        json_t *bw = json_object_get(run, "busbw_gbs");
-        d->node_busbw[k] = json_is_number(bw) ? json_number_value(bw) : NAN;
-        json_t *rk, *ranks = json_object_get(run, "ranks");
-        json_array_foreach(ranks, j, rk) {
-            int g = k * d->per_node + (int)json_integer_value(json_object_get(rk, "rank"));
-            json_t *t = json_object_get(rk, "tflops");
-            if (g >= 0 && g < d->nranks && json_is_number(t))
-                d->r[g].tflops = json_number_value(t);
-        }
-    }
-    /* events: each GPU's model and TDP, and the silent-corruption detections */
-    snprintf(path, sizeof path, "%s/events.jsonl", dir);
-    FILE *f = fopen(path, "re");
-    if (!f) {
-        snprintf(why, n, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    while (getline(&line, &cap, f) > 0) {
-        json_t *o = json_loads(line, 0, &err);
-        const char *ev = json_string_value(json_object_get(o, "event"));
-        int rank = (int)json_integer_value(json_object_get(o, "rank"));
-        if (ev && rank >= 0 && rank < d->nranks) {
-            struct rankdata *r = &d->r[rank];
-            if (strcmp(ev, "ready") == 0) {   /* the host side: NUMA placement, the copy test */
-                json_t *nn = json_object_get(o, "numa_node"), *np = json_object_get(o, "numa_pinned"),
-                       *h = json_object_get(o, "h2d_gbs");
-                if (json_is_integer(nn))
-                    r->numa_node = (int)json_integer_value(nn);
-                if (json_is_boolean(np))
-                    r->numa_pinned = json_is_true(np);
-                if (json_is_number(h))
-                    r->h2d_gbs = json_number_value(h);
-            } else if (strcmp(ev, "gpu") == 0) {
-                str_copy(r->gpu, sizeof r->gpu, jstr(o, "name", ""));
-                json_t *t = json_object_get(o, "tdp_w");
-                r->tdp_w = json_is_number(t) ? json_number_value(t) : NAN;
-            } else if (strcmp(ev, "detection") == 0) {
-                const char *det = jstr(o, "detector", "");
-                if (strcmp(det, "fingerprint") == 0 || strcmp(det, "abft") == 0 || strcmp(det, "replay") == 0) {
-                    if (!r->sdc++)
-                        snprintf(r->sdc_note, sizeof r->sdc_note, "%s at iteration %lld: %s", det,
-                                 (long long)json_integer_value(json_object_get(o, "iter")),
-                                 jstr(o, "note", ""));
-                }
-            }
-        }
-        json_decref(o);
-    }
-    fclose(f);
-    /* power.csv: t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle */
-    snprintf(path, sizeof path, "%s/power.csv", dir);
-    f = fopen(path, "re");
-    if (f) {
-        int first = 1;
-        while (getline(&line, &cap, f) > 0) {
-            if (first) {
-                first = 0;
-                continue;
-            }
-            char *fld[9] = { 0 }, *p = line;
-            int k = 0;
-            for (; k < 9 && p; k++) {
-                fld[k] = p;
-                p = strchr(p, ',');
-                if (p)
-                    *p++ = 0;
-            }
-            if (k < 9)
-                continue;
-            int rank = atoi(fld[1]);
-            if (rank < 0 || rank >= d->nranks || !*fld[2])
-                continue;
-            struct rankdata *r = &d->r[rank];
-            double w = strtod(fld[2], NULL);
-            if (strcmp(fld[3], "compute") == 0)
-                series_add(&r->compute_w, w);
-            else if (strcmp(fld[3], "comm") == 0)
-                series_add(&r->comm_w, w);
-            fld[8][strcspn(fld[8], "\r\n")] = 0;
-            if (*fld[8]) {
-                r->throttle |= strtoull(fld[8], NULL, 0);
-                r->throttle_rows++;
-            }
-        }
-        fclose(f);
-    }
-    free(line);
-    return 0;
 }
 
 /* ---- expectations by GPU model */

@@ -53,6 +53,83 @@ static void find_dir(char *out, size_t n)
     snprintf(out, n, "scenarios/acceptance");
 }
 
+/* Runs one acceptance scenario (every node), and on node 0 judges its results into vs. */
+static void accept_run_one(struct scenario *sc, const char *file, const char *outdir, const char *exe,
+                           const struct backend_ops *ops, int lead, struct verdicts *vs, int *env_error)
+{
+    char why[1024];
+    char rundir[1300];
+    snprintf(rundir, sizeof rundir, "%s/%s", outdir, sc->name);
+    if (lead)
+        printf("gauntlet accept: %s (%lld ranks x %lld iterations%s)\n", file, (long long)sc->ranks,
+               (long long)sc->iterations, cluster_nodes() > 1 ? " on each node" : "");
+    fflush(stdout);
+    struct run_options opt = { .out_dir = rundir, .exe = exe, .headless = 1 };
+    int code = supervisor_run(sc, ops, &opt);
+    /* every node measures its own checkpoint target; node 0 gathers the figures */
+    int nn = cluster_nodes();
+    double w = NAN, r = NAN, *io_w = NULL, *io_r = NULL;
+    if (sc->checks.checkpoint_io.on) {
+        if (accept_ckpt_io(sc->workload.checkpoint.path, sc->checks.checkpoint_io.bytes, &w, &r, why, sizeof why) != 0)
+            gl_log("accept: node %d: %s", cluster_node(), why);
+        io_w = xmalloc((size_t)nn * sizeof *io_w);
+        io_r = xmalloc((size_t)nn * sizeof *io_r);
+        cluster_gather_double(w, io_w);
+        cluster_gather_double(r, io_r);
+    }
+    if (!lead) {
+        free(io_w);
+        free(io_r);
+        return;   /* node 0 judges: its results folder holds every node */
+    }
+    if (code == EXIT_ENV && access(rundir, F_OK) != 0) {
+        struct verdict *v = accept_add(vs, sc, "run", V_FAIL);
+        accept_note(v, "the run could not start (exit 3): see the messages above");
+        *env_error = 1;
+        return;
+    }
+    if (code != EXIT_OK) {
+        struct verdict *v = accept_add(vs, sc, "run", V_FAIL);
+        accept_note(v, "the run ended with exit %d: see %s/summary.json (stopped)", code, rundir);
+    }
+    int ev = accept_evaluate(sc, rundir, ops->name, io_w, io_r, vs, why, sizeof why);
+    free(io_w);
+    free(io_r);
+    if (ev != 0) {
+        struct verdict *v = accept_add(vs, sc, "run", V_FAIL);
+        accept_note(v, "%s", why);
+    }
+}
+
+/* Node 0: the verdicts printed and written (verdicts.json, JUnit); returns the suite's exit code. */
+static int accept_write(struct verdicts *vs, int level, const struct backend_ops *ops, int strict, const char *outdir,
+                        const char *junit)
+{
+    int code;
+    printf("\n");
+    accept_print(stdout, vs);
+    json_t *j = accept_json(vs);
+    json_object_set_new(j, "level", json_integer(level));
+    json_object_set_new(j, "backend", json_string(ops->name));
+    int fails = (int)json_integer_value(json_object_get(j, "failed")), skips = (int)json_integer_value(json_object_get(j, "skipped"));
+    code = fails || (strict && skips) ? EXIT_CHECK : EXIT_OK;
+    json_object_set_new(j, "exit", json_integer(code));
+    char path[1300];
+    snprintf(path, sizeof path, "%s/verdicts.json", outdir);
+    char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
+    if (!text || write_file_atomic(path, text, strlen(text)) != 0) {
+        gl_log("accept: cannot write %s: %s", path, strerror(errno));
+        code = EXIT_ENV;
+    }
+    free(text);
+    json_decref(j);
+    if (junit && accept_junit(vs, junit) != 0)
+        code = EXIT_ENV;
+    printf("gauntlet accept: %s; verdicts in %s%s%s\n", code == EXIT_OK ? "PASS" : "FAIL", path, junit ? ", " : "",
+           junit ? junit : "");
+    return code;
+}
+
 /* Every node must run the same number of ranks (global rank = node x ranks + local): EXIT_OK when every node
  * has ngpu GPUs, else EXIT_ENV with the nodes that differ from node 0 named (by node 0); collective. */
 static int same_gpu_count(int ngpu)
@@ -221,73 +298,9 @@ agree:;
                dir, ops->name, cluster_nodes(), outdir);
     struct verdicts vs = { 0 };
     int env_error = 0;
-    for (int i = 0; i < nfiles; i++) {
-        char rundir[1300];
-        snprintf(rundir, sizeof rundir, "%s/%s", outdir, sc[i].name);
-        if (lead)
-            printf("gauntlet accept: %s (%lld ranks x %lld iterations%s)\n", files[i], (long long)sc[i].ranks,
-                   (long long)sc[i].iterations, cluster_nodes() > 1 ? " on each node" : "");
-        fflush(stdout);
-        struct run_options opt = { .out_dir = rundir, .exe = exe, .headless = 1 };
-        int code = supervisor_run(&sc[i], ops, &opt);
-        /* every node measures its own checkpoint target; node 0 gathers the figures */
-        int nn = cluster_nodes();
-        double w = NAN, r = NAN, *io_w = NULL, *io_r = NULL;
-        if (sc[i].checks.checkpoint_io.on) {
-            if (accept_ckpt_io(sc[i].workload.checkpoint.path, sc[i].checks.checkpoint_io.bytes, &w, &r, why, sizeof why) != 0)
-                gl_log("accept: node %d: %s", cluster_node(), why);
-            io_w = xmalloc((size_t)nn * sizeof *io_w);
-            io_r = xmalloc((size_t)nn * sizeof *io_r);
-            cluster_gather_double(w, io_w);
-            cluster_gather_double(r, io_r);
-        }
-        if (!lead) {
-            free(io_w);
-            free(io_r);
-            continue;   /* node 0 judges: its results folder holds every node */
-        }
-        if (code == EXIT_ENV && access(rundir, F_OK) != 0) {
-            struct verdict *v = accept_add(&vs, &sc[i], "run", V_FAIL);
-            accept_note(v, "the run could not start (exit 3): see the messages above");
-            env_error = 1;
-            continue;
-        }
-        if (code != EXIT_OK) {
-            struct verdict *v = accept_add(&vs, &sc[i], "run", V_FAIL);
-            accept_note(v, "the run ended with exit %d: see %s/summary.json (stopped)", code, rundir);
-        }
-        int ev = accept_evaluate(&sc[i], rundir, ops->name, io_w, io_r, &vs, why, sizeof why);
-        free(io_w);
-        free(io_r);
-        if (ev != 0) {
-            struct verdict *v = accept_add(&vs, &sc[i], "run", V_FAIL);
-            accept_note(v, "%s", why);
-        }
-    }
-    int code = EXIT_OK;
-    if (lead) {
-        printf("\n");
-        accept_print(stdout, &vs);
-        json_t *j = accept_json(&vs);
-        json_object_set_new(j, "level", json_integer(level));
-        json_object_set_new(j, "backend", json_string(ops->name));
-        int fails = (int)json_integer_value(json_object_get(j, "failed")), skips = (int)json_integer_value(json_object_get(j, "skipped"));
-        code = fails || (strict && skips) ? EXIT_CHECK : EXIT_OK;
-        json_object_set_new(j, "exit", json_integer(code));
-        char path[1300];
-        snprintf(path, sizeof path, "%s/verdicts.json", outdir);
-        char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
-        if (!text || write_file_atomic(path, text, strlen(text)) != 0) {
-            gl_log("accept: cannot write %s: %s", path, strerror(errno));
-            code = EXIT_ENV;
-        }
-        free(text);
-        json_decref(j);
-        if (junit && accept_junit(&vs, junit) != 0)
-            code = EXIT_ENV;
-        printf("gauntlet accept: %s; verdicts in %s%s%s\n", code == EXIT_OK ? "PASS" : "FAIL", path, junit ? ", " : "",
-               junit ? junit : "");
-    }
+    for (int i = 0; i < nfiles; i++)
+        accept_run_one(&sc[i], files[i], outdir, exe, ops, lead, &vs, &env_error);
+    int code = lead ? accept_write(&vs, level, ops, strict, outdir, junit) : EXIT_OK;
     code = (int)cluster_bcast_u64((uint64_t)code);   /* every node exits as node 0 judged */
     cluster_fini();
     (void)env_error;

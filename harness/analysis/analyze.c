@@ -302,6 +302,63 @@ static void az_row(const char *name, const struct an_result *r)
            r->swing_w, r->range_w, r->samples, r->ramp_up_w_s[1], r->ramp_down_w_s[1], r->ramp_up_w_s[2], r->dominant_hz);
 }
 
+/* Prints the analysis: JSON (--json) or the table with the projection. 0, or EXIT_ENV when stdout fails. */
+static int az_print(const char *path, const struct az_trace *tr, const struct an_result *res,
+                    const struct an_projection *proj, size_t m, double dt, double median_hz, size_t merged, int json,
+                    int64_t gpus)
+{
+    const struct an_result *ares = &res[tr->ng];
+    double grid_hz = dt > 0 ? 1 / dt : NAN;
+    int rc = 0;
+    if (json) {
+        json_t *pg = json_array();
+        for (int k = 0; k < tr->ng; k++) {
+            json_t *o = analysis_power_json(&res[k], NAN);
+            json_object_set_new(o, "gpu", json_integer(tr->g[k].id));
+            json_array_append_new(pg, o);
+        }
+        struct an_spec none = { 0 };
+        json_t *a = analysis_power_json(ares, NAN);
+        json_object_set_new(a, "projection", analysis_projection_json(proj, &none));
+        json_t *warn = json_object();
+        for (int k = 0; k < AZW_N; k++)
+            json_object_set_new(warn, az_warn_names[k], json_integer(tr->warn[k]));
+        json_object_set_new(warn, "not_measured", json_integer(tr->missing));
+        json_object_set_new(warn, "merged", json_integer((json_int_t)merged));
+        json_t *out = json_pack("{s:s, s:f, s:o, s:o, s:I, s:o, s:o, s:o}", "trace", path, "dt_s", dt, "grid_hz",
+                                json_num(grid_hz), "median_hz", json_num(median_hz), "points", (json_int_t)m, "warnings",
+                                warn, "aggregate", a, "per_gpu", pg);
+        char *text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
+        if (!text || puts(text) == EOF || fflush(stdout) != 0)
+            rc = EXIT_ENV;
+        free(text);
+        json_decref(out);
+    } else {
+        printf("%s: %d GPU(s) on a grid of %.6g Hz (%.6g s; the median interval: %.6g Hz), %zu points; the sum over the "
+               "%.3f s all GPUs cover\n", path, tr->ng, grid_hz, dt, median_hz, m, ares->span_s);
+        if (merged || tr->missing)
+            printf("  %zu samples shared a grid point with a later one (the later kept); %ld rows had no reading\n", merged,
+                   tr->missing);
+        printf("  %-9s %9s %9s %9s %9s %9s %9s %11s %11s %11s %8s\n", "gpu", "mean_W", "min_W", "max_W", "swing_W",
+               "max-min_W", "samples", "up100ms", "down100ms", "up1s_W/s", "dom_Hz");
+        for (int k = 0; k < tr->ng; k++) {
+            char name[32];
+            snprintf(name, sizeof name, "%ld", tr->g[k].id);
+            az_row(name, &res[k]);
+        }
+        az_row("sum", ares);
+        printf("  swing: p99 - p1; ramps in W/s\n  bands of the sum:");
+        for (int b = 0; b < ares->n_bands; b++)
+            printf("  %g-%g Hz %.1f%%", ares->bands[b].lo_hz, ares->bands[b].hi_hz, 100 * ares->bands[b].share);
+        printf("\n  projected to %lld GPUs in %lld group(s): swing %.2f MW (max-min %.2f), ramp up %.2f MW/s, down %.2f "
+               "MW/s (1 s), mean %.2f MW\n", (long long)gpus, (long long)proj->groups, proj->swing_mw, proj->range_mw,
+               proj->ramp_up_mw_s, proj->ramp_down_mw_s, proj->mean_mw);
+        if (fflush(stdout) != 0)
+            rc = EXIT_ENV;
+    }
+    return rc;
+}
+
 static const char az_usage[] =
     "usage: gauntlet analyze TRACE.csv [--gpus N] [--groups G] [--jitter DURATION] [--hz HZ] [--max-w W] [--strict] "
     "[--threads N] [--json]";
@@ -443,53 +500,8 @@ int analyze_main(int argc, char **argv)
     struct an_series ps = { per, m, dt };
     if (!rc && analysis_project(&ps, (long)gpus, (long)groups, jitter, 1, an_default_bands, 4, &proj) != 0)
         memset(&proj, 0, sizeof proj);
-    double grid_hz = dt > 0 ? 1 / dt : NAN;
-    if (!rc && json) {
-        json_t *pg = json_array();
-        for (int k = 0; k < tr.ng; k++) {
-            json_t *o = analysis_power_json(&res[k], NAN);
-            json_object_set_new(o, "gpu", json_integer(tr.g[k].id));
-            json_array_append_new(pg, o);
-        }
-        struct an_spec none = { 0 };
-        json_t *a = analysis_power_json(ares, NAN);
-        json_object_set_new(a, "projection", analysis_projection_json(&proj, &none));
-        json_t *warn = json_object();
-        for (int k = 0; k < AZW_N; k++)
-            json_object_set_new(warn, az_warn_names[k], json_integer(tr.warn[k]));
-        json_object_set_new(warn, "not_measured", json_integer(tr.missing));
-        json_object_set_new(warn, "merged", json_integer((json_int_t)merged));
-        json_t *out = json_pack("{s:s, s:f, s:o, s:o, s:I, s:o, s:o, s:o}", "trace", path, "dt_s", dt, "grid_hz",
-                                json_num(grid_hz), "median_hz", json_num(median_hz), "points", (json_int_t)m, "warnings",
-                                warn, "aggregate", a, "per_gpu", pg);
-        char *text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
-        if (!text || puts(text) == EOF || fflush(stdout) != 0)
-            rc = EXIT_ENV;
-        free(text);
-        json_decref(out);
-    } else if (!rc) {
-        printf("%s: %d GPU(s) on a grid of %.6g Hz (%.6g s; the median interval: %.6g Hz), %zu points; the sum over the "
-               "%.3f s all GPUs cover\n", path, tr.ng, grid_hz, dt, median_hz, m, ares->span_s);
-        if (merged || tr.missing)
-            printf("  %zu samples shared a grid point with a later one (the later kept); %ld rows had no reading\n", merged,
-                   tr.missing);
-        printf("  %-9s %9s %9s %9s %9s %9s %9s %11s %11s %11s %8s\n", "gpu", "mean_W", "min_W", "max_W", "swing_W",
-               "max-min_W", "samples", "up100ms", "down100ms", "up1s_W/s", "dom_Hz");
-        for (int k = 0; k < tr.ng; k++) {
-            char name[32];
-            snprintf(name, sizeof name, "%ld", tr.g[k].id);
-            az_row(name, &res[k]);
-        }
-        az_row("sum", ares);
-        printf("  swing: p99 - p1; ramps in W/s\n  bands of the sum:");
-        for (int b = 0; b < ares->n_bands; b++)
-            printf("  %g-%g Hz %.1f%%", ares->bands[b].lo_hz, ares->bands[b].hi_hz, 100 * ares->bands[b].share);
-        printf("\n  projected to %lld GPUs in %lld group(s): swing %.2f MW (max-min %.2f), ramp up %.2f MW/s, down %.2f "
-               "MW/s (1 s), mean %.2f MW\n", (long long)gpus, (long long)proj.groups, proj.swing_mw, proj.range_mw,
-               proj.ramp_up_mw_s, proj.ramp_down_mw_s, proj.mean_mw);
-        if (fflush(stdout) != 0)
-            rc = EXIT_ENV;
-    }
+    if (!rc)
+        rc = az_print(path, &tr, res, &proj, m, dt, median_hz, merged, json, gpus);
     for (int k = 0; k < tr.ng; k++)
         free(tr.g[k].s);
     free(tr.g);

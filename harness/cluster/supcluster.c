@@ -11,20 +11,8 @@
 #include "faults/fault.h"
 #include "recovery/recovery.h"
 #include "sup.h"
+#include "supcluster_int.h"
 #include "util.h"
-
-/* Run-start handshake tags (json channel): node k -> 0 "ready for run m", 0 -> all "go". */
-#define TAG_READY 100000
-#define TAG_GO 200000
-#define TAG_END (-1)
-#define TAG_REC_REQ 300000    /* node k -> 0: a failure here, restart the cluster from iteration limit */
-#define TAG_REC_GO 400000     /* 0 -> all: stop, and say your newest checkpoint <= limit */
-#define TAG_REC_CKPT 500000   /* k -> 0: my newest checkpoint */
-#define TAG_REC_START 600000  /* 0 -> all: start from this iteration */
-#define TAG_HB 700000         /* k -> 0 and 0 -> all, every heartbeat interval: this supervisor is alive */
-#define TAG_BND_REQ (-100)    /* 0 -> all (minus the kind): mark the boundary pending, say your furthest iteration */
-#define TAG_BND_TOP (-200)    /* k -> 0 (minus the kind): my furthest iteration */
-#define TAG_BND_SET (-300)    /* 0 -> all (minus the kind): the boundary */
 
 int supc_setup(struct sup *s, char *why, size_t n)
 {
@@ -74,11 +62,6 @@ int supc_setup(struct sup *s, char *why, size_t n)
     return cluster_proxy_start(&s->shm, why, n);
 }
 
-static void coord_go(struct sup *s, const struct rec_failure *f);
-static void coord_enter(struct sup *s, int64_t limit);
-static void coord_fold(struct sup *s, int node, int64_t start, int active);
-static int supc_gone(const struct sup *s, int node);
-
 /* ---- what arrives from the other nodes */
 /* Returns 1 when node's supervisor has said nothing for longer than the heartbeat timeout. */
 static int supc_silent(const struct sup *s, int node)
@@ -93,8 +76,7 @@ static void supc_seen(struct sup *s, int node)
         s->node_seen[node] = mono_ns();
 }
 
-/* Whether node was lost: what it still says is not heard (it woke after the others went on without it). */
-static int supc_gone(const struct sup *s, int node)
+int supc_gone(const struct sup *s, int node)
 {
     return node >= 0 && node < SHM_MAX_NODES && s->node_gone[node];
 }
@@ -557,151 +539,3 @@ void supc_end(struct sup *s, json_t *summary)
     json_object_set_new(summary, "nodes", nodes);
     json_object_set_new(summary, "ranks_total", json_integer((json_int_t)s->nodes * s->nranks));
 }
-
-/* ---- the cluster coordinator of the recovery machine (recover.h): the node that saw the failure asks node 0;
- * node 0 tells every node to stop (its go) and every node enters the machine; each stops its ranks (the failed
- * ones for good: killed, dropped by shrink) and proposes where it can start again — restart: the newest iteration
- * all its ranks hold a checkpoint of; inprocess, spare, shrink: the newest replica a healthy rank of it holds (a
- * replica outlives its process: a crashed node's own are still in its memory) — with how many of its ranks go on;
- * node 0 takes the oldest proposal, the ranks left over every node and the nodes left in the chain, makes a new
- * communicator id where one is needed, and sends that agreement to every node. */
-
-/* Node 0: a new gathering of proposals (they may arrive while this node still stops its ranks). */
-static void coord_reset(struct sup *s)
-{
-    s->rec_have = 0;
-    s->rec_active = 0;
-    memset(s->rec_live, 0, sizeof s->rec_live);
-    memset(s->rec_got, 0, sizeof s->rec_got);
-    for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)   /* a lost or ended node proposes nothing, keeps no rank */
-        if (s->node_gone[k] || s->node_ended[k])
-            coord_fold(s, k, INT64_MAX, 0);
-}
-
-/* Node 0: every node stops and enters the recovery of failure f (this node's own, or none here). */
-static void coord_go(struct sup *s, const struct rec_failure *f)
-{
-    coord_reset(s);
-    s->rec_start = -1;
-    json_t *go = json_pack("{s:I}", "iter", (json_int_t)f->iter);
-    for (int k = 1; k < s->nodes; k++)
-        cluster_send_json(k, TAG_REC_GO, go);
-    json_decref(go);
-}
-
-static int cluster_request(struct sup *s, const struct rec_failure *f)
-{
-    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
-    s->rec_start = -1;
-    results_event(&s->res, mono_ns(), "recovery_request",
-                  json_pack("{s:s, s:i, s:I}", "recovery", rec->name, "rank", f->rank, "iter", (json_int_t)f->iter));
-    if (s->node == 0) {
-        coord_go(s, f);
-        return 1;
-    }
-    json_t *m = json_pack("{s:I}", "iter", (json_int_t)f->iter);
-    cluster_send_json(0, TAG_REC_REQ, m);
-    json_decref(m);
-    s->rec_asked = *f;
-    s->recovering = 1;   /* until node 0's go: no other detection starts a second recovery */
-    s->rec_wait = 1;
-    s->rec_wait_since = mono_ns();
-    return 0;
-}
-
-/* Node 0's go arrived (limit: the failure's iteration it was sent for): this node enters the machine, for its own
- * failure if it asked (node 0 may be recovering another one, begun before this node's request came), else for none
- * here. */
-static void coord_enter(struct sup *s, int64_t limit)
-{
-    struct rec_failure f = { .fault = -1, .rank = -1, .iter = limit };
-    if (s->rec_wait) {   /* this node's own failure, which may be older than the one the go is for: the rollback
-                          * goes to a state before the older one (the agreement takes every node's oldest) */
-        f = s->rec_asked;
-        f.iter = limit < f.iter ? limit : f.iter;
-    }
-    s->rec_wait = 0;
-    s->rec_asked = (struct rec_failure){ .fault = -1, .rank = -1 };
-    s->rec_start = -1;
-    recover_enter(s, &f);
-}
-
-/* Node 0: a node's proposal (its own, or one received). */
-static void coord_fold(struct sup *s, int node, int64_t start, int active)
-{
-    if (node >= 0 && node < SHM_MAX_NODES) {   /* once per node and recovery */
-        if (s->rec_got[node])
-            return;
-        s->rec_got[node] = 1;
-    }
-    s->rec_min = s->rec_have++ ? (start < s->rec_min ? start : s->rec_min) : start;
-    s->rec_active += active;
-    if (node >= 0 && node < s->nodes)
-        s->rec_counts[node] = active;
-    if (node >= 0 && node < SHM_MAX_NODES)
-        s->rec_live[node] = active > 0;
-}
-
-static void cluster_propose(struct sup *s, const struct rec_proposal *p)
-{
-    if (s->node == 0) {
-        coord_fold(s, 0, p->start, p->active);
-        return;
-    }
-    json_t *o = json_pack("{s:I, s:i}", "iter", (json_int_t)p->start, "active", p->active);
-    cluster_send_json(0, TAG_REC_CKPT, o);
-    json_decref(o);
-}
-
-/* Node 0, every proposal in: the oldest start point, the ranks left and the nodes left (and a new communicator id
- * where the strategy needs one), to every node. */
-static int coord_agree(struct sup *s, char *why, size_t n)
-{
-    int mode = recovery_table[s->sc->recovery.index]->mode;
-    s->rec_have = 0;
-    s->rec_start = s->rec_min;
-    s->rec_world = s->rec_active;
-    json_t *live = json_array(), *counts = json_array();
-    for (int k = 0; k < s->nodes; k++) {
-        json_array_append_new(live, json_boolean(k < SHM_MAX_NODES && s->rec_live[k]));
-        json_array_append_new(counts, json_integer(s->rec_counts[k]));
-    }
-    json_t *st = json_pack("{s:I, s:i, s:o, s:o}", "iter", (json_int_t)s->rec_start, "active", s->rec_world, "live",
-                           live, "counts", counts);
-    int usable = s->rec_start >= 0 && s->rec_start != INT64_MAX;
-    if ((mode == REC_RESTART || s->ops->reconnect) && s->ops->prepare && usable) {   /* every GPU joins a new one */
-        if (s->ops->prepare(&s->shm, why, n) != 0) {
-            json_decref(st);
-            return -1;
-        }
-        char hex[2 * sizeof s->shm.hdr->coll_id + 1];
-        for (size_t b = 0; b < sizeof s->shm.hdr->coll_id; b++)
-            snprintf(hex + 2 * b, 3, "%02x", s->shm.hdr->coll_id[b]);
-        json_object_set_new(st, "coll_id", json_string(hex));
-    }
-    for (int k = 1; k < s->nodes && !s->stopping; k++)
-        cluster_send_json(k, TAG_REC_START, st);
-    json_decref(st);
-    return 0;
-}
-
-static int cluster_agreed(struct sup *s, struct rec_agreement *a, char *why, size_t n)
-{
-    if (s->node == 0 ? s->rec_have < s->nodes : s->rec_start < 0) {
-        snprintf(why, n, s->node == 0 ? "recovery: a node did not say where it can start again"
-                                      : "recovery: node 0 did not say where to start again");
-        return 0;
-    }
-    if (s->node == 0 && coord_agree(s, why, n) != 0)
-        return -1;
-    memset(a, 0, sizeof *a);
-    a->start = s->rec_start;
-    a->world = s->rec_world;
-    for (int k = 0; k < s->node; k++)   /* this node's first active rank's place among every node's */
-        a->before += s->rec_counts[k];
-    for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)
-        a->live[k] = s->rec_live[k];
-    return 1;
-}
-
-const struct rec_coord rec_coord_cluster = { cluster_request, cluster_propose, cluster_agreed };

@@ -140,6 +140,12 @@ struct sup {
 
 enum { SUP_BND_PAUSE = 1, SUP_BND_RESUME, SUP_BND_SKIP };
 
+/* supevents.c */
+/* Drains every worker's event ring (events.jsonl, the run's figures, the fault ledger). */
+void sup_drain(struct sup *s);
+/* Reaps every worker that exited: expected, or a failure (a detection by `exit`). */
+void sup_reap(struct sup *s);
+
 /* supervisor.c */
 /* Carries out a command of the live view (quit, pause, skip, fault). */
 void sup_view_command(struct sup *s, const struct view_cmd *cmd);
@@ -159,6 +165,8 @@ void sup_send(struct sup *s, int slot, const struct wcmd *cmd);
 int sup_wait_ready(struct sup *s, double timeout_s);
 
 /* supreport.c */
+/* Says in run's object what its figures take from a model rather than a measurement: `modelled`. */
+void sup_modelled(struct sup *s, int m, json_t *run);
 /* Returns a run's energy per iteration (J): the aggregate's mean power over the run's wall time; NAN if none. */
 double sup_energy_per_iter(json_t *run);
 json_t *sup_summary(struct sup *s, int code, const char *started);

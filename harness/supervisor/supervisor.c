@@ -40,202 +40,6 @@ void sup_fail(struct sup *s, const char *reason)
     shm_abort(&s->shm);
 }
 
-/* Writes one worker event (from slot) into events.jsonl and the run's figures. */
-static void sup_event(struct sup *s, int slot, const struct wevent *ev)
-{
-    json_t *o = NULL;
-    const char *type = NULL;
-    struct ctl *c = shm_ctl(&s->shm, slot);
-    int rank = ev->rank;
-    if (!faultlog_current(s, ev))   /* a report of a timeline a recovery abandoned */
-        return;
-    switch (ev->type) {
-    case WEV_READY:
-        s->ready[slot] = 1;
-        type = "ready";
-        o = json_pack("{s:i, s:i, s:i, s:f, s:f, s:s}", "rank", rank, "slot", slot, "pid", c->pid, "device_bytes", ev->a,
-                      "clock_err_s", ev->b, "device", c->device);
-        if (c->numa_node > -2) {   /* the host side of the GPU (cuda) */
-            json_object_set_new(o, "numa_node", json_integer(c->numa_node));
-            json_object_set_new(o, "numa_pinned", c->numa_pinned < 0 ? json_null() : json_boolean(c->numa_pinned));
-        }
-        if (isfinite(c->h2d_gbs))
-            json_object_set_new(o, "h2d_gbs", json_real(c->h2d_gbs));
-        break;
-    case WEV_PHASE_BEGIN:
-    case WEV_PHASE_END:
-        type = ev->type == WEV_PHASE_BEGIN ? "phase_begin" : "phase_end";
-        o = json_pack("{s:i, s:i, s:I, s:s}", "rank", rank, "run", ev->run, "iter", (json_int_t)ev->iter, "phase",
-                      phase_name(ev->phase));
-        if (ev->type == WEV_PHASE_END && ev->a > 0)
-            json_object_set_new(o, ev->phase == PH_COMPUTE ? "flops" : "bytes", json_real(ev->a));
-        if (ev->type == WEV_PHASE_END && ev->phase == PH_COMPUTE && s->running && ev->run == s->run && rank >= 0 &&
-            rank < s->nranks && s->rs.rank[rank].open_t[PH_COMPUTE])
-            faultlog_compute(s, ev, (double)(ev->t_ns - s->rs.rank[rank].open_t[PH_COMPUTE]) * 1e-9);
-        break;
-    case WEV_ITER:
-        type = "iteration";
-        o = json_pack("{s:i, s:i, s:I, s:f}", "rank", rank, "run", ev->run, "iter", (json_int_t)ev->iter, "dur_s",
-                      ev->a);
-        if (s->running)
-            faultlog_iteration(s, ev);
-        break;
-    case WEV_RUN_DONE:
-        type = "rank_done";
-        o = json_pack("{s:i, s:i}", "rank", rank, "run", ev->run);
-        break;
-    case WEV_STOPPED:
-        type = "rank_stopped";
-        o = json_pack("{s:i, s:i, s:I}", "rank", rank, "run", ev->run, "iter", (json_int_t)ev->iter);
-        break;
-    case WEV_FAULT: {
-        struct fault_detail d = { .target = ev->target, .where = ev->where, .format = ev->format, .element = ev->elem,
-                                  .mask = ev->mask, .old_v = ev->c, .new_v = ev->d, .scale = ev->scale };
-        o = json_pack("{s:s, s:i, s:i, s:I, s:s, s:b}", "kind", fault_table[s->sc->faults[ev->phase].kind]->name, "rank",
-                      rank, "fault_spec", ev->phase, "iter", (json_int_t)ev->iter, "what", ev->note, "done", ev->b >= 0);
-        if (ev->b >= 0 && s->running) {
-            json_object_set_new(o, "id", json_integer(s->n_faults));   /* the record faultlog_injected adds */
-            faultlog_injected(s, ev);
-        }
-        faultlog_detail(o, &d);
-        results_event(&s->res, ev->t_ns, "fault_injected", o);
-        return;
-    }
-    case WEV_DETECT:
-        results_event(&s->res, ev->t_ns, "detector_fired",
-                      json_pack("{s:s, s:i, s:I, s:o, s:o, s:s}", "detector", detector_table[ev->phase]->name, "rank", rank,
-                                "iter", (json_int_t)ev->iter, "measure", json_num(ev->a), "limit", json_num(ev->b),
-                                "note", ev->note));
-        if (s->running && ev->run == s->run)
-            faultlog_detect(s, ev->phase, rank, ev->iter, ev->t_ns, ev->note, 1);
-        return;
-    case WEV_FPRINT:
-        if (s->running)
-            faultlog_fingerprint(s, ev);
-        return;
-    case WEV_RESTORED:
-        type = "state_restored";
-        o = json_pack("{s:i, s:I, s:f, s:f, s:s}", "rank", rank, "iter", (json_int_t)ev->iter, "bytes", ev->a,
-                      "seconds", ev->b, "from", ev->note);
-        faultlog_restored(s, ev);
-        break;
-    case WEV_TUNED:
-        type = "mitigation_tuned";
-        o = json_pack("{s:i, s:i, s:f, s:f, s:s}", "rank", rank, "run", ev->run, "floor_w", ev->a, "duty", ev->b,
-                      "levels", ev->note);
-        break;
-    case WEV_CKPT_WRITTEN:
-        type = "checkpoint_written";
-        o = json_pack("{s:i, s:I, s:f, s:f}", "rank", rank, "iter", (json_int_t)ev->iter, "bytes", ev->a, "seconds", ev->b);
-        break;
-    case WEV_DETCOST:
-        if (ev->phase >= 0 && ev->phase < DET_COUNT)
-            s->detcost[ev->phase] += ev->a;
-        return;
-    case WEV_ERROR: {
-        char msg[400];
-        type = "worker_error";
-        o = json_pack("{s:i, s:s}", "rank", rank, "error", c->error);
-        snprintf(msg, sizeof msg, "rank %d failed: %s", rank, c->error);
-        results_event(&s->res, ev->t_ns, type, o);
-        s->expect_exit[slot] = 1;   /* its exit follows; the failure is this */
-        if ((int)ev->a == EXIT_ENV)   /* the machine's fault (a checkpoint write failed, no device): exit 3 */
-            s->io_failed = 1;
-        sup_fail(s, msg);
-        return;
-    }
-    default:
-        return;
-    }
-    if (s->running && ev->run == s->run)
-        runstats_event(&s->rs, ev);
-    results_event(&s->res, ev->t_ns, type, o);
-}
-
-/* Drains every slot's event ring. */
-static void sup_drain(struct sup *s)
-{
-    struct wevent ev;
-    for (int k = 0; k < s->nslots; k++)
-        while (ring_pop(&shm_ctl(&s->shm, k)->evt, &ev))
-            sup_event(s, k, &ev);
-}
-
-/* Describes a wait status: "exit code 3" or "signal 9 (Killed)". */
-static void sup_status_text(int status, char *out, size_t n)
-{
-    if (WIFEXITED(status))
-        snprintf(out, n, "exit code %d", WEXITSTATUS(status));
-    else if (WIFSIGNALED(status))
-        snprintf(out, n, "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-    else
-        snprintf(out, n, "status 0x%x", status);
-}
-
-/* Reaps every exited worker; an exit nobody asked for is a failure (detector exit). */
-static void sup_reap(struct sup *s)
-{
-    int status;
-    pid_t p;
-    for (;;) {
-        siginfo_t si = { 0 };   /* look first, without reaping: the pid cannot be reused until it is reaped */
-        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid <= 0)
-            break;
-        p = si.si_pid;
-        int k;
-        for (k = 0; k < s->nslots && s->pid[k] != p; k++)
-            ;
-        if (k < s->nslots)   /* nobody signals this pid from now on (node_crash reads it) */
-            __atomic_store_n(&shm_ctl(&s->shm, k)->pid, 0, __ATOMIC_RELEASE);
-        if (waitpid(p, &status, 0) != p)
-            continue;
-        if (k == s->nslots)
-            continue;
-        s->pid[k] = 0;
-        s->alive[k] = 0;
-        s->ready[k] = 0;
-        uint64_t now = mono_ns();
-        sup_drain(s);   /* its last events first */
-        char st[96], msg[256];
-        sup_status_text(status, st, sizeof st);
-        int rank = atomic_load(&shm_ctl(&s->shm, k)->rank);
-        int expected = s->expect_exit[k] || (s->stopping && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-        int64_t iter = atomic_load(&shm_ctl(&s->shm, k)->iter);
-        results_event(&s->res, now, expected ? "worker_exit" : "worker_died",
-                      json_pack("{s:i, s:i, s:i, s:s, s:I}", "rank", rank, "slot", k, "pid", (int)p, "status", st, "iter",
-                                (json_int_t)iter));
-        s->expect_exit[k] = 0;
-        if (expected || s->stopping)
-            continue;
-        if (s->running && rank >= 0 && !s->failed) {
-            snprintf(msg, sizeof msg, "process died: %s", st);
-            faultlog_detect(s, DET_EXIT, rank, iter, now, msg, 1);
-        } else if (rank < 0 && s->running) {   /* a spare that dies is a spare less (a node crash takes it too) */
-            results_event(&s->res, now, "spare_lost", json_pack("{s:i, s:s}", "slot", k, "status", st));
-        } else if (!s->failed) {
-            snprintf(msg, sizeof msg, "%s %d (pid %d) died: %s", rank >= 0 ? "rank" : "spare slot", rank >= 0 ? rank : k,
-                     (int)p, st);
-            sup_fail(s, msg);
-        }
-    }
-}
-
-/* Says in run's object what its figures take from a model rather than a measurement: `modelled`, one sentence per
- * assumption (a modelled backend's power; the mitigation's own; a facility battery on every backend). */
-static void sup_modelled(struct sup *s, int m, json_t *run)
-{
-    const struct mitigation_ops *mit = mitigation_table[s->sc->mitigations[m].index];
-    json_t *a = json_array();
-    if (s->ops->model_note)
-        json_array_append_new(a, json_string(s->ops->model_note));
-    if (mit->model_note && (s->ops->modelled || mit->facility))
-        json_array_append_new(a, json_pack("s++", mit->name, ": ", mit->model_note));
-    if (json_array_size(a))
-        json_object_set_new(run, "modelled", a);
-    else
-        json_decref(a);
-}
-
 /* Samples every rank's power once and appends the rows. */
 static void sup_sample(struct sup *s, uint64_t now)
 {
@@ -551,6 +355,77 @@ int supervisor_block_signals(void)
     return sigprocmask(SIG_BLOCK, &set, &sup_oldmask) != 0 ? SYSERR("sigprocmask") : 0;
 }
 
+/* The run is over: stops the workers, writes the summary (node 0, with every node's figures), prints the end table
+ * and frees what the run held. Returns the exit code. */
+static int sup_finish(struct sup *s, const char *started)
+{
+    const struct backend_ops *ops = s->ops;
+    const struct run_options *opt = s->opt;
+    sup_stop_workers(s);
+    for (int r = 0; r < s->nranks; r++)   /* synthetic state: this run's checkpoints go with it */
+        checkpoint_remove(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r);
+    int code = s->io_failed ? EXIT_ENV : s->failed || s->reason[0] ? EXIT_CHECK : EXIT_OK;
+    sup_compare_runs(s);
+    json_t *summary = sup_summary(s, code, started);
+    if (s->node == 0 && s->nodes > 1)   /* written now, as it stands: a launcher tearing the job down (a node died)
+                                       * may kill this process before the other nodes' records come; a failed
+                                       * write is said below */
+        results_summary(&s->res, summary);
+    supc_end(s, summary);   /* several nodes: every node's figures into node 0's summary */
+    results_event(&s->res, mono_ns(), "end", json_pack("{s:i, s:o}", "exit", code, "reason",
+                                                       s->reason[0] ? json_string(s->reason) : json_null()));
+    /* a results write that failed after the loop's last look (the end line), or after the run had already failed
+     * for another reason: said here, and exit 3 */
+    if (results_failed(&s->res) && !s->io_failed) {
+        gl_log("%s", results_failed(&s->res));
+        s->io_failed = 1;
+        code = EXIT_ENV;
+        json_object_set_new(summary, "exit", json_integer(code));
+        if (!s->reason[0]) {
+            str_copy(s->reason, sizeof s->reason, results_failed(&s->res));
+            json_object_set_new(summary, "stopped", json_string(s->reason));
+        }
+    }
+    if (s->node == 0) {
+        int had = results_failed(&s->res) != NULL;
+        if (results_summary(&s->res, summary) != 0) {   /* results_failed is set: the first failure is said here */
+            code = EXIT_ENV;
+            if (!had) {
+                gl_log("%s", results_failed(&s->res));
+                if (!s->reason[0])
+                    str_copy(s->reason, sizeof s->reason, results_failed(&s->res));
+            }
+        }
+    }
+    if (opt->view) {   /* the terminal is the table's again */
+        s->res.view = NULL;
+        opt->view->stop(opt->view->ctx);
+    }
+    if (s->node == 0)
+        sup_print_table(s, code, summary);
+    else
+        printf("gauntlet: node %d of %d: exit %d%s%s\n", s->node, s->nodes, code, s->reason[0] ? ": " : "", s->reason);
+    json_decref(summary);
+    json_decref(s->runs);
+    json_decref(s->node_runs);
+    json_decref(s->node_ends);
+    cluster_proxy_stop();
+    free(s->ready_upto);
+    free(s->node_seen);
+    free(s->rec_counts);
+    ops->power_close(s->ps);
+    results_close(&s->res);
+    shm_close(&s->shm);
+    close(s->sigfd);
+    close(s->timerfd);
+    sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
+    void *bufs[] = { s->pid, s->alive, s->ready, s->expect_exit, s->slot_of, s->dropped, s->watts, s->energy_j, s->rate_rng, s->fault_due, s->fp_iter,
+                     s->fp, s->fp_have, s->compute_s, s->compute_iter, s->slow_count, s->faults, s->dets };
+    for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
+        free(bufs[i]);
+    return code;
+}
+
 /* Sets up the signalfd and the sampling timer. */
 static int sup_fds(struct sup *s)
 {
@@ -710,67 +585,5 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
         for (int m = first; m < first + added && !s.stopping; m++)
             sup_one_run(&s, m);
     }
-    sup_stop_workers(&s);
-    for (int r = 0; r < s.nranks; r++)   /* synthetic state: this run's checkpoints go with it */
-        checkpoint_remove(sc->workload.checkpoint.path, s.shm.hdr->ckpt_tag, r);
-    int code = s.io_failed ? EXIT_ENV : s.failed || s.reason[0] ? EXIT_CHECK : EXIT_OK;
-    sup_compare_runs(&s);
-    json_t *summary = sup_summary(&s, code, started);
-    if (s.node == 0 && s.nodes > 1)   /* written now, as it stands: a launcher tearing the job down (a node died)
-                                       * may kill this process before the other nodes' records come; a failed
-                                       * write is said below */
-        results_summary(&s.res, summary);
-    supc_end(&s, summary);   /* several nodes: every node's figures into node 0's summary */
-    results_event(&s.res, mono_ns(), "end", json_pack("{s:i, s:o}", "exit", code, "reason",
-                                                       s.reason[0] ? json_string(s.reason) : json_null()));
-    /* a results write that failed after the loop's last look (the end line), or after the run had already failed
-     * for another reason: said here, and exit 3 */
-    if (results_failed(&s.res) && !s.io_failed) {
-        gl_log("%s", results_failed(&s.res));
-        s.io_failed = 1;
-        code = EXIT_ENV;
-        json_object_set_new(summary, "exit", json_integer(code));
-        if (!s.reason[0]) {
-            str_copy(s.reason, sizeof s.reason, results_failed(&s.res));
-            json_object_set_new(summary, "stopped", json_string(s.reason));
-        }
-    }
-    if (s.node == 0) {
-        int had = results_failed(&s.res) != NULL;
-        if (results_summary(&s.res, summary) != 0) {   /* results_failed is set: the first failure is said here */
-            code = EXIT_ENV;
-            if (!had) {
-                gl_log("%s", results_failed(&s.res));
-                if (!s.reason[0])
-                    str_copy(s.reason, sizeof s.reason, results_failed(&s.res));
-            }
-        }
-    }
-    if (opt->view) {   /* the terminal is the table's again */
-        s.res.view = NULL;
-        opt->view->stop(opt->view->ctx);
-    }
-    if (s.node == 0)
-        sup_print_table(&s, code, summary);
-    else
-        printf("gauntlet: node %d of %d: exit %d%s%s\n", s.node, s.nodes, code, s.reason[0] ? ": " : "", s.reason);
-    json_decref(summary);
-    json_decref(s.runs);
-    json_decref(s.node_runs);
-    json_decref(s.node_ends);
-    cluster_proxy_stop();
-    free(s.ready_upto);
-    free(s.node_seen);
-    free(s.rec_counts);
-    ops->power_close(s.ps);
-    results_close(&s.res);
-    shm_close(&s.shm);
-    close(s.sigfd);
-    close(s.timerfd);
-    sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
-    void *bufs[] = { s.pid, s.alive, s.ready, s.expect_exit, s.slot_of, s.dropped, s.watts, s.energy_j, s.rate_rng, s.fault_due, s.fp_iter,
-                     s.fp, s.fp_have, s.compute_s, s.compute_iter, s.slow_count, s.faults, s.dets };
-    for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
-        free(bufs[i]);
-    return code;
+    return sup_finish(&s, started);
 }

@@ -364,3 +364,18 @@ void sup_print_table(struct sup *s, int code, json_t *summary)
     fflush(stdout);
 }
 
+/* Says in run's object what its figures take from a model rather than a measurement: `modelled`, one sentence per
+ * assumption (a modelled backend's power; the mitigation's own; a facility battery on every backend). */
+void sup_modelled(struct sup *s, int m, json_t *run)
+{
+    const struct mitigation_ops *mit = mitigation_table[s->sc->mitigations[m].index];
+    json_t *a = json_array();
+    if (s->ops->model_note)
+        json_array_append_new(a, json_string(s->ops->model_note));
+    if (mit->model_note && (s->ops->modelled || mit->facility))
+        json_array_append_new(a, json_pack("s++", mit->name, ": ", mit->model_note));
+    if (json_array_size(a))
+        json_object_set_new(run, "modelled", a);
+    else
+        json_decref(a);
+}

@@ -1,0 +1,45 @@
+/* harness/accept/accept_int.h: what accept.c (the checks) and accept_load.c (a results folder read) share. Not a
+ * public API. */
+#ifndef GAUNTLET_ACCEPT_INT_H
+#define GAUNTLET_ACCEPT_INT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+/* The string at key k of o, or def. */
+static inline const char *jstr(json_t *o, const char *k, const char *def)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : def;
+}
+
+/* ---- what a results folder holds, per rank */
+struct rankdata {
+    int node;
+    double tflops;                     /* its own GEMM rate (NAN: not measured) */
+    char gpu[96];
+    double tdp_w;
+    struct series compute_w, comm_w;   /* power samples taken in each phase */
+    uint64_t throttle;
+    int throttle_rows;                 /* rows with the column filled */
+    int sdc;                           /* detections by fingerprint, abft, replay */
+    int numa_node, numa_pinned;        /* from its ready event: -2 / -1 where not said */
+    double h2d_gbs;
+    char sdc_note[160];
+};
+
+struct rundata {
+    json_t *summary, *run;
+    int nranks, per_node, nodes;
+    double *node_busbw;                /* [nodes] */
+    struct rankdata *r;
+};
+
+/* Reads the run folder dir (summary.json, events.jsonl, power.csv) into d: 0, or -1 with why. */
+int load_run(const char *dir, struct rundata *d, char *why, size_t n);
+void rundata_free(struct rundata *d);
+
+#endif

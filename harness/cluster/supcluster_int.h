@@ -1,0 +1,34 @@
+/* harness/cluster/supcluster_int.h: what supcluster.c (the multi-node run, liveness) and supcoord.c (the recovery
+ * coordinator over MPI) share: the supervisors' message tags and a few calls. Not a public API. */
+#ifndef GAUNTLET_SUPCLUSTER_INT_H
+#define GAUNTLET_SUPCLUSTER_INT_H
+
+#include <stdint.h>
+
+#include "recover.h"
+
+struct sup;
+
+/* Run-start handshake tags (json channel): node k -> 0 "ready for run m", 0 -> all "go". */
+#define TAG_READY 100000
+#define TAG_GO 200000
+#define TAG_END (-1)
+#define TAG_REC_REQ 300000    /* node k -> 0: a failure here, restart the cluster from iteration limit */
+#define TAG_REC_GO 400000     /* 0 -> all: stop, and say your newest checkpoint <= limit */
+#define TAG_REC_CKPT 500000   /* k -> 0: my newest checkpoint */
+#define TAG_REC_START 600000  /* 0 -> all: start from this iteration */
+#define TAG_HB 700000         /* k -> 0 and 0 -> all, every heartbeat interval: this supervisor is alive */
+#define TAG_BND_REQ (-100)    /* 0 -> all (minus the kind): mark the boundary pending, say your furthest iteration */
+#define TAG_BND_TOP (-200)    /* k -> 0 (minus the kind): my furthest iteration */
+#define TAG_BND_SET (-300)    /* 0 -> all (minus the kind): the boundary */
+
+/* Whether node was lost: what it still says is not heard (it woke after the others went on without it). */
+int supc_gone(const struct sup *s, int node);
+/* Node 0: every node stops and enters the recovery of failure f (this node's own, or none here). */
+void coord_go(struct sup *s, const struct rec_failure *f);
+/* Node 0's go arrived (limit: the failure's iteration it was sent for): this node enters the machine. */
+void coord_enter(struct sup *s, int64_t limit);
+/* Node 0: a node's proposal (its own, or one received), once per node and recovery. */
+void coord_fold(struct sup *s, int node, int64_t start, int active);
+
+#endif
