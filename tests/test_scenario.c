@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "detectors/detector.h"
 #include "faults/fault.h"
 #include "mitigations/mitigation.h"
+#include "recovery/recovery.h"
 #include "scenario.h"
 #include "util.h"
 
@@ -488,5 +490,47 @@ Test(scenario_keys, docs_describe_every_key)
             continue;
         }
         p++;
+    }
+}
+
+/* Detectors say, as data, which fault kinds a finding of theirs can be: every kind named exists, every fault kind is
+ * found by some detector, and the straggler/hang split of the heartbeat is the detector's own. */
+Test(plugins, detectors_name_the_fault_kinds_they_find)
+{
+    int found[64] = { 0 };
+    for (int d = 0; detector_table[d]; d++) {
+        cr_assert(detector_table[d]->finds && *detector_table[d]->finds, "%s finds nothing", detector_table[d]->name);
+        for (int slow = 0; slow < 2; slow++) {
+            char kind[32];
+            detector_observed_kind(d, slow, kind, sizeof kind);
+            int known = 0;
+            for (int k = 0; fault_table[k]; k++) {
+                if (detector_finds(d, slow, fault_table[k]->name))
+                    found[k] = 1;
+                known |= strcmp(fault_table[k]->name, kind) == 0;
+            }
+            cr_assert(known, "%s: an observed finding is recorded as '%s', which is no fault kind", detector_table[d]->name,
+                      kind);
+        }
+    }
+    for (int k = 0; fault_table[k]; k++)
+        cr_expect(found[k], "no detector finds a %s", fault_table[k]->name);
+    cr_assert(detector_finds(DET_HEARTBEAT, 1, "straggler") && detector_finds(DET_HEARTBEAT, 0, "hang"));
+    cr_assert(!detector_finds(DET_HEARTBEAT, 0, "straggler") && !detector_finds(DET_EXIT, 0, "hang"));
+    cr_assert(detector_finds(DET_EXIT, 0, "node-crash") && !detector_finds(DET_ABFT, 0, "crash"));
+}
+
+/* A recovery's plan is data: none recovers nothing; exactly one of restart's, shrink's and the replica strategies'
+ * ways; replica strategies keep replicas. */
+Test(plugins, recoveries_hold_their_plan)
+{
+    for (int i = 0; recovery_table[i]; i++) {
+        const struct recovery_ops *r = recovery_table[i];
+        if (!r->recovers) {
+            cr_expect(!r->restarts_all && !r->drops_failed && !r->spares && !r->replicas, "%s", r->name);
+            continue;
+        }
+        cr_expect(!(r->restarts_all && r->drops_failed), "%s: restart and drop at once", r->name);
+        cr_expect(r->restarts_all || r->replicas, "%s: a rollback needs a checkpoint or a replica", r->name);
     }
 }

@@ -245,12 +245,12 @@ static void supc_node_lost(struct sup *s, int k, const char *why)
     cluster_mark_lost(k);
     if (k < SHM_MAX_NODES)
         s->node_gone[k] = 1;
-    if (rec->mode != REC_SHRINK || s->node != 0 || k == 0) {
+    if (!rec->drops_failed || s->node != 0 || k == 0) {
         char msg[400];
         snprintf(msg, sizeof msg, "%s (recovery %s: %s)", why, rec->name,
-                 rec->mode == REC_NONE ? "the run ends"
+                 !rec->recovers ? "the run ends"
                  : k == 0 ? "node 0 coordinates every recovery; the run ends"
-                 : rec->mode == REC_SHRINK ? "node 0 decides; the run ends here"
+                 : rec->drops_failed ? "node 0 decides; the run ends here"
                           : "a lost node's ranks cannot start again without its supervisor; relaunch the job");
         sup_fail(s, msg);
         return;

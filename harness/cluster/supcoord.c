@@ -109,7 +109,7 @@ static void cluster_propose(struct sup *s, const struct rec_proposal *p)
  * where the strategy needs one), to every node. */
 static int coord_agree(struct sup *s, char *why, size_t n)
 {
-    int mode = recovery_table[s->sc->recovery.index]->mode;
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
     s->rec_have = 0;
     s->rec_start = s->rec_min;
     s->rec_world = s->rec_active;
@@ -121,7 +121,7 @@ static int coord_agree(struct sup *s, char *why, size_t n)
     json_t *st = json_pack("{s:I, s:i, s:o, s:o}", "iter", (json_int_t)s->rec_start, "active", s->rec_world, "live",
                            live, "counts", counts);
     int usable = s->rec_start >= 0 && s->rec_start != INT64_MAX;
-    if ((mode == REC_RESTART || s->ops->reconnect) && s->ops->prepare && usable) {   /* every GPU joins a new one */
+    if ((rec->restarts_all || s->ops->reconnect) && s->ops->prepare && usable) {   /* every GPU joins a new one */
         if (s->ops->prepare(&s->shm, why, n) != 0) {
             json_decref(st);
             return -1;

@@ -13,16 +13,9 @@
 #include "sup.h"
 #include "util.h"
 
-/* Returns whether detector det (flavour: 0 straggler, 1 fatal, 2 hang) can have caught a fault of kind. */
-static int faultlog_compatible(int det, int flavour, const char *kind)
-{
-    switch (det) {
-    case DET_EXIT: return strcmp(kind, "crash") == 0 || strcmp(kind, "node-crash") == 0;
-    case DET_HEARTBEAT: return strcmp(kind, flavour == 0 ? "straggler" : "hang") == 0;
-    case DET_COMM: return strcmp(kind, "comm-error") == 0;
-    default: return strcmp(kind, "bitflip") == 0;   /* fingerprint, abft, replay */
-    }
-}
+/* Returns whether detector det (flavour: 0 straggler, 1 fatal, 2 hang) can have caught a fault of kind: the
+ * detector's own list (detector_ops.finds). */
+static int faultlog_compatible(int det, int flavour, const char *kind) { return detector_finds(det, flavour == 0, kind); }
 
 void faultlog_run_begin(struct sup *s)
 {
@@ -144,18 +137,6 @@ void faultlog_injected(struct sup *s, const struct wevent *ev)
     str_copy(f->outcome, sizeof f->outcome, "not detected");
 }
 
-/* Returns the fault kind a detector's finding means when no injected fault explains it (flavour: 0 a
- * straggler, 1 fatal, 2 a hang). */
-static const char *faultlog_observed_kind(int det, int flavour)
-{
-    switch (det) {
-    case DET_EXIT: return "crash";
-    case DET_HEARTBEAT: return flavour == 0 ? "straggler" : "hang";
-    case DET_COMM: return "comm-error";
-    default: return "bitflip";   /* fingerprint, abft, replay: a corruption */
-    }
-}
-
 /* Adds a fault nobody injected, seen by detector det at t: a real failure, recorded like an injected one. */
 static int faultlog_observe(struct sup *s, int det, int flavour, int rank, int64_t iter, uint64_t t, const char *note)
 {
@@ -164,8 +145,10 @@ static int faultlog_observe(struct sup *s, int det, int flavour, int rank, int64
         s->faults = xrealloc(s->faults, (size_t)s->cap_faults * sizeof *s->faults);
     }
     int kind = 0;
+    char observed[32];   /* what the detector says such a finding is */
+    detector_observed_kind(det, flavour == 0, observed, sizeof observed);
     for (int k = 0; fault_table[k]; k++)
-        if (strcmp(fault_table[k]->name, faultlog_observed_kind(det, flavour)) == 0)
+        if (strcmp(fault_table[k]->name, observed) == 0)
             kind = k;
     struct fault_rec *f = &s->faults[s->n_faults];
     *f = (struct fault_rec){ .spec = -1, .kind = kind, .rank = rank, .run = s->run, .observed = 1, .iter = iter,
@@ -270,7 +253,7 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
         return match;
     }
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
-    if (rec->mode == REC_NONE) {
+    if (!rec->recovers) {
         char msg[256];
         snprintf(msg, sizeof msg, "rank %d: %s: %s (recovery none: the run ends)", rank + s->node * s->nranks,
                  detector_table[det]->name, note);

@@ -94,7 +94,7 @@ void recover_end(struct sup *s, const char *failed)
 int recover_begin(struct sup *s, const struct rec_failure *f)
 {
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
-    if (rec->mode == REC_SHRINK && s->nodes < 2 && f->rank >= 0 && atomic_load(&s->shm.hdr->nactive) <= 1) {
+    if (rec->drops_failed && s->nodes < 2 && f->rank >= 0 && atomic_load(&s->shm.hdr->nactive) <= 1) {
         char why[128];
         snprintf(why, sizeof why, "shrink: rank %d failed and was the last one left", f->rank);
         recover_end(s, why);
@@ -121,9 +121,9 @@ void recover_enter(struct sup *s, const struct rec_failure *f)
         json_object_set_new(o, "across_nodes", json_true());
     results_event(&s->res, t0, "recovery_begin", o);
     shm_abort(&s->shm);   /* every rank stops its iteration; nobody waits on the failed one */
-    if (f->rank >= 0 && (f->kill || rec->mode == REC_SHRINK))
+    if (f->rank >= 0 && (f->kill || rec->drops_failed))
         s->host->kill(s, s->slot_of[f->rank]);
-    for (int k = 0; k < s->nslots && rec->mode == REC_RESTART; k++)
+    for (int k = 0; k < s->nslots && rec->restarts_all; k++)
         s->host->kill(s, k);
 }
 
@@ -132,13 +132,13 @@ void recover_enter(struct sup *s, const struct rec_failure *f)
 static struct rec_proposal recover_propose(struct sup *s)
 {
     const struct rec_failure *f = &s->rm.fail;
-    int mode = recovery_table[s->sc->recovery.index]->mode;
-    if (mode == REC_SHRINK)
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    if (rec->drops_failed)
         for (int r = 0; r < s->nranks; r++)
             if (!s->dropped[r] && (r == f->rank || !s->alive[s->slot_of[r]]))
                 recover_shrink(s, r);
     struct rec_proposal p = { .start = INT64_MAX, .active = (int)atomic_load(&s->shm.hdr->nactive) };
-    if (mode == REC_RESTART)
+    if (rec->restarts_all)
         p.start = recover_checkpoint_iter(s, f->iter);
     else if (p.active > 0) {
         /* the newest whole replica of any rank whose data can be trusted (all ranks hold the same state): the
@@ -155,10 +155,10 @@ static struct rec_proposal recover_propose(struct sup *s)
 
 /* Replaces a rank whose process is gone: a spare takes it over (started and initialised ahead of time), else a new
  * process. 0, or -1 with why. */
-static int recover_replace(struct sup *s, int r, int mode, char *why, size_t n)
+static int recover_replace(struct sup *s, int r, int spares, char *why, size_t n)
 {
     int spare = -1;
-    for (int q = s->nranks; q < s->nslots && mode == REC_SPARE; q++)
+    for (int q = s->nranks; q < s->nslots && spares; q++)
         if (s->alive[q] && s->ready[q] && atomic_load(&shm_ctl(&s->shm, q)->rank) < 0)
             spare = q;
     if (spare < 0)
@@ -185,7 +185,7 @@ static void recover_record(struct sup *s, const struct wcmd *cmd)
     f->recovery = 1;
     f->restore_iter = cmd->start_iter;
     f->lost = m->fail.iter > cmd->start_iter ? m->fail.iter - cmd->start_iter : 0;
-    if (rec->mode == REC_SHRINK)
+    if (rec->drops_failed)
         snprintf(f->outcome, sizeof f->outcome, "shrunk to %d ranks%s from iteration %lld", m->world,
                  s->nodes > 1 ? " over every node" : "", (long long)cmd->start_iter);
     else
@@ -209,7 +209,6 @@ static int recover_restart(struct sup *s, const struct rec_agreement *a, char *w
 {
     struct rec_machine *m = &s->rm;
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
-    int mode = rec->mode;
     const char *where = s->nodes > 1 ? " across nodes" : "";
     if (a->start == INT64_MAX)
         return snprintf(why, n, "recovery %s%s: no rank is left", rec->name, where), -1;
@@ -223,7 +222,7 @@ static int recover_restart(struct sup *s, const struct rec_agreement *a, char *w
     struct wcmd cmd = { .type = CMD_RUN, .run = s->run, .iterations = s->sc->iterations, .start_iter = a->start,
                         .epoch = m->epoch };
     shm_reset_collective(&s->shm);
-    if (mode == REC_RESTART) {   /* every process anew, from the checkpoint (a new communicator id: agreed) */
+    if (rec->restarts_all) {   /* every process anew, from the checkpoint (a new communicator id: agreed) */
         cmd.restore = a->start > 0 ? RESTORE_CHECKPOINT : RESTORE_NONE;
         for (int r = 0; r < s->nranks; r++)
             if (!s->dropped[r] && s->host->spawn(s, s->slot_of[r]) != 0)
@@ -239,8 +238,8 @@ static int recover_restart(struct sup *s, const struct rec_agreement *a, char *w
                             REPLICA_SLOTS), -1;
         cmd.restore = RESTORE_REPLICA;
         cmd.arg = src;
-        for (int r = 0; r < s->nranks && mode != REC_SHRINK; r++)   /* inprocess, spare: replace the dead */
-            if (!s->dropped[r] && !s->alive[s->slot_of[r]] && recover_replace(s, r, mode, why, n) != 0)
+        for (int r = 0; r < s->nranks && !rec->drops_failed; r++)   /* replace the dead */
+            if (!s->dropped[r] && !s->alive[s->slot_of[r]] && recover_replace(s, r, rec->spares, why, n) != 0)
                 return -1;
         cmd.reconnect = s->ops->reconnect != NULL;   /* every rank joins the new communicator at once */
     }
@@ -341,12 +340,12 @@ static void local_propose(struct sup *s, const struct rec_proposal *p)
 
 static int local_agreed(struct sup *s, struct rec_agreement *a, char *why, size_t n)
 {
-    int mode = recovery_table[s->sc->recovery.index]->mode;
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
     memset(a, 0, sizeof *a);
     a->start = s->rm.mine.start;
     a->world = s->rm.mine.active;
     a->live[0] = s->rm.mine.active > 0;
-    if ((mode == REC_RESTART || s->ops->reconnect) && s->ops->prepare &&
+    if ((rec->restarts_all || s->ops->reconnect) && s->ops->prepare &&
         a->start >= 0 && a->start != INT64_MAX && s->ops->prepare(&s->shm, why, n) != 0)   /* a new NCCL id */
         return -1;
     return 1;

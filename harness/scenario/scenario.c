@@ -470,7 +470,7 @@ static int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario 
             return EXIT_INPUT;
         }
     }
-    if (recovery_table[sc->recovery.index]->mode == REC_SHRINK && sc->ranks < 2)
+    if (recovery_table[sc->recovery.index]->drops_failed && sc->ranks < 2)
         return sc_error(c, root, "recovery", "shrink needs at least 2 ranks");
     for (const char *p = sc->name; *p; p++)
         if (!(((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||

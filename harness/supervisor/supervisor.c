@@ -457,7 +457,7 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     gmtime_r(&now, &tm);
     strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", &tm);
     const struct recovery_ops *rec = recovery_table[sc->recovery.index];
-    int nspares = rec->mode == REC_SPARE ? 1 : 0;
+    int nspares = rec->spares;
     uint64_t replica_bytes = rec->replicas ? (uint64_t)ops->state_bytes(sc) : 0;
     /* several nodes: a node that cannot set up stops every node at the next agreement (cluster_agree), so
      * none is left waiting for it in a collective */

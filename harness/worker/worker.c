@@ -9,7 +9,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -97,6 +99,70 @@ static void worker_emit_fault(struct worker_ctx *w, int i, double done, const ch
 
 void worker_fault_done(struct worker_ctx *w, const char *what) { worker_emit_fault(w, w->fault_now, 0, what); }
 
+/* ---- the environment a fault acts through (fault.h: struct fault_env): this rank, nothing more */
+static int env_corrupt(void *ctx, struct corruption *c, char *why, size_t n)
+{
+    struct worker_ctx *w = ctx;
+    if (!w->ops->corrupt)
+        return snprintf(why, n, "the %s backend cannot corrupt its buffers", w->ops->name), -1;
+    return w->ops->corrupt(w->b, c, why, n);
+}
+
+static int env_break_link(void *ctx, char *why, size_t n)
+{
+    struct worker_ctx *w = ctx;
+    if (!w->ops->break_comm)
+        return snprintf(why, n, "the %s backend cannot break its communicator", w->ops->name), -1;
+    return w->ops->break_comm(w->b, why, n);
+}
+
+static void env_slow(void *ctx, double factor, double duration_s)
+{
+    struct worker_ctx *w = ctx;
+    w->slow_factor = factor;
+    w->slow_until_ns = mono_ns() + (uint64_t)(duration_s * 1e9);
+}
+
+static void env_done(void *ctx, const char *what) { worker_fault_done(ctx, what); }
+
+static _Noreturn void env_hang(void *ctx)
+{
+    struct worker_ctx *w = ctx;
+    if (w->ops->hang)
+        w->ops->hang(w->b);
+    for (;;)
+        sleep_ns(1000000000ull);   /* alive, silent: no heartbeat, no progress */
+}
+
+/* Kills every other live worker of this node. Only a live sibling: the supervisor clears a slot's pid before it
+ * reaps the process, so a pid still there after the pidfd is open was the sibling's when it was opened (never a
+ * reused one). */
+static int env_kill_node(void *ctx)
+{
+    struct worker_ctx *w = ctx;
+    int killed = 0;
+    for (uint32_t k = 0; k < w->shm->hdr->nslots; k++) {
+        struct ctl *c = shm_ctl(w->shm, (int)k);
+        int32_t pid = __atomic_load_n(&c->pid, __ATOMIC_ACQUIRE);
+        if (c == w->ctl || pid <= 0)
+            continue;
+#ifdef SYS_pidfd_open
+        int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+        if (fd >= 0) {
+            if (__atomic_load_n(&c->pid, __ATOMIC_ACQUIRE) == pid && syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0) == 0)
+                killed++;
+            close(fd);
+            continue;
+        }
+        if (errno != ENOSYS)
+            continue;   /* gone already */
+#endif
+        if (kill(pid, SIGKILL) == 0)   /* no pidfds in this kernel */
+            killed++;
+    }
+    return killed;
+}
+
 /* Carries out fault i of the scenario here and now. */
 static void worker_inject(struct worker_ctx *w, int i)
 {
@@ -107,7 +173,9 @@ static void worker_inject(struct worker_ctx *w, int i)
     w->fdet = (struct fault_detail){ .target = -1, .where = -1, .format = -1, .element = -1, .old_v = NAN, .new_v = NAN,
                                      .scale = NAN };
     uint64_t seed = (uint64_t)w->sc->seed * 0x9E3779B97F4A7C15ull ^ ((uint64_t)i << 32) ^ (uint64_t)w->iter;
-    if (ops->inject(w, f->params, seed, what, sizeof what, &w->fdet) != 0) {
+    const struct fault_env env = { w, w->ops->name, w->ops->hang != NULL, env_corrupt, env_break_link, env_slow,
+                                   env_done, env_hang, env_kill_node };
+    if (ops->inject(&env, f->params, seed, what, sizeof what, &w->fdet) != 0) {
         gl_log("fault %s (scenario line %d) not carried out: %s", ops->name, f->line, what);
         worker_emit_fault(w, i, -1, what);
         return;

@@ -96,7 +96,7 @@ static int cuda_check(const struct scenario *sc, char *why, size_t n)
                      sc->mitigations[i].line, sc->mitigations[i].name);
             return EXIT_INPUT;
         }
-    if (recovery_table[sc->recovery.index]->mode == REC_SPARE && sc->ranks + 1 > count) {
+    if (recovery_table[sc->recovery.index]->spares && sc->ranks + recovery_table[sc->recovery.index]->spares > count) {
         snprintf(why, n, "recovery: spare needs a GPU for the spare: ranks %lld + 1 spare, but this node has %d GPU%s",
                  (long long)sc->ranks, count, count == 1 ? "" : "s");
         return EXIT_INPUT;

@@ -9,4 +9,5 @@ const struct detector_ops detector_abft = {
     .id = DET_ABFT,
     .catches = "a corrupted GEMM output on the rank where it happens, in the same iteration; cannot see an "
                "error smaller than the rounding tolerance (a low mantissa bit) or corruption outside the GEMM",
+    .finds = "bitflip",
 };

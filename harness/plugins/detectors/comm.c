@@ -9,4 +9,5 @@ const struct detector_ops detector_comm = {
     .id = DET_COMM,
     .always = 1,
     .catches = "comm-error on the rank whose communicator failed, and its peers' timeouts",
+    .finds = "comm-error",
 };

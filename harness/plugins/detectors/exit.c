@@ -8,4 +8,5 @@ const struct detector_ops detector_exit = {
     .id = DET_EXIT,
     .always = 1,
     .catches = "crash; cannot see a rank that is alive but wrong or stuck",
+    .finds = "crash,node-crash",
 };

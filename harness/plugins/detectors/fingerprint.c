@@ -21,4 +21,5 @@ const struct detector_ops detector_fingerprint = {
     .catches = "corruption of one rank's copy after the reduction (allreduce-buffer, and weights since the "
                "state is then hashed too); cannot see a gradient corrupted before the all-reduce: the "
                "reduction carries it to every rank identically",
+    .finds = "bitflip",
 };

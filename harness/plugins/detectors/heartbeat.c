@@ -23,4 +23,6 @@ const struct detector_ops detector_heartbeat = {
     .id = DET_HEARTBEAT,
     .always = 1,
     .catches = "hang (after heartbeat.timeout), straggler (after one slow iteration)",
+    .finds = "hang",
+    .finds_slow = "straggler",
 };

@@ -18,4 +18,5 @@ const struct detector_ops detector_replay = {
     .params_size = sizeof(struct replay_params),
     .id = DET_REPLAY,
     .catches = "a device that computes wrong results repeatedly; cannot see a one-off flip in live data",
+    .finds = "bitflip",
 };

@@ -3,7 +3,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "backend.h"
 #include "fault.h"
 #include "util.h"
 
@@ -28,17 +27,13 @@ static int bitflip_point(const void *params)
 }
 
 /* Corrupts the target buffer through the backend, on its real data. */
-static int bitflip_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n,
+static int bitflip_inject(const struct fault_env *env, const void *params, uint64_t seed, char *what, size_t n,
                           struct fault_detail *out)
 {
     const struct bitflip_params *p = params;
     struct corruption c = { .target = p->target, .where = p->where, .bits = (int)p->bits, .value = p->value, .seed = seed,
                             .out = *out };
-    if (!w->ops->corrupt) {
-        snprintf(what, n, "the %s backend cannot corrupt its buffers", w->ops->name);
-        return -1;
-    }
-    int rc = w->ops->corrupt(w->b, &c, what, n);
+    int rc = env->corrupt(env->ctx, &c, what, n);
     *out = c.out;
     out->target = p->target;
     out->where = p->where;

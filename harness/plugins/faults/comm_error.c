@@ -1,7 +1,6 @@
 /* harness/plugins/faults/comm_error.c: the rank's communicator fails (NCCL abort on cuda; the sim collective gives up). */
 #include <stdio.h>
 
-#include "backend.h"
 #include "fault.h"
 #include "util.h"
 
@@ -12,16 +11,12 @@ static int comm_error_point(const void *params)
 }
 
 /* Breaks the communicator: the next all-reduce of this rank fails, and its peers see it. */
-static int comm_error_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n,
+static int comm_error_inject(const struct fault_env *env, const void *params, uint64_t seed, char *what, size_t n,
                    struct fault_detail *out)
 {
     (void)out;   /* nothing to add to the record: the fault has no buffer, bit or value */
     (void)params, (void)seed;
-    if (!w->ops->break_comm) {
-        snprintf(what, n, "the %s backend cannot break its communicator", w->ops->name);
-        return -1;
-    }
-    return w->ops->break_comm(w->b, what, n);
+    return env->break_link(env->ctx, what, n);
 }
 
 const struct fault_ops fault_comm_error = {

@@ -3,7 +3,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "backend.h"
 #include "fault.h"
 #include "util.h"
 
@@ -20,15 +19,15 @@ static int crash_point(const void *params)
 }
 
 /* Kills this process with the chosen signal (the event saying so is already in the ring). */
-static int crash_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n,
+static int crash_inject(const struct fault_env *env, const void *params, uint64_t seed, char *what, size_t n,
                    struct fault_detail *out)
 {
     (void)out;   /* nothing to add to the record: the fault has no buffer, bit or value */
     static const int sigs[] = { SIGKILL, SIGSEGV, SIGABRT };
-    (void)w, (void)seed;
+    (void)seed;
     int sig = sigs[((const struct crash_params *)params)->signal];
     snprintf(what, n, "raise(%d)", sig);
-    worker_fault_done(w, what);
+    env->done(env->ctx, what);
     signal(sig, SIG_DFL);
     raise(sig);
     return -1;   /* not reached */

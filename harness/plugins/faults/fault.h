@@ -65,15 +65,33 @@ const char *fault_format_name(int fmt);
 /* |new - old| / |old|; INFINITY when old is 0 and new is not, or either is not finite and they differ. */
 double fault_rel_error(double old_v, double new_v);
 
-struct worker_ctx;
+/* All a fault may do to the rank it runs in, and nothing more: the worker hands it this (worker/worker.c). A
+ * fault sees no worker, backend or control block. */
+struct fault_env {
+    void *ctx;
+    const char *backend;   /* the backend's name, for messages */
+    int kernel_hang;       /* 1: hang() spins a kernel on the rank's stream (a GPU hang); 0: the loop stops */
+    /* The backend corrupts one element of a buffer, saying what in c->out: 0, or -1 with why (no corrupt hook). */
+    int (*corrupt)(void *ctx, struct corruption *c, char *why, size_t n);
+    /* The rank's communicator fails: 0, or -1 with why (the backend cannot). */
+    int (*break_link)(void *ctx, char *why, size_t n);
+    /* The rank's phases take factor times longer for duration_s. */
+    void (*slow)(void *ctx, double factor, double duration_s);
+    /* The fault's record goes to the supervisor now (before a death or a hang takes the rank). */
+    void (*done)(void *ctx, const char *what);
+    /* The rank stops: no heartbeat, no progress, alive. Never returns. */
+    void (*hang)(void *ctx) __attribute__((noreturn));
+    /* Every other live worker of this node is killed at once; returns how many. */
+    int (*kill_node)(void *ctx);
+};
 
 struct fault_ops {
     PLUGIN_HEAD;
     /* Returns the point of the iteration where this fault (with these params) acts. */
     int (*point)(const void *params);
-    /* Carries the fault out in the worker; describes what it did in what, and for the record in out (which
-     * comes initialised to "none"). 0, or -1 with what saying why. */
-    int (*inject)(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n,
+    /* Carries the fault out in the worker through env; describes what it did in what, and for the record in out
+     * (which comes initialised to "none"). 0, or -1 with what saying why. */
+    int (*inject)(const struct fault_env *env, const void *params, uint64_t seed, char *what, size_t n,
                   struct fault_detail *out);
 };
 

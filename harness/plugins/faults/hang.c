@@ -1,7 +1,6 @@
 /* harness/plugins/faults/hang.c: the rank stops making progress while its process stays alive. */
 #include <stdio.h>
 
-#include "backend.h"
 #include "fault.h"
 #include "util.h"
 
@@ -12,18 +11,15 @@ static int hang_point(const void *params)
 }
 
 /* Stops the rank: on a GPU a kernel spins forever on its stream; on sim the loop stops. Never returns. */
-static int hang_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n,
+static int hang_inject(const struct fault_env *env, const void *params, uint64_t seed, char *what, size_t n,
                    struct fault_detail *out)
 {
     (void)out;   /* nothing to add to the record: the fault has no buffer, bit or value */
     (void)params, (void)seed;
-    snprintf(what, n, "%s", w->ops->hang ? "a kernel spins on the rank's stream" : "the iteration loop stops");
-    worker_fault_done(w, what);
-    if (w->ops->hang)
-        w->ops->hang(w->b);
-    for (;;)
-        sleep_ns(1000000000ull);   /* alive, silent: no heartbeat, no progress */
-    return -1;                     /* not reached */
+    snprintf(what, n, "%s", env->kernel_hang ? "a kernel spins on the rank's stream" : "the iteration loop stops");
+    env->done(env->ctx, what);
+    env->hang(env->ctx);   /* alive, silent: no heartbeat, no progress */
+    return -1;             /* not reached */
 }
 
 const struct fault_ops fault_hang = {

@@ -2,7 +2,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "backend.h"
 #include "fault.h"
 #include "util.h"
 
@@ -20,14 +19,13 @@ static int straggler_point(const void *params)
 }
 
 /* Slows every phase of this rank from now on, until the duration has passed. */
-static int straggler_inject(struct worker_ctx *w, const void *params, uint64_t seed, char *what, size_t n,
+static int straggler_inject(const struct fault_env *env, const void *params, uint64_t seed, char *what, size_t n,
                    struct fault_detail *out)
 {
     (void)out;   /* nothing to add to the record: the fault has no buffer, bit or value */
     const struct straggler_params *p = params;
     (void)seed;
-    w->slow_factor = p->factor;
-    w->slow_until_ns = mono_ns() + (uint64_t)(p->duration_s * 1e9);
+    env->slow(env->ctx, p->factor, p->duration_s);
     snprintf(what, n, "phases x%g for %g s", p->factor, p->duration_s);
     return 0;
 }

@@ -16,6 +16,6 @@ const struct recovery_ops recovery_inprocess = {
     .help = "keep healthy ranks, replace the failed one, state from a peer's in-memory replica",
     .params = inprocess_params,
     .params_size = sizeof(struct replica_params),
-    .mode = REC_INPROCESS,
+    .recovers = 1,
     .replicas = 1,
 };

@@ -5,5 +5,5 @@ const struct recovery_ops recovery_none = {
     .version = RECOVERY_OPS_VERSION,
     .name = "none",
     .help = "the run ends at the first failure (the baseline)",
-    .mode = REC_NONE,
+    .recovers = 0,
 };

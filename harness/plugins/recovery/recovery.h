@@ -1,5 +1,6 @@
 /* harness/plugins/recovery/recovery.h: a recovery strategy is one const struct in a file of its own, listed once in
- * harness/plugins/recovery/table.c; the supervisor carries out its mode (harness/resilience/recover.c). */
+ * harness/plugins/recovery/table.c, holding its plan as data; the recovery machine carries it out
+ * (harness/resilience/recover.c) and never asks which strategy it is. */
 #ifndef GAUNTLET_RECOVERY_H
 #define GAUNTLET_RECOVERY_H
 
@@ -9,12 +10,17 @@
 
 #define RECOVERY_OPS_VERSION 1
 
-enum recovery_mode { REC_NONE = 0, REC_RESTART, REC_INPROCESS, REC_SPARE, REC_SHRINK };
-
 struct recovery_ops {
     PLUGIN_HEAD;
-    int mode;             /* enum recovery_mode */
+    /* The plan: */
+    int recovers;         /* 0: a failure ends the run (none) */
     int replicas;         /* keeps in-memory replicas of the state (params start with replicate_every) */
+    int restarts_all;     /* every rank's process is killed and started again, from the newest checkpoint on
+                           * storage, in a new communicator (restart); else the state comes from the newest whole
+                           * replica of a healthy rank */
+    int drops_failed;     /* the failed rank, and any whose process is gone, leave the run: nothing is replaced
+                           * (shrink); else every rank whose process is gone is replaced */
+    int spares;           /* workers started ahead of time, per node, that take a dead rank over first (spare) */
 };
 
 extern const struct recovery_ops *const recovery_table[];

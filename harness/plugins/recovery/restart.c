@@ -6,5 +6,6 @@ const struct recovery_ops recovery_restart = {
     .version = RECOVERY_OPS_VERSION,
     .name = "restart",
     .help = "stop every rank, start all again from the last checkpoint on storage, redo lost iterations",
-    .mode = REC_RESTART,
+    .recovers = 1,
+    .restarts_all = 1,
 };

@@ -15,6 +15,7 @@ const struct recovery_ops recovery_shrink = {
     .help = "continue on the surviving ranks (ncclCommShrink on cuda), reporting the lost capacity",
     .params = shrink_params,
     .params_size = sizeof(struct replica_params),
-    .mode = REC_SHRINK,
+    .recovers = 1,
+    .drops_failed = 1,
     .replicas = 1,
 };

@@ -16,6 +16,7 @@ const struct recovery_ops recovery_spare = {
     .help = "a spare worker started ahead of time takes the failed rank's place",
     .params = spare_params,
     .params_size = sizeof(struct replica_params),
-    .mode = REC_SPARE,
+    .recovers = 1,
+    .spares = 1,
     .replicas = 1,
 };
