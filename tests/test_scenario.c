@@ -518,6 +518,11 @@ Test(plugins, detectors_name_the_fault_kinds_they_find)
     cr_assert(detector_finds(DET_HEARTBEAT, 1, "straggler") && detector_finds(DET_HEARTBEAT, 0, "hang"));
     cr_assert(!detector_finds(DET_HEARTBEAT, 0, "straggler") && !detector_finds(DET_EXIT, 0, "hang"));
     cr_assert(detector_finds(DET_EXIT, 0, "node-crash") && !detector_finds(DET_ABFT, 0, "crash"));
+    for (int d = 0; detector_table[d]; d++) {   /* where it checks is its own: a worker point with a check, or the supervisor */
+        const struct detector_ops *dt = detector_table[d];
+        cr_expect(dt->point == -1 ? dt->check == NULL : dt->point >= 0 && dt->point < IP_COUNT && dt->check != NULL,
+                  "%s: point %d", dt->name, dt->point);
+    }
 }
 
 /* A recovery's plan is data: none recovers nothing; exactly one of restart's, shrink's and the replica strategies'

@@ -33,6 +33,7 @@ struct worker_ctx {
     double slow_factor;        /* straggler: phases take this many times longer, until slow_until_ns */
     uint64_t slow_until_ns;
     int fault_now;             /* index of the fault being carried out, for worker_fault_done */
+    uint64_t detect_skip_ns;   /* a detector's check: time spent that is counted elsewhere */
     struct fault_detail fdet;  /* what it did, for the record (its buffer, element, bits, values) */
     int pending[SC_MAX_FAULTS];/* faults sent by the supervisor (at_s, rate, by hand), not yet carried out */
     int n_pending;

@@ -15,6 +15,16 @@
     const struct param *params;   /* inline parameters, offsets into the spec's params blob; may be NULL */    \
     size_t params_size            /* bytes the params fill (<= SC_PARAM_BYTES) */
 
+/* Where in an iteration a fault or a worker-side detector acts. */
+enum inject_point {
+    IP_ITER_START = 0,     /* before the compute phase */
+    IP_AFTER_GEMM,         /* the GEMM chain's output is there */
+    IP_BEFORE_ALLREDUCE,   /* the gradients are there */
+    IP_AFTER_ALLREDUCE,    /* the reduced buffer is there, before the optimizer step */
+    IP_AFTER_STEP,         /* the weights are updated */
+    IP_COUNT
+};
+
 struct plugin_ops {
     PLUGIN_HEAD;
 };

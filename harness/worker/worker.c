@@ -183,40 +183,75 @@ static void worker_inject(struct worker_ctx *w, int i)
     worker_fault_done(w, what);
 }
 
-/* Runs the worker-side detectors that check at point, timing each. */
+/* ---- the environment a worker-side detector checks through (detector.h: struct detector_env) */
+static int denv_abft(void *ctx, double *err, double *tol)
+{
+    struct worker_ctx *w = ctx;
+    return w->ops->abft(w->b, err, tol);
+}
+
+static int denv_fingerprint(void *ctx, uint64_t *h)
+{
+    struct worker_ctx *w = ctx;
+    return w->ops->fingerprint(w->b, h);
+}
+
+static int denv_fingerprint_start(void *ctx)
+{
+    struct worker_ctx *w = ctx;
+    return w->ops->fingerprint_start(w->b);
+}
+
+static void denv_fingerprint_take(void *ctx)
+{
+    struct worker_ctx *w = ctx;
+    uint64_t t0 = mono_ns();
+    worker_fp_take(w);   /* its own cost is counted there, not again as the check's */
+    w->detect_skip_ns += mono_ns() - t0;
+}
+
+static void denv_fingerprint_pending(void *ctx)
+{
+    struct worker_ctx *w = ctx;
+    w->fp_pending = 1;
+    w->fp_iter = w->iter;
+}
+
+static int denv_replay(void *ctx, uint64_t *h)
+{
+    struct worker_ctx *w = ctx;
+    return w->ops->replay(w->b, h);
+}
+
+static void denv_fingerprint_out(void *ctx, uint64_t h)
+{
+    worker_emit(ctx, WEV_FPRINT, PH_IDLE, mono_ns(), (double)(h >> 32), (double)(h & 0xffffffffu), NULL);
+}
+
+static void denv_found(void *ctx, int det, double a, double b, const char *note)
+{
+    worker_emit(ctx, WEV_DETECT, det, mono_ns(), a, b, note);
+}
+
+/* Runs the worker-side detectors that check at point (each detector's file says where and how), timing each. */
 static void worker_detect(struct worker_ctx *w, int point)
 {
     const struct scenario *sc = w->sc;
-    uint64_t t0 = mono_ns();
-    if (point == IP_AFTER_GEMM && w->ops->abft && scenario_detector_on(sc, DET_ABFT)) {
-        double err, tol;
-        if (w->ops->abft(w->b, &err, &tol) == 1)
-            worker_emit(w, WEV_DETECT, DET_ABFT, mono_ns(), err, tol, "GEMM checksum mismatch");
-        w->detect_cost_s[DET_ABFT] += (double)(mono_ns() - t0) * 1e-9;
-    } else if (point == IP_AFTER_STEP && w->ops->fingerprint && scenario_detector_on(sc, DET_FINGERPRINT)) {
-        const struct fingerprint_params *fp = scenario_detector_params(sc, DET_FINGERPRINT);
-        uint64_t h;
-        if (fp && fp->async && w->ops->fingerprint_start) {   /* the last one is done by now: report it, start this */
-            worker_fp_take(w);
-            t0 = mono_ns();
-            if (w->ops->fingerprint_start(w->b) == 0) {
-                w->fp_pending = 1;
-                w->fp_iter = w->iter;
-            }
-        } else if (w->ops->fingerprint(w->b, &h) == 0) {
-            worker_emit(w, WEV_FPRINT, PH_IDLE, mono_ns(), (double)(h >> 32), (double)(h & 0xffffffffu), NULL);
-        }
-        w->detect_cost_s[DET_FINGERPRINT] += (double)(mono_ns() - t0) * 1e-9;
-    } else if (point == IP_ITER_START && w->ops->replay && scenario_detector_on(sc, DET_REPLAY)) {
-        const struct replay_params *rp = scenario_detector_params(sc, DET_REPLAY);
-        uint64_t h;
-        if (w->iter % rp->every == 0 && w->ops->replay(w->b, &h) == 0) {
-            if (!w->replay_ref)
-                w->replay_ref = h;
-            else if (h != w->replay_ref)
-                worker_emit(w, WEV_DETECT, DET_REPLAY, mono_ns(), 0, 0, "replayed GEMM differs from its first result");
-        }
-        w->detect_cost_s[DET_REPLAY] += (double)(mono_ns() - t0) * 1e-9;
+    const struct backend_ops *o = w->ops;
+    const struct detector_env env = {
+        w, w->iter, o->abft ? denv_abft : NULL, o->fingerprint ? denv_fingerprint : NULL,
+        o->fingerprint_start ? denv_fingerprint_start : NULL, denv_fingerprint_take, denv_fingerprint_pending,
+        o->replay ? denv_replay : NULL, &w->replay_ref, denv_fingerprint_out, denv_found,
+    };
+    for (int d = 0; detector_table[d]; d++) {
+        const struct detector_ops *dt = detector_table[d];
+        if (dt->point != point || !dt->check || !scenario_detector_on(sc, dt->id))
+            continue;
+        uint64_t t0 = mono_ns();
+        w->detect_skip_ns = 0;
+        dt->check(&env, scenario_detector_params(sc, dt->id));
+        uint64_t spent = mono_ns() - t0;
+        w->detect_cost_s[dt->id] += (double)(spent > w->detect_skip_ns ? spent - w->detect_skip_ns : 0) * 1e-9;
     }
 }
 

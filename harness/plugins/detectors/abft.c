@@ -2,6 +2,14 @@
  * of A times B, with a tolerance from the dtype and k. */
 #include "detector.h"
 
+static void abft_check(const struct detector_env *env, const void *params)
+{
+    (void)params;
+    double err, tol;
+    if (env->abft && env->abft(env->ctx, &err, &tol) == 1)
+        env->found(env->ctx, DET_ABFT, err, tol, "GEMM checksum mismatch");
+}
+
 const struct detector_ops detector_abft = {
     .version = DETECTOR_OPS_VERSION,
     .name = "abft",
@@ -10,4 +18,6 @@ const struct detector_ops detector_abft = {
     .catches = "a corrupted GEMM output on the rank where it happens, in the same iteration; cannot see an "
                "error smaller than the rounding tolerance (a low mantissa bit) or corruption outside the GEMM",
     .finds = "bitflip",
+    .point = IP_AFTER_GEMM,
+    .check = abft_check,
 };

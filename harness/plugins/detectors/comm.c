@@ -10,4 +10,5 @@ const struct detector_ops detector_comm = {
     .always = 1,
     .catches = "comm-error on the rank whose communicator failed, and its peers' timeouts",
     .finds = "comm-error",
+    .point = -1,   /* the supervisor's side */
 };

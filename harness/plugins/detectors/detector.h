@@ -5,6 +5,7 @@
 #define GAUNTLET_DETECTOR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "plugin.h"
 
@@ -12,6 +13,22 @@
 
 /* The engine's handle on each detector; detector_table lists them in this order (checked at start). */
 enum detector_id { DET_EXIT = 0, DET_HEARTBEAT, DET_FINGERPRINT, DET_ABFT, DET_REPLAY, DET_COMM, DET_COUNT };
+
+/* All a worker-side detector may use, and what it may say: the worker hands it this (worker/worker.c). A hook the
+ * backend does not have is NULL. */
+struct detector_env {
+    void *ctx;
+    int64_t iter;                                             /* the rank's iteration */
+    int (*abft)(void *ctx, double *err, double *tol);         /* 1: the GEMM's checksums disagree */
+    int (*fingerprint)(void *ctx, uint64_t *h);               /* 0: h, the state's fingerprint, now */
+    int (*fingerprint_start)(void *ctx);                      /* 0: one started in the background */
+    void (*fingerprint_take)(void *ctx);                      /* the one started last is reported (if any) */
+    void (*fingerprint_pending)(void *ctx);                   /* the one just started is this iteration's */
+    int (*replay)(void *ctx, uint64_t *h);                    /* 0: h, the GEMM computed again */
+    uint64_t *replay_ref;                                     /* the first replay's result (kept by the worker) */
+    void (*fingerprint_out)(void *ctx, uint64_t h);           /* a fingerprint, for the supervisor's comparison */
+    void (*found)(void *ctx, int det, double a, double b, const char *note);   /* a finding (a fatal detection) */
+};
 
 struct detector_ops {
     PLUGIN_HEAD;
@@ -21,6 +38,10 @@ struct detector_ops {
     /* The fault kinds a finding of it can be (comma list; the first is what a finding no injected fault explains is
      * recorded as: an observed fault), and for a slow-rank finding, if it has those (heartbeat: stragglers). */
     const char *finds, *finds_slow;
+    /* Where it checks: a point of the iteration in the worker (enum inject_point, with check), or -1 on the
+     * supervisor's side (exit, heartbeat, comm: the fault ledger, resilience/faultlog.c). */
+    int point;
+    void (*check)(const struct detector_env *env, const void *params);
 };
 
 /* Whether a finding of detector det (slow: a slow-rank finding) can be a fault of kind. */

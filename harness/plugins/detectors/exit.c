@@ -9,4 +9,5 @@ const struct detector_ops detector_exit = {
     .always = 1,
     .catches = "crash; cannot see a rank that is alive but wrong or stuck",
     .finds = "crash,node-crash",
+    .point = -1,   /* the supervisor's side */
 };

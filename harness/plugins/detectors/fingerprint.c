@@ -5,6 +5,21 @@
 
 #include "detector.h"
 
+static void fingerprint_check(const struct detector_env *env, const void *params)
+{
+    const struct fingerprint_params *fp = params;
+    uint64_t h;
+    if (!env->fingerprint)
+        return;
+    if (fp && fp->async && env->fingerprint_start) {   /* the last one is done by now: report it, start this */
+        env->fingerprint_take(env->ctx);
+        if (env->fingerprint_start(env->ctx) == 0)
+            env->fingerprint_pending(env->ctx);
+    } else if (env->fingerprint(env->ctx, &h) == 0) {
+        env->fingerprint_out(env->ctx, h);
+    }
+}
+
 static const struct param fingerprint_params[] = {
     { "async", PT_BOOL, offsetof(struct fingerprint_params, async), .def = "false",
       .help = "hash beside the next compute phase (no wait in the loop; seen one iteration later)" },
@@ -22,4 +37,6 @@ const struct detector_ops detector_fingerprint = {
                "state is then hashed too); cannot see a gradient corrupted before the all-reduce: the "
                "reduction carries it to every rank identically",
     .finds = "bitflip",
+    .point = IP_AFTER_STEP,
+    .check = fingerprint_check,
 };

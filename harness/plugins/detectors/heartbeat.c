@@ -25,4 +25,5 @@ const struct detector_ops detector_heartbeat = {
     .catches = "hang (after heartbeat.timeout), straggler (after one slow iteration)",
     .finds = "hang",
     .finds_slow = "straggler",
+    .point = -1,   /* the supervisor's side */
 };

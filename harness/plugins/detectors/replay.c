@@ -4,6 +4,18 @@
 
 #include "detector.h"
 
+static void replay_check(const struct detector_env *env, const void *params)
+{
+    const struct replay_params *rp = params;
+    uint64_t h;
+    if (!env->replay || !rp || env->iter % rp->every != 0 || env->replay(env->ctx, &h) != 0)
+        return;
+    if (!*env->replay_ref)
+        *env->replay_ref = h;
+    else if (h != *env->replay_ref)
+        env->found(env->ctx, DET_REPLAY, 0, 0, "replayed GEMM differs from its first result");
+}
+
 static const struct param replay_params[] = {
     { "every", PT_INT, offsetof(struct replay_params, every), .def = "10", .min = 1, .max = 1000000,
       .help = "iterations between replays" },
@@ -19,4 +31,6 @@ const struct detector_ops detector_replay = {
     .id = DET_REPLAY,
     .catches = "a device that computes wrong results repeatedly; cannot see a one-off flip in live data",
     .finds = "bitflip",
+    .point = IP_ITER_START,
+    .check = replay_check,
 };

@@ -11,16 +11,6 @@
 
 #define FAULT_OPS_VERSION 1
 
-/* Where in an iteration a fault or a worker-side detector acts. */
-enum inject_point {
-    IP_ITER_START = 0,     /* before the compute phase */
-    IP_AFTER_GEMM,         /* the GEMM chain's output is there */
-    IP_BEFORE_ALLREDUCE,   /* the gradients are there */
-    IP_AFTER_ALLREDUCE,    /* the reduced buffer is there, before the optimizer step */
-    IP_AFTER_STEP,         /* the weights are updated */
-    IP_COUNT
-};
-
 /* The buffers a bit flip can corrupt (scenario spelling in FAULT_TARGETS). */
 enum fault_target { TGT_GEMM_OUTPUT = 0, TGT_GRADIENTS, TGT_WEIGHTS, TGT_ALLREDUCE_BUFFER };
 #define FAULT_TARGETS "gemm-output,gradients,weights,allreduce-buffer"
