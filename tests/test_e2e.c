@@ -212,3 +212,33 @@ Test(cli, analyze_reads_ours_and_nvidia_smi, .timeout = 60)
     cli(2, "No such file", (const char *[]){ "analyze", "/nonexistent.csv", NULL });
     unlink(path);
 }
+
+/* The headless progress lines are a view of the run's events: each run's first line has no rate yet, no rate is
+ * ever negative (a run's count starts at its own first line), and every run of the scenario gets lines. */
+Test(e2e, progress_lines_count_each_run_on_its_own, .timeout = 120)
+{
+    static const char text[] = "name: progress\nranks: 2\niterations: 30\nseed: 3\n"
+                               "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 1MiB}\n"
+                               "sim: {tflops: 0.01}\npower: {sample_hz: 50}\nmitigations: [none, filler]\n";
+    const char *sc = e2e_scenario(text), *out = e2e_outdir(), *log = "/tmp/gauntlet-e2e-progress.log";
+    const char *args[] = { "run", sc, "--backend", "sim", "--headless", "--out", out, NULL };
+    cr_assert_eq(e2e_run(log, args), 0);
+    char *all = e2e_read(log);
+    int lines = 0, runs_seen[3] = { 0 };
+    for (const char *p = all; (p = strstr(p, "gauntlet: run ")); p++) {
+        int run, runs;
+        long long it, total;
+        double rate;
+        char label[32];
+        cr_assert_eq(sscanf(p, "gauntlet: run %d/%d %31s iter %lld/%lld %lf it/s", &run, &runs, label, &it, &total, &rate), 6,
+                     "%.120s", p);
+        cr_assert_eq(runs, 2);
+        cr_assert_geq(rate, 0, "a negative rate: %.120s", p);
+        if (!runs_seen[run])
+            cr_assert_eq(rate, 0, "the first line of run %d has a rate: %.120s", run, p);
+        runs_seen[run]++;
+        lines++;
+    }
+    cr_assert(runs_seen[1] && runs_seen[2], "lines for both runs:\n%s", all);
+    free(all);
+}

@@ -91,7 +91,7 @@ static void sink_lines(void *ctx, int node, enum cluster_stream st, const char *
         return;
     if (results_append(&s->res, st == CL_POWER, text, len) != 0)
         return;
-    const struct view_link *v = s->opt->view;
+    const struct view_link *v = s->view;
     if (!v)
         return;
     for (const char *p = text, *end = text + len; p < end;) {   /* the live view shows every node */

@@ -58,6 +58,7 @@ struct sup {
     const struct scenario *orig;   /* as given (a random rank stays random for rate_per_hour faults) */
     const struct backend_ops *ops;
     const struct run_options *opt;
+    const struct view_link *view;  /* node 0: the live view or the progress lines (progress.c); NULL elsewhere */
     struct shm shm;
     struct results res;
     struct power_source *ps;
@@ -75,7 +76,7 @@ struct sup {
     int failed, stopping, signals;
     int io_failed;                 /* the run ended on a results file that could not be written (exit 3) */
     char reason[512];
-    uint64_t t0, last_progress, run_t0;
+    uint64_t t0, run_t0;
     uint64_t samples;
     /* faults, detection, recovery */
     uint64_t *fault_due;           /* per fault spec: when the supervisor sends it (at_s, rate), 0: not timed */

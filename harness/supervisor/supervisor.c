@@ -22,6 +22,7 @@
 #include "param.h"
 #include "plugin.h"
 #include "recovery/recovery.h"
+#include "progress.h"
 #include "sup.h"
 #include "util.h"
 
@@ -104,33 +105,6 @@ static void sup_check_heartbeats(struct sup *s, uint64_t now)
     }
 }
 
-/* Prints the one-line progress report (headless), at most every 2 s. */
-static void sup_progress(struct sup *s, uint64_t now)
-{
-    if (now - s->last_progress < 2000000000ull || !s->running || s->opt->view)
-        return;
-    double dt = (double)(now - s->last_progress) * 1e-9;
-    static int64_t last_iter;
-    int64_t it = s->nranks ? INT64_MAX : 0;
-    for (int r = 0; r < s->nranks; r++) {
-        int64_t x = atomic_load(&shm_ctl(&s->shm, s->slot_of[r])->iter);
-        if (!s->dropped[r] && x < it)
-            it = x;
-    }
-    double sum = 0;
-    for (int r = 0; r < s->nranks; r++)
-        sum += isnan(s->watts[r]) ? 0 : s->watts[r];
-    printf("gauntlet: run %d/%d %-8s iter %lld/%lld  %.1f it/s  power %.0f W [%.0f, %.0f]  events %llu\n",
-            s->run + 1, s->sc->n_mitigations,
-            s->sc->mitigations[s->run].label[0] ? s->sc->mitigations[s->run].label : s->sc->mitigations[s->run].name,
-            (long long)it,
-            (long long)s->sc->iterations, s->last_progress ? (double)(it - last_iter) / dt : 0.0, sum,
-            acc_min(&s->rs.power), acc_max(&s->rs.power), (unsigned long long)s->res.events);
-    fflush(stdout);
-    last_iter = it;
-    s->last_progress = now;
-}
-
 /* Handles the signals that arrived: SIGCHLD reaps, SIGINT/SIGTERM stop the run (a second one kills). */
 static void sup_signals(struct sup *s)
 {
@@ -179,7 +153,7 @@ void sup_step(struct sup *s)
     }
     supc_poll(s);
     struct view_cmd vc;
-    while (s->opt->view && s->opt->view->command(s->opt->view->ctx, &vc))
+    while (s->view && s->view->command(s->view->ctx, &vc))
         sup_view_command(s, &vc);
     if (!s->stopping && !s->recovering) {
         sup_check_heartbeats(s, now);
@@ -192,7 +166,6 @@ void sup_step(struct sup *s)
         s->io_failed = 1;
         sup_fail(s, results_failed(&s->res));
     }
-    sup_progress(s, now);
 }
 
 /* Returns the number of workers still alive. */
@@ -243,7 +216,6 @@ static void sup_one_run(struct sup *s, int m)
             checkpoint_remove(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r);   /* restore only this run's */
     s->running = 1;
     s->skipping = 0;
-    s->last_progress = now;
     s->run_t0 = now;
     faultlog_run_begin(s);
     atomic_store(&s->shm.hdr->stop_at, INT64_MAX);
@@ -397,9 +369,11 @@ static int sup_finish(struct sup *s, const char *started)
             }
         }
     }
-    if (opt->view) {   /* the terminal is the table's again */
+    if (s->view) {   /* the terminal is the table's again */
         s->res.view = NULL;
-        opt->view->stop(opt->view->ctx);
+        s->view->stop(s->view->ctx);
+        if (s->view != opt->view)
+            progress_view_close(s->view);
     }
     if (s->node == 0)
         sup_print_table(s, code, summary);
@@ -553,7 +527,9 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
     s.runs = json_array();
     if (sup_fds(&s) != 0)
         return EXIT_ENV;
-    s.res.view = s.node == 0 ? opt->view : NULL;
+    /* the live view, or the progress lines (a view too: node 0's, for every node) */
+    s.view = opt->view ? opt->view : s.node == 0 ? progress_view_open() : NULL;
+    s.res.view = s.node == 0 ? s.view : NULL;
     double tdp = sc->power.tdp_w > 0 ? sc->power.tdp_w : ops->model_tdp_w ? ops->model_tdp_w(sc) : NAN;
     results_event(&s.res, s.t0, "start",
                   json_pack("{s:s, s:s, s:i, s:I, s:s, s:s, s:i, s:I, s:o, s:f, s:I, s:i}", "scenario", sc->name, "backend",

@@ -1,0 +1,158 @@
+/* harness/supervisor/progress.c: the headless progress lines, a view like the live one: it reads the same event
+ * lines and power rows (struct view_link) and prints, at most every 2 s, the run, the slowest rank's iteration,
+ * the rate since the last line of this run, the power summed over ranks with its range so far, and the events. */
+#include "progress.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define PROGRESS_EVERY_NS 2000000000ull
+
+struct progress {
+    struct view_link link;
+    int ranks, runs, run;          /* ranks over every node; the run in progress (-1 before the first) */
+    char label[64];
+    int64_t iterations;
+    int64_t *done;                 /* per rank: iterations done (-1: dropped by shrink) */
+    double *w;                     /* per rank: the last power reading */
+    double lo, hi;                 /* the summed power's range this run */
+    unsigned long long events;
+    uint64_t last_ns;              /* when the last line was printed (0: none yet this run) */
+    int64_t last_done;
+};
+
+static int64_t slowest(const struct progress *p)
+{
+    int64_t it = INT64_MAX;
+    for (int r = 0; r < p->ranks; r++)
+        if (p->done[r] >= 0 && p->done[r] < it)
+            it = p->done[r];
+    return it == INT64_MAX ? 0 : it;
+}
+
+static void grow(struct progress *p, int ranks)
+{
+    if (ranks <= p->ranks)
+        return;
+    p->done = xrealloc(p->done, (size_t)ranks * sizeof *p->done);
+    p->w = xrealloc(p->w, (size_t)ranks * sizeof *p->w);
+    for (int r = p->ranks; r < ranks; r++) {
+        p->done[r] = 0;
+        p->w[r] = NAN;
+    }
+    p->ranks = ranks;
+}
+
+static void print_line(struct progress *p, uint64_t now)
+{
+    int64_t it = slowest(p);
+    double dt = (double)(now - p->last_ns) * 1e-9, sum = 0;
+    for (int r = 0; r < p->ranks; r++)
+        sum += isnan(p->w[r]) ? 0 : p->w[r];
+    /* the rate counts this run's iterations only: the first line of a run has no earlier one to count from */
+    printf("gauntlet: run %d/%d %-8s iter %lld/%lld  %.1f it/s  power %.0f W [%.0f, %.0f]  events %llu\n", p->run + 1,
+           p->runs, p->label, (long long)it, (long long)p->iterations,
+           p->last_ns && dt > 0 ? (double)(it - p->last_done) / dt : 0.0, sum, isfinite(p->lo) ? p->lo : sum,
+           isfinite(p->hi) ? p->hi : sum, p->events);
+    fflush(stdout);
+    p->last_done = it;
+    p->last_ns = now;
+}
+
+static void pv_event(void *ctx, const char *line, size_t len)
+{
+    struct progress *p = ctx;
+    p->events++;
+    /* most lines are phase edges: only these four are read (parsing every line would cost the loop) */
+    if (!memmem(line, len, "\"event\":\"iteration\"", 19) && !memmem(line, len, "\"event\":\"run_begin\"", 19) &&
+        !memmem(line, len, "\"event\":\"start\"", 15) && !memmem(line, len, "\"event\":\"rank_dropped\"", 22))
+        return;
+    json_error_t err;
+    json_t *e = json_loadb(line, len, 0, &err);
+    const char *type = e ? json_string_value(json_object_get(e, "event")) : NULL;
+    int rank = (int)json_integer_value(json_object_get(e, "rank"));
+    int node = (int)json_integer_value(json_object_get(e, "node"));
+    if (!type) {
+        json_decref(e);
+        return;
+    }
+    if (strcmp(type, "start") == 0 && node == 0) {
+        json_int_t nodes = json_integer_value(json_object_get(e, "nodes"));
+        grow(p, (int)json_integer_value(json_object_get(e, "ranks")) * (int)(nodes > 0 ? nodes : 1));
+        p->runs = (int)json_integer_value(json_object_get(e, "runs"));
+    } else if (strcmp(type, "run_begin") == 0 && node == 0) {
+        p->run = (int)json_integer_value(json_object_get(e, "run"));
+        if (p->run + 1 > p->runs)   /* a search's second pass adds runs */
+            p->runs = p->run + 1;
+        const char *l = json_string_value(json_object_get(e, "label"));
+        str_copy(p->label, sizeof p->label, l ? l : "");
+        p->iterations = json_integer_value(json_object_get(e, "iterations"));
+        for (int r = 0; r < p->ranks; r++)
+            p->done[r] = p->done[r] < 0 ? -1 : 0;
+        p->lo = INFINITY;
+        p->hi = -INFINITY;
+        p->last_ns = 0;
+        p->last_done = 0;
+    } else if (strcmp(type, "iteration") == 0 && rank >= 0) {
+        grow(p, rank + 1);
+        if (p->done[rank] >= 0)
+            p->done[rank] = json_integer_value(json_object_get(e, "iter")) + 1;
+    } else if (strcmp(type, "rank_dropped") == 0 && rank >= 0) {
+        grow(p, rank + 1);
+        p->done[rank] = -1;
+    }
+    json_decref(e);
+}
+
+static void pv_power(void *ctx, double t_s, int rank, const struct power_reading *pr, int phase)
+{
+    (void)t_s, (void)phase;
+    struct progress *p = ctx;
+    if (rank < 0)
+        return;
+    grow(p, rank + 1);
+    p->w[rank] = pr->watts;
+    if (rank == p->ranks - 1) {   /* a tick's rows are in: the sum's range */
+        double sum = 0;
+        for (int r = 0; r < p->ranks; r++)
+            sum += isnan(p->w[r]) ? 0 : p->w[r];
+        p->lo = fmin(p->lo, sum);
+        p->hi = fmax(p->hi, sum);
+    }
+    uint64_t now = mono_ns();
+    if (p->run >= 0 && (!p->last_ns || now - p->last_ns >= PROGRESS_EVERY_NS))
+        print_line(p, now);
+}
+
+static int pv_command(void *ctx, struct view_cmd *out)
+{
+    (void)ctx, (void)out;
+    return 0;   /* no keys: a headless run is stopped by a signal */
+}
+
+static void pv_stop(void *ctx) { (void)ctx; }
+
+const struct view_link *progress_view_open(void)
+{
+    struct progress *p = xcalloc(1, sizeof *p);
+    p->run = -1;
+    p->lo = INFINITY;
+    p->hi = -INFINITY;
+    p->link = (struct view_link){ p, pv_event, pv_power, pv_command, pv_stop };
+    return &p->link;
+}
+
+void progress_view_close(const struct view_link *v)
+{
+    struct progress *p = v ? v->ctx : NULL;
+    if (!p)
+        return;
+    free(p->done);
+    free(p->w);
+    free(p);
+}
