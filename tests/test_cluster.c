@@ -397,18 +397,11 @@ static pid_t node_supervisor(const char *out, int node)
     return sup;
 }
 
-/* A stalled node: node 1's supervisor stopped (SIGSTOP) mid-run. Node 0 hears nothing from it for the heartbeat
- * timeout and ends the run, saying which node and why, within the timeout plus an interval (and the time to
- * stop and write); nothing is left running. */
-Test(cluster, a_stalled_node_is_noticed_within_the_heartbeat_timeout, .timeout = 120)
+/* Starts `text` on two nodes under mpirun in the background, waits for 40 iterations and returns the launcher's pid;
+ * *sup1: node 1's supervisor. */
+static pid_t launch_two(const char *text, const char *out, pid_t *sup1)
 {
-    need_mpi();
-    const char *out = e2e_outdir();
     char path[600], cmd[4096];
-    static const char text[] = "name: stall\nnodes: 2\nranks: 2\niterations: 9000\nseed: 7\n"   /* minutes */
-                               "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
-                               "sim: {tflops: 0.005}\npower: {sample_hz: 100}\n"
-                               "heartbeat: {interval: 100ms, timeout: 2s}\n";
     const char *sc = e2e_scenario(text);
     snprintf(path, sizeof path, "%s.log", out);
     snprintf(cmd, sizeof cmd, "exec timeout 100 mpirun --oversubscribe --allow-run-as-root -np 2 %s run %s --out %s "
@@ -420,8 +413,25 @@ Test(cluster, a_stalled_node_is_noticed_within_the_heartbeat_timeout, .timeout =
         _exit(127);
     }
     cr_assert_eq(e2e_wait_events(out, "iteration", 40, 60), 0, "the run did not start");
-    pid_t sup1 = node_supervisor(out, 1);
-    cr_assert_gt(sup1, 0, "node 1's supervisor not found");
+    *sup1 = node_supervisor(out, 1);
+    cr_assert_gt(*sup1, 0, "node 1's supervisor not found");
+    return launcher;
+}
+
+/* A stalled node: node 1's supervisor stopped (SIGSTOP) mid-run. Node 0 hears nothing from it for the heartbeat
+ * timeout and ends the run, saying which node and why, within the timeout plus an interval (and the time to
+ * stop and write); nothing is left running. */
+Test(cluster, a_stalled_node_is_noticed_within_the_heartbeat_timeout, .timeout = 120)
+{
+    need_mpi();
+    const char *out = e2e_outdir();
+    char path[600];
+    static const char text[] = "name: stall\nnodes: 2\nranks: 2\niterations: 9000\nseed: 7\n"   /* minutes */
+                               "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
+                               "sim: {tflops: 0.005}\npower: {sample_hz: 100}\n"
+                               "heartbeat: {interval: 100ms, timeout: 2s}\n";
+    pid_t sup1, launcher = launch_two(text, out, &sup1);
+    snprintf(path, sizeof path, "%s.log", out);
     uint64_t t0 = mono_ns();
     cr_assert_eq(kill(sup1, SIGSTOP), 0);
     int st = 0;
@@ -453,27 +463,6 @@ Test(cluster, a_stalled_node_is_noticed_within_the_heartbeat_timeout, .timeout =
     }
     json_decref(s);
     free(log);
-}
-
-/* Starts `text` on two nodes under mpirun in the background, waits for 40 iterations and returns the launcher's pid;
- * *sup1: node 1's supervisor. */
-static pid_t launch_two(const char *text, const char *out, pid_t *sup1)
-{
-    char path[600], cmd[4096];
-    const char *sc = e2e_scenario(text);
-    snprintf(path, sizeof path, "%s.log", out);
-    snprintf(cmd, sizeof cmd, "exec timeout 100 mpirun --oversubscribe --allow-run-as-root -np 2 %s run %s --out %s "
-                              "--backend sim --headless > %s 2>&1", GAUNTLET_BIN, sc, out, path);
-    pid_t launcher = fork();
-    cr_assert_geq(launcher, 0);
-    if (launcher == 0) {
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    cr_assert_eq(e2e_wait_events(out, "iteration", 40, 60), 0, "the run did not start");
-    *sup1 = node_supervisor(out, 1);
-    cr_assert_gt(*sup1, 0, "node 1's supervisor not found");
-    return launcher;
 }
 
 /* With shrink, a stalled node is a failure of that node: node 0 goes on without its ranks and ends the run whole. */
