@@ -397,6 +397,30 @@ static pid_t node_supervisor(const char *out, int node)
     return sup;
 }
 
+/* Waits up to limit_ns from t0 for the launcher to end; returns its pid (0: still running) and its status in st. */
+static pid_t wait_launcher(pid_t launcher, uint64_t t0, uint64_t limit_ns, int *st)
+{
+    pid_t w;
+    while ((w = waitpid(launcher, st, WNOHANG)) == 0 && mono_ns() - t0 < limit_ns)
+        sleep_ns(20000000);
+    return w;
+}
+
+/* No worker of the run in out is left running (each given 5 s to go). */
+static void expect_no_worker_left(const char *out, int expect)
+{
+    pid_t wp[8];
+    int nw = e2e_worker_pids(out, wp, 8);
+    if (expect)
+        cr_assert_eq(nw, expect, "both nodes' workers");
+    for (int i = 0; i < nw; i++) {
+        uint64_t t = mono_ns();
+        while (!e2e_gone(wp[i]) && mono_ns() - t < 5000000000ull)
+            sleep_ns(50000000);
+        cr_assert(e2e_gone(wp[i]), "worker %d is still running", (int)wp[i]);
+    }
+}
+
 /* Starts `text` on two nodes under mpirun in the background, waits for 40 iterations and returns the launcher's pid;
  * *sup1: node 1's supervisor. */
 static pid_t launch_two(const char *text, const char *out, pid_t *sup1)
@@ -435,9 +459,7 @@ Test(cluster, a_stalled_node_is_noticed_within_the_heartbeat_timeout, .timeout =
     uint64_t t0 = mono_ns();
     cr_assert_eq(kill(sup1, SIGSTOP), 0);
     int st = 0;
-    pid_t w = 0;
-    while ((w = waitpid(launcher, &st, WNOHANG)) == 0 && mono_ns() - t0 < 30000000000ull)
-        sleep_ns(20000000);
+    pid_t w = wait_launcher(launcher, t0, 30000000000ull, &st);
     double took = (double)(mono_ns() - t0) * 1e-9;
     kill(sup1, SIGCONT);
     if (w == 0) {
@@ -452,15 +474,7 @@ Test(cluster, a_stalled_node_is_noticed_within_the_heartbeat_timeout, .timeout =
     const char *why = json_string_value(json_object_get(s, "stopped"));
     cr_assert(why && strstr(why, "node 1: no word from its supervisor for"), "stopped: %s", why);
     cr_assert_eq(e2e_count_events(out, "node_silent"), 1);
-    pid_t wp[8];
-    int nw = e2e_worker_pids(out, wp, 8);
-    cr_assert_eq(nw, 4, "both nodes' workers");
-    for (int i = 0; i < nw; i++) {   /* nothing left running: the launcher took the stalled node down */
-        uint64_t t = mono_ns();
-        while (!e2e_gone(wp[i]) && mono_ns() - t < 5000000000ull)
-            sleep_ns(50000000);
-        cr_assert(e2e_gone(wp[i]), "worker %d is still running", (int)wp[i]);
-    }
+    expect_no_worker_left(out, 4);   /* nothing left running: the launcher took the stalled node down */
     json_decref(s);
     free(log);
 }
@@ -514,9 +528,7 @@ Test(cluster, a_killed_supervisor_ends_the_run_with_a_summary, .timeout = 150)
     uint64_t t0 = mono_ns();
     cr_assert_eq(kill(sup1, SIGKILL), 0);
     int st = 0;
-    pid_t w = 0;
-    while ((w = waitpid(launcher, &st, WNOHANG)) == 0 && mono_ns() - t0 < 30000000000ull)
-        sleep_ns(20000000);
+    pid_t w = wait_launcher(launcher, t0, 30000000000ull, &st);
     double took = (double)(mono_ns() - t0) * 1e-9;
     if (w == 0) {
         kill(launcher, SIGKILL);
@@ -532,14 +544,7 @@ Test(cluster, a_killed_supervisor_ends_the_run_with_a_summary, .timeout = 150)
     cr_assert(s, "node 0 wrote no summary:\n%s", log);
     cr_assert_neq(json_integer_value(json_object_get(s, "exit")), 0);
     cr_assert(json_string_value(json_object_get(s, "stopped")), "the summary says why the run stopped");
-    pid_t wp[8];
-    int nw = e2e_worker_pids(out, wp, 8);
-    for (int i = 0; i < nw; i++) {
-        uint64_t t = mono_ns();
-        while (!e2e_gone(wp[i]) && mono_ns() - t < 5000000000ull)
-            sleep_ns(50000000);
-        cr_assert(e2e_gone(wp[i]), "worker %d is still running", (int)wp[i]);
-    }
+    expect_no_worker_left(out, 0);
     json_decref(s);
     free(log);
 }

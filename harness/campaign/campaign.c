@@ -475,16 +475,20 @@ int campaign_main(int argc, char **argv)
         int status;
         pid_t p = waitpid(-1, &status, WNOHANG);
         if (p == 0) {
-            for (int j = 0; j < o.jobs; j++)
-                if (jobs[j].pid && jobs[j].killed < 2 && (double)(mono_ns() - jobs[j].t0) * 1e-9 > o.timeout_s) {
-                    /* one node: SIGKILL (its workers die with it, PDEATHSIG); mpirun: SIGTERM first, so that it
-                     * takes its supervisors down, then SIGKILL 5 s later */
-                    int term = o.shape.nodes > 1 && !jobs[j].killed;
-                    if (term || (double)(mono_ns() - jobs[j].t0) * 1e-9 > o.timeout_s + 5 || o.shape.nodes == 1) {
-                        kill(jobs[j].pid, term ? SIGTERM : SIGKILL);
-                        jobs[j].killed = term ? 1 : 2;
-                    }
+            for (int j = 0; j < o.jobs; j++) {
+                double age = (double)(mono_ns() - jobs[j].t0) * 1e-9;
+                if (!jobs[j].pid || jobs[j].killed == 2 || age <= o.timeout_s)
+                    continue;
+                /* one node: SIGKILL (its workers die with it, PDEATHSIG); mpirun: SIGTERM first, so that it takes
+                 * its supervisors down, then SIGKILL 5 s later */
+                if (o.shape.nodes > 1 && !jobs[j].killed) {
+                    kill(jobs[j].pid, SIGTERM);
+                    jobs[j].killed = 1;
+                } else if (o.shape.nodes == 1 || age > o.timeout_s + 5) {
+                    kill(jobs[j].pid, SIGKILL);
+                    jobs[j].killed = 2;
                 }
+            }
             sleep_ns(2000000);
             continue;
         }
