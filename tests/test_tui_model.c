@@ -52,6 +52,10 @@ Test(tui_model, start_and_runs_fill_the_header)
     cr_assert_eq(vm_iter(m), 7, "the slowest rank's count: %lld", (long long)vm_iter(m));
     ev(m, "{\"t_s\":2,\"event\":\"paused\",\"before_iter\":11}");
     cr_assert_eq(m->state, VS_PAUSED);
+    cr_assert_str_eq(vm_state_label(m), "pausing", "ranks still short of the boundary: not yet paused");
+    for (int r = 0; r < 4; r++)
+        ev(m, "{\"t_s\":2.5,\"event\":\"iteration\",\"rank\":%d,\"run\":1,\"iter\":10,\"dur_s\":0.1}", r);
+    cr_assert_str_eq(vm_state_label(m), "paused", "every rank at the boundary");
     ev(m, "{\"t_s\":3,\"event\":\"resumed\"}");
     cr_assert_eq(m->state, VS_RUNNING);
     ev(m, "{\"t_s\":9,\"event\":\"end\",\"exit\":1,\"reason\":\"stopped\"}");

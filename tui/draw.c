@@ -131,7 +131,7 @@ static void draw_header(const struct vm *m, const struct tui_ui *ui, int y)
         snprintf(nodes, sizeof nodes, " on %d nodes", m->nodes);
     putf(y, 0, " gauntlet %s  %s  %s  %d%s%s%s  run %d/%d %s  [%s]%s", ui->replay ? "view" : "run", m->scenario,
          m->backend, n ? n : m->nranks, *dev ? U(ui, "× ", "x ") : " ", *dev ? (same ? dev : "mixed GPUs") : "ranks", nodes,
-         m->run + 1, m->runs, m->run_label, vm_state_name(m->state),
+         m->run + 1, m->runs, m->run_label, vm_state_label(m),
          ui->replay ? (ui->playing ? U(ui, "  ▶ replay", "  > replay") : U(ui, "  ‖ replay", "  || replay")) : "");
     double elapsed = ui->now;
     double rate = m->m.it_per_s;

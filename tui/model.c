@@ -34,6 +34,11 @@ const char *vm_state_name(int state)
     return state >= 0 && state <= VS_FINISHED ? names[state] : "?";
 }
 
+const char *vm_state_label(const struct vm *m)
+{
+    return m->state == VS_PAUSED && vm_iter(m) < m->pause_before ? "pausing" : vm_state_name(m->state);
+}
+
 void vm_log(struct vm *m, double t, int sev, const char *fmt, ...)
 {
     struct vm_log *l = &m->log[m->nlog++ % VM_LOG];
@@ -326,6 +331,8 @@ int vm_event(struct vm *m, json_t *ev)
             m->runs = m->run + 1;
         if (m->state != VS_PAUSED)
             m->state = VS_RUNNING;
+        else
+            m->pause_before = 0;   /* a paused run waits before its first iteration */
         for (int k = 0; k < m->nranks; k++)
             m->rank[k].iter = 0;
         vm_log(m, t, LOG_INFO, "run %d/%d: %s", m->run + 1, m->runs, m->run_label);
@@ -399,6 +406,7 @@ int vm_event(struct vm *m, json_t *ev)
         vm_log(m, t, LOG_RECOVER, "rank %d restored from %s", rank, str(ev, "from"));
     } else if (strcmp(type, "paused") == 0) {
         m->state = VS_PAUSED;
+        m->pause_before = inum(ev, "before_iter", 0);
         vm_log(m, t, LOG_INFO, "paused before iteration %lld", (long long)inum(ev, "before_iter", 0));
     } else if (strcmp(type, "resumed") == 0) {
         m->state = VS_RUNNING;

@@ -65,6 +65,7 @@ struct vm {
     /* now */
     double t_now;                      /* the latest time seen (s since start) */
     int state;                         /* enum vm_state */
+    int64_t pause_before;              /* paused: the iteration every rank stops before */
     int run;                           /* index of the current (or last) run, -1 before the first */
     char run_label[48];
     double run_t0, floor_w, cap_w;     /* per GPU levels of the current mitigation (0: none) */
@@ -112,5 +113,7 @@ int vm_phase_at(const struct vm *m, int rank, double t);
 /* The smallest iteration count over the ranks still in the run. */
 int64_t vm_iter(const struct vm *m);
 const char *vm_state_name(int state);
+/* The state as the header shows it: "pausing" while paused and a rank has not yet reached the boundary. */
+const char *vm_state_label(const struct vm *m);
 
 #endif
