@@ -525,6 +525,55 @@ Test(plugins, detectors_name_the_fault_kinds_they_find)
     }
 }
 
+/* The supervisor-side checks are the detectors' own: fingerprint's vote over random fingerprints (few distinct values,
+ * some ranks out) against a count done here; heartbeat's slow judgement against its parameters. */
+Test(plugins, supervisor_side_checks_live_in_the_detectors)
+{
+    const struct detector_ops *fp = detector_table[DET_FINGERPRINT], *hb = detector_table[DET_HEARTBEAT];
+    cr_assert(fp->vote && hb->slow, "fingerprint votes, heartbeat judges slowness");
+    cr_assert(fp->sdc && detector_table[DET_ABFT]->sdc && detector_table[DET_REPLAY]->sdc && !hb->sdc);
+    cr_assert_eq(detector_table[DET_ABFT]->window, 0);
+    cr_assert(detector_table[DET_EXIT]->once && detector_table[DET_COMM]->once && hb->once && !fp->once);
+    struct rng g;
+    rng_seed(&g, 11, 0);
+    for (int trial = 0; trial < 2000; trial++) {
+        int n = 1 + (int)(rng_next(&g) % 12), dropped[12], in = 0;
+        uint64_t h[12];
+        for (int r = 0; r < n; r++) {
+            h[r] = rng_next(&g) % 3;
+            dropped[r] = rng_next(&g) % 5 == 0;
+            in += !dropped[r];
+        }
+        if (!in)
+            continue;
+        uint64_t best;
+        int tie;
+        fp->vote(h, dropped, n, &best, &tie);
+        int count[3] = { 0 }, top = 0, at_top = 0;
+        for (int r = 0; r < n; r++)
+            count[h[r]] += !dropped[r];
+        for (int v = 0; v < 3; v++)
+            top = count[v] > top ? count[v] : top;
+        for (int v = 0; v < 3; v++)
+            at_top += count[v] == top;
+        cr_assert(best < 3 && count[best] == top, "trial %d: %llu held by %d, the most by %d", trial,
+                  (unsigned long long)best, count[best], top);
+        cr_assert_eq(tie, at_top > 1, "trial %d: tie %d, %d values held by %d ranks", trial, tie, at_top, top);
+    }
+    struct heartbeat_params p = { .factor = 2, .min_excess_s = 0.02, .persist = 2 };
+    double peers[3] = { 0.10, 0.11, 0.09 };
+    char note[96];
+    int count = 0;
+    cr_assert_eq(hb->slow(&p, 0.30, peers, 3, &count, note, sizeof note), 0, "one slow phase is not yet a finding");
+    cr_assert_eq(count, 1);
+    double again[3] = { 0.10, 0.11, 0.09 };
+    cr_assert_eq(hb->slow(&p, 0.30, again, 3, &count, note, sizeof note), 1, "two in a row are");
+    cr_assert(strstr(note, "the peers' median 0.1000 s"), "%s", note);
+    double third[3] = { 0.10, 0.11, 0.09 };
+    cr_assert_eq(hb->slow(&p, 0.115, third, 3, &count, note, sizeof note), 0, "within min_excess of the median");
+    cr_assert_eq(count, 0, "a normal phase resets the count");
+}
+
 /* A recovery's plan is data: none recovers nothing; exactly one of restart's, shrink's and the replica strategies'
  * ways; replica strategies keep replicas. */
 Test(plugins, recoveries_hold_their_plan)

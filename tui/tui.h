@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "model.h"
-#include "supervisor.h"
+#include "view.h"
 
 /* What the person at the terminal has chosen; the drawing reads it, the keys change it. */
 struct tui_ui {

@@ -262,8 +262,10 @@ static void check_swing(const struct scenario *sc, struct rundata *d, struct ver
 
 static void check_sdc(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
 {
-    if (!scenario_detector_on(sc, DET_FINGERPRINT) && !scenario_detector_on(sc, DET_ABFT) &&
-        !scenario_detector_on(sc, DET_REPLAY)) {
+    int on = 0;
+    for (int d = 0; d < DET_COUNT; d++)
+        on += detector_table[d]->sdc && scenario_detector_on(sc, d);
+    if (!on) {
         accept_skip(vs, sc, "sdc_screen", "no silent-corruption detector on: list fingerprint, abft or replay in detectors");
         return;
     }

@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-#include "results.h"
+json_t *json_num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
 /* Returns {lo_hz, hi_hz, share} objects of bands. */
 json_t *analysis_bands_json(const struct an_band *b, int n)

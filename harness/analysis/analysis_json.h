@@ -6,6 +6,9 @@
 
 #include "analysis.h"
 
+/* Returns a JSON number, or null for NAN (missing is not zero). */
+json_t *json_num(double x);
+
 /* Returns [{lo_hz, hi_hz, share}...]. */
 json_t *analysis_bands_json(const struct an_band *b, int n);
 /* Returns a power object: mean_w, min_w, max_w, swing_w, samples, p1_w, p99_w, swing_p99_p1_w, swing_pct_tdp,

@@ -19,7 +19,6 @@
 #include "analysis_json.h"
 #include "analyze_fields.h"
 #include "param.h"
-#include "results.h"
 #include "util.h"
 
 struct az_sample {

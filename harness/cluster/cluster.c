@@ -50,7 +50,7 @@ int cluster_gather_int(int x, int *out)
 uint64_t cluster_bcast_u64(uint64_t x) { return x; }
 void cluster_bcast(void *buf, size_t n) { (void)buf, (void)n; }
 void cluster_gather_double(double x, double *out) { out[0] = x; }
-void cluster_forward(enum cluster_stream st, const char *line, size_t len) { (void)st, (void)line, (void)len; }
+void cluster_forward(int st, const char *line, size_t len) { (void)st, (void)line, (void)len; }
 void cluster_flush(void) {}
 void cluster_poll(const struct cluster_sink *sink) { (void)sink; }
 void cluster_fail(const char *reason) { (void)reason; }
@@ -167,7 +167,7 @@ static void flush_stream(int st)
     cl.fill[st] = 0;
 }
 
-void cluster_forward(enum cluster_stream st, const char *line, size_t len)
+void cluster_forward(int st, const char *line, size_t len)
 {
     if (!cl.on || cl.node == 0 || len > BATCH)
         return;

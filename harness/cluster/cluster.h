@@ -41,7 +41,7 @@ void cluster_gather_double(double x, double *out);
 
 /* Telemetry towards node 0 (nodes > 0): lines are batched and sent when the batch fills or on flush. */
 enum cluster_stream { CL_EVENTS = 0, CL_POWER };
-void cluster_forward(enum cluster_stream st, const char *line, size_t len);
+void cluster_forward(int st, const char *line, size_t len);   /* st: enum cluster_stream */
 void cluster_flush(void);
 
 /* What node 0 (and every node, for control) receives; the callbacks get whole lines. */

@@ -10,9 +10,33 @@
 #include "cluster.h"
 #include "faults/fault.h"
 #include "recovery/recovery.h"
-#include "sup.h"
 #include "supcluster_int.h"
 #include "util.h"
+
+void supc_new(struct sup *s)
+{
+    struct sup_link *ln = xcalloc(1, sizeof *ln);
+    ln->go_run = -1;
+    ln->rec_asked = (struct rec_failure){ .fault = -1, .rank = -1 };
+    ln->rec_start = -1;
+    ln->node_runs = json_array();
+    ln->node_ends = json_array();
+    s->ln = ln;
+}
+
+void supc_free(struct sup *s)
+{
+    struct sup_link *ln = s->ln;
+    if (!ln)
+        return;
+    json_decref(ln->node_runs);
+    json_decref(ln->node_ends);
+    free(ln->ready_upto);
+    free(ln->node_seen);
+    free(ln->rec_counts);
+    free(ln);
+    s->ln = NULL;
+}
 
 int supc_setup(struct sup *s, char *why, size_t n)
 {
@@ -25,12 +49,12 @@ int supc_setup(struct sup *s, char *why, size_t n)
     h->world = (uint32_t)(s->nodes * s->nranks);
     if (s->nodes < 2)
         return 0;
-    s->ready_upto = xmalloc((size_t)s->nodes * sizeof *s->ready_upto);
-    s->node_seen = xmalloc((size_t)s->nodes * sizeof *s->node_seen);
-    s->rec_counts = xcalloc((size_t)s->nodes, sizeof *s->rec_counts);
+    s->ln->ready_upto = xmalloc((size_t)s->nodes * sizeof *s->ln->ready_upto);
+    s->ln->node_seen = xmalloc((size_t)s->nodes * sizeof *s->ln->node_seen);
+    s->ln->rec_counts = xcalloc((size_t)s->nodes, sizeof *s->ln->rec_counts);
     for (int k = 0; k < s->nodes; k++) {
-        s->ready_upto[k] = -1;
-        s->node_seen[k] = mono_ns();
+        s->ln->ready_upto[k] = -1;
+        s->ln->node_seen[k] = mono_ns();
     }
     if (s->ops->max_nodes > 0 && s->nodes > s->ops->max_nodes) {
         snprintf(why, n, "nodes: %d: the %s backend takes at most %d", s->nodes, s->ops->name, s->ops->max_nodes);
@@ -41,21 +65,21 @@ int supc_setup(struct sup *s, char *why, size_t n)
     for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)
         h->xn.live[k] = 1;
     /* one timeline: node 0's start, moved onto this node's clock by the measured offset */
-    int clock_bad = cluster_clock(&s->clock_offset_ns, &s->clock_uncert_s) != 0;
+    int clock_bad = cluster_clock(&s->ln->clock_offset_ns, &s->ln->clock_uncert_s) != 0;
     if (cluster_agree(clock_bad ? EXIT_ENV : 0) != 0) {   /* every node stops here, or none */
         snprintf(why, n, clock_bad ? "node %d: the clock exchange with node 0 failed"
                                    : "node %d: the clock exchange failed on another node", s->node);
         return -1;
     }
     uint64_t t0 = cluster_bcast_u64(s->t0);
-    s->t0 = (uint64_t)((int64_t)t0 - s->clock_offset_ns);
+    s->t0 = (uint64_t)((int64_t)t0 - s->ln->clock_offset_ns);
     h->t0_ns = s->t0;
     /* faults name global ranks (node-crash: the node's first); the node that holds the rank carries it out */
     struct scenario *sc = &h->sc;
     for (int i = 0; i < sc->n_faults; i++) {
         struct fault_spec *f = &sc->faults[i];
-        if (strcmp(fault_table[f->kind]->name, "node-crash") == 0)
-            f->rank = ((const struct node_crash_params *)f->params)->node * s->nranks;
+        if (fault_table[f->kind]->node)   /* a whole node's: carried out by its first rank */
+            f->rank = fault_table[f->kind]->node(f->params) * s->nranks;
         int64_t local = f->rank - (int64_t)h->rank_offset;
         f->rank = local >= 0 && local < s->nranks ? local : -2;   /* -2: another node's */
     }
@@ -66,19 +90,19 @@ int supc_setup(struct sup *s, char *why, size_t n)
 /* Returns 1 when node's supervisor has said nothing for longer than the heartbeat timeout. */
 static int supc_silent(const struct sup *s, int node)
 {
-    return s->node_seen && (double)(mono_ns() - s->node_seen[node]) * 1e-9 > s->sc->heartbeat.timeout_s;
+    return s->ln->node_seen && (double)(mono_ns() - s->ln->node_seen[node]) * 1e-9 > s->sc->heartbeat.timeout_s;
 }
 
 /* Any word from node's supervisor is a sign of life. */
 static void supc_seen(struct sup *s, int node)
 {
-    if (s->node_seen && node >= 0 && node < s->nodes)
-        s->node_seen[node] = mono_ns();
+    if (s->ln->node_seen && node >= 0 && node < s->nodes)
+        s->ln->node_seen[node] = mono_ns();
 }
 
 int supc_gone(const struct sup *s, int node)
 {
-    return node >= 0 && node < SHM_MAX_NODES && s->node_gone[node];
+    return node >= 0 && node < SHM_MAX_NODES && s->ln->node_gone[node];
 }
 
 static void sink_lines(void *ctx, int node, enum cluster_stream st, const char *text, size_t len)
@@ -91,7 +115,7 @@ static void sink_lines(void *ctx, int node, enum cluster_stream st, const char *
         return;
     if (results_append(&s->res, st == CL_POWER, text, len) != 0)
         return;
-    const struct view_link *v = s->view;
+    const struct view_link *v = s->res.view;   /* node 0's live view or progress lines */
     if (!v)
         return;
     for (const char *p = text, *end = text + len; p < end;) {   /* the live view shows every node */
@@ -118,7 +142,7 @@ static void sink_failed(void *ctx, int node, const char *reason)
         return;
     char msg[600];
     snprintf(msg, sizeof msg, "node %d: %s", node, reason);
-    s->remote_failure = 1;   /* not sent on again */
+    s->ln->remote_failure = 1;   /* not sent on again */
     sup_fail(s, msg);
 }
 
@@ -140,13 +164,13 @@ static void bnd_apply(struct sup *s, int kind, int64_t at)
 /* Node 0: every node answered: the boundary is the iteration after the furthest, on every node. */
 static void bnd_decide(struct sup *s)
 {
-    int kind = s->bnd_kind;
-    int64_t at = s->bnd_top + 1;
+    int kind = s->ln->bnd_kind;
+    int64_t at = s->ln->bnd_top + 1;
     json_t *o = json_pack("{s:I}", "iter", (json_int_t)at);
     for (int k = 1; k < s->nodes; k++)
         cluster_send_json(k, TAG_BND_SET - kind, o);
     json_decref(o);
-    s->bnd_kind = 0;
+    s->ln->bnd_kind = 0;
     bnd_apply(s, kind, at);
 }
 
@@ -160,11 +184,11 @@ void supc_boundary(struct sup *s, int kind)
         sup_set_pause(s, INT64_MAX);
         return;
     }
-    s->bnd_kind = kind;
-    s->bnd_wait = 0;   /* every node that is still there answers */
+    s->ln->bnd_kind = kind;
+    s->ln->bnd_wait = 0;   /* every node that is still there answers */
     for (int k = 1; k < s->nodes; k++)
-        s->bnd_wait += !supc_gone(s, k) && !(k < SHM_MAX_NODES && s->node_ended[k]);
-    s->bnd_top = sup_pending_top(s, bnd_atomic(s, kind));
+        s->ln->bnd_wait += !supc_gone(s, k) && !(k < SHM_MAX_NODES && s->ln->node_ended[k]);
+    s->ln->bnd_top = sup_pending_top(s, bnd_atomic(s, kind));
 }
 
 static void sink_json(void *ctx, int node, int tag, json_t *o)
@@ -182,9 +206,9 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
         cluster_send_json(0, TAG_BND_TOP - kind, a);
         json_decref(a);
     } else if (tag <= TAG_BND_TOP && tag > TAG_BND_TOP - 10) {
-        if (s->node == 0 && s->bnd_kind == TAG_BND_TOP - tag) {
-            s->bnd_top = it > s->bnd_top ? it : s->bnd_top;
-            if (--s->bnd_wait == 0)
+        if (s->node == 0 && s->ln->bnd_kind == TAG_BND_TOP - tag) {
+            s->ln->bnd_top = it > s->ln->bnd_top ? it : s->ln->bnd_top;
+            if (--s->ln->bnd_wait == 0)
                 bnd_decide(s);
         }
     } else if (tag <= TAG_BND_SET && tag > TAG_BND_SET - 10) {
@@ -194,22 +218,22 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
         size_t i;
         json_array_foreach(live, i, x)
             if (i < SHM_MAX_NODES)
-                s->rec_live[i] = json_is_true(x);
-        s->rec_world = (int)json_integer_value(json_object_get(o, "active"));
+                s->ln->rec_live[i] = json_is_true(x);
+        s->ln->rec_world = (int)json_integer_value(json_object_get(o, "active"));
         json_t *counts = json_object_get(o, "counts");
         for (int k = 0; k < s->nodes && k < (int)json_array_size(counts); k++)
-            s->rec_counts[k] = (int)json_integer_value(json_array_get(counts, (size_t)k));
+            s->ln->rec_counts[k] = (int)json_integer_value(json_array_get(counts, (size_t)k));
         const char *id = json_string_value(json_object_get(o, "coll_id"));   /* node 0 made a new one (cuda) */
         for (size_t b = 0; id && b < sizeof s->shm.hdr->coll_id && id[2 * b] && id[2 * b + 1]; b++) {
             unsigned v;
             if (sscanf(id + 2 * b, "%2x", &v) == 1)
                 s->shm.hdr->coll_id[b] = (unsigned char)v;
         }
-        s->rec_start = it;
+        s->ln->rec_start = it;
     } else if (tag >= TAG_REC_CKPT) {   /* node 0: a node's proposal and how many of its ranks go on */
         coord_fold(s, node, it, (int)json_integer_value(json_object_get(o, "active")));
     } else if (tag >= TAG_REC_GO) {   /* idle, or waiting for this since our own request */
-        if (!s->stopping && (!s->recovering || s->rec_wait))
+        if (!s->stopping && (!s->recovering || s->fl->rec_wait))
             coord_enter(s, it);
     } else if (tag >= TAG_REC_REQ) {   /* node 0: a node asks; the first request of a failure wins */
         if (!s->recovering && !s->stopping) {
@@ -218,20 +242,20 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
             recover_enter(s, &none);
         }
     } else if (tag >= TAG_GO) {
-        s->go_run = tag - TAG_GO;
+        s->ln->go_run = tag - TAG_GO;
     } else if (tag >= TAG_READY) {
-        if (s->ready_upto && node < s->nodes && tag - TAG_READY > s->ready_upto[node])
-            s->ready_upto[node] = tag - TAG_READY;   /* a node may say so before node 0 reaches that run */
+        if (s->ln->ready_upto && node < s->nodes && tag - TAG_READY > s->ln->ready_upto[node])
+            s->ln->ready_upto[node] = tag - TAG_READY;   /* a node may say so before node 0 reaches that run */
     } else if (s->node == 0 && tag == TAG_END) {
         if (node >= 0 && node < SHM_MAX_NODES)
-            s->node_ended[node] = 1;
-        if (s->rm.state == RM_STOPPING || s->rm.state == RM_AGREEING)
+            s->ln->node_ended[node] = 1;
+        if (s->fl->rm.state == RM_STOPPING || s->fl->rm.state == RM_AGREEING)
             coord_fold(s, node, INT64_MAX, 0);   /* a recovery under way: it has nothing left to propose */
         json_object_set_new(o, "node", json_integer(node));
-        json_array_append(s->node_ends, o);
+        json_array_append(s->ln->node_ends, o);
     } else if (s->node == 0 && tag >= 0) {
         json_object_set_new(o, "node", json_integer(node));
-        json_array_append(s->node_runs, o);
+        json_array_append(s->ln->node_runs, o);
     }
 }
 
@@ -244,7 +268,7 @@ static void supc_node_lost(struct sup *s, int k, const char *why)
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
     cluster_mark_lost(k);
     if (k < SHM_MAX_NODES)
-        s->node_gone[k] = 1;
+        s->ln->node_gone[k] = 1;
     if (!rec->drops_failed || s->node != 0 || k == 0) {
         char msg[400];
         snprintf(msg, sizeof msg, "%s (recovery %s: %s)", why, rec->name,
@@ -264,14 +288,14 @@ static void supc_node_lost(struct sup *s, int k, const char *why)
     results_event(&s->res, mono_ns(), "node_lost",
                   json_pack("{s:i, s:s, s:I, s:s}", "node", k, "recovery", rec->name, "iter", (json_int_t)top, "why", why));
     gl_log("%s: shrink goes on without its ranks", why);
-    if ((s->rm.state == RM_STOPPING || s->rm.state == RM_AGREEING) && k < SHM_MAX_NODES && !s->rec_got[k]) {
+    if ((s->fl->rm.state == RM_STOPPING || s->fl->rm.state == RM_AGREEING) && k < SHM_MAX_NODES && !s->ln->rec_got[k]) {
         coord_fold(s, k, INT64_MAX, 0);   /* the recovery under way goes on without it */
         return;
     }
     /* a failure on the queue like any other: the machine takes it up once it is idle (a recovery that already
      * counted the node in is followed by one without it) */
-    if (s->n_pending < SUP_MAX_PENDING)
-        s->pending[s->n_pending++] = (struct failure){ .fault = -1, .rank = -1, .det = -1, .iter = top };
+    if (s->fl->n_pending < SUP_MAX_PENDING)
+        s->fl->pending[s->fl->n_pending++] = (struct failure){ .fault = -1, .rank = -1, .det = -1, .iter = top };
 }
 
 /* Liveness between nodes, in a star: every node tells node 0 it is alive and node 0 tells every node, each
@@ -279,20 +303,20 @@ static void supc_node_lost(struct sup *s, int k, const char *why)
  * node: the run fails on every node that can still say so, each writing its summary. */
 static void supc_liveness(struct sup *s, uint64_t now)
 {
-    if (!s->hb_armed || s->stopping)
+    if (!s->ln->hb_armed || s->stopping)
         return;
-    if ((double)(now - s->hb_sent) * 1e-9 >= s->sc->heartbeat.interval_s) {
+    if ((double)(now - s->ln->hb_sent) * 1e-9 >= s->sc->heartbeat.interval_s) {
         json_t *o = json_pack("{s:i}", "run", s->run);
         for (int k = 0; k < s->nodes; k++)
             if (k != s->node && (s->node == 0 || k == 0))
                 cluster_send_json(k, TAG_HB, o);
         json_decref(o);
-        s->hb_sent = now;
+        s->ln->hb_sent = now;
     }
     for (int k = 0; k < s->nodes; k++) {
-        if (k == s->node || (s->node != 0 && k != 0) || supc_gone(s, k) || (k < SHM_MAX_NODES && s->node_ended[k]))
+        if (k == s->node || (s->node != 0 && k != 0) || supc_gone(s, k) || (k < SHM_MAX_NODES && s->ln->node_ended[k]))
             continue;   /* a node that sent its end record waits for the others in MPI_Finalize's barrier */
-        double silent = now > s->node_seen[k] ? (double)(now - s->node_seen[k]) * 1e-9 : 0;
+        double silent = now > s->ln->node_seen[k] ? (double)(now - s->ln->node_seen[k]) * 1e-9 : 0;
         if (silent > s->sc->heartbeat.timeout_s) {
             results_event(&s->res, now, "node_silent", json_pack("{s:i, s:f, s:f}", "node", k, "silent_s", silent,
                                                                  "timeout_s", s->sc->heartbeat.timeout_s));
@@ -304,7 +328,7 @@ static void supc_liveness(struct sup *s, uint64_t now)
         }
     }
     int stalled = cluster_stalled_peer();
-    if (stalled >= 0 && !supc_gone(s, stalled) && !(stalled < SHM_MAX_NODES && s->node_ended[stalled])) {
+    if (stalled >= 0 && !supc_gone(s, stalled) && !(stalled < SHM_MAX_NODES && s->ln->node_ended[stalled])) {
         char msg[200];
         snprintf(msg, sizeof msg, "node %d: took no message from this node for %.1f s: the node is stalled or gone",
                  stalled, s->sc->heartbeat.timeout_s);
@@ -314,8 +338,8 @@ static void supc_liveness(struct sup *s, uint64_t now)
         supc_node_lost(s, stalled, msg);
         return;
     }
-    if (s->rec_wait && s->rec_wait_since &&
-        (double)(now - s->rec_wait_since) * 1e-9 > s->sc->heartbeat.timeout_s + s->sc->heartbeat.startup_s)
+    if (s->fl->rec_wait && s->fl->rec_wait_since &&
+        (double)(now - s->fl->rec_wait_since) * 1e-9 > s->sc->heartbeat.timeout_s + s->sc->heartbeat.startup_s)
         sup_fail(s, "recovery: node 0 did not answer this node's recovery request within the heartbeat timeout and "
                     "start-up time");
 }
@@ -334,7 +358,7 @@ void supc_poll(struct sup *s)
 
 void supc_fail(struct sup *s, const char *reason)
 {
-    if (s->nodes > 1 && !s->remote_failure)
+    if (s->nodes > 1 && !s->ln->remote_failure)
         cluster_fail(reason);
 }
 
@@ -348,7 +372,7 @@ void supc_fail(struct sup *s, const char *reason)
 static int supc_all_ready(const struct sup *s, int m)
 {
     for (int k = 1; k < s->nodes; k++)
-        if (s->ready_upto[k] < m && !supc_gone(s, k) && !(k < SHM_MAX_NODES && s->node_ended[k]))
+        if (s->ln->ready_upto[k] < m && !supc_gone(s, k) && !(k < SHM_MAX_NODES && s->ln->node_ended[k]))
             return 0;
     return 1;
 }
@@ -357,22 +381,22 @@ int supc_run_begin(struct sup *s, int m)
 {
     if (s->nodes < 2)
         return 0;
-    if (!s->hb_armed) {   /* from here on every supervisor turns its loop: silence means a node is gone */
+    if (!s->ln->hb_armed) {   /* from here on every supervisor turns its loop: silence means a node is gone */
         uint64_t now = mono_ns();
         for (int k = 0; k < s->nodes; k++)
-            s->node_seen[k] = now;
-        s->hb_armed = 1;
+            s->ln->node_seen[k] = now;
+        s->ln->hb_armed = 1;
         cluster_set_send_wait(s->sc->heartbeat.timeout_s);
     }
     json_t *o = json_object();
     if (s->node == 0) {   /* every node says it is ready for run m; then node 0 says go */
-        s->sync_run = m;
+        s->ln->sync_run = m;
         SUPC_WAIT(s, supc_all_ready(s, m));
         for (int k = 1; k < s->nodes && !s->stopping; k++)
             cluster_send_json(k, TAG_GO + m, o);
     } else {
         cluster_send_json(0, TAG_READY + m, o);
-        SUPC_WAIT(s, s->go_run == m);
+        SUPC_WAIT(s, s->ln->go_run == m);
     }
     json_decref(o);
     return s->stopping ? -1 : 0;
@@ -389,7 +413,7 @@ void supc_run_end(struct sup *s, int m, json_t *run)
     /* node 0 keeps its own figures for this run and waits (a bounded time) for the others' */
     json_t *mine = json_deep_copy(run);
     json_object_set_new(mine, "node", json_integer(0));
-    json_array_append_new(s->node_runs, mine);
+    json_array_append_new(s->ln->node_runs, mine);
     /* stopped by a signal: the launcher is ending the job (Open MPI kills 1 s after its SIGTERM): brief waits, so that
      * the summary is written in time */
     uint64_t end = mono_ns() + (s->signals ? 400000000ull : 30000000000ull);
@@ -397,7 +421,7 @@ void supc_run_end(struct sup *s, int m, json_t *run)
         int have = 0;
         size_t i;
         json_t *r;
-        json_array_foreach(s->node_runs, i, r)
+        json_array_foreach(s->ln->node_runs, i, r)
             have += json_integer_value(json_object_get(r, "run")) == m;
         for (int k = 1; k < s->nodes; k++)   /* a silent node sends nothing: nobody waits for it */
             have += supc_silent(s, k);
@@ -412,9 +436,9 @@ void supc_end(struct sup *s, json_t *summary)
 {
     if (s->nodes < 2)
         return;
-    s->hb_armed = 0;
+    s->ln->hb_armed = 0;
     json_t *me = json_pack("{s:i, s:f, s:f, s:I, s:s}", "ranks", s->nranks, "clock_offset_s",
-                           (double)s->clock_offset_ns * 1e-9, "clock_uncertainty_s", s->clock_uncert_s, "events",
+                           (double)s->ln->clock_offset_ns * 1e-9, "clock_uncertainty_s", s->ln->clock_uncert_s, "events",
                            (json_int_t)s->res.events, "stopped", s->reason);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
@@ -445,17 +469,17 @@ void supc_end(struct sup *s, json_t *summary)
     }
     json_decref(faults);   /* node 0's are in the summary already */
     json_object_set_new(me, "node", json_integer(0));
-    json_array_insert_new(s->node_ends, 0, me);
+    json_array_insert_new(s->ln->node_ends, 0, me);
     /* a stop by a signal is the launcher ending the job: the others are being stopped too, briefly wait */
     uint64_t end = mono_ns() + (s->signals ? 300000000ull : 30000000000ull);
-    while ((int)json_array_size(s->node_ends) < s->nodes && mono_ns() < end) {
+    while ((int)json_array_size(s->ln->node_ends) < s->nodes && mono_ns() < end) {
         supc_poll(s);
         int waiting = 0;   /* a node silent for the heartbeat timeout sends no end record: nobody waits for it */
         for (int k = 1; k < s->nodes; k++) {
             int ended = 0;
             size_t q;
             json_t *e;
-            json_array_foreach(s->node_ends, q, e)
+            json_array_foreach(s->ln->node_ends, q, e)
                 ended |= json_integer_value(json_object_get(e, "node")) == k;
             waiting += !ended && !supc_silent(s, k);
         }
@@ -468,10 +492,10 @@ void supc_end(struct sup *s, json_t *summary)
         json_object_set_new(f, "node", json_integer(0));
     json_t *lost = json_array();   /* nodes lost during the run (silent past the heartbeat timeout) */
     for (int k = 1; k < s->nodes && k < SHM_MAX_NODES; k++)
-        if (s->node_gone[k])
+        if (s->ln->node_gone[k])
             json_array_append_new(lost, json_integer(k));
     json_object_set_new(summary, "nodes_lost", lost);
-    json_array_foreach(s->node_ends, i, e) {   /* the other nodes' faults join node 0's */
+    json_array_foreach(s->ln->node_ends, i, e) {   /* the other nodes' faults join node 0's */
         json_t *nf = json_object_get(e, "faults"), *x;
         size_t j;
         json_array_foreach(nf, j, x)
@@ -483,7 +507,7 @@ void supc_end(struct sup *s, json_t *summary)
     json_array_foreach(json_object_get(summary, "runs"), i, run0) {
         json_t *mine = json_object_get(run0, "faults"), *r;
         size_t j;
-        json_array_foreach(s->node_runs, j, r) {
+        json_array_foreach(s->ln->node_runs, j, r) {
             if (json_integer_value(json_object_get(r, "node")) == 0 ||
                 json_integer_value(json_object_get(r, "run")) != json_integer_value(json_object_get(run0, "run")))
                 continue;
@@ -524,13 +548,13 @@ void supc_end(struct sup *s, json_t *summary)
     json_t *nodes = json_array();
     for (int k = 0; k < s->nodes; k++) {
         json_t *rec = NULL;
-        json_array_foreach(s->node_ends, i, e)
+        json_array_foreach(s->ln->node_ends, i, e)
             if (json_integer_value(json_object_get(e, "node")) == k)
                 rec = json_copy(e);
         if (!rec)
             rec = json_pack("{s:i, s:s}", "node", k, "stopped", "no end record from this node (silent, or not within 30 s)");
         json_t *runs = json_array(), *r;
-        json_array_foreach(s->node_runs, i, r)
+        json_array_foreach(s->ln->node_runs, i, r)
             if (json_integer_value(json_object_get(r, "node")) == k)
                 json_array_append(runs, r);
         json_object_set_new(rec, "runs", runs);
@@ -539,3 +563,5 @@ void supc_end(struct sup *s, json_t *summary)
     json_object_set_new(summary, "nodes", nodes);
     json_object_set_new(summary, "ranks_total", json_integer((json_int_t)s->nodes * s->nranks));
 }
+
+const struct sup_hooks cluster_hooks = { .poll = supc_poll, .fail = supc_fail };

@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 #include "recover.h"
-
-struct sup;
+#include "resilience.h"
+#include "supcluster.h"
 
 /* Run-start handshake tags (json channel): node k -> 0 "ready for run m", 0 -> all "go". */
 #define TAG_READY 100000

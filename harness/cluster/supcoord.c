@@ -6,7 +6,6 @@
 
 #include "cluster.h"
 #include "recovery/recovery.h"
-#include "sup.h"
 #include "supcluster_int.h"
 #include "util.h"
 
@@ -21,12 +20,12 @@
 /* Node 0: a new gathering of proposals (they may arrive while this node still stops its ranks). */
 static void coord_reset(struct sup *s)
 {
-    s->rec_have = 0;
-    s->rec_active = 0;
-    memset(s->rec_live, 0, sizeof s->rec_live);
-    memset(s->rec_got, 0, sizeof s->rec_got);
+    s->ln->rec_have = 0;
+    s->ln->rec_active = 0;
+    memset(s->ln->rec_live, 0, sizeof s->ln->rec_live);
+    memset(s->ln->rec_got, 0, sizeof s->ln->rec_got);
     for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)   /* a lost or ended node proposes nothing, keeps no rank */
-        if (s->node_gone[k] || s->node_ended[k])
+        if (s->ln->node_gone[k] || s->ln->node_ended[k])
             coord_fold(s, k, INT64_MAX, 0);
 }
 
@@ -34,7 +33,7 @@ static void coord_reset(struct sup *s)
 void coord_go(struct sup *s, const struct rec_failure *f)
 {
     coord_reset(s);
-    s->rec_start = -1;
+    s->ln->rec_start = -1;
     json_t *go = json_pack("{s:I}", "iter", (json_int_t)f->iter);
     for (int k = 1; k < s->nodes; k++)
         cluster_send_json(k, TAG_REC_GO, go);
@@ -44,7 +43,7 @@ void coord_go(struct sup *s, const struct rec_failure *f)
 static int cluster_request(struct sup *s, const struct rec_failure *f)
 {
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
-    s->rec_start = -1;
+    s->ln->rec_start = -1;
     results_event(&s->res, mono_ns(), "recovery_request",
                   json_pack("{s:s, s:i, s:I}", "recovery", rec->name, "rank", f->rank, "iter", (json_int_t)f->iter));
     if (s->node == 0) {
@@ -54,10 +53,10 @@ static int cluster_request(struct sup *s, const struct rec_failure *f)
     json_t *m = json_pack("{s:I}", "iter", (json_int_t)f->iter);
     cluster_send_json(0, TAG_REC_REQ, m);
     json_decref(m);
-    s->rec_asked = *f;
+    s->ln->rec_asked = *f;
     s->recovering = 1;   /* until node 0's go: no other detection starts a second recovery */
-    s->rec_wait = 1;
-    s->rec_wait_since = mono_ns();
+    s->fl->rec_wait = 1;
+    s->fl->rec_wait_since = mono_ns();
     return 0;
 }
 
@@ -67,14 +66,14 @@ static int cluster_request(struct sup *s, const struct rec_failure *f)
 void coord_enter(struct sup *s, int64_t limit)
 {
     struct rec_failure f = { .fault = -1, .rank = -1, .iter = limit };
-    if (s->rec_wait) {   /* this node's own failure, which may be older than the one the go is for: the rollback
+    if (s->fl->rec_wait) {   /* this node's own failure, which may be older than the one the go is for: the rollback
                           * goes to a state before the older one (the agreement takes every node's oldest) */
-        f = s->rec_asked;
+        f = s->ln->rec_asked;
         f.iter = limit < f.iter ? limit : f.iter;
     }
-    s->rec_wait = 0;
-    s->rec_asked = (struct rec_failure){ .fault = -1, .rank = -1 };
-    s->rec_start = -1;
+    s->fl->rec_wait = 0;
+    s->ln->rec_asked = (struct rec_failure){ .fault = -1, .rank = -1 };
+    s->ln->rec_start = -1;
     recover_enter(s, &f);
 }
 
@@ -82,16 +81,16 @@ void coord_enter(struct sup *s, int64_t limit)
 void coord_fold(struct sup *s, int node, int64_t start, int active)
 {
     if (node >= 0 && node < SHM_MAX_NODES) {   /* once per node and recovery */
-        if (s->rec_got[node])
+        if (s->ln->rec_got[node])
             return;
-        s->rec_got[node] = 1;
+        s->ln->rec_got[node] = 1;
     }
-    s->rec_min = s->rec_have++ ? (start < s->rec_min ? start : s->rec_min) : start;
-    s->rec_active += active;
+    s->ln->rec_min = s->ln->rec_have++ ? (start < s->ln->rec_min ? start : s->ln->rec_min) : start;
+    s->ln->rec_active += active;
     if (node >= 0 && node < s->nodes)
-        s->rec_counts[node] = active;
+        s->ln->rec_counts[node] = active;
     if (node >= 0 && node < SHM_MAX_NODES)
-        s->rec_live[node] = active > 0;
+        s->ln->rec_live[node] = active > 0;
 }
 
 static void cluster_propose(struct sup *s, const struct rec_proposal *p)
@@ -110,17 +109,17 @@ static void cluster_propose(struct sup *s, const struct rec_proposal *p)
 static int coord_agree(struct sup *s, char *why, size_t n)
 {
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
-    s->rec_have = 0;
-    s->rec_start = s->rec_min;
-    s->rec_world = s->rec_active;
+    s->ln->rec_have = 0;
+    s->ln->rec_start = s->ln->rec_min;
+    s->ln->rec_world = s->ln->rec_active;
     json_t *live = json_array(), *counts = json_array();
     for (int k = 0; k < s->nodes; k++) {
-        json_array_append_new(live, json_boolean(k < SHM_MAX_NODES && s->rec_live[k]));
-        json_array_append_new(counts, json_integer(s->rec_counts[k]));
+        json_array_append_new(live, json_boolean(k < SHM_MAX_NODES && s->ln->rec_live[k]));
+        json_array_append_new(counts, json_integer(s->ln->rec_counts[k]));
     }
-    json_t *st = json_pack("{s:I, s:i, s:o, s:o}", "iter", (json_int_t)s->rec_start, "active", s->rec_world, "live",
+    json_t *st = json_pack("{s:I, s:i, s:o, s:o}", "iter", (json_int_t)s->ln->rec_start, "active", s->ln->rec_world, "live",
                            live, "counts", counts);
-    int usable = s->rec_start >= 0 && s->rec_start != INT64_MAX;
+    int usable = s->ln->rec_start >= 0 && s->ln->rec_start != INT64_MAX;
     if ((rec->restarts_all || s->ops->reconnect) && s->ops->prepare && usable) {   /* every GPU joins a new one */
         if (s->ops->prepare(&s->shm, why, n) != 0) {
             json_decref(st);
@@ -139,7 +138,7 @@ static int coord_agree(struct sup *s, char *why, size_t n)
 
 static int cluster_agreed(struct sup *s, struct rec_agreement *a, char *why, size_t n)
 {
-    if (s->node == 0 ? s->rec_have < s->nodes : s->rec_start < 0) {
+    if (s->node == 0 ? s->ln->rec_have < s->nodes : s->ln->rec_start < 0) {
         snprintf(why, n, s->node == 0 ? "recovery: a node did not say where it can start again"
                                       : "recovery: node 0 did not say where to start again");
         return 0;
@@ -147,12 +146,12 @@ static int cluster_agreed(struct sup *s, struct rec_agreement *a, char *why, siz
     if (s->node == 0 && coord_agree(s, why, n) != 0)
         return -1;
     memset(a, 0, sizeof *a);
-    a->start = s->rec_start;
-    a->world = s->rec_world;
+    a->start = s->ln->rec_start;
+    a->world = s->ln->rec_world;
     for (int k = 0; k < s->node; k++)   /* this node's first active rank's place among every node's */
-        a->before += s->rec_counts[k];
+        a->before += s->ln->rec_counts[k];
     for (int k = 0; k < s->nodes && k < SHM_MAX_NODES; k++)
-        a->live[k] = s->rec_live[k];
+        a->live[k] = s->ln->rec_live[k];
     return 1;
 }
 

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define SC_PARAM_BYTES 256   /* a plug-in's parameter block in the scenario: its params_size at most this */
+
 enum param_type {
     PT_INT,       /* int64_t */
     PT_SIZE,      /* uint64_t bytes: 1024, 8KiB, 8MiB, 1GiB, 1.5GB */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "scenario.h"
+#include "param.h"
 
 int plugin_find(const struct plugin_kind *k, const char *name)
 {

@@ -10,7 +10,7 @@
 #include "detectors/detector.h"
 #include "faults/fault.h"
 #include "recovery/recovery.h"
-#include "sup.h"
+#include "resilience.h"
 #include "util.h"
 
 /* Returns whether detector det (flavour: 0 straggler, 1 fatal, 2 hang) can have caught a fault of kind: the
@@ -20,25 +20,25 @@ static int faultlog_compatible(int det, int flavour, const char *kind) { return 
 void faultlog_run_begin(struct sup *s)
 {
     for (int i = 0; i < FP_WINDOW; i++)
-        s->fp_iter[i] = -1;
-    memset(s->fp_have, 0, (size_t)FP_WINDOW * (size_t)s->nranks);
-    memset(s->detcost, 0, sizeof s->detcost);
+        s->fl->fp_iter[i] = -1;
+    memset(s->fl->fp_have, 0, (size_t)FP_WINDOW * (size_t)s->nranks);
+    memset(s->fl->detcost, 0, sizeof s->fl->detcost);
     for (int r = 0; r < s->nranks; r++) {
-        s->compute_iter[r] = -1;
-        s->slow_count[r] = 0;
+        s->fl->compute_iter[r] = -1;
+        s->fl->slow_count[r] = 0;
     }
-    s->awaiting_fault = -1;
-    s->stale_reports = 0;
-    s->fail_iter = -1;
+    s->fl->awaiting_fault = -1;
+    s->fl->stale_reports = 0;
+    s->fl->fail_iter = -1;
     s->epoch++;
     for (int i = 0; i < s->sc->n_faults; i++) {
         const struct fault_spec *f = &s->sc->faults[i];
         atomic_store(&s->shm.hdr->fault_fired[i], 0);
-        s->fault_due[i] = 0;
+        s->fl->fault_due[i] = 0;
         if (f->at_s >= 0)
-            s->fault_due[i] = s->run_t0 + (uint64_t)(f->at_s * 1e9);
+            s->fl->fault_due[i] = s->run_t0 + (uint64_t)(f->at_s * 1e9);
         else if (f->rate_per_hour > 0)   /* exponential gaps: a Poisson process, seeded */
-            s->fault_due[i] = s->run_t0 + (uint64_t)(-log(1 - rng_uniform(&s->rate_rng[i])) / f->rate_per_hour * 3600e9);
+            s->fl->fault_due[i] = s->run_t0 + (uint64_t)(-log(1 - rng_uniform(&s->fl->rate_rng[i])) / f->rate_per_hour * 3600e9);
     }
 }
 
@@ -46,11 +46,11 @@ void faultlog_run_begin(struct sup *s)
 static void faultlog_clear_windows(struct sup *s)
 {
     for (int i = 0; i < FP_WINDOW; i++)
-        s->fp_iter[i] = -1;
-    memset(s->fp_have, 0, (size_t)FP_WINDOW * (size_t)s->nranks);
+        s->fl->fp_iter[i] = -1;
+    memset(s->fl->fp_have, 0, (size_t)FP_WINDOW * (size_t)s->nranks);
     for (int r = 0; r < s->nranks; r++) {
-        s->compute_iter[r] = -1;
-        s->slow_count[r] = 0;
+        s->fl->compute_iter[r] = -1;
+        s->fl->slow_count[r] = 0;
     }
     if (s->running)
         runstats_new_epoch(&s->rs);
@@ -59,43 +59,43 @@ static void faultlog_clear_windows(struct sup *s)
 uint32_t faultlog_new_epoch(struct sup *s, int64_t fail_iter)
 {
     s->epoch++;
-    s->fail_iter = fail_iter;
+    s->fl->fail_iter = fail_iter;
     faultlog_clear_windows(s);
     return s->epoch;
 }
 
 void faultlog_rollback(struct sup *s, int cause)
 {
-    if (s->fail_iter < 0)
+    if (s->fl->fail_iter < 0)
         return;
     /* by the control block's flags, not the records: a fault that fired as the recovery began has its report
      * dropped with the old timeline's */
     for (int i = 0; i < s->sc->n_faults; i++) {
         const struct fault_spec *fs = &s->sc->faults[i];
-        if (fs->at < 0 || fs->at < s->fail_iter || !atomic_load(&s->shm.hdr->fault_fired[i]))
+        if (fs->at < 0 || fs->at < s->fl->fail_iter || !atomic_load(&s->shm.hdr->fault_fired[i]))
             continue;
         int rec = -1;
-        for (int j = 0; j < s->n_faults; j++)
-            if (s->faults[j].spec == i && s->faults[j].run == s->run && !s->faults[j].undone && !s->faults[j].observed)
+        for (int j = 0; j < s->fl->n_faults; j++)
+            if (s->fl->faults[j].spec == i && s->fl->faults[j].run == s->run && !s->fl->faults[j].undone && !s->fl->faults[j].observed)
                 rec = j;
-        if (rec >= 0 && (rec == cause || s->faults[rec].detector >= 0))
+        if (rec >= 0 && (rec == cause || s->fl->faults[rec].detector >= 0))
             continue;   /* it caused this recovery, or was caught: its story is told */
         if (rec >= 0)
-            s->faults[rec].undone = 1;
+            s->fl->faults[rec].undone = 1;
         atomic_store(&s->shm.hdr->fault_fired[i], 0);
         results_event(&s->res, mono_ns(), "fault_undone",
                       json_pack("{s:o, s:i, s:I, s:I, s:I}", "id", rec >= 0 ? json_integer(rec) : json_null(), "fault_spec", i,
                                 "rank", (json_int_t)fs->rank, "iter", (json_int_t)fs->at, "failure_iter",
-                                (json_int_t)s->fail_iter));
+                                (json_int_t)s->fl->fail_iter));
     }
-    s->fail_iter = -1;   /* the new timeline runs from here */
+    s->fl->fail_iter = -1;   /* the new timeline runs from here */
 }
 
 int faultlog_current(struct sup *s, const struct wevent *ev)
 {
     if (ev->type == WEV_READY || ev->type == WEV_ERROR || ev->epoch == s->epoch)
         return 1;
-    s->stale_reports++;
+    s->fl->stale_reports++;
     return 0;
 }
 
@@ -103,16 +103,16 @@ void faultlog_timers(struct sup *s, uint64_t now)
 {
     for (int i = 0; i < s->sc->n_faults; i++) {
         const struct fault_spec *f = &s->sc->faults[i];
-        if (!s->fault_due[i] || now < s->fault_due[i])
+        if (!s->fl->fault_due[i] || now < s->fl->fault_due[i])
             continue;
         int rank = (int)f->rank;
         if (f->rate_per_hour > 0 && s->orig->faults[i].rank < 0) {
             /* a random rank of the whole cluster, drawn alike on every node: only its own node injects it */
-            uint64_t g = rng_next(&s->rate_rng[i]) % (uint64_t)(s->nodes * s->nranks);
+            uint64_t g = rng_next(&s->fl->rate_rng[i]) % (uint64_t)(s->nodes * s->nranks);
             rank = (int)g / s->nranks == s->node ? (int)(g % (uint64_t)s->nranks) : -2;
         }
-        s->fault_due[i] = f->rate_per_hour > 0
-                              ? now + (uint64_t)(-log(1 - rng_uniform(&s->rate_rng[i])) / f->rate_per_hour * 3600e9)
+        s->fl->fault_due[i] = f->rate_per_hour > 0
+                              ? now + (uint64_t)(-log(1 - rng_uniform(&s->fl->rate_rng[i])) / f->rate_per_hour * 3600e9)
                               : 0;
         if (rank < 0 || rank >= s->nranks || s->dropped[rank])   /* another node's rank, or shrunk away */
             continue;
@@ -123,11 +123,11 @@ void faultlog_timers(struct sup *s, uint64_t now)
 
 void faultlog_injected(struct sup *s, const struct wevent *ev)
 {
-    if (s->n_faults == s->cap_faults) {
-        s->cap_faults = s->cap_faults ? 2 * s->cap_faults : 16;
-        s->faults = xrealloc(s->faults, (size_t)s->cap_faults * sizeof *s->faults);
+    if (s->fl->n_faults == s->fl->cap_faults) {
+        s->fl->cap_faults = s->fl->cap_faults ? 2 * s->fl->cap_faults : 16;
+        s->fl->faults = xrealloc(s->fl->faults, (size_t)s->fl->cap_faults * sizeof *s->fl->faults);
     }
-    struct fault_rec *f = &s->faults[s->n_faults++];
+    struct fault_rec *f = &s->fl->faults[s->fl->n_faults++];
     *f = (struct fault_rec){ .spec = ev->phase, .kind = s->sc->faults[ev->phase].kind, .rank = ev->rank, .run = s->run,
                              .iter = ev->iter, .t_ns = ev->t_ns, .detector = -1, .restore_iter = -1, .lost = -1,
                              .det_rank = -1,
@@ -140,9 +140,9 @@ void faultlog_injected(struct sup *s, const struct wevent *ev)
 /* Adds a fault nobody injected, seen by detector det at t: a real failure, recorded like an injected one. */
 static int faultlog_observe(struct sup *s, int det, int flavour, int rank, int64_t iter, uint64_t t, const char *note)
 {
-    if (s->n_faults == s->cap_faults) {
-        s->cap_faults = s->cap_faults ? 2 * s->cap_faults : 16;
-        s->faults = xrealloc(s->faults, (size_t)s->cap_faults * sizeof *s->faults);
+    if (s->fl->n_faults == s->fl->cap_faults) {
+        s->fl->cap_faults = s->fl->cap_faults ? 2 * s->fl->cap_faults : 16;
+        s->fl->faults = xrealloc(s->fl->faults, (size_t)s->fl->cap_faults * sizeof *s->fl->faults);
     }
     int kind = 0;
     char observed[32];   /* what the detector says such a finding is */
@@ -150,7 +150,7 @@ static int faultlog_observe(struct sup *s, int det, int flavour, int rank, int64
     for (int k = 0; fault_table[k]; k++)
         if (strcmp(fault_table[k]->name, observed) == 0)
             kind = k;
-    struct fault_rec *f = &s->faults[s->n_faults];
+    struct fault_rec *f = &s->fl->faults[s->fl->n_faults];
     *f = (struct fault_rec){ .spec = -1, .kind = kind, .rank = rank, .run = s->run, .observed = 1, .iter = iter,
                              .t_ns = t, .detector = -1, .restore_iter = -1, .lost = -1, .det_rank = -1,
                              .d = { .target = -1, .where = -1, .format = -1, .element = -1, .old_v = NAN, .new_v = NAN,
@@ -158,9 +158,9 @@ static int faultlog_observe(struct sup *s, int det, int flavour, int rank, int64
     str_copy(f->note, sizeof f->note, note);
     str_copy(f->outcome, sizeof f->outcome, "not detected");
     results_event(&s->res, t, "fault_observed",
-                  json_pack("{s:i, s:s, s:i, s:I, s:s, s:s}", "id", s->n_faults, "kind", fault_table[kind]->name, "rank",
+                  json_pack("{s:i, s:s, s:i, s:I, s:s, s:s}", "id", s->fl->n_faults, "kind", fault_table[kind]->name, "rank",
                             rank, "iter", (json_int_t)iter, "detector", detector_table[det]->name, "what", note));
-    return s->n_faults++;
+    return s->fl->n_faults++;
 }
 
 int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, const char *note, int fatal)
@@ -168,11 +168,12 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
     /* the fault this finding is: the newest compatible one on that rank (an older one left undetected, a
      * corruption no detector here sees, does not take the credit for a later one's finding); when it was caught
      * already, this is it seen again (a straggler's next slow iteration, a corruption still in the state) */
-    int match = -1, repeat = 0, sdc = det == DET_FINGERPRINT || det == DET_ABFT || det == DET_REPLAY;
-    int once = det == DET_EXIT || det == DET_COMM || (det == DET_HEARTBEAT && fatal == 2);   /* a process replaced */
-    for (int i = s->n_faults - 1; i >= 0 && match < 0; i--) {
-        struct fault_rec *f = &s->faults[i];
-        int whole_node = strcmp(fault_table[f->kind]->name, "node-crash") == 0;   /* any rank of the node shows it */
+    const struct detector_ops *dop = detector_table[det];
+    int match = -1, repeat = 0, sdc = dop->sdc;
+    int once = dop->once && fatal;   /* a process replaced (a heartbeat's slow-rank finding is not fatal) */
+    for (int i = s->fl->n_faults - 1; i >= 0 && match < 0; i--) {
+        struct fault_rec *f = &s->fl->faults[i];
+        int whole_node = fault_table[f->kind]->node != NULL;   /* any rank of the node shows it */
         if (once && f->detector >= 0 && !whole_node)
             continue;   /* a death, a hang, a broken communicator is a new failure each time: never a repeat (but
                          * every rank of a crashed node dies of the one fault) */
@@ -182,7 +183,7 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
         if (!f->observed && f->iter > iter && !whole_node)
             continue;   /* a fault of a later iteration cannot explain this one's finding (its report came first; a
                          * crashed node's other ranks may still have been an iteration behind) */
-        if (sdc && f->detector < 0 && !f->observed && iter - f->iter > (det == DET_ABFT ? 0 : 1))
+        if (sdc && f->detector < 0 && !f->observed && iter - f->iter > dop->window)
             continue;   /* a corruption is found in its own iteration (abft) or by the next (an async fingerprint); an
                          * older flip no detector saw does not take the credit for a later finding (a NaN spread) */
         if (f->observed && f->detector >= 0 && (f->detector != det || f->detect_iter < iter - 1))
@@ -190,8 +191,8 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
         match = i;
         repeat = f->detector >= 0;
     }
-    if (s->fail_iter >= 0 && match >= 0 && !repeat && !s->faults[match].observed && s->faults[match].iter >= s->fail_iter &&
-        s->sc->faults[s->faults[match].spec].at >= 0) {
+    if (s->fl->fail_iter >= 0 && match >= 0 && !repeat && !s->fl->faults[match].observed && s->fl->faults[match].iter >= s->fl->fail_iter &&
+        s->sc->faults[s->fl->faults[match].spec].at >= 0) {
         /* a fault the abandoned timeline ran into, seen while the recovery stops it: the rollback undoes it, it
          * fires again on the new timeline and is detected there (the recovery replaces a process it took) */
         results_event(&s->res, t, "seen_during_recovery",
@@ -199,13 +200,13 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
                                 (json_int_t)iter, "fault", match, "note", note));
         return match;
     }
-    if (s->fail_iter >= 0 && match < 0 && rank >= 0) {
+    if (s->fl->fail_iter >= 0 && match < 0 && rank >= 0) {
         /* while a recovery stops the ranks, a fault of the abandoned timeline whose own report came too late (it
          * was dropped with that timeline's) is known by the control block's flag: it is no real failure, and it
          * fires again on the new timeline */
         for (int i = 0; i < s->sc->n_faults; i++) {
             const struct fault_spec *fs = &s->sc->faults[i];
-            if (fs->at >= s->fail_iter && fs->rank == rank &&   /* the control block holds this node's local ranks */
+            if (fs->at >= s->fl->fail_iter && fs->rank == rank &&   /* the control block holds this node's local ranks */
                 atomic_load(&s->shm.hdr->fault_fired[i]) && faultlog_compatible(det, fatal, fault_table[fs->kind]->name)) {
                 results_event(&s->res, t, "seen_during_recovery",
                               json_pack("{s:s, s:i, s:I, s:i, s:s}", "detector", detector_table[det]->name, "rank", rank,
@@ -218,18 +219,18 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
      * fails by itself, is shown false */
     if (match < 0 && !repeat && !(sdc && s->ops->modelled))
         match = faultlog_observe(s, det, fatal, rank, iter, t, note);
-    if (match >= 0 && repeat && s->faults[match].observed)
-        s->faults[match].detect_iter = iter;   /* the observed straggler is still slow */
-    if (s->n_dets == s->cap_dets) {
-        s->cap_dets = s->cap_dets ? 2 * s->cap_dets : 16;
-        s->dets = xrealloc(s->dets, (size_t)s->cap_dets * sizeof *s->dets);
+    if (match >= 0 && repeat && s->fl->faults[match].observed)
+        s->fl->faults[match].detect_iter = iter;   /* the observed straggler is still slow */
+    if (s->fl->n_dets == s->fl->cap_dets) {
+        s->fl->cap_dets = s->fl->cap_dets ? 2 * s->fl->cap_dets : 16;
+        s->fl->dets = xrealloc(s->fl->dets, (size_t)s->fl->cap_dets * sizeof *s->fl->dets);
     }
-    s->dets[s->n_dets++] = (struct detection){ det, rank, s->run, repeat ? -2 : match, iter, t };
+    s->fl->dets[s->fl->n_dets++] = (struct detection){ det, rank, s->run, repeat ? -2 : match, iter, t };
     json_t *o = json_pack("{s:s, s:i, s:I, s:I, s:s, s:b}", "detector", detector_table[det]->name, "rank", rank, "iter",
                           (json_int_t)iter, "iter_seen", (json_int_t)iter, "note", note, "false_positive",
                           match < 0 && !repeat);
     if (match >= 0 && !repeat) {
-        struct fault_rec *f = &s->faults[match];
+        struct fault_rec *f = &s->fl->faults[match];
         f->detector = det;
         f->detect_ns = t;
         f->detect_iter = iter;
@@ -245,11 +246,11 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
     results_event(&s->res, t, repeat ? "detection_repeat" : "detection", o);
     if (!fatal || repeat || s->stopping)
         return match;
-    if (s->recovering && (s->fail_iter >= 0 || s->rec_wait)) {   /* while the recovery stops the old timeline (or
+    if (s->recovering && (s->fl->fail_iter >= 0 || s->fl->rec_wait)) {   /* while the recovery stops the old timeline (or
                                                                    * this node waits for node 0's go to begin it):
                                                                    * it replaces every process that is gone */
         if (match >= 0)
-            str_copy(s->faults[match].outcome, sizeof s->faults[match].outcome, "joined the recovery under way");
+            str_copy(s->fl->faults[match].outcome, sizeof s->fl->faults[match].outcome, "joined the recovery under way");
         return match;
     }
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
@@ -258,34 +259,34 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
         snprintf(msg, sizeof msg, "rank %d: %s: %s (recovery none: the run ends)", rank + s->node * s->nranks,
                  detector_table[det]->name, note);
         if (match >= 0)
-            str_copy(s->faults[match].outcome, sizeof s->faults[match].outcome, "detected; the run ended (recovery none)");
+            str_copy(s->fl->faults[match].outcome, sizeof s->fl->faults[match].outcome, "detected; the run ended (recovery none)");
         if (fatal == 2 && rank >= 0) {   /* a hung rank is killed: nothing may wait on it */
-            s->host->kill(s, s->slot_of[rank]);
+            s->fl->host->kill(s, s->slot_of[rank]);
         }
         sup_fail(s, msg);
         return match;
     }
-    if (s->n_pending < SUP_MAX_PENDING)   /* acted on once every rank's reports so far are in (faultlog_act) */
-        s->pending[s->n_pending++] = (struct failure){ match, rank, fatal == 2, sdc, s->n_dets - 1, iter };
+    if (s->fl->n_pending < SUP_MAX_PENDING)   /* acted on once every rank's reports so far are in (faultlog_act) */
+        s->fl->pending[s->fl->n_pending++] = (struct failure){ match, rank, fatal == 2, sdc, s->fl->n_dets - 1, iter };
     return match;
 }
 
 void faultlog_act(struct sup *s)
 {
-    if (!s->n_pending || s->recovering || s->stopping)
+    if (!s->fl->n_pending || s->recovering || s->stopping)
         return;
     int c = 0;
-    for (int i = 1; i < s->n_pending; i++)
-        if (s->pending[i].iter < s->pending[c].iter)
+    for (int i = 1; i < s->fl->n_pending; i++)
+        if (s->fl->pending[i].iter < s->fl->pending[c].iter)
             c = i;
-    struct failure cause = s->pending[c];
-    for (int i = 0; i < s->n_pending; i++) {
-        const struct failure *p = &s->pending[i];
-        if (i != c && p->fault < 0 && p->iter >= cause.iter && p->det >= 0 && p->det < s->n_dets &&
-            s->dets[p->det].fault == -1) {
+    struct failure cause = s->fl->pending[c];
+    for (int i = 0; i < s->fl->n_pending; i++) {
+        const struct failure *p = &s->fl->pending[i];
+        if (i != c && p->fault < 0 && p->iter >= cause.iter && p->det >= 0 && p->det < s->fl->n_dets &&
+            s->fl->dets[p->det].fault == -1) {
             /* a corruption seen where no fault was injected, after the earlier failure's iteration: the earlier
              * one spread to it (a NaN all-reduced to every rank); the rollback undoes both */
-            s->dets[p->det].fault = -3;
+            s->fl->dets[p->det].fault = -3;
             results_event(&s->res, mono_ns(), "detection_abandoned",
                           json_pack("{s:o, s:i, s:I, s:I}", "fault", json_null(), "rank", p->rank, "iter", (json_int_t)p->iter,
                                     "for_iter", (json_int_t)cause.iter));
@@ -293,15 +294,15 @@ void faultlog_act(struct sup *s)
         }
         if (i == c || p->fault < 0 || p->fault == cause.fault)
             continue;
-        struct fault_rec *f = &s->faults[p->fault];
+        struct fault_rec *f = &s->fl->faults[p->fault];
         if (!f->observed && f->spec >= 0 && s->sc->faults[f->spec].at >= 0 && f->iter >= cause.iter) {
             /* the rollback for the earlier failure undoes this fault: it fires again and is detected anew */
             f->detector = -1;
             f->detect_ns = 0;
             f->det_rank = -1;
             str_copy(f->outcome, sizeof f->outcome, "not detected");
-            if (p->det >= 0 && p->det < s->n_dets)
-                s->dets[p->det].fault = -3;
+            if (p->det >= 0 && p->det < s->fl->n_dets)
+                s->fl->dets[p->det].fault = -3;
             results_event(&s->res, mono_ns(), "detection_abandoned",
                           json_pack("{s:i, s:i, s:I, s:I}", "fault", p->fault, "rank", p->rank, "iter", (json_int_t)p->iter,
                                     "for_iter", (json_int_t)cause.iter));
@@ -309,7 +310,7 @@ void faultlog_act(struct sup *s)
             snprintf(f->outcome, sizeof f->outcome, "recovered with fault %d", cause.fault);
         }
     }
-    s->n_pending = 0;
+    s->fl->n_pending = 0;
     struct rec_failure f = { cause.fault, cause.rank, cause.kill, cause.sdc, cause.iter };
     if (recover_begin(s, &f) != 0 && !s->failed)
         sup_fail(s, "recovery failed");
@@ -320,10 +321,10 @@ void faultlog_fingerprint(struct sup *s, const struct wevent *ev)
     if (ev->rank < 0 || ev->rank >= s->nranks || ev->run != s->run)
         return;
     int row = (int)(ev->iter % FP_WINDOW);
-    uint64_t *h = s->fp + (size_t)row * (size_t)s->nranks;
-    unsigned char *have = s->fp_have + (size_t)row * (size_t)s->nranks;
-    if (s->fp_iter[row] != ev->iter) {
-        s->fp_iter[row] = ev->iter;
+    uint64_t *h = s->fl->fp + (size_t)row * (size_t)s->nranks;
+    unsigned char *have = s->fl->fp_have + (size_t)row * (size_t)s->nranks;
+    if (s->fl->fp_iter[row] != ev->iter) {
+        s->fl->fp_iter[row] = ev->iter;
         memset(have, 0, (size_t)s->nranks);
     }
     h[ev->rank] = ((uint64_t)ev->a << 32) | (uint64_t)ev->b;
@@ -331,24 +332,11 @@ void faultlog_fingerprint(struct sup *s, const struct wevent *ev)
     for (int r = 0; r < s->nranks; r++)
         if (!s->dropped[r] && !have[r])
             return;
-    /* every rank has reported this iteration: the value most ranks hold is taken as right */
+    /* every rank has reported this iteration: the detector's vote (fingerprint.c) */
     uint64_t best = 0;
-    int best_n = 0, tie = 0;
-    for (int r = 0; r < s->nranks; r++) {
-        if (s->dropped[r])
-            continue;
-        int n = 0;
-        for (int q = 0; q < s->nranks; q++)
-            n += !s->dropped[q] && h[q] == h[r];
-        if (n > best_n) {
-            best_n = n;
-            best = h[r];
-            tie = 0;
-        } else if (n == best_n && h[r] != best) {
-            tie = 1;
-        }
-    }
-    s->fp_iter[row] = -1;
+    int tie = 0;
+    detector_table[DET_FINGERPRINT]->vote(h, s->dropped, s->nranks, &best, &tie);
+    s->fl->fp_iter[row] = -1;
     for (int r = 0; r < s->nranks; r++) {
         if (s->dropped[r] || (h[r] == best && !tie))
             continue;
@@ -366,50 +354,39 @@ void faultlog_compute(struct sup *s, const struct wevent *ev, double dur)
 {
     int rank = ev->rank, others = 0;
     double v[256];
-    s->compute_s[rank] = dur;
-    s->compute_iter[rank] = ev->iter;
+    s->fl->compute_s[rank] = dur;
+    s->fl->compute_iter[rank] = ev->iter;
     for (int r = 0; r < s->nranks && others < 256; r++)
-        if (r != rank && !s->dropped[r] && s->compute_iter[r] >= ev->iter - 1)
-            v[others++] = s->compute_s[r];
+        if (r != rank && !s->dropped[r] && s->fl->compute_iter[r] >= ev->iter - 1)
+            v[others++] = s->fl->compute_s[r];
     if (others == 0)
         return;
-    for (int i = 1; i < others; i++)   /* insertion sort: few ranks */
-        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-            double x = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = x;
-        }
-    double median = v[others / 2];
-    const struct heartbeat_params *hp = scenario_detector_params(s->sc, DET_HEARTBEAT);
-    int slow = median > 0 && dur > hp->factor * median && dur - median > hp->min_excess_s;
-    s->slow_count[rank] = slow ? s->slow_count[rank] + 1 : 0;
-    if (slow && s->slow_count[rank] >= hp->persist) {
-        char note[96];
-        snprintf(note, sizeof note, "compute phase %.4f s, %.1fx the peers' median %.4f s", dur, dur / median, median);
+    char note[96];   /* the detector's judgement (heartbeat.c) */
+    if (detector_table[DET_HEARTBEAT]->slow(scenario_detector_params(s->sc, DET_HEARTBEAT), dur, v, others,
+                                            &s->fl->slow_count[rank], note, sizeof note))
         faultlog_detect(s, DET_HEARTBEAT, rank, ev->iter, ev->t_ns, note, 0);
-    }
 }
 
 void faultlog_iteration(struct sup *s, const struct wevent *ev)
 {
-    if (s->awaiting_fault == -1 || ev->run != s->run || ev->iter < s->awaiting_iter)
+    if (s->fl->awaiting_fault == -1 || ev->run != s->run || ev->iter < s->fl->awaiting_iter)
         return;
-    if (s->awaiting_fault >= 0) {
-        struct fault_rec *f = &s->faults[s->awaiting_fault];
+    if (s->fl->awaiting_fault >= 0) {
+        struct fault_rec *f = &s->fl->faults[s->fl->awaiting_fault];
         f->recovered_ns = ev->t_ns;
         results_event(&s->res, ev->t_ns, "recovered",
-                      json_pack("{s:i, s:i, s:s, s:f, s:I}", "fault", s->awaiting_fault, "rank", f->rank, "recovery",
+                      json_pack("{s:i, s:i, s:s, s:f, s:I}", "fault", s->fl->awaiting_fault, "rank", f->rank, "recovery",
                                 s->sc->recovery.name, "recover_s", (double)(ev->t_ns - f->detect_ns) * 1e-9,
                                 "iterations_lost", (json_int_t)f->lost));
     }
-    s->awaiting_fault = -1;
+    s->fl->awaiting_fault = -1;
 }
 
 void faultlog_restored(struct sup *s, const struct wevent *ev)
 {
-    if (s->awaiting_fault < 0)
+    if (s->fl->awaiting_fault < 0)
         return;
-    struct fault_rec *f = &s->faults[s->awaiting_fault];
+    struct fault_rec *f = &s->fl->faults[s->fl->awaiting_fault];
     f->restore_bytes += ev->a;
     if (ev->b > f->restore_s)
         f->restore_s = ev->b;   /* the slowest rank's restore bounds the recovery */
@@ -466,8 +443,8 @@ void faultlog_detail(json_t *o, const struct fault_detail *d)
 json_t *faultlog_json(struct sup *s)
 {
     json_t *a = json_array();
-    for (int i = 0; i < s->n_faults; i++) {
-        const struct fault_rec *f = &s->faults[i];
+    for (int i = 0; i < s->fl->n_faults; i++) {
+        const struct fault_rec *f = &s->fl->faults[i];
         if (f->undone)   /* its timeline was rolled back: it fired again on the new one (its own record) */
             continue;
         int seen = f->detector >= 0, timed = seen && !f->observed;
@@ -504,8 +481,8 @@ json_t *faultlog_run_json(struct sup *s, double iter_p50)
 {
     int injected = 0, detected = 0, fp = 0, observed = 0;
     json_t *cov = json_object();
-    for (int i = 0; i < s->n_faults; i++) {
-        const struct fault_rec *f = &s->faults[i];
+    for (int i = 0; i < s->fl->n_faults; i++) {
+        const struct fault_rec *f = &s->fl->faults[i];
         if (f->run != s->run || f->undone)
             continue;
         if (f->observed) {   /* not in the coverage: nothing says how many real faults went unseen */
@@ -529,24 +506,24 @@ json_t *faultlog_run_json(struct sup *s, double iter_p50)
         }
     }
     json_t *fps = json_array();
-    for (int i = 0; i < s->n_dets; i++)
-        if (s->dets[i].run == s->run && s->dets[i].fault == -1) {
+    for (int i = 0; i < s->fl->n_dets; i++)
+        if (s->fl->dets[i].run == s->run && s->fl->dets[i].fault == -1) {
             fp++;
-            json_array_append_new(fps, json_pack("{s:s, s:i, s:I}", "detector", detector_table[s->dets[i].detector]->name,
-                                                 "rank", s->dets[i].rank, "iter", (json_int_t)s->dets[i].iter));
+            json_array_append_new(fps, json_pack("{s:s, s:i, s:I}", "detector", detector_table[s->fl->dets[i].detector]->name,
+                                                 "rank", s->fl->dets[i].rank, "iter", (json_int_t)s->fl->dets[i].iter));
         }
     double wall = (double)((s->rs.t_end ? s->rs.t_end : mono_ns()) - s->run_t0) * 1e-9;
     int64_t iters = runstats_iterations(&s->rs);
     json_t *cost = json_object();
     for (int d = 0; d < DET_COUNT; d++)
-        if (s->detcost[d] > 0) {
-            double per = s->detcost[d] / (double)(iters > 0 ? iters : 1) / (double)s->nranks;
+        if (s->fl->detcost[d] > 0) {
+            double per = s->fl->detcost[d] / (double)(iters > 0 ? iters : 1) / (double)s->nranks;
             json_object_set_new(cost, detector_table[d]->name,
-                                json_pack("{s:f, s:f, s:o}", "total_s", s->detcost[d], "per_iter_s", per, "share",
+                                json_pack("{s:f, s:f, s:o}", "total_s", s->fl->detcost[d], "per_iter_s", per, "share",
                                           json_num(iter_p50 > 0 ? per / iter_p50 : NAN)));
         }
     return json_pack("{s:i, s:i, s:I, s:i, s:o, s:i, s:o, s:o, s:o, s:o}", "injected", injected, "observed", observed,
-                     "stale_reports", (json_int_t)s->stale_reports, "detected", detected, "coverage",
+                     "stale_reports", (json_int_t)s->fl->stale_reports, "detected", detected, "coverage",
                      injected ? json_real((double)detected / injected) : json_null(), "false_positives", fp,
                      "false_positive_detections", fps, "by_kind", cov, "goodput",
                      wall > 0 && iter_p50 > 0 ? json_real((double)iters * iter_p50 / wall) : json_null(),

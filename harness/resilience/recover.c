@@ -9,7 +9,7 @@
 
 #include "checkpoint.h"
 #include "recovery/recovery.h"
-#include "sup.h"
+#include "resilience.h"
 #include "util.h"
 
 /* Returns the newest iteration <= limit for which every rank left holds a whole checkpoint, or 0. */
@@ -85,7 +85,7 @@ void recover_shrink(struct sup *s, int rank)
 
 void recover_end(struct sup *s, const char *failed)
 {
-    s->rm.state = RM_IDLE;
+    s->fl->rm.state = RM_IDLE;
     s->recovering = 0;
     if (failed && !s->stopping)
         sup_fail(s, failed);
@@ -100,7 +100,7 @@ int recover_begin(struct sup *s, const struct rec_failure *f)
         recover_end(s, why);
         return -1;
     }
-    if (s->coord->request(s, f))
+    if (s->fl->coord->request(s, f))
         recover_enter(s, f);
     return s->stopping ? -1 : 0;
 }
@@ -110,9 +110,9 @@ void recover_enter(struct sup *s, const struct rec_failure *f)
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
     uint64_t t0 = mono_ns();
     s->recovering = 1;
-    s->recoveries++;
+    s->fl->recoveries++;
     uint32_t epoch = faultlog_new_epoch(s, f->iter);   /* from here on, reports of the old timeline are dropped */
-    s->rm = (struct rec_machine){ .state = RM_STOPPING, .t0 = t0, .fail = *f, .epoch = epoch,
+    s->fl->rm = (struct rec_machine){ .state = RM_STOPPING, .t0 = t0, .fail = *f, .epoch = epoch,
                                   .deadline = t0 + (uint64_t)((s->sc->heartbeat.timeout_s + 5) * 1e9) };
     json_t *o = json_pack("{s:s, s:i, s:I, s:o, s:i}", "recovery", rec->name, "rank", f->rank, "iter",
                           (json_int_t)f->iter, "fault", f->fault >= 0 ? json_integer(f->fault) : json_null(), "epoch",
@@ -122,16 +122,16 @@ void recover_enter(struct sup *s, const struct rec_failure *f)
     results_event(&s->res, t0, "recovery_begin", o);
     shm_abort(&s->shm);   /* every rank stops its iteration; nobody waits on the failed one */
     if (f->rank >= 0 && (f->kill || rec->drops_failed))
-        s->host->kill(s, s->slot_of[f->rank]);
+        s->fl->host->kill(s, s->slot_of[f->rank]);
     for (int k = 0; k < s->nslots && rec->restarts_all; k++)
-        s->host->kill(s, k);
+        s->fl->host->kill(s, k);
 }
 
 /* Every worker here has stopped: drops what shrink drops (the failed rank, and any whose process is gone) and
  * says where this node can start again, with how many of its ranks go on. */
 static struct rec_proposal recover_propose(struct sup *s)
 {
-    const struct rec_failure *f = &s->rm.fail;
+    const struct rec_failure *f = &s->fl->rm.fail;
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
     if (rec->drops_failed)
         for (int r = 0; r < s->nranks; r++)
@@ -162,10 +162,10 @@ static int recover_replace(struct sup *s, int r, int spares, char *why, size_t n
         if (s->alive[q] && s->ready[q] && atomic_load(&shm_ctl(&s->shm, q)->rank) < 0)
             spare = q;
     if (spare < 0)
-        return s->host->spawn(s, s->slot_of[r]) != 0 ? snprintf(why, n, "recovery: cannot start rank %d again", r), -1 : 0;
+        return s->fl->host->spawn(s, s->slot_of[r]) != 0 ? snprintf(why, n, "recovery: cannot start rank %d again", r), -1 : 0;
     struct wcmd adopt = { .type = CMD_ADOPT, .arg = r };
     atomic_store(&shm_ctl(&s->shm, spare)->rank, r);
-    s->host->send(s, spare, &adopt);
+    s->fl->host->send(s, spare, &adopt);
     s->slot_of[r] = spare;
     results_event(&s->res, mono_ns(), "spare_adopted", json_pack("{s:i, s:i}", "rank", r, "slot", spare));
     return 0;
@@ -174,13 +174,13 @@ static int recover_replace(struct sup *s, int r, int spares, char *why, size_t n
 /* The fault's record, before any rank is told: the ranks' restores and first iterations may come back at once. */
 static void recover_record(struct sup *s, const struct wcmd *cmd)
 {
-    const struct rec_machine *m = &s->rm;
+    const struct rec_machine *m = &s->fl->rm;
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
-    s->awaiting_fault = m->fail.fault >= 0 ? m->fail.fault : -2;
-    s->awaiting_iter = cmd->start_iter;
+    s->fl->awaiting_fault = m->fail.fault >= 0 ? m->fail.fault : -2;
+    s->fl->awaiting_iter = cmd->start_iter;
     if (m->fail.fault < 0)
         return;
-    struct fault_rec *f = &s->faults[m->fail.fault];
+    struct fault_rec *f = &s->fl->faults[m->fail.fault];
     const char *across = s->nodes > 1 ? " across nodes" : "";
     f->recovery = 1;
     f->restore_iter = cmd->start_iter;
@@ -195,7 +195,7 @@ static void recover_record(struct sup *s, const struct wcmd *cmd)
         str_copy(f->restore_from, sizeof f->restore_from, "no checkpoint yet: from the start");
     if (m->active == 0) {   /* shrink took this whole node out: the run goes on elsewhere from now */
         f->recovered_ns = mono_ns();
-        s->awaiting_fault = -1;
+        s->fl->awaiting_fault = -1;
         results_event(&s->res, f->recovered_ns, "recovered",
                       json_pack("{s:i, s:i, s:s, s:f, s:I, s:s}", "fault", m->fail.fault, "rank", f->rank, "recovery",
                                 rec->name, "recover_s", (double)(f->recovered_ns - f->detect_ns) * 1e-9,
@@ -207,7 +207,7 @@ static void recover_record(struct sup *s, const struct wcmd *cmd)
  * whatever failed meanwhile) and tells every rank to run on from there. 0, or -1 with why. */
 static int recover_restart(struct sup *s, const struct rec_agreement *a, char *why, size_t n)
 {
-    struct rec_machine *m = &s->rm;
+    struct rec_machine *m = &s->fl->rm;
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
     const char *where = s->nodes > 1 ? " across nodes" : "";
     if (a->start == INT64_MAX)
@@ -225,7 +225,7 @@ static int recover_restart(struct sup *s, const struct rec_agreement *a, char *w
     if (rec->restarts_all) {   /* every process anew, from the checkpoint (a new communicator id: agreed) */
         cmd.restore = a->start > 0 ? RESTORE_CHECKPOINT : RESTORE_NONE;
         for (int r = 0; r < s->nranks; r++)
-            if (!s->dropped[r] && s->host->spawn(s, s->slot_of[r]) != 0)
+            if (!s->dropped[r] && s->fl->host->spawn(s, s->slot_of[r]) != 0)
                 return snprintf(why, n, "recovery: cannot start rank %d again", r), -1;
     } else if (m->active > 0) {
         int src = -1;   /* a healthy rank here whose replica of the start point is whole */
@@ -250,7 +250,7 @@ static int recover_restart(struct sup *s, const struct rec_agreement *a, char *w
     /* every rank gets its command now, a replacement still starting too (it reads it once ready) */
     for (int r = 0; r < s->nranks; r++)
         if (!s->dropped[r])
-            s->host->send(s, s->slot_of[r], &cmd);
+            s->fl->host->send(s, s->slot_of[r], &cmd);
     m->from_iter = a->start;
     m->restore = (int)cmd.restore;
     return 0;
@@ -260,7 +260,7 @@ static int recover_restart(struct sup *s, const struct rec_agreement *a, char *w
  * fails. */
 static void recover_starting(struct sup *s, uint64_t now)
 {
-    struct rec_machine *m = &s->rm;
+    struct rec_machine *m = &s->fl->rm;
     int waiting = 0;   /* the replacements start and read their command */
     for (int k = 0; k < s->nslots; k++)
         waiting += s->alive[k] && !s->ready[k];
@@ -284,7 +284,7 @@ static void recover_starting(struct sup *s, uint64_t now)
 
 void recover_step(struct sup *s)
 {
-    struct rec_machine *m = &s->rm;
+    struct rec_machine *m = &s->fl->rm;
     if (m->state == RM_IDLE)
         return;
     if (s->stopping || s->failed) {   /* the run ends: nothing to carry on */
@@ -295,20 +295,20 @@ void recover_step(struct sup *s)
     uint64_t now = mono_ns();
     char why[320] = "";
     if (m->state == RM_STOPPING) {
-        if (s->host->busy(s, now)) {
+        if (s->fl->host->busy(s, now)) {
             if (now > m->deadline)
                 recover_end(s, "recovery: the ranks did not stop");
             return;
         }
         m->mine = recover_propose(s);
         m->active = m->mine.active;
-        s->coord->propose(s, &m->mine);
+        s->fl->coord->propose(s, &m->mine);
         m->state = RM_AGREEING;
         m->deadline = now + (uint64_t)((s->sc->heartbeat.timeout_s + 30) * 1e9);
     }
     if (m->state == RM_AGREEING) {
         struct rec_agreement a;
-        int r = s->coord->agreed(s, &a, why, sizeof why);
+        int r = s->fl->coord->agreed(s, &a, why, sizeof why);
         if (r < 0 || (r == 0 && now > m->deadline))
             recover_end(s, why[0] ? why : "recovery: no agreement on where to start again");
         if (r <= 0 || s->stopping)
@@ -342,9 +342,9 @@ static int local_agreed(struct sup *s, struct rec_agreement *a, char *why, size_
 {
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
     memset(a, 0, sizeof *a);
-    a->start = s->rm.mine.start;
-    a->world = s->rm.mine.active;
-    a->live[0] = s->rm.mine.active > 0;
+    a->start = s->fl->rm.mine.start;
+    a->world = s->fl->rm.mine.active;
+    a->live[0] = s->fl->rm.mine.active > 0;
     if ((rec->restarts_all || s->ops->reconnect) && s->ops->prepare &&
         a->start >= 0 && a->start != INT64_MAX && s->ops->prepare(&s->shm, why, n) != 0)   /* a new NCCL id */
         return -1;

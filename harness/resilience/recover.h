@@ -13,7 +13,7 @@
  * IDLE joins the recovery under way: every process that is gone when the machine replaces is replaced (or dropped,
  * for shrink), whichever failure took it.
  *
- * The machine reaches this node's worker processes only through `struct rec_host` (suphost.c) and the other nodes
+ * The machine reaches this node's worker processes only through `struct rec_host` (the core's, sup.h) and the other nodes
  * only through `struct rec_coord`: rec_coord_local (one node: the proposal is the agreement) or rec_coord_cluster
  * (supcluster.c: node 0 gathers every node's proposal over MPI and answers every node). */
 #ifndef GAUNTLET_RECOVER_H
@@ -23,8 +23,7 @@
 #include <stdint.h>
 
 #include "shm.h"
-
-struct sup;
+#include "sup.h"
 
 /* A failure to recover from: the fault record it matched (-1: none here), the failed rank (-1: none here), whether
  * its process must be killed (a hang), whether silent corruption was found in it (its replica is not trusted), and
@@ -52,14 +51,6 @@ struct rec_agreement {
     unsigned char live[SHM_MAX_NODES];
 };
 
-/* This node's worker processes. */
-struct rec_host {
-    int (*spawn)(struct sup *s, int slot);                        /* a new worker process in slot: 0 or -1 */
-    void (*send)(struct sup *s, int slot, const struct wcmd *c);  /* a command; never dropped (back-pressure) */
-    void (*kill)(struct sup *s, int slot);                        /* SIGKILL a live worker, expecting its exit */
-    int (*busy)(struct sup *s, uint64_t now);                     /* workers not yet stopped (0: quiescent) */
-};
-
 /* The other nodes. */
 struct rec_coord {
     /* A failure here asks for a recovery: 1 to begin it now, 0 when it begins later (another node's word, which
@@ -71,7 +62,6 @@ struct rec_coord {
     int (*agreed)(struct sup *s, struct rec_agreement *a, char *why, size_t n);
 };
 
-extern const struct rec_host sup_host;
 extern const struct rec_coord rec_coord_local, rec_coord_cluster;
 
 /* The state of the recovery under way on this node. */

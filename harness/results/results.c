@@ -11,11 +11,9 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "cluster.h"
 #include "shm.h"
 #include "util.h"
 
-json_t *json_num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
 void results_default_dir(char *out, size_t n, const char *root, const char *name)
 {
@@ -147,7 +145,7 @@ int results_open(struct results *r, const char *dir, const struct scenario *sc, 
 }
 
 static int results_open_forward_files(struct results *r, const char *dir, const struct scenario *sc, int node, int ranks,
-                                      uint64_t t0_ns, char *why, size_t n)
+                                      uint64_t t0_ns, void (*send)(int, const char *, size_t), char *why, size_t n)
 {
     char path[1200];
     memset(r, 0, sizeof *r);
@@ -155,6 +153,7 @@ static int results_open_forward_files(struct results *r, const char *dir, const 
     r->t0_ns = t0_ns;
     r->node = node;
     r->forward = 1;
+    r->send = send;
     str_copy(r->dir, sizeof r->dir, dir);
     r->fwd_ranks = ranks;
     r->fwd_t = xcalloc((size_t)ranks, sizeof *r->fwd_t);
@@ -182,9 +181,9 @@ static int results_open_forward_files(struct results *r, const char *dir, const 
 }
 
 int results_open_forward(struct results *r, const char *dir, const struct scenario *sc, int node, int ranks,
-                         uint64_t t0_ns, char *why, size_t n)
+                         uint64_t t0_ns, void (*send)(int stream, const char *line, size_t len), char *why, size_t n)
 {
-    if (results_open_forward_files(r, dir, sc, node, ranks, t0_ns, why, n) == 0)
+    if (results_open_forward_files(r, dir, sc, node, ranks, t0_ns, send, why, n) == 0)
         return 0;
     results_close(r);
     return -1;
@@ -211,7 +210,7 @@ int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *ob
         return -1;
     size_t len = strlen(text);
     text[len] = '\n';   /* json_dumps leaves room: the terminator becomes the newline */
-    int rc = r->forward ? (cluster_forward(CL_EVENTS, text, len + 1), 0)
+    int rc = r->forward ? (r->send(0, text, len + 1), 0)
                         : results_write(r, r->events_fd, &r->events_off, "events.jsonl", text, len + 1);
     if (r->view)
         r->view->event(r->view->ctx, text, len + 1);
@@ -248,7 +247,7 @@ int results_power(struct results *r, uint64_t t_ns, int rank, const struct power
     if (r->forward) {   /* node 0 gets a bounded rate; this node's own file every row */
         if (rank >= 0 && rank < r->fwd_ranks && t_s - r->fwd_t[rank] >= r->forward_s * 0.999) {
             r->fwd_t[rank] = t_s;
-            cluster_forward(CL_POWER, row, (size_t)len);
+            r->send(1, row, (size_t)len);
         }
     }
     if (r->power_fd < 0 || r->failed)

@@ -7,8 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis_json.h"
 #include "scenario.h"
-#include "supervisor.h"
+#include "view.h"
 
 struct results {
     char dir[1024];
@@ -27,6 +28,8 @@ struct results {
     int node;             /* several nodes: this node (each line gets "node"); -1: one node */
     int rank_offset;      /* added to every "rank" written: local ranks become global */
     int forward;          /* a node other than 0: no files here, every line goes to node 0 */
+    void (*send)(int stream, const char *line, size_t len);   /* forward: hands a line to node 0 (stream 0 events,
+                                                               * 1 power; whole lines) */
     double forward_s;     /* forwarding power rows: at most one per rank per this many seconds (0: all) */
     double *fwd_t;        /* per rank: when its last row went to node 0 */
     int fwd_ranks;
@@ -41,7 +44,7 @@ int results_open(struct results *r, const char *dir, const struct scenario *sc, 
  * rows, every row also goes to dir/power-node<node>.csv here, held by dir/.lock-node<node> as results_open holds
  * the folder. 0, or -1 with why (and nothing left open). */
 int results_open_forward(struct results *r, const char *dir, const struct scenario *sc, int node, int ranks,
-                         uint64_t t0_ns, char *why, size_t n);
+                         uint64_t t0_ns, void (*send)(int stream, const char *line, size_t len), char *why, size_t n);
 /* Appends one event: sets "t_s" (from t_ns) and "event" first, writes the line in one write(2). Steals obj. */
 int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *obj);
 struct power_reading;
@@ -60,8 +63,5 @@ const char *results_failed(const struct results *r);
  * (the run says it); after an earlier failure this one is logged here. */
 int results_summary(struct results *r, json_t *summary);
 void results_close(struct results *r);
-
-/* Returns a JSON number, or null for NAN (missing is not zero). */
-json_t *json_num(double x);
 
 #endif

@@ -449,12 +449,11 @@ static int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario 
             return sc_error_at(c, c->fault_at[i], key, "iteration %lld is never reached: each run has iterations 0..%lld",
                                (long long)f->at, (long long)sc->iterations - 1);
         }
-        if (strcmp(fault_table[f->kind]->name, "node-crash") == 0 &&
-            ((const struct node_crash_params *)f->params)->node >= sc->nodes) {
+        if (fault_table[f->kind]->node && fault_table[f->kind]->node(f->params) >= sc->nodes) {
             snprintf(key, sizeof key, "faults[%d].node", i);
             /* node >= 1 can only have been given, so its mark is set */
             return sc_error_at(c, c->fault_node[i], key, "node %lld is out of range: the scenario has nodes 0..%lld",
-                               (long long)((const struct node_crash_params *)f->params)->node, (long long)sc->nodes - 1);
+                               (long long)fault_table[f->kind]->node(f->params), (long long)sc->nodes - 1);
         }
     }
     if (sc->auto_search && sc->n_mitigations > sc->search_budget)
@@ -463,10 +462,10 @@ static int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario 
     for (int i = 0; i < sc->n_mitigations; i++) {
         const struct mitigation_ops *mo = mitigation_table[sc->mitigations[i].index];
         have_none |= strcmp(mo->name, "none") == 0;
-        if (strcmp(mo->name, "bess") == 0 && ((const struct bess_params *)sc->mitigations[i].params)->size_pct > 0 &&
-            !have_none) {
-            snprintf(c->err, c->errlen, "%s:%d:1: mitigations[%d]: bess size is a share of the swing a `none` run "
-                                        "measured: put `none` before it in the list", c->file, sc->mitigations[i].line, i);
+        if (mo->size_share && mo->size_share(sc->mitigations[i].params) > 0 && !have_none) {
+            snprintf(c->err, c->errlen, "%s:%d:1: mitigations[%d]: %s size is a share of the swing a `none` run "
+                                        "measured: put `none` before it in the list", c->file, sc->mitigations[i].line, i,
+                     mo->name);
             return EXIT_INPUT;
         }
     }

@@ -9,29 +9,16 @@
 
 #include "analysis.h"
 #include "dtype.h"
+#include "machine.h"
 #include "param.h"
 
 #define SC_MAX_MITIGATIONS 32
 #define SC_MAX_FAULTS 64
 #define SC_MAX_DETECTORS 8
-#define SC_PARAM_BYTES 256
 #define SC_MAX_DEPTH 64   /* nested YAML collections a scenario may have (it uses 5); deeper is exit 2 */
 
 enum ckpt_mode { CKPT_SYNC = 0, CKPT_ASYNC };
 
-/* The sim backend's model: an H100/H200-like GPU, durations from rates, power from phase levels. */
-struct sim_params {
-    double tflops;        /* achieved dense GEMM rate, TFLOP/s */
-    double busbw_gbs;     /* all-reduce bus bandwidth, GB/s */
-    double latency_s;     /* fixed cost of one all-reduce */
-    double idle_w, comm_w, compute_w, ckpt_w, tdp_w;
-    double ramp_s;        /* first-order time constant of power changes */
-    double jitter;        /* relative standard deviation of each phase's duration */
-    double noise_w;       /* standard deviation of each power sample */
-    double speedup;       /* modeled durations are divided by this */
-    int64_t max_dim;      /* cap on each GEMM dimension of the real CPU GEMM */
-    int64_t max_elems;    /* cap on the real all-reduce buffer, in fp32 elements */
-};
 
 /* A plug-in named in the scenario (a mitigation, detector or recovery) with its inline parameters. */
 struct plugin_spec {

@@ -1,6 +1,6 @@
-/* harness/supervisor/supervisor.c: the supervisor's one event loop (see supervisor.h). Signals arrive through a
+/* harness/supervisor/supervisor.c: the supervisor's one event loop (see sup.h). Signals arrive through a
  * signalfd, sampling through a timerfd; worker events are drained from their rings on every wake. */
-#include "supervisor.h"
+#include "sup.h"
 
 #include <math.h>
 #include <poll.h>
@@ -14,28 +14,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
-#include "cluster.h"
 #include "detectors/detector.h"
-#include "faults/fault.h"
-#include "mitigations/mitigation.h"
-#include "param.h"
-#include "plugin.h"
-#include "recovery/recovery.h"
-#include "progress.h"
-#include "sup.h"
 #include "util.h"
 
 sigset_t sup_oldmask;   /* the mask before supervisor_block_signals, restored in each worker */
 
-/* Records that the run failed (first reason wins) and tells every worker to give up at once. */
 void sup_fail(struct sup *s, const char *reason)
 {
     if (!s->failed) {
         s->failed = 1;
         str_copy(s->reason, sizeof s->reason, reason);
         gl_log("%s", reason);
-        supc_fail(s, reason);   /* several nodes: the run ends on every node */
+        SUP_HOOKS(s, fail, (s, reason));   /* several nodes: the run ends on every node */
     }
     s->stopping = 1;
     shm_abort(&s->shm);
@@ -95,7 +85,7 @@ static void sup_check_heartbeats(struct sup *s, uint64_t now)
                       json_pack("{s:i, s:f, s:f, s:I}", "rank", rank, "silent_s", age, "timeout_s", limit, "iter",
                                 (json_int_t)iter));
         if (s->running && s->ready[k] && rank >= 0) {
-            faultlog_detect(s, DET_HEARTBEAT, rank, iter, now, msg, 2);
+            SUP_HOOKS(s, failure, (s, DET_HEARTBEAT, rank, iter, now, msg, 2));
         } else {
             sup_fail(s, msg);
             s->expect_exit[k] = 1;
@@ -126,7 +116,7 @@ static void sup_signals(struct sup *s)
                 str_copy(s->reason, sizeof s->reason, msg);
             s->stopping = 1;
             shm_abort(&s->shm);
-            supc_fail(s, msg);   /* several nodes: the others stop too */
+            SUP_HOOKS(s, fail, (s, msg));   /* several nodes: the others stop too */
         } else {
             for (int k = 0; k < s->nslots; k++)
                 if (s->alive[k])
@@ -135,7 +125,6 @@ static void sup_signals(struct sup *s)
     }
 }
 
-/* Waits for one wake (signal, sampling tick, or 10 ms to drain rings) and handles it. */
 void sup_step(struct sup *s)
 {
     struct pollfd pfd[2] = { { .fd = s->sigfd, .events = POLLIN }, { .fd = s->timerfd, .events = POLLIN } };
@@ -151,17 +140,13 @@ void sup_step(struct sup *s)
         if (read(s->timerfd, &ticks, sizeof ticks) == (ssize_t)sizeof ticks)
             sup_sample(s, now);
     }
-    supc_poll(s);
-    struct view_cmd vc;
-    while (s->view && s->view->command(s->view->ctx, &vc))
-        sup_view_command(s, &vc);
+    SUP_HOOKS(s, poll, (s));   /* the other nodes' messages; the view's commands */
     if (!s->stopping && !s->recovering) {
         sup_check_heartbeats(s, now);
         if (s->running)
-            faultlog_timers(s, now);
+            SUP_HOOKS(s, tick, (s, now));   /* timed faults */
     }
-    faultlog_act(s);   /* every ring drained: the failures detected meanwhile, in iteration order */
-    recover_step(s);   /* the recovery under way, one step: it never waits here */
+    SUP_HOOKS(s, act, (s));   /* every ring drained: the failures found meanwhile; the recovery under way, one step */
     if (results_failed(&s->res) && !s->failed) {   /* a results file that cannot be written ends the run at once */
         s->io_failed = 1;
         sup_fail(s, results_failed(&s->res));
@@ -177,15 +162,13 @@ static int sup_alive(const struct sup *s)
     return n;
 }
 
-/* Sends cmd to every rank still in the run. */
-static void sup_command(struct sup *s, const struct wcmd *cmd)
+void sup_command(struct sup *s, const struct wcmd *cmd)
 {
     for (int r = 0; r < s->nranks; r++)
         if (!s->dropped[r])
             sup_send(s, s->slot_of[r], cmd);
 }
 
-/* Waits until every live slot's backend is ready; 0, or -1 when the run failed or was stopped meanwhile. */
 int sup_wait_ready(struct sup *s, double timeout_s)
 {
     uint64_t end = mono_ns() + (uint64_t)(timeout_s * 1e9);
@@ -201,91 +184,7 @@ int sup_wait_ready(struct sup *s, double timeout_s)
     }
 }
 
-/* Runs mitigation m to its end, a failure or a stop. */
-static void sup_one_run(struct sup *s, int m)
-{
-    if (supc_run_begin(s, m) != 0)   /* several nodes: every node starts the run together */
-        return;
-    uint64_t now = mono_ns();
-    s->run = m;
-    runstats_init(&s->rs, m, s->nranks, s->sc->iterations, now, s->sc->power.sample_hz);
-    for (int r = 0; r < s->nranks; r++)
-        if (s->dropped[r])
-            s->rs.rank[r].done = 1;   /* shrunk away in an earlier run */
-        else
-            checkpoint_remove(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r);   /* restore only this run's */
-    s->running = 1;
-    s->skipping = 0;
-    s->run_t0 = now;
-    faultlog_run_begin(s);
-    atomic_store(&s->shm.hdr->stop_at, INT64_MAX);
-    if (s->paused)   /* paused from the view: the next run waits before its first iteration */
-        atomic_store(&s->shm.hdr->pause_at, 0);
-    json_t *begin = json_pack("{s:i, s:s, s:s, s:I}", "run", m, "mitigation", s->sc->mitigations[m].name, "label",
-                              s->sc->mitigations[m].label[0] ? s->sc->mitigations[m].label : s->sc->mitigations[m].name,
-                              "iterations", (json_int_t)s->sc->iterations);
-    const struct mitigation_ops *mo = mitigation_table[s->sc->mitigations[m].index];
-    if (mo->model && s->ops->modelled) {   /* the levels the view draws: per GPU */
-        struct mit_model mm = { 0 };
-        mo->model(s->sc->mitigations[m].params, &s->sc->sim, 0, s->nranks, &mm);
-        if (mm.floor_w > 0)
-            json_object_set_new(begin, "floor_w", json_real(mm.floor_w));
-        if (mm.cap_w > 0)
-            json_object_set_new(begin, "cap_w", json_real(mm.cap_w));
-    }
-    results_event(&s->res, now, "run_begin", begin);
-    json_t *dev = supdev_run_begin(s, m);   /* cap, firmware smoothing: before the first iteration */
-    sup_size_bess(s, m);
-    struct wcmd cmd = { .type = CMD_RUN, .run = m, .iterations = s->sc->iterations, .epoch = s->epoch };
-    atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* a new name space for the run's collectives, on every node */
-    sup_command(s, &cmd);
-    while (!s->stopping &&
-           (s->rm.state != RM_IDLE || (!runstats_done(&s->rs) && !(s->skipping && runstats_settled(&s->rs)))))
-        sup_step(s);   /* a recovery under way is carried to its end first */
-    if (s->awaiting_fault >= 0 && runstats_done(&s->rs))
-        s->awaiting_fault = -1;
-    if (!s->rs.t_end)
-        s->rs.t_end = mono_ns();
-    supdev_run_end(s, m, dev);
-    int bus_ranks = s->sc->workload.allreduce.emulate_ranks > 0 ? (int)s->sc->workload.allreduce.emulate_ranks : s->nranks;
-    double tdp = s->sc->power.tdp_w > 0 ? s->sc->power.tdp_w : s->ops->model_tdp_w ? s->ops->model_tdp_w(s->sc) : NAN;
-    json_t *run = runstats_json(&s->rs, s->sc, s->sc->mitigations[m].name, bus_ranks, tdp);
-    if (s->sc->mitigations[m].label[0])   /* one value of a sweep, or a search's candidate */
-        json_object_set_new(run, "label", json_string(s->sc->mitigations[m].label));
-    sup_modelled(s, m, run);
-    json_object_set_new(run, "faults", faultlog_run_json(s, json_number_value(json_object_get(json_object_get(run, "iteration_s"), "p50"))));
-    if (s->skipping)
-        json_object_set_new(run, "skipped", json_true());
-    json_object_set_new(run, "run", json_integer(m));
-    if (json_object_size(dev))
-        json_object_set_new(run, "device", dev);
-    else
-        json_decref(dev);
-    /* the figures the live view's comparison table shows, as the summary has them */
-    json_t *agg = json_object_get(json_object_get(run, "power"), "aggregate");
-    json_t *ramps = json_object_get(agg, "ramp_up_w_s"), *falls = json_object_get(agg, "ramp_down_w_s");
-    double ramp = fmax(json_number_value(json_object_get(ramps, "100ms")), json_number_value(json_object_get(falls, "100ms")));
-    json_t *fig = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "throughput_it_s",
-                            json_copy(json_object_get(run, "throughput_it_s")), "iteration_p50_s",
-                            json_copy(json_object_get(json_object_get(run, "iteration_s"), "p50")), "mean_w",
-                            json_num(json_number_value(json_object_get(agg, "mean_w"))), "swing_w",
-                            json_num(json_is_number(json_object_get(agg, "swing_w"))
-                                         ? json_number_value(json_object_get(agg, "swing_w")) : NAN),
-                            "ramp_w_s", json_num(ramps ? ramp : NAN), "energy_per_iter_j",
-                            json_num(sup_energy_per_iter(run)), "tflops", json_copy(json_object_get(run, "tflops")));
-    results_event(&s->res, s->rs.t_end, "run_end",
-                  json_pack("{s:i, s:s, s:s, s:I, s:b, s:b, s:o}", "run", m, "mitigation", s->sc->mitigations[m].name,
-                            "label", s->sc->mitigations[m].label[0] ? s->sc->mitigations[m].label : s->sc->mitigations[m].name,
-                            "iterations", (json_int_t)runstats_iterations(&s->rs), "complete", runstats_done(&s->rs),
-                            "skipped", s->skipping, "figures", fig));
-    supc_run_end(s, m, run);   /* several nodes: node 0 gathers every node's figures of this run */
-    json_array_append_new(s->runs, run);
-    runstats_free(&s->rs);
-    s->running = 0;
-}
-
-/* Stops every worker: EXIT, then SIGTERM after 2 s, then SIGKILL after 2 more; reaps them all. */
-static void sup_stop_workers(struct sup *s)
+void sup_stop_workers(struct sup *s)
 {
     struct wcmd cmd = { .type = CMD_EXIT };
     s->stopping = 1;
@@ -310,7 +209,7 @@ static void sup_stop_workers(struct sup *s)
     sup_drain(s);
 }
 
-static sigset_t sup_sigset(void)
+sigset_t sup_sigset(void)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -321,87 +220,7 @@ static sigset_t sup_sigset(void)
     return set;
 }
 
-int supervisor_block_signals(void)
-{
-    sigset_t set = sup_sigset();
-    return sigprocmask(SIG_BLOCK, &set, &sup_oldmask) != 0 ? SYSERR("sigprocmask") : 0;
-}
-
-/* The run is over: stops the workers, writes the summary (node 0, with every node's figures), prints the end table
- * and frees what the run held. Returns the exit code. */
-static int sup_finish(struct sup *s, const char *started)
-{
-    const struct backend_ops *ops = s->ops;
-    const struct run_options *opt = s->opt;
-    sup_stop_workers(s);
-    for (int r = 0; r < s->nranks; r++)   /* synthetic state: this run's checkpoints go with it */
-        checkpoint_remove(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r);
-    int code = s->io_failed ? EXIT_ENV : s->failed || s->reason[0] ? EXIT_CHECK : EXIT_OK;
-    sup_compare_runs(s);
-    json_t *summary = sup_summary(s, code, started);
-    if (s->node == 0 && s->nodes > 1)   /* written now, as it stands: a launcher tearing the job down (a node died)
-                                       * may kill this process before the other nodes' records come; a failed
-                                       * write is said below */
-        results_summary(&s->res, summary);
-    supc_end(s, summary);   /* several nodes: every node's figures into node 0's summary */
-    results_event(&s->res, mono_ns(), "end", json_pack("{s:i, s:o}", "exit", code, "reason",
-                                                       s->reason[0] ? json_string(s->reason) : json_null()));
-    /* a results write that failed after the loop's last look (the end line), or after the run had already failed
-     * for another reason: said here, and exit 3 */
-    if (results_failed(&s->res) && !s->io_failed) {
-        gl_log("%s", results_failed(&s->res));
-        s->io_failed = 1;
-        code = EXIT_ENV;
-        json_object_set_new(summary, "exit", json_integer(code));
-        if (!s->reason[0]) {
-            str_copy(s->reason, sizeof s->reason, results_failed(&s->res));
-            json_object_set_new(summary, "stopped", json_string(s->reason));
-        }
-    }
-    if (s->node == 0) {
-        int had = results_failed(&s->res) != NULL;
-        if (results_summary(&s->res, summary) != 0) {   /* results_failed is set: the first failure is said here */
-            code = EXIT_ENV;
-            if (!had) {
-                gl_log("%s", results_failed(&s->res));
-                if (!s->reason[0])
-                    str_copy(s->reason, sizeof s->reason, results_failed(&s->res));
-            }
-        }
-    }
-    if (s->view) {   /* the terminal is the table's again */
-        s->res.view = NULL;
-        s->view->stop(s->view->ctx);
-        if (s->view != opt->view)
-            progress_view_close(s->view);
-    }
-    if (s->node == 0)
-        sup_print_table(s, code, summary);
-    else
-        printf("gauntlet: node %d of %d: exit %d%s%s\n", s->node, s->nodes, code, s->reason[0] ? ": " : "", s->reason);
-    json_decref(summary);
-    json_decref(s->runs);
-    json_decref(s->node_runs);
-    json_decref(s->node_ends);
-    cluster_proxy_stop();
-    free(s->ready_upto);
-    free(s->node_seen);
-    free(s->rec_counts);
-    ops->power_close(s->ps);
-    results_close(&s->res);
-    shm_close(&s->shm);
-    close(s->sigfd);
-    close(s->timerfd);
-    sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
-    void *bufs[] = { s->pid, s->alive, s->ready, s->expect_exit, s->slot_of, s->dropped, s->watts, s->energy_j, s->rate_rng, s->fault_due, s->fp_iter,
-                     s->fp, s->fp_have, s->compute_s, s->compute_iter, s->slow_count, s->faults, s->dets };
-    for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
-        free(bufs[i]);
-    return code;
-}
-
-/* Sets up the signalfd and the sampling timer. */
-static int sup_fds(struct sup *s)
+int sup_fds(struct sup *s)
 {
     sigset_t set = sup_sigset();
     s->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -421,145 +240,29 @@ static int sup_fds(struct sup *s)
     return 0;
 }
 
-int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, const struct run_options *opt)
+void sup_alloc(struct sup *s)
 {
-    struct sup s = { .sc = sc, .orig = sc, .ops = ops, .opt = opt, .nranks = (int)sc->ranks, .sigfd = -1, .timerfd = -1,
-                     .run = -1 };
-    char why[512], started[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    const struct recovery_ops *rec = recovery_table[sc->recovery.index];
-    int nspares = rec->spares;
-    uint64_t replica_bytes = rec->replicas ? (uint64_t)ops->state_bytes(sc) : 0;
-    /* several nodes: a node that cannot set up stops every node at the next agreement (cluster_agree), so
-     * none is left waiting for it in a collective */
-    int made = shm_create(&s.shm, s.nranks, nspares, ops->shm_coll_elems ? ops->shm_coll_elems(sc) : 0, replica_bytes) == 0;
-    if (cluster_agree(made ? 0 : EXIT_ENV) != 0) {
-        if (made)
-            shm_close(&s.shm);
-        return EXIT_ENV;
-    }
-    s.nslots = s.nranks + nspares;
-    s.t0 = mono_ns();
-    s.shm.hdr->t0_ns = s.t0;
-    s.shm.hdr->sc = *sc;
-    s.sc = &s.shm.hdr->sc;
-    s.go_run = -1;
-    s.rec_asked = (struct rec_failure){ .fault = -1, .rank = -1 };
-    s.rec_start = -1;
-    s.host = &sup_host;
-    s.coord = &rec_coord_local;
-    s.node_runs = json_array();
-    s.node_ends = json_array();
-    int world = (int)sc->nodes * s.nranks;
-    rng_seed(&s.fault_rng, (uint64_t)sc->seed, 0xfa17);
-    s.rate_rng = xcalloc(SC_MAX_FAULTS + 1, sizeof *s.rate_rng);
-    for (int i = 0; i <= SC_MAX_FAULTS; i++)
-        rng_seed(&s.rate_rng[i], (uint64_t)sc->seed, 0xfa170000ull + (uint64_t)i);
-    for (int i = 0; i < sc->n_faults; i++)   /* a random rank is drawn once, from the seed: the same every run */
-        if (s.shm.hdr->sc.faults[i].rank < 0)
-            s.shm.hdr->sc.faults[i].rank = (int64_t)(rng_next(&s.fault_rng) % (uint64_t)world);
-    int set = 0, opened = 0, failed = 0;   /* how far this node's set-up went */
-    if (supc_setup(&s, why, sizeof why) != 0)   /* several nodes: clocks, global ranks, the proxy */
-        failed = 1;
-    else
-        set = 1;
-    if (s.nodes > 1)   /* the recovery machine reaches the other nodes over MPI */
-        s.coord = &rec_coord_cluster;
-    str_copy(s.shm.hdr->backend, sizeof s.shm.hdr->backend, ops->name);
-    checkpoint_tag(s.shm.hdr->ckpt_tag, sizeof s.shm.hdr->ckpt_tag, sc->name, s.node, s.nodes);
-    if (sc->workload.checkpoint.every > 0 && checkpoint_sweep(sc->workload.checkpoint.path) < 0)   /* a dead run's files */
-        gl_log("checkpoint folder %s: %s (files a killed run left there stay)", sc->workload.checkpoint.path, strerror(errno));
-    if (!failed && (s.node == 0 ? results_open(&s.res, opt->out_dir, s.sc, s.t0, why, sizeof why)
-                                : results_open_forward(&s.res, opt->out_dir, s.sc, s.node, s.nranks, s.t0, why, sizeof why)) != 0)
-        failed = 1;
-    else if (!failed)
-        opened = 1;
-    if (s.nodes > 1) {
-        s.res.node = s.node;
-        s.res.rank_offset = s.node * s.nranks;
-    }
-    if (!failed && ops->prepare && s.node == 0 && ops->prepare(&s.shm, why, sizeof why) != 0)
-        failed = 1;
-    if (!failed && !(s.ps = ops->power_open(&s.shm, why, sizeof why))) {
-        char tmp[sizeof why];
-        snprintf(tmp, sizeof tmp, "power source: %s", why);
-        str_copy(why, sizeof why, tmp);
-        failed = 1;
-    }
-    if (failed)
-        gl_log("%s", why);
-    if (cluster_agree(failed ? EXIT_ENV : 0) != 0) {
-        if (!failed)
-            gl_log("node %d: another node could not set up the run: see its messages", s.node);
-        if (s.ps)
-            ops->power_close(s.ps);
-        if (opened)
-            results_close(&s.res);
-        if (set)
-            cluster_proxy_stop();   /* before the control block it reads goes */
-        shm_close(&s.shm);
-        json_decref(s.node_runs);
-        json_decref(s.node_ends);
-        return EXIT_ENV;
-    }
-    cluster_bcast(s.shm.hdr->coll_id, sizeof s.shm.hdr->coll_id);   /* cuda: node 0's NCCL id, for every GPU */
-    s.pid = xcalloc((size_t)s.nslots, sizeof *s.pid);
-    s.alive = xcalloc((size_t)s.nslots, sizeof *s.alive);
-    s.ready = xcalloc((size_t)s.nslots, sizeof *s.ready);
-    s.expect_exit = xcalloc((size_t)s.nslots, sizeof *s.expect_exit);
-    s.slot_of = xcalloc((size_t)s.nranks, sizeof *s.slot_of);
-    s.dropped = xcalloc((size_t)s.nranks, sizeof *s.dropped);
-    s.watts = xcalloc((size_t)s.nranks, sizeof *s.watts);
-    s.energy_j = xcalloc((size_t)s.nranks, sizeof *s.energy_j);
-    s.fault_due = xcalloc(SC_MAX_FAULTS + 1, sizeof *s.fault_due);   /* the view may add faults */
-    s.fp_iter = xmalloc(FP_WINDOW * sizeof *s.fp_iter);
-    s.fp = xcalloc((size_t)FP_WINDOW * (size_t)s.nranks, sizeof *s.fp);
-    s.fp_have = xcalloc((size_t)FP_WINDOW * (size_t)s.nranks, 1);
-    s.compute_s = xcalloc((size_t)s.nranks, sizeof *s.compute_s);
-    s.compute_iter = xcalloc((size_t)s.nranks, sizeof *s.compute_iter);
-    s.slow_count = xcalloc((size_t)s.nranks, sizeof *s.slow_count);
-    s.awaiting_fault = -1;
-    for (int r = 0; r < s.nranks; r++)
-        s.slot_of[r] = r;
-    s.runs = json_array();
-    if (sup_fds(&s) != 0)
-        return EXIT_ENV;
-    /* the live view, or the progress lines (a view too: node 0's, for every node) */
-    s.view = opt->view ? opt->view : s.node == 0 ? progress_view_open() : NULL;
-    s.res.view = s.node == 0 ? s.view : NULL;
-    double tdp = sc->power.tdp_w > 0 ? sc->power.tdp_w : ops->model_tdp_w ? ops->model_tdp_w(sc) : NAN;
-    results_event(&s.res, s.t0, "start",
-                  json_pack("{s:s, s:s, s:i, s:I, s:s, s:s, s:i, s:I, s:o, s:f, s:I, s:i}", "scenario", sc->name, "backend",
-                            ops->name, "ranks", s.nranks, "seed", (json_int_t)sc->seed, "results", opt->out_dir, "recovery",
-                            rec->name, "runs", sc->n_mitigations, "iterations", (json_int_t)sc->iterations, "tdp_w",
-                            json_num(tdp), "sample_hz", sc->power.sample_hz, "bus_ranks",
-                            (json_int_t)(sc->workload.allreduce.emulate_ranks > 0 ? sc->workload.allreduce.emulate_ranks
-                                                                                   : sc->ranks * sc->nodes),
-                            "nodes", s.nodes));
-    for (int k = 0; k < s.nslots && !s.failed; k++)
-        if (sup_spawn(&s, k) != 0)
-            sup_fail(&s, "cannot start a worker process");
-    if (!s.stopping && sup_wait_ready(&s, sc->heartbeat.startup_s + 1) != 0 && !s.stopping)
-        sup_fail(&s, "the workers did not start in time");
-    for (int r = 0; r < s.nranks && !s.stopping && ops->power_info; r++) {   /* each rank's GPU, for readers */
-        char name[96];
-        double tdp_w = NAN;
-        if (ops->power_info(s.ps, s.slot_of[r], name, sizeof name, &tdp_w) == 0) {
-            double t = sc->power.tdp_w > 0 ? sc->power.tdp_w : tdp_w;
-            atomic_store(&shm_ctl(&s.shm, s.slot_of[r])->tdp_mw, isfinite(t) && t > 0 ? (uint64_t)(t * 1e3) : 0);
-            results_event(&s.res, mono_ns(), "gpu", json_pack("{s:i, s:s, s:o}", "rank", r, "name", name, "tdp_w",
-                                                              json_num(t)));
-        }
-    }
-    for (int m = 0; m < sc->n_mitigations && !s.stopping; m++)
-        sup_one_run(&s, m);
-    if (s.sc->auto_search && !s.stopping) {   /* the search's second pass: finer values around the best */
-        int first = s.sc->n_mitigations, added = sup_refine(&s);
-        for (int m = first; m < first + added && !s.stopping; m++)
-            sup_one_run(&s, m);
-    }
-    return sup_finish(&s, started);
+    s->pid = xcalloc((size_t)s->nslots, sizeof *s->pid);
+    s->alive = xcalloc((size_t)s->nslots, sizeof *s->alive);
+    s->ready = xcalloc((size_t)s->nslots, sizeof *s->ready);
+    s->expect_exit = xcalloc((size_t)s->nslots, sizeof *s->expect_exit);
+    s->slot_of = xcalloc((size_t)s->nranks, sizeof *s->slot_of);
+    s->dropped = xcalloc((size_t)s->nranks, sizeof *s->dropped);
+    s->watts = xcalloc((size_t)s->nranks, sizeof *s->watts);
+    s->energy_j = xcalloc((size_t)s->nranks, sizeof *s->energy_j);
+    for (int r = 0; r < s->nranks; r++)
+        s->slot_of[r] = r;
+}
+
+void sup_free(struct sup *s)
+{
+    if (s->sigfd >= 0)
+        close(s->sigfd);
+    if (s->timerfd >= 0)
+        close(s->timerfd);
+    s->sigfd = s->timerfd = -1;
+    sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
+    void *bufs[] = { s->pid, s->alive, s->ready, s->expect_exit, s->slot_of, s->dropped, s->watts, s->energy_j };
+    for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
+        free(bufs[i]);
 }

@@ -1,5 +1,5 @@
 /* harness/supervisor/supevents.c: what comes back from the workers — their events, drained from each ring into
- * events.jsonl, the run's figures and the fault ledger — and their exits, reaped. */
+ * events.jsonl and the run's figures, each handed to the hooks (the fault ledger) — and their exits, reaped. */
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -12,14 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
-#include "cluster.h"
 #include "detectors/detector.h"
-#include "faults/fault.h"
-#include "mitigations/mitigation.h"
-#include "param.h"
 #include "plugin.h"
-#include "recovery/recovery.h"
 #include "sup.h"
 #include "util.h"
 
@@ -30,8 +24,9 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
     const char *type = NULL;
     struct ctl *c = shm_ctl(&s->shm, slot);
     int rank = ev->rank;
-    if (!faultlog_current(s, ev))   /* a report of a timeline a recovery abandoned */
-        return;
+    for (int h = 0; h < s->n_hooks; h++)   /* a report of a timeline a recovery abandoned */
+        if (s->hooks[h]->stale && s->hooks[h]->stale(s, ev))
+            return;
     switch (ev->type) {
     case WEV_READY:
         s->ready[slot] = 1;
@@ -52,16 +47,11 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
                       phase_name(ev->phase));
         if (ev->type == WEV_PHASE_END && ev->a > 0)
             json_object_set_new(o, ev->phase == PH_COMPUTE ? "flops" : "bytes", json_real(ev->a));
-        if (ev->type == WEV_PHASE_END && ev->phase == PH_COMPUTE && s->running && ev->run == s->run && rank >= 0 &&
-            rank < s->nranks && s->rs.rank[rank].open_t[PH_COMPUTE])
-            faultlog_compute(s, ev, (double)(ev->t_ns - s->rs.rank[rank].open_t[PH_COMPUTE]) * 1e-9);
         break;
     case WEV_ITER:
         type = "iteration";
         o = json_pack("{s:i, s:i, s:I, s:f}", "rank", rank, "run", ev->run, "iter", (json_int_t)ev->iter, "dur_s",
                       ev->a);
-        if (s->running)
-            faultlog_iteration(s, ev);
         break;
     case WEV_RUN_DONE:
         type = "rank_done";
@@ -71,36 +61,16 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
         type = "rank_stopped";
         o = json_pack("{s:i, s:i, s:I}", "rank", rank, "run", ev->run, "iter", (json_int_t)ev->iter);
         break;
-    case WEV_FAULT: {
-        struct fault_detail d = { .target = ev->target, .where = ev->where, .format = ev->format, .element = ev->elem,
-                                  .mask = ev->mask, .old_v = ev->c, .new_v = ev->d, .scale = ev->scale };
-        o = json_pack("{s:s, s:i, s:i, s:I, s:s, s:b}", "kind", fault_table[s->sc->faults[ev->phase].kind]->name, "rank",
-                      rank, "fault_spec", ev->phase, "iter", (json_int_t)ev->iter, "what", ev->note, "done", ev->b >= 0);
-        if (ev->b >= 0 && s->running) {
-            json_object_set_new(o, "id", json_integer(s->n_faults));   /* the record faultlog_injected adds */
-            faultlog_injected(s, ev);
-        }
-        faultlog_detail(o, &d);
-        results_event(&s->res, ev->t_ns, "fault_injected", o);
-        return;
-    }
-    case WEV_DETECT:
-        results_event(&s->res, ev->t_ns, "detector_fired",
-                      json_pack("{s:s, s:i, s:I, s:o, s:o, s:s}", "detector", detector_table[ev->phase]->name, "rank", rank,
-                                "iter", (json_int_t)ev->iter, "measure", json_num(ev->a), "limit", json_num(ev->b),
-                                "note", ev->note));
-        if (s->running && ev->run == s->run)
-            faultlog_detect(s, ev->phase, rank, ev->iter, ev->t_ns, ev->note, 1);
-        return;
+    case WEV_FAULT:     /* the fault ledger's to record (fault_injected), and a detector's finding, */
+    case WEV_DETECT:    /* a fingerprint, a detector's cost */
     case WEV_FPRINT:
-        if (s->running)
-            faultlog_fingerprint(s, ev);
+    case WEV_DETCOST:
+        SUP_HOOKS(s, report, (s, slot, ev, NULL));
         return;
     case WEV_RESTORED:
         type = "state_restored";
         o = json_pack("{s:i, s:I, s:f, s:f, s:s}", "rank", rank, "iter", (json_int_t)ev->iter, "bytes", ev->a,
                       "seconds", ev->b, "from", ev->note);
-        faultlog_restored(s, ev);
         break;
     case WEV_TUNED:
         type = "mitigation_tuned";
@@ -111,10 +81,6 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
         type = "checkpoint_written";
         o = json_pack("{s:i, s:I, s:f, s:f}", "rank", rank, "iter", (json_int_t)ev->iter, "bytes", ev->a, "seconds", ev->b);
         break;
-    case WEV_DETCOST:
-        if (ev->phase >= 0 && ev->phase < DET_COUNT)
-            s->detcost[ev->phase] += ev->a;
-        return;
     case WEV_ERROR: {
         char msg[400];
         type = "worker_error";
@@ -130,6 +96,7 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
     default:
         return;
     }
+    SUP_HOOKS(s, report, (s, slot, ev, o));   /* before the record: what the hooks find is written after it */
     if (s->running && ev->run == s->run)
         runstats_event(&s->rs, ev);
     results_event(&s->res, ev->t_ns, type, o);
@@ -192,7 +159,7 @@ void sup_reap(struct sup *s)
             continue;
         if (s->running && rank >= 0 && !s->failed) {
             snprintf(msg, sizeof msg, "process died: %s", st);
-            faultlog_detect(s, DET_EXIT, rank, iter, now, msg, 1);
+            SUP_HOOKS(s, failure, (s, DET_EXIT, rank, iter, now, msg, 1));
         } else if (rank < 0 && s->running) {   /* a spare that dies is a spare less (a node crash takes it too) */
             results_event(&s->res, now, "spare_lost", json_pack("{s:i, s:s}", "slot", k, "status", st));
         } else if (!s->failed) {

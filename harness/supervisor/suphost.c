@@ -34,8 +34,8 @@ int sup_spawn(struct sup *s, int slot)
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != s->shm.hdr->supervisor_pid)
             _exit(EXIT_ENV);
-        execl(s->opt->exe, "gauntlet", "__worker", fd, sl, (char *)NULL);
-        gl_log("exec %s: %s", s->opt->exe, strerror(errno));
+        execl(s->exe, "gauntlet", "__worker", fd, sl, (char *)NULL);
+        gl_log("exec %s: %s", s->exe, strerror(errno));
         _exit(EXIT_ENV);
     }
     s->pid[slot] = p;

@@ -10,5 +10,6 @@ const struct detector_ops detector_comm = {
     .always = 1,
     .catches = "comm-error on the rank whose communicator failed, and its peers' timeouts",
     .finds = "comm-error",
+    .once = 1,   /* the communicator is rebuilt */
     .point = -1,   /* the supervisor's side */
 };

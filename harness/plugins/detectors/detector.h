@@ -42,6 +42,16 @@ struct detector_ops {
      * supervisor's side (exit, heartbeat, comm: the fault ledger, resilience/faultlog.c). */
     int point;
     void (*check)(const struct detector_env *env, const void *params);
+    /* What a finding means when it is matched to a fault (resilience/faultlog.c reads these, never the id):
+     * sdc: it finds silent corruption, at most `window` iterations after the corrupted one (0: in that iteration);
+     * once: its fatal finding is a process gone or replaced, a new failure every time (never a fault seen again). */
+    int sdc, window, once;
+    /* Supervisor-side checks over every rank's reports (NULL: none). vote: every rank's fingerprint of one iteration
+     * (dropped[r]: rank r is out of the run, its value not counted) gives the value most hold, and whether another value is held as often (a tie).
+     * slow: a rank's compute phase of dur seconds against its peers' (n of them); *count holds how many in a row
+     * were slow; 1 when that makes a finding, described in note. */
+    void (*vote)(const uint64_t *h, const int *dropped, int n, uint64_t *best, int *tie);
+    int (*slow)(const void *params, double dur, double *peers, int n, int *count, char *note, size_t len);
 };
 
 /* Whether a finding of detector det (slow: a slow-rank finding) can be a fault of kind. */

@@ -10,4 +10,5 @@ const struct detector_ops detector_exit = {
     .catches = "crash; cannot see a rank that is alive but wrong or stuck",
     .finds = "crash,node-crash",
     .point = -1,   /* the supervisor's side */
+    .once = 1,
 };

@@ -20,6 +20,29 @@ static void fingerprint_check(const struct detector_env *env, const void *params
     }
 }
 
+/* The supervisor's side: the value most ranks hold is taken as right; another held as often is a tie. */
+static void fingerprint_vote(const uint64_t *h, const int *dropped, int n, uint64_t *best_out, int *tie_out)
+{
+    uint64_t best = 0;
+    int best_n = 0, tie = 0;
+    for (int r = 0; r < n; r++) {
+        if (dropped[r])
+            continue;
+        int k = 0;
+        for (int q = 0; q < n; q++)
+            k += !dropped[q] && h[q] == h[r];
+        if (k > best_n) {
+            best_n = k;
+            best = h[r];
+            tie = 0;
+        } else if (k == best_n && h[r] != best) {
+            tie = 1;
+        }
+    }
+    *best_out = best;
+    *tie_out = tie;
+}
+
 static const struct param fingerprint_params[] = {
     { "async", PT_BOOL, offsetof(struct fingerprint_params, async), .def = "false",
       .help = "hash beside the next compute phase (no wait in the loop; seen one iteration later)" },
@@ -39,4 +62,7 @@ const struct detector_ops detector_fingerprint = {
     .finds = "bitflip",
     .point = IP_AFTER_STEP,
     .check = fingerprint_check,
+    .sdc = 1,
+    .window = 1,   /* an async fingerprint is reported one iteration later */
+    .vote = fingerprint_vote,
 };

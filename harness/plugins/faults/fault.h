@@ -83,6 +83,9 @@ struct fault_ops {
      * (which comes initialised to "none"). 0, or -1 with what saying why. */
     int (*inject)(const struct fault_env *env, const void *params, uint64_t seed, char *what, size_t n,
                   struct fault_detail *out);
+    /* A fault that takes a whole node (every rank of it shows it; the node's first rank carries it out): the node
+     * its params name. NULL: a fault of one rank. */
+    int64_t (*node)(const void *params);
 };
 
 extern const struct fault_ops *const fault_table[];

@@ -34,6 +34,8 @@ static int node_crash_inject(const struct fault_env *env, const void *params, ui
     return -1;   /* not reached */
 }
 
+static int64_t node_crash_node(const void *params) { return ((const struct node_crash_params *)params)->node; }
+
 const struct fault_ops fault_node_crash = {
     .version = FAULT_OPS_VERSION,
     .name = "node-crash",
@@ -42,4 +44,5 @@ const struct fault_ops fault_node_crash = {
     .params_size = sizeof(struct node_crash_params),
     .point = node_crash_point,
     .inject = node_crash_inject,
+    .node = node_crash_node,
 };

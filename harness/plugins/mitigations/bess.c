@@ -30,6 +30,19 @@ static void bess_facility(const void *params, struct an_bess *out)
                              .window_s = p->window_s };
 }
 
+static double bess_share(const void *params) { return ((const struct bess_params *)params)->size_pct; }
+
+static void bess_size(void *params, double swing_mw, double *power_mw, double *capacity_mwh)
+{
+    struct bess_params *p = params;
+    if (swing_mw > 0) {
+        p->power_mw = swing_mw * p->size_pct / 100;
+        p->capacity_mwh = p->power_mw / 60;   /* one minute at full power: far more than fluctuations below 1 Hz need */
+    }
+    *power_mw = p->power_mw;
+    *capacity_mwh = p->capacity_mwh;
+}
+
 const struct mitigation_ops mitigation_bess = {
     .version = MITIGATION_OPS_VERSION,
     .name = "bess",
@@ -40,4 +53,6 @@ const struct mitigation_ops mitigation_bess = {
     .model_note = "a model on every backend: an ideal battery with the given ratings and round-trip efficiency "
                   "serves the measured trace's fast part after the run; the grid-side figures are computed, not "
                   "measured",
+    .size_share = bess_share,
+    .size = bess_size,
 };

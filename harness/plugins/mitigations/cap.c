@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "mitigation.h"
-#include "scenario.h"
+#include "machine.h"
 
 static const struct param cap_params[] = {
     { "cap", PT_POWER, offsetof(struct cap_params, cap), .def = "80%", .help = "power limit: % of TDP or watts" },

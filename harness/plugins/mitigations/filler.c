@@ -4,7 +4,7 @@
 #include <stddef.h>
 
 #include "mitigation.h"
-#include "scenario.h"
+#include "machine.h"
 
 static const struct param filler_params[] = {
     { "floor", PT_POWER, offsetof(struct filler_params, floor), .def = "80%",

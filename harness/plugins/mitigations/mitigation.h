@@ -36,6 +36,11 @@ struct mitigation_ops {
      * (backend_ops.modelled: sim); a facility mitigation's model is a model on every backend. NULL: nothing
      * assumed (the baseline). */
     const char *model_note;
+    /* Sized from the baseline's measured swing (bess with `size`): the share of the projected swing (%) its params
+     * ask for, 0 when they give ratings of their own; size sets the ratings from swing_mw (when > 0) and says what
+     * they are. NULL: never sized. */
+    double (*size_share)(const void *params);
+    void (*size)(void *params, double swing_mw, double *power_mw, double *capacity_mwh);
 };
 
 /* Every mitigation, NULL-terminated, in the order `gauntlet list` shows them. */

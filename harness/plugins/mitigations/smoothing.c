@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "mitigation.h"
-#include "scenario.h"
+#include "machine.h"
 
 #define P(f) offsetof(struct smoothing_params, f)
 static const struct param smoothing_params[] = {

@@ -1,4 +1,4 @@
-/* harness/supervisor/supdev.c: the device settings of a run's mitigation, on the supervisor's side — `cap` sets every
+/* harness/run/supdev.c: the device settings of a run's mitigation, on the supervisor's side — `cap` sets every
  * rank's GPU power limit, `smoothing` turns the firmware's power smoothing on where every GPU has it — only with
  * --allow-device-settings, each put back when the run ends (and on every exit: devset.h). Without permission,
  * on a GPU without smoothing, or on sim, smoothing is the workers' software emulation, and the `smoothing`
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "mitigations/mitigation.h"
-#include "sup.h"
+#include "run.h"
 
 /* Smoothing runs as the emulation: says so, and why. */
 static void supdev_emulated(struct sup *s, int m, json_t *o, const char *why)

@@ -1,4 +1,4 @@
-/* harness/core/shm.c: creating, mapping and using the shared control block (see shm.h). */
+/* harness/control/shm.c: creating, mapping and using the shared control block (see shm.h). */
 #include "shm.h"
 
 #include <sched.h>

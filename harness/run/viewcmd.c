@@ -1,4 +1,4 @@
-/* harness/supervisor/supview.c: what the live view asks of the supervisor — quit, pause, skip, a fault by hand — carried
+/* harness/run/viewcmd.c: what the live view asks of the supervisor — quit, pause, skip, a fault by hand — carried
  * out through the same mechanisms as the run's own (the stop flag, iteration boundaries every rank shares, a
  * fault spec and CMD_INJECT). */
 #include <stdint.h>
@@ -7,7 +7,7 @@
 #include "faults/fault.h"
 #include "param.h"
 #include "plugin.h"
-#include "sup.h"
+#include "run.h"
 #include "util.h"
 
 /* The live view's `f`: a fault like a scheduled one (a spec added to the scenario the workers read, then
@@ -46,39 +46,6 @@ static void sup_view_fault(struct sup *s, const struct view_cmd *cmd)
     results_event(&s->res, mono_ns(), "view_refused", json_pack("{s:s, s:s}", "command", "fault", "why", why));
 }
 
-int64_t sup_pending_top(struct sup *s, _Atomic int64_t *at)
-{
-    atomic_store(at, SHM_BOUNDARY_PENDING);   /* before the ranks are read (shm.h) */
-    int64_t top = 0;
-    for (int r = 0; r < s->nranks; r++)
-        if (!s->dropped[r]) {
-            int64_t it = atomic_load(&shm_ctl(&s->shm, s->slot_of[r])->iter);
-            top = it > top ? it : top;
-        }
-    return top;
-}
-
-void sup_set_pause(struct sup *s, int64_t at)
-{
-    atomic_store(&s->shm.hdr->pause_at, at);
-    s->paused = at != INT64_MAX;
-    results_event(&s->res, mono_ns(), s->paused ? "paused" : "resumed",
-                  s->paused ? json_pack("{s:I}", "before_iter", (json_int_t)at) : json_object());
-}
-
-void sup_set_skip(struct sup *s, int64_t at)
-{
-    if (!s->running) {   /* another node's skip after this node's run ended: nothing to stop, nothing pending */
-        atomic_store(&s->shm.hdr->stop_at, INT64_MAX);
-        return;
-    }
-    s->skipping = 1;
-    for (int r = 0; r < s->nranks; r++)
-        s->rs.rank[r].stopped = 0;
-    atomic_store(&s->shm.hdr->stop_at, at);
-    results_event(&s->res, mono_ns(), "run_skip", json_pack("{s:i, s:I}", "run", s->run, "before_iter", (json_int_t)at));
-}
-
 void sup_view_command(struct sup *s, const struct view_cmd *cmd)
 {
     uint64_t now = mono_ns();
@@ -94,7 +61,7 @@ void sup_view_command(struct sup *s, const struct view_cmd *cmd)
         }
         break;
     case VIEW_PAUSE:
-        if (s->bnd_kind) {
+        if (s->ln->bnd_kind) {
             results_event(&s->res, now, "view_refused", json_pack("{s:s, s:s}", "command", "pause", "why",
                                                                  "the nodes are still agreeing on the last command"));
         } else if (s->paused) {
@@ -109,11 +76,11 @@ void sup_view_command(struct sup *s, const struct view_cmd *cmd)
         }
         break;
     case VIEW_SKIP:
-        if (!s->running || s->skipping || s->recovering || s->stopping || s->bnd_kind) {
+        if (!s->running || s->skipping || s->recovering || s->stopping || s->ln->bnd_kind) {
             results_event(&s->res, now, "view_refused",
                           json_pack("{s:s, s:s}", "command", "skip", "why",
                                     s->recovering ? "a recovery is in progress"
-                                    : s->bnd_kind ? "the nodes are still agreeing on the last command"
+                                    : s->ln->bnd_kind ? "the nodes are still agreeing on the last command"
                                                   : "no run in progress"));
             break;
         }
@@ -129,3 +96,13 @@ void sup_view_command(struct sup *s, const struct view_cmd *cmd)
         break;
     }
 }
+
+/* Every wake of the core: the view's commands waiting. */
+static void run_poll(struct sup *s)
+{
+    struct view_cmd vc;
+    while (s->rn->view && s->rn->view->command(s->rn->view->ctx, &vc))
+        sup_view_command(s, &vc);
+}
+
+const struct sup_hooks run_hooks = { .poll = run_poll };

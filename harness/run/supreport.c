@@ -1,11 +1,11 @@
-/* harness/supervisor/supreport.c: what the supervisor writes at the end: summary.json's object and the table on stdout,
+/* harness/run/supreport.c: what the supervisor writes at the end: summary.json's object and the table on stdout,
  * both from the records the run filled. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "faulttable.h"
-#include "sup.h"
+#include "run.h"
 #include "mitigations/mitigation.h"
 #include "results.h"
 #include "util.h"
@@ -41,10 +41,10 @@ void sup_compare_runs(struct sup *s)
 {
     json_t *base = NULL, *r;
     size_t i;
-    json_array_foreach(s->runs, i, r)
+    json_array_foreach(s->rn->runs, i, r)
         if (!base && strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0)
             base = r;
-    json_array_foreach(s->runs, i, r) {
+    json_array_foreach(s->rn->runs, i, r) {
         double e = sup_energy_per_iter(r);
         if (!base)
             continue;
@@ -98,29 +98,27 @@ static double sup_storage_mw(json_t *r)
 void sup_size_bess(struct sup *s, int m)
 {
     struct plugin_spec *spec = &s->shm.hdr->sc.mitigations[m];
-    if (strcmp(mitigation_table[spec->index]->name, "bess") != 0)
-        return;
-    struct bess_params *p = (struct bess_params *)spec->params;
-    if (!(p->size_pct > 0))
+    const struct mitigation_ops *mo = mitigation_table[spec->index];
+    double share = mo->size_share ? mo->size_share(spec->params) : 0, power_mw, capacity_mwh;
+    if (!(share > 0))
         return;
     json_t *r;
     size_t i;
     double swing = NAN;
-    json_array_foreach(s->runs, i, r)
+    json_array_foreach(s->rn->runs, i, r)
         if (strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0 && isnan(swing))
             swing = json_number_value(json_object_get(json_object_get(json_object_get(json_object_get(r, "power"),
                                                                                       "aggregate"), "projection"), "swing_mw"));
+    mo->size(spec->params, swing, &power_mw, &capacity_mwh);
     if (!(swing > 0)) {
         results_event(&s->res, mono_ns(), "bess_sized", json_pack("{s:i, s:s, s:f, s:f}", "run", m, "why",
                                                                   "no none run measured a projected swing: the given size stays",
-                                                                  "power_mw", p->power_mw, "capacity_mwh", p->capacity_mwh));
+                                                                  "power_mw", power_mw, "capacity_mwh", capacity_mwh));
         return;
     }
-    p->power_mw = swing * p->size_pct / 100;
-    p->capacity_mwh = p->power_mw / 60;   /* one minute at full power: far more than fluctuations below 1 Hz need */
     results_event(&s->res, mono_ns(), "bess_sized", json_pack("{s:i, s:f, s:f, s:f, s:f}", "run", m, "from_swing_mw", swing,
-                                                              "size_pct", p->size_pct, "power_mw", p->power_mw,
-                                                              "capacity_mwh", p->capacity_mwh));
+                                                              "size_pct", share, "power_mw", power_mw,
+                                                              "capacity_mwh", capacity_mwh));
 }
 
 json_t *sup_search(struct sup *s)
@@ -130,7 +128,7 @@ json_t *sup_search(struct sup *s)
     double best_e = INFINITY, best_t = INFINITY, closest_ratio = INFINITY, store_mw = INFINITY;
     const char *closest_clause = NULL;
     int any_spec = 0;
-    json_array_foreach(s->runs, i, r) {
+    json_array_foreach(s->rn->runs, i, r) {
         json_t *spec = json_object_get(json_object_get(json_object_get(json_object_get(r, "power"), "aggregate"),
                                                        "projection"), "spec");
         json_t *pass = json_object_get(spec, "pass");
@@ -167,7 +165,7 @@ json_t *sup_search(struct sup *s)
         }
         int dominated = 0;   /* by a run at most as costly in energy, time, storage and grid swing, cheaper in one */
         json_t *q;
-        json_array_foreach(s->runs, j, q) {
+        json_array_foreach(s->rn->runs, j, q) {
             double e2 = sup_vs(q, "energy_overhead_pct"), t2 = sup_vs(q, "iteration_overhead_pct");
             double g2 = -sup_vs(q, "grid_swing_reduction_pct"), mw2 = sup_storage_mw(q);
             if (j != i && e2 <= e && t2 <= t && g2 <= g && mw2 <= mw && (e2 < e || t2 < t || g2 < g || mw2 < mw))
@@ -177,7 +175,7 @@ json_t *sup_search(struct sup *s)
             json_array_append_new(pareto, json_pack("{s:s, s:f, s:f, s:f, s:f}", "label", sup_label(r), "grid_swing_reduction_pct",
                                                     -g, "energy_overhead_pct", e, "iteration_overhead_pct", t, "storage_mw", mw));
     }
-    json_t *out = json_pack("{s:i, s:o, s:b}", "candidates", (int)json_array_size(s->runs), "pareto", pareto, "spec_given",
+    json_t *out = json_pack("{s:i, s:o, s:b}", "candidates", (int)json_array_size(s->rn->runs), "pareto", pareto, "spec_given",
                             any_spec);
     json_object_set_new(out, "cheapest_passing",
                         best ? json_pack("{s:s, s:f, s:f}", "label", sup_label(best), "energy_overhead_pct", best_e,
@@ -260,7 +258,7 @@ json_t *sup_summary(struct sup *s, int code, const char *started)
     json_t *j = json_pack("{s:s, s:s, s:I, s:s, s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:I, s:I}", "scenario", s->sc->name,
                           "backend", s->ops->name, "seed", (json_int_t)s->sc->seed, "started_utc", started, "exit", code,
                           "gauntlet_version", GAUNTLET_VERSION, "ranks", s->nranks, "stopped",
-                          s->reason[0] ? json_string(s->reason) : json_null(), "runs", json_incref(s->runs), "faults",
+                          s->reason[0] ? json_string(s->reason) : json_null(), "runs", json_incref(s->rn->runs), "faults",
                           faultlog_json(s), "wall_s", json_real((double)(mono_ns() - s->t0) * 1e-9), "events_dropped",
                           (json_int_t)dropped, "power_samples", (json_int_t)s->samples);
     if (s->sc->auto_search)
@@ -282,12 +280,12 @@ static void sup_cell(char *out, size_t n, const char *fmt, json_t *v, double sca
 void sup_print_table(struct sup *s, int code, json_t *summary)
 {
     printf("gauntlet: %s: exit %d after %.1f s%s%s; results in %s\n", s->sc->name, code,
-           (double)(mono_ns() - s->t0) * 1e-9, s->reason[0] ? ": " : "", s->reason, s->opt->out_dir);
+           (double)(mono_ns() - s->t0) * 1e-9, s->reason[0] ? ": " : "", s->reason, s->rn->opt->out_dir);
     printf("  %-3s %-18s %7s %10s %10s %8s %8s %8s %8s %8s %8s %9s\n", "run", "mitigation", "iters", "iter_p50", "iter_p99",
            "TFLOP/s", "busbw", "ckpt", "mean_W", "min_W", "max_W", "swing_W");
     size_t i;
     json_t *r;
-    json_array_foreach(s->runs, i, r) {
+    json_array_foreach(s->rn->runs, i, r) {
         char c[10][32];
         json_t *it = json_object_get(r, "iteration_s"), *agg = json_object_get(json_object_get(r, "power"), "aggregate");
         sup_cell(c[0], 32, "%.2fms", json_object_get(it, "p50"), 1e3);
@@ -307,7 +305,7 @@ void sup_print_table(struct sup *s, int code, json_t *summary)
                c[7], c[8]);
     }
     printf("  (busbw and ckpt in GB/s; power is the sum over ranks; swing = p99 - p1; * = run ended early)\n");
-    json_array_foreach(s->runs, i, r) {   /* a sampler that fell behind: its real rate, beside the asked one */
+    json_array_foreach(s->rn->runs, i, r) {   /* a sampler that fell behind: its real rate, beside the asked one */
         json_t *sm = json_object_get(json_object_get(json_object_get(r, "power"), "aggregate"), "sampling");
         double asked = json_number_value(json_object_get(sm, "asked_hz")), got = json_number_value(json_object_get(sm, "achieved_hz"));
         if (asked > 0 && got > 0 && got < 0.98 * asked)
@@ -337,7 +335,7 @@ void sup_print_table(struct sup *s, int code, json_t *summary)
         json_decref(sr);
     }
     int any = 0;
-    json_array_foreach(s->runs, i, r) {
+    json_array_foreach(s->rn->runs, i, r) {
         json_t *v = json_object_get(r, "vs_none");
         if (!v || strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0)
             continue;
@@ -356,7 +354,7 @@ void sup_print_table(struct sup *s, int code, json_t *summary)
     json_t *faults = json_object_get(summary, "faults");
     if (json_array_size(faults)) {
         json_int_t stale = 0;
-        json_array_foreach(s->runs, i, r)
+        json_array_foreach(s->rn->runs, i, r)
             stale += json_integer_value(json_object_get(json_object_get(r, "faults"), "stale_reports"));
         printf("  faults: %zu (%lld reports of rolled-back timelines dropped)\n", json_array_size(faults), (long long)stale);
         fault_table_print(faults, stdout);

@@ -1,4 +1,4 @@
-/* harness/supervisor/devset.h: the device settings a mitigation may change through NVML — the power limit (`cap`) and
+/* harness/power/devset.h: the device settings a mitigation may change through NVML — the power limit (`cap`) and
  * the firmware's power smoothing (`smoothing`, where the GPU and driver offer it) — only when the user passed
  * --allow-device-settings. Every change is recorded with the value it replaced, and put back at the end of the
  * run, at exit() (atexit), on SIGINT/SIGTERM/SIGHUP (the supervisor stops in order) and on a crash of the

@@ -1,4 +1,4 @@
-/* harness/supervisor/progress.c: the headless progress lines, a view like the live one: it reads the same event
+/* harness/run/progress.c: the headless progress lines, a view like the live one: it reads the same event
  * lines and power rows (struct view_link) and prints, at most every 2 s, the run, the slowest rank's iteration,
  * the rate since the last line of this run, the power summed over ranks with its range so far, and the events. */
 #include "progress.h"

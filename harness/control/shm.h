@@ -1,4 +1,4 @@
-/* harness/core/shm.h: the shared-memory block between the supervisor and its workers: a header (the scenario,
+/* harness/control/shm.h: the shared-memory block between the supervisor and its workers: a header (the scenario,
  * the abort flag, the sim collective's barrier and buffers) and one control block per rank (commands in;
  * heartbeats, phase events and counters out, through single-producer rings). */
 #ifndef GAUNTLET_SHM_H

@@ -1,4 +1,4 @@
-/* harness/supervisor/progress.h: the headless progress lines as a view (progress.c), behind the same interface as
+/* harness/run/progress.h: the headless progress lines as a view (progress.c), behind the same interface as
  * the live one (struct view_link): a run without a terminal, or with --headless, gets this one. */
 #ifndef GAUNTLET_PROGRESS_H
 #define GAUNTLET_PROGRESS_H

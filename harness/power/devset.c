@@ -1,4 +1,4 @@
-/* harness/supervisor/devset.c: device settings through NVML, each change recorded and put back (see devset.h).
+/* harness/power/devset.c: device settings through NVML, each change recorded and put back (see devset.h).
  *
  * The calls are resolved from the loaded library by name (nvml_symbol), as the sampler's are: a driver without
  * power smoothing lacks its symbols, and that is an answer (emulate), not an error. Structures and field ids as

@@ -1,0 +1,22 @@
+/* harness/core/machine.h: the machine the sim backend models (scenario key `sim:`): rates, power levels, noise. The
+ * mitigations' models read it too (the levels they would hold on it). */
+#ifndef GAUNTLET_MACHINE_H
+#define GAUNTLET_MACHINE_H
+
+#include <stdint.h>
+
+/* The sim backend's model: an H100/H200-like GPU, durations from rates, power from phase levels. */
+struct sim_params {
+    double tflops;        /* achieved dense GEMM rate, TFLOP/s */
+    double busbw_gbs;     /* all-reduce bus bandwidth, GB/s */
+    double latency_s;     /* fixed cost of one all-reduce */
+    double idle_w, comm_w, compute_w, ckpt_w, tdp_w;
+    double ramp_s;        /* first-order time constant of power changes */
+    double jitter;        /* relative standard deviation of each phase's duration */
+    double noise_w;       /* standard deviation of each power sample */
+    double speedup;       /* modeled durations are divided by this */
+    int64_t max_dim;      /* cap on each GEMM dimension of the real CPU GEMM */
+    int64_t max_elems;    /* cap on the real all-reduce buffer, in fp32 elements */
+};
+
+#endif

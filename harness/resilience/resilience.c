@@ -1,0 +1,124 @@
+/* harness/resilience/resilience.c: resilience/ plugged into the supervisor's core (resilience.h): its state made and
+ * freed, and its hooks — the worker reports it records (faults carried out, detectors' findings, fingerprints,
+ * compute phases, iterations, restores), the failures the core saw, the timed faults, and acting on what was found
+ * (the failure queue, then one step of the recovery machine). */
+#include <stdlib.h>
+
+#include "detectors/detector.h"
+#include "faults/fault.h"
+#include "resilience.h"
+#include "util.h"
+
+void resilience_new(struct sup *s, int world)
+{
+    struct resilience *fl = xcalloc(1, sizeof *fl);
+    s->fl = fl;
+    fl->host = &sup_host;
+    fl->coord = &rec_coord_local;
+    fl->awaiting_fault = -1;
+    rng_seed(&fl->fault_rng, (uint64_t)s->sc->seed, 0xfa17);
+    fl->rate_rng = xcalloc(SC_MAX_FAULTS + 1, sizeof *fl->rate_rng);
+    for (int i = 0; i <= SC_MAX_FAULTS; i++)
+        rng_seed(&fl->rate_rng[i], (uint64_t)s->sc->seed, 0xfa170000ull + (uint64_t)i);
+    for (int i = 0; i < s->sc->n_faults; i++)   /* a random rank is drawn once, from the seed: the same every run */
+        if (s->shm.hdr->sc.faults[i].rank < 0)
+            s->shm.hdr->sc.faults[i].rank = (int64_t)(rng_next(&fl->fault_rng) % (uint64_t)world);
+    fl->fault_due = xcalloc(SC_MAX_FAULTS + 1, sizeof *fl->fault_due);   /* the view may add faults */
+    fl->fp_iter = xmalloc(FP_WINDOW * sizeof *fl->fp_iter);
+    fl->fp = xcalloc((size_t)FP_WINDOW * (size_t)s->nranks, sizeof *fl->fp);
+    fl->fp_have = xcalloc((size_t)FP_WINDOW * (size_t)s->nranks, 1);
+    fl->compute_s = xcalloc((size_t)s->nranks, sizeof *fl->compute_s);
+    fl->compute_iter = xcalloc((size_t)s->nranks, sizeof *fl->compute_iter);
+    fl->slow_count = xcalloc((size_t)s->nranks, sizeof *fl->slow_count);
+}
+
+void resilience_free(struct sup *s)
+{
+    struct resilience *fl = s->fl;
+    if (!fl)
+        return;
+    void *bufs[] = { fl->rate_rng, fl->fault_due, fl->fp_iter, fl->fp,     fl->fp_have,
+                     fl->compute_s, fl->compute_iter, fl->slow_count, fl->faults, fl->dets };
+    for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
+        free(bufs[i]);
+    free(fl);
+    s->fl = NULL;
+}
+
+static int res_stale(struct sup *s, const struct wevent *ev) { return !faultlog_current(s, ev); }
+
+/* A fault carried out: its record (fault_injected) with the id of the ledger's entry and the fault in full. */
+static void res_fault(struct sup *s, const struct wevent *ev)
+{
+    struct fault_detail d = { .target = ev->target, .where = ev->where, .format = ev->format, .element = ev->elem,
+                              .mask = ev->mask, .old_v = ev->c, .new_v = ev->d, .scale = ev->scale };
+    json_t *o = json_pack("{s:s, s:i, s:i, s:I, s:s, s:b}", "kind", fault_table[s->sc->faults[ev->phase].kind]->name,
+                          "rank", ev->rank, "fault_spec", ev->phase, "iter", (json_int_t)ev->iter, "what", ev->note,
+                          "done", ev->b >= 0);
+    if (ev->b >= 0 && s->running) {
+        json_object_set_new(o, "id", json_integer(s->fl->n_faults));   /* the record faultlog_injected adds */
+        faultlog_injected(s, ev);
+    }
+    faultlog_detail(o, &d);
+    results_event(&s->res, ev->t_ns, "fault_injected", o);
+}
+
+static void res_report(struct sup *s, int slot, const struct wevent *ev, json_t *o)
+{
+    (void)slot, (void)o;
+    int rank = ev->rank;
+    switch (ev->type) {
+    case WEV_PHASE_END:
+        if (ev->phase == PH_COMPUTE && s->running && ev->run == s->run && rank >= 0 && rank < s->nranks &&
+            s->rs.rank[rank].open_t[PH_COMPUTE])
+            faultlog_compute(s, ev, (double)(ev->t_ns - s->rs.rank[rank].open_t[PH_COMPUTE]) * 1e-9);
+        break;
+    case WEV_ITER:
+        if (s->running)
+            faultlog_iteration(s, ev);
+        break;
+    case WEV_FAULT:
+        res_fault(s, ev);
+        break;
+    case WEV_DETECT:
+        results_event(&s->res, ev->t_ns, "detector_fired",
+                      json_pack("{s:s, s:i, s:I, s:o, s:o, s:s}", "detector", detector_table[ev->phase]->name, "rank",
+                                rank, "iter", (json_int_t)ev->iter, "measure", json_num(ev->a), "limit",
+                                json_num(ev->b), "note", ev->note));
+        if (s->running && ev->run == s->run)
+            faultlog_detect(s, ev->phase, rank, ev->iter, ev->t_ns, ev->note, 1);
+        break;
+    case WEV_FPRINT:
+        if (s->running)
+            faultlog_fingerprint(s, ev);
+        break;
+    case WEV_RESTORED:
+        faultlog_restored(s, ev);
+        break;
+    case WEV_DETCOST:
+        if (ev->phase >= 0 && ev->phase < DET_COUNT)
+            s->fl->detcost[ev->phase] += ev->a;
+        break;
+    default:
+        break;
+    }
+}
+
+static void res_failure(struct sup *s, int det, int rank, int64_t iter, uint64_t t_ns, const char *note, int fatal)
+{
+    faultlog_detect(s, det, rank, iter, t_ns, note, fatal);
+}
+
+static void res_act(struct sup *s)
+{
+    faultlog_act(s);   /* every ring drained: the failures detected meanwhile, in iteration order */
+    recover_step(s);   /* the recovery under way, one step: it never waits here */
+}
+
+const struct sup_hooks resilience_hooks = {
+    .stale = res_stale,
+    .report = res_report,
+    .failure = res_failure,
+    .tick = faultlog_timers,
+    .act = res_act,
+};

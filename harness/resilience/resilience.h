@@ -1,0 +1,121 @@
+/* harness/resilience/resilience.h: what the run knows of its faults and does about them, on one node: the fault ledger
+ * (faultlog.c: the faults carried out, every detection matched to one, the supervisor-side checks, the failures
+ * queued) and the recovery machine (recover.c, recover.h). It plugs into the supervisor's core through
+ * `resilience_hooks` (struct sup_hooks) and keeps its state in `struct resilience` (s->fl); the layers above
+ * (cluster/, run/) read it and call it directly. */
+#ifndef GAUNTLET_RESILIENCE_H
+#define GAUNTLET_RESILIENCE_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "recover.h"
+#include "sup.h"
+
+#define FP_WINDOW 64   /* iterations of fingerprints kept for the cross-rank comparison */
+
+/* One fault carried out by a worker, and what became of it. */
+struct fault_rec {
+    int spec, kind, rank, run;     /* spec: index in the scenario's faults, -1 for an observed one */
+    int observed;                  /* 1: nothing injected it (a real death, hang, straggler, corruption) */
+    int undone;                    /* 1: injected on a timeline a rollback abandoned; it fires again on the new one */
+    int64_t iter;
+    uint64_t t_ns;                 /* injected (observed: when it was seen) */
+    char note[64];
+    struct fault_detail d;         /* buffer, element, bits, old and new value (bitflip) */
+    int det_rank;                  /* the rank the detection named (-1: none, or no single rank) */
+    int detector;              /* enum detector_id that caught it first, or -1 */
+    uint64_t detect_ns;
+    int64_t detect_iter;
+    int recovery;              /* 1 once a recovery started for it */
+    uint64_t recovered_ns;     /* the first good iteration after the recovery, 0 until then */
+    int64_t restore_iter, lost;
+    double restore_bytes, restore_s;
+    char restore_from[64];
+    char outcome[96];          /* what the run did about it */
+};
+
+/* One detection, matched to a fault or counted as a false positive. */
+struct detection {
+    int detector, rank, run, fault;   /* fault: index in faults, -1 (false positive) or -2 (the same fault again) */
+    int64_t iter;
+    uint64_t t_ns;
+};
+
+/* A fatal failure detected, waiting for the top of the loop to act on it (faultlog_act). */
+struct failure {
+    int fault, rank, kill, sdc;   /* fault: index in faults; kill: the rank's process must be killed (a hang) */
+    int det;                      /* its detection: index in dets */
+    int64_t iter;
+};
+#define SUP_MAX_PENDING 64
+
+struct resilience {
+    uint64_t *fault_due;           /* per fault spec: when the supervisor sends it (at_s, rate), 0: not timed */
+    struct rng fault_rng;
+    struct rng *rate_rng;          /* per fault, its own stream: a rate fault's times and random ranks, the same on
+                                    * every node (each node draws the same sequence; only the rank's node injects) */
+    struct fault_rec *faults;
+    int n_faults, cap_faults;
+    struct detection *dets;
+    int n_dets, cap_dets;
+    int64_t *fp_iter;              /* [FP_WINDOW] iteration of each fingerprint row */
+    uint64_t *fp;                  /* [FP_WINDOW][nranks] */
+    unsigned char *fp_have;
+    double *compute_s;             /* per rank: the last compute phase's duration (straggler check) */
+    int64_t *compute_iter;
+    int *slow_count;               /* per rank: compute phases in a row over the straggler limit */
+    struct rec_machine rm;         /* the recovery under way (recover.h): one step per turn of the loop */
+    const struct rec_host *host;   /* this node's worker processes (the core's sup_host) */
+    const struct rec_coord *coord; /* the other nodes: rec_coord_local, or rec_coord_cluster over MPI */
+    int rec_wait;                  /* this node asked the coordinator for a recovery and waits for its go */
+    uint64_t rec_wait_since;       /* ... since then (a deadline: node 0 answers within the heartbeat timeout) */
+    int awaiting_fault;            /* the fault whose recovery waits for its first good iteration, or -1 */
+    int64_t awaiting_iter;
+    int recoveries;
+    int64_t stale_reports;         /* worker reports of an abandoned epoch, dropped (this run) */
+    struct failure pending[SUP_MAX_PENDING];   /* fatal failures detected since the loop last acted */
+    int n_pending;
+    int64_t fail_iter;             /* the recovery under way: the failure's iteration (faults at or after it that
+                                      fired on the abandoned timeline fire again on the new one) */
+    double detcost[8];             /* per detector: worker-side seconds spent this run */
+};
+
+extern const struct sup_hooks resilience_hooks;
+
+/* Makes s->fl for the scenario (its random fault ranks drawn once from the seed, into the control block's copy:
+ * world is the ranks over every node); resilience_free frees it. */
+void resilience_new(struct sup *s, int world);
+void resilience_free(struct sup *s);
+
+void faultlog_injected(struct sup *s, const struct wevent *ev);
+/* Adds a fault's detail to o: target, where, format, element, bits, bit, bit_class, old, new, rel_error (null
+ * where it does not apply). */
+void faultlog_detail(json_t *o, const struct fault_detail *d);
+/* Records a detection; returns the matched fault's index or -1. Fatal detections start the recovery. */
+int faultlog_detect(struct sup *s, int detector, int rank, int64_t iter, uint64_t t_ns, const char *note, int fatal);
+void faultlog_fingerprint(struct sup *s, const struct wevent *ev);
+void faultlog_compute(struct sup *s, const struct wevent *ev, double dur_s);
+void faultlog_iteration(struct sup *s, const struct wevent *ev);
+void faultlog_restored(struct sup *s, const struct wevent *ev);
+void faultlog_timers(struct sup *s, uint64_t now);
+void faultlog_run_begin(struct sup *s);
+/* A recovery begins: a new epoch (reports of the old one are dropped from now on), every per-iteration window
+ * cleared (fingerprints, the straggler check, the start spread, open phases). fail_iter: the failure's
+ * iteration. Returns the new epoch. */
+uint32_t faultlog_new_epoch(struct sup *s, int64_t fail_iter);
+/* The recovery rolls back to start_iter: the iteration faults that fired at or after the failure's iteration
+ * on the abandoned timeline (other than cause, the fault being recovered, and any already detected) are undone
+ * and fire again when the new timeline reaches them. */
+void faultlog_rollback(struct sup *s, int cause);
+/* Acts on the fatal failures detected since the last call (the supervisor's loop calls it once every ring is
+ * drained): the one of the earliest iteration is recovered; a failure another one's rollback undoes (a fault
+ * at or after that iteration) loses its detection and fires again on the new timeline. */
+void faultlog_act(struct sup *s);
+/* Whether a worker report belongs to the epoch in progress; one that does not is counted and dropped. */
+int faultlog_current(struct sup *s, const struct wevent *ev);
+
+json_t *faultlog_json(struct sup *s);
+json_t *faultlog_run_json(struct sup *s, double iter_p50);
+
+#endif

@@ -1,0 +1,52 @@
+/* harness/run/run.h: what run/'s files share (run.c: supervisor_run, the mitigations in turn, the end; supreport.c:
+ * the summary and the end tables; supdev.c: device settings; viewcmd.c: the view's commands). The run sits on top
+ * of the engine: it assembles the supervisor's core with resilience/ and cluster/ (their hooks) and may call them
+ * all. Not a public API: supervisor.h is. */
+#ifndef GAUNTLET_RUN_H
+#define GAUNTLET_RUN_H
+
+#include <jansson.h>
+
+#include "resilience.h"
+#include "sup.h"
+#include "supcluster.h"
+#include "supervisor.h"
+
+/* The run's own state (s->rn). */
+struct sup_run {
+    const struct run_options *opt;
+    const struct view_link *view;  /* node 0: the live view or the progress lines (progress.c); NULL elsewhere */
+    json_t *runs;                  /* every run's figures, in order */
+};
+
+extern const struct sup_hooks run_hooks;
+
+/* viewcmd.c: carries out a command of the live view (quit, pause, skip, fault). */
+void sup_view_command(struct sup *s, const struct view_cmd *cmd);
+
+/* supdev.c: the run's device settings (cap, firmware smoothing) before it starts, and put back after it; the
+ * object goes into the run's summary as `device`. */
+json_t *supdev_run_begin(struct sup *s, int m);
+void supdev_run_end(struct sup *s, int m, json_t *o);
+
+/* supreport.c */
+/* Says in run's object what its figures take from a model rather than a measurement: `modelled`. */
+void sup_modelled(struct sup *s, int m, json_t *run);
+/* Returns a run's energy per iteration (J): the aggregate's mean power over the run's wall time; NAN if none. */
+double sup_energy_per_iter(json_t *run);
+json_t *sup_summary(struct sup *s, int code, const char *started);
+/* Prints the end-of-run tables: runs, the search, the comparison against none, and the faults (summary's). */
+void sup_print_table(struct sup *s, int code, json_t *summary);
+/* Adds to every run its energy per iteration and, against the first `none` run, the swing removed and the
+ * energy and time paid. */
+void sup_compare_runs(struct sup *s);
+/* For mitigations: auto: the Pareto front (energy, time, grid swing), the cheapest candidate meeting the
+ * spec, or the one that misses it least and by which clause. */
+json_t *sup_search(struct sup *s);
+/* A `bess` run with `size`: its battery sized from the first `none` run's projected swing, before it starts. */
+void sup_size_bess(struct sup *s, int m);
+/* After the coarse search: appends up to two candidates between the cheapest passing one and the next
+ * cheaper value of the same parameter to the scenario; returns how many. */
+int sup_refine(struct sup *s);
+
+#endif
