@@ -139,6 +139,12 @@ Test(tui_tmux, watch_inject_pause_skip_and_quit, .timeout = 120, .fini = stop_pa
     json_t *runs = json_object_get(s, "runs");
     cr_assert_eq(json_array_size(runs), 2);
     cr_assert(json_is_true(json_object_get(json_array_get(runs, 0), "skipped")), "run 1 was skipped");
+    json_t *d = json_object_get(json_array_get(runs, 0), "disturbed");   /* by hand: its figures are not none's alone */
+    cr_assert_eq(json_array_size(d), 3, "paused, a fault by hand, skipped");
+    cr_assert_str_eq(json_string_value(json_array_get(d, 0)), "paused");
+    cr_assert_str_eq(json_string_value(json_array_get(d, 1)), "fault_by_hand");
+    cr_assert_str_eq(json_string_value(json_array_get(d, 2)), "skipped");
+    cr_assert_eq(json_array_size(json_object_get(json_array_get(runs, 1), "disturbed")), 0, "run 2 was left alone");
     cr_assert_eq(e2e_count_events(out, "fault_requested"), 1);
     cr_assert_eq(e2e_count_events(out, "recovered"), 1);
     cr_assert_eq(e2e_count_events(out, "paused"), 1);
@@ -195,6 +201,8 @@ Test(tui_tmux, two_nodes_under_mpirun_pause_and_skip_together, .timeout = 120, .
         at = it;
     }
     cr_assert(json_is_true(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "skipped")));
+    cr_assert_eq(json_array_size(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "disturbed")), 2,
+                 "paused and skipped on every node");
     json_decref(s);
 }
 

@@ -386,10 +386,7 @@ static void draw_measure(const struct vm *m, const struct tui_ui *ui, int y)
 /* 100 * (x / base - 1) as "+12%", or "-" */
 static void fmt_pct(char *out, size_t n, double x, double base)
 {
-    if (isfinite(x) && base > 0)
-        snprintf(out, n, "%+.0f%%", 100 * (x / base - 1));
-    else
-        snprintf(out, n, "-");
+    snprintf(out, n, isfinite(x) && base > 0 ? "%+.0f%%" : "-", 100 * (x / base - 1));
 }
 
 /* ---- the finished runs, against the first `none` */
@@ -398,12 +395,12 @@ static void draw_runs(const struct vm *m, const struct tui_ui *ui, int y, int h)
     if (h < 2)
         return;
     const struct vm_run *base = NULL;
-    for (int i = 0; i < m->nruns && !base; i++)
-        if (strncmp(m->runrow[i].label, "none", 4) == 0 && m->runrow[i].complete)
+    for (int i = 0; i < m->nruns && !base; i++)   /* a none run left alone (as summary.json's comparison) */
+        if (strncmp(m->runrow[i].label, "none", 4) == 0 && m->runrow[i].complete && !m->runrow[i].disturbed)
             base = &m->runrow[i];
     on(ui, 0, A_BOLD);
-    putf(y, 0, "%-3s %-26s %7s %8s %9s %10s %8s %7s %8s %7s", "run", "mitigation", "it p50", "mean", "swing", "ramp/s",
-         "J/iter", "swing", "energy", "time");
+    putf(y, 0, "%-3s %-26s %7s %8s %9s %10s %8s %7s %8s %7s", "run", "mitigation", "p50 s", "mean W", "swing W",
+         "ramp W/s", "J/iter", "swing%", "energy%", "time%");
     attrset(A_NORMAL);
     int first = m->nruns > h - 1 ? m->nruns - (h - 1) : 0;
     for (int i = first; i < m->nruns; i++) {
@@ -411,13 +408,14 @@ static void draw_runs(const struct vm *m, const struct tui_ui *ui, int y, int h)
         char mean[16], sw[16], rp[16], ds[16], de[16], dtm[16];
         fmt_w(mean, sizeof mean, r->mean_w);
         fmt_w(sw, sizeof sw, r->swing_w);
-        fmt_w(rp, sizeof rp, r->ramp_w_s);
+        fmt_w(rp, sizeof rp - 2, r->ramp_w_s), strcat(rp, isfinite(r->ramp_w_s) ? "/s" : "");   /* a rate: W/s */
         fmt_pct(ds, sizeof ds, r->swing_w, base ? base->swing_w : NAN);
         fmt_pct(de, sizeof de, r->energy_j, base ? base->energy_j : NAN);
         /* time paid: the change of throughput, every wait included (a stagger's too) */
         fmt_pct(dtm, sizeof dtm, base ? base->throughput_it_s : NAN, r->throughput_it_s);
+        const char *note = r->skipped ? "  skipped" : r->disturbed ? "  disturbed" : r->complete ? "" : "  incomplete";
         putf(y + 1 + i - first, 0, "%-3d %-26.26s %7.3f %8s %9s %10s %8.0f %7s %8s %7s%s", i + 1, r->label,
-             r->iter_p50_s, mean, sw, rp, r->energy_j, ds, de, dtm, r->skipped ? "  skipped" : r->complete ? "" : "  incomplete");
+             r->iter_p50_s, mean, sw, rp, r->energy_j, ds, de, dtm, note);
     }
 }
 

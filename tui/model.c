@@ -268,6 +268,7 @@ static void vm_run_end(struct vm *m, json_t *ev, double t)
         str_copy(r->label, sizeof r->label, *str(ev, "label") ? str(ev, "label") : str(ev, "mitigation"));
         r->complete = json_is_true(json_object_get(ev, "complete"));
         r->skipped = json_is_true(json_object_get(ev, "skipped"));
+        r->disturbed = json_array_size(json_object_get(ev, "disturbed")) > 0;
         r->iterations = inum(ev, "iterations", 0);
         r->iter_p50_s = num(f, "iteration_p50_s");
         r->mean_w = num(f, "mean_w");

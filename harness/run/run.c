@@ -19,6 +19,19 @@
 #include "run.h"
 #include "util.h"
 
+/* What was done by hand to a run (SUP_DISTURBED_*), by name: [] for a run left alone. */
+static json_t *run_disturbed(unsigned d)
+{
+    json_t *a = json_array();
+    if (d & SUP_DISTURBED_PAUSED)
+        json_array_append_new(a, json_string("paused"));
+    if (d & SUP_DISTURBED_FAULT)
+        json_array_append_new(a, json_string("fault_by_hand"));
+    if (d & SUP_DISTURBED_SKIPPED)
+        json_array_append_new(a, json_string("skipped"));
+    return a;
+}
+
 /* Runs mitigation m to its end, a failure or a stop. */
 static void sup_one_run(struct sup *s, int m)
 {
@@ -34,11 +47,14 @@ static void sup_one_run(struct sup *s, int m)
             checkpoint_remove(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r);   /* restore only this run's */
     s->running = 1;
     s->skipping = 0;
+    s->disturbed = 0;
     s->run_t0 = now;
     faultlog_run_begin(s);
     atomic_store(&s->shm.hdr->stop_at, INT64_MAX);
-    if (s->paused)   /* paused from the view: the next run waits before its first iteration */
+    if (s->paused) {   /* paused from the view: the next run waits before its first iteration */
         atomic_store(&s->shm.hdr->pause_at, 0);
+        s->disturbed |= SUP_DISTURBED_PAUSED;
+    }
     json_t *begin = json_pack("{s:i, s:s, s:s, s:I}", "run", m, "mitigation", s->sc->mitigations[m].name, "label",
                               s->sc->mitigations[m].label[0] ? s->sc->mitigations[m].label : s->sc->mitigations[m].name,
                               "iterations", (json_int_t)s->sc->iterations);
@@ -75,6 +91,7 @@ static void sup_one_run(struct sup *s, int m)
                         faultlog_run_json(s, json_number_value(json_object_get(json_object_get(run, "iteration_s"), "p50"))));
     if (s->skipping)
         json_object_set_new(run, "skipped", json_true());
+    json_object_set_new(run, "disturbed", run_disturbed(s->disturbed));   /* by hand: not the mitigation's alone */
     json_object_set_new(run, "run", json_integer(m));
     if (json_object_size(dev))
         json_object_set_new(run, "device", dev);
@@ -93,10 +110,10 @@ static void sup_one_run(struct sup *s, int m)
                             "ramp_w_s", json_num(ramps ? ramp : NAN), "energy_per_iter_j",
                             json_num(sup_energy_per_iter(run)), "tflops", json_copy(json_object_get(run, "tflops")));
     results_event(&s->res, s->rs.t_end, "run_end",
-                  json_pack("{s:i, s:s, s:s, s:I, s:b, s:b, s:o}", "run", m, "mitigation", s->sc->mitigations[m].name,
+                  json_pack("{s:i, s:s, s:s, s:I, s:b, s:b, s:o, s:o}", "run", m, "mitigation", s->sc->mitigations[m].name,
                             "label", s->sc->mitigations[m].label[0] ? s->sc->mitigations[m].label : s->sc->mitigations[m].name,
                             "iterations", (json_int_t)runstats_iterations(&s->rs), "complete", runstats_done(&s->rs),
-                            "skipped", s->skipping, "figures", fig));
+                            "skipped", s->skipping, "disturbed", run_disturbed(s->disturbed), "figures", fig));
     supc_run_end(s, m, run);   /* several nodes: node 0 gathers every node's figures of this run */
     json_array_append_new(s->rn->runs, run);
     runstats_free(&s->rs);
@@ -174,7 +191,7 @@ static int sup_finish(struct sup *s, const char *started)
     return code;
 }
 
-int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, const struct run_options *opt)
+static int run_scenario(const struct scenario *sc, const struct backend_ops *ops, const struct run_options *opt)
 {
     struct sup_run rn = { .opt = opt };
     struct sup s = { .sc = sc, .orig = sc, .ops = ops, .exe = opt->exe, .nranks = (int)sc->ranks, .sigfd = -1,
@@ -288,4 +305,12 @@ int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, con
             sup_one_run(&s, m);
     }
     return sup_finish(&s, started);
+}
+
+int supervisor_run(const struct scenario *sc, const struct backend_ops *ops, const struct run_options *opt)
+{
+    util_set_role("supervisor");   /* its messages name the host: on a cluster, which node said it */
+    int rc = run_scenario(sc, ops, opt);
+    util_set_role("");
+    return rc;
 }

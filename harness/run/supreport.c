@@ -37,13 +37,26 @@ static double sup_per_gpu_swing(json_t *run)
 /* Returns 100 * (x / base - 1), or NAN. */
 static double sup_pct(double x, double base) { return base > 0 && isfinite(x) ? 100 * (x / base - 1) : NAN; }
 
+/* Whether run r was disturbed by hand (paused, a fault from the view, skipped): its figures are not the mitigation's
+ * alone. */
+static int sup_disturbed(json_t *r) { return json_array_size(json_object_get(r, "disturbed")) > 0; }
+
+/* Whether run r takes part in the comparisons: undisturbed, or the scenario counts disturbed runs too. */
+static int sup_ranked(const struct sup *s, json_t *r) { return s->sc->rank_disturbed || !sup_disturbed(r); }
+
 void sup_compare_runs(struct sup *s)
 {
     json_t *base = NULL, *r;
     size_t i;
-    json_array_foreach(s->rn->runs, i, r)
-        if (!base && strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0)
+    int base_disturbed = 0;
+    json_array_foreach(s->rn->runs, i, r)   /* the first none left alone; else the first none, said to be disturbed */
+        if (!base && strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0 && sup_ranked(s, r))
             base = r;
+    json_array_foreach(s->rn->runs, i, r)
+        if (!base && strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0) {
+            base = r;
+            base_disturbed = 1;
+        }
     json_array_foreach(s->rn->runs, i, r) {
         double e = sup_energy_per_iter(r);
         if (!base)
@@ -69,6 +82,8 @@ void sup_compare_runs(struct sup *s)
                                       json_num(pg0 > 0 ? 100 * (1 - pg / pg0) : NAN), "energy_overhead_pct",
                                       json_num(sup_pct(e, sup_energy_per_iter(base))), "iteration_overhead_pct",
                                       json_num(thr > 0 ? sup_pct(thr0 / thr, 1) : NAN)));
+        if (base_disturbed)
+            json_object_set_new(json_object_get(r, "vs_none"), "baseline_disturbed", json_true());
     }
 }
 
@@ -127,8 +142,14 @@ json_t *sup_search(struct sup *s)
     size_t i, j;
     double best_e = INFINITY, best_t = INFINITY, closest_ratio = INFINITY, store_mw = INFINITY;
     const char *closest_clause = NULL;
-    int any_spec = 0;
+    int any_spec = 0, candidates = 0;
+    json_t *left_out = json_array();
     json_array_foreach(s->rn->runs, i, r) {
+        if (!sup_ranked(s, r)) {   /* disturbed by hand: not ranked (rank_disturbed: true to count it) */
+            json_array_append_new(left_out, json_string(sup_label(r)));
+            continue;
+        }
+        candidates++;
         json_t *spec = json_object_get(json_object_get(json_object_get(json_object_get(r, "power"), "aggregate"),
                                                        "projection"), "spec");
         json_t *pass = json_object_get(spec, "pass");
@@ -168,15 +189,15 @@ json_t *sup_search(struct sup *s)
         json_array_foreach(s->rn->runs, j, q) {
             double e2 = sup_vs(q, "energy_overhead_pct"), t2 = sup_vs(q, "iteration_overhead_pct");
             double g2 = -sup_vs(q, "grid_swing_reduction_pct"), mw2 = sup_storage_mw(q);
-            if (j != i && e2 <= e && t2 <= t && g2 <= g && mw2 <= mw && (e2 < e || t2 < t || g2 < g || mw2 < mw))
+            if (j != i && sup_ranked(s, q) && e2 <= e && t2 <= t && g2 <= g && mw2 <= mw && (e2 < e || t2 < t || g2 < g || mw2 < mw))
                 dominated = 1;
         }
         if (!dominated && isfinite(e) && isfinite(t) && isfinite(g))
             json_array_append_new(pareto, json_pack("{s:s, s:f, s:f, s:f, s:f}", "label", sup_label(r), "grid_swing_reduction_pct",
                                                     -g, "energy_overhead_pct", e, "iteration_overhead_pct", t, "storage_mw", mw));
     }
-    json_t *out = json_pack("{s:i, s:o, s:b}", "candidates", (int)json_array_size(s->rn->runs), "pareto", pareto, "spec_given",
-                            any_spec);
+    json_t *out = json_pack("{s:i, s:o, s:b, s:o}", "candidates", candidates, "pareto", pareto, "spec_given", any_spec,
+                            "left_out_disturbed", left_out);
     json_object_set_new(out, "cheapest_passing",
                         best ? json_pack("{s:s, s:f, s:f}", "label", sup_label(best), "energy_overhead_pct", best_e,
                                          "iteration_overhead_pct", best_t)
@@ -297,14 +318,15 @@ void sup_print_table(struct sup *s, int code, json_t *summary)
         sup_cell(c[6], 32, "%.0f", json_object_get(agg, "min_w"), 1);
         sup_cell(c[7], 32, "%.0f", json_object_get(agg, "max_w"), 1);
         sup_cell(c[8], 32, "%.0f", json_object_get(agg, "swing_w"), 1);
-        snprintf(c[9], 32, "%lld%s", (long long)json_integer_value(json_object_get(r, "iterations")),
-                 json_is_true(json_object_get(r, "complete")) ? "" : "*");
+        snprintf(c[9], 32, "%lld%s%s", (long long)json_integer_value(json_object_get(r, "iterations")),
+                 json_is_true(json_object_get(r, "complete")) ? "" : "*", sup_disturbed(r) ? "~" : "");
         json_t *label = json_object_get(r, "label");
         printf("  %-3zu %-18s %7s %10s %10s %8s %8s %8s %8s %8s %8s %9s\n", i + 1,
                json_string_value(label ? label : json_object_get(r, "mitigation")), c[9], c[0], c[1], c[2], c[3], c[4], c[5], c[6],
                c[7], c[8]);
     }
-    printf("  (busbw and ckpt in GB/s; power is the sum over ranks; swing = p99 - p1; * = run ended early)\n");
+    printf("  (busbw and ckpt in GB/s; power is the sum over ranks; swing = p99 - p1; * = run ended early; ~ = disturbed "
+           "by hand: paused, a fault from the view or skipped, left out of the comparisons)\n");
     json_array_foreach(s->rn->runs, i, r) {   /* a sampler that fell behind: its real rate, beside the asked one */
         json_t *sm = json_object_get(json_object_get(json_object_get(r, "power"), "aggregate"), "sampling");
         double asked = json_number_value(json_object_get(sm, "asked_hz")), got = json_number_value(json_object_get(sm, "achieved_hz"));
@@ -342,14 +364,14 @@ void sup_print_table(struct sup *s, int code, json_t *summary)
         if (!any++)
             printf("  against none: %-18s %10s %10s %10s %10s\n", "mitigation", "swing -%", "grid -%", "energy +%",
                    "time +%");
-        char c[4][32];
+        char c[4][32], lbl[64];
         sup_cell(c[0], 32, "%.1f", json_object_get(v, "swing_reduction_pct"), 1);
         sup_cell(c[1], 32, "%.1f", json_object_get(v, "energy_overhead_pct"), 1);
         sup_cell(c[2], 32, "%.1f", json_object_get(v, "iteration_overhead_pct"), 1);
         sup_cell(c[3], 32, "%.1f", json_object_get(v, "grid_swing_reduction_pct"), 1);
-        json_t *lb = json_object_get(r, "label");
-        printf("  %-3zu           %-18s %10s %10s %10s %10s\n", i + 1,
-               json_string_value(lb ? lb : json_object_get(r, "mitigation")), c[0], c[3], c[1], c[2]);
+        snprintf(lbl, sizeof lbl, "%s%s", sup_label(r), sup_disturbed(r) ? "~" : "");
+        printf("  %-3zu           %-18s %10s %10s %10s %10s%s\n", i + 1, lbl, c[0], c[3], c[1], c[2],
+               json_is_true(json_object_get(v, "baseline_disturbed")) ? "  (against a disturbed none)" : "");
     }
     json_t *faults = json_object_get(summary, "faults");
     if (json_array_size(faults)) {

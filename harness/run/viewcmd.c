@@ -35,6 +35,7 @@ static void sup_view_fault(struct sup *s, const struct view_cmd *cmd)
         if (!why[0] && !bad) {
             sc->faults[sc->n_faults] = f;   /* written before the command that names it is pushed (release) */
             int spec = sc->n_faults++;
+            s->disturbed |= SUP_DISTURBED_FAULT;
             results_event(&s->res, mono_ns(), "fault_requested",
                           json_pack("{s:s, s:i, s:i, s:s, s:s}", "kind", fo->name, "rank", cmd->rank, "fault", spec,
                                     "target", cmd->target, "by", "view"));

@@ -82,6 +82,8 @@ struct scenario {
     int n_mitigations;
     int auto_search;        /* mitigations: auto — the candidates are the search's */
     int64_t search_budget;
+    int rank_disturbed;     /* runs disturbed by hand (paused, a fault from the view, skipped) count in the search
+                             * and as the baseline too (default: left out) */
     int allow_device_settings;  /* from the command line (--allow-device-settings), never from the file */
     struct plugin_spec mitigations[SC_MAX_MITIGATIONS];
     int n_faults;

@@ -236,6 +236,9 @@ const struct param scenario_params[] = {
       .help = "list of mitigations, each run in turn: a name or {name: {params}}; or auto: search them against the spec" },
     { "search_budget", PT_INT, SC(search_budget), .def = "15", .min = 2, .max = SC_MAX_MITIGATIONS,
       .help = "mitigations: auto runs at most this many candidates (none first)" },
+    { "rank_disturbed", PT_BOOL, SC(rank_disturbed), .def = "false",
+      .help = "runs disturbed by hand in the live view (paused, a fault injected, skipped) count as the baseline and in "
+              "the search too (default: left out: their figures are not the mitigation's alone)" },
     { "faults", PT_LIST, 0, 0, .def = "[]", .help = "faults to inject: {kind, at|at_s|rate_per_hour, rank, params}" },
     { "detectors", PT_LIST, 0, 0, .def = "[]", .help = "detectors to run besides exit, heartbeat and comm (always on)" },
     { "recovery", PT_LIST, 0, 0, .def = "none", .help = "what happens after a failure: a name or {name: {params}}" },

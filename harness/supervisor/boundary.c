@@ -22,6 +22,8 @@ void sup_set_pause(struct sup *s, int64_t at)
 {
     atomic_store(&s->shm.hdr->pause_at, at);
     s->paused = at != INT64_MAX;
+    if (s->paused && s->running)
+        s->disturbed |= SUP_DISTURBED_PAUSED;
     results_event(&s->res, mono_ns(), s->paused ? "paused" : "resumed",
                   s->paused ? json_pack("{s:I}", "before_iter", (json_int_t)at) : json_object());
 }
@@ -33,6 +35,7 @@ void sup_set_skip(struct sup *s, int64_t at)
         return;
     }
     s->skipping = 1;
+    s->disturbed |= SUP_DISTURBED_SKIPPED;
     for (int r = 0; r < s->nranks; r++)
         s->rs.rank[r].stopped = 0;
     atomic_store(&s->shm.hdr->stop_at, at);

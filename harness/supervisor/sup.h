@@ -90,7 +90,11 @@ struct sup {
     /* the iteration boundaries every rank shares (the live view's pause and skip) */
     int paused;                    /* workers wait at shm pause_at */
     int skipping;                  /* the run in progress was told to stop: the next mitigation follows */
+    unsigned disturbed;            /* SUP_DISTURBED_*: what was done by hand to the run in progress */
 };
+
+/* A run disturbed by hand: its figures are not the mitigation's alone (summary.json's runs[].disturbed). */
+enum { SUP_DISTURBED_PAUSED = 1u, SUP_DISTURBED_FAULT = 2u, SUP_DISTURBED_SKIPPED = 4u };
 
 enum { SUP_BND_PAUSE = 1, SUP_BND_RESUME, SUP_BND_SKIP };
 
