@@ -54,12 +54,13 @@ static const char usage_text[] =
     "\n"
     "exit codes: 0 ok, 1 a check failed or the run ended early, 2 bad input, 3 environment\n";
 
-/* Prints usage on stderr and returns EXIT_INPUT. */
+/* Says what was wrong ("gauntlet COMMAND: ..."), then the usage, on stderr; returns EXIT_INPUT. */
 static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "gauntlet: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n\n%s", usage_text);
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, arg);
+    gl_log("%s", msg);
+    fprintf(stderr, "\n%s", usage_text);
     return EXIT_INPUT;
 }
 
@@ -84,7 +85,7 @@ static int load(const char *path, struct scenario *sc)
     char err[1024];
     int rc = scenario_load(path, sc, err, sizeof err);
     if (rc)
-        fprintf(stderr, "gauntlet: %s\n", err);
+        gl_log("%s", err);
     return rc;
 }
 
@@ -109,11 +110,11 @@ static int cmd_run(int argc, char **argv)
         case 's': seed = optarg; break;
         case 'D': allow_dev = 1; break;
         case 'h': fputs(usage_text, stdout); return EXIT_OK;
-        default: return usage_error("run: unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (optind != argc - 1)
-        return usage_error("run: expected one scenario file%s", optind < argc - 1 ? ", got several" : "");
+        return usage_error("expected one scenario file%s", optind < argc - 1 ? ", got several" : "");
     char cwhy[512];
     if (cluster_init(cwhy, sizeof cwhy) != 0) {   /* several nodes: join the other supervisors (MPI) */
         gl_log("%s", cwhy);
@@ -159,7 +160,7 @@ static int cmd_run(int argc, char **argv)
                    "(--allow-device-settings lets the search try it)", sc->file, dropped, dropped == 1 ? "" : "s");
     }
     if (ops && (rc = ops->check(sc, why, sizeof why)) != 0)
-        fprintf(stderr, "gauntlet: %s%s%s\n", scenario_located(sc, why) ? "" : sc->file, scenario_located(sc, why) ? "" : ": ", why);
+        gl_log("%s%s%s", scenario_located(sc, why) ? "" : sc->file, scenario_located(sc, why) ? "" : ": ", why);
     ssize_t n = rc ? 0 : readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n < 0) {
         SYSERR("readlink(/proc/self/exe)");
@@ -207,14 +208,14 @@ static int cmd_run(int argc, char **argv)
 static int cmd_check(int argc, char **argv)
 {
     if (argc != 2)
-        return usage_error("check: expected one scenario file%s", "");
+        return usage_error("expected one scenario file%s", "");
     struct scenario *sc = xcalloc(1, sizeof *sc);
     int rc = load(argv[1], sc);
     if (!rc) {
         char why[512];
         if ((rc = backend_find("sim")->check(sc, why, sizeof why)) != 0)
-            fprintf(stderr, "gauntlet: %s%s%s\n", scenario_located(sc, why) ? "" : sc->file,
-                    scenario_located(sc, why) ? "" : ": ", why);
+            gl_log("%s%s%s", scenario_located(sc, why) ? "" : sc->file,
+                   scenario_located(sc, why) ? "" : ": ", why);
         else
             printf("%s: ok: '%s', %lld ranks, %lld iterations, %d mitigation(s)\n", argv[1], sc->name,
                    (long long)sc->ranks, (long long)sc->iterations, sc->n_mitigations);
@@ -228,7 +229,7 @@ static int cmd_list(int argc, char **argv)
 {
     int keys = argc == 2 && strcmp(argv[1], "--keys") == 0;
     if (argc > 1 && !keys)
-        return usage_error("list: unknown argument '%s' (expected --keys)", argv[1]);
+        return usage_error("unknown argument '%s' (expected --keys)", argv[1]);
     char why[512];
     printf("backends:\n");
     for (int i = 0; backend_table[i]; i++) {
@@ -273,6 +274,7 @@ int main(int argc, char **argv)
     if (argc < 2)
         return usage_error("%s", "expected a command");
     const char *cmd = argv[1];
+    util_set_command(cmd);   /* its messages say "gauntlet CMD:" (a run's supervisor says its host too) */
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         fputs(usage_text, stdout);
         return EXIT_OK;

@@ -27,7 +27,7 @@ static int bench_sampling(int argc, char **argv)
         else if (strcmp(argv[i], "--device") == 0 && !last && parse_int(argv[i + 1], &dev) == 0 && dev >= 0)
             i++;
         else {
-            fprintf(stderr, "gauntlet: bench sampling: bad argument '%s' (expected --seconds DURATION, --device N)\n",
+            fprintf(stderr, "gauntlet bench sampling: bad argument '%s' (expected --seconds DURATION, --device N)\n",
                     argv[i]);
             return EXIT_INPUT;
         }
@@ -35,11 +35,11 @@ static int bench_sampling(int argc, char **argv)
     char why[512];
     struct nvml *nv = nvml_open(why, sizeof why);
     if (!nv) {
-        fprintf(stderr, "gauntlet: bench sampling: %s\n", why);
+        fprintf(stderr, "gauntlet bench sampling: %s\n", why);
         return EXIT_ENV;
     }
     if (dev >= nvml_device_count(nv)) {
-        fprintf(stderr, "gauntlet: bench sampling: --device %lld: NVML sees %d device(s)\n", (long long)dev,
+        fprintf(stderr, "gauntlet bench sampling: --device %lld: NVML sees %d device(s)\n", (long long)dev,
                 nvml_device_count(nv));
         nvml_close(nv);
         return EXIT_INPUT;
@@ -59,14 +59,14 @@ static int bench_sampling(int argc, char **argv)
 int bench_main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "gauntlet: bench: expected gemm, allreduce or sampling\n");
+        fprintf(stderr, "gauntlet bench: expected gemm, allreduce or sampling\n");
         return EXIT_INPUT;
     }
     const char *what = argv[1];
     if (strcmp(what, "analysis") == 0)
         return bench_analysis_main(argc - 1, argv + 1);
     if (strcmp(what, "gemm") != 0 && strcmp(what, "allreduce") != 0 && strcmp(what, "sampling") != 0) {
-        fprintf(stderr, "gauntlet: bench: unknown benchmark '%s' (expected gemm, allreduce, sampling or analysis)\n", what);
+        fprintf(stderr, "gauntlet bench: unknown benchmark '%s' (expected gemm, allreduce, sampling or analysis)\n", what);
         return EXIT_INPUT;
     }
 #ifdef GAUNTLET_HAVE_CUDA

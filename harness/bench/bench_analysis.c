@@ -50,18 +50,18 @@ static int bench_write(double **x, int gpus, size_t n, char *path, size_t len)
     snprintf(path, len, "%s/gauntlet-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     int fd = mkstemp(path);
     if (fd < 0) {
-        fprintf(stderr, "gauntlet: bench analysis: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "gauntlet bench analysis: %s: %s\n", path, strerror(errno));
         return -1;
     }
     for (int k = 0; k < gpus; k++)
         if (write_all(fd, x[k], n * sizeof **x) != 0) {
-            fprintf(stderr, "gauntlet: bench analysis: writing %s: %s\n", path, strerror(errno));
+            fprintf(stderr, "gauntlet bench analysis: writing %s: %s\n", path, strerror(errno));
             close(fd);
             unlink(path);
             return -1;
         }
     if (close(fd) != 0) {
-        fprintf(stderr, "gauntlet: bench analysis: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "gauntlet bench analysis: %s: %s\n", path, strerror(errno));
         unlink(path);
         return -1;
     }
@@ -79,14 +79,14 @@ static int bench_numpy_run(const char *python, const char *path, int gpus, size_
     fflush(stdout);
     FILE *p = popen(cmd, "r");
     if (!p) {
-        fprintf(stderr, "gauntlet: bench analysis: cannot start python3: %s\n", strerror(errno));
+        fprintf(stderr, "gauntlet bench analysis: cannot start python3: %s\n", strerror(errno));
         return EXIT_ENV;
     }
     json_error_t err;
     *out = json_loadf(p, 0, &err);
     int st = pclose(p);
     if (!*out || st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        fprintf(stderr, "gauntlet: bench analysis: the numpy reference failed: %s needs numpy (apt-get install python3-numpy, "
+        fprintf(stderr, "gauntlet bench analysis: the numpy reference failed: %s needs numpy (apt-get install python3-numpy, "
                         "or name another interpreter with --python)\n", python);
         json_decref(*out);
         *out = NULL;
@@ -142,7 +142,7 @@ int bench_analysis_main(int argc, char **argv)
         else if (strcmp(argv[i], "--python") == 0 && i + 1 < argc)
             python = argv[++i];
         else {
-            fprintf(stderr, "gauntlet: bench analysis: bad argument '%s' (--seconds DURATION (>= 2 s), --gpus N, "
+            fprintf(stderr, "gauntlet bench analysis: bad argument '%s' (--seconds DURATION (>= 2 s), --gpus N, "
                             "--threads N, --reference numpy, --python PATH)\n", argv[i]);
             return EXIT_INPUT;
         }
@@ -201,7 +201,7 @@ int bench_analysis_main(int argc, char **argv)
             printf("ratio numpy / gauntlet: %.2fx; largest difference %.2g (relative to the compute level; band shares "
                    "absolute)\n", t_np / t_an, worst);
             if (!(worst < 1e-6)) {
-                fprintf(stderr, "gauntlet: bench analysis: gauntlet and numpy disagree by %.3g\n", worst);
+                fprintf(stderr, "gauntlet bench analysis: gauntlet and numpy disagree by %.3g\n", worst);
                 rc = EXIT_CHECK;
             }
         }

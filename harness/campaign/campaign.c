@@ -167,7 +167,7 @@ static pid_t cp_start(const struct cp_opts *o, int k, int s)
                 _exit(EXIT_ENV);
             execlp("mpirun", "mpirun", "--oversubscribe", "-np", np, o->exe, "run", yaml, "--headless", "--backend",
                    "sim", "--out", dir, (char *)NULL);
-            fprintf(stderr, "gauntlet: campaign: cannot start mpirun: %s\n", strerror(errno));
+            fprintf(stderr, "gauntlet campaign: cannot start mpirun: %s\n", strerror(errno));
             _exit(EXIT_ENV);
         }
         execl(o->exe, "gauntlet", "run", yaml, "--headless", "--backend", "sim", "--out", dir, (char *)NULL);
@@ -341,21 +341,21 @@ static int cp_options(int argc, char **argv, struct cp_opts *o)
         case 'f': bad |= v < 0 || v > 10000000; o->first = (int)v; break;
         case 'h': fputs(campaign_usage, stdout); return -1;
         default:
-            fprintf(stderr, "gauntlet: campaign: unknown option '%s'\n\n%s", argv[optind - 1], campaign_usage);
+            fprintf(stderr, "gauntlet campaign: unknown option '%s'\n\n%s", argv[optind - 1], campaign_usage);
             return EXIT_INPUT;
         }
         if (bad) {
-            fprintf(stderr, "gauntlet: campaign: --%s %s: out of range or not a number\n\n%s", longs[li].name, optarg,
+            fprintf(stderr, "gauntlet campaign: --%s %s: out of range or not a number\n\n%s", longs[li].name, optarg,
                     campaign_usage);
             return EXIT_INPUT;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "gauntlet: campaign: unexpected argument '%s'\n\n%s", argv[optind], campaign_usage);
+        fprintf(stderr, "gauntlet campaign: unexpected argument '%s'\n\n%s", argv[optind], campaign_usage);
         return EXIT_INPUT;
     }
     if (o->shape.ranks * o->shape.nodes > 64) {
-        fprintf(stderr, "gauntlet: campaign: --ranks %d x --nodes %d: at most 64 ranks in all\n", o->shape.ranks,
+        fprintf(stderr, "gauntlet campaign: --ranks %d x --nodes %d: at most 64 ranks in all\n", o->shape.ranks,
                 o->shape.nodes);
         return EXIT_INPUT;
     }
@@ -366,14 +366,14 @@ static int cp_options(int argc, char **argv, struct cp_opts *o)
         for (int i = 0; recovery_table[i]; i++)
             known |= strcmp(recovery_table[i]->name, t) == 0 && strcmp(t, "none") != 0;
         if (!known || o->nstrat == CP_MAX_STRATS) {
-            fprintf(stderr, "gauntlet: campaign: --recovery %s: expected up to %d of restart, inprocess, spare, shrink\n",
+            fprintf(stderr, "gauntlet campaign: --recovery %s: expected up to %d of restart, inprocess, spare, shrink\n",
                     strats, CP_MAX_STRATS);
             return EXIT_INPUT;
         }
         str_copy(o->strat[o->nstrat++], sizeof o->strat[0], t);
     }
     if (!o->nstrat) {
-        fprintf(stderr, "gauntlet: campaign: --recovery: no strategy named\n");
+        fprintf(stderr, "gauntlet campaign: --recovery: no strategy named\n");
         return EXIT_INPUT;
     }
     return 0;
@@ -441,7 +441,7 @@ int campaign_main(int argc, char **argv)
         snprintf(o.ckpt, sizeof o.ckpt, "%s/ckpt", o.out);
     snprintf(path, sizeof path, "%s/runs", o.out);
     if (mkdir_p(path) != 0) {
-        fprintf(stderr, "gauntlet: campaign: cannot create %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "gauntlet campaign: cannot create %s: %s\n", path, strerror(errno));
         return EXIT_ENV;
     }
     struct cp_stats stats = { .missed = json_array() };
@@ -537,7 +537,7 @@ int campaign_main(int argc, char **argv)
     json_t *j = cp_report(&o, &stats, broken, (double)(mono_ns() - t0) * 1e-9, breaks);
     snprintf(path, sizeof path, "%s/campaign.json", o.out);
     if (json_dump_file(j, path, JSON_INDENT(2)) != 0) {
-        fprintf(stderr, "gauntlet: campaign: cannot write %s\n", path);
+        fprintf(stderr, "gauntlet campaign: cannot write %s\n", path);
         rc = EXIT_ENV;
     }
     json_decref(j);

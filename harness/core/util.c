@@ -9,25 +9,44 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-static char util_role_buf[32] = "supervisor";
+static char util_role_buf[32];
+static char util_command[32];
 static char util_host[64];
 
 void util_set_role(const char *role) { str_copy(util_role_buf, sizeof util_role_buf, role); }
+void util_set_command(const char *command) { str_copy(util_command, sizeof util_command, command); }
 const char *util_role(void) { return util_role_buf; }
 
-/* Formats the prefix "gauntlet[role@host]: " once per message. */
+const char *gl_where(const char *file, int line)
+{
+    static _Thread_local char buf[320];
+    const char *d = getenv("GAUNTLET_DEBUG");
+    if (!d || !*d || strcmp(d, "0") == 0)
+        return "";
+    snprintf(buf, sizeof buf, " at %s:%d", file, line);
+    return buf;
+}
+
+/* Formats the prefix once per message: "gauntlet[role@host]: ", "gauntlet COMMAND: " or "gauntlet: ". */
 static void vlog(const char *fmt, va_list ap)
 {
     char msg[2048];
-    if (!util_host[0] && gethostname(util_host, sizeof util_host - 1) != 0)
-        str_copy(util_host, sizeof util_host, "?");
     vsnprintf(msg, sizeof msg, fmt, ap);
     /* One fprintf so that lines of several processes do not interleave mid-line. */
-    fprintf(stderr, "gauntlet[%s@%s]: %s\n", util_role_buf, util_host, msg);
+    if (util_role_buf[0]) {
+        if (!util_host[0] && gethostname(util_host, sizeof util_host - 1) != 0)
+            str_copy(util_host, sizeof util_host, "?");
+        fprintf(stderr, "gauntlet[%s@%s]: %s\n", util_role_buf, util_host, msg);
+    } else if (util_command[0]) {
+        fprintf(stderr, "gauntlet %s: %s\n", util_command, msg);
+    } else {
+        fprintf(stderr, "gauntlet: %s\n", msg);
+    }
 }
 
 void gl_log(const char *fmt, ...)
@@ -50,7 +69,7 @@ void gl_die(int code, const char *fmt, ...)
 int gl_syserr(const char *call, const char *file, int line)
 {
     int e = errno;
-    gl_log("%s failed at %s:%d: %s", call, file, line, strerror(e));
+    gl_log("%s failed%s: %s", call, gl_where(file, line), strerror(e));
     errno = e;
     return -1;
 }

@@ -22,16 +22,23 @@ enum exit_code {
     EXIT_ENV = 3,       /* environment: no GPU for --backend cuda, missing library, I/O */
 };
 
-/* Which process is speaking, for error messages: "supervisor" or "rank N". */
+/* Which process is speaking, for error messages: "supervisor" or "rank N" (with its host: "gauntlet[rank 3@node7]:").
+ * A command without processes of its own says its name instead (util_set_command: "gauntlet check:"); with neither,
+ * "gauntlet:". */
 void util_set_role(const char *role);
+void util_set_command(const char *command);
 const char *util_role(void);
 
-/* Prints "gauntlet[role@host]: message" on stderr. */
+/* " at FILE:LINE" when the environment sets GAUNTLET_DEBUG (for whoever reads the source), else "": a message for users
+ * names what failed and why, not where in the source. */
+const char *gl_where(const char *file, int line);
+
+/* Prints "PREFIX message" on stderr (the prefix above). */
 void gl_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints like gl_log, then exits with code. */
 _Noreturn void gl_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* A libc call failed: names the call, file:line and strerror(errno). Returns -1. */
+/* A libc call failed: names the call and strerror(errno) (and file:line under GAUNTLET_DEBUG). Returns -1. */
 int gl_syserr(const char *call, const char *file, int line);
 #define SYSERR(call) gl_syserr(call, __FILE__, __LINE__)
 

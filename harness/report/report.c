@@ -50,7 +50,7 @@ FILE *rp_open(const char *dir, const char *name, const char *without)
     snprintf(path, sizeof path, "%s/%s", dir, name);   /* report_main checked that dir leaves room */
     FILE *f = fopen(path, "r");
     if (!f)
-        fprintf(stderr, "gauntlet: report: %s: %s; %s\n", path, strerror(errno), without);
+        fprintf(stderr, "gauntlet report: %s: %s; %s\n", path, strerror(errno), without);
     return f;
 }
 
@@ -59,7 +59,7 @@ void rp_done(FILE *f, const char *dir, const char *name)
 {
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
-        fprintf(stderr, "gauntlet: report: %s/%s: read error; what was read before it is used\n", dir, name);
+        fprintf(stderr, "gauntlet report: %s/%s: read error; what was read before it is used\n", dir, name);
 }
 
 /* Reads run windows and the end of each run's first iteration from events.jsonl into the first n runs. */
@@ -195,10 +195,10 @@ static int rp_commit(FILE *mem, char **buf, size_t *len, const char *path)
 {
     int bad = ferror(mem), rc = 0;
     if (fclose(mem) != 0 || bad) {
-        fprintf(stderr, "gauntlet: report: %s: cannot build the text in memory\n", path);
+        fprintf(stderr, "gauntlet report: %s: cannot build the text in memory\n", path);
         rc = -1;
     } else if (write_file_atomic(path, *buf, *len) != 0) {
-        fprintf(stderr, "gauntlet: report: cannot write %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "gauntlet report: cannot write %s: %s\n", path, strerror(errno));
         rc = -1;
     }
     free(*buf);
@@ -211,7 +211,7 @@ static FILE *rp_mem(char **buf, size_t *len, const char *path)
 {
     FILE *f = open_memstream(buf, len);
     if (!f)
-        fprintf(stderr, "gauntlet: report: %s: open_memstream: %s\n", path, strerror(errno));
+        fprintf(stderr, "gauntlet report: %s: open_memstream: %s\n", path, strerror(errno));
     return f;
 }
 
@@ -319,7 +319,7 @@ static void rp_png(const char *svg, const char *png)
     str_copy(in, sizeof in, svg);
     char *argv[] = { exe, "--format", "png", "--output", part, in, NULL };
     if (fflush(stdout) != 0)
-        fprintf(stderr, "gauntlet: report: stdout: %s\n", strerror(errno));
+        fprintf(stderr, "gauntlet report: stdout: %s\n", strerror(errno));
     pid_t pid = fork();
     if (pid < 0) {
         printf("png: none (fork: %s)\n", strerror(errno));
@@ -327,7 +327,7 @@ static void rp_png(const char *svg, const char *png)
     }
     if (pid == 0) {
         execv(exe, argv);
-        fprintf(stderr, "gauntlet: report: %s: %s\n", exe, strerror(errno));
+        fprintf(stderr, "gauntlet report: %s: %s\n", exe, strerror(errno));
         _exit(127);
     }
     int st = 0;
@@ -342,7 +342,7 @@ static void rp_png(const char *svg, const char *png)
         else
             printf("png: none (%s killed by signal %d)\n", exe, WTERMSIG(st));
         if (unlink(part) != 0 && errno != ENOENT)
-            fprintf(stderr, "gauntlet: report: %s: %s\n", part, strerror(errno));
+            fprintf(stderr, "gauntlet report: %s: %s\n", part, strerror(errno));
         return;
     }
     int fd = open(part, O_RDONLY | O_CLOEXEC), bad = fd < 0 || fsync(fd) != 0, e = errno;
@@ -351,7 +351,7 @@ static void rp_png(const char *svg, const char *png)
     if (bad || (rename(part, png) != 0 && (e = errno))) {   /* written whole or not at all */
         printf("png: none (%s: %s)\n", part, strerror(e));
         if (unlink(part) != 0 && errno != ENOENT)
-            fprintf(stderr, "gauntlet: report: %s: %s\n", part, strerror(errno));
+            fprintf(stderr, "gauntlet report: %s: %s\n", part, strerror(errno));
         return;
     }
     printf("png: %s\n", png);
@@ -360,26 +360,26 @@ static void rp_png(const char *svg, const char *png)
 int report_main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "gauntlet: report: expected one results folder (usage: gauntlet report RUNDIR)\n");
+        fprintf(stderr, "gauntlet report: expected one results folder (usage: gauntlet report RUNDIR)\n");
         return EXIT_INPUT;
     }
     const char *dir = argv[1];
     char path[PATH_MAX];
     json_error_t err;
     if (strlen(dir) > sizeof path - 32) {
-        fprintf(stderr, "gauntlet: report: %.64s...: results folder path too long\n", dir);
+        fprintf(stderr, "gauntlet report: %.64s...: results folder path too long\n", dir);
         return EXIT_INPUT;
     }
     snprintf(path, sizeof path, "%s/summary.json", dir);
     json_t *summary = json_load_file(path, 0, &err);
     if (!summary) {
-        fprintf(stderr, "gauntlet: report: %s: %s (line %d)\n", path, err.text, err.line);
+        fprintf(stderr, "gauntlet report: %s: %s (line %d)\n", path, err.text, err.line);
         return EXIT_INPUT;
     }
     json_t *sr = json_object_get(summary, "runs"), *search = json_object_get(summary, "search");
     int n = (int)json_array_size(sr), base = -1, rc = EXIT_OK;
     if (n > RP_MAX_RUNS) {
-        fprintf(stderr, "gauntlet: report: %s has %d runs; the first %d are shown\n", path, n, RP_MAX_RUNS);
+        fprintf(stderr, "gauntlet report: %s has %d runs; the first %d are shown\n", path, n, RP_MAX_RUNS);
         n = RP_MAX_RUNS;
     }
     struct rp_run *runs = xcalloc(RP_MAX_RUNS, sizeof *runs);
@@ -433,7 +433,7 @@ int report_main(int argc, char **argv)
     else
         rc = EXIT_ENV;
     if (fflush(stdout) != 0) {
-        fprintf(stderr, "gauntlet: report: stdout: %s\n", strerror(errno));
+        fprintf(stderr, "gauntlet report: stdout: %s\n", strerror(errno));
         rc = EXIT_ENV;
     }
     for (int i = 0; i < RP_MAX_RUNS; i++) {

@@ -62,13 +62,13 @@ void rp_params(const char *dir, struct rp_run *runs, int n)
     yaml_parser_t parser;
     yaml_document_t doc;
     if (!yaml_parser_initialize(&parser)) {
-        fprintf(stderr, "gauntlet: report: libyaml: cannot start a parser (out of memory)\n");
+        fprintf(stderr, "gauntlet report: libyaml: cannot start a parser (out of memory)\n");
         rp_done(f, dir, "scenario.yaml");
         return;
     }
     yaml_parser_set_input_file(&parser, f);
     if (!yaml_parser_load(&parser, &doc)) {
-        fprintf(stderr, "gauntlet: report: %s/scenario.yaml:%zu: %s; the runs of a sweep are told apart by their "
+        fprintf(stderr, "gauntlet report: %s/scenario.yaml:%zu: %s; the runs of a sweep are told apart by their "
                         "labels alone\n", dir, parser.problem_mark.line + 1, parser.problem ? parser.problem : "unreadable");
         yaml_parser_delete(&parser);
         rp_done(f, dir, "scenario.yaml");

@@ -435,6 +435,7 @@ int worker_main(int argc, char **argv)
 {
     char role[32], why[512];
     struct shm shm = { .fd = -1 };
+    util_set_role("worker");   /* "rank N" once its slot is known */
     if (argc != 3)
         gl_die(EXIT_INPUT, "usage: gauntlet __worker FD SLOT (started by the supervisor only)");
     int fd = atoi(argv[1]), slot = atoi(argv[2]);

@@ -73,7 +73,7 @@ static int coll_cuda(struct coll *c, cudaError_t e, const char *call, int line)
 {
     if (e == cudaSuccess)
         return 0;
-    coll_seterr(c, "rank %d: %s failed at %s:%d: %s (%s)", c->rank, call, __FILE__, line, cudaGetErrorString(e),
+    coll_seterr(c, "rank %d: %s failed%s: %s (%s)", c->rank, call, gl_where(__FILE__, line), cudaGetErrorString(e),
                 cudaGetErrorName(e));
     return -1;
 }

@@ -14,7 +14,7 @@
     __extension__({                                                                            \
         cudaError_t e_ = (call);                                                               \
         e_ == cudaSuccess ? 0                                                                  \
-                          : (gl_log("%s failed at %s:%d: %s (%s)", #call, __FILE__, __LINE__,  \
+                          : (gl_log("%s failed%s: %s (%s)", #call, gl_where(__FILE__, __LINE__),  \
                                     cudaGetErrorString(e_), cudaGetErrorName(e_)),             \
                              -1);                                                              \
     })
@@ -23,8 +23,8 @@
     __extension__({                                                                            \
         cublasStatus_t s_ = (call);                                                            \
         s_ == CUBLAS_STATUS_SUCCESS ? 0                                                        \
-                                    : (gl_log("%s failed at %s:%d: %s (%s)", #call, __FILE__,  \
-                                              __LINE__, cublasLtGetStatusString(s_),           \
+                                    : (gl_log("%s failed%s: %s (%s)", #call,                   \
+                                              gl_where(__FILE__, __LINE__), cublasLtGetStatusString(s_),           \
                                               cublasLtGetStatusName(s_)),                      \
                                        -1);                                                    \
     })
@@ -35,7 +35,7 @@
         ncclResult_t r_ = (call);                                                              \
         (r_ == ncclSuccess || r_ == ncclInProgress)                                            \
             ? 0                                                                                \
-            : (gl_log("%s failed at %s:%d: %s (%s)", #call, __FILE__, __LINE__,                \
+            : (gl_log("%s failed%s: %s (%s)", #call, gl_where(__FILE__, __LINE__),                \
                       ncclGetErrorString(r_), ncclGetLastError(NULL)),                         \
                -1);                                                                            \
     })
