@@ -481,3 +481,49 @@ Test(numpy, the_analysis_agrees_with_numpy_on_one_trace, .timeout = 120)
     cr_log_info("%s", out);
     free(out);
 }
+
+/* A results folder is read run by run: each mitigation run's rows of power.csv (cut by the times events.jsonl gives)
+ * analysed on its own, agreeing with the run's own figures in summary.json; --run picks one. */
+Test(analyze_input, a_results_folder_is_split_by_mitigation_run, .timeout = 120)
+{
+    const char *sc = e2e_scenario("name: split\nranks: 2\niterations: 40\nseed: 3\n"
+                                  "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 1MiB}\n"
+                                  "power: {sample_hz: 200}\nsim: {tflops: 0.002}\n"
+                                  "mitigations: [none, {filler: {floor: 80%}}]\n");
+    const char *out = e2e_outdir();
+    char log[96];
+    snprintf(log, sizeof log, "%s.log", out);
+    cr_assert_eq(e2e_run(log, (const char *[]){ "run", sc, "--out", out, "--backend", "sim", "--headless", NULL }), 0);
+    json_t *s = e2e_summary(out);
+    char *text;
+    json_t *all = NULL;
+    int rc = az_run(out, NULL, NULL, &text);
+    cr_assert_eq(rc, 0, "%s", text);
+    all = json_loads(text, 0, NULL);
+    cr_assert(json_is_array(all) && json_array_size(all) == 2, "one object per run:\n%s", text);
+    for (size_t i = 0; i < 2; i++) {
+        json_t *a = json_array_get(all, i);
+        double mine = agg_num(a, "mean_w");
+        double theirs = json_number_value(json_object_get(
+            json_object_get(json_object_get(json_array_get(json_object_get(s, "runs"), i), "power"), "aggregate"), "mean_w"));
+        cr_assert_eq(json_integer_value(json_object_get(a, "run")), (json_int_t)i + 1);
+        cr_assert(fabs(mine - theirs) <= 0.03 * theirs, "run %zu: analyze %.1f W, the run's own %.1f W", i + 1, mine, theirs);
+    }
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(all, 1), "label")), "filler");
+    cr_assert_gt(agg_num(json_array_get(all, 1), "mean_w"), agg_num(json_array_get(all, 0), "mean_w") * 1.05,
+                 "filler raises the mean: the runs are not mixed");
+    free(text);
+    rc = az_run(out, "--run", "2", &text);   /* the filler run alone */
+    cr_assert_eq(rc, 0, "%s", text);
+    json_t *one = json_loads(text, 0, NULL);
+    cr_assert(json_array_size(one) == 1 && json_integer_value(json_object_get(json_array_get(one, 0), "run")) == 2, "%s",
+              text);
+    json_decref(one);
+    free(text);
+    rc = az_run(out, "--run", "3", &text);
+    cr_assert_eq(rc, 2, "no run 3: %s", text);
+    cr_assert(strstr(text, "has runs 1..2"), "%s", text);
+    free(text);
+    json_decref(all);
+    json_decref(s);
+}

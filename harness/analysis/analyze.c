@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "analysis.h"
 #include "analysis_json.h"
@@ -50,7 +51,10 @@ struct az_trace {
     long missing;              /* rows with no reading (empty, [N/A]): not measured, not an error */
     int absolute;              /* 1: timestamps with a date; 0: seconds; -1: not yet known */
     double max_w;
+    int windowed;              /* 1: only rows of time in [lo, hi] (one run of a results folder) */
+    int64_t lo, hi;
 };
+
 
 /* Trims spaces and quotes around a CSV field in place. */
 static char *az_trim(char *s)
@@ -104,7 +108,7 @@ static int az_read(struct az_trace *tr)
     const char *path = tr->path;
     FILE *f = fopen(path, "r");
     if (!f) {
-        fprintf(stderr, "gauntlet: analyze: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "gauntlet analyze: %s: %s\n", path, strerror(errno));
         return EXIT_INPUT;
     }
     char line[4096], *cols[64];
@@ -114,7 +118,7 @@ static int az_read(struct az_trace *tr)
     while (!rc && fgets(line, sizeof line, f)) {
         lineno++;
         if (!strchr(line, '\n') && !feof(f)) {
-            fprintf(stderr, "gauntlet: analyze: %s:%ld: a line longer than %zu characters\n", path, lineno, sizeof line - 2);
+            fprintf(stderr, "gauntlet analyze: %s:%ld: a line longer than %zu characters\n", path, lineno, sizeof line - 2);
             rc = EXIT_INPUT;
             break;
         }
@@ -142,7 +146,7 @@ static int az_read(struct az_trace *tr)
             continue;
         }
         if (n < nc) {
-            fprintf(stderr, "gauntlet: analyze: %s:%ld: expected %d columns, got %d\n", path, lineno, nc, n);
+            fprintf(stderr, "gauntlet analyze: %s:%ld: expected %d columns, got %d\n", path, lineno, nc, n);
             rc = EXIT_INPUT;
             break;
         }
@@ -150,25 +154,27 @@ static int az_read(struct az_trace *tr)
         int absolute;
         const char *why;
         if (analyze_time(cols[ct], &t, &absolute, &why) != 0) {
-            fprintf(stderr, "gauntlet: analyze: %s:%ld: column %d (time): %s, got '%s'\n", path, lineno, ct + 1, why,
+            fprintf(stderr, "gauntlet analyze: %s:%ld: column %d (time): %s, got '%s'\n", path, lineno, ct + 1, why,
                     cols[ct]);
             rc = EXIT_INPUT;
             break;
         }
         if (tr->absolute >= 0 && absolute != tr->absolute) {
-            fprintf(stderr, "gauntlet: analyze: %s:%ld: column %d (time): '%s' is %s, but the rows before give %s\n", path,
+            fprintf(stderr, "gauntlet analyze: %s:%ld: column %d (time): '%s' is %s, but the rows before give %s\n", path,
                     lineno, ct + 1, cols[ct], absolute ? "a timestamp" : "seconds", absolute ? "seconds" : "timestamps");
             rc = EXIT_INPUT;
             break;
         }
         tr->absolute = absolute;
+        if (tr->windowed && (t < tr->lo || t > tr->hi))
+            continue;   /* another run's row */
         long id = 0;
         if (cg >= 0) {
             char *end;
             errno = 0;
             long v = strtol(cols[cg], &end, 10);
             if (end == cols[cg] || *end || errno || v < 0 || v > INT_MAX) {
-                fprintf(stderr, "gauntlet: analyze: %s:%ld: column %d (GPU): expected a GPU index (an integer >= 0), got "
+                fprintf(stderr, "gauntlet analyze: %s:%ld: column %d (GPU): expected a GPU index (an integer >= 0), got "
                                 "'%s'\n", path, lineno, cg + 1, cols[cg]);
                 rc = EXIT_INPUT;
                 break;
@@ -178,7 +184,7 @@ static int az_read(struct az_trace *tr)
         double w = NAN;
         int got = analyze_power(cols[cw], &w);
         if (got < 0) {
-            fprintf(stderr, "gauntlet: analyze: %s:%ld: column %d (power): expected watts (a number, 'W' after it "
+            fprintf(stderr, "gauntlet analyze: %s:%ld: column %d (power): expected watts (a number, 'W' after it "
                             "allowed) or an empty field / [N/A] for no reading, got '%s'\n", path, lineno, cw + 1, cols[cw]);
             rc = EXIT_INPUT;
             break;
@@ -198,12 +204,13 @@ static int az_read(struct az_trace *tr)
         g->valid += !isnan(w);
     }
     if (!rc && ferror(f)) {
-        fprintf(stderr, "gauntlet: analyze: %s: read error: %s\n", path, strerror(errno));
+        fprintf(stderr, "gauntlet analyze: %s: read error: %s\n", path, strerror(errno));
         rc = EXIT_INPUT;
     }
     fclose(f);
     if (!rc && !tr->ng) {
-        fprintf(stderr, "gauntlet: analyze: %s: no samples (a header and no rows after it)\n", path);
+        fprintf(stderr, "gauntlet analyze: %s: no samples (%s)\n", path,
+                tr->windowed ? "no row in the run's time" : "a header and no rows after it");
         rc = EXIT_INPUT;
     }
     return rc;
@@ -241,7 +248,7 @@ static int az_order(struct az_trace *tr)
                     g->valid -= !isnan(b->w);
                     continue;
                 }
-                fprintf(stderr, "gauntlet: analyze: %s:%ld: GPU %ld has two different readings at one time: %.6g W "
+                fprintf(stderr, "gauntlet analyze: %s:%ld: GPU %ld has two different readings at one time: %.6g W "
                                 "here and %.6g W at line %ld\n", tr->path, b->line, g->id, b->w, a->w, a->line);
                 return EXIT_INPUT;
             }
@@ -249,7 +256,7 @@ static int az_order(struct az_trace *tr)
         }
         g->n = out;
         if (!g->valid) {
-            fprintf(stderr, "gauntlet: analyze: %s:%ld: GPU %ld has no valid power reading in the whole trace\n", tr->path,
+            fprintf(stderr, "gauntlet analyze: %s:%ld: GPU %ld has no valid power reading in the whole trace\n", tr->path,
                     g->s[0].line, g->id);
             return EXIT_INPUT;
         }
@@ -285,7 +292,7 @@ static int az_grid(const struct az_trace *tr, double hz, int64_t t0, struct an_g
         return 0;
     }
     if (med <= 0) {
-        fprintf(stderr, "gauntlet: analyze: %s: the time column does not advance (every GPU has one sample, or all at "
+        fprintf(stderr, "gauntlet analyze: %s: the time column does not advance (every GPU has one sample, or all at "
                         "one time)\n", tr->path);
         return EXIT_INPUT;
     }
@@ -304,7 +311,7 @@ static void az_row(const char *name, const struct an_result *r)
 /* Prints the analysis: JSON (--json) or the table with the projection. 0, or EXIT_ENV when stdout fails. */
 static int az_print(const char *path, const struct az_trace *tr, const struct an_result *res,
                     const struct an_projection *proj, size_t m, double dt, double median_hz, size_t merged, int json,
-                    int64_t gpus)
+                    int64_t gpus, json_t **json_out)
 {
     const struct an_result *ares = &res[tr->ng];
     double grid_hz = dt > 0 ? 1 / dt : NAN;
@@ -327,6 +334,10 @@ static int az_print(const char *path, const struct az_trace *tr, const struct an
         json_t *out = json_pack("{s:s, s:f, s:o, s:o, s:I, s:o, s:o, s:o}", "trace", path, "dt_s", dt, "grid_hz",
                                 json_num(grid_hz), "median_hz", json_num(median_hz), "points", (json_int_t)m, "warnings",
                                 warn, "aggregate", a, "per_gpu", pg);
+        if (json_out) {   /* one run of several: the caller prints them together */
+            *json_out = out;
+            return 0;
+        }
         char *text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
         if (!text || puts(text) == EOF || fflush(stdout) != 0)
             rc = EXIT_ENV;
@@ -358,64 +369,21 @@ static int az_print(const char *path, const struct az_trace *tr, const struct an
     return rc;
 }
 
-static const char az_usage[] =
-    "usage: gauntlet analyze TRACE.csv [--gpus N] [--groups G] [--jitter DURATION] [--hz HZ] [--max-w W] [--strict] "
-    "[--threads N] [--json]";
-
-int analyze_main(int argc, char **argv)
+/* Analyses the trace at path (title: how it is named in the output; a window: one run's rows only). json_out: the
+ * JSON object goes there instead of stdout. */
+int analyze_file(const struct az_opts *o, const char *path, const char *title, int windowed, int64_t lo, int64_t hi,
+                   json_t **json_out)
 {
-    const char *path = NULL;
-    int json = 0, strict = 0;
-    int64_t gpus = 10000, groups = 1, threads = 0;
-    double jitter = 0, hz = 0, max_w = 4000;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("%s\n\nReads a power trace (gauntlet's power.csv, nvidia-smi's or DCGM's CSV) and prints its swing, ramps,\n"
-                   "spectrum and the projection to a cluster (docs/power.md).\n"
-                   "  --gpus N, --groups G, --jitter D  the projection: N GPUs in G groups, offsets of deviation D\n"
-                   "  --hz HZ      the grid's rate (default: the median interval between samples)\n"
-                   "  --max-w W    the most one GPU can draw (default 4000); readings outside [0, W] are left out\n"
-                   "  --strict     every warning (rows out of order, repeated rows, readings out of range) is an error\n"
-                   "  --threads N  GPUs analysed at once (default: the machine's cores)\n"
-                   "  --json       the same objects as summary.json\n", az_usage);
-            return EXIT_OK;
-        }
-        if (strcmp(argv[i], "--json") == 0)
-            json = 1;
-        else if (strcmp(argv[i], "--strict") == 0)
-            strict = 1;
-        else if (strcmp(argv[i], "--gpus") == 0 && i + 1 < argc && parse_int(argv[i + 1], &gpus) == 0 && gpus > 0)
-            i++;
-        else if (strcmp(argv[i], "--groups") == 0 && i + 1 < argc && parse_int(argv[i + 1], &groups) == 0 && groups > 0)
-            i++;
-        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc && parse_int(argv[i + 1], &threads) == 0 &&
-                 threads > 0)
-            i++;
-        else if (strcmp(argv[i], "--jitter") == 0 && i + 1 < argc && parse_duration(argv[i + 1], &jitter) == 0)
-            i++;
-        else if (strcmp(argv[i], "--hz") == 0 && i + 1 < argc && parse_double(argv[i + 1], &hz) == 0 && hz > 0 &&
-                 hz <= 1e6)
-            i++;
-        else if (strcmp(argv[i], "--max-w") == 0 && i + 1 < argc && parse_double(argv[i + 1], &max_w) == 0 && max_w > 0)
-            i++;
-        else if (argv[i][0] != '-' && !path)
-            path = argv[i];
-        else {
-            fprintf(stderr, "gauntlet: analyze: bad argument '%s' (%s)\n", argv[i], az_usage);
-            return EXIT_INPUT;
-        }
-    }
-    if (!path) {
-        fprintf(stderr, "gauntlet: analyze: expected a trace file (%s)\n", az_usage);
-        return EXIT_INPUT;
-    }
-    struct az_trace tr = { .path = path, .max_w = max_w };
+    int json = o->json, strict = o->strict;
+    int64_t gpus = o->gpus, groups = o->groups, threads = o->threads;
+    double jitter = o->jitter, hz = o->hz;
+    struct az_trace tr = { .path = path, .max_w = o->max_w, .windowed = windowed, .lo = lo, .hi = hi };
     int rc = az_read(&tr);
     if (!rc)
         rc = az_order(&tr);
     for (int k = 0; !rc && strict && k < AZW_N; k++)
         if (tr.warn[k]) {
-            fprintf(stderr, "gauntlet: analyze: %s:%ld: %ld %s, first here (--strict)\n", path, tr.warn_line[k], tr.warn[k],
+            fprintf(stderr, "gauntlet analyze: %s:%ld: %ld %s, first here (--strict)\n", path, tr.warn_line[k], tr.warn[k],
                     az_warn_text[k]);
             rc = EXIT_INPUT;
         }
@@ -435,7 +403,7 @@ int analyze_main(int argc, char **argv)
     if (!rc) {
         int64_t last = an_grid_nearest(&grid, t1);
         if (last < 0 || last >= (int64_t)(SIZE_MAX / sizeof(double) / (size_t)tr.ng) || last > 2000000000) {
-            fprintf(stderr, "gauntlet: analyze: %s: the trace spans %.0f s at a step of %.3g s: too many points\n", path,
+            fprintf(stderr, "gauntlet analyze: %s: the trace spans %.0f s at a step of %.3g s: too many points\n", path,
                     (double)(t1 - t0) * 1e-9, an_grid_dt(&grid));
             rc = EXIT_INPUT;
         } else {
@@ -443,7 +411,7 @@ int analyze_main(int argc, char **argv)
         }
     }
     if (!rc && common0 > common1) {
-        fprintf(stderr, "gauntlet: analyze: %s: the GPUs' traces share no time (the latest start is %.3f s after the "
+        fprintf(stderr, "gauntlet analyze: %s: the GPUs' traces share no time (the latest start is %.3f s after the "
                         "earliest end): nothing to sum\n", path, (double)(common0 - common1) * 1e-9);
         rc = EXIT_INPUT;
     }
@@ -455,7 +423,7 @@ int analyze_main(int argc, char **argv)
     }
     for (int k = 0; k < AZW_N; k++)
         if (tr.warn[k])
-            fprintf(stderr, "gauntlet: analyze: %s:%ld: warning: %ld %s, first here\n", path, tr.warn_line[k], tr.warn[k],
+            fprintf(stderr, "gauntlet analyze: %s:%ld: warning: %ld %s, first here\n", path, tr.warn_line[k], tr.warn[k],
                     az_warn_text[k]);
     double dt = an_grid_dt(&grid);
     double *grids = xmalloc((size_t)tr.ng * m * sizeof *grids);
@@ -492,7 +460,7 @@ int analyze_main(int argc, char **argv)
     const struct an_result *ares = &res[tr.ng];
     rc = EXIT_OK;
     if (!ares->samples) {
-        fprintf(stderr, "gauntlet: analyze: %s: no time at which every GPU has a valid reading: nothing to sum\n", path);
+        fprintf(stderr, "gauntlet analyze: %s: no time at which every GPU has a valid reading: nothing to sum\n", path);
         rc = EXIT_INPUT;
     }
     struct an_projection proj;
@@ -500,7 +468,7 @@ int analyze_main(int argc, char **argv)
     if (!rc && analysis_project(&ps, (long)gpus, (long)groups, jitter, 1, an_default_bands, 4, &proj) != 0)
         memset(&proj, 0, sizeof proj);
     if (!rc)
-        rc = az_print(path, &tr, res, &proj, m, dt, median_hz, merged, json, gpus);
+        rc = az_print(title, &tr, res, &proj, m, dt, median_hz, merged, json, gpus, json_out);
     for (int k = 0; k < tr.ng; k++)
         free(tr.g[k].s);
     free(tr.g);

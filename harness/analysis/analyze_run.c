@@ -1,0 +1,186 @@
+/* harness/analysis/analyze_run.c: `gauntlet analyze`'s command line, and a results folder read run by run: the times
+ * events.jsonl gives each mitigation run cut its power.csv into one trace per run (analyze.c analyses each). */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "analyze.h"
+#include "param.h"
+#include "util.h"
+
+static const char az_usage[] =
+    "usage: gauntlet analyze TRACE.csv|RUNDIR [--run N] [--gpus N] [--groups G] [--jitter DURATION] [--hz HZ] "
+    "[--max-w W] [--strict] [--threads N] [--json]";
+
+/* Parses the command line into o and *path; 0, 1 after --help, or EXIT_INPUT. */
+static int az_args(int argc, char **argv, struct az_opts *o, const char **path)
+{
+    *o = (struct az_opts){ .gpus = 10000, .groups = 1, .max_w = 4000 };
+    *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("%s\n\nReads a power trace (gauntlet's power.csv, nvidia-smi's or DCGM's CSV) and prints its swing, ramps,\n"
+                   "spectrum and the projection to a cluster (docs/power.md). Given a results folder, it reads its\n"
+                   "power.csv and analyses each mitigation run on its own (the times events.jsonl gives each run).\n"
+                   "  --run N      of a results folder, run N only (1 is the first, as the console counts)\n"
+                   "  --gpus N, --groups G, --jitter D  the projection: N GPUs in G groups, offsets of deviation D\n"
+                   "  --hz HZ      the grid's rate (default: the median interval between samples)\n"
+                   "  --max-w W    the most one GPU can draw (default 4000); readings outside [0, W] are left out\n"
+                   "  --strict     every warning (rows out of order, repeated rows, readings out of range) is an error\n"
+                   "  --threads N  GPUs analysed at once (default: the machine's cores)\n"
+                   "  --json       the same objects as summary.json (a results folder: an array, one per run)\n",
+                   az_usage);
+            return 1;
+        }
+        if (strcmp(argv[i], "--json") == 0)
+            o->json = 1;
+        else if (strcmp(argv[i], "--strict") == 0)
+            o->strict = 1;
+        else if (strcmp(argv[i], "--gpus") == 0 && i + 1 < argc && parse_int(argv[i + 1], &o->gpus) == 0 && o->gpus > 0)
+            i++;
+        else if (strcmp(argv[i], "--groups") == 0 && i + 1 < argc && parse_int(argv[i + 1], &o->groups) == 0 &&
+                 o->groups > 0)
+            i++;
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc && parse_int(argv[i + 1], &o->threads) == 0 &&
+                 o->threads > 0)
+            i++;
+        else if (strcmp(argv[i], "--run") == 0 && i + 1 < argc && parse_int(argv[i + 1], &o->run) == 0 && o->run > 0)
+            i++;
+        else if (strcmp(argv[i], "--jitter") == 0 && i + 1 < argc && parse_duration(argv[i + 1], &o->jitter) == 0)
+            i++;
+        else if (strcmp(argv[i], "--hz") == 0 && i + 1 < argc && parse_double(argv[i + 1], &o->hz) == 0 && o->hz > 0 &&
+                 o->hz <= 1e6)
+            i++;
+        else if (strcmp(argv[i], "--max-w") == 0 && i + 1 < argc && parse_double(argv[i + 1], &o->max_w) == 0 &&
+                 o->max_w > 0)
+            i++;
+        else if (argv[i][0] != '-' && !*path)
+            *path = argv[i];
+        else {
+            fprintf(stderr, "gauntlet analyze: bad argument '%s' (%s)\n", argv[i], az_usage);
+            return EXIT_INPUT;
+        }
+    }
+    if (!*path) {
+        fprintf(stderr, "gauntlet analyze: expected a trace file or a results folder (%s)\n", az_usage);
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+/* One mitigation run of a results folder: its label and when it ran (node 0's run_begin and run_end). */
+struct az_run {
+    char label[64];
+    double t0_s, t1_s;   /* t1_s: +inf for a run without its end (an interrupted one) */
+};
+
+/* Reads the runs from dir/events.jsonl: how many (at most max), or -1 (said why). */
+static int az_runs(const char *dir, struct az_run *runs, int max)
+{
+    char path[1200], line[65536];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "gauntlet analyze: %s: %s (a results folder has events.jsonl and power.csv)\n", path,
+                strerror(errno));
+        return -1;
+    }
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strstr(line, "\"run_begin\"") && !strstr(line, "\"run_end\""))
+            continue;
+        json_t *ev = json_loads(line, 0, NULL);
+        const char *type = json_string_value(json_object_get(ev, "event"));
+        json_int_t run = json_integer_value(json_object_get(ev, "run")), node = json_integer_value(json_object_get(ev, "node"));
+        double t = json_number_value(json_object_get(ev, "t_s"));
+        if (type && node == 0 && run >= 0 && run < max) {
+            if (strcmp(type, "run_begin") == 0) {
+                json_t *l = json_object_get(ev, "label");
+                const char *name = json_string_value(l ? l : json_object_get(ev, "mitigation"));
+                str_copy(runs[run].label, sizeof runs[run].label, name ? name : "?");
+                runs[run].t0_s = t;
+                runs[run].t1_s = INFINITY;
+                n = (int)run + 1 > n ? (int)run + 1 : n;
+            } else if (strcmp(type, "run_end") == 0) {
+                runs[run].t1_s = t;
+            }
+        }
+        json_decref(ev);
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad || !n) {
+        fprintf(stderr, "gauntlet analyze: %s: %s\n", path, bad ? "read error" : "no run began (no run_begin event)");
+        return -1;
+    }
+    return n;
+}
+
+/* A results folder: each run of its power.csv on its own (o->run: that one only). */
+static int az_rundir(const struct az_opts *o, const char *dir)
+{
+    enum { MAX_RUNS = 256 };
+    struct az_run *runs = xcalloc(MAX_RUNS, sizeof *runs);
+    int n = az_runs(dir, runs, MAX_RUNS), rc = 0;
+    if (n < 0) {
+        free(runs);
+        return EXIT_INPUT;
+    }
+    if (o->run > n) {
+        fprintf(stderr, "gauntlet analyze: --run %lld: %s has runs 1..%d\n", (long long)o->run, dir, n);
+        free(runs);
+        return EXIT_INPUT;
+    }
+    char csv[1200];
+    snprintf(csv, sizeof csv, "%s/power.csv", dir);
+    json_t *all = o->json ? json_array() : NULL;
+    for (int i = 0; i < n && !rc; i++) {
+        if (o->run && i != o->run - 1)
+            continue;
+        char title[1400];
+        snprintf(title, sizeof title, "%s run %d/%d (%s)", csv, i + 1, n, runs[i].label);
+        int64_t lo = (int64_t)llround(runs[i].t0_s * 1e9);
+        int64_t hi = isfinite(runs[i].t1_s) ? (int64_t)llround(runs[i].t1_s * 1e9) : INT64_MAX;
+        json_t *one = NULL;
+        rc = analyze_file(o, csv, title, 1, lo, hi, all ? &one : NULL);
+        if (!rc && one) {
+            json_object_set_new(one, "run", json_integer(i + 1));
+            json_object_set_new(one, "label", json_string(runs[i].label));
+            json_array_append_new(all, one);
+        }
+        if (!rc && !all && !o->run && i + 1 < n)
+            putchar('\n');
+    }
+    if (!rc && all) {
+        char *text = json_dumps(all, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
+        if (!text || puts(text) == EOF || fflush(stdout) != 0)
+            rc = EXIT_ENV;
+        free(text);
+    }
+    json_decref(all);
+    free(runs);
+    return rc;
+}
+
+int analyze_main(int argc, char **argv)
+{
+    struct az_opts o;
+    const char *path;
+    int rc = az_args(argc, argv, &o, &path);
+    if (rc)
+        return rc == 1 ? EXIT_OK : rc;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return az_rundir(&o, path);
+    if (o.run) {
+        fprintf(stderr, "gauntlet analyze: --run: %s is a trace, not a results folder\n", path);
+        return EXIT_INPUT;
+    }
+    return analyze_file(&o, path, path, 0, 0, 0, NULL);
+}
