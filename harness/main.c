@@ -1,7 +1,7 @@
 /* harness/main.c: the gauntlet command line: run, check, list, bench; exit codes as docs/architecture.md. */
-#include <getopt.h>
 #include <signal.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +9,7 @@
 
 #include "accept.h"
 #include "analyze.h"
+#include "cli.h"
 #include "cluster.h"
 #include "backend.h"
 #include "bench.h"
@@ -25,42 +26,17 @@
 #include "util.h"
 #include "worker.h"
 
-static const char usage_text[] =
-    "usage: gauntlet COMMAND [ARGS]\n"
-    "\n"
-    "  run SCENARIO.yaml [--backend auto|cuda|sim] [--out DIR] [--headless] [--seed N]\n"
-    "                    [--allow-device-settings]\n"
-    "                        run the scenario: every mitigation in turn; results in DIR\n"
-    "                        (default results/<name>-<UTC time>/); on a terminal the live\n"
-    "                        view opens (keys: ? for help), --headless keeps progress lines;\n"
-    "                        --allow-device-settings lets a mitigation change the GPUs' power\n"
-    "                        limit or firmware smoothing (put back after each run and on exit)\n"
-    "  check SCENARIO.yaml   validate a scenario only\n"
-    "  accept [--level 1|2|3] [--backend auto|cuda|sim] [--out DIR] [--junit FILE] [--strict]\n"
-    "                        the acceptance suite: PASS/FAIL per check, GPU and node; verdicts.json, JUnit\n"
-    "  list [--keys]         backends, mitigations (and every scenario key with --keys)\n"
-    "  report RUNDIR         comparison of a run's mitigations: table, report.txt, report.svg (.png too\n"
-    "                        with rsvg-convert): traces, waveform, spectrum, trade-off curves\n"
-    "  view RUNDIR [--at S] [--speed X] [--snapshot COLSxROWS]\n"
-    "                        replay a run in the live view (or print the screen at S as text)\n"
-    "  analyze TRACE.csv [--gpus N] [--groups G] [--jitter D] [--json]\n"
-    "                        power-swing analysis of a trace: power.csv, nvidia-smi or DCGM CSV\n"
-    "  campaign [--schedules N] [--seed S] [--recovery LIST] [--jobs J] [--out DIR]\n"
-    "                        random fault schedules under each recovery strategy, checked against the\n"
-    "                        fault record's invariants (`campaign --help`)\n"
-    "  bench gemm|allreduce|sampling|analysis [OPTIONS]\n"
-    "                        harness vs bare library on this GPU (cuda builds); `bench gemm --help`\n"
-    "  --help, --version\n"
-    "\n"
-    "exit codes: 0 ok, 1 a check failed or the run ended early, 2 bad input, 3 environment\n";
+/* Prints the list of commands, each with its one line (the same tables each command parses by). */
+static void usage(FILE *f);
 
-/* Says what was wrong ("gauntlet COMMAND: ..."), then the usage, on stderr; returns EXIT_INPUT. */
+/* Says what was wrong ("gauntlet: ...") and lists the commands on stderr; returns EXIT_INPUT. */
 static int usage_error(const char *fmt, const char *arg)
 {
     char msg[512];
     snprintf(msg, sizeof msg, fmt, arg);
     gl_log("%s", msg);
-    fprintf(stderr, "\n%s", usage_text);
+    fputc('\n', stderr);
+    usage(stderr);
     return EXIT_INPUT;
 }
 
@@ -90,38 +66,42 @@ static int load(const char *path, struct scenario *sc)
 }
 
 /* gauntlet run */
+static const struct cli_cmd run_cli = {
+    "run", "SCENARIO.yaml", 1, 1,
+    "run the scenario: every mitigation in turn, power measured, faults injected and recovered",
+    "Results go to DIR (default results/<name>-<UTC time>/): events.jsonl, power.csv, summary.json. On a terminal\n"
+    "the live view opens (keys: ? for help); otherwise, or with --headless, progress lines. Several nodes: start\n"
+    "it with mpirun or srun, one per node (docs/cluster.md).\n",
+    { { "backend", "auto|cuda|sim", "where the workload runs (auto: cuda when a GPU is there, else sim)" },
+      { "out", "DIR", "the results folder (created; refused when another run holds it)" },
+      { "headless", NULL, "progress lines instead of the live view" },
+      { "seed", "N", "the scenario's seed, overridden (a non-negative integer)" },
+      { "allow-device-settings", NULL, "a mitigation may change the GPUs' power limit or firmware smoothing (put "
+                                       "back after each run and on exit)" },
+      { 0 } },
+};
+
 static int cmd_run(int argc, char **argv)
 {
-    static const struct option opts[] = { { "backend", required_argument, 0, 'b' }, { "out", required_argument, 0, 'o' },
-                                          { "headless", no_argument, 0, 'H' },     { "seed", required_argument, 0, 's' },
-                                          { "allow-device-settings", no_argument, 0, 'D' },
-                                          { "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 } };
-    const char *backend = "auto", *out = NULL, *seed = NULL;
-    int headless = !isatty(STDOUT_FILENO), allow_dev = 0, c;
+    struct cli_args a;
+    int rc = cli_parse(&run_cli, argc, argv, &a);
+    if (rc)
+        return rc == CLI_HELP ? EXIT_OK : rc;
+    const char *backend = cli_get(&run_cli, &a, "backend"), *out = cli_get(&run_cli, &a, "out");
+    const char *seed = cli_get(&run_cli, &a, "seed");
+    int headless = !isatty(STDOUT_FILENO) || cli_get(&run_cli, &a, "headless");
+    int allow_dev = cli_get(&run_cli, &a, "allow-device-settings") != NULL;
+    if (!backend)
+        backend = "auto";
     if (supervisor_block_signals() != 0)   /* before the backend probe starts any library thread */
         return EXIT_ENV;
-    optind = 0;   /* 0: GNU getopt re-initialises, and permutes so options may follow the scenario */
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'b': backend = optarg; break;
-        case 'o': out = optarg; break;
-        case 'H': headless = 1; break;
-        case 's': seed = optarg; break;
-        case 'D': allow_dev = 1; break;
-        case 'h': fputs(usage_text, stdout); return EXIT_OK;
-        default: return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind != argc - 1)
-        return usage_error("expected one scenario file%s", optind < argc - 1 ? ", got several" : "");
     char cwhy[512];
     if (cluster_init(cwhy, sizeof cwhy) != 0) {   /* several nodes: join the other supervisors (MPI) */
         gl_log("%s", cwhy);
         return EXIT_ENV;
     }
     struct scenario *sc = xcalloc(1, sizeof *sc);
-    int rc = load(argv[optind], sc);
+    rc = load(a.operand[0], sc);
     if (!rc && sc->nodes != cluster_nodes()) {
         if (cluster_node() == 0) {
             if (!cluster_launched())
@@ -141,7 +121,7 @@ static int cmd_run(int argc, char **argv)
     if (!rc && seed) {
         int64_t v;
         if (parse_int(seed, &v) != 0 || v < 0)
-            rc = usage_error("--seed: expected a non-negative integer, got '%s'", seed);
+            rc = cli_bad(&run_cli, "seed", seed, "expected a non-negative integer");
         else
             sc->seed = v;
     }
@@ -204,32 +184,65 @@ static int cmd_run(int argc, char **argv)
     return rc;
 }
 
+/* Says how long the scenario would run on sim's model: its runs (a search's two refinements too) x iterations x the
+ * model's iteration; what the model leaves out is said, and on a GPU the rates `bench gemm` and `bench allreduce`
+ * measure are what counts. */
+static void check_estimate(const struct scenario *sc)
+{
+    const struct backend_ops *sim = backend_find("sim");
+    double it_s = sim->estimate_iter_s ? sim->estimate_iter_s(sc) : NAN;
+    if (!(it_s > 0))
+        return;
+    int runs = sc->n_mitigations + (sc->auto_search ? 2 : 0);
+    double total = (double)runs * (double)sc->iterations * it_s;
+    long s = lround(total);
+    printf("  estimated: about %ldh%02ldm%02lds on sim's model (%d run%s x %lld iterations x %.3g s); checkpoints, start-up, "
+           "the mitigations' own costs and recoveries add to it; on GPUs it follows their GEMM and bus rates (bench gemm, "
+           "bench allreduce)\n", s / 3600, s / 60 % 60, s % 60, runs, runs == 1 ? "" : "s", (long long)sc->iterations, it_s);
+}
+
 /* gauntlet check */
+static const struct cli_cmd check_cli = {
+    "check", "SCENARIO.yaml", 1, 1, "validate a scenario, and say how long it would run", NULL, { { 0 } },
+};
+
 static int cmd_check(int argc, char **argv)
 {
-    if (argc != 2)
-        return usage_error("expected one scenario file%s", "");
+    struct cli_args a;
+    int rc = cli_parse(&check_cli, argc, argv, &a);
+    if (rc)
+        return rc == CLI_HELP ? EXIT_OK : rc;
     struct scenario *sc = xcalloc(1, sizeof *sc);
-    int rc = load(argv[1], sc);
+    rc = load(a.operand[0], sc);
     if (!rc) {
         char why[512];
         if ((rc = backend_find("sim")->check(sc, why, sizeof why)) != 0)
             gl_log("%s%s%s", scenario_located(sc, why) ? "" : sc->file,
                    scenario_located(sc, why) ? "" : ": ", why);
         else
-            printf("%s: ok: '%s', %lld ranks, %lld iterations, %d mitigation(s)\n", argv[1], sc->name,
+            printf("%s: ok: '%s', %lld ranks, %lld iterations, %d mitigation(s)\n", a.operand[0], sc->name,
                    (long long)sc->ranks, (long long)sc->iterations, sc->n_mitigations);
     }
+    if (!rc)
+        check_estimate(sc);
     free(sc);
     return rc;
 }
 
 /* gauntlet list */
+static const struct cli_cmd list_cli = {
+    "list", "", 0, 0, "the backends (and whether each is available here), mitigations, faults, detectors and "
+                      "recoveries, each with its parameters",
+    NULL, { { "keys", NULL, "also every scenario key, with its type, default and meaning" }, { 0 } },
+};
+
 static int cmd_list(int argc, char **argv)
 {
-    int keys = argc == 2 && strcmp(argv[1], "--keys") == 0;
-    if (argc > 1 && !keys)
-        return usage_error("unknown argument '%s' (expected --keys)", argv[1]);
+    struct cli_args a;
+    int rc = cli_parse(&list_cli, argc, argv, &a);
+    if (rc)
+        return rc == CLI_HELP ? EXIT_OK : rc;
+    int keys = cli_get(&list_cli, &a, "keys") != NULL;
     char why[512];
     printf("backends:\n");
     for (int i = 0; backend_table[i]; i++) {
@@ -258,6 +271,28 @@ static int cmd_list(int argc, char **argv)
     return EXIT_OK;
 }
 
+/* Every command: its table (usage and parser) and its entry. */
+static const struct command {
+    const struct cli_cmd *cli;
+    int (*main)(int argc, char **argv);
+} commands[] = {
+    { &run_cli, cmd_run },           { &check_cli, cmd_check },     { &accept_cli, accept_main },
+    { &list_cli, cmd_list },         { &report_cli, report_main },  { &view_cli, tui_view_main },
+    { &analyze_cli, analyze_main },  { &campaign_cli, campaign_main }, { &bench_cli, bench_main },
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gauntlet COMMAND [ARGS]   (gauntlet COMMAND --help: its options)\n\n");
+    for (size_t i = 0; i < ARRAY_LEN(commands); i++) {
+        char head[64];
+        snprintf(head, sizeof head, "%s %s", commands[i].cli->name, commands[i].cli->operands);
+        fprintf(f, "  %-40s %s\n", head, commands[i].cli->summary);
+    }
+    fprintf(f, "  %-40s %s\n", "--help, --version", "this list; the version and the backends built in");
+    fprintf(f, "\nexit codes: 0 ok, 1 a check failed or the run ended early, 2 bad input, 3 environment\n");
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "__worker") == 0)
@@ -274,9 +309,8 @@ int main(int argc, char **argv)
     if (argc < 2)
         return usage_error("%s", "expected a command");
     const char *cmd = argv[1];
-    util_set_command(cmd);   /* its messages say "gauntlet CMD:" (a run's supervisor says its host too) */
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-        fputs(usage_text, stdout);
+        usage(stdout);
         return EXIT_OK;
     }
     if (strcmp(cmd, "--version") == 0) {
@@ -286,23 +320,10 @@ int main(int argc, char **argv)
         printf(")\n");
         return EXIT_OK;
     }
-    if (strcmp(cmd, "run") == 0)
-        return cmd_run(argc - 1, argv + 1);
-    if (strcmp(cmd, "check") == 0)
-        return cmd_check(argc - 1, argv + 1);
-    if (strcmp(cmd, "list") == 0)
-        return cmd_list(argc - 1, argv + 1);
-    if (strcmp(cmd, "accept") == 0)
-        return accept_main(argc - 1, argv + 1);
-    if (strcmp(cmd, "view") == 0)
-        return tui_view_main(argc - 1, argv + 1);
-    if (strcmp(cmd, "report") == 0)
-        return report_main(argc - 1, argv + 1);
-    if (strcmp(cmd, "analyze") == 0)
-        return analyze_main(argc - 1, argv + 1);
-    if (strcmp(cmd, "bench") == 0)
-        return bench_main(argc - 1, argv + 1);
-    if (strcmp(cmd, "campaign") == 0)
-        return campaign_main(argc - 1, argv + 1);
+    for (size_t i = 0; i < ARRAY_LEN(commands); i++)
+        if (strcmp(cmd, commands[i].cli->name) == 0) {
+            util_set_command(cmd);   /* its messages say "gauntlet CMD:" (a run's supervisor says its host too) */
+            return commands[i].main(argc - 1, argv + 1);
+        }
     return usage_error("unknown command '%s'", cmd);
 }

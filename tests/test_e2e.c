@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -148,13 +149,13 @@ Test(cli, exit_codes_and_messages, .timeout = 60)
     cli(2, ":3:13: iterations: expected an integer", (const char *[]){ "check", bad, NULL });
     cli(2, ":3:13: iterations: expected an integer", (const char *[]){ "run", bad, NULL });
     cli(2, "cannot open scenario: No such file", (const char *[]){ "run", "/nonexistent.yaml", NULL });
-    cli(2, "unknown or incomplete option '--fast'", (const char *[]){ "run", GAUNTLET_SRC "/scenarios/demo.yaml", "--fast", NULL });
-    cli(2, "--seed: expected a non-negative integer", (const char *[]){ "run", GAUNTLET_SRC "/scenarios/demo.yaml", "--seed", "x", NULL });
+    cli(2, "gauntlet run: unknown option '--fast'", (const char *[]){ "run", GAUNTLET_SRC "/scenarios/demo.yaml", "--fast", NULL });
+    cli(2, "gauntlet run: --seed x: expected a non-negative integer", (const char *[]){ "run", GAUNTLET_SRC "/scenarios/demo.yaml", "--seed", "x", NULL });
     cli(2, "unknown backend 'tpu'", (const char *[]){ "run", GAUNTLET_SRC "/scenarios/demo.yaml", "--backend", "tpu", NULL });
     cli(0, "ok: 'demo'", (const char *[]){ "check", GAUNTLET_SRC "/scenarios/demo.yaml", NULL });
     cli(0, "sim ", (const char *[]){ "list", NULL });
     cli(0, "workload.gemm.dtype", (const char *[]){ "list", "--keys", NULL });
-    cli(2, "bench: unknown benchmark 'disk'", (const char *[]){ "bench", "disk", NULL });
+    cli(2, "gauntlet bench: unknown benchmark 'disk'", (const char *[]){ "bench", "disk", NULL });
 }
 
 Test(cli, cuda_without_a_gpu_exits_3_with_the_cause, .timeout = 60)
@@ -241,4 +242,80 @@ Test(e2e, progress_lines_count_each_run_on_its_own, .timeout = 120)
     }
     cr_assert(runs_seen[1] && runs_seen[2], "lines for both runs:\n%s", all);
     free(all);
+}
+
+/* Runs `gauntlet args` (a shell word list) with stdout and stderr apart; returns the exit code. */
+static int cli_apart(const char *args, char **out, char **err)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s %s >/tmp/gauntlet-cli-%d.out 2>/tmp/gauntlet-cli-%d.err </dev/null", GAUNTLET_BIN, args,
+             (int)getpid(), (int)getpid());
+    int st = system(cmd);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/gauntlet-cli-%d.out", (int)getpid());
+    *out = e2e_read(path);
+    snprintf(path, sizeof path, "/tmp/gauntlet-cli-%d.err", (int)getpid());
+    *err = e2e_read(path);
+    cr_assert(*out && *err);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Every command `gauntlet --help` lists (and every benchmark `bench --help` lists) answers --help and -h with its
+ * usage on stdout and exit 0, names an unknown flag with its usage on stderr and exit 2, and a command that reads a
+ * file or folder says which one is missing, exit 2. The list is the binary's own: a new command is walked too. */
+Test(cli, every_command_answers_help_a_bad_flag_and_a_missing_file, .timeout = 120)
+{
+    char *out, *err, names[32][48];
+    int n = 0;
+    cr_assert_eq(cli_apart("--help", &out, &err), 0);
+    for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n"))   /* "  run SCENARIO.yaml   one line" */
+        if (line[0] == ' ' && line[1] == ' ' && line[2] != '-' && n < 32 && sscanf(line, " %47s", names[n]) == 1)
+            n++;
+    free(out), free(err);
+    cr_assert_geq(n, 9, "the commands listed: %d", n);
+    int listed = n;
+    for (int i = 0; i < listed; i++)
+        if (strcmp(names[i], "bench") == 0) {   /* its benchmarks, as `bench --help` lists them */
+            cr_assert_eq(cli_apart("bench --help", &out, &err), 0, "%s", err);
+            for (char *p = out; (p = strstr(p, "\n  bench ")) && n < 32; p++)
+                if (sscanf(p + 9, "%40s", names[n] + 6) == 1)
+                    memcpy(names[n++], "bench ", 6);
+            free(out), free(err);
+        }
+    for (int i = 0; i < n; i++) {
+        char args[128], usage[80];
+        snprintf(usage, sizeof usage, "usage: gauntlet %s", names[i]);
+        int gpu_only = strcmp(names[i], "bench gemm") == 0 || strcmp(names[i], "bench allreduce") == 0;
+        for (int h = 0; h < 2; h++) {
+            snprintf(args, sizeof args, "%s %s", names[i], h ? "-h" : "--help");
+            int rc = cli_apart(args, &out, &err);
+            if (gpu_only && rc == 3 && strstr(err, "no cuda backend")) {   /* a build without CUDA says so */
+                free(out), free(err);
+                continue;
+            }
+            cr_assert_eq(rc, 0, "%s: exit %d\n%s%s", args, rc, out, err);
+            cr_assert(strncmp(out, usage, strlen(usage)) == 0, "%s: the usage on stdout:\n%s", args, out);
+            free(out), free(err);
+        }
+        if (gpu_only)
+            continue;
+        snprintf(args, sizeof args, "%s --no-such-flag", names[i]);
+        int rc = cli_apart(args, &out, &err);
+        cr_assert_eq(rc, 2, "%s: exit %d\n%s", args, rc, err);
+        cr_assert(strstr(err, "unknown option '--no-such-flag'") && strstr(err, usage), "%s:\n%s", args, err);
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "gauntlet %s: ", strncmp(names[i], "bench ", 6) == 0 ? "bench" : names[i]);
+        cr_assert(strncmp(err, prefix, strlen(prefix)) == 0, "%s: the message's prefix is not '%s':\n%s", args, prefix, err);
+        free(out), free(err);
+    }
+    const char *const reads[] = { "run", "check", "report", "view", "analyze" };   /* a missing file or folder */
+    for (size_t i = 0; i < sizeof reads / sizeof *reads; i++) {
+        char args[128];
+        snprintf(args, sizeof args, "%s /no/such/place", reads[i]);
+        int rc = cli_apart(args, &out, &err);
+        cr_assert_eq(rc, 2, "%s: exit %d\n%s", args, rc, err);
+        cr_assert(strstr(err, "/no/such/place") && !strstr(err, ".c:"), "%s: names the path, no source path:\n%s", args,
+                  err);
+        free(out), free(err);
+    }
 }

@@ -145,6 +145,12 @@ Test(tui_tmux, watch_inject_pause_skip_and_quit, .timeout = 120, .fini = stop_pa
     cr_assert_str_eq(json_string_value(json_array_get(d, 1)), "fault_by_hand");
     cr_assert_str_eq(json_string_value(json_array_get(d, 2)), "skipped");
     cr_assert_eq(json_array_size(json_object_get(json_array_get(runs, 1), "disturbed")), 0, "run 2 was left alone");
+    char log[600];
+    snprintf(log, sizeof log, "%s.report", out);
+    cr_assert_eq(e2e_run(log, (const char *[]){ "report", out, NULL }), 0);
+    char *rep = e2e_read(log);
+    cr_assert(rep && strstr(rep, "\nnone~ ") && strstr(rep, "(~: disturbed by hand"), "the report marks run 1:\n%s", rep);
+    free(rep);
     cr_assert_eq(e2e_count_events(out, "fault_requested"), 1);
     cr_assert_eq(e2e_count_events(out, "recovered"), 1);
     cr_assert_eq(e2e_count_events(out, "paused"), 1);

@@ -3,7 +3,6 @@
  * `--snapshot COLSxROWS` prints the screen at the cursor as text instead (no terminal needed). */
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
-#include <getopt.h>
 #include <locale.h>
 #include <math.h>
 #include <poll.h>
@@ -163,55 +162,39 @@ static struct vm *seek(struct replay *rp, struct vm *m, double t)
     return m;
 }
 
-static void usage(void)
-{
-    fprintf(stderr, "usage: gauntlet view RUNDIR [--at SECONDS] [--speed X] [--snapshot COLSxROWS]\n");
-}
+const struct cli_cmd view_cli = {
+    "view", "RUNDIR", 1, 1, "replay a run in the live view, or print its screen at a time as text",
+    "Keys while replaying: space pauses or plays, > and < double or halve the speed, ] and [ move 10 s, } and {\n"
+    "60 s, g and G go to the start and the end; the live view's keys otherwise (? for help).\n",
+    { { "at", "SECONDS", "start at this time of the run (30, 1.5min); with --snapshot, the screen at it" },
+      { "speed", "X", "replay speed, a factor in (0, 1000] (default 1)" },
+      { "snapshot", "COLSxROWS", "print the screen as text instead (40x12 to 1000x500) and exit" },
+      { 0 } },
+};
 
 int tui_view_main(int argc, char **argv)
 {
-    static const struct option opts[] = { { "at", required_argument, 0, 'a' }, { "speed", required_argument, 0, 's' },
-                                           { "snapshot", required_argument, 0, 'S' }, { 0, 0, 0, 0 } };
     double at = -1, speed = 1;
-    int cols = 0, rows = 0, c;
+    int cols = 0, rows = 0;
+    struct cli_args a;
+    int rc = cli_parse(&view_cli, argc, argv, &a);
+    if (rc)
+        return rc == CLI_HELP ? EXIT_OK : rc;
     setlocale(LC_CTYPE, "");
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        char *end;
-        switch (c) {
-        case 'a':
-            if (parse_duration(optarg, &at) != 0 && (at = strtod(optarg, &end), *end || at < 0)) {
-                gl_log("view: --at: expected seconds (e.g. 30 or 1.5min), got '%s'", optarg);
-                return EXIT_INPUT;
-            }
-            break;
-        case 's':
-            speed = strtod(optarg, &end);
-            if (*end || !(speed > 0 && speed <= 1000)) {
-                gl_log("view: --speed: expected a factor in (0, 1000], got '%s'", optarg);
-                return EXIT_INPUT;
-            }
-            break;
-        case 'S':
-            if (sscanf(optarg, "%dx%d", &cols, &rows) != 2 || cols < 40 || rows < 12 || cols > 1000 || rows > 500) {
-                gl_log("view: --snapshot: expected COLSxROWS from 40x12 to 1000x500, got '%s'", optarg);
-                return EXIT_INPUT;
-            }
-            break;
-        default:
-            usage();
-            return EXIT_INPUT;
-        }
-    }
-    if (optind != argc - 1) {
-        usage();
-        return EXIT_INPUT;
-    }
-    const char *dir = argv[optind];
+    const char *v;
+    char *end;
+    if ((v = cli_get(&view_cli, &a, "at")) && parse_duration(v, &at) != 0 && (at = strtod(v, &end), *end || at < 0))
+        return cli_bad(&view_cli, "at", v, "expected seconds (e.g. 30 or 1.5min)");
+    if ((v = cli_get(&view_cli, &a, "speed")) && (speed = strtod(v, &end), *end || !(speed > 0 && speed <= 1000)))
+        return cli_bad(&view_cli, "speed", v, "expected a factor in (0, 1000]");
+    if ((v = cli_get(&view_cli, &a, "snapshot")) &&
+        (sscanf(v, "%dx%d", &cols, &rows) != 2 || cols < 40 || rows < 12 || cols > 1000 || rows > 500))
+        return cli_bad(&view_cli, "snapshot", v, "expected COLSxROWS from 40x12 to 1000x500");
+    const char *dir = a.operand[0];
     char why[1400];
     struct replay rp = { 0 };
     if (load_events(&rp, dir, why, sizeof why) != 0 || load_power(&rp, dir, why, sizeof why) != 0) {
-        gl_log("view: %s", why);
+        gl_log("%s", why);
         return EXIT_INPUT;
     }
     struct tui_ui ui;
@@ -228,7 +211,7 @@ int tui_view_main(int argc, char **argv)
         for (size_t i = 0; i < ARRAY_LEN(terms) && !scr && null_out && null_in; i++)
             scr = newterm(terms[i], null_out, null_in);
         if (!scr) {
-            gl_log("view: no terminfo entry for xterm or vt100 (install ncurses-base)");
+            gl_log("no terminfo entry for xterm or vt100 (install ncurses-base)");
             code = EXIT_ENV;
         } else {
             resize_term(rows, cols);
@@ -251,7 +234,7 @@ int tui_view_main(int argc, char **argv)
         if (null_in)
             fclose(null_in);
     } else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        gl_log("view: needs a terminal (or --snapshot COLSxROWS for text)");
+        gl_log("needs a terminal (or --snapshot COLSxROWS for text)");
         code = EXIT_ENV;
     } else if (!initscr()) {
         code = EXIT_ENV;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "model.h"
+#include "cli.h"
 #include "view.h"
 
 /* What the person at the terminal has chosen; the drawing reads it, the keys change it. */
@@ -49,5 +50,6 @@ void tui_live_end(void);
 
 /* `gauntlet view RUNDIR [--at S] [--speed X] [--snapshot COLSxROWS]`. */
 int tui_view_main(int argc, char **argv);
+extern const struct cli_cmd view_cli;
 
 #endif

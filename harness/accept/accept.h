@@ -7,6 +7,8 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "cli.h"
+
 #include "scenario.h"
 
 enum verdict_status { V_PASS = 0, V_FAIL, V_SKIP };
@@ -53,5 +55,6 @@ struct verdict *accept_skip(struct verdicts *vs, const struct scenario *sc, cons
 /* gauntlet accept [--level 1|2|3] [--backend auto|cuda|sim] [--out DIR] [--junit FILE] [--scenarios DIR]
  * [--strict] */
 int accept_main(int argc, char **argv);
+extern const struct cli_cmd accept_cli;
 
 #endif

@@ -1,7 +1,6 @@
 /* harness/accept/accept_cli.c: `gauntlet accept` — finds the level's scenarios, checks them all before anything runs,
  * runs each (on every node under a launcher), judges them (accept.c) and writes the verdicts. */
 #include <dirent.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "accept.h"
+#include "cli.h"
 #include "backend.h"
 #include "cluster.h"
 #include "recovery/recovery.h"
@@ -71,7 +71,7 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
     double w = NAN, r = NAN, *io_w = NULL, *io_r = NULL;
     if (sc->checks.checkpoint_io.on) {
         if (accept_ckpt_io(sc->workload.checkpoint.path, sc->checks.checkpoint_io.bytes, &w, &r, why, sizeof why) != 0)
-            gl_log("accept: node %d: %s", cluster_node(), why);
+            gl_log("node %d: %s", cluster_node(), why);
         io_w = xmalloc((size_t)nn * sizeof *io_w);
         io_r = xmalloc((size_t)nn * sizeof *io_r);
         cluster_gather_double(w, io_w);
@@ -118,7 +118,7 @@ static int accept_write(struct verdicts *vs, int level, const struct backend_ops
     snprintf(path, sizeof path, "%s/verdicts.json", outdir);
     char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
     if (!text || write_file_atomic(path, text, strlen(text)) != 0) {
-        gl_log("accept: cannot write %s: %s", path, strerror(errno));
+        gl_log("cannot write %s: %s", path, strerror(errno));
         code = EXIT_ENV;
     }
     free(text);
@@ -136,7 +136,7 @@ static int same_gpu_count(int ngpu)
 {
     int nn = cluster_nodes(), *all = xmalloc((size_t)nn * sizeof *all), rc = EXIT_OK;
     if (cluster_gather_int(ngpu, all) != 0) {
-        gl_log("accept: node %d: the nodes' GPU counts could not be gathered", cluster_node());
+        gl_log("node %d: the nodes' GPU counts could not be gathered", cluster_node());
         rc = EXIT_ENV;
     }
     for (int k = 1; k < nn && rc == EXIT_OK; k++)
@@ -148,7 +148,7 @@ static int same_gpu_count(int ngpu)
                 for (int j = 1; j < nn && at < sizeof list - 64; j++)
                     if (all[j] != all[0])
                         at += (size_t)snprintf(list + at, sizeof list - at, "%snode %d has %d", at ? ", " : "", j, all[j]);
-                gl_log("accept: node 0 has %d GPU%s, but %s: every node must run the same number of ranks (one per "
+                gl_log("node 0 has %d GPU%s, but %s: every node must run the same number of ranks (one per "
                        "GPU; set CUDA_VISIBLE_DEVICES to the same count on every node)", all[0], all[0] == 1 ? "" : "s",
                        list);
             }
@@ -157,21 +157,25 @@ static int same_gpu_count(int ngpu)
     return rc;
 }
 
-static const char accept_usage[] =
-    "usage: gauntlet accept [--level 1|2|3] [--backend auto|cuda|sim] [--out DIR] [--junit FILE]\n"
-    "                       [--scenarios DIR] [--strict]\n"
-    "  runs the acceptance scenarios of levels 1..LEVEL (files L<level>-*.yaml) and judges their checks:\n"
-    "  a table, DIR/verdicts.json and (--junit) JUnit XML. Exit 0 when no check failed (--strict: and none\n"
-    "  was skipped), 1 otherwise, 2 bad input, 3 environment.\n";
+const struct cli_cmd accept_cli = {
+    "accept", "", 0, 0, "the acceptance suite: PASS/FAIL per check, GPU and node; verdicts.json, JUnit",
+    "Runs the acceptance scenarios of levels 1..LEVEL (files L<level>-*.yaml) and judges their checks: a table,\n"
+    "DIR/verdicts.json and (--junit) JUnit XML. Exit 0 when no check failed (--strict: and none was skipped), 1\n"
+    "otherwise. Several nodes: start it with mpirun or srun, one per node.\n",
+    { { "level", "1|2|3", "levels 1..LEVEL (default 1)" },
+      { "backend", "auto|cuda|sim", "where the scenarios run (default auto)" },
+      { "out", "DIR", "the results folder (default results/accept-<UTC time>/)" },
+      { "junit", "FILE", "also the verdicts as JUnit XML" },
+      { "scenarios", "DIR", "the acceptance scenarios (default: scenarios/acceptance beside the binary, or here)" },
+      { "strict", NULL, "a skipped check fails the suite too" },
+      { 0 } },
+};
 
 int accept_main(int argc, char **argv)
 {
-    static const struct option opts[] = { { "level", required_argument, 0, 'l' },  { "backend", required_argument, 0, 'b' },
-                                          { "out", required_argument, 0, 'o' },    { "junit", required_argument, 0, 'j' },
-                                          { "scenarios", required_argument, 0, 'S' }, { "strict", no_argument, 0, 's' },
-                                          { "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 } };
     const char *backend = "auto", *out = NULL, *junit = NULL, *sdir = NULL;
-    int level = 1, strict = 0, c, rc = EXIT_OK, nfiles = 0, ngpu = 0;
+    int level = 1, strict = 0, rc = EXIT_OK, nfiles = 0, ngpu = 0;
+    struct cli_args a;
     char **files = NULL;
     struct scenario *sc = NULL;
     const struct backend_ops *ops = NULL;
@@ -184,49 +188,32 @@ int accept_main(int argc, char **argv)
         return EXIT_ENV;
     }
     int lead = cluster_node() == 0;
-    optind = 0;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'l':
-            if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '3') {
-                gl_log("accept: --level: expected 1, 2 or 3, got '%s'", optarg);
-                rc = EXIT_INPUT;
-                goto agree;
-            }
-            level = optarg[0] - '0';
-            break;
-        case 'b': backend = optarg; break;
-        case 'o': out = optarg; break;
-        case 'j': junit = optarg; break;
-        case 'S': sdir = optarg; break;
-        case 's': strict = 1; break;
-        case 'h':
-            if (lead)
-                fputs(accept_usage, stdout);
-            cluster_fini();
-            return EXIT_OK;
-        default:
-            gl_log("accept: unknown or incomplete option '%s'", argv[optind - 1]);
-            fputs(accept_usage, stderr);
-            rc = EXIT_INPUT;
-            goto agree;
-        }
+    rc = cli_parse(&accept_cli, argc, argv, &a);
+    if (rc == CLI_HELP) {
+        cluster_fini();
+        return EXIT_OK;
     }
-    if (optind != argc) {
-        gl_log("accept: unexpected argument '%s'", argv[optind]);
-        fputs(accept_usage, stderr);
-        rc = EXIT_INPUT;
+    if (rc)
+        goto agree;
+    const char *lv = cli_get(&accept_cli, &a, "level");
+    if (lv && (strlen(lv) != 1 || lv[0] < '1' || lv[0] > '3')) {
+        rc = cli_bad(&accept_cli, "level", lv, "expected 1, 2 or 3");
         goto agree;
     }
+    level = lv ? lv[0] - '0' : 1;
+    backend = cli_get(&accept_cli, &a, "backend") ? cli_get(&accept_cli, &a, "backend") : "auto";
+    out = cli_get(&accept_cli, &a, "out");
+    junit = cli_get(&accept_cli, &a, "junit");
+    sdir = cli_get(&accept_cli, &a, "scenarios");
+    strict = cli_get(&accept_cli, &a, "strict") != NULL;
     if (sdir)
         str_copy(dir, sizeof dir, sdir);
     else
         find_dir(dir, sizeof dir);
     DIR *d = opendir(dir);
     if (!d) {
-        gl_log("accept: scenarios folder %s: %s (give --scenarios DIR)", dir, strerror(errno));
-        rc = EXIT_INPUT;
+        gl_log("scenarios folder %s: %s (give --scenarios DIR)", dir, strerror(errno));
+        rc = sdir ? EXIT_INPUT : EXIT_ENV;   /* the one given is bad input; the installed one missing, the machine's */
         goto agree;
     }
     struct dirent *e;
@@ -240,7 +227,7 @@ int accept_main(int argc, char **argv)
     closedir(d);
     qsort(files, (size_t)nfiles, sizeof *files, cmp_str);
     if (!nfiles) {
-        gl_log("accept: no acceptance scenario of level <= %d in %s", level, dir);
+        gl_log("no acceptance scenario of level <= %d in %s", level, dir);
         rc = EXIT_INPUT;
         goto agree;
     }
@@ -276,7 +263,7 @@ int accept_main(int argc, char **argv)
         else
             results_default_dir(outdir, sizeof outdir, "results", "accept");
         if (lead && mkdir_p(outdir) != 0) {
-            gl_log("accept: cannot create %s: %s", outdir, strerror(errno));
+            gl_log("cannot create %s: %s", outdir, strerror(errno));
             rc = EXIT_ENV;
         }
     }
@@ -285,7 +272,7 @@ agree:;
     int worst = cluster_agree(rc);
     if (worst != EXIT_OK) {
         if (rc == EXIT_OK && lead)
-            gl_log("accept: another node could not start the suite (exit %d): see its messages", worst);
+            gl_log("another node could not start the suite (exit %d): see its messages", worst);
         for (int i = 0; i < nfiles; i++)
             free(files[i]);
         free(files);

@@ -5,9 +5,12 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "cli.h"
+
 /* `gauntlet analyze TRACE.csv|RUNDIR [--run N] [--gpus N] [--groups G] [--jitter DURATION] [--json] ...`
  * (analyze_run.c); returns the exit code. */
 int analyze_main(int argc, char **argv);
+extern const struct cli_cmd analyze_cli;
 
 /* What the command line asked. */
 struct az_opts {
@@ -23,5 +26,6 @@ int analyze_file(const struct az_opts *o, const char *path, const char *title, i
 /* `gauntlet bench analysis [--seconds DURATION] [--gpus N] [--threads N] [--reference numpy]` (bench_analysis.c);
  * returns the exit code. */
 int bench_analysis_main(int argc, char **argv);
+extern const struct cli_cmd bench_analysis_cli;
 
 #endif

@@ -14,63 +14,54 @@
 #include "param.h"
 #include "util.h"
 
-static const char az_usage[] =
-    "usage: gauntlet analyze TRACE.csv|RUNDIR [--run N] [--gpus N] [--groups G] [--jitter DURATION] [--hz HZ] "
-    "[--max-w W] [--strict] [--threads N] [--json]";
+const struct cli_cmd analyze_cli = {
+    "analyze", "TRACE.csv|RUNDIR", 1, 1, "power-swing analysis of a trace (power.csv, nvidia-smi or DCGM CSV), or of a "
+                                         "results folder run by run",
+    "Prints the trace's swing (p99 - p1), ramps, spectrum and the projection to a cluster (docs/power.md). Given a\n"
+    "results folder, it reads its power.csv and analyses each mitigation run on its own (the times events.jsonl\n"
+    "gives each run).\n",
+    { { "run", "N", "of a results folder, run N only (1 is the first, as the console counts)" },
+      { "gpus", "N", "the projection: N GPUs (default 10000)" },
+      { "groups", "G", "... in G groups (default 1)" },
+      { "jitter", "DURATION", "... each group offset by a deviation of DURATION (default 0)" },
+      { "hz", "HZ", "the grid's rate (default: the median interval between samples)" },
+      { "max-w", "W", "the most one GPU can draw (default 4000); readings outside [0, W] are left out" },
+      { "strict", NULL, "every warning (rows out of order, repeated rows, readings out of range) is an error" },
+      { "threads", "N", "GPUs analysed at once (default: the machine's cores)" },
+      { "json", NULL, "the same objects as summary.json (a results folder: an array, one per run)" },
+      { 0 } },
+};
 
-/* Parses the command line into o and *path; 0, 1 after --help, or EXIT_INPUT. */
+/* An option's value as a positive integer (hi: the largest allowed), or the usage error. */
+static int az_int(const struct cli_args *a, const char *name, int64_t *out)
+{
+    const char *v = cli_get(&analyze_cli, a, name);
+    if (v && (parse_int(v, out) != 0 || *out <= 0))
+        return cli_bad(&analyze_cli, name, v, "expected a positive integer");
+    return 0;
+}
+
+/* Parses the command line into o and *path; 0, CLI_HELP after --help, or EXIT_INPUT. */
 static int az_args(int argc, char **argv, struct az_opts *o, const char **path)
 {
     *o = (struct az_opts){ .gpus = 10000, .groups = 1, .max_w = 4000 };
-    *path = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("%s\n\nReads a power trace (gauntlet's power.csv, nvidia-smi's or DCGM's CSV) and prints its swing, ramps,\n"
-                   "spectrum and the projection to a cluster (docs/power.md). Given a results folder, it reads its\n"
-                   "power.csv and analyses each mitigation run on its own (the times events.jsonl gives each run).\n"
-                   "  --run N      of a results folder, run N only (1 is the first, as the console counts)\n"
-                   "  --gpus N, --groups G, --jitter D  the projection: N GPUs in G groups, offsets of deviation D\n"
-                   "  --hz HZ      the grid's rate (default: the median interval between samples)\n"
-                   "  --max-w W    the most one GPU can draw (default 4000); readings outside [0, W] are left out\n"
-                   "  --strict     every warning (rows out of order, repeated rows, readings out of range) is an error\n"
-                   "  --threads N  GPUs analysed at once (default: the machine's cores)\n"
-                   "  --json       the same objects as summary.json (a results folder: an array, one per run)\n",
-                   az_usage);
-            return 1;
-        }
-        if (strcmp(argv[i], "--json") == 0)
-            o->json = 1;
-        else if (strcmp(argv[i], "--strict") == 0)
-            o->strict = 1;
-        else if (strcmp(argv[i], "--gpus") == 0 && i + 1 < argc && parse_int(argv[i + 1], &o->gpus) == 0 && o->gpus > 0)
-            i++;
-        else if (strcmp(argv[i], "--groups") == 0 && i + 1 < argc && parse_int(argv[i + 1], &o->groups) == 0 &&
-                 o->groups > 0)
-            i++;
-        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc && parse_int(argv[i + 1], &o->threads) == 0 &&
-                 o->threads > 0)
-            i++;
-        else if (strcmp(argv[i], "--run") == 0 && i + 1 < argc && parse_int(argv[i + 1], &o->run) == 0 && o->run > 0)
-            i++;
-        else if (strcmp(argv[i], "--jitter") == 0 && i + 1 < argc && parse_duration(argv[i + 1], &o->jitter) == 0)
-            i++;
-        else if (strcmp(argv[i], "--hz") == 0 && i + 1 < argc && parse_double(argv[i + 1], &o->hz) == 0 && o->hz > 0 &&
-                 o->hz <= 1e6)
-            i++;
-        else if (strcmp(argv[i], "--max-w") == 0 && i + 1 < argc && parse_double(argv[i + 1], &o->max_w) == 0 &&
-                 o->max_w > 0)
-            i++;
-        else if (argv[i][0] != '-' && !*path)
-            *path = argv[i];
-        else {
-            fprintf(stderr, "gauntlet analyze: bad argument '%s' (%s)\n", argv[i], az_usage);
-            return EXIT_INPUT;
-        }
-    }
-    if (!*path) {
-        fprintf(stderr, "gauntlet analyze: expected a trace file or a results folder (%s)\n", az_usage);
-        return EXIT_INPUT;
-    }
+    struct cli_args a;
+    int rc = cli_parse(&analyze_cli, argc, argv, &a);
+    if (rc)
+        return rc;
+    *path = a.operand[0];
+    o->json = cli_get(&analyze_cli, &a, "json") != NULL;
+    o->strict = cli_get(&analyze_cli, &a, "strict") != NULL;
+    if ((rc = az_int(&a, "run", &o->run)) || (rc = az_int(&a, "gpus", &o->gpus)) ||
+        (rc = az_int(&a, "groups", &o->groups)) || (rc = az_int(&a, "threads", &o->threads)))
+        return rc;
+    const char *v;
+    if ((v = cli_get(&analyze_cli, &a, "jitter")) && parse_duration(v, &o->jitter) != 0)
+        return cli_bad(&analyze_cli, "jitter", v, "expected a duration (20ms, 1.5s)");
+    if ((v = cli_get(&analyze_cli, &a, "hz")) && (parse_double(v, &o->hz) != 0 || !(o->hz > 0 && o->hz <= 1e6)))
+        return cli_bad(&analyze_cli, "hz", v, "expected a rate in (0, 1e6] Hz");
+    if ((v = cli_get(&analyze_cli, &a, "max-w")) && (parse_double(v, &o->max_w) != 0 || !(o->max_w > 0)))
+        return cli_bad(&analyze_cli, "max-w", v, "expected watts > 0");
     return 0;
 }
 
@@ -174,7 +165,7 @@ int analyze_main(int argc, char **argv)
     const char *path;
     int rc = az_args(argc, argv, &o, &path);
     if (rc)
-        return rc == 1 ? EXIT_OK : rc;
+        return rc == CLI_HELP ? EXIT_OK : rc;
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return az_rundir(&o, path);

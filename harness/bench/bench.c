@@ -15,23 +15,28 @@
 #include "gemm.h"
 #endif
 
+static const struct cli_cmd bench_sampling_cli = {
+    "bench sampling", "", 0, 0, "how often each NVML value (power, energy, clocks, temperature) really changes here",
+    NULL,
+    { { "seconds", "DURATION", "how long each field is watched (default 2 s)" },
+      { "device", "N", "the GPU (default 0)" },
+      { 0 } },
+};
+
 /* `bench sampling [--seconds S] [--device D]`: how often each NVML value really changes on this GPU. */
 static int bench_sampling(int argc, char **argv)
 {
     double seconds = 2;
     int64_t dev = 0;
-    for (int i = 1; i < argc; i++) {
-        int last = i + 1 >= argc;
-        if (strcmp(argv[i], "--seconds") == 0 && !last && parse_duration(argv[i + 1], &seconds) == 0 && seconds > 0)
-            i++;
-        else if (strcmp(argv[i], "--device") == 0 && !last && parse_int(argv[i + 1], &dev) == 0 && dev >= 0)
-            i++;
-        else {
-            fprintf(stderr, "gauntlet bench sampling: bad argument '%s' (expected --seconds DURATION, --device N)\n",
-                    argv[i]);
-            return EXIT_INPUT;
-        }
-    }
+    struct cli_args a;
+    const char *v;
+    int rc0 = cli_parse(&bench_sampling_cli, argc, argv, &a);
+    if (rc0)
+        return rc0 == CLI_HELP ? EXIT_OK : rc0;
+    if ((v = cli_get(&bench_sampling_cli, &a, "seconds")) && (parse_duration(v, &seconds) != 0 || !(seconds > 0)))
+        return cli_bad(&bench_sampling_cli, "seconds", v, "expected a duration > 0");
+    if ((v = cli_get(&bench_sampling_cli, &a, "device")) && (parse_int(v, &dev) != 0 || dev < 0))
+        return cli_bad(&bench_sampling_cli, "device", v, "expected a GPU index >= 0");
     char why[512];
     struct nvml *nv = nvml_open(why, sizeof why);
     if (!nv) {
@@ -56,17 +61,35 @@ static int bench_sampling(int argc, char **argv)
     return rc;
 }
 
+const struct cli_cmd bench_cli = {
+    "bench", "gemm|allreduce|sampling|analysis", 1, 1,
+    "the harness's phases against the bare libraries on this GPU; the analysis's speed",
+    "  bench gemm        the harness's GEMM chain against bare cuBLASLt (cuda builds)\n"
+    "  bench allreduce   the harness's all-reduce against bare NCCL, nccl-tests' figures (cuda builds)\n"
+    "  bench sampling    how often each NVML value really changes on this GPU\n"
+    "  bench analysis    the power analysis's speed on a synthetic trace (and against numpy)\n"
+    "`gauntlet bench WHAT --help` gives each one's options.\n",
+    { { 0 } },
+};
+
 int bench_main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "gauntlet bench: expected gemm, allreduce or sampling\n");
-        return EXIT_INPUT;
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        if (argc < 2) {
+            gl_log("expected gemm, allreduce, sampling or analysis");
+            fputc('\n', stderr);
+        }
+        cli_usage(&bench_cli, argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_INPUT : EXIT_OK;
     }
     const char *what = argv[1];
     if (strcmp(what, "analysis") == 0)
         return bench_analysis_main(argc - 1, argv + 1);
     if (strcmp(what, "gemm") != 0 && strcmp(what, "allreduce") != 0 && strcmp(what, "sampling") != 0) {
-        fprintf(stderr, "gauntlet bench: unknown benchmark '%s' (expected gemm, allreduce, sampling or analysis)\n", what);
+        gl_log(what[0] == '-' ? "unknown option '%s' (a benchmark first: gemm, allreduce, sampling or analysis)"
+                              : "unknown benchmark '%s' (expected gemm, allreduce, sampling or analysis)", what);
+        fputc('\n', stderr);
+        cli_usage(&bench_cli, stderr);
         return EXIT_INPUT;
     }
 #ifdef GAUNTLET_HAVE_CUDA
@@ -77,6 +100,6 @@ int bench_main(int argc, char **argv)
 #endif
     if (strcmp(what, "sampling") == 0)
         return bench_sampling(argc - 1, argv + 1);
-    fprintf(stderr, "gauntlet: bench %s: this build has no cuda backend (nvcc or NCCL was not found at configure time)\n", what);
+    gl_log("%s: this build has no cuda backend (nvcc or NCCL was not found at configure time)", what);
     return EXIT_ENV;
 }

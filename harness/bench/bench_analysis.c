@@ -115,38 +115,37 @@ static double bench_diff(const struct an_result *r, json_t *o, double scale)
     return worst;
 }
 
+const struct cli_cmd bench_analysis_cli = {
+    "bench analysis", "", 0, 0, "times the power analysis of a synthetic 1 kHz trace and its projection",
+    "A training-like trace (0.5 s compute at 780 W, 0.2 s communication at 130 W, noise) per GPU.\n",
+    { { "seconds", "DURATION", "the trace's length, at least 2 s (default 1 h)" },
+      { "gpus", "N", "GPUs, 1 to 4096 (default 8)" },
+      { "threads", "N", "GPUs analysed at once (default: the machine's cores)" },
+      { "reference", "numpy", "also the same metrics in numpy on the same trace, as a ratio" },
+      { "python", "PATH", "the Python with numpy (default python3)" },
+      { 0 } },
+};
+
 int bench_analysis_main(int argc, char **argv)
 {
     double seconds = 3600, hz = 1000;
     int64_t gpus = 8, threads = 0;
-    const char *ref = NULL, *python = "python3";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: gauntlet bench analysis [--seconds DURATION] [--gpus N] [--threads N] [--reference numpy] "
-                   "[--python PATH]\n"
-                   "Times the analysis of a synthetic 1 kHz trace (default 8 GPUs x 1 h) and its projection; with\n"
-                   "--reference numpy also the same metrics in numpy on the same trace, as a ratio.\n");
-            return EXIT_OK;
-        }
-        if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc && parse_duration(argv[i + 1], &seconds) == 0 &&
-            seconds >= 2)
-            i++;
-        else if (strcmp(argv[i], "--gpus") == 0 && i + 1 < argc && parse_int(argv[i + 1], &gpus) == 0 && gpus > 0 &&
-                 gpus <= 4096)
-            i++;
-        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc && parse_int(argv[i + 1], &threads) == 0 &&
-                 threads > 0)
-            i++;
-        else if (strcmp(argv[i], "--reference") == 0 && i + 1 < argc && strcmp(argv[i + 1], "numpy") == 0)
-            ref = argv[++i];
-        else if (strcmp(argv[i], "--python") == 0 && i + 1 < argc)
-            python = argv[++i];
-        else {
-            fprintf(stderr, "gauntlet bench analysis: bad argument '%s' (--seconds DURATION (>= 2 s), --gpus N, "
-                            "--threads N, --reference numpy, --python PATH)\n", argv[i]);
-            return EXIT_INPUT;
-        }
-    }
+    const char *ref = NULL, *python = "python3", *v;
+    struct cli_args a;
+    int rc0 = cli_parse(&bench_analysis_cli, argc, argv, &a);
+    if (rc0)
+        return rc0 == CLI_HELP ? EXIT_OK : rc0;
+    if ((v = cli_get(&bench_analysis_cli, &a, "seconds")) && (parse_duration(v, &seconds) != 0 || seconds < 2))
+        return cli_bad(&bench_analysis_cli, "seconds", v, "expected a duration of at least 2 s");
+    if ((v = cli_get(&bench_analysis_cli, &a, "gpus")) && (parse_int(v, &gpus) != 0 || gpus < 1 || gpus > 4096))
+        return cli_bad(&bench_analysis_cli, "gpus", v, "expected 1 to 4096");
+    if ((v = cli_get(&bench_analysis_cli, &a, "threads")) && (parse_int(v, &threads) != 0 || threads < 1))
+        return cli_bad(&bench_analysis_cli, "threads", v, "expected a positive integer");
+    if ((v = cli_get(&bench_analysis_cli, &a, "reference")) && strcmp(v, "numpy") != 0)
+        return cli_bad(&bench_analysis_cli, "reference", v, "expected numpy");
+    ref = v;
+    if ((v = cli_get(&bench_analysis_cli, &a, "python")))
+        python = v;
     size_t n = (size_t)(seconds * hz);
     double dt = 1 / hz;
     struct rng r;

@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <ftw.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -26,20 +25,28 @@
 #include "stats.h"
 #include "util.h"
 
-static const char campaign_usage[] =
-    "usage: gauntlet campaign [--schedules N] [--seed S] [--recovery LIST] [--jobs J] [--out DIR]\n"
-    "                         [--ranks R] [--nodes N] [--iterations I] [--timeout SECONDS] [--keep] [--first K]\n"
-    "  N random fault schedules (default 200; 1-5 faults each: bitflip, crash, hang, straggler, comm-error on\n"
-    "  random ranks, iterations, buffers and bits, from seed S, default 1), each run on sim under every recovery\n"
-    "  strategy in LIST (default restart,inprocess,spare,shrink), J runs at once (default 2 x CPUs), and checked:\n"
-    "  every visible fault caught by the detector built for it within its bound, no detection that no fault\n"
-    "  explains, the same detections under every strategy, the fault-free run's final state, no worker left\n"
-    "  behind, every results file whole. Prints one table; writes DIR/campaign.json (default\n"
-    "  results/campaign-<UTC time>); keeps the folders of runs that broke an invariant (all with --keep).\n"
-    "  --first K: begin at schedule K (with --schedules 1, run one broken schedule again, by its number)\n"
-    "  --nodes N: every run on N nodes of R ranks each, started by `mpirun --oversubscribe -np N` on this\n"
-    "  machine (one supervisor a node, as on a cluster); faults fall on ranks of every node\n"
-    "exit codes: 0 every invariant held, 1 one broke, 2 bad arguments, 3 environment\n";
+const struct cli_cmd campaign_cli = {
+    "campaign", "", 0, 0, "random fault schedules under each recovery strategy, checked against the fault record's "
+                          "invariants",
+    "N random fault schedules (1-5 faults each: bitflip, crash, hang, straggler, comm-error on random ranks,\n"
+    "iterations, buffers and bits), each run on sim under every recovery strategy of LIST, and checked: every\n"
+    "visible fault caught by the detector built for it within its bound, no detection that no fault explains, the\n"
+    "same detections under every strategy, the fault-free run's final state, no worker left behind, every results\n"
+    "file whole. Prints one table; writes DIR/campaign.json; keeps the folders of runs that broke an invariant.\n"
+    "Exit 0: every invariant held; 1: one broke.\n",
+    { { "schedules", "N", "how many schedules (default 200)" },
+      { "seed", "S", "the schedules' seed (default 1)" },
+      { "recovery", "LIST", "the strategies, comma-separated (default restart,inprocess,spare,shrink)" },
+      { "jobs", "J", "runs at once (default 2 x CPUs)" },
+      { "out", "DIR", "where campaign.json goes (default results/campaign-<UTC time>)" },
+      { "ranks", "R", "ranks of each run, 2-16 (default 4)" },
+      { "nodes", "N", "every run on N nodes of R ranks each, started by mpirun --oversubscribe on this machine" },
+      { "iterations", "I", "iterations of each run, 16-100000 (default 32)" },
+      { "timeout", "SECONDS", "a run still going after this is killed and counted as broken (default 120)" },
+      { "keep", NULL, "keep every run's folder, not only the broken ones'" },
+      { "first", "K", "begin at schedule K (with --schedules 1: one broken schedule again, by its number)" },
+      { 0 } },
+};
 
 struct cp_opts {
     int schedules, first, jobs, keep, nstrat;   /* first: the index of the first schedule (to run one again) */
@@ -303,56 +310,52 @@ static json_t *cp_report(const struct cp_opts *o, struct cp_stats *st, int broke
     return j;
 }
 
-/* Parses the options; 0, or EXIT_INPUT having said why. */
+/* One integer option in [lo, hi] into *out (left as it is when not given); 0, or the usage error. */
+static int cp_int(const struct cli_args *a, const char *name, long lo, long hi, long *out)
+{
+    const char *v = cli_get(&campaign_cli, a, name);
+    char *end;
+    if (!v)
+        return 0;
+    long x = strtol(v, &end, 10);
+    if (end == v || *end || x < lo || x > hi) {
+        char why[96];
+        snprintf(why, sizeof why, "expected an integer from %ld to %ld", lo, hi);
+        return cli_bad(&campaign_cli, name, v, why);
+    }
+    *out = x;
+    return 0;
+}
+
+/* Parses the options; 0, CLI_HELP, or EXIT_INPUT having said why. */
 static int cp_options(int argc, char **argv, struct cp_opts *o)
 {
-    static const struct option longs[] = {
-        { "schedules", required_argument, 0, 'n' }, { "seed", required_argument, 0, 's' },
-        { "recovery", required_argument, 0, 'r' },  { "jobs", required_argument, 0, 'j' },
-        { "out", required_argument, 0, 'o' },       { "ranks", required_argument, 0, 'R' },
-        { "iterations", required_argument, 0, 'I' }, { "timeout", required_argument, 0, 't' },
-        { "keep", no_argument, 0, 'k' },            { "help", no_argument, 0, 'h' },
-        { "first", required_argument, 0, 'f' },     { "nodes", required_argument, 0, 'N' },
-        { 0, 0, 0, 0 },
-    };
     const char *strats = "restart,inprocess,spare,shrink";
-    int c, li = 0;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     *o = (struct cp_opts){ .schedules = 200, .seed = 1, .jobs = n > 0 ? (int)(2 * n) : 2, .timeout_s = 120,
                            .shape = { .ranks = 4, .nodes = 1, .iterations = 32, .ckpt_every = 4, .hb_timeout_s = 0.5,
                                       .straggler_factor = 10, .straggler_s = 0.6, .persist = 3 } };
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longs, &li)) != -1) {
-        char *end = NULL;
-        long v = optarg ? strtol(optarg, &end, 10) : 0;
-        int bad = optarg && c != 'r' && c != 'o' && (end == optarg || *end);
-        switch (c) {
-        case 'n': bad |= v < 1 || v > 10000000; o->schedules = (int)v; break;
-        case 's': bad |= v < 0; o->seed = (uint64_t)v; break;
-        case 'r': strats = optarg; break;
-        case 'j': bad |= v < 1 || v > 256; o->jobs = (int)v; break;
-        case 'o': bad |= strlen(optarg) >= sizeof o->out; if (!bad) str_copy(o->out, sizeof o->out, optarg); break;
-        case 'R': bad |= v < 2 || v > 16; o->shape.ranks = (int)v; break;
-        case 'N': bad |= v < 1 || v > 8; o->shape.nodes = (int)v; break;
-        case 'I': bad |= v < 16 || v > 100000; o->shape.iterations = (int)v; break;
-        case 't': bad |= v < 1 || v > 86400; o->timeout_s = (double)v; break;
-        case 'k': o->keep = 1; break;
-        case 'f': bad |= v < 0 || v > 10000000; o->first = (int)v; break;
-        case 'h': fputs(campaign_usage, stdout); return -1;
-        default:
-            fprintf(stderr, "gauntlet campaign: unknown option '%s'\n\n%s", argv[optind - 1], campaign_usage);
-            return EXIT_INPUT;
-        }
-        if (bad) {
-            fprintf(stderr, "gauntlet campaign: --%s %s: out of range or not a number\n\n%s", longs[li].name, optarg,
-                    campaign_usage);
-            return EXIT_INPUT;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "gauntlet campaign: unexpected argument '%s'\n\n%s", argv[optind], campaign_usage);
-        return EXIT_INPUT;
+    struct cli_args a;
+    int rc = cli_parse(&campaign_cli, argc, argv, &a);
+    if (rc)
+        return rc;
+    long sch = o->schedules, seed = 1, jobs = o->jobs, ranks = o->shape.ranks, nodes = 1, iters = o->shape.iterations;
+    long timeout = 120, first = 0;
+    if ((rc = cp_int(&a, "schedules", 1, 10000000, &sch)) || (rc = cp_int(&a, "seed", 0, LONG_MAX, &seed)) ||
+        (rc = cp_int(&a, "jobs", 1, 256, &jobs)) || (rc = cp_int(&a, "ranks", 2, 16, &ranks)) ||
+        (rc = cp_int(&a, "nodes", 1, 8, &nodes)) || (rc = cp_int(&a, "iterations", 16, 100000, &iters)) ||
+        (rc = cp_int(&a, "timeout", 1, 86400, &timeout)) || (rc = cp_int(&a, "first", 0, 10000000, &first)))
+        return rc;
+    o->schedules = (int)sch, o->seed = (uint64_t)seed, o->jobs = (int)jobs, o->shape.ranks = (int)ranks;
+    o->shape.nodes = (int)nodes, o->shape.iterations = (int)iters, o->timeout_s = (double)timeout, o->first = (int)first;
+    o->keep = cli_get(&campaign_cli, &a, "keep") != NULL;
+    const char *v;
+    if ((v = cli_get(&campaign_cli, &a, "recovery")))
+        strats = v;
+    if ((v = cli_get(&campaign_cli, &a, "out"))) {
+        if (strlen(v) >= sizeof o->out)
+            return cli_bad(&campaign_cli, "out", v, "path too long");
+        str_copy(o->out, sizeof o->out, v);
     }
     if (o->shape.ranks * o->shape.nodes > 64) {
         fprintf(stderr, "gauntlet campaign: --ranks %d x --nodes %d: at most 64 ranks in all\n", o->shape.ranks,
@@ -418,7 +421,7 @@ int campaign_main(int argc, char **argv)
     struct cp_opts o;
     int rc = cp_options(argc, argv, &o);
     if (rc)
-        return rc < 0 ? EXIT_OK : rc;
+        return rc == CLI_HELP ? EXIT_OK : rc;
     ssize_t n = readlink("/proc/self/exe", o.exe, sizeof o.exe - 1);
     if (n <= 0)
         return SYSERR("readlink(/proc/self/exe)"), EXIT_ENV;

@@ -4,8 +4,11 @@
 #ifndef GAUNTLET_CAMPAIGN_H
 #define GAUNTLET_CAMPAIGN_H
 
+#include "cli.h"
+
 /* Entry of `gauntlet campaign [OPTIONS]`; exit 0 when every invariant held, 1 when one broke, 2 bad
  * arguments, 3 environment. */
 int campaign_main(int argc, char **argv);
+extern const struct cli_cmd campaign_cli;
 
 #endif

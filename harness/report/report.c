@@ -171,6 +171,12 @@ static void rp_table(FILE *f, struct rp_run *runs, int n)
                 json_is_true(pass) ? "pass" : json_is_false(pass) ? "FAIL" : "-");
     }
     fprintf(f, "(node_swing: p99 - p1 of the sum over ranks; time+%%: the change of throughput, every wait included)\n");
+    for (int i = 0; i < n; i++)
+        if (runs[i].disturbed) {
+            fprintf(f, "(~: disturbed by hand in the live view (paused, a fault injected, skipped): its figures are not "
+                       "the mitigation's alone; on no curve, never the baseline, not in the search)\n");
+            break;
+        }
     int said = 0;
     for (int i = 0; i < n; i++) {   /* what is a model's, not a measurement */
         json_t *mod = json_object_get(runs[i].summary, "modelled"), *v;
@@ -357,13 +363,21 @@ static void rp_png(const char *svg, const char *png)
     printf("png: %s\n", png);
 }
 
+const struct cli_cmd report_cli = {
+    "report", "RUNDIR", 1, 1, "a run's mitigations compared: a table, report.txt and report.svg (traces, waveform, "
+                              "spectrum, trade-off curves)",
+    "Writes RUNDIR/report.txt and RUNDIR/report.svg (and report.png when rsvg-convert is installed) from the run's\n"
+    "summary.json, scenario.yaml and power.csv; prints the table.\n",
+    { { 0 } },
+};
+
 int report_main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "gauntlet report: expected one results folder (usage: gauntlet report RUNDIR)\n");
-        return EXIT_INPUT;
-    }
-    const char *dir = argv[1];
+    struct cli_args a;
+    int rc0 = cli_parse(&report_cli, argc, argv, &a);
+    if (rc0)
+        return rc0 == CLI_HELP ? EXIT_OK : rc0;
+    const char *dir = a.operand[0];
     char path[PATH_MAX];
     json_error_t err;
     if (strlen(dir) > sizeof path - 32) {
@@ -371,9 +385,13 @@ int report_main(int argc, char **argv)
         return EXIT_INPUT;
     }
     snprintf(path, sizeof path, "%s/summary.json", dir);
+    if (access(path, R_OK) != 0) {   /* not there: say so, not a JSON error at line -1 */
+        fprintf(stderr, "gauntlet report: %s: %s (is %s a results folder?)\n", path, strerror(errno), dir);
+        return EXIT_INPUT;
+    }
     json_t *summary = json_load_file(path, 0, &err);
     if (!summary) {
-        fprintf(stderr, "gauntlet report: %s: %s (line %d)\n", path, err.text, err.line);
+        fprintf(stderr, "gauntlet report: %s:%d: %s\n", path, err.line, err.text);
         return EXIT_INPUT;
     }
     json_t *sr = json_object_get(summary, "runs"), *search = json_object_get(summary, "search");
@@ -390,12 +408,16 @@ int report_main(int argc, char **argv)
         runs[i].mitigation = runs[i].mitigation ? runs[i].mitigation : "?";
         json_t *at = json_object_get(runs[i].summary, "run");
         runs[i].index = json_is_integer(at) ? json_integer_value(at) : i;
-        str_copy(runs[i].name, sizeof runs[i].name, json_is_string(label) ? json_string_value(label) : runs[i].mitigation);
+        runs[i].disturbed = json_array_size(json_object_get(runs[i].summary, "disturbed")) > 0;
+        snprintf(runs[i].name, sizeof runs[i].name, "%.46s%s", json_is_string(label) ? json_string_value(label) : runs[i].mitigation,
+                 runs[i].disturbed ? "~" : "");
         runs[i].t0 = runs[i].warm = INFINITY;   /* no samples until events.jsonl says where the run is */
         runs[i].t1 = -INFINITY;
-        if (base < 0 && strcmp(runs[i].mitigation, "none") == 0)
-            base = i;
     }
+    for (int pass = 0; pass < 2 && base < 0; pass++)   /* the first none left alone; else the first none */
+        for (int i = 0; i < n && base < 0; i++)
+            if (strcmp(runs[i].mitigation, "none") == 0 && (pass || !runs[i].disturbed))
+                base = i;
     rp_params(dir, runs, n);
     rp_windows(dir, runs, n);
     rp_power(dir, runs, n);

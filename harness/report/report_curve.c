@@ -197,7 +197,7 @@ int rp_curves(struct rp_run *runs, int n, struct rp_curve *cv)
     int nc = 0, kept = 0;
     for (int i = 0; i < n; i++) {
         char others[RP_PARAMS];
-        if (rp_swept(runs, n, i) != 0)
+        if (runs[i].disturbed || rp_swept(runs, n, i) != 0)   /* a disturbed run's figures are not its value's */
             continue;
         int known = rp_others(&runs[i], runs[i].key, others, sizeof others) == 0, c = 0;
         for (; c < nc; c++) {

@@ -15,7 +15,8 @@
 
 /* One run of the results folder: its summary, its parameters, what it sweeps and its power trace. */
 struct rp_run {
-    char name[48];           /* its label ("filler floor=65%") or its mitigation */
+    char name[48];           /* its label ("filler floor=65%") or its mitigation; "~" after it when disturbed */
+    int disturbed;           /* by hand in the live view (summary's runs[].disturbed): on no curve, never the base */
     const char *mitigation;  /* borrowed from summary */
     json_int_t index;        /* its place in the scenario's mitigations, as events.jsonl names it */
     char params[RP_PARAMS];  /* from scenario.yaml */
