@@ -91,6 +91,7 @@ struct backend_ops {
     double (*model_tdp_w)(const struct scenario *sc);
     double (*model_tflops)(const struct scenario *sc);
     double (*model_busbw_gbs)(const struct scenario *sc);
+    double (*estimate_iter_s)(const struct scenario *sc);   /* an iteration's seconds on the model (NULL: no model) */
 
     /* supervisor side */
     int (*probe)(char *why, size_t n);                          /* 0: usable here; else why not */

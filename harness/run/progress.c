@@ -1,6 +1,7 @@
 /* harness/run/progress.c: the headless progress lines, a view like the live one: it reads the same event
  * lines and power rows (struct view_link) and prints, at most every 2 s, the run, the slowest rank's iteration,
- * the rate since the last line of this run, the power summed over ranks with its range so far, and the events. */
+ * the rate since the last line of this run, a bar of the run's progress and the time left (every run's remaining
+ * iterations at this run's rate so far), the power summed over ranks with its range so far, and the events. */
 #include "progress.h"
 
 #include <jansson.h>
@@ -23,6 +24,7 @@ struct progress {
     double lo, hi;                 /* the summed power's range this run */
     unsigned long long events;
     uint64_t last_ns;              /* when the last line was printed (0: none yet this run) */
+    uint64_t run_ns;               /* when this run began (its rate so far gives the time left) */
     int64_t last_done;
 };
 
@@ -54,10 +56,23 @@ static void print_line(struct progress *p, uint64_t now)
     double dt = (double)(now - p->last_ns) * 1e-9, sum = 0;
     for (int r = 0; r < p->ranks; r++)
         sum += isnan(p->w[r]) ? 0 : p->w[r];
+    /* the time left: this run's iterations and the later runs' at this run's rate so far (as the live view's header) */
+    double run_s = (double)(now - p->run_ns) * 1e-9, rate = run_s > 0 ? (double)it / run_s : 0;
+    double left = (double)(p->iterations - it) + (double)(p->runs - p->run - 1) * (double)p->iterations;
+    char bar[16], eta[32] = "eta -";
+    int fill = p->iterations > 0 ? (int)(10 * it / p->iterations) : 0;
+    for (int i = 0; i < 10; i++)
+        bar[i] = i < fill ? '#' : '-';
+    bar[10] = 0;
+    if (rate > 0 && it > 0) {
+        long s = lround(left / rate);
+        snprintf(eta, sizeof eta, "eta %02ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+    }
     /* the rate counts this run's iterations only: the first line of a run has no earlier one to count from */
-    printf("gauntlet: run %d/%d %-8s iter %lld/%lld  %.1f it/s  power %.0f W [%.0f, %.0f]  events %llu\n", p->run + 1,
-           p->runs, p->label, (long long)it, (long long)p->iterations,
-           p->last_ns && dt > 0 ? (double)(it - p->last_done) / dt : 0.0, sum, isfinite(p->lo) ? p->lo : sum,
+    printf("gauntlet: run %d/%d %-8s iter %lld/%lld  %.1f it/s  [%s] %3d%%  %s  power %.0f W [%.0f, %.0f]  events %llu\n",
+           p->run + 1, p->runs, p->label, (long long)it, (long long)p->iterations,
+           p->last_ns && dt > 0 ? (double)(it - p->last_done) / dt : 0.0, bar,
+           p->iterations > 0 ? (int)(100 * it / p->iterations) : 0, eta, sum, isfinite(p->lo) ? p->lo : sum,
            isfinite(p->hi) ? p->hi : sum, p->events);
     fflush(stdout);
     p->last_done = it;
@@ -98,6 +113,7 @@ static void pv_event(void *ctx, const char *line, size_t len)
         p->hi = -INFINITY;
         p->last_ns = 0;
         p->last_done = 0;
+        p->run_ns = mono_ns();
     } else if (strcmp(type, "iteration") == 0 && rank >= 0) {
         grow(p, rank + 1);
         if (p->done[rank] >= 0)

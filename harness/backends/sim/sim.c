@@ -174,17 +174,40 @@ static int sim_begin_run(void *b, struct worker_ctx *w)
     return 0;
 }
 
+/* The GEMM chain's flops. */
+static double sim_flops(const struct scenario *sc)
+{
+    return 2.0 * (double)sc->workload.gemm.m * (double)sc->workload.gemm.n * (double)sc->workload.gemm.k *
+           (double)sc->workload.gemm.count;
+}
+
+/* The model's nominal compute phase (s): the GEMM chain's flops at the model's rate, before any mitigation. */
+static double sim_compute_s(const struct scenario *sc) { return sim_flops(sc) / (sc->sim.tflops * 1e12); }
+
+/* The model's nominal all-reduce (s) over world ranks: latency plus nccl-tests' bus bytes at the model's bus rate. */
+static double sim_comm_s(const struct scenario *sc, int world)
+{
+    double bytes = (double)sc->workload.allreduce.bytes;
+    int n = sc->workload.allreduce.emulate_ranks > 0 ? (int)sc->workload.allreduce.emulate_ranks : world;
+    double busbw = sc->workload.allreduce.emulate_busbw_gbs > 0 ? sc->workload.allreduce.emulate_busbw_gbs : sc->sim.busbw_gbs;
+    return sc->sim.latency_s + bytes * 2.0 * (n - 1) / n / (busbw * 1e9);
+}
+
+/* An iteration's seconds on the model, as the workers draw them without jitter or mitigation (check's estimate). */
+static double sim_estimate_iter_s(const struct scenario *sc)
+{
+    return (sim_compute_s(sc) + sim_comm_s(sc, (int)(sc->ranks * sc->nodes))) / sc->sim.speedup;
+}
+
 /* The compute phase: one real GEMM C = A x B (B = weights), gradients from C, then the modeled duration. */
 static int sim_compute(void *b, struct worker_ctx *w)
 {
     struct sim *s = b;
     const struct scenario *sc = s->sc;
-    double flops = 2.0 * (double)sc->workload.gemm.m * (double)sc->workload.gemm.n * (double)sc->workload.gemm.k *
-                   (double)sc->workload.gemm.count;
     sim_mitigation(s, w);
     if (s->mm.delay_s > 0)   /* stagger: this rank's group starts later */
         sim_wait_until(w, mono_ns() + (uint64_t)(s->mm.delay_s / sc->sim.speedup * 1e9));
-    double nominal = flops / (sc->sim.tflops * 1e12);
+    double nominal = sim_compute_s(sc);
     if (s->mm.cap_w > 0 && s->mm.cap_w < sc->sim.compute_w)   /* throughput ~ clock, power ~ clock^2.5 */
         nominal *= pow(sc->sim.compute_w / s->mm.cap_w, 0.4);
     /* A ramp-up limit releases the GEMM chain gradually: compute pays only what the limit costs beyond the natural
@@ -208,7 +231,7 @@ static int sim_compute(void *b, struct worker_ctx *w)
     for (size_t i = 0; i < s->elems; i++)
         s->grad[i] = 0.01f * tanhf(s->c[i % csize]) + 0.001f * (float)(rng_uniform(&g) - 0.5);
     sim_wait_until(w, end);
-    worker_phase(w, PH_COMPUTE, 0, mono_ns(), flops);
+    worker_phase(w, PH_COMPUTE, 0, mono_ns(), sim_flops(sc));
     return shm_aborted(s->shm) ? -1 : 0;
 }
 
@@ -221,10 +244,7 @@ static int sim_allreduce(void *b, struct worker_ctx *w)
     struct sim *s = b;
     const struct scenario *sc = s->sc;
     double bytes = (double)sc->workload.allreduce.bytes;
-    int n = sc->workload.allreduce.emulate_ranks > 0 ? (int)sc->workload.allreduce.emulate_ranks
-                                                     : (int)s->shm->hdr->world;
-    double busbw = sc->workload.allreduce.emulate_busbw_gbs > 0 ? sc->workload.allreduce.emulate_busbw_gbs : sc->sim.busbw_gbs;
-    double nominal = sc->sim.latency_s + bytes * 2.0 * (n - 1) / n / (busbw * 1e9);
+    double nominal = sim_comm_s(sc, (int)s->shm->hdr->world);
     uint64_t t0 = mono_ns();
     uint64_t end = t0 + sim_duration_ns(s, w, nominal);
     worker_point(w, IP_BEFORE_ALLREDUCE);
@@ -486,6 +506,7 @@ const struct backend_ops backend_sim = {
     .model_tdp_w = sim_model_tdp_w,
     .model_tflops = sim_model_tflops,
     .model_busbw_gbs = sim_model_busbw_gbs,
+    .estimate_iter_s = sim_estimate_iter_s,
     .help = "CPU model: real small data (GEMM, shared-memory all-reduce), modeled durations and power",
     .probe = sim_probe,
     .check = sim_check,
