@@ -12,7 +12,8 @@ static const char *status_name(int s) { return s == V_PASS ? "PASS" : s == V_FAI
 
 void accept_print(FILE *f, const struct verdicts *vs)
 {
-    fprintf(f, "%-14s %-18s %-28s %-4s %12s %14s  %s\n", "scenario", "check", "subject", "", "value", "threshold", "note");
+    fprintf(f, "%-14s %-18s %-28s %-6s %12s %14s  %s\n", "scenario", "check", "subject", "status", "value", "threshold",
+            "note");
     for (int i = 0; i < vs->n; i++) {
         const struct verdict *v = &vs->v[i];
         char val[32] = "-", lim[48] = "-";
@@ -20,7 +21,7 @@ void accept_print(FILE *f, const struct verdicts *vs)
             snprintf(val, sizeof val, "%.4g", v->value);
         if (isfinite(v->limit))
             snprintf(lim, sizeof lim, "%s %.4g %s", v->cmp, v->limit, v->unit);
-        fprintf(f, "%-14.14s %-18s %-28.28s %-4s %12s %14s  %s\n", v->scenario, v->check, v->subject,
+        fprintf(f, "%-14.14s %-18s %-28.28s %-6s %12s %14s  %s\n", v->scenario, v->check, v->subject,
                 status_name(v->status), val, lim, v->note);
     }
     int c[3] = { 0 };
