@@ -187,23 +187,38 @@ static int cmd_run(int argc, char **argv)
 /* Says how long the scenario would run on sim's model: its runs (a search's two refinements too) x iterations x the
  * model's iteration; what the model leaves out is said, and on a GPU the rates `bench gemm` and `bench allreduce`
  * measure are what counts. */
-static void check_estimate(const struct scenario *sc)
+static void check_estimate(const struct scenario *sc, double tflops, double busbw)
 {
     const struct backend_ops *sim = backend_find("sim");
-    double it_s = sim->estimate_iter_s ? sim->estimate_iter_s(sc) : NAN;
+    struct scenario *at = xmalloc(sizeof *at);   /* the rates given: the same formulas, at the GPU's own rates */
+    *at = *sc;
+    if (tflops > 0)
+        at->sim.tflops = tflops;
+    if (busbw > 0)
+        at->sim.busbw_gbs = busbw;
+    if (tflops > 0 || busbw > 0)
+        at->sim.speedup = 1;
+    double it_s = sim->estimate_iter_s ? sim->estimate_iter_s(at) : NAN;
+    free(at);
     if (!(it_s > 0))
         return;
     int runs = sc->n_mitigations + (sc->auto_search ? 2 : 0);
     double total = (double)runs * (double)sc->iterations * it_s;
     long s = lround(total);
-    printf("  estimated: about %ldh%02ldm%02lds on sim's model (%d run%s x %lld iterations x %.3g s); checkpoints, start-up, "
-           "the mitigations' own costs and recoveries add to it; on GPUs it follows their GEMM and bus rates (bench gemm, "
-           "bench allreduce)\n", s / 3600, s / 60 % 60, s % 60, runs, runs == 1 ? "" : "s", (long long)sc->iterations, it_s);
+    printf("  estimated: about %ldh%02ldm%02lds %s (%d run%s x %lld iterations x %.3g s); checkpoints, start-up, the "
+           "mitigations' own costs and recoveries add to it\n", s / 3600, s / 60 % 60, s % 60,
+           tflops > 0 || busbw > 0 ? "at the rates given" : "on sim's model (on GPUs: check --tflops --busbw)", runs,
+           runs == 1 ? "" : "s", (long long)sc->iterations, it_s);
 }
 
 /* gauntlet check */
 static const struct cli_cmd check_cli = {
-    "check", "SCENARIO.yaml", 1, 1, "validate a scenario, and say how long it would run", NULL, { { 0 } },
+    "check", "SCENARIO.yaml", 1, 1, "validate a scenario, and say how long it would run",
+    "The time is the sim model's (sim.tflops, sim.busbw); for GPUs give the rates `bench gemm` and\n"
+    "`bench allreduce` measured there (per GPU, and the bus bandwidth at the scenario's all-reduce size).\n",
+    { { "tflops", "T", "the estimate at this GEMM rate (TFLOP/s per GPU) instead of the sim model's" },
+      { "busbw", "GB/S", "the estimate at this all-reduce bus bandwidth instead of the sim model's" },
+      { 0 } },
 };
 
 static int cmd_check(int argc, char **argv)
@@ -212,6 +227,12 @@ static int cmd_check(int argc, char **argv)
     int rc = cli_parse(&check_cli, argc, argv, &a);
     if (rc)
         return rc == CLI_HELP ? EXIT_OK : rc;
+    double tflops = 0, busbw = 0;
+    const char *v;
+    if ((v = cli_get(&check_cli, &a, "tflops")) && (parse_double(v, &tflops) != 0 || !(tflops > 0)))
+        return cli_bad(&check_cli, "tflops", v, "expected TFLOP/s > 0");
+    if ((v = cli_get(&check_cli, &a, "busbw")) && (parse_double(v, &busbw) != 0 || !(busbw > 0)))
+        return cli_bad(&check_cli, "busbw", v, "expected GB/s > 0");
     struct scenario *sc = xcalloc(1, sizeof *sc);
     rc = load(a.operand[0], sc);
     if (!rc) {
@@ -224,7 +245,7 @@ static int cmd_check(int argc, char **argv)
                    (long long)sc->ranks, (long long)sc->iterations, sc->n_mitigations);
     }
     if (!rc)
-        check_estimate(sc);
+        check_estimate(sc, tflops, busbw);
     free(sc);
     return rc;
 }
