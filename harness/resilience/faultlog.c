@@ -28,6 +28,7 @@ void faultlog_run_begin(struct sup *s)
         s->fl->slow_count[r] = 0;
     }
     s->fl->awaiting_fault = -1;
+    s->fl->n_superseded = 0;
     s->fl->stale_reports = 0;
     s->fl->fail_iter = -1;
     s->epoch++;
@@ -367,18 +368,27 @@ void faultlog_compute(struct sup *s, const struct wevent *ev, double dur)
         faultlog_detect(s, DET_HEARTBEAT, rank, ev->iter, ev->t_ns, note, 0);
 }
 
+void faultlog_recovered(struct sup *s, int fault, uint64_t t, const char *note)
+{
+    struct fault_rec *f = &s->fl->faults[fault];
+    f->recovered_ns = t;
+    json_t *o = json_pack("{s:i, s:i, s:s, s:f, s:I}", "fault", fault, "rank", f->rank, "recovery", s->sc->recovery.name,
+                          "recover_s", (double)(t - f->detect_ns) * 1e-9, "iterations_lost", (json_int_t)f->lost);
+    if (note)
+        json_object_set_new(o, "note", json_string(note));
+    results_event(&s->res, t, "recovered", o);
+}
+
 void faultlog_iteration(struct sup *s, const struct wevent *ev)
 {
     if (s->fl->awaiting_fault == -1 || ev->run != s->run || ev->iter < s->fl->awaiting_iter)
         return;
-    if (s->fl->awaiting_fault >= 0) {
-        struct fault_rec *f = &s->fl->faults[s->fl->awaiting_fault];
-        f->recovered_ns = ev->t_ns;
-        results_event(&s->res, ev->t_ns, "recovered",
-                      json_pack("{s:i, s:i, s:s, s:f, s:I}", "fault", s->fl->awaiting_fault, "rank", f->rank, "recovery",
-                                s->sc->recovery.name, "recover_s", (double)(ev->t_ns - f->detect_ns) * 1e-9,
-                                "iterations_lost", (json_int_t)f->lost));
-    }
+    if (s->fl->awaiting_fault >= 0)
+        faultlog_recovered(s, s->fl->awaiting_fault, ev->t_ns, NULL);
+    for (int i = 0; i < s->fl->n_superseded; i++)   /* their recovery is done when the one that followed is */
+        faultlog_recovered(s, s->fl->superseded[i], ev->t_ns, "with the recovery that followed before its first good "
+                                                              "iteration");
+    s->fl->n_superseded = 0;
     s->fl->awaiting_fault = -1;
 }
 

@@ -176,6 +176,9 @@ static void recover_record(struct sup *s, const struct wcmd *cmd)
 {
     const struct rec_machine *m = &s->fl->rm;
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    int prev = s->fl->awaiting_fault;   /* a recovery whose first good iteration has not come: this one follows it */
+    if (prev >= 0 && prev != m->fail.fault && s->fl->n_superseded < SUP_MAX_PENDING)
+        s->fl->superseded[s->fl->n_superseded++] = prev;
     s->fl->awaiting_fault = m->fail.fault >= 0 ? m->fail.fault : -2;
     s->fl->awaiting_iter = cmd->start_iter;
     if (m->fail.fault < 0)
@@ -194,12 +197,12 @@ static void recover_record(struct sup *s, const struct wcmd *cmd)
     if (cmd->restore == RESTORE_NONE)
         str_copy(f->restore_from, sizeof f->restore_from, "no checkpoint yet: from the start");
     if (m->active == 0) {   /* shrink took this whole node out: the run goes on elsewhere from now */
-        f->recovered_ns = mono_ns();
+        uint64_t now = mono_ns();
+        for (int i = 0; i < s->fl->n_superseded; i++)
+            faultlog_recovered(s, s->fl->superseded[i], now, "this node left the run; the others went on");
+        s->fl->n_superseded = 0;
         s->fl->awaiting_fault = -1;
-        results_event(&s->res, f->recovered_ns, "recovered",
-                      json_pack("{s:i, s:i, s:s, s:f, s:I, s:s}", "fault", m->fail.fault, "rank", f->rank, "recovery",
-                                rec->name, "recover_s", (double)(f->recovered_ns - f->detect_ns) * 1e-9,
-                                "iterations_lost", (json_int_t)f->lost, "note", "this node left the run; the others went on"));
+        faultlog_recovered(s, m->fail.fault, now, "this node left the run; the others went on");
     }
 }
 

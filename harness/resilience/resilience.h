@@ -72,6 +72,9 @@ struct resilience {
     uint64_t rec_wait_since;       /* ... since then (a deadline: node 0 answers within the heartbeat timeout) */
     int awaiting_fault;            /* the fault whose recovery waits for its first good iteration, or -1 */
     int64_t awaiting_iter;
+    int superseded[SUP_MAX_PENDING];   /* faults whose recovery another one followed before their first good
+                                        * iteration: recovered when that one is */
+    int n_superseded;
     int recoveries;
     int64_t stale_reports;         /* worker reports of an abandoned epoch, dropped (this run) */
     struct failure pending[SUP_MAX_PENDING];   /* fatal failures detected since the loop last acted */
@@ -97,6 +100,9 @@ int faultlog_detect(struct sup *s, int detector, int rank, int64_t iter, uint64_
 void faultlog_fingerprint(struct sup *s, const struct wevent *ev);
 void faultlog_compute(struct sup *s, const struct wevent *ev, double dur_s);
 void faultlog_iteration(struct sup *s, const struct wevent *ev);
+/* Fault fault is recovered at t (its first good iteration): its record and the `recovered` event (note: NULL, or why
+ * it is said now). */
+void faultlog_recovered(struct sup *s, int fault, uint64_t t, const char *note);
 void faultlog_restored(struct sup *s, const struct wevent *ev);
 void faultlog_timers(struct sup *s, uint64_t now);
 void faultlog_run_begin(struct sup *s);

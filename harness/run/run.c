@@ -76,8 +76,10 @@ static void sup_one_run(struct sup *s, int m)
     while (!s->stopping &&
            (s->fl->rm.state != RM_IDLE || (!runstats_done(&s->rs) && !(s->skipping && runstats_settled(&s->rs)))))
         sup_step(s);   /* a recovery under way is carried to its end first */
-    if (s->fl->awaiting_fault >= 0 && runstats_done(&s->rs))
+    if (s->fl->awaiting_fault >= 0 && runstats_done(&s->rs)) {
         s->fl->awaiting_fault = -1;
+        s->fl->n_superseded = 0;
+    }
     if (!s->rs.t_end)
         s->rs.t_end = mono_ns();
     supdev_run_end(s, m, dev);
