@@ -51,8 +51,7 @@ struct az_trace {
     long missing;              /* rows with no reading (empty, [N/A]): not measured, not an error */
     int absolute;              /* 1: timestamps with a date; 0: seconds; -1: not yet known */
     double max_w;
-    int windowed;              /* 1: only rows of time in [lo, hi] (one run of a results folder) */
-    int64_t lo, hi;
+    int view;                  /* 1: a window of another trace (its samples borrowed, not freed here) */
 };
 
 
@@ -166,8 +165,6 @@ static int az_read(struct az_trace *tr)
             break;
         }
         tr->absolute = absolute;
-        if (tr->windowed && (t < tr->lo || t > tr->hi))
-            continue;   /* another run's row */
         long id = 0;
         if (cg >= 0) {
             char *end;
@@ -209,8 +206,7 @@ static int az_read(struct az_trace *tr)
     }
     fclose(f);
     if (!rc && !tr->ng) {
-        fprintf(stderr, "gauntlet analyze: %s: no samples (%s)\n", path,
-                tr->windowed ? "no row in the run's time" : "a header and no rows after it");
+        fprintf(stderr, "gauntlet analyze: %s: no samples (a header and no rows after it)\n", path);
         rc = EXIT_INPUT;
     }
     return rc;
@@ -369,24 +365,87 @@ static int az_print(const char *path, const struct az_trace *tr, const struct an
     return rc;
 }
 
-/* Analyses the trace at path (title: how it is named in the output; a window: one run's rows only). json_out: the
- * JSON object goes there instead of stdout. */
-int analyze_file(const struct az_opts *o, const char *path, const char *title, int windowed, int64_t lo, int64_t hi,
+void analyze_free(struct az_trace *tr)
+{
+    for (int k = 0; tr && !tr->view && k < tr->ng; k++)
+        free(tr->g[k].s);
+    if (tr)
+        free(tr->g);
+    free(tr);
+}
+
+struct az_trace *analyze_load(const struct az_opts *o, const char *path, int *rc)
+{
+    struct az_trace *tr = xcalloc(1, sizeof *tr);
+    *tr = (struct az_trace){ .path = path, .max_w = o->max_w };
+    *rc = az_read(tr);
+    if (!*rc)
+        *rc = az_order(tr);
+    for (int k = 0; !*rc && o->strict && k < AZW_N; k++)
+        if (tr->warn[k]) {
+            fprintf(stderr, "gauntlet analyze: %s:%ld: %ld %s, first here (--strict)\n", path, tr->warn_line[k],
+                    tr->warn[k], az_warn_text[k]);
+            *rc = EXIT_INPUT;
+        }
+    if (*rc) {
+        analyze_free(tr);
+        return NULL;
+    }
+    for (int k = 0; k < AZW_N; k++)
+        if (tr->warn[k])
+            fprintf(stderr, "gauntlet analyze: %s:%ld: warning: %ld %s, first here\n", path, tr->warn_line[k],
+                    tr->warn[k], az_warn_text[k]);
+    return tr;
+}
+
+/* The samples of all in [lo, hi] (ns), GPU by GPU, borrowed from all (sorted by az_order); a GPU with none there is
+ * left out. 0, or EXIT_INPUT (said why, naming title) when nothing or a GPU without a valid reading is left. */
+static int az_window(const struct az_trace *all, int64_t lo, int64_t hi, const char *title, struct az_trace *out)
+{
+    *out = *all;
+    out->view = 1;
+    out->ng = 0;
+    out->g = xcalloc((size_t)all->ng + 1, sizeof *out->g);
+    for (int k = 0; k < all->ng; k++) {
+        const struct az_gpu *g = &all->g[k];
+        size_t a = 0, b = g->n;   /* [a, b): the first sample >= lo, the first > hi */
+        for (size_t l = 0, h = g->n; l < h;) {
+            size_t mid = l + (h - l) / 2;
+            g->s[mid].t < lo ? (l = mid + 1) : (h = mid);
+            a = l;
+        }
+        for (size_t l = a, h = g->n; l < h;) {
+            size_t mid = l + (h - l) / 2;
+            g->s[mid].t <= hi ? (l = mid + 1) : (h = mid);
+            b = l;
+        }
+        if (b <= a)
+            continue;   /* no row of this GPU in the window */
+        struct az_gpu *v = &out->g[out->ng++];
+        *v = (struct az_gpu){ .id = g->id, .s = g->s + a, .n = b - a };
+        for (size_t i = 0; i < v->n; i++)
+            v->valid += !isnan(v->s[i].w);
+        if (!v->valid) {
+            fprintf(stderr, "gauntlet analyze: %s: GPU %ld has no valid power reading in it\n", title, g->id);
+            return EXIT_INPUT;
+        }
+    }
+    if (!out->ng) {
+        fprintf(stderr, "gauntlet analyze: %s: no samples (no row in its time)\n", title);
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+int analyze_window(const struct az_opts *o, const struct az_trace *all, const char *title, int64_t lo, int64_t hi,
                    json_t **json_out)
 {
-    int json = o->json, strict = o->strict;
+    int json = o->json;
     int64_t gpus = o->gpus, groups = o->groups, threads = o->threads;
     double jitter = o->jitter, hz = o->hz;
-    struct az_trace tr = { .path = path, .max_w = o->max_w, .windowed = windowed, .lo = lo, .hi = hi };
-    int rc = az_read(&tr);
-    if (!rc)
-        rc = az_order(&tr);
-    for (int k = 0; !rc && strict && k < AZW_N; k++)
-        if (tr.warn[k]) {
-            fprintf(stderr, "gauntlet analyze: %s:%ld: %ld %s, first here (--strict)\n", path, tr.warn_line[k], tr.warn[k],
-                    az_warn_text[k]);
-            rc = EXIT_INPUT;
-        }
+    const char *path = title;
+    struct az_trace tr;
+    int rc = az_window(all, lo, hi, title, &tr);
     double median_hz = NAN;
     struct an_grid grid = { 0 };
     int64_t t0 = INT64_MAX, t1 = INT64_MIN, common0 = INT64_MIN, common1 = INT64_MAX;
@@ -416,15 +475,9 @@ int analyze_file(const struct az_opts *o, const char *path, const char *title, i
         rc = EXIT_INPUT;
     }
     if (rc) {
-        for (int k = 0; k < tr.ng; k++)
-            free(tr.g[k].s);
         free(tr.g);
         return rc;
     }
-    for (int k = 0; k < AZW_N; k++)
-        if (tr.warn[k])
-            fprintf(stderr, "gauntlet analyze: %s:%ld: warning: %ld %s, first here\n", path, tr.warn_line[k], tr.warn[k],
-                    az_warn_text[k]);
     double dt = an_grid_dt(&grid);
     double *grids = xmalloc((size_t)tr.ng * m * sizeof *grids);
     size_t merged = 0;
@@ -469,13 +522,22 @@ int analyze_file(const struct az_opts *o, const char *path, const char *title, i
         memset(&proj, 0, sizeof proj);
     if (!rc)
         rc = az_print(title, &tr, res, &proj, m, dt, median_hz, merged, json, gpus, json_out);
-    for (int k = 0; k < tr.ng; k++)
-        free(tr.g[k].s);
     free(tr.g);
     free(grids);
     free(ser);
     free(res);
     free(agg);
     free(per);
+    return rc;
+}
+
+int analyze_file(const struct az_opts *o, const char *path, json_t **json_out)
+{
+    int rc;
+    struct az_trace *tr = analyze_load(o, path, &rc);
+    if (tr) {
+        rc = analyze_window(o, tr, path, INT64_MIN, INT64_MAX, json_out);
+        analyze_free(tr);
+    }
     return rc;
 }

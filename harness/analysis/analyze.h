@@ -19,10 +19,18 @@ struct az_opts {
     double jitter, hz, max_w;
 };
 
-/* Analyses the trace at path and prints it (title: how the output names it; windowed: only rows of time in [lo, hi]
- * ns, one run of a results folder; json_out: the JSON object goes there instead of stdout). Returns the exit code. */
-int analyze_file(const struct az_opts *o, const char *path, const char *title, int windowed, int64_t lo, int64_t hi,
-                 json_t **json_out);
+/* A power trace read whole (analyze.c): every GPU's samples, in time order, checked. */
+struct az_trace;
+/* Reads and checks the trace at path (its warnings said once; --strict makes them errors); NULL with *rc the exit
+ * code when it cannot be used. */
+struct az_trace *analyze_load(const struct az_opts *o, const char *path, int *rc);
+void analyze_free(struct az_trace *tr);
+/* Analyses the samples of tr in [lo, hi] ns (one run of a results folder; INT64_MIN..INT64_MAX: all) and prints the
+ * result named title (json_out: the JSON object goes there instead of stdout). Returns the exit code. */
+int analyze_window(const struct az_opts *o, const struct az_trace *tr, const char *title, int64_t lo, int64_t hi,
+                   json_t **json_out);
+/* analyze_load, then analyze_window over the whole trace. */
+int analyze_file(const struct az_opts *o, const char *path, json_t **json_out);
 /* `gauntlet bench analysis [--seconds DURATION] [--gpus N] [--threads N] [--reference numpy]` (bench_analysis.c);
  * returns the exit code. */
 int bench_analysis_main(int argc, char **argv);

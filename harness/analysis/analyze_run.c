@@ -74,7 +74,8 @@ struct az_run {
 /* Reads the runs from dir/events.jsonl: how many (at most max), or -1 (said why). */
 static int az_runs(const char *dir, struct az_run *runs, int max)
 {
-    char path[1200], line[65536];
+    char path[1200], *line = NULL;
+    size_t cap = 0;
     snprintf(path, sizeof path, "%s/events.jsonl", dir);
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -83,7 +84,7 @@ static int az_runs(const char *dir, struct az_run *runs, int max)
         return -1;
     }
     int n = 0;
-    while (fgets(line, sizeof line, f)) {
+    while (getline(&line, &cap, f) > 0) {   /* lines of any length (a run_end carries its figures) */
         if (!strstr(line, "\"run_begin\"") && !strstr(line, "\"run_end\""))
             continue;
         json_t *ev = json_loads(line, 0, NULL);
@@ -105,6 +106,7 @@ static int az_runs(const char *dir, struct az_run *runs, int max)
         json_decref(ev);
     }
     int bad = ferror(f);
+    free(line);
     fclose(f);
     if (bad || !n) {
         fprintf(stderr, "gauntlet analyze: %s: %s\n", path, bad ? "read error" : "no run began (no run_begin event)");
@@ -130,6 +132,11 @@ static int az_rundir(const struct az_opts *o, const char *dir)
     }
     char csv[1200];
     snprintf(csv, sizeof csv, "%s/power.csv", dir);
+    struct az_trace *tr = analyze_load(o, csv, &rc);   /* read once: each run is a window of it */
+    if (!tr) {
+        free(runs);
+        return rc;
+    }
     json_t *all = o->json ? json_array() : NULL;
     for (int i = 0; i < n && !rc; i++) {
         if (o->run && i != o->run - 1)
@@ -139,7 +146,7 @@ static int az_rundir(const struct az_opts *o, const char *dir)
         int64_t lo = (int64_t)llround(runs[i].t0_s * 1e9);
         int64_t hi = isfinite(runs[i].t1_s) ? (int64_t)llround(runs[i].t1_s * 1e9) : INT64_MAX;
         json_t *one = NULL;
-        rc = analyze_file(o, csv, title, 1, lo, hi, all ? &one : NULL);
+        rc = analyze_window(o, tr, title, lo, hi, all ? &one : NULL);
         if (!rc && one) {
             json_object_set_new(one, "run", json_integer(i + 1));
             json_object_set_new(one, "label", json_string(runs[i].label));
@@ -155,6 +162,7 @@ static int az_rundir(const struct az_opts *o, const char *dir)
         free(text);
     }
     json_decref(all);
+    analyze_free(tr);
     free(runs);
     return rc;
 }
@@ -173,5 +181,5 @@ int analyze_main(int argc, char **argv)
         fprintf(stderr, "gauntlet analyze: --run: %s is a trace, not a results folder\n", path);
         return EXIT_INPUT;
     }
-    return analyze_file(&o, path, path, 0, 0, 0, NULL);
+    return analyze_file(&o, path, NULL);
 }
