@@ -235,6 +235,13 @@ Test(e2e, progress_lines_count_each_run_on_its_own, .timeout = 120)
                      "%.120s", p);
         cr_assert_eq(runs, 2);
         cr_assert_geq(rate, 0, "a negative rate: %.120s", p);
+        char bar[16];
+        int pct = -1;
+        const char *b = strstr(p, "it/s  [");   /* the bar and the share done: this line's own count */
+        cr_assert(b && sscanf(b, "it/s  [%10[#-]] %d%%", bar, &pct) == 2, "%.160s", p);
+        cr_assert_eq(pct, (int)(100 * it / total), "%.160s", p);
+        cr_assert_eq((long)(strchr(bar, '-') ? strchr(bar, '-') - bar : 10), (long)(10 * it / total), "%.160s", p);
+        cr_assert(strstr(b, "% eta ") || strstr(b, "%  eta "), "the time left: %.160s", p);
         if (!runs_seen[run])
             cr_assert_eq(rate, 0, "the first line of run %d has a rate: %.120s", run, p);
         runs_seen[run]++;
@@ -318,4 +325,30 @@ Test(cli, every_command_answers_help_a_bad_flag_and_a_missing_file, .timeout = 1
                   err);
         free(out), free(err);
     }
+}
+
+/* check's estimate is the model's arithmetic: 4 ranks, GEMM 1000^3 x 5 at 2 TFLOP/s = 5 ms; an all-reduce of 8 MB at
+ * 4 GB/s over 4 ranks = 8e6 x 2 x 3/4 / 4e9 = 3 ms, plus 1 ms latency: 9 ms an iteration; 3 runs x 200 iterations =
+ * 5.4 s. At the rates given (--tflops 1 --busbw 2): 10 + 6 + 1 = 17 ms, 10.2 s. */
+Test(cli, check_estimates_the_time_from_the_model_s_arithmetic, .timeout = 30)
+{
+    const char *sc = e2e_scenario("name: est\nranks: 4\niterations: 200\nseed: 1\n"
+                                  "workload:\n  gemm: {m: 1000, n: 1000, k: 1000, count: 5}\n  allreduce: {bytes: 8000000}\n"
+                                  "sim: {tflops: 2, busbw: 4, latency: 1ms}\nmitigations: [none, filler, ramp]\n");
+    char args[512], *out, *err;
+    double it_s = 0;
+    snprintf(args, sizeof args, "check %s", sc);
+    cr_assert_eq(cli_apart(args, &out, &err), 0, "%s", err);
+    const char *p = strstr(out, "3 runs x 200 iterations x ");
+    cr_assert(p && sscanf(p + 26, "%lf", &it_s) == 1, "%s", out);
+    cr_assert_float_eq(it_s, 0.009, 1e-9, "an iteration: %g s", it_s);
+    cr_assert(strstr(out, "about 0h00m05s on sim's model"), "5.4 s in all:\n%s", out);
+    free(out), free(err);
+    snprintf(args, sizeof args, "check %s --tflops 1 --busbw 2", sc);
+    cr_assert_eq(cli_apart(args, &out, &err), 0, "%s", err);
+    p = strstr(out, "3 runs x 200 iterations x ");
+    cr_assert(p && sscanf(p + 26, "%lf", &it_s) == 1, "%s", out);
+    cr_assert_float_eq(it_s, 0.017, 1e-9, "at the rates given: %g s", it_s);
+    cr_assert(strstr(out, "about 0h00m10s at the rates given"), "%s", out);
+    free(out), free(err);
 }
