@@ -252,8 +252,8 @@ static int cmd_check(int argc, char **argv)
 
 /* gauntlet list */
 static const struct cli_cmd list_cli = {
-    "list", "", 0, 0, "the backends (and whether each is available here), mitigations, faults, detectors and "
-                      "recoveries, each with its parameters",
+    "list", "", 0, 0, "the backends (and whether each is available here), mitigations, faults, detectors, "
+                      "recoveries, each with its parameters, and the iteration shapes",
     NULL, { { "keys", NULL, "also every scenario key, with its type, default and meaning" }, { 0 } },
 };
 
@@ -285,6 +285,8 @@ static int cmd_list(int argc, char **argv)
                 scenario_print_keys(stdout, p->params, p->name);
         }
     }
+    printf("shapes (workload.shape):\n");
+    shape_print(stdout);
     if (keys) {
         printf("scenario keys:\n");
         scenario_print_keys(stdout, scenario_params, "");

@@ -200,7 +200,7 @@ static int phase_of(const char *name)
 {
     if (!name)
         return VP_IDLE;
-    if (strcmp(name, "compute") == 0)
+    if (strcmp(name, "compute") == 0 || strcmp(name, "optimizer") == 0)   /* the GPU at work (memory-bound) */
         return VP_COMPUTE;
     if (strcmp(name, "comm") == 0)
         return VP_COMM;

@@ -19,41 +19,16 @@
 #include "analysis.h"
 #include "analysis_json.h"
 #include "analyze_fields.h"
+#include "analyze_int.h"
 #include "param.h"
 #include "util.h"
 
-struct az_sample {
-    int64_t t;     /* ns: since the epoch for timestamps, else since 0 */
-    double w;      /* NAN: not measured */
-    long line;
-};
-
-struct az_gpu {
-    long id;
-    struct az_sample *s;
-    size_t n, cap, valid;
-};
-
-/* What the reader put up with: counted, the first line named; each an error with --strict. */
-enum { AZW_ORDER, AZW_DUPLICATE, AZW_RANGE, AZW_N };
 static const char *const az_warn_names[AZW_N] = { "out_of_order", "duplicates", "out_of_range" };
 static const char *const az_warn_text[AZW_N] = {
     "rows out of time order (sorted by time)",
     "repeated rows (same GPU, time and power; kept once)",
     "power readings outside [0, max] W (left out as not measured)",
 };
-
-struct az_trace {
-    const char *path;
-    struct az_gpu *g;
-    int ng, cap;
-    long warn[AZW_N], warn_line[AZW_N];
-    long missing;              /* rows with no reading (empty, [N/A]): not measured, not an error */
-    int absolute;              /* 1: timestamps with a date; 0: seconds; -1: not yet known */
-    double max_w;
-    int view;                  /* 1: a window of another trace (its samples borrowed, not freed here) */
-};
-
 
 /* Trims spaces and quotes around a CSV field in place. */
 static char *az_trim(char *s)
@@ -269,7 +244,7 @@ static int az_cmp64(const void *a, const void *b)
 
 /* The grid: --hz when given, else the median interval between a GPU's successive samples, taken as a whole
  * number of hertz when it is within 1 % of one (10 ms: 100 Hz exactly). 0, or EXIT_INPUT. */
-static int az_grid(const struct az_trace *tr, double hz, int64_t t0, struct an_grid *g, double *median_hz)
+int az_grid(const struct az_trace *tr, double hz, int64_t t0, struct an_grid *g, double *median_hz)
 {
     size_t cap = 0;
     for (int k = 0; k < tr->ng; k++)
@@ -541,3 +516,4 @@ int analyze_file(const struct az_opts *o, const char *path, json_t **json_out)
     }
     return rc;
 }
+

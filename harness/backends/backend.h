@@ -46,6 +46,9 @@ struct worker_ctx {
 
 /* Reports a phase edge at t_ns (the backend calls it, since only it knows when its work really ran). */
 void worker_phase(struct worker_ctx *w, int phase, int begin, uint64_t t_ns, double a);
+/* Ends a communication step of workload.phases at t: bytes its message, bus_bytes what nccl-tests' bus bandwidth
+ * counts of it (its bus bandwidth is bus_bytes over the phase's time; 0: an exposed wait, no bandwidth). */
+void worker_phase_bus(struct worker_ctx *w, uint64_t t, double bytes, double bus_bytes);
 /* Proves the worker is alive (called by backends inside long waits that are progress, not hangs). */
 void worker_beat(struct worker_ctx *w);
 /* Reaches point of the iteration (enum inject_point): carries out the faults due there and runs the
@@ -120,6 +123,11 @@ struct backend_ops {
     void (*idle)(void *b);                                       /* the rank goes idle (run over, paused); may be NULL */
     int (*compute)(void *b, struct worker_ctx *w);               /* the GEMM chain; reports its phase edges */
     int (*allreduce)(void *b, struct worker_ctx *w);             /* the all-reduce; reports its phase edges */
+    /* One iteration of workload.phases (every step's edges reported; faults and checks at the first GEMM and the
+     * gradient exchange), and one pass of workload.replay's trace; NULL where the backend runs neither (check
+     * then refuses such a scenario). */
+    int (*steps)(void *b, struct worker_ctx *w);
+    int (*replay_iter)(void *b, struct worker_ctx *w);
     int (*snapshot)(void *b, const void **state, size_t *len);   /* host copy of the model state (checkpoints) */
     double (*device_bytes)(void *b);                             /* device memory this rank holds */
     double (*clock_error)(void *b);   /* seconds: how far its phase times may sit from the host clock; may be NULL */

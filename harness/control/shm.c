@@ -9,7 +9,7 @@
 
 const char *phase_name(int phase)
 {
-    static const char *const names[PH_COUNT] = { "idle", "compute", "comm", "checkpoint" };
+    static const char *const names[PH_COUNT] = { "idle", "compute", "comm", "checkpoint", "optimizer" };
     return phase >= 0 && phase < PH_COUNT ? names[phase] : "?";
 }
 

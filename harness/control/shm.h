@@ -17,7 +17,7 @@
 #define EVT_CAP 8192
 #define CMD_CAP 64
 
-enum phase { PH_IDLE = 0, PH_COMPUTE, PH_COMM, PH_CKPT, PH_COUNT };
+enum phase { PH_IDLE = 0, PH_COMPUTE, PH_COMM, PH_CKPT, PH_OPT, PH_COUNT };   /* PH_OPT: an optimizer step */
 
 /* Returns the phase's name as results files spell it. */
 const char *phase_name(int phase);

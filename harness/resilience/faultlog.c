@@ -25,6 +25,7 @@ void faultlog_run_begin(struct sup *s)
     memset(s->fl->detcost, 0, sizeof s->fl->detcost);
     for (int r = 0; r < s->nranks; r++) {
         s->fl->compute_iter[r] = -1;
+        s->fl->compute_sum[r] = 0;
         s->fl->slow_count[r] = 0;
     }
     s->fl->awaiting_fault = -1;
@@ -51,6 +52,7 @@ static void faultlog_clear_windows(struct sup *s)
     memset(s->fl->fp_have, 0, (size_t)FP_WINDOW * (size_t)s->nranks);
     for (int r = 0; r < s->nranks; r++) {
         s->fl->compute_iter[r] = -1;
+        s->fl->compute_sum[r] = 0;
         s->fl->slow_count[r] = 0;
     }
     if (s->running)

@@ -29,6 +29,7 @@ void resilience_new(struct sup *s, int world)
     fl->fp_have = xcalloc((size_t)FP_WINDOW * (size_t)s->nranks, 1);
     fl->compute_s = xcalloc((size_t)s->nranks, sizeof *fl->compute_s);
     fl->compute_iter = xcalloc((size_t)s->nranks, sizeof *fl->compute_iter);
+    fl->compute_sum = xcalloc((size_t)s->nranks, sizeof *fl->compute_sum);
     fl->slow_count = xcalloc((size_t)s->nranks, sizeof *fl->slow_count);
 }
 
@@ -38,7 +39,7 @@ void resilience_free(struct sup *s)
     if (!fl)
         return;
     void *bufs[] = { fl->rate_rng, fl->fault_due, fl->fp_iter, fl->fp,     fl->fp_have,
-                     fl->compute_s, fl->compute_iter, fl->slow_count, fl->faults, fl->dets };
+                     fl->compute_s, fl->compute_iter, fl->slow_count, fl->faults, fl->dets, fl->compute_sum };
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
         free(bufs[i]);
     free(fl);
@@ -70,10 +71,20 @@ static void res_report(struct sup *s, int slot, const struct wevent *ev, json_t 
     switch (ev->type) {
     case WEV_PHASE_END:
         if (ev->phase == PH_COMPUTE && s->running && ev->run == s->run && rank >= 0 && rank < s->nranks &&
-            s->rs.rank[rank].open_t[PH_COMPUTE])
-            faultlog_compute(s, ev, (double)(ev->t_ns - s->rs.rank[rank].open_t[PH_COMPUTE]) * 1e-9);
+            s->rs.rank[rank].open_t[PH_COMPUTE]) {
+            double d = (double)(ev->t_ns - s->rs.rank[rank].open_t[PH_COMPUTE]) * 1e-9;
+            if (scenario_stepped(s->sc))   /* phases, replay: the iteration's GEMM steps are judged together, at its end */
+                s->fl->compute_sum[rank] += d;
+            else
+                faultlog_compute(s, ev, d);
+        }
         break;
     case WEV_ITER:
+        if (s->running && ev->run == s->run && rank >= 0 && rank < s->nranks && scenario_stepped(s->sc)) {
+            if (s->fl->compute_sum[rank] > 0)
+                faultlog_compute(s, ev, s->fl->compute_sum[rank]);
+            s->fl->compute_sum[rank] = 0;
+        }
         if (s->running)
             faultlog_iteration(s, ev);
         break;

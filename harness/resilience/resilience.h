@@ -64,6 +64,7 @@ struct resilience {
     unsigned char *fp_have;
     double *compute_s;             /* per rank: the last compute phase's duration (straggler check) */
     int64_t *compute_iter;
+    double *compute_sum;           /* per rank, workload.phases: the GEMM steps' time so far this iteration */
     int *slow_count;               /* per rank: compute phases in a row over the straggler limit */
     struct rec_machine rm;         /* the recovery under way (recover.h): one step per turn of the loop */
     const struct rec_host *host;   /* this node's worker processes (the core's sup_host) */

@@ -9,6 +9,7 @@
 #include "analysis.h"
 #include "analysis_json.h"
 #include "mitigations/mitigation.h"
+#include "replayfit.h"
 #include "results.h"
 #include "scenario.h"
 #include "util.h"
@@ -40,13 +41,19 @@ void runstats_new_epoch(struct run_stats *rs)
         rs->spread_iter[i] = -1;
         rs->spread_n[i] = 0;
     }
-    for (int r = 0; r < rs->nranks; r++)
+    for (int r = 0; r < rs->nranks; r++) {
         memset(rs->rank[r].open_t, 0, sizeof rs->rank[r].open_t);
+        rs->rank[r].begun_iter = 0;
+    }
 }
 
 /* Records a compute phase's start for the spread across ranks and rank 0's iteration starts. */
 static void runstats_compute_begin(struct run_stats *rs, const struct wevent *ev)
 {
+    struct rank_stats *r = &rs->rank[ev->rank];
+    if (r->begun_iter == ev->iter + 1)
+        return;   /* workload.phases: only an iteration's first GEMM step starts it */
+    r->begun_iter = ev->iter + 1;
     int row = (int)(ev->iter % RS_SPREAD_ROWS);
     if (rs->spread_iter[row] != ev->iter) {
         rs->spread_iter[row] = ev->iter;
@@ -90,7 +97,10 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev)
         if (ev->phase == PH_COMPUTE) {
             r->compute_s += d;
             r->flops += ev->a;
-        } else if (ev->phase == PH_COMM) {
+        } else if (ev->phase == PH_COMM && ev->b > 0) {   /* a step of phases: its own bus bytes */
+            if (d > 0)
+                series_add(&r->bus_gbs, ev->b / d / 1e9);
+        } else if (ev->phase == PH_COMM && ev->a > 0) {
             series_add(&r->comm_s, d);
             r->comm_bytes = ev->a;
         } else if (ev->phase == PH_CKPT) {
@@ -306,6 +316,9 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
     for (int b = 0; b < BINS && used; b++)
         json_array_append_new(wj, json_num(wave[b]));
     json_object_set_new(aggj, "waveform_per_gpu_w", wj);
+    struct replayfit_in rin = { per_gpu, m, dt, m ? (double)an_grid_time(&g, 0) * 1e-9 : 0,   /* ticks count from the run's start */
+                                rs->iter_begin.v, rs->iter_begin.n, bands, nb };
+    json_object_set_new(aggj, "replay", replayfit_json(sc, &rin));
     json_object_set_new(aggj, "sampling", sampling);
     for (int r = 0; r < rs->nranks; r++)
         free(grid[r]);
@@ -350,7 +363,7 @@ json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const cha
 {
     double flops = 0, compute_s = 0, ckpt_b = 0, ckpt_s = 0, stall = 0;
     int ckpts = 0;
-    struct series comm = { 0 };
+    struct series comm = { 0 }, bus = { 0 };
     double comm_bytes = 0;
     for (int i = 0; i < rs->nranks; i++) {
         struct rank_stats *r = &rs->rank[i];
@@ -362,13 +375,17 @@ json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const cha
         ckpts += r->ckpts;
         for (size_t k = 0; k < r->comm_s.n; k++)
             series_add(&comm, r->comm_s.v[k]);
+        for (size_t k = 0; k < r->bus_gbs.n; k++)
+            series_add(&bus, r->bus_gbs.v[k]);
         if (r->comm_bytes > 0)
             comm_bytes = r->comm_bytes;
     }
     /* per-GPU compute rate, the all-reduce's bus bandwidth as nccl-tests defines it: algbw x 2(n-1)/n */
-    double tflops = compute_s > 0 ? flops / compute_s / 1e12 : NAN;
+    double tflops = compute_s > 0 && flops > 0 ? flops / compute_s / 1e12 : NAN;   /* replay: no GEMM to count */
     double comm_p50 = series_pct(&comm, 50);
     double busbw = comm_p50 > 0 ? comm_bytes / comm_p50 * 2.0 * (bus_ranks - 1) / bus_ranks / 1e9 : NAN;
+    if (bus.n)   /* phases: the median over the communication steps that ran alone (an overlapped one has no time of its own) */
+        busbw = series_pct(&bus, 50);
     double ckpt_gbs = ckpt_s > 0 ? ckpt_b / ckpt_s / 1e9 : NAN;
     int agree = 1;
     for (int i = 1; i < rs->nranks; i++)
@@ -397,13 +414,16 @@ json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const cha
     }
     json_object_set_new(run, "ranks", ranks);
     series_free(&comm);
+    series_free(&bus);
     return run;
 }
 
 void runstats_free(struct run_stats *rs)
 {
-    for (int r = 0; r < rs->nranks; r++)
+    for (int r = 0; r < rs->nranks; r++) {
         series_free(&rs->rank[r].comm_s);
+        series_free(&rs->rank[r].bus_gbs);
+    }
     series_free(&rs->iter_s);
     series_free(&rs->spread_s);
     series_free(&rs->iter_begin);

@@ -13,6 +13,8 @@ struct rank_stats {
     uint64_t open_t[PH_COUNT];   /* begin time of each phase in progress */
     double compute_s, flops;     /* totals over the run */
     struct series comm_s;        /* all-reduce phase durations */
+    int64_t begun_iter;          /* 1 + the iteration whose first compute phase was seen (0: none) */
+    struct series bus_gbs;       /* workload.phases: each communication step's own bus bandwidth, GB/s */
     double comm_bytes;
     double ckpt_s, ckpt_bytes;       /* writes: sync in the phase, async in the background */
     double ckpt_stall_s;             /* time the rank stood still for its checkpoints */

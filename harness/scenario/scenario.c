@@ -14,24 +14,14 @@
 #include "mitigations/mitigation.h"
 #include "recovery/recovery.h"
 #include "analysis.h"
+#include "scenario_int.h"
 #include "scenario_yaml.h"
 #include "util.h"
 
-struct sc_ctx {
-    const char *file;
-    char *err;
-    size_t errlen;
-    yaml_document_t *doc;
-    int sweeping;                  /* parsing a mitigation's parameters: a list of values is a sweep */
-    const struct param *sweep;     /* the swept parameter found, and its list */
-    yaml_node_t *sweep_node;
-    /* where each fault's at, rank and node values were given, for the checks that need the whole scenario */
-    yaml_mark_t fault_at[SC_MAX_FAULTS], fault_rank[SC_MAX_FAULTS], fault_node[SC_MAX_FAULTS];
-};
 
 /* Formats an error at mark and returns EXIT_INPUT. */
-__attribute__((format(printf, 4, 5))) static int sc_error_at(struct sc_ctx *c, yaml_mark_t mark, const char *key,
-                                                             const char *fmt, ...)
+int sc_error_at(struct sc_ctx *c, yaml_mark_t mark, const char *key,
+                const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -44,8 +34,8 @@ __attribute__((format(printf, 4, 5))) static int sc_error_at(struct sc_ctx *c, y
 }
 
 /* Formats an error at node's position and returns EXIT_INPUT. */
-__attribute__((format(printf, 4, 5))) static int sc_error(struct sc_ctx *c, const yaml_node_t *node,
-                                                          const char *key, const char *fmt, ...)
+int sc_error(struct sc_ctx *c, const yaml_node_t *node,
+             const char *key, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -56,7 +46,7 @@ __attribute__((format(printf, 4, 5))) static int sc_error(struct sc_ctx *c, cons
 }
 
 /* Returns the scalar text of node, or NULL when node is not a scalar. */
-static const char *sc_scalar(const yaml_node_t *node)
+const char *sc_scalar(const yaml_node_t *node)
 {
     return node && node->type == YAML_SCALAR_NODE ? (const char *)node->data.scalar.value : NULL;
 }
@@ -70,8 +60,6 @@ static void sc_key_list(const struct param *table, char *out, size_t n)
         used += (size_t)snprintf(out + used, n - used, "%s%s", used ? ", " : "", p->name);
 }
 
-static int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *map, void *base, const char *prefix,
-                      struct scenario *sc);
 
 /* Parses one plug-in entry of kind: "name" or {name: {param: value}}, into spec. */
 static int sc_plugin(struct sc_ctx *c, const struct plugin_kind *kind, yaml_node_t *item, struct plugin_spec *spec,
@@ -331,8 +319,8 @@ static int sc_faults(struct sc_ctx *c, yaml_node_t *node, struct scenario *sc)
 }
 
 /* Walks one YAML mapping against table: unknown, duplicate, mistyped and missing keys are errors. */
-static int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *map, void *base, const char *prefix,
-                      struct scenario *sc)
+int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *map, void *base, const char *prefix,
+               struct scenario *sc)
 {
     char key[160], why[320], known[512];
     if (!map || map->type != YAML_MAPPING_NODE)
@@ -363,9 +351,15 @@ static int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *
             sc->ranks_line = (int)vn->start_mark.line + 1;
             sc->ranks_col = (int)vn->start_mark.column + 1;
         }
+        if (prefix && strcmp(prefix, "workload") == 0)
+            sc_workload_key(c, name, kn);
+        if (table == scenario_params && strcmp(name, "workload") == 0)
+            c->wl = kn->start_mark;
         if (p->type == PT_LIST) {   /* the plug-in lists; ranks is known by now (checked below otherwise) */
             int rc;
-            if (strcmp(name, "mitigations") == 0 && sc_scalar(vn) && strcmp(sc_scalar(vn), "auto") == 0)
+            if (strcmp(name, "phases") == 0)
+                rc = sc_phases(c, vn, sc);
+            else if (strcmp(name, "mitigations") == 0 && sc_scalar(vn) && strcmp(sc_scalar(vn), "auto") == 0)
                 rc = sc_auto(c, vn, sc);
             else if (strcmp(name, "mitigations") == 0)
                 rc = sc_plugins(c, &plugin_mitigations, vn, sc->mitigations, SC_MAX_MITIGATIONS, &sc->n_mitigations,
@@ -456,6 +450,9 @@ static int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario 
                                (long long)fault_table[f->kind]->node(f->params), (long long)sc->nodes - 1);
         }
     }
+    int rc = sc_workload_checks(c, root, sc);
+    if (rc)
+        return rc;
     if (sc->auto_search && sc->n_mitigations > sc->search_budget)
         sc->n_mitigations = (int)sc->search_budget;
     int have_none = 0;   /* a battery sized from the measured swing needs a `none` run before it */

@@ -19,6 +19,35 @@
 
 enum ckpt_mode { CKPT_SYNC = 0, CKPT_ASYNC };
 
+/* workload.phases: the iteration as a list of steps (docs/scenarios.md "Phases"). A `repeat` group is expanded
+ * when parsed, and a preset (`shape`) expands into the same list, so backends see one flat list. */
+#define SC_MAX_STEPS 256
+#define SC_MAX_TRACE 8192   /* samples of a replayed power trace, at its own interval */
+enum step_kind { ST_GEMM = 0, ST_ALLREDUCE, ST_REDUCE_SCATTER, ST_ALL_GATHER, ST_ALL_TO_ALL, ST_SEND_RECV,
+                 ST_OPTIMIZER, ST_IDLE, ST_COUNT };
+/* What a step is to the power model and the phase it reports: compute (a GEMM), communication, a memory-bound
+ * update (reported as compute, drawn at its own level), or nothing to do. */
+enum step_class { SCL_COMPUTE = 0, SCL_COMM, SCL_MEMORY, SCL_IDLE };
+
+struct step {
+    int32_t kind;         /* enum step_kind */
+    int32_t line;         /* where it was given; 0: from a preset */
+    int32_t overlap;      /* communication: runs beside the GEMM steps that follow (docs: the dependency) */
+    int32_t dtype;        /* gemm */
+    int64_t m, n, k, count;
+    uint64_t bytes;       /* communication: the message (nccl-tests' size); optimizer: fp32 parameter bytes */
+    int64_t ranks;        /* communication: the ranks it spans on the model (0: the run's) */
+    double duration_s;    /* idle */
+};
+
+/* The step kinds: scenario spelling and class. */
+const char *step_kind_name(int kind);
+enum step_class step_class_of(int kind);
+/* Writes the names of the presets, comma-separated. */
+void shape_names(char *out, size_t n);
+/* Prints each preset: its model, what it scales and its steps' sizes (`gauntlet list`). */
+void shape_print(FILE *f);
+
 
 /* A plug-in named in the scenario (a mitigation, detector or recovery) with its inline parameters. */
 struct plugin_spec {
@@ -74,6 +103,19 @@ struct scenario {
         struct { int64_t m, n, k, count; int dtype; } gemm;
         struct { uint64_t bytes; double emulate_busbw_gbs; int64_t emulate_ranks; } allreduce;
         struct { int64_t every; uint64_t bytes; char path[256]; int mode; } checkpoint;
+        char shape[32];       /* a preset's name, expanded into steps (emptied once expanded) */
+        char expanded_from[32];   /* the preset the steps came from (informational) */
+        struct {
+            int on;
+            char trace[256];
+            int64_t gpu;
+            int n;            /* samples read from the trace, at dt_s apart (gaps filled by the line between) */
+            double dt_s;
+            float w[SC_MAX_TRACE];
+        } replay;
+        int n_steps;          /* 0: the simple iteration (gemm, allreduce); else steps[] */
+        int grad_step;        /* the step that carries the real gradient exchange (the first allreduce/reduce_scatter) */
+        struct step steps[SC_MAX_STEPS];
     } workload;
     struct { double sample_hz, tdp_w, forward_hz; } power;
     struct { int64_t gpus, groups; struct an_spec spec; } projection;
@@ -93,6 +135,9 @@ struct scenario {
     struct plugin_spec recovery;
     struct checks checks;
 };
+
+/* Whether an iteration has several compute phases (workload.phases, replay) rather than one GEMM chain. */
+static inline int scenario_stepped(const struct scenario *sc) { return sc->workload.n_steps > 0 || sc->workload.replay.on; }
 
 /* The table of every top-level key (sections nest through PT_SECTION); mitigations, faults, detectors and
  * recovery are parsed by their own code (PT_LIST). */

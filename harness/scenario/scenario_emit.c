@@ -7,6 +7,7 @@
 #include "faults/fault.h"
 #include "mitigations/mitigation.h"
 #include "scenario.h"
+#include "scenario_int.h"
 #include "util.h"
 
 /* Emits one event, converting libyaml's failure into -1. */
@@ -39,13 +40,47 @@ static int em_map_end(yaml_emitter_t *e)
     return em_event(e, &ev);
 }
 
+static const struct scenario *em_sc;   /* the scenario being written: its workload is written by its form */
+
+static int em_table(yaml_emitter_t *e, const struct param *table, const void *base, int flow);
+
+/* Emits workload.phases: one flow mapping a step, {kind: {its parameters}}. */
+static int em_steps(yaml_emitter_t *e, const struct scenario *sc)
+{
+    yaml_event_t ev;
+    if (em_scalar(e, "phases") || !yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE) ||
+        em_event(e, &ev))
+        return -1;
+    for (int i = 0; i < sc->workload.n_steps; i++) {
+        const struct step *st = &sc->workload.steps[i];
+        if (em_map_start(e, 1) || em_scalar(e, step_kind_name(st->kind)) || em_table(e, step_params(st->kind), st, 1) ||
+            em_map_end(e))
+            return -1;
+    }
+    yaml_sequence_end_event_initialize(&ev);
+    return em_event(e, &ev);
+}
+
 /* Emits every key of table from base. */
 static int em_table(yaml_emitter_t *e, const struct param *table, const void *base, int flow)
 {
     char text[512];
+    int workload = em_sc && base == &em_sc->workload, stepped = workload && (em_sc->workload.n_steps > 0 ||
+                                                                              em_sc->workload.replay.on);
     if (em_map_start(e, flow))
         return -1;
     for (const struct param *p = table; p && p->name; p++) {
+        if (stepped && (strcmp(p->name, "gemm") == 0 || strcmp(p->name, "allreduce") == 0))
+            continue;   /* derived from the steps (or the replay's own): written as the phases */
+        if (workload && p->type == PT_LIST && em_sc->workload.n_steps > 0) {
+            if (em_steps(e, em_sc))
+                return -1;
+            continue;
+        }
+        if (workload && strcmp(p->name, "shape") == 0)
+            continue;
+        if (p->type == PT_STRING && !p->def && !*((const char *)base + p->off))
+            continue;   /* an optional name not given */   /* expanded: the phases stand for it, expanded_from names it */
         if (p->type == PT_SECTION) {
             if ((p->flags & PF_ON) && !*(const int *)((const char *)base + p->off))
                 continue;   /* not given: stays off on reload */
@@ -155,6 +190,7 @@ int scenario_write(const struct scenario *sc, FILE *f)
     if (!yaml_emitter_initialize(&e))
         return -1;
     yaml_emitter_set_output(&e, em_write, f);
+    em_sc = sc;
     yaml_emitter_set_unicode(&e, 1);
     yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
     if (em_event(&e, &ev))
@@ -200,6 +236,7 @@ out:
     if (rc)
         gl_log("cannot write the scenario as YAML: %s", e.problem ? e.problem : "write error");
     yaml_emitter_delete(&e);
+    em_sc = NULL;
     return rc;
 }
 
@@ -217,5 +254,11 @@ void scenario_print_keys(FILE *f, const struct param *table, const char *prefix)
         fprintf(f, "  %-34s %s%s%s%s; %s; %s%s\n", key, p->help, p->unit ? " (" : "", p->unit ? p->unit : "",
                 p->unit ? ")" : "", exp,
                 p->flags & PF_REQUIRED ? "required" : "default ", p->flags & PF_REQUIRED ? "" : (p->def ? p->def : "-"));
+        if (p->type == PT_LIST && strcmp(p->name, "phases") == 0)
+            for (int k = 0; k < ST_COUNT; k++) {   /* each step kind's keys: workload.phases[].gemm.m */
+                char sub[160];
+                snprintf(sub, sizeof sub, "%s[].%s", key, step_kind_name(k));
+                scenario_print_keys(f, step_params(k), sub);
+            }
     }
 }

@@ -45,13 +45,31 @@ static const struct param checkpoint_params[] = {
     { 0 },
 };
 
+#define WL(field) offsetof(__typeof__(((struct scenario *)0)->workload), field)
+#define RP(field) offsetof(__typeof__(((struct scenario *)0)->workload.replay), field)
+static const struct param replay_params[] = {
+    { "trace", PT_STRING, RP(trace), sizeof(((struct scenario *)0)->workload.replay.trace), .flags = PF_REQUIRED,
+      .help = "a power trace gauntlet analyze reads (power.csv, nvidia-smi, DCGM)" },
+    { "gpu", PT_INT, RP(gpu), .def = "0", .min = 0, .max = 1 << 20,
+      .help = "the trace's GPU every rank follows (its index in the file)" },
+    { 0 },
+};
+
 static const struct param workload_params[] = {
-    { "gemm", PT_SECTION, offsetof(__typeof__(((struct scenario *)0)->workload), gemm), .sub = gemm_params,
-      .flags = PF_REQUIRED, .help = "compute phase" },
-    { "allreduce", PT_SECTION, offsetof(__typeof__(((struct scenario *)0)->workload), allreduce),
-      .sub = allreduce_params, .flags = PF_REQUIRED, .help = "communication phase" },
-    { "checkpoint", PT_SECTION, offsetof(__typeof__(((struct scenario *)0)->workload), checkpoint),
-      .sub = checkpoint_params, .help = "periodic checkpoint" },
+    { "gemm", PT_SECTION, WL(gemm), .sub = gemm_params,
+      .help = "compute phase of the simple iteration (required unless phases, shape or replay)" },
+    { "allreduce", PT_SECTION, WL(allreduce), .sub = allreduce_params,
+      .help = "communication phase of the simple iteration (required unless phases, shape or replay)" },
+    { "checkpoint", PT_SECTION, WL(checkpoint), .sub = checkpoint_params, .help = "periodic checkpoint" },
+    { "phases", PT_LIST, 0, 0, .def = "[]",
+      .help = "the iteration as steps: gemm, allreduce, reduce_scatter, all_gather, all_to_all, send_recv, optimizer, "
+              "idle, and {repeat: N, steps: [...]} (docs/scenarios.md)" },
+    { "shape", PT_STRING, WL(shape), sizeof(((struct scenario *)0)->workload.shape),
+      .help = "a preset iteration, expanded into phases (`gauntlet list`)" },
+    { "expanded_from", PT_STRING, WL(expanded_from), sizeof(((struct scenario *)0)->workload.expanded_from),
+      .help = "the preset the phases were expanded from (written into results; informational)" },
+    { "replay", PT_SECTION, WL(replay), .sub = replay_params, .flags = PF_ON,
+      .help = "drive each GPU's power along a recorded trace (docs/scenarios.md \"Replay\")" },
     { 0 },
 };
 
@@ -114,6 +132,10 @@ static const struct param sim_params[] = {
       .help = "power during the GEMM chain" },
     { "checkpoint_w", PT_DOUBLE, SIM(ckpt_w), .def = "131", .min = 0, .max = 5000, .unit = "W",
       .help = "power while checkpointing" },
+    { "optimizer_w", PT_DOUBLE, SIM(optimizer_w), .def = "420", .min = 0, .max = 5000, .unit = "W",
+      .help = "power during an optimizer step (memory-bound; an estimate until measured on a GPU)" },
+    { "mem_bw", PT_DOUBLE, SIM(mem_gbs), .def = "2600", .min = 1e-6, .max = 1e6, .unit = "GB/s",
+      .help = "achieved memory bandwidth of an optimizer step (7 x its bytes moved)" },
     { "tdp_w", PT_DOUBLE, SIM(tdp_w), .def = "700", .min = 1, .max = 5000, .unit = "W", .help = "board power limit" },
     { "ramp", PT_DURATION, SIM(ramp_s), .def = "70ms", .min = 0, .max = 10,
       .help = "first-order time constant of power changes" },

@@ -52,7 +52,17 @@ void worker_fp_take(struct worker_ctx *w)
 
 void worker_beat(struct worker_ctx *w) { atomic_store_explicit(&w->ctl->heartbeat_ns, mono_ns(), memory_order_release); }
 
-void worker_phase(struct worker_ctx *w, int phase, int begin, uint64_t t, double a)
+static void worker_edge(struct worker_ctx *w, int phase, int begin, uint64_t t, double a, double b);
+
+void worker_phase(struct worker_ctx *w, int phase, int begin, uint64_t t, double a) { worker_edge(w, phase, begin, t, a, 0); }
+
+void worker_phase_bus(struct worker_ctx *w, uint64_t t, double bytes, double bus_bytes)
+{
+    worker_edge(w, PH_COMM, 0, t, bytes, bus_bytes);
+}
+
+/* A phase edge: the control block's phase (the sampler reads it), the backend's model, the event. */
+static void worker_edge(struct worker_ctx *w, int phase, int begin, uint64_t t, double a, double b)
 {
     if (begin) {
         if (!w->iter_t0)
@@ -64,7 +74,7 @@ void worker_phase(struct worker_ctx *w, int phase, int begin, uint64_t t, double
     }
     if (w->ops->on_phase)
         w->ops->on_phase(w->b, begin ? phase : PH_IDLE, t);
-    worker_emit(w, begin ? WEV_PHASE_BEGIN : WEV_PHASE_END, phase, t, a, 0, NULL);
+    worker_emit(w, begin ? WEV_PHASE_BEGIN : WEV_PHASE_END, phase, t, a, b, NULL);
     worker_beat(w);
 }
 
@@ -370,6 +380,16 @@ static void worker_stopped(struct worker_ctx *w, int skip)
     atomic_store(&w->ctl->state, WS_IDLE);
 }
 
+/* One iteration, in the scenario's form: the simple one (compute, all-reduce), its phases, or a pass of a trace. */
+static int worker_iteration(struct worker_ctx *w)
+{
+    if (w->sc->workload.n_steps > 0)
+        return w->ops->steps(w->b, w);
+    if (w->sc->workload.replay.on)
+        return w->ops->replay_iter(w->b, w);
+    return w->ops->compute(w->b, w) != 0 || w->ops->allreduce(w->b, w) != 0 ? -1 : 0;
+}
+
 /* Runs one mitigation run (or its continuation after a recovery): compute, all-reduce, checkpoint, replica. */
 static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
 {
@@ -400,7 +420,7 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
             return worker_stopped(w, b == STOP_SKIP);
         w->iter_t0 = 0;
         worker_point(w, IP_ITER_START);
-        if (w->ops->compute(w->b, w) != 0 || w->ops->allreduce(w->b, w) != 0) {
+        if (worker_iteration(w) != 0) {
             if (shm_aborted(w->shm))
                 return worker_stopped(w, 0);
             worker_fail(w, EXIT_CHECK, w->err[0] ? w->err : "backend phase failed");

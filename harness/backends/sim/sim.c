@@ -6,39 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
 #include "checkpoint.h"
 #include "detectors/detector.h"
-#include "mitigations/mitigation.h"
 #include "simcoll.h"
+#include "simint.h"
 #include "simmodel.h"
-#include "util.h"
 
-struct sim {
-    const struct scenario *sc;
-    struct shm *shm;
-    int rank, nranks;
-    struct rng jitter;
-    long dm, dn, dk;          /* real GEMM dimensions (capped by sim.max_dim) */
-    float *a, *c;             /* A (dm x dk) and C (dm x dn); B is a view of the weights */
-    size_t elems;             /* real gradient length */
-    float *grad, *weights;
-    /* the power model's state, mirrored into the control block at each phase change */
-    uint64_t pw_t0;
-    double pw_p0, pw_target;
-    struct mit_model mm;      /* what the run's mitigation does to the model */
-    struct ctl *ctl;
-    float *b0, *replay_c;     /* replay detector: the weights' first values and its output */
-    int comm_broken;          /* comm-error: the next all-reduce fails */
-    uint64_t fp_hash;         /* fingerprint async: hashed at start (the sim has no second stream), taken later */
-    int fp_pending;
-};
 
 /* Returns the modeled power level of a phase under the mitigation's model mm. */
 static double sim_level(const struct sim_params *m, const struct mit_model *mm, int phase)
 {
-    double p = phase == PH_COMPUTE ? m->compute_w : phase == PH_COMM ? m->comm_w : phase == PH_CKPT ? m->ckpt_w : m->idle_w;
-    if (phase == PH_COMPUTE && mm->cap_w > 0 && p > mm->cap_w)
+    double p = phase == PH_COMPUTE ? m->compute_w : phase == PH_COMM ? m->comm_w : phase == PH_CKPT ? m->ckpt_w
+             : phase == PH_OPT ? m->optimizer_w : m->idle_w;
+    if ((phase == PH_COMPUTE || phase == PH_OPT) && mm->cap_w > 0 && p > mm->cap_w)
         p = mm->cap_w;
     return p < mm->floor_w ? mm->floor_w : p;
 }
@@ -67,7 +47,7 @@ static void sim_publish(struct sim *s, int phase)
 }
 
 /* Reads the run's mitigation into s->mm. */
-static void sim_mitigation(struct sim *s, struct worker_ctx *w)
+void sim_mitigation(struct sim *s, struct worker_ctx *w)
 {
     const struct plugin_spec *spec = &s->sc->mitigations[w->run];
     const struct mitigation_ops *ops = mitigation_table[spec->index];
@@ -77,7 +57,7 @@ static void sim_mitigation(struct sim *s, struct worker_ctx *w)
 }
 
 /* Draws a phase duration: nominal seconds, jittered, stretched while straggling, divided by the speed-up. */
-static uint64_t sim_duration_ns(struct sim *s, struct worker_ctx *w, double nominal_s)
+uint64_t sim_duration_ns(struct sim *s, struct worker_ctx *w, double nominal_s)
 {
     double f = 1.0 + s->sc->sim.jitter * rng_normal(&s->jitter);
     if (f < 0.5)
@@ -86,7 +66,7 @@ static uint64_t sim_duration_ns(struct sim *s, struct worker_ctx *w, double nomi
 }
 
 /* Sleeps until t_ns, beating the heartbeat: modeled GPU work is progress, not a hang. */
-static void sim_wait_until(struct worker_ctx *w, uint64_t t_ns)
+void sim_wait_until(struct worker_ctx *w, uint64_t t_ns)
 {
     uint64_t step = (uint64_t)(w->sc->heartbeat.interval_s * 1e9);
     for (uint64_t now = mono_ns(); now < t_ns; now = mono_ns()) {
@@ -150,8 +130,18 @@ static void sim_on_phase(void *b, int phase, uint64_t t)
     sim_publish(s, phase);
 }
 
+void sim_set_level(struct sim *s, uint64_t t, double p_w, double level_w, int phase)
+{
+    if (s->mm.cap_w > 0 && level_w > s->mm.cap_w)
+        level_w = s->mm.cap_w;
+    s->pw_t0 = t;
+    s->pw_p0 = p_w;
+    s->pw_target = level_w < s->mm.floor_w ? s->mm.floor_w : level_w;
+    sim_publish(s, phase);
+}
+
 /* Computes C = A x B on the CPU (row-major; A is dm x dk, B dk x dn). */
-static void sim_gemm(const struct sim *s, const float *bm, float *c)
+void sim_gemm(const struct sim *s, const float *bm, float *c)
 {
     for (long i = 0; i < s->dm; i++) {
         float *ci = c + i * s->dn;
@@ -184,30 +174,49 @@ static double sim_flops(const struct scenario *sc)
 /* The model's nominal compute phase (s): the GEMM chain's flops at the model's rate, before any mitigation. */
 static double sim_compute_s(const struct scenario *sc) { return sim_flops(sc) / (sc->sim.tflops * 1e12); }
 
+/* The model's nominal seconds of one communication of bytes over ranks ranks: latency plus nccl-tests' bus bytes
+ * at busbw — all-reduce 2(n-1)/n of the message, reduce-scatter, all-gather and all-to-all (n-1)/n, a send to a
+ * pipeline neighbour the message once. */
+double sim_bus_bytes(int kind, double bytes, int ranks)
+{
+    double n = ranks >= 1 ? ranks : 1;
+    return bytes * (kind == ST_ALLREDUCE ? 2.0 * (n - 1) / n : kind == ST_SEND_RECV ? 1.0 : (n - 1) / n);
+}
+
+double sim_comm_kind_s(const struct scenario *sc, int kind, double bytes, int ranks, double busbw_gbs)
+{
+    return sc->sim.latency_s + sim_bus_bytes(kind, bytes, ranks) / (busbw_gbs * 1e9);
+}
+
 /* The model's nominal all-reduce (s) over world ranks: latency plus nccl-tests' bus bytes at the model's bus rate. */
 static double sim_comm_s(const struct scenario *sc, int world)
 {
-    double bytes = (double)sc->workload.allreduce.bytes;
     int n = sc->workload.allreduce.emulate_ranks > 0 ? (int)sc->workload.allreduce.emulate_ranks : world;
     double busbw = sc->workload.allreduce.emulate_busbw_gbs > 0 ? sc->workload.allreduce.emulate_busbw_gbs : sc->sim.busbw_gbs;
-    return sc->sim.latency_s + bytes * 2.0 * (n - 1) / n / (busbw * 1e9);
+    return sim_comm_kind_s(sc, ST_ALLREDUCE, (double)sc->workload.allreduce.bytes, n, busbw);
 }
 
 /* An iteration's seconds on the model, as the workers draw them without jitter or mitigation (check's estimate). */
 static double sim_estimate_iter_s(const struct scenario *sc)
 {
-    return (sim_compute_s(sc) + sim_comm_s(sc, (int)(sc->ranks * sc->nodes))) / sc->sim.speedup;
+    int world = (int)(sc->ranks * sc->nodes);
+    if (sc->workload.n_steps > 0)
+        return sim_steps_estimate_s(sc, world) / sc->sim.speedup;
+    if (sc->workload.replay.on)
+        return sc->workload.replay.n * sc->workload.replay.dt_s / sc->sim.speedup;
+    return (sim_compute_s(sc) + sim_comm_s(sc, world)) / sc->sim.speedup;
 }
 
-/* The compute phase: one real GEMM C = A x B (B = weights), gradients from C, then the modeled duration. */
-static int sim_compute(void *b, struct worker_ctx *w)
+void sim_delay(struct sim *s, struct worker_ctx *w)
 {
-    struct sim *s = b;
-    const struct scenario *sc = s->sc;
-    sim_mitigation(s, w);
     if (s->mm.delay_s > 0)   /* stagger: this rank's group starts later */
-        sim_wait_until(w, mono_ns() + (uint64_t)(s->mm.delay_s / sc->sim.speedup * 1e9));
-    double nominal = sim_compute_s(sc);
+        sim_wait_until(w, mono_ns() + (uint64_t)(s->mm.delay_s / s->sc->sim.speedup * 1e9));
+}
+
+double sim_gemm_nominal_s(struct sim *s, double flops)
+{
+    const struct scenario *sc = s->sc;
+    double nominal = flops / (sc->sim.tflops * 1e12);
     if (s->mm.cap_w > 0 && s->mm.cap_w < sc->sim.compute_w)   /* throughput ~ clock, power ~ clock^2.5 */
         nominal *= pow(sc->sim.compute_w / s->mm.cap_w, 0.4);
     /* A ramp-up limit releases the GEMM chain gradually: compute pays only what the limit costs beyond the natural
@@ -219,9 +228,12 @@ static int sim_compute(void *b, struct worker_ctx *w)
         nominal += simmodel_release_extra_s(nominal, from, sim_level(&sc->sim, &s->mm, PH_COMPUTE), sc->sim.ramp_s,
                                             s->mm.ramp_up_w_s);
     }
-    uint64_t t0 = mono_ns();
-    uint64_t end = t0 + sim_duration_ns(s, w, nominal);
-    worker_phase(w, PH_COMPUTE, 1, t0, 0);
+    return nominal;
+}
+
+void sim_gemm_data(struct sim *s, struct worker_ctx *w)
+{
+    const struct scenario *sc = s->sc;
     sim_gemm(s, s->weights, s->c);
     worker_point(w, IP_AFTER_GEMM);
     struct rng g;   /* per rank and iteration: the same seed gives the same gradients */
@@ -230,25 +242,29 @@ static int sim_compute(void *b, struct worker_ctx *w)
     size_t csize = (size_t)(s->dm * s->dn);
     for (size_t i = 0; i < s->elems; i++)
         s->grad[i] = 0.01f * tanhf(s->c[i % csize]) + 0.001f * (float)(rng_uniform(&g) - 0.5);
+}
+
+/* The compute phase: one real GEMM C = A x B (B = weights), gradients from C, then the modeled duration. */
+static int sim_compute(void *b, struct worker_ctx *w)
+{
+    struct sim *s = b;
+    sim_mitigation(s, w);
+    sim_delay(s, w);
+    double nominal = sim_gemm_nominal_s(s, sim_flops(s->sc));
+    uint64_t t0 = mono_ns();
+    uint64_t end = t0 + sim_duration_ns(s, w, nominal);
+    worker_phase(w, PH_COMPUTE, 1, t0, 0);
+    sim_gemm_data(s, w);
     sim_wait_until(w, end);
-    worker_phase(w, PH_COMPUTE, 0, mono_ns(), sim_flops(sc));
+    worker_phase(w, PH_COMPUTE, 0, mono_ns(), sim_flops(s->sc));
     return shm_aborted(s->shm) ? -1 : 0;
 }
 
 /* Lets the all-reduce's barrier waits beat the heartbeat. */
 static void sim_beat(void *arg) { worker_beat(arg); }
 
-/* The communication phase: the real shared-memory all-reduce, the modeled duration, the optimizer step. */
-static int sim_allreduce(void *b, struct worker_ctx *w)
+int sim_exchange(struct sim *s, struct worker_ctx *w, uint64_t wait_until)
 {
-    struct sim *s = b;
-    const struct scenario *sc = s->sc;
-    double bytes = (double)sc->workload.allreduce.bytes;
-    double nominal = sim_comm_s(sc, (int)s->shm->hdr->world);
-    uint64_t t0 = mono_ns();
-    uint64_t end = t0 + sim_duration_ns(s, w, nominal);
-    worker_point(w, IP_BEFORE_ALLREDUCE);
-    worker_phase(w, PH_COMM, 1, t0, 0);
     if (s->comm_broken) {   /* as a peer of an aborted NCCL communicator would, the others stop waiting */
         worker_emit_detect(w, DET_COMM, "the rank's communicator failed");
         shm_abort(s->shm);
@@ -259,13 +275,28 @@ static int sim_allreduce(void *b, struct worker_ctx *w)
         snprintf(w->err, sizeof w->err, "all-reduce aborted (a peer failed or the run was stopped)");
         return -1;
     }
-    sim_wait_until(w, end);
+    sim_wait_until(w, wait_until);
     worker_point(w, IP_AFTER_ALLREDUCE);
     uint32_t summed = s->shm->hdr->nodes > 1 ? atomic_load(&s->shm->hdr->xn.world_active) : atomic_load(&s->shm->hdr->nactive);
     float scale = 0.1f / (float)summed;   /* the mean of the ranks' gradients */
     for (size_t i = 0; i < s->elems; i++)
         s->weights[i] -= scale * s->grad[i];
-    worker_phase(w, PH_COMM, 0, mono_ns(), bytes);
+    return 0;
+}
+
+/* The communication phase: the real shared-memory all-reduce, the modeled duration, the optimizer step. */
+static int sim_allreduce(void *b, struct worker_ctx *w)
+{
+    struct sim *s = b;
+    const struct scenario *sc = s->sc;
+    double nominal = sim_comm_s(sc, (int)s->shm->hdr->world);
+    uint64_t t0 = mono_ns();
+    uint64_t end = t0 + sim_duration_ns(s, w, nominal);
+    worker_point(w, IP_BEFORE_ALLREDUCE);
+    worker_phase(w, PH_COMM, 1, t0, 0);
+    if (sim_exchange(s, w, end) != 0)
+        return -1;
+    worker_phase(w, PH_COMM, 0, mono_ns(), (double)sc->workload.allreduce.bytes);
     worker_point(w, IP_AFTER_STEP);
     return shm_aborted(s->shm) ? -1 : 0;
 }
@@ -287,117 +318,6 @@ static int sim_restore(void *b, const void *state, size_t len)
         return -1;
     memcpy(s->weights, state, len);
     s->comm_broken = 0;
-    return 0;
-}
-
-/* Flips bits of one element (or perturbs its value) in the target buffer. */
-static int sim_corrupt(void *b, struct corruption *c, char *what, size_t n)
-{
-    struct sim *s = b;
-    float *buf = c->target == TGT_GEMM_OUTPUT ? s->c : c->target == TGT_WEIGHTS ? s->weights : s->grad;
-    size_t len = c->target == TGT_GEMM_OUTPUT ? (size_t)(s->dm * s->dn) : s->elems;
-    struct rng r;
-    rng_seed(&r, c->seed, 0xb17);
-    size_t i = (size_t)(rng_next(&r) % len);
-    float old = buf[i];
-    if (c->where == FLIP_VALUE) {
-        buf[i] = (float)((double)old * (1.0 + c->value));
-    } else {
-        uint32_t u;
-        memcpy(&u, &buf[i], 4);
-        for (int k = 0; k < c->bits; k++) {   /* fp32: sign bit 31, exponent 30..23, mantissa 22..0 */
-            int bit = c->where == FLIP_SIGN ? 31 : c->where == FLIP_EXPONENT ? 23 + (int)(rng_next(&r) % 8)
-                    : c->where == FLIP_MANTISSA ? (int)(rng_next(&r) % 23) : (int)(rng_next(&r) % 32);
-            u ^= 1u << bit;
-        }
-        memcpy(&buf[i], &u, 4);
-    }
-    uint32_t ob, nb;
-    memcpy(&ob, &old, 4);
-    memcpy(&nb, &buf[i], 4);
-    c->out.format = FMT_FP32;
-    c->out.element = (int64_t)i;
-    c->out.mask = ob ^ nb;
-    c->out.old_v = old;
-    c->out.new_v = buf[i];
-    if (c->target == TGT_GEMM_OUTPUT) {   /* what abft weighs a change of this element against: its column */
-        double mag = 0;
-        for (long r = 0; r < s->dm; r++)
-            mag += fabs(s->c[r * s->dn + (long)i % s->dn]);
-        c->out.scale = mag;
-    }
-    snprintf(what, n, "element %zu: %.9g -> %.9g", i, old, buf[i]);
-    return 0;
-}
-
-/* Makes the next all-reduce of this rank fail. */
-static int sim_break_comm(void *b, char *what, size_t n)
-{
-    ((struct sim *)b)->comm_broken = 1;
-    snprintf(what, n, "the shared-memory collective of this rank gives up");
-    return 0;
-}
-
-/* Huang-Abraham: the column sums of C against (column sums of A) x B, in double. 1 when they disagree. */
-static int sim_abft(void *b, double *err, double *tol)
-{
-    struct sim *s = b;
-    double worst = 0;
-    for (long j = 0; j < s->dn; j++) {
-        double sum_c = 0, mag = 0, ref = 0;
-        for (long i = 0; i < s->dm; i++) {
-            sum_c += s->c[i * s->dn + j];
-            mag += fabs(s->c[i * s->dn + j]);
-        }
-        for (long k = 0; k < s->dk; k++) {
-            double col_a = 0;
-            for (long i = 0; i < s->dm; i++)
-                col_a += s->a[i * s->dk + k];
-            ref += col_a * s->weights[k * s->dn + j];
-        }
-        double e = isfinite(sum_c) ? fabs(sum_c - ref) / (mag + 1e-30) : INFINITY;
-        if (!(e <= worst))
-            worst = e;
-    }
-    /* fp32 products summed over dk terms: |error| <~ dk * 2^-24 * sum|a||b|; 1e-4 leaves a 100x margin at
-     * dk = 64 and still sees any flip that changes an element by more than 1e-4 of its column's magnitude */
-    *err = worst;
-    *tol = 1e-4;
-    return worst > *tol;
-}
-
-/* Hashes the reduced buffer (the gradients after the all-reduce) and the weights. */
-static int sim_fingerprint(void *b, uint64_t *h)
-{
-    struct sim *s = b;
-    *h = fnv1a64(s->grad, s->elems * sizeof(float)) * 0x100000001b3ull ^ fnv1a64(s->weights, s->elems * sizeof(float));
-    return 0;
-}
-
-/* The asynchronous form: the hash is taken now, handed over at take (the worker's deferral is what is tested). */
-static int sim_fingerprint_start(void *b)
-{
-    struct sim *s = b;
-    s->fp_pending = sim_fingerprint(b, &s->fp_hash) == 0;
-    return s->fp_pending ? 0 : -1;
-}
-
-static int sim_fingerprint_take(void *b, uint64_t *h)
-{
-    struct sim *s = b;
-    if (!s->fp_pending)
-        return 0;
-    s->fp_pending = 0;
-    *h = s->fp_hash;
-    return 1;
-}
-
-/* Recomputes the GEMM on the weights' first values and hashes the output. */
-static int sim_replay(void *b, uint64_t *h)
-{
-    struct sim *s = b;
-    sim_gemm(s, s->b0, s->replay_c);
-    *h = fnv1a64(s->replay_c, (size_t)(s->dm * s->dn) * sizeof(float));
     return 0;
 }
 
@@ -519,6 +439,8 @@ const struct backend_ops backend_sim = {
     .begin_run = sim_begin_run,
     .compute = sim_compute,
     .allreduce = sim_allreduce,
+    .steps = sim_steps,
+    .replay_iter = sim_replay_iter,
     .snapshot = sim_snapshot,
     .device_bytes = sim_device_bytes,
     .corrupt = sim_corrupt,

@@ -1,0 +1,70 @@
+/* harness/analysis/analyze_series.c: one GPU of a power trace as a uniform series (what a replay follows). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analyze.h"
+#include "analyze_int.h"
+#include "util.h"
+
+int analyze_series(const char *path, long gpu, float *w, size_t cap, int *n, double *dt_s, char *why, size_t wn)
+{
+    struct az_opts o = { .max_w = 5000 };
+    int rc;
+    struct az_trace *tr = analyze_load(&o, path, &rc);
+    if (!tr)
+        return snprintf(why, wn, "cannot be read as a power trace (the reason is above)"), EXIT_INPUT;
+    rc = EXIT_INPUT;
+    struct an_grid g;
+    double hz;
+    if (gpu >= tr->ng) {
+        snprintf(why, wn, "the trace has %d GPU%s: gpu %ld is not there (0..%d)", tr->ng, tr->ng == 1 ? "" : "s", gpu,
+                 tr->ng - 1);
+        goto out;
+    }
+    const struct az_gpu *gp = &tr->g[gpu];
+    if (gp->n < 2 || az_grid(tr, 0, gp->s[0].t, &g, &hz) != 0) {
+        snprintf(why, wn, "GPU %ld of the trace has fewer than two samples in time order", gpu);
+        goto out;
+    }
+    int64_t last = an_grid_nearest(&g, gp->s[gp->n - 1].t);
+    if (last + 1 > (int64_t)cap) {
+        snprintf(why, wn, "%" PRId64 " samples at the trace's interval (%.6g s): more than the %zu a replay takes; "
+                          "cut the trace", last + 1, an_grid_dt(&g), cap);
+        goto out;
+    }
+    size_t m = (size_t)last + 1;
+    int64_t *t = xmalloc(gp->n * sizeof *t);
+    double *v = xmalloc(gp->n * sizeof *v), *x = xmalloc(m * sizeof *x);
+    for (size_t i = 0; i < gp->n; i++) {
+        t[i] = gp->s[i].t;
+        v[i] = gp->s[i].w;
+    }
+    analysis_place(&g, t, v, gp->n, x, m, NULL);
+    size_t prev = m;   /* the last valid point; gaps between two valid points are filled by the line between */
+    for (size_t i = 0; i < m; i++) {
+        if (isnan(x[i]))
+            continue;
+        for (size_t j = prev + 1; prev < m && j < i; j++)
+            x[j] = x[prev] + (x[i] - x[prev]) * (double)(j - prev) / (double)(i - prev);
+        prev = i;
+    }
+    size_t first = 0;
+    while (first < m && isnan(x[first]))
+        first++;
+    *n = 0;
+    for (size_t i = first; i < m && !isnan(x[i]); i++)
+        w[(*n)++] = (float)x[i];
+    *dt_s = an_grid_dt(&g);
+    free(t);
+    free(v);
+    free(x);
+    if (*n < 2)
+        snprintf(why, wn, "GPU %ld of the trace has fewer than two valid readings", gpu);
+    else
+        rc = 0;
+out:
+    analyze_free(tr);
+    return rc;
+}

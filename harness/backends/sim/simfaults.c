@@ -1,0 +1,120 @@
+/* harness/backends/sim/simfaults.c: the sim rank's hooks for faults and detectors — bit flips in its real
+ * buffers, a broken collective, abft over its CPU GEMM, fingerprints and the replayed GEMM. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "detectors/detector.h"
+#include "checkpoint.h"
+#include "simint.h"
+
+/* Flips bits of one element (or perturbs its value) in the target buffer. */
+int sim_corrupt(void *b, struct corruption *c, char *what, size_t n)
+{
+    struct sim *s = b;
+    float *buf = c->target == TGT_GEMM_OUTPUT ? s->c : c->target == TGT_WEIGHTS ? s->weights : s->grad;
+    size_t len = c->target == TGT_GEMM_OUTPUT ? (size_t)(s->dm * s->dn) : s->elems;
+    struct rng r;
+    rng_seed(&r, c->seed, 0xb17);
+    size_t i = (size_t)(rng_next(&r) % len);
+    float old = buf[i];
+    if (c->where == FLIP_VALUE) {
+        buf[i] = (float)((double)old * (1.0 + c->value));
+    } else {
+        uint32_t u;
+        memcpy(&u, &buf[i], 4);
+        for (int k = 0; k < c->bits; k++) {   /* fp32: sign bit 31, exponent 30..23, mantissa 22..0 */
+            int bit = c->where == FLIP_SIGN ? 31 : c->where == FLIP_EXPONENT ? 23 + (int)(rng_next(&r) % 8)
+                    : c->where == FLIP_MANTISSA ? (int)(rng_next(&r) % 23) : (int)(rng_next(&r) % 32);
+            u ^= 1u << bit;
+        }
+        memcpy(&buf[i], &u, 4);
+    }
+    uint32_t ob, nb;
+    memcpy(&ob, &old, 4);
+    memcpy(&nb, &buf[i], 4);
+    c->out.format = FMT_FP32;
+    c->out.element = (int64_t)i;
+    c->out.mask = ob ^ nb;
+    c->out.old_v = old;
+    c->out.new_v = buf[i];
+    if (c->target == TGT_GEMM_OUTPUT) {   /* what abft weighs a change of this element against: its column */
+        double mag = 0;
+        for (long r = 0; r < s->dm; r++)
+            mag += fabs(s->c[r * s->dn + (long)i % s->dn]);
+        c->out.scale = mag;
+    }
+    snprintf(what, n, "element %zu: %.9g -> %.9g", i, old, buf[i]);
+    return 0;
+}
+
+/* Makes the next all-reduce of this rank fail. */
+int sim_break_comm(void *b, char *what, size_t n)
+{
+    ((struct sim *)b)->comm_broken = 1;
+    snprintf(what, n, "the shared-memory collective of this rank gives up");
+    return 0;
+}
+
+/* Huang-Abraham: the column sums of C against (column sums of A) x B, in double. 1 when they disagree. */
+int sim_abft(void *b, double *err, double *tol)
+{
+    struct sim *s = b;
+    double worst = 0;
+    for (long j = 0; j < s->dn; j++) {
+        double sum_c = 0, mag = 0, ref = 0;
+        for (long i = 0; i < s->dm; i++) {
+            sum_c += s->c[i * s->dn + j];
+            mag += fabs(s->c[i * s->dn + j]);
+        }
+        for (long k = 0; k < s->dk; k++) {
+            double col_a = 0;
+            for (long i = 0; i < s->dm; i++)
+                col_a += s->a[i * s->dk + k];
+            ref += col_a * s->weights[k * s->dn + j];
+        }
+        double e = isfinite(sum_c) ? fabs(sum_c - ref) / (mag + 1e-30) : INFINITY;
+        if (!(e <= worst))
+            worst = e;
+    }
+    /* fp32 products summed over dk terms: |error| <~ dk * 2^-24 * sum|a||b|; 1e-4 leaves a 100x margin at
+     * dk = 64 and still sees any flip that changes an element by more than 1e-4 of its column's magnitude */
+    *err = worst;
+    *tol = 1e-4;
+    return worst > *tol;
+}
+
+/* Hashes the reduced buffer (the gradients after the all-reduce) and the weights. */
+int sim_fingerprint(void *b, uint64_t *h)
+{
+    struct sim *s = b;
+    *h = fnv1a64(s->grad, s->elems * sizeof(float)) * 0x100000001b3ull ^ fnv1a64(s->weights, s->elems * sizeof(float));
+    return 0;
+}
+
+/* The asynchronous form: the hash is taken now, handed over at take (the worker's deferral is what is tested). */
+int sim_fingerprint_start(void *b)
+{
+    struct sim *s = b;
+    s->fp_pending = sim_fingerprint(b, &s->fp_hash) == 0;
+    return s->fp_pending ? 0 : -1;
+}
+
+int sim_fingerprint_take(void *b, uint64_t *h)
+{
+    struct sim *s = b;
+    if (!s->fp_pending)
+        return 0;
+    s->fp_pending = 0;
+    *h = s->fp_hash;
+    return 1;
+}
+
+/* Recomputes the GEMM on the weights' first values and hashes the output. */
+int sim_replay(void *b, uint64_t *h)
+{
+    struct sim *s = b;
+    sim_gemm(s, s->b0, s->replay_c);
+    *h = fnv1a64(s->replay_c, (size_t)(s->dm * s->dn) * sizeof(float));
+    return 0;
+}

@@ -1,0 +1,69 @@
+/* harness/backends/sim/simint.h: one sim rank's state and the pieces of its iteration, shared by sim.c (the model,
+ * the simple iteration), simsteps.c (workload.phases and replay) and simfaults.c (faults and detectors' hooks). */
+#ifndef GAUNTLET_SIMINT_H
+#define GAUNTLET_SIMINT_H
+
+#include "backend.h"
+#include "mitigations/mitigation.h"
+#include "util.h"
+
+struct sim {
+    const struct scenario *sc;
+    struct shm *shm;
+    int rank, nranks;
+    struct rng jitter;
+    long dm, dn, dk;          /* real GEMM dimensions (capped by sim.max_dim) */
+    float *a, *c;             /* A (dm x dk) and C (dm x dn); B is a view of the weights */
+    size_t elems;             /* real gradient length */
+    float *grad, *weights;
+    /* the power model's state, mirrored into the control block at each phase change */
+    uint64_t pw_t0;
+    double pw_p0, pw_target;
+    struct mit_model mm;      /* what the run's mitigation does to the model */
+    struct ctl *ctl;
+    float *b0, *replay_c;     /* replay detector: the weights' first values and its output */
+    int comm_broken;          /* comm-error: the next all-reduce fails */
+    uint64_t fp_hash;         /* fingerprint async: hashed at start (the sim has no second stream), taken later */
+    int fp_pending;
+    uint64_t comm_end;        /* overlapped communication in flight until then (0: none) */
+    double comm_bytes;        /* its bytes, reported when it is waited for */
+};
+
+/* sim.c */
+void sim_gemm(const struct sim *s, const float *bm, float *c);
+void sim_mitigation(struct sim *s, struct worker_ctx *w);
+uint64_t sim_duration_ns(struct sim *s, struct worker_ctx *w, double nominal_s);
+void sim_wait_until(struct worker_ctx *w, uint64_t t_ns);
+/* The modelled seconds of flops of GEMM under the run's mitigation (a cap slows it, a ramp limit holds back
+ * its release), before jitter. */
+double sim_gemm_nominal_s(struct sim *s, double flops);
+/* The real data of the compute phase: the CPU GEMM, its faults and checks, the gradients. */
+void sim_gemm_data(struct sim *s, struct worker_ctx *w);
+/* The real gradient exchange (shared-memory all-reduce) and the optimizer step on the weights, with the fault
+ * and check points around it; wait_until: the modelled end, waited for before the points after it. 0, or -1. */
+int sim_exchange(struct sim *s, struct worker_ctx *w, uint64_t wait_until);
+/* Sets the model's level from t on (the power there: p_w), under the run's floor and cap. */
+void sim_set_level(struct sim *s, uint64_t t, double p_w, double level_w, int phase);
+/* The stagger's delay before the iteration's compute. */
+void sim_delay(struct sim *s, struct worker_ctx *w);
+/* What nccl-tests' bus bandwidth counts of a communication of bytes (kind: enum step_kind) over ranks ranks:
+ * all-reduce 2(n-1)/n of the message, reduce-scatter, all-gather and all-to-all (n-1)/n, a send the message. */
+double sim_bus_bytes(int kind, double bytes, int ranks);
+/* The model's nominal seconds of one communication of bytes (kind: enum step_kind) over ranks ranks. */
+double sim_comm_kind_s(const struct scenario *sc, int kind, double bytes, int ranks, double busbw_gbs);
+
+/* simsteps.c */
+int sim_steps(void *b, struct worker_ctx *w);          /* one iteration of workload.phases */
+int sim_replay_iter(void *b, struct worker_ctx *w);    /* one pass of workload.replay's trace */
+double sim_steps_estimate_s(const struct scenario *sc, int world);   /* nominal, without jitter or mitigation */
+
+/* simfaults.c */
+int sim_corrupt(void *b, struct corruption *c, char *what, size_t n);
+int sim_break_comm(void *b, char *what, size_t n);
+int sim_abft(void *b, double *err, double *tol);
+int sim_fingerprint(void *b, uint64_t *h);
+int sim_fingerprint_start(void *b);
+int sim_fingerprint_take(void *b, uint64_t *h);
+int sim_replay(void *b, uint64_t *h);
+
+#endif

@@ -1,0 +1,200 @@
+/* harness/backends/sim/simsteps.c: the sim rank's iteration as workload.phases lists it, and the replay of a
+ * recorded power trace.
+ *
+ * Steps. Each step has its own modelled time and level: a GEMM its FLOPs at sim.tflops (compute_w), a
+ * collective its bus bytes at sim.busbw (comm_w), an optimizer step 7x its bytes at sim.mem_bw (optimizer_w),
+ * idle its duration (idle_w). An overlapped communication starts when the communication before it has ended
+ * (one communicator runs its operations in order) and runs beside the GEMM steps that follow; the first step of
+ * another kind, and the iteration's end, wait for it, reported as communication (the time it is exposed). The
+ * real data ride the first GEMM step (the CPU GEMM, the faults and checks after it) and the gradient exchange
+ * step (the shared-memory all-reduce, the update of the weights, the checks after it), so every detector works
+ * on every shape. Ranks meet once an iteration, at the gradient exchange.
+ *
+ * Replay. The rank's power follows the trace: at each of its samples the model is given the level whose
+ * first-order response (sim.ramp) lands on the next sample from where the model is now — a closed loop on the
+ * model's own state, so an error never accumulates. Mitigations act on it as on any load (a floor, a cap, ramp
+ * limits). The phase reported is compute above the trace's middle level and communication below it. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "simint.h"
+#include "simmodel.h"
+
+/* The modelled seconds of one step before jitter and mitigation (communication: over world ranks). */
+static double sim_step_s(const struct scenario *sc, const struct step *st, int world)
+{
+    switch (step_class_of(st->kind)) {
+    case SCL_COMPUTE:
+        return 2.0 * (double)st->m * (double)st->n * (double)st->k * (double)st->count / (sc->sim.tflops * 1e12);
+    case SCL_COMM:
+        return sim_comm_kind_s(sc, st->kind, (double)st->bytes, st->ranks > 0 ? (int)st->ranks : world,
+                               sc->sim.busbw_gbs);
+    case SCL_MEMORY:
+        return 7.0 * (double)st->bytes / (sc->sim.mem_gbs * 1e9);
+    default:
+        return st->duration_s;
+    }
+}
+
+double sim_steps_estimate_s(const struct scenario *sc, int world)
+{
+    double t = 0, comm_end = 0;
+    for (int i = 0; i < sc->workload.n_steps; i++) {
+        const struct step *st = &sc->workload.steps[i];
+        double d = sim_step_s(sc, st, world);
+        if (step_class_of(st->kind) == SCL_COMM && st->overlap) {
+            comm_end = (comm_end > t ? comm_end : t) + d;
+            continue;
+        }
+        if (step_class_of(st->kind) != SCL_COMPUTE && comm_end > t)
+            t = comm_end;
+        t += d;
+    }
+    return comm_end > t ? comm_end : t;
+}
+
+/* Waits for the overlapped communication in flight, reported as a communication phase (its exposed part). */
+static void sim_comm_drain(struct sim *s, struct worker_ctx *w)
+{
+    uint64_t now = mono_ns();
+    if (s->comm_end > now) {
+        worker_phase(w, PH_COMM, 1, now, 0);
+        sim_wait_until(w, s->comm_end);
+        worker_phase_bus(w, mono_ns(), 0, 0);   /* an exposed wait: no bandwidth of its own */
+    }
+    s->comm_end = 0;
+    s->comm_bytes = 0;
+}
+
+/* One communication step; the gradient exchange carries the real all-reduce. */
+static int sim_step_comm(struct sim *s, struct worker_ctx *w, const struct step *st, int grad)
+{
+    uint64_t now = mono_ns(), dur = sim_duration_ns(s, w, sim_step_s(s->sc, st, (int)s->shm->hdr->world));
+    if (grad)
+        worker_point(w, IP_BEFORE_ALLREDUCE);
+    if (st->overlap) {   /* beside the GEMMs that follow, after the communication before it */
+        uint64_t start = s->comm_end > now ? s->comm_end : now;
+        s->comm_end = start + dur;
+        s->comm_bytes += (double)st->bytes;
+        if (grad && (sim_exchange(s, w, 0) != 0))
+            return -1;
+        if (grad)
+            worker_point(w, IP_AFTER_STEP);
+        return 0;
+    }
+    worker_phase(w, PH_COMM, 1, now, 0);
+    if (grad && sim_exchange(s, w, now + dur) != 0)
+        return -1;
+    sim_wait_until(w, now + dur);
+    int world = st->ranks > 0 ? (int)st->ranks : (int)s->shm->hdr->world;
+    worker_phase_bus(w, mono_ns(), (double)st->bytes, sim_bus_bytes(st->kind, (double)st->bytes, world));
+    if (grad)
+        worker_point(w, IP_AFTER_STEP);
+    return 0;
+}
+
+int sim_steps(void *b, struct worker_ctx *w)
+{
+    struct sim *s = b;
+    const struct scenario *sc = s->sc;
+    int data = 0;   /* the real GEMM ran this iteration */
+    sim_mitigation(s, w);
+    sim_delay(s, w);
+    s->comm_end = 0;
+    s->comm_bytes = 0;
+    for (int i = 0; i < sc->workload.n_steps && !shm_aborted(s->shm); i++) {
+        const struct step *st = &sc->workload.steps[i];
+        enum step_class cls = step_class_of(st->kind);
+        if (cls == SCL_COMM) {
+            if (!st->overlap)
+                sim_comm_drain(s, w);
+            if (sim_step_comm(s, w, st, i == sc->workload.grad_step) != 0)
+                return -1;
+            continue;
+        }
+        if (cls != SCL_COMPUTE)
+            sim_comm_drain(s, w);
+        uint64_t t0 = mono_ns();
+        if (cls == SCL_IDLE) {   /* reported, so that the iteration's time spans it */
+            worker_phase(w, PH_IDLE, 1, t0, 0);
+            sim_wait_until(w, t0 + sim_duration_ns(s, w, st->duration_s));
+            worker_phase(w, PH_IDLE, 0, mono_ns(), 0);
+            continue;
+        }
+        double flops = cls == SCL_COMPUTE ? 2.0 * (double)st->m * (double)st->n * (double)st->k * (double)st->count : 0;
+        double nominal = cls == SCL_COMPUTE ? sim_gemm_nominal_s(s, flops) : sim_step_s(sc, st, 0);
+        uint64_t end = t0 + sim_duration_ns(s, w, nominal);
+        int phase = cls == SCL_COMPUTE ? PH_COMPUTE : PH_OPT;
+        worker_phase(w, phase, 1, t0, 0);
+        if (cls == SCL_COMPUTE && !data) {
+            sim_gemm_data(s, w);
+            data = 1;
+        }
+        sim_wait_until(w, end);
+        worker_phase(w, phase, 0, mono_ns(), cls == SCL_COMPUTE ? flops : (double)st->bytes);
+    }
+    sim_comm_drain(s, w);
+    return shm_aborted(s->shm) ? -1 : 0;
+}
+
+/* The level to hold for h seconds so that the first-order response from p lands on target (clamped to what a
+ * GPU can draw: nothing below 0, at most twice the model's compute level). */
+static double sim_replay_level(double p, double target, double h, double tau, double top)
+{
+    double u = target;
+    if (tau > 0) {
+        double a = exp(-h / tau);
+        u = (target - p * a) / (1 - a);
+    }
+    return u < 0 ? 0 : u > top ? top : u;
+}
+
+int sim_replay_iter(void *b, struct worker_ctx *w)
+{
+    struct sim *s = b;
+    const struct scenario *sc = s->sc;
+    const float *tr = sc->workload.replay.w;
+    int n = sc->workload.replay.n;
+    double lo = tr[0], hi = tr[0];
+    for (int i = 1; i < n; i++) {
+        lo = tr[i] < lo ? tr[i] : lo;
+        hi = tr[i] > hi ? tr[i] : hi;
+    }
+    double mid = (lo + hi) / 2, h = sc->workload.replay.dt_s / sc->sim.speedup;
+    sim_mitigation(s, w);
+    sim_delay(s, w);
+    uint64_t t0 = mono_ns(), step = (uint64_t)(h * 1e9);
+    int phase = tr[0] >= mid ? PH_COMPUTE : PH_COMM;
+    worker_phase(w, PH_COMPUTE, 1, t0, 0);   /* every pass begins with a compute edge: the iteration's start */
+    sim_gemm_data(s, w);
+    if (phase != PH_COMPUTE) {
+        worker_phase(w, PH_COMPUTE, 0, t0, 0);
+        worker_phase(w, phase, 1, t0, 0);
+    }
+    for (int i = 0; i < n && !shm_aborted(s->shm); i++) {
+        uint64_t t = t0 + (uint64_t)i * step;
+        int want = tr[i] >= mid ? PH_COMPUTE : PH_COMM;
+        if (want != phase) {
+            worker_phase(w, phase, 0, t, 0);
+            worker_phase(w, want, 1, t, 0);
+            phase = want;
+        }
+        /* the model now, then the level that reaches the next sample (the last: held at its own) */
+        struct power_state ps;
+        ctl_get_power(s->ctl, &ps);
+        double dt = t > ps.t0_ns ? (double)(t - ps.t0_ns) * 1e-9 : 0;
+        double p = simmodel_power(ps.p0_w, ps.target_w, dt, sc->sim.ramp_s, ps.up_w_s, ps.down_w_s);
+        double next = i + 1 < n ? tr[i + 1] : tr[i];
+        sim_set_level(s, t, p, sim_replay_level(p, next, h, sc->sim.ramp_s, 2 * sc->sim.compute_w),
+                      phase);
+        sim_wait_until(w, t + step);
+    }
+    uint64_t end = t0 + (uint64_t)n * step;
+    worker_phase(w, phase, 0, end, 0);
+    worker_point(w, IP_BEFORE_ALLREDUCE);
+    if (sim_exchange(s, w, 0) != 0)
+        return -1;
+    worker_point(w, IP_AFTER_STEP);
+    return shm_aborted(s->shm) ? -1 : 0;
+}

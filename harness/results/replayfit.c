@@ -1,0 +1,65 @@
+/* harness/results/replayfit.c: how closely a run followed the power trace it replayed (workload.replay): the
+ * trace laid on the run's sample grid from each pass's start, against the run's mean power per GPU. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "analysis_json.h"
+#include "replayfit.h"
+#include "util.h"
+
+/* The trace's value u seconds (model time) into a pass, by the line between its samples; NAN past its end. */
+static double replay_at(const struct scenario *sc, double u)
+{
+    double x = u / sc->workload.replay.dt_s;
+    int n = sc->workload.replay.n;
+    if (!(x >= 0) || x > n - 1)
+        return NAN;
+    int i = (int)x;
+    if (i >= n - 1)
+        return sc->workload.replay.w[n - 1];
+    double f = x - i;
+    return sc->workload.replay.w[i] * (1 - f) + sc->workload.replay.w[i + 1] * f;
+}
+
+json_t *replayfit_json(const struct scenario *sc, const struct replayfit_in *in)
+{
+    if (!sc->workload.replay.on || in->m < 2 || in->n_starts < 1)
+        return json_null();
+    double *ref = xmalloc(in->m * sizeof *ref), *run = xmalloc(in->m * sizeof *run);
+    size_t k = 0, both = 0;
+    double se = 0;
+    for (size_t i = 0; i < in->m; i++) {
+        double t = in->t0_s + (double)i * in->dt_s;   /* seconds since the run began */
+        while (k + 1 < in->n_starts && in->starts_s[k + 1] <= t)
+            k++;
+        ref[i] = t >= in->starts_s[k] ? replay_at(sc, (t - in->starts_s[k]) * sc->sim.speedup) : NAN;
+        run[i] = isnan(ref[i]) ? NAN : in->per_gpu[i];   /* compared where both are: between passes is neither's */
+        if (isnan(run[i]))
+            ref[i] = NAN;
+        else {
+            se += (run[i] - ref[i]) * (run[i] - ref[i]);
+            both++;
+        }
+    }
+    struct an_series rs = { ref, in->m, in->dt_s }, ms = { run, in->m, in->dt_s };
+    struct an_result rr, mr;
+    json_t *o;
+    if (both < 2 || analysis_run(&rs, in->bands, in->nb, &rr) != 0 || analysis_run(&ms, in->bands, in->nb, &mr) != 0) {
+        o = json_pack("{s:s, s:I}", "trace", sc->workload.replay.trace, "points", (json_int_t)both);
+    } else {
+        double shares = 0;   /* the largest difference of band shares, in points (a share of 1 = 100 points) */
+        for (int b = 0; b < rr.n_bands && b < mr.n_bands; b++)
+            if (fabs(rr.bands[b].share - mr.bands[b].share) * 100 > shares)
+                shares = fabs(rr.bands[b].share - mr.bands[b].share) * 100;
+        o = json_pack("{s:s, s:I, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:{s:o, s:o, s:o}}", "trace",
+                      sc->workload.replay.trace, "points", (json_int_t)both, "correlation",
+                      json_num(analysis_correlation(ref, run, in->m)), "rms_error_w", json_num(sqrt(se / (double)both)),
+                      "band_share_max_diff_points", json_num(shares), "trace_w", "swing_w", json_num(rr.swing_w),
+                      "mean_w", json_num(rr.mean_w), "bands", analysis_bands_json(rr.bands, rr.n_bands), "run_w",
+                      "swing_w", json_num(mr.swing_w), "mean_w", json_num(mr.mean_w), "bands",
+                      analysis_bands_json(mr.bands, mr.n_bands));
+    }
+    free(ref);
+    free(run);
+    return o;
+}
