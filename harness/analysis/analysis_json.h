@@ -8,6 +8,8 @@
 
 /* Returns a JSON number, or null for NAN (missing is not zero). */
 json_t *json_num(double x);
+/* The string of v, or "" when v is not a string. */
+static inline const char *json_str_or(json_t *v) { return json_is_string(v) ? json_string_value(v) : ""; }
 
 /* Returns [{lo_hz, hi_hz, share}...]. */
 json_t *analysis_bands_json(const struct an_band *b, int n);

@@ -133,6 +133,9 @@ void format_duration(double s, char *out, size_t n)
         snprintf(out, n, "%gms", round(s * 1e3));
     else
         snprintf(out, n, "%gus", s * 1e6);
+    double back;
+    if (parse_duration(out, &back) != 0 || back != s)   /* not exact in the short form: every digit, in seconds */
+        snprintf(out, n, "%.17gs", s);
 }
 
 /* Returns the index of name in the comma-separated list, or -1. */

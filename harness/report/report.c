@@ -22,6 +22,7 @@
 
 #include "faulttable.h"
 #include "report_int.h"
+#include "shapes_compare.h"
 #include "util.h"
 
 #define RP_PANEL_H 110  /* one trace panel */
@@ -152,7 +153,11 @@ static const char *rp_num(char *buf, size_t n, const char *fmt, json_t *v)
 /* Writes the comparison table to f. */
 static void rp_table(FILE *f, struct rp_run *runs, int n)
 {
-    fprintf(f, "%-20s %11s %19s %11s %14s %8s %9s %9s %8s\n", "mitigation", "node_swing_W", "max-min_W (samples)",
+    int wl = 20;   /* as wide as the longest name */
+    for (int i = 0; i < n; i++)
+        if ((int)strlen(runs[i].name) + 1 > wl)
+            wl = (int)strlen(runs[i].name) + 1;
+    fprintf(f, "%-*s %11s %19s %11s %14s %8s %9s %9s %8s\n", wl, "mitigation", "node_swing_W", "max-min_W (samples)",
             "grid_MW", "ramp100ms_W/s", "dom_Hz", "energy+%", "time+%", "spec");
     for (int i = 0; i < n; i++) {
         json_t *agg = json_object_get(json_object_get(runs[i].summary, "power"), "aggregate");
@@ -161,7 +166,7 @@ static void rp_table(FILE *f, struct rp_run *runs, int n)
         char a[7][32], range[48];
         snprintf(range, sizeof range, "%s (%lld)", rp_num(a[1], 32, "%.0f", json_object_get(agg, "range_w")),
                  (long long)json_integer_value(json_object_get(agg, "samples")));
-        fprintf(f, "%-20s %11s %19s %11s %14s %8s %9s %9s %8s\n", runs[i].name,
+        fprintf(f, "%-*s %11s %19s %11s %14s %8s %9s %9s %8s\n", wl, runs[i].name,
                 rp_num(a[0], 32, "%.0f", json_object_get(agg, "swing_w")), range,
                 rp_fmt(a[2], 32, "%.2f", rp_swing(runs[i].summary, 1)),
                 rp_num(a[3], 32, "%.0f", json_object_get(json_object_get(agg, "ramp_up_w_s"), "100ms")),
@@ -426,6 +431,7 @@ int report_main(int argc, char **argv)
     printf("%s: %s, %d run(s)\n", dir, json_string_value(json_object_get(summary, "scenario")), n);
     rp_table(stdout, runs, n);
     rp_curve_table(stdout, runs, base, cv, nc, search);
+    shapes_compare_print(json_object_get(summary, "shapes"), stdout);
     json_t *faults = json_object_get(summary, "faults");
     if (json_array_size(faults))
         printf("\nfaults (%zu):\n", json_array_size(faults));
@@ -437,6 +443,7 @@ int report_main(int argc, char **argv)
     if (f) {
         rp_table(f, runs, n);
         rp_curve_table(f, runs, base, cv, nc, search);
+        shapes_compare_print(json_object_get(summary, "shapes"), f);
         if (json_array_size(faults))
             fprintf(f, "\nfaults (%zu):\n", json_array_size(faults));
         fault_table_print(faults, f);

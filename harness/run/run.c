@@ -88,6 +88,8 @@ static void sup_one_run(struct sup *s, int m)
     json_t *run = runstats_json(&s->rs, s->sc, s->sc->mitigations[m].name, bus_ranks, tdp);
     if (s->sc->mitigations[m].label[0])   /* one value of a sweep, or a search's candidate */
         json_object_set_new(run, "label", json_string(s->sc->mitigations[m].label));
+    if (s->sc->workload.n_shapes >= 1 && s->sc->workload.shapes[s->sc->mitigations[m].shape].name[0])
+        json_object_set_new(run, "shape", json_string(s->sc->workload.shapes[s->sc->mitigations[m].shape].name));
     sup_modelled(s, m, run);
     json_object_set_new(run, "faults",
                         faultlog_run_json(s, json_number_value(json_object_get(json_object_get(run, "iteration_s"), "p50"))));

@@ -40,6 +40,7 @@ void sup_print_table(struct sup *s, int code, json_t *summary);
 /* Adds to every run its energy per iteration and, against the first `none` run, the swing removed and the
  * energy and time paid. */
 void sup_compare_runs(struct sup *s);
+
 /* For mitigations: auto: the Pareto front (energy, time, grid swing), the cheapest candidate meeting the
  * spec, or the one that misses it least and by which clause. */
 json_t *sup_search(struct sup *s);

@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis_json.h"
 #include "faulttable.h"
 #include "run.h"
 #include "mitigations/mitigation.h"
 #include "results.h"
+#include "shapes_compare.h"
 #include "util.h"
 
 /* Returns a run's energy per iteration (J): its mean power (energy counters, else samples) over its throughput
@@ -44,20 +46,38 @@ static int sup_disturbed(json_t *r) { return json_array_size(json_object_get(r, 
 /* Whether run r takes part in the comparisons: undisturbed, or the scenario counts disturbed runs too. */
 static int sup_ranked(const struct sup *s, json_t *r) { return s->sc->rank_disturbed || !sup_disturbed(r); }
 
+/* Whether runs a and b ran the same shape (no shape: the same). */
+static int sup_same_shape(json_t *a, json_t *b)
+{
+    const char *x = json_string_value(json_object_get(a, "shape")), *y = json_string_value(json_object_get(b, "shape"));
+    return x == y || (x && y && strcmp(x, y) == 0);
+}
+
+/* The none run r is compared with: the first of its shape left alone; else the first of its shape, disturbed. */
+static json_t *sup_base(struct sup *s, json_t *r, int *disturbed)
+{
+    json_t *q, *base = NULL;
+    size_t i;
+    *disturbed = 0;
+    json_array_foreach(s->rn->runs, i, q)
+        if (!base && strcmp(json_string_value(json_object_get(q, "mitigation")), "none") == 0 && sup_ranked(s, q) &&
+            sup_same_shape(q, r))
+            base = q;
+    json_array_foreach(s->rn->runs, i, q)
+        if (!base && strcmp(json_string_value(json_object_get(q, "mitigation")), "none") == 0 && sup_same_shape(q, r)) {
+            base = q;
+            *disturbed = 1;
+        }
+    return base;
+}
+
 void sup_compare_runs(struct sup *s)
 {
     json_t *base = NULL, *r;
     size_t i;
     int base_disturbed = 0;
-    json_array_foreach(s->rn->runs, i, r)   /* the first none left alone; else the first none, said to be disturbed */
-        if (!base && strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0 && sup_ranked(s, r))
-            base = r;
-    json_array_foreach(s->rn->runs, i, r)
-        if (!base && strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0) {
-            base = r;
-            base_disturbed = 1;
-        }
     json_array_foreach(s->rn->runs, i, r) {
+        base = sup_base(s, r, &base_disturbed);   /* workload.shapes: the none of the run's own shape */
         double e = sup_energy_per_iter(r);
         if (!base)
             continue;
@@ -120,8 +140,10 @@ void sup_size_bess(struct sup *s, int m)
     json_t *r;
     size_t i;
     double swing = NAN;
-    json_array_foreach(s->rn->runs, i, r)
-        if (strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0 && isnan(swing))
+    const char *shape = s->sc->workload.n_shapes > 1 ? s->sc->workload.shapes[spec->shape].name : NULL;
+    json_array_foreach(s->rn->runs, i, r)   /* the none of the run's own shape */
+        if (strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0 && isnan(swing) &&
+            (!shape || strcmp(json_str_or(json_object_get(r, "shape")), shape) == 0))
             swing = json_number_value(json_object_get(json_object_get(json_object_get(json_object_get(r, "power"),
                                                                                       "aggregate"), "projection"), "swing_mw"));
     mo->size(spec->params, swing, &power_mw, &capacity_mwh);
@@ -284,6 +306,8 @@ json_t *sup_summary(struct sup *s, int code, const char *started)
                           (json_int_t)dropped, "power_samples", (json_int_t)s->samples);
     if (s->sc->auto_search)
         json_object_set_new(j, "search", sup_search(s));
+    if (s->sc->workload.n_shapes > 1)
+        json_object_set_new(j, "shapes", shapes_compare_json(s->rn->runs));
     return j;
 }
 
@@ -302,10 +326,14 @@ void sup_print_table(struct sup *s, int code, json_t *summary)
 {
     printf("gauntlet: %s: exit %d after %.1f s%s%s; results in %s\n", s->sc->name, code,
            (double)(mono_ns() - s->t0) * 1e-9, s->reason[0] ? ": " : "", s->reason, s->rn->opt->out_dir);
-    printf("  %-3s %-18s %7s %10s %10s %8s %8s %8s %8s %8s %8s %9s\n", "run", "mitigation", "iters", "iter_p50", "iter_p99",
-           "TFLOP/s", "busbw", "ckpt", "mean_W", "min_W", "max_W", "swing_W");
     size_t i;
     json_t *r;
+    int wl = 18;   /* the label column: as wide as the longest label ("smoothing [pipeline-1f1b]") */
+    json_array_foreach(s->rn->runs, i, r)
+        if ((int)strlen(sup_label(r)) + 1 > wl)
+            wl = (int)strlen(sup_label(r)) + 1;
+    printf("  %-3s %-*s %7s %10s %10s %8s %8s %8s %8s %8s %8s %9s\n", "run", wl, "mitigation", "iters", "iter_p50",
+           "iter_p99", "TFLOP/s", "busbw", "ckpt", "mean_W", "min_W", "max_W", "swing_W");
     json_array_foreach(s->rn->runs, i, r) {
         char c[10][32];
         json_t *it = json_object_get(r, "iteration_s"), *agg = json_object_get(json_object_get(r, "power"), "aggregate");
@@ -321,7 +349,7 @@ void sup_print_table(struct sup *s, int code, json_t *summary)
         snprintf(c[9], 32, "%lld%s%s", (long long)json_integer_value(json_object_get(r, "iterations")),
                  json_is_true(json_object_get(r, "complete")) ? "" : "*", sup_disturbed(r) ? "~" : "");
         json_t *label = json_object_get(r, "label");
-        printf("  %-3zu %-18s %7s %10s %10s %8s %8s %8s %8s %8s %8s %9s\n", i + 1,
+        printf("  %-3zu %-*s %7s %10s %10s %8s %8s %8s %8s %8s %8s %9s\n", i + 1, wl,
                json_string_value(label ? label : json_object_get(r, "mitigation")), c[9], c[0], c[1], c[2], c[3], c[4], c[5], c[6],
                c[7], c[8]);
     }
@@ -362,7 +390,7 @@ void sup_print_table(struct sup *s, int code, json_t *summary)
         if (!v || strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0)
             continue;
         if (!any++)
-            printf("  against none: %-18s %10s %10s %10s %10s\n", "mitigation", "swing -%", "grid -%", "energy +%",
+            printf("  against none: %-*s %10s %10s %10s %10s\n", wl, "mitigation", "swing -%", "grid -%", "energy +%",
                    "time +%");
         char c[4][32], lbl[64];
         sup_cell(c[0], 32, "%.1f", json_object_get(v, "swing_reduction_pct"), 1);
@@ -370,9 +398,10 @@ void sup_print_table(struct sup *s, int code, json_t *summary)
         sup_cell(c[2], 32, "%.1f", json_object_get(v, "iteration_overhead_pct"), 1);
         sup_cell(c[3], 32, "%.1f", json_object_get(v, "grid_swing_reduction_pct"), 1);
         snprintf(lbl, sizeof lbl, "%s%s", sup_label(r), sup_disturbed(r) ? "~" : "");
-        printf("  %-3zu           %-18s %10s %10s %10s %10s%s\n", i + 1, lbl, c[0], c[3], c[1], c[2],
+        printf("  %-3zu           %-*s %10s %10s %10s %10s%s\n", i + 1, wl, lbl, c[0], c[3], c[1], c[2],
                json_is_true(json_object_get(v, "baseline_disturbed")) ? "  (against a disturbed none)" : "");
     }
+    shapes_compare_print(json_object_get(summary, "shapes"), stdout);
     json_t *faults = json_object_get(summary, "faults");
     if (json_array_size(faults)) {
         json_int_t stale = 0;

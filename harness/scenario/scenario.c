@@ -359,6 +359,8 @@ int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *map, vo
             int rc;
             if (strcmp(name, "phases") == 0)
                 rc = sc_phases(c, vn, sc);
+            else if (strcmp(name, "shapes") == 0)
+                rc = sc_shapes(c, vn, sc);
             else if (strcmp(name, "mitigations") == 0 && sc_scalar(vn) && strcmp(sc_scalar(vn), "auto") == 0)
                 rc = sc_auto(c, vn, sc);
             else if (strcmp(name, "mitigations") == 0)

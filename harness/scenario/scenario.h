@@ -21,7 +21,8 @@ enum ckpt_mode { CKPT_SYNC = 0, CKPT_ASYNC };
 
 /* workload.phases: the iteration as a list of steps (docs/scenarios.md "Phases"). A `repeat` group is expanded
  * when parsed, and a preset (`shape`) expands into the same list, so backends see one flat list. */
-#define SC_MAX_STEPS 256
+#define SC_MAX_STEPS 512   /* after expansion, all shapes together */
+#define SC_MAX_SHAPES 4
 #define SC_MAX_TRACE 8192   /* samples of a replayed power trace, at its own interval */
 enum step_kind { ST_GEMM = 0, ST_ALLREDUCE, ST_REDUCE_SCATTER, ST_ALL_GATHER, ST_ALL_TO_ALL, ST_SEND_RECV,
                  ST_OPTIMIZER, ST_IDLE, ST_COUNT };
@@ -54,6 +55,7 @@ struct plugin_spec {
     char name[32];
     char label[48];                         /* a sweep's entry: "filler floor=65%"; else "" */
     int index;                              /* in its kind's table */
+    int shape;                              /* mitigations under workload.shapes: the shape this run runs on */
     int line;                               /* where it was given */
     _Alignas(max_align_t) unsigned char params[SC_PARAM_BYTES];   /* filled through the plug-in's param table (aligned
                                                                    * for any parameter type: int64_t, double, structs) */
@@ -113,8 +115,10 @@ struct scenario {
             double dt_s;
             float w[SC_MAX_TRACE];
         } replay;
-        int n_steps;          /* 0: the simple iteration (gemm, allreduce); else steps[] */
+        int n_steps;          /* 0: the simple iteration (gemm, allreduce); else steps[] (every shape's) */
         int grad_step;        /* the step that carries the real gradient exchange (the first allreduce/reduce_scatter) */
+        int n_shapes;         /* 1: phases or one shape; 2-4: workload.shapes, every mitigation on each */
+        struct { char name[32]; int first, n, grad; } shapes[SC_MAX_SHAPES];   /* grad: from first */
         struct step steps[SC_MAX_STEPS];
     } workload;
     struct { double sample_hz, tdp_w, forward_hz; } power;
@@ -135,6 +139,15 @@ struct scenario {
     struct plugin_spec recovery;
     struct checks checks;
 };
+
+/* The steps run m (an index of mitigations) runs, their count and the gradient exchange's index among them. */
+static inline const struct step *scenario_run_steps(const struct scenario *sc, int run, int *n, int *grad)
+{
+    int k = sc->workload.n_shapes > 1 && run >= 0 && run < sc->n_mitigations ? sc->mitigations[run].shape : 0;
+    *n = sc->workload.shapes[k].n;
+    *grad = sc->workload.shapes[k].grad;
+    return sc->workload.steps + sc->workload.shapes[k].first;
+}
 
 /* Whether an iteration has several compute phases (workload.phases, replay) rather than one GEMM chain. */
 static inline int scenario_stepped(const struct scenario *sc) { return sc->workload.n_steps > 0 || sc->workload.replay.on; }

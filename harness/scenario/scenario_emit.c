@@ -72,8 +72,22 @@ static int em_table(yaml_emitter_t *e, const struct param *table, const void *ba
     for (const struct param *p = table; p && p->name; p++) {
         if (stepped && (strcmp(p->name, "gemm") == 0 || strcmp(p->name, "allreduce") == 0))
             continue;   /* derived from the steps (or the replay's own): written as the phases */
-        if (workload && p->type == PT_LIST && em_sc->workload.n_steps > 0) {
+        if (workload && p->type == PT_LIST && strcmp(p->name, "phases") == 0 && em_sc->workload.n_steps > 0 &&
+            em_sc->workload.n_shapes <= 1) {
             if (em_steps(e, em_sc))
+                return -1;
+            continue;
+        }
+        if (workload && p->type == PT_LIST && strcmp(p->name, "shapes") == 0 && em_sc->workload.n_shapes > 1) {
+            yaml_event_t ev;   /* the presets by name: loading them again expands them (and the runs) the same */
+            if (em_scalar(e, "shapes") ||
+                !yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_FLOW_SEQUENCE_STYLE) || em_event(e, &ev))
+                return -1;
+            for (int k = 0; k < em_sc->workload.n_shapes; k++)
+                if (em_scalar(e, em_sc->workload.shapes[k].name))
+                    return -1;
+            yaml_sequence_end_event_initialize(&ev);
+            if (em_event(e, &ev))
                 return -1;
             continue;
         }
@@ -203,7 +217,8 @@ int scenario_write(const struct scenario *sc, FILE *f)
     char text[512];
     for (const struct param *p = scenario_params; p->name; p++) {
         if (strcmp(p->name, "mitigations") == 0) {
-            if (em_plugins(&e, "mitigations", &plugin_mitigations, sc->mitigations, sc->n_mitigations))
+            int base = sc->workload.n_shapes > 1 ? sc->n_mitigations / sc->workload.n_shapes : sc->n_mitigations;
+            if (em_plugins(&e, "mitigations", &plugin_mitigations, sc->mitigations, base))   /* shapes: once */
                 goto out;
         } else if (strcmp(p->name, "detectors") == 0) {
             if (em_plugins(&e, "detectors", &plugin_detectors, sc->detectors, sc->n_detectors))

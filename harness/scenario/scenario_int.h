@@ -17,11 +17,11 @@ struct sc_ctx {
     /* where each fault's at, rank and node values were given, for the checks that need the whole scenario */
     yaml_mark_t fault_at[SC_MAX_FAULTS], fault_rank[SC_MAX_FAULTS], fault_node[SC_MAX_FAULTS];
     /* where the workload's forms were given (line 0: not given): gemm, allreduce, phases, shape, replay */
-    yaml_mark_t wl_gemm, wl_allreduce, wl_phases, wl_shape, wl_replay, wl;
+    yaml_mark_t wl_gemm, wl_allreduce, wl_phases, wl_shape, wl_shapes, wl_replay, wl;
     int wl_given;                  /* bit i: the form i above was given */
 };
 
-enum { WL_GEMM = 1, WL_ALLREDUCE = 2, WL_PHASES = 4, WL_SHAPE = 8, WL_REPLAY = 16 };
+enum { WL_GEMM = 1, WL_ALLREDUCE = 2, WL_PHASES = 4, WL_SHAPE = 8, WL_REPLAY = 16, WL_SHAPES = 32 };
 
 /* Formats "file:line:col: key: message" into c->err and returns EXIT_INPUT. */
 __attribute__((format(printf, 4, 5))) int sc_error_at(struct sc_ctx *c, yaml_mark_t mark, const char *key,
@@ -38,6 +38,7 @@ int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *map, vo
 const struct param *step_params(int kind);   /* a step kind's keys */
 void sc_workload_key(struct sc_ctx *c, const char *name, const yaml_node_t *key);
 int sc_phases(struct sc_ctx *c, yaml_node_t *node, struct scenario *sc);
+int sc_shapes(struct sc_ctx *c, yaml_node_t *node, struct scenario *sc);
 int sc_workload_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc);
 
 #endif

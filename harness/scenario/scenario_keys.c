@@ -66,6 +66,8 @@ static const struct param workload_params[] = {
               "idle, and {repeat: N, steps: [...]} (docs/scenarios.md)" },
     { "shape", PT_STRING, WL(shape), sizeof(((struct scenario *)0)->workload.shape),
       .help = "a preset iteration, expanded into phases (`gauntlet list`)" },
+    { "shapes", PT_LIST, 0, 0, .def = "[]",
+      .help = "compare 2-4 presets: every mitigation runs on each (runs = shapes x mitigations)" },
     { "expanded_from", PT_STRING, WL(expanded_from), sizeof(((struct scenario *)0)->workload.expanded_from),
       .help = "the preset the phases were expanded from (written into results; informational)" },
     { "replay", PT_SECTION, WL(replay), .sub = replay_params, .flags = PF_ON,

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze.h"
@@ -79,6 +80,7 @@ void sc_workload_key(struct sc_ctx *c, const char *name, const yaml_node_t *key)
         { "phases", WL_PHASES, offsetof(struct sc_ctx, wl_phases) },
         { "shape", WL_SHAPE, offsetof(struct sc_ctx, wl_shape) },
         { "replay", WL_REPLAY, offsetof(struct sc_ctx, wl_replay) },
+        { "shapes", WL_SHAPES, offsetof(struct sc_ctx, wl_shapes) },
     };
     for (size_t i = 0; i < ARRAY_LEN(forms); i++)
         if (strcmp(name, forms[i].name) == 0) {
@@ -117,7 +119,7 @@ static int sc_repeat(struct sc_ctx *c, yaml_node_t *item, struct scenario *sc, c
     static const struct param rep = { "repeat", PT_INT, 0, .min = 1, .max = SC_MAX_STEPS, .help = "times" };
     int64_t n = 0;
     if (!sc_scalar(times) || param_parse(&rep, sc_scalar(times), &n, why, sizeof why) != 0)
-        return sc_error(c, times, sub, "%s", sc_scalar(times) ? why : "expected an integer in [1, 256]");
+        return sc_error(c, times, sub, "%s", sc_scalar(times) ? why : "expected an integer in [1, 512]");
     if (!steps)
         return sc_error(c, item, key, "a repeat group needs steps: [a list of steps]");
     int first = sc->workload.n_steps;
@@ -328,7 +330,7 @@ static void build_moe(const struct shape *sh, struct scenario *sc)
     add_other(sc, ST_OPTIMIZER, 4 * (dense + (double)n_exp * (double)h) * (double)sh->sim_layers, 0);
 }
 
-static const struct shape shapes[] = {
+static const struct shape presets[] = {
     { "dp-overlap", "data parallel, bucketed all-reduce beside the backward pass", "Llama-2-7B", 4096, 11008, 32, 4096,
       1, 4, 3, 4, 0, 0, 0, 0, build_dp },
     { "fsdp", "FSDP / ZeRO-3: weights gathered per layer, gradients reduce-scattered", "Llama-2-13B", 5120, 13824, 40,
@@ -343,14 +345,14 @@ void shape_names(char *out, size_t n)
 {
     size_t used = 0;
     out[0] = 0;
-    for (size_t i = 0; i < ARRAY_LEN(shapes) && used < n; i++)
-        used += (size_t)snprintf(out + used, n - used, "%s%s", i ? ", " : "", shapes[i].name);
+    for (size_t i = 0; i < ARRAY_LEN(presets) && used < n; i++)
+        used += (size_t)snprintf(out + used, n - used, "%s%s", i ? ", " : "", presets[i].name);
 }
 
 void shape_print(FILE *f)
 {
-    for (size_t i = 0; i < ARRAY_LEN(shapes); i++) {
-        const struct shape *sh = &shapes[i];
+    for (size_t i = 0; i < ARRAY_LEN(presets); i++) {
+        const struct shape *sh = &presets[i];
         fprintf(f, "  %-14s %s\n  %-14s from %s: hidden %" PRId64 ", FFN %" PRId64 " (%s), %" PRId64 " layers, "
                    "sequence %" PRId64 ", micro-batch %" PRId64 "; runs %" PRId64 " layer%s%s\n",
                 sh->name, sh->help, "", sh->model, sh->hidden, sh->ffn, sh->ffn_mats == 3 ? "SwiGLU" : "GELU",
@@ -359,27 +361,88 @@ void shape_print(FILE *f)
     }
 }
 
-/* Expands the preset named name into sc's steps; -1 when there is none of that name. */
+/* Appends the steps of the preset named name to sc's; -1 when there is none of that name, -2 when they do not fit. */
 static int shape_expand(const char *name, struct scenario *sc)
 {
-    for (size_t i = 0; i < ARRAY_LEN(shapes); i++)
-        if (strcmp(shapes[i].name, name) == 0) {
-            sc->workload.n_steps = 0;
-            shapes[i].build(&shapes[i], sc);
-            str_copy(sc->workload.expanded_from, sizeof sc->workload.expanded_from, name);
-            sc->workload.shape[0] = 0;
-            return 0;
+    for (size_t i = 0; i < ARRAY_LEN(presets); i++)
+        if (strcmp(presets[i].name, name) == 0) {
+            struct scenario *tmp = xmalloc(sizeof *tmp);   /* built apart, then appended when it fits */
+            *tmp = *sc;
+            tmp->workload.n_steps = 0;
+            presets[i].build(&presets[i], tmp);
+            int n = tmp->workload.n_steps, rc = 0;
+            if (sc->workload.n_steps + n > SC_MAX_STEPS || n >= SC_MAX_STEPS)
+                rc = -2;
+            else
+                memcpy(sc->workload.steps + sc->workload.n_steps, tmp->workload.steps, (size_t)n * sizeof(struct step));
+            if (!rc)
+                sc->workload.n_steps += n;
+            free(tmp);
+            return rc;
         }
     return -1;
 }
 
+int sc_shapes(struct sc_ctx *c, yaml_node_t *node, struct scenario *sc)
+{
+    char known[256], key[48];
+    shape_names(known, sizeof known);
+    int n = node->type == YAML_SEQUENCE_NODE ? (int)(node->data.sequence.items.top - node->data.sequence.items.start) : 0;
+    if (n < 2 || n > SC_MAX_SHAPES)
+        return sc_error(c, node, "workload.shapes", "expected a list of 2 to %d presets (one of: %s)", SC_MAX_SHAPES,
+                        known);
+    for (int i = 0; i < n; i++) {
+        yaml_node_t *it = yaml_document_get_node(c->doc, node->data.sequence.items.start[i]);
+        const char *name = sc_scalar(it);
+        int found = 0;
+        for (size_t k = 0; name && k < ARRAY_LEN(presets); k++)
+            found |= strcmp(presets[k].name, name) == 0;
+        snprintf(key, sizeof key, "workload.shapes[%d]", i);
+        if (!found)
+            return sc_error(c, it, key, "unknown shape '%s' (expected one of: %s)", name ? name : "?", known);
+        for (int j = 0; j < i; j++)
+            if (strcmp(sc->workload.shapes[j].name, name) == 0)
+                return sc_error(c, it, key, "'%s' is listed twice", name);
+        str_copy(sc->workload.shapes[i].name, sizeof sc->workload.shapes[i].name, name);
+    }
+    sc->workload.n_shapes = n;
+    return 0;
+}
+
+/* Every mitigation once on each shape, shape after shape: "filler floor=80% [fsdp]". */
+static int sc_runs_per_shape(struct sc_ctx *c, struct scenario *sc)
+{
+    int base = sc->n_mitigations, k = sc->workload.n_shapes;
+    if (sc->auto_search)
+        return sc_error_at(c, c->wl_shapes, "workload.shapes", "mitigations: auto searches on one shape: list the "
+                                                              "mitigations to compare across shapes");
+    if (base * k > SC_MAX_MITIGATIONS)
+        return sc_error_at(c, c->wl_shapes, "workload.shapes", "%d shapes x %d mitigations make %d runs: at most %d",
+                           k, base, base * k, SC_MAX_MITIGATIONS);
+    for (int shape = k - 1; shape >= 0; shape--)
+        for (int m = base - 1; m >= 0; m--) {
+            struct plugin_spec *dst = &sc->mitigations[shape * base + m];
+            char label[sizeof dst->label];
+            snprintf(label, sizeof label, "%s [%s]", sc->mitigations[m].label[0] ? sc->mitigations[m].label
+                                                                                 : sc->mitigations[m].name,
+                     sc->workload.shapes[shape].name);
+            if (dst != &sc->mitigations[m])
+                *dst = sc->mitigations[m];
+            dst->shape = shape;
+            str_copy(dst->label, sizeof dst->label, label);
+        }
+    sc->n_mitigations = base * k;
+    return 0;
+}
+
 /* ---- the workload's forms, checked together ---- */
 
-/* Fills workload.gemm and workload.allreduce from the steps (the first GEMM, the gradient exchange). */
-static int sc_primary(struct sc_ctx *c, struct scenario *sc)
+/* Finds shape k's first GEMM and gradient exchange (errors at where the shape was given); fills workload.gemm and
+ * workload.allreduce from shape 0's (the real data path and the checks read them). */
+static int sc_primary(struct sc_ctx *c, struct scenario *sc, int k)
 {
-    int gemm = -1, grad = -1;
-    for (int i = 0; i < sc->workload.n_steps; i++) {
+    int gemm = -1, grad = -1, first = sc->workload.shapes[k].first;
+    for (int i = first; i < first + sc->workload.shapes[k].n; i++) {
         const struct step *st = &sc->workload.steps[i];
         if (st->kind == ST_GEMM && gemm < 0)
             gemm = i;
@@ -392,6 +455,9 @@ static int sc_primary(struct sc_ctx *c, struct scenario *sc)
         return sc_error_at(c, c->wl_phases, "workload.phases",
                            "needs an allreduce or reduce_scatter step (the gradient exchange every data-parallel "
                            "iteration has; the real data and the corruption checks ride on it)");
+    sc->workload.shapes[k].grad = grad - first;
+    if (k > 0)
+        return 0;
     const struct step *g = &sc->workload.steps[gemm];
     sc->workload.gemm.m = g->m;
     sc->workload.gemm.n = g->n;
@@ -402,6 +468,30 @@ static int sc_primary(struct sc_ctx *c, struct scenario *sc)
     sc->workload.allreduce.emulate_busbw_gbs = 0;
     sc->workload.allreduce.emulate_ranks = sc->workload.steps[grad].ranks;
     sc->workload.grad_step = grad;
+    return 0;
+}
+
+/* Expands every shape of workload.shapes (or the one of workload.shape) into the steps, one range each. */
+static int sc_expand_shapes(struct sc_ctx *c, struct scenario *sc, yaml_mark_t at, const char *key)
+{
+    char known[256];
+    shape_names(known, sizeof known);
+    sc->workload.n_steps = 0;
+    for (int k = 0; k < sc->workload.n_shapes; k++) {
+        const char *name = sc->workload.shapes[k].name;
+        sc->workload.shapes[k].first = sc->workload.n_steps;
+        int rc = shape_expand(name, sc);
+        if (rc == -1)
+            return sc_error_at(c, at, key, "unknown shape '%s' (expected one of: %s)", name, known);
+        if (rc == -2)
+            return sc_error_at(c, at, key, "the shapes' steps together are more than %d", SC_MAX_STEPS);
+        sc->workload.shapes[k].n = sc->workload.n_steps - sc->workload.shapes[k].first;
+        if ((rc = sc_primary(c, sc, k)) != 0)
+            return rc;
+    }
+    if (sc->workload.n_shapes == 1)
+        str_copy(sc->workload.expanded_from, sizeof sc->workload.expanded_from, sc->workload.shapes[0].name);
+    sc->workload.shape[0] = 0;
     return 0;
 }
 
@@ -424,42 +514,52 @@ int sc_workload_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
 {
     (void)root;
     int given = c->wl_given;
-    if (given & WL_SHAPE && !sc->workload.shape[0])
-        given &= ~WL_SHAPE;   /* shape: "" is no shape (scenario.yaml writes the expanded phases) */
-    int forms = !!(given & (WL_GEMM | WL_ALLREDUCE)) + !!(given & WL_PHASES) + !!(given & WL_SHAPE) +
-                !!(given & WL_REPLAY);
-    if (forms == 0)
+    const int simple = WL_GEMM | WL_ALLREDUCE;
+    static const struct { int bits; const char *name; } forms[] = {
+        { WL_GEMM | WL_ALLREDUCE, "gemm/allreduce" }, { WL_PHASES, "phases" }, { WL_SHAPE, "shape" },
+        { WL_SHAPES, "shapes" }, { WL_REPLAY, "replay" },
+    };
+    int first = -1, second = -1;
+    for (int i = 0; i < 5; i++)
+        if (given & forms[i].bits)
+            first < 0 ? (first = i) : second < 0 ? (second = i) : 0;
+    if (first < 0)
         return sc_error_at(c, c->wl, "workload", "expected gemm and allreduce (the simple iteration), or one of "
-                                                 "phases, shape, replay");
-    if (forms > 1) {
-        const char *names[] = { "gemm/allreduce", "phases", "shape", "replay" };
-        int bits[] = { WL_GEMM | WL_ALLREDUCE, WL_PHASES, WL_SHAPE, WL_REPLAY }, first = -1, second = -1;
-        for (int i = 0; i < 4; i++)
-            if (given & bits[i])
-                first < 0 ? (first = i) : second < 0 ? (second = i) : 0;
-        yaml_mark_t at = second == 1 ? c->wl_phases : second == 2 ? c->wl_shape : c->wl_replay;
+                                                 "phases, shape, shapes, replay");
+    if (second >= 0) {
+        yaml_mark_t marks[] = { c->wl_gemm, c->wl_phases, c->wl_shape, c->wl_shapes, c->wl_replay };
         char key[48];
-        snprintf(key, sizeof key, "workload.%s", names[second]);
-        return sc_error_at(c, at, key, "give one form of the iteration: gemm and allreduce, phases, shape or replay "
-                                       "(%s is given too)", names[first]);
+        snprintf(key, sizeof key, "workload.%s", second ? forms[second].name : "gemm");
+        return sc_error_at(c, marks[second], key, "give one form of the iteration: gemm and allreduce, phases, shape, "
+                                                  "shapes or replay (%s is given too)", forms[first].name);
     }
-    if (given & (WL_GEMM | WL_ALLREDUCE)) {
+    if (given & simple) {
         if (!(given & WL_GEMM))
             return sc_error_at(c, c->wl, "workload.gemm", "missing required key (the compute phase: {m, n, k})");
         if (!(given & WL_ALLREDUCE))
             return sc_error_at(c, c->wl, "workload.allreduce", "missing required key (the communication phase: {bytes})");
         sc->workload.n_steps = 0;
+        sc->workload.n_shapes = 0;
         return 0;
     }
-    if (given & WL_SHAPE) {
-        char known[256];
-        shape_names(known, sizeof known);
-        if (shape_expand(sc->workload.shape, sc) != 0)
-            return sc_error_at(c, c->wl_shape, "workload.shape", "unknown shape '%s' (expected one of: %s)",
-                               sc->workload.shape, known);
-        c->wl_phases = c->wl_shape;
-    }
-    if (given & WL_REPLAY)
+    if (given & WL_REPLAY) {
+        sc->workload.n_shapes = 0;
         return sc_replay_check(c, sc);
-    return sc_primary(c, sc);
+    }
+    if (given & WL_SHAPE) {
+        sc->workload.n_shapes = 1;
+        str_copy(sc->workload.shapes[0].name, sizeof sc->workload.shapes[0].name, sc->workload.shape);
+        c->wl_phases = c->wl_shape;
+        return sc_expand_shapes(c, sc, c->wl_shape, "workload.shape");
+    }
+    if (given & WL_SHAPES) {
+        c->wl_phases = c->wl_shapes;
+        int rc = sc_expand_shapes(c, sc, c->wl_shapes, "workload.shapes");
+        return rc ? rc : sc_runs_per_shape(c, sc);
+    }
+    sc->workload.n_shapes = 1;   /* phases: one range, named after the preset they were expanded from, if any */
+    str_copy(sc->workload.shapes[0].name, sizeof sc->workload.shapes[0].name, sc->workload.expanded_from);
+    sc->workload.shapes[0].first = 0;
+    sc->workload.shapes[0].n = sc->workload.n_steps;
+    return sc_primary(c, sc, 0);
 }

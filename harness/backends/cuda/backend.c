@@ -19,32 +19,10 @@
 #include "nvml.h"
 #include "shaper.h"
 #include "cuda_int.h"
+#include "cuda_rank.h"
 #include "util.h"
 
-#define CUDA_REANCHOR_NS 10000000000ull  /* re-anchor GPU time on the host clock every 10 s */
 
-struct cuda_rank {
-    int device;
-    cudaStream_t stream;
-    struct gemm_chain *gemm;
-    struct coll *coll;
-    cudaEvent_t anchor, c0, c1, a0, a1;
-    uint64_t anchor_ns;        /* host monotonic time of the anchor event */
-    double anchor_err_ns;      /* half the window in which the GPU stamped it */
-    void *host_state;          /* pinned copy of the weights for checkpoints */
-    size_t state_len;
-    double flops, bytes;
-    double timeout_s;
-    int *hang_flag;            /* device word the hang kernel waits on (never set: the rank hangs) */
-    int comm_broken;
-    struct shaper *shaper;     /* the scenario runs a mitigation that acts on the GPU (filler, ramp, stagger) */
-    /* fingerprint async: hashed on a stream of its own beside the next compute phase */
-    cudaStream_t fp_stream;
-    cudaEvent_t fp_after, fp_done;   /* the all-reduce is done / the hash is done */
-    unsigned long long *fp_acc, *fp_sums;   /* device sums, pinned host copy: reduced buffer, weights */
-    size_t fp_bytes[2];
-    int fp_pending;
-};
 
 /* Waits until no asynchronous fingerprint reads the buffers (before anything writes them). 0 or -1. */
 static int cuda_fp_quiet(struct cuda_rank *c)
@@ -53,7 +31,7 @@ static int cuda_fp_quiet(struct cuda_rank *c)
 }
 
 /* Records the anchor event and the host time at which the GPU stamped it (the middle of the window). */
-static int cuda_anchor(struct cuda_rank *c)
+int cuda_anchor(struct cuda_rank *c)
 {
     uint64_t a = mono_ns();
     if (CUDA_CHECK(cudaEventRecord(c->anchor, c->stream)) || CUDA_CHECK(cudaEventSynchronize(c->anchor)))
@@ -65,7 +43,7 @@ static int cuda_anchor(struct cuda_rank *c)
 }
 
 /* Converts a completed event to the monotonic clock. */
-static uint64_t cuda_event_ns(struct cuda_rank *c, cudaEvent_t e)
+uint64_t cuda_event_ns(struct cuda_rank *c, cudaEvent_t e)
 {
     float ms = 0;
     if (CUDA_CHECK(cudaEventElapsedTime(&ms, c->anchor, e)))
@@ -188,7 +166,8 @@ static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
              "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4],
              u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
     c->gemm = gemm_chain_create(sc->workload.gemm.dtype, sc->workload.gemm.m, sc->workload.gemm.n, sc->workload.gemm.k,
-                                (int)sc->workload.gemm.count, (unsigned long long)sc->seed * 7919ull + (unsigned)w->rank,
+                                sc->workload.n_steps > 0 ? cuda_steps_gemm_count(sc) : (int)sc->workload.gemm.count,
+                                (unsigned long long)sc->seed * 7919ull + (unsigned)w->rank,
                                 c->stream, why, n);
     if (!c->gemm) {
         cuda_fini(c);
@@ -215,6 +194,10 @@ static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
         return NULL;
     }
     if (shaper_create(w, c->gemm, c->stream, &c->shaper, why, n) != 0) {   /* GPU mitigations: levels measured now */
+        cuda_fini(c);
+        return NULL;
+    }
+    if (sc->workload.n_steps > 0 && !(c->steps = cuda_steps_create(c, w, why, n))) {
         cuda_fini(c);
         return NULL;
     }
@@ -501,6 +484,7 @@ static void cuda_fini(void *b)
         return;
     cuda_fp_quiet(c);   /* nothing may still read the buffers freed below */
     shaper_destroy(c->shaper);
+    cuda_steps_destroy(c->steps);
     if (c->coll)
         coll_destroy(c->coll);
     if (c->gemm)
@@ -555,6 +539,7 @@ const struct backend_ops backend_cuda = {
     .idle = cuda_idle,
     .compute = cuda_compute,
     .allreduce = cuda_allreduce,
+    .steps = cuda_steps_iter,
     .snapshot = cuda_snapshot,
     .device_bytes = cuda_device_bytes,
     .clock_error = cuda_clock_error,

@@ -277,6 +277,55 @@ fail:
     return -1;
 }
 
+int coll_step(struct coll *c, enum coll_op op, void *send, void *recv, size_t bytes, cudaStream_t s)
+{
+    static const char *const names[] = { "ncclAllReduce", "ncclReduceScatter", "ncclAllGather", "all-to-all",
+                                         "send/recv" };
+    if (!c->comm) {
+        gl_log("rank %d: %s on an aborted communicator (%s)", c->rank, names[op], c->err[0] ? c->err : "aborted");
+        return -1;
+    }
+    size_t es = coll_type_size(c->type), count = bytes / es, per = count / (size_t)c->nranks;
+    char *sb = send, *rb = recv;
+    ncclResult_t r = ncclSuccess;
+    switch (op) {
+    case COLL_ALLREDUCE:
+        r = ncclAllReduce(sb, sb, count, c->type, ncclSum, c->comm, s);
+        break;
+    case COLL_REDUCE_SCATTER:   /* in place: this rank's share of the result sits at its offset */
+        r = ncclReduceScatter(sb, sb + (size_t)c->rank * per * es, per, c->type, ncclSum, c->comm, s);
+        break;
+    case COLL_ALL_GATHER:       /* in place: this rank's part at its offset of the gathered buffer */
+        r = ncclAllGather(sb + (size_t)c->rank * per * es, sb, per, c->type, c->comm, s);
+        break;
+    case COLL_ALL_TO_ALL:       /* a share of bytes / ranks to every rank, one from every rank */
+    case COLL_SEND_RECV: {      /* the whole message to the next rank, one from the previous (pipeline neighbours) */
+        int next = (c->rank + 1) % c->nranks, prev = (c->rank + c->nranks - 1) % c->nranks;
+        if ((r = ncclGroupStart()) != ncclSuccess)
+            break;
+        for (int p = 0; op == COLL_ALL_TO_ALL && r == ncclSuccess && p < c->nranks; p++) {
+            r = ncclSend(sb + (size_t)p * per * es, per, c->type, p, c->comm, s);
+            if (r == ncclSuccess)
+                r = ncclRecv(rb + (size_t)p * per * es, per, c->type, p, c->comm, s);
+        }
+        if (op == COLL_SEND_RECV && (r = ncclSend(sb, count, c->type, next, c->comm, s)) == ncclSuccess)
+            r = ncclRecv(rb, count, c->type, prev, c->comm, s);
+        ncclResult_t e = ncclGroupEnd();
+        if (r == ncclSuccess)
+            r = e;
+        break;
+    }
+    }
+    if (r == ncclInProgress)
+        r = coll_settle(c->comm, c->timeout_s);   /* nothing else may touch s or the comm before this */
+    if (r != ncclSuccess) {
+        coll_nccl(c, r, names[op]);
+        coll_abort(c);
+        return -1;
+    }
+    return 0;
+}
+
 int coll_wait(struct coll *c, cudaStream_t s, double timeout_s)
 {
     if (!c->comm) {
@@ -374,6 +423,7 @@ double coll_emulated_seconds(size_t bytes, double busbw_gbs, int ranks)
 
 void *coll_buffer(struct coll *c) { return c->buf; }
 size_t coll_count(struct coll *c) { return c->count; }
+int coll_nranks(struct coll *c) { return c->nranks; }
 ncclDataType_t coll_type(struct coll *c) { return c->type; }
 ncclComm_t coll_comm(struct coll *c) { return c->comm; }
 double coll_emulated(struct coll *c) { return c->emulate_s; }

@@ -38,6 +38,15 @@ struct coll *coll_create(const unsigned char id[COLL_ID_BYTES], int nranks, int 
  * 0, or -1 (logged, coll_error) after which the comm is aborted. */
 int coll_allreduce(struct coll *c, cudaStream_t s);
 
+/* The collectives of workload.phases. */
+enum coll_op { COLL_ALLREDUCE = 0, COLL_REDUCE_SCATTER, COLL_ALL_GATHER, COLL_ALL_TO_ALL, COLL_SEND_RECV };
+
+/* Enqueues one collective of bytes (the whole buffer, as nccl-tests sizes it) in the communicator's type on s:
+ * all-reduce, reduce-scatter and all-gather in place on send; all-to-all (bytes / ranks to each rank) and
+ * send/recv (the whole message to the next rank, from the previous) from send into recv. Polled until enqueued;
+ * does not wait for completion. 0, or -1 (logged, coll_error) after which the comm is aborted. */
+int coll_step(struct coll *c, enum coll_op op, void *send, void *recv, size_t bytes, cudaStream_t s);
+
 /* Waits until s has drained, polling cudaStreamQuery and ncclCommGetAsyncError (the NCCL user guide's
  * replacement for cudaStreamSynchronize). On an asynchronous NCCL error, a CUDA error or after timeout_s
  * (<= 0: no limit) it aborts the comm and returns -1 (logged, coll_error); else 0. */
@@ -59,6 +68,7 @@ double coll_emulated_seconds(size_t bytes, double busbw_gbs, int ranks);
 
 void *coll_buffer(struct coll *c);        /* the device buffer reduced in place */
 size_t coll_count(struct coll *c);        /* its element count */
+int coll_nranks(struct coll *c);          /* the ranks it spans */
 ncclDataType_t coll_type(struct coll *c); /* its NCCL type (after any fp8 fallback) */
 ncclComm_t coll_comm(struct coll *c);     /* the communicator; NULL once aborted or destroyed */
 double coll_emulated(struct coll *c);     /* the emulated phase length in seconds; 0 without emulation */

@@ -37,11 +37,12 @@ static double sim_step_s(const struct scenario *sc, const struct step *st, int w
     }
 }
 
-double sim_steps_estimate_s(const struct scenario *sc, int world)
+/* One iteration of the n steps st, nominal. */
+static double sim_range_s(const struct scenario *sc, const struct step *steps, int n, int world)
 {
     double t = 0, comm_end = 0;
-    for (int i = 0; i < sc->workload.n_steps; i++) {
-        const struct step *st = &sc->workload.steps[i];
+    for (int i = 0; i < n; i++) {
+        const struct step *st = &steps[i];
         double d = sim_step_s(sc, st, world);
         if (step_class_of(st->kind) == SCL_COMM && st->overlap) {
             comm_end = (comm_end > t ? comm_end : t) + d;
@@ -52,6 +53,15 @@ double sim_steps_estimate_s(const struct scenario *sc, int world)
         t += d;
     }
     return comm_end > t ? comm_end : t;
+}
+
+double sim_steps_estimate_s(const struct scenario *sc, int world)
+{
+    double sum = 0;   /* workload.shapes: every shape runs as many runs, so the mean is the total's share */
+    int k = sc->workload.n_shapes > 0 ? sc->workload.n_shapes : 1;
+    for (int i = 0; i < k; i++)
+        sum += sim_range_s(sc, sc->workload.steps + sc->workload.shapes[i].first, sc->workload.shapes[i].n, world);
+    return sum / k;
 }
 
 /* Waits for the overlapped communication in flight, reported as a communication phase (its exposed part). */
@@ -98,18 +108,19 @@ int sim_steps(void *b, struct worker_ctx *w)
 {
     struct sim *s = b;
     const struct scenario *sc = s->sc;
-    int data = 0;   /* the real GEMM ran this iteration */
+    int data = 0, n, grad;   /* data: the real GEMM ran this iteration */
+    const struct step *steps = scenario_run_steps(sc, w->run, &n, &grad);
     sim_mitigation(s, w);
     sim_delay(s, w);
     s->comm_end = 0;
     s->comm_bytes = 0;
-    for (int i = 0; i < sc->workload.n_steps && !shm_aborted(s->shm); i++) {
-        const struct step *st = &sc->workload.steps[i];
+    for (int i = 0; i < n && !shm_aborted(s->shm); i++) {
+        const struct step *st = &steps[i];
         enum step_class cls = step_class_of(st->kind);
         if (cls == SCL_COMM) {
             if (!st->overlap)
                 sim_comm_drain(s, w);
-            if (sim_step_comm(s, w, st, i == sc->workload.grad_step) != 0)
+            if (sim_step_comm(s, w, st, i == grad) != 0)
                 return -1;
             continue;
         }

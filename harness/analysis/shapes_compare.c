@@ -1,0 +1,132 @@
+/* harness/analysis/shapes_compare.c: workload.shapes — how the mitigations compare on each shape, and where their
+ * ranking changes from one shape to another (summary.json `shapes`, the end table, `gauntlet report`). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis_json.h"
+#include "shapes_compare.h"
+#include "util.h"
+
+/* A mitigation's name in the comparison: its run's label without the shape's " [name]". */
+static void base_label(json_t *r, char *out, size_t n)
+{
+    json_t *l = json_object_get(r, "label");
+    str_copy(out, n, json_string_value(l ? l : json_object_get(r, "mitigation")));
+    char *b = strstr(out, " [");
+    if (b)
+        *b = 0;
+}
+
+static double vs(json_t *r, const char *key)
+{
+    json_t *v = json_object_get(json_object_get(r, "vs_none"), key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+json_t *shapes_compare_json(json_t *runs)
+{
+    enum { MAXM = 32, MAXS = 8 };
+    char shape[MAXS][32];   /* the shapes, in the order of their first run */
+    int ns = 0;
+    json_t *r;
+    size_t i;
+    json_array_foreach(runs, i, r) {
+        const char *n = json_string_value(json_object_get(r, "shape"));
+        int k = 0;
+        while (n && k < ns && strcmp(shape[k], n) != 0)
+            k++;
+        if (n && k == ns && ns < MAXS)
+            str_copy(shape[ns++], sizeof shape[0], n);
+    }
+    if (ns < 2)
+        return json_null();
+    char names[MAXM][64];
+    int nm = 0;
+    double sw[MAXS][MAXM];   /* swing removed, % of none's, per shape and mitigation (NAN: not measured) */
+    for (int k = 0; k < ns; k++)
+        for (int m = 0; m < MAXM; m++)
+            sw[k][m] = NAN;
+    json_t *per = json_array();
+    for (int k = 0; k < ns; k++) {
+        json_t *list = json_array();
+        json_array_foreach(runs, i, r) {
+            if (strcmp(json_str_or(json_object_get(r, "shape")), shape[k]) != 0 ||
+                strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0)
+                continue;
+            char lbl[64];
+            base_label(r, lbl, sizeof lbl);
+            int m = 0;
+            while (m < nm && strcmp(names[m], lbl) != 0)
+                m++;
+            if (m == nm && nm < MAXM)
+                str_copy(names[nm++], sizeof names[0], lbl);
+            if (m < MAXM)
+                sw[k][m] = vs(r, "swing_reduction_pct");
+            json_array_append_new(list, json_pack("{s:s, s:o, s:o, s:o, s:o}", "mitigation", lbl, "swing_w",
+                                                  json_copy(json_object_get(json_object_get(json_object_get(r, "power"),
+                                                                                            "aggregate"), "swing_w")),
+                                                  "swing_reduction_pct", json_num(vs(r, "swing_reduction_pct")),
+                                                  "energy_overhead_pct", json_num(vs(r, "energy_overhead_pct")),
+                                                  "iteration_overhead_pct", json_num(vs(r, "iteration_overhead_pct"))));
+        }
+        json_t *rank = json_array();   /* most swing removed first; unmeasured last */
+        int used[MAXM] = { 0 };
+        for (int pos = 0; pos < nm; pos++) {
+            int best = -1;
+            for (int m = 0; m < nm; m++)
+                if (!used[m] && !isnan(sw[k][m]) && (best < 0 || sw[k][m] > sw[k][best]))
+                    best = m;
+            if (best < 0)
+                break;
+            used[best] = 1;
+            json_array_append_new(rank, json_string(names[best]));
+        }
+        json_array_append_new(per, json_pack("{s:s, s:o, s:o}", "shape", shape[k], "ranking", rank,
+                                             "runs", list));
+    }
+    /* every pair of mitigations ordered one way on one shape and the other way on another */
+    json_t *changes = json_array();
+    for (int a = 0; a < nm; a++)
+        for (int b = a + 1; b < nm; b++) {
+            int hi = -1, lo = -1;   /* a shape where a ranks above b, and one where below */
+            for (int k = 0; k < ns; k++) {
+                if (isnan(sw[k][a]) || isnan(sw[k][b]) || sw[k][a] == sw[k][b])
+                    continue;
+                if (sw[k][a] > sw[k][b] && hi < 0)
+                    hi = k;
+                if (sw[k][a] < sw[k][b] && lo < 0)
+                    lo = k;
+            }
+            if (hi < 0 || lo < 0)
+                continue;
+            char text[320];
+            snprintf(text, sizeof text, "%s removes more swing than %s on %s (%.1f %% vs %.1f %%), less on %s "
+                                        "(%.1f %% vs %.1f %%)", names[a], names[b], shape[hi],
+                     sw[hi][a], sw[hi][b], shape[lo], sw[lo][a], sw[lo][b]);
+            json_array_append_new(changes, json_string(text));
+        }
+    return json_pack("{s:s, s:o, s:o, s:b}", "metric", "swing_reduction_pct", "per_shape", per, "ranking_changes",
+                     changes, "ranking_changes_with_shape", json_array_size(changes) > 0);
+}
+
+void shapes_compare_print(json_t *shapes, FILE *f)
+{
+    if (!json_is_object(shapes))
+        return;
+    json_t *p, *c;
+    size_t i;
+    fprintf(f, "  by shape (ranked by swing removed against the shape's own none):\n");
+    json_array_foreach(json_object_get(shapes, "per_shape"), i, p) {
+        fprintf(f, "    %-14s", json_string_value(json_object_get(p, "shape")));
+        json_t *m;
+        size_t k;
+        json_array_foreach(json_object_get(p, "ranking"), k, m)
+            fprintf(f, "%s%s", k ? " > " : "", json_string_value(m));
+        fprintf(f, "\n");
+    }
+    if (!json_array_size(json_object_get(shapes, "ranking_changes")))
+        fprintf(f, "    the ranking is the same on every shape\n");
+    json_array_foreach(json_object_get(shapes, "ranking_changes"), i, c)
+        fprintf(f, "    ranking changes: %s\n", json_string_value(c));
+}

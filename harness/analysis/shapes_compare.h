@@ -1,0 +1,15 @@
+/* harness/analysis/shapes_compare.h: the mitigations compared across iteration shapes (workload.shapes). */
+#ifndef GAUNTLET_SHAPES_COMPARE_H
+#define GAUNTLET_SHAPES_COMPARE_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+/* From a summary's runs (each with `shape`, `mitigation`, `label`, `vs_none` against its shape's own none): each
+ * shape's mitigations ranked by swing removed, with their swing, energy and time paid, and every pair whose order
+ * changes from one shape to another (`shapes` of summary.json); null when the runs span fewer than 2 shapes. */
+json_t *shapes_compare_json(json_t *runs);
+/* Prints that comparison to f (nothing for null). */
+void shapes_compare_print(json_t *shapes, FILE *f);
+
+#endif

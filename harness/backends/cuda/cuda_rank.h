@@ -1,0 +1,56 @@
+/* harness/backends/cuda/cuda_rank.h: one cuda rank's state, shared by backend.c (the simple iteration, faults,
+ * detectors) and steps.c (workload.phases). Not a public API. */
+#ifndef GAUNTLET_CUDA_RANK_H
+#define GAUNTLET_CUDA_RANK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+#include "backend.h"
+#include "coll.h"
+#include "gemm.h"
+#include "shaper.h"
+
+#define CUDA_REANCHOR_NS 10000000000ull  /* re-anchor GPU time on the host clock every 10 s */
+
+struct cuda_steps;
+
+struct cuda_rank {
+    int device;
+    cudaStream_t stream;
+    struct gemm_chain *gemm;
+    struct coll *coll;
+    cudaEvent_t anchor, c0, c1, a0, a1;
+    uint64_t anchor_ns;        /* host monotonic time of the anchor event */
+    double anchor_err_ns;      /* half the window in which the GPU stamped it */
+    void *host_state;          /* pinned copy of the weights for checkpoints */
+    size_t state_len;
+    double flops, bytes;
+    double timeout_s;
+    int *hang_flag;            /* device word the hang kernel waits on (never set: the rank hangs) */
+    int comm_broken;
+    struct shaper *shaper;     /* the scenario runs a mitigation that acts on the GPU (filler, ramp, stagger) */
+    /* fingerprint async: hashed on a stream of its own beside the next compute phase */
+    cudaStream_t fp_stream;
+    cudaEvent_t fp_after, fp_done;   /* the all-reduce is done / the hash is done */
+    unsigned long long *fp_acc, *fp_sums;   /* device sums, pinned host copy: reduced buffer, weights */
+    size_t fp_bytes[2];
+    int fp_pending;
+    struct cuda_steps *steps;  /* workload.phases: its chains, buffers, second stream and events (steps.c) */
+};
+
+/* Records the anchor event and the host time at which the GPU stamped it. 0 or -1. */
+int cuda_anchor(struct cuda_rank *c);
+/* Converts a completed event to the monotonic clock. */
+uint64_t cuda_event_ns(struct cuda_rank *c, cudaEvent_t e);
+
+/* steps.c: workload.phases on the GPU. */
+struct cuda_steps *cuda_steps_create(struct cuda_rank *c, struct worker_ctx *w, char *why, size_t n);
+int cuda_steps_iter(void *b, struct worker_ctx *w);
+/* The GEMMs the rank's own chain holds in steps mode: the most any step of the first GEMM step's shape runs. */
+int cuda_steps_gemm_count(const struct scenario *sc);
+void cuda_steps_destroy(struct cuda_steps *st);
+
+#endif

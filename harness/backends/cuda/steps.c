@@ -1,0 +1,302 @@
+/* harness/backends/cuda/steps.c: workload.phases on the GPU. The whole iteration is enqueued at once — each GEMM
+ * step a cuBLASLt chain (one chain per distinct shape, run for the step's count), each communication an NCCL call
+ * on the rank's communicator, the optimizer a fused AdamW kernel, idle a one-thread wait kernel — between CUDA
+ * events, and waited for once at its end (polling NCCL's errors): no host synchronisation inside the iteration.
+ * An overlapped communication runs on a second stream: it waits (by event) for what the main stream has issued
+ * before it, and the next step of another kind (and the iteration's end) waits for it by event. After the wait,
+ * every step's edges are reported at the GPU's own times (docs/scenarios.md "Phases").
+ *
+ * The gradient exchange step runs on the communicator's own buffer (the data the fingerprint hashes and the faults
+ * corrupt); the other collectives on a buffer of their own. Faults and checks run after the iteration (the steps
+ * are enqueued together): a fault due before the all-reduce lands in the next iteration's exchange. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "cuda_rank.h"
+#include "detectors/detector.h"
+#include "kernels.h"
+#include "util.h"
+#include "wait.h"
+
+#define STEPS_MAX_CHAINS 32
+#define STEPS_OPT_ELEMS (64u << 20)   /* fp32 elements of each optimizer buffer (256 MiB): larger updates loop */
+
+struct cuda_steps {
+    struct gemm_chain *chain[STEPS_MAX_CHAINS];   /* chain[0] is the rank's own (c->gemm): not freed here */
+    int n_chains;
+    int which[SC_MAX_STEPS];           /* a GEMM step's chain */
+    char *send, *recv;                 /* the other collectives' buffers */
+    size_t comm_bytes;
+    float *opt[4];                     /* p, g, m, v */
+    size_t opt_elems;
+    unsigned long long *stamp;         /* the idle step's wait kernel */
+    cudaStream_t side;                 /* overlapped communication */
+    cudaEvent_t begin[SC_MAX_STEPS], end[SC_MAX_STEPS], fork[SC_MAX_STEPS], join[SC_MAX_STEPS];
+    int opt_step;
+};
+
+/* The first GEMM step. */
+static int first_gemm(const struct scenario *sc)
+{
+    for (int i = 0; i < sc->workload.n_steps; i++)
+        if (sc->workload.steps[i].kind == ST_GEMM)
+            return i;
+    return -1;
+}
+
+/* The chain that runs GEMMs of st's shape, created on first use (as many GEMMs as the largest step asks). */
+static int steps_chain(struct cuda_steps *st, const struct scenario *sc, int i, unsigned long long seed,
+                       cudaStream_t s, char *why, size_t n)
+{
+    const struct step *p = &sc->workload.steps[i];
+    int64_t count = 0;
+    for (int j = 0; j < sc->workload.n_steps; j++) {
+        const struct step *q = &sc->workload.steps[j];
+        if (q->kind == ST_GEMM && q->m == p->m && q->n == p->n && q->k == p->k && q->dtype == p->dtype) {
+            count = q->count > count ? q->count : count;
+            if (j < i) {   /* made for an earlier step of this shape */
+                st->which[i] = st->which[j];
+                return 0;
+            }
+        }
+    }
+    if (st->n_chains == STEPS_MAX_CHAINS) {
+        snprintf(why, n, "workload.phases: more than %d GEMM shapes", STEPS_MAX_CHAINS);
+        return -1;
+    }
+    struct gemm_chain *g = gemm_chain_create(p->dtype, p->m, p->n, p->k, (int)count, seed + (unsigned long long)i, s,
+                                             why, n);
+    if (!g)
+        return -1;
+    st->which[i] = st->n_chains;
+    st->chain[st->n_chains++] = g;
+    return 0;
+}
+
+int cuda_steps_gemm_count(const struct scenario *sc)
+{
+    int64_t count = 1;
+    for (int j = 0; j < sc->workload.n_steps; j++) {
+        const struct step *q = &sc->workload.steps[j];
+        if (q->kind == ST_GEMM && q->m == sc->workload.gemm.m && q->n == sc->workload.gemm.n &&
+            q->k == sc->workload.gemm.k && q->dtype == sc->workload.gemm.dtype && q->count > count)
+            count = q->count;
+    }
+    return (int)count;
+}
+
+struct cuda_steps *cuda_steps_create(struct cuda_rank *c, struct worker_ctx *w, char *why, size_t n)
+{
+    const struct scenario *sc = w->sc;
+    struct cuda_steps *st = xcalloc(1, sizeof *st);
+    size_t opt = 0;
+    st->chain[st->n_chains++] = c->gemm;   /* the first GEMM step's shape, made with cuda_steps_gemm_count GEMMs: the
+                                            * chain abft checks and the faults corrupt */
+    for (int i = 0; i < sc->workload.n_steps; i++) {
+        const struct step *p = &sc->workload.steps[i];
+        if (p->kind == ST_GEMM && i == first_gemm(sc)) {
+            st->which[i] = 0;
+            continue;
+        }
+        if (p->kind == ST_GEMM && steps_chain(st, sc, i, (unsigned long long)sc->seed * 7919ull + (unsigned)w->rank,
+                                              c->stream, why, n) != 0)
+            goto fail;
+        if (step_class_of(p->kind) == SCL_COMM && p->bytes > st->comm_bytes)
+            st->comm_bytes = p->bytes;
+        if (p->kind == ST_OPTIMIZER && p->bytes / 4 > opt)
+            opt = p->bytes / 4;
+    }
+    st->opt_elems = opt < STEPS_OPT_ELEMS ? opt : STEPS_OPT_ELEMS;
+    if (CUDA_CHECK(cudaStreamCreateWithFlags(&st->side, cudaStreamNonBlocking)) ||
+        CUDA_CHECK(cudaMalloc((void **)&st->stamp, sizeof *st->stamp)) ||
+        (st->comm_bytes && (CUDA_CHECK(cudaMalloc((void **)&st->send, st->comm_bytes)) ||
+                            CUDA_CHECK(cudaMalloc((void **)&st->recv, st->comm_bytes)) ||
+                            CUDA_CHECK(cudaMemsetAsync(st->send, 0, st->comm_bytes, c->stream)))))
+        goto cuda_fail;
+    for (int k = 0; k < 4 && st->opt_elems; k++)
+        if (CUDA_CHECK(cudaMalloc((void **)&st->opt[k], st->opt_elems * sizeof(float))) ||
+            CUDA_CHECK(cudaMemsetAsync(st->opt[k], 0, st->opt_elems * sizeof(float), c->stream)))
+            goto cuda_fail;
+    for (int i = 0; i < sc->workload.n_steps; i++) {
+        cudaEvent_t *ev[] = { &st->begin[i], &st->end[i], &st->fork[i], &st->join[i] };
+        for (size_t k = 0; k < ARRAY_LEN(ev); k++)
+            if (CUDA_CHECK(cudaEventCreate(ev[k])))
+                goto cuda_fail;
+    }
+    if (CUDA_CHECK(cudaStreamSynchronize(c->stream)))
+        goto cuda_fail;
+    return st;
+cuda_fail:
+    snprintf(why, n, "rank %d: cannot set up workload.phases on GPU %d (see the message above)", w->rank, c->device);
+fail:
+    cuda_steps_destroy(st);
+    return NULL;
+}
+
+void cuda_steps_destroy(struct cuda_steps *st)
+{
+    if (!st)
+        return;
+    if (st->side)
+        CUDA_CHECK(cudaStreamSynchronize(st->side));
+    for (int i = 1; i < st->n_chains; i++)
+        gemm_chain_destroy(st->chain[i]);
+    for (int i = 0; i < SC_MAX_STEPS; i++) {
+        cudaEvent_t ev[] = { st->begin[i], st->end[i], st->fork[i], st->join[i] };
+        for (size_t k = 0; k < ARRAY_LEN(ev); k++)
+            if (ev[k])
+                CUDA_CHECK(cudaEventDestroy(ev[k]));
+    }
+    void *bufs[] = { st->send, st->recv, st->stamp, st->opt[0], st->opt[1], st->opt[2], st->opt[3] };
+    for (size_t k = 0; k < ARRAY_LEN(bufs); k++)
+        if (bufs[k])
+            CUDA_CHECK(cudaFree(bufs[k]));
+    if (st->side)
+        CUDA_CHECK(cudaStreamDestroy(st->side));
+    free(st);
+}
+
+static const enum coll_op steps_ops[ST_COUNT] = {
+    [ST_ALLREDUCE] = COLL_ALLREDUCE, [ST_REDUCE_SCATTER] = COLL_REDUCE_SCATTER, [ST_ALL_GATHER] = COLL_ALL_GATHER,
+    [ST_ALL_TO_ALL] = COLL_ALL_TO_ALL, [ST_SEND_RECV] = COLL_SEND_RECV,
+};
+
+/* Enqueues communication step i on s: the run's gradient exchange (grad) on the communicator's buffer when it is
+ * that size (shape 0's; another shape's exchange of another size runs on the steps' buffer), the rest on theirs. */
+static int steps_comm(struct cuda_rank *c, struct cuda_steps *st, const struct scenario *sc, int i, int grad,
+                      cudaStream_t s)
+{
+    const struct step *p = &sc->workload.steps[i];
+    if (i == grad && p->bytes == sc->workload.allreduce.bytes)
+        return p->kind == ST_ALLREDUCE ? coll_allreduce(c->coll, s)
+                                       : coll_step(c->coll, COLL_REDUCE_SCATTER, coll_buffer(c->coll), NULL,
+                                                   coll_count(c->coll) * coll_type_size(coll_type(c->coll)), s);
+    return coll_step(c->coll, steps_ops[p->kind], st->send, st->recv, p->bytes, s);
+}
+
+/* Enqueues the optimizer step i: AdamW over the buffers, as many passes as its bytes need. 0 or -1. */
+static int steps_optimizer(struct cuda_steps *st, const struct step *p, cudaStream_t s)
+{
+    size_t elems = p->bytes / 4;
+    st->opt_step++;
+    for (size_t done = 0; done < elems; done += st->opt_elems) {
+        size_t len = elems - done < st->opt_elems ? elems - done : st->opt_elems;
+        if (kernel_adamw(st->opt[0], st->opt[1], st->opt[2], st->opt[3], len, st->opt_step, s) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Enqueues the iteration: steps first .. last - 1, grad the gradient exchange among them. exposed[i]: step i
+ * waited for overlapped communication (join[i] marks its end). */
+static int steps_enqueue(struct cuda_rank *c, struct cuda_steps *st, const struct scenario *sc, int first, int last,
+                         int grad, int *exposed)
+{
+    int pending = 0;
+    for (int i = first; i < last; i++) {
+        const struct step *p = &sc->workload.steps[i];
+        enum step_class cls = step_class_of(p->kind);
+        exposed[i] = 0;
+        if (cls == SCL_COMM && p->overlap) {   /* after what the main stream issued, on the side stream */
+            if (CUDA_CHECK(cudaEventRecord(st->fork[i], c->stream)) ||
+                CUDA_CHECK(cudaStreamWaitEvent(st->side, st->fork[i], 0)) ||
+                CUDA_CHECK(cudaEventRecord(st->begin[i], st->side)) || steps_comm(c, st, sc, i, grad, st->side) != 0 ||
+                CUDA_CHECK(cudaEventRecord(st->end[i], st->side)))
+                return -1;
+            pending = 1;
+            continue;
+        }
+        if (pending && cls != SCL_COMPUTE) {   /* this step waits for the overlapped communication */
+            if (CUDA_CHECK(cudaEventRecord(st->fork[i], c->stream)) || CUDA_CHECK(cudaEventRecord(st->join[i], st->side)) ||
+                CUDA_CHECK(cudaStreamWaitEvent(c->stream, st->join[i], 0)))
+                return -1;
+            exposed[i] = 1;
+            pending = 0;
+        }
+        if (CUDA_CHECK(cudaEventRecord(st->begin[i], c->stream)))
+            return -1;
+        int rc = 0;
+        if (cls == SCL_COMPUTE)
+            rc = gemm_chain_run_range(st->chain[st->which[i]], 0, (int)p->count, c->stream);
+        else if (cls == SCL_COMM)
+            rc = steps_comm(c, st, sc, i, grad, c->stream);
+        else if (cls == SCL_MEMORY)
+            rc = steps_optimizer(st, p, c->stream);
+        else
+            rc = wait_stamp(st->stamp, c->stream) != cudaSuccess ||
+                 wait_until(st->stamp, (unsigned long long)(p->duration_s * 1e9), c->stream) != cudaSuccess;
+        if (rc != 0 || CUDA_CHECK(cudaEventRecord(st->end[i], c->stream)))
+            return -1;
+    }
+    if (pending) {   /* the iteration's end waits for it: recorded on the last step's slot */
+        int l = last - 1;
+        if (CUDA_CHECK(cudaEventRecord(st->fork[l], c->stream)) || CUDA_CHECK(cudaEventRecord(st->join[l], st->side)) ||
+            CUDA_CHECK(cudaStreamWaitEvent(c->stream, st->join[l], 0)))
+            return -1;
+        exposed[l] |= 2;
+    }
+    return 0;
+}
+
+/* Reports an exposed wait between the main stream's fork event and the communication's join event. */
+static void steps_exposed(struct cuda_rank *c, struct cuda_steps *st, struct worker_ctx *w, int i)
+{
+    uint64_t a = cuda_event_ns(c, st->fork[i]), b = cuda_event_ns(c, st->join[i]);
+    if (b > a) {
+        worker_phase(w, PH_COMM, 1, a, 0);
+        worker_phase_bus(w, b, 0, 0);
+    }
+}
+
+int cuda_steps_iter(void *b, struct worker_ctx *w)
+{
+    struct cuda_rank *c = b;
+    struct cuda_steps *st = c->steps;
+    const struct scenario *sc = w->sc;
+    int exposed[SC_MAX_STEPS], n, grad;
+    const struct step *steps = scenario_run_steps(sc, w->run, &n, &grad);
+    int first = (int)(steps - sc->workload.steps), last = first + n;
+    if (mono_ns() - c->anchor_ns > CUDA_REANCHOR_NS && cuda_anchor(c) != 0)
+        return snprintf(w->err, sizeof w->err, "cannot re-anchor the GPU clock"), -1;
+    if (c->comm_broken) {   /* comm-error: this rank's communicator was aborted */
+        worker_emit_detect(w, DET_COMM, "the rank's NCCL communicator was aborted");
+        shm_abort(w->shm);
+        return snprintf(w->err, sizeof w->err, "communicator aborted (comm-error)"), -1;
+    }
+    atomic_store_explicit(&w->ctl->phase, PH_COMPUTE, memory_order_relaxed);   /* the sampler: the iteration runs */
+    if ((c->fp_pending && CUDA_CHECK(cudaStreamWaitEvent(c->stream, c->fp_done, 0))) ||
+        steps_enqueue(c, st, sc, first, last, first + grad, exposed) != 0 || coll_wait(c->coll, c->stream, c->timeout_s) != 0) {
+        snprintf(w->err, sizeof w->err, "the iteration's steps failed on GPU %d: %s", c->device, coll_error(c->coll));
+        return -1;
+    }
+    double world = (double)coll_nranks(c->coll);
+    for (int i = first; i < last; i++) {
+        const struct step *p = &sc->workload.steps[i];
+        enum step_class cls = step_class_of(p->kind);
+        if (exposed[i] & 1)
+            steps_exposed(c, st, w, i);
+        if (cls == SCL_COMM && p->overlap)
+            continue;   /* beside the GEMMs: no time of its own (its exposed part is reported where it is waited for) */
+        int phase = cls == SCL_COMPUTE ? PH_COMPUTE : cls == SCL_COMM ? PH_COMM : cls == SCL_MEMORY ? PH_OPT : PH_IDLE;
+        uint64_t t0 = cuda_event_ns(c, st->begin[i]), t1 = cuda_event_ns(c, st->end[i]);
+        worker_phase(w, phase, 1, t0, 0);
+        if (cls == SCL_COMM) {
+            double n = p->ranks > 0 ? (double)p->ranks : world, f = p->kind == ST_ALLREDUCE ? 2 * (n - 1) / n
+                                                                 : p->kind == ST_SEND_RECV ? 1 : (n - 1) / n;
+            worker_phase_bus(w, t1, (double)p->bytes, (double)p->bytes * f);
+        } else {
+            worker_phase(w, phase, 0, t1,
+                         cls == SCL_COMPUTE ? gemm_flops(p->m, p->n, p->k) * (double)p->count : (double)p->bytes);
+        }
+    }
+    if (exposed[last - 1] & 2)
+        steps_exposed(c, st, w, last - 1);
+    /* faults and checks after the iteration: the data of the first GEMM and of the exchange are still there */
+    worker_point(w, IP_AFTER_GEMM);
+    worker_point(w, IP_BEFORE_ALLREDUCE);
+    worker_point(w, IP_AFTER_ALLREDUCE);
+    worker_point(w, IP_AFTER_STEP);
+    return 0;
+}
