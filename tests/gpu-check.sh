@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tests/gpu-check.sh OUTDIR — verifies the cuda backend on this machine's NVIDIA GPU in one call: builds for
 # sm_90, runs the test suite (GPU tests included), `bench gemm` (harness vs bare cuBLASLt) beside PyTorch's
-# matmul when python3 has torch, `bench allreduce`, the NVML sampling-rate probe, the sampler-overhead check
-# and the reference power trace; prints one table and keeps every log and the trace in OUTDIR.
+# matmul when python3 has torch, `bench allreduce`, the NVML sampling-rate probe, the sampler-overhead check,
+# the reference power trace, and each training shape's step times and power levels against the sim model's
+# (workload.shape); prints one table and keeps every log and the trace in OUTDIR.
 #
 # Environment: CMAKE_PREFIX_PATH / NCCL_ROOT as for any build; BUILD (default build-gpu); QUICK=1 for a
 # shorter run. It never changes a GPU setting (clocks, power limit, modes).
@@ -83,6 +84,13 @@ for d in none sync async; do
     "$d" $((iters_sc * 4)) "$det" >"$out/det-$d.yaml"
   to 300 "$g" run "$out/det-$d.yaml" --backend cuda --headless --out "$out/det-$d" >"$out/det-$d.log" 2>&1
 done
+log "== training shapes (workload.shape, one rank, none): each step kind's time and power against the sim model"
+for shape in dp-overlap fsdp pipeline-1f1b moe; do
+  printf 'name: shape-%s\nranks: 1\niterations: %d\nworkload: {shape: %s}\npower: {sample_hz: 1000}\n' \
+    "$shape" $((iters_sc / 2 + 3)) "$shape" >"$out/shape-$shape.yaml"
+  to 300 "$g" run "$out/shape-$shape.yaml" --backend cuda --headless --out "$out/shape-$shape" >"$out/shape-$shape.log" 2>&1
+  to 300 "$g" run "$out/shape-$shape.yaml" --backend sim --headless --out "$out/shape-$shape-sim" >"$out/shape-$shape-sim.log" 2>&1
+done
 log "== acceptance suite, level 1 (one node)"
 to 600 "$g" accept --level 1 --backend cuda --out "$out/accept" --junit "$out/accept.xml" >"$out/accept.txt" 2>&1; acc_rc=$?
 
@@ -138,6 +146,45 @@ for d in ("sync", "async"):
     v = p50("det-" + d)
     if base and v:
         print(f"{'detector cost, fingerprint ' + d:34s} iteration p50 {v*1e3:.3f} ms vs {base*1e3:.3f} ms: +{100*(v/base-1):.2f} % (aim < 2 %)")
+PY
+python3 - "$out" <<'PY' | tee -a "$out/table.txt"
+# Per shape and step kind: the median step time and the median power over the samples inside such steps (rank 0's
+# phase edges from events.jsonl, the samples from power.csv: one clock), on the GPU and on the sim model for the
+# same shape: where they differ, the model's levels and rates (sim.*) are what to recalibrate.
+import csv, json, os, statistics, sys
+out = sys.argv[1]
+def kinds(d):
+    ev = [json.loads(l) for l in open(os.path.join(d, "events.jsonl"))]
+    rows = [r for r in csv.DictReader(open(os.path.join(d, "power.csv"))) if r["watts"] and r["rank"] == "0"]
+    s = json.load(open(os.path.join(d, "summary.json")))["runs"][0]
+    spans, open_ = {}, {}
+    for e in ev:
+        if e.get("rank") == 0 and e["event"] in ("phase_begin", "phase_end") and e.get("iter", 0) >= 1:
+            if e["event"] == "phase_begin":
+                open_[e["phase"]] = e["t_s"]
+            elif e["phase"] in open_:
+                spans.setdefault(e["phase"], []).append((open_.pop(e["phase"]), e["t_s"]))
+    t = [float(r["t_s"]) for r in rows]
+    w = [float(r["watts"]) for r in rows]
+    res = {}
+    for ph, iv in spans.items():
+        inside = [w[i] for i in range(len(t)) if any(a <= t[i] <= b for a, b in iv)]
+        res[ph] = (statistics.median(b - a for a, b in iv), len(iv), statistics.median(inside) if len(inside) >= 5 else None)
+    return s, res
+for shape in ("dp-overlap", "fsdp", "pipeline-1f1b", "moe"):
+    try:
+        s, gpu = kinds(os.path.join(out, "shape-" + shape))
+        s_sim, sim = kinds(os.path.join(out, "shape-" + shape + "-sim"))
+    except Exception as e:
+        print(f"{'shape ' + shape:34s} no result ({e}); see shape-{shape}.log"); continue
+    parts = []
+    for ph in sorted(gpu):
+        d, n, p = gpu[ph]
+        sd, _, sp = sim.get(ph, (None, 0, None))
+        f = lambda x, fmt: fmt.format(x) if x is not None else "-"
+        parts.append(f"{ph} x{n} {d*1e3:.2f} ms (sim {f(sd and sd*1e3, '{:.2f}')}) {f(p, '{:.0f}')} W (sim {f(sp, '{:.0f}')})")
+    print(f"{'shape ' + shape:34s} iter p50 {s['iteration_s']['p50']*1e3:.1f} ms (sim {s_sim['iteration_s']['p50']*1e3:.1f}), "
+          f"{s.get('tflops') or 0:.0f} TFLOP/s; " + "; ".join(parts))
 PY
 row "gauntlet accept --level 1" "$(grep -E 'checks:' "$out/accept.txt" | tail -1) (exit $acc_rc; table in accept.txt)"
 log "logs and trace in $out"

@@ -105,3 +105,73 @@ Test(cuda_run, faults_detected_and_recovered_on_the_gpu, .timeout = 180)
     cr_log_info("GPU detector cost: %s", json_dumps(json_object_get(json_object_get(r, "faults"), "detector_cost"), JSON_COMPACT));
     json_decref(s);
 }
+
+/* Counts the phase_begin events of phase in dir's events.jsonl. */
+static int phase_begins(const char *dir, const char *phase)
+{
+    char path[512], want[64];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    snprintf(want, sizeof want, "\"phase\":\"%s\"", phase);
+    char *ev = e2e_read(path);
+    int n = 0;
+    char *save = NULL;
+    for (char *line = ev ? strtok_r(ev, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save))
+        n += strstr(line, "\"event\":\"phase_begin\"") && strstr(line, want);
+    free(ev);
+    return n;
+}
+
+Test(cuda_run, every_step_kind_of_phases_runs_with_overlap, .timeout = 180)
+{
+    e2e_need_gpu();
+    const char *sc = e2e_scenario("name: gpu-phases\nranks: 1\niterations: 4\nworkload:\n  phases:\n"
+                                  "    - gemm: {m: 8192, n: 8192, k: 8192, count: 4}\n"
+                                  "    - allreduce: {bytes: 256MiB, overlap: true}\n"
+                                  "    - gemm: {m: 4096, n: 8192, k: 4096, count: 4}\n"
+                                  "    - reduce_scatter: {bytes: 64MiB}\n"
+                                  "    - all_gather: {bytes: 64MiB, overlap: true}\n"
+                                  "    - gemm: {m: 8192, n: 8192, k: 8192, count: 2}\n"
+                                  "    - all_to_all: {bytes: 32MiB}\n"
+                                  "    - send_recv: {bytes: 16MiB}\n"
+                                  "    - optimizer: {bytes: 512MiB}\n"
+                                  "    - idle: {duration: 5ms}\n"
+                                  "power: {sample_hz: 200}\nheartbeat: {timeout: 30s}\n");
+    const char *out = e2e_outdir();
+    int rc = e2e_run("/tmp/gauntlet-cuda-phases.log", (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
+    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-phases.log", rc);
+    json_t *s = e2e_summary(out);
+    json_t *r = json_array_get(json_object_get(s, "runs"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(r, "iterations")), 4);
+    cr_assert_gt(json_real_value(json_object_get(r, "tflops")), 100, "the GEMM steps below 100 TFLOP/s");
+    cr_log_info("GPU phases: iteration p50 %g s, %g TFLOP/s, busbw %g GB/s",
+                json_number_value(json_object_get(json_object_get(r, "iteration_s"), "p50")),
+                json_number_value(json_object_get(r, "tflops")), json_number_value(json_object_get(r, "busbw_gbs")));
+    json_decref(s);
+    cr_assert_eq(phase_begins(out, "compute"), 4 * 3);
+    cr_assert_eq(phase_begins(out, "optimizer"), 4);
+    cr_assert_eq(phase_begins(out, "idle"), 4);
+    cr_assert_geq(phase_begins(out, "comm"), 4 * 3, "reduce_scatter, all_to_all, send_recv (and exposed waits)");
+}
+
+Test(cuda_run, replay_is_refused_on_cuda_with_the_reason, .timeout = 60)
+{
+    e2e_need_gpu();
+    char trace[] = "/tmp/gauntlet-cuda-trace-XXXXXX";
+    int fd = mkstemp(trace);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "timestamp, index, power.draw [W]\n");
+    for (int i = 0; i < 50; i++)
+        fprintf(f, "2026/11/25 10:00:%06.3f, 0, %.2f W\n", i * 0.01, i % 20 < 10 ? 600.0 : 150.0);
+    fclose(f);
+    char text[512];
+    snprintf(text, sizeof text, "name: gpu-replay\nranks: 1\niterations: 2\nworkload: {replay: {trace: %s}}\n", trace);
+    const char *sc = e2e_scenario(text);
+    int rc = e2e_run("/tmp/gauntlet-cuda-replay.log",
+                     (const char *[]){ "run", sc, "--backend", "cuda", "--out", e2e_outdir(), NULL });
+    char *log = e2e_read("/tmp/gauntlet-cuda-replay.log");
+    cr_assert_eq(rc, EXIT_INPUT, "exit %d: %s", rc, log);
+    cr_assert(log && strstr(log, "workload.replay: replaying a power trace is built on the sim backend only"), "%s", log);
+    free(log);
+    unlink(trace);
+}
