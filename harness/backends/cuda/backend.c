@@ -540,6 +540,7 @@ const struct backend_ops backend_cuda = {
     .compute = cuda_compute,
     .allreduce = cuda_allreduce,
     .steps = cuda_steps_iter,
+    .replay_iter = cuda_replay_iter,
     .snapshot = cuda_snapshot,
     .device_bytes = cuda_device_bytes,
     .clock_error = cuda_clock_error,

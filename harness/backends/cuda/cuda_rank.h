@@ -52,5 +52,7 @@ int cuda_steps_iter(void *b, struct worker_ctx *w);
 /* The GEMMs the rank's own chain holds in steps mode: the most any step of the first GEMM step's shape runs. */
 int cuda_steps_gemm_count(const struct scenario *sc);
 void cuda_steps_destroy(struct cuda_steps *st);
+/* replay.c: one pass of workload.replay's trace on the GPU. */
+int cuda_replay_iter(void *b, struct worker_ctx *w);
 
 #endif

@@ -118,6 +118,8 @@ int shaper_create(struct worker_ctx *w, struct gemm_chain *g, cudaStream_t s, st
         any |= mitigation_table[sc->mitigations[i].index]->model != NULL;
         needs |= shaper_needs_levels(sc, &sc->mitigations[i]);
     }
+    any |= sc->workload.replay.on;     /* a replay drives the filler along the trace from the same levels */
+    needs |= sc->workload.replay.on;
     *out = NULL;
     if (!any)
         return 0;   /* nothing acts on the GPU: no shaper */
@@ -240,4 +242,23 @@ int shaper_after_compute(struct shaper *sh)
     /* the fade starts where the compute phase left the power (duty_top) and ends on the floor */
     float start = sh->down_s > 0 ? sh->duty_top : sh->duty_floor;
     return filler_start(sh->fill, 1.0f, start, sh->duty_floor, sh->down_s, SHAPER_FILLER_LIFE_S);
+}
+
+int shaper_replay(struct shaper *sh, double watts, float *duty)
+{
+    float d = watts > 0 ? shaper_duty_for(sh->ctl, watts) : 0;
+    if (filler_running(sh->fill) && fabsf(d - *duty) < 0.005f)
+        return 0;   /* the same duty: the running filler holds it */
+    *duty = d;
+    if (d <= 0) {
+        filler_stop(sh->fill);
+        return 0;
+    }
+    return filler_start(sh->fill, 1.0f, d, d, 0, SHAPER_FILLER_LIFE_S);
+}
+
+double shaper_range_w(const struct shaper *sh, double *top_w)
+{
+    *top_w = sh->ctl->tune_w[SHAPER_DUTIES];
+    return sh->ctl->tune_w[0];
 }

@@ -33,6 +33,11 @@ int shaper_compute_prepare(struct shaper *sh);
 int shaper_compute(struct shaper *sh, struct gemm_chain *g, cudaStream_t s);
 /* The compute phase is done: starts the filler for the floor, or its fade for a ramp-down limit. 0 or -1. */
 int shaper_after_compute(struct shaper *sh);
+/* workload.replay: runs the filler at the duty whose measured level is watts (0: stops it), unless *duty already
+ * is that duty and the filler runs; *duty becomes the duty set. 0, or -1 (logged) when the filler fails. */
+int shaper_replay(struct shaper *sh, double watts, float *duty);
+/* The levels a replay can reach with the filler: returns idle's, *top_w the filler's at 100 % (NAN: not measured). */
+double shaper_range_w(const struct shaper *sh, double *top_w);
 /* Stops the filler and frees the shaper; NULL is a no-op. */
 void shaper_destroy(struct shaper *sh);
 

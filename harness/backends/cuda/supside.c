@@ -75,11 +75,6 @@ int cuda_check(const struct scenario *sc, char *why, size_t n)
         snprintf(why, n, "workload.gemm: %s", err);
         return EXIT_INPUT;
     }
-    if (sc->workload.replay.on) {
-        snprintf(why, n, "workload.replay: replaying a power trace is built on the sim backend only (the closed loop on a "
-                         "GPU's instant power is not built yet)");
-        return EXIT_INPUT;
-    }
     for (int i = 0; i < sc->workload.n_steps; i++) {
         const struct step *st = &sc->workload.steps[i];
         if (st->kind == ST_GEMM && gemm_shape_ok(st->dtype, st->m, st->n, st->k, err, sizeof err) != 0) {
@@ -87,12 +82,12 @@ int cuda_check(const struct scenario *sc, char *why, size_t n)
             return EXIT_INPUT;
         }
     }
-    for (int i = 0; i < sc->n_mitigations && sc->workload.n_steps > 0; i++) {
+    for (int i = 0; i < sc->n_mitigations && (sc->workload.n_steps > 0 || sc->workload.replay.on); i++) {
         const struct mitigation_ops *mo = mitigation_table[sc->mitigations[i].index];
         if (mo->model && mo->device != MIT_DEV_CAP) {
             snprintf(why, n, "%s:%d: mitigation '%s' acts on the GPU between the phases of the simple iteration; with "
-                             "workload.phases it is built on the sim backend only (cap and none run on cuda)", sc->file,
-                     sc->mitigations[i].line, sc->mitigations[i].name);
+                             "workload.%s it is built on the sim backend only (cap and none run on cuda)", sc->file,
+                     sc->mitigations[i].line, sc->mitigations[i].name, sc->workload.replay.on ? "replay" : "phases");
             return EXIT_INPUT;
         }
     }
