@@ -172,6 +172,31 @@ Test(cli, cuda_without_a_gpu_exits_3_with_the_cause, .timeout = 60)
     free(text);
 }
 
+Test(cli, srun_without_pmi_exits_3_naming_the_fix, .timeout = 60)
+{
+    /* what srun (MpiDefault=none, no --mpi) gives each of two tasks: Slurm's variables, no PMI's */
+    const char *pmi[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK", "MPI_LOCALNRANKS" };
+    for (size_t i = 0; i < sizeof pmi / sizeof *pmi; i++)
+        unsetenv(pmi[i]);
+    setenv("SLURM_PROCID", "1", 1);
+    setenv("SLURM_STEP_NUM_TASKS", "2", 1);
+    const char *log = "/tmp/gauntlet-e2e-srun.log";
+    const char *cmds[][8] = {
+        { "run", GAUNTLET_SRC "/scenarios/demo.yaml", "--backend", "sim", "--out", e2e_outdir(), NULL },
+        { "accept", "--level", "1", "--backend", "sim", "--out", e2e_outdir(), },
+    };
+    for (size_t c = 0; c < 2; c++) {
+        int rc = e2e_run(log, cmds[c]);
+        char *text = e2e_read(log);
+        cr_assert_eq(rc, 3, "%s: exit %d:\n%s", cmds[c][0], rc, text);
+        cr_assert(strstr(text, "started by srun as task 1 of 2 without PMI") && strstr(text, "srun --mpi=pmix") &&
+                      strstr(text, "MpiDefault=pmix"), "%s", text);
+        free(text);
+    }
+    unsetenv("SLURM_PROCID");
+    unsetenv("SLURM_STEP_NUM_TASKS");
+}
+
 Test(cli, auto_says_which_backend_it_picked, .timeout = 60)
 {
     const char *log = "/tmp/gauntlet-e2e-auto.log";

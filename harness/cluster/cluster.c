@@ -21,10 +21,28 @@ static int launched_env(void)
 
 int cluster_launched(void) { return launched_env(); }
 
+/* srun started several tasks without PMI wiring (MpiDefault=none and no --mpi): MPI_Init would abort inside the
+ * library ("OMPI was not built with SLURM's PMI support") with the exit code of a failed check. Says what to do. */
+static int srun_without_pmi(char *why, size_t n)
+{
+    const char *pmi[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK", "MPI_LOCALNRANKS" };
+    const char *nt = getenv("SLURM_STEP_NUM_TASKS"), *id = getenv("SLURM_PROCID");
+    if (!id || !nt || atoi(nt) < 2)
+        return 0;
+    for (size_t i = 0; i < ARRAY_LEN(pmi); i++)
+        if (getenv(pmi[i]))
+            return 0;
+    snprintf(why, n, "started by srun as task %s of %s without PMI: MPI cannot join the tasks into one run; start it "
+                     "with `srun --mpi=pmix ...` (or set MpiDefault=pmix in slurm.conf)", id, nt);
+    return -1;
+}
+
 #ifndef GAUNTLET_HAVE_MPI
 
 int cluster_init(char *why, size_t n)
 {
+    if (srun_without_pmi(why, n) != 0)
+        return -1;
     if (launched_env()) {
         snprintf(why, n, "started by a launcher (mpirun or srun) but built without MPI: rebuild with libopenmpi-dev "
                          "installed, or run without the launcher");
@@ -86,6 +104,8 @@ int cluster_init(char *why, size_t n)
 {
     if (!launched_env())
         return 0;
+    if (srun_without_pmi(why, n) != 0)
+        return -1;
     int provided = 0;
     if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
         snprintf(why, n, "MPI_Init_thread failed");
