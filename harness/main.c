@@ -100,6 +100,7 @@ static int cmd_run(int argc, char **argv)
         gl_log("%s", cwhy);
         return EXIT_ENV;
     }
+    util_set_node(cluster_node(), cluster_nodes());   /* a launcher's tasks share stdout: each line names its node */
     struct scenario *sc = xcalloc(1, sizeof *sc);
     rc = load(a.operand[0], sc);
     if (!rc && sc->nodes != cluster_nodes()) {
@@ -160,7 +161,7 @@ static int cmd_run(int argc, char **argv)
     else
         results_default_dir(dir, sizeof dir, "results", sc->name);
     if (cluster_node() == 0) {
-        printf("gauntlet: %s: %lld ranks x %lld iterations x %d mitigation(s)", sc->name, (long long)sc->ranks,
+        printf("%s: %s: %lld ranks x %lld iterations x %d mitigation(s)", gl_tag(), sc->name, (long long)sc->ranks,
                (long long)sc->iterations, sc->n_mitigations);
         if (cluster_nodes() > 1)
             printf(" on each of %d nodes", cluster_nodes());

@@ -67,6 +67,15 @@ static void exact(int nodes, int ranks)
     json_t *ref = e2e_summary(one);
     const char *out = e2e_outdir();
     cr_assert_eq(run(nodes, nodes, ranks, "", out, &log), 0, "%s", log);
+    for (int k = 1; k < nodes; k++) {   /* the tasks share stdout: each line names its node, the last its exit code */
+        char want[64];
+        snprintf(want, sizeof want, "gauntlet[node %d/%d]: node %d of %d: exit 0", k, nodes, k, nodes);
+        cr_assert(strstr(log, want), "no '%s' in\n%s", want, log);
+    }
+    for (const char *l = log; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+        if (strncmp(l, "gauntlet", 8) == 0)
+            cr_assert(strncmp(l, "gauntlet[node ", 14) == 0 || strncmp(l, "gauntlet[supervisor node ", 25) == 0,
+                      "a line that names no node: %.80s", l);
     json_t *s = e2e_summary(out);
     cr_assert_str_eq(fingerprint(s), fingerprint(ref), "the cross-node sum is the serial sum in global rank order");
     cr_assert_eq(json_integer_value(json_object_get(s, "ranks_total")), nodes * ranks);

@@ -187,6 +187,7 @@ int accept_main(int argc, char **argv)
         gl_log("%s", cwhy);
         return EXIT_ENV;
     }
+    util_set_node(cluster_node(), cluster_nodes());
     int lead = cluster_node() == 0;
     rc = cli_parse(&accept_cli, argc, argv, &a);
     if (rc == CLI_HELP) {

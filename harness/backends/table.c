@@ -29,10 +29,10 @@ const struct backend_ops *backend_pick(const char *name, int *code)
     if (strcmp(name, "auto") == 0) {
         const struct backend_ops *cuda = backend_find("cuda");
         if (cuda && cuda->probe(why, sizeof why) == 0) {
-            printf("gauntlet: backend cuda (auto: a usable GPU was found)\n");
+            printf("%s: backend cuda (auto: a usable GPU was found)\n", gl_tag());
             return cuda;
         }
-        printf("gauntlet: backend sim (auto: cuda unavailable: %s)\n", why);
+        printf("%s: backend sim (auto: cuda unavailable: %s)\n", gl_tag(), why);
         return backend_find("sim");
     }
     const struct backend_ops *b = backend_find(name);
@@ -46,7 +46,7 @@ const struct backend_ops *backend_pick(const char *name, int *code)
         *code = EXIT_ENV;
         return NULL;
     }
-    printf("gauntlet: backend %s\n", name);
+    printf("%s: backend %s\n", gl_tag(), name);
     return b;
 }
 

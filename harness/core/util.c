@@ -18,7 +18,22 @@ static char util_role_buf[32];
 static char util_command[32];
 static char util_host[64];
 
+static int util_node = -1, util_nodes;
+
 void util_set_role(const char *role) { str_copy(util_role_buf, sizeof util_role_buf, role); }
+void util_set_node(int node, int nodes)
+{
+    util_node = nodes > 1 ? node : -1;
+    util_nodes = nodes;
+}
+const char *gl_tag(void)
+{
+    static char buf[48];
+    if (util_node < 0)
+        return "gauntlet";
+    snprintf(buf, sizeof buf, "gauntlet[node %d/%d]", util_node, util_nodes);
+    return buf;
+}
 void util_set_command(const char *command) { str_copy(util_command, sizeof util_command, command); }
 const char *util_role(void) { return util_role_buf; }
 
@@ -38,10 +53,15 @@ static void vlog(const char *fmt, va_list ap)
     char msg[2048];
     vsnprintf(msg, sizeof msg, fmt, ap);
     /* One fprintf so that lines of several processes do not interleave mid-line. */
+    char node[32] = "";
+    if (util_node >= 0)
+        snprintf(node, sizeof node, " node %d/%d", util_node, util_nodes);
     if (util_role_buf[0]) {
         if (!util_host[0] && gethostname(util_host, sizeof util_host - 1) != 0)
             str_copy(util_host, sizeof util_host, "?");
-        fprintf(stderr, "gauntlet[%s@%s]: %s\n", util_role_buf, util_host, msg);
+        fprintf(stderr, "gauntlet[%s%s@%s]: %s\n", util_role_buf, node, util_host, msg);
+    } else if (util_node >= 0) {   /* "gauntlet[node 1/2] accept: ..." */
+        fprintf(stderr, "gauntlet[%s]%s%s: %s\n", node + 1, util_command[0] ? " " : "", util_command, msg);
     } else if (util_command[0]) {
         fprintf(stderr, "gauntlet %s: %s\n", util_command, msg);
     } else {

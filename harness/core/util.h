@@ -28,6 +28,11 @@ enum exit_code {
 void util_set_role(const char *role);
 void util_set_command(const char *command);
 const char *util_role(void);
+/* On several nodes (a launcher's tasks sharing one stdout): this process is node `node` of `nodes`; every line it
+ * prints then names it ("gauntlet[node 1/2]: ...", "gauntlet[supervisor node 1/2@host]: ..."). */
+void util_set_node(int node, int nodes);
+/* The tag that begins a line printed on stdout: "gauntlet", or "gauntlet[node N/M]" on several nodes. */
+const char *gl_tag(void);
 
 /* " at FILE:LINE" when the environment sets GAUNTLET_DEBUG (for whoever reads the source), else "": a message for users
  * names what failed and why, not where in the source. */

@@ -69,8 +69,8 @@ static void print_line(struct progress *p, uint64_t now)
         snprintf(eta, sizeof eta, "eta %02ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
     }
     /* the rate counts this run's iterations only: the first line of a run has no earlier one to count from */
-    printf("gauntlet: run %d/%d %-8s iter %lld/%lld  %.1f it/s  [%s] %3d%%  %s  power %.0f W [%.0f, %.0f]  events %llu\n",
-           p->run + 1, p->runs, p->label, (long long)it, (long long)p->iterations,
+    printf("%s: run %d/%d %-8s iter %lld/%lld  %.1f it/s  [%s] %3d%%  %s  power %.0f W [%.0f, %.0f]  events %llu\n",
+           gl_tag(), p->run + 1, p->runs, p->label, (long long)it, (long long)p->iterations,
            p->last_ns && dt > 0 ? (double)(it - p->last_done) / dt : 0.0, bar,
            p->iterations > 0 ? (int)(100 * it / p->iterations) : 0, eta, sum, isfinite(p->lo) ? p->lo : sum,
            isfinite(p->hi) ? p->hi : sum, p->events);

@@ -182,7 +182,7 @@ static int sup_finish(struct sup *s, const char *started)
     if (s->node == 0)
         sup_print_table(s, code, summary);
     else
-        printf("gauntlet: node %d of %d: exit %d%s%s\n", s->node, s->nodes, code, s->reason[0] ? ": " : "", s->reason);
+        printf("%s: node %d of %d: exit %d%s%s\n", gl_tag(), s->node, s->nodes, code, s->reason[0] ? ": " : "", s->reason);
     json_decref(summary);
     json_decref(s->rn->runs);
     cluster_proxy_stop();

@@ -324,7 +324,7 @@ static void sup_cell(char *out, size_t n, const char *fmt, json_t *v, double sca
 /* Prints the end-of-run table: one row per mitigation run, from the records summary.json is made of. */
 void sup_print_table(struct sup *s, int code, json_t *summary)
 {
-    printf("gauntlet: %s: exit %d after %.1f s%s%s; results in %s\n", s->sc->name, code,
+    printf("%s: %s: exit %d after %.1f s%s%s; results in %s\n", gl_tag(), s->sc->name, code,
            (double)(mono_ns() - s->t0) * 1e-9, s->reason[0] ? ": " : "", s->reason, s->rn->opt->out_dir);
     size_t i;
     json_t *r;
