@@ -1,4 +1,5 @@
 /* harness/main.c: the gauntlet command line: run, check, list, bench; exit codes as docs/architecture.md. */
+#include <dirent.h>
 #include <signal.h>
 #include <limits.h>
 #include <math.h>
@@ -258,6 +259,38 @@ static const struct cli_cmd list_cli = {
     NULL, { { "keys", NULL, "also every scenario key, with its type, default and meaning" }, { 0 } },
 };
 
+/* Prints each scenario of dir/sub (*.yaml, in name order) with the first line of its leading comment. */
+static void list_scenarios(const char *dir, const char *sub)
+{
+    char path[PATH_MAX];
+    struct dirent **names;
+    snprintf(path, sizeof path, "%s/%s", dir, sub);
+    int n = scandir(path, &names, NULL, alphasort);
+    for (int i = 0; i < n; i++) {
+        const char *nm = names[i]->d_name;
+        size_t len = strlen(nm);
+        char line[256] = "", file[PATH_MAX * 2];
+        if (len > 5 && strcmp(nm + len - 5, ".yaml") == 0) {
+            snprintf(file, sizeof file, "%s/%s", path, nm);
+            FILE *f = fopen(file, "r");
+            if (f && fgets(line, sizeof line, f) && line[0] == '#') {
+                line[strcspn(line, "\n")] = 0;
+                memmove(line, line + (line[1] == ' ' ? 2 : 1), strlen(line) + 1);
+            } else {
+                line[0] = 0;
+            }
+            if (f)
+                fclose(f);
+            char name[PATH_MAX];
+            snprintf(name, sizeof name, "%s%.*s", sub, (int)(len - 5), nm);
+            printf("  %-24s %s\n", name, line);
+        }
+        free(names[i]);
+    }
+    if (n >= 0)
+        free(names);
+}
+
 static int cmd_list(int argc, char **argv)
 {
     struct cli_args a;
@@ -288,6 +321,11 @@ static int cmd_list(int argc, char **argv)
     }
     printf("shapes (workload.shape):\n");
     shape_print(stdout);
+    char dir[PATH_MAX];
+    int found = gl_scenarios_dir(dir, sizeof dir) == 0;
+    printf("scenarios (%s%s):\n", dir, found ? "" : ": not found");
+    list_scenarios(dir, "");
+    list_scenarios(dir, "acceptance/");
     if (keys) {
         printf("scenario keys:\n");
         scenario_print_keys(stdout, scenario_params, "");

@@ -26,31 +26,18 @@ static int file_level(const char *name)
     return name[0] == 'L' && name[1] >= '1' && name[1] <= '9' && name[2] == '-' ? name[1] - '0' : 1;
 }
 
-/* Finds the shipped scenarios: $GAUNTLET_SCENARIOS, next to the executable (../scenarios/acceptance from
- * build/), or ./scenarios/acceptance. */
+/* Finds the acceptance scenarios: $GAUNTLET_SCENARIOS, else acceptance/ of the shipped scenarios (gl_scenarios_dir:
+ * installed, beside a build folder, the built-in prefix, or here). */
 static void find_dir(char *out, size_t n)
 {
     const char *env = getenv("GAUNTLET_SCENARIOS");
-    struct stat st;
+    char root[PATH_MAX];
     if (env && *env) {
         snprintf(out, n, "%s", env);
         return;
     }
-    char exe[PATH_MAX];
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k > 0) {
-        exe[k] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = 0;
-        const char *tries[] = { "../scenarios/acceptance", "../share/gauntlet/scenarios/acceptance", "scenarios/acceptance" };
-        for (size_t i = 0; i < ARRAY_LEN(tries); i++) {
-            snprintf(out, n, "%s/%s", exe, tries[i]);
-            if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
-                return;
-        }
-    }
-    snprintf(out, n, "scenarios/acceptance");
+    gl_scenarios_dir(root, sizeof root);
+    snprintf(out, n, "%s/acceptance", root);
 }
 
 /* Runs one acceptance scenario (every node), and on node 0 judges its results into vs. */
@@ -166,7 +153,8 @@ const struct cli_cmd accept_cli = {
       { "backend", "auto|cuda|sim", "where the scenarios run (default auto)" },
       { "out", "DIR", "the results folder (default results/accept-<UTC time>/)" },
       { "junit", "FILE", "also the verdicts as JUnit XML" },
-      { "scenarios", "DIR", "the acceptance scenarios (default: scenarios/acceptance beside the binary, or here)" },
+      { "scenarios", "DIR", "the acceptance scenarios (default: $GAUNTLET_SCENARIOS, else acceptance/ of the installed "
+                                 "scenarios, `gauntlet list` names them)" },
       { "strict", NULL, "a skipped check fails the suite too" },
       { 0 } },
 };

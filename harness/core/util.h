@@ -31,6 +31,10 @@ const char *util_role(void);
 /* On several nodes (a launcher's tasks sharing one stdout): this process is node `node` of `nodes`; every line it
  * prints then names it ("gauntlet[node 1/2]: ...", "gauntlet[supervisor node 1/2@host]: ..."). */
 void util_set_node(int node, int nodes);
+/* Finds the shipped scenarios' folder: PREFIX/share/gauntlet/scenarios beside an installed binary, SRC/scenarios
+ * beside a build folder, the install prefix built in, or ./scenarios. 0, or -1 when none is there (out: the last
+ * tried). */
+int gl_scenarios_dir(char *out, size_t n);
 /* The tag that begins a line printed on stdout: "gauntlet", or "gauntlet[node N/M]" on several nodes. */
 const char *gl_tag(void);
 
