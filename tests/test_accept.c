@@ -352,3 +352,47 @@ Test(accept, bad_checks_are_exit_2_naming_file_and_line)
     cr_assert(strstr(log, "/nonexistent"), "%s", log);
     free(log);
 }
+
+Test(accept, level_0_is_the_health_check_and_drain_names_the_failed_checks, .timeout = 120)
+{
+    /* the shipped health check passes on sim (exit 0: healthy) */
+    char *log;
+    char shipped[600];
+    snprintf(shipped, sizeof shipped, "%s/scenarios/acceptance", GAUNTLET_SRC);
+    cr_assert_eq(accept(shipped, e2e_outdir(), "--level 0", &log), 0, "%s", log);
+    cr_assert(strstr(log, "L0-health") && !strstr(log, "L1-"), "level 0 runs the health check alone:\n%s", log);
+    free(log);
+    /* a GPU below its rate: exit 1 (unhealthy), and --drain hands Slurm the node and the failed checks */
+    char text[4096], *src = e2e_read(strcat(shipped, "/L0-health.yaml"));
+    cr_assert(src);
+    char *at = strstr(src, "gemm_tflops: { min_share: 0.85 }");
+    cr_assert(at, "the shipped health check changed: %s", src);
+    snprintf(text, sizeof text, "%.*sgemm_tflops: { min_share: 0.85, expected: 5000 }%s", (int)(at - src), src,
+             at + strlen("gemm_tflops: { min_share: 0.85 }"));
+    free(src);
+    const char *dir = suite((const char *[]){ "L0-health.yaml", text, NULL });
+    char bin[600], fake[700], args[700];
+    snprintf(bin, sizeof bin, "%s/bin", dir);
+    cr_assert_eq(mkdir(bin, 0755), 0);
+    snprintf(args, sizeof args, "%s/scontrol.args", dir);
+    snprintf(fake, sizeof fake, "%s/scontrol", bin);   /* records what it was asked */
+    FILE *f = fopen(fake, "w");
+    cr_assert(f);
+    fprintf(f, "#!/bin/sh\nprintf '%%s\\n' \"$@\" > %s\n", args);
+    fclose(f);
+    cr_assert_eq(chmod(fake, 0755), 0);
+    char path[2048];
+    snprintf(path, sizeof path, "%s:%s", bin, getenv("PATH"));
+    setenv("PATH", path, 1);
+    setenv("SLURMD_NODENAME", "gpu-node-7", 1);
+    int rc = accept(dir, e2e_outdir(), "--level 0 --drain", &log);
+    unsetenv("SLURMD_NODENAME");
+    cr_assert_eq(rc, 1, "%s", log);
+    cr_assert(strstr(log, "gauntlet accept: drain: scontrol update NodeName=gpu-node-7 State=DRAIN Reason=\"gauntlet: "
+                          "gemm_tflops node 0 gpu 0;"), "%s", log);
+    free(log);
+    char *asked = e2e_read(args);
+    cr_assert(asked && strstr(asked, "update\nNodeName=gpu-node-7\nState=DRAIN\nReason=gauntlet: gemm_tflops node 0 gpu 0"),
+              "scontrol was asked: %s", asked ? asked : "(nothing)");
+    free(asked);
+}

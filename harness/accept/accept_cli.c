@@ -20,10 +20,47 @@
 /* ---- gauntlet accept */
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* The level of an acceptance scenario file: L<level>-name.yaml (others count as level 1). */
+/* The level of an acceptance scenario file: L<level>-name.yaml (others count as level 1; L0: the health check). */
 static int file_level(const char *name)
 {
-    return name[0] == 'L' && name[1] >= '1' && name[1] <= '9' && name[2] == '-' ? name[1] - '0' : 1;
+    return name[0] == 'L' && name[1] >= '0' && name[1] <= '9' && name[2] == '-' ? name[1] - '0' : 1;
+}
+
+/* Whether a file of level fl runs at --level level: 0 runs the health check alone, N the levels 1..N. */
+static int level_runs(int fl, int level) { return level == 0 ? fl == 0 : fl >= 1 && fl <= level; }
+
+/* --drain: marks this node DRAIN in Slurm with the failed checks as the reason (scontrol update); the line is
+ * printed first. 0, or -1 when scontrol could not be run or refused. */
+static int accept_drain(const struct verdicts *vs)
+{
+    char node[256], reason[200] = "gauntlet:", cmd[600];
+    const char *env = getenv("SLURMD_NODENAME");
+    if (env && *env)
+        str_copy(node, sizeof node, env);
+    else if (gethostname(node, sizeof node - 1) == 0)
+        node[strcspn(node, ".")] = 0;   /* Slurm's NodeName is the short host name */
+    else
+        str_copy(node, sizeof node, "?");
+    size_t used = strlen(reason);
+    for (int i = 0; i < vs->n && used + 4 < sizeof reason; i++)
+        if (vs->v[i].status == V_FAIL)
+            used += (size_t)snprintf(reason + used, sizeof reason - used, "%s %s %s", used > 9 ? ";" : "",
+                                     vs->v[i].check, vs->v[i].subject);
+    for (char *c = reason; *c; c++)
+        if (*c == '"' || *c == '\n')
+            *c = '\'';
+    snprintf(cmd, sizeof cmd, "scontrol update NodeName=%s State=DRAIN Reason=\"%s\"", node, reason);
+    printf("gauntlet accept: drain: %s\n", cmd);
+    fflush(stdout);
+    char nodearg[300], reasonarg[256];
+    snprintf(nodearg, sizeof nodearg, "NodeName=%s", node);
+    snprintf(reasonarg, sizeof reasonarg, "Reason=%s", reason);
+    int rc = run_wait((const char *[]){ "scontrol", "update", nodearg, "State=DRAIN", reasonarg, NULL });
+    if (rc != 0) {
+        gl_log("--drain: scontrol %s (exit %d): the node is not drained", rc == 127 ? "was not found" : "failed", rc);
+        return -1;
+    }
+    return 0;
 }
 
 /* Finds the acceptance scenarios: $GAUNTLET_SCENARIOS, else acceptance/ of the shipped scenarios (gl_scenarios_dir:
@@ -149,20 +186,21 @@ const struct cli_cmd accept_cli = {
     "Runs the acceptance scenarios of levels 1..LEVEL (files L<level>-*.yaml) and judges their checks: a table,\n"
     "DIR/verdicts.json and (--junit) JUnit XML. Exit 0 when no check failed (--strict: and none was skipped), 1\n"
     "otherwise. Several nodes: start it with mpirun or srun, one per node.\n",
-    { { "level", "1|2|3", "levels 1..LEVEL (default 1)" },
+    { { "level", "0|1|2|3", "levels 1..LEVEL (default 1); 0: the health check alone (L0-*.yaml)" },
       { "backend", "auto|cuda|sim", "where the scenarios run (default auto)" },
       { "out", "DIR", "the results folder (default results/accept-<UTC time>/)" },
       { "junit", "FILE", "also the verdicts as JUnit XML" },
       { "scenarios", "DIR", "the acceptance scenarios (default: $GAUNTLET_SCENARIOS, else acceptance/ of the installed "
                                  "scenarios, `gauntlet list` names them)" },
       { "strict", NULL, "a skipped check fails the suite too" },
+      { "drain", NULL, "when a check fails, drain this node in Slurm (scontrol update ... State=DRAIN) naming them" },
       { 0 } },
 };
 
 int accept_main(int argc, char **argv)
 {
     const char *backend = "auto", *out = NULL, *junit = NULL, *sdir = NULL;
-    int level = 1, strict = 0, rc = EXIT_OK, nfiles = 0, ngpu = 0;
+    int level = 1, strict = 0, drain = 0, rc = EXIT_OK, nfiles = 0, ngpu = 0;
     struct cli_args a;
     char **files = NULL;
     struct scenario *sc = NULL;
@@ -185,8 +223,14 @@ int accept_main(int argc, char **argv)
     if (rc)
         goto agree;
     const char *lv = cli_get(&accept_cli, &a, "level");
-    if (lv && (strlen(lv) != 1 || lv[0] < '1' || lv[0] > '3')) {
-        rc = cli_bad(&accept_cli, "level", lv, "expected 1, 2 or 3");
+    if (lv && (strlen(lv) != 1 || lv[0] < '0' || lv[0] > '3')) {
+        rc = cli_bad(&accept_cli, "level", lv, "expected 0 (the health check), 1, 2 or 3");
+        goto agree;
+    }
+    drain = cli_get(&accept_cli, &a, "drain") != NULL;
+    if (drain && cluster_nodes() > 1) {
+        gl_log("--drain drains the node it runs on: run it on each node without a launcher (a health check, a prolog)");
+        rc = EXIT_INPUT;
         goto agree;
     }
     level = lv ? lv[0] - '0' : 1;
@@ -208,7 +252,7 @@ int accept_main(int argc, char **argv)
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t l = strlen(e->d_name);
-        if (l > 5 && strcmp(e->d_name + l - 5, ".yaml") == 0 && file_level(e->d_name) <= level) {
+        if (l > 5 && strcmp(e->d_name + l - 5, ".yaml") == 0 && level_runs(file_level(e->d_name), level)) {
             files = xrealloc(files, (size_t)(nfiles + 1) * sizeof *files);
             files[nfiles++] = xstrdup(e->d_name);
         }
@@ -216,7 +260,7 @@ int accept_main(int argc, char **argv)
     closedir(d);
     qsort(files, (size_t)nfiles, sizeof *files, cmp_str);
     if (!nfiles) {
-        gl_log("no acceptance scenario of level <= %d in %s", level, dir);
+        gl_log(level ? "no acceptance scenario of level 1..%d in %s" : "no health check (L%d-*.yaml) in %s", level, dir);
         rc = EXIT_INPUT;
         goto agree;
     }
@@ -277,6 +321,8 @@ agree:;
     for (int i = 0; i < nfiles; i++)
         accept_run_one(&sc[i], files[i], outdir, exe, ops, lead, &vs, &env_error);
     int code = lead ? accept_write(&vs, level, ops, strict, outdir, junit) : EXIT_OK;
+    if (code == EXIT_CHECK && drain)
+        accept_drain(&vs);
     code = (int)cluster_bcast_u64((uint64_t)code);   /* every node exits as node 0 judged */
     cluster_fini();
     (void)env_error;

@@ -31,6 +31,9 @@ const char *util_role(void);
 /* On several nodes (a launcher's tasks sharing one stdout): this process is node `node` of `nodes`; every line it
  * prints then names it ("gauntlet[node 1/2]: ...", "gauntlet[supervisor node 1/2@host]: ..."). */
 void util_set_node(int node, int nodes);
+/* Runs argv[0] (looked up in PATH) with argv, its signals unblocked, and waits: its exit code, 127 when it could
+ * not be started, 128 + the signal that killed it, -1 when fork failed. */
+int run_wait(const char *const *argv);
 /* Finds the shipped scenarios' folder: PREFIX/share/gauntlet/scenarios beside an installed binary, SRC/scenarios
  * beside a build folder, the install prefix built in, or ./scenarios. 0, or -1 when none is there (out: the last
  * tried). */
