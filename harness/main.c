@@ -341,6 +341,7 @@ static const struct command {
     { &run_cli, cmd_run },           { &check_cli, cmd_check },     { &accept_cli, accept_main },
     { &list_cli, cmd_list },         { &report_cli, report_main },  { &view_cli, tui_view_main },
     { &analyze_cli, analyze_main },  { &campaign_cli, campaign_main }, { &bench_cli, bench_main },
+    { &summarize_cli, summarize_main },
 };
 
 static void usage(FILE *f)

@@ -137,6 +137,20 @@ Test(checkpoint, a_killed_runs_files_are_removed_by_the_next, .timeout = 120)
     for (int i = 0; i < nw; i++)   /* the workers die with it (PDEATHSIG) */
         for (int k = 0; k < 200 && !e2e_gone(w[i]); k++)
             usleep(10000);
+    /* the killed run left no summary: summarize rebuilds one, marked incomplete, from its record */
+    char sum[600];
+    snprintf(sum, sizeof sum, "%s/summary.json", out1);
+    cr_assert_neq(access(sum, F_OK), 0, "a SIGKILLed run wrote a summary");
+    cr_assert_eq(e2e_run("/tmp/gauntlet-summarize.log", (const char *[]){ "summarize", out1, NULL }), 0);
+    json_t *s = e2e_summary(out1), *r0 = json_array_get(json_object_get(s, "runs"), 0);
+    cr_assert(json_is_true(json_object_get(s, "incomplete")));
+    cr_assert(json_is_false(json_object_get(r0, "complete")));
+    json_int_t iters = json_integer_value(json_object_get(r0, "iterations"));
+    cr_assert(iters >= 15 && iters * 2 <= e2e_count_events(out1, "iteration"), "%lld iterations rebuilt", (long long)iters);
+    cr_assert_gt(json_number_value(json_object_get(json_object_get(r0, "iteration_s"), "p50")), 0);
+    cr_assert(json_is_number(json_object_get(json_object_get(json_object_get(r0, "power"), "aggregate"), "swing_w")),
+              "the run's power, from power.csv");
+    json_decref(s);
     char cmd[256];
     snprintf(cmd, sizeof cmd, "ls %s | grep -c ckpt > %s-count", dir, dir);
     cr_assert_eq(system(cmd), 0);
@@ -155,6 +169,8 @@ Test(checkpoint, a_killed_runs_files_are_removed_by_the_next, .timeout = 120)
     cr_expect_eq(checkpoint_sweep(dir), 0, "the live run's files were taken for a dead run's");
     kill(q, SIGINT);
     cr_expect_eq(e2e_wait(q, 30), 1, "a run stopped by SIGINT ends early (exit 1)");
+    cr_expect_eq(e2e_run("/tmp/gauntlet-summarize.log", (const char *[]){ "summarize", out2, NULL }), 2,
+                 "a summary the run wrote itself is kept");
     snprintf(cmd, sizeof cmd, "test -z \"$(ls %s)\"", dir);
     cr_expect_eq(system(cmd), 0, "a run that ends removes its own checkpoint files");
     rmdir(dir);

@@ -31,6 +31,10 @@ int analyze_window(const struct az_opts *o, const struct az_trace *tr, const cha
                    json_t **json_out);
 /* analyze_load, then analyze_window over the whole trace. */
 int analyze_file(const struct az_opts *o, const char *path, json_t **json_out);
+/* `gauntlet summarize RUNDIR [--force]` (summarize.c): a killed run's summary.json rebuilt from its record. */
+int summarize_main(int argc, char **argv);
+extern const struct cli_cmd summarize_cli;
+
 /* Reads GPU number gpu (0: the first in the file) of the trace at path as one series on its own grid (the median
  * interval), gaps filled by the line between their neighbours: at most cap samples into w, their count in *n and
  * the interval in *dt_s. 0, or EXIT_INPUT with why. */
