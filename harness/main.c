@@ -20,6 +20,7 @@
 #include "mitigations/mitigation.h"
 #include "report.h"
 #include "recovery/recovery.h"
+#include "metrics.h"
 #include "results.h"
 #include "scenario.h"
 #include "supervisor.h"
@@ -79,15 +80,20 @@ static const struct cli_cmd run_cli = {
       { "seed", "N", "the scenario's seed, overridden (a non-negative integer)" },
       { "allow-device-settings", NULL, "a mitigation may change the GPUs' power limit or firmware smoothing (put "
                                        "back after each run and on exit)" },
+      { "metrics", "ADDR:PORT", "serve live metrics (OpenMetrics) at http://ADDR:PORT/metrics while it runs (node 0)" },
+      { "metrics-textfile", "DIR", "rewrite DIR/gauntlet.prom every second for node_exporter's textfile collector" },
       { 0 } },
 };
 
 static int cmd_run(int argc, char **argv)
 {
     struct cli_args a;
+    const char *mlisten, *mdir;
     int rc = cli_parse(&run_cli, argc, argv, &a);
     if (rc)
         return rc == CLI_HELP ? EXIT_OK : rc;
+    if ((rc = metrics_args(&run_cli, &a, &mlisten, &mdir)) != 0)
+        return rc;
     const char *backend = cli_get(&run_cli, &a, "backend"), *out = cli_get(&run_cli, &a, "out");
     const char *seed = cli_get(&run_cli, &a, "seed");
     int headless = !isatty(STDOUT_FILENO) || cli_get(&run_cli, &a, "headless");
@@ -169,7 +175,8 @@ static int cmd_run(int argc, char **argv)
         printf("; results in %s\n", dir);
     }
     fflush(stdout);
-    struct run_options opt = { .out_dir = dir, .exe = exe, .headless = headless || cluster_node() != 0 };
+    struct run_options opt = { .out_dir = dir, .exe = exe, .headless = headless || cluster_node() != 0,
+                               .metrics_listen = mlisten, .metrics_dir = mdir };
     /* the live view, or say why not and go on headless: on a terminal, or on rank 0 of a launcher that forwards
      * the terminal's keys to its stdin (mpirun) */
     if (!opt.headless && (isatty(STDIN_FILENO) || cluster_nodes() > 1)) {

@@ -13,11 +13,13 @@
 #include "backend.h"
 #include "cluster.h"
 #include "recovery/recovery.h"
+#include "metrics.h"
 #include "results.h"
 #include "supervisor.h"
 #include "util.h"
 
 /* ---- gauntlet accept */
+static const char *accept_mlisten, *accept_mdir;   /* --metrics, --metrics-textfile: every scenario's run serves them */
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* The level of an acceptance scenario file: L<level>-name.yaml (others count as level 1; L0: the health check). */
@@ -88,7 +90,8 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
         printf("gauntlet accept: %s (%lld ranks x %lld iterations%s)\n", file, (long long)sc->ranks,
                (long long)sc->iterations, cluster_nodes() > 1 ? " on each node" : "");
     fflush(stdout);
-    struct run_options opt = { .out_dir = rundir, .exe = exe, .headless = 1 };
+    struct run_options opt = { .out_dir = rundir, .exe = exe, .headless = 1, .metrics_listen = accept_mlisten,
+                               .metrics_dir = accept_mdir };
     int code = supervisor_run(sc, ops, &opt);
     /* every node measures its own checkpoint target; node 0 gathers the figures */
     int nn = cluster_nodes();
@@ -194,6 +197,8 @@ const struct cli_cmd accept_cli = {
                                  "scenarios, `gauntlet list` names them)" },
       { "strict", NULL, "a skipped check fails the suite too" },
       { "drain", NULL, "when a check fails, drain this node in Slurm (scontrol update ... State=DRAIN) naming them" },
+      { "metrics", "ADDR:PORT", "serve live metrics (OpenMetrics) at http://ADDR:PORT/metrics while each scenario runs" },
+      { "metrics-textfile", "DIR", "rewrite DIR/gauntlet.prom every second for node_exporter's textfile collector" },
       { 0 } },
 };
 
@@ -228,6 +233,8 @@ int accept_main(int argc, char **argv)
         goto agree;
     }
     drain = cli_get(&accept_cli, &a, "drain") != NULL;
+    if ((rc = metrics_args(&accept_cli, &a, &accept_mlisten, &accept_mdir)) != 0)
+        goto agree;
     if (drain && cluster_nodes() > 1) {
         gl_log("--drain drains the node it runs on: run it on each node without a launcher (a health check, a prolog)");
         rc = EXIT_INPUT;

@@ -14,6 +14,7 @@
 #include "cluster.h"
 #include "mitigations/mitigation.h"
 #include "plugin.h"
+#include "metrics.h"
 #include "progress.h"
 #include "recovery/recovery.h"
 #include "run.h"
@@ -176,8 +177,9 @@ static int sup_finish(struct sup *s, const char *started)
     if (view) {   /* the terminal is the table's again */
         s->res.view = NULL;
         view->stop(view->ctx);
-        if (view != opt->view)
-            progress_view_close(view);
+        metrics_view_close(s->rn->metrics);
+        if (s->rn->base && s->rn->base != opt->view)
+            progress_view_close(s->rn->base);
     }
     if (s->node == 0)
         sup_print_table(s, code, summary);
@@ -275,7 +277,17 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
     if (sup_fds(&s) != 0)
         return EXIT_ENV;
     /* the live view, or the progress lines (a view too: node 0's, for every node) */
-    rn.view = opt->view ? opt->view : s.node == 0 ? progress_view_open() : NULL;
+    rn.base = rn.view = opt->view ? opt->view : s.node == 0 ? progress_view_open() : NULL;
+    if (s.node == 0 && (opt->metrics_listen || opt->metrics_dir)) {   /* live metrics: node 0 sees every node */
+        char why[512] = "";
+        if (!(rn.metrics = metrics_view_open(rn.base, opt->metrics_listen, opt->metrics_dir, why, sizeof why))) {
+            gl_log("%s", why);
+            if (rn.base != opt->view)
+                progress_view_close(rn.base);
+            return EXIT_ENV;
+        }
+        rn.view = rn.metrics;
+    }
     s.res.view = s.node == 0 ? rn.view : NULL;
     double tdp = sc->power.tdp_w > 0 ? sc->power.tdp_w : ops->model_tdp_w ? ops->model_tdp_w(sc) : NAN;
     results_event(&s.res, s.t0, "start",

@@ -15,7 +15,9 @@
 /* The run's own state (s->rn). */
 struct sup_run {
     const struct run_options *opt;
-    const struct view_link *view;  /* node 0: the live view or the progress lines (progress.c); NULL elsewhere */
+    const struct view_link *view;  /* node 0: what the results writer hands its lines to: base, or metrics around it */
+    const struct view_link *base;  /* node 0: the live view or the progress lines (progress.c); NULL elsewhere */
+    const struct view_link *metrics;   /* node 0 with --metrics or --metrics-textfile (metrics.c), else NULL */
     json_t *runs;                  /* every run's figures, in order */
 };
 

@@ -13,6 +13,8 @@ struct run_options {
     const char *exe;               /* this program, re-executed as each worker */
     int headless;
     const struct view_link *view;  /* NULL: headless progress lines */
+    const char *metrics_listen;    /* --metrics ADDR:PORT: OpenMetrics over HTTP on node 0 (NULL: none) */
+    const char *metrics_dir;       /* --metrics-textfile DIR: DIR/gauntlet.prom for node_exporter (NULL: none) */
 };
 
 /* Blocks the signals the supervisor reads through its signalfd. Call it first, before any library (CUDA,

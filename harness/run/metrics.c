@@ -1,0 +1,441 @@
+/* harness/run/metrics.c: live metrics for Prometheus while a run goes (docs/results.md "Live metrics"). A view of
+ * the run (struct view_link) wrapped around the live view or the progress lines: it reads the same events.jsonl
+ * lines and power rows, keeps the figures an operator watches (per GPU: power, phase, iteration time, GEMM rate,
+ * bus bandwidth; the node's swing, ramp and dominant frequency over the last 30 s of the summed power; faults by
+ * kind, detections by detector, recoveries; the run and its mitigation), and exposes them as OpenMetrics over HTTP
+ * (libmicrohttpd, --metrics ADDR:PORT) and as a node_exporter textfile (--metrics-textfile DIR, rewritten whole
+ * every second). */
+#include "metrics.h"
+
+#include <arpa/inet.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+
+#include "analysis.h"
+#include "analysis_json.h"
+#include "backend.h"
+#include "cli.h"
+#include "util.h"
+#include <sys/stat.h>
+#ifdef GAUNTLET_HAVE_MHD
+#include <microhttpd.h>
+#endif
+
+#define MX_WINDOW 3000          /* summed power points kept for the swing (30 s at 100 Hz) */
+#define MX_KINDS 16             /* fault kinds, detectors, recoveries: names kept */
+#define MX_TEXT_EVERY_NS 1000000000ull
+
+struct mx_count { char name[32]; unsigned long long n; };
+
+struct mx_rank {
+    double watts, iter_s, tflops, busbw;
+    int phase;
+    long long iters;
+    double open_t;              /* the open compute or comm phase's start (events' t_s) */
+    char gpu[48];
+};
+
+struct metrics {
+    struct view_link link;
+    const struct view_link *inner;
+    pthread_mutex_t mu;
+    int ranks, world, run, runs;
+    char mitigation[32], label[64];
+    struct mx_rank *r;
+    double win[MX_WINDOW], dt_s; /* the summed power, a ring */
+    int win_n, win_at;
+    struct mx_count faults[MX_KINDS], dets[MX_KINDS], recs[MX_KINDS];
+    char textdir[512];
+    uint64_t text_ns;
+#ifdef GAUNTLET_HAVE_MHD
+    struct MHD_Daemon *mhd;
+#endif
+};
+
+static void mx_grow(struct metrics *m, int ranks)
+{
+    if (ranks <= m->ranks)
+        return;
+    m->r = xrealloc(m->r, (size_t)ranks * sizeof *m->r);
+    for (int k = m->ranks; k < ranks; k++)
+        m->r[k] = (struct mx_rank){ .watts = NAN, .iter_s = NAN, .tflops = NAN, .busbw = NAN };
+    m->ranks = ranks;
+}
+
+static void mx_bump(struct mx_count *c, const char *name)
+{
+    for (int i = 0; name && i < MX_KINDS; i++) {
+        if (!c[i].name[0])
+            str_copy(c[i].name, sizeof c[i].name, name);
+        if (strcmp(c[i].name, name) == 0) {
+            c[i].n++;
+            return;
+        }
+    }
+}
+
+/* ---- rendering: OpenMetrics (HTTP) or Prometheus text 0.0.4 (node_exporter's textfile collector) */
+
+struct mx_buf { char *s; size_t len, cap; };
+
+__attribute__((format(printf, 2, 3))) static void mx_put(struct mx_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int k = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (k >= 0 && (size_t)k < b->cap - b->len) {
+            b->len += (size_t)k;
+            return;
+        }
+        b->cap = b->cap * 2 + (size_t)(k > 0 ? k : 256);
+        b->s = xrealloc(b->s, b->cap);
+    }
+}
+
+/* A family's header: HELP and TYPE (and UNIT in OpenMetrics, when its name ends in it). A counter's TYPE line
+ * names the family without _total in OpenMetrics, with it in the Prometheus format. */
+static void mx_family(struct mx_buf *b, int om, const char *name, const char *type, const char *unit, const char *help)
+{
+    char fam[96];
+    str_copy(fam, sizeof fam, name);
+    if (om && strcmp(type, "counter") == 0 && strlen(fam) > 6 && strcmp(fam + strlen(fam) - 6, "_total") == 0)
+        fam[strlen(fam) - 6] = 0;
+    mx_put(b, "# HELP %s %s\n# TYPE %s %s\n", fam, help, fam, type);
+    if (om && unit)
+        mx_put(b, "# UNIT %s %s\n", fam, unit);
+}
+
+/* A sample's value: NaN spelled as both formats take it. */
+static void mx_value(struct mx_buf *b, double v)
+{
+    if (isnan(v))
+        mx_put(b, " NaN\n");
+    else
+        mx_put(b, " %.9g\n", v);
+}
+
+/* Escapes a label value (backslash, quote, newline). */
+static void mx_label(char *out, size_t n, const char *v)
+{
+    size_t o = 0;
+    for (const char *c = v ? v : ""; *c && o + 3 < n; c++) {
+        if (*c == '\\' || *c == '"')
+            out[o++] = '\\', out[o++] = *c;
+        else if (*c == '\n')
+            out[o++] = '\\', out[o++] = 'n';
+        else
+            out[o++] = *c;
+    }
+    out[o] = 0;
+}
+
+static void mx_render(struct metrics *m, struct mx_buf *b, int om)
+{
+    static const char *const phases[] = { "idle", "compute", "comm", "checkpoint", "optimizer" };
+    char mit[96], lbl[160], gpu[128];
+    mx_label(mit, sizeof mit, m->mitigation);
+    mx_label(lbl, sizeof lbl, m->label);
+    const struct { const char *name, *type, *unit, *help; size_t off; } per[] = {
+        { "gauntlet_gpu_power_watts", "gauge", "watts", "the GPU's power, last reading (DCGM_FI_DEV_POWER_USAGE)",
+          offsetof(struct mx_rank, watts) },
+        { "gauntlet_iteration_seconds", "gauge", "seconds", "the rank's last iteration", offsetof(struct mx_rank, iter_s) },
+        { "gauntlet_gemm_tflops", "gauge", NULL, "TFLOP/s of the rank's last compute phase",
+          offsetof(struct mx_rank, tflops) },
+        { "gauntlet_busbw_gigabytes_per_second", "gauge", NULL,
+          "bus bandwidth of the rank's last communication phase (nccl-tests' busbw)", offsetof(struct mx_rank, busbw) },
+    };
+    for (size_t f = 0; f < ARRAY_LEN(per); f++) {
+        mx_family(b, om, per[f].name, per[f].type, per[f].unit, per[f].help);
+        for (int k = 0; k < m->ranks; k++) {
+            mx_label(gpu, sizeof gpu, m->r[k].gpu);
+            mx_put(b, "%s{rank=\"%d\",gpu=\"%s\",mitigation=\"%s\"}", per[f].name, k, gpu, mit);
+            mx_value(b, *(const double *)((const char *)&m->r[k] + per[f].off));
+        }
+    }
+    mx_family(b, om, "gauntlet_iterations_total", "counter", NULL, "iterations the rank completed in this run");
+    for (int k = 0; k < m->ranks; k++)
+        mx_put(b, "gauntlet_iterations_total{rank=\"%d\",mitigation=\"%s\"} %lld\n", k, mit, m->r[k].iters);
+    mx_family(b, om, "gauntlet_gpu_phase", "gauge", NULL, "1 for the phase the rank is in");
+    for (int k = 0; k < m->ranks; k++)
+        for (size_t p = 0; p < ARRAY_LEN(phases); p++)
+            mx_put(b, "gauntlet_gpu_phase{rank=\"%d\",phase=\"%s\"} %d\n", k, phases[p], m->r[k].phase == (int)p);
+    /* the node's summed power over the window: the same analysis as the summary's */
+    struct an_result res = { 0 };
+    double *x = xmalloc((size_t)(m->win_n ? m->win_n : 1) * sizeof *x);
+    for (int i = 0; i < m->win_n; i++)
+        x[i] = m->win[(m->win_at - m->win_n + i + MX_WINDOW) % MX_WINDOW];
+    struct an_series s = { x, (size_t)m->win_n, m->dt_s };
+    int ok = m->win_n >= 16 && m->dt_s > 0 && analysis_run(&s, an_default_bands, 4, &res) == 0;
+    free(x);
+    const struct { const char *name, *unit, *help; double v; } agg[] = {
+        { "gauntlet_power_watts", "watts", "the node's power, summed over its GPUs (last 30 s: mean)", ok ? res.mean_w : NAN },
+        { "gauntlet_power_swing_watts", "watts", "p99 - p1 of the summed power over the last 30 s", ok ? res.swing_w : NAN },
+        { "gauntlet_power_ramp_up_watts_per_second", NULL, "largest rise of the summed power over 100 ms, last 30 s",
+          ok ? res.ramp_up_w_s[1] : NAN },
+        { "gauntlet_power_dominant_hertz", "hertz", "dominant frequency of the summed power, last 30 s",
+          ok ? res.dominant_hz : NAN },
+    };
+    for (size_t f = 0; f < ARRAY_LEN(agg); f++) {
+        mx_family(b, om, agg[f].name, "gauge", agg[f].unit, agg[f].help);
+        mx_put(b, "%s{mitigation=\"%s\"}", agg[f].name, mit);
+        mx_value(b, agg[f].v);
+    }
+    const struct { const char *name, *label, *help; const struct mx_count *c; } cnt[] = {
+        { "gauntlet_faults_injected_total", "kind", "faults injected, by kind", m->faults },
+        { "gauntlet_detections_total", "detector", "detections, by detector", m->dets },
+        { "gauntlet_recoveries_total", "recovery", "recoveries completed, by strategy", m->recs },
+    };
+    for (size_t f = 0; f < ARRAY_LEN(cnt); f++) {
+        mx_family(b, om, cnt[f].name, "counter", NULL, cnt[f].help);
+        for (int i = 0; i < MX_KINDS && cnt[f].c[i].name[0]; i++)
+            mx_put(b, "%s{%s=\"%s\"} %llu\n", cnt[f].name, cnt[f].label, cnt[f].c[i].name, cnt[f].c[i].n);
+    }
+    mx_family(b, om, "gauntlet_run_info", "gauge", NULL, "the mitigation run in progress (1-based) and its label");
+    mx_put(b, "gauntlet_run_info{run=\"%d\",runs=\"%d\",mitigation=\"%s\",label=\"%s\"} 1\n", m->run + 1, m->runs, mit, lbl);
+    if (om)
+        mx_put(b, "# EOF\n");
+}
+
+/* ---- the view: every event line and power row, then the inner view's turn */
+
+static double mx_num(json_t *e, const char *k)
+{
+    json_t *v = json_object_get(e, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void mx_event(void *ctx, const char *line, size_t len)
+{
+    struct metrics *m = ctx;
+    if (m->inner)
+        m->inner->event(m->inner->ctx, line, len);
+    json_t *e = json_loadb(line, len, 0, NULL);
+    const char *type = json_string_value(json_object_get(e, "event"));
+    if (!type) {
+        json_decref(e);
+        return;
+    }
+    json_int_t rank = json_is_integer(json_object_get(e, "rank")) ? json_integer_value(json_object_get(e, "rank")) : -1;
+    double t = mx_num(e, "t_s");
+    pthread_mutex_lock(&m->mu);
+    if (rank >= 0 && rank < 1 << 20)
+        mx_grow(m, (int)rank + 1);
+    struct mx_rank *r = rank >= 0 && rank < m->ranks ? &m->r[rank] : NULL;
+    if (strcmp(type, "start") == 0) {
+        json_int_t nodes = json_integer_value(json_object_get(e, "nodes"));
+        m->world = (int)(json_integer_value(json_object_get(e, "ranks")) * (nodes > 0 ? nodes : 1));
+        m->runs = (int)json_integer_value(json_object_get(e, "runs"));
+        double hz = mx_num(e, "sample_hz");
+        m->dt_s = hz > 0 ? 1 / hz : 0;
+        mx_grow(m, m->world);
+    } else if (strcmp(type, "run_begin") == 0) {
+        m->run = (int)json_integer_value(json_object_get(e, "run"));
+        str_copy(m->mitigation, sizeof m->mitigation, json_str_or(json_object_get(e, "mitigation")));
+        str_copy(m->label, sizeof m->label, json_str_or(json_object_get(e, "label")));
+        for (int k = 0; k < m->ranks; k++)
+            m->r[k].iters = 0;
+        m->win_n = 0;
+    } else if (r && strcmp(type, "ready") == 0) {   /* its GPU's UUID (cuda; "" on sim) */
+        str_copy(r->gpu, sizeof r->gpu, json_str_or(json_object_get(e, "device")));
+    } else if (r && strcmp(type, "iteration") == 0) {
+        r->iter_s = mx_num(e, "dur_s");
+        r->iters = json_integer_value(json_object_get(e, "iter")) + 1;
+    } else if (r && strcmp(type, "phase_begin") == 0) {
+        r->open_t = t;
+    } else if (r && strcmp(type, "phase_end") == 0 && r->open_t > 0 && t > r->open_t) {
+        double d = t - r->open_t, n = m->world > 1 ? m->world : 2;
+        if (json_is_number(json_object_get(e, "flops")) && mx_num(e, "flops") > 0)
+            r->tflops = mx_num(e, "flops") / d / 1e12;
+        else if (json_is_number(json_object_get(e, "bytes")) && mx_num(e, "bytes") > 0)
+            r->busbw = mx_num(e, "bytes") / d / 1e9 * 2 * (n - 1) / n;
+        r->open_t = 0;
+    } else if (strcmp(type, "fault_injected") == 0) {
+        mx_bump(m->faults, json_string_value(json_object_get(e, "kind")));
+    } else if (strcmp(type, "detection") == 0 || strcmp(type, "detector_fired") == 0) {
+        mx_bump(m->dets, json_string_value(json_object_get(e, "detector")));
+    } else if (strcmp(type, "recovered") == 0) {
+        mx_bump(m->recs, json_string_value(json_object_get(e, "recovery")));
+    }
+    pthread_mutex_unlock(&m->mu);
+    json_decref(e);
+}
+
+/* Rewrites DIR/gauntlet.prom whole (node_exporter reads *.prom; never a half-written file). */
+static void mx_textfile(struct metrics *m)
+{
+    struct mx_buf b = { xmalloc(4096), 0, 4096 };
+    pthread_mutex_lock(&m->mu);
+    mx_render(m, &b, 0);
+    pthread_mutex_unlock(&m->mu);
+    char path[600];
+    snprintf(path, sizeof path, "%s/gauntlet.prom", m->textdir);
+    if (write_file_atomic(path, b.s, b.len) != 0)
+        gl_log("--metrics-textfile: cannot write %s: %s", path, strerror(errno));
+    free(b.s);
+}
+
+static void mx_power(void *ctx, double t_s, int rank, const struct power_reading *pr, int phase)
+{
+    struct metrics *m = ctx;
+    if (m->inner)
+        m->inner->power(m->inner->ctx, t_s, rank, pr, phase);
+    if (rank < 0)
+        return;
+    pthread_mutex_lock(&m->mu);
+    mx_grow(m, rank + 1);
+    m->r[rank].watts = pr->watts;
+    m->r[rank].phase = phase;
+    if (rank == m->ranks - 1) {   /* a tick's rows are in: the sum joins the window */
+        double sum = 0;
+        for (int k = 0; k < m->ranks; k++)
+            sum += m->r[k].watts;   /* a missing reading makes the point missing (NaN) */
+        m->win[m->win_at] = sum;
+        m->win_at = (m->win_at + 1) % MX_WINDOW;
+        m->win_n = m->win_n < MX_WINDOW ? m->win_n + 1 : MX_WINDOW;
+    }
+    pthread_mutex_unlock(&m->mu);
+    uint64_t now = mono_ns();
+    if (m->textdir[0] && now - m->text_ns >= MX_TEXT_EVERY_NS) {
+        m->text_ns = now;
+        mx_textfile(m);
+    }
+}
+
+static int mx_command(void *ctx, struct view_cmd *out)
+{
+    struct metrics *m = ctx;
+    return m->inner ? m->inner->command(m->inner->ctx, out) : 0;
+}
+
+static void mx_stop(void *ctx)
+{
+    struct metrics *m = ctx;
+    if (m->textdir[0])
+        mx_textfile(m);   /* the run's last figures */
+    if (m->inner)
+        m->inner->stop(m->inner->ctx);
+}
+
+#ifdef GAUNTLET_HAVE_MHD
+static enum MHD_Result mx_http(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                               const char *version, const char *data, size_t *size, void **state)
+{
+    (void)version, (void)data, (void)size, (void)state;
+    struct metrics *m = cls;
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+        return MHD_NO;
+    int found = strcmp(url, "/metrics") == 0;
+    struct mx_buf b = { xmalloc(4096), 0, 4096 };
+    if (found) {
+        pthread_mutex_lock(&m->mu);
+        mx_render(m, &b, 1);
+        pthread_mutex_unlock(&m->mu);
+    } else {
+        mx_put(&b, "gauntlet: the metrics are at /metrics\n");
+    }
+    struct MHD_Response *r = MHD_create_response_from_buffer(b.len, b.s, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(b.s);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, "Content-Type", found ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+                                                     : "text/plain; charset=utf-8");
+    enum MHD_Result ok = MHD_queue_response(c, found ? MHD_HTTP_OK : MHD_HTTP_NOT_FOUND, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+#endif
+
+int metrics_parse_addr(const char *text, struct sockaddr_in *out, char *why, size_t n)
+{
+    const char *colon = text ? strrchr(text, ':') : NULL;
+    char host[64];
+    long port = colon ? strtol(colon + 1, NULL, 10) : 0;
+    if (!colon || port < 1 || port > 65535 || (size_t)(colon - text) >= sizeof host) {
+        snprintf(why, n, "expected ADDR:PORT (127.0.0.1:9400, :9400 for every address), got '%s'", text ? text : "");
+        return -1;
+    }
+    memcpy(host, text, (size_t)(colon - text));
+    host[colon - text] = 0;
+    memset(out, 0, sizeof *out);
+    out->sin_family = AF_INET;
+    out->sin_port = htons((uint16_t)port);
+    if (!host[0] || strcmp(host, "*") == 0)
+        out->sin_addr.s_addr = htonl(INADDR_ANY);
+    else if (inet_pton(AF_INET, host, &out->sin_addr) != 1) {
+        snprintf(why, n, "'%s' is not an IPv4 address (e.g. 127.0.0.1, or nothing before ':' for every address)", host);
+        return -1;
+    }
+    return 0;
+}
+
+const struct view_link *metrics_view_open(const struct view_link *inner, const char *listen, const char *textdir,
+                                          char *why, size_t n)
+{
+    struct metrics *m = xcalloc(1, sizeof *m);
+    pthread_mutex_init(&m->mu, NULL);
+    m->inner = inner;
+    m->run = -1;
+    m->link = (struct view_link){ m, mx_event, mx_power, mx_command, mx_stop };
+    if (textdir)
+        str_copy(m->textdir, sizeof m->textdir, textdir);
+    if (listen) {
+#ifdef GAUNTLET_HAVE_MHD
+        struct sockaddr_in sa;
+        if (metrics_parse_addr(listen, &sa, why, n) != 0 ||
+            !(m->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, ntohs(sa.sin_port), NULL,
+                                        NULL, mx_http, m, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_LISTENING_ADDRESS_REUSE,
+                                        1u, MHD_OPTION_END))) {
+            if (!why[0] || !strstr(why, "expected"))
+                snprintf(why, n, "--metrics %s: cannot listen there (in use, or not this machine's address?)", listen);
+            metrics_view_close(&m->link);
+            return NULL;
+        }
+#else
+        snprintf(why, n, "--metrics: built without libmicrohttpd (install libmicrohttpd-dev and build again); "
+                         "--metrics-textfile DIR works without it");
+        metrics_view_close(&m->link);
+        return NULL;
+#endif
+    }
+    return &m->link;
+}
+
+void metrics_view_close(const struct view_link *v)
+{
+    struct metrics *m = v ? v->ctx : NULL;
+    if (!m)
+        return;
+#ifdef GAUNTLET_HAVE_MHD
+    if (m->mhd)
+        MHD_stop_daemon(m->mhd);
+#endif
+    pthread_mutex_destroy(&m->mu);
+    free(m->r);
+    free(m);
+}
+
+/* Checks --metrics ADDR:PORT and --metrics-textfile DIR of cmd; 0, or the usage error (exit 2). */
+int metrics_args(const struct cli_cmd *cmd, const struct cli_args *a, const char **listen, const char **dir)
+{
+    char why[256];
+    struct sockaddr_in sa;
+    struct stat st;
+    *listen = cli_get(cmd, a, "metrics");
+    *dir = cli_get(cmd, a, "metrics-textfile");
+    if (*listen && metrics_parse_addr(*listen, &sa, why, sizeof why) != 0)
+        return cli_bad(cmd, "metrics", *listen, why);
+    if (*dir && (stat(*dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+        return cli_bad(cmd, "metrics-textfile", *dir, "expected an existing folder (node_exporter's textfile folder)");
+    return 0;
+}
+

@@ -1,0 +1,25 @@
+/* harness/run/metrics.h: live metrics for Prometheus (metrics.c): OpenMetrics over HTTP and a node_exporter
+ * textfile, from the same event lines and power rows a view of the run gets. */
+#ifndef GAUNTLET_METRICS_H
+#define GAUNTLET_METRICS_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+
+#include "cli.h"
+#include "view.h"
+
+/* A view that keeps the metrics and hands everything on to inner (NULL: nothing): serving OpenMetrics at
+ * http://listen/metrics (ADDR:PORT; NULL: no server) and rewriting textdir/gauntlet.prom every second (NULL: no
+ * file). NULL with why when the address is bad, cannot be bound, or the server was not built. */
+const struct view_link *metrics_view_open(const struct view_link *inner, const char *listen, const char *textdir,
+                                          char *why, size_t n);
+/* Stops the server and frees the view (not inner). */
+void metrics_view_close(const struct view_link *v);
+/* Checks cmd's --metrics ADDR:PORT and --metrics-textfile DIR into *listen and *dir (NULL: not given): 0, or the
+ * usage error (exit 2). */
+int metrics_args(const struct cli_cmd *cmd, const struct cli_args *a, const char **listen, const char **dir);
+/* Parses ADDR:PORT (IPv4; ":PORT" or "*:PORT": every address). 0, or -1 with why. */
+int metrics_parse_addr(const char *text, struct sockaddr_in *out, char *why, size_t n);
+
+#endif
