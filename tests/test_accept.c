@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "e2e.h"
@@ -355,13 +358,10 @@ Test(accept, bad_checks_are_exit_2_naming_file_and_line)
 
 Test(accept, level_0_is_the_health_check_and_drain_names_the_failed_checks, .timeout = 120)
 {
-    /* the shipped health check passes on sim (exit 0: healthy) */
+    /* (the shipped health check passing: a_suite_killed_before_its_verdicts_is_judged_by_the_next) */
     char *log;
     char shipped[600];
     snprintf(shipped, sizeof shipped, "%s/scenarios/acceptance", GAUNTLET_SRC);
-    cr_assert_eq(accept(shipped, e2e_outdir(), "--level 0", &log), 0, "%s", log);
-    cr_assert(strstr(log, "L0-health") && !strstr(log, "L1-"), "level 0 runs the health check alone:\n%s", log);
-    free(log);
     /* a GPU below its rate: exit 1 (unhealthy), and --drain hands Slurm the node and the failed checks */
     char text[4096], *src = e2e_read(strcat(shipped, "/L0-health.yaml"));
     cr_assert(src);
@@ -395,4 +395,33 @@ Test(accept, level_0_is_the_health_check_and_drain_names_the_failed_checks, .tim
     cr_assert(asked && strstr(asked, "update\nNodeName=gpu-node-7\nState=DRAIN\nReason=gauntlet: gemm_tflops node 0 gpu 0"),
               "scontrol was asked: %s", asked ? asked : "(nothing)");
     free(asked);
+}
+
+Test(accept, a_suite_killed_before_its_verdicts_is_judged_by_the_next, .timeout = 120)
+{
+    char root[] = "/tmp/gauntlet-accept-killed-XXXXXX", old[600], fresh[600], shipped[600], ev[700];
+    cr_assert(mkdtemp(root));
+    snprintf(old, sizeof old, "%s/accept-old", root);
+    snprintf(fresh, sizeof fresh, "%s/accept-new", root);
+    snprintf(shipped, sizeof shipped, "%s/scenarios/acceptance", GAUNTLET_SRC);
+    snprintf(ev, sizeof ev, "%s/L0-health", old);
+    pid_t p = e2e_start("/dev/null", (const char *[]){ "accept", "--level", "0", "--backend", "sim", "--scenarios", shipped,
+                                                       "--out", old, NULL });
+    cr_assert_eq(e2e_wait_events(ev, "iteration", 12, 30), 0, "the suite did not get going");
+    cr_assert_eq(kill(p, SIGKILL), 0);
+    e2e_wait(p, 10);
+    snprintf(ev, sizeof ev, "%s/L0-health/events.jsonl", old);
+    struct timeval tv[2] = { { time(NULL) - 120, 0 }, { time(NULL) - 120, 0 } };   /* untouched for 2 minutes */
+    cr_assert_eq(utimes(ev, tv), 0);
+    char *log;
+    cr_assert_eq(accept(shipped, fresh, "--level 0", &log), 0, "the shipped health check fails on sim:\n%s", log);
+    cr_assert(strstr(log, "L0-health") && !strstr(log, "L1-"), "level 0 runs the health check alone:\n%s", log);
+    cr_assert(strstr(log, "accept-old was killed before its verdicts: 1 run(s) there, 1 summary rebuilt"), "%s", log);
+    free(log);
+    json_t *j = verdicts(old);
+    cr_assert(json_is_true(json_object_get(j, "incomplete")));
+    json_t *v = find(j, "gemm_tflops", NULL);
+    cr_assert(v, "no GEMM rate judged from the rebuilt run");
+    cr_assert_str_eq(json_string_value(json_object_get(v, "status")), "PASS", "%s", json_dumps(v, 0));
+    json_decref(j);
 }

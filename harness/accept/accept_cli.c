@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "accept.h"
+#include "analyze.h"
 #include "cli.h"
 #include "backend.h"
 #include "cluster.h"
@@ -77,6 +79,73 @@ static void find_dir(char *out, size_t n)
     }
     gl_scenarios_dir(root, sizeof root);
     snprintf(out, n, "%s/acceptance", root);
+}
+
+/* Whether path was written in the last 30 s (a suite that may still be running). */
+static int recent(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && time(NULL) - st.st_mtime < 30;
+}
+
+/* Suites killed before their verdicts (accept-* beside outdir with runs but no verdicts.json, untouched for 30 s):
+ * each run without a summary gets one rebuilt from its record (gauntlet summarize), and the suite is judged on what
+ * it ran; its verdicts.json says it is incomplete. */
+static void accept_recover(const char *outdir, const struct backend_ops *ops)
+{
+    char parent[PATH_MAX], path[PATH_MAX * 2], run[PATH_MAX * 3], file[PATH_MAX * 4], why[1400];
+    str_copy(parent, sizeof parent, outdir);
+    char *slash = strrchr(parent, '/');
+    const char *self = slash ? outdir + (slash - parent) + 1 : outdir;
+    if (slash)
+        *slash = 0;
+    else
+        str_copy(parent, sizeof parent, ".");
+    DIR *d = opendir(parent);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strncmp(e->d_name, "accept-", 7) != 0 || strcmp(e->d_name, self) == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", parent, e->d_name);
+        snprintf(file, sizeof file, "%s/verdicts.json", path);
+        DIR *sd = access(file, F_OK) != 0 ? opendir(path) : NULL;
+        struct verdicts vs = { 0 };
+        int runs = 0, rebuilt = 0, live = 0;
+        for (struct dirent *r; sd && (r = readdir(sd));) {
+            snprintf(run, sizeof run, "%s/%s", path, r->d_name);
+            snprintf(file, sizeof file, "%s/events.jsonl", run);
+            if (r->d_name[0] == '.' || access(file, F_OK) != 0)
+                continue;
+            live |= recent(file);
+            runs++;
+            snprintf(file, sizeof file, "%s/summary.json", run);
+            if (!live && access(file, F_OK) != 0 && summarize_dir(run, 0, why, sizeof why) == 0)
+                rebuilt++;
+            struct scenario *sc = xcalloc(1, sizeof *sc);
+            snprintf(file, sizeof file, "%s/scenario.yaml", run);
+            if (!live && scenario_load(file, sc, why, sizeof why) == 0 &&
+                accept_evaluate(sc, run, ops->name, NULL, NULL, &vs, why, sizeof why) != 0)
+                gl_log("%s: %s", run, why);
+            free(sc);
+        }
+        if (sd)
+            closedir(sd);
+        if (runs && !live) {
+            json_t *j = accept_json(&vs);
+            json_object_set_new(j, "incomplete", json_true());
+            json_object_set_new(j, "recovered", json_string("judged by a later gauntlet accept: the suite was killed "
+                                                            "before its verdicts; only the scenarios it ran are here"));
+            char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
+            snprintf(file, sizeof file, "%s/verdicts.json", path);
+            if (text && write_file_atomic(file, text, strlen(text)) == 0)
+                printf("gauntlet accept: %s was killed before its verdicts: %d run(s) there, %d summar%s rebuilt; "
+                       "judged into its verdicts.json (incomplete)\n", path, runs, rebuilt, rebuilt == 1 ? "y" : "ies");
+            free(text);
+            json_decref(j);
+        }
+        accept_free(&vs);
+    }
+    if (d)
+        closedir(d);
 }
 
 /* Runs one acceptance scenario (every node), and on node 0 judges its results into vs. */
@@ -320,9 +389,11 @@ agree:;
         cluster_fini();
         return worst;
     }
-    if (lead)
+    if (lead) {
+        accept_recover(outdir, ops);
         printf("gauntlet accept: level %d, %d scenario(s) from %s on %s, %d node(s); results in %s\n", level, nfiles,
                dir, ops->name, cluster_nodes(), outdir);
+    }
     struct verdicts vs = { 0 };
     int env_error = 0;
     for (int i = 0; i < nfiles; i++)

@@ -34,6 +34,9 @@ int analyze_file(const struct az_opts *o, const char *path, json_t **json_out);
 /* `gauntlet summarize RUNDIR [--force]` (summarize.c): a killed run's summary.json rebuilt from its record. */
 int summarize_main(int argc, char **argv);
 extern const struct cli_cmd summarize_cli;
+/* Rebuilds dir/summary.json (force: over one the run wrote itself). 0 with msg saying what was rebuilt, or the exit
+ * code with msg saying why not. */
+int summarize_dir(const char *dir, int force, char *msg, size_t msgn);
 
 /* Reads GPU number gpu (0: the first in the file) of the trace at path as one series on its own grid (the median
  * interval), gaps filled by the line between their neighbours: at most cap samples into w, their count in *n and

@@ -34,11 +34,15 @@ struct sz_run {
     struct series iter_s;      /* every rank's iteration durations */
     int64_t *done;             /* per rank: iterations completed (the highest iter + 1) */
     double flops, compute_s;
+    double *rflops, *rcompute;  /* per rank */
+    struct series busbw;        /* each communication phase's bus bandwidth (GB/s) */
+    double *comm_t;             /* per rank: the open communication phase's start */
     double t0_s, t1_s;
 };
 
 /* Reads events.jsonl into runs[] (per run) and the run's start event and fault events. 0, or -1 (said why). */
-static int sz_events(const char *dir, struct sz_run *runs, int *nrun, json_t **start, json_t *faults, int *ended)
+static int sz_events(const char *dir, struct sz_run *runs, int *nrun, json_t **start, json_t *faults, int *ended,
+                     json_int_t *world)
 {
     char path[1200], *line = NULL;
     size_t cap = 0;
@@ -66,6 +70,8 @@ static int sz_events(const char *dir, struct sz_run *runs, int *nrun, json_t **s
         struct sz_run *r = in_run ? &runs[run] : NULL;
         if (strcmp(type, "start") == 0 && !*start && (!node || json_integer_value(node) == 0)) {
             *start = json_incref(ev);
+            json_int_t nodes = json_integer_value(json_object_get(ev, "nodes"));
+            *world = json_integer_value(json_object_get(ev, "ranks")) * (nodes > 0 ? nodes : 1);
         } else if (strcmp(type, "end") == 0) {
             *ended = 1;
         } else if (r && strcmp(type, "run_begin") == 0 && !r->begin) {
@@ -85,10 +91,27 @@ static int sz_events(const char *dir, struct sz_run *runs, int *nrun, json_t **s
         } else if (r && of_rank && strcmp(type, "phase_begin") == 0 &&
                    strcmp(json_str_or(json_object_get(ev, "phase")), "compute") == 0) {
             open_t[rank] = t;
+        } else if (r && of_rank && strcmp(type, "phase_begin") == 0 &&
+                   strcmp(json_str_or(json_object_get(ev, "phase")), "comm") == 0) {
+            if (!r->comm_t)
+                r->comm_t = xcalloc(SZ_MAX_RANKS, sizeof *r->comm_t);
+            r->comm_t[rank] = t;
+        } else if (r && of_rank && strcmp(type, "phase_end") == 0 && json_is_number(json_object_get(ev, "bytes")) &&
+                   r->comm_t && r->comm_t[rank] > 0 && t > r->comm_t[rank]) {
+            json_int_t n = *world > 1 ? *world : 2;   /* nccl-tests' bus bandwidth: algbw x 2(n-1)/n */
+            series_add(&r->busbw, json_number_value(json_object_get(ev, "bytes")) / (t - r->comm_t[rank]) / 1e9 * 2.0 *
+                                      (double)(n - 1) / (double)n);
+            r->comm_t[rank] = 0;
         } else if (r && of_rank && strcmp(type, "phase_end") == 0 && json_is_number(json_object_get(ev, "flops")) &&
                    open_t[rank] > 0) {
+            if (!r->rflops) {
+                r->rflops = xcalloc(SZ_MAX_RANKS, sizeof *r->rflops);
+                r->rcompute = xcalloc(SZ_MAX_RANKS, sizeof *r->rcompute);
+            }
             r->flops += json_number_value(json_object_get(ev, "flops"));
             r->compute_s += t - open_t[rank];
+            r->rflops[rank] += json_number_value(json_object_get(ev, "flops"));
+            r->rcompute[rank] += t - open_t[rank];
             open_t[rank] = 0;
         } else if (strstr(type, "fault") || strcmp(type, "detection") == 0 || strcmp(type, "recovered") == 0 ||
                    strcmp(type, "worker_died") == 0 || strcmp(type, "node_lost") == 0) {
@@ -123,6 +146,14 @@ static json_t *sz_run_json(struct sz_run *r, int i, int ranks, const struct az_t
                           json_num(r->compute_s > 0 && r->flops > 0 ? r->flops / r->compute_s / 1e12 : NAN));   /* both summed over ranks: per GPU */
     if (r->end)
         json_object_set(o, "figures_at_run_end", json_object_get(r->end, "figures"));
+    json_object_set_new(o, "busbw_gbs", json_num(series_pct(&r->busbw, 50)));
+    json_t *rk = json_array();   /* per GPU: what the acceptance checks read */
+    for (int k = 0; k < ranks; k++)
+        json_array_append_new(rk, json_pack("{s:i, s:o, s:I}", "rank", k, "tflops",
+                                            json_num(r->rcompute && r->rcompute[k] > 0 && r->rflops[k] > 0
+                                                         ? r->rflops[k] / r->rcompute[k] / 1e12 : NAN),
+                                            "iterations", (json_int_t)(r->done ? r->done[k] : 0)));
+    json_object_set_new(o, "ranks", rk);
     json_t *pw = NULL;
     if (tr) {
         struct az_opts ao = { .json = 1, .gpus = 10000, .groups = 1, .max_w = 4000 };
@@ -145,33 +176,45 @@ int summarize_main(int argc, char **argv)
     int rc = cli_parse(&summarize_cli, argc, argv, &a);
     if (rc)
         return rc == CLI_HELP ? EXIT_OK : rc;
-    const char *dir = a.operand[0];
+    char why[1400];
+    rc = summarize_dir(a.operand[0], cli_get(&summarize_cli, &a, "force") != NULL, why, sizeof why);
+    if (rc)
+        gl_log("%s", why);
+    else
+        printf("%s\n", why);
+    return rc;
+}
+
+int summarize_dir(const char *dir, int force, char *msg, size_t msgn)
+{
+    int rc = 0;
     char path[1200];
     snprintf(path, sizeof path, "%s/summary.json", dir);
     json_t *old = json_load_file(path, 0, NULL);
-    if (old && !json_is_true(json_object_get(old, "incomplete")) && !cli_get(&summarize_cli, &a, "force")) {
+    if (old && !json_is_true(json_object_get(old, "incomplete")) && !force) {
         json_decref(old);
-        gl_log("%s: the run wrote its own summary: kept (--force rebuilds it from the record anyway)", path);
+        snprintf(msg, msgn, "%s: the run wrote its own summary: kept (--force rebuilds it from the record anyway)", path);
         return EXIT_INPUT;
     }
     json_decref(old);
     struct sz_run *runs = xcalloc(SZ_MAX_RUNS, sizeof *runs);
     json_t *start = NULL, *faults = json_array();
     int nrun = 0, ended = 0;
-    if (sz_events(dir, runs, &nrun, &start, faults, &ended) != 0) {
+    json_int_t world = 0;
+    if (sz_events(dir, runs, &nrun, &start, faults, &ended, &world) != 0) {
+        snprintf(msg, msgn, "%s: nothing to summarize (see the message above)", dir);
         rc = EXIT_INPUT;
         goto out;
     }
-    int ranks = (int)json_integer_value(json_object_get(start, "ranks"));
-    json_int_t nodes = json_is_integer(json_object_get(start, "nodes")) ? json_integer_value(json_object_get(start, "nodes")) : 1;
-    ranks = ranks > 0 ? (int)(ranks * nodes) : 1;
+    int ranks = world > 0 && world <= SZ_MAX_RANKS ? (int)world : 1;
     char csv[1300];
     snprintf(csv, sizeof csv, "%s/power.csv", dir);
     struct az_opts ao = { .max_w = 4000 };
     struct az_trace *tr = access(csv, R_OK) == 0 ? analyze_load(&ao, csv, &rc) : NULL;
     rc = 0;
-    json_t *out = json_pack("{s:O, s:O, s:I, s:b, s:s, s:o, s:O}", "scenario", json_object_get(start, "scenario"),
-                            "backend", json_object_get(start, "backend"), "ranks", (json_int_t)ranks, "incomplete", 1,
+    json_t *out = json_pack("{s:O, s:O, s:I, s:I, s:b, s:s, s:o, s:O}", "scenario", json_object_get(start, "scenario"),
+                            "backend", json_object_get(start, "backend"), "ranks", (json_int_t)ranks, "ranks_total",
+                            (json_int_t)ranks, "incomplete", 1,
                             "rebuilt_by", "gauntlet summarize, from events.jsonl and power.csv",
                             "stopped", json_string(ended ? "the run ended, but its summary was not written"
                                                          : "killed before its end: no end event"),
@@ -185,11 +228,11 @@ int summarize_main(int argc, char **argv)
         json_object_set_new(out, "power_note", json_string("no readable power.csv: the runs' power is null"));
     char *text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     if (!text || write_file_atomic(path, text, strlen(text)) != 0) {
-        gl_log("cannot write %s: %s", path, strerror(errno));
+        snprintf(msg, msgn, "cannot write %s: %s", path, strerror(errno));
         rc = EXIT_ENV;
     } else {
-        printf("%s: rebuilt (incomplete): %d run(s), %zu fault event(s); %s\n", path, nrun, json_array_size(faults),
-               ended ? "the run had ended" : "the run was killed before its end");
+        snprintf(msg, msgn, "%s: rebuilt (incomplete): %d run(s), %zu fault event(s); %s", path, nrun,
+                 json_array_size(faults), ended ? "the run had ended" : "the run was killed before its end");
     }
     free(text);
     json_decref(out);
@@ -200,7 +243,11 @@ out:
         json_decref(runs[i].begin);
         json_decref(runs[i].end);
         series_free(&runs[i].iter_s);
+        series_free(&runs[i].busbw);
         free(runs[i].done);
+        free(runs[i].rflops);
+        free(runs[i].rcompute);
+        free(runs[i].comm_t);
     }
     free(runs);
     json_decref(start);

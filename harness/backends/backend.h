@@ -63,6 +63,12 @@ void worker_emit_tuned(struct worker_ctx *w, double floor_w, double duty, const 
 /* Returns the factor by which a straggling rank stretches its phases now (1 when it is not straggling). */
 double worker_slowdown(struct worker_ctx *w);
 
+/* workload.replay, on every backend: the trace's middle level (the mean of its lowest and highest sample), and the
+ * phase a sample of level reports (compute at or above the middle, communication below), switched at t from
+ * phase when it changes; returns the phase now. */
+double backend_replay_mid(const struct scenario *sc);
+int backend_replay_phase(struct worker_ctx *w, int phase, double level, double mid, uint64_t t);
+
 /* One power reading of a rank. NAN where not measured. */
 struct power_reading {
     double watts;        /* instantaneous where the source has it */

@@ -71,3 +71,24 @@ int backend_table_check(char *why, size_t n)
     }
     return 0;
 }
+
+double backend_replay_mid(const struct scenario *sc)
+{
+    const float *tr = sc->workload.replay.w;
+    double lo = tr[0], hi = tr[0];
+    for (int i = 1; i < sc->workload.replay.n; i++) {
+        lo = tr[i] < lo ? tr[i] : lo;
+        hi = tr[i] > hi ? tr[i] : hi;
+    }
+    return (lo + hi) / 2;
+}
+
+int backend_replay_phase(struct worker_ctx *w, int phase, double level, double mid, uint64_t t)
+{
+    int want = level >= mid ? PH_COMPUTE : PH_COMM;
+    if (want != phase) {
+        worker_phase(w, phase, 0, t, 0);
+        worker_phase(w, want, 1, t, 0);
+    }
+    return want;
+}

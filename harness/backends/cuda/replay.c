@@ -22,12 +22,7 @@ int cuda_replay_iter(void *b, struct worker_ctx *w)
     int n = sc->workload.replay.n;
     if (!c->shaper)
         return snprintf(w->err, sizeof w->err, "replay: the filler was not prepared on GPU %d", c->device), -1;
-    double lo = tr[0], hi = tr[0], top, idle = shaper_range_w(c->shaper, &top);
-    for (int i = 1; i < n; i++) {
-        lo = tr[i] < lo ? tr[i] : lo;
-        hi = tr[i] > hi ? tr[i] : hi;
-    }
-    double mid = (lo + hi) / 2, corr = 0;
+    double top, idle = shaper_range_w(c->shaper, &top), mid = backend_replay_mid(sc), corr = 0;
     uint64_t step = (uint64_t)(sc->workload.replay.dt_s * 1e9), seq = atomic_load(&w->ctl->power_seq);
     if (mono_ns() - c->anchor_ns > CUDA_REANCHOR_NS && cuda_anchor(c) != 0)
         return snprintf(w->err, sizeof w->err, "cannot re-anchor the GPU clock"), -1;
@@ -42,12 +37,7 @@ int cuda_replay_iter(void *b, struct worker_ctx *w)
     float duty = -1;
     for (int i = 0; i < n && !shm_aborted(w->shm); i++) {
         uint64_t t = t0 + (uint64_t)i * step;
-        int want = tr[i] >= mid ? PH_COMPUTE : PH_COMM;
-        if (want != phase) {
-            worker_phase(w, phase, 0, t, 0);
-            worker_phase(w, want, 1, t, 0);
-            phase = want;
-        }
+        phase = backend_replay_phase(w, phase, tr[i], mid, t);
         uint64_t s = atomic_load(&w->ctl->power_seq);
         if (s != seq && i > 0) {   /* a new reading: the error against the trace one sample back */
             seq = s;

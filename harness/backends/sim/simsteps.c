@@ -167,12 +167,7 @@ int sim_replay_iter(void *b, struct worker_ctx *w)
     const struct scenario *sc = s->sc;
     const float *tr = sc->workload.replay.w;
     int n = sc->workload.replay.n;
-    double lo = tr[0], hi = tr[0];
-    for (int i = 1; i < n; i++) {
-        lo = tr[i] < lo ? tr[i] : lo;
-        hi = tr[i] > hi ? tr[i] : hi;
-    }
-    double mid = (lo + hi) / 2, h = sc->workload.replay.dt_s / sc->sim.speedup;
+    double mid = backend_replay_mid(sc), h = sc->workload.replay.dt_s / sc->sim.speedup;
     sim_mitigation(s, w);
     sim_delay(s, w);
     uint64_t t0 = mono_ns(), step = (uint64_t)(h * 1e9);
@@ -185,12 +180,7 @@ int sim_replay_iter(void *b, struct worker_ctx *w)
     }
     for (int i = 0; i < n && !shm_aborted(s->shm); i++) {
         uint64_t t = t0 + (uint64_t)i * step;
-        int want = tr[i] >= mid ? PH_COMPUTE : PH_COMM;
-        if (want != phase) {
-            worker_phase(w, phase, 0, t, 0);
-            worker_phase(w, want, 1, t, 0);
-            phase = want;
-        }
+        phase = backend_replay_phase(w, phase, tr[i], mid, t);
         /* the model now, then the level that reaches the next sample (the last: held at its own) */
         struct power_state ps;
         ctl_get_power(s->ctl, &ps);
