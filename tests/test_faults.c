@@ -157,7 +157,7 @@ Test(faults, timed_and_random_faults_fire, .timeout = 60)
 
 Test(faults, no_false_positives_over_thousands_of_iterations, .timeout = 240)
 {
-    json_t *s = run("name: quiet\nranks: 4\niterations: 3000\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
+    json_t *s = run("name: quiet\nranks: 4\niterations: 2000\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
                     "  allreduce: {bytes: 256KiB}\nsim: {tflops: 1000, latency: 0s}\n"
                     "detectors: [fingerprint, abft, {replay: {every: 100}}]\n", 0);
     json_t *fr = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults");
