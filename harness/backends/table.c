@@ -72,6 +72,12 @@ int backend_table_check(char *why, size_t n)
     return 0;
 }
 
+double backend_bus_bytes(int kind, double bytes, int ranks)
+{
+    double n = ranks >= 1 ? ranks : 1;
+    return bytes * (kind == ST_ALLREDUCE ? 2.0 * (n - 1) / n : kind == ST_SEND_RECV ? 1.0 : (n - 1) / n);
+}
+
 double backend_replay_mid(const struct scenario *sc)
 {
     const float *tr = sc->workload.replay.w;

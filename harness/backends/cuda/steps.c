@@ -271,7 +271,7 @@ int cuda_steps_iter(void *b, struct worker_ctx *w)
         snprintf(w->err, sizeof w->err, "the iteration's steps failed on GPU %d: %s", c->device, coll_error(c->coll));
         return -1;
     }
-    double world = (double)coll_nranks(c->coll);
+    int world = coll_nranks(c->coll);
     for (int i = first; i < last; i++) {
         const struct step *p = &sc->workload.steps[i];
         enum step_class cls = step_class_of(p->kind);
@@ -283,9 +283,8 @@ int cuda_steps_iter(void *b, struct worker_ctx *w)
         uint64_t t0 = cuda_event_ns(c, st->begin[i]), t1 = cuda_event_ns(c, st->end[i]);
         worker_phase(w, phase, 1, t0, 0);
         if (cls == SCL_COMM) {
-            double n = p->ranks > 0 ? (double)p->ranks : world, f = p->kind == ST_ALLREDUCE ? 2 * (n - 1) / n
-                                                                 : p->kind == ST_SEND_RECV ? 1 : (n - 1) / n;
-            worker_phase_bus(w, t1, (double)p->bytes, (double)p->bytes * f);
+            worker_phase_bus(w, t1, (double)p->bytes,
+                             backend_bus_bytes(p->kind, (double)p->bytes, p->ranks > 0 ? (int)p->ranks : world));
         } else {
             worker_phase(w, phase, 0, t1,
                          cls == SCL_COMPUTE ? gemm_flops(p->m, p->n, p->k) * (double)p->count : (double)p->bytes);

@@ -177,15 +177,9 @@ static double sim_compute_s(const struct scenario *sc) { return sim_flops(sc) / 
 /* The model's nominal seconds of one communication of bytes over ranks ranks: latency plus nccl-tests' bus bytes
  * at busbw — all-reduce 2(n-1)/n of the message, reduce-scatter, all-gather and all-to-all (n-1)/n, a send to a
  * pipeline neighbour the message once. */
-double sim_bus_bytes(int kind, double bytes, int ranks)
-{
-    double n = ranks >= 1 ? ranks : 1;
-    return bytes * (kind == ST_ALLREDUCE ? 2.0 * (n - 1) / n : kind == ST_SEND_RECV ? 1.0 : (n - 1) / n);
-}
-
 double sim_comm_kind_s(const struct scenario *sc, int kind, double bytes, int ranks, double busbw_gbs)
 {
-    return sc->sim.latency_s + sim_bus_bytes(kind, bytes, ranks) / (busbw_gbs * 1e9);
+    return sc->sim.latency_s + backend_bus_bytes(kind, bytes, ranks) / (busbw_gbs * 1e9);
 }
 
 /* The model's nominal all-reduce (s) over world ranks: latency plus nccl-tests' bus bytes at the model's bus rate. */

@@ -46,9 +46,6 @@ int sim_exchange(struct sim *s, struct worker_ctx *w, uint64_t wait_until);
 void sim_set_level(struct sim *s, uint64_t t, double p_w, double level_w, int phase);
 /* The stagger's delay before the iteration's compute. */
 void sim_delay(struct sim *s, struct worker_ctx *w);
-/* What nccl-tests' bus bandwidth counts of a communication of bytes (kind: enum step_kind) over ranks ranks:
- * all-reduce 2(n-1)/n of the message, reduce-scatter, all-gather and all-to-all (n-1)/n, a send the message. */
-double sim_bus_bytes(int kind, double bytes, int ranks);
 /* The model's nominal seconds of one communication of bytes (kind: enum step_kind) over ranks ranks. */
 double sim_comm_kind_s(const struct scenario *sc, int kind, double bytes, int ranks, double busbw_gbs);
 

@@ -21,12 +21,18 @@
 #include "simint.h"
 #include "simmodel.h"
 
+/* A GEMM step's floating-point operations. */
+static double step_flops(const struct step *st)
+{
+    return 2.0 * (double)st->m * (double)st->n * (double)st->k * (double)st->count;
+}
+
 /* The modelled seconds of one step before jitter and mitigation (communication: over world ranks). */
 static double sim_step_s(const struct scenario *sc, const struct step *st, int world)
 {
     switch (step_class_of(st->kind)) {
     case SCL_COMPUTE:
-        return 2.0 * (double)st->m * (double)st->n * (double)st->k * (double)st->count / (sc->sim.tflops * 1e12);
+        return step_flops(st) / (sc->sim.tflops * 1e12);
     case SCL_COMM:
         return sim_comm_kind_s(sc, st->kind, (double)st->bytes, st->ranks > 0 ? (int)st->ranks : world,
                                sc->sim.busbw_gbs);
@@ -98,7 +104,7 @@ static int sim_step_comm(struct sim *s, struct worker_ctx *w, const struct step 
         return -1;
     sim_wait_until(w, now + dur);
     int world = st->ranks > 0 ? (int)st->ranks : (int)s->shm->hdr->world;
-    worker_phase_bus(w, mono_ns(), (double)st->bytes, sim_bus_bytes(st->kind, (double)st->bytes, world));
+    worker_phase_bus(w, mono_ns(), (double)st->bytes, backend_bus_bytes(st->kind, (double)st->bytes, world));
     if (grad)
         worker_point(w, IP_AFTER_STEP);
     return 0;
@@ -133,7 +139,7 @@ int sim_steps(void *b, struct worker_ctx *w)
             worker_phase(w, PH_IDLE, 0, mono_ns(), 0);
             continue;
         }
-        double flops = cls == SCL_COMPUTE ? 2.0 * (double)st->m * (double)st->n * (double)st->k * (double)st->count : 0;
+        double flops = cls == SCL_COMPUTE ? step_flops(st) : 0;
         double nominal = cls == SCL_COMPUTE ? sim_gemm_nominal_s(s, flops) : sim_step_s(sc, st, 0);
         uint64_t end = t0 + sim_duration_ns(s, w, nominal);
         int phase = cls == SCL_COMPUTE ? PH_COMPUTE : PH_OPT;
