@@ -2,7 +2,8 @@
 # tests/slurm.sh BUILD_DIR: gauntlet under a real Slurm on this one host — Debian's slurmctld, slurmd and munge,
 # started here (as root) with a configuration of their own in a temporary folder, MpiDefault=none as Slurm ships.
 # Through sbatch + srun --mpi=pmix: a 2-task sim run joined into one (nodes: 2), its results whole; srun without
-# --mpi: exit 3 on both tasks naming the fix; `gauntlet accept --level 0` with its JUnit file; and a long run
+# --mpi: exit 3 on both tasks naming the fix; `gauntlet accept --level 0` and `--level 1` with their JUnit files
+# (level 1: every verdict judged, exit 0 or 1); and a long run
 # scancel'ed mid-way: node 0's summary written (stopped), nothing of gauntlet left running. Exit 77 (skip) with the
 # reason when it cannot run here (not root, no Slurm: apt-get install slurmctld slurmd munge).
 set -u
@@ -99,6 +100,20 @@ j=$(sbatch --parsable -n1 -o "$tmp/accept.out" --wrap "srun --mpi=pmix $g accept
 wait_job "$j" || fail "job $j did not end"
 grep -q "gauntlet accept: PASS" "$tmp/accept.out" && grep -q "<testsuites" "$tmp/accept.xml" || fail "accept --level 0: $(tail -3 "$tmp/accept.out")"
 
+# 3b. the level-1 suite through the scheduler: every verdict in the JUnit file (a check may fail on this machine's
+# disk or GPUs; the suite must run through and judge: exit 0 or 1, never 3)
+j=$(sbatch --parsable -n1 -o "$tmp/accept1.out" --wrap "srun --mpi=pmix $g accept --level 1 --backend sim --out $tmp/accept1 --junit $tmp/accept1.xml; echo accept-exit=\$?")
+wait_job "$j" || fail "job $j did not end"
+grep -qE "accept-exit=(0|1)$" "$tmp/accept1.out" || fail "accept --level 1: $(tail -5 "$tmp/accept1.out")"
+python3 - "$tmp/accept1/verdicts.json" "$tmp/accept1.xml" <<'PY' || fail "accept --level 1: verdicts.json and JUnit disagree"
+import json, sys, xml.etree.ElementTree as ET
+v = json.load(open(sys.argv[1]))
+cases = ET.parse(sys.argv[2]).getroot().iter("testcase")
+n = len(v["verdicts"])
+assert n >= 20 and n == sum(1 for _ in cases), n
+print(f"slurm: accept --level 1: {v['passed']} passed, {v['failed']} failed, {v['skipped']} skipped; JUnit whole")
+PY
+
 # 4. scancel mid-run: node 0 writes its summary (stopped), nothing is left running
 sed -e 's/^iterations: .*/iterations: 100000/' two.yaml >long.yaml
 j=$(sbatch --parsable -n2 -o "$tmp/long.out" --wrap "srun --mpi=pmix $g run long.yaml --backend sim --headless --out $tmp/long")
@@ -106,7 +121,10 @@ for i in $(seq 200); do [ -s "$tmp/long/events.jsonl" ] && [ "$(grep -c '"iterat
 scancel "$j"
 wait_job "$j" || fail "job $j did not end after scancel"
 sleep 1
-pgrep -f "$g (run|__worker)" >/dev/null && fail "gauntlet processes left after scancel: $(pgrep -af "$g")"
+# this test's gauntlet processes only (the suite may run other tests beside it): those started in $tmp
+left=""
+for p in $(pgrep -f "$g" 2>/dev/null); do [ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$tmp" ] && left="$left $p"; done
+[ -z "$left" ] || fail "gauntlet processes left after scancel:$(for p in $left; do echo; tr '\0' ' ' <"/proc/$p/cmdline"; done)"
 if [ -f "$tmp/long/summary.json" ]; then
   python3 -c "import json,sys; s=json.load(open(sys.argv[1])); assert s['stopped'], s" "$tmp/long/summary.json" ||
     fail "the cancelled run's summary does not say it stopped"
@@ -115,4 +133,4 @@ else
   "$g" summarize "$tmp/long" >/dev/null || fail "no summary after scancel, and summarize could not rebuild it"
   echo "slurm: scancel: no summary written; summarize rebuilt it from the record"
 fi
-echo "slurm: ok (sbatch + srun --mpi=pmix: 2 tasks joined; srun without PMI: exit 3; accept --level 0 with JUnit; scancel)"
+echo "slurm: ok (sbatch + srun --mpi=pmix: 2 tasks joined; srun without PMI: exit 3; accept --level 0 and 1 with JUnit; scancel)"

@@ -36,8 +36,9 @@ static void check(const char *path, const char *fmt, const char *want)
     free(out);
 }
 
-/* GET /metrics from 127.0.0.1:port: the whole response (headers and body), or NULL when nothing answers. */
-static char *scrape(int port)
+/* GET /metrics from 127.0.0.1:port asking for OpenMetrics (om) or anything: the whole response (headers and body),
+ * or NULL when nothing answers. */
+static char *scrape(int port, int om)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     cr_assert_geq(fd, 0);
@@ -47,8 +48,10 @@ static char *scrape(int port)
         close(fd);
         return NULL;
     }
-    const char req[] = "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
-    cr_assert_eq(write(fd, req, sizeof req - 1), (ssize_t)(sizeof req - 1));
+    const char *req = om ? "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n"
+                           "Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5\r\n\r\n"
+                         : "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+    cr_assert_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
     for (ssize_t k; (k = read(fd, buf + len, cap - len - 1)) > 0;) {
@@ -78,21 +81,28 @@ Test(metrics, served_and_written_while_a_run_goes, .timeout = 120)
     cr_assert_eq(e2e_wait_events(out, "recovered", 1, 60), 0, "the run did not get past its crash");
     char path[600];
 #ifdef GAUNTLET_HAVE_MHD
-    char *resp = scrape(port);
-    cr_assert(resp, "nothing listens on %s", listen);
-    cr_assert(strncmp(resp, "HTTP/1.", 7) == 0 && strstr(resp, " 200 "), "%.200s", resp);
-    cr_assert(strstr(resp, "application/openmetrics-text"), "%.400s", resp);
-    char *body = strstr(resp, "\r\n\r\n");
-    cr_assert(body);
-    snprintf(path, sizeof path, "%s/scrape.txt", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fputs(body + 4, f);
-    fclose(f);
-    free(resp);
-    check(path, "openmetrics", "gauntlet_gpu_power_watts gauntlet_iteration_seconds gauntlet_gemm_tflops "
-                               "gauntlet_power_swing_watts gauntlet_power_dominant_hertz gauntlet_iterations "
-                               "gauntlet_faults_injected gauntlet_detections gauntlet_run_info");
+    for (int om = 1; om >= 0; om--) {   /* OpenMetrics to whoever asks for it (Prometheus), the text format otherwise */
+        char *resp = scrape(port, om);
+        cr_assert(resp, "nothing listens on %s", listen);
+        cr_assert(strncmp(resp, "HTTP/1.", 7) == 0 && strstr(resp, " 200 "), "%.200s", resp);
+        cr_assert(strstr(resp, om ? "application/openmetrics-text" : "text/plain; version=0.0.4"), "%.400s", resp);
+        char *body = strstr(resp, "\r\n\r\n");
+        cr_assert(body);
+        cr_assert(strstr(body, "gauntlet_gpu_power_watts{node=\"0\",rank=\"1\",gpu="), "per GPU: node, rank, gpu:\n%s",
+                  body);
+        cr_assert(!strstr(body, "# EOF") == !om, "# EOF ends OpenMetrics only");
+        snprintf(path, sizeof path, "%s/scrape.txt", dir);
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fputs(body + 4, f);
+        fclose(f);
+        free(resp);
+        check(path, om ? "openmetrics" : "prometheus",
+              om ? "gauntlet_gpu_power_watts gauntlet_iteration_seconds gauntlet_gemm_tflops "
+                   "gauntlet_power_swing_watts gauntlet_power_dominant_hertz gauntlet_iterations "
+                   "gauntlet_faults_injected gauntlet_detections gauntlet_run_info"
+                 : "gauntlet_gpu_power_watts gauntlet_iterations gauntlet_run_info");
+    }
 #else
     cr_log_info("--metrics ADDR:PORT not built (no libmicrohttpd): only the textfile is checked");
 #endif
@@ -113,6 +123,31 @@ Test(metrics, served_and_written_while_a_run_goes, .timeout = 120)
     free(text);
     cr_assert_eq(e2e_run(log, (const char *[]){ "run", sc, "--backend", "sim", "--metrics-textfile", "/nonexistent", NULL }),
                  2);
+    snprintf(path, sizeof path, "rm -rf %s", dir);
+    cr_assert_eq(system(path), 0);
+}
+
+Test(metrics, accept_exports_its_verdicts, .timeout = 60)
+{
+    char dir[] = "/tmp/gauntlet-metrics-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-metrics-accept.log";
+    int rc = e2e_run(log, (const char *[]){ "accept", "--level", "0", "--backend", "sim", "--out", out,
+                                             "--scenarios", GAUNTLET_SRC "/scenarios/acceptance", "--metrics-textfile", dir, NULL });
+    char *text = e2e_read(log);
+    cr_assert_eq(rc, 0, "%s", text);
+    free(text);
+    char path[600];
+    snprintf(path, sizeof path, "%s/gauntlet-accept.prom", dir);
+    char *prom = e2e_read(path);
+    cr_assert(prom, "no %s after accept", path);
+    cr_assert(strstr(prom, "gauntlet_accept_check{scenario=\"L0-health\",check=\"gemm_tflops\",subject=\"node 0 gpu 0\","
+                           "node=\"0\",status=\"pass\"} 1\n"), "%s", prom);
+    cr_assert(strstr(prom, "gauntlet_accept_checks{status=\"fail\"} 0\n"), "%s", prom);
+    free(prom);
+    check(path, "prometheus", "gauntlet_accept_check gauntlet_accept_checks");
+    snprintf(path, sizeof path, "%s/gauntlet.prom", dir);
+    cr_assert_eq(access(path, F_OK), 0, "the scenario's run wrote its own live figures too");
     snprintf(path, sizeof path, "rm -rf %s", dir);
     cr_assert_eq(system(path), 0);
 }

@@ -218,6 +218,7 @@ Test(tui_tmux, a_crash_of_the_harness_gives_the_terminal_back, .timeout = 60, .f
     const char *sc = e2e_scenario(scenario), *out = e2e_outdir();
     sh("tmux -L %s send-keys -t t '%s run %s --out %s --backend sim; echo EXIT=$?' Enter", sock, GAUNTLET_BIN, sc, out);
     cr_assert_eq(wait_for("[running]", 20), 0, "%s", pane);
+    cr_assert_eq(e2e_wait_events(out, "iteration", 1, 20), 0, "no iteration within 20 s");   /* lines to keep */
     pid_t w[8];
     int nw = e2e_worker_pids(out, w, 8);
     cr_assert_gt(nw, 0);

@@ -45,6 +45,9 @@ void accept_print(FILE *f, const struct verdicts *v);
 json_t *accept_json(const struct verdicts *v);
 /* Writes JUnit XML (one testcase per verdict); 0 or -1. */
 int accept_junit(const struct verdicts *v, const char *path);
+/* The verdicts as Prometheus families (the same text in OpenMetrics and the text format): one series per check,
+ * gauntlet_accept_check{scenario,check,subject,node,status} 1, and the counts by status; malloc'd. */
+char *accept_prom(const struct verdicts *v);
 void accept_free(struct verdicts *v);
 /* Appends a verdict (subject "run", no figure) and returns it; accept_note sets its note, accept_skip adds a
  * SKIP with its reason. */

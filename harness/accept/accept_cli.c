@@ -21,7 +21,33 @@
 #include "util.h"
 
 /* ---- gauntlet accept */
-static const char *accept_mlisten, *accept_mdir;   /* --metrics, --metrics-textfile: every scenario's run serves them */
+static const char *accept_mlisten, *accept_mdir;   /* --metrics, --metrics-textfile */
+static const struct view_link *accept_metrics;     /* node 0: one server over the suite, every scenario's run behind it */
+
+/* The verdicts so far into the live metrics: served with every scrape, and DIR/gauntlet-accept.prom for the textfile
+ * collector (a file of its own: the run's gauntlet.prom is rewritten by each run). */
+static void accept_publish(const struct verdicts *vs)
+{
+    if (!accept_metrics)
+        return;
+    char *text = accept_prom(vs);
+    metrics_set_extra(accept_metrics, text);
+    if (accept_mdir) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/gauntlet-accept.prom", accept_mdir);
+        if (write_file_atomic(path, text, strlen(text)) != 0)
+            gl_log("--metrics-textfile: cannot write %s: %s", path, strerror(errno));
+    }
+    free(text);
+}
+
+/* Stops the suite's metrics server. */
+static void accept_unpublish(void)
+{
+    if (accept_metrics)
+        metrics_view_close(accept_metrics);
+    accept_metrics = NULL;
+}
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* The level of an acceptance scenario file: L<level>-name.yaml (others count as level 1; L0: the health check). */
@@ -159,8 +185,7 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
         printf("gauntlet accept: %s (%lld ranks x %lld iterations%s)\n", file, (long long)sc->ranks,
                (long long)sc->iterations, cluster_nodes() > 1 ? " on each node" : "");
     fflush(stdout);
-    struct run_options opt = { .out_dir = rundir, .exe = exe, .headless = 1, .metrics_listen = accept_mlisten,
-                               .metrics_dir = accept_mdir };
+    struct run_options opt = { .out_dir = rundir, .exe = exe, .headless = 1, .metrics = accept_metrics };
     int code = supervisor_run(sc, ops, &opt);
     /* every node measures its own checkpoint target; node 0 gathers the figures */
     int nn = cluster_nodes();
@@ -367,6 +392,9 @@ int accept_main(int argc, char **argv)
     }
     if (rc == EXIT_OK) {
         exe[k] = 0;
+        if (lead && (accept_mlisten || accept_mdir) &&
+            !(accept_metrics = metrics_view_open(NULL, accept_mlisten, accept_mdir, why, sizeof why)))
+            rc = (gl_log("%s", why), EXIT_ENV);
         if (out)
             str_copy(outdir, sizeof outdir, out);
         else
@@ -382,6 +410,7 @@ agree:;
     if (worst != EXIT_OK) {
         if (rc == EXIT_OK && lead)
             gl_log("another node could not start the suite (exit %d): see its messages", worst);
+        accept_unpublish();
         for (int i = 0; i < nfiles; i++)
             free(files[i]);
         free(files);
@@ -396,9 +425,13 @@ agree:;
     }
     struct verdicts vs = { 0 };
     int env_error = 0;
-    for (int i = 0; i < nfiles; i++)
+    for (int i = 0; i < nfiles; i++) {
         accept_run_one(&sc[i], files[i], outdir, exe, ops, lead, &vs, &env_error);
+        accept_publish(&vs);
+    }
     int code = lead ? accept_write(&vs, level, ops, strict, outdir, junit) : EXIT_OK;
+    accept_publish(&vs);
+    accept_unpublish();
     if (code == EXIT_CHECK && drain)
         accept_drain(&vs);
     code = (int)cluster_bcast_u64((uint64_t)code);   /* every node exits as node 0 judged */

@@ -8,6 +8,60 @@
 #include "util.h"
 
 /* ---- output */
+
+/* Appends label value v escaped (backslash, quote, newline) to the text at *s. */
+static void prom_label(char **s, size_t *len, size_t *cap, const char *v)
+{
+    for (; *v; v++) {
+        if (*len + 3 >= *cap)
+            *s = xrealloc(*s, *cap *= 2);
+        if (*v == '\\' || *v == '"' || *v == '\n')
+            (*s)[(*len)++] = '\\';
+        (*s)[(*len)++] = *v == '\n' ? 'n' : *v;
+    }
+    (*s)[*len] = 0;
+}
+
+char *accept_prom(const struct verdicts *vs)
+{
+    static const char *const st[] = { "pass", "fail", "skip" };
+    size_t cap = 1024, len = 0;
+    char *s = xmalloc(cap);
+    int count[3] = { 0 };
+    s[0] = 0;
+#define PUT(...)                                                                                                  \
+    do {                                                                                                          \
+        int k_ = snprintf(s + len, cap - len, __VA_ARGS__);                                                       \
+        if (k_ >= 0 && (size_t)k_ >= cap - len) {                                                                 \
+            s = xrealloc(s, cap = cap * 2 + (size_t)k_);                                                          \
+            k_ = snprintf(s + len, cap - len, __VA_ARGS__);                                                       \
+        }                                                                                                         \
+        len += k_ > 0 ? (size_t)k_ : 0;                                                                           \
+    } while (0)
+    PUT("# HELP gauntlet_accept_check an acceptance check judged so far: 1, its status in the label\n"
+        "# TYPE gauntlet_accept_check gauge\n");
+    for (int i = 0; i < vs->n; i++) {
+        const struct verdict *v = &vs->v[i];
+        int k = v->status >= 0 && v->status <= V_SKIP ? v->status : V_FAIL;
+        count[k]++;
+        PUT("gauntlet_accept_check{scenario=\"");
+        prom_label(&s, &len, &cap, v->scenario);
+        PUT("\",check=\"");
+        prom_label(&s, &len, &cap, v->check);
+        PUT("\",subject=\"");
+        prom_label(&s, &len, &cap, v->subject);
+        char node[16] = "";   /* "" where the verdict is not about one node */
+        if (v->node >= 0)
+            snprintf(node, sizeof node, "%d", v->node);
+        PUT("\",node=\"%s\",status=\"%s\"} 1\n", node, st[k]);
+    }
+    PUT("# HELP gauntlet_accept_checks acceptance checks judged so far, by status\n"
+        "# TYPE gauntlet_accept_checks gauge\n");
+    for (int k = 0; k < 3; k++)
+        PUT("gauntlet_accept_checks{status=\"%s\"} %d\n", st[k], count[k]);
+#undef PUT
+    return s;
+}
 static const char *status_name(int s) { return s == V_PASS ? "PASS" : s == V_FAIL ? "FAIL" : "SKIP"; }
 
 void accept_print(FILE *f, const struct verdicts *vs)

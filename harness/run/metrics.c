@@ -38,6 +38,7 @@ static struct {
     __typeof__(MHD_add_response_header) *add_response_header;
     __typeof__(MHD_queue_response) *queue_response;
     __typeof__(MHD_destroy_response) *destroy_response;
+    __typeof__(MHD_lookup_connection_value) *lookup_connection_value;
 } mhd;
 
 /* Opens libmicrohttpd and finds what metrics.c calls. 0, or -1 with why. */
@@ -53,9 +54,11 @@ static int mhd_load(char *why, size_t n)
         return -1;
     }
     void **fn[] = { (void **)&mhd.start_daemon, (void **)&mhd.stop_daemon, (void **)&mhd.create_response_from_buffer,
-                    (void **)&mhd.add_response_header, (void **)&mhd.queue_response, (void **)&mhd.destroy_response };
+                    (void **)&mhd.add_response_header, (void **)&mhd.queue_response, (void **)&mhd.destroy_response,
+                    (void **)&mhd.lookup_connection_value };
     const char *names[] = { "MHD_start_daemon", "MHD_stop_daemon", "MHD_create_response_from_buffer",
-                            "MHD_add_response_header", "MHD_queue_response", "MHD_destroy_response" };
+                            "MHD_add_response_header", "MHD_queue_response", "MHD_destroy_response",
+                            "MHD_lookup_connection_value" };
     for (size_t i = 0; i < ARRAY_LEN(fn); i++)
         if (!(*fn[i] = dlsym(h, names[i]))) {
             snprintf(why, n, "--metrics: libmicrohttpd lacks %s", names[i]);
@@ -84,8 +87,9 @@ struct metrics {
     struct view_link link;
     const struct view_link *inner;
     pthread_mutex_t mu;
-    int ranks, world, run, runs;
+    int ranks, world, per_node, run, runs;
     char mitigation[32], label[64];
+    char *extra;                /* lines the caller adds to every scrape (accept: the verdicts so far) */
     struct mx_rank *r;
     double win[MX_WINDOW], dt_s; /* the summed power, a ring */
     int win_n, win_at;
@@ -176,7 +180,12 @@ static void mx_label(char *out, size_t n, const char *v)
     out[o] = 0;
 }
 
-static void mx_render(struct metrics *m, struct mx_buf *b, int om)
+/* The node of global rank k (ranks are numbered node by node, docs/cluster.md). */
+static int mx_node(const struct metrics *m, int k) { return m->per_node > 0 ? k / m->per_node : 0; }
+
+/* The metrics of the run in progress, in OpenMetrics (om) or the Prometheus text format; with the caller's lines
+ * (extra) when asked. */
+static void mx_render(struct metrics *m, struct mx_buf *b, int om, int extra)
 {
     static const char *const phases[] = { "idle", "compute", "comm", "checkpoint", "optimizer" };
     char mit[96], lbl[160], gpu[128];
@@ -188,24 +197,27 @@ static void mx_render(struct metrics *m, struct mx_buf *b, int om)
         { "gauntlet_iteration_seconds", "gauge", "seconds", "the rank's last iteration", offsetof(struct mx_rank, iter_s) },
         { "gauntlet_gemm_tflops", "gauge", NULL, "TFLOP/s of the rank's last compute phase",
           offsetof(struct mx_rank, tflops) },
-        { "gauntlet_busbw_gigabytes_per_second", "gauge", NULL,
+        { "gauntlet_busbw_bytes_per_second", "gauge", NULL,
           "bus bandwidth of the rank's last communication phase (nccl-tests' busbw)", offsetof(struct mx_rank, busbw) },
     };
     for (size_t f = 0; f < ARRAY_LEN(per); f++) {
         mx_family(b, om, per[f].name, per[f].type, per[f].unit, per[f].help);
         for (int k = 0; k < m->ranks; k++) {
             mx_label(gpu, sizeof gpu, m->r[k].gpu);
-            mx_put(b, "%s{rank=\"%d\",gpu=\"%s\",mitigation=\"%s\"}", per[f].name, k, gpu, mit);
+            mx_put(b, "%s{node=\"%d\",rank=\"%d\",gpu=\"%s\",mitigation=\"%s\"}", per[f].name, mx_node(m, k), k, gpu,
+                   mit);
             mx_value(b, *(const double *)((const char *)&m->r[k] + per[f].off));
         }
     }
     mx_family(b, om, "gauntlet_iterations_total", "counter", NULL, "iterations the rank completed in this run");
     for (int k = 0; k < m->ranks; k++)
-        mx_put(b, "gauntlet_iterations_total{rank=\"%d\",mitigation=\"%s\"} %lld\n", k, mit, m->r[k].iters);
+        mx_put(b, "gauntlet_iterations_total{node=\"%d\",rank=\"%d\",mitigation=\"%s\"} %lld\n", mx_node(m, k), k, mit,
+               m->r[k].iters);
     mx_family(b, om, "gauntlet_gpu_phase", "gauge", NULL, "1 for the phase the rank is in");
     for (int k = 0; k < m->ranks; k++)
         for (size_t p = 0; p < ARRAY_LEN(phases); p++)
-            mx_put(b, "gauntlet_gpu_phase{rank=\"%d\",phase=\"%s\"} %d\n", k, phases[p], m->r[k].phase == (int)p);
+            mx_put(b, "gauntlet_gpu_phase{node=\"%d\",rank=\"%d\",phase=\"%s\"} %d\n", mx_node(m, k), k, phases[p],
+                   m->r[k].phase == (int)p);
     /* the node's summed power over the window: the same analysis as the summary's */
     struct an_result res = { 0 };
     double *x = xmalloc((size_t)(m->win_n ? m->win_n : 1) * sizeof *x);
@@ -239,6 +251,8 @@ static void mx_render(struct metrics *m, struct mx_buf *b, int om)
     }
     mx_family(b, om, "gauntlet_run_info", "gauge", NULL, "the mitigation run in progress (1-based) and its label");
     mx_put(b, "gauntlet_run_info{run=\"%d\",runs=\"%d\",mitigation=\"%s\",label=\"%s\"} 1\n", m->run + 1, m->runs, mit, lbl);
+    if (extra && m->extra)
+        mx_put(b, "%s", m->extra);
     if (om)
         mx_put(b, "# EOF\n");
 }
@@ -270,7 +284,8 @@ static void mx_event(void *ctx, const char *line, size_t len)
     struct mx_rank *r = rank >= 0 && rank < m->ranks ? &m->r[rank] : NULL;
     if (strcmp(type, "start") == 0) {
         json_int_t nodes = json_integer_value(json_object_get(e, "nodes"));
-        m->world = (int)(json_integer_value(json_object_get(e, "ranks")) * (nodes > 0 ? nodes : 1));
+        m->per_node = (int)json_integer_value(json_object_get(e, "ranks"));
+        m->world = m->per_node * (int)(nodes > 0 ? nodes : 1);
         m->runs = (int)json_integer_value(json_object_get(e, "runs"));
         double hz = mx_num(e, "sample_hz");
         m->dt_s = hz > 0 ? 1 / hz : 0;
@@ -294,7 +309,7 @@ static void mx_event(void *ctx, const char *line, size_t len)
         if (json_is_number(json_object_get(e, "flops")) && mx_num(e, "flops") > 0)
             r->tflops = mx_num(e, "flops") / d / 1e12;
         else if (json_is_number(json_object_get(e, "bytes")) && mx_num(e, "bytes") > 0)
-            r->busbw = mx_num(e, "bytes") / d / 1e9 * 2 * (n - 1) / n;
+            r->busbw = mx_num(e, "bytes") / d * 2 * (n - 1) / n;   /* bytes/s: base units */
         r->open_t = 0;
     } else if (strcmp(type, "fault_injected") == 0) {
         mx_bump(m->faults, json_string_value(json_object_get(e, "kind")));
@@ -312,7 +327,7 @@ static void mx_textfile(struct metrics *m)
 {
     struct mx_buf b = { xmalloc(4096), 0, 4096 };
     pthread_mutex_lock(&m->mu);
-    mx_render(m, &b, 0);
+    mx_render(m, &b, 0, 0);
     pthread_mutex_unlock(&m->mu);
     char path[600];
     snprintf(path, sizeof path, "%s/gauntlet.prom", m->textdir);
@@ -372,10 +387,14 @@ static enum MHD_Result mx_http(void *cls, struct MHD_Connection *c, const char *
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
         return MHD_NO;
     int found = strcmp(url, "/metrics") == 0;
+    /* OpenMetrics to a scraper that asks for it (Prometheus does), the Prometheus text format to anyone else (curl,
+     * promtool): the content negotiation of Prometheus' own client libraries */
+    const char *accept = mhd.lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+    int om = accept && strstr(accept, "application/openmetrics-text") != NULL;
     struct mx_buf b = { xmalloc(4096), 0, 4096 };
     if (found) {
         pthread_mutex_lock(&m->mu);
-        mx_render(m, &b, 1);
+        mx_render(m, &b, om, 1);
         pthread_mutex_unlock(&m->mu);
     } else {
         mx_put(&b, "gauntlet: the metrics are at /metrics\n");
@@ -385,8 +404,9 @@ static enum MHD_Result mx_http(void *cls, struct MHD_Connection *c, const char *
         free(b.s);
         return MHD_NO;
     }
-    mhd.add_response_header(r, "Content-Type", found ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
-                                                     : "text/plain; charset=utf-8");
+    mhd.add_response_header(r, "Content-Type", found && om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+                                               : found ? "text/plain; version=0.0.4; charset=utf-8"
+                                                       : "text/plain; charset=utf-8");
     enum MHD_Result ok = mhd.queue_response(c, found ? MHD_HTTP_OK : MHD_HTTP_NOT_FOUND, r);
     mhd.destroy_response(r);
     return ok;
@@ -458,8 +478,26 @@ void metrics_view_close(const struct view_link *v)
         mhd.stop_daemon(m->mhd);
 #endif
     pthread_mutex_destroy(&m->mu);
+    free(m->extra);
     free(m->r);
     free(m);
+}
+
+void metrics_view_attach(const struct view_link *v, const struct view_link *inner)
+{
+    struct metrics *m = v->ctx;
+    pthread_mutex_lock(&m->mu);
+    m->inner = inner;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void metrics_set_extra(const struct view_link *v, const char *text)
+{
+    struct metrics *m = v->ctx;
+    pthread_mutex_lock(&m->mu);
+    free(m->extra);
+    m->extra = text ? xstrdup(text) : NULL;
+    pthread_mutex_unlock(&m->mu);
 }
 
 /* Checks --metrics ADDR:PORT and --metrics-textfile DIR of cmd; 0, or the usage error (exit 2). */

@@ -16,6 +16,11 @@ const struct view_link *metrics_view_open(const struct view_link *inner, const c
                                           char *why, size_t n);
 /* Stops the server and frees the view (not inner). */
 void metrics_view_close(const struct view_link *v);
+/* Hands everything on to inner from now on (NULL: nothing): one view, one server, over several runs (accept). */
+void metrics_view_attach(const struct view_link *v, const struct view_link *inner);
+/* Lines (families with their HELP and TYPE, the same in both formats) added to every scrape over HTTP, copied; NULL
+ * clears them. accept's verdicts so far. */
+void metrics_set_extra(const struct view_link *v, const char *text);
 /* Checks cmd's --metrics ADDR:PORT and --metrics-textfile DIR into *listen and *dir (NULL: not given): 0, or the
  * usage error (exit 2). */
 int metrics_args(const struct cli_cmd *cmd, const struct cli_args *a, const char **listen, const char **dir);
