@@ -17,6 +17,7 @@ struct sim_params {
     double jitter;        /* relative standard deviation of each phase's duration */
     double noise_w;       /* standard deviation of each power sample */
     double speedup;       /* modeled durations are divided by this */
+    double teardown_s;    /* a worker's process ends this long after its death (a GPU context's teardown) */
     int64_t max_dim;      /* cap on each GEMM dimension of the real CPU GEMM */
     int64_t max_elems;    /* cap on the real all-reduce buffer, in fp32 elements */
 };

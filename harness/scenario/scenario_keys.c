@@ -147,6 +147,9 @@ static const struct param sim_params[] = {
       .help = "std-dev of each power sample" },
     { "speedup", PT_DOUBLE, SIM(speedup), .def = "1", .min = 0.001, .max = 1e6,
       .help = "modeled durations are divided by this" },
+    { "teardown", PT_DURATION, SIM(teardown_s), .def = "0", .min = 0, .max = 10,
+      .help = "a dead worker's process ends this long after it died (fatal signal or exit), as a GPU context's "
+              "teardown makes it on a GPU; SIGKILL ends at once" },
     { "max_dim", PT_INT, SIM(max_dim), .def = "64", .min = 1, .max = 1024,
       .help = "cap on each dimension of the real CPU GEMM" },
     { "max_elems", PT_INT, SIM(max_elems), .def = "65536", .min = 1, .max = 16 << 20, .unit = "fp32 elements",

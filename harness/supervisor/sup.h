@@ -71,6 +71,10 @@ struct sup {
     int nranks, nslots;
     pid_t *pid;                    /* per slot */
     int *alive, *ready, *expect_exit;
+    int *deathfd;                  /* per slot: the read end of a pipe only the worker writes to (-1: none); it
+                                    * ends (or says how) the moment the worker dies, before the process is gone */
+    uint64_t *death_ns;            /* per slot: when the pipe said so (0: not yet); the reap follows */
+    int *death_unasked;            /* per slot: that death was a failure (worker_died): the reap records its ending */
     int *slot_of;                  /* rank -> slot */
     int *dropped;                  /* per rank: removed by shrink */
     double *watts;                 /* last sample per rank */
@@ -111,6 +115,9 @@ enum { SUP_BND_PAUSE = 1, SUP_BND_RESUME, SUP_BND_SKIP };
 void sup_drain(struct sup *s);
 /* Reaps every worker that exited: expected, or a failure (a detection by `exit`, through the hooks). */
 void sup_reap(struct sup *s);
+/* Reads the death pipe of slot (readable or hung up): the worker's last word (a fatal signal, an exit code) or its
+ * silence (SIGKILL): a death seen now, before the process has finished ending, handled as the reap would. */
+void sup_death_pipe(struct sup *s, int slot);
 
 /* supervisor.c */
 /* Records that the run failed (the first reason wins) and tells every worker to give up at once. */

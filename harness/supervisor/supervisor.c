@@ -127,9 +127,18 @@ static void sup_signals(struct sup *s)
 
 void sup_step(struct sup *s)
 {
-    struct pollfd pfd[2] = { { .fd = s->sigfd, .events = POLLIN }, { .fd = s->timerfd, .events = POLLIN } };
-    if (poll(pfd, 2, 10) < 0 && errno != EINTR)
+    /* the signals, the sampling timer, and every worker's death pipe: a death wakes this loop the moment the worker
+     * dies, not when its process has finished ending (a GPU context's teardown takes 100 ms) */
+    struct pollfd stack[2 + 64], *pfd = s->nslots <= 64 ? stack : xmalloc((size_t)(2 + s->nslots) * sizeof *pfd);
+    pfd[0] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
+    pfd[1] = (struct pollfd){ .fd = s->timerfd, .events = POLLIN };
+    for (int k = 0; k < s->nslots; k++)   /* a negative fd is skipped by poll */
+        pfd[2 + k] = (struct pollfd){ .fd = s->deathfd[k], .events = POLLIN };
+    if (poll(pfd, (nfds_t)(2 + s->nslots), 10) < 0 && errno != EINTR)
         SYSERR("poll");
+    for (int k = 0; k < s->nslots; k++)
+        if (s->deathfd[k] >= 0 && (pfd[2 + k].revents & (POLLIN | POLLHUP | POLLERR)))
+            sup_death_pipe(s, k);
     if (pfd[0].revents & POLLIN)
         sup_signals(s);
     sup_reap(s);   /* also without SIGCHLD: cheap, and proof against a signal taken by a library's thread */
@@ -140,6 +149,8 @@ void sup_step(struct sup *s)
         if (read(s->timerfd, &ticks, sizeof ticks) == (ssize_t)sizeof ticks)
             sup_sample(s, now);
     }
+    if (pfd != stack)
+        free(pfd);
     SUP_HOOKS(s, poll, (s));   /* the other nodes' messages; the view's commands */
     if (!s->stopping && !s->recovering) {
         sup_check_heartbeats(s, now);
@@ -246,6 +257,11 @@ void sup_alloc(struct sup *s)
     s->alive = xcalloc((size_t)s->nslots, sizeof *s->alive);
     s->ready = xcalloc((size_t)s->nslots, sizeof *s->ready);
     s->expect_exit = xcalloc((size_t)s->nslots, sizeof *s->expect_exit);
+    s->deathfd = xmalloc((size_t)s->nslots * sizeof *s->deathfd);
+    s->death_ns = xcalloc((size_t)s->nslots, sizeof *s->death_ns);
+    s->death_unasked = xcalloc((size_t)s->nslots, sizeof *s->death_unasked);
+    for (int k = 0; k < s->nslots; k++)
+        s->deathfd[k] = -1;
     s->slot_of = xcalloc((size_t)s->nranks, sizeof *s->slot_of);
     s->dropped = xcalloc((size_t)s->nranks, sizeof *s->dropped);
     s->watts = xcalloc((size_t)s->nranks, sizeof *s->watts);
@@ -262,7 +278,11 @@ void sup_free(struct sup *s)
         close(s->timerfd);
     s->sigfd = s->timerfd = -1;
     sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
-    void *bufs[] = { s->pid, s->alive, s->ready, s->expect_exit, s->slot_of, s->dropped, s->watts, s->energy_j };
+    for (int k = 0; s->deathfd && k < s->nslots; k++)
+        if (s->deathfd[k] >= 0)
+            close(s->deathfd[k]);
+    void *bufs[] = { s->pid, s->alive, s->ready, s->expect_exit, s->deathfd, s->death_ns, s->death_unasked, s->slot_of, s->dropped,
+                     s->watts, s->energy_j };
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
         free(bufs[i]);
 }

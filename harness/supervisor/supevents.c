@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -122,6 +123,100 @@ static void sup_status_text(int status, char *out, size_t n)
         snprintf(out, n, "status 0x%x", status);
 }
 
+/* Worker k died at now, as status text st says (exited: it ended by exit with code 0); an end nobody asked for is
+ * a failure (detector exit). via: how it was seen ("pipe": its death pipe, before the reap; "reap"). */
+static int sup_died(struct sup *s, int k, pid_t pid, uint64_t now, const char *st, int exited_ok, const char *via)
+{
+    char msg[256];
+    sup_drain(s);   /* its last events first */
+    int rank = atomic_load(&shm_ctl(&s->shm, k)->rank);
+    int expected = s->expect_exit[k] || (s->stopping && exited_ok);
+    int64_t iter = atomic_load(&shm_ctl(&s->shm, k)->iter);
+    results_event(&s->res, now, expected ? "worker_exit" : "worker_died",
+                  json_pack("{s:i, s:i, s:i, s:s, s:I, s:s}", "rank", rank, "slot", k, "pid", (int)pid, "status", st,
+                            "iter", (json_int_t)iter, "seen_by", via));
+    s->expect_exit[k] = 0;
+    if (expected || s->stopping)
+        return !expected;
+    if (s->running && rank >= 0 && !s->failed) {
+        snprintf(msg, sizeof msg, "process died: %s", st);
+        SUP_HOOKS(s, failure, (s, DET_EXIT, rank, iter, now, msg, 1));
+    } else if (rank < 0 && s->running) {   /* a spare that dies is a spare less (a node crash takes it too) */
+        results_event(&s->res, now, "spare_lost", json_pack("{s:i, s:s}", "slot", k, "status", st));
+    } else if (!s->failed) {
+        snprintf(msg, sizeof msg, "%s %d (pid %d) died: %s", rank >= 0 ? "rank" : "spare slot", rank >= 0 ? rank : k,
+                 (int)pid, st);
+        sup_fail(s, msg);
+    }
+    return 1;
+}
+
+/* The wait status of pid while it is still ending (/proc/PID/stat's exit_code, set when its exit begins): 1 with
+ * *status, or 0 when it cannot be read or is not set yet. */
+static int sup_proc_status(pid_t pid, int *status)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');   /* past the command's name, which may hold spaces */
+    long field = 2, v = 0;
+    for (char *tok = p ? strtok(p + 1, " \n") : NULL; tok; tok = strtok(NULL, " \n"))
+        if (++field == 52) {
+            v = strtol(tok, NULL, 10);
+            break;
+        }
+    if (field != 52 || v == 0)
+        return 0;
+    *status = (int)v;
+    return 1;
+}
+
+void sup_death_pipe(struct sup *s, int k)
+{
+    unsigned char note[2] = { 0 };
+    ssize_t got = 0;
+    for (ssize_t r; got < 2 && (r = read(s->deathfd[k], note + got, (size_t)(2 - got))) != 0;) {
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            break;   /* EAGAIN: a note only half there is read on the next wake */
+        got += r;
+    }
+    if (got == 1)
+        return;
+    uint64_t now = mono_ns();
+    close(s->deathfd[k]);
+    s->deathfd[k] = -1;
+    if (!s->alive[k])
+        return;
+    char st[96];
+    int exited_ok = 0;
+    if (got == 2 && note[0] == 'S')
+        snprintf(st, sizeof st, "signal %d (%s)", note[1], strsignal(note[1]));
+    else if (got == 2 && note[0] == 'E') {
+        snprintf(st, sizeof st, "exit code %d", note[1]);
+        exited_ok = note[1] == 0;
+    } else {   /* no word: SIGKILL, or a signal it does not catch; the kernel knows which once the exit began */
+        int status;
+        if (sup_proc_status(s->pid[k], &status))
+            sup_status_text(status, st, sizeof st);
+        else
+            snprintf(st, sizeof st, "killed (no last word: SIGKILL or an uncaught signal)");
+    }
+    pid_t pid = s->pid[k];
+    int unasked = sup_died(s, k, pid, now, st, exited_ok, "pipe");
+    if (s->pid[k] != pid || s->deathfd[k] >= 0)
+        return;   /* the slot already has a new worker (its process is another) */
+    s->death_ns[k] = now;
+    s->death_unasked[k] = unasked;
+    s->expect_exit[k] = 1;   /* the reap that follows only records the status and how long the ending took */
+}
+
 /* Reaps every exited worker; an exit nobody asked for is a failure (detector exit). */
 void sup_reap(struct sup *s)
 {
@@ -141,32 +236,30 @@ void sup_reap(struct sup *s)
             continue;
         if (k == s->nslots)
             continue;
+        uint64_t now = mono_ns();
+        char st[96];
+        sup_status_text(status, st, sizeof st);
+        if (s->deathfd[k] >= 0) {   /* the pipe's end not yet read: its note first */
+            sup_death_pipe(s, k);
+            if (s->deathfd[k] >= 0) {
+                close(s->deathfd[k]);
+                s->deathfd[k] = -1;
+            }
+        }
+        int piped = s->death_ns[k] != 0;
+        if (piped && s->death_unasked[k])   /* a failure seen through its pipe: the real status, how long it took to end */
+            results_event(&s->res, now, "worker_reaped",
+                          json_pack("{s:i, s:i, s:s, s:f}", "slot", k, "pid", (int)p, "status", st, "ending_s",
+                                    (double)(now - s->death_ns[k]) * 1e-9));
+        if (piped) {
+            s->death_ns[k] = 0;
+            s->expect_exit[k] = 0;
+        }
         s->pid[k] = 0;
         s->alive[k] = 0;
         s->ready[k] = 0;
-        uint64_t now = mono_ns();
-        sup_drain(s);   /* its last events first */
-        char st[96], msg[256];
-        sup_status_text(status, st, sizeof st);
-        int rank = atomic_load(&shm_ctl(&s->shm, k)->rank);
-        int expected = s->expect_exit[k] || (s->stopping && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-        int64_t iter = atomic_load(&shm_ctl(&s->shm, k)->iter);
-        results_event(&s->res, now, expected ? "worker_exit" : "worker_died",
-                      json_pack("{s:i, s:i, s:i, s:s, s:I}", "rank", rank, "slot", k, "pid", (int)p, "status", st, "iter",
-                                (json_int_t)iter));
-        s->expect_exit[k] = 0;
-        if (expected || s->stopping)
-            continue;
-        if (s->running && rank >= 0 && !s->failed) {
-            snprintf(msg, sizeof msg, "process died: %s", st);
-            SUP_HOOKS(s, failure, (s, DET_EXIT, rank, iter, now, msg, 1));
-        } else if (rank < 0 && s->running) {   /* a spare that dies is a spare less (a node crash takes it too) */
-            results_event(&s->res, now, "spare_lost", json_pack("{s:i, s:s}", "slot", k, "status", st));
-        } else if (!s->failed) {
-            snprintf(msg, sizeof msg, "%s %d (pid %d) died: %s", rank >= 0 ? "rank" : "spare slot", rank >= 0 ? rank : k,
-                     (int)p, st);
-            sup_fail(s, msg);
-        }
+        if (!piped)
+            sup_died(s, k, p, now, st, WIFEXITED(status) && WEXITSTATUS(status) == 0, "reap");
     }
 }
 

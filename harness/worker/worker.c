@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "checkpoint.h"
 #include "ckpt_async.h"
+#include "deathnote.h"
 #include "detectors/detector.h"
 #include "recovery/recovery.h"
 #include "util.h"
@@ -173,6 +174,7 @@ static _Noreturn void worker_fail(struct worker_ctx *w, int code, const char *wh
     atomic_store(&w->ctl->state, WS_FAILED);
     worker_emit(w, WEV_ERROR, PH_IDLE, mono_ns(), code, 0, NULL);
     gl_log("%s", why);
+    deathnote_exit(code);
     exit(code);
 }
 
@@ -456,9 +458,9 @@ int worker_main(int argc, char **argv)
     char role[32], why[512];
     struct shm shm = { .fd = -1 };
     util_set_role("worker");   /* "rank N" once its slot is known */
-    if (argc != 3)
-        gl_die(EXIT_INPUT, "usage: gauntlet __worker FD SLOT (started by the supervisor only)");
-    int fd = atoi(argv[1]), slot = atoi(argv[2]);
+    if (argc != 3 && argc != 4)
+        gl_die(EXIT_INPUT, "usage: gauntlet __worker FD SLOT [DEATHFD] (started by the supervisor only)");
+    int fd = atoi(argv[1]), slot = atoi(argv[2]), dfd = argc == 4 ? atoi(argv[3]) : -1;
     if (shm_attach(&shm, fd) != 0)
         return EXIT_ENV;
     /* die with the supervisor, also if it died before prctl took effect */
@@ -479,6 +481,9 @@ int worker_main(int argc, char **argv)
     w.ops = backend_find(shm.hdr->backend);
     if (!w.ops)
         worker_fail(&w, EXIT_INPUT, "unknown backend in the control block");
+    /* the last word to the supervisor; on sim a death may take sim.teardown to end, as a GPU context's does */
+    if (dfd >= 0 && deathnote_init(dfd, w.ops->modelled ? w.sc->sim.teardown_s : 0) != 0)
+        worker_fail(&w, EXIT_ENV, "the death pipe: cannot set it up");
     worker_beat(&w);
     w.b = w.ops->init(&w, why, sizeof why);
     if (!w.b)
@@ -509,5 +514,6 @@ int worker_main(int argc, char **argv)
     w.ops->fini(w.b);
     atomic_store(&w.ctl->state, WS_EXITED);
     shm_close(&shm);
+    deathnote_exit(EXIT_OK);
     return EXIT_OK;
 }
