@@ -218,6 +218,15 @@ static void check_estimate(const struct scenario *sc, double tflops, double busb
            "mitigations' own costs and recoveries add to it\n", s / 3600, s / 60 % 60, s % 60,
            tflops > 0 || busbw > 0 ? "at the rates given" : "on sim's model (on GPUs: check --tflops --busbw)", runs,
            runs == 1 ? "" : "s", (long long)sc->iterations, it_s);
+    char names[256] = "", why[600];   /* the mitigations with no swing to act on at this time scale, named once */
+    for (int m = 0; m < sc->n_mitigations; m++) {
+        const char *nm = sc->mitigations[m].name;
+        if (mitigation_acts_on_swing(sc->mitigations[m].index, sc->mitigations[m].params, &sc->sim) && !strstr(names, nm) &&
+            strlen(names) + strlen(nm) + 3 < sizeof names)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "", nm);
+    }
+    if (names[0] && mitigation_timescale_warning(names, it_s, sc->sim.ramp_s, why, sizeof why))
+        printf("  warning: %s (docs/power.md)\n", why);
 }
 
 /* gauntlet check */

@@ -399,13 +399,13 @@ static void draw_runs(const struct vm *m, const struct tui_ui *ui, int y, int h)
         if (strncmp(m->runrow[i].label, "none", 4) == 0 && m->runrow[i].complete && !m->runrow[i].disturbed)
             base = &m->runrow[i];
     on(ui, 0, A_BOLD);
-    putf(y, 0, "%-3s %-26s %7s %8s %9s %10s %8s %7s %8s %7s", "run", "mitigation", "p50 s", "mean W", "swing W",
-         "ramp W/s", "J/iter", "swing%", "energy%", "time%");
+    putf(y, 0, "%-3s %-26s %7s %8s %9s %10s %8s %7s %8s %7s %5s", "run", "mitigation", "p50 s", "mean W", "swing W",
+         "ramp W/s", "J/iter", "swing%", "energy%", "time%", "eff");
     attrset(A_NORMAL);
     int first = m->nruns > h - 1 ? m->nruns - (h - 1) : 0;
     for (int i = first; i < m->nruns; i++) {
         const struct vm_run *r = &m->runrow[i];
-        char mean[16], sw[16], rp[16], ds[16], de[16], dtm[16];
+        char mean[16], sw[16], rp[16], ds[16], de[16], dtm[16], eff[16] = "-";
         fmt_w(mean, sizeof mean, r->mean_w);
         fmt_w(sw, sizeof sw, r->swing_w);
         fmt_w(rp, sizeof rp - 2, r->ramp_w_s), strcat(rp, isfinite(r->ramp_w_s) ? "/s" : "");   /* a rate: W/s */
@@ -413,9 +413,11 @@ static void draw_runs(const struct vm *m, const struct tui_ui *ui, int y, int h)
         fmt_pct(de, sizeof de, r->energy_j, base ? base->energy_j : NAN);
         /* time paid: the change of throughput, every wait included (a stagger's too) */
         fmt_pct(dtm, sizeof dtm, base ? base->throughput_it_s : NAN, r->throughput_it_s);
+        if (isfinite(r->efficiency))   /* least energy its result needed / energy it added (docs/power.md) */
+            snprintf(eff, sizeof eff, "%.2f", r->efficiency);
         const char *note = r->skipped ? "  skipped" : r->disturbed ? "  disturbed" : r->complete ? "" : "  incomplete";
-        putf(y + 1 + i - first, 0, "%-3d %-26.26s %7.3f %8s %9s %10s %8.0f %7s %8s %7s%s", i + 1, r->label,
-             r->iter_p50_s, mean, sw, rp, r->energy_j, ds, de, dtm, note);
+        putf(y + 1 + i - first, 0, "%-3d %-26.26s %7.3f %8s %9s %10s %8.0f %7s %8s %7s %5s%s", i + 1, r->label,
+             r->iter_p50_s, mean, sw, rp, r->energy_j, ds, de, dtm, eff, note);
     }
 }
 

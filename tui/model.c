@@ -275,6 +275,7 @@ static void vm_run_end(struct vm *m, json_t *ev, double t)
         r->swing_w = num(f, "swing_w");
         r->ramp_w_s = num(f, "ramp_w_s");
         r->energy_j = num(f, "energy_per_iter_j");
+        r->efficiency = num(f, "energy_efficiency");
         r->tflops = num(f, "tflops");
         r->throughput_it_s = num(f, "throughput_it_s");
     }

@@ -45,6 +45,7 @@ struct vm_run {
     int disturbed;   /* by hand: paused, a fault from the view, skipped (not the mitigation's alone) */
     int64_t iterations;
     double iter_p50_s, mean_w, swing_w, ramp_w_s, energy_j, tflops;
+    double efficiency;      /* energy_efficiency against the none before it (NAN: none, or nothing to figure) */
     double throughput_it_s;   /* iterations per second over the run, waits included: what time paid compares */
 };
 

@@ -58,6 +58,13 @@ struct an_result {
     struct an_band bands[AN_MAX_BANDS];
 };
 
+/* The least energy (J) that holding a floor and ramp limits above the trace p costs: the integral of Q - p over
+ * the lowest trace Q that is never below p (the work's own draw), never below floor_w, never falls faster than
+ * down_w_s and never rises faster than up_w_s (<= 0: none of that one): forward, Q(t_i) = max(p_i, floor,
+ * Q(t_{i-1}) - down dt); then backward, Q(t_i) = max(Q(t_i), Q(t_{i+1}) - up dt) (a rise that must not be
+ * faster begins early). t_s: each sample's time; a NAN sample is left out (Q carries over it). */
+double an_least_fill_j(const double *t_s, const double *p, size_t n, double floor_w, double up_w_s, double down_w_s);
+
 /* The default bands (the utilities' concern): 0.1-1, 1-2.5, 2.5-7, 7-20 Hz. */
 extern const struct an_band an_default_bands[4];
 

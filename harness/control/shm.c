@@ -159,6 +159,7 @@ void ctl_set_power(struct ctl *c, const struct power_state *ps)
     c->pw.target_w = ps->target_w;
     c->pw.up_w_s = ps->up_w_s;
     c->pw.down_w_s = ps->down_w_s;
+    c->pw.floor_w = ps->floor_w;
     atomic_store_explicit(&c->pw.seq, seq + 2, memory_order_release);
 }
 
@@ -176,6 +177,7 @@ void ctl_get_power(struct ctl *c, struct power_state *out)
         out->target_w = c->pw.target_w;
         out->up_w_s = c->pw.up_w_s;
         out->down_w_s = c->pw.down_w_s;
+        out->floor_w = c->pw.floor_w;
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&c->pw.seq, memory_order_relaxed) == a)
             return;

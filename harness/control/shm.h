@@ -97,6 +97,8 @@ struct power_state {
     uint64_t t0_ns;
     double p0_w, target_w;
     double up_w_s, down_w_s;   /* > 0: the change is never faster than this (ramp limits); 0: no limit */
+    double floor_w;            /* > 0: a fall from at or above it stops there (a filler holds it from the moment
+                                * the power reaches it); 0: none */
 };
 
 struct ctl {

@@ -78,7 +78,8 @@ static void rp_windows(const char *dir, struct rp_run *runs, int n)
         json_int_t run = json_integer_value(json_object_get(o, "run"));
         double t = json_number_value(json_object_get(o, "t_s"));
         int kind = !ev ? 0 : strcmp(ev, "run_begin") == 0 ? 1 : strcmp(ev, "run_end") == 0 ? 2
-                           : strcmp(ev, "iteration") == 0 ? 3 : 0;   /* 3: the first one ends the warm-up */
+                           : strcmp(ev, "iteration") == 0 ? 3 : 0;   /* 3: the first one ends the warm-up (a summary
+                                                                     * without warmup_s) */
         for (int i = 0; kind && i < n; i++) {
             if (runs[i].index != run)
                 continue;
@@ -92,6 +93,11 @@ static void rp_windows(const char *dir, struct rp_run *runs, int n)
         json_decref(o);
     }
     rp_done(f, dir, "events.jsonl");
+    for (int i = 0; i < n; i++) {   /* the warm-up as the summary's analysis left it out (power.settle) */
+        json_t *w = json_object_get(runs[i].summary, "warmup_s");
+        if (json_is_number(w) && isfinite(runs[i].t0))
+            runs[i].warm = runs[i].t0 + json_number_value(w);
+    }
 }
 
 /* Reads power.csv into each run's aggregate trace; a rank's missing sample makes its tick missing (NAN). */
@@ -157,25 +163,32 @@ static void rp_table(FILE *f, struct rp_run *runs, int n)
     for (int i = 0; i < n; i++)
         if ((int)strlen(runs[i].name) + 1 > wl)
             wl = (int)strlen(runs[i].name) + 1;
-    fprintf(f, "%-*s %11s %19s %11s %14s %8s %9s %9s %8s\n", wl, "mitigation", "node_swing_W", "max-min_W (samples)",
-            "grid_MW", "ramp100ms_W/s", "dom_Hz", "energy+%", "time+%", "spec");
+    fprintf(f, "%-*s %11s %19s %11s %14s %8s %9s %9s %7s %8s\n", wl, "mitigation", "node_swing_W", "max-min_W (samples)",
+            "grid_MW", "ramp100ms_W/s", "dom_Hz", "energy+%", "time+%", "eff", "spec");
     for (int i = 0; i < n; i++) {
         json_t *agg = json_object_get(json_object_get(runs[i].summary, "power"), "aggregate");
         json_t *proj = json_object_get(agg, "projection"), *vs = json_object_get(runs[i].summary, "vs_none");
         json_t *pass = json_object_get(json_object_get(proj, "spec"), "pass");
-        char a[7][32], range[48];
+        char a[8][32], range[48];
         snprintf(range, sizeof range, "%s (%lld)", rp_num(a[1], 32, "%.0f", json_object_get(agg, "range_w")),
                  (long long)json_integer_value(json_object_get(agg, "samples")));
-        fprintf(f, "%-*s %11s %19s %11s %14s %8s %9s %9s %8s\n", wl, runs[i].name,
+        fprintf(f, "%-*s %11s %19s %11s %14s %8s %9s %9s %7s %8s\n", wl, runs[i].name,
                 rp_num(a[0], 32, "%.0f", json_object_get(agg, "swing_w")), range,
                 rp_fmt(a[2], 32, "%.2f", rp_swing(runs[i].summary, 1)),
                 rp_num(a[3], 32, "%.0f", json_object_get(json_object_get(agg, "ramp_up_w_s"), "100ms")),
                 rp_num(a[4], 32, "%.2f", json_object_get(agg, "dominant_hz")),
                 rp_num(a[5], 32, "%.1f", json_object_get(vs, "energy_overhead_pct")),
                 rp_num(a[6], 32, "%.1f", json_object_get(vs, "iteration_overhead_pct")),
+                rp_num(a[7], 32, "%.2f", json_object_get(vs, "energy_efficiency")),
                 json_is_true(pass) ? "pass" : json_is_false(pass) ? "FAIL" : "-");
     }
-    fprintf(f, "(node_swing: p99 - p1 of the sum over ranks; time+%%: the change of throughput, every wait included)\n");
+    fprintf(f, "(node_swing: p99 - p1 of the sum over ranks; time+%%: the change of throughput, every wait included; eff: "
+               "the least energy the run's floor and ramp limits needed over the energy it added)\n");
+    for (int i = 0; i < n; i++) {   /* a mitigation that made things worse, or had no swing to act on */
+        const char *w = json_string_value(json_object_get(json_object_get(runs[i].summary, "vs_none"), "warning"));
+        if (w)
+            fprintf(f, "! %s: %s\n", runs[i].name, w);
+    }
     for (int i = 0; i < n; i++)
         if (runs[i].disturbed) {
             fprintf(f, "(~: disturbed by hand in the live view (paused, a fault injected, skipped): its figures are not "

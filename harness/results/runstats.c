@@ -14,10 +14,11 @@
 #include "scenario.h"
 #include "util.h"
 
-void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t planned, uint64_t t_begin, double sample_hz)
+void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t planned, uint64_t t_begin, double sample_hz,
+                   double settle_s)
 {
     *rs = (struct run_stats){ .mitigation = mitigation, .nranks = nranks, .planned = planned, .t_begin = t_begin,
-                              .sample_hz = sample_hz };
+                              .sample_hz = sample_hz, .settle_ns = settle_s > 0 ? (uint64_t)(settle_s * 1e9) : 0 };
     rs->e_first = xmalloc((size_t)nranks * sizeof *rs->e_first);
     rs->e_last = xmalloc((size_t)nranks * sizeof *rs->e_last);
     rs->e_first_ns = xcalloc((size_t)nranks, sizeof *rs->e_first_ns);
@@ -118,8 +119,12 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev)
         r->ckpt_bytes += ev->a;
         break;
     case WEV_ITER:
-        if (!rs->warm_ns)
+        if (!rs->first_ns)
+            rs->first_ns = ev->t_ns;
+        if (!rs->warm_ns && ev->t_ns >= rs->t_begin + rs->settle_ns) {   /* the power has settled */
             rs->warm_ns = ev->t_ns;
+            rs->warm_iter = ev->iter + 1;
+        }
         series_add(&rs->iter_s, ev->a);
         r->iters = ev->iter + 1;
         break;
@@ -336,8 +341,9 @@ static void runstats_cost_json(const struct run_stats *rs, json_t *run)
     int64_t iters = runstats_iterations(rs);
     double wall = rs->t_end > rs->t_begin ? (double)(rs->t_end - rs->t_begin) * 1e-9 : NAN;
     double steady = rs->warm_ns && rs->t_end > rs->warm_ns ? (double)(rs->t_end - rs->warm_ns) * 1e-9 : NAN;
-    double thr = iters >= 2 && steady > 0 ? (double)(iters - 1) / steady : iters > 0 && wall > 0 ? (double)iters / wall : NAN;
-    double span = iters >= 2 && steady > 0 ? steady : wall;
+    int64_t after = iters - rs->warm_iter;   /* iterations completed after the warm-up */
+    double thr = after >= 1 && steady > 0 ? (double)after / steady : iters > 0 && wall > 0 ? (double)iters / wall : NAN;
+    double span = after >= 1 && steady > 0 ? steady : wall;
     double counter_w = 0;
     int counters = rs->nranks > 0;
     for (int r = 0; r < rs->nranks && counters; r++) {
@@ -365,6 +371,11 @@ json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const cha
     int ckpts = 0;
     struct series comm = { 0 }, bus = { 0 };
     double comm_bytes = 0;
+    if (!rs->warm_ns && rs->first_ns) {   /* it never settled: from its first iteration, and it says so */
+        rs->warm_ns = rs->first_ns;
+        rs->warm_iter = 1;
+        rs->unsettled = 1;
+    }
     for (int i = 0; i < rs->nranks; i++) {
         struct rank_stats *r = &rs->rank[i];
         flops += r->flops;
@@ -404,6 +415,11 @@ json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const cha
         "state_fingerprint", runstats_done(rs) ? json_string(fp) : json_null(), "fingerprints_agree",
         runstats_done(rs) ? json_boolean(agree) : json_null(), "power", runstats_power_json(rs, sc, tdp_w));
     json_object_set_new(run, "checkpoint_stall_s", json_num(ckpts ? stall / ckpts : NAN));
+    /* where the analysed stretch starts: the warm-up (power climbing from idle, a mitigation settling) left out */
+    json_object_set_new(run, "warmup_s", json_num(rs->warm_ns > rs->t_begin ? (double)(rs->warm_ns - rs->t_begin) * 1e-9
+                                                                            : NAN));
+    if (rs->unsettled)
+        json_object_set_new(run, "unsettled", json_true());
     runstats_cost_json(rs, run);
     json_t *ranks = json_array();   /* per GPU: what the fleet-outlier check compares */
     for (int i = 0; i < rs->nranks; i++) {
@@ -439,4 +455,39 @@ void runstats_free(struct run_stats *rs)
     free(rs->spread_n);
     free(rs->rank);
     rs->rank = NULL;
+}
+
+struct rs_trace *runstats_trace(const struct run_stats *rs)
+{
+    int64_t warm = rs->warm_ns > rs->t_begin ? (int64_t)(rs->warm_ns - rs->t_begin) : 0;
+    int64_t done = rs->t_end > rs->t_begin ? (int64_t)(rs->t_end - rs->t_begin) : INT64_MAX;
+    size_t a = 0, b = rs->nticks;
+    while (a < b && rs->tick_ns[a] < warm)
+        a++;
+    while (b > a && rs->tick_ns[b - 1] > done)
+        b--;
+    int64_t iters = runstats_iterations(rs) - rs->warm_iter;
+    if (b - a < 2 || iters < 1)
+        return NULL;
+    struct rs_trace *t = xcalloc(1, sizeof *t);
+    t->n = b - a;
+    t->nranks = rs->nranks;
+    t->iters = iters;
+    t->t_s = xmalloc(t->n * sizeof *t->t_s);
+    t->w = xmalloc(t->n * (size_t)rs->nranks * sizeof *t->w);
+    for (size_t i = 0; i < t->n; i++) {
+        t->t_s[i] = (double)rs->tick_ns[a + i] * 1e-9;
+        for (int r = 0; r < rs->nranks; r++)
+            t->w[(size_t)r * t->n + i] = rs->tick_w[r][a + i];
+    }
+    return t;
+}
+
+void rs_trace_free(struct rs_trace *t)
+{
+    if (!t)
+        return;
+    free(t->t_s);
+    free(t->w);
+    free(t);
 }

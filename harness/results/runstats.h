@@ -48,13 +48,20 @@ struct run_stats {
     int nranks;
     int64_t planned;
     uint64_t t_begin, t_end;
-    uint64_t warm_ns;            /* the end of the run's first iteration: the power analysis starts there */
+    uint64_t settle_ns;          /* the power's settling time after the run begins (power.settle) */
+    uint64_t warm_ns;            /* the end of the first iteration that ends once the power has settled: the power
+                                  * analysis, the energy and the throughput start there */
+    int64_t warm_iter;           /* iterations completed by then */
+    uint64_t first_ns;           /* the end of the run's first iteration (the warm-up when the run never settled) */
+    int unsettled;               /* the run ended before its power settled: analysed from its first iteration */
     struct series iter_s;        /* every rank's iteration durations */
     struct acc power;            /* aggregate: sum of ranks per sample */
     struct rank_stats *rank;
 };
 
-void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t planned, uint64_t t_begin, double sample_hz);
+/* settle_s: the power's settling time after the run begins; the analysis starts at the first iteration end past it. */
+void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t planned, uint64_t t_begin, double sample_hz,
+                   double settle_s);
 /* Folds one worker event into the run (phase durations, iterations, end of run). */
 void runstats_event(struct run_stats *rs, const struct wevent *ev);
 /* Adds one sampling tick at t_ns: per-rank watts and energy counters in J (NAN where missing; energy may be
@@ -71,6 +78,19 @@ struct scenario;
  * tdp_w (NAN: unknown) scales swings to % of TDP. */
 json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const char *mitigation, int bus_ranks, double tdp_w);
 void runstats_free(struct run_stats *rs);
+
+/* The stretch of a run's power that its analysis covers (after the warm-up, to the end of its last iteration), kept
+ * after the run: a none run's is the baseline a mitigation's least energy is figured against. */
+struct rs_trace {
+    size_t n;
+    int nranks;
+    double *t_s;      /* each tick's time, s since the run began */
+    double *w;        /* rank r's watts at tick i: w[r * n + i] (NAN: missing) */
+    int64_t iters;    /* iterations completed in the stretch */
+};
+/* After runstats_json (which settles the warm-up): the run's analysed stretch; NULL when it has none. */
+struct rs_trace *runstats_trace(const struct run_stats *rs);
+void rs_trace_free(struct rs_trace *t);
 /* A recovery abandons the timeline in progress: phases it left open and compute-start rows it left
  * incomplete are forgotten (the new timeline repeats those iterations). */
 void runstats_new_epoch(struct run_stats *rs);

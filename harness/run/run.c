@@ -40,7 +40,7 @@ static void sup_one_run(struct sup *s, int m)
         return;
     uint64_t now = mono_ns();
     s->run = m;
-    runstats_init(&s->rs, m, s->nranks, s->sc->iterations, now, s->sc->power.sample_hz);
+    runstats_init(&s->rs, m, s->nranks, s->sc->iterations, now, s->sc->power.sample_hz, scenario_settle_s(s->sc));
     for (int r = 0; r < s->nranks; r++)
         if (s->dropped[r])
             s->rs.rank[r].done = 1;   /* shrunk away in an earlier run */
@@ -114,6 +114,7 @@ static void sup_one_run(struct sup *s, int m)
                                          ? json_number_value(json_object_get(agg, "swing_w")) : NAN),
                             "ramp_w_s", json_num(ramps ? ramp : NAN), "energy_per_iter_j",
                             json_num(sup_energy_per_iter(run)), "tflops", json_copy(json_object_get(run, "tflops")));
+    json_object_set_new(fig, "energy_efficiency", json_num(sup_live_efficiency(s, run)));
     results_event(&s->res, s->rs.t_end, "run_end",
                   json_pack("{s:i, s:s, s:s, s:I, s:b, s:b, s:o, s:o}", "run", m, "mitigation", s->sc->mitigations[m].name,
                             "label", s->sc->mitigations[m].label[0] ? s->sc->mitigations[m].label : s->sc->mitigations[m].name,
@@ -121,6 +122,8 @@ static void sup_one_run(struct sup *s, int m)
                             "skipped", s->skipping, "disturbed", run_disturbed(s->disturbed), "figures", fig));
     supc_run_end(s, m, run);   /* several nodes: node 0 gathers every node's figures of this run */
     json_array_append_new(s->rn->runs, run);
+    if (strcmp(s->sc->mitigations[m].name, "none") == 0)   /* a baseline: its power kept for the least energy */
+        s->rn->base_trace[m] = runstats_trace(&s->rs);
     runstats_free(&s->rs);
     s->running = 0;
 }
@@ -189,6 +192,9 @@ static int sup_finish(struct sup *s, const char *started)
         printf("%s: node %d of %d: exit %d%s%s\n", gl_tag(), s->node, s->nodes, code, s->reason[0] ? ": " : "", s->reason);
     json_decref(summary);
     json_decref(s->rn->runs);
+    for (int m = 0; s->rn->base_trace && m < SC_MAX_MITIGATIONS; m++)
+        rs_trace_free(s->rn->base_trace[m]);
+    free(s->rn->base_trace);
     cluster_proxy_stop();
     supc_free(s);
     ops->power_close(s->ps);
@@ -276,6 +282,7 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
     cluster_bcast(s.shm.hdr->coll_id, sizeof s.shm.hdr->coll_id);   /* cuda: node 0's NCCL id, for every GPU */
     sup_alloc(&s);
     rn.runs = json_array();
+    rn.base_trace = xcalloc(SC_MAX_MITIGATIONS, sizeof *rn.base_trace);   /* a search adds runs */
     if (sup_fds(&s) != 0)
         return EXIT_ENV;
     /* the live view, or the progress lines (a view too: node 0's, for every node) */

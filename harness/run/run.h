@@ -19,6 +19,8 @@ struct sup_run {
     const struct view_link *base;  /* node 0: the live view or the progress lines (progress.c); NULL elsewhere */
     const struct view_link *metrics;   /* node 0 with --metrics or --metrics-textfile (metrics.c), else NULL */
     json_t *runs;                  /* every run's figures, in order */
+    struct rs_trace **base_trace;  /* per mitigation run: a none run's analysed power, kept for the least energy of
+                                    * the mitigations compared with it (NULL for the others) */
 };
 
 extern const struct sup_hooks run_hooks;
@@ -42,6 +44,9 @@ void sup_print_table(struct sup *s, int code, json_t *summary);
 /* Adds to every run its energy per iteration and, against the first `none` run, the swing removed and the
  * energy and time paid. */
 void sup_compare_runs(struct sup *s);
+/* The energy efficiency of run (not yet in the runs) against the none run finished before it (NAN: none yet, or
+ * nothing to figure): what the live view shows as each run ends. */
+double sup_live_efficiency(struct sup *s, json_t *run);
 
 /* For mitigations: auto: the Pareto front (energy, time, grid swing), the cheapest candidate meeting the
  * spec, or the one that misses it least and by which clause. */

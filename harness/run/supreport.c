@@ -1,5 +1,6 @@
 /* harness/run/supreport.c: what the supervisor writes at the end: summary.json's object and the table on stdout,
  * both from the records the run filled. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,6 +72,89 @@ static json_t *sup_base(struct sup *s, json_t *r, int *disturbed)
     return base;
 }
 
+/* A mitigation that made the swing worse, or had no swing to act on at this time scale, says so: vs_none.warning
+ * (summary.json, the table, the report), never a plain row. */
+static void sup_warn_worse(struct sup *s, json_t *r, double cut_pct)
+{
+    json_int_t m = json_integer_value(json_object_get(r, "run"));
+    if (m < 0 || m >= s->sc->n_mitigations || strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0)
+        return;
+    const struct plugin_spec *spec = &s->sc->mitigations[m];
+    double it = json_number_value(json_object_get(json_object_get(r, "iteration_s"), "p50"));
+    char why[512] = "", ts[400];
+    int at_scale = mitigation_acts_on_swing(spec->index, spec->params, &s->sc->sim) &&
+                   mitigation_timescale_warning(spec->name, it, s->sc->sim.ramp_s, ts, sizeof ts);
+    if (cut_pct < -5)   /* beyond the spread of one scenario run twice (2 points, docs/power.md) */
+        snprintf(why, sizeof why, "%s raised the swing by %.1f %% instead of removing it%s%s", spec->name, -cut_pct,
+                 at_scale ? ": " : "", at_scale ? ts : "");
+    else if (at_scale)
+        snprintf(why, sizeof why, "%s", ts);
+    else
+        return;
+    why[0] = (char)toupper((unsigned char)why[0]);
+    json_object_set_new(json_object_get(r, "vs_none"), "warning", json_string(why));
+}
+
+/* How well run r spends its energy against base (a none run, its power kept): the least energy its achieved result
+ * could have cost — holding each GPU's floor (the mitigation's, or the lowest power the run reached where that is
+ * lower: its p1) and its ramp limits above the none run's power (an_least_fill_j) — per iteration, against the
+ * energy it added per iteration. vs_none gets energy_added_j, energy_least_j (per iteration, every GPU) and
+ * energy_efficiency (least / added: 1 spends nothing beyond what its result needs), floor_asked_w and
+ * floor_reached_w (the mean over GPUs); nothing where the mitigation holds no floor and no ramp limit. */
+static void sup_efficiency(struct sup *s, json_t *r, json_t *base, json_t *vs)
+{
+    json_int_t m = json_integer_value(json_object_get(r, "run")), b = json_integer_value(json_object_get(base, "run"));
+    if (m < 0 || m >= s->sc->n_mitigations || b < 0 || b >= SC_MAX_MITIGATIONS || !s->rn->base_trace[b])
+        return;
+    const struct rs_trace *t = s->rn->base_trace[b];
+    const struct plugin_spec *spec = &s->sc->mitigations[m];
+    const struct mitigation_ops *ops = mitigation_table[spec->index];
+    json_t *pr = json_object_get(json_object_get(r, "power"), "per_rank");
+    if (!ops->model || ops->facility || (int)json_array_size(pr) < t->nranks)
+        return;
+    double least = 0, asked = 0, reached = 0, down = 0, up = 0;
+    int floors = 0;
+    for (int g = 0; g < t->nranks; g++) {
+        struct mit_model mm = { 0 };
+        ops->model(spec->params, &s->sc->sim, g, t->nranks, &mm);
+        double p1 = json_number_value(json_object_get(json_array_get(pr, (size_t)g), "p1_w"));
+        double floor = mm.floor_w > 0 ? (isfinite(p1) && p1 < mm.floor_w ? p1 : mm.floor_w) : 0;
+        if (mm.floor_w > 0) {
+            floors++;
+            asked += mm.floor_w;
+            reached += p1;
+        }
+        down = mm.ramp_down_w_s;
+        up = mm.ramp_up_w_s;
+        if (!(floor > 0) && !(down > 0) && !(up > 0))
+            return;   /* no floor, no ramp limit: a stagger, a cap; its energy is not a fill's */
+        least += an_least_fill_j(t->t_s, t->w + (size_t)g * t->n, t->n, floor, up, down);
+    }
+    least /= (double)t->iters;
+    double added = sup_energy_per_iter(r) - sup_energy_per_iter(base);
+    json_object_set_new(vs, "energy_added_j", json_num(added));
+    json_object_set_new(vs, "energy_least_j", json_num(least));
+    json_object_set_new(vs, "energy_efficiency", json_num(added > 0 && least > 0 ? least / added : NAN));
+    if (floors) {
+        json_object_set_new(vs, "floor_asked_w", json_num(asked / floors));
+        json_object_set_new(vs, "floor_reached_w", json_num(reached / floors));
+    }
+}
+
+double sup_live_efficiency(struct sup *s, json_t *run)
+{
+    int disturbed;
+    json_t *base = sup_base(s, run, &disturbed), *vs = json_object();
+    double e = NAN;
+    if (base && base != run) {
+        sup_efficiency(s, run, base, vs);
+        json_t *v = json_object_get(vs, "energy_efficiency");
+        e = json_is_number(v) ? json_number_value(v) : NAN;
+    }
+    json_decref(vs);
+    return e;
+}
+
 void sup_compare_runs(struct sup *s)
 {
     json_t *base = NULL, *r;
@@ -104,6 +188,8 @@ void sup_compare_runs(struct sup *s)
                                       json_num(thr > 0 ? sup_pct(thr0 / thr, 1) : NAN)));
         if (base_disturbed)
             json_object_set_new(json_object_get(r, "vs_none"), "baseline_disturbed", json_true());
+        sup_efficiency(s, r, base, json_object_get(r, "vs_none"));
+        sup_warn_worse(s, r, sw0 > 0 ? 100 * (1 - sw / sw0) : NAN);
     }
 }
 
@@ -390,16 +476,23 @@ void sup_print_table(struct sup *s, int code, json_t *summary)
         if (!v || strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0)
             continue;
         if (!any++)
-            printf("  against none: %-*s %10s %10s %10s %10s\n", wl, "mitigation", "swing -%", "grid -%", "energy +%",
-                   "time +%");
-        char c[4][32], lbl[64];
+            printf("  against none: %-*s %10s %10s %10s %10s %10s\n", wl, "mitigation", "swing -%", "grid -%", "energy +%",
+                   "time +%", "energy eff");
+        char c[5][32], lbl[64];
         sup_cell(c[0], 32, "%.1f", json_object_get(v, "swing_reduction_pct"), 1);
         sup_cell(c[1], 32, "%.1f", json_object_get(v, "energy_overhead_pct"), 1);
         sup_cell(c[2], 32, "%.1f", json_object_get(v, "iteration_overhead_pct"), 1);
         sup_cell(c[3], 32, "%.1f", json_object_get(v, "grid_swing_reduction_pct"), 1);
+        sup_cell(c[4], 32, "%.2f", json_object_get(v, "energy_efficiency"), 1);
         snprintf(lbl, sizeof lbl, "%s%s", sup_label(r), sup_disturbed(r) ? "~" : "");
-        printf("  %-3zu           %-*s %10s %10s %10s %10s%s\n", i + 1, wl, lbl, c[0], c[3], c[1], c[2],
-               json_is_true(json_object_get(v, "baseline_disturbed")) ? "  (against a disturbed none)" : "");
+        printf("  %-3zu           %-*s %10s %10s %10s %10s %10s%s%s\n", i + 1, wl, lbl, c[0], c[3], c[1], c[2], c[4],
+               json_is_true(json_object_get(v, "baseline_disturbed")) ? "  (against a disturbed none)" : "",
+               json_object_get(v, "warning") ? "  !" : "");
+    }
+    json_array_foreach(s->rn->runs, i, r) {   /* what a row cannot say: it made things worse, or had nothing to act on */
+        const char *w = json_string_value(json_object_get(json_object_get(r, "vs_none"), "warning"));
+        if (w)
+            printf("  ! run %zu %s: %s\n", i + 1, sup_label(r), w);
     }
     shapes_compare_print(json_object_get(summary, "shapes"), stdout);
     json_t *faults = json_object_get(summary, "faults");

@@ -575,3 +575,8 @@ int scenario_located(const struct scenario *sc, const char *msg)
     size_t n = strlen(sc->file);
     return n && strncmp(msg, sc->file, n) == 0 && msg[n] == ':';
 }
+
+double scenario_settle_s(const struct scenario *sc)
+{
+    return sc->power.settle_s > 0 ? sc->power.settle_s : 5 * sc->sim.ramp_s;
+}

@@ -121,7 +121,7 @@ struct scenario {
         struct { char name[32]; int first, n, grad; } shapes[SC_MAX_SHAPES];   /* grad: from first */
         struct step steps[SC_MAX_STEPS];
     } workload;
-    struct { double sample_hz, tdp_w, forward_hz; } power;
+    struct { double sample_hz, tdp_w, forward_hz, settle_s; } power;
     struct { int64_t gpus, groups; struct an_spec spec; } projection;
     struct { double interval_s, timeout_s, startup_s; } heartbeat;
     struct sim_params sim;
@@ -164,6 +164,9 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 int scenario_located(const struct scenario *sc, const char *msg);
 /* Same, from a string (name is used as the file name in messages). */
 int scenario_load_string(const char *text, const char *name, struct scenario *sc, char *err, size_t errlen);
+/* The time the power takes to settle after a run begins (power.settle; 0: 5 x sim.ramp, the power response's time
+ * constant, measured on an H100): each run is analysed from the first iteration end past it. */
+double scenario_settle_s(const struct scenario *sc);
 /* Writes sc, every default resolved, as YAML to f; returns 0 or -1. */
 int scenario_write(const struct scenario *sc, FILE *f);
 /* Returns 1 when detector id (enum detector_id) is on: listed, or always on. */

@@ -81,6 +81,9 @@ static const struct param power_params[] = {
       .help = "power samples per second per rank (0: no sampling)" },
     { "tdp_w", PT_DOUBLE, PW(tdp_w), .def = "0", .min = 0, .max = 5000, .unit = "W",
       .help = "the GPU's TDP for swings in % (0: sim.tdp_w on sim, unknown on cuda)" },
+    { "settle", PT_DURATION, PW(settle_s), .def = "0", .min = 0, .max = 600,
+      .help = "time the power takes to settle after a run begins; each run's analysis, energy and throughput start "
+              "at the first iteration end past it (0: 5 x sim.ramp, the power response's time constant: 350 ms)" },
     { "forward_hz", PT_DOUBLE, PW(forward_hz), .def = "100", .min = 0, .max = 10000, .unit = "Hz",
       .help = "several nodes: power rows per rank a node sends node 0 (0: every row); above it each node keeps "
               "its full-rate rows in power-node<N>.csv" },

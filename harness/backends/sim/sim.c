@@ -13,14 +13,22 @@
 #include "simmodel.h"
 
 
-/* Returns the modeled power level of a phase under the mitigation's model mm. */
+/* Returns the modeled power level of a phase under the mitigation's model mm, before its floor (sim_target). */
 static double sim_level(const struct sim_params *m, const struct mit_model *mm, int phase)
 {
     double p = phase == PH_COMPUTE ? m->compute_w : phase == PH_COMM ? m->comm_w : phase == PH_CKPT ? m->ckpt_w
              : phase == PH_OPT ? m->optimizer_w : m->idle_w;
     if ((phase == PH_COMPUTE || phase == PH_OPT) && mm->cap_w > 0 && p > mm->cap_w)
         p = mm->cap_w;
-    return p < mm->floor_w ? mm->floor_w : p;
+    return p;
+}
+
+/* The level the power heads for from p0 towards a phase's level under a floor: from at or above the floor, the
+ * level itself (the fall stops at the floor: simmodel_power_floor); from below, at least the floor (the filler
+ * climbs to it). */
+static double sim_target(double p0, double level, double floor_w)
+{
+    return floor_w > 0 && p0 < floor_w && level < floor_w ? floor_w : level;
 }
 
 /* Evaluates the model: power at t after a change to target at t0 from p0 — the natural first-order response
@@ -29,14 +37,15 @@ static double sim_level(const struct sim_params *m, const struct mit_model *mm, 
 static double sim_power_at(const struct power_state *ps, uint64_t t, double tau)
 {
     double dt = t > ps->t0_ns ? (double)(t - ps->t0_ns) * 1e-9 : 0;
-    return simmodel_power(ps->p0_w, ps->target_w, dt, tau, ps->up_w_s, ps->down_w_s);
+    return simmodel_power_floor(ps->p0_w, ps->target_w, dt, tau, ps->up_w_s, ps->down_w_s, ps->floor_w);
 }
 
 /* The model's state now: the last change, under the run's ramp limits. */
 static struct power_state sim_state(const struct sim *s, int phase)
 {
     return (struct power_state){ .phase = phase, .t0_ns = s->pw_t0, .p0_w = s->pw_p0, .target_w = s->pw_target,
-                                 .up_w_s = s->mm.ramp_up_w_s, .down_w_s = s->mm.ramp_down_w_s };
+                                 .up_w_s = s->mm.ramp_up_w_s, .down_w_s = s->mm.ramp_down_w_s,
+                                 .floor_w = s->mm.floor_w };
 }
 
 /* Publishes the model's state: a change to target at t0 from p0. */
@@ -126,7 +135,7 @@ static void sim_on_phase(void *b, int phase, uint64_t t)
     double p = sim_power_at(&now, t, s->sc->sim.ramp_s);
     s->pw_t0 = t;
     s->pw_p0 = p;
-    s->pw_target = sim_level(&s->sc->sim, &s->mm, phase);
+    s->pw_target = sim_target(p, sim_level(&s->sc->sim, &s->mm, phase), s->mm.floor_w);
     sim_publish(s, phase);
 }
 
@@ -136,7 +145,7 @@ void sim_set_level(struct sim *s, uint64_t t, double p_w, double level_w, int ph
         level_w = s->mm.cap_w;
     s->pw_t0 = t;
     s->pw_p0 = p_w;
-    s->pw_target = level_w < s->mm.floor_w ? s->mm.floor_w : level_w;
+    s->pw_target = sim_target(p_w, level_w, s->mm.floor_w);
     sim_publish(s, phase);
 }
 

@@ -47,3 +47,10 @@ double simmodel_release_extra_s(double nominal_s, double p0, double target, doub
     double T = -tau + sqrt(tau * tau + 2 * gap * nominal_s / up_w_s);
     return T > nominal_s ? T - nominal_s : 0;
 }
+
+double simmodel_power_floor(double p0, double target, double dt, double tau, double up_w_s, double down_w_s,
+                            double floor_w)
+{
+    double p = simmodel_power(p0, target, dt, tau, up_w_s, down_w_s);
+    return floor_w > 0 && p0 >= floor_w && p < floor_w ? floor_w : p;
+}

@@ -12,6 +12,10 @@
 
 /* Returns the power dt seconds after a change from p0 to target (dt <= 0: p0). */
 double simmodel_power(double p0, double target, double dt, double tau, double up_w_s, double down_w_s);
+/* simmodel_power with a floor (> 0): a fall from at or above floor_w follows the natural response to target until
+ * it reaches the floor, then holds it (filler work fills only what the power would lose below the floor). */
+double simmodel_power_floor(double p0, double target, double dt, double tau, double up_w_s, double down_w_s,
+                            double floor_w);
 
 /* Returns how long the change from p0 to target moves linearly at its limit before it joins the natural
  * response (0 when the limit does not bind or there is none). */

@@ -191,7 +191,7 @@ int sim_replay_iter(void *b, struct worker_ctx *w)
         struct power_state ps;
         ctl_get_power(s->ctl, &ps);
         double dt = t > ps.t0_ns ? (double)(t - ps.t0_ns) * 1e-9 : 0;
-        double p = simmodel_power(ps.p0_w, ps.target_w, dt, sc->sim.ramp_s, ps.up_w_s, ps.down_w_s);
+        double p = simmodel_power_floor(ps.p0_w, ps.target_w, dt, sc->sim.ramp_s, ps.up_w_s, ps.down_w_s, ps.floor_w);
         double next = i + 1 < n ? tr[i + 1] : tr[i];
         sim_set_level(s, t, p, sim_replay_level(p, next, h, sc->sim.ramp_s, 2 * sc->sim.compute_w),
                       phase);

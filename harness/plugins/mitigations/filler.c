@@ -12,7 +12,7 @@ static const struct param filler_params[] = {
     { 0 },
 };
 
-/* Raises every phase's level to the floor. */
+/* Holds every phase at the floor at least (the sim's response falls to it, then holds it: simmodel_power_floor). */
 static void filler_model(const void *params, const struct sim_params *m, int rank, int nranks, struct mit_model *out)
 {
     (void)rank, (void)nranks;
@@ -26,6 +26,6 @@ const struct mitigation_ops mitigation_filler = {
     .params = filler_params,
     .params_size = sizeof(struct filler_params),
     .model = filler_model,
-    .model_note = "energy from the model: filler work is assumed to draw exactly the floor in every phase below it,"
-                  " at no cost in time; not measured",
+    .model_note = "energy from the model: filler work is assumed to start when the power has fallen to the floor and"
+                  " to draw exactly the floor, at no cost in time; not measured",
 };

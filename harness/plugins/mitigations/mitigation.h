@@ -49,6 +49,21 @@ extern const struct mitigation_ops *const mitigation_table[];
 /* Returns a power level in watts: a percentage of tdp_w, or watts. */
 double mitigation_watts(const struct power_value *v, double tdp_w);
 
+/* Whether mitigation_table[index] with params shapes the GPUs' own power over an iteration (a floor, a ramp limit, a
+ * stagger: its model says so), so that it has nothing to act on when the power cannot follow the iteration's
+ * phases. */
+int mitigation_acts_on_swing(int index, const void *params, const struct sim_params *m);
+
+/* The share of an iteration's phase-level difference a first-order power response (time constant tau_s) follows
+ * at most, for an iteration of period_s split in two phases at the worst duty (half and half): tanh(period /
+ * (4 tau)). 1: the power reaches every phase's level; 0.04 (12.5 ms against 70 ms): it hardly moves. */
+double mitigation_followed_share(double period_s, double tau_s);
+
+/* Says in why (one sentence, for `check` and the comparison with none) when a mitigation has little swing to act
+ * on: an iteration of period_s against the power response's time constant tau_s (sim.ramp). 1 when said, else
+ * 0 (the iteration is long enough: the power follows more than a quarter of its phases' difference). */
+int mitigation_timescale_warning(const char *name, double period_s, double tau_s, char *why, size_t n);
+
 struct filler_params { struct power_value floor; };
 struct ramp_params { double ramp_w_s; };
 struct cap_params { struct power_value cap; };

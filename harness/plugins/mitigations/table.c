@@ -1,4 +1,6 @@
 /* harness/plugins/mitigations/table.c: the one list of mitigation strategies. */
+#include <math.h>
+#include <stdio.h>
 #include "mitigation.h"
 
 extern const struct mitigation_ops mitigation_none, mitigation_filler, mitigation_ramp, mitigation_stagger,
@@ -15,4 +17,33 @@ const struct plugin_kind plugin_mitigations = { "mitigation", (const struct plug
 double mitigation_watts(const struct power_value *v, double tdp_w)
 {
     return v->percent ? v->value / 100.0 * tdp_w : v->value;
+}
+
+int mitigation_acts_on_swing(int index, const void *params, const struct sim_params *m)
+{
+    const struct mitigation_ops *ops = mitigation_table[index];
+    struct mit_model mm = { 0 };
+    if (!ops->model || ops->facility)
+        return 0;
+    ops->model(params, m, 1, 2, &mm);   /* rank 1 of 2: a stagger's second group is the one delayed */
+    return mm.floor_w > 0 || mm.ramp_up_w_s > 0 || mm.ramp_down_w_s > 0 || mm.delay_s > 0;
+}
+
+double mitigation_followed_share(double period_s, double tau_s)
+{
+    if (!(tau_s > 0))
+        return 1;
+    return period_s > 0 ? tanh(period_s / (4 * tau_s)) : 0;
+}
+
+int mitigation_timescale_warning(const char *name, double period_s, double tau_s, char *why, size_t n)
+{
+    double share = mitigation_followed_share(period_s, tau_s);
+    if (!(period_s > 0) || share >= 0.25)
+        return 0;
+    snprintf(why, n, "an iteration of %.3g ms is shorter than the GPUs' power response (time constant %.3g ms, "
+             "sim.ramp): their power follows at most %.0f %% of the difference between its phases' levels, so %s has "
+             "little swing to remove and pays its energy and time for little", period_s * 1e3, tau_s * 1e3, share * 100,
+             name);
+    return 1;
 }
