@@ -150,7 +150,7 @@ Test(record, a_flip_is_named_in_full_in_summary_and_events, .timeout = 60)
 static pid_t worker_of(pid_t p, int rank)
 {
     char cmd[128];
-    snprintf(cmd, sizeof cmd, "pgrep -P %d -f '__worker [0-9]+ %d( [0-9]+)?$'", (int)p, rank);
+    snprintf(cmd, sizeof cmd, "pgrep -P %d -f '__worker [0-9]+ %d( [0-9]+)*$'", (int)p, rank);
     FILE *f = popen(cmd, "r");
     int pid = -1;
     if (f && fscanf(f, "%d", &pid) != 1)

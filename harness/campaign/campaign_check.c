@@ -127,27 +127,21 @@ static int cp_orphan(int pid)
 {
     char path[64], buf[256];
     snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    if (n < 9 || !memmem(buf, n, "__worker", 8))
+    long n = read_small(path, buf, sizeof buf);
+    if (n < 9 || !memmem(buf, (size_t)n, "__worker", 8))
         return 0;
     snprintf(path, sizeof path, "/proc/%d/stat", pid);
     int ppid = 0;
+    FILE *f;
     if (!(f = fopen(path, "r")))
         return 0;
     if (fscanf(f, "%*d (%*[^)]) %*c %d", &ppid) != 1)
         ppid = 0;
     fclose(f);
     snprintf(path, sizeof path, "/proc/%d/cmdline", ppid);
-    if (!(f = fopen(path, "r")))
+    if ((n = read_small(path, buf, sizeof buf)) < 0)
         return 1;
-    n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    return !memmem(buf, n, "run", 4);   /* "run\0" is the supervisor's argv[1] */
+    return !memmem(buf, (size_t)n, "run", 4);   /* "run\0" is the supervisor's argv[1] */
 }
 
 /* The detector built for a fault, its bound, and whether the fault is visible to it (1), missed by design

@@ -269,3 +269,14 @@ int run_wait(const char *const *argv)
         return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
+
+long read_small(const char *path, char *buf, size_t n)
+{
+    FILE *f = n ? fopen(path, "re") : NULL;
+    if (!f)
+        return -1;
+    size_t got = fread(buf, 1, n - 1, f);
+    fclose(f);
+    buf[got] = 0;
+    return (long)got;
+}

@@ -74,6 +74,8 @@ int str_copy(char *dst, size_t n, const char *src);
 int write_all(int fd, const void *buf, size_t len);
 /* Writes a file whole: temp file in the same folder, fsync, rename, fsync of the folder. */
 int write_file_atomic(const char *path, const void *buf, size_t len);
+/* Reads at most n - 1 bytes of the file at path into buf, NUL-terminated (a /proc file): the bytes read, or -1. */
+long read_small(const char *path, char *buf, size_t n);
 /* Creates a directory and its parents (mode 0755); 0 or -1 with errno. */
 int mkdir_p(const char *path);
 

@@ -15,14 +15,10 @@ static const char *sysfs(void)
 }
 
 /* Reads a small sysfs file into buf (newline stripped); 0 or -1. */
-static int read_small(const char *path, char *buf, size_t n)
+static int read_line(const char *path, char *buf, size_t n)
 {
-    FILE *f = fopen(path, "re");
-    if (!f)
+    if (read_small(path, buf, n) < 0)
         return -1;
-    size_t k = fread(buf, 1, n - 1, f);
-    fclose(f);
-    buf[k] = 0;
     buf[strcspn(buf, "\n")] = 0;
     return 0;
 }
@@ -37,7 +33,7 @@ int numa_node_of_pci(const char *busid)
     /* CUDA writes an 8-digit domain ("00000000:1B:00.0"); sysfs uses 4 */
     const char *dev = strlen(id) == 16 && strncmp(id, "0000", 4) == 0 ? id + 4 : id;
     snprintf(path, sizeof path, "%s/bus/pci/devices/%s/numa_node", sysfs(), dev);
-    if (read_small(path, buf, sizeof buf) != 0)
+    if (read_line(path, buf, sizeof buf) != 0)
         return -1;
     return atoi(buf) >= 0 ? atoi(buf) : -1;
 }
@@ -72,7 +68,7 @@ int numa_node_cpus(int node, cpu_set_t *set)
 {
     char path[512], buf[4096];
     snprintf(path, sizeof path, "%s/devices/system/node/node%d/cpulist", sysfs(), node);
-    if (node < 0 || read_small(path, buf, sizeof buf) != 0)
+    if (node < 0 || read_line(path, buf, sizeof buf) != 0)
         return -1;
     return numa_parse_cpulist(buf, set);
 }

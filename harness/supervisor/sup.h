@@ -71,8 +71,9 @@ struct sup {
     int nranks, nslots;
     pid_t *pid;                    /* per slot */
     int *alive, *ready, *expect_exit;
-    int *deathfd;                  /* per slot: the read end of a pipe only the worker writes to (-1: none); it
-                                    * ends (or says how) the moment the worker dies, before the process is gone */
+    int *deathfd;                  /* per slot, two: the read ends of two pipes only the worker writes to (-1: none;
+                                    * slot k's are [2k] and [2k + 1]); one ends (or says how) the moment the worker
+                                    * dies, before the process is gone (deathnote.h: why two) */
     uint64_t *death_ns;            /* per slot: when the pipe said so (0: not yet); the reap follows */
     int *death_unasked;            /* per slot: that death was a failure (worker_died): the reap records its ending */
     int *slot_of;                  /* rank -> slot */

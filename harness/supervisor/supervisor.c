@@ -129,16 +129,17 @@ void sup_step(struct sup *s)
 {
     /* the signals, the sampling timer, and every worker's death pipe: a death wakes this loop the moment the worker
      * dies, not when its process has finished ending (a GPU context's teardown takes 100 ms) */
-    struct pollfd stack[2 + 64], *pfd = s->nslots <= 64 ? stack : xmalloc((size_t)(2 + s->nslots) * sizeof *pfd);
+    int nd = 2 * s->nslots;
+    struct pollfd stack[2 + 128], *pfd = nd <= 128 ? stack : xmalloc((size_t)(2 + nd) * sizeof *pfd);
     pfd[0] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
     pfd[1] = (struct pollfd){ .fd = s->timerfd, .events = POLLIN };
-    for (int k = 0; k < s->nslots; k++)   /* a negative fd is skipped by poll */
-        pfd[2 + k] = (struct pollfd){ .fd = s->deathfd[k], .events = POLLIN };
-    if (poll(pfd, (nfds_t)(2 + s->nslots), 10) < 0 && errno != EINTR)
+    for (int j = 0; j < nd; j++)   /* a negative fd is skipped by poll */
+        pfd[2 + j] = (struct pollfd){ .fd = s->deathfd[j], .events = POLLIN };
+    if (poll(pfd, (nfds_t)(2 + nd), 10) < 0 && errno != EINTR)
         SYSERR("poll");
-    for (int k = 0; k < s->nslots; k++)
-        if (s->deathfd[k] >= 0 && (pfd[2 + k].revents & (POLLIN | POLLHUP | POLLERR)))
-            sup_death_pipe(s, k);
+    for (int j = 0; j < nd; j++)
+        if (s->deathfd[j] >= 0 && (pfd[2 + j].revents & (POLLIN | POLLHUP | POLLERR)))
+            sup_death_pipe(s, j / 2);
     if (pfd[0].revents & POLLIN)
         sup_signals(s);
     sup_reap(s);   /* also without SIGCHLD: cheap, and proof against a signal taken by a library's thread */
@@ -257,11 +258,11 @@ void sup_alloc(struct sup *s)
     s->alive = xcalloc((size_t)s->nslots, sizeof *s->alive);
     s->ready = xcalloc((size_t)s->nslots, sizeof *s->ready);
     s->expect_exit = xcalloc((size_t)s->nslots, sizeof *s->expect_exit);
-    s->deathfd = xmalloc((size_t)s->nslots * sizeof *s->deathfd);
+    s->deathfd = xmalloc(2 * (size_t)s->nslots * sizeof *s->deathfd);
     s->death_ns = xcalloc((size_t)s->nslots, sizeof *s->death_ns);
     s->death_unasked = xcalloc((size_t)s->nslots, sizeof *s->death_unasked);
-    for (int k = 0; k < s->nslots; k++)
-        s->deathfd[k] = -1;
+    for (int j = 0; j < 2 * s->nslots; j++)
+        s->deathfd[j] = -1;
     s->slot_of = xcalloc((size_t)s->nranks, sizeof *s->slot_of);
     s->dropped = xcalloc((size_t)s->nranks, sizeof *s->dropped);
     s->watts = xcalloc((size_t)s->nranks, sizeof *s->watts);
@@ -278,9 +279,9 @@ void sup_free(struct sup *s)
         close(s->timerfd);
     s->sigfd = s->timerfd = -1;
     sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
-    for (int k = 0; s->deathfd && k < s->nslots; k++)
-        if (s->deathfd[k] >= 0)
-            close(s->deathfd[k]);
+    for (int j = 0; s->deathfd && j < 2 * s->nslots; j++)
+        if (s->deathfd[j] >= 0)
+            close(s->deathfd[j]);
     void *bufs[] = { s->pid, s->alive, s->ready, s->expect_exit, s->deathfd, s->death_ns, s->death_unasked, s->slot_of, s->dropped,
                      s->watts, s->energy_j };
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++)

@@ -157,12 +157,8 @@ static int sup_proc_status(pid_t pid, int *status)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
+    if (read_small(path, buf, sizeof buf) < 0)
         return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
     char *p = strrchr(buf, ')');   /* past the command's name, which may hold spaces */
     long field = 2, v = 0;
     for (char *tok = p ? strtok(p + 1, " \n") : NULL; tok; tok = strtok(NULL, " \n"))
@@ -180,18 +176,29 @@ void sup_death_pipe(struct sup *s, int k)
 {
     unsigned char note[2] = { 0 };
     ssize_t got = 0;
-    for (ssize_t r; got < 2 && (r = read(s->deathfd[k], note + got, (size_t)(2 - got))) != 0;) {
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            break;   /* EAGAIN: a note only half there is read on the next wake */
-        got += r;
+    int ended = 0;
+    for (int j = 0; j < 2; j++) {   /* either pipe: a word read, or its end (the worker's files closing) */
+        int fd = s->deathfd[2 * k + j];
+        unsigned char buf[2];
+        ssize_t r;
+        while (fd >= 0 && (r = read(fd, buf, sizeof buf)) < 0 && errno == EINTR)
+            ;
+        if (fd < 0 || (r < 0 && errno == EAGAIN))
+            continue;   /* nothing yet (the two bytes of a word come together: they fit one pipe write) */
+        ended = 1;
+        if (r == 2 && !got) {
+            memcpy(note, buf, 2);
+            got = 2;
+        }
     }
-    if (got == 1)
+    if (!ended)
         return;
     uint64_t now = mono_ns();
-    close(s->deathfd[k]);
-    s->deathfd[k] = -1;
+    for (int j = 0; j < 2; j++) {
+        if (s->deathfd[2 * k + j] >= 0)
+            close(s->deathfd[2 * k + j]);
+        s->deathfd[2 * k + j] = -1;
+    }
     if (!s->alive[k])
         return;
     char st[96];
@@ -210,7 +217,7 @@ void sup_death_pipe(struct sup *s, int k)
     }
     pid_t pid = s->pid[k];
     int unasked = sup_died(s, k, pid, now, st, exited_ok, "pipe");
-    if (s->pid[k] != pid || s->deathfd[k] >= 0)
+    if (s->pid[k] != pid || s->deathfd[2 * k] >= 0)
         return;   /* the slot already has a new worker (its process is another) */
     s->death_ns[k] = now;
     s->death_unasked[k] = unasked;
@@ -239,12 +246,13 @@ void sup_reap(struct sup *s)
         uint64_t now = mono_ns();
         char st[96];
         sup_status_text(status, st, sizeof st);
-        if (s->deathfd[k] >= 0) {   /* the pipe's end not yet read: its note first */
+        if (s->deathfd[2 * k] >= 0 || s->deathfd[2 * k + 1] >= 0) {   /* the pipes not yet read: their word first */
             sup_death_pipe(s, k);
-            if (s->deathfd[k] >= 0) {
-                close(s->deathfd[k]);
-                s->deathfd[k] = -1;
-            }
+            for (int j = 0; j < 2; j++)
+                if (s->deathfd[2 * k + j] >= 0) {
+                    close(s->deathfd[2 * k + j]);
+                    s->deathfd[2 * k + j] = -1;
+                }
         }
         int piped = s->death_ns[k] != 0;
         if (piped && s->death_unasked[k])   /* a failure seen through its pipe: the real status, how long it took to end */

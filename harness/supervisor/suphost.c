@@ -27,16 +27,21 @@ int sup_spawn(struct sup *s, int slot)
     atomic_store(&c->heartbeat_ns, 0);
     atomic_store(&c->state, WS_STARTING);
     s->ready[slot] = 0;
-    /* the death pipe: only the worker holds its write end (the supervisor closes its copy at once; every other
-     * descriptor of the supervisor's is close-on-exec), so it ends the moment the worker's files are closed */
-    int dp[2];
+    /* the death pipes: only the worker holds their write ends (the supervisor closes its copies at once; every other
+     * descriptor of the supervisor's is close-on-exec), so each ends the moment the worker's files are closed */
+    int dp[4];
     if (pipe2(dp, O_CLOEXEC | O_NONBLOCK) != 0)
         return SYSERR("pipe2(death pipe)");
-    char dfd[16];
-    pid_t p = fork();
-    if (p < 0) {
+    if (pipe2(dp + 2, O_CLOEXEC | O_NONBLOCK) != 0) {
         close(dp[0]);
         close(dp[1]);
+        return SYSERR("pipe2(death pipe)");
+    }
+    char dfd[2][16];
+    pid_t p = fork();
+    if (p < 0) {
+        for (int i = 0; i < 4; i++)
+            close(dp[i]);
         return SYSERR("fork");
     }
     if (p == 0) {
@@ -44,18 +49,22 @@ int sup_spawn(struct sup *s, int slot)
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != s->shm.hdr->supervisor_pid)
             _exit(EXIT_ENV);
-        int w = fcntl(dp[1], F_DUPFD, 3);   /* without O_CLOEXEC: it crosses the exec; blocking writes */
-        if (w < 0 || fcntl(w, F_SETFL, 0) != 0)
-            _exit(EXIT_ENV);
-        snprintf(dfd, sizeof dfd, "%d", w);
-        execl(s->exe, "gauntlet", "__worker", fd, sl, dfd, (char *)NULL);
+        for (int i = 0; i < 2; i++) {
+            int w = fcntl(dp[1 + 2 * i], F_DUPFD, 3);   /* without O_CLOEXEC: it crosses the exec; blocking writes */
+            if (w < 0 || fcntl(w, F_SETFL, 0) != 0)
+                _exit(EXIT_ENV);
+            snprintf(dfd[i], sizeof dfd[i], "%d", w);
+        }
+        execl(s->exe, "gauntlet", "__worker", fd, sl, dfd[0], dfd[1], (char *)NULL);
         gl_log("exec %s: %s", s->exe, strerror(errno));
         _exit(EXIT_ENV);
     }
-    close(dp[1]);
-    if (s->deathfd[slot] >= 0)   /* the slot's previous worker's, never read to its end */
-        close(s->deathfd[slot]);
-    s->deathfd[slot] = dp[0];
+    for (int i = 0; i < 2; i++) {
+        close(dp[1 + 2 * i]);
+        if (s->deathfd[2 * slot + i] >= 0)   /* the slot's previous worker's, never read to its end */
+            close(s->deathfd[2 * slot + i]);
+        s->deathfd[2 * slot + i] = dp[2 * i];
+    }
     s->death_ns[slot] = 0;
     s->pid[slot] = p;
     s->alive[slot] = 1;

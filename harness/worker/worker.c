@@ -458,9 +458,10 @@ int worker_main(int argc, char **argv)
     char role[32], why[512];
     struct shm shm = { .fd = -1 };
     util_set_role("worker");   /* "rank N" once its slot is known */
-    if (argc != 3 && argc != 4)
-        gl_die(EXIT_INPUT, "usage: gauntlet __worker FD SLOT [DEATHFD] (started by the supervisor only)");
-    int fd = atoi(argv[1]), slot = atoi(argv[2]), dfd = argc == 4 ? atoi(argv[3]) : -1;
+    if (argc != 3 && argc != 5)
+        gl_die(EXIT_INPUT, "usage: gauntlet __worker FD SLOT [DEATHFD DEATHFD] (started by the supervisor only)");
+    int fd = atoi(argv[1]), slot = atoi(argv[2]);
+    int dfd[2] = { argc == 5 ? atoi(argv[3]) : -1, argc == 5 ? atoi(argv[4]) : -1 };
     if (shm_attach(&shm, fd) != 0)
         return EXIT_ENV;
     /* die with the supervisor, also if it died before prctl took effect */
@@ -482,7 +483,7 @@ int worker_main(int argc, char **argv)
     if (!w.ops)
         worker_fail(&w, EXIT_INPUT, "unknown backend in the control block");
     /* the last word to the supervisor; on sim a death may take sim.teardown to end, as a GPU context's does */
-    if (dfd >= 0 && deathnote_init(dfd, w.ops->modelled ? w.sc->sim.teardown_s : 0) != 0)
+    if (dfd[0] >= 0 && deathnote_init(dfd, w.ops->modelled ? w.sc->sim.teardown_s : 0) != 0)
         worker_fail(&w, EXIT_ENV, "the death pipe: cannot set it up");
     worker_beat(&w);
     w.b = w.ops->init(&w, why, sizeof why);
