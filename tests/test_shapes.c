@@ -271,7 +271,9 @@ Test(phases_sim, each_step_has_its_time_and_level_and_overlap_waits_where_it_mus
               est + 0.004);
     json_t *run = json_array_get(json_object_get(sum, "runs"), 0);
     double tflops = json_number_value(json_object_get(run, "tflops"));
-    cr_assert(tflops > 714 * 0.8 && tflops < 714 * 1.02, "GEMM steps' rate %g", tflops);
+    /* the model's 714 TFLOP/s over 2 ms steps timed on the wall clock: a loaded machine oversleeps them (541 seen
+     * with the suite two tests at a time) */
+    cr_assert(tflops > 714 * 0.6 && tflops < 714 * 1.02, "GEMM steps' rate %g", tflops);
     cr_assert(json_is_null(json_object_get(run, "busbw_gbs")), "all the communication overlapped: no bus bandwidth");
     json_decref(sum);
     char path[1024];   /* every step kind's edges are events; an overlapped step's exposed part is a comm phase */

@@ -237,9 +237,11 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
             coord_enter(s, it);
     } else if (tag >= TAG_REC_REQ) {   /* node 0: a node asks; the first request of a failure wins */
         if (!s->recovering && !s->stopping) {
-            struct rec_failure none = { .fault = -1, .rank = -1, .iter = it };
-            coord_go(s, &none);
-            recover_enter(s, &none);
+            struct rec_failure f = { .fault = -1, .rank = -1, .iter = it };
+            if (faultlog_take(s, &f))   /* node 0's own failures, found meanwhile: this recovery takes them in */
+                f.iter = it < f.iter ? it : f.iter;
+            coord_go(s, &f);
+            recover_enter(s, &f);
         }
     } else if (tag >= TAG_GO) {
         s->ln->go_run = tag - TAG_GO;

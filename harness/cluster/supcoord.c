@@ -70,6 +70,9 @@ void coord_enter(struct sup *s, int64_t limit)
                           * goes to a state before the older one (the agreement takes every node's oldest) */
         f = s->ln->rec_asked;
         f.iter = limit < f.iter ? limit : f.iter;
+    } else if (faultlog_take(s, &f)) {   /* found here but not yet asked for: this recovery takes it in (a second
+                                         * one, after, would recover what this one already replaced) */
+        f.iter = limit < f.iter ? limit : f.iter;
     }
     s->fl->rec_wait = 0;
     s->ln->rec_asked = (struct rec_failure){ .fault = -1, .rank = -1 };

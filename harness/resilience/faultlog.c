@@ -274,10 +274,10 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
     return match;
 }
 
-void faultlog_act(struct sup *s)
+int faultlog_take(struct sup *s, struct rec_failure *out)
 {
-    if (!s->fl->n_pending || s->recovering || s->stopping)
-        return;
+    if (!s->fl->n_pending || s->stopping)
+        return 0;
     int c = 0;
     for (int i = 1; i < s->fl->n_pending; i++)
         if (s->fl->pending[i].iter < s->fl->pending[c].iter)
@@ -314,7 +314,15 @@ void faultlog_act(struct sup *s)
         }
     }
     s->fl->n_pending = 0;
-    struct rec_failure f = { cause.fault, cause.rank, cause.kill, cause.sdc, cause.iter };
+    *out = (struct rec_failure){ cause.fault, cause.rank, cause.kill, cause.sdc, cause.iter };
+    return 1;
+}
+
+void faultlog_act(struct sup *s)
+{
+    struct rec_failure f;
+    if (s->recovering || !faultlog_take(s, &f))
+        return;
     if (recover_begin(s, &f) != 0 && !s->failed)
         sup_fail(s, "recovery failed");
 }

@@ -119,6 +119,11 @@ void faultlog_rollback(struct sup *s, int cause);
  * drained): the one of the earliest iteration is recovered; a failure another one's rollback undoes (a fault
  * at or after that iteration) loses its detection and fires again on the new timeline. */
 void faultlog_act(struct sup *s);
+/* What faultlog_act recovers, without beginning it: the failure of the earliest iteration on the queue (the others
+ * folded in as faultlog_act folds them), the queue emptied. 1 with *out, 0 when the queue is empty. For a recovery
+ * another node began: this node's own failures, found meanwhile, go into it rather than into a second one. */
+struct rec_failure;
+int faultlog_take(struct sup *s, struct rec_failure *out);
 /* Whether a worker report belongs to the epoch in progress; one that does not is counted and dropped. */
 int faultlog_current(struct sup *s, const struct wevent *ev);
 
