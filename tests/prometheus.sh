@@ -27,7 +27,7 @@ print(*[x.getsockname()[1] for x in s])')
 cat >"$tmp/run.yaml" <<EOF
 name: prom
 ranks: 2
-iterations: 400
+iterations: 5000
 workload: { gemm: { m: 8192, n: 8192, k: 8192, count: 8 }, allreduce: { bytes: 256MiB, emulate_busbw: 50 } }
 EOF
 mkdir "$tmp/textfile"
@@ -49,9 +49,10 @@ promtool check config "$tmp/prometheus.yml" >"$tmp/promtool-config.txt" 2>&1 || 
 prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
   --web.listen-address="127.0.0.1:$pport" >"$tmp/prom.log" 2>&1 & pids+=($!)
 
-# one series back through Prometheus' own query API: both GPUs' power, labelled
+# one series back through Prometheus' own query API: both GPUs' power, labelled (the run goes on for about 90 s;
+# on a loaded machine Prometheus' start and first scrapes take several seconds; the run is stopped at the end)
 got=""
-for i in $(seq 150); do
+for i in $(seq 300); do
   got=$(curl -sf "http://127.0.0.1:$pport/api/v1/query" --data-urlencode 'query=gauntlet_gpu_power_watts{job="gauntlet"}' 2>/dev/null) &&
     python3 -c 'import json,sys; r=json.loads(sys.argv[1])["data"]["result"]; sys.exit(0 if len(r) >= 2 else 1)' "$got" 2>/dev/null && break
   sleep 0.2
