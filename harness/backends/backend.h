@@ -63,14 +63,15 @@ void worker_emit_tuned(struct worker_ctx *w, double floor_w, double duty, const 
 /* Returns the factor by which a straggling rank stretches its phases now (1 when it is not straggling). */
 double worker_slowdown(struct worker_ctx *w);
 
-/* workload.replay, on every backend: the trace's middle level (the mean of its lowest and highest sample), and the
- * phase a sample of level reports (compute at or above the middle, communication below), switched at t from
- * phase when it changes; returns the phase now. */
+/* workload.replay, on every backend: the phase a sample of level reports (compute at or above mid, the trace's
+ * middle level, communication below), switched at t from phase when it changes; returns the phase now. */
+int worker_replay_phase(struct worker_ctx *w, int phase, double level, double mid, uint64_t t);
+
+/* workload.replay's middle level: the mean of its lowest and highest sample. */
 double backend_replay_mid(const struct scenario *sc);
 /* What nccl-tests' bus bandwidth counts of a communication of bytes (kind: enum step_kind) over ranks ranks:
  * all-reduce 2(n-1)/n of the message, reduce-scatter, all-gather and all-to-all (n-1)/n, a send the message. */
 double backend_bus_bytes(int kind, double bytes, int ranks);
-int backend_replay_phase(struct worker_ctx *w, int phase, double level, double mid, uint64_t t);
 
 /* One power reading of a rank. NAN where not measured. */
 struct power_reading {

@@ -88,13 +88,3 @@ double backend_replay_mid(const struct scenario *sc)
     }
     return (lo + hi) / 2;
 }
-
-int backend_replay_phase(struct worker_ctx *w, int phase, double level, double mid, uint64_t t)
-{
-    int want = level >= mid ? PH_COMPUTE : PH_COMM;
-    if (want != phase) {
-        worker_phase(w, phase, 0, t, 0);
-        worker_phase(w, want, 1, t, 0);
-    }
-    return want;
-}

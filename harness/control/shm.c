@@ -1,6 +1,8 @@
 /* harness/control/shm.c: creating, mapping and using the shared control block (see shm.h). */
 #include "shm.h"
 
+#include <math.h>
+
 #include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -160,6 +162,9 @@ void ctl_set_power(struct ctl *c, const struct power_state *ps)
     c->pw.up_w_s = ps->up_w_s;
     c->pw.down_w_s = ps->down_w_s;
     c->pw.floor_w = ps->floor_w;
+    c->pw.hold_w = ps->hold_w;
+    c->pw.rise_ns = ps->rise_ns;
+    c->pw.rise_w = ps->rise_w;
     atomic_store_explicit(&c->pw.seq, seq + 2, memory_order_release);
 }
 
@@ -178,8 +183,19 @@ void ctl_get_power(struct ctl *c, struct power_state *out)
         out->up_w_s = c->pw.up_w_s;
         out->down_w_s = c->pw.down_w_s;
         out->floor_w = c->pw.floor_w;
+        out->hold_w = c->pw.hold_w;
+        out->rise_ns = c->pw.rise_ns;
+        out->rise_w = c->pw.rise_w;
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&c->pw.seq, memory_order_relaxed) == a)
             return;
     }
+}
+
+void ctl_publish_reading(struct ctl *c, double watts, double energy_j, uint64_t t_ns)
+{
+    atomic_store(&c->power_mw, (uint64_t)(watts * 1e3));
+    atomic_store(&c->energy_mj, isfinite(energy_j) && energy_j >= 0 ? (uint64_t)(energy_j * 1e3) : 0);
+    atomic_store(&c->reading_ns, t_ns);
+    atomic_fetch_add(&c->power_seq, 1);   /* last: a worker that sees the new count reads the fields above */
 }

@@ -99,6 +99,11 @@ struct power_state {
     double up_w_s, down_w_s;   /* > 0: the change is never faster than this (ramp limits); 0: no limit */
     double floor_w;            /* > 0: a fall from at or above it stops there (a filler holds it from the moment
                                 * the power reaches it); 0: none */
+    double hold_w;             /* > 0: the fall's limit (down_w_s) binds only below this level, the filler's most:
+                                * above it the power falls as it would without a filler */
+    uint64_t rise_ns;          /* > 0: from then on the power climbs towards rise_w, never faster than up_w_s (the
+                                * filler prepares the next compute phase); 0: no climb */
+    double rise_w;
 };
 
 struct ctl {
@@ -115,6 +120,8 @@ struct ctl {
     double h2d_gbs;                 /* host-to-device copy bandwidth from pinned memory (NAN: not measured) */
     _Atomic uint64_t power_mw;      /* the supervisor's latest reading of this slot's power, mW (0: none yet) */
     _Atomic uint64_t power_seq;     /* readings so far: a worker waits for new ones while it tunes a mitigation */
+    _Atomic uint64_t energy_mj;     /* the energy counter at that reading, mJ (0: the source has none) */
+    _Atomic uint64_t reading_ns;    /* when that reading was taken, monotonic */
     _Atomic uint64_t tdp_mw;        /* its GPU's power limit, mW (0: not known), before the first run */
     /* the GPU mitigations' levels, measured once by the slot's first worker (a replacement reuses them) */
     _Atomic uint32_t tuned;
@@ -205,6 +212,9 @@ int shm_aborted(struct shm *s);
 
 /* Publishes the modeled power state of a rank (worker side). */
 void ctl_set_power(struct ctl *c, const struct power_state *ps);
+/* Publishes the supervisor's reading of a slot taken at t_ns: watts, and the energy counter (NAN: none), for a worker
+ * that tunes or corrects its mitigation against its GPU's real power. */
+void ctl_publish_reading(struct ctl *c, double watts, double energy_j, uint64_t t_ns);
 /* Reads it consistently (supervisor side). */
 void ctl_get_power(struct ctl *c, struct power_state *out);
 

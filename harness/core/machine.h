@@ -11,6 +11,7 @@ struct sim_params {
     double busbw_gbs;     /* all-reduce bus bandwidth, GB/s */
     double latency_s;     /* fixed cost of one all-reduce */
     double idle_w, comm_w, compute_w, ckpt_w, tdp_w;
+    double filler_w;      /* the most filler work draws (its level at full duty) */
     double optimizer_w;   /* a memory-bound step (workload.phases optimizer) */
     double mem_gbs;       /* achieved memory bandwidth of a streaming update, GB/s */
     double ramp_s;        /* first-order time constant of power changes */

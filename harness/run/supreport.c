@@ -95,6 +95,24 @@ static void sup_warn_worse(struct sup *s, json_t *r, double cut_pct)
     json_object_set_new(json_object_get(r, "vs_none"), "warning", json_string(why));
 }
 
+/* Returns the most the filler draws on a GPU of this run: the model's (sim.filler_w) on a modelled backend, else
+ * the mean over the GPUs that measured theirs at start-up (the filler at 100 % duty); NAN when none did. */
+static double sup_filler_top_w(struct sup *s)
+{
+    if (s->ops->modelled)
+        return s->sc->sim.filler_w;
+    double sum = 0;
+    int n = 0;
+    for (int k = 0; k < s->nslots; k++) {
+        struct ctl *c = shm_ctl(&s->shm, k);
+        if (atomic_load(&c->tuned) && isfinite(c->tune_w[4])) {
+            sum += c->tune_w[4];
+            n++;
+        }
+    }
+    return n ? sum / n : NAN;
+}
+
 /* How well run r spends its energy against base (a none run, its power kept): the least energy its achieved result
  * could have cost — holding each GPU's floor (the mitigation's, or the lowest power the run reached where that is
  * lower: its p1) and its ramp limits above the none run's power (an_least_fill_j) — per iteration, against the
@@ -138,6 +156,51 @@ static void sup_efficiency(struct sup *s, json_t *r, json_t *base, json_t *vs)
     if (floors) {
         json_object_set_new(vs, "floor_asked_w", json_num(asked / floors));
         json_object_set_new(vs, "floor_reached_w", json_num(reached / floors));
+    }
+}
+
+/* A run with a filler (a floor or a ramp) says what the filler can draw in vs_none (filler_top_w; on a GPU the curve
+ * measured at start-up, filler_curve_w and compute_level_w), and a floor it cannot draw says so (floor_unreachable),
+ * whatever else the run shows. */
+static void sup_floor_reach(struct sup *s, json_t *r, json_t *vs)
+{
+    json_int_t m = json_integer_value(json_object_get(r, "run"));
+    if (m < 0 || m >= s->sc->n_mitigations)
+        return;
+    const struct plugin_spec *spec = &s->sc->mitigations[m];
+    const struct mitigation_ops *ops = mitigation_table[spec->index];
+    struct mit_model mm = { 0 };
+    if (!ops->model || ops->facility)
+        return;
+    ops->model(spec->params, &s->sc->sim, 0, s->nranks, &mm);   /* the floor as floor_asked_w reads it */
+    if (!(mm.floor_w > 0 || mm.ramp_up_w_s > 0 || mm.ramp_down_w_s > 0))
+        return;   /* no filler in this run */
+    double top = sup_filler_top_w(s);
+    json_object_set_new(vs, "filler_top_w", json_num(top));
+    if (!s->ops->modelled) {   /* the curve the GPUs measured at start-up: idle, the filler at 25..100 %, compute */
+        double w[6] = { 0 };
+        int n = 0;
+        for (int k = 0; k < s->nslots; k++) {
+            struct ctl *c = shm_ctl(&s->shm, k);
+            if (!atomic_load(&c->tuned))
+                continue;
+            for (int i = 0; i < 5; i++)
+                w[i] += c->tune_w[i];
+            w[5] += c->tune_compute_w;
+            n++;
+        }
+        if (n) {
+            json_t *a = json_array();
+            for (int i = 0; i < 5; i++)
+                json_array_append_new(a, json_num(w[i] / n));
+            json_object_set_new(vs, "filler_curve_w", a);
+            json_object_set_new(vs, "compute_level_w", json_num(w[5] / n));
+        }
+    }
+    if (isfinite(top) && mm.floor_w > 0 && mm.floor_w > top + 0.5) {
+        char why[160];
+        snprintf(why, sizeof why, "floor %.0f W unreachable: the filler reaches %.0f W", mm.floor_w, top);
+        json_object_set_new(vs, "floor_unreachable", json_string(why));
     }
 }
 
@@ -189,6 +252,7 @@ void sup_compare_runs(struct sup *s)
         if (base_disturbed)
             json_object_set_new(json_object_get(r, "vs_none"), "baseline_disturbed", json_true());
         sup_efficiency(s, r, base, json_object_get(r, "vs_none"));
+        sup_floor_reach(s, r, json_object_get(r, "vs_none"));
         sup_warn_worse(s, r, sw0 > 0 ? 100 * (1 - sw / sw0) : NAN);
     }
 }

@@ -141,6 +141,9 @@ static const struct param sim_params[] = {
       .help = "power during an optimizer step (memory-bound; an estimate until measured on a GPU)" },
     { "mem_bw", PT_DOUBLE, SIM(mem_gbs), .def = "2600", .min = 1e-6, .max = 1e6, .unit = "GB/s",
       .help = "achieved memory bandwidth of an optimizer step (7 x its bytes moved)" },
+    { "filler_w", PT_DOUBLE, SIM(filler_w), .def = "725", .min = 0, .max = 5000, .unit = "W",
+      .help = "the most filler work draws (bf16 GEMMs at full duty; on an H100 4096^3 GEMMs drew 705 W against 759 W "
+              "for the compute phase: idle + 0.915 x (compute - idle)); a floor above it is not reached" },
     { "tdp_w", PT_DOUBLE, SIM(tdp_w), .def = "700", .min = 1, .max = 5000, .unit = "W", .help = "board power limit" },
     { "ramp", PT_DURATION, SIM(ramp_s), .def = "70ms", .min = 0, .max = 10,
       .help = "first-order time constant of power changes" },

@@ -41,9 +41,7 @@ static void sup_sample(struct sup *s, uint64_t now)
         s->watts[r] = pr.watts;
         s->energy_j[r] = pr.energy_j;
         if (isfinite(pr.watts) && pr.watts >= 0) {   /* for a worker tuning its mitigation against real power */
-            struct ctl *c = shm_ctl(&s->shm, s->slot_of[r]);
-            atomic_store(&c->power_mw, (uint64_t)(pr.watts * 1e3));
-            atomic_fetch_add(&c->power_seq, 1);
+            ctl_publish_reading(shm_ctl(&s->shm, s->slot_of[r]), pr.watts, pr.energy_j, now);
         }
         results_power(&s->res, now, r, &pr,
                       atomic_load_explicit(&shm_ctl(&s->shm, s->slot_of[r])->phase, memory_order_relaxed));
@@ -53,8 +51,7 @@ static void sup_sample(struct sup *s, uint64_t now)
         struct power_reading pr;
         struct ctl *c = shm_ctl(&s->shm, k);
         if (atomic_load(&c->rank) < 0 && s->ops->power_read(s->ps, k, now, &pr) == 0 && isfinite(pr.watts) && pr.watts >= 0) {
-            atomic_store(&c->power_mw, (uint64_t)(pr.watts * 1e3));
-            atomic_fetch_add(&c->power_seq, 1);
+            ctl_publish_reading(c, pr.watts, pr.energy_j, now);
         }
     }
     if (s->running)

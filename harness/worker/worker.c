@@ -518,3 +518,13 @@ int worker_main(int argc, char **argv)
     deathnote_exit(EXIT_OK);
     return EXIT_OK;
 }
+
+int worker_replay_phase(struct worker_ctx *w, int phase, double level, double mid, uint64_t t)
+{
+    int want = level >= mid ? PH_COMPUTE : PH_COMM;
+    if (want != phase) {
+        worker_phase(w, phase, 0, t, 0);
+        worker_phase(w, want, 1, t, 0);
+    }
+    return want;
+}

@@ -1,5 +1,5 @@
 /* harness/backends/cuda/replay.c: workload.replay on the GPU. One pass of the trace: at each of its samples the
- * filler (kernels/filler.cu) runs at the duty whose level, measured at start-up against this GPU's own power
+ * filler (fillwork.c: bf16 GEMMs at a duty) runs at the duty whose level, measured at start-up against this GPU's own power
  * readings (shaper.c), is the trace's next value corrected by a closed loop on those readings: an integral of
  * the error between what the GPU draws (the supervisor's latest reading of the slot) and what the trace asked
  * one reading interval before, so a level the filler's curve misses is pulled in over a few samples. What the
@@ -37,13 +37,13 @@ int cuda_replay_iter(void *b, struct worker_ctx *w)
     float duty = -1;
     for (int i = 0; i < n && !shm_aborted(w->shm); i++) {
         uint64_t t = t0 + (uint64_t)i * step;
-        phase = backend_replay_phase(w, phase, tr[i], mid, t);
+        phase = worker_replay_phase(w, phase, tr[i], mid, t);
         uint64_t s = atomic_load(&w->ctl->power_seq);
         if (s != seq && i > 0) {   /* a new reading: the error against the trace one sample back */
             seq = s;
             double got = (double)atomic_load(&w->ctl->power_mw) * 1e-3, asked = tr[i - 1];
             corr += REPLAY_GAIN * (asked - got);
-            double span = isfinite(top) && isfinite(idle) ? top - idle : 0;
+            double span = isfinite(top) && isfinite(idle) && top > idle ? top - idle : 0;   /* never negative */
             corr = fmax(-span, fmin(span, corr));   /* bounded: a level out of reach cannot wind it up */
         }
         double next = (i + 1 < n ? tr[i + 1] : tr[i]) + corr;

@@ -31,28 +31,59 @@ static double sim_target(double p0, double level, double floor_w)
     return floor_w > 0 && p0 < floor_w && level < floor_w ? floor_w : level;
 }
 
-/* Evaluates the model: power at t after a change to target at t0 from p0 — the natural first-order response
- * (time constant tau) bounded by the ramp limits (simmodel.h). The worker and the supervisor's reading both
- * come here. */
+/* Evaluates the model: power at t after a change to target at t0 from p0 — the natural first-order response (time
+ * constant tau); inside a gap between compute phases the filler's plan shapes it (simmodel_power_gap: the fall held
+ * up to its rate below the filler's most, stopped at the floor), and from rise_ns on it climbs towards rise_w at
+ * most at up_w_s (the filler preparing the next compute phase). The worker and the supervisor's reading both come
+ * here. */
 static double sim_power_at(const struct power_state *ps, uint64_t t, double tau)
 {
-    double dt = t > ps->t0_ns ? (double)(t - ps->t0_ns) * 1e-9 : 0;
-    return simmodel_power_floor(ps->p0_w, ps->target_w, dt, tau, ps->up_w_s, ps->down_w_s, ps->floor_w);
+    uint64_t from = ps->t0_ns;
+    double p0 = ps->p0_w;
+    if (ps->rise_ns && t > ps->rise_ns) {
+        if (ps->rise_ns > ps->t0_ns) {
+            p0 = simmodel_power_gap(ps->p0_w, ps->target_w, (double)(ps->rise_ns - ps->t0_ns) * 1e-9, tau, ps->down_w_s,
+                                    ps->floor_w, ps->hold_w);
+            from = ps->rise_ns;
+        }
+        double goal = ps->rise_w > ps->target_w ? ps->rise_w : ps->target_w;
+        return simmodel_power(p0, goal, (double)(t - from) * 1e-9, tau, ps->up_w_s, 0);
+    }
+    double dt = t > from ? (double)(t - from) * 1e-9 : 0;
+    return simmodel_power_gap(p0, ps->target_w, dt, tau, ps->down_w_s, ps->floor_w, ps->hold_w);
 }
 
-/* The model's state now: the last change, under the run's ramp limits. */
-static struct power_state sim_state(const struct sim *s, int phase)
-{
-    return (struct power_state){ .phase = phase, .t0_ns = s->pw_t0, .p0_w = s->pw_p0, .target_w = s->pw_target,
-                                 .up_w_s = s->mm.ramp_up_w_s, .down_w_s = s->mm.ramp_down_w_s,
-                                 .floor_w = s->mm.floor_w };
-}
+double sim_power_now(const struct sim *s, uint64_t t) { return sim_power_at(&s->pw, t, s->sc->sim.ramp_s); }
 
-/* Publishes the model's state: a change to target at t0 from p0. */
-static void sim_publish(struct sim *s, int phase)
+/* Sets and publishes the model's state: from t on, from the power p there, towards a phase's level; inside a gap
+ * the filler's plan (floor, held fall, climb) applies, during compute nothing holds the power back. */
+static void sim_set_state(struct sim *s, uint64_t t, double p, double level, int phase)
 {
-    struct power_state ps = sim_state(s, phase);
+    struct power_state ps = { .phase = phase, .t0_ns = t, .p0_w = p, .target_w = level };
+    const struct fill_plan *fp = &s->plan;
+    if (s->in_gap && fill_plan_active(fp)) {
+        ps.floor_w = fp->floor_w;
+        ps.target_w = sim_target(p, level, fp->floor_w);
+        ps.down_w_s = fp->down_w_s;
+        ps.hold_w = fp->high_w;
+        ps.up_w_s = fp->up_w_s;
+        ps.rise_ns = fp->rise_at_s >= 0 ? s->gap_t0 + (uint64_t)(fp->rise_at_s * 1e9) : 0;
+        ps.rise_w = fp->high_w;
+    }
+    s->pw = ps;
     ctl_set_power(s->ctl, &ps);
+}
+
+/* Begins a gap between compute phases at t (a compute phase's end; counts: its length is history, not a run's
+ * start): plans the filler for it from the last gaps' lengths, the mitigation and the model's levels. */
+static void sim_gap_begin(struct sim *s, uint64_t t, int counts)
+{
+    const struct sim_params *m = &s->sc->sim;
+    s->in_gap = 1;
+    s->gap_counts = counts;
+    s->gap_t0 = t;
+    fill_plan_make(&s->plan, s->mm.floor_w, s->mm.ramp_down_w_s, s->mm.ramp_up_w_s, m->idle_w,
+                   sim_level(m, &s->mm, PH_COMPUTE), m->filler_w, fill_history_expect(&s->gaps));
 }
 
 /* Reads the run's mitigation into s->mm. */
@@ -121,32 +152,31 @@ static void *sim_init(struct worker_ctx *w, char *why, size_t n)
     s->b0 = xmalloc((size_t)(s->dk * s->dn) * sizeof(float));
     s->replay_c = xmalloc((size_t)(s->dm * s->dn) * sizeof(float));
     memcpy(s->b0, s->weights, (size_t)(s->dk * s->dn) * sizeof(float));
-    s->pw_t0 = mono_ns();
-    s->pw_p0 = s->pw_target = sc->sim.idle_w;
-    sim_publish(s, PH_IDLE);
+    sim_set_state(s, mono_ns(), sc->sim.idle_w, sc->sim.idle_w, PH_IDLE);
     return s;
 }
 
-/* Moves the power model to phase at t: the level reached so far becomes the new start. */
+/* Moves the power model to phase at t: the level reached so far becomes the new start. A compute phase ends the
+ * gap in progress (its length becomes history); the first other phase after it begins the next gap. */
 static void sim_on_phase(void *b, int phase, uint64_t t)
 {
     struct sim *s = b;
-    struct power_state now = sim_state(s, 0);
-    double p = sim_power_at(&now, t, s->sc->sim.ramp_s);
-    s->pw_t0 = t;
-    s->pw_p0 = p;
-    s->pw_target = sim_target(p, sim_level(&s->sc->sim, &s->mm, phase), s->mm.floor_w);
-    sim_publish(s, phase);
+    double p = sim_power_now(s, t);
+    if (phase == PH_COMPUTE) {
+        if (s->in_gap && s->gap_counts)
+            fill_history_add(&s->gaps, (double)(t - s->gap_t0) * 1e-9);
+        s->in_gap = 0;
+    } else if (!s->in_gap) {
+        sim_gap_begin(s, t, 1);
+    }
+    sim_set_state(s, t, p, sim_level(&s->sc->sim, &s->mm, phase), phase);
 }
 
 void sim_set_level(struct sim *s, uint64_t t, double p_w, double level_w, int phase)
 {
     if (s->mm.cap_w > 0 && level_w > s->mm.cap_w)
         level_w = s->mm.cap_w;
-    s->pw_t0 = t;
-    s->pw_p0 = p_w;
-    s->pw_target = sim_target(p_w, level_w, s->mm.floor_w);
-    sim_publish(s, phase);
+    sim_set_state(s, t, p_w, level_w, phase);
 }
 
 /* Computes C = A x B on the CPU (row-major; A is dm x dk, B dk x dn). */
@@ -168,8 +198,17 @@ void sim_gemm(const struct sim *s, const float *bm, float *c)
 static int sim_begin_run(void *b, struct worker_ctx *w)
 {
     struct sim *s = b;
+    uint64_t now = mono_ns();
     sim_mitigation(s, w);
-    sim_on_phase(s, PH_IDLE, mono_ns());
+    memset(&s->gaps, 0, sizeof s->gaps);   /* a new run: its own gaps */
+    s->raise_said = 0;
+    sim_gap_begin(s, now, 0);
+    sim_on_phase(s, PH_IDLE, now);
+    if (s->plan.unreachable) {   /* said before the run's first iteration, as a GPU's tuning says it */
+        char note[64];   /* wevent's note */
+        snprintf(note, sizeof note, "floor %.0f W unreachable: the filler reaches %.0f W", s->plan.asked_w, s->plan.top_w);
+        worker_emit_tuned(w, s->plan.floor_w, 1, note);
+    }
     return 0;
 }
 
@@ -216,21 +255,25 @@ void sim_delay(struct sim *s, struct worker_ctx *w)
         sim_wait_until(w, mono_ns() + (uint64_t)(s->mm.delay_s / s->sc->sim.speedup * 1e9));
 }
 
+void sim_say_raise(struct sim *s, struct worker_ctx *w)
+{
+    double gap = fill_history_expect(&s->gaps);
+    if (!s->in_gap || !s->plan.raised || s->raise_said || !s->gap_counts || !isfinite(gap))
+        return;
+    char note[64];   /* wevent's note */
+    snprintf(note, sizeof note, "ramps do not fit the %.0f ms gap: floor raised to %.0f W", 1e3 * gap, s->plan.floor_w);
+    worker_emit_tuned(w, s->plan.floor_w, 0, note);
+    s->raise_said = 1;
+}
+
 double sim_gemm_nominal_s(struct sim *s, double flops)
 {
     const struct scenario *sc = s->sc;
     double nominal = flops / (sc->sim.tflops * 1e12);
     if (s->mm.cap_w > 0 && s->mm.cap_w < sc->sim.compute_w)   /* throughput ~ clock, power ~ clock^2.5 */
         nominal *= pow(sc->sim.compute_w / s->mm.cap_w, 0.4);
-    /* A ramp-up limit releases the GEMM chain gradually: compute pays only what the limit costs beyond the natural
-     * rise, the area between the natural and the limited curve over the step (simmodel.h) — nothing where the
-     * limit never binds. The ramp-down limit (the filler fading out in communication) costs energy, no time. */
-    if (s->mm.ramp_up_w_s > 0) {
-        struct power_state now = sim_state(s, 0);
-        double from = sim_power_at(&now, mono_ns(), sc->sim.ramp_s);   /* where power is as compute starts */
-        nominal += simmodel_release_extra_s(nominal, from, sim_level(&sc->sim, &s->mm, PH_COMPUTE), sc->sim.ramp_s,
-                                            s->mm.ramp_up_w_s);
-    }
+    /* Ramp limits cost no compute time: the filler holds the fall up and prepares the climb in the gap before
+     * (sim_gap_begin); the compute phase always runs at full rate. */
     return nominal;
 }
 
@@ -252,6 +295,7 @@ static int sim_compute(void *b, struct worker_ctx *w)
 {
     struct sim *s = b;
     sim_mitigation(s, w);
+    sim_say_raise(s, w);
     sim_delay(s, w);
     double nominal = sim_gemm_nominal_s(s, sim_flops(s->sc));
     uint64_t t0 = mono_ns();

@@ -4,6 +4,7 @@
 #define GAUNTLET_SIMINT_H
 
 #include "backend.h"
+#include "mitigations/fillplan.h"
 #include "mitigations/mitigation.h"
 #include "util.h"
 
@@ -17,9 +18,14 @@ struct sim {
     size_t elems;             /* real gradient length */
     float *grad, *weights;
     /* the power model's state, mirrored into the control block at each phase change */
-    uint64_t pw_t0;
-    double pw_p0, pw_target;
+    struct power_state pw;
     struct mit_model mm;      /* what the run's mitigation does to the model */
+    /* the filler between compute phases (fillplan.h): the gap in progress, its plan, the last gaps' lengths */
+    struct fill_plan plan;
+    struct fill_history gaps;
+    int in_gap, gap_counts;   /* gap_counts: the gap began at a compute phase's end (its length is history) */
+    uint64_t gap_t0;
+    int raise_said;           /* this run said that a gap's floor was raised */
     struct ctl *ctl;
     float *b0, *replay_c;     /* replay detector: the weights' first values and its output */
     int comm_broken;          /* comm-error: the next all-reduce fails */
@@ -34,8 +40,8 @@ void sim_gemm(const struct sim *s, const float *bm, float *c);
 void sim_mitigation(struct sim *s, struct worker_ctx *w);
 uint64_t sim_duration_ns(struct sim *s, struct worker_ctx *w, double nominal_s);
 void sim_wait_until(struct worker_ctx *w, uint64_t t_ns);
-/* The modelled seconds of flops of GEMM under the run's mitigation (a cap slows it, a ramp limit holds back
- * its release), before jitter. */
+/* The modelled seconds of flops of GEMM under the run's mitigation (a cap slows it; nothing else does: ramps
+ * and floors add power in the gaps), before jitter. */
 double sim_gemm_nominal_s(struct sim *s, double flops);
 /* The real data of the compute phase: the CPU GEMM, its faults and checks, the gradients. */
 void sim_gemm_data(struct sim *s, struct worker_ctx *w);
@@ -44,6 +50,10 @@ void sim_gemm_data(struct sim *s, struct worker_ctx *w);
 int sim_exchange(struct sim *s, struct worker_ctx *w, uint64_t wait_until);
 /* Sets the model's level from t on (the power there: p_w), under the run's floor and cap. */
 void sim_set_level(struct sim *s, uint64_t t, double p_w, double level_w, int phase);
+/* Returns the model's power at t (the electrical power, before the sensor's noise). */
+double sim_power_now(const struct sim *s, uint64_t t);
+/* Says once per run (a mitigation_tuned event) that the gap ending now had its floor raised so that its ramps fit. */
+void sim_say_raise(struct sim *s, struct worker_ctx *w);
 /* The stagger's delay before the iteration's compute. */
 void sim_delay(struct sim *s, struct worker_ctx *w);
 /* The model's nominal seconds of one communication of bytes (kind: enum step_kind) over ranks ranks. */

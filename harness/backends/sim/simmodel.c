@@ -27,30 +27,23 @@ double simmodel_power(double p0, double target, double dt, double tau, double up
     return target + (p0 - target) * exp(-dt / tau);
 }
 
-double simmodel_release_extra_s(double nominal_s, double p0, double target, double tau, double up_w_s)
-{
-    double gap = target - p0;
-    if (!(gap > 0) || !(up_w_s > 0))
-        return 0;
-    if (!(tau > 0))
-        tau = 0;
-    double t1 = simmodel_limited_s(p0, target, tau, up_w_s, 0);
-    if (t1 <= 0)
-        return 0;
-    /* work done by t < t1: the integral of up_w_s (s + tau) / gap ds */
-    double work_t1 = up_w_s * (t1 * t1 / 2 + tau * t1) / gap;
-    if (nominal_s >= work_t1)
-        return (gap - up_w_s * tau) * (gap - up_w_s * tau) / (2 * up_w_s * gap);
-    if (!(nominal_s > 0))
-        return 0;
-    /* done before the join: up_w_s (T^2 / 2 + tau T) / gap = nominal_s */
-    double T = -tau + sqrt(tau * tau + 2 * gap * nominal_s / up_w_s);
-    return T > nominal_s ? T - nominal_s : 0;
-}
-
 double simmodel_power_floor(double p0, double target, double dt, double tau, double up_w_s, double down_w_s,
                             double floor_w)
 {
     double p = simmodel_power(p0, target, dt, tau, up_w_s, down_w_s);
+    return floor_w > 0 && p0 >= floor_w && p < floor_w ? floor_w : p;
+}
+
+double simmodel_power_gap(double p0, double target, double dt, double tau, double down_w_s, double floor_w,
+                          double hold_w)
+{
+    double p;
+    if (down_w_s > 0 && hold_w > 0 && p0 > hold_w && target < hold_w) {
+        /* natural from p0 until it reaches hold_w (at once without a response time), then limited */
+        double ta = tau > 0 ? tau * log((p0 - target) / (hold_w - target)) : 0;
+        p = dt < ta ? simmodel_power(p0, target, dt, tau, 0, 0) : simmodel_power(hold_w, target, dt - ta, tau, 0, down_w_s);
+    } else {
+        p = simmodel_power(p0, target, dt, tau, 0, down_w_s);
+    }
     return floor_w > 0 && p0 >= floor_w && p < floor_w ? floor_w : p;
 }

@@ -1,5 +1,5 @@
 /* harness/backends/sim/simmodel.h: the sim backend's power model as pure functions — the power after a change
- * of level, and the compute time a ramp-up limit costs — shared by the worker that drives the model, the
+ * of level, and a fall held up by filler work in a gap between compute phases — shared by the worker that drives the model, the
  * supervisor that samples it (backends/sim.c) and the tests.
  *
  * A change from p0 to target follows the natural first-order response (time constant tau), bounded by the
@@ -17,20 +17,14 @@ double simmodel_power(double p0, double target, double dt, double tau, double up
 double simmodel_power_floor(double p0, double target, double dt, double tau, double up_w_s, double down_w_s,
                             double floor_w);
 
+/* The power dt seconds after a change from p0 to target inside a gap between compute phases, where filler work
+ * holds the fall up: the fall is limited to down_w_s (0: none) only below hold_w (> 0; the filler's most: above it
+ * the power falls naturally), and stops at floor_w (> 0) when it started at or above it. No limit on a rise. */
+double simmodel_power_gap(double p0, double target, double dt, double tau, double down_w_s, double floor_w,
+                          double hold_w);
+
 /* Returns how long the change from p0 to target moves linearly at its limit before it joins the natural
  * response (0 when the limit does not bind or there is none). */
 double simmodel_limited_s(double p0, double target, double tau, double up_w_s, double down_w_s);
-
-/* Returns the time a ramp-up limit adds to a compute phase of nominal_s seconds whose power rises from p0 to
- * target. The limit holds back the GEMM chain's release: the work rate is the share of the step the chain has
- * been released to, (u - p0) / (target - p0), where u = P + tau dP/dt is the level whose natural response is
- * the limited curve (u = target at once without a limit: no time is lost to the natural response). While
- * the limit binds u climbs linearly from p0 + up_w_s * tau to target; after the join it is target. The time
- * lost over the whole rise is the area between the natural and the limited curve divided by the step:
- *     (gap - up_w_s * tau)^2 / (2 * up_w_s * gap),   gap = target - p0,
- * 0 when up_w_s * tau >= gap (the limit never binds), growing as the limit tightens, and gap / (2 up_w_s)
- * (half the work rate while power climbs) when tau is 0. A phase whose work is done before the join pays
- * only for what it ran. 0 on a fall or without a limit. */
-double simmodel_release_extra_s(double nominal_s, double p0, double target, double tau, double up_w_s);
 
 #endif

@@ -117,6 +117,7 @@ int sim_steps(void *b, struct worker_ctx *w)
     int data = 0, n, grad;   /* data: the real GEMM ran this iteration */
     const struct step *steps = scenario_run_steps(sc, w->run, &n, &grad);
     sim_mitigation(s, w);
+    sim_say_raise(s, w);
     sim_delay(s, w);
     s->comm_end = 0;
     s->comm_bytes = 0;
@@ -186,12 +187,9 @@ int sim_replay_iter(void *b, struct worker_ctx *w)
     }
     for (int i = 0; i < n && !shm_aborted(s->shm); i++) {
         uint64_t t = t0 + (uint64_t)i * step;
-        phase = backend_replay_phase(w, phase, tr[i], mid, t);
+        phase = worker_replay_phase(w, phase, tr[i], mid, t);
         /* the model now, then the level that reaches the next sample (the last: held at its own) */
-        struct power_state ps;
-        ctl_get_power(s->ctl, &ps);
-        double dt = t > ps.t0_ns ? (double)(t - ps.t0_ns) * 1e-9 : 0;
-        double p = simmodel_power_floor(ps.p0_w, ps.target_w, dt, sc->sim.ramp_s, ps.up_w_s, ps.down_w_s, ps.floor_w);
+        double p = sim_power_now(s, t);
         double next = i + 1 < n ? tr[i + 1] : tr[i];
         sim_set_level(s, t, p, sim_replay_level(p, next, h, sc->sim.ramp_s, 2 * sc->sim.compute_w),
                       phase);

@@ -27,5 +27,5 @@ const struct mitigation_ops mitigation_filler = {
     .params_size = sizeof(struct filler_params),
     .model = filler_model,
     .model_note = "energy from the model: filler work is assumed to start when the power has fallen to the floor and"
-                  " to draw exactly the floor, at no cost in time; not measured",
+                  " to draw exactly the floor (at most sim.filler_w), at no cost in time; not measured",
 };

@@ -1,7 +1,8 @@
 /* harness/plugins/mitigations/mitigation.h: a power-swing mitigation strategy is one const struct in a file of
  * its own, listed once in harness/plugins/mitigations/table.c. On sim each one shapes the power model and the
- * phase durations through `model`; on cuda the same model drives the GPU (harness/backends/cuda/shaper.c: filler work,
- * gradual release, stagger), and `device` names what the supervisor changes through NVML (devset.c). */
+ * phase durations through `model`; on cuda the same model drives the GPU (harness/backends/cuda/shaper.c: filler work
+ * between compute phases following fillplan.h's plan, stagger), and `device` names what the supervisor changes
+ * through NVML (devset.c). */
 #ifndef GAUNTLET_MITIGATION_H
 #define GAUNTLET_MITIGATION_H
 
@@ -13,13 +14,13 @@
 
 struct sim_params;
 
-/* What a mitigation does to the sim model of one rank. Zero fields change nothing. */
+/* What a mitigation does to one rank, on sim and on a GPU. Zero fields change nothing. The floor and the ramp rates
+ * act only between compute phases, through filler work that adds power (fillplan.h); compute always runs whole. */
 struct mit_model {
-    double floor_w;      /* no phase draws less (filler work keeps the GPU busy) */
+    double floor_w;      /* no phase between compute phases draws less (filler work keeps the GPU busy) */
     double cap_w;        /* the compute level is at most this; compute slows as (compute_w / cap_w)^0.4 */
-    double ramp_up_w_s;  /* power rises at most this fast (the natural response, bounded), the GEMM chain
-                          * released gradually: compute pays what the limit costs beyond the natural rise */
-    double ramp_down_w_s;/* power falls at most this fast (the filler fades out: energy, no time) */
+    double ramp_up_w_s;  /* the filler climbs at this rate ahead of the next compute phase */
+    double ramp_down_w_s;/* the filler holds the fall after compute up and releases it at this rate */
     double delay_s;      /* this rank starts each compute phase this much later (stagger) */
 };
 

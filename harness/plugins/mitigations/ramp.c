@@ -1,7 +1,7 @@
-/* harness/plugins/mitigations/ramp.c: software ramp limits — going into compute the GEMM chain is released
- * gradually, going into communication filler work fades out, so dP/dt stays under `ramp_w_s`. Sim: power
- * follows its natural first-order response, never faster than that rate, and the compute phase pays only what
- * the limit costs beyond the natural rise (backends/simmodel.h). */
+/* harness/plugins/mitigations/ramp.c: software ramp limits that add power and never remove compute — after compute
+ * filler work holds the fall up and releases it at `ramp_w_s`; before the next compute phase (where its start is
+ * expected from the last gaps) it climbs at that rate to the compute level; where the two do not fit the gap the
+ * level they turn at is raised (fillplan.h). The same plan on sim and on a GPU. */
 #include <stddef.h>
 
 #include "mitigation.h"
@@ -21,11 +21,11 @@ static void ramp_model(const void *params, const struct sim_params *m, int rank,
 const struct mitigation_ops mitigation_ramp = {
     .version = MITIGATION_OPS_VERSION,
     .name = "ramp",
-    .help = "software ramp limit: compute released gradually, filler fades out, dP/dt <= ramp_w_s",
+    .help = "software ramp limit: filler holds the fall up and prepares the climb, dP/dt <= ramp_w_s; no compute removed",
     .params = ramp_params,
     .params_size = sizeof(struct ramp_params),
     .model = ramp_model,
-    .model_note = "swing, energy and time from the model: power follows the natural first-order response (sim.ramp)"
-                  " never faster than ramp_w_s, and compute is charged the area between the natural and the limited"
-                  " rise divided by the step (work follows the released share of the step); not measured",
+    .model_note = "swing, energy and time from the model: between compute phases the filler's plan (the fall held up"
+                  " at ramp_w_s below sim.filler_w, the climb at ramp_w_s ahead of the expected next compute) through"
+                  " the first-order response (sim.ramp); compute runs at full rate; not measured",
 };

@@ -37,6 +37,6 @@ const struct mitigation_ops mitigation_smoothing = {
     .model = smoothing_model,
     .device = MIT_DEV_SMOOTHING,
     .model_note = "the firmware is not modelled: the floor and ramp rates act as filler and ramp do in the model "
-                  "(the natural first-order response bounded by the rates, compute charged for the held-back rise),"
-                  " the hysteresis is ignored; not measured",
+                  "(the filler's plan between compute phases: floor, fall held up, climb prepared; compute at full"
+                  " rate), the hysteresis is ignored; not measured",
 };

@@ -1,0 +1,146 @@
+/* harness/plugins/mitigations/fillplan.c: the filler's plan for a gap between compute phases (fillplan.h). */
+#include "fillplan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+int fill_curve_check(const struct fill_curve *c, char *why, size_t n)
+{
+    double span = c->compute_w - c->w[0], step = FILL_RISE_MIN * (span > 0 ? span : 0);
+    for (int i = 0; i <= FILL_DUTIES; i++)
+        if (!isfinite(c->w[i])) {
+            snprintf(why, n, "the filler's power at %d %% duty was not measured (no power readings)", 100 * i / FILL_DUTIES);
+            return -1;
+        }
+    if (!isfinite(c->compute_w) || !(span > 0)) {
+        snprintf(why, n, "the compute phase (%.0f W) draws no more than idle (%.0f W): nothing to fill", c->compute_w,
+                 c->w[0]);
+        return -1;
+    }
+    for (int i = 1; i <= FILL_DUTIES; i++)
+        if (!(c->w[i] >= c->w[i - 1] + step)) {
+            char levels[160];
+            int at = 0;
+            for (int j = 0; j <= FILL_DUTIES && at < (int)sizeof levels; j++)
+                at += snprintf(levels + at, sizeof levels - (size_t)at, "%s%d %% %.0f W", j ? ", " : "",
+                               100 * j / FILL_DUTIES, c->w[j]);
+            snprintf(why, n, "the filler's power does not rise with its duty (%s; compute %.0f W): it cannot hold a level",
+                     levels, c->compute_w);
+            return -1;
+        }
+    return 0;
+}
+
+double fill_curve_duty(const struct fill_curve *c, double watts)
+{
+    if (!(watts > c->w[0]))
+        return 0;
+    for (int i = 1; i <= FILL_DUTIES; i++)
+        if (watts <= c->w[i])
+            return (i - 1 + (watts - c->w[i - 1]) / (c->w[i] - c->w[i - 1])) / FILL_DUTIES;
+    return 1;
+}
+
+double fill_curve_top(const struct fill_curve *c) { return c->w[FILL_DUTIES]; }
+
+/* Sets the fall's and the climb's durations from the plan's levels and rates. */
+static void fill_plan_times(struct fill_plan *p)
+{
+    double step = p->high_w > p->low_w ? p->high_w - p->low_w : 0;
+    p->down_s = p->down_w_s > 0 ? step / p->down_w_s : 0;
+    p->up_s = p->up_w_s > 0 ? step / p->up_w_s : 0;
+}
+
+void fill_plan_make(struct fill_plan *p, double floor_asked_w, double down_w_s, double up_w_s, double idle_w,
+                    double compute_w, double top_w, double gap_s)
+{
+    memset(p, 0, sizeof *p);
+    p->asked_w = floor_asked_w > 0 ? floor_asked_w : 0;
+    p->top_w = isfinite(top_w) && top_w > idle_w ? top_w : idle_w;
+    p->high_w = compute_w < p->top_w ? compute_w : p->top_w;
+    p->down_w_s = down_w_s > 0 ? down_w_s : 0;
+    p->up_w_s = up_w_s > 0 ? up_w_s : 0;
+    p->unreachable = p->asked_w > p->top_w + 0.5;
+    p->floor_w = p->asked_w > 0 ? fmin(p->asked_w, p->high_w) : 0;   /* never above the compute level either */
+    p->low_w = p->floor_w > 0 ? p->floor_w : fmin(idle_w, p->high_w);
+    fill_plan_times(p);
+    p->rise_at_s = -1;
+    if (!(p->down_w_s > 0 || p->up_w_s > 0))
+        return;
+    if (!(isfinite(gap_s) && gap_s > 0)) {
+        if (p->up_w_s > 0 && p->high_w > p->low_w) {   /* the next compute may begin at any time: do not fall */
+            p->low_w = p->floor_w = p->high_w;
+            p->raised = 1;
+            fill_plan_times(p);
+        }
+        return;
+    }
+    if (p->down_s + p->up_s > gap_s) {   /* the fall and the climb do not fit: raise the level they turn at */
+        double k = (p->down_w_s > 0 ? 1 / p->down_w_s : 0) + (p->up_w_s > 0 ? 1 / p->up_w_s : 0);
+        double low = p->high_w - gap_s / k;
+        if (low > p->low_w) {
+            p->low_w = p->floor_w = low;
+            p->raised = 1;
+            fill_plan_times(p);
+        }
+    }
+    if (p->up_w_s > 0)
+        p->rise_at_s = gap_s - p->up_s > 0 ? gap_s - p->up_s : 0;
+}
+
+int fill_plan_active(const struct fill_plan *p) { return p->floor_w > 0 || p->down_w_s > 0 || p->up_w_s > 0; }
+
+double fill_plan_watts(const struct fill_plan *p, double t)
+{
+    if (!fill_plan_active(p))
+        return 0;
+    double v = p->floor_w > 0 ? p->floor_w : p->low_w;   /* without a floor: idle once the fall is over (duty 0) */
+    if (p->down_w_s > 0 && t < p->down_s)
+        v = fmax(v, p->high_w - p->down_w_s * (t > 0 ? t : 0));
+    if (p->rise_at_s >= 0 && t >= p->rise_at_s)
+        v = fmax(v, fmin(p->high_w, p->low_w + p->up_w_s * (t - p->rise_at_s)));
+    return v;
+}
+
+void fill_history_add(struct fill_history *h, double gap_s)
+{
+    if (!(isfinite(gap_s) && gap_s > 0))
+        return;
+    h->gap_s[h->next] = gap_s;
+    h->next = (h->next + 1) % FILL_HISTORY;
+    if (h->n < FILL_HISTORY)
+        h->n++;
+}
+
+double fill_history_expect(const struct fill_history *h)
+{
+    double v[FILL_HISTORY];
+    int n = h->n;
+    if (n < 1)
+        return NAN;
+    memcpy(v, h->gap_s, sizeof v);
+    for (int i = 1; i < n; i++)   /* insertion sort of at most FILL_HISTORY values */
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int fill_corr_add(struct fill_corr *c, double de, double dt, double target_w)
+{
+    if (!(isfinite(de) && isfinite(dt) && dt > 0 && isfinite(target_w)))
+        return 0;
+    c->sum_j += de;
+    c->sum_s += dt;
+    c->sum_target_js += target_w * dt;
+    if (c->sum_s < FILL_CORR_S)
+        return 0;
+    double drawn = c->sum_j / c->sum_s, asked = c->sum_target_js / c->sum_s, span = c->span_w > 0 ? c->span_w : 0;
+    c->offset_w = fmax(-span, fmin(span, c->offset_w + FILL_CORR_GAIN * (asked - drawn)));
+    c->sum_j = c->sum_s = c->sum_target_js = 0;
+    c->moves++;
+    return 1;
+}

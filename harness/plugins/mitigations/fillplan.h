@@ -1,0 +1,97 @@
+/* harness/plugins/mitigations/fillplan.h: what the filler does between two compute phases, as pure functions shared
+ * by the sim's model (backends/sim) and the GPU's shaper (backends/cuda), so a sim test of a mitigation tests the
+ * schedule the GPU runs.
+ *
+ * The mitigations that shape a GPU's power (filler, ramp, smoothing) only ever ADD power: between the end of one
+ * compute phase and the start of the next (the gap: communication, checkpoints, idle) filler work — GEMMs of the
+ * compute phase's own kind, at a duty — holds the power up. Nothing ever removes compute: the compute phase runs at
+ * full rate, always.
+ *
+ *   - floor: the filler holds the gap at the floor (at most what the filler can draw: `top`).
+ *   - ramp down: the fall after compute is held up by the filler and released at the rate asked, from the compute
+ *     level (at most top) down to the floor (or to idle without a floor).
+ *   - ramp up: where the gap's length is expected (the last gaps' lengths), the filler climbs at the rate asked so
+ *     that it reaches the compute level (at most top) when the next compute phase begins.
+ *   - where the fall and the climb at their rates do not fit in the gap, the floor is raised until they do (energy
+ *     is paid, never time).
+ *
+ * The filler's level comes from a curve measured on the GPU (its power at duties 0, 25, 50, 75, 100 %), which
+ * must rise with duty; `fill_curve_duty` inverts it. A slow correction (`fill_corr`, at least FILL_CORR_S of
+ * readings at a time, as DCGM's targeted power does) trims the level against the energy counter while it runs. */
+#ifndef GAUNTLET_FILLPLAN_H
+#define GAUNTLET_FILLPLAN_H
+
+#include <stddef.h>
+
+#define FILL_DUTIES 4           /* the curve: idle (duty 0), then the filler at 25, 50, 75 and 100 % */
+#define FILL_RISE_MIN 0.02      /* each step of the curve rises by at least this share of compute - idle */
+#define FILL_HISTORY 5          /* the gap's expected length: the median of the last this many */
+#define FILL_CORR_S 1.0         /* the correction moves once per this many seconds of readings at the level */
+#define FILL_CORR_GAIN 0.5      /* of the error, per move */
+
+/* The filler's measured power at each duty i / FILL_DUTIES (w[0]: idle, nothing running), and the compute level. */
+struct fill_curve {
+    double w[FILL_DUTIES + 1];
+    double compute_w;
+};
+
+/* Checks that the curve is usable: finite levels, each above the one before by at least FILL_RISE_MIN of
+ * (compute - idle). 0, or -1 with why ("the filler's power does not rise with its duty: 25 % 121 W, ..."). */
+int fill_curve_check(const struct fill_curve *c, char *why, size_t n);
+/* Returns the duty (0..1) at which the filler draws watts: linear between the curve's points, 0 at or below idle,
+ * 1 at or above its top. The curve must have passed fill_curve_check. */
+double fill_curve_duty(const struct fill_curve *c, double watts);
+/* Returns the filler's most: its power at 100 %. */
+double fill_curve_top(const struct fill_curve *c);
+
+/* One gap's plan (times in seconds from the gap's start, the end of compute). */
+struct fill_plan {
+    double asked_w;      /* the floor asked (0: none) */
+    double floor_w;      /* the level held through the gap: the floor asked, at most top, raised where the ramps do
+                          * not fit; 0: no filler once the fall is over */
+    double low_w;        /* where the fall ends: floor_w, or idle without a floor */
+    double top_w;        /* the filler's most */
+    double high_w;       /* the level the fall starts from and the climb ends at: min(compute, top) */
+    double down_w_s, up_w_s;   /* the rates asked (0: none) */
+    double down_s, up_s; /* how long the fall and the climb last */
+    double rise_at_s;    /* the climb starts then (negative: no climb: no up rate, or the gap's length unknown) */
+    int raised;          /* the floor was raised above what was asked so that the fall and climb fit the gap (or, the
+                          * gap's length unknown, held at high_w) */
+    int unreachable;     /* the floor asked is above what the filler can draw */
+};
+
+/* Plans a gap expected to last gap_s for a floor asked (W, 0: none), the ramp rates (W/s, 0: none), and the GPU's
+ * idle, compute and filler-at-100 % levels. A gap of unknown length (gap_s NAN or <= 0: the first of a run) under a
+ * rise limit holds the compute level throughout (raised): the next compute phase may begin at any moment. */
+void fill_plan_make(struct fill_plan *p, double floor_asked_w, double down_w_s, double up_w_s, double idle_w,
+                    double compute_w, double top_w, double gap_s);
+/* Returns the power the filler holds t seconds into the gap (at or below idle: duty 0; 0 when the plan runs no
+ * filler at all). */
+double fill_plan_watts(const struct fill_plan *p, double t);
+/* Whether the plan runs the filler at all (a floor or a ramp). */
+int fill_plan_active(const struct fill_plan *p);
+
+/* The last gaps' lengths. */
+struct fill_history {
+    double gap_s[FILL_HISTORY];
+    int n, next;
+};
+/* Adds a gap's length (ignored unless finite and > 0). */
+void fill_history_add(struct fill_history *h, double gap_s);
+/* Returns the expected length of the next gap: the median of the last ones; NAN when there are none yet. */
+double fill_history_expect(const struct fill_history *h);
+
+/* The slow correction: an offset in watts added to the level asked of the curve. */
+struct fill_corr {
+    double sum_j, sum_s;   /* energy and time at the level since the last move */
+    double sum_target_js;  /* the level asked, integrated over the same time */
+    double offset_w;
+    double span_w;         /* the offset stays within +-span (the curve's top - idle) */
+    int moves;
+};
+/* Adds a stretch of dt seconds in which the GPU drew de joules while the filler was asked to hold target_w. Once
+ * FILL_CORR_S of stretches have gathered, moves the offset by FILL_CORR_GAIN x (asked - drawn), bounded, and starts
+ * again; returns 1 when it moved, 0 otherwise (a stretch that is not finite, or not positive, is ignored). */
+int fill_corr_add(struct fill_corr *c, double de, double dt, double target_w);
+
+#endif
