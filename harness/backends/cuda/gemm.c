@@ -201,6 +201,12 @@ static int gemm_alloc_fill(struct gemm_chain *g, unsigned long long seed, cudaSt
 struct gemm_chain *gemm_chain_create(enum dtype t, long m, long n, long k, int count, unsigned long long seed,
                                      cudaStream_t s, char *err, size_t errlen)
 {
+    return gemm_chain_create_sm(t, m, n, k, count, seed, 0, s, err, errlen);
+}
+
+struct gemm_chain *gemm_chain_create_sm(enum dtype t, long m, long n, long k, int count, unsigned long long seed,
+                                        int sm_target, cudaStream_t s, char *err, size_t errlen)
+{
     char what[128], msg[256];
     if (gemm_shape_ok(t, m, n, k, msg, sizeof msg) != 0) {
         gemm_fail(err, errlen, "%s", msg);
@@ -227,6 +233,12 @@ struct gemm_chain *gemm_chain_create(enum dtype t, long m, long n, long k, int c
     }
     if (gemm_describe(g) != 0) {
         gemm_fail(err, errlen, "%s: building the cuBLASLt descriptors failed", what);
+        goto fail;
+    }
+    /* before the heuristic: it picks an algorithm for that many SMs */
+    if (sm_target > 0 && CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET,
+                                                                     &sm_target, sizeof sm_target))) {
+        gemm_fail(err, errlen, "%s: cuBLASLt refused an SM count target of %d", what, sm_target);
         goto fail;
     }
     if (gemm_pick_algo(g) != 0) {

@@ -40,6 +40,11 @@ double gemm_flops(long m, long n, long k);
 struct gemm_chain *gemm_chain_create(enum dtype t, long m, long n, long k, int count, unsigned long long seed,
                                      cudaStream_t s, char *err, size_t errlen);
 
+/* The same, its GEMMs confined to about sm_target SMs (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET; 0: every SM), so that
+ * work beside it (NCCL's kernels) keeps SMs of its own. */
+struct gemm_chain *gemm_chain_create_sm(enum dtype t, long m, long n, long k, int count, unsigned long long seed,
+                                        int sm_target, cudaStream_t s, char *err, size_t errlen);
+
 /* Issues the chain's count GEMMs back to back on s: no synchronisation, no allocation. 0, or -1 (logged). */
 int gemm_chain_run(struct gemm_chain *g, cudaStream_t s);
 

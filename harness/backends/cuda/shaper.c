@@ -8,27 +8,28 @@
 #include <string.h>
 
 #include "cuda_check.h"
-#include "filler.h"
+#include "fillwork.h"
+#include "mitigations/fillplan.h"
 #include "mitigations/mitigation.h"
 #include "shm.h"
 #include "util.h"
 
-#define SHAPER_DUTIES 4                 /* the filler measured at 25, 50, 75 and 100 % duty */
 #define SHAPER_SETTLE_S 0.3             /* a level settles this long before it is measured */
-#define SHAPER_MEASURE_S 0.35           /* and is averaged over this long */
-#define SHAPER_FILLER_LIFE_S 30.0       /* a filler never outlives this: a lost stop cannot hold the GPU */
-#define SHAPER_MIN_SHARE 0.1            /* the gradual release starts at least at a tenth of the chain's rate */
+#define SHAPER_MEASURE_S 1.0            /* and is read over this long (the instant field changes every ~100 ms) */
 
 struct shaper {
-    struct filler *fill;
+    struct fillwork *fill;
     struct ctl *ctl;          /* the levels live there: a replacement worker of the slot reuses them */
     struct mit_model mm;
     int on;                   /* the run's mitigation acts here */
-    int count;                /* GEMMs in the chain */
-    /* this run's settings from the levels */
-    float duty_floor, duty_top;
-    double f0;                /* the chain's share the release starts at (the floor's level) */
-    double up_s, down_s;      /* how long the release and the fade last */
+    int fills;                /* it runs the filler between compute phases (a floor or a ramp, a usable curve) */
+    struct fill_curve curve;
+    int curve_ok;
+    struct fill_history gaps;
+    struct fill_corr corr;
+    struct fill_plan plan;
+    int in_gap, gap_counts, raise_said;
+    uint64_t gap_t0;
 };
 
 /* Says whether mitigation spec needs the measured levels (a floor or ramp rates), whatever the TDP. */
@@ -44,44 +45,47 @@ static int shaper_needs_levels(const struct scenario *sc, const struct plugin_sp
     return mm.floor_w > 0 || mm.ramp_up_w_s > 0 || mm.ramp_down_w_s > 0;
 }
 
-/* The supervisor's readings of this slot's power, averaged over what arrives while the caller works. */
-struct pacc { uint64_t seq; double sum; int n; };
-
-static void pacc_poll(struct pacc *a, struct ctl *c)
-{
-    uint64_t seq = atomic_load(&c->power_seq);
-    if (seq != a->seq) {
-        a->seq = seq;
-        a->sum += (double)atomic_load(&c->power_mw) * 1e-3;
-        a->n++;
-    }
-}
-
-/* Averages the power while the GPU does what was started (or idles): settle, then measure; keeps beating.
- * With keep_busy, the GEMM chain is re-issued whenever the stream empties (the compute level). NAN: no
- * readings (no NVML) or a failure. */
+/* Measures the power while the GPU does what was started (or idles): settles, then reads SHAPER_MEASURE_S — the
+ * energy counter's difference over the time between the first and the last reading in the window, or the mean of
+ * the readings where the counter is absent; keeps beating. With keep_busy, the GEMM chain is re-issued whenever the
+ * stream empties (the compute level). NAN: no readings (no NVML) or a failure. */
 static double shaper_level(struct worker_ctx *w, struct gemm_chain *g, cudaStream_t s, int keep_busy)
 {
-    struct pacc a = { .seq = atomic_load(&w->ctl->power_seq) };
+    struct ctl *c = w->ctl;
+    uint64_t seq = atomic_load(&c->power_seq), e0 = 0, e1 = 0, t0e = 0, t1e = 0;
     uint64_t t0 = mono_ns(), settle = (uint64_t)(SHAPER_SETTLE_S * 1e9), end = t0 + settle + (uint64_t)(SHAPER_MEASURE_S * 1e9);
+    double sum = 0;
+    int n = 0;
     for (uint64_t now = t0; now < end; now = mono_ns()) {
         if (keep_busy && cudaStreamQuery(s) == cudaSuccess && gemm_chain_run(g, s) != 0)
             return NAN;
-        if (now - t0 >= settle)
-            pacc_poll(&a, w->ctl);
-        else
-            a.seq = atomic_load(&w->ctl->power_seq);   /* readings before the level settled do not count */
+        uint64_t sq = atomic_load(&c->power_seq);
+        if (sq != seq) {
+            seq = sq;
+            uint64_t e = atomic_load(&c->energy_mj), t = atomic_load(&c->reading_ns);
+            if (t >= t0 + settle) {   /* readings before the level settled do not count */
+                if (e && !t0e)
+                    e0 = e, t0e = t;
+                else if (e && t > t0e)
+                    e1 = e, t1e = t;
+                sum += (double)atomic_load(&c->power_mw) * 1e-3;
+                n++;
+            }
+        }
         worker_beat(w);
         sleep_ns(1000000);
     }
     if (keep_busy && CUDA_CHECK(cudaStreamSynchronize(s)))
         return NAN;
-    return a.n ? a.sum / a.n : NAN;
+    if (t1e > t0e && e1 > e0)
+        return (double)(e1 - e0) * 1e-3 / ((double)(t1e - t0e) * 1e-9);
+    return n ? sum / n : NAN;
 }
 
-/* Measures one GEMM's time, idle, the compute phase and the filler at each duty into the slot's control
- * block. Before the first run (at start-up): the time is not the run's. 0, or -1 with why. */
-static int shaper_tune(struct shaper *sh, struct worker_ctx *w, struct gemm_chain *g, cudaStream_t s, char *why, size_t n)
+/* Measures one GEMM's time, the compute phase, idle and the filler at each duty into the slot's control block.
+ * Before the first run (at start-up): the time is not the run's. 0, or -1 with why. */
+static int shaper_tune(struct shaper *sh, struct worker_ctx *w, struct gemm_chain *g, cudaStream_t s, int count,
+                       char *why, size_t n)
 {
     struct ctl *c = w->ctl;
     cudaEvent_t e0 = NULL, e1 = NULL;
@@ -95,16 +99,15 @@ static int shaper_tune(struct shaper *sh, struct worker_ctx *w, struct gemm_chai
         CUDA_CHECK(cudaEventDestroy(e1));
     if (bad)
         return snprintf(why, n, "mitigation tuning: the GEMM chain failed"), -1;
-    c->tune_gemm_s = ms * 1e-3 / (sh->count > 0 ? sh->count : 1);
+    c->tune_gemm_s = ms * 1e-3 / (count > 0 ? count : 1);
     c->tune_compute_w = shaper_level(w, g, s, 1);
     c->tune_w[0] = shaper_level(w, g, s, 0);   /* after the compute level: idle settles from there */
-    for (int i = 1; i <= SHAPER_DUTIES; i++) {
-        float d = (float)i / SHAPER_DUTIES;
-        if (filler_start(sh->fill, 1.0f, d, d, 0, SHAPER_FILLER_LIFE_S) != 0)
-            return snprintf(why, n, "mitigation tuning: the filler kernel did not start"), -1;
+    for (int i = 1; i <= FILL_DUTIES; i++) {
+        if (fillwork_hold(sh->fill, (double)i / FILL_DUTIES) != 0)
+            return snprintf(why, n, "mitigation tuning: the filler did not start"), -1;
         c->tune_w[i] = shaper_level(w, g, s, 0);
-        if (filler_wait(sh->fill) != 0)
-            return snprintf(why, n, "mitigation tuning: the filler kernel failed"), -1;
+        if (fillwork_wait(sh->fill) != 0)
+            return snprintf(why, n, "mitigation tuning: the filler failed"), -1;
     }
     atomic_store(&c->tuned, 1);
     return 0;
@@ -125,9 +128,12 @@ int shaper_create(struct worker_ctx *w, struct gemm_chain *g, cudaStream_t s, st
         return 0;   /* nothing acts on the GPU: no shaper */
     struct shaper *sh = xcalloc(1, sizeof *sh);
     sh->ctl = w->ctl;
-    sh->count = (int)sc->workload.gemm.count;
-    if (!(sh->fill = filler_create(why, n)) ||
-        (needs && !atomic_load(&w->ctl->tuned) && shaper_tune(sh, w, g, s, why, n) != 0)) {
+    int beside_nccl = w->shm->hdr->world > 1;   /* a real collective runs beside the filler: leave NCCL its SMs */
+    if (needs && !(sh->fill = fillwork_create(w->ctl, beside_nccl, why, n))) {
+        shaper_destroy(sh);
+        return -1;
+    }
+    if (needs && !atomic_load(&w->ctl->tuned) && shaper_tune(sh, w, g, s, (int)sc->workload.gemm.count, why, n) != 0) {
         shaper_destroy(sh);
         return -1;
     }
@@ -139,35 +145,45 @@ void shaper_destroy(struct shaper *sh)
 {
     if (!sh)
         return;
-    filler_destroy(sh->fill);
+    fillwork_destroy(sh->fill);
     free(sh);
 }
 
-/* The duty at which the filler draws watts: linear between the measured levels (0: at or below idle; 1: at
- * or above the filler's most). Without readings: watts as a share of the compute level, untuned. */
-static float shaper_duty_for(const struct ctl *c, double watts)
+/* Reads the slot's measured levels into the curve and checks it; 0, or -1 with why. */
+static int shaper_curve(struct shaper *sh, char *why, size_t n)
 {
-    const double *lv = c->tune_w;
-    if (!isfinite(lv[SHAPER_DUTIES]) || !isfinite(lv[0])) {
-        double top = isfinite(c->tune_compute_w) && c->tune_compute_w > 0 ? c->tune_compute_w : watts;
-        return top > 0 ? (float)fmin(1, fmax(0, watts / top)) : 0;
-    }
-    if (watts <= lv[0])
-        return 0;
-    for (int i = 1; i <= SHAPER_DUTIES; i++)
-        if (watts <= lv[i] && lv[i] > lv[i - 1])
-            return (float)((i - 1 + (watts - lv[i - 1]) / (lv[i] - lv[i - 1])) / SHAPER_DUTIES);
-    return 1;
+    const struct ctl *c = sh->ctl;
+    for (int i = 0; i <= FILL_DUTIES; i++)
+        sh->curve.w[i] = c->tune_w[i];
+    sh->curve.compute_w = c->tune_compute_w;
+    sh->curve_ok = fill_curve_check(&sh->curve, why, n) == 0;
+    return sh->curve_ok ? 0 : -1;
+}
+
+/* Begins a gap at t (counts: it follows a compute phase, so its length becomes history): plans it and starts the
+ * filler on the plan. 0 or -1. */
+static int shaper_gap_begin(struct shaper *sh, uint64_t t, int counts)
+{
+    double top = fill_curve_top(&sh->curve);
+    sh->in_gap = 1;
+    sh->gap_counts = counts;
+    sh->gap_t0 = t;
+    fill_plan_make(&sh->plan, sh->mm.floor_w, sh->mm.ramp_down_w_s, sh->mm.ramp_up_w_s, sh->curve.w[0],
+                   sh->curve.compute_w, top, fill_history_expect(&sh->gaps));
+    return fillwork_follow(sh->fill, &sh->plan, &sh->curve, &sh->corr, t);
 }
 
 int shaper_begin_run(struct shaper *sh, struct worker_ctx *w)
 {
-    filler_stop(sh->fill);   /* the previous run's last filler, if it was still holding the floor */
+    if (sh->fill)
+        fillwork_stop(sh->fill);   /* the previous run's last filler, if it was still holding the floor */
     const struct plugin_spec *spec = &w->sc->mitigations[w->run];
     const struct mitigation_ops *mo = mitigation_table[spec->index];
     const struct ctl *c = sh->ctl;
     memset(&sh->mm, 0, sizeof sh->mm);
-    sh->on = 0;
+    memset(&sh->gaps, 0, sizeof sh->gaps);
+    memset(&sh->corr, 0, sizeof sh->corr);
+    sh->on = sh->fills = sh->in_gap = sh->raise_said = 0;
     if (!mo->model)
         return 0;
     if (mo->device == MIT_DEV_SMOOTHING && atomic_load(&w->shm->hdr->fw_smoothing))
@@ -186,79 +202,78 @@ int shaper_begin_run(struct shaper *sh, struct worker_ctx *w)
     sh->on = needs_levels || sh->mm.delay_s > 0;
     if (!needs_levels)
         return 0;
-    if (!atomic_load(&c->tuned)) {
+    if (!atomic_load(&c->tuned) || !sh->fill) {
         snprintf(w->err, sizeof w->err, "%s: the GPU's levels were not measured at start", spec->name);
         return -1;
     }
-    double idle = c->tune_w[0], compute = c->tune_compute_w;
-    double low = sh->mm.floor_w > 0 ? fmax(sh->mm.floor_w, idle) : idle;
-    double span = isfinite(compute) && isfinite(idle) ? compute - idle : NAN;
-    double step = isfinite(compute) && isfinite(low) ? fmax(0, compute - low) : 0;
-    sh->duty_floor = sh->mm.floor_w > 0 ? shaper_duty_for(c, sh->mm.floor_w) : 0;
-    sh->duty_top = sh->mm.ramp_down_w_s > 0 ? shaper_duty_for(c, compute) : sh->duty_floor;
-    /* the release starts where the floor left the power: the chain's share that draws it */
-    sh->f0 = span > 0 ? fmin(1, fmax(SHAPER_MIN_SHARE, (low - idle) / span)) : SHAPER_MIN_SHARE;
-    sh->up_s = sh->mm.ramp_up_w_s > 0 ? step / sh->mm.ramp_up_w_s : 0;
-    sh->down_s = sh->mm.ramp_down_w_s > 0 ? step / sh->mm.ramp_down_w_s : 0;
-    char note[64];
-    snprintf(note, sizeof note, "idle %.0f W, compute %.0f W, filler %.0f W at 100%%", idle, compute, c->tune_w[SHAPER_DUTIES]);
-    worker_emit_tuned(w, sh->mm.floor_w > 0 ? sh->mm.floor_w : 0, sh->duty_floor, note);
+    char why[256], note[64];   /* note: wevent's */
+    if (shaper_curve(sh, why, sizeof why) != 0) {   /* the filler cannot hold a level: the run says so, unfilled */
+        gl_log("rank %d, %s: %s", w->rank, spec->name, why);
+        snprintf(note, sizeof note, "the filler's power does not rise with its duty");
+        worker_emit_tuned(w, sh->mm.floor_w > 0 ? sh->mm.floor_w : 0, 0, note);
+        return 0;
+    }
+    sh->fills = 1;
+    sh->corr.span_w = fill_curve_top(&sh->curve) - sh->curve.w[0];
+    if (shaper_gap_begin(sh, mono_ns(), 0) != 0) {
+        snprintf(w->err, sizeof w->err, "%s: the filler failed on this GPU (see above)", spec->name);
+        return -1;
+    }
+    if (sh->plan.unreachable)
+        snprintf(note, sizeof note, "floor %.0f W unreachable: the filler reaches %.0f W", sh->plan.asked_w,
+                 sh->plan.top_w);
+    else
+        snprintf(note, sizeof note, "idle %.0f W, compute %.0f W, filler %.0f W at 100%%", sh->curve.w[0],
+                 sh->curve.compute_w, fill_curve_top(&sh->curve));
+    worker_emit_tuned(w, sh->mm.floor_w > 0 ? sh->mm.floor_w : 0, fill_curve_duty(&sh->curve, sh->plan.floor_w), note);
     return 0;
 }
 
-void shaper_stop(struct shaper *sh) { filler_stop(sh->fill); }
+void shaper_stop(struct shaper *sh) { fillwork_stop(sh->fill); }
 
 int shaper_compute_prepare(struct shaper *sh)
 {
-    filler_stop(sh->fill);   /* compute resumes: the filler gives the SMs back within 20 us */
+    fillwork_stop(sh->fill);   /* compute resumes: at most the filler's GEMM in flight (0.175 ms) */
+    if (sh->in_gap && sh->gap_counts)
+        fill_history_add(&sh->gaps, (double)(mono_ns() - sh->gap_t0) * 1e-9);
+    sh->in_gap = 0;
     if (sh->on && sh->mm.delay_s > 0)   /* stagger: this rank's compute phase starts later */
         sleep_ns((uint64_t)(sh->mm.delay_s * 1e9));
     return 0;
 }
 
-int shaper_compute(struct shaper *sh, struct gemm_chain *g, cudaStream_t s)
+int shaper_after_compute(struct shaper *sh, struct worker_ctx *w)
 {
-    if (!sh->on || !(sh->up_s > 0) || sh->count < 1)
-        return gemm_chain_run(g, s);
-    /* gradual release: the i-th GEMM runs at share f of the chain's rate, f rising linearly from f0 (the floor's
-     * level) to 1 over up_s; a gap before it makes its share (one GEMM's time x (1 - f) / f) */
-    double at = 0, gemm_s = sh->ctl->tune_gemm_s;
-    for (int i = 0; i < sh->count; i++) {
-        double f = fmin(1, sh->f0 + (1 - sh->f0) * at / sh->up_s);
-        double gap = f < 1 ? gemm_s * (1 - f) / f : 0;
-        if (gap > 0 && CUDA_CHECK(filler_gap(gap, s)))
-            return -1;
-        if (gemm_chain_run_range(g, i, 1, s) != 0)
-            return -1;
-        at += gap + gemm_s;
+    if (!sh->on || !sh->fills)
+        return 0;
+    if (shaper_gap_begin(sh, mono_ns(), 1) != 0)
+        return snprintf(w->err, sizeof w->err, "the filler failed on GPU (see above)"), -1;
+    if (sh->plan.raised && !sh->raise_said && isfinite(fill_history_expect(&sh->gaps))) {
+        char note[64];
+        snprintf(note, sizeof note, "ramps do not fit the %.0f ms gap: floor raised to %.0f W",
+                 1e3 * fill_history_expect(&sh->gaps), sh->plan.floor_w);
+        worker_emit_tuned(w, sh->plan.floor_w, fill_curve_duty(&sh->curve, sh->plan.floor_w), note);
+        sh->raise_said = 1;
     }
     return 0;
 }
 
-int shaper_after_compute(struct shaper *sh)
-{
-    if (!sh->on || (sh->duty_floor <= 0 && !(sh->down_s > 0)))
-        return 0;
-    /* the fade starts where the compute phase left the power (duty_top) and ends on the floor */
-    float start = sh->down_s > 0 ? sh->duty_top : sh->duty_floor;
-    return filler_start(sh->fill, 1.0f, start, sh->duty_floor, sh->down_s, SHAPER_FILLER_LIFE_S);
-}
-
 int shaper_replay(struct shaper *sh, double watts, float *duty)
 {
-    float d = watts > 0 ? shaper_duty_for(sh->ctl, watts) : 0;
-    if (filler_running(sh->fill) && fabsf(d - *duty) < 0.005f)
+    if (!sh->curve_ok) {
+        char why[256];
+        if (shaper_curve(sh, why, sizeof why) != 0)
+            return gl_log("replay: %s", why), -1;
+    }
+    float d = watts > 0 ? (float)fill_curve_duty(&sh->curve, watts) : 0;
+    if (fabsf(d - *duty) < 0.005f)
         return 0;   /* the same duty: the running filler holds it */
     *duty = d;
-    if (d <= 0) {
-        filler_stop(sh->fill);
-        return 0;
-    }
-    return filler_start(sh->fill, 1.0f, d, d, 0, SHAPER_FILLER_LIFE_S);
+    return fillwork_hold(sh->fill, d);
 }
 
 double shaper_range_w(const struct shaper *sh, double *top_w)
 {
-    *top_w = sh->ctl->tune_w[SHAPER_DUTIES];
+    *top_w = sh->ctl->tune_w[FILL_DUTIES];
     return sh->ctl->tune_w[0];
 }

@@ -1,0 +1,47 @@
+/* harness/backends/cuda/fillwork.h: filler work on a GPU — the compute phase's own kind of work (cuBLASLt bf16 GEMMs
+ * of 4096^3 on random data, 0.175 ms each on an H100) at a duty, issued by a thread of its own on the
+ * lowest-priority stream, so that it runs while the worker waits on a collective.
+ *
+ * Duty d: each GEMM (t_g) is followed by a gap of t_g (1 - d) / d (kernels/filler.h: a sleep that ends when stopped),
+ * a period of t_g / d: under 2 ms for every duty above t_g / 2 ms (about 9 % on an H100), longer below. The thread
+ * keeps at most one GEMM queued behind the one running, so a stop leaves at most one GEMM in flight (0.175 ms); the
+ * compute phase's stream has the highest priority, so its blocks are scheduled ahead of any filler block still
+ * queued. Where a real collective runs beside it, the GEMMs are confined to the SMs NCCL leaves
+ * (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET: all but NCCL_MAX_CTAS, default 32).
+ *
+ * It follows a gap's plan (plugins/mitigations/fillplan.h) through the GPU's measured curve, with a slow correction
+ * against the energy counter (fill_corr: the supervisor's readings of this GPU, at least 1 s at a time, while the
+ * plan holds a constant level), or holds one duty (tuning, replay). */
+#ifndef GAUNTLET_FILLWORK_H
+#define GAUNTLET_FILLWORK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mitigations/fillplan.h"
+#include "shm.h"
+
+#define FILLWORK_DIM 4096       /* the filler's GEMM: m = n = k, bf16 */
+
+struct fillwork;
+
+/* Prepares the filler on the current device: its GEMM on random data (confined to the SMs NCCL leaves when
+ * beside_nccl), its stream at the lowest priority, the stop word, and its thread; c: this GPU's control block, whose
+ * readings the correction uses. NULL with why. */
+struct fillwork *fillwork_create(struct ctl *c, int beside_nccl, char *why, size_t n);
+/* Returns the measured time of one filler GEMM (s). */
+double fillwork_gemm_s(const struct fillwork *f);
+/* Holds duty (0..1; 0 stops it) until told otherwise. 0, or -1 when the thread has failed (logged). */
+int fillwork_hold(struct fillwork *f, double duty);
+/* Follows plan from t0_ns on through curve (which passed fill_curve_check), corrected by corr: the level the plan
+ * asks, plus corr's offset, turned into a duty. corr is updated while the plan holds its floor. 0 or -1. */
+int fillwork_follow(struct fillwork *f, const struct fill_plan *plan, const struct fill_curve *curve,
+                    struct fill_corr *corr, uint64_t t0_ns);
+/* Stops the filler now: no further GEMM is issued and the gap in progress ends; returns at once. */
+void fillwork_stop(struct fillwork *f);
+/* Waits until nothing of the filler is left on the GPU (for measurements). 0 or -1. */
+int fillwork_wait(struct fillwork *f);
+/* Stops the thread and frees everything; NULL is a no-op. */
+void fillwork_destroy(struct fillwork *f);
+
+#endif
