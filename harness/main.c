@@ -67,6 +67,21 @@ static int load(const char *path, struct scenario *sc)
     return rc;
 }
 
+/* Finds a mitigation of sc that changes a device setting where it runs on a real GPU and has no permission to
+ * (cap: the power limit; smoothing falls back to its emulation instead): 1 with the refusal, naming the scenario's
+ * file:line, in why; 0 when there is none. The cuda backend's check says the same again, once a GPU is found. */
+static int device_settings_needed(const struct scenario *sc, char *why, size_t n)
+{
+    for (int i = 0; i < sc->n_mitigations && !sc->allow_device_settings; i++)
+        if (mitigation_table[sc->mitigations[i].index]->device == MIT_DEV_CAP) {
+            snprintf(why, n, "%s:%d: mitigation '%s' changes the GPUs' power limit: run with --allow-device-settings "
+                             "(the limit is put back after the run and on every exit)", sc->file,
+                     sc->mitigations[i].line, sc->mitigations[i].name);
+            return 1;
+        }
+    return 0;
+}
+
 /* gauntlet run */
 static const struct cli_cmd run_cli = {
     "run", "SCENARIO.yaml", 1, 1,
@@ -133,8 +148,15 @@ static int cmd_run(int argc, char **argv)
         else
             sc->seed = v;
     }
-    const struct backend_ops *ops = rc ? NULL : backend_pick(backend, &rc);
     char why[512], dir[1024], exe[PATH_MAX];
+    /* a device setting without permission is refused before any GPU is probed, so the user hears of it on any
+     * machine; --backend auto keeps it for the backend it picks (a GPU there: that backend's check) */
+    const struct backend_ops *named = strcmp(backend, "auto") != 0 ? backend_find(backend) : NULL;
+    if (!rc && named && !named->modelled && !sc->auto_search && device_settings_needed(sc, why, sizeof why)) {
+        gl_log("%s", why);
+        rc = EXIT_INPUT;
+    }
+    const struct backend_ops *ops = rc ? NULL : backend_pick(backend, &rc);
     if (ops && ops->set_power_limit && sc->auto_search && !allow_dev) {   /* the search never changes a device on its own */
         int kept = 0, dropped = 0;
         for (int i = 0; i < sc->n_mitigations; i++)
@@ -234,7 +256,10 @@ static const struct cli_cmd check_cli = {
     "check", "SCENARIO.yaml", 1, 1, "validate a scenario, and say how long it would run",
     "The time is the sim model's (sim.tflops, sim.busbw); for GPUs give the rates `bench gemm` and\n"
     "`bench allreduce` measured there (per GPU, and the bus bandwidth at the scenario's all-reduce size).\n",
-    { { "tflops", "T", "the estimate at this GEMM rate (TFLOP/s per GPU) instead of the sim model's" },
+    { { "backend", "sim|cuda|auto", "check it for this backend (default sim; auto: cuda where a GPU is usable): cuda "
+                                    "notes a device setting `run` needs --allow-device-settings for, and runs the "
+                                    "GPU's own check where a GPU is usable here" },
+      { "tflops", "T", "the estimate at this GEMM rate (TFLOP/s per GPU) instead of the sim model's" },
       { "busbw", "GB/S", "the estimate at this all-reduce bus bandwidth instead of the sim model's" },
       { 0 } },
 };
@@ -251,16 +276,32 @@ static int cmd_check(int argc, char **argv)
         return cli_bad(&check_cli, "tflops", v, "expected TFLOP/s > 0");
     if ((v = cli_get(&check_cli, &a, "busbw")) && (parse_double(v, &busbw) != 0 || !(busbw > 0)))
         return cli_bad(&check_cli, "busbw", v, "expected GB/s > 0");
+    const char *bname = cli_get(&check_cli, &a, "backend");
+    const struct backend_ops *b = backend_find("sim"), *cuda = backend_find("cuda");
+    char why[512], gpu_why[512] = "", note[512] = "";
+    if (bname && strcmp(bname, "auto") == 0)
+        b = cuda && cuda->probe(gpu_why, sizeof gpu_why) == 0 ? cuda : b;
+    else if (bname && !(b = backend_find(bname)))
+        return cli_bad(&check_cli, "backend", bname, "expected sim, cuda or auto");
     struct scenario *sc = xcalloc(1, sizeof *sc);
     rc = load(a.operand[0], sc);
     if (!rc) {
-        char why[512];
-        if ((rc = backend_find("sim")->check(sc, why, sizeof why)) != 0)
+        /* a real backend: the permission `run` asks for is a note here; its own check needs its GPUs */
+        int needs = !b->modelled && device_settings_needed(sc, note, sizeof note);
+        int unchecked = !b->modelled && b->probe(gpu_why, sizeof gpu_why) != 0;
+        sc->allow_device_settings = needs;
+        if (!unchecked && (rc = b->check(sc, why, sizeof why)) != 0)
             gl_log("%s%s%s", scenario_located(sc, why) ? "" : sc->file,
                    scenario_located(sc, why) ? "" : ": ", why);
         else
-            printf("%s: ok: '%s', %lld ranks, %lld iterations, %d mitigation(s)\n", a.operand[0], sc->name,
-                   (long long)sc->ranks, (long long)sc->iterations, sc->n_mitigations);
+            printf("%s: ok: '%s', %lld ranks, %lld iterations, %d mitigation(s)%s%s\n", a.operand[0], sc->name,
+                   (long long)sc->ranks, (long long)sc->iterations, sc->n_mitigations, b->modelled ? "" : " for ",
+                   b->modelled ? "" : b->name);
+        if (!rc && unchecked)
+            printf("  note: the %s backend's own check (the GPUs of this node, GEMM shapes) needs a GPU: %s\n",
+                   b->name, gpu_why);
+        if (!rc && needs)
+            printf("  note: %s\n", note);
     }
     if (!rc)
         check_estimate(sc, tflops, busbw);

@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,80 @@
 #include "backend.h"
 #include "e2e.h"
 #include "util.h"
+
+const char *e2e_bin(void)
+{
+    const char *e = getenv("GAUNTLET_BIN");
+    return e && *e ? e : GAUNTLET_BIN;
+}
+
+const char *e2e_src(void)
+{
+    const char *e = getenv("GAUNTLET_SRC");
+    return e && *e ? e : GAUNTLET_SRC;
+}
+
+const char *e2e_gpu_scenario(const char *name)
+{
+    static char paths[16][1024];
+    static int next;
+    char *p = paths[next++ % 16];
+    snprintf(p, sizeof paths[0], "%s/tests/scenarios/gpu/%s", e2e_src(), name);
+    cr_assert_eq(access(p, R_OK), 0, "%s: %s", p, strerror(errno));
+    return p;
+}
+
+/* Orders doubles for qsort. */
+static int e2e_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double e2e_phase_median_w(const char *dir, int run, const char *phase, int *n)
+{
+    char path[1024];
+    double t0 = NAN, t1 = NAN;
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    char *ev = e2e_read(path);
+    cr_assert_not_null(ev, "%s: missing", path);
+    for (char *line = ev, *nl; *line && (nl = strchr(line, '\n')); line = nl + 1) {
+        *nl = 0;
+        json_t *o = json_loads(line, 0, NULL);
+        const char *what = json_string_value(json_object_get(o, "event"));
+        if (what && json_integer_value(json_object_get(o, "run")) == run) {
+            if (strcmp(what, "run_begin") == 0)
+                t0 = json_number_value(json_object_get(o, "t_s"));
+            else if (strcmp(what, "run_end") == 0)
+                t1 = json_number_value(json_object_get(o, "t_s"));
+        }
+        json_decref(o);
+    }
+    free(ev);
+    cr_assert(t0 <= t1, "%s: no run_begin and run_end of run %d", path, run);
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    char *csv = e2e_read(path);
+    cr_assert_not_null(csv, "%s: missing", path);
+    size_t cap = 1024, k = 0;
+    double *v = malloc(cap * sizeof *v);
+    for (char *line = strchr(csv, '\n'); line && *++line; line = strchr(line, '\n')) {   /* past the header */
+        double t, w;
+        int rank;
+        char ph[32];
+        if (sscanf(line, "%lf,%d,%lf,%31[a-z]", &t, &rank, &w, ph) != 4 || strcmp(ph, phase) != 0 || t < t0 || t > t1)
+            continue;   /* an empty watts field does not scan: not measured is not a sample */
+        if (k == cap)
+            v = realloc(v, (cap *= 2) * sizeof *v);
+        v[k++] = w;
+    }
+    free(csv);
+    qsort(v, k, sizeof *v, e2e_cmp_double);
+    double med = k ? (k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2) : NAN;
+    free(v);
+    if (n)
+        *n = (int)k;
+    return med;
+}
 
 const char *e2e_scenario(const char *text)
 {
@@ -40,7 +115,7 @@ const char *e2e_outdir(void)
 
 pid_t e2e_start(const char *log, const char *const *args)
 {
-    const char *argv[32] = { GAUNTLET_BIN };
+    const char *argv[32] = { e2e_bin() };
     int n = 1;
     for (; args[n - 1] && n < 31; n++)
         argv[n] = args[n - 1];
@@ -56,7 +131,7 @@ pid_t e2e_start(const char *log, const char *const *args)
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0)
             dup2(devnull, 0);
-        execv(GAUNTLET_BIN, (char *const *)argv);
+        execv(argv[0], (char *const *)argv);
         _exit(127);
     }
     return p;

@@ -5,6 +5,17 @@
 #include <jansson.h>
 #include <sys/types.h>
 
+/* The gauntlet executable the tests run: $GAUNTLET_BIN, else the one this build made (a build carried to another
+ * machine, as tests/gpu-bundle.sh makes, names where it now lies). */
+const char *e2e_bin(void);
+/* The source tree: $GAUNTLET_SRC, else the one this build was configured from. */
+const char *e2e_src(void);
+/* Returns the path of tests/scenarios/gpu/name in the source tree (static storage per call); the test fails if it is
+ * missing. Every GPU test's scenario is such a file, which tests/test_gpu_scenarios.c checks where no GPU is. */
+const char *e2e_gpu_scenario(const char *name);
+/* Returns the median watts of dir/power.csv's rows (one rank's sample each) of phase during run (0-based: from its
+ * run_begin to its run_end in events.jsonl); *n gets how many rows; NAN when there are none. */
+double e2e_phase_median_w(const char *dir, int run, const char *phase, int *n);
 /* Writes text into a new temporary scenario file; returns its path (static storage per call site). */
 const char *e2e_scenario(const char *text);
 /* Makes a new empty temporary folder for results and returns "<folder>/run". */

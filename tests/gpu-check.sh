@@ -1,62 +1,98 @@
 #!/usr/bin/env bash
-# tests/gpu-check.sh [--sim] [--only SECTIONS] OUTDIR — every GPU claim of the README measured in one call on this
-# machine's NVIDIA GPU: builds for sm_90 and runs the test suite (GPU tests included); `bench gemm` (harness vs bare
-# cuBLASLt) beside PyTorch's matmul; `bench allreduce`; the NVML sampling probe and the sampler's overhead; the
-# reference power trace; each mitigation but `cap` and firmware smoothing on real power (swing removed, energy
-# paid, energy efficiency, time paid, the filler's floor reached against asked); the detectors' cost, sync and
-# async; how fast a crash is seen; the live view's cost; each training shape's step times and power levels against
-# the sim model's; `gauntlet accept --level 1` with every check's verdict. It writes OUTDIR/table.md (one markdown
-# table) and OUTDIR/results.json (the same rows), keeps every log, and never changes a GPU setting (clocks, power
-# limit, modes: no scenario here asks for one, and --allow-device-settings is never passed).
+# tests/gpu-check.sh [--sim] [--rebuild] [--only SECTIONS] OUTDIR — every GPU claim of the README measured in one call
+# of at most 8 minutes on this machine's NVIDIA GPU: the GPU tests (tests/test_cuda_*, and the check of their
+# scenarios); `bench gemm` (harness vs bare cuBLASLt) beside PyTorch's matmul; `bench allreduce`; the NVML sampling
+# probe and the sampler's overhead; the reference power trace; each mitigation but `cap` and firmware smoothing on
+# real power (swing removed, energy paid, energy efficiency, time paid, the filler's floor reached against asked);
+# the detectors' cost, sync and async; how fast a crash is seen; the live view's cost; each training shape's step
+# times and power levels against the sim model's; `gauntlet accept --level 1` with every check's verdict. It writes
+# OUTDIR/table.md (one markdown table) and OUTDIR/results.json (the same rows), keeps every log, and never changes a
+# GPU setting (clocks, power limit, modes: no scenario here asks for one, and --allow-device-settings is never
+# passed).
 #
-# SECTIONS (comma-separated; default all, in this order): build tests gemm allreduce sampling trace mitigations
-# detectors crash view shapes accept. The rows accumulate in OUTDIR, so a check too long for one call runs as
-# several into the same OUTDIR; on one H100, calls of at most 9 minutes each:
-#   tests/gpu-check.sh --only build,tests,gemm,allreduce,sampling OUT      (about 7 min)
-#   tests/gpu-check.sh --only trace,mitigations,detectors,crash,view OUT  (about 6 min)
-#   tests/gpu-check.sh --only shapes,accept OUT                          (about 5 min)
-# A section that needs a build finds BUILD's from an earlier call.
+# A GPU machine without libyaml, FFTW or Criterion and no registry to fetch them (an image with CUDA, NCCL, PyTorch
+# and libjansson) runs it from a bundle built where the packages are:
+#   tests/gpu-bundle.sh                          # here: the cuda build, then build-bundle/ (binaries and libraries)
+#   BUILD=build-bundle tests/gpu-check.sh OUT    # there, in the repository's root (carry build-bundle): one call
+# BUILD's lib/ (a bundle's) goes on LD_LIBRARY_PATH for gauntlet and the tests, not for PyTorch.
 #
-# --sim runs the same sections on the sim backend, short (QUICK; accept at ACCEPT_LEVEL, default 0 there), with the
-# build in BUILD (default build): what needs a GPU (its tests, the benches, the sampling probe) is a row saying it
-# was skipped. CI runs it (ctest
-# test_gpu_check_sim), so the script cannot rot where no GPU is.
+# SECTIONS (comma-separated; default all, in this order) and what each runs, with its time on one H100, estimated
+# from the 2026-11-26 sitting's logs (../shared/evidence/h100-2026-11-26/: gemm, mitigations, detectors, crash,
+# view and shapes took 90 s together at the LONG sizes) and the sizes below; about 7 min in all, 8 at most:
+#   build        reuses BUILD's gauntlet when there is one (--rebuild: builds anew); else configure + build for
+#                sm_90: 3-4 min more, so a first call on a fresh machine with the packages is longer than 8 min
+#   tests        the GPU test executables one by one (--jobs 1: they share the GPU), and test_gpu_scenarios:
+#                gemm ~10 s, faults ~20 s, coll ~15 s, e2e ~45 s (4 runs of 1 rank, a 9 s replay), mitigations
+#                ~100 s (4 runs x 30 iterations of 0.64 s, the filler's tuning); ~3 min
+#   gemm         bench gemm --dtype all --iters 20, PyTorch's bf16 matmul: ~20 s
+#   allreduce    bench allreduce --maxbytes 1G (one rank): ~10 s
+#   sampling     bench sampling 2 s idle, then under gpu-single at 14 iterations of ~1 s: ~25 s
+#   trace        gpu-single twice at 8 iterations (sampling off, at 1000 Hz): ~25 s
+#   mitigations  mitigation-compare on 1 rank without cap, 23 iterations of ~0.12 s x 6 runs, the tuning: ~25 s;
+#                then scenarios/mitigation-long-gaps.yaml on 1 rank (4 runs x 10 iterations of ~1 s, the tuning
+#                ~8 s: ~50 s): issue 28's figures with their verdicts (the filler's curve, the floor held, the
+#                swing removed and the time paid)
+#   detectors    3 runs x 32 iterations of ~13 ms: ~8 s
+#   crash        28 iterations, 4 crashes and restarts of ~0.7 s: ~8 s
+#   view         2 runs x 32 iterations of ~12 ms: ~6 s
+#   shapes       4 shapes x 7 iterations (33-360 ms), on cuda and on sim: ~20 s
+#   accept       gauntlet accept --level 1 (its own sizes: 120 + 25 + 20 iterations): ~45 s
+#   suite        only when named in --only: the whole ctest suite in BUILD (a CMake build folder, not a bundle;
+#                about 5 min; CI runs it on every change)
+# The rows accumulate in OUTDIR, so sections also run as several calls into the same OUTDIR (--only); a section
+# that needs a build finds BUILD's from an earlier call. LONG=1 runs the earlier sittings' sizes (50 GEMM
+# iterations, 25 per scenario: 1-2 min more); their QUICK=1 sizes are now the default.
 #
-# Environment: CMAKE_PREFIX_PATH / NCCL_ROOT as for any build; BUILD (default build-gpu, build with --sim); QUICK=1
-# for a shorter run; ACCEPT_LEVEL (default 1).
+# --sim runs the same sections on the sim backend (accept at ACCEPT_LEVEL, default 0 there), with the build in BUILD
+# (default build): what needs a GPU (its tests, the benches, the sampling probe) is a row saying it was skipped. CI
+# runs it (ctest test_gpu_check_sim), so the script cannot rot where no GPU is.
+#
+# Environment: CMAKE_PREFIX_PATH / NCCL_ROOT as for any build; BUILD (default build-gpu, build with --sim); LONG=1;
+# ACCEPT_LEVEL (default 1).
 set -u
 backend=cuda
 only=""
+rebuild=0
+usage="usage: tests/gpu-check.sh [--sim] [--rebuild] [--only SECTIONS] OUTDIR"
 while [ $# -gt 1 ]; do
   case $1 in
     --sim) backend=sim; shift;;
+    --rebuild) rebuild=1; shift;;
     --only) only=",$2,"; shift 2;;
-    *) echo "usage: tests/gpu-check.sh [--sim] [--only SECTIONS] OUTDIR"; exit 2;;
+    *) echo "$usage"; exit 2;;
   esac
 done
-out=${1:?usage: tests/gpu-check.sh [--sim] [--only SECTIONS] OUTDIR}
+out=${1:?$usage}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 cd "$(dirname "$0")/.."
-if [ $backend = sim ]; then build=${BUILD:-build}; QUICK=1; ACCEPT_LEVEL=${ACCEPT_LEVEL:-0}; else build=${BUILD:-build-gpu}; fi
+if [ $backend = sim ]; then build=${BUILD:-build}; LONG=0; ACCEPT_LEVEL=${ACCEPT_LEVEL:-0}; else build=${BUILD:-build-gpu}; fi
+# a bundle's libraries (tests/gpu-bundle.sh) for gauntlet and the tests; PyTorch keeps the loader path it came with
+py_ld=${LD_LIBRARY_PATH-}
+[ -d "$build/lib" ] && export LD_LIBRARY_PATH="$(cd "$build/lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+py() { LD_LIBRARY_PATH=$py_ld python3 "$@"; }
 log() { printf '%s\n' "$*" | tee -a "$out/gpu-check.log"; }
 # one row of the table: KEY, VALUE (also rows.tsv, from which table.md and results.json are made)
 row() { printf '%-34s %s\n' "$1" "$2"; printf '%s\t%s\n' "$1" "$2" >>"$out/rows.tsv"; }
 rows() { while IFS=$'\t' read -r k v; do [ -n "$k" ] && row "$k" "$v"; done; }   # KEY<TAB>VALUE lines
 want() { [ -z "$only" ] || [[ $only == *",$1,"* ]]; }
+named() { [[ $only == *",$1,"* ]]; }   # a section that runs only when --only names it
 gpu_only() { [ $backend = sim ] && { row "$1" "skipped (--sim: needs a GPU)"; return 0; }; return 1; }
 : >>"$out/rows.tsv"
 to() { timeout --kill-after=10 "$@"; }   # nothing here may hang the check
 g="$build/gauntlet"
-iters=50; iters_sc=25
-[ "${QUICK:-0}" = 1 ] && { iters=20; iters_sc=8; }
+iters=20; iters_sc=8   # one call of <= 8 min (the header's estimates)
+[ "${LONG:-0}" = 1 ] && { iters=50; iters_sc=25; }
 
 if want build; then
   [ $backend = cuda ] && command -v nvidia-smi >/dev/null &&
     nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm --format=csv >"$out/nvidia-smi.csv" 2>&1
   log "== build ($build)"
-  if [ $backend = sim ] && [ -x "$g" ]; then
-    row "build" "$build (reused)"
+  if [ -x "$g" ] && [ $rebuild = 0 ]; then
+    row "build" "$build (reused$([ -d "$build/lib" ] && echo ": a bundle, its libraries in $build/lib"); --rebuild builds anew)"
+    if [ $backend = cuda ] && "$g" list 2>/dev/null | grep -q "built without CUDA"; then
+      log "$g was built without the cuda backend: --rebuild where nvcc and NCCL are, or tests/gpu-bundle.sh"; exit 3
+    fi
   else
     cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGAUNTLET_WERROR=ON >"$out/cmake.log" 2>&1 &&
       cmake --build "$build" -j"$(nproc)" >>"$out/cmake.log" 2>&1 || { log "build failed: see $out/cmake.log"; tail -30 "$out/cmake.log"; exit 3; }
@@ -67,24 +103,52 @@ if want build; then
   fi
   row "GPU" "$(tail -n +2 "$out/nvidia-smi.csv" 2>/dev/null | head -1)${backend/cuda/}"
 fi
-[ -x "$g" ] || { log "no $g: run the build section first"; exit 3; }
-tests_rc=0 gemm_rc=0 on_rc=0 off_rc=0
+[ -x "$g" ] || { log "no $g: run the build section first (or tests/gpu-bundle.sh where the packages are)"; exit 3; }
+# what the loader cannot find: NCCL may be only in PyTorch's packages (nvidia-nccl); else say what is missing
+if ldd "$g" 2>/dev/null | grep -q "libnccl.so.2 => not found"; then
+  nccl=$(py -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null)
+  [ -n "$nccl" ] && [ -e "$nccl/libnccl.so.2" ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$nccl"
+fi
+if ldd "$g" 2>/dev/null | grep -q "not found"; then
+  log "$g cannot start here: $(ldd "$g" | grep "not found" | awk '{print $1}' | tr '\n' ' ')(a bundle: tests/gpu-bundle.sh)"
+  exit 3
+fi
+tests_rc=0 gemm_rc=0 on_rc=0 off_rc=0 suite_rc=0
 
-if want tests && ! gpu_only "tests (ctest)"; then
-  log "== tests"
-  ctest --test-dir "$build" --output-on-failure -j1 --timeout 180 >"$out/tests.log" 2>&1
-  tests_rc=$?
-  for t in "$build"/tests/test_cuda_*; do to 180 "$t" --verbose >>"$out/tests-cuda-verbose.log" 2>&1; done
-  row "tests (ctest)" "$([ $tests_rc = 0 ] && echo passed || echo FAILED) ($(grep -E 'tests passed' "$out/tests.log"))"
-  row "GPU tests run / skipped" "$(grep -c '^\[RUN \]' "$out/tests-cuda-verbose.log" 2>/dev/null) / $(grep -c '\[SKIP\]' "$out/tests-cuda-verbose.log" 2>/dev/null)"
+if want tests && ! gpu_only "GPU tests"; then
+  log "== GPU tests (one by one: they share the GPU)"
+  : >"$out/tests-cuda-verbose.log"
+  for t in "$build"/tests/test_cuda_* "$build/tests/test_gpu_scenarios"; do
+    [ -x "$t" ] || { row "GPU tests" "FAILED: no $t (a build with the cuda backend has it)"; tests_rc=1; continue; }
+    # the executables run gauntlet and read scenarios where they lie now (a bundle carried from another machine)
+    GAUNTLET_BIN="$(cd "$build" && pwd)/gauntlet" GAUNTLET_SRC="$PWD" to 300 "$t" --jobs 1 --verbose >"$out/test.log" 2>&1
+    rc=$?
+    cat "$out/test.log" >>"$out/tests-cuda-verbose.log"
+    [ $rc = 0 ] || tests_rc=1
+    syn=$(grep -E 'Synthesis:' "$out/test.log" | tail -1 | sed -e 's/.*Synthesis: //' -e 's/ *$//')
+    fails=$(grep -E '^\[(FAIL|SKIP)\]' "$out/test.log" | sed -E 's/^\[(FAIL|SKIP)\] ([^:]*::[^:]*).*/\1 \2/' | paste -sd ';' - | sed 's/;/; /g')
+    row "GPU tests $(basename "$t")" "$([ $rc = 0 ] && echo passed || echo "FAILED (exit $rc)"): ${syn:-no synthesis; see tests-cuda-verbose.log}${fails:+; $fails}"
+  done
+  rm -f "$out/test.log"
+  row "GPU tests" "$([ $tests_rc = 0 ] && echo passed || echo FAILED); $(grep -c '^\[RUN \]' "$out/tests-cuda-verbose.log") run, $(grep -c '^\[SKIP\]' "$out/tests-cuda-verbose.log") skipped; each figure judged in tests-cuda-verbose.log"
+fi
+
+if named suite && ! gpu_only "tests (ctest, the whole suite)"; then
+  log "== the whole suite (ctest)"
+  if [ -f "$build/CTestTestfile.cmake" ]; then
+    ctest --test-dir "$build" --output-on-failure -j2 --timeout 300 >"$out/tests.log" 2>&1; suite_rc=$?
+    row "tests (ctest, the whole suite)" "$([ $suite_rc = 0 ] && echo passed || echo FAILED) ($(grep -E 'tests passed' "$out/tests.log"))"
+  else
+    row "tests (ctest, the whole suite)" "skipped: $build is no CMake build folder (a bundle holds the GPU tests only)"
+  fi
 fi
 
 if want gemm && ! gpu_only "bench gemm"; then
   log "== bench gemm"
   to 300 "$g" bench gemm --dtype all --iters $iters >"$out/bench-gemm.txt" 2>&1; gemm_rc=$?
   while read -r line; do row "bench gemm" "$line"; done < <(grep -E '^ *(bf16|fp16|tf32|fp8) ' "$out/bench-gemm.txt")
-  if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-    python3 - >"$out/torch-matmul.txt" 2>&1 <<'PY'
+  if py -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+    py - >"$out/torch-matmul.txt" 2>&1 <<'PY'
 import torch
 n = 8192
 a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
@@ -133,7 +197,7 @@ if want trace; then
   sed -e "s/^iterations: .*/iterations: $iters_sc/" -e "s/sample_hz: [0-9.]*/sample_hz: $hz/" $sc >"$out/scenario-on.yaml"
   to 300 "$g" run "$out/scenario-off.yaml" --backend $backend --headless --out "$out/run-off" >"$out/run-off.log" 2>&1; off_rc=$?
   to 300 "$g" run "$out/scenario-on.yaml" --backend $backend --headless --out "$out/trace" >"$out/run-on.log" 2>&1; on_rc=$?
-  python3 - "$out" "$hz" <<'PY' | rows
+  py - "$out" "$hz" <<'PY' | rows
 import csv, json, statistics, sys, os
 out, hz = sys.argv[1], sys.argv[2]
 def p50(d):
@@ -161,7 +225,7 @@ if want mitigations; then
   log "== mitigations on real power (mitigation-compare without cap: no device setting is changed here)"
   grep -v "^ *- cap:" scenarios/mitigation-compare.yaml | sed -e "s/^ranks: .*/ranks: 1/" -e "s/^iterations: .*/iterations: $((iters_sc + 15))/" >"$out/mitigation-compare.yaml"
   to 600 "$g" run "$out/mitigation-compare.yaml" --backend $backend --headless --out "$out/mitigations" >"$out/mitigations.log" 2>&1
-  python3 - "$out" <<'PY' | rows
+  py - "$out" <<'PY' | rows
 import json, os, sys
 try:
     s = json.load(open(os.path.join(sys.argv[1], "mitigations", "summary.json")))
@@ -183,6 +247,59 @@ for r in s["runs"]:
         line += f"; ! {v['warning']}"
     print(f"mitigation {r.get('label', r['mitigation'])}\t{line}")
 PY
+  # issue 28's figures: communication phases of >= 500 ms (scenarios/mitigation-long-gaps.yaml on one GPU)
+  lg_iters=10; [ $backend = sim ] && lg_iters=6   # --sim: shorter (CI)
+  sed -e "s/^ranks: .*/ranks: 1/" -e "s/^iterations: .*/iterations: $lg_iters/" scenarios/mitigation-long-gaps.yaml >"$out/mitigation-long-gaps.yaml"
+  to 400 "$g" run "$out/mitigation-long-gaps.yaml" --backend $backend --headless --out "$out/long-gaps" >"$out/long-gaps.log" 2>&1
+  py - "$out" <<'PY' | rows
+import csv, json, os, statistics, sys
+d = os.path.join(sys.argv[1], "long-gaps")
+try:
+    s = json.load(open(os.path.join(d, "summary.json")))
+except Exception as e:
+    print(f"long gaps\tno summary ({e}); see long-gaps.log"); sys.exit(0)
+spans = {}
+for line in open(os.path.join(d, "events.jsonl")):
+    e = json.loads(line)
+    if e.get("event") in ("run_begin", "run_end"):
+        spans.setdefault(e["run"], [None, None])[e["event"] == "run_end"] = e["t_s"]
+comm = {}
+for row in csv.DictReader(open(os.path.join(d, "power.csv"))):
+    if row["phase"] != "comm" or not row["watts"]:
+        continue
+    t = float(row["t_s"])
+    for k, (a, b) in spans.items():
+        if a is not None and b is not None and a <= t <= b:
+            comm.setdefault(k, []).append(float(row["watts"]))
+ok = lambda c: "pass" if c else "FAIL"
+runs = {r["mitigation"]: (i, r) for i, r in enumerate(s["runs"])}
+for name, (i, r) in runs.items():
+    v = r.get("vs_none", {})
+    if name == "none":
+        continue
+    cut, t = v.get("swing_reduction_pct"), v.get("iteration_overhead_pct")
+    if cut is None or t is None:
+        print(f"long gaps {name}\tno comparison with none"); continue
+    line = f"swing -{cut:.1f} %, time {t:+.1f} %, efficiency {v.get('energy_efficiency') or float('nan'):.2f}"
+    if name == "filler":
+        med = statistics.median(comm.get(i, [float("nan")]))
+        floor = v.get("floor_asked_w") or float("nan")
+        line += (f"; comm median {med:.0f} W of {floor:.0f} W asked [{ok(med >= 0.95 * floor)} >= 0.95], "
+                 f"[{ok(cut >= 50)} swing >= 50 %], [{ok(t <= 3)} time <= 3 %]")
+        curve, comp = v.get("filler_curve_w"), v.get("compute_level_w")
+        if curve and comp:
+            rising = all(b > a for a, b in zip(curve, curve[1:]))
+            top_ok = curve[-1] >= curve[0] + 0.7 * (comp - curve[0])
+            print(f"filler curve (idle, 25..100 %)\t{', '.join(f'{w:.0f}' for w in curve)} W, compute {comp:.0f} W "
+                  f"[{ok(rising)} rising] [{ok(top_ok)} 100 % >= idle + 0.7 (compute - idle)]")
+    elif name == "ramp":
+        line += f" [{ok(t <= 5)} time <= 5 %] [{ok(cut >= 0)} swing not raised]"
+    elif name == "smoothing":
+        line += f" [{ok(cut >= 0)} swing not raised]"
+    if v.get("floor_unreachable"):
+        line += f"; ! {v['floor_unreachable']}"
+    print(f"long gaps {name}\t{line}")
+PY
 fi
 
 if want detectors; then
@@ -193,7 +310,7 @@ if want detectors; then
       "$d" $((iters_sc * 4)) "$det" >"$out/det-$d.yaml"
     to 300 "$g" run "$out/det-$d.yaml" --backend $backend --headless --out "$out/det-$d" >"$out/det-$d.log" 2>&1
   done
-  python3 - "$out" <<'PY' | rows
+  py - "$out" <<'PY' | rows
 import json, os, sys
 def p50(d):
     try: return json.load(open(os.path.join(sys.argv[1], d, "summary.json")))["runs"][0]["iteration_s"]["p50"]
@@ -211,7 +328,7 @@ if want crash; then
   printf 'name: crash\nranks: 1\niterations: %d\nworkload:\n  gemm: {m: 4096, n: 4096, k: 4096, count: 4}\n  allreduce: {bytes: 64MiB}\nrecovery: restart\nfaults:\n  - {kind: crash, at: 4, rank: 0, signal: KILL}\n  - {kind: crash, at: 8, rank: 0, signal: SEGV}\n  - {kind: crash, at: 12, rank: 0, signal: KILL}\n  - {kind: crash, at: 16, rank: 0, signal: SEGV}\n' \
     $((iters_sc + 20)) >"$out/crash.yaml"
   to 300 "$g" run "$out/crash.yaml" --backend $backend --headless --out "$out/crash" >"$out/crash.log" 2>&1
-  python3 - "$out" <<'PY' | rows
+  py - "$out" <<'PY' | rows
 import json, os, sys
 d = os.path.join(sys.argv[1], "crash")
 try:
@@ -236,7 +353,7 @@ if want view; then
   to 300 "$g" run "$out/view.yaml" --backend $backend --headless --out "$out/view-headless" >"$out/view-headless.log" 2>&1
   if command -v script >/dev/null; then
     TERM=xterm-256color COLUMNS=160 LINES=48 to 300 script -qec "$g run $out/view.yaml --backend $backend --out $out/view-live" /dev/null >"$out/view-live.log" 2>&1
-    python3 - "$out" <<'PY' | rows
+    py - "$out" <<'PY' | rows
 import json, os, sys
 def p50(d):
     try: return json.load(open(os.path.join(sys.argv[1], d, "summary.json")))["runs"][0]["iteration_s"]["p50"]
@@ -258,7 +375,7 @@ if want shapes; then
     [ $backend = cuda ] && to 300 "$g" run "$out/shape-$shape.yaml" --backend cuda --headless --out "$out/shape-$shape" >"$out/shape-$shape.log" 2>&1
     to 300 "$g" run "$out/shape-$shape.yaml" --backend sim --headless --out "$out/shape-$shape-sim" >"$out/shape-$shape-sim.log" 2>&1
   done
-  python3 - "$out" "$backend" <<'PY' | rows
+  py - "$out" "$backend" <<'PY' | rows
 # Per shape and step kind: the median step time and the median power over the samples inside such steps (rank 0's
 # phase edges from events.jsonl, the samples from power.csv: one clock), on the GPU and on the sim model for the
 # same shape: where they differ, the model's levels and rates (sim.*) are what to recalibrate.
@@ -304,7 +421,7 @@ if want accept; then
   log "== acceptance suite, level $level (one node)"
   to 600 "$g" accept --level $level --backend $backend --out "$out/accept" --junit "$out/accept.xml" >"$out/accept.txt" 2>&1; acc_rc=$?
   row "gauntlet accept --level $level" "$(grep -E 'checks:' "$out/accept.txt" | tail -1) (exit $acc_rc)"
-  python3 - "$out" <<'PY' | rows
+  py - "$out" <<'PY' | rows
 import json, os, sys
 try:
     v = json.load(open(os.path.join(sys.argv[1], "accept", "verdicts.json")))
@@ -318,7 +435,7 @@ PY
 fi
 
 # the table and the JSON, from every row this OUTDIR holds (several calls: each section's latest rows)
-python3 - "$out" "$backend" <<'PY'
+py - "$out" "$backend" <<'PY'
 import json, os, sys
 out, backend = sys.argv[1], sys.argv[2]
 rows = [l.rstrip("\n").split("\t", 1) for l in open(os.path.join(out, "rows.tsv")) if "\t" in l]
@@ -335,5 +452,5 @@ if grep -qE $'\t(no result|no summary|none \()' "$out/rows.tsv"; then
   log "some sections produced no result:"; grep -E $'\t(no result|no summary|none \()' "$out/rows.tsv" | tee -a "$out/gpu-check.log"
   exit 1
 fi
-[ $tests_rc = 0 ] && [ $gemm_rc = 0 ] && [ $on_rc = 0 ] && [ $off_rc = 0 ] && exit 0
+[ $tests_rc = 0 ] && [ $suite_rc = 0 ] && [ $gemm_rc = 0 ] && [ $on_rc = 0 ] && [ $off_rc = 0 ] && exit 0
 exit 1

@@ -1,4 +1,5 @@
-/* tests/test_cuda_e2e.c: the real NVML and a one-rank cuda run end to end, on this machine's GPU. Without a
+/* tests/test_cuda_e2e.c: the real NVML and a one-rank cuda run end to end, on this machine's GPU; each run's
+ * scenario is a file of tests/scenarios/gpu/ (tests/test_gpu_scenarios.c checks them where no GPU is). Without a
  * usable GPU every test here skips, saying why. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -24,56 +25,38 @@ Test(nvml_gpu, plausible_watts_and_a_rising_energy_counter, .timeout = 30)
     sleep_ns(500000000);   /* the counter updates every ~100 ms on an H100 */
     cr_assert_eq(nvml_sample(nv, 0, &b), 0);
     cr_assert(a.valid & GPU_VALID(GPU_F_POWER_INSTANT), "no instantaneous power: %s", nvml_missing(nv));
-    cr_assert(a.power_instant_w > 20 && a.power_instant_w < 2000, "watts %f", a.power_instant_w);
+    cr_log_info("NVML instantaneous power %.1f W (want 20-2000 W)", a.power_instant_w);
+    cr_assert(a.power_instant_w > 20 && a.power_instant_w < 2000, "instantaneous power %.1f W, outside 20-2000 W",
+              a.power_instant_w);
     cr_assert(b.valid & GPU_VALID(GPU_F_ENERGY), "no energy counter: %s", nvml_missing(nv));
-    cr_assert_gt(b.energy_mj, a.energy_mj, "the energy counter did not rise in 0.5 s");
+    cr_log_info("NVML energy counter %llu -> %llu mJ in 0.5 s (want a rise)", (unsigned long long)a.energy_mj,
+                (unsigned long long)b.energy_mj);
+    cr_assert_gt(b.energy_mj, a.energy_mj, "the energy counter did not rise in 0.5 s: %llu -> %llu mJ",
+                 (unsigned long long)a.energy_mj, (unsigned long long)b.energy_mj);
     double w = nvml_energy_watts(&a, &b);
-    cr_assert(w > 20 && w < 2000, "watts from energy %f", w);
+    cr_log_info("power from the energy counter %.1f W (want 20-2000 W)", w);
+    cr_assert(w > 20 && w < 2000, "power from the energy counter %.1f W, outside 20-2000 W", w);
     nvml_close(nv);
-}
-
-/* Returns the median of the watts of rows of phase in a power.csv text. */
-static double median_watts(char *csv, const char *phase)
-{
-    static double v[1 << 16];
-    int n = 0;
-    for (char *line = strchr(csv, '\n') + 1; *line && n < (1 << 16); line = strchr(line, '\n') + 1) {
-        double t, w;
-        int rank;
-        char ph[32];
-        if (sscanf(line, "%lf,%d,%lf,%31[a-z]", &t, &rank, &w, ph) == 4 && strcmp(ph, phase) == 0)
-            v[n++] = w;
-    }
-    cr_assert_gt(n, 10, "too few %s samples", phase);
-    for (int i = 1; i < n; i++)   /* insertion sort: a few thousand values */
-        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-            double x = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = x;
-        }
-    return v[n / 2];
 }
 
 Test(cuda_run, one_rank_shows_the_compute_comm_swing, .timeout = 120)
 {
     e2e_need_gpu();
-    const char *sc = e2e_scenario("name: gpu-e2e\nranks: 1\niterations: 4\nworkload:\n"
-                                  "  gemm: {m: 8192, n: 8192, k: 8192, count: 320}\n"
-                                  "  allreduce: {bytes: 1GiB, emulate_busbw: 4, emulate_ranks: 1024}\n"
-                                  "power: {sample_hz: 200}\nheartbeat: {timeout: 30s}\n");
-    const char *out = e2e_outdir();
+    const char *sc = e2e_gpu_scenario("e2e-swing.yaml"), *out = e2e_outdir();
     int rc = e2e_run("/tmp/gauntlet-cuda-e2e.log", (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
     cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-e2e.log", rc);
     json_t *s = e2e_summary(out);
     json_t *r = json_array_get(json_object_get(s, "runs"), 0);
     cr_assert_eq(json_integer_value(json_object_get(r, "iterations")), 4);
-    cr_assert_gt(json_real_value(json_object_get(r, "tflops")), 100, "a bf16 GEMM chain below 100 TFLOP/s");
+    double tflops = json_number_value(json_object_get(r, "tflops"));
+    cr_log_info("bf16 8192^3 GEMM chain: %.1f TFLOP/s (want > 100)", tflops);
+    cr_assert_gt(tflops, 100, "a bf16 GEMM chain at %.1f TFLOP/s, below 100", tflops);
     json_decref(s);
-    char path[512];
-    snprintf(path, sizeof path, "%s/power.csv", out);
-    char *csv = e2e_read(path);
-    double compute = median_watts(csv, "compute"), comm = median_watts(csv, "comm");
-    free(csv);
+    int nc = 0, nm = 0;
+    double compute = e2e_phase_median_w(out, 0, "compute", &nc), comm = e2e_phase_median_w(out, 0, "comm", &nm);
+    cr_log_info("median power: compute %.0f W (%d samples), communication %.0f W (%d samples); want compute > comm + "
+                "100 W", compute, nc, comm, nm);
+    cr_assert(nc > 10 && nm > 10, "too few samples: %d compute, %d communication", nc, nm);
     cr_assert_gt(compute, comm + 100, "compute %.0f W vs comm %.0f W: no swing", compute, comm);
     cr_assert_eq(e2e_count_events(out, "phase_begin"), 8);
 }
@@ -81,28 +64,23 @@ Test(cuda_run, one_rank_shows_the_compute_comm_swing, .timeout = 120)
 Test(cuda_run, faults_detected_and_recovered_on_the_gpu, .timeout = 180)
 {
     e2e_need_gpu();
-    const char *sc = e2e_scenario("name: gpu-faults\nranks: 1\niterations: 12\nworkload:\n"
-                                  "  gemm: {m: 4096, n: 4096, k: 4096, count: 8}\n  allreduce: {bytes: 64MiB}\n"
-                                  "  checkpoint: {every: 4, bytes: 16MiB, path: /tmp/gauntlet-gpu-faults}\n"
-                                  "heartbeat: {interval: 100ms, timeout: 3s}\n"
-                                  "faults:\n  - {kind: bitflip, at: 5, rank: 0, target: gemm-output, where: value, value: 1000}\n"
-                                  "  - {kind: crash, at: 9, rank: 0}\n"
-                                  "detectors: [abft, fingerprint, {replay: {every: 3}}]\nrecovery: restart\n");
-    const char *out = e2e_outdir();
+    const char *sc = e2e_gpu_scenario("e2e-faults.yaml"), *out = e2e_outdir();
     int rc = e2e_run("/tmp/gauntlet-cuda-faults.log", (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
     cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-faults.log", rc);
     json_t *s = e2e_summary(out);
     json_t *faults = json_object_get(s, "faults");
-    cr_assert_eq(json_array_size(faults), 2);
+    cr_assert_eq(json_array_size(faults), 2, "%zu faults in the summary, 2 injected", json_array_size(faults));
     json_t *flip = json_array_get(faults, 0), *crash = json_array_get(faults, 1);
     cr_assert_str_eq(json_string_value(json_object_get(flip, "detected_by")), "abft");
     cr_assert_str_eq(json_string_value(json_object_get(crash, "detected_by")), "exit");
     cr_assert(json_is_number(json_object_get(flip, "recover_s")) && json_is_number(json_object_get(crash, "recover_s")));
     json_t *r = json_array_get(json_object_get(s, "runs"), 0);
-    cr_assert(json_is_true(json_object_get(r, "complete")));
-    cr_assert_eq(json_integer_value(json_object_get(json_object_get(r, "faults"), "false_positives")), 0);
     cr_log_info("GPU fault figures: %s", json_dumps(faults, JSON_COMPACT));
     cr_log_info("GPU detector cost: %s", json_dumps(json_object_get(json_object_get(r, "faults"), "detector_cost"), JSON_COMPACT));
+    cr_assert(json_is_true(json_object_get(r, "complete")));
+    json_int_t fp = json_integer_value(json_object_get(json_object_get(r, "faults"), "false_positives"));
+    cr_log_info("false positives: %lld (want 0)", (long long)fp);
+    cr_assert_eq(fp, 0, "%lld false positives", (long long)fp);
     json_decref(s);
 }
 
@@ -124,28 +102,17 @@ static int phase_begins(const char *dir, const char *phase)
 Test(cuda_run, every_step_kind_of_phases_runs_with_overlap, .timeout = 180)
 {
     e2e_need_gpu();
-    const char *sc = e2e_scenario("name: gpu-phases\nranks: 1\niterations: 4\nworkload:\n  phases:\n"
-                                  "    - gemm: {m: 8192, n: 8192, k: 8192, count: 4}\n"
-                                  "    - allreduce: {bytes: 256MiB, overlap: true}\n"
-                                  "    - gemm: {m: 4096, n: 8192, k: 4096, count: 4}\n"
-                                  "    - reduce_scatter: {bytes: 64MiB}\n"
-                                  "    - all_gather: {bytes: 64MiB, overlap: true}\n"
-                                  "    - gemm: {m: 8192, n: 8192, k: 8192, count: 2}\n"
-                                  "    - all_to_all: {bytes: 32MiB}\n"
-                                  "    - send_recv: {bytes: 16MiB}\n"
-                                  "    - optimizer: {bytes: 512MiB}\n"
-                                  "    - idle: {duration: 5ms}\n"
-                                  "power: {sample_hz: 200}\nheartbeat: {timeout: 30s}\n");
-    const char *out = e2e_outdir();
+    const char *sc = e2e_gpu_scenario("e2e-phases.yaml"), *out = e2e_outdir();
     int rc = e2e_run("/tmp/gauntlet-cuda-phases.log", (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
     cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-phases.log", rc);
     json_t *s = e2e_summary(out);
     json_t *r = json_array_get(json_object_get(s, "runs"), 0);
     cr_assert_eq(json_integer_value(json_object_get(r, "iterations")), 4);
-    cr_assert_gt(json_real_value(json_object_get(r, "tflops")), 100, "the GEMM steps below 100 TFLOP/s");
-    cr_log_info("GPU phases: iteration p50 %g s, %g TFLOP/s, busbw %g GB/s",
-                json_number_value(json_object_get(json_object_get(r, "iteration_s"), "p50")),
-                json_number_value(json_object_get(r, "tflops")), json_number_value(json_object_get(r, "busbw_gbs")));
+    double tflops = json_number_value(json_object_get(r, "tflops"));
+    cr_log_info("GPU phases: iteration p50 %g s, %.1f TFLOP/s (want > 100), busbw %g GB/s",
+                json_number_value(json_object_get(json_object_get(r, "iteration_s"), "p50")), tflops,
+                json_number_value(json_object_get(r, "busbw_gbs")));
+    cr_assert_gt(tflops, 100, "the GEMM steps at %.1f TFLOP/s, below 100", tflops);
     json_decref(s);
     cr_assert_eq(phase_begins(out, "compute"), 4 * 3);
     cr_assert_eq(phase_begins(out, "optimizer"), 4);
@@ -156,18 +123,9 @@ Test(cuda_run, every_step_kind_of_phases_runs_with_overlap, .timeout = 180)
 Test(cuda_run, replay_follows_a_slow_trace_with_the_filler, .timeout = 120)
 {
     e2e_need_gpu();
-    char trace[] = "/tmp/gauntlet-cuda-trace-XXXXXX";
-    int fd = mkstemp(trace);
-    cr_assert_geq(fd, 0);
-    FILE *f = fdopen(fd, "w");
-    fprintf(f, "timestamp, index, power.draw [W]\n");
-    for (int i = 0; i < 300; i++)   /* 3 s at 100 Hz: a 1 Hz square wave between 200 and 450 W, within the filler's reach */
-        fprintf(f, "2026/11/25 10:00:%06.3f, 0, %.2f W\n", i * 0.01, i % 100 < 50 ? 450.0 : 200.0);
-    fclose(f);
-    char text[512];
-    snprintf(text, sizeof text, "name: gpu-replay\nranks: 1\niterations: 3\nworkload: {replay: {trace: %s}}\n"
-                                "power: {sample_hz: 100}\nheartbeat: {timeout: 30s}\n", trace);
-    const char *sc = e2e_scenario(text), *out = e2e_outdir();
+    /* the trace's path in the file is the source tree's (tests/scenarios/gpu/square-1hz.csv): run from there */
+    cr_assert_eq(chdir(e2e_src()), 0, "%s", e2e_src());
+    const char *sc = e2e_gpu_scenario("e2e-replay.yaml"), *out = e2e_outdir();
     int rc = e2e_run("/tmp/gauntlet-cuda-replay.log", (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
     cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-replay.log", rc);
     json_t *s = e2e_summary(out);
@@ -175,10 +133,9 @@ Test(cuda_run, replay_follows_a_slow_trace_with_the_filler, .timeout = 120)
                                                   "aggregate"), "replay");
     cr_assert(json_is_object(fit), "no replay fidelity");
     double corr = json_number_value(json_object_get(fit, "correlation"));
-    cr_log_info("GPU replay: correlation %g, rms %g W, band shares within %g points", corr,
+    cr_log_info("GPU replay: correlation %g (want > 0.5), rms %g W, band shares within %g points", corr,
                 json_number_value(json_object_get(fit, "rms_error_w")),
                 json_number_value(json_object_get(fit, "band_share_max_diff_points")));
     cr_assert_gt(corr, 0.5, "the GPU's power does not follow a 1 Hz square wave (correlation %g)", corr);
     json_decref(s);
-    unlink(trace);
 }

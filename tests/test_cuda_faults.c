@@ -464,10 +464,12 @@ static int abft_inject(struct gemm_chain *g, const struct abft_ref *h, cudaStrea
         cr_assert_eq(kernel_bitflip(d, nd, elem_of_output(h->t), 1, FIELD_EXPONENT, seed, &r, s), 0);
     cr_assert_eq(kernel_abft_check(g, &err, &col, s), 0);
     double z = injected_z(g, h, &r);
-    cr_log_info("%s: %s seed %llu: D %g -> %g, shift %.3g tol, err %.3g tol (column %ld)", dtype_name(h->t),
-                rel != 0 ? "perturb" : "exponent flip", seed, r.old_value, r.new_value, z / tol, err / tol, col);
+    cr_log_info("%s: %s seed %llu: D %g -> %g, shift %.3g tol, err %.3g tol (column %ld; want err > 1 tol where the "
+                "shift > 2 tol)", dtype_name(h->t), rel != 0 ? "perturb" : "exponent flip", seed, r.old_value,
+                r.new_value, z / tol, err / tol, col);
     if (z > 2 * tol) {
-        cr_assert_gt(err, tol, "%s: a shift of %g tolerances went unseen", dtype_name(h->t), z / tol);
+        cr_assert_gt(err, tol, "%s: a shift of %g tolerances went unseen (err %g tol)", dtype_name(h->t), z / tol,
+                     err / tol);
         cr_assert_eq(col, (long)(r.index / (size_t)h->m));
     }
     return err > tol;
@@ -491,8 +493,8 @@ static void check_abft(enum dtype t, long m, long n, long k)
     cr_assert_eq(gemm_chain_run(g, s), 0);
     cr_assert_eq(kernel_abft_check(g, &err, &col, s), 0);
     ref = abft_host(g, &h, &ref_col);
-    cr_log_info("%s %ldx%ldx%ld clean: max err %.3g = %.3f tolerance (%.3g), column %ld", dtype_name(t), m, n, k, err,
-                err / tol, tol, col);
+    cr_log_info("%s %ldx%ldx%ld clean: max err %.3g = %.3f tolerance (%.3g; want < 1), column %ld; host %.17g (want "
+                "the device's within 1e-9)", dtype_name(t), m, n, k, err, err / tol, tol, col, ref);
     cr_assert_lt(err, tol, "%s: a clean GEMM gives err %g >= tolerance %g", dtype_name(t), err, tol);
     cr_assert_leq(fabs(err - ref), 1e-9 * ref + 1e-15, "%s: device %.17g, host %.17g", dtype_name(t), err, ref);
     cr_assert_eq(col, ref_col, "%s: worst column %ld, host %ld", dtype_name(t), col, ref_col);
@@ -502,8 +504,8 @@ static void check_abft(enum dtype t, long m, long n, long k)
     cr_assert_eq(kernel_perturb(gemm_chain_output(g), (size_t)(m * n), elem_of_output(t), 0.01, 3, &r, s), 0);
     cr_assert_eq(kernel_abft_check(g, &err, &col, s), 0);
     ref = abft_host(g, &h, &ref_col);
-    cr_log_info("%s: 1%% of D %g (column %zu): max err %.3f tolerance", dtype_name(t), r.old_value,
-                r.index / (size_t)m, err / tol);
+    cr_log_info("%s: 1%% of D %g (column %zu): max err %.3f tolerance, device %.17g, host %.17g (want within 1e-9)",
+                dtype_name(t), r.old_value, r.index / (size_t)m, err / tol, err, ref);
     cr_assert_leq(fabs(err - ref), 1e-9 * ref + 1e-15, "%s: device %.17g, host %.17g", dtype_name(t), err, ref);
 
     int flips = 0, big = 0;
@@ -511,6 +513,8 @@ static void check_abft(enum dtype t, long m, long n, long k)
         flips += abft_inject(g, &h, s, 0, seed);
     for (unsigned long long seed = 1; seed <= 4; seed++)
         big += abft_inject(g, &h, s, 1e4, seed);
+    cr_log_info("%s: %d of 12 exponent flips and %d of 4 x10001 perturbations seen (want >= 1 of each)", dtype_name(t),
+                flips, big);
     cr_assert_gt(flips, 0, "%s: none of 12 exponent flips was seen", dtype_name(t));
     cr_assert_gt(big, 0, "%s: none of 4 x10001 perturbations was seen", dtype_name(t));
 
@@ -549,8 +553,9 @@ Test(faults, hang_returns_when_released, .timeout = 60)
     cudaError_t e;
     while ((e = cudaStreamQuery(hung)) == cudaErrorNotReady && mono_ns() - t0 < 10000000000ull)
         sleep_ns(100000);
+    cr_log_info("hang released %.1f us after the flag was written (want within 10 s): %s",
+                (double)(mono_ns() - t0) * 1e-3, cudaGetErrorString(e));
     cr_assert_eq(e, cudaSuccess, "the hang kernel did not end within 10 s of its flag: %s", cudaGetErrorString(e));
-    cr_log_info("hang released %.1f us after the flag was written", (double)(mono_ns() - t0) * 1e-3);
     cr_assert_eq(cudaStreamDestroy(hung), cudaSuccess);
     cr_assert_eq(cudaStreamDestroy(other), cudaSuccess);
     cr_assert_eq(cudaFree(flag), cudaSuccess);

@@ -85,9 +85,12 @@ static void check_fill(enum dtype t, float scale)
         sum2 += (double)x * x;
     }
     double mean = sum / (double)n, sd = sqrt(sum2 / (double)n - mean * mean);
+    cr_log_info("%s fill (scale %g): seeds 42 and 43 differ on %zu of %zu elements (want > half); mean %.4g (want |mean| "
+                "< %.4g); std %.4g (want within 5 %% of %g)", dtype_name(t), (double)scale, differ, n, mean, 0.02 * scale,
+                sd, (double)scale);
     cr_assert_gt(differ, n / 2, "%s: seeds 42 and 43 agree on %zu of %zu elements", dtype_name(t), n - differ, n);
-    cr_assert_lt(fabs(mean), 0.02 * scale, "%s: mean %g", dtype_name(t), mean);
-    cr_assert_lt(fabs(sd / scale - 1.0), 0.05, "%s: std %g, wanted %g", dtype_name(t), sd, (double)scale);
+    cr_assert_lt(fabs(mean), 0.02 * scale, "%s: mean %g, want |mean| < %g", dtype_name(t), mean, 0.02 * scale);
+    cr_assert_lt(fabs(sd / scale - 1.0), 0.05, "%s: std %g, want within 5 %% of %g", dtype_name(t), sd, (double)scale);
     free(a);
     free(b);
     free(c);
@@ -121,8 +124,8 @@ static void check_gemm(enum dtype t, long m, long n, long k, double tol)
         }
     double rel = sqrt(num / den);
     cr_assert_gt(den, 0.0);
+    cr_log_info("%s %ldx%ldx%ld: relative Frobenius error %.3g (want < %g)", dtype_name(t), m, n, k, rel, tol);
     cr_assert_lt(rel, tol, "%s %ldx%ldx%ld: relative Frobenius error %g >= %g", dtype_name(t), m, n, k, rel, tol);
-    cr_log_info("%s %ldx%ldx%ld: relative Frobenius error %.3g (tolerance %g)", dtype_name(t), m, n, k, rel, tol);
     free(a);
     free(b);
     free(c);

@@ -1,48 +1,87 @@
-/* tests/test_cuda_mitigations.c: the software mitigations acting on this machine's GPU — the filler holds the
- * power up during communication (its levels tuned against the GPU's own readings), the ramp releases the GEMM
- * chain gradually, smoothing runs as the emulation on a GPU without firmware smoothing (and says so), and `cap`
- * is refused without --allow-device-settings. No device setting is changed here. Without a usable GPU every
- * test skips, saying why. */
+/* tests/test_cuda_mitigations.c: the software mitigations acting on this machine's GPU, judged by issue 28's figures
+ * on communication phases of >= 500 ms (tests/scenarios/gpu/mitigations.yaml, 30 iterations per mitigation): the
+ * filler at 80 % holds the median communication-phase power at >= 0.95 x the floor asked (its levels tuned on the
+ * GPU: the mitigation_tuned event) and removes >= 50 % of none's swing at <= 3 % time; the ramp costs <= 5 % time and
+ * does not raise the swing; smoothing (the emulation: no device setting here) never raises it. "Raises" is more
+ * than 5 % above none's swing, the summary's own warning (docs/results.md, vs_none.warning). `cap` is refused
+ * without --allow-device-settings (tests/scenarios/gpu/cap.yaml). No device setting is changed here. Without a
+ * usable GPU every test skips, saying why. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "e2e.h"
 
 static json_t *run_of(json_t *s, int i) { return json_array_get(json_object_get(s, "runs"), (size_t)i); }
 
+/* Returns power.aggregate.key of a run (NAN when missing). */
 static double agg(json_t *run, const char *key)
 {
-    return json_number_value(json_object_get(json_object_get(json_object_get(run, "power"), "aggregate"), key));
+    json_t *v = json_object_get(json_object_get(json_object_get(run, "power"), "aggregate"), key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-Test(cuda_mitigations, filler_ramp_and_emulated_smoothing_act_on_the_gpu, .timeout = 300)
+/* Returns vs_none.key of a run (NAN when missing). */
+static double vs(json_t *run, const char *key)
+{
+    json_t *v = json_object_get(json_object_get(run, "vs_none"), key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Returns the run's iteration_s.p50 (NAN when missing). */
+static double p50(json_t *run)
+{
+    json_t *v = json_object_get(json_object_get(run, "iteration_s"), "p50");
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+Test(cuda_mitigations, filler_ramp_and_emulated_smoothing_meet_issue_28, .timeout = 300)
 {
     e2e_need_gpu();
-    const char *sc = e2e_scenario("name: gpu-mitigations\nranks: 1\niterations: 30\nseed: 5\nworkload:\n"
-                                  "  gemm: {m: 8192, n: 8192, k: 8192, count: 64}\n"
-                                  "  allreduce: {bytes: 1GiB, emulate_busbw: 20, emulate_ranks: 1024}\n"
-                                  "power: {sample_hz: 500}\nheartbeat: {timeout: 30s}\n"
-                                  "mitigations:\n  - none\n  - filler: {floor: 80%}\n  - ramp: {ramp_w_s: 3000}\n"
-                                  "  - smoothing: {floor: 60%, ramp_up_w_s: 3000, ramp_down_w_s: 3000}\n");
-    const char *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-cuda-mit.log", (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
+    const char *sc = e2e_gpu_scenario("mitigations.yaml"), *out = e2e_outdir();
+    int rc = e2e_run("/tmp/gauntlet-cuda-mit.log", (const char *[]){ "run", sc, "--backend", "cuda", "--headless", "--out",
+                                                                      out, NULL });
     cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-mit.log", rc);
     json_t *s = e2e_summary(out);
     json_t *none = run_of(s, 0), *fill = run_of(s, 1), *ramp = run_of(s, 2), *smooth = run_of(s, 3);
-    cr_assert_geq(e2e_count_events(out, "mitigation_tuned"), 1, "the filler measured its levels on the GPU");
-    double sw0 = agg(none, "swing_w"), sw1 = agg(fill, "swing_w");
-    double p1_0 = agg(none, "p1_w"), p1_1 = agg(fill, "p1_w");
-    cr_log_info("none: swing %.0f W, p1 %.0f W; filler 80%%: swing %.0f W, p1 %.0f W; ramp: swing %.0f W; smoothing: "
-                "swing %.0f W", sw0, p1_0, sw1, p1_1, agg(ramp, "swing_w"), agg(smooth, "swing_w"));
-    cr_assert_gt(p1_1, p1_0 + 0.3 * sw0, "the filler raises the low level: p1 %.0f W vs %.0f W", p1_1, p1_0);
-    cr_assert_lt(sw1, 0.75 * sw0, "the filler cuts the swing: %.0f W vs %.0f W", sw1, sw0);
-    double up0 = json_number_value(json_object_get(json_object_get(json_object_get(json_object_get(none, "power"),
-                                                                                   "aggregate"), "ramp_up_w_s"), "100ms"));
-    double up2 = json_number_value(json_object_get(json_object_get(json_object_get(json_object_get(ramp, "power"),
-                                                                                   "aggregate"), "ramp_up_w_s"), "100ms"));
-    cr_assert_lt(up2, up0, "the gradual release slows the rise: %.0f W/s vs %.0f W/s", up2, up0);
+    cr_assert_str_eq(json_string_value(json_object_get(fill, "mitigation")), "filler");
+    int tuned = e2e_count_events(out, "mitigation_tuned");
+    cr_log_info("mitigation_tuned events: %d (want >= 1: the filler measured its levels on the GPU)", tuned);
+    cr_assert_geq(tuned, 1, "the filler measured its levels on the GPU: %d mitigation_tuned events", tuned);
+
+    double sw0 = agg(none, "swing_w"), t0 = p50(none);
+    cr_log_info("none: swing %.0f W (p1 %.0f, p99 %.0f), iteration p50 %.4f s", sw0, agg(none, "p1_w"),
+                agg(none, "p99_w"), t0);
+    cr_assert(sw0 > 100 && t0 > 0, "none shows no swing to act on: %.0f W, p50 %g s", sw0, t0);
+
+    /* the filler: the communication phases held at the floor, half the swing gone, little time paid */
+    int n = 0;
+    double comm = e2e_phase_median_w(out, 1, "comm", &n), asked = vs(fill, "floor_asked_w");
+    double sw1 = agg(fill, "swing_w"), t1 = p50(fill);
+    cr_log_info("filler 80%%: median communication power %.0f W over %d samples, want >= 0.95 x %.0f W asked = %.0f W "
+                "(floor_reached_w, the mean p1: %.0f W)", comm, n, asked, 0.95 * asked, vs(fill, "floor_reached_w"));
+    cr_assert(comm >= 0.95 * asked, "filler: median communication power %.0f W < 0.95 x the floor asked %.0f W", comm,
+              asked);
+    cr_log_info("filler 80%%: swing %.0f W, want <= 0.5 x none's %.0f W = %.0f W (%.1f %% removed)", sw1, sw0, 0.5 * sw0,
+                vs(fill, "swing_reduction_pct"));
+    cr_assert_leq(sw1, 0.5 * sw0, "filler: swing %.0f W, more than half of none's %.0f W", sw1, sw0);
+    cr_log_info("filler 80%%: iteration p50 %.4f s, want <= 1.03 x none's %.4f s (%+.2f %%)", t1, t0, 100 * (t1 / t0 - 1));
+    cr_assert_leq(t1, 1.03 * t0, "filler: iteration p50 %.4f s, more than 3 %% above none's %.4f s", t1, t0);
+
+    /* the ramp: a limited rate costs little time and makes nothing worse */
+    double sw2 = agg(ramp, "swing_w"), t2 = p50(ramp);
+    cr_log_info("ramp: iteration p50 %.4f s, want <= 1.05 x none's %.4f s (%+.2f %%)", t2, t0, 100 * (t2 / t0 - 1));
+    cr_assert_leq(t2, 1.05 * t0, "ramp: iteration p50 %.4f s, more than 5 %% above none's %.4f s", t2, t0);
+    cr_log_info("ramp: swing %.0f W, want <= 1.05 x none's %.0f W = %.0f W", sw2, sw0, 1.05 * sw0);
+    cr_assert_leq(sw2, 1.05 * sw0, "ramp raised the swing: %.0f W vs none's %.0f W", sw2, sw0);
+
+    /* smoothing, emulated: never raises the swing */
+    double sw3 = agg(smooth, "swing_w");
+    cr_log_info("smoothing (emulated): swing %.0f W, want <= 1.05 x none's %.0f W = %.0f W; iteration p50 %.4f s "
+                "(%+.2f %%)", sw3, sw0, 1.05 * sw0, p50(smooth), 100 * (p50(smooth) / t0 - 1));
+    cr_assert_leq(sw3, 1.05 * sw0, "smoothing raised the swing: %.0f W vs none's %.0f W", sw3, sw0);
     json_t *dev = json_object_get(smooth, "device");
     cr_assert_str_eq(json_string_value(json_object_get(dev, "smoothing")), "emulated", "no --allow-device-settings here");
     json_decref(s);
@@ -51,10 +90,12 @@ Test(cuda_mitigations, filler_ramp_and_emulated_smoothing_act_on_the_gpu, .timeo
 Test(cuda_mitigations, cap_needs_allow_device_settings, .timeout = 60)
 {
     e2e_need_gpu();
-    const char *sc = e2e_scenario("name: gpu-cap\nranks: 1\niterations: 3\nmitigations:\n  - cap: {cap: 70%}\n");
-    int rc = e2e_run("/tmp/gauntlet-cuda-cap.log", (const char *[]){ "run", sc, "--backend", "cuda", "--out", e2e_outdir(), NULL });
+    const char *sc = e2e_gpu_scenario("cap.yaml");
+    int rc = e2e_run("/tmp/gauntlet-cuda-cap.log", (const char *[]){ "run", sc, "--backend", "cuda", "--headless", "--out",
+                                                                      e2e_outdir(), NULL });
     char *log = e2e_read("/tmp/gauntlet-cuda-cap.log");
     cr_assert_eq(rc, 2, "exit %d\n%s", rc, log);
-    cr_assert(strstr(log, ":5: mitigation 'cap' changes the GPUs' power limit: run with --allow-device-settings"), "%s", log);
+    cr_assert(strstr(log, sc) && strstr(log, ": mitigation 'cap' changes the GPUs' power limit: run with "
+                                             "--allow-device-settings"), "%s", log);
     free(log);
 }
