@@ -120,12 +120,12 @@ Test(cuda_run, every_step_kind_of_phases_runs_with_overlap, .timeout = 180)
     cr_assert_geq(phase_begins(out, "comm"), 4 * 3, "reduce_scatter, all_to_all, send_recv (and exposed waits)");
 }
 
-Test(cuda_run, replay_follows_a_slow_trace_with_the_filler, .timeout = 120)
+/* Runs a replay scenario of tests/scenarios/gpu on the GPU and returns its fidelity's correlation (logged). */
+static double replay_correlation(const char *file, const char *what)
 {
-    e2e_need_gpu();
-    /* the trace's path in the file is the source tree's (tests/scenarios/gpu/square-1hz.csv): run from there */
+    /* the trace's path in the file is the source tree's (tests/scenarios/gpu/): run from there */
     cr_assert_eq(chdir(e2e_src()), 0, "%s", e2e_src());
-    const char *sc = e2e_gpu_scenario("e2e-replay.yaml"), *out = e2e_outdir();
+    const char *sc = e2e_gpu_scenario(file), *out = e2e_outdir();
     int rc = e2e_run("/tmp/gauntlet-cuda-replay.log", (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
     cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-replay.log", rc);
     json_t *s = e2e_summary(out);
@@ -133,9 +133,23 @@ Test(cuda_run, replay_follows_a_slow_trace_with_the_filler, .timeout = 120)
                                                   "aggregate"), "replay");
     cr_assert(json_is_object(fit), "no replay fidelity");
     double corr = json_number_value(json_object_get(fit, "correlation"));
-    cr_log_info("GPU replay: correlation %g (want > 0.5), rms %g W, band shares within %g points", corr,
+    cr_log_info("GPU replay of %s: correlation %g (want >= 0.9), rms %g W, band shares within %g points", what, corr,
                 json_number_value(json_object_get(fit, "rms_error_w")),
                 json_number_value(json_object_get(fit, "band_share_max_diff_points")));
-    cr_assert_gt(corr, 0.5, "the GPU's power does not follow a 1 Hz square wave (correlation %g)", corr);
     json_decref(s);
+    return corr;
+}
+
+Test(cuda_run, replay_follows_a_slow_trace_with_the_filler, .timeout = 120)
+{
+    e2e_need_gpu();
+    double corr = replay_correlation("e2e-replay.yaml", "a 1 Hz square wave");
+    cr_assert_geq(corr, 0.9, "the GPU's power does not follow a 1 Hz square wave (correlation %g)", corr);
+}
+
+Test(cuda_run, replay_follows_an_irregular_trace, .timeout = 120)
+{
+    e2e_need_gpu();
+    double corr = replay_correlation("e2e-replay-irregular.yaml", "an irregular trace (bubbles, a data stall)");
+    cr_assert_geq(corr, 0.9, "the GPU's power does not follow an irregular trace (correlation %g)", corr);
 }

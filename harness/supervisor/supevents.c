@@ -77,7 +77,8 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
         type = "mitigation_tuned";
         o = json_pack("{s:i, s:i, s:f, s:f, s:s}", "rank", rank, "run", ev->run, "floor_w", ev->a, "duty", ev->b,
                       "levels", ev->note);
-        if (strstr(ev->note, "unreachable") || strstr(ev->note, "raised") || strstr(ev->note, "does not rise"))
+        if (strstr(ev->note, "unreachable") || strstr(ev->note, "raised") || strstr(ev->note, "does not rise") ||
+            strstr(ev->note, "no filler"))
             gl_log("rank %d, run %d: %s", rank, ev->run + 1, ev->note);   /* what the mitigation cannot do, said at once */
         break;
     case WEV_CKPT_WRITTEN:

@@ -213,6 +213,11 @@ int shaper_begin_run(struct shaper *sh, struct worker_ctx *w)
         worker_emit_tuned(w, sh->mm.floor_w > 0 ? sh->mm.floor_w : 0, 0, note);
         return 0;
     }
+    if (scenario_stepped(w->sc)) {   /* workload.phases and replay enqueue their steps ahead: no gap is known here */
+        snprintf(note, sizeof note, "no filler between workload.phases steps on a GPU");
+        worker_emit_tuned(w, sh->mm.floor_w > 0 ? sh->mm.floor_w : 0, 0, note);
+        return 0;
+    }
     sh->fills = 1;
     sh->corr.span_w = fill_curve_top(&sh->curve) - sh->curve.w[0];
     if (shaper_gap_begin(sh, mono_ns(), 0) != 0) {
