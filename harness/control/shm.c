@@ -195,7 +195,27 @@ void ctl_get_power(struct ctl *c, struct power_state *out)
 void ctl_publish_reading(struct ctl *c, double watts, double energy_j, uint64_t t_ns)
 {
     atomic_store(&c->power_mw, (uint64_t)(watts * 1e3));
-    atomic_store(&c->energy_mj, isfinite(energy_j) && energy_j >= 0 ? (uint64_t)(energy_j * 1e3) : 0);
     atomic_store(&c->reading_ns, t_ns);
+    if (isfinite(energy_j) && energy_j >= 0) {   /* a reading without the counter keeps the last one that had it */
+        atomic_fetch_add(&c->energy_seq, 1);      /* odd: being written */
+        atomic_store(&c->energy_mj, (uint64_t)(energy_j * 1e3));
+        atomic_store(&c->energy_ns, t_ns);
+        atomic_fetch_add(&c->energy_seq, 1);
+    }
     atomic_fetch_add(&c->power_seq, 1);   /* last: a worker that sees the new count reads the fields above */
+}
+
+void ctl_read_energy(struct ctl *c, uint64_t *mj, uint64_t *t_ns)
+{
+    for (;;) {   /* the pair of one publication: an even count, unchanged around both loads */
+        uint64_t a = atomic_load(&c->energy_seq);
+        if (a & 1) {
+            sched_yield();
+            continue;
+        }
+        *mj = atomic_load(&c->energy_mj);
+        *t_ns = atomic_load(&c->energy_ns);
+        if (atomic_load(&c->energy_seq) == a)
+            return;
+    }
 }

@@ -120,8 +120,10 @@ struct ctl {
     double h2d_gbs;                 /* host-to-device copy bandwidth from pinned memory (NAN: not measured) */
     _Atomic uint64_t power_mw;      /* the supervisor's latest reading of this slot's power, mW (0: none yet) */
     _Atomic uint64_t power_seq;     /* readings so far: a worker waits for new ones while it tunes a mitigation */
-    _Atomic uint64_t energy_mj;     /* the energy counter at that reading, mJ (0: the source has none) */
-    _Atomic uint64_t reading_ns;    /* when that reading was taken, monotonic */
+    _Atomic uint64_t reading_ns;    /* when the latest reading was taken, monotonic */
+    _Atomic uint64_t energy_mj;     /* the energy counter at the latest reading that had it, mJ (0: none yet) */
+    _Atomic uint64_t energy_ns;     /* when that reading was taken, monotonic */
+    _Atomic uint64_t energy_seq;    /* odd while the pair above is written */
     _Atomic uint64_t tdp_mw;        /* its GPU's power limit, mW (0: not known), before the first run */
     /* the GPU mitigations' levels, measured once by the slot's first worker (a replacement reuses them) */
     _Atomic uint32_t tuned;
@@ -215,6 +217,8 @@ void ctl_set_power(struct ctl *c, const struct power_state *ps);
 /* Publishes the supervisor's reading of a slot taken at t_ns: watts, and the energy counter (NAN: none), for a worker
  * that tunes or corrects its mitigation against its GPU's real power. */
 void ctl_publish_reading(struct ctl *c, double watts, double energy_j, uint64_t t_ns);
+/* Reads the latest energy counter reading published (*mj 0: none yet) and its time, consistently (worker side). */
+void ctl_read_energy(struct ctl *c, uint64_t *mj, uint64_t *t_ns);
 /* Reads it consistently (supervisor side). */
 void ctl_get_power(struct ctl *c, struct power_state *out);
 

@@ -1,12 +1,14 @@
 /* harness/backends/cuda/fillwork.c: filler work on a GPU (fillwork.h). */
 #include "fillwork.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "cuda_check.h"
 #include "filler.h"
@@ -14,7 +16,8 @@
 #include "util.h"
 
 #define FILLWORK_RESERVED_SMS 32     /* NCCL's default CTA limit: a real collective keeps these */
-#define FILLWORK_AHEAD_GAP_S 30e-6   /* a gap shorter than this cannot hide a launch: keep one GEMM queued ahead */
+#define FILLWORK_AHEAD_GAP_S 200e-6  /* a gap shorter than this cannot hide the thread's wake-up and the next launch:
+                                      * keep one GEMM queued ahead */
 #define FILLWORK_SETTLE_S 0.15       /* the correction reads a held level this long after it was reached */
 #define FILLWORK_IDLE_POLL_NS 200000 /* at duty 0 the thread looks again this often */
 
@@ -55,15 +58,17 @@ static void fillwork_window_close(struct fillwork *f)
     f->win = 0;
 }
 
-/* Takes the supervisor's newest reading into the window while the plan holds its floor. Under mu. */
-static void fillwork_window_read(struct fillwork *f)
+/* Takes the supervisor's newest energy reading into the window while the plan holds its floor (from hold_ns on).
+ * Under mu. */
+static void fillwork_window_read(struct fillwork *f, uint64_t hold_ns)
 {
     uint64_t seq = atomic_load(&f->ctl->power_seq);
     if (seq == f->win_seq && f->win)
         return;
-    uint64_t e = atomic_load(&f->ctl->energy_mj), t = atomic_load(&f->ctl->reading_ns);
-    if (!e || t < f->t0_ns)
-        return;   /* no energy counter (no correction), or a reading from before this gap */
+    uint64_t e, t;
+    ctl_read_energy(f->ctl, &e, &t);
+    if (!e || t < hold_ns)
+        return;   /* no energy counter (no correction), or a reading from before the level held */
     if (!f->win) {
         f->win = 1;
         f->e0_mj = f->e1_mj = e;
@@ -84,7 +89,7 @@ static double fillwork_duty_now(struct fillwork *f)
     int holding = f->plan.floor_w > 0 && t >= f->plan.down_s + FILLWORK_SETTLE_S &&
                   (f->plan.rise_at_s < 0 || t < f->plan.rise_at_s);
     if (holding)
-        fillwork_window_read(f);
+        fillwork_window_read(f, f->t0_ns + (uint64_t)((f->plan.down_s + FILLWORK_SETTLE_S) * 1e9));
     else
         fillwork_window_close(f);
     return w > 0 ? fill_curve_duty(&f->curve, w + (f->corr ? f->corr->offset_w : 0)) : 0;
@@ -110,6 +115,8 @@ static void *fillwork_main(void *arg)
 {
     struct fillwork *f = arg;
     int bad = CUDA_CHECK(cudaSetDevice(f->device)), issued = 0;
+    if (prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0) != 0)   /* wake within 1 us of a sleep's end, not 50 us */
+        gl_log("filler: prctl(PR_SET_TIMERSLACK) failed: %s (its duty may run low)", strerror(errno));
     pthread_mutex_lock(&f->mu);
     f->failed |= bad;
     while (!f->quit) {
@@ -129,6 +136,10 @@ static void *fillwork_main(void *arg)
         } else {
             int k = issued & 1;
             double gap = f->gemm_s * (1 - d) / d;
+            if (*f->stop_host >= gen) {   /* stopped since the duty was read: issue nothing more */
+                pthread_mutex_lock(&f->mu);
+                continue;
+            }
             bad = gemm_chain_run(f->g, f->stream) != 0 || CUDA_CHECK(cudaEventRecord(f->ev[k], f->stream)) ||
                   (gap > 2e-6 && CUDA_CHECK(filler_gap(gap, f->stop_dev, gen, f->stream)));
             issued++;
@@ -209,10 +220,13 @@ struct fillwork *fillwork_create(struct ctl *c, int beside_nccl, char *why, size
 
 double fillwork_gemm_s(const struct fillwork *f) { return f->gemm_s; }
 
-/* Starts a new generation in mode m (under mu, then wakes the thread). 0, or -1 when the thread has failed. */
+/* Starts a new generation in mode m (under mu, then wakes the thread): the gap of the generation before ends now.
+ * 0, or -1 when the thread has failed. */
 static int fillwork_start(struct fillwork *f, int m)
 {
     int failed = f->failed;
+    *f->stop_host = f->gen;   /* the word only rises, and the new generation is above it */
+    __sync_synchronize();
     f->gen++;
     f->mode = m;
     fillwork_window_close(f);
@@ -253,9 +267,11 @@ void fillwork_stop(struct fillwork *f)
     if (!f)
         return;
     pthread_mutex_lock(&f->mu);
+    *f->stop_host = f->gen;   /* the gap in progress ends; the thread issues nothing more */
+    __sync_synchronize();
+    fillwork_window_close(f);   /* what the floor drew goes to this plan's correction, none later */
+    f->corr = NULL;
     if (f->mode != FW_OFF) {
-        *f->stop_host = f->gen;   /* the gap in progress ends; the thread issues nothing more */
-        __sync_synchronize();
         f->mode = FW_OFF;
         pthread_cond_signal(&f->cv);
     }
@@ -270,8 +286,10 @@ int fillwork_wait(struct fillwork *f)
     pthread_mutex_lock(&f->mu);
     while (f->busy && f->thr_on)
         pthread_cond_wait(&f->idle_cv, &f->mu);
+    int failed = f->failed;
     pthread_mutex_unlock(&f->mu);
-    return f->stream ? CUDA_CHECK(cudaStreamSynchronize(f->stream)) : 0;
+    int rc = f->stream ? CUDA_CHECK(cudaStreamSynchronize(f->stream)) : 0;
+    return failed ? -1 : rc;
 }
 
 void fillwork_destroy(struct fillwork *f)

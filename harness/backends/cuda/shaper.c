@@ -57,17 +57,25 @@ static double shaper_level(struct worker_ctx *w, struct gemm_chain *g, cudaStrea
     double sum = 0;
     int n = 0;
     for (uint64_t now = t0; now < end; now = mono_ns()) {
-        if (keep_busy && cudaStreamQuery(s) == cudaSuccess && gemm_chain_run(g, s) != 0)
-            return NAN;
+        if (keep_busy) {
+            cudaError_t q = cudaStreamQuery(s);
+            if (q != cudaSuccess && q != cudaErrorNotReady)
+                return CUDA_CHECK(q), NAN;
+            if (q == cudaSuccess && gemm_chain_run(g, s) != 0)
+                return NAN;
+        }
         uint64_t sq = atomic_load(&c->power_seq);
         if (sq != seq) {
             seq = sq;
-            uint64_t e = atomic_load(&c->energy_mj), t = atomic_load(&c->reading_ns);
-            if (t >= t0 + settle) {   /* readings before the level settled do not count */
-                if (e && !t0e)
-                    e0 = e, t0e = t;
-                else if (e && t > t0e)
-                    e1 = e, t1e = t;
+            uint64_t e, te, t = atomic_load(&c->reading_ns);
+            ctl_read_energy(c, &e, &te);
+            if (e && te >= t0 + settle) {   /* readings before the level settled do not count */
+                if (!t0e)
+                    e0 = e, t0e = te;
+                else if (te > t0e)
+                    e1 = e, t1e = te;
+            }
+            if (t >= t0 + settle) {
                 sum += (double)atomic_load(&c->power_mw) * 1e-3;
                 n++;
             }
