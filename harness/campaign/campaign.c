@@ -201,10 +201,15 @@ static int cp_same(const struct cp_result *a, const struct cp_result *b, const s
             continue;   /* shrink changed the world it fired in: fewer peers, another timing */
         int shrunk = (a->dropped || b->dropped) && (x->rank < 0 || y->rank < 0);
         int timed = sc->f[k].kind == CK_STRAGGLER;   /* seen after persist slow phases in wall time: within its bound */
-        if (x->detector != y->detector || (x->rank != y->rank && !shrunk) || (x->iter_seen != y->iter_seen && !timed)) {
-            snprintf(why, n, "fault %d (%s on rank %d at %d): detector %d rank %d iteration %lld vs detector %d rank %d "
-                     "iteration %lld", k, cp_kind_names[sc->f[k].kind], sc->f[k].rank, sc->f[k].at, x->detector, x->rank,
-                     (long long)x->iter_seen, y->detector, y->rank, (long long)y->iter_seen);
+        /* the same detector, rank and delay in iterations from the iteration it was carried out in: a fault sent to
+         * another node's rank may land an iteration later under load, and is seen that much later too */
+        int64_t dx = x->iter_fired >= 0 ? x->iter_seen - x->iter_fired : x->iter_seen;
+        int64_t dy = y->iter_fired >= 0 ? y->iter_seen - y->iter_fired : y->iter_seen;
+        if (x->detector != y->detector || (x->rank != y->rank && !shrunk) || (dx != dy && !timed)) {
+            snprintf(why, n, "fault %d (%s on rank %d at %d): detector %d rank %d iteration %lld (fired %lld) vs detector "
+                     "%d rank %d iteration %lld (fired %lld)", k, cp_kind_names[sc->f[k].kind], sc->f[k].rank,
+                     sc->f[k].at, x->detector, x->rank, (long long)x->iter_seen, (long long)x->iter_fired, y->detector,
+                     y->rank, (long long)y->iter_seen, (long long)y->iter_fired);
             return 0;
         }
     }

@@ -200,7 +200,7 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
     res->ran = 1;
     res->first_drop_s = INFINITY;
     for (int i = 0; i < CP_MAX_FAULTS; i++)
-        res->det[i] = (struct cp_det){ .spec = i, .detector = -1, .rank = -1, .iter_seen = -1 };
+        res->det[i] = (struct cp_det){ .spec = i, .detector = -1, .rank = -1, .iter_seen = -1, .iter_fired = -1 };
     cp_events(dir, res, pids, &npids, 256);
     cp_power(dir, res);
     for (int i = 0; i < npids; i++)
@@ -265,7 +265,9 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
         json_t *det_o = json_object_get(f, "detection");
         if (got >= 0) {
             res->det[spec] = (struct cp_det){ spec, got, (int)json_integer_value(json_object_get(det_o, "rank")),
-                                              json_integer_value(json_object_get(det_o, "iter_seen")), shrunk };
+                                              json_integer_value(json_object_get(det_o, "iter_seen")), shrunk,
+                                              json_is_integer(json_object_get(f, "injected_iter"))
+                                                  ? json_integer_value(json_object_get(f, "injected_iter")) : -1 };
             double ds = json_number_value(json_object_get(f, "detect_s"));
             cp_push(&st->detect_s[si], &st->n_detect[si], &st->cap_detect[si], ds);
             if (json_is_number(json_object_get(f, "recover_s")))

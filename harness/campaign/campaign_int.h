@@ -43,6 +43,7 @@ struct cp_det {
     int spec, detector, rank;   /* detector: enum CD_*, -1 not caught */
     int64_t iter_seen;
     int shrunk;                 /* fired after shrink removed a rank: the world it was seen in is another one */
+    int64_t iter_fired;         /* the iteration it was carried out in (a fault sent across nodes may land one later) */
 };
 
 /* What one run gave. */
