@@ -20,7 +20,7 @@ Test(analysis, square_wave_swing_frequency_bands)
 {
     size_t n = 10000;   /* 10 s at 1 kHz: 20 whole periods of 2 Hz */
     double *x = square(n, 1e-3, 2.0, 100, 700);
-    struct an_series s = { x, n, 1e-3 };
+    struct an_series s = { x, n, 1e-3, 0, 0 };
     struct an_result r;
     cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
     cr_assert_float_eq(r.swing_w, 600, 1e-9);
@@ -46,7 +46,7 @@ Test(analysis, linear_ramp_rates)
         double t = (double)i * 1e-3;
         x[i] = t < 1 ? 100 : t < 2 ? 100 + 600 * (t - 1) : 700;
     }
-    struct an_series s = { x, n, 1e-3 };
+    struct an_series s = { x, n, 1e-3, 0, 0 };
     struct an_result r;
     cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
     for (int w = 0; w < AN_RAMP_WINDOWS; w++) {
@@ -59,7 +59,7 @@ Test(analysis, linear_ramp_rates)
 Test(analysis, missing_samples_are_not_zero)
 {
     double x[] = { NAN, 200, 200, NAN, 400, 400 };
-    struct an_series s = { x, 6, 0.01 };
+    struct an_series s = { x, 6, 0.01, 0, 0 };
     struct an_result r;
     cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
     cr_assert_eq(r.samples, 4);
@@ -70,7 +70,7 @@ Test(analysis, projection_aligned_is_n_times_one)
 {
     size_t n = 10000;
     double *x = square(n, 1e-3, 2.0, 100, 700);
-    struct an_series s = { x, n, 1e-3 };
+    struct an_series s = { x, n, 1e-3, 0, 0 };
     struct an_projection p;
     cr_assert_eq(analysis_project(&s, 10000, 1, 0, 1, an_default_bands, 4, &p), 0);
     cr_assert_float_eq(p.swing_mw, 10000 * 600e-6, 1e-9, "aligned: %f MW", p.swing_mw);
@@ -83,7 +83,7 @@ Test(analysis, projection_scattered_phases_shrink)
 {
     size_t n = 10000;
     double *x = square(n, 1e-3, 2.0, 100, 700);
-    struct an_series s = { x, n, 1e-3 };
+    struct an_series s = { x, n, 1e-3, 0, 0 };
     struct an_projection aligned, scattered;
     analysis_project(&s, 100000, 1, 0, 1, an_default_bands, 4, &aligned);
     /* 1000 groups with a jitter of 10 periods: phases all over the period */
@@ -119,7 +119,7 @@ Test(analysis, waveform_and_correlation)
     for (size_t i = 0; i < n; i++)
         inv[i] = 800 - x[i];
     double starts[5] = { 0, 1, 2, 3, 4 }, bins[10];
-    struct an_series s = { x, n, 1e-3 };
+    struct an_series s = { x, n, 1e-3, 0, 0 };
     cr_assert_eq(analysis_waveform(&s, 0, starts, 5, bins, 10), 4);
     cr_assert_float_eq(bins[0], 700, 1e-9);
     cr_assert_float_eq(bins[9], 100, 1e-9);
@@ -150,7 +150,7 @@ Test(analysis, spectrum_of_a_sine_peaks_at_its_frequency_and_amplitude)
     double dt = 1e-3, *x = malloc(n * sizeof *x), freq[1000], amp[1000];
     for (size_t i = 0; i < n; i++)
         x[i] = 400 + 150 * sin(2 * M_PI * 5.0 * (double)i * dt + 0.3);
-    struct an_series s = { x, n, dt };
+    struct an_series s = { x, n, dt, 0, 0 };
     size_t m;
     cr_assert_eq(analysis_spectrum(&s, freq, amp, 1000, &m), 0);
     cr_assert_eq(m, n / 2, "every bin above DC up to Nyquist");
@@ -164,7 +164,7 @@ Test(analysis, spectrum_of_a_sine_peaks_at_its_frequency_and_amplitude)
             cr_assert_lt(amp[j], 1e-6, "bin %f Hz: %g W (the mean is removed, nothing leaks)", freq[j], amp[j]);
     /* a square wave's peak is the dominant frequency analysis_run reports */
     double *sq = square(n, dt, 3.0, 100, 700);
-    struct an_series q = { sq, n, dt };
+    struct an_series q = { sq, n, dt, 0, 0 };
     struct an_result r;
     cr_assert_eq(analysis_run(&q, an_default_bands, 4, &r), 0);
     cr_assert_eq(analysis_spectrum(&q, freq, amp, 1000, &m), 0);
@@ -181,7 +181,7 @@ Test(analysis, spectrum_holds_missing_samples_and_stops_at_max)
     double dt = 1e-3, *x = malloc(n * sizeof *x), freq[1000], amp[1000];
     for (size_t i = 0; i < n; i++)   /* a large mean, a small swing: a missing sample read as 0 W would swamp it */
         x[i] = i % 100 == 7 ? NAN : 5000 + 100 * sin(2 * M_PI * 5.0 * (double)i * dt);
-    struct an_series s = { x, n, dt };
+    struct an_series s = { x, n, dt, 0, 0 };
     size_t m;
     cr_assert_eq(analysis_spectrum(&s, freq, amp, 1000, &m), 0);
     size_t k = argmax(amp, m);
@@ -193,11 +193,11 @@ Test(analysis, spectrum_holds_missing_samples_and_stops_at_max)
     cr_assert_eq(analysis_spectrum(&s, freq, amp, 40, &m), 0);
     cr_assert_eq(m, 40, "at most max bins, the lowest");
     cr_assert_float_eq(freq[39], 20, 1e-9);
-    struct an_series tiny = { x + 8, 3, dt };
+    struct an_series tiny = { x + 8, 3, dt, 0, 0 };
     cr_assert_eq(analysis_spectrum(&tiny, freq, amp, 1000, &m), -1, "too short");
     cr_assert_eq(m, 0);
     double none[8] = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
-    struct an_series empty = { none, 8, dt };
+    struct an_series empty = { none, 8, dt, 0, 0 };
     cr_assert_eq(analysis_spectrum(&empty, freq, amp, 1000, &m), -1, "nothing valid");
     free(x);
 }
@@ -219,7 +219,7 @@ Test(analysis, percentiles_equal_a_full_sort)
         x[i] = sorted[i] = (double)(z >> 11) / 9007199254740992.0 * 1000;
     }
     qsort(sorted, n, sizeof *sorted, cmp);
-    struct an_series s = { x, n, 0.001 };
+    struct an_series s = { x, n, 0.001, 0, 0 };
     struct an_result r;
     cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
     double pos1 = 0.01 * (double)(n - 1), pos99 = 0.99 * (double)(n - 1);

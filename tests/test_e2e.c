@@ -48,7 +48,7 @@ Test(e2e, three_ranks_leave_a_complete_results_folder, .timeout = 120)
     /* power.csv: the header, then whole rows of 3 ranks with numbers in the model's range */
     snprintf(path, sizeof path, "%s/power.csv", out);
     char *csv = e2e_read(path);
-    const char *header = "t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node\n";
+    const char *header = "t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w\n";
     cr_assert(csv && strncmp(csv, header, strlen(header)) == 0);
     int rows = 0, per_rank[3] = { 0 };
     for (char *line = strchr(csv, '\n') + 1; *line; line = strchr(line, '\n') + 1) {

@@ -79,7 +79,7 @@ Test(grid, a_slow_sampler_leaves_gaps_never_held_never_counted)
     for (size_t i = 0; i < m; i++)
         gaps += isnan(out[i]);
     cr_assert_eq(gaps, m - n, "the points no reading reached are gaps");
-    struct an_series s = { out, m, an_grid_dt(&g) };
+    struct an_series s = { out, m, an_grid_dt(&g), 0, 0 };
     struct an_result r;
     cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
     cr_assert_eq(r.samples, n, "samples: %zu, readings %zu", r.samples, n);
@@ -107,7 +107,7 @@ Test(ramps, a_square_wave_over_every_window)
      * windows see the whole 550 W edge */
     size_t n = 60000;
     double *x = square(n, 1e-3, 2, 150, 700);
-    struct an_series s = { x, n, 1e-3 };
+    struct an_series s = { x, n, 1e-3, 0, 0 };
     struct an_result r;
     cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
     double want[AN_RAMP_WINDOWS] = { 550 / 0.01, 550 / 0.1, 0 };
@@ -131,7 +131,7 @@ Test(ramps, linear_ramps_and_steps_at_every_window_and_rate)
             double t = (double)i * dt;
             x[i] = t < 1 ? 100 : t < 2.5 ? 100 + 600 * (t - 1) : t < 4 ? 1000 : 700;
         }
-        struct an_series s = { x, n, dt };
+        struct an_series s = { x, n, dt, 0, 0 };
         struct an_result r;
         cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
         for (int w = 0; w < AN_RAMP_WINDOWS; w++) {
@@ -155,7 +155,7 @@ Test(ramps, a_pair_across_a_gap_is_never_used)
         x[i] = 400;
     for (size_t i = 1000; i < 1200; i++)
         x[i] = NAN;
-    struct an_series s = { x, n, 1e-3 };
+    struct an_series s = { x, n, 1e-3, 0, 0 };
     struct an_result r;
     cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
     for (int w = 0; w < AN_RAMP_WINDOWS; w++)
@@ -176,7 +176,7 @@ Test(bands, a_sine_in_each_band_and_two_sines_by_their_energy)
     for (int b = 0; b < 4; b++) {
         for (size_t i = 0; i < n; i++)
             x[i] = 500 + 200 * sin(2 * M_PI * freqs[b] * (double)i * dt);
-        struct an_series s = { x, n, dt };
+        struct an_series s = { x, n, dt, 0, 0 };
         struct an_result r;
         cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
         for (int k = 0; k < 4; k++)
@@ -187,7 +187,7 @@ Test(bands, a_sine_in_each_band_and_two_sines_by_their_energy)
     }
     for (size_t i = 0; i < n; i++)   /* 300 W at 2 Hz and 100 W at 12 Hz: shares 0.9 and 0.1 */
         x[i] = 500 + 300 * sin(2 * M_PI * 2 * (double)i * dt) + 100 * sin(2 * M_PI * 12 * (double)i * dt);
-    struct an_series s = { x, n, dt };
+    struct an_series s = { x, n, dt, 0, 0 };
     struct an_result r;
     cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
     cr_assert_float_eq(r.bands[1].share, 0.9, 1e-9);
@@ -206,7 +206,7 @@ Test(threads, the_threaded_analysis_equals_the_serial_one)
         double *x = malloc(n * sizeof *x);
         for (size_t i = 0; i < n; i++)
             x[i] = (rand() % 10 == 0) ? NAN : 300 + 100 * sin((double)i * 0.01 * (k + 1)) + rand() % 50;
-        s[k] = (struct an_series){ x, n, 1e-3 };
+        s[k] = (struct an_series){ x, n, 1e-3, 0, 0 };
         cr_assert_eq(analysis_run(&s[k], an_default_bands, 4, &a[k]), 0);
     }
     cr_assert_eq(analysis_run_many(s, K, an_default_bands, 4, b, 4), 0);
@@ -222,7 +222,7 @@ Test(projection, a_trace_with_gaps_at_both_ends_projects_its_span)
     double *x = malloc(n * sizeof *x), *trace = NULL;
     for (size_t i = 0; i < n; i++)
         x[i] = i < 700 || i >= 4500 ? NAN : ((i / 250) % 2 ? 700 : 150);
-    struct an_series s = { x, n, 1e-3 };
+    struct an_series s = { x, n, 1e-3, 0, 0 };
     struct an_projection p;
     size_t tn = 0;
     cr_assert_eq(analysis_project_trace(&s, 1000, 1, 0, 1, an_default_bands, 4, &p, &trace, &tn), 0);

@@ -2,6 +2,7 @@
  * naming the file and the OS error, said once and never tried again, with every line written before still whole;
  * a results folder is held by the run writing it (a second run into it is refused, and touches nothing). */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -59,7 +60,7 @@ static char *read_in(const char *dir, const char *name)
     return text;
 }
 
-/* Checks that a power CSV is the header and whole rows (10 fields, newline-terminated); returns the rows. */
+/* Checks that a power CSV is the header and whole rows (11 fields, newline-terminated); returns the rows. */
 static int whole_rows(const char *csv)
 {
     size_t len = strlen(csv);
@@ -70,7 +71,7 @@ static int whole_rows(const char *csv)
         int commas = 0;
         for (const char *q = p; q < nl; q++)
             commas += *q == ',';
-        cr_assert_eq(commas, 9, "a torn row: %.*s", (int)(nl - p), p);
+        cr_assert_eq(commas, 10, "a torn row: %.*s", (int)(nl - p), p);
         rows++;
         p = nl + 1;
     }
@@ -92,7 +93,7 @@ static int open_fds(void)
 /* The forwarding node's link to node 0: these tests look at the node's own files only. */
 static void fwd_none(int stream, const char *line, size_t len) { (void)stream; (void)line; (void)len; }
 
-static const struct power_reading reading = { 250.5, 249.0, 1234.5, 1410, 61, 0 };
+static const struct power_reading reading = { 250.5, 249.0, 1234.5, 1410, 61, 0, NAN };
 
 /* What the child of the file-size test saw, sent through a pipe. */
 struct fsize_report {
@@ -281,7 +282,7 @@ Test(results_lock, a_forwarding_node_holds_its_power_file)
     struct results r, r2;
     char err[512];
     cr_assert_eq(results_open_forward(&r, dir, sc, 1, 2, mono_ns(), fwd_none, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(results_append(&r, 1, "0.010000,2,250.00,compute,,,,,,1\n", 33), 0);
+    cr_assert_eq(results_append(&r, 1, "0.010000,2,250.00,compute,,,,,,1,\n", 34), 0);
     cr_expect_eq(results_open_forward(&r2, dir, sc, 1, 2, mono_ns(), fwd_none, err, sizeof err), -1);
     cr_expect(strstr(err, "is in use by another run (pid"), "%s", err);
     cr_expect_eq(results_open_forward(&r2, dir, sc, 2, 2, mono_ns(), fwd_none, err, sizeof err), 0, "another node's file: %s", err);

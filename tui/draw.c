@@ -99,12 +99,8 @@ static void fmt_w(char *out, size_t n, double w)
 
 static void fmt_hms(char *out, size_t n, double s)
 {
-    if (!isfinite(s) || s < 0) {
-        snprintf(out, n, "--:--:--");
-        return;
-    }
-    long t = (long)s;
-    snprintf(out, n, "%02ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    long t = isfinite(s) && s >= 0 ? (long)s : -1;
+    snprintf(out, n, t < 0 ? "--:--:--" : "%02ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
 }
 
 /* ---- header */
@@ -142,8 +138,10 @@ static void draw_header(const struct vm *m, const struct tui_ui *ui, int y)
     char sp[32] = "";
     if (ui->replay)
         snprintf(sp, sizeof sp, "  speed %gx", ui->speed);
-    putf(y + 1, 0, " iter %lld/%lld  %.1f it/s  elapsed %s  remaining %s%s%s", (long long)it, (long long)m->iterations,
-         isfinite(rate) ? rate : 0.0, a, b, sp, m->exit_code >= 0 ? "  (finished)" : "");
+    char sens[48];   /* held readings: what the sensor lets the figures below resolve */
+    snprintf(sens, sizeof sens, isfinite(m->m.sensor_ms) ? "  readings every %.0f ms" : "", m->m.sensor_ms);
+    putf(y + 1, 0, " iter %lld/%lld  %.1f it/s  elapsed %s  remaining %s%s%s%s", (long long)it, (long long)m->iterations,
+         isfinite(rate) ? rate : 0.0, a, b, sp, sens, m->exit_code >= 0 ? "  (finished)" : "");
     attrset(A_NORMAL);
 }
 
@@ -367,17 +365,19 @@ static void draw_measure(const struct vm *m, const struct tui_ui *ui, int y)
     on(ui, 0, A_BOLD);
     put(y, 0, "Now");
     attrset(A_NORMAL);
-    double pct = isfinite(x->swing_pct_tdp) ? x->swing_pct_tdp : 0, f0 = isfinite(x->dominant_hz) ? x->dominant_hz : 0;
+    double pct = isfinite(x->swing_pct_tdp) ? x->swing_pct_tdp : 0;
+    char f0[16];   /* unresolved by the sensor (or not measured yet): a dash, never a number */
+    snprintf(f0, sizeof f0, isfinite(x->dominant_hz) ? "%.2f" : "-", x->dominant_hz);
     double p50 = isfinite(x->iter_p50_s) ? x->iter_p50_s : 0, p99 = isfinite(x->iter_p99_s) ? x->iter_p99_s : 0;
     double tf = isfinite(x->tflops) ? x->tflops : 0, bw = isfinite(x->busbw_gbs) ? x->busbw_gbs : 0;
     int ok = m->detections - m->false_positives;
     if (COLS >= 110) {
-        putf(y, 4, "swing %s (%.0f%% TDP)  ramp %s/s  dominant %.2f Hz  iteration p50 %.3f s p99 %.3f s", a, pct, b, f0,
+        putf(y, 4, "swing %s (%.0f%% TDP)  ramp %s/s  dominant %s Hz  iteration p50 %.3f s p99 %.3f s", a, pct, b, f0,
              p50, p99);
         putf(y + 1, 4, "GEMM %.4g TFLOP/s/GPU  busbw %.4g GB/s  faults %d  detected %d  recovered %d  false+ %d  dropped %llu",
              tf, bw, m->faults, ok, m->recoveries, m->false_positives, (unsigned long long)m->dropped);
     } else {   /* the same figures, shorter */
-        putf(y, 4, "swing %s (%.0f%%) ramp %s/s f0 %.2f Hz it p50 %.3f p99 %.3f s", a, pct, b, f0, p50, p99);
+        putf(y, 4, "swing %s (%.0f%%) ramp %s/s f0 %s Hz it p50 %.3f p99 %.3f s", a, pct, b, f0, p50, p99);
         putf(y + 1, 4, "%.4g TFLOP/s  %.4g GB/s  faults %d det %d rec %d fp %d drop %llu", tf, bw, m->faults, ok,
              m->recoveries, m->false_positives, (unsigned long long)m->dropped);
     }

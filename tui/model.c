@@ -480,19 +480,20 @@ void vm_measure(struct vm *m, double window_s)
             t[n] = m->raw_t[i % VM_RAW];
             w[n++] = m->raw_w[i % VM_RAW];
         }
-    x->swing_w = x->swing_pct_tdp = x->ramp_w_s = x->dominant_hz = NAN;
+    x->swing_w = x->swing_pct_tdp = x->ramp_w_s = x->dominant_hz = x->sensor_ms = NAN;
     double dt = m->sample_hz > 0 ? 1.0 / m->sample_hz : n > 1 ? (t[n - 1] - t[0]) / (double)(n - 1) : 0;
     double *u = NULL;
     size_t nu = n > 16 && dt > 0 ? analysis_resample(t, w, n, dt, &u) : 0;
     struct an_result res;
-    if (nu > 16 && analysis_run(&(struct an_series){ u, nu, dt }, an_default_bands, 4, &res) == 0) {
+    if (nu > 16 && analysis_run(&(struct an_series){ u, nu, dt, 0, 0 }, an_default_bands, 4, &res) == 0) {
         x->swing_w = res.swing_w;
         int live = 0;
         for (int r = 0; r < m->nranks; r++)
             live += !m->rank[r].dropped;
         x->swing_pct_tdp = m->tdp_w > 0 && live ? 100 * res.swing_w / (m->tdp_w * live) : NAN;
-        x->ramp_w_s = fmax(res.ramp_up_w_s[1], res.ramp_down_w_s[1]);
+        x->ramp_w_s = fmax(res.ramp_up_w_s[1], res.ramp_down_w_s[1]);   /* NAN: the sensor cannot resolve it */
         x->dominant_hz = res.dominant_hz;
+        x->sensor_ms = res.held ? res.update_s * 1e3 : NAN;
     }
     free(u);
     /* iterations: durations and rate over the window */

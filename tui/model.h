@@ -56,6 +56,7 @@ struct vm_measure {
     double dominant_hz;
     double iter_p50_s, iter_p99_s, it_per_s;
     double tflops, busbw_gbs;          /* per GPU; nccl-tests bus bandwidth */
+    double sensor_ms;                  /* how often the aggregate's readings change when they are held (NAN: not) */
 };
 
 struct vm {

@@ -247,6 +247,21 @@ static void an_p1_p99(double *v, size_t n, double *p1, double *p99)
     *p99 = a99 + (pos99 - (double)i99) * (b99 - a99);
 }
 
+/* Whether s[lo, hi) of mean `mean`, whose readings change every update_s, is a held sensor's: held over 1.5 samples
+ * and at least three readings in each cycle of its own strongest frequency or of its iteration (a trace that is
+ * merely piecewise constant, as a noiseless square wave between its edges, is a signal, not a held sensor). */
+static int an_series_held(const struct an_series *s, size_t lo, size_t hi, double mean, double update_s)
+{
+    if (!an_sensor_held(update_s, s->dt) || hi - lo < 4)
+        return 0;
+    double f_raw = NAN;
+    struct an_band none[1];
+    if (an_spectrum(s->x, lo, hi, s->dt, mean, NULL, 0, &f_raw, none) != 0 || !(f_raw > 0))
+        return 1;
+    double cycle = s->period_s > 0 ? fmax(s->period_s, 1 / f_raw) : 1 / f_raw;
+    return update_s <= cycle / 3;
+}
+
 int analysis_run(const struct an_series *s, const struct an_band *bands, int n_bands, struct an_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -272,6 +287,7 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
         mx = x > mx ? x : mx;
     }
     out->samples = nv;
+    out->update_s = NAN;
     if (!nv) {
         free(v);
         return 0;
@@ -288,16 +304,46 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
     an_p1_p99(v, nv, &out->p1_w, &out->p99_w);
     out->swing_w = out->p99_w - out->p1_w;
     free(v);
+    /* the sensor: a reading held over several samples is one reading; ramps and the spectrum take the distinct
+     * readings at their times, and what the update interval cannot resolve is left unmeasured (NAN) */
+    size_t distinct = 0;
+    if (s->update_s > 0)
+        out->update_s = s->update_s;
+    else
+        an_sensor_measure(s->x, s->n, s->dt, &out->update_s, &distinct);
+    out->distinct = distinct;
+    out->held = s->update_s > 0 ? an_sensor_held(out->update_s, s->dt)
+                                : an_series_held(s, lo, hi, out->mean_w, out->update_s);
+    double *dh = out->held ? an_dehold(s->x, s->n) : NULL;
+    const double *x = dh ? dh : s->x;
     for (int w = 0; w < AN_RAMP_WINDOWS && s->dt > 0; w++) {
         size_t k = (size_t)llround(an_ramp_windows_s[w] / s->dt);   /* an exact window: 1 s at 1 kHz is 1000 steps */
         if (k < 1)
             k = 1;
+        if (out->held && an_ramp_windows_s[w] < 2 * out->update_s) {
+            out->unresolved |= AN_UNRES_RAMP(w);
+            continue;
+        }
         if (k < len)
-            an_ramps(s->x + lo, len, k, s->dt, out->gaps == 0, &out->ramp_up_w_s[w], &out->ramp_down_w_s[w]);
+            an_ramps(x + lo, len, k, s->dt, out->gaps == 0, &out->ramp_up_w_s[w], &out->ramp_down_w_s[w]);
     }
-    if (len < 4 || !(s->dt > 0))
-        return 0;
-    return an_spectrum(s->x, lo, hi, s->dt, out->mean_w, bands, n_bands, &out->dominant_hz, out->bands);
+    int rc = 0;
+    if (len >= 4 && s->dt > 0)
+        rc = an_spectrum(x, lo, hi, s->dt, out->mean_w, bands, n_bands, &out->dominant_hz, out->bands);
+    free(dh);
+    if (out->held) {
+        double nyq = 0.5 / out->update_s;
+        for (int b = 0; b < n_bands; b++)
+            if (out->bands[b].hi_hz > nyq) {
+                out->bands[b].share = NAN;
+                out->unresolved |= AN_UNRES_BAND(b);
+            }
+        if (!(s->period_s > 0 && 1 / s->period_s < nyq) || !(out->dominant_hz < nyq)) {
+            out->dominant_hz = NAN;
+            out->unresolved |= AN_UNRES_DOMINANT;
+        }
+    }
+    return rc;
 }
 
 struct an_many {
@@ -407,10 +453,11 @@ int analysis_project_series(const double *mw, size_t n, double dt, const struct 
 {
     if (out != base)
         *out = *base;
-    struct an_series as = { mw, n, dt };
+    struct an_series as = { mw, n, dt, base->held ? base->update_s : 0, base->period_s };
     struct an_result res;
     if (!n || analysis_run(&as, bands, n_bands, &res) != 0)
         return -1;
+    out->unresolved = res.unresolved;
     out->mean_mw = res.mean_w;
     out->swing_mw = res.swing_w;
     out->range_mw = res.range_w;
@@ -434,11 +481,27 @@ int analysis_project_trace(const struct an_series *s, long gpus, long groups, do
     out->gpus = gpus;
     out->groups = groups < 1 ? 1 : groups > gpus ? gpus : groups;
     out->jitter_s = jitter_s;
+    out->period_s = s->period_s;
     size_t lo, hi;
     an_span(s->x, s->n, &lo, &hi);
     if (hi == lo || gpus < 1 || !(s->dt > 0))
         return -1;
-    double *y = an_filled(s->x, lo, hi);   /* from the first valid sample to the last, inner gaps interpolated */
+    size_t dn = 0;   /* held readings: the cluster is built from the distinct ones */
+    if (s->update_s > 0) {
+        out->update_s = s->update_s;
+        out->held = an_sensor_held(out->update_s, s->dt);
+    } else {
+        an_sensor_measure(s->x, s->n, s->dt, &out->update_s, &dn);
+        struct acc a;
+        acc_reset(&a);
+        for (size_t i = lo; i < hi; i++)
+            if (!isnan(s->x[i]))
+                acc_add(&a, s->x[i]);
+        out->held = an_series_held(s, lo, hi, acc_mean(&a), out->update_s);
+    }
+    double *dh = out->held ? an_dehold(s->x + lo, hi - lo) : NULL;
+    double *y = dh ? an_filled(dh, 0, hi - lo) : an_filled(s->x, lo, hi);   /* inner gaps interpolated */
+    free(dh);
     /* each group is shifted by a whole number of samples; groups sharing a shift are added at once, so the
      * cost is (distinct shifts) x n whatever the number of groups */
     size_t n = hi - lo;
@@ -473,99 +536,4 @@ int analysis_project_trace(const struct an_series *s, long gpus, long groups, do
     free(count);
     free(y);
     return rc;
-}
-
-int analysis_bess(const double *p, size_t n, double dt, struct an_bess *b, double *grid)
-{
-    if (!n || !(dt > 0) || !(b->capacity_mwh > 0) || !(b->power_mw > 0) || !(b->efficiency > 0 && b->efficiency <= 1))
-        return -1;
-    double cap = b->capacity_mwh * 3600;   /* MJ (MW s) */
-    double soc = cap / 2, leg = sqrt(b->efficiency), alpha = dt / (b->window_s > dt ? b->window_s : dt);
-    double avg = 0, thr = 0, loss = 0;
-    size_t warm = (size_t)(b->window_s / dt);   /* the setpoint starts at the first window's mean (a warm start) */
-    if (warm < 1 || warm > n)
-        warm = n < 1 ? 1 : (warm > n ? n : 1);
-    for (size_t i = 0; i < warm; i++)
-        avg += p[i] / (double)warm;
-    double *g = grid ? grid : xmalloc(n * sizeof *g);
-    b->soc_min = b->soc_max = 0.5;
-    b->battery_max_mw = 0;
-    for (size_t i = 0; i < n; i++) {
-        avg += alpha * (p[i] - avg);   /* the grid's setpoint: an exponential moving average */
-        double want = p[i] - avg;      /* > 0: the battery discharges, < 0: it charges */
-        double batt = fmax(-b->power_mw, fmin(b->power_mw, want));
-        if (batt > 0) {   /* energy out of storage: batt / leg */
-            double e = fmin(batt * dt / leg, soc);
-            batt = e * leg / dt;
-            soc -= e;
-            loss += e - batt * dt;
-        } else if (batt < 0) {   /* energy into storage: -batt * leg */
-            double e = fmin(-batt * dt * leg, cap - soc);
-            batt = -e / leg / dt;
-            soc += e;
-            loss += -batt * dt - e;
-        }
-        g[i] = p[i] - batt;
-        thr += fabs(batt) * dt;
-        b->battery_max_mw = fmax(b->battery_max_mw, fabs(batt));
-        b->soc_min = fmin(b->soc_min, soc / cap);
-        b->soc_max = fmax(b->soc_max, soc / cap);
-    }
-    struct an_series gs = { g, n, dt };
-    struct an_result r;
-    analysis_run(&gs, NULL, 0, &r);
-    b->grid_swing_mw = r.swing_w;
-    b->grid_ramp_up_mw_s = r.ramp_up_w_s[AN_RAMP_WINDOWS - 1];
-    b->grid_ramp_down_mw_s = r.ramp_down_w_s[AN_RAMP_WINDOWS - 1];
-    b->soc_end = soc / cap;
-    b->throughput_mwh = thr / 3600;
-    b->losses_mwh = loss / 3600;
-    if (!grid)
-        free(g);
-    return 0;
-}
-
-void analysis_check_spec(const struct an_projection *p, const struct an_spec *spec, struct an_verdict *v)
-{
-    memset(v, 0, sizeof *v);
-    double limits[4] = { spec->max_ramp_up_mw_s, spec->max_ramp_down_mw_s, spec->dynamic_range_mw, spec->max_band_share };
-    double band = NAN;
-    for (int b = 0; b < p->n_bands; b++)
-        if (p->bands[b].lo_hz == spec->band_lo_hz && p->bands[b].hi_hz == spec->band_hi_hz)
-            band = p->bands[b].share;
-    double values[4] = { p->ramp_up_mw_s, p->ramp_down_mw_s, p->range_mw, band };   /* dynamic range: max - min */
-    for (int c = 0; c < 4; c++) {
-        v->limit[c] = limits[c];
-        v->value[c] = values[c];
-        v->checked[c] = limits[c] > 0 && isfinite(limits[c]);
-        v->pass[c] = v->checked[c] && values[c] <= limits[c];
-    }
-}
-
-double an_least_fill_j(const double *t_s, const double *p, size_t n, double floor_w, double up_w_s, double down_w_s)
-{
-    double *q = xmalloc((n ? n : 1) * sizeof *q), t_prev = NAN, q_prev = NAN, e = 0;
-    for (size_t i = 0; i < n; i++) {   /* forward: the floor, and never a fall faster than down_w_s */
-        q[i] = NAN;
-        if (!isfinite(p[i]) || !isfinite(t_s[i]))
-            continue;
-        double lo = floor_w > 0 && floor_w > p[i] ? floor_w : p[i];
-        if (isfinite(q_prev) && down_w_s > 0 && q_prev - down_w_s * (t_s[i] - t_prev) > lo)
-            lo = q_prev - down_w_s * (t_s[i] - t_prev);
-        q[i] = q_prev = lo;
-        t_prev = t_s[i];
-    }
-    q_prev = t_prev = NAN;
-    for (size_t i = n; i-- > 0;) {   /* backward: never a rise faster than up_w_s (it begins early) */
-        if (!isfinite(q[i]))
-            continue;
-        if (isfinite(q_prev) && up_w_s > 0 && q_prev - up_w_s * (t_prev - t_s[i]) > q[i])
-            q[i] = q_prev - up_w_s * (t_prev - t_s[i]);
-        if (isfinite(q_prev))   /* the step after: Q - p of this sample, held to the next */
-            e += (q[i] - p[i]) * (t_prev - t_s[i]);
-        q_prev = q[i];
-        t_prev = t_s[i];
-    }
-    free(q);
-    return e;
 }

@@ -38,7 +38,40 @@ struct an_series {
     const double *x;
     size_t n;
     double dt;
+    double update_s;   /* the sensor's update interval where the caller knows it (a sum of ranks: the ranks'); 0:
+                        * measured from x (an_sensor_measure) */
+    double period_s;   /* the iteration's period where known (0: unknown): a held series resolves its dominant
+                        * frequency only when the iteration's own frequency is below half the update rate */
 };
+
+/* What a sensor shows. Measures the update interval of a series sampled every dt seconds from the intervals between
+ * readings that differ from the one before: the median of the shortest interval that recurs (at least 5 % of them,
+ * or two, within 20 %) — an update that repeated its reading makes an interval of two updates, not a slower sensor
+ * (*update_s NAN with fewer than three such readings); *distinct counts them. */
+void an_sensor_measure(const double *x, size_t n, double dt, double *update_s, size_t *distinct);
+/* Whether readings are held over several samples (update_s over 1.5 dt): then a held value is not a sample.
+ * (analysis_run also asks of a measured hold at least three readings a cycle of the trace's own strongest frequency,
+ * or of its iteration: a noiseless square wave, constant between its edges, is a signal, not a held sensor.) */
+int an_sensor_held(double update_s, double dt);
+/* Returns a malloc'd copy of x with each reading at the sample where it appeared and the samples that merely held
+ * it replaced by the line to the next reading (after the last reading, and around gaps, as they were). */
+double *an_dehold(const double *x, size_t n);
+
+/* Folds a series by its iterations (equivalent-time sampling): each valid sample of x (grid of step dt from t0 s; with
+ * distinct_only, only the samples where a reading appeared), moved shift_s earlier (the sensor's lag), goes to the bin
+ * of its phase within its iteration (starts[0..k): the iterations' start times, s) and adds to sum[bin] and cnt[bin]
+ * (bins of them, not cleared). Iterations far from the mean length (under half or over 1.5 times it) and the last one
+ * are left out. Readings at a rate unrelated to the iteration's fall on every phase over many iterations, so the
+ * waveform is resolved far below the update interval. Returns the samples used. */
+size_t analysis_fold(const double *x, size_t n, double dt, double t0, double shift_s, int distinct_only,
+                     const double *starts, size_t k, double *sum, double *cnt, size_t bins);
+
+/* an_result.unresolved: the figures the sensor cannot resolve (NAN in the result): a ramp window shorter than twice
+ * the update interval, a band reaching above half the update rate, the dominant frequency of a held series whose
+ * iteration is not known to be slower than half the update rate (a peak below it may be an alias). */
+#define AN_UNRES_RAMP(w) (1u << (w))
+#define AN_UNRES_BAND(b) (1u << (AN_RAMP_WINDOWS + (b)))
+#define AN_UNRES_DOMINANT (1u << (AN_RAMP_WINDOWS + AN_MAX_BANDS))
 
 struct an_band { double lo_hz, hi_hz, share; };
 
@@ -56,6 +89,10 @@ struct an_result {
     double dominant_hz;
     int n_bands;
     struct an_band bands[AN_MAX_BANDS];
+    double update_s;                       /* the sensor's update interval (given or measured); NAN unknown */
+    size_t distinct;                       /* readings that differed from the one before */
+    int held;                              /* readings were held: ramps and spectrum on the distinct readings */
+    unsigned unresolved;                   /* AN_UNRES_* */
 };
 
 /* The least energy (J) that holding a floor and ramp limits above the trace p costs: the integral of Q - p over
@@ -108,6 +145,9 @@ struct an_projection {
     double dominant_hz;
     int n_bands;
     struct an_band bands[AN_MAX_BANDS];
+    double update_s, period_s;  /* the per-GPU trace's sensor update interval and iteration period (an_series) */
+    int held;                   /* its readings were held: the cluster's trace is built from its distinct readings */
+    unsigned unresolved;        /* AN_UNRES_* of the cluster's figures */
 };
 
 /* A utility's spec in the form utilities state it; NAN or 0 where a clause is not given. */

@@ -3,6 +3,7 @@
 #include "analysis_json.h"
 
 #include <math.h>
+#include <stdio.h>
 
 json_t *json_num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
@@ -41,7 +42,36 @@ json_t *analysis_power_json(const struct an_result *r, double tdp_w)
     json_object_set_new(o, "ramp_down_w_s", ramps_json(r->ramp_down_w_s));
     json_object_set_new(o, "dominant_hz", json_num(r->dominant_hz));
     json_object_set_new(o, "bands", analysis_bands_json(r->bands, r->n_bands));
+    json_object_set_new(o, "sensor", json_pack("{s:o, s:b, s:I}", "update_ms", json_num(r->update_s * 1e3), "held",
+                                               r->held, "distinct", (json_int_t)r->distinct));
+    json_object_set_new(o, "unresolved", analysis_unresolved_json(r->unresolved, r->update_s, r->bands, r->n_bands));
     return o;
+}
+
+json_t *analysis_unresolved_json(unsigned bits, double update_s, const struct an_band *bands, int n_bands)
+{
+    json_t *a = json_array();
+    char fig[64], why[256];
+    double u = update_s * 1e3;
+    for (int w = 0; w < AN_RAMP_WINDOWS; w++)
+        if (bits & AN_UNRES_RAMP(w)) {
+            snprintf(fig, sizeof fig, "ramp_w_s.%s", an_ramp_window_names[w]);
+            snprintf(why, sizeof why, "a %s window is shorter than twice the sensor's update interval (%.0f ms)",
+                     an_ramp_window_names[w], u);
+            json_array_append_new(a, json_pack("{s:s, s:s}", "figure", fig, "why", why));
+        }
+    for (int b = 0; b < n_bands; b++)
+        if (bits & AN_UNRES_BAND(b)) {
+            snprintf(fig, sizeof fig, "bands.%g-%g Hz", bands[b].lo_hz, bands[b].hi_hz);
+            snprintf(why, sizeof why, "reaches above half the sensor's update rate (%.3g Hz)", 500 / u);
+            json_array_append_new(a, json_pack("{s:s, s:s}", "figure", fig, "why", why));
+        }
+    if (bits & AN_UNRES_DOMINANT) {
+        snprintf(why, sizeof why, "readings held %.0f ms: a peak below %.3g Hz may be the alias of one above it (the "
+                 "iteration is not known to be slower)", u, 500 / u);
+        json_array_append_new(a, json_pack("{s:s, s:s}", "figure", "dominant_hz", "why", why));
+    }
+    return a;
 }
 
 /* Builds the projection object: the cluster's swing, ramps, bands and the spec's verdicts. */
@@ -50,21 +80,25 @@ json_t *analysis_projection_json(const struct an_projection *p, const struct an_
     struct an_verdict v;
     analysis_check_spec(p, spec, &v);
     json_t *clauses = json_array();
-    int all = 1, any = 0;
+    int all = 1, any = 0, open = 0;
     for (int c = 0; c < 4; c++) {
         if (!v.checked[c])
             continue;
         any = 1;
-        all &= v.pass[c];
-        json_array_append_new(clauses, json_pack("{s:s, s:o, s:f, s:b}", "clause", an_clause_names[c], "value",
-                                                 json_num(v.value[c]), "limit", v.limit[c], "pass", v.pass[c]));
+        int unres = isnan(v.value[c]);   /* a figure the sensor cannot resolve: no verdict either way */
+        open |= unres;
+        all &= unres || v.pass[c];
+        json_array_append_new(clauses, json_pack("{s:s, s:o, s:f, s:o}", "clause", an_clause_names[c], "value",
+                                                 json_num(v.value[c]), "limit", v.limit[c], "pass",
+                                                 unres ? json_null() : json_boolean(v.pass[c])));
     }
-    return json_pack("{s:I, s:I, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o}}", "gpus", (json_int_t)p->gpus, "groups",
+    json_t *verdict = !any ? json_null() : !all ? json_false() : open ? json_null() : json_true();
+    return json_pack("{s:I, s:I, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o}, s:o}", "gpus", (json_int_t)p->gpus, "groups",
                      (json_int_t)p->groups, "jitter_s", p->jitter_s, "mean_mw", json_num(p->mean_mw), "swing_mw",
                      json_num(p->swing_mw), "range_mw", json_num(p->range_mw), "ramp_mw_s", json_num(fmax(p->ramp_up_mw_s, p->ramp_down_mw_s)),
                      "ramp_up_mw_s", json_num(p->ramp_up_mw_s), "dominant_hz", json_num(p->dominant_hz), "bands",
-                     analysis_bands_json(p->bands, p->n_bands), "spec", "pass", any ? json_boolean(all) : json_null(),
-                     "clauses", clauses);
+                     analysis_bands_json(p->bands, p->n_bands), "spec", "pass", verdict, "clauses", clauses, "unresolved",
+                     analysis_unresolved_json(p->unresolved, p->update_s, p->bands, p->n_bands));
 }
 
 

@@ -22,4 +22,8 @@ json_t *analysis_projection_json(const struct an_projection *p, const struct an_
 /* Returns the battery's ratings and results. */
 json_t *analysis_bess_json(const struct an_bess *b);
 
+/* Returns [{figure, why}] for every figure its sensor could not resolve (bits: AN_UNRES_*, update_s the sensor's
+ * update interval, bands the figures' bands; [] when none). */
+json_t *analysis_unresolved_json(unsigned bits, double update_s, const struct an_band *bands, int n_bands);
+
 #endif

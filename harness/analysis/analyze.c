@@ -482,8 +482,8 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
     struct an_series *ser = xmalloc((size_t)(tr.ng + 1) * sizeof *ser);
     struct an_result *res = xmalloc((size_t)(tr.ng + 1) * sizeof *res);
     for (int k = 0; k < tr.ng; k++)
-        ser[k] = (struct an_series){ grids + (size_t)k * m, m, dt };
-    ser[tr.ng] = (struct an_series){ agg, m, dt };
+        ser[k] = (struct an_series){ grids + (size_t)k * m, m, dt, 0, 0 };
+    ser[tr.ng] = (struct an_series){ agg, m, dt, 0, 0 };
     analysis_run_many(ser, (size_t)tr.ng + 1, an_default_bands, 4, res, (int)threads);
     const struct an_result *ares = &res[tr.ng];
     rc = EXIT_OK;
@@ -492,7 +492,7 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
         rc = EXIT_INPUT;
     }
     struct an_projection proj;
-    struct an_series ps = { per, m, dt };
+    struct an_series ps = { per, m, dt, 0, 0 };
     if (!rc && analysis_project(&ps, (long)gpus, (long)groups, jitter, 1, an_default_bands, 4, &proj) != 0)
         memset(&proj, 0, sizeof proj);
     if (!rc)

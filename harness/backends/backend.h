@@ -80,6 +80,8 @@ struct power_reading {
     double energy_j;     /* cumulative energy counter */
     double clock_mhz, temp_c;
     uint64_t throttle;   /* source-specific reason bits; 0 when none or unknown */
+    double true_w;       /* a modelled backend: the electrical power itself at the reading's time (what the reading,
+                          * through the modelled sensor, stands for); NAN on a real one */
 };
 
 struct power_source;     /* a backend's private sampler state */
@@ -116,6 +118,8 @@ struct backend_ops {
     /* What does not change: the slot's GPU model ("" unknown) and its TDP (default power limit, NAN unknown);
      * 0, or -1 when the slot's GPU is not known yet. May be NULL. */
     int (*power_info)(struct power_source *ps, int slot, char *name, size_t n, double *tdp_w);
+    /* Says in out what the slot's power readings come from (the sensor and its field); may be NULL. */
+    void (*sensor_source)(struct power_source *ps, int slot, char *out, size_t n);
     /* The GPUs of this node (gauntlet accept runs one rank on each); NULL where it has no meaning (sim). */
     int (*device_count)(void);
     /* Device settings (devset.h), asked only with --allow-device-settings; NULL where there are none (sim).

@@ -162,15 +162,15 @@ int bench_analysis_main(int argc, char **argv)
     for (int k = 0; k < gpus; k++) {
         for (size_t i = 0; i < n; i++)
             agg[i] += x[k][i];
-        s[k] = (struct an_series){ x[k], n, dt };
+        s[k] = (struct an_series){ x[k], n, dt, 0, 0 };
     }
-    s[gpus] = (struct an_series){ agg, n, dt };
+    s[gpus] = (struct an_series){ agg, n, dt, 0, 0 };
     analysis_run_many(s, (size_t)gpus + 1, an_default_bands, 4, res, (int)threads);
     double t_an = (double)(mono_ns() - t0) * 1e-9;
     double *per = xmalloc(n * sizeof *per);
     for (size_t i = 0; i < n; i++)
         per[i] = agg[i] / (double)gpus;
-    struct an_series ps = { per, n, dt };
+    struct an_series ps = { per, n, dt, 0, 0 };
     struct an_projection p;
     uint64_t t1 = mono_ns();
     analysis_project(&ps, 100000, 1000, 0.05, 1, an_default_bands, 4, &p);

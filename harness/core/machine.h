@@ -5,6 +5,12 @@
 
 #include <stdint.h>
 
+/* The power sensor a sim GPU reports through: a reading every update (the mean of the electrical power over that
+ * update), visible lag after it, held in between; update 0: every reading is the electrical power at that moment. */
+struct sim_sensor {
+    double update_s, lag_s;
+};
+
 /* The sim backend's model: an H100/H200-like GPU, durations from rates, power from phase levels. */
 struct sim_params {
     double tflops;        /* achieved dense GEMM rate, TFLOP/s */
@@ -15,6 +21,7 @@ struct sim_params {
     double optimizer_w;   /* a memory-bound step (workload.phases optimizer) */
     double mem_gbs;       /* achieved memory bandwidth of a streaming update, GB/s */
     double ramp_s;        /* first-order time constant of power changes */
+    struct sim_sensor sensor;   /* what reports the power: sim.sensor */
     double jitter;        /* relative standard deviation of each phase's duration */
     double noise_w;       /* standard deviation of each power sample */
     double speedup;       /* modeled durations are divided by this */

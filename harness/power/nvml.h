@@ -191,7 +191,8 @@ struct nvml_rate {
     int available;            /* 0: the field could not be read; the numbers below are NAN/0 */
     long calls;               /* successful reads */
     long changes;             /* times the value differed from the previous read */
-    double median_update_ms;  /* median time between changes; NAN with fewer than two changes */
+    double update_ms;         /* the time from the first change to the last over the changes between: agrees with
+                               * `changes` and the time read; NAN with fewer than two changes */
     double suggested_hz;      /* rate to sample at; NAN when unknown */
     double call_us;           /* median cost of one read */
 };
@@ -203,11 +204,12 @@ int nvml_probe_rates(struct nvml *nv, int dev, double seconds, struct nvml_rate 
 /* Prints one row per field: field, calls, changes, median update interval (ms), suggested rate (Hz),
  * call cost (us); "-" where a value is missing. Returns 0, or -1 on a write error. */
 int nvml_probe_print(FILE *f, const struct nvml_rate r[GPU_F_COUNT]);
-/* Counts the changes in v[0..n) read at t_ms[]; NAN readings are skipped. Writes the median interval
- * between successive changes in ms (NAN with fewer than two changes). Returns the number of changes. */
-long nvml_count_updates(const double *t_ms, const double *v, long n, double *median_interval_ms);
+/* Counts the changes in v[0..n) read at t_ms[]; NAN readings are skipped. Writes the mean interval between
+ * successive changes in ms (their span over their count: what the count says; NAN with fewer than two changes).
+ * Returns the number of changes. */
+long nvml_count_updates(const double *t_ms, const double *v, long n, double *interval_ms);
 /* Rate to sample at: twice the update rate, but no more than half of what the call cost allows;
  * NAN when the update interval is unknown. */
-double nvml_suggest_hz(double median_update_ms, double call_us);
+double nvml_suggest_hz(double update_ms, double call_us);
 
 #endif

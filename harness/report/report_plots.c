@@ -185,7 +185,7 @@ static size_t rp_run_spectrum(const struct rp_run *r, double **freq, double **am
     if (!(dt > 0))
         return 0;
     size_t k = analysis_resample(r->t + a, r->w + a, r->n - a, dt, &y);
-    struct an_series s = { y, k, dt };
+    struct an_series s = { y, k, dt, 0, 0 };
     *freq = xmalloc((k / 2 + 1) * sizeof **freq);
     *amp = xmalloc((k / 2 + 1) * sizeof **amp);
     if (!k || analysis_spectrum(&s, *freq, *amp, k / 2 + 1, &m) != 0)

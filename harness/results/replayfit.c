@@ -41,7 +41,7 @@ json_t *replayfit_json(const struct scenario *sc, const struct replayfit_in *in)
             both++;
         }
     }
-    struct an_series rs = { ref, in->m, in->dt_s }, ms = { run, in->m, in->dt_s };
+    struct an_series rs = { ref, in->m, in->dt_s, 0, 0 }, ms = { run, in->m, in->dt_s, 0, 0 };
     struct an_result rr, mr;
     json_t *o;
     if (both < 2 || analysis_run(&rs, in->bands, in->nb, &rr) != 0 || analysis_run(&ms, in->bands, in->nb, &mr) != 0) {

@@ -63,6 +63,7 @@ static void runstats_compute_begin(struct run_stats *rs, const struct wevent *ev
     rs->spread_t[(size_t)row * (size_t)rs->nranks + (size_t)rs->spread_n[row]++] = ev->t_ns;
     if (ev->rank == 0)
         series_add(&rs->iter_begin, (double)(ev->t_ns - rs->t_begin) * 1e-9);
+    series_add(&r->cbegin, (double)(ev->t_ns - rs->t_begin) * 1e-9);
     if (rs->spread_n[row] < rs->nranks)
         return;
     double mean = 0, var = 0;
@@ -241,18 +242,30 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
     }
     struct an_series *ser = xmalloc((size_t)rs->nranks * sizeof *ser);
     struct an_result *res = xmalloc((size_t)rs->nranks * sizeof *res);
+    double period = runsensor_period_s(rs);
     for (int r = 0; r < rs->nranks; r++) {
         grid[r] = xmalloc((m ? m : 1) * sizeof **grid);
         if (m)
             analysis_place(&g, rs->tick_ns + skip, rs->tick_w[r] + skip, end - skip, grid[r], m, &merged);
-        ser[r] = (struct an_series){ grid[r], m, dt };
+        ser[r] = (struct an_series){ grid[r], m, dt, 0, period };
     }
     analysis_run_many(ser, (size_t)rs->nranks, bands, nb, res, 0);   /* the ranks at once, on the machine's cores */
+    double update = 0;   /* the sum's sensor: the slowest of the ranks' (the sum changes whenever any of them does) */
+    for (int r = 0; r < rs->nranks; r++)
+        if (res[r].held && res[r].update_s > update)
+            update = res[r].update_s;
+    double *lags = xmalloc((size_t)rs->nranks * sizeof *lags);
     for (int r = 0; r < rs->nranks; r++) {
         json_t *pj = analysis_power_json(&res[r], tdp_w);
         json_object_set_new(pj, "rank", json_integer(r));
+        double lag = m ? runsensor_lag_s(grid[r], m, dt, (double)an_grid_time(&g, 0) * 1e-9, &rs->rank[r].cbegin, &res[r])
+                       : NAN;
+        lags[r] = lag;
+        json_object_set_new(json_object_get(pj, "sensor"), "lag_ms", json_num(lag * 1e3));
         json_array_append_new(per_rank, pj);
     }
+    json_t *folded = m ? runsensor_fold_json(rs, grid, m, dt, (double)an_grid_time(&g, 0) * 1e-9, res, lags, period) : json_null();
+    free(lags);
     free(ser);
     free(res);
     double *agg = xcalloc(m ? m : 1, sizeof *agg), *per_gpu = xcalloc(m ? m : 1, sizeof *per_gpu);
@@ -267,7 +280,7 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
                                  "achieved_hz", json_num(span > 0 ? (double)(ticks - 1) / span : NAN), "ticks",
                                  (json_int_t)ticks, "points", (json_int_t)m, "merged", (json_int_t)merged);
     struct an_result ares;
-    struct an_series as = { agg, m, dt }, ps = { per_gpu, m, dt };
+    struct an_series as = { agg, m, dt, update, period }, ps = { per_gpu, m, dt, update, period };
     analysis_run(&as, bands, nb, &ares);
     json_t *aggj = analysis_power_json(&ares, tdp_w > 0 ? tdp_w * rs->nranks : NAN);
     double jitter = rs->spread_s.n ? series_mean(&rs->spread_s) : 0;
@@ -321,6 +334,7 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
     for (int b = 0; b < BINS && used; b++)
         json_array_append_new(wj, json_num(wave[b]));
     json_object_set_new(aggj, "waveform_per_gpu_w", wj);
+    json_object_set_new(aggj, "waveform_folded", folded);
     struct replayfit_in rin = { per_gpu, m, dt, m ? (double)an_grid_time(&g, 0) * 1e-9 : 0,   /* ticks count from the run's start */
                                 rs->iter_begin.v, rs->iter_begin.n, bands, nb };
     json_object_set_new(aggj, "replay", replayfit_json(sc, &rin));
@@ -360,9 +374,17 @@ static void runstats_cost_json(const struct run_stats *rs, json_t *run)
         mean_w = NAN;
     json_object_set_new(run, "throughput_it_s", json_num(thr));
     json_object_set_new(run, "energy_per_iter_j", json_num(thr > 0 ? mean_w / thr : NAN));
-    json_object_set_new(run, "energy", json_pack("{s:o, s:o, s:o, s:s}", "j", json_num(mean_w * span), "mean_w",
-                                                  json_num(mean_w), "span_s", json_num(span), "source",
-                                                  counters ? "energy counter" : "power samples"));
+    json_t *en = json_pack("{s:o, s:o, s:o, s:s}", "j", json_num(mean_w * span), "mean_w", json_num(mean_w), "span_s",
+                           json_num(span), "source", counters ? "energy counter" : "power samples");
+    /* the cross-check: what the readings add up to against what the counter counted over the same stretch */
+    double sampled_w = json_number_value(json_object_get(json_object_get(json_object_get(run, "power"), "aggregate"), "mean_w"));
+    int both = counters && sampled_w > 0 && counter_w > 0;
+    double dis = both ? 100 * (sampled_w - counter_w) / counter_w : NAN;
+    json_object_set_new(en, "cross_check",
+                        json_pack("{s:o, s:o, s:o, s:b}", "sampled_j", json_num(sampled_w > 0 ? sampled_w * span : NAN),
+                                  "counter_j", json_num(counters ? counter_w * span : NAN), "disagreement_pct", json_num(dis),
+                                  "flagged", both && fabs(dis) > 5));
+    json_object_set_new(run, "energy", en);
 }
 
 json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const char *mitigation, int bus_ranks, double tdp_w)
@@ -438,6 +460,7 @@ void runstats_free(struct run_stats *rs)
 {
     for (int r = 0; r < rs->nranks; r++) {
         series_free(&rs->rank[r].comm_s);
+        series_free(&rs->rank[r].cbegin);
         series_free(&rs->rank[r].bus_gbs);
     }
     series_free(&rs->iter_s);

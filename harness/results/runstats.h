@@ -14,6 +14,8 @@ struct rank_stats {
     double compute_s, flops;     /* totals over the run */
     struct series comm_s;        /* all-reduce phase durations */
     int64_t begun_iter;          /* 1 + the iteration whose first compute phase was seen (0: none) */
+    struct series cbegin;        /* its iterations' first compute-phase starts, s since the run's start (the sensor's
+                                  * lag is measured against these known steps) */
     struct series bus_gbs;       /* workload.phases: each communication step's own bus bandwidth, GB/s */
     double comm_bytes;
     double ckpt_s, ckpt_bytes;       /* writes: sync in the phase, async in the background */
@@ -94,5 +96,14 @@ void rs_trace_free(struct rs_trace *t);
 /* A recovery abandons the timeline in progress: phases it left open and compute-start rows it left
  * incomplete are forgotten (the new timeline repeats those iterations). */
 void runstats_new_epoch(struct run_stats *rs);
+
+/* runsensor.c, for runstats.c: the sensor's lag behind the rank's compute-phase starts (x: its readings on the grid of
+ * step dt from t0 s; NAN with fewer than 3 clean steps); the iteration's period (rank 0's starts; 0: unknown); the
+ * waveform folded from every rank's readings (summary's waveform_folded). */
+double runsensor_lag_s(const double *x, size_t m, double dt, double t0, const struct series *starts,
+                       const struct an_result *res);
+double runsensor_period_s(const struct run_stats *rs);
+json_t *runsensor_fold_json(const struct run_stats *rs, double **grid, size_t m, double dt, double t0,
+                            const struct an_result *res, const double *lags, double period);
 
 #endif

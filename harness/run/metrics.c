@@ -223,7 +223,7 @@ static void mx_render(struct metrics *m, struct mx_buf *b, int om, int extra)
     double *x = xmalloc((size_t)(m->win_n ? m->win_n : 1) * sizeof *x);
     for (int i = 0; i < m->win_n; i++)
         x[i] = m->win[(m->win_at - m->win_n + i + MX_WINDOW) % MX_WINDOW];
-    struct an_series s = { x, (size_t)m->win_n, m->dt_s };
+    struct an_series s = { x, (size_t)m->win_n, m->dt_s, 0, 0 };
     int ok = m->win_n >= 16 && m->dt_s > 0 && analysis_run(&s, an_default_bands, 4, &res) == 0;
     free(x);
     const struct { const char *name, *unit, *help; double v; } agg[] = {

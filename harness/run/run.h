@@ -39,6 +39,12 @@ void sup_modelled(struct sup *s, int m, json_t *run);
 /* Returns a run's energy per iteration (J): the aggregate's mean power over the run's wall time; NAN if none. */
 double sup_energy_per_iter(json_t *run);
 json_t *sup_summary(struct sup *s, int code, const char *started);
+/* Returns summary.json's `sensor`: per rank, the median over the runs of its sensor's update interval and lag, and
+ * what its readings come from. */
+json_t *sup_sensor_json(struct sup *s);
+/* Prints the sensor under the end table: its update interval and lag, what the readings come from, and the figures of
+ * the first run it could not resolve. */
+void sup_sensor_print(struct sup *s);
 /* Prints the end-of-run tables: runs, the search, the comparison against none, and the faults (summary's). */
 void sup_print_table(struct sup *s, int code, json_t *summary);
 /* Adds to every run its energy per iteration and, against the first `none` run, the swing removed and the

@@ -454,6 +454,7 @@ json_t *sup_summary(struct sup *s, int code, const char *started)
                           s->reason[0] ? json_string(s->reason) : json_null(), "runs", json_incref(s->rn->runs), "faults",
                           faultlog_json(s), "wall_s", json_real((double)(mono_ns() - s->t0) * 1e-9), "events_dropped",
                           (json_int_t)dropped, "power_samples", (json_int_t)s->samples);
+    json_object_set_new(j, "sensor", sup_sensor_json(s));
     if (s->sc->auto_search)
         json_object_set_new(j, "search", sup_search(s));
     if (s->sc->workload.n_shapes > 1)
@@ -513,6 +514,7 @@ void sup_print_table(struct sup *s, int code, json_t *summary)
                    got, asked, (long long)json_integer_value(json_object_get(json_object_get(json_object_get(r, "power"),
                                                                                              "aggregate"), "gaps")));
     }
+    sup_sensor_print(s);
     if (s->sc->auto_search) {
         json_t *sr = sup_search(s), *b = json_object_get(sr, "cheapest_passing"), *c = json_object_get(sr, "closest_failure");
         json_t *st = json_object_get(sr, "cheapest_storage_passing");

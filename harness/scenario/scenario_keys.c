@@ -124,6 +124,16 @@ static const struct param heartbeat_params[] = {
     { 0 },
 };
 
+#define SS(field) offsetof(struct sim_sensor, field)
+static const struct param sim_sensor_params[] = {
+    { "update", PT_DURATION, SS(update_s), .def = "0", .min = 0, .max = 10,
+      .help = "a reading every this long, the mean of the electrical power over it, held until the next (0: every "
+              "reading is the power at that moment); the H100's sample buffer: 20ms, its instant field: ~100ms" },
+    { "lag", PT_DURATION, SS(lag_s), .def = "0", .min = 0, .max = 10,
+      .help = "a reading becomes visible this long after its update" },
+    { 0 },
+};
+
 static const struct param sim_params[] = {
     { "tflops", PT_DOUBLE, SIM(tflops), .def = "714", .min = 1e-6, .max = 1e6, .unit = "TFLOP/s",
       .help = "achieved dense GEMM rate" },
@@ -147,6 +157,8 @@ static const struct param sim_params[] = {
     { "tdp_w", PT_DOUBLE, SIM(tdp_w), .def = "700", .min = 1, .max = 5000, .unit = "W", .help = "board power limit" },
     { "ramp", PT_DURATION, SIM(ramp_s), .def = "70ms", .min = 0, .max = 10,
       .help = "first-order time constant of power changes" },
+    { "sensor", PT_SECTION, SIM(sensor), .sub = sim_sensor_params,
+      .help = "the sensor the model's power is read through (docs/power.md, what a GPU's sensor lets you see)" },
     { "jitter", PT_DOUBLE, SIM(jitter), .def = "0.02", .min = 0, .max = 1,
       .help = "relative std-dev of each phase's duration" },
     { "noise_w", PT_DOUBLE, SIM(noise_w), .def = "4", .min = 0, .max = 1000, .unit = "W",

@@ -37,7 +37,7 @@ static void sup_sample(struct sup *s, uint64_t now)
     for (int r = 0; r < s->nranks; r++) {
         struct power_reading pr;
         if (s->ops->power_read(s->ps, s->slot_of[r], now, &pr) != 0)
-            pr = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0 };
+            pr = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0, NAN };
         s->watts[r] = pr.watts;
         s->energy_j[r] = pr.energy_j;
         if (isfinite(pr.watts) && pr.watts >= 0) {   /* for a worker tuning its mitigation against real power */

@@ -528,6 +528,7 @@ const struct backend_ops backend_cuda = {
     .prepare = cuda_prepare,
     .power_open = cuda_power_open,
     .power_read = cuda_power_read,
+    .sensor_source = cuda_sensor_source,
     .power_close = cuda_power_close,
     .power_info = cuda_power_info,
     .device_count = cuda_device_count,

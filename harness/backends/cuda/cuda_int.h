@@ -16,6 +16,7 @@ int cuda_prepare(struct shm *shm, char *why, size_t n);
 struct power_source *cuda_power_open(struct shm *shm, char *why, size_t n);
 int cuda_power_info(struct power_source *ps, int rank, char *name, size_t n, double *tdp_w);
 int cuda_power_read(struct power_source *ps, int rank, uint64_t t, struct power_reading *out);
+void cuda_sensor_source(struct power_source *ps, int slot, char *out, size_t n);
 int cuda_set_power_limit(struct power_source *ps, int slot, double watts, double *from_w, char *why, size_t n);
 int cuda_set_smoothing(struct power_source *ps, int slot, const struct devset_smoothing *r,
                               struct devset_smoothing_readback *out, char *why, size_t n);

@@ -157,7 +157,7 @@ int cuda_power_info(struct power_source *ps, int rank, char *name, size_t n, dou
 int cuda_power_read(struct power_source *ps, int rank, uint64_t t, struct power_reading *out)
 {
     struct gpu_sample s;
-    *out = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0 };
+    *out = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0, NAN };
     int d = cuda_power_device(ps, rank);
     if (d < 0)
         return 0;
@@ -179,6 +179,17 @@ int cuda_power_read(struct power_source *ps, int rank, uint64_t t, struct power_
     out->temp_c = s.temp_c;
     out->throttle = (s.valid & GPU_VALID(GPU_F_THROTTLE)) ? s.throttle_reasons : 0;
     return 0;
+}
+
+void cuda_sensor_source(struct power_source *ps, int slot, char *out, size_t n)
+{
+    int d = ps->nv ? cuda_power_device(ps, slot) : -1;
+    if (d < 0)
+        snprintf(out, n, "none (no NVML device for this GPU)");
+    else if (nvml_field_available(ps->nv, d, GPU_F_POWER_INSTANT))
+        snprintf(out, n, "NVML instant power field (NVML_FI_DEV_POWER_INSTANT), polled");
+    else
+        snprintf(out, n, "NVML energy counter (no instant power field): the rate between its changes");
 }
 
 /* The slot's NVML device for a device setting; -1 with why. */

@@ -406,9 +406,18 @@ static int sim_check(const struct scenario *sc, char *why, size_t n)
     return 0;
 }
 
+#define SIM_STATES 64   /* per slot: the model's last states, to evaluate it at the sensor's past update times */
+
+/* The model's states a slot went through (as the supervisor saw them), newest last. */
+struct sim_hist {
+    struct power_state st[SIM_STATES];
+    int n, next;
+};
+
 struct power_source {
     struct shm *shm;
     struct rng noise;
+    struct sim_hist *hist;   /* one per slot */
 };
 
 static struct power_source *sim_power_open(struct shm *shm, char *why, size_t n)
@@ -417,27 +426,95 @@ static struct power_source *sim_power_open(struct shm *shm, char *why, size_t n)
     (void)n;
     struct power_source *ps = xcalloc(1, sizeof *ps);
     ps->shm = shm;
+    ps->hist = xcalloc(shm->hdr->nslots ? shm->hdr->nslots : 1, sizeof *ps->hist);
     rng_seed(&ps->noise, (uint64_t)shm->hdr->sc.seed, 99);
     return ps;
 }
 
-/* Reads the modeled power of rank at t from the state its worker published. */
+/* Keeps st in the slot's history when it is a new state. */
+static void sim_hist_push(struct sim_hist *h, const struct power_state *st)
+{
+    const struct power_state *last = h->n ? &h->st[(h->next + SIM_STATES - 1) % SIM_STATES] : NULL;
+    if (last && last->t0_ns == st->t0_ns && last->target_w == st->target_w && last->p0_w == st->p0_w)
+        return;
+    h->st[h->next] = *st;
+    h->next = (h->next + 1) % SIM_STATES;
+    if (h->n < SIM_STATES)
+        h->n++;
+}
+
+/* The electrical power at t from the slot's history: the newest state begun by t (the oldest kept before that). */
+static double sim_hist_power(const struct sim_hist *h, uint64_t t, double tau)
+{
+    for (int i = 1; i <= h->n; i++) {
+        const struct power_state *st = &h->st[(h->next + SIM_STATES - i) % SIM_STATES];
+        if (st->t0_ns <= t || i == h->n)
+            return sim_power_at(st, t, tau);
+    }
+    return NAN;
+}
+
+/* A seeded standard normal for (seed, slot, k): the same update of the same slot reads the same noise however often
+ * it is read (a held reading is one reading). */
+static double sim_noise(uint64_t seed, int slot, int64_t k)
+{
+    struct rng r;
+    rng_seed(&r, seed ^ 0x5E4503ull, ((uint64_t)slot << 40) ^ (uint64_t)k);
+    return rng_normal(&r);
+}
+
+/* Reads the modeled power of rank at t from the state its worker published, through the modelled sensor
+ * (sim.sensor): without one, the electrical power at t plus noise; with one, the reading of the last update visible
+ * at t (update times offset per slot: GPUs' sensors are not in step), the mean of the electrical power over that
+ * update, plus that update's noise. true_w: the electrical power at t. */
 static int sim_power_read(struct power_source *ps, int rank, uint64_t t, struct power_reading *out)
 {
     const struct sim_params *m = &ps->shm->hdr->sc.sim;
     struct power_state st;
     ctl_get_power(shm_ctl(ps->shm, rank), &st);
     if (!st.t0_ns) {   /* the worker has not started its model yet: nothing to report */
-        *out = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0 };
+        *out = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0, NAN };
         return 0;
     }
-    double p = sim_power_at(&st, t, m->ramp_s) + m->noise_w * rng_normal(&ps->noise);
+    struct sim_hist *h = &ps->hist[rank];
+    sim_hist_push(h, &st);
+    double truth = sim_power_at(&st, t, m->ramp_s), p;
+    uint64_t u = (uint64_t)(m->sensor.update_s * 1e9), lag = (uint64_t)(m->sensor.lag_s * 1e9);
+    if (u > 0 && t > lag + u) {
+        uint64_t off = (uint64_t)((double)u * (0.5 + 0.5 * sin(1.0 + 2.3999 * rank)) * 0.999);   /* per slot, fixed */
+        uint64_t seen = t - lag;   /* the newest update visible at t: the last tick off + k u at or before seen */
+        int64_t k = seen >= off ? (int64_t)((seen - off) / u) : -1;
+        uint64_t tick = off + (uint64_t)(k > 0 ? k : 0) * u;
+        double sum = 0;
+        for (int i = 0; i < 8; i++)   /* the mean over the update: [tick - u, tick] */
+            sum += sim_hist_power(h, tick - u + (uint64_t)((double)u * (i + 0.5) / 8), m->ramp_s);
+        p = sum / 8 + m->noise_w * sim_noise((uint64_t)ps->shm->hdr->sc.seed, rank, k);
+    } else {
+        p = truth + m->noise_w * rng_normal(&ps->noise);
+    }
     *out = (struct power_reading){ .watts = p > 0 ? p : 0, .avg_w = NAN, .energy_j = NAN, .clock_mhz = NAN,
-                                   .temp_c = NAN, .throttle = 0 };
+                                   .temp_c = NAN, .throttle = 0, .true_w = truth };
     return 0;
 }
 
-static void sim_power_close(struct power_source *ps) { free(ps); }
+/* Says what a sim slot's readings come from. */
+static void sim_sensor_source(struct power_source *ps, int slot, char *out, size_t n)
+{
+    const struct sim_sensor *ss = &ps->shm->hdr->sc.sim.sensor;
+    (void)slot;
+    if (ss->update_s > 0)
+        snprintf(out, n, "sim model through sim.sensor: a reading every %.3g ms (the mean over it), %.3g ms lag",
+                 ss->update_s * 1e3, ss->lag_s * 1e3);
+    else
+        snprintf(out, n, "sim model, no sensor (sim.sensor.update 0): the electrical power at each reading");
+}
+
+static void sim_power_close(struct power_source *ps)
+{
+    if (ps)
+        free(ps->hist);
+    free(ps);
+}
 
 /* The sim's GPU has no model name (the view then says "ranks"); its TDP is the model's. */
 static int sim_power_info(struct power_source *ps, int slot, char *name, size_t n, double *tdp_w)
@@ -481,6 +558,7 @@ const struct backend_ops backend_sim = {
     .power_read = sim_power_read,
     .power_close = sim_power_close,
     .power_info = sim_power_info,
+    .sensor_source = sim_sensor_source,
     .init = sim_init,
     .on_phase = sim_on_phase,
     .begin_run = sim_begin_run,

@@ -1,0 +1,75 @@
+/* harness/analysis/analysis_bess.c: a facility battery on the projected cluster's trace, and a utility's spec checked
+ * against a projection (analysis.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "util.h"
+
+int analysis_bess(const double *p, size_t n, double dt, struct an_bess *b, double *grid)
+{
+    if (!n || !(dt > 0) || !(b->capacity_mwh > 0) || !(b->power_mw > 0) || !(b->efficiency > 0 && b->efficiency <= 1))
+        return -1;
+    double cap = b->capacity_mwh * 3600;   /* MJ (MW s) */
+    double soc = cap / 2, leg = sqrt(b->efficiency), alpha = dt / (b->window_s > dt ? b->window_s : dt);
+    double avg = 0, thr = 0, loss = 0;
+    size_t warm = (size_t)(b->window_s / dt);   /* the setpoint starts at the first window's mean (a warm start) */
+    if (warm < 1 || warm > n)
+        warm = n < 1 ? 1 : (warm > n ? n : 1);
+    for (size_t i = 0; i < warm; i++)
+        avg += p[i] / (double)warm;
+    double *g = grid ? grid : xmalloc(n * sizeof *g);
+    b->soc_min = b->soc_max = 0.5;
+    b->battery_max_mw = 0;
+    for (size_t i = 0; i < n; i++) {
+        avg += alpha * (p[i] - avg);   /* the grid's setpoint: an exponential moving average */
+        double want = p[i] - avg;      /* > 0: the battery discharges, < 0: it charges */
+        double batt = fmax(-b->power_mw, fmin(b->power_mw, want));
+        if (batt > 0) {   /* energy out of storage: batt / leg */
+            double e = fmin(batt * dt / leg, soc);
+            batt = e * leg / dt;
+            soc -= e;
+            loss += e - batt * dt;
+        } else if (batt < 0) {   /* energy into storage: -batt * leg */
+            double e = fmin(-batt * dt * leg, cap - soc);
+            batt = -e / leg / dt;
+            soc += e;
+            loss += -batt * dt - e;
+        }
+        g[i] = p[i] - batt;
+        thr += fabs(batt) * dt;
+        b->battery_max_mw = fmax(b->battery_max_mw, fabs(batt));
+        b->soc_min = fmin(b->soc_min, soc / cap);
+        b->soc_max = fmax(b->soc_max, soc / cap);
+    }
+    struct an_series gs = { g, n, dt, 0, 0 };
+    struct an_result r;
+    analysis_run(&gs, NULL, 0, &r);
+    b->grid_swing_mw = r.swing_w;
+    b->grid_ramp_up_mw_s = r.ramp_up_w_s[AN_RAMP_WINDOWS - 1];
+    b->grid_ramp_down_mw_s = r.ramp_down_w_s[AN_RAMP_WINDOWS - 1];
+    b->soc_end = soc / cap;
+    b->throughput_mwh = thr / 3600;
+    b->losses_mwh = loss / 3600;
+    if (!grid)
+        free(g);
+    return 0;
+}
+
+void analysis_check_spec(const struct an_projection *p, const struct an_spec *spec, struct an_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    double limits[4] = { spec->max_ramp_up_mw_s, spec->max_ramp_down_mw_s, spec->dynamic_range_mw, spec->max_band_share };
+    double band = NAN;
+    for (int b = 0; b < p->n_bands; b++)
+        if (p->bands[b].lo_hz == spec->band_lo_hz && p->bands[b].hi_hz == spec->band_hi_hz)
+            band = p->bands[b].share;
+    double values[4] = { p->ramp_up_mw_s, p->ramp_down_mw_s, p->range_mw, band };   /* dynamic range: max - min */
+    for (int c = 0; c < 4; c++) {
+        v->limit[c] = limits[c];
+        v->value[c] = values[c];
+        v->checked[c] = limits[c] > 0 && isfinite(limits[c]);
+        v->pass[c] = v->checked[c] && values[c] <= limits[c];
+    }
+}

@@ -1,0 +1,111 @@
+/* harness/analysis/analysis_sensor.c: what the sensor behind a power series lets the analysis see (analysis.h). A
+ * reading held between the sensor's updates is one sample, not many: the update interval is measured from the
+ * series itself (the median interval between readings that differ from the one before), and a held series is
+ * rebuilt from its distinct readings, each at the time it appeared, joined linearly. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "util.h"
+
+/* Compares two doubles for qsort. */
+static int an_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void an_sensor_measure(const double *x, size_t n, double dt, double *update_s, size_t *distinct)
+{
+    *update_s = NAN;
+    *distinct = 0;
+    if (n < 2 || !(dt > 0))
+        return;
+    size_t cap = 256, k = 0, last = SIZE_MAX;
+    double *iv = xmalloc(cap * sizeof *iv);
+    for (size_t i = 1; i < n; i++) {
+        if (isnan(x[i]) || isnan(x[i - 1])) {
+            last = SIZE_MAX;   /* a gap: the interval across it is not the sensor's */
+            continue;
+        }
+        if (x[i] == x[i - 1])
+            continue;
+        (*distinct)++;
+        if (last != SIZE_MAX) {
+            if (k == cap)
+                iv = xrealloc(iv, (cap *= 2) * sizeof *iv);
+            iv[k++] = (double)(i - last);
+        }
+        last = i;
+    }
+    if (k >= 2) {
+        /* the shortest interval that recurs (at least 5 % of them, or 2, within +-20 % of it): readings that did not
+         * change at an update make intervals of two or three updates, which are not the sensor's */
+        qsort(iv, k, sizeof *iv, an_cmp);
+        size_t need = k / 20 > 2 ? k / 20 : 2;
+        for (size_t a = 0, b = 0; a < k; a++) {
+            if (b < a)
+                b = a;
+            while (b < k && iv[b] <= 1.2 * iv[a] + 0.5)   /* + half a sample: the grid's own rounding */
+                b++;
+            if (b - a >= need) {
+                size_t mid = a + (b - a) / 2;
+                *update_s = ((b - a) % 2 ? iv[mid] : (iv[mid - 1] + iv[mid]) / 2) * dt;
+                break;
+            }
+        }
+    }
+    free(iv);
+}
+
+int an_sensor_held(double update_s, double dt) { return isfinite(update_s) && dt > 0 && update_s > 1.5 * dt; }
+
+double *an_dehold(const double *x, size_t n)
+{
+    double *y = xmalloc((n ? n : 1) * sizeof *y);
+    memcpy(y, x, n * sizeof *y);
+    size_t prev = SIZE_MAX;   /* the last point where a reading appeared (a change, or the first after a gap) */
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(x[i])) {
+            prev = SIZE_MAX;
+            continue;
+        }
+        int appears = i == 0 || isnan(x[i - 1]) || x[i] != x[i - 1];
+        if (!appears)
+            continue;
+        if (prev != SIZE_MAX && i > prev + 1 && !isnan(x[i - 1]) && x[i] != x[i - 1])
+            for (size_t j = prev + 1; j < i; j++)   /* between two readings: the line joining them */
+                y[j] = x[prev] + (x[i] - x[prev]) * (double)(j - prev) / (double)(i - prev);
+        prev = i;
+    }
+    return y;
+}
+
+size_t analysis_fold(const double *x, size_t n, double dt, double t0, double shift_s, int distinct_only,
+                     const double *starts, size_t k, double *sum, double *cnt, size_t bins)
+{
+    size_t used = 0, it = 0;
+    if (k < 2 || bins < 1 || !(dt > 0))
+        return 0;
+    double period = (starts[k - 1] - starts[0]) / (double)(k - 1);
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(x[i]) || (distinct_only && i > 0 && !isnan(x[i - 1]) && x[i] == x[i - 1]))
+            continue;   /* a held copy is no reading of its own */
+        double t = t0 + (double)i * dt - shift_s;
+        while (it + 1 < k && starts[it + 1] <= t)
+            it++;
+        if (t < starts[it] || it + 1 >= k)
+            continue;   /* before the first iteration, or in the last (its end is not known) */
+        double len = starts[it + 1] - starts[it];
+        if (!(len > 0.5 * period && len < 1.5 * period))
+            continue;   /* an iteration far from the others' length (a recovery, a checkpoint): not this waveform */
+        size_t b = (size_t)((t - starts[it]) / len * (double)bins);
+        if (b >= bins)
+            b = bins - 1;
+        sum[b] += x[i];
+        cnt[b] += 1;
+        used++;
+    }
+    return used;
+}

@@ -1,0 +1,279 @@
+/* tests/test_sensor.c: the power sensor is part of the measurement (docs/power.md, what a GPU's sensor lets you see).
+ * A held reading is one sample: the update interval is measured from the trace, ramps and the spectrum take the
+ * distinct readings, and what the sensor cannot resolve is null and named; on sim the readings go through a modelled
+ * sensor (sim.sensor) while power.csv keeps the electrical truth, and every figure is held against that truth; the
+ * iteration's waveform is folded from many iterations below the sensor's period. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "e2e.h"
+#include "util.h"
+
+/* A trace of n samples at dt of a square wave (period, duty 0.5, lo/hi W) read through a sensor that updates every
+ * u seconds (instantaneous reading at each update plus noise drawn once per update), held in between. */
+static void held_square(double *x, size_t n, double dt, double period, double lo, double hi, double u, double noise,
+                        struct rng *r)
+{
+    double reading = lo, next = 0;
+    for (size_t i = 0; i < n; i++) {
+        double t = (double)i * dt;
+        if (t >= next - 1e-12) {
+            reading = (fmod(t, period) < period / 2 ? hi : lo) + noise * rng_normal(r);
+            next += u;
+        }
+        x[i] = reading;
+    }
+}
+
+Test(sensor, the_update_interval_is_measured_from_the_readings)
+{
+    struct rng r;
+    rng_seed(&r, 29, 0);
+    size_t n = 20000;
+    double *x = xmalloc(n * sizeof *x), u, dt = 1e-3;
+    size_t distinct;
+    double holds[] = { 0.020, 0.050, 0.100, 0.170 };
+    for (size_t h = 0; h < 4; h++) {
+        held_square(x, n, dt, 0.37, 150, 700, holds[h], 3, &r);
+        an_sensor_measure(x, n, dt, &u, &distinct);
+        cr_assert_float_eq(u, holds[h], 1.01e-3, "held %.0f ms: measured %.1f ms", holds[h] * 1e3, u * 1e3);
+        cr_assert(an_sensor_held(u, dt));
+    }
+    /* a noiseless sensor that repeats its reading at some updates: the shortest recurring interval is still its own */
+    for (size_t i = 0; i < n; i++) {
+        double tick = floor((double)i * dt / 0.1) * 0.1;
+        x[i] = round(400 + 200 * sin(2 * M_PI * tick / 1.7) * (fmod(tick, 0.7) < 0.2 ? 0 : 1));
+    }
+    an_sensor_measure(x, n, dt, &u, &distinct);
+    cr_assert_float_eq(u, 0.1, 1e-9, "a wave read every 100 ms, its reading repeated at some updates: %.1f ms", u * 1e3);
+    /* readings that change at every sample: not held */
+    for (size_t i = 0; i < n; i++)
+        x[i] = 400 + 10 * rng_normal(&r);
+    an_sensor_measure(x, n, dt, &u, &distinct);
+    cr_assert_float_eq(u, dt, 1e-12);
+    cr_assert(!an_sensor_held(u, dt));
+    free(x);
+}
+
+Test(sensor, a_held_trace_reports_its_hold_and_never_an_alias)
+{
+    /* a 120 ms iteration (8.3 Hz) read every 100 ms and polled at 1 kHz: each reading in 100 rows */
+    struct rng r;
+    rng_seed(&r, 30, 0);
+    size_t n = 30000;
+    double *x = xmalloc(n * sizeof *x);
+    held_square(x, n, 1e-3, 0.12, 150, 700, 0.1, 4, &r);
+    char path[] = "/tmp/gauntlet-held-XXXXXX.csv";
+    int fd = mkstemps(path, 4);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "t_s,watts\n");
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%.3f,%.2f\n", (double)i * 1e-3, x[i]);
+    fclose(f);
+    free(x);
+    char out[] = "/tmp/gauntlet-held-json-XXXXXX";
+    int ofd = mkstemp(out);
+    cr_assert_geq(ofd, 0);
+    close(ofd);
+    int rc = e2e_run(out, (const char *[]){ "analyze", path, "--json", NULL });
+    cr_assert_eq(rc, 0);
+    json_error_t err;
+    json_t *j = json_load_file(out, 0, &err);
+    cr_assert(j, "%s: %s", out, err.text);
+    json_t *a = json_object_get(j, "aggregate");
+    json_t *sens = json_object_get(a, "sensor");
+    cr_log_info("analyze of a held trace: update %.1f ms, held %d, dominant %s",
+                json_number_value(json_object_get(sens, "update_ms")), json_is_true(json_object_get(sens, "held")),
+                json_is_null(json_object_get(a, "dominant_hz")) ? "null" : "a number");
+    cr_assert(json_is_true(json_object_get(sens, "held")), "the hold is reported");
+    cr_assert_float_eq(json_number_value(json_object_get(sens, "update_ms")), 100, 1.01);
+    cr_assert(json_is_null(json_object_get(a, "dominant_hz")), "no alias (1.7 Hz) as the dominant frequency");
+    cr_assert(json_is_null(json_object_get(json_object_get(a, "ramp_up_w_s"), "10ms")));
+    cr_assert(json_is_null(json_object_get(json_object_get(a, "ramp_up_w_s"), "100ms")));
+    cr_assert(json_is_number(json_object_get(json_object_get(a, "ramp_up_w_s"), "1s")));
+    json_t *bands = json_object_get(a, "bands");
+    for (size_t b = 0; b < json_array_size(bands); b++) {
+        json_t *bd = json_array_get(bands, b);
+        int above = json_number_value(json_object_get(bd, "hi_hz")) > 5;
+        cr_assert_eq(json_is_null(json_object_get(bd, "share")), above, "band %zu: null exactly when above 5 Hz", b);
+    }
+    size_t nu = json_array_size(json_object_get(a, "unresolved"));
+    cr_assert_geq(nu, 5, "10 ms, 100 ms, two bands and the dominant frequency are named: %zu", nu);
+    json_decref(j);
+    unlink(path);
+    unlink(out);
+}
+
+/* Reads power.csv's rows of one rank: times, readings and the truth (true_w); returns the count. */
+static size_t read_rank(const char *dir, int rank, double **t, double **w, double **tw)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    char *csv = e2e_read(path);
+    cr_assert(csv);
+    size_t cap = 1 << 16, k = 0;
+    *t = xmalloc(cap * sizeof **t), *w = xmalloc(cap * sizeof **w), *tw = xmalloc(cap * sizeof **tw);
+    for (char *line = strchr(csv, '\n'); line && *++line; line = strchr(line, '\n')) {
+        double ts, ws, truth;
+        int rk;
+        char rest[256];
+        if (sscanf(line, "%lf,%d,%lf,%255[^\n]", &ts, &rk, &ws, rest) != 4 || rk != rank)
+            continue;
+        char *last = strrchr(rest, ',');   /* true_w is the last column */
+        if (!last || sscanf(last + 1, "%lf", &truth) != 1)
+            continue;
+        if (k == cap) {
+            cap *= 2;
+            *t = xrealloc(*t, cap * sizeof **t), *w = xrealloc(*w, cap * sizeof **w), *tw = xrealloc(*tw, cap * sizeof **tw);
+        }
+        (*t)[k] = ts, (*w)[k] = ws, (*tw)[k] = truth;
+        k++;
+    }
+    free(csv);
+    return k;
+}
+
+/* Folds rows (t, v) by the iterations starting at starts[0..ns) into bins, as analysis_fold does on a grid. */
+static void fold_rows(const double *t, const double *v, size_t k, const double *starts, size_t ns, double *sum,
+                      double *cnt, size_t bins)
+{
+    double period = (starts[ns - 1] - starts[0]) / (double)(ns - 1);
+    size_t it = 0;
+    for (size_t i = 0; i < k; i++) {
+        while (it + 1 < ns && starts[it + 1] <= t[i])
+            it++;
+        if (t[i] < starts[it] || it + 1 >= ns || isnan(v[i]))
+            continue;
+        double len = starts[it + 1] - starts[it];
+        if (!(len > 0.5 * period && len < 1.5 * period))
+            continue;
+        size_t b = (size_t)((t[i] - starts[it]) / len * (double)bins);
+        b = b >= bins ? bins - 1 : b;
+        sum[b] += v[i];
+        cnt[b] += 1;
+    }
+}
+
+/* Reads rank 0's compute starts (s) and the run's begin and end from dir/events.jsonl; returns the starts' count. */
+static size_t read_events(const char *dir, double *starts, size_t max, double *begin, double *end)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    char *ev = e2e_read(path);
+    cr_assert(ev);
+    size_t ns = 0;
+    *begin = *end = NAN;
+    for (char *line = ev, *nl; *line && (nl = strchr(line, '\n')); line = nl + 1) {
+        *nl = 0;
+        json_t *o = json_loads(line, 0, NULL);
+        const char *what = json_string_value(json_object_get(o, "event"));
+        double t = json_number_value(json_object_get(o, "t_s"));
+        if (what && strcmp(what, "run_begin") == 0)
+            *begin = t;
+        else if (what && strcmp(what, "run_end") == 0)
+            *end = t;
+        else if (what && strcmp(what, "phase_begin") == 0 && json_integer_value(json_object_get(o, "rank")) == 0 &&
+                 strcmp(json_string_value(json_object_get(o, "phase")), "compute") == 0 && ns < max)
+            starts[ns++] = t;
+        json_decref(o);
+    }
+    free(ev);
+    return ns;
+}
+
+Test(sensor, a_sim_run_through_a_100ms_sensor_is_held_against_the_truth, .timeout = 120)
+{
+    /* 0.7 s of GEMMs, 0.73 s of all-reduce (a 1 s window holds a whole edge; 1.43 s is no multiple of the sensor's
+     * 100 ms, so its readings fall on every phase of the iteration); the electrical power follows within
+     * 10 ms; read every 100 ms */
+    const char *sc = e2e_scenario("name: sensor\nranks: 2\niterations: 24\nseed: 8\n"
+                                  "workload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 455}\n"
+                                  "  allreduce: {bytes: 1GiB, emulate_busbw: 2.938, emulate_ranks: 1024}\n"
+                                  "power: {sample_hz: 1000}\n"
+                                  "sim: {ramp: 10ms, sensor: {update: 100ms}}\n");
+    const char *out = e2e_outdir();
+    int rc = e2e_run("/tmp/gauntlet-sensor.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out",
+                                                                    out, NULL });
+    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-sensor.log", rc);
+    json_t *s = e2e_summary(out);
+    json_t *sens = json_object_get(s, "sensor");
+    cr_assert_eq(json_array_size(sens), 2);
+    for (size_t r = 0; r < 2; r++) {
+        double u = json_number_value(json_object_get(json_array_get(sens, r), "update_ms"));
+        cr_log_info("rank %zu: update %.1f ms, lag %.1f ms", r, u,
+                    json_number_value(json_object_get(json_array_get(sens, r), "lag_ms")));
+        cr_assert_float_eq(u, 100, 5, "rank %zu's sensor: %.1f ms", r, u);
+    }
+    json_t *run = json_array_get(json_object_get(s, "runs"), 0), *agg = json_object_get(json_object_get(run, "power"),
+                                                                                          "aggregate");
+    cr_assert(json_is_null(json_object_get(json_object_get(agg, "ramp_up_w_s"), "10ms")));
+    char names[2048] = "";
+    json_t *e;
+    size_t i;
+    json_array_foreach(json_object_get(agg, "unresolved"), i, e) {
+        strncat(names, json_string_value(json_object_get(e, "figure")), sizeof names - strlen(names) - 2);
+        strcat(names, " ");
+    }
+    cr_assert(strstr(names, "ramp_w_s.10ms") && strstr(names, "bands.7-20 Hz"), "unresolved: %s", names);
+    /* each rank's swing and 1 s ramp against the truth's (power.csv's true_w over the same stretch) */
+    json_t *pr = json_object_get(json_object_get(run, "power"), "per_rank");
+    double starts[256], begin, end;
+    size_t ns = read_events(out, starts, 256, &begin, &end);
+    double from = begin + json_number_value(json_object_get(run, "warmup_s"));
+    for (int r = 0; r < 2; r++) {
+        double *t, *w, *tw;
+        size_t k = read_rank(out, r, &t, &w, &tw), a = 0, z;
+        while (a < k && t[a] < from)
+            a++;
+        for (z = a; z < k && t[z] <= end; z++)
+            ;
+        struct an_series ts = { tw + a, z - a, 1e-3, 0, 0 };
+        struct an_result tr;
+        cr_assert_eq(analysis_run(&ts, an_default_bands, 4, &tr), 0);
+        json_t *p = json_array_get(pr, (size_t)r);
+        double sw = json_number_value(json_object_get(p, "swing_w"));
+        double r1 = json_number_value(json_object_get(json_object_get(p, "ramp_up_w_s"), "1s"));
+        cr_log_info("rank %d: swing %.0f W (truth %.0f W), 1 s ramp %.0f W/s (truth %.0f W/s)", r, sw, tr.swing_w, r1,
+                    tr.ramp_up_w_s[2]);
+        cr_assert_float_eq(sw, tr.swing_w, 0.05 * tr.swing_w, "rank %d: swing %.0f W against the truth's %.0f W", r, sw,
+                           tr.swing_w);
+        cr_assert_float_eq(r1, tr.ramp_up_w_s[2], 0.05 * tr.ramp_up_w_s[2], "rank %d: 1 s ramp %.0f against %.0f", r,
+                           r1, tr.ramp_up_w_s[2]);
+        free(t), free(w), free(tw);
+    }
+    /* the folded waveform against the truth folded the same way (its samples at their own times, no lag) */
+    json_t *fold = json_object_get(agg, "waveform_folded");
+    cr_assert(json_is_object(fold), "no folded waveform");
+    size_t bins = (size_t)json_integer_value(json_object_get(fold, "bins"));
+    double *sum = xcalloc(bins, sizeof *sum), *cnt = xcalloc(bins, sizeof *cnt), *got = xmalloc(bins * sizeof *got);
+    double *truth = xmalloc(bins * sizeof *truth);
+    cr_assert_geq(ns, 20, "compute starts in events.jsonl: %zu", ns);
+    for (int r = 0; r < 2; r++) {
+        double *t, *w, *tw;
+        size_t k = read_rank(out, r, &t, &w, &tw);
+        fold_rows(t, tw, k, starts, ns, sum, cnt, bins);
+        free(t), free(w), free(tw);
+    }
+    json_t *wj = json_object_get(fold, "w");
+    size_t used = 0;
+    for (size_t b = 0; b < bins; b++) {
+        if (!json_is_number(json_array_get(wj, b)) || !(cnt[b] > 0))
+            continue;
+        got[used] = json_number_value(json_array_get(wj, b));
+        truth[used++] = sum[b] / cnt[b] / 2;   /* per GPU */
+    }
+    double c = analysis_correlation(got, truth, used);
+    cr_log_info("folded waveform: %zu bins of %.1f ms, correlation %.3f with the truth (note: %s)", bins,
+                json_number_value(json_object_get(fold, "resolution_ms")), c,
+                json_string_value(json_object_get(fold, "note")));
+    cr_assert_geq(used, bins * 9 / 10, "most bins filled: %zu of %zu", used, bins);
+    cr_assert_geq(c, 0.95, "the folded waveform correlates %.3f with the true one", c);
+    free(sum), free(cnt), free(got), free(truth);
+    json_decref(s);
+}
