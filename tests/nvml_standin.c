@@ -12,6 +12,8 @@
  *   GAUNTLET_STANDIN_NO_PERMISSION=1       setting the power limit answers NVML_ERROR_NO_PERMISSION
  *   GAUNTLET_STANDIN_SMOOTHING=1           the GPUs have firmware power smoothing (else NOT_SUPPORTED)
  *   GAUNTLET_STANDIN_PROFILE=N             the smoothing preset profile active at start (default 0)
+ *   GAUNTLET_STANDIN_SAMPLES=1             nvmlDeviceGetSamples(NVML_TOTAL_POWER_SAMPLES) serves a sample every 20 ms
+ *                                          of the clock (100, 400, 700 W ...; the last 100 kept), else NOT_SUPPORTED
  *   GAUNTLET_STANDIN_STATE=FILE            every setting change rewrites FILE: one line per device,
  *                                          "dev limit_mw smoothing_on floor up down hysteresis profile", so a test can
  *                                          see what a process left behind after it exited or crashed
@@ -376,4 +378,34 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned 
     if (r == NVML_SUCCESS)
         *temp = 45;
     return r;
+}
+
+nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, int type, unsigned long long lastSeenTimeStamp,
+                                  nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples)
+{
+    nvmlReturn_t r = standin_check(device);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!standin_flag("GAUNTLET_STANDIN_SAMPLES") || type != NVML_TOTAL_POWER_SAMPLES)
+        return NVML_ERROR_NOT_SUPPORTED;
+    if (!sampleValType || !sampleCount)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    unsigned long long now_us = (standin_now_ns() - standin_t0_ns) / 1000, period = 20000;
+    unsigned long long last = now_us / period, first = last >= 100 ? last - 99 : 0;   /* the buffer keeps 100 */
+    *sampleValType = NVML_VALUE_TYPE_UNSIGNED_INT;
+    unsigned int n = 0;
+    for (unsigned long long k = first; k <= last; k++) {
+        unsigned long long ts = 1000000 + k * period;   /* microseconds, never 0 */
+        if (ts <= lastSeenTimeStamp)
+            continue;
+        if (samples && n < *sampleCount)
+            samples[n] = (nvmlSample_t){ .timeStamp = ts, .sampleValue.uiVal = standin_script_mw[k % 3] };
+        n++;
+    }
+    if (!n)
+        return NVML_ERROR_NOT_FOUND;
+    if (samples && n > *sampleCount)
+        n = *sampleCount;
+    *sampleCount = n;
+    return NVML_SUCCESS;
 }

@@ -111,6 +111,37 @@ Test(nvml, unsupported_field_is_nan_and_turned_off)
     nvml_close(nv);
 }
 
+Test(nvml, the_driver_sample_buffer_gives_each_sample_once_in_order, .timeout = 10)
+{
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SAMPLES", "1", 1), 0);
+    struct nvml *nv = open_standin();
+    unsigned long long last = 0, t[64];
+    double w[64];
+    sleep_ns(130000000);   /* 130 ms: samples 0..6 of the stand-in's one every 20 ms */
+    int n = nvml_power_samples(nv, 0, &last, w, t, 64);
+    cr_assert_geq(n, 6, "samples after 130 ms: %d", n);
+    for (int i = 1; i < n; i++) {
+        cr_assert_eq(t[i] - t[i - 1], 20000, "20 ms apart, oldest first: %llu then %llu", t[i - 1], t[i]);
+        cr_assert(w[i] != w[i - 1], "the script changes at every sample");
+    }
+    cr_assert_eq(last, t[n - 1], "the newest seen");
+    cr_assert(w[0] == 100 || w[0] == 400 || w[0] == 700, "watts from mW: %f", w[0]);
+    int again = nvml_power_samples(nv, 0, &last, w, t, 64);
+    cr_assert_leq(again, 1, "only what came since: %d", again);
+    sleep_ns(50000000);
+    unsigned long long before = last;
+    n = nvml_power_samples(nv, 0, &last, w, t, 2);
+    cr_assert_eq(n, 2, "at most max, the newest: %d", n);
+    cr_assert_gt(t[0], before);
+    cr_assert_eq(last, t[1]);
+    nvml_close(nv);
+    cr_assert_eq(unsetenv("GAUNTLET_STANDIN_SAMPLES"), 0);
+    nv = open_standin();
+    cr_assert_eq(nvml_power_samples(nv, 0, &last, w, t, 64), -1, "no buffer: the instant field is the source");
+    cr_assert_eq(nvml_power_samples(nv, 0, &last, w, t, 64), -1, "and it is not asked again");
+    nvml_close(nv);
+}
+
 Test(nvml, init_failure_gives_the_reason)
 {
 #ifdef NVML_STANDIN

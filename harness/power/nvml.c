@@ -23,6 +23,7 @@ struct nvml_dev {
     nvmlDevice_t h;        /* NULL when the handle could not be had */
     unsigned off;          /* fields found unsupported on this device: not asked again */
     unsigned reported;     /* fields whose failure was logged already */
+    int samples_off;       /* its power sample buffer answered other than success or nothing new: not asked again */
 };
 
 struct nvml {
@@ -44,6 +45,7 @@ struct nvml {
     nvmlReturn_t (*get_temp_v)(nvmlDevice_t, nvmlTemperature_v1_t *);
     nvmlReturn_t (*get_temp)(nvmlDevice_t, int, unsigned int *);
     nvmlReturn_t (*get_reasons)(nvmlDevice_t, unsigned long long *);
+    nvmlReturn_t (*get_samples)(nvmlDevice_t, int, unsigned long long, nvmlValueType_t *, unsigned int *, nvmlSample_t *);
     const char *init_name;              /* the symbol versions resolved, for messages */
     const char *field_call[GPU_F_COUNT];
     const char *temp_legacy_name;
@@ -158,6 +160,7 @@ static void nvml_resolve_optional(struct nvml *nv)
     /* Temperature: the versioned call first, the legacy one kept as a fallback at run time. */
     nv->field_call[GPU_F_TEMP] = NVML_SYM(nv, get_temp_v, "nvmlDeviceGetTemperatureV");
     nv->temp_legacy_name = NVML_SYM(nv, get_temp, "nvmlDeviceGetTemperature");
+    NVML_SYM(nv, get_samples, "nvmlDeviceGetSamples");   /* optional: the instant field stands in without it */
     if (!nv->field_call[GPU_F_TEMP])
         nv->field_call[GPU_F_TEMP] = nv->temp_legacy_name;
     if (!nv->field_call[GPU_F_TEMP]) {
@@ -515,4 +518,50 @@ double nvml_energy_rate_push(struct nvml_energy_rate *r, const struct gpu_sample
     r->t_ns = s->t_ns;
     r->mj = s->energy_mj;
     return w;
+}
+
+int nvml_power_samples(struct nvml *nv, int dev, unsigned long long *last_us, double *w, unsigned long long *t_us, int max)
+{
+    enum { NVML_SAMPLES_MAX = 256 };   /* the driver keeps a few seconds at 20 ms: ask at most this many at once */
+    if (!nv || !nv->get_samples || dev < 0 || dev >= nv->ndev || !nv->dev[dev].h || nv->dev[dev].samples_off)
+        return -1;
+    nvmlSample_t buf[NVML_SAMPLES_MAX];
+    nvmlValueType_t type;
+    unsigned int count = NVML_SAMPLES_MAX;
+    nvmlReturn_t r = nv->get_samples(nv->dev[dev].h, NVML_TOTAL_POWER_SAMPLES, *last_us, &type, &count, buf);
+    if (r == NVML_ERROR_NOT_FOUND)
+        return 0;   /* nothing newer than last_us */
+    if (r != NVML_SUCCESS) {
+        char e[128];
+        nv->dev[dev].samples_off = 1;
+        gl_log("NVML: GPU %d: nvmlDeviceGetSamples(NVML_TOTAL_POWER_SAMPLES) failed: %s; the instant field is the power "
+               "source", dev, nvml_err(nv, r, e, sizeof e));
+        return -1;
+    }
+    unsigned long long ts[NVML_SAMPLES_MAX];
+    double vs[NVML_SAMPLES_MAX];
+    int k = 0;
+    for (unsigned int i = 0; i < count && i < NVML_SAMPLES_MAX; i++) {
+        if (buf[i].timeStamp <= *last_us)
+            continue;
+        double v = type == NVML_VALUE_TYPE_UNSIGNED_INT ? (double)buf[i].sampleValue.uiVal
+                 : type == NVML_VALUE_TYPE_UNSIGNED_LONG ? (double)buf[i].sampleValue.ulVal
+                 : type == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? (double)buf[i].sampleValue.ullVal
+                 : type == NVML_VALUE_TYPE_DOUBLE ? buf[i].sampleValue.dVal : NAN;
+        int at = k++;
+        for (; at > 0 && ts[at - 1] > buf[i].timeStamp; at--) {   /* oldest first: the driver's order is not promised */
+            ts[at] = ts[at - 1];
+            vs[at] = vs[at - 1];
+        }
+        ts[at] = buf[i].timeStamp;
+        vs[at] = v * 1e-3;   /* mW */
+    }
+    int skip = k > max ? k - max : 0, n = k - skip;   /* more than max: the newest */
+    for (int i = 0; i < n; i++) {
+        t_us[i] = ts[skip + i];
+        w[i] = vs[skip + i];
+    }
+    if (n > 0)
+        *last_us = t_us[n - 1];
+    return n;
 }

@@ -81,6 +81,14 @@ typedef struct nvmlFieldValue_st {
 _Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t must match NVML's ABI");
 _Static_assert(offsetof(nvmlFieldValue_t, value) == 32, "nvmlFieldValue_t must match NVML's ABI");
 
+/* nvmlSample_t, for nvmlDeviceGetSamples: the driver's own sample buffer. */
+typedef struct nvmlSample_st {
+    unsigned long long timeStamp;   /* CPU time of the sample, microseconds */
+    nvmlValue_t sampleValue;
+} nvmlSample_t;
+
+#define NVML_TOTAL_POWER_SAMPLES 0       /* nvmlSamplingType_t: total board power, mW */
+
 /* nvmlTemperature_v1_t, for nvmlDeviceGetTemperatureV (NVML 12.8 and later). */
 typedef struct {
     unsigned int version;       /* NVML_TEMPERATURE_V1 */
@@ -163,6 +171,12 @@ void nvml_close(struct nvml *nv);
 nvmlDevice_t nvml_handle(const struct nvml *nv, int dev);
 void *nvml_symbol(const struct nvml *nv, const char *name);
 const char *nvml_error_text(const struct nvml *nv, nvmlReturn_t r, char *buf, size_t n);
+/* The driver's power sample buffer (nvmlDeviceGetSamples(NVML_TOTAL_POWER_SAMPLES)): writes the samples newer than
+ * *last_us (the driver's microsecond timestamps; 0: every one buffered), oldest first, at most max, into w (W) and
+ * t_us, and moves *last_us to the newest. Returns the count (0: none new), or -1 where this GPU or driver has no
+ * buffer (then the polled instant field is the source). */
+int nvml_power_samples(struct nvml *nv, int dev, unsigned long long *last_us, double *w, unsigned long long *t_us, int max);
+
 /* Returns the short name of field f ("power_instant", ...), "?" when out of range. */
 const char *nvml_field_name(int f);
 

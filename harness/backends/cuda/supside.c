@@ -106,7 +106,19 @@ struct power_source {
     int *dev;                   /* NVML device index per rank; -1 until the rank's GPU is known */
     struct nvml_energy_rate *rate;
     uint64_t *slow_t;           /* when each rank's slow fields were last read */
+    struct cuda_samples *smp;   /* each slot's view of its GPU's driver sample buffer */
 };
+
+/* A slot's GPU's power sample buffer (nvml_power_samples): polled at most every CUDA_SAMPLES_POLL_NS, its newest
+ * sample the slot's reading until a newer one comes. */
+struct cuda_samples {
+    unsigned long long last_us;   /* the newest sample's driver timestamp */
+    double w;                     /* its power */
+    int have, off;                /* a sample was read / the GPU or driver has no buffer */
+    uint64_t poll_ns;
+};
+
+#define CUDA_SAMPLES_POLL_NS 10000000ull   /* 10 ms: the H100's buffer holds a sample every 20 ms */
 
 struct power_source *cuda_power_open(struct shm *shm, char *why, size_t n)
 {
@@ -116,6 +128,7 @@ struct power_source *cuda_power_open(struct shm *shm, char *why, size_t n)
     ps->dev = xmalloc((size_t)nranks * sizeof *ps->dev);
     ps->rate = xcalloc((size_t)nranks, sizeof *ps->rate);
     ps->slow_t = xcalloc((size_t)nranks, sizeof *ps->slow_t);
+    ps->smp = xcalloc((size_t)nranks, sizeof *ps->smp);
     for (int r = 0; r < nranks; r++)
         ps->dev[r] = -1;
     ps->nv = nvml_open(why, n);
@@ -173,6 +186,19 @@ int cuda_power_read(struct power_source *ps, int rank, uint64_t t, struct power_
     out->watts = s.power_instant_w;
     if (isnan(out->watts))   /* no instantaneous field: power from the energy counter */
         out->watts = nvml_energy_rate_push(&ps->rate[rank], &s);
+    struct cuda_samples *sm = &ps->smp[rank];
+    if (!sm->off && t - sm->poll_ns >= CUDA_SAMPLES_POLL_NS) {   /* the driver's buffer, where it has one, first */
+        double w[64];
+        unsigned long long at[64];
+        int k = nvml_power_samples(ps->nv, d, &sm->last_us, w, at, 64);
+        sm->poll_ns = t;
+        if (k < 0)
+            sm->off = 1;
+        else if (k > 0 && isfinite(w[k - 1]))
+            sm->w = w[k - 1], sm->have = 1;
+    }
+    if (sm->have && !sm->off)
+        out->watts = sm->w;
     out->avg_w = s.power_avg_w;
     out->energy_j = (s.valid & GPU_VALID(GPU_F_ENERGY)) ? (double)s.energy_mj * 1e-3 : NAN;
     out->clock_mhz = s.sm_clock_mhz;
@@ -186,6 +212,9 @@ void cuda_sensor_source(struct power_source *ps, int slot, char *out, size_t n)
     int d = ps->nv ? cuda_power_device(ps, slot) : -1;
     if (d < 0)
         snprintf(out, n, "none (no NVML device for this GPU)");
+    else if (ps->smp[slot].have && !ps->smp[slot].off)
+        snprintf(out, n, "NVML driver sample buffer (nvmlDeviceGetSamples, NVML_TOTAL_POWER_SAMPLES): its newest "
+                         "sample at each reading");
     else if (nvml_field_available(ps->nv, d, GPU_F_POWER_INSTANT))
         snprintf(out, n, "NVML instant power field (NVML_FI_DEV_POWER_INSTANT), polled");
     else
@@ -229,6 +258,7 @@ void cuda_power_close(struct power_source *ps)
     free(ps->dev);
     free(ps->rate);
     free(ps->slow_t);
+    free(ps->smp);
     free(ps);
 }
 
