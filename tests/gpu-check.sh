@@ -376,28 +376,43 @@ if want shapes; then
     to 300 "$g" run "$out/shape-$shape.yaml" --backend sim --headless --out "$out/shape-$shape-sim" >"$out/shape-$shape-sim.log" 2>&1
   done
   py - "$out" "$backend" <<'PY' | rows
-# Per shape and step kind: the median step time and the median power over the samples inside such steps (rank 0's
-# phase edges from events.jsonl, the samples from power.csv: one clock), on the GPU and on the sim model for the
+# Per shape and step kind (a communication step by its collective: all_reduce, reduce_scatter, ...): the median step
+# time, and the median power over the distinct readings inside such steps, each moved back by the sensor's lag
+# (summary.json's sensor): a step shorter than two updates plus the lag is not resolved, and gets no power (rank 0's
+# phase edges from events.jsonl, the readings from power.csv: one clock), on the GPU and on the sim model for the
 # same shape: where they differ, the model's levels and rates (sim.*) are what to recalibrate.
 import csv, json, os, statistics, sys
 out, backend = sys.argv[1], sys.argv[2]
 def kinds(d):
     ev = [json.loads(l) for l in open(os.path.join(d, "events.jsonl"))]
     rows = [r for r in csv.DictReader(open(os.path.join(d, "power.csv"))) if r["watts"] and r["rank"] == "0"]
-    s = json.load(open(os.path.join(d, "summary.json")))["runs"][0]
+    summ = json.load(open(os.path.join(d, "summary.json")))
+    s = summ["runs"][0]
+    sens = (summ.get("sensor") or [{}])[0]
+    upd = (sens.get("update_ms") or 0) * 1e-3
+    lag = (sens.get("lag_ms") or 0) * 1e-3
     spans, open_ = {}, {}
     for e in ev:
         if e.get("rank") == 0 and e["event"] in ("phase_begin", "phase_end") and e.get("iter", 0) >= 1:
+            key = e["phase"] + ("/" + e["kind"] if e.get("kind") else "")
             if e["event"] == "phase_begin":
-                open_[e["phase"]] = e["t_s"]
-            elif e["phase"] in open_:
-                spans.setdefault(e["phase"], []).append((open_.pop(e["phase"]), e["t_s"]))
-    t = [float(r["t_s"]) for r in rows]
-    w = [float(r["watts"]) for r in rows]
+                open_[key] = e["t_s"]
+            elif key in open_:
+                spans.setdefault(key, []).append((open_.pop(key), e["t_s"]))
+    # the distinct readings, each at the time it appeared less the lag
+    t, w, last = [], [], None
+    for r in rows:
+        v = float(r["watts"])
+        if v != last:
+            t.append(float(r["t_s"]) - lag)
+            w.append(v)
+        last = v
     res = {}
     for ph, iv in spans.items():
-        inside = [w[i] for i in range(len(t)) if any(a <= t[i] <= b for a, b in iv)]
-        res[ph] = (statistics.median(b - a for a, b in iv), len(iv), statistics.median(inside) if len(inside) >= 5 else None)
+        dur = statistics.median(b - a for a, b in iv)
+        resolved = dur >= 2 * upd + lag
+        inside = [w[i] for i in range(len(t)) if any(a <= t[i] <= b for a, b in iv)] if resolved else []
+        res[ph] = (dur, len(iv), statistics.median(inside) if len(inside) >= 5 else None, resolved)
     return s, res
 for shape in ("dp-overlap", "fsdp", "pipeline-1f1b", "moe"):
     try:
@@ -408,9 +423,10 @@ for shape in ("dp-overlap", "fsdp", "pipeline-1f1b", "moe"):
     f = lambda x, fmt: fmt.format(x) if x is not None else "-"
     parts = []
     for ph in sorted(gpu):
-        d, n, p = gpu[ph]
-        sd, _, sp = sim.get(ph, (None, 0, None))
-        parts.append(f"{ph} x{n} {d*1e3:.2f} ms (sim {f(sd and sd*1e3, '{:.2f}')}) {f(p, '{:.0f}')} W (sim {f(sp, '{:.0f}')})")
+        d, n, p, ok = gpu[ph]
+        sd, _, sp, _ = sim.get(ph, (None, 0, None, True))
+        pw = f"{f(p, '{:.0f}')} W (sim {f(sp, '{:.0f}')})" if ok else "power unresolved (shorter than 2 updates + lag)"
+        parts.append(f"{ph} x{n} {d*1e3:.2f} ms (sim {f(sd and sd*1e3, '{:.2f}')}) {pw}")
     print(f"shape {shape}\t{backend}: iter p50 {s['iteration_s']['p50']*1e3:.1f} ms (sim {s_sim['iteration_s']['p50']*1e3:.1f}), "
           f"{s.get('tflops') or 0:.0f} TFLOP/s; " + "; ".join(parts))
 PY

@@ -377,3 +377,36 @@ Test(cli, check_estimates_the_time_from_the_model_s_arithmetic, .timeout = 30)
     cr_assert(strstr(out, "about 0h00m10s at the rates given"), "%s", out);
     free(out), free(err);
 }
+
+Test(e2e, every_communication_phase_names_its_collective, .timeout = 120)
+{
+    /* the GPU test's phases (every step kind, two collectives overlapped) on sim: each comm edge says which collective,
+     * an exposed wait the overlapped one's; the simple iteration's all-reduce says allreduce */
+    const char *out = e2e_outdir();
+    int rc = e2e_run("/tmp/gauntlet-kinds.log", (const char *[]){ "run", e2e_gpu_scenario("e2e-phases.yaml"), "--backend",
+                                                                   "sim", "--headless", "--out", out, NULL });
+    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-kinds.log", rc);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/events.jsonl", out);
+    char *ev = e2e_read(path);
+    int seen[8] = { 0 }, unnamed = 0;
+    const char *names[] = { "allreduce", "reduce_scatter", "all_gather", "all_to_all", "send_recv" };
+    for (char *line = ev, *nl; *line && (nl = strchr(line, '\n')); line = nl + 1) {
+        *nl = 0;
+        json_t *o = json_loads(line, 0, NULL);
+        const char *what = json_string_value(json_object_get(o, "event")), *ph = json_string_value(json_object_get(o, "phase"));
+        if (what && ph && strcmp(what, "phase_begin") == 0 && strcmp(ph, "comm") == 0) {
+            const char *k = json_string_value(json_object_get(o, "kind"));
+            unnamed += !k;
+            for (int i = 0; k && i < 5; i++)
+                seen[i] += strcmp(k, names[i]) == 0;
+        }
+        json_decref(o);
+    }
+    free(ev);
+    cr_assert_eq(unnamed, 0, "every communication phase names its collective");
+    for (int i = 1; i < 5; i += 2)   /* the steps of their own (allreduce and all_gather overlap: named where an exposed
+                                      * part is waited for, which one rank on sim may not have) */
+        cr_assert_gt(seen[i], 0, "%s named", names[i]);
+    cr_assert_gt(seen[4], 0, "send_recv named");
+}

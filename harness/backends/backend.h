@@ -28,6 +28,8 @@ struct worker_ctx {
     int64_t iter;       /* iteration in progress */
     uint64_t iter_t0;   /* first phase begin of the iteration in progress */
     uint64_t last_end;  /* last phase end */
+    int step_kind;      /* the kind (enum step_kind) of the communication the backend reports next: its phase events
+                         * name it (all_reduce outside workload.phases) */
     char err[256];      /* a hook that fails writes why here */
     /* faults and detectors */
     double slow_factor;        /* straggler: phases take this many times longer, until slow_until_ns */

@@ -48,6 +48,8 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
                       phase_name(ev->phase));
         if (ev->type == WEV_PHASE_END && ev->a > 0)
             json_object_set_new(o, ev->phase == PH_COMPUTE ? "flops" : "bytes", json_real(ev->a));
+        if (ev->phase == PH_COMM && ev->elem >= 0 && ev->elem < ST_COUNT)   /* which collective */
+            json_object_set_new(o, "kind", json_string(step_kind_name((int)ev->elem)));
         break;
     case WEV_ITER:
         type = "iteration";

@@ -25,9 +25,10 @@
 static void worker_emit_at(struct worker_ctx *w, int64_t iter, uint32_t type, int phase, uint64_t t, double a, double b,
                            const char *note)
 {
+    int comm_edge = (type == WEV_PHASE_BEGIN || type == WEV_PHASE_END) && phase == PH_COMM;
     struct wevent ev = { .type = type, .rank = w->rank, .run = w->run, .phase = phase, .iter = iter,
-                         .t_ns = t, .a = a, .b = b, .epoch = w->epoch, .elem = -1, .target = -1, .where = -1,
-                         .format = -1 };
+                         .t_ns = t, .a = a, .b = b, .epoch = w->epoch, .elem = comm_edge ? w->step_kind : -1,
+                         .target = -1, .where = -1, .format = -1 };   /* a communication edge: elem is its kind */
     if (note)
         str_copy(ev.note, sizeof ev.note, note);
     ring_push(&w->ctl->evt, &ev);   /* a full ring counts a drop; the worker never blocks on it */
@@ -471,7 +472,7 @@ int worker_main(int argc, char **argv)
         return EXIT_ENV;
     if (slot < 0 || slot >= (int)shm.hdr->nslots)
         gl_die(EXIT_INPUT, "slot %d out of range [0, %u)", slot, shm.hdr->nslots);
-    struct worker_ctx w = { .sc = &shm.hdr->sc, .shm = &shm, .ctl = shm_ctl(&shm, slot),
+    struct worker_ctx w = { .sc = &shm.hdr->sc, .shm = &shm, .ctl = shm_ctl(&shm, slot), .step_kind = ST_ALLREDUCE,
                             .rank = atomic_load(&shm_ctl(&shm, slot)->rank), .nranks = (int)shm.hdr->nranks };
     if (w.rank >= 0)
         snprintf(role, sizeof role, "rank %d", w.rank);

@@ -271,14 +271,20 @@ int cuda_steps_iter(void *b, struct worker_ctx *w)
         snprintf(w->err, sizeof w->err, "the iteration's steps failed on GPU %d: %s", c->device, coll_error(c->coll));
         return -1;
     }
-    int world = coll_nranks(c->coll);
+    int world = coll_nranks(c->coll), overlapped = ST_ALLREDUCE;
     for (int i = first; i < last; i++) {
         const struct step *p = &sc->workload.steps[i];
         enum step_class cls = step_class_of(p->kind);
-        if (exposed[i] & 1)
+        if (exposed[i] & 1) {
+            w->step_kind = overlapped;   /* the exposed part of the overlapped communication */
             steps_exposed(c, st, w, i);
-        if (cls == SCL_COMM && p->overlap)
+        }
+        if (cls == SCL_COMM && p->overlap) {
+            overlapped = p->kind;
             continue;   /* beside the GEMMs: no time of its own (its exposed part is reported where it is waited for) */
+        }
+        if (cls == SCL_COMM)
+            w->step_kind = p->kind;
         int phase = cls == SCL_COMPUTE ? PH_COMPUTE : cls == SCL_COMM ? PH_COMM : cls == SCL_MEMORY ? PH_OPT : PH_IDLE;
         uint64_t t0 = cuda_event_ns(c, st->begin[i]), t1 = cuda_event_ns(c, st->end[i]);
         worker_phase(w, phase, 1, t0, 0);
@@ -290,8 +296,11 @@ int cuda_steps_iter(void *b, struct worker_ctx *w)
                          cls == SCL_COMPUTE ? gemm_flops(p->m, p->n, p->k) * (double)p->count : (double)p->bytes);
         }
     }
-    if (exposed[last - 1] & 2)
+    if (exposed[last - 1] & 2) {
+        w->step_kind = overlapped;
         steps_exposed(c, st, w, last - 1);
+    }
+    w->step_kind = ST_ALLREDUCE;
     /* faults and checks after the iteration: the data of the first GEMM and of the exchange are still there */
     worker_point(w, IP_AFTER_GEMM);
     worker_point(w, IP_BEFORE_ALLREDUCE);

@@ -33,6 +33,7 @@ struct sim {
     int fp_pending;
     uint64_t comm_end;        /* overlapped communication in flight until then (0: none) */
     double comm_bytes;        /* its bytes, reported when it is waited for */
+    int comm_kind;            /* its kind (enum step_kind), named when it is waited for */
 };
 
 /* sim.c */

@@ -75,6 +75,7 @@ static void sim_comm_drain(struct sim *s, struct worker_ctx *w)
 {
     uint64_t now = mono_ns();
     if (s->comm_end > now) {
+        w->step_kind = s->comm_kind;   /* the exposed part of the overlapped communication */
         worker_phase(w, PH_COMM, 1, now, 0);
         sim_wait_until(w, s->comm_end);
         worker_phase_bus(w, mono_ns(), 0, 0);   /* an exposed wait: no bandwidth of its own */
@@ -93,12 +94,14 @@ static int sim_step_comm(struct sim *s, struct worker_ctx *w, const struct step 
         uint64_t start = s->comm_end > now ? s->comm_end : now;
         s->comm_end = start + dur;
         s->comm_bytes += (double)st->bytes;
+        s->comm_kind = st->kind;
         if (grad && (sim_exchange(s, w, 0) != 0))
             return -1;
         if (grad)
             worker_point(w, IP_AFTER_STEP);
         return 0;
     }
+    w->step_kind = st->kind;
     worker_phase(w, PH_COMM, 1, now, 0);
     if (grad && sim_exchange(s, w, now + dur) != 0)
         return -1;
@@ -153,6 +156,7 @@ int sim_steps(void *b, struct worker_ctx *w)
         worker_phase(w, phase, 0, mono_ns(), cls == SCL_COMPUTE ? flops : (double)st->bytes);
     }
     sim_comm_drain(s, w);
+    w->step_kind = ST_ALLREDUCE;
     return shm_aborted(s->shm) ? -1 : 0;
 }
 
