@@ -8,6 +8,7 @@
 #include "analysis_json.h"
 #include "faulttable.h"
 #include "run.h"
+#include "mitigations/fillplan.h"
 #include "mitigations/mitigation.h"
 #include "results.h"
 #include "shapes_compare.h"
@@ -95,6 +96,9 @@ static void sup_warn_worse(struct sup *s, json_t *r, double cut_pct)
     json_object_set_new(json_object_get(r, "vs_none"), "warning", json_string(why));
 }
 
+_Static_assert(sizeof ((struct ctl *)0)->tune_w == (FILL_DUTIES + 1) * sizeof(double),
+               "the control block holds the filler's curve: idle and each duty of fillplan.h");
+
 /* Returns the most the filler draws on a GPU of this run: the model's (sim.filler_w) on a modelled backend, else
  * the mean over the GPUs that measured theirs at start-up (the filler at 100 % duty); NAN when none did. */
 static double sup_filler_top_w(struct sup *s)
@@ -105,8 +109,8 @@ static double sup_filler_top_w(struct sup *s)
     int n = 0;
     for (int k = 0; k < s->nslots; k++) {
         struct ctl *c = shm_ctl(&s->shm, k);
-        if (atomic_load(&c->tuned) && isfinite(c->tune_w[4])) {
-            sum += c->tune_w[4];
+        if (atomic_load(&c->tuned) && isfinite(c->tune_w[FILL_DUTIES])) {
+            sum += c->tune_w[FILL_DUTIES];
             n++;
         }
     }
@@ -178,23 +182,23 @@ static void sup_floor_reach(struct sup *s, json_t *r, json_t *vs)
     double top = sup_filler_top_w(s);
     json_object_set_new(vs, "filler_top_w", json_num(top));
     if (!s->ops->modelled) {   /* the curve the GPUs measured at start-up: idle, the filler at 25..100 %, compute */
-        double w[6] = { 0 };
+        double w[FILL_DUTIES + 2] = { 0 };   /* the curve, then the compute level */
         int n = 0;
         for (int k = 0; k < s->nslots; k++) {
             struct ctl *c = shm_ctl(&s->shm, k);
             if (!atomic_load(&c->tuned))
                 continue;
-            for (int i = 0; i < 5; i++)
+            for (int i = 0; i <= FILL_DUTIES; i++)
                 w[i] += c->tune_w[i];
-            w[5] += c->tune_compute_w;
+            w[FILL_DUTIES + 1] += c->tune_compute_w;
             n++;
         }
         if (n) {
             json_t *a = json_array();
-            for (int i = 0; i < 5; i++)
+            for (int i = 0; i <= FILL_DUTIES; i++)
                 json_array_append_new(a, json_num(w[i] / n));
             json_object_set_new(vs, "filler_curve_w", a);
-            json_object_set_new(vs, "compute_level_w", json_num(w[5] / n));
+            json_object_set_new(vs, "compute_level_w", json_num(w[FILL_DUTIES + 1] / n));
         }
     }
     if (isfinite(top) && mm.floor_w > 0 && mm.floor_w > top + 0.5) {
