@@ -209,6 +209,9 @@ Test(sensor, a_sim_run_through_a_100ms_sensor_is_held_against_the_truth, .timeou
         cr_log_info("rank %zu: update %.1f ms, lag %.1f ms", r, u,
                     json_number_value(json_object_get(json_array_get(sens, r), "lag_ms")));
         cr_assert_float_eq(u, 100, 5, "rank %zu's sensor: %.1f ms", r, u);
+        /* the model's own delay: half the 100 ms averaging window, plus the 10 ms response's time to half way (7 ms) */
+        double lag = json_number_value(json_object_get(json_array_get(sens, r), "lag_ms"));
+        cr_assert(lag > 57 - 30 && lag < 57 + 30, "rank %zu's lag %.1f ms against the model's 57 ms", r, lag);
     }
     json_t *run = json_array_get(json_object_get(s, "runs"), 0), *agg = json_object_get(json_object_get(run, "power"),
                                                                                           "aggregate");
