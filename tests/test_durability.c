@@ -102,8 +102,8 @@ Test(checkpoint, every_async_outcome_is_reported, .timeout = 60)
     cr_assert_not_null(a);
     char state[256] = { 0 };
     for (int i = 0; i < 5; i++)
-        cr_assert_eq(ckpt_async_submit(a, state, sizeof state, i % 2, 10 * (i + 1)), 0);
-    ckpt_async_drain(a);
+        cr_assert_eq(ckpt_async_submit(a, state, sizeof state, i % 2, 10 * (i + 1), NULL, NULL), 0);
+    ckpt_async_drain(a, NULL, NULL);
     struct ckpt_done d;
     int n = 0;
     while (ckpt_async_poll(a, &d)) {

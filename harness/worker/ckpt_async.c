@@ -3,6 +3,7 @@
 #include "ckpt_async.h"
 
 #include <pthread.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,7 +100,28 @@ struct ckpt_async *ckpt_async_start(const char *dir, const char *name, int rank,
     return a;
 }
 
-int ckpt_async_submit(struct ckpt_async *a, const void *state, size_t len, int gen, int64_t iter)
+/* Waits (a->mu held) for the writer to change something; with beat, at most 20 ms at a time, calling beat(arg) after
+ * each wait: a worker waiting on storage is alive, and its heartbeat says so. */
+static void ckpt_wait(struct ckpt_async *a, void (*beat)(void *), void *arg)
+{
+    struct timespec until;   /* the condition's clock (CLOCK_REALTIME) */
+    if (!beat || clock_gettime(CLOCK_REALTIME, &until) != 0) {
+        pthread_cond_wait(&a->cv, &a->mu);
+        return;
+    }
+    until.tv_nsec += 20000000;
+    if (until.tv_nsec >= 1000000000) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000;
+    }
+    pthread_cond_timedwait(&a->cv, &a->mu, &until);   /* ETIMEDOUT as good as a wake-up: the caller looks again */
+    pthread_mutex_unlock(&a->mu);
+    beat(arg);
+    pthread_mutex_lock(&a->mu);
+}
+
+int ckpt_async_submit(struct ckpt_async *a, const void *state, size_t len, int gen, int64_t iter, void (*beat)(void *),
+                      void *arg)
 {
     pthread_mutex_lock(&a->mu);
     int k;
@@ -108,7 +130,7 @@ int ckpt_async_submit(struct ckpt_async *a, const void *state, size_t len, int g
             ;
         if (k < 2)
             break;
-        pthread_cond_wait(&a->cv, &a->mu);
+        ckpt_wait(a, beat, arg);
     }
     struct ckpt_slot *s = &a->slot[k];
     if (s->cap < len) {
@@ -141,20 +163,19 @@ int ckpt_async_poll(struct ckpt_async *a, struct ckpt_done *d)
     return got;
 }
 
-void ckpt_async_drain(struct ckpt_async *a)
+void ckpt_async_drain(struct ckpt_async *a, void (*beat)(void *), void *arg)
 {
     pthread_mutex_lock(&a->mu);
     while (a->slot[0].state == SLOT_QUEUED || a->slot[0].state == SLOT_WRITING || a->slot[1].state == SLOT_QUEUED ||
            a->slot[1].state == SLOT_WRITING)
-        pthread_cond_wait(&a->cv, &a->mu);
+        ckpt_wait(a, beat, arg);
     pthread_mutex_unlock(&a->mu);
 }
-
 void ckpt_async_stop(struct ckpt_async *a)
 {
     if (!a)
         return;
-    ckpt_async_drain(a);
+    ckpt_async_drain(a, NULL, NULL);
     pthread_mutex_lock(&a->mu);
     a->quit = 1;
     pthread_cond_broadcast(&a->cv);

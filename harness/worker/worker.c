@@ -54,6 +54,9 @@ void worker_fp_take(struct worker_ctx *w)
 
 void worker_beat(struct worker_ctx *w) { atomic_store_explicit(&w->ctl->heartbeat_ns, mono_ns(), memory_order_release); }
 
+/* The same, as a callback for a wait outside the worker (a checkpoint writer's drain). */
+static void worker_beat_arg(void *w) { worker_beat(w); }
+
 static void worker_edge(struct worker_ctx *w, int phase, int begin, uint64_t t, double a, double b);
 
 void worker_phase(struct worker_ctx *w, int phase, int begin, uint64_t t, double a) { worker_edge(w, phase, begin, t, a, 0); }
@@ -210,7 +213,8 @@ static int worker_checkpoint(struct worker_ctx *w)
         if (!w->ckpt)
             w->ckpt = ckpt_async_start(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, sc->workload.checkpoint.bytes);
         worker_ckpt_poll(w);
-        if (!w->ckpt || w->ops->snapshot(w->b, &state, &len) != 0 || ckpt_async_submit(w->ckpt, state, len, gen, done) != 0) {
+        if (!w->ckpt || w->ops->snapshot(w->b, &state, &len) != 0 ||
+            ckpt_async_submit(w->ckpt, state, len, gen, done, worker_beat_arg, w) != 0) {
             snprintf(w->err, sizeof w->err, "async checkpoint at iteration %lld failed", (long long)w->iter);
             return -1;
         }
@@ -438,7 +442,7 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         worker_ckpt_poll(w);
     }
     if (w->ckpt) {   /* the run's checkpoints are on storage before it is reported done */
-        ckpt_async_drain(w->ckpt);
+        ckpt_async_drain(w->ckpt, worker_beat_arg, w);
         worker_ckpt_poll(w);
     }
     worker_fp_take(w);   /* the last iteration's asynchronous fingerprint */
