@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analysis.h"
@@ -279,4 +280,106 @@ Test(sensor, a_sim_run_through_a_100ms_sensor_is_held_against_the_truth, .timeou
     cr_assert_geq(c, 0.95, "the folded waveform correlates %.3f with the true one", c);
     free(sum), free(cnt), free(got), free(truth);
     json_decref(s);
+}
+
+/* Runs `gauntlet analyze trace --align dir --json [extra...]`; returns the exit code and, on 0, the JSON array it
+ * printed in *out (its notes on stderr around it left aside). */
+static int analyze_aligned(const char *trace, const char *dir, const char *offset, json_t **out)
+{
+    const char *log = "/tmp/gauntlet-sensor-align.log";
+    const char *args[] = { "analyze", trace, "--align", dir, "--json", offset ? "--clock-offset" : NULL, offset, NULL };
+    int rc = e2e_run(log, args);
+    *out = NULL;
+    char *text = e2e_read(log);
+    cr_assert(text);
+    char *start = text[0] == '[' ? text : strstr(text, "\n[");
+    if (rc == 0) {
+        cr_assert(start, "no JSON array in:\n%s", text);
+        *out = json_loads(start, JSON_DISABLE_EOF_CHECK, NULL);
+        cr_assert(json_is_array(*out), "%s", text);
+    }
+    free(text);
+    return rc;
+}
+
+/* A faster outside trace (a PDU's or a shunt meter's, here the run's own electrical truth at 500 Hz) in UTC
+ * timestamps is laid on the run by the wall clock its start event recorded: it gives each run exactly what the same
+ * rows in the run's own seconds give, and the truth's own mean over the run; a clock offset that moves it off the
+ * run leaves nothing to analyse (exit 2), and an offset without --align is a usage error. */
+Test(sensor, an_outside_trace_is_laid_on_a_run_by_its_wall_clock, .timeout = 120)
+{
+    const char *sc = e2e_scenario("name: align\nranks: 2\niterations: 10\nseed: 4\n"
+                                  "workload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 64}\n"
+                                  "  allreduce: {bytes: 1GiB, emulate_busbw: 20, emulate_ranks: 1024}\n"
+                                  "power: {sample_hz: 500}\n");
+    const char *out = e2e_outdir();
+    int rc = e2e_run("/tmp/gauntlet-sensor-align-run.log",
+                     (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
+    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-sensor-align-run.log", rc);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/events.jsonl", out);
+    char *ev = e2e_read(path);
+    cr_assert(ev);
+    json_t *first = json_loads(ev, JSON_DISABLE_EOF_CHECK, NULL);
+    cr_assert(json_is_integer(json_object_get(first, "utc_ns")), "the start event records the wall clock");
+    long long utc = (long long)json_integer_value(json_object_get(first, "utc_ns"));
+    json_decref(first);
+    free(ev);
+    double starts[64], begin, end;
+    read_events(out, starts, 64, &begin, &end);
+    static char iso[] = "/tmp/gauntlet-align-iso-XXXXXX", sec[] = "/tmp/gauntlet-align-sec-XXXXXX";
+    int fi = mkstemp(iso), fs = mkstemp(sec);
+    cr_assert(fi >= 0 && fs >= 0);
+    FILE *a = fdopen(fi, "w"), *b = fdopen(fs, "w");
+    cr_assert(a && b);
+    fprintf(a, "timestamp,gpu,power_w\n");
+    fprintf(b, "t_s,gpu,power_w\n");
+    double sum = 0;
+    size_t nsum = 0;
+    for (int r = 0; r < 2; r++) {
+        double *t, *w, *tw;
+        size_t k = read_rank(out, r, &t, &w, &tw);
+        cr_assert_gt(k, 100);
+        for (size_t i = 0; i < k; i++) {
+            long long at = utc + llround(t[i] * 1e9);
+            time_t s = (time_t)(at / 1000000000);
+            struct tm tm;
+            cr_assert(gmtime_r(&s, &tm));
+            fprintf(a, "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ,%d,%.3f\n", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                    tm.tm_hour, tm.tm_min, tm.tm_sec, at % 1000000000, r, tw[i]);
+            fprintf(b, "%.9f,%d,%.3f\n", (double)(at - utc) * 1e-9, r, tw[i]);
+            if (t[i] >= begin && t[i] <= end) {
+                sum += tw[i];
+                nsum++;
+            }
+        }
+        free(t), free(w), free(tw);
+    }
+    cr_assert_eq(fclose(a), 0);
+    cr_assert_eq(fclose(b), 0);
+    json_t *ja, *jb;
+    cr_assert_eq(analyze_aligned(iso, out, NULL, &ja), 0, "see /tmp/gauntlet-sensor-align.log");
+    cr_assert_eq(analyze_aligned(sec, out, NULL, &jb), 0, "see /tmp/gauntlet-sensor-align.log");
+    cr_assert_eq(json_array_size(ja), 1);
+    json_t *aa = json_object_get(json_object_get(json_array_get(ja, 0), "power"), "aggregate");
+    json_t *ba = json_object_get(json_object_get(json_array_get(jb, 0), "power"), "aggregate");
+    if (!aa)
+        aa = json_object_get(json_array_get(ja, 0), "aggregate"), ba = json_object_get(json_array_get(jb, 0), "aggregate");
+    cr_assert(json_is_object(aa) && json_is_object(ba), "an aggregate per run");
+    const char *keys[] = { "mean_w", "swing_w", "p1_w", "p99_w", "samples" };
+    for (size_t k = 0; k < 5; k++)
+        cr_assert_float_eq(json_number_value(json_object_get(aa, keys[k])), json_number_value(json_object_get(ba, keys[k])),
+                           1e-6 * fabs(json_number_value(json_object_get(ba, keys[k]))) + 1e-9, "%s: UTC and seconds differ",
+                           keys[k]);
+    double mean = json_number_value(json_object_get(aa, "mean_w")), truth = 2 * sum / (double)nsum;
+    cr_log_info("aligned: the sum's mean %.1f W, the truth's over the run %.1f W", mean, truth);
+    cr_assert_float_eq(mean, truth, 0.01 * truth, "aligned mean %.1f W against the truth's %.1f W", mean, truth);
+    json_decref(ja);
+    json_decref(jb);
+    json_t *none;
+    cr_assert_eq(analyze_aligned(iso, out, "3600", &none), 2, "an hour off the run: nothing to analyse");
+    cr_assert_eq(e2e_run("/tmp/gauntlet-sensor-align.log",
+                         (const char *[]){ "analyze", iso, "--clock-offset", "1", NULL }), 2, "--clock-offset alone");
+    unlink(iso);
+    unlink(sec);
 }

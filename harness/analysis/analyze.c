@@ -517,3 +517,12 @@ int analyze_file(const struct az_opts *o, const char *path, json_t **json_out)
     return rc;
 }
 
+int analyze_shift(struct az_trace *tr, int64_t by_ns)
+{
+    if (tr->absolute != 1)
+        return 0;
+    for (int k = 0; k < tr->ng; k++)
+        for (size_t i = 0; i < tr->g[k].n; i++)
+            tr->g[k].s[i].t -= by_ns;
+    return 1;
+}

@@ -17,6 +17,8 @@ struct az_opts {
     int json, strict;
     int64_t gpus, groups, threads, run;   /* run: of a results folder, 1-based (0: every run) */
     double jitter, hz, max_w;
+    const char *align;                    /* a results folder whose runs cut an outside trace (--align) */
+    double clock_offset;                  /* with align: the trace's clock minus the run's host's, s */
 };
 
 /* A power trace read whole (analyze.c): every GPU's samples, in time order, checked. */
@@ -25,6 +27,9 @@ struct az_trace;
  * code when it cannot be used. */
 struct az_trace *analyze_load(const struct az_opts *o, const char *path, int *rc);
 void analyze_free(struct az_trace *tr);
+/* Moves every sample of tr earlier by by_ns (a trace of wall-clock timestamps onto a run's own clock). Returns 1 when
+ * tr's times are timestamps with a date, 0 when they are seconds (nothing moved). */
+int analyze_shift(struct az_trace *tr, int64_t by_ns);
 /* Analyses the samples of tr in [lo, hi] ns (one run of a results folder; INT64_MIN..INT64_MAX: all) and prints the
  * result named title (json_out: the JSON object goes there instead of stdout). Returns the exit code. */
 int analyze_window(const struct az_opts *o, const struct az_trace *tr, const char *title, int64_t lo, int64_t hi,

@@ -19,7 +19,8 @@ const struct cli_cmd analyze_cli = {
                                          "results folder run by run",
     "Prints the trace's swing (p99 - p1), ramps, spectrum and the projection to a cluster (docs/power.md). Given a\n"
     "results folder, it reads its power.csv and analyses each mitigation run on its own (the times events.jsonl\n"
-    "gives each run).\n",
+    "gives each run). With --align RUNDIR, an outside trace (a PDU's or a shunt meter's CSV, UTC timestamps) is laid\n"
+    "on that folder's runs by the wall clock its events.jsonl started at, and analysed run by run.\n",
     { { "run", "N", "of a results folder, run N only (1 is the first, as the console counts)" },
       { "gpus", "N", "the projection: N GPUs (default 10000)" },
       { "groups", "G", "... in G groups (default 1)" },
@@ -29,6 +30,9 @@ const struct cli_cmd analyze_cli = {
       { "strict", NULL, "every warning (rows out of order, repeated rows, readings out of range) is an error" },
       { "threads", "N", "GPUs analysed at once (default: the machine's cores)" },
       { "json", NULL, "the same objects as summary.json (a results folder: an array, one per run)" },
+      { "align", "RUNDIR", "cut TRACE.csv by the runs of the results folder RUNDIR (its timestamps read as UTC, laid on the "
+                           "run's clock by the wall time its start event gives)" },
+      { "clock-offset", "SECONDS", "with --align: the trace's clock minus the run's host's (default 0; may be negative)" },
       { 0 } },
 };
 
@@ -62,6 +66,11 @@ static int az_args(int argc, char **argv, struct az_opts *o, const char **path)
         return cli_bad(&analyze_cli, "hz", v, "expected a rate in (0, 1e6] Hz");
     if ((v = cli_get(&analyze_cli, &a, "max-w")) && (parse_double(v, &o->max_w) != 0 || !(o->max_w > 0)))
         return cli_bad(&analyze_cli, "max-w", v, "expected watts > 0");
+    o->align = cli_get(&analyze_cli, &a, "align");
+    if ((v = cli_get(&analyze_cli, &a, "clock-offset")) &&
+        (!o->align || parse_double(v, &o->clock_offset) != 0 || !(fabs(o->clock_offset) < 86400)))
+        return cli_bad(&analyze_cli, "clock-offset", v,
+                       o->align ? "expected seconds within a day" : "only with --align RUNDIR");
     return 0;
 }
 
@@ -71,8 +80,9 @@ struct az_run {
     double t0_s, t1_s;   /* t1_s: +inf for a run without its end (an interrupted one) */
 };
 
-/* Reads the runs from dir/events.jsonl: how many (at most max), or -1 (said why). */
-static int az_runs(const char *dir, struct az_run *runs, int max)
+/* Reads the runs from dir/events.jsonl: how many (at most max), or -1 (said why); *utc_ns: the wall clock (ns since
+ * the epoch) at the run's t_s 0 (-1: a folder written before it was recorded). */
+static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_ns)
 {
     char path[1200], *line = NULL;
     size_t cap = 0;
@@ -85,13 +95,16 @@ static int az_runs(const char *dir, struct az_run *runs, int max)
     }
     int n = 0;
     while (getline(&line, &cap, f) > 0) {   /* lines of any length (a run_end carries its figures) */
-        if (!strstr(line, "\"run_begin\"") && !strstr(line, "\"run_end\""))
+        if (!strstr(line, "\"run_begin\"") && !strstr(line, "\"run_end\"") && !strstr(line, "\"start\""))
             continue;
         json_t *ev = json_loads(line, 0, NULL);
         const char *type = json_string_value(json_object_get(ev, "event"));
         json_int_t run = json_integer_value(json_object_get(ev, "run")), node = json_integer_value(json_object_get(ev, "node"));
         double t = json_number_value(json_object_get(ev, "t_s"));
-        if (type && node == 0 && run >= 0 && run < max) {
+        if (type && node == 0 && strcmp(type, "start") == 0 && utc_ns) {
+            json_t *u = json_object_get(ev, "utc_ns");
+            *utc_ns = json_is_integer(u) ? json_integer_value(u) : -1;
+        } else if (type && node == 0 && run >= 0 && run < max) {
             if (strcmp(type, "run_begin") == 0) {
                 json_t *l = json_object_get(ev, "label");
                 const char *name = json_string_value(l ? l : json_object_get(ev, "mitigation"));
@@ -115,12 +128,14 @@ static int az_runs(const char *dir, struct az_run *runs, int max)
     return n;
 }
 
-/* A results folder: each run of its power.csv on its own (o->run: that one only). */
-static int az_rundir(const struct az_opts *o, const char *dir)
+/* A results folder: each run of its power.csv on its own (o->run: that one only); with trace, each run of that
+ * outside trace instead, laid on the run's clock (o->align). */
+static int az_rundir(const struct az_opts *o, const char *dir, const char *trace)
 {
     enum { MAX_RUNS = 256 };
     struct az_run *runs = xcalloc(MAX_RUNS, sizeof *runs);
-    int n = az_runs(dir, runs, MAX_RUNS), rc = 0;
+    int64_t utc = -1;
+    int n = az_runs(dir, runs, MAX_RUNS, &utc), rc = 0;
     if (n < 0) {
         free(runs);
         return EXIT_INPUT;
@@ -131,13 +146,23 @@ static int az_rundir(const struct az_opts *o, const char *dir)
         return EXIT_INPUT;
     }
     char csv[1200];
-    snprintf(csv, sizeof csv, "%s/power.csv", dir);
+    snprintf(csv, sizeof csv, "%s", trace ? trace : dir);
+    if (!trace)
+        snprintf(csv, sizeof csv, "%s/power.csv", dir);
     struct az_trace *tr = analyze_load(o, csv, &rc);   /* read once: each run is a window of it */
     if (!tr) {
         free(runs);
         return rc;
     }
-    json_t *all = o->json ? json_array() : NULL;
+    if (trace && utc < 0) {
+        fprintf(stderr, "gauntlet analyze: --align %s: its start event has no utc_ns (written by an older gauntlet): "
+                "no wall clock to lay %s on\n", dir, trace);
+        rc = EXIT_INPUT;
+    } else if (trace && !analyze_shift(tr, utc + (int64_t)llround(o->clock_offset * 1e9))) {
+        fprintf(stderr, "gauntlet analyze: --align: %s's times are seconds, taken as seconds since the run's start\n",
+                trace);
+    }
+    json_t *all = o->json && !rc ? json_array() : NULL;
     for (int i = 0; i < n && !rc; i++) {
         if (o->run && i != o->run - 1)
             continue;
@@ -175,8 +200,15 @@ int analyze_main(int argc, char **argv)
     if (rc)
         return rc == CLI_HELP ? EXIT_OK : rc;
     struct stat st;
+    if (o.align) {
+        if (stat(o.align, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "gauntlet analyze: --align %s: not a results folder\n", o.align);
+            return EXIT_INPUT;
+        }
+        return az_rundir(&o, o.align, path);
+    }
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return az_rundir(&o, path);
+        return az_rundir(&o, path, NULL);
     if (o.run) {
         fprintf(stderr, "gauntlet analyze: --run: %s is a trace, not a results folder\n", path);
         return EXIT_INPUT;
