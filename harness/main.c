@@ -247,7 +247,7 @@ static void check_estimate(const struct scenario *sc, double tflops, double busb
             strlen(names) + strlen(nm) + 3 < sizeof names)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "", nm);
     }
-    if (names[0] && mitigation_timescale_warning(names, it_s, sc->sim.ramp_s, why, sizeof why))
+    if (names[0] && mitigation_timescale_warning(names, it_s, sc->sim.ramp_s, sc->sim.sensor.update_s, why, sizeof why))
         printf("  warning: %s (docs/power.md)\n", why);
 }
 

@@ -216,6 +216,13 @@ try:
     s = json.load(open(os.path.join(out, "trace", "summary.json")))["runs"][0]
     print(f"trace run\t{s['iterations']} it, p50 {s['iteration_s']['p50']*1e3:.2f} ms, {s['tflops'] or 0:.1f} TFLOP/s, "
           f"power mean {s['power']['aggregate']['mean_w']:.0f} W swing {s['power']['aggregate']['swing_w']:.0f} W")
+    st = sorted({float(r["sample_t_s"]) for r in rows if r.get("sample_t_s") and r["rank"] == "0"})
+    if len(st) > 2:   # the driver buffer's samples at their own times: ~20 ms apart on an H100, none passed over
+        d = [b - a for a, b in zip(st, st[1:])]
+        print(f"buffer samples\trank 0: {len(st)} distinct sample times, interval median {statistics.median(d)*1e3:.1f} ms, "
+              f"max {max(d)*1e3:.1f} ms")
+    else:
+        print("buffer samples\tno sample_t_s in power.csv: the instant field was the source (summary.json sensor)")
 except Exception as e:
     print(f"trace run\tno result ({e}); see run-on.log")
 PY

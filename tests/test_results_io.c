@@ -71,7 +71,7 @@ static int whole_rows(const char *csv)
         int commas = 0;
         for (const char *q = p; q < nl; q++)
             commas += *q == ',';
-        cr_assert_eq(commas, 10, "a torn row: %.*s", (int)(nl - p), p);
+        cr_assert_eq(commas, 11, "a torn row: %.*s", (int)(nl - p), p);
         rows++;
         p = nl + 1;
     }
@@ -93,7 +93,7 @@ static int open_fds(void)
 /* The forwarding node's link to node 0: these tests look at the node's own files only. */
 static void fwd_none(int stream, const char *line, size_t len) { (void)stream; (void)line; (void)len; }
 
-static const struct power_reading reading = { 250.5, 249.0, 1234.5, 1410, 61, 0, NAN };
+static const struct power_reading reading = { 250.5, 249.0, 1234.5, 1410, 61, 0, NAN, 0 };
 
 /* What the child of the file-size test saw, sent through a pipe. */
 struct fsize_report {
@@ -282,7 +282,7 @@ Test(results_lock, a_forwarding_node_holds_its_power_file)
     struct results r, r2;
     char err[512];
     cr_assert_eq(results_open_forward(&r, dir, sc, 1, 2, mono_ns(), fwd_none, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(results_append(&r, 1, "0.010000,2,250.00,compute,,,,,,1,\n", 34), 0);
+    cr_assert_eq(results_append(&r, 1, "0.010000,2,250.00,compute,,,,,,1,,\n", 35), 0);
     cr_expect_eq(results_open_forward(&r2, dir, sc, 1, 2, mono_ns(), fwd_none, err, sizeof err), -1);
     cr_expect(strstr(err, "is in use by another run (pid"), "%s", err);
     cr_expect_eq(results_open_forward(&r2, dir, sc, 2, 2, mono_ns(), fwd_none, err, sizeof err), 0, "another node's file: %s", err);
@@ -388,4 +388,27 @@ Test(results_run, a_summary_that_cannot_be_written_is_exit_3_naming_it, .timeout
     char tmp[1300];
     snprintf(tmp, sizeof tmp, "test -z \"$(ls %s | grep summary.json.tmp)\"", out);
     cr_expect_eq(system(tmp), 0, "a temporary summary file left behind");
+}
+
+/* A reading whose source stamps it (the driver's sample buffer, a modelled sensor's update) carries that time on the
+ * run's clock in sample_t_s, the last column; one that is not stamped leaves it empty. */
+Test(results_write, a_stamped_reading_carries_its_own_time)
+{
+    const char *dir = tmpdir();
+    struct scenario *sc = scenario("stamp");
+    struct results r;
+    char err[512];
+    uint64_t t0 = mono_ns();
+    cr_assert_eq(results_open(&r, dir, sc, t0, err, sizeof err), 0, "%s", err);
+    struct power_reading p = reading;
+    p.sample_ns = t0 + 1500000000ull;   /* 1.5 s into the run, read 0.25 s later */
+    cr_assert_eq(results_power(&r, t0 + 1750000000ull, 0, &p, PH_COMM), 0);
+    cr_assert_eq(results_power(&r, t0 + 1760000000ull, 1, &reading, PH_COMM), 0);
+    cr_assert_eq(results_flush(&r), 0);
+    results_close(&r);
+    char *csv = read_in(dir, "power.csv");
+    cr_assert(strstr(csv, "node,true_w,sample_t_s\n"), "%s", csv);
+    cr_assert(strstr(csv, "\n1.750000,0,250.50,comm,249.00,1234.500,1410,61,,0,,1.500000\n"), "%s", csv);
+    cr_assert(strstr(csv, "\n1.760000,1,250.50,comm,249.00,1234.500,1410,61,,0,,\n"), "%s", csv);
+    free(csv);
 }

@@ -126,7 +126,10 @@ static size_t read_rank(const char *dir, int rank, double **t, double **w, doubl
         char rest[256];
         if (sscanf(line, "%lf,%d,%lf,%255[^\n]", &ts, &rk, &ws, rest) != 4 || rk != rank)
             continue;
-        char *last = strrchr(rest, ',');   /* true_w is the last column */
+        char *last = strrchr(rest, ',');   /* true_w, then sample_t_s: the last two columns */
+        if (last)
+            *last = 0;
+        last = strrchr(rest, ',');
         if (!last || sscanf(last + 1, "%lf", &truth) != 1)
             continue;
         if (k == cap) {

@@ -15,7 +15,8 @@ static const char text[] =
     "workload:\n"
     "  gemm: {m: 1000, n: 1000, k: 1000, count: 25}\n"        /* 5e10 flops at 1 TFLOP/s: 50 ms */
     "  allreduce: {bytes: 200MB, emulate_busbw: 10, emulate_ranks: 2}\n"   /* 200 MB x 2(1)/2 / 10 GB/s: 20 ms */
-    "sim: {tflops: 1, latency: 0s, jitter: 0, noise_w: 0, idle_w: 100, comm_w: 250, compute_w: 650, ramp: 10ms}\n";
+    "sim: {tflops: 1, latency: 0s, jitter: 0, noise_w: 0, idle_w: 100, comm_w: 250, compute_w: 650, ramp: 10ms,\n"
+    "      sensor: {update: 0}}\n";   /* the electrical power itself: these tests hold the model, test_sensor its sensor */
 
 struct fixture {
     struct shm shm;

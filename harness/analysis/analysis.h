@@ -45,8 +45,9 @@ struct an_series {
 };
 
 /* What a sensor shows. Measures the update interval of a series sampled every dt seconds from the intervals between
- * readings that differ from the one before: the median of the shortest interval that recurs (at least 5 % of them,
- * or two, within 20 %) — an update that repeated its reading makes an interval of two updates, not a slower sensor
+ * readings that differ from the one before: the most common interval (the most within 20 % of one; an update that
+ * repeated its reading makes an interval of two updates, rarer than one), then the mean of the intervals from 0.4 to
+ * 1.6 times it (a reading a sample early or late on the grid makes one interval short and the next long)
  * (*update_s NAN with fewer than three such readings); *distinct counts them. */
 void an_sensor_measure(const double *x, size_t n, double dt, double *update_s, size_t *distinct);
 /* Whether readings are held over several samples (update_s over 1.5 dt): then a held value is not a sample.

@@ -84,6 +84,8 @@ struct power_reading {
     uint64_t throttle;   /* source-specific reason bits; 0 when none or unknown */
     double true_w;       /* a modelled backend: the electrical power itself at the reading's time (what the reading,
                           * through the modelled sensor, stands for); NAN on a real one */
+    uint64_t sample_ns;  /* the time (mono_ns) the reading stands for where its source stamps it: the driver's sample
+                          * buffer's own timestamp, the modelled sensor's update; 0: the time it was read */
 };
 
 struct power_source;     /* a backend's private sampler state */

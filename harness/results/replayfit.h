@@ -17,9 +17,10 @@ struct replayfit_in {
     size_t n_starts;
     const struct an_band *bands;
     int nb;
+    double max_shift_s;        /* the readings may trail the power by up to this (two sensor updates; 0: not at all) */
 };
 
-/* {trace, points, correlation, rms_error_w, band_share_max_diff_points, trace_w: {swing_w, mean_w, bands},
+/* {trace, points, shift_ms (the delay the readings were compared at), correlation, rms_error_w, band_share_max_diff_points, trace_w: {swing_w, mean_w, bands},
  * run_w: {...}} over the points where a pass was under way; null when the scenario replays nothing. */
 json_t *replayfit_json(const struct scenario *sc, const struct replayfit_in *in);
 

@@ -28,7 +28,7 @@ void results_default_dir(char *out, size_t n, const char *root, const char *name
         snprintf(out, n, "%s/%s-%s-%d", root, name, stamp, i);
 }
 
-static const char power_header[] = "t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w\n";
+static const char power_header[] = "t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w,sample_t_s\n";
 
 const char *results_failed(const struct results *r) { return r->failed ? r->why : NULL; }
 
@@ -232,17 +232,19 @@ static const char *fmt_or_empty(char *buf, size_t n, double x, int prec)
 
 int results_power(struct results *r, uint64_t t_ns, int rank, const struct power_reading *p, int phase)
 {
-    char w[32], avg[32], e[32], clk[32], temp[32], thr[32] = "", tw[32], row[384];
+    char w[32], avg[32], e[32], clk[32], temp[32], thr[32] = "", tw[32], st[32] = "", row[384];
     double t_s = (double)(t_ns - r->t0_ns) * 1e-9;
     if (r->view)
         r->view->power(r->view->ctx, t_s, rank, p, phase);
     if (p->throttle)
         snprintf(thr, sizeof thr, "0x%llx", (unsigned long long)p->throttle);
-    int len = snprintf(row, sizeof row, "%.6f,%d,%s,%s,%s,%s,%s,%s,%s,%d,%s\n", t_s, rank + r->rank_offset,
+    if (p->sample_ns)   /* the reading's own time, where its source stamps it */
+        snprintf(st, sizeof st, "%.6f", (double)(int64_t)(p->sample_ns - r->t0_ns) * 1e-9);
+    int len = snprintf(row, sizeof row, "%.6f,%d,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s\n", t_s, rank + r->rank_offset,
                        fmt_or_empty(w, sizeof w, p->watts, 2), phase_name(phase), fmt_or_empty(avg, sizeof avg, p->avg_w, 2),
                        fmt_or_empty(e, sizeof e, p->energy_j, 3), fmt_or_empty(clk, sizeof clk, p->clock_mhz, 0),
                        fmt_or_empty(temp, sizeof temp, p->temp_c, 0), thr, r->node > 0 ? r->node : 0,
-                       fmt_or_empty(tw, sizeof tw, p->true_w, 2));
+                       fmt_or_empty(tw, sizeof tw, p->true_w, 2), st);
     if (len <= 0 || (size_t)len >= sizeof row)
         return -1;
     if (r->forward) {   /* node 0 gets a bounded rate; this node's own file every row */

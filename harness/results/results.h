@@ -48,7 +48,8 @@ int results_open_forward(struct results *r, const char *dir, const struct scenar
 /* Appends one event: sets "t_s" (from t_ns) and "event" first, writes the line in one write(2). Steals obj. */
 int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *obj);
 struct power_reading;
-/* Appends one power row: t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w; NAN leaves a field
+/* Appends one power row: t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w,sample_t_s (p's
+ * sample_ns on the run's clock; 0 leaves it empty); NAN leaves a field
  * empty; rank is global (+ rank_offset). */
 int results_power(struct results *r, uint64_t t_ns, int rank, const struct power_reading *p, int phase);
 /* Pushes buffered power rows to the kernel (called once per sampling tick). */

@@ -12,7 +12,9 @@
 /* Returns the sensor's lag behind a known step: over the compute phases that start at the rank's low level (within a
  * quarter of its swing of p1), the median time from the start to the first reading past half way to p99, less half
  * the update interval (the mean wait for the next reading; an averaging sensor's own delay stays in). x: the rank's
- * readings on the grid of step dt from t0 (s since the run's start). NAN with fewer than 3 such steps. */
+ * readings on the grid of step dt from t0 (s since the run's start). A step followed by the next within two updates,
+ * or a crossing after the next step began, belongs to no one step (iterations faster than the sensor): NAN with
+ * fewer than 3 such steps. */
 double runsensor_lag_s(const double *x, size_t m, double dt, double t0, const struct series *starts,
                              const struct an_result *res)
 {
@@ -27,7 +29,10 @@ double runsensor_lag_s(const double *x, size_t m, double dt, double t0, const st
         size_t i = (size_t)((te - t0) / dt);
         if (i >= m || isnan(x[i]) || x[i] > lo + (hi - lo) / 4)
             continue;   /* not from the low level: no clean step */
-        for (size_t j = i + 1; j < m && (double)(j - i) * dt < 2.0; j++) {
+        double within = k + 1 < starts->n ? starts->v[k + 1] - te : 2.0;   /* this step's, before the next one */
+        if (within < 2 * u)
+            continue;   /* the next step begins before the sensor could show this one */
+        for (size_t j = i + 1; j < m && (double)(j - i) * dt < fmin(within, 2.0); j++) {
             if (isnan(x[j]))
                 continue;   /* a tick the sampler missed: the next one tells */
             if (x[j] >= half) {

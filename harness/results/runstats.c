@@ -45,6 +45,7 @@ void runstats_new_epoch(struct run_stats *rs)
     for (int r = 0; r < rs->nranks; r++) {
         memset(rs->rank[r].open_t, 0, sizeof rs->rank[r].open_t);
         rs->rank[r].begun_iter = 0;
+        rs->rank[r].cend_t = 0;   /* the recovery's wait is no gap of the workload's */
     }
 }
 
@@ -88,8 +89,12 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev)
     case WEV_PHASE_BEGIN:
         if (ev->phase >= 0 && ev->phase < PH_COUNT)
             r->open_t[ev->phase] = ev->t_ns;
-        if (ev->phase == PH_COMPUTE)
+        if (ev->phase == PH_COMPUTE) {
+            if (r->cend_t && ev->t_ns > r->cend_t)
+                series_add(&r->gap_s, (double)(ev->t_ns - r->cend_t) * 1e-9);
+            r->cend_t = 0;
             runstats_compute_begin(rs, ev);
+        }
         break;
     case WEV_PHASE_END: {
         if (ev->phase < 0 || ev->phase >= PH_COUNT || !r->open_t[ev->phase])
@@ -99,6 +104,7 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev)
         if (ev->phase == PH_COMPUTE) {
             r->compute_s += d;
             r->flops += ev->a;
+            r->cend_t = ev->t_ns;
         } else if (ev->phase == PH_COMM && ev->b > 0) {   /* a step of phases: its own bus bytes */
             if (d > 0)
                 series_add(&r->bus_gbs, ev->b / d / 1e9);
@@ -144,14 +150,28 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev)
     }
 }
 
-void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts, const double *energy_j)
+void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts, const double *energy_j,
+                    const double *true_w)
 {
-    if (rs->nticks == rs->cap_ticks) {
+    int grow = rs->nticks == rs->cap_ticks;
+    if (grow) {
         rs->cap_ticks = rs->cap_ticks ? 2 * rs->cap_ticks : 4096;
         rs->tick_ns = xrealloc(rs->tick_ns, rs->cap_ticks * sizeof *rs->tick_ns);
         for (int r = 0; r < rs->nranks; r++)
             rs->tick_w[r] = xrealloc(rs->tick_w[r], rs->cap_ticks * sizeof **rs->tick_w);
     }
+    if (true_w && !rs->tick_true) {   /* the first tick with a truth: the earlier ones had none */
+        rs->tick_true = xcalloc((size_t)rs->nranks, sizeof *rs->tick_true);
+        for (int r = 0; r < rs->nranks; r++) {
+            rs->tick_true[r] = xmalloc(rs->cap_ticks * sizeof **rs->tick_true);
+            for (size_t i = 0; i < rs->nticks; i++)
+                rs->tick_true[r][i] = NAN;
+        }
+    } else if (grow && rs->tick_true)
+        for (int r = 0; r < rs->nranks; r++)
+            rs->tick_true[r] = xrealloc(rs->tick_true[r], rs->cap_ticks * sizeof **rs->tick_true);
+    for (int r = 0; rs->tick_true && r < rs->nranks; r++)
+        rs->tick_true[r][rs->nticks] = true_w ? true_w[r] : NAN;
     int64_t rel = (int64_t)(t_ns - rs->t_begin);
     rs->tick_ns[rs->nticks] = rel;
     for (int r = 0; energy_j && rs->warm_ns && t_ns >= rs->warm_ns && r < rs->nranks; r++)
@@ -336,7 +356,7 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
     json_object_set_new(aggj, "waveform_per_gpu_w", wj);
     json_object_set_new(aggj, "waveform_folded", folded);
     struct replayfit_in rin = { per_gpu, m, dt, m ? (double)an_grid_time(&g, 0) * 1e-9 : 0,   /* ticks count from the run's start */
-                                rs->iter_begin.v, rs->iter_begin.n, bands, nb };
+                                rs->iter_begin.v, rs->iter_begin.n, bands, nb, 2 * update };
     json_object_set_new(aggj, "replay", replayfit_json(sc, &rin));
     json_object_set_new(aggj, "sampling", sampling);
     for (int r = 0; r < rs->nranks; r++)
@@ -443,6 +463,10 @@ json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const cha
     if (rs->unsettled)
         json_object_set_new(run, "unsettled", json_true());
     runstats_cost_json(rs, run);
+    json_object_set_new(run, "gap_s", runstats_gap_json(rs));
+    json_t *truth = runtruth_json(rs, json_number_value(json_object_get(run, "throughput_it_s")));
+    if (truth)
+        json_object_set_new(run, "truth", truth);
     json_t *ranks = json_array();   /* per GPU: what the fleet-outlier check compares */
     for (int i = 0; i < rs->nranks; i++) {
         const struct rank_stats *r = &rs->rank[i];
@@ -462,7 +486,11 @@ void runstats_free(struct run_stats *rs)
         series_free(&rs->rank[r].comm_s);
         series_free(&rs->rank[r].cbegin);
         series_free(&rs->rank[r].bus_gbs);
+        series_free(&rs->rank[r].gap_s);
+        if (rs->tick_true)
+            free(rs->tick_true[r]);
     }
+    free(rs->tick_true);
     series_free(&rs->iter_s);
     series_free(&rs->spread_s);
     series_free(&rs->iter_begin);
@@ -498,10 +526,15 @@ struct rs_trace *runstats_trace(const struct run_stats *rs)
     t->iters = iters;
     t->t_s = xmalloc(t->n * sizeof *t->t_s);
     t->w = xmalloc(t->n * (size_t)rs->nranks * sizeof *t->w);
+    if (rs->tick_true)
+        t->truth = xmalloc(t->n * (size_t)rs->nranks * sizeof *t->truth);
     for (size_t i = 0; i < t->n; i++) {
         t->t_s[i] = (double)rs->tick_ns[a + i] * 1e-9;
-        for (int r = 0; r < rs->nranks; r++)
+        for (int r = 0; r < rs->nranks; r++) {
             t->w[(size_t)r * t->n + i] = rs->tick_w[r][a + i];
+            if (t->truth)
+                t->truth[(size_t)r * t->n + i] = rs->tick_true[r][a + i];
+        }
     }
     return t;
 }
@@ -512,5 +545,6 @@ void rs_trace_free(struct rs_trace *t)
         return;
     free(t->t_s);
     free(t->w);
+    free(t->truth);
     free(t);
 }

@@ -22,6 +22,8 @@ struct rank_stats {
     double ckpt_stall_s;             /* time the rank stood still for its checkpoints */
     int ckpts;
     int64_t iters;               /* iterations completed */
+    uint64_t cend_t;             /* the end of its last compute phase (0: none yet) */
+    struct series gap_s;         /* each gap: from a compute phase's end to the next compute phase's start */
     int done;
     int stopped;                 /* ended early at the skip boundary (the live view's `m`) */
     uint64_t fingerprint;        /* hash of the model state at the end of the run */
@@ -34,6 +36,7 @@ struct run_stats {
     /* the power trace of the run: tick times (ns since t_begin) and each rank's watts (NAN where missing) */
     int64_t *tick_ns;
     double **tick_w;
+    double **tick_true;          /* a modelled backend: each rank's electrical power at the tick (NULL: none given) */
     size_t nticks, cap_ticks;
     double sample_hz;            /* the rate asked for */
     /* each rank's energy counter over the analysed stretch (from the end of the first iteration): first and last
@@ -67,8 +70,9 @@ void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t pla
 /* Folds one worker event into the run (phase durations, iterations, end of run). */
 void runstats_event(struct run_stats *rs, const struct wevent *ev);
 /* Adds one sampling tick at t_ns: per-rank watts and energy counters in J (NAN where missing; energy may be
- * NULL). */
-void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts, const double *energy_j);
+ * NULL), and on a modelled backend the electrical power behind each reading (true_w; NULL: none). */
+void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts, const double *energy_j,
+                    const double *true_w);
 /* Returns 1 when every rank reported the end of the run. */
 int runstats_done(const struct run_stats *rs);
 /* Returns 1 when every rank is done or stopped. */
@@ -88,11 +92,18 @@ struct rs_trace {
     int nranks;
     double *t_s;      /* each tick's time, s since the run began */
     double *w;        /* rank r's watts at tick i: w[r * n + i] (NAN: missing) */
+    double *truth;    /* a modelled backend: the electrical power behind each, laid out as w (NULL: none) */
     int64_t iters;    /* iterations completed in the stretch */
 };
 /* After runstats_json (which settles the warm-up): the run's analysed stretch; NULL when it has none. */
 struct rs_trace *runstats_trace(const struct run_stats *rs);
 void rs_trace_free(struct rs_trace *t);
+/* runtruth.c, for runstats.c: on a modelled backend, the figures of the electrical power itself over the analysed
+ * stretch (thr: the run's throughput), kept apart from what the sensor reported: {source, mean_w, energy_per_iter_j,
+ * per_rank_swing_w, per_rank_p1_w}; NULL without a truth. */
+json_t *runtruth_json(const struct run_stats *rs, double thr);
+/* The gaps between compute phases of every rank: {p50, min} in s (null: none). */
+json_t *runstats_gap_json(const struct run_stats *rs);
 /* A recovery abandons the timeline in progress: phases it left open and compute-start rows it left
  * incomplete are forgotten (the new timeline repeats those iterations). */
 void runstats_new_epoch(struct run_stats *rs);

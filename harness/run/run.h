@@ -53,6 +53,11 @@ void sup_compare_runs(struct sup *s);
 /* The energy efficiency of run (not yet in the runs) against the none run finished before it (NAN: none yet, or
  * nothing to figure): what the live view shows as each run ends. */
 double sup_live_efficiency(struct sup *s, json_t *run);
+/* supeff.c: how well run r spends its energy against base, a none run whose power was kept (sup->rn->base_trace):
+ * vs gets energy_added_j, energy_least_j, energy_efficiency (null, named in vs.unresolved, where the none run's gaps
+ * are shorter than its sensor resolves), floor_asked_w, floor_reached_w, and on a modelled backend vs.truth: the same
+ * against the electrical power, and the per-GPU swing removed. */
+void sup_efficiency(struct sup *s, json_t *r, json_t *base, json_t *vs);
 
 /* For mitigations: auto: the Pareto front (energy, time, grid swing), the cheapest candidate meeting the
  * spec, or the one that misses it least and by which clause. */

@@ -82,9 +82,17 @@ static void sup_warn_worse(struct sup *s, json_t *r, double cut_pct)
         return;
     const struct plugin_spec *spec = &s->sc->mitigations[m];
     double it = json_number_value(json_object_get(json_object_get(r, "iteration_s"), "p50"));
-    char why[512] = "", ts[400];
+    char why[800] = "", ts[600];
+    double window = 0;   /* the readings' update interval this run measured (the slowest GPU's) */
+    size_t i;
+    json_t *pr;
+    json_array_foreach(json_object_get(json_object_get(r, "power"), "per_rank"), i, pr) {
+        double u = json_number_value(json_object_get(json_object_get(pr, "sensor"), "update_ms"));
+        if (json_is_number(json_object_get(json_object_get(pr, "sensor"), "update_ms")) && u * 1e-3 > window)
+            window = u * 1e-3;
+    }
     int at_scale = mitigation_acts_on_swing(spec->index, spec->params, &s->sc->sim) &&
-                   mitigation_timescale_warning(spec->name, it, s->sc->sim.ramp_s, ts, sizeof ts);
+                   mitigation_timescale_warning(spec->name, it, s->sc->sim.ramp_s, window, ts, sizeof ts);
     if (cut_pct < -5)   /* beyond the spread of one scenario run twice (2 points, docs/power.md) */
         snprintf(why, sizeof why, "%s raised the swing by %.1f %% instead of removing it%s%s", spec->name, -cut_pct,
                  at_scale ? ": " : "", at_scale ? ts : "");
@@ -115,52 +123,6 @@ static double sup_filler_top_w(struct sup *s)
         }
     }
     return n ? sum / n : NAN;
-}
-
-/* How well run r spends its energy against base (a none run, its power kept): the least energy its achieved result
- * could have cost — holding each GPU's floor (the mitigation's, or the lowest power the run reached where that is
- * lower: its p1) and its ramp limits above the none run's power (an_least_fill_j) — per iteration, against the
- * energy it added per iteration. vs_none gets energy_added_j, energy_least_j (per iteration, every GPU) and
- * energy_efficiency (least / added: 1 spends nothing beyond what its result needs), floor_asked_w and
- * floor_reached_w (the mean over GPUs); nothing where the mitigation holds no floor and no ramp limit. */
-static void sup_efficiency(struct sup *s, json_t *r, json_t *base, json_t *vs)
-{
-    json_int_t m = json_integer_value(json_object_get(r, "run")), b = json_integer_value(json_object_get(base, "run"));
-    if (m < 0 || m >= s->sc->n_mitigations || b < 0 || b >= SC_MAX_MITIGATIONS || !s->rn->base_trace[b])
-        return;
-    const struct rs_trace *t = s->rn->base_trace[b];
-    const struct plugin_spec *spec = &s->sc->mitigations[m];
-    const struct mitigation_ops *ops = mitigation_table[spec->index];
-    json_t *pr = json_object_get(json_object_get(r, "power"), "per_rank");
-    if (!ops->model || ops->facility || (int)json_array_size(pr) < t->nranks)
-        return;
-    double least = 0, asked = 0, reached = 0, down = 0, up = 0;
-    int floors = 0;
-    for (int g = 0; g < t->nranks; g++) {
-        struct mit_model mm = { 0 };
-        ops->model(spec->params, &s->sc->sim, g, t->nranks, &mm);
-        double p1 = json_number_value(json_object_get(json_array_get(pr, (size_t)g), "p1_w"));
-        double floor = mm.floor_w > 0 ? (isfinite(p1) && p1 < mm.floor_w ? p1 : mm.floor_w) : 0;
-        if (mm.floor_w > 0) {
-            floors++;
-            asked += mm.floor_w;
-            reached += p1;
-        }
-        down = mm.ramp_down_w_s;
-        up = mm.ramp_up_w_s;
-        if (!(floor > 0) && !(down > 0) && !(up > 0))
-            return;   /* no floor, no ramp limit: a stagger, a cap; its energy is not a fill's */
-        least += an_least_fill_j(t->t_s, t->w + (size_t)g * t->n, t->n, floor, up, down);
-    }
-    least /= (double)t->iters;
-    double added = sup_energy_per_iter(r) - sup_energy_per_iter(base);
-    json_object_set_new(vs, "energy_added_j", json_num(added));
-    json_object_set_new(vs, "energy_least_j", json_num(least));
-    json_object_set_new(vs, "energy_efficiency", json_num(added > 0 && least > 0 ? least / added : NAN));
-    if (floors) {
-        json_object_set_new(vs, "floor_asked_w", json_num(asked / floors));
-        json_object_set_new(vs, "floor_reached_w", json_num(reached / floors));
-    }
 }
 
 /* A run with a filler (a floor or a ramp) says what the filler can draw in vs_none (filler_top_w; on a GPU the curve

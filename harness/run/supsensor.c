@@ -32,7 +32,7 @@ json_t *sup_sensor_json(struct sup *s)
 {
     json_t *a = json_array();
     for (int r = 0; r < s->nranks; r++) {
-        char src[160] = "";
+        char src[320] = "";
         if (s->ops->sensor_source)
             s->ops->sensor_source(s->ps, s->slot_of[r], src, sizeof src);
         json_array_append_new(a, json_pack("{s:i, s:o, s:o, s:s}", "rank", r, "update_ms",

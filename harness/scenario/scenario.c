@@ -578,5 +578,5 @@ int scenario_located(const struct scenario *sc, const char *msg)
 
 double scenario_settle_s(const struct scenario *sc)
 {
-    return sc->power.settle_s > 0 ? sc->power.settle_s : 5 * sc->sim.ramp_s;
+    return sc->power.settle_s > 0 ? sc->power.settle_s : 5 * sc->sim.ramp_s + 0.2;
 }

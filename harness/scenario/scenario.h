@@ -165,7 +165,8 @@ int scenario_located(const struct scenario *sc, const char *msg);
 /* Same, from a string (name is used as the file name in messages). */
 int scenario_load_string(const char *text, const char *name, struct scenario *sc, char *err, size_t errlen);
 /* The time the power takes to settle after a run begins (power.settle; 0: 5 x sim.ramp, the power response's time
- * constant, measured on an H100): each run is analysed from the first iteration end past it. */
+ * constant, plus 200 ms: two updates of the slowest sensor gauntlet reads, the instant field's ~100 ms, so that the
+ * readings have settled too): each run is analysed from the first iteration end past it. */
 double scenario_settle_s(const struct scenario *sc);
 /* Writes sc, every default resolved, as YAML to f; returns 0 or -1. */
 int scenario_write(const struct scenario *sc, FILE *f);

@@ -83,7 +83,8 @@ static const struct param power_params[] = {
       .help = "the GPU's TDP for swings in % (0: sim.tdp_w on sim, unknown on cuda)" },
     { "settle", PT_DURATION, PW(settle_s), .def = "0", .min = 0, .max = 600,
       .help = "time the power takes to settle after a run begins; each run's analysis, energy and throughput start "
-              "at the first iteration end past it (0: 5 x sim.ramp, the power response's time constant: 350 ms)" },
+              "at the first iteration end past it (0: 5 x sim.ramp, the power response's time constant, plus 200 ms, two "
+              "updates of the slowest sensor gauntlet reads: 210 ms)" },
     { "forward_hz", PT_DOUBLE, PW(forward_hz), .def = "100", .min = 0, .max = 10000, .unit = "Hz",
       .help = "several nodes: power rows per rank a node sends node 0 (0: every row); above it each node keeps "
               "its full-rate rows in power-node<N>.csv" },
@@ -126,9 +127,10 @@ static const struct param heartbeat_params[] = {
 
 #define SS(field) offsetof(struct sim_sensor, field)
 static const struct param sim_sensor_params[] = {
-    { "update", PT_DURATION, SS(update_s), .def = "0", .min = 0, .max = 10,
+    { "update", PT_DURATION, SS(update_s), .def = "20ms", .min = 0, .max = 10,
       .help = "a reading every this long, the mean of the electrical power over it, held until the next (0: every "
-              "reading is the power at that moment); the H100's sample buffer: 20ms, its instant field: ~100ms" },
+              "reading is the power at that moment); default the H100's driver sample buffer, what gauntlet reads "
+              "there (20ms; its instant field: ~100ms)" },
     { "lag", PT_DURATION, SS(lag_s), .def = "0", .min = 0, .max = 10,
       .help = "a reading becomes visible this long after its update" },
     { 0 },
@@ -155,8 +157,10 @@ static const struct param sim_params[] = {
       .help = "the most filler work draws (bf16 GEMMs at full duty; on an H100 4096^3 GEMMs drew 705 W against 759 W "
               "for the compute phase: idle + 0.915 x (compute - idle)); a floor above it is not reached" },
     { "tdp_w", PT_DOUBLE, SIM(tdp_w), .def = "700", .min = 1, .max = 5000, .unit = "W", .help = "board power limit" },
-    { "ramp", PT_DURATION, SIM(ramp_s), .def = "70ms", .min = 0, .max = 10,
-      .help = "first-order time constant of power changes" },
+    { "ramp", PT_DURATION, SIM(ramp_s), .def = "2ms", .min = 0, .max = 10,
+      .help = "first-order time constant of the electrical power's response to a change of work (assumed: the "
+              "H100's 20 ms driver samples show each GEMM edge within one or two samples, so it is well under 20 ms; "
+              "the 70 ms NVML shows is its sensor, sim.sensor)" },
     { "sensor", PT_SECTION, SIM(sensor), .sub = sim_sensor_params,
       .help = "the sensor the model's power is read through (docs/power.md, what a GPU's sensor lets you see)" },
     { "jitter", PT_DOUBLE, SIM(jitter), .def = "0.02", .min = 0, .max = 1,

@@ -80,6 +80,7 @@ struct sup {
     int *dropped;                  /* per rank: removed by shrink */
     double *watts;                 /* last sample per rank */
     double *energy_j;              /* last energy counter reading per rank (NAN: none) */
+    double *true_w;                /* a modelled backend: the electrical power behind the last reading per rank */
     int sigfd, timerfd;
     int run, running;
     struct run_stats rs;

@@ -37,9 +37,10 @@ static void sup_sample(struct sup *s, uint64_t now)
     for (int r = 0; r < s->nranks; r++) {
         struct power_reading pr;
         if (s->ops->power_read(s->ps, s->slot_of[r], now, &pr) != 0)
-            pr = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0, NAN };
+            pr = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0, NAN, 0 };
         s->watts[r] = pr.watts;
         s->energy_j[r] = pr.energy_j;
+        s->true_w[r] = pr.true_w;
         if (isfinite(pr.watts) && pr.watts >= 0) {   /* for a worker tuning its mitigation against real power */
             ctl_publish_reading(shm_ctl(&s->shm, s->slot_of[r]), pr.watts, pr.energy_j, now);
         }
@@ -55,7 +56,7 @@ static void sup_sample(struct sup *s, uint64_t now)
         }
     }
     if (s->running)
-        runstats_power(&s->rs, now, s->watts, s->energy_j);
+        runstats_power(&s->rs, now, s->watts, s->energy_j, s->ops->modelled ? s->true_w : NULL);
     results_flush(&s->res);
     s->samples++;
 }
@@ -264,6 +265,7 @@ void sup_alloc(struct sup *s)
     s->dropped = xcalloc((size_t)s->nranks, sizeof *s->dropped);
     s->watts = xcalloc((size_t)s->nranks, sizeof *s->watts);
     s->energy_j = xcalloc((size_t)s->nranks, sizeof *s->energy_j);
+    s->true_w = xcalloc((size_t)s->nranks, sizeof *s->true_w);
     for (int r = 0; r < s->nranks; r++)
         s->slot_of[r] = r;
 }
@@ -280,7 +282,7 @@ void sup_free(struct sup *s)
         if (s->deathfd[j] >= 0)
             close(s->deathfd[j]);
     void *bufs[] = { s->pid, s->alive, s->ready, s->expect_exit, s->deathfd, s->death_ns, s->death_unasked, s->slot_of, s->dropped,
-                     s->watts, s->energy_j };
+                     s->watts, s->energy_j, s->true_w };
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
         free(bufs[i]);
 }

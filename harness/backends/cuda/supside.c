@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backend.h"
 #include "coll.h"
@@ -114,6 +115,8 @@ struct power_source {
 struct cuda_samples {
     unsigned long long last_us;   /* the newest sample's driver timestamp */
     double w;                     /* its power */
+    uint64_t at_ns;               /* its timestamp on the host's mono clock (0: not known) */
+    long passed;                  /* samples a poll found older than its newest: not read (ticks slower than the buffer) */
     int have, off;                /* a sample was read / the GPU or driver has no buffer */
     uint64_t poll_ns;
 };
@@ -170,7 +173,7 @@ int cuda_power_info(struct power_source *ps, int rank, char *name, size_t n, dou
 int cuda_power_read(struct power_source *ps, int rank, uint64_t t, struct power_reading *out)
 {
     struct gpu_sample s;
-    *out = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0, NAN };
+    *out = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0, NAN, 0 };
     int d = cuda_power_device(ps, rank);
     if (d < 0)
         return 0;
@@ -194,11 +197,23 @@ int cuda_power_read(struct power_source *ps, int rank, uint64_t t, struct power_
         sm->poll_ns = t;
         if (k < 0)
             sm->off = 1;
-        else if (k > 0 && isfinite(w[k - 1]))
+        else if (k > 0 && isfinite(w[k - 1])) {
             sm->w = w[k - 1], sm->have = 1;
+            sm->passed += k - 1;
+            struct timespec rt;   /* the driver stamps samples on the wall clock, in us: onto the mono clock */
+            uint64_t mono = mono_ns();
+            sm->at_ns = 0;
+            if (clock_gettime(CLOCK_REALTIME, &rt) == 0) {
+                int64_t off = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - (int64_t)mono;
+                int64_t stamp = (int64_t)(at[k - 1] * 1000ull) - off;
+                sm->at_ns = stamp > 0 && (uint64_t)stamp <= mono ? (uint64_t)stamp : 0;   /* from the future: unknown */
+            }
+        }
     }
-    if (sm->have && !sm->off)
+    if (sm->have && !sm->off) {
         out->watts = sm->w;
+        out->sample_ns = sm->at_ns;
+    }
     out->avg_w = s.power_avg_w;
     out->energy_j = (s.valid & GPU_VALID(GPU_F_ENERGY)) ? (double)s.energy_mj * 1e-3 : NAN;
     out->clock_mhz = s.sm_clock_mhz;
@@ -212,9 +227,14 @@ void cuda_sensor_source(struct power_source *ps, int slot, char *out, size_t n)
     int d = ps->nv ? cuda_power_device(ps, slot) : -1;
     if (d < 0)
         snprintf(out, n, "none (no NVML device for this GPU)");
+    else if (ps->smp[slot].have && !ps->smp[slot].off && ps->smp[slot].passed)
+        snprintf(out, n, "NVML driver sample buffer (nvmlDeviceGetSamples, NVML_TOTAL_POWER_SAMPLES): its newest "
+                         "sample at each reading, stamped with its own time (power.csv sample_t_s); %ld samples passed "
+                         "over between readings slower than the buffer (power.sample_hz under its rate)",
+                 ps->smp[slot].passed);
     else if (ps->smp[slot].have && !ps->smp[slot].off)
         snprintf(out, n, "NVML driver sample buffer (nvmlDeviceGetSamples, NVML_TOTAL_POWER_SAMPLES): its newest "
-                         "sample at each reading");
+                         "sample at each reading, stamped with its own time (power.csv sample_t_s)");
     else if (nvml_field_available(ps->nv, d, GPU_F_POWER_INSTANT))
         snprintf(out, n, "NVML instant power field (NVML_FI_DEV_POWER_INSTANT), polled");
     else

@@ -473,12 +473,13 @@ static int sim_power_read(struct power_source *ps, int rank, uint64_t t, struct 
     struct power_state st;
     ctl_get_power(shm_ctl(ps->shm, rank), &st);
     if (!st.t0_ns) {   /* the worker has not started its model yet: nothing to report */
-        *out = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0, NAN };
+        *out = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0, NAN, 0 };
         return 0;
     }
     struct sim_hist *h = &ps->hist[rank];
     sim_hist_push(h, &st);
     double truth = sim_power_at(&st, t, m->ramp_s), p;
+    uint64_t sample_ns = 0;   /* with a sensor: its update's time (the end of the window the reading averages) */
     uint64_t u = (uint64_t)(m->sensor.update_s * 1e9), lag = (uint64_t)(m->sensor.lag_s * 1e9);
     if (u > 0 && t > lag + u) {
         uint64_t off = (uint64_t)((double)u * (0.5 + 0.5 * sin(1.0 + 2.3999 * rank)) * 0.999);   /* per slot, fixed */
@@ -486,14 +487,16 @@ static int sim_power_read(struct power_source *ps, int rank, uint64_t t, struct 
         int64_t k = seen >= off ? (int64_t)((seen - off) / u) : -1;
         uint64_t tick = off + (uint64_t)(k > 0 ? k : 0) * u;
         double sum = 0;
-        for (int i = 0; i < 8; i++)   /* the mean over the update: [tick - u, tick] */
-            sum += sim_hist_power(h, tick - u + (uint64_t)((double)u * (i + 0.5) / 8), m->ramp_s);
-        p = sum / 8 + m->noise_w * sim_noise((uint64_t)ps->shm->hdr->sc.seed, rank, k);
+        int nsub = u / 1000000 < 8 ? 8 : u / 1000000 > 64 ? 64 : (int)(u / 1000000);   /* about every ms */
+        for (int i = 0; i < nsub; i++)   /* the mean over the update: [tick - u, tick] */
+            sum += sim_hist_power(h, tick - u + (uint64_t)((double)u * (i + 0.5) / nsub), m->ramp_s);
+        p = sum / nsub + m->noise_w * sim_noise((uint64_t)ps->shm->hdr->sc.seed, rank, k);
+        sample_ns = tick;
     } else {
         p = truth + m->noise_w * rng_normal(&ps->noise);
     }
     *out = (struct power_reading){ .watts = p > 0 ? p : 0, .avg_w = NAN, .energy_j = NAN, .clock_mhz = NAN,
-                                   .temp_c = NAN, .throttle = 0, .true_w = truth };
+                                   .temp_c = NAN, .throttle = 0, .true_w = truth, .sample_ns = sample_ns };
     return 0;
 }
 

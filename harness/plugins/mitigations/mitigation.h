@@ -60,10 +60,12 @@ int mitigation_acts_on_swing(int index, const void *params, const struct sim_par
  * (4 tau)). 1: the power reaches every phase's level; 0.04 (12.5 ms against 70 ms): it hardly moves. */
 double mitigation_followed_share(double period_s, double tau_s);
 
-/* Says in why (one sentence, for `check` and the comparison with none) when a mitigation has little swing to act
- * on: an iteration of period_s against the power response's time constant tau_s (sim.ramp). 1 when said, else
- * 0 (the iteration is long enough: the power follows more than a quarter of its phases' difference). */
-int mitigation_timescale_warning(const char *name, double period_s, double tau_s, char *why, size_t n);
+/* Says in why (one sentence, for `check` and the comparison with none) when a mitigation has little swing to act on
+ * or none its readings can show: an iteration of period_s against the power response's time constant tau_s
+ * (sim.ramp: the power follows less than a quarter of its phases' difference), or shorter than two of the power
+ * sensor's updates of update_s (0: none; a reading every update_s cannot follow it: what it shows is an alias).
+ * 1 when said, else 0. */
+int mitigation_timescale_warning(const char *name, double period_s, double tau_s, double update_s, char *why, size_t n);
 
 struct filler_params { struct power_value floor; };
 struct ramp_params { double ramp_w_s; };

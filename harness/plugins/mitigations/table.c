@@ -36,14 +36,21 @@ double mitigation_followed_share(double period_s, double tau_s)
     return period_s > 0 ? tanh(period_s / (4 * tau_s)) : 0;
 }
 
-int mitigation_timescale_warning(const char *name, double period_s, double tau_s, char *why, size_t n)
+int mitigation_timescale_warning(const char *name, double period_s, double tau_s, double update_s, char *why, size_t n)
 {
-    double share = mitigation_followed_share(period_s, tau_s);
-    if (!(period_s > 0) || share >= 0.25)
+    double power = mitigation_followed_share(period_s, tau_s);
+    if (!(period_s > 0))
         return 0;
-    snprintf(why, n, "an iteration of %.3g ms is shorter than the GPUs' power response (time constant %.3g ms, "
-             "sim.ramp): their power follows at most %.0f %% of the difference between its phases' levels, so %s has "
-             "little swing to remove and pays its energy and time for little", period_s * 1e3, tau_s * 1e3, share * 100,
-             name);
+    if (power < 0.25)
+        snprintf(why, n, "an iteration of %.3g ms is shorter than the GPUs' power response (time constant %.3g ms, "
+                 "sim.ramp): their power follows at most %.0f %% of the difference between its phases' levels, so %s "
+                 "has little swing to remove and pays its energy and time for little", period_s * 1e3, tau_s * 1e3,
+                 power * 100, name);
+    else if (update_s > 0 && period_s < 2 * update_s)
+        snprintf(why, n, "an iteration of %.3g ms is shorter than two of the power sensor's updates (a reading every "
+                 "%.3g ms): its readings cannot follow the iteration (the swing they show is an alias of it), so what "
+                 "%s does to the swing cannot be measured here", period_s * 1e3, update_s * 1e3, name);
+    else
+        return 0;
     return 1;
 }

@@ -1,0 +1,123 @@
+/* harness/run/supeff.c: how well a mitigation spends its energy against the none run (vs_none.energy_efficiency,
+ * docs/power.md), resolved by the sensor or null, and on a modelled backend the same against the electrical truth. */
+#include <math.h>
+#include <stdio.h>
+
+#include "analysis.h"
+#include "analysis_json.h"
+#include "mitigations/mitigation.h"
+#include "run.h"
+#include "runstats.h"
+
+/* The mean of an array of numbers (NAN: none). */
+static double sup_mean(json_t *a)
+{
+    double sum = 0;
+    int n = 0;
+    size_t i;
+    json_t *v;
+    json_array_foreach(a, i, v)
+        if (json_is_number(v)) {
+            sum += json_number_value(v);
+            n++;
+        }
+    return n ? sum / n : NAN;
+}
+
+/* Whether the none run's gaps between compute phases (their median) are shorter than its readings resolve: two
+ * updates plus the lag of its slowest GPU's sensor, the rule a step's power is attributed by (docs/power.md). Says
+ * why in why. A least energy figured from readings that each average over a gap and its compute reads low (the least
+ * fill is convex in the power), so the efficiency would be a number that can be wrong. */
+static int sup_gaps_unresolved(json_t *base, char *why, size_t n)
+{
+    double gap = json_number_value(json_object_get(json_object_get(base, "gap_s"), "p50")), update = 0, lag = 0;
+    size_t i;
+    json_t *pr;
+    json_array_foreach(json_object_get(json_object_get(base, "power"), "per_rank"), i, pr) {
+        json_t *ss = json_object_get(pr, "sensor");
+        if (json_is_number(json_object_get(ss, "update_ms")))
+            update = fmax(update, 1e-3 * json_number_value(json_object_get(ss, "update_ms")));
+        if (json_is_number(json_object_get(ss, "lag_ms")))
+            lag = fmax(lag, 1e-3 * json_number_value(json_object_get(ss, "lag_ms")));
+    }
+    double need = 2 * update + lag;
+    if (!(gap > 0) || !(need > 0) || gap >= need)
+        return 0;
+    snprintf(why, n, "the gaps between compute phases (%.3g ms) are shorter than the sensor resolves (two updates of "
+             "%.3g ms plus %.3g ms lag): the least energy would read low", gap * 1e3, update * 1e3, lag * 1e3);
+    return 1;
+}
+
+/* How well run r spends its energy against base (a none run, its power kept): the least energy its achieved result
+ * could have cost — holding each GPU's floor (the mitigation's, or the lowest power the run reached where that is
+ * lower: its p1) and its ramp limits above the none run's power (an_least_fill_j) — per iteration, against the
+ * energy it added per iteration. vs_none gets energy_added_j, energy_least_j (per iteration, every GPU) and
+ * energy_efficiency (least / added: 1 spends nothing beyond what its result needs), floor_asked_w and
+ * floor_reached_w (the mean over GPUs); nothing where the mitigation holds no floor and no ramp limit. */
+void sup_efficiency(struct sup *s, json_t *r, json_t *base, json_t *vs)
+{
+    json_int_t m = json_integer_value(json_object_get(r, "run")), b = json_integer_value(json_object_get(base, "run"));
+    if (m < 0 || m >= s->sc->n_mitigations || b < 0 || b >= SC_MAX_MITIGATIONS || !s->rn->base_trace[b])
+        return;
+    const struct rs_trace *t = s->rn->base_trace[b];
+    const struct plugin_spec *spec = &s->sc->mitigations[m];
+    const struct mitigation_ops *ops = mitigation_table[spec->index];
+    json_t *pr = json_object_get(json_object_get(r, "power"), "per_rank");
+    if (!ops->model || ops->facility || (int)json_array_size(pr) < t->nranks)
+        return;
+    double least = 0, least_true = 0, asked = 0, reached = 0, down = 0, up = 0;
+    int floors = 0;
+    for (int g = 0; g < t->nranks; g++) {
+        struct mit_model mm = { 0 };
+        ops->model(spec->params, &s->sc->sim, g, t->nranks, &mm);
+        double p1 = json_number_value(json_object_get(json_array_get(pr, (size_t)g), "p1_w"));
+        double floor = mm.floor_w > 0 ? (isfinite(p1) && p1 < mm.floor_w ? p1 : mm.floor_w) : 0;
+        if (mm.floor_w > 0) {
+            floors++;
+            asked += mm.floor_w;
+            reached += p1;
+        }
+        down = mm.ramp_down_w_s;
+        up = mm.ramp_up_w_s;
+        if (!(floor > 0) && !(down > 0) && !(up > 0))
+            return;   /* no floor, no ramp limit: a stagger, a cap; its energy is not a fill's */
+        least += an_least_fill_j(t->t_s, t->w + (size_t)g * t->n, t->n, floor, up, down);
+        if (t->truth) {   /* the same against the model's electrical power, its floor what the truth reached */
+            double tp1 = json_number_value(json_array_get(json_object_get(json_object_get(r, "truth"), "per_rank_p1_w"),
+                                                          (size_t)g));
+            double tfloor = mm.floor_w > 0 ? (isfinite(tp1) && tp1 < mm.floor_w ? tp1 : mm.floor_w) : 0;
+            least_true += an_least_fill_j(t->t_s, t->truth + (size_t)g * t->n, t->n, tfloor, up, down);
+        }
+    }
+    least /= (double)t->iters;
+    double added = sup_energy_per_iter(r) - sup_energy_per_iter(base);
+    json_object_set_new(vs, "energy_added_j", json_num(added));
+    char why[240];
+    if (sup_gaps_unresolved(base, why, sizeof why)) {   /* the readings smooth the gaps: the least would read low */
+        json_object_set_new(vs, "energy_least_j", json_null());
+        json_object_set_new(vs, "energy_efficiency", json_null());
+        json_object_set_new(vs, "unresolved", json_pack("[{s:s, s:s}]", "figure", "energy_efficiency", "why", why));
+    } else {
+        json_object_set_new(vs, "energy_least_j", json_num(least));
+        json_object_set_new(vs, "energy_efficiency", json_num(added > 0 && least > 0 ? least / added : NAN));
+    }
+    json_t *tr = json_object_get(r, "truth"), *tb = json_object_get(base, "truth");
+    if (t->truth && tr && tb) {
+        least_true /= (double)t->iters;
+        double added_true = json_number_value(json_object_get(tr, "energy_per_iter_j")) -
+                            json_number_value(json_object_get(tb, "energy_per_iter_j"));
+        json_object_set_new(vs, "truth",
+                            json_pack("{s:s, s:o, s:o, s:o, s:o}", "source", json_string_value(json_object_get(tr, "source")),
+                                      "energy_added_j", json_num(added_true), "energy_least_j", json_num(least_true),
+                                      "energy_efficiency",
+                                      json_num(added_true > 0 && least_true > 0 ? least_true / added_true : NAN),
+                                      "per_gpu_swing_reduction_pct",
+                                      json_num(100 * (1 - sup_mean(json_object_get(tr, "per_rank_swing_w")) /
+                                                              sup_mean(json_object_get(tb, "per_rank_swing_w"))))));
+    }
+    if (floors) {
+        json_object_set_new(vs, "floor_asked_w", json_num(asked / floors));
+        json_object_set_new(vs, "floor_reached_w", json_num(reached / floors));
+    }
+}
+
