@@ -99,7 +99,8 @@ Test(metrics, served_and_written_while_a_run_goes, .timeout = 120)
         free(resp);
         check(path, om ? "openmetrics" : "prometheus",
               om ? "gauntlet_gpu_power_watts gauntlet_iteration_seconds gauntlet_gemm_tflops "
-                   "gauntlet_power_swing_watts gauntlet_power_dominant_hertz gauntlet_iterations "
+                   "gauntlet_power_swing_watts gauntlet_power_dominant_hertz gauntlet_power_sensor_update_seconds "
+                   "gauntlet_iterations "
                    "gauntlet_faults_injected gauntlet_detections gauntlet_run_info"
                  : "gauntlet_gpu_power_watts gauntlet_iterations gauntlet_run_info");
     }

@@ -231,8 +231,10 @@ static void mx_render(struct metrics *m, struct mx_buf *b, int om, int extra)
         { "gauntlet_power_swing_watts", "watts", "p99 - p1 of the summed power over the last 30 s", ok ? res.swing_w : NAN },
         { "gauntlet_power_ramp_up_watts_per_second", NULL, "largest rise of the summed power over 100 ms, last 30 s",
           ok ? res.ramp_up_w_s[1] : NAN },
-        { "gauntlet_power_dominant_hertz", "hertz", "dominant frequency of the summed power, last 30 s",
-          ok ? res.dominant_hz : NAN },
+        { "gauntlet_power_dominant_hertz", "hertz", "dominant frequency of the summed power, last 30 s (NaN where the "
+          "sensor cannot resolve it)", ok ? res.dominant_hz : NAN },
+        { "gauntlet_power_sensor_update_seconds", "seconds", "the summed power's readings change this often (its slowest "
+          "sensor's update interval, measured over the last 30 s): a figure it cannot resolve is NaN", ok ? res.update_s : NAN },
     };
     for (size_t f = 0; f < ARRAY_LEN(agg); f++) {
         mx_family(b, om, agg[f].name, "gauge", agg[f].unit, agg[f].help);
