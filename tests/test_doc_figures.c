@@ -13,9 +13,12 @@
  * for a figure documented as 0, and `check=no` with `why` marks a figure this test does not re-measure (a run
  * too long for a unit test).
  *
- * The tests here run the documented commands again, short ones only (about 35 s in all on a 2-core VM), and
- * fail when a fresh value differs from the documented one by more than a factor of 3 either way, when a figure
- * documented as 0 exceeds its `max`, when a bound `<X` is exceeded 3 times over, or when a word differs. */
+ * The tests here run the documented commands again, short ones only (about 35 s in all on a 2-core VM). A figure
+ * that is no timing (iterations lost, a state, false positives, page faults, memory, a word) fails the test when it
+ * differs: more than a factor of 3 either way, over its `max` where documented as 0, 3 times over a bound `<X`. A
+ * timing (a duration in ms or s, a rate in GB/s) depends on the machine and what else runs on it: its drift is
+ * reported (a warning naming each figure), and fails the test only as a benchmark, with GAUNTLET_DOC_FIGURES=strict
+ * on a machine like the documented one with nothing else running (docs/performance.md). */
 #include <criterion/criterion.h>
 #include <ctype.h>
 #include <fcntl.h>
@@ -237,6 +240,27 @@ static void load_records(void)
     }
 }
 
+static char drifts[4096];   /* timing figures off by more than the factor: reported, not judged, unless strict */
+static size_t ndrift;
+
+/* Whether id is a timing figure: one of its dot-separated parts is a duration (_ms, _s) or a rate (_gbs), as in
+ * drill.restart.recover_ms.crash or ckpt.async_gbs. */
+static int timing(const char *id)
+{
+    static const char *const units[] = { "_ms", "_s", "_gbs" };
+    for (const char *p = id; *p;) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        for (size_t u = 0; u < 3; u++) {
+            size_t k = strlen(units[u]);
+            if (n > k && strncmp(p + n - k, units[u], k) == 0)
+                return 1;
+        }
+        p += n + (dot != NULL);
+    }
+    return 0;
+}
+
 /* Compares a fresh value with every record of id; a difference is kept for the test's end. */
 static void compare(const char *id, double fresh)
 {
@@ -263,6 +287,14 @@ static void compare(const char *id, double fresh)
             bad = fresh < r->value / DRIFT || fresh > r->value * DRIFT ? "drifted" : NULL;
         }
         cr_log_info("%-40s documented %-8s fresh %-10.4g (%s)%s", id, r->text, fresh, rule, bad ? "  DRIFTED" : "");
+        const char *strict = getenv("GAUNTLET_DOC_FIGURES");
+        if (bad && isfinite(fresh) && timing(id) && !(strict && strcmp(strict, "strict") == 0)) {
+            if (ndrift < sizeof drifts - 1)
+                ndrift += (size_t)snprintf(drifts + ndrift, sizeof drifts - ndrift,
+                                           "\n  %s:%d: %s documented %s, fresh run %.4g (%s: allowed %s)", r->doc,
+                                           r->line, id, r->text, fresh, bad, rule);
+            continue;
+        }
         if (bad && nfail < sizeof failures - 1)
             nfail += (size_t)snprintf(failures + nfail, sizeof failures - nfail,
                                       "\n  %s:%d: %s documented %s, fresh run %.4g (%s: allowed %s)", r->doc, r->line,
@@ -290,6 +322,9 @@ static void compare_word(const char *id, const char *fresh)
 
 static void report(void)
 {
+    if (ndrift)
+        cr_log_warn("timings off the documented machine's by more than %g x (reported, not judged: "
+                    "GAUNTLET_DOC_FIGURES=strict judges them):%s", DRIFT, drifts);
 #ifdef __SANITIZE_ADDRESS__   /* tests/sanitize-all.sh: every figure was still measured and recorded; only the timing
                                * comparison is moot, a sanitized build being several times slower by design */
     if (nfail)
