@@ -116,6 +116,35 @@ Test(failures, a_hung_worker_is_found_by_its_heartbeat, .timeout = 60)
         cr_assert(e2e_gone(w[r]));
 }
 
+/* A machine that stops everything for 2 s (another job, a VM paused): the supervisor and its workers alike. The
+ * supervisor resumes first and finds every heartbeat 2 s old against a 600 ms timeout; that silence was its own too,
+ * so it declares no hang, and once the workers run again the run goes on. A worker stopped alone is still found
+ * (a_hung_worker_is_found_by_its_heartbeat). */
+Test(failures, a_supervisor_that_was_itself_stopped_declares_no_hang, .timeout = 60)
+{
+    const char *out = e2e_outdir();
+    pid_t w[3];
+    pid_t sup = start_long(out, "/tmp/gauntlet-fail-stall.log", w);
+    for (int r = 0; r < 3; r++)
+        cr_assert_eq(kill(w[r], SIGSTOP), 0);
+    cr_assert_eq(kill(sup, SIGSTOP), 0);
+    struct timespec two = { 2, 0 }, brief = { 0, 150000000 };
+    nanosleep(&two, NULL);
+    cr_assert_eq(kill(sup, SIGCONT), 0);   /* the supervisor first: it looks at the heartbeats before any worker beats */
+    nanosleep(&brief, NULL);
+    for (int r = 0; r < 3; r++)
+        cr_assert_eq(kill(w[r], SIGCONT), 0);
+    int before = e2e_count_events(out, "iteration");
+    cr_assert_eq(e2e_wait_events(out, "iteration", before + 3 * 5, 20), 0, "the run went on after the stop");
+    cr_assert_eq(e2e_count_events(out, "hang"), 0, "no hang declared for a stop the supervisor shared");
+    cr_assert_eq(kill(sup, SIGINT), 0);
+    cr_assert_eq(e2e_wait(sup, 30), 1, "stopped by SIGINT, as sigint_stops_in_order_and_writes_the_summary");
+    json_t *s = e2e_summary(out);
+    const char *why = json_string_value(json_object_get(s, "stopped"));
+    cr_assert(why && strstr(why, "Interrupt"), "stopped by the interrupt, not a hang: %s", why);
+    json_decref(s);
+}
+
 /* Two workers killed at once, a third while the recovery they started is under way: every dead rank is replaced
  * (the second and third deaths are folded into the recovery, or recovered after it), and the run ends whole. */
 Test(failures, deaths_during_a_recovery_are_all_recovered, .timeout = 90)

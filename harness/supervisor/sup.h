@@ -55,6 +55,8 @@ extern const struct rec_host sup_host;
 
 #define SUP_MAX_HOOKS 4
 
+#define SUP_STALLS 256
+
 struct sup {
     const struct scenario *sc;     /* the control block's copy (random fault ranks resolved) */
     const struct scenario *orig;   /* as given (a random rank stays random for rate_per_hour faults) */
@@ -81,6 +83,12 @@ struct sup {
     double *watts;                 /* last sample per rank */
     double *energy_j;              /* last energy counter reading per rank (NAN: none) */
     double *true_w;                /* a modelled backend: the electrical power behind the last reading per rank */
+    /* the supervisor's own lateness: a check of the heartbeats that comes much later than its loop's 10 ms was itself
+     * descheduled, and the silence a worker shows over that stall is not the worker's (sup_check_heartbeats) */
+    uint64_t hb_prev_ns;           /* the previous check */
+    uint64_t late_total_ns;        /* every stall so far, summed */
+    uint64_t *late_t, *late_cum;   /* SUP_STALLS ring: when each stall ended, and late_total_ns after it */
+    int late_n, late_next;
     int sigfd, timerfd;
     int run, running;
     struct run_stats rs;

@@ -61,9 +61,39 @@ static void sup_sample(struct sup *s, uint64_t now)
     s->samples++;
 }
 
-/* Reports a rank whose heartbeat is older than its timeout as hung (detector heartbeat). */
+#define SUP_STALL_NS 50000000ull   /* a check this much later than the one before: the supervisor was descheduled */
+
+/* The supervisor's own stalls since t (ns): what of a worker's silence since t the supervisor itself was away for. */
+static uint64_t sup_late_since(const struct sup *s, uint64_t t)
+{
+    uint64_t before = 0;   /* late_total_ns as it stood at t: the last stall that ended by then */
+    int found = 0;
+    for (int i = 0; i < s->late_n; i++) {
+        int j = (s->late_next - 1 - i + SUP_STALLS) % SUP_STALLS;   /* newest first */
+        if (s->late_t[j] <= t) {
+            before = s->late_cum[j];
+            found = 1;
+            break;
+        }
+    }
+    if (!found && s->late_n == SUP_STALLS)   /* older than the ring: count from its oldest (the least excused) */
+        before = s->late_cum[s->late_next];
+    return s->late_total_ns - before;
+}
+
+/* Reports a rank whose heartbeat is older than its timeout as hung (detector heartbeat). The silence is judged less
+ * the supervisor's own stalls over it: on a machine busy with other work a supervisor that was descheduled for 3 s
+ * finds every worker 3 s silent, and that is not their hang. */
 static void sup_check_heartbeats(struct sup *s, uint64_t now)
 {
+    if (s->hb_prev_ns && now > s->hb_prev_ns + SUP_STALL_NS) {
+        s->late_total_ns += now - s->hb_prev_ns - 10000000ull;   /* beyond the loop's own 10 ms */
+        s->late_t[s->late_next] = now;
+        s->late_cum[s->late_next] = s->late_total_ns;
+        s->late_next = (s->late_next + 1) % SUP_STALLS;
+        s->late_n += s->late_n < SUP_STALLS;
+    }
+    s->hb_prev_ns = now;
     for (int k = 0; k < s->nslots; k++) {
         if (!s->alive[k] || s->expect_exit[k])
             continue;
@@ -72,7 +102,7 @@ static void sup_check_heartbeats(struct sup *s, uint64_t now)
         if (!hb)
             hb = s->t0;
         double age = now > hb ? (double)(now - hb) * 1e-9 : 0;
-        if (age <= limit)
+        if (age <= limit || age - (double)sup_late_since(s, hb) * 1e-9 <= limit)
             continue;
         char msg[256];
         int rank = atomic_load(&shm_ctl(&s->shm, k)->rank);
@@ -151,7 +181,9 @@ void sup_step(struct sup *s)
     if (pfd != stack)
         free(pfd);
     SUP_HOOKS(s, poll, (s));   /* the other nodes' messages; the view's commands */
-    if (!s->stopping && !s->recovering) {
+    if (s->stopping || s->recovering)
+        s->hb_prev_ns = 0;   /* no check meanwhile: the gap to the next is no stall of the supervisor's */
+    else {
         sup_check_heartbeats(s, now);
         if (s->running)
             SUP_HOOKS(s, tick, (s, now));   /* timed faults */
@@ -266,6 +298,8 @@ void sup_alloc(struct sup *s)
     s->watts = xcalloc((size_t)s->nranks, sizeof *s->watts);
     s->energy_j = xcalloc((size_t)s->nranks, sizeof *s->energy_j);
     s->true_w = xcalloc((size_t)s->nranks, sizeof *s->true_w);
+    s->late_t = xcalloc(SUP_STALLS, sizeof *s->late_t);
+    s->late_cum = xcalloc(SUP_STALLS, sizeof *s->late_cum);
     for (int r = 0; r < s->nranks; r++)
         s->slot_of[r] = r;
 }
@@ -282,7 +316,7 @@ void sup_free(struct sup *s)
         if (s->deathfd[j] >= 0)
             close(s->deathfd[j]);
     void *bufs[] = { s->pid, s->alive, s->ready, s->expect_exit, s->deathfd, s->death_ns, s->death_unasked, s->slot_of, s->dropped,
-                     s->watts, s->energy_j, s->true_w };
+                     s->watts, s->energy_j, s->true_w, s->late_t, s->late_cum };
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
         free(bufs[i]);
 }
