@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -416,4 +417,35 @@ Test(e2e, every_communication_phase_names_its_collective, .timeout = 120)
                                       * part is waited for, which one rank on sim may not have) */
         cr_assert_gt(seen[i], 0, "%s named", names[i]);
     cr_assert_gt(seen[4], 0, "send_recv named");
+}
+
+/* No shell between outside input and a process: the numpy reference of `bench analysis` gets its trace's path (from
+ * TMPDIR) and the interpreter as an argument vector. A TMPDIR that a shell would run a command from leaves no trace
+ * of it, whether numpy is there (exit 0) or not (exit 3). */
+Test(cli, bench_analysis_runs_its_reference_without_a_shell, .timeout = 120)
+{
+    char dir[] = "/tmp/gauntlet-e2e-tmp-XXXXXX", tmp[256], marker[64];
+    cr_assert(mkdtemp(dir));
+    snprintf(marker, sizeof marker, "gauntlet-pwned-%d", (int)getpid());   /* a shell would make it in this folder */
+    unlink(marker);
+    snprintf(tmp, sizeof tmp, "%s/t'$(touch %s)'", dir, marker);
+    cr_assert_eq(mkdir(tmp, 0700), 0, "%s", tmp);
+    const char *old = getenv("TMPDIR");
+    char *saved = old ? strdup(old) : NULL;
+    cr_assert_eq(setenv("TMPDIR", tmp, 1), 0);
+    const char *python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+    int rc = e2e_run("/tmp/gauntlet-e2e-bench.log", (const char *[]){ "bench", "analysis", "--seconds", "2s", "--gpus", "1",
+                                                                        "--reference", "numpy", "--python", python, NULL });
+    if (saved) {
+        setenv("TMPDIR", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("TMPDIR");
+    }
+    char *log = e2e_read("/tmp/gauntlet-e2e-bench.log");
+    cr_assert(rc == 0 || rc == 3, "exit %d:\n%s", rc, log);
+    cr_assert(access(marker, F_OK) != 0, "a shell ran the command in TMPDIR:\n%s", log);
+    free(log);
+    rmdir(tmp);
+    rmdir(dir);
 }

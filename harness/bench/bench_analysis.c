@@ -2,8 +2,10 @@
  * GPU and their sum, on the machine's cores) and its projection to 100,000 GPUs; with `--reference numpy`, times the
  * same metrics computed by numpy on the same trace in the same run, prints the ratio and checks that both agree. */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,24 +70,49 @@ static int bench_write(double **x, int gpus, size_t n, char *path, size_t len)
     return 0;
 }
 
-/* Runs the numpy side on the trace file; its JSON in *out. 0, or EXIT_ENV with a message. */
+/* Runs the numpy side on the trace file; its JSON in *out. 0, or EXIT_ENV with a message. The interpreter is started
+ * with an argument vector (posix_spawnp): no shell sees the path (TMPDIR) or the interpreter's name. */
 static int bench_numpy_run(const char *python, const char *path, int gpus, size_t n, double dt, json_t **out)
 {
-    char cmd[1024], dts[64];
+    char dts[64], gs[32], ns[32];
     snprintf(dts, sizeof dts, "%.17g", dt);
-    snprintf(cmd, sizeof cmd, "\"$GAUNTLET_BENCH_PYTHON\" -c \"$GAUNTLET_BENCH_PY\" '%s' %d %zu %s", path, gpus, n, dts);
-    if (setenv("GAUNTLET_BENCH_PY", bench_numpy, 1) != 0 || setenv("GAUNTLET_BENCH_PYTHON", python, 1) != 0)
-        return EXIT_ENV;
-    fflush(stdout);
-    FILE *p = popen(cmd, "r");
-    if (!p) {
-        fprintf(stderr, "gauntlet bench analysis: cannot start python3: %s\n", strerror(errno));
+    snprintf(gs, sizeof gs, "%d", gpus);
+    snprintf(ns, sizeof ns, "%zu", n);
+    char *argv[] = { (char *)python, "-c", (char *)bench_numpy, (char *)path, gs, ns, dts, NULL };
+    int fd[2];
+    *out = NULL;
+    if (pipe2(fd, O_CLOEXEC) != 0) {
+        fprintf(stderr, "gauntlet bench analysis: pipe: %s\n", strerror(errno));
         return EXIT_ENV;
     }
+    posix_spawn_file_actions_t fa;
+    pid_t pid;
+    int e = posix_spawn_file_actions_init(&fa);
+    if (!e)
+        e = posix_spawn_file_actions_adddup2(&fa, fd[1], 1);   /* dup2 clears O_CLOEXEC on the child's stdout */
+    fflush(stdout);
+    if (!e)
+        e = posix_spawnp(&pid, python, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fd[1]);
+    if (e) {
+        fprintf(stderr, "gauntlet bench analysis: cannot start %s: %s\n", python, strerror(e));
+        close(fd[0]);
+        return EXIT_ENV;
+    }
+    FILE *p = fdopen(fd[0], "r");
     json_error_t err;
-    *out = json_loadf(p, 0, &err);
-    int st = pclose(p);
-    if (!*out || st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    if (p) {
+        *out = json_loadf(p, 0, &err);
+        fclose(p);
+    } else {
+        close(fd[0]);
+    }
+    int st;
+    pid_t w;
+    while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+        ;
+    if (!*out || w != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         fprintf(stderr, "gauntlet bench analysis: the numpy reference failed: %s needs numpy (apt-get install python3-numpy, "
                         "or name another interpreter with --python)\n", python);
         json_decref(*out);
