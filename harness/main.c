@@ -95,7 +95,8 @@ static const struct cli_cmd run_cli = {
       { "seed", "N", "the scenario's seed, overridden (a non-negative integer)" },
       { "allow-device-settings", NULL, "a mitigation may change the GPUs' power limit or firmware smoothing (put "
                                        "back after each run and on exit)" },
-      { "metrics", "ADDR:PORT", "serve live metrics (OpenMetrics) at http://ADDR:PORT/metrics while it runs (node 0)" },
+      { "metrics", "ADDR:PORT", "serve live metrics (OpenMetrics) at http://ADDR:PORT/metrics while it runs (node 0); "
+                                "':PORT' is this machine only, '0.0.0.0:PORT' every address" },
       { "metrics-textfile", "DIR", "rewrite DIR/gauntlet.prom every second for node_exporter's textfile collector" },
       { 0 } },
 };

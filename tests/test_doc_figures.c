@@ -322,9 +322,9 @@ static void compare_word(const char *id, const char *fresh)
 
 static void report(void)
 {
-    if (ndrift)
-        cr_log_warn("timings off the documented machine's by more than %g x (reported, not judged: "
-                    "GAUNTLET_DOC_FIGURES=strict judges them):%s", DRIFT, drifts);
+    if (ndrift)   /* on stderr, not as criterion's warning: that would make the test's exit status a failure */
+        fprintf(stderr, "doc_figures: timings off the documented machine's by more than %g x (reported, not judged: "
+                        "GAUNTLET_DOC_FIGURES=strict judges them):%s\n", DRIFT, drifts);
 #ifdef __SANITIZE_ADDRESS__   /* tests/sanitize-all.sh: every figure was still measured and recorded; only the timing
                                * comparison is moot, a sanitized build being several times slower by design */
     if (nfail)

@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "e2e.h"
+#include "util.h"
 
 /* Runs tests/check_metrics.py on path as fmt, requiring the families in want (a space-separated list); skips the
  * test, saying why, when no python3 here has the Prometheus parser. */
@@ -151,4 +154,80 @@ Test(metrics, accept_exports_its_verdicts, .timeout = 60)
     cr_assert_eq(access(path, F_OK), 0, "the scenario's run wrote its own live figures too");
     snprintf(path, sizeof path, "rm -rf %s", dir);
     cr_assert_eq(system(path), 0);
+}
+
+#ifdef GAUNTLET_HAVE_MHD
+/* The endpoint cannot be taken down by clients that connect and never finish their request: 1100 of them held open,
+ * a scrape is still answered within 1 s, and the run ends whole with its summary (before: select() and no limit, so
+ * every descriptor past 1024 reset every later scrape, and under `ulimit -n 1024` the run itself ran out). */
+Test(metrics, a_thousand_stalled_clients_do_not_take_the_endpoint_down, .timeout = 120)
+{
+    enum { STALLED = 1100 };   /* past FD_SETSIZE (1024) in the server, as the report that found it */
+    struct rlimit rl;
+    cr_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+    if (rl.rlim_cur < STALLED + 200) {
+        rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 4096 ? 4096 : rl.rlim_max;
+        struct rlimit up = { want, rl.rlim_max };
+        if (want < STALLED + 200 || setrlimit(RLIMIT_NOFILE, &up) != 0)
+            cr_skip_test("this test may open at most %llu files: 1000 stalled clients need more",
+                         (unsigned long long)rl.rlim_max);
+    }
+    int port = 20000 + (int)((getpid() + 7919) % 20000);
+    char listen[32];
+    snprintf(listen, sizeof listen, ":%d", port);   /* loopback by default */
+    const char *sc = e2e_scenario("name: stalled\nranks: 2\niterations: 800\nworkload:\n"
+                                  "  gemm: {m: 8192, n: 8192, k: 8192, count: 8}\n"
+                                  "  allreduce: {bytes: 256MiB, emulate_busbw: 50}\n");
+    const char *out = e2e_outdir();
+    pid_t p = e2e_start("/tmp/gauntlet-metrics-stalled.log",
+                        (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, "--metrics", listen, NULL });
+    char *resp = NULL;
+    for (int i = 0; i < 100 && !(resp = scrape(port, 1)); i++)
+        usleep(100000);
+    cr_assert(resp, "nothing listens on 127.0.0.1%s", listen);
+    free(resp);
+    static int fds[STALLED];
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int held = 0;
+    for (int i = 0; i < STALLED; i++) {
+        fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        cr_assert_geq(fds[i], 0, "socket %d: %s", i, strerror(errno));
+        if (connect(fds[i], (struct sockaddr *)&sa, sizeof sa) == 0 && write(fds[i], "GET /metr", 9) == 9)
+            held++;
+    }
+    cr_log_info("%d of %d stalled clients connected and half-way through a request", held, STALLED);
+    cr_assert_geq(held, STALLED / 2);
+    for (int k = 0; k < 5; k++) {
+        uint64_t t0 = mono_ns();
+        resp = scrape(port, 1);
+        double took = (double)(mono_ns() - t0) * 1e-9;
+        cr_assert(resp && strstr(resp, " 200 ") && strstr(resp, "gauntlet_gpu_power_watts"), "scrape %d: %.200s", k,
+                  resp ? resp : "(nothing)");
+        cr_assert_lt(took, 1.0, "scrape %d answered after %.2f s with %d stalled clients", k, took, held);
+        free(resp);
+    }
+    for (int i = 0; i < STALLED; i++)
+        close(fds[i]);
+    cr_assert_eq(e2e_wait(p, 90), 0, "the run ends whole; see /tmp/gauntlet-metrics-stalled.log");
+    json_t *s = e2e_summary(out);
+    cr_assert_eq(json_integer_value(json_object_get(s, "exit")), 0);
+    json_decref(s);
+}
+#endif
+
+/* The address is parsed strictly: a port is decimal and whole. */
+Test(metrics, a_bad_address_is_refused, .timeout = 30)
+{
+    const char *sc = e2e_scenario("name: bad\nranks: 1\niterations: 2\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
+                                  "  allreduce: {bytes: 1MiB}\n");
+    const char *bad[] = { "127.0.0.1:19403garbage", "127.0.0.1:0x4b03", "127.0.0.1:", "127.0.0.1:70000", "9400" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        const char *log = "/tmp/gauntlet-metrics-addr.log";
+        int rc = e2e_run(log, (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--metrics", bad[i], NULL });
+        char *text = e2e_read(log);
+        cr_assert_eq(rc, 2, "--metrics %s: exit %d\n%s", bad[i], rc, text);
+        cr_assert(strstr(text, "--metrics") && strstr(text, "ADDR:PORT"), "%s", text);
+        free(text);
+    }
 }

@@ -291,7 +291,8 @@ const struct cli_cmd accept_cli = {
                                  "scenarios, `gauntlet list` names them)" },
       { "strict", NULL, "a skipped check fails the suite too" },
       { "drain", NULL, "when a check fails, drain this node in Slurm (scontrol update ... State=DRAIN) naming them" },
-      { "metrics", "ADDR:PORT", "serve live metrics (OpenMetrics) at http://ADDR:PORT/metrics while each scenario runs" },
+      { "metrics", "ADDR:PORT", "serve live metrics (OpenMetrics) at http://ADDR:PORT/metrics while each scenario runs; "
+                                "':PORT' is this machine only, '0.0.0.0:PORT' every address" },
       { "metrics-textfile", "DIR", "rewrite DIR/gauntlet.prom every second for node_exporter's textfile collector" },
       { 0 } },
 };

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "util.h"
+#include <sys/resource.h>
 #include <sys/stat.h>
 #ifdef GAUNTLET_HAVE_MHD
 #include <dlfcn.h>
@@ -381,6 +383,23 @@ static void mx_stop(void *ctx)
 }
 
 #ifdef GAUNTLET_HAVE_MHD
+/* libmicrohttpd's messages (a client that closed half-way, one over the connection limit): the first few said, then
+ * that the rest are not (a flood of clients would otherwise write a line each). */
+static void mx_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    static _Atomic int said;
+    (void)cls;
+    int k = atomic_fetch_add(&said, 1);
+    if (k < 5) {
+        char msg[256];
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        msg[strcspn(msg, "\n")] = 0;
+        gl_log("--metrics: %s", msg);
+    } else if (k == 5) {
+        gl_log("--metrics: further messages of the HTTP server are not shown");
+    }
+}
+
 static enum MHD_Result mx_http(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                const char *version, const char *data, size_t *size, void **state)
 {
@@ -419,9 +438,13 @@ int metrics_parse_addr(const char *text, struct sockaddr_in *out, char *why, siz
 {
     const char *colon = text ? strrchr(text, ':') : NULL;
     char host[64];
-    long port = colon ? strtol(colon + 1, NULL, 10) : 0;
-    if (!colon || port < 1 || port > 65535 || (size_t)(colon - text) >= sizeof host) {
-        snprintf(why, n, "expected ADDR:PORT (127.0.0.1:9400, :9400 for every address), got '%s'", text ? text : "");
+    long port = 0;
+    int digits = colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1) && strlen(colon + 1) <= 5;
+    if (digits)
+        port = strtol(colon + 1, NULL, 10);
+    if (!colon || !digits || port < 1 || port > 65535 || (size_t)(colon - text) >= sizeof host) {
+        snprintf(why, n, "expected ADDR:PORT with a port of 1 to 65535 in decimal (127.0.0.1:9400 or :9400 on this "
+                 "machine only, 0.0.0.0:9400 on every address), got '%s'", text ? text : "");
         return -1;
     }
     memcpy(host, text, (size_t)(colon - text));
@@ -429,13 +452,39 @@ int metrics_parse_addr(const char *text, struct sockaddr_in *out, char *why, siz
     memset(out, 0, sizeof *out);
     out->sin_family = AF_INET;
     out->sin_port = htons((uint16_t)port);
-    if (!host[0] || strcmp(host, "*") == 0)
+    if (!host[0])   /* loopback unless every address is asked for by name */
+        out->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    else if (strcmp(host, "*") == 0)
         out->sin_addr.s_addr = htonl(INADDR_ANY);
     else if (inet_pton(AF_INET, host, &out->sin_addr) != 1) {
-        snprintf(why, n, "'%s' is not an IPv4 address (e.g. 127.0.0.1, or nothing before ':' for every address)", host);
+        snprintf(why, n, "'%s' is not an IPv4 address (127.0.0.1, 0.0.0.0 for every address, or nothing before ':' "
+                 "for this machine only)", host);
         return -1;
     }
     return 0;
+}
+
+/* How many scrapers the endpoint holds at once: what the process may open, less a reserve the run keeps for itself
+ * (its results, its workers' pipes, the GPUs' handles), at most MX_CONN_MAX and at least 8. The soft limit on open
+ * files is raised to the hard one first (the usual 1024 would leave little). */
+#define MX_CONN_MAX 4096
+#define MX_FD_RESERVE 256
+static unsigned mx_conn_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 64;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+        if (want > rl.rlim_cur) {
+            struct rlimit up = { want, rl.rlim_max };
+            if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+                rl.rlim_cur = want;
+        }
+    }
+    rlim_t cur = rl.rlim_cur == RLIM_INFINITY ? 65536 : rl.rlim_cur;
+    rlim_t avail = cur > 2 * MX_FD_RESERVE ? cur - 2 * MX_FD_RESERVE : 8;   /* the reserve, and room for its own growth */
+    return avail > MX_CONN_MAX ? MX_CONN_MAX : avail < 8 ? 8 : (unsigned)avail;
 }
 
 const struct view_link *metrics_view_open(const struct view_link *inner, const char *listen, const char *textdir,
@@ -452,9 +501,11 @@ const struct view_link *metrics_view_open(const struct view_link *inner, const c
 #ifdef GAUNTLET_HAVE_MHD
         struct sockaddr_in sa;
         if (metrics_parse_addr(listen, &sa, why, n) != 0 || mhd_load(why, n) != 0 ||
-            !(m->mhd = mhd.start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, ntohs(sa.sin_port), NULL,
-                                        NULL, mx_http, m, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_LISTENING_ADDRESS_REUSE,
-                                        1u, MHD_OPTION_END))) {
+            !(m->mhd = mhd.start_daemon(MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, ntohs(sa.sin_port), NULL,
+                                        NULL, mx_http, m, MHD_OPTION_EXTERNAL_LOGGER, mx_mhd_log, NULL,
+                                        MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
+                                        MHD_OPTION_CONNECTION_LIMIT, mx_conn_limit(), MHD_OPTION_CONNECTION_TIMEOUT,
+                                        10u, MHD_OPTION_END))) {
             if (!why[0])
                 snprintf(why, n, "--metrics %s: cannot listen there (in use, or not this machine's address?)", listen);
             metrics_view_close(&m->link);
