@@ -2,6 +2,7 @@
  * a worker that dies, a worker that hangs — with real processes and signals. */
 #include <criterion/criterion.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,45 @@ Test(failures, a_supervisor_that_was_itself_stopped_declares_no_hang, .timeout =
     const char *why = json_string_value(json_object_get(s, "stopped"));
     cr_assert(why && strstr(why, "Interrupt"), "stopped by the interrupt, not a hang: %s", why);
     json_decref(s);
+}
+
+/* A replacement that cannot start (here the program was removed while the run went on) fails its recovery at once:
+ * the run ends exit 1 naming it, instead of recovering forever (297 recoveries in 20 s before, each death of a
+ * replacement taken for a new crash). */
+Test(failures, a_replacement_that_cannot_start_ends_the_run, .timeout = 90)
+{
+    char dir[] = "/tmp/gauntlet-fail-bin-XXXXXX", bin[128];
+    cr_assert(mkdtemp(dir));
+    snprintf(bin, sizeof bin, "%s/gauntlet", dir);
+    size_t len = 0;
+    FILE *in = fopen(e2e_bin(), "rb"), *outf = fopen(bin, "wb");
+    cr_assert(in && outf);
+    char buf[1 << 16];
+    for (size_t k; (k = fread(buf, 1, sizeof buf, in)) > 0; len += k)
+        cr_assert_eq(fwrite(buf, 1, k, outf), k);
+    fclose(in);
+    cr_assert_eq(fclose(outf), 0);
+    cr_assert_eq(chmod(bin, 0755), 0);
+    cr_assert_eq(setenv("GAUNTLET_BIN", bin, 1), 0);   /* this test's own process: e2e_start runs the copy */
+    char text[512];
+    snprintf(text, sizeof text, "%srecovery: restart\n", long_run);
+    const char *out = e2e_outdir();
+    const char *args[] = { "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL };
+    pid_t sup = e2e_start("/tmp/gauntlet-fail-bin.log", args);
+    cr_assert_eq(e2e_wait_events(out, "iteration", 3 * 5, 30), 0, "the run did not start");
+    pid_t w[3];
+    cr_assert_eq(e2e_worker_pids(out, w, 3), 3);
+    cr_assert_eq(unlink(bin), 0);
+    cr_assert_eq(kill(w[1], SIGKILL), 0);
+    int rc = e2e_wait(sup, 60);
+    cr_assert_eq(rc, 1, "exit %d; see /tmp/gauntlet-fail-bin.log", rc);
+    json_t *s = e2e_summary(out);
+    const char *why = json_string_value(json_object_get(s, "stopped"));
+    cr_assert(why && strstr(why, "replacement died before it was ready"), "stopped: %s", why ? why : "(none)");
+    json_decref(s);
+    cr_assert_eq(e2e_count_events(out, "recovery_end"), 0, "no recovery is called done");
+    cr_assert_leq(e2e_count_events(out, "worker_start"), 6, "the 3 workers, then at most one replacement each");
+    rmdir(dir);
 }
 
 /* Two workers killed at once, a third while the recovery they started is under way: every dead rank is replaced

@@ -91,9 +91,26 @@ void recover_end(struct sup *s, const char *failed)
         sup_fail(s, failed);
 }
 
+#define REC_FUTILE_MAX 5   /* recoveries in a row that get no iteration done: the run gives up */
+
 int recover_begin(struct sup *s, const struct rec_failure *f)
 {
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    int64_t done = 0;   /* the most iterations a live rank here has completed (a dead one's count is its old life's) */
+    for (int r = 0; r < s->nranks; r++)
+        if (!s->dropped[r] && s->alive[s->slot_of[r]] && s->ready[s->slot_of[r]]) {
+            int64_t it = atomic_load(&shm_ctl(&s->shm, s->slot_of[r])->iter);
+            done = it > done ? it : done;
+        }
+    s->fl->futile = s->fl->restored && done <= s->fl->restored_from ? s->fl->futile + 1 : 0;
+    if (s->fl->futile >= REC_FUTILE_MAX) {
+        char why[200];
+        snprintf(why, sizeof why, "recovery: rank %d failed at iteration %lld, the %dth failure in a row with no iteration "
+                 "completed since the ranks were restored at %lld: the run gives up", f->rank, (long long)f->iter,
+                 s->fl->futile + 1, (long long)s->fl->restored_from);
+        recover_end(s, why);
+        return -1;
+    }
     if (rec->drops_failed && s->nodes < 2 && f->rank >= 0 && atomic_load(&s->shm.hdr->nactive) <= 1) {
         char why[128];
         snprintf(why, sizeof why, "shrink: rank %d failed and was the last one left", f->rank);
@@ -264,6 +281,16 @@ static int recover_restart(struct sup *s, const struct rec_agreement *a, char *w
 static void recover_starting(struct sup *s, uint64_t now)
 {
     struct rec_machine *m = &s->fl->rm;
+    for (int r = 0; r < s->nranks; r++) {   /* a replacement that died before it was ready: it cannot start */
+        int k = s->slot_of[r];
+        if (!s->dropped[r] && !s->alive[k] && !s->ready[k] && s->spawn_ns[k] > m->t0) {
+            char why[200];
+            snprintf(why, sizeof why, "recovery: rank %d's replacement died before it was ready (it cannot start here: "
+                     "its exit is logged above)", r);
+            recover_end(s, why);
+            return;
+        }
+    }
     int waiting = 0;   /* the replacements start and read their command */
     for (int k = 0; k < s->nslots; k++)
         waiting += s->alive[k] && !s->ready[k];
@@ -282,6 +309,8 @@ static void recover_starting(struct sup *s, uint64_t now)
         json_object_set_new(o, "ranks_left", json_integer(m->world));
     }
     results_event(&s->res, now, "recovery_end", o);
+    s->fl->restored = 1;
+    s->fl->restored_from = m->from_iter;
     recover_end(s, NULL);
 }
 

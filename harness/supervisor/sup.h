@@ -77,6 +77,7 @@ struct sup {
                                     * slot k's are [2k] and [2k + 1]); one ends (or says how) the moment the worker
                                     * dies, before the process is gone (deathnote.h: why two) */
     uint64_t *death_ns;            /* per slot: when the pipe said so (0: not yet); the reap follows */
+    uint64_t *spawn_ns;            /* per slot: when its worker was started */
     int *death_unasked;            /* per slot: that death was a failure (worker_died): the reap records its ending */
     int *slot_of;                  /* rank -> slot */
     int *dropped;                  /* per rank: removed by shrink */

@@ -290,6 +290,7 @@ void sup_alloc(struct sup *s)
     s->expect_exit = xcalloc((size_t)s->nslots, sizeof *s->expect_exit);
     s->deathfd = xmalloc(2 * (size_t)s->nslots * sizeof *s->deathfd);
     s->death_ns = xcalloc((size_t)s->nslots, sizeof *s->death_ns);
+    s->spawn_ns = xcalloc((size_t)s->nslots, sizeof *s->spawn_ns);
     s->death_unasked = xcalloc((size_t)s->nslots, sizeof *s->death_unasked);
     for (int j = 0; j < 2 * s->nslots; j++)
         s->deathfd[j] = -1;
@@ -316,7 +317,7 @@ void sup_free(struct sup *s)
         if (s->deathfd[j] >= 0)
             close(s->deathfd[j]);
     void *bufs[] = { s->pid, s->alive, s->ready, s->expect_exit, s->deathfd, s->death_ns, s->death_unasked, s->slot_of, s->dropped,
-                     s->watts, s->energy_j, s->true_w, s->late_t, s->late_cum };
+                     s->watts, s->energy_j, s->true_w, s->late_t, s->late_cum, s->spawn_ns };
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
         free(bufs[i]);
 }

@@ -66,6 +66,7 @@ int sup_spawn(struct sup *s, int slot)
         s->deathfd[2 * slot + i] = dp[2 * i];
     }
     s->death_ns[slot] = 0;
+    s->spawn_ns[slot] = mono_ns();
     s->pid[slot] = p;
     s->alive[slot] = 1;
     s->expect_exit[slot] = 0;
