@@ -191,20 +191,26 @@ static size_t read_events(const char *dir, double *starts, size_t max, double *b
     return ns;
 }
 
+/* Runs scenario text on sim into a new results folder (its log at log); returns the folder. */
+static const char *run_sim(const char *text, const char *log)
+{
+    const char *out = e2e_outdir();
+    int rc = e2e_run(log, (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--headless", "--out", out, NULL });
+    cr_assert_eq(rc, 0, "exit %d, see %s", rc, log);
+    return out;
+}
+
 Test(sensor, a_sim_run_through_a_100ms_sensor_is_held_against_the_truth, .timeout = 120)
 {
     /* 0.7 s of GEMMs, 0.73 s of all-reduce (a 1 s window holds a whole edge; 1.43 s is no multiple of the sensor's
      * 100 ms, so its readings fall on every phase of the iteration); the electrical power follows within
      * 10 ms; read every 100 ms */
-    const char *sc = e2e_scenario("name: sensor\nranks: 2\niterations: 24\nseed: 8\n"
-                                  "workload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 455}\n"
-                                  "  allreduce: {bytes: 1GiB, emulate_busbw: 2.938, emulate_ranks: 1024}\n"
-                                  "power: {sample_hz: 1000}\n"
-                                  "sim: {ramp: 10ms, sensor: {update: 100ms}}\n");
-    const char *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-sensor.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out",
-                                                                    out, NULL });
-    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-sensor.log", rc);
+    const char *out = run_sim("name: sensor\nranks: 2\niterations: 24\nseed: 8\n"
+                              "workload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 455}\n"
+                              "  allreduce: {bytes: 1GiB, emulate_busbw: 2.938, emulate_ranks: 1024}\n"
+                              "power: {sample_hz: 1000}\n"
+                              "sim: {ramp: 10ms, sensor: {update: 100ms}}\n",
+                              "/tmp/gauntlet-sensor.log");
     json_t *s = e2e_summary(out);
     json_t *sens = json_object_get(s, "sensor");
     cr_assert_eq(json_array_size(sens), 2);
@@ -311,14 +317,11 @@ static int analyze_aligned(const char *trace, const char *dir, const char *offse
  * run leaves nothing to analyse (exit 2), and an offset without --align is a usage error. */
 Test(sensor, an_outside_trace_is_laid_on_a_run_by_its_wall_clock, .timeout = 120)
 {
-    const char *sc = e2e_scenario("name: align\nranks: 2\niterations: 10\nseed: 4\n"
-                                  "workload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 64}\n"
-                                  "  allreduce: {bytes: 1GiB, emulate_busbw: 20, emulate_ranks: 1024}\n"
-                                  "power: {sample_hz: 500}\n");
-    const char *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-sensor-align-run.log",
-                     (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
-    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-sensor-align-run.log", rc);
+    const char *out = run_sim("name: align\nranks: 2\niterations: 10\nseed: 4\n"
+                              "workload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 64}\n"
+                              "  allreduce: {bytes: 1GiB, emulate_busbw: 20, emulate_ranks: 1024}\n"
+                              "power: {sample_hz: 500}\n",
+                              "/tmp/gauntlet-sensor-align-run.log");
     char path[1024];
     snprintf(path, sizeof path, "%s/events.jsonl", out);
     char *ev = e2e_read(path);
