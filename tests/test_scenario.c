@@ -201,6 +201,16 @@ Test(scenario_errors, out_of_range)
     load_err(HEAD "power: {sample_hz: 20000}\n", "t.yaml:7:20: power.sample_hz: expected a number in [0, 10000], got '20000'");
 }
 
+/* Values each in range whose meaning is not: a sampler once an hour, a heartbeat timeout inside one interval. */
+Test(scenario_errors, values_that_cannot_work_together)
+{
+    load_err(HEAD "power: {sample_hz: 1e-12}\n",
+             "t.yaml:1:1: power.sample_hz: expected 0 (no sampling) or at least 1 Hz, got 1e-12");
+    load_err(HEAD "heartbeat: {interval: 60s, timeout: 10ms}\n",
+             "t.yaml:1:1: heartbeat.timeout: expected longer than heartbeat.interval (60 s), got 0.01 s: every rank "
+             "would be hung between two beats");
+}
+
 Test(scenario_errors, bad_units)
 {
     load_err("name: x\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n  allreduce: {bytes: 8 MeB}\n",

@@ -470,6 +470,11 @@ static int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario 
     }
     if (recovery_table[sc->recovery.index]->drops_failed && sc->ranks < 2)
         return sc_error(c, root, "recovery", "shrink needs at least 2 ranks");
+    if (sc->power.sample_hz > 0 && sc->power.sample_hz < 1)   /* a period of hours is no sampler's */
+        return sc_error(c, root, "power.sample_hz", "expected 0 (no sampling) or at least 1 Hz, got %g", sc->power.sample_hz);
+    if (sc->heartbeat.timeout_s <= sc->heartbeat.interval_s)
+        return sc_error(c, root, "heartbeat.timeout", "expected longer than heartbeat.interval (%g s), got %g s: every "
+                        "rank would be hung between two beats", sc->heartbeat.interval_s, sc->heartbeat.timeout_s);
     for (const char *p = sc->name; *p; p++)
         if (!(((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
                *p == '_' || *p == '.')))
