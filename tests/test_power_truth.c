@@ -301,6 +301,30 @@ Test(analyze_input, gpus_are_summed_by_time_not_by_row)
     unlink(path);
 }
 
+/* A CSV that begins with a UTF-8 byte-order mark (as spreadsheets and Windows tools write it) is read as the same
+ * CSV without one: the same figures, not "expected a header". */
+Test(analyze_input, a_byte_order_mark_is_no_part_of_the_header)
+{
+    char plain[64], bom[64];
+    FILE *f = az_file(plain), *g = az_file(bom);
+    fprintf(f, "t_s,gpu,watts\n");
+    fprintf(g, "\xEF\xBB\xBFt_s,gpu,watts\n");
+    for (int i = 0; i < 4000; i++) {
+        fprintf(f, "%.3f,0,%g\n", i * 1e-3, sq(i * 1e-3));
+        fprintf(g, "%.3f,0,%g\n", i * 1e-3, sq(i * 1e-3));
+    }
+    fclose(f);
+    fclose(g);
+    json_t *a = az_json(plain, NULL, NULL), *b = az_json(bom, NULL, NULL);
+    cr_assert_float_eq(agg_num(b, "swing_w"), agg_num(a, "swing_w"), 1e-9);
+    cr_assert_float_eq(agg_num(b, "mean_w"), agg_num(a, "mean_w"), 1e-9);
+    cr_assert_float_eq(agg_num(b, "swing_w"), 550, 1e-9, "150 <-> 700 W");
+    json_decref(a);
+    json_decref(b);
+    unlink(plain);
+    unlink(bom);
+}
+
 Test(analyze_input, a_late_row_is_sorted_in_and_counted)
 {
     char path[64];

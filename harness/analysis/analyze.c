@@ -96,10 +96,13 @@ static int az_read(struct az_trace *tr)
             rc = EXIT_INPUT;
             break;
         }
-        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == 0)
+        char *text = line;
+        if (lineno == 1 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+            text += 3;   /* a UTF-8 byte-order mark, as spreadsheets and Windows tools write */
+        if (text[0] == '#' || text[strspn(text, " \t\r\n")] == 0)
             continue;
         int n = 0;
-        for (char *tok = line, *next; tok && n < 64; tok = next) {
+        for (char *tok = text, *next; tok && n < 64; tok = next) {
             next = strchr(tok, ',');
             if (next)
                 *next++ = 0;
