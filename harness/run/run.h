@@ -42,6 +42,8 @@ json_t *sup_summary(struct sup *s, int code, const char *started);
 /* Returns summary.json's `sensor`: per rank, the median over the runs of its sensor's update interval and lag, and
  * what its readings come from. */
 json_t *sup_sensor_json(struct sup *s);
+/* The largest of run's per-rank sensor figure key (update_ms, lag_ms), in s; 0 where no rank has it. */
+double sup_sensor_max_s(json_t *run, const char *key);
 /* Prints the sensor under the end table: its update interval and lag, what the readings come from, and the figures of
  * the first run it could not resolve. */
 void sup_sensor_print(struct sup *s);

@@ -9,6 +9,13 @@
 #include "run.h"
 #include "runstats.h"
 
+/* The floor a GPU reached: the mitigation's, or the lowest power the run reached (p1) where that is lower; 0 without
+ * a floor. */
+static double sup_floor_reached(double floor_w, double p1)
+{
+    return floor_w > 0 ? (isfinite(p1) && p1 < floor_w ? p1 : floor_w) : 0;
+}
+
 /* The mean of an array of numbers (NAN: none). */
 static double sup_mean(json_t *a)
 {
@@ -30,16 +37,8 @@ static double sup_mean(json_t *a)
  * fill is convex in the power), so the efficiency would be a number that can be wrong. */
 static int sup_gaps_unresolved(json_t *base, char *why, size_t n)
 {
-    double gap = json_number_value(json_object_get(json_object_get(base, "gap_s"), "p50")), update = 0, lag = 0;
-    size_t i;
-    json_t *pr;
-    json_array_foreach(json_object_get(json_object_get(base, "power"), "per_rank"), i, pr) {
-        json_t *ss = json_object_get(pr, "sensor");
-        if (json_is_number(json_object_get(ss, "update_ms")))
-            update = fmax(update, 1e-3 * json_number_value(json_object_get(ss, "update_ms")));
-        if (json_is_number(json_object_get(ss, "lag_ms")))
-            lag = fmax(lag, 1e-3 * json_number_value(json_object_get(ss, "lag_ms")));
-    }
+    double gap = json_number_value(json_object_get(json_object_get(base, "gap_s"), "p50"));
+    double update = sup_sensor_max_s(base, "update_ms"), lag = sup_sensor_max_s(base, "lag_ms");
     double need = 2 * update + lag;
     if (!(gap > 0) || !(need > 0) || gap >= need)
         return 0;
@@ -71,7 +70,7 @@ void sup_efficiency(struct sup *s, json_t *r, json_t *base, json_t *vs)
         struct mit_model mm = { 0 };
         ops->model(spec->params, &s->sc->sim, g, t->nranks, &mm);
         double p1 = json_number_value(json_object_get(json_array_get(pr, (size_t)g), "p1_w"));
-        double floor = mm.floor_w > 0 ? (isfinite(p1) && p1 < mm.floor_w ? p1 : mm.floor_w) : 0;
+        double floor = sup_floor_reached(mm.floor_w, p1);
         if (mm.floor_w > 0) {
             floors++;
             asked += mm.floor_w;
@@ -85,8 +84,8 @@ void sup_efficiency(struct sup *s, json_t *r, json_t *base, json_t *vs)
         if (t->truth) {   /* the same against the model's electrical power, its floor what the truth reached */
             double tp1 = json_number_value(json_array_get(json_object_get(json_object_get(r, "truth"), "per_rank_p1_w"),
                                                           (size_t)g));
-            double tfloor = mm.floor_w > 0 ? (isfinite(tp1) && tp1 < mm.floor_w ? tp1 : mm.floor_w) : 0;
-            least_true += an_least_fill_j(t->t_s, t->truth + (size_t)g * t->n, t->n, tfloor, up, down);
+            least_true += an_least_fill_j(t->t_s, t->truth + (size_t)g * t->n, t->n, sup_floor_reached(mm.floor_w, tp1),
+                                          up, down);
         }
     }
     least /= (double)t->iters;

@@ -83,14 +83,7 @@ static void sup_warn_worse(struct sup *s, json_t *r, double cut_pct)
     const struct plugin_spec *spec = &s->sc->mitigations[m];
     double it = json_number_value(json_object_get(json_object_get(r, "iteration_s"), "p50"));
     char why[800] = "", ts[600];
-    double window = 0;   /* the readings' update interval this run measured (the slowest GPU's) */
-    size_t i;
-    json_t *pr;
-    json_array_foreach(json_object_get(json_object_get(r, "power"), "per_rank"), i, pr) {
-        double u = json_number_value(json_object_get(json_object_get(pr, "sensor"), "update_ms"));
-        if (json_is_number(json_object_get(json_object_get(pr, "sensor"), "update_ms")) && u * 1e-3 > window)
-            window = u * 1e-3;
-    }
+    double window = sup_sensor_max_s(r, "update_ms");   /* the readings' update interval: the slowest GPU's */
     int at_scale = mitigation_acts_on_swing(spec->index, spec->params, &s->sc->sim) &&
                    mitigation_timescale_warning(spec->name, it, s->sc->sim.ramp_s, window, ts, sizeof ts);
     if (cut_pct < -5)   /* beyond the spread of one scenario run twice (2 points, docs/power.md) */

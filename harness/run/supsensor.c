@@ -28,6 +28,19 @@ static double sup_sensor_median(json_t *runs, int rank, const char *key)
     return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
 }
 
+double sup_sensor_max_s(json_t *run, const char *key)
+{
+    double most = 0;
+    size_t i;
+    json_t *pr;
+    json_array_foreach(json_object_get(json_object_get(run, "power"), "per_rank"), i, pr) {
+        json_t *v = json_object_get(json_object_get(pr, "sensor"), key);
+        if (json_is_number(v))
+            most = fmax(most, 1e-3 * json_number_value(v));
+    }
+    return most;
+}
+
 json_t *sup_sensor_json(struct sup *s)
 {
     json_t *a = json_array();
