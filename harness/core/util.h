@@ -76,6 +76,9 @@ int write_all(int fd, const void *buf, size_t len);
 int write_file_atomic(const char *path, const void *buf, size_t len);
 /* Reads at most n - 1 bytes of the file at path into buf, NUL-terminated (a /proc file): the bytes read, or -1. */
 long read_small(const char *path, char *buf, size_t n);
+/* Opens a file to read (mode "r"/"rb"; close-on-exec added) only when it is a regular file: a FIFO, device, socket or
+ * folder is refused at once without blocking (errno EINVAL for "not a regular file", else open's or fstat's). */
+FILE *fopen_regular(const char *path, const char *mode);
 /* Creates a directory and its parents (mode 0755); 0 or -1 with errno. */
 int mkdir_p(const char *path);
 
