@@ -8,6 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -318,4 +322,91 @@ Test(campaign, the_checker_catches_a_missed_visible_fault, .timeout = 60)
     json_decref(st.missed);
     free(st.detect_s[0]);
     free(st.recover_s[0]);
+}
+
+/* A campaign on a machine whose /dev/shm is full: every run ends exit 3 before any fault fires, and a campaign that
+ * counted that as "shrink ran out of ranks" (its reason, "No space left on device", has "left" in it) passed with
+ * nothing tested. A private mount namespace gives the campaign a full /dev/shm of its own. */
+Test(campaign, a_full_dev_shm_is_broken_never_a_pass, .timeout = 300)
+{
+    char dir[1024];
+    str_copy(dir, sizeof dir, e2e_outdir());
+    int pfd[2];
+    cr_assert_eq(pipe(pfd), 0);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        close(pfd[0]);
+        char why[200] = "";
+        if (unshare(CLONE_NEWNS) != 0)
+            snprintf(why, sizeof why, "unshare(CLONE_NEWNS): %s", strerror(errno));
+        else if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+            snprintf(why, sizeof why, "mount --make-rprivate /: %s", strerror(errno));
+        else if (mount("gauntlet-full", "/dev/shm", "tmpfs", 0, "size=64k") != 0)
+            snprintf(why, sizeof why, "mount tmpfs on /dev/shm: %s", strerror(errno));
+        if (why[0]) {   /* no mount namespace here (not root, or a container without CAP_SYS_ADMIN) */
+            if (write(pfd[1], why, strlen(why)) < 0)
+                _exit(98);
+            _exit(99);
+        }
+        close(pfd[1]);
+        int fd = open("/dev/shm/filler", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        char block[4096] = { 1 };
+        while (fd >= 0 && write(fd, block, sizeof block) > 0)
+            ;
+        const char *argv[] = { "campaign", "--out", dir, "--schedules", "4", "--recovery", "shrink,restart", "--jobs",
+                               "2", "--seed", "5", NULL };
+        _exit(e2e_run("/tmp/gauntlet-campaign-full.log", argv));
+    }
+    close(pfd[1]);
+    char why[200] = "";
+    ssize_t got = read(pfd[0], why, sizeof why - 1);
+    close(pfd[0]);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 99)
+        cr_skip_test("no private mount namespace for a full /dev/shm: %s", got > 0 ? why : "?");
+    char *log = e2e_read("/tmp/gauntlet-campaign-full.log");
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 0, "a campaign on a full /dev/shm passed:\n%s", log);
+    cr_expect(strstr(log, "invariants: BROKEN"), "%s", log);
+    cr_expect(!strstr(log, "all held"), "%s", log);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/campaign.json", dir);
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    cr_assert(j, "%s: %s", path, err.text);
+    cr_expect_gt(json_integer_value(json_object_get(j, "broken")), 0);
+    json_decref(j);
+    free(log);
+}
+
+/* A run's summary names why it stopped as a code the checker reads: completed, shrink_exhausted, ... */
+Test(campaign, the_summary_says_why_a_run_stopped, .timeout = 60)
+{
+    const char *out = e2e_outdir();
+    const char *ok = e2e_scenario("name: ok\nranks: 2\niterations: 4\nseed: 3\n"
+                                  "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 4KiB}\n");
+    int rc = e2e_run("/dev/null", (const char *[]){ "run", ok, "--backend", "sim", "--headless", "--out", out, NULL });
+    cr_assert_eq(rc, 0);
+    json_t *s = e2e_summary(out);
+    cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "completed");
+    json_decref(s);
+    const char *gone = e2e_scenario("name: gone\nranks: 2\niterations: 40\nseed: 3\n"
+                                    "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 4KiB}\n"
+                                    "recovery: shrink\n"
+                                    "faults:\n  - {kind: crash, at: 5, rank: 1}\n  - {kind: crash, at: 10, rank: 0}\n");
+    rc = e2e_run("/dev/null", (const char *[]){ "run", gone, "--backend", "sim", "--headless", "--out", out, NULL });
+    cr_expect_eq(rc, 1);
+    s = e2e_summary(out);
+    cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "shrink_exhausted", "stopped: %s",
+                     json_string_value(json_object_get(s, "stopped")));
+    json_decref(s);
+    const char *none = e2e_scenario("name: none\nranks: 2\niterations: 40\nseed: 3\n"
+                                    "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 4KiB}\n"
+                                    "recovery: none\nfaults:\n  - {kind: crash, at: 5, rank: 1}\n");
+    rc = e2e_run("/dev/null", (const char *[]){ "run", none, "--backend", "sim", "--headless", "--out", out, NULL });
+    cr_expect_eq(rc, 1);
+    s = e2e_summary(out);
+    cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "fault");
+    json_decref(s);
 }

@@ -217,12 +217,17 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
     }
     json_t *run = json_array_get(json_object_get(sum, "runs"), 0), *fl = json_object_get(run, "faults");
     const char *stopped = json_string_value(json_object_get(sum, "stopped"));
+    const char *stop = json_string_value(json_object_get(sum, "stop"));
     if (rc != 0) {
+        /* judged by the structured stop code, never by the words: only shrink that ran out of ranks (exit 1) may
+         * end a run early; exit 3 is the machine's fault (a full /dev/shm, a results write), never a pass */
         st->runs_failed++;
-        if (strcmp(strat, "shrink") == 0 && stopped && strstr(stopped, "left"))
+        if (rc == 1 && strcmp(strat, "shrink") == 0 && stop && strcmp(stop, "shrink_exhausted") == 0)
             res->exhausted = 1;   /* shrink with no rank left to go on: the run must end */
         else
-            cp_break(res, "the run exited %d: %s", rc, stopped ? stopped : "(no reason given)");
+            cp_break(res, "the run exited %d (stop: %s): %s", rc, stop ? stop : "none", stopped ? stopped : "(no reason given)");
+    } else if (!stop || strcmp(stop, "completed") != 0) {
+        cp_break(res, "the run exited 0 but its summary says stop: %s", stop ? stop : "(none)");
     }
     str_copy(res->state, sizeof res->state, json_string_value(json_object_get(run, "state_fingerprint")) ?: "");
     st->stale_reports += json_integer_value(json_object_get(fl, "stale_reports"));
@@ -314,6 +319,11 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
             }
         }
     }
+    int nfired = 0;
+    for (int k = 0; k < sc->n; k++)
+        nfired += fired[k] > 0;
+    if (sc->n > 0 && nfired == 0)   /* whatever the exit: a run that fired none of its faults tested nothing */
+        cp_break(res, "none of the %d scheduled faults fired", sc->n);
     for (int k = 0; k < sc->n; k++)   /* a fault on a rank shrink removed, or after shrink ran out, never fires */
         if (!fired[k] && !(res->dropped >> sc->f[k].rank & 1) && !res->exhausted)
             cp_break(res, "fault %d (%s on rank %d at %d) never fired", k, cp_kind_names[sc->f[k].kind], sc->f[k].rank,

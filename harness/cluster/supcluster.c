@@ -143,7 +143,7 @@ static void sink_failed(void *ctx, int node, const char *reason)
     char msg[600];
     snprintf(msg, sizeof msg, "node %d: %s", node, reason);
     s->ln->remote_failure = 1;   /* not sent on again */
-    sup_fail(s, msg);
+    sup_fail(s, SUP_STOP_NODE, msg);
 }
 
 /* The pause/resume/skip boundary's atomic for kind (resume needs none). */
@@ -278,7 +278,7 @@ static void supc_node_lost(struct sup *s, int k, const char *why)
                  : k == 0 ? "node 0 coordinates every recovery; the run ends"
                  : rec->drops_failed ? "node 0 decides; the run ends here"
                           : "a lost node's ranks cannot start again without its supervisor; relaunch the job");
-        sup_fail(s, msg);
+        sup_fail(s, SUP_STOP_NODE, msg);
         return;
     }
     int64_t top = 0;   /* the furthest iteration this node's ranks reached: the failure's */
@@ -342,7 +342,7 @@ static void supc_liveness(struct sup *s, uint64_t now)
     }
     if (s->fl->rec_wait && s->fl->rec_wait_since &&
         (double)(now - s->fl->rec_wait_since) * 1e-9 > s->sc->heartbeat.timeout_s + s->sc->heartbeat.startup_s)
-        sup_fail(s, "recovery: node 0 did not answer this node's recovery request within the heartbeat timeout and "
+        sup_fail(s, SUP_STOP_RECOVERY_FAILED, "recovery: node 0 did not answer this node's recovery request within the heartbeat timeout and "
                     "start-up time");
 }
 
@@ -442,6 +442,7 @@ void supc_end(struct sup *s, json_t *summary)
     json_t *me = json_pack("{s:i, s:f, s:f, s:I, s:s}", "ranks", s->nranks, "clock_offset_s",
                            (double)s->ln->clock_offset_ns * 1e-9, "clock_uncertainty_s", s->ln->clock_uncert_s, "events",
                            (json_int_t)s->res.events, "stopped", s->reason);
+    json_object_set(me, "stop", json_object_get(summary, "stop"));
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     struct rusage ru;

@@ -266,7 +266,7 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
         if (fatal == 2 && rank >= 0) {   /* a hung rank is killed: nothing may wait on it */
             s->fl->host->kill(s, s->slot_of[rank]);
         }
-        sup_fail(s, msg);
+        sup_fail(s, SUP_STOP_FAULT, msg);
         return match;
     }
     if (s->fl->n_pending < SUP_MAX_PENDING)   /* acted on once every rank's reports so far are in (faultlog_act) */
@@ -324,7 +324,7 @@ void faultlog_act(struct sup *s)
     if (s->recovering || !faultlog_take(s, &f))
         return;
     if (recover_begin(s, &f) != 0 && !s->failed)
-        sup_fail(s, "recovery failed");
+        sup_fail(s, SUP_STOP_RECOVERY_FAILED, "recovery failed");
 }
 
 void faultlog_fingerprint(struct sup *s, const struct wevent *ev)

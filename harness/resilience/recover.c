@@ -83,12 +83,12 @@ void recover_shrink(struct sup *s, int rank)
     results_event(&s->res, mono_ns(), "rank_dropped", json_pack("{s:i, s:i}", "rank", rank, "ranks_left", n));
 }
 
-void recover_end(struct sup *s, const char *failed)
+void recover_end(struct sup *s, const char *stop, const char *failed)
 {
     s->fl->rm.state = RM_IDLE;
     s->recovering = 0;
     if (failed && !s->stopping)
-        sup_fail(s, failed);
+        sup_fail(s, stop, failed);
 }
 
 #define REC_FUTILE_MAX 5   /* recoveries in a row that get no iteration done: the run gives up */
@@ -108,13 +108,13 @@ int recover_begin(struct sup *s, const struct rec_failure *f)
         snprintf(why, sizeof why, "recovery: rank %d failed at iteration %lld, the %dth failure in a row with no iteration "
                  "completed since the ranks were restored at %lld: the run gives up", f->rank, (long long)f->iter,
                  s->fl->futile + 1, (long long)s->fl->restored_from);
-        recover_end(s, why);
+        recover_end(s, SUP_STOP_RECOVERY_FUTILE, why);
         return -1;
     }
     if (rec->drops_failed && s->nodes < 2 && f->rank >= 0 && atomic_load(&s->shm.hdr->nactive) <= 1) {
         char why[128];
         snprintf(why, sizeof why, "shrink: rank %d failed and was the last one left", f->rank);
-        recover_end(s, why);
+        recover_end(s, SUP_STOP_SHRINK_EXHAUSTED, why);
         return -1;
     }
     if (s->fl->coord->request(s, f))
@@ -287,7 +287,7 @@ static void recover_starting(struct sup *s, uint64_t now)
             char why[200];
             snprintf(why, sizeof why, "recovery: rank %d's replacement died before it was ready (it cannot start here: "
                      "its exit is logged above)", r);
-            recover_end(s, why);
+            recover_end(s, SUP_STOP_RECOVERY_FAILED, why);
             return;
         }
     }
@@ -296,7 +296,7 @@ static void recover_starting(struct sup *s, uint64_t now)
         waiting += s->alive[k] && !s->ready[k];
     if (waiting) {
         if (now > m->deadline)
-            recover_end(s, "recovery: the replacement workers did not start");
+            recover_end(s, SUP_STOP_RECOVERY_FAILED, "recovery: the replacement workers did not start");
         return;
     }
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
@@ -311,12 +311,13 @@ static void recover_starting(struct sup *s, uint64_t now)
     results_event(&s->res, now, "recovery_end", o);
     s->fl->restored = 1;
     s->fl->restored_from = m->from_iter;
-    recover_end(s, NULL);
+    recover_end(s, NULL, NULL);
 }
 
 void recover_step(struct sup *s)
 {
     struct rec_machine *m = &s->fl->rm;
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
     if (m->state == RM_IDLE)
         return;
     if (s->stopping || s->failed) {   /* the run ends: nothing to carry on */
@@ -329,7 +330,7 @@ void recover_step(struct sup *s)
     if (m->state == RM_STOPPING) {
         if (s->fl->host->busy(s, now)) {
             if (now > m->deadline)
-                recover_end(s, "recovery: the ranks did not stop");
+                recover_end(s, SUP_STOP_RECOVERY_FAILED, "recovery: the ranks did not stop");
             return;
         }
         m->mine = recover_propose(s);
@@ -342,11 +343,12 @@ void recover_step(struct sup *s)
         struct rec_agreement a;
         int r = s->fl->coord->agreed(s, &a, why, sizeof why);
         if (r < 0 || (r == 0 && now > m->deadline))
-            recover_end(s, why[0] ? why : "recovery: no agreement on where to start again");
+            recover_end(s, SUP_STOP_RECOVERY_FAILED, why[0] ? why : "recovery: no agreement on where to start again");
         if (r <= 0 || s->stopping)
             return;
         if (recover_restart(s, &a, why, sizeof why) != 0) {
-            recover_end(s, why);
+            recover_end(s, a.start == INT64_MAX && rec->drops_failed ? SUP_STOP_SHRINK_EXHAUSTED : SUP_STOP_RECOVERY_FAILED,
+                        why);
             return;
         }
         m->state = RM_STARTING;

@@ -85,7 +85,7 @@ void recover_enter(struct sup *s, const struct rec_failure *f);
 /* Advances the recovery under way by one step, never waiting. Called once per turn of the supervisor's loop. */
 void recover_step(struct sup *s);
 /* Ends the recovery under way: failed says why (the run fails), NULL when it succeeded. */
-void recover_end(struct sup *s, const char *failed);
+void recover_end(struct sup *s, const char *stop, const char *failed);
 
 /* The newest iteration <= limit of which every rank of this node left holds a whole checkpoint, or 0. */
 int64_t recover_checkpoint_iter(struct sup *s, int64_t limit);

@@ -165,6 +165,9 @@ static int sup_finish(struct sup *s, const char *started)
             str_copy(s->reason, sizeof s->reason, results_failed(&s->res));
             json_object_set_new(summary, "stopped", json_string(s->reason));
         }
+        if (!s->stop)
+            s->stop = SUP_STOP_RESULTS;
+        json_object_set_new(summary, "stop", json_string(s->stop));
     }
     if (s->node == 0) {
         int had = results_failed(&s->res) != NULL;
@@ -315,9 +318,9 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
                             "nodes", s.nodes, "utc_ns", utc >= 0 ? json_integer(utc) : json_null()));
     for (int k = 0; k < s.nslots && !s.failed; k++)
         if (sup_spawn(&s, k) != 0)
-            sup_fail(&s, "cannot start a worker process");
+            sup_fail(&s, SUP_STOP_START, "cannot start a worker process");
     if (!s.stopping && sup_wait_ready(&s, sc->heartbeat.startup_s + 1) != 0 && !s.stopping)
-        sup_fail(&s, "the workers did not start in time");
+        sup_fail(&s, SUP_STOP_START, "the workers did not start in time");
     for (int r = 0; r < s.nranks && !s.stopping && ops->power_info; r++) {   /* each rank's GPU, for readers */
         char name[96];
         double tdp_w = NAN;

@@ -90,7 +90,7 @@ json_t *supdev_run_begin(struct sup *s, int m)
             json_decref(per);
             if (changed && s->ops->restore_settings)
                 s->ops->restore_settings(s->ps);
-            sup_fail(s, msg);
+            sup_fail(s, SUP_STOP_MITIGATION, msg);
             return o;
         }
         changed += rc == 0;

@@ -413,6 +413,7 @@ json_t *sup_summary(struct sup *s, int code, const char *started)
                           s->reason[0] ? json_string(s->reason) : json_null(), "runs", json_incref(s->rn->runs), "faults",
                           faultlog_json(s), "wall_s", json_real((double)(mono_ns() - s->t0) * 1e-9), "events_dropped",
                           (json_int_t)dropped, "power_samples", (json_int_t)s->samples);
+    json_object_set_new(j, "stop", json_string(sup_stop_code(s, code)));
     json_object_set_new(j, "sensor", sup_sensor_json(s));
     if (s->sc->auto_search)
         json_object_set_new(j, "search", sup_search(s));

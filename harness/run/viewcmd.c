@@ -56,6 +56,8 @@ void sup_view_command(struct sup *s, const struct view_cmd *cmd)
         if (!s->stopping) {
             if (!s->reason[0])
                 str_copy(s->reason, sizeof s->reason, "stopped from the live view: stopping the workers, writing the summary");
+            if (!s->stop)
+                s->stop = SUP_STOP_VIEW;
             s->stopping = 1;
             shm_abort(&s->shm);
             supc_fail(s, "stopped from the live view");

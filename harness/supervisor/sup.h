@@ -96,6 +96,7 @@ struct sup {
     int failed, stopping, signals;
     int io_failed;                 /* the run ended on a results file that could not be written (exit 3) */
     char reason[512];
+    const char *stop;              /* why the run ended, as a code (summary.json "stop"; SUP_STOP_*): first wins */
     uint64_t t0, run_t0;
     uint64_t samples;
     int recovering;                /* a recovery is under way (set by resilience/): no heartbeat is judged */
@@ -131,8 +132,30 @@ void sup_reap(struct sup *s);
 void sup_death_pipe(struct sup *s, int slot);
 
 /* supervisor.c */
-/* Records that the run failed (the first reason wins) and tells every worker to give up at once. */
-void sup_fail(struct sup *s, const char *reason);
+/* Why a run ended, as summary.json's "stop" says it (docs/results.md lists them): a campaign and a script judge by
+ * these, never by the words of "stopped". */
+#define SUP_STOP_COMPLETED "completed"               /* every iteration of every run ran */
+#define SUP_STOP_SIGNAL "signal"                     /* SIGINT/SIGTERM/SIGHUP: stopped, summary written */
+#define SUP_STOP_VIEW "view"                         /* stopped from the live view */
+#define SUP_STOP_START "start_failed"                /* the workers did not start */
+#define SUP_STOP_WORKER_ERROR "worker_error"         /* a worker reported an error it cannot go on from */
+#define SUP_STOP_WORKER_DIED "worker_died"           /* a worker or spare died outside a run's recovery */
+#define SUP_STOP_HANG "hang"                         /* a worker hung outside a run's recovery */
+#define SUP_STOP_WORKER_STUCK "worker_stuck"         /* a worker took no command (its ring full) */
+#define SUP_STOP_FAULT "fault"                       /* a failure detected under recovery none */
+#define SUP_STOP_RECOVERY_FAILED "recovery_failed"   /* a recovery could not complete */
+#define SUP_STOP_RECOVERY_FUTILE "recovery_futile"   /* recoveries in a row with no iteration completed: gave up */
+#define SUP_STOP_SHRINK_EXHAUSTED "shrink_exhausted" /* shrink removed the last rank there was */
+#define SUP_STOP_MITIGATION "mitigation_failed"      /* a mitigation could not be applied */
+#define SUP_STOP_NODE "node_failed"                  /* another node failed, or a node was lost */
+#define SUP_STOP_RESULTS "results_write"             /* a results file could not be written (exit 3) */
+#define SUP_STOP_ENVIRONMENT "environment"           /* the machine's fault: no device, a checkpoint write (exit 3) */
+
+/* Records that the run failed (the first reason and code win) and tells every worker to give up at once. */
+void sup_fail(struct sup *s, const char *stop, const char *reason);
+/* The run's stop code for its exit code: the first recorded, else completed (exit 0), results_write (exit 3 on a
+ * results file) or failed. */
+const char *sup_stop_code(const struct sup *s, int code);
 /* Waits for one wake (a signal, a sampling tick, or 10 ms to drain the rings) and handles it. */
 void sup_step(struct sup *s);
 int sup_spawn(struct sup *s, int slot);

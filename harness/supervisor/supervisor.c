@@ -19,8 +19,10 @@
 
 sigset_t sup_oldmask;   /* the mask before supervisor_block_signals, restored in each worker */
 
-void sup_fail(struct sup *s, const char *reason)
+void sup_fail(struct sup *s, const char *stop, const char *reason)
 {
+    if (!s->stop)
+        s->stop = stop;
     if (!s->failed) {
         s->failed = 1;
         str_copy(s->reason, sizeof s->reason, reason);
@@ -29,6 +31,13 @@ void sup_fail(struct sup *s, const char *reason)
     }
     s->stopping = 1;
     shm_abort(&s->shm);
+}
+
+const char *sup_stop_code(const struct sup *s, int code)
+{
+    if (s->stop)
+        return s->stop;
+    return code == 0 ? SUP_STOP_COMPLETED : s->io_failed ? SUP_STOP_RESULTS : "failed";
 }
 
 /* Samples every rank's power once and appends the rows. */
@@ -115,7 +124,7 @@ static void sup_check_heartbeats(struct sup *s, uint64_t now)
         if (s->running && s->ready[k] && rank >= 0) {
             SUP_HOOKS(s, failure, (s, DET_HEARTBEAT, rank, iter, now, msg, 2));
         } else {
-            sup_fail(s, msg);
+            sup_fail(s, SUP_STOP_HANG, msg);
             s->expect_exit[k] = 1;
             if (kill(s->pid[k], SIGKILL) != 0 && errno != ESRCH)
                 SYSERR("kill(hung worker)");
@@ -142,6 +151,8 @@ static void sup_signals(struct sup *s)
             gl_log("%s", msg);
             if (!s->reason[0])
                 str_copy(s->reason, sizeof s->reason, msg);
+            if (!s->stop)
+                s->stop = SUP_STOP_SIGNAL;
             s->stopping = 1;
             shm_abort(&s->shm);
             SUP_HOOKS(s, fail, (s, msg));   /* several nodes: the others stop too */
@@ -191,7 +202,7 @@ void sup_step(struct sup *s)
     SUP_HOOKS(s, act, (s));   /* every ring drained: the failures found meanwhile; the recovery under way, one step */
     if (results_failed(&s->res) && !s->failed) {   /* a results file that cannot be written ends the run at once */
         s->io_failed = 1;
-        sup_fail(s, results_failed(&s->res));
+        sup_fail(s, SUP_STOP_RESULTS, results_failed(&s->res));
     }
 }
 

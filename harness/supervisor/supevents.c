@@ -96,7 +96,7 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
         s->expect_exit[slot] = 1;   /* its exit follows; the failure is this */
         if ((int)ev->a == EXIT_ENV)   /* the machine's fault (a checkpoint write failed, no device): exit 3 */
             s->io_failed = 1;
-        sup_fail(s, msg);
+        sup_fail(s, (int)ev->a == EXIT_ENV ? SUP_STOP_ENVIRONMENT : SUP_STOP_WORKER_ERROR, msg);
         return;
     }
     default:
@@ -151,7 +151,7 @@ static int sup_died(struct sup *s, int k, pid_t pid, uint64_t now, const char *s
     } else if (!s->failed) {
         snprintf(msg, sizeof msg, "%s %d (pid %d) died: %s", rank >= 0 ? "rank" : "spare slot", rank >= 0 ? rank : k,
                  (int)pid, st);
-        sup_fail(s, msg);
+        sup_fail(s, SUP_STOP_WORKER_DIED, msg);
     }
     return 1;
 }

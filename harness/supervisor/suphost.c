@@ -86,7 +86,7 @@ void sup_send(struct sup *s, int slot, const struct wcmd *cmd)
             char why[160];
             snprintf(why, sizeof why, "slot %d: the worker took no command for %.1f s (its command ring is full)", slot,
                      s->sc->heartbeat.timeout_s);
-            sup_fail(s, why);
+            sup_fail(s, SUP_STOP_WORKER_STUCK, why);
             return;
         }
         sleep_ns(200000);
