@@ -144,6 +144,8 @@ static int sup_finish(struct sup *s, const char *started)
     sup_stop_workers(s);
     for (int r = 0; r < s->nranks; r++)   /* synthetic state: this run's checkpoints go with it */
         checkpoint_remove(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r);
+    checkpoint_unlock(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, s->ckpt_lock_fd);
+    s->ckpt_lock_fd = -1;
     int code = s->io_failed ? EXIT_ENV : s->failed || s->reason[0] ? EXIT_CHECK : EXIT_OK;
     sup_compare_runs(s);
     json_t *summary = sup_summary(s, code, started);
@@ -246,8 +248,15 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
         s.fl->coord = &rec_coord_cluster;
     str_copy(s.shm.hdr->backend, sizeof s.shm.hdr->backend, ops->name);
     checkpoint_tag(s.shm.hdr->ckpt_tag, sizeof s.shm.hdr->ckpt_tag, sc->name, s.node, s.nodes);
-    if (sc->workload.checkpoint.every > 0 && checkpoint_sweep(sc->workload.checkpoint.path) < 0)   /* a dead run's files */
-        gl_log("checkpoint folder %s: %s (files a killed run left there stay)", sc->workload.checkpoint.path, strerror(errno));
+    s.ckpt_lock_fd = -1;
+    if (sc->workload.checkpoint.every > 0) {   /* this run's lock first, then the files of runs nobody holds */
+        if ((s.ckpt_lock_fd = checkpoint_lock(sc->workload.checkpoint.path, s.shm.hdr->ckpt_tag)) < 0)
+            gl_log("checkpoint folder %s: cannot create this run's lock file: %s", sc->workload.checkpoint.path,
+                   strerror(errno));
+        if (checkpoint_sweep(sc->workload.checkpoint.path) < 0)
+            gl_log("checkpoint folder %s: %s (files a killed run left there stay)", sc->workload.checkpoint.path,
+                   strerror(errno));
+    }
     if (!failed && (s.node == 0 ? results_open(&s.res, opt->out_dir, s.sc, s.t0, why, sizeof why)
                                 : results_open_forward(&s.res, opt->out_dir, s.sc, s.node, s.nranks, s.t0, cluster_forward, why,
                                                        sizeof why)) != 0)

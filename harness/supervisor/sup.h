@@ -96,6 +96,7 @@ struct sup {
     int failed, stopping, signals;
     int io_failed;                 /* the run ended on a results file that could not be written (exit 3) */
     char reason[512];
+    int ckpt_lock_fd;              /* the flock that says this run is alive to checkpoint sweeps (-1: none) */
     const char *stop;              /* why the run ended, as a code (summary.json "stop"; SUP_STOP_*): first wins */
     uint64_t t0, run_t0;
     uint64_t samples;

@@ -4,11 +4,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -198,85 +199,128 @@ void checkpoint_tag(char *out, size_t n, const char *name, int node, int nodes)
 {
     char host[65];
     checkpoint_host(host, sizeof host);
+    /* a random part: two runs with the same name, host name and pid (two containers, two pid namespaces) never
+     * share a tag, so never each other's files */
+    uint32_t r;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+        r = (uint32_t)(mono_ns() ^ (uint64_t)getpid() << 20);
     if (nodes > 1)
-        snprintf(out, n, "%s-%s-%d-n%d", name, host, (int)getpid(), node);
+        snprintf(out, n, "%s-%s-%d-%08x-n%d", name, host, (int)getpid(), (unsigned)r, node);
     else
-        snprintf(out, n, "%s-%s-%d", name, host, (int)getpid());
+        snprintf(out, n, "%s-%s-%d-%08x", name, host, (int)getpid(), (unsigned)r);
 }
 
-/* Whether pid is a live gauntlet process (a pid reused by another program does not keep files alive). */
-static int checkpoint_pid_alive(long pid)
+int checkpoint_lock(const char *dir, const char *tag)
 {
-    char path[64], buf[256];
-    if (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH))
-        return 0;
-    snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    size_t k = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[k] = 0;
-    const char *base = strrchr(buf, '/');
-    return strncmp(base ? base + 1 : buf, "gauntlet", 8) == 0;
+    char path[1100];
+    snprintf(path, sizeof path, "%s/%s.lock", dir, tag);
+    if (mkdir_p(dir) != 0)
+        return -1;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return -1;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {   /* a folder without locks: nothing a sweep could tell, said once */
+        gl_log("checkpoint folder %s: flock: %s: a run killed outright leaves its files there (no sweep can tell "
+               "that it is gone)", dir, strerror(errno));
+    }
+    return fd;
 }
 
-/* The pid in a checkpoint file name of this host ("<name>-<host>-<pid>[-n<node>]-rank<R>-<G>.ckpt[.tmp]"), or
- * -1 when the name is not one (another host's, or not a checkpoint). */
-static long checkpoint_file_pid(const char *file, const char *host)
+void checkpoint_unlock(const char *dir, const char *tag, int fd)
+{
+    char path[1100];
+    if (fd < 0)
+        return;
+    snprintf(path, sizeof path, "%s/%s.lock", dir, tag);
+    if (unlink(path) != 0 && errno != ENOENT)
+        SYSERR(path);
+    close(fd);
+}
+
+int checkpoint_file_tag(const char *file, char *tag, size_t n)
 {
     size_t len = strlen(file);
     size_t suf = len >= 9 && strcmp(file + len - 9, ".ckpt.tmp") == 0 ? 9 : len >= 5 && strcmp(file + len - 5, ".ckpt") == 0 ? 5 : 0;
     if (!suf || len - suf < 3 || !(file[len - suf - 1] == '0' || file[len - suf - 1] == '1') || file[len - suf - 2] != '-')
         return -1;
-    const char *rk = NULL;   /* the last "-rank" */
-    for (const char *p = file; (p = strstr(p, "-rank")); p++)
-        rk = p;
-    if (!rk)
+    const char *p = file + len - suf - 2;   /* "-rank<R>" ends here */
+    const char *d = p;
+    while (d > file && d[-1] >= '0' && d[-1] <= '9')
+        d--;
+    if (d == p || d - file < 6 || strncmp(d - 5, "-rank", 5) != 0)
         return -1;
-    for (const char *p = rk + 5; p < file + len - suf - 2; p++)
-        if (*p < '0' || *p > '9')
-            return -1;
-    const char *end = rk;   /* the tag ends here; a "-n<node>" suffix goes first */
-    const char *p = end;
-    while (p > file && p[-1] >= '0' && p[-1] <= '9')
-        p--;
-    if (p < end && p - 2 >= file && p[-1] == 'n' && p[-2] == '-')
-        end = p - 2;
-    p = end;
-    while (p > file && p[-1] >= '0' && p[-1] <= '9')
-        p--;
-    size_t hl = strlen(host);
-    if (p == end || p - file < (ptrdiff_t)hl + 2 || p[-1] != '-' || strncmp(p - 1 - hl, host, hl) != 0 || p[-2 - hl] != '-')
+    size_t tl = (size_t)(d - 5 - file);
+    if (tl >= n)
         return -1;
-    return strtol(p, NULL, 10);
+    memcpy(tag, file, tl);
+    tag[tl] = 0;
+    return 0;
+}
+
+/* Removes the files of the run whose lock file is dir/lockname, when nobody holds its lock; how many, or 0. */
+static int checkpoint_sweep_tag(const char *dir, const char *lockname, char *const *names, int nnames, long *gone)
+{
+    char path[1400], tag[512], ft[512];
+    size_t ll = strlen(lockname);
+    if (ll <= 5 || ll - 5 >= sizeof tag)
+        return 0;
+    memcpy(tag, lockname, ll - 5);
+    tag[ll - 5] = 0;
+    snprintf(path, sizeof path, "%s/%s", dir, lockname);
+    int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return 0;   /* gone meanwhile (another run swept it), or not ours to open */
+    struct stat st;
+    int removed = 0;
+    /* held: a live run, in whatever pid namespace or container; an error (no locks here): left alone too */
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 0) {
+        for (int i = 0; i < nnames; i++)
+            if (checkpoint_file_tag(names[i], ft, sizeof ft) == 0 && strcmp(ft, tag) == 0) {
+                snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+                if (unlink(path) == 0)
+                    removed++;
+                else if (errno != ENOENT)
+                    SYSERR(path);
+            }
+        snprintf(path, sizeof path, "%s/%s", dir, lockname);   /* last: a sweep cut short is finished by the next */
+        if (unlink(path) != 0 && errno != ENOENT)
+            SYSERR(path);
+        (*gone)++;
+    }
+    close(fd);
+    return removed;
 }
 
 int checkpoint_sweep(const char *dir)
 {
-    char host[65], path[1400];
     DIR *d = opendir(dir);
     if (!d)
         return errno == ENOENT ? 0 : -1;
-    checkpoint_host(host, sizeof host);
-    int removed = 0;
-    long last = -1;
+    char **names = NULL;
+    int nnames = 0, cap = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        long pid = checkpoint_file_pid(e->d_name, host);
-        if (pid < 0 || checkpoint_pid_alive(pid))
+        if (e->d_name[0] == '.')
             continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (unlink(path) == 0) {
-            removed++;
-            last = pid;
-        } else if (errno != ENOENT) {
-            SYSERR(path);
+        if (nnames == cap) {
+            cap = cap ? 2 * cap : 64;
+            names = xrealloc(names, (size_t)cap * sizeof *names);
         }
+        names[nnames++] = xstrdup(e->d_name);
     }
     closedir(d);
+    int removed = 0;
+    long runs = 0;
+    for (int i = 0; i < nnames; i++) {
+        size_t l = strlen(names[i]);
+        if (l > 5 && strcmp(names[i] + l - 5, ".lock") == 0)
+            removed += checkpoint_sweep_tag(dir, names[i], names, nnames, &runs);
+    }
+    for (int i = 0; i < nnames; i++)
+        free(names[i]);
+    free(names);
     if (removed)
-        gl_log("%s: removed %d checkpoint file%s left by runs that are gone (run %ld%s)", dir, removed,
-               removed == 1 ? "" : "s", last, removed > 1 ? " and others" : "");
+        gl_log("%s: removed %d checkpoint file%s left by runs that are gone (%ld run%s whose lock nobody holds)", dir,
+               removed, removed == 1 ? "" : "s", runs, runs == 1 ? "" : "s");
     return removed;
 }

@@ -37,13 +37,24 @@ int checkpoint_peek(const char *dir, const char *name, int rank, int gen, int64_
  * why (the file and what is wrong with it). */
 int checkpoint_read(const char *dir, const char *name, int rank, int gen, int64_t *iter, void **out, size_t *len,
                     uint64_t *bytes, char *why, size_t n);
-/* Removes the checkpoint files (and temp files) in dir left by runs of this host that are gone: files named
- * <tag>-rank<R>-<G>.ckpt[.tmp] whose tag is checkpoint_tag's of a process that no longer exists or is not
- * gauntlet. Returns how many were removed (each said on stderr), or -1 when dir cannot be read. */
+/* Removes the checkpoint files (and temp files) in dir of runs that are gone: every run holds an flock on
+ * <dir>/<tag>.lock while it lives (checkpoint_lock); the files <tag>-rank<R>-<G>.ckpt[.tmp] of a tag whose lock
+ * nobody holds are removed, then its lock file. Host names and pids play no part: a live run in another container
+ * or pid namespace, or on another host of a shared folder whose locks work, holds its lock; files without a lock
+ * file (an older version's) are left alone. Returns how many files were removed (said on stderr), or -1 when dir
+ * cannot be read. */
 int checkpoint_sweep(const char *dir);
-/* The tag a run's checkpoint files carry: "<name>-<host>-<pid>" (several nodes: "-n<node>" after it), so that
- * checkpoint_sweep can tell a dead run's files from a live one's and from another host's on a shared folder. */
+/* The tag a run's checkpoint files carry: "<name>-<host>-<pid>-<8 random hex>" (several nodes: "-n<node>" after
+ * it): unique even for two runs with the same host name and pid. */
 void checkpoint_tag(char *out, size_t n, const char *name, int node, int nodes);
+/* Creates dir (when needed) and <dir>/<tag>.lock, and holds an exclusive flock on it for as long as the returned
+ * descriptor is open (the process's life at most): this run is alive. A folder without working locks is said on
+ * stderr and the descriptor still returned. -1 with errno when the file cannot be created. */
+int checkpoint_lock(const char *dir, const char *tag);
+/* Removes <dir>/<tag>.lock and closes fd (after this run's checkpoint files are gone); fd < 0: nothing. */
+void checkpoint_unlock(const char *dir, const char *tag, int fd);
+/* The tag of a checkpoint file's name ("<tag>-rank<R>-<0|1>.ckpt[.tmp]") into tag; 0, or -1 when it is not one. */
+int checkpoint_file_tag(const char *file, char *tag, size_t n);
 /* Removes both generations of rank's checkpoints and their temp files (a new run must not restore an older
  * run's state). */
 void checkpoint_remove(const char *dir, const char *name, int rank);
