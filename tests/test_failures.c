@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "e2e.h"
@@ -292,5 +293,118 @@ Test(failures, crashes_by_any_signal_are_seen_at_once, .timeout = 90)
     cr_log_info("seed %u: %d crashes seen in %.2f ms (median), %.2f ms (worst)", seed, k, d[k / 2] * 1e3, worst * 1e3);
     cr_assert_leq(d[k / 2], 0.002, "seed %u: median %.2f ms", seed, d[k / 2] * 1e3);
     cr_assert_leq(worst, 0.02, "seed %u: worst %.2f ms", seed, worst * 1e3);
+    json_decref(s);
+}
+
+/* Reads events.jsonl: the pid of rank's newest worker (-1 when none) and rank's furthest iteration since that
+ * worker started (-1 when none yet); how many recovery_begin events, and their backoff_s in order. */
+static void rank_state(const char *dir, int rank, pid_t *pid, int64_t *iter, int *begins, double *backoff, int max)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    char *text = e2e_read(path);
+    *pid = -1;
+    *iter = -1;
+    *begins = 0;
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (!nl)
+            break;
+        *nl = 0;
+        json_t *o = json_loads(line, 0, NULL);
+        const char *ev = json_string_value(json_object_get(o, "event"));
+        int r = (int)json_integer_value(json_object_get(o, "rank"));
+        if (ev && strcmp(ev, "worker_start") == 0 && r == rank) {
+            *pid = (pid_t)json_integer_value(json_object_get(o, "pid"));
+            *iter = -1;
+        } else if (ev && strcmp(ev, "iteration") == 0 && r == rank) {
+            int64_t it = json_integer_value(json_object_get(o, "iter"));
+            *iter = it > *iter ? it : *iter;
+        } else if (ev && strcmp(ev, "recovery_begin") == 0) {
+            if (*begins < max)
+                backoff[*begins] = json_number_value(json_object_get(o, "backoff_s"));
+            (*begins)++;
+        }
+        json_decref(o);
+        line = nl + 1;
+    }
+    free(text);
+}
+
+/* Kills rank 1's worker, each new one as well, once it has reached iteration `at` (-1: as soon as it has started
+ * and the run has restored it: before it completes any iteration), until the run ends; returns its exit. */
+static int kill_rank1_forever(pid_t sup, const char *out, int64_t at, int *begins, double *backoff, int max)
+{
+    pid_t killed = -1;
+    for (int k = 0; k < 9000; k++) {   /* at most 90 s */
+        int st;
+        if (waitpid(sup, &st, WNOHANG) == sup)
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        pid_t pid;
+        int64_t iter;
+        rank_state(out, 1, &pid, &iter, begins, backoff, max);
+        if (pid > 0 && pid != killed && (at < 0 ? 1 : iter >= at)) {
+            if (at < 0 && *begins > 0 && killed > 0)
+                usleep(20000);   /* a replacement: let its restore come, so the failure follows a restore */
+            kill(pid, SIGKILL);
+            killed = pid;
+        }
+        usleep(10000);
+    }
+    kill(sup, SIGKILL);
+    return e2e_wait(sup, 10);
+}
+
+/* A worker that always dies as soon as it is back: each recovery gets no iteration done. The recoveries back off
+ * (0.1 s doubling) and the sixth failure in a row ends the run, exit 1, stop recovery_futile. */
+Test(failures, a_worker_that_always_dies_ends_the_run_after_backing_off, .timeout = 120)
+{
+    static const char text[] = "name: futile\nranks: 3\niterations: 100000\n"
+                               "workload:\n  gemm: {m: 1000, n: 1000, k: 1000, count: 50}\n  allreduce: {bytes: 1MiB}\n"
+                               "heartbeat: {interval: 50ms, timeout: 2s}\n"
+                               "sim: {tflops: 1}\nrecovery: {inprocess: {replicate_every: 2}}\n";
+    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-futile.log";
+    pid_t sup = e2e_start(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless",
+                                                 NULL });
+    cr_assert_eq(e2e_wait_events(out, "iteration", 3 * 4, 30), 0, "the run did not start; see %s", log);
+    int begins;
+    double backoff[64];
+    int rc = kill_rank1_forever(sup, out, -1, &begins, backoff, 64);
+    char *t = e2e_read(log);
+    cr_assert_eq(rc, 1, "exit %d:\n%s", rc, t);
+    free(t);
+    json_t *s = e2e_summary(out);
+    cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "recovery_futile", "stopped: %s",
+                     json_string_value(json_object_get(s, "stopped")));
+    json_decref(s);
+    cr_assert_geq(begins, 5, "%d recoveries", begins);
+    /* the last five recoveries: the streak that ended the run, each waiting twice as long as the one before */
+    for (int i = begins - 4; i < begins && i < 64; i++)
+        cr_expect(backoff[i] > backoff[i - 1] * 1.9 && backoff[i] <= 2.0, "recovery %d waited %.3f s after %.3f s", i,
+                  backoff[i], backoff[i - 1]);
+}
+
+/* A rank that fails at the same point every time, after its restore has got work done: no recovery is futile,
+ * yet the run never gets past that point. The sixth failure in a row ends it, naming the rank. */
+Test(failures, a_rank_that_always_fails_at_one_point_ends_the_run, .timeout = 120)
+{
+    static const char text[] = "name: repeat\nranks: 3\niterations: 100000\n"
+                               "workload:\n  gemm: {m: 1000, n: 1000, k: 1000, count: 20}\n  allreduce: {bytes: 1MiB}\n"
+                               "heartbeat: {interval: 50ms, timeout: 2s}\n"
+                               "sim: {tflops: 1}\nrecovery: {inprocess: {replicate_every: 10}}\n";
+    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-repeat.log";
+    pid_t sup = e2e_start(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless",
+                                                 NULL });
+    cr_assert_eq(e2e_wait_events(out, "iteration", 3 * 4, 30), 0, "the run did not start; see %s", log);
+    int begins;
+    double backoff[64];
+    int rc = kill_rank1_forever(sup, out, 25, &begins, backoff, 64);
+    char *t = e2e_read(log);
+    cr_assert_eq(rc, 1, "exit %d:\n%s", rc, t);
+    free(t);
+    json_t *s = e2e_summary(out);
+    const char *why = json_string_value(json_object_get(s, "stopped"));
+    cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "recovery_futile", "stopped: %s", why);
+    cr_expect(why && strstr(why, "rank 1 failed 6 times in a row"), "stopped: %s", why ? why : "(none)");
     json_decref(s);
 }

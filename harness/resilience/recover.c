@@ -92,6 +92,19 @@ void recover_end(struct sup *s, const char *stop, const char *failed)
 }
 
 #define REC_FUTILE_MAX 5   /* recoveries in a row that get no iteration done: the run gives up */
+#define REC_REPEAT_MAX 6   /* one rank failing this often in a row, never past its first failure's iteration: the run
+                            * gives up (more than a campaign schedule's 5 faults can make) */
+#define REC_BACKOFF_NS 100000000ull       /* the wait before a recovery that follows a futile one, doubling ... */
+#define REC_BACKOFF_MAX_NS 2000000000ull  /* ... up to this */
+
+/* The wait before starting again after n futile or repeated failures in a row (0: none). */
+static uint64_t recover_backoff_ns(int n)
+{
+    if (n <= 0)
+        return 0;
+    uint64_t b = REC_BACKOFF_NS << (n > 8 ? 8 : n - 1);
+    return b < REC_BACKOFF_MAX_NS ? b : REC_BACKOFF_MAX_NS;
+}
 
 int recover_begin(struct sup *s, const struct rec_failure *f)
 {
@@ -108,6 +121,23 @@ int recover_begin(struct sup *s, const struct rec_failure *f)
         snprintf(why, sizeof why, "recovery: rank %d failed at iteration %lld, the %dth failure in a row with no iteration "
                  "completed since the ranks were restored at %lld: the run gives up", f->rank, (long long)f->iter,
                  s->fl->futile + 1, (long long)s->fl->restored_from);
+        recover_end(s, SUP_STOP_RECOVERY_FUTILE, why);
+        return -1;
+    }
+    /* one rank failing again and again, each time before the run got past where it failed first: each recovery
+     * gets work done, and loses it (a deterministic failure) */
+    if (f->rank >= 0 && f->rank == s->fl->repeat_rank && f->iter <= s->fl->repeat_iter) {
+        s->fl->repeats++;
+    } else {
+        s->fl->repeats = 1;
+        s->fl->repeat_rank = f->rank;
+        s->fl->repeat_iter = f->iter;
+    }
+    if (s->fl->repeats >= REC_REPEAT_MAX) {
+        char why[240];
+        snprintf(why, sizeof why, "recovery: rank %d failed %d times in a row, never past iteration %lld (each time "
+                 "restored to an earlier one): the failure repeats, the run gives up", f->rank, s->fl->repeats,
+                 (long long)s->fl->repeat_iter);
         recover_end(s, SUP_STOP_RECOVERY_FUTILE, why);
         return -1;
     }
@@ -129,11 +159,13 @@ void recover_enter(struct sup *s, const struct rec_failure *f)
     s->recovering = 1;
     s->fl->recoveries++;
     uint32_t epoch = faultlog_new_epoch(s, f->iter);   /* from here on, reports of the old timeline are dropped */
+    int streak = s->fl->futile > s->fl->repeats - 1 ? s->fl->futile : s->fl->repeats - 1;
     s->fl->rm = (struct rec_machine){ .state = RM_STOPPING, .t0 = t0, .fail = *f, .epoch = epoch,
-                                  .deadline = t0 + (uint64_t)((s->sc->heartbeat.timeout_s + 5) * 1e9) };
-    json_t *o = json_pack("{s:s, s:i, s:I, s:o, s:i}", "recovery", rec->name, "rank", f->rank, "iter",
+                                  .deadline = t0 + (uint64_t)((s->sc->heartbeat.timeout_s + 5) * 1e9),
+                                  .backoff_ns = recover_backoff_ns(streak) };
+    json_t *o = json_pack("{s:s, s:i, s:I, s:o, s:i, s:f}", "recovery", rec->name, "rank", f->rank, "iter",
                           (json_int_t)f->iter, "fault", f->fault >= 0 ? json_integer(f->fault) : json_null(), "epoch",
-                          (int)epoch);
+                          (int)epoch, "backoff_s", (double)s->fl->rm.backoff_ns * 1e-9);
     if (s->nodes > 1)
         json_object_set_new(o, "across_nodes", json_true());
     results_event(&s->res, t0, "recovery_begin", o);
@@ -346,6 +378,14 @@ void recover_step(struct sup *s)
             recover_end(s, SUP_STOP_RECOVERY_FAILED, why[0] ? why : "recovery: no agreement on where to start again");
         if (r <= 0 || s->stopping)
             return;
+        m->agreed = a;
+        m->state = RM_BACKOFF;
+        m->deadline = now + m->backoff_ns;
+    }
+    if (m->state == RM_BACKOFF) {
+        if (now < m->deadline)
+            return;
+        struct rec_agreement a = m->agreed;
         if (recover_restart(s, &a, why, sizeof why) != 0) {
             recover_end(s, a.start == INT64_MAX && rec->drops_failed ? SUP_STOP_SHRINK_EXHAUSTED : SUP_STOP_RECOVERY_FAILED,
                         why);

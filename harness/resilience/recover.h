@@ -6,6 +6,7 @@
  *   IDLE -> (begin: every rank told to stop, what failed killed)
  *        -> STOPPING  -> (every worker of this node stopped: this node's proposal)
  *        -> AGREEING  -> (the coordinator's agreed start point)
+ *        -> BACKOFF   -> (a failure after recoveries that got nothing done: it waits, 0.1 s doubling to 2 s)
  *        -> STARTING  -> (what failed replaced, every rank told where to start; every replacement ready)
  *        -> IDLE
  *
@@ -66,7 +67,7 @@ extern const struct rec_coord rec_coord_local, rec_coord_cluster;
 
 /* The state of the recovery under way on this node. */
 struct rec_machine {
-    enum { RM_IDLE, RM_STOPPING, RM_AGREEING, RM_STARTING } state;
+    enum { RM_IDLE, RM_STOPPING, RM_AGREEING, RM_BACKOFF, RM_STARTING } state;
     uint64_t t0, deadline;     /* when it began; when the state it is in gives up */
     struct rec_failure fail;   /* the local failure it is for (fault and rank -1: another node's) */
     uint32_t epoch;
@@ -75,6 +76,8 @@ struct rec_machine {
     int world;                 /* the ranks going on over every node */
     int64_t from_iter;         /* the restore point chosen, and from what (RESTORE_*) */
     int restore;
+    uint64_t backoff_ns;       /* how long it waits, once agreed, before starting anything again (REC_BACKOFF_*) */
+    struct rec_agreement agreed;   /* what it waits with */
 };
 
 /* Begins the scenario's recovery for failure f: asks the coordinator, and (now, or on its word) enters the

@@ -80,6 +80,8 @@ struct resilience {
     int futile;                    /* recoveries in a row begun with no iteration completed since the last restore */
     int restored;                  /* a recovery has ended: restored_from is where it started the ranks again */
     int64_t restored_from;
+    int repeat_rank, repeats;      /* the last failure's rank and iteration, and how many in a row were the same */
+    int64_t repeat_iter;
     int64_t stale_reports;         /* worker reports of an abandoned epoch, dropped (this run) */
     struct failure pending[SUP_MAX_PENDING];   /* fatal failures detected since the loop last acted */
     int n_pending;
