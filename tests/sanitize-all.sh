@@ -10,15 +10,25 @@
 #       crash of the harness puts a changed power limit back, and ASan would take the signal first. A real SIGSEGV
 #       still fails the test that meets it, and every memory error ASan instruments for is still reported.
 #     Measured 2026-11-25 on the 2-core VM: 27 test executables in 562 s after a 35 s build, no sanitizer report.
-#     With the plain suite (~460 s) that is past CI's 10 minutes, so it runs on demand — before a change of the
-#     engine's memory handling — or as a nightly job.
+#     CI (.ci/run) runs it after the plain suite with --jobs 2 (the tests that judge timings still run alone:
+#     tests/CMakeLists.txt gives them both slots), then fuzzes check, analyze and summarize with its build
+#     (tests/fuzz.py).
+#   --jobs N       tests run at once (default 1)
 #   --cluster      the multi-node fault paths only (tests/asan-cluster.sh, what CI runs): several supervisors under
 #     mpirun, faults owned by the node of their rank, deaths on two nodes at once, a node crash, shrink across
 #     nodes, a stalled node (about 40 s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cluster=0
-[ "${1:-}" = --cluster ] && cluster=1
+jobs=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --cluster) cluster=1 ;;
+    --jobs) jobs="${2:?--jobs N}"; shift ;;
+    *) echo "usage: tests/sanitize-all.sh [--cluster] [--jobs N]" >&2; exit 2 ;;
+  esac
+  shift
+done
 if [ "$cluster" = 1 ] && ! command -v mpirun >/dev/null; then
   echo "asan-cluster: mpirun not found: skipped (apt-get install openmpi-bin libopenmpi-dev)"
   exit 0
@@ -37,7 +47,7 @@ if [ "$cluster" = 1 ]; then
   build-asan/tests/test_cluster -j1 --filter \
     '*/@(a_random_rate*|two_deaths*|shrink_drops*|a_stalled_node_is_shrunk*|a_node_crash_is_recovered*)' || status=1
 else
-  ctest --test-dir build-asan --output-on-failure || status=1
+  ctest --test-dir build-asan -j "$jobs" --output-on-failure || status=1
 fi
 if [ -n "$(ls -A "$reports")" ]; then
   echo "sanitize: sanitizer reports:"
