@@ -104,6 +104,8 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev)
         if (ev->phase == PH_COMPUTE) {
             r->compute_s += d;
             r->flops += ev->a;
+            if (d > 0 && ev->a > 0)
+                series_add(&r->rate, ev->a / d / 1e12);
             r->cend_t = ev->t_ns;
         } else if (ev->phase == PH_COMM && ev->b > 0) {   /* a step of phases: its own bus bytes */
             if (d > 0)
@@ -469,9 +471,10 @@ json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const cha
         json_object_set_new(run, "truth", truth);
     json_t *ranks = json_array();   /* per GPU: what the fleet-outlier check compares */
     for (int i = 0; i < rs->nranks; i++) {
-        const struct rank_stats *r = &rs->rank[i];
-        json_array_append_new(ranks, json_pack("{s:i, s:o, s:I}", "rank", i,
-                                               "tflops", json_num(r->compute_s > 0 ? r->flops / r->compute_s / 1e12 : NAN),
+        struct rank_stats *r = &rs->rank[i];
+        json_array_append_new(ranks, json_pack("{s:i, s:o, s:o, s:I}", "rank", i,
+                                               "tflops", json_num(r->rate.n ? series_pct(&r->rate, 50) : NAN),
+                                               "tflops_mean", json_num(r->compute_s > 0 ? r->flops / r->compute_s / 1e12 : NAN),
                                                "iterations", (json_int_t)r->iters));
     }
     json_object_set_new(run, "ranks", ranks);
@@ -484,6 +487,7 @@ void runstats_free(struct run_stats *rs)
 {
     for (int r = 0; r < rs->nranks; r++) {
         series_free(&rs->rank[r].comm_s);
+        series_free(&rs->rank[r].rate);
         series_free(&rs->rank[r].cbegin);
         series_free(&rs->rank[r].bus_gbs);
         series_free(&rs->rank[r].gap_s);

@@ -12,6 +12,8 @@
 struct rank_stats {
     uint64_t open_t[PH_COUNT];   /* begin time of each phase in progress */
     double compute_s, flops;     /* totals over the run */
+    struct series rate;          /* each compute phase's TFLOP/s (its median is the rank's rate: a phase the machine
+                                  * descheduled does not make a GPU an outlier) */
     struct series comm_s;        /* all-reduce phase durations */
     int64_t begun_iter;          /* 1 + the iteration whose first compute phase was seen (0: none) */
     struct series cbegin;        /* its iterations' first compute-phase starts, s since the run's start (the sensor's
