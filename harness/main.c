@@ -236,9 +236,15 @@ static void check_estimate(const struct scenario *sc, double tflops, double busb
         return;
     int runs = sc->n_mitigations + (sc->auto_search ? 2 : 0);
     double total = (double)runs * (double)sc->iterations * it_s;
-    long s = lround(total);
-    printf("  estimated: about %ldh%02ldm%02lds %s (%d run%s x %lld iterations x %.3g s); checkpoints, start-up, the "
-           "mitigations' own costs and recoveries add to it\n", s / 3600, s / 60 % 60, s % 60,
+    char about[64];   /* bounded before it becomes an integer: past 100 years it is said so, never wrapped */
+    if (!(total < 100 * 365.25 * 86400)) {
+        snprintf(about, sizeof about, "more than 100 years");
+    } else {
+        long s = lround(total);
+        snprintf(about, sizeof about, "about %ldh%02ldm%02lds", s / 3600, s / 60 % 60, s % 60);
+    }
+    printf("  estimated: %s %s (%d run%s x %lld iterations x %.3g s); checkpoints, start-up, the mitigations' own "
+           "costs and recoveries add to it\n", about,
            tflops > 0 || busbw > 0 ? "at the rates given" : "on sim's model (on GPUs: check --tflops --busbw)", runs,
            runs == 1 ? "" : "s", (long long)sc->iterations, it_s);
     char names[256] = "", why[600];   /* the mitigations with no swing to act on at this time scale, named once */

@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend.h"
 #include "detectors/detector.h"
+#include "e2e.h"
 #include "faults/fault.h"
 #include "mitigations/mitigation.h"
 #include "recovery/recovery.h"
@@ -250,7 +252,7 @@ Test(scenario_errors, mitigations)
     load_err(HEAD "mitigations:\n  - none: {floor: 80%}\n", "t.yaml:8:11: mitigations[0]: mitigation 'none' takes no parameters");
     load_err(HEAD "mitigations:\n  - [none]\n", "t.yaml:8:5: mitigations[0]: expected a mitigation name or {name: {parameters}}");
     load_err(HEAD "mitigations:\n  - filler: {floor: 80}\n",
-             "t.yaml:8:21: mitigations[0].filler.floor: expected a power as % of TDP (80%) or watts (560W), got '80'");
+             "t.yaml:8:21: mitigations[0].filler.floor: expected a power as % of TDP in [0%, 100%] (80%) or watts in [0W, 5000W] (560W), got '80'");
     load_err(HEAD "mitigations:\n  - stagger: {groups: 0}\n",
              "t.yaml:8:23: mitigations[0].stagger.groups: expected an integer in [1, 4096], got '0'");
 }
@@ -285,7 +287,7 @@ Test(scenario, a_list_of_values_sweeps_a_mitigation)
     load_err(HEAD "mitigations:\n  - smoothing: {floor: [50%, 60%], ramp_up_w_s: [1, 2]}\n",
              "t.yaml:8:49: mitigations[0].smoothing.ramp_up_w_s: only one parameter of a mitigation can be swept");
     load_err(HEAD "mitigations:\n  - filler: {floor: [50%, 9000W]}\n",
-             "t.yaml:8:27: mitigations[0]: floor: expected a power as % of TDP (80%) or watts (560W), got '9000W'");
+             "t.yaml:8:27: mitigations[0]: floor: expected a power as % of TDP in [0%, 100%] (80%) or watts in [0W, 5000W] (560W), got '9000W'");
 }
 
 Test(scenario, mitigations_auto_expands_the_search)
@@ -597,4 +599,177 @@ Test(plugins, recoveries_hold_their_plan)
         cr_expect(!(r->restarts_all && r->drops_failed), "%s: restart and drop at once", r->name);
         cr_expect(r->restarts_all || r->replicas, "%s: a rollback needs a checkpoint or a replica", r->name);
     }
+}
+
+/* The schema types a scalar: a quoted, block or !!str scalar is a string, never a number, bool, size, duration or
+ * power; !!float is no integer. Plain values keep their units (60s, 50%, 8MiB), and keys that take strings take
+ * quoted ones. */
+Test(scenario_errors, quoted_or_tagged_scalars_are_strings)
+{
+    static const char body[] = "workload:\n  gemm: {m: 1, n: 1, k: 1}\n  allreduce: {bytes: 1MiB}\n";
+    char text[512];
+    snprintf(text, sizeof text, "name: x\nranks: 1\niterations: '3'\n%s", body);
+    load_err(text, "t.yaml:3:13: iterations: expected an integer in [1, 1000000000], got a quoted string ('3'): a "
+                   "quoted or !!str value is a string");
+    snprintf(text, sizeof text, "name: x\nranks: 1\niterations: !!str 3\n%s", body);
+    load_err(text, "t.yaml:3:13: iterations: expected an integer in [1, 1000000000], got a value tagged !!str ('3'): "
+                   "a quoted or !!str value is a string");
+    snprintf(text, sizeof text, "name: x\nranks: 1\niterations: !!float 3\n%s", body);
+    load_err(text, "t.yaml:3:13: iterations: expected an integer in [1, 1000000000], got a value tagged !!float ('3')");
+    load_err(HEAD "heartbeat: {interval: \"60ms\"}\n", "t.yaml:7:23: heartbeat.interval: expected a duration such as "
+             "500ms or 2s, in [1ms, 60s], got a quoted string ('60ms'): a quoted or !!str value is a string");
+    load_err(HEAD "rank_disturbed: 'true'\n", "t.yaml:7:17: rank_disturbed: expected true or false, got a quoted "
+             "string ('true'): a quoted or !!str value is a string");
+    load_err(HEAD "sim:\n  tflops: |\n    5\n", "t.yaml:8:11: sim.tflops: expected a number in [1e-06, 1e+06], got a "
+             "block string ('5\\n'): a quoted or !!str value is a string");
+    load_err(HEAD "mitigations: [{filler: {floor: [50%, '60%']}}]\n", "t.yaml:7:38: mitigations[0].filler.floor: "
+             "expected a power as % of TDP in [0%, 100%] (80%) or watts in [0W, 5000W] (560W), got a quoted string "
+             "('60%'): a quoted or !!str value is a string");
+    load_err(HEAD "faults: [{kind: crash, at: 0, rank: '0'}]\n", "t.yaml:7:37: faults[0].rank: expected an integer in "
+             "[0, 409599999], got a quoted string ('0'): a quoted or !!str value is a string");
+    load_err(HEAD "projection: {spec: {band: [0.1, '20']}}\n", "t.yaml:7:33: projection.spec.band: expected a pair "
+             "[lo, hi] of numbers in [0, 1e+06], lo < hi, got a quoted string ('20'): a quoted or !!str value is a string");
+    load_err("name: x\nranks: 1\niterations: 1\nworkload:\n  phases:\n    - repeat: \"2\"\n      steps: [gemm: ]\n",
+             "t.yaml:6:15: workload.phases[0].repeat: expected an integer in [1, 512], got a quoted string ('2'): a "
+             "quoted or !!str value is a string");
+    /* plain units, tags that fit, and strings quoted where the key takes a string or a name */
+    struct scenario *sc = malloc(sizeof *sc);
+    load_ok("name: 'q-1'\nranks: !!int 2\niterations: 3\nseed: !!int 9\nworkload:\n"
+            "  gemm: {m: 1, n: 1, k: 1, dtype: \"fp16\"}\n  allreduce: {bytes: 8MiB}\n"
+            "  checkpoint: {path: '/tmp/q ckpt', mode: !!str async}\n"
+            "heartbeat: {interval: 60ms, timeout: !!float 2.5}\nsim: {tflops: !!float 1e3, busbw: !!int 50}\n"
+            "rank_disturbed: !!bool true\nchecks: {sdc_screen: }\nfaults: [{kind: crash, at: 1, rank: 'random'}]\n"
+            "mitigations: ['none', {filler: {floor: [50%, 560W]}}]\n", sc);
+    cr_assert_str_eq(sc->name, "q-1");
+    cr_assert_eq(sc->ranks, 2);
+    cr_assert_eq(sc->workload.gemm.dtype, DT_FP16);
+    cr_assert_str_eq(sc->workload.checkpoint.path, "/tmp/q ckpt");
+    cr_assert_float_eq(sc->heartbeat.interval_s, 0.06, 1e-12);
+    cr_assert_float_eq(sc->heartbeat.timeout_s, 2.5, 1e-12);
+    cr_assert_float_eq(sc->sim.tflops, 1000, 1e-9);
+    cr_assert_eq(sc->n_mitigations, 3);
+    cr_assert_eq(sc->faults[0].rank, -1);
+    free(sc);
+}
+
+/* A NUL inside a quoted string would cut the value where it is ("/tmp/ck\0/../../etc" read as "/tmp/ck"). */
+Test(scenario_errors, nul_inside_a_string)
+{
+    load_err("name: \"a\\0b\"\nranks: 1\n", "t.yaml:1:7: name: a NUL character (\\0) inside a string: not allowed in a "
+                                           "scenario");
+    load_err("name: x\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n  allreduce: {bytes: 1MiB}\n"
+             "  checkpoint: {every: 1, path: \"/tmp/ck\\0/../../etc\"}\n",
+             "t.yaml:7:32: workload.checkpoint.path: a NUL character (\\0) inside a string: not allowed in a scenario");
+    load_err(HEAD "mitigations: [{filler: {floor: \"5\\0%\"}}]\n",
+             "t.yaml:7:32: mitigations[0].filler.floor: a NUL character (\\0) inside a string: not allowed in a scenario");
+    load_err(HEAD "detectors: [\"fin\\0gerprint\"]\n",
+             "t.yaml:7:13: detectors[0]: a NUL character (\\0) inside a string: not allowed in a scenario");
+    load_err(HEAD "sim: {\"tflops\\0x\": 5}\n", "t.yaml:7:7: sim: a NUL character (\\0) inside a key: not allowed in a "
+                                              "scenario");
+}
+
+/* Numbers are decimal as the docs write them: hex (which strtod reads), inf and nan are refused. */
+Test(scenario_errors, hex_inf_nan_refused)
+{
+    double d;
+    uint64_t b;
+    cr_assert_eq(parse_double("0x10", &d), -1);
+    cr_assert_eq(parse_double("0X1p4", &d), -1);
+    cr_assert_eq(parse_double("1e3", &d), 0);
+    cr_assert_float_eq(d, 1000, 1e-9);
+    cr_assert_eq(parse_size("0x10MiB", &b), -1);
+    cr_assert_eq(parse_duration("0x1p-4s", &d), -1);
+    load_err(HEAD "sim: {tflops: 0x10}\n", "t.yaml:7:15: sim.tflops: expected a number in [1e-06, 1e+06], got '0x10'");
+    load_err(HEAD "sim: {tflops: inf}\n", "t.yaml:7:15: sim.tflops: expected a number in [1e-06, 1e+06], got 'inf'");
+    load_err(HEAD "sim: {tflops: .nan}\n", "t.yaml:7:15: sim.tflops: expected a number in [1e-06, 1e+06], got '.nan'");
+    load_err(HEAD "sim: {latency: 0x1p-12s}\n",
+             "t.yaml:7:16: sim.latency: expected a duration such as 500ms or 2s, in [0s, 10s], got '0x1p-12s'");
+    load_err(HEAD "seed: 0x10\n",
+             "t.yaml:7:7: seed: expected an integer in [0, 9000000000000000], got '0x10'");
+    load_err(HEAD "mitigations: [{filler: {floor: 0x50%}}]\n", "t.yaml:7:32: mitigations[0].filler.floor: expected a "
+             "power as % of TDP in [0%, 100%] (80%) or watts in [0W, 5000W] (560W), got '0x50%'");
+}
+
+/* A power's share of TDP is at most the TDP (docs/power.md: floor and cap are % of TDP or watts). */
+Test(scenario_errors, power_share_above_tdp)
+{
+    load_err(HEAD "mitigations: [{filler: {floor: 200%}}]\n", "t.yaml:7:32: mitigations[0].filler.floor: expected a "
+             "power as % of TDP in [0%, 100%] (80%) or watts in [0W, 5000W] (560W), got '200%'");
+    load_err(HEAD "mitigations: [{cap: {cap: 100.5%}}]\n", "t.yaml:7:27: mitigations[0].cap.cap: expected a power as "
+             "% of TDP in [0%, 100%] (80%) or watts in [0W, 5000W] (560W), got '100.5%'");
+    struct scenario *sc = malloc(sizeof *sc);
+    load_ok(HEAD "mitigations: [{filler: {floor: 100%}}, {cap: {cap: 900W}}]\n", sc);
+    free(sc);
+}
+
+/* A scenario file that is not a regular file is refused at once (a FIFO would block the parser). */
+Test(scenario_errors, scenario_not_a_regular_file, .timeout = 20)
+{
+    char path[64] = "/tmp/gauntlet-fifo-XXXXXX", err[512] = "";
+    cr_assert(mkdtemp(path));
+    strcat(path, "/s.yaml");
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    struct scenario *sc = malloc(sizeof *sc);
+    cr_assert_eq(scenario_load(path, sc, err, sizeof err), EXIT_INPUT);
+    cr_assert(strstr(err, "cannot open scenario: not a regular file"), "%s", err);
+    free(sc);
+    unlink(path);
+    *strrchr(path, '/') = 0;
+    rmdir(path);
+}
+
+/* Runs gauntlet with args (NULL-terminated), bounded generously; returns its exit code, log gets its output. */
+static int run_bounded(char *log, size_t n, const char *const *args)
+{
+    char path[64] = "/tmp/gauntlet-log-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    int rc = e2e_wait(e2e_start(path, args), 60);
+    char *text = e2e_read(path);
+    snprintf(log, n, "%s", text ? text : "");
+    free(text);
+    unlink(path);
+    return rc;
+}
+
+/* A modelled step or iteration is bounded before it becomes a count of ns: sim.tflops 1e-6 with GEMMs of 2^20 was
+ * accepted, ran with wrapped durations (reporting 5.5e13 TFLOP/s) and the estimate read "-2562047788015215h". */
+Test(scenario_errors, modelled_time_is_bounded, .timeout = 200)
+{
+    static const char huge[] = "name: huge\nranks: 1\niterations: 2\nworkload:\n"
+                               "  gemm: {m: 1048576, n: 1048576, k: 1048576}\n  allreduce: {bytes: 1MiB}\n";
+    char text[512], log[4096];
+    snprintf(text, sizeof text, "%ssim: {tflops: 1e-6}\n", huge);
+    const char *f = e2e_scenario(text);
+    cr_assert_eq(run_bounded(log, sizeof log, (const char *[]){ "check", f, NULL }), EXIT_INPUT, "%s", log);
+    cr_assert(strstr(log, ": sim.tflops: an iteration takes 2.31e+12 s on the model, more than a day (86400 s)"), "%s", log);
+    const char *out = e2e_outdir();
+    cr_assert_eq(run_bounded(log, sizeof log, (const char *[]){ "run", f, "--backend", "sim", "--headless", "--out", out,
+                                                                NULL }), EXIT_INPUT, "%s", log);
+    cr_assert(strstr(log, "sim.tflops: an iteration takes 2.31e+12 s"), "%s", log);
+    cr_assert(access(out, F_OK) != 0, "a refused run left %s", out);
+    char parent[128];
+    snprintf(parent, sizeof parent, "%s", out);
+    *strrchr(parent, '/') = 0;
+    rmdir(parent);
+    unlink(f);
+    /* a step: named where it was given; a preset's bubble: by the rate that sizes it */
+    f = e2e_scenario("name: s\nranks: 1\niterations: 2\nworkload:\n  phases:\n"
+                     "    - gemm: {m: 1048576, n: 1048576, k: 1048576}\n    - allreduce: {bytes: 1MiB}\n"
+                     "sim: {tflops: 1e-6}\n");
+    cr_assert_eq(run_bounded(log, sizeof log, (const char *[]){ "check", f, NULL }), EXIT_INPUT, "%s", log);
+    cr_assert(strstr(log, ":6:1: sim.tflops: the gemm step given here takes 2.31e+12 s"), "%s", log);
+    unlink(f);
+    f = e2e_scenario("name: p\nranks: 2\niterations: 2\nworkload: {shape: pipeline-1f1b}\nsim: {tflops: 1e-6}\n");
+    cr_assert_eq(run_bounded(log, sizeof log, (const char *[]){ "check", f, NULL }), EXIT_INPUT, "%s", log);
+    cr_assert(strstr(log, ": sim.tflops: the idle step of the preset takes"), "%s", log);
+    unlink(f);
+    /* the estimate: never negative or wrapped; past 100 years it says so */
+    f = e2e_scenario("name: long\nranks: 1\niterations: 1000000000\nworkload:\n"
+                     "  gemm: {m: 1048576, n: 1048576, k: 1048576}\n  allreduce: {bytes: 1MiB}\n");
+    cr_assert_eq(run_bounded(log, sizeof log, (const char *[]){ "check", f, "--tflops", "1e-6", NULL }), 0, "%s", log);
+    cr_assert(strstr(log, "estimated: more than 100 years at the rates given"), "%s", log);
+    cr_assert(!strstr(log, "about -"), "%s", log);
+    unlink(f);
 }

@@ -23,12 +23,25 @@ int parse_int(const char *s, int64_t *out)
     return 0;
 }
 
+/* Whether [s, end) is a decimal number as scenarios write it: digits, a point, an exponent, a sign; never hex
+ * (0x10), inf or nan, which strtod also reads. */
+static int decimal_span(const char *s, const char *end)
+{
+    int digits = 0;
+    for (const char *p = s; p < end; p++) {
+        if (!strchr("0123456789.eE+-", *p))
+            return 0;
+        digits += *p >= '0' && *p <= '9';
+    }
+    return digits > 0;
+}
+
 int parse_double(const char *s, double *out)
 {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v))
+    if (errno || end == s || *end || !isfinite(v) || !decimal_span(s, end))
         return -1;
     *out = v;
     return 0;
@@ -42,7 +55,7 @@ static int split_number(const char *s, double *num, const char **unit)
     if (!*s || isspace((unsigned char)*s))
         return -1;
     double v = strtod(s, &end);
-    if (errno || end == s || !isfinite(v) || v < 0)
+    if (errno || end == s || !isfinite(v) || v < 0 || !decimal_span(s, end))
         return -1;
     while (*end == ' ')
         end++;
@@ -207,7 +220,7 @@ void param_expect(const struct param *p, char *out, size_t n)
             snprintf(out, n, "a number");
         return;
     case PT_POWER:
-        snprintf(out, n, "a power as %% of TDP (80%%) or watts (560W)");
+        snprintf(out, n, "a power as %% of TDP in [0%%, 100%%] (80%%) or watts in [0W, 5000W] (560W)");
         return;
     case PT_ENUM:
         snprintf(out, n, "one of: %s", p->choices);
@@ -268,9 +281,9 @@ int param_parse(const struct param *p, const char *text, void *base, char *why, 
         *(double *)at = v;
         return 0;
     }
-    case PT_POWER: {
+    case PT_POWER: {   /* a share of TDP up to the TDP itself; watts up to 5 kW */
         struct power_value v;
-        if (parse_power(text, &v) != 0 || (v.percent && v.value > 200) || (!v.percent && v.value > 5000))
+        if (parse_power(text, &v) != 0 || (v.percent && v.value > 100) || (!v.percent && v.value > 5000))
             return param_bad(p, text, why, n);
         *(struct power_value *)at = v;
         return 0;

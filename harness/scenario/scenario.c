@@ -88,7 +88,7 @@ static int sc_plugin(struct sc_ctx *c, const struct plugin_kind *kind, yaml_node
     spec->line = (int)item->start_mark.line + 1;
     if (ops->params && param_defaults(ops->params, spec->params) != 0)
         return sc_error(c, item, key, "internal: defaults of '%s' do not parse", name);
-    if (params && !(params->type == YAML_SCALAR_NODE && !*sc_scalar(params))) {
+    if (params && !sc_empty(params)) {
         if (params->type != YAML_MAPPING_NODE)
             return sc_error(c, params, key, "expected the parameters of '%s' as a mapping", name);
         if (!ops->params)
@@ -197,8 +197,11 @@ static int sc_plugins(struct sc_ctx *c, const struct plugin_kind *kind, yaml_nod
             if (at >= max)
                 return sc_error(c, vn, k, "expected at most %d entries (sweeps included)", max);
             specs[at] = specs[first];
-            if (!text || param_parse(p, text, specs[at].params, why, sizeof why) != 0)
-                return sc_error(c, vn, k, "%s: %s", p->name, text ? why : "expected a value");
+            char sk[160];
+            snprintf(sk, sizeof sk, "%s.%s.%s", k, specs[at].name, p->name);
+            int rc = text ? sc_typed(c, vn, p, sk) : 0;
+            if (rc || !text || param_parse(p, text, specs[at].params, why, sizeof why) != 0)
+                return rc ? rc : sc_error(c, vn, k, "%s: %s", p->name, text ? why : "expected a value");
             param_format(p, specs[at].params, v, sizeof v);
             snprintf(specs[at].label, sizeof specs[at].label, "%s %s=%s", specs[at].name, p->name, v);
             at++;
@@ -291,8 +294,9 @@ static int sc_fault(struct sc_ctx *c, yaml_node_t *item, struct scenario *sc, in
             f->rank = -1;
             continue;
         }
-        if (param_parse(p, text, base, why, sizeof why) != 0)
-            return sc_error(c, pv, sub, "%s", why);   /* the rank's range is checked once ranks is known */
+        int rc = sc_typed(c, pv, p, sub);
+        if (rc || param_parse(p, text, base, why, sizeof why) != 0)
+            return rc ? rc : sc_error(c, pv, sub, "%s", why);   /* the rank's range is checked once ranks is known */
         whens += strcmp(name, "at") == 0 || strcmp(name, "at_s") == 0 || strcmp(name, "rate_per_hour") == 0;
     }
     if (whens != 1)
@@ -380,7 +384,7 @@ int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *map, vo
         if (p->type == PT_SECTION) {
             if (p->flags & PF_ON)
                 *(int *)((char *)base + p->off) = 1;
-            if ((p->flags & PF_ON) && sc_scalar(vn) && !*sc_scalar(vn))
+            if ((p->flags & PF_ON) && sc_empty(vn))
                 continue;   /* `sdc_screen:` with nothing after it: on, every threshold at its default */
             int rc = sc_mapping(c, p->sub, vn, (char *)base + p->off, key, sc);
             if (rc)
@@ -395,25 +399,30 @@ int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *map, vo
                 param_expect(p, why, sizeof why);
                 return sc_error(c, vn, key, "expected %s", why);
             }
-            if (param_parse_pair(p, lo, hi, base, why, sizeof why) != 0)
-                return sc_error(c, vn, key, "%s", why);
+            int rc = sc_typed(c, yaml_document_get_node(c->doc, it[0]), p, key);
+            rc = rc ? rc : sc_typed(c, yaml_document_get_node(c->doc, it[1]), p, key);
+            if (rc || param_parse_pair(p, lo, hi, base, why, sizeof why) != 0)
+                return rc ? rc : sc_error(c, vn, key, "%s", why);
             continue;
         }
         const char *text = sc_scalar(vn);
+        yaml_node_t *tn = vn;   /* the scalar given: vn, or a sweep's first value */
         if (!text && c->sweeping && vn->type == YAML_SEQUENCE_NODE && vn->data.sequence.items.top > vn->data.sequence.items.start) {
             if (c->sweep)
                 return sc_error(c, vn, key, "only one parameter of a mitigation can be swept");
             c->sweep = p;   /* a sweep: one run per value; the first value goes in this spec */
             c->sweep_node = vn;
-            text = sc_scalar(yaml_document_get_node(c->doc, vn->data.sequence.items.start[0]));
+            tn = yaml_document_get_node(c->doc, vn->data.sequence.items.start[0]);
+            text = sc_scalar(tn);
         }
         if (!text) {
             param_expect(p, why, sizeof why);
             return sc_error(c, vn, key, "expected %s, got a %s", why,
                             vn->type == YAML_MAPPING_NODE ? "mapping" : "list");
         }
-        if (param_parse(p, text, base, why, sizeof why) != 0)
-            return sc_error(c, vn, key, "%s", why);
+        int rc = sc_typed(c, tn, p, key);
+        if (rc || param_parse(p, text, base, why, sizeof why) != 0)
+            return rc ? rc : sc_error(c, vn, key, "%s", why);
     }
     for (const struct param *p = table; p->name; p++) {
         if (seen[p - table] || !(p->flags & PF_REQUIRED))
@@ -518,9 +527,9 @@ static int sc_parse(yaml_parser_t *parser, const char *file, struct scenario *sc
 
 int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen_regular(path, "rb");   /* a FIFO or a device would block the parser, or never end */
     if (!f) {
-        snprintf(err, errlen, "%s: cannot open scenario: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: cannot open scenario: %s", path, errno == EINVAL ? "not a regular file" : strerror(errno));
         return EXIT_INPUT;
     }
     yaml_parser_t parser;

@@ -28,6 +28,10 @@ __attribute__((format(printf, 4, 5))) int sc_error_at(struct sc_ctx *c, yaml_mar
                                                       const char *fmt, ...);
 __attribute__((format(printf, 4, 5))) int sc_error(struct sc_ctx *c, const yaml_node_t *node, const char *key,
                                                    const char *fmt, ...);
+/* Checks that the scalar node is written as p's type may be: a quoted or !!str scalar is a string, never a number,
+ * bool, size, duration or power; !!float is no integer (scenario_yaml.c). 0, or EXIT_INPUT naming key; a node that
+ * is not a scalar passes (its caller says what it expected). */
+int sc_typed(struct sc_ctx *c, const yaml_node_t *node, const struct param *p, const char *key);
 /* The scalar text of node, or NULL when it is not a scalar. */
 const char *sc_scalar(const yaml_node_t *node);
 /* Walks one YAML mapping against table into base (prefix names it in messages). */

@@ -10,6 +10,7 @@
 
 #include "analyze.h"
 #include "scenario_int.h"
+#include "scenario_yaml.h"
 #include "util.h"
 
 #define ST(field) offsetof(struct step, field)
@@ -118,14 +119,14 @@ static int sc_repeat(struct sc_ctx *c, yaml_node_t *item, struct scenario *sc, c
     snprintf(sub, sizeof sub, "%s.repeat", key);
     static const struct param rep = { "repeat", PT_INT, 0, .min = 1, .max = SC_MAX_STEPS, .help = "times" };
     int64_t n = 0;
-    if (!sc_scalar(times) || param_parse(&rep, sc_scalar(times), &n, why, sizeof why) != 0)
-        return sc_error(c, times, sub, "%s", sc_scalar(times) ? why : "expected an integer in [1, 512]");
+    int rc = sc_typed(c, times, &rep, sub);
+    if (rc || !sc_scalar(times) || param_parse(&rep, sc_scalar(times), &n, why, sizeof why) != 0)
+        return rc ? rc : sc_error(c, times, sub, "%s", sc_scalar(times) ? why : "expected an integer in [1, 512]");
     if (!steps)
         return sc_error(c, item, key, "a repeat group needs steps: [a list of steps]");
     int first = sc->workload.n_steps;
     snprintf(sub, sizeof sub, "%s.steps", key);
-    int rc = sc_steps(c, steps, sc, sub, depth + 1);
-    if (rc)
+    if ((rc = sc_steps(c, steps, sc, sub, depth + 1)) != 0)
         return rc;
     int len = sc->workload.n_steps - first;
     for (int64_t r = 1; r < n; r++)
@@ -164,8 +165,7 @@ static int sc_step(struct sc_ctx *c, yaml_node_t *item, struct scenario *sc, con
     if (param_defaults(step_kinds[kind].params, &st) != 0)
         return sc_error(c, kn, key, "internal: defaults of step '%s' do not parse", name);
     snprintf(sub, sizeof sub, "%s.%s", key, name);
-    int empty = vn->type == YAML_SCALAR_NODE && !*sc_scalar(vn);
-    if (empty) {   /* `- gemm:` with nothing: every parameter at its default, when none is required */
+    if (sc_empty(vn)) {   /* `- gemm:` with nothing: every parameter at its default, when none is required */
         for (const struct param *p = step_kinds[kind].params; p->name; p++)
             if (p->flags & PF_REQUIRED)
                 return sc_error(c, vn, sub, "missing required key '%s' (%s)", p->name, p->help);

@@ -1,21 +1,48 @@
 /* harness/scenario/scenario_yaml.c: a scenario's YAML text composed into a document, with the limits a scenario file
- * must keep (one document, bounded nesting): libyaml's loader without its quadratic corner. */
+ * must keep (one document, bounded nesting, no NUL in a string): libyaml's loader without its quadratic corner; and
+ * what each scalar is by its tag and style, so that the schema types it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
 
-#include "scenario.h"
+#include "scenario_int.h"
 #include "scenario_yaml.h"
 #include "util.h"
 
 struct sc_open { int id, key; char *anchor; };   /* an open collection; key: a mapping's key awaiting its value */
 struct sc_anchor { char *name; int id; };
 
-/* Builds doc from parser's events (yaml_parser_load's job, with three more rules): one document only, nothing
- * after it, and at most SC_MAX_DEPTH nested collections. Parsing stops at the first event that breaks a rule,
- * so a deep or long tail costs nothing (libyaml's scanner is quadratic in the depth of flow nesting). Returns 0,
- * or EXIT_INPUT / EXIT_ENV with err set; doc is initialised either way. */
+/* Writes the key of the scalar about to hang under the open collections, as the parser names keys
+ * ("workload.checkpoint.path", "faults[0].kind"); a scalar that is itself a mapping's key gets the mapping's. */
+static void sc_open_path(const yaml_document_t *doc, const struct sc_open *stack, int depth, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (int d = 0; d < depth && used < n; d++) {
+        const yaml_node_t *coll = &doc->nodes.start[stack[d].id - 1];
+        int last = d == depth - 1, key = stack[d].key;
+        if (coll->type == YAML_SEQUENCE_NODE) {   /* the open child is its last item; the scalar comes after them */
+            long items = (long)(coll->data.sequence.items.top - coll->data.sequence.items.start);
+            used += (size_t)snprintf(out + used, n - used, "[%ld]", last ? items : items - 1);
+            continue;
+        }
+        if (!last && !key && coll->data.mapping.pairs.top > coll->data.mapping.pairs.start)
+            key = coll->data.mapping.pairs.top[-1].key;   /* the open child is the value of its last pair */
+        else if (!last)
+            key = 0;                                      /* the open child is a key: named by its mapping */
+        if (!key)
+            break;
+        const yaml_node_t *k = &doc->nodes.start[key - 1];
+        used += (size_t)snprintf(out + used, n - used, "%s%s", used ? "." : "",
+                                 k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "?");
+    }
+}
+
+/* Builds doc from parser's events (yaml_parser_load's job, with four more rules): one document only, nothing
+ * after it, at most SC_MAX_DEPTH nested collections, and no NUL in a scalar. Parsing stops at the first event that
+ * breaks a rule, so a deep or long tail costs nothing (libyaml's scanner is quadratic in the depth of flow nesting).
+ * Returns 0, or EXIT_INPUT / EXIT_ENV with err set; doc is initialised either way. */
 int sc_compose(yaml_parser_t *parser, const char *file, yaml_document_t *doc, char *err, size_t errlen)
 {
     struct sc_open stack[SC_MAX_DEPTH];
@@ -67,11 +94,25 @@ int sc_compose(yaml_parser_t *parser, const char *file, yaml_document_t *doc, ch
                 rc = EXIT_INPUT;
             }
             break;
-        case YAML_SCALAR_EVENT:
-            id = yaml_document_add_scalar(doc, ev.data.scalar.tag, ev.data.scalar.value, (int)ev.data.scalar.length,
+        case YAML_SCALAR_EVENT: {
+            char key[256];
+            if (memchr(ev.data.scalar.value, 0, ev.data.scalar.length)) {   /* it would cut the value short */
+                sc_open_path(doc, stack, depth, key, sizeof key);
+                snprintf(err, errlen, "%s:%lu:%lu: %s%sa NUL character (\\0) inside a %s: not allowed in a scenario",
+                         file, line, col, key, *key ? ": " : "", depth && !stack[depth - 1].key &&
+                         doc->nodes.start[stack[depth - 1].id - 1].type == YAML_MAPPING_NODE ? "key" : "string");
+                rc = EXIT_INPUT;
+                break;
+            }
+            /* untagged: YAML's non-specific tags, "?" plain and "!" quoted or block, so that the schema can tell a
+             * plain 3 from '3' and !!str 3 (sc_kind_of) */
+            const char *tag = ev.data.scalar.tag ? (const char *)ev.data.scalar.tag
+                            : ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? "?" : "!";
+            id = yaml_document_add_scalar(doc, (const yaml_char_t *)tag, ev.data.scalar.value, (int)ev.data.scalar.length,
                                           ev.data.scalar.style);
             anchor = (const char *)ev.data.scalar.anchor;
             break;
+        }
         case YAML_SEQUENCE_START_EVENT:
         case YAML_MAPPING_START_EVENT:
             if (depth == SC_MAX_DEPTH) {
@@ -137,4 +178,83 @@ int sc_compose(yaml_parser_t *parser, const char *file, yaml_document_t *doc, ch
         free(anchors[i].name);
     free(anchors);
     return rc;
+}
+
+enum sc_kind sc_kind_of(const yaml_node_t *node)
+{
+    static const struct { const char *tag; enum sc_kind kind; } tags[] = {
+        { "?", SK_PLAIN }, { "!", SK_STRING }, { YAML_STR_TAG, SK_STRING }, { YAML_INT_TAG, SK_INT },
+        { YAML_FLOAT_TAG, SK_FLOAT }, { YAML_BOOL_TAG, SK_BOOL }, { YAML_NULL_TAG, SK_NULL },
+    };
+    const char *tag = node && node->tag ? (const char *)node->tag : "?";
+    for (size_t i = 0; i < ARRAY_LEN(tags); i++)
+        if (strcmp(tag, tags[i].tag) == 0)
+            return tags[i].kind;
+    return SK_OTHER;
+}
+
+int sc_empty(const yaml_node_t *node)
+{
+    enum sc_kind k = sc_kind_of(node);
+    return node && node->type == YAML_SCALAR_NODE && !node->data.scalar.length && (k == SK_PLAIN || k == SK_NULL);
+}
+
+/* The kinds of scalar a value of type may be written as: plain always; a number's tags for numbers; a string's
+ * (quoted, block, !!str) only for strings and names. */
+static unsigned sc_kinds_for(enum param_type type)
+{
+    switch (type) {
+    case PT_INT:
+    case PT_SIZE:
+        return 1u << SK_PLAIN | 1u << SK_INT;
+    case PT_DOUBLE:
+    case PT_DURATION:
+    case PT_PAIR:
+        return 1u << SK_PLAIN | 1u << SK_INT | 1u << SK_FLOAT;
+    case PT_BOOL:
+        return 1u << SK_PLAIN | 1u << SK_BOOL;
+    case PT_ENUM:
+    case PT_STRING:
+        return 1u << SK_PLAIN | 1u << SK_STRING;
+    default:   /* a power (80%, 560W), a section's or a list's scalar */
+        return 1u << SK_PLAIN;
+    }
+}
+
+/* Writes v for a one-line message: control characters escaped (\n, \x01), cut to about 40 characters. */
+static void sc_shown(const char *v, char *out, size_t n)
+{
+    size_t used = 0;
+    for (; *v && used + 8 < n; v++) {
+        if (used >= 40) {
+            used += (size_t)snprintf(out + used, n - used, "...");
+            break;
+        }
+        unsigned char ch = (unsigned char)*v;
+        used += (size_t)(ch == '\n' ? snprintf(out + used, n - used, "\\n")
+                         : ch < 0x20 || ch == 0x7f ? snprintf(out + used, n - used, "\\x%02x", ch)
+                                                   : snprintf(out + used, n - used, "%c", ch));
+    }
+    out[used < n ? used : n - 1] = 0;
+}
+
+int sc_typed(struct sc_ctx *c, const yaml_node_t *node, const struct param *p, const char *key)
+{
+    enum sc_kind k = sc_kind_of(node);
+    if (!node || node->type != YAML_SCALAR_NODE || (sc_kinds_for(p->type) & 1u << k))
+        return 0;
+    char exp[160], got[96], shown[64];
+    const char *tag = (const char *)node->tag;
+    int quoted = node->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+                 node->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+    if (k == SK_STRING && strcmp(tag, "!") == 0)
+        snprintf(got, sizeof got, "%s", quoted ? "a quoted string" : "a block string");
+    else if (strncmp(tag, "tag:yaml.org,2002:", 18) == 0)
+        snprintf(got, sizeof got, "a value tagged !!%s", tag + 18);
+    else
+        snprintf(got, sizeof got, "a value tagged %s", tag);
+    param_expect(p, exp, sizeof exp);
+    sc_shown((const char *)node->data.scalar.value, shown, sizeof shown);
+    return sc_error(c, node, key, "expected %s, got %s ('%s')%s", exp, got, shown,
+                    k == SK_STRING ? ": a quoted or !!str value is a string" : "");
 }

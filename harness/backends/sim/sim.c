@@ -12,6 +12,7 @@
 #include "simint.h"
 #include "simmodel.h"
 
+#define SIM_MAX_S 86400.0   /* the longest step or iteration the model runs (a day); sim_check refuses longer ones */
 
 /* Returns the modeled power level of a phase under the mitigation's model mm, before its floor (sim_target). */
 static double sim_level(const struct sim_params *m, const struct mit_model *mm, int phase)
@@ -96,13 +97,16 @@ void sim_mitigation(struct sim *s, struct worker_ctx *w)
         ops->model(spec->params, &s->sc->sim, w->rank + (int)w->shm->hdr->rank_offset, (int)w->shm->hdr->world, &s->mm);
 }
 
-/* Draws a phase duration: nominal seconds, jittered, stretched while straggling, divided by the speed-up. */
+/* Draws a phase duration: nominal seconds, jittered, stretched while straggling, divided by the speed-up; bounded
+ * before it becomes a count of ns (sim_check refuses a step over SIM_MAX_S, so only jitter and a straggler reach
+ * past it, never 1e18 ns). */
 uint64_t sim_duration_ns(struct sim *s, struct worker_ctx *w, double nominal_s)
 {
     double f = 1.0 + s->sc->sim.jitter * rng_normal(&s->jitter);
     if (f < 0.5)
         f = 0.5;
-    return (uint64_t)(nominal_s * f * worker_slowdown(w) / s->sc->sim.speedup * 1e9);
+    double ns = nominal_s * f * worker_slowdown(w) / s->sc->sim.speedup * 1e9;
+    return ns > 0 ? ns < 1e18 ? (uint64_t)ns : (uint64_t)1e18 : 0;
 }
 
 /* Sleeps until t_ns, beating the heartbeat: modeled GPU work is progress, not a hang. */
@@ -222,14 +226,6 @@ static double sim_flops(const struct scenario *sc)
 /* The model's nominal compute phase (s): the GEMM chain's flops at the model's rate, before any mitigation. */
 static double sim_compute_s(const struct scenario *sc) { return sim_flops(sc) / (sc->sim.tflops * 1e12); }
 
-/* The model's nominal seconds of one communication of bytes over ranks ranks: latency plus nccl-tests' bus bytes
- * at busbw — all-reduce 2(n-1)/n of the message, reduce-scatter, all-gather and all-to-all (n-1)/n, a send to a
- * pipeline neighbour the message once. */
-double sim_comm_kind_s(const struct scenario *sc, int kind, double bytes, int ranks, double busbw_gbs)
-{
-    return sc->sim.latency_s + backend_bus_bytes(kind, bytes, ranks) / (busbw_gbs * 1e9);
-}
-
 /* The model's nominal all-reduce (s) over world ranks: latency plus nccl-tests' bus bytes at the model's bus rate. */
 static double sim_comm_s(const struct scenario *sc, int world)
 {
@@ -249,12 +245,6 @@ static double sim_estimate_iter_s(const struct scenario *sc)
     return (sim_compute_s(sc) + sim_comm_s(sc, world)) / sc->sim.speedup;
 }
 
-void sim_delay(struct sim *s, struct worker_ctx *w)
-{
-    if (s->mm.delay_s > 0)   /* stagger: this rank's group starts later */
-        sim_wait_until(w, mono_ns() + (uint64_t)(s->mm.delay_s / s->sc->sim.speedup * 1e9));
-}
-
 void sim_say_raise(struct sim *s, struct worker_ctx *w)
 {
     double gap = fill_history_expect(&s->gaps);
@@ -264,17 +254,6 @@ void sim_say_raise(struct sim *s, struct worker_ctx *w)
     snprintf(note, sizeof note, "ramps do not fit the %.0f ms gap: floor raised to %.0f W", 1e3 * gap, s->plan.floor_w);
     worker_emit_tuned(w, s->plan.floor_w, 0, note);
     s->raise_said = 1;
-}
-
-double sim_gemm_nominal_s(struct sim *s, double flops)
-{
-    const struct scenario *sc = s->sc;
-    double nominal = flops / (sc->sim.tflops * 1e12);
-    if (s->mm.cap_w > 0 && s->mm.cap_w < sc->sim.compute_w)   /* throughput ~ clock, power ~ clock^2.5 */
-        nominal *= pow(sc->sim.compute_w / s->mm.cap_w, 0.4);
-    /* Ramp limits cost no compute time: the filler holds the fall up and prepares the climb in the gap before
-     * (sim_gap_begin); the compute phase always runs at full rate. */
-    return nominal;
 }
 
 void sim_gemm_data(struct sim *s, struct worker_ctx *w)
@@ -396,6 +375,43 @@ static int sim_probe(char *why, size_t n)
     return 0;
 }
 
+/* Refuses a modelled step or iteration longer than SIM_MAX_S (a step alone goes through the run's own formulas),
+ * naming the key that sets its time and where the step was given. */
+static int sim_check_time(const struct scenario *sc, char *why, size_t n)
+{
+    static const char *const keys[] = { "sim.tflops", "sim.busbw", "sim.mem_bw", "sim.speedup" };   /* by class */
+    const double rates[] = { sc->sim.tflops, sc->sim.busbw_gbs, sc->sim.mem_gbs, sc->sim.speedup };
+    int world = (int)(sc->ranks * sc->nodes), line = 0, cls = -1;
+    double d = 0;
+    char what[64] = "an iteration";
+    struct scenario *one = xmalloc(sizeof *one);
+    *one = *sc;
+    one->workload.n_shapes = 1;
+    for (int i = 0; i < sc->workload.n_steps && cls < 0; i++) {
+        one->workload.shapes[0].first = i, one->workload.shapes[0].n = 1;
+        if (!((d = sim_estimate_iter_s(one)) <= SIM_MAX_S)) {
+            cls = step_class_of(sc->workload.steps[i].kind), line = sc->workload.steps[i].line;
+            cls = cls == SCL_IDLE && !line ? SCL_COMPUTE : cls;   /* a preset's idle: the bubble, sized by sim.tflops */
+            snprintf(what, sizeof what, "the %s step%s", step_kind_name(sc->workload.steps[i].kind),
+                     line ? " given here" : " of the preset");
+        }
+    }
+    free(one);
+    if (cls < 0 && !((d = sim_estimate_iter_s(sc)) <= SIM_MAX_S))   /* the simple form: the longer phase's rate */
+        cls = scenario_stepped(sc) ? SCL_IDLE : sim_compute_s(sc) >= sim_comm_s(sc, world) ? SCL_COMPUTE : SCL_COMM;
+    if (cls < 0)
+        return 0;
+    int emulated = cls == SCL_COMM && !scenario_stepped(sc) && sc->workload.allreduce.emulate_busbw_gbs > 0;
+    const char *key = emulated ? "workload.allreduce.emulate_busbw" : keys[cls];
+    char at[16] = "";
+    if (line)
+        snprintf(at, sizeof at, ":%d:1", line);
+    snprintf(why, n, "%s%s: %s: %s takes %.3g s on the model, more than a day (%.0f s), the longest step or iteration "
+             "the sim backend runs: raise %s (now %g)%s, or make the work smaller", sc->file, at, key, what, d, SIM_MAX_S,
+             key, emulated ? sc->workload.allreduce.emulate_busbw_gbs : rates[cls], cls == SCL_IDLE ? "" : " or sim.speedup");
+    return EXIT_INPUT;
+}
+
 static int sim_check(const struct scenario *sc, char *why, size_t n)
 {
     if (sc->ranks > 256) {
@@ -403,7 +419,7 @@ static int sim_check(const struct scenario *sc, char *why, size_t n)
                  sc->file, sc->ranks_line, sc->ranks_col, (long long)sc->ranks);
         return EXIT_INPUT;
     }
-    return 0;
+    return sim_check_time(sc, why, n);
 }
 
 #define SIM_STATES 64   /* per slot: the model's last states, to evaluate it at the sensor's past update times */

@@ -21,6 +21,31 @@
 #include "simint.h"
 #include "simmodel.h"
 
+/* The model's nominal seconds of one communication of bytes over ranks ranks: latency plus nccl-tests' bus bytes
+ * at busbw — all-reduce 2(n-1)/n of the message, reduce-scatter, all-gather and all-to-all (n-1)/n, a send to a
+ * pipeline neighbour the message once. */
+double sim_comm_kind_s(const struct scenario *sc, int kind, double bytes, int ranks, double busbw_gbs)
+{
+    return sc->sim.latency_s + backend_bus_bytes(kind, bytes, ranks) / (busbw_gbs * 1e9);
+}
+
+double sim_gemm_nominal_s(struct sim *s, double flops)
+{
+    const struct scenario *sc = s->sc;
+    double nominal = flops / (sc->sim.tflops * 1e12);
+    if (s->mm.cap_w > 0 && s->mm.cap_w < sc->sim.compute_w)   /* throughput ~ clock, power ~ clock^2.5 */
+        nominal *= pow(sc->sim.compute_w / s->mm.cap_w, 0.4);
+    /* Ramp limits cost no compute time: the filler holds the fall up and prepares the climb in the gap before
+     * (sim_gap_begin); the compute phase always runs at full rate. */
+    return nominal;
+}
+
+void sim_delay(struct sim *s, struct worker_ctx *w)
+{
+    if (s->mm.delay_s > 0)   /* stagger: this rank's group starts later */
+        sim_wait_until(w, mono_ns() + (uint64_t)(s->mm.delay_s / s->sc->sim.speedup * 1e9));
+}
+
 /* A GEMM step's floating-point operations. */
 static double step_flops(const struct step *st)
 {
