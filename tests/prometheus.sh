@@ -49,6 +49,16 @@ promtool check config "$tmp/prometheus.yml" >"$tmp/promtool-config.txt" 2>&1 || 
 prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
   --web.listen-address="127.0.0.1:$pport" >"$tmp/prom.log" 2>&1 & pids+=($!)
 
+# Prometheus itself must start within 30 s (its readiness endpoint), else the service cannot run here: a skip,
+# saying why (a chroot or container without what it needs), never a failure of gauntlet's
+for i in $(seq 150); do
+  curl -sf "http://127.0.0.1:$pport/-/ready" >/dev/null 2>&1 && break
+  kill -0 "${pids[-1]}" 2>/dev/null || skip "prometheus exited at start: $(tail -n 1 "$tmp/prom.log")"
+  sleep 0.2
+done
+curl -sf "http://127.0.0.1:$pport/-/ready" >/dev/null 2>&1 ||
+  skip "prometheus did not become ready within 30 s: $(tail -n 1 "$tmp/prom.log")"
+
 # one series back through Prometheus' own query API: both GPUs' power, labelled (the run goes on for about 90 s;
 # on a loaded machine Prometheus' start and first scrapes take several seconds; the run is stopped at the end)
 got=""
