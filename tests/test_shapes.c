@@ -256,7 +256,7 @@ Test(phases_sim, each_step_has_its_time_and_level_and_overlap_waits_where_it_mus
     /* a 2 ms GEMM (714 TFLOP/s), a 20 ms all-reduce beside the next GEMM (7.2 GB at n = 2: 2(n-1)/n = 1, at
      * 360 GB/s), then an optimizer step that must wait for it, then 3 ms idle */
     static const char text[] =
-        "name: overlap\nranks: 2\niterations: 6\nsim: {jitter: 0, noise_w: 0}\nworkload:\n  phases:\n"
+        "name: overlap\nranks: 2\niterations: 6\nsim: {jitter: 0, noise_w: 0, speedup: 0.1}\nworkload:\n  phases:\n"
         "    - gemm: {m: 8192, n: 8192, k: 10640}\n"           /* 2 * 8192^2 * 10640 / 714e12 = 2.0 ms */
         "    - allreduce: {bytes: 7200000000, overlap: true}\n" /* 50us + 7.2e9 / 360e9 = 20.05 ms */
         "    - gemm: {m: 8192, n: 8192, k: 10640}\n"
@@ -264,16 +264,17 @@ Test(phases_sim, each_step_has_its_time_and_level_and_overlap_waits_where_it_mus
         "    - idle: {duration: 3ms}\n";
     cr_assert_eq(load(text), 0, "%s", err);
     double est = backend_find("sim")->estimate_iter_s(&sc);
-    cr_assert_float_eq(est, 0.002 + 0.02005 + 0.001 + 0.003, 2e-4, "estimate %g: the optimizer waits for the comm", est);
+    cr_assert_float_eq(est * 0.1, 0.002 + 0.02005 + 0.001 + 0.003, 2e-4, "estimate %g: the optimizer waits for the comm", est);
     json_t *sum;
     double p50 = run_sim(text, &sum);
     cr_assert(p50 > est * 0.97 && p50 < est * 1.15, "iteration %g s, model %g s (without overlap: %g)", p50, est,
               est + 0.004);
     json_t *run = json_array_get(json_object_get(sum, "runs"), 0);
     double tflops = json_number_value(json_object_get(run, "tflops"));
-    /* the model's 714 TFLOP/s over 2 ms steps timed on the wall clock: a loaded machine oversleeps them (541 seen
-     * with the suite two tests at a time) */
-    cr_assert(tflops > 714 * 0.6 && tflops < 714 * 1.02, "GEMM steps' rate %g", tflops);
+    /* the model's 714 TFLOP/s, at speedup 0.1: 71.4 over 20 ms steps timed on the wall clock. Each step ten times
+     * its modelled length keeps what a loaded machine oversleeps (a few ms a wake-up: 541 of 714 TFLOP/s was seen
+     * over 2 ms steps with the suite two tests at a time) a small share of it */
+    cr_assert(tflops > 71.4 * 0.85 && tflops < 71.4 * 1.02, "GEMM steps' rate %g", tflops);
     cr_assert(json_is_null(json_object_get(run, "busbw_gbs")), "all the communication overlapped: no bus bandwidth");
     json_decref(sum);
     char path[1024];   /* every step kind's edges are events; an overlapped step's exposed part is a comm phase */
@@ -292,7 +293,7 @@ Test(phases_sim, each_step_has_its_time_and_level_and_overlap_waits_where_it_mus
 
     /* the iteration's end waits for an overlapped step after the last GEMM; a lone step has its bus bandwidth */
     static const char text2[] =
-        "name: tail\nranks: 2\niterations: 6\nsim: {jitter: 0, noise_w: 0}\nworkload:\n  phases:\n"
+        "name: tail\nranks: 2\niterations: 6\nsim: {jitter: 0, noise_w: 0, speedup: 0.1}\nworkload:\n  phases:\n"
         "    - gemm: {m: 8192, n: 8192, k: 10640}\n"
         "    - reduce_scatter: {bytes: 7200000000}\n"          /* alone: 50us + 3.6e9 / 360e9 = 10.05 ms */
         "    - gemm: {m: 8192, n: 8192, k: 10640}\n"
@@ -301,12 +302,13 @@ Test(phases_sim, each_step_has_its_time_and_level_and_overlap_waits_where_it_mus
         "    - all_gather: {bytes: 7200000000, overlap: true}\n";
     cr_assert_eq(load(text2), 0, "%s", err);
     est = backend_find("sim")->estimate_iter_s(&sc);
-    cr_assert_float_eq(est, 0.002 + 0.01005 + 0.002 + 0.00105 + 0.00105 + 0.01005, 2e-4);
+    cr_assert_float_eq(est * 0.1, 0.002 + 0.01005 + 0.002 + 0.00105 + 0.00105 + 0.01005, 2e-4);
     p50 = run_sim(text2, &sum);
     cr_assert(p50 > est * 0.97 && p50 < est * 1.15, "iteration %g s, model %g s", p50, est);
     run = json_array_get(json_object_get(sum, "runs"), 0);
     double bw = json_number_value(json_object_get(run, "busbw_gbs"));
-    cr_assert(bw > 300 && bw < 360, "the lone steps' median bus bandwidth %g GB/s (model 360, less the latency)", bw);
+    cr_assert(bw > 30 && bw < 36, "the lone steps' median bus bandwidth %g GB/s (model 360 x speedup 0.1, less the "
+              "latency)", bw);
     json_decref(sum);
 }
 
