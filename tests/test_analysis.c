@@ -1,11 +1,14 @@
 /* tests/test_analysis.c: the power analysis on signals whose answers are known: a square wave (swing,
  * dominant frequency, band shares), a sine's amplitude spectrum, a linear ramp, projections of aligned and of
- * scattered GPUs. */
+ * scattered GPUs; the fields of an analysed trace's rows (times and watts) at the ends of their ranges. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "analysis.h"
+#include "analyze_fields.h"
 
 /* Fills a square wave lo/hi of frequency f (50 % duty) sampled every dt for n samples. */
 static double *square(size_t n, double dt, double f, double lo, double hi)
@@ -325,4 +328,45 @@ Test(analysis, least_fill_matches_its_definition_on_random_traces)
                        an_least_fill_j(t, x, n, 300, 0, 0));
     free(t);
     free(x);
+}
+
+/* Parses s as analyze_time does; returns its return, the time in *t. */
+static int at(const char *s, int64_t *t)
+{
+    char buf[128];
+    int absolute;
+    const char *why;
+    snprintf(buf, sizeof buf, "%s", s);
+    return analyze_time(buf, t, &absolute, &why);
+}
+
+/* The times of a trace's rows: every year in the range held is exact at its ends, any year outside it (and seconds
+ * past +-4.2e9) is refused without an overflow (the sanitizers' build runs this), and a year of any length too. */
+Test(analysis, times_at_the_ends_of_the_range_held_and_past_them)
+{
+    int64_t t;
+    cr_assert_eq(at("1970-01-01T00:00:00Z", &t), 0);
+    cr_assert_eq(t, 0);
+    cr_assert_eq(at("1900/01/01 00:00:00.000", &t), 0);
+    cr_assert_eq(t, -2208988800LL * 1000000000);
+    cr_assert_eq(at("2099-12-31T23:59:59.999999999", &t), 0);
+    cr_assert_eq(t, 4102444799LL * 1000000000 + 999999999);
+    const char *refused[] = { "1899/12/31 23:59:59", "2100/01/01 00:00:00", "9999/01/01 00:00:00.000",
+                              "2262/04/12 00:00:00", "1677/09/21 00:00:00", "99999999999999999999/01/01 00:00:00",
+                              "4200000000.000000001", "-4200000001", "9223372036.854775807", "9.3e9", "-1e300",
+                              "0x12c", "inf", "nan", "1e999" };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        cr_assert_eq(at(refused[i], &t), -1, "'%s' accepted as %lld ns", refused[i], (long long)t);
+    cr_assert_eq(at("4200000000", &t), 0);
+    cr_assert_eq(t, 4200000000LL * 1000000000);
+    cr_assert_eq(at("-4.2e9", &t), 0);
+    cr_assert_eq(t, -4200000000LL * 1000000000);
+    double w;
+    cr_assert_eq(analyze_power("300", &w), 1);
+    cr_assert_eq(analyze_power("1.5e2 W", &w), 1);
+    cr_assert_float_eq(w, 150, 1e-12);
+    cr_assert_eq(analyze_power("1e-400", &w), 1, "an underflow reads about 0 W");
+    const char *not_watts[] = { "0x12c", "0X12C W", "inf", "-infinity", "1e999", "nan(1)", "12 kW", "+", "." };
+    for (size_t i = 0; i < sizeof not_watts / sizeof not_watts[0]; i++)
+        cr_assert_eq(analyze_power(not_watts[i], &w), -1, "'%s' read as %g W", not_watts[i], w);
 }

@@ -3,14 +3,18 @@
  * analytic traces, every window and band, with the tolerance each is held to; the threaded analysis equal to the
  * serial one; and `gauntlet analyze` on traces these tests write: GPUs joined by time, rows out of order, repeated
  * and conflicting rows, readings out of range or not numbers, bad GPU ids, dates across a month, absent rows, 1100
- * GPUs, nothing valid. */
+ * GPUs, nothing valid; and input that would overflow, exhaust or block it: dates and seconds out of range, a row far
+ * from the rest, a grid past the memory allowed, a FIFO, options out of range, hexadecimal and infinite numbers. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis.h"
@@ -557,4 +561,235 @@ Test(analyze_input, a_results_folder_is_split_by_mitigation_run, .timeout = 120)
     free(text);
     json_decref(all);
     json_decref(s);
+}
+
+/* ---- gauntlet analyze on input that would overflow, exhaust or block */
+
+/* Runs gauntlet args... (NULL-terminated) with an address-space limit of as_bytes (0: none), killed after timeout_s;
+ * returns the exit code (-1: still running at the timeout), the output in *out (malloc'd). */
+static int az_run_args(const char *const *args, long long as_bytes, double timeout_s, char **out)
+{
+    snprintf(az_log, sizeof az_log, "/tmp/gauntlet-az-%d.log", (int)getpid());
+    const char *argv[16] = { e2e_bin() };
+    int n = 1;
+    for (; args[n - 1] && n < 15; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    pid_t p = fork();
+    cr_assert_geq(p, 0);
+    if (p == 0) {
+        int fd = open(az_log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        struct rlimit rl = { (rlim_t)as_bytes, (rlim_t)as_bytes };
+        if (fd < 0 || (as_bytes > 0 && setrlimit(RLIMIT_AS, &rl) != 0))
+            _exit(126);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    int rc = e2e_wait(p, timeout_s);
+    *out = e2e_read(az_log);
+    cr_assert(*out);
+    return rc;
+}
+
+/* Writes text into a new temporary CSV file; its path in path. */
+static void az_write(char *path, const char *text)
+{
+    FILE *f = az_file(path);
+    cr_assert_geq(fputs(text, f), 0);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* A timestamp in a year a trace cannot hold (9999: past int64 nanoseconds since 1970) is an error naming the line,
+ * never a time wrapped around; the first and last days of the years held are read exactly. */
+Test(analyze_input, a_date_outside_the_years_held_is_an_error_naming_the_line)
+{
+    char path[64], *out;
+    az_write(path, "timestamp,index,power.draw [W]\n9999/01/01 00:00:00.000,0,100\n9999/01/01 00:00:00.010,0,200\n"
+                   "9999/01/01 00:00:00.020,0,100\n");
+    cr_assert_eq(az_run(path, NULL, NULL, &out), 2, "%s", out);
+    cr_assert(strstr(out, ":2: column 1 (time): a timestamp outside the years 1900 to 2099 (the dates a trace can "
+                          "hold), got '9999/01/01 00:00:00.000'"), "%s", out);
+    free(out);
+    unlink(path);
+    az_write(path, "timestamp,index,power.draw [W]\n2099/12/31 23:59:59.980,0,100\n2099/12/31 23:59:59.990,0,200\n"
+                   "2099/12/31 23:59:60.000,0,100\n2099/12/31 23:59:60.010,0,200\n");
+    json_t *j = az_json(path, NULL, NULL);   /* the last second of 2099, its leap second too */
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "aggregate"), "samples")), 4);
+    json_decref(j);
+    unlink(path);
+}
+
+/* Seconds near the ends of int64 nanoseconds (+-9.2e9 s) are an error naming the line; a trace from -4.2e9 s to
+ * +4.2e9 s (the most a trace holds) is measured without overflow: its span is 8.4e9 s, never a negative one. */
+Test(analyze_input, seconds_out_of_range_are_an_error_and_the_widest_span_never_overflows)
+{
+    char path[64], *out;
+    az_write(path, "t_s,watts\n-9200000000,100\n-9199999999.99,200\n-9199999999.98,100\n9200000000,100\n");
+    cr_assert_eq(az_run(path, NULL, NULL, &out), 2, "%s", out);
+    cr_assert(strstr(out, ":2: column 1 (time): a time more than 4.2e9 s either side of 0"), "%s", out);
+    cr_assert(!strstr(out, "spans -"), "%s", out);
+    free(out);
+    unlink(path);
+    az_write(path, "t_s,watts\n0,100\n0.01,200\n9.2e9,100\n");
+    cr_assert_eq(az_run(path, NULL, NULL, &out), 2, "%s", out);
+    cr_assert(strstr(out, ":4: column 1 (time): a time more than 4.2e9 s"), "%s", out);
+    free(out);
+    unlink(path);
+    az_write(path, "t_s,watts\n-4200000000,100\n-4199999999.99,200\n-4199999999.98,100\n4200000000,100\n");
+    cr_assert_eq(az_run(path, NULL, NULL, &out), 2, "%s", out);
+    cr_assert(strstr(out, ":5: a gap of 8.4e+09 s after line 4 (GPU 0)"), "%s", out);
+    free(out);
+    unlink(path);
+}
+
+/* One row far from the rest (a clock that jumped, a stray date) would make a grid of 1.9e9 points at 100 Hz: refused
+ * at once, naming the two rows of the gap, instead of filling the machine's memory. */
+Test(analyze_input, a_row_far_from_the_rest_is_refused_naming_the_gap, .timeout = 60)
+{
+    char path[64], *out;
+    az_write(path, "t_s,watts\n0,300\n0.01,400\n0.02,300\n19000000,300\n");
+    int rc = az_run_args((const char *[]){ "analyze", path, NULL }, 0, 20, &out);
+    cr_assert_eq(rc, 2, "exit %d (-1: still running after 20 s):\n%s", rc, out);
+    cr_assert(strstr(out, ":5: a gap of 1.9e+07 s after line 4 (GPU 0) makes a grid of 1.9e+09 points at 100 Hz, more "
+                          "than the 1e9 a GPU may have; cut the trace at the gap"), "%s", out);
+    free(out);
+    unlink(path);
+    FILE *f = az_file(path);   /* a DCGM export with one stray date among its rows */
+    fprintf(f, "timestamp,entity,DCGM_FI_DEV_POWER_USAGE\n");
+    for (int i = 0; i < 2000; i++) {
+        fprintf(f, "2026/03/01 10:%02d:%06.3f,0,%d\n", i / 6000, (i % 6000) * 0.01, 300 + 100 * (i % 2));
+        if (i == 1000)
+            fprintf(f, "2031/03/01 10:00:00.000,0,300\n");
+    }
+    fclose(f);
+    rc = az_run_args((const char *[]){ "analyze", path, NULL }, 0, 20, &out);
+    cr_assert_eq(rc, 2, "exit %d:\n%s", rc, out);
+    cr_assert(strstr(out, ":1003: a gap of 1.57766e+08 s after line 2002 (GPU 0)"), "%s", out);
+    free(out);
+    unlink(path);
+}
+
+/* The grid must fit in half the memory the process may use: with an address-space limit of 2 GiB, a grid of 2e7
+ * points (1.5 GiB to analyse) is refused naming the gap, not ended by the allocator. */
+Test(analyze_input, a_grid_past_the_memory_allowed_is_refused_naming_the_gap, .timeout = 60)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("AddressSanitizer's shadow memory does not run under an address-space limit");
+#endif
+    char path[64], *out;
+    az_write(path, "t_s,watts\n0,300\n0.01,400\n0.02,300\n200000,300\n");
+    int rc = az_run_args((const char *[]){ "analyze", path, NULL }, 2LL << 30, 20, &out);
+    cr_assert_eq(rc, 2, "exit %d:\n%s", rc, out);
+    cr_assert(strstr(out, ":5: a gap of 200000 s after line 4 (GPU 0) makes a grid of 2e+07 points at 100 Hz, which for "
+                          "1 GPU(s) needs about 1.49 GiB, more than half the memory this process may use (2 GiB)"),
+              "%s", out);
+    free(out);
+    unlink(path);
+}
+
+/* A FIFO would block the reader forever (no writer) or feed it without end: refused at once as not a regular file,
+ * given to analyze, as a results folder's power.csv, and as the trace a scenario replays (gauntlet check). */
+Test(analyze_input, a_fifo_is_refused_at_once, .timeout = 90)
+{
+    char dir[] = "/tmp/gauntlet-fifo-XXXXXX", fifo[96], events[96], yaml[96], text[256], *out;
+    cr_assert(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/power.csv", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    int rc = az_run_args((const char *[]){ "analyze", fifo, NULL }, 0, 20, &out);
+    cr_assert_eq(rc, 2, "exit %d (-1: blocked for 20 s):\n%s", rc, out);
+    cr_assert(strstr(out, "power.csv: not a regular file"), "%s", out);
+    free(out);
+    snprintf(events, sizeof events, "%s/events.jsonl", dir);
+    FILE *f = fopen(events, "w");
+    cr_assert(f);
+    fprintf(f, "{\"event\":\"run_begin\",\"t_s\":0,\"run\":0,\"node\":0,\"label\":\"none\"}\n");
+    cr_assert_eq(fclose(f), 0);
+    rc = az_run_args((const char *[]){ "analyze", dir, NULL }, 0, 20, &out);
+    cr_assert_eq(rc, 2, "exit %d (-1: blocked for 20 s):\n%s", rc, out);
+    cr_assert(strstr(out, "power.csv: not a regular file"), "%s", out);
+    free(out);
+    snprintf(yaml, sizeof yaml, "%s/replay.yaml", dir);
+    snprintf(text, sizeof text, "name: replay\nranks: 2\niterations: 3\nworkload:\n  replay: {trace: %s}\n", fifo);
+    f = fopen(yaml, "w");
+    cr_assert(f);
+    fputs(text, f);
+    cr_assert_eq(fclose(f), 0);
+    rc = az_run_args((const char *[]){ "check", yaml, NULL }, 0, 20, &out);
+    cr_assert_eq(rc, 2, "exit %d (-1: blocked for 20 s):\n%s", rc, out);
+    cr_assert(strstr(out, "power.csv: not a regular file") && strstr(out, "replay.yaml:5:3: workload.replay.trace"), "%s",
+              out);
+    free(out);
+    unlink(yaml);
+    unlink(events);
+    unlink(fifo);
+    rmdir(dir);
+}
+
+/* Every option has a stated range; a value outside it is exit 2 naming the option, and the ends are accepted. */
+Test(analyze_input, every_option_is_bounded)
+{
+    char path[64], *out;
+    FILE *f = az_file(path);
+    fprintf(f, "t_s,watts\n");
+    for (int i = 0; i < 400; i++)
+        fprintf(f, "%.2f,%g\n", i * 0.01, sq(i * 0.01));
+    fclose(f);
+    struct { const char *a[5], *want; } bad[] = {
+        { { "--gpus", "3000000000", "--groups", "3000000000" }, "--gpus 3000000000: expected an integer from 1 to 10000000" },
+        { { "--groups", "20000" }, "--groups 20000: expected an integer from 1 to --gpus" },
+        { { "--jitter", "1e308h" }, "--jitter inf s: expected a duration from 0 to 1h" },
+        { { "--jitter", "2h" }, "--jitter 7200 s: expected a duration from 0 to 1h" },
+        { { "--threads", "3000000000" }, "--threads 3000000000: expected an integer from 1 to 1024" },
+        { { "--max-w", "1e300" }, "--max-w 1e+300: expected watts above 0, at most 1e9" },
+        { { "--hz", "0.0001" }, "--hz 0.0001: expected a rate from 0.001 to 1e6 Hz" },
+    };
+    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+        const char *args[8] = { "analyze", path };
+        for (int k = 0; k < 4 && bad[c].a[k]; k++)
+            args[2 + k] = bad[c].a[k];
+        int rc = az_run_args(args, 0, 20, &out);
+        cr_assert_eq(rc, 2, "case %zu: exit %d:\n%s", c, rc, out);
+        cr_assert(strstr(out, bad[c].want), "case %zu: want '%s' in:\n%s", c, bad[c].want, out);
+        free(out);
+    }
+    int rc = az_run_args((const char *[]){ "analyze", path, "--json", "--gpus", "10000000", "--groups", "10000000",
+                                           "--jitter", "1h", "--threads", "1024", NULL }, 0, 60, &out);
+    cr_assert_eq(rc, 0, "the ends of the ranges: exit %d:\n%s", rc, out);
+    free(out);
+    unlink(path);
+}
+
+/* The documented form of times and watts is decimal: hexadecimal (0x12c W, 0x3 s), inf and nan-like words are errors
+ * naming the line and column; a UTF-8 byte-order mark before the header is still accepted. */
+Test(analyze_input, hexadecimal_and_infinite_numbers_are_errors_naming_line_and_column)
+{
+    struct { const char *csv, *want; } cases[] = {
+        { "t_s,watts\n0,0x12c\n0.01,300\n", ":2: column 2 (power): expected watts (a decimal number" },
+        { "t_s,watts\n0,300\n0.01,0x12C W\n", ":3: column 2 (power): expected watts" },
+        { "t_s,watts\n0,300\n0.01,infinity\n", ":3: column 2 (power): expected watts" },
+        { "t_s,watts\n0,300\n0.01,-inf\n", ":3: column 2 (power): expected watts" },
+        { "t_s,watts\n0,300\n0x3,300\n", ":3: column 1 (time): expected a time in decimal seconds (12.5) or a timestamp, "
+                                         "not hexadecimal, got '0x3'" },
+        { "t_s,watts\n0,300\n0x1p3,300\n", ":3: column 1 (time): expected a time in decimal seconds" },
+        { "t_s,watts\n0,300\ninf,300\n", ":3: column 1 (time): expected a time" },
+        { "t_s,watts\n0,300\nnan,300\n", ":3: column 1 (time): expected a time" },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char path[64], *out;
+        az_write(path, cases[c].csv);
+        cr_assert_eq(az_run(path, NULL, NULL, &out), 2, "case %zu:\n%s", c, out);
+        cr_assert(strstr(out, path) && strstr(out, cases[c].want), "case %zu: want '%s' in:\n%s", c, cases[c].want, out);
+        free(out);
+        unlink(path);
+    }
+    char path[64];
+    az_write(path, "\xEF\xBB\xBFt_s,watts\n0,300\n0.01,400 W\n0.02,1.5e2\n0.03,[N/A]\n0.04,300\n");
+    json_t *j = az_json(path, NULL, NULL);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "aggregate"), "samples")), 4);
+    cr_assert_float_eq(agg_num(j, "max_w"), 400, 1e-9);
+    cr_assert_float_eq(agg_num(j, "min_w"), 150, 1e-9);
+    json_decref(j);
+    unlink(path);
 }

@@ -509,7 +509,10 @@ int analysis_project_trace(const struct an_series *s, long gpus, long groups, do
     struct rng r;
     rng_seed(&r, seed, 0x9a0);
     for (long g = 0; g < out->groups; g++) {
-        long shift = jitter_s > 0 ? lround(rng_normal(&r) * jitter_s / s->dt) : 0;
+        double x = jitter_s > 0 ? rng_normal(&r) * jitter_s / s->dt : 0;
+        if (!(fabs(x) < 1e18))   /* a shift beyond a long's range: the same shift modulo n, never an overflow */
+            x = isfinite(x) ? fmod(x, (double)n) : 0;
+        long shift = lround(x);
         shift %= (long)n;
         if (shift < 0)
             shift += (long)n;

@@ -71,9 +71,9 @@ size_t analysis_resample(const double *t, const double *v, size_t n, double dt, 
     *out = NULL;
     if (!n || !(dt > 0) || !(t[n - 1] >= t[0]))
         return 0;
-    int64_t step = llround(dt * 1e9);
-    if (step < 1)
-        return 0;
+    int64_t step = dt < 1e9 ? llround(dt * 1e9) : 0;
+    if (step < 1 || !((t[n - 1] - t[0]) * 1e9 < 9e18) || (t[n - 1] - t[0]) / dt > 1e9)
+        return 0;   /* a span beyond int64 ns, or more than 1e9 points: no grid */
     struct an_grid g = an_grid_of_step(0, step);
     int64_t *tn = xmalloc(n * sizeof *tn);
     for (size_t i = 0; i < n; i++)

@@ -80,9 +80,10 @@ static int az_read(struct az_trace *tr)
     static const char *const wnames[] = { "watts", "power.draw [w]", "power.draw", "power_w", "power",
                                           "power_usage", "dcgm_fi_dev_power_usage", "power.draw.instant [w]", NULL };
     const char *path = tr->path;
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen_regular(path, "r");   /* a FIFO or a device would block or never end: refused at once */
     if (!f) {
-        fprintf(stderr, "gauntlet analyze: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "gauntlet analyze: %s: %s\n", path,
+                errno == EINVAL ? "not a regular file (a trace is read from a file)" : strerror(errno));
         return EXIT_INPUT;
     }
     char line[4096], *cols[64];
@@ -159,8 +160,9 @@ static int az_read(struct az_trace *tr)
         double w = NAN;
         int got = analyze_power(cols[cw], &w);
         if (got < 0) {
-            fprintf(stderr, "gauntlet analyze: %s:%ld: column %d (power): expected watts (a number, 'W' after it "
-                            "allowed) or an empty field / [N/A] for no reading, got '%s'\n", path, lineno, cw + 1, cols[cw]);
+            fprintf(stderr, "gauntlet analyze: %s:%ld: column %d (power): expected watts (a decimal number, 'W' after "
+                            "it allowed) or an empty field / [N/A] for no reading, got '%s'\n", path, lineno, cw + 1,
+                    cols[cw]);
             rc = EXIT_INPUT;
             break;
         }
@@ -235,43 +237,6 @@ static int az_order(struct az_trace *tr)
             return EXIT_INPUT;
         }
     }
-    return 0;
-}
-
-/* Orders int64 for qsort. */
-static int az_cmp64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The grid: --hz when given, else the median interval between a GPU's successive samples, taken as a whole
- * number of hertz when it is within 1 % of one (10 ms: 100 Hz exactly). 0, or EXIT_INPUT. */
-int az_grid(const struct az_trace *tr, double hz, int64_t t0, struct an_grid *g, double *median_hz)
-{
-    size_t cap = 0;
-    for (int k = 0; k < tr->ng; k++)
-        cap += tr->g[k].n;
-    int64_t *d = xmalloc((cap ? cap : 1) * sizeof *d);
-    size_t nd = 0;
-    for (int k = 0; k < tr->ng; k++)
-        for (size_t i = 1; i < tr->g[k].n; i++)
-            d[nd++] = tr->g[k].s[i].t - tr->g[k].s[i - 1].t;
-    qsort(d, nd, sizeof *d, az_cmp64);
-    int64_t med = nd ? d[nd / 2] : 0;
-    free(d);
-    *median_hz = med > 0 ? 1e9 / (double)med : NAN;
-    if (hz > 0) {
-        *g = an_grid_of_hz(t0, hz);
-        return 0;
-    }
-    if (med <= 0) {
-        fprintf(stderr, "gauntlet analyze: %s: the time column does not advance (every GPU has one sample, or all at "
-                        "one time)\n", tr->path);
-        return EXIT_INPUT;
-    }
-    double est = 1e9 / (double)med, whole = round(est);
-    *g = whole >= 1 && fabs(est - whole) <= 0.01 * est ? an_grid_of_hz(t0, whole) : an_grid_of_step(t0, med);
     return 0;
 }
 
@@ -352,8 +317,32 @@ void analyze_free(struct az_trace *tr)
     free(tr);
 }
 
+/* Checks the options against their stated ranges (docs/power.md; 0 is "not given" where the command line cannot
+ * give it: a caller that projects nothing, the machine's cores, the median interval): 0, or EXIT_INPUT naming the
+ * option. */
+static int az_check_opts(const struct az_opts *o)
+{
+    const struct { const char *name; double v, lo, hi; const char *unit, *want; } r[] = {
+        { "gpus", o->gpus ? (double)o->gpus : 1, 1, 1e7, "", "an integer from 1 to 10000000" },
+        { "groups", o->groups ? (double)o->groups : 1, 1, o->gpus ? (double)o->gpus : 1, "",
+          "an integer from 1 to --gpus" },
+        { "threads", (double)o->threads, 0, 1024, "", "an integer from 1 to 1024" },
+        { "jitter", o->jitter, 0, 3600, " s", "a duration from 0 to 1h" },
+        { "hz", o->hz ? o->hz : 1, 0.001, 1e6, "", "a rate from 0.001 to 1e6 Hz" },
+        { "max-w", o->max_w, 1e-9, 1e9, "", "watts above 0, at most 1e9" },
+    };
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+        if (!(r[i].v >= r[i].lo && r[i].v <= r[i].hi)) {
+            fprintf(stderr, "gauntlet analyze: --%s %.15g%s: expected %s\n", r[i].name, r[i].v, r[i].unit, r[i].want);
+            return EXIT_INPUT;
+        }
+    return 0;
+}
+
 struct az_trace *analyze_load(const struct az_opts *o, const char *path, int *rc)
 {
+    if ((*rc = az_check_opts(o)) != 0)
+        return NULL;
     struct az_trace *tr = xcalloc(1, sizeof *tr);
     *tr = (struct az_trace){ .path = path, .max_w = o->max_w };
     *rc = az_read(tr);
@@ -419,11 +408,15 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
                    json_t **json_out)
 {
     int json = o->json;
-    int64_t gpus = o->gpus, groups = o->groups, threads = o->threads;
+    int64_t gpus = o->gpus, groups = o->groups;
+    int threads = (int)o->threads;   /* 0..1024 (az_check_opts) */
     double jitter = o->jitter, hz = o->hz;
     const char *path = title;
+    int rc = az_check_opts(o);
+    if (rc)
+        return rc;
     struct az_trace tr;
-    int rc = az_window(all, lo, hi, title, &tr);
+    rc = az_window(all, lo, hi, title, &tr);
     double median_hz = NAN;
     struct an_grid grid = { 0 };
     int64_t t0 = INT64_MAX, t1 = INT64_MIN, common0 = INT64_MIN, common1 = INT64_MAX;
@@ -434,24 +427,16 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
         common0 = g->s[0].t > common0 ? g->s[0].t : common0;
         common1 = g->s[g->n - 1].t < common1 ? g->s[g->n - 1].t : common1;
     }
+    if (!rc && common0 > common1) {
+        fprintf(stderr, "gauntlet analyze: %s: the GPUs' traces share no time (the latest start is %.3f s after the "
+                        "earliest end): nothing to sum\n", path, ((double)common0 - (double)common1) * 1e-9);
+        rc = EXIT_INPUT;
+    }
     if (!rc)
         rc = az_grid(&tr, hz, t0, &grid, &median_hz);
     size_t m = 0;
-    if (!rc) {
-        int64_t last = an_grid_nearest(&grid, t1);
-        if (last < 0 || last >= (int64_t)(SIZE_MAX / sizeof(double) / (size_t)tr.ng) || last > 2000000000) {
-            fprintf(stderr, "gauntlet analyze: %s: the trace spans %.0f s at a step of %.3g s: too many points\n", path,
-                    (double)(t1 - t0) * 1e-9, an_grid_dt(&grid));
-            rc = EXIT_INPUT;
-        } else {
-            m = (size_t)last + 1;
-        }
-    }
-    if (!rc && common0 > common1) {
-        fprintf(stderr, "gauntlet analyze: %s: the GPUs' traces share no time (the latest start is %.3f s after the "
-                        "earliest end): nothing to sum\n", path, (double)(common0 - common1) * 1e-9);
-        rc = EXIT_INPUT;
-    }
+    if (!rc)
+        rc = az_points(&tr, &grid, t0, t1, &threads, &m);   /* bounded: a row far from the rest is refused, named */
     if (rc) {
         free(tr.g);
         return rc;
@@ -487,7 +472,7 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
     for (int k = 0; k < tr.ng; k++)
         ser[k] = (struct an_series){ grids + (size_t)k * m, m, dt, 0, 0 };
     ser[tr.ng] = (struct an_series){ agg, m, dt, 0, 0 };
-    analysis_run_many(ser, (size_t)tr.ng + 1, an_default_bands, 4, res, (int)threads);
+    analysis_run_many(ser, (size_t)tr.ng + 1, an_default_bands, 4, res, threads);
     const struct an_result *ares = &res[tr.ng];
     rc = EXIT_OK;
     if (!ares->samples) {
@@ -524,8 +509,8 @@ int analyze_shift(struct az_trace *tr, int64_t by_ns)
 {
     if (tr->absolute != 1)
         return 0;
-    for (int k = 0; k < tr->ng; k++)
+    for (int k = 0; k < tr->ng; k++)   /* held at the ends of int64 for a shift no clock gives (the order kept) */
         for (size_t i = 0; i < tr->g[k].n; i++)
-            tr->g[k].s[i].t -= by_ns;
+            tr->g[k].s[i].t = az_sub_sat(tr->g[k].s[i].t, by_ns);
     return 1;
 }

@@ -1,4 +1,4 @@
-/* harness/analysis/analyze_int.h: a trace read whole, shared by analyze.c and analyze_series.c. */
+/* harness/analysis/analyze_int.h: a trace read whole, shared by analyze.c, analyze_grid.c and analyze_series.c. */
 #ifndef GAUNTLET_ANALYZE_INT_H
 #define GAUNTLET_ANALYZE_INT_H
 
@@ -32,7 +32,22 @@ struct az_trace {
     int view;                  /* 1: a window of another trace (its samples borrowed, not freed here) */
 };
 
+/* The most points a GPU's grid may have (analyze_grid.c): 11.5 days at 1 kHz, 115 days at 100 Hz. */
+#define AZ_MAX_POINTS 1e9
+
 /* The grid of a trace: hz when > 0, else its median interval (a whole number of hertz within 1 %). 0, or EXIT_INPUT. */
 int az_grid(const struct az_trace *tr, double hz, int64_t t0, struct an_grid *g, double *median_hz);
+/* The points of grid g from t0 to t1 (ns) into *m, when at most AZ_MAX_POINTS and when the analysis of tr on them fits
+ * in half the memory this process may use, on *threads threads (0: the machine's cores), lowered to fit. 0, or
+ * EXIT_INPUT naming the widest gap between two rows (or the span) that makes the grid too large. */
+int az_points(const struct az_trace *tr, const struct an_grid *g, int64_t t0, int64_t t1, int *threads, size_t *m);
+/* The widest gap between a GPU's successive samples (ns == 0: none): the lines before and after it. */
+struct az_gap {
+    int64_t ns;
+    long line_a, line_b, gpu;
+};
+struct az_gap az_widest_gap(const struct az_trace *tr);
+/* Returns a - b, held at the ends of int64 rather than overflowing. */
+int64_t az_sub_sat(int64_t a, int64_t b);
 
 #endif

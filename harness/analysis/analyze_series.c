@@ -1,6 +1,6 @@
 /* harness/analysis/analyze_series.c: one GPU of a power trace as a uniform series (what a replay follows). */
-#include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -10,7 +10,7 @@
 
 int analyze_series(const char *path, long gpu, float *w, size_t cap, int *n, double *dt_s, char *why, size_t wn)
 {
-    struct az_opts o = { .max_w = 5000 };
+    struct az_opts o = { .gpus = 1, .groups = 1, .max_w = 5000 };
     int rc;
     struct az_trace *tr = analyze_load(&o, path, &rc);
     if (!tr)
@@ -29,9 +29,17 @@ int analyze_series(const char *path, long gpu, float *w, size_t cap, int *n, dou
         goto out;
     }
     int64_t last = an_grid_nearest(&g, gp->s[gp->n - 1].t);
-    if (last + 1 > (int64_t)cap) {
-        snprintf(why, wn, "%" PRId64 " samples at the trace's interval (%.6g s): more than the %zu a replay takes; "
-                          "cut the trace", last + 1, an_grid_dt(&g), cap);
+    if (last < 0 || (uint64_t)last >= cap) {
+        struct az_trace one = *tr;   /* this GPU's rows only */
+        one.g = tr->g + gpu;
+        one.ng = 1;
+        struct az_gap gap = az_widest_gap(&one);
+        char at[160] = "";
+        if ((double)gap.ns > 0.5 * ((double)gp->s[gp->n - 1].t - (double)gp->s[0].t))
+            snprintf(at, sizeof at, " (most of them the gap of %.6g s between lines %ld and %ld)", (double)gap.ns * 1e-9,
+                     gap.line_a, gap.line_b);
+        snprintf(why, wn, "%.6g samples at the trace's interval (%.6g s)%s: more than the %zu a replay takes; cut the "
+                          "trace", (double)last + 1, an_grid_dt(&g), at, cap);
         goto out;
     }
     size_t m = (size_t)last + 1;
