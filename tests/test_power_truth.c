@@ -721,6 +721,29 @@ Test(analyze_input, a_fifo_is_refused_at_once, .timeout = 90)
     cr_assert(strstr(out, "power.csv: not a regular file") && strstr(out, "replay.yaml:5:3: workload.replay.trace"), "%s",
               out);
     free(out);
+    /* the folder's events.jsonl a FIFO, its power.csv a file: refused at once too */
+    unlink(events);
+    cr_assert_eq(mkfifo(events, 0600), 0);
+    unlink(fifo);
+    f = fopen(fifo, "w");
+    cr_assert(f);
+    fprintf(f, "t_s,rank,watts\n0,0,300\n");
+    cr_assert_eq(fclose(f), 0);
+    rc = az_run_args((const char *[]){ "analyze", dir, NULL }, 0, 20, &out);
+    cr_assert_eq(rc, 2, "exit %d (-1: blocked for 20 s):\n%s", rc, out);
+    cr_assert(strstr(out, "events.jsonl: not a regular file"), "%s", out);
+    free(out);
+    /* a run's time past what nanoseconds hold: exit 2 naming the line */
+    unlink(events);
+    f = fopen(events, "w");
+    cr_assert(f);
+    fprintf(f, "{\"event\":\"start\",\"t_s\":0,\"node\":0,\"utc_ns\":1}\n"
+               "{\"event\":\"run_begin\",\"t_s\":1e300,\"run\":0,\"node\":0,\"label\":\"none\"}\n");
+    cr_assert_eq(fclose(f), 0);
+    rc = az_run_args((const char *[]){ "analyze", dir, NULL }, 0, 20, &out);
+    cr_assert_eq(rc, 2, "exit %d:\n%s", rc, out);
+    cr_assert(strstr(out, "events.jsonl:2: run_begin: a time out of range"), "%s", out);
+    free(out);
     unlink(yaml);
     unlink(events);
     unlink(fifo);

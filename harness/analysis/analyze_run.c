@@ -87,22 +87,37 @@ static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_n
     char path[1200], *line = NULL;
     size_t cap = 0;
     snprintf(path, sizeof path, "%s/events.jsonl", dir);
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen_regular(path, "r");   /* a FIFO or device would block or never end */
     if (!f) {
         fprintf(stderr, "gauntlet analyze: %s: %s (a results folder has events.jsonl and power.csv)\n", path,
-                strerror(errno));
+                errno == EINVAL ? "not a regular file" : strerror(errno));
         return -1;
     }
-    int n = 0;
-    while (getline(&line, &cap, f) > 0) {   /* lines of any length (a run_end carries its figures) */
+    int n = 0, bad_line = 0;
+    long lineno = 0;
+    ssize_t got;
+    while ((got = getline(&line, &cap, f)) > 0) {   /* lines of any length (a run_end carries its figures) */
+        lineno++;
         if (!strstr(line, "\"run_begin\"") && !strstr(line, "\"run_end\"") && !strstr(line, "\"start\""))
             continue;
+        if (line[got - 1] != '\n')
+            break;   /* a torn last line: what a killed run leaves */
         json_t *ev = json_loads(line, 0, NULL);
         const char *type = json_string_value(json_object_get(ev, "event"));
         json_int_t run = json_integer_value(json_object_get(ev, "run")), node = json_integer_value(json_object_get(ev, "node"));
         double t = json_number_value(json_object_get(ev, "t_s"));
+        json_t *u = json_object_get(ev, "utc_ns");
+        /* times bounded before they become nanoseconds: a run's t_s within 4.2e9 s, a start's wall clock before
+         * 2103 (so that the clock offset added to it cannot overflow) */
+        if (type && (!(fabs(t) <= 4.2e9) || (json_is_integer(u) && (json_integer_value(u) < 0 ||
+                                                                     json_integer_value(u) > (json_int_t)4200000000000000000)))) {
+            fprintf(stderr, "gauntlet analyze: %s:%ld: %s: a time out of range (t_s within 4.2e9 s, utc_ns within "
+                    "0..4.2e18 ns)\n", path, lineno, type);
+            bad_line = 1;
+            json_decref(ev);
+            break;
+        }
         if (type && node == 0 && strcmp(type, "start") == 0 && utc_ns) {
-            json_t *u = json_object_get(ev, "utc_ns");
             *utc_ns = json_is_integer(u) ? json_integer_value(u) : -1;
         } else if (type && node == 0 && run >= 0 && run < max) {
             if (strcmp(type, "run_begin") == 0) {
@@ -121,6 +136,8 @@ static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_n
     int bad = ferror(f);
     free(line);
     fclose(f);
+    if (bad_line)
+        return -1;
     if (bad || !n) {
         fprintf(stderr, "gauntlet analyze: %s: %s\n", path, bad ? "read error" : "no run began (no run_begin event)");
         return -1;
