@@ -652,7 +652,19 @@ Test(analyze_input, a_row_far_from_the_rest_is_refused_naming_the_gap, .timeout 
     az_write(path, "t_s,watts\n0,300\n0.01,400\n0.02,300\n19000000,300\n");
     int rc = az_run_args((const char *[]){ "analyze", path, NULL }, 0, 20, &out);
     cr_assert_eq(rc, 2, "exit %d (-1: still running after 20 s):\n%s", rc, out);
-    cr_assert(strstr(out, ":5: a gap of 1.9e+07 s after line 4 (GPU 0) makes a grid of 1.9e+09 points at 100 Hz, more "
+    cr_assert(strstr(out, ":5: a gap of 1.9e+07 s after line 4 (GPU 0): over an hour without a sample, the trace is "
+                          "not one recording; cut it at the gap"), "%s", out);
+    free(out);
+    rc = az_run_args((const char *[]){ "analyze", path, "--hz", "1", NULL }, 0, 20, &out);   /* 1.9e7 points would fit */
+    cr_assert_eq(rc, 2, "exit %d:\n%s", rc, out);
+    cr_assert(strstr(out, ":5: a gap of 1.9e+07 s after line 4 (GPU 0): over an hour"), "%s", out);
+    free(out);
+    unlink(path);
+    /* under an hour, a grid past 1e9 points is refused by its size, naming the gap */
+    az_write(path, "t_s,watts\n0,300\n0.01,400\n0.02,300\n2000,300\n");
+    rc = az_run_args((const char *[]){ "analyze", path, "--hz", "1000000", NULL }, 0, 20, &out);
+    cr_assert_eq(rc, 2, "exit %d:\n%s", rc, out);
+    cr_assert(strstr(out, ":5: a gap of 1999.98 s after line 4 (GPU 0) makes a grid of 2e+09 points at 1e+06 Hz, more "
                           "than the 1e9 a GPU may have; cut the trace at the gap"), "%s", out);
     free(out);
     unlink(path);
@@ -666,7 +678,7 @@ Test(analyze_input, a_row_far_from_the_rest_is_refused_naming_the_gap, .timeout 
     fclose(f);
     rc = az_run_args((const char *[]){ "analyze", path, NULL }, 0, 20, &out);
     cr_assert_eq(rc, 2, "exit %d:\n%s", rc, out);
-    cr_assert(strstr(out, ":1003: a gap of 1.57766e+08 s after line 2002 (GPU 0)"), "%s", out);
+    cr_assert(strstr(out, ":1003: a gap of 1.57766e+08 s after line 2002 (GPU 0): over an hour"), "%s", out);
     free(out);
     unlink(path);
 }
@@ -679,10 +691,10 @@ Test(analyze_input, a_grid_past_the_memory_allowed_is_refused_naming_the_gap, .t
     cr_skip_test("AddressSanitizer's shadow memory does not run under an address-space limit");
 #endif
     char path[64], *out;
-    az_write(path, "t_s,watts\n0,300\n0.01,400\n0.02,300\n200000,300\n");
-    int rc = az_run_args((const char *[]){ "analyze", path, NULL }, 2LL << 30, 20, &out);
+    az_write(path, "t_s,watts\n0,300\n0.01,400\n0.02,300\n2000,300\n");
+    int rc = az_run_args((const char *[]){ "analyze", path, "--hz", "10000", NULL }, 2LL << 30, 20, &out);
     cr_assert_eq(rc, 2, "exit %d:\n%s", rc, out);
-    cr_assert(strstr(out, ":5: a gap of 200000 s after line 4 (GPU 0) makes a grid of 2e+07 points at 100 Hz, which for "
+    cr_assert(strstr(out, ":5: a gap of 1999.98 s after line 4 (GPU 0) makes a grid of 2e+07 points at 10000 Hz, which for "
                           "1 GPU(s) needs about 1.49 GiB, more than half the memory this process may use (2 GiB)"),
               "%s", out);
     free(out);

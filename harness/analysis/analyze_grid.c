@@ -13,6 +13,8 @@
 #include "analyze_int.h"
 #include "util.h"
 
+#define AZ_MAX_GAP_NS 3600000000000LL   /* the longest a GPU may go without a sample: an hour */
+
 /* Returns a - b, held at the ends of int64 rather than overflowing. */
 int64_t az_sub_sat(int64_t a, int64_t b)
 {
@@ -120,6 +122,15 @@ static void az_too_many(const struct az_trace *tr, const struct an_grid *g, int6
 
 int az_points(const struct az_trace *tr, const struct an_grid *g, int64_t t0, int64_t t1, int *threads, size_t *m)
 {
+    /* a GPU without a sample for over an hour: no recording is analysed across that (a clock that jumped, a stray
+     * date, two logs run together); refused before its span is sized */
+    struct az_gap w = az_widest_gap(tr);
+    if (w.ns > AZ_MAX_GAP_NS) {
+        fprintf(stderr, "gauntlet analyze: %s:%ld: a gap of %.6g s after line %ld (GPU %ld): over an hour without a "
+                        "sample, the trace is not one recording; cut it at the gap\n", tr->path, w.line_b,
+                (double)w.ns * 1e-9, w.line_a, w.gpu);
+        return EXIT_INPUT;
+    }
     int64_t last = an_grid_nearest(g, t1);
     double points = (double)last + 1;
     if (last < 0 || points > AZ_MAX_POINTS) {
