@@ -1,7 +1,8 @@
 /* tests/test_durability.c: what gauntlet writes survives what happens to it. Checkpoints of any size restore
  * (and a broken one is not picked), every background write's outcome is reported, a killed run's checkpoint files
  * are removed by the next run; a results file that cannot be written ends the run with exit 3 and leaves whole
- * lines; a results folder is held by the run writing it. */
+ * lines; a results folder is held by the run writing it, and a run into a used one removes the earlier run's derived
+ * files; `gauntlet summarize` reads what a kill or crash leaves and refuses a bad record by file:line and key. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -274,4 +275,299 @@ Test(checkpoint, a_large_state_restarts_into_the_fault_free_state, .timeout = 12
     json_decref(a);
     json_decref(b);
     rmdir(dir);
+}
+
+/* `gauntlet summarize` over a record a run left, or one written here: what a kill or crash leaves is read, a bad
+ * record is exit 2 naming file:line and key, and nothing waits on a FIFO. */
+
+/* Writes text into dir/name. */
+static void put(const char *dir, const char *name, const char *text, size_t len)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_eq(fwrite(text, 1, len, f), len);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* Appends len bytes of text to dir/name. */
+static void append(const char *dir, const char *name, const char *text, size_t len)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "a");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_eq(fwrite(text, 1, len, f), len);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* A new results folder holding a whole run's record of 400 iterations on 2 ranks, its summary.json removed (as
+ * a killed run leaves it). */
+static const char *killed_run(void)
+{
+    const char *out = e2e_outdir();
+    const char *sc = e2e_scenario("name: alpha\nranks: 2\niterations: 400\nseed: 1\n"
+                                  "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
+    cr_assert_eq(e2e_run("/tmp/gauntlet-sz-run.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL }), 0);
+    char path[600];
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    cr_assert_eq(unlink(path), 0);
+    return out;
+}
+
+/* A new folder with events.jsonl holding text. */
+static const char *record(const char *text)
+{
+    const char *dir = tmpdir();
+    put(dir, "events.jsonl", text, strlen(text));
+    return dir;
+}
+
+/* Runs summarize on dir: its exit code, its output in *log (freed by the caller). */
+static int summarize(const char *dir, char **log)
+{
+    int rc = e2e_run("/tmp/gauntlet-sz.log", (const char *[]){ "summarize", dir, NULL });
+    *log = e2e_read("/tmp/gauntlet-sz.log");
+    return rc;
+}
+
+/* Checks that summarize rebuilt dir's summary with every iteration and the run's power. */
+static void expect_power_kept(const char *dir)
+{
+    char *log;
+    int rc = summarize(dir, &log);
+    cr_assert_eq(rc, 0, "%s", log);
+    json_t *s = e2e_summary(dir), *r0 = json_array_get(json_object_get(s, "runs"), 0);
+    cr_expect_eq(json_integer_value(json_object_get(r0, "iterations")), 400);
+    cr_expect(json_is_number(json_object_get(json_object_get(json_object_get(r0, "power"), "aggregate"), "swing_w")),
+              "the run's power was dropped: %s", log);
+    cr_expect(!json_object_get(s, "power_note"), "%s", json_string_value(json_object_get(s, "power_note")));
+    json_decref(s);
+    free(log);
+}
+
+/* A run into a folder an earlier run used removes the files derived from the earlier record (summary.json, the
+ * report) before anything else; files of other names stay. Killed, the second run is summarized as itself. */
+Test(summarize, a_reused_folder_keeps_no_earlier_summary_or_report, .timeout = 120)
+{
+    const char *out = killed_run();
+    char path[600];
+    cr_assert_eq(e2e_run("/tmp/gauntlet-sz-run.log", (const char *[]){ "summarize", out, NULL }), 0);
+    cr_assert_eq(e2e_run("/tmp/gauntlet-sz-report.log", (const char *[]){ "report", out, NULL }), 0);
+    put(out, "notes.txt", "mine\n", 5);
+    put(out, "report.svg", "<svg/>\n", 7);
+    const char *sc = e2e_scenario("name: beta\nranks: 2\niterations: 1000000\nseed: 2\n"
+                                  "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
+    pid_t p = e2e_start("/tmp/gauntlet-sz-run2.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
+    snprintf(path, sizeof path, "%s/events.jsonl", out);
+    int ours = 0;   /* the earlier record is there until this run replaces it */
+    for (int i = 0; i < 600 && !ours; i++) {
+        char *ev = e2e_read(path);
+        ours = ev && strstr(ev, "\"scenario\":\"beta\"") && e2e_count_events(out, "iteration") >= 20;
+        free(ev);
+        if (!ours)
+            usleep(100000);
+    }
+    cr_assert(ours, "the second run wrote no 20 iterations in 60 s");
+    cr_assert_eq(kill(p, SIGKILL), 0);
+    cr_assert_eq(e2e_wait(p, 10), 128 + SIGKILL);
+    const char *gone[] = { "summary.json", "report.txt", "report.svg" };
+    for (size_t i = 0; i < sizeof gone / sizeof *gone; i++) {
+        snprintf(path, sizeof path, "%s/%s", out, gone[i]);
+        cr_expect_neq(access(path, F_OK), 0, "%s of the earlier run is still there", gone[i]);
+    }
+    snprintf(path, sizeof path, "%s/notes.txt", out);
+    cr_expect_eq(access(path, F_OK), 0, "a file of another name was removed");
+    char *log;
+    int rc = summarize(out, &log);
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    json_t *s = e2e_summary(out);
+    cr_expect_str_eq(json_string_value(json_object_get(s, "scenario")), "beta");
+    json_decref(s);
+}
+
+/* results_open removes only the derived files it knows. */
+Test(results_io, a_reused_folder_loses_only_its_derived_files)
+{
+    const char *dir = tmpdir();
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    char err[512], path[600];
+    cr_assert_eq(scenario_load_string("name: x\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n"
+                                      "  allreduce: {bytes: 1MiB}\n", "x.yaml", sc, err, sizeof err), 0, "%s", err);
+    for (const char *const *d = results_derived; *d; d++)
+        put(dir, *d, "old\n", 4);
+    put(dir, "summary.json.bak", "keep\n", 5);
+    struct results r;
+    cr_assert_eq(results_open(&r, dir, sc, mono_ns(), err, sizeof err), 0, "%s", err);
+    results_close(&r);
+    for (const char *const *d = results_derived; *d; d++) {
+        snprintf(path, sizeof path, "%s/%s", dir, *d);
+        cr_expect_neq(access(path, F_OK), 0, "%s stayed", *d);
+    }
+    snprintf(path, sizeof path, "%s/summary.json.bak", dir);
+    cr_expect_eq(access(path, F_OK), 0, "a file of another name was removed");
+    free(sc);
+}
+
+/* A last line without its newline (the kill came mid-write) is ignored in both files; the rest stands. */
+Test(summarize, a_last_line_cut_short_is_ignored, .timeout = 120)
+{
+    const char *out = killed_run();
+    append(out, "power.csv", "1.234567,0,25", 13);
+    append(out, "events.jsonl", "{\"t_s\": 5.0, \"event\": \"itera", 28);
+    expect_power_kept(out);
+}
+
+/* NUL bytes at the end of both files (a crash's padding) are ignored, also after a row cut short. */
+Test(summarize, nul_padding_at_the_end_is_ignored, .timeout = 120)
+{
+    const char *out = killed_run();
+    char zeros[8192] = { 0 };
+    append(out, "events.jsonl", zeros, sizeof zeros);
+    append(out, "power.csv", "9.9,1,2", 7);
+    append(out, "power.csv", zeros, sizeof zeros);
+    expect_power_kept(out);
+}
+
+/* 5000 ranks (past what fixed arrays held) are each counted. */
+Test(summarize, every_rank_of_5000_is_counted, .timeout = 60)
+{
+    size_t cap = 5000 * 100 + 1024, len = 0;
+    char *text = xmalloc(cap);
+    len += (size_t)snprintf(text + len, cap - len,
+                            "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"big\",\"backend\":\"sim\",\"ranks\":5000,\"nodes\":1}\n"
+                            "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\",\"iterations\":2}\n");
+    for (int r = 0; r < 5000; r++)
+        len += (size_t)snprintf(text + len, cap - len,
+                                "{\"t_s\":0.2,\"event\":\"iteration\",\"rank\":%d,\"run\":0,\"iter\":%d,\"dur_s\":0.01}\n", r,
+                                r == 4999 ? 0 : 1);
+    const char *dir = record(text);
+    free(text);
+    char *log;
+    int rc = summarize(dir, &log);
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    json_t *s = e2e_summary(dir), *r0 = json_array_get(json_object_get(s, "runs"), 0);
+    cr_expect_eq(json_integer_value(json_object_get(s, "ranks")), 5000);
+    cr_expect_eq(json_array_size(json_object_get(r0, "ranks")), 5000);
+    cr_expect_eq(json_integer_value(json_object_get(r0, "iterations")), 1, "rank 4999 completed one");
+    json_decref(s);
+}
+
+/* A record without a start event is bad input, said so (no stale errno, no exit 3). */
+Test(summarize, no_start_event_is_exit_2)
+{
+    const char *dir = record("{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":1}\n");
+    char *log;
+    int rc = summarize(dir, &log);
+    cr_expect_eq(rc, 2, "%s", log);
+    cr_expect(log && strstr(log, "events.jsonl: no start event") && !strstr(log, "Success"), "%s", log);
+    free(log);
+}
+
+/* A line over 1 MiB is not taken: exit 2 naming file:line. */
+Test(summarize, a_line_over_1_mib_is_exit_2, .timeout = 60)
+{
+    size_t big = 2u << 20;
+    char *text = xmalloc(big + 256);
+    int k = snprintf(text, 256, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"x\",\"backend\":\"sim\",\"ranks\":1}\n"
+                                "{\"t_s\":1,\"event\":\"note\",\"pad\":\"");
+    memset(text + k, 'a', big);
+    strcpy(text + k + big, "\"}\n");
+    const char *dir = record(text);
+    free(text);
+    char *log;
+    int rc = summarize(dir, &log);
+    cr_expect_eq(rc, 2, "%s", log);
+    cr_expect(log && strstr(log, "events.jsonl:2: a line longer than"), "%s", log);
+    free(log);
+}
+
+/* A line that is no JSON event before the end is exit 2 naming it (a kill cuts only the last line). */
+Test(summarize, a_bad_line_before_the_end_is_exit_2)
+{
+    const char *dir = record("{\"t_s\":0,\"event\":\"start\",\"scenario\":\"x\",\"backend\":\"sim\",\"ranks\":1}\n"
+                             "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":1}\n"
+                             "{\"t_s\":0.2,\"event\n"
+                             "{\"t_s\":0.3,\"event\":\"end\"}\n");
+    char *log;
+    int rc = summarize(dir, &log);
+    cr_expect_eq(rc, 2, "%s", log);
+    cr_expect(log && strstr(log, "events.jsonl:3: not a JSON event"), "%s", log);
+    free(log);
+}
+
+/* Runs summarize on dir and expects exit 2 within 20 s (it used to block for ever), the log naming what. */
+static void expect_refused_at_once(const char *dir, const char *what)
+{
+    pid_t p = e2e_start("/tmp/gauntlet-sz.log", (const char *[]){ "summarize", dir, NULL });
+    int rc = e2e_wait(p, 20);
+    char *log = e2e_read("/tmp/gauntlet-sz.log");
+    cr_expect_eq(rc, 2, "exit %d (-1: still reading after 20 s): %s", rc, log);
+    cr_expect(log && strstr(log, what) && strstr(log, "not a regular file"), "%s", log);
+    free(log);
+}
+
+/* A FIFO or a device in place of events.jsonl or power.csv is exit 2 at once. */
+Test(summarize, a_fifo_or_device_is_exit_2_at_once, .timeout = 90)
+{
+    const char *dir = tmpdir();
+    char path[600];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    cr_assert_eq(mkfifo(path, 0644), 0);
+    expect_refused_at_once(dir, "events.jsonl");
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(symlink("/dev/zero", path), 0);
+    expect_refused_at_once(dir, "events.jsonl");
+    cr_assert_eq(unlink(path), 0);
+    const char *ev = "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"x\",\"backend\":\"sim\",\"ranks\":1}\n"
+                     "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":1}\n";
+    put(dir, "events.jsonl", ev, strlen(ev));
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    cr_assert_eq(mkfifo(path, 0644), 0);
+    expect_refused_at_once(dir, "power.csv");
+}
+
+/* Values past what arithmetic on them (or an array) can hold are exit 2 naming file:line and key. */
+Test(summarize, values_that_would_overflow_are_exit_2)
+{
+    const char *start = "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"x\",\"backend\":\"sim\",\"ranks\":2}\n"
+                        "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":1}\n";
+    char text[1024];
+    snprintf(text, sizeof text, "%s{\"t_s\":1,\"event\":\"iteration\",\"rank\":0,\"run\":0,\"iter\":9223372036854775807,"
+                                "\"dur_s\":0.01}\n", start);
+    char *log;
+    int rc = summarize(record(text), &log);
+    cr_expect_eq(rc, 2, "%s", log);
+    cr_expect(log && strstr(log, "events.jsonl:3: \"iter\": expected an integer"), "%s", log);
+    free(log);
+    rc = summarize(record("{\"t_s\":0,\"event\":\"start\",\"scenario\":\"x\",\"backend\":\"sim\",\"ranks\":9223372036854775807,"
+                          "\"nodes\":2}\n"), &log);
+    cr_expect_eq(rc, 2, "%s", log);
+    cr_expect(log && strstr(log, "events.jsonl:1: \"ranks\": expected an integer"), "%s", log);
+    free(log);
+    snprintf(text, sizeof text, "%s{\"t_s\":1,\"event\":\"iteration\",\"rank\":7,\"run\":0,\"iter\":0,\"dur_s\":0.01}\n", start);
+    rc = summarize(record(text), &log);
+    cr_expect_eq(rc, 2, "%s", log);
+    cr_expect(log && strstr(log, "events.jsonl:3: \"rank\": 7, but the start event gives 2"), "%s", log);
+    free(log);
+}
+
+/* A run whose run_begin has no label is kept, under its mitigation's name, else "run N". */
+Test(summarize, a_run_without_a_label_is_kept)
+{
+    const char *dir = record("{\"t_s\":0,\"event\":\"start\",\"scenario\":\"x\",\"backend\":\"sim\",\"ranks\":1}\n"
+                             "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":1}\n"
+                             "{\"t_s\":0.2,\"event\":\"run_begin\",\"run\":1,\"iterations\":1}\n");
+    char *log;
+    int rc = summarize(dir, &log);
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    json_t *s = e2e_summary(dir), *runs = json_object_get(s, "runs");
+    cr_assert_eq(json_array_size(runs), 2);
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(runs, 0), "label")), "none");
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(runs, 1), "label")), "run 2");
+    json_decref(s);
 }

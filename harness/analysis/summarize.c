@@ -1,173 +1,136 @@
 /* harness/analysis/summarize.c: `gauntlet summarize RUNDIR` — rebuilds the summary of a run that was killed before
  * it wrote one (a launcher's SIGKILL, a dead supervisor) from what it had written durably: events.jsonl (the runs,
- * each rank's iterations and GEMM phases, the faults) and power.csv (each run's power, analysed as `analyze` does).
- * The result is marked incomplete; a complete summary is never overwritten without --force. */
+ * each rank's iterations and GEMM phases, the faults) and power.csv (each run's power, analysed as `analyze` does),
+ * both read by summarize_read.c. The result is marked incomplete; a complete summary is never overwritten without
+ * --force. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "analysis.h"
 #include "analysis_json.h"
 #include "analyze.h"
 #include "cli.h"
 #include "stats.h"
+#include "summarize_int.h"
 #include "util.h"
-
-#define SZ_MAX_RUNS 256
-#define SZ_MAX_RANKS 4096
 
 const struct cli_cmd summarize_cli = {
     "summarize", "RUNDIR", 1, 1, "rebuild a killed run's summary.json from its events.jsonl and power.csv",
     "For a run that ended before it wrote summary.json (the launcher's SIGKILL after a timeout, a supervisor that\n"
     "died): each mitigation run's iterations, iteration times, GEMM rate and power (as `analyze` computes it), the\n"
-    "fault events as recorded; marked `incomplete`. A summary the run wrote itself is kept unless --force.\n",
+    "fault events as recorded; marked `incomplete`. A summary the run wrote itself is kept unless --force.\n"
+    "A last line cut short (no newline) and NUL bytes at the end of either file are ignored, and said.\n",
     { { "force", NULL, "rebuild even over a summary.json the run wrote itself" }, { 0 } },
 };
 
-/* What one mitigation run left in events.jsonl. */
-struct sz_run {
-    json_t *begin, *end;       /* its run_begin and run_end events (end NULL: it did not end) */
-    struct series iter_s;      /* every rank's iteration durations */
-    int64_t *done;             /* per rank: iterations completed (the highest iter + 1) */
-    double flops, compute_s;
-    double *rflops, *rcompute;  /* per rank */
-    struct series busbw;        /* each communication phase's bus bandwidth (GB/s) */
-    double *comm_t;             /* per rank: the open communication phase's start */
-    double t0_s, t1_s;
-};
-
-/* Reads events.jsonl into runs[] (per run) and the run's start event and fault events. 0, or -1 (said why). */
-static int sz_events(const char *dir, struct sz_run *runs, int *nrun, json_t **start, json_t *faults, int *ended,
-                     json_int_t *world)
+/* Returns a copy of key of o when it is a string, else null. */
+static json_t *sz_string_or_null(json_t *o, const char *key)
 {
-    char path[1200], *line = NULL;
-    size_t cap = 0;
-    snprintf(path, sizeof path, "%s/events.jsonl", dir);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        gl_log("%s: %s (a results folder has events.jsonl and power.csv)", path, strerror(errno));
-        return -1;
-    }
-    double *open_t = xcalloc(SZ_MAX_RANKS, sizeof *open_t);
-    long lineno = 0;
-    while (getline(&line, &cap, f) > 0) {
-        lineno++;
-        json_t *ev = json_loads(line, 0, NULL);
-        const char *type = json_string_value(json_object_get(ev, "event"));
-        if (!ev || !type) {   /* a last line cut short by the kill: what came before it stands */
-            json_decref(ev);
-            continue;
-        }
-        json_int_t run = json_integer_value(json_object_get(ev, "run")), rank = json_integer_value(json_object_get(ev, "rank"));
-        json_t *node = json_object_get(ev, "node");
-        double t = json_number_value(json_object_get(ev, "t_s"));
-        int in_run = json_is_integer(json_object_get(ev, "run")) && run >= 0 && run < SZ_MAX_RUNS;
-        int of_rank = json_is_integer(json_object_get(ev, "rank")) && rank >= 0 && rank < SZ_MAX_RANKS;
-        struct sz_run *r = in_run ? &runs[run] : NULL;
-        if (strcmp(type, "start") == 0 && !*start && (!node || json_integer_value(node) == 0)) {
-            *start = json_incref(ev);
-            json_int_t nodes = json_integer_value(json_object_get(ev, "nodes"));
-            *world = json_integer_value(json_object_get(ev, "ranks")) * (nodes > 0 ? nodes : 1);
-        } else if (strcmp(type, "end") == 0) {
-            *ended = 1;
-        } else if (r && strcmp(type, "run_begin") == 0 && !r->begin) {
-            r->begin = json_incref(ev);
-            r->t0_s = t;
-            r->t1_s = INFINITY;
-            *nrun = (int)run + 1 > *nrun ? (int)run + 1 : *nrun;
-        } else if (r && strcmp(type, "run_end") == 0 && !r->end) {
-            r->end = json_incref(ev);
-            r->t1_s = t;
-        } else if (r && of_rank && strcmp(type, "iteration") == 0) {
-            series_add(&r->iter_s, json_number_value(json_object_get(ev, "dur_s")));
-            if (!r->done)
-                r->done = xcalloc(SZ_MAX_RANKS, sizeof *r->done);
-            json_int_t it = json_integer_value(json_object_get(ev, "iter"));
-            r->done[rank] = it + 1 > r->done[rank] ? it + 1 : r->done[rank];
-        } else if (r && of_rank && strcmp(type, "phase_begin") == 0 &&
-                   strcmp(json_str_or(json_object_get(ev, "phase")), "compute") == 0) {
-            open_t[rank] = t;
-        } else if (r && of_rank && strcmp(type, "phase_begin") == 0 &&
-                   strcmp(json_str_or(json_object_get(ev, "phase")), "comm") == 0) {
-            if (!r->comm_t)
-                r->comm_t = xcalloc(SZ_MAX_RANKS, sizeof *r->comm_t);
-            r->comm_t[rank] = t;
-        } else if (r && of_rank && strcmp(type, "phase_end") == 0 && json_is_number(json_object_get(ev, "bytes")) &&
-                   r->comm_t && r->comm_t[rank] > 0 && t > r->comm_t[rank]) {
-            json_int_t n = *world > 1 ? *world : 2;   /* nccl-tests' bus bandwidth: algbw x 2(n-1)/n */
-            series_add(&r->busbw, json_number_value(json_object_get(ev, "bytes")) / (t - r->comm_t[rank]) / 1e9 * 2.0 *
-                                      (double)(n - 1) / (double)n);
-            r->comm_t[rank] = 0;
-        } else if (r && of_rank && strcmp(type, "phase_end") == 0 && json_is_number(json_object_get(ev, "flops")) &&
-                   open_t[rank] > 0) {
-            if (!r->rflops) {
-                r->rflops = xcalloc(SZ_MAX_RANKS, sizeof *r->rflops);
-                r->rcompute = xcalloc(SZ_MAX_RANKS, sizeof *r->rcompute);
-            }
-            r->flops += json_number_value(json_object_get(ev, "flops"));
-            r->compute_s += t - open_t[rank];
-            r->rflops[rank] += json_number_value(json_object_get(ev, "flops"));
-            r->rcompute[rank] += t - open_t[rank];
-            open_t[rank] = 0;
-        } else if (strstr(type, "fault") || strcmp(type, "detection") == 0 || strcmp(type, "recovered") == 0 ||
-                   strcmp(type, "worker_died") == 0 || strcmp(type, "node_lost") == 0) {
-            json_array_append(faults, ev);
-        }
-        json_decref(ev);
-    }
-    int bad = ferror(f);
-    free(line);
-    free(open_t);
-    fclose(f);
-    if (bad || !*nrun) {
-        gl_log("%s: %s", path, bad ? "read error" : "no run began (no run_begin event): nothing to summarize");
-        return -1;
-    }
-    return 0;
+    json_t *v = json_object_get(o, key);
+    return json_is_string(v) ? json_copy(v) : json_null();
 }
 
-/* One run's record: what events.jsonl says of it, and its power from power.csv (NULL trace: none). */
-static json_t *sz_run_json(struct sz_run *r, int i, int ranks, const struct az_trace *tr)
+/* The run's label: its run_begin's, else its mitigation's name (what a run writes for a run without a label), else
+ * "run N". */
+static json_t *sz_label(json_t *begin, int i)
 {
-    int64_t iters = -1;   /* completed by every rank */
-    for (int k = 0; k < ranks && r->done; k++)
-        iters = iters < 0 || r->done[k] < iters ? r->done[k] : iters;
-    json_t *o = json_pack("{s:i, s:s, s:o, s:I, s:O, s:b, s:{s:o, s:o, s:o}, s:o}", "run", i,
-                          "mitigation", json_str_or(json_object_get(r->begin, "mitigation")), "label",
-                          json_copy(json_object_get(r->begin, "label")), "iterations", (json_int_t)(iters < 0 ? 0 : iters),
-                          "iterations_planned", json_object_get(r->begin, "iterations"), "complete",
-                          r->end && json_is_true(json_object_get(r->end, "complete")), "iteration_s", "p50",
-                          json_num(series_pct(&r->iter_s, 50)), "p99", json_num(series_pct(&r->iter_s, 99)), "mean",
-                          json_num(series_mean(&r->iter_s)), "tflops",
-                          json_num(r->compute_s > 0 && r->flops > 0 ? r->flops / r->compute_s / 1e12 : NAN));   /* both summed over ranks: per GPU */
-    if (r->end)
-        json_object_set(o, "figures_at_run_end", json_object_get(r->end, "figures"));
-    json_object_set_new(o, "busbw_gbs", json_num(series_pct(&r->busbw, 50)));
-    json_t *rk = json_array();   /* per GPU: what the acceptance checks read */
-    for (int k = 0; k < ranks; k++)
-        json_array_append_new(rk, json_pack("{s:i, s:o, s:I}", "rank", k, "tflops",
-                                            json_num(r->rcompute && r->rcompute[k] > 0 && r->rflops[k] > 0
-                                                         ? r->rflops[k] / r->rcompute[k] / 1e12 : NAN),
-                                            "iterations", (json_int_t)(r->done ? r->done[k] : 0)));
-    json_object_set_new(o, "ranks", rk);
+    json_t *label = json_object_get(begin, "label"), *mit = json_object_get(begin, "mitigation");
+    if (json_is_string(label) && json_string_length(label))
+        return json_copy(label);
+    if (json_is_string(mit) && json_string_length(mit))
+        return json_copy(mit);
+    char name[32];
+    snprintf(name, sizeof name, "run %d", i + 1);
+    return json_string(name);
+}
+
+/* The run's power from the trace: what `analyze RUNDIR --json` gives for it (null without a usable trace). */
+static json_t *sz_power_json(const struct sz_run *r, int i, const struct az_trace *tr)
+{
     json_t *pw = NULL;
     if (tr) {
         struct az_opts ao = { .json = 1, .gpus = 10000, .groups = 1, .max_w = 4000 };
         char title[64];
         snprintf(title, sizeof title, "run %d", i + 1);
+        /* |t_s| <= SZ_TIME_MAX: in range of int64 ns */
         int64_t lo = (int64_t)llround(r->t0_s * 1e9), hi = isfinite(r->t1_s) ? (int64_t)llround(r->t1_s * 1e9) : INT64_MAX;
         if (analyze_window(&ao, tr, title, lo, hi, &pw) != 0)
             pw = NULL;
     }
-    json_object_set_new(o, "power", pw ? json_pack("{s:O, s:O}", "aggregate", json_object_get(pw, "aggregate"),
-                                                   "per_rank", json_object_get(pw, "per_gpu"))
-                                       : json_null());
+    json_t *out = pw ? json_object() : json_null();
+    if (pw) {
+        json_object_set(out, "aggregate", json_object_get(pw, "aggregate"));
+        json_object_set(out, "per_rank", json_object_get(pw, "per_gpu"));
+    }
     json_decref(pw);
+    return out;
+}
+
+/* One run's record: what events.jsonl says of it, and its power from the trace (NULL: none). */
+static json_t *sz_run_json(const struct sz_record *z, struct sz_run *r, int i, const struct az_trace *tr)
+{
+    int64_t iters = -1;   /* completed by every rank */
+    for (int64_t k = 0; k < z->world; k++) {
+        int64_t d = (size_t)k < r->nrk ? r->rk[k].done : 0;
+        iters = iters < 0 || d < iters ? d : iters;
+    }
+    json_t *o = json_object(), *its = json_object();
+    json_object_set_new(o, "run", json_integer(i));
+    json_object_set_new(o, "mitigation", sz_string_or_null(r->begin, "mitigation"));
+    json_object_set_new(o, "label", sz_label(r->begin, i));
+    json_object_set_new(o, "iterations", json_integer(iters < 0 ? 0 : iters));
+    json_t *planned = json_object_get(r->begin, "iterations");
+    json_object_set_new(o, "iterations_planned", json_is_integer(planned) ? json_copy(planned) : json_null());
+    json_object_set_new(o, "complete", json_boolean(r->end && json_is_true(json_object_get(r->end, "complete"))));
+    json_object_set_new(its, "p50", json_num(series_pct(&r->iter_s, 50)));
+    json_object_set_new(its, "p99", json_num(series_pct(&r->iter_s, 99)));
+    json_object_set_new(its, "mean", json_num(series_mean(&r->iter_s)));
+    json_object_set_new(o, "iteration_s", its);
+    json_object_set_new(o, "tflops", json_num(r->compute_s > 0 && r->flops > 0 ? r->flops / r->compute_s / 1e12 : NAN));
+    if (r->end && json_object_get(r->end, "figures"))
+        json_object_set(o, "figures_at_run_end", json_object_get(r->end, "figures"));
+    double nb = (double)(z->world > 1 ? z->world : 2);   /* nccl-tests' bus bandwidth: algbw x 2(n-1)/n */
+    json_object_set_new(o, "busbw_gbs", json_num(series_pct(&r->algbw, 50) * 2.0 * (nb - 1) / nb));
+    json_t *rk = json_array();   /* per GPU: what the acceptance checks read */
+    for (int64_t k = 0; k < z->world; k++) {
+        const struct sz_rank *s = (size_t)k < r->nrk ? &r->rk[k] : NULL;
+        json_t *e = json_object();
+        json_object_set_new(e, "rank", json_integer(k));
+        json_object_set_new(e, "tflops", json_num(s && s->compute_s > 0 && s->flops > 0 ? s->flops / s->compute_s / 1e12 : NAN));
+        json_object_set_new(e, "iterations", json_integer(s ? s->done : 0));
+        json_array_append_new(rk, e);
+    }
+    json_object_set_new(o, "ranks", rk);
+    json_object_set_new(o, "power", sz_power_json(r, i, tr));
     return o;
+}
+
+/* The rebuilt summary (power_note: why the runs' power is null, "" when it is not). */
+static json_t *sz_summary_json(struct sz_record *z, const struct az_trace *tr, const char *power_note, int *nrun)
+{
+    json_t *out = json_object(), *rj = json_array();
+    json_object_set_new(out, "scenario", sz_string_or_null(z->start, "scenario"));
+    json_object_set_new(out, "backend", sz_string_or_null(z->start, "backend"));
+    json_object_set_new(out, "ranks", json_integer(z->world));
+    json_object_set_new(out, "ranks_total", json_integer(z->world));
+    json_object_set_new(out, "incomplete", json_true());
+    json_object_set_new(out, "rebuilt_by", json_string("gauntlet summarize, from events.jsonl and power.csv"));
+    json_object_set_new(out, "stopped", json_string(z->ended ? "the run ended, but its summary was not written"
+                                                             : "killed before its end: no end event"));
+    json_object_set(out, "fault_events", z->faults);
+    *nrun = 0;
+    for (size_t i = 0; i < z->nruns; i++)
+        if (z->runs[i].begin) {
+            json_array_append_new(rj, sz_run_json(z, &z->runs[i], (int)i, tr));
+            (*nrun)++;
+        }
+    json_object_set_new(out, "runs", rj);
+    if (power_note[0])
+        json_object_set_new(out, "power_note", json_string(power_note));
+    return out;
 }
 
 int summarize_main(int argc, char **argv)
@@ -180,77 +143,71 @@ int summarize_main(int argc, char **argv)
     rc = summarize_dir(a.operand[0], cli_get(&summarize_cli, &a, "force") != NULL, why, sizeof why);
     if (rc)
         gl_log("%s", why);
-    else
-        printf("%s\n", why);
+    else if (printf("%s\n", why) < 0 || fflush(stdout) != 0)
+        rc = EXIT_ENV;
     return rc;
+}
+
+/* Checks the summary.json already in the folder: 0 when it may be (re)written, else the exit code with msg. */
+static int sz_existing(const char *path, int force, char *msg, size_t msgn)
+{
+    int missing = 0, rc = 0;
+    FILE *f = sz_open(path, &missing, &rc, msg, msgn);
+    if (!f)
+        return missing ? 0 : rc;
+    json_error_t err;
+    json_t *old = json_loadf(f, 0, &err);
+    fclose(f);
+    if (!old && !force) {
+        snprintf(msg, msgn, "%s:%d: not JSON (%s): no summary gauntlet wrote; kept (--force replaces it)", path, err.line,
+                 err.text);
+        return EXIT_INPUT;
+    }
+    int complete = old && !json_is_true(json_object_get(old, "incomplete"));
+    json_decref(old);
+    if (complete && !force) {
+        snprintf(msg, msgn, "%s: the run wrote its own summary: kept (--force rebuilds it from the record anyway)", path);
+        return EXIT_INPUT;
+    }
+    return 0;
 }
 
 int summarize_dir(const char *dir, int force, char *msg, size_t msgn)
 {
-    int rc = 0;
-    char path[1200];
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    json_t *old = json_load_file(path, 0, NULL);
-    if (old && !json_is_true(json_object_get(old, "incomplete")) && !force) {
-        json_decref(old);
-        snprintf(msg, msgn, "%s: the run wrote its own summary: kept (--force rebuilds it from the record anyway)", path);
+    char path[1200], note[256] = "";
+    if (snprintf(path, sizeof path, "%s/summary.json", dir) >= (int)sizeof path) {
+        snprintf(msg, msgn, "%.64s...: results folder path too long", dir);
         return EXIT_INPUT;
     }
-    json_decref(old);
-    struct sz_run *runs = xcalloc(SZ_MAX_RUNS, sizeof *runs);
-    json_t *start = NULL, *faults = json_array();
-    int nrun = 0, ended = 0;
-    json_int_t world = 0;
-    if (sz_events(dir, runs, &nrun, &start, faults, &ended, &world) != 0) {
-        snprintf(msg, msgn, "%s: nothing to summarize (see the message above)", dir);
-        rc = EXIT_INPUT;
-        goto out;
+    int rc = sz_existing(path, force, msg, msgn);
+    if (rc)
+        return rc;
+    struct sz_record z;
+    struct az_trace *tr = NULL;
+    rc = sz_events(dir, &z, msg, msgn);
+    if (!rc)
+        rc = sz_power(dir, &tr, note, sizeof note, msg, msgn);
+    if (rc) {
+        sz_record_free(&z);
+        return rc;
     }
-    int ranks = world > 0 && world <= SZ_MAX_RANKS ? (int)world : 1;
-    char csv[1300];
-    snprintf(csv, sizeof csv, "%s/power.csv", dir);
-    struct az_opts ao = { .max_w = 4000 };
-    struct az_trace *tr = access(csv, R_OK) == 0 ? analyze_load(&ao, csv, &rc) : NULL;
-    rc = 0;
-    json_t *out = json_pack("{s:O, s:O, s:I, s:I, s:b, s:s, s:o, s:O}", "scenario", json_object_get(start, "scenario"),
-                            "backend", json_object_get(start, "backend"), "ranks", (json_int_t)ranks, "ranks_total",
-                            (json_int_t)ranks, "incomplete", 1,
-                            "rebuilt_by", "gauntlet summarize, from events.jsonl and power.csv",
-                            "stopped", json_string(ended ? "the run ended, but its summary was not written"
-                                                         : "killed before its end: no end event"),
-                            "fault_events", faults);   /* O: faults is freed below */
-    json_t *rj = json_array();
-    for (int i = 0; i < nrun; i++)
-        if (runs[i].begin)
-            json_array_append_new(rj, sz_run_json(&runs[i], i, ranks, tr));
-    json_object_set_new(out, "runs", rj);
-    if (!tr)
-        json_object_set_new(out, "power_note", json_string("no readable power.csv: the runs' power is null"));
+    int nrun = 0;
+    json_t *out = sz_summary_json(&z, tr, note, &nrun);
     char *text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    if (!text || write_file_atomic(path, text, strlen(text)) != 0) {
+    if (!text) {
+        snprintf(msg, msgn, "cannot write %s: %s", path, strerror(ENOMEM));
+        rc = EXIT_ENV;
+    } else if (write_file_atomic(path, text, strlen(text)) != 0) {
         snprintf(msg, msgn, "cannot write %s: %s", path, strerror(errno));
         rc = EXIT_ENV;
     } else {
         snprintf(msg, msgn, "%s: rebuilt (incomplete): %d run(s), %zu fault event(s); %s", path, nrun,
-                 json_array_size(faults), ended ? "the run had ended" : "the run was killed before its end");
+                 json_array_size(z.faults), z.ended ? "the run had ended" : "the run was killed before its end");
     }
     free(text);
     json_decref(out);
     if (tr)
         analyze_free(tr);
-out:
-    for (int i = 0; i < SZ_MAX_RUNS; i++) {
-        json_decref(runs[i].begin);
-        json_decref(runs[i].end);
-        series_free(&runs[i].iter_s);
-        series_free(&runs[i].busbw);
-        free(runs[i].done);
-        free(runs[i].rflops);
-        free(runs[i].rcompute);
-        free(runs[i].comm_t);
-    }
-    free(runs);
-    json_decref(start);
-    json_decref(faults);
+    sz_record_free(&z);
     return rc;
 }

@@ -28,6 +28,34 @@ void results_default_dir(char *out, size_t n, const char *root, const char *name
         snprintf(out, n, "%s/%s-%s-%d", root, name, stamp, i);
 }
 
+const char *const results_derived[] = { "summary.json", "report.txt", "report.svg", "report.png", NULL };
+
+/* Removes what commands derived from an earlier run's record in dir (results_derived): read beside this run's
+ * record, it would describe the wrong run. Only files (or links) of those names go: a folder in such a place is none
+ * of ours, and the write that meets it says so. 0, or -1 with why. */
+static int results_clear_derived(const char *dir, char *why, size_t n)
+{
+    char path[1200];
+    for (const char *const *name = results_derived; *name; name++) {
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, *name);   /* dir fits r->dir: 1024 */
+        if (lstat(path, &st) != 0) {
+            if (errno == ENOENT)
+                continue;
+            snprintf(why, n, "cannot look at %s: %s", path, strerror(errno));
+            return -1;
+        }
+        if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+            continue;
+        if (unlink(path) != 0 && errno != ENOENT) {
+            snprintf(why, n, "cannot remove %s, an earlier run's (it would describe the wrong run): %s", path,
+                     strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static const char power_header[] = "t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w,sample_t_s\n";
 
 const char *results_failed(const struct results *r) { return r->failed ? r->why : NULL; }
@@ -102,6 +130,8 @@ static int results_open_files(struct results *r, const char *dir, const struct s
         return -1;
     }
     if (results_lock(r, dir, ".lock", why, n) != 0)   /* before anything in the folder is touched */
+        return -1;
+    if (results_clear_derived(dir, why, n) != 0)   /* before the record they came from is replaced */
         return -1;
     char *yaml = NULL;
     size_t len = 0;

@@ -35,10 +35,16 @@ struct results {
     int fwd_ranks;
 };
 
+/* The files commands derive from a run's record and write into its folder (summary.json: the run's or `gauntlet
+ * summarize`'s; report.txt, report.svg, report.png: `gauntlet report`'s), NULL-terminated. results_open removes them
+ * from a folder it reuses; a command that writes another such file names it here. */
+extern const char *const results_derived[];
+
 /* Picks the default folder: results/<name>-<UTC timestamp>[-N]/ under root. */
 void results_default_dir(char *out, size_t n, const char *root, const char *name);
 /* Creates dir, locks it (dir/.lock: a second run into a folder in use is refused, naming the run holding it),
- * writes scenario.yaml, opens events.jsonl and power.csv. 0, or -1 with why (and nothing left open). */
+ * removes an earlier run's derived files (results_derived), writes scenario.yaml, opens events.jsonl and power.csv.
+ * 0, or -1 with why (and nothing left open). */
 int results_open(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why, size_t n);
 /* A node other than 0: lines go to node 0; power rows at most power.forward_hz per rank, and when that drops
  * rows, every row also goes to dir/power-node<node>.csv here, held by dir/.lock-node<node> as results_open holds

@@ -1,0 +1,67 @@
+/* harness/analysis/summarize_int.h: what `gauntlet summarize` reads from a run's record (summarize_read.c) and
+ * writes as its summary (summarize.c). */
+#ifndef GAUNTLET_SUMMARIZE_INT_H
+#define GAUNTLET_SUMMARIZE_INT_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyze.h"
+#include "stats.h"
+
+#define SZ_LINE_MAX (1 << 20)            /* the longest line of events.jsonl read: a run's lines are far shorter */
+#define SZ_WORLD_MAX (4096 * 1024)       /* ranks x nodes: the most a scenario can ask (4096 ranks on 1024 nodes) */
+#define SZ_NODES_MAX 1024
+#define SZ_RUN_MAX 65535                 /* the highest run index taken ("run") */
+#define SZ_ITER_MAX 1000000000           /* the highest iteration index taken ("iter"): scenario's iterations */
+#define SZ_TIME_MAX 1e9                  /* |t_s| at most (s): 31 years; as ns, an int64 */
+
+/* One rank in one mitigation run. */
+struct sz_rank {
+    int64_t done;          /* iterations completed (the highest iter + 1) */
+    double flops, compute_s;
+    double comm_t;         /* the open communication phase's start (NAN: none open) */
+};
+
+/* What one mitigation run left in events.jsonl. */
+struct sz_run {
+    json_t *begin, *end;       /* its run_begin and run_end events (end NULL: it did not end) */
+    struct series iter_s;      /* every rank's iteration durations */
+    struct series algbw;       /* each communication phase's bytes over its time (GB/s; bus bandwidth once the world
+                                * is known) */
+    struct sz_rank *rk;        /* per rank, as far as the highest rank seen */
+    size_t nrk;
+    double flops, compute_s;   /* summed over ranks */
+    double t0_s, t1_s;
+};
+
+/* The record of a run as events.jsonl gives it. */
+struct sz_record {
+    struct sz_run *runs;       /* runs[0..nruns): run i's; begin NULL where none began */
+    size_t nruns;
+    json_t *start, *faults;    /* node 0's start event; the fault, detection and recovery events */
+    int ended;                 /* an end event */
+    int64_t world;             /* ranks x nodes of the start event (0: no start event) */
+    double *open_t;            /* per rank: the open compute phase's start (NAN: none open) */
+    size_t nopen;
+    int64_t max_rank;          /* the highest rank an event named, and its line */
+    long max_rank_line;
+    long orphans, orphan_line; /* events of a run that never began (no run_begin), and the first one's line */
+};
+
+/* Opens path to read when it is a regular file. NULL with *missing set when it does not exist; NULL with msg (the
+ * exit code in *rc) when it cannot be read or is no regular file (a FIFO would block, a device never end). */
+FILE *sz_open(const char *path, int *missing, int *rc, char *msg, size_t n);
+/* Finds where the whole lines of fd end: *size its bytes, *content past its last byte that is not NUL (what follows:
+ * a crash's padding), *whole past the last newline up to there (what follows: a line cut short by a kill). 0, or -1
+ * with errno. */
+int sz_tail(int fd, int64_t *size, int64_t *whole, int64_t *content);
+/* Reads dir/events.jsonl into z. 0, or the exit code with msg saying why (file:line and key for a bad line). */
+int sz_events(const char *dir, struct sz_record *z, char *msg, size_t n);
+void sz_record_free(struct sz_record *z);
+/* Loads dir/power.csv as a trace, its whole rows only (a row cut short and NUL bytes at its end are left out, and
+ * said); *tr NULL with note saying why when there is no usable power. 0, or the exit code with msg. */
+int sz_power(const char *dir, struct az_trace **tr, char *note, size_t noten, char *msg, size_t n);
+
+#endif

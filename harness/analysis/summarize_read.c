@@ -1,0 +1,505 @@
+/* harness/analysis/summarize_read.c: `gauntlet summarize` reads a run's record: events.jsonl line by line (each value
+ * it uses checked: a bad one is named by file:line and key) and power.csv through `analyze`, each up to its last whole
+ * line. A last line without its newline (a kill mid-write) and NUL bytes at the end (a crash's padding) are left out
+ * and said; only regular files are read (a FIFO would block, a device never end). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis_json.h"
+#include "summarize_int.h"
+#include "util.h"
+
+FILE *sz_open(const char *path, int *missing, int *rc, char *msg, size_t n)
+{
+    *missing = 0;
+    FILE *f = fopen_regular(path, "r");
+    if (f)
+        return f;
+    if (errno == ENOENT) {
+        *missing = 1;
+        return NULL;
+    }
+    *rc = EXIT_INPUT;
+    snprintf(msg, n, "%s: %s", path,
+             errno == EINVAL ? "not a regular file (a results folder's record is plain files)" : strerror(errno));
+    return NULL;
+}
+
+int sz_tail(int fd, int64_t *size, int64_t *whole, int64_t *content)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return -1;
+    char buf[1 << 16];
+    int64_t end = st.st_size;
+    *size = st.st_size;
+    *content = -1;
+    *whole = 0;
+    while (end > 0) {   /* backwards: past the padding, then to the last newline */
+        size_t k = end > (int64_t)sizeof buf ? sizeof buf : (size_t)end;
+        int64_t at = end - (int64_t)k;
+        ssize_t got = pread(fd, buf, k, (off_t)at);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got != (ssize_t)k) {
+            if (got >= 0)
+                errno = EIO;   /* cut shorter while read */
+            return -1;
+        }
+        for (size_t i = k; i-- > 0;) {
+            if (*content < 0 && buf[i] != 0)
+                *content = at + (int64_t)i + 1;
+            if (*content >= 0 && buf[i] == '\n') {
+                *whole = at + (int64_t)i + 1;
+                return 0;
+            }
+        }
+        end = at;
+    }
+    if (*content < 0)
+        *content = 0;
+    return 0;
+}
+
+/* A file read line by line up to the end of its whole lines. */
+struct sz_lines {
+    FILE *f;
+    int64_t pos, whole;
+    char *buf;
+    size_t cap;
+    long lineno;
+    int err;   /* a read error's errno (0: the file got shorter while read) */
+};
+
+/* Reads the next line into l->buf (its newline dropped, NUL-terminated): its length; -1 past the last whole line;
+ * -2 a line longer than SZ_LINE_MAX; -3 the file ended early (l->err). */
+static long sz_next(struct sz_lines *l)
+{
+    if (l->pos >= l->whole)
+        return -1;
+    l->lineno++;
+    size_t len = 0;
+    for (;;) {
+        int c = getc_unlocked(l->f);
+        if (c == EOF) {
+            l->err = ferror(l->f) ? errno : 0;
+            return -3;
+        }
+        l->pos++;
+        if (c == '\n') {
+            l->buf[len] = 0;
+            return (long)len;
+        }
+        if (len == SZ_LINE_MAX)
+            return -2;
+        if (len + 2 > l->cap) {
+            l->cap = l->cap * 2 > SZ_LINE_MAX + 2 ? SZ_LINE_MAX + 2 : l->cap * 2;
+            l->buf = xrealloc(l->buf, l->cap);
+        }
+        l->buf[len++] = (char)c;
+    }
+}
+
+/* Where a bad value is said: the file and line. */
+struct sz_ctx {
+    const char *path;
+    long line;
+    char *msg;
+    size_t n;
+};
+
+/* Writes v (its first 40 characters) into buf for a message. */
+static const char *sz_show(json_t *v, char *buf, size_t n)
+{
+    if (!v)
+        return "nothing (the key is missing)";
+    char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    snprintf(buf, n, "%.40s%s", t ? t : "a value", t && strlen(t) > 40 ? "..." : "");
+    free(t);
+    return buf;
+}
+
+/* Takes key of ev as an integer in [lo, hi]: 0; 1 when it is absent and not required; -1 with c->msg otherwise. */
+static int sz_int(const struct sz_ctx *c, json_t *ev, const char *key, int64_t lo, int64_t hi, int required, int64_t *v)
+{
+    json_t *x = json_object_get(ev, key);
+    if (!x && !required)
+        return 1;
+    if (json_is_integer(x) && json_integer_value(x) >= lo && json_integer_value(x) <= hi) {
+        *v = json_integer_value(x);
+        return 0;
+    }
+    char got[64];
+    snprintf(c->msg, c->n, "%s:%ld: \"%s\": expected an integer in [%lld, %lld], got %s", c->path, c->line, key,
+             (long long)lo, (long long)hi, sz_show(x, got, sizeof got));
+    return -1;
+}
+
+/* Takes key of ev as a number in [lo, hi]: 0, or -1 with c->msg. */
+static int sz_num(const struct sz_ctx *c, json_t *ev, const char *key, double lo, double hi, double *v)
+{
+    json_t *x = json_object_get(ev, key);
+    if (json_is_number(x) && json_number_value(x) >= lo && json_number_value(x) <= hi) {
+        *v = json_number_value(x);
+        return 0;
+    }
+    char got[64];
+    snprintf(c->msg, c->n, "%s:%ld: \"%s\": expected a number in [%g, %g], got %s", c->path, c->line, key, lo, hi,
+             sz_show(x, got, sizeof got));
+    return -1;
+}
+
+/* Node 0's (first) start event: the run's size. 0, or -1 with c->msg. */
+static int sz_on_start(struct sz_record *z, const struct sz_ctx *c, json_t *ev)
+{
+    json_t *node = json_object_get(ev, "node");
+    if (z->start || (node && !(json_is_integer(node) && json_integer_value(node) == 0)))
+        return 0;   /* another node's start, or a later one: node 0's first describes the run */
+    int64_t ranks = 0, nodes = 1;
+    if (sz_int(c, ev, "ranks", 1, SZ_WORLD_MAX, 1, &ranks) < 0 || sz_int(c, ev, "nodes", 1, SZ_NODES_MAX, 0, &nodes) < 0)
+        return -1;
+    if (ranks * nodes > SZ_WORLD_MAX) {   /* both bounded: the product fits */
+        snprintf(c->msg, c->n, "%s:%ld: \"ranks\" x \"nodes\": %lld x %lld ranks, more than the %d a scenario can ask",
+                 c->path, c->line, (long long)ranks, (long long)nodes, SZ_WORLD_MAX);
+        return -1;
+    }
+    z->world = ranks * nodes;
+    z->start = json_incref(ev);
+    return 0;
+}
+
+/* The run of index run when it began, else NULL (the event is counted: its run never began). */
+static struct sz_run *sz_begun(struct sz_record *z, int64_t run, long line)
+{
+    if ((size_t)run < z->nruns && z->runs[run].begin)
+        return &z->runs[run];
+    if (!z->orphans++)
+        z->orphan_line = line;
+    return NULL;
+}
+
+/* A run_begin or run_end event. 0, or -1 with c->msg. */
+static int sz_on_run(struct sz_record *z, const struct sz_ctx *c, json_t *ev, int begin)
+{
+    int64_t run = 0;
+    double t = 0;
+    if (sz_int(c, ev, "run", 0, SZ_RUN_MAX, 1, &run) < 0 || sz_num(c, ev, "t_s", -SZ_TIME_MAX, SZ_TIME_MAX, &t) < 0)
+        return -1;
+    if (begin) {
+        if ((size_t)run >= z->nruns) {
+            z->runs = xrealloc(z->runs, (size_t)(run + 1) * sizeof *z->runs);
+            memset(z->runs + z->nruns, 0, ((size_t)run + 1 - z->nruns) * sizeof *z->runs);
+            z->nruns = (size_t)run + 1;
+        }
+        struct sz_run *r = &z->runs[run];
+        if (!r->begin) {   /* the first: every node says it */
+            r->begin = json_incref(ev);
+            r->t0_s = t;
+            r->t1_s = INFINITY;
+        }
+        return 0;
+    }
+    struct sz_run *r = sz_begun(z, run, c->line);
+    if (r && !r->end) {
+        r->end = json_incref(ev);
+        r->t1_s = t;
+    }
+    return 0;
+}
+
+/* Makes the per-rank records (*p, *n of them, each of size elem) reach rank; new ones are fill's copies. */
+static void *sz_grow(void *p, size_t *n, int64_t rank, size_t elem, const void *fill)
+{
+    if ((size_t)rank < *n)
+        return p;
+    size_t m = *n ? *n : 64;
+    while (m <= (size_t)rank)
+        m *= 2;
+    m = m > SZ_WORLD_MAX ? SZ_WORLD_MAX : m;   /* rank < SZ_WORLD_MAX: still reached */
+    p = xrealloc(p, m * elem);
+    for (size_t i = *n; i < m; i++)
+        memcpy((char *)p + i * elem, fill, elem);
+    *n = m;
+    return p;
+}
+
+/* An iteration, phase_begin or phase_end event of a rank. 0, or -1 with c->msg. */
+static int sz_on_rank(struct sz_record *z, const struct sz_ctx *c, json_t *ev, const char *type)
+{
+    int iteration = strcmp(type, "iteration") == 0;
+    int64_t run = 0, rank = 0, iter = 0;
+    double t = 0, dur = 0;
+    if (sz_int(c, ev, "run", 0, SZ_RUN_MAX, 1, &run) < 0 || sz_int(c, ev, "rank", -1, SZ_WORLD_MAX - 1, 1, &rank) < 0)
+        return -1;
+    if (rank < 0)
+        return 0;   /* a spare that has no rank yet: none of the run's ranks */
+    if (z->start && rank >= z->world) {
+        snprintf(c->msg, c->n, "%s:%ld: \"rank\": %lld, but the start event gives %lld rank(s) in all", c->path, c->line,
+                 (long long)rank, (long long)z->world);
+        return -1;
+    }
+    int bad = iteration ? sz_int(c, ev, "iter", 0, SZ_ITER_MAX, 1, &iter) < 0 ||
+                              sz_num(c, ev, "dur_s", -INFINITY, INFINITY, &dur) < 0   /* only summed: any number */
+                        : sz_num(c, ev, "t_s", -SZ_TIME_MAX, SZ_TIME_MAX, &t) < 0;
+    if (bad)
+        return -1;
+    if (rank > z->max_rank) {
+        z->max_rank = rank;
+        z->max_rank_line = c->line;
+    }
+    struct sz_run *r = sz_begun(z, run, c->line);
+    if (!r)
+        return 0;
+    const struct sz_rank none = { .comm_t = NAN };
+    const double closed = NAN;
+    r->rk = sz_grow(r->rk, &r->nrk, rank, sizeof *r->rk, &none);
+    z->open_t = sz_grow(z->open_t, &z->nopen, rank, sizeof *z->open_t, &closed);
+    struct sz_rank *k = &r->rk[rank];
+    if (iteration) {
+        series_add(&r->iter_s, dur);
+        k->done = iter + 1 > k->done ? iter + 1 : k->done;   /* iter <= SZ_ITER_MAX: no overflow */
+        return 0;
+    }
+    const char *phase = json_str_or(json_object_get(ev, "phase"));
+    if (strcmp(type, "phase_begin") == 0) {
+        if (strcmp(phase, "compute") == 0)
+            z->open_t[rank] = t;
+        else if (strcmp(phase, "comm") == 0)
+            k->comm_t = t;
+        return 0;
+    }
+    double amount = 0;
+    if (json_is_number(json_object_get(ev, "bytes")) && !isnan(k->comm_t) && t > k->comm_t) {
+        if (sz_num(c, ev, "bytes", 0, 1e30, &amount) < 0)
+            return -1;
+        series_add(&r->algbw, amount / (t - k->comm_t) / 1e9);
+        k->comm_t = NAN;
+    } else if (json_is_number(json_object_get(ev, "flops")) && !isnan(z->open_t[rank])) {
+        if (sz_num(c, ev, "flops", 0, 1e30, &amount) < 0)
+            return -1;
+        r->flops += amount;
+        r->compute_s += t - z->open_t[rank];
+        k->flops += amount;
+        k->compute_s += t - z->open_t[rank];
+        z->open_t[rank] = NAN;
+    }
+    return 0;
+}
+
+/* One line of events.jsonl (len bytes). 0, or the exit code with c->msg. */
+static int sz_line(struct sz_record *z, const struct sz_ctx *c, const char *text, size_t len)
+{
+    if (strspn(text, " \t\r") == len)
+        return 0;   /* a blank line says nothing */
+    json_error_t err;
+    json_t *ev = json_loadb(text, len, 0, &err);
+    const char *type = json_string_value(json_object_get(ev, "event"));
+    if (!ev || !type) {
+        if (ev)
+            snprintf(c->msg, c->n, "%s:%ld: expected a JSON object with \"event\" (a string)", c->path, c->line);
+        else
+            snprintf(c->msg, c->n, "%s:%ld: not a JSON event (column %d: %s)", c->path, c->line, err.column, err.text);
+        json_decref(ev);
+        return EXIT_INPUT;
+    }
+    int rc = 0;
+    if (strcmp(type, "start") == 0)
+        rc = sz_on_start(z, c, ev);
+    else if (strcmp(type, "end") == 0)
+        z->ended = 1;
+    else if (strcmp(type, "run_begin") == 0 || strcmp(type, "run_end") == 0)
+        rc = sz_on_run(z, c, ev, strcmp(type, "run_begin") == 0);
+    else if (strcmp(type, "iteration") == 0 || strcmp(type, "phase_begin") == 0 || strcmp(type, "phase_end") == 0)
+        rc = sz_on_rank(z, c, ev, type);
+    else if (strstr(type, "fault") || strcmp(type, "detection") == 0 || strcmp(type, "recovered") == 0 ||
+             strcmp(type, "worker_died") == 0 || strcmp(type, "node_lost") == 0)
+        json_array_append(z->faults, ev);
+    json_decref(ev);
+    return rc ? EXIT_INPUT : 0;
+}
+
+/* After the last line: says what was left out, checks what the record must hold. 0, or EXIT_INPUT with msg. */
+static int sz_after(struct sz_record *z, const char *path, long lines, int64_t size, int64_t whole, int64_t content,
+                    char *msg, size_t n)
+{
+    if (content > whole)
+        gl_log("%s:%ld: its last line has no newline (cut short when the run was killed): ignored", path, lines + 1);
+    if (size > content)
+        gl_log("%s: %lld NUL byte(s) at its end (what a crash leaves): ignored", path, (long long)(size - content));
+    if (!z->start) {
+        snprintf(msg, n, "%s: no start event (a run's record begins with one): not a run's events.jsonl, or the run "
+                         "was killed before it began", path);
+        return EXIT_INPUT;
+    }
+    if (z->max_rank >= z->world) {   /* an event of that rank came before the start event */
+        snprintf(msg, n, "%s:%ld: \"rank\": %lld, but the start event gives %lld rank(s) in all", path, z->max_rank_line,
+                 (long long)z->max_rank, (long long)z->world);
+        return EXIT_INPUT;
+    }
+    size_t begun = 0;
+    for (size_t i = 0; i < z->nruns; i++)
+        begun += z->runs[i].begin != NULL;
+    if (!begun) {
+        snprintf(msg, n, "%s: no run began (no run_begin event): nothing to summarize", path);
+        return EXIT_INPUT;
+    }
+    if (z->orphans)
+        gl_log("%s:%ld: %ld event(s) of a run that has no run_begin: left out (the first here)", path, z->orphan_line,
+               z->orphans);
+    return 0;
+}
+
+int sz_events(const char *dir, struct sz_record *z, char *msg, size_t n)
+{
+    char path[1200];
+    memset(z, 0, sizeof *z);
+    z->faults = json_array();
+    z->max_rank = -1;
+    if (snprintf(path, sizeof path, "%s/events.jsonl", dir) >= (int)sizeof path) {
+        snprintf(msg, n, "%.64s...: results folder path too long", dir);
+        return EXIT_INPUT;
+    }
+    int missing = 0, rc = 0;
+    FILE *f = sz_open(path, &missing, &rc, msg, n);
+    if (!f) {
+        if (missing)
+            snprintf(msg, n, "%s: no such file (a results folder has events.jsonl and power.csv)", path);
+        return missing ? EXIT_INPUT : rc;
+    }
+    int64_t size, whole, content;
+    if (sz_tail(fileno(f), &size, &whole, &content) != 0) {
+        snprintf(msg, n, "%s: cannot read: %s", path, strerror(errno));
+        fclose(f);
+        return EXIT_ENV;
+    }
+    struct sz_lines l = { .f = f, .whole = whole, .buf = xmalloc(4096), .cap = 4096 };
+    struct sz_ctx c = { path, 0, msg, n };
+    long len = -1;
+    while (!rc && (len = sz_next(&l)) >= 0) {
+        c.line = l.lineno;
+        rc = sz_line(z, &c, l.buf, (size_t)len);
+    }
+    if (!rc && len == -2) {
+        snprintf(msg, n, "%s:%ld: a line longer than %d bytes (1 MiB): no line a run writes", path, l.lineno, SZ_LINE_MAX);
+        rc = EXIT_INPUT;
+    } else if (!rc && len == -3) {
+        snprintf(msg, n, "%s:%ld: %s", path, l.lineno, l.err ? strerror(l.err) : "the file got shorter while it was read");
+        rc = EXIT_ENV;
+    }
+    free(l.buf);
+    fclose(f);
+    return rc ? rc : sz_after(z, path, l.lineno, size, whole, content, msg, n);
+}
+
+void sz_record_free(struct sz_record *z)
+{
+    for (size_t i = 0; i < z->nruns; i++) {
+        json_decref(z->runs[i].begin);
+        json_decref(z->runs[i].end);
+        series_free(&z->runs[i].iter_s);
+        series_free(&z->runs[i].algbw);
+        free(z->runs[i].rk);
+    }
+    free(z->runs);
+    free(z->open_t);
+    json_decref(z->start);
+    json_decref(z->faults);
+    memset(z, 0, sizeof *z);
+}
+
+/* Copies the first len bytes of fd into a new file in a new folder under $TMPDIR (copy: its path, folder: the
+ * folder's), counting its lines. 0, or -1 with msg. */
+static int sz_copy(int fd, int64_t len, char *folder, size_t fn, char *copy, size_t cn, long *lines, char *msg, size_t n)
+{
+    const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    folder[0] = copy[0] = 0;
+    int too_long = snprintf(folder, fn, "%s/gauntlet-summarize-XXXXXX", tmp) >= (int)fn;
+    if (too_long || !mkdtemp(folder)) {
+        snprintf(msg, n, "cannot make a folder under %s for power.csv's whole rows: %s", tmp,
+                 too_long ? "path too long" : strerror(errno));
+        folder[0] = 0;
+        return -1;
+    }
+    snprintf(copy, cn, "%s/power.csv", folder);
+    int out = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    char *buf = xmalloc(1 << 20);
+    int64_t at = 0;
+    int e = out < 0 ? errno : 0;
+    *lines = 0;
+    while (!e && at < len) {
+        size_t k = len - at > (1 << 20) ? (1 << 20) : (size_t)(len - at);
+        ssize_t got = pread(fd, buf, k, (off_t)at);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            e = got < 0 ? errno : EIO;
+            break;
+        }
+        for (ssize_t i = 0; i < got; i++)
+            *lines += buf[i] == '\n';
+        if (write_all(out, buf, (size_t)got) != 0)
+            e = errno;
+        at += got;
+    }
+    free(buf);
+    if (out >= 0 && close(out) != 0 && !e)
+        e = errno;
+    if (e)
+        snprintf(msg, n, "cannot copy power.csv's whole rows to %s: %s", copy, strerror(e));
+    return e ? -1 : 0;
+}
+
+int sz_power(const char *dir, struct az_trace **tr, char *note, size_t noten, char *msg, size_t n)
+{
+    char path[1200], folder[PATH_MAX], copy[PATH_MAX + 16];
+    struct az_opts ao = { .max_w = 4000 };
+    *tr = NULL;
+    snprintf(path, sizeof path, "%s/power.csv", dir);   /* sz_events checked that dir leaves room */
+    int missing = 0, rc = 0;
+    FILE *f = sz_open(path, &missing, &rc, msg, n);
+    if (!f) {
+        snprintf(note, noten, "no power.csv: the runs' power is null");
+        return missing ? 0 : rc;
+    }
+    int64_t size, whole, content;
+    long lines = 0;
+    if (sz_tail(fileno(f), &size, &whole, &content) != 0) {
+        snprintf(msg, n, "%s: cannot read: %s", path, strerror(errno));
+        fclose(f);
+        return EXIT_ENV;
+    }
+    if (whole == size) {   /* whole rows only: analyze reads it as it is */
+        fclose(f);
+        *tr = analyze_load(&ao, path, &rc);
+    } else if (whole == 0) {
+        fclose(f);
+        gl_log("%s: no whole row (no newline%s): ignored", path, size > content ? "; NUL bytes at its end" : "");
+    } else {
+        rc = sz_copy(fileno(f), whole, folder, sizeof folder, copy, sizeof copy, &lines, msg, n);
+        fclose(f);
+        if (rc == 0) {
+            if (content > whole)
+                gl_log("%s:%ld: its last row has no newline (cut short when the run was killed): ignored", path, lines + 1);
+            if (size > content)
+                gl_log("%s: %lld NUL byte(s) at its end (what a crash leaves): ignored", path, (long long)(size - content));
+            gl_log("%s: its whole rows are read from a copy, %s", path, copy);
+            *tr = analyze_load(&ao, copy, &rc);
+        }
+        if (copy[0] && unlink(copy) != 0 && errno != ENOENT)
+            gl_log("cannot remove %s: %s", copy, strerror(errno));
+        if (folder[0] && rmdir(folder) != 0)
+            gl_log("cannot remove %s: %s", folder, strerror(errno));
+        if (rc < 0)
+            return EXIT_ENV;
+    }
+    if (!*tr)
+        snprintf(note, noten, "%s", whole ? "power.csv could not be read as a power trace (said above): the runs' power "
+                                            "is null" : "power.csv has no whole row: the runs' power is null");
+    return 0;
+}
