@@ -456,6 +456,25 @@ Test(summarize, every_rank_of_5000_is_counted, .timeout = 60)
     json_decref(s);
 }
 
+/* A record that declares the most ranks a scenario can ask (4096 on 1024 nodes) and holds one rank's event: the
+ * summary lists the ranks that spoke (a list of 4 million took 3 GB to build), the world stays as declared. */
+Test(summarize, a_declared_world_costs_only_what_spoke, .timeout = 60)
+{
+    const char *dir = record("{\"t_s\":0,\"event\":\"start\",\"scenario\":\"huge\",\"backend\":\"sim\",\"ranks\":4096,"
+                             "\"nodes\":1024}\n"
+                             "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":2}\n"
+                             "{\"t_s\":0.2,\"event\":\"iteration\",\"rank\":3,\"run\":0,\"iter\":0,\"dur_s\":0.01}\n");
+    char *log;
+    int rc = summarize(dir, &log);
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    json_t *s = e2e_summary(dir), *r0 = json_array_get(json_object_get(s, "runs"), 0);
+    cr_expect_eq(json_integer_value(json_object_get(s, "ranks")), 4096 * 1024);
+    cr_expect_eq(json_array_size(json_object_get(r0, "ranks")), 4, "ranks 0 to 3: up to the one that spoke");
+    cr_expect_eq(json_integer_value(json_object_get(r0, "iterations")), 0, "ranks that never spoke completed none");
+    json_decref(s);
+}
+
 /* A record without a start event is bad input, said so (no stale errno, no exit 3). */
 Test(summarize, no_start_event_is_exit_2)
 {

@@ -94,8 +94,9 @@ static json_t *sz_run_json(const struct sz_record *z, struct sz_run *r, int i, c
         json_object_set(o, "figures_at_run_end", json_object_get(r->end, "figures"));
     double nb = (double)(z->world > 1 ? z->world : 2);   /* nccl-tests' bus bandwidth: algbw x 2(n-1)/n */
     json_object_set_new(o, "busbw_gbs", json_num(series_pct(&r->algbw, 50) * 2.0 * (nb - 1) / nb));
-    json_t *rk = json_array();   /* per GPU: what the acceptance checks read */
-    for (int64_t k = 0; k < z->world; k++) {
+    json_t *rk = json_array();   /* per GPU: what the acceptance checks read; up to the highest rank that spoke (a
+                                  * record that declares millions of ranks and holds none costs nothing) */
+    for (int64_t k = 0; k < z->world && (size_t)k < r->top; k++) {
         const struct sz_rank *s = (size_t)k < r->nrk ? &r->rk[k] : NULL;
         json_t *e = json_object();
         json_object_set_new(e, "rank", json_integer(k));

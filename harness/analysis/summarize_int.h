@@ -30,8 +30,8 @@ struct sz_run {
     struct series iter_s;      /* every rank's iteration durations */
     struct series algbw;       /* each communication phase's bytes over its time (GB/s; bus bandwidth once the world
                                 * is known) */
-    struct sz_rank *rk;        /* per rank, as far as the highest rank seen */
-    size_t nrk;
+    struct sz_rank *rk;        /* per rank, as far as the highest rank seen (allocated: nrk; seen: top) */
+    size_t nrk, top;
     double flops, compute_s;   /* summed over ranks */
     double t0_s, t1_s;
 };

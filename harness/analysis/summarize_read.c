@@ -259,6 +259,7 @@ static int sz_on_rank(struct sz_record *z, const struct sz_ctx *c, json_t *ev, c
     const struct sz_rank none = { .comm_t = NAN };
     const double closed = NAN;
     r->rk = sz_grow(r->rk, &r->nrk, rank, sizeof *r->rk, &none);
+    r->top = (size_t)rank + 1 > r->top ? (size_t)rank + 1 : r->top;
     z->open_t = sz_grow(z->open_t, &z->nopen, rank, sizeof *z->open_t, &closed);
     struct sz_rank *k = &r->rk[rank];
     if (iteration) {
