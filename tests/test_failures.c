@@ -298,7 +298,8 @@ Test(failures, crashes_by_any_signal_are_seen_at_once, .timeout = 90)
 
 /* Reads events.jsonl: the pid of rank's newest worker (-1 when none) and rank's furthest iteration since that
  * worker started (-1 when none yet); how many recovery_begin events, and their backoff_s in order. */
-static void rank_state(const char *dir, int rank, pid_t *pid, int64_t *iter, int *begins, double *backoff, int max)
+static void rank_state(const char *dir, int rank, pid_t *pid, int64_t *iter, int *begins, double *backoff, int max,
+                       int *ends)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/events.jsonl", dir);
@@ -306,6 +307,7 @@ static void rank_state(const char *dir, int rank, pid_t *pid, int64_t *iter, int
     *pid = -1;
     *iter = -1;
     *begins = 0;
+    *ends = 0;
     for (char *line = text; line && *line;) {
         char *nl = strchr(line, '\n');
         if (!nl)
@@ -320,6 +322,8 @@ static void rank_state(const char *dir, int rank, pid_t *pid, int64_t *iter, int
         } else if (ev && strcmp(ev, "iteration") == 0 && r == rank) {
             int64_t it = json_integer_value(json_object_get(o, "iter"));
             *iter = it > *iter ? it : *iter;
+        } else if (ev && strcmp(ev, "recovery_end") == 0) {
+            (*ends)++;
         } else if (ev && strcmp(ev, "recovery_begin") == 0) {
             if (*begins < max)
                 backoff[*begins] = json_number_value(json_object_get(o, "backoff_s"));
@@ -331,25 +335,29 @@ static void rank_state(const char *dir, int rank, pid_t *pid, int64_t *iter, int
     free(text);
 }
 
-/* Kills rank 1's worker, each new one as well, once it has reached iteration `at` (-1: as soon as it has started
- * and the run has restored it: before it completes any iteration), until the run ends; returns its exit. */
+/* Kills rank 1's worker, each new one as well, once it has reached iteration `at` (-1: as soon as the recovery
+ * that brought it back has ended — it is ready and restored — before it completes an iteration), until the run
+ * ends; returns its exit. */
 static int kill_rank1_forever(pid_t sup, const char *out, int64_t at, int *begins, double *backoff, int max)
 {
     pid_t killed = -1;
+    int kills = 0;
     for (int k = 0; k < 9000; k++) {   /* at most 90 s */
         int st;
         if (waitpid(sup, &st, WNOHANG) == sup)
             return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
         pid_t pid;
         int64_t iter;
-        rank_state(out, 1, &pid, &iter, begins, backoff, max);
-        if (pid > 0 && pid != killed && (at < 0 ? 1 : iter >= at)) {
-            if (at < 0 && *begins > 0 && killed > 0)
-                usleep(20000);   /* a replacement: let its restore come, so the failure follows a restore */
+        int ends;
+        rank_state(out, 1, &pid, &iter, begins, backoff, max, &ends);
+        /* a replacement is killed only once its recovery has ended: one that dies before it is ready ends the run
+         * at once, another cause */
+        if (pid > 0 && pid != killed && (at < 0 ? ends >= kills : iter >= at)) {
             kill(pid, SIGKILL);
             killed = pid;
+            kills++;
         }
-        usleep(10000);
+        usleep(5000);
     }
     kill(sup, SIGKILL);
     return e2e_wait(sup, 10);
@@ -360,7 +368,7 @@ static int kill_rank1_forever(pid_t sup, const char *out, int64_t at, int *begin
 Test(failures, a_worker_that_always_dies_ends_the_run_after_backing_off, .timeout = 120)
 {
     static const char text[] = "name: futile\nranks: 3\niterations: 100000\n"
-                               "workload:\n  gemm: {m: 1000, n: 1000, k: 1000, count: 50}\n  allreduce: {bytes: 1MiB}\n"
+                               "workload:\n  gemm: {m: 1000, n: 1000, k: 1000, count: 200}\n  allreduce: {bytes: 1MiB}\n"
                                "heartbeat: {interval: 50ms, timeout: 2s}\n"
                                "sim: {tflops: 1}\nrecovery: {inprocess: {replicate_every: 2}}\n";
     const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-futile.log";
