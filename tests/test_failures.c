@@ -190,9 +190,12 @@ Test(failures, a_replacement_that_cannot_start_ends_the_run, .timeout = 90)
  * (the second and third deaths are folded into the recovery, or recovered after it), and the run ends whole. */
 Test(failures, deaths_during_a_recovery_are_all_recovered, .timeout = 90)
 {
+    /* the straggler check deaf to what a loaded machine does to 20 ms sim phases (it saw a fourth fault under ASan
+     * beside other tests): this test is about deaths */
     static const char text[] = "name: deaths\nranks: 3\niterations: 400\n"
                                "workload:\n  gemm: {m: 1000, n: 1000, k: 1000, count: 10}\n  allreduce: {bytes: 1MiB}\n"
                                "heartbeat: {interval: 50ms, timeout: 600ms}\n"
+                               "detectors: [{heartbeat: {factor: 4, min_excess: 300ms}}]\n"
                                "sim: {tflops: 1}\nrecovery: {inprocess: {replicate_every: 5}}\n";
     const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-deaths.log";
     pid_t sup = e2e_start(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless",
@@ -213,7 +216,8 @@ Test(failures, deaths_during_a_recovery_are_all_recovered, .timeout = 90)
     cr_assert(json_is_true(json_object_get(run, "complete")), "the run ended whole");
     cr_assert_eq(json_integer_value(json_object_get(run, "iterations")), 400);
     cr_assert_eq(e2e_count_events(out, "worker_died"), 3);
-    cr_assert_eq(json_array_size(json_object_get(s, "faults")), 3, "each death is an observed fault");
+    cr_assert_eq(json_array_size(json_object_get(s, "faults")), 3, "each death is an observed fault: %s",
+                 json_dumps(json_object_get(s, "faults"), JSON_COMPACT));
     cr_assert_eq(e2e_count_events(out, "recovery_begin"), e2e_count_events(out, "recovery_end"),
                  "every recovery that began ended");
     json_decref(s);
