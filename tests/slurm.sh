@@ -20,7 +20,7 @@ chmod 755 "$tmp"
 host=$(hostname -s)
 pids=()
 cleanup() {
-  scancel --user=root >/dev/null 2>&1
+  timeout 3 scancel --user=root >/dev/null 2>&1   # bounded: with no slurmctld, scancel retries for ~20 s
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
   sleep 0.5
   rm -rf "$tmp"
@@ -65,9 +65,9 @@ EOF
 export SLURM_CONF="$tmp/slurm.conf"
 slurmctld -D -f "$SLURM_CONF" >/dev/null 2>&1 & pids+=($!)
 slurmd -D -f "$SLURM_CONF" -N "$host" >/dev/null 2>&1 & pids+=($!)
-# the daemons up within 30 s, or this host cannot run them (a chroot: no cgroups, no systemd, no network
+# the daemons up within 25 s, or this host cannot run them (a chroot: no cgroups, no systemd, no network
 # namespace of its own): a skip that says why, never a hang to the test's timeout
-deadline=$((SECONDS + 30)); up=0
+deadline=$((SECONDS + 25)); up=0
 while [ $SECONDS -lt $deadline ]; do
   timeout 3 sinfo -h -o %T 2>/dev/null | grep -qE '^idle' && { up=1; break; }
   for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null || break 2; done   # a daemon died: it will not come up
@@ -75,7 +75,7 @@ while [ $SECONDS -lt $deadline ]; do
 done
 if [ $up = 0 ]; then
   why=$( { tail -3 "$tmp/slurmctld.log"; tail -3 "$tmp/slurmd.log"; } 2>/dev/null | tr '\n' ' ' | cut -c1-300)
-  skip "Slurm's daemons did not come up within 30 s here: ${why:-no log}"
+  skip "Slurm's daemons did not come up within 25 s here: ${why:-no log}"
 fi
 
 cd "$tmp"
