@@ -367,6 +367,21 @@ static int kill_rank1_forever(pid_t sup, const char *out, int64_t at, int *begin
     return e2e_wait(sup, 10);
 }
 
+/* Runs text, killing rank 1's worker as kill_rank1_forever does (at), until the run ends; asserts exit 1 and
+ * returns its summary, with the recoveries' back-offs in backoff (their count in *begins). */
+static json_t *run_killing_rank1(const char *text, const char *log, int64_t at, int *begins, double *backoff, int max)
+{
+    const char *out = e2e_outdir();
+    pid_t sup = e2e_start(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless",
+                                                 NULL });
+    cr_assert_eq(e2e_wait_events(out, "iteration", 3 * 4, 30), 0, "the run did not start; see %s", log);
+    int rc = kill_rank1_forever(sup, out, at, begins, backoff, max);
+    char *t = e2e_read(log);
+    cr_assert_eq(rc, 1, "exit %d:\n%s", rc, t);
+    free(t);
+    return e2e_summary(out);
+}
+
 /* A worker that always dies as soon as it is back: each recovery gets no iteration done. The recoveries back off
  * (0.1 s doubling) and the sixth failure in a row ends the run, exit 1, stop recovery_futile. */
 Test(failures, a_worker_that_always_dies_ends_the_run_after_backing_off, .timeout = 120)
@@ -375,17 +390,9 @@ Test(failures, a_worker_that_always_dies_ends_the_run_after_backing_off, .timeou
                                "workload:\n  gemm: {m: 1000, n: 1000, k: 1000, count: 200}\n  allreduce: {bytes: 1MiB}\n"
                                "heartbeat: {interval: 50ms, timeout: 2s}\n"
                                "sim: {tflops: 1}\nrecovery: {inprocess: {replicate_every: 2}}\n";
-    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-futile.log";
-    pid_t sup = e2e_start(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless",
-                                                 NULL });
-    cr_assert_eq(e2e_wait_events(out, "iteration", 3 * 4, 30), 0, "the run did not start; see %s", log);
     int begins;
     double backoff[64];
-    int rc = kill_rank1_forever(sup, out, -1, &begins, backoff, 64);
-    char *t = e2e_read(log);
-    cr_assert_eq(rc, 1, "exit %d:\n%s", rc, t);
-    free(t);
-    json_t *s = e2e_summary(out);
+    json_t *s = run_killing_rank1(text, "/tmp/gauntlet-fail-futile.log", -1, &begins, backoff, 64);
     cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "recovery_futile", "stopped: %s",
                      json_string_value(json_object_get(s, "stopped")));
     json_decref(s);
@@ -404,17 +411,9 @@ Test(failures, a_rank_that_always_fails_at_one_point_ends_the_run, .timeout = 12
                                "workload:\n  gemm: {m: 1000, n: 1000, k: 1000, count: 20}\n  allreduce: {bytes: 1MiB}\n"
                                "heartbeat: {interval: 50ms, timeout: 2s}\n"
                                "sim: {tflops: 1}\nrecovery: {inprocess: {replicate_every: 10}}\n";
-    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-repeat.log";
-    pid_t sup = e2e_start(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless",
-                                                 NULL });
-    cr_assert_eq(e2e_wait_events(out, "iteration", 3 * 4, 30), 0, "the run did not start; see %s", log);
     int begins;
     double backoff[64];
-    int rc = kill_rank1_forever(sup, out, 25, &begins, backoff, 64);
-    char *t = e2e_read(log);
-    cr_assert_eq(rc, 1, "exit %d:\n%s", rc, t);
-    free(t);
-    json_t *s = e2e_summary(out);
+    json_t *s = run_killing_rank1(text, "/tmp/gauntlet-fail-repeat.log", 25, &begins, backoff, 64);
     const char *why = json_string_value(json_object_get(s, "stopped"));
     cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "recovery_futile", "stopped: %s", why);
     cr_expect(why && strstr(why, "rank 1 failed 6 times in a row"), "stopped: %s", why ? why : "(none)");
