@@ -338,7 +338,9 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
                 out->bands[b].share = NAN;
                 out->unresolved |= AN_UNRES_BAND(b);
             }
-        if (!(s->period_s > 0 && 1 / s->period_s < nyq) || !(out->dominant_hz < nyq)) {
+        /* within 5 % of half the update rate a peak cannot be told from its alias (f and 2 nyq - f meet there, and
+         * the update interval is itself measured): resolved only below that */
+        if (!(s->period_s > 0 && 1 / s->period_s < 0.95 * nyq) || !(out->dominant_hz < 0.95 * nyq)) {
             out->dominant_hz = NAN;
             out->unresolved |= AN_UNRES_DOMINANT;
         }
