@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,6 +124,7 @@ pid_t e2e_start(const char *log, const char *const *args)
     pid_t p = fork();
     cr_assert_geq(p, 0);
     if (p == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGTERM);   /* a test that ends (a timeout, a failed assert) stops its run with it */
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd < 0)
             _exit(126);

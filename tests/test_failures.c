@@ -421,3 +421,178 @@ Test(failures, a_rank_that_always_fails_at_one_point_ends_the_run, .timeout = 12
     cr_expect(why && strstr(why, "rank 1 failed 6 times in a row"), "stopped: %s", why ? why : "(none)");
     json_decref(s);
 }
+
+/* Freezes pid in a cgroup-v1 freezer of its own (a frozen process is in uninterruptible sleep: SIGKILL waits for
+ * the thaw, as it waits for a stuck filesystem or a driver call); the cgroup's folder into dir. Skips the test where
+ * there is none to write to (cgroup v2 only: there a frozen process dies of SIGKILL; not root). */
+static void freeze(pid_t pid, char *dir, size_t n)
+{
+    snprintf(dir, n, "/sys/fs/cgroup/freezer/gauntlet-test-%d", (int)getpid());
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        cr_skip_test("no cgroup v1 freezer to write to here (%s: %s): a process that cannot end is not made", dir,
+                     strerror(errno));
+    char path[600], pids[32], state[32] = "";
+    snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+    snprintf(pids, sizeof pids, "%d", (int)pid);
+    FILE *f = fopen(path, "w");
+    cr_assert(f && fputs(pids, f) >= 0 && fclose(f) == 0, "cannot move pid %d into %s", (int)pid, dir);
+    snprintf(path, sizeof path, "%s/freezer.state", dir);
+    f = fopen(path, "w");
+    cr_assert(f && fputs("FROZEN", f) >= 0 && fclose(f) == 0, "cannot freeze %s", dir);
+    for (int i = 0; i < 500 && strncmp(state, "FROZEN", 6) != 0; i++) {
+        sleep_ns(10000000);
+        read_small(path, state, sizeof state);
+    }
+    cr_assert(strncmp(state, "FROZEN", 6) == 0, "%s: %s", path, state);
+}
+
+/* Thaws the cgroup of freeze; it stays, its process in it. */
+static void thaw_only(const char *dir)
+{
+    char path[600], state[32] = "";
+    snprintf(path, sizeof path, "%s/freezer.state", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f && fputs("THAWED", f) >= 0 && fclose(f) == 0, "cannot thaw %s", dir);
+    for (int i = 0; i < 500 && strncmp(state, "THAWED", 6) != 0; i++) {
+        read_small(path, state, sizeof state);
+        if (strncmp(state, "THAWED", 6) != 0)
+            sleep_ns(10000000);
+    }
+}
+
+/* Thaws the cgroup of freeze and removes it once its process has gone. */
+static void thaw(const char *dir, pid_t pid)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/freezer.state", dir);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs("THAWED", f);
+        fclose(f);
+    }
+    uint64_t end = mono_ns() + 10000000000ull;
+    while (!e2e_gone(pid) && mono_ns() < end)
+        sleep_ns(10000000);
+    while (rmdir(dir) != 0 && errno == EBUSY && mono_ns() < end)
+        sleep_ns(10000000);
+}
+
+/* A worker that cannot end (SIGKILL does not take it: a process in uninterruptible sleep) neither holds a recovery
+ * nor the run's end for ever: the recovery fails after its deadline naming the process and its kernel state, the
+ * supervisor leaves it behind SUP_KILL_WAIT_S (10 s) after its SIGKILL, says so, and writes the summary. */
+Test(failures, a_worker_that_cannot_end_is_left_behind_and_said, .timeout = 120)
+{
+    static const char text[] = "name: unended\nranks: 3\niterations: 4000\n"
+                               "workload:\n  gemm: {m: 1000, n: 1000, k: 1000, count: 10}\n  allreduce: {bytes: 1MiB}\n"
+                               "heartbeat: {interval: 50ms, timeout: 600ms}\nsim: {tflops: 1}\nrecovery: restart\n";
+    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-unended.log";
+    const char *args[] = { "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL };
+    pid_t sup = e2e_start(log, args), w[3];
+    cr_assert_eq(e2e_wait_events(out, "iteration", 3 * 5, 30), 0, "the run did not start; see %s", log);
+    cr_assert_eq(e2e_worker_pids(out, w, 3), 3);
+    char dir[256];
+    freeze(w[2], dir, sizeof dir);
+    uint64_t t = mono_ns();
+    int rc = e2e_wait(sup, 90);
+    double took = (double)(mono_ns() - t) * 1e-9;
+    int gone_before_thaw = e2e_gone(w[2]);
+    thaw(dir, w[2]);
+    cr_assert_eq(rc, 1, "exit %d; see %s", rc, log);
+    cr_assert_not(gone_before_thaw, "the frozen worker ended: the test made nothing that cannot end");
+    cr_assert(e2e_gone(w[2]), "the frozen worker (pid %d) did not end once thawed", (int)w[2]);
+    /* heartbeat 0.6 s, the recovery's deadline (timeout + 5 s), then 10 s after the SIGKILL: far less than 60 s */
+    cr_assert(took > 10 && took < 60, "the run ended %.1f s after the freeze", took);
+    json_t *s = e2e_summary(out);
+    const char *why = json_string_value(json_object_get(s, "stopped"));
+    cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "recovery_failed", "stopped: %s", why);
+    char pid[64];
+    snprintf(pid, sizeof pid, "(slot 2, pid %d) has not ended", (int)w[2]);
+    cr_expect(why && strstr(why, "recovery: the ranks did not stop: rank 2's worker") && strstr(why, pid) &&
+                  strstr(why, "state D (uninterruptible sleep"),
+              "stopped: %s", why ? why : "(none)");
+    json_decref(s);
+    cr_assert_eq(e2e_count_events(out, "worker_not_ended"), 1);
+    char path[512];
+    snprintf(path, sizeof path, "%s/events.jsonl", out);
+    char *ev = e2e_read(path), *line = ev ? strstr(ev, "\"worker_not_ended\"") : NULL;
+    cr_assert(line);
+    while (line > ev && line[-1] != '\n')
+        line--;
+    json_t *o = json_loadb(line, strcspn(line, "\n"), 0, NULL);
+    cr_assert(o, "%.200s", line);
+    cr_expect_eq(json_integer_value(json_object_get(o, "pid")), w[2]);
+    cr_expect_gt(json_number_value(json_object_get(o, "killed_s")), 10);
+    const char *proc = json_string_value(json_object_get(o, "proc"));
+    cr_expect(proc && strncmp(proc, "state D", 7) == 0, "proc: %s", proc ? proc : "(none)");
+    json_decref(o);
+    free(ev);
+    for (int r = 0; r < 2; r++)
+        cr_assert(e2e_gone(w[r]), "worker %d (pid %d) was not stopped", r, (int)w[r]);
+}
+
+#if defined(__x86_64__)
+/* Waits until pid is inside a write or an fsync (x86-64 numbers: 1, 74): the sim's phases sleep, so these are its
+ * checkpoint's. 0, or -1 when it was not seen within timeout_s. */
+static int wait_in_checkpoint(pid_t pid, double timeout_s)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/syscall", (int)pid);
+    uint64_t end = mono_ns() + (uint64_t)(timeout_s * 1e9);
+    while (mono_ns() < end) {
+        if (read_small(path, buf, sizeof buf) > 0 && (strncmp(buf, "1 ", 2) == 0 || strncmp(buf, "74 ", 3) == 0))
+            return 0;
+        sleep_ns(200000);
+    }
+    return -1;
+}
+#endif
+
+/* A synchronous checkpoint's write and fsync block, and a rank cannot beat meanwhile: its silence there is judged
+ * against heartbeat.checkpoint, not heartbeat.timeout (a slow disk is no hang), and past that it is still a hang.
+ * The rank is frozen in its checkpoint's write: 1.2 s against a 300 ms timeout and a 4 s checkpoint limit (no
+ * hang), then 8 s (a hang, said to be in a checkpoint). */
+Test(failures, a_slow_checkpoint_write_is_no_hang_until_its_own_limit, .timeout = 120)
+{
+#if !defined(__x86_64__)
+    cr_skip_test("reads the worker's system call by its x86-64 number");
+#else
+    char text[1024];
+    const char *out = e2e_outdir();
+    snprintf(text, sizeof text,
+             "name: slowckpt\nranks: 2\niterations: 100000\n"
+             "workload:\n  gemm: {m: 1000, n: 1000, k: 1000, count: 10}\n  allreduce: {bytes: 1MiB}\n"
+             "  checkpoint: {every: 4, bytes: 64MiB, path: %s-ckpt}\n"
+             "heartbeat: {interval: 50ms, timeout: 300ms, checkpoint: 4s}\nsim: {tflops: 1}\n",
+             out);
+    const char *log = "/tmp/gauntlet-fail-slowckpt.log";
+    const char *args[] = { "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL };
+    pid_t sup = e2e_start(log, args), w[2];
+    cr_assert_eq(e2e_wait_events(out, "iteration", 2 * 4, 30), 0, "the run did not start; see %s", log);
+    cr_assert_eq(e2e_worker_pids(out, w, 2), 2);
+    char dir[256];
+    cr_assert_eq(wait_in_checkpoint(w[1], 30), 0, "rank 1 was never seen writing its checkpoint");
+    freeze(w[1], dir, sizeof dir);
+    sleep_ns(1200000000ull);
+    thaw_only(dir);
+    int n0 = e2e_count_events(out, "iteration");   /* two checkpoints more, every rank */
+    cr_assert_eq(e2e_wait_events(out, "iteration", n0 + 2 * 9, 30), 0, "the run did not go on; see %s", log);
+    cr_assert_eq(e2e_count_events(out, "hang"), 0, "a frozen checkpoint write of 1.2 s was called a hang; see %s", log);
+    cr_assert_eq(wait_in_checkpoint(w[1], 30), 0, "rank 1 was never seen writing its checkpoint again");
+    freeze(w[1], dir, sizeof dir);
+    uint64_t t = mono_ns();
+    int found = e2e_wait_events(out, "hang", 1, 30);
+    double took = (double)(mono_ns() - t) * 1e-9;
+    thaw(dir, w[1]);
+    int rc = e2e_wait(sup, 30);
+    cr_assert_eq(found, 0, "no hang found in 30 s; see %s", log);
+    /* the silence began with the write, a little before the freeze: well past the 300 ms timeout all the same */
+    cr_assert(took > 2, "the hang was found %.2f s after the freeze, before the checkpoint's 4 s limit", took);
+    cr_assert_eq(rc, 1, "exit %d; see %s", rc, log);
+    cr_assert_eq(e2e_count_events(out, "hang"), 1);
+    json_t *s = e2e_summary(out);
+    const char *why = json_string_value(json_object_get(s, "stopped"));
+    cr_expect(why && strstr(why, "rank 1 is hung") && strstr(why, "timeout 4.00 s, writing a checkpoint"), "stopped: %s",
+              why ? why : "(none)");
+    json_decref(s);
+#endif
+}

@@ -361,8 +361,12 @@ void recover_step(struct sup *s)
     char why[320] = "";
     if (m->state == RM_STOPPING) {
         if (s->fl->host->busy(s, now)) {
-            if (now > m->deadline)
-                recover_end(s, SUP_STOP_RECOVERY_FAILED, "recovery: the ranks did not stop");
+            if (now > m->deadline) {
+                char busy[240];
+                s->fl->host->busy_why(s, now, busy, sizeof busy);
+                snprintf(why, sizeof why, "recovery: the ranks did not stop: %s", busy);
+                recover_end(s, SUP_STOP_RECOVERY_FAILED, why);
+            }
             return;
         }
         m->mine = recover_propose(s);

@@ -123,7 +123,7 @@ struct scenario {
     } workload;
     struct { double sample_hz, tdp_w, forward_hz, settle_s; } power;
     struct { int64_t gpus, groups; struct an_spec spec; } projection;
-    struct { double interval_s, timeout_s, startup_s; } heartbeat;
+    struct { double interval_s, timeout_s, startup_s, checkpoint_s; } heartbeat;
     struct sim_params sim;
     int n_mitigations;
     int auto_search;        /* mitigations: auto — the candidates are the search's */

@@ -122,6 +122,9 @@ static const struct param heartbeat_params[] = {
       .help = "no heartbeat for this long: the rank is hung" },
     { "startup", PT_DURATION, HB(startup_s), .def = "120s", .min = 0.1, .max = 86400,
       .help = "time a worker may take to start (CUDA, NCCL init)" },
+    { "checkpoint", PT_DURATION, HB(checkpoint_s), .def = "120s", .min = 0.01, .max = 86400,
+      .help = "no heartbeat for this long while a rank writes a synchronous checkpoint (its write and fsync block: "
+              "it cannot beat meanwhile; never less than timeout): the rank is hung" },
     { 0 },
 };
 

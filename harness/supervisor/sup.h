@@ -50,6 +50,7 @@ struct rec_host {
     void (*send)(struct sup *s, int slot, const struct wcmd *c);  /* a command; never dropped (back-pressure) */
     void (*kill)(struct sup *s, int slot);                        /* SIGKILL a live worker, expecting its exit */
     int (*busy)(struct sup *s, uint64_t now);                     /* workers not yet stopped (0: quiescent) */
+    void (*busy_why)(struct sup *s, uint64_t now, char *why, size_t n);   /* the first of those, in words */
 };
 extern const struct rec_host sup_host;
 
@@ -78,6 +79,7 @@ struct sup {
                                     * dies, before the process is gone (deathnote.h: why two) */
     uint64_t *death_ns;            /* per slot: when the pipe said so (0: not yet); the reap follows */
     uint64_t *spawn_ns;            /* per slot: when its worker was started */
+    uint64_t *kill_ns;             /* per slot: when its worker was first sent SIGKILL (0: not yet) */
     int *death_unasked;            /* per slot: that death was a failure (worker_died): the reap records its ending */
     int *slot_of;                  /* rank -> slot */
     int *dropped;                  /* per rank: removed by shrink */
@@ -131,6 +133,13 @@ void sup_reap(struct sup *s);
 /* Reads the death pipe of slot (readable or hung up): the worker's last word (a fatal signal, an exit code) or its
  * silence (SIGKILL): a death seen now, before the process has finished ending, handled as the reap would. */
 void sup_death_pipe(struct sup *s, int slot);
+/* What the kernel says of a process that has not ended (for a worker killed and still there): its /proc state and
+ * the kernel function it waits in, e.g. "state D (uninterruptible sleep: ...), waiting in __refrigerator". */
+void sup_proc_describe(pid_t pid, char *buf, size_t n);
+/* SIGKILLs the worker of slot, expecting its exit; the first kill's time is kept (kill_ns). */
+void sup_kill(struct sup *s, int slot);
+/* Why workers are not yet stopped (rec_host busy): the first of them, in words, into why. */
+void sup_busy_why(struct sup *s, uint64_t now, char *why, size_t n);
 
 /* supervisor.c */
 /* Why a run ended, as summary.json's "stop" says it (docs/results.md lists them): a campaign and a script judge by
@@ -157,6 +166,9 @@ void sup_fail(struct sup *s, const char *stop, const char *reason);
 /* The run's stop code for its exit code: the first recorded, else completed (exit 0), results_write (exit 3 on a
  * results file) or failed. */
 const char *sup_stop_code(const struct sup *s, int code);
+/* How long the worker of slot may be silent before it is hung: heartbeat.startup while it starts, heartbeat.checkpoint
+ * while it writes a synchronous checkpoint (a write and an fsync cannot beat), else heartbeat.timeout. */
+double sup_silence_limit(struct sup *s, int slot);
 /* Waits for one wake (a signal, a sampling tick, or 10 ms to drain the rings) and handles it. */
 void sup_step(struct sup *s);
 int sup_spawn(struct sup *s, int slot);
@@ -165,7 +177,11 @@ void sup_send(struct sup *s, int slot, const struct wcmd *cmd);
 void sup_command(struct sup *s, const struct wcmd *cmd);
 /* Waits until every live slot's backend is ready; 0, or -1 when the run failed or was stopped meanwhile. */
 int sup_wait_ready(struct sup *s, double timeout_s);
-/* Stops every worker: EXIT, then SIGTERM after 2 s, then SIGKILL after 2 more; reaps them all. */
+/* Stops every worker: EXIT, then SIGTERM after 2 s, then SIGKILL after 2 more; reaps them all. A worker still there
+ * SUP_KILL_WAIT_S after its SIGKILL (a process in uninterruptible sleep: a stuck filesystem, a driver call) is left
+ * behind, said (event worker_not_ended, its /proc state) and the run fails (stop "environment", exit 3): the summary
+ * is written all the same. */
+#define SUP_KILL_WAIT_S 10.0
 void sup_stop_workers(struct sup *s);
 /* The signalfd and the sampling timer; 0 or -1. */
 int sup_fds(struct sup *s);

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -90,6 +91,16 @@ static uint64_t sup_late_since(const struct sup *s, uint64_t t)
     return s->late_total_ns - before;
 }
 
+double sup_silence_limit(struct sup *s, int slot)
+{
+    if (!s->ready[slot])
+        return s->sc->heartbeat.startup_s;
+    int ph = atomic_load_explicit(&shm_ctl(&s->shm, slot)->phase, memory_order_relaxed);
+    if (ph == PH_CKPT && s->sc->heartbeat.checkpoint_s > s->sc->heartbeat.timeout_s)
+        return s->sc->heartbeat.checkpoint_s;
+    return s->sc->heartbeat.timeout_s;
+}
+
 /* Reports a rank whose heartbeat is older than its timeout as hung (detector heartbeat). The silence is judged less
  * the supervisor's own stalls over it: on a machine busy with other work a supervisor that was descheduled for 3 s
  * finds every worker 3 s silent, and that is not their hang. */
@@ -107,7 +118,7 @@ static void sup_check_heartbeats(struct sup *s, uint64_t now)
         if (!s->alive[k] || s->expect_exit[k])
             continue;
         uint64_t hb = atomic_load_explicit(&shm_ctl(&s->shm, k)->heartbeat_ns, memory_order_acquire);
-        double limit = s->ready[k] ? s->sc->heartbeat.timeout_s : s->sc->heartbeat.startup_s;
+        double limit = sup_silence_limit(s, k);
         if (!hb)
             hb = s->t0;
         double age = now > hb ? (double)(now - hb) * 1e-9 : 0;
@@ -116,8 +127,9 @@ static void sup_check_heartbeats(struct sup *s, uint64_t now)
         char msg[256];
         int rank = atomic_load(&shm_ctl(&s->shm, k)->rank);
         int64_t iter = atomic_load(&shm_ctl(&s->shm, k)->iter);
+        int ckpt = s->ready[k] && limit != s->sc->heartbeat.timeout_s;
         snprintf(msg, sizeof msg, "rank %d is hung: no heartbeat for %.2f s (timeout %.2f s%s)", rank, age, limit,
-                 s->ready[k] ? "" : ", still starting");
+                 !s->ready[k] ? ", still starting" : ckpt ? ", writing a checkpoint" : "");
         results_event(&s->res, now, "hang",
                       json_pack("{s:i, s:f, s:f, s:I}", "rank", rank, "silent_s", age, "timeout_s", limit, "iter",
                                 (json_int_t)iter));
@@ -125,9 +137,7 @@ static void sup_check_heartbeats(struct sup *s, uint64_t now)
             SUP_HOOKS(s, failure, (s, DET_HEARTBEAT, rank, iter, now, msg, 2));
         } else {
             sup_fail(s, SUP_STOP_HANG, msg);
-            s->expect_exit[k] = 1;
-            if (kill(s->pid[k], SIGKILL) != 0 && errno != ESRCH)
-                SYSERR("kill(hung worker)");
+            sup_kill(s, k);
         }
     }
 }
@@ -158,8 +168,7 @@ static void sup_signals(struct sup *s)
             SUP_HOOKS(s, fail, (s, msg));   /* several nodes: the others stop too */
         } else {
             for (int k = 0; k < s->nslots; k++)
-                if (s->alive[k])
-                    kill(s->pid[k], SIGKILL);
+                sup_kill(s, k);
         }
     }
 }
@@ -237,6 +246,34 @@ int sup_wait_ready(struct sup *s, double timeout_s)
     }
 }
 
+/* The workers still there SUP_KILL_WAIT_S after their SIGKILL: said, and left behind (they end when the kernel lets
+ * them; PDEATHSIG is spent). Returns how many. */
+static int sup_leave_unended(struct sup *s, uint64_t now)
+{
+    int left = 0;
+    for (int k = 0; k < s->nslots; k++) {
+        if (!s->alive[k] || !s->kill_ns[k] || now < s->kill_ns[k] || (double)(now - s->kill_ns[k]) * 1e-9 <= SUP_KILL_WAIT_S)
+            continue;
+        char proc[256], msg[512];
+        int rank = atomic_load(&shm_ctl(&s->shm, k)->rank);
+        double ago = s->kill_ns[k] && now > s->kill_ns[k] ? (double)(now - s->kill_ns[k]) * 1e-9 : 0;
+        sup_proc_describe(s->pid[k], proc, sizeof proc);
+        snprintf(msg, sizeof msg, "rank %d's worker (slot %d, pid %d) has not ended %.1f s after SIGKILL: %s; left behind",
+                 rank, k, (int)s->pid[k], ago, proc);
+        results_event(&s->res, now, "worker_not_ended",
+                      json_pack("{s:i, s:i, s:i, s:f, s:s}", "rank", rank, "slot", k, "pid", (int)s->pid[k], "killed_s",
+                                ago, "proc", proc));
+        if (!s->failed)
+            s->io_failed = 1;   /* the machine's doing: exit 3, unless the run had already failed otherwise */
+        sup_fail(s, SUP_STOP_ENVIRONMENT, msg);
+        if (s->reason[0] && strcmp(s->reason, msg) != 0)
+            gl_log("%s", msg);   /* sup_fail logs only the first reason */
+        s->alive[k] = 0;   /* its pid stays: a reap that comes yet finds it expected (expect_exit) */
+        left++;
+    }
+    return left;
+}
+
 void sup_stop_workers(struct sup *s)
 {
     struct wcmd cmd = { .type = CMD_EXIT };
@@ -247,7 +284,8 @@ void sup_stop_workers(struct sup *s)
     int sent_term = 0;
     while (sup_alive(s)) {
         sup_step(s);
-        double waited = (double)(mono_ns() - t) * 1e-9;
+        uint64_t now = mono_ns();
+        double waited = (double)(now - t) * 1e-9;
         if (waited > 2 && !sent_term) {
             sent_term = 1;
             for (int k = 0; k < s->nslots; k++)
@@ -256,8 +294,9 @@ void sup_stop_workers(struct sup *s)
         }
         if (waited > 4)
             for (int k = 0; k < s->nslots; k++)
-                if (s->alive[k])
-                    kill(s->pid[k], SIGKILL);
+                sup_kill(s, k);   /* again each wake: cheap, and the first one's time is kept */
+        if (waited > 4)   /* killed (now, or before this wait by a recovery) and still there past the bound */
+            sup_leave_unended(s, now);
     }
     sup_drain(s);
 }
@@ -302,6 +341,7 @@ void sup_alloc(struct sup *s)
     s->deathfd = xmalloc(2 * (size_t)s->nslots * sizeof *s->deathfd);
     s->death_ns = xcalloc((size_t)s->nslots, sizeof *s->death_ns);
     s->spawn_ns = xcalloc((size_t)s->nslots, sizeof *s->spawn_ns);
+    s->kill_ns = xcalloc((size_t)s->nslots, sizeof *s->kill_ns);
     s->death_unasked = xcalloc((size_t)s->nslots, sizeof *s->death_unasked);
     for (int j = 0; j < 2 * s->nslots; j++)
         s->deathfd[j] = -1;
@@ -328,7 +368,7 @@ void sup_free(struct sup *s)
         if (s->deathfd[j] >= 0)
             close(s->deathfd[j]);
     void *bufs[] = { s->pid, s->alive, s->ready, s->expect_exit, s->deathfd, s->death_ns, s->death_unasked, s->slot_of, s->dropped,
-                     s->watts, s->energy_j, s->true_w, s->late_t, s->late_cum, s->spawn_ns };
+                     s->watts, s->energy_j, s->true_w, s->late_t, s->late_cum, s->spawn_ns, s->kill_ns };
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
         free(bufs[i]);
 }

@@ -177,6 +177,30 @@ static int sup_proc_status(pid_t pid, int *status)
     return 1;
 }
 
+void sup_proc_describe(pid_t pid, char *buf, size_t n)
+{
+    char path[64], stat[1024], wchan[128] = "";
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    const char *p = read_small(path, stat, sizeof stat) < 0 ? NULL : strrchr(stat, ')');
+    if (!p || p[1] != ' ' || !p[2]) {
+        snprintf(buf, n, "no /proc entry (it has ended)");
+        return;
+    }
+    static const struct { char c; const char *what; } states[] = {
+        { 'R', "running" }, { 'S', "sleeping" }, { 'D', "uninterruptible sleep: it ends only when the kernel call returns" },
+        { 'Z', "zombie: ended, not yet reaped" }, { 'T', "stopped" }, { 't', "stopped by a tracer" }, { 'X', "dead" },
+        { 'I', "idle" }, { 'P', "parked" },
+    };
+    const char *what = "unknown state";
+    for (size_t i = 0; i < ARRAY_LEN(states); i++)
+        if (states[i].c == p[2])
+            what = states[i].what;
+    snprintf(path, sizeof path, "/proc/%d/wchan", (int)pid);
+    if (read_small(path, wchan, sizeof wchan) <= 0 || strcmp(wchan, "0") == 0)
+        wchan[0] = 0;
+    snprintf(buf, n, "state %c (%s)%s%s", p[2], what, wchan[0] ? ", waiting in " : "", wchan);
+}
+
 void sup_death_pipe(struct sup *s, int k)
 {
     unsigned char note[2] = { 0 };

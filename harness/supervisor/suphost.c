@@ -70,6 +70,7 @@ int sup_spawn(struct sup *s, int slot)
     s->pid[slot] = p;
     s->alive[slot] = 1;
     s->expect_exit[slot] = 0;
+    s->kill_ns[slot] = 0;
     results_event(&s->res, mono_ns(), "worker_start",
                   json_pack("{s:i, s:i, s:i}", "rank", atomic_load(&c->rank), "slot", slot, "pid", (int)p));
     return 0;
@@ -93,19 +94,20 @@ void sup_send(struct sup *s, int slot, const struct wcmd *cmd)
     }
 }
 
-/* Kills the worker of slot, expecting its exit. */
-static void host_kill(struct sup *s, int slot)
+void sup_kill(struct sup *s, int slot)
 {
     if (!s->alive[slot])
         return;
     s->expect_exit[slot] = 1;
+    if (!s->kill_ns[slot])
+        s->kill_ns[slot] = mono_ns();
     if (kill(s->pid[slot], SIGKILL) != 0 && errno != ESRCH)
         SYSERR("kill(worker)");
 }
 
 /* Returns how many workers have not yet stopped (every live one idle or ready, every one told to die gone); a
- * worker silent for longer than its heartbeat timeout while it is being stopped is hung (a second failure): it is
- * killed, to be replaced. */
+ * worker silent for longer than its limit (sup_silence_limit) while it is being stopped is hung (a second
+ * failure): it is killed, to be replaced. */
 static int host_busy(struct sup *s, uint64_t now)
 {
     int busy = 0;
@@ -113,15 +115,43 @@ static int host_busy(struct sup *s, uint64_t now)
         uint32_t st = atomic_load(&shm_ctl(&s->shm, k)->state);
         int stuck = s->alive[k] && !s->expect_exit[k] && st != WS_IDLE && st != WS_READY;
         uint64_t hb = atomic_load_explicit(&shm_ctl(&s->shm, k)->heartbeat_ns, memory_order_acquire);
-        if (stuck && hb && now > hb && (double)(now - hb) * 1e-9 > s->sc->heartbeat.timeout_s) {
+        if (stuck && hb && now > hb && (double)(now - hb) * 1e-9 > sup_silence_limit(s, k)) {
             results_event(&s->res, now, "hung_in_recovery",
                           json_pack("{s:i, s:i, s:f}", "rank", atomic_load(&shm_ctl(&s->shm, k)->rank), "slot", k,
                                     "silent_s", (double)(now - hb) * 1e-9));
-            host_kill(s, k);
+            sup_kill(s, k);
         }
         busy += s->alive[k] && (s->expect_exit[k] || (st != WS_IDLE && st != WS_READY));
     }
     return busy;
 }
 
-const struct rec_host sup_host = { sup_spawn, sup_send, host_kill, host_busy };
+void sup_busy_why(struct sup *s, uint64_t now, char *why, size_t n)
+{
+    static const char *const names[] = { "starting", "ready", "running", "idle", "failed", "exited", "paused" };
+    snprintf(why, n, "every worker has stopped");
+    for (int k = 0; k < s->nslots; k++) {
+        if (!s->alive[k])
+            continue;
+        struct ctl *c = shm_ctl(&s->shm, k);
+        uint32_t st = atomic_load(&c->state);
+        int rank = atomic_load(&c->rank);
+        char proc[256];
+        if (s->expect_exit[k]) {
+            sup_proc_describe(s->pid[k], proc, sizeof proc);
+            double ago = s->kill_ns[k] && now > s->kill_ns[k] ? (double)(now - s->kill_ns[k]) * 1e-9 : 0;
+            snprintf(why, n, "rank %d's worker (slot %d, pid %d) has not ended %.1f s after it was killed: %s", rank, k,
+                     (int)s->pid[k], ago, proc);
+            return;
+        }
+        if (st != WS_IDLE && st != WS_READY) {
+            uint64_t hb = atomic_load_explicit(&c->heartbeat_ns, memory_order_acquire);
+            snprintf(why, n, "rank %d's worker (slot %d, pid %d) is still %s, its last heartbeat %.2f s ago", rank, k,
+                     (int)s->pid[k], st < ARRAY_LEN(names) ? names[st] : "in an unknown state",
+                     hb && now > hb ? (double)(now - hb) * 1e-9 : 0.0);
+            return;
+        }
+    }
+}
+
+const struct rec_host sup_host = { sup_spawn, sup_send, sup_kill, host_busy, sup_busy_why };
