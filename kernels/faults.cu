@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "util.h"
+#include "abft.h"
 #include "cuda_check.h"
 #include "dtype.h"
 #include "faults.h"
@@ -408,7 +409,8 @@ __device__ static inline double faults_load(const void *p, size_t i, int e)
     }
 }
 
-/* Adds rows [y * rows, (y + 1) * rows) of A's column sums into asum[p] = sum_i A(i,p) (A stored k x m, lda k). */
+/* Adds rows [y * rows, (y + 1) * rows) of A's column sums into asum[p] = sum_i A(i,p), i < m (row i of A holds its
+ * k elements contiguously). */
 __global__ static void abft_colsum_kernel(const void *a, long m, long k, int ea, long rows, double *asum)
 {
     long p = (long)blockIdx.x * blockDim.x + threadIdx.x, i0 = (long)blockIdx.y * rows;
@@ -418,69 +420,164 @@ __global__ static void abft_colsum_kernel(const void *a, long m, long k, int ea,
     double acc = 0;
     for (long i = i0; i < i1; i++)
         acc += faults_load(a, (size_t)i * (size_t)k + (size_t)p, ea);
-    atomicAdd(&asum[p], acc);   /* order varies: the last bits of a double do, far below any tolerance */
+    atomicAdd(&asum[p], acc);   /* order varies: the last bits of a double do, far below what the split keeps */
 }
 
-/* Returns |s - r| / sqrt(q), +inf when the column is not finite or is zero where it should not be. */
-__device__ static inline double abft_col_err(double s, double r, double q)
+/* Returns x rounded to tf32 (10 explicit mantissa bits), to nearest even; infinities and NaNs as they are. */
+__device__ static inline float abft_to_tf32(float x)
 {
-    if (!isfinite(s) || !isfinite(q) || !isfinite(r))
-        return INFINITY;
-    if (q == 0)
-        return s == r ? 0 : INFINITY;
-    return fabs(s - r) / sqrt(q);
+    uint32_t u = __float_as_uint(x);
+    if ((u & 0x7f800000u) == 0x7f800000u)
+        return x;
+    u += 0xfffu + ((u >> 13) & 1u);
+    return __uint_as_float(u & 0xffffe000u);
 }
 
-/* Writes err[j] for column j = blockIdx.x: r = sum_p asum[p] B(p,j), s = sum_i D(i,j), q = sum_i D(i,j)^2. */
-__global__ static void abft_column_kernel(const void *b, const void *d, const double *asum, long m, long k,
-                                          int eb, int ed, double *err)
+/* tf32: A is stored as fp32 and multiplied as tf32; stored already rounded, the product and the checksum see the
+ * same values. */
+__global__ static void abft_round_tf32_kernel(float *a, size_t n)
 {
-    size_t j = blockIdx.x, boff = j * (size_t)k, doff = j * (size_t)m;
-    double r = 0, s = 0, q = 0;
-    for (long p = threadIdx.x; p < k; p += blockDim.x)
-        r += asum[p] * faults_load(b, boff + (size_t)p, eb);
-    for (long i = threadIdx.x; i < m; i += blockDim.x) {
-        double x = faults_load(d, doff + (size_t)i, ed);
-        s += x;
-        q += x * x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        a[i] = abft_to_tf32(a[i]);
+}
+
+/* Writes A's checksum rows m - 2 (hi) and m - 1 (lo) from c_p = asum[p] / S (abft.h). Only lo's rounding stays
+ * in hi + lo, so hi need not be correctly rounded. */
+__global__ static void abft_split_kernel(void *a, long m, long k, int t, double inv_s, const double *asum)
+{
+    long p = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= k)
+        return;
+    double c = asum[p] * inv_s;
+    size_t h = (size_t)(m - 2) * (size_t)k + (size_t)p, l = h + (size_t)k;
+    switch (t) {
+    case DT_BF16: {
+        __nv_bfloat16 hi = __double2bfloat16(c);
+        ((__nv_bfloat16 *)a)[h] = hi;
+        ((__nv_bfloat16 *)a)[l] = __double2bfloat16(c - (double)__bfloat162float(hi));
+        break;
     }
-    r = faults_block_sum(r);
+    case DT_FP16: {
+        __half hi = __double2half(c);
+        ((__half *)a)[h] = hi;
+        ((__half *)a)[l] = __double2half(c - (double)__half2float(hi));
+        break;
+    }
+    case DT_TF32: {
+        float hi = abft_to_tf32((float)c);
+        ((float *)a)[h] = hi;
+        ((float *)a)[l] = abft_to_tf32((float)(c - (double)hi));
+        break;
+    }
+    default: {
+        __nv_fp8_storage_t hi = __nv_cvt_double_to_fp8(c, __NV_SATFINITE, __NV_E4M3);
+        double hv = (double)__half2float(__half(__nv_cvt_fp8_to_halfraw(hi, __NV_E4M3)));
+        ((__nv_fp8_storage_t *)a)[h] = hi;
+        ((__nv_fp8_storage_t *)a)[l] = __nv_cvt_double_to_fp8(c - hv, __NV_SATFINITE, __NV_E4M3);
+        break;
+    }
+    }
+}
+
+extern "C" int kernel_abft_embed(void *a, long m, long k, enum dtype t, cudaStream_t s)
+{
+    if (!a || m < 3 || k < 1 || (unsigned)t >= DT_COUNT) {
+        gl_log("kernel_abft_embed: bad arguments (A %p, %ld x %ld, dtype %d): abft needs at least 3 rows", a, m, k, (int)t);
+        return -1;
+    }
+    long data = m - 2;
+    if (t == DT_TF32) {
+        size_t n = (size_t)data * (size_t)k, blocks = (n + FAULTS_THREADS - 1) / FAULTS_THREADS;
+        abft_round_tf32_kernel<<<(unsigned)(blocks < 65535 ? blocks : 65535), FAULTS_THREADS, 0, s>>>((float *)a, n);
+        if (CUDA_CHECK(cudaGetLastError()))
+            return -1;
+    }
+    long rows = ABFT_ROWS > (data + ABFT_MAX_GRID_Y - 1) / ABFT_MAX_GRID_Y ? ABFT_ROWS
+                                                                          : (data + ABFT_MAX_GRID_Y - 1) / ABFT_MAX_GRID_Y;
+    dim3 grid((unsigned)((k + FAULTS_THREADS - 1) / FAULTS_THREADS), (unsigned)((data + rows - 1) / rows));
+    double *asum = NULL;
+    int rc = -1;
+    if (CUDA_CHECK(cudaMallocAsync((void **)&asum, (size_t)k * sizeof *asum, s)) == 0 &&
+        CUDA_CHECK(cudaMemsetAsync(asum, 0, (size_t)k * sizeof *asum, s)) == 0) {
+        abft_colsum_kernel<<<grid, FAULTS_THREADS, 0, s>>>(a, data, k, elem_of_input(t), rows, asum);
+        if (CUDA_CHECK(cudaGetLastError()) == 0) {
+            abft_split_kernel<<<(unsigned)((k + FAULTS_THREADS - 1) / FAULTS_THREADS), FAULTS_THREADS, 0, s>>>(
+                a, m, k, (int)t, 1.0 / abft_scale(m), asum);
+            rc = CUDA_CHECK(cudaGetLastError());
+        }
+    }
+    if (asum && CUDA_CHECK(cudaFreeAsync(asum, s)))
+        rc = -1;
+    return rc;
+}
+
+__device__ static inline double abft_val(__nv_bfloat16 x) { return (double)__bfloat162float(x); }
+__device__ static inline double abft_val(__half x) { return (double)__half2float(x); }
+__device__ static inline double abft_val(float x) { return (double)x; }
+
+/* err[j] for column j = blockIdx.x of D (m x n, column j's m elements contiguous): one pass over its data rows
+ * (16-byte loads where the column is aligned to them), then its two checksum rows (abft.h). */
+template <typename T> __global__ static void abft_verify_kernel(const T *d, long m, double scale, double u_out, double *err)
+{
+    constexpr int V = 16 / sizeof(T);
+    const T *col = d + (size_t)blockIdx.x * (size_t)m;
+    long data = m - 2, i = threadIdx.x;
+    double s = 0, q = 0;
+    if (m % V == 0) {   /* every column starts on 16 bytes (cudaMalloc aligns the buffer to 256) */
+        long nvec = data / V;
+        for (long x = threadIdx.x; x < nvec; x += blockDim.x) {
+            uint4 w = __ldg((const uint4 *)col + x);
+            const T *e = (const T *)&w;
+#pragma unroll
+            for (int u = 0; u < V; u++) {
+                double y = abft_val(e[u]);
+                s += y;
+                q += y * y;
+            }
+        }
+        i = nvec * V + threadIdx.x;
+    }
+    for (; i < data; i += blockDim.x) {
+        double y = abft_val(col[i]);
+        s += y;
+        q += y * y;
+    }
     s = faults_block_sum(s);
     q = faults_block_sum(q);
-    if (threadIdx.x == 0)
-        err[j] = abft_col_err(s, r, q);
+    if (threadIdx.x == 0) {
+        double hi = abft_val(col[m - 2]), lo = abft_val(col[m - 1]);
+        err[blockIdx.x] = abft_col_err(s, scale * (hi + lo), q, u_out * scale * (fabs(hi) + fabs(lo)));
+    }
 }
 
 extern "C" int kernel_abft_check(const struct gemm_chain *g, double *max_rel_err, long *bad_col, cudaStream_t s)
 {
     long m = 0, n = 0, k = 0;
     enum dtype t = DT_BF16;
-    const void *a = NULL, *b = NULL, *d;
-    if (!g || !max_rel_err || !bad_col || gemm_chain_dims(g, &m, &n, &k, &t) != 0) {
-        gl_log("kernel_abft_check: bad arguments (chain %p)", (const void *)g);
+    if (!g || !max_rel_err || !bad_col || gemm_chain_dims(g, &m, &n, &k, &t) != 0 || m < 3) {
+        gl_log("kernel_abft_check: bad arguments (chain %p, %ld rows: abft needs at least 3)", (const void *)g, m);
         return -1;
     }
-    gemm_chain_operands(g, &a, &b);
-    d = gemm_chain_output(g);
-    long rows = ABFT_ROWS > (m + ABFT_MAX_GRID_Y - 1) / ABFT_MAX_GRID_Y ? ABFT_ROWS
-                                                                       : (m + ABFT_MAX_GRID_Y - 1) / ABFT_MAX_GRID_Y;
-    dim3 grid((unsigned)((k + FAULTS_THREADS - 1) / FAULTS_THREADS), (unsigned)((m + rows - 1) / rows));
-    double *asum = NULL, *err = NULL, *host = (double *)xmalloc((size_t)n * sizeof *host);
+    const void *d = gemm_chain_output(g);
+    struct abft_model md = abft_model_of(t);
+    double S = abft_scale(m), *err = NULL, *host = (double *)xmalloc((size_t)n * sizeof *host);
     int rc = -1;
-    if (CUDA_CHECK(cudaMallocAsync((void **)&asum, (size_t)k * sizeof *asum, s)) == 0 &&
-        CUDA_CHECK(cudaMallocAsync((void **)&err, (size_t)n * sizeof *err, s)) == 0 &&
-        CUDA_CHECK(cudaMemsetAsync(asum, 0, (size_t)k * sizeof *asum, s)) == 0) {
-        abft_colsum_kernel<<<grid, FAULTS_THREADS, 0, s>>>(a, m, k, elem_of_input(t), rows, asum);
-        if (CUDA_CHECK(cudaGetLastError()) == 0) {
-            abft_column_kernel<<<(unsigned)n, FAULTS_THREADS, 0, s>>>(b, d, asum, m, k, elem_of_input(t),
-                                                                      elem_of_output(t), err);
-            if (CUDA_CHECK(cudaGetLastError()) == 0 &&
-                CUDA_CHECK(cudaMemcpyAsync(host, err, (size_t)n * sizeof *err, cudaMemcpyDeviceToHost, s)) == 0)
-                rc = 0;
+    if (CUDA_CHECK(cudaMallocAsync((void **)&err, (size_t)n * sizeof *err, s)) == 0) {
+        switch (elem_of_output(t)) {
+        case ELEM_BF16:
+            abft_verify_kernel<<<(unsigned)n, FAULTS_THREADS, 0, s>>>((const __nv_bfloat16 *)d, m, S, md.u_out, err);
+            break;
+        case ELEM_FP16:
+            abft_verify_kernel<<<(unsigned)n, FAULTS_THREADS, 0, s>>>((const __half *)d, m, S, md.u_out, err);
+            break;
+        default:
+            abft_verify_kernel<<<(unsigned)n, FAULTS_THREADS, 0, s>>>((const float *)d, m, S, md.u_out, err);
+            break;
         }
+        if (CUDA_CHECK(cudaGetLastError()) == 0 &&
+            CUDA_CHECK(cudaMemcpyAsync(host, err, (size_t)n * sizeof *err, cudaMemcpyDeviceToHost, s)) == 0)
+            rc = 0;
     }
-    if (asum && CUDA_CHECK(cudaFreeAsync(asum, s)))
-        rc = -1;
     if (err && CUDA_CHECK(cudaFreeAsync(err, s)))
         rc = -1;
     if (CUDA_CHECK(cudaStreamSynchronize(s)))
@@ -496,38 +593,6 @@ extern "C" int kernel_abft_check(const struct gemm_chain *g, double *max_rel_err
     }
     free(host);
     return rc;
-}
-
-/* Tolerance on err_j for a correct GEMM. Model: every output element D(i,j) carries independent, zero-mean
- * rounding errors, each a fraction of |D(i,j)|:
- *   - its rounding to the output type (to nearest, |e| <= u_out |D|): variance <= u_out^2 D^2 / 3, with
- *     u_out = 2^-8 for bf16 (and fp8, whose output is bf16), 2^-11 for fp16, 2^-24 for fp32 (tf32);
- *   - tf32 only: A and B rounded to tf32 (10 explicit mantissa bits, u_in = 2^-11) inside the product:
- *     variance <= 2 u_in^2 D^2 / 3 for operands of random sign. Rounding, not truncation: test_cuda_gemm measured
- *     a Frobenius error of 2.9e-4 for tf32, which rounding predicts; truncation would add a 7e-4 bias;
- *   - the sum of k products: variance <= k u_acc^2 D^2 / 3 with u_acc = 2^-24 (fp32); for fp8 2^-14, the precision
- *     Hopper's fp8 tensor cores are reported to keep between promotions to fp32 (deliberately pessimistic).
- * Over the m rows of a column these variances add, so s_j - r_j has a standard deviation of at most
- * sigma ||D(:,j)||_2, sigma^2 = u_out^2/3 + 2 u_in^2/3 + k u_acc^2/3, and err_j is (by the central limit theorem)
- * normal with deviation <= sigma: dividing by the l2 norm makes it free of scale and of m. The bound sits about
- * 1.4 times above the rounding error measured on the H100 (bf16 1.6e-3 vs 2.3e-3, fp16 2.1e-4 vs 2.8e-4), so
- * tol = 8 sigma is about 11 measured deviations: a clean column exceeds it with probability below 1e-20, never
- * in practice. The fp64 reference adds (m + k) 2^-52 for its own sums: the only place m enters.
- * Resulting tolerances: bf16 0.018, fp16 0.0023, tf32 0.0032, fp8 0.019 (k 512) to 0.031 (k 8192). A corruption
- * trips it when it moves a column sum by more than tol ||D(:,j)||_2 ~ tol sqrt(m k): at 8192^3 bf16 that is 1.6
- * times the rms |D(i,j)| (fp16 0.2, tf32 0.29, fp8 2.8): exponent flips that scale a typical element up by 4 or
- * more, sign flips of larger-than-typical elements, any NaN or infinity. Not seen: mantissa flips; a 1% change
- * of one element (1.3 to 2.6 ulps of bf16, 10 to 20 of fp16, while the m roundings of a column already sum to
- * about sqrt(m) / 3 ulps: 30 at m = 8192); exponent flips that shrink an element of typical size or less. */
-extern "C" double abft_tolerance(enum dtype t, long k, long m)
-{
-    static const double u_out[DT_COUNT] = { 0x1p-8, 0x1p-11, 0x1p-24, 0x1p-8 };
-    static const double u_in[DT_COUNT] = { 0, 0, 0x1p-11, 0 };
-    static const double u_acc[DT_COUNT] = { 0x1p-24, 0x1p-24, 0x1p-24, 0x1p-14 };
-    if ((unsigned)t >= DT_COUNT || k < 1 || m < 1)
-        return NAN;
-    double var = (u_out[t] * u_out[t] + 2 * u_in[t] * u_in[t] + (double)k * u_acc[t] * u_acc[t]) / 3.0;
-    return 8.0 * sqrt(var) + (double)(m + k) * 0x1p-52;
 }
 
 /* ---- hang ------------------------------------------------------------------------------------------------------ */

@@ -104,18 +104,17 @@ unsigned long long fingerprint_of_sum(unsigned long long sum, size_t bytes);
 /* Returns the same hash as kernel_fingerprint, computed on the CPU from a host copy of the bytes. */
 unsigned long long fingerprint_host(const void *buf, size_t bytes);
 
-/* Checks the chain's output D = A^T B (gemm.h) by its column checksums: for each column j, s_j = sum_i D(i,j)
- * against r_j = sum_p (sum_i A(i,p)) B(p,j), both accumulated in fp64 on the device from the stored data;
- * err_j = |s_j - r_j| / ||D(:,j)||_2, +inf when D(:,j) holds an infinity or a NaN. Gives the largest err_j and
- * its column. Reads A, B and D in order on s, so run it after gemm_chain_run on the same stream; synchronises s.
- * Compare *max_rel_err with abft_tolerance(). */
-int kernel_abft_check(const struct gemm_chain *g, double *max_rel_err, long *bad_col, cudaStream_t s);
+/* Huang-Abraham carried through the GEMM (harness/core/abft.h): writes A's checksum rows — rows m - 2 and m - 1 of
+ * A (m x k, row i's k elements contiguous, as gemm.h stores it) from its first m - 2 rows, split in two in dtype
+ * t's input type (tf32: the data rows are rounded to tf32 in place first). Every chain's A gets them when it is
+ * filled. Enqueued on s; 0, or -1 (logged; fewer than 3 rows). */
+int kernel_abft_embed(void *a, long m, long k, enum dtype t, cudaStream_t s);
 
-/* Returns the largest err_j that a correct GEMM of dtype t and inner size k (m rows) gives, with a wide margin
- * (derivation at its definition in faults.cu). A corruption is seen when it changes a column sum by more than
- * tolerance * ||D(:,j)||_2, about tolerance * sqrt(m k) rms(A) rms(B): for bf16 at 8192^3 1.6 times the rms of
- * |D(i,j)|. A flip of a mantissa bit, or a 1% change of one element, is below that and is not seen. */
-double abft_tolerance(enum dtype t, long k, long m);
+/* Checks the chain's output D by the checksum its A carries: one pass over D, one block per column, err_j as
+ * abft.h defines it (+inf for a column holding an infinity or a NaN). Gives the largest err_j and its column.
+ * Reads D in order on s, so run it after gemm_chain_run on the same stream; synchronises s. Compare *max_rel_err
+ * with abft_tol(abft_model_of(t), m, k). */
+int kernel_abft_check(const struct gemm_chain *g, double *max_rel_err, long *bad_col, cudaStream_t s);
 
 /* Enqueues on s one thread that spins (sleeping in __nanosleep) until the device word *flag becomes nonzero:
  * the stream, and everything queued after it, stops while the process stays alive and responsive -- what a

@@ -32,7 +32,7 @@
 #                then scenarios/mitigation-long-gaps.yaml on 1 rank (4 runs x 10 iterations of ~1 s, the tuning
 #                ~8 s: ~50 s): issue 28's figures with their verdicts (the filler's curve, the floor held, the
 #                swing removed and the time paid)
-#   detectors    3 runs x 32 iterations of ~13 ms: ~8 s
+#   detectors    6 runs x 32 iterations of ~13 ms: ~16 s
 #   crash        28 iterations, 4 crashes and restarts of ~0.7 s: ~8 s
 #   view         2 runs x 32 iterations of ~12 ms: ~6 s
 #   shapes       4 shapes x 7 iterations (33-360 ms), on cuda and on sim: ~20 s
@@ -310,23 +310,33 @@ PY
 fi
 
 if want detectors; then
-  log "== detector cost: none, fingerprint + abft, async fingerprint + abft (8192^3 bf16 x 8, 1 GiB all-reduce)"
-  for d in none sync async; do
-    case $d in none) det="[]";; sync) det="[fingerprint, abft]";; async) det="[{fingerprint: {async: true}}, abft]";; esac
+  log "== detector cost, each alone and together (8192^3 bf16 x 8, 1 GiB all-reduce): iteration p50 against none"
+  for d in none abft fp fpasync fp-abft fpasync-abft; do
+    case $d in
+      none) det="[]";; abft) det="[abft]";; fp) det="[fingerprint]";; fpasync) det="[{fingerprint: {async: true}}]";;
+      fp-abft) det="[fingerprint, abft]";; fpasync-abft) det="[{fingerprint: {async: true}}, abft]";;
+    esac
     printf 'name: det-%s\nranks: 1\niterations: %d\nworkload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 8}\n  allreduce: {bytes: 1GiB}\npower: {sample_hz: 100}\ndetectors: %s\n' \
       "$d" $((iters_sc * 4)) "$det" >"$out/det-$d.yaml"
     to 300 "$g" run "$out/det-$d.yaml" --backend $backend --headless --out "$out/det-$d" >"$out/det-$d.log" 2>&1
   done
   py - "$out" <<'PY' | rows
 import json, os, sys
-def p50(d):
-    try: return json.load(open(os.path.join(sys.argv[1], d, "summary.json")))["runs"][0]["iteration_s"]["p50"]
+def run0(d):
+    try: return json.load(open(os.path.join(sys.argv[1], d, "summary.json")))["runs"][0]
     except Exception: return None
-base = p50("det-none")
-for d in ("sync", "async"):
-    v = p50("det-" + d)
-    print(f"detector cost, fingerprint {d}\t" + (f"iteration p50 {v*1e3:.3f} ms vs {base*1e3:.3f} ms: "
-          f"{100*(v/base-1):+.2f} % (aim <= 1 %)" if base and v else "no result; see det-*.log"))
+def p50(r): return r["iteration_s"]["p50"] if r else None
+base = p50(run0("det-none"))
+for d, aim in (("abft", 1), ("fp", 1), ("fpasync", 1), ("fp-abft", 1.5), ("fpasync-abft", 1.5)):
+    r = run0("det-" + d); v = p50(r)
+    if not (base and v):
+        print(f"detector cost, {d}\tno result; see det-{d}.log"); continue
+    cost = (r.get("faults") or {}).get("detector_cost") or {}
+    own = ", ".join(f"{k} {c['per_iter_s']*1e3:.3f} ms/iter ({100*c['share']:.2f} %)" for k, c in sorted(cost.items())
+                    if isinstance(c, dict) and c.get("per_iter_s") is not None and c.get("share") is not None)
+    pct = 100 * (v / base - 1)
+    print(f"detector cost, {d}\titeration p50 {v*1e3:.3f} ms vs {base*1e3:.3f} ms: {pct:+.2f} % "
+          f"[{'ok' if pct <= aim else 'FAIL'} <= {aim} %]; the worker's own measure: {own or 'none'}")
 PY
 fi
 

@@ -9,8 +9,9 @@
 
 #include <cuda_runtime.h>
 
-#include "faults.h"
+#include "abft.h"
 #include "e2e.h"
+#include "faults.h"
 #include "gemm.h"
 #include "kernels.h"
 #include "util.h"
@@ -171,28 +172,6 @@ Test(faults, fingerprint_host_properties)
     cr_assert_neq(fingerprint_host(sw, sizeof sw), h);
 }
 
-Test(faults, abft_tolerance_shape)
-{
-    for (int t = 0; t < DT_COUNT; t++) {
-        double prev = 0;
-        for (long k = 16; k <= (1L << 24); k *= 2) {
-            double tol = abft_tolerance((enum dtype)t, k, 512);
-            cr_assert(isfinite(tol) && tol > prev, "%s: tolerance %g at k %ld after %g", dtype_name((enum dtype)t),
-                      tol, k, prev);
-            prev = tol;
-        }
-        cr_assert_lt(abft_tolerance((enum dtype)t, 8192, 8192), 0.05);
-    }
-    double bf16 = abft_tolerance(DT_BF16, 512, 512), fp16 = abft_tolerance(DT_FP16, 512, 512);
-    double tf32 = abft_tolerance(DT_TF32, 512, 512), fp8 = abft_tolerance(DT_FP8, 512, 512);
-    cr_assert(bf16 > 0.01 && bf16 < 0.03, "bf16 %g", bf16);   /* 8 * 2^-8 / sqrt(3) */
-    cr_assert(fp16 > 1e-3 && fp16 < 4e-3, "fp16 %g", fp16);
-    cr_assert(tf32 > fp16 && tf32 < bf16, "tf32 %g", tf32);
-    cr_assert(fp8 >= bf16, "fp8 %g", fp8);
-    cr_assert_gt(abft_tolerance(DT_FP8, 8192, 8192), fp8);
-    cr_assert(isnan(abft_tolerance(DT_COUNT, 512, 512)) && isnan(abft_tolerance(DT_BF16, 0, 512)));
-}
-
 /* Bad arguments fail before any device call, so these run without a GPU. */
 Test(faults, bad_arguments_fail)
 {
@@ -210,6 +189,8 @@ Test(faults, bad_arguments_fail)
     cr_assert_eq(kernel_fingerprint(NULL, 0, &h, 0), 0);
     cr_assert_eq(h, fingerprint_host(NULL, 0));
     cr_assert_eq(kernel_abft_check(NULL, &err, &col, 0), -1);
+    cr_assert_eq(kernel_abft_embed(NULL, 8, 8, DT_BF16, 0), -1);
+    cr_assert_eq(kernel_abft_embed((void *)256, 2, 8, DT_BF16, 0), -1);   /* 2 rows: no room for the checksum */
     cr_assert_eq(kernel_hang(NULL, 0), -1);
 }
 
@@ -393,67 +374,57 @@ Test(faults, perturb_scales_one_element)
     cr_assert_eq(cudaFree(d8), cudaSuccess);
 }
 
-/* ABFT on a real chain: the host reference of the same formula, in double from host copies of A, B and D. */
+/* ABFT on a real chain: the host reference of the same algebra (abft.h), from host copies of A and D. */
 struct abft_ref {
     long m, n, k;
     enum dtype t;
     float *a, *b, *d;
-    double *asum;
 };
 
-/* Copies the chain's operands and output and computes err_j on the host; returns the largest, its column in *col. */
+/* Copies the chain's operands and output; checks that A carries its checksum rows (their hi + lo within the split's
+ * rounding of the data rows' sum / S); returns the largest err_j of D, its column in *col. */
 static double abft_host(struct gemm_chain *g, struct abft_ref *h, long *col)
 {
     cr_assert_eq(gemm_chain_copy_ab(g, h->a, h->b), 0);
     cr_assert_eq(gemm_chain_copy_c(g, h->d), 0);
+    struct abft_model md = abft_model_of(h->t);
+    double S = abft_scale(h->m);
     for (long p = 0; p < h->k; p++) {
-        h->asum[p] = 0;
-        for (long i = 0; i < h->m; i++)
-            h->asum[p] += h->a[i * h->k + p];
+        double c = 0;
+        for (long i = 0; i < h->m - 2; i++)
+            c += h->a[i * h->k + p];
+        double carried = S * ((double)h->a[(h->m - 2) * h->k + p] + h->a[(h->m - 1) * h->k + p]);
+        cr_assert_leq(fabs(carried - c), 2 * md.u_split * fabs(c) + S * 0x1p-9, "%s: A's checksum of column %ld is %.9g, "
+                      "its rows sum to %.9g", dtype_name(h->t), p, carried, c);
     }
-    double worst = -1;
-    for (long j = 0; j < h->n; j++) {
-        double r = 0, s = 0, q = 0;
-        for (long p = 0; p < h->k; p++)
-            r += h->asum[p] * h->b[j * h->k + p];
-        for (long i = 0; i < h->m; i++) {
-            s += h->d[j * h->m + i];
-            q += (double)h->d[j * h->m + i] * h->d[j * h->m + i];
-        }
-        double e = isfinite(s) && isfinite(q) ? (q > 0 ? fabs(s - r) / sqrt(q) : s == r ? 0 : INFINITY) : INFINITY;
-        if (e > worst) {
-            worst = e;
-            *col = j;
-        }
-    }
+    double worst;
+    abft_check(h->d, h->m, h->n, 1, h->m, &md, h->k, &worst, col);   /* D: column j's m elements contiguous */
     return worst;
 }
 
-/* Returns |new - old| / ||D(:,j)||_2 after an injection into element idx of the chain's output (inf if not finite). */
-static double injected_z(struct gemm_chain *g, const struct abft_ref *h, const struct flip_report *r)
+/* Whether an injection (r, into the clean output h->d) moves its column past the bound above which abft.h's check
+ * catches it for certain: 2 (tol ||D(:,j)|| + b_j) / (1 - tol), a checksum row's change counted S times. */
+static int abft_certain(const struct abft_ref *h, const struct flip_report *r, double tol, double *shift)
 {
-    enum elem_type e = elem_of_output(h->t);
-    size_t j = r->index / (size_t)h->m, sz = elem_size(e);
-    unsigned char *col = malloc((size_t)h->m * sz);
-    cr_assert_not_null(col);
-    cr_assert_eq(cudaMemcpy(col, (char *)gemm_chain_output(g) + j * (size_t)h->m * sz, (size_t)h->m * sz,
-                            cudaMemcpyDeviceToHost), cudaSuccess);
-    double q = 0;
-    for (long i = 0; i < h->m; i++)
-        q += elem_value(raw_at(col, (size_t)i, e), e) * elem_value(raw_at(col, (size_t)i, e), e);
-    free(col);
-    if (!isfinite(r->new_value) || !isfinite(q))
-        return INFINITY;
-    return fabs(r->new_value - r->old_value) / sqrt(q);
+    struct abft_model md = abft_model_of(h->t);
+    long j = (long)(r->index / (size_t)h->m), i = (long)(r->index % (size_t)h->m);
+    double S = abft_scale(h->m), q = 0, hi = h->d[j * h->m + h->m - 2], lo = h->d[j * h->m + h->m - 1];
+    for (long x = 0; x < h->m - 2; x++)
+        q += (double)h->d[j * h->m + x] * h->d[j * h->m + x];
+    double b = md.u_out * S * (fabs(hi) + fabs(lo)), ck = i >= h->m - 2;
+    double must = 2 * (tol * sqrt(q) + b) / (1 - tol) + (ck ? 2 * md.u_out * S * fabs(r->new_value) : 0);
+    *shift = isfinite(r->new_value) ? fabs(r->new_value - r->old_value) * (ck ? S : 1) / must : INFINITY;
+    return *shift > 1;
 }
 
 /* Runs the chain again (restoring D), injects with seed (bit flip of the exponent, or perturb by rel when
- * rel != 0), checks; asserts a trip whenever the injection moved its column sum by 2 tolerances. 1 if tripped. */
+ * rel != 0), checks; asserts a trip whenever the injection passed the bound of certain detection. 1 if tripped. */
 static int abft_inject(struct gemm_chain *g, const struct abft_ref *h, cudaStream_t s, double rel,
                        unsigned long long seed)
 {
     struct flip_report r;
-    double err, tol = abft_tolerance(h->t, h->k, h->m);
+    struct abft_model md = abft_model_of(h->t);
+    double err, tol = abft_tol(&md, h->m, h->k), shift;
     long col;
     size_t nd = (size_t)h->m * (size_t)h->n;
     void *d = gemm_chain_output(g);
@@ -463,12 +434,12 @@ static int abft_inject(struct gemm_chain *g, const struct abft_ref *h, cudaStrea
     else
         cr_assert_eq(kernel_bitflip(d, nd, elem_of_output(h->t), 1, FIELD_EXPONENT, seed, &r, s), 0);
     cr_assert_eq(kernel_abft_check(g, &err, &col, s), 0);
-    double z = injected_z(g, h, &r);
-    cr_log_info("%s: %s seed %llu: D %g -> %g, shift %.3g tol, err %.3g tol (column %ld; want err > 1 tol where the "
-                "shift > 2 tol)", dtype_name(h->t), rel != 0 ? "perturb" : "exponent flip", seed, r.old_value,
-                r.new_value, z / tol, err / tol, col);
-    if (z > 2 * tol) {
-        cr_assert_gt(err, tol, "%s: a shift of %g tolerances went unseen (err %g tol)", dtype_name(h->t), z / tol,
+    int certain = abft_certain(h, &r, tol, &shift);
+    cr_log_info("%s: %s seed %llu: D %g -> %g, %.3g of the bound of certain detection, err %.3g tol (column %ld; want "
+                "err > 1 tol past the bound)", dtype_name(h->t), rel != 0 ? "perturb" : "exponent flip", seed,
+                r.old_value, r.new_value, shift, err / tol, col);
+    if (certain) {
+        cr_assert_gt(err, tol, "%s: a change of %g times the bound went unseen (err %g tol)", dtype_name(h->t), shift,
                      err / tol);
         cr_assert_eq(col, (long)(r.index / (size_t)h->m));
     }
@@ -484,10 +455,10 @@ static void check_abft(enum dtype t, long m, long n, long k)
     struct gemm_chain *g = gemm_chain_create(t, m, n, k, 1, 21, s, msg, sizeof msg);
     cr_assert_not_null(g, "%s", msg);
     struct abft_ref h = { .m = m, .n = n, .k = k, .t = t, .a = malloc(sizeof(float) * (size_t)(m * k)),
-                          .b = malloc(sizeof(float) * (size_t)(k * n)), .d = malloc(sizeof(float) * (size_t)(m * n)),
-                          .asum = malloc(sizeof(double) * (size_t)k) };
-    cr_assert(h.a && h.b && h.d && h.asum);
-    double tol = abft_tolerance(t, k, m), err, ref;
+                          .b = malloc(sizeof(float) * (size_t)(k * n)), .d = malloc(sizeof(float) * (size_t)(m * n)) };
+    cr_assert(h.a && h.b && h.d);
+    struct abft_model md = abft_model_of(t);
+    double tol = abft_tol(&md, m, k), err, ref;
     long col, ref_col;
 
     cr_assert_eq(gemm_chain_run(g, s), 0);
@@ -508,6 +479,8 @@ static void check_abft(enum dtype t, long m, long n, long k)
                 dtype_name(t), r.old_value, r.index / (size_t)m, err / tol, err, ref);
     cr_assert_leq(fabs(err - ref), 1e-9 * ref + 1e-15, "%s: device %.17g, host %.17g", dtype_name(t), err, ref);
 
+    cr_assert_eq(gemm_chain_run(g, s), 0);   /* the clean output again: the bounds of abft_certain are its */
+    abft_host(g, &h, &ref_col);
     int flips = 0, big = 0;
     for (unsigned long long seed = 1; seed <= 12; seed++)
         flips += abft_inject(g, &h, s, 0, seed);
@@ -521,7 +494,6 @@ static void check_abft(enum dtype t, long m, long n, long k)
     free(h.a);
     free(h.b);
     free(h.d);
-    free(h.asum);
     gemm_chain_destroy(g);
     cr_assert_eq(cudaStreamDestroy(s), cudaSuccess);
 }

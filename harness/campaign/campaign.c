@@ -109,8 +109,8 @@ static int cp_write(const struct cp_opts *o, const char *path, const char *name,
         fprintf(f, "nodes: %d\n", sh->nodes);
     fprintf(f, "workload:\n  gemm: { m: 1024, n: 1024, k: 1024, count: 2 }\n  allreduce: { bytes: 64KiB }\n"
                "  checkpoint: { every: %d, bytes: 64KiB, path: %s }\n", sh->ckpt_every, o->ckpt);
-    fprintf(f, "sim: { tflops: 1, max_elems: 4096, max_dim: 32 }\npower: { sample_hz: 50 }\n"
-               "heartbeat: { interval: 10ms, timeout: %gms }\n", sh->hb_timeout_s * 1e3);
+    fprintf(f, "sim: { tflops: 1, max_elems: 4096, max_dim: %d }\npower: { sample_hz: 50 }\n"
+               "heartbeat: { interval: 10ms, timeout: %gms }\n", CP_SIM_DIM, sh->hb_timeout_s * 1e3);
     fprintf(f, "detectors: [fingerprint, abft, { heartbeat: { factor: 2, min_excess: 25ms, persist: %d } }]\n", sh->persist);
     fprintf(f, strcmp(strat, "restart") == 0 || strcmp(strat, "none") == 0 ? "recovery: %s\n"
                                                                             : "recovery: { %s: { replicate_every: 2 } }\n",

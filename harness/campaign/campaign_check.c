@@ -8,16 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abft.h"
 #include "campaign_int.h"
 #include "faults/fault.h"
 #include "util.h"
 
 const char *const cp_kind_names[CK_COUNT] = { "bitflip", "crash", "hang", "straggler", "comm-error" };
 
-/* abft weighs a change of one GEMM output element against the sum of |c| over its column, with a tolerance of
- * 1e-4 (harness/backends/sim/sim.c); around it float rounding decides, so a margin either side is "borderline" */
-#define CP_ABFT_SEEN 1.5e-4
-#define CP_ABFT_UNSEEN 0.67e-4
+/* abft weighs a change of one GEMM output element against the l2 norm of its column (the fault's `scale`; abft.h),
+ * with the tolerance of the sim's fp32 product at the campaign's CP_SIM_DIM (2.2e-6). A change past 2.5 of it is
+ * caught for certain (abft.h's bound: 2 (tol + b) / (1 - tol), b the checksum outputs' rounding); one under 0.3 of
+ * it stays under even with the clean column's own rounding added; between, rounding decides: "borderline" */
+#define CP_ABFT_SEEN 2.5
+#define CP_ABFT_UNSEEN 0.3
 
 void cp_break(struct cp_result *res, const char *fmt, ...)
 {
@@ -182,10 +185,11 @@ static int cp_visible(const struct cp_shape *sh, int kind, json_t *f, int *det, 
         if (!json_is_number(nv) || !json_is_number(ov))
             return 1;   /* inf or nan: abft sees a non-finite sum */
         double m = fabs(json_number_value(nv) - json_number_value(ov)) / scale;
-        if (!(scale > 0) || m > CP_ABFT_SEEN)
+        double tol = abft_tol(&abft_model_fp32, CP_SIM_DIM, CP_SIM_DIM);
+        if (!(scale > 0) || m > CP_ABFT_SEEN * tol)
             return 1;
-        snprintf(why, n, "a change of %.2g of its column's magnitude, under abft's tolerance 1e-4", m);
-        return m < CP_ABFT_UNSEEN ? 0 : -1;
+        snprintf(why, n, "a change of %.2g of its column's norm, under abft's tolerance %.2g", m, tol);
+        return m < CP_ABFT_UNSEEN * tol ? 0 : -1;
     }
     *det = -1;
     snprintf(why, n, "gradients before the all-reduce: every rank receives the corruption, fingerprints agree");

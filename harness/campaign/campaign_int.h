@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #define CP_MAX_FAULTS 5
+#define CP_SIM_DIM 32   /* the sim's GEMM in every campaign run: sim.max_dim */
 #define CP_MAX_STRATS 4
 #define CP_NOTE 320
 

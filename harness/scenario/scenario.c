@@ -477,6 +477,10 @@ static int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario 
             return EXIT_INPUT;
         }
     }
+    if (scenario_detector_on(sc, DET_ABFT) && (sc->workload.gemm.m < 3 || sc->sim.max_dim < 3))
+        return sc_error(c, root, sc->workload.gemm.m < 3 ? "workload.gemm.m" : "sim.max_dim",
+                        "abft needs at least 3 rows in the GEMM (its last 2 carry the checksum), got %ld",
+                        (long)(sc->workload.gemm.m < 3 ? sc->workload.gemm.m : sc->sim.max_dim));
     if (recovery_table[sc->recovery.index]->drops_failed && sc->ranks < 2)
         return sc_error(c, root, "recovery", "shrink needs at least 2 ranks");
     if (sc->power.sample_hz > 0 && sc->power.sample_hz < 1)   /* a period of hours is no sampler's */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abft.h"
 #include "backend.h"
 #include "numa.h"
 #include "coll.h"
@@ -329,14 +330,15 @@ static int cuda_break_comm(void *b, char *what, size_t n)
     return 0;
 }
 
-/* Huang-Abraham check of the chain's output on the device. */
+/* Huang-Abraham check of the chain's output on the device: the checksum rows its A carries (abft.h). */
 static int cuda_abft(void *b, double *err, double *tol)
 {
     struct cuda_rank *c = b;
     long m, n, k, col;
     enum dtype t;
     gemm_chain_dims(c->gemm, &m, &n, &k, &t);
-    *tol = abft_tolerance(t, k, m);
+    struct abft_model md = abft_model_of(t);
+    *tol = abft_tol(&md, m, k);
     if (kernel_abft_check(c->gemm, err, &col, c->stream) != 0)
         return 0;   /* the check could not run: no verdict */
     return !(*err <= *tol);

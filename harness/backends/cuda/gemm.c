@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "cuda_check.h"
+#include "faults.h"
 #include "kernels.h"
 #include "util.h"
 
@@ -192,7 +193,9 @@ static int gemm_alloc_fill(struct gemm_chain *g, unsigned long long seed, cudaSt
      * output finite (|D| ~ sqrt(k)). D starts at zero so that a copy before the first run is defined. */
     rng_seed(&r, seed, 0);
     unsigned long long seed_a = rng_next(&r), seed_b = rng_next(&r);
-    if (kernel_fill_normal(g->a, na, g->t, seed_a, 1.0f, s) || kernel_fill_normal(g->b, nb, g->t, seed_b, 1.0f, s) ||
+    /* A's last two rows: the checksum of the others, which the product carries into D's (abft.h) */
+    if (kernel_fill_normal(g->a, na, g->t, seed_a, 1.0f, s) || (g->m >= 3 && kernel_abft_embed(g->a, g->m, g->k, g->t, s)) ||
+        kernel_fill_normal(g->b, nb, g->t, seed_b, 1.0f, s) ||
         CUDA_CHECK(cudaMemsetAsync(g->d, 0, nd * gemm_out_size(g->t), s)))
         return -1;
     return 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abft.h"
 #include "checkpoint.h"
 #include "detectors/detector.h"
 #include "simcoll.h"
@@ -53,7 +54,6 @@ static double sim_power_at(const struct power_state *ps, uint64_t t, double tau)
     double dt = t > from ? (double)(t - from) * 1e-9 : 0;
     return simmodel_power_gap(p0, ps->target_w, dt, tau, ps->down_w_s, ps->floor_w, ps->hold_w);
 }
-
 double sim_power_now(const struct sim *s, uint64_t t) { return sim_power_at(&s->pw, t, s->sc->sim.ramp_s); }
 
 /* Sets and publishes the model's state: from t on, from the power p there, towards a phase's level; inside a gap
@@ -151,6 +151,7 @@ static void *sim_init(struct worker_ctx *w, char *why, size_t n)
     s->weights = xmalloc(s->elems * sizeof(float));
     for (long i = 0; i < s->dm * s->dk; i++)
         s->a[i] = (float)rng_normal(&data);
+    abft_embed(s->a, s->dm, s->dk, ABFT_FMT_FP32);   /* checksum rows (abft.h); under 3 rows none: abft refused */
     for (size_t i = 0; i < s->elems; i++)
         s->weights[i] = (float)(0.1 * rng_normal(&data));
     s->b0 = xmalloc((size_t)(s->dk * s->dn) * sizeof(float));

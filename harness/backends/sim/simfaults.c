@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "detectors/detector.h"
+#include "abft.h"
 #include "checkpoint.h"
 #include "simint.h"
 
@@ -38,11 +39,12 @@ int sim_corrupt(void *b, struct corruption *c, char *what, size_t n)
     c->out.mask = ob ^ nb;
     c->out.old_v = old;
     c->out.new_v = buf[i];
-    if (c->target == TGT_GEMM_OUTPUT) {   /* what abft weighs a change of this element against: its column */
-        double mag = 0;
-        for (long r = 0; r < s->dm; r++)
-            mag += fabs(s->c[r * s->dn + (long)i % s->dn]);
-        c->out.scale = mag;
+    if (c->target == TGT_GEMM_OUTPUT) {   /* what abft weighs a change of this element against: its column's norm
+                                           * (over the data rows; a checksum row's change counts S times) */
+        double q = 0;
+        for (long r = 0; r < s->dm - 2; r++)
+            q += (double)s->c[r * s->dn + (long)i % s->dn] * s->c[r * s->dn + (long)i % s->dn];
+        c->out.scale = sqrt(q) / ((long)i / s->dn >= s->dm - 2 ? abft_scale(s->dm) : 1.0);
     }
     snprintf(what, n, "element %zu: %.9g -> %.9g", i, old, buf[i]);
     return 0;
@@ -56,32 +58,15 @@ int sim_break_comm(void *b, char *what, size_t n)
     return 0;
 }
 
-/* Huang-Abraham: the column sums of C against (column sums of A) x B, in double. 1 when they disagree. */
+/* Huang-Abraham, carried through the GEMM (abft.h): A's last two rows hold the checksum of the others (sim.c), so
+ * C's last two rows hold the column sums of its others; one pass over C checks them, as on the GPU. 1 when a
+ * column disagrees beyond the tolerance of an fp32 product of dk terms. */
 int sim_abft(void *b, double *err, double *tol)
 {
     struct sim *s = b;
-    double worst = 0;
-    for (long j = 0; j < s->dn; j++) {
-        double sum_c = 0, mag = 0, ref = 0;
-        for (long i = 0; i < s->dm; i++) {
-            sum_c += s->c[i * s->dn + j];
-            mag += fabs(s->c[i * s->dn + j]);
-        }
-        for (long k = 0; k < s->dk; k++) {
-            double col_a = 0;
-            for (long i = 0; i < s->dm; i++)
-                col_a += s->a[i * s->dk + k];
-            ref += col_a * s->weights[k * s->dn + j];
-        }
-        double e = isfinite(sum_c) ? fabs(sum_c - ref) / (mag + 1e-30) : INFINITY;
-        if (!(e <= worst))
-            worst = e;
-    }
-    /* fp32 products summed over dk terms: |error| <~ dk * 2^-24 * sum|a||b|; 1e-4 leaves a 100x margin at
-     * dk = 64 and still sees any flip that changes an element by more than 1e-4 of its column's magnitude */
-    *err = worst;
-    *tol = 1e-4;
-    return worst > *tol;
+    long col;
+    *tol = abft_tol(&abft_model_fp32, s->dm, s->dk);
+    return abft_check(s->c, s->dm, s->dn, s->dn, 1, &abft_model_fp32, s->dk, err, &col);
 }
 
 /* Hashes the reduced buffer (the gradients after the all-reduce) and the weights. */
