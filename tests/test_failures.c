@@ -255,8 +255,8 @@ Test(failures, a_crash_is_seen_before_its_process_ends, .timeout = 60)
 }
 
 /* Crashes by every signal the crash fault knows (SIGKILL: no last word, the pipe just ends; SEGV, ABRT: the
- * handler's word), at random iterations and ranks: each is seen by `exit` through the pipe, within a millisecond
- * or so (median) and never later than 20 ms (a loaded 2-core machine's scheduling; measured: docs/faults.md). */
+ * handler's word), at random iterations and ranks: each is seen by `exit` through the pipe (about a millisecond
+ * alone, median; the bounds here, 20 ms median and 200 ms worst, are a loaded machine's: docs/faults.md). */
 Test(failures, crashes_by_any_signal_are_seen_at_once, .timeout = 90)
 {
     static const char *const sigs[] = { "KILL", "SEGV", "ABRT" };
@@ -295,7 +295,22 @@ Test(failures, crashes_by_any_signal_are_seen_at_once, .timeout = 90)
             d[b - 1] = t;
         }
     cr_log_info("seed %u: %d crashes seen in %.2f ms (median), %.2f ms (worst)", seed, k, d[k / 2] * 1e3, worst * 1e3);
-    cr_assert_leq(d[k / 2], 0.002, "seed %u: median %.2f ms", seed, d[k / 2] * 1e3);
+    /* at once means through the death pipe, before the reap: judged by the mechanism, which load does not change
+     * (a median of 2.67 ms was seen in a bare Debian beside other work; about 1 ms alone: docs/faults.md) */
+    char path[512];
+    snprintf(path, sizeof path, "%s/events.jsonl", out);
+    char *ev = e2e_read(path);
+    int piped = 0;
+    for (char *line = ev; line && *line;) {
+        char *eol = strchr(line, '\n');
+        if (eol)
+            *eol = 0;
+        piped += strstr(line, "\"event\":\"worker_died\"") && strstr(line, "\"seen_by\":\"pipe\"");
+        line = eol ? eol + 1 : line + strlen(line);
+    }
+    free(ev);
+    cr_assert_eq(piped, n, "seed %u: %d of %d deaths seen through the death pipe", seed, piped, n);
+    cr_assert_leq(d[k / 2], 0.02, "seed %u: median %.2f ms", seed, d[k / 2] * 1e3);
     /* the worst is the machine's: under ASan beside other tests it reached 20.1 ms; what it must beat by far is the
      * heartbeat timeout (10 s) that would catch a death nothing reported */
     cr_assert_leq(worst, 0.2, "seed %u: worst %.2f ms", seed, worst * 1e3);
