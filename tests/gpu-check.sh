@@ -24,7 +24,7 @@
 #   tests        the GPU test executables one by one (--jobs 1: they share the GPU), and test_gpu_scenarios:
 #                gemm ~10 s, faults ~20 s, coll ~15 s, e2e ~45 s (4 runs of 1 rank, a 9 s replay), mitigations
 #                ~100 s (4 runs x 30 iterations of 0.64 s, the filler's tuning); ~3 min
-#   gemm         bench gemm --dtype all --iters 20, PyTorch's bf16 matmul: ~20 s
+#   gemm         bench gemm --dtype all --iters 20 at three shapes, beside PyTorch's matmul: ~60 s
 #   allreduce    bench allreduce --maxbytes 1G (one rank): ~10 s
 #   sampling     bench sampling 2 s idle, then under gpu-single at 14 iterations of ~1 s: ~25 s
 #   trace        gpu-single twice at 8 iterations (sampling off, at 1000 Hz): ~25 s
@@ -144,29 +144,15 @@ if named suite && ! gpu_only "tests (ctest, the whole suite)"; then
 fi
 
 if want gemm && ! gpu_only "bench gemm"; then
-  log "== bench gemm"
-  to 300 "$g" bench gemm --dtype all --iters $iters >"$out/bench-gemm.txt" 2>&1; gemm_rc=$?
-  while read -r line; do row "bench gemm" "$line"; done < <(grep -E '^ *(bf16|fp16|tf32|fp8) ' "$out/bench-gemm.txt")
-  if py -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-    py - >"$out/torch-matmul.txt" 2>&1 <<'PY'
-import torch
-n = 8192
-a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
-b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
-for _ in range(10):
-    a @ b
-torch.cuda.synchronize()
-times = []
-for _ in range(50):
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record(); a @ b; e.record(); e.synchronize()
-    times.append(s.elapsed_time(e) / 1e3)
-times.sort()
-med = times[len(times) // 2]
-print(f"torch {torch.__version__} bf16 {n}^3 median {med*1e3:.3f} ms  {2*n**3/med/1e12:.1f} TFLOP/s")
-PY
-    row "PyTorch reference" "$(tail -1 "$out/torch-matmul.txt")"
-  fi
+  log "== bench gemm: harness / bare cuBLASLt / PyTorch's matmul, every dtype, 4096^3, 8192^3 and a skinny 16384x1024x8192"
+  gemm_rc=0
+  for shape in "4096 4096 4096" "8192 8192 8192" "16384 1024 8192"; do
+    read -r gm gn gk <<<"$shape"
+    to 300 "$g" bench gemm --m "$gm" --n "$gn" --k "$gk" --dtype all --iters $iters --python "${PYTHON:-python3}" \
+      >"$out/bench-gemm-${gm}x${gn}x${gk}.txt" 2>&1 || gemm_rc=$?
+    while read -r line; do row "bench gemm" "$line"; done < <(grep -E '^ *(bf16|fp16|tf32|fp8) ' "$out/bench-gemm-${gm}x${gn}x${gk}.txt")
+    while read -r line; do row "bench gemm" "$line"; done < <(grep -E '^#   .*PyTorch not timed' "$out/bench-gemm-${gm}x${gn}x${gk}.txt")
+  done
 fi
 
 if want allreduce && ! gpu_only "bench allreduce"; then

@@ -5,10 +5,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cuda_runtime.h>
 
 #include "e2e.h"
+#include "bench_torch.h"
 #include "gemm.h"
 #include "kernels.h"
 
@@ -214,4 +216,19 @@ Test(lt_load, cublaslt_is_loaded_on_first_use_and_reached)
     cr_expect(v / 10000 == CUBLAS_VER_MAJOR, "cublasLtGetVersion() = %zu through the forwarder, header major %d", v,
               CUBLAS_VER_MAJOR);
     cr_expect_str_neq(cublasLtGetStatusName(CUBLAS_STATUS_SUCCESS), "");
+}
+
+/* PyTorch's side of `bench gemm` says why it has no figure, without a GPU: an interpreter without PyTorch, one that
+ * cannot be started. (With PyTorch and a GPU its timing is tests/gpu-check.sh's gemm section.) */
+Test(bench, pytorch_absent_is_said)
+{
+    double s = -1;
+    char why[160] = "";
+    if (access("/usr/bin/python3", X_OK) == 0 && system("/usr/bin/python3 -c 'import torch' 2>/dev/null") != 0) {
+        cr_assert_eq(bench_torch_time("/usr/bin/python3", DT_BF16, 64, 64, 64, 1, 1, &s, why, sizeof why), -1);
+        cr_assert(strstr(why, "PyTorch is not installed"), "%s", why);
+        cr_assert_eq(s, -1, "no figure is written");
+    }
+    cr_assert_eq(bench_torch_time("/nonexistent/python3", DT_BF16, 64, 64, 64, 1, 1, &s, why, sizeof why), -1);
+    cr_assert(strstr(why, "cannot start /nonexistent/python3"), "%s", why);
 }

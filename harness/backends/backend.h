@@ -62,6 +62,10 @@ void worker_emit_detect(struct worker_ctx *w, int det, const char *note);
 void worker_fault_done(struct worker_ctx *w, const char *what);
 /* Reports the levels a GPU mitigation measured for itself: the floor it holds (W), the filler's duty, a note. */
 void worker_emit_tuned(struct worker_ctx *w, double floor_w, double duty, const char *note);
+/* Reports the GEMM algorithm chosen by timing: its place in the library's ranking, its TFLOP/s and the ranking's
+ * first's, how many candidates ran, and what GEMM (note: dtype and shape). */
+void worker_emit_gemm_algo(struct worker_ctx *w, int chosen, int candidates, double tflops, double first_tflops,
+                           const char *note);
 /* Returns the factor by which a straggling rank stretches its phases now (1 when it is not straggling). */
 double worker_slowdown(struct worker_ctx *w);
 

@@ -38,6 +38,8 @@ enum wev_type {
     WEV_DETCOST,       /* end of run: worker-side detector phase (enum detector_id) cost a seconds in total */
     WEV_CKPT_WRITTEN,  /* an async checkpoint of iteration iter was written: a = bytes, b = seconds */
     WEV_TUNED,         /* a GPU mitigation measured its levels: a = floor W reached, b = filler duty, note = levels */
+    WEV_GEMM_ALGO,     /* the GEMM's algorithm was chosen by timing: phase = its place in cuBLASLt's ranking, a = its
+                        * TFLOP/s, b = the ranking's first's, iter = candidates timed, note = dtype and shape */
 };
 
 struct wevent {

@@ -75,6 +75,12 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
         o = json_pack("{s:i, s:I, s:f, s:f, s:s}", "rank", rank, "iter", (json_int_t)ev->iter, "bytes", ev->a,
                       "seconds", ev->b, "from", ev->note);
         break;
+    case WEV_GEMM_ALGO:
+        type = "gemm_algo";
+        o = json_pack("{s:i, s:s, s:I, s:i, s:o, s:o}", "rank", rank, "gemm", ev->note, "candidates", (json_int_t)ev->iter,
+                      "chosen", ev->phase, "tflops", isfinite(ev->a) ? json_real(ev->a) : json_null(), "heuristic_tflops",
+                      isfinite(ev->b) ? json_real(ev->b) : json_null());
+        break;
     case WEV_TUNED:
         type = "mitigation_tuned";
         o = json_pack("{s:i, s:i, s:f, s:f, s:s}", "rank", rank, "run", ev->run, "floor_w", ev->a, "duty", ev->b,

@@ -88,6 +88,12 @@ void worker_emit_tuned(struct worker_ctx *w, double floor_w, double duty, const 
     worker_emit(w, WEV_TUNED, PH_IDLE, mono_ns(), floor_w, duty, note);
 }
 
+void worker_emit_gemm_algo(struct worker_ctx *w, int chosen, int candidates, double tflops, double first_tflops,
+                           const char *note)
+{
+    worker_emit_at(w, candidates, WEV_GEMM_ALGO, chosen, mono_ns(), tflops, first_tflops, note);   /* iter: the count */
+}
+
 void worker_emit_detect(struct worker_ctx *w, int det, const char *note)
 {
     worker_emit(w, WEV_DETECT, det, mono_ns(), 0, 0, note);

@@ -174,6 +174,13 @@ static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
         cuda_fini(c);
         return NULL;
     }
+    struct gemm_tuning tu;   /* how its algorithm was chosen, in events.jsonl (gemm_algo) */
+    gemm_chain_tuning(c->gemm, &tu);
+    char gnote[64];
+    double fl = gemm_flops(sc->workload.gemm.m, sc->workload.gemm.n, sc->workload.gemm.k);
+    snprintf(gnote, sizeof gnote, "%s %ldx%ldx%ld", dtype_name(sc->workload.gemm.dtype), (long)sc->workload.gemm.m,
+             (long)sc->workload.gemm.n, (long)sc->workload.gemm.k);
+    worker_emit_gemm_algo(w, tu.chosen, tu.candidates, fl / tu.chosen_s * 1e-12, fl / tu.first_s * 1e-12, gnote);
     if (w->rank < 0) {   /* a spare joins a communicator when it takes a rank over (cuda_reconnect) */
         c->coll = NULL;
     } else if (!(c->coll = cuda_join(w, c->stream, why, n))) {

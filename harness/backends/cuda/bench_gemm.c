@@ -10,15 +10,18 @@
 
 #include "cuda_check.h"
 #include "gemm.h"
+#include "bench_torch.h"
 #include "util.h"
 
-#define BENCH_GEMM_MIN_RATIO 0.97
+#define BENCH_GEMM_MIN_RATIO 0.995   /* the harness's chain against the bare loop */
+#define BENCH_GEMM_TORCH_AIM 0.99    /* against PyTorch's matmul of the same shape and dtype */
 #define BENCH_GEMM_SEED 1ull
 
 /* The command line, resolved. */
 struct bench_gemm_opts {
     long m, n, k, count, iters, warmup;
     int want[DT_COUNT];                    /* which dtypes to run */
+    char python[256];                      /* the interpreter PyTorch is timed under ("": not timed) */
 };
 
 /* One measured dtype: medians in seconds per GEMM, or the reason it could not run. */
@@ -27,6 +30,8 @@ struct bench_gemm_row {
     int ok;
     double harness_s, bare_s;
     char err[256];
+    double torch_s;                        /* PyTorch's matmul on the same GPU (NAN: not timed, torch_why says why) */
+    char torch_why[160];
 };
 
 /* The reference: a bare cuBLASLt GEMM on borrowed A and B. */
@@ -45,10 +50,12 @@ struct bench_bare {
 static void bench_gemm_usage(FILE *f)
 {
     fprintf(f, "usage: gauntlet bench gemm [--m N] [--n N] [--k N] [--dtype bf16|fp16|tf32|fp8|all]\n"
-               "                           [--count N] [--iters N] [--warmup N]\n"
+               "                           [--count N] [--iters N] [--warmup N] [--python PATH|none]\n"
                "Times the harness's compute phase (a chain of --count cuBLASLt GEMMs) against a bare\n"
-               "cublasLtMatmul loop on the same data; prints median time and TFLOP/s per GEMM and their ratio.\n"
-               "defaults: --m 8192 --n 8192 --k 8192 --dtype bf16 --count 8 --iters 50 --warmup 10\n");
+               "cublasLtMatmul loop on the same data, and PyTorch's matmul of the same shape and dtype on the\n"
+               "same GPU (where --python has PyTorch; none: skipped); prints median time and TFLOP/s per GEMM\n"
+               "and the ratios.\n"
+               "defaults: --m 8192 --n 8192 --k 8192 --dtype bf16 --count 8 --iters 50 --warmup 10 --python python3\n");
 }
 
 /* Parses val as an integer in lo..hi for option name; 0, or -1 with a message naming the option. */
@@ -73,7 +80,8 @@ static int bench_gemm_parse(int argc, char **argv, struct bench_gemm_opts *o)
         { "--count", &o->count, 1, 100000 }, { "--iters", &o->iters, 1, 1000000 },
         { "--warmup", &o->warmup, 0, 1000000 },
     };
-    *o = (struct bench_gemm_opts){ .m = 8192, .n = 8192, .k = 8192, .count = 8, .iters = 50, .warmup = 10 };
+    *o = (struct bench_gemm_opts){ .m = 8192, .n = 8192, .k = 8192, .count = 8, .iters = 50, .warmup = 10,
+                                   .python = "python3" };
     o->want[DT_BF16] = 1;
     for (int i = 1; i < argc; i++) {
         char name[32];
@@ -89,7 +97,7 @@ static int bench_gemm_parse(int argc, char **argv, struct bench_gemm_opts *o)
         }
         memcpy(name, arg, nlen);
         name[nlen] = 0;
-        int known = !strcmp(name, "--dtype");
+        int known = !strcmp(name, "--dtype") || !strcmp(name, "--python");
         for (size_t j = 0; j < ARRAY_LEN(nums); j++)
             known |= !strcmp(name, nums[j].name);
         if (!known) {
@@ -107,6 +115,13 @@ static int bench_gemm_parse(int argc, char **argv, struct bench_gemm_opts *o)
         for (size_t j = 0; j < ARRAY_LEN(nums); j++)
             if (!strcmp(name, nums[j].name) && bench_gemm_long(name, val, nums[j].lo, nums[j].hi, nums[j].dst))
                 return EXIT_INPUT;
+        if (!strcmp(name, "--python")) {
+            if (!*val || strlen(val) >= sizeof o->python) {
+                gl_log("bench gemm: --python: expected an interpreter's name or path, or none");
+                return EXIT_INPUT;
+            }
+            str_copy(o->python, sizeof o->python, strcmp(val, "none") == 0 ? "" : val);
+        }
         if (!strcmp(name, "--dtype")) {
             int any = 0;
             for (int t = 0; t < DT_COUNT; t++)
@@ -355,7 +370,8 @@ static int bench_gemm_header(const struct bench_gemm_opts *o)
            CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR, CUBLAS_VER_PATCH);
     printf("# m=%ld n=%ld k=%ld count=%ld iters=%ld warmup=%ld workspace=%llu MiB; per GEMM, medians\n", o->m,
            o->n, o->k, o->count, o->iters, o->warmup, GEMM_WORKSPACE_BYTES >> 20);
-    printf("# ratio = harness TFLOP/s / bare TFLOP/s, check: ok when >= %.2f\n", BENCH_GEMM_MIN_RATIO);
+    printf("# ratio = harness TFLOP/s / bare TFLOP/s, check: ok when >= %.3f; vs_torch = harness / PyTorch's matmul "
+           "(%s), aim >= %.2f\n", BENCH_GEMM_MIN_RATIO, o->python[0] ? o->python : "not run", BENCH_GEMM_TORCH_AIM);
     printf("#\n");
     return 0;
 }
@@ -365,22 +381,35 @@ static int bench_gemm_print(const struct bench_gemm_opts *o, const struct bench_
 {
     int code = EXIT_OK;
     double fl = gemm_flops(o->m, o->n, o->k);
-    printf("# %5s %7s %7s %7s %6s %12s %15s %12s %12s %7s %6s\n", "dtype", "m", "n", "k", "count", "harness_us",
-           "harness_TFLOP/s", "bare_us", "bare_TFLOP/s", "ratio", "check");
+    printf("# %5s %7s %7s %7s %6s %12s %15s %12s %12s %7s %6s %13s %8s\n", "dtype", "m", "n", "k", "count", "harness_us",
+           "harness_TFLOP/s", "bare_us", "bare_TFLOP/s", "ratio", "check", "torch_TFLOP/s", "vs_torch");
     for (int i = 0; i < nrows; i++) {
         const struct bench_gemm_row *r = &rows[i];
         if (!r->ok) {
-            printf("  %5s %7ld %7ld %7ld %6ld %12s %15s %12s %12s %7s %6s\n", dtype_name(r->t), o->m, o->n, o->k,
-                   o->count, "n/a", "n/a", "n/a", "n/a", "n/a", "error");
+            printf("  %5s %7ld %7ld %7ld %6ld %12s %15s %12s %12s %7s %6s %13s %8s\n", dtype_name(r->t), o->m, o->n, o->k,
+                   o->count, "n/a", "n/a", "n/a", "n/a", "n/a", "error", "n/a", "n/a");
             gl_log("bench gemm: %s: %s", dtype_name(r->t), r->err);
             code = EXIT_ENV;
             continue;
         }
         double ratio = r->bare_s / r->harness_s;
         int low = ratio < BENCH_GEMM_MIN_RATIO;
-        printf("  %5s %7ld %7ld %7ld %6ld %12.1f %15.1f %12.1f %12.1f %7.3f %6s\n", dtype_name(r->t), o->m, o->n,
+        char tf[32] = "-", vt[32] = "-";
+        if (r->torch_s > 0) {
+            snprintf(tf, sizeof tf, "%.1f", fl / r->torch_s * 1e-12);
+            snprintf(vt, sizeof vt, "%.3f", r->torch_s / r->harness_s);
+        }
+        printf("  %5s %7ld %7ld %7ld %6ld %12.1f %15.1f %12.1f %12.1f %7.3f %6s %13s %8s\n", dtype_name(r->t), o->m, o->n,
                o->k, o->count, r->harness_s * 1e6, fl / r->harness_s * 1e-12, r->bare_s * 1e6,
-               fl / r->bare_s * 1e-12, ratio, low ? "LOW" : "ok");
+               fl / r->bare_s * 1e-12, ratio, low ? "LOW" : "ok", tf, vt);
+        if (!(r->torch_s > 0) && r->torch_why[0])
+            printf("#   %s: PyTorch not timed: %s\n", dtype_name(r->t), r->torch_why);
+        if (r->torch_s > 0 && r->torch_s / r->harness_s < BENCH_GEMM_TORCH_AIM) {
+            gl_log("bench gemm: %s: harness/PyTorch throughput %.3f is below %.2f", dtype_name(r->t),
+                   r->torch_s / r->harness_s, BENCH_GEMM_TORCH_AIM);
+            if (code == EXIT_OK)
+                code = EXIT_CHECK;
+        }
         if (low) {
             gl_log("bench gemm: %s: harness/bare throughput %.3f is below %.2f", dtype_name(r->t), ratio,
                    BENCH_GEMM_MIN_RATIO);
@@ -408,7 +437,14 @@ int bench_gemm_main(int argc, char **argv)
     if (bench_gemm_header(&o) != 0)
         return EXIT_ENV;
     for (int t = 0; t < DT_COUNT; t++)
-        if (o.want[t])
-            bench_gemm_measure(&o, (enum dtype)t, &rows[nrows++]);
+        if (o.want[t]) {
+            struct bench_gemm_row *r = &rows[nrows++];
+            bench_gemm_measure(&o, (enum dtype)t, r);
+            r->torch_s = NAN;   /* after ours, the device free again: its own process, the same GPU */
+            if (o.python[0] && r->ok &&
+                bench_torch_time(o.python, (enum dtype)t, o.m, o.n, o.k, o.count, o.iters, &r->torch_s, r->torch_why,
+                                 sizeof r->torch_why) != 0)
+                r->torch_s = NAN;
+        }
     return bench_gemm_print(&o, rows, nrows);
 }

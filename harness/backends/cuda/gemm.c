@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "autotune.h"
 #include "cuda_check.h"
 #include "faults.h"
 #include "kernels.h"
@@ -30,6 +31,7 @@ struct gemm_chain {
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t la, lb, ld;     /* ld describes both C and D */
     cublasLtMatmulAlgo_t algo;
+    struct gemm_tuning tuning;             /* how algo was chosen (gemm_tune) */
     void *a, *b, *d, *ws;
     float *scales;                         /* fp8 only: the A scale at [0], the B scale at [GEMM_SCALE_STRIDE] */
 };
@@ -153,27 +155,89 @@ static int gemm_describe(struct gemm_chain *g)
     return 0;
 }
 
-/* Asks cuBLASLt's heuristic once for its best algorithm within the workspace; stores it in g. */
-static int gemm_pick_algo(struct gemm_chain *g)
+/* The candidates the tuning times: cuBLASLt's heuristic ranks at most this many within the workspace. */
+#define GEMM_CANDIDATES 16
+#define GEMM_TUNE_ROUNDS 6         /* 3 forward-backward pairs (autotune.h) */
+#define GEMM_TUNE_TIE 0.005        /* within 0.5 %: the heuristic's own ranking decides */
+#define GEMM_TUNE_CALL_S 2e-3      /* each measurement runs the GEMM for about this long */
+
+/* One candidate timed on the chain's own data (autotune_time_fn). */
+struct gemm_tune_ctx {
+    struct gemm_chain *g;
+    const cublasLtMatmulHeuristicResult_t *res;
+    cudaStream_t s;
+    cudaEvent_t e0, e1;
+    int *warm;
+};
+
+static double gemm_time_candidate(void *ctx, int i, int calls)
+{
+    struct gemm_tune_ctx *c = ctx;
+    struct gemm_chain *g = c->g;
+    for (int w = c->warm[i] ? 0 : 1; w >= 0; w--) {   /* its first call warms it (kernels loaded), untimed */
+        if (w == 0 && CUDA_CHECK(cudaEventRecord(c->e0, c->s)))
+            return NAN;
+        for (int r = 0; r < (w ? 1 : calls); r++)
+            if (cublasLtMatmul(g->lt, g->op, &g->alpha, g->a, g->la, g->b, g->lb, &g->beta, g->d, g->ld, g->d, g->ld,
+                               &c->res[i].algo, g->ws, GEMM_WORKSPACE_BYTES, c->s) != CUBLAS_STATUS_SUCCESS)
+                return NAN;   /* this candidate cannot run here: out, said in the tuning's count */
+    }
+    c->warm[i] = 1;
+    float ms = 0;
+    if (CUDA_CHECK(cudaEventRecord(c->e1, c->s)) || CUDA_CHECK(cudaEventSynchronize(c->e1)) ||
+        CUDA_CHECK(cudaEventElapsedTime(&ms, c->e0, c->e1)))
+        return NAN;
+    return (double)ms * 1e-3;
+}
+
+/* Asks cuBLASLt's heuristic for its best GEMM_CANDIDATES algorithms within the workspace and keeps the fastest
+ * on g's own operands (autotune_pick); its first alone when only one comes or the timing cannot run. */
+static int gemm_pick_algo(struct gemm_chain *g, cudaStream_t s)
 {
     cublasLtMatmulPreference_t pref = NULL;
-    cublasLtMatmulHeuristicResult_t res;
+    cublasLtMatmulHeuristicResult_t res[GEMM_CANDIDATES];
     uint64_t ws = GEMM_WORKSPACE_BYTES;
     int found = 0, rc = -1;
-    memset(&res, 0, sizeof res);
+    memset(res, 0, sizeof res);
     if (CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref)))
         return -1;
     if (CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
                                                           sizeof ws)) == 0 &&
-        CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(g->lt, g->op, g->la, g->lb, g->ld, g->ld, pref, 1, &res,
-                                                    &found)) == 0 &&
-        found > 0 && res.state == CUBLAS_STATUS_SUCCESS) {
-        g->algo = res.algo;
+        CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(g->lt, g->op, g->la, g->lb, g->ld, g->ld, pref, GEMM_CANDIDATES,
+                                                    res, &found)) == 0 &&
+        found > 0 && res[0].state == CUBLAS_STATUS_SUCCESS) {
+        g->algo = res[0].algo;
         rc = 0;
     }
     CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
-    return rc;
+    g->tuning = (struct gemm_tuning){ .candidates = found, .chosen = 0, .chosen_s = NAN, .first_s = NAN };
+    if (rc != 0 || found < 2)
+        return rc;
+    struct gemm_tune_ctx c = { .g = g, .res = res, .s = s, .warm = xcalloc((size_t)found, sizeof(int)) };
+    if (CUDA_CHECK(cudaEventCreate(&c.e0)) == 0) {
+        if (CUDA_CHECK(cudaEventCreate(&c.e1)) == 0) {
+            double one = gemm_time_candidate(&c, 0, 1), per[GEMM_CANDIDATES];   /* the call count from the first */
+            int calls = one > 0 ? (int)ceil(GEMM_TUNE_CALL_S / one) : 1;
+            calls = calls < 1 ? 1 : calls > 64 ? 64 : calls;
+            int pick = one > 0 ? autotune_pick(found, gemm_time_candidate, &c, calls, GEMM_TUNE_ROUNDS, GEMM_TUNE_TIE, per)
+                               : -1;
+            if (pick >= 0) {
+                int usable = 0;
+                for (int i = 0; i < found; i++)
+                    usable += isfinite(per[i]);
+                g->algo = res[pick].algo;
+                g->tuning = (struct gemm_tuning){ .candidates = usable, .chosen = pick, .chosen_s = per[pick],
+                                                  .first_s = per[0] };
+            }
+            CUDA_CHECK(cudaEventDestroy(c.e1));
+        }
+        CUDA_CHECK(cudaEventDestroy(c.e0));
+    }
+    free(c.warm);
+    return 0;
 }
+
+void gemm_chain_tuning(const struct gemm_chain *g, struct gemm_tuning *out) { *out = g->tuning; }
 
 /* Allocates A, B, D, the workspace and (fp8) the scales of g, and fills A and B from seed on s. */
 static int gemm_alloc_fill(struct gemm_chain *g, unsigned long long seed, cudaStream_t s)
@@ -244,7 +308,11 @@ struct gemm_chain *gemm_chain_create_sm(enum dtype t, long m, long n, long k, in
         gemm_fail(err, errlen, "%s: cuBLASLt refused an SM count target of %d", what, sm_target);
         goto fail;
     }
-    if (gemm_pick_algo(g) != 0) {
+    if (CUDA_CHECK(cudaStreamSynchronize(s)) != 0) {   /* the operands filled: the tuning times on them */
+        gemm_fail(err, errlen, "%s: filling the operands failed on the device", what);
+        goto fail;
+    }
+    if (gemm_pick_algo(g, s) != 0) {
         gemm_fail(err, errlen, "%s: cuBLASLt's heuristic found no algorithm within %llu MiB of workspace", what,
                   GEMM_WORKSPACE_BYTES >> 20);
         goto fail;

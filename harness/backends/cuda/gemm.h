@@ -69,6 +69,16 @@ int gemm_chain_copy_ab(struct gemm_chain *g, float *host_a, float *host_b);
 /* Waits for the device, then frees everything the chain holds; NULL is a no-op. */
 void gemm_chain_destroy(struct gemm_chain *g);
 
+/* How the chain's algorithm was chosen: of cuBLASLt's heuristic's candidates (up to 16 within the workspace) that
+ * ran, the fastest on the chain's own operands (harness/core/autotune.h); chosen is its place in the heuristic's
+ * ranking (0: the heuristic's own first), chosen_s and first_s the seconds per GEMM of it and of that first (NAN:
+ * not timed, one candidate only). */
+struct gemm_tuning {
+    int candidates, chosen;
+    double chosen_s, first_s;
+};
+void gemm_chain_tuning(const struct gemm_chain *g, struct gemm_tuning *out);
+
 /* `gauntlet bench gemm`: harness compute phase vs a bare cuBLASLt loop. argv[0] is the subcommand's name
  * ("gemm"), options follow. Returns an exit code: 0, 1 (harness/bare below 0.97), 2 (bad argument), 3 (no GPU). */
 int bench_gemm_main(int argc, char **argv);
