@@ -2,10 +2,8 @@
  * GPU and their sum, on the machine's cores) and its projection to 100,000 GPUs; with `--reference numpy`, times the
  * same metrics computed by numpy on the same trace in the same run, prints the ratio and checks that both agree. */
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,34 +77,20 @@ static int bench_numpy_run(const char *python, const char *path, int gpus, size_
     snprintf(gs, sizeof gs, "%d", gpus);
     snprintf(ns, sizeof ns, "%zu", n);
     char *argv[] = { (char *)python, "-c", (char *)bench_numpy, (char *)path, gs, ns, dts, NULL };
-    int fd[2];
+    int fd = -1;
     *out = NULL;
-    if (pipe2(fd, O_CLOEXEC) != 0) {
-        fprintf(stderr, "gauntlet bench analysis: pipe: %s\n", strerror(errno));
+    pid_t pid = spawn_reader(python, argv, &fd);
+    if (pid < 0) {
+        fprintf(stderr, "gauntlet bench analysis: cannot start %s: %s\n", python, strerror(errno));
         return EXIT_ENV;
     }
-    posix_spawn_file_actions_t fa;
-    pid_t pid;
-    int e = posix_spawn_file_actions_init(&fa);
-    if (!e)
-        e = posix_spawn_file_actions_adddup2(&fa, fd[1], 1);   /* dup2 clears O_CLOEXEC on the child's stdout */
-    fflush(stdout);
-    if (!e)
-        e = posix_spawnp(&pid, python, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fd[1]);
-    if (e) {
-        fprintf(stderr, "gauntlet bench analysis: cannot start %s: %s\n", python, strerror(e));
-        close(fd[0]);
-        return EXIT_ENV;
-    }
-    FILE *p = fdopen(fd[0], "r");
+    FILE *p = fdopen(fd, "r");
     json_error_t err;
     if (p) {
         *out = json_loadf(p, 0, &err);
         fclose(p);
     } else {
-        close(fd[0]);
+        close(fd);
     }
     int st;
     pid_t w;

@@ -12,10 +12,13 @@
 #include <string.h>
 #include <errno.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static char util_role_buf[32];
 static char util_command[32];
@@ -302,6 +305,30 @@ FILE *fopen_regular(const char *path, const char *mode)
         errno = e;
     }
     return f;
+}
+
+pid_t spawn_reader(const char *file, char *const argv[], int *out_fd)
+{
+    int fd[2];
+    if (pipe2(fd, O_CLOEXEC) != 0)
+        return -1;
+    posix_spawn_file_actions_t fa;
+    pid_t pid;
+    int e = posix_spawn_file_actions_init(&fa);
+    if (!e)
+        e = posix_spawn_file_actions_adddup2(&fa, fd[1], 1);   /* dup2 clears O_CLOEXEC on the child's stdout */
+    fflush(stdout);
+    if (!e)
+        e = posix_spawnp(&pid, file, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fd[1]);
+    if (e) {
+        close(fd[0]);
+        errno = e;
+        return -1;
+    }
+    *out_fd = fd[0];
+    return pid;
 }
 
 long read_small(const char *path, char *buf, size_t n)

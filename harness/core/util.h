@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 
 #define GAUNTLET_VERSION "0.1.0"
 
@@ -80,6 +81,9 @@ long read_small(const char *path, char *buf, size_t n);
 /* Opens a file to read (mode "r"/"rb"; close-on-exec added) only when it is a regular file: a FIFO, device, socket or
  * folder is refused at once without blocking (errno EINVAL for "not a regular file", else open's or fstat's). */
 FILE *fopen_regular(const char *path, const char *mode);
+/* Starts file (found on PATH) with the argument vector argv — no shell — its stdout a pipe whose read end goes to
+ * *out_fd (close-on-exec). Returns the child's pid, or -1 with errno (nothing left open). */
+pid_t spawn_reader(const char *file, char *const argv[], int *out_fd);
 /* Creates a directory and its parents (mode 0755); 0 or -1 with errno. */
 int mkdir_p(const char *path);
 

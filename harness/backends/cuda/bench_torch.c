@@ -2,8 +2,6 @@
  * the harness and the bare cuBLASLt loop. The interpreter is started with an argument vector (posix_spawnp, no
  * shell) and answers one JSON line. */
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -13,8 +11,6 @@
 
 #include "bench_torch.h"
 #include "util.h"
-
-extern char **environ;
 
 /* argv: dtype m n k count iters. Times `count` matmuls back to back per sample, `iters` samples, after 10 warm-ups;
  * prints {"s": median seconds per matmul, "torch": version} or {"error": why}. fp8 runs torch._scaled_mm (e4m3 in,
@@ -69,34 +65,20 @@ int bench_torch_time(const char *python, enum dtype t, long m, long n, long k, l
     for (int i = 0; i < 5; i++)
         snprintf(a[i + 1], sizeof a[i + 1], "%ld", v[i]);
     char *argv[] = { (char *)python, "-c", (char *)bench_torch_py, a[0], a[1], a[2], a[3], a[4], a[5], NULL };
-    int fd[2];
-    if (pipe2(fd, O_CLOEXEC) != 0) {
-        snprintf(why, wn, "pipe: %s", strerror(errno));
+    int fd = -1;
+    pid_t pid = spawn_reader(python, argv, &fd);
+    if (pid < 0) {
+        snprintf(why, wn, "cannot start %s: %s", python, strerror(errno));
         return -1;
     }
-    posix_spawn_file_actions_t fa;
-    pid_t pid;
-    int e = posix_spawn_file_actions_init(&fa);
-    if (!e)
-        e = posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-    fflush(stdout);
-    if (!e)
-        e = posix_spawnp(&pid, python, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fd[1]);
-    if (e) {
-        close(fd[0]);
-        snprintf(why, wn, "cannot start %s: %s", python, strerror(e));
-        return -1;
-    }
-    FILE *p = fdopen(fd[0], "r");
+    FILE *p = fdopen(fd, "r");
     json_t *o = NULL;
     json_error_t jerr;
     if (p) {
         o = json_loadf(p, JSON_DISABLE_EOF_CHECK, &jerr);
         fclose(p);
     } else {
-        close(fd[0]);
+        close(fd);
     }
     int st = 0;
     pid_t w;
