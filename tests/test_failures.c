@@ -281,7 +281,11 @@ Test(failures, crashes_by_any_signal_are_seen_at_once, .timeout = 90)
     double d[16], worst = 0;
     int k = 0;
     json_array_foreach(json_object_get(s, "faults"), i, f) {
-        cr_assert_str_eq(json_string_value(json_object_get(f, "detected_by")), "exit", "seed %u: fault %zu", seed, i);
+        const char *origin = json_string_value(json_object_get(f, "origin")), *kind = json_string_value(json_object_get(f, "kind"));
+        if (origin && strcmp(origin, "observed") == 0 && kind && strcmp(kind, "straggler") == 0)
+            continue;   /* a rank a busy host ran slowly, which the heartbeat saw (CI, 2026-11-26): not a crash's record */
+        cr_assert_str_eq(json_string_value(json_object_get(f, "detected_by")), "exit", "seed %u: fault %zu (%s, %s)", seed, i,
+                         kind ? kind : "?", origin ? origin : "?");
         d[k] = json_number_value(json_object_get(f, "detect_s"));
         worst = d[k] > worst ? d[k] : worst;
         k++;
