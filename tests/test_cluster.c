@@ -188,9 +188,11 @@ Test(cluster, accept_judges_every_gpu_of_every_node_as_one_fleet, .timeout = 180
     fputs("name: fleet\nnodes: 2\nranks: 2\niterations: 40\nseed: 9\n"
           "workload: {gemm: {m: 256, n: 256, k: 256, count: 4}, allreduce: {bytes: 4MiB}}\n"
           "power: {sample_hz: 200}\nsim: {tflops: 0.005}\n"
-          "faults:\n  - {kind: straggler, at: 0, rank: 3, factor: 1.25, duration: 1h}\n"
+          "faults:\n  - {kind: straggler, at: 0, rank: 3, factor: 1.5, duration: 1h}\n"
           "detectors: [fingerprint]\n"
-          "checks:\n  gemm_tflops:\n  outliers:\n  sdc_screen:\n"
+          /* a GPU a third slower than its peers, judged against a 15 % margin: what a loaded machine does to a
+           * healthy sim rank's rate stays under it (CI under ASan, 2026-11-27, named another GPU at 3 %) */
+          "checks:\n  gemm_tflops:\n  outliers: {min_rel: 0.15}\n  sdc_screen:\n"
           "  checkpoint_io: {min_write_gbs: 0.001, min_read_gbs: 0.001, bytes: 8MiB}\n",
           f);
     fclose(f);
