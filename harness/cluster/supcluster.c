@@ -235,6 +235,12 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
     } else if (tag >= TAG_REC_GO) {   /* idle, or waiting for this since our own request */
         if (!s->stopping && (!s->recovering || s->fl->rec_wait))
             coord_enter(s, it);
+        else if (!s->stopping) {   /* still starting its ranks after the recovery before: node 0 waits for this
+                                    * node's proposal, so the go is kept, never dropped (two deaths on two nodes at
+                                    * once: node 0 finished the first recovery first and began the second) */
+            s->ln->go_deferred = 1;
+            s->ln->go_limit = it;
+        }
     } else if (tag >= TAG_REC_REQ) {   /* node 0: a node asks; the first request of a failure wins */
         if (!s->recovering && !s->stopping) {
             struct rec_failure f = { .fault = -1, .rank = -1, .iter = it };
@@ -354,6 +360,10 @@ void supc_poll(struct sup *s)
     struct cluster_sink k = sink;
     k.ctx = s;
     cluster_poll(&k);
+    if (s->ln->go_deferred && !s->recovering && !s->stopping) {   /* the recovery before has ended here */
+        s->ln->go_deferred = 0;
+        coord_enter(s, s->ln->go_limit);
+    }
     supc_liveness(s, mono_ns());
     cluster_flush();
 }

@@ -32,6 +32,9 @@ struct sup_link {
     unsigned char node_gone[SHM_MAX_NODES];  /* nodes lost (silent past the heartbeat timeout): nothing is sent to
                                               * them, nothing they say is heard, nobody waits for them */
     int64_t rec_min, rec_start;    /* node 0: the oldest newest checkpoint; everyone: where to start (-1: not yet) */
+    int go_deferred;               /* node 0's go for a new recovery came while this node still finished the one
+                                    * before (node 0 got there first): entered once that one ends */
+    int64_t go_limit;              /* that go's iteration */
     json_t *node_runs, *node_ends; /* node 0: every node's run figures and end records */
     int bnd_kind, bnd_wait;        /* node 0, several nodes: a pause/skip boundary being agreed, answers awaited */
     int64_t bnd_top;               /* the furthest iteration any node's ranks reached */
