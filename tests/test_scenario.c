@@ -211,6 +211,13 @@ Test(scenario_errors, values_that_cannot_work_together)
     load_err(HEAD "heartbeat: {interval: 60s, timeout: 10ms}\n",
              "t.yaml:1:1: heartbeat.timeout: expected longer than heartbeat.interval (60 s), got 0.01 s: every rank "
              "would be hung between two beats");
+    /* abft's checksum takes the GEMM's last two rows: fewer than 3, and nothing is left to check */
+    load_err("name: m\nranks: 1\niterations: 5\nworkload:\n  gemm: {m: 2, n: 64, k: 64}\n  allreduce: {bytes: 1MiB}\n"
+             "detectors: [abft]\n",
+             "t.yaml:1:1: workload.gemm.m: abft needs at least 3 rows in the GEMM (its last 2 carry the checksum), got 2");
+    load_err("name: m\nranks: 1\niterations: 5\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n  allreduce: {bytes: 1MiB}\n"
+             "sim: {max_dim: 2}\ndetectors: [abft]\n",
+             "t.yaml:1:1: sim.max_dim: abft needs at least 3 rows in the GEMM (its last 2 carry the checksum), got 2");
 }
 
 Test(scenario_errors, bad_units)
