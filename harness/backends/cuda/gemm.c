@@ -317,10 +317,6 @@ struct gemm_chain *gemm_chain_create_sm(enum dtype t, long m, long n, long k, in
                   GEMM_WORKSPACE_BYTES >> 20);
         goto fail;
     }
-    if (CUDA_CHECK(cudaStreamSynchronize(s)) != 0) {
-        gemm_fail(err, errlen, "%s: filling the operands failed on the device", what);
-        goto fail;
-    }
     return g;
 fail:
     gemm_chain_destroy(g);
