@@ -1,4 +1,4 @@
-/* harness/core/abft.h: the Huang-Abraham check every GEMM carries, one algebra for the GPU (kernels/faults.cu) and
+/* harness/core/abft.h: the Huang-Abraham check every GEMM carries, one algebra for the GPU (kernels/abft.cu) and
  * the sim (backends/sim/simfaults.c).
  *
  * The checksum rides through the multiplication itself. Of A's m rows (A is m x k, row i's k elements contiguous)
