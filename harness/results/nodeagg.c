@@ -1,0 +1,329 @@
+/* harness/results/nodeagg.c: a node's per-iteration events folded into node_iteration lines and its GPUs' power
+ * summed on node 0's time grid (nodeagg.h). */
+#include "nodeagg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+const char nodeagg_power_header[] = "t_s,node,watts,gpus\n";
+
+struct ph_sum {
+    double s, flops, bytes;   /* time in the phase, flops done, bytes moved (per rank: summed over the iteration's
+                               * phases of the kind) */
+};
+
+struct rank_state {
+    int64_t run, iter;                 /* the iteration its phases belong to (-1: none yet) */
+    double begin[NODEAGG_PHASES];      /* the open phase's start (NaN: none open) */
+    struct ph_sum ph[NODEAGG_PHASES];
+    double cell_w;                     /* watts summed over the cell being filled */
+    int cell_n;                        /* readings in it */
+    double held_w;                     /* the last reading (NaN: none yet) */
+};
+
+struct entry {
+    int used;
+    int64_t run, iter;
+    int ranks;                         /* ranks whose iteration event came */
+    double t_s, dur_max, dur_min;
+    int slowest;                       /* global rank of dur_max */
+    struct ph_sum ph[NODEAGG_PHASES];  /* s and bytes: the largest of the ranks'; flops: their sum */
+    unsigned ph_seen;                  /* bit p: a rank had phase p */
+};
+
+struct nodeagg {
+    int node, ranks, first_rank, expected;
+    double cell_s;
+    nodeagg_emit emit;
+    void *ctx;
+    char names[NODEAGG_PHASES][16];
+    int nnames;
+    struct rank_state *rk;
+    struct entry pend[NODEAGG_PENDING];
+    int64_t top_run, top_iter;         /* the newest iteration ended by any rank */
+    int64_t cell;                      /* the power cell being filled (INT64_MIN: none) */
+    uint64_t lines[2], bytes[2];
+};
+
+static void rank_reset(struct rank_state *r, int64_t run, int64_t iter)
+{
+    r->run = run;
+    r->iter = iter;
+    for (int p = 0; p < NODEAGG_PHASES; p++) {
+        r->begin[p] = NAN;
+        r->ph[p] = (struct ph_sum){ 0, 0, 0 };
+    }
+}
+
+struct nodeagg *nodeagg_new(int node, int ranks, int first_rank, double cell_s, nodeagg_emit emit, void *ctx)
+{
+    if (ranks < 1 || !emit)
+        return NULL;
+    struct nodeagg *a = xcalloc(1, sizeof *a);
+    a->node = node;
+    a->ranks = a->expected = ranks;
+    a->first_rank = first_rank;
+    a->cell_s = isfinite(cell_s) && cell_s > 0 ? cell_s : 0;
+    a->emit = emit;
+    a->ctx = ctx;
+    a->rk = xcalloc((size_t)ranks, sizeof *a->rk);
+    for (int i = 0; i < ranks; i++) {
+        rank_reset(&a->rk[i], -1, -1);
+        a->rk[i].held_w = NAN;
+    }
+    a->top_run = a->top_iter = -1;
+    a->cell = INT64_MIN;
+    return a;
+}
+
+void nodeagg_free(struct nodeagg *a)
+{
+    if (!a)
+        return;
+    free(a->rk);
+    free(a);
+}
+
+static void put(struct nodeagg *a, int stream, const char *text, size_t len)
+{
+    a->lines[stream]++;
+    a->bytes[stream] += len;
+    a->emit(a->ctx, stream, text, len);
+}
+
+/* Returns the index of phase name (new names take the next slot; past the last, the last). */
+static int phase_index(struct nodeagg *a, const char *name)
+{
+    for (int p = 0; p < a->nnames; p++)
+        if (strcmp(a->names[p], name) == 0)
+            return p;
+    if (a->nnames == NODEAGG_PHASES)
+        return NODEAGG_PHASES - 1;
+    str_copy(a->names[a->nnames], sizeof a->names[0], name);
+    return a->nnames++;
+}
+
+static void entry_emit(struct nodeagg *a, struct entry *e)
+{
+    json_t *phases = json_object();
+    for (int p = 0; p < a->nnames; p++) {
+        if (!(e->ph_seen & (1u << p)))
+            continue;
+        json_t *o = json_pack("{s:f}", "s", e->ph[p].s);
+        if (e->ph[p].flops > 0)
+            json_object_set_new(o, "flops", json_real(e->ph[p].flops));
+        if (e->ph[p].bytes > 0)
+            json_object_set_new(o, "bytes", json_real(e->ph[p].bytes));
+        json_object_set_new(phases, a->names[p], o);
+    }
+    if (!isfinite(e->dur_max))   /* no rank said its duration: 0 rather than an infinity JSON cannot hold */
+        e->dur_max = e->dur_min = 0;
+    json_t *line = json_pack("{s:f, s:s, s:i, s:I, s:I, s:i, s:f, s:f, s:i, s:o}", "t_s", round(e->t_s * 1e6) / 1e6,
+                             "event", "node_iteration", "node", a->node, "run", (json_int_t)e->run, "iter",
+                             (json_int_t)e->iter, "ranks", e->ranks, "dur_s", e->dur_max, "dur_min_s", e->dur_min,
+                             "slowest", e->slowest, "phases", phases);
+    e->used = 0;
+    char *text = line ? json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(7)) : NULL;
+    json_decref(line);
+    if (!text)
+        return;
+    size_t len = strlen(text);
+    text[len] = '\n';   /* json_dumps leaves room: the terminator becomes the newline */
+    put(a, 0, text, len + 1);
+    free(text);
+}
+
+/* Returns whether (run, iter) comes before (run2, iter2). */
+static int before(int64_t run, int64_t iter, int64_t run2, int64_t iter2)
+{
+    return run < run2 || (run == run2 && iter < iter2);
+}
+
+/* Ends the pending iterations in order, all of them or those NODEAGG_LAG behind the newest. */
+static void pending_end(struct nodeagg *a, int all)
+{
+    for (;;) {
+        struct entry *old = NULL;
+        for (int i = 0; i < NODEAGG_PENDING; i++) {
+            struct entry *e = &a->pend[i];
+            if (e->used && (!old || before(e->run, e->iter, old->run, old->iter)))
+                old = e;
+        }
+        if (!old || (!all && old->run == a->top_run && old->iter > a->top_iter - NODEAGG_LAG))
+            return;
+        entry_emit(a, old);
+    }
+}
+
+static struct entry *entry_for(struct nodeagg *a, int64_t run, int64_t iter)
+{
+    struct entry *free_slot = NULL, *old = NULL;
+    for (int i = 0; i < NODEAGG_PENDING; i++) {
+        struct entry *e = &a->pend[i];
+        if (e->used && e->run == run && e->iter == iter)
+            return e;
+        if (!e->used && !free_slot)
+            free_slot = e;
+        if (e->used && (!old || before(e->run, e->iter, old->run, old->iter)))
+            old = e;
+    }
+    if (!free_slot) {   /* more iterations under way than slots: the oldest ends with the ranks it has */
+        entry_emit(a, old);
+        free_slot = old;
+    }
+    memset(free_slot, 0, sizeof *free_slot);
+    free_slot->used = 1;
+    free_slot->run = run;
+    free_slot->iter = iter;
+    free_slot->dur_min = INFINITY;
+    free_slot->dur_max = -INFINITY;
+    return free_slot;
+}
+
+static void fold_iteration(struct nodeagg *a, double t_s, int local, int64_t run, int64_t iter, double dur)
+{
+    struct rank_state *r = &a->rk[local];
+    struct entry *e = entry_for(a, run, iter);
+    e->ranks++;
+    e->t_s = e->ranks == 1 || t_s > e->t_s ? t_s : e->t_s;
+    if (isfinite(dur)) {
+        if (dur > e->dur_max) {
+            e->dur_max = dur;
+            e->slowest = local + a->first_rank;
+        }
+        if (dur < e->dur_min)
+            e->dur_min = dur;
+    }
+    if (r->run == run && r->iter == iter)
+        for (int p = 0; p < a->nnames; p++) {
+            const struct ph_sum *q = &r->ph[p];
+            if (q->s <= 0 && q->flops <= 0 && q->bytes <= 0)
+                continue;
+            e->ph_seen |= 1u << p;
+            e->ph[p].s = fmax(e->ph[p].s, q->s);
+            e->ph[p].bytes = fmax(e->ph[p].bytes, q->bytes);
+            e->ph[p].flops += q->flops;
+        }
+    rank_reset(r, -1, -1);
+    if (before(a->top_run, a->top_iter, run, iter))
+        a->top_run = run, a->top_iter = iter;
+    if (e->ranks >= a->expected)
+        entry_emit(a, e);
+    pending_end(a, 0);
+}
+
+int nodeagg_event(struct nodeagg *a, double t_s, const char *type, const json_t *line)
+{
+    if (!a || !type)
+        return 0;
+    int begin = strcmp(type, "phase_begin") == 0, end = strcmp(type, "phase_end") == 0,
+        iter_ev = strcmp(type, "iteration") == 0;
+    if (!begin && !end && !iter_ev) {
+        if (strcmp(type, "run_end") == 0 || strcmp(type, "recovery_begin") == 0 || strcmp(type, "end") == 0 ||
+            strcmp(type, "rank_dropped") == 0 || strcmp(type, "run_begin") == 0)
+            pending_end(a, 1);
+        json_t *dr = json_object_get(line, "rank");   /* shrink goes on without a rank of this node */
+        if (strcmp(type, "rank_dropped") == 0 && json_is_integer(dr) && json_integer_value(dr) >= a->first_rank &&
+            json_integer_value(dr) < a->first_rank + a->ranks && a->expected > 1)
+            a->expected--;   /* for good: the rest of the run goes on without it */
+        return 0;
+    }
+    json_t *rk = json_object_get(line, "rank"), *run = json_object_get(line, "run"), *it = json_object_get(line, "iter");
+    if (!json_is_integer(rk) || !json_is_integer(run) || !json_is_integer(it))
+        return 0;   /* not one of a rank's: goes on as it is */
+    json_int_t local = json_integer_value(rk) - a->first_rank;
+    if (local < 0 || local >= a->ranks)
+        return 0;
+    int64_t rn = json_integer_value(run), in = json_integer_value(it);
+    struct rank_state *r = &a->rk[local];
+    if (iter_ev) {
+        fold_iteration(a, t_s, (int)local, rn, in, json_number_value(json_object_get(line, "dur_s")));
+        return 1;
+    }
+    const char *ph = json_string_value(json_object_get(line, "phase"));
+    if (!ph)
+        return 0;
+    if (r->run != rn || r->iter != in)   /* a new iteration for this rank: what an unfinished one held is dropped */
+        rank_reset(r, rn, in);
+    int p = phase_index(a, ph);
+    if (begin) {
+        r->begin[p] = t_s;
+        return 1;
+    }
+    if (isfinite(r->begin[p]) && t_s >= r->begin[p])
+        r->ph[p].s += t_s - r->begin[p];
+    r->begin[p] = NAN;
+    double flops = json_number_value(json_object_get(line, "flops")), bytes = json_number_value(json_object_get(line, "bytes"));
+    if (isfinite(flops) && flops > 0)
+        r->ph[p].flops += flops;
+    if (isfinite(bytes) && bytes > 0)
+        r->ph[p].bytes += bytes;
+    return 1;
+}
+
+/* Emits the cell being filled: the sum over the node's GPUs of each one's mean reading in it (a GPU without a
+ * reading in the cell counts with its last one). */
+static void cell_end(struct nodeagg *a)
+{
+    if (a->cell == INT64_MIN)
+        return;
+    double w = 0;
+    int gpus = 0;
+    for (int i = 0; i < a->ranks; i++) {
+        struct rank_state *r = &a->rk[i];
+        double x = r->cell_n ? r->cell_w / r->cell_n : r->held_w;
+        if (isfinite(x)) {
+            w += x;
+            gpus++;
+        }
+        r->cell_w = 0;
+        r->cell_n = 0;
+    }
+    if (gpus) {
+        char row[96];
+        int len = snprintf(row, sizeof row, "%.6f,%d,%.2f,%d\n", (double)a->cell * a->cell_s, a->node, w, gpus);
+        if (len > 0 && (size_t)len < sizeof row)
+            put(a, 1, row, (size_t)len);
+    }
+    a->cell = INT64_MIN;
+}
+
+void nodeagg_power(struct nodeagg *a, double t_s, int rank, double watts)
+{
+    if (!a || a->cell_s <= 0 || rank < 0 || rank >= a->ranks || !isfinite(t_s))
+        return;
+    double c = floor(t_s / a->cell_s);
+    if (!(fabs(c) < 9e15))
+        return;
+    int64_t cell = (int64_t)c;
+    if (a->cell != INT64_MIN && cell > a->cell)   /* the supervisor samples every GPU at once: the cell before is whole */
+        cell_end(a);
+    if (a->cell == INT64_MIN)
+        a->cell = cell;
+    struct rank_state *r = &a->rk[rank];
+    if (isfinite(watts)) {   /* a late reading (an earlier cell) counts in this one */
+        r->cell_w += watts;
+        r->cell_n++;
+        r->held_w = watts;
+    }
+}
+
+void nodeagg_flush(struct nodeagg *a)
+{
+    if (!a)
+        return;
+    pending_end(a, 1);
+    cell_end(a);
+}
+
+void nodeagg_stats(const struct nodeagg *a, uint64_t lines[2], uint64_t bytes[2])
+{
+    for (int s = 0; s < 2; s++) {
+        lines[s] = a ? a->lines[s] : 0;
+        bytes[s] = a ? a->bytes[s] : 0;
+    }
+}

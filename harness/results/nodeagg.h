@@ -1,0 +1,44 @@
+/* harness/results/nodeagg.h: what a node other than 0 sends node 0 when `forward: nodes` (docs/cluster.md "What
+ * node 0 receives"): its ranks' per-iteration events folded into one `node_iteration` line per iteration, and its
+ * GPUs' power summed into one row per `power.forward_hz` cell of node 0's timeline. Everything else (faults,
+ * detections, recoveries, a rank's start and end) goes on whole, and the node keeps every line and row in its own
+ * files. Node 0 folds its own rows the same way to sum the cluster. Pure: lines in, lines out; no I/O. */
+#ifndef GAUNTLET_NODEAGG_H
+#define GAUNTLET_NODEAGG_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Receives each line the aggregate makes (stream 0: an events.jsonl line, 1: a power-nodes.csv row; whole lines,
+ * newline-terminated). */
+typedef void (*nodeagg_emit)(void *ctx, int stream, const char *line, size_t len);
+
+#define NODEAGG_PENDING 16   /* iterations folded at once; a newer one past them ends the oldest with the ranks it has */
+#define NODEAGG_LAG 4        /* an iteration waits for its last ranks until this many newer ones have ended */
+#define NODEAGG_PHASES 8     /* phase kinds kept apart in a line (more are folded into the last) */
+
+struct nodeagg;
+
+/* An aggregate for a node of `ranks` local ranks (their ranks in events are global: first_rank + local), summing
+ * power over cells of cell_s seconds (1 / power.forward_hz; 0: no power rows); NULL when ranks < 1. */
+struct nodeagg *nodeagg_new(int node, int ranks, int first_rank, double cell_s, nodeagg_emit emit, void *ctx);
+void nodeagg_free(struct nodeagg *a);
+
+/* One event line of this node (t_s on node 0's timeline, type its "event", line the whole object). Returns 1 when
+ * the aggregate took it (phase_begin, phase_end, iteration: folded into node_iteration), 0 when it must go on
+ * whole. Events that end or change a run (run_end, recovery_begin, rank_dropped, end) end the pending iterations
+ * first, so their lines precede the event's. */
+int nodeagg_event(struct nodeagg *a, double t_s, const char *type, const json_t *line);
+/* One power reading of local rank `rank` at t_s (watts NaN: not measured, held from the last). */
+void nodeagg_power(struct nodeagg *a, double t_s, int rank, double watts);
+/* Ends every pending iteration and the power cell being filled (the run ends, or the node stops). */
+void nodeagg_flush(struct nodeagg *a);
+
+/* The power-nodes.csv header node 0 writes before the rows. */
+extern const char nodeagg_power_header[];
+
+/* Lines emitted and their bytes, per stream. */
+void nodeagg_stats(const struct nodeagg *a, uint64_t lines[2], uint64_t bytes[2]);
+
+#endif

@@ -1,0 +1,237 @@
+/* tests/test_nodeagg.c: a node's events folded into node_iteration lines and its GPUs' power summed on node 0's time
+ * grid (harness/results/nodeagg.h), against what the ranks' own lines say, over random streams. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "nodeagg.h"
+#include "util.h"
+
+#define MAXL 4096
+
+struct sink {
+    json_t *lines[MAXL];   /* node_iteration lines, parsed */
+    int n;
+    double rows_t[MAXL * 4], rows_w[MAXL * 4];
+    int rows_g[MAXL * 4], nrows;
+    size_t max_len;
+};
+
+static void sink_emit(void *ctx, int stream, const char *line, size_t len)
+{
+    struct sink *k = ctx;
+    cr_assert(len > 0 && line[len - 1] == '\n', "a whole line");
+    if (stream == 0) {
+        json_error_t err;
+        json_t *o = json_loadb(line, len, 0, &err);
+        cr_assert(o, "a JSON line: %.*s", (int)len, line);
+        cr_assert(k->n < MAXL);
+        k->lines[k->n++] = o;
+        if (len > k->max_len)
+            k->max_len = len;
+    } else {
+        int node, g;
+        double t, w;
+        cr_assert_eq(sscanf(line, "%lf,%d,%lf,%d", &t, &node, &w, &g), 4, "a power row: %.*s", (int)len, line);
+        cr_assert(k->nrows < MAXL * 4);
+        k->rows_t[k->nrows] = t, k->rows_w[k->nrows] = w, k->rows_g[k->nrows++] = g;
+    }
+}
+
+static void sink_free(struct sink *k)
+{
+    for (int i = 0; i < k->n; i++)
+        json_decref(k->lines[i]);
+}
+
+static int ev(struct nodeagg *a, double t, const char *type, json_t *o)
+{
+    json_object_set_new(o, "event", json_string(type));
+    int r = nodeagg_event(a, t, type, o);
+    json_decref(o);
+    return r;
+}
+
+/* One random run: R ranks (global from first), I iterations, each rank's iteration a compute phase and a comm phase
+ * of random lengths, the ranks' events interleaved in time. Every iteration gives one line whose ranks, longest and
+ * shortest duration, per-phase longest time and summed flops equal what the ranks' lines say. */
+static void random_run(struct rng *g, int R, int I, int first)
+{
+    struct sink k = { 0 };
+    struct nodeagg *a = nodeagg_new(3, R, first, 0.01, sink_emit, &k);
+    cr_assert(a);
+    double *want_dur = xcalloc((size_t)I, sizeof *want_dur), *want_min = xcalloc((size_t)I, sizeof *want_min);
+    double *want_c = xcalloc((size_t)I, sizeof *want_c), *want_f = xcalloc((size_t)I, sizeof *want_f);
+    double *want_m = xcalloc((size_t)I, sizeof *want_m);
+    double t = 0;
+    for (int i = 0; i < I; i++) {
+        want_min[i] = INFINITY;
+        /* every rank's four phase edges, then its iteration; ranks interleaved: edge e of every rank, then e+1 */
+        double c[64], m[64], f[64];
+        for (int r = 0; r < R; r++) {
+            c[r] = 0.001 + 0.01 * rng_uniform(g);
+            m[r] = 0.001 + 0.005 * rng_uniform(g);
+            f[r] = 1e12 * (1 + rng_uniform(g));
+        }
+        for (int r = 0; r < R; r++)
+            cr_assert_eq(ev(a, t, "phase_begin", json_pack("{s:i,s:i,s:i,s:s}", "rank", first + r, "run", 0, "iter", i,
+                                                           "phase", "compute")), 1);
+        for (int r = 0; r < R; r++)
+            cr_assert_eq(ev(a, t + c[r], "phase_end", json_pack("{s:i,s:i,s:i,s:s,s:f}", "rank", first + r, "run", 0,
+                                                                "iter", i, "phase", "compute", "flops", f[r])), 1);
+        for (int r = 0; r < R; r++)
+            ev(a, t + c[r], "phase_begin", json_pack("{s:i,s:i,s:i,s:s}", "rank", first + r, "run", 0, "iter", i, "phase", "comm"));
+        for (int r = 0; r < R; r++)
+            ev(a, t + c[r] + m[r], "phase_end", json_pack("{s:i,s:i,s:i,s:s,s:f}", "rank", first + r, "run", 0, "iter", i,
+                                                          "phase", "comm", "bytes", 4194304.0));
+        for (int r = 0; r < R; r++) {
+            double d = c[r] + m[r];
+            cr_assert_eq(ev(a, t + d, "iteration", json_pack("{s:i,s:i,s:i,s:f}", "rank", first + r, "run", 0, "iter", i,
+                                                             "dur_s", d)), 1);
+            want_dur[i] = fmax(want_dur[i], d);
+            want_min[i] = fmin(want_min[i], d);
+            want_c[i] = fmax(want_c[i], c[r]);
+            want_m[i] = fmax(want_m[i], m[r]);
+            want_f[i] += f[r];
+        }
+        t += want_dur[i];
+    }
+    cr_assert_eq(ev(a, t, "run_end", json_pack("{s:i}", "run", 0)), 0, "run_end goes on whole");
+    nodeagg_flush(a);
+    cr_assert_eq(k.n, I, "one line per iteration: %d for %d", k.n, I);
+    for (int i = 0; i < I; i++) {
+        json_t *o = k.lines[i], *ph = json_object_get(o, "phases");
+        cr_assert_str_eq(json_string_value(json_object_get(o, "event")), "node_iteration");
+        cr_assert_eq(json_integer_value(json_object_get(o, "iter")), i, "in order");
+        cr_assert_eq(json_integer_value(json_object_get(o, "node")), 3);
+        cr_assert_eq(json_integer_value(json_object_get(o, "ranks")), R);
+        double rel = 1e-6;   /* the line's 7 significant digits */
+        cr_assert(fabs(json_real_value(json_object_get(o, "dur_s")) - want_dur[i]) <= rel * want_dur[i]);
+        cr_assert(fabs(json_real_value(json_object_get(o, "dur_min_s")) - want_min[i]) <= rel * want_min[i]);
+        double cs = json_real_value(json_object_get(json_object_get(ph, "compute"), "s"));
+        double ms = json_real_value(json_object_get(json_object_get(ph, "comm"), "s"));
+        double fl = json_real_value(json_object_get(json_object_get(ph, "compute"), "flops"));
+        double by = json_real_value(json_object_get(json_object_get(ph, "comm"), "bytes"));
+        cr_assert(fabs(cs - want_c[i]) <= 1e-6 * want_c[i] + 1e-12, "compute %g want %g", cs, want_c[i]);
+        cr_assert(fabs(ms - want_m[i]) <= 1e-6 * want_m[i] + 1e-12, "comm %g want %g", ms, want_m[i]);
+        cr_assert(fabs(fl - want_f[i]) <= 1e-6 * want_f[i], "flops %g want %g", fl, want_f[i]);
+        cr_assert_eq(by, 4194304.0);
+    }
+    cr_assert(k.max_len < 320, "a line stays short whatever the ranks: %zu B", k.max_len);
+    uint64_t lines[2], bytes[2];
+    nodeagg_stats(a, lines, bytes);
+    cr_assert_eq(lines[0], (uint64_t)I);
+    nodeagg_free(a);
+    sink_free(&k);
+    free(want_dur), free(want_min), free(want_c), free(want_f), free(want_m);
+}
+
+Test(nodeagg, every_iteration_one_line_that_says_what_its_ranks_said)
+{
+    struct rng g;
+    rng_seed(&g, 42, 1);
+    for (int trial = 0; trial < 200; trial++)
+        random_run(&g, 1 + (int)(rng_uniform(&g) * 63), 1 + (int)(rng_uniform(&g) * 40), (int)(rng_uniform(&g) * 1000));
+}
+
+/* A rank that stops (it died, nobody dropped it): its node's iterations still go to node 0, each once the next
+ * NODEAGG_LAG have ended, with the ranks that ended it; nothing is held back at the run's end. */
+Test(nodeagg, a_silent_rank_holds_nothing_back)
+{
+    struct sink k = { 0 };
+    struct nodeagg *a = nodeagg_new(1, 4, 4, 0, sink_emit, &k);
+    for (int i = 0; i < 20; i++)
+        for (int r = 0; r < 4; r++) {
+            if (r == 2 && i >= 5)
+                continue;   /* rank 6 is silent from iteration 5 on */
+            ev(a, i * 0.01 + r * 1e-4, "iteration", json_pack("{s:i,s:i,s:i,s:f}", "rank", 4 + r, "run", 0, "iter", i,
+                                                              "dur_s", 0.01));
+        }
+    cr_assert_eq(k.n, 20 - NODEAGG_LAG, "all but the last %d out before the run ends: %d", NODEAGG_LAG, k.n);
+    ev(a, 0.3, "run_end", json_pack("{s:i}", "run", 0));
+    cr_assert_eq(k.n, 20);
+    for (int i = 0; i < 20; i++)
+        cr_assert_eq(json_integer_value(json_object_get(k.lines[i], "ranks")), i < 5 ? 4 : 3);
+    nodeagg_free(a);
+    sink_free(&k);
+}
+
+/* shrink drops rank 1 of the node: from then on an iteration is whole with the ranks left, at once. */
+Test(nodeagg, a_dropped_rank_is_not_waited_for)
+{
+    struct sink k = { 0 };
+    struct nodeagg *a = nodeagg_new(0, 2, 0, 0, sink_emit, &k);
+    cr_assert_eq(ev(a, 0, "rank_dropped", json_pack("{s:i,s:i}", "rank", 1, "ranks_left", 1)), 0);
+    ev(a, 0.01, "iteration", json_pack("{s:i,s:i,s:i,s:f}", "rank", 0, "run", 0, "iter", 0, "dur_s", 0.01));
+    cr_assert_eq(k.n, 1);
+    cr_assert_eq(json_integer_value(json_object_get(k.lines[0], "ranks")), 1);
+    nodeagg_free(a);
+    sink_free(&k);
+}
+
+/* Events that are not a rank's per-iteration ones are not taken; a malformed one is not either. */
+Test(nodeagg, other_events_go_on_whole)
+{
+    struct sink k = { 0 };
+    struct nodeagg *a = nodeagg_new(0, 2, 0, 0.01, sink_emit, &k);
+    const char *whole[] = { "fault_injected", "detection", "worker_died", "recovery_begin", "recovery_end", "ready", "gpu",
+                            "worker_start", "checkpoint_written", "paused" };
+    for (size_t i = 0; i < ARRAY_LEN(whole); i++)
+        cr_assert_eq(ev(a, 0, whole[i], json_pack("{s:i,s:i,s:i}", "rank", 0, "run", 0, "iter", 0)), 0, "%s", whole[i]);
+    cr_assert_eq(ev(a, 0, "iteration", json_pack("{s:s}", "rank", "x")), 0, "no rank: as it is");
+    cr_assert_eq(ev(a, 0, "iteration", json_pack("{s:i,s:i,s:i}", "rank", 9, "run", 0, "iter", 0)), 0, "not this node's");
+    nodeagg_free(a);
+    sink_free(&k);
+}
+
+/* Power: R GPUs read every tick_s at random watts; cells of cell_s (a multiple of tick_s). Each row is the sum over
+ * the GPUs of their mean in the cell, so the rows' energy (sum of watts x cell_s) equals the readings' (sum of watts x
+ * tick_s) and every row counts every GPU. */
+Test(nodeagg, power_cells_keep_the_energy_and_every_gpu)
+{
+    struct rng g;
+    rng_seed(&g, 7, 1);
+    for (int trial = 0; trial < 50; trial++) {
+        int R = 1 + (int)(rng_uniform(&g) * 16), per = 1 + (int)(rng_uniform(&g) * 10), ticks = per * (5 + (int)(rng_uniform(&g) * 50));
+        double tick = 0.001 * (1 + (int)(rng_uniform(&g) * 5)), cell = tick * per, e_in = 0, e_out = 0;
+        struct sink k = { 0 };
+        struct nodeagg *a = nodeagg_new(2, R, 8, cell, sink_emit, &k);
+        for (int i = 0; i < ticks; i++)
+            for (int r = 0; r < R; r++) {
+                double w = 100 + 600 * rng_uniform(&g);
+                nodeagg_power(a, (i + 0.5) * tick, r, w);
+                e_in += w * tick;
+            }
+        nodeagg_flush(a);
+        cr_assert_eq(k.nrows, ticks / per, "one row per cell: %d for %d", k.nrows, ticks / per);
+        for (int i = 0; i < k.nrows; i++) {
+            cr_assert_eq(k.rows_g[i], R);
+            cr_assert(fabs(k.rows_t[i] - i * cell) < 1e-6, "row %d at %g, its cell's start %g", i, k.rows_t[i], i * cell);
+            e_out += k.rows_w[i] * cell;
+        }
+        cr_assert(fabs(e_out - e_in) <= 0.01 * k.nrows * cell + 1e-9 * e_in, "energy %g J in, %g J out", e_in, e_out);
+        nodeagg_free(a);
+        sink_free(&k);
+    }
+}
+
+/* A GPU that misses a cell counts with its last reading; one never read is not counted (gpus says so); NaN readings
+ * are not measurements. */
+Test(nodeagg, a_missing_reading_is_held_and_said)
+{
+    struct sink k = { 0 };
+    struct nodeagg *a = nodeagg_new(0, 3, 0, 0.01, sink_emit, &k);
+    nodeagg_power(a, 0.001, 0, 300);
+    nodeagg_power(a, 0.001, 1, 200);
+    nodeagg_power(a, 0.011, 0, 310);
+    nodeagg_power(a, 0.011, 1, NAN);
+    nodeagg_power(a, 0.021, 0, 320);
+    nodeagg_flush(a);
+    cr_assert_eq(k.nrows, 3);
+    cr_assert_float_eq(k.rows_w[0], 500, 1e-9);
+    cr_assert_float_eq(k.rows_w[1], 510, 1e-9);
+    cr_assert_float_eq(k.rows_w[2], 520, 1e-9);
+    cr_assert_eq(k.rows_g[0], 2, "GPU 2 was never read");
+    nodeagg_free(a);
+    sink_free(&k);
+}
