@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "nodeagg.h"
 #include "shm.h"
 #include "util.h"
-
 
 void results_default_dir(char *out, size_t n, const char *root, const char *name)
 {
@@ -117,14 +117,52 @@ static int results_lock(struct results *r, const char *dir, const char *name, ch
     return 0;
 }
 
+/* forward: nodes: the summed power's cell (one row per power.forward_hz; 0 there: per sample). */
+static double nodes_cell_s(const struct scenario *sc)
+{
+    if (sc->power.forward_hz > 0)
+        return 1.0 / sc->power.forward_hz;
+    return sc->power.sample_hz > 0 ? 1.0 / sc->power.sample_hz : 0;
+}
+
+/* Node 0's own summed power: a row of power-nodes.csv. */
+static void nodes_own(void *ctx, int stream, const char *line, size_t len)
+{
+    struct results *r = ctx;
+    if (stream == 1)
+        results_write(r, r->nodes_fd, &r->nodes_off, "power-nodes.csv", line, len);
+}
+
+/* A node other than 0: what its aggregate makes goes to node 0. */
+static void nodes_send(void *ctx, int stream, const char *line, size_t len)
+{
+    struct results *r = ctx;
+    r->send(stream, line, len);
+}
+
+/* Opens dir/name for this run's rows (truncated) and writes header; -1 with why. */
+static int results_create(struct results *r, const char *dir, const char *name, int *fd, off_t *off, const char *header,
+                          char *why, size_t n)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    *fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (*fd < 0 || (header && results_write(r, *fd, off, name, header, strlen(header)))) {
+        snprintf(why, n, "cannot write %s: %s", path, r->failed ? r->why : strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 static int results_open_files(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why,
                               size_t n)
 {
     char path[1200];
     memset(r, 0, sizeof *r);
-    r->events_fd = r->power_fd = r->lock_fd = -1;
+    r->events_fd = r->power_fd = r->lock_fd = r->nodes_fd = -1;
     r->t0_ns = t0_ns;
     r->node = -1;
+    str_copy(r->events_name, sizeof r->events_name, "events.jsonl");
     if (str_copy(r->dir, sizeof r->dir, dir) != 0 || mkdir_p(dir) != 0) {
         snprintf(why, n, "cannot create results folder %s: %s", dir, strerror(errno));
         return -1;
@@ -162,6 +200,11 @@ static int results_open_files(struct results *r, const char *dir, const struct s
         snprintf(why, n, "cannot write %s: %s", path, r->failed ? r->why : strerror(errno));
         return -1;
     }
+    if (sc->forward == FORWARD_NODES && sc->nodes > 1) {   /* every node's summed power, this one's included */
+        if (results_create(r, dir, "power-nodes.csv", &r->nodes_fd, &r->nodes_off, nodeagg_power_header, why, n) != 0)
+            return -1;
+        r->agg = nodeagg_new(0, (int)sc->ranks, 0, nodes_cell_s(sc), nodes_own, r);
+    }
     return 0;
 }
 
@@ -179,19 +222,21 @@ static int results_open_forward_files(struct results *r, const char *dir, const 
 {
     char path[1200];
     memset(r, 0, sizeof *r);
-    r->events_fd = r->power_fd = r->lock_fd = -1;
+    r->events_fd = r->power_fd = r->lock_fd = r->nodes_fd = -1;
     r->t0_ns = t0_ns;
     r->node = node;
     r->forward = 1;
+    str_copy(r->events_name, sizeof r->events_name, "events.jsonl");
     r->send = send;
     str_copy(r->dir, sizeof r->dir, dir);
     r->fwd_ranks = ranks;
     r->fwd_t = xcalloc((size_t)ranks, sizeof *r->fwd_t);
     for (int i = 0; i < ranks; i++)
         r->fwd_t[i] = -1e300;
-    if (sc->power.forward_hz <= 0 || sc->power.sample_hz <= sc->power.forward_hz)
+    int nodes = sc->forward == FORWARD_NODES;
+    if (!nodes && (sc->power.forward_hz <= 0 || sc->power.sample_hz <= sc->power.forward_hz))
         return 0;   /* every row goes to node 0 */
-    r->forward_s = 1.0 / sc->power.forward_hz;
+    r->forward_s = nodes ? 0 : 1.0 / sc->power.forward_hz;
     snprintf(path, sizeof path, "%s/power-node%d.csv", dir, node);
     snprintf(r->power_name, sizeof r->power_name, "power-node%d.csv", node);
     if (mkdir_p(dir) != 0) {
@@ -206,6 +251,12 @@ static int results_open_forward_files(struct results *r, const char *dir, const 
         results_write(r, r->power_fd, &r->power_off, r->power_name, power_header, sizeof power_header - 1)) {
         snprintf(why, n, "cannot write %s: %s", path, r->failed ? r->why : strerror(errno));
         return -1;
+    }
+    if (nodes) {   /* every line kept here; node 0 gets the node's fold of them */
+        snprintf(r->events_name, sizeof r->events_name, "events-node%d.jsonl", node);
+        if (results_create(r, dir, r->events_name, &r->events_fd, &r->events_off, NULL, why, n) != 0)
+            return -1;
+        r->agg = nodeagg_new(node, ranks, node * ranks, nodes_cell_s(sc), nodes_send, r);
     }
     return 0;
 }
@@ -235,13 +286,25 @@ int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *ob
         json_decref(obj);
     }
     char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    json_decref(line);
-    if (!text)
+    if (!text) {
+        json_decref(line);
         return -1;
+    }
     size_t len = strlen(text);
     text[len] = '\n';   /* json_dumps leaves room: the terminator becomes the newline */
-    int rc = r->forward ? (r->send(0, text, len + 1), 0)
-                        : results_write(r, r->events_fd, &r->events_off, "events.jsonl", text, len + 1);
+    int rc = 0;
+    if (r->forward && r->agg) {   /* forward: nodes: every line here, node 0 the fold (its lines before this one) */
+        rc = results_write(r, r->events_fd, &r->events_off, r->events_name, text, len + 1);
+        if (!nodeagg_event(r->agg, t_s, type, line))
+            r->send(0, text, len + 1);
+        if (strcmp(type, "end") == 0)
+            nodeagg_flush(r->agg);
+    } else if (r->forward) {
+        r->send(0, text, len + 1);
+    } else {
+        rc = results_write(r, r->events_fd, &r->events_off, r->events_name, text, len + 1);
+    }
+    json_decref(line);
     if (r->view)
         r->view->event(r->view->ctx, text, len + 1);
     free(text);
@@ -277,7 +340,9 @@ int results_power(struct results *r, uint64_t t_ns, int rank, const struct power
                        fmt_or_empty(tw, sizeof tw, p->true_w, 2), st);
     if (len <= 0 || (size_t)len >= sizeof row)
         return -1;
-    if (r->forward) {   /* node 0 gets a bounded rate; this node's own file every row */
+    if (r->agg)   /* forward: nodes: the node's sum per cell, to node 0 (node 0: to power-nodes.csv) */
+        nodeagg_power(r->agg, t_s, rank, p->watts);
+    else if (r->forward) {   /* node 0 gets a bounded rate; this node's own file every row */
         if (rank >= 0 && rank < r->fwd_ranks && t_s - r->fwd_t[rank] >= r->forward_s * 0.999) {
             r->fwd_t[rank] = t_s;
             r->send(1, row, (size_t)len);
@@ -298,9 +363,11 @@ int results_power(struct results *r, uint64_t t_ns, int rank, const struct power
 
 int results_append(struct results *r, int power, const char *text, size_t len)
 {
+    if (power && r->nodes_fd >= 0)
+        return results_write(r, r->nodes_fd, &r->nodes_off, "power-nodes.csv", text, len);
     if (power)
         return results_write(r, r->power_fd, &r->power_off, r->power_name, text, len);
-    if (results_write(r, r->events_fd, &r->events_off, "events.jsonl", text, len) != 0)
+    if (results_write(r, r->events_fd, &r->events_off, r->events_name, text, len) != 0)
         return -1;
     for (size_t i = 0; i < len; i++)
         r->events += text[i] == '\n';
@@ -344,6 +411,10 @@ int results_summary(struct results *r, json_t *summary)
 
 void results_close(struct results *r)
 {
+    if (r->agg && !r->forward)   /* node 0's last cell (a forwarding node sent its own at its end event) */
+        nodeagg_flush(r->agg);
+    nodeagg_free(r->agg);
+    r->agg = NULL;
     results_flush(r);
     free(r->fwd_t);
     r->fwd_t = NULL;
@@ -360,6 +431,12 @@ void results_close(struct results *r)
             SYSERR("fsync(events.jsonl)");
         close(r->events_fd);
         r->events_fd = -1;
+    }
+    if (r->nodes_fd >= 0) {
+        if (fsync(r->nodes_fd) != 0 && errno != EINVAL)
+            SYSERR("fsync(power-nodes.csv)");
+        close(r->nodes_fd);
+        r->nodes_fd = -1;
     }
     if (r->lock_fd >= 0) {   /* the folder is free for another run */
         close(r->lock_fd);

@@ -33,6 +33,11 @@ struct results {
     double forward_s;     /* forwarding power rows: at most one per rank per this many seconds (0: all) */
     double *fwd_t;        /* per rank: when its last row went to node 0 */
     int fwd_ranks;
+    struct nodeagg *agg;  /* forward: nodes, several nodes: a node other than 0 folds its lines for node 0 into it;
+                           * node 0 sums its own GPUs' power into power-nodes.csv with it */
+    char events_name[32]; /* events.jsonl, or events-node<N>.jsonl (a node other than 0, forward: nodes) */
+    int nodes_fd;         /* node 0, forward: nodes: power-nodes.csv, every node's summed power (-1: none) */
+    off_t nodes_off;
 };
 
 /* The files commands derive from a run's record and write into its folder (summary.json: the run's or `gauntlet
@@ -48,7 +53,10 @@ void results_default_dir(char *out, size_t n, const char *root, const char *name
 int results_open(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why, size_t n);
 /* A node other than 0: lines go to node 0; power rows at most power.forward_hz per rank, and when that drops
  * rows, every row also goes to dir/power-node<node>.csv here, held by dir/.lock-node<node> as results_open holds
- * the folder. 0, or -1 with why (and nothing left open). */
+ * the folder. With `forward: nodes` node 0 gets one node_iteration line per iteration instead of the ranks'
+ * per-iteration events, the node's summed power per 1 / power.forward_hz (nodeagg.h), and every other event whole;
+ * this node keeps every line in dir/events-node<node>.jsonl and every row in dir/power-node<node>.csv. 0, or -1 with
+ * why (and nothing left open). */
 int results_open_forward(struct results *r, const char *dir, const struct scenario *sc, int node, int ranks,
                          uint64_t t0_ns, void (*send)(int stream, const char *line, size_t len), char *why, size_t n);
 /* Appends one event: sets "t_s" (from t_ns) and "event" first, writes the line in one write(2). Steals obj. */
@@ -60,7 +68,8 @@ struct power_reading;
 int results_power(struct results *r, uint64_t t_ns, int rank, const struct power_reading *p, int phase);
 /* Pushes buffered power rows to the kernel (called once per sampling tick). */
 int results_flush(struct results *r);
-/* Node 0: appends lines another node forwarded (whole lines, newline-terminated) to events.jsonl or power.csv. */
+/* Node 0: appends lines another node forwarded (whole lines, newline-terminated) to events.jsonl, or its power rows to
+ * power.csv (forward: ranks) or power-nodes.csv (forward: nodes). */
 int results_append(struct results *r, int power, const char *text, size_t len);
 /* Returns the first write failure ("cannot write DIR/FILE: OS error"), or NULL while every write succeeded. A write
  * that fails leaves its file ending at its last whole line (a short write is cut back) and stops every further write

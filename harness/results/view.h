@@ -24,6 +24,8 @@ struct view_link {
     void (*power)(void *ctx, double t_s, int rank, const struct power_reading *p, int phase);
     int (*command)(void *ctx, struct view_cmd *out);          /* 1 when a command was waiting */
     void (*stop)(void *ctx);   /* the run is over (summary written): close the view, restore the terminal */
+    /* forward: nodes: another node's summed power over its cell from t_s (NULL: not shown) */
+    void (*node_power)(void *ctx, double t_s, int node, double watts, int gpus);
 };
 
 #endif

@@ -494,7 +494,7 @@ const struct view_link *metrics_view_open(const struct view_link *inner, const c
     pthread_mutex_init(&m->mu, NULL);
     m->inner = inner;
     m->run = -1;
-    m->link = (struct view_link){ m, mx_event, mx_power, mx_command, mx_stop };
+    m->link = (struct view_link){ .ctx = m, .event = mx_event, .power = mx_power, .command = mx_command, .stop = mx_stop };
     if (textdir)
         str_copy(m->textdir, sizeof m->textdir, textdir);
     if (listen) {

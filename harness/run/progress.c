@@ -159,7 +159,7 @@ const struct view_link *progress_view_open(void)
     p->run = -1;
     p->lo = INFINITY;
     p->hi = -INFINITY;
-    p->link = (struct view_link){ p, pv_event, pv_power, pv_command, pv_stop };
+    p->link = (struct view_link){ .ctx = p, .event = pv_event, .power = pv_power, .command = pv_command, .stop = pv_stop };
     return &p->link;
 }
 

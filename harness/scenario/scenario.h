@@ -92,12 +92,15 @@ struct checks {
     struct check_outliers outliers;
 };
 
+enum { FORWARD_RANKS = 0, FORWARD_NODES };
+
 struct scenario {
     char file[512];
     char name[64];
     int64_t ranks;          /* worker processes on each node */
     int64_t nodes;          /* supervisors (one per node) the launcher must have started */
     int nodes_line;         /* where `nodes` was given (0: default), for the mismatch message */
+    int forward;            /* what the other nodes send node 0: FORWARD_RANKS or FORWARD_NODES (docs/cluster.md) */
     int ranks_line, ranks_col;  /* where the value of `ranks` was given, for a backend's limit on it */
     int64_t iterations;
     int64_t seed;

@@ -275,6 +275,10 @@ const struct param scenario_params[] = {
       .help = "worker processes on each node; on cuda, GPUs of the node" },
     { "nodes", PT_INT, SC(nodes), .def = "1", .min = 1, .max = 100000,
       .help = "nodes, one supervisor each, started by mpirun or srun: must match the launcher's count" },
+    { "forward", PT_ENUM, SC(forward), .def = "ranks", .choices = "ranks,nodes",
+      .help = "several nodes: what the others send node 0: ranks, every line of every rank (power rows at "
+              "power.forward_hz per GPU); nodes, one line per node and iteration, the node's summed power at "
+              "power.forward_hz, and every other event whole (each node keeps all of it in its own files)" },
     { "iterations", PT_INT, SC(iterations), .min = 1, .max = 1000000000, .flags = PF_REQUIRED,
       .help = "training iterations per mitigation" },
     { "seed", PT_INT, SC(seed), .def = "1", .min = 0, .max = 9.0e15, .help = "seeds every random choice (--seed overrides)" },
