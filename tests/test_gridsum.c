@@ -1,0 +1,137 @@
+/* tests/test_gridsum.c: the cluster's summed power from the nodes' rows (harness/results/gridsum.h), against a sum
+ * computed directly from every node's rows, over random clusters: nodes that start late, sample slower than the grid,
+ * deliver in bursts, stall or leave. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "gridsum.h"
+#include "util.h"
+
+#define MAXC 20000
+
+struct out {
+    struct gridsum_cell c[MAXC];
+    int n;
+};
+
+static void take(void *ctx, const struct gridsum_cell *c)
+{
+    struct out *o = ctx;
+    cr_assert(o->n < MAXC);
+    o->c[o->n++] = *c;
+}
+
+/* N nodes, C cells of 10 ms; node k starts at cell s[k] and has a row every m[k] cells; rows reach the sum in random
+ * bursts per node (in order within a node). Every cell from the first row to the last comes out once, in order; a
+ * cell every node has reached is whole and its watts are the sum of each node's last row at or before it. */
+Test(gridsum, every_cell_once_in_order_and_whole_cells_sum_every_node)
+{
+    struct rng r;
+    rng_seed(&r, 3, 1);
+    for (int trial = 0; trial < 100; trial++) {
+        int N = 1 + (int)(rng_uniform(&r) * 12), C = 50 + (int)(rng_uniform(&r) * 400);
+        int s[12], m[12], at[12];
+        double w[12][500];
+        for (int k = 0; k < N; k++) {
+            s[k] = (int)(rng_uniform(&r) * 4);
+            m[k] = rng_uniform(&r) < 0.7 ? 1 : 1 + (int)(rng_uniform(&r) * 5);
+            at[k] = s[k];
+            for (int i = 0; i < C; i++)
+                w[k][i] = 200 + (int)(rng_uniform(&r) * 600);
+        }
+        struct out *o = xcalloc(1, sizeof *o);
+        struct gridsum *g = gridsum_new(N, 0.01, take, o);
+        for (;;) {   /* a random node delivers a burst of 1-20 of its rows, never more than 120 cells ahead of the last */
+            int k = (int)(rng_uniform(&r) * N), burst = 1 + (int)(rng_uniform(&r) * 20), left = 0, low = C;
+            for (int j = 0; j < N; j++)
+                low = at[j] < C && at[j] < low ? at[j] : low;
+            for (int b = 0; b < burst && at[k] < C && at[k] <= low + 20; b++, at[k] += m[k])
+                gridsum_row(g, at[k] * 0.01, k, w[k][at[k]], 8);
+            for (int j = 0; j < N; j++)
+                left += at[j] < C;
+            if (!left)
+                break;
+        }
+        gridsum_flush(g);
+        cr_assert_eq(gridsum_late(g), 0);
+        int first = C, last = 0;
+        for (int k = 0; k < N; k++) {
+            first = s[k] < first ? s[k] : first;
+            int lk = s[k] + (C - 1 - s[k]) / m[k] * m[k];
+            last = lk > last ? lk : last;
+        }
+        cr_assert_eq(o->n, last - first + 1, "cells %d..%d: %d given out", first, last, o->n);
+        for (int i = 0; i < o->n; i++) {
+            int cell = first + i;
+            cr_assert(fabs(o->c[i].t_s - cell * 0.01) < 1e-9, "in order, none twice");
+            double want = 0;
+            int have = 0;
+            for (int k = 0; k < N; k++) {
+                if (cell < s[k])
+                    continue;
+                int lastrow = s[k] + (cell - s[k]) / m[k] * m[k];
+                want += w[k][lastrow];
+                have++;
+            }
+            if (o->c[i].whole) {
+                cr_assert_eq(have, N, "whole: every node has a row at or before cell %d", cell);
+                cr_assert_eq(o->c[i].gpus, 8 * N);
+                cr_assert(fabs(o->c[i].watts - want) < 1e-6, "cell %d: %g, want %g", cell, o->c[i].watts, want);
+            } else {
+                cr_assert(have < N || cell > last - 6, "not whole only where a node had not started (or at the end)");
+            }
+        }
+        /* every cell where every node has started and that every node reached before its rows ended is whole */
+        int all_from = 0, all_to = C;
+        for (int k = 0; k < N; k++) {
+            all_from = s[k] > all_from ? s[k] : all_from;
+            int lk = s[k] + (C - 1 - s[k]) / m[k] * m[k];
+            all_to = lk < all_to ? lk : all_to;
+        }
+        for (int cell = all_from; cell <= all_to; cell++)
+            cr_assert(o->c[cell - first].whole, "cell %d: every node there, so whole", cell);
+        gridsum_free(g);
+        free(o);
+    }
+}
+
+/* Node 2 of 4 stalls at cell 100: the others' cells wait at most GRIDSUM_LAG cells for it, then go out without it
+ * (not whole); its rows when it wakes are late, counted and dropped. */
+Test(gridsum, a_stalled_node_holds_the_sum_back_a_bounded_time)
+{
+    struct out *o = xcalloc(1, sizeof *o);
+    struct gridsum *g = gridsum_new(4, 0.01, take, o);
+    for (int i = 0; i < 1000; i++)
+        for (int k = 0; k < 4; k++)
+            if (k != 2 || i < 100)
+                gridsum_row(g, i * 0.01, k, 100, 1);
+    cr_assert_eq(o->n, 1000 - GRIDSUM_LAG, "held back no more than the lag: %d out", o->n);
+    for (int i = 0; i < o->n; i++) {
+        cr_assert_eq(o->c[i].whole, i < 100);
+        cr_assert_float_eq(o->c[i].watts, i < 100 ? 400 : 300, 1e-9);
+    }
+    gridsum_row(g, 101 * 0.01, 2, 100, 1);
+    cr_assert_eq(gridsum_late(g), 1);
+    gridsum_free(g);
+    free(o);
+}
+
+/* A node that leaves is not waited for: the cells go out as the others reach them, whole. */
+Test(gridsum, a_node_that_left_is_not_waited_for)
+{
+    struct out *o = xcalloc(1, sizeof *o);
+    struct gridsum *g = gridsum_new(3, 0.01, take, o);
+    for (int i = 0; i < 10; i++)
+        for (int k = 0; k < 3; k++)
+            gridsum_row(g, i * 0.01, k, 10, 1);
+    gridsum_leave(g, 1);
+    for (int i = 10; i < 20; i++)
+        for (int k = 0; k < 3; k += 2)
+            gridsum_row(g, i * 0.01, k, 10, 1);
+    cr_assert_eq(o->n, 20, "nothing waits for the node that left");
+    cr_assert(o->c[19].whole);
+    cr_assert_float_eq(o->c[19].watts, 20, 1e-9);
+    cr_assert_eq(o->c[19].nodes, 2);
+    gridsum_free(g);
+    free(o);
+}
