@@ -262,6 +262,7 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
     } else if (s->node == 0 && tag == TAG_END) {
         if (node >= 0 && node < SHM_MAX_NODES)
             s->ln->node_ended[node] = 1;
+        results_node_left(&s->res, node);   /* its power rows are over: the cluster's sum waits no more */
         if (s->fl->rm.state == RM_STOPPING || s->fl->rm.state == RM_AGREEING)
             coord_fold(s, node, INT64_MAX, 0);   /* a recovery under way: it has nothing left to propose */
         json_object_set_new(o, "node", json_integer(node));
@@ -282,6 +283,7 @@ static void supc_node_lost(struct sup *s, int k, const char *why)
     cluster_mark_lost(k);
     if (k < SHM_MAX_NODES)
         s->ln->node_gone[k] = 1;
+    results_node_left(&s->res, k);
     if (!rec->drops_failed || s->node != 0 || k == 0) {
         char msg[400];
         snprintf(msg, sizeof msg, "%s (recovery %s: %s)", why, rec->name,
@@ -478,6 +480,7 @@ void supc_end(struct sup *s, json_t *summary)
     }
     if (s->node != 0) {
         json_object_set_new(me, "faults", faults);
+        results_forward_flush(&s->res);   /* forward: nodes: the last power cell */
         cluster_flush();   /* every event line first: node 0 stops listening once it has every end record, and a
                             * sender's messages arrive in order (an end sent before the last batch lost its lines) */
         cluster_send_json(0, TAG_END, me);

@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "nodeagg.h"
+#include "runcluster.h"
 #include "shm.h"
 #include "util.h"
 
@@ -59,6 +60,14 @@ static int results_clear_derived(const char *dir, char *why, size_t n)
 static const char power_header[] = "t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w,sample_t_s\n";
 
 const char *results_failed(const struct results *r) { return r->failed ? r->why : NULL; }
+
+void results_node_left(struct results *r, int node) { runcluster_leave(r->cl, node); }
+
+void results_forward_flush(struct results *r)
+{
+    if (r->forward)
+        nodeagg_flush(r->agg);
+}
 
 /* Records the first write failure (said once); returns -1. */
 static int results_fail(struct results *r, const char *file, int err)
@@ -129,8 +138,10 @@ static double nodes_cell_s(const struct scenario *sc)
 static void nodes_own(void *ctx, int stream, const char *line, size_t len)
 {
     struct results *r = ctx;
-    if (stream == 1)
+    if (stream == 1) {
         results_write(r, r->nodes_fd, &r->nodes_off, "power-nodes.csv", line, len);
+        runcluster_rows(r->cl, line, len);
+    }
 }
 
 /* A node other than 0: what its aggregate makes goes to node 0. */
@@ -204,6 +215,7 @@ static int results_open_files(struct results *r, const char *dir, const struct s
         if (results_create(r, dir, "power-nodes.csv", &r->nodes_fd, &r->nodes_off, nodeagg_power_header, why, n) != 0)
             return -1;
         r->agg = nodeagg_new(0, (int)sc->ranks, 0, nodes_cell_s(sc), nodes_own, r);
+        r->cl = runcluster_new((int)sc->nodes, nodes_cell_s(sc));
     }
     return 0;
 }
@@ -363,8 +375,10 @@ int results_power(struct results *r, uint64_t t_ns, int rank, const struct power
 
 int results_append(struct results *r, int power, const char *text, size_t len)
 {
-    if (power && r->nodes_fd >= 0)
+    if (power && r->nodes_fd >= 0) {
+        runcluster_rows(r->cl, text, len);
         return results_write(r, r->nodes_fd, &r->nodes_off, "power-nodes.csv", text, len);
+    }
     if (power)
         return results_write(r, r->power_fd, &r->power_off, r->power_name, text, len);
     if (results_write(r, r->events_fd, &r->events_off, r->events_name, text, len) != 0)
@@ -415,6 +429,8 @@ void results_close(struct results *r)
         nodeagg_flush(r->agg);
     nodeagg_free(r->agg);
     r->agg = NULL;
+    runcluster_free(r->cl);
+    r->cl = NULL;
     results_flush(r);
     free(r->fwd_t);
     r->fwd_t = NULL;

@@ -38,6 +38,7 @@ struct results {
     char events_name[32]; /* events.jsonl, or events-node<N>.jsonl (a node other than 0, forward: nodes) */
     int nodes_fd;         /* node 0, forward: nodes: power-nodes.csv, every node's summed power (-1: none) */
     off_t nodes_off;
+    struct runcluster *cl;   /* node 0, forward: nodes: those rows summed on node 0's grid (runcluster.h) */
 };
 
 /* The files commands derive from a run's record and write into its folder (summary.json: the run's or `gauntlet
@@ -75,6 +76,10 @@ int results_append(struct results *r, int power, const char *text, size_t len);
  * that fails leaves its file ending at its last whole line (a short write is cut back) and stops every further write
  * to events.jsonl and power.csv (each results_* write is then -1); the run must end (exit 3). */
 const char *results_failed(const struct results *r);
+/* A node other than 0, forward: nodes: sends node 0 what its fold still holds (before its end record). */
+void results_forward_flush(struct results *r);
+/* Node 0, forward: nodes: the node left the run (lost, or ended): the cluster's sum waits for it no more. */
+void results_node_left(struct results *r, int node);
 /* Writes summary.json atomically. Does not steal summary. -1 when it cannot: the first failure is results_failed's
  * (the run says it); after an earlier failure this one is logged here. */
 int results_summary(struct results *r, json_t *summary);

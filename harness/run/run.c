@@ -18,6 +18,8 @@
 #include "progress.h"
 #include "recovery/recovery.h"
 #include "run.h"
+#include "runcluster.h"
+#include "stats.h"
 #include "util.h"
 
 /* What was done by hand to a run (SUP_DISTURBED_*), by name: [] for a run left alone. */
@@ -121,6 +123,14 @@ static void sup_one_run(struct sup *s, int m)
                             "iterations", (json_int_t)runstats_iterations(&s->rs), "complete", runstats_done(&s->rs),
                             "skipped", s->skipping, "disturbed", run_disturbed(s->disturbed), "figures", fig));
     supc_run_end(s, m, run);   /* several nodes: node 0 gathers every node's figures of this run */
+    if (s->node == 0 && s->res.cl) {   /* forward: nodes: the stretch of the cluster's sum this run is, and node 0's
+                                        * trace projected to the cluster's GPUs beside it */
+        struct rs_trace *t = runstats_trace(&s->rs);
+        double jitter = s->rs.spread_s.n ? series_mean(&s->rs.spread_s) : 0;
+        runcluster_run(s->res.cl, m, t, (double)(int64_t)(s->rs.t_begin - s->res.t0_ns) * 1e-9, s->sc,
+                       (long)(s->nranks * s->nodes), s->nodes, jitter);
+        rs_trace_free(t);
+    }
     json_array_append_new(s->rn->runs, run);
     if (strcmp(s->sc->mitigations[m].name, "none") == 0)   /* a baseline: its power kept for the least energy */
         s->rn->base_trace[m] = runstats_trace(&s->rs);
@@ -136,6 +146,18 @@ int supervisor_block_signals(void)
 
 /* The run is over: stops the workers, writes the summary (node 0, with every node's figures), prints the end table
  * and frees what the run held. Returns the exit code. */
+/* forward: nodes, node 0: each run's power.cluster — the nodes' sums on node 0's grid (runcluster.h), with the
+ * largest clock uncertainty of any node. */
+static void run_cluster_figures(struct sup *s, json_t *summary)
+{
+    double uncert = 0, tdp = s->sc->power.tdp_w > 0 ? s->sc->power.tdp_w : s->ops->model_tdp_w ? s->ops->model_tdp_w(s->sc) : NAN;
+    json_t *nd;
+    size_t i;
+    json_array_foreach(json_object_get(summary, "nodes"), i, nd)
+        uncert = fmax(uncert, json_number_value(json_object_get(nd, "clock_uncertainty_s")));
+    runcluster_json(s->res.cl, summary, s->sc, tdp, uncert);
+}
+
 static int sup_finish(struct sup *s, const char *started)
 {
     const struct backend_ops *ops = s->ops;
@@ -154,6 +176,8 @@ static int sup_finish(struct sup *s, const char *started)
                                        * write is said below */
         results_summary(&s->res, summary);
     supc_end(s, summary);   /* several nodes: every node's figures into node 0's summary */
+    if (s->node == 0 && s->res.cl)   /* forward: nodes: the cluster's summed power per run, once every node's is in */
+        run_cluster_figures(s, summary);
     results_event(&s->res, mono_ns(), "end", json_pack("{s:i, s:o}", "exit", code, "reason",
                                                        s->reason[0] ? json_string(s->reason) : json_null()));
     /* a results write that failed after the loop's last look (the end line), or after the run had already failed
