@@ -46,6 +46,10 @@ int sup_spawn(struct sup *s, int slot)
     }
     if (p == 0) {
         sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
+        /* the terminal's ^C and ^\ go to the whole foreground group: the supervisor stops its workers in order (a
+         * worker the key killed would be counted a crash); ignored across the exec */
+        if (signal(SIGINT, SIG_IGN) == SIG_ERR || signal(SIGQUIT, SIG_IGN) == SIG_ERR)
+            _exit(EXIT_ENV);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != s->shm.hdr->supervisor_pid)
             _exit(EXIT_ENV);
