@@ -34,7 +34,10 @@ struct prow {
     double t, w, clk, temp;
     uint64_t thr;
     int rank;
+    int kind;   /* PROW_RANK: a GPU's reading; PROW_NODE: a node's sum (rank: the node, thr: its GPUs);
+                 * PROW_CLUSTER: the cluster's sum (thr: whole) */
 };
+enum { PROW_RANK = 0, PROW_NODE, PROW_CLUSTER };
 
 static struct live {
     int active;
@@ -146,7 +149,23 @@ static void link_event(void *ctx, const char *line, size_t len)
 static void link_power(void *ctx, double t_s, int rank, const struct power_reading *p, int phase)
 {
     (void)ctx, (void)phase;
-    struct prow r = { t_s, p->watts, p->clock_mhz, p->temp_c, p->throttle, rank };
+    struct prow r = { t_s, p->watts, p->clock_mhz, p->temp_c, p->throttle, rank, PROW_RANK };
+    if (ring_push(L.pw, &r) != 0)
+        atomic_fetch_add(&L.dropped, 1);
+}
+
+static void link_node_power(void *ctx, double t_s, int node, double watts, int gpus)
+{
+    (void)ctx;
+    struct prow r = { t_s, watts, NAN, NAN, (uint64_t)(gpus > 0 ? gpus : 0), node, PROW_NODE };
+    if (ring_push(L.pw, &r) != 0)
+        atomic_fetch_add(&L.dropped, 1);
+}
+
+static void link_cluster_power(void *ctx, double t_s, double watts, int whole)
+{
+    (void)ctx;
+    struct prow r = { t_s, watts, NAN, NAN, (uint64_t)(whole != 0), -1, PROW_CLUSTER };
     if (ring_push(L.pw, &r) != 0)
         atomic_fetch_add(&L.dropped, 1);
 }
@@ -168,8 +187,14 @@ static void drain(struct vm *m)
         vm_event_line(m, line, strlen(line));
         free(line);
     }
-    while (ring_pop(L.pw, &r))
-        vm_power(m, r.t, r.rank, r.w, r.clk, r.temp, r.thr);
+    while (ring_pop(L.pw, &r)) {
+        if (r.kind == PROW_NODE)
+            vm_node_power(m, r.t, r.rank, r.w, (int)r.thr);
+        else if (r.kind == PROW_CLUSTER)
+            vm_cluster_power(m, r.t, r.w, (int)r.thr);
+        else
+            vm_power(m, r.t, r.rank, r.w, r.clk, r.temp, r.thr);
+    }
     m->dropped = atomic_load(&L.dropped);
 }
 
@@ -356,7 +381,7 @@ const struct view_link *tui_live_start(const char *out_dir, char *why, size_t n)
         return NULL;
     }
     L.link = (struct view_link){ .ctx = &L, .event = link_event, .power = link_power, .command = link_command,
-                                 .stop = link_stop };
+                                 .stop = link_stop, .node_power = link_node_power, .cluster_power = link_cluster_power };
     return &L.link;
 }
 

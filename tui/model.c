@@ -102,7 +102,7 @@ int vm_rank_bin(const struct vm *m, int rank, double t, struct vm_bin *out)
  * different nodes interleave, and the latest reading of each counts. */
 static void vm_tick_close(struct vm *m)
 {
-    if (isnan(m->tick_t))
+    if (isnan(m->tick_t) || m->cluster_fed)
         return;
     double fresh = m->sample_hz > 0 ? 2.0 / m->sample_hz : 0.05, sum = 0;
     int ok = m->nranks > 0, live = 0;
@@ -144,6 +144,33 @@ void vm_power(struct vm *m, double t_s, int rank, double watts, double clock_mhz
     m->samples++;
     if (t_s > m->t_now)
         m->t_now = t_s;
+}
+
+void vm_node_power(struct vm *m, double t_s, int node, double watts, int gpus)
+{
+    int per = m->nodes > 0 ? m->nranks / m->nodes : 0;
+    if (node < 0 || per < 1 || gpus < 1 || !isfinite(t_s) || !isfinite(watts))
+        return;
+    for (int k = node * per; k < (node + 1) * per && k < m->nranks && k < VM_MAX_RANKS; k++) {
+        struct vm_rank *r = &m->rank[k];
+        r->watts = watts / gpus;   /* the node's mean GPU: what node 0 hears of it */
+        r->watts_t = t_s;
+        bin_add(r->bin, VM_RANK_BINS, bin_of(t_s), r->watts);
+    }
+    m->samples++;
+    if (t_s > m->t_now)
+        m->t_now = t_s;
+}
+
+void vm_cluster_power(struct vm *m, double t_s, double watts, int whole)
+{
+    m->cluster_fed = 1;
+    if (!whole || !isfinite(t_s) || !isfinite(watts))
+        return;   /* a node missing from the cell: no sum rather than a wrong one */
+    bin_add(m->bin, VM_BINS, bin_of(t_s), watts);
+    m->raw_t[m->nraw % VM_RAW] = t_s;
+    m->raw_w[m->nraw % VM_RAW] = watts;
+    m->nraw++;
 }
 
 int64_t vm_iter(const struct vm *m)
@@ -284,6 +311,24 @@ static void vm_run_end(struct vm *m, json_t *ev, double t)
            (long long)inum(ev, "iterations", 0));
 }
 
+/* forward: nodes: a node's ranks' iteration, folded into one line: each of its ranks reaches it; the rates are
+ * per GPU, the node's flops over its slowest GPU's time. */
+static void vm_node_iteration(struct vm *m, json_t *ev, double t)
+{
+    int per = m->nodes > 0 ? m->nranks / m->nodes : 0, node = (int)inum(ev, "node", -1), ranks = (int)inum(ev, "ranks", 0);
+    for (int k = node * per; node >= 0 && k < (node + 1) * per && k < m->nranks; k++)
+        if (!m->rank[k].dropped)
+            m->rank[k].iter = inum(ev, "iter", 0) + 1;
+    m->iter_t[m->niter % VM_ITERS] = t;
+    m->iter_s[m->niter++ % VM_ITERS] = num(ev, "dur_s");
+    json_t *ph = json_object_get(ev, "phases"), *c = json_object_get(ph, "compute"), *x = json_object_get(ph, "comm");
+    double cs = num(c, "s"), fl = num(c, "flops"), xs = num(x, "s"), by = num(x, "bytes");
+    if (isfinite(fl) && cs > 0 && ranks > 0)   /* per GPU: the node's flops over its slowest GPU's time */
+        m->flops_rate[m->nflops++ % 64] = fl / ranks / cs;
+    if (isfinite(by) && xs > 0 && m->bus_ranks > 1)
+        m->bus_rate[m->nbus++ % 64] = by / xs * 2.0 * (m->bus_ranks - 1) / m->bus_ranks;
+}
+
 int vm_event(struct vm *m, json_t *ev)
 {
     const char *type = json_string_value(json_object_get(ev, "event"));
@@ -316,6 +361,8 @@ int vm_event(struct vm *m, json_t *ev)
             r->iter = inum(ev, "iter", 0) + 1;
         m->iter_t[m->niter % VM_ITERS] = t;
         m->iter_s[m->niter++ % VM_ITERS] = num(ev, "dur_s");
+    } else if (strcmp(type, "node_iteration") == 0) {
+        vm_node_iteration(m, ev, t);
     } else if (strcmp(type, "start") == 0) {
         vm_start(m, ev, t);
     } else if (strcmp(type, "gpu") == 0) {   /* the model's name (ready's `device` is a UUID on cuda) */

@@ -91,6 +91,8 @@ struct vm {
     int nruns;
     int faults, detections, false_positives, recoveries;
     uint64_t events, samples, dropped;  /* dropped: lines the view could not take (full queue) */
+    int cluster_fed;                   /* forward: nodes: the aggregate is the cluster's sum on node 0's grid
+                                        * (vm_cluster_power), not the ranks' readings summed per tick */
     struct vm_measure m;
 };
 
@@ -103,6 +105,10 @@ int vm_event(struct vm *m, json_t *ev);
 int vm_event_line(struct vm *m, const char *line, size_t len);
 /* Takes one power sample of rank at t_s (NAN: missing); phase as power.csv names it. */
 void vm_power(struct vm *m, double t_s, int rank, double watts, double clock_mhz, double temp_c, uint64_t throttle);
+/* forward: nodes: another node's summed power over its cell from t_s: each of its ranks shows the node's mean GPU. */
+void vm_node_power(struct vm *m, double t_s, int node, double watts, int gpus);
+/* forward: nodes: the cluster's summed power over the cell from t_s (every node in it: whole) — the aggregate. */
+void vm_cluster_power(struct vm *m, double t_s, double watts, int whole);
 /* Adds a line to the log (also used for the harness's own messages). */
 void vm_log(struct vm *m, double t, int sev, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Recomputes the measurements over the last window_s seconds ending at t_now. */

@@ -144,6 +144,14 @@ static void nodes_own(void *ctx, int stream, const char *line, size_t len)
     }
 }
 
+/* A cell of the cluster's sum: to the live view, where it shows one. */
+static void nodes_cell(void *ctx, double t_s, double watts, int whole)
+{
+    struct results *r = ctx;
+    if (r->view && r->view->cluster_power)
+        r->view->cluster_power(r->view->ctx, t_s, watts, whole);
+}
+
 /* A node other than 0: what its aggregate makes goes to node 0. */
 static void nodes_send(void *ctx, int stream, const char *line, size_t len)
 {
@@ -216,6 +224,7 @@ static int results_open_files(struct results *r, const char *dir, const struct s
             return -1;
         r->agg = nodeagg_new(0, (int)sc->ranks, 0, nodes_cell_s(sc), nodes_own, r);
         r->cl = runcluster_new((int)sc->nodes, nodes_cell_s(sc));
+        runcluster_watch(r->cl, nodes_cell, r);
     }
     return 0;
 }

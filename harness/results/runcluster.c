@@ -29,6 +29,8 @@ struct runcluster {
     size_t n, cap;
     struct stretch *runs;
     int nruns;
+    void (*watch)(void *ctx, double t_s, double watts, int whole);
+    void *watch_ctx;
 };
 
 static void take_cell(void *ctx, const struct gridsum_cell *cell)
@@ -45,6 +47,16 @@ static void take_cell(void *ctx, const struct gridsum_cell *cell)
     c->w[c->n] = cell->watts;
     c->whole[c->n] = (unsigned char)cell->whole;
     c->gpus[c->n++] = cell->gpus;
+    if (c->watch)
+        c->watch(c->watch_ctx, cell->t_s, cell->watts, cell->whole);
+}
+
+void runcluster_watch(struct runcluster *c, void (*fn)(void *ctx, double t_s, double watts, int whole), void *ctx)
+{
+    if (!c)
+        return;
+    c->watch = fn;
+    c->watch_ctx = ctx;
 }
 
 struct runcluster *runcluster_new(int nodes, double cell_s)

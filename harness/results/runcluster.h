@@ -15,6 +15,8 @@ struct rs_trace;
 /* For `nodes` nodes on cells of cell_s seconds; NULL when there is nothing to sum (one node, cell_s <= 0). */
 struct runcluster *runcluster_new(int nodes, double cell_s);
 void runcluster_free(struct runcluster *c);
+/* Each cell of the sum, as it is whole (or given up on), also goes to fn (NULL: none). */
+void runcluster_watch(struct runcluster *c, void (*fn)(void *ctx, double t_s, double watts, int whole), void *ctx);
 /* One power-nodes.csv row (t_s on node 0's timeline). */
 void runcluster_row(struct runcluster *c, double t_s, int node, double watts, int gpus);
 /* Every row of a batch of power-nodes.csv lines (whole, newline-terminated); lines that are not rows are skipped. */

@@ -26,6 +26,9 @@ struct view_link {
     void (*stop)(void *ctx);   /* the run is over (summary written): close the view, restore the terminal */
     /* forward: nodes: another node's summed power over its cell from t_s (NULL: not shown) */
     void (*node_power)(void *ctx, double t_s, int node, double watts, int gpus);
+    /* forward: nodes: the cluster's summed power over a cell of node 0's grid from t_s, in order; whole: every node
+     * still in the run is in it (NULL: not shown) */
+    void (*cluster_power)(void *ctx, double t_s, double watts, int whole);
 };
 
 #endif

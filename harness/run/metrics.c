@@ -23,6 +23,7 @@
 #include "analysis_json.h"
 #include "backend.h"
 #include "cli.h"
+#include "metrics_int.h"
 #include "util.h"
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -71,38 +72,6 @@ static int mhd_load(char *why, size_t n)
 }
 #endif
 
-#define MX_WINDOW 3000          /* summed power points kept for the swing (30 s at 100 Hz) */
-#define MX_KINDS 16             /* fault kinds, detectors, recoveries: names kept */
-#define MX_TEXT_EVERY_NS 1000000000ull
-
-struct mx_count { char name[32]; unsigned long long n; };
-
-struct mx_rank {
-    double watts, iter_s, tflops, busbw;
-    int phase;
-    long long iters;
-    double open_t;              /* the open compute or comm phase's start (events' t_s) */
-    char gpu[48];
-};
-
-struct metrics {
-    struct view_link link;
-    const struct view_link *inner;
-    pthread_mutex_t mu;
-    int ranks, world, per_node, run, runs;
-    char mitigation[32], label[64];
-    char *extra;                /* lines the caller adds to every scrape (accept: the verdicts so far) */
-    struct mx_rank *r;
-    double win[MX_WINDOW], dt_s; /* the summed power, a ring */
-    int win_n, win_at;
-    struct mx_count faults[MX_KINDS], dets[MX_KINDS], recs[MX_KINDS];
-    char textdir[512];
-    uint64_t text_ns;
-#ifdef GAUNTLET_HAVE_MHD
-    struct MHD_Daemon *mhd;
-#endif
-};
-
 static void mx_grow(struct metrics *m, int ranks)
 {
     if (ranks <= m->ranks)
@@ -123,142 +92,6 @@ static void mx_bump(struct mx_count *c, const char *name)
             return;
         }
     }
-}
-
-/* ---- rendering: OpenMetrics (HTTP) or Prometheus text 0.0.4 (node_exporter's textfile collector) */
-
-struct mx_buf { char *s; size_t len, cap; };
-
-__attribute__((format(printf, 2, 3))) static void mx_put(struct mx_buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int k = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-        va_end(ap);
-        if (k >= 0 && (size_t)k < b->cap - b->len) {
-            b->len += (size_t)k;
-            return;
-        }
-        b->cap = b->cap * 2 + (size_t)(k > 0 ? k : 256);
-        b->s = xrealloc(b->s, b->cap);
-    }
-}
-
-/* A family's header: HELP and TYPE (and UNIT in OpenMetrics, when its name ends in it). A counter's TYPE line
- * names the family without _total in OpenMetrics, with it in the Prometheus format. */
-static void mx_family(struct mx_buf *b, int om, const char *name, const char *type, const char *unit, const char *help)
-{
-    char fam[96];
-    str_copy(fam, sizeof fam, name);
-    if (om && strcmp(type, "counter") == 0 && strlen(fam) > 6 && strcmp(fam + strlen(fam) - 6, "_total") == 0)
-        fam[strlen(fam) - 6] = 0;
-    mx_put(b, "# HELP %s %s\n# TYPE %s %s\n", fam, help, fam, type);
-    if (om && unit)
-        mx_put(b, "# UNIT %s %s\n", fam, unit);
-}
-
-/* A sample's value: NaN spelled as both formats take it. */
-static void mx_value(struct mx_buf *b, double v)
-{
-    if (isnan(v))
-        mx_put(b, " NaN\n");
-    else
-        mx_put(b, " %.9g\n", v);
-}
-
-/* Escapes a label value (backslash, quote, newline). */
-static void mx_label(char *out, size_t n, const char *v)
-{
-    size_t o = 0;
-    for (const char *c = v ? v : ""; *c && o + 3 < n; c++) {
-        if (*c == '\\' || *c == '"')
-            out[o++] = '\\', out[o++] = *c;
-        else if (*c == '\n')
-            out[o++] = '\\', out[o++] = 'n';
-        else
-            out[o++] = *c;
-    }
-    out[o] = 0;
-}
-
-/* The node of global rank k (ranks are numbered node by node, docs/cluster.md). */
-static int mx_node(const struct metrics *m, int k) { return m->per_node > 0 ? k / m->per_node : 0; }
-
-/* The metrics of the run in progress, in OpenMetrics (om) or the Prometheus text format; with the caller's lines
- * (extra) when asked. */
-static void mx_render(struct metrics *m, struct mx_buf *b, int om, int extra)
-{
-    static const char *const phases[] = { "idle", "compute", "comm", "checkpoint", "optimizer" };
-    char mit[96], lbl[160], gpu[128];
-    mx_label(mit, sizeof mit, m->mitigation);
-    mx_label(lbl, sizeof lbl, m->label);
-    const struct { const char *name, *type, *unit, *help; size_t off; } per[] = {
-        { "gauntlet_gpu_power_watts", "gauge", "watts", "the GPU's power, last reading (DCGM_FI_DEV_POWER_USAGE)",
-          offsetof(struct mx_rank, watts) },
-        { "gauntlet_iteration_seconds", "gauge", "seconds", "the rank's last iteration", offsetof(struct mx_rank, iter_s) },
-        { "gauntlet_gemm_tflops", "gauge", NULL, "TFLOP/s of the rank's last compute phase",
-          offsetof(struct mx_rank, tflops) },
-        { "gauntlet_busbw_bytes_per_second", "gauge", NULL,
-          "bus bandwidth of the rank's last communication phase (nccl-tests' busbw)", offsetof(struct mx_rank, busbw) },
-    };
-    for (size_t f = 0; f < ARRAY_LEN(per); f++) {
-        mx_family(b, om, per[f].name, per[f].type, per[f].unit, per[f].help);
-        for (int k = 0; k < m->ranks; k++) {
-            mx_label(gpu, sizeof gpu, m->r[k].gpu);
-            mx_put(b, "%s{node=\"%d\",rank=\"%d\",gpu=\"%s\",mitigation=\"%s\"}", per[f].name, mx_node(m, k), k, gpu,
-                   mit);
-            mx_value(b, *(const double *)((const char *)&m->r[k] + per[f].off));
-        }
-    }
-    mx_family(b, om, "gauntlet_iterations_total", "counter", NULL, "iterations the rank completed in this run");
-    for (int k = 0; k < m->ranks; k++)
-        mx_put(b, "gauntlet_iterations_total{node=\"%d\",rank=\"%d\",mitigation=\"%s\"} %lld\n", mx_node(m, k), k, mit,
-               m->r[k].iters);
-    mx_family(b, om, "gauntlet_gpu_phase", "gauge", NULL, "1 for the phase the rank is in");
-    for (int k = 0; k < m->ranks; k++)
-        for (size_t p = 0; p < ARRAY_LEN(phases); p++)
-            mx_put(b, "gauntlet_gpu_phase{node=\"%d\",rank=\"%d\",phase=\"%s\"} %d\n", mx_node(m, k), k, phases[p],
-                   m->r[k].phase == (int)p);
-    /* the node's summed power over the window: the same analysis as the summary's */
-    struct an_result res = { 0 };
-    double *x = xmalloc((size_t)(m->win_n ? m->win_n : 1) * sizeof *x);
-    for (int i = 0; i < m->win_n; i++)
-        x[i] = m->win[(m->win_at - m->win_n + i + MX_WINDOW) % MX_WINDOW];
-    struct an_series s = { x, (size_t)m->win_n, m->dt_s, 0, 0 };
-    int ok = m->win_n >= 16 && m->dt_s > 0 && analysis_run(&s, an_default_bands, 4, &res) == 0;
-    free(x);
-    const struct { const char *name, *unit, *help; double v; } agg[] = {
-        { "gauntlet_power_watts", "watts", "the node's power, summed over its GPUs (last 30 s: mean)", ok ? res.mean_w : NAN },
-        { "gauntlet_power_swing_watts", "watts", "p99 - p1 of the summed power over the last 30 s", ok ? res.swing_w : NAN },
-        { "gauntlet_power_ramp_up_watts_per_second", NULL, "largest rise of the summed power over 100 ms, last 30 s",
-          ok ? res.ramp_up_w_s[1] : NAN },
-        { "gauntlet_power_dominant_hertz", "hertz", "dominant frequency of the summed power, last 30 s (NaN where the "
-          "sensor cannot resolve it)", ok ? res.dominant_hz : NAN },
-        { "gauntlet_power_sensor_update_seconds", "seconds", "the summed power's readings change this often (its slowest "
-          "sensor's update interval, measured over the last 30 s): a figure it cannot resolve is NaN", ok ? res.update_s : NAN },
-    };
-    for (size_t f = 0; f < ARRAY_LEN(agg); f++) {
-        mx_family(b, om, agg[f].name, "gauge", agg[f].unit, agg[f].help);
-        mx_put(b, "%s{mitigation=\"%s\"}", agg[f].name, mit);
-        mx_value(b, agg[f].v);
-    }
-    const struct { const char *name, *label, *help; const struct mx_count *c; } cnt[] = {
-        { "gauntlet_faults_injected_total", "kind", "faults injected, by kind", m->faults },
-        { "gauntlet_detections_total", "detector", "detections, by detector", m->dets },
-        { "gauntlet_recoveries_total", "recovery", "recoveries completed, by strategy", m->recs },
-    };
-    for (size_t f = 0; f < ARRAY_LEN(cnt); f++) {
-        mx_family(b, om, cnt[f].name, "counter", NULL, cnt[f].help);
-        for (int i = 0; i < MX_KINDS && cnt[f].c[i].name[0]; i++)
-            mx_put(b, "%s{%s=\"%s\"} %llu\n", cnt[f].name, cnt[f].label, cnt[f].c[i].name, cnt[f].c[i].n);
-    }
-    mx_family(b, om, "gauntlet_run_info", "gauge", NULL, "the mitigation run in progress (1-based) and its label");
-    mx_put(b, "gauntlet_run_info{run=\"%d\",runs=\"%d\",mitigation=\"%s\",label=\"%s\"} 1\n", m->run + 1, m->runs, mit, lbl);
-    if (extra && m->extra)
-        mx_put(b, "%s", m->extra);
-    if (om)
-        mx_put(b, "# EOF\n");
 }
 
 /* ---- the view: every event line and power row, then the inner view's turn */
@@ -306,6 +139,17 @@ static void mx_event(void *ctx, const char *line, size_t len)
     } else if (r && strcmp(type, "iteration") == 0) {
         r->iter_s = mx_num(e, "dur_s");
         r->iters = json_integer_value(json_object_get(e, "iter")) + 1;
+    } else if (strcmp(type, "node_iteration") == 0 && m->per_node > 0) {   /* forward: nodes: a node's ranks, folded */
+        json_t *ph = json_object_get(e, "phases"), *c = json_object_get(ph, "compute"), *x = json_object_get(ph, "comm");
+        double cs = mx_num(c, "s"), xs = mx_num(x, "s"), n = m->world > 1 ? m->world : 2, k = mx_num(e, "ranks");
+        for (int q = (int)json_integer_value(json_object_get(e, "node")) * m->per_node, end = q + m->per_node; q >= 0 && q < end && q < m->ranks; q++) {
+            m->r[q].iter_s = mx_num(e, "dur_s");
+            m->r[q].iters = json_integer_value(json_object_get(e, "iter")) + 1;
+            if (cs > 0 && k > 0 && mx_num(c, "flops") > 0)   /* per GPU: the node's flops over its slowest's time */
+                m->r[q].tflops = mx_num(c, "flops") / k / cs / 1e12;
+            if (xs > 0 && mx_num(x, "bytes") > 0)
+                m->r[q].busbw = mx_num(x, "bytes") / xs * 2 * (n - 1) / n;
+        }
     } else if (r && strcmp(type, "phase_begin") == 0) {
         r->open_t = t;
     } else if (r && strcmp(type, "phase_end") == 0 && r->open_t > 0 && t > r->open_t) {
@@ -351,7 +195,7 @@ static void mx_power(void *ctx, double t_s, int rank, const struct power_reading
     mx_grow(m, rank + 1);
     m->r[rank].watts = pr->watts;
     m->r[rank].phase = phase;
-    if (rank == m->ranks - 1) {   /* a tick's rows are in: the sum joins the window */
+    if (rank == m->ranks - 1 && !m->cluster_fed) {   /* a tick's rows are in: the sum joins the window */
         double sum = 0;
         for (int k = 0; k < m->ranks; k++)
             sum += m->r[k].watts;   /* a missing reading makes the point missing (NaN) */
@@ -487,6 +331,31 @@ static unsigned mx_conn_limit(void)
     return avail > MX_CONN_MAX ? MX_CONN_MAX : avail < 8 ? 8 : (unsigned)avail;
 }
 
+/* forward: nodes: a node's sum (its ranks show its mean GPU) and the cluster's (the window's sum). */
+static void mx_node_power(void *ctx, double t_s, int node, double watts, int gpus)
+{
+    struct metrics *m = ctx;
+    if (m->inner && m->inner->node_power)
+        m->inner->node_power(m->inner->ctx, t_s, node, watts, gpus);
+    pthread_mutex_lock(&m->mu);
+    for (int q = node * m->per_node; gpus > 0 && node >= 0 && q < (node + 1) * m->per_node && q < m->ranks; q++)
+        m->r[q].watts = watts / gpus;
+    pthread_mutex_unlock(&m->mu);
+}
+
+static void mx_cluster_power(void *ctx, double t_s, double watts, int whole)
+{
+    struct metrics *m = ctx;
+    if (m->inner && m->inner->cluster_power)
+        m->inner->cluster_power(m->inner->ctx, t_s, watts, whole);
+    pthread_mutex_lock(&m->mu);
+    m->cluster_fed = 1;
+    m->win[m->win_at] = whole ? watts : NAN;   /* a cell a node is missing from is a missing point */
+    m->win_at = (m->win_at + 1) % MX_WINDOW;
+    m->win_n = m->win_n < MX_WINDOW ? m->win_n + 1 : MX_WINDOW;
+    pthread_mutex_unlock(&m->mu);
+}
+
 const struct view_link *metrics_view_open(const struct view_link *inner, const char *listen, const char *textdir,
                                           char *why, size_t n)
 {
@@ -494,7 +363,8 @@ const struct view_link *metrics_view_open(const struct view_link *inner, const c
     pthread_mutex_init(&m->mu, NULL);
     m->inner = inner;
     m->run = -1;
-    m->link = (struct view_link){ .ctx = m, .event = mx_event, .power = mx_power, .command = mx_command, .stop = mx_stop };
+    m->link = (struct view_link){ .ctx = m, .event = mx_event, .power = mx_power, .command = mx_command, .stop = mx_stop,
+                                  .node_power = mx_node_power, .cluster_power = mx_cluster_power };
     if (textdir)
         str_copy(m->textdir, sizeof m->textdir, textdir);
     if (listen) {

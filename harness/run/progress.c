@@ -26,6 +26,9 @@ struct progress {
     uint64_t last_ns;              /* when the last line was printed (0: none yet this run) */
     uint64_t run_ns;               /* when this run began (its rate so far gives the time left) */
     int64_t last_done;
+    int per_node;                  /* ranks per node (from the start event) */
+    int cluster_fed;               /* forward: nodes: the sum is the cluster's on node 0's grid, not the ranks' */
+    double cluster_w;              /* its last whole cell */
 };
 
 static int64_t slowest(const struct progress *p)
@@ -56,6 +59,8 @@ static void print_line(struct progress *p, uint64_t now)
     double dt = (double)(now - p->last_ns) * 1e-9, sum = 0;
     for (int r = 0; r < p->ranks; r++)
         sum += isnan(p->w[r]) ? 0 : p->w[r];
+    if (p->cluster_fed)
+        sum = p->cluster_w;
     /* the time left: this run's iterations and the later runs' at this run's rate so far (as the live view's header) */
     double run_s = (double)(now - p->run_ns) * 1e-9, rate = run_s > 0 ? (double)it / run_s : 0;
     double left = (double)(p->iterations - it) + (double)(p->runs - p->run - 1) * (double)p->iterations;
@@ -85,7 +90,8 @@ static void pv_event(void *ctx, const char *line, size_t len)
     p->events++;
     /* most lines are phase edges: only these four are read (parsing every line would cost the loop) */
     if (!memmem(line, len, "\"event\":\"iteration\"", 19) && !memmem(line, len, "\"event\":\"run_begin\"", 19) &&
-        !memmem(line, len, "\"event\":\"start\"", 15) && !memmem(line, len, "\"event\":\"rank_dropped\"", 22))
+        !memmem(line, len, "\"event\":\"start\"", 15) && !memmem(line, len, "\"event\":\"rank_dropped\"", 22) &&
+        !memmem(line, len, "\"event\":\"node_iteration\"", 24))
         return;
     json_error_t err;
     json_t *e = json_loadb(line, len, 0, &err);
@@ -98,7 +104,8 @@ static void pv_event(void *ctx, const char *line, size_t len)
     }
     if (strcmp(type, "start") == 0 && node == 0) {
         json_int_t nodes = json_integer_value(json_object_get(e, "nodes"));
-        grow(p, (int)json_integer_value(json_object_get(e, "ranks")) * (int)(nodes > 0 ? nodes : 1));
+        p->per_node = (int)json_integer_value(json_object_get(e, "ranks"));
+        grow(p, p->per_node * (int)(nodes > 0 ? nodes : 1));
         p->runs = (int)json_integer_value(json_object_get(e, "runs"));
     } else if (strcmp(type, "run_begin") == 0 && node == 0) {
         p->run = (int)json_integer_value(json_object_get(e, "run"));
@@ -118,6 +125,11 @@ static void pv_event(void *ctx, const char *line, size_t len)
         grow(p, rank + 1);
         if (p->done[rank] >= 0)
             p->done[rank] = json_integer_value(json_object_get(e, "iter")) + 1;
+    } else if (strcmp(type, "node_iteration") == 0 && node >= 0 && p->per_node > 0) {   /* forward: nodes */
+        grow(p, (node + 1) * p->per_node);
+        for (int r = node * p->per_node; r < (node + 1) * p->per_node; r++)
+            if (p->done[r] >= 0)
+                p->done[r] = json_integer_value(json_object_get(e, "iter")) + 1;
     } else if (strcmp(type, "rank_dropped") == 0 && rank >= 0) {
         grow(p, rank + 1);
         p->done[rank] = -1;
@@ -133,7 +145,7 @@ static void pv_power(void *ctx, double t_s, int rank, const struct power_reading
         return;
     grow(p, rank + 1);
     p->w[rank] = pr->watts;
-    if (rank == p->ranks - 1) {   /* a tick's rows are in: the sum's range */
+    if (rank == p->ranks - 1 && !p->cluster_fed) {   /* a tick's rows are in: the sum's range */
         double sum = 0;
         for (int r = 0; r < p->ranks; r++)
             sum += isnan(p->w[r]) ? 0 : p->w[r];
@@ -143,6 +155,19 @@ static void pv_power(void *ctx, double t_s, int rank, const struct power_reading
     uint64_t now = mono_ns();
     if (p->run >= 0 && (!p->last_ns || now - p->last_ns >= PROGRESS_EVERY_NS))
         print_line(p, now);
+}
+
+/* forward: nodes: the cluster's sum on node 0's grid is the sum (a cell a node is missing from is no sum). */
+static void pv_cluster_power(void *ctx, double t_s, double watts, int whole)
+{
+    (void)t_s;
+    struct progress *p = ctx;
+    p->cluster_fed = 1;
+    if (!whole)
+        return;
+    p->cluster_w = watts;
+    p->lo = fmin(p->lo, watts);
+    p->hi = fmax(p->hi, watts);
 }
 
 static int pv_command(void *ctx, struct view_cmd *out)
@@ -159,7 +184,8 @@ const struct view_link *progress_view_open(void)
     p->run = -1;
     p->lo = INFINITY;
     p->hi = -INFINITY;
-    p->link = (struct view_link){ .ctx = p, .event = pv_event, .power = pv_power, .command = pv_command, .stop = pv_stop };
+    p->link = (struct view_link){ .ctx = p, .event = pv_event, .power = pv_power, .command = pv_command, .stop = pv_stop,
+                                  .cluster_power = pv_cluster_power };
     return &p->link;
 }
 

@@ -1,0 +1,52 @@
+/* harness/run/metrics_int.h: what metrics.c (the view, the server) and metrics_render.c (the text a scrape gets)
+ * share. Not a public API. */
+#ifndef GAUNTLET_METRICS_INT_H
+#define GAUNTLET_METRICS_INT_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "view.h"
+
+struct MHD_Daemon;
+
+#define MX_WINDOW 3000          /* summed power points kept for the swing (30 s at 100 Hz) */
+#define MX_KINDS 16             /* fault kinds, detectors, recoveries: names kept */
+#define MX_TEXT_EVERY_NS 1000000000ull
+
+struct mx_count { char name[32]; unsigned long long n; };
+
+struct mx_rank {
+    double watts, iter_s, tflops, busbw;
+    int phase;
+    long long iters;
+    double open_t;              /* the open compute or comm phase's start (events' t_s) */
+    char gpu[48];
+};
+
+struct metrics {
+    struct view_link link;
+    const struct view_link *inner;
+    pthread_mutex_t mu;
+    int ranks, world, per_node, run, runs;
+    int cluster_fed;            /* forward: nodes: the window holds the cluster's sum on node 0's grid */
+    char mitigation[32], label[64];
+    char *extra;                /* lines the caller adds to every scrape (accept: the verdicts so far) */
+    struct mx_rank *r;
+    double win[MX_WINDOW], dt_s; /* the summed power, a ring */
+    int win_n, win_at;
+    struct mx_count faults[MX_KINDS], dets[MX_KINDS], recs[MX_KINDS];
+    char textdir[512];
+    uint64_t text_ns;
+    struct MHD_Daemon *mhd;     /* with libmicrohttpd: the server (NULL: none) */
+};
+
+struct mx_buf { char *s; size_t len, cap; };
+
+/* Appends to b, growing it. */
+__attribute__((format(printf, 2, 3))) void mx_put(struct mx_buf *b, const char *fmt, ...);
+/* The metrics as a scrape reads them: OpenMetrics (om) or Prometheus text 0.0.4; extra: the caller's lines too. */
+void mx_render(struct metrics *m, struct mx_buf *b, int om, int extra);
+
+#endif
