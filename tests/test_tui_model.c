@@ -214,3 +214,35 @@ Test(tui_model, measurements_of_a_known_square_wave)
     cr_assert_float_eq(m->rank[3].clock_mhz, 1980, 1e-9);
     vm_free(m);
 }
+
+/* forward: nodes (2 nodes x 2 ranks): a node's folded iteration reaches each of its ranks; its summed power shows as
+ * its mean GPU on each; the aggregate is the cluster's sum on node 0's grid, whole cells only, and node 0's own
+ * ticks no longer add to it. */
+Test(tui_model, a_node_folded_and_the_cluster_sum_as_the_aggregate)
+{
+    struct vm *m = vm_new();
+    ev(m, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"s\",\"backend\":\"sim\",\"ranks\":2,\"nodes\":2,\"forward\":\"nodes\",\"runs\":1,"
+          "\"iterations\":100,\"tdp_w\":700,\"sample_hz\":100,\"bus_ranks\":4,\"recovery\":\"none\"}");
+    ev(m, "{\"t_s\":0.01,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\"}");
+    ev(m, "{\"t_s\":0.2,\"event\":\"iteration\",\"rank\":0,\"run\":0,\"iter\":6,\"dur_s\":0.02}");
+    ev(m, "{\"t_s\":0.2,\"event\":\"iteration\",\"rank\":1,\"run\":0,\"iter\":6,\"dur_s\":0.02}");
+    ev(m, "{\"t_s\":0.2,\"event\":\"node_iteration\",\"node\":1,\"run\":0,\"iter\":4,\"ranks\":2,\"dur_s\":0.03,"
+          "\"phases\":{\"compute\":{\"s\":0.02,\"flops\":4e12},\"comm\":{\"s\":0.01,\"bytes\":4194304}}}");
+    cr_assert_eq(m->rank[2].iter, 5);
+    cr_assert_eq(m->rank[3].iter, 5);
+    cr_assert_eq(vm_iter(m), 5, "the slowest node's");
+    cr_assert_float_eq(m->flops_rate[(m->nflops - 1) % 64], 1e14, 1, "per GPU: 4e12 / 2 GPUs / 0.02 s");
+    vm_node_power(m, 0.2, 1, 900, 2);
+    cr_assert_float_eq(m->rank[3].watts, 450, 1e-9);
+    for (int r = 0; r < 2; r++)
+        vm_power(m, 0.25, r, 300, NAN, NAN, 0);
+    vm_power(m, 0.26, 0, 300, NAN, NAN, 0);   /* would close node 0's tick */
+    vm_cluster_power(m, 0.35, 2000, 1);
+    vm_cluster_power(m, 0.36, 5000, 0);       /* a node missing: no sum */
+    struct vm_bin b;
+    cr_assert(!vm_agg_bin(m, 0.25, &b), "node 0's ticks are not the aggregate once the cluster's sum comes");
+    cr_assert(vm_agg_bin(m, 0.35, &b));
+    cr_assert_eq(b.n, 1);
+    cr_assert_float_eq(b.sum, 2000, 1e-9);
+    vm_free(m);
+}

@@ -268,6 +268,7 @@ static void vm_start(struct vm *m, json_t *ev, double t)
     m->sample_hz = num(ev, "sample_hz");
     m->bus_ranks = (int)inum(ev, "bus_ranks", m->nranks);
     m->nodes = (int)inum(ev, "nodes", 1);
+    m->cluster_fed = strcmp(str(ev, "forward"), "nodes") == 0;   /* the aggregate: the cluster's sum on node 0's grid */
     vm_ranks(m, m->nranks * m->nodes);
     if (m->nodes > 1)
         vm_log(m, t, LOG_INFO, "%s on %s: %d nodes x %d ranks, recovery %s", m->scenario, m->backend, m->nodes,

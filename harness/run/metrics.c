@@ -122,6 +122,8 @@ static void mx_event(void *ctx, const char *line, size_t len)
     if (strcmp(type, "start") == 0) {
         json_int_t nodes = json_integer_value(json_object_get(e, "nodes"));
         m->per_node = (int)json_integer_value(json_object_get(e, "ranks"));
+        m->cluster_fed = json_string_value(json_object_get(e, "forward")) &&
+                         strcmp(json_string_value(json_object_get(e, "forward")), "nodes") == 0;
         m->world = m->per_node * (int)(nodes > 0 ? nodes : 1);
         m->runs = (int)json_integer_value(json_object_get(e, "runs"));
         double hz = mx_num(e, "sample_hz");

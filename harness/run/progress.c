@@ -105,6 +105,8 @@ static void pv_event(void *ctx, const char *line, size_t len)
     if (strcmp(type, "start") == 0 && node == 0) {
         json_int_t nodes = json_integer_value(json_object_get(e, "nodes"));
         p->per_node = (int)json_integer_value(json_object_get(e, "ranks"));
+        const char *fw = json_string_value(json_object_get(e, "forward"));
+        p->cluster_fed = fw && strcmp(fw, "nodes") == 0;
         grow(p, p->per_node * (int)(nodes > 0 ? nodes : 1));
         p->runs = (int)json_integer_value(json_object_get(e, "runs"));
     } else if (strcmp(type, "run_begin") == 0 && node == 0) {

@@ -341,14 +341,16 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
     struct timespec wall;   /* the wall clock at t_s 0, so that an outside trace can be laid on the run (analyze --align) */
     json_int_t utc = clock_gettime(CLOCK_REALTIME, &wall) == 0
                          ? (json_int_t)wall.tv_sec * 1000000000 + wall.tv_nsec - (json_int_t)(mono_ns() - s.t0) : -1;
-    results_event(&s.res, s.t0, "start",
-                  json_pack("{s:s, s:s, s:i, s:I, s:s, s:s, s:i, s:I, s:o, s:f, s:I, s:i, s:o}", "scenario", sc->name, "backend",
+    json_t *st = json_pack("{s:s, s:s, s:i, s:I, s:s, s:s, s:i, s:I, s:o, s:f, s:I, s:i, s:o}", "scenario", sc->name, "backend",
                             ops->name, "ranks", s.nranks, "seed", (json_int_t)sc->seed, "results", opt->out_dir, "recovery",
                             rec->name, "runs", sc->n_mitigations, "iterations", (json_int_t)sc->iterations, "tdp_w",
                             json_num(tdp), "sample_hz", sc->power.sample_hz, "bus_ranks",
                             (json_int_t)(sc->workload.allreduce.emulate_ranks > 0 ? sc->workload.allreduce.emulate_ranks
                                                                                    : sc->ranks * sc->nodes),
-                            "nodes", s.nodes, "utc_ns", utc >= 0 ? json_integer(utc) : json_null()));
+                            "nodes", s.nodes, "utc_ns", utc >= 0 ? json_integer(utc) : json_null());
+    if (s.nodes > 1 && st)   /* what node 0 hears of the others (a view sums the cluster from the nodes' sums: nodes) */
+        json_object_set_new(st, "forward", json_string(sc->forward == FORWARD_NODES ? "nodes" : "ranks"));
+    results_event(&s.res, s.t0, "start", st);
     for (int k = 0; k < s.nslots && !s.failed; k++)
         if (sup_spawn(&s, k) != 0)
             sup_fail(&s, SUP_STOP_START, "cannot start a worker process");
