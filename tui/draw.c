@@ -181,7 +181,7 @@ static int live_ranks(const struct vm *m)
 /* ---- the aggregate power chart: solid up to the slice's minimum, shaded up to its maximum (the swing) */
 static void draw_chart(const struct vm *m, const struct tui_ui *ui, int y, int h)
 {
-    char a[32], b[32], c[32];
+    char a[32], b[32], c[32], who[96];
     int x0 = 8, cw = COLS - x0 - 1;
     if (cw < 4 || h < 2)
         return;
@@ -209,7 +209,7 @@ static void draw_chart(const struct vm *m, const struct tui_ui *ui, int y, int h
     fmt_w(b, sizeof b, lo);
     fmt_w(c, sizeof c, isfinite(lo) ? hi / 1.08 : NAN);
     on(ui, 0, A_BOLD);
-    putf(y, 0, "Power, node (%d GPUs), last %.0f s%s: now %s  band [%s, %s]", nl, ui->window_s,
+    putf(y, 0, "Power, %s, last %.0f s%s: now %s  band [%s, %s]", vm_power_title(m, nl, who, sizeof who), ui->window_s,
          ui->logscale ? ", log scale" : "", a, b, c);
     attrset(A_NORMAL);
     if (m->floor_w > 0) {

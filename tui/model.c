@@ -173,6 +173,15 @@ void vm_cluster_power(struct vm *m, double t_s, double watts, int whole)
     m->nraw++;
 }
 
+const char *vm_power_title(const struct vm *m, int gpus, char *buf, size_t n)
+{
+    if (m->nodes > 1)
+        snprintf(buf, n, "cluster (%d GPUs on %d nodes%s)", gpus, m->nodes, m->cluster_fed ? ", nodes' sums" : "");
+    else
+        snprintf(buf, n, "node (%d GPUs)", gpus);
+    return buf;
+}
+
 int64_t vm_iter(const struct vm *m)
 {
     int64_t it = -1;

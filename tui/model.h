@@ -119,6 +119,9 @@ int vm_agg_bin(const struct vm *m, double t, struct vm_bin *out);
 int vm_rank_bin(const struct vm *m, int rank, double t, struct vm_bin *out);
 /* The phase rank was in at time t (VP_IDLE when unknown); filler when the run keeps a power floor. */
 int vm_phase_at(const struct vm *m, int rank, double t);
+/* The aggregate's name for the chart's title: "node (N GPUs)", or on several nodes "cluster (N GPUs on K nodes)"
+ * (", nodes' sums" when it is the cluster's sum on node 0's grid). Returns buf. */
+const char *vm_power_title(const struct vm *m, int gpus, char *buf, size_t n);
 /* The smallest iteration count over the ranks still in the run. */
 int64_t vm_iter(const struct vm *m);
 const char *vm_state_name(int state);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gridsum.h"
 #include "param.h"
 #include "tui.h"
 #include "util.h"
@@ -19,10 +20,23 @@ struct replay {
     json_t **ev;
     double *ev_t;
     size_t nev, i_ev;
-    struct prow { double t, w, clk, temp; uint64_t thr; int rank; } *pw;
-    size_t npw, i_pw;
+    struct prow { double t, w, clk, temp; uint64_t thr; int rank, kind; } *pw;   /* kind: PR_* */
+    size_t npw, i_pw, pcap;
     double t_end;
 };
+
+enum { PR_RANK = 0, PR_NODE, PR_CLUSTER };   /* a GPU's row; a node's sum (rank: the node, thr: its GPUs); the
+                                               * cluster's sum (thr: whole) */
+
+static void add_prow(struct replay *rp, struct prow p)
+{
+    if (rp->npw == rp->pcap) {
+        rp->pcap = rp->pcap ? 2 * rp->pcap : 65536;
+        rp->pw = xrealloc(rp->pw, rp->pcap * sizeof *rp->pw);
+    }
+    rp->pw[rp->npw++] = p;
+    rp->t_end = fmax(rp->t_end, p.t);
+}
 
 /* Reads events.jsonl: every line an object with t_s and event, else exit 2 naming file:line. */
 static int load_events(struct replay *rp, const char *dir, char *why, size_t n)
@@ -75,6 +89,55 @@ static int cmp_prow(const void *a, const void *b)
     return x->t < y->t ? -1 : x->t > y->t;
 }
 
+static void take_cell(void *ctx, const struct gridsum_cell *c)
+{
+    add_prow(ctx, (struct prow){ c->t_s, c->watts, NAN, NAN, (uint64_t)c->whole, -1, PR_CLUSTER });
+}
+
+/* forward: nodes: power-nodes.csv (t_s,node,watts,gpus), each node's sum per cell; and the cluster's sum on that
+ * grid, as node 0 built it live (gridsum.h; the cell from the closest rows of one node). */
+static int load_nodes_power(struct replay *rp, const char *dir, char *why, size_t n)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/power-nodes.csv", dir);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;   /* forward: ranks, or one node */
+    char *line = NULL;
+    size_t cap = 0, first = rp->npw;
+    int lineno = 0, nodes = 0;
+    double cell = INFINITY;
+    while (getline(&line, &cap, f) > 0) {
+        double t, w;
+        int node, g;
+        if (++lineno == 1)
+            continue;
+        if (sscanf(line, "%lf,%d,%lf,%d", &t, &node, &w, &g) != 4 || node < 0 || node >= 100000 || !isfinite(t)) {
+            snprintf(why, n, "%s:%d: expected t_s,node,watts,gpus", path, lineno);
+            free(line);
+            fclose(f);
+            return -1;
+        }
+        for (size_t i = rp->npw; i-- > first;)   /* the cell: the closest two rows of one node */
+            if (rp->pw[i].rank == node) {
+                if (t - rp->pw[i].t > 1e-7)
+                    cell = fmin(cell, t - rp->pw[i].t);
+                break;
+            }
+        nodes = node + 1 > nodes ? node + 1 : nodes;
+        add_prow(rp, (struct prow){ t, w, NAN, NAN, (uint64_t)(g > 0 ? g : 0), node, PR_NODE });
+    }
+    free(line);
+    fclose(f);
+    size_t last = rp->npw;
+    struct gridsum *gs = isfinite(cell) ? gridsum_new(nodes, cell, take_cell, rp) : NULL;
+    for (size_t i = first; gs && i < last; i++)   /* each node's rows are in its own time order in the file */
+        gridsum_row(gs, rp->pw[i].t, rp->pw[i].rank, rp->pw[i].w, (int)rp->pw[i].thr);
+    gridsum_flush(gs);
+    gridsum_free(gs);
+    return 0;
+}
+
 /* Reads power.csv (t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle). */
 static int load_power(struct replay *rp, const char *dir, char *why, size_t n)
 {
@@ -84,7 +147,7 @@ static int load_power(struct replay *rp, const char *dir, char *why, size_t n)
     if (!f)
         return 0;   /* sampling was off: the view shows no power */
     char *line = NULL;
-    size_t cap = 0, ncap = 0;
+    size_t cap = 0;
     ssize_t len;
     int lineno = 0;
     while ((len = getline(&line, &cap, f)) > 0) {
@@ -114,16 +177,13 @@ static int load_power(struct replay *rp, const char *dir, char *why, size_t n)
             fclose(f);
             return -1;
         }
-        if (rp->npw == ncap) {
-            ncap = ncap ? 2 * ncap : 65536;
-            rp->pw = xrealloc(rp->pw, ncap * sizeof *rp->pw);
-        }
-        rp->pw[rp->npw++] = (struct prow){ t, field(fld[2]), field(fld[6]), field(fld[7]),
-                                           *fld[8] ? strtoull(fld[8], NULL, 0) : 0, (int)rank };
-        rp->t_end = fmax(rp->t_end, t);
+        add_prow(rp, (struct prow){ t, field(fld[2]), field(fld[6]), field(fld[7]), *fld[8] ? strtoull(fld[8], NULL, 0) : 0,
+                                    (int)rank, PR_RANK });
     }
     free(line);
     fclose(f);
+    if (load_nodes_power(rp, dir, why, n) != 0)
+        return -1;
     /* several nodes' rows interleave in arrival order: the replay wants time order (qsort is not stable, but
      * rows of one time are one tick of different ranks, in any order) */
     qsort(rp->pw, rp->npw, sizeof *rp->pw, cmp_prow);
@@ -142,7 +202,14 @@ static void feed(struct replay *rp, struct vm *m, double t)
             vm_event(m, rp->ev[rp->i_ev++]);
         } else {
             const struct prow *p = &rp->pw[rp->i_pw++];
-            vm_power(m, p->t, p->rank, p->w, p->clk, p->temp, p->thr);
+            if (p->kind == PR_NODE && p->rank > 0)   /* node 0's GPUs have their own rows */
+                vm_node_power(m, p->t, p->rank, p->w, (int)p->thr);
+            else if (p->kind == PR_NODE)
+                continue;
+            else if (p->kind == PR_CLUSTER)
+                vm_cluster_power(m, p->t, p->w, (int)p->thr);
+            else
+                vm_power(m, p->t, p->rank, p->w, p->clk, p->temp, p->thr);
         }
     }
     if (t > m->t_now && t <= rp->t_end)

@@ -228,17 +228,17 @@ static void check_power(const struct scenario *sc, struct rundata *d, struct ver
 {
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
-        if (r->compute_w.n < 5 || !(r->tdp_w > 0)) {
+        if (r->compute_n < 5 || !(r->tdp_w > 0)) {
             struct verdict *v = accept_skip(vs, sc, "power_under_load", "");
             snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
             accept_note(v, r->tdp_w > 0 ? "fewer than 5 power samples in compute phases (power.sample_hz, NVML)"
                                   : "the GPU's TDP is not known (give power.tdp_w)");
             continue;
         }
-        double p90 = series_pct(&r->compute_w, 90);
+        double p90 = r->compute_p90_w;
         struct verdict *v = judge(vs, sc, "power_under_load", r->node, i, p90, ">=",
                                   sc->checks.power_under_load.min_share_tdp * r->tdp_w, "W");
-        accept_note(v, "p90 of %zu compute-phase samples; TDP %.0f W", r->compute_w.n, r->tdp_w);
+        accept_note(v, "p90 of %zu compute-phase samples; TDP %.0f W", r->compute_n, r->tdp_w);
     }
 }
 
@@ -246,14 +246,14 @@ static void check_swing(const struct scenario *sc, struct rundata *d, struct ver
 {
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
-        if (r->compute_w.n < 5 || r->comm_w.n < 5) {
+        if (r->compute_n < 5 || r->comm_n < 5) {
             struct verdict *v = accept_skip(vs, sc, "power_swing", "");
             snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
             accept_note(v, "fewer than 5 power samples in %s phases: lengthen them or raise power.sample_hz",
-                  r->compute_w.n < 5 ? "compute" : "communication");
+                  r->compute_n < 5 ? "compute" : "communication");
             continue;
         }
-        double hi = series_pct(&r->compute_w, 90), lo = series_pct(&r->comm_w, 10);
+        double hi = r->compute_p90_w, lo = r->comm_p10_w;
         struct verdict *v = judge(vs, sc, "power_swing", r->node, i, hi > 0 ? 1 - lo / hi : NAN, ">=",
                                   sc->checks.power_swing.min_drop, "share");
         accept_note(v, "communication p10 %.0f W, compute p90 %.0f W", lo, hi);
@@ -368,7 +368,7 @@ static void check_throttle(const struct scenario *sc, struct rundata *d, const c
     }
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
-        if (!r->throttle_rows && !r->compute_w.n) {
+        if (!r->throttle_rows && !r->compute_n) {
             struct verdict *v = accept_skip(vs, sc, "throttle", "");
             snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
             accept_note(v, "no NVML readings for this GPU");
@@ -397,7 +397,7 @@ static void check_outliers(const struct scenario *sc, struct rundata *d, struct 
     for (int f = 0; f < 2; f++) {
         int have = 0;
         for (int i = 0; i < d->nranks; i++) {   /* every GPU of every node: the fleet */
-            x[i] = f == 0 ? d->r[i].tflops : (d->r[i].compute_w.n >= 5 ? series_pct(&d->r[i].compute_w, 90) : NAN);
+            x[i] = f == 0 ? d->r[i].tflops : (d->r[i].compute_n >= 5 ? d->r[i].compute_p90_w : NAN);
             have += isfinite(x[i]);
         }
         if (have < 3)

@@ -22,7 +22,10 @@ struct rankdata {
     double tflops;                     /* its own GEMM rate (NAN: not measured) */
     char gpu[96];
     double tdp_w;
-    struct series compute_w, comm_w;   /* power samples taken in each phase */
+    struct series compute_w, comm_w;   /* power samples taken in each phase (power.csv: node 0's, or forward: ranks) */
+    double compute_p90_w, comm_p10_w;  /* their p90 and p10, from the samples or (forward: nodes) the node's end
+                                        * record (summary.json nodes[].gpus[]) */
+    size_t compute_n, comm_n;          /* samples behind them */
     uint64_t throttle;
     int throttle_rows;                 /* rows with the column filled */
     int sdc;                           /* detections by fingerprint, abft, replay */

@@ -19,6 +19,29 @@ void rundata_free(struct rundata *d)
     json_decref(d->summary);
 }
 
+/* forward: nodes: the GPUs of the other nodes have no rows in node 0's power.csv; each node's end record has their
+ * figures (nodes[].gpus[], computed there from every reading). */
+static void load_node_gpus(struct rundata *d)
+{
+    json_t *nd, *g;
+    size_t j, q;
+    json_array_foreach(json_object_get(d->summary, "nodes"), j, nd)
+        json_array_foreach(json_object_get(nd, "gpus"), q, g) {
+            json_int_t rank = json_integer_value(json_object_get(g, "rank"));
+            if (rank < 0 || rank >= d->nranks || d->r[rank].compute_n || d->r[rank].comm_n)
+                continue;
+            struct rankdata *r = &d->r[rank];
+            json_t *hi = json_object_get(g, "compute_p90_w"), *lo = json_object_get(g, "comm_p10_w");
+            r->compute_p90_w = json_is_number(hi) ? json_number_value(hi) : NAN;
+            r->comm_p10_w = json_is_number(lo) ? json_number_value(lo) : NAN;
+            r->compute_n = (size_t)json_integer_value(json_object_get(g, "compute_n"));
+            r->comm_n = (size_t)json_integer_value(json_object_get(g, "comm_n"));
+            const char *thr = json_string_value(json_object_get(g, "throttle"));
+            r->throttle |= thr ? strtoull(thr, NULL, 0) : 0;
+            r->throttle_rows += (int)json_integer_value(json_object_get(g, "throttle_rows"));
+        }
+}
+
 int load_run(const char *dir, struct rundata *d, char *why, size_t n)
 {
     char path[1200];
@@ -144,6 +167,14 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
         fclose(f);
     }
     free(line);
+    for (int i = 0; i < d->nranks; i++) {   /* the figures the checks judge, from the samples where power.csv has them */
+        struct rankdata *r = &d->r[i];
+        r->compute_n = r->compute_w.n;
+        r->comm_n = r->comm_w.n;
+        r->compute_p90_w = series_pct(&r->compute_w, 90);
+        r->comm_p10_w = series_pct(&r->comm_w, 10);
+    }
+    load_node_gpus(d);
     return 0;
 }
 

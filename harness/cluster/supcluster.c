@@ -480,6 +480,9 @@ void supc_end(struct sup *s, json_t *summary)
     }
     if (s->node != 0) {
         json_object_set_new(me, "faults", faults);
+        json_t *gpus = results_gpus_json(&s->res);   /* forward: nodes: what node 0 judges this node's GPUs by */
+        if (gpus)
+            json_object_set_new(me, "gpus", gpus);
         results_forward_flush(&s->res);   /* forward: nodes: the last power cell */
         cluster_flush();   /* every event line first: node 0 stops listening once it has every end record, and a
                             * sender's messages arrive in order (an end sent before the last batch lost its lines) */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats.h"
 #include "util.h"
 
 const char nodeagg_power_header[] = "t_s,node,watts,gpus\n";
@@ -23,6 +24,9 @@ struct rank_state {
     double cell_w;                     /* watts summed over the cell being filled */
     int cell_n;                        /* readings in it */
     double held_w;                     /* the last reading (NaN: none yet) */
+    struct series compute_w, comm_w;   /* readings in each phase, for the acceptance figures */
+    uint64_t throttle;
+    int throttle_rows;
 };
 
 struct entry {
@@ -84,6 +88,10 @@ void nodeagg_free(struct nodeagg *a)
 {
     if (!a)
         return;
+    for (int i = 0; i < a->ranks; i++) {
+        series_free(&a->rk[i].compute_w);
+        series_free(&a->rk[i].comm_w);
+    }
     free(a->rk);
     free(a);
 }
@@ -318,6 +326,40 @@ void nodeagg_flush(struct nodeagg *a)
         return;
     pending_end(a, 1);
     cell_end(a);
+}
+
+void nodeagg_sample(struct nodeagg *a, int rank, double watts, const char *phase, uint64_t throttle)
+{
+    if (!a || rank < 0 || rank >= a->ranks || !phase)
+        return;
+    struct rank_state *r = &a->rk[rank];
+    if (strcmp(phase, "compute") == 0)
+        series_add(&r->compute_w, watts);
+    else if (strcmp(phase, "comm") == 0)
+        series_add(&r->comm_w, watts);
+    if (throttle) {
+        r->throttle |= throttle;
+        r->throttle_rows++;
+    }
+}
+
+json_t *nodeagg_gpus_json(struct nodeagg *a)
+{
+    if (!a)
+        return NULL;
+    json_t *out = json_array();
+    for (int i = 0; i < a->ranks; i++) {
+        struct rank_state *r = &a->rk[i];
+        char thr[24];
+        snprintf(thr, sizeof thr, "0x%llx", (unsigned long long)r->throttle);
+        double hi = series_pct(&r->compute_w, 90), lo = series_pct(&r->comm_w, 10);
+        json_array_append_new(out, json_pack("{s:i, s:o, s:I, s:o, s:I, s:s, s:i}", "rank", a->first_rank + i,
+                                             "compute_p90_w", isfinite(hi) ? json_real(hi) : json_null(), "compute_n",
+                                             (json_int_t)r->compute_w.n, "comm_p10_w", isfinite(lo) ? json_real(lo) : json_null(),
+                                             "comm_n", (json_int_t)r->comm_w.n, "throttle", thr, "throttle_rows",
+                                             r->throttle_rows));
+    }
+    return out;
 }
 
 void nodeagg_stats(const struct nodeagg *a, uint64_t lines[2], uint64_t bytes[2])

@@ -35,6 +35,13 @@ void nodeagg_power(struct nodeagg *a, double t_s, int rank, double watts);
 /* Ends every pending iteration and the power cell being filled (the run ends, or the node stops). */
 void nodeagg_flush(struct nodeagg *a);
 
+/* One power reading of local rank `rank` for the acceptance figures node 0 judges this node's GPUs by (phase as
+ * power.csv names it; throttle: the reason bits, 0 none). */
+void nodeagg_sample(struct nodeagg *a, int rank, double watts, const char *phase, uint64_t throttle);
+/* Those figures, per GPU, for the node's end record: [{rank (global), compute_p90_w, compute_n, comm_p10_w, comm_n,
+ * throttle, throttle_rows}] — what `gauntlet accept` reads from power.csv for node 0's own GPUs. */
+json_t *nodeagg_gpus_json(struct nodeagg *a);
+
 /* The power-nodes.csv header node 0 writes before the rows. */
 extern const char nodeagg_power_header[];
 

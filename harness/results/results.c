@@ -63,6 +63,8 @@ const char *results_failed(const struct results *r) { return r->failed ? r->why 
 
 void results_node_left(struct results *r, int node) { runcluster_leave(r->cl, node); }
 
+json_t *results_gpus_json(struct results *r) { return r->forward ? nodeagg_gpus_json(r->agg) : NULL; }
+
 void results_forward_flush(struct results *r)
 {
     if (r->forward)
@@ -361,8 +363,11 @@ int results_power(struct results *r, uint64_t t_ns, int rank, const struct power
                        fmt_or_empty(tw, sizeof tw, p->true_w, 2), st);
     if (len <= 0 || (size_t)len >= sizeof row)
         return -1;
-    if (r->agg)   /* forward: nodes: the node's sum per cell, to node 0 (node 0: to power-nodes.csv) */
+    if (r->agg) {   /* forward: nodes: the node's sum per cell, to node 0 (node 0: to power-nodes.csv) */
         nodeagg_power(r->agg, t_s, rank, p->watts);
+        if (r->forward)   /* and the figures node 0's acceptance judges this node's GPUs by */
+            nodeagg_sample(r->agg, rank, p->watts, phase_name(phase), p->throttle);
+    }
     else if (r->forward) {   /* node 0 gets a bounded rate; this node's own file every row */
         if (rank >= 0 && rank < r->fwd_ranks && t_s - r->fwd_t[rank] >= r->forward_s * 0.999) {
             r->fwd_t[rank] = t_s;

@@ -78,6 +78,8 @@ int results_append(struct results *r, int power, const char *text, size_t len);
 const char *results_failed(const struct results *r);
 /* A node other than 0, forward: nodes: sends node 0 what its fold still holds (before its end record). */
 void results_forward_flush(struct results *r);
+/* A node other than 0, forward: nodes: its GPUs' acceptance figures (nodeagg_gpus_json); NULL otherwise. */
+json_t *results_gpus_json(struct results *r);
 /* Node 0, forward: nodes: the node left the run (lost, or ended): the cluster's sum waits for it no more. */
 void results_node_left(struct results *r, int node);
 /* Writes summary.json atomically. Does not steal summary. -1 when it cannot: the first failure is results_failed's
