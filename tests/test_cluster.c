@@ -4,6 +4,7 @@
  * timeline, a node crash is detected on its node and ends the run on all, and a nodes: mismatch is exit 2.
  * Skips without MPI. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,8 +57,84 @@ static const char *fingerprint(json_t *s)
     return json_string_value(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "state_fingerprint"));
 }
 
-/* nodes x ranks against 1 x (nodes * ranks): the same bits, and node 0's folder holds every node. */
-static void exact(int nodes, int ranks)
+/* Counts the rows of a CSV (after its header) whose column col (0-based) is value. */
+static int rows_with(const char *path, int col, int value)
+{
+    char *csv = e2e_read(path);
+    cr_assert(csv, "%s missing", path);
+    int n = 0;
+    for (char *l = strchr(csv, '\n') + 1; *l; l = strchr(l, '\n') + 1) {
+        const char *c = l;
+        for (int k = 0; k < col && c; k++)
+            c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
+        n += c && atoi(c) == value;
+    }
+    free(csv);
+    return n;
+}
+
+/* Counts the lines of events file `name` in dir of event type (and of node, >= 0; the line's "event" and "node"
+ * come first, in that order). */
+static int count_in(const char *dir, const char *name, const char *type, int node)
+{
+    char path[600], want[80];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int at = snprintf(want, sizeof want, "\"event\":\"%s\"", type);
+    if (node >= 0)
+        snprintf(want + at, sizeof want - (size_t)at, ",\"node\":%d,", node);
+    char *text = e2e_read(path);
+    cr_assert(text, "%s missing", path);
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, want)); p++)
+        n++;
+    free(text);
+    return n;
+}
+
+/* forward: nodes (the default): node 0's folder has node 0's own lines and rows, one node_iteration line per other
+ * node and iteration, every node's summed power (power-nodes.csv) and the cluster's figures; each other node keeps
+ * its every line and row in its own files. */
+static void forwarded_as_nodes(const char *out, json_t *s, int nodes, int ranks)
+{
+    char path[600];
+    cr_assert_eq(e2e_count_events(out, "iteration"), 30 * ranks, "node 0's ranks' own");
+    for (int k = 1; k < nodes; k++)
+        cr_assert_eq(count_in(out, "events.jsonl", "phase_end", k) + count_in(out, "events.jsonl", "iteration", k), 0,
+                      "node %d's ranks' per-iteration lines stay on node %d", k, k);
+    cr_assert_gt(count_in(out, "events.jsonl", "phase_end", 0), 30 * ranks, "node 0's own are there");
+    cr_assert_eq(e2e_count_events(out, "node_iteration"), 30 * (nodes - 1), "one line per other node and iteration");
+    snprintf(path, sizeof path, "%s/power.csv", out);
+    cr_assert_gt(rows_with(path, 9, 0), 10 * ranks, "node 0's rows");
+    for (int k = 1; k < nodes; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "events-node%d.jsonl", k);
+        cr_assert_eq(count_in(out, name, "iteration", k), 30 * ranks, "node %d keeps its ranks' lines", k);
+        snprintf(path, sizeof path, "%s/power-node%d.csv", out, k);
+        cr_assert_gt(rows_with(path, 9, k), 10 * ranks, "node %d keeps its rows", k);
+        cr_assert_eq(rows_with(path, 9, 0), 0, "node %d's file holds its own GPUs only", k);
+        snprintf(path, sizeof path, "%s/power.csv", out);
+        cr_assert_eq(rows_with(path, 9, k), 0, "node %d's GPUs' rows stay on node %d", k, k);
+    }
+    snprintf(path, sizeof path, "%s/power-nodes.csv", out);
+    for (int k = 0; k < nodes; k++)
+        cr_assert_gt(rows_with(path, 1, k), 10, "node %d's summed power", k);
+    json_t *c = json_object_get(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "power"), "cluster");
+    cr_assert(json_is_object(c), "runs[0].power.cluster");
+    cr_assert_eq(json_integer_value(json_object_get(c, "nodes")), nodes);
+    cr_assert_eq(json_integer_value(json_object_get(c, "gpus")), nodes * ranks);
+    cr_assert_gt(json_integer_value(json_object_get(c, "whole_cells")), 10);
+    double sw = json_number_value(json_object_get(c, "swing_w")), mean = json_number_value(json_object_get(c, "mean_w"));
+    double mean0 = json_number_value(json_object_get(json_object_get(json_object_get(json_array_get(json_object_get(s, "runs"), 0),
+                                                                                     "power"), "aggregate"), "mean_w"));
+    cr_assert(sw > 0 && mean > 0, "the sum's swing %g W, mean %g W", sw, mean);
+    cr_assert(mean > 0.6 * nodes * mean0 && mean < 1.6 * nodes * mean0,
+              "the cluster's mean %g W is about %d nodes of node 0's %g W", mean, nodes, mean0);
+    cr_assert(json_number_value(json_object_get(json_object_get(c, "projected"), "swing_ratio")) > 0);
+}
+
+/* nodes x ranks against 1 x (nodes * ranks): the same bits, and node 0's folder holds every node (fwd: the forward
+ * line of the scenario, "" for the default). */
+static void exact_as(int nodes, int ranks, const char *fwd)
 {
     need_mpi();
     char *log;
@@ -66,7 +143,7 @@ static void exact(int nodes, int ranks)
     free(log);
     json_t *ref = e2e_summary(one);
     const char *out = e2e_outdir();
-    cr_assert_eq(run(nodes, nodes, ranks, "", out, &log), 0, "%s", log);
+    cr_assert_eq(run(nodes, nodes, ranks, fwd, out, &log), 0, "%s", log);
     for (int k = 1; k < nodes; k++) {   /* the tasks share stdout: each line names its node, the last its exit code */
         char want[64];
         snprintf(want, sizeof want, "gauntlet[node %d/%d]: node %d of %d: exit 0", k, nodes, k, nodes);
@@ -87,9 +164,16 @@ static void exact(int nodes, int ranks)
         cr_assert_str_eq(fingerprint(n), fingerprint(ref), "node %d ends in the same state", k);
         cr_assert_lt(json_number_value(json_object_get(n, "clock_uncertainty_s")), 0.01, "one machine: a tight clock");
     }
-    /* events from every node, with global ranks; power rows of every global rank, with their node */
-    cr_assert_eq(e2e_count_events(out, "iteration"), 30 * nodes * ranks);
     cr_assert_eq(e2e_count_events(out, "start"), nodes);
+    if (!*fwd) {
+        forwarded_as_nodes(out, s, nodes, ranks);
+        json_decref(s);
+        json_decref(ref);
+        free(log);
+        return;
+    }
+    /* forward: ranks: events from every node, with global ranks; power rows of every global rank, with their node */
+    cr_assert_eq(e2e_count_events(out, "iteration"), 30 * nodes * ranks);
     char path[600];
     snprintf(path, sizeof path, "%s/power.csv", out);
     char *csv = e2e_read(path);
@@ -113,6 +197,9 @@ static void exact(int nodes, int ranks)
     free(log);
 }
 
+static void exact(int nodes, int ranks) { exact_as(nodes, ranks, ""); }
+
+Test(cluster, forward_ranks_brings_every_line_of_every_rank_to_node_0, .timeout = 240) { exact_as(2, 2, "forward: ranks\n"); }
 Test(cluster, two_nodes_reduce_exactly_as_one, .timeout = 240) { exact(2, 2); }
 Test(cluster, three_nodes_reduce_exactly_as_one, .timeout = 240) { exact(3, 2); }
 
@@ -155,7 +242,9 @@ Test(cluster, a_set_up_failure_on_node_0_stops_every_node, .timeout = 120)
 {
     need_mpi();
     char text[1024], cmd[2048], path[600];
-    snprintf(text, sizeof text, base, 2, 2, "power: {sample_hz: 100}\n", "");
+    /* forward: ranks: node 1 writes nothing of its own there, so only node 0 fails (with forward: nodes node 1
+     * keeps its own files in the folder and fails for its own reason too) */
+    snprintf(text, sizeof text, base, 2, 2, "power: {sample_hz: 100}\n", "forward: ranks\n");
     const char *sc = e2e_scenario(text), *logdir = e2e_outdir();
     snprintf(path, sizeof path, "%s.log", logdir);
     snprintf(cmd, sizeof cmd, "timeout 60 mpirun --oversubscribe --allow-run-as-root -np 2 %s run %s --out "
@@ -358,32 +447,46 @@ Test(cluster, shrink_drops_a_rank_or_a_whole_node_and_goes_on, .timeout = 300)
     json_decref(s);
 }
 
-/* Node 0 gets a bounded rate of power rows; a node whose rows were thinned keeps them all in its own file. */
+/* forward: ranks: node 0 gets a bounded rate of power rows; a node whose rows were thinned keeps them all in its own
+ * file. */
 Test(cluster, power_rows_to_node_0_are_bounded_and_kept_whole_on_their_node, .timeout = 120)
 {
     need_mpi();
     char *log, path[600];
     const char *out = e2e_outdir();
-    cr_assert_eq(run(2, 2, 2, "power: {sample_hz: 400, forward_hz: 50}\n", out, &log), 0, "%s", log);
+    cr_assert_eq(run(2, 2, 2, "forward: ranks\npower: {sample_hz: 400, forward_hz: 50}\n", out, &log), 0, "%s", log);
     free(log);
+    /* held under load by design: what a busy machine's sampler achieves is not judged, only what was forwarded of
+     * what it took: node 1's rank 2 rows reach node 0 at most 50 a second of the span they cover, each one a row
+     * node 1 kept */
+    snprintf(path, sizeof path, "%s/power-node1.csv", out);
+    char *kept = e2e_read(path);
+    cr_assert(kept, "%s missing", path);
+    snprintf(path, sizeof path, "%s/power.csv", out);
+    char *csv = e2e_read(path);
     int rows[2][4] = { { 0 } };
-    for (int f = 0; f < 2; f++) {
-        snprintf(path, sizeof path, f ? "%s/power-node1.csv" : "%s/power.csv", out);
-        char *csv = e2e_read(path);
-        cr_assert(csv, "%s missing", path);
-        for (char *l = strchr(csv, '\n') + 1; *l; l = strchr(l, '\n') + 1) {
+    double t0 = INFINITY, t1 = -INFINITY;
+    for (int f = 0; f < 2; f++)
+        for (char *l = strchr(f ? kept : csv, '\n') + 1; *l; l = strchr(l, '\n') + 1) {
             int rank = -1;
-            cr_assert_eq(sscanf(l, "%*f,%d,", &rank), 1);
+            double t;
+            cr_assert_eq(sscanf(l, "%lf,%d,", &t, &rank), 2);
             cr_assert(rank >= 0 && rank < 4);
             rows[f][rank]++;
+            if (!f && rank == 2) {
+                t0 = fmin(t0, t), t1 = fmax(t1, t);
+                char row[64];
+                snprintf(row, sizeof row, "\n%.*s", (int)(strchr(l, ',') - l), l);   /* its time, as node 1 wrote it */
+                cr_assert(strstr(kept, row), "a forwarded row node 1 did not keep: %.60s", l);
+            }
         }
-        free(csv);
-    }
     cr_assert_eq(rows[1][0] + rows[1][1], 0, "node 1's file holds node 1's GPUs");
-    cr_assert_gt(rows[1][2], 100);
-    double ratio = (double)rows[1][2] / rows[0][2];   /* node 1's full rate against what node 0 got of it */
-    cr_assert(ratio > 6 && ratio < 10, "400 Hz kept, 50 Hz forwarded: %d vs %d", rows[1][2], rows[0][2]);
-    cr_assert(rows[0][0] > 6 * rows[0][2], "node 0's own rows stay at the full rate: %d vs %d", rows[0][0], rows[0][2]);
+    cr_assert_gt(rows[1][2], 20);
+    cr_assert_gt(rows[0][2], 5, "node 1's rows reached node 0");
+    cr_assert(rows[0][2] <= (t1 - t0) * 50 * 1.02 + 2, "at most 50 Hz forwarded: %d rows over %.2f s", rows[0][2], t1 - t0);
+    cr_assert_gt(rows[1][2], rows[0][2], "node 1 kept more than it forwarded: %d vs %d", rows[1][2], rows[0][2]);
+    free(kept);
+    free(csv);
 }
 
 /* Returns the pid of node's supervisor: the parent of a worker of that node (events.jsonl's worker_start). */

@@ -465,9 +465,11 @@ void supc_end(struct sup *s, json_t *summary)
     struct rusage ru;
     uint64_t sent, received;
     cluster_stats(&sent, &received);
-    if (getrusage(RUSAGE_SELF, &ru) == 0)   /* the supervisor's own cost: its loop, the proxy, MPI's threads */
+    if (getrusage(RUSAGE_SELF, &ru) == 0) {   /* the supervisor's own cost: its loop, the proxy, MPI's threads */
         json_object_set_new(me, "supervisor_cpu_s", json_real((double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
                                                               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6));
+        json_object_set_new(me, "supervisor_max_rss_mb", json_real((double)ru.ru_maxrss / 1024.0));
+    }
     json_object_set_new(me, "telemetry_sent_bytes", json_integer((json_int_t)sent));
     json_object_set_new(me, "telemetry_received_bytes", json_integer((json_int_t)received));
     json_object_set_new(me, "wall_s", json_real((double)(mono_ns() - s->t0) * 1e-9));
@@ -511,6 +513,9 @@ void supc_end(struct sup *s, json_t *summary)
             break;
         sleep_ns(1000000);
     }
+    cluster_stats(&sent, &received);   /* node 0's figures include what came while it waited for the end records */
+    json_object_set_new(me, "telemetry_sent_bytes", json_integer((json_int_t)sent));
+    json_object_set_new(me, "telemetry_received_bytes", json_integer((json_int_t)received));
     json_t *all = json_object_get(summary, "faults"), *e;
     json_array_foreach(all, i, f)
         json_object_set_new(f, "node", json_integer(0));

@@ -275,7 +275,7 @@ const struct param scenario_params[] = {
       .help = "worker processes on each node; on cuda, GPUs of the node" },
     { "nodes", PT_INT, SC(nodes), .def = "1", .min = 1, .max = 100000,
       .help = "nodes, one supervisor each, started by mpirun or srun: must match the launcher's count" },
-    { "forward", PT_ENUM, SC(forward), .def = "ranks", .choices = "ranks,nodes",
+    { "forward", PT_ENUM, SC(forward), .def = "nodes", .choices = "ranks,nodes",
       .help = "several nodes: what the others send node 0: ranks, every line of every rank (power rows at "
               "power.forward_hz per GPU); nodes, one line per node and iteration, the node's summed power at "
               "power.forward_hz, and every other event whole (each node keeps all of it in its own files)" },
