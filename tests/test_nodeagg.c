@@ -235,3 +235,73 @@ Test(nodeagg, a_missing_reading_is_held_and_said)
     nodeagg_free(a);
     sink_free(&k);
 }
+
+struct rows { double t[MAXL], w[MAXL]; int g[MAXL], node[MAXL], n; };
+
+static void take_row(void *ctx, double t_s, int node, double watts, int gpus)
+{
+    struct rows *o = ctx;
+    cr_assert(o->n < MAXL);
+    o->t[o->n] = t_s, o->w[o->n] = watts, o->g[o->n] = gpus, o->node[o->n++] = node;
+}
+
+struct lines { char text[1 << 16]; size_t len; int n; };
+
+static void take_line(void *ctx, int stream, const char *line, size_t len)
+{
+    struct lines *l = ctx;
+    cr_assert_eq(stream, 1);
+    cr_assert(l->len + len < sizeof l->text);
+    memcpy(l->text + l->len, line, len);
+    l->len += len;
+    l->n++;
+}
+
+/* The compact lines a node sends (nodeagg_compact) read back (nodeagg_rows) into the rows the aggregate makes without
+ * them, cell for cell (to the 0.1 W they carry), over random readings with gaps and a GPU that joins late; a line
+ * holds at most its cells, and one that is not a line is refused. */
+Test(nodeagg, compact_power_lines_read_back_as_the_rows)
+{
+    struct rng g;
+    rng_seed(&g, 11, 1);
+    for (int trial = 0; trial < 50; trial++) {
+        struct sink k = { 0 };
+        struct lines *l = xcalloc(1, sizeof *l);
+        int R = 1 + (int)(rng_uniform(&g) * 8), max = 1 + (int)(rng_uniform(&g) * 12);
+        struct nodeagg *plain = nodeagg_new(5, R, 40, 0.01, sink_emit, &k), *packed = nodeagg_new(5, R, 40, 0.01, take_line, l);
+        nodeagg_compact(packed, max);
+        for (int i = 0; i < 300; i++) {
+            if (rng_uniform(&g) < 0.05)
+                continue;   /* a tick the sampler missed: a gap in the cells */
+            for (int r = 0; r < R; r++) {
+                if (r == R - 1 && i < 50)
+                    continue;   /* the last GPU's first reading comes late: the GPU count changes */
+                double w = 50 + 600 * rng_uniform(&g);
+                nodeagg_power(plain, (i + 0.5) * 0.01, r, w);
+                nodeagg_power(packed, (i + 0.5) * 0.01, r, w);
+            }
+        }
+        nodeagg_flush(plain);
+        nodeagg_flush(packed);
+        struct rows *o = xcalloc(1, sizeof *o);
+        cr_assert_eq(nodeagg_rows(l->text, l->len, 0.01, take_row, o), k.nrows);
+        cr_assert_eq(o->n, k.nrows);
+        for (int i = 0; i < o->n; i++) {
+            cr_assert(fabs(o->t[i] - k.rows_t[i]) < 1e-9, "cell %d: %g vs %g", i, o->t[i], k.rows_t[i]);
+            cr_assert(fabs(o->w[i] - k.rows_w[i]) <= 0.051, "cell %d: %g W vs %g W", i, o->w[i], k.rows_w[i]);
+            cr_assert_eq(o->g[i], k.rows_g[i]);
+            cr_assert_eq(o->node[i], 5);
+        }
+        cr_assert(l->n >= (k.nrows + max - 1) / max, "at most %d cells a line", max);
+        nodeagg_free(plain);
+        nodeagg_free(packed);
+        sink_free(&k);
+        free(o);
+        free(l);
+    }
+    struct rows *o = xcalloc(1, sizeof *o);
+    cr_assert_eq(nodeagg_rows("1,2,3,4.5\nnot a line\n", 21, 0.01, take_row, o), -1);
+    cr_assert_eq(o->n, 1, "the good line before it was read");
+    cr_assert_eq(nodeagg_rows("1,2,3,4.5", 9, 0.01, take_row, o), -1, "no newline: not whole");
+    free(o);
+}

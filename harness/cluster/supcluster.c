@@ -123,11 +123,8 @@ static void sink_lines(void *ctx, int node, enum cluster_stream st, const char *
         size_t l = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
         if (st == CL_EVENTS) {
             v->event(v->ctx, p, l);
-        } else if (s->sc->forward == FORWARD_NODES) {   /* t_s,node,watts,gpus: the node's sum */
-            double t, w;
-            int nd, g;
-            if (v->node_power && sscanf(p, "%lf,%d,%lf,%d", &t, &nd, &w, &g) == 4)
-                v->node_power(v->ctx, t, nd, w, g);
+        } else if (s->sc->forward == FORWARD_NODES) {   /* the node's sum: results_append gave it to the view */
+            break;
         } else {
             double t, w;
             int rank;

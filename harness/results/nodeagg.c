@@ -50,6 +50,10 @@ struct nodeagg {
     struct entry pend[NODEAGG_PENDING];
     int64_t top_run, top_iter;         /* the newest iteration ended by any rank */
     int64_t cell;                      /* the power cell being filled (INT64_MIN: none) */
+    int compact;                       /* cells to a compact line (0: a row per cell) */
+    int64_t run_first;                 /* the compact line being filled: its first cell, GPUs, watts */
+    int run_gpus, run_n;
+    double *run_w;
     uint64_t lines[2], bytes[2];
 };
 
@@ -88,6 +92,7 @@ void nodeagg_free(struct nodeagg *a)
 {
     if (!a)
         return;
+    free(a->run_w);
     for (int i = 0; i < a->ranks; i++) {
         series_free(&a->rk[i].compute_w);
         series_free(&a->rk[i].comm_w);
@@ -273,6 +278,59 @@ int nodeagg_event(struct nodeagg *a, double t_s, const char *type, const json_t 
     return 1;
 }
 
+void nodeagg_compact(struct nodeagg *a, int max_cells)
+{
+    if (!a || max_cells < 1)
+        return;
+    a->compact = max_cells;
+    a->run_w = xrealloc(a->run_w, (size_t)max_cells * sizeof *a->run_w);
+    a->run_n = 0;
+}
+
+/* Sends the compact line being filled. */
+static void run_end(struct nodeagg *a)
+{
+    if (!a->run_n)
+        return;
+    size_t cap = 48 + (size_t)a->run_n * 16, at = 0;
+    char *line = xmalloc(cap);
+    at += (size_t)snprintf(line, cap, "%d,%lld,%d", a->node, (long long)a->run_first, a->run_gpus);
+    for (int i = 0; i < a->run_n && at < cap; i++)
+        at += (size_t)snprintf(line + at, cap - at, ",%.1f", a->run_w[i]);
+    if (at + 1 < cap) {
+        line[at++] = '\n';
+        put(a, 1, line, at);
+    }
+    free(line);
+    a->run_n = 0;
+}
+
+int nodeagg_rows(const char *text, size_t len, double cell_s,
+                 void (*row)(void *ctx, double t_s, int node, double watts, int gpus), void *ctx)
+{
+    int cells = 0;
+    for (const char *p = text, *end = text + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return -1;
+        char *q;
+        long node = strtol(p, &q, 10);
+        long long first = *q == ',' ? strtoll(q + 1, &q, 10) : -1;
+        long gpus = *q == ',' ? strtol(q + 1, &q, 10) : -1;
+        if (q >= nl || *q != ',' || node < 0 || node > 1000000 || gpus < 0)
+            return -1;
+        for (long long c = first; q < nl && *q == ','; c++) {
+            double w = strtod(q + 1, &q);
+            row(ctx, (double)c * cell_s, (int)node, w, (int)gpus);
+            cells++;
+        }
+        if (q != nl)
+            return -1;
+        p = nl + 1;
+    }
+    return cells;
+}
+
 /* Emits the cell being filled: the sum over the node's GPUs of each one's mean reading in it (a GPU without a
  * reading in the cell counts with its last one). */
 static void cell_end(struct nodeagg *a)
@@ -291,7 +349,15 @@ static void cell_end(struct nodeagg *a)
         r->cell_w = 0;
         r->cell_n = 0;
     }
-    if (gpus) {
+    if (gpus && a->compact) {   /* onto the compact line, or a new one where the cells break off */
+        if (a->run_n && (a->cell != a->run_first + a->run_n || gpus != a->run_gpus || a->run_n == a->compact))
+            run_end(a);
+        if (!a->run_n) {
+            a->run_first = a->cell;
+            a->run_gpus = gpus;
+        }
+        a->run_w[a->run_n++] = w;
+    } else if (gpus) {
         char row[96];
         int len = snprintf(row, sizeof row, "%.6f,%d,%.2f,%d\n", (double)a->cell * a->cell_s, a->node, w, gpus);
         if (len > 0 && (size_t)len < sizeof row)
@@ -326,6 +392,7 @@ void nodeagg_flush(struct nodeagg *a)
         return;
     pending_end(a, 1);
     cell_end(a);
+    run_end(a);
 }
 
 void nodeagg_sample(struct nodeagg *a, int rank, double watts, const char *phase, uint64_t throttle)

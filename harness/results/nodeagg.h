@@ -30,6 +30,14 @@ void nodeagg_free(struct nodeagg *a);
  * whole. Events that end or change a run (run_end, recovery_begin, rank_dropped, end) end the pending iterations
  * first, so their lines precede the event's. */
 int nodeagg_event(struct nodeagg *a, double t_s, const char *type, const json_t *line);
+/* Sends the summed power compactly (a node other than 0): consecutive cells of the same GPU count go out as one line
+ * `node,first_cell,gpus,w0,w1,...` (watts to 0.1 W; the cell's start is first_cell x cell_s), at most max_cells to
+ * a line; nodeagg_rows reads them back. Without it each cell is a power-nodes.csv row. */
+void nodeagg_compact(struct nodeagg *a, int max_cells);
+/* Reads compact lines (whole, newline-terminated) into rows: row(ctx, t_s, node, watts, gpus) per cell. Returns the
+ * cells read, or -1 at the first line that is not one (what came before it was read). */
+int nodeagg_rows(const char *text, size_t len, double cell_s,
+                 void (*row)(void *ctx, double t_s, int node, double watts, int gpus), void *ctx);
 /* One power reading of local rank `rank` at t_s (watts NaN: not measured, held from the last). */
 void nodeagg_power(struct nodeagg *a, double t_s, int rank, double watts);
 /* Ends every pending iteration and the power cell being filled (the run ends, or the node stops). */

@@ -224,6 +224,7 @@ static int results_open_files(struct results *r, const char *dir, const struct s
     if (sc->forward == FORWARD_NODES && sc->nodes > 1) {   /* every node's summed power, this one's included */
         if (results_create(r, dir, "power-nodes.csv", &r->nodes_fd, &r->nodes_off, nodeagg_power_header, why, n) != 0)
             return -1;
+        r->cell_s = nodes_cell_s(sc);
         r->agg = nodeagg_new(0, (int)sc->ranks, 0, nodes_cell_s(sc), nodes_own, r);
         r->cl = runcluster_new((int)sc->nodes, nodes_cell_s(sc));
         runcluster_watch(r->cl, nodes_cell, r);
@@ -279,7 +280,9 @@ static int results_open_forward_files(struct results *r, const char *dir, const 
         snprintf(r->events_name, sizeof r->events_name, "events-node%d.jsonl", node);
         if (results_create(r, dir, r->events_name, &r->events_fd, &r->events_off, NULL, why, n) != 0)
             return -1;
+        r->cell_s = nodes_cell_s(sc);
         r->agg = nodeagg_new(node, ranks, node * ranks, nodes_cell_s(sc), nodes_send, r);
+        nodeagg_compact(r->agg, 10);   /* a line per 10 cells (100 ms at the default), not a row per cell */
     }
     return 0;
 }
@@ -387,12 +390,37 @@ int results_power(struct results *r, uint64_t t_ns, int rank, const struct power
     return 0;
 }
 
+struct rows_out { struct results *r; char *buf; size_t len, cap; };
+
+static void nodes_row(void *ctx, double t_s, int node, double watts, int gpus)
+{
+    struct rows_out *o = ctx;
+    if (o->cap - o->len < 96) {
+        o->cap = o->cap * 2 + 4096;
+        o->buf = xrealloc(o->buf, o->cap);
+    }
+    o->len += (size_t)snprintf(o->buf + o->len, o->cap - o->len, "%.6f,%d,%.1f,%d\n", t_s, node, watts, gpus);
+    runcluster_row(o->r->cl, t_s, node, watts, gpus);
+    if (o->r->view && o->r->view->node_power)
+        o->r->view->node_power(o->r->view->ctx, t_s, node, watts, gpus);
+}
+
+/* Node 0, forward: nodes: a batch of another node's compact power lines (nodeagg_rows) into power-nodes.csv. */
+static int results_nodes_append(struct results *r, const char *text, size_t len)
+{
+    struct rows_out o = { r, NULL, 0, 0 };
+    int cells = nodeagg_rows(text, len, r->cell_s, nodes_row, &o);
+    if (cells < 0)
+        gl_log("power-nodes.csv: a power line from another node that is not one (left out): %.60s", text);
+    int rc = o.len ? results_write(r, r->nodes_fd, &r->nodes_off, "power-nodes.csv", o.buf, o.len) : 0;
+    free(o.buf);
+    return rc;
+}
+
 int results_append(struct results *r, int power, const char *text, size_t len)
 {
-    if (power && r->nodes_fd >= 0) {
-        runcluster_rows(r->cl, text, len);
-        return results_write(r, r->nodes_fd, &r->nodes_off, "power-nodes.csv", text, len);
-    }
+    if (power && r->nodes_fd >= 0)   /* another node's compact lines: rows of power-nodes.csv, the sum, the view */
+        return results_nodes_append(r, text, len);
     if (power)
         return results_write(r, r->power_fd, &r->power_off, r->power_name, text, len);
     if (results_write(r, r->events_fd, &r->events_off, r->events_name, text, len) != 0)

@@ -39,6 +39,7 @@ struct results {
     int nodes_fd;         /* node 0, forward: nodes: power-nodes.csv, every node's summed power (-1: none) */
     off_t nodes_off;
     struct runcluster *cl;   /* node 0, forward: nodes: those rows summed on node 0's grid (runcluster.h) */
+    double cell_s;        /* forward: nodes: the summed power's cell */
 };
 
 /* The files commands derive from a run's record and write into its folder (summary.json: the run's or `gauntlet
