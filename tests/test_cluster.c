@@ -724,3 +724,50 @@ Test(cluster, two_deaths_on_two_nodes_at_once_are_recovered, .timeout = 240)
     same_as_clean(s);
     json_decref(s);
 }
+
+/* forward: nodes: what node 0 hears of another node does not grow with its GPUs or its sampling rate — 3 nodes of 1
+ * GPU sampled at 100 Hz against 3 nodes of 3 GPUs sampled at 400 Hz: in both, per other node one node_iteration line
+ * of bounded length per iteration, no line of its ranks' phases or iterations, and its summed power at no more than
+ * power.forward_hz cells a second of the span they cover (structural: what a busy machine cannot change). */
+Test(cluster, node_0_hears_per_node_not_per_gpu_or_per_sample, .timeout = 240)
+{
+    need_mpi();
+    const char *extra[2] = { "power: {sample_hz: 100}\n", "power: {sample_hz: 400, forward_hz: 100}\n" };
+    int gpus[2] = { 1, 3 };
+    for (int c = 0; c < 2; c++) {
+        char *log, path[600];
+        const char *out = e2e_outdir();
+        cr_assert_eq(run(3, 3, gpus[c], extra[c], out, &log), 0, "%s", log);
+        free(log);
+        for (int k = 1; k < 3; k++) {
+            cr_assert_eq(count_in(out, "events.jsonl", "node_iteration", k), 30, "%d GPUs: node %d", gpus[c], k);
+            cr_assert_eq(count_in(out, "events.jsonl", "iteration", k) + count_in(out, "events.jsonl", "phase_begin", k) +
+                             count_in(out, "events.jsonl", "phase_end", k), 0);
+        }
+        snprintf(path, sizeof path, "%s/events.jsonl", out);
+        char *ev = e2e_read(path);
+        for (const char *l = strstr(ev, "\"event\":\"node_iteration\""); l; l = strstr(l + 1, "\"event\":\"node_iteration\"")) {
+            const char *b = l, *e = strchr(l, '\n');
+            while (b > ev && b[-1] != '\n')
+                b--;
+            cr_assert_lt(e - b, 320, "a node_iteration line of %d bytes with %d GPUs", (int)(e - b), gpus[c]);
+        }
+        free(ev);
+        snprintf(path, sizeof path, "%s/power-nodes.csv", out);
+        char *csv = e2e_read(path);
+        for (int k = 1; k < 3; k++) {
+            double t0 = INFINITY, t1 = -INFINITY;
+            int rows = 0;
+            for (char *l = strchr(csv, '\n') + 1; *l; l = strchr(l, '\n') + 1) {
+                double t;
+                int node;
+                cr_assert_eq(sscanf(l, "%lf,%d,", &t, &node), 2);
+                if (node == k)
+                    rows++, t0 = fmin(t0, t), t1 = fmax(t1, t);
+            }
+            cr_assert_gt(rows, 10);
+            cr_assert(rows <= (t1 - t0) * 100 * 1.001 + 1, "node %d: %d cells over %.2f s at 100 Hz", k, rows, t1 - t0);
+        }
+        free(csv);
+    }
+}
