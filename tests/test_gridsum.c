@@ -95,16 +95,22 @@ Test(gridsum, every_cell_once_in_order_and_whole_cells_sum_every_node)
     }
 }
 
+/* Rows of watts w for cells [from, to) of nodes [0, nodes), but none from node `quiet` past cell `quiet_from`. */
+static void rows(struct gridsum *g, int from, int to, int nodes, double w, int quiet, int quiet_from)
+{
+    for (int i = from; i < to; i++)
+        for (int k = 0; k < nodes; k++)
+            if (k != quiet || i < quiet_from)
+                gridsum_row(g, i * 0.01, k, w, 1);
+}
+
 /* Node 2 of 4 stalls at cell 100: the others' cells wait at most GRIDSUM_LAG cells for it, then go out without it
  * (not whole); its rows when it wakes are late, counted and dropped. */
 Test(gridsum, a_stalled_node_holds_the_sum_back_a_bounded_time)
 {
     struct out *o = xcalloc(1, sizeof *o);
     struct gridsum *g = gridsum_new(4, 0.01, take, o);
-    for (int i = 0; i < 1000; i++)
-        for (int k = 0; k < 4; k++)
-            if (k != 2 || i < 100)
-                gridsum_row(g, i * 0.01, k, 100, 1);
+    rows(g, 0, 1000, 4, 100, 2, 100);
     cr_assert_eq(o->n, 1000 - GRIDSUM_LAG, "held back no more than the lag: %d out", o->n);
     for (int i = 0; i < o->n; i++) {
         cr_assert_eq(o->c[i].whole, i < 100);
@@ -121,13 +127,9 @@ Test(gridsum, a_node_that_left_is_not_waited_for)
 {
     struct out *o = xcalloc(1, sizeof *o);
     struct gridsum *g = gridsum_new(3, 0.01, take, o);
-    for (int i = 0; i < 10; i++)
-        for (int k = 0; k < 3; k++)
-            gridsum_row(g, i * 0.01, k, 10, 1);
+    rows(g, 0, 10, 3, 10, -1, 0);
     gridsum_leave(g, 1);
-    for (int i = 10; i < 20; i++)
-        for (int k = 0; k < 3; k += 2)
-            gridsum_row(g, i * 0.01, k, 10, 1);
+    rows(g, 10, 20, 3, 10, 1, 0);
     cr_assert_eq(o->n, 20, "nothing waits for the node that left");
     cr_assert(o->c[19].whole);
     cr_assert_float_eq(o->c[19].watts, 20, 1e-9);
