@@ -56,20 +56,27 @@ print(n, z["wall_s"], recv / z["wall_s"], recv / max(1, n - 1) / it, z["supervis
 PY
   tail -1 "$OUT/table" | awk '{printf "%-6d %8.1f %12.0f %16.0f %12.2f %9.1f%% %12.1f %14.2f\n", $1, $2, $3, $4, $5, 100*$6, $7, $8}'
 done
-python3 - "$OUT/table" <<'PY'
+python3 - "$OUT/table" "$ITERS" <<'PY'
 import sys
 rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
-if len(rows) < 2:
+it = float(sys.argv[2])
+if len(rows) < 3:
     sys.exit(0)
-def fit(col):
-    xs = [r[0] for r in rows]; ys = [r[col] for r in rows]
-    mx = sum(xs) / len(xs); my = sum(ys) / len(ys)
-    sxx = sum((x - mx) ** 2 for x in xs)
-    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0
-    return my - b * mx, b
-for name, col, unit, scale in (("node 0 received", 2, "B/s", 1), ("bytes per other node and iteration", 3, "B", 1),
-                               ("node 0's CPU", 5, "% of a core", 100), ("node 0's memory", 6, "MB", 1)):
-    a, b = fit(col)
-    print("fit %-36s %12.4g + %10.4g x nodes %-12s -> at 4096 nodes: %.4g %s" % (name + ":", a * scale, b * scale,
-          unit, (a + b * 4096) * scale, unit))
+def lsq(xs, ys):   # y = p x1 + q x2 over the rows, by the normal equations
+    s11 = sum(a * a for a, _ in xs); s12 = sum(a * b for a, b in xs); s22 = sum(b * b for _, b in xs)
+    t1 = sum(a * y for (a, _), y in zip(xs, ys)); t2 = sum(b * y for (_, b), y in zip(xs, ys))
+    det = s11 * s22 - s12 * s12
+    return ((t1 * s22 - t2 * s12) / det, (s11 * t2 - s12 * t1) / det) if det else (float("nan"),) * 2
+# what one other node sends: a part per iteration (its node_iteration line) and a part per second (its summed power,
+# heartbeats); node 0's CPU: a part per second (its own loop) and a part per other node and iteration; its memory
+a, b = lsq([(it, r[1]) for r in rows], [r[3] * it for r in rows])
+c, d = lsq([(r[1], (r[0] - 1) * it) for r in rows], [r[4] for r in rows])
+e, f = lsq([(1, r[0]) for r in rows], [r[6] for r in rows])
+print("fit: each other node sends %.0f B per iteration + %.0f B/s" % (a, b))
+print("fit: node 0's supervisor: %.1f%% of a core + %.0f us per other node and iteration" % (100 * c, 1e6 * d))
+print("fit: node 0's memory: %.1f MB + %.3f MB per node" % (e, f))
+for rate in (1.0, 0.2):
+    n = 4096
+    print("at %d nodes, %.1f iterations/s: node 0 receives %.2f MB/s, its supervisor %.0f%% of a core, %.0f MB" %
+          (n, rate, (n - 1) * (a * rate + b) / 1e6, 100 * (c + d * (n - 1) * rate), e + f * n))
 PY
