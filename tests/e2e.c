@@ -213,6 +213,13 @@ int e2e_wait_events(const char *dir, const char *type, int n, double timeout_s)
     return -1;
 }
 
+int e2e_wait_started(const char *dir, int n, double timeout_s)
+{
+    if (e2e_wait_events(dir, "worker_start", 1, E2E_SETUP_S) != 0)
+        return -1;
+    return e2e_wait_events(dir, "iteration", n, timeout_s);
+}
+
 int e2e_worker_pids(const char *dir, pid_t *pids, int max)
 {
     char path[512];
@@ -258,6 +265,18 @@ json_t *e2e_summary(const char *dir)
     json_t *j = json_load_file(path, 0, &err);
     cr_assert(j, "summary.json: %s (line %d)", err.text, err.line);
     return j;
+}
+
+json_t *e2e_injected_fault(json_t *s, size_t i)
+{
+    size_t at;
+    json_t *f;
+    json_array_foreach(json_object_get(s, "faults"), at, f) {
+        const char *origin = json_string_value(json_object_get(f, "origin"));
+        if (origin && strcmp(origin, "injected") == 0 && i-- == 0)
+            return f;
+    }
+    return NULL;
 }
 
 void e2e_need_gpu(void)

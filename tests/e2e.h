@@ -38,7 +38,15 @@ int e2e_worker_pids(const char *dir, pid_t *pids, int max);
 int e2e_gone(pid_t pid);
 /* Skips the calling test, saying why, unless the cuda backend finds a usable GPU here. */
 void e2e_need_gpu(void);
+/* Waits for a run writing into dir to start — its first worker_start, after a set-up that on a busy machine may wait
+ * on its disk for a while (the run says so; E2E_SETUP_S at most) — and then for n iterations within timeout_s.
+ * 0, or -1. */
+int e2e_wait_started(const char *dir, int n, double timeout_s);
+#define E2E_SETUP_S 120.0
 /* Loads dir/summary.json (test fails if it is missing or invalid). */
 json_t *e2e_summary(const char *dir);
+/* The i-th injected fault record of summary s (borrowed; NULL: none), passing over observed ones: a busy machine
+ * may add an observed straggler anywhere in faults[], and a test about what it injected judges that only. */
+json_t *e2e_injected_fault(json_t *s, size_t i);
 
 #endif

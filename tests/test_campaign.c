@@ -121,7 +121,8 @@ Test(record, a_flip_is_named_in_full_in_summary_and_events, .timeout = 60)
     cr_assert_eq(e2e_run("/tmp/gauntlet-campaign.log", (const char *[]){ "run", e2e_scenario(text), "--backend", "sim",
                                                                           "--headless", "--out", out, NULL }),
                  0);
-    json_t *s = e2e_summary(out), *f = json_array_get(json_object_get(s, "faults"), 1);
+    json_t *s = e2e_summary(out), *f = e2e_injected_fault(s, 1);
+    cr_assert(f, "the second injected fault is in faults[]");
     cr_assert_str_eq(json_string_value(json_object_get(f, "target")), "allreduce-buffer");
     cr_assert_str_eq(json_string_value(json_object_get(f, "where")), "value");
     cr_assert_str_eq(json_string_value(json_object_get(f, "format")), "fp32");
@@ -136,20 +137,23 @@ Test(record, a_flip_is_named_in_full_in_summary_and_events, .timeout = 60)
     cr_expect_eq(json_integer_value(json_object_get(d, "iter_seen")), 17);
     cr_expect_eq(json_integer_value(json_object_get(d, "latency_iters")), 0);
     cr_expect(json_number_value(json_object_get(d, "latency_s")) > 0);
+    size_t nfaults = json_array_size(json_object_get(s, "faults"));   /* 3, and any straggler a busy machine made */
     json_decref(s);
-    char path[1100];
+    char path[1100], said[64];
     snprintf(path, sizeof path, "%s/events.jsonl", out);
     char *ev = e2e_read(path);
     cr_assert(ev && strstr(ev, "\"event\":\"fault_injected\"") && strstr(ev, "\"bit_class\":"), "events.jsonl names the bits");
     free(ev);
     /* the console tells the fault story, at the run's end and in report */
     char *log = e2e_read("/tmp/gauntlet-campaign.log");
-    cr_expect(log && strstr(log, "faults: 3") && strstr(log, "allreduce-buffer") && strstr(log, "recovered by restart"),
+    snprintf(said, sizeof said, "faults: %zu", nfaults);
+    cr_expect(log && strstr(log, said) && strstr(log, "allreduce-buffer") && strstr(log, "recovered by restart"),
               "%s", log);
     free(log);
     cr_assert_eq(e2e_run("/tmp/gauntlet-campaign-report.log", (const char *[]){ "report", out, NULL }), 0);
     log = e2e_read("/tmp/gauntlet-campaign-report.log");
-    cr_expect(log && strstr(log, "faults (3)") && strstr(log, "mantissa"), "%s", log);
+    snprintf(said, sizeof said, "faults (%zu)", nfaults);
+    cr_expect(log && strstr(log, said) && strstr(log, "mantissa"), "%s", log);
     free(log);
 }
 
@@ -169,7 +173,7 @@ static pid_t worker_of(pid_t p, int rank)
 
 /* A worker killed by someone else is a fault (observed), recovered and measured; not a false positive; and not a
  * repeat of the crash injected into the same rank before it (each death is a new failure). */
-Test(record, a_real_crash_is_an_observed_fault, .timeout = 60)
+Test(record, a_real_crash_is_an_observed_fault, .timeout = 180)
 {
     const char *out = e2e_outdir();
     const char *path = e2e_scenario("name: real\nranks: 3\niterations: 400\nseed: 3\n"
@@ -178,23 +182,34 @@ Test(record, a_real_crash_is_an_observed_fault, .timeout = 60)
                                     "recovery: restart\nfaults:\n  - {kind: crash, at: 20, rank: 1}\n");
     pid_t p = e2e_start("/tmp/gauntlet-campaign-real.log", (const char *[]){ "run", path, "--backend", "sim", "--headless",
                                                                               "--out", out, NULL });
+    cr_assert_eq(e2e_wait_started(out, 1, 30), 0, "the run did not start");
     cr_assert_eq(e2e_wait_events(out, "recovered", 1, 30), 0);
     cr_assert_eq(e2e_wait_events(out, "iteration", 300, 30), 0);
     pid_t victim = worker_of(p, 1);
     cr_assert(victim > 0, "rank 1's worker not found");
     cr_assert_eq(kill(victim, SIGKILL), 0);
     cr_assert_eq(e2e_wait(p, 60), 0);
-    json_t *s = e2e_summary(out), *f = json_array_get(json_object_get(s, "faults"), 1);
-    cr_assert_eq(json_array_size(json_object_get(s, "faults")), 2, "the injected crash and the real one");
-    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(s, "faults"), 0), "origin")), "injected");
+    /* the injected crash and the real one; beside them only stragglers a busy machine made (observed too) */
+    json_t *s = e2e_summary(out), *f = NULL, *g;
+    size_t at, injected = 0, stragglers = 0;
+    json_array_foreach(json_object_get(s, "faults"), at, g) {
+        const char *origin = json_string_value(json_object_get(g, "origin")), *kind = json_string_value(json_object_get(g, "kind"));
+        injected += origin && strcmp(origin, "injected") == 0;
+        if (origin && strcmp(origin, "observed") == 0 && kind && strcmp(kind, "straggler") == 0)
+            stragglers++;
+        else if (origin && strcmp(origin, "observed") == 0) {
+            cr_assert(!f, "a second observed %s", kind ? kind : "fault");
+            f = g;
+        }
+    }
+    cr_expect_eq(injected, 1);
     cr_assert(f, "the death is in faults[]");
-    cr_expect_str_eq(json_string_value(json_object_get(f, "origin")), "observed");
     cr_expect_str_eq(json_string_value(json_object_get(f, "kind")), "crash");
     cr_expect_str_eq(json_string_value(json_object_get(f, "detected_by")), "exit");
     cr_expect(json_is_number(json_object_get(f, "recover_s")), "observed faults are recovered and measured");
     json_t *fl = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults");
     cr_expect_eq(json_integer_value(json_object_get(fl, "false_positives")), 0);
-    cr_expect_eq(json_integer_value(json_object_get(fl, "observed")), 1);
+    cr_expect_eq(json_integer_value(json_object_get(fl, "observed")), 1 + (json_int_t)stragglers);
     json_decref(s);
     /* accept fails the GPU it hit, with the fault as evidence (whatever checks the scenario asks for) */
     struct scenario *sc = xcalloc(1, sizeof *sc);
@@ -204,7 +219,7 @@ Test(record, a_real_crash_is_an_observed_fault, .timeout = 60)
     cr_assert_eq(accept_evaluate(sc, out, "sim", NULL, NULL, &vs, err, sizeof err), 0, "%s", err);
     int found = 0;
     for (int i = 0; i < vs.n; i++)
-        if (strcmp(vs.v[i].check, "observed_fault") == 0) {
+        if (strcmp(vs.v[i].check, "observed_fault") == 0 && !strstr(vs.v[i].note, "straggler")) {
             found++;
             cr_expect_eq(vs.v[i].status, V_FAIL);
             cr_expect_eq(vs.v[i].rank, 1, "the killed worker is rank 1");   /* the injected crash is not judged here */

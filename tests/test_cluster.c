@@ -213,7 +213,7 @@ Test(cluster, a_node_crash_is_detected_there_and_ends_the_run_everywhere, .timeo
     json_t *s = e2e_summary(out);
     const char *why = json_string_value(json_object_get(s, "stopped"));
     cr_assert(why && strstr(why, "node 1: rank ") && strstr(why, ": exit: process died"), "%s", why);
-    json_t *f = json_array_get(json_object_get(s, "faults"), 0);
+    json_t *f = e2e_injected_fault(s, 0);
     cr_assert_str_eq(json_string_value(json_object_get(f, "kind")), "node-crash");
     cr_assert_eq(json_integer_value(json_object_get(f, "node")), 1);
     cr_assert_eq(json_integer_value(json_object_get(f, "rank")), 2);
@@ -418,7 +418,7 @@ Test(cluster, inprocess_and_spare_replace_a_crashed_node_from_its_replicas, .tim
     for (int i = 0; i < 2; i++) {
         int rc;
         json_t *s = strategy(kinds[i], "{kind: node-crash, at: 15, node: 1}", &rc);
-        json_t *f = json_array_get(json_object_get(s, "faults"), 0);
+        json_t *f = e2e_injected_fault(s, 0);
         cr_assert(strstr(json_string_value(json_object_get(f, "outcome")), "across nodes from iteration"), "%s",
                   json_string_value(json_object_get(f, "outcome")));
         cr_assert(json_is_number(json_object_get(f, "recover_s")));
@@ -432,12 +432,12 @@ Test(cluster, shrink_drops_a_rank_or_a_whole_node_and_goes_on, .timeout = 300)
     need_mpi();
     int rc;
     json_t *s = strategy("shrink", "{kind: crash, at: 15, rank: 3}", &rc);
-    json_t *f = json_array_get(json_object_get(s, "faults"), 0);
+    json_t *f = e2e_injected_fault(s, 0);
     cr_assert(strstr(json_string_value(json_object_get(f, "outcome")), "shrunk to 3 ranks"), "%s",
               json_string_value(json_object_get(f, "outcome")));
     json_decref(s);
     s = strategy("shrink", "{kind: node-crash, at: 15, node: 1}", &rc);
-    f = json_array_get(json_object_get(s, "faults"), 0);
+    f = e2e_injected_fault(s, 0);
     cr_assert(strstr(json_string_value(json_object_get(f, "outcome")), "shrunk to 2 ranks"), "%s",
               json_string_value(json_object_get(f, "outcome")));
     cr_assert(json_is_number(json_object_get(f, "recover_s")), "the node that left records when the others went on");
@@ -449,7 +449,7 @@ Test(cluster, shrink_drops_a_rank_or_a_whole_node_and_goes_on, .timeout = 300)
 
 /* forward: ranks: node 0 gets a bounded rate of power rows; a node whose rows were thinned keeps them all in its own
  * file. */
-Test(cluster, power_rows_to_node_0_are_bounded_and_kept_whole_on_their_node, .timeout = 120)
+Test(cluster, power_rows_to_node_0_are_bounded_and_kept_whole_on_their_node, .timeout = 240)
 {
     need_mpi();
     char *log, path[600];
@@ -558,7 +558,7 @@ static pid_t launch_two(const char *text, const char *out, pid_t *sup1)
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
-    cr_assert_eq(e2e_wait_events(out, "iteration", 40, 60), 0, "the run did not start");
+    cr_assert_eq(e2e_wait_started(out, 40, 60), 0, "the run did not start");
     *sup1 = node_supervisor(out, 1);
     cr_assert_gt(*sup1, 0, "node 1's supervisor not found");
     return launcher;

@@ -120,7 +120,7 @@ Test(checkpoint, every_async_outcome_is_reported, .timeout = 60)
 }
 
 /* A run killed outright leaves its checkpoint files; the next run removes them, and leaves a live run's. */
-Test(checkpoint, a_killed_runs_files_are_removed_by_the_next, .timeout = 120)
+Test(checkpoint, a_killed_runs_files_are_removed_by_the_next, .timeout = 240)
 {
     const char *dir = tmpdir();
     char text[1024];
@@ -130,7 +130,7 @@ Test(checkpoint, a_killed_runs_files_are_removed_by_the_next, .timeout = 120)
     const char *path = e2e_scenario(text);
     const char *out1 = e2e_outdir();
     pid_t p = e2e_start("/dev/null", (const char *[]){ "run", path, "--backend", "sim", "--headless", "--out", out1, NULL });
-    cr_assert_eq(e2e_wait_events(out1, "iteration", 40, 30), 0);
+    cr_assert_eq(e2e_wait_started(out1, 40, 30), 0, "the run did not start");
     pid_t w[4];
     int nw = e2e_worker_pids(out1, w, 4);
     cr_assert_eq(kill(p, SIGKILL), 0);
@@ -163,7 +163,7 @@ Test(checkpoint, a_killed_runs_files_are_removed_by_the_next, .timeout = 120)
     /* a live run's files stay; the dead one's go */
     const char *out2 = e2e_outdir();
     pid_t q = e2e_start("/tmp/gauntlet-sweep.log", (const char *[]){ "run", path, "--backend", "sim", "--headless", "--out", out2, NULL });
-    cr_assert_eq(e2e_wait_events(out2, "iteration", 40, 30), 0);
+    cr_assert_eq(e2e_wait_started(out2, 40, 30), 0, "the run did not start");
     char *log = e2e_read("/tmp/gauntlet-sweep.log");
     cr_expect(log && strstr(log, "left by runs that are gone"), "%s", log);
     free(log);
@@ -270,7 +270,7 @@ Test(checkpoint, a_large_state_restarts_into_the_fault_free_state, .timeout = 12
     const char *sa = json_string_value(json_object_get(json_array_get(json_object_get(a, "runs"), 0), "state_fingerprint"));
     const char *sb = json_string_value(json_object_get(json_array_get(json_object_get(b, "runs"), 0), "state_fingerprint"));
     cr_expect_str_eq(sb, sa);
-    json_t *f = json_array_get(json_object_get(b, "faults"), 0);
+    json_t *f = e2e_injected_fault(b, 0);
     cr_expect_str_eq(json_string_value(json_object_get(f, "restore_from")), "checkpoint of iteration 10");
     json_decref(a);
     json_decref(b);

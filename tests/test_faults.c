@@ -42,23 +42,10 @@ static const char *state_of(json_t *s)
     return json_string_value(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "state_fingerprint"));
 }
 
-/* Returns the i-th injected fault record of summary s (NULL: none), passing over observed ones. */
-static json_t *injected_fault(json_t *s, size_t i)
-{
-    size_t at;
-    json_t *f;
-    json_array_foreach(json_object_get(s, "faults"), at, f) {
-        const char *origin = json_string_value(json_object_get(f, "origin"));
-        if (origin && strcmp(origin, "injected") == 0 && i-- == 0)
-            return f;
-    }
-    return NULL;
-}
-
 /* Checks that injected fault i of summary s is of kind, caught by detector, and recovered. */
 static void expect_fault(json_t *s, size_t i, const char *kind, const char *detector, int recovered)
 {
-    json_t *f = injected_fault(s, i);
+    json_t *f = e2e_injected_fault(s, i);
     cr_assert(f, "fault %zu missing", i);
     cr_assert_str_eq(json_string_value(json_object_get(f, "kind")), kind);
     const char *by = json_string_value(json_object_get(f, "detected_by"));
@@ -115,7 +102,7 @@ Test(faults, crash_and_hang_are_seen_fast, .timeout = 120)
 {
     json_t *s = run(BASE "faults:\n  - {kind: crash, at: 10, rank: 1}\n  - {kind: hang, at: 25, rank: 2}\n"
                          "recovery: {inprocess: {replicate_every: 5}}\n", 0);
-    json_t *crash = injected_fault(s, 0), *hang = injected_fault(s, 1);
+    json_t *crash = e2e_injected_fault(s, 0), *hang = e2e_injected_fault(s, 1);
     double c = json_real_value(json_object_get(crash, "detect_s")), h = json_real_value(json_object_get(hang, "detect_s"));
     cr_assert(c >= 0 && c < 0.1, "a crash seen after %.3f s (must be < 100 ms)", c);
     /* the timeout runs from the last beat, which may precede the hang by up to one beat interval */
@@ -129,7 +116,7 @@ Test(faults, crash_and_hang_are_seen_fast, .timeout = 120)
 Test(faults, restart_reports_the_checkpoint_read, .timeout = 120)
 {
     json_t *s = run(BASE "faults: [{kind: crash, at: 25, rank: 3}]\nrecovery: restart\n", 0);
-    json_t *f = injected_fault(s, 0);
+    json_t *f = e2e_injected_fault(s, 0);
     cr_assert_eq(json_integer_value(json_object_get(f, "iterations_lost")), 5, "crash at 25, checkpoint at 20");
     cr_assert_str_eq(json_string_value(json_object_get(f, "restore_from")), "checkpoint of iteration 20");
     cr_assert(json_real_value(json_object_get(f, "restore_gbs")) > 0, "the read bandwidth is reported");
@@ -139,7 +126,7 @@ Test(faults, restart_reports_the_checkpoint_read, .timeout = 120)
 Test(faults, shrink_goes_on_with_the_survivors, .timeout = 120)
 {
     json_t *s = run(BASE "faults: [{kind: crash, at: 12, rank: 3}]\nrecovery: {shrink: {replicate_every: 5}}\n", 0);
-    json_t *f = injected_fault(s, 0);
+    json_t *f = e2e_injected_fault(s, 0);
     cr_assert(strstr(json_string_value(json_object_get(f, "outcome")), "shrunk to 3 ranks"), "%s",
               json_string_value(json_object_get(f, "outcome")));
     json_t *run0 = json_array_get(json_object_get(s, "runs"), 0);
@@ -160,7 +147,7 @@ Test(faults, gradients_flip_escapes_fingerprint, .timeout = 60)
     json_t *clean = run(BASE "detectors: [fingerprint]\n", 0);
     json_t *s = run(BASE "faults: [{kind: bitflip, at: 10, rank: 1, target: gradients, where: exponent}]\n"
                          "detectors: [fingerprint]\n", 0);
-    json_t *f = injected_fault(s, 0);
+    json_t *f = e2e_injected_fault(s, 0);
     cr_assert(json_is_null(json_object_get(f, "detected_by")),
               "a gradient flip before the all-reduce is invisible to fingerprint, yet it was caught");
     cr_assert_str_neq(state_of(s), state_of(clean), "the corruption really reached the model, silently");
@@ -228,7 +215,7 @@ Test(faults, an_async_fingerprint_catches_what_the_sync_one_does, .timeout = 180
     json_t *clean = run(text, 0);
     expect_fault(sync, 0, "bitflip", "fingerprint", 1);
     expect_fault(async, 0, "bitflip", "fingerprint", 1);
-    json_t *fs = injected_fault(sync, 0), *fa = injected_fault(async, 0);
+    json_t *fs = e2e_injected_fault(sync, 0), *fa = e2e_injected_fault(async, 0);
     cr_assert_eq(json_integer_value(json_object_get(fa, "detect_iters")), json_integer_value(json_object_get(fs, "detect_iters")),
                  "the same iteration is named");
     cr_assert_str_eq(state_of(async), state_of(clean), "recovered into the fault-free state");

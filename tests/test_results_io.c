@@ -296,7 +296,7 @@ Test(results_lock, a_forwarding_node_holds_its_power_file)
 
 /* Two runs into one --out: the second stops at once with exit 3 naming the run that holds the folder; the first goes
  * on and leaves one run's files (one start, one end, whole power rows, its own scenario.yaml). */
-Test(results_run, a_second_run_into_a_folder_in_use_is_exit_3, .timeout = 120)
+Test(results_run, a_second_run_into_a_folder_in_use_is_exit_3, .timeout = 240)
 {
     const char *out = e2e_outdir();
     const char *first = e2e_scenario("name: first\nranks: 2\niterations: 1000000\nseed: 1\npower: {sample_hz: 200}\n"
@@ -305,7 +305,7 @@ Test(results_run, a_second_run_into_a_folder_in_use_is_exit_3, .timeout = 120)
                                       "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
     pid_t p = e2e_start("/tmp/gauntlet-resio-first.log",
                         (const char *[]){ "run", first, "--backend", "sim", "--headless", "--out", out, NULL });
-    cr_assert_eq(e2e_wait_events(out, "iteration", 20, 30), 0, "the first run did not start");
+    cr_assert_eq(e2e_wait_started(out, 20, 30), 0, "the first run did not start");
     int rc = e2e_run("/tmp/gauntlet-resio-second.log",
                      (const char *[]){ "run", second, "--backend", "sim", "--headless", "--out", out, NULL });
     char *log = e2e_read("/tmp/gauntlet-resio-second.log"), want[1200];

@@ -186,7 +186,7 @@ static void kill_namespace(pid_t reaper)
     }
 }
 
-Test(sweep, two_pid_namespaces_share_a_folder, .timeout = 180)
+Test(sweep, two_pid_namespaces_share_a_folder, .timeout = 300)
 {
     const char *dir = tmpdir();
     char text[1024], why[200];
@@ -200,12 +200,12 @@ Test(sweep, two_pid_namespaces_share_a_folder, .timeout = 180)
     pid_t a = run_in_namespace("x-vm", path, out_a, "/tmp/gauntlet-shared-a.log", why, sizeof why);
     if (a < 0)
         cr_skip_test("no pid namespace here: %s", why);
-    cr_assert_eq(e2e_wait_events(out_a, "iteration", 40, 60), 0, "the first run did not start");
+    cr_assert_eq(e2e_wait_started(out_a, 40, 60), 0, "the first run did not start");
     int locks;
     cr_assert_eq(tags_in(dir, &locks), 1);
     pid_t b = run_in_namespace("vm", path, out_b, "/tmp/gauntlet-shared-b.log", why, sizeof why);
     cr_assert(b > 0, "%s", why);
-    cr_assert_eq(e2e_wait_events(out_b, "iteration", 40, 60), 0, "the second run did not start");
+    cr_assert_eq(e2e_wait_started(out_b, 40, 60), 0, "the second run did not start");
     char *log = e2e_read("/tmp/gauntlet-shared-b.log");
     cr_expect(!log || !strstr(log, "left by runs that are gone"), "the second run swept the first's files:\n%s", log);
     free(log);

@@ -169,7 +169,7 @@ Test(tui_tmux, watch_inject_pause_skip_and_quit, .timeout = 120, .fini = stop_pa
     cr_assert_eq(e2e_count_events(out, "recovered"), 1);
     cr_assert_eq(e2e_count_events(out, "paused"), 1);
     cr_assert_eq(e2e_count_events(out, "run_skip"), 1);
-    json_t *f = json_array_get(json_object_get(s, "faults"), 0);
+    json_t *f = e2e_injected_fault(s, 0);
     cr_assert_str_eq(json_string_value(json_object_get(f, "kind")), "crash");
     cr_assert_str_eq(json_string_value(json_object_get(f, "detected_by")), "exit");
     json_decref(s);

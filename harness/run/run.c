@@ -22,6 +22,12 @@
 #include "stats.h"
 #include "util.h"
 
+#include <errno.h>
+#include <string.h>
+
+/* A node's set-up longer than this is said when the run starts (seconds). */
+#define RUN_SLOW_SETUP_S 5.0
+
 /* What was done by hand to a run (SUP_DISTURBED_*), by name: [] for a run left alone. */
 static json_t *run_disturbed(unsigned d)
 {
@@ -234,6 +240,84 @@ static int sup_finish(struct sup *s, const char *started)
     return code;
 }
 
+/* How long each step of a node's set-up took (seconds): a start that waits on the machine (a results folder whose
+ * fsync queues behind other writes, a slow device) is said, and recorded in the start event. */
+struct run_setup_times {
+    double cluster_s, checkpoint_s, results_s, prepare_s, power_s;
+};
+
+static double run_since(uint64_t *t)
+{
+    uint64_t now = mono_ns(), was = *t;
+    *t = now;
+    return (double)(now - was) * 1e-9;
+}
+
+/* This node's set-up, timed into tm: the cluster's, the checkpoint folder's lock and sweep, the results folder, the
+ * backend's prepare, the power source. 0, or 1 with why (set: the cluster's set-up was done; opened: the results). */
+static int run_setup(struct sup *s, const struct backend_ops *ops, const struct run_options *opt, int *set, int *opened,
+                     struct run_setup_times *tm, char *why, size_t n)
+{
+    const struct scenario *sc = s->sc;
+    uint64_t t = mono_ns();
+    int failed = 0;
+    if (supc_setup(s, why, n) != 0)   /* several nodes: clocks, global ranks, the proxy */
+        failed = 1;
+    else
+        *set = 1;
+    if (s->nodes > 1)   /* the recovery machine reaches the other nodes over MPI */
+        s->fl->coord = &rec_coord_cluster;
+    tm->cluster_s = run_since(&t);
+    str_copy(s->shm.hdr->backend, sizeof s->shm.hdr->backend, ops->name);
+    checkpoint_tag(s->shm.hdr->ckpt_tag, sizeof s->shm.hdr->ckpt_tag, sc->name, s->node, s->nodes);
+    s->ckpt_lock_fd = -1;
+    if (sc->workload.checkpoint.every > 0) {   /* this run's lock first, then the files of runs nobody holds */
+        if ((s->ckpt_lock_fd = checkpoint_lock(sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag)) < 0)
+            gl_log("checkpoint folder %s: cannot create this run's lock file: %s", sc->workload.checkpoint.path,
+                   strerror(errno));
+        if (checkpoint_sweep(sc->workload.checkpoint.path) < 0)
+            gl_log("checkpoint folder %s: %s (files a killed run left there stay)", sc->workload.checkpoint.path,
+                   strerror(errno));
+    }
+    tm->checkpoint_s = run_since(&t);
+    if (!failed && (s->node == 0 ? results_open(&s->res, opt->out_dir, sc, s->t0, why, n)
+                                 : results_open_forward(&s->res, opt->out_dir, sc, s->node, s->nranks, s->t0,
+                                                        cluster_forward, why, n)) != 0)
+        failed = 1;
+    else if (!failed)
+        *opened = 1;
+    if (s->nodes > 1) {
+        s->res.node = s->node;
+        s->res.rank_offset = s->node * s->nranks;
+    }
+    tm->results_s = run_since(&t);
+    if (!failed && ops->prepare && s->node == 0 && ops->prepare(&s->shm, why, n) != 0)
+        failed = 1;
+    tm->prepare_s = run_since(&t);
+    if (!failed && !(s->ps = ops->power_open(&s->shm, why, n))) {
+        char tmp[512];
+        snprintf(tmp, sizeof tmp, "power source: %s", why);
+        str_copy(why, n, tmp);
+        failed = 1;
+    }
+    tm->power_s = run_since(&t);
+    double total = tm->cluster_s + tm->checkpoint_s + tm->results_s + tm->prepare_s + tm->power_s;
+    if (!failed && total > RUN_SLOW_SETUP_S)
+        gl_log("node %d: the set-up took %.1f s before the first worker could start (cluster %.1f s, checkpoint folder "
+               "%.1f s, results folder %.1f s, backend %.1f s, power source %.1f s): the machine is slow to answer",
+               s->node, total, tm->cluster_s, tm->checkpoint_s, tm->results_s, tm->prepare_s, tm->power_s);
+    return failed;
+}
+
+/* The set-up's steps as the start event records them. */
+static json_t *run_setup_json(const struct run_setup_times *tm)
+{
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "total_s",
+                     tm->cluster_s + tm->checkpoint_s + tm->results_s + tm->prepare_s + tm->power_s, "cluster_s",
+                     tm->cluster_s, "checkpoint_s", tm->checkpoint_s, "results_s", tm->results_s, "backend_s",
+                     tm->prepare_s, "power_s", tm->power_s);
+}
+
 static int run_scenario(const struct scenario *sc, const struct backend_ops *ops, const struct run_options *opt)
 {
     struct sup_run rn = { .opt = opt };
@@ -263,42 +347,9 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
     s.sc = &s.shm.hdr->sc;
     supc_new(&s);
     resilience_new(&s, (int)sc->nodes * s.nranks);   /* random fault ranks drawn once, from the seed */
-    int set = 0, opened = 0, failed = 0;   /* how far this node's set-up went */
-    if (supc_setup(&s, why, sizeof why) != 0)   /* several nodes: clocks, global ranks, the proxy */
-        failed = 1;
-    else
-        set = 1;
-    if (s.nodes > 1)   /* the recovery machine reaches the other nodes over MPI */
-        s.fl->coord = &rec_coord_cluster;
-    str_copy(s.shm.hdr->backend, sizeof s.shm.hdr->backend, ops->name);
-    checkpoint_tag(s.shm.hdr->ckpt_tag, sizeof s.shm.hdr->ckpt_tag, sc->name, s.node, s.nodes);
-    s.ckpt_lock_fd = -1;
-    if (sc->workload.checkpoint.every > 0) {   /* this run's lock first, then the files of runs nobody holds */
-        if ((s.ckpt_lock_fd = checkpoint_lock(sc->workload.checkpoint.path, s.shm.hdr->ckpt_tag)) < 0)
-            gl_log("checkpoint folder %s: cannot create this run's lock file: %s", sc->workload.checkpoint.path,
-                   strerror(errno));
-        if (checkpoint_sweep(sc->workload.checkpoint.path) < 0)
-            gl_log("checkpoint folder %s: %s (files a killed run left there stay)", sc->workload.checkpoint.path,
-                   strerror(errno));
-    }
-    if (!failed && (s.node == 0 ? results_open(&s.res, opt->out_dir, s.sc, s.t0, why, sizeof why)
-                                : results_open_forward(&s.res, opt->out_dir, s.sc, s.node, s.nranks, s.t0, cluster_forward, why,
-                                                       sizeof why)) != 0)
-        failed = 1;
-    else if (!failed)
-        opened = 1;
-    if (s.nodes > 1) {
-        s.res.node = s.node;
-        s.res.rank_offset = s.node * s.nranks;
-    }
-    if (!failed && ops->prepare && s.node == 0 && ops->prepare(&s.shm, why, sizeof why) != 0)
-        failed = 1;
-    if (!failed && !(s.ps = ops->power_open(&s.shm, why, sizeof why))) {
-        char tmp[sizeof why];
-        snprintf(tmp, sizeof tmp, "power source: %s", why);
-        str_copy(why, sizeof why, tmp);
-        failed = 1;
-    }
+    int set = 0, opened = 0;   /* how far this node's set-up went */
+    struct run_setup_times setup_t = { 0 };
+    int failed = run_setup(&s, ops, opt, &set, &opened, &setup_t, why, sizeof why);
     if (failed)
         gl_log("%s", why);
     if (cluster_agree(failed ? EXIT_ENV : 0) != 0) {
@@ -348,6 +399,8 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
                             (json_int_t)(sc->workload.allreduce.emulate_ranks > 0 ? sc->workload.allreduce.emulate_ranks
                                                                                    : sc->ranks * sc->nodes),
                             "nodes", s.nodes, "utc_ns", utc >= 0 ? json_integer(utc) : json_null());
+    if (st)
+        json_object_set_new(st, "setup", run_setup_json(&setup_t));
     if (s.nodes > 1 && st)   /* what node 0 hears of the others (a view sums the cluster from the nodes' sums: nodes) */
         json_object_set_new(st, "forward", json_string(sc->forward == FORWARD_NODES ? "nodes" : "ranks"));
     results_event(&s.res, s.t0, "start", st);
