@@ -7,18 +7,29 @@
 
 #include "cluster.h"
 #include "cluster_int.h"
+#include "proxytree.h"
 #include "util.h"
 
-/* ---- the proxy thread: per collective `want`, receive the running sum from the node before (node > 0),
- * wait for this node's sum, pass it on (node < last), and share the total from the last node with all.
- * Every message starts with the collective's id: a message left over from a collective abandoned by a
- * failure is recognised and dropped (messages between two nodes arrive in order). A collective the ranks
- * have moved on from (a recovery gave them a new epoch) is abandoned. */
-struct msg { uint64_t id; float data[]; };
+/* ---- the proxy thread: per collective `want`, once this node's ranks have put their inputs in (`ready`), sum
+ * them chunk by chunk onto the running sum that comes from the live node before (node order, then rank order: the
+ * serial sum, bitwise), pass each chunk on to the next live node as soon as it is done (a pipeline), and take the
+ * total from the tree rooted at the last live node, passing each chunk on to this node's children in it
+ * (proxytree.h). Every message starts with the collective's id and the chunk's number: a message left over from a
+ * collective abandoned by a failure is recognised and dropped (messages between two nodes arrive in order). A
+ * collective the ranks have moved on from (a recovery gave them a new epoch) is abandoned. */
+struct msg { uint64_t id; uint64_t chunk; float data[]; };
 
 static int proxy_give_up(uint64_t id)
 {
     return atomic_load(&cl.proxy_stop) || atomic_load(&cl.shm->hdr->xn.want) != id;
+}
+
+/* A nap of the wait's spins-th turn: doubling from 2 us to 4 ms every 32 turns, so a short wait is answered at once
+ * and a long one costs few wake-ups (hundreds of supervisors may share one machine's cores); what a nap adds to a
+ * wait is at most about 1/32 of what it had waited. */
+static void proxy_nap(unsigned spins)
+{
+    sleep_ns(2000ull << (spins / 32 < 11 ? spins / 32 : 11));
 }
 
 /* Waits for req. When the collective is given up, a send is let go and a receive cancelled; a receive that
@@ -44,28 +55,29 @@ static int proxy_wait(MPI_Request *req, uint64_t id, int cancel)
                 return -1;
             return cancelled ? -1 : 1;
         }
-        sleep_ns(spins < 200 ? 2000 : 50000);
+        proxy_nap(spins);
     }
 }
 
 /* A message that arrived ahead of the collective being waited for (the peer already restarted) is kept for
- * the next receive on its tag, not lost. */
+ * the next receive on its tag from the same node, not lost. */
 static struct msg *stash[2];
-static int stashed[2];
+static int stashed[2], stash_src[2];
 
-/* Receives collective id's floats from node src into out; drops older collectives' messages. */
-static int proxy_recv(struct msg *m, size_t bytes, float *out, int n, int src, int tag, uint64_t id)
+/* Receives chunk c (len floats) of collective id from node src into m; drops older collectives' messages. 0, or -1
+ * (given up, or out of order). */
+static int proxy_recv(struct msg *m, size_t bytes, size_t len, int src, int tag, uint64_t id, uint64_t c)
 {
     int k = tag == TAG_CHAIN ? 0 : 1;
     if (!stash[k])
         stash[k] = xmalloc(bytes);
-    if (stashed[k]) {
+    if (stashed[k] && stash_src[k] == src) {
         if (stash[k]->id > id)
             return -1;   /* still ahead of what the ranks here are in */
         stashed[k] = 0;
         if (stash[k]->id == id) {
-            memcpy(out, stash[k]->data, (size_t)n * sizeof(float));
-            return 0;
+            memcpy(m, stash[k], sizeof *m + len * sizeof(float));
+            return m->chunk == c ? 0 : -1;
         }
     }
     for (;;) {
@@ -75,21 +87,19 @@ static int proxy_recv(struct msg *m, size_t bytes, float *out, int n, int src, i
         int w = proxy_wait(&r, id, 1);
         if (w < 0)
             return -1;
-        if (w == 1) {   /* given up, yet a message came: keep it if it is a newer collective's */
+        if (w == 1 || m->id > id) {   /* given up or the peer is ahead, yet a message came: keep a newer one */
             if (m->id > id) {
                 memcpy(stash[k], m, bytes);
                 stashed[k] = 1;
+                stash_src[k] = src;
             }
             return -1;
         }
         if (m->id == id) {
-            memcpy(out, m->data, (size_t)n * sizeof(float));
-            return 0;
-        }
-        if (m->id > id) {   /* the peer is ahead: this collective was abandoned; keep its message */
-            memcpy(stash[k], m, bytes);
-            stashed[k] = 1;
-            return -1;
+            if (m->chunk != c)
+                gl_log("cluster: node %d: the all-reduce's chunk %llu came from node %d where %llu was due", cl.node,
+                       (unsigned long long)m->chunk, src, (unsigned long long)c);
+            return m->chunk == c ? 0 : -1;
         }
     }
 }
@@ -99,26 +109,138 @@ static int proxy_wait_flag(_Atomic uint64_t *flag, uint64_t id)
     for (unsigned spins = 0; atomic_load(flag) != id; spins++) {
         if (proxy_give_up(id) || shm_aborted(cl.shm))
             return -1;
-        sleep_ns(spins < 200 ? 2000 : 20000);
+        proxy_nap(spins);
     }
     return 0;
 }
 
-/* The live nodes around this one (shrink can take a whole node out of the chain); -1 where none. */
-static int live_prev(const struct shm_hdr *h, int me)
+/* Sends still in flight, each from its own buffer (one per chunk and way: every chunk may be in flight at once). */
+struct sends {
+    MPI_Request *req;
+    int n;
+};
+
+/* Sends len floats of chunk c from m to node dest. 0, or -1. */
+static int proxy_send(struct sends *q, struct msg *m, size_t len, int dest, int tag)
 {
-    for (int k = me - 1; k >= 0; k--)
-        if (h->xn.live[k])
-            return k;
-    return -1;
+    if (MPI_Isend(m, (int)(sizeof *m + len * sizeof(float)), MPI_BYTE, dest, tag, cl.xcomm, &q->req[q->n]) != MPI_SUCCESS) {
+        gl_log("cluster: node %d: the all-reduce's send to node %d failed", cl.node, dest);
+        return -1;
+    }
+    q->n++;
+    return 0;
 }
 
-static int live_next(const struct shm_hdr *h, int me)
+/* Waits for every send of q. 0, or -1 (given up: the ones left are let go). */
+static int proxy_sent(struct sends *q, uint64_t id)
 {
-    for (int k = me + 1; k < cl.nodes; k++)
-        if (h->xn.live[k])
-            return k;
-    return -1;
+    int ok = 1;
+    for (int i = 0; i < q->n; i++)
+        if (ok)
+            ok = proxy_wait(&q->req[i], id, 0) == 0;
+        else
+            MPI_Request_free(&q->req[i]);
+    q->n = 0;
+    return ok ? 0 : -1;
+}
+
+/* Chunk c of this node's sum into res: the running sum of the nodes before (in, when there are), then each active
+ * rank's input in rank order. */
+static void proxy_add(const struct shm_hdr *h, float *res, const float *in, size_t first, size_t len)
+{
+    int nactive = (int)atomic_load(&h->nactive);
+    const float *slot0 = shm_slot(cl.shm, h->active[0]) + first;
+    float *r = res + first;
+    if (in)
+        for (size_t i = 0; i < len; i++)
+            r[i] = in[i] + slot0[i];
+    else
+        memcpy(r, slot0, len * sizeof(float));
+    for (int a = 1; a < nactive; a++) {
+        const float *slot = shm_slot(cl.shm, h->active[a]) + first;
+        for (size_t i = 0; i < len; i++)
+            r[i] += slot[i];
+    }
+}
+
+/* The buffers one collective's messages go out of: a send given up may still be read by MPI, so its buffers are
+ * left to it and new ones taken (a rare leak, only after a failure). */
+struct proxy_bufs {
+    struct msg **chain, **down;   /* per chunk: to the next node, to the children */
+    struct msg *in;
+    size_t chunks, bytes;
+    struct sends chain_q, down_q;   /* room for every chunk's send to the next node, and to every child */
+};
+
+static void bufs_new(struct proxy_bufs *b)
+{
+    b->chain = xcalloc(b->chunks, sizeof *b->chain);
+    b->down = xcalloc(b->chunks, sizeof *b->down);
+    for (size_t c = 0; c < b->chunks; c++) {
+        b->chain[c] = xmalloc(b->bytes);
+        b->down[c] = xmalloc(b->bytes);
+    }
+    b->chain_q = (struct sends){ .req = xcalloc(b->chunks, sizeof(MPI_Request)) };
+    b->down_q = (struct sends){ .req = xcalloc(b->chunks * PROXY_FANOUT, sizeof(MPI_Request)) };
+}
+
+static void bufs_free(struct proxy_bufs *b)
+{
+    for (size_t c = 0; c < b->chunks; c++) {
+        free(b->chain[c]);
+        free(b->down[c]);
+    }
+    free(b->chain);
+    free(b->down);
+    free(b->chain_q.req);
+    free(b->down_q.req);
+}
+
+/* Chunk c of the total: to every child of this node. */
+static int proxy_down(struct sends *q, const struct proxy_plan *p, struct msg *m, size_t len)
+{
+    for (int i = 0; i < p->nchildren; i++)
+        if (proxy_send(q, m, len, p->children[i], TAG_RESULT) != 0)
+            return -1;
+    return 0;
+}
+
+/* One collective, id, of n floats. 0, or -1 (given up or failed: the buffers in flight are left to MPI). */
+static int proxy_collective(struct proxy_bufs *b, uint64_t id, size_t n)
+{
+    struct shm_hdr *h = cl.shm->hdr;
+    struct proxy_plan p;
+    if (proxy_plan(h->xn.live, cl.nodes < SHM_MAX_NODES ? cl.nodes : SHM_MAX_NODES, cl.node, &p) != 0)
+        return -1;
+    float *res = shm_result(cl.shm);
+    if (proxy_wait_flag(&h->xn.ready, id) != 0)
+        return -1;
+    struct sends *chain = &b->chain_q, *down = &b->down_q;
+    size_t chunks = proxy_chunks(n);
+    for (size_t c = 0; c < chunks; c++) {   /* the sum, in node order */
+        size_t first, len;
+        proxy_chunk(n, c, &first, &len);
+        if (p.prev >= 0 && proxy_recv(b->in, b->bytes, len, p.prev, TAG_CHAIN, id, c) != 0)
+            return proxy_sent(chain, id), proxy_sent(down, id), -1;
+        proxy_add(h, res, p.prev >= 0 ? b->in->data : NULL, first, len);
+        struct msg *m = p.next >= 0 ? b->chain[c] : b->down[c];
+        m->id = id;
+        m->chunk = c;
+        memcpy(m->data, res + first, len * sizeof(float));
+        if (p.next >= 0 ? proxy_send(chain, m, len, p.next, TAG_CHAIN) : proxy_down(down, &p, m, len))
+            return proxy_sent(chain, id), proxy_sent(down, id), -1;
+    }
+    if (proxy_sent(chain, id) != 0 || proxy_sent(down, id) != 0)
+        return -1;
+    for (size_t c = 0; c < chunks && p.parent >= 0; c++) {   /* the total, down the tree */
+        size_t first, len;
+        proxy_chunk(n, c, &first, &len);
+        struct msg *m = b->down[c];
+        if (proxy_recv(m, b->bytes, len, p.parent, TAG_RESULT, id, c) != 0 || proxy_down(down, &p, m, len) != 0)
+            return proxy_sent(down, id), -1;
+        memcpy(res + first, m->data, len * sizeof(float));
+    }
+    return proxy_sent(down, id);
 }
 
 static void *proxy_main(void *arg)
@@ -126,67 +248,27 @@ static void *proxy_main(void *arg)
     (void)arg;
     struct shm_hdr *h = cl.shm->hdr;
     uint64_t last = atomic_load(&h->xn.want);
-    int me = cl.node;
-    size_t bytes = sizeof(struct msg) + h->coll_elems * sizeof(float);
-    struct msg *in = xmalloc(bytes), *out = xmalloc(bytes);
-    unsigned idle = 0;
-    while (!atomic_load(&cl.proxy_stop)) {
+    struct proxy_bufs b = { .chunks = proxy_chunks(h->coll_elems) };
+    size_t most = h->coll_elems < PROXY_CHUNK_ELEMS ? h->coll_elems : PROXY_CHUNK_ELEMS;
+    b.bytes = sizeof(struct msg) + (most ? most : 1) * sizeof(float);
+    b.in = xmalloc(b.bytes);
+    bufs_new(&b);
+    for (unsigned spins = 0; !atomic_load(&cl.proxy_stop);) {
         uint64_t id = atomic_load(&h->xn.want);
-        if (id == last || shm_aborted(cl.shm)) {   /* short naps while collectives come fast, longer when idle */
-            sleep_ns(idle++ < 500 ? 20000 : 500000);
+        if (id == last || shm_aborted(cl.shm)) {
+            proxy_nap(spins++);
             continue;
         }
-        idle = 0;
+        spins = 0;
         last = id;
-        int n = (int)h->xn.count, prev = live_prev(h, me), next = live_next(h, me), last_node = me;
-        for (int k = next; k >= 0; k = live_next(h, k))
-            last_node = k;
-        size_t len = sizeof(struct msg) + (size_t)n * sizeof(float);
-        float *res = shm_result(cl.shm);
-        if (prev >= 0) {
-            if (proxy_recv(in, bytes, shm_incoming(cl.shm), n, prev, TAG_CHAIN, id) != 0)
-                continue;
-            atomic_store(&h->xn.in_ready, id);
-        }
-        if (proxy_wait_flag(&h->xn.ready, id) != 0)
+        if (proxy_collective(&b, id, (size_t)h->xn.count) != 0) {
+            bufs_new(&b);   /* the old ones may still be read by MPI: left to it */
             continue;
-        out->id = id;
-        memcpy(out->data, res, (size_t)n * sizeof(float));
-        if (next >= 0) {
-            MPI_Request r;
-            if (MPI_Isend(out, (int)len, MPI_BYTE, next, TAG_CHAIN, cl.xcomm, &r) != MPI_SUCCESS) {
-                gl_log("cluster: node %d: the all-reduce's send to node %d failed", me, next);
-                continue;   /* the ranks wait; the heartbeat detector reports them */
-            }
-            if (proxy_wait(&r, id, 0) != 0) {
-                out = xmalloc(bytes);   /* MPI may still read the abandoned send's buffer: it is left to it */
-                continue;
-            }
-            if (proxy_recv(in, bytes, res, n, last_node, TAG_RESULT, id) != 0)
-                continue;
-        } else {   /* the last live node: the total to every other live node */
-            MPI_Request rs[cl.nodes > 1 ? cl.nodes - 1 : 1];
-            int nr = 0;
-            int ok = 1;
-            for (int k = live_prev(h, me); k >= 0 && ok; k = live_prev(h, k))
-                if (MPI_Isend(out, (int)len, MPI_BYTE, k, TAG_RESULT, cl.xcomm, &rs[nr]) == MPI_SUCCESS)
-                    nr++;
-                else
-                    ok = 0, gl_log("cluster: node %d: the all-reduce's total to node %d could not be sent", me, k);
-            for (int k = 0; k < nr; k++)
-                if (ok)
-                    ok = proxy_wait(&rs[k], id, 0) == 0;
-                else
-                    MPI_Request_free(&rs[k]);
-            if (!ok) {
-                out = xmalloc(bytes);   /* as above */
-                continue;
-            }
         }
         atomic_store(&h->xn.out_ready, id);
     }
-    free(in);
-    free(out);
+    free(b.in);
+    bufs_free(&b);
     return NULL;
 }
 

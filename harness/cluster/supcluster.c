@@ -56,6 +56,10 @@ int supc_setup(struct sup *s, char *why, size_t n)
         s->ln->ready_upto[k] = -1;
         s->ln->node_seen[k] = mono_ns();
     }
+    if (s->nodes > SHM_MAX_NODES) {   /* every node's tables have this many places */
+        snprintf(why, n, "nodes: %d: one run spans at most %d nodes", s->nodes, SHM_MAX_NODES);
+        return -1;
+    }
     if (s->ops->max_nodes > 0 && s->nodes > s->ops->max_nodes) {
         snprintf(why, n, "nodes: %d: the %s backend takes at most %d", s->nodes, s->ops->name, s->ops->max_nodes);
         return -1;

@@ -22,7 +22,7 @@ int shm_create(struct shm *s, int nranks, int nspares, uint64_t coll_elems, uint
 {
     size_t ctl_off = align64(sizeof(struct shm_hdr));
     size_t coll_off = align64(ctl_off + (size_t)(nranks + nspares) * align64(sizeof(struct ctl)));
-    size_t replica_off = align64(coll_off + (size_t)(nranks + 2) * coll_elems * sizeof(float));   /* + result, incoming */
+    size_t replica_off = align64(coll_off + (size_t)(nranks + 1) * coll_elems * sizeof(float));   /* + the result */
     size_t size = replica_off + (size_t)nranks * REPLICA_SLOTS * align64(sizeof(struct replica) + replica_bytes);
     int fd = memfd_create("gauntlet-ctl", 0);   /* inherited by workers: no MFD_CLOEXEC */
     if (fd < 0)
@@ -123,7 +123,6 @@ float *shm_slot(struct shm *s, int rank)
 
 float *shm_result(struct shm *s) { return shm_slot(s, (int)s->hdr->nranks); }
 
-float *shm_incoming(struct shm *s) { return shm_slot(s, (int)s->hdr->nranks + 1); }
 
 void shm_abort(struct shm *s) { atomic_store(&s->hdr->abort, 1); }
 int shm_aborted(struct shm *s) { return atomic_load_explicit(&s->hdr->abort, memory_order_relaxed) != 0; }

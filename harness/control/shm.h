@@ -86,7 +86,7 @@ struct replica {
 };
 #define REPLICA_SLOTS 4
 #define SHM_BOUNDARY_PENDING (INT64_MAX - 1)
-#define SHM_MAX_NODES 1024   /* the sim's cross-node all-reduce chain: nodes it can skip when shrunk */
+#define SHM_MAX_NODES 8192   /* the most nodes one run spans: every per-node table (which live, lost, ended) has so many */
 
 enum worker_state { WS_STARTING = 0, WS_READY, WS_RUNNING, WS_IDLE, WS_FAILED, WS_EXITED, WS_PAUSED };
 
@@ -174,13 +174,13 @@ struct shm_hdr {
     struct {
         _Atomic uint64_t epoch;     /* set before every CMD_RUN (run start, recovery): the same on every node */
         _Atomic uint64_t want;      /* the collective the node's ranks are in: epoch << 32 | its number in it */
-        _Atomic uint64_t in_ready;  /* incoming (the running sum of the nodes before) holds `want`'s */
-        _Atomic uint64_t ready;     /* the node's sum (incoming + its ranks, in rank order) is in the result */
-        _Atomic uint64_t out_ready; /* the result holds the sum over every node */
+        _Atomic uint64_t ready;     /* the node's active ranks' inputs for `want` are in their slots */
+        _Atomic uint64_t out_ready; /* the result holds the sum over every node (the proxy thread is done with the
+                                       slots) */
         uint64_t count;             /* floats in this collective */
         _Atomic uint32_t world_active; /* ranks taking part over every node (shrink lowers it) */
         _Atomic uint32_t active_before; /* ranks taking part on the nodes before this one: its first rank's place */
-        uint8_t live[SHM_MAX_NODES];   /* nodes with ranks still taking part: the chain skips the others */
+        uint8_t live[SHM_MAX_NODES];   /* nodes with ranks still taking part: the sim's sum skips the others */
     } xn;
 };
 
@@ -206,7 +206,6 @@ void shm_reset_collective(struct shm *s);
 /* Returns rank's input slot of the sim all-reduce, and the reduced output. */
 float *shm_slot(struct shm *s, int rank);
 /* The running sum arriving from the previous node (several nodes only). */
-float *shm_incoming(struct shm *s);
 float *shm_result(struct shm *s);
 /* Waits until all active ranks arrive; calls beat(arg) while waiting. 0, or -1 when abort was set. */
 int shm_barrier(struct shm *s, void (*beat)(void *), void *arg);

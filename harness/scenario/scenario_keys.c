@@ -273,7 +273,7 @@ const struct param scenario_params[] = {
       .help = "names the run and its results folder" },
     { "ranks", PT_INT, SC(ranks), .min = 1, .max = 4096, .flags = PF_REQUIRED,
       .help = "worker processes on each node; on cuda, GPUs of the node" },
-    { "nodes", PT_INT, SC(nodes), .def = "1", .min = 1, .max = 100000,
+    { "nodes", PT_INT, SC(nodes), .def = "1", .min = 1, .max = 8192,   /* SHM_MAX_NODES */
       .help = "nodes, one supervisor each, started by mpirun or srun: must match the launcher's count" },
     { "forward", PT_ENUM, SC(forward), .def = "nodes", .choices = "ranks,nodes",
       .help = "several nodes: what the others send node 0: ranks, every line of every rank (power rows at "

@@ -1,21 +1,24 @@
 /* harness/backends/sim/simcoll.c: the shared-memory all-reduce (see simcoll.h): copy in, barrier, each rank
  * reduces its chunk in rank order, barrier, copy out. Only the active ranks take part (recovery shrink).
- * Several nodes: the supervisor's proxy thread (harness/cluster/cluster.c) carries the running sum from node to node
- * in node order — each node starts its chunks from the sum of the nodes before it — and the last node's
- * total back to all, so every rank of every node gets the serial sum in global rank order, bitwise. */
+ * Several nodes: once the inputs are in, the supervisor's proxy thread (harness/cluster/cluster_proxy.c) sums them
+ * onto the running sum of the nodes before, in node and rank order, chunk by chunk along the live nodes (a
+ * pipeline), and brings the last node's total back down a tree: every rank of every node gets the serial sum in
+ * global rank order, bitwise. */
 #include "simcoll.h"
 
 #include <string.h>
 
 #include "util.h"
 
-/* Waits until *flag holds id (the proxy thread moved the data); beats meanwhile. 0, or -1 on abort. */
+/* Waits until *flag holds id (the proxy thread moved the data); beats meanwhile. Naps that double from 2 us to
+ * 1 ms: a short wait is answered at once, and hundreds of ranks waiting on one machine do not take its cores in
+ * wake-ups. 0, or -1 on abort. */
 static int simcoll_wait(struct shm *s, _Atomic uint64_t *flag, uint64_t id, void (*beat)(void *), void *arg)
 {
     for (unsigned spins = 0; atomic_load(flag) != id; spins++) {
         if (shm_aborted(s))
             return -1;
-        sleep_ns(spins < 100 ? 2000 : 20000);
+        sleep_ns(2000ull << (spins / 32 < 9 ? spins / 32 : 9));
         if (beat)   /* every wait: on a loaded machine a sleep can last far longer than asked */
             beat(arg);
     }
@@ -45,26 +48,22 @@ int simcoll_allreduce(struct shm *s, int rank, const float *in, float *out, size
         count = 0;
     }
     uint64_t id = epoch << 32 | ++count;
-    if (multi && pos == 0) {
-        s->hdr->xn.count = n;
-        atomic_store(&s->hdr->xn.want, id);
+    if (multi) {   /* the proxy thread sums the slots in node and rank order, then brings the total */
+        if (pos == 0) {
+            s->hdr->xn.count = n;
+            atomic_store(&s->hdr->xn.want, id);
+            atomic_store(&s->hdr->xn.ready, id);
+        }
+        if (simcoll_wait(s, &s->hdr->xn.out_ready, id, beat, arg) != 0)
+            return -1;
+        memcpy(out, shm_result(s), n * sizeof(float));
+        return 0;
     }
-    int prev = 0;   /* a live node before this one: its running sum comes in */
-    for (uint32_t k = 0; multi && k < s->hdr->node && k < SHM_MAX_NODES; k++)
-        prev |= s->hdr->xn.live[k];
-    if (prev && simcoll_wait(s, &s->hdr->xn.in_ready, id, beat, arg) != 0)
-        return -1;
     size_t lo = n * (size_t)pos / (size_t)nactive, hi = n * (size_t)(pos + 1) / (size_t)nactive;
     float *res = shm_result(s);
     const float *slot0 = shm_slot(s, s->hdr->active[0]);
-    if (prev) {   /* the sum so far, then this node's ranks in order */
-        const float *inc = shm_incoming(s);
-        for (size_t i = lo; i < hi; i++)
-            res[i] = inc[i] + slot0[i];
-    } else {
-        for (size_t i = lo; i < hi; i++)
-            res[i] = slot0[i];
-    }
+    for (size_t i = lo; i < hi; i++)
+        res[i] = slot0[i];
     for (int r = 1; r < nactive; r++) {
         const float *slot = shm_slot(s, s->hdr->active[r]);
         for (size_t i = lo; i < hi; i++)
@@ -72,12 +71,6 @@ int simcoll_allreduce(struct shm *s, int rank, const float *in, float *out, size
     }
     if (shm_barrier(s, beat, arg) != 0)
         return -1;
-    if (multi) {
-        if (pos == 0)
-            atomic_store(&s->hdr->xn.ready, id);
-        if (simcoll_wait(s, &s->hdr->xn.out_ready, id, beat, arg) != 0)
-            return -1;
-    }
     memcpy(out, res, n * sizeof(float));
     return 0;
 }
