@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# tests/bench-cluster.sh [--ranks R] [--iterations I] [--forward nodes|ranks] [GAUNTLET] [NODES...]: what gathering the
-# nodes' telemetry costs node 0 as nodes are added.
+# tests/bench-cluster.sh [--ranks R] [--iterations I] [--forward nodes|ranks] [--fanout F] [GAUNTLET] [NODES...]: what
+# gathering the nodes' telemetry costs node 0 as nodes are added.
 # Runs one sim scenario (R ranks per node, default 1; I iterations, default 200, of 256^3 GEMMs and a 4 MiB all-reduce;
 # power at 100 Hz) under `mpirun --oversubscribe -np N` for each N (default 2 4 8 16 32) on this one machine, and
 # prints per N: the wall time, the bytes node 0 received (summary.json nodes[0].telemetry_received_bytes: telemetry,
 # control and heartbeats) per second and per other node and iteration, node 0's supervisor CPU seconds and share of
-# one core, its largest resident memory, and the mean CPU of the other nodes' supervisors. Then a least-squares
+# one core, its largest resident memory, the mean CPU of the other nodes' supervisors, and the most bytes one of them
+# relayed per second for the nodes below it in the tree (gather_fanout F, default 8). Then a least-squares
 # line through each of node 0's figures against N, and what the lines say at 4,096 nodes. Every "node" shares this
 # machine's cores, so CPU and wall time are upper bounds; bytes are what they are. Needs python3.
 set -euo pipefail
-RANKS=1 ITERS=200 FORWARD=nodes
+RANKS=1 ITERS=200 FORWARD=nodes FANOUT=8
 while [ $# -gt 0 ]; do
   case "$1" in
     --ranks) RANKS=$2; shift 2 ;;
     --iterations) ITERS=$2; shift 2 ;;
     --forward) FORWARD=$2; shift 2 ;;
+    --fanout) FANOUT=$2; shift 2 ;;
     *) break ;;
   esac
 done
@@ -22,9 +24,9 @@ BIN=$(realpath "${1:-build/gauntlet}")
 shift || true
 NODES=${*:-2 4 8 16 32}
 OUT=$(mktemp -d /tmp/gauntlet-bench-cluster.XXXXXX)
-echo "ranks per node $RANKS, $ITERS iterations, forward: $FORWARD, $(nproc) cores; results in $OUT"
-printf '%-6s %8s %12s %16s %12s %10s %12s %14s\n' nodes wall_s node0_recv_B/s B/node/iter node0_cpu_s node0_core \
-  node0_rss_MB others_cpu_s
+echo "ranks per node $RANKS, $ITERS iterations, forward: $FORWARD, gather_fanout $FANOUT, $(nproc) cores; results in $OUT"
+printf '%-6s %8s %12s %16s %12s %10s %12s %14s %14s\n' nodes wall_s node0_recv_B/s B/node/iter node0_cpu_s node0_core \
+  node0_rss_MB others_cpu_s relay_max_B/s
 for n in $NODES; do
   cat > "$OUT/s$n.yaml" <<EOT
 name: bench-cluster
@@ -33,6 +35,7 @@ ranks: $RANKS
 iterations: $ITERS
 seed: 1
 forward: $FORWARD
+gather_fanout: $FANOUT
 workload:
   gemm: { m: 256, n: 256, k: 256 }
   allreduce: { bytes: 4MiB }
@@ -52,9 +55,10 @@ z = nodes[0]; others = [nodes[k]["supervisor_cpu_s"] for k in nodes if k != 0 an
 recv = z["telemetry_received_bytes"]
 print(n, z["wall_s"], recv / z["wall_s"], recv / max(1, n - 1) / it, z["supervisor_cpu_s"],
       z["supervisor_cpu_s"] / z["wall_s"], z.get("supervisor_max_rss_mb", float("nan")),
-      sum(others) / max(1, len(others)))
+      sum(others) / max(1, len(others)),
+      max([nodes[k].get("telemetry_relayed_bytes", 0) for k in nodes if k != 0] + [0]) / z["wall_s"])
 PY
-  tail -1 "$OUT/table" | awk '{printf "%-6d %8.1f %12.0f %16.0f %12.2f %9.1f%% %12.1f %14.2f\n", $1, $2, $3, $4, $5, 100*$6, $7, $8}'
+  tail -1 "$OUT/table" | awk '{printf "%-6d %8.1f %12.0f %16.0f %12.2f %9.1f%% %12.1f %14.2f %14.0f\n", $1, $2, $3, $4, $5, 100*$6, $7, $8, $9}'
 done
 python3 - "$OUT/table" "$ITERS" <<'PY'
 import sys

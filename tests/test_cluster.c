@@ -543,15 +543,15 @@ static void expect_no_worker_left(const char *out, int expect)
     }
 }
 
-/* Starts `text` on two nodes under mpirun in the background, waits for 40 iterations and returns the launcher's pid;
+/* Starts `text` on np nodes under mpirun in the background, waits for 40 iterations and returns the launcher's pid;
  * *sup1: node 1's supervisor. */
-static pid_t launch_two(const char *text, const char *out, pid_t *sup1)
+static pid_t launch_n(int np, const char *text, const char *out, pid_t *sup1)
 {
     char path[600], cmd[4096];
     const char *sc = e2e_scenario(text);
     snprintf(path, sizeof path, "%s.log", out);
-    snprintf(cmd, sizeof cmd, "exec timeout 100 mpirun --oversubscribe --allow-run-as-root -np 2 %s run %s --out %s "
-                              "--backend sim --headless > %s 2>&1", GAUNTLET_BIN, sc, out, path);
+    snprintf(cmd, sizeof cmd, "exec timeout 100 mpirun --oversubscribe --allow-run-as-root -np %d %s run %s --out %s "
+                              "--backend sim --headless > %s 2>&1", np, GAUNTLET_BIN, sc, out, path);
     pid_t launcher = fork();
     cr_assert_geq(launcher, 0);
     if (launcher == 0) {
@@ -563,6 +563,8 @@ static pid_t launch_two(const char *text, const char *out, pid_t *sup1)
     cr_assert_gt(*sup1, 0, "node 1's supervisor not found");
     return launcher;
 }
+
+static pid_t launch_two(const char *text, const char *out, pid_t *sup1) { return launch_n(2, text, out, sup1); }
 
 /* A stalled node: node 1's supervisor stopped (SIGSTOP) mid-run. Node 0 hears nothing from it for the heartbeat
  * timeout and ends the run, saying which node and why, within the timeout plus an interval (and the time to
@@ -770,4 +772,82 @@ Test(cluster, node_0_hears_per_node_not_per_gpu_or_per_sample, .timeout = 240)
         }
         free(csv);
     }
+}
+
+/* What the other nodes send node 0 climbs a tree (gather_fanout 2 on 5 nodes: nodes 3 and 4 send to node 1, which
+ * relays them): every node's iterations and end record reach node 0, each once, none missing, and the state is the
+ * one node's. */
+Test(cluster, the_other_nodes_climb_a_tree_to_node_0, .timeout = 240)
+{
+    need_mpi();
+    char *log;
+    const char *one = e2e_outdir(), *out = e2e_outdir();
+    cr_assert_eq(run(0, 1, 5, "", one, &log), 0, "%s", log);
+    free(log);
+    cr_assert_eq(run(5, 5, 1, "gather_fanout: 2\n", out, &log), 0, "%s", log);
+    json_t *ref = e2e_summary(one), *s = e2e_summary(out);
+    cr_assert_str_eq(fingerprint(s), fingerprint(ref));
+    json_t *ns = json_object_get(s, "nodes");
+    cr_assert_eq(json_array_size(ns), 5, "every node's end record came");
+    for (int k = 1; k < 5; k++) {
+        json_t *n = json_array_get(ns, (size_t)k);
+        json_int_t relayed = json_integer_value(json_object_get(n, "telemetry_relayed_bytes"));
+        cr_assert(k == 1 ? relayed > 0 : relayed == 0, "node %d relayed %lld bytes", k, (long long)relayed);
+        cr_assert(json_is_integer(json_object_get(n, "telemetry_records_missing")), "node %d", k);
+        cr_assert_eq(json_integer_value(json_object_get(n, "telemetry_records_missing")), 0, "node %d", k);
+        cr_assert_eq(count_in(out, "events.jsonl", "node_iteration", k), 30, "node %d's iterations", k);
+    }
+    json_decref(s);
+    json_decref(ref);
+    free(log);
+}
+
+/* A relay that stalls: node 1 (the relay of nodes 3 and 4 with gather_fanout 2) stopped mid-run under shrink. Node 0
+ * loses it by its heartbeat and names it to the others; nodes 3 and 4 send around it, and their records keep
+ * reaching node 0 to the end: the run ends whole on the four nodes left. */
+Test(cluster, the_nodes_below_a_stalled_relay_go_around_it, .timeout = 200)
+{
+    need_mpi();
+    const char *out = e2e_outdir();
+    static const char text[] = "name: relay\nnodes: 5\nranks: 1\niterations: 300\nseed: 7\ngather_fanout: 2\n"
+                               "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 1MiB}\n"
+                               "sim: {tflops: 0.005}\npower: {sample_hz: 100}\n"
+                               "heartbeat: {interval: 100ms, timeout: 2s}\nrecovery: {shrink: {replicate_every: 5}}\n";
+    pid_t sup1, launcher = launch_n(5, text, out, &sup1);
+    cr_assert_eq(kill(sup1, SIGSTOP), 0);
+    char path[600];
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    uint64_t t0 = mono_ns();
+    while (access(path, F_OK) != 0 && mono_ns() - t0 < 120000000000ull)
+        sleep_ns(50000000);
+    kill(sup1, SIGKILL);   /* the stalled relay never comes back */
+    int st;
+    waitpid(launcher, &st, 0);
+    snprintf(path, sizeof path, "%s.log", out);
+    char *log = e2e_read(path);
+    json_t *s = e2e_summary(out);
+    cr_assert_eq(json_integer_value(json_object_get(s, "exit")), 0, "exit %lld, stopped: %s\n%s",
+                 (long long)json_integer_value(json_object_get(s, "exit")),
+                 json_string_value(json_object_get(s, "stopped")), log);
+    json_t *lost = json_object_get(s, "nodes_lost");
+    cr_assert(json_array_size(lost) == 1 && json_integer_value(json_array_get(lost, 0)) == 1, "nodes_lost");
+    for (int k = 3; k <= 4; k++) {   /* their last iterations came around the relay, and their end records */
+        int got = 0;
+        json_t *n;
+        size_t i;
+        json_array_foreach(json_object_get(s, "nodes"), i, n)
+            if (json_integer_value(json_object_get(n, "node")) == k) {
+                got = 1;
+                cr_assert(json_is_integer(json_object_get(n, "telemetry_records_missing")));
+            }
+        cr_assert(got, "node %d's end record reached node 0:\n%s", k, log);
+        char want[64];
+        snprintf(want, sizeof want, "\"node\":%d,\"run\":0,\"iter\":299,", k);
+        snprintf(path, sizeof path, "%s/events.jsonl", out);
+        char *ev = e2e_read(path);
+        cr_assert(ev && strstr(ev, want), "node %d's last iteration did not reach node 0", k);
+        free(ev);
+    }
+    json_decref(s);
+    free(log);
 }

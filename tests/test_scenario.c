@@ -207,17 +207,23 @@ Test(scenario_errors, out_of_range)
 Test(scenario_errors, values_that_cannot_work_together)
 {
     load_err(HEAD "power: {sample_hz: 1e-12}\n",
-             "t.yaml:1:1: power.sample_hz: expected 0 (no sampling) or at least 1 Hz, got 1e-12");
+             "t.yaml:7:9: power.sample_hz: expected 0 (no sampling) or at least 1 Hz, got 1e-12");
     load_err(HEAD "heartbeat: {interval: 60s, timeout: 10ms}\n",
-             "t.yaml:1:1: heartbeat.timeout: expected longer than heartbeat.interval (60 s), got 0.01 s: every rank "
+             "t.yaml:7:28: heartbeat.timeout: expected longer than heartbeat.interval (60 s), got 0.01 s: every rank "
              "would be hung between two beats");
     /* abft's checksum takes the GEMM's last two rows: fewer than 3, and nothing is left to check */
     load_err("name: m\nranks: 1\niterations: 5\nworkload:\n  gemm: {m: 2, n: 64, k: 64}\n  allreduce: {bytes: 1MiB}\n"
              "detectors: [abft]\n",
-             "t.yaml:1:1: workload.gemm.m: abft needs at least 3 rows in the GEMM (its last 2 carry the checksum), got 2");
+             "t.yaml:5:10: workload.gemm.m: abft needs at least 3 rows in the GEMM (its last 2 carry the checksum), got 2");
     load_err("name: m\nranks: 1\niterations: 5\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n  allreduce: {bytes: 1MiB}\n"
              "sim: {max_dim: 2}\ndetectors: [abft]\n",
-             "t.yaml:1:1: sim.max_dim: abft needs at least 3 rows in the GEMM (its last 2 carry the checksum), got 2");
+             "t.yaml:7:7: sim.max_dim: abft needs at least 3 rows in the GEMM (its last 2 carry the checksum), got 2");
+    /* shrink drops ranks: one rank in all leaves nothing; one per node on several nodes is a cluster it can shrink */
+    load_err(HEAD "recovery: shrink\n", "t.yaml:7:1: recovery: shrink needs at least 2 ranks in all (ranks x nodes), got 1");
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    char err[512];
+    cr_assert_eq(scenario_load_string(HEAD "recovery: shrink\nnodes: 3\n", "t.yaml", sc, err, sizeof err), 0, "%s", err);
+    free(sc);
 }
 
 Test(scenario_errors, bad_units)

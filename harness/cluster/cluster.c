@@ -73,6 +73,10 @@ void cluster_flush(void) {}
 void cluster_poll(const struct cluster_sink *sink) { (void)sink; }
 void cluster_fail(const char *reason) { (void)reason; }
 void cluster_send_json(int dest, int tag, json_t *o) { (void)dest, (void)tag, (void)o; }
+void cluster_send_json_direct(int dest, int tag, json_t *o) { (void)dest, (void)tag, (void)o; }
+void cluster_set_fanout(int fanout) { (void)fanout; }
+uint64_t cluster_relayed(void) { return 0; }
+uint64_t cluster_records_missing(int node) { (void)node; return 0; }
 void cluster_barrier_begin(void) {}
 void cluster_stats(uint64_t *sent, uint64_t *received)
 {
@@ -124,15 +128,14 @@ int cluster_init(char *why, size_t n)
     MPI_Comm_rank(cl.comm, &cl.node);
     MPI_Comm_size(cl.comm, &cl.nodes);
     cl.on = 1;
-    for (int i = 0; i < 2; i++)
-        cl.batch[i] = xmalloc(BATCH);
+    up_init();
     return 0;
 }
 
 int cluster_node(void) { return cl.node; }
 int cluster_nodes(void) { return cl.nodes; }
 
-static void reap_sends(int all)
+void reap_sends(int all)
 {
     for (int i = 0; i < cl.nfly;) {
         int done = 0;
@@ -150,7 +153,7 @@ static void reap_sends(int all)
 }
 
 /* Sends buf (taken over) to dest without blocking; its buffer is freed once the send is done. */
-static void send_owned(char *buf, size_t len, int dest, int tag)
+void send_owned(char *buf, size_t len, int dest, int tag)
 {
     if (dest >= 0 && dest < SHM_MAX_NODES && cl.lost[dest]) {   /* it would never take it */
         free(buf);
@@ -175,34 +178,22 @@ static void send_owned(char *buf, size_t len, int dest, int tag)
         free(buf);
         return;
     }
+    cl.fly[cl.nfly].dest = dest;
     cl.fly[cl.nfly++].buf = buf;
-}
-
-static void flush_stream(int st)
-{
-    if (!cl.fill[st])
-        return;
-    send_owned(cl.batch[st], cl.fill[st], 0, st == CL_EVENTS ? TAG_EVENTS : TAG_POWER);
-    cl.batch[st] = xmalloc(BATCH);
-    cl.fill[st] = 0;
 }
 
 void cluster_forward(int st, const char *line, size_t len)
 {
     if (!cl.on || cl.node == 0 || len > BATCH)
         return;
-    if (cl.fill[st] + len > BATCH)
-        flush_stream(st);
-    memcpy(cl.batch[st] + cl.fill[st], line, len);
-    cl.fill[st] += len;
+    up_line(st, line, len);
 }
 
 void cluster_flush(void)
 {
     if (!cl.on)
         return;
-    flush_stream(CL_EVENTS);
-    flush_stream(CL_POWER);
+    up_flush();
     reap_sends(0);
 }
 
@@ -223,8 +214,8 @@ void cluster_poll(const struct cluster_sink *sink)
         MPI_Recv(buf, len, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, cl.comm, MPI_STATUS_IGNORE);
         buf[len] = 0;
         cl.received += (uint64_t)len;
-        if ((st.MPI_TAG == TAG_EVENTS || st.MPI_TAG == TAG_POWER) && sink->lines)
-            sink->lines(sink->ctx, st.MPI_SOURCE, st.MPI_TAG == TAG_EVENTS ? CL_EVENTS : CL_POWER, buf, (size_t)len);
+        if (st.MPI_TAG == TAG_UP)
+            up_take(buf, (size_t)len, sink);
         else if (st.MPI_TAG == TAG_FAIL && sink->failed)
             sink->failed(sink->ctx, st.MPI_SOURCE, buf);
         else if (st.MPI_TAG == TAG_JSON && sink->json && len >= 4) {
@@ -249,13 +240,18 @@ void cluster_fail(const char *reason)
             send_owned(xstrdup(reason), strlen(reason) + 1, k, TAG_FAIL);
 }
 
-void cluster_send_json(int dest, int tag, json_t *o)
+/* To node 0 from another node: a record up the tree, after this node's lines (up_json); else straight to dest. */
+static void send_json(int dest, int tag, json_t *o, int direct)
 {
     if (!cl.on || dest == cl.node)
         return;
-    cluster_flush();   /* the lines before it arrive first (MPI keeps the order between two ranks) */
     char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10));
     size_t len = text ? strlen(text) : 0;
+    if (dest == 0 && !direct) {
+        up_json(tag, text ? text : "", len);
+        free(text);
+        return;
+    }
     char *buf = xmalloc(len + 4);
     int32_t t = tag;
     memcpy(buf, &t, 4);
@@ -263,6 +259,17 @@ void cluster_send_json(int dest, int tag, json_t *o)
     free(text);
     send_owned(buf, len + 4, dest, TAG_JSON);
 }
+
+void cluster_send_json(int dest, int tag, json_t *o) { send_json(dest, tag, o, 0); }
+void cluster_send_json_direct(int dest, int tag, json_t *o) { send_json(dest, tag, o, 1); }
+
+void cluster_set_fanout(int fanout)
+{
+    cl.fanout = fanout >= 2 ? fanout : CLUSTER_FANOUT;
+    cl.up_to = up_parent(cl.node, cl.fanout, cl.lost);   /* before anything went up */
+}
+uint64_t cluster_relayed(void) { return cl.relayed; }
+uint64_t cluster_records_missing(int node) { return up_missing(node); }
 
 void cluster_stats(uint64_t *sent, uint64_t *received)
 {
@@ -404,6 +411,13 @@ void cluster_mark_lost(int node)
     cl.lost_node = node;
     if (node >= 0 && node < SHM_MAX_NODES)
         cl.lost[node] = 1;
+    for (int i = 0; i < cl.nfly;)   /* sends it will never take: their slots go to the others (MPI keeps the buffers) */
+        if (cl.fly[i].dest == node) {
+            MPI_Request_free(&cl.fly[i].req);
+            cl.fly[i] = cl.fly[--cl.nfly];
+        } else {
+            i++;
+        }
     if (cl.stalled_dest == node)
         cl.stalled_dest = -1;
 }
@@ -412,9 +426,11 @@ void cluster_fini(void)
 {
     if (!cl.on)
         return;
+    up_leave();   /* a relay stays until the nodes below it have left */
     cluster_flush();
     if (cl.lost_node >= 0) {   /* a node is stalled or gone: no barrier or finalize would ever end; the launcher
                                * takes the others down when this process exits with its code */
+        up_leave_lost();
         cl.on = 0;
         return;
     }
@@ -422,8 +438,7 @@ void cluster_fini(void)
     MPI_Barrier(cl.comm);
     MPI_Comm_free(&cl.comm);
     MPI_Comm_free(&cl.xcomm);
-    for (int i = 0; i < 2; i++)
-        free(cl.batch[i]);
+    up_free();
     MPI_Finalize();
     cl.on = 0;
 }

@@ -39,7 +39,7 @@ void cluster_bcast(void *buf, size_t n);
 /* Gathers one double per node on node 0 (out[nodes]); collective. */
 void cluster_gather_double(double x, double *out);
 
-/* Telemetry towards node 0 (nodes > 0): lines are batched and sent when the batch fills or on flush. */
+/* Telemetry towards node 0 (nodes > 0): lines are batched and sent up the tree when the batch fills or on flush. */
 enum cluster_stream { CL_EVENTS = 0, CL_POWER };
 void cluster_forward(int st, const char *line, size_t len);   /* st: enum cluster_stream */
 void cluster_flush(void);
@@ -55,8 +55,17 @@ struct cluster_sink {
 void cluster_poll(const struct cluster_sink *sink);
 /* Tells every other node that this node's run failed. */
 void cluster_fail(const char *reason);
-/* Sends a JSON object to node dest with a tag the receiver's `json` callback interprets. */
+/* Sends a JSON object to node dest with a tag the receiver's `json` callback interprets. To node 0 from another
+ * node it climbs the tree after this node's lines (docs/cluster.md); _direct goes straight (heartbeats: a node's
+ * liveness is its own, not its relay's). */
 void cluster_send_json(int dest, int tag, json_t *o);
+void cluster_send_json_direct(int dest, int tag, json_t *o);
+/* The tree the other nodes' records climb to node 0: each node relays for at most fanout nodes (>= 2). */
+#define CLUSTER_FANOUT 8
+void cluster_set_fanout(int fanout);
+/* Bytes of other nodes' records this node passed on; node 0: records of node that never came (lost with a relay). */
+uint64_t cluster_relayed(void);
+uint64_t cluster_records_missing(int node);
 
 /* Bytes this node sent and received on the supervisors' channel (telemetry, control). */
 void cluster_stats(uint64_t *sent, uint64_t *received);

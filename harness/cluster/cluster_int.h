@@ -9,18 +9,26 @@
 #include <stdint.h>
 
 #include "shm.h"
+#include "uprec.h"
 
-enum { TAG_EVENTS = 1, TAG_POWER, TAG_FAIL, TAG_JSON, TAG_CLOCK, TAG_CHAIN, TAG_RESULT };
-#define BATCH (256u << 10)   /* bytes of lines per message */
+/* TAG_UP: a batch of records climbing the tree to node 0 (uprec.h); TAG_JSON: a control message straight to its
+ * node (node 0's to the others, and every heartbeat) */
+enum { TAG_UP = 1, TAG_BYE, TAG_FAIL, TAG_JSON, TAG_CLOCK, TAG_CHAIN, TAG_RESULT };   /* TAG_BYE: up_leave_lost */
+#define BATCH (256u << 10)   /* bytes of records per message */
 #define MAX_INFLIGHT 64
 
 struct cluster_state {
     int on, node, nodes;
     MPI_Comm comm, xcomm;
-    /* batches being filled, and sends in flight (their buffers live until done) */
-    char *batch[2];
-    size_t fill[2];
-    struct { MPI_Request req; char *buf; } fly[MAX_INFLIGHT];
+    /* the batch being filled for the parent (cluster_up.c), and sends in flight (their buffers live until done) */
+    struct up_batch up;
+    uint32_t up_seq;           /* this node's records so far */
+    struct up_ring *ring;      /* its recent control records */
+    int fanout, up_to;         /* the tree's fan-out; where the last batch went */
+    struct up_seen *seen;      /* node 0: per origin, the records taken */
+    unsigned char *ended;      /* per node: its end record passed here */
+    uint64_t relayed;          /* bytes of other nodes' records passed on */
+    struct { MPI_Request req; char *buf; int dest; } fly[MAX_INFLIGHT];
     int nfly;
     MPI_Request barrier;
     int barrier_on;
@@ -38,5 +46,24 @@ struct cluster_state {
 };
 
 extern struct cluster_state cl;   /* cluster.c */
+
+/* cluster.c */
+void send_owned(char *buf, size_t len, int dest, int tag);
+void reap_sends(int all);
+
+/* cluster_up.c */
+void up_init(void);
+void up_free(void);
+void up_flush(void);
+void up_line(int st, const char *line, size_t len);
+void up_json(int32_t tag, const char *text, size_t len);
+struct cluster_sink;
+void up_take(const char *buf, size_t len, const struct cluster_sink *sink);
+/* A node leaving: its end record, then it relays until every node below it has left (or the send wait passed). */
+void up_leave(void);
+uint64_t up_missing(int node);
+/* Leaving with a node lost (no barrier would end): this node's sends delivered, then node 0 tells every node still
+ * there it is done and the others wait for that, so that none leaves before node 0 has its records and summary. */
+void up_leave_lost(void);
 
 #endif

@@ -56,6 +56,7 @@ int supc_setup(struct sup *s, char *why, size_t n)
         s->ln->ready_upto[k] = -1;
         s->ln->node_seen[k] = mono_ns();
     }
+    cluster_set_fanout((int)s->sc->gather_fanout);
     if (s->nodes > SHM_MAX_NODES) {   /* every node's tables have this many places */
         snprintf(why, n, "nodes: %d: one run spans at most %d nodes", s->nodes, SHM_MAX_NODES);
         return -1;
@@ -92,7 +93,7 @@ int supc_setup(struct sup *s, char *why, size_t n)
 
 /* ---- what arrives from the other nodes */
 /* Returns 1 when node's supervisor has said nothing for longer than the heartbeat timeout. */
-static int supc_silent(const struct sup *s, int node)
+int supc_silent(const struct sup *s, int node)
 {
     return s->ln->node_seen && (double)(mono_ns() - s->ln->node_seen[node]) * 1e-9 > s->sc->heartbeat.timeout_s;
 }
@@ -204,7 +205,12 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
         return;
     supc_seen(s, node);
     int64_t it = json_integer_value(json_object_get(o, "iter"));
-    if (tag == TAG_HB) {
+    if (tag == TAG_HB) {   /* node 0's names the nodes it lost: what this node sends up goes around them */
+        size_t i;
+        json_t *k;
+        json_array_foreach(json_object_get(o, "lost"), i, k)
+            if (json_integer_value(k) > 0 && json_integer_value(k) != s->node)
+                cluster_mark_lost((int)json_integer_value(k));
         return;
     } else if (tag <= TAG_BND_REQ && tag > TAG_BND_REQ - 10) {   /* mark pending, answer with this node's furthest */
         int kind = TAG_BND_REQ - tag;
@@ -264,6 +270,7 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
         if (node >= 0 && node < SHM_MAX_NODES)
             s->ln->node_ended[node] = 1;
         results_node_left(&s->res, node);   /* its power rows are over: the cluster's sum waits no more */
+        json_object_set_new(o, "telemetry_records_missing", json_integer((json_int_t)cluster_records_missing(node)));
         if (s->fl->rm.state == RM_STOPPING || s->fl->rm.state == RM_AGREEING)
             coord_fold(s, node, INT64_MAX, 0);   /* a recovery under way: it has nothing left to propose */
         json_object_set_new(o, "node", json_integer(node));
@@ -272,92 +279,6 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
         json_object_set_new(o, "node", json_integer(node));
         json_array_append(s->ln->node_runs, o);
     }
-}
-
-/* Node k is lost (why: what showed it). It is a failure of that node, handled by the recovery: shrink (seen by node 0)
- * goes on without the node's ranks — a recovery in which the node proposes nothing and keeps no rank; every other
- * strategy needs the node's supervisor to start its ranks again, and node 0 to coordinate: the run fails (exit 1)
- * on every node that can still say so, each writing its summary. */
-static void supc_node_lost(struct sup *s, int k, const char *why)
-{
-    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
-    cluster_mark_lost(k);
-    if (k < SHM_MAX_NODES)
-        s->ln->node_gone[k] = 1;
-    results_node_left(&s->res, k);
-    if (!rec->drops_failed || s->node != 0 || k == 0) {
-        char msg[400];
-        snprintf(msg, sizeof msg, "%s (recovery %s: %s)", why, rec->name,
-                 !rec->recovers ? "the run ends"
-                 : k == 0 ? "node 0 coordinates every recovery; the run ends"
-                 : rec->drops_failed ? "node 0 decides; the run ends here"
-                          : "a lost node's ranks cannot start again without its supervisor; relaunch the job");
-        sup_fail(s, SUP_STOP_NODE, msg);
-        return;
-    }
-    int64_t top = 0;   /* the furthest iteration this node's ranks reached: the failure's */
-    for (int r = 0; r < s->nranks; r++)
-        if (!s->dropped[r]) {
-            int64_t it = atomic_load(&shm_ctl(&s->shm, s->slot_of[r])->iter);
-            top = it > top ? it : top;
-        }
-    results_event(&s->res, mono_ns(), "node_lost",
-                  json_pack("{s:i, s:s, s:I, s:s}", "node", k, "recovery", rec->name, "iter", (json_int_t)top, "why", why));
-    gl_log("%s: shrink goes on without its ranks", why);
-    if ((s->fl->rm.state == RM_STOPPING || s->fl->rm.state == RM_AGREEING) && k < SHM_MAX_NODES && !s->ln->rec_got[k]) {
-        coord_fold(s, k, INT64_MAX, 0);   /* the recovery under way goes on without it */
-        return;
-    }
-    /* a failure on the queue like any other: the machine takes it up once it is idle (a recovery that already
-     * counted the node in is followed by one without it) */
-    if (s->fl->n_pending < SUP_MAX_PENDING)
-        s->fl->pending[s->fl->n_pending++] = (struct failure){ .fault = -1, .rank = -1, .det = -1, .iter = top };
-}
-
-/* Liveness between nodes, in a star: every node tells node 0 it is alive and node 0 tells every node, each
- * heartbeat interval; a node silent for the heartbeat timeout (node 0, for the others) is a failure of that
- * node: the run fails on every node that can still say so, each writing its summary. */
-static void supc_liveness(struct sup *s, uint64_t now)
-{
-    if (!s->ln->hb_armed || s->stopping)
-        return;
-    if ((double)(now - s->ln->hb_sent) * 1e-9 >= s->sc->heartbeat.interval_s) {
-        json_t *o = json_pack("{s:i}", "run", s->run);
-        for (int k = 0; k < s->nodes; k++)
-            if (k != s->node && (s->node == 0 || k == 0))
-                cluster_send_json(k, TAG_HB, o);
-        json_decref(o);
-        s->ln->hb_sent = now;
-    }
-    for (int k = 0; k < s->nodes; k++) {
-        if (k == s->node || (s->node != 0 && k != 0) || supc_gone(s, k) || (k < SHM_MAX_NODES && s->ln->node_ended[k]))
-            continue;   /* a node that sent its end record waits for the others in MPI_Finalize's barrier */
-        double silent = now > s->ln->node_seen[k] ? (double)(now - s->ln->node_seen[k]) * 1e-9 : 0;
-        if (silent > s->sc->heartbeat.timeout_s) {
-            results_event(&s->res, now, "node_silent", json_pack("{s:i, s:f, s:f}", "node", k, "silent_s", silent,
-                                                                 "timeout_s", s->sc->heartbeat.timeout_s));
-            char msg[200];
-            snprintf(msg, sizeof msg, "node %d: no word from its supervisor for %.1f s (heartbeat timeout %.1f s): the "
-                                      "node is stalled or gone", k, silent, s->sc->heartbeat.timeout_s);
-            supc_node_lost(s, k, msg);
-            return;
-        }
-    }
-    int stalled = cluster_stalled_peer();
-    if (stalled >= 0 && !supc_gone(s, stalled) && !(stalled < SHM_MAX_NODES && s->ln->node_ended[stalled])) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "node %d: took no message from this node for %.1f s: the node is stalled or gone",
-                 stalled, s->sc->heartbeat.timeout_s);
-        results_event(&s->res, now, "node_silent", json_pack("{s:i, s:f, s:f}", "node", stalled, "silent_s",
-                                                             s->sc->heartbeat.timeout_s, "timeout_s",
-                                                             s->sc->heartbeat.timeout_s));
-        supc_node_lost(s, stalled, msg);
-        return;
-    }
-    if (s->fl->rec_wait && s->fl->rec_wait_since &&
-        (double)(now - s->fl->rec_wait_since) * 1e-9 > s->sc->heartbeat.timeout_s + s->sc->heartbeat.startup_s)
-        sup_fail(s, SUP_STOP_RECOVERY_FAILED, "recovery: node 0 did not answer this node's recovery request within the heartbeat timeout and "
-                    "start-up time");
 }
 
 void supc_poll(struct sup *s)
@@ -473,6 +394,7 @@ void supc_end(struct sup *s, json_t *summary)
     }
     json_object_set_new(me, "telemetry_sent_bytes", json_integer((json_int_t)sent));
     json_object_set_new(me, "telemetry_received_bytes", json_integer((json_int_t)received));
+    json_object_set_new(me, "telemetry_relayed_bytes", json_integer((json_int_t)cluster_relayed()));
     json_object_set_new(me, "wall_s", json_real((double)(mono_ns() - s->t0) * 1e-9));
     json_object_set_new(me, "host", json_string(host));
     json_t *faults = faultlog_json(s), *f;   /* this node's faults, with global ranks */
@@ -487,9 +409,7 @@ void supc_end(struct sup *s, json_t *summary)
         if (gpus)
             json_object_set_new(me, "gpus", gpus);
         results_forward_flush(&s->res);   /* forward: nodes: the last power cell */
-        cluster_flush();   /* every event line first: node 0 stops listening once it has every end record, and a
-                            * sender's messages arrive in order (an end sent before the last batch lost its lines) */
-        cluster_send_json(0, TAG_END, me);
+        cluster_send_json(0, TAG_END, me);   /* after every line of this node's, in the same batches up the tree */
         cluster_flush();
         json_decref(me);
         return;

@@ -24,6 +24,10 @@
 
 /* Whether node was lost: what it still says is not heard (it woke after the others went on without it). */
 int supc_gone(const struct sup *s, int node);
+/* Whether node has been silent past the heartbeat timeout (node 0, for the others; the others, for node 0). */
+int supc_silent(const struct sup *s, int node);
+/* Heartbeats out, silent nodes lost (supliveness.c). */
+void supc_liveness(struct sup *s, uint64_t now);
 /* Node 0: every node stops and enters the recovery of failure f (this node's own, or none here). */
 void coord_go(struct sup *s, const struct rec_failure *f);
 /* Node 0's go arrived (limit: the failure's iteration it was sent for): this node enters the machine. */

@@ -163,6 +163,8 @@ struct shm_hdr {
     _Atomic uint32_t fault_fired[SC_MAX_FAULTS];   /* an iteration fault fires once a run, recoveries or not */
     _Atomic int64_t pause_at;       /* every rank waits before starting this iteration (INT64_MAX: never) */
     _Atomic int64_t stop_at;        /* every rank ends the run before this iteration (a skip; INT64_MAX: never) */
+    _Atomic int64_t checked_done;   /* iterations this node's supervisor has seen every active rank end (its checks of
+                                       them made): a rank writes no replica that would leave none it has checked */
     /* While the supervisor picks a boundary it first stores SHM_BOUNDARY_PENDING, then reads every rank's
      * iteration, then stores the boundary; a rank stores its iteration, then reads the boundary and waits
      * while it is pending. Both sides store before they load (seq_cst), so one of them sees the other: no

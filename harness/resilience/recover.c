@@ -296,6 +296,7 @@ static int recover_restart(struct sup *s, const struct rec_agreement *a, char *w
         cmd.reconnect = s->ops->reconnect != NULL;   /* every rank joins the new communicator at once */
     }
     recover_record(s, &cmd);
+    sup_checked_reset(s, a->start);   /* the new timeline is checked from its start */
     faultlog_rollback(s, m->fail.fault);   /* faults the old timeline ran into after the failure fire again */
     recover_forget_after(s, a->start);   /* its replicas and checkpoints past the restore point are gone too */
     atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* the restarted collectives are new ones, on every node */

@@ -80,6 +80,7 @@ static void sup_one_run(struct sup *s, int m)
     json_t *dev = supdev_run_begin(s, m);   /* cap, firmware smoothing: before the first iteration */
     sup_size_bess(s, m);
     struct wcmd cmd = { .type = CMD_RUN, .run = m, .iterations = s->sc->iterations, .epoch = s->epoch };
+    sup_checked_reset(s, 0);
     atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* a new name space for the run's collectives, on every node */
     sup_command(s, &cmd);
     while (!s->stopping &&
@@ -164,6 +165,27 @@ static void run_cluster_figures(struct sup *s, json_t *summary)
     runcluster_json(s->res.cl, summary, s->sc, tdp, uncert);
 }
 
+/* The end line, and a results write that failed after the loop's last look (the end line), or after the run had
+ * already failed for another reason: said here, and exit 3 (code and summary updated). */
+static void run_end_line(struct sup *s, json_t *summary, int *code)
+{
+    results_event(&s->res, mono_ns(), "end", json_pack("{s:i, s:o}", "exit", *code, "reason",
+                                                       s->reason[0] ? json_string(s->reason) : json_null()));
+    if (results_failed(&s->res) && !s->io_failed) {
+        gl_log("%s", results_failed(&s->res));
+        s->io_failed = 1;
+        *code = EXIT_ENV;
+        json_object_set_new(summary, "exit", json_integer(*code));
+        if (!s->reason[0]) {
+            str_copy(s->reason, sizeof s->reason, results_failed(&s->res));
+            json_object_set_new(summary, "stopped", json_string(s->reason));
+        }
+        if (!s->stop)
+            s->stop = SUP_STOP_RESULTS;
+        json_object_set_new(summary, "stop", json_string(s->stop));
+    }
+}
+
 static int sup_finish(struct sup *s, const char *started)
 {
     const struct backend_ops *ops = s->ops;
@@ -181,26 +203,13 @@ static int sup_finish(struct sup *s, const char *started)
                                        * may kill this process before the other nodes' records come; a failed
                                        * write is said below */
         results_summary(&s->res, summary);
+    if (s->node != 0)   /* its end line before its end record: node 0 may end the job once it has every record */
+        run_end_line(s, summary, &code);
     supc_end(s, summary);   /* several nodes: every node's figures into node 0's summary */
     if (s->node == 0 && s->res.cl)   /* forward: nodes: the cluster's summed power per run, once every node's is in */
         run_cluster_figures(s, summary);
-    results_event(&s->res, mono_ns(), "end", json_pack("{s:i, s:o}", "exit", code, "reason",
-                                                       s->reason[0] ? json_string(s->reason) : json_null()));
-    /* a results write that failed after the loop's last look (the end line), or after the run had already failed
-     * for another reason: said here, and exit 3 */
-    if (results_failed(&s->res) && !s->io_failed) {
-        gl_log("%s", results_failed(&s->res));
-        s->io_failed = 1;
-        code = EXIT_ENV;
-        json_object_set_new(summary, "exit", json_integer(code));
-        if (!s->reason[0]) {
-            str_copy(s->reason, sizeof s->reason, results_failed(&s->res));
-            json_object_set_new(summary, "stopped", json_string(s->reason));
-        }
-        if (!s->stop)
-            s->stop = SUP_STOP_RESULTS;
-        json_object_set_new(summary, "stop", json_string(s->stop));
-    }
+    if (s->node == 0)
+        run_end_line(s, summary, &code);
     if (s->node == 0) {
         int had = results_failed(&s->res) != NULL;
         if (results_summary(&s->res, summary) != 0) {   /* results_failed is set: the first failure is said here */

@@ -434,67 +434,6 @@ int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *map, vo
     return 0;
 }
 
-/* Checks rules that span keys. */
-static int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
-{
-    if (sc->workload.checkpoint.every > 0 && sc->workload.checkpoint.every > sc->iterations)
-        gl_log("%s: note: workload.checkpoint.every (%" PRId64 ") exceeds iterations (%" PRId64 "): no checkpoint will be written",
-               c->file, sc->workload.checkpoint.every, sc->iterations);
-    for (int i = 0; i < sc->n_faults; i++) {   /* a fault that can never fire is an error, not a silent no-op */
-        const struct fault_spec *f = &sc->faults[i];
-        char key[48];
-        if (f->rank >= sc->ranks * sc->nodes) {   /* global ranks: ranks on each of the nodes */
-            snprintf(key, sizeof key, "faults[%d].rank", i);
-            return sc_error_at(c, c->fault_rank[i], key, "rank %lld is out of range: the scenario has ranks 0..%lld%s",
-                               (long long)f->rank, (long long)(sc->ranks * sc->nodes) - 1,
-                               sc->nodes > 1 ? " (global: node x ranks + local rank)" : "");
-        }
-        if (f->at >= sc->iterations) {   /* at_s is not checked: how long a run takes is known only when it runs */
-            snprintf(key, sizeof key, "faults[%d].at", i);
-            return sc_error_at(c, c->fault_at[i], key, "iteration %lld is never reached: each run has iterations 0..%lld",
-                               (long long)f->at, (long long)sc->iterations - 1);
-        }
-        if (fault_table[f->kind]->node && fault_table[f->kind]->node(f->params) >= sc->nodes) {
-            snprintf(key, sizeof key, "faults[%d].node", i);
-            /* node >= 1 can only have been given, so its mark is set */
-            return sc_error_at(c, c->fault_node[i], key, "node %lld is out of range: the scenario has nodes 0..%lld",
-                               (long long)fault_table[f->kind]->node(f->params), (long long)sc->nodes - 1);
-        }
-    }
-    int rc = sc_workload_checks(c, root, sc);
-    if (rc)
-        return rc;
-    if (sc->auto_search && sc->n_mitigations > sc->search_budget)
-        sc->n_mitigations = (int)sc->search_budget;
-    int have_none = 0;   /* a battery sized from the measured swing needs a `none` run before it */
-    for (int i = 0; i < sc->n_mitigations; i++) {
-        const struct mitigation_ops *mo = mitigation_table[sc->mitigations[i].index];
-        have_none |= strcmp(mo->name, "none") == 0;
-        if (mo->size_share && mo->size_share(sc->mitigations[i].params) > 0 && !have_none) {
-            snprintf(c->err, c->errlen, "%s:%d:1: mitigations[%d]: %s size is a share of the swing a `none` run "
-                                        "measured: put `none` before it in the list", c->file, sc->mitigations[i].line, i,
-                     mo->name);
-            return EXIT_INPUT;
-        }
-    }
-    if (scenario_detector_on(sc, DET_ABFT) && (sc->workload.gemm.m < 3 || sc->sim.max_dim < 3))
-        return sc_error(c, root, sc->workload.gemm.m < 3 ? "workload.gemm.m" : "sim.max_dim",
-                        "abft needs at least 3 rows in the GEMM (its last 2 carry the checksum), got %ld",
-                        (long)(sc->workload.gemm.m < 3 ? sc->workload.gemm.m : sc->sim.max_dim));
-    if (recovery_table[sc->recovery.index]->drops_failed && sc->ranks < 2)
-        return sc_error(c, root, "recovery", "shrink needs at least 2 ranks");
-    if (sc->power.sample_hz > 0 && sc->power.sample_hz < 1)   /* a period of hours is no sampler's */
-        return sc_error(c, root, "power.sample_hz", "expected 0 (no sampling) or at least 1 Hz, got %g", sc->power.sample_hz);
-    if (sc->heartbeat.timeout_s <= sc->heartbeat.interval_s)
-        return sc_error(c, root, "heartbeat.timeout", "expected longer than heartbeat.interval (%g s), got %g s: every "
-                        "rank would be hung between two beats", sc->heartbeat.interval_s, sc->heartbeat.timeout_s);
-    for (const char *p = sc->name; *p; p++)
-        if (!(((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
-               *p == '_' || *p == '.')))
-            return sc_error(c, root, "name", "expected letters, digits, '-', '_' or '.' (it names a folder), got '%s'",
-                            sc->name);
-    return 0;
-}
 
 /* Fills defaults, then parses the loaded document into sc. */
 static int sc_document(struct sc_ctx *c, struct scenario *sc)

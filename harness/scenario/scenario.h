@@ -101,6 +101,7 @@ struct scenario {
     int64_t nodes;          /* supervisors (one per node) the launcher must have started */
     int nodes_line;         /* where `nodes` was given (0: default), for the mismatch message */
     int forward;            /* what the other nodes send node 0: FORWARD_RANKS or FORWARD_NODES (docs/cluster.md) */
+    int64_t gather_fanout;  /* the tree the other nodes' records climb to node 0: nodes each relays for */
     int ranks_line, ranks_col;  /* where the value of `ranks` was given, for a backend's limit on it */
     int64_t iterations;
     int64_t seed;

@@ -45,4 +45,7 @@ int sc_phases(struct sc_ctx *c, yaml_node_t *node, struct scenario *sc);
 int sc_shapes(struct sc_ctx *c, yaml_node_t *node, struct scenario *sc);
 int sc_workload_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc);
 
+/* scenario_checks.c: the rules that span keys. 0, or EXIT_INPUT. */
+int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc);
+
 #endif

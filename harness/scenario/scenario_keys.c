@@ -279,6 +279,9 @@ const struct param scenario_params[] = {
       .help = "several nodes: what the others send node 0: ranks, every line of every rank (power rows at "
               "power.forward_hz per GPU); nodes, one line per node and iteration, the node's summed power at "
               "power.forward_hz, and every other event whole (each node keeps all of it in its own files)" },
+    { "gather_fanout", PT_INT, SC(gather_fanout), .def = "8", .min = 2, .max = 8192,
+      .help = "several nodes: what the others send node 0 climbs a tree in which each node relays for at most this "
+              "many (node k sends to node (k - 1) / gather_fanout); node 0 hears from at most this many" },
     { "iterations", PT_INT, SC(iterations), .min = 1, .max = 1000000000, .flags = PF_REQUIRED,
       .help = "training iterations per mitigation" },
     { "seed", PT_INT, SC(seed), .def = "1", .min = 0, .max = 9.0e15, .help = "seeds every random choice (--seed overrides)" },

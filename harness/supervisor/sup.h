@@ -83,6 +83,8 @@ struct sup {
     int *death_unasked;            /* per slot: that death was a failure (worker_died): the reap records its ending */
     int *slot_of;                  /* rank -> slot */
     int *dropped;                  /* per rank: removed by shrink */
+    int64_t *done_seen;            /* per rank: iterations it ended, as its drained events say (shm checked_done: the
+                                      least over the ranks still in the run) */
     double *watts;                 /* last sample per rank */
     double *energy_j;              /* last energy counter reading per rank (NAN: none) */
     double *true_w;                /* a modelled backend: the electrical power behind the last reading per rank */
@@ -187,6 +189,10 @@ void sup_stop_workers(struct sup *s);
 int sup_fds(struct sup *s);
 /* The per-slot and per-rank arrays, for nslots and nranks. */
 void sup_alloc(struct sup *s);
+/* Every rank starts (again) at iteration at: what the supervisor has checked starts there (shm checked_done). */
+void sup_checked_reset(struct sup *s, int64_t at);
+/* Rank ended iteration iter (its event drained). */
+void sup_checked(struct sup *s, int rank, int64_t iter);
 /* Frees what sup_alloc made and closes the descriptors; the signal mask goes back to what it was. */
 void sup_free(struct sup *s);
 

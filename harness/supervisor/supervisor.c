@@ -347,6 +347,7 @@ void sup_alloc(struct sup *s)
         s->deathfd[j] = -1;
     s->slot_of = xcalloc((size_t)s->nranks, sizeof *s->slot_of);
     s->dropped = xcalloc((size_t)s->nranks, sizeof *s->dropped);
+    s->done_seen = xcalloc((size_t)s->nranks, sizeof *s->done_seen);
     s->watts = xcalloc((size_t)s->nranks, sizeof *s->watts);
     s->energy_j = xcalloc((size_t)s->nranks, sizeof *s->energy_j);
     s->true_w = xcalloc((size_t)s->nranks, sizeof *s->true_w);
@@ -354,6 +355,29 @@ void sup_alloc(struct sup *s)
     s->late_cum = xcalloc(SUP_STALLS, sizeof *s->late_cum);
     for (int r = 0; r < s->nranks; r++)
         s->slot_of[r] = r;
+}
+
+void sup_checked_reset(struct sup *s, int64_t at)
+{
+    for (int r = 0; r < s->nranks; r++)
+        s->done_seen[r] = at;
+    atomic_store(&s->shm.hdr->checked_done, at);
+}
+
+void sup_checked(struct sup *s, int rank, int64_t iter)
+{
+    if (rank < 0 || rank >= s->nranks || iter + 1 <= s->done_seen[rank])
+        return;
+    int64_t was = s->done_seen[rank], checked = atomic_load(&s->shm.hdr->checked_done);
+    s->done_seen[rank] = iter + 1;
+    if (was > checked)
+        return;   /* not among the last: the least is unchanged */
+    int64_t least = INT64_MAX;
+    for (int r = 0; r < s->nranks; r++)
+        if (!s->dropped[r] && s->done_seen[r] < least)
+            least = s->done_seen[r];
+    if (least != INT64_MAX && least > checked)
+        atomic_store(&s->shm.hdr->checked_done, least);
 }
 
 void sup_free(struct sup *s)
@@ -367,7 +391,7 @@ void sup_free(struct sup *s)
     for (int j = 0; s->deathfd && j < 2 * s->nslots; j++)
         if (s->deathfd[j] >= 0)
             close(s->deathfd[j]);
-    void *bufs[] = { s->pid, s->alive, s->ready, s->expect_exit, s->deathfd, s->death_ns, s->death_unasked, s->slot_of, s->dropped,
+    void *bufs[] = { s->pid, s->alive, s->ready, s->expect_exit, s->deathfd, s->death_ns, s->death_unasked, s->slot_of, s->dropped, s->done_seen,
                      s->watts, s->energy_j, s->true_w, s->late_t, s->late_cum, s->spawn_ns, s->kill_ns };
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
         free(bufs[i]);

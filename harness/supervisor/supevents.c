@@ -52,6 +52,8 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
             json_object_set_new(o, "kind", json_string(step_kind_name((int)ev->elem)));
         break;
     case WEV_ITER:
+        if (ev->run == s->run)
+            sup_checked(s, rank, ev->iter);
         type = "iteration";
         o = json_pack("{s:i, s:i, s:I, s:f}", "rank", rank, "run", ev->run, "iter", (json_int_t)ev->iter, "dur_s",
                       ev->a);

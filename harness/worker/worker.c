@@ -251,6 +251,17 @@ static void worker_replicate(struct worker_ctx *w, int64_t done)
         worker_fail(w, EXIT_ENV, why);
     }
     int64_t every = ((const struct replica_params *)w->sc->recovery.params)->replicate_every;
+    /* this replica takes the place of the oldest of the ring's: whatever a later check finds must still have one
+     * before it, so the supervisor must have checked every iteration up to the oldest that stays, and the one after
+     * (an asynchronous fingerprint finds a flip an iteration late). A supervisor behind its ranks (a loaded machine)
+     * holds them back here rather than lose the state a recovery needs; it costs nothing when it keeps up. */
+    int64_t need = done - every * (REPLICA_SLOTS - 1) + 1;
+    for (unsigned spins = 0; need > 0 && atomic_load(&w->shm->hdr->checked_done) < need; spins++) {
+        if (shm_aborted(w->shm) || ring_count(&w->ctl->cmd) > 0)
+            break;   /* a stop or another command: the loop takes it */
+        worker_beat(w);
+        sleep_ns(spins < 64 ? 20000 : 200000);
+    }
     struct replica *r = shm_replica(w->shm, w->rank, (int)((done / every) % REPLICA_SLOTS));
     uint64_t seq = atomic_load(&r->seq);
     atomic_store(&r->seq, seq + 1);

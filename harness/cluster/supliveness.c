@@ -1,0 +1,108 @@
+/* harness/cluster/supliveness.c: liveness between nodes (see supcluster.h): heartbeats in a star (every node to
+ * node 0 and node 0 to every node, straight, never up the tree), a node silent past the heartbeat timeout lost, and
+ * node 0's list of the nodes it lost passed to the others, so that what they send up the tree goes around them. */
+#include <stdio.h>
+
+#include "cluster.h"
+#include "recovery/recovery.h"
+#include "supcluster_int.h"
+#include "util.h"
+
+/* Node k is lost (why: what showed it). It is a failure of that node, handled by the recovery: shrink (seen by node 0)
+ * goes on without the node's ranks — a recovery in which the node proposes nothing and keeps no rank; every other
+ * strategy needs the node's supervisor to start its ranks again, and node 0 to coordinate: the run fails (exit 1)
+ * on every node that can still say so, each writing its summary. */
+static void supc_node_lost(struct sup *s, int k, const char *why)
+{
+    const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
+    cluster_mark_lost(k);
+    if (k < SHM_MAX_NODES)
+        s->ln->node_gone[k] = 1;
+    results_node_left(&s->res, k);
+    if (!rec->drops_failed || s->node != 0 || k == 0) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "%s (recovery %s: %s)", why, rec->name,
+                 !rec->recovers ? "the run ends"
+                 : k == 0 ? "node 0 coordinates every recovery; the run ends"
+                 : rec->drops_failed ? "node 0 decides; the run ends here"
+                          : "a lost node's ranks cannot start again without its supervisor; relaunch the job");
+        sup_fail(s, SUP_STOP_NODE, msg);
+        return;
+    }
+    int64_t top = 0;   /* the furthest iteration this node's ranks reached: the failure's */
+    for (int r = 0; r < s->nranks; r++)
+        if (!s->dropped[r]) {
+            int64_t it = atomic_load(&shm_ctl(&s->shm, s->slot_of[r])->iter);
+            top = it > top ? it : top;
+        }
+    results_event(&s->res, mono_ns(), "node_lost",
+                  json_pack("{s:i, s:s, s:I, s:s}", "node", k, "recovery", rec->name, "iter", (json_int_t)top, "why", why));
+    gl_log("%s: shrink goes on without its ranks", why);
+    if ((s->fl->rm.state == RM_STOPPING || s->fl->rm.state == RM_AGREEING) && k < SHM_MAX_NODES && !s->ln->rec_got[k]) {
+        coord_fold(s, k, INT64_MAX, 0);   /* the recovery under way goes on without it */
+        return;
+    }
+    /* a failure on the queue like any other: the machine takes it up once it is idle (a recovery that already
+     * counted the node in is followed by one without it) */
+    if (s->fl->n_pending < SUP_MAX_PENDING)
+        s->fl->pending[s->fl->n_pending++] = (struct failure){ .fault = -1, .rank = -1, .det = -1, .iter = top };
+}
+
+/* Liveness between nodes, in a star: every node tells node 0 it is alive and node 0 tells every node, each
+ * heartbeat interval; a node silent for the heartbeat timeout (node 0, for the others) is a failure of that
+ * node: the run fails on every node that can still say so, each writing its summary. */
+void supc_liveness(struct sup *s, uint64_t now)
+{
+    if (!s->ln->hb_armed || s->stopping)
+        return;
+    if ((double)(now - s->ln->hb_sent) * 1e-9 >= s->sc->heartbeat.interval_s) {
+        json_t *o = json_pack("{s:i}", "run", s->run);
+        for (int k = 1; k < s->nodes && s->node == 0; k++)   /* node 0: the nodes it lost, to everyone */
+            if (supc_gone(s, k)) {
+                if (!json_object_get(o, "lost"))
+                    json_object_set_new(o, "lost", json_array());
+                json_array_append_new(json_object_get(o, "lost"), json_integer(k));
+            }
+        for (int k = 0; k < s->nodes; k++)
+            if (k != s->node && (s->node == 0 || k == 0))
+                cluster_send_json_direct(k, TAG_HB, o);
+        json_decref(o);
+        s->ln->hb_sent = now;
+    }
+    for (int k = 0; k < s->nodes; k++) {
+        if (k == s->node || (s->node != 0 && k != 0) || supc_gone(s, k) || (k < SHM_MAX_NODES && s->ln->node_ended[k]))
+            continue;   /* a node that sent its end record waits for the others in MPI_Finalize's barrier */
+        double silent = now > s->ln->node_seen[k] ? (double)(now - s->ln->node_seen[k]) * 1e-9 : 0;
+        if (silent > s->sc->heartbeat.timeout_s) {
+            results_event(&s->res, now, "node_silent", json_pack("{s:i, s:f, s:f}", "node", k, "silent_s", silent,
+                                                                 "timeout_s", s->sc->heartbeat.timeout_s));
+            char msg[200];
+            snprintf(msg, sizeof msg, "node %d: no word from its supervisor for %.1f s (heartbeat timeout %.1f s): the "
+                                      "node is stalled or gone", k, silent, s->sc->heartbeat.timeout_s);
+            supc_node_lost(s, k, msg);
+            return;
+        }
+    }
+    int stalled = cluster_stalled_peer();
+    if (stalled > 0 && s->node != 0) {   /* this node's relay up the tree: node 0 judges it; ours go around it */
+        cluster_mark_lost(stalled);
+        results_event(&s->res, now, "relay_lost", json_pack("{s:i, s:f}", "node", stalled, "silent_s",
+                                                            s->sc->heartbeat.timeout_s));
+        return;
+    }
+    if (stalled >= 0 && !supc_gone(s, stalled) && !(stalled < SHM_MAX_NODES && s->ln->node_ended[stalled])) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "node %d: took no message from this node for %.1f s: the node is stalled or gone",
+                 stalled, s->sc->heartbeat.timeout_s);
+        results_event(&s->res, now, "node_silent", json_pack("{s:i, s:f, s:f}", "node", stalled, "silent_s",
+                                                             s->sc->heartbeat.timeout_s, "timeout_s",
+                                                             s->sc->heartbeat.timeout_s));
+        supc_node_lost(s, stalled, msg);
+        return;
+    }
+    if (s->fl->rec_wait && s->fl->rec_wait_since &&
+        (double)(now - s->fl->rec_wait_since) * 1e-9 > s->sc->heartbeat.timeout_s + s->sc->heartbeat.startup_s)
+        sup_fail(s, SUP_STOP_RECOVERY_FAILED, "recovery: node 0 did not answer this node's recovery request within the heartbeat timeout and "
+                    "start-up time");
+}
+
