@@ -128,6 +128,7 @@ int cluster_init(char *why, size_t n)
     MPI_Comm_rank(cl.comm, &cl.node);
     MPI_Comm_size(cl.comm, &cl.nodes);
     cl.on = 1;
+    cl.fly = xcalloc((size_t)MAX_INFLIGHT(cl.nodes), sizeof *cl.fly);
     up_init();
     return 0;
 }
@@ -160,9 +161,9 @@ void send_owned(char *buf, size_t len, int dest, int tag)
         return;
     }
     uint64_t end = mono_ns() + (uint64_t)(cl.send_wait_s * 1e9);
-    while (cl.nfly == MAX_INFLIGHT) {   /* node 0 is behind: wait for a slot rather than drop telemetry, for a while */
+    while (cl.nfly == MAX_INFLIGHT(cl.nodes)) {   /* the peer is behind: wait for a slot rather than drop, a while */
         reap_sends(0);
-        if (cl.nfly < MAX_INFLIGHT)
+        if (cl.nfly < MAX_INFLIGHT(cl.nodes))
             break;
         if (mono_ns() > end) {   /* it takes nothing: a stalled node; the liveness check says so */
             cl.dropped++;

@@ -15,7 +15,8 @@
  * node (node 0's to the others, and every heartbeat) */
 enum { TAG_UP = 1, TAG_BYE, TAG_FAIL, TAG_JSON, TAG_CLOCK, TAG_CHAIN, TAG_RESULT };   /* TAG_BYE: up_leave_lost */
 #define BATCH (256u << 10)   /* bytes of records per message */
-#define MAX_INFLIGHT 64
+/* sends in flight at most: 64, and 4 per node (node 0 sends each node its heartbeat, a go, a boundary at once) */
+#define MAX_INFLIGHT(nodes) (64 + 4 * (nodes))
 
 struct cluster_state {
     int on, node, nodes;
@@ -28,7 +29,7 @@ struct cluster_state {
     struct up_seen *seen;      /* node 0: per origin, the records taken */
     unsigned char *ended;      /* per node: its end record passed here */
     uint64_t relayed;          /* bytes of other nodes' records passed on */
-    struct { MPI_Request req; char *buf; int dest; } fly[MAX_INFLIGHT];
+    struct cl_send { MPI_Request req; char *buf; int dest; } *fly;   /* MAX_INFLIGHT(nodes) of them */
     int nfly;
     MPI_Request barrier;
     int barrier_on;
