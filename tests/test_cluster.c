@@ -603,6 +603,24 @@ Test(cluster, a_stalled_node_is_noticed_within_the_heartbeat_timeout, .timeout =
     free(log);
 }
 
+/* Stops node 1's supervisor (sup1) for good, waits up to limit_s for node 0's summary and for the launcher to end;
+ * returns the summary, *log the run's output. */
+static json_t *stall_and_wait(const char *out, pid_t sup1, pid_t launcher, double limit_s, char **log)
+{
+    char path[600];
+    cr_assert_eq(kill(sup1, SIGSTOP), 0);
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    uint64_t t0 = mono_ns();
+    while (access(path, F_OK) != 0 && (double)(mono_ns() - t0) * 1e-9 < limit_s)
+        sleep_ns(50000000);
+    kill(sup1, SIGKILL);   /* the stalled node never comes back */
+    int st;
+    waitpid(launcher, &st, 0);
+    snprintf(path, sizeof path, "%s.log", out);
+    *log = e2e_read(path);
+    return e2e_summary(out);
+}
+
 /* With shrink, a stalled node is a failure of that node: node 0 goes on without its ranks and ends the run whole. */
 Test(cluster, a_stalled_node_is_shrunk_away_and_the_run_goes_on, .timeout = 150)
 {
@@ -613,18 +631,8 @@ Test(cluster, a_stalled_node_is_shrunk_away_and_the_run_goes_on, .timeout = 150)
                                "sim: {tflops: 0.005}\npower: {sample_hz: 100}\n"
                                "heartbeat: {interval: 100ms, timeout: 2s}\nrecovery: {shrink: {replicate_every: 5}}\n";
     pid_t sup1, launcher = launch_two(text, out, &sup1);
-    cr_assert_eq(kill(sup1, SIGSTOP), 0);
-    char path[600];
-    snprintf(path, sizeof path, "%s/summary.json", out);
-    uint64_t t0 = mono_ns();
-    while (access(path, F_OK) != 0 && mono_ns() - t0 < 60000000000ull)
-        sleep_ns(50000000);
-    kill(sup1, SIGKILL);   /* the stalled node never comes back */
-    int st;
-    waitpid(launcher, &st, 0);
-    snprintf(path, sizeof path, "%s.log", out);
-    char *log = e2e_read(path);
-    json_t *s = e2e_summary(out);
+    char *log;
+    json_t *s = stall_and_wait(out, sup1, launcher, 60, &log);
     cr_assert(s, "node 0 wrote no summary:\n%s", log);
     cr_assert_eq(json_integer_value(json_object_get(s, "exit")), 0, "exit %lld, stopped: %s\n%s",
                  (long long)json_integer_value(json_object_get(s, "exit")),
@@ -814,18 +822,8 @@ Test(cluster, the_nodes_below_a_stalled_relay_go_around_it, .timeout = 200)
                                "sim: {tflops: 0.005}\npower: {sample_hz: 100}\n"
                                "heartbeat: {interval: 100ms, timeout: 2s}\nrecovery: {shrink: {replicate_every: 5}}\n";
     pid_t sup1, launcher = launch_n(5, text, out, &sup1);
-    cr_assert_eq(kill(sup1, SIGSTOP), 0);
-    char path[600];
-    snprintf(path, sizeof path, "%s/summary.json", out);
-    uint64_t t0 = mono_ns();
-    while (access(path, F_OK) != 0 && mono_ns() - t0 < 120000000000ull)
-        sleep_ns(50000000);
-    kill(sup1, SIGKILL);   /* the stalled relay never comes back */
-    int st;
-    waitpid(launcher, &st, 0);
-    snprintf(path, sizeof path, "%s.log", out);
-    char *log = e2e_read(path);
-    json_t *s = e2e_summary(out);
+    char *log, path[600];
+    json_t *s = stall_and_wait(out, sup1, launcher, 120, &log);
     cr_assert_eq(json_integer_value(json_object_get(s, "exit")), 0, "exit %lld, stopped: %s\n%s",
                  (long long)json_integer_value(json_object_get(s, "exit")),
                  json_string_value(json_object_get(s, "stopped")), log);

@@ -164,8 +164,8 @@ static void fold_rows(const double *t, const double *v, size_t k, const double *
     }
 }
 
-/* Reads rank 0's compute starts (s) and the run's begin and end from dir/events.jsonl; returns the starts' count. */
-static size_t read_events(const char *dir, double *starts, size_t max, double *begin, double *end)
+/* Reads rank's compute starts (s) and the run's begin and end from dir/events.jsonl; returns the starts' count. */
+static size_t read_events_of(const char *dir, int rank, double *starts, size_t max, double *begin, double *end)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/events.jsonl", dir);
@@ -182,13 +182,50 @@ static size_t read_events(const char *dir, double *starts, size_t max, double *b
             *begin = t;
         else if (what && strcmp(what, "run_end") == 0)
             *end = t;
-        else if (what && strcmp(what, "phase_begin") == 0 && json_integer_value(json_object_get(o, "rank")) == 0 &&
+        else if (what && strcmp(what, "phase_begin") == 0 && json_integer_value(json_object_get(o, "rank")) == rank &&
                  strcmp(json_string_value(json_object_get(o, "phase")), "compute") == 0 && ns < max)
             starts[ns++] = t;
         json_decref(o);
     }
     free(ev);
     return ns;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median time (s) from a compute start at the low level to the first row whose truth (tw) is past half way
+ * from its p1 to its p99: the power's own delay behind the phase in this run, at the sampler's ticks. */
+static double truth_delay(const double *t, const double *tw, size_t k, const double *starts, size_t ns)
+{
+    double *v = xmalloc((k ? k : 1) * sizeof *v), *d = xmalloc((ns ? ns : 1) * sizeof *d);
+    memcpy(v, tw, k * sizeof *v);
+    qsort(v, k, sizeof *v, cmp_double);
+    double lo = k ? v[k / 100] : NAN, hi = k ? v[k - 1 - k / 100] : NAN, half = (lo + hi) / 2;
+    size_t nd = 0, i = 0;
+    for (size_t s = 0; s < ns; s++) {
+        while (i < k && t[i] < starts[s])
+            i++;
+        if (i >= k || tw[i] > lo + (hi - lo) / 4)
+            continue;   /* not from the low level */
+        for (size_t j = i; j < k && t[j] - starts[s] < 2.0; j++)
+            if (tw[j] >= half) {
+                d[nd++] = t[j] - starts[s];
+                break;
+            }
+    }
+    qsort(d, nd, sizeof *d, cmp_double);
+    double med = nd >= 3 ? d[nd / 2] : NAN;
+    free(v), free(d);
+    return med;
+}
+
+static size_t read_events(const char *dir, double *starts, size_t max, double *begin, double *end)
+{
+    return read_events_of(dir, 0, starts, max, begin, end);
 }
 
 /* Runs scenario text on sim into a new results folder (its log at log); returns the folder. */
@@ -219,9 +256,6 @@ Test(sensor, a_sim_run_through_a_100ms_sensor_is_held_against_the_truth, .timeou
         cr_log_info("rank %zu: update %.1f ms, lag %.1f ms", r, u,
                     json_number_value(json_object_get(json_array_get(sens, r), "lag_ms")));
         cr_assert_float_eq(u, 100, 5, "rank %zu's sensor: %.1f ms", r, u);
-        /* the model's own delay: half the 100 ms averaging window, plus the 10 ms response's time to half way (7 ms) */
-        double lag = json_number_value(json_object_get(json_array_get(sens, r), "lag_ms"));
-        cr_assert(lag > 57 - 30 && lag < 57 + 30, "rank %zu's lag %.1f ms against the model's 57 ms", r, lag);
     }
     json_t *run = json_array_get(json_object_get(s, "runs"), 0), *agg = json_object_get(json_object_get(run, "power"),
                                                                                           "aggregate");
@@ -258,6 +292,17 @@ Test(sensor, a_sim_run_through_a_100ms_sensor_is_held_against_the_truth, .timeou
                            tr.swing_w);
         cr_assert_float_eq(r1, tr.ramp_up_w_s[2], 0.05 * tr.ramp_up_w_s[2], "rank %d: 1 s ramp %.0f against %.0f", r,
                            r1, tr.ramp_up_w_s[2]);
+        /* the lag: the model's sensor shows a step half the 100 ms averaging window after the truth does (57 ms
+         * against the 10 ms response's 7 ms). Judged against the truth's own delay in this run, read at the same
+         * ticks: a loaded machine delays both alike (a late sampler, a worker slow to set its power), 96 ms was
+         * seen under ASan beside other work where the truth's was late as much */
+        double lag = json_number_value(json_object_get(json_array_get(sens, (size_t)r), "lag_ms"));
+        double mine[256], b, e;   /* this rank's own compute starts: the ranks leave the all-reduce apart */
+        size_t nm = read_events_of(out, r, mine, 256, &b, &e);
+        double truth = truth_delay(t, tw, k, mine, nm) * 1e3;
+        cr_log_info("rank %d: lag %.1f ms, the truth's %.1f ms", r, lag, truth);
+        cr_assert(isfinite(truth) && lag - truth > 50 - 25 && lag - truth < 50 + 25,
+                  "rank %d's lag %.1f ms, %.1f ms behind the truth's (the model: 50 ms)", r, lag, lag - truth);
         free(t), free(w), free(tw);
     }
     /* the folded waveform against the truth folded the same way (its samples at their own times, no lag) */

@@ -152,6 +152,32 @@ static int subtree_ended(int k)
     return 1;
 }
 
+/* While leaving: takes one waiting message, if any (never blocks): what the nodes below still send is passed on,
+ * anything else dropped (control is over). Its tag (0: none waited, after a nap of the spins-th turn; -1: MPI
+ * failed) and *src its sender. */
+static int leave_take(unsigned spins, int *src)
+{
+    int flag = 0, len = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, cl.comm, &flag, &st) != MPI_SUCCESS)
+        return -1;
+    if (!flag || st.MPI_TAG == TAG_CLOCK) {
+        up_flush();
+        reap_sends(0);
+        sleep_ns(spins < 100 ? 20000 : 1000000);
+        return 0;
+    }
+    MPI_Get_count(&st, MPI_BYTE, &len);
+    char *buf = xmalloc((size_t)len + 1);
+    MPI_Recv(buf, len, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, cl.comm, MPI_STATUS_IGNORE);
+    cl.received += (uint64_t)len;
+    if (st.MPI_TAG == TAG_UP)
+        up_take(buf, (size_t)len, NULL);
+    free(buf);
+    *src = st.MPI_SOURCE;
+    return st.MPI_TAG;
+}
+
 void up_leave(void)
 {
     if (cl.node == 0)
@@ -159,24 +185,10 @@ void up_leave(void)
     up_end();
     up_flush();
     uint64_t end = mono_ns() + (uint64_t)(cl.send_wait_s * 1e9);
-    for (unsigned spins = 0; !subtree_ended(cl.node) && mono_ns() < end; spins++) {
-        int flag = 0, len = 0;
-        MPI_Status st;
-        if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, cl.comm, &flag, &st) != MPI_SUCCESS)
+    int src;
+    for (unsigned spins = 0; !subtree_ended(cl.node) && mono_ns() < end; spins++)
+        if (leave_take(spins, &src) < 0)
             break;
-        if (!flag || st.MPI_TAG == TAG_CLOCK) {
-            reap_sends(0);
-            sleep_ns(spins < 100 ? 20000 : 1000000);
-            continue;
-        }
-        MPI_Get_count(&st, MPI_BYTE, &len);
-        char *buf = xmalloc((size_t)len + 1);
-        MPI_Recv(buf, len, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, cl.comm, MPI_STATUS_IGNORE);
-        cl.received += (uint64_t)len;
-        if (st.MPI_TAG == TAG_UP)   /* what the nodes below still send: passed on; control messages are over */
-            up_take(buf, (size_t)len, NULL);
-        free(buf);
-    }
     if (!subtree_ended(cl.node))
         gl_log("cluster: node %d: nodes below it had not left after %.0f s: what they send now is lost", cl.node,
                cl.send_wait_s);
@@ -202,26 +214,9 @@ void up_leave_lost(void)
     }
     /* node 0 may take a while to end (its summary, the cluster's figures); gone, the launcher ends this one too */
     uint64_t end = mono_ns() + (uint64_t)((4 * cl.send_wait_s + 60) * 1e9);
-    for (unsigned spins = 0; mono_ns() < end; spins++) {
-        int flag = 0, len = 0;
-        MPI_Status st;
-        if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, cl.comm, &flag, &st) != MPI_SUCCESS)
-            return;
-        if (!flag || st.MPI_TAG == TAG_CLOCK) {
-            up_flush();
-            reap_sends(0);
-            sleep_ns(spins < 100 ? 100000 : 2000000);
-            continue;
-        }
-        MPI_Get_count(&st, MPI_BYTE, &len);
-        char *buf = xmalloc((size_t)len + 1);
-        MPI_Recv(buf, len, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, cl.comm, MPI_STATUS_IGNORE);
-        if (st.MPI_TAG == TAG_UP)   /* a node below still leaving: passed on */
-            up_take(buf, (size_t)len, NULL);
-        free(buf);
-        if (st.MPI_TAG == TAG_BYE && st.MPI_SOURCE == 0)
-            break;
-    }
+    int src = -1, tag = 0;
+    for (unsigned spins = 0; mono_ns() < end && tag >= 0 && !(tag == TAG_BYE && src == 0); spins++)
+        tag = leave_take(spins, &src);
     up_flush();
     sends_done(mono_ns() + (uint64_t)(cl.send_wait_s * 1e9));
 }
