@@ -86,6 +86,11 @@ static void cp_schedule(const struct cp_opts *o, int k, struct cp_sched *s)
         int w = (int)(rng_next(&r) % 100), kind = 0;
         while (w >= weight[kind])
             w -= weight[kind++];
+        /* a straggler needs its bound after it (persist slow phases, and room for a loaded host to break one run of
+         * them): one drawn too late for that in the run goes earlier, or becomes a crash where nothing earlier is free */
+        int latest = o->shape.iterations - o->shape.persist - 3;
+        if (kind == CK_STRAGGLER && at > latest)
+            at = latest >= lo ? latest : at, kind = latest >= lo ? kind : CK_CRASH;
         s->f[i] = (struct cp_fault){ .kind = kind, .rank = (int)(rng_next(&r) % (uint64_t)(o->shape.ranks * o->shape.nodes)),
                                      .at = at,
                                      .target = (int)(rng_next(&r) % 4), .where = (int)(rng_next(&r) % 5),
