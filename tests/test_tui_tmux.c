@@ -102,13 +102,13 @@ static const char scenario[] =
     "recovery: restart\n"
     "mitigations: [none, {filler: {floor: 60%}}]\n";
 
-Test(tui_tmux, watch_inject_pause_skip_and_quit, .timeout = 120, .fini = stop_pane)
+Test(tui_tmux, watch_inject_pause_skip_and_quit, .timeout = 120 + E2E_SETUP_S, .fini = stop_pane)
 {
     start_pane();
     const char *sc = e2e_scenario(scenario), *out = e2e_outdir();
     sh("tmux -L %s send-keys -t t '%s run %s --out %s --backend sim; echo EXIT=$?' Enter", sock, GAUNTLET_BIN, sc, out);
     cr_assert_eq(wait_for(" gauntlet run  tmux  sim", 20), 0, "no live view:\n%s", pane);
-    cr_assert_eq(wait_for("[running]", 20), 0, "%s", pane);
+    cr_assert_eq(wait_for("[running]", E2E_SETUP_S), 0, "%s", pane);
     long a = iter_shown();
     usleep(1500000);
     long b = iter_shown();
@@ -177,7 +177,7 @@ Test(tui_tmux, watch_inject_pause_skip_and_quit, .timeout = 120, .fini = stop_pa
 
 /* Two nodes under mpirun: rank 0 draws on the terminal itself and reads the keys mpirun forwards; p pauses
  * and m skips on every node at one boundary the nodes agree on. */
-Test(tui_tmux, two_nodes_under_mpirun_pause_and_skip_together, .timeout = 120, .fini = stop_pane)
+Test(tui_tmux, two_nodes_under_mpirun_pause_and_skip_together, .timeout = 120 + E2E_SETUP_S, .fini = stop_pane)
 {
 #ifndef GAUNTLET_HAVE_MPI
     cr_skip_test("built without MPI (install libopenmpi-dev)");
@@ -193,7 +193,7 @@ Test(tui_tmux, two_nodes_under_mpirun_pause_and_skip_together, .timeout = 120, .
     sh("tmux -L %s send-keys -t t 'mpirun --oversubscribe --allow-run-as-root -np 2 %s run %s --out %s --backend sim "
        "> %s.stdout; echo EXIT=$?' Enter", sock, GAUNTLET_BIN, sc, out, out);
     cr_assert_eq(wait_for("4 ranks on 2 nodes", 30), 0, "no live view under mpirun:\n%s", pane);
-    cr_assert_eq(wait_for("[running]", 20), 0, "%s", pane);
+    cr_assert_eq(wait_for("[running]", E2E_SETUP_S), 0, "%s", pane);
     keys("p");
     cr_assert_eq(wait_for("[paused]", 10), 0, "%s", pane);
     long p1 = iter_shown();
@@ -226,13 +226,13 @@ Test(tui_tmux, two_nodes_under_mpirun_pause_and_skip_together, .timeout = 120, .
     json_decref(s);
 }
 
-Test(tui_tmux, a_crash_of_the_harness_gives_the_terminal_back, .timeout = 60, .fini = stop_pane)
+Test(tui_tmux, a_crash_of_the_harness_gives_the_terminal_back, .timeout = 60 + E2E_SETUP_S, .fini = stop_pane)
 {
     start_pane();
     const char *sc = e2e_scenario(scenario), *out = e2e_outdir();
     sh("tmux -L %s send-keys -t t '%s run %s --out %s --backend sim; echo EXIT=$?' Enter", sock, GAUNTLET_BIN, sc, out);
-    cr_assert_eq(wait_for("[running]", 20), 0, "%s", pane);
-    cr_assert_eq(e2e_wait_events(out, "iteration", 1, 20), 0, "no iteration within 20 s");   /* lines to keep */
+    cr_assert_eq(wait_for("[running]", E2E_SETUP_S), 0, "%s", pane);
+    cr_assert_eq(e2e_wait_started(out, 1, 20), 0, "no iteration within 20 s of the set-up");   /* lines to keep */
     pid_t w[8];
     int nw = e2e_worker_pids(out, w, 8);
     cr_assert_gt(nw, 0);
@@ -260,12 +260,12 @@ Test(tui_tmux, a_crash_of_the_harness_gives_the_terminal_back, .timeout = 60, .f
     }
 }
 
-Test(tui_tmux, ctrl_c_stops_in_order_and_gives_the_terminal_back, .timeout = 60, .fini = stop_pane)
+Test(tui_tmux, ctrl_c_stops_in_order_and_gives_the_terminal_back, .timeout = 60 + E2E_SETUP_S, .fini = stop_pane)
 {
     start_pane();
     const char *sc = e2e_scenario(scenario), *out = e2e_outdir();
     sh("tmux -L %s send-keys -t t '%s run %s --out %s --backend sim; echo EXIT=$?' Enter", sock, GAUNTLET_BIN, sc, out);
-    cr_assert_eq(wait_for("[running]", 20), 0, "%s", pane);
+    cr_assert_eq(wait_for("[running]", E2E_SETUP_S), 0, "%s", pane);
     keys("C-c");
     cr_assert_eq(wait_exit(20), 0, "%s", pane);
     cr_assert(strstr(pane, "EXIT=1"), "SIGINT stops the run early: exit 1\n%s", pane);
