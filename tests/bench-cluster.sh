@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# tests/bench-cluster.sh [--ranks R] [--iterations I] [--forward nodes|ranks] [--fanout F] [GAUNTLET] [NODES...]: what
-# gathering the nodes' telemetry costs node 0 as nodes are added.
-# Runs one sim scenario (R ranks per node, default 1; I iterations, default 200, of 256^3 GEMMs and a 4 MiB all-reduce;
-# power at 100 Hz) under `mpirun --oversubscribe -np N` for each N (default 2 4 8 16 32) on this one machine, and
+# tests/bench-cluster.sh [--ranks R] [--iterations I] [--forward nodes|ranks] [--fanout F] [--sample-hz HZ]
+# [--bytes SIZE] [--heartbeat INTERVAL,TIMEOUT] [GAUNTLET] [NODES...]: what gathering the nodes' telemetry costs node 0
+# as nodes are added.
+# Runs one sim scenario (R ranks per node, default 1; I iterations, default 200, of 256^3 GEMMs and a SIZE all-reduce,
+# default 4MiB; power at HZ, default 100; the nodes' heartbeat every INTERVAL, silence TIMEOUT, default 100ms,60s:
+# low rates let hundreds of supervisors share a few cores) under `mpirun --oversubscribe -np N` for each N (default 2 4 8 16 32) on this one machine, and
 # prints per N: the wall time, the bytes node 0 received (summary.json nodes[0].telemetry_received_bytes: telemetry,
 # control and heartbeats) per second and per other node and iteration, node 0's supervisor CPU seconds and share of
 # one core, its largest resident memory, the mean CPU of the other nodes' supervisors, and the most bytes one of them
@@ -10,13 +12,16 @@
 # line through each of node 0's figures against N, and what the lines say at 4,096 nodes. Every "node" shares this
 # machine's cores, so CPU and wall time are upper bounds; bytes are what they are. Needs python3.
 set -euo pipefail
-RANKS=1 ITERS=200 FORWARD=nodes FANOUT=8
+RANKS=1 ITERS=200 FORWARD=nodes FANOUT=8 HZ=100 BYTES=4MiB HB_INTERVAL=100ms HB_TIMEOUT=60s
 while [ $# -gt 0 ]; do
   case "$1" in
     --ranks) RANKS=$2; shift 2 ;;
     --iterations) ITERS=$2; shift 2 ;;
     --forward) FORWARD=$2; shift 2 ;;
     --fanout) FANOUT=$2; shift 2 ;;
+    --sample-hz) HZ=$2; shift 2 ;;
+    --bytes) BYTES=$2; shift 2 ;;
+    --heartbeat) HB_INTERVAL=${2%,*} HB_TIMEOUT=${2#*,}; shift 2 ;;
     *) break ;;
   esac
 done
@@ -24,7 +29,8 @@ BIN=$(realpath "${1:-build/gauntlet}")
 shift || true
 NODES=${*:-2 4 8 16 32}
 OUT=$(mktemp -d /tmp/gauntlet-bench-cluster.XXXXXX)
-echo "ranks per node $RANKS, $ITERS iterations, forward: $FORWARD, gather_fanout $FANOUT, $(nproc) cores; results in $OUT"
+echo "ranks per node $RANKS, $ITERS iterations, all-reduce $BYTES, power at $HZ Hz, heartbeat $HB_INTERVAL (timeout" \
+  "$HB_TIMEOUT), forward: $FORWARD, gather_fanout $FANOUT, $(nproc) cores; results in $OUT"
 printf '%-6s %8s %12s %16s %12s %10s %12s %14s %14s\n' nodes wall_s node0_recv_B/s B/node/iter node0_cpu_s node0_core \
   node0_rss_MB others_cpu_s relay_max_B/s
 for n in $NODES; do
@@ -38,9 +44,9 @@ forward: $FORWARD
 gather_fanout: $FANOUT
 workload:
   gemm: { m: 256, n: 256, k: 256 }
-  allreduce: { bytes: 4MiB }
-power: { sample_hz: 100 }
-heartbeat: { timeout: 60s }
+  allreduce: { bytes: $BYTES }
+power: { sample_hz: $HZ }
+heartbeat: { interval: $HB_INTERVAL, timeout: $HB_TIMEOUT }
 EOT
   if ! mpirun --oversubscribe --allow-run-as-root -np "$n" "$BIN" run "$OUT/s$n.yaml" --out "$OUT/r$n" --backend sim \
       --headless > "$OUT/r$n.log" 2>&1; then

@@ -253,19 +253,20 @@ static void *proxy_main(void *arg)
     b.bytes = sizeof(struct msg) + (most ? most : 1) * sizeof(float);
     b.in = xmalloc(b.bytes);
     bufs_new(&b);
-    for (unsigned spins = 0; !atomic_load(&cl.proxy_stop);) {
+    while (!atomic_load(&cl.proxy_stop)) {
+        uint32_t seen = atomic_load(&h->xn.want_seq);   /* before `want`: a bump after this look wakes the sleep */
         uint64_t id = atomic_load(&h->xn.want);
-        if (id == last || shm_aborted(cl.shm)) {
-            proxy_nap(spins++);
+        if (id == last || shm_aborted(cl.shm)) {   /* asleep until the ranks start a collective (or a stop, 50 ms) */
+            shm_seq_wait(&h->xn.want_seq, seen, 50000000);
             continue;
         }
-        spins = 0;
         last = id;
         if (proxy_collective(&b, id, (size_t)h->xn.count) != 0) {
             bufs_new(&b);   /* the old ones may still be read by MPI: left to it */
             continue;
         }
         atomic_store(&h->xn.out_ready, id);
+        shm_seq_bump(&h->xn.out_seq);   /* wakes the node's ranks */
     }
     free(b.in);
     bufs_free(&b);
@@ -291,6 +292,7 @@ void cluster_proxy_stop(void)
     if (!cl.proxy_on)
         return;
     atomic_store(&cl.proxy_stop, 1);
+    shm_seq_bump(&cl.shm->hdr->xn.want_seq);
     pthread_join(cl.proxy, NULL);
     cl.proxy_on = 0;
 }

@@ -26,6 +26,8 @@
 int supc_gone(const struct sup *s, int node);
 /* Whether node has been silent past the heartbeat timeout (node 0, for the others; the others, for node 0). */
 int supc_silent(const struct sup *s, int node);
+/* How often the nodes beat to each other: max(heartbeat interval, heartbeat timeout / 10) (supliveness.c). */
+double supc_node_beat_s(const struct scenario *sc);
 /* Heartbeats out, silent nodes lost (supliveness.c). */
 void supc_liveness(struct sup *s, uint64_t now);
 /* Node 0: every node stops and enters the recovery of failure f (this node's own, or none here). */

@@ -1,6 +1,7 @@
 /* harness/cluster/supliveness.c: liveness between nodes (see supcluster.h): heartbeats in a star (every node to
  * node 0 and node 0 to every node, straight, never up the tree), a node silent past the heartbeat timeout lost, and
  * node 0's list of the nodes it lost passed to the others, so that what they send up the tree goes around them. */
+#include <math.h>
 #include <stdio.h>
 
 #include "cluster.h"
@@ -48,14 +49,22 @@ static void supc_node_lost(struct sup *s, int k, const char *why)
         s->fl->pending[s->fl->n_pending++] = (struct failure){ .fault = -1, .rank = -1, .det = -1, .iter = top };
 }
 
+/* How often the nodes beat to each other: the heartbeat interval, or a tenth of the timeout where that is longer.
+ * Silence is judged against the timeout alone, so ten beats to a timeout lose nothing of what is detected or when,
+ * and node 0 sends a thousand nodes 1,000 beats a second at the defaults (100 ms, 10 s), not 10,000. */
+double supc_node_beat_s(const struct scenario *sc)
+{
+    return fmax(sc->heartbeat.interval_s, sc->heartbeat.timeout_s / 10);
+}
+
 /* Liveness between nodes, in a star: every node tells node 0 it is alive and node 0 tells every node, each
- * heartbeat interval; a node silent for the heartbeat timeout (node 0, for the others) is a failure of that
+ * supc_node_beat_s; a node silent for the heartbeat timeout (node 0, for the others) is a failure of that
  * node: the run fails on every node that can still say so, each writing its summary. */
 void supc_liveness(struct sup *s, uint64_t now)
 {
     if (!s->ln->hb_armed || s->stopping)
         return;
-    if ((double)(now - s->ln->hb_sent) * 1e-9 >= s->sc->heartbeat.interval_s) {
+    if ((double)(now - s->ln->hb_sent) * 1e-9 >= supc_node_beat_s(s->sc)) {
         json_t *o = json_pack("{s:i}", "run", s->run);
         for (int k = 1; k < s->nodes && s->node == 0; k++)   /* node 0: the nodes it lost, to everyone */
             if (supc_gone(s, k)) {

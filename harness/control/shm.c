@@ -1,10 +1,15 @@
 /* harness/control/shm.c: creating, mapping and using the shared control block (see shm.h). */
 #include "shm.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <math.h>
-
 #include <sched.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -124,7 +129,30 @@ float *shm_slot(struct shm *s, int rank)
 float *shm_result(struct shm *s) { return shm_slot(s, (int)s->hdr->nranks); }
 
 
-void shm_abort(struct shm *s) { atomic_store(&s->hdr->abort, 1); }
+void shm_abort(struct shm *s)
+{
+    atomic_store(&s->hdr->abort, 1);
+    shm_seq_bump(&s->hdr->xn.want_seq);
+    shm_seq_bump(&s->hdr->xn.out_seq);
+}
+
+void shm_seq_wait(_Atomic uint32_t *w, uint32_t seen, uint64_t timeout_ns)
+{
+    struct timespec ts = { .tv_sec = (time_t)(timeout_ns / 1000000000u), .tv_nsec = (long)(timeout_ns % 1000000000u) };
+    if (syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT, seen, &ts, NULL, 0) != 0 && errno != EAGAIN &&
+        errno != ETIMEDOUT && errno != EINTR)
+        sleep_ns(timeout_ns < 1000000 ? timeout_ns : 1000000);   /* no futex here: a short nap, the caller looks again */
+}
+
+void shm_seq_bump(_Atomic uint32_t *w)
+{
+    atomic_fetch_add(w, 1);
+    static int said;
+    if (syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0) < 0 && !said) {
+        said = 1;   /* the sleepers wake at their timeout: slower, never stuck */
+        gl_log("futex wake failed (%s): the all-reduce's waits end at their timeouts", strerror(errno));
+    }
+}
 int shm_aborted(struct shm *s) { return atomic_load_explicit(&s->hdr->abort, memory_order_relaxed) != 0; }
 
 int shm_barrier(struct shm *s, void (*beat)(void *), void *arg)

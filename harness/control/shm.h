@@ -180,6 +180,8 @@ struct shm_hdr {
         _Atomic uint64_t out_ready; /* the result holds the sum over every node (the proxy thread is done with the
                                        slots) */
         uint64_t count;             /* floats in this collective */
+        _Atomic uint32_t want_seq;  /* bumped after `want` moves: the proxy thread sleeps on it (shm_seq_wait) */
+        _Atomic uint32_t out_seq;   /* bumped after `out_ready` moves: the node's ranks sleep on it */
         _Atomic uint32_t world_active; /* ranks taking part over every node (shrink lowers it) */
         _Atomic uint32_t active_before; /* ranks taking part on the nodes before this one: its first rank's place */
         uint8_t live[SHM_MAX_NODES];   /* nodes with ranks still taking part: the sim's sum skips the others */
@@ -211,9 +213,15 @@ float *shm_slot(struct shm *s, int rank);
 float *shm_result(struct shm *s);
 /* Waits until all active ranks arrive; calls beat(arg) while waiting. 0, or -1 when abort was set. */
 int shm_barrier(struct shm *s, void (*beat)(void *), void *arg);
-/* Sets the abort flag: every waiting rank gives up. */
+/* Sets the abort flag: every waiting rank gives up (those asleep on the all-reduce's words are woken). */
 void shm_abort(struct shm *s);
 int shm_aborted(struct shm *s);
+/* A futex on a word of the control block, between processes: shm_seq_wait sleeps while *w still holds seen, at most
+ * timeout_ns (a wake, a change of *w, the timeout or a signal ends it: the caller looks again at what it waits for);
+ * shm_seq_bump changes *w and wakes every sleeper. Read *w before the condition waited for, and bump it after the
+ * condition is made true, and no wake is lost. Where futexes fail, the wait is a nap of at most 1 ms. */
+void shm_seq_wait(_Atomic uint32_t *w, uint32_t seen, uint64_t timeout_ns);
+void shm_seq_bump(_Atomic uint32_t *w);
 
 /* Publishes the modeled power state of a rank (worker side). */
 void ctl_set_power(struct ctl *c, const struct power_state *ps);

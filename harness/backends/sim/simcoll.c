@@ -10,19 +10,22 @@
 
 #include "util.h"
 
-/* Waits until *flag holds id (the proxy thread moved the data); beats meanwhile. Naps that double from 2 us to
- * 1 ms: a short wait is answered at once, and hundreds of ranks waiting on one machine do not take its cores in
- * wake-ups. 0, or -1 on abort. */
-static int simcoll_wait(struct shm *s, _Atomic uint64_t *flag, uint64_t id, void (*beat)(void *), void *arg)
+/* Waits until *flag holds id (the proxy thread moved the data, then bumped *seq); beats meanwhile, at least every
+ * 10 ms. Asleep on *seq, not napping: the proxy's bump wakes the rank at once, and hundreds of ranks waiting on one
+ * machine take no cores in wake-ups. 0, or -1 on abort. */
+static int simcoll_wait(struct shm *s, _Atomic uint64_t *flag, _Atomic uint32_t *seq, uint64_t id, void (*beat)(void *),
+                        void *arg)
 {
-    for (unsigned spins = 0; atomic_load(flag) != id; spins++) {
+    for (;;) {
+        uint32_t seen = atomic_load(seq);   /* before the flag: a bump after this look wakes the sleep below */
+        if (atomic_load(flag) == id)
+            return 0;
         if (shm_aborted(s))
             return -1;
-        sleep_ns(2000ull << (spins / 32 < 9 ? spins / 32 : 9));
+        shm_seq_wait(seq, seen, 10000000);
         if (beat)   /* every wait: on a loaded machine a sleep can last far longer than asked */
             beat(arg);
     }
-    return 0;
 }
 
 int simcoll_allreduce(struct shm *s, int rank, const float *in, float *out, size_t n, void (*beat)(void *), void *arg)
@@ -53,8 +56,9 @@ int simcoll_allreduce(struct shm *s, int rank, const float *in, float *out, size
             s->hdr->xn.count = n;
             atomic_store(&s->hdr->xn.want, id);
             atomic_store(&s->hdr->xn.ready, id);
+            shm_seq_bump(&s->hdr->xn.want_seq);   /* wakes the proxy thread */
         }
-        if (simcoll_wait(s, &s->hdr->xn.out_ready, id, beat, arg) != 0)
+        if (simcoll_wait(s, &s->hdr->xn.out_ready, &s->hdr->xn.out_seq, id, beat, arg) != 0)
             return -1;
         memcpy(out, shm_result(s), n * sizeof(float));
         return 0;
