@@ -258,7 +258,8 @@ static void worker_replicate(struct worker_ctx *w, int64_t done)
     int64_t need = done - every * (REPLICA_SLOTS - 1) + 1;
     for (unsigned spins = 0; need > 0 && atomic_load(&w->shm->hdr->checked_done) < need; spins++) {
         if (shm_aborted(w->shm) || ring_count(&w->ctl->cmd) > 0)
-            break;   /* a stop or another command: the loop takes it */
+            return;   /* a stop (a recovery may need the very replica this one would replace) or another command:
+                       * no replica this time, the loop takes it */
         worker_beat(w);
         sleep_ns(spins < 64 ? 20000 : 200000);
     }
