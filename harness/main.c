@@ -12,6 +12,7 @@
 #include "analyze.h"
 #include "cli.h"
 #include "cluster.h"
+#include "cluster_rebuild.h"
 #include "backend.h"
 #include "bench.h"
 #include "campaign.h"
@@ -433,6 +434,7 @@ int main(int argc, char **argv)
     if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR)
         return SYSERR("signal(SIGXFSZ)"), EXIT_ENV;
     check_tables();
+    summarize_set_cluster(results_cluster_rebuild);   /* summarize (analysis/) rebuilds a cluster's power with results/ */
     if (argc < 2)
         return usage_error("%s", "expected a command");
     const char *cmd = argv[1];

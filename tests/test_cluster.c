@@ -130,6 +130,29 @@ static void forwarded_as_nodes(const char *out, json_t *s, int nodes, int ranks)
     cr_assert(mean > 0.6 * nodes * mean0 && mean < 1.6 * nodes * mean0,
               "the cluster's mean %g W is about %d nodes of node 0's %g W", mean, nodes, mean0);
     cr_assert(json_number_value(json_object_get(json_object_get(c, "projected"), "swing_ratio")) > 0);
+    /* a killed run's summary, rebuilt by summarize, sums the same power-nodes.csv over the same stretch */
+    char sum[600], kept[620];
+    snprintf(sum, sizeof sum, "%s/summary.json", out);
+    snprintf(kept, sizeof kept, "%s.live", sum);
+    cr_assert_eq(rename(sum, kept), 0);
+    snprintf(path, sizeof path, "%s.summarize.log", out);
+    int src = e2e_run(path, (const char *[]){ "summarize", out, NULL });
+    char *slog = src ? e2e_read(path) : NULL;
+    cr_assert_eq(src, 0, "%s", slog ? slog : "");
+    json_t *r = e2e_summary(out);
+    json_t *rc = json_object_get(json_object_get(json_array_get(json_object_get(r, "runs"), 0), "power"), "cluster");
+    cr_assert(json_is_object(rc), "the rebuilt runs[0].power.cluster: %s",
+              json_string_value(json_object_get(r, "power_cluster_note")));
+    cr_assert_eq(json_integer_value(json_object_get(rc, "nodes")), nodes);
+    cr_assert_eq(json_integer_value(json_object_get(rc, "gpus")), nodes * ranks);
+    double rsw = json_number_value(json_object_get(rc, "swing_w")), rmean = json_number_value(json_object_get(rc, "mean_w"));
+    cr_assert(fabs(rsw - sw) <= 0.05 * sw + 1 && fabs(rmean - mean) <= 0.02 * mean, "rebuilt swing %g W, mean %g W; the "
+              "run's own %g W, %g W", rsw, rmean, sw, mean);
+    cr_assert(strstr(json_string_value(json_object_get(rc, "rebuilt")), "warm-up"), "the stretch is said");
+    cr_assert(json_is_null(json_object_get(rc, "projected")), "no projection is guessed");
+    cr_assert(json_number_value(json_object_get(json_object_get(rc, "error"), "clock_uncertainty_s")) >= 0);
+    json_decref(r);
+    cr_assert_eq(rename(kept, sum), 0);
 }
 
 /* nodes x ranks against 1 x (nodes * ranks): the same bits, and node 0's folder holds every node (fwd: the forward

@@ -590,3 +590,51 @@ Test(summarize, a_run_without_a_label_is_kept)
     cr_expect_str_eq(json_string_value(json_object_get(json_array_get(runs, 1), "label")), "run 2");
     json_decref(s);
 }
+
+/* A killed run on 2 nodes: its summary rebuilt sums the nodes' power (power-nodes.csv) as node 0 did live, up to
+ * the last row; rows that are none (a time a billion seconds on, a node the run does not have, words, NaN, a line
+ * too long) are left out and counted, never waited on. */
+Test(summarize, a_killed_cluster_run_gets_its_summed_power_back, .timeout = 60)
+{
+    const char *dir = record("{\"t_s\":0,\"event\":\"start\",\"node\":0,\"scenario\":\"c\",\"backend\":\"sim\",\"ranks\":1,"
+                             "\"nodes\":2,\"tdp_w\":700,\"forward\":\"nodes\",\"forward_hz\":100,\"clock_uncertainty_s\":0}\n"
+                             "{\"t_s\":0,\"event\":\"start\",\"node\":1,\"scenario\":\"c\",\"backend\":\"sim\",\"ranks\":1,"
+                             "\"nodes\":2,\"forward\":\"nodes\",\"forward_hz\":100,\"clock_uncertainty_s\":0.0005}\n"
+                             "{\"t_s\":0.0,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":50}\n"
+                             "{\"t_s\":0.2,\"event\":\"iteration\",\"rank\":0,\"run\":0,\"iter\":0,\"dur_s\":0.2}\n");
+    size_t cap = 1 << 16, len = 0;
+    char *csv = xmalloc(cap);
+    len += (size_t)snprintf(csv, cap, "t_s,node,watts,gpus\n");
+    for (int i = 1; i <= 200; i++)   /* 2 s: both nodes 100 W and 300 W by turns, 0.1 s each: the sum 200..600 W */
+        for (int k = 0; k < 2; k++) {
+            len += (size_t)snprintf(csv + len, cap - len, "%.6f,%d,%.2f,1\n", i * 0.01, k, (i / 10) % 2 ? 300.0 : 100.0);
+            if (i == 100 && k == 1)
+                len += (size_t)snprintf(csv + len, cap - len, "1000000000,0,300,1\n0.5,7,300,1\nwatts\n1.0,1,nan,1\n"
+                                                              "%0200d\n", 1);
+        }
+    put(dir, "power-nodes.csv", csv, len);
+    len = (size_t)snprintf(csv, cap, "t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w,sample_t_s\n");
+    for (int i = 1; i <= 200; i++)   /* node 0's own GPU, as every run writes it */
+        len += (size_t)snprintf(csv + len, cap - len, "%.6f,0,%.2f,compute,,,,,,0,,\n", i * 0.01, (i / 10) % 2 ? 300.0 : 100.0);
+    put(dir, "power.csv", csv, len);
+    free(csv);
+    char *log;
+    int rc = summarize(dir, &log);
+    cr_assert_eq(rc, 0, "%s", log);
+    cr_expect(strstr(log, "power-nodes.csv: 4 line(s) not taken"), "%s", log);
+    free(log);
+    json_t *s = e2e_summary(dir);
+    json_t *c = json_object_get(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "power"), "cluster");
+    cr_assert(json_is_object(c), "%s", json_string_value(json_object_get(s, "power_cluster_note")));
+    cr_expect_eq(json_integer_value(json_object_get(c, "nodes")), 2);
+    cr_expect_eq(json_integer_value(json_object_get(c, "gpus")), 2);
+    cr_expect_geq(json_integer_value(json_object_get(c, "whole_cells")), 190, "the run's 2 s, to the last row");
+    double sw = json_number_value(json_object_get(c, "swing_w"));
+    cr_expect(sw > 350 && sw < 450, "the sum swings 200..600 W: %g", sw);
+    cr_expect_eq(json_number_value(json_object_get(json_object_get(c, "error"), "clock_uncertainty_s")), 0.0005,
+                 "the largest node's");
+    cr_expect(strstr(json_string_value(json_object_get(c, "rebuilt")), "last row"));
+    cr_expect(strstr(json_string_value(json_object_get(s, "power_cluster_note")), "(1 rows later left out)"),
+              "the row a billion seconds on is said");
+    json_decref(s);
+}

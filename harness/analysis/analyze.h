@@ -42,6 +42,14 @@ extern const struct cli_cmd summarize_cli;
 /* Rebuilds dir/summary.json (force: over one the run wrote itself). 0 with msg saying what was rebuilt, or the exit
  * code with msg saying why not. */
 int summarize_dir(const char *dir, int force, char *msg, size_t msgn);
+/* What rebuilds a several-node record's cluster power for summarize_dir (results/ has the grid sum; main sets it):
+ * given the folder, node 0's start event, the largest clock uncertainty of any node (NAN: none said), the fault
+ * events (a node_lost leaves the sum) and each run's window ([{run, from_s, to_s, warm}]: from the warm-up's end where the run said
+ * it (warm), else from its start; to_s null when it did not end),
+ * it adds power.cluster to each run of summary's runs[], or power_cluster_note to summary saying why not. */
+typedef void (*summarize_cluster_fn)(const char *dir, const json_t *start, double clock_uncert_s, const json_t *faults,
+                                     const json_t *windows, json_t *summary);
+void summarize_set_cluster(summarize_cluster_fn fn);
 
 /* Reads GPU number gpu (0: the first in the file) of the trace at path as one series on its own grid (the median
  * interval), gaps filled by the line between their neighbours: at most cap samples into w, their count in *n and

@@ -134,6 +134,28 @@ static json_t *sz_summary_json(struct sz_record *z, const struct az_trace *tr, c
     return out;
 }
 
+static summarize_cluster_fn sz_cluster;
+
+void summarize_set_cluster(summarize_cluster_fn fn) { sz_cluster = fn; }
+
+/* Several nodes: the cluster's summed power of each run (sz_cluster), over the run's window. */
+static void sz_cluster_power(const char *dir, const struct sz_record *z, json_t *out)
+{
+    if (!sz_cluster || json_integer_value(json_object_get(z->start, "nodes")) < 2)
+        return;
+    json_t *win = json_array();
+    for (size_t i = 0; i < z->nruns; i++)
+        if (z->runs[i].begin) {   /* from the warm-up's end where the run said it (as the run analysed its sum) */
+            double warm = json_number_value(json_object_get(json_object_get(z->runs[i].end, "figures"), "warmup_s"));
+            int said = z->runs[i].end && warm >= 0 && z->runs[i].t0_s + warm < z->runs[i].t1_s;
+            json_array_append_new(win, json_pack("{s:I, s:f, s:o, s:b}", "run", (json_int_t)i, "from_s",
+                                                 z->runs[i].t0_s + (said ? warm : 0), "to_s", json_num(z->runs[i].t1_s),
+                                                 "warm", said));
+        }
+    sz_cluster(dir, z->start, z->clock_uncert_s, z->faults, win, out);
+    json_decref(win);
+}
+
 int summarize_main(int argc, char **argv)
 {
     struct cli_args a;
@@ -194,6 +216,7 @@ int summarize_dir(const char *dir, int force, char *msg, size_t msgn)
     }
     int nrun = 0;
     json_t *out = sz_summary_json(&z, tr, note, &nrun);
+    sz_cluster_power(dir, &z, out);
     char *text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     if (!text) {
         snprintf(msg, msgn, "cannot write %s: %s", path, strerror(ENOMEM));

@@ -12,7 +12,7 @@
 
 #define SZ_LINE_MAX (1 << 20)            /* the longest line of events.jsonl read: a run's lines are far shorter */
 #define SZ_WORLD_MAX (4096 * 1024)       /* ranks x nodes: the most a scenario can ask (4096 ranks on 1024 nodes) */
-#define SZ_NODES_MAX 1024
+#define SZ_NODES_MAX 8192                /* a scenario's most nodes (ranks x nodes within SZ_WORLD_MAX all the same) */
 #define SZ_RUN_MAX 65535                 /* the highest run index taken ("run") */
 #define SZ_ITER_MAX 1000000000           /* the highest iteration index taken ("iter"): scenario's iterations */
 #define SZ_TIME_MAX 1e9                  /* |t_s| at most (s): 31 years; as ns, an int64 */
@@ -41,6 +41,7 @@ struct sz_record {
     struct sz_run *runs;       /* runs[0..nruns): run i's; begin NULL where none began */
     size_t nruns;
     json_t *start, *faults;    /* node 0's start event; the fault, detection and recovery events */
+    double clock_uncert_s;     /* the largest clock_uncertainty_s of any node's start event (NAN: none said) */
     int ended;                 /* an end event */
     int64_t world;             /* ranks x nodes of the start event (0: no start event) */
     double *open_t;            /* per rank: the open compute phase's start (NAN: none open) */

@@ -159,6 +159,9 @@ static int sz_num(const struct sz_ctx *c, json_t *ev, const char *key, double lo
 static int sz_on_start(struct sz_record *z, const struct sz_ctx *c, json_t *ev)
 {
     json_t *node = json_object_get(ev, "node");
+    double u = json_number_value(json_object_get(ev, "clock_uncertainty_s"));   /* every node's: the sum's error */
+    if (json_is_number(json_object_get(ev, "clock_uncertainty_s")) && u >= 0 && u < 1e3 && !(u <= z->clock_uncert_s))
+        z->clock_uncert_s = u;
     if (z->start || (node && !(json_is_integer(node) && json_integer_value(node) == 0)))
         return 0;   /* another node's start, or a later one: node 0's first describes the run */
     int64_t ranks = 0, nodes = 1;
@@ -361,6 +364,7 @@ int sz_events(const char *dir, struct sz_record *z, char *msg, size_t n)
     char path[1200];
     memset(z, 0, sizeof *z);
     z->faults = json_array();
+    z->clock_uncert_s = NAN;
     z->max_rank = -1;
     if (snprintf(path, sizeof path, "%s/events.jsonl", dir) >= (int)sizeof path) {
         snprintf(msg, n, "%.64s...: results folder path too long", dir);

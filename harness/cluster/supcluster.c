@@ -515,3 +515,16 @@ void supc_end(struct sup *s, json_t *summary)
 }
 
 const struct sup_hooks cluster_hooks = { .poll = supc_poll, .fail = supc_fail };
+
+void supc_start_json(const struct sup *s, json_t *st)
+{
+    if (s->nodes < 2 || !st)
+        return;
+    const struct scenario *sc = s->sc;
+    double cell_s = sc->power.forward_hz > 0 ? 1.0 / sc->power.forward_hz : sc->power.sample_hz > 0 ? 1.0 / sc->power.sample_hz : 0;
+    json_object_set_new(st, "forward", json_string(sc->forward == FORWARD_NODES ? "nodes" : "ranks"));
+    json_object_set_new(st, "forward_hz", cell_s > 0 ? json_real(1.0 / cell_s) : json_null());
+    json_object_set_new(st, "clock_offset_s", json_real((double)s->ln->clock_offset_ns * 1e-9));
+    json_object_set_new(st, "clock_uncertainty_s",
+                        isfinite(s->ln->clock_uncert_s) ? json_real(s->ln->clock_uncert_s) : json_null());
+}

@@ -53,5 +53,9 @@ void supc_boundary(struct sup *s, int kind);
 int supc_run_begin(struct sup *s, int m);
 void supc_run_end(struct sup *s, int m, json_t *run);
 void supc_end(struct sup *s, json_t *summary);
+/* Several nodes: what this node's start event says of the cluster: `forward`, `forward_hz` (node 0's cells of the
+ * nodes' summed power), `clock_offset_s` and `clock_uncertainty_s` (what `gauntlet summarize` needs to rebuild the
+ * cluster's power from power-nodes.csv). */
+void supc_start_json(const struct sup *s, json_t *st);
 
 #endif

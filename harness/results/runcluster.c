@@ -148,6 +148,14 @@ void runcluster_run(struct runcluster *c, int run, const struct rs_trace *t, dou
     free(x), free(tt), free(pg);
 }
 
+void runcluster_span(struct runcluster *c, int run, double from_s, double to_s)
+{
+    if (!c || !(to_s > from_s))
+        return;
+    c->runs = xrealloc(c->runs, (size_t)(c->nruns + 1) * sizeof *c->runs);
+    c->runs[c->nruns++] = (struct stretch){ .run = run, .from_s = from_s, .to_s = to_s };
+}
+
 /* The figures of the sum over one run's stretch. */
 static json_t *stretch_json(const struct runcluster *c, const struct stretch *s, double tdp_w, double uncert_s)
 {

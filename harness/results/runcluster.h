@@ -28,6 +28,9 @@ void runcluster_leave(struct runcluster *c, int node);
  * GPUs in groups (the projection's model) for the check. */
 void runcluster_run(struct runcluster *c, int run, const struct rs_trace *t, double begin_s, const struct scenario *sc,
                     long gpus, long groups, double jitter_s);
+/* A stretch [from_s, to_s] of node 0's timeline analysed for run `run`, with no projection beside it (`gauntlet
+ * summarize`: node 0's trace is not at hand as a run has it). */
+void runcluster_span(struct runcluster *c, int run, double from_s, double to_s);
 /* Adds power.cluster to each run of summary's runs[] it has a stretch for: the sum's figures (swing, ramps,
  * spectrum, as a run's aggregate), how many cells were whole, the error decimation and the clocks leave in it
  * (clock_uncertainty_s: the largest node's), and the projection beside it with their ratio. */

@@ -124,6 +124,7 @@ static void sup_one_run(struct sup *s, int m)
                             "ramp_w_s", json_num(ramps ? ramp : NAN), "energy_per_iter_j",
                             json_num(sup_energy_per_iter(run)), "tflops", json_copy(json_object_get(run, "tflops")));
     json_object_set_new(fig, "energy_efficiency", json_num(sup_live_efficiency(s, run)));
+    json_object_set(fig, "warmup_s", json_object_get(run, "warmup_s"));   /* where the analysed stretch begins */
     results_event(&s->res, s->rs.t_end, "run_end",
                   json_pack("{s:i, s:s, s:s, s:I, s:b, s:b, s:o, s:o}", "run", m, "mitigation", s->sc->mitigations[m].name,
                             "label", s->sc->mitigations[m].label[0] ? s->sc->mitigations[m].label : s->sc->mitigations[m].name,
@@ -410,8 +411,7 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
                             "nodes", s.nodes, "utc_ns", utc >= 0 ? json_integer(utc) : json_null());
     if (st)
         json_object_set_new(st, "setup", run_setup_json(&setup_t));
-    if (s.nodes > 1 && st)   /* what node 0 hears of the others (a view sums the cluster from the nodes' sums: nodes) */
-        json_object_set_new(st, "forward", json_string(sc->forward == FORWARD_NODES ? "nodes" : "ranks"));
+    supc_start_json(&s, st);   /* several nodes: what node 0 hears of the others, this node's clock */
     results_event(&s.res, s.t0, "start", st);
     for (int k = 0; k < s.nslots && !s.failed; k++)
         if (sup_spawn(&s, k) != 0)
