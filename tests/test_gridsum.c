@@ -137,3 +137,82 @@ Test(gridsum, a_node_that_left_is_not_waited_for)
     gridsum_free(g);
     free(o);
 }
+
+/* A node that leaves first takes nothing from the nodes still in the run: a cell waits for every one of those (what
+ * the node gave the cells before it left stays in their sum). Node 2 of 3 ends its rows at cell 9 and leaves while
+ * node 1 is at cell 4: cells 5..9 wait for node 1, then hold all three nodes' power. */
+Test(gridsum, a_node_that_leaves_first_leaves_the_others_cells_waiting)
+{
+    struct out *o = xcalloc(1, sizeof *o);
+    struct gridsum *g = gridsum_new(3, 0.01, take, o);
+    for (int i = 0; i < 10; i++) {
+        gridsum_row(g, i * 0.01, 0, 100, 1);
+        gridsum_row(g, i * 0.01, 2, 300, 1);
+        if (i < 5)
+            gridsum_row(g, i * 0.01, 1, 200, 1);
+    }
+    cr_assert_eq(o->n, 5);
+    gridsum_leave(g, 2);
+    cr_assert_eq(o->n, 5, "cells 5..9 wait for node 1, still in the run (%d out)", o->n);
+    for (int i = 5; i < 12; i++) {
+        gridsum_row(g, i * 0.01, 0, 100, 1);
+        gridsum_row(g, i * 0.01, 1, 200, 1);
+    }
+    cr_assert_eq(o->n, 12);
+    for (int i = 0; i < 12; i++) {
+        cr_assert(o->c[i].whole, "cell %d", i);
+        cr_assert_float_eq(o->c[i].watts, i < 10 ? 600 : 300, 1e-9, "cell %d: %g", i, o->c[i].watts);
+        cr_assert_eq(o->c[i].nodes, i < 10 ? 3 : 2);
+    }
+    gridsum_free(g);
+    free(o);
+}
+
+/* Random clusters where nodes leave at random points (each after its first row): a whole cell holds the last row at
+ * or before it of every node still in the run, and of every node that left at or after it. */
+Test(gridsum, whole_cells_sum_every_node_when_nodes_leave)
+{
+    struct rng r;
+    rng_seed(&r, 5, 1);
+    for (int trial = 0; trial < 200; trial++) {
+        int N = 2 + (int)(rng_uniform(&r) * 8), C = 40 + (int)(rng_uniform(&r) * 200);
+        int at[10], end[10];   /* end: the node leaves once its rows reach it (C: never) */
+        double w[10][240];
+        for (int k = 0; k < N; k++) {
+            at[k] = 0;
+            end[k] = rng_uniform(&r) < 0.4 ? 1 + (int)(rng_uniform(&r) * (C - 1)) : C;
+            for (int i = 0; i < C; i++)
+                w[k][i] = 200 + (int)(rng_uniform(&r) * 600);
+        }
+        struct out *o = xcalloc(1, sizeof *o);
+        struct gridsum *g = gridsum_new(N, 0.01, take, o);
+        for (;;) {
+            int k = (int)(rng_uniform(&r) * N), burst = 1 + (int)(rng_uniform(&r) * 20), more = 0, low = C;
+            for (int j = 0; j < N; j++)
+                low = at[j] < end[j] && at[j] < low ? at[j] : low;
+            for (int b = 0; b < burst && at[k] < end[k] && at[k] <= low + 20; b++, at[k]++) {
+                gridsum_row(g, at[k] * 0.01, k, w[k][at[k]], 1);
+                if (at[k] + 1 == end[k] && end[k] < C)
+                    gridsum_leave(g, k);
+            }
+            for (int j = 0; j < N; j++)
+                more += at[j] < end[j];
+            if (!more)
+                break;
+        }
+        gridsum_flush(g);
+        for (int i = 0; i < o->n; i++) {
+            int cell = (int)lround(o->c[i].t_s / 0.01);
+            if (!o->c[i].whole)
+                continue;
+            double want = 0;
+            for (int k = 0; k < N; k++)
+                if (cell < end[k])
+                    want += w[k][cell];
+            cr_assert(fabs(o->c[i].watts - want) < 1e-6, "trial %d cell %d: %g, want %g (every node there)", trial, cell,
+                      o->c[i].watts, want);
+        }
+        gridsum_free(g);
+        free(o);
+    }
+}

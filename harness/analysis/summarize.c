@@ -145,11 +145,13 @@ static void sz_cluster_power(const char *dir, const struct sz_record *z, json_t 
         return;
     json_t *win = json_array();
     for (size_t i = 0; i < z->nruns; i++)
-        if (z->runs[i].begin) {   /* from the warm-up's end where the run said it (as the run analysed its sum) */
-            double warm = json_number_value(json_object_get(json_object_get(z->runs[i].end, "figures"), "warmup_s"));
-            int said = z->runs[i].end && warm >= 0 && z->runs[i].t0_s + warm < z->runs[i].t1_s;
+        if (z->runs[i].begin) {   /* the stretch node 0's run_end says it analysed, as the run summed it */
+            json_t *st = json_object_get(json_object_get(z->runs[i].end, "figures"), "analysed_s");
+            double a = json_number_value(json_array_get(st, 0)), b = json_number_value(json_array_get(st, 1));
+            int said = z->runs[i].end_zero && json_is_number(json_array_get(st, 0)) && json_is_number(json_array_get(st, 1)) &&
+                       a >= -SZ_TIME_MAX && b <= SZ_TIME_MAX && a < b;
             json_array_append_new(win, json_pack("{s:I, s:f, s:o, s:b}", "run", (json_int_t)i, "from_s",
-                                                 z->runs[i].t0_s + (said ? warm : 0), "to_s", json_num(z->runs[i].t1_s),
+                                                 said ? a : z->runs[i].t0_s, "to_s", said ? json_real(b) : json_num(z->runs[i].t1_s),
                                                  "warm", said));
         }
     sz_cluster(dir, z->start, z->clock_uncert_s, z->faults, win, out);

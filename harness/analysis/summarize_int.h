@@ -26,7 +26,9 @@ struct sz_rank {
 
 /* What one mitigation run left in events.jsonl. */
 struct sz_run {
-    json_t *begin, *end;       /* its run_begin and run_end events (end NULL: it did not end) */
+    json_t *begin, *end;       /* its run_begin and run_end events (end NULL: it did not end; node 0's where it has
+                                * one: end_zero) */
+    int end_zero;
     struct series iter_s;      /* every rank's iteration durations */
     struct series algbw;       /* each communication phase's bytes over its time (GB/s; bus bandwidth once the world
                                 * is known) */

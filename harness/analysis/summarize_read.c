@@ -209,8 +209,12 @@ static int sz_on_run(struct sz_record *z, const struct sz_ctx *c, json_t *ev, in
         return 0;
     }
     struct sz_run *r = sz_begun(z, run, c->line);
-    if (r && !r->end) {
+    json_t *node = json_object_get(ev, "node");
+    int zero = !node || (json_is_integer(node) && json_integer_value(node) == 0);
+    if (r && (!r->end || (zero && !r->end_zero))) {   /* node 0's end, where it said one: node 0's stretch */
+        json_decref(r->end);
         r->end = json_incref(ev);
+        r->end_zero = zero;
         r->t1_s = t;
     }
     return 0;

@@ -12,6 +12,8 @@
 
 struct node_state {
     int64_t last;     /* the cell of its last row (INT64_MIN: none yet) */
+    int64_t first;    /* the cell of its first row: it reached the cells before it, valued those from it */
+    int64_t from;     /* the first cell it reached */
     double w;
     int g;
     int left;
@@ -25,7 +27,8 @@ struct gridsum {
     int64_t next;     /* the next cell to give out (INT64_MIN: no row yet) */
     int64_t top;      /* the newest cell any row reached */
     double w[RING];
-    int reached[RING], valued[RING], gpus[RING];
+    int reached[RING], valued[RING], gpus[RING];   /* reached: by the nodes still in the run only */
+    int valued_live[RING];                         /* valued by the nodes still in the run */
     struct node_state *nd;
     uint64_t late;
     int given;        /* a cell went out: the grid's start is fixed */
@@ -59,12 +62,13 @@ void gridsum_free(struct gridsum *g)
 static void give(struct gridsum *g)
 {
     int k = (int)(((g->next % RING) + RING) % RING);
-    struct gridsum_cell c = { (double)g->next * g->cell_s, g->w[k], g->valued[k], g->gpus[k], g->valued[k] >= g->live };
+    struct gridsum_cell c = { (double)g->next * g->cell_s, g->w[k], g->valued[k], g->gpus[k],
+                              g->valued_live[k] >= g->live };
     if (c.nodes > 0)
         g->emit(g->ctx, &c);
     g->given = 1;
     g->w[k] = 0;
-    g->reached[k] = g->valued[k] = g->gpus[k] = 0;
+    g->reached[k] = g->valued[k] = g->valued_live[k] = g->gpus[k] = 0;
     g->next++;
 }
 
@@ -103,11 +107,16 @@ void gridsum_row(struct gridsum *g, double t_s, int node, double watts, int gpus
     if (c > g->top)
         g->top = c;
     int64_t from = n->last == INT64_MIN || n->last + 1 < g->next ? g->next : n->last + 1;
+    if (n->last == INT64_MIN) {
+        n->first = c;
+        n->from = from;
+    }
     for (int64_t i = from; i <= c; i++) {   /* the cells it skipped hold its last value */
         int k = (int)(((i % RING) + RING) % RING);
         g->reached[k]++;
         if (i == c || n->last != INT64_MIN) {
             g->valued[k]++;
+            g->valued_live[k]++;
             g->w[k] += i == c ? watts : n->w;
             g->gpus[k] += i == c ? gpus : n->g;
         }
@@ -122,8 +131,18 @@ void gridsum_leave(struct gridsum *g, int node)
 {
     if (!g || node < 0 || node >= g->nodes || g->nd[node].left)
         return;
-    g->nd[node].left = 1;
+    struct node_state *n = &g->nd[node];
+    n->left = 1;
     g->live--;
+    /* the cells still out it had reached count for the nodes still in the run no more: each waits for those (what
+     * it gave them stays in their sum: its power until it left) */
+    for (int64_t i = n->from > g->next ? n->from : g->next; n->last != INT64_MIN && g->next != INT64_MIN && i <= n->last;
+         i++) {
+        int k = (int)(((i % RING) + RING) % RING);
+        g->reached[k]--;
+        if (i >= n->first)
+            g->valued_live[k]--;
+    }
     give_whole(g);
 }
 

@@ -125,6 +125,10 @@ static void sup_one_run(struct sup *s, int m)
                             json_num(sup_energy_per_iter(run)), "tflops", json_copy(json_object_get(run, "tflops")));
     json_object_set_new(fig, "energy_efficiency", json_num(sup_live_efficiency(s, run)));
     json_object_set(fig, "warmup_s", json_object_get(run, "warmup_s"));   /* where the analysed stretch begins */
+    struct rs_trace *t = runstats_trace(&s->rs);   /* the stretch analysed (t_s as the events'): summarize's too */
+    double begin_s = (double)(int64_t)(s->rs.t_begin - s->res.t0_ns) * 1e-9;
+    if (t && t->n >= 2)
+        json_object_set_new(fig, "analysed_s", json_pack("[f, f]", begin_s + t->t_s[0], begin_s + t->t_s[t->n - 1]));
     results_event(&s->res, s->rs.t_end, "run_end",
                   json_pack("{s:i, s:s, s:s, s:I, s:b, s:b, s:o, s:o}", "run", m, "mitigation", s->sc->mitigations[m].name,
                             "label", s->sc->mitigations[m].label[0] ? s->sc->mitigations[m].label : s->sc->mitigations[m].name,
@@ -133,12 +137,10 @@ static void sup_one_run(struct sup *s, int m)
     supc_run_end(s, m, run);   /* several nodes: node 0 gathers every node's figures of this run */
     if (s->node == 0 && s->res.cl) {   /* forward: nodes: the stretch of the cluster's sum this run is, and node 0's
                                         * trace projected to the cluster's GPUs beside it */
-        struct rs_trace *t = runstats_trace(&s->rs);
         double jitter = s->rs.spread_s.n ? series_mean(&s->rs.spread_s) : 0;
-        runcluster_run(s->res.cl, m, t, (double)(int64_t)(s->rs.t_begin - s->res.t0_ns) * 1e-9, s->sc,
-                       (long)(s->nranks * s->nodes), s->nodes, jitter);
-        rs_trace_free(t);
+        runcluster_run(s->res.cl, m, t, begin_s, s->sc, (long)(s->nranks * s->nodes), s->nodes, jitter);
     }
+    rs_trace_free(t);
     json_array_append_new(s->rn->runs, run);
     if (strcmp(s->sc->mitigations[m].name, "none") == 0)   /* a baseline: its power kept for the least energy */
         s->rn->base_trace[m] = runstats_trace(&s->rs);
