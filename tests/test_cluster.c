@@ -146,8 +146,9 @@ static void forwarded_as_nodes(const char *out, json_t *s, int nodes, int ranks)
     cr_assert_eq(json_integer_value(json_object_get(rc, "nodes")), nodes);
     cr_assert_eq(json_integer_value(json_object_get(rc, "gpus")), nodes * ranks);
     double rsw = json_number_value(json_object_get(rc, "swing_w")), rmean = json_number_value(json_object_get(rc, "mean_w"));
-    cr_assert(fabs(rsw - sw) <= 0.05 * sw + 1 && fabs(rmean - mean) <= 0.02 * mean, "rebuilt swing %g W, mean %g W; the "
-              "run's own %g W, %g W", rsw, rmean, sw, mean);
+    cr_assert(fabs(rsw - sw) <= 0.01 * sw + 1 && fabs(rmean - mean) <= 0.005 * mean, "rebuilt swing %g W, mean %g W; the "
+              "run's own %g W, %g W (the same rows in the same order: only their rounding in the file differs)", rsw, rmean,
+              sw, mean);
     cr_assert(strstr(json_string_value(json_object_get(rc, "rebuilt")), "warm-up"), "the stretch is said");
     cr_assert(json_is_null(json_object_get(rc, "projected")), "no projection is guessed");
     cr_assert(json_number_value(json_object_get(json_object_get(rc, "error"), "clock_uncertainty_s")) >= 0);

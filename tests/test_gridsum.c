@@ -168,19 +168,48 @@ Test(gridsum, a_node_that_leaves_first_leaves_the_others_cells_waiting)
     free(o);
 }
 
-/* Random clusters where nodes leave at random points (each after its first row): a whole cell holds the last row at
- * or before it of every node still in the run, and of every node that left at or after it. */
+/* A node whose run ended (its rows are over) holds no cell back, but a cell it did not reach is no whole sum: node 2
+ * of 3 ends at cell 9, the others go on to cell 11. */
+Test(gridsum, a_node_that_ended_holds_nothing_back_and_leaves_no_whole_cell_short)
+{
+    struct out *o = xcalloc(1, sizeof *o);
+    struct gridsum *g = gridsum_new(3, 0.01, take, o);
+    for (int i = 0; i < 10; i++) {
+        gridsum_row(g, i * 0.01, 2, 300, 1);
+        if (i < 5)
+            gridsum_row(g, i * 0.01, 1, 200, 1);
+        gridsum_row(g, i * 0.01, 0, 100, 1);
+    }
+    gridsum_end(g, 2);
+    cr_assert_eq(o->n, 5, "cells 5..9 still wait for node 1");
+    for (int i = 5; i < 12; i++) {
+        gridsum_row(g, i * 0.01, 0, 100, 1);
+        gridsum_row(g, i * 0.01, 1, 200, 1);
+    }
+    cr_assert_eq(o->n, 12, "nothing waits for node 2");
+    for (int i = 0; i < 12; i++) {
+        cr_assert_eq(o->c[i].whole, i < 10, "cell %d: whole only where every node is", i);
+        cr_assert_float_eq(o->c[i].watts, i < 10 ? 600 : 300, 1e-9);
+    }
+    gridsum_free(g);
+    free(o);
+}
+
+/* Random clusters where nodes are lost or end at random points (each after its first row): a whole cell holds the
+ * last row at or before it of every node still in the cluster, and of every node that left at or after it; no
+ * whole cell lacks a node that ended before it. */
 Test(gridsum, whole_cells_sum_every_node_when_nodes_leave)
 {
     struct rng r;
     rng_seed(&r, 5, 1);
     for (int trial = 0; trial < 200; trial++) {
         int N = 2 + (int)(rng_uniform(&r) * 8), C = 40 + (int)(rng_uniform(&r) * 200);
-        int at[10], end[10];   /* end: the node leaves once its rows reach it (C: never) */
+        int at[10], end[10], lost[10];   /* end: the node leaves (lost) or ends once its rows reach it (C: never) */
         double w[10][240];
         for (int k = 0; k < N; k++) {
             at[k] = 0;
             end[k] = rng_uniform(&r) < 0.4 ? 1 + (int)(rng_uniform(&r) * (C - 1)) : C;
+            lost[k] = rng_uniform(&r) < 0.5;
             for (int i = 0; i < C; i++)
                 w[k][i] = 200 + (int)(rng_uniform(&r) * 600);
         }
@@ -192,8 +221,10 @@ Test(gridsum, whole_cells_sum_every_node_when_nodes_leave)
                 low = at[j] < end[j] && at[j] < low ? at[j] : low;
             for (int b = 0; b < burst && at[k] < end[k] && at[k] <= low + 20; b++, at[k]++) {
                 gridsum_row(g, at[k] * 0.01, k, w[k][at[k]], 1);
-                if (at[k] + 1 == end[k] && end[k] < C)
+                if (at[k] + 1 == end[k] && end[k] < C && lost[k])
                     gridsum_leave(g, k);
+                else if (at[k] + 1 == end[k] && end[k] < C)
+                    gridsum_end(g, k);
             }
             for (int j = 0; j < N; j++)
                 more += at[j] < end[j];
@@ -206,9 +237,12 @@ Test(gridsum, whole_cells_sum_every_node_when_nodes_leave)
             if (!o->c[i].whole)
                 continue;
             double want = 0;
-            for (int k = 0; k < N; k++)
+            for (int k = 0; k < N; k++) {
+                cr_assert(lost[k] || cell < end[k], "trial %d cell %d: whole without node %d, which ended before it",
+                          trial, cell, k);
                 if (cell < end[k])
                     want += w[k][cell];
+            }
             cr_assert(fabs(o->c[i].watts - want) < 1e-6, "trial %d cell %d: %g, want %g (every node there)", trial, cell,
                       o->c[i].watts, want);
         }

@@ -16,11 +16,14 @@ struct node_state {
     int64_t from;     /* the first cell it reached */
     double w;
     int g;
-    int left;
+    int left;         /* lost: out of the cluster, no cell waits for it or needs it */
+    int ended;        /* its rows are over (its run ended): no cell waits for it, a cell it did not reach is no
+                       * whole sum */
 };
 
 struct gridsum {
-    int nodes, live;
+    int nodes, live;  /* live: the nodes not lost (a whole cell has a value of each) */
+    int waiting;      /* the nodes neither lost nor ended (a cell waits for each to reach it) */
     double cell_s;
     gridsum_emit emit;
     void *ctx;
@@ -39,7 +42,7 @@ struct gridsum *gridsum_new(int nodes, double cell_s, gridsum_emit emit, void *c
     if (nodes < 1 || !(cell_s > 0) || !emit)
         return NULL;
     struct gridsum *g = xcalloc(1, sizeof *g);
-    g->nodes = g->live = nodes;
+    g->nodes = g->live = g->waiting = nodes;
     g->cell_s = cell_s;
     g->emit = emit;
     g->ctx = ctx;
@@ -77,7 +80,7 @@ static void give_whole(struct gridsum *g)
 {
     while (g->next != INT64_MIN && g->next <= g->top) {
         int k = (int)(((g->next % RING) + RING) % RING);
-        if (g->reached[k] < g->live)
+        if (g->reached[k] < g->waiting)
             return;
         give(g);
     }
@@ -113,7 +116,7 @@ void gridsum_row(struct gridsum *g, double t_s, int node, double watts, int gpus
     }
     for (int64_t i = from; i <= c; i++) {   /* the cells it skipped hold its last value */
         int k = (int)(((i % RING) + RING) % RING);
-        g->reached[k]++;
+        g->reached[k] += !n->ended;
         if (i == c || n->last != INT64_MIN) {
             g->valued[k]++;
             g->valued_live[k]++;
@@ -127,22 +130,38 @@ void gridsum_row(struct gridsum *g, double t_s, int node, double watts, int gpus
     give_whole(g);
 }
 
+/* The cells still out that node reached wait for it no more (its rows are over). */
+static void unwait(struct gridsum *g, struct node_state *n)
+{
+    for (int64_t i = n->from > g->next ? n->from : g->next; n->last != INT64_MIN && g->next != INT64_MIN && i <= n->last;
+         i++)
+        g->reached[((i % RING) + RING) % RING]--;
+    g->waiting--;
+}
+
+void gridsum_end(struct gridsum *g, int node)
+{
+    if (!g || node < 0 || node >= g->nodes || g->nd[node].left || g->nd[node].ended)
+        return;
+    g->nd[node].ended = 1;
+    unwait(g, &g->nd[node]);
+    give_whole(g);
+}
+
 void gridsum_leave(struct gridsum *g, int node)
 {
     if (!g || node < 0 || node >= g->nodes || g->nd[node].left)
         return;
     struct node_state *n = &g->nd[node];
+    if (!n->ended)
+        unwait(g, n);
     n->left = 1;
     g->live--;
-    /* the cells still out it had reached count for the nodes still in the run no more: each waits for those (what
-     * it gave them stays in their sum: its power until it left) */
-    for (int64_t i = n->from > g->next ? n->from : g->next; n->last != INT64_MIN && g->next != INT64_MIN && i <= n->last;
-         i++) {
-        int k = (int)(((i % RING) + RING) % RING);
-        g->reached[k]--;
-        if (i >= n->first)
-            g->valued_live[k]--;
-    }
+    /* the cells still out need its value no more: each is whole once every node still in the cluster gave one
+     * (what it gave them stays in their sum: its power until it left) */
+    for (int64_t i = n->first > g->next ? n->first : g->next; n->last != INT64_MIN && g->next != INT64_MIN && i <= n->last;
+         i++)
+        g->valued_live[((i % RING) + RING) % RING]--;
     give_whole(g);
 }
 

@@ -27,8 +27,12 @@ struct gridsum *gridsum_new(int nodes, double cell_s, gridsum_emit emit, void *c
 void gridsum_free(struct gridsum *g);
 /* One node's row. Rows of one node come in time order; a row for a cell already given out is counted late. */
 void gridsum_row(struct gridsum *g, double t_s, int node, double watts, int gpus);
-/* The node left the run (lost, or shrink left it no rank): no cell waits for it from now on. */
+/* The node left the run (lost, or shrink left it no rank): no cell waits for it or needs it from now on (what it
+ * gave the cells before stays in their sum). */
 void gridsum_leave(struct gridsum *g, int node);
+/* The node's rows are over (its run ended): no cell waits for it, but a cell it did not reach is not whole (the sum
+ * lacks its GPUs). */
+void gridsum_end(struct gridsum *g, int node);
 /* Gives out every cell that has a row (the run ended). */
 void gridsum_flush(struct gridsum *g);
 /* Rows that came for a cell already given out. */

@@ -81,8 +81,10 @@ const char *results_failed(const struct results *r);
 void results_forward_flush(struct results *r);
 /* A node other than 0, forward: nodes: its GPUs' acceptance figures (nodeagg_gpus_json); NULL otherwise. */
 json_t *results_gpus_json(struct results *r);
-/* Node 0, forward: nodes: the node left the run (lost, or ended): the cluster's sum waits for it no more. */
+/* Node 0, forward: nodes: the node left the run (lost, or shrink left it no rank): out of the cluster's sum. */
 void results_node_left(struct results *r, int node);
+/* Node 0: the node's rows are over (its end record came): no cell of the cluster's sum waits for it. */
+void results_node_ended(struct results *r, int node);
 /* Writes summary.json atomically. Does not steal summary. -1 when it cannot: the first failure is results_failed's
  * (the run says it); after an earlier failure this one is logged here. */
 int results_summary(struct results *r, json_t *summary);

@@ -111,6 +111,12 @@ void runcluster_leave(struct runcluster *c, int node)
         gridsum_leave(c->g, node);
 }
 
+void runcluster_end(struct runcluster *c, int node)
+{
+    if (c)
+        gridsum_end(c->g, node);
+}
+
 void runcluster_run(struct runcluster *c, int run, const struct rs_trace *t, double begin_s, const struct scenario *sc,
                     long gpus, long groups, double jitter_s)
 {

@@ -23,6 +23,8 @@ void runcluster_row(struct runcluster *c, double t_s, int node, double watts, in
 void runcluster_rows(struct runcluster *c, const char *text, size_t len);
 /* The node left the run (lost, or no rank left): no cell waits for it. */
 void runcluster_leave(struct runcluster *c, int node);
+/* The node's rows are over (it ended): no cell waits for it; one it did not reach is no whole sum. */
+void runcluster_end(struct runcluster *c, int node);
 /* Node 0's run `run` ended: its analysed stretch (t, node 0's GPUs' watts; t_s since the run began, which is
  * begin_s on node 0's timeline) marks the stretch of the cluster's sum analysed for it, and is projected to gpus
  * GPUs in groups (the projection's model) for the check. */
