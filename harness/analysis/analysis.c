@@ -331,6 +331,13 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
     if (len >= 4 && s->dt > 0)
         rc = an_spectrum(x, lo, hi, s->dt, out->mean_w, bands, n_bands, &out->dominant_hz, out->bands);
     free(dh);
+    /* a series whose readings change at most every update_s carries nothing above half that rate: a peak past it
+     * (5 % over: the interval is measured) is a step's harmonic or an alias, never the power's frequency, held sensor
+     * or not (a 20 ms sensor's trace of a run's 13 ms iterations, taken for a signal, peaked at 28.6 Hz) */
+    if (!out->held && out->update_s >= 1.5 * s->dt && out->dominant_hz > 1.05 * 0.5 / out->update_s) {
+        out->dominant_hz = NAN;
+        out->unresolved |= AN_UNRES_DOMINANT;
+    }
     if (out->held) {
         double nyq = 0.5 / out->update_s;
         for (int b = 0; b < n_bands; b++)
