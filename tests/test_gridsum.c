@@ -138,29 +138,29 @@ Test(gridsum, a_node_that_left_is_not_waited_for)
     free(o);
 }
 
-/* A node that leaves first takes nothing from the nodes still in the run: a cell waits for every one of those (what
- * the node gave the cells before it left stays in their sum). Node 2 of 3 ends its rows at cell 9 and leaves while
- * node 1 is at cell 4: cells 5..9 wait for node 1, then hold all three nodes' power. */
-Test(gridsum, a_node_that_leaves_first_leaves_the_others_cells_waiting)
+/* Node 2 of 3 gives cells 0..9 (300 W), node 1 cells 0..4 (200 W), node 0 cells 0..9 (100 W); then node 2 goes
+ * (gone: lost, else its run ended) while node 1 is at cell 4, and nodes 0 and 1 go on to cell 11. Cells 5..9 wait
+ * for node 1 either way and keep node 2's power; what differs is whether a cell node 2 did not reach is whole. */
+static void node_2_goes_early(int lost)
 {
     struct out *o = xcalloc(1, sizeof *o);
     struct gridsum *g = gridsum_new(3, 0.01, take, o);
-    for (int i = 0; i < 10; i++) {
-        gridsum_row(g, i * 0.01, 0, 100, 1);
-        gridsum_row(g, i * 0.01, 2, 300, 1);
-        if (i < 5)
-            gridsum_row(g, i * 0.01, 1, 200, 1);
-    }
+    for (int i = 0; i < 10; i++)
+        for (int k = 0; k < 3; k++)
+            if (k != 1 || i < 5)
+                gridsum_row(g, i * 0.01, k, 100.0 * (k + 1), 1);
     cr_assert_eq(o->n, 5);
-    gridsum_leave(g, 2);
+    if (lost)
+        gridsum_leave(g, 2);
+    else
+        gridsum_end(g, 2);
     cr_assert_eq(o->n, 5, "cells 5..9 wait for node 1, still in the run (%d out)", o->n);
-    for (int i = 5; i < 12; i++) {
-        gridsum_row(g, i * 0.01, 0, 100, 1);
-        gridsum_row(g, i * 0.01, 1, 200, 1);
-    }
-    cr_assert_eq(o->n, 12);
+    for (int i = 5; i < 12; i++)
+        for (int k = 0; k < 2; k++)
+            gridsum_row(g, i * 0.01, k, 100.0 * (k + 1), 1);
+    cr_assert_eq(o->n, 12, "nothing waits for node 2");
     for (int i = 0; i < 12; i++) {
-        cr_assert(o->c[i].whole, "cell %d", i);
+        cr_assert_eq(o->c[i].whole, lost || i < 10, "cell %d: whole %d", i, o->c[i].whole);
         cr_assert_float_eq(o->c[i].watts, i < 10 ? 600 : 300, 1e-9, "cell %d: %g", i, o->c[i].watts);
         cr_assert_eq(o->c[i].nodes, i < 10 ? 3 : 2);
     }
@@ -168,32 +168,12 @@ Test(gridsum, a_node_that_leaves_first_leaves_the_others_cells_waiting)
     free(o);
 }
 
-/* A node whose run ended (its rows are over) holds no cell back, but a cell it did not reach is no whole sum: node 2
- * of 3 ends at cell 9, the others go on to cell 11. */
-Test(gridsum, a_node_that_ended_holds_nothing_back_and_leaves_no_whole_cell_short)
-{
-    struct out *o = xcalloc(1, sizeof *o);
-    struct gridsum *g = gridsum_new(3, 0.01, take, o);
-    for (int i = 0; i < 10; i++) {
-        gridsum_row(g, i * 0.01, 2, 300, 1);
-        if (i < 5)
-            gridsum_row(g, i * 0.01, 1, 200, 1);
-        gridsum_row(g, i * 0.01, 0, 100, 1);
-    }
-    gridsum_end(g, 2);
-    cr_assert_eq(o->n, 5, "cells 5..9 still wait for node 1");
-    for (int i = 5; i < 12; i++) {
-        gridsum_row(g, i * 0.01, 0, 100, 1);
-        gridsum_row(g, i * 0.01, 1, 200, 1);
-    }
-    cr_assert_eq(o->n, 12, "nothing waits for node 2");
-    for (int i = 0; i < 12; i++) {
-        cr_assert_eq(o->c[i].whole, i < 10, "cell %d: whole only where every node is", i);
-        cr_assert_float_eq(o->c[i].watts, i < 10 ? 600 : 300, 1e-9);
-    }
-    gridsum_free(g);
-    free(o);
-}
+/* A node lost takes nothing from the nodes still in the run: a cell waits for every one of those, and is whole
+ * without the lost node after it left. */
+Test(gridsum, a_node_that_leaves_first_leaves_the_others_cells_waiting) { node_2_goes_early(1); }
+
+/* A node whose run ended holds no cell back, but a cell it did not reach is no whole sum. */
+Test(gridsum, a_node_that_ended_holds_nothing_back_and_leaves_no_whole_cell_short) { node_2_goes_early(0); }
 
 /* Random clusters where nodes are lost or end at random points (each after its first row): a whole cell holds the
  * last row at or before it of every node still in the cluster, and of every node that left at or after it; no
