@@ -44,8 +44,8 @@ extern const struct cli_cmd summarize_cli;
 int summarize_dir(const char *dir, int force, char *msg, size_t msgn);
 /* What rebuilds a several-node record's cluster power for summarize_dir (results/ has the grid sum; main sets it):
  * given the folder, node 0's start event, the largest clock uncertainty of any node (NAN: none said), the fault
- * events (a node_lost leaves the sum) and each run's window ([{run, from_s, to_s, warm}]: the stretch node 0's run_end says the run
- * analysed (warm), else from its start, to_s null when it did not end),
+ * events (a node_lost leaves the sum) and each run's window ([{run, from_s, to_s, analysed}]: the stretch node 0's
+ * run_end says the run analysed (analysed: true), else from its start, to_s null when it did not end),
  * it adds power.cluster to each run of summary's runs[], or power_cluster_note to summary saying why not. */
 typedef void (*summarize_cluster_fn)(const char *dir, const json_t *start, double clock_uncert_s, const json_t *faults,
                                      const json_t *windows, json_t *summary);

@@ -152,7 +152,7 @@ static void sz_cluster_power(const char *dir, const struct sz_record *z, json_t 
                        a >= -SZ_TIME_MAX && b <= SZ_TIME_MAX && a < b;
             json_array_append_new(win, json_pack("{s:I, s:f, s:o, s:b}", "run", (json_int_t)i, "from_s",
                                                  said ? a : z->runs[i].t0_s, "to_s", said ? json_real(b) : json_num(z->runs[i].t1_s),
-                                                 "warm", said));
+                                                 "analysed", said));
         }
     sz_cluster(dir, z->start, z->clock_uncert_s, z->faults, win, out);
     json_decref(win);

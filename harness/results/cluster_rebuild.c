@@ -137,7 +137,7 @@ void results_cluster_rebuild(const char *dir, const json_t *start, double clock_
         size_t j;
         json_array_foreach(windows, j, w)
             if (json_is_object(cl) && json_integer_value(json_object_get(w, "run")) == json_integer_value(json_object_get(run, "run")))
-                json_object_set_new(cl, "rebuilt", json_string(json_is_true(json_object_get(w, "warm"))
+                json_object_set_new(cl, "rebuilt", json_string(json_is_true(json_object_get(w, "analysed"))
                                                                    ? "from power-nodes.csv, over the stretch the run analysed (its warm-up left out: run_end's analysed_s)"
                                                                    : "from power-nodes.csv, from the run's start to its end, or its last row (node 0's run_end says no analysed_s)"));
     }
