@@ -333,10 +333,15 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
     free(dh);
     /* a series whose readings change at most every update_s carries nothing above half that rate: a peak past it
      * (5 % over: the interval is measured) is a step's harmonic or an alias, never the power's frequency, held sensor
-     * or not (a 20 ms sensor's trace of a run's 13 ms iterations, taken for a signal, peaked at 28.6 Hz) */
-    if (!out->held && out->update_s >= 1.5 * s->dt && out->dominant_hz > 1.05 * 0.5 / out->update_s) {
-        out->dominant_hz = NAN;
-        out->unresolved |= AN_UNRES_DOMINANT;
+     * or not (a 20 ms sensor's trace of a run's 13 ms iterations, taken for a signal, peaked at 28.6 Hz); and where
+     * the iteration is known not to be slower than half that rate, any peak may be an alias of it (13 ms iterations
+     * read every 20 ms peak at 22.8 Hz) */
+    if (!out->held && out->update_s >= 1.5 * s->dt) {
+        double nyq = 0.5 / out->update_s;
+        if (out->dominant_hz > 1.05 * nyq || (s->period_s > 0 && !(1 / s->period_s < 0.95 * nyq))) {
+            out->dominant_hz = NAN;
+            out->unresolved |= AN_UNRES_DOMINANT;
+        }
     }
     if (out->held) {
         double nyq = 0.5 / out->update_s;

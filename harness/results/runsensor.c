@@ -126,3 +126,59 @@ double runsensor_period_s(const struct run_stats *rs)
     series_free(&d);
     return p > 0 ? p : 0;
 }
+
+#define RS_STAMP_LO_S 1e-4
+#define RS_STAMP_STEP 1.02
+
+void runsensor_stamp(struct rs_stamps *st, uint64_t t_ns)
+{
+    if (!t_ns || t_ns <= st->last_ns)
+        return;   /* none, or the sample already seen (a sensor slower than the sampler repeats its newest) */
+    if (st->last_ns) {
+        double iv = (double)(t_ns - st->last_ns) * 1e-9;
+        double b = floor(log(iv / RS_STAMP_LO_S) / log(RS_STAMP_STEP));
+        size_t k = b < 0 ? 0 : b >= RS_STAMP_BINS ? RS_STAMP_BINS - 1 : (size_t)b;
+        st->n[k]++;
+        st->sum_s[k] += iv;
+    }
+    st->last_ns = t_ns;
+}
+
+double runsensor_stamp_update_s(const struct rs_stamps *st)
+{
+    if (!st)
+        return 0;
+    uint64_t total = 0;
+    for (size_t b = 0; b < RS_STAMP_BINS; b++)
+        total += st->n[b];
+    if (total < 8)
+        return 0;
+    /* the most intervals within 20 % of one (10 bins of 2 %): a sample the sampler missed makes an interval of two
+     * updates, rarer than one update's */
+    const size_t w = 10;
+    uint64_t best = 0, in = 0;
+    size_t from = 0;
+    for (size_t b = 0; b < RS_STAMP_BINS; b++) {
+        in += st->n[b];
+        if (b >= w)
+            in -= st->n[b - w];
+        if (in > best) {
+            best = in;
+            from = b + 1 >= w ? b + 1 - w : 0;
+        }
+    }
+    double wsum = 0;
+    for (size_t b = from; b < from + w && b < RS_STAMP_BINS; b++)
+        wsum += st->sum_s[b];
+    double mode = wsum / (double)best;   /* the mean of the intervals in that window */
+    double sum = 0;
+    uint64_t m = 0;
+    for (size_t b = 0; b < RS_STAMP_BINS; b++) {
+        double mid = st->n[b] ? st->sum_s[b] / (double)st->n[b] : 0;
+        if (st->n[b] && mid > 0.4 * mode && mid <= 1.6 * mode) {
+            sum += st->sum_s[b];
+            m += st->n[b];
+        }
+    }
+    return m ? sum / (double)m : 0;
+}

@@ -153,8 +153,14 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev)
 }
 
 void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts, const double *energy_j,
-                    const double *true_w)
+                    const double *true_w, const uint64_t *sample_ns)
 {
+    for (int r = 0; sample_ns && r < rs->nranks; r++)
+        if (sample_ns[r]) {
+            if (!rs->rank[r].stamps)
+                rs->rank[r].stamps = xcalloc(1, sizeof *rs->rank[r].stamps);
+            runsensor_stamp(rs->rank[r].stamps, sample_ns[r]);
+        }
     int grow = rs->nticks == rs->cap_ticks;
     if (grow) {
         rs->cap_ticks = rs->cap_ticks ? 2 * rs->cap_ticks : 4096;
@@ -269,7 +275,9 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
         grid[r] = xmalloc((m ? m : 1) * sizeof **grid);
         if (m)
             analysis_place(&g, rs->tick_ns + skip, rs->tick_w[r] + skip, end - skip, grid[r], m, &merged);
-        ser[r] = (struct an_series){ grid[r], m, dt, 0, period };
+        /* a sensor that stamps its samples says how often it updates: its readings are then read as held whatever
+         * the iteration (an iteration shorter than three updates, read as a signal, can peak at its alias) */
+        ser[r] = (struct an_series){ grid[r], m, dt, runsensor_stamp_update_s(rs->rank[r].stamps), period };
     }
     analysis_run_many(ser, (size_t)rs->nranks, bands, nb, res, 0);   /* the ranks at once, on the machine's cores */
     double update = 0;   /* the sum's sensor: the slowest of the ranks' (the sum changes whenever any of them does) */
@@ -508,6 +516,8 @@ void runstats_free(struct run_stats *rs)
     free(rs->e_last_ns);
     free(rs->spread_t);
     free(rs->spread_n);
+    for (int r = 0; rs->rank && r < rs->nranks; r++)
+        free(rs->rank[r].stamps);
     free(rs->rank);
     rs->rank = NULL;
 }

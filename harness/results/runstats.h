@@ -9,6 +9,15 @@
 #include "shm.h"
 #include "stats.h"
 
+/* The intervals between one rank's distinct sensor stamps (a reading's own time where its source gives one: the
+ * driver's sample, the sim's update), counted on log-spaced bins 2 % wide from 100 us to 100 s. */
+#define RS_STAMP_BINS 700
+struct rs_stamps {
+    uint64_t last_ns;            /* the newest stamp seen (0: none yet) */
+    uint64_t n[RS_STAMP_BINS];
+    double sum_s[RS_STAMP_BINS];
+};
+
 struct rank_stats {
     uint64_t open_t[PH_COUNT];   /* begin time of each phase in progress */
     double compute_s, flops;     /* totals over the run */
@@ -30,6 +39,7 @@ struct rank_stats {
     int stopped;                 /* ended early at the skip boundary (the live view's `m`) */
     uint64_t fingerprint;        /* hash of the model state at the end of the run */
     struct acc power;
+    struct rs_stamps *stamps;    /* its readings' stamps (NULL: its source stamps none) */
 };
 
 #define RS_SPREAD_ROWS 64
@@ -72,9 +82,10 @@ void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t pla
 /* Folds one worker event into the run (phase durations, iterations, end of run). */
 void runstats_event(struct run_stats *rs, const struct wevent *ev);
 /* Adds one sampling tick at t_ns: per-rank watts and energy counters in J (NAN where missing; energy may be
- * NULL), and on a modelled backend the electrical power behind each reading (true_w; NULL: none). */
+ * NULL), on a modelled backend the electrical power behind each reading (true_w; NULL: none), and each reading's own
+ * time where its source stamps it (sample_ns, 0 where not; NULL: none does). */
 void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts, const double *energy_j,
-                    const double *true_w);
+                    const double *true_w, const uint64_t *sample_ns);
 /* Returns 1 when every rank reported the end of the run. */
 int runstats_done(const struct run_stats *rs);
 /* Returns 1 when every rank is done or stopped. */
@@ -118,5 +129,10 @@ double runsensor_lag_s(const double *x, size_t m, double dt, double t0, const st
 double runsensor_period_s(const struct run_stats *rs);
 json_t *runsensor_fold_json(const struct run_stats *rs, double **grid, size_t m, double dt, double t0,
                             const struct an_result *res, const double *lags, double period);
+/* Counts the interval from the newest stamp to t_ns when t_ns is a newer one (a new sensor sample). */
+void runsensor_stamp(struct rs_stamps *st, uint64_t t_ns);
+/* Returns the sensor's update interval from its stamps: the most common interval (the most within 20 % of one), then
+ * the mean of the intervals from 0.4 to 1.6 times it; 0 (unknown) with fewer than 8 intervals or none stamped. */
+double runsensor_stamp_update_s(const struct rs_stamps *st);
 
 #endif

@@ -88,6 +88,7 @@ struct sup {
     double *watts;                 /* last sample per rank */
     double *energy_j;              /* last energy counter reading per rank (NAN: none) */
     double *true_w;                /* a modelled backend: the electrical power behind the last reading per rank */
+    uint64_t *sample_ns;           /* the last reading's own time per rank where its source stamps it (0: not) */
     /* the supervisor's own lateness: a check of the heartbeats that comes much later than its loop's 10 ms was itself
      * descheduled, and the silence a worker shows over that stall is not the worker's (sup_check_heartbeats) */
     uint64_t hb_prev_ns;           /* the previous check */

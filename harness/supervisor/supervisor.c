@@ -51,6 +51,7 @@ static void sup_sample(struct sup *s, uint64_t now)
         s->watts[r] = pr.watts;
         s->energy_j[r] = pr.energy_j;
         s->true_w[r] = pr.true_w;
+        s->sample_ns[r] = pr.sample_ns;
         if (isfinite(pr.watts) && pr.watts >= 0) {   /* for a worker tuning its mitigation against real power */
             ctl_publish_reading(shm_ctl(&s->shm, s->slot_of[r]), pr.watts, pr.energy_j, now);
         }
@@ -66,7 +67,7 @@ static void sup_sample(struct sup *s, uint64_t now)
         }
     }
     if (s->running)
-        runstats_power(&s->rs, now, s->watts, s->energy_j, s->ops->modelled ? s->true_w : NULL);
+        runstats_power(&s->rs, now, s->watts, s->energy_j, s->ops->modelled ? s->true_w : NULL, s->sample_ns);
     results_flush(&s->res);
     s->samples++;
 }
@@ -351,6 +352,7 @@ void sup_alloc(struct sup *s)
     s->watts = xcalloc((size_t)s->nranks, sizeof *s->watts);
     s->energy_j = xcalloc((size_t)s->nranks, sizeof *s->energy_j);
     s->true_w = xcalloc((size_t)s->nranks, sizeof *s->true_w);
+    s->sample_ns = xcalloc((size_t)s->nranks, sizeof *s->sample_ns);
     s->late_t = xcalloc(SUP_STALLS, sizeof *s->late_t);
     s->late_cum = xcalloc(SUP_STALLS, sizeof *s->late_cum);
     for (int r = 0; r < s->nranks; r++)
@@ -392,7 +394,7 @@ void sup_free(struct sup *s)
         if (s->deathfd[j] >= 0)
             close(s->deathfd[j]);
     void *bufs[] = { s->pid, s->alive, s->ready, s->expect_exit, s->deathfd, s->death_ns, s->death_unasked, s->slot_of, s->dropped, s->done_seen,
-                     s->watts, s->energy_j, s->true_w, s->late_t, s->late_cum, s->spawn_ns, s->kill_ns };
+                     s->watts, s->energy_j, s->true_w, s->sample_ns, s->late_t, s->late_cum, s->spawn_ns, s->kill_ns };
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
         free(bufs[i]);
 }
