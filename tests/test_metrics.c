@@ -3,6 +3,7 @@
  * (tests/check_metrics.py; promtool too where installed), with the series an operator watches; bad options exit 2. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -119,6 +120,12 @@ Test(metrics, served_and_written_while_a_run_goes, .timeout = 120 + 2 * E2E_SETU
     cr_assert(strstr(prom, "gauntlet_recoveries_total{recovery=\"restart\"} 1\n"), "%s", prom);
     cr_assert(strstr(prom, "gauntlet_faults_injected_total{kind=\"crash\"} 1\n"), "%s", prom);
     cr_assert(!strstr(prom, "# EOF"), "the textfile is Prometheus' format, not OpenMetrics");
+    /* the sim's sensor stamps its samples (sim.sensor.update, 20 ms by default): the interval is its own, not a
+     * measure of the readings */
+    const char *up = strstr(prom, "\ngauntlet_power_sensor_update_seconds{");
+    double upd = NAN;
+    cr_assert(up && strchr(up, '}') && sscanf(strchr(up, '}') + 1, "%lf", &upd) == 1, "%s", prom);
+    cr_assert_float_eq(upd, 0.020, 1e-6, "the sensor's update interval from its stamps: %g s", upd);
     free(prom);
     check(path, "prometheus", "gauntlet_gpu_power_watts gauntlet_power_swing_watts gauntlet_recoveries gauntlet_run_info");
     /* bad options: exit 2 naming them */

@@ -440,6 +440,7 @@ Test(analyze_input, bad_fields_are_errors_naming_line_and_column)
                                                              "but the rows before give seconds" },
         { "t_s,gpu,watts\n0,0,100\n0.001,0,100\n5,1,100\n5.001,1,100\n", "the GPUs' traces share no time" },
         { "t_s,gpu,watts\n", "no samples" },
+        { "t_s,gpu,watts,sample_t_s\n0,0,100,\n0.001,0,100,later\n", ":3: column 4 (sample_t_s): expected a time" },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char path[64], *out;

@@ -13,7 +13,6 @@
 
 #include "analysis.h"
 #include "e2e.h"
-#include "runstats.h"
 #include "util.h"
 
 /* A trace of n samples at dt of a square wave (period, duty 0.5, lo/hi W) read through a sensor that updates every
@@ -68,20 +67,20 @@ Test(sensor, a_stamping_sensor_gives_its_update_interval)
      * new sample), with every 7th sample missed (an interval of two updates) */
     struct rng r;
     rng_seed(&r, 31, 0);
-    struct rs_stamps *st = xcalloc(1, sizeof *st);
-    cr_assert_eq(runsensor_stamp_update_s(NULL), 0, "no stamps: unknown");
-    uint64_t t0 = 5000000000ull;
+    struct an_stamps *st = xcalloc(1, sizeof *st);
+    cr_assert_eq(an_stamp_update_s(NULL), 0, "no stamps: unknown");
+    int64_t t0 = 5000000000ll;
     for (int i = 0; i < 500; i++) {
         if (i % 7 == 6)
             continue;
-        uint64_t at = t0 + (uint64_t)i * 20000000ull + (uint64_t)(1e6 * rng_uniform(&r));
-        runsensor_stamp(st, at);
-        runsensor_stamp(st, at);   /* the next tick saw the same sample */
+        int64_t at = t0 + (int64_t)i * 20000000ll + (int64_t)(1e6 * rng_uniform(&r));
+        an_stamp_add(st, at);
+        an_stamp_add(st, at);   /* the next tick saw the same sample */
         if (i == 5)
-            cr_assert_eq(runsensor_stamp_update_s(st), 0, "fewer than 8 intervals: unknown");
+            cr_assert_eq(an_stamp_update_s(st), 0, "fewer than 8 intervals: unknown");
     }
-    runsensor_stamp(st, t0);   /* an older stamp (a reading out of order) counts nothing */
-    double u = runsensor_stamp_update_s(st);
+    an_stamp_add(st, t0);   /* an older stamp (a reading out of order) counts nothing */
+    double u = an_stamp_update_s(st);
     cr_assert_float_eq(u, 0.020, 1e-4, "a 20 ms sensor from its stamps: %.3f ms", u * 1e3);
     free(st);
 }
@@ -115,6 +114,56 @@ Test(sensor, a_known_period_never_reports_an_alias)
                                known ? "given" : "measured", period * 1e3, res.dominant_hz, 1 / period);
         }
         cr_assert_geq(resolved, periods / 2, "the slower half resolves: %zu of %zu", resolved, periods);
+    }
+    free(x);
+}
+
+Test(sensor, analyze_takes_a_stamped_traces_update_interval_from_its_stamps)
+{
+    /* 13 ms iterations read every 20 ms, polled at 1 kHz: from its readings alone the trace reads as a signal and
+     * peaks at an alias (22.8 Hz); with power.csv's sample_t_s (the sensor's own times) it is held, its update interval
+     * the stamps', and its dominant frequency null */
+    struct rng r;
+    rng_seed(&r, 33, 0);
+    size_t n = 20000;
+    double *x = xmalloc(n * sizeof *x);
+    held_square(x, n, 1e-3, 0.013, 150, 700, 0.020, 3, &r);
+    for (int stamped = 0; stamped < 2; stamped++) {
+        char path[] = "/tmp/gauntlet-stamped-XXXXXX.csv", out[] = "/tmp/gauntlet-stamped-json-XXXXXX";
+        int fd = mkstemps(path, 4), ofd = mkstemp(out);
+        cr_assert(fd >= 0 && ofd >= 0);
+        close(ofd);
+        FILE *f = fdopen(fd, "w");
+        fprintf(f, "t_s,rank,watts,sample_t_s\n");
+        for (size_t i = 0; i < n; i++) {
+            double at = floor((double)i * 1e-3 / 0.020 + 1e-9) * 0.020;   /* the update this reading comes from */
+            if (stamped)
+                fprintf(f, "%.3f,0,%.2f,%.6f\n", (double)i * 1e-3, x[i], at);
+            else
+                fprintf(f, "%.3f,0,%.2f,\n", (double)i * 1e-3, x[i]);
+        }
+        fclose(f);
+        cr_assert_eq(e2e_run(out, (const char *[]){ "analyze", path, "--json", NULL }), 0);
+        json_error_t err;
+        json_t *j = json_load_file(out, 0, &err);
+        cr_assert(j, "%s: %s", out, err.text);
+        json_t *a = json_object_get(j, "aggregate"), *g = json_array_get(json_object_get(j, "per_gpu"), 0);
+        json_t *sens = json_object_get(g, "sensor");
+        double u = json_number_value(json_object_get(sens, "update_ms"));
+        cr_log_info("%s: update %.2f ms, held %d, dominant %g Hz", stamped ? "stamped" : "unstamped", u,
+                    json_is_true(json_object_get(sens, "held")), json_number_value(json_object_get(a, "dominant_hz")));
+        if (stamped) {
+            cr_assert(json_is_true(json_object_get(sens, "held")), "a stamped 20 ms sensor is held");
+            cr_assert_float_eq(u, 20, 1e-6, "its interval from its stamps: %.3f ms", u);
+            cr_assert(json_is_null(json_object_get(g, "dominant_hz")) && json_is_null(json_object_get(a, "dominant_hz")),
+                      "no dominant frequency from 13 ms iterations read every 20 ms");
+        } else {
+            cr_assert(!json_is_true(json_object_get(sens, "held")), "unstamped, the trace reads as a signal (the gap "
+                      "docs/power.md names): if this fails, the analysis learned more and the docs should say so");
+        }
+        json_decref(j);
+        unlink(path);
+        unlink(out);
     }
     free(x);
 }

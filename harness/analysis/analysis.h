@@ -44,6 +44,24 @@ struct an_series {
                         * frequency only when the iteration's own frequency is below half the update rate */
 };
 
+/* A sensor's stamps: the intervals between a series' distinct sample times, where its source gives them (a GPU
+ * driver's sample buffer, the sim's sensor: power.csv's sample_t_s), counted on log-spaced bins 2 % wide from 100 us
+ * to 100 s. Zero it to begin. */
+#define AN_STAMP_BINS 700
+struct an_stamps {
+    int64_t last_ns;             /* the newest stamp seen */
+    int seen;                    /* 0: none yet */
+    uint64_t n[AN_STAMP_BINS];
+    double sum_s[AN_STAMP_BINS];
+};
+/* Counts the interval from the newest stamp to t_ns when t_ns is a newer one (a new sample: a sensor slower than its
+ * sampler repeats its newest, and an older one counts nothing). */
+void an_stamp_add(struct an_stamps *st, int64_t t_ns);
+/* Returns the sensor's update interval from its stamps, as an_sensor_measure from readings: the most common interval
+ * (the most within 20 % of one), then the mean of the intervals from 0.4 to 1.6 times it; 0 (unknown) with fewer
+ * than 8 intervals, or st NULL. */
+double an_stamp_update_s(const struct an_stamps *st);
+
 /* What a sensor shows. Measures the update interval of a series sampled every dt seconds from the intervals between
  * readings that differ from the one before: the most common interval (the most within 20 % of one; an update that
  * repeated its reading makes an interval of two updates, rarer than one), then the mean of the intervals from 0.4 to

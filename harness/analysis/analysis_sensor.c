@@ -120,3 +120,60 @@ size_t analysis_fold(const double *x, size_t n, double dt, double t0, double shi
     }
     return used;
 }
+
+#define AN_STAMP_LO_S 1e-4
+#define AN_STAMP_STEP 1.02
+
+void an_stamp_add(struct an_stamps *st, int64_t t_ns)
+{
+    if (st->seen && t_ns <= st->last_ns)
+        return;   /* the sample already seen (a sensor slower than the sampler repeats its newest), or older */
+    if (st->seen) {
+        double iv = (double)(t_ns - st->last_ns) * 1e-9;
+        double b = floor(log(iv / AN_STAMP_LO_S) / log(AN_STAMP_STEP));
+        size_t k = b < 0 ? 0 : b >= AN_STAMP_BINS ? AN_STAMP_BINS - 1 : (size_t)b;
+        st->n[k]++;
+        st->sum_s[k] += iv;
+    }
+    st->last_ns = t_ns;
+    st->seen = 1;
+}
+
+double an_stamp_update_s(const struct an_stamps *st)
+{
+    if (!st)
+        return 0;
+    uint64_t total = 0;
+    for (size_t b = 0; b < AN_STAMP_BINS; b++)
+        total += st->n[b];
+    if (total < 8)
+        return 0;
+    /* the most intervals within 20 % of one (10 bins of 2 %): a sample the sampler missed makes an interval of two
+     * updates, rarer than one update's */
+    const size_t w = 10;
+    uint64_t best = 0, in = 0;
+    size_t from = 0;
+    for (size_t b = 0; b < AN_STAMP_BINS; b++) {
+        in += st->n[b];
+        if (b >= w)
+            in -= st->n[b - w];
+        if (in > best) {
+            best = in;
+            from = b + 1 >= w ? b + 1 - w : 0;
+        }
+    }
+    double wsum = 0;
+    for (size_t b = from; b < from + w && b < AN_STAMP_BINS; b++)
+        wsum += st->sum_s[b];
+    double mode = wsum / (double)best;   /* the mean of the intervals in that window */
+    double sum = 0;
+    uint64_t m = 0;
+    for (size_t b = 0; b < AN_STAMP_BINS; b++) {
+        double mid = st->n[b] ? st->sum_s[b] / (double)st->n[b] : 0;
+        if (st->n[b] && mid > 0.4 * mode && mid <= 1.6 * mode) {
+            sum += st->sum_s[b];
+            m += st->n[b];
+        }
+    }
+    return m ? sum / (double)m : 0;
+}

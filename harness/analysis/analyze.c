@@ -86,8 +86,9 @@ static int az_read(struct az_trace *tr)
                 errno == EINVAL ? "not a regular file (a trace is read from a file)" : strerror(errno));
         return EXIT_INPUT;
     }
+    static const char *const snames[] = { "sample_t_s", NULL };   /* gauntlet's power.csv: the sensor's stamps */
     char line[4096], *cols[64];
-    int nc = 0, ct = -1, cg = -1, cw = -1, rc = 0;
+    int nc = 0, ct = -1, cg = -1, cw = -1, cs = -1, rc = 0;
     long lineno = 0;
     tr->absolute = -1;
     while (!rc && fgets(line, sizeof line, f)) {
@@ -114,6 +115,7 @@ static int az_read(struct az_trace *tr)
             ct = az_column(cols, n, tnames);
             cg = az_column(cols, n, gnames);
             cw = az_column(cols, n, wnames);
+            cs = az_column(cols, n, snames);
             if (ct < 0 || cw < 0) {
                 fprintf(stderr,
                         "gauntlet: analyze: %s:%ld: expected a header with a time column (t_s, time, timestamp) and a "
@@ -173,6 +175,19 @@ static int az_read(struct az_trace *tr)
             w = NAN;
         }
         struct az_gpu *g = az_gpu(tr, id);
+        if (cs >= 0 && cols[cs][0]) {   /* the sample's own time: an empty field is a source that stamps none */
+            int64_t st;
+            int st_abs;
+            if (analyze_time(cols[cs], &st, &st_abs, &why) != 0) {
+                fprintf(stderr, "gauntlet analyze: %s:%ld: column %d (sample_t_s): %s, got '%s'\n", path, lineno,
+                        cs + 1, why, cols[cs]);
+                rc = EXIT_INPUT;
+                break;
+            }
+            if (!g->stamps)
+                g->stamps = xcalloc(1, sizeof *g->stamps);
+            an_stamp_add(g->stamps, st);
+        }
         if (g->n == g->cap) {
             g->cap = g->cap ? 2 * g->cap : 4096;
             g->s = xrealloc(g->s, g->cap * sizeof *g->s);
@@ -310,8 +325,10 @@ static int az_print(const char *path, const struct az_trace *tr, const struct an
 
 void analyze_free(struct az_trace *tr)
 {
-    for (int k = 0; tr && !tr->view && k < tr->ng; k++)
+    for (int k = 0; tr && !tr->view && k < tr->ng; k++) {
         free(tr->g[k].s);
+        free(tr->g[k].stamps);
+    }
     if (tr)
         free(tr->g);
     free(tr);
@@ -389,7 +406,8 @@ static int az_window(const struct az_trace *all, int64_t lo, int64_t hi, const c
         if (b <= a)
             continue;   /* no row of this GPU in the window */
         struct az_gpu *v = &out->g[out->ng++];
-        *v = (struct az_gpu){ .id = g->id, .s = g->s + a, .n = b - a };
+        /* its sensor's stamps are the whole trace's: the update interval is the device's, not the window's */
+        *v = (struct az_gpu){ .id = g->id, .s = g->s + a, .n = b - a, .stamps = g->stamps };
         for (size_t i = 0; i < v->n; i++)
             v->valid += !isnan(v->s[i].w);
         if (!v->valid) {
@@ -469,10 +487,16 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
     }
     struct an_series *ser = xmalloc((size_t)(tr.ng + 1) * sizeof *ser);
     struct an_result *res = xmalloc((size_t)(tr.ng + 1) * sizeof *res);
+    double period = o->period_s > 0 ? o->period_s : 0;
+    for (int k = 0; k < tr.ng; k++)   /* a GPU whose sensor stamps its samples: its update interval from them */
+        ser[k] = (struct an_series){ grids + (size_t)k * m, m, dt, an_stamp_update_s(tr.g[k].stamps), period };
+    analysis_run_many(ser, (size_t)tr.ng, an_default_bands, 4, res, threads);
+    double update = 0;   /* the sum's sensor, as a run's: the slowest of the GPUs' held (it changes when any does) */
     for (int k = 0; k < tr.ng; k++)
-        ser[k] = (struct an_series){ grids + (size_t)k * m, m, dt, 0, 0 };
-    ser[tr.ng] = (struct an_series){ agg, m, dt, 0, 0 };
-    analysis_run_many(ser, (size_t)tr.ng + 1, an_default_bands, 4, res, threads);
+        if (res[k].held && res[k].update_s > update)
+            update = res[k].update_s;
+    ser[tr.ng] = (struct an_series){ agg, m, dt, update, period };
+    analysis_run(&ser[tr.ng], an_default_bands, 4, &res[tr.ng]);
     const struct an_result *ares = &res[tr.ng];
     rc = EXIT_OK;
     if (!ares->samples) {
@@ -480,7 +504,7 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
         rc = EXIT_INPUT;
     }
     struct an_projection proj;
-    struct an_series ps = { per, m, dt, 0, 0 };
+    struct an_series ps = { per, m, dt, update, period };
     if (!rc && analysis_project(&ps, (long)gpus, (long)groups, jitter, 1, an_default_bands, 4, &proj) != 0)
         memset(&proj, 0, sizeof proj);
     if (!rc)

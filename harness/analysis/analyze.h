@@ -19,6 +19,7 @@ struct az_opts {
     double jitter, hz, max_w;
     const char *align;                    /* a results folder whose runs cut an outside trace (--align) */
     double clock_offset;                  /* with align: the trace's clock minus the run's host's, s */
+    double period_s;                      /* analyze_window: the iteration's period where known (0: not) */
 };
 
 /* A power trace read whole (analyze.c): every GPU's samples, in time order, checked. */

@@ -17,6 +17,7 @@ struct az_gpu {
     long id;
     struct az_sample *s;
     size_t n, cap, valid;
+    struct an_stamps *stamps;   /* its readings' own sample times (a sample_t_s column): NULL where none */
 };
 
 /* What the reader put up with: counted, the first line named; each an error with --strict. */

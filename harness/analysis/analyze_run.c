@@ -78,6 +78,7 @@ static int az_args(int argc, char **argv, struct az_opts *o, const char **path)
 struct az_run {
     char label[64];
     double t0_s, t1_s;   /* t1_s: +inf for a run without its end (an interrupted one) */
+    double period_s;     /* the iteration's median (its run_end's figures; 0: not known) */
 };
 
 /* Reads the runs from dir/events.jsonl: how many (at most max), or -1 (said why); *utc_ns: the wall clock (ns since
@@ -129,6 +130,8 @@ static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_n
                 n = (int)run + 1 > n ? (int)run + 1 : n;
             } else if (strcmp(type, "run_end") == 0) {
                 runs[run].t1_s = t;
+                double p50 = json_number_value(json_object_get(json_object_get(ev, "figures"), "iteration_p50_s"));
+                runs[run].period_s = p50 > 0 && p50 < 1e6 ? p50 : 0;
             }
         }
         json_decref(ev);
@@ -188,7 +191,9 @@ static int az_rundir(const struct az_opts *o, const char *dir, const char *trace
         int64_t lo = (int64_t)llround(runs[i].t0_s * 1e9);
         int64_t hi = isfinite(runs[i].t1_s) ? (int64_t)llround(runs[i].t1_s * 1e9) : INT64_MAX;
         json_t *one = NULL;
-        rc = analyze_window(o, tr, title, lo, hi, all ? &one : NULL);
+        struct az_opts ro = *o;
+        ro.period_s = runs[i].period_s;   /* the run's iterations, whichever meter read them */
+        rc = analyze_window(&ro, tr, title, lo, hi, all ? &one : NULL);
         if (!rc && one) {
             json_object_set_new(one, "run", json_integer(i + 1));
             json_object_set_new(one, "label", json_string(runs[i].label));

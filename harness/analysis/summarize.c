@@ -47,12 +47,13 @@ static json_t *sz_label(json_t *begin, int i)
     return json_string(name);
 }
 
-/* The run's power from the trace: what `analyze RUNDIR --json` gives for it (null without a usable trace). */
-static json_t *sz_power_json(const struct sz_run *r, int i, const struct az_trace *tr)
+/* The run's power from the trace: what `analyze RUNDIR --json` gives for it (null without a usable trace); period_s:
+ * its iteration's (0: not known). */
+static json_t *sz_power_json(const struct sz_run *r, int i, const struct az_trace *tr, double period_s)
 {
     json_t *pw = NULL;
     if (tr) {
-        struct az_opts ao = { .json = 1, .gpus = 10000, .groups = 1, .max_w = 4000 };
+        struct az_opts ao = { .json = 1, .gpus = 10000, .groups = 1, .max_w = 4000, .period_s = period_s };
         char title[64];
         snprintf(title, sizeof title, "run %d", i + 1);
         /* |t_s| <= SZ_TIME_MAX: in range of int64 ns */
@@ -105,7 +106,10 @@ static json_t *sz_run_json(const struct sz_record *z, struct sz_run *r, int i, c
         json_array_append_new(rk, e);
     }
     json_object_set_new(o, "ranks", rk);
-    json_object_set_new(o, "power", sz_power_json(r, i, tr));
+    /* the iteration's period: what node 0's run_end says, else the median of every rank's iterations */
+    double p50 = json_number_value(json_object_get(json_object_get(r->end, "figures"), "iteration_p50_s"));
+    double period = p50 > 0 && p50 < 1e6 ? p50 : r->iter_s.n >= 2 ? series_pct(&r->iter_s, 50) : 0;
+    json_object_set_new(o, "power", sz_power_json(r, i, tr, period > 0 ? period : 0));
     return o;
 }
 

@@ -159,7 +159,7 @@ void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts, co
         if (sample_ns[r]) {
             if (!rs->rank[r].stamps)
                 rs->rank[r].stamps = xcalloc(1, sizeof *rs->rank[r].stamps);
-            runsensor_stamp(rs->rank[r].stamps, sample_ns[r]);
+            an_stamp_add(rs->rank[r].stamps, (int64_t)sample_ns[r]);
         }
     int grow = rs->nticks == rs->cap_ticks;
     if (grow) {
@@ -277,7 +277,7 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
             analysis_place(&g, rs->tick_ns + skip, rs->tick_w[r] + skip, end - skip, grid[r], m, &merged);
         /* a sensor that stamps its samples says how often it updates: its readings are then read as held whatever
          * the iteration (an iteration shorter than three updates, read as a signal, can peak at its alias) */
-        ser[r] = (struct an_series){ grid[r], m, dt, runsensor_stamp_update_s(rs->rank[r].stamps), period };
+        ser[r] = (struct an_series){ grid[r], m, dt, an_stamp_update_s(rs->rank[r].stamps), period };
     }
     analysis_run_many(ser, (size_t)rs->nranks, bands, nb, res, 0);   /* the ranks at once, on the machine's cores */
     double update = 0;   /* the sum's sensor: the slowest of the ranks' (the sum changes whenever any of them does) */

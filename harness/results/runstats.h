@@ -9,15 +9,6 @@
 #include "shm.h"
 #include "stats.h"
 
-/* The intervals between one rank's distinct sensor stamps (a reading's own time where its source gives one: the
- * driver's sample, the sim's update), counted on log-spaced bins 2 % wide from 100 us to 100 s. */
-#define RS_STAMP_BINS 700
-struct rs_stamps {
-    uint64_t last_ns;            /* the newest stamp seen (0: none yet) */
-    uint64_t n[RS_STAMP_BINS];
-    double sum_s[RS_STAMP_BINS];
-};
-
 struct rank_stats {
     uint64_t open_t[PH_COUNT];   /* begin time of each phase in progress */
     double compute_s, flops;     /* totals over the run */
@@ -39,7 +30,7 @@ struct rank_stats {
     int stopped;                 /* ended early at the skip boundary (the live view's `m`) */
     uint64_t fingerprint;        /* hash of the model state at the end of the run */
     struct acc power;
-    struct rs_stamps *stamps;    /* its readings' stamps (NULL: its source stamps none) */
+    struct an_stamps *stamps;    /* its readings' stamps (NULL: its source stamps none) */
 };
 
 #define RS_SPREAD_ROWS 64
@@ -129,10 +120,5 @@ double runsensor_lag_s(const double *x, size_t m, double dt, double t0, const st
 double runsensor_period_s(const struct run_stats *rs);
 json_t *runsensor_fold_json(const struct run_stats *rs, double **grid, size_t m, double dt, double t0,
                             const struct an_result *res, const double *lags, double period);
-/* Counts the interval from the newest stamp to t_ns when t_ns is a newer one (a new sensor sample). */
-void runsensor_stamp(struct rs_stamps *st, uint64_t t_ns);
-/* Returns the sensor's update interval from its stamps: the most common interval (the most within 20 % of one), then
- * the mean of the intervals from 0.4 to 1.6 times it; 0 (unknown) with fewer than 8 intervals or none stamped. */
-double runsensor_stamp_update_s(const struct rs_stamps *st);
 
 #endif

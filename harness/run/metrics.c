@@ -82,6 +82,17 @@ static void mx_grow(struct metrics *m, int ranks)
     m->ranks = ranks;
 }
 
+/* Keeps an iteration's duration for the window's period (the analysis resolves a dominant frequency only where the
+ * iteration is known to be slower than the sensor can follow). */
+static void mx_iteration(struct metrics *m, double dur_s)
+{
+    if (!(dur_s > 0) || !isfinite(dur_s))
+        return;
+    m->iter_ring[m->iter_at] = dur_s;
+    m->iter_at = (m->iter_at + 1) % MX_ITERS;
+    m->iter_n = m->iter_n < MX_ITERS ? m->iter_n + 1 : MX_ITERS;
+}
+
 static void mx_bump(struct mx_count *c, const char *name)
 {
     for (int i = 0; name && i < MX_KINDS; i++) {
@@ -136,14 +147,17 @@ static void mx_event(void *ctx, const char *line, size_t len)
         for (int k = 0; k < m->ranks; k++)
             m->r[k].iters = 0;
         m->win_n = 0;
+        m->iter_n = 0;
     } else if (r && strcmp(type, "ready") == 0) {   /* its GPU's UUID (cuda; "" on sim) */
         str_copy(r->gpu, sizeof r->gpu, json_str_or(json_object_get(e, "device")));
     } else if (r && strcmp(type, "iteration") == 0) {
         r->iter_s = mx_num(e, "dur_s");
         r->iters = json_integer_value(json_object_get(e, "iter")) + 1;
+        mx_iteration(m, r->iter_s);
     } else if (strcmp(type, "node_iteration") == 0 && m->per_node > 0) {   /* forward: nodes: a node's ranks, folded */
         json_t *ph = json_object_get(e, "phases"), *c = json_object_get(ph, "compute"), *x = json_object_get(ph, "comm");
         double cs = mx_num(c, "s"), xs = mx_num(x, "s"), n = m->world > 1 ? m->world : 2, k = mx_num(e, "ranks");
+        mx_iteration(m, mx_num(e, "dur_s"));
         for (int q = (int)json_integer_value(json_object_get(e, "node")) * m->per_node, end = q + m->per_node; q >= 0 && q < end && q < m->ranks; q++) {
             m->r[q].iter_s = mx_num(e, "dur_s");
             m->r[q].iters = json_integer_value(json_object_get(e, "iter")) + 1;
@@ -197,6 +211,11 @@ static void mx_power(void *ctx, double t_s, int rank, const struct power_reading
     mx_grow(m, rank + 1);
     m->r[rank].watts = pr->watts;
     m->r[rank].phase = phase;
+    if (pr->sample_ns) {   /* the sensor's own sample time: its update interval from the stamps */
+        if (!m->r[rank].stamps)
+            m->r[rank].stamps = xcalloc(1, sizeof *m->r[rank].stamps);
+        an_stamp_add(m->r[rank].stamps, (int64_t)pr->sample_ns);
+    }
     if (rank == m->ranks - 1 && !m->cluster_fed) {   /* a tick's rows are in: the sum joins the window */
         double sum = 0;
         for (int k = 0; k < m->ranks; k++)
@@ -404,6 +423,8 @@ void metrics_view_close(const struct view_link *v)
 #endif
     pthread_mutex_destroy(&m->mu);
     free(m->extra);
+    for (int k = 0; m->r && k < m->ranks; k++)
+        free(m->r[k].stamps);
     free(m->r);
     free(m);
 }

@@ -12,6 +12,7 @@
 struct MHD_Daemon;
 
 #define MX_WINDOW 3000          /* summed power points kept for the swing (30 s at 100 Hz) */
+#define MX_ITERS 64             /* iteration durations kept for the window's period */
 #define MX_KINDS 16             /* fault kinds, detectors, recoveries: names kept */
 #define MX_TEXT_EVERY_NS 1000000000ull
 
@@ -22,6 +23,7 @@ struct mx_rank {
     int phase;
     long long iters;
     double open_t;              /* the open compute or comm phase's start (events' t_s) */
+    struct an_stamps *stamps;   /* its readings' sample times, where its sensor stamps them (NULL: none yet) */
     char gpu[48];
 };
 
@@ -36,6 +38,8 @@ struct metrics {
     struct mx_rank *r;
     double win[MX_WINDOW], dt_s; /* the summed power, a ring */
     int win_n, win_at;
+    double iter_ring[MX_ITERS];  /* the run's latest iteration durations, any rank's: its period is their median */
+    int iter_n, iter_at;
     struct mx_count faults[MX_KINDS], dets[MX_KINDS], recs[MX_KINDS];
     char textdir[512];
     uint64_t text_ns;

@@ -65,6 +65,13 @@ static void mx_label(char *out, size_t n, const char *v)
 }
 
 /* The node of global rank k (ranks are numbered node by node, docs/cluster.md). */
+/* Compares two doubles for qsort. */
+static int mx_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static int mx_node(const struct metrics *m, int k) { return m->per_node > 0 ? k / m->per_node : 0; }
 
 /* The metrics of the run in progress, in OpenMetrics (om) or the Prometheus text format; with the caller's lines
@@ -107,7 +114,17 @@ void mx_render(struct metrics *m, struct mx_buf *b, int om, int extra)
     double *x = xmalloc((size_t)(m->win_n ? m->win_n : 1) * sizeof *x);
     for (int i = 0; i < m->win_n; i++)
         x[i] = m->win[(m->win_at - m->win_n + i + MX_WINDOW) % MX_WINDOW];
-    struct an_series s = { x, (size_t)m->win_n, m->dt_s, 0, 0 };
+    /* as the summary: the sum's sensor is the slowest of the ranks' where they stamp their samples (the cluster's
+     * sum on node 0's grid is measured: its cells average the nodes'), the period the median iteration lately */
+    double update = 0, period = 0, its[MX_ITERS];
+    for (int k = 0; !m->cluster_fed && k < m->ranks; k++)
+        update = fmax(update, an_stamp_update_s(m->r[k].stamps));
+    memcpy(its, m->iter_ring, sizeof its);
+    if (m->iter_n >= 3) {
+        qsort(its, (size_t)m->iter_n, sizeof *its, mx_cmp_double);
+        period = its[m->iter_n / 2];
+    }
+    struct an_series s = { x, (size_t)m->win_n, m->dt_s, update, period };
     int ok = m->win_n >= 16 && m->dt_s > 0 && analysis_run(&s, an_default_bands, 4, &res) == 0;
     free(x);
     const struct { const char *name, *unit, *help; double v; } agg[] = {
@@ -118,7 +135,7 @@ void mx_render(struct metrics *m, struct mx_buf *b, int om, int extra)
         { "gauntlet_power_dominant_hertz", "hertz", "dominant frequency of the summed power, last 30 s (NaN where the "
           "sensor cannot resolve it)", ok ? res.dominant_hz : NAN },
         { "gauntlet_power_sensor_update_seconds", "seconds", "the summed power's readings change this often (its slowest "
-          "sensor's update interval, measured over the last 30 s): a figure it cannot resolve is NaN", ok ? res.update_s : NAN },
+          "sensor's update interval: from its stamps, else measured over the last 30 s): a figure it cannot resolve is NaN", ok ? res.update_s : NAN },
     };
     for (size_t f = 0; f < ARRAY_LEN(agg); f++) {
         mx_family(b, om, agg[f].name, "gauge", agg[f].unit, agg[f].help);
