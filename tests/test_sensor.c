@@ -118,35 +118,45 @@ Test(sensor, a_known_period_never_reports_an_alias)
     free(x);
 }
 
+/* `gauntlet analyze --json` of n samples 1 ms apart (t_s,watts) of a square wave of the period, 150/700 W, read
+ * every u s (held_square, noise W, seed), with power.csv's sample_t_s column when stamped (each reading stamped with
+ * the update it comes from). */
+static json_t *analyze_square(unsigned seed, size_t n, double period, double u, double noise, int stamped)
+{
+    struct rng r;
+    rng_seed(&r, seed, 0);
+    double *x = xmalloc(n * sizeof *x), stamp_u = stamped ? u : 0;
+    held_square(x, n, 1e-3, period, 150, 700, u, noise, &r);
+    char path[] = "/tmp/gauntlet-held-XXXXXX.csv", out[] = "/tmp/gauntlet-held-json-XXXXXX";
+    int fd = mkstemps(path, 4), ofd = mkstemp(out);
+    cr_assert(fd >= 0 && ofd >= 0);
+    close(ofd);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, stamp_u > 0 ? "t_s,watts,sample_t_s\n" : "t_s,watts\n");
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%.3f,%.2f", (double)i * 1e-3, x[i]);
+        if (stamp_u > 0)
+            fprintf(f, ",%.6f", floor((double)i * 1e-3 / stamp_u + 1e-9) * stamp_u);
+        fputc('\n', f);
+    }
+    fclose(f);
+    free(x);
+    cr_assert_eq(e2e_run(out, (const char *[]){ "analyze", path, "--json", NULL }), 0);
+    json_error_t err;
+    json_t *j = json_load_file(out, 0, &err);
+    cr_assert(j, "%s: %s", out, err.text);
+    unlink(path);
+    unlink(out);
+    return j;
+}
+
 Test(sensor, analyze_takes_a_stamped_traces_update_interval_from_its_stamps)
 {
     /* 13 ms iterations read every 20 ms, polled at 1 kHz: from its readings alone the trace reads as a signal and
      * peaks at an alias (22.8 Hz); with power.csv's sample_t_s (the sensor's own times) it is held, its update interval
      * the stamps', and its dominant frequency null */
-    struct rng r;
-    rng_seed(&r, 33, 0);
-    size_t n = 20000;
-    double *x = xmalloc(n * sizeof *x);
-    held_square(x, n, 1e-3, 0.013, 150, 700, 0.020, 3, &r);
     for (int stamped = 0; stamped < 2; stamped++) {
-        char path[] = "/tmp/gauntlet-stamped-XXXXXX.csv", out[] = "/tmp/gauntlet-stamped-json-XXXXXX";
-        int fd = mkstemps(path, 4), ofd = mkstemp(out);
-        cr_assert(fd >= 0 && ofd >= 0);
-        close(ofd);
-        FILE *f = fdopen(fd, "w");
-        fprintf(f, "t_s,rank,watts,sample_t_s\n");
-        for (size_t i = 0; i < n; i++) {
-            double at = floor((double)i * 1e-3 / 0.020 + 1e-9) * 0.020;   /* the update this reading comes from */
-            if (stamped)
-                fprintf(f, "%.3f,0,%.2f,%.6f\n", (double)i * 1e-3, x[i], at);
-            else
-                fprintf(f, "%.3f,0,%.2f,\n", (double)i * 1e-3, x[i]);
-        }
-        fclose(f);
-        cr_assert_eq(e2e_run(out, (const char *[]){ "analyze", path, "--json", NULL }), 0);
-        json_error_t err;
-        json_t *j = json_load_file(out, 0, &err);
-        cr_assert(j, "%s: %s", out, err.text);
+        json_t *j = analyze_square(33, 20000, 0.013, 0.020, 3, stamped);
         json_t *a = json_object_get(j, "aggregate"), *g = json_array_get(json_object_get(j, "per_gpu"), 0);
         json_t *sens = json_object_get(g, "sensor");
         double u = json_number_value(json_object_get(sens, "update_ms"));
@@ -162,38 +172,13 @@ Test(sensor, analyze_takes_a_stamped_traces_update_interval_from_its_stamps)
                       "docs/power.md names): if this fails, the analysis learned more and the docs should say so");
         }
         json_decref(j);
-        unlink(path);
-        unlink(out);
     }
-    free(x);
 }
 
 Test(sensor, a_held_trace_reports_its_hold_and_never_an_alias)
 {
     /* a 120 ms iteration (8.3 Hz) read every 100 ms and polled at 1 kHz: each reading in 100 rows */
-    struct rng r;
-    rng_seed(&r, 30, 0);
-    size_t n = 30000;
-    double *x = xmalloc(n * sizeof *x);
-    held_square(x, n, 1e-3, 0.12, 150, 700, 0.1, 4, &r);
-    char path[] = "/tmp/gauntlet-held-XXXXXX.csv";
-    int fd = mkstemps(path, 4);
-    cr_assert_geq(fd, 0);
-    FILE *f = fdopen(fd, "w");
-    fprintf(f, "t_s,watts\n");
-    for (size_t i = 0; i < n; i++)
-        fprintf(f, "%.3f,%.2f\n", (double)i * 1e-3, x[i]);
-    fclose(f);
-    free(x);
-    char out[] = "/tmp/gauntlet-held-json-XXXXXX";
-    int ofd = mkstemp(out);
-    cr_assert_geq(ofd, 0);
-    close(ofd);
-    int rc = e2e_run(out, (const char *[]){ "analyze", path, "--json", NULL });
-    cr_assert_eq(rc, 0);
-    json_error_t err;
-    json_t *j = json_load_file(out, 0, &err);
-    cr_assert(j, "%s: %s", out, err.text);
+    json_t *j = analyze_square(30, 30000, 0.12, 0.1, 4, 0);
     json_t *a = json_object_get(j, "aggregate");
     json_t *sens = json_object_get(a, "sensor");
     cr_log_info("analyze of a held trace: update %.1f ms, held %d, dominant %s",
@@ -214,8 +199,6 @@ Test(sensor, a_held_trace_reports_its_hold_and_never_an_alias)
     size_t nu = json_array_size(json_object_get(a, "unresolved"));
     cr_assert_geq(nu, 5, "10 ms, 100 ms, two bands and the dominant frequency are named: %zu", nu);
     json_decref(j);
-    unlink(path);
-    unlink(out);
 }
 
 /* Reads power.csv's rows of one rank: times, readings and the truth (true_w); returns the count. */
