@@ -230,6 +230,14 @@ Test(record, a_real_crash_is_an_observed_fault, .timeout = 180)
     free(sc);
 }
 
+/* What the campaign run into dir printed (its log, dir.log). */
+static char *campaign_log(const char *dir)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s.log", dir);
+    return e2e_read(path);
+}
+
 /* Runs `gauntlet campaign` with args into a new folder; returns campaign.json (exit code in *rc). */
 static json_t *campaign(const char *const *args, int *rc, char *dir, size_t n)
 {
@@ -240,7 +248,9 @@ static json_t *campaign(const char *const *args, int *rc, char *dir, size_t n)
     for (; *args && k < 31; args++)
         argv[k++] = *args;
     argv[k] = NULL;
-    *rc = e2e_run("/tmp/gauntlet-campaign-run.log", argv);
+    char log[1100];
+    snprintf(log, sizeof log, "%s.log", dir);   /* its own: criterion runs the tests side by side */
+    *rc = e2e_run(log, argv);
     char path[1100];
     snprintf(path, sizeof path, "%s/campaign.json", dir);
     json_error_t err;
@@ -255,7 +265,7 @@ Test(campaign, two_hundred_schedules_keep_every_invariant, .timeout = 300)
     json_t *j = campaign((const char *[]){ "--schedules", "200", "--recovery", "inprocess", "--jobs", "8", NULL }, &rc, dir,
                          sizeof dir);
     double wall = (double)(mono_ns() - t0) * 1e-9;
-    char *log = e2e_read("/tmp/gauntlet-campaign-run.log");
+    char *log = campaign_log(dir);
     cr_assert_eq(rc, 0, "campaign exited %d:\n%s", rc, log);
     cr_log_info("200 schedules under inprocess: %.1f s", wall);
     free(log);
@@ -276,7 +286,7 @@ Test(campaign, every_strategy_detects_alike, .timeout = 300)
     char dir[1024];
     int rc;
     json_t *j = campaign((const char *[]){ "--schedules", "16", "--seed", "7", "--jobs", "8", NULL }, &rc, dir, sizeof dir);
-    char *log = e2e_read("/tmp/gauntlet-campaign-run.log");
+    char *log = campaign_log(dir);
     cr_assert_eq(rc, 0, "campaign exited %d:\n%s", rc, log);
     free(log);
     cr_expect_eq(json_integer_value(json_object_get(j, "strategies")), 4);
@@ -298,7 +308,7 @@ Test(campaign, two_nodes_under_mpirun_keep_every_invariant, .timeout = 300)
     json_t *j = campaign((const char *[]){ "--schedules", "6", "--nodes", "2", "--ranks", "2", "--seed", "3", "--jobs",
                                            "2", NULL },
                          &rc, dir, sizeof dir);
-    char *log = e2e_read("/tmp/gauntlet-campaign-run.log");
+    char *log = campaign_log(dir);
     cr_assert_eq(rc, 0, "campaign exited %d:\n%s", rc, log);
     free(log);
     cr_assert(j);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "e2e.h"
+#include "sup.h"
 #include "util.h"
 
 /* A long run: about 25 ms per iteration for 4000 iterations, far longer than any test waits. */
@@ -497,9 +498,43 @@ static void thaw(const char *dir, pid_t pid)
         sleep_ns(10000000);
 }
 
+/* What tells a killed worker that will end (it has begun to exit: the kernel is taking its memory down, slow beside
+ * other work) from one that cannot (stuck in a kernel call, the signal not yet taken): PF_EXITING, read from
+ * /proc. A process asleep has not begun; one that has ended and is not yet reaped (a zombie) has; a reaped one is
+ * not there. */
+Test(failures, a_process_that_has_begun_to_exit_is_told_from_one_that_has_not)
+{
+    pid_t asleep = fork(), ended = asleep > 0 ? fork() : -1;
+    if (asleep == 0) {
+        pause();
+        _exit(0);
+    }
+    if (ended == 0)
+        _exit(0);
+    cr_assert(asleep > 0 && ended > 0);
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)ended);
+    uint64_t end = mono_ns() + 10000000000ull;
+    while (mono_ns() < end && !(read_small(path, buf, sizeof buf) > 0 && strstr(buf, ") Z ")))
+        sleep_ns(1000000);   /* until it is a zombie */
+    cr_assert(strstr(buf, ") Z "), "%s", buf);
+    cr_expect_eq(sup_proc_exiting(asleep), 0, "a sleeping process has not begun to exit");
+    cr_expect_eq(sup_proc_exiting(ended), 1, "a zombie has");
+    char what[256];
+    sup_proc_describe(ended, what, sizeof what);
+    cr_expect(strstr(what, "it is exiting"), "%s", what);
+    sup_proc_describe(asleep, what, sizeof what);
+    cr_expect(!strstr(what, "it is exiting"), "%s", what);
+    kill(asleep, SIGKILL);
+    cr_assert_eq(waitpid(asleep, NULL, 0), asleep);
+    cr_assert_eq(waitpid(ended, NULL, 0), ended);
+    cr_expect_eq(sup_proc_exiting(ended), 0, "a reaped process is not there");
+}
+
 /* A worker that cannot end (SIGKILL does not take it: a process in uninterruptible sleep) neither holds a recovery
  * nor the run's end for ever: the recovery fails after its deadline naming the process and its kernel state, the
- * supervisor leaves it behind SUP_KILL_WAIT_S (10 s) after its SIGKILL, says so, and writes the summary. */
+ * supervisor leaves it behind SUP_KILL_WAIT_S (10 s) after its SIGKILL, says so, and writes the summary. A frozen
+ * process has not taken its SIGKILL: it has not begun to exit, and is not waited for as one that has. */
 Test(failures, a_worker_that_cannot_end_is_left_behind_and_said, .timeout = 240)
 {
     static const char text[] = "name: unended\nranks: 3\niterations: 4000\n"
@@ -543,7 +578,8 @@ Test(failures, a_worker_that_cannot_end_is_left_behind_and_said, .timeout = 240)
     cr_expect_eq(json_integer_value(json_object_get(o, "pid")), w[2]);
     cr_expect_gt(json_number_value(json_object_get(o, "killed_s")), 10);
     const char *proc = json_string_value(json_object_get(o, "proc"));
-    cr_expect(proc && strncmp(proc, "state D", 7) == 0, "proc: %s", proc ? proc : "(none)");
+    cr_expect(proc && strncmp(proc, "state D", 7) == 0 && !strstr(proc, "it is exiting"), "proc: %s",
+              proc ? proc : "(none)");
     json_decref(o);
     free(ev);
     for (int r = 0; r < 2; r++)

@@ -2,11 +2,14 @@
  * campaigns"): every results file parses, no worker outlived its supervisor, every visible fault was caught
  * by the detector built for it within its bound, nothing was detected that no fault explains, every fault
  * scheduled fired once. */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "abft.h"
 #include "campaign_int.h"
@@ -196,6 +199,31 @@ static int cp_visible(const struct cp_shape *sh, int kind, json_t *f, int *det, 
     return 0;
 }
 
+/* The last non-empty line of the run's log (DIR.log: what the run and mpirun printed), or why there is none. */
+static void cp_log_tail(const char *dir, char *out, size_t n)
+{
+    char path[1100], buf[4096];
+    snprintf(path, sizeof path, "%s.log", dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(out, n, "(no log: %s)", strerror(errno));
+        return;
+    }
+    off_t size = lseek(fd, 0, SEEK_END);
+    off_t from = size > (off_t)sizeof buf - 1 ? size - (off_t)sizeof buf + 1 : 0;
+    ssize_t got = size >= 0 ? pread(fd, buf, sizeof buf - 1, from) : -1;
+    close(fd);
+    if (got <= 0) {
+        snprintf(out, n, "(an empty log)");
+        return;
+    }
+    buf[got] = 0;
+    while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == '\r' || buf[got - 1] == ' '))
+        buf[--got] = 0;
+    const char *last = strrchr(buf, '\n');
+    snprintf(out, n, "%s", last ? last + 1 : buf);
+}
+
 void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const struct cp_shape *sh, int si,
                   const char *strat, struct cp_result *res, struct cp_stats *st)
 {
@@ -205,6 +233,12 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
     res->first_drop_s = INFINITY;
     for (int i = 0; i < CP_MAX_FAULTS; i++)
         res->det[i] = (struct cp_det){ .spec = i, .detector = -1, .rank = -1, .iter_seen = -1, .iter_fired = -1 };
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    if (access(path, F_OK) != 0) {   /* the run never began its record: what it said is in its log */
+        char tail[300];
+        cp_log_tail(dir, tail, sizeof tail);
+        cp_break(res, "no events.jsonl (%s): the run exited %d; its log ends: %s", strerror(errno), rc, tail);
+    }
     cp_events(dir, res, pids, &npids, 256);
     cp_power(dir, res);
     for (int i = 0; i < npids; i++)

@@ -362,7 +362,7 @@ void recover_step(struct sup *s)
     char why[320] = "";
     if (m->state == RM_STOPPING) {
         if (s->fl->host->busy(s, now)) {
-            if (now > m->deadline) {
+            if (now > m->deadline && !s->fl->host->ending(s, now)) {   /* one exiting still will end: waited for */
                 char busy[240];
                 s->fl->host->busy_why(s, now, busy, sizeof busy);
                 snprintf(why, sizeof why, "recovery: the ranks did not stop: %s", busy);

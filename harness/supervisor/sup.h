@@ -51,6 +51,9 @@ struct rec_host {
     void (*kill)(struct sup *s, int slot);                        /* SIGKILL a live worker, expecting its exit */
     int (*busy)(struct sup *s, uint64_t now);                     /* workers not yet stopped (0: quiescent) */
     void (*busy_why)(struct sup *s, uint64_t now, char *why, size_t n);   /* the first of those, in words */
+    /* 1 when every worker not yet stopped is one killed that has begun to exit, within SUP_EXIT_WAIT_S of its kill:
+     * it will end (a recovery waits for it past its own deadline) */
+    int (*ending)(struct sup *s, uint64_t now);
 };
 extern const struct rec_host sup_host;
 
@@ -139,6 +142,11 @@ void sup_death_pipe(struct sup *s, int slot);
 /* What the kernel says of a process that has not ended (for a worker killed and still there): its /proc state and
  * the kernel function it waits in, e.g. "state D (uninterruptible sleep: ...), waiting in __refrigerator". */
 void sup_proc_describe(pid_t pid, char *buf, size_t n);
+/* 1 when the process has begun to exit (the kernel's PF_EXITING in /proc/PID/stat's flags: a SIGKILL taken, its
+ * memory being taken down; a zombie too), 0 when it has not or cannot be read. A killed worker that has not begun is
+ * stuck in a kernel call (a driver, a filesystem); one that has will end, later on a loaded machine. */
+#define SUP_PF_EXITING 0x4ul
+int sup_proc_exiting(pid_t pid);
 /* SIGKILLs the worker of slot, expecting its exit; the first kill's time is kept (kill_ns). */
 void sup_kill(struct sup *s, int slot);
 /* Why workers are not yet stopped (rec_host busy): the first of them, in words, into why. */
@@ -185,6 +193,9 @@ int sup_wait_ready(struct sup *s, double timeout_s);
  * behind, said (event worker_not_ended, its /proc state) and the run fails (stop "environment", exit 3): the summary
  * is written all the same. */
 #define SUP_KILL_WAIT_S 10.0
+/* ... unless it has begun to exit (sup_proc_exiting): then up to this long, as the recovery waiting for it (taking a
+ * worker's memory down took over 5 s on a 2-core machine beside other work, 2026-11-27). */
+#define SUP_EXIT_WAIT_S 120.0
 void sup_stop_workers(struct sup *s);
 /* The signalfd and the sampling timer; 0 or -1. */
 int sup_fds(struct sup *s);

@@ -247,17 +247,17 @@ int sup_wait_ready(struct sup *s, double timeout_s)
     }
 }
 
-/* The workers still there SUP_KILL_WAIT_S after their SIGKILL: said, and left behind (they end when the kernel lets
- * them; PDEATHSIG is spent). Returns how many. */
+/* The workers still there SUP_KILL_WAIT_S after their SIGKILL (SUP_EXIT_WAIT_S where they have begun to exit): said,
+ * and left behind (they end when the kernel lets them; PDEATHSIG is spent). Returns how many. */
 static int sup_leave_unended(struct sup *s, uint64_t now)
 {
     int left = 0;
     for (int k = 0; k < s->nslots; k++) {
-        if (!s->alive[k] || !s->kill_ns[k] || now < s->kill_ns[k] || (double)(now - s->kill_ns[k]) * 1e-9 <= SUP_KILL_WAIT_S)
-            continue;
+        double ago = s->alive[k] && s->kill_ns[k] && now >= s->kill_ns[k] ? (double)(now - s->kill_ns[k]) * 1e-9 : 0;
+        if (!s->alive[k] || !s->kill_ns[k] || ago <= SUP_KILL_WAIT_S || (ago <= SUP_EXIT_WAIT_S && sup_proc_exiting(s->pid[k])))
+            continue;   /* not yet past the bound, or exiting: it will end */
         char proc[256], msg[512];
         int rank = atomic_load(&shm_ctl(&s->shm, k)->rank);
-        double ago = s->kill_ns[k] && now > s->kill_ns[k] ? (double)(now - s->kill_ns[k]) * 1e-9 : 0;
         sup_proc_describe(s->pid[k], proc, sizeof proc);
         snprintf(msg, sizeof msg, "rank %d's worker (slot %d, pid %d) has not ended %.1f s after SIGKILL: %s; left behind",
                  rank, k, (int)s->pid[k], ago, proc);

@@ -185,6 +185,20 @@ static int sup_proc_status(pid_t pid, int *status)
     return 1;
 }
 
+int sup_proc_exiting(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    if (read_small(path, buf, sizeof buf) < 0)
+        return 0;
+    char *p = strrchr(buf, ')'), *save = NULL;   /* past the command's name, which may hold spaces */
+    long field = 2;
+    for (char *tok = p ? strtok_r(p + 1, " \n", &save) : NULL; tok; tok = strtok_r(NULL, " \n", &save))
+        if (++field == 9)   /* flags: the kernel's PF_* word */
+            return (strtoul(tok, NULL, 10) & SUP_PF_EXITING) != 0;
+    return 0;
+}
+
 void sup_proc_describe(pid_t pid, char *buf, size_t n)
 {
     char path[64], stat[1024], wchan[128] = "";
@@ -206,7 +220,8 @@ void sup_proc_describe(pid_t pid, char *buf, size_t n)
     snprintf(path, sizeof path, "/proc/%d/wchan", (int)pid);
     if (read_small(path, wchan, sizeof wchan) <= 0 || strcmp(wchan, "0") == 0)
         wchan[0] = 0;
-    snprintf(buf, n, "state %c (%s)%s%s", p[2], what, wchan[0] ? ", waiting in " : "", wchan);
+    snprintf(buf, n, "state %c (%s)%s%s%s", p[2], what, wchan[0] ? ", waiting in " : "", wchan,
+             sup_proc_exiting(pid) ? "; it is exiting (the kernel is taking its memory down)" : "");
 }
 
 void sup_death_pipe(struct sup *s, int k)

@@ -158,4 +158,23 @@ void sup_busy_why(struct sup *s, uint64_t now, char *why, size_t n)
     }
 }
 
-const struct rec_host sup_host = { sup_spawn, sup_send, sup_kill, host_busy, sup_busy_why };
+static int host_ending(struct sup *s, uint64_t now)
+{
+    int ending = 0;
+    for (int k = 0; k < s->nslots; k++) {
+        if (!s->alive[k])
+            continue;
+        uint32_t st = atomic_load(&shm_ctl(&s->shm, k)->state);
+        if (!s->expect_exit[k] && st != WS_IDLE && st != WS_READY)
+            return 0;   /* a live worker not yet stopped: not the kernel's doing */
+        if (!s->expect_exit[k])
+            continue;
+        if (!s->kill_ns[k] || now < s->kill_ns[k] || (double)(now - s->kill_ns[k]) * 1e-9 > SUP_EXIT_WAIT_S ||
+            !sup_proc_exiting(s->pid[k]))
+            return 0;
+        ending++;
+    }
+    return ending > 0;
+}
+
+const struct rec_host sup_host = { sup_spawn, sup_send, sup_kill, host_busy, sup_busy_why, host_ending };
