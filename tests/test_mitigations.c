@@ -74,8 +74,16 @@ Test(mitigations, a_filler_at_a_time_scale_it_cannot_help_says_so, .timeout = 60
     json_t *s = run(text);
     json_t *r = json_array_get(json_object_get(s, "runs"), 1);
     const char *w = json_string_value(json_object_get(json_object_get(r, "vs_none"), "warning"));
-    cr_assert(w && strstr(w, "An iteration of 1") && strstr(w, " ms is shorter than two of the power sensor's updates"),
-              "the comparison warns: %s", w ? w : "(none)");
+    /* the comparison judges the iterations it measured: 12.3 ms modelled, 24.9 ms seen under ASan beside two busy
+     * loops; past two updates (40 ms) a loaded machine made them long enough to follow, and no warning is owed */
+    double p50 = json_number_value(json_object_get(json_object_get(r, "iteration_s"), "p50"));
+    if (p50 < 0.040)
+        cr_assert(w && strstr(w, "An iteration of ") &&
+                      strstr(w, " ms is shorter than two of the power sensor's updates"),
+                  "iterations of %.1f ms: the comparison warns: %s", p50 * 1e3, w ? w : "(none)");
+    else
+        cr_log_warn("iterations of %.1f ms measured (12.3 ms modelled): a loaded machine; the warning is not owed",
+                    p50 * 1e3);
     cr_assert(json_number_value(json_object_get(r, "warmup_s")) >= 0.21, "analysed once the power settled");
     cr_assert_gt(vs(s, 1, "swing_reduction_pct"), -50, "the climb to the floor is no swing of the filler's");
     json_decref(s);
