@@ -57,6 +57,8 @@ struct an_stamps {
 /* Counts the interval from the newest stamp to t_ns when t_ns is a newer one (a new sample: a sensor slower than its
  * sampler repeats its newest, and an older one counts nothing). */
 void an_stamp_add(struct an_stamps *st, int64_t t_ns);
+/* an_stamp_add into *st, allocated (zeroed) at the first stamp; a t_ns of 0 is no stamp. Free *st when done. */
+void an_stamp_note(struct an_stamps **st, int64_t t_ns);
 /* Returns the sensor's update interval from its stamps, as an_sensor_measure from readings: the most common interval
  * (the most within 20 % of one), then the mean of the intervals from 0.4 to 1.6 times it; 0 (unknown) with fewer
  * than 8 intervals, or st NULL. */

@@ -177,3 +177,12 @@ double an_stamp_update_s(const struct an_stamps *st)
     }
     return m ? sum / (double)m : 0;
 }
+
+void an_stamp_note(struct an_stamps **st, int64_t t_ns)
+{
+    if (!t_ns)
+        return;
+    if (!*st)
+        *st = xcalloc(1, sizeof **st);
+    an_stamp_add(*st, t_ns);
+}

@@ -184,7 +184,7 @@ static int az_read(struct az_trace *tr)
                 rc = EXIT_INPUT;
                 break;
             }
-            if (!g->stamps)
+            if (!g->stamps)   /* a stamp of 0 s is a stamp here (an_stamp_note takes 0 for none) */
                 g->stamps = xcalloc(1, sizeof *g->stamps);
             an_stamp_add(g->stamps, st);
         }

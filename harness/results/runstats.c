@@ -156,11 +156,7 @@ void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts, co
                     const double *true_w, const uint64_t *sample_ns)
 {
     for (int r = 0; sample_ns && r < rs->nranks; r++)
-        if (sample_ns[r]) {
-            if (!rs->rank[r].stamps)
-                rs->rank[r].stamps = xcalloc(1, sizeof *rs->rank[r].stamps);
-            an_stamp_add(rs->rank[r].stamps, (int64_t)sample_ns[r]);
-        }
+        an_stamp_note(&rs->rank[r].stamps, (int64_t)sample_ns[r]);
     int grow = rs->nticks == rs->cap_ticks;
     if (grow) {
         rs->cap_ticks = rs->cap_ticks ? 2 * rs->cap_ticks : 4096;

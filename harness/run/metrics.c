@@ -211,11 +211,7 @@ static void mx_power(void *ctx, double t_s, int rank, const struct power_reading
     mx_grow(m, rank + 1);
     m->r[rank].watts = pr->watts;
     m->r[rank].phase = phase;
-    if (pr->sample_ns) {   /* the sensor's own sample time: its update interval from the stamps */
-        if (!m->r[rank].stamps)
-            m->r[rank].stamps = xcalloc(1, sizeof *m->r[rank].stamps);
-        an_stamp_add(m->r[rank].stamps, (int64_t)pr->sample_ns);
-    }
+    an_stamp_note(&m->r[rank].stamps, (int64_t)pr->sample_ns);   /* the sensor's own sample time, where it gives one */
     if (rank == m->ranks - 1 && !m->cluster_fed) {   /* a tick's rows are in: the sum joins the window */
         double sum = 0;
         for (int k = 0; k < m->ranks; k++)

@@ -164,22 +164,29 @@ static int sup_died(struct sup *s, int k, pid_t pid, uint64_t now, const char *s
     return 1;
 }
 
-/* The wait status of pid while it is still ending (/proc/PID/stat's exit_code, set when its exit begins): 1 with
- * *status, or 0 when it cannot be read or is not set yet. */
-static int sup_proc_status(pid_t pid, int *status)
+/* Field `field` of /proc/PID/stat (1-based, as proc(5) counts) into *v: 1, or 0 when it cannot be read. */
+static int sup_proc_field(pid_t pid, int field, unsigned long long *v)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     if (read_small(path, buf, sizeof buf) < 0)
         return 0;
-    char *p = strrchr(buf, ')');   /* past the command's name, which may hold spaces */
-    long field = 2, v = 0;
-    for (char *tok = p ? strtok(p + 1, " \n") : NULL; tok; tok = strtok(NULL, " \n"))
-        if (++field == 52) {
-            v = strtol(tok, NULL, 10);
-            break;
+    char *p = strrchr(buf, ')'), *save = NULL;   /* past the command's name, which may hold spaces */
+    int at = 2;
+    for (char *tok = p ? strtok_r(p + 1, " \n", &save) : NULL; tok; tok = strtok_r(NULL, " \n", &save))
+        if (++at == field) {
+            *v = strtoull(tok, NULL, 10);
+            return 1;
         }
-    if (field != 52 || v == 0)
+    return 0;
+}
+
+/* The wait status of pid while it is still ending (/proc/PID/stat's exit_code, set when its exit begins): 1 with
+ * *status, or 0 when it cannot be read or is not set yet. */
+static int sup_proc_status(pid_t pid, int *status)
+{
+    unsigned long long v = 0;
+    if (!sup_proc_field(pid, 52, &v) || v == 0)
         return 0;
     *status = (int)v;
     return 1;
@@ -187,16 +194,8 @@ static int sup_proc_status(pid_t pid, int *status)
 
 int sup_proc_exiting(pid_t pid)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    if (read_small(path, buf, sizeof buf) < 0)
-        return 0;
-    char *p = strrchr(buf, ')'), *save = NULL;   /* past the command's name, which may hold spaces */
-    long field = 2;
-    for (char *tok = p ? strtok_r(p + 1, " \n", &save) : NULL; tok; tok = strtok_r(NULL, " \n", &save))
-        if (++field == 9)   /* flags: the kernel's PF_* word */
-            return (strtoul(tok, NULL, 10) & SUP_PF_EXITING) != 0;
-    return 0;
+    unsigned long long flags = 0;   /* field 9: the kernel's PF_* word */
+    return sup_proc_field(pid, 9, &flags) && (flags & SUP_PF_EXITING) != 0;
 }
 
 void sup_proc_describe(pid_t pid, char *buf, size_t n)
