@@ -438,3 +438,37 @@ Test(campaign, the_summary_says_why_a_run_stopped, .timeout = 60)
     cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "fault");
     json_decref(s);
 }
+
+/* A straggler the heartbeat missed is reported with what it takes to read why: the rank's compute phases from the
+ * injection's iteration on against its peers' median, and when each began after the injection (a phase past the
+ * fault's duration runs at full speed; a peer the host slowed lifts the median). Here the miss is real: the run's
+ * detector wants 30 slow phases in a row, more than a 600 ms straggler makes, while the check expects 3. */
+Test(campaign, a_missed_straggler_is_reported_with_its_phases, .timeout = 120)
+{
+    const char *out = e2e_outdir();
+    const char *yaml = e2e_scenario("name: missed\nranks: 4\niterations: 12\nseed: 7\n"
+                                    "workload:\n  gemm: { m: 1024, n: 1024, k: 1024, count: 2 }\n  allreduce: { bytes: 64KiB }\n"
+                                    "sim: { tflops: 1, max_elems: 4096, max_dim: 32 }\n"
+                                    "detectors: [{ heartbeat: { factor: 2, min_excess: 25ms, persist: 30 } }]\n"
+                                    "faults:\n  - { kind: straggler, at: 4, rank: 1, factor: 10, duration: 600ms }\n");
+    int rc = e2e_run("/tmp/gauntlet-campaign-missed.log",
+                     (const char *[]){ "run", yaml, "--backend", "sim", "--headless", "--out", out, NULL });
+    cr_assert_eq(rc, 0, "see /tmp/gauntlet-campaign-missed.log");
+    struct cp_sched sc = { 1, { { .kind = CK_STRAGGLER, .rank = 1, .at = 4 } } };
+    struct cp_shape sh = { .ranks = 4, .iterations = 12, .nodes = 1, .hb_timeout_s = 10, .straggler_factor = 10,
+                           .straggler_s = 0.6, .persist = 3 };
+    struct cp_result res = { 0 };
+    struct cp_stats st = { 0 };
+    st.missed = json_array();
+    cp_check_run(out, 0, &sc, &sh, 0, "restart", &res, &st);
+    cr_log_info("%s", res.why);
+    cr_assert_eq(res.broken, 1, "one invariant broken: %s", res.why);
+    cr_assert(strstr(res.why, "(straggler on rank 1 at 4) missed, expected by heartbeat; rank 1's compute phases"),
+              "%s", res.why);
+    const char *first = strstr(res.why, " 4: ");
+    double mine, median, at;
+    cr_assert(first && sscanf(first, " 4: %lf/%lf @%lf", &mine, &median, &at) == 3, "%s", res.why);
+    cr_assert_gt(mine, 5 * median, "the slowed phase against its peers': %s", res.why);
+    cr_assert(at > -0.05 && at < 0.05, "the first slowed phase begins at the injection: %s", res.why);
+    json_decref(st.missed);
+}

@@ -199,6 +199,66 @@ static int cp_visible(const struct cp_shape *sh, int kind, json_t *f, int *det, 
     return 0;
 }
 
+static int cp_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* For a straggler missed or caught late: the rank's compute phases from the injection's iteration on, each as
+ * "iteration: its ms / the peers' median ms @ seconds after the injection" (a phase that begins past the fault's
+ * duration runs at full speed; a peer slowed by the host lifts the median): what such a broken invariant needs to be
+ * read. Later lines of a rank's iteration replace earlier ones (a rollback's rerun is the timeline that survived). */
+static void cp_straggler_trace(const char *dir, int rank, int from, double inj_s, char *out, size_t n)
+{
+    enum { W = 8, R = 64 };
+    double beg[W][R], dur[W][R];
+    for (int i = 0; i < W; i++)
+        for (int r = 0; r < R; r++)
+            beg[i][r] = dur[i][r] = NAN;
+    char path[1100], *line = NULL;
+    size_t cap = 0;
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "r");
+    out[0] = 0;
+    if (!f || rank < 0 || rank >= R) {
+        if (f)
+            fclose(f);
+        return;
+    }
+    while (getline(&line, &cap, f) > 0) {
+        if (!strstr(line, "\"compute\""))
+            continue;
+        json_t *o = json_loads(line, 0, NULL);
+        const char *ev = json_string_value(json_object_get(o, "event"));
+        long long it = json_integer_value(json_object_get(o, "iter")) - from, r = json_integer_value(json_object_get(o, "rank"));
+        double t = json_number_value(json_object_get(o, "t_s"));
+        if (ev && it >= 0 && it < W && r >= 0 && r < R) {
+            if (strcmp(ev, "phase_begin") == 0)
+                beg[it][r] = t, dur[it][r] = NAN;
+            else if (strcmp(ev, "phase_end") == 0 && !isnan(beg[it][r]))
+                dur[it][r] = t - beg[it][r];
+        }
+        json_decref(o);
+    }
+    free(line);
+    fclose(f);
+    size_t k = (size_t)snprintf(out, n, "; rank %d's compute phases (ms / peers' median @ s after injection):", rank);
+    for (int i = 0; i < W && k < n; i++) {
+        if (isnan(dur[i][rank]))
+            continue;
+        double v[R];
+        int m = 0;
+        for (int r = 0; r < R; r++)
+            if (r != rank && !isnan(dur[i][r]))
+                v[m++] = dur[i][r];
+        qsort(v, (size_t)m, sizeof *v, cp_cmp_double);
+        double med = m ? (m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2) : NAN;
+        k += (size_t)snprintf(out + k, n - k, " %d: %.0f/%.0f @%.2f", from + i, dur[i][rank] * 1e3, med * 1e3,
+                              beg[i][rank] - inj_s);
+    }
+}
+
 /* The last non-empty line of the run's log (DIR.log: what the run and mpirun printed), or why there is none. */
 static void cp_log_tail(const char *dir, char *out, size_t n)
 {
@@ -330,14 +390,18 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
             st->visible[kind]++;
             int64_t li = json_integer_value(json_object_get(f, "detect_iters"));
             double ls = json_number_value(json_object_get(f, "detect_s"));
+            char trace[240] = "";
+            if (kind == CK_STRAGGLER && (got != det || li > biters))
+                cp_straggler_trace(dir, sc->f[spec].rank, sc->f[spec].at,
+                                   json_number_value(json_object_get(f, "injected_t_s")), trace, sizeof trace);
             if (got != det)
-                cp_break(res, "fault %d (%s on rank %d at %d) %s%s, expected by %s", spec, kname, sc->f[spec].rank,
+                cp_break(res, "fault %d (%s on rank %d at %d) %s%s, expected by %s%s", spec, kname, sc->f[spec].rank,
                          sc->f[spec].at, got < 0 ? "missed" : "caught by ", got < 0 ? "" : json_string_value(json_object_get(f, "detected_by")),
                          det == CD_FINGERPRINT ? "fingerprint" : det == CD_ABFT ? "abft" : det == CD_EXIT ? "exit"
-                                                : det == CD_COMM ? "comm" : "heartbeat");
+                                                : det == CD_COMM ? "comm" : "heartbeat", trace);
             else if (li > biters || !(ls <= bound))
-                cp_break(res, "fault %d (%s) caught after %lld iterations / %.3f s, bound %d / %.3f s", spec, kname,
-                         (long long)li, ls, biters, bound);
+                cp_break(res, "fault %d (%s) caught after %lld iterations / %.3f s, bound %d / %.3f s%s", spec, kname,
+                         (long long)li, ls, biters, bound, trace);
             else
                 st->caught[kind]++;
         } else {

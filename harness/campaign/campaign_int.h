@@ -9,7 +9,7 @@
 #define CP_MAX_FAULTS 5
 #define CP_SIM_DIM 32   /* the sim's GEMM in every campaign run: sim.max_dim */
 #define CP_MAX_STRATS 4
-#define CP_NOTE 320
+#define CP_NOTE 640
 
 /* The fault kinds a schedule draws from, and what each is for. */
 enum cp_kind { CK_BITFLIP = 0, CK_CRASH, CK_HANG, CK_STRAGGLER, CK_COMM, CK_COUNT };
