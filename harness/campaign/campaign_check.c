@@ -14,6 +14,7 @@
 #include "abft.h"
 #include "campaign_int.h"
 #include "faults/fault.h"
+#include "stats.h"
 #include "util.h"
 
 const char *const cp_kind_names[CK_COUNT] = { "bitflip", "crash", "hang", "straggler", "comm-error" };
@@ -199,12 +200,6 @@ static int cp_visible(const struct cp_shape *sh, int kind, json_t *f, int *det, 
     return 0;
 }
 
-static int cp_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* For a straggler missed or caught late: the rank's compute phases from the injection's iteration on, each as
  * "iteration: its ms / the peers' median ms @ seconds after the injection" (a phase that begins past the fault's
  * duration runs at full speed; a peer slowed by the host lifts the median): what such a broken invariant needs to be
@@ -247,15 +242,13 @@ static void cp_straggler_trace(const char *dir, int rank, int from, double inj_s
     for (int i = 0; i < W && k < n; i++) {
         if (isnan(dur[i][rank]))
             continue;
-        double v[R];
-        int m = 0;
+        struct series peers = { 0 };   /* a NAN (no phase of that peer) is skipped */
         for (int r = 0; r < R; r++)
-            if (r != rank && !isnan(dur[i][r]))
-                v[m++] = dur[i][r];
-        qsort(v, (size_t)m, sizeof *v, cp_cmp_double);
-        double med = m ? (m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2) : NAN;
-        k += (size_t)snprintf(out + k, n - k, " %d: %.0f/%.0f @%.2f", from + i, dur[i][rank] * 1e3, med * 1e3,
-                              beg[i][rank] - inj_s);
+            if (r != rank)
+                series_add(&peers, dur[i][r]);
+        k += (size_t)snprintf(out + k, n - k, " %d: %.0f/%.0f @%.2f", from + i, dur[i][rank] * 1e3,
+                              series_pct(&peers, 50) * 1e3, beg[i][rank] - inj_s);
+        series_free(&peers);
     }
 }
 
