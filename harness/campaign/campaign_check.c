@@ -252,6 +252,74 @@ static void cp_straggler_trace(const char *dir, int rank, int from, double inj_s
     }
 }
 
+/* The heartbeat's straggler rule (heartbeat.c: slower than CP_HB_FACTOR x the peers' median and by CP_HB_EXCESS_S,
+ * persist times in a row) replayed on the record as the supervisor applied it (faultlog_compute): every compute
+ * phase in the order the supervisor wrote it, of the run it was on, against the latest phase of each peer no more
+ * than an iteration behind. For rank's phases that end after inj_s: the iteration whose phase completes the first
+ * run of persist slow ones (-1: none did), and *longest, the longest run of slow phases. A loaded host that stretched
+ * a peer's phase (lifting the median) or made the fault's window end early breaks the run: no detector can see what
+ * the record does not show. */
+static int64_t cp_straggler_rule(const char *dir, int rank, double inj_s, int persist, int *longest)
+{
+    enum { R = 64 };
+    double open[R], last[R];
+    int64_t last_iter[R];
+    int cur_run = 0, count = 0;
+    int64_t found = -1;
+    for (int r = 0; r < R; r++)
+        open[r] = last[r] = NAN, last_iter[r] = INT64_MIN / 2;
+    *longest = 0;
+    char path[1100], *line = NULL;
+    size_t cap = 0;
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "r");
+    if (!f || rank < 0 || rank >= R) {
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    while (found < 0 && getline(&line, &cap, f) > 0) {
+        if (!strstr(line, "\"compute\""))
+            continue;
+        json_t *o = json_loads(line, 0, NULL);
+        const char *ev = json_string_value(json_object_get(o, "event"));
+        json_int_t it = json_integer_value(json_object_get(o, "iter")), r = json_integer_value(json_object_get(o, "rank"));
+        int run = (int)json_integer_value(json_object_get(o, "run"));
+        double t = json_number_value(json_object_get(o, "t_s"));
+        if (run > cur_run)   /* a recovery's new run: the old run's reports are stale */
+            cur_run = run;
+        if (ev && r >= 0 && r < R && run == cur_run) {
+            if (strcmp(ev, "phase_begin") == 0) {
+                open[r] = t;
+            } else if (strcmp(ev, "phase_end") == 0 && !isnan(open[r])) {
+                double dur = t - open[r], v[R];
+                int n = 0;
+                for (int p = 0; p < R; p++)
+                    if (p != r && last_iter[p] >= it - 1)
+                        v[n++] = last[p];
+                last[r] = dur, last_iter[r] = it;
+                if (r == rank && n > 0 && t > inj_s) {
+                    for (int i = 1; i < n; i++)   /* insertion sort: few ranks */
+                        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+                            double x = v[j];
+                            v[j] = v[j - 1];
+                            v[j - 1] = x;
+                        }
+                    double median = v[n / 2];
+                    count = median > 0 && dur > CP_HB_FACTOR * median && dur - median > CP_HB_EXCESS_S ? count + 1 : 0;
+                    *longest = count > *longest ? count : *longest;
+                    if (count >= persist)
+                        found = it;
+                }
+            }
+        }
+        json_decref(o);
+    }
+    free(line);
+    fclose(f);
+    return found;
+}
+
 /* The last non-empty line of the run's log (DIR.log: what the run and mpirun printed), or why there is none. */
 static void cp_log_tail(const char *dir, char *out, size_t n)
 {
@@ -357,19 +425,33 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
             vis = 0;
             snprintf(why, sizeof why, "after shrink removed a rank: fewer peers to compare with");
         }
+        if (kind == CK_STRAGGLER && vis == 1) {   /* what the record shows the detector could see */
+            int longest, from = json_is_integer(json_object_get(f, "injected_iter"))
+                                    ? (int)json_integer_value(json_object_get(f, "injected_iter")) : sc->f[spec].at;
+            int64_t seen = cp_straggler_rule(dir, sc->f[spec].rank, json_number_value(json_object_get(f, "injected_t_s")),
+                                             sh->persist, &longest);
+            if (seen < 0) {
+                vis = -1;
+                snprintf(why, sizeof why, "the record shows %d slow compute phase%s in a row, the detector wants %d: "
+                         "a loaded host's stretched peers lift their median, or end the fault's window early", longest, longest == 1 ? "" : "s", sh->persist);
+            } else if (seen - from + 1 > biters) {
+                biters = (int)(seen - from + 1);   /* the run of slow phases began late: seen when it completed */
+            }
+        }
         st->fired[kind]++;
         json_t *det_o = json_object_get(f, "detection");
         if (got >= 0) {
             res->det[spec] = (struct cp_det){ spec, got, (int)json_integer_value(json_object_get(det_o, "rank")),
                                               json_integer_value(json_object_get(det_o, "iter_seen")), shrunk,
                                               json_is_integer(json_object_get(f, "injected_iter"))
-                                                  ? json_integer_value(json_object_get(f, "injected_iter")) : -1 };
+                                                  ? json_integer_value(json_object_get(f, "injected_iter")) : -1, 0 };
             double ds = json_number_value(json_object_get(f, "detect_s"));
             cp_push(&st->detect_s[si], &st->n_detect[si], &st->cap_detect[si], ds);
             if (json_is_number(json_object_get(f, "recover_s")))
                 cp_push(&st->recover_s[si], &st->n_recover[si], &st->cap_recover[si],
                         json_number_value(json_object_get(f, "recover_s")));
         }
+        res->det[spec].borderline = kind == CK_STRAGGLER && vis < 0;
         if (kind == CK_BITFLIP) {
             int c = json_array_size(json_object_get(f, "bits")) ? cp_bit_class(json_string_value(json_object_get(f, "bit_class")))
                                                                   : CB_NONE;
@@ -404,12 +486,14 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
                 st->caught[kind]++;
             if (got >= 0 && vis == 0)
                 st->by_design[kind]--;   /* seen after all: counted as caught, not missed */
-            if (vis == 0 && got < 0 && json_array_size(st->missed) < 24) {
+            if ((vis == 0 || (vis < 0 && kind == CK_STRAGGLER)) && got < 0 && json_array_size(st->missed) < 24) {
                 json_t *m = json_pack("{s:s, s:i, s:s, s:o, s:o, s:o, s:o, s:s}", "run", dir, "fault", spec, "kind", kname,
                                       "target", json_copy(json_object_get(f, "target")), "bit_class",
                                       json_copy(json_object_get(f, "bit_class")), "rel_error",
                                       json_copy(json_object_get(f, "rel_error")), "where", json_copy(json_object_get(f, "where")),
                                       "why", why);
+                if (vis < 0)
+                    json_object_set_new(m, "borderline", json_true());
                 json_array_append_new(st->missed, m);
             }
         }

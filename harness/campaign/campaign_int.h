@@ -10,6 +10,8 @@
 #define CP_SIM_DIM 32   /* the sim's GEMM in every campaign run: sim.max_dim */
 #define CP_MAX_STRATS 4
 #define CP_NOTE 640
+#define CP_HB_FACTOR 2        /* every campaign run's heartbeat: a straggler is slower than this x the peers' median */
+#define CP_HB_EXCESS_S 0.025  /* ... and by this much (its min_excess) */
 
 /* The fault kinds a schedule draws from, and what each is for. */
 enum cp_kind { CK_BITFLIP = 0, CK_CRASH, CK_HANG, CK_STRAGGLER, CK_COMM, CK_COUNT };
@@ -45,6 +47,7 @@ struct cp_det {
     int64_t iter_seen;
     int shrunk;                 /* fired after shrink removed a rank: the world it was seen in is another one */
     int64_t iter_fired;         /* the iteration it was carried out in (a fault sent across nodes may land one later) */
+    int borderline;             /* a straggler whose record shows fewer slow phases in a row than the detector wants */
 };
 
 /* What one run gave. */
