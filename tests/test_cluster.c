@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "faults/fault.h"
 #include "util.h"
 
 #include "e2e.h"
@@ -226,6 +227,55 @@ static void exact(int nodes, int ranks) { exact_as(nodes, ranks, ""); }
 Test(cluster, forward_ranks_brings_every_line_of_every_rank_to_node_0, .timeout = 240) { exact_as(2, 2, "forward: ranks\n"); }
 Test(cluster, two_nodes_reduce_exactly_as_one, .timeout = 240) { exact(2, 2); }
 Test(cluster, three_nodes_reduce_exactly_as_one, .timeout = 240) { exact(3, 2); }
+
+/* The node crash's record goes out before any sibling dies: the supervisor drains every ring before it judges a
+ * death, so each death finds the fault it died of. Killed first, a sibling whose injector was descheduled before
+ * its report was a crash nobody injected, and the fault only joined the recovery that started (seen under load,
+ * 2026-11-27: "joined the recovery under way"). The order, in the plugin itself: report, kill, die. */
+static int order_fd = -1;
+static void order_done(void *ctx, const char *what)
+{
+    (void)ctx, (void)what;
+    cr_assert_eq(write(order_fd, "d", 1), 1);
+}
+static int order_kill(void *ctx)
+{
+    (void)ctx;
+    cr_assert_eq(write(order_fd, "k", 1), 1);
+    return 1;
+}
+
+Test(cluster, a_node_crash_reports_itself_before_it_kills)
+{
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    const struct fault_ops *nc = NULL;
+    for (int k = 0; fault_table[k]; k++)
+        if (strcmp(fault_table[k]->name, "node-crash") == 0)
+            nc = fault_table[k];
+    cr_assert(nc);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        order_fd = fds[1];
+        struct fault_env env = { .ctx = NULL, .backend = "test", .done = order_done, .kill_node = order_kill };
+        struct node_crash_params p = { .node = 1 };
+        char what[128];
+        nc->inject(&env, &p, 0, what, sizeof what, NULL);
+        _exit(0);   /* not reached: it kills itself */
+    }
+    close(fds[1]);
+    char seq[8] = "";
+    ssize_t n = 0, r;
+    while ((r = read(fds[0], seq + n, sizeof seq - 1 - (size_t)n)) > 0)
+        n += r;
+    close(fds[0]);
+    int st = 0;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "status 0x%x", st);
+    cr_expect_str_eq(seq, "dk", "the record (d) before the kills (k)");
+}
 
 Test(cluster, a_node_crash_is_detected_there_and_ends_the_run_everywhere, .timeout = 120)
 {

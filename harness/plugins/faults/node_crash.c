@@ -1,6 +1,6 @@
 /* harness/plugins/faults/node_crash.c: every worker of a node dies at once, as when the node loses power: the
- * node's first rank kills its siblings (the worker's kill_node: only live ones) and then itself. The node's
- * supervisor stays up and reports it, as a real node's agent would. */
+ * node's first rank reports the fault, then kills its siblings (the worker's kill_node: only live ones) and itself.
+ * The node's supervisor stays up and reports it, as a real node's agent would. */
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -25,10 +25,13 @@ static int node_crash_inject(const struct fault_env *env, const void *params, ui
 {
     (void)out;   /* nothing to add to the record: the fault has no buffer, bit or value */
     (void)seed;
-    int killed = env->kill_node(env->ctx);
-    snprintf(what, n, "node %lld: %d workers killed, then this one", (long long)((const struct node_crash_params *)params)->node,
-             killed);
+    /* the record first: the supervisor drains every ring before it judges a death, so a sibling's death finds the
+     * fault it died of (reported after the kills, a descheduled injector let one die of "nothing": a real crash, and
+     * the fault itself only joined the recovery that started) */
+    snprintf(what, n, "node %lld: every other live worker killed, then this one",
+             (long long)((const struct node_crash_params *)params)->node);
     env->done(env->ctx, what);
+    (void)env->kill_node(env->ctx);   /* how many were still alive: no more than the record says */
     signal(SIGKILL, SIG_DFL);
     raise(SIGKILL);
     return -1;   /* not reached */
