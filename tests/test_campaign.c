@@ -510,3 +510,40 @@ Test(campaign, a_straggler_whose_record_shows_too_few_slow_phases_is_borderline,
     cr_expect(longest >= 1 && longest < 3, "%s", why);
     json_decref(st.missed);
 }
+
+/* On several nodes a straggler is judged on its own node's record (events-node<N>.jsonl: node 0's events.jsonl holds
+ * only the node's fold of its lines) against that node's ranks, as its node's supervisor judged it: a 2 s x10
+ * straggler on node 1 is visible and caught. Read from node 0's file it would show no phase at all: borderline, and
+ * a miss there would pass. */
+Test(campaign, a_straggler_on_another_node_is_judged_on_that_nodes_record, .timeout = 180)
+{
+#ifndef GAUNTLET_HAVE_MPI
+    cr_skip_test("built without MPI (install libopenmpi-dev): multi-node runs are not in this build");
+#endif
+    if (system("mpirun --version >/dev/null 2>&1") != 0)
+        cr_skip_test("mpirun not found (apt-get install openmpi-bin)");
+    const char *out = e2e_outdir();
+    const char *yaml = e2e_scenario("name: remote\nranks: 2\nnodes: 2\niterations: 16\nseed: 7\n"
+                                    "workload:\n  gemm: { m: 1024, n: 1024, k: 1024, count: 2 }\n  allreduce: { bytes: 64KiB }\n"
+                                    "sim: { tflops: 1, max_elems: 4096, max_dim: 32 }\n"
+                                    "detectors: [{ heartbeat: { factor: 2, min_excess: 25ms, persist: 3 } }]\n"
+                                    "faults:\n  - { kind: straggler, at: 4, rank: 3, factor: 10, duration: 2s }\n");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "timeout 150 mpirun --oversubscribe --allow-run-as-root -np 2 %s run %s --out %s --backend sim "
+                              "--headless > /tmp/gauntlet-campaign-remote.log 2>&1", GAUNTLET_BIN, yaml, out);
+    int st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x: see /tmp/gauntlet-campaign-remote.log", st);
+    struct cp_sched sc = { 1, { { .kind = CK_STRAGGLER, .rank = 3, .at = 4 } } };
+    struct cp_shape sh = { .ranks = 2, .iterations = 16, .nodes = 2, .hb_timeout_s = 10, .straggler_factor = 10,
+                           .straggler_s = 2, .persist = 3 };
+    struct cp_result res = { 0 };
+    struct cp_stats st2 = { 0 };
+    st2.missed = json_array();
+    cp_check_run(out, 0, &sc, &sh, 0, "restart", &res, &st2);
+    cr_assert_eq(res.broken, 0, "%s", res.why);
+    cr_expect_eq(st2.fired[CK_STRAGGLER], 1);
+    cr_expect_eq(st2.visible[CK_STRAGGLER], 1, "judged on node 1's record");
+    cr_expect_eq(st2.borderline[CK_STRAGGLER], 0);
+    cr_expect_eq(st2.caught[CK_STRAGGLER], 1);
+    json_decref(st2.missed);
+}

@@ -200,21 +200,40 @@ static int cp_visible(const struct cp_shape *sh, int kind, json_t *f, int *det, 
     return 0;
 }
 
+/* The record of rank's compute phases, opened: node 0's events.jsonl, or on several nodes the rank's node's own
+ * events-node<N>.jsonl (every line of its GPUs; node 0's holds only its fold of them), NULL when there is none. A
+ * straggler is judged on its node, against that node's ranks (the node's supervisor takes the median). */
+static FILE *cp_events_of(const char *dir, int rank, int node_ranks)
+{
+    char path[1100];
+    int node = node_ranks > 0 ? rank / node_ranks : 0;
+    FILE *f = NULL;
+    if (node > 0) {
+        snprintf(path, sizeof path, "%s/events-node%d.jsonl", dir, node);
+        f = fopen(path, "r");
+    }
+    if (!f) {   /* one node, or forward: ranks (node 0 holds every line) */
+        snprintf(path, sizeof path, "%s/events.jsonl", dir);
+        f = fopen(path, "r");
+    }
+    return f;
+}
+
 /* For a straggler missed or caught late: the rank's compute phases from the injection's iteration on, each as
  * "iteration: its ms / the peers' median ms @ seconds after the injection" (a phase that begins past the fault's
  * duration runs at full speed; a peer slowed by the host lifts the median): what such a broken invariant needs to be
  * read. Later lines of a rank's iteration replace earlier ones (a rollback's rerun is the timeline that survived). */
-static void cp_straggler_trace(const char *dir, int rank, int from, double inj_s, char *out, size_t n)
+static void cp_straggler_trace(const char *dir, int rank, int node_ranks, int from, double inj_s, char *out, size_t n)
 {
     enum { W = 8, R = 64 };
     double beg[W][R], dur[W][R];
+    node_ranks = node_ranks > 0 ? node_ranks : R;
     for (int i = 0; i < W; i++)
         for (int r = 0; r < R; r++)
             beg[i][r] = dur[i][r] = NAN;
-    char path[1100], *line = NULL;
+    char *line = NULL;
     size_t cap = 0;
-    snprintf(path, sizeof path, "%s/events.jsonl", dir);
-    FILE *f = fopen(path, "r");
+    FILE *f = cp_events_of(dir, rank, node_ranks);
     out[0] = 0;
     if (!f || rank < 0 || rank >= R) {
         if (f)
@@ -244,7 +263,7 @@ static void cp_straggler_trace(const char *dir, int rank, int from, double inj_s
             continue;
         struct series peers = { 0 };   /* a NAN (no phase of that peer) is skipped */
         for (int r = 0; r < R; r++)
-            if (r != rank)
+            if (r != rank && r / node_ranks == rank / node_ranks)
                 series_add(&peers, dur[i][r]);
         k += (size_t)snprintf(out + k, n - k, " %d: %.0f/%.0f @%.2f", from + i, dur[i][rank] * 1e3,
                               series_pct(&peers, 50) * 1e3, beg[i][rank] - inj_s);
@@ -259,20 +278,20 @@ static void cp_straggler_trace(const char *dir, int rank, int from, double inj_s
  * run of persist slow ones (-1: none did), and *longest, the longest run of slow phases. A loaded host that stretched
  * a peer's phase (lifting the median) or made the fault's window end early breaks the run: no detector can see what
  * the record does not show. */
-static int64_t cp_straggler_rule(const char *dir, int rank, double inj_s, int persist, int *longest)
+static int64_t cp_straggler_rule(const char *dir, int rank, int node_ranks, double inj_s, int persist, int *longest)
 {
     enum { R = 64 };
     double open[R], last[R];
+    node_ranks = node_ranks > 0 ? node_ranks : R;
     int64_t last_iter[R];
     int cur_run = 0, count = 0;
     int64_t found = -1;
     for (int r = 0; r < R; r++)
         open[r] = last[r] = NAN, last_iter[r] = INT64_MIN / 2;
     *longest = 0;
-    char path[1100], *line = NULL;
+    char *line = NULL;
     size_t cap = 0;
-    snprintf(path, sizeof path, "%s/events.jsonl", dir);
-    FILE *f = fopen(path, "r");
+    FILE *f = cp_events_of(dir, rank, node_ranks);
     if (!f || rank < 0 || rank >= R) {
         if (f)
             fclose(f);
@@ -295,7 +314,7 @@ static int64_t cp_straggler_rule(const char *dir, int rank, double inj_s, int pe
                 double dur = t - open[r], v[R];
                 int n = 0;
                 for (int p = 0; p < R; p++)
-                    if (p != r && last_iter[p] >= it - 1)
+                    if (p != r && p / node_ranks == r / node_ranks && last_iter[p] >= it - 1)
                         v[n++] = last[p];
                 last[r] = dur, last_iter[r] = it;
                 if (r == rank && n > 0 && t > inj_s) {
@@ -428,7 +447,7 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
         if (kind == CK_STRAGGLER && vis == 1) {   /* what the record shows the detector could see */
             int longest, from = json_is_integer(json_object_get(f, "injected_iter"))
                                     ? (int)json_integer_value(json_object_get(f, "injected_iter")) : sc->f[spec].at;
-            int64_t seen = cp_straggler_rule(dir, sc->f[spec].rank, json_number_value(json_object_get(f, "injected_t_s")),
+            int64_t seen = cp_straggler_rule(dir, sc->f[spec].rank, sh->ranks, json_number_value(json_object_get(f, "injected_t_s")),
                                              sh->persist, &longest);
             if (seen < 0) {
                 vis = -1;
@@ -467,7 +486,7 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
             double ls = json_number_value(json_object_get(f, "detect_s"));
             char trace[240] = "";
             if (kind == CK_STRAGGLER && (got != det || li > biters))
-                cp_straggler_trace(dir, sc->f[spec].rank, sc->f[spec].at,
+                cp_straggler_trace(dir, sc->f[spec].rank, sh->ranks, sc->f[spec].at,
                                    json_number_value(json_object_get(f, "injected_t_s")), trace, sizeof trace);
             if (got != det)
                 cp_break(res, "fault %d (%s on rank %d at %d) %s%s, expected by %s%s", spec, kname, sc->f[spec].rank,
