@@ -293,16 +293,22 @@ Test(campaign, every_strategy_detects_alike, .timeout = 300)
     json_decref(j);
 }
 
-/* The same invariants on two nodes: one supervisor a node under mpirun, faults on ranks of either node, the
- * recovery agreed across both (a failure on one node while the other recovers its own joins it, rolled back to
- * before the older one). */
-Test(campaign, two_nodes_under_mpirun_keep_every_invariant, .timeout = 300)
+/* Skips the test, saying why, where multi-node runs cannot be started. */
+static void need_mpi(void)
 {
 #ifndef GAUNTLET_HAVE_MPI
     cr_skip_test("built without MPI (install libopenmpi-dev): multi-node runs are not in this build");
 #endif
     if (system("mpirun --version >/dev/null 2>&1") != 0)
         cr_skip_test("mpirun not found (apt-get install openmpi-bin)");
+}
+
+/* The same invariants on two nodes: one supervisor a node under mpirun, faults on ranks of either node, the
+ * recovery agreed across both (a failure on one node while the other recovers its own joins it, rolled back to
+ * before the older one). */
+Test(campaign, two_nodes_under_mpirun_keep_every_invariant, .timeout = 300)
+{
+    need_mpi();
     char dir[1024];
     int rc;
     json_t *j = campaign((const char *[]){ "--schedules", "6", "--nodes", "2", "--ranks", "2", "--seed", "3", "--jobs",
@@ -439,28 +445,38 @@ Test(campaign, the_summary_says_why_a_run_stopped, .timeout = 60)
     json_decref(s);
 }
 
+/* A x10 straggler on rank 1 of 4 at iteration 4 for duration_ms, on the campaign's sim shape, with a detector that
+ * wants run_persist slow phases in a row, run (exit 0) and checked as the campaign would (which expects 3). */
+static void straggler_checked(const char *name, int run_persist, int duration_ms, struct cp_result *res, struct cp_stats *st)
+{
+    char text[1024], log[256];
+    snprintf(text, sizeof text, "name: %s\nranks: 4\niterations: 12\nseed: 7\n"
+             "workload:\n  gemm: { m: 1024, n: 1024, k: 1024, count: 2 }\n  allreduce: { bytes: 64KiB }\n"
+             "sim: { tflops: 1, max_elems: 4096, max_dim: 32 }\n"
+             "detectors: [{ heartbeat: { factor: 2, min_excess: 25ms, persist: %d } }]\n"
+             "faults:\n  - { kind: straggler, at: 4, rank: 1, factor: 10, duration: %dms }\n", name, run_persist, duration_ms);
+    const char *out = e2e_outdir(), *yaml = e2e_scenario(text);
+    snprintf(log, sizeof log, "/tmp/gauntlet-campaign-%s.log", name);
+    int rc = e2e_run(log, (const char *[]){ "run", yaml, "--backend", "sim", "--headless", "--out", out, NULL });
+    cr_assert_eq(rc, 0, "see %s", log);
+    struct cp_sched sc = { 1, { { .kind = CK_STRAGGLER, .rank = 1, .at = 4 } } };
+    struct cp_shape sh = { .ranks = 4, .iterations = 12, .nodes = 1, .hb_timeout_s = 10, .straggler_factor = 10,
+                           .straggler_s = duration_ms * 1e-3, .persist = 3 };
+    *res = (struct cp_result){ 0 };
+    *st = (struct cp_stats){ 0 };
+    st->missed = json_array();
+    cp_check_run(out, 0, &sc, &sh, 0, "restart", res, st);
+}
+
 /* A straggler the heartbeat missed is reported with what it takes to read why: the rank's compute phases from the
  * injection's iteration on against its peers' median, and when each began after the injection (a phase past the
  * fault's duration runs at full speed; a peer the host slowed lifts the median). Here the miss is real: the run's
  * detector wants 30 slow phases in a row, more than a 600 ms straggler makes, while the check expects 3. */
 Test(campaign, a_missed_straggler_is_reported_with_its_phases, .timeout = 120)
 {
-    const char *out = e2e_outdir();
-    const char *yaml = e2e_scenario("name: missed\nranks: 4\niterations: 12\nseed: 7\n"
-                                    "workload:\n  gemm: { m: 1024, n: 1024, k: 1024, count: 2 }\n  allreduce: { bytes: 64KiB }\n"
-                                    "sim: { tflops: 1, max_elems: 4096, max_dim: 32 }\n"
-                                    "detectors: [{ heartbeat: { factor: 2, min_excess: 25ms, persist: 30 } }]\n"
-                                    "faults:\n  - { kind: straggler, at: 4, rank: 1, factor: 10, duration: 600ms }\n");
-    int rc = e2e_run("/tmp/gauntlet-campaign-missed.log",
-                     (const char *[]){ "run", yaml, "--backend", "sim", "--headless", "--out", out, NULL });
-    cr_assert_eq(rc, 0, "see /tmp/gauntlet-campaign-missed.log");
-    struct cp_sched sc = { 1, { { .kind = CK_STRAGGLER, .rank = 1, .at = 4 } } };
-    struct cp_shape sh = { .ranks = 4, .iterations = 12, .nodes = 1, .hb_timeout_s = 10, .straggler_factor = 10,
-                           .straggler_s = 0.6, .persist = 3 };
-    struct cp_result res = { 0 };
-    struct cp_stats st = { 0 };
-    st.missed = json_array();
-    cp_check_run(out, 0, &sc, &sh, 0, "restart", &res, &st);
+    struct cp_result res;
+    struct cp_stats st;
+    straggler_checked("missed", 30, 600, &res, &st);
     cr_log_info("%s", res.why);
     cr_assert_eq(res.broken, 1, "one invariant broken: %s", res.why);
     cr_assert(strstr(res.why, "(straggler on rank 1 at 4) missed, expected by heartbeat; rank 1's compute phases"),
@@ -479,22 +495,9 @@ Test(campaign, a_missed_straggler_is_reported_with_its_phases, .timeout = 120)
  * broken invariant; while the 600 ms one above, whose record shows the three, is broken when the detector misses it. */
 Test(campaign, a_straggler_whose_record_shows_too_few_slow_phases_is_borderline, .timeout = 120)
 {
-    const char *out = e2e_outdir();
-    const char *yaml = e2e_scenario("name: short\nranks: 4\niterations: 12\nseed: 7\n"
-                                    "workload:\n  gemm: { m: 1024, n: 1024, k: 1024, count: 2 }\n  allreduce: { bytes: 64KiB }\n"
-                                    "sim: { tflops: 1, max_elems: 4096, max_dim: 32 }\n"
-                                    "detectors: [{ heartbeat: { factor: 2, min_excess: 25ms, persist: 3 } }]\n"
-                                    "faults:\n  - { kind: straggler, at: 4, rank: 1, factor: 10, duration: 60ms }\n");
-    int rc = e2e_run("/tmp/gauntlet-campaign-short.log",
-                     (const char *[]){ "run", yaml, "--backend", "sim", "--headless", "--out", out, NULL });
-    cr_assert_eq(rc, 0, "see /tmp/gauntlet-campaign-short.log");
-    struct cp_sched sc = { 1, { { .kind = CK_STRAGGLER, .rank = 1, .at = 4 } } };
-    struct cp_shape sh = { .ranks = 4, .iterations = 12, .nodes = 1, .hb_timeout_s = 10, .straggler_factor = 10,
-                           .straggler_s = 0.06, .persist = 3 };
-    struct cp_result res = { 0 };
-    struct cp_stats st = { 0 };
-    st.missed = json_array();
-    cp_check_run(out, 0, &sc, &sh, 0, "restart", &res, &st);
+    struct cp_result res;
+    struct cp_stats st;
+    straggler_checked("short", 3, 60, &res, &st);
     cr_assert_eq(res.broken, 0, "%s", res.why);
     cr_expect_eq(st.fired[CK_STRAGGLER], 1);
     cr_expect_eq(st.visible[CK_STRAGGLER], 0);
@@ -517,11 +520,7 @@ Test(campaign, a_straggler_whose_record_shows_too_few_slow_phases_is_borderline,
  * a miss there would pass. */
 Test(campaign, a_straggler_on_another_node_is_judged_on_that_nodes_record, .timeout = 180)
 {
-#ifndef GAUNTLET_HAVE_MPI
-    cr_skip_test("built without MPI (install libopenmpi-dev): multi-node runs are not in this build");
-#endif
-    if (system("mpirun --version >/dev/null 2>&1") != 0)
-        cr_skip_test("mpirun not found (apt-get install openmpi-bin)");
+    need_mpi();
     const char *out = e2e_outdir();
     const char *yaml = e2e_scenario("name: remote\nranks: 2\nnodes: 2\niterations: 16\nseed: 7\n"
                                     "workload:\n  gemm: { m: 1024, n: 1024, k: 1024, count: 2 }\n  allreduce: { bytes: 64KiB }\n"

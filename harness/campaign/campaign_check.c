@@ -13,6 +13,7 @@
 
 #include "abft.h"
 #include "campaign_int.h"
+#include "detectors/detector.h"
 #include "faults/fault.h"
 #include "stats.h"
 #include "util.h"
@@ -271,13 +272,13 @@ static void cp_straggler_trace(const char *dir, int rank, int node_ranks, int fr
     }
 }
 
-/* The heartbeat's straggler rule (heartbeat.c: slower than CP_HB_FACTOR x the peers' median and by CP_HB_EXCESS_S,
- * persist times in a row) replayed on the record as the supervisor applied it (faultlog_compute): every compute
- * phase in the order the supervisor wrote it, of the run it was on, against the latest phase of each peer no more
- * than an iteration behind. For rank's phases that end after inj_s: the iteration whose phase completes the first
- * run of persist slow ones (-1: none did), and *longest, the longest run of slow phases. A loaded host that stretched
- * a peer's phase (lifting the median) or made the fault's window end early breaks the run: no detector can see what
- * the record does not show. */
+/* The heartbeat's straggler rule (its own function, heartbeat.c: slower than CP_HB_FACTOR x the peers' median and
+ * by CP_HB_EXCESS_S, persist times in a row) replayed on the record as the supervisor applied it (faultlog_compute):
+ * every compute phase in the order the supervisor wrote it, of the run it was on, against the latest phase of each
+ * peer of its node no more than an iteration behind. For rank's phases that end after inj_s: the iteration whose
+ * phase completes the first run of persist slow ones (-1: none did), and *longest, the longest run of slow phases. A
+ * loaded host that stretched a peer's phase (lifting the median) or made the fault's window end early breaks the
+ * run: no detector can see what the record does not show. */
 static int64_t cp_straggler_rule(const char *dir, int rank, int node_ranks, double inj_s, int persist, int *longest)
 {
     enum { R = 64 };
@@ -286,6 +287,7 @@ static int64_t cp_straggler_rule(const char *dir, int rank, int node_ranks, doub
     int64_t last_iter[R];
     int cur_run = 0, count = 0;
     int64_t found = -1;
+    const struct heartbeat_params hp = { CP_HB_FACTOR, CP_HB_EXCESS_S, persist };
     for (int r = 0; r < R; r++)
         open[r] = last[r] = NAN, last_iter[r] = INT64_MIN / 2;
     *longest = 0;
@@ -317,18 +319,11 @@ static int64_t cp_straggler_rule(const char *dir, int rank, int node_ranks, doub
                     if (p != r && p / node_ranks == r / node_ranks && last_iter[p] >= it - 1)
                         v[n++] = last[p];
                 last[r] = dur, last_iter[r] = it;
-                if (r == rank && n > 0 && t > inj_s) {
-                    for (int i = 1; i < n; i++)   /* insertion sort: few ranks */
-                        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-                            double x = v[j];
-                            v[j] = v[j - 1];
-                            v[j - 1] = x;
-                        }
-                    double median = v[n / 2];
-                    count = median > 0 && dur > CP_HB_FACTOR * median && dur - median > CP_HB_EXCESS_S ? count + 1 : 0;
-                    *longest = count > *longest ? count : *longest;
-                    if (count >= persist)
+                if (r == rank && n > 0 && t > inj_s) {   /* the detector's own judgement (heartbeat.c) */
+                    char note[96];
+                    if (detector_table[DET_HEARTBEAT]->slow(&hp, dur, v, n, &count, note, sizeof note))
                         found = it;
+                    *longest = count > *longest ? count : *longest;
                 }
             }
         }
