@@ -281,10 +281,14 @@ for name, (i, r) in runs.items():
                  f"[{ok(cut >= 50)} swing >= 50 %], [{ok(t <= 3)} time <= 3 %]")
         curve, comp = v.get("filler_curve_w"), v.get("compute_level_w")
         if curve and comp:
-            rising = all(b > a for a, b in zip(curve, curve[1:]))
-            top_ok = curve[-1] >= curve[0] + 0.7 * (comp - curve[0])
+            # the rising part (fill_curve_top_index): each point >= the one before + 2 % of (compute - idle); past
+            # it, at the power limit, the top flattens or falls and the filler never runs there
+            top = 0
+            while top + 1 < len(curve) and curve[top + 1] >= curve[top] + 0.02 * (comp - curve[0]):
+                top += 1
+            top_ok = curve[top] >= curve[0] + 0.7 * (comp - curve[0])
             print(f"filler curve (idle, 25..100 %)\t{', '.join(f'{w:.0f}' for w in curve)} W, compute {comp:.0f} W "
-                  f"[{ok(rising)} rising] [{ok(top_ok)} 100 % >= idle + 0.7 (compute - idle)]")
+                  f"[{ok(top >= 2)} rises to {25 * top} %] [{ok(top_ok)} its top {curve[top]:.0f} W >= idle + 0.7 (compute - idle)]")
     elif name == "ramp":
         line += f" [{ok(t <= 5)} time <= 5 %] [{ok(cut >= 0)} swing not raised]"
     elif name == "smoothing":

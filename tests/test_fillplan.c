@@ -2,7 +2,8 @@
  * the sim's model and the GPU's shaper run — its invariants over random levels, rates and gaps: the filler only adds
  * power (never below the floor asked where it can reach it, never above what it can draw or the compute level), the
  * fall and the climb never faster than asked, the climb done when the gap ends, the floor raised only where the
- * ramps do not fit and then exactly enough; the measured curve inverted and refused when it does not rise; the
+ * ramps do not fit and then exactly enough; the measured curve inverted within the part of it that rises (the power limit flattens its top) and refused when
+ * nothing rises; the
  * gap's expected length; the slow correction converging on a biased GPU and staying bounded. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -63,11 +64,62 @@ Test(fillplan, a_curve_that_does_not_rise_is_refused_with_its_levels)
     struct fill_curve unmeasured = { .w = { 122, NAN, 300, 400, 500 }, .compute_w = 759 };
     cr_assert_eq(fill_curve_check(&unmeasured, why, sizeof why), -1);
     cr_assert(strstr(why, "25 %"), "%s", why);
-    /* the GEMM filler measured with PyTorch on the same GPU: 121 / 314 / 499 / 704 / 705 W */
-    struct fill_curve gemm = { .w = { 121, 314, 499, 704, 705 }, .compute_w = 759 };
-    cr_assert_eq(fill_curve_check(&gemm, why, sizeof why), -1, "75 %% and 100 %% are one level: the top is flat");
-    struct fill_curve gemm2 = { .w = { 121, 314, 499, 650, 705 }, .compute_w = 759 };
-    cr_assert_eq(fill_curve_check(&gemm2, why, sizeof why), 0, "%s", why);
+    /* nothing past idle: refused too, whatever the top does */
+    struct fill_curve none = { .w = { 122, 123, 500, 600, 700 }, .compute_w = 759 };
+    cr_assert_eq(fill_curve_check(&none, why, sizeof why), -1, "25 %% draws what idle draws: no rising part");
+}
+
+Test(fillplan, a_top_flattened_by_the_power_limit_is_used_up_to_where_it_rises)
+{
+    char why[256] = "";
+    /* an H200 at its 700 W limit (2026-11-28): 75 % drew 712 W, 100 % 664 W (the limiter pulls the clocks down) */
+    struct fill_curve h200 = { .w = { 140, 309, 521, 712, 664 }, .compute_w = 679 };
+    cr_assert_eq(fill_curve_check(&h200, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(fill_curve_top_index(&h200), 3);
+    cr_assert_float_eq(fill_curve_top(&h200), 712, 1e-9);
+    cr_assert_float_eq(fill_curve_duty(&h200, 560), (2 + (560 - 521) / (712.0 - 521)) / 4, 1e-12);
+    cr_assert_float_eq(fill_curve_duty(&h200, 2000), 0.75, 1e-12, "never past the rising part: 100 %% draws less");
+    /* the GEMM filler measured with PyTorch on an H100: 121 / 314 / 499 / 704 / 705 W (the top is flat) */
+    struct fill_curve h100 = { .w = { 121, 314, 499, 704, 705 }, .compute_w = 759 };
+    cr_assert_eq(fill_curve_check(&h100, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(fill_curve_top_index(&h100), 3);
+    cr_assert_float_eq(fill_curve_top(&h100), 704, 1e-9);
+    struct fill_curve full = { .w = { 121, 314, 499, 650, 705 }, .compute_w = 759 };
+    cr_assert_eq(fill_curve_top_index(&full), FILL_DUTIES);
+    cr_assert_float_eq(fill_curve_duty(&full, 705), 1, 1e-12);
+    /* a dip in the middle ends the rising part there: only what was measured rising is used */
+    struct fill_curve dip = { .w = { 121, 314, 300, 650, 705 }, .compute_w = 759 };
+    cr_assert_eq(fill_curve_top_index(&dip), 1);
+    cr_assert_float_eq(fill_curve_top(&dip), 314, 1e-9);
+    cr_assert_float_eq(fill_curve_duty(&dip, 600), 0.25, 1e-12);
+}
+
+Test(fillplan, any_curve_is_inverted_monotone_within_its_rising_part)
+{
+    struct rng r;
+    rng_seed(&r, 12, 0);
+    for (int k = 0; k < 5000; k++) {
+        struct fill_curve c = { .compute_w = 300 + 600 * rng_uniform(&r) };
+        for (int i = 0; i <= FILL_DUTIES; i++)
+            c.w[i] = 80 + 800 * rng_uniform(&r);
+        char why[256];
+        int top = fill_curve_top_index(&c);
+        cr_assert(top >= 0 && top <= FILL_DUTIES);
+        cr_assert_eq(fill_curve_check(&c, why, sizeof why) == 0, c.compute_w > c.w[0] && top >= 1, "case %d", k);
+        if (top < 1)
+            continue;
+        double prev = -1, step = 0.02 * (c.compute_w - c.w[0]);
+        for (int i = 1; i <= top; i++)
+            cr_assert(c.w[i] >= c.w[i - 1] + step, "case %d: point %d is in the rising part but does not rise", k, i);
+        cr_assert(top == FILL_DUTIES || c.w[top + 1] < c.w[top] + step, "case %d: the rising part ends early", k);
+        for (double w = c.w[0] - 50; w < 1000; w += 3) {
+            double d = fill_curve_duty(&c, w);
+            cr_assert(d >= 0 && d <= (double)top / FILL_DUTIES + 1e-12 && d >= prev, "case %d: duty %.4f at %.0f W", k, d, w);
+            prev = d;
+        }
+        for (int i = 0; i <= top; i++)
+            cr_assert_float_eq(fill_curve_duty(&c, c.w[i]), (double)i / FILL_DUTIES, 1e-9, "case %d point %d", k, i);
+    }
 }
 
 /* The plan's invariants for one case, checked on a fine grid over the gap. */

@@ -101,7 +101,7 @@ _Static_assert(sizeof ((struct ctl *)0)->tune_w == (FILL_DUTIES + 1) * sizeof(do
                "the control block holds the filler's curve: idle and each duty of fillplan.h");
 
 /* Returns the most the filler draws on a GPU of this run: the model's (sim.filler_w) on a modelled backend, else
- * the mean over the GPUs that measured theirs at start-up (the filler at 100 % duty); NAN when none did. */
+ * the mean over the GPUs that measured theirs at start-up (the top of the curve's rising part); NAN when none did. */
 static double sup_filler_top_w(struct sup *s)
 {
     if (s->ops->modelled)
@@ -110,8 +110,14 @@ static double sup_filler_top_w(struct sup *s)
     int n = 0;
     for (int k = 0; k < s->nslots; k++) {
         struct ctl *c = shm_ctl(&s->shm, k);
-        if (atomic_load(&c->tuned) && isfinite(c->tune_w[FILL_DUTIES])) {
-            sum += c->tune_w[FILL_DUTIES];
+        if (!atomic_load(&c->tuned))
+            continue;
+        struct fill_curve fc = { .compute_w = c->tune_compute_w };
+        for (int i = 0; i <= FILL_DUTIES; i++)
+            fc.w[i] = c->tune_w[i];
+        double top = fill_curve_top(&fc);   /* the top of its rising part: past it more duty draws no more */
+        if (isfinite(top)) {
+            sum += top;
             n++;
         }
     }

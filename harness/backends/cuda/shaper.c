@@ -236,8 +236,8 @@ int shaper_begin_run(struct shaper *sh, struct worker_ctx *w)
         snprintf(note, sizeof note, "floor %.0f W unreachable: the filler reaches %.0f W", sh->plan.asked_w,
                  sh->plan.top_w);
     else
-        snprintf(note, sizeof note, "idle %.0f W, compute %.0f W, filler %.0f W at 100%%", sh->curve.w[0],
-                 sh->curve.compute_w, fill_curve_top(&sh->curve));
+        snprintf(note, sizeof note, "idle %.0f W, compute %.0f W, filler %.0f W at %d%%", sh->curve.w[0],
+                 sh->curve.compute_w, fill_curve_top(&sh->curve), 100 * fill_curve_top_index(&sh->curve) / FILL_DUTIES);
     worker_emit_tuned(w, sh->mm.floor_w > 0 ? sh->mm.floor_w : 0, fill_curve_duty(&sh->curve, sh->plan.floor_w), note);
     return 0;
 }
@@ -287,6 +287,9 @@ int shaper_replay(struct shaper *sh, double watts, float *duty)
 
 double shaper_range_w(const struct shaper *sh, double *top_w)
 {
-    *top_w = sh->ctl->tune_w[FILL_DUTIES];
-    return sh->ctl->tune_w[0];
+    struct fill_curve c = { .compute_w = sh->ctl->tune_compute_w };
+    for (int i = 0; i <= FILL_DUTIES; i++)
+        c.w[i] = sh->ctl->tune_w[i];
+    *top_w = fill_curve_top(&c);   /* the rising part's top: past it more duty draws no more */
+    return c.w[0];
 }

@@ -7,8 +7,8 @@
  * The levels come from this GPU, measured once per slot at start-up before any run's clock starts: idle, the
  * compute phase, and the filler at 25, 50, 75 and 100 % duty, each held 1.3 s and read over its last second from the
  * energy counter (the supervisor's readings: the difference of the counter over the time between them), or as the
- * mean of the readings where the GPU has no counter. The curve must rise with duty (fill_curve_check); a floor above
- * the filler's most is said before the run (`mitigation_tuned`: "floor 560 W unreachable: the filler reaches X W")
+ * mean of the readings where the GPU has no counter. The filler runs within the curve's rising part (fill_curve_check,
+ * fill_curve_top_index: at the power limit its top flattens or falls); a floor above the filler's most is said before the run (`mitigation_tuned`: "floor 560 W unreachable: the filler reaches X W")
  * and in the summary (vs_none.floor_unreachable). While a run holds a floor, a slow correction (fill_corr: >= 1 s of
  * readings at a time) trims the level against the energy counter. */
 #ifndef GAUNTLET_SHAPER_H

@@ -5,9 +5,25 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The step each point of the curve must rise by: FILL_RISE_MIN of (compute - idle), 0 without a span. */
+static double fill_curve_step(const struct fill_curve *c)
+{
+    double span = c->compute_w - c->w[0];
+    return FILL_RISE_MIN * (span > 0 ? span : 0);
+}
+
+int fill_curve_top_index(const struct fill_curve *c)
+{
+    double step = fill_curve_step(c);
+    int k = 0;
+    while (k < FILL_DUTIES && c->w[k + 1] >= c->w[k] + step)
+        k++;
+    return k;
+}
+
 int fill_curve_check(const struct fill_curve *c, char *why, size_t n)
 {
-    double span = c->compute_w - c->w[0], step = FILL_RISE_MIN * (span > 0 ? span : 0);
+    double span = c->compute_w - c->w[0];
     for (int i = 0; i <= FILL_DUTIES; i++)
         if (!isfinite(c->w[i])) {
             snprintf(why, n, "the filler's power at %d %% duty was not measured (no power readings)", 100 * i / FILL_DUTIES);
@@ -18,31 +34,36 @@ int fill_curve_check(const struct fill_curve *c, char *why, size_t n)
                  c->w[0]);
         return -1;
     }
-    for (int i = 1; i <= FILL_DUTIES; i++)
-        if (!(c->w[i] >= c->w[i - 1] + step)) {
-            char levels[160];
-            int at = 0;
-            for (int j = 0; j <= FILL_DUTIES && at < (int)sizeof levels; j++)
-                at += snprintf(levels + at, sizeof levels - (size_t)at, "%s%d %% %.0f W", j ? ", " : "",
-                               100 * j / FILL_DUTIES, c->w[j]);
-            snprintf(why, n, "the filler's power does not rise with its duty (%s; compute %.0f W): it cannot hold a level",
-                     levels, c->compute_w);
-            return -1;
-        }
+    if (fill_curve_top_index(c) < 1) {
+        char levels[160];
+        fill_curve_levels(c, levels, sizeof levels);
+        snprintf(why, n, "the filler's power does not rise with its duty (%s; compute %.0f W): it cannot hold a level",
+                 levels, c->compute_w);
+        return -1;
+    }
     return 0;
+}
+
+void fill_curve_levels(const struct fill_curve *c, char *out, size_t n)
+{
+    int at = 0;
+    out[0] = 0;
+    for (int j = 0; j <= FILL_DUTIES && at >= 0 && (size_t)at < n; j++)
+        at += snprintf(out + at, n - (size_t)at, "%s%d %% %.0f W", j ? ", " : "", 100 * j / FILL_DUTIES, c->w[j]);
 }
 
 double fill_curve_duty(const struct fill_curve *c, double watts)
 {
+    int k = fill_curve_top_index(c);
     if (!(watts > c->w[0]))
         return 0;
-    for (int i = 1; i <= FILL_DUTIES; i++)
+    for (int i = 1; i <= k; i++)
         if (watts <= c->w[i])
             return (i - 1 + (watts - c->w[i - 1]) / (c->w[i] - c->w[i - 1])) / FILL_DUTIES;
-    return 1;
+    return (double)k / FILL_DUTIES;
 }
 
-double fill_curve_top(const struct fill_curve *c) { return c->w[FILL_DUTIES]; }
+double fill_curve_top(const struct fill_curve *c) { return c->w[fill_curve_top_index(c)]; }
 
 /* Sets the fall's and the climb's durations from the plan's levels and rates. */
 static void fill_plan_times(struct fill_plan *p)

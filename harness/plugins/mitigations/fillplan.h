@@ -15,9 +15,10 @@
  *   - where the fall and the climb at their rates do not fit in the gap, the floor is raised until they do (energy
  *     is paid, never time).
  *
- * The filler's level comes from a curve measured on the GPU (its power at duties 0, 25, 50, 75, 100 %), which
- * must rise with duty; `fill_curve_duty` inverts it. A slow correction (`fill_corr`, at least FILL_CORR_S of
- * readings at a time, as DCGM's targeted power does) trims the level against the energy counter while it runs. */
+ * The filler's level comes from a curve measured on the GPU (its power at duties 0, 25, 50, 75, 100 %); the part
+ * of it that rises with duty (up to the power limit, where it flattens or falls) is what `fill_curve_duty` inverts.
+ * A slow correction (`fill_corr`, at least FILL_CORR_S of readings at a time, as DCGM's targeted power does) trims
+ * the level against the energy counter while it runs. */
 #ifndef GAUNTLET_FILLPLAN_H
 #define GAUNTLET_FILLPLAN_H
 
@@ -35,13 +36,23 @@ struct fill_curve {
     double compute_w;
 };
 
-/* Checks that the curve is usable: finite levels, each above the one before by at least FILL_RISE_MIN of
- * (compute - idle). 0, or -1 with why ("the filler's power does not rise with its duty: 25 % 121 W, ..."). */
+/* The curve's rising part: the highest i such that each point up to i rises above the one before by at least
+ * FILL_RISE_MIN of (compute - idle). Past it the filler's power no longer rises with its duty: on an H200 at its
+ * 700 W limit the filler drew 712 W at 75 % and 664 W at 100 % (the power limiter pulls the clocks down under a
+ * sustained full load), on an H100 704 and 705 W. The filler runs only within the rising part; 0: it does not rise
+ * at all. */
+int fill_curve_top_index(const struct fill_curve *c);
+/* Checks that the curve is usable: every level finite (measured), compute above idle, and a rising part that
+ * reaches past idle (fill_curve_top_index >= 1). 0, or -1 with why ("the filler's power does not rise with its
+ * duty: 25 % 121 W, ..."). */
 int fill_curve_check(const struct fill_curve *c, char *why, size_t n);
-/* Returns the duty (0..1) at which the filler draws watts: linear between the curve's points, 0 at or below idle,
- * 1 at or above its top. The curve must have passed fill_curve_check. */
+/* Writes the curve's levels ("0 % 140 W, 25 % 309 W, ...") into out. */
+void fill_curve_levels(const struct fill_curve *c, char *out, size_t n);
+/* Returns the duty (0..top) at which the filler draws watts: linear between the points of the curve's rising part,
+ * 0 at or below idle, the top's duty (fill_curve_top_index / FILL_DUTIES) at or above the top's level. The curve must
+ * have passed fill_curve_check. */
 double fill_curve_duty(const struct fill_curve *c, double watts);
-/* Returns the filler's most: its power at 100 %. */
+/* Returns the filler's most: its power at the top of the curve's rising part. */
 double fill_curve_top(const struct fill_curve *c);
 
 /* One gap's plan (times in seconds from the gap's start, the end of compute). */
