@@ -32,7 +32,7 @@
 #                then scenarios/mitigation-long-gaps.yaml on 1 rank (4 runs x 10 iterations of ~1 s, the tuning
 #                ~8 s: ~50 s): issue 28's figures with their verdicts (the filler's curve, the floor held, the
 #                swing removed and the time paid)
-#   detectors    6 runs x 32 iterations of ~13 ms: ~16 s
+#   detectors    2 rounds of 6 runs x 32 iterations of ~13 ms: ~30 s
 #   crash        28 iterations, 4 crashes and restarts of ~0.7 s: ~8 s
 #   view         2 runs x 32 iterations of ~12 ms: ~6 s
 #   shapes       4 shapes x 7 iterations (33-360 ms), on cuda and on sim: ~20 s
@@ -300,33 +300,48 @@ PY
 fi
 
 if want detectors; then
-  log "== detector cost, each alone and together (8192^3 bf16 x 8, 1 GiB all-reduce): iteration p50 against none"
-  for d in none abft fp fpasync fp-abft fpasync-abft; do
-    case $d in
-      none) det="[]";; abft) det="[abft]";; fp) det="[fingerprint]";; fpasync) det="[{fingerprint: {async: true}}]";;
-      fp-abft) det="[fingerprint, abft]";; fpasync-abft) det="[{fingerprint: {async: true}}, abft]";;
-    esac
-    printf 'name: det-%s\nranks: 1\niterations: %d\nworkload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 8}\n  allreduce: {bytes: 1GiB}\npower: {sample_hz: 100}\ndetectors: %s\n' \
-      "$d" $((iters_sc * 4)) "$det" >"$out/det-$d.yaml"
-    to 300 "$g" run "$out/det-$d.yaml" --backend $backend --headless --out "$out/det-$d" >"$out/det-$d.log" 2>&1
+  log "== detector cost, each alone and together (8192^3 bf16 x 8, 1 GiB all-reduce): iteration p50 against none, two rounds"
+  # Two rounds, the second in reverse order, each configuration's p50 the mean of its two runs: a GPU's clocks and
+  # temperature drift between runs of one sitting (none read 12.81 and 12.28 ms in two calls of 2026-11-28), so the
+  # spread of none's two runs is printed as what the check can resolve, and a cost below it is not judged.
+  dets="none abft fp fpasync fp-abft fpasync-abft"
+  for round in 1 2; do
+    order=$dets; [ $round = 2 ] && order=$(echo $dets | tr ' ' '\n' | tac | tr '\n' ' ')
+    for d in $order; do
+      case $d in
+        none) det="[]";; abft) det="[abft]";; fp) det="[fingerprint]";; fpasync) det="[{fingerprint: {async: true}}]";;
+        fp-abft) det="[fingerprint, abft]";; fpasync-abft) det="[{fingerprint: {async: true}}, abft]";;
+      esac
+      printf 'name: det-%s\nranks: 1\niterations: %d\nworkload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 8}\n  allreduce: {bytes: 1GiB}\npower: {sample_hz: 100}\ndetectors: %s\n' \
+        "$d" $((iters_sc * 4)) "$det" >"$out/det-$d.yaml"
+      to 300 "$g" run "$out/det-$d.yaml" --backend $backend --headless --out "$out/det-$d-$round" >"$out/det-$d-$round.log" 2>&1
+    done
   done
   py - "$out" <<'PY' | rows
 import json, os, sys
 def run0(d):
     try: return json.load(open(os.path.join(sys.argv[1], d, "summary.json")))["runs"][0]
     except Exception: return None
-def p50(r): return r["iteration_s"]["p50"] if r else None
-base = p50(run0("det-none"))
+def p50s(d):
+    return [r["iteration_s"]["p50"] for r in (run0(f"det-{d}-1"), run0(f"det-{d}-2")) if r and r.get("iteration_s")]
+none = p50s("none")
+if len(none) < 2:
+    print("detector cost\tno result; see det-none-*.log"); sys.exit(0)
+base, spread = sum(none) / 2, 100 * abs(none[0] - none[1]) / min(none)
+print(f"detector cost, none\titeration p50 {none[0]*1e3:.3f} and {none[1]*1e3:.3f} ms: {spread:.2f} % apart (what this "
+      f"sitting resolves)")
 for d, aim in (("abft", 1), ("fp", 1), ("fpasync", 1), ("fp-abft", 1.5), ("fpasync-abft", 1.5)):
-    r = run0("det-" + d); v = p50(r)
-    if not (base and v):
-        print(f"detector cost, {d}\tno result; see det-{d}.log"); continue
+    v = p50s(d)
+    if len(v) < 2:
+        print(f"detector cost, {d}\tno result; see det-{d}-*.log"); continue
+    r = run0(f"det-{d}-1")
     cost = (r.get("faults") or {}).get("detector_cost") or {}
     own = ", ".join(f"{k} {c['per_iter_s']*1e3:.3f} ms/iter ({100*c['share']:.2f} %)" for k, c in sorted(cost.items())
                     if isinstance(c, dict) and c.get("per_iter_s") is not None and c.get("share") is not None)
-    pct = 100 * (v / base - 1)
-    print(f"detector cost, {d}\titeration p50 {v*1e3:.3f} ms vs {base*1e3:.3f} ms: {pct:+.2f} % "
-          f"[{'ok' if pct <= aim else 'FAIL'} <= {aim} %]; the worker's own measure: {own or 'none'}")
+    pct = 100 * (sum(v) / 2 / base - 1)
+    verdict = "ok" if pct <= aim else ("not resolved: within none's spread" if pct <= spread else "FAIL")
+    print(f"detector cost, {d}\titeration p50 {v[0]*1e3:.3f} / {v[1]*1e3:.3f} ms vs none {base*1e3:.3f} ms: {pct:+.2f} % "
+          f"[{verdict} <= {aim} %]; the worker's own measure: {own or 'none'}")
 PY
 fi
 

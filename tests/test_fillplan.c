@@ -2,9 +2,9 @@
  * the sim's model and the GPU's shaper run — its invariants over random levels, rates and gaps: the filler only adds
  * power (never below the floor asked where it can reach it, never above what it can draw or the compute level), the
  * fall and the climb never faster than asked, the climb done when the gap ends, the floor raised only where the
- * ramps do not fit and then exactly enough; the measured curve inverted within the part of it that rises (the power limit flattens its top) and refused when
- * nothing rises; the
- * gap's expected length; the slow correction converging on a biased GPU and staying bounded. */
+ * ramps do not fit and then exactly enough; the measured curve inverted within the part of it that rises (the power
+ * limit flattens its top) and refused when nothing rises; the gap's expected length; the slow correction converging on a biased GPU and staying bounded; the replay's loop on a
+ * modelled GPU and sensor correcting a wrong curve without winding up at the trace's edges. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
@@ -243,4 +243,101 @@ Test(fillplan, the_correction_converges_on_a_biased_gpu_and_stays_bounded)
     cr_assert_eq(fill_corr_add(&d, 10, 0, 500), 0);
     cr_assert_eq(fill_corr_add(&d, 400, 0.9, 500), 0, "under FILL_CORR_S gathered: no move yet");
     cr_assert_eq(d.offset_w, 0);
+}
+
+/* A replay on a modelled GPU: the power follows the level the filler is asked for through a curve that is off
+ * (draws 0.9 x asked + 40 W: the curve was measured at another temperature) with a 15 ms time constant; the sensor
+ * gives a reading every 20 ms of the power 15 ms before (an H100's or H200's buffer and lag). Each 10 ms trace
+ * sample asks for its next value plus the correction; ungated is the loop before 2026-11-28 (every reading against
+ * the trace one sample back). Returns the correlation of the power at each sample's end with the value it asked
+ * for, over the passes after the first, and the largest error 100 ms or more after an edge there (*late_w). */
+static double replay_model(const float *tr, int n, int passes, int gated, double *late_w, double *corr_max)
+{
+    const double dt = 0.01, tau = 0.015, upd = 0.02, lag = 0.015, idle = 120, top = 700, sub = 1e-3;
+    struct replay_corr rc;
+    replay_corr_init(&rc, tr, n, dt, idle, top);
+    double p = idle, ungated = 0, hist[64] = { 0 }, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, next_read = upd;
+    int nh = (int)(lag / sub + 0.5), at = 0, m = 0, reading_new = 0, since_edge = 0;
+    double got = idle, t = 0, prev = tr[0];
+    *late_w = 0;
+    *corr_max = 0;
+    for (int pass = 0; pass < passes; pass++)
+        for (int i = 0; i < n; i++) {
+            if (reading_new) {
+                if (gated)
+                    replay_corr_add(&rc, tr, n, i, got);
+                else if (i > 0)
+                    ungated = fmax(-(top - idle), fmin(top - idle, ungated + REPLAY_GAIN * (tr[i - 1] - got)));
+                reading_new = 0;
+            }
+            double corr = gated ? rc.corr_w : ungated;
+            *corr_max = fmax(*corr_max, fabs(corr));
+            double asked = fmax(idle, fmin(top, (i + 1 < n ? tr[i + 1] : tr[i]) + corr));
+            double level = fmin(top, 0.9 * asked + 40);
+            double want = i + 1 < n ? tr[i + 1] : tr[0];   /* what this sample asks to reach by its end */
+            since_edge = fabs(want - prev) > 1 ? 0 : since_edge + 1;
+            prev = want;
+            for (int k = 0; k < (int)(dt / sub + 0.5); k++) {   /* 1 ms steps of the power and the sensor */
+                p += (level - p) * (1 - exp(-sub / tau));
+                hist[at] = p;
+                at = (at + 1) % nh;
+                t += sub;
+                if (t >= next_read) {
+                    got = hist[at];   /* the oldest: lag ago */
+                    next_read += upd;
+                    reading_new = 1;
+                }
+            }
+            if (pass > 0) {
+                double x = want, y = p;
+                sx += x, sy += y, sxx += x * x, syy += y * y, sxy += x * y, m++;
+                if (since_edge >= 10)
+                    *late_w = fmax(*late_w, fabs(p - x));
+            }
+        }
+    double cov = sxy / m - sx / m * sy / m, vx = sxx / m - sx / m * sx / m, vy = syy / m - sy / m * sy / m;
+    return cov / sqrt(vx * vy);
+}
+
+Test(fillplan, the_replay_loop_corrects_a_wrong_curve_without_winding_up_at_edges)
+{
+    float sq[300];
+    for (int i = 0; i < 300; i++)   /* tests/scenarios/gpu/square-1hz.csv: 1 Hz between 450 and 200 W */
+        sq[i] = (i / 50) % 2 ? 200 : 450;
+    double late, late0, cmax, cmax0;
+    double c = replay_model(sq, 300, 3, 1, &late, &cmax), c0 = replay_model(sq, 300, 3, 0, &late0, &cmax0);
+    cr_log_info("square 1 Hz: correlation %.4f gated, %.4f ungated; largest error 100 ms past an edge %.1f W gated, "
+                "%.1f W ungated; |correction| up to %.0f / %.0f W", c, c0, late, late0, cmax, cmax0);
+    cr_assert_geq(c, 0.97, "gated: correlation %.4f", c);
+    cr_assert_leq(late, 20, "gated: %.1f W off 100 ms after an edge: the wrong curve is not corrected", late);
+    cr_assert_leq(late, 0.5 * late0, "the gate settles in half the error of the loop that winds up at edges");
+    cr_assert_leq(cmax, 80, "the correction holds about the curve's error (0.1 x 450 - 40 = 5 W .. 60 W), not an edge's");
+
+    /* random traces: steady stretches of 50-500 ms at random levels within reach; the correction stays bounded and
+     * every stretch of 300 ms or more ends within 15 W of its level */
+    struct rng r;
+    rng_seed(&r, 21, 0);
+    double worst = 0, worst0 = 0;
+    int wins = 0;
+    for (int k = 0; k < 200; k++) {
+        float tr[400];
+        int n = 0;
+        while (n < 400) {
+            int len = 5 + (int)(45 * rng_uniform(&r));
+            float w = (float)(180 + 450 * rng_uniform(&r));
+            for (int j = 0; j < len && n < 400; j++)
+                tr[n++] = w;
+        }
+        double lt, cm, lt0, cm0, cc = replay_model(tr, 400, 2, 1, &lt, &cm), cc0 = replay_model(tr, 400, 2, 0, &lt0, &cm0);
+        cr_assert(isfinite(cc) && cm <= 580 + 1e-9, "case %d: correction %.0f W past the curve's span", k, cm);
+        worst = fmax(worst, lt);
+        worst0 = fmax(worst0, lt0);
+        wins += lt <= lt0 + 1;
+        (void)cc0;
+    }
+    cr_log_info("200 random traces: largest error 100 ms past an edge %.1f W gated, %.1f W ungated; gated no worse in %d",
+                worst, worst0, wins);
+    cr_assert_leq(worst, 35, "gated: %.1f W off 100 ms after an edge of a random trace", worst);
+    cr_assert_leq(worst, 0.5 * worst0, "gated %.1f W against ungated %.1f W", worst, worst0);
+    cr_assert_geq(wins, 190, "the gate is no worse on %d of 200 random traces", wins);
 }

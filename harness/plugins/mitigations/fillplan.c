@@ -165,3 +165,34 @@ int fill_corr_add(struct fill_corr *c, double de, double dt, double target_w)
     c->moves++;
     return 1;
 }
+
+void replay_corr_init(struct replay_corr *c, const float *tr, int n, double dt_s, double idle_w, double top_w)
+{
+    double lo = n > 0 ? tr[0] : 0, hi = lo;
+    for (int i = 1; i < n; i++) {
+        lo = fmin(lo, tr[i]);
+        hi = fmax(hi, tr[i]);
+    }
+    memset(c, 0, sizeof *c);
+    c->span_w = isfinite(top_w) && isfinite(idle_w) && top_w > idle_w ? top_w - idle_w : 0;   /* never negative */
+    c->tol_w = fmax(5, REPLAY_STEADY_FRAC * (hi - lo));
+    c->steady_n = dt_s > 0 ? (int)ceil(REPLAY_STEADY_S / dt_s) : 1;
+}
+
+int replay_corr_add(struct replay_corr *c, const float *tr, int n, int i, double got_w)
+{
+    if (!isfinite(got_w) || i < c->steady_n || i >= n)
+        return 0;
+    double lo = tr[i], hi = tr[i], sum = 0;
+    for (int j = i - c->steady_n; j <= i; j++) {
+        lo = fmin(lo, tr[j]);
+        hi = fmax(hi, tr[j]);
+        sum += tr[j];
+    }
+    if (hi - lo > c->tol_w)
+        return 0;   /* an edge within the sensor's reach: its error is the sensor's delay */
+    double asked = sum / (c->steady_n + 1);
+    c->corr_w = fmax(-c->span_w, fmin(c->span_w, c->corr_w + REPLAY_GAIN * (asked - got_w)));
+    c->moves++;
+    return 1;
+}

@@ -105,4 +105,28 @@ struct fill_corr {
  * again; returns 1 when it moved, 0 otherwise (a stretch that is not finite, or not positive, is ignored). */
 int fill_corr_add(struct fill_corr *c, double de, double dt, double target_w);
 
+/* A replay's closed loop (workload.replay on a GPU): the level asked of the curve is the trace's next value plus a
+ * correction, an integral of the error between the GPU's readings and the trace. The readings trail the power by a
+ * lag and an update (10-15 ms and 20 ms on an H100 or H200), so at an edge of the trace the error is the sensor's,
+ * not the curve's: a reading moves the correction only where the trace held one level (within REPLAY_STEADY_FRAC
+ * of its span) over the REPLAY_STEADY_S before it. Unbounded by edges, the integral wound up at every edge of a
+ * 1 Hz square wave and overshot after it (H200 2026-11-28: correlation 0.887 against the trace). */
+#define REPLAY_GAIN 0.3          /* of the error, per reading */
+#define REPLAY_STEADY_S 0.06     /* the trace held one level this long before a reading that counts */
+#define REPLAY_STEADY_FRAC 0.05  /* one level: within this share of the trace's span (at least 5 W) */
+
+struct replay_corr {
+    double corr_w;   /* added to the trace's value before the curve is read */
+    double span_w;   /* the correction stays within +-span (the curve's top - idle) */
+    double tol_w;    /* the trace's "one level" */
+    int steady_n;    /* samples of the trace that must hold it */
+    int moves;
+};
+/* Sets up the loop for a trace of n samples dt_s apart and a curve from idle_w to top_w. */
+void replay_corr_init(struct replay_corr *c, const float *tr, int n, double dt_s, double idle_w, double top_w);
+/* A new reading got_w while the pass is at trace sample i: moves the correction by REPLAY_GAIN x (the trace's level
+ * - got_w) where the trace was steady over the samples before i, bounded; returns 1 when it moved, else 0 (an edge
+ * too recent, a reading that is not finite). */
+int replay_corr_add(struct replay_corr *c, const float *tr, int n, int i, double got_w);
+
 #endif
