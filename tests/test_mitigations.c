@@ -77,8 +77,9 @@ Test(mitigations, a_filler_at_a_time_scale_it_cannot_help_says_so, .timeout = 60
     /* the comparison judges the iterations it measured: 12.3 ms modelled, 24.9 ms seen under ASan beside two busy
      * loops; past two updates (40 ms) a loaded machine made them long enough to follow, and no warning is owed */
     double p50 = json_number_value(json_object_get(json_object_get(r, "iteration_s"), "p50"));
-    if (p50 < 0.040)
-        cr_assert(w && strstr(w, "An iteration of ") &&
+    if (p50 < 0.040)   /* alone, or after "Filler raised the swing by X % instead of removing it: " where the alias
+                        * read worse (seen at +12.3 % beside the rest of the suite on 2 cores) */
+        cr_assert(w && (strncmp(w, "An iteration of ", 16) == 0 || strstr(w, "instead of removing it: an iteration of ")) &&
                       strstr(w, " ms is shorter than two of the power sensor's updates"),
                   "iterations of %.1f ms: the comparison warns: %s", p50 * 1e3, w ? w : "(none)");
     else
