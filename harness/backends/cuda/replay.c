@@ -14,7 +14,6 @@
 #include "mitigations/fillplan.h"
 #include "util.h"
 
-
 int cuda_replay_iter(void *b, struct worker_ctx *w)
 {
     struct cuda_rank *c = b;
