@@ -878,6 +878,14 @@ Test(cluster, the_other_nodes_climb_a_tree_to_node_0, .timeout = 240)
         cr_assert(json_is_integer(json_object_get(n, "telemetry_records_missing")), "node %d", k);
         cr_assert_eq(json_integer_value(json_object_get(n, "telemetry_records_missing")), 0, "node %d", k);
         cr_assert_eq(count_in(out, "events.jsonl", "node_iteration", k), 30, "node %d's iterations", k);
+        /* the clock exchange climbs the same tree: on one machine (one clock) each hop's offset is within its half
+         * round trip, so a node's offset within the sum of its path's; nodes 3 and 4 add node 1's hop to theirs */
+        double off = json_number_value(json_object_get(n, "clock_offset_s")),
+               unc = json_number_value(json_object_get(n, "clock_uncertainty_s"));
+        cr_assert(unc > 0 && fabs(off) <= unc + 1e-9, "node %d: offset %.3g s, uncertainty %.3g s", k, off, unc);
+        if (k >= 3)
+            cr_assert_gt(unc, json_number_value(json_object_get(json_array_get(ns, 1), "clock_uncertainty_s")),
+                         "node %d's uncertainty holds its parent's (node 1) and its own hop", k);
     }
     json_decref(s);
     json_decref(ref);
