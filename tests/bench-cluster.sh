@@ -48,9 +48,17 @@ workload:
 power: { sample_hz: $HZ }
 heartbeat: { interval: $HB_INTERVAL, timeout: $HB_TIMEOUT }
 EOT
-  if ! mpirun --oversubscribe --allow-run-as-root -np "$n" "$BIN" run "$OUT/s$n.yaml" --out "$OUT/r$n" --backend sim \
-      --headless > "$OUT/r$n.log" 2>&1; then
-    echo "$n nodes: the run failed (exit $?): see $OUT/r$n.log"
+  rc=0
+  mpirun --oversubscribe --allow-run-as-root -np "$n" "$BIN" run "$OUT/s$n.yaml" --out "$OUT/r$n" --backend sim \
+    --headless > "$OUT/r$n.log" 2>&1 || rc=$?
+  # each node's own last line: "node K of N: exit 0", node 0's "NAME: exit 0 after S s; results in DIR"
+  ended=$(grep -cE "of $n: exit 0\$|^gauntlet\[node 0/$n\]: .*: exit 0 after " "$OUT/r$n.log" || true)
+  if [ "$rc" != 0 ] && [ "$ended" = "$n" ] && [ -s "$OUT/r$n/summary.json" ]; then
+    # Open MPI 4.1 at 512 processes on 2 cores: mpirun reported a process "exiting improperly" after every node had
+    # ended 0 and node 0 had written its summary (2026-11-28): the run's figures stand, mpirun's code is said
+    echo "$n nodes: every node ended 0 and node 0 wrote its summary, but mpirun exited $rc after them: see $OUT/r$n.log"
+  elif [ "$rc" != 0 ]; then
+    echo "$n nodes: the run failed (mpirun exit $rc, $ended of $n nodes ended 0): see $OUT/r$n.log"
     continue
   fi
   python3 - "$OUT/r$n/summary.json" "$n" "$ITERS" >> "$OUT/table" <<'PY'
