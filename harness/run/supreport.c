@@ -112,9 +112,7 @@ static double sup_filler_top_w(struct sup *s)
         struct ctl *c = shm_ctl(&s->shm, k);
         if (!atomic_load(&c->tuned))
             continue;
-        struct fill_curve fc = { .compute_w = c->tune_compute_w };
-        for (int i = 0; i <= FILL_DUTIES; i++)
-            fc.w[i] = c->tune_w[i];
+        struct fill_curve fc = fill_curve_of(c->tune_w, c->tune_compute_w);
         double top = fill_curve_top(&fc);   /* the top of its rising part: past it more duty draws no more */
         if (isfinite(top)) {
             sum += top;

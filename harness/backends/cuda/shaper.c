@@ -160,10 +160,7 @@ void shaper_destroy(struct shaper *sh)
 /* Reads the slot's measured levels into the curve and checks it; 0, or -1 with why. */
 static int shaper_curve(struct shaper *sh, char *why, size_t n)
 {
-    const struct ctl *c = sh->ctl;
-    for (int i = 0; i <= FILL_DUTIES; i++)
-        sh->curve.w[i] = c->tune_w[i];
-    sh->curve.compute_w = c->tune_compute_w;
+    sh->curve = fill_curve_of(sh->ctl->tune_w, sh->ctl->tune_compute_w);
     sh->curve_ok = fill_curve_check(&sh->curve, why, n) == 0;
     return sh->curve_ok ? 0 : -1;
 }
@@ -287,9 +284,7 @@ int shaper_replay(struct shaper *sh, double watts, float *duty)
 
 double shaper_range_w(const struct shaper *sh, double *top_w)
 {
-    struct fill_curve c = { .compute_w = sh->ctl->tune_compute_w };
-    for (int i = 0; i <= FILL_DUTIES; i++)
-        c.w[i] = sh->ctl->tune_w[i];
+    struct fill_curve c = fill_curve_of(sh->ctl->tune_w, sh->ctl->tune_compute_w);
     *top_w = fill_curve_top(&c);   /* the rising part's top: past it more duty draws no more */
     return c.w[0];
 }

@@ -5,6 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
+struct fill_curve fill_curve_of(const double *w, double compute_w)
+{
+    struct fill_curve c = { .compute_w = compute_w };
+    memcpy(c.w, w, sizeof c.w);
+    return c;
+}
+
 /* The step each point of the curve must rise by: FILL_RISE_MIN of (compute - idle), 0 without a span. */
 static double fill_curve_step(const struct fill_curve *c)
 {

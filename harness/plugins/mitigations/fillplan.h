@@ -36,6 +36,8 @@ struct fill_curve {
     double compute_w;
 };
 
+/* A curve from the levels measured at duties 0..100 % (w: FILL_DUTIES + 1 of them) and the compute level. */
+struct fill_curve fill_curve_of(const double *w, double compute_w);
 /* The curve's rising part: the highest i such that each point up to i rises above the one before by at least
  * FILL_RISE_MIN of (compute - idle). Past it the filler's power no longer rises with its duty: on an H200 at its
  * 700 W limit the filler drew 712 W at 75 % and 664 W at 100 % (the power limiter pulls the clocks down under a
