@@ -24,7 +24,7 @@
 #   tests        the GPU test executables one by one (--jobs 1: they share the GPU), and test_gpu_scenarios:
 #                gemm ~10 s, faults ~20 s, coll ~15 s, e2e ~45 s (4 runs of 1 rank, a 9 s replay), mitigations
 #                ~100 s (4 runs x 30 iterations of 0.64 s, the filler's tuning); ~3 min
-#   gemm         bench gemm --dtype all --iters 20 at three shapes, beside PyTorch's matmul: ~60 s
+#   gemm         bench gemm --dtype all --iters 20 at three shapes, PyTorch's matmul in turn with ours: ~90 s
 #   allreduce    bench allreduce --maxbytes 1G (one rank): ~10 s
 #   sampling     bench sampling 2 s idle, then under gpu-single at 14 iterations of ~1 s: ~25 s
 #   trace        gpu-single twice at 8 iterations (sampling off, at 1000 Hz): ~25 s
@@ -151,7 +151,7 @@ if want gemm && ! gpu_only "bench gemm"; then
     to 300 "$g" bench gemm --m "$gm" --n "$gn" --k "$gk" --dtype all --iters $iters --python "${PYTHON:-python3}" \
       >"$out/bench-gemm-${gm}x${gn}x${gk}.txt" 2>&1 || gemm_rc=$?
     while read -r line; do row "bench gemm" "$line"; done < <(grep -E '^ *(bf16|fp16|tf32|fp8) ' "$out/bench-gemm-${gm}x${gn}x${gk}.txt")
-    while read -r line; do row "bench gemm" "$line"; done < <(grep -E '^#   .*PyTorch not timed' "$out/bench-gemm-${gm}x${gn}x${gk}.txt")
+    while read -r line; do row "bench gemm" "$line"; done < <(grep -E '^#   [a-z0-9]+: (PyTorch|harness|bare loop)' "$out/bench-gemm-${gm}x${gn}x${gk}.txt")
   done
 fi
 

@@ -2,6 +2,8 @@
  * GPU tests skip with the runtime's reason when no GPU is usable. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "bench_torch.h"
 #include "gemm.h"
 #include "kernels.h"
+#include "util.h"
 
 /* Returns the float value of a bf16, fp16, fp32 or fp8 e4m3 element i of raw data of dtype t. */
 static float elem_to_f32(const unsigned char *raw, size_t i, enum dtype t)
@@ -218,17 +221,100 @@ Test(lt_load, cublaslt_is_loaded_on_first_use_and_reached)
     cr_expect_str_neq(cublasLtGetStatusName(CUBLAS_STATUS_SUCCESS), "");
 }
 
-/* PyTorch's side of `bench gemm` says why it has no figure, without a GPU: an interpreter without PyTorch, one that
- * cannot be started. (With PyTorch and a GPU its timing is tests/gpu-check.sh's gemm section.) */
-Test(bench, pytorch_absent_is_said)
+/* PyTorch's side of `bench gemm`, driven against the stand-in in tests/fake-torch (a virtual clock: 2mnk / 1e12 s per
+ * matmul), without a GPU: the co-process's protocol, its arithmetic (the untimed lead matmul left out, the time per
+ * matmul), and every way it can fail said without a hang. With PyTorch and a GPU its timing is gpu-check.sh's gemm
+ * section. */
+static int fake_torch(const char *mode)
 {
-    double s = -1;
-    char why[160] = "";
-    if (access("/usr/bin/python3", X_OK) == 0 && system("/usr/bin/python3 -c 'import torch' 2>/dev/null") != 0) {
-        cr_assert_eq(bench_torch_time("/usr/bin/python3", DT_BF16, 64, 64, 64, 1, 1, &s, why, sizeof why), -1);
-        cr_assert(strstr(why, "PyTorch is not installed"), "%s", why);
-        cr_assert_eq(s, -1, "no figure is written");
+    if (access("/usr/bin/python3", X_OK) != 0)
+        return 0;
+    cr_assert_eq(setenv("PYTHONPATH", GAUNTLET_SRC "/tests/fake-torch", 1), 0);
+    cr_assert_eq(setenv("GAUNTLET_FAKE_TORCH", mode, 1), 0);
+    signal(SIGPIPE, SIG_IGN);   /* as main does: a write to a peer that has gone is an error, not a death */
+    return 1;
+}
+
+Test(bench, torch_peer_times_each_matmul_without_its_lead)
+{
+    if (!fake_torch("ok"))
+        cr_skip_test("no /usr/bin/python3");
+    const enum dtype ts[] = { DT_BF16, DT_FP16, DT_TF32, DT_FP8 };
+    for (size_t i = 0; i < ARRAY_LEN(ts); i++) {
+        char why[256] = "", ks[512];
+        long m = 256, n = 128 + 16 * (long)i, k = 64;
+        struct torch_peer *p = torch_peer_open("/usr/bin/python3", ts[i], m, n, k, 60, why, sizeof why);
+        cr_assert_not_null(p, "%s: %s", dtype_name(ts[i]), why);
+        cr_expect_str_eq(torch_peer_version(p), "0.0-stand-in");
+        for (long count = 1; count <= 7; count += 3) {
+            double s = -1;
+            cr_assert_eq(torch_peer_time(p, count, &s, why, sizeof why), 0, "%s", why);
+            double want = 2.0 * (double)m * (double)n * (double)k / 1e12;
+            cr_expect(fabs(s - want) <= 1e-9 * want, "%s count %ld: %.12g s per matmul, want %.12g", dtype_name(ts[i]),
+                      count, s, want);
+        }
+        cr_assert_eq(torch_peer_kernels(p, ks, sizeof ks, why, sizeof why), 0, "%s", why);
+        char want_k[64];
+        snprintf(want_k, sizeof want_k, "fake_gemm_%ldx%ldx%ld", m, n, k);
+        cr_expect_str_eq(ks, want_k, "the CUDA kernels of one matmul, once each, no CPU event");
+        torch_peer_close(p);
     }
-    cr_assert_eq(bench_torch_time("/nonexistent/python3", DT_BF16, 64, 64, 64, 1, 1, &s, why, sizeof why), -1);
-    cr_assert(strstr(why, "cannot start /nonexistent/python3"), "%s", why);
+}
+
+Test(bench, torch_peer_skips_a_banner)
+{
+    if (!fake_torch("noise"))
+        cr_skip_test("no /usr/bin/python3");
+    char why[256] = "";
+    double s = -1;
+    struct torch_peer *p = torch_peer_open("/usr/bin/python3", DT_BF16, 64, 64, 64, 60, why, sizeof why);
+    cr_assert_not_null(p, "%s", why);
+    cr_expect_eq(torch_peer_time(p, 2, &s, why, sizeof why), 0, "%s", why);
+    torch_peer_close(p);
+}
+
+/* Every failure is a sentence and -1, never a hang or a crash; after one, the peer answers nothing more. */
+Test(bench, torch_peer_failures_are_said)
+{
+    if (!fake_torch("ok"))
+        cr_skip_test("no /usr/bin/python3");
+    char why[256] = "";
+    double s = -1;
+    cr_assert_null(torch_peer_open("/nonexistent/python3", DT_BF16, 64, 64, 64, 60, why, sizeof why));
+    cr_expect(strstr(why, "cannot start /nonexistent/python3"), "%s", why);
+    if (system("/usr/bin/python3 -c 'import sys' 2>/dev/null") == 0) {
+        cr_assert_eq(setenv("PYTHONPATH", "/nonexistent", 1), 0);
+        if (system("/usr/bin/python3 -c 'import torch' 2>/dev/null") != 0) {
+            cr_assert_null(torch_peer_open("/usr/bin/python3", DT_BF16, 64, 64, 64, 60, why, sizeof why));
+            cr_expect(strstr(why, "PyTorch is not installed"), "%s", why);
+        }
+    }
+    const struct { const char *mode, *said; } cases[] = {
+        { "nogpu", "PyTorch sees no GPU" }, { "matmul-fails", "bf16 matmul failed: CUBLAS_STATUS_NOT_SUPPORTED" },
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        fake_torch(cases[i].mode);
+        why[0] = 0;
+        cr_assert_null(torch_peer_open("/usr/bin/python3", DT_BF16, 64, 64, 64, 60, why, sizeof why));
+        cr_expect(strstr(why, cases[i].said), "%s: %s", cases[i].mode, why);
+    }
+    fake_torch("die:2");
+    struct torch_peer *p = torch_peer_open("/usr/bin/python3", DT_BF16, 64, 64, 64, 60, why, sizeof why);
+    cr_assert_not_null(p, "%s", why);
+    cr_expect_eq(torch_peer_time(p, 1, &s, why, sizeof why), 0, "%s", why);
+    cr_expect_eq(torch_peer_time(p, 1, &s, why, sizeof why), -1);
+    cr_expect(strstr(why, "exited (status 3) without answering"), "%s", why);
+    cr_expect_eq(torch_peer_time(p, 1, &s, why, sizeof why), -1);
+    cr_expect(strstr(why, "stopped after an earlier failure"), "%s", why);
+    torch_peer_close(p);
+
+    fake_torch("hang:1");
+    p = torch_peer_open("/usr/bin/python3", DT_BF16, 64, 64, 64, 60, why, sizeof why);
+    cr_assert_not_null(p, "%s", why);
+    torch_peer_set_timeout(p, 1.0);
+    uint64_t t0 = mono_ns();
+    cr_expect_eq(torch_peer_time(p, 1, &s, why, sizeof why), -1);
+    cr_expect(strstr(why, "did not answer within 1 s"), "%s", why);
+    torch_peer_close(p);
+    cr_expect_lt((double)(mono_ns() - t0) * 1e-9, 30.0, "a hung peer is killed, not waited for");
 }

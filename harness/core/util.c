@@ -331,6 +331,42 @@ pid_t spawn_reader(const char *file, char *const argv[], int *out_fd)
     return pid;
 }
 
+pid_t spawn_duplex(const char *file, char *const argv[], int *in_fd, int *out_fd)
+{
+    int to[2], from[2];
+    if (pipe2(to, O_CLOEXEC) != 0)
+        return -1;
+    if (pipe2(from, O_CLOEXEC) != 0) {
+        int e = errno;
+        close(to[0]);
+        close(to[1]);
+        errno = e;
+        return -1;
+    }
+    posix_spawn_file_actions_t fa;
+    pid_t pid;
+    int e = posix_spawn_file_actions_init(&fa);
+    if (!e)
+        e = posix_spawn_file_actions_adddup2(&fa, to[0], 0);
+    if (!e)
+        e = posix_spawn_file_actions_adddup2(&fa, from[1], 1);
+    fflush(stdout);
+    if (!e)
+        e = posix_spawnp(&pid, file, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(to[0]);
+    close(from[1]);
+    if (e) {
+        close(to[1]);
+        close(from[0]);
+        errno = e;
+        return -1;
+    }
+    *in_fd = to[1];
+    *out_fd = from[0];
+    return pid;
+}
+
 long read_small(const char *path, char *buf, size_t n)
 {
     FILE *f = n ? fopen(path, "re") : NULL;

@@ -84,6 +84,10 @@ FILE *fopen_regular(const char *path, const char *mode);
 /* Starts file (found on PATH) with the argument vector argv — no shell — its stdout a pipe whose read end goes to
  * *out_fd (close-on-exec). Returns the child's pid, or -1 with errno (nothing left open). */
 pid_t spawn_reader(const char *file, char *const argv[], int *out_fd);
+/* The same with the child's stdin a pipe too, its write end in *in_fd (close-on-exec): a co-process driven line by
+ * line. Returns the child's pid, or -1 with errno (nothing left open). Writing after the child has gone raises
+ * SIGPIPE: the caller ignores it (main does). */
+pid_t spawn_duplex(const char *file, char *const argv[], int *in_fd, int *out_fd);
 /* Creates a directory and its parents (mode 0755); 0 or -1 with errno. */
 int mkdir_p(const char *path);
 

@@ -1,9 +1,17 @@
-/* harness/backends/cuda/bench_gemm.c: `gauntlet bench gemm`: the harness's compute phase against a bare cuBLASLt loop.
+/* harness/backends/cuda/bench_gemm.c: `gauntlet bench gemm`: the harness's compute phase against a bare cuBLASLt loop
+ * and PyTorch's matmul.
  *
- * Both sides run in one process on the same operands (the bare loop reads the chain's A and B) and alternate
- * within every repetition, so clock and temperature drift hit both alike. The bare side is written here
- * independently of gemm.c, from the cuBLASLt documentation: its own handle, descriptors, heuristic query,
- * workspace and output, and a tight loop of cublasLtMatmul calls. */
+ * The harness and the bare loop run in one process on the same operands (the bare loop reads the chain's A and B);
+ * PyTorch's matmul runs in a co-process kept for the dtype (bench_torch.c) on operands of the same distribution.
+ * The three take turns within every repetition, their order rotating through every permutation, after a warm-up
+ * of at least --warmup-s seconds: a GPU under a power limit runs the first tens of milliseconds after an idle
+ * spell above it (measured on an H200: 920-980 W for 60-80 ms against a 700 W limit), so a side timed alone
+ * right after a pause would be timed at clocks the others never see. Each sample starts behind one untimed GEMM of
+ * its side, so the GPU is busy when the start event is recorded, and lasts about --sample-ms. The bare side is
+ * written here independently of gemm.c, from the cuBLASLt documentation: its own handle, descriptors, heuristic
+ * query, workspace and output, and a tight loop of cublasLtMatmul calls. */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +28,7 @@
 /* The command line, resolved. */
 struct bench_gemm_opts {
     long m, n, k, count, iters, warmup;
+    double warmup_s, sample_ms;            /* warm-up at least this long; each sample about this long */
     int want[DT_COUNT];                    /* which dtypes to run */
     char python[256];                      /* the interpreter PyTorch is timed under ("": not timed) */
 };
@@ -31,7 +40,13 @@ struct bench_gemm_row {
     double harness_s, bare_s;
     char err[256];
     double torch_s;                        /* PyTorch's matmul on the same GPU (NAN: not timed, torch_why says why) */
-    char torch_why[160];
+    char torch_why[256];
+    char torch_version[64];
+    char torch_kernels[512];               /* the kernels one PyTorch matmul launched ("": not known) */
+    char algo[160], bare_algo[160];        /* the harness's and the bare loop's algorithms (gemm_algo_text) */
+    struct gemm_tuning tuning;
+    long reps, rounds;                     /* a sample: reps x count GEMMs; warm-up rounds run */
+    double warm_s;                         /* the warm-up's length */
 };
 
 /* The reference: a bare cuBLASLt GEMM on borrowed A and B. */
@@ -50,12 +65,16 @@ struct bench_bare {
 static void bench_gemm_usage(FILE *f)
 {
     fprintf(f, "usage: gauntlet bench gemm [--m N] [--n N] [--k N] [--dtype bf16|fp16|tf32|fp8|all]\n"
-               "                           [--count N] [--iters N] [--warmup N] [--python PATH|none]\n"
+               "                           [--count N] [--iters N] [--warmup N] [--warmup-s S] [--sample-ms MS]\n"
+               "                           [--python PATH|none]\n"
                "Times the harness's compute phase (a chain of --count cuBLASLt GEMMs) against a bare\n"
                "cublasLtMatmul loop on the same data, and PyTorch's matmul of the same shape and dtype on the\n"
-               "same GPU (where --python has PyTorch; none: skipped); prints median time and TFLOP/s per GEMM\n"
-               "and the ratios.\n"
-               "defaults: --m 8192 --n 8192 --k 8192 --dtype bf16 --count 8 --iters 50 --warmup 10 --python python3\n");
+               "same GPU (in a co-process, where --python has PyTorch; none: skipped), the three in turn, their\n"
+               "order rotating, after at least --warmup rounds and --warmup-s seconds of warm-up; a sample is\n"
+               "about --sample-ms of GEMMs. Prints median time and TFLOP/s per GEMM, the ratios, each side's\n"
+               "algorithm (cuBLASLt's configuration; PyTorch's kernel names).\n"
+               "defaults: --m 8192 --n 8192 --k 8192 --dtype bf16 --count 8 --iters 50 --warmup 10 --warmup-s 1\n"
+               "          --sample-ms 20 --python python3\n");
 }
 
 /* Parses val as an integer in lo..hi for option name; 0, or -1 with a message naming the option. */
@@ -72,6 +91,20 @@ static int bench_gemm_long(const char *name, const char *val, long lo, long hi, 
     return 0;
 }
 
+/* Parses val as a number in lo..hi for option name; 0, or -1 with a message naming the option. */
+static int bench_gemm_double(const char *name, const char *val, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(val, &end);
+    if (errno || end == val || *end || !(v >= lo && v <= hi)) {
+        gl_log("bench gemm: %s: '%s' is not a number in %g..%g", name, val, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 /* Fills o from argv; returns -1 (done, exit 0) for --help, 0 to go on, or EXIT_INPUT after a message. */
 static int bench_gemm_parse(int argc, char **argv, struct bench_gemm_opts *o)
 {
@@ -81,7 +114,7 @@ static int bench_gemm_parse(int argc, char **argv, struct bench_gemm_opts *o)
         { "--warmup", &o->warmup, 0, 1000000 },
     };
     *o = (struct bench_gemm_opts){ .m = 8192, .n = 8192, .k = 8192, .count = 8, .iters = 50, .warmup = 10,
-                                   .python = "python3" };
+                                   .warmup_s = 1.0, .sample_ms = 20.0, .python = "python3" };
     o->want[DT_BF16] = 1;
     for (int i = 1; i < argc; i++) {
         char name[32];
@@ -97,7 +130,8 @@ static int bench_gemm_parse(int argc, char **argv, struct bench_gemm_opts *o)
         }
         memcpy(name, arg, nlen);
         name[nlen] = 0;
-        int known = !strcmp(name, "--dtype") || !strcmp(name, "--python");
+        int known = !strcmp(name, "--dtype") || !strcmp(name, "--python") || !strcmp(name, "--warmup-s") ||
+                    !strcmp(name, "--sample-ms");
         for (size_t j = 0; j < ARRAY_LEN(nums); j++)
             known |= !strcmp(name, nums[j].name);
         if (!known) {
@@ -115,6 +149,10 @@ static int bench_gemm_parse(int argc, char **argv, struct bench_gemm_opts *o)
         for (size_t j = 0; j < ARRAY_LEN(nums); j++)
             if (!strcmp(name, nums[j].name) && bench_gemm_long(name, val, nums[j].lo, nums[j].hi, nums[j].dst))
                 return EXIT_INPUT;
+        if (!strcmp(name, "--warmup-s") && bench_gemm_double(name, val, 0, 600, &o->warmup_s))
+            return EXIT_INPUT;
+        if (!strcmp(name, "--sample-ms") && bench_gemm_double(name, val, 0.001, 10000, &o->sample_ms))
+            return EXIT_INPUT;
         if (!strcmp(name, "--python")) {
             if (!*val || strlen(val) >= sizeof o->python) {
                 gl_log("bench gemm: --python: expected an interpreter's name or path, or none");
@@ -258,78 +296,153 @@ static double bench_gemm_median(double *v, long n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Times one side once between events e0 and e1 on s; stores seconds per GEMM in *out. 0 or -1. */
-static int bench_gemm_time(struct gemm_chain *g, struct bench_bare *b, long count, cudaStream_t s,
-                           cudaEvent_t e0, cudaEvent_t e1, double *out)
+/* The sides a repetition times, in an order that rotates through every permutation. */
+enum bench_side { SIDE_HARNESS, SIDE_BARE, SIDE_TORCH };
+static const char *const bench_side_names[] = { "harness", "bare loop", "PyTorch" };
+
+/* What one dtype's samples run on. */
+struct bench_ctx {
+    struct gemm_chain *g;
+    struct bench_bare *bare;
+    struct torch_peer *torch;              /* NULL: PyTorch not timed */
+    cudaStream_t s;
+    cudaEvent_t e0, e1;
+    long count, reps;                      /* a sample: reps chains of count GEMMs (or as many bare / PyTorch) */
+};
+
+/* One sample of side: one untimed GEMM of that side (the GPU busy when the start event is recorded), then
+ * reps x count GEMMs between events; seconds per GEMM into *out. 0, or -1 with why. */
+static int bench_sample(struct bench_ctx *c, int side, double *out, char *why, size_t wn)
 {
+    long gemms = c->count * c->reps;
+    if (side == SIDE_TORCH)
+        return torch_peer_time(c->torch, gemms, out, why, wn);
     float ms = 0;
-    if (CUDA_CHECK(cudaEventRecord(e0, s)))
+    int rc = side == SIDE_HARNESS ? gemm_chain_run_range(c->g, 0, 1, c->s) : bench_bare_run(c->bare, 1, c->s);
+    rc = rc || CUDA_CHECK(cudaEventRecord(c->e0, c->s));
+    for (long r = 0; r < c->reps && !rc; r++)
+        rc = side == SIDE_HARNESS ? gemm_chain_run(c->g, c->s) : bench_bare_run(c->bare, c->count, c->s);
+    if (rc || CUDA_CHECK(cudaEventRecord(c->e1, c->s)) || CUDA_CHECK(cudaEventSynchronize(c->e1)) ||
+        CUDA_CHECK(cudaEventElapsedTime(&ms, c->e0, c->e1))) {
+        snprintf(why, wn, "a timed %s GEMM failed", bench_side_names[side]);
         return -1;
-    if (g ? gemm_chain_run(g, s) : bench_bare_run(b, count, s))
-        return -1;
-    if (CUDA_CHECK(cudaEventRecord(e1, s)) || CUDA_CHECK(cudaEventSynchronize(e1)) ||
-        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1)))
-        return -1;
-    *out = (double)ms * 1e-3 / (double)count;
+    }
+    *out = (double)ms * 1e-3 / (double)gemms;
     return 0;
 }
 
-/* Measures dtype t: warm-up, then iters repetitions of both sides in alternating order; fills row. */
+/* The order of the sides in repetition r: every permutation of the nsides in turn (2 sides: 2, 3 sides: 6). */
+static void bench_order(long r, int nsides, int order[3])
+{
+    static const int perm3[6][3] = { { 0, 1, 2 }, { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 }, { 1, 0, 2 }, { 0, 2, 1 } };
+    for (int i = 0; i < nsides; i++)
+        order[i] = nsides == 3 ? perm3[r % 6][i] : (int)((r + i) % nsides);
+}
+
+/* One repetition: every side once in the order of repetition r; samples into t[side]. A PyTorch failure ends
+ * PyTorch's part (the peer closed, why kept in row) and the repetition goes on without it. 0, or -1 (row->err). */
+static int bench_round(struct bench_ctx *c, long r, double t[3], struct bench_gemm_row *row)
+{
+    int order[3], nsides = c->torch ? 3 : 2;
+    bench_order(r, nsides, order);
+    for (int i = 0; i < nsides; i++) {
+        char why[256];
+        t[order[i]] = NAN;
+        if (order[i] == SIDE_TORCH && !c->torch)
+            continue;
+        if (bench_sample(c, order[i], &t[order[i]], why, sizeof why) == 0)
+            continue;
+        if (order[i] != SIDE_TORCH) {
+            str_copy(row->err, sizeof row->err, why);
+            return -1;
+        }
+        snprintf(row->torch_why, sizeof row->torch_why, "%s", why);
+        torch_peer_close(c->torch);
+        c->torch = NULL;
+    }
+    return 0;
+}
+
+/* Measures dtype t: PyTorch's peer started, the chain and the bare loop set up, the warm-up (at least o->warmup
+ * rounds and o->warmup_s seconds; after its first round a sample is sized to about o->sample_ms), then o->iters
+ * rounds timed; fills row. */
 static void bench_gemm_measure(const struct bench_gemm_opts *o, enum dtype t, struct bench_gemm_row *row)
 {
-    cudaStream_t s = NULL;
-    cudaEvent_t e0 = NULL, e1 = NULL;
-    struct gemm_chain *g = NULL;
+    struct bench_ctx c = { .count = o->count, .reps = 1 };
     struct bench_bare bare;
     const void *a, *b;
-    double *hs = xcalloc((size_t)o->iters, sizeof *hs), *bs = xcalloc((size_t)o->iters, sizeof *bs), dummy;
+    double *ts[3];
+    for (int i = 0; i < 3; i++)
+        ts[i] = xcalloc((size_t)o->iters, sizeof *ts[i]);
 
     memset(&bare, 0, sizeof bare);
-    *row = (struct bench_gemm_row){ .t = t };
-    if (CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)) || CUDA_CHECK(cudaEventCreate(&e0)) ||
-        CUDA_CHECK(cudaEventCreate(&e1))) {
+    c.bare = &bare;
+    *row = (struct bench_gemm_row){ .t = t, .torch_s = NAN };
+    if (o->python[0]) {   /* first: its import and its operands are made while the GPU is still free */
+        c.torch = torch_peer_open(o->python, t, o->m, o->n, o->k, 600.0, row->torch_why, sizeof row->torch_why);
+        if (c.torch)
+            str_copy(row->torch_version, sizeof row->torch_version, torch_peer_version(c.torch));
+    }
+    if (CUDA_CHECK(cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking)) || CUDA_CHECK(cudaEventCreate(&c.e0)) ||
+        CUDA_CHECK(cudaEventCreate(&c.e1))) {
         str_copy(row->err, sizeof row->err, "creating a stream or events failed");
         goto out;
     }
-    g = gemm_chain_create(t, o->m, o->n, o->k, (int)o->count, BENCH_GEMM_SEED, s, row->err, sizeof row->err);
-    if (!g)
+    c.g = gemm_chain_create(t, o->m, o->n, o->k, (int)o->count, BENCH_GEMM_SEED, c.s, row->err, sizeof row->err);
+    if (!c.g)
         goto out;
-    gemm_chain_operands(g, &a, &b);
+    gemm_chain_operands(c.g, &a, &b);
     if (bench_bare_create(&bare, t, o->m, o->n, o->k, a, b) != 0) {
         str_copy(row->err, sizeof row->err, "setting up the bare cuBLASLt reference failed");
         goto out;
     }
-    for (long w = 0; w < o->warmup; w++)
-        if (bench_gemm_time(g, NULL, o->count, s, e0, e1, &dummy) ||
-            bench_gemm_time(NULL, &bare, o->count, s, e0, e1, &dummy)) {
-            str_copy(row->err, sizeof row->err, "a warm-up GEMM failed");
+    gemm_chain_algo_text(c.g, row->algo, sizeof row->algo);
+    gemm_chain_tuning(c.g, &row->tuning);
+    gemm_algo_text(&bare.algo, row->bare_algo, sizeof row->bare_algo);
+    uint64_t t0 = mono_ns();
+    for (long w = 0; w < o->warmup || (double)(mono_ns() - t0) * 1e-9 < o->warmup_s; w++) {
+        double t3[3];
+        if (bench_round(&c, w, t3, row) != 0)
             goto out;
+        if (w == 0 && t3[SIDE_HARNESS] > 0) {
+            double reps = ceil(o->sample_ms * 1e-3 / (t3[SIDE_HARNESS] * (double)o->count));
+            c.reps = reps < 1 ? 1 : reps > 100000 ? 100000 : (long)reps;
         }
-    for (long r = 0; r < o->iters; r++) {
-        int bare_first = (int)(r & 1);
-        int rc = bare_first ? bench_gemm_time(NULL, &bare, o->count, s, e0, e1, &bs[r]) ||
-                                  bench_gemm_time(g, NULL, o->count, s, e0, e1, &hs[r])
-                            : bench_gemm_time(g, NULL, o->count, s, e0, e1, &hs[r]) ||
-                                  bench_gemm_time(NULL, &bare, o->count, s, e0, e1, &bs[r]);
-        if (rc) {
-            str_copy(row->err, sizeof row->err, "a timed GEMM failed");
-            goto out;
-        }
+        row->rounds = w + 1;
     }
-    row->harness_s = bench_gemm_median(hs, o->iters);
-    row->bare_s = bench_gemm_median(bs, o->iters);
+    row->warm_s = (double)(mono_ns() - t0) * 1e-9;
+    row->reps = c.reps;
+    long nt = 0;
+    for (long r = 0; r < o->iters; r++) {
+        double t3[3];
+        if (bench_round(&c, r, t3, row) != 0)
+            goto out;
+        ts[SIDE_HARNESS][r] = t3[SIDE_HARNESS];
+        ts[SIDE_BARE][r] = t3[SIDE_BARE];
+        if (c.torch)
+            ts[SIDE_TORCH][nt++] = t3[SIDE_TORCH];
+    }
+    row->harness_s = bench_gemm_median(ts[SIDE_HARNESS], o->iters);
+    row->bare_s = bench_gemm_median(ts[SIDE_BARE], o->iters);
+    if (c.torch && nt == o->iters) {
+        row->torch_s = bench_gemm_median(ts[SIDE_TORCH], nt);
+        char why[256];
+        if (torch_peer_kernels(c.torch, row->torch_kernels, sizeof row->torch_kernels, why, sizeof why) != 0)
+            snprintf(row->torch_kernels, sizeof row->torch_kernels, "not known: %s", why);
+    }
     row->ok = 1;
 out:
+    torch_peer_close(c.torch);
     bench_bare_destroy(&bare);
-    gemm_chain_destroy(g);
-    if (e0)
-        CUDA_CHECK(cudaEventDestroy(e0));
-    if (e1)
-        CUDA_CHECK(cudaEventDestroy(e1));
-    if (s)
-        CUDA_CHECK(cudaStreamDestroy(s));
-    free(hs);
-    free(bs);
+    gemm_chain_destroy(c.g);
+    if (c.e0)
+        CUDA_CHECK(cudaEventDestroy(c.e0));
+    if (c.e1)
+        CUDA_CHECK(cudaEventDestroy(c.e1));
+    if (c.s)
+        CUDA_CHECK(cudaStreamDestroy(c.s));
+    for (int i = 0; i < 3; i++)
+        free(ts[i]);
 }
 
 /* Copies the NVIDIA kernel module's version (e.g. 570.124.06) from /proc into buf, or "n/a". */
@@ -368,8 +481,11 @@ static int bench_gemm_header(const struct bench_gemm_opts *o)
            rt % 1000 / 10);
     printf("# cuBLASLt: %zu.%zu.%zu (built against %d.%d.%d)\n", lt / 10000, lt / 100 % 100, lt % 100,
            CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR, CUBLAS_VER_PATCH);
-    printf("# m=%ld n=%ld k=%ld count=%ld iters=%ld warmup=%ld workspace=%llu MiB; per GEMM, medians\n", o->m,
-           o->n, o->k, o->count, o->iters, o->warmup, GEMM_WORKSPACE_BYTES >> 20);
+    printf("# m=%ld n=%ld k=%ld count=%ld iters=%ld warmup=%ld warmup-s=%g sample-ms=%g workspace=%llu MiB; per GEMM,"
+           " medians\n", o->m, o->n, o->k, o->count, o->iters, o->warmup, o->warmup_s, o->sample_ms,
+           GEMM_WORKSPACE_BYTES >> 20);
+    printf("# the sides take turns in every repetition, their order rotating; PyTorch in a co-process on operands of the"
+           " same distribution\n");
     printf("# ratio = harness TFLOP/s / bare TFLOP/s, check: ok when >= %.3f; vs_torch = harness / PyTorch's matmul "
            "(%s), aim >= %.2f\n", BENCH_GEMM_MIN_RATIO, o->python[0] ? o->python : "not run", BENCH_GEMM_TORCH_AIM);
     printf("#\n");
@@ -402,6 +518,18 @@ static int bench_gemm_print(const struct bench_gemm_opts *o, const struct bench_
         printf("  %5s %7ld %7ld %7ld %6ld %12.1f %15.1f %12.1f %12.1f %7.3f %6s %13s %8s\n", dtype_name(r->t), o->m, o->n,
                o->k, o->count, r->harness_s * 1e6, fl / r->harness_s * 1e-12, r->bare_s * 1e6,
                fl / r->bare_s * 1e-12, ratio, low ? "LOW" : "ok", tf, vt);
+        printf("#   %s: samples of %ld x %ld GEMMs after %ld rounds (%.1f s) of warm-up\n", dtype_name(r->t), r->reps,
+               o->count, r->rounds, r->warm_s);
+        if (r->tuning.candidates > 1)
+            printf("#   %s: harness: %s (candidate %d of %d timed; the heuristic's first %.1f us, this %.1f us)\n",
+                   dtype_name(r->t), r->algo, r->tuning.chosen, r->tuning.candidates, r->tuning.first_s * 1e6,
+                   r->tuning.chosen_s * 1e6);
+        else
+            printf("#   %s: harness: %s (the heuristic's only candidate)\n", dtype_name(r->t), r->algo);
+        printf("#   %s: bare loop: %s (the heuristic's first)\n", dtype_name(r->t), r->bare_algo);
+        if (r->torch_s > 0)
+            printf("#   %s: PyTorch %s: kernels: %s\n", dtype_name(r->t), r->torch_version,
+                   r->torch_kernels[0] ? r->torch_kernels : "none seen");
         if (!(r->torch_s > 0) && r->torch_why[0])
             printf("#   %s: PyTorch not timed: %s\n", dtype_name(r->t), r->torch_why);
         if (r->torch_s > 0 && r->torch_s / r->harness_s < BENCH_GEMM_TORCH_AIM) {
@@ -438,13 +566,7 @@ int bench_gemm_main(int argc, char **argv)
         return EXIT_ENV;
     for (int t = 0; t < DT_COUNT; t++)
         if (o.want[t]) {
-            struct bench_gemm_row *r = &rows[nrows++];
-            bench_gemm_measure(&o, (enum dtype)t, r);
-            r->torch_s = NAN;   /* after ours, the device free again: its own process, the same GPU */
-            if (o.python[0] && r->ok &&
-                bench_torch_time(o.python, (enum dtype)t, o.m, o.n, o.k, o.count, o.iters, &r->torch_s, r->torch_why,
-                                 sizeof r->torch_why) != 0)
-                r->torch_s = NAN;
+            bench_gemm_measure(&o, (enum dtype)t, &rows[nrows++]);
         }
     return bench_gemm_print(&o, rows, nrows);
 }

@@ -239,6 +239,32 @@ static int gemm_pick_algo(struct gemm_chain *g, cudaStream_t s)
 
 void gemm_chain_tuning(const struct gemm_chain *g, struct gemm_tuning *out) { *out = g->tuning; }
 
+void gemm_algo_text(const void *algo, char *buf, size_t len)
+{
+    static const struct { cublasLtMatmulAlgoConfigAttributes_t a; const char *name; size_t size; } attrs[] = {
+        { CUBLASLT_ALGO_CONFIG_ID, "id", 4 },          { CUBLASLT_ALGO_CONFIG_TILE_ID, "tile", 4 },
+        { CUBLASLT_ALGO_CONFIG_STAGES_ID, "stages", 4 }, { CUBLASLT_ALGO_CONFIG_SPLITK_NUM, "splitk", 4 },
+        { CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, "reduction", 4 },
+        { CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, "swizzle", 4 }, { CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, "custom", 4 },
+        { CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, "cluster", 2 },
+    };
+    size_t used = 0;
+    if (len)
+        buf[0] = 0;
+    for (size_t i = 0; i < ARRAY_LEN(attrs) && used < len; i++) {
+        union { uint32_t u32; uint16_t u16; } v = { 0 };
+        size_t got = 0;
+        char val[16] = "?";
+        if (cublasLtMatmulAlgoConfigGetAttribute(algo, attrs[i].a, &v, attrs[i].size, &got) == CUBLAS_STATUS_SUCCESS &&
+            got == attrs[i].size)
+            snprintf(val, sizeof val, "%u", attrs[i].size == 2 ? (unsigned)v.u16 : (unsigned)v.u32);
+        int w = snprintf(buf + used, len - used, "%s%s %s", used ? " " : "", attrs[i].name, val);
+        used = w < 0 ? len : used + (size_t)w;
+    }
+}
+
+void gemm_chain_algo_text(const struct gemm_chain *g, char *buf, size_t len) { gemm_algo_text(&g->algo, buf, len); }
+
 /* Allocates A, B, D, the workspace and (fp8) the scales of g, and fills A and B from seed on s. */
 static int gemm_alloc_fill(struct gemm_chain *g, unsigned long long seed, cudaStream_t s)
 {

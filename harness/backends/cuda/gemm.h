@@ -78,6 +78,12 @@ struct gemm_tuning {
     double chosen_s, first_s;
 };
 void gemm_chain_tuning(const struct gemm_chain *g, struct gemm_tuning *out);
+/* Describes the chain's algorithm in one line, from its configuration (cublasLt.h's enums: algorithm id, tile,
+ * stages, split-K, reduction scheme, CTA swizzling, custom option, cluster shape), e.g. "id 66 tile 40 stages 32
+ * splitk 1 reduction 0 swizzle 0 custom 0 cluster 2": what a profiler's kernel name can be compared with. */
+void gemm_chain_algo_text(const struct gemm_chain *g, char *buf, size_t len);
+/* The same for any algorithm (a cublasLtMatmulAlgo_t *; void here to keep cublasLt.h out of this header). */
+void gemm_algo_text(const void *algo, char *buf, size_t len);
 
 /* `gauntlet bench gemm`: harness compute phase vs a bare cuBLASLt loop. argv[0] is the subcommand's name
  * ("gemm"), options follow. Returns an exit code: 0, 1 (harness/bare below 0.97), 2 (bad argument), 3 (no GPU). */

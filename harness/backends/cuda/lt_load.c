@@ -69,6 +69,9 @@ LT_FWD(cublasStatus_t, cublasLtMatmulAlgoGetHeuristic, LT_NI,
         cublasLtMatrixLayout_t Cd, cublasLtMatrixLayout_t Dd, cublasLtMatmulPreference_t pref, int req,
         cublasLtMatmulHeuristicResult_t res[], int *ret),
        (h, d, Ad, Bd, Cd, Dd, pref, req, res, ret))
+LT_FWD(cublasStatus_t, cublasLtMatmulAlgoConfigGetAttribute, LT_NI,
+       (const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t a, void *buf, size_t n, size_t *written),
+       (algo, a, buf, n, written))
 LT_FWD(cublasStatus_t, cublasLtMatmulDescCreate, LT_NI,
        (cublasLtMatmulDesc_t *d, cublasComputeType_t ct, cudaDataType_t st), (d, ct, st))
 LT_FWD(cublasStatus_t, cublasLtMatmulDescDestroy, LT_NI, (cublasLtMatmulDesc_t d), (d))
