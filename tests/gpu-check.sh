@@ -336,7 +336,11 @@ for d, aim in (("abft", 1), ("fp", 1), ("fpasync", 1), ("fp-abft", 1.5), ("fpasy
         print(f"detector cost, {d}\tno result; see det-{d}-*.log"); continue
     r = run0(f"det-{d}-1")
     cost = (r.get("faults") or {}).get("detector_cost") or {}
-    own = ", ".join(f"{k} {c['per_iter_s']*1e3:.3f} ms/iter ({100*c['share']:.2f} %)" for k, c in sorted(cost.items())
+    def dev(c):
+        d, s = c.get("device_s_per_iter"), c.get("device_share")
+        return f", its device work {d*1e3:.3f} ms/iter ({100*s:.2f} %)" if d is not None and s is not None else ""
+    own = ", ".join(f"{k} waited {c['per_iter_s']*1e3:.3f} ms/iter ({100*c['share']:.2f} %){dev(c)}"
+                    for k, c in sorted(cost.items())
                     if isinstance(c, dict) and c.get("per_iter_s") is not None and c.get("share") is not None)
     pct = 100 * (sum(v) / 2 / base - 1)
     verdict = "ok" if pct <= aim else ("not resolved: within none's spread" if pct <= spread else "FAIL")

@@ -177,6 +177,19 @@ Test(faults, no_false_positives_over_thousands_of_iterations, .timeout = 240)
     cr_assert_eq(json_integer_value(json_object_get(fr, "false_positives")), 0);
     json_t *cost = json_object_get(fr, "detector_cost");
     cr_assert(json_object_get(cost, "fingerprint") && json_object_get(cost, "abft"), "detector cost is reported");
+    /* each detector's own device work (on sim: the host time of its check, inside the time the rank waited for it,
+     * so never above it), per iteration and as a share; the heartbeat has no device work and no device figure */
+    const char *dets[] = { "fingerprint", "abft", "replay" };
+    for (size_t i = 0; i < sizeof dets / sizeof dets[0]; i++) {
+        json_t *c = json_object_get(cost, dets[i]);
+        double dev = json_number_value(json_object_get(c, "device_s_per_iter")),
+               wait = json_number_value(json_object_get(c, "per_iter_s")),
+               share = json_number_value(json_object_get(c, "device_share"));
+        cr_expect(json_is_real(json_object_get(c, "device_s_per_iter")) && dev > 0, "%s: device time %g", dets[i], dev);
+        cr_expect(dev <= wait * (1 + 1e-9), "%s: device %g s per iteration, within the wait %g s", dets[i], dev, wait);
+        cr_expect(share > 0 && share < 1, "%s: device share %g", dets[i], share);
+    }
+    cr_expect_null(json_object_get(cost, "heartbeat"), "the supervisor-side heartbeat costs the ranks nothing");
     json_decref(s);
 }
 

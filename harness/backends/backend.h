@@ -41,6 +41,7 @@ struct worker_ctx {
     int n_pending;
     uint64_t replay_ref;       /* replay detector: the hash of the first replay */
     double detect_cost_s[8];   /* time spent in each worker-side detector (enum detector_id) this run */
+    double detect_dev0_s[8];   /* the backend's detector_device_s at this run's start (its own work on the device) */
     struct ckpt_async *ckpt;   /* the background checkpoint writer (checkpoint.mode async) */
     int fp_pending;            /* an asynchronous fingerprint was started for iteration fp_iter */
     int64_t fp_iter;
@@ -164,6 +165,10 @@ struct backend_ops {
     int (*fingerprint_start)(void *b);
     int (*fingerprint_take)(void *b, uint64_t *h);
     int (*replay)(void *b, uint64_t *h);                         /* recompute the fixed GEMM; hash of its output */
+    /* The device time detector det's own work has taken on this rank since it started, in seconds: between
+     * events around its kernels on the GPU (an asynchronous fingerprint's beside the compute phase too); on the
+     * sim the host time of its check (the sim's device is the host). NAN: not measured. May be NULL. */
+    double (*detector_device_s)(void *b, int det);
     int (*restore)(void *b, const void *state, size_t len);      /* load the model state (checkpoint, replica) */
     int (*reconnect)(void *b, struct worker_ctx *w);             /* join the communicator made anew among the active ranks */
     void (*fini)(void *b);

@@ -23,6 +23,8 @@ void faultlog_run_begin(struct sup *s)
         s->fl->fp_iter[i] = -1;
     memset(s->fl->fp_have, 0, (size_t)FP_WINDOW * (size_t)s->nranks);
     memset(s->fl->detcost, 0, sizeof s->fl->detcost);
+    memset(s->fl->detdev, 0, sizeof s->fl->detdev);
+    memset(s->fl->detdev_ranks, 0, sizeof s->fl->detdev_ranks);
     for (int r = 0; r < s->nranks; r++) {
         s->fl->compute_iter[r] = -1;
         s->fl->compute_sum[r] = 0;
@@ -536,11 +538,16 @@ json_t *faultlog_run_json(struct sup *s, double iter_p50)
     int64_t iters = runstats_iterations(&s->rs);
     json_t *cost = json_object();
     for (int d = 0; d < DET_COUNT; d++)
-        if (s->fl->detcost[d] > 0) {
+        if (s->fl->detcost[d] > 0 || s->fl->detdev_ranks[d] > 0) {
             double per = s->fl->detcost[d] / (double)(iters > 0 ? iters : 1) / (double)s->nranks;
+            /* the device time: over the ranks that reported it (every rank of a backend that measures it) */
+            int nd = s->fl->detdev_ranks[d];
+            double dev = nd > 0 ? s->fl->detdev[d] / (double)(iters > 0 ? iters : 1) / (double)nd : NAN;
             json_object_set_new(cost, detector_table[d]->name,
-                                json_pack("{s:f, s:f, s:o}", "total_s", s->fl->detcost[d], "per_iter_s", per, "share",
-                                          json_num(iter_p50 > 0 ? per / iter_p50 : NAN)));
+                                json_pack("{s:f, s:f, s:o, s:o, s:o}", "total_s", s->fl->detcost[d], "per_iter_s", per,
+                                          "share", json_num(iter_p50 > 0 ? per / iter_p50 : NAN), "device_s_per_iter",
+                                          json_num(dev), "device_share",
+                                          json_num(iter_p50 > 0 ? dev / iter_p50 : NAN)));
         }
     return json_pack("{s:i, s:i, s:I, s:i, s:o, s:i, s:o, s:o, s:o, s:o}", "injected", injected, "observed", observed,
                      "stale_reports", (json_int_t)s->fl->stale_reports, "detected", detected, "coverage",

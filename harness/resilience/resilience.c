@@ -2,6 +2,7 @@
  * freed, and its hooks — the worker reports it records (faults carried out, detectors' findings, fingerprints,
  * compute phases, iterations, restores), the failures the core saw, the timed faults, and acting on what was found
  * (the failure queue, then one step of the recovery machine). */
+#include <math.h>
 #include <stdlib.h>
 
 #include "detectors/detector.h"
@@ -107,8 +108,13 @@ static void res_report(struct sup *s, int slot, const struct wevent *ev, json_t 
         faultlog_restored(s, ev);
         break;
     case WEV_DETCOST:
-        if (ev->phase >= 0 && ev->phase < DET_COUNT)
+        if (ev->phase >= 0 && ev->phase < DET_COUNT) {
             s->fl->detcost[ev->phase] += ev->a;
+            if (isfinite(ev->b) && ev->b >= 0) {
+                s->fl->detdev[ev->phase] += ev->b;
+                s->fl->detdev_ranks[ev->phase]++;
+            }
+        }
         break;
     default:
         break;

@@ -88,6 +88,8 @@ struct resilience {
     int64_t fail_iter;             /* the recovery under way: the failure's iteration (faults at or after it that
                                       fired on the abandoned timeline fire again on the new one) */
     double detcost[8];             /* per detector: worker-side seconds spent this run */
+    double detdev[8];              /* per detector: its own work's device seconds this run (detdev_ranks: reporting) */
+    int detdev_ranks[8];
 };
 
 extern const struct sup_hooks resilience_hooks;

@@ -430,8 +430,11 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         worker_fail(w, EXIT_ENV, w->err[0] ? w->err : "cannot join the new communicator");
     if (cmd->restore != RESTORE_NONE && worker_restore(w, cmd) != 0)
         worker_fail(w, EXIT_CHECK, w->err);
-    if (cmd->start_iter == 0)
+    if (cmd->start_iter == 0) {
         memset(w->detect_cost_s, 0, sizeof w->detect_cost_s);
+        for (int d = 0; d < DET_COUNT; d++)
+            w->detect_dev0_s[d] = w->ops->detector_device_s ? w->ops->detector_device_s(w->b, d) : NAN;
+    }
     int replicas = recovery_table[sc->recovery.index]->replicas;
     if (replicas && cmd->start_iter == 0 && cmd->restore == RESTORE_NONE)
         worker_replicate(w, 0);   /* the starting state: a recovery before the first replica rolls back to it (not
@@ -470,9 +473,11 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
     worker_fp_take(w);   /* the last iteration's asynchronous fingerprint */
     if (w->ops->idle)
         w->ops->idle(w->b);
-    for (int d = 0; d < DET_COUNT; d++)
-        if (w->detect_cost_s[d] > 0)
-            worker_emit(w, WEV_DETCOST, d, mono_ns(), w->detect_cost_s[d], 0, NULL);
+    for (int d = 0; d < DET_COUNT; d++) {   /* b: the detector's own device time this run (NAN: not measured) */
+        double dev = w->ops->detector_device_s ? w->ops->detector_device_s(w->b, d) - w->detect_dev0_s[d] : NAN;
+        if (w->detect_cost_s[d] > 0 || dev > 0)
+            worker_emit(w, WEV_DETCOST, d, mono_ns(), w->detect_cost_s[d], dev, NULL);
+    }
     const void *state;
     size_t len;
     uint64_t h = w->ops->snapshot(w->b, &state, &len) == 0 ? fnv1a64(state, len) : 0;

@@ -150,6 +150,14 @@ static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
         free(c);
         return NULL;
     }
+    /* This process's stream-ordered allocator keeps up to 64 MiB of what is freed (the detectors' scratch words
+     * and column sums, a few KiB each check) rather than handing it back to the driver at every synchronisation
+     * (its default) and mapping it anew at the next cudaMallocAsync, inside the iteration. No device setting. */
+    cudaMemPool_t pool;
+    uint64_t keep = 64ull << 20;
+    if (CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, c->device)) ||
+        CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep)))
+        gl_log("rank %d: the allocator's release threshold is left at its default (see the message above)", w->rank);
     /* the host side next to the GPU: pin this worker to its GPU's NUMA node (GAUNTLET_NO_PIN=1: leave it) */
     char busid[32];
     if (cudaDeviceGetPCIBusId(busid, sizeof busid, c->device) == cudaSuccess) {
@@ -337,101 +345,6 @@ static int cuda_break_comm(void *b, char *what, size_t n)
     return 0;
 }
 
-/* Huang-Abraham check of the chain's output on the device: the checksum rows its A carries (abft.h). */
-static int cuda_abft(void *b, double *err, double *tol)
-{
-    struct cuda_rank *c = b;
-    long m, n, k, col;
-    enum dtype t;
-    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
-    struct abft_model md = abft_model_of(t);
-    *tol = abft_tol(&md, m, k);
-    if (kernel_abft_check(c->gemm, err, &col, c->stream) != 0)
-        return 0;   /* the check could not run: no verdict */
-    return !(*err <= *tol);
-}
-
-/* Hashes the reduced buffer and the weights on the device. */
-static int cuda_fingerprint(void *b, uint64_t *h)
-{
-    struct cuda_rank *c = b;
-    unsigned long long h1, h2;
-    long m, n, k;
-    enum dtype t;
-    const void *a, *wts;
-    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
-    gemm_chain_operands(c->gemm, &a, &wts);
-    if (kernel_fingerprint(coll_buffer(c->coll), coll_count(c->coll) * coll_type_size(coll_type(c->coll)), &h1,
-                           c->stream) != 0 ||
-        kernel_fingerprint(wts, (size_t)k * (size_t)n * dtype_size(t), &h2, c->stream) != 0)
-        return -1;
-    *h = (uint64_t)h1 * 0x100000001b3ull ^ (uint64_t)h2;
-    return 0;
-}
-
-/* Starts the fingerprint of the reduced buffer and the weights on the fingerprint stream, after the all-reduce
- * on the rank's stream: it runs beside the next compute phase; the next all-reduce waits for it. */
-static int cuda_fingerprint_start(void *b)
-{
-    struct cuda_rank *c = b;
-    if (!c->coll || c->fp_pending)
-        return -1;
-    long m, n, k;
-    enum dtype t;
-    const void *a, *wts;
-    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
-    gemm_chain_operands(c->gemm, &a, &wts);
-    if (!c->fp_stream) {   /* the first use: a stream, two events, 2 words on each side */
-        if (CUDA_CHECK(cudaStreamCreateWithFlags(&c->fp_stream, cudaStreamNonBlocking)) ||
-            CUDA_CHECK(cudaEventCreateWithFlags(&c->fp_after, cudaEventDisableTiming)) ||
-            CUDA_CHECK(cudaEventCreateWithFlags(&c->fp_done, cudaEventDisableTiming)) ||
-            CUDA_CHECK(cudaMalloc((void **)&c->fp_acc, 2 * sizeof *c->fp_acc)) ||
-            CUDA_CHECK(cudaMallocHost((void **)&c->fp_sums, 2 * sizeof *c->fp_sums)))
-            return -1;
-    }
-    const void *bufs[2] = { coll_buffer(c->coll), wts };
-    c->fp_bytes[0] = coll_count(c->coll) * coll_type_size(coll_type(c->coll));
-    c->fp_bytes[1] = (size_t)k * (size_t)n * dtype_size(t);
-    if (CUDA_CHECK(cudaEventRecord(c->fp_after, c->stream)) || CUDA_CHECK(cudaStreamWaitEvent(c->fp_stream, c->fp_after, 0)) ||
-        kernel_fingerprint_async(bufs, c->fp_bytes, 2, c->fp_acc, c->fp_sums, c->fp_stream) != 0 ||
-        CUDA_CHECK(cudaEventRecord(c->fp_done, c->fp_stream)))
-        return -1;
-    c->fp_pending = 1;
-    return 0;
-}
-
-/* Waits for the fingerprint in flight and gives its hash (the same as cuda_fingerprint's). */
-static int cuda_fingerprint_take(void *b, uint64_t *h)
-{
-    struct cuda_rank *c = b;
-    if (!c->fp_pending)
-        return 0;
-    c->fp_pending = 0;
-    if (CUDA_CHECK(cudaEventSynchronize(c->fp_done)))
-        return -1;
-    uint64_t h1 = fingerprint_of_sum(c->fp_sums[0], c->fp_bytes[0]), h2 = fingerprint_of_sum(c->fp_sums[1], c->fp_bytes[1]);
-    *h = h1 * 0x100000001b3ull ^ h2;
-    return 1;
-}
-
-/* Recomputes the chain on its fixed operands and hashes the output (the weights do not change on cuda). */
-static int cuda_replay(void *b, uint64_t *h)
-{
-    struct cuda_rank *c = b;
-    if (c->shaper)
-        shaper_stop(c->shaper);   /* the replayed GEMMs get the whole GPU, as the compute phase does */
-    long m, n, k;
-    enum dtype t;
-    unsigned long long hh;
-    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
-    if (gemm_chain_run(c->gemm, c->stream) != 0 ||
-        kernel_fingerprint(gemm_chain_output(c->gemm), (size_t)m * (size_t)n * elem_size(elem_of_output(t)), &hh,
-                           c->stream) != 0)
-        return -1;
-    *h = hh;
-    return 0;
-}
-
 /* Loads a state saved by cuda_snapshot back into the weights. */
 static int cuda_restore(void *b, const void *state, size_t len)
 {
@@ -512,6 +425,12 @@ static void cuda_fini(void *b)
         CUDA_CHECK(cudaEventDestroy(c->fp_after));
     if (c->fp_done)
         CUDA_CHECK(cudaEventDestroy(c->fp_done));
+    if (c->fp_t0)
+        CUDA_CHECK(cudaEventDestroy(c->fp_t0));
+    if (c->det_e0)
+        CUDA_CHECK(cudaEventDestroy(c->det_e0));
+    if (c->det_e1)
+        CUDA_CHECK(cudaEventDestroy(c->det_e1));
     if (c->fp_acc)
         CUDA_CHECK(cudaFree(c->fp_acc));
     if (c->fp_sums)
@@ -558,6 +477,7 @@ const struct backend_ops backend_cuda = {
     .hang = cuda_hang,
     .break_comm = cuda_break_comm,
     .abft = cuda_abft,
+    .detector_device_s = cuda_detector_device_s,
     .fingerprint = cuda_fingerprint,
     .fingerprint_start = cuda_fingerprint_start,
     .fingerprint_take = cuda_fingerprint_take,

@@ -35,6 +35,9 @@ struct cuda_rank {
     /* fingerprint async: hashed on a stream of its own beside the next compute phase */
     cudaStream_t fp_stream;
     cudaEvent_t fp_after, fp_done;   /* the all-reduce is done / the hash is done */
+    cudaEvent_t fp_t0;               /* the hash starts (after fp_after): fp_t0 -> fp_done is its device time */
+    cudaEvent_t det_e0, det_e1;      /* around a synchronous detector's work on the rank's stream */
+    double det_dev_s[8];             /* per detector (enum detector_id): its work's device seconds, summed */
     unsigned long long *fp_acc, *fp_sums;   /* device sums, pinned host copy: reduced buffer, weights */
     size_t fp_bytes[2];
     int fp_pending;
@@ -52,6 +55,14 @@ int cuda_steps_iter(void *b, struct worker_ctx *w);
 /* The GEMMs the rank's own chain holds in steps mode: the most any step of the first GEMM step's shape runs. */
 int cuda_steps_gemm_count(const struct scenario *sc);
 void cuda_steps_destroy(struct cuda_steps *st);
+/* detect.c: the detector hooks (backend_ops: abft, fingerprint, fingerprint_start / take, replay,
+ * detector_device_s). */
+int cuda_abft(void *b, double *err, double *tol);
+int cuda_fingerprint(void *b, uint64_t *h);
+int cuda_fingerprint_start(void *b);
+int cuda_fingerprint_take(void *b, uint64_t *h);
+int cuda_replay(void *b, uint64_t *h);
+double cuda_detector_device_s(void *b, int det);
 /* replay.c: one pass of workload.replay's trace on the GPU. */
 int cuda_replay_iter(void *b, struct worker_ctx *w);
 

@@ -592,9 +592,9 @@ const struct backend_ops backend_sim = {
     .break_comm = sim_break_comm,
     .abft = sim_abft,
     .fingerprint = sim_fingerprint,
-    .fingerprint_start = sim_fingerprint_start,
-    .fingerprint_take = sim_fingerprint_take,
+    .fingerprint_start = sim_fingerprint_start, .fingerprint_take = sim_fingerprint_take,
     .replay = sim_replay,
+    .detector_device_s = sim_detector_device_s,
     .restore = sim_restore,
     .fini = sim_fini,
 };

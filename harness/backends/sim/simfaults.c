@@ -65,15 +65,20 @@ int sim_abft(void *b, double *err, double *tol)
 {
     struct sim *s = b;
     long col;
+    uint64_t t0 = mono_ns();
     *tol = abft_tol(&abft_model_fp32, s->dm, s->dk);
-    return abft_check(s->c, s->dm, s->dn, s->dn, 1, &abft_model_fp32, s->dk, err, &col);
+    int rc = abft_check(s->c, s->dm, s->dn, s->dn, 1, &abft_model_fp32, s->dk, err, &col);
+    s->det_dev_s[DET_ABFT] += (double)(mono_ns() - t0) * 1e-9;
+    return rc;
 }
 
 /* Hashes the reduced buffer (the gradients after the all-reduce) and the weights. */
 int sim_fingerprint(void *b, uint64_t *h)
 {
     struct sim *s = b;
+    uint64_t t0 = mono_ns();
     *h = fnv1a64(s->grad, s->elems * sizeof(float)) * 0x100000001b3ull ^ fnv1a64(s->weights, s->elems * sizeof(float));
+    s->det_dev_s[DET_FINGERPRINT] += (double)(mono_ns() - t0) * 1e-9;
     return 0;
 }
 
@@ -99,7 +104,17 @@ int sim_fingerprint_take(void *b, uint64_t *h)
 int sim_replay(void *b, uint64_t *h)
 {
     struct sim *s = b;
+    uint64_t t0 = mono_ns();
     sim_gemm(s, s->b0, s->replay_c);
     *h = fnv1a64(s->replay_c, (size_t)(s->dm * s->dn) * sizeof(float));
+    s->det_dev_s[DET_REPLAY] += (double)(mono_ns() - t0) * 1e-9;
     return 0;
+}
+
+/* The sim's device is the host: a detector's device time is the host time of its check (abft, fingerprint,
+ * replay; the others run no work on a device). */
+double sim_detector_device_s(void *b, int det)
+{
+    struct sim *s = b;
+    return det == DET_ABFT || det == DET_FINGERPRINT || det == DET_REPLAY ? s->det_dev_s[det] : NAN;
 }

@@ -31,6 +31,7 @@ struct sim {
     int comm_broken;          /* comm-error: the next all-reduce fails */
     uint64_t fp_hash;         /* fingerprint async: hashed at start (the sim has no second stream), taken later */
     int fp_pending;
+    double det_dev_s[8];      /* per detector (enum detector_id): the host time of its checks (sim_detector_device_s) */
     uint64_t comm_end;        /* overlapped communication in flight until then (0: none) */
     double comm_bytes;        /* its bytes, reported when it is waited for */
     int comm_kind;            /* its kind (enum step_kind), named when it is waited for */
@@ -73,5 +74,6 @@ int sim_fingerprint(void *b, uint64_t *h);
 int sim_fingerprint_start(void *b);
 int sim_fingerprint_take(void *b, uint64_t *h);
 int sim_replay(void *b, uint64_t *h);
+double sim_detector_device_s(void *b, int det);
 
 #endif

@@ -1,0 +1,153 @@
+/* harness/backends/cuda/detect.c: the cuda backend's detector hooks: abft's verification of the GEMM output, the
+ * fingerprint of the reduced buffer and the weights (synchronous, or on a stream of its own beside the next compute
+ * phase), the replayed GEMM, and the device time each one's work takes (CUDA events around it). */
+#include <math.h>
+#include <stdint.h>
+
+#include "abft.h"
+#include "backend.h"
+#include "coll.h"
+#include "cuda_check.h"
+#include "detectors/detector.h"
+#include "faults.h"
+#include "gemm.h"
+#include "shaper.h"
+#include "cuda_int.h"
+#include "cuda_rank.h"
+#include "util.h"
+
+/* Records the event before a synchronous detector's work on the rank's stream (made on first use); 0, or -1 when
+ * it cannot be timed (the check still runs, its device time not counted). */
+static int cuda_det_begin(struct cuda_rank *c)
+{
+    if (!c->det_e0 && (CUDA_CHECK(cudaEventCreate(&c->det_e0)) || CUDA_CHECK(cudaEventCreate(&c->det_e1)))) {
+        if (c->det_e0)
+            CUDA_CHECK(cudaEventDestroy(c->det_e0));
+        c->det_e0 = NULL;
+        return -1;
+    }
+    return CUDA_CHECK(cudaEventRecord(c->det_e0, c->stream));
+}
+
+/* After the work that cuda_det_begin (began: its result) opened: adds the device time between them to det's. */
+static void cuda_det_end(struct cuda_rank *c, int det, int began)
+{
+    float ms = 0;
+    if (began == 0 && CUDA_CHECK(cudaEventRecord(c->det_e1, c->stream)) == 0 &&
+        CUDA_CHECK(cudaEventSynchronize(c->det_e1)) == 0 && CUDA_CHECK(cudaEventElapsedTime(&ms, c->det_e0, c->det_e1)) == 0)
+        c->det_dev_s[det] += (double)ms * 1e-3;
+}
+
+/* The device time of each detector's own work (backend_ops.detector_device_s). */
+double cuda_detector_device_s(void *b, int det)
+{
+    struct cuda_rank *c = b;
+    return det == DET_ABFT || det == DET_FINGERPRINT || det == DET_REPLAY ? c->det_dev_s[det] : NAN;
+}
+
+/* Huang-Abraham check of the chain's output on the device: the checksum rows its A carries (abft.h). */
+int cuda_abft(void *b, double *err, double *tol)
+{
+    struct cuda_rank *c = b;
+    long m, n, k, col;
+    enum dtype t;
+    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
+    struct abft_model md = abft_model_of(t);
+    *tol = abft_tol(&md, m, k);
+    int began = cuda_det_begin(c), rc = kernel_abft_check(c->gemm, err, &col, c->stream);
+    cuda_det_end(c, DET_ABFT, began);
+    if (rc != 0)
+        return 0;   /* the check could not run: no verdict */
+    return !(*err <= *tol);
+}
+
+/* Hashes the reduced buffer and the weights on the device. */
+int cuda_fingerprint(void *b, uint64_t *h)
+{
+    struct cuda_rank *c = b;
+    unsigned long long h1, h2;
+    long m, n, k;
+    enum dtype t;
+    const void *a, *wts;
+    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
+    gemm_chain_operands(c->gemm, &a, &wts);
+    int began = cuda_det_begin(c);
+    int rc = kernel_fingerprint(coll_buffer(c->coll), coll_count(c->coll) * coll_type_size(coll_type(c->coll)), &h1,
+                                c->stream) != 0 ||
+             kernel_fingerprint(wts, (size_t)k * (size_t)n * dtype_size(t), &h2, c->stream) != 0;
+    cuda_det_end(c, DET_FINGERPRINT, began);
+    if (rc)
+        return -1;
+    *h = (uint64_t)h1 * 0x100000001b3ull ^ (uint64_t)h2;
+    return 0;
+}
+
+/* Starts the fingerprint of the reduced buffer and the weights on the fingerprint stream, after the all-reduce
+ * on the rank's stream: it runs beside the next compute phase; the next all-reduce waits for it. */
+int cuda_fingerprint_start(void *b)
+{
+    struct cuda_rank *c = b;
+    if (!c->coll || c->fp_pending)
+        return -1;
+    long m, n, k;
+    enum dtype t;
+    const void *a, *wts;
+    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
+    gemm_chain_operands(c->gemm, &a, &wts);
+    if (!c->fp_stream) {   /* the first use: a stream, two events, 2 words on each side */
+        if (CUDA_CHECK(cudaStreamCreateWithFlags(&c->fp_stream, cudaStreamNonBlocking)) ||
+            CUDA_CHECK(cudaEventCreateWithFlags(&c->fp_after, cudaEventDisableTiming)) ||
+            CUDA_CHECK(cudaEventCreate(&c->fp_done)) || CUDA_CHECK(cudaEventCreate(&c->fp_t0)) ||
+            CUDA_CHECK(cudaMalloc((void **)&c->fp_acc, 2 * sizeof *c->fp_acc)) ||
+            CUDA_CHECK(cudaMallocHost((void **)&c->fp_sums, 2 * sizeof *c->fp_sums)))
+            return -1;
+    }
+    const void *bufs[2] = { coll_buffer(c->coll), wts };
+    c->fp_bytes[0] = coll_count(c->coll) * coll_type_size(coll_type(c->coll));
+    c->fp_bytes[1] = (size_t)k * (size_t)n * dtype_size(t);
+    if (CUDA_CHECK(cudaEventRecord(c->fp_after, c->stream)) || CUDA_CHECK(cudaStreamWaitEvent(c->fp_stream, c->fp_after, 0)) ||
+        CUDA_CHECK(cudaEventRecord(c->fp_t0, c->fp_stream)) ||
+        kernel_fingerprint_async(bufs, c->fp_bytes, 2, c->fp_acc, c->fp_sums, c->fp_stream) != 0 ||
+        CUDA_CHECK(cudaEventRecord(c->fp_done, c->fp_stream)))
+        return -1;
+    c->fp_pending = 1;
+    return 0;
+}
+
+/* Waits for the fingerprint in flight and gives its hash (the same as cuda_fingerprint's). */
+int cuda_fingerprint_take(void *b, uint64_t *h)
+{
+    struct cuda_rank *c = b;
+    if (!c->fp_pending)
+        return 0;
+    c->fp_pending = 0;
+    float ms = 0;
+    if (CUDA_CHECK(cudaEventSynchronize(c->fp_done)))
+        return -1;
+    if (CUDA_CHECK(cudaEventElapsedTime(&ms, c->fp_t0, c->fp_done)) == 0)   /* beside the compute phase */
+        c->det_dev_s[DET_FINGERPRINT] += (double)ms * 1e-3;
+    uint64_t h1 = fingerprint_of_sum(c->fp_sums[0], c->fp_bytes[0]), h2 = fingerprint_of_sum(c->fp_sums[1], c->fp_bytes[1]);
+    *h = h1 * 0x100000001b3ull ^ h2;
+    return 1;
+}
+
+/* Recomputes the chain on its fixed operands and hashes the output (the weights do not change on cuda). */
+int cuda_replay(void *b, uint64_t *h)
+{
+    struct cuda_rank *c = b;
+    if (c->shaper)
+        shaper_stop(c->shaper);   /* the replayed GEMMs get the whole GPU, as the compute phase does */
+    long m, n, k;
+    enum dtype t;
+    unsigned long long hh;
+    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
+    int began = cuda_det_begin(c);
+    int rc = gemm_chain_run(c->gemm, c->stream) != 0 ||
+             kernel_fingerprint(gemm_chain_output(c->gemm), (size_t)m * (size_t)n * elem_size(elem_of_output(t)), &hh,
+                                c->stream) != 0;
+    cuda_det_end(c, DET_REPLAY, began);
+    if (rc)
+        return -1;
+    *h = hh;
+    return 0;
+}
