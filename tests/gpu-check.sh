@@ -317,7 +317,7 @@ if want detectors; then
       to 300 "$g" run "$out/det-$d.yaml" --backend $backend --headless --out "$out/det-$d-$round" >"$out/det-$d-$round.log" 2>&1
     done
   done
-  py - "$out" <<'PY' | rows
+  py - "$out" "$backend" <<'PY' | rows
 import json, os, sys
 def run0(d):
     try: return json.load(open(os.path.join(sys.argv[1], d, "summary.json")))["runs"][0]
@@ -336,10 +336,17 @@ for d, aim in (("abft", 1), ("fp", 1), ("fpasync", 1), ("fp-abft", 1.5), ("fpasy
         print(f"detector cost, {d}\tno result; see det-{d}-*.log"); continue
     r = run0(f"det-{d}-1")
     cost = (r.get("faults") or {}).get("detector_cost") or {}
-    def dev(c):
+    # what each detector reads an iteration: abft its output D (8192^2 bf16), the fingerprint the reduced buffer and
+    # the weights B (1 GiB + 8192^2 bf16); over its device time, the rate its kernels ran at (an H200 reads ~4.8 TB/s)
+    # (on sim the buffers are capped at sim.max_elems and the "device" is the host: no rate is printed)
+    read = {"abft": 8192 * 8192 * 2, "fingerprint": (1 << 30) + 8192 * 8192 * 2} if sys.argv[2] == "cuda" else {}
+    def dev(k, c):
         d, s = c.get("device_s_per_iter"), c.get("device_share")
-        return f", its device work {d*1e3:.3f} ms/iter ({100*s:.2f} %)" if d is not None and s is not None else ""
-    own = ", ".join(f"{k} waited {c['per_iter_s']*1e3:.3f} ms/iter ({100*c['share']:.2f} %){dev(c)}"
+        if d is None or s is None:
+            return ""
+        bw = f", {read[k] / d / 1e9:.0f} GB/s" if k in read and d > 0 else ""
+        return f", its device work {d*1e3:.3f} ms/iter ({100*s:.2f} %{bw})"
+    own = ", ".join(f"{k} waited {c['per_iter_s']*1e3:.3f} ms/iter ({100*c['share']:.2f} %){dev(k, c)}"
                     for k, c in sorted(cost.items())
                     if isinstance(c, dict) and c.get("per_iter_s") is not None and c.get("share") is not None)
     pct = 100 * (sum(v) / 2 / base - 1)
