@@ -460,10 +460,9 @@ Test(cluster, a_crash_on_node_0_at_a_checkpoint_is_recovered, .timeout = 240)
 /* The other strategies across nodes. inprocess and spare replace what died and take the state from a replica
  * in the failed node's own memory (a replica outlives its process), so the run ends in the fault-free state;
  * shrink drops what died (a whole node leaves the chain) and the rest go on. */
-static json_t *strategy(const char *recovery, const char *fault, int *rc)
+static json_t *strategy_in(const char *recovery, const char *fault, int *rc, const char *out)
 {
     char *log, extra[512];
-    const char *out = e2e_outdir();
     snprintf(extra, sizeof extra, "recovery: {%s: {replicate_every: 5}}\nfaults:\n  - %s\n", recovery, fault);
     *rc = run(2, 2, 2, extra, out, &log);
     cr_assert_eq(*rc, 0, "%s, %s: exit %d\n%s", recovery, fault, *rc, log);
@@ -472,6 +471,27 @@ static json_t *strategy(const char *recovery, const char *fault, int *rc)
     int ends = e2e_count_events(out, "recovery_end"), begins = e2e_count_events(out, "recovery_begin");
     cr_assert_eq(ends, 2, "both nodes took part, in one recovery: %d recovery_begin, %d recovery_end", begins, ends);
     return s;
+}
+
+static json_t *strategy(const char *recovery, const char *fault, int *rc)
+{
+    return strategy_in(recovery, fault, rc, e2e_outdir());
+}
+
+/* The record's summary rebuilt by summarize (as after a kill), the run's own kept aside and put back after. */
+static json_t *rebuilt(const char *out)
+{
+    char sum[600], kept[620], path[600];
+    snprintf(sum, sizeof sum, "%s/summary.json", out);
+    snprintf(kept, sizeof kept, "%s.live", sum);
+    cr_assert_eq(rename(sum, kept), 0);
+    snprintf(path, sizeof path, "%s.summarize.log", out);
+    int src = e2e_run(path, (const char *[]){ "summarize", out, NULL });
+    char *slog = src ? e2e_read(path) : NULL;
+    cr_assert_eq(src, 0, "%s", slog ? slog : "");
+    json_t *r = e2e_summary(out);
+    cr_assert_eq(rename(kept, sum), 0);
+    return r;
 }
 
 static void same_as_clean(json_t *s)
@@ -510,7 +530,8 @@ Test(cluster, shrink_drops_a_rank_or_a_whole_node_and_goes_on, .timeout = 300)
     cr_assert(strstr(json_string_value(json_object_get(f, "outcome")), "shrunk to 3 ranks"), "%s",
               json_string_value(json_object_get(f, "outcome")));
     json_decref(s);
-    s = strategy("shrink", "{kind: node-crash, at: 15, node: 1}", &rc);
+    const char *out = e2e_outdir();
+    s = strategy_in("shrink", "{kind: node-crash, at: 15, node: 1}", &rc, out);
     f = e2e_injected_fault(s, 0);
     cr_assert(strstr(json_string_value(json_object_get(f, "outcome")), "shrunk to 2 ranks"), "%s",
               json_string_value(json_object_get(f, "outcome")));
@@ -518,6 +539,23 @@ Test(cluster, shrink_drops_a_rank_or_a_whole_node_and_goes_on, .timeout = 300)
     json_t *n0 = json_array_get(json_object_get(s, "nodes"), 0);
     cr_assert_eq(json_integer_value(json_object_get(json_array_get(json_object_get(n0, "runs"), 0), "iterations")), 30,
                  "node 0 finished the run alone");
+    /* the node shrink left without a rank is out of the cluster's sum from then on, live and when summarize sums
+     * again from the record (node_left), alike: the same cells whole, the same figures */
+    cr_assert_eq(e2e_count_events(out, "node_left"), 1, "node 0 says when node 1 left the sum");
+    json_t *r = rebuilt(out);
+    json_t *lc = json_object_get(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "power"), "cluster"),
+           *rc2 = json_object_get(json_object_get(json_array_get(json_object_get(r, "runs"), 0), "power"), "cluster");
+    cr_assert(json_is_object(lc) && json_is_object(rc2), "runs[0].power.cluster live and rebuilt");
+    double lw = (double)json_integer_value(json_object_get(lc, "whole_cells")),
+           rw = (double)json_integer_value(json_object_get(rc2, "whole_cells")),
+           cells = (double)json_integer_value(json_object_get(lc, "cells"));
+    cr_assert(lw > 0.9 * cells, "live: %g of %g cells whole (the cells after node 1 left are whole without it)", lw, cells);
+    cr_assert(fabs(rw - lw) <= 0.02 * cells + 1, "rebuilt: %g whole cells, live %g", rw, lw);
+    double ls = json_number_value(json_object_get(lc, "swing_w")), rs = json_number_value(json_object_get(rc2, "swing_w")),
+           lm = json_number_value(json_object_get(lc, "mean_w")), rm = json_number_value(json_object_get(rc2, "mean_w"));
+    cr_assert(fabs(rs - ls) <= 0.01 * ls + 1 && fabs(rm - lm) <= 0.01 * lm, "rebuilt swing %g W, mean %g W; live %g W, %g W",
+              rs, rm, ls, lm);
+    json_decref(r);
     json_decref(s);
 }
 

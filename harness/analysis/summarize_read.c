@@ -326,7 +326,7 @@ static int sz_line(struct sz_record *z, const struct sz_ctx *c, const char *text
     else if (strcmp(type, "iteration") == 0 || strcmp(type, "phase_begin") == 0 || strcmp(type, "phase_end") == 0)
         rc = sz_on_rank(z, c, ev, type);
     else if (strstr(type, "fault") || strcmp(type, "detection") == 0 || strcmp(type, "recovered") == 0 ||
-             strcmp(type, "worker_died") == 0 || strcmp(type, "node_lost") == 0)
+             strcmp(type, "worker_died") == 0 || strcmp(type, "node_lost") == 0 || strcmp(type, "node_left") == 0)
         json_array_append(z->faults, ev);
     json_decref(ev);
     return rc ? EXIT_INPUT : 0;

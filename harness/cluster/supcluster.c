@@ -269,9 +269,11 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
     } else if (s->node == 0 && tag == TAG_END) {
         if (node >= 0 && node < SHM_MAX_NODES)
             s->ln->node_ended[node] = 1;
-        if (node > 0 && node < s->nodes && node < SHM_MAX_NODES && !s->shm.hdr->xn.live[node])
+        if (node > 0 && node < s->nodes && node < SHM_MAX_NODES && !s->shm.hdr->xn.live[node]) {
             results_node_left(&s->res, node);   /* shrink left it no rank: out of the cluster's sum */
-        else
+            results_event(&s->res, mono_ns(), "node_left",   /* for summarize, which sums again from the record */
+                          json_pack("{s:i, s:s}", "node", node, "why", "shrink left it no rank: out of the cluster's sum"));
+        } else
             results_node_ended(&s->res, node);   /* its power rows are over: the sum waits no more, nor is whole */
         json_object_set_new(o, "telemetry_records_missing", json_integer((json_int_t)cluster_records_missing(node)));
         if (s->fl->rm.state == RM_STOPPING || s->fl->rm.state == RM_AGREEING)

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -32,10 +33,23 @@ static void note(json_t *summary, const char *fmt, ...)
 
 struct feed { long taken, bad, beyond; double last_s; };
 
-/* Every row of f into c whose time lies in [lo_s, hi_s] and whose node, watts and GPUs are in range; the others
- * counted in d: later than hi_s (beyond), or no row at all (a cut last line, a line too long, a value out of range). */
-static void feed(struct runcluster *c, FILE *f, int nodes, double lo_s, double hi_s, struct feed *d)
+/* A node that left the cluster's sum (node_lost, or node_left: shrink left it no rank), at node 0's time. */
+struct leave { double t_s; int node; };
+
+static int leave_cmp(const void *x, const void *y)
 {
+    double a = ((const struct leave *)x)->t_s, b = ((const struct leave *)y)->t_s;
+    return (a > b) - (a < b);
+}
+
+/* Every row of f into c whose time lies in [lo_s, hi_s] and whose node, watts and GPUs are in range; the others
+ * counted in d: later than hi_s (beyond), or no row at all (a cut last line, a line too long, a value out of range).
+ * The nodes that left (lv[0..nlv), in time order) leave the sum where node 0 let them go live: before the first row
+ * at or after their time (the rows come as node 0 received them), the rest after the last row. */
+static void feed(struct runcluster *c, FILE *f, int nodes, double lo_s, double hi_s, const struct leave *lv, size_t nlv,
+                 struct feed *d)
+{
+    size_t gone = 0;
     char line[160];
     int whole = 1;
     d->last_s = -INFINITY;
@@ -59,10 +73,14 @@ static void feed(struct runcluster *c, FILE *f, int nodes, double lo_s, double h
             d->beyond++;
         if (!(t >= lo_s && t <= hi_s))
             continue;
+        for (; gone < nlv && lv[gone].t_s <= t; gone++)
+            runcluster_leave(c, lv[gone].node);
         runcluster_row(c, t, node, w, gpus);
         d->taken++;
         d->last_s = fmax(d->last_s, t);
     }
+    for (; gone < nlv; gone++)
+        runcluster_leave(c, lv[gone].node);
 }
 
 void results_cluster_rebuild(const char *dir, const json_t *start, double clock_uncert_s, const json_t *faults,
@@ -108,21 +126,26 @@ void results_cluster_rebuild(const char *dir, const json_t *start, double clock_
         return note(summary, "%s: its first line is not \"%.*s\": not the nodes' summed power", path,
                     (int)strlen(nodeagg_power_header) - 1, nodeagg_power_header);
     }
+    size_t nlv = 0;
+    struct leave *lv = xcalloc(json_array_size(faults) + 1, sizeof *lv);
+    json_array_foreach(faults, i, w) {   /* a lost node, or one shrink left no rank, holds no cell back: as live */
+        const char *type = json_string_value(json_object_get(w, "event"));
+        json_int_t k = json_integer_value(json_object_get(w, "node"));
+        double t = json_number_value(json_object_get(w, "t_s"));
+        if (type && (strcmp(type, "node_lost") == 0 || strcmp(type, "node_left") == 0) && k > 0 && k < nodes)
+            lv[nlv++] = (struct leave){ json_is_number(json_object_get(w, "t_s")) && isfinite(t) ? t : INFINITY, (int)k };
+    }
+    qsort(lv, nlv, sizeof *lv, leave_cmp);
     struct runcluster *c = runcluster_new(nodes, cell_s);
     struct feed d = { 0 };
-    feed(c, f, nodes, lo - cell_s, hi + cell_s, &d);
+    feed(c, f, nodes, lo - cell_s, hi + cell_s, lv, nlv, &d);
+    free(lv);
     int rerr = ferror(f);
     fclose(f);
     if (rerr)
         gl_log("%s: a read failed part way: the cluster's power is rebuilt from the rows before it", path);
     if (d.bad)
         gl_log("%s: %ld line(s) not taken (no row, or a node, watts or GPU count out of range)", path, d.bad);
-    json_array_foreach(faults, i, w) {   /* a lost node holds no cell back: as live */
-        const char *type = json_string_value(json_object_get(w, "event"));
-        json_int_t k = json_integer_value(json_object_get(w, "node"));
-        if (type && strcmp(type, "node_lost") == 0 && k > 0 && k < nodes)
-            runcluster_leave(c, (int)k);
-    }
     json_array_foreach(windows, i, w) {
         json_t *to = json_object_get(w, "to_s");
         runcluster_span(c, (int)json_integer_value(json_object_get(w, "run")),
