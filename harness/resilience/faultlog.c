@@ -188,13 +188,23 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
         if (!f->observed && f->iter > iter && !whole_node)
             continue;   /* a fault of a later iteration cannot explain this one's finding (its report came first; a
                          * crashed node's other ranks may still have been an iteration behind) */
-        if (sdc && f->detector < 0 && !f->observed && iter - f->iter > dop->window)
+        if (sdc && f->detector < 0 && !f->observed && !f->abandoned && iter - f->iter > dop->window)
             continue;   /* a corruption is found in its own iteration (abft) or by the next (an async fingerprint); an
                          * older flip no detector saw does not take the credit for a later finding (a NaN spread) */
         if (f->observed && f->detector >= 0 && (f->detector != det || f->detect_iter < iter - 1))
             continue;   /* an observed fault repeats only as the same finding on the next iteration */
         match = i;
         repeat = f->detector >= 0;
+    }
+    if (match >= 0 && !repeat && s->fl->faults[match].abandoned) {
+        /* a fault whose detection was given up for an earlier failure's rollback (faultlog_take), seen again on the
+         * old timeline before the ranks stop (a corruption still in the state, while the nodes agree on the
+         * recovery): the rollback undoes it, it fires again and is detected on the new timeline. Taken here it
+         * would be seen an iteration late on one run and in time on another, as the recovery's timing falls. */
+        results_event(&s->res, t, "seen_during_recovery",
+                      json_pack("{s:s, s:i, s:I, s:i, s:s}", "detector", detector_table[det]->name, "rank", rank, "iter",
+                                (json_int_t)iter, "fault", match, "note", note));
+        return match;
     }
     if (s->fl->fail_iter >= 0 && match >= 0 && !repeat && !s->fl->faults[match].observed && s->fl->faults[match].iter >= s->fl->fail_iter &&
         s->sc->faults[s->fl->faults[match].spec].at >= 0) {
@@ -302,6 +312,7 @@ int faultlog_take(struct sup *s, struct rec_failure *out)
         struct fault_rec *f = &s->fl->faults[p->fault];
         if (!f->observed && f->spec >= 0 && s->sc->faults[f->spec].at >= 0 && f->iter >= cause.iter) {
             /* the rollback for the earlier failure undoes this fault: it fires again and is detected anew */
+            f->abandoned = 1;
             f->detector = -1;
             f->detect_ns = 0;
             f->det_rank = -1;

@@ -19,6 +19,8 @@ struct fault_rec {
     int spec, kind, rank, run;     /* spec: index in the scenario's faults, -1 for an observed one */
     int observed;                  /* 1: nothing injected it (a real death, hang, straggler, corruption) */
     int undone;                    /* 1: injected on a timeline a rollback abandoned; it fires again on the new one */
+    int abandoned;                 /* 1: its detection was given up for an earlier failure's rollback, which undoes
+                                    * it (faultlog_take): what the old timeline still shows of it is no finding */
     int64_t iter;
     uint64_t t_ns;                 /* injected (observed: when it was seen) */
     char note[64];
