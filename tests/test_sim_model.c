@@ -23,11 +23,10 @@ struct fixture {
     struct worker_ctx w;
 };
 
-/* Builds a one-rank control block and context around scenario text (its tail added to the model's). */
-static void setup_with(struct fixture *f, const char *tail)
+/* Builds a one-rank control block and context around the whole scenario text buf. */
+static void setup_text(struct fixture *f, const char *buf)
 {
-    char err[512], buf[2048];
-    snprintf(buf, sizeof buf, "%s%s", text, tail);
+    char err[512];
     cr_assert_eq(shm_create(&f->shm, 1, 0, 65536, 0), 0);
     cr_assert_eq(scenario_load_string(buf, "model.yaml", &f->shm.hdr->sc, err, sizeof err), 0, "%s", err);
     str_copy(f->shm.hdr->backend, sizeof f->shm.hdr->backend, "sim");
@@ -35,6 +34,14 @@ static void setup_with(struct fixture *f, const char *tail)
                                 .ctl = shm_ctl(&f->shm, 0), .rank = 0, .nranks = 1 };
     f->w.b = backend_sim.init(&f->w, err, sizeof err);
     cr_assert(f->w.b, "%s", err);
+}
+
+/* The same around the model's text, its tail added. */
+static void setup_with(struct fixture *f, const char *tail)
+{
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s%s", text, tail);
+    setup_text(f, buf);
 }
 
 static void setup(struct fixture *f) { setup_with(f, ""); }
@@ -276,4 +283,81 @@ Test(sim_model, ramp_limit_through_the_hooks)
     backend_sim.power_close(ps);
     backend_sim.fini(f.w.b);
     shm_close(&f.shm);
+}
+
+/* sim.limiter: the same timeline through two models, one with the power limiter's burst and dip, one without; the
+ * reading's difference is the limiter's part, exactly: at a compute phase's start after a gap it rises burst_w with
+ * the ramp, holds for burst_s and falls back with the ramp; after the compute phase the filler's held-up power
+ * draws dip_w less (rising in with the ramp, fading over dip_s), never below the communication level; a compute
+ * phase that goes on (no gap before it) keeps its burst's clock. */
+Test(sim_model, the_limiter_bursts_after_a_gap_and_the_filler_dips_after_compute)
+{
+    static const char fmt[] =
+        "name: model\nranks: 1\niterations: 1\n"
+        "workload:\n  gemm: {m: 1000, n: 1000, k: 1000, count: 25}\n"
+        "  allreduce: {bytes: 200MB, emulate_busbw: 10, emulate_ranks: 2}\n"
+        "sim: {tflops: 1, latency: 0s, jitter: 0, noise_w: 0, idle_w: 100, comm_w: 250, compute_w: 650, ramp: 10ms,\n"
+        "      sensor: {update: 0}%s}\n"
+        "mitigations: [{filler: {floor: 80%%}}]\n";
+    char on_text[1024], off_text[1024];
+    snprintf(on_text, sizeof on_text, fmt, ", limiter: {burst_w: 200, burst_s: 80ms, dip_w: 90, dip_s: 100ms}");
+    snprintf(off_text, sizeof off_text, fmt, "");
+    struct fixture on, off;
+    char why[256];
+    setup_text(&on, on_text);
+    setup_text(&off, off_text);
+    struct power_source *pon = backend_sim.power_open(&on.shm, why, sizeof why),
+                        *poff = backend_sim.power_open(&off.shm, why, sizeof why);
+    cr_assert(pon && poff, "%s", why);
+    cr_assert_eq(backend_sim.begin_run(on.w.b, &on.w), 0, "the run's mitigation (the filler) taken into the model");
+    cr_assert_eq(backend_sim.begin_run(off.w.b, &off.w), 0);
+    const double tau = 0.010, bw = 200, bs = 0.080, dw = 90, ds = 0.100, comm = 250;
+    uint64_t t = mono_ns() + 1000000000ull;
+    /* a few gaps of 300 ms after compute phases of 300 ms, so the filler's plan knows the gaps */
+    for (int i = 0; i < 4; i++) {
+        for (int k = 0; k < 2; k++) {
+            struct fixture *f = k ? &off : &on;
+            backend_sim.on_phase(f->w.b, PH_COMPUTE, t);
+            backend_sim.on_phase(f->w.b, PH_COMM, t + 300000000ull);
+        }
+        t += 600000000ull;
+    }
+    /* the compute phase under test: [t, t + 300 ms), a second compute state 150 ms in (no gap: the burst's clock
+     * goes on); then the gap [t + 300 ms, t + 600 ms). Each state is read before the next one is set (a reading
+     * is of the state in force). */
+    struct power_reading a, b;
+    double top = 0, dipped = 0;
+    static const int phases[3] = { PH_COMPUTE, PH_COMPUTE, PH_COMM };
+    static const uint64_t at[4] = { 0, 150000000ull, 300000000ull, 600000000ull };
+    for (int st = 0; st < 3; st++) {
+        backend_sim.on_phase(on.w.b, phases[st], t + at[st]);
+        backend_sim.on_phase(off.w.b, phases[st], t + at[st]);
+        for (uint64_t dt = at[st]; dt < at[st + 1]; dt += 500000ull) {
+            cr_assert_eq(backend_sim.power_read(pon, 0, t + dt, &a), 0);
+            cr_assert_eq(backend_sim.power_read(poff, 0, t + dt, &b), 0);
+            double x = (double)dt * 1e-9, want;
+            if (phases[st] == PH_COMPUTE) {
+                double fall = x <= bs ? 1 : exp(-(x - bs) / tau);
+                want = bw * (1 - exp(-x / tau)) * fall;
+                top = fmax(top, a.watts);
+            } else {
+                double y = x - 0.3, d = dw * (1 - exp(-y / tau)) * exp(-y / ds);
+                want = -fmin(d, fmax(b.watts - comm, 0));
+                cr_assert_geq(a.watts, comm - 1e-9, "%.1f ms into the gap: %.3f W, under the communication level",
+                              y * 1e3, a.watts);
+                dipped = fmin(dipped, a.watts - b.watts);
+            }
+            cr_assert_float_eq(a.watts - b.watts, want, 1e-6, "%.1f ms: the limiter's part %.6f W, want %.6f W",
+                               x * 1e3, a.watts - b.watts, want);
+            cr_assert_float_eq(a.true_w, a.watts, 1e-9, "no sensor, no noise: the reading is the electrical power");
+        }
+    }
+    cr_assert_gt(top, 650 + 0.99 * bw, "the burst reached %.1f W", top);
+    cr_assert_lt(dipped, -0.4 * dw, "the filler dipped by %.1f W at most", -dipped);
+    backend_sim.power_close(pon);
+    backend_sim.power_close(poff);
+    backend_sim.fini(on.w.b);
+    backend_sim.fini(off.w.b);
+    shm_close(&on.shm);
+    shm_close(&off.shm);
 }

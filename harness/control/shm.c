@@ -192,6 +192,9 @@ void ctl_set_power(struct ctl *c, const struct power_state *ps)
     c->pw.hold_w = ps->hold_w;
     c->pw.rise_ns = ps->rise_ns;
     c->pw.rise_w = ps->rise_w;
+    c->pw.burst_t0_ns = ps->burst_t0_ns;
+    c->pw.dip_t0_ns = ps->dip_t0_ns;
+    c->pw.dip_floor_w = ps->dip_floor_w;
     atomic_store_explicit(&c->pw.seq, seq + 2, memory_order_release);
 }
 
@@ -213,6 +216,9 @@ void ctl_get_power(struct ctl *c, struct power_state *out)
         out->hold_w = c->pw.hold_w;
         out->rise_ns = c->pw.rise_ns;
         out->rise_w = c->pw.rise_w;
+        out->burst_t0_ns = c->pw.burst_t0_ns;
+        out->dip_t0_ns = c->pw.dip_t0_ns;
+        out->dip_floor_w = c->pw.dip_floor_w;
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&c->pw.seq, memory_order_relaxed) == a)
             return;

@@ -13,7 +13,7 @@
 #include "scenario.h"
 
 #define SHM_MAGIC 0x474e544c45543031ull   /* "GNTLET01" */
-#define SHM_VERSION 2
+#define SHM_VERSION 3
 #define EVT_CAP 8192
 #define CMD_CAP 64
 
@@ -106,6 +106,9 @@ struct power_state {
     uint64_t rise_ns;          /* > 0: from then on the power climbs towards rise_w, never faster than up_w_s (the
                                 * filler prepares the next compute phase); 0: no climb */
     double rise_w;
+    uint64_t burst_t0_ns;      /* > 0: the compute phase began then after a gap (sim.limiter's burst); 0: none */
+    uint64_t dip_t0_ns;        /* > 0: the gap's held-up power began then after a compute phase (the dip); 0: none */
+    double dip_floor_w;        /* the gap's own level: the dip never takes the power below it */
 };
 
 struct ctl {

@@ -11,6 +11,15 @@ struct sim_sensor {
     double update_s, lag_s;
 };
 
+/* What a GPU's power limiter adds to the levels (sim.limiter; 0: nothing): a compute phase begun after a gap runs
+ * burst_w above its level for burst_s before the limiter lowers the clocks (an H200 read 920-980 W for 60-80 ms
+ * against a 700 W limit, an H100 922-971 W for 20-40 ms), and the work that holds a gap's power up (a filler) draws
+ * up to dip_w less after it, the lowered clocks coming back with time constant dip_s (an H200's filler: ~90 W under
+ * its level in the first ~100 ms). */
+struct sim_limiter {
+    double burst_w, burst_s, dip_w, dip_s;
+};
+
 /* The sim backend's model: an H100/H200-like GPU, durations from rates, power from phase levels. */
 struct sim_params {
     double tflops;        /* achieved dense GEMM rate, TFLOP/s */
@@ -22,6 +31,7 @@ struct sim_params {
     double mem_gbs;       /* achieved memory bandwidth of a streaming update, GB/s */
     double ramp_s;        /* first-order time constant of power changes */
     struct sim_sensor sensor;   /* what reports the power: sim.sensor */
+    struct sim_limiter limiter; /* the power limiter's burst and dip: sim.limiter */
     double jitter;        /* relative standard deviation of each phase's duration */
     double noise_w;       /* standard deviation of each power sample */
     double speedup;       /* modeled durations are divided by this */

@@ -139,6 +139,21 @@ static const struct param sim_sensor_params[] = {
     { 0 },
 };
 
+#define SL(field) offsetof(struct sim_limiter, field)
+static const struct param sim_limiter_params[] = {
+    { "burst_w", PT_DOUBLE, SL(burst_w), .def = "0", .min = 0, .max = 5000, .unit = "W",
+      .help = "a compute phase begun after a gap runs this far above compute_w at first (an H200: ~240 W above its "
+              "steady compute power, an H100: ~180 W; 0: no burst)" },
+    { "burst_s", PT_DURATION, SL(burst_s), .def = "70ms", .min = 0, .max = 10,
+      .help = "for this long, before the limiter lowers the clocks (an H200: 60-80 ms, an H100: 20-40 ms)" },
+    { "dip_w", PT_DOUBLE, SL(dip_w), .def = "0", .min = 0, .max = 5000, .unit = "W",
+      .help = "after a compute phase, the work that holds the gap's power up (a filler, a ramp's hold) draws up to "
+              "this much less, never below the gap's own level (an H200: ~90 W; 0: no dip)" },
+    { "dip_s", PT_DURATION, SL(dip_s), .def = "100ms", .min = 0.001, .max = 10,
+      .help = "the dip's time constant: the clocks the limiter lowered come back" },
+    { 0 },
+};
+
 static const struct param sim_params[] = {
     { "tflops", PT_DOUBLE, SIM(tflops), .def = "714", .min = 1e-6, .max = 1e6, .unit = "TFLOP/s",
       .help = "achieved dense GEMM rate" },
@@ -166,6 +181,9 @@ static const struct param sim_params[] = {
               "the 70 ms NVML shows is its sensor, sim.sensor)" },
     { "sensor", PT_SECTION, SIM(sensor), .sub = sim_sensor_params,
       .help = "the sensor the model's power is read through (docs/power.md, what a GPU's sensor lets you see)" },
+    { "limiter", PT_SECTION, SIM(limiter), .sub = sim_limiter_params,
+      .help = "the power limiter's burst at each compute phase's start and the filler's dip after it (docs/power.md; "
+              "off by default)" },
     { "jitter", PT_DOUBLE, SIM(jitter), .def = "0.02", .min = 0, .max = 1,
       .help = "relative std-dev of each phase's duration" },
     { "noise_w", PT_DOUBLE, SIM(noise_w), .def = "4", .min = 0, .max = 1000, .unit = "W",

@@ -33,36 +33,16 @@ static double sim_target(double p0, double level, double floor_w)
     return floor_w > 0 && p0 < floor_w && level < floor_w ? floor_w : level;
 }
 
-/* Evaluates the model: power at t after a change to target at t0 from p0 — the natural first-order response (time
- * constant tau); inside a gap between compute phases the filler's plan shapes it (simmodel_power_gap: the fall held
- * up to its rate below the filler's most, stopped at the floor), and from rise_ns on it climbs towards rise_w at
- * most at up_w_s (the filler preparing the next compute phase). The worker and the supervisor's reading both come
- * here. */
-static double sim_power_at(const struct power_state *ps, uint64_t t, double tau)
-{
-    uint64_t from = ps->t0_ns;
-    double p0 = ps->p0_w;
-    if (ps->rise_ns && t > ps->rise_ns) {
-        if (ps->rise_ns > ps->t0_ns) {
-            p0 = simmodel_power_gap(ps->p0_w, ps->target_w, (double)(ps->rise_ns - ps->t0_ns) * 1e-9, tau, ps->down_w_s,
-                                    ps->floor_w, ps->hold_w);
-            from = ps->rise_ns;
-        }
-        double goal = ps->rise_w > ps->target_w ? ps->rise_w : ps->target_w;
-        return simmodel_power(p0, goal, (double)(t - from) * 1e-9, tau, ps->up_w_s, 0);
-    }
-    double dt = t > from ? (double)(t - from) * 1e-9 : 0;
-    return simmodel_power_gap(p0, ps->target_w, dt, tau, ps->down_w_s, ps->floor_w, ps->hold_w);
-}
-double sim_power_now(const struct sim *s, uint64_t t) { return sim_power_at(&s->pw, t, s->sc->sim.ramp_s); }
-
 /* Sets and publishes the model's state: from t on, from the power p there, towards a phase's level; inside a gap
  * the filler's plan (floor, held fall, climb) applies, during compute nothing holds the power back. */
 static void sim_set_state(struct sim *s, uint64_t t, double p, double level, int phase)
 {
-    struct power_state ps = { .phase = phase, .t0_ns = t, .p0_w = p, .target_w = level };
+    struct power_state ps = { .phase = phase, .t0_ns = t, .p0_w = p, .target_w = level, .dip_floor_w = level };
     const struct fill_plan *fp = &s->plan;
+    if (phase == PH_COMPUTE)
+        ps.burst_t0_ns = s->burst_t0;   /* the limiter's burst, from the compute phase's start after a gap */
     if (s->in_gap && fill_plan_active(fp)) {
+        ps.dip_t0_ns = s->gap_counts ? s->gap_t0 : 0;   /* the held-up power after a compute phase dips */
         ps.floor_w = fp->floor_w;
         ps.target_w = sim_target(p, level, fp->floor_w);
         ps.down_w_s = fp->down_w_s;
@@ -170,6 +150,8 @@ static void sim_on_phase(void *b, int phase, uint64_t t)
     if (phase == PH_COMPUTE) {
         if (s->in_gap && s->gap_counts)
             fill_history_add(&s->gaps, (double)(t - s->gap_t0) * 1e-9);
+        if (s->in_gap)
+            s->burst_t0 = t;   /* a compute phase after a gap: the limiter's burst begins */
         s->in_gap = 0;
     } else if (!s->in_gap) {
         sim_gap_begin(s, t, 1);
@@ -421,129 +403,6 @@ static int sim_check(const struct scenario *sc, char *why, size_t n)
         return EXIT_INPUT;
     }
     return sim_check_time(sc, why, n);
-}
-
-#define SIM_STATES 64   /* per slot: the model's last states, to evaluate it at the sensor's past update times */
-
-/* The model's states a slot went through (as the supervisor saw them), newest last. */
-struct sim_hist {
-    struct power_state st[SIM_STATES];
-    int n, next;
-};
-
-struct power_source {
-    struct shm *shm;
-    struct rng noise;
-    struct sim_hist *hist;   /* one per slot */
-};
-
-static struct power_source *sim_power_open(struct shm *shm, char *why, size_t n)
-{
-    (void)why;
-    (void)n;
-    struct power_source *ps = xcalloc(1, sizeof *ps);
-    ps->shm = shm;
-    ps->hist = xcalloc(shm->hdr->nslots ? shm->hdr->nslots : 1, sizeof *ps->hist);
-    rng_seed(&ps->noise, (uint64_t)shm->hdr->sc.seed, 99);
-    return ps;
-}
-
-/* Keeps st in the slot's history when it is a new state. */
-static void sim_hist_push(struct sim_hist *h, const struct power_state *st)
-{
-    const struct power_state *last = h->n ? &h->st[(h->next + SIM_STATES - 1) % SIM_STATES] : NULL;
-    if (last && last->t0_ns == st->t0_ns && last->target_w == st->target_w && last->p0_w == st->p0_w)
-        return;
-    h->st[h->next] = *st;
-    h->next = (h->next + 1) % SIM_STATES;
-    if (h->n < SIM_STATES)
-        h->n++;
-}
-
-/* The electrical power at t from the slot's history: the newest state begun by t (the oldest kept before that). */
-static double sim_hist_power(const struct sim_hist *h, uint64_t t, double tau)
-{
-    for (int i = 1; i <= h->n; i++) {
-        const struct power_state *st = &h->st[(h->next + SIM_STATES - i) % SIM_STATES];
-        if (st->t0_ns <= t || i == h->n)
-            return sim_power_at(st, t, tau);
-    }
-    return NAN;
-}
-
-/* A seeded standard normal for (seed, slot, k): the same update of the same slot reads the same noise however often
- * it is read (a held reading is one reading). */
-static double sim_noise(uint64_t seed, int slot, int64_t k)
-{
-    struct rng r;
-    rng_seed(&r, seed ^ 0x5E4503ull, ((uint64_t)slot << 40) ^ (uint64_t)k);
-    return rng_normal(&r);
-}
-
-/* Reads the modeled power of rank at t from the state its worker published, through the modelled sensor
- * (sim.sensor): without one, the electrical power at t plus noise; with one, the reading of the last update visible
- * at t (update times offset per slot: GPUs' sensors are not in step), the mean of the electrical power over that
- * update, plus that update's noise. true_w: the electrical power at t. */
-static int sim_power_read(struct power_source *ps, int rank, uint64_t t, struct power_reading *out)
-{
-    const struct sim_params *m = &ps->shm->hdr->sc.sim;
-    struct power_state st;
-    ctl_get_power(shm_ctl(ps->shm, rank), &st);
-    if (!st.t0_ns) {   /* the worker has not started its model yet: nothing to report */
-        *out = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0, NAN, 0 };
-        return 0;
-    }
-    struct sim_hist *h = &ps->hist[rank];
-    sim_hist_push(h, &st);
-    double truth = sim_power_at(&st, t, m->ramp_s), p;
-    uint64_t sample_ns = 0;   /* with a sensor: its update's time (the end of the window the reading averages) */
-    uint64_t u = (uint64_t)(m->sensor.update_s * 1e9), lag = (uint64_t)(m->sensor.lag_s * 1e9);
-    if (u > 0 && t > lag + u) {
-        uint64_t off = (uint64_t)((double)u * (0.5 + 0.5 * sin(1.0 + 2.3999 * rank)) * 0.999);   /* per slot, fixed */
-        uint64_t seen = t - lag;   /* the newest update visible at t: the last tick off + k u at or before seen */
-        int64_t k = seen >= off ? (int64_t)((seen - off) / u) : -1;
-        uint64_t tick = off + (uint64_t)(k > 0 ? k : 0) * u;
-        double sum = 0;
-        int nsub = u / 1000000 < 8 ? 8 : u / 1000000 > 64 ? 64 : (int)(u / 1000000);   /* about every ms */
-        for (int i = 0; i < nsub; i++)   /* the mean over the update: [tick - u, tick] */
-            sum += sim_hist_power(h, tick - u + (uint64_t)((double)u * (i + 0.5) / nsub), m->ramp_s);
-        p = sum / nsub + m->noise_w * sim_noise((uint64_t)ps->shm->hdr->sc.seed, rank, k);
-        sample_ns = tick;
-    } else {
-        p = truth + m->noise_w * rng_normal(&ps->noise);
-    }
-    *out = (struct power_reading){ .watts = p > 0 ? p : 0, .avg_w = NAN, .energy_j = NAN, .clock_mhz = NAN,
-                                   .temp_c = NAN, .throttle = 0, .true_w = truth, .sample_ns = sample_ns };
-    return 0;
-}
-
-/* Says what a sim slot's readings come from. */
-static void sim_sensor_source(struct power_source *ps, int slot, char *out, size_t n)
-{
-    const struct sim_sensor *ss = &ps->shm->hdr->sc.sim.sensor;
-    (void)slot;
-    if (ss->update_s > 0)
-        snprintf(out, n, "sim model through sim.sensor: a reading every %.3g ms (the mean over it), %.3g ms lag",
-                 ss->update_s * 1e3, ss->lag_s * 1e3);
-    else
-        snprintf(out, n, "sim model, no sensor (sim.sensor.update 0): the electrical power at each reading");
-}
-
-static void sim_power_close(struct power_source *ps)
-{
-    if (ps)
-        free(ps->hist);
-    free(ps);
-}
-
-/* The sim's GPU has no model name (the view then says "ranks"); its TDP is the model's. */
-static int sim_power_info(struct power_source *ps, int slot, char *name, size_t n, double *tdp_w)
-{
-    (void)slot;
-    if (n)
-        name[0] = 0;
-    *tdp_w = ps->shm->hdr->sc.sim.tdp_w;
-    return 0;
 }
 
 static size_t sim_coll_elems(const struct scenario *sc)

@@ -25,6 +25,7 @@ struct sim {
     struct fill_history gaps;
     int in_gap, gap_counts;   /* gap_counts: the gap began at a compute phase's end (its length is history) */
     uint64_t gap_t0;
+    uint64_t burst_t0;        /* the compute phase in progress began then after a gap (sim.limiter's burst) */
     int raise_said;           /* this run said that a gap's floor was raised */
     struct ctl *ctl;
     float *b0, *replay_c;     /* replay detector: the weights' first values and its output */
@@ -54,6 +55,12 @@ int sim_exchange(struct sim *s, struct worker_ctx *w, uint64_t wait_until);
 void sim_set_level(struct sim *s, uint64_t t, double p_w, double level_w, int phase);
 /* Returns the model's power at t (the electrical power, before the sensor's noise). */
 double sim_power_now(const struct sim *s, uint64_t t);
+/* simpower.c: the supervisor's side (backend_ops' power_open, power_read, sensor_source, power_close, power_info). */
+struct power_source *sim_power_open(struct shm *shm, char *why, size_t n);
+int sim_power_read(struct power_source *ps, int rank, uint64_t t, struct power_reading *out);
+void sim_sensor_source(struct power_source *ps, int slot, char *out, size_t n);
+void sim_power_close(struct power_source *ps);
+int sim_power_info(struct power_source *ps, int slot, char *name, size_t n, double *tdp_w);
 /* Says once per run (a mitigation_tuned event) that the gap ending now had its floor raised so that its ramps fit. */
 void sim_say_raise(struct sim *s, struct worker_ctx *w);
 /* The stagger's delay before the iteration's compute. */
