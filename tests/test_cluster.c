@@ -53,6 +53,22 @@ static int run(int np, int nodes, int ranks, const char *extra, const char *out,
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* The record's summary rebuilt by summarize (as after a kill), the run's own kept aside and put back after. */
+static json_t *rebuilt(const char *out)
+{
+    char sum[600], kept[620], path[600];
+    snprintf(sum, sizeof sum, "%s/summary.json", out);
+    snprintf(kept, sizeof kept, "%s.live", sum);
+    cr_assert_eq(rename(sum, kept), 0);
+    snprintf(path, sizeof path, "%s.summarize.log", out);
+    int src = e2e_run(path, (const char *[]){ "summarize", out, NULL });
+    char *slog = src ? e2e_read(path) : NULL;
+    cr_assert_eq(src, 0, "%s", slog ? slog : "");
+    json_t *r = e2e_summary(out);
+    cr_assert_eq(rename(kept, sum), 0);
+    return r;
+}
+
 static const char *fingerprint(json_t *s)
 {
     return json_string_value(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "state_fingerprint"));
@@ -132,15 +148,7 @@ static void forwarded_as_nodes(const char *out, json_t *s, int nodes, int ranks)
               "the cluster's mean %g W is about %d nodes of node 0's %g W", mean, nodes, mean0);
     cr_assert(json_number_value(json_object_get(json_object_get(c, "projected"), "swing_ratio")) > 0);
     /* a killed run's summary, rebuilt by summarize, sums the same power-nodes.csv over the same stretch */
-    char sum[600], kept[620];
-    snprintf(sum, sizeof sum, "%s/summary.json", out);
-    snprintf(kept, sizeof kept, "%s.live", sum);
-    cr_assert_eq(rename(sum, kept), 0);
-    snprintf(path, sizeof path, "%s.summarize.log", out);
-    int src = e2e_run(path, (const char *[]){ "summarize", out, NULL });
-    char *slog = src ? e2e_read(path) : NULL;
-    cr_assert_eq(src, 0, "%s", slog ? slog : "");
-    json_t *r = e2e_summary(out);
+    json_t *r = rebuilt(out);
     json_t *rc = json_object_get(json_object_get(json_array_get(json_object_get(r, "runs"), 0), "power"), "cluster");
     cr_assert(json_is_object(rc), "the rebuilt runs[0].power.cluster: %s",
               json_string_value(json_object_get(r, "power_cluster_note")));
@@ -154,7 +162,6 @@ static void forwarded_as_nodes(const char *out, json_t *s, int nodes, int ranks)
     cr_assert(json_is_null(json_object_get(rc, "projected")), "no projection is guessed");
     cr_assert(json_number_value(json_object_get(json_object_get(rc, "error"), "clock_uncertainty_s")) >= 0);
     json_decref(r);
-    cr_assert_eq(rename(kept, sum), 0);
 }
 
 /* nodes x ranks against 1 x (nodes * ranks): the same bits, and node 0's folder holds every node (fwd: the forward
@@ -478,21 +485,6 @@ static json_t *strategy(const char *recovery, const char *fault, int *rc)
     return strategy_in(recovery, fault, rc, e2e_outdir());
 }
 
-/* The record's summary rebuilt by summarize (as after a kill), the run's own kept aside and put back after. */
-static json_t *rebuilt(const char *out)
-{
-    char sum[600], kept[620], path[600];
-    snprintf(sum, sizeof sum, "%s/summary.json", out);
-    snprintf(kept, sizeof kept, "%s.live", sum);
-    cr_assert_eq(rename(sum, kept), 0);
-    snprintf(path, sizeof path, "%s.summarize.log", out);
-    int src = e2e_run(path, (const char *[]){ "summarize", out, NULL });
-    char *slog = src ? e2e_read(path) : NULL;
-    cr_assert_eq(src, 0, "%s", slog ? slog : "");
-    json_t *r = e2e_summary(out);
-    cr_assert_eq(rename(kept, sum), 0);
-    return r;
-}
 
 static void same_as_clean(json_t *s)
 {
