@@ -307,64 +307,54 @@ FILE *fopen_regular(const char *path, const char *mode)
     return f;
 }
 
-pid_t spawn_reader(const char *file, char *const argv[], int *out_fd)
+/* Starts file with argv, its stdout a pipe (read end into *out_fd) and, where in_fd is given, its stdin one too
+ * (write end into *in_fd); both ends kept here close-on-exec. The child's pid, or -1 with errno (nothing open). */
+static pid_t spawn_piped(const char *file, char *const argv[], int *in_fd, int *out_fd)
 {
-    int fd[2];
-    if (pipe2(fd, O_CLOEXEC) != 0)
-        return -1;
-    posix_spawn_file_actions_t fa;
-    pid_t pid;
-    int e = posix_spawn_file_actions_init(&fa);
-    if (!e)
-        e = posix_spawn_file_actions_adddup2(&fa, fd[1], 1);   /* dup2 clears O_CLOEXEC on the child's stdout */
-    fflush(stdout);
-    if (!e)
-        e = posix_spawnp(&pid, file, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fd[1]);
-    if (e) {
-        close(fd[0]);
-        errno = e;
-        return -1;
-    }
-    *out_fd = fd[0];
-    return pid;
-}
-
-pid_t spawn_duplex(const char *file, char *const argv[], int *in_fd, int *out_fd)
-{
-    int to[2], from[2];
-    if (pipe2(to, O_CLOEXEC) != 0)
+    int to[2] = { -1, -1 }, from[2];
+    if (in_fd && pipe2(to, O_CLOEXEC) != 0)
         return -1;
     if (pipe2(from, O_CLOEXEC) != 0) {
         int e = errno;
-        close(to[0]);
-        close(to[1]);
+        if (in_fd) {
+            close(to[0]);
+            close(to[1]);
+        }
         errno = e;
         return -1;
     }
     posix_spawn_file_actions_t fa;
     pid_t pid;
     int e = posix_spawn_file_actions_init(&fa);
-    if (!e)
+    if (!e && in_fd)
         e = posix_spawn_file_actions_adddup2(&fa, to[0], 0);
     if (!e)
-        e = posix_spawn_file_actions_adddup2(&fa, from[1], 1);
+        e = posix_spawn_file_actions_adddup2(&fa, from[1], 1);   /* dup2 clears O_CLOEXEC on the child's copy */
     fflush(stdout);
     if (!e)
         e = posix_spawnp(&pid, file, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
-    close(to[0]);
+    if (in_fd)
+        close(to[0]);
     close(from[1]);
     if (e) {
-        close(to[1]);
+        if (in_fd)
+            close(to[1]);
         close(from[0]);
         errno = e;
         return -1;
     }
-    *in_fd = to[1];
+    if (in_fd)
+        *in_fd = to[1];
     *out_fd = from[0];
     return pid;
+}
+
+pid_t spawn_reader(const char *file, char *const argv[], int *out_fd) { return spawn_piped(file, argv, NULL, out_fd); }
+
+pid_t spawn_duplex(const char *file, char *const argv[], int *in_fd, int *out_fd)
+{
+    return spawn_piped(file, argv, in_fd, out_fd);
 }
 
 long read_small(const char *path, char *buf, size_t n)
