@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -218,6 +221,19 @@ int e2e_wait_started(const char *dir, int n, double timeout_s)
     if (e2e_wait_events(dir, "worker_start", 1, E2E_SETUP_S) != 0)
         return -1;
     return e2e_wait_events(dir, "iteration", n, timeout_s);
+}
+
+int e2e_free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert_geq(fd, 0, "socket: %s", strerror(errno));
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = 0 };
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof sa;
+    cr_assert_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0, "bind 127.0.0.1:0: %s", strerror(errno));
+    cr_assert_eq(getsockname(fd, (struct sockaddr *)&sa, &len), 0, "getsockname: %s", strerror(errno));
+    close(fd);
+    return ntohs(sa.sin_port);
 }
 
 int e2e_worker_pids(const char *dir, pid_t *pids, int max)

@@ -42,6 +42,9 @@ void e2e_need_gpu(void);
  * on its disk for a while (the run says so; E2E_SETUP_S at most) — and then for n iterations within timeout_s.
  * 0, or -1. */
 int e2e_wait_started(const char *dir, int n, double timeout_s);
+/* A TCP port on 127.0.0.1 that nothing listens on now (the kernel's choice: bound to port 0, then closed), for a
+ * run's --metrics: a port made from the pid may be one of the ephemeral ports another test's connection holds. */
+int e2e_free_port(void);
 #define E2E_SETUP_S 120.0
 /* Loads dir/summary.json (test fails if it is missing or invalid). */
 json_t *e2e_summary(const char *dir);

@@ -72,7 +72,7 @@ Test(metrics, served_and_written_while_a_run_goes, .timeout = 120 + 2 * E2E_SETU
 {
     char dir[] = "/tmp/gauntlet-metrics-XXXXXX";
     cr_assert(mkdtemp(dir));
-    int port = 20000 + (int)(getpid() % 20000);
+    int port = e2e_free_port();
     char listen[32];
     snprintf(listen, sizeof listen, "127.0.0.1:%d", port);
     const char *sc = e2e_scenario("name: metrics\nranks: 2\niterations: 120\nworkload:\n"
@@ -82,7 +82,10 @@ Test(metrics, served_and_written_while_a_run_goes, .timeout = 120 + 2 * E2E_SETU
     const char *out = e2e_outdir();
     pid_t p = e2e_start("/tmp/gauntlet-metrics.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out",
                                                                          out, "--metrics", listen, "--metrics-textfile", dir, NULL });
-    cr_assert_eq(e2e_wait_started(out, 1, 60), 0, "the run did not start");
+    if (e2e_wait_started(out, 1, 60) != 0) {
+        char *log = e2e_read("/tmp/gauntlet-metrics.log");
+        cr_assert_fail("the run did not start; its output:\n%s", log ? log : "(none)");
+    }
     /* the restart sets a worker up again: on a loaded machine that may take as long as the first set-up */
     cr_assert_eq(e2e_wait_events(out, "recovered", 1, E2E_SETUP_S), 0, "the run did not get past its crash");
     char path[600];
