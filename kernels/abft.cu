@@ -23,6 +23,7 @@ extern "C" {           /* gemm.h is a C header without its own guard; cuda_runti
 
 #define ABFT_ROWS 64                            /* rows of A one block sums before its atomic add */
 #define ABFT_MAX_GRID_Y 65535L
+#define ABFT_UNROLL 4                           /* 16-byte loads in flight per thread in the check */
 
 /* Returns element i of a device buffer of element type e as a double (every stored value is exact in double). */
 __device__ static inline double faults_load(const void *p, size_t i, int e)
@@ -153,8 +154,26 @@ template <typename T> __global__ static void abft_verify_kernel(const T *d, long
     long data = m - 2, i = threadIdx.x;
     double s = 0, q = 0;
     if (m % V == 0) {   /* every column starts on 16 bytes (cudaMalloc aligns the buffer to 256) */
-        long nvec = data / V;
-        for (long x = threadIdx.x; x < nvec; x += blockDim.x) {
+        long nvec = data / V, x = threadIdx.x;
+        /* ABFT_UNROLL loads in flight per thread before any is summed: a column's block lives a few loads long,
+         * and one load at a time left it waiting on memory for each in turn */
+        for (; x + (ABFT_UNROLL - 1) * (long)blockDim.x < nvec; x += ABFT_UNROLL * (long)blockDim.x) {
+            uint4 w[ABFT_UNROLL];
+#pragma unroll
+            for (int r = 0; r < ABFT_UNROLL; r++)
+                w[r] = __ldg((const uint4 *)col + x + r * (long)blockDim.x);
+#pragma unroll
+            for (int r = 0; r < ABFT_UNROLL; r++) {
+                const T *e = (const T *)&w[r];
+#pragma unroll
+                for (int u = 0; u < V; u++) {
+                    double y = abft_val(e[u]);
+                    s += y;
+                    q += y * y;
+                }
+            }
+        }
+        for (; x < nvec; x += blockDim.x) {
             uint4 w = __ldg((const uint4 *)col + x);
             const T *e = (const T *)&w;
 #pragma unroll

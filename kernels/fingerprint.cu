@@ -56,58 +56,67 @@ __device__ static inline unsigned long long fp_word_bytes(const unsigned char *p
     return x;
 }
 
-/* Adds the fingerprint terms of the buffer into *acc: 16-byte vectors [0, nvec), then words from first_word on
- * by bytes. Integer sums are exact, so the grid does not change the result. */
+/* Adds the fingerprint terms of the buffer into *acc, in chunks of FP_BLOCK_VECS 16-byte vectors ([0, nvec)):
+ * block b hashes chunks b, b + gridDim.x, ... The words from first_word on (a buffer that is not 16-byte aligned,
+ * or its last < 16 bytes) are read by bytes, spread over the grid. Integer sums are exact, so the grid does not
+ * change the result. fp_launch picks the grid: one block per chunk where the hash has the GPU to itself (blocks
+ * that end after 128 KiB; 3.3 TB/s on an H200 against 2.7 for one wave of grid-striding blocks), one wave of
+ * long-running blocks beside a compute phase (the async fingerprint: on the H200, 2026-11-28, short blocks
+ * interleaved with the GEMMs over 7 ms and cost the iteration +4.5 %; one wave of blocks striding over single
+ * vectors, this kernel's form before chunks, +2.2 %). */
+#define FP_BLOCK_VECS ((size_t)FAULTS_THREADS * FP_UNROLL * 8)   /* 128 KiB a chunk */
+#define FP_BLOCK_WORDS ((size_t)FAULTS_THREADS * 32)              /* words read by bytes per block, at most */
 __global__ static void fp_kernel(const uint4 *vec, size_t nvec, const unsigned char *raw, size_t bytes,
                                  size_t first_word, unsigned long long *acc)
 {
-    size_t stride = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    size_t v = t, nwords = (bytes + 7) / 8;
+    size_t nwords = (bytes + 7) / 8;
     unsigned long long sum = 0;
-    for (; v + (FP_UNROLL - 1) * stride < nvec; v += FP_UNROLL * stride) {
-        uint4 x[FP_UNROLL];
+    for (size_t base = (size_t)blockIdx.x * FP_BLOCK_VECS; base < nvec; base += (size_t)gridDim.x * FP_BLOCK_VECS) {
+        size_t end = base + FP_BLOCK_VECS < nvec ? base + FP_BLOCK_VECS : nvec, v = base + threadIdx.x;
+        for (; v + (FP_UNROLL - 1) * FAULTS_THREADS < end; v += FP_UNROLL * FAULTS_THREADS) {
+            uint4 x[FP_UNROLL];
 #pragma unroll
-        for (int u = 0; u < FP_UNROLL; u++)
-            x[u] = __ldcs(vec + v + u * stride);   /* streaming: a large buffer would only evict L2 */
+            for (int u = 0; u < FP_UNROLL; u++)
+                x[u] = __ldcs(vec + v + u * FAULTS_THREADS);   /* streaming: a large buffer would only evict L2 */
 #pragma unroll
-        for (int u = 0; u < FP_UNROLL; u++)
-            sum += fp_vec_terms(x[u], v + u * stride);
+            for (int u = 0; u < FP_UNROLL; u++)
+                sum += fp_vec_terms(x[u], v + u * FAULTS_THREADS);
+        }
+        for (; v < end; v += FAULTS_THREADS)
+            sum += fp_vec_terms(__ldcs(vec + v), v);
     }
-    for (; v < nvec; v += stride)
-        sum += fp_vec_terms(__ldcs(vec + v), v);
-    for (size_t w = first_word + t; w < nwords; w += stride)
+    size_t stride = (size_t)gridDim.x * FAULTS_THREADS;
+    for (size_t w = first_word + (size_t)blockIdx.x * FAULTS_THREADS + threadIdx.x; w < nwords; w += stride)
         sum += fp_term(fp_word_bytes(raw, bytes, w), w);
     sum = faults_block_sum(sum);
-    if (threadIdx.x == 0)
+    if (threadIdx.x == 0 && sum)
         atomicAdd(acc, sum);
 }
 
-/* Returns the number of blocks of fp_kernel for work items of one thread each: one full wave at most. */
-static int fp_blocks(size_t work, unsigned *blocks)
-{
-    int dev = 0, sms = 0, per_sm = 0;
-    if (CUDA_CHECK(cudaGetDevice(&dev)) ||
-        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) ||
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fp_kernel, FAULTS_THREADS, 0)))
-        return -1;
-    size_t full = (size_t)(sms > 0 ? sms : 1) * (size_t)(per_sm > 0 ? per_sm : 1);
-    size_t want = (work + FAULTS_THREADS - 1) / FAULTS_THREADS;
-    *blocks = (unsigned)(want < 1 ? 1 : want < full ? want : full);
-    return 0;
-}
-
-/* Enqueues the kernel that adds buffer buf's terms into *acc (zeroed before). 0, or -1 (logged). */
-static int fp_launch(const void *buf, size_t bytes, unsigned long long *acc, cudaStream_t s)
+/* Enqueues the kernel that adds buffer buf's terms into *acc (zeroed before): one block per chunk, or (one_wave)
+ * at most as many as the GPU holds at once. 0, or -1 (logged). */
+static int fp_launch(const void *buf, size_t bytes, unsigned long long *acc, int one_wave, cudaStream_t s)
 {
     if (bytes == 0)
         return 0;
     size_t nvec = (uintptr_t)buf % 16 == 0 ? bytes / 16 : 0, first_word = 2 * nvec, nwords = (bytes + 7) / 8;
-    size_t work = nvec / FP_UNROLL > nwords - first_word ? nvec / FP_UNROLL : nwords - first_word;
-    unsigned blocks = 1;
-    if (fp_blocks(work, &blocks) != 0)
-        return -1;
-    fp_kernel<<<blocks, FAULTS_THREADS, 0, s>>>((const uint4 *)buf, nvec, (const unsigned char *)buf, bytes, first_word,
-                                                acc);
+    size_t blocks = (nvec + FP_BLOCK_VECS - 1) / FP_BLOCK_VECS, by_words = (nwords - first_word + FP_BLOCK_WORDS - 1) / FP_BLOCK_WORDS;
+    blocks = blocks > by_words ? blocks : by_words;
+    if (one_wave) {
+        int dev = 0, sms = 0, per_sm = 0;
+        if (CUDA_CHECK(cudaGetDevice(&dev)) ||
+            CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) ||
+            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fp_kernel, FAULTS_THREADS, 0)))
+            return -1;
+        size_t full = (size_t)(sms > 0 ? sms : 1) * (size_t)(per_sm > 0 ? per_sm : 1);
+        blocks = blocks < full ? blocks : full;
+    }
+    if (blocks < 1)
+        blocks = 1;
+    if (blocks > 0x7fffffffu)
+        blocks = 0x7fffffffu;   /* the blocks stride over the chunks */
+    fp_kernel<<<(unsigned)blocks, FAULTS_THREADS, 0, s>>>((const uint4 *)buf, nvec, (const unsigned char *)buf, bytes,
+                                                          first_word, acc);
     return CUDA_CHECK(cudaGetLastError());
 }
 
@@ -121,7 +130,7 @@ extern "C" int kernel_fingerprint_async(const void *const *bufs, const size_t *b
     if (CUDA_CHECK(cudaMemsetAsync(acc, 0, (size_t)parts * sizeof *acc, s)))
         return -1;
     for (int i = 0; i < parts; i++)
-        if ((!bufs[i] && bytes[i]) || fp_launch(bufs[i], bytes[i], acc + i, s) != 0)
+        if ((!bufs[i] && bytes[i]) || fp_launch(bufs[i], bytes[i], acc + i, 1, s) != 0)
             return -1;
     return CUDA_CHECK(cudaMemcpyAsync(host_sums, acc, (size_t)parts * sizeof *acc, cudaMemcpyDeviceToHost, s));
 }
@@ -142,7 +151,7 @@ extern "C" int kernel_fingerprint(const void *buf, size_t bytes, unsigned long l
     int rc = -1;
     if (CUDA_CHECK(cudaMallocAsync((void **)&acc, sizeof *acc, s)))
         return -1;
-    if (CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof *acc, s)) == 0 && fp_launch(buf, bytes, acc, s) == 0 &&
+    if (CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof *acc, s)) == 0 && fp_launch(buf, bytes, acc, 0, s) == 0 &&
         CUDA_CHECK(cudaMemcpyAsync(&sum, acc, sizeof sum, cudaMemcpyDeviceToHost, s)) == 0)
         rc = 0;
     if (CUDA_CHECK(cudaFreeAsync(acc, s)) || CUDA_CHECK(cudaStreamSynchronize(s)))

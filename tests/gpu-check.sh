@@ -32,7 +32,7 @@
 #                then scenarios/mitigation-long-gaps.yaml on 1 rank (4 runs x 10 iterations of ~1 s, the tuning
 #                ~8 s: ~50 s): issue 28's figures with their verdicts (the filler's curve, the floor held, the
 #                swing removed and the time paid)
-#   detectors    2 rounds of 6 runs x 32 iterations of ~13 ms: ~30 s
+#   detectors    2 rounds of 9 runs x 32 iterations of ~13 ms: ~35 s (31 s for 8 on an H200)
 #   crash        28 iterations, 4 crashes and restarts of ~0.7 s: ~8 s
 #   view         2 runs x 32 iterations of ~12 ms: ~6 s
 #   shapes       4 shapes x 7 iterations (33-360 ms), on cuda and on sim: ~20 s
@@ -48,7 +48,8 @@
 # runs it (ctest test_gpu_check_sim), so the script cannot rot where no GPU is.
 #
 # Environment: CMAKE_PREFIX_PATH / NCCL_ROOT as for any build; BUILD (default build-gpu, build with --sim); LONG=1;
-# ACCEPT_LEVEL (default 1).
+# ACCEPT_LEVEL (default 1); GEMM_SHAPES (default "4096x4096x4096 8192x8192x8192 16384x1024x8192": the gemm
+# section's shapes, MxNxK, space-separated).
 set -u
 backend=cuda
 only=""
@@ -146,8 +147,8 @@ fi
 if want gemm && ! gpu_only "bench gemm"; then
   log "== bench gemm: harness / bare cuBLASLt / PyTorch's matmul, every dtype, 4096^3, 8192^3 and a skinny 16384x1024x8192"
   gemm_rc=0
-  for shape in "4096 4096 4096" "8192 8192 8192" "16384 1024 8192"; do
-    read -r gm gn gk <<<"$shape"
+  for shape in ${GEMM_SHAPES:-4096x4096x4096 8192x8192x8192 16384x1024x8192}; do
+    IFS=x read -r gm gn gk <<<"$shape"
     to 300 "$g" bench gemm --m "$gm" --n "$gn" --k "$gk" --dtype all --iters $iters --python "${PYTHON:-python3}" \
       >"$out/bench-gemm-${gm}x${gn}x${gk}.txt" 2>&1 || gemm_rc=$?
     while read -r line; do row "bench gemm" "$line"; done < <(grep -E '^ *(bf16|fp16|tf32|fp8) ' "$out/bench-gemm-${gm}x${gn}x${gk}.txt")
@@ -304,13 +305,17 @@ if want detectors; then
   # Two rounds, the second in reverse order, each configuration's p50 the mean of its two runs: a GPU's clocks and
   # temperature drift between runs of one sitting (none read 12.81 and 12.28 ms in two calls of 2026-11-28), so the
   # spread of none's two runs is printed as what the check can resolve, and a cost below it is not judged.
-  dets="none abft fp fpasync fp-abft fpasync-abft"
+  # fp4, fpasync4: the fingerprint of a quarter of each buffer an iteration ({slices: 4}: every byte in 4)
+  dets="none abft fp fp4 fpasync fpasync4 fp-abft fp4-abft fpasync4-abft"
   for round in 1 2; do
     order=$dets; [ $round = 2 ] && order=$(echo $dets | tr ' ' '\n' | tac | tr '\n' ' ')
     for d in $order; do
       case $d in
         none) det="[]";; abft) det="[abft]";; fp) det="[fingerprint]";; fpasync) det="[{fingerprint: {async: true}}]";;
-        fp-abft) det="[fingerprint, abft]";; fpasync-abft) det="[{fingerprint: {async: true}}, abft]";;
+        fp4) det="[{fingerprint: {slices: 4}}]";; fpasync4) det="[{fingerprint: {async: true, slices: 4}}]";;
+        fp4-abft) det="[{fingerprint: {slices: 4}}, abft]";;
+        fp-abft) det="[fingerprint, abft]";;
+        fpasync4-abft) det="[{fingerprint: {async: true, slices: 4}}, abft]";;
       esac
       printf 'name: det-%s\nranks: 1\niterations: %d\nworkload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 8}\n  allreduce: {bytes: 1GiB}\npower: {sample_hz: 100}\ndetectors: %s\n' \
         "$d" $((iters_sc * 4)) "$det" >"$out/det-$d.yaml"
@@ -330,7 +335,8 @@ if len(none) < 2:
 base, spread = sum(none) / 2, 100 * abs(none[0] - none[1]) / min(none)
 print(f"detector cost, none\titeration p50 {none[0]*1e3:.3f} and {none[1]*1e3:.3f} ms: {spread:.2f} % apart (what this "
       f"sitting resolves)")
-for d, aim in (("abft", 1), ("fp", 1), ("fpasync", 1), ("fp-abft", 1.5), ("fpasync-abft", 1.5)):
+for d, aim in (("abft", 1), ("fp", 1), ("fp4", 1), ("fpasync", 1), ("fpasync4", 1), ("fp-abft", 1.5),
+               ("fp4-abft", 1.5), ("fpasync4-abft", 1.5)):
     v = p50s(d)
     if len(v) < 2:
         print(f"detector cost, {d}\tno result; see det-{d}-*.log"); continue
@@ -339,7 +345,8 @@ for d, aim in (("abft", 1), ("fp", 1), ("fpasync", 1), ("fp-abft", 1.5), ("fpasy
     # what each detector reads an iteration: abft its output D (8192^2 bf16), the fingerprint the reduced buffer and
     # the weights B (1 GiB + 8192^2 bf16); over its device time, the rate its kernels ran at (an H200 reads ~4.8 TB/s)
     # (on sim the buffers are capped at sim.max_elems and the "device" is the host: no rate is printed)
-    read = {"abft": 8192 * 8192 * 2, "fingerprint": (1 << 30) + 8192 * 8192 * 2} if sys.argv[2] == "cuda" else {}
+    read = {"abft": 8192 * 8192 * 2, "fingerprint": ((1 << 30) + 8192 * 8192 * 2) // (4 if "4" in d else 1)} \
+        if sys.argv[2] == "cuda" else {}
     def dev(k, c):
         d, s = c.get("device_s_per_iter"), c.get("device_share")
         if d is None or s is None:

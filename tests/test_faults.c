@@ -216,6 +216,34 @@ Test(faults, async_checkpoints_stall_less_than_they_write, .timeout = 120)
     json_decref(clean);
 }
 
+/* A fingerprint of slices (a quarter of each buffer an iteration) still catches a flip of the weights, which
+ * lasts, within 4 iterations of it, sync and async, and recovers into the fault-free state; no false positive. */
+Test(faults, a_sliced_fingerprint_catches_a_lasting_flip_within_its_slices, .timeout = 180)
+{
+    const char *flip = "faults:\n  - {kind: bitflip, at: 15, rank: 1, target: weights, where: exponent}\n"
+                       "recovery: inprocess\n";
+    char text[2048];
+    snprintf(text, sizeof text, BASE "detectors: [{fingerprint: {slices: 4}}]\nrecovery: inprocess\n");
+    json_t *clean = run(text, 0);
+    for (int async = 0; async <= 1; async++) {
+        snprintf(text, sizeof text, BASE "detectors: [{fingerprint: {slices: 4, async: %s}}]\n%s", async ? "true" : "false",
+                 flip);
+        json_t *s = run(text, 0);
+        expect_fault(s, 0, "bitflip", "fingerprint", 1);
+        json_t *f = e2e_injected_fault(s, 0);
+        json_int_t late = json_integer_value(json_object_get(f, "detect_iters"));
+        cr_assert(late >= 0 && late <= 4, "async %d: seen %lld iterations late (slices 4: at most 4)", async, (long long)late);
+        cr_assert_str_eq(state_of(s), state_of(clean), "async %d: recovered into the fault-free state", async);
+        json_t *fr = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults");
+        cr_assert_eq(json_integer_value(json_object_get(fr, "false_positives")), 0);
+        cr_log_info("slices 4, async %d: a weights flip seen %lld iterations late", async, (long long)late);
+        json_decref(s);
+    }
+    json_t *fr = json_object_get(json_array_get(json_object_get(clean, "runs"), 0), "faults");
+    cr_assert_eq(json_integer_value(json_object_get(fr, "false_positives")), 0);
+    json_decref(clean);
+}
+
 /* The asynchronous fingerprint catches the same corruption, naming the same iteration (it reports it one
  * iteration later), and the recovery still ends in the fault-free state; a clean run has no false positive. */
 Test(faults, an_async_fingerprint_catches_what_the_sync_one_does, .timeout = 180)

@@ -550,6 +550,44 @@ Test(plugins, detectors_name_the_fault_kinds_they_find)
     }
 }
 
+/* The fingerprint's slices (what each iteration hashes with `slices`): over random buffer sizes, counts and
+ * alignments, the slices of a buffer cover it exactly, in order, without overlap, every start but the first a
+ * multiple of the alignment and each slice within one alignment of bytes / slices; one slice is the whole buffer.
+ * The window the fault ledger gives a finding grows with the slices (and the async fingerprint's iteration). */
+Test(plugins, fingerprint_slices_cover_each_buffer_once)
+{
+    struct rng g;
+    rng_seed(&g, 29, 0);
+    for (int trial = 0; trial < 20000; trial++) {
+        size_t bytes = trial < 10 ? (size_t)trial : (size_t)(rng_next(&g) >> (rng_next(&g) % 60));
+        int slices = 1 + (int)(rng_next(&g) % (trial % 3 ? 16 : 1024));
+        size_t align = (size_t)1 << (rng_next(&g) % 7), at = 0;
+        for (int k = 0; k < slices; k++) {
+            size_t off, len;
+            fingerprint_slice(bytes, k, slices, align, &off, &len);
+            cr_assert_eq(off, at, "trial %d: %zu bytes, slice %d of %d starts at %zu, the last ended at %zu", trial,
+                         bytes, k, slices, off, at);
+            cr_assert(k == 0 || off % align == 0, "trial %d: slice %d starts at %zu (align %zu)", trial, k, off, align);
+            size_t even = bytes / (size_t)slices;   /* within an alignment (and a byte of rounding) of it */
+            cr_assert(len + align + 1 >= even && len <= even + align + 1, "trial %d: slice %d of %d is %zu bytes, "
+                      "%zu even (align %zu)", trial, k, slices, len, even, align);
+            at = off + len;
+        }
+        cr_assert_eq(at, bytes, "trial %d: the slices end at %zu of %zu", trial, at, bytes);
+        size_t off, len;
+        fingerprint_slice(bytes, 0, 1, align, &off, &len);
+        cr_assert(off == 0 && len == bytes);
+    }
+    const struct detector_ops *fp = detector_table[DET_FINGERPRINT];
+    struct fingerprint_params sync1 = { 0, 1 }, async1 = { 1, 1 }, sync4 = { 0, 4 }, async4 = { 1, 4 };
+    cr_assert(fp->window_of);
+    cr_assert_eq(fp->window_of(&sync1), 1);
+    cr_assert_eq(fp->window_of(&async1), 1);
+    cr_assert_eq(fp->window_of(&sync4), 4);
+    cr_assert_eq(fp->window_of(&async4), 4);
+    cr_assert_eq(fp->window_of(NULL), fp->window);
+}
+
 /* The supervisor-side checks are the detectors' own: fingerprint's vote over random fingerprints (few distinct values,
  * some ranks out) against a count done here; heartbeat's slow judgement against its parameters. */
 Test(plugins, supervisor_side_checks_live_in_the_detectors)

@@ -159,10 +159,12 @@ struct backend_ops {
     void (*hang)(void *b);                                       /* stop making progress on the device */
     int (*break_comm)(void *b, char *what, size_t n);            /* make the communicator fail */
     int (*abft)(void *b, double *err, double *tol);              /* check the GEMM output; 1: corrupted */
-    int (*fingerprint)(void *b, uint64_t *h);                    /* hash of the reduced buffer and the state */
+    /* hash of slice `slice` of `slices` of the reduced buffer and of the state (fingerprint_slice, aligned to 16
+     * bytes; slices 1: all of them) */
+    int (*fingerprint)(void *b, int slice, int slices, uint64_t *h);
     /* The same hash, asynchronous: start it after the all-reduce (0 or -1), take it later (1 with *h, 0 when
      * none is pending, -1 error); until taken the backend keeps its buffers unchanged for it. */
-    int (*fingerprint_start)(void *b);
+    int (*fingerprint_start)(void *b, int slice, int slices);
     int (*fingerprint_take)(void *b, uint64_t *h);
     int (*replay)(void *b, uint64_t *h);                         /* recompute the fixed GEMM; hash of its output */
     /* The device time detector det's own work has taken on this rank since it started, in seconds: between

@@ -175,6 +175,7 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
      * already, this is it seen again (a straggler's next slow iteration, a corruption still in the state) */
     const struct detector_ops *dop = detector_table[det];
     int match = -1, repeat = 0, sdc = dop->sdc;
+    int window = dop->window_of ? dop->window_of(scenario_detector_params(s->sc, det)) : dop->window;
     int once = dop->once && fatal;   /* a process replaced (a heartbeat's slow-rank finding is not fatal) */
     for (int i = s->fl->n_faults - 1; i >= 0 && match < 0; i--) {
         struct fault_rec *f = &s->fl->faults[i];
@@ -188,7 +189,7 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
         if (!f->observed && f->iter > iter && !whole_node)
             continue;   /* a fault of a later iteration cannot explain this one's finding (its report came first; a
                          * crashed node's other ranks may still have been an iteration behind) */
-        if (sdc && f->detector < 0 && !f->observed && !f->abandoned && iter - f->iter > dop->window)
+        if (sdc && f->detector < 0 && !f->observed && !f->abandoned && iter - f->iter > window)
             continue;   /* a corruption is found in its own iteration (abft) or by the next (an async fingerprint); an
                          * older flip no detector saw does not take the credit for a later finding (a NaN spread) */
         if (f->observed && f->detector >= 0 && (f->detector != det || f->detect_iter < iter - 1))

@@ -85,16 +85,16 @@ static int denv_abft(void *ctx, double *err, double *tol)
     return w->ops->abft(w->b, err, tol);
 }
 
-static int denv_fingerprint(void *ctx, uint64_t *h)
+static int denv_fingerprint(void *ctx, int slice, int slices, uint64_t *h)
 {
     struct worker_ctx *w = ctx;
-    return w->ops->fingerprint(w->b, h);
+    return w->ops->fingerprint(w->b, slice, slices, h);
 }
 
-static int denv_fingerprint_start(void *ctx)
+static int denv_fingerprint_start(void *ctx, int slice, int slices)
 {
     struct worker_ctx *w = ctx;
-    return w->ops->fingerprint_start(w->b);
+    return w->ops->fingerprint_start(w->b, slice, slices);
 }
 
 static void denv_fingerprint_take(void *ctx)

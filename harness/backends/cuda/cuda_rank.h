@@ -58,8 +58,8 @@ void cuda_steps_destroy(struct cuda_steps *st);
 /* detect.c: the detector hooks (backend_ops: abft, fingerprint, fingerprint_start / take, replay,
  * detector_device_s). */
 int cuda_abft(void *b, double *err, double *tol);
-int cuda_fingerprint(void *b, uint64_t *h);
-int cuda_fingerprint_start(void *b);
+int cuda_fingerprint(void *b, int slice, int slices, uint64_t *h);
+int cuda_fingerprint_start(void *b, int slice, int slices);
 int cuda_fingerprint_take(void *b, uint64_t *h);
 int cuda_replay(void *b, uint64_t *h);
 double cuda_detector_device_s(void *b, int det);

@@ -61,20 +61,37 @@ int cuda_abft(void *b, double *err, double *tol)
     return !(*err <= *tol);
 }
 
-/* Hashes the reduced buffer and the weights on the device. */
-int cuda_fingerprint(void *b, uint64_t *h)
+/* The two buffers the fingerprint hashes, slice `slice` of `slices` of each (fingerprint_slice, 16-byte aligned:
+ * the kernel's vector loads stay aligned): the reduced buffer and the weights. */
+static void cuda_fp_parts(struct cuda_rank *c, int slice, int slices, const void *bufs[2], size_t bytes[2])
 {
-    struct cuda_rank *c = b;
-    unsigned long long h1, h2;
     long m, n, k;
     enum dtype t;
     const void *a, *wts;
     gemm_chain_dims(c->gemm, &m, &n, &k, &t);
     gemm_chain_operands(c->gemm, &a, &wts);
+    const void *whole[2] = { coll_buffer(c->coll), wts };
+    size_t len[2] = { coll_count(c->coll) * coll_type_size(coll_type(c->coll)), (size_t)k * (size_t)n * dtype_size(t) };
+    for (int i = 0; i < 2; i++) {
+        size_t off;
+        fingerprint_slice(len[i], slice, slices, 16, &off, &bytes[i]);
+        bufs[i] = (const char *)whole[i] + off;
+    }
+}
+
+/* Hashes the reduced buffer and the weights (slice `slice` of `slices` of each) on the device. */
+int cuda_fingerprint(void *b, int slice, int slices, uint64_t *h)
+{
+    struct cuda_rank *c = b;
+    unsigned long long h1, h2;
+    const void *bufs[2];
+    size_t bytes[2];
+    if (!c->coll)
+        return -1;
+    cuda_fp_parts(c, slice, slices, bufs, bytes);
     int began = cuda_det_begin(c);
-    int rc = kernel_fingerprint(coll_buffer(c->coll), coll_count(c->coll) * coll_type_size(coll_type(c->coll)), &h1,
-                                c->stream) != 0 ||
-             kernel_fingerprint(wts, (size_t)k * (size_t)n * dtype_size(t), &h2, c->stream) != 0;
+    int rc = kernel_fingerprint(bufs[0], bytes[0], &h1, c->stream) != 0 ||
+             kernel_fingerprint(bufs[1], bytes[1], &h2, c->stream) != 0;
     cuda_det_end(c, DET_FINGERPRINT, began);
     if (rc)
         return -1;
@@ -84,16 +101,11 @@ int cuda_fingerprint(void *b, uint64_t *h)
 
 /* Starts the fingerprint of the reduced buffer and the weights on the fingerprint stream, after the all-reduce
  * on the rank's stream: it runs beside the next compute phase; the next all-reduce waits for it. */
-int cuda_fingerprint_start(void *b)
+int cuda_fingerprint_start(void *b, int slice, int slices)
 {
     struct cuda_rank *c = b;
     if (!c->coll || c->fp_pending)
         return -1;
-    long m, n, k;
-    enum dtype t;
-    const void *a, *wts;
-    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
-    gemm_chain_operands(c->gemm, &a, &wts);
     if (!c->fp_stream) {   /* the first use: a stream, two events, 2 words on each side */
         if (CUDA_CHECK(cudaStreamCreateWithFlags(&c->fp_stream, cudaStreamNonBlocking)) ||
             CUDA_CHECK(cudaEventCreateWithFlags(&c->fp_after, cudaEventDisableTiming)) ||
@@ -102,9 +114,8 @@ int cuda_fingerprint_start(void *b)
             CUDA_CHECK(cudaMallocHost((void **)&c->fp_sums, 2 * sizeof *c->fp_sums)))
             return -1;
     }
-    const void *bufs[2] = { coll_buffer(c->coll), wts };
-    c->fp_bytes[0] = coll_count(c->coll) * coll_type_size(coll_type(c->coll));
-    c->fp_bytes[1] = (size_t)k * (size_t)n * dtype_size(t);
+    const void *bufs[2];
+    cuda_fp_parts(c, slice, slices, bufs, c->fp_bytes);
     if (CUDA_CHECK(cudaEventRecord(c->fp_after, c->stream)) || CUDA_CHECK(cudaStreamWaitEvent(c->fp_stream, c->fp_after, 0)) ||
         CUDA_CHECK(cudaEventRecord(c->fp_t0, c->fp_stream)) ||
         kernel_fingerprint_async(bufs, c->fp_bytes, 2, c->fp_acc, c->fp_sums, c->fp_stream) != 0 ||

@@ -72,21 +72,24 @@ int sim_abft(void *b, double *err, double *tol)
     return rc;
 }
 
-/* Hashes the reduced buffer (the gradients after the all-reduce) and the weights. */
-int sim_fingerprint(void *b, uint64_t *h)
+/* Hashes slice `slice` of `slices` of the reduced buffer (the gradients after the all-reduce) and of the weights,
+ * cut as the cuda backend cuts its buffers (fingerprint_slice, 16-byte aligned). */
+int sim_fingerprint(void *b, int slice, int slices, uint64_t *h)
 {
     struct sim *s = b;
     uint64_t t0 = mono_ns();
-    *h = fnv1a64(s->grad, s->elems * sizeof(float)) * 0x100000001b3ull ^ fnv1a64(s->weights, s->elems * sizeof(float));
+    size_t off, len;
+    fingerprint_slice(s->elems * sizeof(float), slice, slices, 16, &off, &len);
+    *h = fnv1a64((const char *)s->grad + off, len) * 0x100000001b3ull ^ fnv1a64((const char *)s->weights + off, len);
     s->det_dev_s[DET_FINGERPRINT] += (double)(mono_ns() - t0) * 1e-9;
     return 0;
 }
 
 /* The asynchronous form: the hash is taken now, handed over at take (the worker's deferral is what is tested). */
-int sim_fingerprint_start(void *b)
+int sim_fingerprint_start(void *b, int slice, int slices)
 {
     struct sim *s = b;
-    s->fp_pending = sim_fingerprint(b, &s->fp_hash) == 0;
+    s->fp_pending = sim_fingerprint(b, slice, slices, &s->fp_hash) == 0;
     return s->fp_pending ? 0 : -1;
 }
 

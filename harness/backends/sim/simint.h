@@ -77,8 +77,8 @@ double sim_steps_estimate_s(const struct scenario *sc, int world);   /* nominal,
 int sim_corrupt(void *b, struct corruption *c, char *what, size_t n);
 int sim_break_comm(void *b, char *what, size_t n);
 int sim_abft(void *b, double *err, double *tol);
-int sim_fingerprint(void *b, uint64_t *h);
-int sim_fingerprint_start(void *b);
+int sim_fingerprint(void *b, int slice, int slices, uint64_t *h);
+int sim_fingerprint_start(void *b, int slice, int slices);
 int sim_fingerprint_take(void *b, uint64_t *h);
 int sim_replay(void *b, uint64_t *h);
 double sim_detector_device_s(void *b, int det);

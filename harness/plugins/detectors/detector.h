@@ -20,8 +20,9 @@ struct detector_env {
     void *ctx;
     int64_t iter;                                             /* the rank's iteration */
     int (*abft)(void *ctx, double *err, double *tol);         /* 1: the GEMM's checksums disagree */
-    int (*fingerprint)(void *ctx, uint64_t *h);               /* 0: h, the state's fingerprint, now */
-    int (*fingerprint_start)(void *ctx);                      /* 0: one started in the background */
+    /* 0: h, the fingerprint of slice `slice` of `slices` of the state (fingerprint_slice), now */
+    int (*fingerprint)(void *ctx, int slice, int slices, uint64_t *h);
+    int (*fingerprint_start)(void *ctx, int slice, int slices);   /* 0: one started in the background */
     void (*fingerprint_take)(void *ctx);                      /* the one started last is reported (if any) */
     void (*fingerprint_pending)(void *ctx);                   /* the one just started is this iteration's */
     int (*replay)(void *ctx, uint64_t *h);                    /* 0: h, the GEMM computed again */
@@ -46,6 +47,9 @@ struct detector_ops {
      * sdc: it finds silent corruption, at most `window` iterations after the corrupted one (0: in that iteration);
      * once: its fatal finding is a process gone or replaced, a new failure every time (never a fault seen again). */
     int sdc, window, once;
+    /* The window for the detector's parameters as the scenario gives them (NULL: `window`): a fingerprint hashing
+     * slices finds a lasting corruption up to slices - 1 iterations later. */
+    int (*window_of)(const void *params);
     /* Supervisor-side checks over every rank's reports (NULL: none). vote: every rank's fingerprint of one iteration
      * (dropped[r]: rank r is out of the run, its value not counted) gives the value most hold, and whether another value is held as often (a tie).
      * slow: a rank's compute phase of dur seconds against its peers' (n of them); *count holds how many in a row
@@ -62,7 +66,12 @@ void detector_observed_kind(int det, int slow, char *out, size_t n);
 extern const struct detector_ops *const detector_table[];
 
 struct replay_params { int64_t every; };
-struct fingerprint_params { int async; };
+struct fingerprint_params { int async; int64_t slices; };
+
+/* Slice `slice` (0 .. slices - 1) of a buffer of `bytes`, as the fingerprint hashes it: [*off, *off + *len), its
+ * start a multiple of align (a power of two); the slices of one buffer cover it exactly, none overlapping, in
+ * order, each within align bytes of bytes / slices. With slices 1: the whole buffer. */
+void fingerprint_slice(size_t bytes, int slice, int slices, size_t align, size_t *off, size_t *len);
 struct heartbeat_params { double factor, min_excess_s; int64_t persist; };
 
 #endif

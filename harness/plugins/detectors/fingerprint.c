@@ -11,13 +11,33 @@ static void fingerprint_check(const struct detector_env *env, const void *params
     uint64_t h;
     if (!env->fingerprint)
         return;
+    /* every rank hashes the same slice at the same iteration (a restart repeats an iteration, and its slice) */
+    int slices = fp && fp->slices > 1 ? (int)fp->slices : 1, slice = (int)((env->iter % slices + slices) % slices);
     if (fp && fp->async && env->fingerprint_start) {   /* the last one is done by now: report it, start this */
         env->fingerprint_take(env->ctx);
-        if (env->fingerprint_start(env->ctx) == 0)
+        if (env->fingerprint_start(env->ctx, slice, slices) == 0)
             env->fingerprint_pending(env->ctx);
-    } else if (env->fingerprint(env->ctx, &h) == 0) {
+    } else if (env->fingerprint(env->ctx, slice, slices, &h) == 0) {
         env->fingerprint_out(env->ctx, h);
     }
+}
+
+void fingerprint_slice(size_t bytes, int slice, int slices, size_t align, size_t *off, size_t *len)
+{
+    if (slices < 1 || slice < 0 || slice >= slices || align < 1) {
+        *off = 0;
+        *len = bytes;
+        return;
+    }
+    /* bytes * slice / slices without overflow (bytes < 2^64, slices <= 2^31) */
+    size_t q = bytes / (size_t)slices, r = bytes % (size_t)slices;
+    size_t lo = q * (size_t)slice + r * (size_t)slice / (size_t)slices;
+    size_t hi = slice + 1 == slices ? bytes : q * (size_t)(slice + 1) + r * (size_t)(slice + 1) / (size_t)slices;
+    lo -= lo % align;
+    if (slice + 1 < slices)
+        hi -= hi % align;
+    *off = slice == 0 ? 0 : lo;
+    *len = hi > *off ? hi - *off : 0;
 }
 
 /* The supervisor's side: the value most ranks hold is taken as right; another held as often is a tie. */
@@ -43,9 +63,22 @@ static void fingerprint_vote(const uint64_t *h, const int *dropped, int n, uint6
     *tie_out = tie;
 }
 
+/* A corruption is found in its iteration or the next (a flip of the weights after the check's point; an async
+ * fingerprint names the iteration it hashed); with slices, one that lasts is hashed up to slices - 1 iterations
+ * after that. */
+static int fingerprint_window(const void *params)
+{
+    const struct fingerprint_params *fp = params;
+    return fp && fp->slices > 1 ? (int)fp->slices : 1;
+}
+
 static const struct param fingerprint_params[] = {
     { "async", PT_BOOL, offsetof(struct fingerprint_params, async), .def = "false",
       .help = "hash beside the next compute phase (no wait in the loop; seen one iteration later)" },
+    { "slices", PT_INT, offsetof(struct fingerprint_params, slices), .def = "1", .min = 1, .max = 1024,
+      .help = "hash 1/slices of the reduced buffer and of the weights each iteration, the next slice the next "
+              "iteration (every byte once in `slices` iterations): a corruption that lasts (the weights) is seen "
+              "within `slices` iterations, one the next all-reduce overwrites with probability 1/slices" },
     { 0 },
 };
 
@@ -64,5 +97,6 @@ const struct detector_ops detector_fingerprint = {
     .check = fingerprint_check,
     .sdc = 1,
     .window = 1,   /* an async fingerprint is reported one iteration later */
+    .window_of = fingerprint_window,
     .vote = fingerprint_vote,
 };
