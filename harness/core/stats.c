@@ -40,6 +40,46 @@ double series_pct(struct series *s, double p)
     return s->v[i] + (pos - (double)i) * (s->v[i + 1] - s->v[i]);
 }
 
+size_t ratio_median_ci(const double *num, const double *den, size_t n, double conf, double *median, double *lo,
+                       double *hi)
+{
+    double *r = xmalloc((n ? n : 1) * sizeof *r);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(num[i]) && isfinite(den[i]) && num[i] > 0 && den[i] > 0)
+            r[m++] = num[i] / den[i];
+    *median = *lo = *hi = NAN;
+    if (m) {
+        qsort(r, m, sizeof *r, cmp_double);
+        *median = m % 2 ? r[m / 2] : 0.5 * (r[m / 2 - 1] + r[m / 2]);
+        /* k: the most order statistics cut from each end with P(B(m, 1/2) < k) <= alpha / 2 */
+        double half = (1 - conf) / 2, cdf = 0, lfull = lgamma((double)m + 1);
+        size_t k = 0;
+        for (size_t i = 0; i < m; i++) {
+            cdf += exp(lfull - lgamma((double)i + 1) - lgamma((double)(m - i) + 1) - (double)m * log(2.0));
+            if (cdf > half)
+                break;
+            k = i + 1;   /* P(B < i + 1) = cdf <= half */
+        }
+        if (k == 0 || 2 * k > m) {
+            *lo = r[0];
+            *hi = r[m - 1];
+        } else {
+            *lo = r[k - 1];
+            *hi = r[m - k];
+        }
+    }
+    free(r);
+    return m;
+}
+
+int ratio_verdict(double median, double hi, double aim)
+{
+    if (median >= aim)
+        return 1;
+    return hi < aim ? -1 : 0;
+}
+
 double series_mean(const struct series *s)
 {
     if (!s->n)
