@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -234,6 +235,39 @@ int e2e_free_port(void)
     cr_assert_eq(getsockname(fd, (struct sockaddr *)&sa, &len), 0, "getsockname: %s", strerror(errno));
     close(fd);
     return ntohs(sa.sin_port);
+}
+
+void e2e_keep(const char *dir, const char *name)
+{
+    const char *keep = getenv("GAUNTLET_TEST_KEEP");
+    if (!keep || !*keep)
+        return;
+    char to[1024], path[1200];
+    snprintf(to, sizeof to, "%s/%s", keep, name);
+    if ((mkdir(keep, 0755) != 0 && errno != EEXIST) || (mkdir(to, 0755) != 0 && errno != EEXIST)) {
+        cr_log_warn("cannot keep the run in %s: %s", to, strerror(errno));
+        return;
+    }
+    static const char *const files[] = { "summary.json", "power.csv", "events.jsonl", "scenario.yaml" };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        FILE *in = fopen(path, "rb");
+        if (!in)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", to, files[i]);
+        FILE *out = fopen(path, "wb");
+        char buf[1 << 16];
+        size_t k;
+        int bad = !out;
+        while (out && (k = fread(buf, 1, sizeof buf, in)) > 0)
+            bad |= fwrite(buf, 1, k, out) != k;
+        fclose(in);
+        if (out && fclose(out) != 0)
+            bad = 1;
+        if (bad)
+            cr_log_warn("cannot keep %s: %s", path, strerror(errno));
+    }
+    cr_log_info("the run kept in %s", to);
 }
 
 int e2e_worker_pids(const char *dir, pid_t *pids, int max)

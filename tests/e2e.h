@@ -45,6 +45,10 @@ int e2e_wait_started(const char *dir, int n, double timeout_s);
 /* A TCP port on 127.0.0.1 that nothing listens on now (the kernel's choice: bound to port 0, then closed), for a
  * run's --metrics: a port made from the pid may be one of the ephemeral ports another test's connection holds. */
 int e2e_free_port(void);
+/* Where the environment names a folder (GAUNTLET_TEST_KEEP: tests/gpu-check.sh sets one inside its OUTDIR), copies
+ * the run in dir (summary.json, power.csv, events.jsonl, scenario.yaml; those present) to that folder's subfolder
+ * name, for a GPU run's figures to come back with the check's files; else does nothing. */
+void e2e_keep(const char *dir, const char *name);
 #define E2E_SETUP_S 120.0
 /* Loads dir/summary.json (test fails if it is missing or invalid). */
 json_t *e2e_summary(const char *dir);

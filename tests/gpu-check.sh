@@ -23,7 +23,8 @@
 #                sm_90: 3-4 min more, so a first call on a fresh machine with the packages is longer than 8 min
 #   tests        the GPU test executables one by one (--jobs 1: they share the GPU), and test_gpu_scenarios:
 #                gemm ~10 s, faults ~20 s, coll ~15 s, e2e ~45 s (4 runs of 1 rank, a 9 s replay), mitigations
-#                ~100 s (4 runs x 30 iterations of 0.64 s, the filler's tuning); ~3 min
+#                ~100 s (4 runs x 30 iterations of 0.64 s, the filler's tuning); ~3 min. The replay and mitigation
+#                tests keep their runs (summary.json, power.csv, events.jsonl) in OUTDIR/test-runs/
 #   gemm         bench gemm --dtype all --iters 20 at three shapes, PyTorch's matmul in turn with ours: ~90 s
 #   allreduce    bench allreduce --maxbytes 1G (one rank): ~10 s
 #   sampling     bench sampling 2 s idle, then under gpu-single at 14 iterations of ~1 s: ~25 s
@@ -122,7 +123,9 @@ if want tests && ! gpu_only "GPU tests"; then
   for t in "$build"/tests/test_cuda_* "$build/tests/test_gpu_scenarios"; do
     [ -x "$t" ] || { row "GPU tests" "FAILED: no $t (a build with the cuda backend has it)"; tests_rc=1; continue; }
     # the executables run gauntlet and read scenarios where they lie now (a bundle carried from another machine)
-    GAUNTLET_BIN="$(cd "$build" && pwd)/gauntlet" GAUNTLET_SRC="$PWD" to 300 "$t" --jobs 1 --verbose >"$out/test.log" 2>&1
+    # the replay and mitigation tests keep their runs (summary, power.csv, events) in OUTDIR/test-runs/
+    GAUNTLET_BIN="$(cd "$build" && pwd)/gauntlet" GAUNTLET_SRC="$PWD" GAUNTLET_TEST_KEEP="$(cd "$out" && pwd)/test-runs" \
+      to 300 "$t" --jobs 1 --verbose >"$out/test.log" 2>&1
     rc=$?
     cat "$out/test.log" >>"$out/tests-cuda-verbose.log"
     [ $rc = 0 ] || tests_rc=1

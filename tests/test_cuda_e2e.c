@@ -127,6 +127,7 @@ static double replay_correlation(const char *file, const char *what)
     cr_assert_eq(chdir(e2e_src()), 0, "%s", e2e_src());
     const char *sc = e2e_gpu_scenario(file), *out = e2e_outdir();
     int rc = e2e_run("/tmp/gauntlet-cuda-replay.log", (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
+    e2e_keep(out, file);
     cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-replay.log", rc);
     json_t *s = e2e_summary(out);
     json_t *fit = json_object_get(json_object_get(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "power"),
@@ -136,6 +137,9 @@ static double replay_correlation(const char *file, const char *what)
     cr_log_info("GPU replay of %s: correlation %g (want >= 0.9), rms %g W, band shares within %g points", what, corr,
                 json_number_value(json_object_get(fit, "rms_error_w")),
                 json_number_value(json_object_get(fit, "band_share_max_diff_points")));
+    char *all = json_dumps(fit, JSON_COMPACT | JSON_REAL_PRECISION(6));
+    cr_log_info("the fidelity in full: %s", all ? all : "?");
+    free(all);
     json_decref(s);
     return corr;
 }

@@ -43,6 +43,7 @@ Test(cuda_mitigations, filler_ramp_and_emulated_smoothing_meet_issue_28, .timeou
     const char *sc = e2e_gpu_scenario("mitigations.yaml"), *out = e2e_outdir();
     int rc = e2e_run("/tmp/gauntlet-cuda-mit.log", (const char *[]){ "run", sc, "--backend", "cuda", "--headless", "--out",
                                                                       out, NULL });
+    e2e_keep(out, "mitigations.yaml");
     cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-mit.log", rc);
     json_t *s = e2e_summary(out);
     json_t *none = run_of(s, 0), *fill = run_of(s, 1), *ramp = run_of(s, 2), *smooth = run_of(s, 3);
