@@ -2,6 +2,7 @@
  * with the troubles a real device has: noise, a slow drift of its clocks, a one-off spike, candidates that fail. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <string.h>
 
 #include "autotune.h"
 #include "stats.h"
@@ -134,4 +135,24 @@ Test(autotune, the_median_ratio_interval_holds_the_true_ratio)
         cr_log_info("shape %d: the interval held the true ratio in %.1f %% of %d experiments", shape, 100 * cover, trials);
         cr_assert(cover >= 0.94, "shape %d: coverage %.3f (the level is 0.95, 0.959 exact at 20 pairs)", shape, cover);
     }
+}
+
+/* GAUNTLET_GEMM_TUNE's text: a window in ms and an optional warm-up in s, each in its range; anything else is an
+ * error that says what was expected (the GEMM then keeps its defaults). */
+Test(autotune, the_tuning_timing_parses_or_says_what_was_expected)
+{
+    double c = -1, w = -1;
+    char why[256];
+    cr_assert_eq(autotune_timing_parse("30", &c, &w, why, sizeof why), 0);
+    cr_assert(fabs(c - 0.030) < 1e-12 && w == 0);
+    cr_assert_eq(autotune_timing_parse("2.5,0.25", &c, &w, why, sizeof why), 0);
+    cr_assert(fabs(c - 0.0025) < 1e-12 && fabs(w - 0.25) < 1e-12);
+    static const char *const bad[] = { "", "x", "30x", "30,", "30,x", "0.05", "201", "30,-1", "30,6", "nan", "30,0.2,1" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        c = w = -1;
+        cr_assert_eq(autotune_timing_parse(bad[i], &c, &w, why, sizeof why), -1, "'%s' taken", bad[i]);
+        cr_assert(strstr(why, "expected CALL_MS[,WARM_S]"), "%s", why);
+        cr_assert(c == -1 && w == -1, "'%s': nothing written on an error", bad[i]);
+    }
+    cr_assert_eq(autotune_timing_parse(NULL, &c, &w, why, sizeof why), -1);
 }

@@ -2,6 +2,7 @@
 #include "autotune.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "util.h"
@@ -87,4 +88,24 @@ int autotune_pick(int n, autotune_time_fn time_one, void *ctx, int calls, int ro
     free(score);
     free(ratio);
     return pick;
+}
+
+int autotune_timing_parse(const char *text, double *call_s, double *warm_s, char *why, size_t n)
+{
+    char *end = (char *)text;
+    double ms = text ? strtod(text, &end) : NAN, w = 0;
+    if (text && end != text && *end == ',') {
+        const char *p = end + 1;
+        w = strtod(p, &end);
+        if (end == p)
+            end = (char *)text;   /* nothing after the comma */
+    }
+    if (!text || end == text || *end || !(ms >= 0.1 && ms <= 200) || !(w >= 0 && w <= 5)) {
+        snprintf(why, n, "'%s': expected CALL_MS[,WARM_S] with 0.1 <= CALL_MS <= 200 (ms) and 0 <= WARM_S <= 5 (s)",
+                 text ? text : "");
+        return -1;
+    }
+    *call_s = ms * 1e-3;
+    *warm_s = w;
+    return 0;
 }

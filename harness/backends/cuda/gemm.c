@@ -161,6 +161,23 @@ static int gemm_describe(struct gemm_chain *g)
 #define GEMM_TUNE_TIE 0.005        /* within 0.5 %: the heuristic's own ranking decides */
 #define GEMM_TUNE_CALL_S 2e-3      /* each measurement runs the GEMM for about this long */
 
+/* The tuning's timing: each measurement about call_s long, after warm_s of the heuristic's first. The defaults
+ * time the candidates at once (inside a power limiter's start burst: on an H200 that ranked them better than
+ * 2 ms windows at the limit did, docs/performance.md); GAUNTLET_GEMM_TUNE="CALL_MS[,WARM_S]" (0.1-200 ms,
+ * 0-5 s) sets both, for measuring a ranking at the limit with longer windows. A bad value is said, and ignored. */
+static void gemm_tune_timing(double *call_s, double *warm_s)
+{
+    char why[256];
+    const char *e = getenv("GAUNTLET_GEMM_TUNE");
+    *call_s = GEMM_TUNE_CALL_S;
+    *warm_s = 0;
+    if (e && *e && autotune_timing_parse(e, call_s, warm_s, why, sizeof why) != 0) {
+        gl_log("GAUNTLET_GEMM_TUNE=%s; the defaults (%.0f ms, no warm-up) are used", why, GEMM_TUNE_CALL_S * 1e3);
+        *call_s = GEMM_TUNE_CALL_S;
+        *warm_s = 0;
+    }
+}
+
 /* One candidate timed on the chain's own data (autotune_time_fn). */
 struct gemm_tune_ctx {
     struct gemm_chain *g;
@@ -217,8 +234,16 @@ static int gemm_pick_algo(struct gemm_chain *g, cudaStream_t s)
     if (CUDA_CHECK(cudaEventCreate(&c.e0)) == 0) {
         if (CUDA_CHECK(cudaEventCreate(&c.e1)) == 0) {
             double one = gemm_time_candidate(&c, 0, 1), per[GEMM_CANDIDATES];   /* the call count from the first */
-            int calls = one > 0 ? (int)ceil(GEMM_TUNE_CALL_S / one) : 1;
-            calls = calls < 1 ? 1 : calls > 64 ? 64 : calls;
+            double call_s, warm_s;
+            gemm_tune_timing(&call_s, &warm_s);
+            int calls = one > 0 ? (int)ceil(call_s / one) : 1;
+            calls = calls < 1 ? 1 : calls > 4096 ? 4096 : calls;
+            for (double warm = 0; one > 0 && warm < warm_s;) {   /* GAUNTLET_GEMM_TUNE's warm-up, if any */
+                double t = gemm_time_candidate(&c, 0, calls);
+                if (!(t > 0))
+                    break;
+                warm += t;
+            }
             int pick = one > 0 ? autotune_pick(found, gemm_time_candidate, &c, calls, GEMM_TUNE_ROUNDS, GEMM_TUNE_TIE, per)
                                : -1;
             if (pick >= 0) {
