@@ -171,11 +171,8 @@ static void gemm_tune_timing(double *call_s, double *warm_s)
     const char *e = getenv("GAUNTLET_GEMM_TUNE");
     *call_s = GEMM_TUNE_CALL_S;
     *warm_s = 0;
-    if (e && *e && autotune_timing_parse(e, call_s, warm_s, why, sizeof why) != 0) {
+    if (e && *e && autotune_timing_parse(e, call_s, warm_s, why, sizeof why) != 0)   /* writes nothing then */
         gl_log("GAUNTLET_GEMM_TUNE=%s; the defaults (%.0f ms, no warm-up) are used", why, GEMM_TUNE_CALL_S * 1e3);
-        *call_s = GEMM_TUNE_CALL_S;
-        *warm_s = 0;
-    }
 }
 
 /* One candidate timed on the chain's own data (autotune_time_fn). */

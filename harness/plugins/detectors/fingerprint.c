@@ -36,8 +36,8 @@ void fingerprint_slice(size_t bytes, int slice, int slices, size_t align, size_t
     lo -= lo % align;
     if (slice + 1 < slices)
         hi -= hi % align;
-    *off = slice == 0 ? 0 : lo;
-    *len = hi > *off ? hi - *off : 0;
+    *off = lo;   /* slice 0 starts at 0 */
+    *len = hi > lo ? hi - lo : 0;
 }
 
 /* The supervisor's side: the value most ranks hold is taken as right; another held as often is a tie. */
