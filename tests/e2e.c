@@ -335,3 +335,53 @@ void e2e_need_gpu(void)
     if (backend_find("cuda")->probe(why, sizeof why) != 0)
         cr_skip_test("%s", why);
 }
+
+int e2e_gap_shortfalls(const char *dir, int run, double floor_w, double *short_w, int max)
+{
+    char path[512], line[1024];
+    static double st[200000], sw[200000], ends[4096];
+    char tag[32];
+    int ns = 0, ne = 0;
+    snprintf(tag, sizeof tag, "\"run\":%d,", run);
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "no %s", path);
+    while (fgets(line, sizeof line, f) && ns < 200000) {
+        char *col[16];
+        int k = 0;
+        for (char *p = line, *q; k < 16 && p; p = q ? q + 1 : NULL, k++) {
+            q = strchr(p, ',');
+            col[k] = p;
+            if (q)
+                *q = 0;
+        }
+        if (k < 12 || strcmp(col[1], "0") != 0 || !*col[2] || !*col[11] || col[11][0] == '\n')
+            continue;
+        double t = atof(col[11]);
+        if (ns && t <= st[ns - 1])
+            continue;   /* the same sample read again */
+        st[ns] = t;
+        sw[ns++] = atof(col[2]);
+    }
+    fclose(f);
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    f = fopen(path, "r");
+    cr_assert(f, "no %s", path);
+    while (fgets(line, sizeof line, f) && ne < 4096)
+        if (strstr(line, "\"event\":\"phase_end\"") && strstr(line, "\"phase\":\"compute\"") &&
+            strstr(line, "\"rank\":0,") && strstr(line, tag))
+            ends[ne++] = atof(strchr(line, ':') + 1);
+    fclose(f);
+    int n = 0;
+    for (int g = 0; g < ne && n < max; g++, n++) {
+        double sum = 0;
+        int c = 0;
+        for (int i = 0; i < ns; i++)
+            if (st[i] - 0.020 >= ends[g] && st[i] <= ends[g] + 0.120) {
+                sum += floor_w - sw[i];
+                c++;
+            }
+        short_w[n] = c ? sum / c : NAN;
+    }
+    return n;
+}

@@ -50,6 +50,10 @@ int e2e_free_port(void);
  * name, for a GPU run's figures to come back with the check's files; else does nothing. */
 void e2e_keep(const char *dir, const char *name);
 #define E2E_SETUP_S 120.0
+/* The mean shortfall of floor_w over the first 120 ms of each gap after one of rank 0's compute phases of run run,
+ * from the readings in dir (each the sensor's sample, stamped with the end of its 20 ms window: the windows wholly
+ * inside [end, end + 120 ms]). Fills short_w[] per gap (NAN: no sample there), returns the number of gaps. */
+int e2e_gap_shortfalls(const char *dir, int run, double floor_w, double *short_w, int max);
 /* Loads dir/summary.json (test fails if it is missing or invalid). */
 json_t *e2e_summary(const char *dir);
 /* The i-th injected fault record of summary s (borrowed; NULL: none), passing over observed ones: a busy machine

@@ -4,7 +4,8 @@
  * fall and the climb never faster than asked, the climb done when the gap ends, the floor raised only where the
  * ramps do not fit and then exactly enough; the measured curve inverted within the part of it that rises (the power
  * limit flattens its top) and refused when nothing rises; the gap's expected length; the slow correction converging on a biased GPU and staying bounded; the replay's loop on a
- * modelled GPU and sensor correcting a wrong curve without winding up at the trace's edges. */
+ * modelled GPU and sensor correcting a wrong curve without winding up at the trace's edges; the learning of the gap's first part
+ * filling a modelled limiter's dip where the filler can, never asking past its most, noise alone keeping it small. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
@@ -340,4 +341,149 @@ Test(fillplan, the_replay_loop_corrects_a_wrong_curve_without_winding_up_at_edge
     cr_assert_leq(worst, 35, "gated: %.1f W off 100 ms after an edge of a random trace", worst);
     cr_assert_leq(worst, 0.5 * worst0, "gated %.1f W against ungated %.1f W", worst, worst0);
     cr_assert_geq(wins, 190, "the gate is no worse on %d of 200 random traces", wins);
+}
+
+/* A modelled GPU at its power limit after a compute phase: the filler asked for a (the plan's level plus the boost)
+ * draws idle + (a - idle) (1 - k(t)) where k(t) = k0 exp(-t / tau) (the clocks the limiter lowered coming back),
+ * at most its most (top) at those clocks. */
+struct dip_gpu {
+    double idle, top, k0, tau;
+};
+
+static double dip_gpu_w(const struct dip_gpu *g, const struct fill_plan *p, const struct fill_learn *l, double t)
+{
+    double asked = fill_plan_watts(p, t);
+    if (!(asked > g->idle))
+        return g->idle;
+    double a = fmax(g->idle, fmin(g->top, asked + fill_learn_boost(l, t)));
+    return g->idle + (a - g->idle) * (1 - g->k0 * exp(-t / g->tau));
+}
+
+/* One gap of gap_s on the modelled GPU through a 20 ms sensor (each sample the mean over its window), the samples'
+ * grid at phase ph; fills s, returns how many. */
+static int dip_gpu_samples(const struct dip_gpu *g, const struct fill_plan *p, const struct fill_learn *l,
+                           double gap_s, double ph, struct fill_sample *s, int max)
+{
+    int n = 0;
+    for (double t = ph; t <= gap_s + 0.05 && n < max; t += 0.02) {
+        double sum = 0;
+        for (int k = 0; k < 40; k++)
+            sum += dip_gpu_w(g, p, l, t - 0.02 + 0.02 * (k + 0.5) / 40);
+        s[n++] = (struct fill_sample){ t, sum / 40 };
+    }
+    return n;
+}
+
+/* The mean shortfall (plan - drawn, electrical, 1 ms steps) over [0, span) of a gap where the plan asks for the
+ * filler, and the same where the filler could still draw more (asked + boost under its most). */
+static double dip_gpu_shortfall(const struct dip_gpu *g, const struct fill_plan *p, const struct fill_learn *l,
+                                double span, int reachable_only)
+{
+    double sum = 0;
+    int n = 0;
+    for (double t = 0.0005; t < span; t += 0.001) {
+        double asked = fill_plan_watts(p, t);
+        if (!(asked > g->idle))
+            continue;
+        double most = g->idle + (g->top - g->idle) * (1 - g->k0 * exp(-t / g->tau));
+        if (reachable_only && asked > most - 1)
+            continue;   /* the filler cannot draw the plan's level there, whatever it is asked */
+        sum += asked - dip_gpu_w(g, p, l, t);
+        n++;
+    }
+    return n ? sum / n : 0;
+}
+
+Test(fillplan, learning_fills_the_dip_after_compute_where_the_filler_can_and_never_asks_past_its_most)
+{
+    struct rng r;
+    rng_seed(&r, 29, 3);
+    static struct fill_sample s[128];
+    double worst = 0, worst_before = 0;
+    for (int c = 0; c < 2000; c++) {
+        struct dip_gpu g = { .idle = 80 + 100 * rng_uniform(&r), .k0 = 0.45 * rng_uniform(&r),
+                             .tau = 0.03 + 0.12 * rng_uniform(&r) };
+        double compute = g.idle + 300 + 500 * rng_uniform(&r);
+        g.top = g.idle + (compute - g.idle) * (0.8 + 0.3 * rng_uniform(&r));
+        double floor = g.idle + (fmin(compute, g.top) - g.idle) * (0.2 + 0.75 * rng_uniform(&r));
+        double down = rng_uniform(&r) < 0.3 ? 1000 + 9000 * rng_uniform(&r) : 0, gap = 0.15 + 0.85 * rng_uniform(&r);
+        struct fill_plan p;
+        fill_plan_make(&p, floor, down, 0, g.idle, compute, g.top, gap);
+        struct fill_learn l;
+        memset(&l, 0, sizeof l);
+        /* the part a whole sample's window can teach: not the gap's last 20 ms */
+        double span = fmin(gap - FILL_LEARN_BIN_S, 0.2), before = dip_gpu_shortfall(&g, &p, &l, span, 1);
+        for (int k = 0; k < 30; k++) {
+            int n = dip_gpu_samples(&g, &p, &l, gap, 0.02 * rng_uniform(&r), s, 128);
+            fill_learn_gap(&l, &p, g.idle, gap, s, n, 0);
+            for (int j = 0; j < FILL_LEARN_BINS; j++) {   /* never past the filler's most, never under idle */
+                double lo = INFINITY, hi = -INFINITY;
+                for (int q = 0; q <= 20; q++) {
+                    double v = fill_plan_watts(&p, FILL_LEARN_BIN_S * (j + q / 20.0));
+                    lo = fmin(lo, v);
+                    hi = fmax(hi, v);
+                }
+                cr_assert(lo + l.boost_w[j] <= g.top + 1e-6 && (hi + l.boost_w[j] >= g.idle - 1e-6 || !(hi > g.idle)),
+                          "case %d, bin %d: the plan's %.1f-%.1f W + %.1f W, past [%.1f, %.1f]", c, j, lo, hi,
+                          l.boost_w[j], g.idle, g.top);
+            }
+        }
+        double after = dip_gpu_shortfall(&g, &p, &l, span, 1);
+        worst = fmax(worst, fabs(after) - 0.1 * fabs(before));
+        worst_before = fmax(worst_before, before);
+    }
+    cr_log_info("dip after compute: worst shortfall %.2f W beyond a tenth of the unlearned one (worst unlearned %.1f W)",
+                worst, worst_before);
+    cr_assert_leq(worst, 3, "learning left %.2f W of shortfall beyond a tenth of the unlearned one", worst);
+}
+
+Test(fillplan, learning_from_noise_alone_stays_small_and_only_whole_windows_inside_the_gap_teach)
+{
+    struct rng r;
+    rng_seed(&r, 31, 4);
+    static struct fill_sample s[128];
+    struct dip_gpu g = { .idle = 120, .top = 700, .k0 = 0, .tau = 0.1 };
+    struct fill_plan p;
+    fill_plan_make(&p, 560, 0, 0, g.idle, 720, g.top, 0.5);
+    struct fill_learn l;
+    memset(&l, 0, sizeof l);
+    double sum2 = 0;
+    int n2 = 0;
+    for (int k = 0; k < 400; k++) {   /* a GPU without a dip, read with 5 W of noise */
+        int n = dip_gpu_samples(&g, &p, &l, 0.5, 0.02 * rng_uniform(&r), s, 128);
+        for (int i = 0; i < n; i++)
+            s[i].w += 5 * rng_normal(&r);
+        fill_learn_gap(&l, &p, g.idle, 0.5, s, n, 0);
+        for (int j = 0; k >= 100 && j < FILL_LEARN_BINS; j++, n2++)
+            sum2 += l.boost_w[j] * l.boost_w[j];
+    }
+    double rms = sqrt(sum2 / n2);
+    cr_log_info("no dip, 5 W of noise: the boosts' rms %.2f W", rms);
+    cr_assert_leq(rms, 5, "noise alone moved the boosts by %.2f W rms", rms);
+    /* windows reaching before the gap's start or past its end, samples past the bins, a plan without a filler, a
+     * sample that is not a number: nothing moves */
+    memset(&l, 0, sizeof l);
+    struct fill_sample out[] = { { 0.015, 100 }, { 0.52, 100 }, { 0.5 + 0.04, 100 }, { 0.49, NAN } };
+    cr_assert_eq(fill_learn_gap(&l, &p, g.idle, 0.5, out, 4, 0.02), 0);
+    struct fill_sample late = { 0.02 * FILL_LEARN_BINS + 0.015, 100 };   /* its middle past the last bin */
+    cr_assert_eq(fill_learn_gap(&l, &p, g.idle, 1.0, &late, 1, 0.02), 0);
+    struct fill_plan none;
+    fill_plan_make(&none, 0, 0, 0, g.idle, 720, g.top, 0.5);
+    struct fill_sample in = { 0.1, 500 };
+    cr_assert_eq(fill_learn_gap(&l, &none, g.idle, 0.5, &in, 1, 0.02), 0);
+    for (int j = 0; j < FILL_LEARN_BINS; j++)
+        cr_assert_eq(l.boost_w[j], 0, "bin %d moved", j);
+    /* one whole window inside: its bin moves by half its error, the boost read back at any time in that bin */
+    cr_assert_eq(fill_learn_gap(&l, &p, g.idle, 0.5, &in, 1, 0.02), 1);
+    cr_assert_float_eq(fill_learn_boost(&l, 0.085), 0.5 * (560 - 500), 1e-9);
+    cr_assert_eq(fill_learn_boost(&l, 0.1), 0);
+    cr_assert_eq(fill_learn_boost(&l, -0.01), 0);
+    cr_assert_eq(fill_learn_boost(&l, 10), 0);
+    char d[64];
+    fill_learn_describe(&l, d, sizeof d);
+    cr_assert_str_eq(d, "learned +30 W at 80-100 ms (1 bins over 10 W, 3 gaps)");   /* the plan without filler: none */
+    in.w = 0;   /* far under: the boost stops where the bin's plan reaches the filler's most */
+    for (int k = 0; k < 10; k++)
+        fill_learn_gap(&l, &p, g.idle, 0.5, &in, 1, 0.02);
+    cr_assert_float_eq(fill_learn_boost(&l, 0.085), 700 - 560, 1e-9);
 }

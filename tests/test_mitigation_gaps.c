@@ -3,10 +3,12 @@
  * (compute and communication phases of about 0.5 s each, the power falling to idle between them): the filler at
  * 80 % removes at least half of the swing and holds the floor, ramp and smoothing never raise the swing, and none of
  * them costs more than 5 % of an iteration's time. The sim runs the same plan the GPU's shaper runs, so this fails
- * where the GPU's schedule would cut compute or lower the minimum. */
+ * where the GPU's schedule would cut compute or lower the minimum. With the power limiter modelled, the filler
+ * learns the dip after compute from the readings. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "e2e.h"
@@ -70,4 +72,40 @@ Test(mitigation_gaps, a_floor_above_the_filler_is_said_before_the_run_and_in_the
                      "floor 560 W unreachable: the filler reaches 480 W");
     cr_assert_float_eq(num(v, "filler_top_w"), 480, 1e-9);
     json_decref(s);
+}
+
+/* With the power limiter modelled (sim.limiter: the H200's dip after compute, where the clocks come back slowly),
+ * the filler's first ~100 ms of each gap falls short of its floor until it learns that part from the readings
+ * (fillplan.h: fill_learn): the shortfall of the last gaps is a small part of the first's, and the run says what it
+ * learned. */
+Test(mitigation_gaps, the_filler_learns_the_dip_after_compute, .timeout = 120)
+{
+    const char *sc = e2e_scenario("name: learn\nranks: 1\niterations: 14\nseed: 3\n"
+                                  "workload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 160}\n"
+                                  "  allreduce: {bytes: 1GiB, emulate_busbw: 8, emulate_ranks: 1024}\n"
+                                  "power: {sample_hz: 200}\nheartbeat: {timeout: 30s}\n"
+                                  "sim: {noise_w: 4, limiter: {burst_w: 180, burst_s: 70ms, dip_w: 90, dip_s: 100ms}}\n"
+                                  "mitigations: [{filler: {floor: 80%}}]\n");
+    const char *out = e2e_outdir();
+    int rc = e2e_run("/tmp/gauntlet-mit-learn.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out",
+                                                                        out, NULL });
+    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-mit-learn.log", rc);
+    double sh[64];
+    int n = e2e_gap_shortfalls(out, 0, 0.8 * 700, sh, 64);   /* 80 % of the sim's 700 W */
+    cr_assert_geq(n, 12, "%d gaps", n);
+    double first = sh[0], last = 0;
+    for (int g = n - 5; g < n - 1; g++)   /* the last four whole gaps */
+        last += sh[g] / 4;
+    char all[512];
+    int at = 0;
+    for (int g = 0; g < n && at < 480; g++)
+        at += snprintf(all + at, sizeof all - (size_t)at, " %.1f", sh[g]);
+    cr_log_info("the floor's shortfall over the first 120 ms of each gap (W):%s", all);
+    cr_assert_geq(first, 30, "the dip does not show in the first gap: %.1f W short", first);
+    cr_assert_leq(last, 0.25 * first, "the last gaps are %.1f W short, the first %.1f W: not learned", last, first);
+    char path[512];
+    snprintf(path, sizeof path, "%s/events.jsonl", out);
+    char *ev = e2e_read(path);
+    cr_assert(ev && strstr(ev, "\"levels\":\"learned +"), "no mitigation_tuned event says what the filler learned");
+    free(ev);
 }

@@ -145,3 +145,55 @@ Test(ring, control_block_four_ranks, .timeout = 60)
     }
     shm_close(&s);
 }
+
+/* The slot's power samples (ctl_publish_sample / ctl_read_samples) across processes: a child publishes 200,000
+ * samples, each value derived from its time, every one twice (a driver's buffer gives its newest sample to several
+ * readings); the parent reads ranges meanwhile. Every copy is whole (its value is its time's), in order, within the
+ * range asked, repeated never; at the end the newest CTL_SAMPLES - 1 are there, the last one last. */
+Test(ring, power_samples_are_whole_in_order_and_the_newest_kept, .timeout = 60)
+{
+    struct shm s;
+    cr_assert_eq(shm_create(&s, 1, 0, 16, 0), 0);
+    struct ctl *c = shm_ctl(&s, 0);
+    enum { N = 200000 };
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        for (uint64_t i = 1; i <= N; i++) {
+            ctl_publish_sample(c, 1000 * i, (double)(i % 1000));
+            ctl_publish_sample(c, 1000 * i, (double)(i % 1000));   /* the same sample again: not a new one */
+        }
+        _exit(0);
+    }
+    static struct ctl_sample_copy out[CTL_SAMPLES];
+    long reads = 0, copies = 0;
+    for (;;) {
+        int done = waitpid(pid, NULL, WNOHANG) == pid;
+        uint64_t after = 1000 * (uint64_t)(reads % 50);
+        int n = ctl_read_samples(c, after, UINT64_MAX, out, CTL_SAMPLES);
+        for (int i = 0; i < n; i++) {
+            uint64_t k = out[i].t_ns / 1000;
+            cr_assert(out[i].t_ns % 1000 == 0 && out[i].w == (double)(k % 1000), "a torn copy: %llu ns, %g W",
+                      (unsigned long long)out[i].t_ns, out[i].w);
+            cr_assert_gt(out[i].t_ns, after);
+            if (i)
+                cr_assert_gt(out[i].t_ns, out[i - 1].t_ns, "out of order or repeated");
+        }
+        reads++;
+        copies += n;
+        if (done)
+            break;
+    }
+    cr_assert_eq(atomic_load(&c->samples_n), N, "each sample once: %llu", (unsigned long long)atomic_load(&c->samples_n));
+    int n = ctl_read_samples(c, 0, UINT64_MAX, out, CTL_SAMPLES);
+    cr_assert_eq(n, CTL_SAMPLES - 1, "%d", n);   /* the oldest slot is the one the next sample takes: left out */
+    cr_assert_eq(out[n - 1].t_ns, 1000ull * N);
+    cr_assert_eq(out[0].t_ns, 1000ull * (N - CTL_SAMPLES + 2));
+    /* a range, and a smaller out: the newest of the range */
+    n = ctl_read_samples(c, 1000ull * (N - 10), 1000ull * (N - 2), out, 4);
+    cr_assert_eq(n, 4);
+    cr_assert_eq(out[0].t_ns, 1000ull * (N - 5));
+    cr_assert_eq(out[3].t_ns, 1000ull * (N - 2));
+    cr_log_info("%ld reads, %ld copies checked", reads, copies);
+    shm_close(&s);
+}

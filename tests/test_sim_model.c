@@ -312,6 +312,7 @@ Test(sim_model, the_limiter_bursts_after_a_gap_and_the_filler_dips_after_compute
     cr_assert_eq(backend_sim.begin_run(on.w.b, &on.w), 0, "the run's mitigation (the filler) taken into the model");
     cr_assert_eq(backend_sim.begin_run(off.w.b, &off.w), 0);
     const double tau = 0.010, bw = 200, bs = 0.080, dw = 90, ds = 0.100, comm = 250;
+    const double floor = fmin(0.8 * on.w.sc->sim.tdp_w, 650);   /* 80 %, at most the compute level */
     uint64_t t = mono_ns() + 1000000000ull;
     /* a few gaps of 300 ms after compute phases of 300 ms, so the filler's plan knows the gaps */
     for (int i = 0; i < 4; i++) {
@@ -341,8 +342,9 @@ Test(sim_model, the_limiter_bursts_after_a_gap_and_the_filler_dips_after_compute
                 want = bw * (1 - exp(-x / tau)) * fall;
                 top = fmax(top, a.watts);
             } else {
-                double y = x - 0.3, d = dw * (1 - exp(-y / tau)) * exp(-y / ds);
-                want = -fmin(d, fmax(b.watts - comm, 0));
+                /* the clocks' share k of the filler's part above the gap's own level: dw of the floor's part at first */
+                double y = x - 0.3, k = fmin(1, dw / (floor - comm)) * (1 - exp(-y / tau)) * exp(-y / ds);
+                want = -k * fmax(b.watts - comm, 0);
                 cr_assert_geq(a.watts, comm - 1e-9, "%.1f ms into the gap: %.3f W, under the communication level",
                               y * 1e3, a.watts);
                 dipped = fmin(dipped, a.watts - b.watts);

@@ -195,6 +195,7 @@ void ctl_set_power(struct ctl *c, const struct power_state *ps)
     c->pw.burst_t0_ns = ps->burst_t0_ns;
     c->pw.dip_t0_ns = ps->dip_t0_ns;
     c->pw.dip_floor_w = ps->dip_floor_w;
+    memcpy(c->pw.boost_w, ps->boost_w, sizeof c->pw.boost_w);
     atomic_store_explicit(&c->pw.seq, seq + 2, memory_order_release);
 }
 
@@ -219,6 +220,7 @@ void ctl_get_power(struct ctl *c, struct power_state *out)
         out->burst_t0_ns = c->pw.burst_t0_ns;
         out->dip_t0_ns = c->pw.dip_t0_ns;
         out->dip_floor_w = c->pw.dip_floor_w;
+        memcpy(out->boost_w, c->pw.boost_w, sizeof out->boost_w);
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&c->pw.seq, memory_order_relaxed) == a)
             return;
@@ -236,6 +238,41 @@ void ctl_publish_reading(struct ctl *c, double watts, double energy_j, uint64_t 
         atomic_fetch_add(&c->energy_seq, 1);
     }
     atomic_fetch_add(&c->power_seq, 1);   /* last: a worker that sees the new count reads the fields above */
+}
+
+void ctl_publish_sample(struct ctl *c, uint64_t t_ns, double watts)
+{
+    uint64_t n = atomic_load_explicit(&c->samples_n, memory_order_relaxed);
+    if (!t_ns || !(watts >= 0) ||
+        (n && atomic_load_explicit(&c->samples[(n - 1) % CTL_SAMPLES].t_ns, memory_order_relaxed) == t_ns))
+        return;
+    struct ctl_sample *e = &c->samples[n % CTL_SAMPLES];
+    atomic_store_explicit(&e->t_ns, t_ns, memory_order_relaxed);
+    atomic_store_explicit(&e->mw, (uint64_t)(watts * 1e3), memory_order_relaxed);
+    atomic_store_explicit(&c->samples_n, n + 1, memory_order_release);   /* last: the entry is whole */
+}
+
+int ctl_read_samples(struct ctl *c, uint64_t after_ns, uint64_t until_ns, struct ctl_sample_copy *out, int max)
+{
+    uint64_t n = atomic_load_explicit(&c->samples_n, memory_order_acquire);
+    uint64_t lo = n > CTL_SAMPLES ? n - CTL_SAMPLES : 0;
+    int k = 0;
+    for (uint64_t i = lo; i < n; i++) {
+        const struct ctl_sample *e = &c->samples[i % CTL_SAMPLES];
+        uint64_t t = atomic_load_explicit(&e->t_ns, memory_order_relaxed), mw = atomic_load_explicit(&e->mw, memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&c->samples_n, memory_order_relaxed) >= i + CTL_SAMPLES)
+            continue;   /* overwritten, or being overwritten, while it was read */
+        if (t <= after_ns || t > until_ns)
+            continue;
+        if (k == max) {   /* keep the newest: drop the oldest copied */
+            memmove(out, out + 1, (size_t)(max - 1) * sizeof *out);
+            k--;
+        }
+        if (max > 0)
+            out[k++] = (struct ctl_sample_copy){ t, (double)mw * 1e-3 };
+    }
+    return k;
 }
 
 void ctl_read_energy(struct ctl *c, uint64_t *mj, uint64_t *t_ns)

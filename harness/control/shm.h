@@ -13,7 +13,7 @@
 #include "scenario.h"
 
 #define SHM_MAGIC 0x474e544c45543031ull   /* "GNTLET01" */
-#define SHM_VERSION 3
+#define SHM_VERSION 4
 #define EVT_CAP 8192
 #define CMD_CAP 64
 
@@ -88,6 +88,8 @@ struct replica {
 #define SHM_BOUNDARY_PENDING (INT64_MAX - 1)
 #define SHM_MAX_NODES 8192   /* the most nodes one run spans: every per-node table (which live, lost, ended) has so many */
 
+#define CTL_BOOST_BINS 24   /* = FILL_LEARN_BINS (plugins/mitigations/fillplan.h; asserted where both are seen) */
+
 enum worker_state { WS_STARTING = 0, WS_READY, WS_RUNNING, WS_IDLE, WS_FAILED, WS_EXITED, WS_PAUSED };
 
 /* The modeled power of a rank, published by the worker at each phase change under a sequence lock: from p0 at
@@ -109,6 +111,20 @@ struct power_state {
     uint64_t burst_t0_ns;      /* > 0: the compute phase began then after a gap (sim.limiter's burst); 0: none */
     uint64_t dip_t0_ns;        /* > 0: the gap's held-up power began then after a compute phase (the dip); 0: none */
     double dip_floor_w;        /* the gap's own level: the dip never takes the power below it */
+    double boost_w[CTL_BOOST_BINS];    /* the filler's learned boost in each bin of the gap begun at dip_t0_ns
+                                        * (plugins/mitigations/fillplan.h: fill_learn); all 0 without one */
+};
+
+#define CTL_SAMPLES 256   /* the slot's last distinct power samples (20 ms apart on a GPU: 5 s) */
+
+/* One power sample as its source stamps it (a GPU driver's own sample time; else the time of the reading). */
+struct ctl_sample_copy {
+    uint64_t t_ns;
+    double w;
+};
+struct ctl_sample {
+    _Atomic uint64_t t_ns;
+    _Atomic uint64_t mw;
 };
 
 struct ctl {
@@ -135,6 +151,8 @@ struct ctl {
     double tune_w[5];               /* idle, then the filler at 25, 50, 75, 100 % duty (W) */
     double tune_compute_w, tune_gemm_s;
     struct power_state pw;
+    _Atomic uint64_t samples_n;     /* distinct samples published so far (the ring below: the newest CTL_SAMPLES) */
+    struct ctl_sample samples[CTL_SAMPLES];
     struct ring cmd;                /* supervisor → worker */
     struct wcmd cmd_slots[CMD_CAP];
     struct ring evt;                /* worker → supervisor */
@@ -232,6 +250,13 @@ void ctl_set_power(struct ctl *c, const struct power_state *ps);
  * that tunes or corrects its mitigation against its GPU's real power. */
 void ctl_publish_reading(struct ctl *c, double watts, double energy_j, uint64_t t_ns);
 /* Reads the latest energy counter reading published (*mj 0: none yet) and its time, consistently (worker side). */
+/* Publishes a power sample stamped t_ns into the slot's ring, unless it is the one published last (a driver's
+ * buffer gives its newest sample to several readings). The supervisor's only. */
+void ctl_publish_sample(struct ctl *c, uint64_t t_ns, double watts);
+/* Copies the slot's samples stamped in (after_ns, until_ns], oldest first, into out (at most max, the newest
+ * kept) from the newest CTL_SAMPLES - 1 (the oldest slot is the one the next sample takes); a sample overwritten
+ * while it was read is left out. Returns how many. */
+int ctl_read_samples(struct ctl *c, uint64_t after_ns, uint64_t until_ns, struct ctl_sample_copy *out, int max);
 void ctl_read_energy(struct ctl *c, uint64_t *mj, uint64_t *t_ns);
 /* Reads it consistently (supervisor side). */
 void ctl_get_power(struct ctl *c, struct power_state *out);

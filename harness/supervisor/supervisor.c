@@ -54,6 +54,7 @@ static void sup_sample(struct sup *s, uint64_t now)
         s->sample_ns[r] = pr.sample_ns;
         if (isfinite(pr.watts) && pr.watts >= 0) {   /* for a worker tuning its mitigation against real power */
             ctl_publish_reading(shm_ctl(&s->shm, s->slot_of[r]), pr.watts, pr.energy_j, now);
+            ctl_publish_sample(shm_ctl(&s->shm, s->slot_of[r]), pr.sample_ns ? pr.sample_ns : now, pr.watts);
         }
         results_power(&s->res, now, r, &pr,
                       atomic_load_explicit(&shm_ctl(&s->shm, s->slot_of[r])->phase, memory_order_relaxed));

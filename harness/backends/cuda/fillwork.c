@@ -43,6 +43,7 @@ struct fillwork {
     struct fill_plan plan;
     struct fill_curve curve;
     struct fill_corr *corr;
+    const struct fill_learn *learn;  /* the gap's first part, learned (NULL: none: a gap not after compute) */
     uint64_t t0_ns;
     /* the correction's window: energy counter readings while the plan holds its floor (thread only) */
     int win;
@@ -92,7 +93,8 @@ static double fillwork_duty_now(struct fillwork *f)
         fillwork_window_read(f, f->t0_ns + (uint64_t)((f->plan.down_s + FILLWORK_SETTLE_S) * 1e9));
     else
         fillwork_window_close(f);
-    return w > 0 ? fill_curve_duty(&f->curve, w + (f->corr ? f->corr->offset_w : 0)) : 0;
+    double boost = f->learn ? fill_learn_boost(f->learn, t) : 0;
+    return w > 0 ? fill_curve_duty(&f->curve, w + (f->corr ? f->corr->offset_w : 0) + boost) : 0;
 }
 
 /* Waits for event e to complete, giving up early when the filler was stopped meanwhile; 0, or -1 on an error. */
@@ -251,13 +253,14 @@ int fillwork_hold(struct fillwork *f, double duty)
 }
 
 int fillwork_follow(struct fillwork *f, const struct fill_plan *plan, const struct fill_curve *curve,
-                    struct fill_corr *corr, uint64_t t0_ns)
+                    struct fill_corr *corr, const struct fill_learn *learn, uint64_t t0_ns)
 {
     pthread_mutex_lock(&f->mu);
     fillwork_window_close(f);   /* the window of the plan before, against that plan's floor */
     f->plan = *plan;
     f->curve = *curve;
     f->corr = corr;
+    f->learn = learn;
     f->t0_ns = t0_ns;
     return fillwork_start(f, fill_plan_active(plan) ? FW_FOLLOW : FW_OFF);
 }
@@ -271,11 +274,32 @@ void fillwork_stop(struct fillwork *f)
     __sync_synchronize();
     fillwork_window_close(f);   /* what the floor drew goes to this plan's correction, none later */
     f->corr = NULL;
+    f->learn = NULL;
     if (f->mode != FW_OFF) {
         f->mode = FW_OFF;
         pthread_cond_signal(&f->cv);
     }
     pthread_mutex_unlock(&f->mu);
+}
+
+static_assert(FILL_LEARN_BINS == CTL_BOOST_BINS, "the boost's bins in the control block");
+
+int fillwork_learn(struct fillwork *f, struct fill_learn *l, uint64_t t_end_ns, double idle_w)
+{
+    static struct ctl_sample_copy cs[CTL_SAMPLES];   /* the worker's thread only */
+    static struct fill_sample fs[CTL_SAMPLES];
+    if (!f || !l)
+        return 0;
+    pthread_mutex_lock(&f->mu);   /* the plan and the boosts the filler's thread reads */
+    int moved = 0;
+    if (fill_plan_active(&f->plan) && t_end_ns > f->t0_ns) {
+        int n = ctl_read_samples(f->ctl, f->t0_ns, t_end_ns, cs, CTL_SAMPLES);
+        for (int i = 0; i < n; i++)
+            fs[i] = (struct fill_sample){ (double)(cs[i].t_ns - f->t0_ns) * 1e-9, cs[i].w };
+        moved = fill_learn_gap(l, &f->plan, idle_w, (double)(t_end_ns - f->t0_ns) * 1e-9, fs, n, 0);
+    }
+    pthread_mutex_unlock(&f->mu);
+    return moved;
 }
 
 int fillwork_wait(struct fillwork *f)

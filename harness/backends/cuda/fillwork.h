@@ -13,7 +13,9 @@
  *
  * It follows a gap's plan (plugins/mitigations/fillplan.h) through the GPU's measured curve, with a slow correction
  * against the energy counter (fill_corr: the supervisor's readings of this GPU, at least 1 s at a time, while the
- * plan holds a constant level), or holds one duty (tuning, replay). */
+ * plan holds a constant level) and, in a gap after a compute phase, the boost learned for the gap's first part from
+ * the driver's samples of the gaps before (fill_learn, fillwork_learn: the limiter's lowered clocks coming back), or
+ * holds one duty (tuning, replay). */
 #ifndef GAUNTLET_FILLWORK_H
 #define GAUNTLET_FILLWORK_H
 
@@ -35,10 +37,15 @@ struct fillwork *fillwork_create(struct ctl *c, int beside_nccl, char *why, size
 double fillwork_gemm_s(const struct fillwork *f);
 /* Holds duty (0..1; 0 stops it) until told otherwise. 0, or -1 when the thread has failed (logged). */
 int fillwork_hold(struct fillwork *f, double duty);
-/* Follows plan from t0_ns on through curve (which passed fill_curve_check), corrected by corr: the level the plan
- * asks, plus corr's offset, turned into a duty. corr is updated while the plan holds its floor. 0 or -1. */
+/* Follows plan from t0_ns on through curve (which passed fill_curve_check), corrected by corr and learn: the level
+ * the plan asks, plus corr's offset and learn's boost of the moment (learn NULL: none), turned into a duty. corr is
+ * updated while the plan holds its floor. 0 or -1. */
 int fillwork_follow(struct fillwork *f, const struct fill_plan *plan, const struct fill_curve *curve,
-                    struct fill_corr *corr, uint64_t t0_ns);
+                    struct fill_corr *corr, const struct fill_learn *learn, uint64_t t0_ns);
+/* After the gap followed last ended at t_end_ns (the filler stopped): teaches l that gap from the supervisor's
+ * samples of this GPU stamped inside it (ctl_read_samples; fill_learn_gap against the gap's plan, idle_w the
+ * curve's idle). Returns the bins moved. */
+int fillwork_learn(struct fillwork *f, struct fill_learn *l, uint64_t t_end_ns, double idle_w);
 /* Stops the filler now: no further GEMM is issued and the gap in progress ends; returns at once. */
 void fillwork_stop(struct fillwork *f);
 /* Waits until nothing of the filler is left on the GPU (for measurements). 0 or -1. */

@@ -27,8 +27,9 @@ struct shaper {
     int curve_ok;
     struct fill_history gaps;
     struct fill_corr corr;
+    struct fill_learn learn;  /* the first part of the gaps after compute phases (fillplan.h) */
     struct fill_plan plan;
-    int in_gap, gap_counts, raise_said;
+    int in_gap, gap_counts, raise_said, learn_said;
     uint64_t gap_t0;
 };
 
@@ -175,7 +176,7 @@ static int shaper_gap_begin(struct shaper *sh, uint64_t t, int counts)
     sh->gap_t0 = t;
     fill_plan_make(&sh->plan, sh->mm.floor_w, sh->mm.ramp_down_w_s, sh->mm.ramp_up_w_s, sh->curve.w[0],
                    sh->curve.compute_w, top, fill_history_expect(&sh->gaps));
-    return fillwork_follow(sh->fill, &sh->plan, &sh->curve, &sh->corr, t);
+    return fillwork_follow(sh->fill, &sh->plan, &sh->curve, &sh->corr, counts ? &sh->learn : NULL, t);
 }
 
 int shaper_begin_run(struct shaper *sh, struct worker_ctx *w)
@@ -188,7 +189,8 @@ int shaper_begin_run(struct shaper *sh, struct worker_ctx *w)
     memset(&sh->mm, 0, sizeof sh->mm);
     memset(&sh->gaps, 0, sizeof sh->gaps);
     memset(&sh->corr, 0, sizeof sh->corr);
-    sh->on = sh->fills = sh->in_gap = sh->raise_said = 0;
+    memset(&sh->learn, 0, sizeof sh->learn);
+    sh->on = sh->fills = sh->in_gap = sh->raise_said = sh->learn_said = 0;
     if (!mo->model)
         return 0;
     if (mo->device == MIT_DEV_SMOOTHING && atomic_load(&w->shm->hdr->fw_smoothing))
@@ -244,8 +246,12 @@ void shaper_stop(struct shaper *sh) { fillwork_stop(sh->fill); }
 int shaper_compute_prepare(struct shaper *sh)
 {
     fillwork_stop(sh->fill);   /* compute resumes: at most the filler's GEMM in flight (0.175 ms) */
-    if (sh->in_gap && sh->gap_counts)
-        fill_history_add(&sh->gaps, (double)(mono_ns() - sh->gap_t0) * 1e-9);
+    if (sh->in_gap && sh->gap_counts) {
+        uint64_t now = mono_ns();
+        fill_history_add(&sh->gaps, (double)(now - sh->gap_t0) * 1e-9);
+        if (sh->fills)
+            fillwork_learn(sh->fill, &sh->learn, now, sh->curve.w[0]);
+    }
     sh->in_gap = 0;
     if (sh->on && sh->mm.delay_s > 0)   /* stagger: this rank's compute phase starts later */
         sleep_ns((uint64_t)(sh->mm.delay_s * 1e9));
@@ -264,6 +270,13 @@ int shaper_after_compute(struct shaper *sh, struct worker_ctx *w)
                  1e3 * fill_history_expect(&sh->gaps), sh->plan.floor_w);
         worker_emit_tuned(w, sh->plan.floor_w, fill_curve_duty(&sh->curve, sh->plan.floor_w), note);
         sh->raise_said = 1;
+    }
+    int g = sh->learn.gaps;
+    if (g >= 4 && !(g & (g - 1)) && g > sh->learn_said) {   /* after 4, 8, 16, ... gaps: what was learned */
+        char note[64];
+        fill_learn_describe(&sh->learn, note, sizeof note);
+        worker_emit_tuned(w, sh->plan.floor_w, fill_curve_duty(&sh->curve, sh->plan.floor_w), note);
+        sh->learn_said = g;
     }
     return 0;
 }

@@ -50,9 +50,33 @@ static void sim_set_state(struct sim *s, uint64_t t, double p, double level, int
         ps.up_w_s = fp->up_w_s;
         ps.rise_ns = fp->rise_at_s >= 0 ? s->gap_t0 + (uint64_t)(fp->rise_at_s * 1e9) : 0;
         ps.rise_w = fp->high_w;
+        if (s->gap_counts)   /* after a compute phase: the learned boost of the gap's first part */
+            memcpy(ps.boost_w, s->learn.boost_w, sizeof ps.boost_w);
     }
     s->pw = ps;
     ctl_set_power(s->ctl, &ps);
+}
+
+static_assert(FILL_LEARN_BINS == CTL_BOOST_BINS, "the boost's bins in the control block");
+
+/* Ends the gap that followed a compute phase at t: its samples (the supervisor's, stamped by the modelled sensor)
+ * teach the filler its first part (fill_learn_gap), as on a GPU; says the boosts learned after 4, 8, 16, ... gaps. */
+static void sim_learn_gap(struct sim *s, uint64_t t)
+{
+    static struct ctl_sample_copy cs[CTL_SAMPLES];   /* one worker process, one rank */
+    static struct fill_sample fs[CTL_SAMPLES];
+    if (!fill_plan_active(&s->plan) || t <= s->gap_t0)
+        return;
+    int n = ctl_read_samples(s->ctl, s->gap_t0, t, cs, CTL_SAMPLES);
+    for (int i = 0; i < n; i++)
+        fs[i] = (struct fill_sample){ (double)(cs[i].t_ns - s->gap_t0) * 1e-9, cs[i].w };
+    fill_learn_gap(&s->learn, &s->plan, s->sc->sim.idle_w, (double)(t - s->gap_t0) * 1e-9, fs, n, 0);
+    int g = s->learn.gaps;
+    if (s->w && g >= 4 && !(g & (g - 1))) {
+        char note[64];   /* wevent's note */
+        fill_learn_describe(&s->learn, note, sizeof note);
+        worker_emit_tuned(s->w, s->plan.floor_w, 0, note);
+    }
 }
 
 /* Begins a gap between compute phases at t (a compute phase's end; counts: its length is history, not a run's
@@ -112,6 +136,7 @@ static void *sim_init(struct worker_ctx *w, char *why, size_t n)
     s->sc = sc;
     s->shm = w->shm;
     s->ctl = w->ctl;
+    s->w = w;
     s->rank = w->rank;
     s->nranks = w->nranks;
     rng_seed(&s->jitter, (uint64_t)sc->seed, 1000 + (uint64_t)w->rank + w->shm->hdr->rank_offset);
@@ -148,8 +173,10 @@ static void sim_on_phase(void *b, int phase, uint64_t t)
     struct sim *s = b;
     double p = sim_power_now(s, t);
     if (phase == PH_COMPUTE) {
-        if (s->in_gap && s->gap_counts)
+        if (s->in_gap && s->gap_counts) {
             fill_history_add(&s->gaps, (double)(t - s->gap_t0) * 1e-9);
+            sim_learn_gap(s, t);
+        }
         if (s->in_gap)
             s->burst_t0 = t;   /* a compute phase after a gap: the limiter's burst begins */
         s->in_gap = 0;
@@ -187,7 +214,8 @@ static int sim_begin_run(void *b, struct worker_ctx *w)
     struct sim *s = b;
     uint64_t now = mono_ns();
     sim_mitigation(s, w);
-    memset(&s->gaps, 0, sizeof s->gaps);   /* a new run: its own gaps */
+    memset(&s->gaps, 0, sizeof s->gaps);   /* a new run: its own gaps, its own learning */
+    memset(&s->learn, 0, sizeof s->learn);
     s->raise_said = 0;
     sim_gap_begin(s, now, 0);
     sim_on_phase(s, PH_IDLE, now);

@@ -23,11 +23,13 @@ struct sim {
     /* the filler between compute phases (fillplan.h): the gap in progress, its plan, the last gaps' lengths */
     struct fill_plan plan;
     struct fill_history gaps;
+    struct fill_learn learn;  /* the gaps' first part, learned from the readings (fillplan.h) */
     int in_gap, gap_counts;   /* gap_counts: the gap began at a compute phase's end (its length is history) */
     uint64_t gap_t0;
     uint64_t burst_t0;        /* the compute phase in progress began then after a gap (sim.limiter's burst) */
     int raise_said;           /* this run said that a gap's floor was raised */
     struct ctl *ctl;
+    struct worker_ctx *w;     /* the worker it serves (for its events) */
     float *b0, *replay_c;     /* replay detector: the weights' first values and its output */
     int comm_broken;          /* comm-error: the next all-reduce fails */
     uint64_t fp_hash;         /* fingerprint async: hashed at start (the sim has no second stream), taken later */

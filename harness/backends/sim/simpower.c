@@ -32,12 +32,28 @@ static double sim_power_at(const struct power_state *ps, uint64_t t, double tau)
 }
 double sim_power_now(const struct sim *s, uint64_t t) { return sim_power_at(&s->pw, t, s->sc->sim.ramp_s); }
 
-/* The power limiter's part at t (sim.limiter), on top of the level base the model reaches there: a compute phase
- * begun after a gap rises burst_w above its level with the ramp, holds for burst_s, then falls back with the ramp;
- * in the gap after a compute phase, the held-up power draws up to dip_w less (rising in with the ramp, fading with
- * dip_s), never below the gap's own level. Only what is read carries it: a new state starts from the level
- * (sim_power_now), so no part is counted twice. */
-static double sim_limiter_w(const struct power_state *ps, const struct sim_params *m, uint64_t t, double base)
+/* The filler's learned boost at t in a gap after a compute phase (power_state.boost_w, one per FILL_LEARN_BIN_S from
+ * dip_t0_ns): it adds to the level the plan holds where the filler runs (above the gap's own level), never past the
+ * filler's most (hold_w) nor under the gap's own level. */
+static double sim_boost_w(const struct power_state *ps, uint64_t t, double base)
+{
+    if (ps->phase == PH_COMPUTE || !ps->dip_t0_ns || t < ps->dip_t0_ns || !(base > ps->dip_floor_w + 0.5))
+        return 0;
+    double j = floor((double)(t - ps->dip_t0_ns) * 1e-9 / FILL_LEARN_BIN_S);
+    if (j >= CTL_BOOST_BINS)
+        return 0;
+    double b = ps->boost_w[(int)j], most = ps->hold_w > 0 ? ps->hold_w : base + b;
+    return b >= 0 ? fmin(b, fmax(0, most - base)) : fmax(b, ps->dip_floor_w - base);
+}
+
+/* The power limiter's part at t (sim.limiter), on top of the level p the model and the filler's boost reach there:
+ * a compute phase begun after a gap rises burst_w above its level with the ramp, holds for burst_s, then falls back
+ * with the ramp; in the gap after a compute phase the clocks the limiter lowered come back slowly, so the filler's
+ * part above the gap's own level draws the share k(t) less: k rises in with the ramp and fades with dip_s, from
+ * dip_w over the level the plan starts the gap at (so a plan's own level dips dip_w at first, and a filler asked for
+ * more draws more, at most its most at those clocks). Only what is read carries it: a new state starts from the
+ * level (sim_power_now), so no part is counted twice. */
+static double sim_limiter_w(const struct power_state *ps, const struct sim_params *m, uint64_t t, double p)
 {
     const struct sim_limiter *l = &m->limiter;
     double tau = m->ramp_s;
@@ -47,19 +63,22 @@ static double sim_limiter_w(const struct power_state *ps, const struct sim_param
         double fall = dt <= l->burst_s ? 1 : tau > 0 ? exp(-(dt - l->burst_s) / tau) : 0;
         return l->burst_w * rise * fall;
     }
-    if (ps->phase != PH_COMPUTE && ps->dip_t0_ns && l->dip_w > 0 && t > ps->dip_t0_ns && base > ps->dip_floor_w) {
+    double start = ps->down_w_s > 0 && ps->hold_w > 0 ? ps->hold_w : ps->floor_w;   /* the plan's level at first */
+    if (ps->phase != PH_COMPUTE && ps->dip_t0_ns && l->dip_w > 0 && t > ps->dip_t0_ns && p > ps->dip_floor_w &&
+        start > ps->dip_floor_w) {
         double dt = (double)(t - ps->dip_t0_ns) * 1e-9;
-        double d = l->dip_w * (tau > 0 ? 1 - exp(-dt / tau) : 1) * exp(-dt / l->dip_s);
-        return -(d < base - ps->dip_floor_w ? d : base - ps->dip_floor_w);
+        double k = fmin(1, l->dip_w / (start - ps->dip_floor_w)) * (tau > 0 ? 1 - exp(-dt / tau) : 1) * exp(-dt / l->dip_s);
+        return -k * (p - ps->dip_floor_w);
     }
     return 0;
 }
 
-/* The electrical power a reading sees at t: the model's level and the limiter's part. */
+/* The electrical power a reading sees at t: the model's level, the filler's learned boost and the limiter's part. */
 static double sim_power_elec(const struct power_state *ps, const struct sim_params *m, uint64_t t)
 {
     double base = sim_power_at(ps, t, m->ramp_s);
-    return base + sim_limiter_w(ps, m, t, base);
+    double p = base + sim_boost_w(ps, t, base);
+    return p + sim_limiter_w(ps, m, t, p);
 }
 
 #define SIM_STATES 64   /* per slot: the model's last states, to evaluate it at the sensor's past update times */

@@ -173,6 +173,87 @@ int fill_corr_add(struct fill_corr *c, double de, double dt, double target_w)
     return 1;
 }
 
+double fill_learn_boost(const struct fill_learn *l, double t)
+{
+    if (!(t >= 0))
+        return 0;
+    double j = floor(t / FILL_LEARN_BIN_S);
+    return j < FILL_LEARN_BINS ? l->boost_w[(int)j] : 0;
+}
+
+/* The samples' window: the median of their spacing (the driver's sample period), 20 ms without two; within
+ * [0.1 ms, 100 ms]. */
+static double fill_learn_window(const struct fill_sample *s, int n)
+{
+    double d[64];
+    int m = 0;
+    for (int i = 1; i < n && m < 64; i++)
+        if (s[i].t_s > s[i - 1].t_s)
+            d[m++] = s[i].t_s - s[i - 1].t_s;
+    if (!m)
+        return FILL_LEARN_BIN_S;
+    for (int i = 1; i < m; i++)   /* insertion sort of at most 64 values */
+        for (int j = i; j > 0 && d[j - 1] > d[j]; j--) {
+            double x = d[j];
+            d[j] = d[j - 1];
+            d[j - 1] = x;
+        }
+    return fmax(1e-4, fmin(0.1, m % 2 ? d[m / 2] : (d[m / 2 - 1] + d[m / 2]) / 2));
+}
+
+int fill_learn_gap(struct fill_learn *l, const struct fill_plan *p, double idle_w, double gap_s,
+                   const struct fill_sample *s, int n, double window_s)
+{
+    if (!fill_plan_active(p) || !(gap_s > 0) || n < 1)
+        return 0;
+    double u = window_s > 0 ? fmax(1e-4, fmin(0.1, window_s)) : fill_learn_window(s, n);
+    double err[FILL_LEARN_BINS] = { 0 };
+    int cnt[FILL_LEARN_BINS] = { 0 }, moved = 0;
+    for (int i = 0; i < n; i++) {
+        double a = s[i].t_s - u, b = s[i].t_s;
+        if (a < 0 || b > gap_s || !isfinite(s[i].w))
+            continue;   /* a window reaching into a compute phase, or past the gap */
+        double mid = (a + b) / 2, asked = 0;
+        int j = (int)floor(mid / FILL_LEARN_BIN_S);
+        if (j >= FILL_LEARN_BINS)
+            continue;
+        for (int k = 0; k <= 4; k++)   /* the plan's mean over the window */
+            asked += fill_plan_watts(p, a + u * k / 4) / 5;
+        if (!(asked > idle_w))
+            continue;   /* no filler asked there: the gap's own power, nothing to learn */
+        err[j] += asked - s[i].w;
+        cnt[j]++;
+    }
+    for (int j = 0; j < FILL_LEARN_BINS; j++) {
+        if (!cnt[j])
+            continue;
+        double lo = INFINITY, hi = -INFINITY, b = l->boost_w[j] + FILL_LEARN_GAIN * err[j] / cnt[j];
+        for (int k = 0; k <= 4; k++) {   /* the plan's range over the bin */
+            double v = fill_plan_watts(p, FILL_LEARN_BIN_S * (j + k / 4.0));
+            lo = fmin(lo, v);
+            hi = fmax(hi, v);
+        }
+        /* no further than what takes the whole bin to the filler's most, or to idle: nothing to wind up */
+        l->boost_w[j] = fmax(idle_w - hi, fmin(p->top_w - lo, b));
+        moved++;
+    }
+    l->gaps++;
+    l->updates += moved;
+    return moved;
+}
+
+void fill_learn_describe(const struct fill_learn *l, char *out, size_t n)
+{
+    int at = 0, big = 0;
+    for (int j = 0; j < FILL_LEARN_BINS; j++) {
+        if (fabs(l->boost_w[j]) > fabs(l->boost_w[at]))
+            at = j;
+        big += fabs(l->boost_w[j]) > 10;
+    }
+    snprintf(out, n, "learned %+.0f W at %d-%d ms (%d bins over 10 W, %d gaps)", l->boost_w[at],
+             (int)(1e3 * FILL_LEARN_BIN_S * at + 0.5), (int)(1e3 * FILL_LEARN_BIN_S * (at + 1) + 0.5), big, l->gaps);
+}
+
 void replay_corr_init(struct replay_corr *c, const float *tr, int n, double dt_s, double idle_w, double top_w)
 {
     double lo = n > 0 ? tr[0] : 0, hi = lo;

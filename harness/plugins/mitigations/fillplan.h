@@ -107,6 +107,44 @@ struct fill_corr {
  * again; returns 1 when it moved, 0 otherwise (a stretch that is not finite, or not positive, is ignored). */
 int fill_corr_add(struct fill_corr *c, double de, double dt, double target_w);
 
+/* Learning the gap's first part (an iterative learning control, as the gaps repeat): at a GPU's power limit the
+ * compute phase runs at clocks the limiter lowered, and they come back over the first ~100-200 ms of the gap after it,
+ * so a filler at the duty of its measured level draws less there (H200, 2026-11-28, filler 80 %: 408 W of 560 asked
+ * 40 ms into the gap, its level only after ~100 ms). The driver's samples of each gap (their own times: the window
+ * each one averages) give the error against the plan in bins of FILL_LEARN_BIN_S from the gap's start; after the gap
+ * each bin's boost moves by FILL_LEARN_GAIN of its error, and the next gaps ask the curve for the plan's level plus the
+ * bin's boost. A boost never asks past the filler's most nor under idle (what the filler cannot draw there stays a
+ * shortfall, not a wound-up integral). Only gaps that follow a compute phase learn and use it; past the bins, the
+ * slow correction (fill_corr) alone trims the level. */
+#define FILL_LEARN_BIN_S 0.02   /* one bin: the driver's sample period on an H100 or H200 */
+#define FILL_LEARN_BINS 24      /* the gap's first 0.48 s */
+#define FILL_LEARN_GAIN 0.5     /* of a bin's error, per gap */
+
+struct fill_learn {
+    double boost_w[FILL_LEARN_BINS];
+    int gaps;       /* gaps learned from */
+    int updates;    /* bin updates made */
+};
+
+/* One of the driver's samples: its time (the end of the window it averages), seconds from the gap's start, and
+ * its value. */
+struct fill_sample {
+    double t_s, w;
+};
+
+/* Returns the boost to ask t seconds into a gap that follows a compute phase (0 past the bins). */
+double fill_learn_boost(const struct fill_learn *l, double t);
+/* Learns from one gap of gap_s seconds under plan p (the curve from idle_w to the plan's top): the samples (times
+ * from the gap's start, ascending) whose window (window_s before their time; <= 0: the median spacing of the
+ * samples, 20 ms without two) lies inside the gap and whose middle falls in a bin, where the plan asks more than
+ * idle, each against the plan's mean level over its window; each bin with samples moves by FILL_LEARN_GAIN of its
+ * mean error, bounded: no more than takes the plan's lowest level in the bin to the filler's most (top), no less
+ * than takes its highest to idle. Returns the number of bins moved. */
+int fill_learn_gap(struct fill_learn *l, const struct fill_plan *p, double idle_w, double gap_s,
+                   const struct fill_sample *s, int n, double window_s);
+/* Writes a one-line account of the boosts ("+92 W at 20-40 ms, ...": the largest, where) into out. */
+void fill_learn_describe(const struct fill_learn *l, char *out, size_t n);
+
 /* A replay's closed loop (workload.replay on a GPU): the level asked of the curve is the trace's next value plus a
  * correction, an integral of the error between the GPU's readings and the trace. The readings trail the power by a
  * lag and an update (10-15 ms and 20 ms on an H100 or H200), so at an edge of the trace the error is the sensor's,
