@@ -246,18 +246,27 @@ Test(fillplan, the_correction_converges_on_a_biased_gpu_and_stays_bounded)
     cr_assert_eq(d.offset_w, 0);
 }
 
+/* The modelled GPU's curve errors: what it draws for a level asked (the curve was measured at another temperature,
+ * or is not straight between its five points). */
+static double curve_affine(double asked) { return 0.9 * asked + 40; }
+static double curve_wavy(double asked) { return asked + 50 * cos(2 * M_PI * (asked - 120) / 580); }
+
+enum { LOOP_UNGATED, LOOP_GATED, LOOP_GATED_ONE };
+
 /* A replay on a modelled GPU: the power follows the level the filler is asked for through a curve that is off
- * (draws 0.9 x asked + 40 W: the curve was measured at another temperature) with a 15 ms time constant; the sensor
- * gives a reading every 20 ms of the power 15 ms before (an H100's or H200's buffer and lag). Each 10 ms trace
- * sample asks for its next value plus the correction; ungated is the loop before 2026-11-28 (every reading against
- * the trace one sample back). Returns the correlation of the power at each sample's end with the value it asked
- * for, over the passes after the first, and the largest error 100 ms or more after an edge there (*late_w). */
-static double replay_model(const float *tr, int n, int passes, int gated, double *late_w, double *corr_max)
+ * (curve: what it draws for a level asked) with a 15 ms time constant; the sensor gives a reading every 20 ms of the
+ * power 15 ms before (an H100's or H200's buffer and lag). Each 10 ms trace sample asks for its next value plus the
+ * correction: LOOP_GATED the library's (a correction by level, gated at edges), LOOP_GATED_ONE one offset for all
+ * levels behind the same gate (the loop of 2026-11-28), LOOP_UNGATED one offset moved by every reading against the
+ * trace one sample back (before it). Returns the correlation of the power at each sample's end with the value it
+ * asked for, over the passes after the first, and the largest error 100 ms or more after an edge there (*late_w). */
+static double replay_model(const float *tr, int n, int passes, int mode, double (*curve)(double), double *late_w,
+                           double *corr_max)
 {
     const double dt = 0.01, tau = 0.015, upd = 0.02, lag = 0.015, idle = 120, top = 700, sub = 1e-3;
     struct replay_corr rc;
     replay_corr_init(&rc, tr, n, dt, idle, top);
-    double p = idle, ungated = 0, hist[64] = { 0 }, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, next_read = upd;
+    double p = idle, one = 0, hist[64] = { 0 }, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, next_read = upd;
     int nh = (int)(lag / sub + 0.5), at = 0, m = 0, reading_new = 0, since_edge = 0;
     double got = idle, t = 0, prev = tr[0];
     *late_w = 0;
@@ -265,16 +274,25 @@ static double replay_model(const float *tr, int n, int passes, int gated, double
     for (int pass = 0; pass < passes; pass++)
         for (int i = 0; i < n; i++) {
             if (reading_new) {
-                if (gated)
+                if (mode == LOOP_GATED)
                     replay_corr_add(&rc, tr, n, i, got);
-                else if (i > 0)
-                    ungated = fmax(-(top - idle), fmin(top - idle, ungated + REPLAY_GAIN * (tr[i - 1] - got)));
+                else if (mode == LOOP_GATED_ONE) {   /* the gate's test, then one offset */
+                    struct replay_corr probe = rc;
+                    if (replay_corr_add(&probe, tr, n, i, got)) {
+                        double lvl = 0;
+                        for (int j = i - rc.steady_n; j <= i; j++)
+                            lvl += tr[j] / (rc.steady_n + 1);
+                        one = fmax(-(top - idle), fmin(top - idle, one + REPLAY_GAIN * (lvl - got)));
+                    }
+                } else if (i > 0)
+                    one = fmax(-(top - idle), fmin(top - idle, one + REPLAY_GAIN * (tr[i - 1] - got)));
                 reading_new = 0;
             }
-            double corr = gated ? rc.corr_w : ungated;
+            double nv = i + 1 < n ? tr[i + 1] : tr[i];
+            double corr = mode == LOOP_GATED ? replay_corr_at(&rc, nv) : one;
             *corr_max = fmax(*corr_max, fabs(corr));
-            double asked = fmax(idle, fmin(top, (i + 1 < n ? tr[i + 1] : tr[i]) + corr));
-            double level = fmin(top, 0.9 * asked + 40);
+            double asked = fmax(idle, fmin(top, nv + corr));
+            double level = fmin(top, curve(asked));
             double want = i + 1 < n ? tr[i + 1] : tr[0];   /* what this sample asks to reach by its end */
             since_edge = fabs(want - prev) > 1 ? 0 : since_edge + 1;
             prev = want;
@@ -306,7 +324,8 @@ Test(fillplan, the_replay_loop_corrects_a_wrong_curve_without_winding_up_at_edge
     for (int i = 0; i < 300; i++)   /* tests/scenarios/gpu/square-1hz.csv: 1 Hz between 450 and 200 W */
         sq[i] = (i / 50) % 2 ? 200 : 450;
     double late, late0, cmax, cmax0;
-    double c = replay_model(sq, 300, 3, 1, &late, &cmax), c0 = replay_model(sq, 300, 3, 0, &late0, &cmax0);
+    double c = replay_model(sq, 300, 3, LOOP_GATED, curve_affine, &late, &cmax),
+           c0 = replay_model(sq, 300, 3, LOOP_UNGATED, curve_affine, &late0, &cmax0);
     cr_log_info("square 1 Hz: correlation %.4f gated, %.4f ungated; largest error 100 ms past an edge %.1f W gated, "
                 "%.1f W ungated; |correction| up to %.0f / %.0f W", c, c0, late, late0, cmax, cmax0);
     cr_assert_geq(c, 0.97, "gated: correlation %.4f", c);
@@ -329,7 +348,8 @@ Test(fillplan, the_replay_loop_corrects_a_wrong_curve_without_winding_up_at_edge
             for (int j = 0; j < len && n < 400; j++)
                 tr[n++] = w;
         }
-        double lt, cm, lt0, cm0, cc = replay_model(tr, 400, 2, 1, &lt, &cm), cc0 = replay_model(tr, 400, 2, 0, &lt0, &cm0);
+        double lt, cm, lt0, cm0, cc = replay_model(tr, 400, 2, LOOP_GATED, curve_affine, &lt, &cm),
+                                 cc0 = replay_model(tr, 400, 2, LOOP_UNGATED, curve_affine, &lt0, &cm0);
         cr_assert(isfinite(cc) && cm <= 580 + 1e-9, "case %d: correction %.0f W past the curve's span", k, cm);
         worst = fmax(worst, lt);
         worst0 = fmax(worst0, lt0);
@@ -341,6 +361,53 @@ Test(fillplan, the_replay_loop_corrects_a_wrong_curve_without_winding_up_at_edge
     cr_assert_leq(worst, 35, "gated: %.1f W off 100 ms after an edge of a random trace", worst);
     cr_assert_leq(worst, 0.5 * worst0, "gated %.1f W against ungated %.1f W", worst, worst0);
     cr_assert_geq(wins, 190, "the gate is no worse on %d of 200 random traces", wins);
+}
+
+Test(fillplan, the_replay_loop_learns_a_curve_off_by_level_and_meets_a_level_it_comes_back_to)
+{
+    /* a curve whose error depends on the level (+32 W at 200 W, -45 W at 450 W): one offset has to travel between
+     * the two after every edge of the square wave; the correction by level holds both */
+    float sq[300];
+    for (int i = 0; i < 300; i++)
+        sq[i] = (i / 50) % 2 ? 200 : 450;
+    double late, cmax, late1, cmax1;
+    double c = replay_model(sq, 300, 3, LOOP_GATED, curve_wavy, &late, &cmax);
+    double c1 = replay_model(sq, 300, 3, LOOP_GATED_ONE, curve_wavy, &late1, &cmax1);
+    cr_log_info("square 1 Hz, a curve off by level: correlation %.4f by level, %.4f one offset; largest error 100 ms "
+                "past an edge %.1f / %.1f W", c, c1, late, late1);
+    /* the modelled GPU's 15 ms response and the edges hold either loop under 0.98 (the affine curve above: 0.979) */
+    cr_assert_geq(c, 0.975, "by level: correlation %.4f", c);
+    cr_assert_leq(late, 10, "by level: %.1f W off 100 ms after an edge", late);
+    cr_assert_gt(c, c1 + 0.02, "by level %.4f, one offset %.4f", c, c1);
+    /* random traces with levels that come back (a handful of levels, steady 50-500 ms): by level no worse than one
+     * offset on almost all, and better by a margin over all of them */
+    struct rng r;
+    rng_seed(&r, 23, 0);
+    double sum = 0, sum1 = 0;
+    int wins = 0;
+    for (int k = 0; k < 200; k++) {
+        float lv[4], tr[600];
+        for (int j = 0; j < 4; j++)
+            lv[j] = (float)(180 + 450 * rng_uniform(&r));
+        int n = 0;
+        while (n < 600) {
+            int len = 5 + (int)(45 * rng_uniform(&r));
+            float w = lv[(int)(4 * rng_uniform(&r)) % 4];
+            for (int j = 0; j < len && n < 600; j++)
+                tr[n++] = w;
+        }
+        double lt, cm, lt1, cm1;
+        double cc = replay_model(tr, 600, 3, LOOP_GATED, curve_wavy, &lt, &cm);
+        double cc1 = replay_model(tr, 600, 3, LOOP_GATED_ONE, curve_wavy, &lt1, &cm1);
+        cr_assert(isfinite(cc) && cm <= 580 + 1e-9, "case %d: correction %.0f W past the curve's span", k, cm);
+        sum += 1 - cc;
+        sum1 += 1 - cc1;
+        wins += cc >= cc1 - 0.002;
+    }
+    cr_log_info("200 random traces of 4 levels, a curve off by level: mean 1 - correlation %.4f by level, %.4f one "
+                "offset; by level no worse on %d", sum / 200, sum1 / 200, wins);
+    cr_assert_geq(wins, 190, "by level no worse on %d of 200", wins);
+    cr_assert_leq(sum, 0.5 * sum1, "by level: mean 1 - correlation %.4f against one offset's %.4f", sum / 200, sum1 / 200);
 }
 
 /* A modelled GPU at its power limit after a compute phase: the filler asked for a (the plan's level plus the boost)

@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "coll.h"
 #include "gemm.h"
+#include "mitigations/fillplan.h"
 #include "shaper.h"
 
 #define CUDA_REANCHOR_NS 10000000000ull  /* re-anchor GPU time on the host clock every 10 s */
@@ -42,6 +43,8 @@ struct cuda_rank {
     size_t fp_bytes[2];
     int fp_pending;
     struct cuda_steps *steps;  /* workload.phases: its chains, buffers, second stream and events (steps.c) */
+    struct replay_corr replay_rc;   /* workload.replay: the correction by level, kept over the run's passes */
+    int replay_rc_run;              /* the run it was learned in, + 1 (0: none yet) */
 };
 
 /* Records the anchor event and the host time at which the GPU stamped it. 0 or -1. */

@@ -1,9 +1,10 @@
 /* harness/backends/cuda/replay.c: workload.replay on the GPU. One pass of the trace: at each of its samples the
  * filler (fillwork.c: bf16 GEMMs at a duty) runs at the duty whose level, measured at start-up against this GPU's own power
  * readings (shaper.c), is the trace's next value corrected by a closed loop on those readings (replay_corr of
- * plugins/mitigations/fillplan.h: an integral of the error between what the GPU draws, the supervisor's latest
- * reading of the slot, and the trace where it held one level long enough for the sensor to show it), so a level
- * the filler's curve misses is pulled in over a few samples. What the filler cannot draw (above the top of its
+ * plugins/mitigations/fillplan.h: a correction by level, learned from the error between what the GPU draws, the
+ * supervisor's latest reading of the slot, and the trace where it held one level long enough for the sensor to show
+ * it, kept over the run's passes), so a level the filler's curve misses is pulled in over a few samples and met
+ * from its first sample when the trace comes back to it. What the filler cannot draw (above the top of its
  * curve's rising part, below idle) is clipped: the run's fidelity shows it. The real data path runs once a pass,
  * after the trace: the GEMM chain and the all-reduce, with their faults and checks. */
 #include <math.h>
@@ -23,8 +24,11 @@ int cuda_replay_iter(void *b, struct worker_ctx *w)
     if (!c->shaper)
         return snprintf(w->err, sizeof w->err, "replay: the filler was not prepared on GPU %d", c->device), -1;
     double top, idle = shaper_range_w(c->shaper, &top), mid = backend_replay_mid(sc);
-    struct replay_corr rc;
-    replay_corr_init(&rc, tr, n, sc->workload.replay.dt_s, idle, top);
+    struct replay_corr *rc = &c->replay_rc;   /* learned over the run's passes: a level comes back each pass */
+    if (c->replay_rc_run != w->run + 1) {
+        replay_corr_init(rc, tr, n, sc->workload.replay.dt_s, idle, top);
+        c->replay_rc_run = w->run + 1;
+    }
     uint64_t step = (uint64_t)(sc->workload.replay.dt_s * 1e9), seq = atomic_load(&w->ctl->power_seq);
     if (mono_ns() - c->anchor_ns > CUDA_REANCHOR_NS && cuda_anchor(c) != 0)
         return snprintf(w->err, sizeof w->err, "cannot re-anchor the GPU clock"), -1;
@@ -44,9 +48,9 @@ int cuda_replay_iter(void *b, struct worker_ctx *w)
         uint64_t s = atomic_load(&w->ctl->power_seq);
         if (s != seq) {   /* a new reading: the loop moves where the trace was steady before it (fillplan.h) */
             seq = s;
-            replay_corr_add(&rc, tr, n, i, (double)atomic_load(&w->ctl->power_mw) * 1e-3);
+            replay_corr_add(rc, tr, n, i, (double)atomic_load(&w->ctl->power_mw) * 1e-3);
         }
-        double next = (i + 1 < n ? tr[i + 1] : tr[i]) + rc.corr_w;
+        double want = i + 1 < n ? tr[i + 1] : tr[i], next = want + replay_corr_at(rc, want);
         if (shaper_replay(c->shaper, next, &duty) != 0)
             return snprintf(w->err, sizeof w->err, "replay: the filler kernel failed on GPU %d", c->device), -1;
         worker_beat(w);

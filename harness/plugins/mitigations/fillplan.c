@@ -263,8 +263,26 @@ void replay_corr_init(struct replay_corr *c, const float *tr, int n, double dt_s
     }
     memset(c, 0, sizeof *c);
     c->span_w = isfinite(top_w) && isfinite(idle_w) && top_w > idle_w ? top_w - idle_w : 0;   /* never negative */
+    c->lo_w = isfinite(idle_w) ? idle_w : 0;
+    c->hi_w = c->lo_w + (c->span_w > 0 ? c->span_w : 1);
     c->tol_w = fmax(5, REPLAY_STEADY_FRAC * (hi - lo));
     c->steady_n = dt_s > 0 ? (int)ceil(REPLAY_STEADY_S / dt_s) : 1;
+}
+
+/* Where level_w falls among the knots: the knot below (*j) and the share of the one above (returned). */
+static double replay_knot(const struct replay_corr *c, double level_w, int *j)
+{
+    double x = (level_w - c->lo_w) / (c->hi_w - c->lo_w) * (REPLAY_KNOTS - 1);
+    x = isfinite(x) ? fmax(0, fmin(REPLAY_KNOTS - 1, x)) : 0;
+    *j = x >= REPLAY_KNOTS - 1 ? REPLAY_KNOTS - 2 : (int)x;
+    return x - *j;
+}
+
+double replay_corr_at(const struct replay_corr *c, double level_w)
+{
+    int j;
+    double f = replay_knot(c, level_w, &j);
+    return (1 - f) * c->knot_w[j] + f * c->knot_w[j + 1];
 }
 
 int replay_corr_add(struct replay_corr *c, const float *tr, int n, int i, double got_w)
@@ -279,8 +297,11 @@ int replay_corr_add(struct replay_corr *c, const float *tr, int n, int i, double
     }
     if (hi - lo > c->tol_w)
         return 0;   /* an edge within the sensor's reach: its error is the sensor's delay */
-    double asked = sum / (c->steady_n + 1);
-    c->corr_w = fmax(-c->span_w, fmin(c->span_w, c->corr_w + REPLAY_GAIN * (asked - got_w)));
+    double asked = sum / (c->steady_n + 1), e = REPLAY_GAIN * (asked - got_w);
+    int j;
+    double f = replay_knot(c, asked, &j);
+    c->knot_w[j] = fmax(-c->span_w, fmin(c->span_w, c->knot_w[j] + (1 - f) * e));
+    c->knot_w[j + 1] = fmax(-c->span_w, fmin(c->span_w, c->knot_w[j + 1] + f * e));
     c->moves++;
     return 1;
 }

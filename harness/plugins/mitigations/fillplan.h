@@ -146,27 +146,37 @@ int fill_learn_gap(struct fill_learn *l, const struct fill_plan *p, double idle_
 void fill_learn_describe(const struct fill_learn *l, char *out, size_t n);
 
 /* A replay's closed loop (workload.replay on a GPU): the level asked of the curve is the trace's next value plus a
- * correction, an integral of the error between the GPU's readings and the trace. The readings trail the power by a
- * lag and an update (10-15 ms and 20 ms on an H100 or H200), so at an edge of the trace the error is the sensor's,
- * not the curve's: a reading moves the correction only where the trace held one level (within REPLAY_STEADY_FRAC
- * of its span) over the REPLAY_STEADY_S before it. Unbounded by edges, the integral wound up at every edge of a
- * 1 Hz square wave and overshot after it (H200 2026-11-28: correlation 0.887 against the trace). */
+ * correction for that level, learned from the GPU's readings against the trace. The curve was measured at five
+ * duties and is read between them on straight lines; where the GPU draws otherwise the error depends on the level
+ * (a curve off by +20 W at 200 W and -5 W at 450 W), so the correction is a line through REPLAY_KNOTS knots from
+ * idle to the top, each moved by the readings at levels near it: a level the trace comes back to is corrected from
+ * its first sample on (one offset for all levels had to travel between their errors after every edge: the H200's
+ * 1 Hz square wave read correlation 0.885, 2026-11-28). The readings trail the power by a lag and an update (10-15
+ * ms and 20 ms on an H100 or H200), so at an edge of the trace the error is the sensor's, not the curve's: a reading
+ * moves the correction only where the trace held one level (within REPLAY_STEADY_FRAC of its span) over the
+ * REPLAY_STEADY_S before it. Unbounded by edges, the integral wound up at every edge of a 1 Hz square wave and
+ * overshot after it (H200 2026-11-28: correlation 0.887 against the trace). */
 #define REPLAY_GAIN 0.3          /* of the error, per reading */
 #define REPLAY_STEADY_S 0.06     /* the trace held one level this long before a reading that counts */
 #define REPLAY_STEADY_FRAC 0.05  /* one level: within this share of the trace's span (at least 5 W) */
+#define REPLAY_KNOTS 9           /* the correction's knots, evenly from idle to the curve's top */
 
 struct replay_corr {
-    double corr_w;   /* added to the trace's value before the curve is read */
-    double span_w;   /* the correction stays within +-span (the curve's top - idle) */
-    double tol_w;    /* the trace's "one level" */
-    int steady_n;    /* samples of the trace that must hold it */
+    double knot_w[REPLAY_KNOTS];   /* the correction at each knot */
+    double lo_w, hi_w;   /* the knots span idle .. the curve's top */
+    double span_w;       /* each knot stays within +-span (the curve's top - idle) */
+    double tol_w;        /* the trace's "one level" */
+    int steady_n;        /* samples of the trace that must hold it */
     int moves;
 };
 /* Sets up the loop for a trace of n samples dt_s apart and a curve from idle_w to top_w. */
 void replay_corr_init(struct replay_corr *c, const float *tr, int n, double dt_s, double idle_w, double top_w);
-/* A new reading got_w while the pass is at trace sample i: moves the correction by REPLAY_GAIN x (the trace's level
- * - got_w) where the trace was steady over the samples before i, bounded; returns 1 when it moved, else 0 (an edge
- * too recent, a reading that is not finite). */
+/* Returns the correction for the level level_w: the line through the knots (the end knots' values beyond them). */
+double replay_corr_at(const struct replay_corr *c, double level_w);
+/* A new reading got_w while the pass is at trace sample i: where the trace was steady over the samples before i,
+ * moves the two knots around its level by REPLAY_GAIN x (the trace's level - got_w), shared by their nearness (the
+ * correction at that level moves by 1/2 to 1 of that), each bounded; returns 1 when it moved, else 0 (an edge too
+ * recent, a reading that is not finite). */
 int replay_corr_add(struct replay_corr *c, const float *tr, int n, int i, double got_w);
 
 #endif
