@@ -95,6 +95,35 @@ Test(fillplan, a_top_flattened_by_the_power_limit_is_used_up_to_where_it_rises)
     cr_assert_float_eq(fill_curve_duty(&dip, 600), 0.25, 1e-12);
 }
 
+Test(fillplan, past_the_top_a_boost_carries_the_duty_on_to_100_percent_along_the_last_step)
+{
+    /* the H200's curve of 2026-11-28: rising to 75 % (712 W), falling at 100 % (664 W) under the limit */
+    struct fill_curve c = fill_curve_of((const double[]){ 140, 309, 521, 712, 664 }, 685);
+    cr_assert_float_eq(fill_curve_reach(&c), 712 + (712 - 521), 1e-9);
+    cr_assert_float_eq(fill_curve_duty_boost(&c, 600), fill_curve_duty(&c, 600), 1e-12, "under the top: the curve");
+    cr_assert_float_eq(fill_curve_duty_boost(&c, 712), 0.75, 1e-12);
+    cr_assert_float_eq(fill_curve_duty_boost(&c, 712 + 191.0 / 2), 0.875, 1e-12);
+    cr_assert_float_eq(fill_curve_duty_boost(&c, 2000), 1, 1e-12, "at most 100 %%");
+    cr_assert_float_eq(fill_curve_duty(&c, 2000), 0.75, 1e-12, "without a boost the duty stops at the top");
+    /* any curve: monotone and continuous through the top, 1 at the reach */
+    struct rng r;
+    rng_seed(&r, 37, 1);
+    for (int k = 0; k < 2000; k++) {
+        struct fill_curve x = rand_curve(&r);
+        if (rng_uniform(&r) < 0.5)   /* a top flattened by the limit */
+            x.w[FILL_DUTIES] = x.w[FILL_DUTIES - 1] - 30 * rng_uniform(&r);
+        double reach = fill_curve_reach(&x), prev = -1;
+        cr_assert_geq(reach, fill_curve_top(&x));
+        for (double w = x.w[0] - 10; w <= reach + 50; w += 0.5) {
+            double d = fill_curve_duty_boost(&x, w);
+            cr_assert(d >= prev - 1e-12 && d <= 1 + 1e-12, "case %d: %.1f W -> %.4f after %.4f", k, w, d, prev);
+            cr_assert(prev < 0 || d - prev < 0.02, "case %d: a jump at %.1f W: %.4f -> %.4f", k, w, prev, d);
+            prev = d;
+        }
+        cr_assert_float_eq(fill_curve_duty_boost(&x, reach), fill_curve_top_index(&x) ? 1.0 : 0.0, 1e-9, "case %d", k);
+    }
+}
+
 Test(fillplan, any_curve_is_inverted_monotone_within_its_rising_part)
 {
     struct rng r;
@@ -410,20 +439,26 @@ Test(fillplan, the_replay_loop_learns_a_curve_off_by_level_and_meets_a_level_it_
     cr_assert_leq(sum, 0.5 * sum1, "by level: mean 1 - correlation %.4f against one offset's %.4f", sum / 200, sum1 / 200);
 }
 
-/* A modelled GPU at its power limit after a compute phase: the filler asked for a (the plan's level plus the boost)
- * draws idle + (a - idle) (1 - k(t)) where k(t) = k0 exp(-t / tau) (the clocks the limiter lowered coming back),
- * at most its most (top) at those clocks. */
+/* A modelled GPU at its power limit after a compute phase: the filler asked for a (the plan's level plus the boost;
+ * up to reach, its 100 % duty carried on from the curve's top) draws idle + (a - idle) (1 - k(t)) where
+ * k(t) = k0 exp(-t / tau) (the clocks the limiter lowered coming back), never more than the limit (top: at full
+ * clocks the curve's top is where the limiter holds it). */
 struct dip_gpu {
-    double idle, top, k0, tau;
+    double idle, top, reach, k0, tau;
 };
+
+static double dip_gpu_most(const struct dip_gpu *g, double t)
+{
+    return fmin(g->top, g->idle + (g->reach - g->idle) * (1 - g->k0 * exp(-t / g->tau)));
+}
 
 static double dip_gpu_w(const struct dip_gpu *g, const struct fill_plan *p, const struct fill_learn *l, double t)
 {
     double asked = fill_plan_watts(p, t);
     if (!(asked > g->idle))
         return g->idle;
-    double a = fmax(g->idle, fmin(g->top, asked + fill_learn_boost(l, t)));
-    return g->idle + (a - g->idle) * (1 - g->k0 * exp(-t / g->tau));
+    double a = fmax(g->idle, fmin(g->reach, asked + fill_learn_boost(l, t)));
+    return fmin(g->top, g->idle + (a - g->idle) * (1 - g->k0 * exp(-t / g->tau)));
 }
 
 /* One gap of gap_s on the modelled GPU through a 20 ms sensor (each sample the mean over its window), the samples'
@@ -452,8 +487,7 @@ static double dip_gpu_shortfall(const struct dip_gpu *g, const struct fill_plan 
         double asked = fill_plan_watts(p, t);
         if (!(asked > g->idle))
             continue;
-        double most = g->idle + (g->top - g->idle) * (1 - g->k0 * exp(-t / g->tau));
-        if (reachable_only && asked > most - 1)
+        if (reachable_only && asked > dip_gpu_most(g, t) - 1)
             continue;   /* the filler cannot draw the plan's level there, whatever it is asked */
         sum += asked - dip_gpu_w(g, p, l, t);
         n++;
@@ -472,12 +506,15 @@ Test(fillplan, learning_fills_the_dip_after_compute_where_the_filler_can_and_nev
                              .tau = 0.03 + 0.12 * rng_uniform(&r) };
         double compute = g.idle + 300 + 500 * rng_uniform(&r);
         g.top = g.idle + (compute - g.idle) * (0.8 + 0.3 * rng_uniform(&r));
+        int past = rng_uniform(&r) < 0.5;   /* half the GPUs: the duty past the curve's top draws more at low clocks */
+        g.reach = past ? g.top + (g.top - g.idle) * 0.4 * rng_uniform(&r) : g.top;
         double floor = g.idle + (fmin(compute, g.top) - g.idle) * (0.2 + 0.75 * rng_uniform(&r));
         double down = rng_uniform(&r) < 0.3 ? 1000 + 9000 * rng_uniform(&r) : 0, gap = 0.15 + 0.85 * rng_uniform(&r);
         struct fill_plan p;
         fill_plan_make(&p, floor, down, 0, g.idle, compute, g.top, gap);
         struct fill_learn l;
         memset(&l, 0, sizeof l);
+        l.most_w = g.reach;
         /* the part a whole sample's window can teach: not the gap's last 20 ms */
         double span = fmin(gap - FILL_LEARN_BIN_S, 0.2), before = dip_gpu_shortfall(&g, &p, &l, span, 1);
         for (int k = 0; k < 30; k++) {
@@ -490,9 +527,9 @@ Test(fillplan, learning_fills_the_dip_after_compute_where_the_filler_can_and_nev
                     lo = fmin(lo, v);
                     hi = fmax(hi, v);
                 }
-                cr_assert(lo + l.boost_w[j] <= g.top + 1e-6 && (hi + l.boost_w[j] >= g.idle - 1e-6 || !(hi > g.idle)),
+                cr_assert(lo + l.boost_w[j] <= g.reach + 1e-6 && (hi + l.boost_w[j] >= g.idle - 1e-6 || !(hi > g.idle)),
                           "case %d, bin %d: the plan's %.1f-%.1f W + %.1f W, past [%.1f, %.1f]", c, j, lo, hi,
-                          l.boost_w[j], g.idle, g.top);
+                          l.boost_w[j], g.idle, g.reach);
             }
         }
         double after = dip_gpu_shortfall(&g, &p, &l, span, 1);
@@ -509,7 +546,7 @@ Test(fillplan, learning_from_noise_alone_stays_small_and_only_whole_windows_insi
     struct rng r;
     rng_seed(&r, 31, 4);
     static struct fill_sample s[128];
-    struct dip_gpu g = { .idle = 120, .top = 700, .k0 = 0, .tau = 0.1 };
+    struct dip_gpu g = { .idle = 120, .top = 700, .reach = 700, .k0 = 0, .tau = 0.1 };
     struct fill_plan p;
     fill_plan_make(&p, 560, 0, 0, g.idle, 720, g.top, 0.5);
     struct fill_learn l;
@@ -553,4 +590,8 @@ Test(fillplan, learning_from_noise_alone_stays_small_and_only_whole_windows_insi
     for (int k = 0; k < 10; k++)
         fill_learn_gap(&l, &p, g.idle, 0.5, &in, 1, 0.02);
     cr_assert_float_eq(fill_learn_boost(&l, 0.085), 700 - 560, 1e-9);
+    l.most_w = 800;   /* a GPU whose duty past the top draws more at low clocks: the boost may ask up to there */
+    for (int k = 0; k < 10; k++)
+        fill_learn_gap(&l, &p, g.idle, 0.5, &in, 1, 0.02);
+    cr_assert_float_eq(fill_learn_boost(&l, 0.085), 800 - 560, 1e-9);
 }

@@ -93,8 +93,14 @@ static double fillwork_duty_now(struct fillwork *f)
         fillwork_window_read(f, f->t0_ns + (uint64_t)((f->plan.down_s + FILLWORK_SETTLE_S) * 1e9));
     else
         fillwork_window_close(f);
-    double boost = f->learn ? fill_learn_boost(f->learn, t) : 0;
-    return w > 0 ? fill_curve_duty(&f->curve, w + (f->corr ? f->corr->offset_w : 0) + boost) : 0;
+    if (!(w > 0))
+        return 0;
+    double level = w + (f->corr ? f->corr->offset_w : 0), boost = f->learn ? fill_learn_boost(f->learn, t) : 0;
+    if (!(boost > 0))
+        return fill_curve_duty(&f->curve, level + boost);
+    /* a learned boost may carry the duty past the curve's top (the clocks still low after compute), the level
+     * without it never */
+    return fill_curve_duty_boost(&f->curve, fmin(level, fill_curve_top(&f->curve)) + boost);
 }
 
 /* Waits for event e to complete, giving up early when the filler was stopped meanwhile; 0, or -1 on an error. */

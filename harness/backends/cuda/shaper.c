@@ -227,6 +227,7 @@ int shaper_begin_run(struct shaper *sh, struct worker_ctx *w)
     }
     sh->fills = 1;
     sh->corr.span_w = fill_curve_top(&sh->curve) - sh->curve.w[0];
+    sh->learn.most_w = fill_curve_reach(&sh->curve);   /* a boost may ask past the top: the clocks low after compute */
     if (shaper_gap_begin(sh, mono_ns(), 0) != 0) {
         snprintf(w->err, sizeof w->err, "%s: the filler failed on this GPU (see above)", spec->name);
         return -1;

@@ -72,6 +72,21 @@ double fill_curve_duty(const struct fill_curve *c, double watts)
 
 double fill_curve_top(const struct fill_curve *c) { return c->w[fill_curve_top_index(c)]; }
 
+double fill_curve_reach(const struct fill_curve *c)
+{
+    int k = fill_curve_top_index(c);
+    return k >= 1 ? c->w[k] + (c->w[k] - c->w[k - 1]) * (FILL_DUTIES - k) : c->w[0];
+}
+
+double fill_curve_duty_boost(const struct fill_curve *c, double watts)
+{
+    int k = fill_curve_top_index(c);
+    if (k < 1 || k == FILL_DUTIES || !(watts > c->w[k]))
+        return fill_curve_duty(c, watts);
+    double d = (k + (watts - c->w[k]) / (c->w[k] - c->w[k - 1])) / FILL_DUTIES;
+    return d < 1 ? d : 1;
+}
+
 /* Sets the fall's and the climb's durations from the plan's levels and rates. */
 static void fill_plan_times(struct fill_plan *p)
 {
@@ -207,6 +222,7 @@ int fill_learn_gap(struct fill_learn *l, const struct fill_plan *p, double idle_
     if (!fill_plan_active(p) || !(gap_s > 0) || n < 1)
         return 0;
     double u = window_s > 0 ? fmax(1e-4, fmin(0.1, window_s)) : fill_learn_window(s, n);
+    double most = l->most_w > p->top_w ? l->most_w : p->top_w;
     double err[FILL_LEARN_BINS] = { 0 };
     int cnt[FILL_LEARN_BINS] = { 0 }, moved = 0;
     for (int i = 0; i < n; i++) {
@@ -234,7 +250,7 @@ int fill_learn_gap(struct fill_learn *l, const struct fill_plan *p, double idle_
             hi = fmax(hi, v);
         }
         /* no further than what takes the whole bin to the filler's most, or to idle: nothing to wind up */
-        l->boost_w[j] = fmax(idle_w - hi, fmin(p->top_w - lo, b));
+        l->boost_w[j] = fmax(idle_w - hi, fmin(most - lo, b));
         moved++;
     }
     l->gaps++;

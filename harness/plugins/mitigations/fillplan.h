@@ -56,6 +56,14 @@ void fill_curve_levels(const struct fill_curve *c, char *out, size_t n);
 double fill_curve_duty(const struct fill_curve *c, double watts);
 /* Returns the filler's most: its power at the top of the curve's rising part. */
 double fill_curve_top(const struct fill_curve *c);
+/* Past the top of the rising part, the duty still rises to 100 %: at the power limit more duty draws no more (the
+ * limiter lowers the clocks), but where the clocks are already low — the gap's first ~100 ms after a compute phase
+ * at the limit — it does. Returns the rising part's last step carried on to 100 % duty (the top itself when the
+ * curve rises all the way): the most a learned boost may ask (fill_learn.most_w). */
+double fill_curve_reach(const struct fill_curve *c);
+/* fill_curve_duty, carried past the top along the rising part's last step up to 100 % duty at fill_curve_reach:
+ * for a level asked through a learned boost only (a steady level past the top would draw less, not more). */
+double fill_curve_duty_boost(const struct fill_curve *c, double watts);
 
 /* One gap's plan (times in seconds from the gap's start, the end of compute). */
 struct fill_plan {
@@ -122,6 +130,7 @@ int fill_corr_add(struct fill_corr *c, double de, double dt, double target_w);
 
 struct fill_learn {
     double boost_w[FILL_LEARN_BINS];
+    double most_w;  /* the most a boost may ask (fill_curve_reach); 0 or less than the plan's top: the plan's top */
     int gaps;       /* gaps learned from */
     int updates;    /* bin updates made */
 };
@@ -138,8 +147,8 @@ double fill_learn_boost(const struct fill_learn *l, double t);
  * from the gap's start, ascending) whose window (window_s before their time; <= 0: the median spacing of the
  * samples, 20 ms without two) lies inside the gap and whose middle falls in a bin, where the plan asks more than
  * idle, each against the plan's mean level over its window; each bin with samples moves by FILL_LEARN_GAIN of its
- * mean error, bounded: no more than takes the plan's lowest level in the bin to the filler's most (top), no less
- * than takes its highest to idle. Returns the number of bins moved. */
+ * mean error, bounded: no more than takes the plan's lowest level in the bin to the filler's most (l->most_w, at
+ * least the plan's top), no less than takes its highest to idle. Returns the number of bins moved. */
 int fill_learn_gap(struct fill_learn *l, const struct fill_plan *p, double idle_w, double gap_s,
                    const struct fill_sample *s, int n, double window_s);
 /* Writes a one-line account of the boosts ("+92 W at 20-40 ms, ...": the largest, where) into out. */
