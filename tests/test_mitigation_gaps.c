@@ -102,7 +102,8 @@ Test(mitigation_gaps, the_filler_learns_the_dip_after_compute, .timeout = 120)
         at += snprintf(all + at, sizeof all - (size_t)at, " %.1f", sh[g]);
     cr_log_info("the floor's shortfall over the first 120 ms of each gap (W):%s", all);
     cr_assert_geq(first, 30, "the dip does not show in the first gap: %.1f W short", first);
-    cr_assert_leq(last, 0.25 * first, "the last gaps are %.1f W short, the first %.1f W: not learned", last, first);
+    /* a learner that overshot (the last gaps over the floor) fails as one that did not learn */
+    cr_assert_leq(fabs(last), 0.25 * first, "the last gaps are %.1f W short, the first %.1f W: not learned", last, first);
     char path[512];
     snprintf(path, sizeof path, "%s/events.jsonl", out);
     char *ev = e2e_read(path);

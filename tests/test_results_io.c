@@ -93,7 +93,8 @@ static int open_fds(void)
 /* The forwarding node's link to node 0: these tests look at the node's own files only. */
 static void fwd_none(int stream, const char *line, size_t len) { (void)stream; (void)line; (void)len; }
 
-static const struct power_reading reading = { 250.5, 249.0, 1234.5, 1410, 61, 0, NAN, 0 };
+static const struct power_reading reading = { .watts = 250.5, .avg_w = 249.0, .energy_j = 1234.5, .clock_mhz = 1410,
+                                              .temp_c = 61, .true_w = NAN };
 
 /* What the child of the file-size test saw, sent through a pipe. */
 struct fsize_report {

@@ -3,6 +3,7 @@
 #ifndef GAUNTLET_BACKEND_H
 #define GAUNTLET_BACKEND_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -91,7 +92,19 @@ struct power_reading {
                           * through the modelled sensor, stands for); NAN on a real one */
     uint64_t sample_ns;  /* the time (mono_ns) the reading stands for where its source stamps it: the driver's sample
                           * buffer's own timestamp, the modelled sensor's update; 0: the time it was read */
+    /* the driver buffer's samples new at this reading, oldest first, each with its own time (mono_ns; 0: not known),
+     * valid until the slot's next reading: every one of them, where the reading keeps only the newest */
+    int nbuf;
+    const double *buf_w;
+    const uint64_t *buf_ns;
+    int unstamped;       /* 1: the value's time is not known (no buffer: a field the driver updates every ~100 ms, or
+                          * a sample repeated since it came): not a sample to learn from */
 };
+
+/* A reading with nothing in it: every measure NAN. */
+#define POWER_READING_NONE                                                                                        \
+    ((struct power_reading){ .watts = NAN, .avg_w = NAN, .energy_j = NAN, .clock_mhz = NAN, .temp_c = NAN,        \
+                             .true_w = NAN })
 
 struct power_source;     /* a backend's private sampler state */
 

@@ -134,7 +134,8 @@ static void sink_lines(void *ctx, int node, enum cluster_stream st, const char *
             double t, w;
             int rank;
             if (sscanf(p, "%lf,%d,%lf", &t, &rank, &w) == 3) {
-                struct power_reading pr = { w, NAN, NAN, NAN, NAN, 0, NAN, 0 };
+                struct power_reading pr = POWER_READING_NONE;
+                pr.watts = w;
                 v->power(v->ctx, t, rank, &pr, 0);
             }
         }

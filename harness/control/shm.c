@@ -195,6 +195,7 @@ void ctl_set_power(struct ctl *c, const struct power_state *ps)
     c->pw.burst_t0_ns = ps->burst_t0_ns;
     c->pw.dip_t0_ns = ps->dip_t0_ns;
     c->pw.dip_floor_w = ps->dip_floor_w;
+    c->pw.dip_base_w = ps->dip_base_w;
     memcpy(c->pw.boost_w, ps->boost_w, sizeof c->pw.boost_w);
     atomic_store_explicit(&c->pw.seq, seq + 2, memory_order_release);
 }
@@ -220,6 +221,7 @@ void ctl_get_power(struct ctl *c, struct power_state *out)
         out->burst_t0_ns = c->pw.burst_t0_ns;
         out->dip_t0_ns = c->pw.dip_t0_ns;
         out->dip_floor_w = c->pw.dip_floor_w;
+        out->dip_base_w = c->pw.dip_base_w;
         memcpy(out->boost_w, c->pw.boost_w, sizeof out->boost_w);
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&c->pw.seq, memory_order_relaxed) == a)
@@ -243,10 +245,12 @@ void ctl_publish_reading(struct ctl *c, double watts, double energy_j, uint64_t 
 void ctl_publish_sample(struct ctl *c, uint64_t t_ns, double watts)
 {
     uint64_t n = atomic_load_explicit(&c->samples_n, memory_order_relaxed);
-    if (!t_ns || !(watts >= 0) ||
+    if (!t_ns || !isfinite(watts) || watts < 0 ||
         (n && atomic_load_explicit(&c->samples[(n - 1) % CTL_SAMPLES].t_ns, memory_order_relaxed) == t_ns))
         return;
     struct ctl_sample *e = &c->samples[n % CTL_SAMPLES];
+    /* a reader that sees the slot's new values sees the count that says it was being overwritten (ctl_read_samples) */
+    atomic_thread_fence(memory_order_release);
     atomic_store_explicit(&e->t_ns, t_ns, memory_order_relaxed);
     atomic_store_explicit(&e->mw, (uint64_t)(watts * 1e3), memory_order_relaxed);
     atomic_store_explicit(&c->samples_n, n + 1, memory_order_release);   /* last: the entry is whole */
@@ -254,6 +258,8 @@ void ctl_publish_sample(struct ctl *c, uint64_t t_ns, double watts)
 
 int ctl_read_samples(struct ctl *c, uint64_t after_ns, uint64_t until_ns, struct ctl_sample_copy *out, int max)
 {
+    if (max <= 0)
+        return 0;
     uint64_t n = atomic_load_explicit(&c->samples_n, memory_order_acquire);
     uint64_t lo = n > CTL_SAMPLES ? n - CTL_SAMPLES : 0;
     int k = 0;
@@ -269,8 +275,7 @@ int ctl_read_samples(struct ctl *c, uint64_t after_ns, uint64_t until_ns, struct
             memmove(out, out + 1, (size_t)(max - 1) * sizeof *out);
             k--;
         }
-        if (max > 0)
-            out[k++] = (struct ctl_sample_copy){ t, (double)mw * 1e-3 };
+        out[k++] = (struct ctl_sample_copy){ t, (double)mw * 1e-3 };
     }
     return k;
 }

@@ -111,6 +111,7 @@ struct power_state {
     uint64_t burst_t0_ns;      /* > 0: the compute phase began then after a gap (sim.limiter's burst); 0: none */
     uint64_t dip_t0_ns;        /* > 0: the gap's held-up power began then after a compute phase (the dip); 0: none */
     double dip_floor_w;        /* the gap's own level: the dip never takes the power below it */
+    double dip_base_w;         /* the gap's own level as it began: the dip is a share of the part above it */
     double boost_w[CTL_BOOST_BINS];    /* the filler's learned boost in each bin of the gap begun at dip_t0_ns
                                         * (plugins/mitigations/fillplan.h: fill_learn); all 0 without one */
 };
@@ -249,14 +250,15 @@ void ctl_set_power(struct ctl *c, const struct power_state *ps);
 /* Publishes the supervisor's reading of a slot taken at t_ns: watts, and the energy counter (NAN: none), for a worker
  * that tunes or corrects its mitigation against its GPU's real power. */
 void ctl_publish_reading(struct ctl *c, double watts, double energy_j, uint64_t t_ns);
-/* Reads the latest energy counter reading published (*mj 0: none yet) and its time, consistently (worker side). */
 /* Publishes a power sample stamped t_ns into the slot's ring, unless it is the one published last (a driver's
- * buffer gives its newest sample to several readings). The supervisor's only. */
+ * buffer gives its newest sample to several readings), or its time is 0 or its value not a finite number >= 0.
+ * The supervisor's only. */
 void ctl_publish_sample(struct ctl *c, uint64_t t_ns, double watts);
 /* Copies the slot's samples stamped in (after_ns, until_ns], oldest first, into out (at most max, the newest
  * kept) from the newest CTL_SAMPLES - 1 (the oldest slot is the one the next sample takes); a sample overwritten
  * while it was read is left out. Returns how many. */
 int ctl_read_samples(struct ctl *c, uint64_t after_ns, uint64_t until_ns, struct ctl_sample_copy *out, int max);
+/* Reads the latest energy counter reading published (*mj 0: none yet) and its time, consistently (worker side). */
 void ctl_read_energy(struct ctl *c, uint64_t *mj, uint64_t *t_ns);
 /* Reads it consistently (supervisor side). */
 void ctl_get_power(struct ctl *c, struct power_state *out);

@@ -47,14 +47,19 @@ static void sup_sample(struct sup *s, uint64_t now)
     for (int r = 0; r < s->nranks; r++) {
         struct power_reading pr;
         if (s->ops->power_read(s->ps, s->slot_of[r], now, &pr) != 0)
-            pr = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0, NAN, 0 };
+            pr = POWER_READING_NONE;
         s->watts[r] = pr.watts;
         s->energy_j[r] = pr.energy_j;
         s->true_w[r] = pr.true_w;
         s->sample_ns[r] = pr.sample_ns;
         if (isfinite(pr.watts) && pr.watts >= 0) {   /* for a worker tuning its mitigation against real power */
             ctl_publish_reading(shm_ctl(&s->shm, s->slot_of[r]), pr.watts, pr.energy_j, now);
-            ctl_publish_sample(shm_ctl(&s->shm, s->slot_of[r]), pr.sample_ns ? pr.sample_ns : now, pr.watts);
+            struct ctl *c = shm_ctl(&s->shm, s->slot_of[r]);
+            for (int i = 0; i < pr.nbuf; i++)   /* the driver's buffer: every new sample with its own time */
+                if (pr.buf_ns[i])
+                    ctl_publish_sample(c, pr.buf_ns[i], pr.buf_w[i]);
+            if (!pr.nbuf && !pr.unstamped)   /* else the reading itself, at the time it stands for */
+                ctl_publish_sample(c, pr.sample_ns ? pr.sample_ns : now, pr.watts);
         }
         results_power(&s->res, now, r, &pr,
                       atomic_load_explicit(&shm_ctl(&s->shm, s->slot_of[r])->phase, memory_order_relaxed));

@@ -95,7 +95,10 @@ static double fillwork_duty_now(struct fillwork *f)
         fillwork_window_close(f);
     if (!(w > 0))
         return 0;
-    double level = w + (f->corr ? f->corr->offset_w : 0), boost = f->learn ? fill_learn_boost(f->learn, t) : 0;
+    /* the learned boost where the plan asks for the filler (above idle): where it has let the power fall to idle
+     * (a ramp without a floor) the filler stays off */
+    double level = w + (f->corr ? f->corr->offset_w : 0);
+    double boost = f->learn && w > f->curve.w[0] ? fill_learn_boost(f->learn, t) : 0;
     if (!(boost > 0))
         return fill_curve_duty(&f->curve, level + boost);
     /* a learned boost may carry the duty past the curve's top (the clocks still low after compute), the level

@@ -119,6 +119,8 @@ struct cuda_samples {
     long passed;                  /* samples a poll found older than its newest: not read (ticks slower than the buffer) */
     int have, off;                /* a sample was read / the GPU or driver has no buffer */
     uint64_t poll_ns;
+    double buf_w[64];             /* the last poll's new samples, oldest first, and their mono times (0: not known) */
+    uint64_t buf_ns[64];
 };
 
 #define CUDA_SAMPLES_POLL_NS 10000000ull   /* 10 ms: the H100's buffer holds a sample every 20 ms */
@@ -173,7 +175,7 @@ int cuda_power_info(struct power_source *ps, int rank, char *name, size_t n, dou
 int cuda_power_read(struct power_source *ps, int rank, uint64_t t, struct power_reading *out)
 {
     struct gpu_sample s;
-    *out = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0, NAN, 0 };
+    *out = POWER_READING_NONE;
     int d = cuda_power_device(ps, rank);
     if (d < 0)
         return 0;
@@ -202,14 +204,22 @@ int cuda_power_read(struct power_source *ps, int rank, uint64_t t, struct power_
             sm->passed += k - 1;
             struct timespec rt;   /* the driver stamps samples on the wall clock, in us: onto the mono clock */
             uint64_t mono = mono_ns();
-            sm->at_ns = 0;
-            if (clock_gettime(CLOCK_REALTIME, &rt) == 0) {
-                int64_t off = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - (int64_t)mono;
-                int64_t stamp = (int64_t)(at[k - 1] * 1000ull) - off;
-                sm->at_ns = stamp > 0 && (uint64_t)stamp <= mono ? (uint64_t)stamp : 0;   /* from the future: unknown */
+            int64_t off = 0;
+            int known = clock_gettime(CLOCK_REALTIME, &rt) == 0;
+            if (known)
+                off = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - (int64_t)mono;
+            for (int i = 0; i < k; i++) {   /* every new sample, for the learning (backend.h: nbuf) */
+                int64_t stamp = known ? (int64_t)(at[i] * 1000ull) - off : 0;
+                sm->buf_w[i] = w[i];
+                sm->buf_ns[i] = stamp > 0 && (uint64_t)stamp <= mono && isfinite(w[i]) ? (uint64_t)stamp : 0;   /* from the future: unknown */
             }
+            sm->at_ns = sm->buf_ns[k - 1];
+            out->nbuf = k;
+            out->buf_w = sm->buf_w;
+            out->buf_ns = sm->buf_ns;
         }
     }
+    out->unstamped = 1;   /* unless a new sample of the buffer came with this reading (those are in buf) */
     if (sm->have && !sm->off) {
         out->watts = sm->w;
         out->sample_ns = sm->at_ns;

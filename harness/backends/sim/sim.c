@@ -43,6 +43,7 @@ static void sim_set_state(struct sim *s, uint64_t t, double p, double level, int
         ps.burst_t0_ns = s->burst_t0;   /* the limiter's burst, from the compute phase's start after a gap */
     if (s->in_gap && fill_plan_active(fp)) {
         ps.dip_t0_ns = s->gap_counts ? s->gap_t0 : 0;   /* the held-up power after a compute phase dips */
+        ps.dip_base_w = s->gap_base_w;
         ps.floor_w = fp->floor_w;
         ps.target_w = sim_target(p, level, fp->floor_w);
         ps.down_w_s = fp->down_w_s;
@@ -70,9 +71,11 @@ static void sim_learn_gap(struct sim *s, uint64_t t)
     int n = ctl_read_samples(s->ctl, s->gap_t0, t, cs, CTL_SAMPLES);
     for (int i = 0; i < n; i++)
         fs[i] = (struct fill_sample){ (double)(cs[i].t_ns - s->gap_t0) * 1e-9, cs[i].w };
-    fill_learn_gap(&s->learn, &s->plan, s->sc->sim.idle_w, (double)(t - s->gap_t0) * 1e-9, fs, n, 0);
+    double u = s->sc->sim.sensor.update_s;   /* each sample's window: the modelled sensor's update; none: an instant */
+    fill_learn_gap(&s->learn, &s->plan, s->sc->sim.idle_w, (double)(t - s->gap_t0) * 1e-9, fs, n, u > 0 ? u : 1e-4);
     int g = s->learn.gaps;
-    if (s->w && g >= 4 && !(g & (g - 1))) {
+    if (s->w && g >= 4 && !(g & (g - 1)) && g > s->learn_said) {
+        s->learn_said = g;
         char note[64];   /* wevent's note */
         fill_learn_describe(&s->learn, note, sizeof note);
         worker_emit_tuned(s->w, s->plan.floor_w, 0, note);
@@ -182,6 +185,7 @@ static void sim_on_phase(void *b, int phase, uint64_t t)
         s->in_gap = 0;
     } else if (!s->in_gap) {
         sim_gap_begin(s, t, 1);
+        s->gap_base_w = sim_level(&s->sc->sim, &s->mm, phase);   /* its own level as it begins */
     }
     sim_set_state(s, t, p, sim_level(&s->sc->sim, &s->mm, phase), phase);
 }
@@ -216,6 +220,7 @@ static int sim_begin_run(void *b, struct worker_ctx *w)
     sim_mitigation(s, w);
     memset(&s->gaps, 0, sizeof s->gaps);   /* a new run: its own gaps, its own learning */
     memset(&s->learn, 0, sizeof s->learn);
+    s->learn_said = 0;
     s->raise_said = 0;
     sim_gap_begin(s, now, 0);
     sim_on_phase(s, PH_IDLE, now);

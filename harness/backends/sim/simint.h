@@ -24,6 +24,8 @@ struct sim {
     struct fill_plan plan;
     struct fill_history gaps;
     struct fill_learn learn;  /* the gaps' first part, learned from the readings (fillplan.h) */
+    int learn_said;           /* the gap count whose learning was last said */
+    double gap_base_w;        /* the gap's own level where it began (sim.limiter's dip is a share of the part above) */
     int in_gap, gap_counts;   /* gap_counts: the gap began at a compute phase's end (its length is history) */
     uint64_t gap_t0;
     uint64_t burst_t0;        /* the compute phase in progress began then after a gap (sim.limiter's burst) */

@@ -63,12 +63,13 @@ static double sim_limiter_w(const struct power_state *ps, const struct sim_param
         double fall = dt <= l->burst_s ? 1 : tau > 0 ? exp(-(dt - l->burst_s) / tau) : 0;
         return l->burst_w * rise * fall;
     }
-    double start = ps->down_w_s > 0 && ps->hold_w > 0 ? ps->hold_w : ps->floor_w;   /* the plan's level at first */
-    if (ps->phase != PH_COMPUTE && ps->dip_t0_ns && l->dip_w > 0 && t > ps->dip_t0_ns && p > ps->dip_floor_w &&
-        start > ps->dip_floor_w) {
+    /* the plan's level at first, and the gap's own level as it began: fixed over the gap, so the share does not
+     * jump where the gap's phase changes (communication, optimizer, checkpoint) */
+    double start = ps->down_w_s > 0 && ps->hold_w > 0 ? ps->hold_w : ps->floor_w, g = ps->dip_base_w;
+    if (ps->phase != PH_COMPUTE && ps->dip_t0_ns && l->dip_w > 0 && t > ps->dip_t0_ns && p > g && start > g) {
         double dt = (double)(t - ps->dip_t0_ns) * 1e-9;
-        double k = fmin(1, l->dip_w / (start - ps->dip_floor_w)) * (tau > 0 ? 1 - exp(-dt / tau) : 1) * exp(-dt / l->dip_s);
-        return -k * (p - ps->dip_floor_w);
+        double k = fmin(1, l->dip_w / (start - g)) * (tau > 0 ? 1 - exp(-dt / tau) : 1) * exp(-dt / l->dip_s);
+        return -fmin(k * (p - g), fmax(0, p - ps->dip_floor_w));   /* never under the phase's own level */
     }
     return 0;
 }
@@ -148,7 +149,7 @@ int sim_power_read(struct power_source *ps, int rank, uint64_t t, struct power_r
     struct power_state st;
     ctl_get_power(shm_ctl(ps->shm, rank), &st);
     if (!st.t0_ns) {   /* the worker has not started its model yet: nothing to report */
-        *out = (struct power_reading){ NAN, NAN, NAN, NAN, NAN, 0, NAN, 0 };
+        *out = POWER_READING_NONE;
         return 0;
     }
     struct sim_hist *h = &ps->hist[rank];

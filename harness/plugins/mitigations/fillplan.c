@@ -227,12 +227,12 @@ int fill_learn_gap(struct fill_learn *l, const struct fill_plan *p, double idle_
     int cnt[FILL_LEARN_BINS] = { 0 }, moved = 0;
     for (int i = 0; i < n; i++) {
         double a = s[i].t_s - u, b = s[i].t_s;
-        if (a < 0 || b > gap_s || !isfinite(s[i].w))
+        if (!isfinite(b) || a < 0 || b > gap_s || !isfinite(s[i].w))
             continue;   /* a window reaching into a compute phase, or past the gap */
-        double mid = (a + b) / 2, asked = 0;
-        int j = (int)floor(mid / FILL_LEARN_BIN_S);
-        if (j >= FILL_LEARN_BINS)
+        double mid = (a + b) / 2, asked = 0, bin = floor(mid / FILL_LEARN_BIN_S);
+        if (!(bin < FILL_LEARN_BINS))
             continue;
+        int j = (int)bin;
         for (int k = 0; k <= 4; k++)   /* the plan's mean over the window */
             asked += fill_plan_watts(p, a + u * k / 4) / 5;
         if (!(asked > idle_w))

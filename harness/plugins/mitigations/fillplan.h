@@ -148,7 +148,8 @@ double fill_learn_boost(const struct fill_learn *l, double t);
  * samples, 20 ms without two) lies inside the gap and whose middle falls in a bin, where the plan asks more than
  * idle, each against the plan's mean level over its window; each bin with samples moves by FILL_LEARN_GAIN of its
  * mean error, bounded: no more than takes the plan's lowest level in the bin to the filler's most (l->most_w, at
- * least the plan's top), no less than takes its highest to idle. Returns the number of bins moved. */
+ * least the plan's top), no less than takes its highest to idle (the bin's other levels may ask past them: the duty
+ * stops at 100 % or 0). Returns the number of bins moved. */
 int fill_learn_gap(struct fill_learn *l, const struct fill_plan *p, double idle_w, double gap_s,
                    const struct fill_sample *s, int n, double window_s);
 /* Writes a one-line account of the boosts ("+92 W at 20-40 ms, ...": the largest, where) into out. */
