@@ -273,7 +273,8 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
         if (node > 0 && node < s->nodes && node < SHM_MAX_NODES && !s->shm.hdr->xn.live[node]) {
             results_node_left(&s->res, node);   /* shrink left it no rank: out of the cluster's sum */
             results_event(&s->res, mono_ns(), "node_left",   /* for summarize, which sums again from the record */
-                          json_pack("{s:i, s:s}", "node", node, "why", "shrink left it no rank: out of the cluster's sum"));
+                          json_pack("{s:i, s:s, s:I}", "node", node, "why", "shrink left it no rank: out of the cluster's sum",
+                                    "nodes_csv_at", (json_int_t)results_nodes_at(&s->res)));
         } else
             results_node_ended(&s->res, node);   /* its power rows are over: the sum waits no more, nor is whole */
         json_object_set_new(o, "telemetry_records_missing", json_integer((json_int_t)cluster_records_missing(node)));

@@ -37,7 +37,8 @@ static void supc_node_lost(struct sup *s, int k, const char *why)
             top = it > top ? it : top;
         }
     results_event(&s->res, mono_ns(), "node_lost",
-                  json_pack("{s:i, s:s, s:I, s:s}", "node", k, "recovery", rec->name, "iter", (json_int_t)top, "why", why));
+                  json_pack("{s:i, s:s, s:I, s:s, s:I}", "node", k, "recovery", rec->name, "iter", (json_int_t)top, "why",
+                            why, "nodes_csv_at", (json_int_t)results_nodes_at(&s->res)));
     gl_log("%s: shrink goes on without its ranks", why);
     if ((s->fl->rm.state == RM_STOPPING || s->fl->rm.state == RM_AGREEING) && k < SHM_MAX_NODES && !s->ln->rec_got[k]) {
         coord_fold(s, k, INT64_MAX, 0);   /* the recovery under way goes on without it */

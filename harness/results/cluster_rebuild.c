@@ -33,28 +33,43 @@ static void note(json_t *summary, const char *fmt, ...)
 
 struct feed { long taken, bad, beyond; double last_s; };
 
-/* A node that left the cluster's sum (node_lost, or node_left: shrink left it no rank), at node 0's time. */
-struct leave { double t_s; int node; };
+/* A node that left the cluster's sum (node_lost, or node_left: shrink left it no rank): where among the rows of
+ * power-nodes.csv node 0 let it go (at: the file's bytes then; -1 in a record from before it was written), and at
+ * node 0's time. */
+struct leave { double at, t_s; int node; };
 
-static int leave_cmp(const void *x, const void *y)
+static int leave_cmp_t(const void *x, const void *y)
 {
     double a = ((const struct leave *)x)->t_s, b = ((const struct leave *)y)->t_s;
     return (a > b) - (a < b);
 }
 
+static int leave_cmp_at(const void *x, const void *y)
+{
+    double a = ((const struct leave *)x)->at, b = ((const struct leave *)y)->at;
+    return (a > b) - (a < b);
+}
+
 /* Every row of f into c whose time lies in [lo_s, hi_s] and whose node, watts and GPUs are in range; the others
  * counted in d: later than hi_s (beyond), or no row at all (a cut last line, a line too long, a value out of range).
- * The nodes that left (lv[0..nlv), in time order) leave the sum where node 0 let them go live: before the first row
- * at or after their time (the rows come as node 0 received them), the rest after the last row. */
+ * The nodes that left (lv[0..nlv), in order) leave the sum where node 0 let them go live: before the row that begins
+ * at their byte of the file (every leave with one: by_at), else before the first row at or after their time (the
+ * rows come as node 0 received them, so a row of an earlier time may follow: a leave by time may fall a few rows
+ * off); the rest after the last row. at0: the bytes before the first row (the header). */
 static void feed(struct runcluster *c, FILE *f, int nodes, double lo_s, double hi_s, const struct leave *lv, size_t nlv,
-                 struct feed *d)
+                 int by_at, double at0, struct feed *d)
 {
     size_t gone = 0;
     char line[160];
     int whole = 1;
+    double at = at0;
     d->last_s = -INFINITY;
     while (fgets(line, sizeof line, f)) {
         size_t len = strlen(line);
+        double start = at;
+        at += (double)len;
+        for (; by_at && gone < nlv && lv[gone].at <= start; gone++)
+            runcluster_leave(c, lv[gone].node);
         int ends = len > 0 && line[len - 1] == '\n';
         if (!whole || !ends) {   /* part of a line longer than any row, or a last line cut short: not a row */
             if (whole)
@@ -73,7 +88,7 @@ static void feed(struct runcluster *c, FILE *f, int nodes, double lo_s, double h
             d->beyond++;
         if (!(t >= lo_s && t <= hi_s))
             continue;
-        for (; gone < nlv && lv[gone].t_s <= t; gone++)
+        for (; !by_at && gone < nlv && lv[gone].t_s <= t; gone++)
             runcluster_leave(c, lv[gone].node);
         runcluster_row(c, t, node, w, gpus);
         d->taken++;
@@ -132,13 +147,18 @@ void results_cluster_rebuild(const char *dir, const json_t *start, double clock_
         const char *type = json_string_value(json_object_get(w, "event"));
         json_int_t k = json_integer_value(json_object_get(w, "node"));
         double t = json_number_value(json_object_get(w, "t_s"));
+        json_t *a = json_object_get(w, "nodes_csv_at");
         if (type && (strcmp(type, "node_lost") == 0 || strcmp(type, "node_left") == 0) && k > 0 && k < nodes)
-            lv[nlv++] = (struct leave){ json_is_number(json_object_get(w, "t_s")) && isfinite(t) ? t : INFINITY, (int)k };
+            lv[nlv++] = (struct leave){ json_is_integer(a) && json_integer_value(a) >= 0 ? (double)json_integer_value(a) : -1,
+                                        json_is_number(json_object_get(w, "t_s")) && isfinite(t) ? t : INFINITY, (int)k };
     }
-    qsort(lv, nlv, sizeof *lv, leave_cmp);
+    int by_at = nlv > 0;   /* every leave says where among the rows it fell: the same row as live */
+    for (size_t j = 0; j < nlv; j++)
+        by_at &= lv[j].at >= 0;
+    qsort(lv, nlv, sizeof *lv, by_at ? leave_cmp_at : leave_cmp_t);
     struct runcluster *c = runcluster_new(nodes, cell_s);
     struct feed d = { 0 };
-    feed(c, f, nodes, lo - cell_s, hi + cell_s, lv, nlv, &d);
+    feed(c, f, nodes, lo - cell_s, hi + cell_s, lv, nlv, by_at, (double)strlen(head), &d);
     free(lv);
     int rerr = ferror(f);
     fclose(f);

@@ -63,6 +63,8 @@ const char *results_failed(const struct results *r) { return r->failed ? r->why 
 
 void results_node_left(struct results *r, int node) { runcluster_leave(r->cl, node); }
 
+long long results_nodes_at(const struct results *r) { return r->nodes_fd >= 0 ? (long long)r->nodes_off : -1; }
+
 void results_node_ended(struct results *r, int node) { runcluster_end(r->cl, node); }
 
 json_t *results_gpus_json(struct results *r) { return r->forward ? nodeagg_gpus_json(r->agg) : NULL; }

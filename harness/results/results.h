@@ -83,6 +83,9 @@ void results_forward_flush(struct results *r);
 json_t *results_gpus_json(struct results *r);
 /* Node 0, forward: nodes: the node left the run (lost, or shrink left it no rank): out of the cluster's sum. */
 void results_node_left(struct results *r, int node);
+/* Node 0, forward: nodes: the bytes of power-nodes.csv written so far — where a node's leaving falls among the rows
+ * the sum took (its event's nodes_csv_at, for summarize to let it go at the same row); -1: no such file. */
+long long results_nodes_at(const struct results *r);
 /* Node 0: the node's rows are over (its end record came): no cell of the cluster's sum waits for it. */
 void results_node_ended(struct results *r, int node);
 /* Writes summary.json atomically. Does not steal summary. -1 when it cannot: the first failure is results_failed's
