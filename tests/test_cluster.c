@@ -155,6 +155,11 @@ static void forwarded_as_nodes(const char *out, json_t *s, int nodes, int ranks)
     cr_assert_eq(json_integer_value(json_object_get(rc, "nodes")), nodes);
     cr_assert_eq(json_integer_value(json_object_get(rc, "gpus")), nodes * ranks);
     double rsw = json_number_value(json_object_get(rc, "swing_w")), rmean = json_number_value(json_object_get(rc, "mean_w"));
+    json_int_t lw = json_integer_value(json_object_get(c, "whole_cells")), rw = json_integer_value(json_object_get(rc, "whole_cells"));
+    cr_log_info("%d x %d: %lld of %lld cells whole live, %lld rebuilt", nodes, ranks, (long long)lw,
+                (long long)json_integer_value(json_object_get(c, "cells")), (long long)rw);
+    /* node 0's own last cell is in the sum before the figures are taken (results_cluster_flush), as in the file */
+    cr_assert(llabs((long long)(rw - lw)) <= 1, "rebuilt: %lld whole cells, live %lld", (long long)rw, (long long)lw);
     cr_assert(fabs(rsw - sw) <= 0.01 * sw + 1 && fabs(rmean - mean) <= 0.005 * mean, "rebuilt swing %g W, mean %g W; the "
               "run's own %g W, %g W (the same rows in the same order: only their rounding in the file differs)", rsw, rmean,
               sw, mean);

@@ -395,6 +395,14 @@ void nodeagg_flush(struct nodeagg *a)
     run_end(a);
 }
 
+void nodeagg_flush_power(struct nodeagg *a)
+{
+    if (!a)
+        return;
+    cell_end(a);
+    run_end(a);
+}
+
 void nodeagg_sample(struct nodeagg *a, int rank, double watts, const char *phase, uint64_t throttle)
 {
     if (!a || rank < 0 || rank >= a->ranks || !phase)

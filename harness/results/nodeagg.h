@@ -42,6 +42,9 @@ int nodeagg_rows(const char *text, size_t len, double cell_s,
 void nodeagg_power(struct nodeagg *a, double t_s, int rank, double watts);
 /* Ends every pending iteration and the power cell being filled (the run ends, or the node stops). */
 void nodeagg_flush(struct nodeagg *a);
+/* Emits the power cell in progress and the compact line it ends (the power only: the events still folding stay),
+ * so a sum taken now has it; a later sample of the same cell makes a second row of it, which a sum takes as late. */
+void nodeagg_flush_power(struct nodeagg *a);
 
 /* One power reading of local rank `rank` for the acceptance figures node 0 judges this node's GPUs by (phase as
  * power.csv names it; throttle: the reason bits, 0 none). */

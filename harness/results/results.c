@@ -75,6 +75,12 @@ void results_forward_flush(struct results *r)
         nodeagg_flush(r->agg);
 }
 
+void results_cluster_flush(struct results *r)
+{
+    if (r->agg && !r->forward && r->cl)
+        nodeagg_flush_power(r->agg);
+}
+
 /* Records the first write failure (said once); returns -1. */
 static int results_fail(struct results *r, const char *file, int err)
 {

@@ -79,6 +79,10 @@ int results_append(struct results *r, int power, const char *text, size_t len);
 const char *results_failed(const struct results *r);
 /* A node other than 0, forward: nodes: sends node 0 what its fold still holds (before its end record). */
 void results_forward_flush(struct results *r);
+/* Node 0, forward: nodes: its own last power cell into power-nodes.csv and the cluster's sum, before the run's
+ * figures are taken from the sum (else its last cells, still in the fold, are missing from them and only a rebuild
+ * from the record has them). */
+void results_cluster_flush(struct results *r);
 /* A node other than 0, forward: nodes: its GPUs' acceptance figures (nodeagg_gpus_json); NULL otherwise. */
 json_t *results_gpus_json(struct results *r);
 /* Node 0, forward: nodes: the node left the run (lost, or shrink left it no rank): out of the cluster's sum. */

@@ -165,6 +165,7 @@ static void run_cluster_figures(struct sup *s, json_t *summary)
     size_t i;
     json_array_foreach(json_object_get(summary, "nodes"), i, nd)
         uncert = fmax(uncert, json_number_value(json_object_get(nd, "clock_uncertainty_s")));
+    results_cluster_flush(&s->res);   /* node 0's last cell: in the figures, as in the record a rebuild reads */
     runcluster_json(s->res.cl, summary, s->sc, tdp, uncert);
 }
 
