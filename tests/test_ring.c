@@ -197,3 +197,28 @@ Test(ring, power_samples_are_whole_in_order_and_the_newest_kept, .timeout = 60)
     cr_log_info("%ld reads, %ld copies checked", reads, copies);
     shm_close(&s);
 }
+
+/* A worker killed in the middle of ctl_set_power leaves the power state's count odd. The supervisor's read must not
+ * spin on it (it would hang, and a restart is just when workers are killed): it gives up, and the slot's next
+ * worker's first write makes the count whole again. */
+Test(ring, a_power_state_left_half_written_neither_hangs_the_reader_nor_the_next_writer, .timeout = 30)
+{
+    struct shm s;
+    cr_assert_eq(shm_create(&s, 1, 0, 16, 0), 0);
+    struct ctl *c = shm_ctl(&s, 0);
+    struct power_state st = { .phase = 1, .t0_ns = 100, .p0_w = 50, .target_w = 700 }, got;
+    ctl_set_power(c, &st);
+    cr_assert_eq(ctl_get_power(c, &got), 0);
+    cr_assert_eq(got.target_w, 700);
+    atomic_fetch_add(&c->pw.seq, 1);   /* the writer's first step, and then it died */
+    uint64_t t0 = mono_ns();
+    cr_assert_eq(ctl_get_power(c, &got), -1, "no whole copy to be had");
+    cr_log_info("gave up after %.2f ms", (double)(mono_ns() - t0) * 1e-6);
+    cr_assert_lt(mono_ns() - t0, 2000000000ull, "it gives up, within 2 s even on a loaded machine");
+    st.target_w = 300;
+    ctl_set_power(c, &st);   /* the slot's next worker */
+    cr_assert_eq(atomic_load(&c->pw.seq) % 2, 0, "whole again");
+    cr_assert_eq(ctl_get_power(c, &got), 0);
+    cr_assert_eq(got.target_w, 300);
+    shm_close(&s);
+}

@@ -180,6 +180,7 @@ int shm_barrier(struct shm *s, void (*beat)(void *), void *arg)
 void ctl_set_power(struct ctl *c, const struct power_state *ps)
 {
     uint32_t seq = atomic_load_explicit(&c->pw.seq, memory_order_relaxed);
+    seq += seq & 1;   /* odd: a worker of this slot was killed mid-write; from the next even count on */
     atomic_store_explicit(&c->pw.seq, seq + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
     c->pw.phase = ps->phase;
@@ -200,9 +201,11 @@ void ctl_set_power(struct ctl *c, const struct power_state *ps)
     atomic_store_explicit(&c->pw.seq, seq + 2, memory_order_release);
 }
 
-void ctl_get_power(struct ctl *c, struct power_state *out)
+int ctl_get_power(struct ctl *c, struct power_state *out)
 {
-    for (;;) {
+    for (int tries = 0;; tries++) {
+        if (tries >= CTL_POWER_TRIES)
+            return -1;   /* never a whole copy: its writer was killed mid-write (or is held off the CPU that long) */
         uint32_t a = atomic_load_explicit(&c->pw.seq, memory_order_acquire);
         if (a & 1) {
             sched_yield();
@@ -225,7 +228,7 @@ void ctl_get_power(struct ctl *c, struct power_state *out)
         memcpy(out->boost_w, c->pw.boost_w, sizeof out->boost_w);
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&c->pw.seq, memory_order_relaxed) == a)
-            return;
+            return 0;
     }
 }
 

@@ -260,7 +260,10 @@ void ctl_publish_sample(struct ctl *c, uint64_t t_ns, double watts);
 int ctl_read_samples(struct ctl *c, uint64_t after_ns, uint64_t until_ns, struct ctl_sample_copy *out, int max);
 /* Reads the latest energy counter reading published (*mj 0: none yet) and its time, consistently (worker side). */
 void ctl_read_energy(struct ctl *c, uint64_t *mj, uint64_t *t_ns);
-/* Reads it consistently (supervisor side). */
-void ctl_get_power(struct ctl *c, struct power_state *out);
+/* Reads it consistently (supervisor side): 0, or -1 when no whole copy came in CTL_POWER_TRIES tries (a worker
+ * killed in the middle of ctl_set_power leaves the count odd until the slot's next worker writes: the reader must
+ * not spin on it, the supervisor would hang; the caller keeps what it had). */
+#define CTL_POWER_TRIES 2000
+int ctl_get_power(struct ctl *c, struct power_state *out);
 
 #endif

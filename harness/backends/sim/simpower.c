@@ -147,12 +147,18 @@ int sim_power_read(struct power_source *ps, int rank, uint64_t t, struct power_r
 {
     const struct sim_params *m = &ps->shm->hdr->sc.sim;
     struct power_state st;
-    ctl_get_power(shm_ctl(ps->shm, rank), &st);
+    struct sim_hist *h = &ps->hist[rank];
+    if (ctl_get_power(shm_ctl(ps->shm, rank), &st) != 0) {   /* its worker died mid-write: the last state seen */
+        if (!h->n) {
+            *out = POWER_READING_NONE;
+            return 0;
+        }
+        st = h->st[(h->next + SIM_STATES - 1) % SIM_STATES];
+    }
     if (!st.t0_ns) {   /* the worker has not started its model yet: nothing to report */
         *out = POWER_READING_NONE;
         return 0;
     }
-    struct sim_hist *h = &ps->hist[rank];
     sim_hist_push(h, &st);
     double truth = sim_power_elec(&st, m, t), p;
     uint64_t sample_ns = 0;   /* with a sensor: its update's time (the end of the window the reading averages) */
