@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -320,6 +321,85 @@ Test(campaign, two_nodes_under_mpirun_keep_every_invariant, .timeout = 300)
     cr_assert(j);
     cr_expect_eq(json_integer_value(json_object_get(j, "broken")), 0);
     cr_expect_eq(json_integer_value(json_object_get(j, "strategies")), 4);
+    json_decref(j);
+}
+
+/* Puts a stand-in `mpirun` first on PATH, in a folder of its own: it fails its first `fails` launches as an mpirun
+ * that could not start does (a banner, exit 1; fails < 0: every launch), then runs the real one. */
+static void mpirun_that_fails(int fails)
+{
+    char real[1024] = "", bin[1100], path[1200];
+    FILE *p = popen("command -v mpirun", "r");
+    cr_assert(p);
+    if (!fgets(real, sizeof real, p))
+        real[0] = 0;
+    pclose(p);
+    real[strcspn(real, "\n")] = 0;
+    cr_assert(real[0], "no mpirun on PATH");
+    snprintf(bin, sizeof bin, "%s-bin", e2e_outdir());
+    cr_assert_eq(mkdir(bin, 0755), 0, "%s: %s", bin, strerror(errno));
+    snprintf(path, sizeof path, "%s/mpirun", bin);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "#!/bin/sh\n"
+               "n=$(ls '%s' | grep -c '^launch') ; : > '%s/launch.$$'\n"
+               "if [ %d -lt 0 ] || [ \"$n\" -lt %d ]; then\n"
+               "  echo 'An ORTE daemon has unexpectedly failed after launch (stand-in)'; exit 1\nfi\n"
+               "exec '%s' \"$@\"\n", bin, bin, fails, fails, real);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(chmod(path, 0755), 0);
+    snprintf(path, sizeof path, "%s:%s", bin, getenv("PATH") ?: "/usr/bin:/bin");
+    cr_assert_eq(setenv("PATH", path, 1), 0);   /* this test's own process: criterion runs each test in one */
+}
+
+/* A run mpirun could not start never began its record: it is started again, the failed launch's log kept, and
+ * the campaign judged on the runs that ran (once counted as a broken invariant: a banner under load in CI). */
+Test(campaign, a_run_mpirun_could_not_start_is_started_again, .timeout = 300)
+{
+    need_mpi();
+    mpirun_that_fails(1);   /* the fault-free run's first launch */
+    char dir[1024], path[1200];
+    int rc;
+    json_t *j = campaign((const char *[]){ "--schedules", "2", "--nodes", "2", "--ranks", "2", "--recovery", "restart",
+                                           "--seed", "3", "--jobs", "2", NULL },
+                         &rc, dir, sizeof dir);
+    char *log = campaign_log(dir);
+    cr_assert_eq(rc, 0, "campaign exited %d:\n%s", rc, log);
+    cr_expect(strstr(log, "fault-free did not begin (exit 1: An ORTE daemon"), "%s", log);
+    cr_expect(strstr(log, "invariants: all held"), "%s", log);
+    free(log);
+    cr_assert(j);
+    cr_expect_eq(json_integer_value(json_object_get(j, "broken")), 0);
+    cr_expect_eq(json_array_size(json_object_get(j, "relaunched")), 1);
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(j, "relaunched"), 0), "run")),
+                     "fault-free");
+    cr_expect_eq(json_array_size(json_object_get(j, "not_started")), 0);
+    snprintf(path, sizeof path, "%s/runs/fault-free.log.1", dir);
+    char *first = e2e_read(path);
+    cr_expect(first && strstr(first, "stand-in"), "%s: %s", path, first ? first : "missing");
+    free(first);
+    json_decref(j);
+}
+
+/* Runs that never begin in any launch leave the campaign not all tested: exit 3, each listed, none broken. */
+Test(campaign, runs_that_never_start_are_not_tested_never_passed_nor_broken, .timeout = 120)
+{
+    need_mpi();
+    mpirun_that_fails(-1);
+    char dir[1024];
+    int rc;
+    json_t *j = campaign((const char *[]){ "--schedules", "1", "--nodes", "2", "--ranks", "2", "--recovery", "restart",
+                                           "--jobs", "2", NULL },
+                         &rc, dir, sizeof dir);
+    char *log = campaign_log(dir);
+    cr_expect_eq(rc, 3, "campaign exited %d:\n%s", rc, log);
+    cr_expect(strstr(log, "invariants: NOT ALL TESTED (2 runs never started"), "%s", log);
+    cr_expect(!strstr(log, "all held"), "%s", log);
+    free(log);
+    cr_assert(j);
+    cr_expect_eq(json_integer_value(json_object_get(j, "broken")), 0);
+    cr_expect_eq(json_array_size(json_object_get(j, "not_started")), 2);
+    cr_expect_eq(json_array_size(json_object_get(j, "relaunched")), 2 * (CP_LAUNCH_TRIES - 1));
     json_decref(j);
 }
 

@@ -48,21 +48,13 @@ const struct cli_cmd campaign_cli = {
       { 0 } },
 };
 
-struct cp_opts {
-    int schedules, first, jobs, keep, nstrat;   /* first: the index of the first schedule (to run one again) */
-    uint64_t seed;
-    double timeout_s;
-    char strat[CP_MAX_STRATS][16];
-    char out[PATH_MAX - 64], exe[PATH_MAX], ckpt[PATH_MAX];   /* ckpt: the runs' checkpoint folder */
-    struct cp_shape shape;
-};
-
 /* One `gauntlet run` in flight. */
 struct cp_job {
     pid_t pid;
     int sched, strat;   /* sched -1: the fault-free run */
     uint64_t t0;
     int killed;
+    int tries;          /* launches before this one that never began their record */
 };
 
 /* Draws schedule k: 1-5 faults at distinct iterations at least 2 apart (a straggler: long enough apart for its
@@ -197,6 +189,46 @@ static int cp_rm(const char *path, const struct stat *sb, int flag, struct FTW *
     return 0;
 }
 
+/* A run that never began its record (no events.jsonl) and did not end on a usage error or a timeout: its launch
+ * failed (mpirun under load exits 1 after a banner; a fork refused), which says nothing of the invariants. It is
+ * started again up to CP_LAUNCH_TRIES launches in all, each failed launch's log kept as DIR.log.<launch>; one that
+ * never begins is not started, listed, and leaves the campaign not all tested (exit 3) rather than broken. Returns
+ * 0 when the run began (or is judged as it is), 1 when it was started again (job updated), 2 when it counts as not
+ * started (r filled), -1 when it could not be started again. */
+static int cp_launch_failed(const struct cp_opts *o, struct cp_job *job, int code, const char *dir, const char *name,
+                            struct cp_stats *st, struct cp_result *r)
+{
+    char path[PATH_MAX + 16], kept[PATH_MAX + 24], tail[300];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    if (job->killed || code == 0 || code == EXIT_INPUT || access(path, F_OK) == 0 || errno != ENOENT)
+        return 0;
+    cp_log_tail(dir, tail, sizeof tail);
+    int launch = job->tries + 1;
+    snprintf(path, sizeof path, "%s.log", dir);
+    snprintf(kept, sizeof kept, "%s.log.%d", dir, launch);
+    if (rename(path, kept) != 0 && errno != ENOENT)
+        SYSERR(path);
+    json_t *rec = json_pack("{s:s, s:i, s:i, s:s}", "run", name, "launch", launch, "exit", code, "log_ends", tail);
+    if (launch >= CP_LAUNCH_TRIES) {
+        r->ran = 1;
+        r->not_started = 1;
+        json_array_append_new(st->not_started, rec);
+        printf("campaign: %s never began its record in %d launches (the last exited %d: %s)\n", name, launch, code, tail);
+        fflush(stdout);
+        return 2;
+    }
+    json_array_append_new(st->relaunched, rec);
+    printf("campaign: %s did not begin (exit %d: %s); starting it again\n", name, code, tail);
+    fflush(stdout);
+    if (nftw(dir, cp_rm, 16, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT)
+        SYSERR(dir);
+    pid_t p = cp_start(o, job->sched, job->strat);
+    if (p < 0)
+        return -1;
+    *job = (struct cp_job){ p, job->sched, job->strat, mono_ns(), 0, launch };
+    return 1;
+}
+
 /* The detections of one run equal another's, except for faults on ranks that shrink removed in either; where
  * shrink left two ranks or fewer, a fingerprint vote cannot name the rank (a tie), so the rank is not compared. */
 static int cp_same(const struct cp_result *a, const struct cp_result *b, const struct cp_sched *sc, char *why, size_t n)
@@ -222,106 +254,6 @@ static int cp_same(const struct cp_result *a, const struct cp_result *b, const s
         }
     }
     return 1;
-}
-
-/* Sorts v and returns its q-quantile (nearest rank), NAN when empty. */
-static double cp_q(double *v, int64_t n, double q)
-{
-    if (n == 0)
-        return NAN;
-    for (int64_t i = 1; i < n; i++)   /* insertion sort: v is sorted already but for its new tail */
-        for (int64_t j = i; j > 0 && v[j] < v[j - 1]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    int64_t i = (int64_t)ceil(q * (double)n) - 1;
-    return v[i < 0 ? 0 : i];
-}
-
-/* Prints the table and returns campaign.json's object. */
-static json_t *cp_report(const struct cp_opts *o, struct cp_stats *st, int broken, double wall, json_t *breaks)
-{
-    static const char *const classes[CB_COUNT] = { "sign", "exponent", "mantissa-high", "mantissa-low", "no bit changed" };
-    static const char *const dets[CD_COUNT] = { "fingerprint", "abft", "exit", "heartbeat", "comm", "other" };
-    json_t *j = json_pack("{s:i, s:I, s:i, s:f, s:I, s:I, s:I, s:I, s:I, s:i}", "schedules", o->schedules, "seed",
-                          (json_int_t)o->seed, "strategies", o->nstrat, "wall_s", wall, "runs", (json_int_t)st->runs,
-                          "false_positives", (json_int_t)st->false_positives, "observed", (json_int_t)st->observed,
-                          "stale_reports", (json_int_t)st->stale_reports, "runs_ended_early", (json_int_t)st->runs_failed,
-                          "broken", broken);
-    printf("campaign: %d schedules x %d strategies, seed %llu: %lld runs in %.1f s; results in %s\n", o->schedules,
-           o->nstrat, (unsigned long long)o->seed, (long long)st->runs, wall, o->out);
-    printf("  %-11s %8s %8s %8s %17s %11s\n", "fault", "fired", "visible", "caught", "missed-by-design", "borderline");
-    json_t *kinds = json_object();
-    for (int k = 0; k < CK_COUNT; k++) {
-        printf("  %-11s %8lld %8lld %8lld %17lld %11lld\n", cp_kind_names[k], (long long)st->fired[k],
-               (long long)st->visible[k], (long long)st->caught[k], (long long)st->by_design[k], (long long)st->borderline[k]);
-        json_object_set_new(kinds, cp_kind_names[k],
-                            json_pack("{s:I, s:I, s:I, s:I, s:I}", "fired", (json_int_t)st->fired[k], "visible",
-                                      (json_int_t)st->visible[k], "caught", (json_int_t)st->caught[k], "missed_by_design",
-                                      (json_int_t)st->by_design[k], "borderline", (json_int_t)st->borderline[k]));
-    }
-    json_object_set_new(j, "by_kind", kinds);
-    printf("  bit flips by bit class: %-14s %8s %12s %8s %8s\n", "class", "flipped", "fingerprint", "abft", "missed");
-    json_t *bits = json_object();
-    for (int c = 0; c < CB_COUNT; c++) {
-        int64_t caught = 0;
-        json_t *by = json_object();
-        for (int d = 0; d < CD_COUNT; d++) {
-            caught += st->bits_caught[c][d];
-            if (st->bits_caught[c][d])
-                json_object_set_new(by, dets[d], json_integer(st->bits_caught[c][d]));
-        }
-        printf("  %24s %-14s %8lld %12lld %8lld %8lld\n", "", classes[c], (long long)st->bits_injected[c],
-               (long long)st->bits_caught[c][CD_FINGERPRINT], (long long)st->bits_caught[c][CD_ABFT],
-               (long long)(st->bits_injected[c] - caught));
-        json_object_set_new(bits, classes[c], json_pack("{s:I, s:o}", "flipped", (json_int_t)st->bits_injected[c], "caught_by", by));
-    }
-    json_object_set_new(j, "bit_classes", bits);
-    printf("  %-11s %12s %12s %12s %12s\n", "strategy", "detect_p50", "detect_p99", "recover_p50", "recover_p99");
-    json_t *strats = json_object();
-    for (int s = 0; s < o->nstrat; s++) {
-        double q[4] = { cp_q(st->detect_s[s], st->n_detect[s], 0.5), cp_q(st->detect_s[s], st->n_detect[s], 0.99),
-                        cp_q(st->recover_s[s], st->n_recover[s], 0.5), cp_q(st->recover_s[s], st->n_recover[s], 0.99) };
-        printf("  %-11s %10.1fms %10.1fms %10.1fms %10.1fms\n", o->strat[s], q[0] * 1e3, q[1] * 1e3, q[2] * 1e3, q[3] * 1e3);
-        json_object_set_new(strats, o->strat[s],
-                            json_pack("{s:o, s:o, s:o, s:o, s:I}", "detect_p50_s", json_num(q[0]), "detect_p99_s",
-                                      json_num(q[1]), "recover_p50_s", json_num(q[2]), "recover_p99_s",
-                                      json_num(q[3]), "detections", (json_int_t)st->n_detect[s]));
-    }
-    json_object_set_new(j, "strategies_figures", strats);
-    printf("  false positives %lld, detections no fault explains %lld, stale reports dropped %lld, runs ended early %lld "
-           "(shrink out of ranks included)\n", (long long)st->false_positives, (long long)st->observed,
-           (long long)st->stale_reports, (long long)st->runs_failed);
-    size_t i;
-    json_t *m;
-    json_array_foreach(st->missed, i, m) {
-        if (i == 4) {
-            printf("  ... (campaign.json: missed_by_design)\n");
-            break;
-        }
-        char rel[32];
-        json_t *re = json_object_get(m, "rel_error");
-        if (json_is_number(re))
-            snprintf(rel, sizeof rel, "%.2g", json_number_value(re));
-        else
-            str_copy(rel, sizeof rel, json_string_value(re) ?: "-");
-        printf("  missed %s: %s %s %s %s, rel error %s: %s\n",
-               json_is_true(json_object_get(m, "borderline")) ? "(borderline)" : "by design", json_string_value(json_object_get(m, "kind")),
-               json_string_value(json_object_get(m, "target")) ?: "", json_string_value(json_object_get(m, "where")) ?: "",
-               json_string_value(json_object_get(m, "bit_class")) ?: "", rel, json_string_value(json_object_get(m, "why")));
-    }
-    json_object_set(j, "missed_by_design", st->missed);
-    json_object_set(j, "broken_invariants", breaks);
-    json_array_foreach(breaks, i, m) {
-        if (i == 20) {
-            printf("  ... %zu more in campaign.json\n", json_array_size(breaks) - 20);
-            break;
-        }
-        printf("  BROKEN %s: %s\n", json_string_value(json_object_get(m, "run")), json_string_value(json_object_get(m, "why")));
-    }
-    printf("invariants: %s (%d broken)\n", broken ? "BROKEN" : "all held", broken);
-    return j;
 }
 
 /* One integer option in [lo, hi] into *out (left as it is when not given); 0, or the usage error. */
@@ -410,15 +342,18 @@ static int cp_across(const struct cp_opts *o, int k, struct cp_result *res, cons
     int broken = 0;
     cp_schedule(o, k, &sc);
     snprintf(name, sizeof name, "s%05d", k + o->first);
-    for (int s = 1; s < o->nstrat; s++)
-        if (!cp_same(&res[0], &res[s], &sc, why, sizeof why)) {
+    int r = 0;   /* the reference: the first strategy whose run began (one that never did has nothing to compare) */
+    while (r < o->nstrat && res[r].not_started)
+        r++;
+    for (int s = r + 1; s < o->nstrat; s++)
+        if (!res[s].not_started && !cp_same(&res[r], &res[s], &sc, why, sizeof why)) {
             char w[sizeof why + 64];
-            snprintf(w, sizeof w, "%s and %s detect differently: %s", o->strat[0], o->strat[s], why);
+            snprintf(w, sizeof w, "%s and %s detect differently: %s", o->strat[r], o->strat[s], why);
             cp_broke(breaks, name, w);
             broken++;
         }
     for (int s = 0; s < o->nstrat; s++)
-        if (!res[s].effect_missed && !res[s].dropped && !res[s].exhausted && !res[s].broken && state0[0] &&
+        if (!res[s].not_started && !res[s].effect_missed && !res[s].dropped && !res[s].exhausted && !res[s].broken && state0[0] &&
             strcmp(res[s].state, state0) != 0) {
             snprintf(why, sizeof why, "final state %s, the fault-free run's %s, with every fault that changed it caught",
                      res[s].state, state0);
@@ -461,7 +396,7 @@ int campaign_main(int argc, char **argv)
         fprintf(stderr, "gauntlet campaign: cannot create %s: %s\n", path, strerror(errno));
         return EXIT_ENV;
     }
-    struct cp_stats stats = { .missed = json_array() };
+    struct cp_stats stats = { .missed = json_array(), .relaunched = json_array(), .not_started = json_array() };
     struct cp_result *res = xcalloc((size_t)o.schedules * (size_t)o.nstrat, sizeof *res), base = { 0 };
     struct cp_job *jobs = xcalloc((size_t)o.jobs, sizeof *jobs);
     int *left = xcalloc((size_t)o.schedules, sizeof *left);   /* per schedule: runs not yet checked */
@@ -485,7 +420,7 @@ int campaign_main(int argc, char **argv)
             pid_t p = cp_start(&o, k, s);
             if (p < 0)
                 return EXIT_ENV;
-            jobs[slot] = (struct cp_job){ p, k, s, mono_ns(), 0 };
+            jobs[slot] = (struct cp_job){ p, k, s, mono_ns(), 0, 0 };
             running++;
             next++;
         }
@@ -526,10 +461,19 @@ int campaign_main(int argc, char **argv)
         if (job.sched >= 0)
             cp_schedule(&o, job.sched, &sc);
         struct cp_result *r = job.sched < 0 ? &base : &res[job.sched * o.nstrat + job.strat];
-        cp_check_run(dir, code, &sc, &o.shape, job.strat, job.sched < 0 ? "restart" : o.strat[job.strat], r, &stats);
+        snprintf(name, sizeof name, "%s", strrchr(dir, '/') + 1);
+        int launch = cp_launch_failed(&o, &job, code, dir, name, &stats, r);
+        if (launch < 0)
+            return EXIT_ENV;
+        if (launch == 1) {   /* started again in the same slot */
+            jobs[j] = job;
+            running++;
+            continue;
+        }
+        if (launch == 0)
+            cp_check_run(dir, code, &sc, &o.shape, job.strat, job.sched < 0 ? "restart" : o.strat[job.strat], r, &stats);
         if (job.killed)
             cp_break(r, "did not end within %.0f s (killed)", o.timeout_s);
-        snprintf(name, sizeof name, "%s", strrchr(dir, '/') + 1);
         if (r->broken) {
             cp_broke(breaks, name, r->why);
             broken += r->broken;
@@ -539,7 +483,8 @@ int campaign_main(int argc, char **argv)
             broken += across;
             for (int s = 0; s < o.nstrat && !o.keep && !across; s++) {   /* the evidence of a broken one stays */
                 cp_dir(&o, job.sched, s, dir, sizeof dir);
-                if (!res[job.sched * o.nstrat + s].broken && nftw(dir, cp_rm, 16, FTW_DEPTH | FTW_PHYS) != 0)
+                if (!res[job.sched * o.nstrat + s].broken && nftw(dir, cp_rm, 16, FTW_DEPTH | FTW_PHYS) != 0 &&
+                    errno != ENOENT)   /* a run that never started may have no folder */
                     SYSERR(dir);
             }
             if (++done_sched % 50 == 0) {
@@ -559,7 +504,10 @@ int campaign_main(int argc, char **argv)
     }
     json_decref(j);
     json_decref(breaks);
+    size_t not_started = json_array_size(stats.not_started);
     json_decref(stats.missed);
+    json_decref(stats.relaunched);
+    json_decref(stats.not_started);
     for (int s = 0; s < CP_MAX_STRATS; s++) {
         free(stats.detect_s[s]);
         free(stats.recover_s[s]);
@@ -567,5 +515,5 @@ int campaign_main(int argc, char **argv)
     free(res);
     free(jobs);
     free(left);
-    return rc ? rc : broken ? EXIT_CHECK : EXIT_OK;
+    return rc ? rc : broken ? EXIT_CHECK : not_started ? EXIT_ENV : EXIT_OK;
 }

@@ -335,7 +335,7 @@ static int64_t cp_straggler_rule(const char *dir, int rank, int node_ranks, doub
 }
 
 /* The last non-empty line of the run's log (DIR.log: what the run and mpirun printed), or why there is none. */
-static void cp_log_tail(const char *dir, char *out, size_t n)
+void cp_log_tail(const char *dir, char *out, size_t n)
 {
     char path[1100], buf[4096];
     snprintf(path, sizeof path, "%s.log", dir);

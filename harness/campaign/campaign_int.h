@@ -4,12 +4,15 @@
 #define GAUNTLET_CAMPAIGN_INT_H
 
 #include <jansson.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define CP_MAX_FAULTS 5
 #define CP_SIM_DIM 32   /* the sim's GEMM in every campaign run: sim.max_dim */
 #define CP_MAX_STRATS 4
 #define CP_NOTE 640
+#define CP_LAUNCH_TRIES 3   /* launches of a run that never begins its record before it counts as not started */
 #define CP_HB_FACTOR 2        /* every campaign run's heartbeat: a straggler is slower than this x the peers' median */
 #define CP_HB_EXCESS_S 0.025  /* ... and by this much (its min_excess) */
 
@@ -41,6 +44,16 @@ struct cp_shape {
     int persist;
 };
 
+/* The campaign's options. */
+struct cp_opts {
+    int schedules, first, jobs, keep, nstrat;   /* first: the index of the first schedule (to run one again) */
+    uint64_t seed;
+    double timeout_s;
+    char strat[CP_MAX_STRATS][16];
+    char out[PATH_MAX - 64], exe[PATH_MAX], ckpt[PATH_MAX];   /* ckpt: the runs' checkpoint folder */
+    struct cp_shape shape;
+};
+
 /* One fault's first detection, as a strategy's run recorded it (for the comparison across strategies). */
 struct cp_det {
     int spec, detector, rank;   /* detector: enum CD_*, -1 not caught */
@@ -61,6 +74,7 @@ struct cp_result {
     int exhausted;                   /* shrink ran out of ranks: the run ended, as it must */
     char state[24];                  /* the final state_fingerprint */
     int effect_missed;               /* a fault that changed the state went undetected: the state differs */
+    int not_started;                 /* never began its record in CP_LAUNCH_TRIES launches: nothing of it was tested */
 };
 
 /* Counts over the whole campaign. */
@@ -71,9 +85,17 @@ struct cp_stats {
     double *detect_s[CP_MAX_STRATS], *recover_s[CP_MAX_STRATS];
     int64_t n_detect[CP_MAX_STRATS], n_recover[CP_MAX_STRATS], cap_detect[CP_MAX_STRATS], cap_recover[CP_MAX_STRATS];
     json_t *missed;                  /* examples of faults missed by design, with their magnitude */
+    json_t *relaunched;              /* launches that never began their record and were started again */
+    json_t *not_started;             /* runs that never began their record in CP_LAUNCH_TRIES launches */
 };
 
 extern const char *const cp_kind_names[CK_COUNT];
+
+/* Prints the campaign's table and returns campaign.json's object (broken: invariants broken; wall: seconds). */
+json_t *cp_report(const struct cp_opts *o, struct cp_stats *st, int broken, double wall, json_t *breaks);
+
+/* The last line of the run's log (DIR.log) into out. */
+void cp_log_tail(const char *dir, char *out, size_t n);
 
 /* Checks the run in dir (exit status rc of `gauntlet run`) of schedule sc under strategy strat (index si)
  * against every invariant but the comparisons across runs; fills res and adds to st. */
