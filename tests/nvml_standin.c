@@ -13,7 +13,10 @@
  *   GAUNTLET_STANDIN_SMOOTHING=1           the GPUs have firmware power smoothing (else NOT_SUPPORTED)
  *   GAUNTLET_STANDIN_PROFILE=N             the smoothing preset profile active at start (default 0)
  *   GAUNTLET_STANDIN_SAMPLES=1             nvmlDeviceGetSamples(NVML_TOTAL_POWER_SAMPLES) serves a sample every 20 ms
- *                                          of the clock (100, 400, 700 W ...; the last 100 kept), else NOT_SUPPORTED
+ *                                          of the clock (100, 400, 700 W ...; the last 100 kept), else NOT_SUPPORTED;
+ *                                          its timestamps count microseconds from 1 s at nvmlInit
+ *   GAUNTLET_STANDIN_SAMPLES=wall          the same, each sample stamped as the H100's and H200's drivers stamp
+ *                                          theirs: microseconds of the wall clock (CLOCK_REALTIME) it was taken at
  *   GAUNTLET_STANDIN_STATE=FILE            every setting change rewrites FILE: one line per device,
  *                                          "dev limit_mw smoothing_on floor up down hysteresis profile", so a test can
  *                                          see what a process left behind after it exited or crashed
@@ -53,7 +56,7 @@ static unsigned standin_count;
 static int standin_refs;
 static int standin_timed;
 static int standin_instant_unsupported;
-static unsigned long long standin_t0_ns;
+static unsigned long long standin_t0_ns, standin_t0_wall_ns;   /* nvmlInit's time on the monotonic and wall clocks */
 
 /* Reads the monotonic clock in ns (0 if it cannot be read). */
 static unsigned long long standin_now_ns(void)
@@ -93,6 +96,9 @@ nvmlReturn_t nvmlInit_v2(void)
     standin_timed = standin_flag("GAUNTLET_STANDIN_TIMED");
     standin_instant_unsupported = standin_flag("GAUNTLET_STANDIN_INSTANT_UNSUPPORTED");
     standin_t0_ns = standin_now_ns();
+    struct timespec wall;
+    standin_t0_wall_ns = clock_gettime(CLOCK_REALTIME, &wall) == 0
+                             ? (unsigned long long)wall.tv_sec * 1000000000ull + (unsigned long long)wall.tv_nsec : 0;
     for (unsigned i = 0; i < STANDIN_MAX_DEVICES; i++)
         standin_dev[i] = (struct nvmlDevice_st){ .index = i, .energy_mj = STANDIN_ENERGY0_MJ, .limit_mw = 650000,
                                                  .smooth = { 50, 1000, 500, 100 },
@@ -386,7 +392,9 @@ nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, int type, unsigned long l
     nvmlReturn_t r = standin_check(device);
     if (r != NVML_SUCCESS)
         return r;
-    if (!standin_flag("GAUNTLET_STANDIN_SAMPLES") || type != NVML_TOTAL_POWER_SAMPLES)
+    const char *mode = getenv("GAUNTLET_STANDIN_SAMPLES");
+    int wall = mode && strcmp(mode, "wall") == 0;
+    if ((!standin_flag("GAUNTLET_STANDIN_SAMPLES") && !wall) || type != NVML_TOTAL_POWER_SAMPLES)
         return NVML_ERROR_NOT_SUPPORTED;
     if (!sampleValType || !sampleCount)
         return NVML_ERROR_INVALID_ARGUMENT;
@@ -395,7 +403,7 @@ nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, int type, unsigned long l
     *sampleValType = NVML_VALUE_TYPE_UNSIGNED_INT;
     unsigned int n = 0;
     for (unsigned long long k = first; k <= last; k++) {
-        unsigned long long ts = 1000000 + k * period;   /* microseconds, never 0 */
+        unsigned long long ts = wall ? standin_t0_wall_ns / 1000 + k * period : 1000000 + k * period;   /* us, never 0 */
         if (ts <= lastSeenTimeStamp)
             continue;
         if (samples && n < *sampleCount)

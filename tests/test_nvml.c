@@ -142,6 +142,45 @@ Test(nvml, the_driver_sample_buffer_gives_each_sample_once_in_order, .timeout = 
     nvml_close(nv);
 }
 
+/* The driver stamps its samples on the wall clock: each reaches the learning on the monotonic clock at the time it
+ * was taken (the stand-in's sample k at nvmlInit + 20 ms x k), never in the future, 20 ms apart. */
+Test(nvml, the_driver_samples_land_on_the_monotonic_clock_at_their_own_time, .timeout = 10)
+{
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SAMPLES", "wall", 1), 0);
+    uint64_t before = mono_ns();
+    struct nvml *nv = open_standin();
+    uint64_t after = mono_ns(), prev = 0, ms = 1000000;
+    unsigned long long last = 0;
+    double w[64];
+    uint64_t at[64];
+    int total = 0;
+    for (int poll = 0; poll < 12; poll++) {
+        sleep_ns(25 * ms);
+        int n = nvml_power_samples_mono(nv, 0, &last, w, at, 64);
+        uint64_t now = mono_ns();
+        cr_assert_geq(n, 0, "poll %d", poll);
+        for (int i = 0; i < n; i++, total++) {
+            uint64_t lo = before + (uint64_t)total * 20 * ms - 2 * ms, hi = after + (uint64_t)total * 20 * ms + 2 * ms;
+            cr_assert(at[i] >= lo && at[i] <= hi, "sample %d at %.3f ms after nvmlInit, expected %d x 20 ms", total,
+                      ((double)at[i] - (double)before) * 1e-6, total);
+            cr_assert_leq(at[i], now, "never in the future");
+            if (prev)
+                cr_assert(at[i] - prev > 19 * ms && at[i] - prev < 21 * ms, "20 ms apart: %.3f ms",
+                          (double)(at[i] - prev) * 1e-6);
+            prev = at[i];
+        }
+    }
+    cr_assert_geq(total, 12 * 25 / 20 - 2, "samples over 300 ms: %d", total);
+    nvml_close(nv);
+    cr_assert_eq(unsetenv("GAUNTLET_STANDIN_SAMPLES"), 0);
+    /* the conversion alone: 2 ms of wall clock with the wall 1 ms ahead is 1 ms; later than now, at or before the
+     * monotonic clock's start, or past what 64 bits of ns hold: not known */
+    cr_assert_eq(nvml_wall_us_to_mono(2000, 1000000, 5000000), 1000000);
+    cr_assert_eq(nvml_wall_us_to_mono(7000, 1000000, 5000000), 0);
+    cr_assert_eq(nvml_wall_us_to_mono(1000, 1000000, 5000000), 0);
+    cr_assert_eq(nvml_wall_us_to_mono(~0ull, 0, ~0ull), 0);
+}
+
 Test(nvml, init_failure_gives_the_reason)
 {
 #ifdef NVML_STANDIN

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -564,4 +565,26 @@ int nvml_power_samples(struct nvml *nv, int dev, unsigned long long *last_us, do
     if (n > 0)
         *last_us = t_us[n - 1];
     return n;
+}
+
+uint64_t nvml_wall_us_to_mono(unsigned long long wall_us, int64_t wall_minus_mono_ns, uint64_t mono_now)
+{
+    if (wall_us > (unsigned long long)INT64_MAX / 1000ull)
+        return 0;
+    int64_t stamp = (int64_t)(wall_us * 1000ull) - wall_minus_mono_ns;
+    return stamp > 0 && (uint64_t)stamp <= mono_now ? (uint64_t)stamp : 0;
+}
+
+int nvml_power_samples_mono(struct nvml *nv, int dev, unsigned long long *last_us, double *w, uint64_t *at_ns, int max)
+{
+    enum { MONO_MAX = 256 };
+    unsigned long long t_us[MONO_MAX];
+    int k = nvml_power_samples(nv, dev, last_us, w, t_us, max < MONO_MAX ? max : MONO_MAX);
+    struct timespec rt;
+    uint64_t mono = mono_ns();   /* the two clocks read back to back: their offset to well under a sample's 20 ms */
+    int known = clock_gettime(CLOCK_REALTIME, &rt) == 0;
+    int64_t off = known ? (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - (int64_t)mono : 0;
+    for (int i = 0; i < k; i++)
+        at_ns[i] = known && isfinite(w[i]) ? nvml_wall_us_to_mono(t_us[i], off, mono) : 0;
+    return k;
 }

@@ -176,6 +176,13 @@ const char *nvml_error_text(const struct nvml *nv, nvmlReturn_t r, char *buf, si
  * t_us, and moves *last_us to the newest. Returns the count (0: none new), or -1 where this GPU or driver has no
  * buffer (then the polled instant field is the source). */
 int nvml_power_samples(struct nvml *nv, int dev, unsigned long long *last_us, double *w, unsigned long long *t_us, int max);
+/* The same samples (at most 256), each stamped on the monotonic clock (mono_ns) in at_ns: the driver stamps them in
+ * microseconds of the wall clock (CLOCK_REALTIME, as the H100's and H200's drivers do); a stamp that lands after now
+ * or before the monotonic clock's start, or a value that is not a number, is not known: 0. */
+int nvml_power_samples_mono(struct nvml *nv, int dev, unsigned long long *last_us, double *w, uint64_t *at_ns, int max);
+/* A wall-clock stamp (us) on the monotonic clock, given the wall clock minus the monotonic one (ns) and the monotonic
+ * clock now: 0 where it lands after now or at or before the monotonic clock's start. */
+uint64_t nvml_wall_us_to_mono(unsigned long long wall_us, int64_t wall_minus_mono_ns, uint64_t mono_now);
 
 /* Returns the short name of field f ("power_instant", ...), "?" when out of range. */
 const char *nvml_field_name(int f);

@@ -193,26 +193,13 @@ int cuda_power_read(struct power_source *ps, int rank, uint64_t t, struct power_
         out->watts = nvml_energy_rate_push(&ps->rate[rank], &s);
     struct cuda_samples *sm = &ps->smp[rank];
     if (!sm->off && t - sm->poll_ns >= CUDA_SAMPLES_POLL_NS) {   /* the driver's buffer, where it has one, first */
-        double w[64];
-        unsigned long long at[64];
-        int k = nvml_power_samples(ps->nv, d, &sm->last_us, w, at, 64);
+        int k = nvml_power_samples_mono(ps->nv, d, &sm->last_us, sm->buf_w, sm->buf_ns, 64);
         sm->poll_ns = t;
         if (k < 0)
             sm->off = 1;
-        else if (k > 0 && isfinite(w[k - 1])) {
-            sm->w = w[k - 1], sm->have = 1;
+        else if (k > 0 && isfinite(sm->buf_w[k - 1])) {   /* every new sample, for the learning (backend.h: nbuf) */
+            sm->w = sm->buf_w[k - 1], sm->have = 1;
             sm->passed += k - 1;
-            struct timespec rt;   /* the driver stamps samples on the wall clock, in us: onto the mono clock */
-            uint64_t mono = mono_ns();
-            int64_t off = 0;
-            int known = clock_gettime(CLOCK_REALTIME, &rt) == 0;
-            if (known)
-                off = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - (int64_t)mono;
-            for (int i = 0; i < k; i++) {   /* every new sample, for the learning (backend.h: nbuf) */
-                int64_t stamp = known ? (int64_t)(at[i] * 1000ull) - off : 0;
-                sm->buf_w[i] = w[i];
-                sm->buf_ns[i] = stamp > 0 && (uint64_t)stamp <= mono && isfinite(w[i]) ? (uint64_t)stamp : 0;   /* from the future: unknown */
-            }
             sm->at_ns = sm->buf_ns[k - 1];
             out->nbuf = k;
             out->buf_w = sm->buf_w;
