@@ -216,6 +216,66 @@ Test(faults, async_checkpoints_stall_less_than_they_write, .timeout = 120)
     json_decref(clean);
 }
 
+/* The ranks shrink dropped stop counting where they left: the run's iterations, throughput, goodput and state are
+ * those of the ranks still in it, in the run where it dropped them and in every later one. Before, rank 0 dropped at
+ * 10 of 40 made the run read 10 iterations, goodput 0.21 and state 0000000000000000, and the next run 0 iterations. */
+Test(faults, shrinks_dropped_ranks_do_not_stop_the_count, .timeout = 120)
+{
+    json_t *s = run("name: shrink\nranks: 4\niterations: 40\nseed: 3\n"
+                    "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
+                    "mitigations: [none, {filler: {floor: 50%}}]\nrecovery: shrink\n"
+                    "faults:\n  - {kind: crash, at: 10, rank: 0}\n", 0);
+    json_t *runs = json_object_get(s, "runs");
+    cr_assert_eq(json_array_size(runs), 2);
+    for (size_t i = 0; i < 2; i++) {
+        json_t *r = json_array_get(runs, i);
+        cr_expect_eq(json_integer_value(json_object_get(r, "iterations")), 40, "run %zu", i);
+        cr_expect(json_is_true(json_object_get(r, "fingerprints_agree")), "run %zu", i);
+        cr_expect_str_neq(json_string_value(json_object_get(r, "state_fingerprint")), "0000000000000000", "run %zu", i);
+        cr_expect_gt(json_number_value(json_object_get(r, "throughput_it_s")), 0, "run %zu", i);
+    }
+    double goodput = json_number_value(json_object_get(json_object_get(json_array_get(runs, 0), "faults"), "goodput"));
+    cr_expect_gt(goodput, 0.5, "goodput %.2f: 30 of 40 iterations were not lost", goodput);
+    json_decref(s);
+}
+
+/* Under restart, a checkpoint written after a flip the sliced fingerprint had not hashed yet holds the corruption:
+ * the rollback must go to one from before it could have entered (slices - 1 iterations before its finding; the
+ * ranks keep that many more generations). Before, a flip at 8 found at 11 restored the checkpoint of 11: the ranks
+ * ended in different states, the record said recovered. For a flip at every phase of the slices and of the
+ * checkpoints, sync and async: the fault-free state on every rank, restored from no later than the flip. */
+Test(faults, restart_under_a_sliced_fingerprint_never_restores_the_corruption, .timeout = 240)
+{
+    const char *base = "name: slices\nranks: 4\niterations: 30\nseed: 3\n"
+                       "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
+                       "  checkpoint: {every: %d, bytes: 64KiB, path: /tmp/gauntlet-test-faults-slices}\n"
+                       "detectors: [{fingerprint: {slices: 4, async: %s}}]\nrecovery: restart\n%s";
+    char text[2048], flip[200];
+    snprintf(text, sizeof text, base, 1, "false", "");
+    json_t *clean = run(text, 0);
+    char want[24];
+    str_copy(want, sizeof want, state_of(clean));
+    json_decref(clean);
+    for (int every = 1; every <= 2; every++)
+        for (int async = 0; async <= 1; async++)
+            for (int at = 6; at <= 13; at++) {
+                snprintf(flip, sizeof flip, "faults:\n  - {kind: bitflip, at: %d, rank: 1, target: weights, where: exponent}\n", at);
+                snprintf(text, sizeof text, base, every, async ? "true" : "false", flip);
+                json_t *s = run(text, 0);
+                json_t *r0 = json_array_get(json_object_get(s, "runs"), 0);
+                cr_assert(json_is_true(json_object_get(r0, "fingerprints_agree")),
+                          "every %d async %d flip at %d: the ranks end in different states", every, async, at);
+                cr_assert_str_eq(state_of(s), want, "every %d async %d flip at %d", every, async, at);
+                json_t *f = e2e_injected_fault(s, 0);
+                const char *outcome = json_string_value(json_object_get(f, "outcome"));
+                long long from = -1;
+                cr_assert(outcome && sscanf(outcome, "recovered by restart from iteration %lld", &from) == 1,
+                          "every %d async %d flip at %d: %s", every, async, at, outcome ? outcome : "(none)");
+                cr_assert_leq(from, at, "every %d async %d: restored from %lld, after the flip at %d", every, async, from, at);
+                json_decref(s);
+            }
+}
+
 /* A fingerprint of slices (a quarter of each buffer an iteration) still catches a flip of the weights, which
  * lasts, within 4 iterations of it, sync and async, and recovers into the fault-free state; no false positive. */
 Test(faults, a_sliced_fingerprint_catches_a_lasting_flip_within_its_slices, .timeout = 180)

@@ -521,5 +521,10 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
         if (!fired[k] && !(res->dropped >> sc->f[k].rank & 1) && !res->exhausted)
             cp_break(res, "fault %d (%s on rank %d at %d) never fired", k, cp_kind_names[sc->f[k].kind], sc->f[k].rank,
                      sc->f[k].at);
+    /* the final state compared across runs is one rank's: ranks that end apart, with every fault that changed the
+     * state caught and nothing else broken, had a corruption outlive its recovery (a restart that restored it) */
+    if (rc == 0 && !res->broken && !res->effect_missed && json_is_false(json_object_get(run, "fingerprints_agree")))
+        cp_break(res, "the ranks still in the run ended in different states (fingerprints_agree false) with every fault "
+                      "that changed the state caught: a corruption outlived its recovery");
     json_decref(sum);
 }

@@ -283,7 +283,8 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
         return match;
     }
     if (s->fl->n_pending < SUP_MAX_PENDING)   /* acted on once every rank's reports so far are in (faultlog_act) */
-        s->fl->pending[s->fl->n_pending++] = (struct failure){ match, rank, fatal == 2, sdc, s->fl->n_dets - 1, iter };
+        s->fl->pending[s->fl->n_pending++] =
+            (struct failure){ match, rank, fatal == 2, sdc, s->fl->n_dets - 1, iter, sdc && window > 1 ? window - 1 : 0 };
     return match;
 }
 
@@ -328,7 +329,7 @@ int faultlog_take(struct sup *s, struct rec_failure *out)
         }
     }
     s->fl->n_pending = 0;
-    *out = (struct rec_failure){ cause.fault, cause.rank, cause.kill, cause.sdc, cause.iter };
+    *out = (struct rec_failure){ cause.fault, cause.rank, cause.kill, cause.sdc, cause.iter, cause.lag };
     return 1;
 }
 

@@ -16,16 +16,19 @@
 int64_t recover_checkpoint_iter(struct sup *s, int64_t limit)
 {
     int64_t best = 0;
-    for (int gen = 0; gen < 2; gen++) {
+    int gens = scenario_ckpt_gens(s->sc);
+    for (int gen = 0; gen < gens; gen++) {
         int64_t it0;
         if (checkpoint_peek(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, 0, gen, &it0) != 0 || it0 > limit)
             continue;
         int all = 1;
-        for (int r = 1; r < s->nranks && all; r++) {   /* the other generation may hold it on some rank */
-            int64_t a = -1, b = -1;
-            checkpoint_peek(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r, 0, &a);
-            checkpoint_peek(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r, 1, &b);
-            all = s->dropped[r] || a == it0 || b == it0;
+        for (int r = 1; r < s->nranks && all; r++) {   /* another generation may hold it on some rank */
+            int held = s->dropped[r];
+            for (int g = 0; g < gens && !held; g++) {
+                int64_t it = -1;
+                held = checkpoint_peek(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r, g, &it) == 0 && it == it0;
+            }
+            all = held;
         }
         if (all && it0 > best)
             best = it0;
@@ -58,7 +61,7 @@ void recover_forget_after(struct sup *s, int64_t start)
                 atomic_store(&x->seq, 0);
             }
         }
-        for (int gen = 0; gen < 2; gen++) {
+        for (int gen = 0; gen < scenario_ckpt_gens(s->sc); gen++) {
             int64_t it;
             char path[1024];
             if (checkpoint_peek(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r, gen, &it) == 0 && it > start) {
@@ -75,6 +78,7 @@ void recover_shrink(struct sup *s, int rank)
 {
     s->dropped[rank] = 1;
     s->rs.rank[rank].done = 1;
+    s->rs.rank[rank].dropped = 1;
     int n = 0;
     for (int r = 0; r < s->nranks && r < 256; r++)
         if (!s->dropped[r])
@@ -187,8 +191,9 @@ static struct rec_proposal recover_propose(struct sup *s)
             if (!s->dropped[r] && (r == f->rank || !s->alive[s->slot_of[r]]))
                 recover_shrink(s, r);
     struct rec_proposal p = { .start = INT64_MAX, .active = (int)atomic_load(&s->shm.hdr->nactive) };
-    if (rec->restarts_all)
-        p.start = recover_checkpoint_iter(s, f->iter);
+    if (rec->restarts_all)   /* a checkpoint from before the corruption may have entered (a checkpoint of iteration
+                              * k holds what iterations before k did) */
+        p.start = recover_checkpoint_iter(s, f->iter - f->lag);
     else if (p.active > 0) {
         /* the newest whole replica of any rank whose data can be trusted (all ranks hold the same state): the
          * failed rank's own too, unless silent corruption was found in it; a replica outlives its process */

@@ -32,6 +32,8 @@
 struct rec_failure {
     int fault, rank, kill, sdc;
     int64_t iter;
+    int lag;   /* silent corruption: it may have entered the state up to this many iterations before iter (a sliced
+                * fingerprint hashes each byte once in `slices` iterations): a checkpoint restored is that much older */
 };
 
 /* What this node can do: start again from `start` (restart: its newest whole checkpoint <= the failure's iteration,

@@ -49,6 +49,7 @@ struct failure {
     int fault, rank, kill, sdc;   /* fault: index in faults; kill: the rank's process must be killed (a hang) */
     int det;                      /* its detection: index in dets */
     int64_t iter;
+    int lag;                      /* a corruption: how many iterations before iter it may have entered the state */
 };
 #define SUP_MAX_PENDING 64
 

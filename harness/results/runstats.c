@@ -221,11 +221,28 @@ int runstats_done(const struct run_stats *rs)
 
 int64_t runstats_iterations(const struct run_stats *rs)
 {
-    int64_t n = rs->planned;
-    for (int r = 0; r < rs->nranks; r++)
+    /* the ranks still in the run (shrink's dropped ones stopped counting where they left); where shrink left none,
+     * the collective went as far as its last rank did */
+    int64_t n = rs->planned, most = 0;
+    int kept = 0;
+    for (int r = 0; r < rs->nranks; r++) {
+        if (rs->rank[r].iters > most)
+            most = rs->rank[r].iters;
+        if (rs->rank[r].dropped)
+            continue;
+        kept++;
         if (rs->rank[r].iters < n)
             n = rs->rank[r].iters;
-    return n;
+    }
+    return kept || !rs->nranks ? n : most < n ? most : n;
+}
+
+int runstats_first_kept(const struct run_stats *rs)
+{
+    for (int r = 0; r < rs->nranks; r++)
+        if (!rs->rank[r].dropped)
+            return r;
+    return 0;
 }
 
 /* Analyses the run's trace: per rank, the aggregate (sum), its projection and the alignment. */
@@ -446,12 +463,12 @@ json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const cha
     if (bus.n)   /* phases: the median over the communication steps that ran alone (an overlapped one has no time of its own) */
         busbw = series_pct(&bus, 50);
     double ckpt_gbs = ckpt_s > 0 ? ckpt_b / ckpt_s / 1e9 : NAN;
-    int agree = 1;
-    for (int i = 1; i < rs->nranks; i++)
-        if (rs->rank[i].fingerprint != rs->rank[0].fingerprint)
+    int agree = 1, r0 = runstats_first_kept(rs);   /* the ranks still in the run: shrink's dropped ones hold none */
+    for (int i = r0 + 1; i < rs->nranks; i++)
+        if (!rs->rank[i].dropped && rs->rank[i].fingerprint != rs->rank[r0].fingerprint)
             agree = 0;
     char fp[24];
-    snprintf(fp, sizeof fp, "%016llx", (unsigned long long)rs->rank[0].fingerprint);
+    snprintf(fp, sizeof fp, "%016llx", (unsigned long long)rs->rank[r0].fingerprint);
     json_t *run = json_pack(
         "{s:s, s:I, s:I, s:b, s:o, s:{s:o, s:o, s:o}, s:o, s:o, s:o, s:i, s:o, s:o, s:o}", "mitigation",
         mitigation, "iterations", (json_int_t)runstats_iterations(rs), "iterations_planned", (json_int_t)rs->planned,

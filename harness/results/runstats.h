@@ -27,6 +27,7 @@ struct rank_stats {
     uint64_t cend_t;             /* the end of its last compute phase (0: none yet) */
     struct series gap_s;         /* each gap: from a compute phase's end to the next compute phase's start */
     int done;
+    int dropped;                 /* shrink removed it: its count and state stopped where it left */
     int stopped;                 /* ended early at the skip boundary (the live view's `m`) */
     uint64_t fingerprint;        /* hash of the model state at the end of the run */
     struct acc power;
@@ -81,8 +82,11 @@ void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts, co
 int runstats_done(const struct run_stats *rs);
 /* Returns 1 when every rank is done or stopped. */
 int runstats_settled(const struct run_stats *rs);
-/* Returns the iterations every rank completed. */
+/* Returns the iterations every rank still in the run completed (shrink's dropped ranks left out; where it left
+ * none, the most any rank completed). */
 int64_t runstats_iterations(const struct run_stats *rs);
+/* The first rank still in the run (0 where shrink left none): whose state the run's state_fingerprint is. */
+int runstats_first_kept(const struct run_stats *rs);
 struct scenario;
 /* Builds the run's summary object, the power analysis included; busbw uses 2(n-1)/n over bus_ranks ranks;
  * tdp_w (NAN: unknown) scales swings to % of TDP. */

@@ -51,7 +51,7 @@ static void sup_one_run(struct sup *s, int m)
     runstats_init(&s->rs, m, s->nranks, s->sc->iterations, now, s->sc->power.sample_hz, scenario_settle_s(s->sc));
     for (int r = 0; r < s->nranks; r++)
         if (s->dropped[r])
-            s->rs.rank[r].done = 1;   /* shrunk away in an earlier run */
+            s->rs.rank[r].done = s->rs.rank[r].dropped = 1;   /* shrunk away in an earlier run */
         else
             checkpoint_remove(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r);   /* restore only this run's */
     s->running = 1;

@@ -527,6 +527,25 @@ const void *scenario_detector_params(const struct scenario *sc, int id)
     return detector_table[id]->params ? defaults[id] : NULL;
 }
 
+int scenario_sdc_lag(const struct scenario *sc)
+{
+    int lag = 0;
+    for (int i = 0; i < sc->n_detectors; i++) {
+        const struct detector_ops *d = detector_table[sc->detectors[i].index];
+        int w = d->window_of ? d->window_of(sc->detectors[i].params) : d->window;
+        if (d->sdc && w > 1 && w - 1 > lag)
+            lag = w - 1;
+    }
+    return lag;
+}
+
+int scenario_ckpt_gens(const struct scenario *sc)
+{
+    int64_t every = sc->workload.checkpoint.every, lag = scenario_sdc_lag(sc);
+    int64_t gens = every > 0 ? 2 + (lag + every - 1) / every : 2;
+    return gens > 16 ? 16 : (int)gens;   /* CKPT_GENS_MAX (worker/checkpoint.h) */
+}
+
 int scenario_located(const struct scenario *sc, const char *msg)
 {
     size_t n = strlen(sc->file);

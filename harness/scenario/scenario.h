@@ -178,6 +178,12 @@ int scenario_write(const struct scenario *sc, FILE *f);
 int scenario_detector_on(const struct scenario *sc, int id);
 /* Returns the params of detector id when listed, else its defaults (static storage), or NULL without params. */
 const void *scenario_detector_params(const struct scenario *sc, int id);
+/* The most iterations before a silent corruption's finding that it may have entered the state, over the scenario's
+ * detectors (a fingerprint of `slices` N: N - 1; else 0): a restart goes to a checkpoint at least that much older. */
+int scenario_sdc_lag(const struct scenario *sc);
+/* Checkpoint generations each rank keeps (written in turn): 2, and as many more as cover scenario_sdc_lag at the
+ * scenario's checkpoint interval (at most CKPT_GENS_MAX, 16). */
+int scenario_ckpt_gens(const struct scenario *sc);
 
 /* Prints every key with type, default, unit and help (for `gauntlet list --keys` and docs). */
 void scenario_print_keys(FILE *f, const struct param *table, const char *prefix);

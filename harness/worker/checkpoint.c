@@ -68,7 +68,7 @@ int checkpoint_peek(const char *dir, const char *name, int rank, int gen, int64_
 void checkpoint_remove(const char *dir, const char *name, int rank)
 {
     char path[1024], tmp[1100];
-    for (int gen = 0; gen < 2; gen++) {
+    for (int gen = 0; gen < CKPT_GENS_MAX; gen++) {   /* whatever generations the run kept */
         checkpoint_path(path, sizeof path, dir, name, rank, gen);
         snprintf(tmp, sizeof tmp, "%s.tmp", path);   /* a writer killed mid-write leaves its temp file */
         if ((unlink(path) != 0 && errno != ENOENT) || (unlink(tmp) != 0 && errno != ENOENT))

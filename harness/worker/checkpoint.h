@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #define CKPT_MAGIC "GNTLCKP1"
+#define CKPT_GENS_MAX 16   /* checkpoint generations a rank keeps at most (scenario_ckpt_gens) */
 #define CKPT_VERSION 2   /* 2: the whole state, then the state repeated to the file's size (1 repeated only its
                             first MiB: a larger state could not be restored, so version 1 files are not read) */
 

@@ -212,7 +212,7 @@ static int worker_checkpoint(struct worker_ctx *w)
     double secs;
     char why[256];
     int64_t done = w->iter + 1;
-    int gen = (int)((done / sc->workload.checkpoint.every) % 2);
+    int gen = (int)((done / sc->workload.checkpoint.every) % scenario_ckpt_gens(sc));
     uint64_t t0 = mono_ns();
     worker_phase(w, PH_CKPT, 1, t0, 0);
     if (sc->workload.checkpoint.mode == CKPT_ASYNC) {
@@ -290,7 +290,7 @@ static int worker_restore(struct worker_ctx *w, const struct wcmd *cmd)
         int64_t iter = -1;
         int ok = -1;
         str_copy(why, sizeof why, "no file holds it whole");
-        for (int gen = 0; gen < 2 && ok != 0; gen++) {
+        for (int gen = 0; gen < scenario_ckpt_gens(sc) && ok != 0; gen++) {
             int64_t it;
             if (checkpoint_peek(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, &it) == 0 && it == cmd->start_iter)
                 ok = checkpoint_read(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, &iter, &buf, &len, &bytes,
