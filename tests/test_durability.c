@@ -4,6 +4,7 @@
  * lines; a results folder is held by the run writing it, and a run into a used one removes the earlier run's derived
  * files; `gauntlet summarize` reads what a kill or crash leaves and refuses a bad record by file:line and key. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -345,6 +346,38 @@ static void expect_power_kept(const char *dir)
     cr_expect(!json_object_get(s, "power_note"), "%s", json_string_value(json_object_get(s, "power_note")));
     json_decref(s);
     free(log);
+}
+
+/* A run that ended said which stretch it analysed (run_end's analysed_s: its warm-up left out): summarize's power
+ * for it is over that stretch, and its figures are the run's own. Before 2026-11-29 it took the run from its start,
+ * the climb from idle in its ramps. */
+Test(summarize, an_ended_runs_power_is_over_the_stretch_it_analysed, .timeout = 120)
+{
+    const char *out = e2e_outdir();
+    const char *sc = e2e_scenario("name: stretch\nranks: 2\niterations: 60\nseed: 1\n"
+                                  "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 32MiB, emulate_busbw: 1}\n"
+                                  "power: {sample_hz: 200}\nsim: {tflops: 0.002}\n");
+    cr_assert_eq(e2e_run("/tmp/gauntlet-sz-run.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL }), 0);
+    json_t *live = e2e_summary(out);
+    json_t *la = json_object_get(json_object_get(json_array_get(json_object_get(live, "runs"), 0), "power"), "aggregate");
+    double swing = json_number_value(json_object_get(la, "swing_w"));
+    double ramp = json_number_value(json_object_get(json_object_get(la, "ramp_up_w_s"), "100ms"));
+    char path[600];
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    cr_assert_eq(unlink(path), 0);
+    char *log;
+    cr_assert_eq(summarize(out, &log), 0, "%s", log);
+    free(log);
+    json_t *s = e2e_summary(out), *pw = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "power");
+    const char *stretch = json_string_value(json_object_get(pw, "stretch"));
+    cr_assert(stretch && strncmp(stretch, "analysed", 8) == 0, "stretch: %s", stretch ? stretch : "(none)");
+    json_t *ra = json_object_get(pw, "aggregate");
+    double swing2 = json_number_value(json_object_get(ra, "swing_w"));
+    double ramp2 = json_number_value(json_object_get(json_object_get(ra, "ramp_up_w_s"), "100ms"));
+    cr_expect(fabs(swing2 - swing) <= 0.02 * swing + 1, "swing: summarize %.1f W, the run's own %.1f W", swing2, swing);
+    cr_expect(fabs(ramp2 - ramp) <= 0.02 * ramp + 1, "100 ms ramp: summarize %.1f W/s, the run's own %.1f W/s", ramp2, ramp);
+    json_decref(s);
+    json_decref(live);
 }
 
 /* A run into a folder an earlier run used removes the files derived from the earlier record (summary.json, the

@@ -539,6 +539,35 @@ Test(analyze_input, a_results_folder_is_split_by_mitigation_run, .timeout = 120)
             json_object_get(json_object_get(json_array_get(json_object_get(s, "runs"), i), "power"), "aggregate"), "mean_w"));
         cr_assert_eq(json_integer_value(json_object_get(a, "run")), (json_int_t)i + 1);
         cr_assert(fabs(mine - theirs) <= 0.03 * theirs, "run %zu: analyze %.1f W, the run's own %.1f W", i + 1, mine, theirs);
+        /* over the stretch the run analysed (its warm-up left out), every figure of the aggregate is the run's own:
+         * before 2026-11-29 analyze took the run from its start, and its 100 ms ramp read up to 2.8x the run's */
+        cr_assert_str_eq(json_string_value(json_object_get(json_object_get(a, "stretch"), "of")), "analysed");
+        json_t *ours = json_object_get(a, "aggregate"), *run_agg = json_object_get(
+            json_object_get(json_array_get(json_object_get(s, "runs"), i), "power"), "aggregate");
+        const char *key;
+        json_t *v;
+        int compared = 0;
+        json_object_foreach(run_agg, key, v) {
+            json_t *w = json_object_get(ours, key);
+            if (!json_is_real(v) || !json_is_number(w))
+                continue;
+            double x = json_number_value(w), y = json_real_value(v);
+            cr_expect(fabs(x - y) <= 0.01 * fabs(y) + 0.05, "run %zu: %s: analyze %.9g, the run's own %.9g", i + 1, key, x, y);
+            compared++;
+        }
+        for (int up = 0; up <= 1; up++) {   /* the ramps over each window */
+            const char *name = up ? "ramp_up_w_s" : "ramp_down_w_s";
+            json_object_foreach(json_object_get(run_agg, name), key, v) {
+                json_t *w = json_object_get(json_object_get(ours, name), key);
+                if (!json_is_number(v) || !json_is_number(w))
+                    continue;
+                double x = json_number_value(w), y = json_number_value(v);
+                cr_expect(fabs(x - y) <= 0.02 * fabs(y) + 1, "run %zu: %s %s: analyze %.6g, the run's own %.6g", i + 1,
+                          name, key, x, y);
+                compared++;
+            }
+        }
+        cr_assert_geq(compared, 10, "run %zu: figures compared: %d", i + 1, compared);
     }
     cr_assert_str_eq(json_string_value(json_object_get(json_array_get(all, 1), "label")), "filler");
     double m0 = json_number_value(json_object_get(

@@ -79,6 +79,7 @@ struct az_run {
     char label[64];
     double t0_s, t1_s;   /* t1_s: +inf for a run without its end (an interrupted one) */
     double period_s;     /* the iteration's median (its run_end's figures; 0: not known) */
+    int analysed;        /* t0_s..t1_s is the stretch the run analysed (run_end's analysed_s: its warm-up left out) */
 };
 
 /* Reads the runs from dir/events.jsonl: how many (at most max), or -1 (said why); *utc_ns: the wall clock (ns since
@@ -130,8 +131,16 @@ static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_n
                 n = (int)run + 1 > n ? (int)run + 1 : n;
             } else if (strcmp(type, "run_end") == 0) {
                 runs[run].t1_s = t;
-                double p50 = json_number_value(json_object_get(json_object_get(ev, "figures"), "iteration_p50_s"));
+                json_t *fig = json_object_get(ev, "figures"), *st = json_object_get(fig, "analysed_s");
+                double p50 = json_number_value(json_object_get(fig, "iteration_p50_s"));
                 runs[run].period_s = p50 > 0 && p50 < 1e6 ? p50 : 0;
+                double a = json_number_value(json_array_get(st, 0)), b = json_number_value(json_array_get(st, 1));
+                if (json_is_number(json_array_get(st, 0)) && json_is_number(json_array_get(st, 1)) && a < b &&
+                    a >= runs[run].t0_s && a >= -4.2e9 && b <= 4.2e9) {   /* the run's own figures' stretch */
+                    runs[run].t0_s = a;
+                    runs[run].t1_s = b;
+                    runs[run].analysed = 1;
+                }
             }
         }
         json_decref(ev);
@@ -187,7 +196,9 @@ static int az_rundir(const struct az_opts *o, const char *dir, const char *trace
         if (o->run && i != o->run - 1)
             continue;
         char title[1400];
-        snprintf(title, sizeof title, "%s run %d/%d (%s)", csv, i + 1, n, runs[i].label);
+        snprintf(title, sizeof title, "%s run %d/%d (%s; %s)", csv, i + 1, n, runs[i].label,
+                 runs[i].analysed ? "the stretch the run analysed, its warm-up left out"
+                                  : "from its start: the run did not say where its analysis began");
         int64_t lo = (int64_t)llround(runs[i].t0_s * 1e9);
         int64_t hi = isfinite(runs[i].t1_s) ? (int64_t)llround(runs[i].t1_s * 1e9) : INT64_MAX;
         json_t *one = NULL;
@@ -197,6 +208,9 @@ static int az_rundir(const struct az_opts *o, const char *dir, const char *trace
         if (!rc && one) {
             json_object_set_new(one, "run", json_integer(i + 1));
             json_object_set_new(one, "label", json_string(runs[i].label));
+            json_object_set_new(one, "stretch", json_pack("{s:f, s:o, s:s}", "from_s", runs[i].t0_s, "to_s",
+                                                          isfinite(runs[i].t1_s) ? json_real(runs[i].t1_s) : json_null(),
+                                                          "of", runs[i].analysed ? "analysed" : "run"));
             json_array_append_new(all, one);
         }
         if (!rc && !all && !o->run && i + 1 < n)

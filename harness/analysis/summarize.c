@@ -47,6 +47,17 @@ static json_t *sz_label(json_t *begin, int i)
     return json_string(name);
 }
 
+/* The stretch node 0's run_end says the run analysed (figures.analysed_s: from the first iteration end past the
+ * power's settling to the run's end): 1 and [*a, *b], or 0 where it said none (a run killed before its end). */
+static int sz_analysed(const struct sz_run *r, double *a, double *b)
+{
+    json_t *st = json_object_get(json_object_get(r->end, "figures"), "analysed_s");
+    *a = json_number_value(json_array_get(st, 0));
+    *b = json_number_value(json_array_get(st, 1));
+    return r->end && r->end_zero && json_is_number(json_array_get(st, 0)) && json_is_number(json_array_get(st, 1)) &&
+           *a >= -SZ_TIME_MAX && *b <= SZ_TIME_MAX && *a < *b;
+}
+
 /* The run's power from the trace: what `analyze RUNDIR --json` gives for it (null without a usable trace); period_s:
  * its iteration's (0: not known). */
 static json_t *sz_power_json(const struct sz_run *r, int i, const struct az_trace *tr, double period_s)
@@ -57,12 +68,19 @@ static json_t *sz_power_json(const struct sz_run *r, int i, const struct az_trac
         char title[64];
         snprintf(title, sizeof title, "run %d", i + 1);
         /* |t_s| <= SZ_TIME_MAX: in range of int64 ns */
-        int64_t lo = (int64_t)llround(r->t0_s * 1e9), hi = isfinite(r->t1_s) ? (int64_t)llround(r->t1_s * 1e9) : INT64_MAX;
+        double a, b;
+        int analysed = sz_analysed(r, &a, &b);   /* the run's own stretch, its warm-up left out, where it said it */
+        int64_t lo = (int64_t)llround((analysed ? a : r->t0_s) * 1e9);
+        int64_t hi = analysed ? (int64_t)llround(b * 1e9) : isfinite(r->t1_s) ? (int64_t)llround(r->t1_s * 1e9) : INT64_MAX;
         if (analyze_window(&ao, tr, title, lo, hi, &pw) != 0)
             pw = NULL;
+        if (pw)
+            json_object_set_new(pw, "stretch", json_string(analysed ? "analysed: the stretch the run analysed, its warm-up left out"
+                                                                    : "run: from its start (its warm-up in): the run did not say where its analysis began"));
     }
     json_t *out = pw ? json_object() : json_null();
     if (pw) {
+        json_object_set(out, "stretch", json_object_get(pw, "stretch"));
         json_object_set(out, "aggregate", json_object_get(pw, "aggregate"));
         json_object_set(out, "per_rank", json_object_get(pw, "per_gpu"));
     }
