@@ -370,3 +370,39 @@ Test(analysis, times_at_the_ends_of_the_range_held_and_past_them)
     for (size_t i = 0; i < sizeof not_watts / sizeof not_watts[0]; i++)
         cr_assert_eq(analyze_power(not_watts[i], &w), -1, "'%s' read as %g W", not_watts[i], w);
 }
+
+/* A held sensor's readings are counted whether its update interval is measured or given by its stamps (before
+ * 2026-11-29 a given interval left `distinct` 0 beside hundreds of readings). */
+Test(analysis, readings_are_counted_with_a_given_update_interval)
+{
+    size_t n = 1000;   /* 10 s at 100 Hz; a sensor updated every 20 ms: each reading held 2 samples, 500 of them */
+    double *x = malloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = 300 + 200 * sin(2 * M_PI * 0.7 * (double)(i / 2) * 0.02) + (double)(i / 2 % 7);
+    struct an_result measured, given;
+    struct an_series s = { x, n, 0.01, 0, 0 };
+    cr_assert_eq(analysis_run(&s, an_default_bands, 4, &measured), 0);
+    s.update_s = 0.02;
+    cr_assert_eq(analysis_run(&s, an_default_bands, 4, &given), 0);
+    cr_assert_eq(given.distinct, measured.distinct);
+    cr_assert(given.distinct >= 495 && given.distinct <= 500, "%zu readings", given.distinct);
+    free(x);
+}
+
+/* A ramp window shorter than one sample is not measured: at 50 Hz the 10 ms ramp was once a 20 ms one, labelled
+ * 10 ms, read half the rate of a fast edge. The 100 ms window is measured over 5 samples. */
+Test(analysis, a_ramp_window_shorter_than_a_sample_is_unresolved)
+{
+    size_t n = 500;   /* 10 s at 50 Hz of a 1 Hz square wave 100/700 W */
+    double *x = square(n, 0.02, 1.0, 100, 700);
+    for (size_t i = 0; i < n; i++)
+        x[i] += (double)(i % 3);   /* noise: every sample a reading of its own (not a held sensor) */
+    struct an_series s = { x, n, 0.02, 0, 0 };
+    struct an_result r;
+    cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
+    cr_assert(isnan(r.ramp_up_w_s[0]) && isnan(r.ramp_down_w_s[0]), "10 ms at 50 Hz: %f", r.ramp_up_w_s[0]);
+    cr_assert(r.unresolved & AN_UNRES_RAMP(0));
+    cr_assert_float_eq(r.ramp_up_w_s[1], (700 - 100 + 2) / 0.1, 30, "100 ms: %f W/s", r.ramp_up_w_s[1]);
+    cr_assert(!(r.unresolved & AN_UNRES_RAMP(1)));
+    free(x);
+}

@@ -307,10 +307,9 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
     /* the sensor: a reading held over several samples is one reading; ramps and the spectrum take the distinct
      * readings at their times, and what the update interval cannot resolve is left unmeasured (NAN) */
     size_t distinct = 0;
+    an_sensor_measure(s->x, s->n, s->dt, &out->update_s, &distinct);   /* the readings that appear, whatever the source */
     if (s->update_s > 0)
-        out->update_s = s->update_s;
-    else
-        an_sensor_measure(s->x, s->n, s->dt, &out->update_s, &distinct);
+        out->update_s = s->update_s;   /* the source's own stamps say it */
     out->distinct = distinct;
     out->held = s->update_s > 0 ? an_sensor_held(out->update_s, s->dt)
                                 : an_series_held(s, lo, hi, out->mean_w, out->update_s);
@@ -318,9 +317,8 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
     const double *x = dh ? dh : s->x;
     for (int w = 0; w < AN_RAMP_WINDOWS && s->dt > 0; w++) {
         size_t k = (size_t)llround(an_ramp_windows_s[w] / s->dt);   /* an exact window: 1 s at 1 kHz is 1000 steps */
-        if (k < 1)
-            k = 1;
-        if (out->held && an_ramp_windows_s[w] < 2 * out->update_s) {
+        if (an_ramp_windows_s[w] < s->dt * (1 - 1e-9) || (out->held && an_ramp_windows_s[w] < 2 * out->update_s)) {
+            /* shorter than a sample (10 ms at 50 Hz once read as a 20 ms ramp), or than two of the sensor's updates */
             out->unresolved |= AN_UNRES_RAMP(w);
             continue;
         }
