@@ -305,6 +305,39 @@ Test(analyze_input, gpus_are_summed_by_time_not_by_row)
     unlink(path);
 }
 
+/* nvidia-smi's power.draw is a 1 s average on Ampere and newer GPUs, power.draw.instant is not: a file with both is
+ * read from the instant column; one with only the averaged column is read, and says what its figures miss. */
+Test(analyze_input, the_instant_column_is_read_before_the_averaged_one)
+{
+    char path[64];
+    FILE *f = az_file(path);
+    fprintf(f, "timestamp, index, power.draw [W], power.draw.instant [W]\n");
+    for (int i = 0; i < 400; i++)   /* the instant column swings 100 <-> 700 W at 2 Hz; the averaged one holds 400 */
+        fprintf(f, "2026/11/26 10:00:%02d.%03d, 0, 400.00 W, %.2f W\n", i / 100, i % 100 * 10, sq(i * 1e-2) > 400 ? 700.0 : 100.0);
+    fclose(f);
+    char *text;
+    json_t *j = az_json(path, NULL, &text);
+    cr_assert_float_eq(agg_num(j, "swing_w"), 600, 1e-6, "read from power.draw.instant: %f", agg_num(j, "swing_w"));
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "power_column"), "name")), "power.draw.instant [W]");
+    cr_assert(json_is_null(json_object_get(json_object_get(j, "power_column"), "note")));
+    cr_assert(!strstr(text, "average over 1 s"), "%s", text);
+    free(text);
+    json_decref(j);
+    f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "timestamp, index, power.draw [W]\n");
+    for (int i = 0; i < 400; i++)
+        fprintf(f, "2026/11/26 10:00:%02d.%03d, 0, %.2f W\n", i / 100, i % 100 * 10, 400.0 + (i % 2));
+    fclose(f);
+    j = az_json(path, NULL, &text);
+    cr_assert(json_is_true(json_object_get(json_object_get(j, "warnings"), "averaged_column")));
+    cr_assert(strstr(json_string_value(json_object_get(json_object_get(j, "power_column"), "note")) ?: "", "over 1 s"));
+    cr_assert(strstr(text, "warning: the power column is one that Ampere and newer GPUs average over 1 s"), "%s", text);
+    free(text);
+    json_decref(j);
+    unlink(path);
+}
+
 /* A CSV that begins with a UTF-8 byte-order mark (as spreadsheets and Windows tools write it) is read as the same
  * CSV without one: the same figures, not "expected a header". */
 Test(analyze_input, a_byte_order_mark_is_no_part_of_the_header)

@@ -77,8 +77,12 @@ static int az_read(struct az_trace *tr)
 {
     static const char *const tnames[] = { "t_s", "time", "timestamp", "time_s", NULL };
     static const char *const gnames[] = { "rank", "gpu", "index", "gpuid", "gpu_id", "entity", "entityid", NULL };
-    static const char *const wnames[] = { "watts", "power.draw [w]", "power.draw", "power_w", "power",
-                                          "power_usage", "dcgm_fi_dev_power_usage", "power.draw.instant [w]", NULL };
+    /* the instantaneous columns before the averaged ones where a file has both: on Ampere and newer GPUs
+     * nvidia-smi's power.draw and DCGM's field 155 are 1 s averages (power.draw.instant, field 157 are not) */
+    static const char *const wnames[] = { "watts", "power.draw.instant [w]", "power.draw.instant",
+                                          "dcgm_fi_dev_power_usage_instant", "power.draw [w]", "power.draw", "power_w",
+                                          "power", "power_usage", "dcgm_fi_dev_power_usage", NULL };
+    static const char *const averaged[] = { "power.draw [w]", "power.draw", "dcgm_fi_dev_power_usage", NULL };
     const char *path = tr->path;
     FILE *f = fopen_regular(path, "r");   /* a FIFO or a device would block or never end: refused at once */
     if (!f) {
@@ -116,6 +120,10 @@ static int az_read(struct az_trace *tr)
             cg = az_column(cols, n, gnames);
             cw = az_column(cols, n, wnames);
             cs = az_column(cols, n, snames);
+            if (cw >= 0) {
+                str_copy(tr->column, sizeof tr->column, cols[cw]);
+                tr->averaged = az_column(cols + cw, 1, averaged) == 0;
+            }
             if (ct < 0 || cw < 0) {
                 fprintf(stderr,
                         "gauntlet: analyze: %s:%ld: expected a header with a time column (t_s, time, timestamp) and a "
@@ -285,9 +293,12 @@ static int az_print(const char *path, const struct az_trace *tr, const struct an
             json_object_set_new(warn, az_warn_names[k], json_integer(tr->warn[k]));
         json_object_set_new(warn, "not_measured", json_integer(tr->missing));
         json_object_set_new(warn, "merged", json_integer((json_int_t)merged));
+        json_object_set_new(warn, "averaged_column", json_boolean(tr->averaged));
         json_t *out = json_pack("{s:s, s:f, s:o, s:o, s:I, s:o, s:o, s:o}", "trace", path, "dt_s", dt, "grid_hz",
                                 json_num(grid_hz), "median_hz", json_num(median_hz), "points", (json_int_t)m, "warnings",
                                 warn, "aggregate", a, "per_gpu", pg);
+        json_object_set_new(out, "power_column", json_pack("{s:s, s:o}", "name", tr->column, "note",
+                                                           tr->averaged ? json_string(AZ_AVERAGED_NOTE) : json_null()));
         if (json_out) {   /* one run of several: the caller prints them together */
             *json_out = out;
             return 0;
@@ -300,6 +311,8 @@ static int az_print(const char *path, const struct az_trace *tr, const struct an
     } else {
         printf("%s: %d GPU(s) on a grid of %.6g Hz (%.6g s; the median interval: %.6g Hz), %zu points; the sum over the "
                "%.3f s all GPUs cover\n", path, tr->ng, grid_hz, dt, median_hz, m, ares->span_s);
+        if (tr->averaged)
+            printf("  ! %s\n", AZ_AVERAGED_NOTE);
         if (merged || tr->missing)
             printf("  %zu samples shared a grid point with a later one (the later kept); %ld rows had no reading\n", merged,
                    tr->missing);
@@ -379,6 +392,8 @@ struct az_trace *analyze_load(const struct az_opts *o, const char *path, int *rc
         if (tr->warn[k])
             fprintf(stderr, "gauntlet analyze: %s:%ld: warning: %ld %s, first here\n", path, tr->warn_line[k],
                     tr->warn[k], az_warn_text[k]);
+    if (tr->averaged)
+        fprintf(stderr, "gauntlet analyze: %s: warning: %s\n", path, AZ_AVERAGED_NOTE);
     return tr;
 }
 

@@ -31,7 +31,16 @@ struct az_trace {
     int absolute;              /* 1: timestamps with a date; 0: seconds; -1: not yet known */
     double max_w;
     int view;                  /* 1: a window of another trace (its samples borrowed, not freed here) */
+    char column[48];           /* the power column's name as the header gives it */
+    int averaged;              /* that column is a 1 s average on Ampere and newer GPUs (nvidia-smi's power.draw, DCGM's
+                                * field 155), not an instantaneous reading */
 };
+
+/* What an averaged power column means for the figures. */
+#define AZ_AVERAGED_NOTE                                                                                            \
+    "the power column is one that Ampere and newer GPUs average over 1 s (nvidia-smi's power.draw, DCGM's "           \
+    "DCGM_FI_DEV_POWER_USAGE): swings, ramps and frequencies faster than ~1 s read smaller than the power's; "          \
+    "read power.draw.instant (or DCGM_FI_DEV_POWER_USAGE_INSTANT) for them"
 
 /* The most points a GPU's grid may have (analyze_grid.c): 11.5 days at 1 kHz, 115 days at 100 Hz. */
 #define AZ_MAX_POINTS 1e9
