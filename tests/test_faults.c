@@ -216,6 +216,23 @@ Test(faults, async_checkpoints_stall_less_than_they_write, .timeout = 120)
     json_decref(clean);
 }
 
+/* A restart's restore is every rank's: restore_bytes is the ranks' checkpoints together, however the supervisor reads
+ * the ranks' reports (once one rank's first good iteration, read before another's restore, ended the count short). */
+Test(faults, a_restarts_restore_counts_every_rank, .timeout = 120)
+{
+    for (int rep = 0; rep < 6; rep++) {
+        json_t *s = run("name: restore\nranks: 4\niterations: 30\nseed: 3\n"
+                        "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 4KiB}\n"
+                        "  checkpoint: {every: 5, bytes: 1MiB, path: /tmp/gauntlet-test-faults-restore}\n"
+                        "recovery: restart\nfaults:\n  - {kind: crash, at: 12, rank: 2}\n", 0);
+        json_t *f = e2e_injected_fault(s, 0);
+        cr_assert_float_eq(json_number_value(json_object_get(f, "restore_bytes")), 4.0 * 1048576, 0.5,
+                           "repetition %d: %.0f bytes restored, 4 ranks of 1 MiB", rep,
+                           json_number_value(json_object_get(f, "restore_bytes")));
+        json_decref(s);
+    }
+}
+
 /* The ranks shrink dropped stop counting where they left: the run's iterations, throughput, goodput and state are
  * those of the ranks still in it, in the run where it dropped them and in every later one. Before, rank 0 dropped at
  * 10 of 40 made the run read 10 iterations, goodput 0.21 and state 0000000000000000, and the next run 0 iterations. */

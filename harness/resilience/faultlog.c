@@ -31,6 +31,7 @@ void faultlog_run_begin(struct sup *s)
         s->fl->slow_count[r] = 0;
     }
     s->fl->awaiting_fault = -1;
+    s->fl->restore_fault = -1;
     s->fl->n_superseded = 0;
     s->fl->stale_reports = 0;
     s->fl->fail_iter = -1;
@@ -419,9 +420,9 @@ void faultlog_iteration(struct sup *s, const struct wevent *ev)
 
 void faultlog_restored(struct sup *s, const struct wevent *ev)
 {
-    if (s->fl->awaiting_fault < 0)
+    if (s->fl->restore_fault < 0)   /* the current timeline's restores: every rank's, however the queues are read */
         return;
-    struct fault_rec *f = &s->fl->faults[s->fl->awaiting_fault];
+    struct fault_rec *f = &s->fl->faults[s->fl->restore_fault];
     f->restore_bytes += ev->a;
     if (ev->b > f->restore_s)
         f->restore_s = ev->b;   /* the slowest rank's restore bounds the recovery */

@@ -234,6 +234,7 @@ static void recover_record(struct sup *s, const struct wcmd *cmd)
     if (prev >= 0 && prev != m->fail.fault && s->fl->n_superseded < SUP_MAX_PENDING)
         s->fl->superseded[s->fl->n_superseded++] = prev;
     s->fl->awaiting_fault = m->fail.fault >= 0 ? m->fail.fault : -2;
+    s->fl->restore_fault = m->fail.fault;
     s->fl->awaiting_iter = cmd->start_iter;
     if (m->fail.fault < 0)
         return;

@@ -75,6 +75,8 @@ struct resilience {
     int rec_wait;                  /* this node asked the coordinator for a recovery and waits for its go */
     uint64_t rec_wait_since;       /* ... since then (a deadline: node 0 answers within the heartbeat timeout) */
     int awaiting_fault;            /* the fault whose recovery waits for its first good iteration, or -1 */
+    int restore_fault;             /* the fault of the newest recovery, whose ranks' restores are counted (-1: none): a
+                                    * rank's restore may be read after another rank's first good iteration ended it */
     int64_t awaiting_iter;
     int superseded[SUP_MAX_PENDING];   /* faults whose recovery another one followed before their first good
                                         * iteration: recovered when that one is */
