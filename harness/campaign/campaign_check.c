@@ -459,8 +459,9 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
                                               json_integer_value(json_object_get(det_o, "iter_seen")), shrunk,
                                               json_is_integer(json_object_get(f, "injected_iter"))
                                                   ? json_integer_value(json_object_get(f, "injected_iter")) : -1, 0 };
-            double ds = json_number_value(json_object_get(f, "detect_s"));
-            cp_push(&st->detect_s[si], &st->n_detect[si], &st->cap_detect[si], ds);
+            if (json_is_number(json_object_get(f, "detect_s")))   /* null: no time (never 0) */
+                cp_push(&st->detect_s[si], &st->n_detect[si], &st->cap_detect[si],
+                        json_number_value(json_object_get(f, "detect_s")));
             if (json_is_number(json_object_get(f, "recover_s")))
                 cp_push(&st->recover_s[si], &st->n_recover[si], &st->cap_recover[si],
                         json_number_value(json_object_get(f, "recover_s")));

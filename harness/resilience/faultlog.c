@@ -255,7 +255,8 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
         str_copy(f->outcome, sizeof f->outcome, "detected");
         json_object_set_new(o, "fault", json_integer(match));
         json_object_set_new(o, "origin", json_string(f->observed ? "observed" : "injected"));
-        json_object_set_new(o, "latency_s", f->observed ? json_null() : json_real((double)(t - f->t_ns) * 1e-9));
+        /* a fault stamped up to 1 ms after its finding (another clock's stamp) has no latency: null, never a wrap */
+        json_object_set_new(o, "latency_s", f->observed || t < f->t_ns ? json_null() : json_real((double)(t - f->t_ns) * 1e-9));
         json_object_set_new(o, "latency_iters", f->observed ? json_null() : json_integer(iter - f->iter));
         json_object_set_new(o, "detect_s", json_copy(json_object_get(o, "latency_s")));
         json_object_set_new(o, "detect_iters", json_copy(json_object_get(o, "latency_iters")));
