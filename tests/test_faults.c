@@ -216,6 +216,31 @@ Test(faults, async_checkpoints_stall_less_than_they_write, .timeout = 120)
     json_decref(clean);
 }
 
+/* A detector's cost per iteration is over the iterations its reports cover: after a restart, the new processes'
+ * cost over their own iterations (the killed ones never report). Before, their cost was divided by every iteration of
+ * the run on every rank: a restart from 40 of 60 read a third of the cost. */
+Test(faults, a_detectors_cost_after_a_restart_is_over_the_iterations_it_covers, .timeout = 120)
+{
+    json_t *s = run("name: cost\nranks: 4\niterations: 60\nseed: 3\n"
+                    "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 4KiB}\n"
+                    "  checkpoint: {every: 10, bytes: 64KiB, path: /tmp/gauntlet-test-faults-cost}\n"
+                    "detectors: [fingerprint]\nrecovery: restart\nfaults:\n  - {kind: crash, at: 45, rank: 2}\n", 0);
+    json_t *f = e2e_injected_fault(s, 0);
+    long long from = -1;
+    const char *outcome = json_string_value(json_object_get(f, "outcome"));
+    cr_assert(outcome && sscanf(outcome, "recovered by restart from iteration %lld", &from) == 1, "%s",
+              outcome ? outcome : "(no outcome)");
+    json_t *c = json_object_get(json_object_get(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults"),
+                                                "detector_cost"), "fingerprint");
+    double total = json_number_value(json_object_get(c, "total_s")), per = json_number_value(json_object_get(c, "per_iter_s"));
+    cr_assert(total > 0 && per > 0, "fingerprint cost: total %g s, per iteration %g s", total, per);
+    double covered = total / per;   /* rank-iterations the reports cover: the 4 new processes', from the restore on */
+    cr_assert(covered >= 4.0 * (double)(60 - from) - 0.5 && covered <= 4.0 * (double)(60 - from) + 0.5,
+              "restored from %lld: the cost covers %.1f rank-iterations, expected %d", from, covered,
+              4 * (int)(60 - from));
+    json_decref(s);
+}
+
 /* A restart's restore is every rank's: restore_bytes is the ranks' checkpoints together, however the supervisor reads
  * the ranks' reports (once one rank's first good iteration, read before another's restore, ended the count short). */
 Test(faults, a_restarts_restore_counts_every_rank, .timeout = 120)

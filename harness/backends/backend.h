@@ -43,6 +43,7 @@ struct worker_ctx {
     uint64_t replay_ref;       /* replay detector: the hash of the first replay */
     double detect_cost_s[8];   /* time spent in each worker-side detector (enum detector_id) this run */
     double detect_dev0_s[8];   /* the backend's detector_device_s at this run's start (its own work on the device) */
+    int64_t detect_iters;      /* iterations this process completed since detect_cost_s began: what it covers */
     struct ckpt_async *ckpt;   /* the background checkpoint writer (checkpoint.mode async) */
     int fp_pending;            /* an asynchronous fingerprint was started for iteration fp_iter */
     int64_t fp_iter;

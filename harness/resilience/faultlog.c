@@ -25,6 +25,8 @@ void faultlog_run_begin(struct sup *s)
     memset(s->fl->detcost, 0, sizeof s->fl->detcost);
     memset(s->fl->detdev, 0, sizeof s->fl->detdev);
     memset(s->fl->detdev_ranks, 0, sizeof s->fl->detdev_ranks);
+    memset(s->fl->detcost_iters, 0, sizeof s->fl->detcost_iters);
+    memset(s->fl->detdev_iters, 0, sizeof s->fl->detdev_iters);
     for (int r = 0; r < s->nranks; r++) {
         s->fl->compute_iter[r] = -1;
         s->fl->compute_sum[r] = 0;
@@ -554,10 +556,14 @@ json_t *faultlog_run_json(struct sup *s, double iter_p50)
     json_t *cost = json_object();
     for (int d = 0; d < DET_COUNT; d++)
         if (s->fl->detcost[d] > 0 || s->fl->detdev_ranks[d] > 0) {
-            double per = s->fl->detcost[d] / (double)(iters > 0 ? iters : 1) / (double)s->nranks;
+            /* per rank and iteration: the cost the processes reported over the iterations it covers (a restart's
+             * killed processes never report; survivors of an in-process recovery count the iterations they redid) */
+            double per = s->fl->detcost_iters[d] > 0 ? s->fl->detcost[d] / s->fl->detcost_iters[d]
+                                                     : s->fl->detcost[d] / (double)(iters > 0 ? iters : 1) / (double)s->nranks;
             /* the device time: over the ranks that reported it (every rank of a backend that measures it) */
             int nd = s->fl->detdev_ranks[d];
-            double dev = nd > 0 ? s->fl->detdev[d] / (double)(iters > 0 ? iters : 1) / (double)nd : NAN;
+            double dev = s->fl->detdev_iters[d] > 0 ? s->fl->detdev[d] / s->fl->detdev_iters[d]
+                       : nd > 0 ? s->fl->detdev[d] / (double)(iters > 0 ? iters : 1) / (double)nd : NAN;
             json_object_set_new(cost, detector_table[d]->name,
                                 json_pack("{s:f, s:f, s:o, s:o, s:o}", "total_s", s->fl->detcost[d], "per_iter_s", per,
                                           "share", json_num(iter_p50 > 0 ? per / iter_p50 : NAN), "device_s_per_iter",

@@ -109,10 +109,13 @@ static void res_report(struct sup *s, int slot, const struct wevent *ev, json_t 
         break;
     case WEV_DETCOST:
         if (ev->phase >= 0 && ev->phase < DET_COUNT) {
+            double covered = isfinite(ev->c) && ev->c > 0 ? ev->c : 0;
             s->fl->detcost[ev->phase] += ev->a;
+            s->fl->detcost_iters[ev->phase] += covered;
             if (isfinite(ev->b) && ev->b >= 0) {
                 s->fl->detdev[ev->phase] += ev->b;
                 s->fl->detdev_ranks[ev->phase]++;
+                s->fl->detdev_iters[ev->phase] += covered;
             }
         }
         break;

@@ -95,6 +95,9 @@ struct resilience {
     double detcost[8];             /* per detector: worker-side seconds spent this run */
     double detdev[8];              /* per detector: its own work's device seconds this run (detdev_ranks: reporting) */
     int detdev_ranks[8];
+    double detcost_iters[8];       /* per detector: the iterations detcost covers, over the ranks that reported it
+                                    * (a process a recovery killed never reports: neither its cost nor its iterations) */
+    double detdev_iters[8];        /* the same for detdev */
 };
 
 extern const struct sup_hooks resilience_hooks;

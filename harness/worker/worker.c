@@ -432,6 +432,7 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         worker_fail(w, EXIT_CHECK, w->err);
     if (cmd->start_iter == 0) {
         memset(w->detect_cost_s, 0, sizeof w->detect_cost_s);
+        w->detect_iters = 0;
         for (int d = 0; d < DET_COUNT; d++)
             w->detect_dev0_s[d] = w->ops->detector_device_s ? w->ops->detector_device_s(w->b, d) : NAN;
     }
@@ -463,6 +464,7 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         if (replicas && (w->iter + 1) % ((const struct replica_params *)sc->recovery.params)->replicate_every == 0)
             worker_replicate(w, w->iter + 1);
         worker_emit(w, WEV_ITER, PH_IDLE, w->last_end, (double)(w->last_end - w->iter_t0) * 1e-9, 0, NULL);
+        w->detect_iters++;
         atomic_store(&w->ctl->iter, w->iter + 1);
         worker_ckpt_poll(w);
     }
@@ -475,8 +477,12 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         w->ops->idle(w->b);
     for (int d = 0; d < DET_COUNT; d++) {   /* b: the detector's own device time this run (NAN: not measured) */
         double dev = w->ops->detector_device_s ? w->ops->detector_device_s(w->b, d) - w->detect_dev0_s[d] : NAN;
-        if (w->detect_cost_s[d] > 0 || dev > 0)
-            worker_emit(w, WEV_DETCOST, d, mono_ns(), w->detect_cost_s[d], dev, NULL);
+        if (w->detect_cost_s[d] > 0 || dev > 0) {   /* c: the iterations they cover (a restarted process: its own) */
+            struct wevent ev = { .type = WEV_DETCOST, .rank = w->rank, .run = w->run, .phase = d, .iter = w->iter,
+                                 .t_ns = mono_ns(), .a = w->detect_cost_s[d], .b = dev, .epoch = w->epoch, .elem = -1,
+                                 .c = (double)w->detect_iters, .target = -1, .where = -1, .format = -1 };
+            ring_push(&w->ctl->evt, &ev);
+        }
     }
     const void *state;
     size_t len;
