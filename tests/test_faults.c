@@ -121,6 +121,9 @@ Test(faults, restart_reports_the_checkpoint_read, .timeout = 120)
     json_t *s = run(BASE "faults: [{kind: crash, at: 25, rank: 3}]\nrecovery: restart\n", 0);
     json_t *f = e2e_injected_fault(s, 0);
     cr_assert_eq(json_integer_value(json_object_get(f, "iterations_lost")), 5, "crash at 25, checkpoint at 20");
+    /* redone: to where every rank had got when stopped; the crashed rank completed 25, the others cannot pass its
+     * all-reduce */
+    cr_assert_eq(json_integer_value(json_object_get(f, "iterations_redone")), 5, "crash at 25, checkpoint at 20");
     cr_assert_str_eq(json_string_value(json_object_get(f, "restore_from")), "checkpoint of iteration 20");
     cr_assert(json_real_value(json_object_get(f, "restore_gbs")) > 0, "the read bandwidth is reported");
     json_decref(s);
@@ -314,6 +317,11 @@ Test(faults, restart_under_a_sliced_fingerprint_never_restores_the_corruption, .
                 cr_assert(outcome && sscanf(outcome, "recovered by restart from iteration %lld", &from) == 1,
                           "every %d async %d flip at %d: %s", every, async, at, outcome ? outcome : "(none)");
                 cr_assert_leq(from, at, "every %d async %d: restored from %lld, after the flip at %d", every, async, from, at);
+                /* what the ranks completed past the failure before they stopped is done again too */
+                json_int_t lost = json_integer_value(json_object_get(f, "iterations_lost"));
+                json_int_t redone = json_integer_value(json_object_get(f, "iterations_redone"));
+                cr_assert(redone >= lost, "every %d async %d flip at %d: %lld redone, %lld lost", every, async, at,
+                          (long long)redone, (long long)lost);
                 json_decref(s);
             }
 }

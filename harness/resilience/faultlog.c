@@ -137,7 +137,7 @@ void faultlog_injected(struct sup *s, const struct wevent *ev)
     }
     struct fault_rec *f = &s->fl->faults[s->fl->n_faults++];
     *f = (struct fault_rec){ .spec = ev->phase, .kind = s->sc->faults[ev->phase].kind, .rank = ev->rank, .run = s->run,
-                             .iter = ev->iter, .t_ns = ev->t_ns, .detector = -1, .restore_iter = -1, .lost = -1,
+                             .iter = ev->iter, .t_ns = ev->t_ns, .detector = -1, .restore_iter = -1, .lost = -1, .redone = -1,
                              .det_rank = -1,
                              .d = { .target = ev->target, .where = ev->where, .format = ev->format, .element = ev->elem,
                                     .mask = ev->mask, .old_v = ev->c, .new_v = ev->d, .scale = ev->scale } };
@@ -160,7 +160,7 @@ static int faultlog_observe(struct sup *s, int det, int flavour, int rank, int64
             kind = k;
     struct fault_rec *f = &s->fl->faults[s->fl->n_faults];
     *f = (struct fault_rec){ .spec = -1, .kind = kind, .rank = rank, .run = s->run, .observed = 1, .iter = iter,
-                             .t_ns = t, .detector = -1, .restore_iter = -1, .lost = -1, .det_rank = -1,
+                             .t_ns = t, .detector = -1, .restore_iter = -1, .lost = -1, .redone = -1, .det_rank = -1,
                              .d = { .target = -1, .where = -1, .format = -1, .element = -1, .old_v = NAN, .new_v = NAN,
                                     .scale = NAN } };
     str_copy(f->note, sizeof f->note, note);
@@ -403,6 +403,7 @@ void faultlog_recovered(struct sup *s, int fault, uint64_t t, const char *note)
     f->recovered_ns = t;
     json_t *o = json_pack("{s:i, s:i, s:s, s:f, s:I}", "fault", fault, "rank", f->rank, "recovery", s->sc->recovery.name,
                           "recover_s", (double)(t - f->detect_ns) * 1e-9, "iterations_lost", (json_int_t)f->lost);
+    json_object_set_new(o, "iterations_redone", f->redone >= 0 ? json_integer(f->redone) : json_null());
     if (note)
         json_object_set_new(o, "note", json_string(note));
     results_event(&s->res, t, "recovered", o);
@@ -507,6 +508,7 @@ json_t *faultlog_json(struct sup *s)
                                              timed ? faultlog_since(f->detect_ns, f->t_ns) : json_null())
                                  : json_null());
         json_object_set_new(o, "iterations_lost", f->lost >= 0 ? json_integer(f->lost) : json_null());
+        json_object_set_new(o, "iterations_redone", f->redone >= 0 ? json_integer(f->redone) : json_null());
         json_object_set_new(o, "restore_bytes", f->restore_bytes > 0 ? json_real(f->restore_bytes) : json_null());
         json_object_set_new(o, "restore_s", f->restore_bytes > 0 ? json_real(f->restore_s) : json_null());
         json_object_set_new(o, "restore_gbs", f->restore_bytes > 0 && f->restore_s > 0

@@ -32,6 +32,7 @@ struct fault_rec {
     int recovery;              /* 1 once a recovery started for it */
     uint64_t recovered_ns;     /* the first good iteration after the recovery, 0 until then */
     int64_t restore_iter, lost;
+    int64_t redone;                /* iterations done again: from the restore to where the ranks had got (-1: none) */
     double restore_bytes, restore_s;
     char restore_from[64];
     char outcome[96];          /* what the run did about it */
