@@ -219,6 +219,62 @@ Test(faults, async_checkpoints_stall_less_than_they_write, .timeout = 120)
     json_decref(clean);
 }
 
+/* Faults on three ranks at one iteration under restart: the first one found rolls back to that iteration, and a
+ * crash the stopped rank had not reached yet fires in its replacement's first iteration. That replacement said it
+ * was ready before it died: a new failure, recovered again, not a recovery that failed (8 in 12 such runs ended
+ * "rank 3's replacement died before it was ready" before 2026-11-29). Every run ends in the fault-free state, every
+ * fault recovered with its time. */
+Test(faults, a_fault_in_a_replacements_first_iteration_is_a_new_failure, .timeout = 180)
+{
+    const char *base = "name: three\nranks: 4\niterations: 40\nseed: 3\n"
+                       "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
+                       "  checkpoint: {every: 5, bytes: 64KiB, path: /tmp/gauntlet-test-faults-three}\n"
+                       "detectors: [fingerprint, abft]\nrecovery: restart\n%s";
+    char text[1024];
+    snprintf(text, sizeof text, base, "");
+    json_t *clean = run(text, 0);
+    char want[24];
+    str_copy(want, sizeof want, state_of(clean));
+    json_decref(clean);
+    snprintf(text, sizeof text, base,
+             "faults:\n  - {kind: bitflip, at: 20, rank: 1, target: weights, where: exponent}\n"
+             "  - {kind: bitflip, at: 20, rank: 2, target: gemm-output, where: exponent}\n"
+             "  - {kind: crash, at: 20, rank: 3}\n");
+    for (int rep = 0; rep < 10; rep++) {
+        json_t *s = run(text, 0);
+        cr_assert_str_eq(state_of(s), want, "repetition %d", rep);
+        for (size_t i = 0; i < 3; i++) {
+            json_t *f = e2e_injected_fault(s, i);
+            cr_assert(f, "repetition %d: fault %zu has no record", rep, i);
+            cr_assert(json_is_number(json_object_get(f, "recover_s")), "repetition %d: %s (%s) has no recover_s", rep,
+                      json_string_value(json_object_get(f, "kind")), json_string_value(json_object_get(f, "outcome")));
+            cr_assert_str_eq(json_string_value(json_object_get(f, "recovery")), "restart");
+        }
+        json_decref(s);
+    }
+}
+
+/* A fault nobody had seen when a later failure's recovery restored a state from before it is rolled back: its effect
+ * went with that state, and it is not counted as one the detectors missed (a gemm-output flip no detector here sees,
+ * then a crash, restored to the checkpoint before both: coverage 1.0, where it read 0.5). */
+Test(faults, a_fault_rolled_back_before_it_was_seen_is_not_a_miss, .timeout = 60)
+{
+    json_t *s = run("name: rb\nranks: 4\niterations: 40\nseed: 3\n"
+                    "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
+                    "  checkpoint: {every: 10, bytes: 64KiB, path: /tmp/gauntlet-test-faults-rb}\n"
+                    "detectors: [fingerprint]\nrecovery: restart\n"
+                    "faults:\n  - {kind: bitflip, at: 21, rank: 1, target: gemm-output, where: exponent}\n"
+                    "  - {kind: crash, at: 23, rank: 2}\n", 0);
+    json_t *flip = e2e_injected_fault(s, 0), *crash = e2e_injected_fault(s, 1);
+    cr_assert(json_is_true(json_object_get(flip, "rolled_back")), "%s", json_string_value(json_object_get(flip, "outcome")));
+    cr_assert(strstr(json_string_value(json_object_get(flip, "outcome")), "rolled back before it was seen (to iteration 20)"));
+    cr_assert(json_is_false(json_object_get(crash, "rolled_back")));
+    json_t *fr = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults");
+    cr_assert_eq(json_integer_value(json_object_get(fr, "injected")), 1);
+    cr_assert_float_eq(json_number_value(json_object_get(fr, "coverage")), 1.0, 1e-9);
+    json_decref(s);
+}
+
 /* A detector's cost per iteration is over the iterations its reports cover: after a restart, the new processes'
  * cost over their own iterations (the killed ones never report). Before, their cost was divided by every iteration of
  * the run on every rank: a restart from 40 of 60 read a third of the cost. */

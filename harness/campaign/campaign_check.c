@@ -432,6 +432,11 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
         double bound;
         char why[160] = "";
         int vis = cp_visible(sh, kind, f, &det, &bound, &biters, why, sizeof why);
+        if (json_is_true(json_object_get(f, "rolled_back")) && got < 0) {   /* its effect went with the state */
+            vis = 0;
+            snprintf(why, sizeof why, "rolled back before it was seen: a later fault's recovery restored a state from "
+                                      "before it");
+        }
         int shrunk = json_number_value(json_object_get(f, "injected_t_s")) > res->first_drop_s;
         res->det[spec].shrunk = shrunk;
         if (shrunk && vis == 1 && (det == CD_FINGERPRINT || kind == CK_STRAGGLER)) {

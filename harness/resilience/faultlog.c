@@ -1,7 +1,6 @@
 /* harness/resilience/faultlog.c: the supervisor's book of faults and detections: which fault each detection caught
  * (or that it was a false positive), the cross-rank fingerprint comparison, the straggler check, the timed
- * faults, and the figures per fault and per run (time to detect, time to recover, iterations lost,
- * coverage, goodput, detector cost). */
+ * faults, and what each fault's detection and recovery took (their JSON: faultjson.c). */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,6 +34,7 @@ void faultlog_run_begin(struct sup *s)
     s->fl->awaiting_fault = -1;
     s->fl->restore_fault = -1;
     s->fl->n_superseded = 0;
+    s->fl->n_joined = 0;
     s->fl->stale_reports = 0;
     s->fl->fail_iter = -1;
     s->epoch++;
@@ -72,10 +72,21 @@ uint32_t faultlog_new_epoch(struct sup *s, int64_t fail_iter)
     return s->epoch;
 }
 
-void faultlog_rollback(struct sup *s, int cause)
+void faultlog_rollback(struct sup *s, int cause, int64_t start_iter)
 {
     if (s->fl->fail_iter < 0)
         return;
+    for (int j = 0; j < s->fl->n_faults; j++) {   /* between the restore point and the failure, not seen yet */
+        struct fault_rec *f = &s->fl->faults[j];
+        if (j == cause || f->run != s->run || f->undone || f->observed || f->detector >= 0 || f->rolled_back ||
+            f->iter < start_iter || f->iter >= s->fl->fail_iter || f->recovery)
+            continue;
+        f->rolled_back = 1;
+        snprintf(f->outcome, sizeof f->outcome, "rolled back before it was seen (to iteration %lld)", (long long)start_iter);
+        results_event(&s->res, mono_ns(), "fault_rolled_back",
+                      json_pack("{s:i, s:i, s:I, s:I, s:I}", "id", j, "rank", f->rank, "iter", (json_int_t)f->iter,
+                                "restore_iter", (json_int_t)start_iter, "failure_iter", (json_int_t)s->fl->fail_iter));
+    }
     /* by the control block's flags, not the records: a fault that fired as the recovery began has its report
      * dropped with the old timeline's */
     for (int i = 0; i < s->sc->n_faults; i++) {
@@ -169,6 +180,16 @@ static int faultlog_observe(struct sup *s, int det, int flavour, int rank, int64
                   json_pack("{s:i, s:s, s:i, s:I, s:s, s:s}", "id", s->fl->n_faults, "kind", fault_table[kind]->name, "rank",
                             rank, "iter", (json_int_t)iter, "detector", detector_table[det]->name, "what", note));
     return s->fl->n_faults++;
+}
+
+/* Fault i is recovered by the recovery under way (or about to begin): its recover_s ends with that one's. */
+static void faultlog_join(struct sup *s, int i)
+{
+    for (int k = 0; k < s->fl->n_joined; k++)
+        if (s->fl->joined[k] == i)
+            return;
+    if (s->fl->n_joined < SUP_MAX_PENDING)
+        s->fl->joined[s->fl->n_joined++] = i;
 }
 
 int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, const char *note, int fatal)
@@ -269,8 +290,10 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
     if (s->recovering && (s->fl->fail_iter >= 0 || s->fl->rec_wait)) {   /* while the recovery stops the old timeline (or
                                                                    * this node waits for node 0's go to begin it):
                                                                    * it replaces every process that is gone */
-        if (match >= 0)
+        if (match >= 0) {
             str_copy(s->fl->faults[match].outcome, sizeof s->fl->faults[match].outcome, "joined the recovery under way");
+            faultlog_join(s, match);
+        }
         return match;
     }
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
@@ -330,6 +353,7 @@ int faultlog_take(struct sup *s, struct rec_failure *out)
                                     "for_iter", (json_int_t)cause.iter));
         } else {
             snprintf(f->outcome, sizeof f->outcome, "recovered with fault %d", cause.fault);
+            faultlog_join(s, p->fault);
         }
     }
     s->fl->n_pending = 0;
@@ -409,12 +433,25 @@ void faultlog_recovered(struct sup *s, int fault, uint64_t t, const char *note)
     results_event(&s->res, t, "recovered", o);
 }
 
+void faultlog_joined_recovered(struct sup *s, uint64_t t, const char *note)
+{
+    for (int k = 0; k < s->fl->n_joined; k++) {
+        int i = s->fl->joined[k];
+        if (i == s->fl->awaiting_fault || s->fl->faults[i].recovered_ns)
+            continue;
+        s->fl->faults[i].recovery = 1;   /* its recovery was the other fault's: no figures of work of its own */
+        faultlog_recovered(s, i, t, note);
+    }
+    s->fl->n_joined = 0;
+}
+
 void faultlog_iteration(struct sup *s, const struct wevent *ev)
 {
     if (s->fl->awaiting_fault == -1 || ev->run != s->run || ev->iter < s->fl->awaiting_iter)
         return;
     if (s->fl->awaiting_fault >= 0)
         faultlog_recovered(s, s->fl->awaiting_fault, ev->t_ns, NULL);
+    faultlog_joined_recovered(s, ev->t_ns, "with the recovery that covered it");
     for (int i = 0; i < s->fl->n_superseded; i++)   /* their recovery is done when the one that followed is */
         faultlog_recovered(s, s->fl->superseded[i], ev->t_ns, "with the recovery that followed before its first good "
                                                               "iteration");
@@ -431,151 +468,4 @@ void faultlog_restored(struct sup *s, const struct wevent *ev)
     if (ev->b > f->restore_s)
         f->restore_s = ev->b;   /* the slowest rank's restore bounds the recovery */
     str_copy(f->restore_from, sizeof f->restore_from, ev->note);
-}
-
-/* Returns x as a JSON number, or null when the event never happened (t == 0). */
-static json_t *faultlog_since(uint64_t t, uint64_t since)
-{
-    return t && since && t >= since ? json_real((double)(t - since) * 1e-9) : json_null();
-}
-
-/* A value as JSON: a number, or the string "inf", "-inf" or "nan" (a flip can make any of them). */
-static json_t *faultlog_value(double x)
-{
-    if (isfinite(x))
-        return json_real(x);
-    return json_string(isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
-}
-
-/* The bits in mask, as a JSON array of bit numbers (bit 0 least significant). */
-static json_t *faultlog_bits(uint32_t mask)
-{
-    json_t *a = json_array();
-    for (int b = 31; b >= 0; b--)
-        if (mask & (1u << b))
-            json_array_append_new(a, json_integer(b));
-    return a;
-}
-
-void faultlog_detail(json_t *o, const struct fault_detail *d)
-{
-    static const char *const targets[] = { "gemm-output", "gradients", "weights", "allreduce-buffer" };
-    static const char *const wheres[] = { "random", "sign", "exponent", "mantissa", "value" };
-    json_object_set_new(o, "target", d->target >= 0 && d->target < 4 ? json_string(targets[d->target]) : json_null());
-    json_object_set_new(o, "where", d->where >= 0 && d->where < 5 ? json_string(wheres[d->where]) : json_null());
-    if (d->element >= 0) {
-        json_object_set_new(o, "format", json_string(fault_format_name(d->format)));
-        json_object_set_new(o, "element", json_integer(d->element));
-        json_object_set_new(o, "bits", faultlog_bits(d->mask));
-        json_object_set_new(o, "bit", d->mask ? json_integer(31 - __builtin_clz(d->mask)) : json_null());
-        json_object_set_new(o, "bit_class", json_string(fault_mask_class(d->format, d->mask)));
-        json_object_set_new(o, "old", faultlog_value(d->old_v));
-        json_object_set_new(o, "new", faultlog_value(d->new_v));
-        json_object_set_new(o, "rel_error", faultlog_value(fault_rel_error(d->old_v, d->new_v)));
-        json_object_set_new(o, "scale", json_num(d->scale));
-    } else {
-        const char *keys[] = { "format", "element", "bits", "bit", "bit_class", "old", "new", "rel_error", "scale" };
-        for (size_t k = 0; k < ARRAY_LEN(keys); k++)
-            json_object_set_new(o, keys[k], json_null());
-    }
-}
-
-json_t *faultlog_json(struct sup *s)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < s->fl->n_faults; i++) {
-        const struct fault_rec *f = &s->fl->faults[i];
-        if (f->undone)   /* its timeline was rolled back: it fired again on the new one (its own record) */
-            continue;
-        int seen = f->detector >= 0, timed = seen && !f->observed;
-        json_t *o = json_pack(
-            "{s:i, s:s, s:s, s:i, s:I, s:s, s:o, s:o, s:o, s:i, s:f, s:o, s:s, s:s, s:s}", "id", i, "kind",
-            fault_table[f->kind]->name, "origin", f->observed ? "observed" : "injected", "rank", f->rank,
-            "injected_iter", (json_int_t)f->iter, "what", f->note, "detected_by",
-            seen ? json_string(detector_table[f->detector]->name) : json_null(), "detect_s",
-            timed ? faultlog_since(f->detect_ns, f->t_ns) : json_null(), "recover_s",
-            faultlog_since(f->recovered_ns, f->detect_ns), "run", f->run, "injected_t_s", (double)(f->t_ns - s->t0) * 1e-9,
-            "detect_iters", timed ? json_integer(f->detect_iter - f->iter) : json_null(), "recovery",
-            f->recovery ? s->sc->recovery.name : "none", "outcome", f->outcome, "restore_from", f->restore_from);
-        if (f->observed)   /* nobody injected it: when it happened is not known, only when it was seen */
-            json_object_set_new(o, "injected_iter", json_null());
-        json_object_set_new(o, "fault_spec", f->spec >= 0 ? json_integer(f->spec) : json_null());
-        faultlog_detail(o, &f->d);
-        json_object_set_new(o, "detection",
-                            seen ? json_pack("{s:s, s:i, s:I, s:o, s:o}", "detector", detector_table[f->detector]->name,
-                                             "rank", f->det_rank, "iter_seen", (json_int_t)f->detect_iter, "latency_iters",
-                                             timed ? json_integer(f->detect_iter - f->iter) : json_null(), "latency_s",
-                                             timed ? faultlog_since(f->detect_ns, f->t_ns) : json_null())
-                                 : json_null());
-        json_object_set_new(o, "iterations_lost", f->lost >= 0 ? json_integer(f->lost) : json_null());
-        json_object_set_new(o, "iterations_redone", f->redone >= 0 ? json_integer(f->redone) : json_null());
-        json_object_set_new(o, "restore_bytes", f->restore_bytes > 0 ? json_real(f->restore_bytes) : json_null());
-        json_object_set_new(o, "restore_s", f->restore_bytes > 0 ? json_real(f->restore_s) : json_null());
-        json_object_set_new(o, "restore_gbs", f->restore_bytes > 0 && f->restore_s > 0
-                                                  ? json_real(f->restore_bytes / f->restore_s / 1e9) : json_null());
-        json_array_append_new(a, o);
-    }
-    return a;
-}
-
-json_t *faultlog_run_json(struct sup *s, double iter_p50)
-{
-    int injected = 0, detected = 0, fp = 0, observed = 0;
-    json_t *cov = json_object();
-    for (int i = 0; i < s->fl->n_faults; i++) {
-        const struct fault_rec *f = &s->fl->faults[i];
-        if (f->run != s->run || f->undone)
-            continue;
-        if (f->observed) {   /* not in the coverage: nothing says how many real faults went unseen */
-            observed++;
-            continue;
-        }
-        injected++;
-        detected += f->detector >= 0;
-        const char *kind = fault_table[f->kind]->name;
-        json_t *k = json_object_get(cov, kind);
-        if (!k) {
-            k = json_pack("{s:i, s:i, s:{}}", "injected", 0, "detected", 0, "by");
-            json_object_set_new(cov, kind, k);
-        }
-        json_object_set_new(k, "injected", json_integer(json_integer_value(json_object_get(k, "injected")) + 1));
-        if (f->detector >= 0) {
-            json_t *by = json_object_get(k, "by");
-            const char *dn = detector_table[f->detector]->name;
-            json_object_set_new(k, "detected", json_integer(json_integer_value(json_object_get(k, "detected")) + 1));
-            json_object_set_new(by, dn, json_integer(json_integer_value(json_object_get(by, dn)) + 1));
-        }
-    }
-    json_t *fps = json_array();
-    for (int i = 0; i < s->fl->n_dets; i++)
-        if (s->fl->dets[i].run == s->run && s->fl->dets[i].fault == -1) {
-            fp++;
-            json_array_append_new(fps, json_pack("{s:s, s:i, s:I}", "detector", detector_table[s->fl->dets[i].detector]->name,
-                                                 "rank", s->fl->dets[i].rank, "iter", (json_int_t)s->fl->dets[i].iter));
-        }
-    double wall = (double)((s->rs.t_end ? s->rs.t_end : mono_ns()) - s->run_t0) * 1e-9;
-    int64_t iters = runstats_iterations(&s->rs);
-    json_t *cost = json_object();
-    for (int d = 0; d < DET_COUNT; d++)
-        if (s->fl->detcost[d] > 0 || s->fl->detdev_ranks[d] > 0) {
-            /* per rank and iteration: the cost the processes reported over the iterations it covers (a restart's
-             * killed processes never report; survivors of an in-process recovery count the iterations they redid) */
-            double per = s->fl->detcost_iters[d] > 0 ? s->fl->detcost[d] / s->fl->detcost_iters[d]
-                                                     : s->fl->detcost[d] / (double)(iters > 0 ? iters : 1) / (double)s->nranks;
-            /* the device time: over the ranks that reported it (every rank of a backend that measures it) */
-            int nd = s->fl->detdev_ranks[d];
-            double dev = s->fl->detdev_iters[d] > 0 ? s->fl->detdev[d] / s->fl->detdev_iters[d]
-                       : nd > 0 ? s->fl->detdev[d] / (double)(iters > 0 ? iters : 1) / (double)nd : NAN;
-            json_object_set_new(cost, detector_table[d]->name,
-                                json_pack("{s:f, s:f, s:o, s:o, s:o}", "total_s", s->fl->detcost[d], "per_iter_s", per,
-                                          "share", json_num(iter_p50 > 0 ? per / iter_p50 : NAN), "device_s_per_iter",
-                                          json_num(dev), "device_share",
-                                          json_num(iter_p50 > 0 ? dev / iter_p50 : NAN)));
-        }
-    return json_pack("{s:i, s:i, s:I, s:i, s:o, s:i, s:o, s:o, s:o, s:o}", "injected", injected, "observed", observed,
-                     "stale_reports", (json_int_t)s->fl->stale_reports, "detected", detected, "coverage",
-                     injected ? json_real((double)detected / injected) : json_null(), "false_positives", fp,
-                     "false_positive_detections", fps, "by_kind", cov, "goodput",
-                     wall > 0 && iter_p50 > 0 ? json_real((double)iters * iter_p50 / wall) : json_null(),
-                     "detector_cost", cost);
 }

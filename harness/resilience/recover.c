@@ -259,6 +259,7 @@ static void recover_record(struct sup *s, const struct wcmd *cmd)
         s->fl->n_superseded = 0;
         s->fl->awaiting_fault = -1;
         faultlog_recovered(s, m->fail.fault, now, "this node left the run; the others went on");
+        faultlog_joined_recovered(s, now, "this node left the run; the others went on");
     }
 }
 
@@ -304,7 +305,7 @@ static int recover_restart(struct sup *s, const struct rec_agreement *a, char *w
     }
     recover_record(s, &cmd);
     sup_checked_reset(s, a->start);   /* the new timeline is checked from its start */
-    faultlog_rollback(s, m->fail.fault);   /* faults the old timeline ran into after the failure fire again */
+    faultlog_rollback(s, m->fail.fault, a->start);   /* faults the old timeline ran into after the failure fire again */
     recover_forget_after(s, a->start);   /* its replicas and checkpoints past the restore point are gone too */
     atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* the restarted collectives are new ones, on every node */
     /* every rank gets its command now, a replacement still starting too (it reads it once ready) */
@@ -321,9 +322,11 @@ static int recover_restart(struct sup *s, const struct rec_agreement *a, char *w
 static void recover_starting(struct sup *s, uint64_t now)
 {
     struct rec_machine *m = &s->fl->rm;
-    for (int r = 0; r < s->nranks; r++) {   /* a replacement that died before it was ready: it cannot start */
+    for (int r = 0; r < s->nranks; r++) {   /* a replacement that died before it was ready: it cannot start (one that
+                                              * said ready and then died, a fault the new timeline ran into at its
+                                              * first iteration, is a new failure: the detectors take it) */
         int k = s->slot_of[r];
-        if (!s->dropped[r] && !s->alive[k] && !s->ready[k] && s->spawn_ns[k] > m->t0) {
+        if (!s->dropped[r] && !s->alive[k] && !s->ready[k] && s->spawn_ns[k] > m->t0 && s->ready_of[k] != s->spawn_ns[k]) {
             char why[200];
             snprintf(why, sizeof why, "recovery: rank %d's replacement died before it was ready (it cannot start here: "
                      "its exit is logged above)", r);

@@ -19,6 +19,8 @@ struct fault_rec {
     int spec, kind, rank, run;     /* spec: index in the scenario's faults, -1 for an observed one */
     int observed;                  /* 1: nothing injected it (a real death, hang, straggler, corruption) */
     int undone;                    /* 1: injected on a timeline a rollback abandoned; it fires again on the new one */
+    int rolled_back;               /* 1: fired between the restore point and the failure, unseen: the rollback took
+                                    * its effect away before any detector could see it (not in the coverage) */
     int abandoned;                 /* 1: its detection was given up for an earlier failure's rollback, which undoes
                                     * it (faultlog_take): what the old timeline still shows of it is no finding */
     int64_t iter;
@@ -82,6 +84,9 @@ struct resilience {
     int superseded[SUP_MAX_PENDING];   /* faults whose recovery another one followed before their first good
                                         * iteration: recovered when that one is */
     int n_superseded;
+    int joined[SUP_MAX_PENDING];   /* faults another fault's recovery covered (found while it stopped the ranks, or
+                                    * taken in with it): recovered when that one is */
+    int n_joined;
     int recoveries;
     int futile;                    /* recoveries in a row begun with no iteration completed since the last restore */
     int restored;                  /* a recovery has ended: restored_from is where it started the ranks again */
@@ -121,6 +126,8 @@ void faultlog_iteration(struct sup *s, const struct wevent *ev);
  * it is said now). */
 void faultlog_recovered(struct sup *s, int fault, uint64_t t, const char *note);
 void faultlog_restored(struct sup *s, const struct wevent *ev);
+/* The faults another fault's recovery covered are recovered with it, at t (note: said in their recovered events). */
+void faultlog_joined_recovered(struct sup *s, uint64_t t, const char *note);
 void faultlog_timers(struct sup *s, uint64_t now);
 void faultlog_run_begin(struct sup *s);
 /* A recovery begins: a new epoch (reports of the old one are dropped from now on), every per-iteration window
@@ -129,8 +136,10 @@ void faultlog_run_begin(struct sup *s);
 uint32_t faultlog_new_epoch(struct sup *s, int64_t fail_iter);
 /* The recovery rolls back to start_iter: the iteration faults that fired at or after the failure's iteration
  * on the abandoned timeline (other than cause, the fault being recovered, and any already detected) are undone
- * and fire again when the new timeline reaches them. */
-void faultlog_rollback(struct sup *s, int cause);
+ * and fire again when the new timeline reaches them; those that fired from start_iter to before the failure's
+ * iteration and were not seen yet are rolled back: their effect is gone with the state, and they are not counted
+ * as injected faults the detectors missed. */
+void faultlog_rollback(struct sup *s, int cause, int64_t start_iter);
 /* Acts on the fatal failures detected since the last call (the supervisor's loop calls it once every ring is
  * drained): the one of the earliest iteration is recovered; a failure another one's rollback undoes (a fault
  * at or after that iteration) loses its detection and fires again on the new timeline. */

@@ -82,6 +82,8 @@ struct sup {
                                     * dies, before the process is gone (deathnote.h: why two) */
     uint64_t *death_ns;            /* per slot: when the pipe said so (0: not yet); the reap follows */
     uint64_t *spawn_ns;            /* per slot: when its worker was started */
+    uint64_t *ready_of;            /* per slot: the spawn_ns of the last worker that said it was ready (kept past its
+                                    * death: ready[] is cleared at the reap) */
     uint64_t *kill_ns;             /* per slot: when its worker was first sent SIGKILL (0: not yet) */
     int *death_unasked;            /* per slot: that death was a failure (worker_died): the reap records its ending */
     int *slot_of;                  /* rank -> slot */

@@ -348,6 +348,7 @@ void sup_alloc(struct sup *s)
     s->deathfd = xmalloc(2 * (size_t)s->nslots * sizeof *s->deathfd);
     s->death_ns = xcalloc((size_t)s->nslots, sizeof *s->death_ns);
     s->spawn_ns = xcalloc((size_t)s->nslots, sizeof *s->spawn_ns);
+    s->ready_of = xcalloc((size_t)s->nslots, sizeof *s->ready_of);
     s->kill_ns = xcalloc((size_t)s->nslots, sizeof *s->kill_ns);
     s->death_unasked = xcalloc((size_t)s->nslots, sizeof *s->death_unasked);
     for (int j = 0; j < 2 * s->nslots; j++)
@@ -400,7 +401,8 @@ void sup_free(struct sup *s)
         if (s->deathfd[j] >= 0)
             close(s->deathfd[j]);
     void *bufs[] = { s->pid, s->alive, s->ready, s->expect_exit, s->deathfd, s->death_ns, s->death_unasked, s->slot_of, s->dropped, s->done_seen,
-                     s->watts, s->energy_j, s->true_w, s->sample_ns, s->late_t, s->late_cum, s->spawn_ns, s->kill_ns };
+                     s->watts, s->energy_j, s->true_w, s->sample_ns, s->late_t, s->late_cum, s->spawn_ns, s->kill_ns,
+                     s->ready_of };
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
         free(bufs[i]);
 }

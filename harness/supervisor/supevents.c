@@ -31,6 +31,7 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
     switch (ev->type) {
     case WEV_READY:
         s->ready[slot] = 1;
+        s->ready_of[slot] = s->spawn_ns[slot];
         type = "ready";
         o = json_pack("{s:i, s:i, s:i, s:f, s:f, s:s}", "rank", rank, "slot", slot, "pid", c->pid, "device_bytes", ev->a,
                       "clock_err_s", ev->b, "device", c->device);
