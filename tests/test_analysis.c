@@ -406,3 +406,24 @@ Test(analysis, a_ramp_window_shorter_than_a_sample_is_unresolved)
     cr_assert(!(r.unresolved & AN_UNRES_RAMP(1)));
     free(x);
 }
+
+/* A held sensor's trace ends on a reading held flat (there is no next one to draw the line to): the ramps end where
+ * that reading appeared. A 200 ms iteration read every 20 ms has no rise over 1 s, wherever the trace ends; the flat
+ * end against the lines elsewhere once read 521 W/s at some ends. */
+Test(analysis, a_held_traces_end_makes_no_ramp)
+{
+    for (size_t n = 1000; n < 1020; n++) {   /* 10 s at 100 Hz, ending at 20 different points */
+        double *x = malloc(n * sizeof *x);
+        for (size_t i = 0; i < n; i++) {
+            size_t k = i / 2;   /* the reading: 20 ms, held 2 samples; the wave: 200 ms, 10 readings a period */
+            x[i] = (k % 10 < 5 ? 700 : 150) + (double)(k % 3);
+        }
+        struct an_series s = { x, n, 0.01, 0.02, 0.2 };
+        struct an_result r;
+        cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
+        cr_assert(r.held);
+        cr_assert(fabs(r.ramp_up_w_s[2]) < 10 && fabs(r.ramp_down_w_s[2]) < 10, "ending at %zu: 1 s ramps %.1f / %.1f W/s",
+                  n, r.ramp_up_w_s[2], r.ramp_down_w_s[2]);
+        free(x);
+    }
+}

@@ -315,6 +315,12 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
                                 : an_series_held(s, lo, hi, out->mean_w, out->update_s);
     double *dh = out->held ? an_dehold(s->x, s->n) : NULL;
     const double *x = dh ? dh : s->x;
+    size_t rlen = len;   /* held: the ramps end at the last reading's appearance; past it the reading is only held
+                          * (no next one to draw the line to), and a flat end against lines elsewhere made a 1 s ramp
+                          * out of nothing where the iteration divides a second */
+    if (dh)
+        while (rlen > 1 && !isnan(s->x[lo + rlen - 1]) && s->x[lo + rlen - 1] == s->x[lo + rlen - 2])
+            rlen--;
     for (int w = 0; w < AN_RAMP_WINDOWS && s->dt > 0; w++) {
         size_t k = (size_t)llround(an_ramp_windows_s[w] / s->dt);   /* an exact window: 1 s at 1 kHz is 1000 steps */
         if (an_ramp_windows_s[w] < s->dt * (1 - 1e-9) || (out->held && an_ramp_windows_s[w] < 2 * out->update_s)) {
@@ -322,8 +328,8 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
             out->unresolved |= AN_UNRES_RAMP(w);
             continue;
         }
-        if (k < len)
-            an_ramps(x + lo, len, k, s->dt, out->gaps == 0, &out->ramp_up_w_s[w], &out->ramp_down_w_s[w]);
+        if (k < rlen)
+            an_ramps(x + lo, rlen, k, s->dt, out->gaps == 0, &out->ramp_up_w_s[w], &out->ramp_down_w_s[w]);
     }
     int rc = 0;
     if (len >= 4 && s->dt > 0)
