@@ -61,7 +61,8 @@ static void runstats_compute_begin(struct run_stats *rs, const struct wevent *ev
         rs->spread_iter[row] = ev->iter;
         rs->spread_n[row] = 0;
     }
-    rs->spread_t[(size_t)row * (size_t)rs->nranks + (size_t)rs->spread_n[row]++] = ev->t_ns;
+    rs->spread_t[(size_t)row * (size_t)rs->nranks + (size_t)ev->rank] = ev->t_ns;   /* by rank: its delay is its own */
+    rs->spread_n[row]++;
     if (ev->rank == 0)
         series_add(&rs->iter_begin, (double)(ev->t_ns - rs->t_begin) * 1e-9);
     series_add(&r->cbegin, (double)(ev->t_ns - rs->t_begin) * 1e-9);
@@ -69,15 +70,33 @@ static void runstats_compute_begin(struct run_stats *rs, const struct wevent *ev
         return;
     double mean = 0, var = 0;
     const uint64_t *t = rs->spread_t + (size_t)row * (size_t)rs->nranks;
+    /* each start less the rank's deliberate delay: a stagger's offsets are in the per-GPU trace already, and counted
+     * again as jitter they would scatter the projected groups twice */
     for (int r = 0; r < rs->nranks; r++)
-        mean += (double)(int64_t)(t[r] - t[0]) * 1e-9;
+        mean += (double)(int64_t)(t[r] - t[0]) * 1e-9 - (rs->delay_s ? rs->delay_s[r] - rs->delay_s[0] : 0);
     mean /= rs->nranks;
     for (int r = 0; r < rs->nranks; r++) {
-        double d = (double)(int64_t)(t[r] - t[0]) * 1e-9 - mean;
+        double d = (double)(int64_t)(t[r] - t[0]) * 1e-9 - (rs->delay_s ? rs->delay_s[r] - rs->delay_s[0] : 0) - mean;
         var += d * d;
     }
-    series_add(&rs->spread_s, sqrt(var / rs->nranks));
+    if (rs->nranks > 1)   /* n - 1: the ranks' own mean is estimated from them (over n, 2 ranks read 0.56 of sigma) */
+        series_add(&rs->spread_s, var / (rs->nranks - 1));
     rs->spread_iter[row] = -1;
+}
+
+void runstats_set_delays(struct run_stats *rs, const double *delay_s)
+{
+    free(rs->delay_s);
+    rs->delay_s = NULL;
+    if (!delay_s)
+        return;
+    rs->delay_s = xmalloc((size_t)rs->nranks * sizeof *rs->delay_s);
+    memcpy(rs->delay_s, delay_s, (size_t)rs->nranks * sizeof *rs->delay_s);
+}
+
+double runstats_phase_spread(const struct run_stats *rs)
+{
+    return rs->spread_s.n ? sqrt(series_mean(&rs->spread_s)) : NAN;
 }
 
 void runstats_event(struct run_stats *rs, const struct wevent *ev)
@@ -326,7 +345,7 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
     struct an_series as = { agg, m, dt, update, period }, ps = { per_gpu, m, dt, update, period };
     analysis_run(&as, bands, nb, &ares);
     json_t *aggj = analysis_power_json(&ares, tdp_w > 0 ? tdp_w * rs->nranks : NAN);
-    double jitter = rs->spread_s.n ? series_mean(&rs->spread_s) : 0;
+    double jitter = rs->spread_s.n ? runstats_phase_spread(rs) : 0;
     struct an_projection proj;
     double *cluster = NULL;
     size_t cn_pts = 0;
@@ -368,7 +387,7 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
     json_object_set_new(aggj, "alignment",
                         json_pack("{s:o, s:o, s:o}", "correlation_min", json_num(cmin), "correlation_mean",
                                   json_num(cn ? csum / cn : NAN), "phase_spread_s",
-                                  json_num(rs->spread_s.n ? series_mean(&rs->spread_s) : NAN)));
+                                  json_num(runstats_phase_spread(rs))));
     enum { BINS = 50 };
     double wave[BINS];
     size_t used = m ? analysis_waveform(&ps, (double)rs->tick_ns[skip] * 1e-9, rs->iter_begin.v, rs->iter_begin.n, wave, BINS)
@@ -528,6 +547,8 @@ void runstats_free(struct run_stats *rs)
     free(rs->e_first_ns);
     free(rs->e_last_ns);
     free(rs->spread_t);
+    free(rs->delay_s);
+    rs->delay_s = NULL;
     free(rs->spread_n);
     for (int r = 0; rs->rank && r < rs->nranks; r++)
         free(rs->rank[r].stamps);

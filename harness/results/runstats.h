@@ -51,7 +51,10 @@ struct run_stats {
     int64_t spread_iter[RS_SPREAD_ROWS];
     uint64_t *spread_t;          /* [RS_SPREAD_ROWS][nranks] */
     int *spread_n;
-    struct series spread_s;      /* standard deviation of the starts of each complete iteration */
+    struct series spread_s;      /* each complete iteration: the variance (n - 1) of its ranks' compute-phase starts,
+                                  * less each rank's deliberate delay (delay_s) */
+    double *delay_s;             /* per rank: the delay the run's mitigation puts before its compute phases (a
+                                  * stagger's), in wall seconds; NULL: none */
     struct series iter_begin;    /* rank 0's compute-phase starts (s since the run's start), for the waveform */
     int mitigation;
     int nranks;
@@ -71,6 +74,12 @@ struct run_stats {
 /* settle_s: the power's settling time after the run begins; the analysis starts at the first iteration end past it. */
 void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t planned, uint64_t t_begin, double sample_hz,
                    double settle_s);
+/* Each rank's deliberate delay before its compute phases (a stagger; wall seconds, nranks of them, copied): the
+ * phase spread the projection draws its jitter from is what is left without it. */
+void runstats_set_delays(struct run_stats *rs, const double *delay_s);
+/* The ranks' natural jitter: the root of the mean variance of their compute-phase starts in an iteration, each less its
+ * deliberate delay (NAN: no iteration of 2 ranks or more seen). */
+double runstats_phase_spread(const struct run_stats *rs);
 /* Folds one worker event into the run (phase durations, iterations, end of run). */
 void runstats_event(struct run_stats *rs, const struct wevent *ev);
 /* Adds one sampling tick at t_ns: per-rank watts and energy counters in J (NAN where missing; energy may be

@@ -49,6 +49,25 @@ static void sup_one_run(struct sup *s, int m)
     uint64_t now = mono_ns();
     s->run = m;
     runstats_init(&s->rs, m, s->nranks, s->sc->iterations, now, s->sc->power.sample_hz, scenario_settle_s(s->sc));
+    const struct mitigation_ops *dmo = mitigation_table[s->sc->mitigations[m].index];
+    if (dmo->model) {   /* a stagger's deliberate delays: not the ranks' natural jitter (runstats_set_delays) */
+        double *delay = xcalloc((size_t)s->nranks, sizeof *delay);
+        int any = 0;
+        for (int r = 0; r < s->nranks; r++) {
+            struct mit_model mm = { 0 };
+            if (s->ops->modelled)   /* as each backend asks it: the sim by global rank, cuda by the node's own */
+                dmo->model(s->sc->mitigations[m].params, &s->sc->sim, r + (int)s->shm.hdr->rank_offset,
+                           (int)s->shm.hdr->world, &mm);
+            else
+                dmo->model(s->sc->mitigations[m].params, &s->sc->sim, r, s->nranks, &mm);
+            double speed = s->ops->modelled && s->sc->sim.speedup > 0 ? s->sc->sim.speedup : 1;
+            delay[r] = mm.delay_s > 0 ? mm.delay_s / speed : 0;   /* the sim waits delay / speedup */
+            any |= delay[r] > 0;
+        }
+        if (any)
+            runstats_set_delays(&s->rs, delay);
+        free(delay);
+    }
     for (int r = 0; r < s->nranks; r++)
         if (s->dropped[r])
             s->rs.rank[r].done = s->rs.rank[r].dropped = 1;   /* shrunk away in an earlier run */
