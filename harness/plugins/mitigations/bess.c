@@ -1,5 +1,5 @@
 /* harness/plugins/mitigations/bess.c: facility energy storage. The workload runs unchanged; after the run a battery
- * serves the fast part of the projected cluster's draw (the grid supplies its moving average over `window`),
+ * serves the fast part of the projected cluster's draw (the grid supplies its exponential moving average, time constant `window`),
  * within its power rating and capacity, and the run reports the grid-side swing, the battery's throughput,
  * its losses and its state-of-charge range. Works on every backend: it acts on the trace. With `size` the
  * battery is sized from the swing the first `none` run measured (the search's candidates are). */
@@ -15,7 +15,7 @@ static const struct param bess_params[] = {
       .help = "largest charge or discharge power" },
     { "efficiency", PT_DOUBLE, P(efficiency), .def = "0.9", .min = 0.01, .max = 1, .help = "round-trip efficiency" },
     { "window", PT_DURATION, P(window_s), .def = "30s", .min = 0.001, .max = 86400,
-      .help = "the grid follows the draw's moving average over this; the battery serves the rest" },
+      .help = "the grid follows the draw's exponential moving average of this time constant; the battery serves the rest" },
     { "size", PT_DOUBLE, P(size_pct), .def = "0", .min = 0, .max = 1000, .unit = "%",
       .help = "> 0: sized from the measured swing: power_mw = size % of the first none run's projected swing, "
               "capacity_mwh = one minute at that power (given power_mw and capacity_mwh are then ignored)" },
