@@ -1,5 +1,6 @@
 /* harness/plugins/mitigations/bess.c: facility energy storage. The workload runs unchanged; after the run a battery
- * serves the fast part of the projected cluster's draw (the grid supplies its exponential moving average, time constant `window`),
+ * serves the fast part of the projected cluster's draw (the grid supplies its exponential moving average, time
+ * constant `window`),
  * within its power rating and capacity, and the run reports the grid-side swing, the battery's throughput,
  * its losses and its state-of-charge range. Works on every backend: it acts on the trace. With `size` the
  * battery is sized from the swing the first `none` run measured (the search's candidates are). */
