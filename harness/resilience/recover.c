@@ -243,7 +243,9 @@ static void recover_record(struct sup *s, const struct wcmd *cmd)
     f->recovery = 1;
     f->restore_iter = cmd->start_iter;
     f->lost = m->fail.iter > cmd->start_iter ? m->fail.iter - cmd->start_iter : 0;
-    f->redone = m->progress > cmd->start_iter ? m->progress - cmd->start_iter : m->progress >= 0 ? 0 : f->lost;
+    f->redone = m->progress > cmd->start_iter ? m->progress - cmd->start_iter : 0;
+    if (f->redone < f->lost)   /* what lies behind the failure is done again whatever the counts say */
+        f->redone = f->lost;
     if (rec->drops_failed)
         snprintf(f->outcome, sizeof f->outcome, "shrunk to %d ranks%s from iteration %lld", m->world,
                  s->nodes > 1 ? " over every node" : "", (long long)cmd->start_iter);
@@ -380,11 +382,13 @@ void recover_step(struct sup *s)
             }
             return;
         }
-        m->progress = -1;   /* every rank here has stopped: how far they had got (a dead one's count is its last) */
+        m->progress = -1;   /* every rank here has stopped: the furthest any had got (a dead one's count is its last;
+                             * the ranks are within an iteration of each other, and one stopped between a collective
+                             * and counting its iteration done is one short) */
         for (int r = 0; r < s->nranks; r++)
             if (!s->dropped[r]) {
                 int64_t it = atomic_load(&shm_ctl(&s->shm, s->slot_of[r])->iter);
-                m->progress = m->progress < 0 || it < m->progress ? it : m->progress;
+                m->progress = it > m->progress ? it : m->progress;
             }
         m->mine = recover_propose(s);
         m->active = m->mine.active;

@@ -77,8 +77,8 @@ struct rec_machine {
     int active;                /* this node's ranks going on */
     int world;                 /* the ranks going on over every node */
     int64_t from_iter;         /* the restore point chosen, and from what (RESTORE_*) */
-    int64_t progress;          /* the iterations every rank here still in the run had completed once all stopped (-1:
-                                * not known): what the recovery throws away reaches that far */
+    int64_t progress;          /* the most iterations a rank here still in the run had completed once all stopped
+                                * (-1: not known): what the recovery throws away reaches that far */
     int restore;
     uint64_t backoff_ns;       /* how long it waits, once agreed, before starting anything again (REC_BACKOFF_*) */
     struct rec_agreement agreed;   /* what it waits with */
