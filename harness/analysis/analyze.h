@@ -61,4 +61,8 @@ int analyze_series(const char *path, long gpu, float *w, size_t cap, int *n, dou
 int bench_analysis_main(int argc, char **argv);
 extern const struct cli_cmd bench_analysis_cli;
 
+/* power.csv writes its times to the microsecond: a run's analysed stretch (full precision in events.jsonl) is
+ * widened by this much so that its first and last ticks are inside it (ticks are milliseconds apart). */
+#define AZ_CSV_STAMP_NS 1000
+
 #endif

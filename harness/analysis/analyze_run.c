@@ -199,8 +199,9 @@ static int az_rundir(const struct az_opts *o, const char *dir, const char *trace
         snprintf(title, sizeof title, "%s run %d/%d (%s; %s)", csv, i + 1, n, runs[i].label,
                  runs[i].analysed ? "the stretch the run analysed, its warm-up left out"
                                   : "from its start: the run did not say where its analysis began");
-        int64_t lo = (int64_t)llround(runs[i].t0_s * 1e9);
-        int64_t hi = isfinite(runs[i].t1_s) ? (int64_t)llround(runs[i].t1_s * 1e9) : INT64_MAX;
+        int64_t edge = runs[i].analysed ? AZ_CSV_STAMP_NS : 0;   /* the stretch's end ticks, as power.csv rounds them */
+        int64_t lo = (int64_t)llround(runs[i].t0_s * 1e9) - edge;
+        int64_t hi = isfinite(runs[i].t1_s) ? (int64_t)llround(runs[i].t1_s * 1e9) + edge : INT64_MAX;
         json_t *one = NULL;
         struct az_opts ro = *o;
         ro.period_s = runs[i].period_s;   /* the run's iterations, whichever meter read them */

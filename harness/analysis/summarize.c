@@ -70,8 +70,10 @@ static json_t *sz_power_json(const struct sz_run *r, int i, const struct az_trac
         /* |t_s| <= SZ_TIME_MAX: in range of int64 ns */
         double a, b;
         int analysed = sz_analysed(r, &a, &b);   /* the run's own stretch, its warm-up left out, where it said it */
-        int64_t lo = (int64_t)llround((analysed ? a : r->t0_s) * 1e9);
-        int64_t hi = analysed ? (int64_t)llround(b * 1e9) : isfinite(r->t1_s) ? (int64_t)llround(r->t1_s * 1e9) : INT64_MAX;
+        int64_t edge = analysed ? AZ_CSV_STAMP_NS : 0;   /* the stretch's end ticks, as power.csv rounds them */
+        int64_t lo = (int64_t)llround((analysed ? a : r->t0_s) * 1e9) - edge;
+        int64_t hi = analysed ? (int64_t)llround(b * 1e9) + edge
+                   : isfinite(r->t1_s) ? (int64_t)llround(r->t1_s * 1e9) : INT64_MAX;
         if (analyze_window(&ao, tr, title, lo, hi, &pw) != 0)
             pw = NULL;
         if (pw)
