@@ -63,7 +63,17 @@ Test(sweep, a_file_name_gives_its_tag)
     cr_expect_str_eq(t, "a-vm-12-0badf00d");
     cr_expect_eq(checkpoint_file_tag("a-rank1-x-vm-2-00000001-n1-rank10-0.ckpt.tmp", t, sizeof t), 0);
     cr_expect_str_eq(t, "a-rank1-x-vm-2-00000001-n1");
-    cr_expect_eq(checkpoint_file_tag("a-vm-12-rank3-2.ckpt", t, sizeof t), -1, "generation 2 does not exist");
+    /* every generation a run may keep (scenario_ckpt_gens: up to 16), none past them: a sweep that took only 0 and
+     * 1 left a restart's third generation behind */
+    for (int gen = 0; gen < 20; gen++) {
+        char name[64];
+        snprintf(name, sizeof name, "a-vm-12-rank3-%d.ckpt%s", gen, gen % 2 ? ".tmp" : "");
+        cr_expect_eq(checkpoint_file_tag(name, t, sizeof t), gen < CKPT_GENS_MAX ? 0 : -1, "%s", name);
+        if (gen < CKPT_GENS_MAX)
+            cr_expect_str_eq(t, "a-vm-12");
+    }
+    cr_expect_eq(checkpoint_file_tag("a-vm-12-rank3-01.ckpt", t, sizeof t), -1, "no leading zero");
+    cr_expect_eq(checkpoint_file_tag("a-vm-12-rank3-.ckpt", t, sizeof t), -1, "no generation");
     cr_expect_eq(checkpoint_file_tag("a-vm-12-rank-0.ckpt", t, sizeof t), -1, "no rank number");
     cr_expect_eq(checkpoint_file_tag("notes.txt", t, sizeof t), -1);
     cr_expect_eq(checkpoint_file_tag("-rank0-0.ckpt", t, sizeof t), -1, "no tag");

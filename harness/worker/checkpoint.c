@@ -241,9 +241,15 @@ int checkpoint_file_tag(const char *file, char *tag, size_t n)
 {
     size_t len = strlen(file);
     size_t suf = len >= 9 && strcmp(file + len - 9, ".ckpt.tmp") == 0 ? 9 : len >= 5 && strcmp(file + len - 5, ".ckpt") == 0 ? 5 : 0;
-    if (!suf || len - suf < 3 || !(file[len - suf - 1] == '0' || file[len - suf - 1] == '1') || file[len - suf - 2] != '-')
+    if (!suf || len - suf < 3)
         return -1;
-    const char *p = file + len - suf - 2;   /* "-rank<R>" ends here */
+    const char *g = file + len - suf;   /* the generation: 0 .. CKPT_GENS_MAX - 1, no leading zero */
+    while (g > file && g[-1] >= '0' && g[-1] <= '9')
+        g--;
+    int gen = atoi(g), digits = (int)(file + len - suf - g);
+    if (digits < 1 || digits > 2 || (digits == 2 && *g == '0') || gen >= CKPT_GENS_MAX || g == file || g[-1] != '-')
+        return -1;
+    const char *p = g - 1;   /* "-rank<R>" ends here */
     const char *d = p;
     while (d > file && d[-1] >= '0' && d[-1] <= '9')
         d--;

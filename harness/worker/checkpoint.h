@@ -23,8 +23,8 @@ struct ckpt_header {
 
 /* FNV-1a 64 of len bytes: the fingerprint of a model state. */
 uint64_t fnv1a64(const void *p, size_t len);
-/* Two generations are kept per rank (gen 0 and 1, alternating), so that a failure while one is written
- * still leaves a whole, older one that every rank has. */
+/* Generations 0 .. scenario_ckpt_gens - 1 are written in turn, so that a failure while one is written still leaves a
+ * whole, older one that every rank has (and under restart one from before a finding not yet made). */
 
 /* Returns the file name of rank's checkpoint generation gen of scenario name in dir. */
 void checkpoint_path(char *out, size_t n, const char *dir, const char *name, int rank, int gen);
@@ -54,7 +54,8 @@ void checkpoint_tag(char *out, size_t n, const char *name, int node, int nodes);
 int checkpoint_lock(const char *dir, const char *tag);
 /* Removes <dir>/<tag>.lock and closes fd (after this run's checkpoint files are gone); fd < 0: nothing. */
 void checkpoint_unlock(const char *dir, const char *tag, int fd);
-/* The tag of a checkpoint file's name ("<tag>-rank<R>-<0|1>.ckpt[.tmp]") into tag; 0, or -1 when it is not one. */
+/* The tag of a checkpoint file's name ("<tag>-rank<R>-<G>.ckpt[.tmp]", G a generation 0 .. CKPT_GENS_MAX - 1) into
+ * tag; 0, or -1 when it is not one. */
 int checkpoint_file_tag(const char *file, char *tag, size_t n);
 /* Removes both generations of rank's checkpoints and their temp files (a new run must not restore an older
  * run's state). */
