@@ -148,6 +148,62 @@ Test(failures, a_supervisor_that_was_itself_stopped_declares_no_hang, .timeout =
     json_decref(s);
 }
 
+/* A supervisor stopped alone for 2 s (a loaded machine, a debugger) while its ranks run on, a flip injected meanwhile:
+ * the ranks wait RUNAHEAD_MAX iterations past its checks (shm.h) and write no checkpoint that would leave none from
+ * before a finding not yet made. Once it runs again the flip is found at its own iteration and restart rolls back
+ * to a checkpoint from before it, nothing else found; sync and under a sliced fingerprint (3 iterations of lag).
+ * Until 2026-11-29 the ranks ran on ~160 iterations: rank 0's fingerprints, drained first, took the comparison's 64
+ * rows before rank 1's came, the flip went unseen, a finding 12 iterations later counted as a false positive, and
+ * every checkpoint from before it had been overwritten: restart from iteration 0. */
+static void supervisor_stopped_over_a_flip(const char *detector, int lag)
+{
+    char text[1024], ckpt[] = "/tmp/gauntlet-fail-lag-XXXXXX";
+    cr_assert(mkdtemp(ckpt));
+    snprintf(text, sizeof text,
+             "name: lag\nranks: 2\niterations: 400\nseed: 3\n"
+             "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 1MiB}\n"
+             "  checkpoint: {every: 1, bytes: 1MiB, path: %s}\n"
+             "faults:\n  - {kind: bitflip, at: 150, rank: 1, target: weights, where: exponent}\n"
+             "detectors: [%s]\nrecovery: restart\n", ckpt, detector);
+    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-lag.log";
+    const char *args[] = { "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL };
+    pid_t sup = e2e_start(log, args);
+    cr_assert_eq(e2e_wait_started(out, 2 * 5, 30), 0, "the run did not start; see %s", log);
+    cr_assert_eq(e2e_wait_events(out, "iteration", 2 * 120, 60), 0, "the run did not reach 120; see %s", log);
+    cr_assert_eq(kill(sup, SIGSTOP), 0);   /* the ranks are ~30 iterations short of the flip, or past it on a busy machine */
+    sleep_ns(2000000000ull);
+    cr_assert_eq(kill(sup, SIGCONT), 0);
+    int rc = e2e_wait(sup, 120);
+    cr_assert_eq(rc, 0, "exit %d; see %s", rc, log);
+    json_t *s = e2e_summary(out), *f = e2e_injected_fault(s, 0);
+    cr_assert(f, "no injected fault in the summary; see %s", log);
+    cr_expect_str_eq(json_string_value(json_object_get(f, "detected_by")), "fingerprint", "see %s", log);
+    json_int_t seen = json_integer_value(json_object_get(json_object_get(f, "detection"), "iter_seen"));
+    cr_expect(seen >= 150 && seen <= 150 + lag, "found at %lld, the flip at 150 with %d of lag; see %s", (long long)seen,
+              lag, log);
+    cr_expect_eq(e2e_count_events(out, "recovery_end"), 1, "one recovery; see %s", log);
+    char path[512];
+    snprintf(path, sizeof path, "%s/events.jsonl", out);
+    char *ev = e2e_read(path), *end = ev ? strstr(ev, "\"event\":\"recovery_end\"") : NULL;
+    const char *from = end ? strstr(end, "\"from_iter\":") : NULL;
+    long long at = from ? atoll(from + strlen("\"from_iter\":")) : -1;
+    cr_expect(at >= 150 - lag - 1 && at <= 150, "restarted from %lld: a checkpoint from before the flip at 150, at most "
+              "%d + 1 before it, was to be kept; see %s", at, lag, log);
+    cr_expect(!strstr(ev ? ev : "", "\"false_positive\":true"), "a finding counted as a false positive; see %s", log);
+    free(ev);
+    json_t *run = json_array_get(json_object_get(s, "runs"), 0);
+    cr_expect(json_is_true(json_object_get(run, "fingerprints_agree")), "the ranks ended in different states");
+    cr_expect_eq(json_integer_value(json_object_get(s, "events_dropped")), 0, "events dropped; see %s", log);
+    json_decref(s);
+    rmdir(ckpt);
+}
+
+Test(failures, ranks_wait_for_a_stopped_supervisor_and_restart_from_before_the_flip, .timeout = 240)
+{
+    supervisor_stopped_over_a_flip("fingerprint", 0);
+    supervisor_stopped_over_a_flip("{fingerprint: {slices: 4}}", 3);
+}
+
 /* A replacement that cannot start (here the program was removed while the run went on) fails its recovery at once:
  * the run ends exit 1 naming it, instead of recovering forever (297 recoveries in 20 s before, each death of a
  * replacement taken for a new crash). */

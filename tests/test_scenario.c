@@ -588,6 +588,54 @@ Test(plugins, fingerprint_slices_cover_each_buffer_once)
     cr_assert_eq(fp->window_of(NULL), fp->window);
 }
 
+/* Checkpoint generations over every interval and fingerprint slicing, under each recovery: restart keeps enough that
+ * the oldest a rank keeps once it writes the next (done - every * (gens - 1)) is at most the SDC lag before what
+ * the supervisor has checked, and a rank's wait for that (worker.c: need = that + lag + 1) never waits for the very
+ * iteration it is writing (need <= done - 1: its end is reported after the write); the others keep 2 and never
+ * wait. A scenario whose restart needs more than 16 is refused, naming the interval that would do. */
+Test(scenario, checkpoint_generations_cover_the_sdc_lag_without_a_wait_on_the_write)
+{
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    const char *recs[] = { "restart", "none", "{inprocess: {replicate_every: 2}}" };
+    for (int r = 0; r < 3; r++)
+        for (int slices = 1; slices <= 64; slices += slices < 8 ? 1 : 7)
+            for (int every = 1; every <= 40; every += every < 6 ? 1 : 9) {
+                char text[512], err[512] = "";
+                snprintf(text, sizeof text, "name: m\nranks: 2\niterations: 50\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
+                         "  allreduce: {bytes: 1MiB}\n  checkpoint: {every: %d, bytes: 1MiB}\n"
+                         "detectors: [{fingerprint: {slices: %d}}]\nrecovery: %s\n", every, slices, recs[r]);
+                int lag = slices - 1, rc = scenario_load_string(text, "t.yaml", sc, err, sizeof err);
+                int64_t want = r == 0 ? 3 + (lag + every - 1) / every : 2;
+                if (want > 16) {
+                    cr_assert_eq(rc, EXIT_INPUT, "every %d, %d slices, %s: loaded", every, slices, recs[r]);
+                    char msg[512];
+                    snprintf(msg, sizeof msg, "t.yaml:7:16: workload.checkpoint.every: restart under a fingerprint of %d "
+                             "slices needs a checkpoint from %d iterations before each finding: every %d keeps %lld "
+                             "generations per rank, more than 16; expected every >= %d", slices, lag, every,
+                             (long long)want, (lag + 12) / 13);
+                    cr_assert_str_eq(err, msg);
+                    continue;
+                }
+                cr_assert_eq(rc, 0, "%s", err);
+                cr_assert_eq(scenario_sdc_lag(sc), lag);
+                cr_assert_eq(scenario_ckpt_gens(sc), want, "every %d, %d slices, %s", every, slices, recs[r]);
+                cr_assert_eq(scenario_ckpt_hold(sc), r == 0);
+                if (r != 0)
+                    continue;
+                for (int64_t done = every; done <= 50L * every; done += every) {
+                    int64_t oldest = done - (int64_t)every * (want - 1), need = oldest + lag + 1;
+                    cr_assert_leq(need, done - 1, "every %d, lag %d: the write of %lld waits for itself", every, lag,
+                                  (long long)done);
+                    /* a later finding's limit is at least need - 1 - lag (a late async report): the oldest is below */
+                    cr_assert_leq(oldest, need - 1 - lag);
+                }
+                /* the interval the message names is one that loads */
+                int min_every = (lag + 12) / 13;
+                cr_assert_leq(3 + (lag + min_every - 1) / (min_every ? min_every : 1), 16);
+            }
+    free(sc);
+}
+
 /* The supervisor-side checks are the detectors' own: fingerprint's vote over random fingerprints (few distinct values,
  * some ranks out) against a count done here; heartbeat's slow judgement against its parameters. */
 Test(plugins, supervisor_side_checks_live_in_the_detectors)

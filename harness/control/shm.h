@@ -15,6 +15,10 @@
 #define SHM_MAGIC 0x474e544c45543031ull   /* "GNTLET01" */
 #define SHM_VERSION 4
 #define EVT_CAP 8192
+/* Iterations a rank may end past what its supervisor has checked (shm checked_done) before it waits: a supervisor
+ * behind its ranks (a loaded machine, a stop) loses no fingerprint to its comparison window (FP_WINDOW) and no event
+ * to a full ring; when it keeps up no rank ever waits. */
+#define RUNAHEAD_MAX 32
 #define CMD_CAP 64
 
 enum phase { PH_IDLE = 0, PH_COMPUTE, PH_COMM, PH_CKPT, PH_OPT, PH_COUNT };   /* PH_OPT: an optimizer step */
@@ -186,7 +190,8 @@ struct shm_hdr {
     _Atomic int64_t pause_at;       /* every rank waits before starting this iteration (INT64_MAX: never) */
     _Atomic int64_t stop_at;        /* every rank ends the run before this iteration (a skip; INT64_MAX: never) */
     _Atomic int64_t checked_done;   /* iterations this node's supervisor has seen every active rank end (its checks of
-                                       them made): a rank writes no replica that would leave none it has checked */
+                                       them made): a rank runs at most RUNAHEAD_MAX iterations past it, and writes no
+                                       replica or checkpoint that would leave none a later finding can roll back to */
     /* While the supervisor picks a boundary it first stores SHM_BOUNDARY_PENDING, then reads every rank's
      * iteration, then stores the boundary; a rank stores its iteration, then reads the boundary and waits
      * while it is pending. Both sides store before they load (seq_cst), so one of them sees the other: no

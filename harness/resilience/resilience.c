@@ -10,6 +10,10 @@
 #include "resilience.h"
 #include "util.h"
 
+/* a rank's fingerprint of iteration i (an asynchronous one comes an iteration later) is in its row before any rank
+ * can report one of i + FP_WINDOW: the ranks wait RUNAHEAD_MAX past the checks (shm.h) */
+_Static_assert(FP_WINDOW > RUNAHEAD_MAX + 1, "fingerprint rows would be overwritten before they are compared");
+
 void resilience_new(struct sup *s, int world)
 {
     struct resilience *fl = xcalloc(1, sizeof *fl);

@@ -539,11 +539,21 @@ int scenario_sdc_lag(const struct scenario *sc)
     return lag;
 }
 
-int scenario_ckpt_gens(const struct scenario *sc)
+int scenario_ckpt_hold(const struct scenario *sc)
+{
+    return sc->workload.checkpoint.every > 0 && recovery_table[sc->recovery.index]->restarts_all;
+}
+
+int64_t scenario_ckpt_gens_needed(const struct scenario *sc)
 {
     int64_t every = sc->workload.checkpoint.every, lag = scenario_sdc_lag(sc);
-    int64_t gens = every > 0 ? 2 + (lag + every - 1) / every : 2;
-    return gens > 16 ? 16 : (int)gens;   /* CKPT_GENS_MAX (worker/checkpoint.h) */
+    return scenario_ckpt_hold(sc) ? 3 + (lag + every - 1) / every : 2;
+}
+
+int scenario_ckpt_gens(const struct scenario *sc)
+{
+    int64_t gens = scenario_ckpt_gens_needed(sc);
+    return gens > 16 ? 16 : (int)gens;   /* CKPT_GENS_MAX (worker/checkpoint.h); more is a scenario error */
 }
 
 int scenario_located(const struct scenario *sc, const char *msg)

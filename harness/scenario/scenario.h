@@ -181,8 +181,13 @@ const void *scenario_detector_params(const struct scenario *sc, int id);
 /* The most iterations before a silent corruption's finding that it may have entered the state, over the scenario's
  * detectors (a fingerprint of `slices` N: N - 1; else 0): a restart goes to a checkpoint at least that much older. */
 int scenario_sdc_lag(const struct scenario *sc);
-/* Checkpoint generations each rank keeps (written in turn): 2, and as many more as cover scenario_sdc_lag at the
- * scenario's checkpoint interval (at most CKPT_GENS_MAX, 16). */
+/* 1 when a rank's checkpoints are what a recovery rolls back to (restart, with checkpoints): each rank then writes
+ * none that would leave none from before a finding not yet made (shm checked_done). */
+int scenario_ckpt_hold(const struct scenario *sc);
+/* Checkpoint generations each rank keeps (written in turn): 2; under restart 3 (the oldest stays checked while the
+ * supervisor is an iteration behind), and as many more as cover scenario_sdc_lag at the checkpoint interval. The
+ * needed count, and the kept one (at most CKPT_GENS_MAX, 16: sc_cross_checks refuses a scenario that needs more). */
+int64_t scenario_ckpt_gens_needed(const struct scenario *sc);
 int scenario_ckpt_gens(const struct scenario *sc);
 
 /* Prints every key with type, default, unit and help (for `gauntlet list --keys` and docs). */

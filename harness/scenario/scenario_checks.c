@@ -90,6 +90,12 @@ int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
     if (recovery_table[sc->recovery.index]->drops_failed && sc->ranks * sc->nodes < 2)
         return sc_error(c, sc_key_node(c, root, "recovery"), "recovery",
                         "shrink needs at least 2 ranks in all (ranks x nodes), got %lld", (long long)(sc->ranks * sc->nodes));
+    if (scenario_ckpt_gens_needed(sc) > 16)   /* CKPT_GENS_MAX: fewer would roll a corruption back to the start */
+        return sc_error(c, sc_key_node(c, root, "workload.checkpoint.every"), "workload.checkpoint.every",
+                        "restart under a fingerprint of %d slices needs a checkpoint from %d iterations before each "
+                        "finding: every %lld keeps %lld generations per rank, more than 16; expected every >= %d",
+                        scenario_sdc_lag(sc) + 1, scenario_sdc_lag(sc), (long long)sc->workload.checkpoint.every,
+                        (long long)scenario_ckpt_gens_needed(sc), (scenario_sdc_lag(sc) + 12) / 13);
     if (sc->power.sample_hz > 0 && sc->power.sample_hz < 1)   /* a period of hours is no sampler's */
         return sc_error(c, sc_key_node(c, root, "power.sample_hz"), "power.sample_hz",
                         "expected 0 (no sampling) or at least 1 Hz, got %g", sc->power.sample_hz);

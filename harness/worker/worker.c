@@ -202,6 +202,20 @@ static void worker_ckpt_poll(struct worker_ctx *w)
     }
 }
 
+/* Waits until this node's supervisor has checked `need` iterations of every rank (shm checked_done), beating
+ * meanwhile: a supervisor behind its ranks (a loaded machine) holds them back rather than lose a check or the state a
+ * recovery needs; it costs nothing when it keeps up. 0, or -1 at a stop or a command (the loop takes it). */
+static int worker_hold(struct worker_ctx *w, int64_t need)
+{
+    for (unsigned spins = 0; need > 0 && atomic_load(&w->shm->hdr->checked_done) < need; spins++) {
+        if (shm_aborted(w->shm) || ring_count(&w->ctl->cmd) > 0)
+            return -1;
+        worker_beat(w);
+        sleep_ns(spins < 64 ? 20000 : 200000);
+    }
+    return 0;
+}
+
 /* Writes a checkpoint of the backend's state (sync), or hands it to the writer thread (async); the phase
  * is the time the rank stalls. */
 static int worker_checkpoint(struct worker_ctx *w)
@@ -211,8 +225,13 @@ static int worker_checkpoint(struct worker_ctx *w)
     size_t len;
     double secs;
     char why[256];
-    int64_t done = w->iter + 1;
-    int gen = (int)((done / sc->workload.checkpoint.every) % scenario_ckpt_gens(sc));
+    int64_t done = w->iter + 1, every = sc->workload.checkpoint.every;
+    int gens = scenario_ckpt_gens(sc), gen = (int)((done / every) % gens);
+    /* under restart this one takes the place of the oldest: the oldest that stays must be one a later finding can
+     * roll back to, from before any corruption not yet found (the SDC lag) and before an asynchronous fingerprint's
+     * report (one more); a stop or a command meanwhile: no checkpoint this time (a recovery may need this very one) */
+    if (scenario_ckpt_hold(sc) && worker_hold(w, done - every * (gens - 1) + scenario_sdc_lag(sc) + 1) != 0)
+        return 0;
     uint64_t t0 = mono_ns();
     worker_phase(w, PH_CKPT, 1, t0, 0);
     if (sc->workload.checkpoint.mode == CKPT_ASYNC) {
@@ -253,16 +272,10 @@ static void worker_replicate(struct worker_ctx *w, int64_t done)
     int64_t every = ((const struct replica_params *)w->sc->recovery.params)->replicate_every;
     /* this replica takes the place of the oldest of the ring's: whatever a later check finds must still have one
      * before it, so the supervisor must have checked every iteration up to the oldest that stays, and the one after
-     * (an asynchronous fingerprint finds a flip an iteration late). A supervisor behind its ranks (a loaded machine)
-     * holds them back here rather than lose the state a recovery needs; it costs nothing when it keeps up. */
-    int64_t need = done - every * (REPLICA_SLOTS - 1) + 1;
-    for (unsigned spins = 0; need > 0 && atomic_load(&w->shm->hdr->checked_done) < need; spins++) {
-        if (shm_aborted(w->shm) || ring_count(&w->ctl->cmd) > 0)
-            return;   /* a stop (a recovery may need the very replica this one would replace) or another command:
-                       * no replica this time, the loop takes it */
-        worker_beat(w);
-        sleep_ns(spins < 64 ? 20000 : 200000);
-    }
+     * (an asynchronous fingerprint finds a flip an iteration late) */
+    if (worker_hold(w, done - every * (REPLICA_SLOTS - 1) + 1) != 0)
+        return;   /* a stop (a recovery may need the very replica this one would replace) or another command: no
+                   * replica this time, the loop takes it */
     struct replica *r = shm_replica(w->shm, w->rank, (int)((done / every) % REPLICA_SLOTS));
     uint64_t seq = atomic_load(&r->seq);
     atomic_store(&r->seq, seq + 1);
@@ -467,6 +480,7 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         w->detect_iters++;
         atomic_store(&w->ctl->iter, w->iter + 1);
         worker_ckpt_poll(w);
+        worker_hold(w, w->iter + 1 - RUNAHEAD_MAX);   /* at most RUNAHEAD_MAX past the supervisor's checks (shm.h) */
     }
     if (w->ckpt) {   /* the run's checkpoints are on storage before it is reported done */
         ckpt_async_drain(w->ckpt, worker_beat_arg, w);
