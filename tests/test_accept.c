@@ -436,3 +436,89 @@ Test(accept, a_suite_killed_before_its_verdicts_is_judged_by_the_next, .timeout 
     cr_assert_str_eq(json_string_value(json_object_get(v, "status")), "PASS", "%s", json_dumps(v, 0));
     json_decref(j);
 }
+
+/* The verdict whose subject begins with prefix, of check, or NULL. */
+static json_t *find_prefix(json_t *j, const char *check, const char *prefix)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(j, "verdicts"), i, v)
+        if (strcmp(json_string_value(json_object_get(v, "check")), check) == 0 &&
+            strncmp(json_string_value(json_object_get(v, "subject")), prefix, strlen(prefix)) == 0)
+            return v;
+    return NULL;
+}
+
+static const char drill[] =
+    "name: drill\nranks: 3\niterations: 30\nseed: 3\n"
+    "workload:\n"
+    "  gemm: {m: 256, n: 256, k: 256, count: 4}\n"
+    "  allreduce: {bytes: 4MiB}\n"
+    "  checkpoint: {every: 5, bytes: 1MiB, path: /tmp/gauntlet-accept}\n"
+    "sim: {tflops: 0.05}\n"
+    "heartbeat: {interval: 50ms, timeout: 2s}\n"
+    "faults:\n"
+    "  - {kind: crash, at: 10, rank: 1}\n"
+    "%s"
+    "recovery: restart\n"
+    "checks:\n  fault_drill: {max_detect: 5s, max_recover: %s}\n";
+
+Test(accept, a_drill_fault_that_never_fired_fails_naming_it, .timeout = 120)
+{
+    char text[1024];
+    snprintf(text, sizeof text, drill, "  - {kind: hang, at_s: 1h, rank: 2}\n", "60s");
+    const char *files[] = { "drill.yaml", text, NULL };
+    const char *out = e2e_outdir();
+    char *log;
+    int rc = accept(suite(files), out, "", &log);
+    cr_assert_eq(rc, 1, "a planned fault that never fired is no pass: exit %d:\n%s", rc, log);
+    json_t *j = verdicts(out);
+    cr_assert_str_eq(status(find_prefix(j, "fault_drill", "fault 0 (crash, gpu 1)")), "PASS", "%s", log);
+    json_t *v = find(j, "fault_drill", "faults[1] (hang, gpu 2)");
+    cr_assert_str_eq(status(v), "FAIL", "%s", log);
+    const char *note = json_string_value(json_object_get(v, "note"));
+    cr_assert(strstr(note, "never fired") && strstr(note, "drill.yaml:13") && strstr(note, "at_s"), "%s", note);
+    json_decref(j);
+    free(log);
+}
+
+Test(accept, a_drill_fault_on_a_rank_the_suite_does_not_run_is_exit_2, .timeout = 60)
+{
+    /* without a launcher the suite runs one node: a fault on node 1's rank 3 could never fire */
+    char text[1024];
+    snprintf(text, sizeof text, drill, "  - {kind: hang, at: 12, rank: 3}\n", "60s");
+    char *at = strstr(text, "ranks: 3");
+    cr_assert(at);
+    memcpy(at, "ranks: 2", 8);
+    char with_nodes[1100];
+    snprintf(with_nodes, sizeof with_nodes, "nodes: 2\n%s", text);
+    const char *files[] = { "far.yaml", with_nodes, NULL };
+    const char *out = e2e_outdir();
+    char *log;
+    cr_assert_eq(accept(suite(files), out, "", &log), 2, "%s", log);
+    cr_assert(strstr(log, "far.yaml:14:32") && strstr(log, "faults[1].rank") && strstr(log, "node(s) started"), "%s", log);
+    char path[600];
+    snprintf(path, sizeof path, "%s/far", out);
+    cr_assert_neq(access(path, F_OK), 0, "nothing ran");
+    free(log);
+}
+
+Test(accept, a_slow_recovery_reports_the_recovery_time_against_its_limit, .timeout = 120)
+{
+    char text[1024];
+    snprintf(text, sizeof text, drill, "", "1ms");
+    const char *files[] = { "slowrec.yaml", text, NULL };
+    const char *out = e2e_outdir();
+    char *log;
+    cr_assert_eq(accept(suite(files), out, "", &log), 1, "%s", log);
+    json_t *j = verdicts(out);
+    json_t *v = find_prefix(j, "fault_drill", "fault 0 (crash, gpu 1)");
+    cr_assert_str_eq(status(v), "FAIL", "%s", log);
+    /* the figure that failed, against its own limit: the row does not contradict itself */
+    double value = json_number_value(json_object_get(v, "value")), thr = json_number_value(json_object_get(v, "threshold"));
+    cr_assert_float_eq(thr, 0.001, 1e-12, "threshold %g: %s", thr, json_dumps(v, 0));
+    cr_assert_gt(value, thr, "%s", json_dumps(v, 0));
+    cr_assert_str_eq(json_string_value(json_object_get(v, "compare")), "<=");
+    json_decref(j);
+    free(log);
+}

@@ -278,6 +278,35 @@ static int same_gpu_count(int ngpu)
     return rc;
 }
 
+/* Fits every scenario to the machine: one rank per GPU of the node (ngpu > 0), every node the launcher started; each
+ * is then checked again (its faults' ranks, the backend's limits). EXIT_OK, or the first error (logged). */
+static int accept_fit(struct scenario *sc, int nfiles, const struct backend_ops *ops, int ngpu)
+{
+    char why[1024];
+    int rc = EXIT_OK;
+    for (int i = 0; i < nfiles && rc == EXIT_OK; i++) {
+        char changed[200];
+        if (ngpu > 0)
+            snprintf(changed, sizeof changed, "gauntlet accept runs one rank per GPU found, %d here, on each of the %d "
+                     "node(s) started; the file says ranks: %lld, nodes: %lld", ngpu, cluster_nodes(), (long long)sc[i].ranks,
+                     (long long)sc[i].nodes);
+        else
+            snprintf(changed, sizeof changed, "gauntlet accept runs on the %d node(s) started; the file says nodes: %lld",
+                     cluster_nodes(), (long long)sc[i].nodes);
+        if (ngpu > 0)   /* every GPU of the node */
+            sc[i].ranks = ngpu;
+        sc[i].nodes = cluster_nodes();   /* every node the launcher started */
+        /* a fault on a rank (or node) that is no longer run would never fire: an error, not a silent no-op */
+        if ((rc = scenario_check_fault_ranks(&sc[i], changed, why, sizeof why)) != 0) {
+            gl_log("%s", why);
+            break;
+        }
+        if ((rc = ops->check(&sc[i], why, sizeof why)) != 0)
+            gl_log("%s%s%s", scenario_located(&sc[i], why) ? "" : sc[i].file, scenario_located(&sc[i], why) ? "" : ": ", why);
+    }
+    return rc;
+}
+
 const struct cli_cmd accept_cli = {
     "accept", "", 0, 0, "the acceptance suite: PASS/FAIL per check, GPU and node; verdicts.json, JUnit",
     "Runs the acceptance scenarios of levels 1..LEVEL (files L<level>-*.yaml) and judges their checks: a table,\n"
@@ -379,13 +408,8 @@ int accept_main(int argc, char **argv)
         ngpu = ops->device_count();
     if (ops && rc == EXIT_OK && cluster_nodes() > 1 && (rc = same_gpu_count(ngpu)) != EXIT_OK)
         ops = NULL;
-    for (int i = 0; i < nfiles && ops && rc == EXIT_OK; i++) {
-        if (ngpu > 0)   /* every GPU of the node */
-            sc[i].ranks = ngpu;
-        sc[i].nodes = cluster_nodes();   /* every node the launcher started */
-        if ((rc = ops->check(&sc[i], why, sizeof why)) != 0)
-            gl_log("%s%s%s", scenario_located(&sc[i], why) ? "" : sc[i].file, scenario_located(&sc[i], why) ? "" : ": ", why);
-    }
+    if (ops && rc == EXIT_OK)
+        rc = accept_fit(sc, nfiles, ops, ngpu);
     ssize_t k = rc == EXIT_OK ? readlink("/proc/self/exe", exe, sizeof exe - 1) : 0;
     if (k < 0) {
         SYSERR("readlink(/proc/self/exe)");

@@ -45,4 +45,14 @@ struct rundata {
 int load_run(const char *dir, struct rundata *d, char *why, size_t n);
 void rundata_free(struct rundata *d);
 
+struct verdicts;
+struct scenario;
+/* A figure against a threshold, on one GPU (rank >= 0) or node: PASS when value cmp limit holds (accept.c). */
+struct verdict *accept_judge(struct verdicts *vs, const struct scenario *sc, const char *check, int node, int rank,
+                             double value, const char *cmp, double limit, const char *unit);
+/* The checks about faults (accept_faults.c): sdc_screen, observed_fault, fault_drill. */
+void accept_check_sdc(const struct scenario *sc, struct rundata *d, struct verdicts *vs);
+void accept_check_observed(const struct scenario *sc, struct rundata *d, struct verdicts *vs);
+void accept_check_drill(const struct scenario *sc, struct rundata *d, struct verdicts *vs);
+
 #endif
