@@ -522,3 +522,31 @@ Test(accept, a_slow_recovery_reports_the_recovery_time_against_its_limit, .timeo
     json_decref(j);
     free(log);
 }
+
+Test(accept, a_corruption_the_detector_cannot_pin_fails_every_gpu_of_its_node, .timeout = 120)
+{
+    /* 2 ranks: the fingerprint sees them disagree with no majority, and names no rank */
+    char text[1024];
+    snprintf(text, sizeof text, planted,
+             "faults:\n  - {kind: bitflip, at: 10, rank: 1, target: allreduce-buffer, where: exponent}\n"
+             "detectors: [fingerprint]\n");
+    char *at = strstr(text, "ranks: 5");
+    cr_assert(at);
+    memcpy(at, "ranks: 2", 8);
+    const char *files[] = { "sdc2.yaml", text, NULL };
+    const char *out = e2e_outdir();
+    char *log;
+    int rc = accept(suite(files), out, "", &log);
+    cr_assert_eq(rc, 1, "exit %d:\n%s", rc, log);
+    json_t *j = verdicts(out);
+    for (int r = 0; r < 2; r++) {
+        char subj[32];
+        snprintf(subj, sizeof subj, "node 0 gpu %d", r);
+        json_t *v = find(j, "sdc_screen", subj);
+        cr_assert_str_eq(status(v), "FAIL", "%s: %s", subj, log);
+        cr_assert(strstr(json_string_value(json_object_get(v, "note")), "could not name one GPU"), "%s",
+                  json_string_value(json_object_get(v, "note")));
+    }
+    json_decref(j);
+    free(log);
+}

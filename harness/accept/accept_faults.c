@@ -38,7 +38,10 @@ void accept_check_observed(const struct scenario *sc, struct rundata *d, struct 
         json_t *det = json_object_get(f, "detection");
         v->node = (int)json_integer_value(json_object_get(f, "node"));
         v->rank = (int)json_integer_value(json_object_get(f, "rank"));
-        snprintf(v->subject, sizeof v->subject, "node %d gpu %d", v->node, v->rank);
+        if (v->rank >= 0)
+            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", v->node, v->rank);
+        else   /* the detector could not name one GPU */
+            snprintf(v->subject, sizeof v->subject, "node %d", v->node);
         v->value = 1;
         v->limit = 0;
         str_copy(v->cmp, sizeof v->cmp, "<=");

@@ -31,7 +31,7 @@ struct rankdata {
     int sdc;                           /* detections by fingerprint, abft, replay */
     int numa_node, numa_pinned;        /* from its ready event: -2 / -1 where not said */
     double h2d_gbs;
-    char sdc_note[160];
+    char sdc_note[240];
 };
 
 struct rundata {
