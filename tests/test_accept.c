@@ -550,3 +550,22 @@ Test(accept, a_corruption_the_detector_cannot_pin_fails_every_gpu_of_its_node, .
     json_decref(j);
     free(log);
 }
+
+Test(accept, a_junit_path_that_cannot_be_written_is_exit_2_before_anything_runs, .timeout = 60)
+{
+    char text[1024];
+    snprintf(text, sizeof text, planted, "");
+    const char *files[] = { "j.yaml", text, NULL };
+    const char *dir = suite(files), *out = e2e_outdir();
+    char *log, arg[700], path[700];
+    snprintf(arg, sizeof arg, "--junit %s/no-such-folder/x.xml", dir);
+    cr_assert_eq(accept(dir, out, arg, &log), 2, "%s", log);
+    cr_assert(strstr(log, "--junit") && strstr(log, "no-such-folder/x.xml"), "%s", log);
+    snprintf(path, sizeof path, "%s/planted", out);
+    cr_assert_neq(access(path, F_OK), 0, "the suite ran before the JUnit path was checked:\n%s", log);
+    free(log);
+    snprintf(arg, sizeof arg, "--junit %s", dir);   /* a folder */
+    cr_assert_eq(accept(dir, e2e_outdir(), arg, &log), 2, "%s", log);
+    cr_assert(strstr(log, "is a folder"), "%s", log);
+    free(log);
+}

@@ -1,6 +1,8 @@
 /* harness/accept/accept_cli.c: `gauntlet accept` — finds the level's scenarios, checks them all before anything runs,
  * runs each (on every node under a launcher), judges them (accept.c) and writes the verdicts. */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -222,32 +224,64 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
     }
 }
 
-/* Node 0: the verdicts printed and written (verdicts.json, JUnit); returns the suite's exit code. */
+/* Whether --junit FILE can be written (FILE.tmp created beside it, then renamed), checked before the suite runs: an
+ * hour of level 3 is not lost to a typo. 0, or -1 with the reason logged. */
+static int junit_writable(const char *path)
+{
+    char tmp[1100];
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        gl_log("--junit %s: is a folder: give a file name", path);
+        return -1;
+    }
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        gl_log("--junit %s: cannot be written (%s: %s)", path, tmp, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    if (unlink(tmp) != 0)
+        gl_log("--junit: cannot remove %s: %s", tmp, strerror(errno));
+    return 0;
+}
+
+/* Node 0: the verdicts printed and written (JUnit, then verdicts.json with the exit code the suite ends with);
+ * returns that code: 1 when a check failed (whatever could not be written: --drain acts on it), 3 when none failed
+ * but the verdicts could not all be written, else 0. */
 static int accept_write(struct verdicts *vs, int level, const struct backend_ops *ops, int strict, const char *outdir,
                         const char *junit)
 {
-    int code;
     printf("\n");
     accept_print(stdout, vs);
     json_t *j = accept_json(vs);
     json_object_set_new(j, "level", json_integer(level));
     json_object_set_new(j, "backend", json_string(ops->name));
     int fails = (int)json_integer_value(json_object_get(j, "failed")), skips = (int)json_integer_value(json_object_get(j, "skipped"));
-    code = fails || (strict && skips) ? EXIT_CHECK : EXIT_OK;
+    int code = fails || (strict && skips) ? EXIT_CHECK : EXIT_OK;
+    int junit_ok = !junit || accept_junit(vs, junit) == 0;
+    if (!junit_ok) {
+        gl_log("--junit %s could not be written (see above)", junit);
+        if (code == EXIT_OK)
+            code = EXIT_ENV;
+    }
     json_object_set_new(j, "exit", json_integer(code));
     char path[1300];
     snprintf(path, sizeof path, "%s/verdicts.json", outdir);
     char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
-    if (!text || write_file_atomic(path, text, strlen(text)) != 0) {
+    int json_ok = text && write_file_atomic(path, text, strlen(text)) == 0;
+    if (!json_ok) {
         gl_log("cannot write %s: %s", path, strerror(errno));
-        code = EXIT_ENV;
+        if (code == EXIT_OK)
+            code = EXIT_ENV;
     }
     free(text);
     json_decref(j);
-    if (junit && accept_junit(vs, junit) != 0)
-        code = EXIT_ENV;
-    printf("gauntlet accept: %s; verdicts in %s%s%s\n", code == EXIT_OK ? "PASS" : "FAIL", path, junit ? ", " : "",
-           junit ? junit : "");
+    if (code == EXIT_ENV)
+        printf("gauntlet accept: no check failed, but the verdicts could not all be written (exit 3): see above\n");
+    else
+        printf("gauntlet accept: %s; verdicts in %s%s%s\n", code == EXIT_OK ? "PASS" : "FAIL", json_ok ? path : "(not written)",
+               junit_ok && junit ? ", " : "", junit_ok && junit ? junit : "");
     return code;
 }
 
@@ -428,6 +462,8 @@ int accept_main(int argc, char **argv)
             gl_log("cannot create %s: %s", outdir, strerror(errno));
             rc = EXIT_ENV;
         }
+        if (lead && rc == EXIT_OK && junit && junit_writable(junit) != 0)
+            rc = EXIT_INPUT;
     }
 agree:;
     /* under a launcher every node stops here when any could not set up, none left waiting in a collective */
