@@ -4,6 +4,7 @@
  * is well formed and holds what CI systems read (testsuites > testsuite > testcase, counts that add up). */
 #include <criterion/criterion.h>
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -568,4 +569,46 @@ Test(accept, a_junit_path_that_cannot_be_written_is_exit_2_before_anything_runs,
     cr_assert_eq(accept(dir, e2e_outdir(), arg, &log), 2, "%s", log);
     cr_assert(strstr(log, "is a folder"), "%s", log);
     free(log);
+}
+
+Test(accept, gemm_tflops_judges_flops_over_compute_time_not_the_median_phase, .timeout = 120)
+{
+    /* GPU 1 runs its first second of phases 4x slower: most phases are at full rate (the median passes), but its
+     * FLOPs over its compute time are ~60 % of the expected */
+    char text[1024];
+    snprintf(text, sizeof text, planted, "faults:\n  - {kind: straggler, at: 0, rank: 1, factor: 4, duration: 1s}\n");
+    char *at = strstr(text, "ranks: 5");
+    cr_assert(at);
+    memcpy(at, "ranks: 3", 8);
+    const char *files[] = { "mean.yaml", text, NULL };
+    const char *out = e2e_outdir();
+    char *log;
+    accept(suite(files), out, "", &log);
+    json_t *j = verdicts(out);
+    json_t *v = find(j, "gemm_tflops", "node 0 gpu 1");
+    cr_assert_str_eq(status(v), "FAIL", "%s", log);
+    cr_assert(strstr(json_string_value(json_object_get(v, "note")), "FLOPs over compute-phase time"), "%s",
+              json_string_value(json_object_get(v, "note")));
+    json_decref(j);
+    free(log);
+    /* a summary rebuilt by gauntlet summarize gives both figures with the same meanings as the live one */
+    char run[600], path[700], cmd[1600];
+    snprintf(run, sizeof run, "%s/planted", out);
+    json_t *live = e2e_summary(run);
+    snprintf(path, sizeof path, "%s/summary.json", run);
+    cr_assert_eq(unlink(path), 0);
+    snprintf(cmd, sizeof cmd, "%s summarize %s > %s.sz.log 2>&1", GAUNTLET_BIN, run, run);
+    cr_assert_eq(system(cmd), 0);
+    json_t *rebuilt = e2e_summary(run);
+    json_t *lr = json_array_get(json_object_get(json_array_get(json_object_get(live, "runs"), 0), "ranks"), 1);
+    json_t *rr = json_array_get(json_object_get(json_array_get(json_object_get(rebuilt, "runs"), 0), "ranks"), 1);
+    const char *keys[] = { "tflops", "tflops_mean" };
+    for (int k = 0; k < 2; k++) {
+        double a = json_number_value(json_object_get(lr, keys[k])), b = json_number_value(json_object_get(rr, keys[k]));
+        cr_assert(a > 0 && fabs(a - b) <= 0.05 * a, "%s: live %g, rebuilt %g", keys[k], a, b);
+    }
+    /* the two differ here: the straggled phases pull the mean down, not the median */
+    cr_assert_lt(json_number_value(json_object_get(rr, "tflops_mean")), 0.9 * json_number_value(json_object_get(rr, "tflops")));
+    json_decref(live);
+    json_decref(rebuilt);
 }

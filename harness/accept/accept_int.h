@@ -19,7 +19,8 @@ static inline const char *jstr(json_t *o, const char *k, const char *def)
 /* ---- what a results folder holds, per rank */
 struct rankdata {
     int node;
-    double tflops;                     /* its own GEMM rate (NAN: not measured) */
+    double tflops;                     /* its GEMM rate, the median of its compute phases' (outliers; NAN: not measured) */
+    double tflops_mean;                /* its FLOPs over its compute-phase time (gemm_tflops; NAN: not measured) */
     char gpu[96];
     double tdp_w;
     struct series compute_w, comm_w;   /* power samples taken in each phase (power.csv: node 0's, or forward: ranks) */

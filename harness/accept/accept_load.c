@@ -82,7 +82,7 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
     d->r = xcalloc((size_t)d->nranks, sizeof *d->r);
     d->node_busbw = xcalloc((size_t)d->nodes, sizeof *d->node_busbw);
     for (int i = 0; i < d->nranks; i++) {
-        d->r[i].tdp_w = d->r[i].tflops = d->r[i].h2d_gbs = NAN;
+        d->r[i].tdp_w = d->r[i].tflops = d->r[i].tflops_mean = d->r[i].h2d_gbs = NAN;
         d->r[i].node = i / d->per_node;
         d->r[i].numa_node = -2;
         d->r[i].numa_pinned = -1;
@@ -100,9 +100,11 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
         json_t *rk, *ranks = json_object_get(run, "ranks");
         json_array_foreach(ranks, j, rk) {
             int g = k * d->per_node + (int)json_integer_value(json_object_get(rk, "rank"));
-            json_t *t = json_object_get(rk, "tflops");
+            json_t *t = json_object_get(rk, "tflops"), *tm = json_object_get(rk, "tflops_mean");
             if (g >= 0 && g < d->nranks && json_is_number(t))
                 d->r[g].tflops = json_number_value(t);
+            if (g >= 0 && g < d->nranks && json_is_number(tm))
+                d->r[g].tflops_mean = json_number_value(tm);
         }
     }
     /* events: each GPU's model and TDP, and the silent-corruption detections */
