@@ -612,3 +612,56 @@ Test(accept, gemm_tflops_judges_flops_over_compute_time_not_the_median_phase, .t
     json_decref(live);
     json_decref(rebuilt);
 }
+
+/* A results folder of a suite killed before its verdicts, root/accept-old/NAME, with the given summary.json (NULL:
+ * none, rebuilt by the next suite) and events, untouched for 2 minutes; returns root. */
+static const char *killed_suite(const char *name, const char *scenario, const char *summary, const char *events)
+{
+    static char root[128];
+    char dir[600], path[700];
+    snprintf(root, sizeof root, "/tmp/gauntlet-accept-old-XXXXXX");
+    cr_assert(mkdtemp(root));
+    snprintf(dir, sizeof dir, "%s/accept-old/%s", root, name);
+    snprintf(path, sizeof path, "mkdir -p %s", dir);
+    cr_assert_eq(system(path), 0);
+    const char *names[] = { "scenario.yaml", "summary.json", "events.jsonl" }, *texts[] = { scenario, summary, events };
+    for (int i = 0; i < 3; i++) {
+        if (!texts[i])
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fputs(texts[i], f);
+        cr_assert_eq(fclose(f), 0);
+    }
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    struct timeval tv[2] = { { time(NULL) - 120, 0 }, { time(NULL) - 120, 0 } };
+    cr_assert_eq(utimes(path, tv), 0);
+    return root;
+}
+
+Test(accept, outliers_with_fewer_than_3_figures_to_compare_is_skip, .timeout = 60)
+{
+    /* 3 GPUs, none with a GEMM rate or power samples: nothing was compared */
+    const char *root = killed_suite("few", "name: few\nranks: 3\niterations: 5\n"
+                                           "workload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\n"
+                                           "checks:\n  outliers:\n",
+                                    "{\"scenario\": \"few\", \"backend\": \"sim\", \"ranks\": 3, \"runs\": [{\"ranks\": ["
+                                    "{\"rank\": 0, \"tflops\": null}, {\"rank\": 1, \"tflops\": 1.0}, "
+                                    "{\"rank\": 2, \"tflops\": null}]}]}\n",
+                                    "{\"t_s\": 0, \"event\": \"start\"}\n");
+    char text[1024], out[300];
+    snprintf(text, sizeof text, planted, "");
+    const char *files[] = { "p.yaml", text, NULL };
+    snprintf(out, sizeof out, "%s/accept-new", root);
+    char *log;
+    accept(suite(files), out, "", &log);
+    char old[300];
+    snprintf(old, sizeof old, "%s/accept-old", root);
+    json_t *j = verdicts(old);
+    json_t *v = find(j, "outliers", NULL);
+    cr_assert_str_eq(status(v), "SKIP", "%s\n%s", json_dumps(v, 0), log);
+    cr_assert(strstr(json_string_value(json_object_get(v, "note")), "fewer than 3 GPUs had"), "%s", json_dumps(v, 0));
+    json_decref(j);
+    free(log);
+}

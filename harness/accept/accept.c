@@ -299,7 +299,7 @@ static void check_outliers(const struct scenario *sc, struct rundata *d, struct 
     }
     double *x = xmalloc((size_t)d->nranks * sizeof *x), *dev = xmalloc((size_t)d->nranks * sizeof *dev);
     const char *figs[2] = { "GEMM TFLOP/s", "compute-phase power p90 (W)" };
-    int worst_rank = -1;
+    int worst_rank = -1, compared = 0;
     double worst = 0;
     char note[240] = "";
     for (int f = 0; f < 2; f++) {
@@ -310,6 +310,7 @@ static void check_outliers(const struct scenario *sc, struct rundata *d, struct 
         }
         if (have < 3)
             continue;
+        compared++;
         double med = median_of(x, d->nranks);
         for (int i = 0; i < d->nranks; i++)
             dev[i] = fabs(x[i] - med);
@@ -340,7 +341,10 @@ static void check_outliers(const struct scenario *sc, struct rundata *d, struct 
     for (int i = 0; i < vs->n; i++)
         failed += strcmp(vs->v[i].check, "outliers") == 0 && vs->v[i].status == V_FAIL &&
                   strcmp(vs->v[i].scenario, sc->name) == 0;
-    if (!failed) {
+    if (!compared)   /* nothing was compared: no pass */
+        accept_skip(vs, sc, "outliers", "fewer than 3 GPUs had a GEMM rate or a compute-phase power figure (5 samples) "
+                                        "to compare");
+    else if (!failed) {
         struct verdict *v = accept_add(vs, sc, "outliers", V_PASS);
         if (d->nodes > 1)
             snprintf(v->subject, sizeof v->subject, "%d GPUs of %d nodes", d->nranks, d->nodes);
