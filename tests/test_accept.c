@@ -665,3 +665,17 @@ Test(accept, outliers_with_fewer_than_3_figures_to_compare_is_skip, .timeout = 6
     json_decref(j);
     free(log);
 }
+
+Test(accept, two_scenarios_with_one_name_are_exit_2_naming_both, .timeout = 60)
+{
+    char text[1024];
+    snprintf(text, sizeof text, planted, "");
+    const char *files[] = { "a.yaml", text, "b.yaml", text, NULL };
+    const char *out = e2e_outdir();
+    char *log, path[600];
+    cr_assert_eq(accept(suite(files), out, "", &log), 2, "%s", log);
+    cr_assert(strstr(log, "b.yaml:1:1: name: 'planted' is also the name of ") && strstr(log, "a.yaml:1:1"), "%s", log);
+    snprintf(path, sizeof path, "%s/planted", out);
+    cr_assert_neq(access(path, F_OK), 0, "nothing ran");
+    free(log);
+}

@@ -437,6 +437,14 @@ int accept_main(int argc, char **argv)
         if ((rc = scenario_load(path, &sc[i], why, sizeof why)) != 0)
             gl_log("%s", why);
     }
+    for (int i = 0; i < nfiles && rc == EXIT_OK; i++)   /* each run's results go to DIR/<name>/: one name, one run */
+        for (int k = 0; k < i && rc == EXIT_OK; k++)
+            if (strcmp(sc[i].name, sc[k].name) == 0) {
+                gl_log("%s:%d:%d: name: '%s' is also the name of %s:%d:%d: each scenario of a suite needs a name of its "
+                       "own (its results folder)", sc[i].file, sc[i].name_line, sc[i].name_col, sc[i].name, sc[k].file,
+                       sc[k].name_line, sc[k].name_col);
+                rc = EXIT_INPUT;
+            }
     ops = rc ? NULL : backend_pick(backend, &rc);
     if (ops && ops->device_count)
         ngpu = ops->device_count();

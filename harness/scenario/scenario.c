@@ -356,6 +356,10 @@ int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *map, vo
         seen[p - table] = 1;
         if (table == scenario_params && strcmp(name, "nodes") == 0)
             sc->nodes_line = (int)kn->start_mark.line + 1;
+        if (table == scenario_params && strcmp(name, "name") == 0) {
+            sc->name_line = (int)kn->start_mark.line + 1;
+            sc->name_col = (int)kn->start_mark.column + 1;
+        }
         if (table == scenario_params && strcmp(name, "ranks") == 0) {
             sc->ranks_line = (int)vn->start_mark.line + 1;
             sc->ranks_col = (int)vn->start_mark.column + 1;

@@ -104,6 +104,7 @@ struct scenario {
     int forward;            /* what the other nodes send node 0: FORWARD_RANKS or FORWARD_NODES (docs/cluster.md) */
     int64_t gather_fanout;  /* the tree the other nodes' records climb to node 0: nodes each relays for */
     int ranks_line, ranks_col;  /* where the value of `ranks` was given, for a backend's limit on it */
+    int name_line, name_col;    /* where `name` was given (two scenarios of one suite with one name) */
     int64_t iterations;
     int64_t seed;
     struct {

@@ -101,6 +101,9 @@ int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
                *p == '_' || *p == '.')))
             return sc_error(c, sc_key_node(c, root, "name"), "name", "expected letters, digits, '-', '_' or '.' (it names a folder), got '%s'",
                             sc->name);
+    if (strcmp(sc->name, ".") == 0 || strcmp(sc->name, "..") == 0)
+        return sc_error(c, sc_key_node(c, root, "name"), "name", "expected a folder name other than '.' and '..' (the run's "
+                        "files would land in the results folder itself or its parent), got '%s'", sc->name);
     return 0;
 }
 
