@@ -679,3 +679,32 @@ Test(accept, two_scenarios_with_one_name_are_exit_2_naming_both, .timeout = 60)
     cr_assert_neq(access(path, F_OK), 0, "nothing ran");
     free(log);
 }
+
+Test(accept, a_killed_suite_leaves_no_earlier_suites_verdicts, .timeout = 120)
+{
+    char text[1024], path[700], ev[700], junit[700], arg[800];
+    snprintf(text, sizeof text, planted, "");
+    const char *files[] = { "p.yaml", text, NULL };
+    const char *dir = suite(files), *out = e2e_outdir();
+    char *log;
+    snprintf(junit, sizeof junit, "%s.xml", out);
+    snprintf(arg, sizeof arg, "--junit %s", junit);
+    cr_assert_eq(accept(dir, out, arg, &log), 0, "%s", log);
+    free(log);
+    snprintf(path, sizeof path, "%s/verdicts.json", out);
+    cr_assert_eq(access(path, F_OK), 0);
+    /* a second suite into the same folder, killed mid-run: the first one's PASS must not stand for it */
+    const char *slow[] = { "slow.yaml",
+                           "name: slow\nranks: 2\niterations: 100000\n"
+                           "workload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\n"
+                           "sim: {tflops: 0.0001}\nchecks:\n  gemm_tflops:\n",
+                           NULL };
+    pid_t p = e2e_start("/dev/null", (const char *[]){ "accept", "--backend", "sim", "--scenarios", suite(slow), "--out", out,
+                                                       "--junit", junit, NULL });
+    snprintf(ev, sizeof ev, "%s/slow", out);
+    cr_assert_eq(e2e_wait_started(ev, 2, 30), 0, "the suite did not get going");
+    cr_assert_eq(kill(p, SIGKILL), 0);
+    e2e_wait(p, 10);
+    cr_assert_neq(access(path, F_OK), 0, "an earlier suite's verdicts.json survived a killed one");
+    cr_assert_neq(access(junit, F_OK), 0, "an earlier suite's JUnit survived a killed one");
+}

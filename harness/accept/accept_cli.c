@@ -246,6 +246,34 @@ static int junit_writable(const char *path)
     return 0;
 }
 
+/* Removes an earlier suite's verdicts from outdir (and the --junit file): a suite that is killed leaves none, never
+ * another suite's. 0, or -1 with the reason logged. */
+static int accept_clear(const char *outdir, const char *junit)
+{
+    char path[1300];
+    snprintf(path, sizeof path, "%s/verdicts.json", outdir);
+    const char *gone[2] = { path, junit };
+    for (int i = 0; i < 2; i++)
+        if (gone[i] && unlink(gone[i]) != 0 && errno != ENOENT) {
+            gl_log("cannot remove the earlier suite's %s: %s", gone[i], strerror(errno));
+            return -1;
+        }
+    return 0;
+}
+
+/* Node 0, before the suite runs: outdir created, --junit FILE writable (EXIT_INPUT), no earlier suite's verdicts
+ * left (EXIT_ENV where that fails); EXIT_OK. */
+static int accept_prepare(const char *outdir, const char *junit)
+{
+    if (mkdir_p(outdir) != 0) {
+        gl_log("cannot create %s: %s", outdir, strerror(errno));
+        return EXIT_ENV;
+    }
+    if (junit && junit_writable(junit) != 0)
+        return EXIT_INPUT;
+    return accept_clear(outdir, junit) != 0 ? EXIT_ENV : EXIT_OK;
+}
+
 /* Node 0: the verdicts printed and written (JUnit, then verdicts.json with the exit code the suite ends with);
  * returns that code: 1 when a check failed (whatever could not be written: --drain acts on it), 3 when none failed
  * but the verdicts could not all be written, else 0. */
@@ -466,12 +494,8 @@ int accept_main(int argc, char **argv)
             str_copy(outdir, sizeof outdir, out);
         else
             results_default_dir(outdir, sizeof outdir, "results", "accept");
-        if (lead && mkdir_p(outdir) != 0) {
-            gl_log("cannot create %s: %s", outdir, strerror(errno));
-            rc = EXIT_ENV;
-        }
-        if (lead && rc == EXIT_OK && junit && junit_writable(junit) != 0)
-            rc = EXIT_INPUT;
+        if (lead && rc == EXIT_OK)
+            rc = accept_prepare(outdir, junit);
     }
 agree:;
     /* under a launcher every node stops here when any could not set up, none left waiting in a collective */
