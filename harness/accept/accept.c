@@ -276,16 +276,17 @@ static void check_throttle(const struct scenario *sc, struct rundata *d, const c
     }
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
-        if (!r->throttle_rows && !r->compute_n) {
+        if (!r->throttle_rows) {   /* never read is not "no reason": no pass */
             struct verdict *v = accept_skip(vs, sc, "throttle", "");
             snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
-            accept_note(v, "no NVML readings for this GPU");
+            accept_note(v, r->compute_n ? "NVML gave power but never the clock-event reasons for this GPU"
+                                        : "no NVML readings for this GPU");
             continue;
         }
         uint64_t bad = r->throttle & ~THROTTLE_ALLOWED;
         struct verdict *v = accept_judge(vs, sc, "throttle", r->node, i, (double)bad, "<=", 0, "reason bits");
-        accept_note(v, "reasons seen 0x%llx (allowed 0x%llx: idle, application clocks, software power cap)",
-              (unsigned long long)r->throttle, THROTTLE_ALLOWED);
+        accept_note(v, "reasons seen 0x%llx in %d readings (allowed 0x%llx: idle, application clocks, software power cap)",
+                    (unsigned long long)r->throttle, r->throttle_rows, THROTTLE_ALLOWED);
     }
 }
 

@@ -28,7 +28,7 @@ struct rankdata {
                                         * record (summary.json nodes[].gpus[]) */
     size_t compute_n, comm_n;          /* samples behind them */
     uint64_t throttle;
-    int throttle_rows;                 /* rows with the column filled */
+    int throttle_rows;                 /* rows with the column filled: readings of the reasons (0x0: read, none) */
     int sdc;                           /* detections by fingerprint, abft, replay */
     int numa_node, numa_pinned;        /* from its ready event: -2 / -1 where not said */
     double h2d_gbs;
