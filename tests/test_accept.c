@@ -708,3 +708,14 @@ Test(accept, a_killed_suite_leaves_no_earlier_suites_verdicts, .timeout = 120)
     cr_assert_neq(access(path, F_OK), 0, "an earlier suite's verdicts.json survived a killed one");
     cr_assert_neq(access(junit, F_OK), 0, "an earlier suite's JUnit survived a killed one");
 }
+
+Test(accept, a_level_file_no_level_runs_is_named, .timeout = 60)
+{
+    char text[1024];
+    snprintf(text, sizeof text, planted, "");
+    const char *files[] = { "L4-y.yaml", text, NULL };
+    char *log;
+    cr_assert_eq(accept(suite(files), e2e_outdir(), "--level 3", &log), 2, "%s", log);
+    cr_assert(strstr(log, "L4-y.yaml: note: level 4: no --level runs it") && strstr(log, "no acceptance scenario"), "%s", log);
+    free(log);
+}

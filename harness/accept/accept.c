@@ -487,7 +487,9 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
             else
                 accept_note(v, "could not write to %s on node %d (see its messages)", sc->workload.checkpoint.path, k);
             v = accept_judge(vs, sc, "checkpoint_read", k, -1, io_r[k], ">=", c->checkpoint_io.min_read_gbs, "GB/s");
-            accept_note(v, "read back after dropping its pages from the cache");
+            accept_note(v, isfinite(io_r[k]) ? "read back after dropping its pages from the cache"
+                                             : isfinite(io_w[k]) ? "could not read back (see its messages)"
+                                                                 : "not read: the write failed");
         }
     if (c->outliers.on && d.run) {
         check_outliers(sc, &d, vs);

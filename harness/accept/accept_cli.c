@@ -209,6 +209,8 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
         struct verdict *v = accept_add(vs, sc, "run", V_FAIL);
         accept_note(v, "the run could not start (exit 3): see the messages above");
         *env_error = 1;
+        free(io_w);
+        free(io_r);
         return;
     }
     if (code != EXIT_OK) {
@@ -371,7 +373,8 @@ static int accept_fit(struct scenario *sc, int nfiles, const struct backend_ops 
 
 const struct cli_cmd accept_cli = {
     "accept", "", 0, 0, "the acceptance suite: PASS/FAIL per check, GPU and node; verdicts.json, JUnit",
-    "Runs the acceptance scenarios of levels 1..LEVEL (files L<level>-*.yaml) and judges their checks: a table,\n"
+    "Runs the acceptance scenarios of levels 1..LEVEL (files L<level>-*.yaml; any other .yaml counts as level 1,\n"
+    "L4-*.yaml to L9-*.yaml never run) and judges their checks: a table,\n"
     "DIR/verdicts.json and (--junit) JUnit XML. Exit 0 when no check failed (--strict: and none was skipped), 1\n"
     "otherwise. Several nodes: start it with mpirun or srun, one per node.\n",
     { { "level", "0|1|2|3", "levels 1..LEVEL (default 1); 0: the health check alone (L0-*.yaml)" },
@@ -445,6 +448,8 @@ int accept_main(int argc, char **argv)
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t l = strlen(e->d_name);
+        if (l > 5 && strcmp(e->d_name + l - 5, ".yaml") == 0 && file_level(e->d_name) > 3)
+            gl_log("%s/%s: note: level %d: no --level runs it (levels 0-3)", dir, e->d_name, file_level(e->d_name));
         if (l > 5 && strcmp(e->d_name + l - 5, ".yaml") == 0 && level_runs(file_level(e->d_name), level)) {
             files = xrealloc(files, (size_t)(nfiles + 1) * sizeof *files);
             files[nfiles++] = xstrdup(e->d_name);
