@@ -467,7 +467,8 @@ static const char drill[] =
 Test(accept, a_drill_fault_that_never_fired_fails_naming_it, .timeout = 120)
 {
     char text[1024];
-    snprintf(text, sizeof text, drill, "  - {kind: hang, at_s: 1h, rank: 2}\n", "60s");
+    snprintf(text, sizeof text, drill, "  - {kind: hang, at_s: 1h, rank: 2}\n  - {kind: hang, rate_per_hour: 0.001, rank: 2}\n",
+             "60s");
     const char *files[] = { "drill.yaml", text, NULL };
     const char *out = e2e_outdir();
     char *log;
@@ -479,6 +480,9 @@ Test(accept, a_drill_fault_that_never_fired_fails_naming_it, .timeout = 120)
     cr_assert_str_eq(status(v), "FAIL", "%s", log);
     const char *note = json_string_value(json_object_get(v, "note"));
     cr_assert(strstr(note, "never fired") && strstr(note, "drill.yaml:13") && strstr(note, "at_s"), "%s", note);
+    v = find(j, "fault_drill", "faults[2] (hang, gpu 2)");   /* a Poisson process that drew no time: untested, by chance */
+    cr_assert_str_eq(status(v), "SKIP", "%s", log);
+    cr_assert(strstr(json_string_value(json_object_get(v, "note")), "Poisson"), "%s", json_dumps(v, 0));
     json_decref(j);
     free(log);
 }

@@ -137,7 +137,10 @@ void accept_check_drill(const struct scenario *sc, struct rundata *d, struct ver
             if (fired)
                 continue;
             const struct fault_spec *fs = &sc->faults[s];
-            struct verdict *v = accept_add(vs, sc, "fault_drill", V_FAIL);
+            /* a Poisson process may draw no time in the run by chance (1/h over an hour: 37 %): untested, so no pass,
+             * but no fault of the node either */
+            int chance = fs->rate_per_hour > 0 && fs->rank < d->nranks;
+            struct verdict *v = accept_add(vs, sc, "fault_drill", chance ? V_SKIP : V_FAIL);
             v->rank = fs->rank >= 0 ? (int)fs->rank : -1;
             v->node = v->rank >= 0 && d->per_node > 0 ? v->rank / d->per_node : -1;
             if (fs->rank >= 0)
@@ -145,10 +148,12 @@ void accept_check_drill(const struct scenario *sc, struct rundata *d, struct ver
                          (long long)fs->rank);
             else
                 snprintf(v->subject, sizeof v->subject, "faults[%d] (%s)", s, scenario_fault_kind(sc, s));
-            v->value = 0;
-            v->limit = 1;
-            str_copy(v->cmp, sizeof v->cmp, ">=");
-            str_copy(v->unit, sizeof v->unit, "fired");
+            if (!chance) {
+                v->value = 0;
+                v->limit = 1;
+                str_copy(v->cmp, sizeof v->cmp, ">=");
+                str_copy(v->unit, sizeof v->unit, "fired");
+            }
             char why[160];
             drill_why(sc, d, s, why, sizeof why);
             char where[48] = "";
