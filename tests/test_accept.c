@@ -4,6 +4,7 @@
  * is well formed and holds what CI systems read (testsuites > testsuite > testcase, counts that add up). */
 #include <criterion/criterion.h>
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -435,4 +436,290 @@ Test(accept, a_suite_killed_before_its_verdicts_is_judged_by_the_next, .timeout 
     cr_assert(v, "no GEMM rate judged from the rebuilt run");
     cr_assert_str_eq(json_string_value(json_object_get(v, "status")), "PASS", "%s", json_dumps(v, 0));
     json_decref(j);
+}
+
+/* The verdict whose subject begins with prefix, of check, or NULL. */
+static json_t *find_prefix(json_t *j, const char *check, const char *prefix)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(j, "verdicts"), i, v)
+        if (strcmp(json_string_value(json_object_get(v, "check")), check) == 0 &&
+            strncmp(json_string_value(json_object_get(v, "subject")), prefix, strlen(prefix)) == 0)
+            return v;
+    return NULL;
+}
+
+static const char drill[] =
+    "name: drill\nranks: 3\niterations: 30\nseed: 3\n"
+    "workload:\n"
+    "  gemm: {m: 256, n: 256, k: 256, count: 4}\n"
+    "  allreduce: {bytes: 4MiB}\n"
+    "  checkpoint: {every: 5, bytes: 1MiB, path: /tmp/gauntlet-accept}\n"
+    "sim: {tflops: 0.05}\n"
+    "heartbeat: {interval: 50ms, timeout: 2s}\n"
+    "faults:\n"
+    "  - {kind: crash, at: 10, rank: 1}\n"
+    "%s"
+    "recovery: restart\n"
+    "checks:\n  fault_drill: {max_detect: 5s, max_recover: %s}\n";
+
+Test(accept, a_drill_fault_that_never_fired_fails_naming_it, .timeout = 120)
+{
+    char text[1024];
+    snprintf(text, sizeof text, drill, "  - {kind: hang, at_s: 1h, rank: 2}\n  - {kind: hang, rate_per_hour: 0.001, rank: 2}\n",
+             "60s");
+    const char *files[] = { "drill.yaml", text, NULL };
+    const char *out = e2e_outdir();
+    char *log;
+    int rc = accept(suite(files), out, "", &log);
+    cr_assert_eq(rc, 1, "a planned fault that never fired is no pass: exit %d:\n%s", rc, log);
+    json_t *j = verdicts(out);
+    cr_assert_str_eq(status(find_prefix(j, "fault_drill", "fault 0 (crash, gpu 1)")), "PASS", "%s", log);
+    json_t *v = find(j, "fault_drill", "faults[1] (hang, gpu 2)");
+    cr_assert_str_eq(status(v), "FAIL", "%s", log);
+    const char *note = json_string_value(json_object_get(v, "note"));
+    cr_assert(strstr(note, "never fired") && strstr(note, "drill.yaml:13") && strstr(note, "at_s"), "%s", note);
+    v = find(j, "fault_drill", "faults[2] (hang, gpu 2)");   /* a Poisson process that drew no time: untested, by chance */
+    cr_assert_str_eq(status(v), "SKIP", "%s", log);
+    cr_assert(strstr(json_string_value(json_object_get(v, "note")), "Poisson"), "%s", json_dumps(v, 0));
+    json_decref(j);
+    free(log);
+}
+
+Test(accept, a_drill_fault_on_a_rank_the_suite_does_not_run_is_exit_2, .timeout = 60)
+{
+    /* without a launcher the suite runs one node: a fault on node 1's rank 3 could never fire */
+    char text[1024];
+    snprintf(text, sizeof text, drill, "  - {kind: hang, at: 12, rank: 3}\n", "60s");
+    char *at = strstr(text, "ranks: 3");
+    cr_assert(at);
+    memcpy(at, "ranks: 2", 8);
+    char with_nodes[1100];
+    snprintf(with_nodes, sizeof with_nodes, "nodes: 2\n%s", text);
+    const char *files[] = { "far.yaml", with_nodes, NULL };
+    const char *out = e2e_outdir();
+    char *log;
+    cr_assert_eq(accept(suite(files), out, "", &log), 2, "%s", log);
+    cr_assert(strstr(log, "far.yaml:14:32") && strstr(log, "faults[1].rank") && strstr(log, "node(s) started"), "%s", log);
+    char path[600];
+    snprintf(path, sizeof path, "%s/far", out);
+    cr_assert_neq(access(path, F_OK), 0, "nothing ran");
+    free(log);
+}
+
+Test(accept, a_slow_recovery_reports_the_recovery_time_against_its_limit, .timeout = 120)
+{
+    char text[1024];
+    snprintf(text, sizeof text, drill, "", "1ms");
+    const char *files[] = { "slowrec.yaml", text, NULL };
+    const char *out = e2e_outdir();
+    char *log;
+    cr_assert_eq(accept(suite(files), out, "", &log), 1, "%s", log);
+    json_t *j = verdicts(out);
+    json_t *v = find_prefix(j, "fault_drill", "fault 0 (crash, gpu 1)");
+    cr_assert_str_eq(status(v), "FAIL", "%s", log);
+    /* the figure that failed, against its own limit: the row does not contradict itself */
+    double value = json_number_value(json_object_get(v, "value")), thr = json_number_value(json_object_get(v, "threshold"));
+    cr_assert_float_eq(thr, 0.001, 1e-12, "threshold %g: %s", thr, json_dumps(v, 0));
+    cr_assert_gt(value, thr, "%s", json_dumps(v, 0));
+    cr_assert_str_eq(json_string_value(json_object_get(v, "compare")), "<=");
+    json_decref(j);
+    free(log);
+}
+
+Test(accept, a_corruption_the_detector_cannot_pin_fails_every_gpu_of_its_node, .timeout = 120)
+{
+    /* 2 ranks: the fingerprint sees them disagree with no majority, and names no rank */
+    char text[1024];
+    snprintf(text, sizeof text, planted,
+             "faults:\n  - {kind: bitflip, at: 10, rank: 1, target: allreduce-buffer, where: exponent}\n"
+             "detectors: [fingerprint]\n");
+    char *at = strstr(text, "ranks: 5");
+    cr_assert(at);
+    memcpy(at, "ranks: 2", 8);
+    const char *files[] = { "sdc2.yaml", text, NULL };
+    const char *out = e2e_outdir();
+    char *log;
+    int rc = accept(suite(files), out, "", &log);
+    cr_assert_eq(rc, 1, "exit %d:\n%s", rc, log);
+    json_t *j = verdicts(out);
+    for (int r = 0; r < 2; r++) {
+        char subj[32];
+        snprintf(subj, sizeof subj, "node 0 gpu %d", r);
+        json_t *v = find(j, "sdc_screen", subj);
+        cr_assert_str_eq(status(v), "FAIL", "%s: %s", subj, log);
+        cr_assert(strstr(json_string_value(json_object_get(v, "note")), "could not name one GPU"), "%s",
+                  json_string_value(json_object_get(v, "note")));
+    }
+    json_decref(j);
+    free(log);
+}
+
+Test(accept, a_junit_path_that_cannot_be_written_is_exit_2_before_anything_runs, .timeout = 60)
+{
+    char text[1024];
+    snprintf(text, sizeof text, planted, "");
+    const char *files[] = { "j.yaml", text, NULL };
+    const char *dir = suite(files), *out = e2e_outdir();
+    char *log, arg[700], path[700];
+    snprintf(arg, sizeof arg, "--junit %s/no-such-folder/x.xml", dir);
+    cr_assert_eq(accept(dir, out, arg, &log), 2, "%s", log);
+    cr_assert(strstr(log, "--junit") && strstr(log, "no-such-folder/x.xml"), "%s", log);
+    snprintf(path, sizeof path, "%s/planted", out);
+    cr_assert_neq(access(path, F_OK), 0, "the suite ran before the JUnit path was checked:\n%s", log);
+    free(log);
+    snprintf(arg, sizeof arg, "--junit %s", dir);   /* a folder */
+    cr_assert_eq(accept(dir, e2e_outdir(), arg, &log), 2, "%s", log);
+    cr_assert(strstr(log, "is a folder"), "%s", log);
+    free(log);
+}
+
+Test(accept, gemm_tflops_judges_flops_over_compute_time_not_the_median_phase, .timeout = 120)
+{
+    /* GPU 1 runs its first second of phases 4x slower: most phases are at full rate (the median passes), but its
+     * FLOPs over its compute time are ~60 % of the expected */
+    char text[1024];
+    snprintf(text, sizeof text, planted, "faults:\n  - {kind: straggler, at: 0, rank: 1, factor: 4, duration: 1s}\n");
+    char *at = strstr(text, "ranks: 5");
+    cr_assert(at);
+    memcpy(at, "ranks: 3", 8);
+    const char *files[] = { "mean.yaml", text, NULL };
+    const char *out = e2e_outdir();
+    char *log;
+    accept(suite(files), out, "", &log);
+    json_t *j = verdicts(out);
+    json_t *v = find(j, "gemm_tflops", "node 0 gpu 1");
+    cr_assert_str_eq(status(v), "FAIL", "%s", log);
+    cr_assert(strstr(json_string_value(json_object_get(v, "note")), "FLOPs over compute-phase time"), "%s",
+              json_string_value(json_object_get(v, "note")));
+    json_decref(j);
+    free(log);
+    /* a summary rebuilt by gauntlet summarize gives both figures with the same meanings as the live one */
+    char run[600], path[700], cmd[1600];
+    snprintf(run, sizeof run, "%s/planted", out);
+    json_t *live = e2e_summary(run);
+    snprintf(path, sizeof path, "%s/summary.json", run);
+    cr_assert_eq(unlink(path), 0);
+    snprintf(cmd, sizeof cmd, "%s summarize %s > %s.sz.log 2>&1", GAUNTLET_BIN, run, run);
+    cr_assert_eq(system(cmd), 0);
+    json_t *rebuilt = e2e_summary(run);
+    json_t *lr = json_array_get(json_object_get(json_array_get(json_object_get(live, "runs"), 0), "ranks"), 1);
+    json_t *rr = json_array_get(json_object_get(json_array_get(json_object_get(rebuilt, "runs"), 0), "ranks"), 1);
+    const char *keys[] = { "tflops", "tflops_mean" };
+    for (int k = 0; k < 2; k++) {
+        double a = json_number_value(json_object_get(lr, keys[k])), b = json_number_value(json_object_get(rr, keys[k]));
+        cr_assert(a > 0 && fabs(a - b) <= 0.05 * a, "%s: live %g, rebuilt %g", keys[k], a, b);
+    }
+    /* the two differ here: the straggled phases pull the mean down, not the median */
+    cr_assert_lt(json_number_value(json_object_get(rr, "tflops_mean")), 0.9 * json_number_value(json_object_get(rr, "tflops")));
+    json_decref(live);
+    json_decref(rebuilt);
+}
+
+/* A results folder of a suite killed before its verdicts, root/accept-old/NAME, with the given summary.json (NULL:
+ * none, rebuilt by the next suite) and events, untouched for 2 minutes; returns root. */
+static const char *killed_suite(const char *name, const char *scenario, const char *summary, const char *events)
+{
+    static char root[128];
+    char dir[600], path[700];
+    snprintf(root, sizeof root, "/tmp/gauntlet-accept-old-XXXXXX");
+    cr_assert(mkdtemp(root));
+    snprintf(dir, sizeof dir, "%s/accept-old/%s", root, name);
+    snprintf(path, sizeof path, "mkdir -p %s", dir);
+    cr_assert_eq(system(path), 0);
+    const char *names[] = { "scenario.yaml", "summary.json", "events.jsonl" }, *texts[] = { scenario, summary, events };
+    for (int i = 0; i < 3; i++) {
+        if (!texts[i])
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fputs(texts[i], f);
+        cr_assert_eq(fclose(f), 0);
+    }
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    struct timeval tv[2] = { { time(NULL) - 120, 0 }, { time(NULL) - 120, 0 } };
+    cr_assert_eq(utimes(path, tv), 0);
+    return root;
+}
+
+Test(accept, outliers_with_fewer_than_3_figures_to_compare_is_skip, .timeout = 60)
+{
+    /* 3 GPUs, none with a GEMM rate or power samples: nothing was compared */
+    const char *root = killed_suite("few", "name: few\nranks: 3\niterations: 5\n"
+                                           "workload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\n"
+                                           "checks:\n  outliers:\n",
+                                    "{\"scenario\": \"few\", \"backend\": \"sim\", \"ranks\": 3, \"runs\": [{\"ranks\": ["
+                                    "{\"rank\": 0, \"tflops\": null}, {\"rank\": 1, \"tflops\": 1.0}, "
+                                    "{\"rank\": 2, \"tflops\": null}]}]}\n",
+                                    "{\"t_s\": 0, \"event\": \"start\"}\n");
+    char text[1024], out[300];
+    snprintf(text, sizeof text, planted, "");
+    const char *files[] = { "p.yaml", text, NULL };
+    snprintf(out, sizeof out, "%s/accept-new", root);
+    char *log;
+    accept(suite(files), out, "", &log);
+    char old[300];
+    snprintf(old, sizeof old, "%s/accept-old", root);
+    json_t *j = verdicts(old);
+    json_t *v = find(j, "outliers", NULL);
+    cr_assert_str_eq(status(v), "SKIP", "%s\n%s", json_dumps(v, 0), log);
+    cr_assert(strstr(json_string_value(json_object_get(v, "note")), "fewer than 3 GPUs had"), "%s", json_dumps(v, 0));
+    json_decref(j);
+    free(log);
+}
+
+Test(accept, two_scenarios_with_one_name_are_exit_2_naming_both, .timeout = 60)
+{
+    char text[1024];
+    snprintf(text, sizeof text, planted, "");
+    const char *files[] = { "a.yaml", text, "b.yaml", text, NULL };
+    const char *out = e2e_outdir();
+    char *log, path[600];
+    cr_assert_eq(accept(suite(files), out, "", &log), 2, "%s", log);
+    cr_assert(strstr(log, "b.yaml:1:1: name: 'planted' is also the name of ") && strstr(log, "a.yaml:1:1"), "%s", log);
+    snprintf(path, sizeof path, "%s/planted", out);
+    cr_assert_neq(access(path, F_OK), 0, "nothing ran");
+    free(log);
+}
+
+Test(accept, a_killed_suite_leaves_no_earlier_suites_verdicts, .timeout = 120)
+{
+    char text[1024], path[700], ev[700], junit[700], arg[800];
+    snprintf(text, sizeof text, planted, "");
+    const char *files[] = { "p.yaml", text, NULL };
+    const char *dir = suite(files), *out = e2e_outdir();
+    char *log;
+    snprintf(junit, sizeof junit, "%s.xml", out);
+    snprintf(arg, sizeof arg, "--junit %s", junit);
+    cr_assert_eq(accept(dir, out, arg, &log), 0, "%s", log);
+    free(log);
+    snprintf(path, sizeof path, "%s/verdicts.json", out);
+    cr_assert_eq(access(path, F_OK), 0);
+    /* a second suite into the same folder, killed mid-run: the first one's PASS must not stand for it */
+    const char *slow[] = { "slow.yaml",
+                           "name: slow\nranks: 2\niterations: 100000\n"
+                           "workload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\n"
+                           "sim: {tflops: 0.0001}\nchecks:\n  gemm_tflops:\n",
+                           NULL };
+    pid_t p = e2e_start("/dev/null", (const char *[]){ "accept", "--backend", "sim", "--scenarios", suite(slow), "--out", out,
+                                                       "--junit", junit, NULL });
+    snprintf(ev, sizeof ev, "%s/slow", out);
+    cr_assert_eq(e2e_wait_started(ev, 2, 30), 0, "the suite did not get going");
+    cr_assert_eq(kill(p, SIGKILL), 0);
+    e2e_wait(p, 10);
+    cr_assert_neq(access(path, F_OK), 0, "an earlier suite's verdicts.json survived a killed one");
+    cr_assert_neq(access(junit, F_OK), 0, "an earlier suite's JUnit survived a killed one");
+}
+
+Test(accept, a_level_file_no_level_runs_is_named, .timeout = 60)
+{
+    char text[1024];
+    snprintf(text, sizeof text, planted, "");
+    const char *files[] = { "L4-y.yaml", text, NULL };
+    char *log;
+    cr_assert_eq(accept(suite(files), e2e_outdir(), "--level 3", &log), 2, "%s", log);
+    cr_assert(strstr(log, "L4-y.yaml: note: level 4: no --level runs it") && strstr(log, "no acceptance scenario"), "%s", log);
+    free(log);
 }

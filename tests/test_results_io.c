@@ -413,3 +413,27 @@ Test(results_write, a_stamped_reading_carries_its_own_time)
     cr_assert(strstr(csv, "\n1.760000,1,250.50,comm,249.00,1234.500,1410,61,,0,,\n"), "%s", csv);
     free(csv);
 }
+
+/* The throttle column: the reason bits where they were read (0x0: read, no reason), empty where they were not, so
+ * that "no reason" and "never read" differ (the acceptance check SKIPs a GPU never read). */
+Test(results_write, throttle_read_with_no_reason_is_0x0_and_not_read_is_empty)
+{
+    const char *dir = tmpdir();
+    struct scenario *sc = scenario("thr");
+    struct results r;
+    char err[512];
+    uint64_t t0 = mono_ns();
+    cr_assert_eq(results_open(&r, dir, sc, t0, err, sizeof err), 0, "%s", err);
+    struct power_reading p = reading;
+    p.throttle = 0;
+    p.throttle_read = 1;
+    cr_assert_eq(results_power(&r, t0 + 1000000000ull, 0, &p, PH_COMM), 0);
+    p.throttle_read = 0;
+    cr_assert_eq(results_power(&r, t0 + 2000000000ull, 0, &p, PH_COMM), 0);
+    cr_assert_eq(results_flush(&r), 0);
+    results_close(&r);
+    char *csv = read_in(dir, "power.csv");
+    cr_assert(strstr(csv, "\n1.000000,0,250.50,comm,249.00,1234.500,1410,61,0x0,0,,\n"), "%s", csv);
+    cr_assert(strstr(csv, "\n2.000000,0,250.50,comm,249.00,1234.500,1410,61,,0,,\n"), "%s", csv);
+    free(csv);
+}

@@ -474,6 +474,15 @@ Test(scenario_errors, name_must_be_a_folder_name)
 {
     load_err("name: ../etc\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n  allreduce: {bytes: 1MiB}\n",
              "t.yaml:1:1: name: expected letters, digits, '-', '_' or '.' (it names a folder), got '../etc'");
+    const char *dots[] = { ".", ".." };
+    for (int i = 0; i < 2; i++) {
+        char text[256], want[256];
+        snprintf(text, sizeof text, "ranks: 1\nname: '%s'\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n"
+                                    "  allreduce: {bytes: 1MiB}\n", dots[i]);
+        snprintf(want, sizeof want, "t.yaml:2:1: name: expected a folder name other than '.' and '..' (the run's files "
+                                    "would land in the results folder itself or its parent), got '%s'", dots[i]);
+        load_err(text, want);
+    }
 }
 
 Test(scenario_errors, top_level_not_a_mapping)

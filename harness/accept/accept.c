@@ -58,7 +58,7 @@ struct verdict *accept_skip(struct verdicts *vs, const struct scenario *sc, cons
 }
 
 /* A figure against a threshold: PASS when value cmp limit holds. */
-static struct verdict *judge(struct verdicts *vs, const struct scenario *sc, const char *check, int node, int rank,
+struct verdict *accept_judge(struct verdicts *vs, const struct scenario *sc, const char *check, int node, int rank,
                              double value, const char *cmp, double limit, const char *unit)
 {
     int ok = isfinite(value) && (cmp[0] == '>' ? value >= limit : value <= limit);
@@ -192,11 +192,12 @@ static void check_gemm(const struct scenario *sc, const struct rundata *d, const
                   dtype_name((enum dtype)sc->workload.gemm.dtype));
             continue;
         }
-        double x = d->r[i].tflops;
-        struct verdict *v = judge(vs, sc, "gemm_tflops", d->r[i].node, i, x, ">=", sc->checks.gemm_tflops.min_share * exp,
+        double x = d->r[i].tflops_mean;   /* FLOPs over compute-phase time: a GPU slow in some phases pays for them */
+        struct verdict *v = accept_judge(vs, sc, "gemm_tflops", d->r[i].node, i, x, ">=", sc->checks.gemm_tflops.min_share * exp,
                                   "TFLOP/s");
-        if (v->status == V_FAIL && isfinite(x))
-            accept_note(v, "%.0f%% of the expected %.4g TFLOP/s", 100 * x / exp, exp);
+        if (isfinite(x))
+            accept_note(v, "%.0f%% of the expected %.4g TFLOP/s: FLOPs over compute-phase time (median phase %.4g)",
+                        100 * x / exp, exp, d->r[i].tflops);
     }
 }
 
@@ -221,7 +222,7 @@ static void check_busbw(const struct scenario *sc, const struct rundata *d, cons
         return;
     }
     for (int k = 0; k < d->nodes; k++)   /* as each node measured the collective */
-        judge(vs, sc, "busbw", k, -1, d->node_busbw[k], ">=", sc->checks.busbw.min_share * exp, "GB/s");
+        accept_judge(vs, sc, "busbw", k, -1, d->node_busbw[k], ">=", sc->checks.busbw.min_share * exp, "GB/s");
 }
 
 static void check_power(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
@@ -236,7 +237,7 @@ static void check_power(const struct scenario *sc, struct rundata *d, struct ver
             continue;
         }
         double p90 = r->compute_p90_w;
-        struct verdict *v = judge(vs, sc, "power_under_load", r->node, i, p90, ">=",
+        struct verdict *v = accept_judge(vs, sc, "power_under_load", r->node, i, p90, ">=",
                                   sc->checks.power_under_load.min_share_tdp * r->tdp_w, "W");
         accept_note(v, "p90 of %zu compute-phase samples; TDP %.0f W", r->compute_n, r->tdp_w);
     }
@@ -254,102 +255,9 @@ static void check_swing(const struct scenario *sc, struct rundata *d, struct ver
             continue;
         }
         double hi = r->compute_p90_w, lo = r->comm_p10_w;
-        struct verdict *v = judge(vs, sc, "power_swing", r->node, i, hi > 0 ? 1 - lo / hi : NAN, ">=",
+        struct verdict *v = accept_judge(vs, sc, "power_swing", r->node, i, hi > 0 ? 1 - lo / hi : NAN, ">=",
                                   sc->checks.power_swing.min_drop, "share");
         accept_note(v, "communication p10 %.0f W, compute p90 %.0f W", lo, hi);
-    }
-}
-
-static void check_sdc(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
-{
-    int on = 0;
-    for (int d = 0; d < DET_COUNT; d++)
-        on += detector_table[d]->sdc && scenario_detector_on(sc, d);
-    if (!on) {
-        accept_skip(vs, sc, "sdc_screen", "no silent-corruption detector on: list fingerprint, abft or replay in detectors");
-        return;
-    }
-    for (int i = 0; i < d->nranks; i++) {
-        struct verdict *v = judge(vs, sc, "sdc_screen", d->r[i].node, i, d->r[i].sdc, "<=", 0, "mismatches");
-        if (d->r[i].sdc)
-            accept_note(v, "%s", d->r[i].sdc_note);
-    }
-}
-
-/* A failure nobody injected (a death, a hang, a straggler, a corruption) fails the GPU it hit, whatever the
- * checks: on a new cluster these are the failures that matter. */
-static void check_observed(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
-{
-    json_t *f;
-    size_t i;
-    json_array_foreach(json_object_get(d->summary, "faults"), i, f) {
-        if (strcmp(jstr(f, "origin", ""), "observed") != 0)
-            continue;
-        struct verdict *v = accept_add(vs, sc, "observed_fault", V_FAIL);
-        json_t *det = json_object_get(f, "detection");
-        v->node = (int)json_integer_value(json_object_get(f, "node"));
-        v->rank = (int)json_integer_value(json_object_get(f, "rank"));
-        snprintf(v->subject, sizeof v->subject, "node %d gpu %d", v->node, v->rank);
-        v->value = 1;
-        v->limit = 0;
-        str_copy(v->cmp, sizeof v->cmp, "<=");
-        str_copy(v->unit, sizeof v->unit, "faults");
-        accept_note(v, "%s nobody injected, seen by %s at iteration %lld: %s (%s)", jstr(f, "kind", "?"),
-                    jstr(f, "detected_by", "?"), (long long)json_integer_value(json_object_get(det, "iter_seen")),
-                    jstr(f, "what", ""), jstr(f, "outcome", ""));
-    }
-    json_t *n;
-    json_array_foreach(json_object_get(d->summary, "nodes_lost"), i, n) {   /* a node lost fails every GPU of it */
-        struct verdict *v = accept_add(vs, sc, "observed_fault", V_FAIL);
-        v->node = (int)json_integer_value(n);
-        v->rank = -1;
-        snprintf(v->subject, sizeof v->subject, "node %d", v->node);
-        v->value = 1;
-        v->limit = 0;
-        str_copy(v->cmp, sizeof v->cmp, "<=");
-        str_copy(v->unit, sizeof v->unit, "nodes");
-        accept_note(v, "node %d went silent past the heartbeat timeout and was lost (events: node_lost)", v->node);
-    }
-}
-
-static void check_drill(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
-{
-    json_t *faults = json_object_get(d->summary, "faults"), *f;
-    size_t i;
-    int injected = 0;
-    json_array_foreach(faults, i, f)
-        injected += strcmp(jstr(f, "origin", "injected"), "injected") == 0;
-    if (!injected) {
-        accept_skip(vs, sc, "fault_drill", "the scenario injected no fault");
-        return;
-    }
-    json_array_foreach(faults, i, f) {
-        if (strcmp(jstr(f, "origin", "injected"), "injected") != 0)
-            continue;   /* not part of the drill: check_observed judges it */
-        const char *kind = jstr(f, "kind", "?");
-        int rank = (int)json_integer_value(json_object_get(f, "rank"));
-        json_t *ds = json_object_get(f, "detect_s"), *rs = json_object_get(f, "recover_s");
-        double det = json_is_number(ds) ? json_number_value(ds) : NAN, rec = json_is_number(rs) ? json_number_value(rs) : NAN;
-        int ok = isfinite(det) && det <= sc->checks.fault_drill.max_detect_s && isfinite(rec) &&
-                 rec <= sc->checks.fault_drill.max_recover_s;
-        struct verdict *v = accept_add(vs, sc, "fault_drill", ok ? V_PASS : V_FAIL);
-        v->node = (int)json_integer_value(json_object_get(f, "node"));
-        v->rank = rank;
-        snprintf(v->subject, sizeof v->subject, "fault %zu (%s, gpu %d)", i, kind, rank);
-        v->value = det;
-        v->limit = sc->checks.fault_drill.max_detect_s;
-        str_copy(v->cmp, sizeof v->cmp, "<=");
-        str_copy(v->unit, sizeof v->unit, "s");
-        if (!isfinite(det))
-            accept_note(v, "not detected (%s)", jstr(f, "outcome", ""));
-        else if (!isfinite(rec))
-            accept_note(v, "detected by %s in %.3f s, not recovered (%s)",
-                  jstr(f, "detected_by", "?"), det,
-                  jstr(f, "outcome", ""));
-        else
-            accept_note(v, "detected by %s in %.3f s (limit %g s), recovered in %.3f s (limit %g s)",
-                  jstr(f, "detected_by", "?"), det, sc->checks.fault_drill.max_detect_s,
-                  rec, sc->checks.fault_drill.max_recover_s);
     }
 }
 
@@ -368,16 +276,17 @@ static void check_throttle(const struct scenario *sc, struct rundata *d, const c
     }
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
-        if (!r->throttle_rows && !r->compute_n) {
+        if (!r->throttle_rows) {   /* never read is not "no reason": no pass */
             struct verdict *v = accept_skip(vs, sc, "throttle", "");
             snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
-            accept_note(v, "no NVML readings for this GPU");
+            accept_note(v, r->compute_n ? "NVML gave power but never the clock-event reasons for this GPU"
+                                        : "no NVML readings for this GPU");
             continue;
         }
         uint64_t bad = r->throttle & ~THROTTLE_ALLOWED;
-        struct verdict *v = judge(vs, sc, "throttle", r->node, i, (double)bad, "<=", 0, "reason bits");
-        accept_note(v, "reasons seen 0x%llx (allowed 0x%llx: idle, application clocks, software power cap)",
-              (unsigned long long)r->throttle, THROTTLE_ALLOWED);
+        struct verdict *v = accept_judge(vs, sc, "throttle", r->node, i, (double)bad, "<=", 0, "reason bits");
+        accept_note(v, "reasons seen 0x%llx in %d readings (allowed 0x%llx: idle, application clocks, software power cap)",
+                    (unsigned long long)r->throttle, r->throttle_rows, THROTTLE_ALLOWED);
     }
 }
 
@@ -391,7 +300,7 @@ static void check_outliers(const struct scenario *sc, struct rundata *d, struct 
     }
     double *x = xmalloc((size_t)d->nranks * sizeof *x), *dev = xmalloc((size_t)d->nranks * sizeof *dev);
     const char *figs[2] = { "GEMM TFLOP/s", "compute-phase power p90 (W)" };
-    int worst_rank = -1;
+    int worst_rank = -1, compared = 0;
     double worst = 0;
     char note[240] = "";
     for (int f = 0; f < 2; f++) {
@@ -402,6 +311,7 @@ static void check_outliers(const struct scenario *sc, struct rundata *d, struct 
         }
         if (have < 3)
             continue;
+        compared++;
         double med = median_of(x, d->nranks);
         for (int i = 0; i < d->nranks; i++)
             dev[i] = fabs(x[i] - med);
@@ -432,7 +342,10 @@ static void check_outliers(const struct scenario *sc, struct rundata *d, struct 
     for (int i = 0; i < vs->n; i++)
         failed += strcmp(vs->v[i].check, "outliers") == 0 && vs->v[i].status == V_FAIL &&
                   strcmp(vs->v[i].scenario, sc->name) == 0;
-    if (!failed) {
+    if (!compared)   /* nothing was compared: no pass */
+        accept_skip(vs, sc, "outliers", "fewer than 3 GPUs had a GEMM rate or a compute-phase power figure (5 samples) "
+                                        "to compare");
+    else if (!failed) {
         struct verdict *v = accept_add(vs, sc, "outliers", V_PASS);
         if (d->nodes > 1)
             snprintf(v->subject, sizeof v->subject, "%d GPUs of %d nodes", d->nranks, d->nodes);
@@ -496,7 +409,7 @@ static void check_numa(const struct scenario *sc, struct rundata *d, struct verd
                                               : "the worker did not report its NUMA placement");
             continue;
         }
-        struct verdict *v = judge(vs, sc, "numa", r->node, i, r->numa_pinned, ">=", 1, "pinned");
+        struct verdict *v = accept_judge(vs, sc, "numa", r->node, i, r->numa_pinned, ">=", 1, "pinned");
         accept_note(v, r->numa_pinned ? "the worker runs on NUMA node %d's CPUs only"
                                       : "the worker may run on CPUs outside its GPU's NUMA node %d (GAUNTLET_NO_PIN, or a "
                                         "cpuset that forbids that node's CPUs)",
@@ -515,7 +428,7 @@ static void check_h2d(const struct scenario *sc, struct rundata *d, struct verdi
             accept_note(v, "the copy test did not run or failed (see the run's messages)");
             continue;
         }
-        struct verdict *v = judge(vs, sc, "h2d_bandwidth", r->node, i, r->h2d_gbs, ">=", sc->checks.h2d_bandwidth.min_gbs,
+        struct verdict *v = accept_judge(vs, sc, "h2d_bandwidth", r->node, i, r->h2d_gbs, ">=", sc->checks.h2d_bandwidth.min_gbs,
                                   "GB/s");
         accept_note(v, "the best of 5 copies of %llu MiB from pinned memory",
                     (unsigned long long)(sc->checks.h2d_bandwidth.bytes >> 20));
@@ -545,10 +458,10 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
     if (c->power_swing.on)
         check_swing(sc, &d, vs);
     if (c->sdc_screen.on)
-        check_sdc(sc, &d, vs);
+        accept_check_sdc(sc, &d, vs);
     if (c->fault_drill.on)
-        check_drill(sc, &d, vs);
-    check_observed(sc, &d, vs);
+        accept_check_drill(sc, &d, vs);
+    accept_check_observed(sc, &d, vs);
     if (c->throttle.on)
         check_throttle(sc, &d, backend, vs);
     if (c->numa.on) {
@@ -567,14 +480,16 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
     }
     if (c->checkpoint_io.on && io_w && io_r)
         for (int k = 0; k < d.nodes; k++) {   /* as each node measured its own checkpoint target */
-            struct verdict *v = judge(vs, sc, "checkpoint_write", k, -1, io_w[k], ">=", c->checkpoint_io.min_write_gbs, "GB/s");
+            struct verdict *v = accept_judge(vs, sc, "checkpoint_write", k, -1, io_w[k], ">=", c->checkpoint_io.min_write_gbs, "GB/s");
             if (isfinite(io_w[k]))
                 accept_note(v, "write + fsync of %llu MiB to %s", (unsigned long long)(c->checkpoint_io.bytes >> 20),
                             sc->workload.checkpoint.path);
             else
                 accept_note(v, "could not write to %s on node %d (see its messages)", sc->workload.checkpoint.path, k);
-            v = judge(vs, sc, "checkpoint_read", k, -1, io_r[k], ">=", c->checkpoint_io.min_read_gbs, "GB/s");
-            accept_note(v, "read back after dropping its pages from the cache");
+            v = accept_judge(vs, sc, "checkpoint_read", k, -1, io_r[k], ">=", c->checkpoint_io.min_read_gbs, "GB/s");
+            accept_note(v, isfinite(io_r[k]) ? "read back after dropping its pages from the cache"
+                                             : isfinite(io_w[k]) ? "could not read back (see its messages)"
+                                                                 : "not read: the write failed");
         }
     if (c->outliers.on && d.run) {
         check_outliers(sc, &d, vs);

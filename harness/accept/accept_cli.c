@@ -1,6 +1,8 @@
 /* harness/accept/accept_cli.c: `gauntlet accept` — finds the level's scenarios, checks them all before anything runs,
  * runs each (on every node under a launcher), judges them (accept.c) and writes the verdicts. */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -207,6 +209,8 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
         struct verdict *v = accept_add(vs, sc, "run", V_FAIL);
         accept_note(v, "the run could not start (exit 3): see the messages above");
         *env_error = 1;
+        free(io_w);
+        free(io_r);
         return;
     }
     if (code != EXIT_OK) {
@@ -222,32 +226,92 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
     }
 }
 
-/* Node 0: the verdicts printed and written (verdicts.json, JUnit); returns the suite's exit code. */
+/* Whether --junit FILE can be written (FILE.tmp created beside it, then renamed), checked before the suite runs: an
+ * hour of level 3 is not lost to a typo. 0, or -1 with the reason logged. */
+static int junit_writable(const char *path)
+{
+    char tmp[1100];
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        gl_log("--junit %s: is a folder: give a file name", path);
+        return -1;
+    }
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        gl_log("--junit %s: cannot be written (%s: %s)", path, tmp, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    if (unlink(tmp) != 0)
+        gl_log("--junit: cannot remove %s: %s", tmp, strerror(errno));
+    return 0;
+}
+
+/* Removes an earlier suite's verdicts from outdir (and the --junit file): a suite that is killed leaves none, never
+ * another suite's. 0, or -1 with the reason logged. */
+static int accept_clear(const char *outdir, const char *junit)
+{
+    char path[1300];
+    snprintf(path, sizeof path, "%s/verdicts.json", outdir);
+    const char *gone[2] = { path, junit };
+    for (int i = 0; i < 2; i++)
+        if (gone[i] && unlink(gone[i]) != 0 && errno != ENOENT) {
+            gl_log("cannot remove the earlier suite's %s: %s", gone[i], strerror(errno));
+            return -1;
+        }
+    return 0;
+}
+
+/* Node 0, before the suite runs: outdir created, --junit FILE writable (EXIT_INPUT), no earlier suite's verdicts
+ * left (EXIT_ENV where that fails); EXIT_OK. */
+static int accept_prepare(const char *outdir, const char *junit)
+{
+    if (mkdir_p(outdir) != 0) {
+        gl_log("cannot create %s: %s", outdir, strerror(errno));
+        return EXIT_ENV;
+    }
+    if (junit && junit_writable(junit) != 0)
+        return EXIT_INPUT;
+    return accept_clear(outdir, junit) != 0 ? EXIT_ENV : EXIT_OK;
+}
+
+/* Node 0: the verdicts printed and written (JUnit, then verdicts.json with the exit code the suite ends with);
+ * returns that code: 1 when a check failed (whatever could not be written: --drain acts on it), 3 when none failed
+ * but the verdicts could not all be written, else 0. */
 static int accept_write(struct verdicts *vs, int level, const struct backend_ops *ops, int strict, const char *outdir,
                         const char *junit)
 {
-    int code;
     printf("\n");
     accept_print(stdout, vs);
     json_t *j = accept_json(vs);
     json_object_set_new(j, "level", json_integer(level));
     json_object_set_new(j, "backend", json_string(ops->name));
     int fails = (int)json_integer_value(json_object_get(j, "failed")), skips = (int)json_integer_value(json_object_get(j, "skipped"));
-    code = fails || (strict && skips) ? EXIT_CHECK : EXIT_OK;
+    int code = fails || (strict && skips) ? EXIT_CHECK : EXIT_OK;
+    int junit_ok = !junit || accept_junit(vs, junit) == 0;
+    if (!junit_ok) {
+        gl_log("--junit %s could not be written (see above)", junit);
+        if (code == EXIT_OK)
+            code = EXIT_ENV;
+    }
     json_object_set_new(j, "exit", json_integer(code));
     char path[1300];
     snprintf(path, sizeof path, "%s/verdicts.json", outdir);
     char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
-    if (!text || write_file_atomic(path, text, strlen(text)) != 0) {
+    int json_ok = text && write_file_atomic(path, text, strlen(text)) == 0;
+    if (!json_ok) {
         gl_log("cannot write %s: %s", path, strerror(errno));
-        code = EXIT_ENV;
+        if (code == EXIT_OK)
+            code = EXIT_ENV;
     }
     free(text);
     json_decref(j);
-    if (junit && accept_junit(vs, junit) != 0)
-        code = EXIT_ENV;
-    printf("gauntlet accept: %s; verdicts in %s%s%s\n", code == EXIT_OK ? "PASS" : "FAIL", path, junit ? ", " : "",
-           junit ? junit : "");
+    if (code == EXIT_ENV)
+        printf("gauntlet accept: no check failed, but the verdicts could not all be written (exit 3): see above\n");
+    else
+        printf("gauntlet accept: %s; verdicts in %s%s%s\n", code == EXIT_OK ? "PASS" : "FAIL", json_ok ? path : "(not written)",
+               junit_ok && junit ? ", " : "", junit_ok && junit ? junit : "");
     return code;
 }
 
@@ -278,9 +342,39 @@ static int same_gpu_count(int ngpu)
     return rc;
 }
 
+/* Fits every scenario to the machine: one rank per GPU of the node (ngpu > 0), every node the launcher started; each
+ * is then checked again (its faults' ranks, the backend's limits). EXIT_OK, or the first error (logged). */
+static int accept_fit(struct scenario *sc, int nfiles, const struct backend_ops *ops, int ngpu)
+{
+    char why[1024];
+    int rc = EXIT_OK;
+    for (int i = 0; i < nfiles && rc == EXIT_OK; i++) {
+        char changed[200];
+        if (ngpu > 0)
+            snprintf(changed, sizeof changed, "gauntlet accept runs one rank per GPU found, %d here, on each of the %d "
+                     "node(s) started; the file says ranks: %lld, nodes: %lld", ngpu, cluster_nodes(), (long long)sc[i].ranks,
+                     (long long)sc[i].nodes);
+        else
+            snprintf(changed, sizeof changed, "gauntlet accept runs on the %d node(s) started; the file says nodes: %lld",
+                     cluster_nodes(), (long long)sc[i].nodes);
+        if (ngpu > 0)   /* every GPU of the node */
+            sc[i].ranks = ngpu;
+        sc[i].nodes = cluster_nodes();   /* every node the launcher started */
+        /* a fault on a rank (or node) that is no longer run would never fire: an error, not a silent no-op */
+        if ((rc = scenario_check_fault_ranks(&sc[i], changed, why, sizeof why)) != 0) {
+            gl_log("%s", why);
+            break;
+        }
+        if ((rc = ops->check(&sc[i], why, sizeof why)) != 0)
+            gl_log("%s%s%s", scenario_located(&sc[i], why) ? "" : sc[i].file, scenario_located(&sc[i], why) ? "" : ": ", why);
+    }
+    return rc;
+}
+
 const struct cli_cmd accept_cli = {
     "accept", "", 0, 0, "the acceptance suite: PASS/FAIL per check, GPU and node; verdicts.json, JUnit",
-    "Runs the acceptance scenarios of levels 1..LEVEL (files L<level>-*.yaml) and judges their checks: a table,\n"
+    "Runs the acceptance scenarios of levels 1..LEVEL (files L<level>-*.yaml; any other .yaml counts as level 1,\n"
+    "L4-*.yaml to L9-*.yaml never run) and judges their checks: a table,\n"
     "DIR/verdicts.json and (--junit) JUnit XML. Exit 0 when no check failed (--strict: and none was skipped), 1\n"
     "otherwise. Several nodes: start it with mpirun or srun, one per node.\n",
     { { "level", "0|1|2|3", "levels 1..LEVEL (default 1); 0: the health check alone (L0-*.yaml)" },
@@ -354,6 +448,8 @@ int accept_main(int argc, char **argv)
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t l = strlen(e->d_name);
+        if (l > 5 && strcmp(e->d_name + l - 5, ".yaml") == 0 && file_level(e->d_name) > 3)
+            gl_log("%s/%s: note: level %d: no --level runs it (levels 0-3)", dir, e->d_name, file_level(e->d_name));
         if (l > 5 && strcmp(e->d_name + l - 5, ".yaml") == 0 && level_runs(file_level(e->d_name), level)) {
             files = xrealloc(files, (size_t)(nfiles + 1) * sizeof *files);
             files[nfiles++] = xstrdup(e->d_name);
@@ -374,18 +470,21 @@ int accept_main(int argc, char **argv)
         if ((rc = scenario_load(path, &sc[i], why, sizeof why)) != 0)
             gl_log("%s", why);
     }
+    for (int i = 0; i < nfiles && rc == EXIT_OK; i++)   /* each run's results go to DIR/<name>/: one name, one run */
+        for (int k = 0; k < i && rc == EXIT_OK; k++)
+            if (strcmp(sc[i].name, sc[k].name) == 0) {
+                gl_log("%s:%d:%d: name: '%s' is also the name of %s:%d:%d: each scenario of a suite needs a name of its "
+                       "own (its results folder)", sc[i].file, sc[i].name_line, sc[i].name_col, sc[i].name, sc[k].file,
+                       sc[k].name_line, sc[k].name_col);
+                rc = EXIT_INPUT;
+            }
     ops = rc ? NULL : backend_pick(backend, &rc);
     if (ops && ops->device_count)
         ngpu = ops->device_count();
     if (ops && rc == EXIT_OK && cluster_nodes() > 1 && (rc = same_gpu_count(ngpu)) != EXIT_OK)
         ops = NULL;
-    for (int i = 0; i < nfiles && ops && rc == EXIT_OK; i++) {
-        if (ngpu > 0)   /* every GPU of the node */
-            sc[i].ranks = ngpu;
-        sc[i].nodes = cluster_nodes();   /* every node the launcher started */
-        if ((rc = ops->check(&sc[i], why, sizeof why)) != 0)
-            gl_log("%s%s%s", scenario_located(&sc[i], why) ? "" : sc[i].file, scenario_located(&sc[i], why) ? "" : ": ", why);
-    }
+    if (ops && rc == EXIT_OK)
+        rc = accept_fit(sc, nfiles, ops, ngpu);
     ssize_t k = rc == EXIT_OK ? readlink("/proc/self/exe", exe, sizeof exe - 1) : 0;
     if (k < 0) {
         SYSERR("readlink(/proc/self/exe)");
@@ -400,10 +499,8 @@ int accept_main(int argc, char **argv)
             str_copy(outdir, sizeof outdir, out);
         else
             results_default_dir(outdir, sizeof outdir, "results", "accept");
-        if (lead && mkdir_p(outdir) != 0) {
-            gl_log("cannot create %s: %s", outdir, strerror(errno));
-            rc = EXIT_ENV;
-        }
+        if (lead && rc == EXIT_OK)
+            rc = accept_prepare(outdir, junit);
     }
 agree:;
     /* under a launcher every node stops here when any could not set up, none left waiting in a collective */

@@ -19,7 +19,8 @@ static inline const char *jstr(json_t *o, const char *k, const char *def)
 /* ---- what a results folder holds, per rank */
 struct rankdata {
     int node;
-    double tflops;                     /* its own GEMM rate (NAN: not measured) */
+    double tflops;                     /* its GEMM rate, the median of its compute phases' (outliers; NAN: not measured) */
+    double tflops_mean;                /* its FLOPs over its compute-phase time (gemm_tflops; NAN: not measured) */
     char gpu[96];
     double tdp_w;
     struct series compute_w, comm_w;   /* power samples taken in each phase (power.csv: node 0's, or forward: ranks) */
@@ -27,11 +28,11 @@ struct rankdata {
                                         * record (summary.json nodes[].gpus[]) */
     size_t compute_n, comm_n;          /* samples behind them */
     uint64_t throttle;
-    int throttle_rows;                 /* rows with the column filled */
+    int throttle_rows;                 /* rows with the column filled: readings of the reasons (0x0: read, none) */
     int sdc;                           /* detections by fingerprint, abft, replay */
     int numa_node, numa_pinned;        /* from its ready event: -2 / -1 where not said */
     double h2d_gbs;
-    char sdc_note[160];
+    char sdc_note[240];
 };
 
 struct rundata {
@@ -44,5 +45,15 @@ struct rundata {
 /* Reads the run folder dir (summary.json, events.jsonl, power.csv) into d: 0, or -1 with why. */
 int load_run(const char *dir, struct rundata *d, char *why, size_t n);
 void rundata_free(struct rundata *d);
+
+struct verdicts;
+struct scenario;
+/* A figure against a threshold, on one GPU (rank >= 0) or node: PASS when value cmp limit holds (accept.c). */
+struct verdict *accept_judge(struct verdicts *vs, const struct scenario *sc, const char *check, int node, int rank,
+                             double value, const char *cmp, double limit, const char *unit);
+/* The checks about faults (accept_faults.c): sdc_screen, observed_fault, fault_drill. */
+void accept_check_sdc(const struct scenario *sc, struct rundata *d, struct verdicts *vs);
+void accept_check_observed(const struct scenario *sc, struct rundata *d, struct verdicts *vs);
+void accept_check_drill(const struct scenario *sc, struct rundata *d, struct verdicts *vs);
 
 #endif

@@ -42,6 +42,23 @@ static void load_node_gpus(struct rundata *d)
         }
 }
 
+/* A corruption the detector found but could not pin on one GPU ("ranks disagree with no majority": 2 ranks, or 2 per
+ * node): it counts against every GPU of its node, each note saying so. */
+static void load_unnamed_sdc(struct rundata *d, json_t *o)
+{
+    const char *det = jstr(o, "detector", "");
+    if (strcmp(det, "fingerprint") != 0 && strcmp(det, "abft") != 0 && strcmp(det, "replay") != 0)
+        return;
+    int node = (int)json_integer_value(json_object_get(o, "node"));   /* absent: node 0 */
+    if (node < 0 || node >= d->nodes)
+        node = 0;
+    for (int g = node * d->per_node; g < (node + 1) * d->per_node && g < d->nranks; g++)
+        if (!d->r[g].sdc++)
+            snprintf(d->r[g].sdc_note, sizeof d->r[g].sdc_note, "%s at iteration %lld: %s (the detector could not name "
+                     "one GPU: counted against every GPU of node %d)", det,
+                     (long long)json_integer_value(json_object_get(o, "iter")), jstr(o, "note", ""), node);
+}
+
 int load_run(const char *dir, struct rundata *d, char *why, size_t n)
 {
     char path[1200];
@@ -65,7 +82,7 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
     d->r = xcalloc((size_t)d->nranks, sizeof *d->r);
     d->node_busbw = xcalloc((size_t)d->nodes, sizeof *d->node_busbw);
     for (int i = 0; i < d->nranks; i++) {
-        d->r[i].tdp_w = d->r[i].tflops = d->r[i].h2d_gbs = NAN;
+        d->r[i].tdp_w = d->r[i].tflops = d->r[i].tflops_mean = d->r[i].h2d_gbs = NAN;
         d->r[i].node = i / d->per_node;
         d->r[i].numa_node = -2;
         d->r[i].numa_pinned = -1;
@@ -83,9 +100,11 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
         json_t *rk, *ranks = json_object_get(run, "ranks");
         json_array_foreach(ranks, j, rk) {
             int g = k * d->per_node + (int)json_integer_value(json_object_get(rk, "rank"));
-            json_t *t = json_object_get(rk, "tflops");
+            json_t *t = json_object_get(rk, "tflops"), *tm = json_object_get(rk, "tflops_mean");
             if (g >= 0 && g < d->nranks && json_is_number(t))
                 d->r[g].tflops = json_number_value(t);
+            if (g >= 0 && g < d->nranks && json_is_number(tm))
+                d->r[g].tflops_mean = json_number_value(tm);
         }
     }
     /* events: each GPU's model and TDP, and the silent-corruption detections */
@@ -101,6 +120,8 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
         json_t *o = json_loads(line, 0, &err);
         const char *ev = json_string_value(json_object_get(o, "event"));
         int rank = (int)json_integer_value(json_object_get(o, "rank"));
+        if (ev && rank < 0 && strcmp(ev, "detection") == 0)
+            load_unnamed_sdc(d, o);
         if (ev && rank >= 0 && rank < d->nranks) {
             struct rankdata *r = &d->r[rank];
             if (strcmp(ev, "ready") == 0) {   /* the host side: NUMA placement, the copy test */

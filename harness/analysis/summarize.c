@@ -118,10 +118,12 @@ static json_t *sz_run_json(const struct sz_record *z, struct sz_run *r, int i, c
     json_t *rk = json_array();   /* per GPU: what the acceptance checks read; up to the highest rank that spoke (a
                                   * record that declares millions of ranks and holds none costs nothing) */
     for (int64_t k = 0; k < z->world && (size_t)k < r->top; k++) {
-        const struct sz_rank *s = (size_t)k < r->nrk ? &r->rk[k] : NULL;
+        struct sz_rank *s = (size_t)k < r->nrk ? &r->rk[k] : NULL;
         json_t *e = json_object();
         json_object_set_new(e, "rank", json_integer(k));
-        json_object_set_new(e, "tflops", json_num(s && s->compute_s > 0 && s->flops > 0 ? s->flops / s->compute_s / 1e12 : NAN));
+        /* as a live summary gives them: the median of its compute phases' rates, and its FLOPs over its compute time */
+        json_object_set_new(e, "tflops", json_num(s && s->rate.n ? series_pct(&s->rate, 50) : NAN));
+        json_object_set_new(e, "tflops_mean", json_num(s && s->compute_s > 0 && s->flops > 0 ? s->flops / s->compute_s / 1e12 : NAN));
         json_object_set_new(e, "iterations", json_integer(s ? s->done : 0));
         json_array_append_new(rk, e);
     }

@@ -21,6 +21,7 @@
 struct sz_rank {
     int64_t done;          /* iterations completed (the highest iter + 1) */
     double flops, compute_s;
+    struct series rate;    /* each compute phase's FLOPs over its time (TFLOP/s): their median is ranks[].tflops */
     double comm_t;         /* the open communication phase's start (NAN: none open) */
 };
 

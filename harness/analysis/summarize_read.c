@@ -295,6 +295,8 @@ static int sz_on_rank(struct sz_record *z, const struct sz_ctx *c, json_t *ev, c
         r->compute_s += t - z->open_t[rank];
         k->flops += amount;
         k->compute_s += t - z->open_t[rank];
+        if (t > z->open_t[rank])
+            series_add(&k->rate, amount / (t - z->open_t[rank]) / 1e12);
         z->open_t[rank] = NAN;
     }
     return 0;
@@ -413,6 +415,8 @@ void sz_record_free(struct sz_record *z)
         json_decref(z->runs[i].end);
         series_free(&z->runs[i].iter_s);
         series_free(&z->runs[i].algbw);
+        for (size_t k = 0; k < z->runs[i].nrk; k++)
+            series_free(&z->runs[i].rk[k].rate);
         free(z->runs[i].rk);
     }
     free(z->runs);

@@ -89,6 +89,7 @@ struct power_reading {
     double energy_j;     /* cumulative energy counter */
     double clock_mhz, temp_c;
     uint64_t throttle;   /* source-specific reason bits; 0 when none or unknown */
+    int throttle_read;   /* 1: throttle was read with this reading (0 then means no reason); 0: not read, unknown */
     double true_w;       /* a modelled backend: the electrical power itself at the reading's time (what the reading,
                           * through the modelled sensor, stands for); NAN on a real one */
     uint64_t sample_ns;  /* the time (mono_ns) the reading stands for where its source stamps it: the driver's sample

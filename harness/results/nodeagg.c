@@ -403,7 +403,7 @@ void nodeagg_flush_power(struct nodeagg *a)
     run_end(a);
 }
 
-void nodeagg_sample(struct nodeagg *a, int rank, double watts, const char *phase, uint64_t throttle)
+void nodeagg_sample(struct nodeagg *a, int rank, double watts, const char *phase, uint64_t throttle, int read)
 {
     if (!a || rank < 0 || rank >= a->ranks || !phase)
         return;
@@ -412,7 +412,7 @@ void nodeagg_sample(struct nodeagg *a, int rank, double watts, const char *phase
         series_add(&r->compute_w, watts);
     else if (strcmp(phase, "comm") == 0)
         series_add(&r->comm_w, watts);
-    if (throttle) {
+    if (read) {
         r->throttle |= throttle;
         r->throttle_rows++;
     }

@@ -47,8 +47,9 @@ void nodeagg_flush(struct nodeagg *a);
 void nodeagg_flush_power(struct nodeagg *a);
 
 /* One power reading of local rank `rank` for the acceptance figures node 0 judges this node's GPUs by (phase as
- * power.csv names it; throttle: the reason bits, 0 none). */
-void nodeagg_sample(struct nodeagg *a, int rank, double watts, const char *phase, uint64_t throttle);
+ * power.csv names it; throttle: the reason bits, 0 none; read: whether they were read with this reading, counted in
+ * throttle_rows). */
+void nodeagg_sample(struct nodeagg *a, int rank, double watts, const char *phase, uint64_t throttle, int read);
 /* Those figures, per GPU, for the node's end record: [{rank (global), compute_p90_w, compute_n, comm_p10_w, comm_n,
  * throttle, throttle_rows}] — what `gauntlet accept` reads from power.csv for node 0's own GPUs. */
 json_t *nodeagg_gpus_json(struct nodeagg *a);

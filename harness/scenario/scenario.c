@@ -270,10 +270,15 @@ static int sc_fault(struct sc_ctx *c, yaml_node_t *item, struct scenario *sc, in
             continue;
         if (strcmp(name, "at") == 0)
             c->fault_at[idx] = pv->start_mark;
-        else if (strcmp(name, "rank") == 0)
+        else if (strcmp(name, "rank") == 0) {
             c->fault_rank[idx] = pv->start_mark;
-        else if (strcmp(name, "node") == 0)
+            f->rank_line = (int)pv->start_mark.line + 1;
+            f->rank_col = (int)pv->start_mark.column + 1;
+        } else if (strcmp(name, "node") == 0) {
             c->fault_node[idx] = pv->start_mark;
+            f->node_line = (int)pv->start_mark.line + 1;
+            f->node_col = (int)pv->start_mark.column + 1;
+        }
         const struct param *p = param_find(fault_common_params, name);
         void *base = f;
         if (!p) {
@@ -351,6 +356,10 @@ int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *map, vo
         seen[p - table] = 1;
         if (table == scenario_params && strcmp(name, "nodes") == 0)
             sc->nodes_line = (int)kn->start_mark.line + 1;
+        if (table == scenario_params && strcmp(name, "name") == 0) {
+            sc->name_line = (int)kn->start_mark.line + 1;
+            sc->name_col = (int)kn->start_mark.column + 1;
+        }
         if (table == scenario_params && strcmp(name, "ranks") == 0) {
             sc->ranks_line = (int)vn->start_mark.line + 1;
             sc->ranks_col = (int)vn->start_mark.column + 1;

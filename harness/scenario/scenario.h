@@ -66,6 +66,7 @@ struct fault_spec {
     int kind;                               /* index into fault_table */
     int line;
     int64_t rank;                           /* -1: a random rank, drawn from the seed */
+    int rank_line, rank_col, node_line, node_col;   /* where `rank` and (node-crash) `node` were given; 0: not given */
     int64_t at;                             /* iteration (counted from 0 in each run), or -1 */
     double at_s;                            /* seconds since the run began, or -1 */
     double rate_per_hour;                   /* a Poisson process, or 0 */
@@ -103,6 +104,7 @@ struct scenario {
     int forward;            /* what the other nodes send node 0: FORWARD_RANKS or FORWARD_NODES (docs/cluster.md) */
     int64_t gather_fanout;  /* the tree the other nodes' records climb to node 0: nodes each relays for */
     int ranks_line, ranks_col;  /* where the value of `ranks` was given, for a backend's limit on it */
+    int name_line, name_col;    /* where `name` was given (two scenarios of one suite with one name) */
     int64_t iterations;
     int64_t seed;
     struct {
@@ -163,6 +165,12 @@ extern const struct param scenario_params[];
 /* Loads and validates path into sc. On failure returns EXIT_INPUT with err holding
  * "file:line:column: key: what was expected" (or the I/O error for a missing file). */
 int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen);
+/* The name of fault i's kind ("crash", "hang", ...). */
+const char *scenario_fault_kind(const struct scenario *sc, int i);
+/* Checks again that every fault can fire with sc's ranks and nodes as they are now (a caller that changed them after
+ * scenario_load: `gauntlet accept` runs one rank per GPU found). EXIT_INPUT with "file:line:column: faults[i].rank:
+ * ..." (why: what changed them, for the message), else 0. */
+int scenario_check_fault_ranks(const struct scenario *sc, const char *why_changed, char *err, size_t n);
 /* Whether a message about sc already begins with its place in the file ("FILE:LINE:COL: ..."), as a backend's
  * check writes it where it knows the line: callers then print it as it is. */
 int scenario_located(const struct scenario *sc, const char *msg);

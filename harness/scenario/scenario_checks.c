@@ -107,5 +107,34 @@ int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
                *p == '_' || *p == '.')))
             return sc_error(c, sc_key_node(c, root, "name"), "name", "expected letters, digits, '-', '_' or '.' (it names a folder), got '%s'",
                             sc->name);
+    if (strcmp(sc->name, ".") == 0 || strcmp(sc->name, "..") == 0)
+        return sc_error(c, sc_key_node(c, root, "name"), "name", "expected a folder name other than '.' and '..' (the run's "
+                        "files would land in the results folder itself or its parent), got '%s'", sc->name);
+    return 0;
+}
+
+const char *scenario_fault_kind(const struct scenario *sc, int i)
+{
+    return i >= 0 && i < sc->n_faults ? fault_table[sc->faults[i].kind]->name : "?";
+}
+
+int scenario_check_fault_ranks(const struct scenario *sc, const char *why_changed, char *err, size_t n)
+{
+    for (int i = 0; i < sc->n_faults; i++) {
+        const struct fault_spec *f = &sc->faults[i];
+        const struct fault_ops *ops = fault_table[f->kind];
+        if (f->rank >= sc->ranks * sc->nodes) {
+            snprintf(err, n, "%s:%d:%d: faults[%d].rank: rank %lld is out of range: the run has ranks 0..%lld (%s), so "
+                             "this %s would never fire", sc->file, f->rank_line ? f->rank_line : f->line, f->rank_line ? f->rank_col : 1,
+                     i, (long long)f->rank, (long long)(sc->ranks * sc->nodes) - 1, why_changed, ops->name);
+            return EXIT_INPUT;
+        }
+        if (ops->node && ops->node(f->params) >= sc->nodes) {
+            snprintf(err, n, "%s:%d:%d: faults[%d].node: node %lld is out of range: the run has nodes 0..%lld (%s), so "
+                             "this %s would never fire", sc->file, f->node_line ? f->node_line : f->line, f->node_line ? f->node_col : 1,
+                     i, (long long)ops->node(f->params), (long long)sc->nodes - 1, why_changed, ops->name);
+            return EXIT_INPUT;
+        }
+    }
     return 0;
 }

@@ -213,7 +213,7 @@ static const struct param check_busbw_params[] = {
     { "min_share", PT_DOUBLE, CR(min_share), .def = "0.8", .min = 0.01, .max = 2,
       .help = "the all-reduce bus bandwidth must reach this share of the expected" },
     { "expected", PT_DOUBLE, CR(expected), .def = "0", .min = 0, .max = 1e6, .unit = "GB/s",
-      .help = "expected bus bandwidth (0: emulate_busbw when set, else by GPU model)" },
+      .help = "expected bus bandwidth (0: by GPU model; SKIP when workload.allreduce.emulate_busbw is set)" },
     { 0 },
 };
 static const struct param check_power_params[] = {
@@ -247,7 +247,7 @@ static const struct param check_io_params[] = {
     { "min_read_gbs", PT_DOUBLE, offsetof(struct check_io, min_read_gbs), .def = "0.5", .min = 0, .max = 10000,
       .unit = "GB/s", .help = "read bandwidth of the same file, its pages dropped from the cache first" },
     { "bytes", PT_SIZE, offsetof(struct check_io, bytes), .def = "256MiB", .min = 1048576, .max = 64 * TIB / 1024,
-      .unit = "bytes", .help = "file written and read per rank" },
+      .unit = "bytes", .help = "file written and read once per node, by gauntlet accept after the run" },
     { 0 },
 };
 static const struct param check_outlier_params[] = {

@@ -215,7 +215,8 @@ int cuda_power_read(struct power_source *ps, int rank, uint64_t t, struct power_
     out->energy_j = (s.valid & GPU_VALID(GPU_F_ENERGY)) ? (double)s.energy_mj * 1e-3 : NAN;
     out->clock_mhz = s.sm_clock_mhz;
     out->temp_c = s.temp_c;
-    out->throttle = (s.valid & GPU_VALID(GPU_F_THROTTLE)) ? s.throttle_reasons : 0;
+    out->throttle_read = (s.valid & GPU_VALID(GPU_F_THROTTLE)) != 0;
+    out->throttle = out->throttle_read ? s.throttle_reasons : 0;
     return 0;
 }
 

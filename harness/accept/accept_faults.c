@@ -1,0 +1,165 @@
+/* harness/accept/accept_faults.c: the checks about faults — the silent-corruption screen, the failures nobody
+ * injected, and the fault drill (each planned fault detected and recovered in time, or named as never fired). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "accept.h"
+#include "accept_int.h"
+#include "detectors/detector.h"
+#include "util.h"
+
+void accept_check_sdc(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
+{
+    int on = 0;
+    for (int d = 0; d < DET_COUNT; d++)
+        on += detector_table[d]->sdc && scenario_detector_on(sc, d);
+    if (!on) {
+        accept_skip(vs, sc, "sdc_screen", "no silent-corruption detector on: list fingerprint, abft or replay in detectors");
+        return;
+    }
+    for (int i = 0; i < d->nranks; i++) {
+        struct verdict *v = accept_judge(vs, sc, "sdc_screen", d->r[i].node, i, d->r[i].sdc, "<=", 0, "mismatches");
+        if (d->r[i].sdc)
+            accept_note(v, "%s", d->r[i].sdc_note);
+    }
+}
+
+/* A failure nobody injected (a death, a hang, a straggler, a corruption) fails the GPU it hit, whatever the
+ * checks: on a new cluster these are the failures that matter. */
+void accept_check_observed(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
+{
+    json_t *f;
+    size_t i;
+    json_array_foreach(json_object_get(d->summary, "faults"), i, f) {
+        if (strcmp(jstr(f, "origin", ""), "observed") != 0)
+            continue;
+        struct verdict *v = accept_add(vs, sc, "observed_fault", V_FAIL);
+        json_t *det = json_object_get(f, "detection");
+        v->node = (int)json_integer_value(json_object_get(f, "node"));
+        v->rank = (int)json_integer_value(json_object_get(f, "rank"));
+        if (v->rank >= 0)
+            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", v->node, v->rank);
+        else   /* the detector could not name one GPU */
+            snprintf(v->subject, sizeof v->subject, "node %d", v->node);
+        v->value = 1;
+        v->limit = 0;
+        str_copy(v->cmp, sizeof v->cmp, "<=");
+        str_copy(v->unit, sizeof v->unit, "faults");
+        accept_note(v, "%s nobody injected, seen by %s at iteration %lld: %s (%s)", jstr(f, "kind", "?"),
+                    jstr(f, "detected_by", "?"), (long long)json_integer_value(json_object_get(det, "iter_seen")),
+                    jstr(f, "what", ""), jstr(f, "outcome", ""));
+    }
+    json_t *n;
+    json_array_foreach(json_object_get(d->summary, "nodes_lost"), i, n) {   /* a node lost fails every GPU of it */
+        struct verdict *v = accept_add(vs, sc, "observed_fault", V_FAIL);
+        v->node = (int)json_integer_value(n);
+        v->rank = -1;
+        snprintf(v->subject, sizeof v->subject, "node %d", v->node);
+        v->value = 1;
+        v->limit = 0;
+        str_copy(v->cmp, sizeof v->cmp, "<=");
+        str_copy(v->unit, sizeof v->unit, "nodes");
+        accept_note(v, "node %d went silent past the heartbeat timeout and was lost (events: node_lost)", v->node);
+    }
+}
+
+/* Why planned fault i did not fire in run r, as far as the summary tells. */
+static void drill_why(const struct scenario *sc, const struct rundata *d, int i, char *out, size_t n)
+{
+    const struct fault_spec *f = &sc->faults[i];
+    json_t *run = json_array_get(json_object_get(d->summary, "runs"), 0), *st = json_object_get(d->summary, "stopped");
+    double wall = json_number_value(json_object_get(d->summary, "wall_s"));
+    if (f->rank >= d->nranks)
+        snprintf(out, n, "rank %lld is not in the run (ranks 0..%d)", (long long)f->rank, d->nranks - 1);
+    else if (json_is_string(st) || json_is_true(st))
+        snprintf(out, n, "the run stopped first (%s)", json_is_string(st) ? json_string_value(st) : "stopped");
+    else if (f->at_s >= 0 && wall > 0 && wall < f->at_s)
+        snprintf(out, n, "at_s %g s is past the run's end (it took %.3g s)", f->at_s, wall);
+    else if (f->rate_per_hour > 0)
+        snprintf(out, n, "its Poisson process at %g/h drew no time within the run", f->rate_per_hour);
+    else if (f->at >= 0 && run && json_integer_value(json_object_get(run, "iterations")) <= f->at)
+        snprintf(out, n, "the run ended before iteration %lld", (long long)f->at);
+    else
+        snprintf(out, n, "no record of it in summary.json or events.jsonl");
+}
+
+void accept_check_drill(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
+{
+    json_t *faults = json_object_get(d->summary, "faults"), *f;
+    size_t i;
+    const struct check_drill *c = &sc->checks.fault_drill;
+    if (!sc->n_faults) {
+        accept_skip(vs, sc, "fault_drill", "the scenario injected no fault");
+        return;
+    }
+    if (!json_is_array(faults)) {   /* a summary rebuilt by gauntlet summarize has fault events, not faults[] */
+        accept_skip(vs, sc, "fault_drill", "summary.json has no faults[] (rebuilt from the record of a killed run): "
+                                           "the drill cannot be judged");
+        return;
+    }
+    json_array_foreach(faults, i, f) {
+        if (strcmp(jstr(f, "origin", "injected"), "injected") != 0)
+            continue;   /* not part of the drill: check_observed judges it */
+        const char *kind = jstr(f, "kind", "?");
+        int rank = (int)json_integer_value(json_object_get(f, "rank"));
+        json_t *ds = json_object_get(f, "detect_s"), *rs = json_object_get(f, "recover_s");
+        double det = json_is_number(ds) ? json_number_value(ds) : NAN, rec = json_is_number(rs) ? json_number_value(rs) : NAN;
+        int det_ok = isfinite(det) && det <= c->max_detect_s, rec_ok = isfinite(rec) && rec <= c->max_recover_s;
+        struct verdict *v = accept_add(vs, sc, "fault_drill", det_ok && rec_ok ? V_PASS : V_FAIL);
+        v->node = (int)json_integer_value(json_object_get(f, "node"));
+        v->rank = rank;
+        snprintf(v->subject, sizeof v->subject, "fault %zu (%s, gpu %d)", i, kind, rank);
+        /* the figure that decided it: the detection time, or the recovery time when detection passed */
+        int by_rec = det_ok && !rec_ok;
+        v->value = by_rec ? rec : det;
+        v->limit = by_rec ? c->max_recover_s : c->max_detect_s;
+        str_copy(v->cmp, sizeof v->cmp, "<=");
+        str_copy(v->unit, sizeof v->unit, "s");
+        if (!isfinite(det))
+            accept_note(v, "not detected (%s)", jstr(f, "outcome", ""));
+        else if (!isfinite(rec))
+            accept_note(v, "detected by %s in %.3f s, not recovered (recovery time; %s)", jstr(f, "detected_by", "?"), det,
+                        jstr(f, "outcome", ""));
+        else
+            accept_note(v, "detected by %s in %.3f s (limit %g s), recovered in %.3f s (limit %g s)",
+                        jstr(f, "detected_by", "?"), det, c->max_detect_s, rec, c->max_recover_s);
+    }
+    /* every planned fault, in every run, fired: one that did not was never tested, and is no pass */
+    size_t nruns = json_array_size(json_object_get(d->summary, "runs"));
+    for (int s = 0; s < sc->n_faults; s++)
+        for (size_t r = 0; r < (nruns ? nruns : 1); r++) {
+            int fired = 0;
+            json_array_foreach(faults, i, f)
+                fired |= json_integer_value(json_object_get(f, "fault_spec")) == s && json_is_integer(json_object_get(f, "fault_spec")) &&
+                         (size_t)json_integer_value(json_object_get(f, "run")) == r &&
+                         strcmp(jstr(f, "origin", "injected"), "injected") == 0;
+            if (fired)
+                continue;
+            const struct fault_spec *fs = &sc->faults[s];
+            /* a Poisson process may draw no time in the run by chance (1/h over an hour: 37 %): untested, so no pass,
+             * but no fault of the node either */
+            int chance = fs->rate_per_hour > 0 && fs->rank < d->nranks;
+            struct verdict *v = accept_add(vs, sc, "fault_drill", chance ? V_SKIP : V_FAIL);
+            v->rank = fs->rank >= 0 ? (int)fs->rank : -1;
+            v->node = v->rank >= 0 && d->per_node > 0 ? v->rank / d->per_node : -1;
+            if (fs->rank >= 0)
+                snprintf(v->subject, sizeof v->subject, "faults[%d] (%s, gpu %lld)", s, scenario_fault_kind(sc, s),
+                         (long long)fs->rank);
+            else
+                snprintf(v->subject, sizeof v->subject, "faults[%d] (%s)", s, scenario_fault_kind(sc, s));
+            if (!chance) {
+                v->value = 0;
+                v->limit = 1;
+                str_copy(v->cmp, sizeof v->cmp, ">=");
+                str_copy(v->unit, sizeof v->unit, "fired");
+            }
+            char why[160];
+            drill_why(sc, d, s, why, sizeof why);
+            char where[48] = "";
+            if (nruns > 1)
+                snprintf(where, sizeof where, " in run %zu", r);
+            accept_note(v, "never fired%s (%s:%d): %s; the drill did not test it", where, sc->file, fs->line, why);
+        }
+}
+
