@@ -670,6 +670,62 @@ Test(accept, outliers_with_fewer_than_3_figures_to_compare_is_skip, .timeout = 6
     free(log);
 }
 
+/* A killed suite's run on 2 nodes of 2 GPUs, rebuilt from its record by the next suite: judged with its own backend
+ * (sim, whatever the new suite runs), each GPU on its node (node 1's GPUs 2 and 3 were put on node 0: the rebuilt
+ * summary gave the world as the ranks per node), a failure nobody injected from its fault events (the rebuilt
+ * summary has no fault table: it was dropped), the run itself a FAIL (it did not end), the checkpoint target not
+ * measured a SKIP, and verdicts.json says backend sim, exit and level unknown (null). */
+Test(accept, a_killed_suites_rebuilt_run_is_judged_on_its_own_record, .timeout = 120)
+{
+    char ev[8192];
+    size_t len = (size_t)snprintf(ev, sizeof ev, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"two\",\"backend\":\"sim\","
+                                                 "\"ranks\":2,\"nodes\":2}\n"
+                                                 "{\"t_s\":0.01,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\","
+                                                 "\"label\":\"none\",\"iterations\":20}\n");
+    for (int it = 0; it < 4; it++)
+        for (int r = 0; r < 4; r++) {
+            double t = 0.1 + 0.1 * it;
+            len += (size_t)snprintf(ev + len, sizeof ev - len,
+                                    "{\"t_s\":%.3f,\"event\":\"phase_begin\",\"rank\":%d,\"run\":0,\"iter\":%d,\"phase\":\"compute\"}\n"
+                                    "{\"t_s\":%.3f,\"event\":\"phase_end\",\"rank\":%d,\"run\":0,\"iter\":%d,\"phase\":\"compute\","
+                                    "\"flops\":1e12}\n"
+                                    "{\"t_s\":%.3f,\"event\":\"iteration\",\"rank\":%d,\"run\":0,\"iter\":%d,\"dur_s\":0.1}\n",
+                                    t, r, it, t + 0.05, r, it, t + 0.09, r, it);
+        }
+    len += (size_t)snprintf(ev + len, sizeof ev - len,
+                            "{\"t_s\":0.5,\"event\":\"fault_observed\",\"node\":1,\"id\":0,\"kind\":\"crash\",\"rank\":3,"
+                            "\"iter\":4,\"detector\":\"exit\",\"what\":\"signal 11\"}\n");
+    const char *root = killed_suite("two", "name: two\nranks: 2\nnodes: 2\niterations: 20\n"
+                                           "workload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\n"
+                                           "checks:\n  gemm_tflops: {expected: 1}\n  checkpoint_io:\n",
+                                    NULL, ev);
+    char text[1024], out[300], old[300];
+    snprintf(text, sizeof text, planted, "");
+    const char *files[] = { "p.yaml", text, NULL };
+    snprintf(out, sizeof out, "%s/accept-new", root);
+    char *log;
+    accept(suite(files), out, "", &log);
+    snprintf(old, sizeof old, "%s/accept-old", root);
+    json_t *j = verdicts(old);
+    cr_assert(j, "no verdicts for the killed suite:\n%s", log);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "backend")), "sim");
+    cr_expect(json_is_null(json_object_get(j, "exit")) && json_is_null(json_object_get(j, "level")), "%s",
+              json_dumps(j, 0));
+    for (int g = 0; g < 4; g++) {
+        char subject[32];
+        snprintf(subject, sizeof subject, "node %d gpu %d", g / 2, g);
+        cr_expect(find(j, "gemm_tflops", subject), "no gemm_tflops verdict for %s:\n%s", subject, json_dumps(j, 0));
+    }
+    json_t *v = find(j, "observed_fault", "node 1 gpu 3");
+    cr_expect_str_eq(status(v), "FAIL", "%s", json_dumps(j, 0));
+    v = find(j, "run", "run");
+    cr_expect_str_eq(status(v), "FAIL", "%s", json_dumps(j, 0));
+    cr_expect(v && strstr(json_string_value(json_object_get(v, "note")), "did not end"), "%s", json_dumps(v, 0));
+    cr_expect_str_eq(status(find(j, "checkpoint_write", NULL)), "SKIP", "%s", json_dumps(j, 0));
+    json_decref(j);
+    free(log);
+}
+
 Test(accept, two_scenarios_with_one_name_are_exit_2_naming_both, .timeout = 60)
 {
     char text[1024];
@@ -711,6 +767,27 @@ Test(accept, a_killed_suite_leaves_no_earlier_suites_verdicts, .timeout = 120)
     e2e_wait(p, 10);
     cr_assert_neq(access(path, F_OK), 0, "an earlier suite's verdicts.json survived a killed one");
     cr_assert_neq(access(junit, F_OK), 0, "an earlier suite's JUnit survived a killed one");
+    /* the next suite into the folder (a health check's fixed --out) sets the killed one's runs aside, whole, and
+     * judges them there (it was never judged: the new runs would have overwritten it) */
+    snprintf(ev, sizeof ev, "%s/slow/events.jsonl", out);
+    struct timeval tv[2] = { { time(NULL) - 120, 0 }, { time(NULL) - 120, 0 } };
+    cr_assert_eq(utimes(ev, tv), 0);
+    cr_assert_eq(accept(suite(files), out, "", &log), 0, "%s", log);
+    cr_assert(strstr(log, "holds a suite killed before its verdicts: its runs moved to "), "%s", log);
+    cr_assert_eq(access(path, F_OK), 0, "the new suite's verdicts.json");
+    snprintf(ev, sizeof ev, "%s/suite.json", out);
+    cr_assert_neq(access(ev, F_OK), 0, "a suite that ended leaves no suite.json (what marks a killed one)");
+    const char *at = strstr(log, "its runs moved to ");
+    char aside[700];
+    cr_assert_eq(sscanf(at + strlen("its runs moved to "), "%699s", aside), 1);
+    free(log);
+    json_t *j = verdicts(aside), *v = find(j, "run", "run");
+    cr_assert(j && json_is_true(json_object_get(j, "incomplete")), "%s", aside);
+    cr_expect_eq(json_integer_value(json_object_get(j, "level")), 1, "the level it was asked, from its suite.json");
+    cr_expect_str_eq(status(v), "FAIL", "%s", json_dumps(j, 0));
+    cr_expect_str_eq(json_string_value(json_object_get(v, "scenario")), "slow");
+    cr_expect(!find(j, "gemm_tflops", "node 0 gpu 4"), "the earlier suite's run (planted, 5 GPUs) is not the killed one's");
+    json_decref(j);
 }
 
 Test(accept, a_level_file_no_level_runs_is_named, .timeout = 60)

@@ -448,6 +448,10 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
     if (!d.run) {
         struct verdict *v = accept_add(vs, sc, "run", V_FAIL);
         accept_note(v, "no run in summary.json");
+    } else if (json_is_string(json_object_get(d.summary, "rebuilt_by"))) {   /* a killed suite's run, judged later */
+        struct verdict *v = accept_add(vs, sc, "run", V_FAIL);
+        accept_note(v, "it did not end: %s (the summary rebuilt from its record; the rest judged on what it ran)",
+                    jstr(d.summary, "stopped", "killed"));
     }
     if (c->gemm_tflops.on && d.run)
         check_gemm(sc, &d, backend, vs);
@@ -491,6 +495,10 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
                                              : isfinite(io_w[k]) ? "could not read back (see its messages)"
                                                                  : "not read: the write failed");
         }
+    if (c->checkpoint_io.on && !(io_w && io_r))   /* measured after the run by the suite, which was killed */
+        for (const char *const *k = (const char *const[]){ "checkpoint_write", "checkpoint_read", NULL }; *k; k++)
+            accept_note(accept_skip(vs, sc, *k, ""), "not measured: the suite was killed before it measured its "
+                                                     "checkpoint target (after each scenario's run)");
     if (c->outliers.on && d.run) {
         check_outliers(sc, &d, vs);
         if (d.nodes >= 3)   /* a slow node: its own view of the all-reduce, its checkpoint target */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "accept.h"
+#include "accept_int.h"
 #include "analyze.h"
 #include "cli.h"
 #include "backend.h"
@@ -109,73 +110,6 @@ static void find_dir(char *out, size_t n)
     snprintf(out, n, "%s/acceptance", root);
 }
 
-/* Whether path was written in the last 30 s (a suite that may still be running). */
-static int recent(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && time(NULL) - st.st_mtime < 30;
-}
-
-/* Suites killed before their verdicts (accept-* beside outdir with runs but no verdicts.json, untouched for 30 s):
- * each run without a summary gets one rebuilt from its record (gauntlet summarize), and the suite is judged on what
- * it ran; its verdicts.json says it is incomplete. */
-static void accept_recover(const char *outdir, const struct backend_ops *ops)
-{
-    char parent[PATH_MAX], path[PATH_MAX * 2], run[PATH_MAX * 3], file[PATH_MAX * 4], why[1400];
-    str_copy(parent, sizeof parent, outdir);
-    char *slash = strrchr(parent, '/');
-    const char *self = slash ? outdir + (slash - parent) + 1 : outdir;
-    if (slash)
-        *slash = 0;
-    else
-        str_copy(parent, sizeof parent, ".");
-    DIR *d = opendir(parent);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        if (strncmp(e->d_name, "accept-", 7) != 0 || strcmp(e->d_name, self) == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", parent, e->d_name);
-        snprintf(file, sizeof file, "%s/verdicts.json", path);
-        DIR *sd = access(file, F_OK) != 0 ? opendir(path) : NULL;
-        struct verdicts vs = { 0 };
-        int runs = 0, rebuilt = 0, live = 0;
-        for (struct dirent *r; sd && (r = readdir(sd));) {
-            snprintf(run, sizeof run, "%s/%s", path, r->d_name);
-            snprintf(file, sizeof file, "%s/events.jsonl", run);
-            if (r->d_name[0] == '.' || access(file, F_OK) != 0)
-                continue;
-            live |= recent(file);
-            runs++;
-            snprintf(file, sizeof file, "%s/summary.json", run);
-            if (!live && access(file, F_OK) != 0 && summarize_dir(run, 0, why, sizeof why) == 0)
-                rebuilt++;
-            struct scenario *sc = xcalloc(1, sizeof *sc);
-            snprintf(file, sizeof file, "%s/scenario.yaml", run);
-            if (!live && scenario_load(file, sc, why, sizeof why) == 0 &&
-                accept_evaluate(sc, run, ops->name, NULL, NULL, &vs, why, sizeof why) != 0)
-                gl_log("%s: %s", run, why);
-            free(sc);
-        }
-        if (sd)
-            closedir(sd);
-        if (runs && !live) {
-            json_t *j = accept_json(&vs);
-            json_object_set_new(j, "incomplete", json_true());
-            json_object_set_new(j, "recovered", json_string("judged by a later gauntlet accept: the suite was killed "
-                                                            "before its verdicts; only the scenarios it ran are here"));
-            char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
-            snprintf(file, sizeof file, "%s/verdicts.json", path);
-            if (text && write_file_atomic(file, text, strlen(text)) == 0)
-                printf("gauntlet accept: %s was killed before its verdicts: %d run(s) there, %d summar%s rebuilt; "
-                       "judged into its verdicts.json (incomplete)\n", path, runs, rebuilt, rebuilt == 1 ? "y" : "ies");
-            free(text);
-            json_decref(j);
-        }
-        accept_free(&vs);
-    }
-    if (d)
-        closedir(d);
-}
-
 /* Runs one acceptance scenario (every node), and on node 0 judges its results into vs. */
 static void accept_run_one(struct scenario *sc, const char *file, const char *outdir, const char *exe,
                            const struct backend_ops *ops, int lead, struct verdicts *vs, int *env_error)
@@ -265,15 +199,17 @@ static int accept_clear(const char *outdir, const char *junit)
 
 /* Node 0, before the suite runs: outdir created, --junit FILE writable (EXIT_INPUT), no earlier suite's verdicts
  * left (EXIT_ENV where that fails); EXIT_OK. */
-static int accept_prepare(const char *outdir, const char *junit)
+static int accept_prepare(const char *outdir, const char *junit, const struct backend_ops *ops, const struct scenario *sc,
+                          int n, int level)
 {
+    accept_recover_self(outdir, ops);   /* a killed suite in this very folder: set aside and judged before anything goes */
     if (mkdir_p(outdir) != 0) {
         gl_log("cannot create %s: %s", outdir, strerror(errno));
         return EXIT_ENV;
     }
     if (junit && junit_writable(junit) != 0)
         return EXIT_INPUT;
-    return accept_clear(outdir, junit) != 0 ? EXIT_ENV : EXIT_OK;
+    return accept_clear(outdir, junit) != 0 || accept_mark_start(outdir, sc, n, level, ops->name) != 0 ? EXIT_ENV : EXIT_OK;
 }
 
 /* Node 0: the verdicts printed and written (JUnit, then verdicts.json with the exit code the suite ends with);
@@ -307,6 +243,8 @@ static int accept_write(struct verdicts *vs, int level, const struct backend_ops
     }
     free(text);
     json_decref(j);
+    if (json_ok)
+        accept_mark_end(outdir);   /* ended: its verdicts say so (suite.json stays beside none: a killed suite) */
     if (code == EXIT_ENV)
         printf("gauntlet accept: no check failed, but the verdicts could not all be written (exit 3): see above\n");
     else
@@ -500,7 +438,7 @@ int accept_main(int argc, char **argv)
         else
             results_default_dir(outdir, sizeof outdir, "results", "accept");
         if (lead && rc == EXIT_OK)
-            rc = accept_prepare(outdir, junit);
+            rc = accept_prepare(outdir, junit, ops, sc, nfiles, level);
     }
 agree:;
     /* under a launcher every node stops here when any could not set up, none left waiting in a collective */

@@ -62,6 +62,33 @@ void accept_check_observed(const struct scenario *sc, struct rundata *d, struct 
         str_copy(v->unit, sizeof v->unit, "nodes");
         accept_note(v, "node %d went silent past the heartbeat timeout and was lost (events: node_lost)", v->node);
     }
+    /* a summary rebuilt from a killed run's record has no fault table: its fault events say what happened */
+    json_t *e;
+    json_array_foreach(json_object_get(d->summary, "fault_events"), i, e) {
+        const char *type = jstr(e, "event", "");
+        int lost = strcmp(type, "node_lost") == 0;
+        if (strcmp(type, "fault_observed") != 0 && !lost)
+            continue;
+        struct verdict *v = accept_add(vs, sc, "observed_fault", V_FAIL);
+        json_t *node = json_object_get(e, "node"), *rank = json_object_get(e, "rank");
+        v->rank = !lost && json_is_integer(rank) ? (int)json_integer_value(rank) : -1;
+        v->node = json_is_integer(node) ? (int)json_integer_value(node)
+                  : v->rank >= 0 && d->per_node > 0 ? v->rank / d->per_node : 0;
+        if (v->rank >= 0)
+            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", v->node, v->rank);
+        else
+            snprintf(v->subject, sizeof v->subject, "node %d", v->node);
+        v->value = 1;
+        v->limit = 0;
+        str_copy(v->cmp, sizeof v->cmp, "<=");
+        str_copy(v->unit, sizeof v->unit, lost ? "nodes" : "faults");
+        if (lost)
+            accept_note(v, "node %d was lost: %s (from the killed run's events)", v->node, jstr(e, "why", ""));
+        else
+            accept_note(v, "%s nobody injected, seen by %s at iteration %lld: %s (from the killed run's events)",
+                        jstr(e, "kind", "?"), jstr(e, "detector", "?"),
+                        (long long)json_integer_value(json_object_get(e, "iter")), jstr(e, "what", ""));
+    }
 }
 
 /* Why planned fault i did not fire in run r, as far as the summary tells. */

@@ -56,4 +56,19 @@ void accept_check_sdc(const struct scenario *sc, struct rundata *d, struct verdi
 void accept_check_observed(const struct scenario *sc, struct rundata *d, struct verdicts *vs);
 void accept_check_drill(const struct scenario *sc, struct rundata *d, struct verdicts *vs);
 
+struct backend_ops;
+/* Suites killed before their verdicts (accept_recover.c), judged on what they ran with the backend they ran on,
+ * into their own verdicts.json (incomplete): the accept-* folders beside outdir with runs but no verdicts.json,
+ * untouched for 30 s; and (accept_recover_self) outdir itself when a suite's suite.json is there without its
+ * verdicts.json: its runs are moved into outdir/killed-<UTC time>/ first, so that the new suite's do not overwrite
+ * them. */
+void accept_recover(const char *outdir, const struct backend_ops *ops);
+void accept_recover_self(const char *outdir, const struct backend_ops *ops);
+
+/* A suite under way says so in outdir/suite.json (its level, backend and scenarios' names) from its start until
+ * its verdicts are written: what accept_recover_self knows a killed one by. 0, or -1 (said). */
+#define ACCEPT_SUITE_FILE "suite.json"
+int accept_mark_start(const char *outdir, const struct scenario *sc, int n, int level, const char *backend);
+void accept_mark_end(const char *outdir);
+
 #endif

@@ -141,7 +141,10 @@ static json_t *sz_summary_json(struct sz_record *z, const struct az_trace *tr, c
     json_t *out = json_object(), *rj = json_array();
     json_object_set_new(out, "scenario", sz_string_or_null(z->start, "scenario"));
     json_object_set_new(out, "backend", sz_string_or_null(z->start, "backend"));
-    json_object_set_new(out, "ranks", json_integer(z->world));
+    /* as a live summary: ranks per node, ranks_total the world (gauntlet accept places each GPU on its node so) */
+    json_t *per_node = json_object_get(z->start, "ranks");
+    json_object_set_new(out, "ranks", json_is_integer(per_node) ? json_integer(json_integer_value(per_node))
+                                                                : json_integer(z->world));
     json_object_set_new(out, "ranks_total", json_integer(z->world));
     json_object_set_new(out, "incomplete", json_true());
     json_object_set_new(out, "rebuilt_by", json_string("gauntlet summarize, from events.jsonl and power.csv"));
