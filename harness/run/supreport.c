@@ -72,12 +72,21 @@ static json_t *sup_base(struct sup *s, json_t *r, int *disturbed)
     return base;
 }
 
+/* Whether run r's mitigation acts on the facility (bess), not on the GPUs: their trace is the workload's own. */
+static int sup_facility(json_t *r)
+{
+    int k = plugin_find(&plugin_mitigations, json_str_or(json_object_get(r, "mitigation")));
+    return k >= 0 && mitigation_table[k]->facility;
+}
+
 /* A mitigation that made the swing worse, or had no swing to act on at this time scale, says so: vs_none.warning
- * (summary.json, the table, the report), never a plain row. */
+ * (summary.json, the table, the report), never a plain row. A facility one leaves the GPUs' trace as it is: what
+ * their swing does against none is run-to-run noise, never its doing. */
 static void sup_warn_worse(struct sup *s, json_t *r, double cut_pct)
 {
     json_int_t m = json_integer_value(json_object_get(r, "run"));
-    if (m < 0 || m >= s->sc->n_mitigations || strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0)
+    if (m < 0 || m >= s->sc->n_mitigations || strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0 ||
+        sup_facility(r))
         return;
     const struct plugin_spec *spec = &s->sc->mitigations[m];
     double it = json_number_value(json_object_get(json_object_get(r, "iteration_s"), "p50"));
@@ -180,6 +189,16 @@ double sup_live_efficiency(struct sup *s, json_t *run)
     return e;
 }
 
+/* Returns o's number key; NAN when it is missing or null (json_number_value reads those as 0: a swing of 0). */
+static double sup_num(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Returns 100 * (1 - x / base): the share of base removed; NAN when either is unknown. */
+static double sup_cut(double x, double base) { return base > 0 && isfinite(x) ? 100 * (1 - x / base) : NAN; }
+
 void sup_compare_runs(struct sup *s)
 {
     json_t *base = NULL, *r;
@@ -192,30 +211,35 @@ void sup_compare_runs(struct sup *s)
             continue;
         json_t *a = json_object_get(json_object_get(r, "power"), "aggregate");
         json_t *b = json_object_get(json_object_get(base, "power"), "aggregate");
-        double sw = json_number_value(json_object_get(a, "swing_w")), sw0 = json_number_value(json_object_get(b, "swing_w"));
-        double rg = json_number_value(json_object_get(a, "range_w")), rg0 = json_number_value(json_object_get(b, "range_w"));
+        double sw = sup_num(a, "swing_w"), sw0 = sup_num(b, "swing_w");
+        double rg = sup_num(a, "range_w"), rg0 = sup_num(b, "range_w");
         double pg = sup_per_gpu_swing(r), pg0 = sup_per_gpu_swing(base);
         /* time paid: the change of throughput, every wait of the mitigation included (a stagger's offsets too) */
-        double thr = json_number_value(json_object_get(r, "throughput_it_s"));
-        double thr0 = json_number_value(json_object_get(base, "throughput_it_s"));
+        double thr = sup_num(r, "throughput_it_s"), thr0 = sup_num(base, "throughput_it_s");
         /* the cluster as the grid sees it: behind the battery when there is one */
         json_t *pr = json_object_get(a, "projection"), *pr0 = json_object_get(b, "projection");
         json_t *bess = json_object_get(pr, "bess");
-        double cl = json_number_value(json_object_get(bess ? bess : pr, bess ? "grid_swing_mw" : "swing_mw"));
-        double cl0 = json_number_value(json_object_get(pr0, "swing_mw"));
+        int facility = sup_facility(r);
+        /* a facility battery whose figures were not computed (a summary rebuilt without them): the grid side is
+         * unknown, not the GPUs' cluster swing */
+        double cl = facility && !bess ? NAN : sup_num(bess ? bess : pr, bess ? "grid_swing_mw" : "swing_mw");
+        double cl0 = sup_num(pr0, "swing_mw");
+        /* energy paid: the GPUs' per iteration; a facility battery leaves the GPUs' work as it is (their difference
+         * is run-to-run noise) and pays in its own losses, over the cluster's energy in the same span */
+        double energy = facility ? sup_num(bess, "losses_pct") : sup_pct(e, sup_energy_per_iter(base));
         json_object_set_new(r, "vs_none",
                             json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "grid_swing_reduction_pct",
-                                      json_num(cl0 > 0 && pr ? 100 * (1 - cl / cl0) : NAN), "swing_reduction_pct",
-                                      json_num(sw0 > 0 ? 100 * (1 - sw / sw0) : NAN), "range_reduction_pct",
-                                      json_num(rg0 > 0 ? 100 * (1 - rg / rg0) : NAN), "per_gpu_swing_reduction_pct",
-                                      json_num(pg0 > 0 ? 100 * (1 - pg / pg0) : NAN), "energy_overhead_pct",
-                                      json_num(sup_pct(e, sup_energy_per_iter(base))), "iteration_overhead_pct",
-                                      json_num(thr > 0 ? sup_pct(thr0 / thr, 1) : NAN)));
+                                      json_num(pr ? sup_cut(cl, cl0) : NAN), "swing_reduction_pct", json_num(sup_cut(sw, sw0)),
+                                      "range_reduction_pct", json_num(sup_cut(rg, rg0)), "per_gpu_swing_reduction_pct",
+                                      json_num(sup_cut(pg, pg0)), "energy_overhead_pct", json_num(energy),
+                                      "iteration_overhead_pct", json_num(thr > 0 ? sup_pct(thr0 / thr, 1) : NAN)));
         if (base_disturbed)
             json_object_set_new(json_object_get(r, "vs_none"), "baseline_disturbed", json_true());
+        if (json_is_true(json_object_get(r, "unsettled")) || json_is_true(json_object_get(base, "unsettled")))
+            json_object_set_new(json_object_get(r, "vs_none"), "unsettled", json_true());
         sup_efficiency(s, r, base, json_object_get(r, "vs_none"));
         sup_floor_reach(s, r, json_object_get(r, "vs_none"));
-        sup_warn_worse(s, r, sw0 > 0 ? 100 * (1 - sw / sw0) : NAN);
+        sup_warn_worse(s, r, sup_cut(sw, sw0));
     }
 }
 
@@ -338,8 +362,9 @@ void sup_print_table(struct sup *s, int code, json_t *summary)
         sup_cell(c[3], 32, "%.1f", json_object_get(v, "grid_swing_reduction_pct"), 1);
         sup_cell(c[4], 32, "%.2f", json_object_get(v, "energy_efficiency"), 1);
         snprintf(lbl, sizeof lbl, "%s%s", sup_label(r), sup_disturbed(r) ? "~" : "");
-        printf("  %-3zu           %-*s %10s %10s %10s %10s %10s%s%s\n", i + 1, wl, lbl, c[0], c[3], c[1], c[2], c[4],
+        printf("  %-3zu           %-*s %10s %10s %10s %10s %10s%s%s%s\n", i + 1, wl, lbl, c[0], c[3], c[1], c[2], c[4],
                json_is_true(json_object_get(v, "baseline_disturbed")) ? "  (against a disturbed none)" : "",
+               json_is_true(json_object_get(v, "unsettled")) ? "  (unsettled: warm-up included)" : "",
                json_object_get(v, "warning") ? "  !" : "");
     }
     json_array_foreach(s->rn->runs, i, r) {   /* what a row cannot say: it made things worse, or had nothing to act on */

@@ -35,14 +35,24 @@ static double sup_storage_mw(json_t *r)
                ? json_number_value(json_object_get(b, "power_mw")) : 0;
 }
 
+/* Pareto dominance with the noise of the comparison: energy and time paid within SUP_NOISE_PCT points of each other
+ * are taken as equal (docs/power.md: the time paid repeats within about 0.7 %, and energy per iteration is power over
+ * throughput), so that a candidate is never on the front for being faster or cheaper by noise alone; the grid swing
+ * and the storage are compared as they are. */
+#define SUP_NOISE_PCT 1.0
+
+/* Whether cost x2 is no worse than x (tolerance tol), and better by more than tol. */
+static int sup_no_worse(double x2, double x, double tol) { return x2 <= x + tol; }
+static int sup_better(double x2, double x, double tol) { return x2 < x - tol; }
+
 json_t *sup_search(struct sup *s)
 {
     json_t *r, *pareto = json_array(), *best = NULL, *closest = NULL, *store = NULL;
     size_t i, j;
     double best_e = INFINITY, best_t = INFINITY, closest_ratio = INFINITY, store_mw = INFINITY;
     const char *closest_clause = NULL;
-    int any_spec = 0, candidates = 0;
-    json_t *left_out = json_array();
+    int spec_given = 0, judged = 0, candidates = 0;
+    json_t *left_out = json_array(), *unresolved = json_array();
     json_array_foreach(s->rn->runs, i, r) {
         if (!sup_ranked(s, r)) {   /* disturbed by hand: not ranked (rank_disturbed: true to count it) */
             json_array_append_new(left_out, json_string(sup_label(r)));
@@ -51,11 +61,23 @@ json_t *sup_search(struct sup *s)
         candidates++;
         json_t *spec = json_object_get(json_object_get(json_object_get(json_object_get(r, "power"), "aggregate"),
                                                        "projection"), "spec");
-        json_t *pass = json_object_get(spec, "pass");
+        json_t *pass = json_object_get(spec, "pass"), *cl;
+        size_t k;
         double e = sup_vs(r, "energy_overhead_pct"), t = sup_vs(r, "iteration_overhead_pct");
         double g = -sup_vs(r, "grid_swing_reduction_pct"), mw = sup_storage_mw(r);
-        if (!json_is_null(pass) && pass)
-            any_spec = 1;
+        if (json_array_size(json_object_get(spec, "clauses")))
+            spec_given = 1;
+        if (json_is_boolean(pass))
+            judged = 1;
+        json_array_foreach(json_object_get(spec, "clauses"), k, cl) {   /* the clauses no verdict could be given on */
+            json_t *name = json_object_get(cl, "clause"), *u;
+            size_t n;
+            int seen = 0;
+            json_array_foreach(unresolved, n, u)
+                seen |= json_equal(u, name);
+            if (json_is_null(json_object_get(cl, "pass")) && json_is_string(name) && !seen)
+                json_array_append(unresolved, name);
+        }
         if (json_is_true(pass) && mw > 0 && mw < store_mw) {   /* the smallest battery that meets the spec */
             store = r;
             store_mw = mw;
@@ -65,9 +87,7 @@ json_t *sup_search(struct sup *s)
             best_e = e;
             best_t = t;
         }
-        if (json_is_false(pass)) {   /* how far it misses: its worst clause, as value over limit */
-            json_t *cl;
-            size_t k;
+        if (json_is_false(pass) && mw == 0) {   /* how far a GPU-side one misses: its worst clause, value over limit */
             double worst = 0;
             const char *which = NULL;
             json_array_foreach(json_object_get(spec, "clauses"), k, cl) {
@@ -83,20 +103,25 @@ json_t *sup_search(struct sup *s)
                 closest_clause = which;
             }
         }
-        int dominated = 0;   /* by a run at most as costly in energy, time, storage and grid swing, cheaper in one */
+        /* dominated: by a run no costlier in energy, time (both within the noise), storage and grid swing, and
+         * cheaper in one (energy or time beyond the noise) */
+        int dominated = 0;
         json_t *q;
         json_array_foreach(s->rn->runs, j, q) {
             double e2 = sup_vs(q, "energy_overhead_pct"), t2 = sup_vs(q, "iteration_overhead_pct");
             double g2 = -sup_vs(q, "grid_swing_reduction_pct"), mw2 = sup_storage_mw(q);
-            if (j != i && sup_ranked(s, q) && e2 <= e && t2 <= t && g2 <= g && mw2 <= mw && (e2 < e || t2 < t || g2 < g || mw2 < mw))
+            if (j != i && sup_ranked(s, q) && sup_no_worse(e2, e, SUP_NOISE_PCT) && sup_no_worse(t2, t, SUP_NOISE_PCT) &&
+                g2 <= g && mw2 <= mw &&
+                (sup_better(e2, e, SUP_NOISE_PCT) || sup_better(t2, t, SUP_NOISE_PCT) || g2 < g || mw2 < mw))
                 dominated = 1;
         }
         if (!dominated && isfinite(e) && isfinite(t) && isfinite(g))
             json_array_append_new(pareto, json_pack("{s:s, s:f, s:f, s:f, s:f}", "label", sup_label(r), "grid_swing_reduction_pct",
                                                     -g, "energy_overhead_pct", e, "iteration_overhead_pct", t, "storage_mw", mw));
     }
-    json_t *out = json_pack("{s:i, s:o, s:b, s:o}", "candidates", candidates, "pareto", pareto, "spec_given", any_spec,
-                            "left_out_disturbed", left_out);
+    json_t *out = json_pack("{s:i, s:o, s:f, s:b, s:b, s:o, s:o}", "candidates", candidates, "pareto", pareto,
+                            "pareto_noise_pct", SUP_NOISE_PCT, "spec_given", spec_given, "spec_judged", judged,
+                            "spec_unresolved", unresolved, "left_out_disturbed", left_out);
     json_object_set_new(out, "cheapest_passing",
                         best ? json_pack("{s:s, s:f, s:f}", "label", sup_label(best), "energy_overhead_pct", best_e,
                                          "iteration_overhead_pct", best_t)
@@ -115,6 +140,34 @@ json_t *sup_search(struct sup *s)
     return out;
 }
 
+/* Reads parameter p of params as a number into x (a power's unit into percent: 1 for %, 0 for W); -1 when it is not one. */
+static int sup_param_value(const struct param *p, const void *params, double *x, int *percent)
+{
+    if (p->type == PT_POWER) {
+        const struct power_value *v = (const void *)((const char *)params + p->off);
+        *x = v->value;
+        *percent = v->percent;
+        return 0;
+    }
+    if (p->type == PT_DOUBLE) {
+        *x = *(const double *)(const void *)((const char *)params + p->off);
+        *percent = 0;
+        return 0;
+    }
+    return -1;
+}
+
+/* Returns the run of candidate m (runs[].run), or NULL. */
+static json_t *sup_run_of(struct sup *s, int m)
+{
+    json_t *r;
+    size_t i;
+    json_array_foreach(s->rn->runs, i, r)
+        if (json_is_integer(json_object_get(r, "run")) && json_integer_value(json_object_get(r, "run")) == m)
+            return r;
+    return NULL;
+}
+
 int sup_refine(struct sup *s)
 {
     struct scenario *sc = &s->shm.hdr->sc;   /* the workers read the candidates from here */
@@ -129,29 +182,44 @@ int sup_refine(struct sup *s)
     if (bi <= 0)
         return 0;
     const struct plugin_spec *b = &sc->mitigations[bi];
-    int pi = -1;   /* the same mitigation's previous (cheaper) value in the coarse order */
-    for (int i = bi - 1; i >= 0 && pi < 0; i--)
-        if (sc->mitigations[i].index == b->index)
-            pi = i;
     const struct param *p = plugin_mitigations.table[b->index]->params;
     char text[64], key[32];
-    if (pi < 0 || !p || sscanf(b->label, "%*s %31[^=]=", key) != 1 || !(p = param_find(p, key)))
+    double xb, x, eb = sup_vs(sup_run_of(s, bi), "energy_overhead_pct");
+    int unit, u;
+    if (!p || sscanf(b->label, "%*s %31[^=]=", key) != 1 || !(p = param_find(p, key)) ||
+        sup_param_value(p, b->params, &xb, &unit) != 0 || !isfinite(eb))
         return 0;
-    for (int k = 1; k <= 2 && sc->n_mitigations < SC_MAX_MITIGATIONS; k++) {
-        const void *va = sc->mitigations[pi].params + p->off, *vb = b->params + p->off;
-        double x;
-        if (p->type == PT_POWER) {
-            const struct power_value *a = va, *c = vb;
-            if (a->percent != c->percent)
-                break;
-            x = a->value + (c->value - a->value) * k / 3.0;
-            snprintf(text, sizeof text, "%.4g%s", x, c->percent ? "%" : "W");
-        } else if (p->type == PT_DOUBLE) {
-            x = *(const double *)va + (*(const double *)vb - *(const double *)va) * k / 3.0;
-            snprintf(text, sizeof text, "%.6g", x);
-        } else {
-            break;
+    /* its neighbours of the same mitigation and unit in the coarse pass, below and above its value; the cheaper
+     * side is the one whose neighbour was measured cheaper (it failed the spec): a lower filler floor, a higher ramp
+     * rate. None cheaper: nothing between them can cost less. */
+    int lo = -1, hi = -1, ni = -1;
+    double xlo = -INFINITY, xhi = INFINITY;
+    for (int i = 0; i < sc->n_mitigations; i++)
+        if (i != bi && sc->mitigations[i].index == b->index &&
+            sup_param_value(p, sc->mitigations[i].params, &x, &u) == 0 && u == unit) {
+            if (x < xb && x > xlo) {
+                lo = i;
+                xlo = x;
+            } else if (x > xb && x < xhi) {
+                hi = i;
+                xhi = x;
+            }
         }
+    double elo = lo >= 0 ? sup_vs(sup_run_of(s, lo), "energy_overhead_pct") : NAN;
+    double ehi = hi >= 0 ? sup_vs(sup_run_of(s, hi), "energy_overhead_pct") : NAN;
+    if (elo < eb && !(ehi < elo))
+        ni = lo;
+    else if (ehi < eb)
+        ni = hi;
+    double xn;
+    if (ni < 0 || sup_param_value(p, sc->mitigations[ni].params, &xn, &u) != 0)
+        return 0;
+    for (int k = 1; k <= 2 && sc->n_mitigations < SC_MAX_MITIGATIONS; k++) {   /* from the cheaper one towards the best */
+        x = xn + (xb - xn) * k / 3.0;
+        if (p->type == PT_POWER)
+            snprintf(text, sizeof text, "%.4g%s", x, unit ? "%" : "W");
+        else
+            snprintf(text, sizeof text, "%.6g", x);
         struct plugin_spec *m = &sc->mitigations[sc->n_mitigations];
         char why[256];
         *m = *b;
@@ -165,29 +233,44 @@ int sup_refine(struct sup *s)
     }
     if (added)
         results_event(&s->res, mono_ns(), "search_refine",
-                      json_pack("{s:s, s:i}", "around", b->label, "candidates", added));
+                      json_pack("{s:s, s:s, s:i}", "around", b->label, "towards", sc->mitigations[ni].label, "candidates",
+                                added));
     return added;
 }
 
 void sup_search_print(struct sup *s)
 {
     json_t *sr = sup_search(s), *b = json_object_get(sr, "cheapest_passing"), *c = json_object_get(sr, "closest_failure");
-    json_t *st = json_object_get(sr, "cheapest_storage_passing");
-    if (!json_is_true(json_object_get(sr, "spec_given")))
-        printf("  search: no projection.spec given: nothing to meet; %zu candidates on the Pareto front\n",
-               json_array_size(json_object_get(sr, "pareto")));
-    else if (json_is_object(b))
-        printf("  search: cheapest meeting the spec: %s (+%.1f %% energy, +%.1f %% time)\n",
+    json_t *st = json_object_get(sr, "cheapest_storage_passing"), *u;
+    size_t i, front = json_array_size(json_object_get(sr, "pareto"));
+    if (!json_is_true(json_object_get(sr, "spec_given"))) {
+        printf("  search: no projection.spec given: nothing to meet; %zu candidates on the Pareto front\n", front);
+    } else if (!json_is_true(json_object_get(sr, "spec_judged"))) {
+        printf("  search: spec given, not judged: unresolved");
+        json_array_foreach(json_object_get(sr, "spec_unresolved"), i, u)
+            printf("%s %s", i ? "," : "", json_string_value(u));
+        printf(" (projection.unresolved says why); %zu candidates on the Pareto front\n", front);
+    } else if (json_is_object(b)) {
+        printf("  search: cheapest meeting the spec (least energy, then least time): %s (%+.1f %% energy, %+.1f %% time)\n",
                json_string_value(json_object_get(b, "label")), json_number_value(json_object_get(b, "energy_overhead_pct")),
                json_number_value(json_object_get(b, "iteration_overhead_pct")));
-    else if (json_is_object(c))
+    } else if (json_is_object(c)) {
         printf("  search: no GPU-side candidate meets the spec; closest: %s, %s at %.2f x its limit\n",
                json_string_value(json_object_get(c, "label")), json_string_value(json_object_get(c, "clause")),
                json_number_value(json_object_get(c, "value_over_limit")));
-    if (json_is_true(json_object_get(sr, "spec_given")) && json_is_object(st))
-        printf("  search: or facility storage: %s, %.1f MW / %.2f MWh (+%.1f %% energy in its losses)\n",
+    } else {
+        printf("  search: no GPU-side candidate meets the spec\n");
+    }
+    if (json_is_true(json_object_get(sr, "spec_given")) && json_is_object(st)) {
+        char e[32];
+        json_t *v = json_object_get(st, "energy_overhead_pct");
+        if (json_is_number(v))
+            snprintf(e, sizeof e, "%+.1f %%", json_number_value(v));
+        else
+            snprintf(e, sizeof e, "unknown");
+        printf("  search: or facility storage: %s, %.1f MW / %.2f MWh (%s energy in its losses)\n",
                json_string_value(json_object_get(st, "label")), json_number_value(json_object_get(st, "power_mw")),
-               json_number_value(json_object_get(st, "capacity_mwh")),
-               json_number_value(json_object_get(st, "energy_overhead_pct")));
+               json_number_value(json_object_get(st, "capacity_mwh")), e);
+    }
     json_decref(sr);
 }
