@@ -255,3 +255,26 @@ Test(compare, the_refinement_goes_towards_the_cheaper_side)
         fixture_end(&f);
     }
 }
+
+/* The Pareto front allows the noise of energy and time: a candidate with more grid swing and more energy than none is
+ * never on it for being faster by less than that noise; any candidate on it is dominated by none of the others. */
+Test(compare, the_pareto_front_is_not_made_of_noise)
+{
+    struct fixture f;
+    fixture(&f, "[none, {filler: {floor: [40%, 80%]}}]");
+    json_array_append_new(f.rn.runs, cand(0, "none", NULL, 100, 1000, 6.0, 0.5, 0, 0));
+    json_t *r = cand(1, "filler", "filler floor=40%", 103.3, 1000, 6.0, 0.5, 0, 0);   /* +3.3 % energy */
+    json_object_set_new(r, "throughput_it_s", json_real(10.0 / (1 - 0.0028)));   /* 0.28 % faster */
+    json_object_set_new(json_object_get(json_object_get(json_object_get(r, "power"), "aggregate"), "projection"), "swing_mw",
+                        json_real(1.047));   /* 4.7 % more grid swing */
+    json_array_append_new(f.rn.runs, r);
+    json_array_append_new(f.rn.runs, cand(2, "filler", "filler floor=80%", 112, 400, 3.0, 0.5, 0, 0));
+    sup_compare_runs(&f.s);
+    json_t *search = sup_search(&f.s), *p;
+    size_t i;
+    json_array_foreach(json_object_get(search, "pareto"), i, p)
+        cr_assert_str_neq(json_string_value(json_object_get(p, "label")), "filler floor=40%", "more swing and energy, faster by noise");
+    cr_assert_eq(json_array_size(json_object_get(search, "pareto")), 2, "none and filler 80 %%");
+    json_decref(search);
+    fixture_end(&f);
+}
