@@ -556,3 +556,38 @@ Test(report, png_from_rsvg_convert, .timeout = 120)
     free(png);
     free(log);
 }
+
+/* Runs without a none have no comparison: their bars are not drawn and read "–", never "+0 %". Each trace panel
+ * starts after its run's warm-up (warmup_s, what the analysis leaves out). A summary rebuilt by `gauntlet summarize`
+ * has no battery: bess's grid figure is not known, never the GPUs' cluster swing. */
+Test(report, what_is_not_known_is_not_drawn, .timeout = 180)
+{
+    const char *out = run_and_report(BASE "projection: {gpus: 10000}\n"
+                                          "mitigations: [{filler: {floor: 80%}}, {bess: {capacity_mwh: 1, power_mw: 2, window: 2s}}]\n");
+    json_t *s = e2e_summary(out), *runs = json_object_get(s, "runs");
+    char *svg = slurp(out, "report.svg");
+    cr_assert_eq(count(svg, "height=\"7\" fill="), 0, "no bar for a comparison that is not known");
+    cr_assert_eq(count(svg, ">\xe2\x80\x93 / \xe2\x80\x93 / \xe2\x80\x93<"), 2, "each run's bars read - / - / -");
+    cr_assert_null(strstr(svg, "+0% / +0%"));
+    const char *p = svg;
+    for (size_t i = 0; i < json_array_size(runs); i++) {
+        p = element(p + 1, "<rect class=\"trace-panel\"");
+        double from = num(p, "data-from-s"), warm = json_number_value(json_object_get(json_array_get(runs, i), "warmup_s"));
+        cr_assert(from >= warm - 1e-6, "run %zu: the panel starts %.3f s in, its warm-up ends at %.3f s", i, from, warm);
+    }
+    free(svg);
+    json_decref(s);
+    char path[512], log[300];
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    cr_assert_eq(unlink(path), 0);
+    snprintf(log, sizeof log, "%s.sum.log", out);
+    cr_assert_eq(e2e_run(log, (const char *[]){ "summarize", out, NULL }), 0);
+    cr_assert_eq(e2e_run(log, (const char *[]){ "report", out, NULL }), 0);
+    char *txt = slurp(out, "report.txt"), *row = strstr(txt, "\nbess");
+    cr_assert(row, "%s", txt);
+    char name[32], swing[32], range[32], samples[32], grid[32];
+    cr_assert_eq(sscanf(row, "%31s %31s %31s %31s %31s", name, swing, range, samples, grid), 5);
+    cr_assert_str_eq(grid, "-", "bess's grid swing is not in a rebuilt summary: %s", row);
+    cr_assert(strstr(txt, "battery is not in this summary"), "%s", txt);
+    free(txt);
+}
