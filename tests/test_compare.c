@@ -278,3 +278,36 @@ Test(compare, the_pareto_front_is_not_made_of_noise)
     json_decref(search);
     fixture_end(&f);
 }
+
+/* The efficiency of a filler whose floor lies below everything the none run drew: it added energy its result needed
+ * none of (the least fill is 0), so its efficiency is 0, not null; null only where a run added no energy. */
+Test(compare, energy_spent_for_nothing_is_an_efficiency_of_0)
+{
+    struct fixture f;
+    fixture(&f, "[none, {filler: {floor: 10%}}, {filler: {floor: 20%}}]");
+    enum { N = 50 };
+    static double t[N], w[2 * N];
+    for (int i = 0; i < N; i++) {   /* the none run's power: 2 GPUs, never below 600 W, far above a 10 % floor */
+        t[i] = 0.01 * i;
+        w[i] = w[N + i] = 600 + 100 * (i % 2);
+    }
+    struct rs_trace tr = { .n = N, .nranks = 2, .t_s = t, .w = w, .iters = 5 };
+    f.none[0] = &tr;
+    double energy[3] = { 100, 110, 99 };   /* the second filler added none */
+    for (int m = 0; m < 3; m++) {
+        json_t *r = cand(m, m ? "filler" : "none", NULL, energy[m], 500, 6.0, 0.5, 0, 0);
+        json_object_set_new(json_object_get(r, "power"), "per_rank",
+                            json_pack("[{s:f}, {s:f}]", "p1_w", 600.0, "p1_w", 600.0));
+        json_array_append_new(f.rn.runs, r);
+    }
+    sup_compare_runs(&f.s);
+    json_t *v = json_object_get(json_array_get(f.rn.runs, 1), "vs_none");
+    cr_assert_float_eq(json_number_value(json_object_get(v, "energy_added_j")), 10, 1e-9);
+    cr_assert_float_eq(json_number_value(json_object_get(v, "energy_least_j")), 0, 1e-12);
+    cr_assert(json_is_number(json_object_get(v, "energy_efficiency")), "added 10 J for nothing: %s", json_dumps(v, 0));
+    cr_assert_float_eq(json_number_value(json_object_get(v, "energy_efficiency")), 0, 1e-12);
+    v = json_object_get(json_array_get(f.rn.runs, 2), "vs_none");
+    cr_assert(json_is_null(json_object_get(v, "energy_efficiency")), "added no energy: %s", json_dumps(v, 0));
+    f.none[0] = NULL;
+    fixture_end(&f);
+}
