@@ -537,6 +537,41 @@ Test(report, png_says_why_it_was_not_made, .timeout = 120)
     free(log);
 }
 
+/* A picture the new report does not make is not left from an earlier report beside the new report.txt: no
+ * rsvg-convert or a failing one removes an earlier report.png; no power trace to draw removes an earlier report.svg
+ * and report.png. Each removal is said. */
+Test(report, an_earlier_picture_is_not_left_as_if_current, .timeout = 120)
+{
+    const char *out = run_and_report(BASE "mitigations: [none]\n");
+    const char *failing = fake_rsvg("printf 'half a png' > \"$4\"\nexit 3\n");
+    const char *writing = fake_rsvg("printf 'fake png' > \"$4\"\n");
+    char bare[] = "/tmp/gauntlet-bin-XXXXXX", from[512], to[512];
+    cr_assert(mkdtemp(bare), "an empty folder for PATH");
+    const char *no_png[] = { bare, failing };
+    for (int k = 0; k < 2; k++) {
+        free(report_with_path(out, writing));
+        cr_assert(exists(out, "report.png"), "an earlier report.png");
+        char *log = report_with_path(out, no_png[k]);
+        cr_assert(strstr(log, "png: none ("), "%s", log);
+        cr_assert(!exists(out, "report.png"), "case %d: an earlier report.png is left beside the new report.txt:\n%s", k, log);
+        cr_assert(strstr(log, "an earlier ") && strstr(log, "/report.png was removed"), "the report says so:\n%s", log);
+        cr_assert(exists(out, "report.svg"), "this report's SVG stays");
+        free(log);
+    }
+    free(report_with_path(out, writing));
+    cr_assert(exists(out, "report.svg") && exists(out, "report.png"));
+    snprintf(from, sizeof from, "%s/power.csv", out);   /* no power trace: nothing to draw */
+    snprintf(to, sizeof to, "%s/power.csv.away", out);
+    cr_assert_eq(rename(from, to), 0);
+    char *log = report_with_path(out, writing);
+    cr_assert(strstr(log, "plots: none (no power trace to draw)"), "%s", log);
+    cr_assert(!exists(out, "report.svg") && !exists(out, "report.png"), "an earlier picture is left:\n%s", log);
+    cr_assert(strstr(log, "/report.svg was removed") && strstr(log, "/report.png was removed"), "%s", log);
+    cr_assert(exists(out, "report.txt"));
+    free(log);
+    cr_assert_eq(rename(to, from), 0);
+}
+
 Test(report, png_from_rsvg_convert, .timeout = 120)
 {
     char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL, *dir, *save = NULL;

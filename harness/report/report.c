@@ -366,14 +366,29 @@ static const char *rp_which(const char *prog, char *buf, size_t n)
     return NULL;
 }
 
+/* Removes an earlier report's picture (path) that this report did not make, so that it is never read beside the new
+ * report.txt as if current; says so on stdout. Returns -1 when it is there and cannot be removed (with a message). */
+static int rp_drop(const char *path)
+{
+    if (unlink(path) == 0) {
+        printf("  (an earlier %s was removed: it was not this report's)\n", path);
+        return 0;
+    }
+    if (errno == ENOENT)
+        return 0;
+    fprintf(stderr, "gauntlet report: cannot remove the earlier %s, which is not this report's: %s\n", path, strerror(errno));
+    return -1;
+}
+
 /* Converts the picture svg to png with rsvg-convert when it is on PATH (into png.part, then renamed); says on stdout
- * what was made, or why not. The PNG is a convenience: its failure does not change the exit code. */
-static void rp_png(const char *svg, const char *png)
+ * what was made, or why not (an earlier png is then removed). The PNG is a convenience: its failure does not change
+ * the exit code. Returns 0 when it was made, -1 when not. */
+static int rp_png_make(const char *svg, const char *png)
 {
     char exe[PATH_MAX], part[PATH_MAX + 8], in[PATH_MAX];
     if (!rp_which("rsvg-convert", exe, sizeof exe)) {
         printf("png: none (no rsvg-convert: apt-get install librsvg2-bin)\n");
-        return;
+        return -1;
     }
     snprintf(part, sizeof part, "%s.part", png);
     str_copy(in, sizeof in, svg);
@@ -383,7 +398,7 @@ static void rp_png(const char *svg, const char *png)
     pid_t pid = fork();
     if (pid < 0) {
         printf("png: none (fork: %s)\n", strerror(errno));
-        return;
+        return -1;
     }
     if (pid == 0) {
         execv(exe, argv);
@@ -403,7 +418,7 @@ static void rp_png(const char *svg, const char *png)
             printf("png: none (%s killed by signal %d)\n", exe, WTERMSIG(st));
         if (unlink(part) != 0 && errno != ENOENT)
             fprintf(stderr, "gauntlet report: %s: %s\n", part, strerror(errno));
-        return;
+        return -1;
     }
     int fd = open(part, O_RDONLY | O_CLOEXEC), bad = fd < 0 || fsync(fd) != 0, e = errno;
     if (fd >= 0 && close(fd) != 0 && !bad)
@@ -412,9 +427,17 @@ static void rp_png(const char *svg, const char *png)
         printf("png: none (%s: %s)\n", part, strerror(e));
         if (unlink(part) != 0 && errno != ENOENT)
             fprintf(stderr, "gauntlet report: %s: %s\n", part, strerror(errno));
-        return;
+        return -1;
     }
     printf("png: %s\n", png);
+    return 0;
+}
+
+/* rp_png_make; where no png was made, an earlier one is removed. */
+static void rp_png(const char *svg, const char *png)
+{
+    if (rp_png_make(svg, png) != 0)
+        rp_drop(png);
 }
 
 const struct cli_cmd report_cli = {
@@ -501,15 +524,20 @@ int report_main(int argc, char **argv)
         rc = EXIT_ENV;
     snprintf(path, sizeof path, "%s/report.svg", dir);
     int drawn = rp_svg(path, runs, n, base, cv, nc, search);
+    char png[PATH_MAX];
+    snprintf(png, sizeof png, "%s/report.png", dir);
     if (drawn == 0) {
         printf("plots: %s\n", path);
-        char png[PATH_MAX];
-        snprintf(png, sizeof png, "%s/report.png", dir);
         rp_png(path, png);
-    } else if (drawn > 0)
-        printf("plots: none (no power trace to draw)\n");
-    else
-        rc = EXIT_ENV;
+    } else {   /* no picture of this report: none of an earlier one either */
+        if (drawn > 0)
+            printf("plots: none (no power trace to draw)\n");
+        else
+            rc = EXIT_ENV;
+        int bad = rp_drop(path) != 0;
+        if (rp_drop(png) != 0 || bad)
+            rc = EXIT_ENV;
+    }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "gauntlet report: stdout: %s\n", strerror(errno));
         rc = EXIT_ENV;
