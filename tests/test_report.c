@@ -215,7 +215,8 @@ static void check_table(const char *txt, const char *title, const struct pt *wan
         }
         t = strchr(t, '\n') + 1;
     }
-    cr_assert(*t == '\n' || *t == '\0' || strncmp(t, "trade-off", 9) == 0, "more rows than values: %.80s", t);
+    cr_assert(*t == '\n' || *t == '\0' || strncmp(t, "trade-off", 9) == 0 || strncmp(t, "  by shape", 10) == 0,
+              "more rows than values: %.80s", t);
 }
 
 /* Returns how many times needle occurs in hay. */
@@ -291,6 +292,65 @@ Test(report, runs_differing_in_more_than_the_value_are_separate_curves, .timeout
         free(one);
     }
     free(svg);
+}
+
+/* Under workload.shapes a sweep is one curve per shape, each against its own shape's none: no row, point or slope of
+ * one shape sits on another's curve, and no value carries a shape's name. */
+Test(report, a_sweep_over_shapes_is_one_curve_per_shape_against_its_own_none, .timeout = 180)
+{
+    const char *out = run_and_report("name: rep\nranks: 2\niterations: 8\nseed: 5\nworkload:\n  shapes: [dp-overlap, moe]\n"
+                                     "power: {sample_hz: 200}\nprojection: {gpus: 10000}\n"
+                                     "mitigations: [none, {filler: {floor: [80%, 40%]}}]\n");
+    json_t *s = e2e_summary(out), *r;
+    char *svg = slurp(out, "report.svg"), *txt = slurp(out, "report.txt");
+    cr_assert_eq(count(svg, "<g class=\"tradeoff\""), 2, "one curve per shape");
+    cr_assert_eq(count(txt, "trade-off:"), 2, "one table per shape:\n%s", txt);
+    static const char *const shape[2] = { "dp-overlap", "moe" };
+    for (int k = 0; k < 2; k++) {
+        struct pt want[MAXP];
+        json_t *none = NULL;
+        int n = 0;
+        size_t i;
+        json_array_foreach(json_object_get(s, "runs"), i, r) {
+            if (strcmp(json_string_value(json_object_get(r, "shape")), shape[k]) != 0)
+                continue;
+            if (strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0) {
+                none = r;
+                continue;
+            }
+            const char *label = json_string_value(json_object_get(r, "label")), *eq = strchr(label, '=');
+            json_t *proj = json_object_get(json_object_get(json_object_get(r, "power"), "aggregate"), "projection");
+            json_t *vs = json_object_get(r, "vs_none");
+            cr_assert(eq && strstr(eq, " ["), "%s", label);
+            snprintf(want[n].value, sizeof want[n].value, "%.*s", (int)(strstr(eq, " [") - eq - 1), eq + 1);
+            want[n].swing = json_number_value(json_object_get(proj, "swing_mw"));
+            want[n].energy = json_number_value(json_object_get(vs, "energy_overhead_pct"));
+            want[n].time = json_number_value(json_object_get(vs, "iteration_overhead_pct"));
+            n++;
+        }
+        cr_assert(none && n == 2);
+        if (value_of(want[0].value) > value_of(want[1].value)) {
+            struct pt t = want[0];
+            want[0] = want[1];
+            want[1] = t;
+        }
+        char title[96], buf[64];
+        snprintf(title, sizeof title, "trade-off: filler floor [%s], 2 values", shape[k]);
+        check_table(txt, title, want, 2, none);   /* the none row is the shape's own */
+        const char *g = svg;
+        while ((g = strstr(g + 1, "<g class=\"tradeoff\"")) && strcmp(attr(g, "data-shape", buf, sizeof buf), shape[k]) != 0)
+            ;
+        cr_assert(g, "no curve for %s in report.svg", shape[k]);
+        char *one = curve(g, "filler", "floor");
+        check_panel(one, "energy_overhead_pct", want, 2);
+        check_panel(one, "iteration_overhead_pct", want, 2);
+        const char *sq = strstr(one, "class=\"tradeoff-none\"");   /* none's square: the shape's own none */
+        cr_assert(sq, "no none in the %s curve", shape[k]);
+        free(one);
+    }
+    free(svg);
+    free(txt);
+    json_decref(s);
 }
 
 Test(report, a_search_rings_its_pick, .timeout = 240)

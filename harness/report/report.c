@@ -267,7 +267,7 @@ static double rp_start(const struct rp_run *r)
 /* Writes the picture: one panel per run (the same stretch after the warm-up, one power scale), the waveform and
  * spectrum panels, bars, then the trade-off curves. Returns 0, 1 when there is no power trace to draw, -1 (with a
  * message) when it cannot. */
-static int rp_svg(const char *path, struct rp_run *runs, int n, int base, const struct rp_curve *cv, int nc, json_t *search)
+static int rp_svg(const char *path, struct rp_run *runs, int n, const struct rp_curve *cv, int nc, json_t *search)
 {
     double lo = INFINITY, hi = -INFINITY, span = INFINITY;
     for (int i = 0; i < n; i++) {   /* about eight iterations of each after its warm-up, or the shortest run's rest */
@@ -347,7 +347,7 @@ static int rp_svg(const char *path, struct rp_run *runs, int n, int base, const 
     }
     fprintf(f, "<line x1=\"320\" y1=\"%.0f\" x2=\"320\" y2=\"%.0f\" stroke=\"black\"/>\n", yb + 10, curves_y - 5);
     for (int c = 0; c < nc; c++)
-        rp_curve_svg(f, curves_y + c * RP_CURVE_H, runs, base, &cv[c], c, search);
+        rp_curve_svg(f, curves_y + c * RP_CURVE_H, runs, &cv[c], c, search);
     fprintf(f, "</svg>\n");
     return rp_commit(f, &buf, &len, path);
 }
@@ -472,7 +472,7 @@ int report_main(int argc, char **argv)
         return EXIT_INPUT;
     }
     json_t *sr = json_object_get(summary, "runs"), *search = json_object_get(summary, "search");
-    int n = (int)json_array_size(sr), base = -1, rc = EXIT_OK;
+    int n = (int)json_array_size(sr), rc = EXIT_OK;
     if (n > RP_MAX_RUNS) {
         fprintf(stderr, "gauntlet report: %s has %d runs; the first %d are shown\n", path, n, RP_MAX_RUNS);
         n = RP_MAX_RUNS;
@@ -486,15 +486,13 @@ int report_main(int argc, char **argv)
         json_t *at = json_object_get(runs[i].summary, "run");
         runs[i].index = json_is_integer(at) ? json_integer_value(at) : i;
         runs[i].disturbed = json_array_size(json_object_get(runs[i].summary, "disturbed")) > 0;
+        json_t *shape = json_object_get(runs[i].summary, "shape");
+        str_copy(runs[i].shape, sizeof runs[i].shape, json_is_string(shape) ? json_string_value(shape) : "");
         snprintf(runs[i].name, sizeof runs[i].name, "%.46s%s", json_is_string(label) ? json_string_value(label) : runs[i].mitigation,
                  runs[i].disturbed ? "~" : "");
         runs[i].t0 = runs[i].warm = INFINITY;   /* no samples until events.jsonl says where the run is */
         runs[i].t1 = -INFINITY;
     }
-    for (int pass = 0; pass < 2 && base < 0; pass++)   /* the first none left alone; else the first none */
-        for (int i = 0; i < n && base < 0; i++)
-            if (strcmp(runs[i].mitigation, "none") == 0 && (pass || !runs[i].disturbed))
-                base = i;
     rp_params(dir, runs, n);
     rp_windows(dir, runs, n);
     rp_power(dir, runs, n);
@@ -502,7 +500,7 @@ int report_main(int argc, char **argv)
     int nc = rp_curves(runs, n, cv);
     printf("%s: %s, %d run(s)\n", dir, json_string_value(json_object_get(summary, "scenario")), n);
     rp_table(stdout, runs, n);
-    rp_curve_table(stdout, runs, base, cv, nc, search);
+    rp_curve_table(stdout, runs, cv, nc, search);
     shapes_compare_print(json_object_get(summary, "shapes"), stdout);
     json_t *faults = json_object_get(summary, "faults");
     if (json_array_size(faults))
@@ -514,7 +512,7 @@ int report_main(int argc, char **argv)
     FILE *f = rp_mem(&buf, &len, path);
     if (f) {
         rp_table(f, runs, n);
-        rp_curve_table(f, runs, base, cv, nc, search);
+        rp_curve_table(f, runs, cv, nc, search);
         shapes_compare_print(json_object_get(summary, "shapes"), f);
         if (json_array_size(faults))
             fprintf(f, "\nfaults (%zu):\n", json_array_size(faults));
@@ -523,7 +521,7 @@ int report_main(int argc, char **argv)
     if (!f || rp_commit(f, &buf, &len, path) != 0)
         rc = EXIT_ENV;
     snprintf(path, sizeof path, "%s/report.svg", dir);
-    int drawn = rp_svg(path, runs, n, base, cv, nc, search);
+    int drawn = rp_svg(path, runs, n, cv, nc, search);
     char png[PATH_MAX];
     snprintf(png, sizeof png, "%s/report.png", dir);
     if (drawn == 0) {
