@@ -173,6 +173,12 @@ Test(mitigations, bess_flattens_what_the_grid_sees, .timeout = 120)
     double cut = vs(s, 1, "grid_swing_reduction_pct");
     cr_assert_geq(cut, 50, "the battery removed %.1f %% of the cluster's swing from the grid", cut);
     cr_assert_lt(vs(s, 1, "iteration_overhead_pct"), 5, "a facility battery costs the GPUs no time");
+    /* its energy is its losses over the cluster's energy in the same span, never the GPUs' run-to-run difference */
+    double losses = json_number_value(json_object_get(b, "losses_mwh")), energy = json_number_value(json_object_get(b, "energy_mwh"));
+    double pct = json_number_value(json_object_get(b, "losses_pct"));
+    cr_assert(losses > 0 && energy > losses, "losses %g MWh of %g MWh", losses, energy);
+    cr_assert_float_eq(pct, 100 * losses / energy, 1e-6 * pct);
+    cr_assert_float_eq(vs(s, 1, "energy_overhead_pct"), pct, 1e-6 * pct, "the battery's energy paid is its losses");
     json_decref(s);
 }
 

@@ -215,7 +215,8 @@ static void check_table(const char *txt, const char *title, const struct pt *wan
         }
         t = strchr(t, '\n') + 1;
     }
-    cr_assert(*t == '\n' || *t == '\0' || strncmp(t, "trade-off", 9) == 0, "more rows than values: %.80s", t);
+    cr_assert(*t == '\n' || *t == '\0' || strncmp(t, "trade-off", 9) == 0 || strncmp(t, "  by shape", 10) == 0,
+              "more rows than values: %.80s", t);
 }
 
 /* Returns how many times needle occurs in hay. */
@@ -291,6 +292,65 @@ Test(report, runs_differing_in_more_than_the_value_are_separate_curves, .timeout
         free(one);
     }
     free(svg);
+}
+
+/* Under workload.shapes a sweep is one curve per shape, each against its own shape's none: no row, point or slope of
+ * one shape sits on another's curve, and no value carries a shape's name. */
+Test(report, a_sweep_over_shapes_is_one_curve_per_shape_against_its_own_none, .timeout = 180)
+{
+    const char *out = run_and_report("name: rep\nranks: 2\niterations: 8\nseed: 5\nworkload:\n  shapes: [dp-overlap, moe]\n"
+                                     "power: {sample_hz: 200}\nprojection: {gpus: 10000}\n"
+                                     "mitigations: [none, {filler: {floor: [80%, 40%]}}]\n");
+    json_t *s = e2e_summary(out), *r;
+    char *svg = slurp(out, "report.svg"), *txt = slurp(out, "report.txt");
+    cr_assert_eq(count(svg, "<g class=\"tradeoff\""), 2, "one curve per shape");
+    cr_assert_eq(count(txt, "trade-off:"), 2, "one table per shape:\n%s", txt);
+    static const char *const shape[2] = { "dp-overlap", "moe" };
+    for (int k = 0; k < 2; k++) {
+        struct pt want[MAXP];
+        json_t *none = NULL;
+        int n = 0;
+        size_t i;
+        json_array_foreach(json_object_get(s, "runs"), i, r) {
+            if (strcmp(json_string_value(json_object_get(r, "shape")), shape[k]) != 0)
+                continue;
+            if (strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0) {
+                none = r;
+                continue;
+            }
+            const char *label = json_string_value(json_object_get(r, "label")), *eq = strchr(label, '=');
+            json_t *proj = json_object_get(json_object_get(json_object_get(r, "power"), "aggregate"), "projection");
+            json_t *vs = json_object_get(r, "vs_none");
+            cr_assert(eq && strstr(eq, " ["), "%s", label);
+            snprintf(want[n].value, sizeof want[n].value, "%.*s", (int)(strstr(eq, " [") - eq - 1), eq + 1);
+            want[n].swing = json_number_value(json_object_get(proj, "swing_mw"));
+            want[n].energy = json_number_value(json_object_get(vs, "energy_overhead_pct"));
+            want[n].time = json_number_value(json_object_get(vs, "iteration_overhead_pct"));
+            n++;
+        }
+        cr_assert(none && n == 2);
+        if (value_of(want[0].value) > value_of(want[1].value)) {
+            struct pt t = want[0];
+            want[0] = want[1];
+            want[1] = t;
+        }
+        char title[96], buf[64];
+        snprintf(title, sizeof title, "trade-off: filler floor [%s], 2 values", shape[k]);
+        check_table(txt, title, want, 2, none);   /* the none row is the shape's own */
+        const char *g = svg;
+        while ((g = strstr(g + 1, "<g class=\"tradeoff\"")) && strcmp(attr(g, "data-shape", buf, sizeof buf), shape[k]) != 0)
+            ;
+        cr_assert(g, "no curve for %s in report.svg", shape[k]);
+        char *one = curve(g, "filler", "floor");
+        check_panel(one, "energy_overhead_pct", want, 2);
+        check_panel(one, "iteration_overhead_pct", want, 2);
+        const char *sq = strstr(one, "class=\"tradeoff-none\"");   /* none's square: the shape's own none */
+        cr_assert(sq, "no none in the %s curve", shape[k]);
+        free(one);
+    }
+    free(svg);
+    free(txt);
+    json_decref(s);
 }
 
 Test(report, a_search_rings_its_pick, .timeout = 240)
@@ -537,6 +597,41 @@ Test(report, png_says_why_it_was_not_made, .timeout = 120)
     free(log);
 }
 
+/* A picture the new report does not make is not left from an earlier report beside the new report.txt: no
+ * rsvg-convert or a failing one removes an earlier report.png; no power trace to draw removes an earlier report.svg
+ * and report.png. Each removal is said. */
+Test(report, an_earlier_picture_is_not_left_as_if_current, .timeout = 120)
+{
+    const char *out = run_and_report(BASE "mitigations: [none]\n");
+    const char *failing = fake_rsvg("printf 'half a png' > \"$4\"\nexit 3\n");
+    const char *writing = fake_rsvg("printf 'fake png' > \"$4\"\n");
+    char bare[] = "/tmp/gauntlet-bin-XXXXXX", from[512], to[512];
+    cr_assert(mkdtemp(bare), "an empty folder for PATH");
+    const char *no_png[] = { bare, failing };
+    for (int k = 0; k < 2; k++) {
+        free(report_with_path(out, writing));
+        cr_assert(exists(out, "report.png"), "an earlier report.png");
+        char *log = report_with_path(out, no_png[k]);
+        cr_assert(strstr(log, "png: none ("), "%s", log);
+        cr_assert(!exists(out, "report.png"), "case %d: an earlier report.png is left beside the new report.txt:\n%s", k, log);
+        cr_assert(strstr(log, "an earlier ") && strstr(log, "/report.png was removed"), "the report says so:\n%s", log);
+        cr_assert(exists(out, "report.svg"), "this report's SVG stays");
+        free(log);
+    }
+    free(report_with_path(out, writing));
+    cr_assert(exists(out, "report.svg") && exists(out, "report.png"));
+    snprintf(from, sizeof from, "%s/power.csv", out);   /* no power trace: nothing to draw */
+    snprintf(to, sizeof to, "%s/power.csv.away", out);
+    cr_assert_eq(rename(from, to), 0);
+    char *log = report_with_path(out, writing);
+    cr_assert(strstr(log, "plots: none (no power trace to draw)"), "%s", log);
+    cr_assert(!exists(out, "report.svg") && !exists(out, "report.png"), "an earlier picture is left:\n%s", log);
+    cr_assert(strstr(log, "/report.svg was removed") && strstr(log, "/report.png was removed"), "%s", log);
+    cr_assert(exists(out, "report.txt"));
+    free(log);
+    cr_assert_eq(rename(to, from), 0);
+}
+
 Test(report, png_from_rsvg_convert, .timeout = 120)
 {
     char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL, *dir, *save = NULL;
@@ -555,4 +650,39 @@ Test(report, png_from_rsvg_convert, .timeout = 120)
     cr_assert(log && strstr(log, "png: ") && strstr(log, "/report.png\n"), "the report names it:\n%s", log);
     free(png);
     free(log);
+}
+
+/* Runs without a none have no comparison: their bars are not drawn and read "–", never "+0 %". Each trace panel
+ * starts after its run's warm-up (warmup_s, what the analysis leaves out). A summary rebuilt by `gauntlet summarize`
+ * has no battery: bess's grid figure is not known, never the GPUs' cluster swing. */
+Test(report, what_is_not_known_is_not_drawn, .timeout = 180)
+{
+    const char *out = run_and_report(BASE "projection: {gpus: 10000}\n"
+                                          "mitigations: [{filler: {floor: 80%}}, {bess: {capacity_mwh: 1, power_mw: 2, window: 2s}}]\n");
+    json_t *s = e2e_summary(out), *runs = json_object_get(s, "runs");
+    char *svg = slurp(out, "report.svg");
+    cr_assert_eq(count(svg, "height=\"7\" fill="), 0, "no bar for a comparison that is not known");
+    cr_assert_eq(count(svg, ">\xe2\x80\x93 / \xe2\x80\x93 / \xe2\x80\x93<"), 2, "each run's bars read - / - / -");
+    cr_assert_null(strstr(svg, "+0% / +0%"));
+    const char *p = svg;
+    for (size_t i = 0; i < json_array_size(runs); i++) {
+        p = element(p + 1, "<rect class=\"trace-panel\"");
+        double from = num(p, "data-from-s"), warm = json_number_value(json_object_get(json_array_get(runs, i), "warmup_s"));
+        cr_assert(from >= warm - 1e-6, "run %zu: the panel starts %.3f s in, its warm-up ends at %.3f s", i, from, warm);
+    }
+    free(svg);
+    json_decref(s);
+    char path[512], log[300];
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    cr_assert_eq(unlink(path), 0);
+    snprintf(log, sizeof log, "%s.sum.log", out);
+    cr_assert_eq(e2e_run(log, (const char *[]){ "summarize", out, NULL }), 0);
+    cr_assert_eq(e2e_run(log, (const char *[]){ "report", out, NULL }), 0);
+    char *txt = slurp(out, "report.txt"), *row = strstr(txt, "\nbess");
+    cr_assert(row, "%s", txt);
+    char name[32], swing[32], range[32], samples[32], grid[32];
+    cr_assert_eq(sscanf(row, "%31s %31s %31s %31s %31s", name, swing, range, samples, grid), 5);
+    cr_assert_str_eq(grid, "-", "bess's grid swing is not in a rebuilt summary: %s", row);
+    cr_assert(strstr(txt, "battery is not in this summary"), "%s", txt);
+    free(txt);
 }

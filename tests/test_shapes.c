@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "e2e.h"
 #include "scenario.h"
+#include "shapes_compare.h"
 #include "util.h"
 
 static struct scenario sc, sc2;
@@ -410,4 +411,74 @@ Test(shapes_compare, every_mitigation_on_each_shape_against_its_own_none, .timeo
     char *txt = e2e_read(log);
     cr_assert(txt && strstr(txt, "by shape (ranked by swing removed"), "report: %s", txt ? txt : "(none)");
     free(txt);
+}
+
+/* A run of the shapes comparison as summary.json holds it: label, shape, mitigation and the swing removed. */
+static json_t *shape_run(const char *mitigation, const char *label, const char *shape, double removed)
+{
+    return json_pack("{s:s, s:s, s:s, s:{s:f, s:f, s:f}}", "mitigation", mitigation, "label", label, "shape", shape,
+                     "vs_none", "swing_reduction_pct", removed, "energy_overhead_pct", 1.0, "iteration_overhead_pct", 0.0);
+}
+
+/* Entries of one mitigation that differ in their parameters are labelled with them, on every shape; runs that share
+ * a label all the same (a summary written before) are never merged: each keeps its own figure, the k-th of one shape
+ * is compared with the k-th of the other, and a ranking change between them is found. */
+Test(shapes_compare, mitigations_sharing_a_name_are_not_merged)
+{
+    cr_assert_eq(load("name: s\nranks: 2\niterations: 3\nworkload:\n  shapes: [dp-overlap, moe]\nmitigations:\n"
+                      "  - none\n  - filler: {floor: 10%}\n  - bess: {capacity_mwh: 10, power_mw: 20}\n"
+                      "  - filler: {floor: 50%}\n  - filler: {floor: 90%}\n  - ramp: {ramp_w_s: 3000}\n"
+                      "  - smoothing: {floor: [50%, 80%]}\n  - smoothing: {floor: 50%, ramp_up_w_s: 2000}\n"),
+                 0, "%s", err);
+    static const char *const want[9] = { "none", "filler floor=10%", "bess", "filler floor=50%", "filler floor=90%",
+                                         "ramp", "smoothing floor=50%", "smoothing floor=80%", "smoothing" };
+    cr_assert_eq(sc.n_mitigations, 18);
+    for (int k = 0; k < 2; k++)
+        for (int m = 0; m < 9; m++) {
+            char label[64];
+            snprintf(label, sizeof label, "%s [%s]", want[m], k ? "moe" : "dp-overlap");
+            cr_assert_str_eq(sc.mitigations[9 * k + m].label, label);
+        }
+    round_trip();   /* the echo lists each entry with its parameters: the fillers' labels once loaded again */
+    for (int m = 1; m < 5; m++)
+        cr_assert_str_eq(sc2.mitigations[9 + m].label, sc.mitigations[9 + m].label);
+
+    /* three fillers labelled alike: 10 %, 50 %, 90 % of the swing removed on a, 40 %, 60 %, 80 % on b; bess 30 / 20 */
+    static const double removed[2][4] = { { 10, 30, 50, 90 }, { 40, 20, 60, 80 } };
+    static const char *const shape[2] = { "a", "b" };
+    json_t *runs = json_array();
+    for (int k = 0; k < 2; k++) {
+        char label[32];
+        snprintf(label, sizeof label, "none [%s]", shape[k]);
+        json_array_append_new(runs, shape_run("none", label, shape[k], 0.0));
+        for (int m = 0; m < 4; m++) {
+            snprintf(label, sizeof label, "%s [%s]", m == 1 ? "bess" : "filler", shape[k]);
+            json_array_append_new(runs, shape_run(m == 1 ? "bess" : "filler", label, shape[k], removed[k][m]));
+        }
+    }
+    json_t *cmp = shapes_compare_json(runs), *p, *e;
+    size_t i, j;
+    cr_assert(json_is_object(cmp));
+    json_array_foreach(json_object_get(cmp, "per_shape"), i, p) {
+        json_t *list = json_object_get(p, "runs"), *rank = json_object_get(p, "ranking");
+        cr_assert_eq(json_array_size(list), 4, "every run keeps its row: %s", json_dumps(cmp, 0));
+        cr_assert_eq(json_array_size(rank), 4, "every run is ranked: %s", json_dumps(rank, 0));
+        json_array_foreach(list, j, e) {
+            cr_assert_float_eq(json_number_value(json_object_get(e, "swing_reduction_pct")), removed[i][j], 1e-9);
+            for (size_t q = 0; q < j; q++)
+                cr_assert_str_neq(json_string_value(json_object_get(e, "mitigation")),
+                                  json_string_value(json_object_get(json_array_get(list, q), "mitigation")),
+                                  "two rows of one shape read alike");
+        }
+        cr_assert_str_eq(json_string_value(json_array_get(rank, 3)), i ? "bess" : "filler", "shape %zu: %s", i,
+                         json_dumps(rank, 0));
+    }
+    cr_assert_str_eq(json_string_value(json_array_get(json_object_get(json_array_get(json_object_get(cmp, "per_shape"), 0),
+                                                                      "ranking"), 0)), "filler #3");
+    json_t *ch = json_object_get(cmp, "ranking_changes");   /* the first filler swaps with bess; nothing else does */
+    cr_assert_eq(json_array_size(ch), 1, "%s", json_dumps(ch, 0));
+    cr_assert_str_eq(json_string_value(json_array_get(ch, 0)),
+                     "filler removes more swing than bess on b (40.0 % vs 20.0 %), less on a (10.0 % vs 30.0 %)");
+    json_decref(cmp);
+    json_decref(runs);
 }

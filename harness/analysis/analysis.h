@@ -201,6 +201,8 @@ struct an_bess {
     double throughput_mwh, losses_mwh, soc_min, soc_max;     /* soc as a share of capacity, from 0.5 */
     double soc_end;
     double battery_max_mw;                                   /* the largest battery power used */
+    double energy_mwh;                                       /* the cluster's energy over the same trace */
+    double losses_pct;                                       /* losses_mwh over energy_mwh, %: the battery's energy cost */
 };
 /* Runs the battery over the cluster trace p (MW, n samples of dt); fills b's results; grid (optional, n) gets
  * the grid side. 0, or -1. */

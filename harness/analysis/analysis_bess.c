@@ -13,7 +13,7 @@ int analysis_bess(const double *p, size_t n, double dt, struct an_bess *b, doubl
         return -1;
     double cap = b->capacity_mwh * 3600;   /* MJ (MW s) */
     double soc = cap / 2, leg = sqrt(b->efficiency), alpha = dt / (b->window_s > dt ? b->window_s : dt);
-    double avg = 0, thr = 0, loss = 0;
+    double avg = 0, thr = 0, loss = 0, energy = 0;
     size_t warm = (size_t)(b->window_s / dt);   /* the setpoint starts at the first window's mean (a warm start) */
     if (warm < 1 || warm > n)
         warm = n < 1 ? 1 : (warm > n ? n : 1);
@@ -38,6 +38,7 @@ int analysis_bess(const double *p, size_t n, double dt, struct an_bess *b, doubl
             loss += -batt * dt - e;
         }
         g[i] = p[i] - batt;
+        energy += p[i] * dt;
         thr += fabs(batt) * dt;
         b->battery_max_mw = fmax(b->battery_max_mw, fabs(batt));
         b->soc_min = fmin(b->soc_min, soc / cap);
@@ -52,6 +53,8 @@ int analysis_bess(const double *p, size_t n, double dt, struct an_bess *b, doubl
     b->soc_end = soc / cap;
     b->throughput_mwh = thr / 3600;
     b->losses_mwh = loss / 3600;
+    b->energy_mwh = energy / 3600;
+    b->losses_pct = energy > 0 ? 100 * loss / energy : NAN;
     if (!grid)
         free(g);
     return 0;

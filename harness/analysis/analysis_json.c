@@ -104,10 +104,11 @@ json_t *analysis_projection_json(const struct an_projection *p, const struct an_
 
 json_t *analysis_bess_json(const struct an_bess *b)
 {
-    return json_pack("{s:f, s:f, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "capacity_mwh", b->capacity_mwh,
+    return json_pack("{s:f, s:f, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "capacity_mwh", b->capacity_mwh,
                      "power_mw", b->power_mw, "efficiency", b->efficiency, "window_s", b->window_s, "grid_swing_mw",
                      json_num(b->grid_swing_mw), "grid_ramp_up_mw_s", json_num(b->grid_ramp_up_mw_s),
                      "grid_ramp_down_mw_s", json_num(b->grid_ramp_down_mw_s), "throughput_mwh",
-                     json_num(b->throughput_mwh), "losses_mwh", json_num(b->losses_mwh), "soc_min", json_num(b->soc_min),
+                     json_num(b->throughput_mwh), "losses_mwh", json_num(b->losses_mwh), "energy_mwh",
+                     json_num(b->energy_mwh), "losses_pct", json_num(b->losses_pct), "soc_min", json_num(b->soc_min),
                      "soc_max", json_num(b->soc_max), "battery_max_mw", json_num(b->battery_max_mw));
 }

@@ -8,7 +8,8 @@
 #include "shapes_compare.h"
 #include "util.h"
 
-/* A mitigation's name in the comparison: its run's label without the shape's " [name]". */
+/* A mitigation's name in the comparison: its run's label (with its parameters where entries of one mitigation differ:
+ * "filler floor=50%") without the shape's " [name]". */
 static void base_label(json_t *r, char *out, size_t n)
 {
     json_t *l = json_object_get(r, "label");
@@ -16,6 +17,35 @@ static void base_label(json_t *r, char *out, size_t n)
     char *b = strstr(out, " [");
     if (b)
         *b = 0;
+}
+
+/* The key of run at among runs on shape: its label, then " #2", " #3" for the second, third run of that label on the
+ * shape (entries alike in name and parameters), so that no run overwrites another and the k-th of one shape is
+ * compared with the k-th of another (each shape runs the same list in order). */
+static void run_key(json_t *runs, size_t at, const char *shape, char *out, size_t n)
+{
+    char lbl[64], other[64];
+    int occ = 0;
+    json_t *r;
+    size_t i;
+    base_label(json_array_get(runs, at), lbl, sizeof lbl);
+    json_array_foreach(runs, i, r) {
+        if (i >= at)
+            break;
+        base_label(r, other, sizeof other);
+        occ += strcmp(json_str_or(json_object_get(r, "shape")), shape) == 0 && strcmp(other, lbl) == 0;
+    }
+    if (occ)
+        snprintf(out, n, "%s #%d", lbl, occ + 1);
+    else
+        str_copy(out, n, lbl);
+}
+
+/* A run's node swing (p99 - p1 of the aggregate), NAN when not measured: a run without one keeps its row. */
+static double agg_swing(json_t *r)
+{
+    json_t *v = json_object_get(json_object_get(json_object_get(r, "power"), "aggregate"), "swing_w");
+    return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 static double vs(json_t *r, const char *key)
@@ -52,10 +82,10 @@ json_t *shapes_compare_json(json_t *runs)
         json_t *list = json_array();
         json_array_foreach(runs, i, r) {
             if (strcmp(json_str_or(json_object_get(r, "shape")), shape[k]) != 0 ||
-                strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0)
+                strcmp(json_str_or(json_object_get(r, "mitigation")), "none") == 0)
                 continue;
             char lbl[64];
-            base_label(r, lbl, sizeof lbl);
+            run_key(runs, i, shape[k], lbl, sizeof lbl);
             int m = 0;
             while (m < nm && strcmp(names[m], lbl) != 0)
                 m++;
@@ -64,8 +94,7 @@ json_t *shapes_compare_json(json_t *runs)
             if (m < MAXM)
                 sw[k][m] = vs(r, "swing_reduction_pct");
             json_array_append_new(list, json_pack("{s:s, s:o, s:o, s:o, s:o}", "mitigation", lbl, "swing_w",
-                                                  json_copy(json_object_get(json_object_get(json_object_get(r, "power"),
-                                                                                            "aggregate"), "swing_w")),
+                                                  json_num(agg_swing(r)),
                                                   "swing_reduction_pct", json_num(vs(r, "swing_reduction_pct")),
                                                   "energy_overhead_pct", json_num(vs(r, "energy_overhead_pct")),
                                                   "iteration_overhead_pct", json_num(vs(r, "iteration_overhead_pct"))));

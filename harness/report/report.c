@@ -123,12 +123,23 @@ static void rp_power(const char *dir, struct rp_run *runs, int n)
     rp_done(f, dir, "power.csv");
 }
 
+/* Whether run is a facility battery whose battery was not computed (a summary rebuilt by `gauntlet summarize`, which
+ * has no projection.bess): what the grid sees behind it is not known. */
+static int rp_battery_unknown(json_t *run)
+{
+    json_t *pr = json_object_get(json_object_get(json_object_get(run, "power"), "aggregate"), "projection");
+    return json_is_string(json_object_get(run, "mitigation")) &&
+           strcmp(json_string_value(json_object_get(run, "mitigation")), "bess") == 0 && !json_object_get(pr, "bess");
+}
+
 /* Returns run's swing left (p99 - p1): the projected cluster's as the grid sees it (MW) when mw, else the node's
- * (W); NAN when not measured. */
+ * (W); NAN when not measured, and for a battery not computed (the GPUs' cluster swing is not the grid's). */
 double rp_swing(json_t *run, int mw)
 {
     json_t *agg = json_object_get(json_object_get(run, "power"), "aggregate");
     json_t *pr = json_object_get(agg, "projection"), *bess = json_object_get(pr, "bess");
+    if (mw && rp_battery_unknown(run))
+        return NAN;
     json_t *v = mw ? json_object_get(bess ? bess : pr, bess ? "grid_swing_mw" : "swing_mw") : json_object_get(agg, "swing_w");
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
@@ -190,6 +201,12 @@ static void rp_table(FILE *f, struct rp_run *runs, int n)
             fprintf(f, "! %s: %s\n", runs[i].name, w);
     }
     for (int i = 0; i < n; i++)
+        if (rp_battery_unknown(runs[i].summary)) {
+            fprintf(f, "(bess: its battery is not in this summary (rebuilt by gauntlet summarize): what the grid sees "
+                       "behind it is not known, grid_MW -)\n");
+            break;
+        }
+    for (int i = 0; i < n; i++)
         if (runs[i].disturbed) {
             fprintf(f, "(~: disturbed by hand in the live view (paused, a fault injected, skipped): its figures are not "
                        "the mitigation's alone; on no curve, never the baseline, not in the search)\n");
@@ -239,20 +256,28 @@ static FILE *rp_mem(char **buf, size_t *len, const char *path)
     return f;
 }
 
+/* Returns where run's trace panel starts: the end of its warm-up (warm: power.settle, as the summary's analysis left
+ * it out) where it lies inside the trace, else a tenth of the way in. */
+static double rp_start(const struct rp_run *r)
+{
+    double t0 = r->t[0], t1 = r->t[r->n - 1];
+    return isfinite(r->warm) && r->warm >= t0 && r->warm < t1 ? r->warm : t0 + 0.1 * (t1 - t0);
+}
+
 /* Writes the picture: one panel per run (the same stretch after the warm-up, one power scale), the waveform and
  * spectrum panels, bars, then the trade-off curves. Returns 0, 1 when there is no power trace to draw, -1 (with a
  * message) when it cannot. */
-static int rp_svg(const char *path, struct rp_run *runs, int n, int base, const struct rp_curve *cv, int nc, json_t *search)
+static int rp_svg(const char *path, struct rp_run *runs, int n, const struct rp_curve *cv, int nc, json_t *search)
 {
     double lo = INFINITY, hi = -INFINITY, span = INFINITY;
-    for (int i = 0; i < n; i++) {   /* about eight iterations of each, or 80 % of the shortest run */
+    for (int i = 0; i < n; i++) {   /* about eight iterations of each after its warm-up, or the shortest run's rest */
         if (runs[i].n < 2)
             continue;
         double p50 = json_number_value(json_object_get(json_object_get(runs[i].summary, "iteration_s"), "p50"));
-        span = fmin(span, fmin((runs[i].t[runs[i].n - 1] - runs[i].t[0]) * 0.8, p50 > 0 ? 8 * p50 : INFINITY));
+        span = fmin(span, fmin(runs[i].t[runs[i].n - 1] - rp_start(&runs[i]), p50 > 0 ? 8 * p50 : INFINITY));
     }
     for (int i = 0; i < n && isfinite(span); i++) {   /* one power scale: what is drawn */
-        double start = runs[i].t ? runs[i].t[0] + 0.1 * (runs[i].t[runs[i].n - 1] - runs[i].t[0]) : 0;
+        double start = runs[i].n >= 2 ? rp_start(&runs[i]) : 0;
         for (size_t k = 0; k < runs[i].n; k++)
             if (runs[i].t[k] >= start && runs[i].t[k] <= start + span) {
                 lo = fmin(lo, runs[i].w[k]);
@@ -272,13 +297,14 @@ static int rp_svg(const char *path, struct rp_run *runs, int n, int base, const 
                "<text x=\"10\" y=\"22\" font-size=\"15\">Node power per mitigation (sum over ranks): the same %.2f s of each "
                "run, one scale</text>\n", RP_W, curves_y + nc * RP_CURVE_H, span);
     for (int i = 0; i < n; i++) {
-        double y0 = 40 + i * RP_PANEL_H, start = runs[i].t ? runs[i].t[0] + 0.1 * (runs[i].t[runs[i].n - 1] - runs[i].t[0]) : 0;
+        double y0 = 40 + i * RP_PANEL_H, start = runs[i].n >= 2 ? rp_start(&runs[i]) : 0;
         fprintf(f, "<text x=\"112\" y=\"%.0f\" text-anchor=\"end\" fill=\"#888\">%.0f W</text>\n"
                    "<text x=\"112\" y=\"%.0f\" text-anchor=\"end\" fill=\"#888\">%.0f W</text>\n<text x=\"10\" y=\"%.0f\">",
                 y0 + 10, hi, y0 + RP_PANEL_H - 12, lo, y0 + RP_PANEL_H / 2);
         rp_xml(f, runs[i].name);
-        fprintf(f, "</text>\n<rect x=\"120\" y=\"%.0f\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#cccccc\"/>\n",
-                y0, RP_W - 130, RP_PANEL_H - 10);
+        fprintf(f, "</text>\n<rect class=\"trace-panel\" data-from-s=\"%.6f\" x=\"120\" y=\"%.0f\" width=\"%d\" "
+                   "height=\"%d\" fill=\"none\" stroke=\"#cccccc\"/>\n",
+                isfinite(runs[i].t0) ? start - runs[i].t0 : NAN, y0, RP_W - 130, RP_PANEL_H - 10);
         char attrs[128];
         snprintf(attrs, sizeof attrs, "class=\"trace\" stroke=\"%s\"%s stroke-width=\"1\"", rp_color(i), rp_dash(i));
         struct rp_pen pen = { .f = f, .attrs = attrs };
@@ -294,24 +320,34 @@ static int rp_svg(const char *path, struct rp_run *runs, int n, int base, const 
                "paid (grey), percent</text>\n", yb);
     for (int i = 0; i < n; i++) {
         json_t *vs = json_object_get(runs[i].summary, "vs_none");
-        double v[3] = { json_number_value(json_object_get(vs, "swing_reduction_pct")),
-                        json_number_value(json_object_get(vs, "energy_overhead_pct")),
-                        json_number_value(json_object_get(vs, "iteration_overhead_pct")) };
+        static const char *const key[] = { "swing_reduction_pct", "energy_overhead_pct", "iteration_overhead_pct" };
+        double v[3];
+        char txt[3][16];
+        for (int b = 0; b < 3; b++) {   /* a figure not known (no none, a null): no bar and a dash, never +0 % */
+            json_t *x = json_object_get(vs, key[b]);
+            v[b] = json_is_number(x) ? json_number_value(x) : NAN;
+            if (isfinite(v[b]))
+                snprintf(txt[b], sizeof txt[b], "%+.0f%%", v[b]);
+            else
+                snprintf(txt[b], sizeof txt[b], "\xe2\x80\x93");
+        }
         static const char *const bar[] = { "#2ca02c", "#d62728", "#888888" };
         double y = yb + 14 + i * 26;
         fprintf(f, "<text x=\"10\" y=\"%.0f\">", y + 14);
         rp_xml(f, runs[i].name);
         fprintf(f, "</text>\n");
         for (int b = 0; b < 3; b++) {
+            if (!isfinite(v[b]))
+                continue;
             double len = fabs(v[b]) * 2, x = 320 + (v[b] < 0 ? -len : 0);
             fprintf(f, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"7\" fill=\"%s\"/>\n", x, y + b * 7 + 2, len,
                     bar[b]);
         }
-        fprintf(f, "<text x=\"%d\" y=\"%.0f\">%+.0f%% / %+.0f%% / %+.0f%%</text>\n", RP_W - 200, y + 14, v[0], v[1], v[2]);
+        fprintf(f, "<text x=\"%d\" y=\"%.0f\">%s / %s / %s</text>\n", RP_W - 200, y + 14, txt[0], txt[1], txt[2]);
     }
     fprintf(f, "<line x1=\"320\" y1=\"%.0f\" x2=\"320\" y2=\"%.0f\" stroke=\"black\"/>\n", yb + 10, curves_y - 5);
     for (int c = 0; c < nc; c++)
-        rp_curve_svg(f, curves_y + c * RP_CURVE_H, runs, base, &cv[c], c, search);
+        rp_curve_svg(f, curves_y + c * RP_CURVE_H, runs, &cv[c], c, search);
     fprintf(f, "</svg>\n");
     return rp_commit(f, &buf, &len, path);
 }
@@ -330,14 +366,29 @@ static const char *rp_which(const char *prog, char *buf, size_t n)
     return NULL;
 }
 
+/* Removes an earlier report's picture (path) that this report did not make, so that it is never read beside the new
+ * report.txt as if current; says so on stdout. Returns -1 when it is there and cannot be removed (with a message). */
+static int rp_drop(const char *path)
+{
+    if (unlink(path) == 0) {
+        printf("  (an earlier %s was removed: it was not this report's)\n", path);
+        return 0;
+    }
+    if (errno == ENOENT)
+        return 0;
+    fprintf(stderr, "gauntlet report: cannot remove the earlier %s, which is not this report's: %s\n", path, strerror(errno));
+    return -1;
+}
+
 /* Converts the picture svg to png with rsvg-convert when it is on PATH (into png.part, then renamed); says on stdout
- * what was made, or why not. The PNG is a convenience: its failure does not change the exit code. */
-static void rp_png(const char *svg, const char *png)
+ * what was made, or why not (an earlier png is then removed). The PNG is a convenience: its failure does not change
+ * the exit code. Returns 0 when it was made, -1 when not. */
+static int rp_png_make(const char *svg, const char *png)
 {
     char exe[PATH_MAX], part[PATH_MAX + 8], in[PATH_MAX];
     if (!rp_which("rsvg-convert", exe, sizeof exe)) {
         printf("png: none (no rsvg-convert: apt-get install librsvg2-bin)\n");
-        return;
+        return -1;
     }
     snprintf(part, sizeof part, "%s.part", png);
     str_copy(in, sizeof in, svg);
@@ -347,7 +398,7 @@ static void rp_png(const char *svg, const char *png)
     pid_t pid = fork();
     if (pid < 0) {
         printf("png: none (fork: %s)\n", strerror(errno));
-        return;
+        return -1;
     }
     if (pid == 0) {
         execv(exe, argv);
@@ -367,7 +418,7 @@ static void rp_png(const char *svg, const char *png)
             printf("png: none (%s killed by signal %d)\n", exe, WTERMSIG(st));
         if (unlink(part) != 0 && errno != ENOENT)
             fprintf(stderr, "gauntlet report: %s: %s\n", part, strerror(errno));
-        return;
+        return -1;
     }
     int fd = open(part, O_RDONLY | O_CLOEXEC), bad = fd < 0 || fsync(fd) != 0, e = errno;
     if (fd >= 0 && close(fd) != 0 && !bad)
@@ -376,9 +427,17 @@ static void rp_png(const char *svg, const char *png)
         printf("png: none (%s: %s)\n", part, strerror(e));
         if (unlink(part) != 0 && errno != ENOENT)
             fprintf(stderr, "gauntlet report: %s: %s\n", part, strerror(errno));
-        return;
+        return -1;
     }
     printf("png: %s\n", png);
+    return 0;
+}
+
+/* rp_png_make; where no png was made, an earlier one is removed. */
+static void rp_png(const char *svg, const char *png)
+{
+    if (rp_png_make(svg, png) != 0)
+        rp_drop(png);
 }
 
 const struct cli_cmd report_cli = {
@@ -413,7 +472,7 @@ int report_main(int argc, char **argv)
         return EXIT_INPUT;
     }
     json_t *sr = json_object_get(summary, "runs"), *search = json_object_get(summary, "search");
-    int n = (int)json_array_size(sr), base = -1, rc = EXIT_OK;
+    int n = (int)json_array_size(sr), rc = EXIT_OK;
     if (n > RP_MAX_RUNS) {
         fprintf(stderr, "gauntlet report: %s has %d runs; the first %d are shown\n", path, n, RP_MAX_RUNS);
         n = RP_MAX_RUNS;
@@ -427,15 +486,13 @@ int report_main(int argc, char **argv)
         json_t *at = json_object_get(runs[i].summary, "run");
         runs[i].index = json_is_integer(at) ? json_integer_value(at) : i;
         runs[i].disturbed = json_array_size(json_object_get(runs[i].summary, "disturbed")) > 0;
+        json_t *shape = json_object_get(runs[i].summary, "shape");
+        str_copy(runs[i].shape, sizeof runs[i].shape, json_is_string(shape) ? json_string_value(shape) : "");
         snprintf(runs[i].name, sizeof runs[i].name, "%.46s%s", json_is_string(label) ? json_string_value(label) : runs[i].mitigation,
                  runs[i].disturbed ? "~" : "");
         runs[i].t0 = runs[i].warm = INFINITY;   /* no samples until events.jsonl says where the run is */
         runs[i].t1 = -INFINITY;
     }
-    for (int pass = 0; pass < 2 && base < 0; pass++)   /* the first none left alone; else the first none */
-        for (int i = 0; i < n && base < 0; i++)
-            if (strcmp(runs[i].mitigation, "none") == 0 && (pass || !runs[i].disturbed))
-                base = i;
     rp_params(dir, runs, n);
     rp_windows(dir, runs, n);
     rp_power(dir, runs, n);
@@ -443,7 +500,7 @@ int report_main(int argc, char **argv)
     int nc = rp_curves(runs, n, cv);
     printf("%s: %s, %d run(s)\n", dir, json_string_value(json_object_get(summary, "scenario")), n);
     rp_table(stdout, runs, n);
-    rp_curve_table(stdout, runs, base, cv, nc, search);
+    rp_curve_table(stdout, runs, cv, nc, search);
     shapes_compare_print(json_object_get(summary, "shapes"), stdout);
     json_t *faults = json_object_get(summary, "faults");
     if (json_array_size(faults))
@@ -455,7 +512,7 @@ int report_main(int argc, char **argv)
     FILE *f = rp_mem(&buf, &len, path);
     if (f) {
         rp_table(f, runs, n);
-        rp_curve_table(f, runs, base, cv, nc, search);
+        rp_curve_table(f, runs, cv, nc, search);
         shapes_compare_print(json_object_get(summary, "shapes"), f);
         if (json_array_size(faults))
             fprintf(f, "\nfaults (%zu):\n", json_array_size(faults));
@@ -464,16 +521,21 @@ int report_main(int argc, char **argv)
     if (!f || rp_commit(f, &buf, &len, path) != 0)
         rc = EXIT_ENV;
     snprintf(path, sizeof path, "%s/report.svg", dir);
-    int drawn = rp_svg(path, runs, n, base, cv, nc, search);
+    int drawn = rp_svg(path, runs, n, cv, nc, search);
+    char png[PATH_MAX];
+    snprintf(png, sizeof png, "%s/report.png", dir);
     if (drawn == 0) {
         printf("plots: %s\n", path);
-        char png[PATH_MAX];
-        snprintf(png, sizeof png, "%s/report.png", dir);
         rp_png(path, png);
-    } else if (drawn > 0)
-        printf("plots: none (no power trace to draw)\n");
-    else
-        rc = EXIT_ENV;
+    } else {   /* no picture of this report: none of an earlier one either */
+        if (drawn > 0)
+            printf("plots: none (no power trace to draw)\n");
+        else
+            rc = EXIT_ENV;
+        int bad = rp_drop(path) != 0;
+        if (rp_drop(png) != 0 || bad)
+            rc = EXIT_ENV;
+    }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "gauntlet report: stdout: %s\n", strerror(errno));
         rc = EXIT_ENV;

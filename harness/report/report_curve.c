@@ -52,8 +52,9 @@ static void rp_entry(yaml_document_t *doc, yaml_node_t *e, struct rp_run *r)
     r->params_known = rc == 0;
 }
 
-/* Reads each run's parameters from scenario.yaml's mitigations (the scenario as run, every value filled in);
- * a run it does not list (a search's refinement, added later) keeps them unknown. */
+/* Reads each run's parameters from scenario.yaml's mitigations (the scenario as run, every value filled in; under
+ * workload.shapes each entry once, its runs shape after shape); a run it does not list (a search's refinement, added
+ * later) keeps them unknown. */
 void rp_params(const char *dir, struct rp_run *runs, int n)
 {
     FILE *f = rp_open(dir, "scenario.yaml", "the runs of a sweep are told apart by their labels alone");
@@ -81,9 +82,12 @@ void rp_params(const char *dir, struct rp_run *runs, int n)
         if (k && k->type == YAML_SCALAR_NODE && strcmp((const char *)k->data.scalar.value, "mitigations") == 0)
             list = yaml_document_get_node(&doc, p->value);
     }
-    for (int i = 0; list && list->type == YAML_SEQUENCE_NODE && i < n; i++)
-        if (runs[i].index >= 0 && runs[i].index < list->data.sequence.items.top - list->data.sequence.items.start)
-            rp_entry(&doc, yaml_document_get_node(&doc, list->data.sequence.items.start[runs[i].index]), &runs[i]);
+    json_int_t entries = list && list->type == YAML_SEQUENCE_NODE ? list->data.sequence.items.top - list->data.sequence.items.start : 0;
+    for (int i = 0; i < n && entries > 0; i++) {
+        json_int_t e = runs[i].shape[0] ? runs[i].index % entries : runs[i].index;   /* run = shape x entries + entry */
+        if (runs[i].index >= 0 && e < entries)
+            rp_entry(&doc, yaml_document_get_node(&doc, list->data.sequence.items.start[e]), &runs[i]);
+    }
     yaml_document_delete(&doc);
     yaml_parser_delete(&parser);
     rp_done(f, dir, "scenario.yaml");
@@ -114,17 +118,24 @@ static int rp_diff(const char *a, const char *b, char *key, size_t n)
     return *a || *b ? -1 : d;
 }
 
-/* Finds what run i sweeps: its label's "MITIGATION KEY=VALUE", else the one parameter in which it alone differs
- * from another run of its mitigation (scenario.yaml); 0, or -1 when it sweeps nothing. */
+/* Finds what run i sweeps: its label's "MITIGATION KEY=VALUE" (without the " [SHAPE]" of its shape), else the one
+ * parameter in which it alone differs from another run of its mitigation (scenario.yaml); 0, or -1 when it sweeps
+ * nothing. */
 static int rp_swept(struct rp_run *runs, int n, int i)
 {
     struct rp_run *r = &runs[i];
-    size_t m = strlen(r->mitigation);
+    size_t m = strlen(r->mitigation), nl;
     const char *v;
+    char name[sizeof r->name], tail[sizeof r->shape + 3];
     if (strcmp(r->mitigation, "none") == 0)
         return -1;
-    if (m + 1 < sizeof r->name && strncmp(r->name, r->mitigation, m) == 0 && r->name[m] == ' ') {
-        const char *k = r->name + m + 1, *eq = strchr(k, '=');
+    str_copy(name, sizeof name, r->name);
+    snprintf(tail, sizeof tail, " [%s]", r->shape);
+    nl = strlen(name);
+    if (r->shape[0] && nl > strlen(tail) && strcmp(name + nl - strlen(tail), tail) == 0)
+        name[nl - strlen(tail)] = '\0';
+    if (m + 1 < sizeof name && strncmp(name, r->mitigation, m) == 0 && name[m] == ' ') {
+        const char *k = name + m + 1, *eq = strchr(k, '=');
         size_t kl = eq ? (size_t)(eq - k) : 0;
         if (kl > 0 && kl < sizeof r->key && !memchr(k, ' ', kl) && !strchr(eq + 1, '=')) {
             snprintf(r->key, sizeof r->key, "%.*s", (int)kl, k);
@@ -190,8 +201,9 @@ static void rp_sort(struct rp_curve *c)
         }
 }
 
-/* Finds the sweeps: runs of one mitigation that sweep the same parameter with distinct values, their other
- * parameters alike (as far as scenario.yaml tells); fills cv with those of two runs or more. */
+/* Finds the sweeps: runs of one mitigation on one shape that sweep the same parameter with distinct values, their
+ * other parameters alike (as far as scenario.yaml tells); fills cv with those of two runs or more, each with the none
+ * of its own shape (a curve, a row or a slope never mixes two shapes). */
 int rp_curves(struct rp_run *runs, int n, struct rp_curve *cv)
 {
     int nc = 0, kept = 0;
@@ -202,6 +214,7 @@ int rp_curves(struct rp_run *runs, int n, struct rp_curve *cv)
         int known = rp_others(&runs[i], runs[i].key, others, sizeof others) == 0, c = 0;
         for (; c < nc; c++) {
             int fits = strcmp(cv[c].mitigation, runs[i].mitigation) == 0 && strcmp(cv[c].key, runs[i].key) == 0 &&
+                       strcmp(cv[c].shape, runs[i].shape) == 0 &&
                        !(known && cv[c].others_known && strcmp(cv[c].others, others) != 0);
             for (int k = 0; fits && k < cv[c].n; k++)
                 fits = strcmp(cv[c].value[k], runs[i].value) != 0;   /* a value seen again: another sweep */
@@ -210,6 +223,7 @@ int rp_curves(struct rp_run *runs, int n, struct rp_curve *cv)
         }
         if (c == nc) {   /* a new curve (cv is zeroed) */
             cv[nc].mitigation = runs[i].mitigation;
+            cv[nc].shape = runs[i].shape;
             str_copy(cv[nc++].key, sizeof cv[c].key, runs[i].key);
         }
         if (known && !cv[c].others_known) {
@@ -223,6 +237,12 @@ int rp_curves(struct rp_run *runs, int n, struct rp_curve *cv)
         if (cv[c].n >= 2) {
             if (kept != c)
                 cv[kept] = cv[c];
+            cv[kept].base = -1;
+            for (int pass = 0; pass < 2 && cv[kept].base < 0; pass++)   /* the first none left alone; else the first */
+                for (int i = 0; i < n && cv[kept].base < 0; i++)
+                    if (strcmp(runs[i].mitigation, "none") == 0 && strcmp(runs[i].shape, cv[kept].shape) == 0 &&
+                        (pass || !runs[i].disturbed))
+                        cv[kept].base = i;
             rp_sort(&cv[kept++]);
         }
     return kept;
@@ -259,14 +279,15 @@ static int rp_search_has(json_t *search, const char *what, const char *label)
 /* Writes each curve as a table: value, swing left, swing removed, energy and time paid, and what the energy bought:
  * swing removed per extra percentage point of energy against the next row cheaper by a point at least (a smaller
  * step is noise); names a search's picks. */
-void rp_curve_table(FILE *f, const struct rp_run *runs, int base, const struct rp_curve *cv, int nc, json_t *search)
+void rp_curve_table(FILE *f, const struct rp_run *runs, const struct rp_curve *cv, int nc, json_t *search)
 {
     for (int c = 0; c < nc; c++) {
-        int mw = rp_mw(runs, base, &cv[c]), row[RP_MAX_RUNS + 1], m = 0;
+        int base = cv[c].base, mw = rp_mw(runs, base, &cv[c]), row[RP_MAX_RUNS + 1], m = 0;
         double y[RP_MAX_RUNS + 1], e[RP_MAX_RUNS + 1];
         json_t *gpus = json_object_get(json_object_get(json_object_get(json_object_get(runs[cv[c].run[0]].summary, "power"),
                                                                        "aggregate"), "projection"), "gpus");
-        fprintf(f, "\ntrade-off: %s %s, %d values; swing left: ", cv[c].mitigation, cv[c].key, cv[c].n);
+        fprintf(f, "\ntrade-off: %s %s%s%s%s, %d values; swing left: ", cv[c].mitigation, cv[c].key,
+                cv[c].shape[0] ? " [" : "", cv[c].shape, cv[c].shape[0] ? "]" : "", cv[c].n);
         if (mw)
             fprintf(f, "the projected cluster's (%" JSON_INTEGER_FORMAT " GPUs), MW\n", json_integer_value(gpus));
         else
@@ -397,11 +418,10 @@ static void rp_panel(FILE *f, double px, double py, const struct rp_pts *p, cons
 }
 
 /* Draws curve c at y0: swing left against energy paid (left) and time paid (right), with none's point. */
-void rp_curve_svg(FILE *f, double y0, const struct rp_run *runs, int base, const struct rp_curve *c, int id,
-                  json_t *search)
+void rp_curve_svg(FILE *f, double y0, const struct rp_run *runs, const struct rp_curve *c, int id, json_t *search)
 {
     struct rp_pts p = { .n = c->n, .best = -1, .value = c->value, .limit = NAN };
-    int mw = rp_mw(runs, base, c);
+    int base = c->base, mw = rp_mw(runs, base, c);
     json_t *b = base >= 0 ? runs[base].summary : NULL;
     p.unit = mw ? "MW" : "W";
     p.yb = rp_swing(b, mw);
@@ -420,10 +440,17 @@ void rp_curve_svg(FILE *f, double y0, const struct rp_run *runs, int base, const
     rp_xml(f, c->mitigation);
     fprintf(f, "\" data-param=\"");
     rp_xml(f, c->key);
+    fprintf(f, "\" data-shape=\"");
+    rp_xml(f, c->shape);
     fprintf(f, "\" data-unit=\"%s\">\n<text x=\"10\" y=\"%.0f\" font-size=\"15\">Trade-off, ", p.unit, y0 + 18);
     rp_xml(f, c->mitigation);
     fputc(' ', f);
     rp_xml(f, c->key);
+    if (c->shape[0]) {
+        fprintf(f, " [");
+        rp_xml(f, c->shape);
+        fputc(']', f);
+    }
     fprintf(f, ": swing left against energy and time paid%s</text>\n", p.best >= 0 ? " (ring: the search's cheapest passing)" : "");
     static const char *const field[2] = { "energy_overhead_pct", "iteration_overhead_pct" };
     static const char *const what[2] = { "energy paid", "iteration time paid" };

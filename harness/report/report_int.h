@@ -18,6 +18,7 @@ struct rp_run {
     char name[48];           /* its label ("filler floor=65%") or its mitigation; "~" after it when disturbed */
     int disturbed;           /* by hand in the live view (summary's runs[].disturbed): on no curve, never the base */
     const char *mitigation;  /* borrowed from summary */
+    char shape[32];          /* its workload shape under workload.shapes (summary's runs[].shape), else "" */
     json_int_t index;        /* its place in the scenario's mitigations, as events.jsonl names it */
     char params[RP_PARAMS];  /* from scenario.yaml */
     int params_known;
@@ -29,9 +30,12 @@ struct rp_run {
     json_t *summary;         /* borrowed */
 };
 
-/* One swept parameter of one mitigation: its runs differ in that parameter only. */
+/* One swept parameter of one mitigation on one workload shape: its runs differ in that parameter only. */
 struct rp_curve {
     const char *mitigation;
+    const char *shape;       /* its runs' shape ("" without workload.shapes): a curve never joins two shapes */
+    int base;                /* the none it is compared with: the first none of its shape left alone, else the first
+                              * none of its shape; -1 when there is none */
     char key[32];
     char others[RP_PARAMS];  /* the parameters not swept, when scenario.yaml gives them */
     int others_known;
@@ -79,12 +83,12 @@ void rp_plots_svg(FILE *f, double y0, const struct rp_run *runs, int n);
 double rp_step(double raw);
 /* Reads each run's parameters from scenario.yaml's mitigations; a run it does not list keeps them unknown. */
 void rp_params(const char *dir, struct rp_run *runs, int n);
-/* Finds the sweeps among the runs and fills cv (zeroed, RP_MAX_RUNS long) with them; returns how many. */
+/* Finds the sweeps among the runs, one curve per shape, each with its shape's none, and fills cv (zeroed, RP_MAX_RUNS
+ * long) with them; returns how many. */
 int rp_curves(struct rp_run *runs, int n, struct rp_curve *cv);
-/* Writes each curve as a table to f, naming the search's picks. */
-void rp_curve_table(FILE *f, const struct rp_run *runs, int base, const struct rp_curve *cv, int nc, json_t *search);
+/* Writes each curve as a table to f, against its own none, naming the search's picks. */
+void rp_curve_table(FILE *f, const struct rp_run *runs, const struct rp_curve *cv, int nc, json_t *search);
 /* Draws curve c at y0 of the picture (RP_CURVE_H high): swing left against energy and time paid. */
-void rp_curve_svg(FILE *f, double y0, const struct rp_run *runs, int base, const struct rp_curve *c, int id,
-                  json_t *search);
+void rp_curve_svg(FILE *f, double y0, const struct rp_run *runs, const struct rp_curve *c, int id, json_t *search);
 
 #endif

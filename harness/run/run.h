@@ -61,6 +61,16 @@ double sup_live_efficiency(struct sup *s, json_t *run);
  * against the electrical power, and the per-GPU swing removed. */
 void sup_efficiency(struct sup *s, json_t *r, json_t *base, json_t *vs);
 
+/* Whether run r takes part in the comparisons: undisturbed, or the scenario counts disturbed runs too. */
+int sup_ranked(const struct sup *s, json_t *r);
+
+/* supsearch.c */
+/* Returns run r's label (a sweep's or a search's candidate) or its mitigation. */
+const char *sup_label(json_t *r);
+/* Returns one figure of run r's vs_none (NAN when unknown). */
+double sup_vs(json_t *r, const char *key);
+/* Prints the search's lines under the end table. */
+void sup_search_print(struct sup *s);
 /* For mitigations: auto: the Pareto front (energy, time, grid swing), the cheapest candidate meeting the
  * spec, or the one that misses it least and by which clause. */
 json_t *sup_search(struct sup *s);

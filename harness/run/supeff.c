@@ -47,11 +47,19 @@ static int sup_gaps_unresolved(json_t *base, char *why, size_t n)
     return 1;
 }
 
+/* The least energy over the energy added: 0 where the run added energy its result did not need at all (its floor lay
+ * below everything the none run drew: least 0); NAN only where it added none (nothing to spend well or badly). */
+static double sup_eff(double least, double added)
+{
+    return added > 0 && isfinite(least) && least >= 0 ? least / added : NAN;
+}
+
 /* How well run r spends its energy against base (a none run, its power kept): the least energy its achieved result
  * could have cost — holding each GPU's floor (the mitigation's, or the lowest power the run reached where that is
  * lower: its p1) and its ramp limits above the none run's power (an_least_fill_j) — per iteration, against the
  * energy it added per iteration. vs_none gets energy_added_j, energy_least_j (per iteration, every GPU) and
- * energy_efficiency (least / added: 1 spends nothing beyond what its result needs), floor_asked_w and
+ * energy_efficiency (least / added: 1 spends nothing beyond what its result needs, 0 where it needed none of it;
+ * null where it added none), floor_asked_w and
  * floor_reached_w (the mean over GPUs); nothing where the mitigation holds no floor and no ramp limit. */
 void sup_efficiency(struct sup *s, json_t *r, json_t *base, json_t *vs)
 {
@@ -98,7 +106,7 @@ void sup_efficiency(struct sup *s, json_t *r, json_t *base, json_t *vs)
         json_object_set_new(vs, "unresolved", json_pack("[{s:s, s:s}]", "figure", "energy_efficiency", "why", why));
     } else {
         json_object_set_new(vs, "energy_least_j", json_num(least));
-        json_object_set_new(vs, "energy_efficiency", json_num(added > 0 && least > 0 ? least / added : NAN));
+        json_object_set_new(vs, "energy_efficiency", json_num(sup_eff(least, added)));
     }
     json_t *tr = json_object_get(r, "truth"), *tb = json_object_get(base, "truth");
     if (t->truth && tr && tb) {
@@ -109,7 +117,7 @@ void sup_efficiency(struct sup *s, json_t *r, json_t *base, json_t *vs)
                             json_pack("{s:s, s:o, s:o, s:o, s:o}", "source", json_string_value(json_object_get(tr, "source")),
                                       "energy_added_j", json_num(added_true), "energy_least_j", json_num(least_true),
                                       "energy_efficiency",
-                                      json_num(added_true > 0 && least_true > 0 ? least_true / added_true : NAN),
+                                      json_num(sup_eff(least_true, added_true)),
                                       "per_gpu_swing_reduction_pct",
                                       json_num(100 * (1 - sup_mean(json_object_get(tr, "per_rank_swing_w")) /
                                                               sup_mean(json_object_get(tb, "per_rank_swing_w"))))));

@@ -45,8 +45,7 @@ static double sup_pct(double x, double base) { return base > 0 && isfinite(x) ? 
  * alone. */
 static int sup_disturbed(json_t *r) { return json_array_size(json_object_get(r, "disturbed")) > 0; }
 
-/* Whether run r takes part in the comparisons: undisturbed, or the scenario counts disturbed runs too. */
-static int sup_ranked(const struct sup *s, json_t *r) { return s->sc->rank_disturbed || !sup_disturbed(r); }
+int sup_ranked(const struct sup *s, json_t *r) { return s->sc->rank_disturbed || !sup_disturbed(r); }
 
 /* Whether runs a and b ran the same shape (no shape: the same). */
 static int sup_same_shape(json_t *a, json_t *b)
@@ -73,12 +72,21 @@ static json_t *sup_base(struct sup *s, json_t *r, int *disturbed)
     return base;
 }
 
+/* Whether run r's mitigation acts on the facility (bess), not on the GPUs: their trace is the workload's own. */
+static int sup_facility(json_t *r)
+{
+    int k = plugin_find(&plugin_mitigations, json_str_or(json_object_get(r, "mitigation")));
+    return k >= 0 && mitigation_table[k]->facility;
+}
+
 /* A mitigation that made the swing worse, or had no swing to act on at this time scale, says so: vs_none.warning
- * (summary.json, the table, the report), never a plain row. */
+ * (summary.json, the table, the report), never a plain row. A facility one leaves the GPUs' trace as it is: what
+ * their swing does against none is run-to-run noise, never its doing. */
 static void sup_warn_worse(struct sup *s, json_t *r, double cut_pct)
 {
     json_int_t m = json_integer_value(json_object_get(r, "run"));
-    if (m < 0 || m >= s->sc->n_mitigations || strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0)
+    if (m < 0 || m >= s->sc->n_mitigations || strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0 ||
+        sup_facility(r))
         return;
     const struct plugin_spec *spec = &s->sc->mitigations[m];
     double it = json_number_value(json_object_get(json_object_get(r, "iteration_s"), "p50"));
@@ -181,6 +189,16 @@ double sup_live_efficiency(struct sup *s, json_t *run)
     return e;
 }
 
+/* Returns o's number key; NAN when it is missing or null (json_number_value reads those as 0: a swing of 0). */
+static double sup_num(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Returns 100 * (1 - x / base): the share of base removed; NAN when either is unknown. */
+static double sup_cut(double x, double base) { return base > 0 && isfinite(x) ? 100 * (1 - x / base) : NAN; }
+
 void sup_compare_runs(struct sup *s)
 {
     json_t *base = NULL, *r;
@@ -193,54 +211,36 @@ void sup_compare_runs(struct sup *s)
             continue;
         json_t *a = json_object_get(json_object_get(r, "power"), "aggregate");
         json_t *b = json_object_get(json_object_get(base, "power"), "aggregate");
-        double sw = json_number_value(json_object_get(a, "swing_w")), sw0 = json_number_value(json_object_get(b, "swing_w"));
-        double rg = json_number_value(json_object_get(a, "range_w")), rg0 = json_number_value(json_object_get(b, "range_w"));
+        double sw = sup_num(a, "swing_w"), sw0 = sup_num(b, "swing_w");
+        double rg = sup_num(a, "range_w"), rg0 = sup_num(b, "range_w");
         double pg = sup_per_gpu_swing(r), pg0 = sup_per_gpu_swing(base);
         /* time paid: the change of throughput, every wait of the mitigation included (a stagger's offsets too) */
-        double thr = json_number_value(json_object_get(r, "throughput_it_s"));
-        double thr0 = json_number_value(json_object_get(base, "throughput_it_s"));
+        double thr = sup_num(r, "throughput_it_s"), thr0 = sup_num(base, "throughput_it_s");
         /* the cluster as the grid sees it: behind the battery when there is one */
         json_t *pr = json_object_get(a, "projection"), *pr0 = json_object_get(b, "projection");
         json_t *bess = json_object_get(pr, "bess");
-        double cl = json_number_value(json_object_get(bess ? bess : pr, bess ? "grid_swing_mw" : "swing_mw"));
-        double cl0 = json_number_value(json_object_get(pr0, "swing_mw"));
+        int facility = sup_facility(r);
+        /* a facility battery whose figures were not computed (a summary rebuilt without them): the grid side is
+         * unknown, not the GPUs' cluster swing */
+        double cl = facility && !bess ? NAN : sup_num(bess ? bess : pr, bess ? "grid_swing_mw" : "swing_mw");
+        double cl0 = sup_num(pr0, "swing_mw");
+        /* energy paid: the GPUs' per iteration; a facility battery leaves the GPUs' work as it is (their difference
+         * is run-to-run noise) and pays in its own losses, over the cluster's energy in the same span */
+        double energy = facility ? sup_num(bess, "losses_pct") : sup_pct(e, sup_energy_per_iter(base));
         json_object_set_new(r, "vs_none",
                             json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "grid_swing_reduction_pct",
-                                      json_num(cl0 > 0 && pr ? 100 * (1 - cl / cl0) : NAN), "swing_reduction_pct",
-                                      json_num(sw0 > 0 ? 100 * (1 - sw / sw0) : NAN), "range_reduction_pct",
-                                      json_num(rg0 > 0 ? 100 * (1 - rg / rg0) : NAN), "per_gpu_swing_reduction_pct",
-                                      json_num(pg0 > 0 ? 100 * (1 - pg / pg0) : NAN), "energy_overhead_pct",
-                                      json_num(sup_pct(e, sup_energy_per_iter(base))), "iteration_overhead_pct",
-                                      json_num(thr > 0 ? sup_pct(thr0 / thr, 1) : NAN)));
+                                      json_num(pr ? sup_cut(cl, cl0) : NAN), "swing_reduction_pct", json_num(sup_cut(sw, sw0)),
+                                      "range_reduction_pct", json_num(sup_cut(rg, rg0)), "per_gpu_swing_reduction_pct",
+                                      json_num(sup_cut(pg, pg0)), "energy_overhead_pct", json_num(energy),
+                                      "iteration_overhead_pct", json_num(thr > 0 ? sup_pct(thr0 / thr, 1) : NAN)));
         if (base_disturbed)
             json_object_set_new(json_object_get(r, "vs_none"), "baseline_disturbed", json_true());
+        if (json_is_true(json_object_get(r, "unsettled")) || json_is_true(json_object_get(base, "unsettled")))
+            json_object_set_new(json_object_get(r, "vs_none"), "unsettled", json_true());
         sup_efficiency(s, r, base, json_object_get(r, "vs_none"));
         sup_floor_reach(s, r, json_object_get(r, "vs_none"));
-        sup_warn_worse(s, r, sw0 > 0 ? 100 * (1 - sw / sw0) : NAN);
+        sup_warn_worse(s, r, sup_cut(sw, sw0));
     }
-}
-
-/* Returns run r's label (a sweep's or a search's candidate) or its mitigation. */
-static const char *sup_label(json_t *r)
-{
-    json_t *l = json_object_get(r, "label");
-    return json_string_value(l ? l : json_object_get(r, "mitigation"));
-}
-
-/* Returns one overhead of run r against none (NAN when unknown). */
-static double sup_vs(json_t *r, const char *key)
-{
-    json_t *v = json_object_get(json_object_get(r, "vs_none"), key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/* The battery of run r (its power rating, MW) when it is a `bess` run, else 0: storage is a cost of its own,
- * counted apart from the energy and time a GPU-side mitigation pays. */
-static double sup_storage_mw(json_t *r)
-{
-    json_t *b = json_object_get(json_object_get(json_object_get(json_object_get(r, "power"), "aggregate"), "projection"), "bess");
-    return strcmp(json_string_value(json_object_get(r, "mitigation")), "bess") == 0 && json_is_object(b)
-               ? json_number_value(json_object_get(b, "power_mw")) : 0;
 }
 
 void sup_size_bess(struct sup *s, int m)
@@ -269,140 +269,6 @@ void sup_size_bess(struct sup *s, int m)
     results_event(&s->res, mono_ns(), "bess_sized", json_pack("{s:i, s:f, s:f, s:f, s:f}", "run", m, "from_swing_mw", swing,
                                                               "size_pct", share, "power_mw", power_mw,
                                                               "capacity_mwh", capacity_mwh));
-}
-
-json_t *sup_search(struct sup *s)
-{
-    json_t *r, *pareto = json_array(), *best = NULL, *closest = NULL, *store = NULL;
-    size_t i, j;
-    double best_e = INFINITY, best_t = INFINITY, closest_ratio = INFINITY, store_mw = INFINITY;
-    const char *closest_clause = NULL;
-    int any_spec = 0, candidates = 0;
-    json_t *left_out = json_array();
-    json_array_foreach(s->rn->runs, i, r) {
-        if (!sup_ranked(s, r)) {   /* disturbed by hand: not ranked (rank_disturbed: true to count it) */
-            json_array_append_new(left_out, json_string(sup_label(r)));
-            continue;
-        }
-        candidates++;
-        json_t *spec = json_object_get(json_object_get(json_object_get(json_object_get(r, "power"), "aggregate"),
-                                                       "projection"), "spec");
-        json_t *pass = json_object_get(spec, "pass");
-        double e = sup_vs(r, "energy_overhead_pct"), t = sup_vs(r, "iteration_overhead_pct");
-        double g = -sup_vs(r, "grid_swing_reduction_pct"), mw = sup_storage_mw(r);
-        if (!json_is_null(pass) && pass)
-            any_spec = 1;
-        if (json_is_true(pass) && mw > 0 && mw < store_mw) {   /* the smallest battery that meets the spec */
-            store = r;
-            store_mw = mw;
-        }
-        if (json_is_true(pass) && mw == 0 && (e < best_e || (e == best_e && t < best_t))) {
-            best = r;
-            best_e = e;
-            best_t = t;
-        }
-        if (json_is_false(pass)) {   /* how far it misses: its worst clause, as value over limit */
-            json_t *cl;
-            size_t k;
-            double worst = 0;
-            const char *which = NULL;
-            json_array_foreach(json_object_get(spec, "clauses"), k, cl) {
-                double ratio = json_number_value(json_object_get(cl, "value")) / json_number_value(json_object_get(cl, "limit"));
-                if (json_is_false(json_object_get(cl, "pass")) && ratio > worst) {
-                    worst = ratio;
-                    which = json_string_value(json_object_get(cl, "clause"));
-                }
-            }
-            if (which && worst < closest_ratio) {
-                closest_ratio = worst;
-                closest = r;
-                closest_clause = which;
-            }
-        }
-        int dominated = 0;   /* by a run at most as costly in energy, time, storage and grid swing, cheaper in one */
-        json_t *q;
-        json_array_foreach(s->rn->runs, j, q) {
-            double e2 = sup_vs(q, "energy_overhead_pct"), t2 = sup_vs(q, "iteration_overhead_pct");
-            double g2 = -sup_vs(q, "grid_swing_reduction_pct"), mw2 = sup_storage_mw(q);
-            if (j != i && sup_ranked(s, q) && e2 <= e && t2 <= t && g2 <= g && mw2 <= mw && (e2 < e || t2 < t || g2 < g || mw2 < mw))
-                dominated = 1;
-        }
-        if (!dominated && isfinite(e) && isfinite(t) && isfinite(g))
-            json_array_append_new(pareto, json_pack("{s:s, s:f, s:f, s:f, s:f}", "label", sup_label(r), "grid_swing_reduction_pct",
-                                                    -g, "energy_overhead_pct", e, "iteration_overhead_pct", t, "storage_mw", mw));
-    }
-    json_t *out = json_pack("{s:i, s:o, s:b, s:o}", "candidates", candidates, "pareto", pareto, "spec_given", any_spec,
-                            "left_out_disturbed", left_out);
-    json_object_set_new(out, "cheapest_passing",
-                        best ? json_pack("{s:s, s:f, s:f}", "label", sup_label(best), "energy_overhead_pct", best_e,
-                                         "iteration_overhead_pct", best_t)
-                             : json_null());
-    json_t *sb = store ? json_object_get(json_object_get(json_object_get(json_object_get(store, "power"), "aggregate"),
-                                                         "projection"), "bess") : NULL;
-    json_object_set_new(out, "cheapest_storage_passing",
-                        store ? json_pack("{s:s, s:f, s:o, s:o}", "label", sup_label(store), "power_mw", store_mw,
-                                          "capacity_mwh", json_copy(json_object_get(sb, "capacity_mwh")),
-                                          "energy_overhead_pct", json_num(sup_vs(store, "energy_overhead_pct")))
-                              : json_null());
-    json_object_set_new(out, "closest_failure",
-                        !best && closest ? json_pack("{s:s, s:s, s:f}", "label", sup_label(closest), "clause",
-                                                     closest_clause, "value_over_limit", closest_ratio)
-                                         : json_null());
-    return out;
-}
-
-int sup_refine(struct sup *s)
-{
-    struct scenario *sc = &s->shm.hdr->sc;   /* the workers read the candidates from here */
-    sup_compare_runs(s);
-    json_t *sr = sup_search(s), *best = json_object_get(sr, "cheapest_passing");
-    int bi = -1, added = 0;
-    for (int i = 0; json_is_object(best) && i < sc->n_mitigations; i++)
-        if (strcmp(sc->mitigations[i].label[0] ? sc->mitigations[i].label : sc->mitigations[i].name,
-                   json_string_value(json_object_get(best, "label"))) == 0)
-            bi = i;
-    json_decref(sr);
-    if (bi <= 0)
-        return 0;
-    const struct plugin_spec *b = &sc->mitigations[bi];
-    int pi = -1;   /* the same mitigation's previous (cheaper) value in the coarse order */
-    for (int i = bi - 1; i >= 0 && pi < 0; i--)
-        if (sc->mitigations[i].index == b->index)
-            pi = i;
-    const struct param *p = plugin_mitigations.table[b->index]->params;
-    char text[64], key[32];
-    if (pi < 0 || !p || sscanf(b->label, "%*s %31[^=]=", key) != 1 || !(p = param_find(p, key)))
-        return 0;
-    for (int k = 1; k <= 2 && sc->n_mitigations < SC_MAX_MITIGATIONS; k++) {
-        const void *va = sc->mitigations[pi].params + p->off, *vb = b->params + p->off;
-        double x;
-        if (p->type == PT_POWER) {
-            const struct power_value *a = va, *c = vb;
-            if (a->percent != c->percent)
-                break;
-            x = a->value + (c->value - a->value) * k / 3.0;
-            snprintf(text, sizeof text, "%.4g%s", x, c->percent ? "%" : "W");
-        } else if (p->type == PT_DOUBLE) {
-            x = *(const double *)va + (*(const double *)vb - *(const double *)va) * k / 3.0;
-            snprintf(text, sizeof text, "%.6g", x);
-        } else {
-            break;
-        }
-        struct plugin_spec *m = &sc->mitigations[sc->n_mitigations];
-        char why[256];
-        *m = *b;
-        if (param_parse(p, text, m->params, why, sizeof why) != 0)
-            break;
-        char label[sizeof m->label];
-        snprintf(label, sizeof label, "%s %s=%s", b->name, p->name, text);
-        str_copy(m->label, sizeof m->label, label);
-        sc->n_mitigations++;
-        added++;
-    }
-    if (added)
-        results_event(&s->res, mono_ns(), "search_refine",
-                      json_pack("{s:s, s:i}", "around", b->label, "candidates", added));
-    return added;
 }
 
 /* Builds summary.json from the runs and the run's outcome. */
@@ -479,27 +345,8 @@ void sup_print_table(struct sup *s, int code, json_t *summary)
                                                                                              "aggregate"), "gaps")));
     }
     sup_sensor_print(s);
-    if (s->sc->auto_search) {
-        json_t *sr = sup_search(s), *b = json_object_get(sr, "cheapest_passing"), *c = json_object_get(sr, "closest_failure");
-        json_t *st = json_object_get(sr, "cheapest_storage_passing");
-        if (!json_is_true(json_object_get(sr, "spec_given")))
-            printf("  search: no projection.spec given: nothing to meet; %zu candidates on the Pareto front\n",
-                   json_array_size(json_object_get(sr, "pareto")));
-        else if (json_is_object(b))
-            printf("  search: cheapest meeting the spec: %s (+%.1f %% energy, +%.1f %% time)\n",
-                   json_string_value(json_object_get(b, "label")), json_number_value(json_object_get(b, "energy_overhead_pct")),
-                   json_number_value(json_object_get(b, "iteration_overhead_pct")));
-        else if (json_is_object(c))
-            printf("  search: no GPU-side candidate meets the spec; closest: %s, %s at %.2f x its limit\n",
-                   json_string_value(json_object_get(c, "label")), json_string_value(json_object_get(c, "clause")),
-                   json_number_value(json_object_get(c, "value_over_limit")));
-        if (json_is_true(json_object_get(sr, "spec_given")) && json_is_object(st))
-            printf("  search: or facility storage: %s, %.1f MW / %.2f MWh (+%.1f %% energy in its losses)\n",
-                   json_string_value(json_object_get(st, "label")), json_number_value(json_object_get(st, "power_mw")),
-                   json_number_value(json_object_get(st, "capacity_mwh")),
-                   json_number_value(json_object_get(st, "energy_overhead_pct")));
-        json_decref(sr);
-    }
+    if (s->sc->auto_search)
+        sup_search_print(s);
     int any = 0;
     json_array_foreach(s->rn->runs, i, r) {
         json_t *v = json_object_get(r, "vs_none");
@@ -515,8 +362,9 @@ void sup_print_table(struct sup *s, int code, json_t *summary)
         sup_cell(c[3], 32, "%.1f", json_object_get(v, "grid_swing_reduction_pct"), 1);
         sup_cell(c[4], 32, "%.2f", json_object_get(v, "energy_efficiency"), 1);
         snprintf(lbl, sizeof lbl, "%s%s", sup_label(r), sup_disturbed(r) ? "~" : "");
-        printf("  %-3zu           %-*s %10s %10s %10s %10s %10s%s%s\n", i + 1, wl, lbl, c[0], c[3], c[1], c[2], c[4],
+        printf("  %-3zu           %-*s %10s %10s %10s %10s %10s%s%s%s\n", i + 1, wl, lbl, c[0], c[3], c[1], c[2], c[4],
                json_is_true(json_object_get(v, "baseline_disturbed")) ? "  (against a disturbed none)" : "",
+               json_is_true(json_object_get(v, "unsettled")) ? "  (unsettled: warm-up included)" : "",
                json_object_get(v, "warning") ? "  !" : "");
     }
     json_array_foreach(s->rn->runs, i, r) {   /* what a row cannot say: it made things worse, or had nothing to act on */

@@ -376,9 +376,12 @@ int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *map, vo
                 rc = sc_shapes(c, vn, sc);
             else if (strcmp(name, "mitigations") == 0 && sc_scalar(vn) && strcmp(sc_scalar(vn), "auto") == 0)
                 rc = sc_auto(c, vn, sc);
-            else if (strcmp(name, "mitigations") == 0)
+            else if (strcmp(name, "mitigations") == 0) {
                 rc = sc_plugins(c, &plugin_mitigations, vn, sc->mitigations, SC_MAX_MITIGATIONS, &sc->n_mitigations,
                                 "mitigations", 0, sc);
+                if (!rc)
+                    sc_label_repeats(sc);
+            }
             else if (strcmp(name, "detectors") == 0)
                 rc = sc_plugins(c, &plugin_detectors, vn, sc->detectors, SC_MAX_DETECTORS, &sc->n_detectors,
                                 "detectors", 1, sc);

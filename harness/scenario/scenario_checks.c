@@ -138,3 +138,40 @@ int scenario_check_fault_ranks(const struct scenario *sc, const char *why_change
     }
     return 0;
 }
+
+/* Appends " key=value" for each parameter of spec a in which some entry of its group (same mitigation, no label)
+ * differs from it, while the label stays short enough for a shape's " [name]" after it. */
+static void sc_label_one(struct scenario *sc, int a, char *label, size_t n)
+{
+    const struct plugin_spec *m = &sc->mitigations[a];
+    const struct param *table = plugin_mitigations.table[m->index]->params;
+    size_t used = (size_t)snprintf(label, n, "%s", m->name);
+    for (const struct param *p = table; p && p->name; p++) {
+        char va[64], vb[64];
+        int differs = 0;
+        param_format(p, m->params, va, sizeof va);
+        for (int b = 0; b < sc->n_mitigations && !differs; b++)
+            if (b != a && !sc->mitigations[b].label[0] && strcmp(sc->mitigations[b].name, m->name) == 0) {
+                param_format(p, sc->mitigations[b].params, vb, sizeof vb);
+                differs = strcmp(va, vb) != 0;
+            }
+        int len = differs ? snprintf(NULL, 0, " %s=%s", p->name, va) : 0;
+        if (len > 0 && used + (size_t)len < n - 16)   /* room left for " [shape]" */
+            used += (size_t)snprintf(label + used, n - used, " %s=%s", p->name, va);
+    }
+}
+
+void sc_label_repeats(struct scenario *sc)
+{
+    char label[SC_MAX_MITIGATIONS][sizeof sc->mitigations[0].label];
+    for (int a = 0; a < sc->n_mitigations; a++) {
+        label[a][0] = '\0';
+        for (int b = 0; b < sc->n_mitigations && !label[a][0]; b++)
+            if (b != a && !sc->mitigations[a].label[0] && !sc->mitigations[b].label[0] &&
+                strcmp(sc->mitigations[a].name, sc->mitigations[b].name) == 0)
+                sc_label_one(sc, a, label[a], sizeof label[a]);
+    }
+    for (int a = 0; a < sc->n_mitigations; a++)   /* after: each is told from the others as they were given */
+        if (label[a][0] && strchr(label[a], '='))
+            str_copy(sc->mitigations[a].label, sizeof sc->mitigations[a].label, label[a]);
+}

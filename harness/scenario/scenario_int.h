@@ -47,5 +47,8 @@ int sc_workload_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
 
 /* scenario_checks.c: the rules that span keys. 0, or EXIT_INPUT. */
 int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc);
+/* Labels the entries of one mitigation listed more than once (not a sweep's) with the parameters they differ in
+ * ("filler floor=10%"), so that their runs are told apart. */
+void sc_label_repeats(struct scenario *sc);
 
 #endif
