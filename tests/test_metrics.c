@@ -15,7 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "e2e.h"
+#include "metrics.h"
 #include "util.h"
 
 /* Runs tests/check_metrics.py on path as fmt, requiring the families in want (a space-separated list); skips the
@@ -249,4 +251,81 @@ Test(metrics, a_bad_address_is_refused, .timeout = 30)
         cr_assert(strstr(text, "--metrics") && strstr(text, "ADDR:PORT"), "%s", text);
         free(text);
     }
+}
+
+/* Hands the metrics view one events.jsonl line. */
+static void line_to(const struct view_link *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line_to(const struct view_link *v, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    v->event(v->ctx, buf, strlen(buf));
+}
+
+/* The value of the series whose line starts with head in text (NAN where absent). */
+static double series(const char *text, const char *head)
+{
+    const char *p = strstr(text, head);
+    return p ? strtod(p + strlen(head), NULL) : NAN;
+}
+
+/* The real metrics view fed lines as a run writes them: busbw of communication phases only, with n as summary.json's
+ * (bus_ranks), not a checkpoint's write speed; a worker's detector_fired then detection is one detection; a fault a
+ * rollback undid that fires again is one fault; iterations_total never goes back on a rollback; and the next
+ * scenario of accept with fewer ranks exports its own ranks only, with its node's power summed per tick. */
+Test(metrics, figures_as_the_summary_defines_them, .timeout = 60)
+{
+    char dir[] = "/tmp/gauntlet-mx-XXXXXX", path[600], why[256];
+    cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    const struct view_link *v = metrics_view_open(NULL, NULL, dir, why, sizeof why);
+    cr_assert(v, "%s", why);
+    line_to(v, "{\"t_s\":0,\"event\":\"start\",\"ranks\":4,\"nodes\":1,\"runs\":1,\"sample_hz\":100,\"bus_ranks\":1024}");
+    line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+    line_to(v, "{\"t_s\":1,\"event\":\"phase_begin\",\"rank\":0,\"phase\":\"comm\"}");
+    line_to(v, "{\"t_s\":1.1,\"event\":\"phase_end\",\"rank\":0,\"phase\":\"comm\",\"bytes\":1e9}");
+    line_to(v, "{\"t_s\":1.2,\"event\":\"phase_begin\",\"rank\":0,\"phase\":\"checkpoint\"}");
+    line_to(v, "{\"t_s\":1.3,\"event\":\"phase_end\",\"rank\":0,\"phase\":\"checkpoint\",\"bytes\":16777216}");
+    for (int i = 0; i < 37; i++)   /* 37 iterations, a rollback to 20, 6 more */
+        line_to(v, "{\"t_s\":2,\"event\":\"iteration\",\"rank\":0,\"iter\":%d,\"dur_s\":0.05}", i);
+    for (int i = 20; i < 26; i++)
+        line_to(v, "{\"t_s\":3,\"event\":\"iteration\",\"rank\":0,\"iter\":%d,\"dur_s\":0.05}", i);
+    line_to(v, "{\"t_s\":3,\"event\":\"detector_fired\",\"rank\":1,\"detector\":\"abft\"}");
+    line_to(v, "{\"t_s\":3,\"event\":\"detection\",\"rank\":1,\"detector\":\"abft\"}");
+    line_to(v, "{\"t_s\":3,\"event\":\"fault_injected\",\"kind\":\"straggler\",\"rank\":1,\"fault_spec\":1,\"id\":0}");
+    line_to(v, "{\"t_s\":3,\"event\":\"fault_undone\",\"rank\":1,\"fault_spec\":1,\"id\":0}");
+    line_to(v, "{\"t_s\":3,\"event\":\"fault_injected\",\"kind\":\"straggler\",\"rank\":1,\"fault_spec\":1,\"id\":2}");
+    struct power_reading pr = { .watts = 500, .true_w = NAN };
+    for (int k = 0; k < 40; k++)
+        for (int r = 0; r < 4; r++)
+            v->power(v->ctx, 4 + k * 0.01, r, &pr, 0);
+    v->stop(v->ctx);
+    snprintf(path, sizeof path, "%s/gauntlet.prom", dir);
+    char *t = e2e_read(path);
+    cr_assert(t, "%s", path);
+    const char *lab = "{node=\"0\",rank=\"0\",gpu=\"\",mitigation=\"none\"}";
+    char head[256];
+    snprintf(head, sizeof head, "gauntlet_busbw_bytes_per_second%s", lab);
+    cr_assert_float_eq(series(t, head), 1e10 * 2 * 1023 / 1024, 1e3, "1 GB in 0.1 s, n 1024:\n%s", t);
+    snprintf(head, sizeof head, "gauntlet_iterations_total{node=\"0\",rank=\"0\",mitigation=\"none\"}");
+    cr_assert_float_eq(series(t, head), 43, 1e-9, "37 run, 6 redone:\n%s", t);
+    cr_assert_float_eq(series(t, "gauntlet_detections_total{detector=\"abft\"}"), 1, 1e-9, "%s", t);
+    cr_assert_float_eq(series(t, "gauntlet_faults_injected_total{kind=\"straggler\"}"), 1, 1e-9, "%s", t);
+    cr_assert_float_eq(series(t, "gauntlet_power_watts{mitigation=\"none\"}"), 2000, 1e-6, "%s", t);
+    free(t);
+    /* accept's next scenario: 2 ranks */
+    line_to(v, "{\"t_s\":0,\"event\":\"start\",\"ranks\":2,\"nodes\":1,\"runs\":1,\"sample_hz\":100}");
+    line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+    for (int k = 0; k < 40; k++)
+        for (int r = 0; r < 2; r++)
+            v->power(v->ctx, 1 + k * 0.01, r, &pr, 0);
+    v->stop(v->ctx);
+    t = e2e_read(path);
+    cr_assert(t, "%s", path);
+    cr_assert_null(strstr(t, "rank=\"2\""), "the earlier scenario's ranks are gone:\n%s", t);
+    cr_assert_float_eq(series(t, "gauntlet_power_watts{mitigation=\"none\"}"), 1000, 1e-6, "%s", t);
+    free(t);
+    metrics_view_close(v);
 }

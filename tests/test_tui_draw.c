@@ -294,3 +294,53 @@ Test(tui_draw, keys_drive_the_dialogs_and_commands)
     screen_close();
     vm_free(m);
 }
+
+/* The fault dialog's rank: the first digit typed replaces the selected GPU (on 12 ranks, GPU 1 selected and 1
+ * typed was rank 11); a second digit goes on from the first. */
+Test(tui_draw, typed_digits_replace_the_preselected_rank)
+{
+    struct vm *m = vm_new();
+    ev(m, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"r12\",\"backend\":\"sim\",\"ranks\":12,\"runs\":1,\"iterations\":100}");
+    ev(m, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":100}");
+    struct tui_ui ui;
+    ascii_ui(&ui, m);
+    struct view_cmd cmd;
+    int straggler = plugin_find(&plugin_faults, "straggler");
+    cr_assert(straggler >= 0);
+    tui_key(&ui, m, KEY_RIGHT, &cmd);   /* GPU 1 selected */
+    tui_key(&ui, m, 'f', &cmd);
+    tui_key(&ui, m, '1' + straggler, &cmd);
+    cr_assert_eq(ui.d_rank, 1, "the selected GPU first");
+    tui_key(&ui, m, '1', &cmd);
+    cr_assert_eq(ui.d_rank, 1, "typed 1 on GPU 1: rank 1, not 11 (%d)", ui.d_rank);
+    tui_key(&ui, m, '0', &cmd);
+    cr_assert_eq(ui.d_rank, 10, "then 0: rank 10");
+    cr_assert_eq(tui_key(&ui, m, '\n', &cmd), TA_COMMAND);
+    cr_assert_eq(cmd.rank, 10);
+    vm_free(m);
+}
+
+/* What was never measured is a dash, not a 0 that reads as one: the rate before the first iteration, % TDP with no
+ * TDP, the iteration percentiles, GEMM and busbw without their phases (bus_ranks 1: no bus bandwidth). */
+Test(tui_draw, never_measured_is_a_dash)
+{
+    struct vm *m = vm_new();
+    ev(m, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"dash\",\"backend\":\"sim\",\"ranks\":2,\"runs\":1,\"iterations\":100,"
+          "\"sample_hz\":100,\"bus_ranks\":1}");
+    ev(m, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":100}");
+    for (int k = 0; k <= 300; k++)
+        for (int r = 0; r < 2; r++)
+            vm_power(m, 0.2 + k * 0.01, r, k % 50 < 25 ? 600 : 200, NAN, NAN, 0);
+    vm_measure(m, 10);
+    struct tui_ui ui;
+    ascii_ui(&ui, m);
+    screen_open(120, 40);
+    draw(m, &ui);
+    cr_assert_geq(find("  - it/s"), 0, "%s", text);
+    cr_assert_eq(find("0.0 it/s"), -1, "%s", text);
+    cr_assert_geq(find("(- TDP)"), 0, "%s", text);
+    cr_assert_geq(find("p50 - s p99 - s"), 0, "%s", text);
+    cr_assert_geq(find("GEMM - TFLOP/s/GPU  busbw - GB/s"), 0, "%s", text);
+    screen_close();
+    vm_free(m);
+}

@@ -39,19 +39,10 @@ void tui_colors(struct tui_ui *ui)
         return;
     }
     use_default_colors();
-    init_pair(P_COMPUTE, COLOR_RED, -1);
-    init_pair(P_COMM, COLOR_BLUE, -1);
-    init_pair(P_CKPT, COLOR_YELLOW, -1);
-    init_pair(P_FILLER, COLOR_MAGENTA, -1);
-    init_pair(P_CHART, COLOR_GREEN, -1);
-    init_pair(P_BAND, COLOR_CYAN, -1);
-    init_pair(P_FAULT, COLOR_RED, -1);
-    init_pair(P_DETECT, COLOR_YELLOW, -1);
-    init_pair(P_RECOVER, COLOR_GREEN, -1);
-    init_pair(P_WARN, COLOR_RED, -1);
-    init_pair(P_HEAD, COLOR_BLACK, COLOR_CYAN);
-    init_pair(P_LINE, COLOR_YELLOW, -1);
-    init_pair(P_SEL, COLOR_CYAN, -1);
+    static const short fg[] = { 0, COLOR_RED, COLOR_BLUE, COLOR_YELLOW, COLOR_MAGENTA, COLOR_GREEN, COLOR_CYAN, COLOR_RED,
+                                COLOR_YELLOW, COLOR_GREEN, COLOR_RED, COLOR_BLACK, COLOR_YELLOW, COLOR_CYAN };   /* by enum pair */
+    for (int p = P_COMPUTE; p <= P_SEL; p++)
+        init_pair((short)p, fg[p], p == P_HEAD ? COLOR_CYAN : -1);
 }
 
 /* The glyph for the terminal: UTF-8 where the locale has it, else ASCII. */
@@ -84,6 +75,13 @@ static void putf(int y, int x, const char *fmt, ...)
     put(y, x, buf);
 }
 
+/* v in fmt, or "-" when it was never measured (never a 0 that reads as one). Returns out. */
+static const char *fmt_v(char *out, size_t n, const char *fmt, double v)
+{
+    snprintf(out, n, isfinite(v) ? fmt : "-", v);
+    return out;
+}
+
 /* "1234 W", "12.3 kW", "-" */
 static void fmt_w(char *out, size_t n, double w)
 {
@@ -106,7 +104,7 @@ static void fmt_hms(char *out, size_t n, double s)
 /* ---- header */
 static void draw_header(const struct vm *m, const struct tui_ui *ui, int y)
 {
-    char dev[96] = "", a[16], b[16];
+    char dev[96] = "", a[16], b[16], rs[16];
     int same = 1, n = 0;
     for (int r = 0; r < m->nranks; r++) {
         if (!m->rank[r].device[0])
@@ -140,8 +138,8 @@ static void draw_header(const struct vm *m, const struct tui_ui *ui, int y)
         snprintf(sp, sizeof sp, "  speed %gx", ui->speed);
     char sens[48];   /* held readings: what the sensor lets the figures below resolve */
     snprintf(sens, sizeof sens, isfinite(m->m.sensor_ms) ? "  readings every %.0f ms" : "", m->m.sensor_ms);
-    putf(y + 1, 0, " iter %lld/%lld  %.1f it/s  elapsed %s  remaining %s%s%s%s", (long long)it, (long long)m->iterations,
-         isfinite(rate) ? rate : 0.0, a, b, sp, sens, m->exit_code >= 0 ? "  (finished)" : "");
+    putf(y + 1, 0, " iter %lld/%lld  %s it/s  elapsed %s  remaining %s%s%s%s", (long long)it, (long long)m->iterations,
+         fmt_v(rs, sizeof rs, "%.1f", rate), a, b, sp, sens, m->exit_code >= 0 ? "  (finished)" : "");
     attrset(A_NORMAL);
 }
 
@@ -209,7 +207,7 @@ static void draw_chart(const struct vm *m, const struct tui_ui *ui, int y, int h
     fmt_w(b, sizeof b, lo);
     fmt_w(c, sizeof c, isfinite(lo) ? hi / 1.08 : NAN);
     on(ui, 0, A_BOLD);
-    putf(y, 0, "Power, %s, last %.0f s%s: now %s  band [%s, %s]", vm_power_title(m, nl, who, sizeof who), ui->window_s,
+    putf(y, 0, "Power, %s, last %.0f s%s: now %s  band [%s, %s]", vm_power_title(m, m->nranks, who, sizeof who), ui->window_s,
          ui->logscale ? ", log scale" : "", a, b, c);
     attrset(A_NORMAL);
     if (m->floor_w > 0) {
@@ -365,20 +363,18 @@ static void draw_measure(const struct vm *m, const struct tui_ui *ui, int y)
     on(ui, 0, A_BOLD);
     put(y, 0, "Now");
     attrset(A_NORMAL);
-    double pct = isfinite(x->swing_pct_tdp) ? x->swing_pct_tdp : 0;
-    char f0[16];   /* unresolved by the sensor (or not measured yet): a dash, never a number */
-    snprintf(f0, sizeof f0, isfinite(x->dominant_hz) ? "%.2f" : "-", x->dominant_hz);
-    double p50 = isfinite(x->iter_p50_s) ? x->iter_p50_s : 0, p99 = isfinite(x->iter_p99_s) ? x->iter_p99_s : 0;
-    double tf = isfinite(x->tflops) ? x->tflops : 0, bw = isfinite(x->busbw_gbs) ? x->busbw_gbs : 0;
+    char pct[16], f0[16], p50[16], p99[16], tf[16], bw[16];   /* not measured (or unresolved): a dash, never a number */
+    fmt_v(pct, sizeof pct, "%.0f%%", x->swing_pct_tdp), fmt_v(f0, sizeof f0, "%.2f", x->dominant_hz);
+    fmt_v(p50, sizeof p50, "%.3f", x->iter_p50_s), fmt_v(p99, sizeof p99, "%.3f", x->iter_p99_s);
+    fmt_v(tf, sizeof tf, "%.4g", x->tflops), fmt_v(bw, sizeof bw, "%.4g", x->busbw_gbs);
     int ok = m->detections - m->false_positives;
     if (COLS >= 110) {
-        putf(y, 4, "swing %s (%.0f%% TDP)  ramp %s/s  dominant %s Hz  iteration p50 %.3f s p99 %.3f s", a, pct, b, f0,
-             p50, p99);
-        putf(y + 1, 4, "GEMM %.4g TFLOP/s/GPU  busbw %.4g GB/s  faults %d  detected %d  recovered %d  false+ %d  dropped %llu",
+        putf(y, 4, "swing %s (%s TDP)  ramp %s/s  dominant %s Hz  iteration p50 %s s p99 %s s", a, pct, b, f0, p50, p99);
+        putf(y + 1, 4, "GEMM %s TFLOP/s/GPU  busbw %s GB/s  faults %d  detected %d  recovered %d  false+ %d  dropped %llu",
              tf, bw, m->faults, ok, m->recoveries, m->false_positives, (unsigned long long)m->dropped);
     } else {   /* the same figures, shorter */
-        putf(y, 4, "swing %s (%.0f%%) ramp %s/s f0 %s Hz it p50 %.3f p99 %.3f s", a, pct, b, f0, p50, p99);
-        putf(y + 1, 4, "%.4g TFLOP/s  %.4g GB/s  faults %d det %d rec %d fp %d drop %llu", tf, bw, m->faults, ok,
+        putf(y, 4, "swing %s (%s) ramp %s/s f0 %s Hz it p50 %s p99 %s s", a, pct, b, f0, p50, p99);
+        putf(y + 1, 4, "%s TFLOP/s  %s GB/s  faults %d det %d rec %d fp %d drop %llu", tf, bw, m->faults, ok,
              m->recoveries, m->false_positives, (unsigned long long)m->dropped);
     }
 }
@@ -405,7 +401,7 @@ static void draw_runs(const struct vm *m, const struct tui_ui *ui, int y, int h)
     int first = m->nruns > h - 1 ? m->nruns - (h - 1) : 0;
     for (int i = first; i < m->nruns; i++) {
         const struct vm_run *r = &m->runrow[i];
-        char mean[16], sw[16], rp[16], ds[16], de[16], dtm[16], eff[16] = "-";
+        char mean[16], sw[16], rp[16], ds[16], de[16], dtm[16], eff[16] = "-", p50[16], ej[16];
         fmt_w(mean, sizeof mean, r->mean_w);
         fmt_w(sw, sizeof sw, r->swing_w);
         fmt_w(rp, sizeof rp - 2, r->ramp_w_s), strcat(rp, isfinite(r->ramp_w_s) ? "/s" : "");   /* a rate: W/s */
@@ -416,8 +412,9 @@ static void draw_runs(const struct vm *m, const struct tui_ui *ui, int y, int h)
         if (isfinite(r->efficiency))   /* least energy its result needed / energy it added (docs/power.md) */
             snprintf(eff, sizeof eff, "%.2f", r->efficiency);
         const char *note = r->skipped ? "  skipped" : r->disturbed ? "  disturbed" : r->complete ? "" : "  incomplete";
-        putf(y + 1 + i - first, 0, "%-3d %-26.26s %7.3f %8s %9s %10s %8.0f %7s %8s %7s %5s%s", i + 1, r->label,
-             r->iter_p50_s, mean, sw, rp, r->energy_j, ds, de, dtm, eff, note);
+        putf(y + 1 + i - first, 0, "%-3d %-26.26s %7s %8s %9s %10s %8s %7s %8s %7s %5s%s", i + 1, r->label,
+             fmt_v(p50, sizeof p50, "%.3f", r->iter_p50_s), mean, sw, rp, fmt_v(ej, sizeof ej, "%.0f", r->energy_j), ds, de,
+             dtm, eff, note);
     }
 }
 

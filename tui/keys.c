@@ -46,8 +46,9 @@ static int dialog_key(struct tui_ui *ui, const struct vm *m, int key, struct vie
         else if (key == KEY_RIGHT || key == KEY_DOWN)
             ui->d_rank = (ui->d_rank + 1) % (m->nranks ? m->nranks : 1);
         else if (key >= '0' && key <= '9') {
-            int r = ui->d_rank * 10 + (key - '0');
+            int r = ui->d_typed ? ui->d_rank * 10 + (key - '0') : key - '0';   /* the first replaces the preselection */
             ui->d_rank = r < m->nranks ? r : key - '0' < m->nranks ? key - '0' : ui->d_rank;
+            ui->d_typed = 1;
         } else if (key == '\n' || key == '\r' || key == KEY_ENTER) {
             if (strcmp(fault_table[ui->d_kind]->name, "bitflip") == 0) {
                 ui->dialog = 3;
@@ -145,7 +146,7 @@ int tui_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd
     case 'p':
     case 'P':
         cmd->type = VIEW_PAUSE;
-        snprintf(ui->status, sizeof ui->status, m->state == VS_PAUSED ? "resuming" : "pausing at the next iteration");
+        snprintf(ui->status, sizeof ui->status, m->paused ? "resuming" : "pausing at the next iteration");
         return TA_COMMAND;
     case 'm':
     case 'M':
@@ -160,6 +161,7 @@ int tui_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd
         }
         ui->dialog = 1;
         ui->d_rank = ui->sel < m->nranks ? ui->sel : 0;
+        ui->d_typed = 0;
         return TA_REDRAW;
     default:
         return TA_UNHANDLED;

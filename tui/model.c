@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
 #include "util.h"
 
 struct vm *vm_new(void)
@@ -97,26 +96,23 @@ int vm_rank_bin(const struct vm *m, int rank, double t, struct vm_bin *out)
 }
 
 /* Closes the sample tick: the node's power at that time is the sum of every rank's latest reading, when each
- * rank still in the run has one from the last two sampling periods (a rank without is a missing aggregate,
- * as in the summary). On one node every rank is sampled at the same tick; over several nodes the ticks of
+ * rank has one from the last two sampling periods (a rank without is a missing aggregate, as in the summary; a
+ * GPU shrink dropped is still on the node and still sampled, and counts as in the summary). On one node every rank is sampled at the same tick; over several nodes the ticks of
  * different nodes interleave, and the latest reading of each counts. */
 static void vm_tick_close(struct vm *m)
 {
     if (isnan(m->tick_t) || m->cluster_fed)
         return;
     double fresh = m->sample_hz > 0 ? 2.0 / m->sample_hz : 0.05, sum = 0;
-    int ok = m->nranks > 0, live = 0;
+    int ok = m->nranks > 0;
     for (int r = 0; r < m->nranks && ok; r++) {
         const struct vm_rank *k = &m->rank[r];
-        if (k->dropped)
-            continue;
-        live++;
         if (isnan(k->watts) || m->tick_t - k->watts_t > fresh || k->watts_t > m->tick_t + 1e-9)
             ok = 0;
         else
             sum += k->watts;
     }
-    if (ok && live) {
+    if (ok) {
         bin_add(m->bin, VM_BINS, bin_of(m->tick_t), sum);
         m->raw_t[m->nraw % VM_RAW] = m->tick_t;
         m->raw_w[m->nraw % VM_RAW] = sum;
@@ -149,7 +145,7 @@ void vm_power(struct vm *m, double t_s, int rank, double watts, double clock_mhz
 void vm_node_power(struct vm *m, double t_s, int node, double watts, int gpus)
 {
     int per = m->nodes > 0 ? m->nranks / m->nodes : 0;
-    if (node < 0 || per < 1 || gpus < 1 || !isfinite(t_s) || !isfinite(watts))
+    if (node < 0 || node >= m->nodes || per < 1 || gpus < 1 || !isfinite(t_s) || !isfinite(watts))
         return;
     for (int k = node * per; k < (node + 1) * per && k < m->nranks && k < VM_MAX_RANKS; k++) {
         struct vm_rank *r = &m->rank[k];
@@ -257,6 +253,13 @@ static int64_t inum(json_t *o, const char *k, int64_t def)
     return json_is_integer(v) ? (int64_t)json_integer_value(v) : def;
 }
 
+/* An integer field that indexes something: def when missing or outside [lo, hi] (a file may say anything). */
+static int ibound(json_t *o, const char *k, int64_t lo, int64_t hi, int def)
+{
+    int64_t v = inum(o, k, def);
+    return v >= lo && v <= hi ? (int)v : def;
+}
+
 static const char *str(json_t *o, const char *k)
 {
     const char *s = json_string_value(json_object_get(o, k));
@@ -270,13 +273,13 @@ static void vm_start(struct vm *m, json_t *ev, double t)
     str_copy(m->backend, sizeof m->backend, str(ev, "backend"));
     str_copy(m->results, sizeof m->results, str(ev, "results"));
     str_copy(m->recovery, sizeof m->recovery, str(ev, "recovery"));
-    vm_ranks(m, (int)inum(ev, "ranks", 0));
-    m->runs = (int)inum(ev, "runs", 1);
+    vm_ranks(m, ibound(ev, "ranks", 0, VM_MAX_RANKS, 0));
+    m->runs = ibound(ev, "runs", 0, 1 << 20, 1);
     m->iterations = inum(ev, "iterations", 0);
     m->tdp_w = num(ev, "tdp_w");
     m->sample_hz = num(ev, "sample_hz");
-    m->bus_ranks = (int)inum(ev, "bus_ranks", m->nranks);
-    m->nodes = (int)inum(ev, "nodes", 1);
+    m->bus_ranks = ibound(ev, "bus_ranks", 0, INT32_MAX, m->nranks);
+    m->nodes = ibound(ev, "nodes", 1, VM_MAX_RANKS, 1);
     m->cluster_fed = strcmp(str(ev, "forward"), "nodes") == 0;   /* the aggregate: the cluster's sum on node 0's grid */
     vm_ranks(m, m->nranks * m->nodes);
     if (m->nodes > 1)
@@ -321,15 +324,31 @@ static void vm_run_end(struct vm *m, json_t *ev, double t)
            (long long)inum(ev, "iterations", 0));
 }
 
+/* n rank-iterations completed at t: the rate counts them by time (any number of ranks at any rate) */
+static void rate_add(struct vm *m, double t, int n)
+{
+    int64_t b = bin_of(t);
+    int i = (int)(((b % VM_RATE_BINS) + VM_RATE_BINS) % VM_RATE_BINS);
+    if (m->rate_bin[i].no != b)
+        m->rate_bin[i].no = b, m->rate_bin[i].n = 0;
+    m->rate_bin[i].n += n;
+    m->run_iters++;
+}
+
 /* forward: nodes: a node's ranks' iteration, folded into one line: each of its ranks reaches it; the rates are
  * per GPU, the node's flops over its slowest GPU's time. */
 static void vm_node_iteration(struct vm *m, json_t *ev, double t)
 {
-    int per = m->nodes > 0 ? m->nranks / m->nodes : 0, node = (int)inum(ev, "node", -1), ranks = (int)inum(ev, "ranks", 0);
-    for (int k = node * per; node >= 0 && k < (node + 1) * per && k < m->nranks; k++)
-        if (!m->rank[k].dropped)
+    int per = m->nodes > 0 ? m->nranks / m->nodes : 0, node = ibound(ev, "node", 0, m->nodes - 1, -1), n = 0;
+    int ranks = ibound(ev, "ranks", 1, VM_MAX_RANKS, 0);
+    if (node < 0 || per < 1)
+        return;   /* a node the start event did not name: nothing of it to show */
+    for (int k = node * per; k < (node + 1) * per && k < m->nranks; k++)
+        if (!m->rank[k].dropped) {
             m->rank[k].iter = inum(ev, "iter", 0) + 1;
-    m->iter_t[m->niter % VM_ITERS] = t;
+            n++;
+        }
+    rate_add(m, t, n);   /* each of its ranks completed it */
     m->iter_s[m->niter++ % VM_ITERS] = num(ev, "dur_s");
     json_t *ph = json_object_get(ev, "phases"), *c = json_object_get(ph, "compute"), *x = json_object_get(ph, "comm");
     double cs = num(c, "s"), fl = num(c, "flops"), xs = num(x, "s"), by = num(x, "bytes");
@@ -337,6 +356,26 @@ static void vm_node_iteration(struct vm *m, json_t *ev, double t)
         m->flops_rate[m->nflops++ % 64] = fl / ranks / cs;
     if (isfinite(by) && xs > 0 && m->bus_ranks > 1)
         m->bus_rate[m->nbus++ % 64] = by / xs * 2.0 * (m->bus_ranks - 1) / m->bus_ranks;
+}
+
+/* A fault_injected record's log line: a flip named in full (which buffer, which bit, how large an error). */
+static void vm_fault_injected(struct vm *m, json_t *ev, double t, int rank)
+{
+    json_t *bit = json_object_get(ev, "bit"), *err = json_object_get(ev, "rel_error");
+    char e[32];
+    if (json_is_number(err))
+        snprintf(e, sizeof e, "%.2g", json_number_value(err));
+    else
+        str_copy(e, sizeof e, json_is_string(err) ? json_string_value(err) : "?");
+    if (*str(ev, "target") && json_is_integer(bit))   /* a flip: which buffer, which bit, how large an error */
+        vm_log(m, t, LOG_FAULT, "FAULT %s on rank %d at iter %lld: %s element %lld, %s bit %lld, error %s: %s",
+               str(ev, "kind"), rank, (long long)inum(ev, "iter", -1), str(ev, "target"),
+               (long long)inum(ev, "element", -1), str(ev, "bit_class"), (long long)json_integer_value(bit), e,
+               str(ev, "what"));
+    else
+        vm_log(m, t, LOG_FAULT, "FAULT %s on rank %d at iter %lld: %s%s%s", str(ev, "kind"), rank,
+               (long long)inum(ev, "iter", -1), *str(ev, "target") ? str(ev, "target") : "",
+               *str(ev, "target") ? " " : "", str(ev, "what"));
 }
 
 int vm_event(struct vm *m, json_t *ev)
@@ -348,7 +387,7 @@ int vm_event(struct vm *m, json_t *ev)
     m->events++;
     if (t > m->t_now)
         m->t_now = t;
-    int rank = (int)inum(ev, "rank", -1);
+    int rank = ibound(ev, "rank", 0, VM_MAX_RANKS - 1, -1);
     if (rank >= 0 && rank < VM_MAX_RANKS)
         vm_ranks(m, rank + 1);
     if (inum(ev, "node", 0) > 0 && (!strcmp(type, "start") || !strcmp(type, "run_begin") || !strcmp(type, "run_end") ||
@@ -364,12 +403,13 @@ int vm_event(struct vm *m, json_t *ev)
         double flops = num(ev, "flops"), bytes = num(ev, "bytes");
         if (isfinite(flops) && d > 0)
             m->flops_rate[m->nflops++ % 64] = flops / d;
-        if (isfinite(bytes) && d > 0 && m->bus_ranks > 1)
+        if (phase_of(str(ev, "phase")) == VP_COMM && isfinite(bytes) && d > 0 && m->bus_ranks > 1)   /* not a checkpoint's */
             m->bus_rate[m->nbus++ % 64] = bytes / d * 2.0 * (m->bus_ranks - 1) / m->bus_ranks;
     } else if (strcmp(type, "iteration") == 0) {
-        if (r)
+        if (r) {
             r->iter = inum(ev, "iter", 0) + 1;
-        m->iter_t[m->niter % VM_ITERS] = t;
+            rate_add(m, t, 1);
+        }
         m->iter_s[m->niter++ % VM_ITERS] = num(ev, "dur_s");
     } else if (strcmp(type, "node_iteration") == 0) {
         vm_node_iteration(m, ev, t);
@@ -381,44 +421,32 @@ int vm_event(struct vm *m, json_t *ev)
         if (!(m->tdp_w > 0) && isfinite(num(ev, "tdp_w")))
             m->tdp_w = num(ev, "tdp_w");
     } else if (strcmp(type, "run_begin") == 0) {
-        m->run = (int)inum(ev, "run", 0);
+        m->run = ibound(ev, "run", 0, 1 << 20, 0);
         str_copy(m->run_label, sizeof m->run_label, *str(ev, "label") ? str(ev, "label") : str(ev, "mitigation"));
         m->run_t0 = t;
         m->floor_w = isfinite(num(ev, "floor_w")) ? num(ev, "floor_w") : 0;
         m->cap_w = isfinite(num(ev, "cap_w")) ? num(ev, "cap_w") : 0;
         if (m->run + 1 > m->runs)
             m->runs = m->run + 1;
-        if (m->state != VS_PAUSED)
-            m->state = VS_RUNNING;
-        else
+        m->state = m->paused ? VS_PAUSED : VS_RUNNING;
+        if (m->paused)
             m->pause_before = 0;   /* a paused run waits before its first iteration */
         for (int k = 0; k < m->nranks; k++)
             m->rank[k].iter = 0;
+        memset(m->rate_bin, 0, sizeof m->rate_bin);   /* the rate is this run's */
+        m->run_iters = 0;
         vm_log(m, t, LOG_INFO, "run %d/%d: %s", m->run + 1, m->runs, m->run_label);
     } else if (strcmp(type, "run_end") == 0) {
         vm_run_end(m, ev, t);
     } else if (strcmp(type, "fault_injected") == 0) {
         m->faults++;
-        json_t *bit = json_object_get(ev, "bit"), *err = json_object_get(ev, "rel_error");
-        char e[32];
-        if (json_is_number(err))
-            snprintf(e, sizeof e, "%.2g", json_number_value(err));
-        else
-            str_copy(e, sizeof e, json_is_string(err) ? json_string_value(err) : "?");
-        if (*str(ev, "target") && json_is_integer(bit))   /* a flip: which buffer, which bit, how large an error */
-            vm_log(m, t, LOG_FAULT, "FAULT %s on rank %d at iter %lld: %s element %lld, %s bit %lld, error %s: %s",
-                   str(ev, "kind"), rank, (long long)inum(ev, "iter", -1), str(ev, "target"),
-                   (long long)inum(ev, "element", -1), str(ev, "bit_class"), (long long)json_integer_value(bit), e,
-                   str(ev, "what"));
-        else
-            vm_log(m, t, LOG_FAULT, "FAULT %s on rank %d at iter %lld: %s%s%s", str(ev, "kind"), rank,
-                   (long long)inum(ev, "iter", -1), *str(ev, "target") ? str(ev, "target") : "",
-                   *str(ev, "target") ? " " : "", str(ev, "what"));
+        vm_fault_injected(m, ev, t, rank);
     } else if (strcmp(type, "fault_observed") == 0) {   /* nobody injected it: a real failure */
         m->faults++;
         vm_log(m, t, LOG_FAULT, "OBSERVED %s on rank %d at iter %lld (by %s, not injected): %s", str(ev, "kind"), rank,
                (long long)inum(ev, "iter", -1), str(ev, "detector"), str(ev, "what"));
     } else if (strcmp(type, "fault_undone") == 0) {
+        m->faults--;   /* it fires again on the new timeline: counted then (summary.json counts it once) */
         vm_log(m, t, LOG_INFO, "fault %lld on rank %d at iter %lld rolled back: it fires again on the new timeline",
                (long long)inum(ev, "fault_spec", -1), rank, (long long)inum(ev, "iter", -1));
     } else if (strcmp(type, "fault_requested") == 0) {
@@ -438,7 +466,7 @@ int vm_event(struct vm *m, json_t *ev)
         m->state = VS_RECOVERING;
         vm_log(m, t, LOG_RECOVER, "RECOVERY %s of rank %d begins", str(ev, "recovery"), rank);
     } else if (strcmp(type, "recovery_end") == 0) {
-        m->state = VS_RUNNING;
+        m->state = m->paused ? VS_PAUSED : VS_RUNNING;   /* a pause asked during the recovery still holds */
         fmt_s(a, sizeof a, num(ev, "took_s"));
         vm_log(m, t, LOG_RECOVER, "recovery %s done in %s, from %s at iter %lld", str(ev, "recovery"), a, str(ev, "from"),
                (long long)inum(ev, "from_iter", 0));
@@ -464,11 +492,15 @@ int vm_event(struct vm *m, json_t *ev)
     } else if (strcmp(type, "state_restored") == 0) {
         vm_log(m, t, LOG_RECOVER, "rank %d restored from %s", rank, str(ev, "from"));
     } else if (strcmp(type, "paused") == 0) {
-        m->state = VS_PAUSED;
+        m->paused = 1;
+        if (m->state != VS_RECOVERING)
+            m->state = VS_PAUSED;
         m->pause_before = inum(ev, "before_iter", 0);
         vm_log(m, t, LOG_INFO, "paused before iteration %lld", (long long)inum(ev, "before_iter", 0));
     } else if (strcmp(type, "resumed") == 0) {
-        m->state = VS_RUNNING;
+        m->paused = 0;
+        if (m->state != VS_RECOVERING)
+            m->state = VS_RUNNING;
         vm_log(m, t, LOG_INFO, "resumed");
     } else if (strcmp(type, "run_skip") == 0) {
         vm_log(m, t, LOG_INFO, "skipping to the next mitigation");
@@ -497,79 +529,4 @@ int vm_event_line(struct vm *m, const char *line, size_t len)
     int rc = json_is_object(ev) ? vm_event(m, ev) : -1;
     json_decref(ev);
     return rc;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The p-th percentile of v[0..n) (sorted in place). */
-static double pct(double *v, size_t n, double p)
-{
-    if (!n)
-        return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
-    double k = p / 100 * (double)(n - 1);
-    size_t i = (size_t)k;
-    return i + 1 < n ? v[i] + (k - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
-}
-
-static double mean_of(const double *v, uint64_t n, size_t cap)
-{
-    size_t k = n < cap ? (size_t)n : cap;
-    double s = 0;
-    for (size_t i = 0; i < k; i++)
-        s += v[i];
-    return k ? s / (double)k : NAN;
-}
-
-void vm_measure(struct vm *m, double window_s)
-{
-    struct vm_measure *x = &m->m;
-    x->t = m->t_now;
-    /* the aggregate over the window, on a uniform grid, through the same analysis as the summary */
-    size_t n = 0, first = m->nraw > VM_RAW ? (size_t)(m->nraw - VM_RAW) : 0;
-    double *t = xmalloc(VM_RAW * sizeof *t), *w = xmalloc(VM_RAW * sizeof *w);
-    for (uint64_t i = first; i < m->nraw; i++)
-        if (m->raw_t[i % VM_RAW] >= m->t_now - window_s) {
-            t[n] = m->raw_t[i % VM_RAW];
-            w[n++] = m->raw_w[i % VM_RAW];
-        }
-    x->swing_w = x->swing_pct_tdp = x->ramp_w_s = x->dominant_hz = x->sensor_ms = NAN;
-    double dt = m->sample_hz > 0 ? 1.0 / m->sample_hz : n > 1 ? (t[n - 1] - t[0]) / (double)(n - 1) : 0;
-    double *u = NULL;
-    size_t nu = n > 16 && dt > 0 ? analysis_resample(t, w, n, dt, &u) : 0;
-    struct an_result res;
-    if (nu > 16 && analysis_run(&(struct an_series){ u, nu, dt, 0, 0 }, an_default_bands, 4, &res) == 0) {
-        x->swing_w = res.swing_w;
-        int live = 0;
-        for (int r = 0; r < m->nranks; r++)
-            live += !m->rank[r].dropped;
-        x->swing_pct_tdp = m->tdp_w > 0 && live ? 100 * res.swing_w / (m->tdp_w * live) : NAN;
-        x->ramp_w_s = fmax(res.ramp_up_w_s[1], res.ramp_down_w_s[1]);   /* NAN: the sensor cannot resolve it */
-        x->dominant_hz = res.dominant_hz;
-        x->sensor_ms = res.held ? res.update_s * 1e3 : NAN;
-    }
-    free(u);
-    /* iterations: durations and rate over the window */
-    size_t k = 0, kk = m->niter < VM_ITERS ? (size_t)m->niter : VM_ITERS;
-    size_t in_window = 0;
-    for (size_t i = 0; i < kk; i++) {
-        if (isfinite(m->iter_s[i]))
-            t[k++] = m->iter_s[i];
-        in_window += m->iter_t[i] >= fmax(m->run_t0, m->t_now - window_s);
-    }
-    x->iter_p50_s = pct(t, k, 50);
-    x->iter_p99_s = pct(t, k, 99);
-    int live = 0;
-    for (int r = 0; r < m->nranks; r++)
-        live += !m->rank[r].dropped;
-    double span = m->t_now - fmax(m->run_t0, m->t_now - window_s);
-    x->it_per_s = live && span > 0 && m->state != VS_FINISHED ? (double)in_window / live / span : NAN;
-    x->tflops = mean_of(m->flops_rate, m->nflops, 64) / 1e12;
-    x->busbw_gbs = mean_of(m->bus_rate, m->nbus, 64) / 1e9;
-    free(t);
-    free(w);
 }

@@ -13,7 +13,8 @@
 #define VM_RAW 16384        /* raw aggregate samples for the live measurements (16 s at 1 kHz) */
 #define VM_SPANS 128        /* phase spans kept per rank */
 #define VM_LOG 512          /* event log lines */
-#define VM_ITERS 512        /* iteration durations kept */
+#define VM_ITERS 512        /* iteration durations kept (their p50 and p99) */
+#define VM_RATE_BINS 1024   /* iterations completed per VM_BIN_S bin, for the rate (102 s) */
 #define VM_RUNS 64          /* finished runs in the comparison table */
 #define VM_MAX_RANKS 1024
 
@@ -68,6 +69,8 @@ struct vm {
     /* now */
     double t_now;                      /* the latest time seen (s since start) */
     int state;                         /* enum vm_state */
+    int paused;                        /* a pause is set (paused .. resumed), whatever the state: a recovery may run
+                                        * under it and ends into it */
     int64_t pause_before;              /* paused: the iteration every rank stops before */
     int run;                           /* index of the current (or last) run, -1 before the first */
     char run_label[48];
@@ -80,16 +83,20 @@ struct vm {
     double raw_t[VM_RAW], raw_w[VM_RAW];
     uint64_t nraw;
     /* iterations, phases */
-    double iter_s[VM_ITERS], iter_t[VM_ITERS];
+    double iter_s[VM_ITERS];
     uint64_t niter;
-    double flops_rate[64], bus_rate[64];   /* recent per-phase rates */
+    struct { int64_t no; double n; } rate_bin[VM_RATE_BINS];   /* rank-iterations completed per bin, this run: a
+                                        * forward: nodes line counts once per rank of its node */
+    int run_iters;                     /* iterations seen this run (0: the rate is not measured yet) */
+    double flops_rate[64], bus_rate[64];   /* recent per-phase rates (bus: communication phases only) */
     uint64_t nflops, nbus;
     /* log and runs */
     struct vm_log log[VM_LOG];
     uint64_t nlog;
     struct vm_run runrow[VM_RUNS];
     int nruns;
-    int faults, detections, false_positives, recoveries;
+    int faults, detections, false_positives, recoveries;   /* faults: injected, less those a rollback undid (each
+                                        * fires again and counts then), as summary.json's; observed ones too */
     uint64_t events, samples, dropped;  /* dropped: lines the view could not take (full queue) */
     int cluster_fed;                   /* forward: nodes: the aggregate is the cluster's sum on node 0's grid
                                         * (vm_cluster_power), not the ranks' readings summed per tick */

@@ -20,6 +20,7 @@ struct tui_ui {
     int confirm_quit;            /* "quit? y/n" is asked */
     int dialog;                  /* fault dialog: 0 closed, 1 kind, 2 rank, 3 target */
     int d_kind, d_rank, d_target;
+    int d_typed;   /* digits typed into the rank (0: it still holds the selected GPU, the first digit replaces it) */
     int replay;                  /* 1: a replay (no commands; playback keys) */
     double speed;                /* replay: playback speed */
     int playing;                 /* replay: the cursor moves */

@@ -72,13 +72,25 @@ static int mhd_load(char *why, size_t n)
 }
 #endif
 
+/* Frees the ranks (a new scenario of accept's may have fewer): none until the next start names them. */
+static void mx_reset_ranks(struct metrics *m)
+{
+    for (int k = 0; k < m->ranks; k++)
+        free(m->r[k].stamps);
+    free(m->r);
+    m->r = NULL;
+    m->ranks = 0;
+    m->tick_t = NAN;
+    m->win_n = 0;
+}
+
 static void mx_grow(struct metrics *m, int ranks)
 {
     if (ranks <= m->ranks)
         return;
     m->r = xrealloc(m->r, (size_t)ranks * sizeof *m->r);
     for (int k = m->ranks; k < ranks; k++)
-        m->r[k] = (struct mx_rank){ .watts = NAN, .iter_s = NAN, .tflops = NAN, .busbw = NAN };
+        m->r[k] = (struct mx_rank){ .watts = NAN, .watts_t = NAN, .iter_s = NAN, .tflops = NAN, .busbw = NAN };
     m->ranks = ranks;
 }
 
@@ -130,16 +142,20 @@ static void mx_event(void *ctx, const char *line, size_t len)
     if (rank >= 0 && rank < 1 << 20)
         mx_grow(m, (int)rank + 1);
     struct mx_rank *r = rank >= 0 && rank < m->ranks ? &m->r[rank] : NULL;
-    if (strcmp(type, "start") == 0) {
+    if (strcmp(type, "start") == 0 && json_integer_value(json_object_get(e, "node")) == 0) {   /* node 0's speaks for the run */
         json_int_t nodes = json_integer_value(json_object_get(e, "nodes"));
         m->per_node = (int)json_integer_value(json_object_get(e, "ranks"));
         m->cluster_fed = json_string_value(json_object_get(e, "forward")) &&
                          strcmp(json_string_value(json_object_get(e, "forward")), "nodes") == 0;
         m->world = m->per_node * (int)(nodes > 0 ? nodes : 1);
+        json_t *br = json_object_get(e, "bus_ranks");
+        m->bus_ranks = json_is_integer(br) ? (int)json_integer_value(br) : m->world;
         m->runs = (int)json_integer_value(json_object_get(e, "runs"));
         double hz = mx_num(e, "sample_hz");
         m->dt_s = hz > 0 ? 1 / hz : 0;
+        mx_reset_ranks(m);   /* this scenario's ranks only: none left over from an earlier one */
         mx_grow(m, m->world);
+        m->nundone = 0;
     } else if (strcmp(type, "run_begin") == 0) {
         m->run = (int)json_integer_value(json_object_get(e, "run"));
         str_copy(m->mitigation, sizeof m->mitigation, json_str_or(json_object_get(e, "mitigation")));
@@ -148,36 +164,49 @@ static void mx_event(void *ctx, const char *line, size_t len)
             m->r[k].iters = 0;
         m->win_n = 0;
         m->iter_n = 0;
+        m->nundone = 0;
     } else if (r && strcmp(type, "ready") == 0) {   /* its GPU's UUID (cuda; "" on sim) */
         str_copy(r->gpu, sizeof r->gpu, json_str_or(json_object_get(e, "device")));
     } else if (r && strcmp(type, "iteration") == 0) {
         r->iter_s = mx_num(e, "dur_s");
-        r->iters = json_integer_value(json_object_get(e, "iter")) + 1;
+        r->iters++;   /* counted, not the iteration's number: that goes back on a rollback */
         mx_iteration(m, r->iter_s);
     } else if (strcmp(type, "node_iteration") == 0 && m->per_node > 0) {   /* forward: nodes: a node's ranks, folded */
         json_t *ph = json_object_get(e, "phases"), *c = json_object_get(ph, "compute"), *x = json_object_get(ph, "comm");
-        double cs = mx_num(c, "s"), xs = mx_num(x, "s"), n = m->world > 1 ? m->world : 2, k = mx_num(e, "ranks");
+        double cs = mx_num(c, "s"), xs = mx_num(x, "s"), n = m->bus_ranks, k = mx_num(e, "ranks");
+        json_int_t node = json_integer_value(json_object_get(e, "node"));
         mx_iteration(m, mx_num(e, "dur_s"));
-        for (int q = (int)json_integer_value(json_object_get(e, "node")) * m->per_node, end = q + m->per_node; q >= 0 && q < end && q < m->ranks; q++) {
+        for (int q = node >= 0 && node < m->ranks / m->per_node ? (int)node * m->per_node : m->ranks, end = q + m->per_node; q < end && q < m->ranks; q++) {
             m->r[q].iter_s = mx_num(e, "dur_s");
-            m->r[q].iters = json_integer_value(json_object_get(e, "iter")) + 1;
+            m->r[q].iters++;
             if (cs > 0 && k > 0 && mx_num(c, "flops") > 0)   /* per GPU: the node's flops over its slowest's time */
                 m->r[q].tflops = mx_num(c, "flops") / k / cs / 1e12;
-            if (xs > 0 && mx_num(x, "bytes") > 0)
+            if (xs > 0 && mx_num(x, "bytes") > 0 && n > 1)
                 m->r[q].busbw = mx_num(x, "bytes") / xs * 2 * (n - 1) / n;
         }
-    } else if (r && strcmp(type, "phase_begin") == 0) {
-        r->open_t = t;
+    } else if (r && strcmp(type, "phase_begin") == 0) {   /* compute and comm: what the rates are of */
+        const char *ph = json_str_or(json_object_get(e, "phase"));
+        r->open_phase = strcmp(ph, "compute") == 0 ? 1 : strcmp(ph, "comm") == 0 ? 2 : 0;
+        r->open_t = r->open_phase ? t : 0;
     } else if (r && strcmp(type, "phase_end") == 0 && r->open_t > 0 && t > r->open_t) {
-        double d = t - r->open_t, n = m->world > 1 ? m->world : 2;
-        if (json_is_number(json_object_get(e, "flops")) && mx_num(e, "flops") > 0)
+        double d = t - r->open_t, n = m->bus_ranks;   /* n as summary.json's busbw */
+        if (r->open_phase == 1 && json_is_number(json_object_get(e, "flops")) && mx_num(e, "flops") > 0)
             r->tflops = mx_num(e, "flops") / d / 1e12;
-        else if (json_is_number(json_object_get(e, "bytes")) && mx_num(e, "bytes") > 0)
+        else if (r->open_phase == 2 && strcmp(json_str_or(json_object_get(e, "phase")), "comm") == 0 &&
+                 mx_num(e, "bytes") > 0 && n > 1)   /* a checkpoint's bytes are no communication */
             r->busbw = mx_num(e, "bytes") / d * 2 * (n - 1) / n;   /* bytes/s: base units */
         r->open_t = 0;
+    } else if (strcmp(type, "fault_undone") == 0) {   /* it fires again on the new timeline: one fault, as summary.json */
+        if (m->nundone < MX_KINDS)
+            m->undone[m->nundone++] = (int)json_integer_value(json_object_get(e, "fault_spec"));
     } else if (strcmp(type, "fault_injected") == 0) {
-        mx_bump(m->faults, json_string_value(json_object_get(e, "kind")));
-    } else if (strcmp(type, "detection") == 0 || strcmp(type, "detector_fired") == 0) {
+        int spec = (int)json_integer_value(json_object_get(e, "fault_spec")), again = 0;
+        for (int i = 0; i < m->nundone && !again; i++)
+            if (m->undone[i] == spec)
+                again = 1, m->undone[i] = m->undone[--m->nundone];
+        if (!again)
+            mx_bump(m->faults, json_string_value(json_object_get(e, "kind")));
+    } else if (strcmp(type, "detection") == 0) {   /* a worker's detector_fired is followed by its detection: once */
         mx_bump(m->dets, json_string_value(json_object_get(e, "detector")));
     } else if (strcmp(type, "recovered") == 0) {
         mx_bump(m->recs, json_string_value(json_object_get(e, "recovery")));
@@ -209,17 +238,19 @@ static void mx_power(void *ctx, double t_s, int rank, const struct power_reading
         return;
     pthread_mutex_lock(&m->mu);
     mx_grow(m, rank + 1);
-    m->r[rank].watts = pr->watts;
-    m->r[rank].phase = phase;
-    an_stamp_note(&m->r[rank].stamps, (int64_t)pr->sample_ns);   /* the sensor's own sample time, where it gives one */
-    if (rank == m->ranks - 1 && !m->cluster_fed) {   /* a tick's rows are in: the sum joins the window */
+    if (t_s != m->tick_t && !isnan(m->tick_t) && !m->cluster_fed) {   /* a new tick: the last one's sum joins the window */
         double sum = 0;
-        for (int k = 0; k < m->ranks; k++)
-            sum += m->r[k].watts;   /* a missing reading makes the point missing (NaN) */
+        for (int k = 0; k < m->ranks; k++)   /* every rank's reading of that tick: one missing makes the point missing */
+            sum += m->r[k].watts_t == m->tick_t ? m->r[k].watts : NAN;
         m->win[m->win_at] = sum;
         m->win_at = (m->win_at + 1) % MX_WINDOW;
         m->win_n = m->win_n < MX_WINDOW ? m->win_n + 1 : MX_WINDOW;
     }
+    m->tick_t = t_s;
+    m->r[rank].watts = pr->watts;
+    m->r[rank].watts_t = t_s;
+    m->r[rank].phase = phase;
+    an_stamp_note(&m->r[rank].stamps, (int64_t)pr->sample_ns);   /* the sensor's own sample time, where it gives one */
     pthread_mutex_unlock(&m->mu);
     uint64_t now = mono_ns();
     if (m->textdir[0] && now - m->text_ns >= MX_TEXT_EVERY_NS) {
@@ -377,9 +408,14 @@ const struct view_link *metrics_view_open(const struct view_link *inner, const c
                                           char *why, size_t n)
 {
     struct metrics *m = xcalloc(1, sizeof *m);
-    pthread_mutex_init(&m->mu, NULL);
+    if (pthread_mutex_init(&m->mu, NULL) != 0) {
+        snprintf(why, n, "metrics: cannot create a mutex");
+        free(m);
+        return NULL;
+    }
     m->inner = inner;
     m->run = -1;
+    m->tick_t = NAN;
     m->link = (struct view_link){ .ctx = m, .event = mx_event, .power = mx_power, .command = mx_command, .stop = mx_stop,
                                   .node_power = mx_node_power, .cluster_power = mx_cluster_power };
     if (textdir)

@@ -19,9 +19,9 @@ struct MHD_Daemon;
 struct mx_count { char name[32]; unsigned long long n; };
 
 struct mx_rank {
-    double watts, iter_s, tflops, busbw;
-    int phase;
-    long long iters;
+    double watts, watts_t, iter_s, tflops, busbw;   /* watts_t: its reading's t_s */
+    int phase, open_phase;      /* open_phase: the phase its open_t is of (an events.jsonl name's index) */
+    long long iters;            /* iteration records this run (a counter: a rollback's redone iterations count again) */
     double open_t;              /* the open compute or comm phase's start (events' t_s) */
     struct an_stamps *stamps;   /* its readings' sample times, where its sensor stamps them (NULL: none yet) */
     char gpu[48];
@@ -32,6 +32,9 @@ struct metrics {
     const struct view_link *inner;
     pthread_mutex_t mu;
     int ranks, world, per_node, run, runs;
+    int bus_ranks;              /* n of busbw's 2(n-1)/n: workload.allreduce.emulate_ranks where set (start event) */
+    double tick_t;              /* the power tick whose rows are coming in (NAN: none) */
+    int undone[MX_KINDS], nundone;   /* fault_spec of faults a rollback undid: their next injection is not a new one */
     int cluster_fed;            /* forward: nodes: the window holds the cluster's sum on node 0's grid */
     char mitigation[32], label[64];
     char *extra;                /* lines the caller adds to every scrape (accept: the verdicts so far) */

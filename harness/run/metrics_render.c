@@ -89,7 +89,7 @@ void mx_render(struct metrics *m, struct mx_buf *b, int om, int extra)
         { "gauntlet_gemm_tflops", "gauge", NULL, "TFLOP/s of the rank's last compute phase",
           offsetof(struct mx_rank, tflops) },
         { "gauntlet_busbw_bytes_per_second", "gauge", NULL,
-          "bus bandwidth of the rank's last communication phase (nccl-tests' busbw)", offsetof(struct mx_rank, busbw) },
+          "bus bandwidth of the rank's last communication phase (nccl-tests' busbw, n as summary.json's)", offsetof(struct mx_rank, busbw) },
     };
     for (size_t f = 0; f < ARRAY_LEN(per); f++) {
         mx_family(b, om, per[f].name, per[f].type, per[f].unit, per[f].help);
@@ -100,7 +100,7 @@ void mx_render(struct metrics *m, struct mx_buf *b, int om, int extra)
             mx_value(b, *(const double *)((const char *)&m->r[k] + per[f].off));
         }
     }
-    mx_family(b, om, "gauntlet_iterations_total", "counter", NULL, "iterations the rank completed in this run");
+    mx_family(b, om, "gauntlet_iterations_total", "counter", NULL, "iteration records of the rank in this run (a rollback's redone ones count again)");
     for (int k = 0; k < m->ranks; k++)
         mx_put(b, "gauntlet_iterations_total{node=\"%d\",rank=\"%d\",mitigation=\"%s\"} %lld\n", mx_node(m, k), k, mit,
                m->r[k].iters);

@@ -73,10 +73,14 @@ static void print_line(struct progress *p, uint64_t now)
         long s = lround(left / rate);
         snprintf(eta, sizeof eta, "eta %02ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
     }
-    /* the rate counts this run's iterations only: the first line of a run has no earlier one to count from */
-    printf("%s: run %d/%d %-8s iter %lld/%lld  %.1f it/s  [%s] %3d%%  %s  power %.0f W [%.0f, %.0f]  events %llu\n",
+    /* the rate counts this run's iterations only: the first line of a run has no earlier one to count from, and
+     * after a rollback (the slowest rank went back) the count since the last line is not the iterations run: "-" */
+    char rs[24] = "-";
+    if (p->last_ns && dt > 0 && it >= p->last_done)
+        snprintf(rs, sizeof rs, "%.1f", (double)(it - p->last_done) / dt);
+    printf("%s: run %d/%d %-8s iter %lld/%lld  %s it/s  [%s] %3d%%  %s  power %.0f W [%.0f, %.0f]  events %llu\n",
            gl_tag(), p->run + 1, p->runs, p->label, (long long)it, (long long)p->iterations,
-           p->last_ns && dt > 0 ? (double)(it - p->last_done) / dt : 0.0, bar,
+           rs, bar,
            p->iterations > 0 ? (int)(100 * it / p->iterations) : 0, eta, sum, isfinite(p->lo) ? p->lo : sum,
            isfinite(p->hi) ? p->hi : sum, p->events);
     fflush(stdout);
@@ -127,7 +131,7 @@ static void pv_event(void *ctx, const char *line, size_t len)
         grow(p, rank + 1);
         if (p->done[rank] >= 0)
             p->done[rank] = json_integer_value(json_object_get(e, "iter")) + 1;
-    } else if (strcmp(type, "node_iteration") == 0 && node >= 0 && p->per_node > 0) {   /* forward: nodes */
+    } else if (strcmp(type, "node_iteration") == 0 && node >= 0 && node < 1 << 16 && p->per_node > 0) {   /* forward: nodes */
         grow(p, (node + 1) * p->per_node);
         for (int r = node * p->per_node; r < (node + 1) * p->per_node; r++)
             if (p->done[r] >= 0)

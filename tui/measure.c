@@ -1,0 +1,90 @@
+/* tui/measure.c: the live measurements of the view's model (model.h, vm_measure): the aggregate's swing, ramp and
+ * dominant frequency over the window through the summary's analysis, the iterations' durations and rate, the GEMM
+ * rate and the bus bandwidth. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "model.h"
+#include "util.h"
+
+static int64_t bin_of(double t) { return (int64_t)floor(t / VM_BIN_S); }
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The p-th percentile of v[0..n) (sorted in place). */
+static double pct(double *v, size_t n, double p)
+{
+    if (!n)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    double k = p / 100 * (double)(n - 1);
+    size_t i = (size_t)k;
+    return i + 1 < n ? v[i] + (k - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+static double mean_of(const double *v, uint64_t n, size_t cap)
+{
+    size_t k = n < cap ? (size_t)n : cap;
+    double s = 0;
+    for (size_t i = 0; i < k; i++)
+        s += v[i];
+    return k ? s / (double)k : NAN;
+}
+
+void vm_measure(struct vm *m, double window_s)
+{
+    struct vm_measure *x = &m->m;
+    x->t = m->t_now;
+    /* the aggregate over the window, on a uniform grid, through the same analysis as the summary */
+    size_t n = 0, first = m->nraw > VM_RAW ? (size_t)(m->nraw - VM_RAW) : 0;
+    double *t = xmalloc(VM_RAW * sizeof *t), *w = xmalloc(VM_RAW * sizeof *w);
+    for (uint64_t i = first; i < m->nraw; i++)
+        if (m->raw_t[i % VM_RAW] >= m->t_now - window_s) {
+            t[n] = m->raw_t[i % VM_RAW];
+            w[n++] = m->raw_w[i % VM_RAW];
+        }
+    x->swing_w = x->swing_pct_tdp = x->ramp_w_s = x->dominant_hz = x->sensor_ms = NAN;
+    double dt = m->sample_hz > 0 ? 1.0 / m->sample_hz : n > 1 ? (t[n - 1] - t[0]) / (double)(n - 1) : 0;
+    double *u = NULL;
+    size_t nu = n > 16 && dt > 0 ? analysis_resample(t, w, n, dt, &u) : 0;
+    struct an_result res;
+    if (nu > 16 && analysis_run(&(struct an_series){ u, nu, dt, 0, 0 }, an_default_bands, 4, &res) == 0) {
+        x->swing_w = res.swing_w;
+        x->swing_pct_tdp = m->tdp_w > 0 && m->nranks ? 100 * res.swing_w / (m->tdp_w * m->nranks) : NAN;   /* every GPU summed */
+        x->ramp_w_s = fmax(res.ramp_up_w_s[1], res.ramp_down_w_s[1]);   /* NAN: the sensor cannot resolve it */
+        x->dominant_hz = res.dominant_hz;
+        x->sensor_ms = res.held ? res.update_s * 1e3 : NAN;
+    }
+    free(u);
+    /* iterations: durations, and the rate: rank-iterations completed in the window's bins per rank still in the
+     * run, over the time those bins cover (this run's only) */
+    size_t k = 0, kk = m->niter < VM_ITERS ? (size_t)m->niter : VM_ITERS;
+    for (size_t i = 0; i < kk; i++)
+        if (isfinite(m->iter_s[i]))
+            t[k++] = m->iter_s[i];
+    x->iter_p50_s = pct(t, k, 50);
+    x->iter_p99_s = pct(t, k, 99);
+    int live = 0;
+    for (int r = 0; r < m->nranks; r++)
+        live += !m->rank[r].dropped;
+    int64_t b1 = bin_of(m->t_now), b0 = bin_of(fmax(m->run_t0, m->t_now - window_s));
+    if (b1 - b0 >= VM_RATE_BINS)
+        b0 = b1 - VM_RATE_BINS + 1;
+    double done = 0, span = m->t_now - fmax(m->run_t0, (double)b0 * VM_BIN_S);
+    for (int64_t b = b0; b <= b1; b++)
+        if (m->rate_bin[((b % VM_RATE_BINS) + VM_RATE_BINS) % VM_RATE_BINS].no == b)
+            done += m->rate_bin[((b % VM_RATE_BINS) + VM_RATE_BINS) % VM_RATE_BINS].n;
+    x->it_per_s = live && span > 0 && m->run_iters && m->state != VS_FINISHED ? done / live / span : NAN;
+    x->tflops = mean_of(m->flops_rate, m->nflops, 64) / 1e12;
+    size_t nb = m->nbus < 64 ? (size_t)m->nbus : 64;   /* the median, as summary.json's busbw */
+    memcpy(t, m->bus_rate, nb * sizeof *t);
+    x->busbw_gbs = pct(t, nb, 50) / 1e9;
+    free(t);
+    free(w);
+}
