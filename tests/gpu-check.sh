@@ -491,6 +491,11 @@ for x in v["verdicts"]:
     fig = f"{val:.4g} {x.get('cmp', '')} {x.get('limit', '')} {x.get('unit', '')}".strip() if isinstance(val, (int, float)) else ""
     print(f"accept {x['scenario']} {x['check']} {x['subject']}\t{x['status']} {fig} {x.get('note', '')}".rstrip())
 PY
+  # a node short of the GPUs it should have: cuda: gpu_count FAIL, no scenario run, exit 1; sim: SKIP, exit 0
+  to 300 "$g" accept --level 0 --backend $backend --expect-gpus 65536 --out "$out/accept-expect" >"$out/accept-expect.txt" 2>&1
+  exp_rc=$?
+  row "gauntlet accept --level 0 --expect-gpus 65536" "exit $exp_rc; $(grep -E 'gpu_count' "$out/accept-expect.txt" | head -1 | tr -s ' ');\
+ scenario folders: $(find "$out/accept-expect" -mindepth 1 -maxdepth 1 -type d | wc -l) (cuda: exit 1, FAIL, 0)"
 fi
 
 # the table and the JSON, from every row this OUTDIR holds (several calls: each section's latest rows)

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "accept.h"
+#include "accept_int.h"
 #include "e2e.h"
 
 /* A new folder holding the given scenario files (name, text pairs, NULL-terminated). */
@@ -799,4 +801,48 @@ Test(accept, a_level_file_no_level_runs_is_named, .timeout = 60)
     cr_assert_eq(accept(suite(files), e2e_outdir(), "--level 3", &log), 2, "%s", log);
     cr_assert(strstr(log, "L4-y.yaml: note: level 4: no --level runs it") && strstr(log, "no acceptance scenario"), "%s", log);
     free(log);
+}
+
+/* --expect-gpus N: a node with fewer (or more) GPUs than N is a FAIL of gpu_count naming both counts, one with N a
+ * PASS; a modelled backend has none to count (SKIP). On sim the option is accepted and judged so; a count that is not
+ * 1..65536 is exit 2. (The cuda path, where no scenario runs after a FAIL, needs a GPU: tests/gpu-check.sh.) */
+Test(accept, expect_gpus_fails_a_node_that_lost_one, .timeout = 120)
+{
+    int counts[1];
+    cr_assert_eq(accept_expect_gpus(8, 7, counts), 0);
+    cr_assert_eq(counts[0], 7);
+    cr_assert_eq(accept_expect_gpus(8, 8, counts), 1);
+    struct verdicts vs = { 0 };
+    counts[0] = 7;
+    accept_gpu_count(&vs, 8, counts, 1, "cuda");
+    counts[0] = 8;
+    accept_gpu_count(&vs, 8, counts, 1, "cuda");
+    accept_gpu_count(&vs, 8, NULL, 1, "sim");
+    cr_assert_eq(vs.n, 3);
+    cr_expect_eq(vs.v[0].status, V_FAIL);
+    cr_expect(vs.v[0].value == 7 && vs.v[0].limit == 8 && strcmp(vs.v[0].cmp, "==") == 0, "%g %s %g", vs.v[0].value,
+              vs.v[0].cmp, vs.v[0].limit);
+    cr_expect(strstr(vs.v[0].note, "7 GPUs found, 8 expected") && strstr(vs.v[0].note, "no scenario ran"), "%s",
+              vs.v[0].note);
+    cr_expect_str_eq(vs.v[0].subject, "node 0");
+    cr_expect_eq(vs.v[1].status, V_PASS);
+    cr_expect_eq(vs.v[2].status, V_SKIP);
+    cr_expect(strstr(vs.v[2].note, "the sim backend is a model"), "%s", vs.v[2].note);
+    accept_free(&vs);
+    char shipped[600], *log;
+    snprintf(shipped, sizeof shipped, "%s/scenarios/acceptance", GAUNTLET_SRC);
+    const char *out = e2e_outdir();
+    cr_assert_eq(accept(shipped, out, "--level 0 --expect-gpus 4", &log), 0, "%s", log);
+    free(log);
+    json_t *j = verdicts(out), *v = find(j, "gpu_count", "node 0");
+    cr_expect_str_eq(status(v), "SKIP", "%s", json_dumps(j, 0));
+    cr_expect(find(j, "gemm_tflops", NULL), "the scenarios ran");
+    json_decref(j);
+    for (const char *const *bad = (const char *const[]){ "0", "x", "-3", "70000", NULL }; *bad; bad++) {
+        char arg[64];
+        snprintf(arg, sizeof arg, "--level 0 --expect-gpus %s", *bad);
+        cr_expect_eq(accept(shipped, e2e_outdir(), arg, &log), 2, "--expect-gpus %s: %s", *bad, log);
+        cr_expect(strstr(log, "expected a count of GPUs per node"), "%s", log);
+        free(log);
+    }
 }

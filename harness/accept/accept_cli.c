@@ -323,16 +323,66 @@ const struct cli_cmd accept_cli = {
                                  "scenarios, `gauntlet list` names them)" },
       { "strict", NULL, "a skipped check fails the suite too" },
       { "drain", NULL, "when a check fails, drain this node in Slurm (scontrol update ... State=DRAIN) naming them" },
+      { "expect-gpus", "N", "every node must have N GPUs (check gpu_count); where one has not, no scenario runs and the "
+                            "suite fails (exit 1): a node that lost a GPU does not pass on the ones left" },
       { "metrics", "ADDR:PORT", "serve live metrics (OpenMetrics) at http://ADDR:PORT/metrics while each scenario runs; "
                                 "':PORT' is this machine only, '0.0.0.0:PORT' every address" },
       { "metrics-textfile", "DIR", "rewrite DIR/gauntlet.prom every second for node_exporter's textfile collector" },
       { 0 } },
 };
 
+/* The suite's scenarios: the files of dir that level runs, in name order, each loaded and checked, no two of one
+ * name (each run's results go to DIR/<name>/). EXIT_OK, or the code with the reason logged; *files and *sc are the
+ * caller's to free either way. */
+static int accept_load_files(const char *dir, int given, int level, char ***files, int *nfiles, struct scenario **sc)
+{
+    char why[1024];
+    int rc = EXIT_OK;
+    DIR *d = opendir(dir);
+    if (!d) {
+        gl_log("scenarios folder %s: %s (give --scenarios DIR)", dir, strerror(errno));
+        return given ? EXIT_INPUT : EXIT_ENV;   /* the one given is bad input; the installed one missing, the machine's */
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l > 5 && strcmp(e->d_name + l - 5, ".yaml") == 0 && file_level(e->d_name) > 3)
+            gl_log("%s/%s: note: level %d: no --level runs it (levels 0-3)", dir, e->d_name, file_level(e->d_name));
+        if (l > 5 && strcmp(e->d_name + l - 5, ".yaml") == 0 && level_runs(file_level(e->d_name), level)) {
+            *files = xrealloc(*files, (size_t)(*nfiles + 1) * sizeof **files);
+            (*files)[(*nfiles)++] = xstrdup(e->d_name);
+        }
+    }
+    closedir(d);
+    qsort(*files, (size_t)*nfiles, sizeof **files, cmp_str);
+    if (!*nfiles) {
+        gl_log(level ? "no acceptance scenario of level 1..%d in %s" : "no health check (L%d-*.yaml) in %s", level, dir);
+        return EXIT_INPUT;
+    }
+    /* every scenario is checked before anything runs: bad input stops the suite at once */
+    struct scenario *s = *sc = xcalloc((size_t)*nfiles, sizeof **sc);
+    for (int i = 0; i < *nfiles && rc == EXIT_OK; i++) {
+        char path[1300];
+        snprintf(path, sizeof path, "%s/%s", dir, (*files)[i]);
+        if ((rc = scenario_load(path, &s[i], why, sizeof why)) != 0)
+            gl_log("%s", why);
+    }
+    for (int i = 0; i < *nfiles && rc == EXIT_OK; i++)   /* each run's results go to DIR/<name>/: one name, one run */
+        for (int k = 0; k < i && rc == EXIT_OK; k++)
+            if (strcmp(s[i].name, s[k].name) == 0) {
+                gl_log("%s:%d:%d: name: '%s' is also the name of %s:%d:%d: each scenario of a suite needs a name of its "
+                       "own (its results folder)", s[i].file, s[i].name_line, s[i].name_col, s[i].name, s[k].file,
+                       s[k].name_line, s[k].name_col);
+                rc = EXIT_INPUT;
+            }
+    return rc;
+}
+
 int accept_main(int argc, char **argv)
 {
     const char *backend = "auto", *out = NULL, *junit = NULL, *sdir = NULL;
-    int level = 1, strict = 0, drain = 0, rc = EXIT_OK, nfiles = 0, ngpu = 0;
+    int level = 1, strict = 0, drain = 0, rc = EXIT_OK, nfiles = 0, ngpu = 0, runs_go = 1, counted = 0, *counts = NULL;
+    long expect = 0;
     struct cli_args a;
     char **files = NULL;
     struct scenario *sc = NULL;
@@ -360,6 +410,13 @@ int accept_main(int argc, char **argv)
         goto agree;
     }
     drain = cli_get(&accept_cli, &a, "drain") != NULL;
+    const char *eg = cli_get(&accept_cli, &a, "expect-gpus");
+    char *end = NULL;
+    expect = eg ? strtol(eg, &end, 10) : 0;
+    if (eg && (end == eg || *end || expect < 1 || expect > 65536)) {
+        rc = cli_bad(&accept_cli, "expect-gpus", eg, "expected a count of GPUs per node, 1 to 65536");
+        goto agree;
+    }
     if ((rc = metrics_args(&accept_cli, &a, &accept_mlisten, &accept_mdir)) != 0)
         goto agree;
     if (drain && cluster_nodes() > 1) {
@@ -377,52 +434,21 @@ int accept_main(int argc, char **argv)
         str_copy(dir, sizeof dir, sdir);
     else
         find_dir(dir, sizeof dir);
-    DIR *d = opendir(dir);
-    if (!d) {
-        gl_log("scenarios folder %s: %s (give --scenarios DIR)", dir, strerror(errno));
-        rc = sdir ? EXIT_INPUT : EXIT_ENV;   /* the one given is bad input; the installed one missing, the machine's */
+    if ((rc = accept_load_files(dir, sdir != NULL, level, &files, &nfiles, &sc)) != EXIT_OK)
         goto agree;
-    }
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t l = strlen(e->d_name);
-        if (l > 5 && strcmp(e->d_name + l - 5, ".yaml") == 0 && file_level(e->d_name) > 3)
-            gl_log("%s/%s: note: level %d: no --level runs it (levels 0-3)", dir, e->d_name, file_level(e->d_name));
-        if (l > 5 && strcmp(e->d_name + l - 5, ".yaml") == 0 && level_runs(file_level(e->d_name), level)) {
-            files = xrealloc(files, (size_t)(nfiles + 1) * sizeof *files);
-            files[nfiles++] = xstrdup(e->d_name);
-        }
-    }
-    closedir(d);
-    qsort(files, (size_t)nfiles, sizeof *files, cmp_str);
-    if (!nfiles) {
-        gl_log(level ? "no acceptance scenario of level 1..%d in %s" : "no health check (L%d-*.yaml) in %s", level, dir);
-        rc = EXIT_INPUT;
-        goto agree;
-    }
-    /* every scenario is checked before anything runs: bad input stops the suite at once */
-    sc = xcalloc((size_t)nfiles, sizeof *sc);
-    for (int i = 0; i < nfiles && rc == EXIT_OK; i++) {
-        char path[1300];
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        if ((rc = scenario_load(path, &sc[i], why, sizeof why)) != 0)
-            gl_log("%s", why);
-    }
-    for (int i = 0; i < nfiles && rc == EXIT_OK; i++)   /* each run's results go to DIR/<name>/: one name, one run */
-        for (int k = 0; k < i && rc == EXIT_OK; k++)
-            if (strcmp(sc[i].name, sc[k].name) == 0) {
-                gl_log("%s:%d:%d: name: '%s' is also the name of %s:%d:%d: each scenario of a suite needs a name of its "
-                       "own (its results folder)", sc[i].file, sc[i].name_line, sc[i].name_col, sc[i].name, sc[k].file,
-                       sc[k].name_line, sc[k].name_col);
-                rc = EXIT_INPUT;
-            }
     ops = rc ? NULL : backend_pick(backend, &rc);
     if (ops && ops->device_count)
         ngpu = ops->device_count();
-    if (ops && rc == EXIT_OK && cluster_nodes() > 1 && (rc = same_gpu_count(ngpu)) != EXIT_OK)
+    counted = ops && ops->device_count && !ops->modelled;   /* --expect-gpus: a real backend's GPUs */
+    int all_there = 1;
+    counts = xcalloc((size_t)cluster_nodes(), sizeof *counts);
+    if (ops && rc == EXIT_OK && expect && counted && (all_there = accept_expect_gpus((int)expect, ngpu, counts)) < 0)
+        rc = EXIT_ENV;
+    if (ops && rc == EXIT_OK && all_there && cluster_nodes() > 1 && (rc = same_gpu_count(ngpu)) != EXIT_OK)
         ops = NULL;
-    if (ops && rc == EXIT_OK)
+    if (ops && rc == EXIT_OK && all_there)
         rc = accept_fit(sc, nfiles, ops, ngpu);
+    runs_go = all_there == 1;
     ssize_t k = rc == EXIT_OK ? readlink("/proc/self/exe", exe, sizeof exe - 1) : 0;
     if (k < 0) {
         SYSERR("readlink(/proc/self/exe)");
@@ -451,6 +477,7 @@ agree:;
             free(files[i]);
         free(files);
         free(sc);
+        free(counts);
         cluster_fini();
         return worst;
     }
@@ -461,7 +488,9 @@ agree:;
     }
     struct verdicts vs = { 0 };
     int env_error = 0;
-    for (int i = 0; i < nfiles; i++) {
+    if (lead && expect)
+        accept_gpu_count(&vs, (int)expect, counted ? counts : NULL, cluster_nodes(), ops->name);
+    for (int i = 0; i < nfiles && runs_go; i++) {
         accept_run_one(&sc[i], files[i], outdir, exe, ops, lead, &vs, &env_error);
         accept_publish(&vs);
     }
@@ -478,5 +507,6 @@ agree:;
         free(files[i]);
     free(files);
     free(sc);
+    free(counts);
     return code;
 }

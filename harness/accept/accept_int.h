@@ -67,6 +67,12 @@ void accept_recover_self(const char *outdir, const struct backend_ops *ops);
 
 /* A suite under way says so in outdir/suite.json (its level, backend and scenarios' names) from its start until
  * its verdicts are written: what accept_recover_self knows a killed one by. 0, or -1 (said). */
+/* --expect-gpus (accept_gpus.c): every node's GPU count into counts[cluster_nodes()] (collective); 1 when every
+ * node has expect, 0 when one has not (the suite then runs no scenario), -1 when they could not be gathered. */
+int accept_expect_gpus(int expect, int ngpu, int *counts);
+/* The gpu_count verdicts, one per node (scenario "suite"): PASS when it has expect GPUs, else FAIL; counts NULL (a
+ * modelled backend, named by model): one SKIP. */
+void accept_gpu_count(struct verdicts *vs, int expect, const int *counts, int nodes, const char *model);
 #define ACCEPT_SUITE_FILE "suite.json"
 int accept_mark_start(const char *outdir, const struct scenario *sc, int n, int level, const char *backend);
 void accept_mark_end(const char *outdir);
