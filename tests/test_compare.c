@@ -154,6 +154,8 @@ Test(compare, a_battery_pays_its_own_losses_and_is_never_the_gpu_side_answer)
     json_array_append_new(f.rn.runs, cand(1, "filler", "filler floor=60%", 110, 500, 3.0, 0.5, 0, 0));
     json_array_append_new(f.rn.runs, cand(2, "bess", "bess small", 97, 1250, 0.6, 0.5, 1, 1.1));   /* fails, by little */
     json_array_append_new(f.rn.runs, cand(3, "bess", "bess large", 99, 900, 0.3, 0.5, 2, 0.8));
+    /* its GPUs ran 3 % slower than none's, by noise alone: a battery costs no time */
+    json_object_set_new(json_array_get(f.rn.runs, 3), "throughput_it_s", json_real(10.0 / 1.03));
     sup_compare_runs(&f.s);
     json_t *r, *search = sup_search(&f.s);
     size_t i;
@@ -163,6 +165,7 @@ Test(compare, a_battery_pays_its_own_losses_and_is_never_the_gpu_side_answer)
             double losses = json_number_value(json_object_get(json_object_get(json_object_get(json_object_get(json_object_get(r,
                                                  "power"), "aggregate"), "projection"), "bess"), "losses_pct"));
             cr_assert_float_eq(vs(r, "energy_overhead_pct"), losses, 1e-9, "run %zu: its losses, not the GPUs' noise", i);
+            cr_assert_float_eq(vs(r, "iteration_overhead_pct"), 0, 1e-12, "run %zu: a battery costs no time", i);
             cr_assert_null(json_object_get(v, "warning"), "run %zu: %s", i, json_string_value(json_object_get(v, "warning")));
         }
     json_t *st = json_object_get(search, "cheapest_storage_passing");

@@ -225,14 +225,16 @@ void sup_compare_runs(struct sup *s)
         double cl = facility && !bess ? NAN : sup_num(bess ? bess : pr, bess ? "grid_swing_mw" : "swing_mw");
         double cl0 = sup_num(pr0, "swing_mw");
         /* energy paid: the GPUs' per iteration; a facility battery leaves the GPUs' work as it is (their difference
-         * is run-to-run noise) and pays in its own losses, over the cluster's energy in the same span */
+         * is run-to-run noise) and pays in its own losses, over the cluster's energy in the same span; time it
+         * pays none (the GPUs' own difference against none is that run's noise too) */
         double energy = facility ? sup_num(bess, "losses_pct") : sup_pct(e, sup_energy_per_iter(base));
         json_object_set_new(r, "vs_none",
                             json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "grid_swing_reduction_pct",
                                       json_num(pr ? sup_cut(cl, cl0) : NAN), "swing_reduction_pct", json_num(sup_cut(sw, sw0)),
                                       "range_reduction_pct", json_num(sup_cut(rg, rg0)), "per_gpu_swing_reduction_pct",
                                       json_num(sup_cut(pg, pg0)), "energy_overhead_pct", json_num(energy),
-                                      "iteration_overhead_pct", json_num(thr > 0 ? sup_pct(thr0 / thr, 1) : NAN)));
+                                      "iteration_overhead_pct",
+                                      json_num(facility ? 0 : thr > 0 ? sup_pct(thr0 / thr, 1) : NAN)));
         if (base_disturbed)
             json_object_set_new(json_object_get(r, "vs_none"), "baseline_disturbed", json_true());
         if (json_is_true(json_object_get(r, "unsettled")) || json_is_true(json_object_get(base, "unsettled")))
