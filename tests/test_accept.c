@@ -125,7 +125,7 @@ static void junit_check(const char *path)
     const char *stack[8];
     int depth = 0, roots = 0;
     int total[3] = { 0 }, suite_sum = 0, cases = 0, fails = 0, skips = 0, in_suite[3] = { 0 }, suite_cases = 0;
-    char attrs[1024];
+    char attrs[1024], **ids = NULL;
     while (*p) {
         if (*p != '<') {
             cr_assert(depth > 0 || isspace((unsigned char)*p), "text outside the root");
@@ -176,6 +176,15 @@ static void junit_check(const char *path)
         } else if (!strcmp(tag, "testcase")) {
             cr_assert(parent && !strcmp(parent, "testsuite"));
             cr_assert(strstr(attrs, " classname=") && strstr(attrs, " name="), "testcase needs classname and name");
+            /* classname and name identify a testcase in CI systems: never two alike (a check of the same subject in
+             * two scenarios, a second failure of one GPU) */
+            const char *id0 = strstr(attrs, " classname="), *id1 = strstr(attrs, " time=");
+            cr_assert(id1 && id1 > id0);
+            ids = realloc(ids, (size_t)(cases + 1) * sizeof *ids);
+            cr_assert(ids);
+            ids[cases] = strndup(id0, (size_t)(id1 - id0));
+            for (int k = 0; k < cases; k++)
+                cr_assert_str_neq(ids[k], ids[cases], "two testcases alike:%s", ids[cases]);
             cases++;
             suite_cases++;
         } else {
@@ -195,6 +204,9 @@ static void junit_check(const char *path)
     cr_assert_eq(suite_sum, cases);
     cr_assert_eq(total[1], fails);
     cr_assert_eq(total[2], skips);
+    for (int k = 0; k < cases; k++)
+        free(ids[k]);
+    free(ids);
     free(text);
 }
 

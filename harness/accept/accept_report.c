@@ -143,10 +143,17 @@ int accept_junit(const struct verdicts *vs, const char *path)
             char val[96] = "";
             if (isfinite(v->value))
                 snprintf(val, sizeof val, "%.6g %s (threshold %s %.6g)", v->value, v->unit, v->cmp, v->limit);
-            fputs("    <testcase classname=\"gauntlet.", f);
+            int seen = 0;   /* the same check of the same subject again in this scenario (a second fault of a GPU) */
+            for (int m = i; m < k; m++)
+                seen += strcmp(vs->v[m].check, v->check) == 0 && strcmp(vs->v[m].subject, v->subject) == 0;
+            fputs("    <testcase classname=\"gauntlet.", f);   /* gauntlet.SCENARIO.CHECK: unique across scenarios */
+            xml_text(f, v->scenario);
+            fputs(".", f);
             xml_text(f, v->check);
             fputs("\" name=\"", f);
             xml_text(f, v->subject);
+            if (seen)
+                fprintf(f, " #%d", seen + 1);
             fputs("\" time=\"0\"", f);
             if (v->status == V_PASS) {
                 fputs(">\n      <system-out>", f);
