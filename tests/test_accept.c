@@ -421,6 +421,13 @@ Test(accept, level_0_is_the_health_check_and_drain_names_the_failed_checks, .tim
     cr_assert(asked && strstr(asked, "update\nNodeName=gpu-node-7\nState=DRAIN\nReason=gauntlet: gemm_tflops node 0 gpu 0"),
               "scontrol was asked: %s", asked ? asked : "(nothing)");
     free(asked);
+    /* --strict: no check failed, a skipped one (sim has no GPUs to count) failed the suite: the reason names it (it
+     * was the bare 'gauntlet:') */
+    snprintf(shipped, sizeof shipped, "%s/scenarios/acceptance", GAUNTLET_SRC);
+    rc = accept(shipped, e2e_outdir(), "--level 0 --strict --drain --expect-gpus 4", &log);
+    cr_assert_eq(rc, 1, "%s", log);
+    cr_assert(strstr(log, "Reason=\"gauntlet: gpu_count node 0 (skipped, --strict)\""), "%s", log);
+    free(log);
 }
 
 Test(accept, a_suite_killed_before_its_verdicts_is_judged_by_the_next, .timeout = 240)

@@ -75,10 +75,14 @@ static int accept_drain(const struct verdicts *vs)
     else
         str_copy(node, sizeof node, "?");
     size_t used = strlen(reason);
+    int fails = 0;
+    for (int i = 0; i < vs->n; i++)
+        fails += vs->v[i].status == V_FAIL;
+    /* the failed checks; none failed (--strict): the skipped ones, which failed the suite */
     for (int i = 0; i < vs->n && used + 4 < sizeof reason; i++)
-        if (vs->v[i].status == V_FAIL)
-            used += (size_t)snprintf(reason + used, sizeof reason - used, "%s %s %s", used > 9 ? ";" : "",
-                                     vs->v[i].check, vs->v[i].subject);
+        if (vs->v[i].status == (fails ? V_FAIL : V_SKIP))
+            used += (size_t)snprintf(reason + used, sizeof reason - used, "%s %s %s%s", used > 9 ? ";" : "",
+                                     vs->v[i].check, vs->v[i].subject, fails ? "" : " (skipped, --strict)");
     for (char *c = reason; *c; c++)
         if (*c == '"' || *c == '\n')
             *c = '\'';
