@@ -237,10 +237,17 @@ void checkpoint_unlock(const char *dir, const char *tag, int fd)
     close(fd);
 }
 
+/* Whether file (len bytes) ends with suffix. */
+static int ends_with(const char *file, size_t len, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return len >= k && memcmp(file + (len - k), suffix, k) == 0;
+}
+
 int checkpoint_file_tag(const char *file, char *tag, size_t n)
 {
     size_t len = strlen(file);
-    size_t suf = len >= 9 && strcmp(file + len - 9, ".ckpt.tmp") == 0 ? 9 : len >= 5 && strcmp(file + len - 5, ".ckpt") == 0 ? 5 : 0;
+    size_t suf = ends_with(file, len, ".ckpt.tmp") ? 9 : ends_with(file, len, ".ckpt") ? 5 : 0;
     if (!suf || len - suf < 3)
         return -1;
     const char *g = file + len - suf;   /* the generation: 0 .. CKPT_GENS_MAX - 1, no leading zero */
