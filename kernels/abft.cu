@@ -198,7 +198,8 @@ template <typename T> __global__ static void abft_verify_kernel(const T *d, long
     }
 }
 
-extern "C" int kernel_abft_check(const struct gemm_chain *g, double *max_rel_err, long *bad_col, cudaStream_t s)
+extern "C" int kernel_abft_check(const struct gemm_chain *g, double *max_rel_err, long *bad_col, cudaEvent_t done,
+                                 cudaStream_t s)
 {
     long m = 0, n = 0, k = 0;
     enum dtype t = DT_BF16;
@@ -223,7 +224,8 @@ extern "C" int kernel_abft_check(const struct gemm_chain *g, double *max_rel_err
             break;
         }
         if (CUDA_CHECK(cudaGetLastError()) == 0 &&
-            CUDA_CHECK(cudaMemcpyAsync(host, err, (size_t)n * sizeof *err, cudaMemcpyDeviceToHost, s)) == 0)
+            CUDA_CHECK(cudaMemcpyAsync(host, err, (size_t)n * sizeof *err, cudaMemcpyDeviceToHost, s)) == 0 &&
+            (!done || CUDA_CHECK(cudaEventRecord(done, s)) == 0))   /* the work's end: before the host's wait */
             rc = 0;
     }
     if (err && CUDA_CHECK(cudaFreeAsync(err, s)))

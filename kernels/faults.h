@@ -90,15 +90,17 @@ int kernel_perturb(void *buf, size_t n, enum elem_type e, double rel, unsigned l
  * not depend on the launch; since every term is a bijection of its word, any change confined to one 64-bit word
  * (every single-bit flip) always changes H; other changes collide with probability about 2^-64. Not
  * cryptographic. Memory-bound: 16-byte loads when buf is 16-byte aligned (cudaMalloc gives 256), byte loads
- * otherwise. Synchronises s. */
-int kernel_fingerprint(const void *buf, size_t bytes, unsigned long long *out_hash, cudaStream_t s);
+ * otherwise. Synchronises s; done (NULL: none) is recorded on s once the work is enqueued, before that wait, so that
+ * the device time of the work ends there and not at the host's return (when 0 is returned, it was recorded). */
+int kernel_fingerprint(const void *buf, size_t bytes, unsigned long long *out_hash, cudaEvent_t done, cudaStream_t s);
 
 /* The same hashes, asynchronous and without allocation: enqueues on s, for each of parts buffers, the kernel
  * that sums its terms into acc[i] (device memory of parts words, zeroed here on s), then a copy of the sums to
  * host_sums (pinned host memory of parts words). Once s has run it, fingerprint_of_sum(host_sums[i], bytes[i])
- * is kernel_fingerprint's hash of buffer i. 0, or -1 (logged). */
+ * is kernel_fingerprint's hash of buffer i. one_wave: at most one wave of blocks (beside other work: it leaves the
+ * SMs sooner), else as many as the buffer has chunks. 0, or -1 (logged). */
 int kernel_fingerprint_async(const void *const *bufs, const size_t *bytes, int parts, unsigned long long *acc,
-                             unsigned long long *host_sums, cudaStream_t s);
+                             unsigned long long *host_sums, int one_wave, cudaStream_t s);
 unsigned long long fingerprint_of_sum(unsigned long long sum, size_t bytes);
 
 /* Returns the same hash as kernel_fingerprint, computed on the CPU from a host copy of the bytes. */
@@ -112,9 +114,10 @@ int kernel_abft_embed(void *a, long m, long k, enum dtype t, cudaStream_t s);
 
 /* Checks the chain's output D by the checksum its A carries: one pass over D, one block per column, err_j as
  * abft.h defines it (+inf for a column holding an infinity or a NaN). Gives the largest err_j and its column.
- * Reads D in order on s, so run it after gemm_chain_run on the same stream; synchronises s. Compare *max_rel_err
+ * Reads D in order on s, so run it after gemm_chain_run on the same stream; synchronises s (done, NULL: none, is
+ * recorded on s before that wait, as kernel_fingerprint's). Compare *max_rel_err
  * with abft_tol(abft_model_of(t), m, k). */
-int kernel_abft_check(const struct gemm_chain *g, double *max_rel_err, long *bad_col, cudaStream_t s);
+int kernel_abft_check(const struct gemm_chain *g, double *max_rel_err, long *bad_col, cudaEvent_t done, cudaStream_t s);
 
 /* Enqueues on s one thread that spins (sleeping in __nanosleep) until the device word *flag becomes nonzero:
  * the stream, and everything queued after it, stops while the process stays alive and responsive -- what a

@@ -121,7 +121,7 @@ static int fp_launch(const void *buf, size_t bytes, unsigned long long *acc, int
 }
 
 extern "C" int kernel_fingerprint_async(const void *const *bufs, const size_t *bytes, int parts, unsigned long long *acc,
-                                        unsigned long long *host_sums, cudaStream_t s)
+                                        unsigned long long *host_sums, int one_wave, cudaStream_t s)
 {
     if (parts < 1 || !bufs || !bytes || !acc || !host_sums) {
         gl_log("kernel_fingerprint_async: bad arguments (%d parts)", parts);
@@ -130,14 +130,15 @@ extern "C" int kernel_fingerprint_async(const void *const *bufs, const size_t *b
     if (CUDA_CHECK(cudaMemsetAsync(acc, 0, (size_t)parts * sizeof *acc, s)))
         return -1;
     for (int i = 0; i < parts; i++)
-        if ((!bufs[i] && bytes[i]) || fp_launch(bufs[i], bytes[i], acc + i, 1, s) != 0)
+        if ((!bufs[i] && bytes[i]) || fp_launch(bufs[i], bytes[i], acc + i, one_wave, s) != 0)
             return -1;
     return CUDA_CHECK(cudaMemcpyAsync(host_sums, acc, (size_t)parts * sizeof *acc, cudaMemcpyDeviceToHost, s));
 }
 
 extern "C" unsigned long long fingerprint_of_sum(unsigned long long sum, size_t bytes) { return fp_final(sum, bytes); }
 
-extern "C" int kernel_fingerprint(const void *buf, size_t bytes, unsigned long long *out_hash, cudaStream_t s)
+extern "C" int kernel_fingerprint(const void *buf, size_t bytes, unsigned long long *out_hash, cudaEvent_t done,
+                                  cudaStream_t s)
 {
     if (!out_hash || (!buf && bytes)) {
         gl_log("kernel_fingerprint: bad arguments (buf %p, bytes %zu, out %p)", buf, bytes, (void *)out_hash);
@@ -145,14 +146,15 @@ extern "C" int kernel_fingerprint(const void *buf, size_t bytes, unsigned long l
     }
     if (bytes == 0) {
         *out_hash = fp_final(0, 0);
-        return 0;
+        return done ? CUDA_CHECK(cudaEventRecord(done, s)) : 0;
     }
     unsigned long long *acc = NULL, sum = 0;
     int rc = -1;
     if (CUDA_CHECK(cudaMallocAsync((void **)&acc, sizeof *acc, s)))
         return -1;
     if (CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof *acc, s)) == 0 && fp_launch(buf, bytes, acc, 0, s) == 0 &&
-        CUDA_CHECK(cudaMemcpyAsync(&sum, acc, sizeof sum, cudaMemcpyDeviceToHost, s)) == 0)
+        CUDA_CHECK(cudaMemcpyAsync(&sum, acc, sizeof sum, cudaMemcpyDeviceToHost, s)) == 0 &&
+        (!done || CUDA_CHECK(cudaEventRecord(done, s)) == 0))   /* the work's end: before the host's wait */
         rc = 0;
     if (CUDA_CHECK(cudaFreeAsync(acc, s)) || CUDA_CHECK(cudaStreamSynchronize(s)))
         rc = -1;

@@ -351,7 +351,9 @@ for d, aim in (("abft", 1), ("fp", 1), ("fp4", 1), ("fpasync", 1), ("fpasync4", 
     read = {"abft": 8192 * 8192 * 2, "fingerprint": ((1 << 30) + 8192 * 8192 * 2) // (4 if "4" in d else 1)} \
         if sys.argv[2] == "cuda" else {}
     def dev(k, c):
-        d, s = c.get("device_s_per_iter"), c.get("device_share")
+        d, s, b = c.get("device_s_per_iter"), c.get("device_share"), c.get("beside_compute_s_per_iter")
+        if b is not None:   # the async fingerprint: its span beside the GEMMs, not its work
+            return f", {b*1e3:.3f} ms/iter beside the compute phase"
         if d is None or s is None:
             return ""
         bw = f", {read[k] / d / 1e9:.0f} GB/s" if k in read and d > 0 else ""

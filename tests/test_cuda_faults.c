@@ -185,10 +185,10 @@ Test(faults, bad_arguments_fail)
     cr_assert_eq(kernel_bitflip((void *)256, 10, ELEM_FP8, 4, FIELD_MANTISSA, 1, &r, 0), -1);
     cr_assert_eq(kernel_bitflip((void *)256, 10, ELEM_COUNT, 1, FIELD_ANY, 1, &r, 0), -1);
     cr_assert_eq(kernel_perturb((void *)256, 10, ELEM_FP32, NAN, 1, &r, 0), -1);
-    cr_assert_eq(kernel_fingerprint(NULL, 8, &h, 0), -1);
-    cr_assert_eq(kernel_fingerprint(NULL, 0, &h, 0), 0);
+    cr_assert_eq(kernel_fingerprint(NULL, 8, &h, NULL, 0), -1);
+    cr_assert_eq(kernel_fingerprint(NULL, 0, &h, NULL, 0), 0);
     cr_assert_eq(h, fingerprint_host(NULL, 0));
-    cr_assert_eq(kernel_abft_check(NULL, &err, &col, 0), -1);
+    cr_assert_eq(kernel_abft_check(NULL, &err, &col, NULL, 0), -1);
     cr_assert_eq(kernel_abft_embed(NULL, 8, 8, DT_BF16, 0), -1);
     cr_assert_eq(kernel_abft_embed((void *)256, 2, 8, DT_BF16, 0), -1);   /* 2 rows: no room for the checksum */
     cr_assert_eq(kernel_hang(NULL, 0), -1);
@@ -211,8 +211,8 @@ Test(faults, fingerprint_matches_host)
         for (size_t i = 0; i < ARRAY_LEN(sizes); i++) {
             size_t off = offsets[o], n = sizes[i];
             unsigned long long h = 0, again = 0;
-            cr_assert_eq(kernel_fingerprint(dev + off, n, &h, 0), 0);
-            cr_assert_eq(kernel_fingerprint(dev + off, n, &again, 0), 0);
+            cr_assert_eq(kernel_fingerprint(dev + off, n, &h, NULL, 0), 0);
+            cr_assert_eq(kernel_fingerprint(dev + off, n, &again, NULL, 0), 0);
             cr_assert_eq(h, again, "offset %zu, %zu bytes: two runs differ", off, n);
             cr_assert_eq(h, fingerprint_host(host + off, n), "offset %zu, %zu bytes: device %016llx, host %016llx",
                          off, n, h, fingerprint_host(host + off, n));
@@ -220,10 +220,10 @@ Test(faults, fingerprint_matches_host)
     /* One bit flipped on the device changes the fingerprint, to what the host computes for the flipped bytes. */
     unsigned long long before = 0, after = 0;
     size_t n = (1 << 20) + 5, at = 777777;
-    cr_assert_eq(kernel_fingerprint(dev, n, &before, 0), 0);
+    cr_assert_eq(kernel_fingerprint(dev, n, &before, NULL, 0), 0);
     host[at] ^= 0x10;
     cr_assert_eq(cudaMemcpy(dev + at, host + at, 1, cudaMemcpyHostToDevice), cudaSuccess);
-    cr_assert_eq(kernel_fingerprint(dev, n, &after, 0), 0);
+    cr_assert_eq(kernel_fingerprint(dev, n, &after, NULL, 0), 0);
     cr_assert_neq(before, after);
     cr_assert_eq(after, fingerprint_host(host, n));
     cr_assert_eq(cudaFree(dev), cudaSuccess);
@@ -248,16 +248,29 @@ Test(faults, async_fingerprint_matches_the_sync_one)
     cr_assert_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
     const void *bufs[3] = { dev, dev + 3, dev + 4096 };   /* aligned, the byte path, aligned again */
     const size_t bytes[3] = { 1 << 22, 1000003, 0 };
-    for (int round = 0; round < 2; round++) {   /* a second round reuses acc: it is zeroed each time */
-        cr_assert_eq(kernel_fingerprint_async(bufs, bytes, 3, acc, sums, s), 0);
+    for (int round = 0; round < 2; round++) {   /* a second round reuses acc: it is zeroed each time; one wave, then
+                                                 * as many blocks as chunks: the same sums */
+        cr_assert_eq(kernel_fingerprint_async(bufs, bytes, 3, acc, sums, round == 0, s), 0);
         cr_assert_eq(cudaStreamSynchronize(s), cudaSuccess);
         for (int i = 0; i < 3; i++) {
             unsigned long long h = 0;
-            cr_assert_eq(kernel_fingerprint(bufs[i], bytes[i], &h, 0), 0);
+            cr_assert_eq(kernel_fingerprint(bufs[i], bytes[i], &h, NULL, 0), 0);
             cr_assert_eq(fingerprint_of_sum(sums[i], bytes[i]), h, "round %d, part %d", round, i);
         }
     }
-    cr_assert_eq(kernel_fingerprint_async(bufs, bytes, 0, acc, sums, s), -1, "no parts is an error");
+    cr_assert_eq(kernel_fingerprint_async(bufs, bytes, 0, acc, sums, 1, s), -1, "no parts is an error");
+    /* done: recorded on the stream once the hash is enqueued, before the host waits: a time from an event before it */
+    cudaEvent_t e0, e1;
+    float ms = -1;
+    unsigned long long h = 0;
+    cr_assert_eq(cudaEventCreate(&e0), cudaSuccess);
+    cr_assert_eq(cudaEventCreate(&e1), cudaSuccess);
+    cr_assert_eq(cudaEventRecord(e0, s), cudaSuccess);
+    cr_assert_eq(kernel_fingerprint(bufs[0], bytes[0], &h, e1, s), 0);
+    cr_assert_eq(cudaEventElapsedTime(&ms, e0, e1), cudaSuccess, "done was recorded and has completed");
+    cr_assert(ms >= 0 && ms < 1000, "%g ms", ms);
+    cr_assert_eq(cudaEventDestroy(e0), cudaSuccess);
+    cr_assert_eq(cudaEventDestroy(e1), cudaSuccess);
     cr_assert_eq(cudaStreamDestroy(s), cudaSuccess);
     cr_assert_eq(cudaFreeHost(sums), cudaSuccess);
     cr_assert_eq(cudaFree(acc), cudaSuccess);
@@ -283,7 +296,7 @@ Test(faults, fingerprint_1gib_repeatable_and_equal_to_host, .timeout = 120)
     double best = 1e30;
     for (int rep = 0; rep < 6; rep++) {
         uint64_t t0 = mono_ns();
-        cr_assert_eq(kernel_fingerprint(dev, bytes, &h, 0), 0);
+        cr_assert_eq(kernel_fingerprint(dev, bytes, &h, NULL, 0), 0);
         double s = (double)(mono_ns() - t0) * 1e-9;
         if (rep == 0)
             first = h;
@@ -433,7 +446,7 @@ static int abft_inject(struct gemm_chain *g, const struct abft_ref *h, cudaStrea
         cr_assert_eq(kernel_perturb(d, nd, elem_of_output(h->t), rel, seed, &r, s), 0);
     else
         cr_assert_eq(kernel_bitflip(d, nd, elem_of_output(h->t), 1, FIELD_EXPONENT, seed, &r, s), 0);
-    cr_assert_eq(kernel_abft_check(g, &err, &col, s), 0);
+    cr_assert_eq(kernel_abft_check(g, &err, &col, NULL, s), 0);
     int certain = abft_certain(h, &r, tol, &shift);
     cr_log_info("%s: %s seed %llu: D %g -> %g, %.3g of the bound of certain detection, err %.3g tol (column %ld; want "
                 "err > 1 tol past the bound)", dtype_name(h->t), rel != 0 ? "perturb" : "exponent flip", seed,
@@ -462,7 +475,7 @@ static void check_abft(enum dtype t, long m, long n, long k)
     long col, ref_col;
 
     cr_assert_eq(gemm_chain_run(g, s), 0);
-    cr_assert_eq(kernel_abft_check(g, &err, &col, s), 0);
+    cr_assert_eq(kernel_abft_check(g, &err, &col, NULL, s), 0);
     ref = abft_host(g, &h, &ref_col);
     cr_log_info("%s %ldx%ldx%ld clean: max err %.3g = %.3f tolerance (%.3g; want < 1), column %ld; host %.17g (want "
                 "the device's within 1e-9)", dtype_name(t), m, n, k, err, err / tol, tol, col, ref);
@@ -473,7 +486,7 @@ static void check_abft(enum dtype t, long m, long n, long k)
     /* 1% of one element: the device sees exactly what the host sees (and, below the noise, no trip). */
     struct flip_report r;
     cr_assert_eq(kernel_perturb(gemm_chain_output(g), (size_t)(m * n), elem_of_output(t), 0.01, 3, &r, s), 0);
-    cr_assert_eq(kernel_abft_check(g, &err, &col, s), 0);
+    cr_assert_eq(kernel_abft_check(g, &err, &col, NULL, s), 0);
     ref = abft_host(g, &h, &ref_col);
     cr_log_info("%s: 1%% of D %g (column %zu): max err %.3f tolerance, device %.17g, host %.17g (want within 1e-9)",
                 dtype_name(t), r.old_value, r.index / (size_t)m, err / tol, err, ref);

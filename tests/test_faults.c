@@ -432,6 +432,12 @@ Test(faults, an_async_fingerprint_catches_what_the_sync_one_does, .timeout = 180
     cr_assert_str_eq(state_of(sync), state_of(clean));
     json_t *fr = json_object_get(json_array_get(json_object_get(clean, "runs"), 0), "faults");
     cr_assert_eq(json_integer_value(json_object_get(fr, "false_positives")), 0);
+    /* its span beside the compute phase is not its device work: never device_s_per_iter (nor a share of it) */
+    json_t *c = json_object_get(json_object_get(fr, "detector_cost"), "fingerprint");
+    cr_assert(c, "the async fingerprint's cost is reported");
+    cr_expect(json_is_null(json_object_get(c, "device_s_per_iter")) && json_is_null(json_object_get(c, "device_share")),
+              "%s", json_dumps(c, 0));
+    cr_expect(json_object_get(c, "beside_compute_s_per_iter"), "%s", json_dumps(c, 0));
     cr_log_info("allreduce-buffer flip seen after %.1f ms (sync) and %.1f ms (async)",
                 1e3 * json_number_value(json_object_get(fs, "detect_s")), 1e3 * json_number_value(json_object_get(fa, "detect_s")));
     json_decref(sync);

@@ -435,6 +435,10 @@ static void cuda_fini(void *b)
         CUDA_CHECK(cudaFree(c->fp_acc));
     if (c->fp_sums)
         CUDA_CHECK(cudaFreeHost(c->fp_sums));
+    if (c->fps_acc)
+        CUDA_CHECK(cudaFree(c->fps_acc));
+    if (c->fps_sums)
+        CUDA_CHECK(cudaFreeHost(c->fps_sums));
     if (c->stream)
         CUDA_CHECK(cudaStreamDestroy(c->stream));
     free(c);

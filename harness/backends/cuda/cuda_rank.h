@@ -40,6 +40,7 @@ struct cuda_rank {
     cudaEvent_t det_e0, det_e1;      /* around a synchronous detector's work on the rank's stream */
     double det_dev_s[8];             /* per detector (enum detector_id): its work's device seconds, summed */
     unsigned long long *fp_acc, *fp_sums;   /* device sums, pinned host copy: reduced buffer, weights */
+    unsigned long long *fps_acc, *fps_sums; /* the same for the synchronous fingerprint, on the rank's stream */
     size_t fp_bytes[2];
     int fp_pending;
     struct cuda_steps *steps;  /* workload.phases: its chains, buffers, second stream and events (steps.c) */

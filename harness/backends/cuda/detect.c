@@ -29,12 +29,18 @@ static int cuda_det_begin(struct cuda_rank *c)
     return CUDA_CHECK(cudaEventRecord(c->det_e0, c->stream));
 }
 
-/* After the work that cuda_det_begin (began: its result) opened: adds the device time between them to det's. */
-static void cuda_det_end(struct cuda_rank *c, int det, int began)
+/* The event that ends a timed detector's work (began: cuda_det_begin's result), for the kernel's wrapper to record
+ * on the stream once its work is enqueued and before the host waits: its device time is the work's alone, not the
+ * host's wake-up and the launch gap after it (they were counted until 2026-11-29); NULL when not timed. */
+static cudaEvent_t cuda_det_done(struct cuda_rank *c, int began) { return began == 0 ? c->det_e1 : NULL; }
+
+/* After the work that cuda_det_begin opened, whose wrapper recorded cuda_det_done's event (rc 0: it did): adds the
+ * device time between them to det's. */
+static void cuda_det_end(struct cuda_rank *c, int det, int began, int rc)
 {
     float ms = 0;
-    if (began == 0 && CUDA_CHECK(cudaEventRecord(c->det_e1, c->stream)) == 0 &&
-        CUDA_CHECK(cudaEventSynchronize(c->det_e1)) == 0 && CUDA_CHECK(cudaEventElapsedTime(&ms, c->det_e0, c->det_e1)) == 0)
+    if (began == 0 && rc == 0 && CUDA_CHECK(cudaEventSynchronize(c->det_e1)) == 0 &&
+        CUDA_CHECK(cudaEventElapsedTime(&ms, c->det_e0, c->det_e1)) == 0)
         c->det_dev_s[det] += (double)ms * 1e-3;
 }
 
@@ -54,8 +60,8 @@ int cuda_abft(void *b, double *err, double *tol)
     gemm_chain_dims(c->gemm, &m, &n, &k, &t);
     struct abft_model md = abft_model_of(t);
     *tol = abft_tol(&md, m, k);
-    int began = cuda_det_begin(c), rc = kernel_abft_check(c->gemm, err, &col, c->stream);
-    cuda_det_end(c, DET_ABFT, began);
+    int began = cuda_det_begin(c), rc = kernel_abft_check(c->gemm, err, &col, cuda_det_done(c, began), c->stream);
+    cuda_det_end(c, DET_ABFT, began, rc);
     if (rc != 0)
         return 0;   /* the check could not run: no verdict */
     return !(*err <= *tol);
@@ -88,13 +94,19 @@ int cuda_fingerprint(void *b, int slice, int slices, uint64_t *h)
     size_t bytes[2];
     if (!c->coll)
         return -1;
-    cuda_fp_parts(c, slice, slices, bufs, bytes);
-    int began = cuda_det_begin(c);
-    int rc = kernel_fingerprint(bufs[0], bytes[0], &h1, c->stream) != 0 ||
-             kernel_fingerprint(bufs[1], bytes[1], &h2, c->stream) != 0;
-    cuda_det_end(c, DET_FINGERPRINT, began);
-    if (rc)
+    if (!c->fps_acc && (CUDA_CHECK(cudaMalloc((void **)&c->fps_acc, 2 * sizeof *c->fps_acc)) ||
+                        CUDA_CHECK(cudaMallocHost((void **)&c->fps_sums, 2 * sizeof *c->fps_sums))))
         return -1;
+    cuda_fp_parts(c, slice, slices, bufs, bytes);
+    /* both hashes enqueued, then one wait: no host round trip between them inside the timed work */
+    cudaEvent_t done = cuda_det_done(c, cuda_det_begin(c));
+    int rc = kernel_fingerprint_async(bufs, bytes, 2, c->fps_acc, c->fps_sums, 0, c->stream) != 0 ||
+             (done && CUDA_CHECK(cudaEventRecord(done, c->stream)) != 0);
+    cuda_det_end(c, DET_FINGERPRINT, done ? 0 : -1, rc);
+    if (CUDA_CHECK(cudaStreamSynchronize(c->stream)) || rc)   /* the sums are in */
+        return -1;
+    h1 = fingerprint_of_sum(c->fps_sums[0], bytes[0]);
+    h2 = fingerprint_of_sum(c->fps_sums[1], bytes[1]);
     *h = (uint64_t)h1 * 0x100000001b3ull ^ (uint64_t)h2;
     return 0;
 }
@@ -118,7 +130,7 @@ int cuda_fingerprint_start(void *b, int slice, int slices)
     cuda_fp_parts(c, slice, slices, bufs, c->fp_bytes);
     if (CUDA_CHECK(cudaEventRecord(c->fp_after, c->stream)) || CUDA_CHECK(cudaStreamWaitEvent(c->fp_stream, c->fp_after, 0)) ||
         CUDA_CHECK(cudaEventRecord(c->fp_t0, c->fp_stream)) ||
-        kernel_fingerprint_async(bufs, c->fp_bytes, 2, c->fp_acc, c->fp_sums, c->fp_stream) != 0 ||
+        kernel_fingerprint_async(bufs, c->fp_bytes, 2, c->fp_acc, c->fp_sums, 1, c->fp_stream) != 0 ||
         CUDA_CHECK(cudaEventRecord(c->fp_done, c->fp_stream)))
         return -1;
     c->fp_pending = 1;
@@ -155,8 +167,8 @@ int cuda_replay(void *b, uint64_t *h)
     int began = cuda_det_begin(c);
     int rc = gemm_chain_run(c->gemm, c->stream) != 0 ||
              kernel_fingerprint(gemm_chain_output(c->gemm), (size_t)m * (size_t)n * elem_size(elem_of_output(t)), &hh,
-                                c->stream) != 0;
-    cuda_det_end(c, DET_REPLAY, began);
+                                cuda_det_done(c, began), c->stream) != 0;
+    cuda_det_end(c, DET_REPLAY, began, rc);
     if (rc)
         return -1;
     *h = hh;
