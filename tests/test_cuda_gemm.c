@@ -255,8 +255,9 @@ Test(bench, torch_peer_times_each_matmul_without_its_lead)
         }
         cr_assert_eq(torch_peer_kernels(p, ks, sizeof ks, why, sizeof why), 0, "%s", why);
         char want_k[64];
-        snprintf(want_k, sizeof want_k, "fake_gemm_%ldx%ldx%ld", m, n, k);
-        cr_expect_str_eq(ks, want_k, "the CUDA kernels of one matmul, once each, no CPU event");
+        /* the harness's GEMM as cuBLAS runs it: TN, m x n x k (a @ b of (m, k) and (k, n) ran NN as n x m) */
+        snprintf(want_k, sizeof want_k, "fake_gemm_TN_%ldx%ldx%ld", m, n, k);
+        cr_expect_str_eq(ks, want_k, "%s: the CUDA kernels of one matmul, once each, no CPU event", dtype_name(ts[i]));
         torch_peer_close(p);
     }
     /* a line on its stdout that is not an answer (a library's banner) is skipped */

@@ -30,24 +30,28 @@ backends = types.SimpleNamespace(cuda=types.SimpleNamespace(matmul=types.SimpleN
 
 
 class Tensor:
-    def __init__(self, shape):
+    """A row-major tensor, or (tr) the transposed view of one."""
+    def __init__(self, shape, tr=False):
         self.shape = tuple(shape)
+        self.tr = tr
 
     def to(self, _dt):
         return self
 
     def t(self):
-        return Tensor((self.shape[1], self.shape[0]))
+        return Tensor((self.shape[1], self.shape[0]), not self.tr)
 
     def __matmul__(self, other):
         if _mode == "matmul-fails":
             raise RuntimeError("CUBLAS_STATUS_NOT_SUPPORTED (stand-in)")
-        (m, k), (k2, n) = self.shape, other.shape
-        if k != k2:
+        (p, q), (q2, r) = self.shape, other.shape
+        if q != q2:
             raise RuntimeError(f"shapes {self.shape} and {other.shape} cannot be multiplied")
-        _clock[0] += 2.0 * m * n * k / RATE
-        _launched.append(f"fake_gemm_{m}x{n}x{k}")
-        return Tensor((m, n))
+        _clock[0] += 2.0 * p * r * q / RATE
+        # the GEMM as column-major cuBLAS runs it (ATen's mapping of a row-major product): C^T = other^T self^T, its
+        # first operand other's storage (T where other is a transposed view), m = r, n = p, k = q
+        _launched.append(f"fake_gemm_{'T' if other.tr else 'N'}{'T' if self.tr else 'N'}_{r}x{p}x{q}")
+        return Tensor((p, r))
 
 
 def randn(*shape, device=None, dtype=None):
