@@ -118,6 +118,7 @@ Test(cuda_run, every_step_kind_of_phases_runs_with_overlap, .timeout = 180)
     cr_assert_eq(phase_begins(out, "optimizer"), 4);
     cr_assert_eq(phase_begins(out, "idle"), 4);
     cr_assert_geq(phase_begins(out, "comm"), 4 * 3, "reduce_scatter, all_to_all, send_recv (and exposed waits)");
+    cr_assert_eq(e2e_count_events(out, "gemm_algo"), 2, "each distinct GEMM shape's tuning (8192^3 and 4096x8192x4096)");
 }
 
 /* Runs a replay scenario of tests/scenarios/gpu on the GPU and returns its fidelity's correlation (logged). */

@@ -133,6 +133,19 @@ out:
     return best;
 }
 
+void cuda_emit_gemm_algo(struct worker_ctx *w, const struct gemm_chain *g)
+{
+    struct gemm_tuning tu;
+    long m, n, k;
+    enum dtype t;
+    char note[64];
+    gemm_chain_tuning(g, &tu);
+    gemm_chain_dims(g, &m, &n, &k, &t);
+    double fl = gemm_flops(m, n, k);
+    snprintf(note, sizeof note, "%s %ldx%ldx%ld", dtype_name(t), m, n, k);
+    worker_emit_gemm_algo(w, tu.chosen, tu.candidates, fl / tu.chosen_s * 1e-12, fl / tu.first_s * 1e-12, note);
+}
+
 static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
 {
     const struct scenario *sc = w->sc;
@@ -182,13 +195,7 @@ static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
         cuda_fini(c);
         return NULL;
     }
-    struct gemm_tuning tu;   /* how its algorithm was chosen, in events.jsonl (gemm_algo) */
-    gemm_chain_tuning(c->gemm, &tu);
-    char gnote[64];
-    double fl = gemm_flops(sc->workload.gemm.m, sc->workload.gemm.n, sc->workload.gemm.k);
-    snprintf(gnote, sizeof gnote, "%s %ldx%ldx%ld", dtype_name(sc->workload.gemm.dtype), (long)sc->workload.gemm.m,
-             (long)sc->workload.gemm.n, (long)sc->workload.gemm.k);
-    worker_emit_gemm_algo(w, tu.chosen, tu.candidates, fl / tu.chosen_s * 1e-12, fl / tu.first_s * 1e-12, gnote);
+    cuda_emit_gemm_algo(w, c->gemm);
     if (w->rank < 0) {   /* a spare joins a communicator when it takes a rank over (cuda_reconnect) */
         c->coll = NULL;
     } else if (!(c->coll = cuda_join(w, c->stream, why, n))) {

@@ -55,6 +55,9 @@ uint64_t cuda_event_ns(struct cuda_rank *c, cudaEvent_t e);
 
 /* steps.c: workload.phases on the GPU. */
 struct cuda_steps *cuda_steps_create(struct cuda_rank *c, struct worker_ctx *w, char *why, size_t n);
+/* How g's algorithm was chosen (its tuning, gemm.h), into events.jsonl (gemm_algo): each distinct GEMM shape's. */
+struct gemm_chain;
+void cuda_emit_gemm_algo(struct worker_ctx *w, const struct gemm_chain *g);
 int cuda_steps_iter(void *b, struct worker_ctx *w);
 /* The GEMMs the rank's own chain holds in steps mode: the most any step of the first GEMM step's shape runs. */
 int cuda_steps_gemm_count(const struct scenario *sc);

@@ -108,6 +108,8 @@ struct cuda_steps *cuda_steps_create(struct cuda_rank *c, struct worker_ctx *w, 
         if (p->kind == ST_OPTIMIZER && p->bytes / 4 > opt)
             opt = p->bytes / 4;
     }
+    for (int k = 1; k < st->n_chains; k++)   /* every other shape's tuning too (cuda_init said the first's) */
+        cuda_emit_gemm_algo(w, st->chain[k]);
     st->opt_elems = opt < STEPS_OPT_ELEMS ? opt : STEPS_OPT_ELEMS;
     if (CUDA_CHECK(cudaStreamCreateWithFlags(&st->side, cudaStreamNonBlocking)) ||
         CUDA_CHECK(cudaMalloc((void **)&st->stamp, sizeof *st->stamp)) ||
