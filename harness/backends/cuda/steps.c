@@ -194,7 +194,7 @@ static int steps_optimizer(struct cuda_steps *st, const struct step *p, cudaStre
 /* Enqueues the iteration: steps first .. last - 1, grad the gradient exchange among them. exposed[i]: step i
  * waited for overlapped communication (join[i] marks its end). */
 static int steps_enqueue(struct cuda_rank *c, struct cuda_steps *st, const struct scenario *sc, int first, int last,
-                         int grad, int *exposed)
+                         int grad, cudaEvent_t fp_wait, int *exposed)
 {
     int pending = 0;
     for (int i = first; i < last; i++) {
@@ -204,6 +204,7 @@ static int steps_enqueue(struct cuda_rank *c, struct cuda_steps *st, const struc
         if (cls == SCL_COMM && p->overlap) {   /* after what the main stream issued, on the side stream */
             if (CUDA_CHECK(cudaEventRecord(st->fork[i], c->stream)) ||
                 CUDA_CHECK(cudaStreamWaitEvent(st->side, st->fork[i], 0)) ||
+                (i == grad && fp_wait && CUDA_CHECK(cudaStreamWaitEvent(st->side, fp_wait, 0))) ||
                 CUDA_CHECK(cudaEventRecord(st->begin[i], st->side)) || steps_comm(c, st, sc, i, grad, st->side) != 0 ||
                 CUDA_CHECK(cudaEventRecord(st->end[i], st->side)))
                 return -1;
@@ -217,7 +218,10 @@ static int steps_enqueue(struct cuda_rank *c, struct cuda_steps *st, const struc
             exposed[i] = 1;
             pending = 0;
         }
-        if (CUDA_CHECK(cudaEventRecord(st->begin[i], c->stream)))
+        /* the exchange writes the buffer an asynchronous fingerprint may still read: it alone waits for the hash,
+         * which runs beside the steps before it (the GEMMs) */
+        if ((i == grad && fp_wait && CUDA_CHECK(cudaStreamWaitEvent(c->stream, fp_wait, 0))) ||
+            CUDA_CHECK(cudaEventRecord(st->begin[i], c->stream)))
             return -1;
         int rc = 0;
         if (cls == SCL_COMPUTE)
@@ -268,8 +272,8 @@ int cuda_steps_iter(void *b, struct worker_ctx *w)
         return snprintf(w->err, sizeof w->err, "communicator aborted (comm-error)"), -1;
     }
     atomic_store_explicit(&w->ctl->phase, PH_COMPUTE, memory_order_relaxed);   /* the sampler: the iteration runs */
-    if ((c->fp_pending && CUDA_CHECK(cudaStreamWaitEvent(c->stream, c->fp_done, 0))) ||
-        steps_enqueue(c, st, sc, first, last, first + grad, exposed) != 0 || coll_wait(c->coll, c->stream, c->timeout_s) != 0) {
+    if (steps_enqueue(c, st, sc, first, last, first + grad, c->fp_pending ? c->fp_done : NULL, exposed) != 0 ||
+        coll_wait(c->coll, c->stream, c->timeout_s) != 0) {
         snprintf(w->err, sizeof w->err, "the iteration's steps failed on GPU %d: %s", c->device, coll_error(c->coll));
         return -1;
     }
