@@ -123,13 +123,13 @@ static double cuda_h2d_gbs(uint64_t bytes, cudaStream_t s)
     }
 out:
     if (e0)
-        cudaEventDestroy(e0);
+        CUDA_CHECK(cudaEventDestroy(e0));
     if (e1)
-        cudaEventDestroy(e1);
+        CUDA_CHECK(cudaEventDestroy(e1));
     if (dev)
-        cudaFree(dev);
+        CUDA_CHECK(cudaFree(dev));
     if (host)
-        cudaFreeHost(host);
+        CUDA_CHECK(cudaFreeHost(host));
     return best;
 }
 
