@@ -186,7 +186,8 @@ static int load_power(struct replay *rp, const char *dir, char *why, size_t n)
         return -1;
     /* several nodes' rows interleave in arrival order: the replay wants time order (qsort is not stable, but
      * rows of one time are one tick of different ranks, in any order) */
-    qsort(rp->pw, rp->npw, sizeof *rp->pw, cmp_prow);
+    if (rp->npw)   /* none: rp->pw may be NULL, which qsort must not get */
+        qsort(rp->pw, rp->npw, sizeof *rp->pw, cmp_prow);
     return 0;
 }
 

@@ -358,7 +358,8 @@ static int accept_load_files(const char *dir, int given, int level, char ***file
         }
     }
     closedir(d);
-    qsort(*files, (size_t)*nfiles, sizeof **files, cmp_str);
+    if (*nfiles)   /* qsort's array must not be NULL, even for none */
+        qsort(*files, (size_t)*nfiles, sizeof **files, cmp_str);
     if (!*nfiles) {
         gl_log(level ? "no acceptance scenario of level 1..%d in %s" : "no health check (L%d-*.yaml) in %s", level, dir);
         return EXIT_INPUT;

@@ -43,7 +43,8 @@ int az_grid(const struct az_trace *tr, double hz, int64_t t0, struct an_grid *g,
     for (int k = 0; k < tr->ng; k++)
         for (size_t i = 1; i < tr->g[k].n; i++)
             d[nd++] = az_sub_sat(tr->g[k].s[i].t, tr->g[k].s[i - 1].t);
-    qsort(d, nd, sizeof *d, az_cmp64);
+    if (nd)
+        qsort(d, nd, sizeof *d, az_cmp64);
     int64_t med = nd ? d[nd / 2] : 0;
     free(d);
     *median_hz = med > 0 ? 1e9 / (double)med : NAN;
