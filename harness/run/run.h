@@ -69,6 +69,8 @@ int sup_ranked(const struct sup *s, json_t *r);
 const char *sup_label(json_t *r);
 /* Returns one figure of run r's vs_none (NAN when unknown). */
 double sup_vs(json_t *r, const char *key);
+/* (supreport.c) Returns o's number key; NAN when missing or null (json_number_value reads those as 0: a swing of 0). */
+double sup_num(json_t *o, const char *key);
 /* Prints the search's lines under the end table. */
 void sup_search_print(struct sup *s);
 /* For mitigations: auto: the Pareto front (energy, time, grid swing), the cheapest candidate meeting the

@@ -189,8 +189,7 @@ double sup_live_efficiency(struct sup *s, json_t *run)
     return e;
 }
 
-/* Returns o's number key; NAN when it is missing or null (json_number_value reads those as 0: a swing of 0). */
-static double sup_num(json_t *o, const char *key)
+double sup_num(json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
     return json_is_number(v) ? json_number_value(v) : NAN;

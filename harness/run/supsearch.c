@@ -20,11 +20,7 @@ const char *sup_label(json_t *r)
 }
 
 /* Returns one overhead of run r against none (NAN when unknown). */
-double sup_vs(json_t *r, const char *key)
-{
-    json_t *v = json_object_get(json_object_get(r, "vs_none"), key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
+double sup_vs(json_t *r, const char *key) { return sup_num(json_object_get(r, "vs_none"), key); }
 
 /* The battery of run r (its power rating, MW) when it is a `bess` run, else 0: storage is a cost of its own,
  * counted apart from the energy and time a GPU-side mitigation pays. */
