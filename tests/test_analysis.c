@@ -401,7 +401,7 @@ Test(analysis, a_ramp_window_shorter_than_a_sample_is_unresolved)
     struct an_result r;
     cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
     cr_assert(isnan(r.ramp_up_w_s[0]) && isnan(r.ramp_down_w_s[0]), "10 ms at 50 Hz: %f", r.ramp_up_w_s[0]);
-    cr_assert(r.unresolved & AN_UNRES_RAMP(0));
+    cr_assert(r.unresolved & AN_UNRES_RAMP_SAMPLE(0));
     cr_assert_float_eq(r.ramp_up_w_s[1], (700 - 100 + 2) / 0.1, 30, "100 ms: %f W/s", r.ramp_up_w_s[1]);
     cr_assert(!(r.unresolved & AN_UNRES_RAMP(1)));
     free(x);

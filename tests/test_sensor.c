@@ -556,3 +556,146 @@ Test(sensor, an_outside_trace_is_laid_on_a_run_by_its_wall_clock, .timeout = 120
     unlink(iso);
     unlink(sec);
 }
+
+/* As held_square, the sensor's first update `phase` s after the trace's start (the reading before it taken at
+ * phase - u, an update before the trace), the truth's own phase shifted by `shift` s. */
+static void held_square_ph(double *x, size_t n, double dt, double period, double shift, double lo, double hi, double u,
+                           double phase, double noise, struct rng *r)
+{
+    double at = phase - u, reading = NAN;
+    for (size_t i = 0; i < n; i++) {
+        double t = (double)i * dt;
+        while (isnan(reading) || t >= at + u - 1e-12) {
+            if (!isnan(reading))
+                at += u;
+            reading = (fmod(at + shift + 100 * period, period) < period / 2 ? hi : lo) + noise * rng_normal(r);
+        }
+        x[i] = reading;
+    }
+}
+
+/* A held sensor's reading at the trace's start, or just before a gap, has no known line to the reading before or
+ * after it: a 200 ms iteration read every 20 ms (its true 1 s ramp 0: a second is five iterations) once read 1 s
+ * ramps of 524-546 W/s out of those edges alone. Every first-update phase, gaps anywhere: the 1 s ramp stays near 0. */
+Test(sensor, a_held_traces_edges_and_gaps_make_no_ramp)
+{
+    struct rng r;
+    rng_seed(&r, 41, 0);
+    size_t n = 20000;
+    double dt = 1e-3, worst = 0, *x = xmalloc(n * sizeof *x);
+    for (int c = 0; c < 40; c++) {
+        double phase = (double)(1 + c % 19) * 1e-3 + 0.3e-3 * rng_uniform(&r);
+        held_square_ph(x, n, dt, 0.2, 0.1 * rng_uniform(&r), 150, 700, 0.02, phase, 0.5, &r);
+        int gaps = c % 2 ? 12 : 0;   /* a logger that missed 30 ms in 12 places, or none */
+        for (int g = 0; g < gaps; g++) {
+            size_t at = 500 + (size_t)(rng_uniform(&r) * 18500);
+            for (size_t i = at; i < at + 30 && i < n; i++)
+                x[i] = NAN;
+        }
+        struct an_series s = { x, n, dt, 0, 0 };
+        struct an_result res;
+        cr_assert_eq(analysis_run(&s, an_default_bands, 4, &res), 0);
+        cr_assert(res.held, "case %d: a 20 ms sensor read at 1 kHz is held", c);
+        double m = fmax(res.ramp_up_w_s[2], res.ramp_down_w_s[2]);
+        cr_assert(isfinite(m), "case %d: the 1 s ramp is measured", c);
+        worst = fmax(worst, m);
+        cr_assert_lt(m, 20, "case %d (first update %.1f ms, %d gaps): a 1 s ramp of %.1f W/s where the truth's is 0", c,
+                     phase * 1e3, gaps, m);
+        /* the 100 ms ramp: the edge of 550 W over the 20 ms line, between 550 / 0.1 and a little more (noise) */
+        cr_assert_float_eq(res.ramp_up_w_s[1], 5500, 60, "case %d: 100 ms ramp %.0f W/s", c, res.ramp_up_w_s[1]);
+    }
+    cr_log_info("held 20 ms, 40 phases and gap patterns: the worst 1 s ramp %.1f W/s (truth 0)", worst);
+    free(x);
+}
+
+/* Clean signals added are no sensor: four 2 Hz square waves 50 ms apart (a stagger) sum to a staircase that changes
+ * every 50 ms, which read as a held sensor's (100 ms ramp +49 %, the 1 s ramp 544 W/s against 0, no dominant). The
+ * sum of series none of which is held is analysed as a signal (an_sum_update_s: AN_NOT_HELD). */
+Test(sensor, a_sum_of_signals_is_no_held_sensor)
+{
+    size_t n = 10000;
+    double dt = 1e-3, *x[4], *sum = xcalloc(n, sizeof *sum);
+    struct an_result res[5];
+    struct an_series s[4];
+    for (int k = 0; k < 4; k++) {
+        x[k] = xmalloc(n * sizeof *x[k]);
+        for (size_t i = 0; i < n; i++) {
+            x[k][i] = fmod((double)i * dt + 0.05 * k, 0.5) < 0.25 ? 700 : 150;
+            sum[i] += x[k][i];
+        }
+        s[k] = (struct an_series){ x[k], n, dt, 0, 0 };
+    }
+    cr_assert_eq(analysis_run_many(s, 4, an_default_bands, 4, res, 1), 0);
+    for (int k = 0; k < 4; k++)
+        cr_assert(!res[k].held, "GPU %d: a noiseless square wave is a signal", k);
+    double update = an_sum_update_s(res, 4);
+    cr_assert_eq(update, AN_NOT_HELD);
+    /* the truth: the staircase's own largest change over exactly 100 and 1000 samples */
+    double up100 = 0, up1000 = 0;
+    for (size_t i = 0; i + 1000 < n; i++) {
+        up100 = fmax(up100, (sum[i + 100] - sum[i]) / 0.1);
+        up1000 = fmax(up1000, (sum[i + 1000] - sum[i]) / 1.0);
+    }
+    struct an_series ss = { sum, n, dt, update, 0 };
+    cr_assert_eq(analysis_run(&ss, an_default_bands, 4, &res[4]), 0);
+    cr_assert(!res[4].held);
+    cr_assert_float_eq(res[4].ramp_up_w_s[1], up100, 1e-6, "100 ms: %.1f against %.1f W/s", res[4].ramp_up_w_s[1], up100);
+    cr_assert_float_eq(res[4].ramp_up_w_s[2], up1000, 1e-6, "1 s: %.1f against %.1f W/s", res[4].ramp_up_w_s[2], up1000);
+    cr_assert_float_eq(res[4].dominant_hz, 2.0, 1e-9, "dominant %g Hz", res[4].dominant_hz);
+    /* measured instead, the staircase reads as a sensor: the reason for the flag */
+    ss.update_s = 0;
+    cr_assert_eq(analysis_run(&ss, an_default_bands, 4, &res[4]), 0);
+    cr_assert(res[4].held, "a staircase alone cannot be told from a held sensor (docs/power.md)");
+    for (int k = 0; k < 4; k++)
+        free(x[k]);
+    free(sum);
+}
+
+/* The projection's cluster trace: no ramp from a time some group has no reading of (a square wave with 14 missing
+ * rows once read a 1 s ramp of 3.67 MW/s where every GPU's is 0), and no wrap of an end onto a start that does not
+ * repeat (a steady rise, 100 groups 1 s apart, read a 1.82 MW/s fall where no GPU ever falls). */
+Test(sensor, the_projection_never_ramps_across_a_gap_or_a_wrap)
+{
+    size_t n = 10000;
+    double dt = 1e-3, *x = xmalloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++)   /* a steady rise of 55 W/s */
+        x[i] = 150 + 55 * (double)i * dt;
+    struct an_series s = { x, n, dt, 0, 0 };
+    struct an_projection p;
+    cr_assert_eq(analysis_project(&s, 10000, 100, 1.0, 1, an_default_bands, 4, &p), 0);
+    cr_assert_lt(p.ramp_down_mw_s, 1e-9, "a fall of %g MW/s where no GPU falls", p.ramp_down_mw_s);
+    cr_assert_float_eq(p.ramp_up_mw_s, 10000 * 55e-6, 1e-6, "the rise %g MW/s", p.ramp_up_mw_s);
+    /* a 2 Hz square wave with 14 rows missing, 100 groups 50 ms apart: every GPU's 1 s ramp is 0, so is the cluster's */
+    for (size_t i = 0; i < n; i++)
+        x[i] = fmod((double)i * dt, 0.5) < 0.25 ? 700 : 150;
+    for (int g = 0; g < 14; g++)
+        x[613 + (size_t)g * 677] = NAN;
+    cr_assert_eq(analysis_project(&s, 10000, 100, 0.05, 1, an_default_bands, 4, &p), 0);
+    cr_assert_lt(fmax(p.ramp_up_mw_s, p.ramp_down_mw_s), 1e-9, "a 1 s ramp of %g MW/s from the gaps",
+                 fmax(p.ramp_up_mw_s, p.ramp_down_mw_s));
+    /* the same wave, groups spread far beyond its span: wrapped within whole periods, the mean stays N times one GPU's */
+    cr_assert_eq(analysis_project(&s, 10000, 1000, 20.0, 3, an_default_bands, 4, &p), 0);
+    cr_assert_float_eq(p.mean_mw, 10000 * 425e-6, 0.002 * 4.25, "mean %g MW", p.mean_mw);
+    free(x);
+}
+
+/* A peak with fewer than two cycles in the trace is its spectrum's lowest bin: a steady rise read 0.1 Hz over 10 s
+ * (1 / span). It is null, and says why; two cycles are an oscillation. */
+Test(sensor, a_trend_has_no_dominant_frequency)
+{
+    size_t n = 10000;
+    double dt = 1e-3, *x = xmalloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = 300 + 40 * (double)i * dt;
+    struct an_series s = { x, n, dt, 0, 0 };
+    struct an_result r;
+    cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
+    cr_assert(isnan(r.dominant_hz), "a trend read %g Hz", r.dominant_hz);
+    cr_assert(r.unresolved & AN_UNRES_DOMINANT_SPAN);
+    for (size_t i = 0; i < n; i++)   /* two cycles in 10 s */
+        x[i] = 300 + 40 * sin(2 * M_PI * 0.2 * (double)i * dt);
+    cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
+    cr_assert_float_eq(r.dominant_hz, 0.2, 1e-9, "%g Hz", r.dominant_hz);
+    cr_assert(!(r.unresolved & AN_UNRES_DOMINANT_SPAN));
+    free(x);
+}

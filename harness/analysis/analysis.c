@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_int.h"
 #include "stats.h"
 #include "util.h"
 
@@ -20,7 +21,7 @@ const struct an_band an_default_bands[4] = { { 0.1, 1, 0 }, { 1, 2.5, 0 }, { 2.5
 const char *const an_clause_names[4] = { "max_ramp_up_mw_s", "max_ramp_down_mw_s", "dynamic_range_mw", "max_band_share" };
 
 /* The span of x from its first valid sample to its last: [*a, *b); *a == *b when nothing is valid. */
-static void an_span(const double *x, size_t n, size_t *a, size_t *b)
+void an_span(const double *x, size_t n, size_t *a, size_t *b)
 {
     size_t i = 0, j = n;
     while (i < j && isnan(x[i]))
@@ -33,7 +34,7 @@ static void an_span(const double *x, size_t n, size_t *a, size_t *b)
 
 /* Returns a copy of x[a..b) (x[a] and x[b - 1] valid) with each inner gap filled by linear interpolation between
  * the valid samples around it. */
-static double *an_filled(const double *x, size_t a, size_t b)
+double *an_filled(const double *x, size_t a, size_t b)
 {
     double *y = xmalloc((b - a) * sizeof *y);
     size_t last = a;
@@ -124,7 +125,7 @@ static fftw_complex *an_fft(const double *x, size_t a, size_t b, double mean)
 
 /* The spectrum of x[a..b) (mean removed, inner gaps interpolated): dominant frequency and band shares of the
  * fluctuation's energy. */
-static int an_spectrum(const double *x, size_t a, size_t b, double dt, double mean, const struct an_band *bands,
+int an_spectrum(const double *x, size_t a, size_t b, double dt, double mean, const struct an_band *bands,
                        int n_bands, double *dominant, struct an_band *out)
 {
     size_t n = b - a;
@@ -250,7 +251,7 @@ static void an_p1_p99(double *v, size_t n, double *p1, double *p99)
 /* Whether s[lo, hi) of mean `mean`, whose readings change every update_s, is a held sensor's: held over 1.5 samples
  * and at least three readings in each cycle of its own strongest frequency or of its iteration (a trace that is
  * merely piecewise constant, as a noiseless square wave between its edges, is a signal, not a held sensor). */
-static int an_series_held(const struct an_series *s, size_t lo, size_t hi, double mean, double update_s)
+int an_series_held(const struct an_series *s, size_t lo, size_t hi, double mean, double update_s)
 {
     if (!an_sensor_held(update_s, s->dt) || hi - lo < 4)
         return 0;
@@ -311,30 +312,44 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
     if (s->update_s > 0)
         out->update_s = s->update_s;   /* the source's own stamps say it */
     out->distinct = distinct;
-    out->held = s->update_s > 0 ? an_sensor_held(out->update_s, s->dt)
-                                : an_series_held(s, lo, hi, out->mean_w, out->update_s);
-    double *dh = out->held ? an_dehold(s->x, s->n) : NULL;
+    if (s->update_s < 0)
+        out->update_s = NAN;   /* the caller knows: not a sensor's held readings (a sum of signals) */
+    out->held = s->update_s > 0   ? an_sensor_held(out->update_s, s->dt)
+                : s->update_s < 0 ? 0
+                                  : an_series_held(s, lo, hi, out->mean_w, out->update_s);
+    double *dh = out->held && s->dt > 0 ? an_dehold(s->x, s->n, out->update_s / s->dt) : NULL;
     const double *x = dh ? dh : s->x;
-    size_t rlen = len;   /* held: the ramps end at the last reading's appearance; past it the reading is only held
-                          * (no next one to draw the line to), and a flat end against lines elsewhere made a 1 s ramp
-                          * out of nothing where the iteration divides a second */
-    if (dh)
-        while (rlen > 1 && !isnan(s->x[lo + rlen - 1]) && s->x[lo + rlen - 1] == s->x[lo + rlen - 2])
-            rlen--;
+    size_t dlo = lo, dhi = hi;   /* held: what the readings show, from the first known point to the last (the times
+                                  * around a segment's edges whose line to the next reading is unknown are gaps) */
+    int complete = out->gaps == 0;
+    if (dh) {
+        an_span(dh, s->n, &dlo, &dhi);
+        for (size_t i = dlo; i < dhi && complete; i++)
+            complete = !isnan(dh[i]);
+    }
     for (int w = 0; w < AN_RAMP_WINDOWS && s->dt > 0; w++) {
         size_t k = (size_t)llround(an_ramp_windows_s[w] / s->dt);   /* an exact window: 1 s at 1 kHz is 1000 steps */
-        if (an_ramp_windows_s[w] < s->dt * (1 - 1e-9) || (out->held && an_ramp_windows_s[w] < 2 * out->update_s)) {
-            /* shorter than a sample (10 ms at 50 Hz once read as a 20 ms ramp), or than two of the sensor's updates */
+        if (an_ramp_windows_s[w] < s->dt * (1 - 1e-9)) {   /* shorter than a sample (10 ms at 50 Hz once read as a 20 ms ramp) */
+            out->unresolved |= AN_UNRES_RAMP_SAMPLE(w);
+            continue;
+        }
+        if (out->held && an_ramp_windows_s[w] < 2 * out->update_s) {   /* than two of the sensor's updates */
             out->unresolved |= AN_UNRES_RAMP(w);
             continue;
         }
-        if (k < rlen)
-            an_ramps(x + lo, rlen, k, s->dt, out->gaps == 0, &out->ramp_up_w_s[w], &out->ramp_down_w_s[w]);
+        if (k < dhi - dlo)
+            an_ramps(x + dlo, dhi - dlo, k, s->dt, complete, &out->ramp_up_w_s[w], &out->ramp_down_w_s[w]);
     }
     int rc = 0;
-    if (len >= 4 && s->dt > 0)
-        rc = an_spectrum(x, lo, hi, s->dt, out->mean_w, bands, n_bands, &out->dominant_hz, out->bands);
+    if (dhi - dlo >= 4 && s->dt > 0)
+        rc = an_spectrum(x, dlo, dhi, s->dt, out->mean_w, bands, n_bands, &out->dominant_hz, out->bands);
     free(dh);
+    /* a peak with fewer than two cycles in the span is the spectrum's lowest bin: a trend (a steady rise reads 1 /
+     * span), not an oscillation */
+    if (out->dominant_hz > 0 && out->span_s > 0 && out->dominant_hz * (out->span_s + s->dt) < 1.5) {
+        out->dominant_hz = NAN;
+        out->unresolved |= AN_UNRES_DOMINANT_SPAN;
+    }
     /* a series whose readings change at most every update_s carries nothing above half that rate: a peak past it
      * (5 % over: the interval is measured) is a step's harmonic or an alias, never the power's frequency, held sensor
      * or not (a 20 ms sensor's trace of a run's 13 ms iterations, taken for a signal, peaked at 28.6 Hz); and where
@@ -458,103 +473,4 @@ size_t analysis_waveform(const struct an_series *s, double t0, const double *sta
     free(sum);
     free(cnt);
     return used;
-}
-
-int analysis_project(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
-                     const struct an_band *bands, int n_bands, struct an_projection *out)
-{
-    return analysis_project_trace(s, gpus, groups, jitter_s, seed, bands, n_bands, out, NULL, NULL);
-}
-
-int analysis_project_series(const double *mw, size_t n, double dt, const struct an_band *bands, int n_bands,
-                            const struct an_projection *base, struct an_projection *out)
-{
-    if (out != base)
-        *out = *base;
-    struct an_series as = { mw, n, dt, base->held ? base->update_s : 0, base->period_s };
-    struct an_result res;
-    if (!n || analysis_run(&as, bands, n_bands, &res) != 0)
-        return -1;
-    out->unresolved = res.unresolved;
-    out->mean_mw = res.mean_w;
-    out->swing_mw = res.swing_w;
-    out->range_mw = res.range_w;
-    out->ramp_up_mw_s = res.ramp_up_w_s[AN_RAMP_WINDOWS - 1];
-    out->ramp_down_mw_s = res.ramp_down_w_s[AN_RAMP_WINDOWS - 1];
-    out->dominant_hz = res.dominant_hz;
-    out->n_bands = res.n_bands;
-    memcpy(out->bands, res.bands, sizeof out->bands);
-    return 0;
-}
-
-int analysis_project_trace(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
-                           const struct an_band *bands, int n_bands, struct an_projection *out, double **trace,
-                           size_t *trace_n)
-{
-    if (trace)
-        *trace = NULL;
-    if (trace_n)
-        *trace_n = 0;
-    memset(out, 0, sizeof *out);
-    out->gpus = gpus;
-    out->groups = groups < 1 ? 1 : groups > gpus ? gpus : groups;
-    out->jitter_s = jitter_s;
-    out->period_s = s->period_s;
-    size_t lo, hi;
-    an_span(s->x, s->n, &lo, &hi);
-    if (hi == lo || gpus < 1 || !(s->dt > 0))
-        return -1;
-    size_t dn = 0;   /* held readings: the cluster is built from the distinct ones */
-    if (s->update_s > 0) {
-        out->update_s = s->update_s;
-        out->held = an_sensor_held(out->update_s, s->dt);
-    } else {
-        an_sensor_measure(s->x, s->n, s->dt, &out->update_s, &dn);
-        struct acc a;
-        acc_reset(&a);
-        for (size_t i = lo; i < hi; i++)
-            if (!isnan(s->x[i]))
-                acc_add(&a, s->x[i]);
-        out->held = an_series_held(s, lo, hi, acc_mean(&a), out->update_s);
-    }
-    double *dh = out->held ? an_dehold(s->x + lo, hi - lo) : NULL;
-    double *y = dh ? an_filled(dh, 0, hi - lo) : an_filled(s->x, lo, hi);   /* inner gaps interpolated */
-    free(dh);
-    /* each group is shifted by a whole number of samples; groups sharing a shift are added at once, so the
-     * cost is (distinct shifts) x n whatever the number of groups */
-    size_t n = hi - lo;
-    long *count = xcalloc(n, sizeof *count);
-    struct rng r;
-    rng_seed(&r, seed, 0x9a0);
-    for (long g = 0; g < out->groups; g++) {
-        double x = jitter_s > 0 ? rng_normal(&r) * jitter_s / s->dt : 0;
-        if (!(fabs(x) < 1e18))   /* a shift beyond a long's range: the same shift modulo n, never an overflow */
-            x = isfinite(x) ? fmod(x, (double)n) : 0;
-        long shift = lround(x);
-        shift %= (long)n;
-        if (shift < 0)
-            shift += (long)n;
-        count[shift]++;
-    }
-    double per_group = (double)gpus / (double)out->groups * 1e-6;   /* W -> MW */
-    double *agg = xcalloc(n, sizeof *agg);
-    for (size_t sh = 0; sh < n; sh++) {
-        if (!count[sh])
-            continue;
-        double wgt = per_group * (double)count[sh];
-        for (size_t i = 0; i < n - sh; i++)   /* circular: the trace stands for a periodic workload */
-            agg[i] += wgt * y[i + sh];
-        for (size_t i = n - sh; i < n; i++)
-            agg[i] += wgt * y[i + sh - n];
-    }
-    int rc = analysis_project_series(agg, n, s->dt, bands, n_bands, out, out);
-    if (trace_n)
-        *trace_n = n;
-    if (trace)
-        *trace = agg;
-    else
-        free(agg);
-    free(count);
-    free(y);
-    return rc;
 }

@@ -39,10 +39,14 @@ struct an_series {
     size_t n;
     double dt;
     double update_s;   /* the sensor's update interval where the caller knows it (a sum of ranks: the ranks'); 0:
-                        * measured from x (an_sensor_measure) */
+                        * measured from x (an_sensor_measure); AN_NOT_HELD: the caller knows the readings are not held
+                        * (a sum of series none of which is: staggered square waves add up to a staircase that
+                        * would read as a sensor's) */
     double period_s;   /* the iteration's period where known (0: unknown): a held series resolves its dominant
                         * frequency only when the iteration's own frequency is below half the update rate */
 };
+
+#define AN_NOT_HELD (-1.0)
 
 /* A sensor's stamps: the intervals between a series' distinct sample times, where its source gives them (a GPU
  * driver's sample buffer, the sim's sensor: power.csv's sample_t_s), counted on log-spaced bins 2 % wide from 100 us
@@ -74,9 +78,14 @@ void an_sensor_measure(const double *x, size_t n, double dt, double *update_s, s
  * (analysis_run also asks of a measured hold at least three readings a cycle of the trace's own strongest frequency,
  * or of its iteration: a noiseless square wave, constant between its edges, is a signal, not a held sensor.) */
 int an_sensor_held(double update_s, double dt);
-/* Returns a malloc'd copy of x with each reading at the sample where it appeared and the samples that merely held
- * it replaced by the line to the next reading (after the last reading, and around gaps, as they were). */
-double *an_dehold(const double *x, size_t n);
+/* Returns a malloc'd copy of x, read by a sensor updated every update_samples samples, as the power it shows: each
+ * reading at the sample where it appeared; before a new reading, the one shown before it held up to the update
+ * before (update_samples earlier: updates in between repeated it) and from there the line to the new one; a segment's
+ * first reading (at the trace's start or after a gap, of unknown age) as any other, its line begun before the
+ * segment where the next reading comes within an update; after a segment's last reading, the reading held while an
+ * update in the segment repeated it and NAN after that (the line to the next reading may have begun: unknown). Gaps
+ * stay NAN. */
+double *an_dehold(const double *x, size_t n, double update_samples);
 
 /* Folds a series by its iterations (equivalent-time sampling): each valid sample of x (grid of step dt from t0 s; with
  * distinct_only, only the samples where a reading appeared), moved shift_s earlier (the sensor's lag), goes to the bin
@@ -93,6 +102,10 @@ size_t analysis_fold(const double *x, size_t n, double dt, double t0, double shi
 #define AN_UNRES_RAMP(w) (1u << (w))
 #define AN_UNRES_BAND(b) (1u << (AN_RAMP_WINDOWS + (b)))
 #define AN_UNRES_DOMINANT (1u << (AN_RAMP_WINDOWS + AN_MAX_BANDS))
+/* ... and, each with a reason of its own: a ramp window shorter than one sample of the series; a dominant frequency
+ * with fewer than two cycles in the span (the lowest bin of a spectrum: a trend, not an oscillation) */
+#define AN_UNRES_RAMP_SAMPLE(w) (1u << (AN_RAMP_WINDOWS + AN_MAX_BANDS + 1 + (w)))
+#define AN_UNRES_DOMINANT_SPAN (1u << (2 * AN_RAMP_WINDOWS + AN_MAX_BANDS + 1))
 
 struct an_band { double lo_hz, hi_hz, share; };
 
@@ -115,6 +128,10 @@ struct an_result {
     int held;                              /* readings were held: ramps and spectrum on the distinct readings */
     unsigned unresolved;                   /* AN_UNRES_* */
 };
+
+/* The update_s of a sum of the series analysed into r[0..n): the slowest update interval of the held ones (the sum
+ * changes whenever any of them does), or AN_NOT_HELD when none is held. */
+double an_sum_update_s(const struct an_result *r, size_t n);
 
 /* The least energy (J) that holding a floor and ramp limits above the trace p costs: the integral of Q - p over
  * the lowest trace Q that is never below p (the work's own draw), never below floor_w, never falls faster than

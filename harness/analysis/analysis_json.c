@@ -60,6 +60,12 @@ json_t *analysis_unresolved_json(unsigned bits, double update_s, const struct an
                      an_ramp_window_names[w], u);
             json_array_append_new(a, json_pack("{s:s, s:s}", "figure", fig, "why", why));
         }
+    for (int w = 0; w < AN_RAMP_WINDOWS; w++)
+        if (bits & AN_UNRES_RAMP_SAMPLE(w)) {
+            snprintf(fig, sizeof fig, "ramp_w_s.%s", an_ramp_window_names[w]);
+            snprintf(why, sizeof why, "a %s window is shorter than one sample of the series", an_ramp_window_names[w]);
+            json_array_append_new(a, json_pack("{s:s, s:s}", "figure", fig, "why", why));
+        }
     for (int b = 0; b < n_bands; b++)
         if (bits & AN_UNRES_BAND(b)) {
             snprintf(fig, sizeof fig, "bands.%g-%g Hz", bands[b].lo_hz, bands[b].hi_hz);
@@ -71,6 +77,10 @@ json_t *analysis_unresolved_json(unsigned bits, double update_s, const struct an
                  "iteration is not known to be slower)", u, 500 / u);
         json_array_append_new(a, json_pack("{s:s, s:s}", "figure", "dominant_hz", "why", why));
     }
+    if (bits & AN_UNRES_DOMINANT_SPAN)
+        json_array_append_new(a, json_pack("{s:s, s:s}", "figure", "dominant_hz", "why",
+                                           "the strongest component has fewer than two cycles in the trace: a trend, "
+                                           "not an oscillation"));
     return a;
 }
 

@@ -70,25 +70,59 @@ void an_sensor_measure(const double *x, size_t n, double dt, double *update_s, s
     free(iv);
 }
 
+double an_sum_update_s(const struct an_result *r, size_t n)
+{
+    double update = AN_NOT_HELD;
+    for (size_t k = 0; k < n; k++)
+        if (r[k].held && r[k].update_s > update)
+            update = r[k].update_s;
+    return update;
+}
+
 int an_sensor_held(double update_s, double dt) { return isfinite(update_s) && dt > 0 && update_s > 1.5 * dt; }
 
-double *an_dehold(const double *x, size_t n)
+/* Dehold of one segment x[a..e) of valid samples (analysis.h, an_dehold) into y, with U the update interval in samples. */
+static void an_dehold_segment(const double *x, double *y, size_t a, size_t e, long U)
+{
+    size_t p = a;        /* where the reading now shown appeared (a: the segment's first, of unknown age) */
+    int known = 0;       /* whether p is a reading's appearance seen in the segment */
+    for (size_t i = a + 1; i < e; i++) {
+        if (x[i] == x[i - 1])
+            continue;
+        /* a new reading at i: the one before was shown up to the update before it, U samples earlier (the sensor
+         * updated without a change in between), or from its own appearance when that is nearer */
+        long ls = (long)i - U;
+        if (known && ls < (long)p)
+            ls = (long)p;
+        double from = x[i - 1], to = x[i];
+        for (size_t j = p; j < i; j++)
+            y[j] = (long)j <= ls ? from : from + (to - from) * (double)((long)j - ls) / (double)((long)i - ls);
+        p = i;
+        known = 1;
+    }
+    /* after the last reading: shown while an update in the segment repeated it (a sample at most e - U), then
+     * unknown: the line to the next reading may have begun */
+    y[p] = x[p];
+    for (size_t j = p + 1; j < e; j++)
+        y[j] = (long)j <= (long)e - U ? x[p] : NAN;
+    if (!known && e - a > 0 && (long)a > (long)e - U)
+        y[a] = NAN;   /* a segment shorter than an update, its one reading of unknown time */
+}
+
+double *an_dehold(const double *x, size_t n, double update_samples)
 {
     double *y = xmalloc((n ? n : 1) * sizeof *y);
-    memcpy(y, x, n * sizeof *y);
-    size_t prev = SIZE_MAX;   /* the last point where a reading appeared (a change, or the first after a gap) */
-    for (size_t i = 0; i < n; i++) {
-        if (isnan(x[i])) {
-            prev = SIZE_MAX;
+    long U = isfinite(update_samples) && update_samples >= 1 ? lround(update_samples) : 1;
+    for (size_t a = 0; a < n;) {
+        if (isnan(x[a])) {
+            y[a++] = NAN;
             continue;
         }
-        int appears = i == 0 || isnan(x[i - 1]) || x[i] != x[i - 1];
-        if (!appears)
-            continue;
-        if (prev != SIZE_MAX && i > prev + 1 && !isnan(x[i - 1]) && x[i] != x[i - 1])
-            for (size_t j = prev + 1; j < i; j++)   /* between two readings: the line joining them */
-                y[j] = x[prev] + (x[i] - x[prev]) * (double)(j - prev) / (double)(i - prev);
-        prev = i;
+        size_t e = a;
+        while (e < n && !isnan(x[e]))
+            e++;
+        an_dehold_segment(x, y, a, e, U);
+        a = e;
     }
     return y;
 }

@@ -506,10 +506,7 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
     for (int k = 0; k < tr.ng; k++)   /* a GPU whose sensor stamps its samples: its update interval from them */
         ser[k] = (struct an_series){ grids + (size_t)k * m, m, dt, an_stamp_update_s(tr.g[k].stamps), period };
     analysis_run_many(ser, (size_t)tr.ng, an_default_bands, 4, res, threads);
-    double update = 0;   /* the sum's sensor, as a run's: the slowest of the GPUs' held (it changes when any does) */
-    for (int k = 0; k < tr.ng; k++)
-        if (res[k].held && res[k].update_s > update)
-            update = res[k].update_s;
+    double update = an_sum_update_s(res, (size_t)tr.ng);   /* the sum's sensor: the slowest held, or none */
     ser[tr.ng] = (struct an_series){ agg, m, dt, update, period };
     analysis_run(&ser[tr.ng], an_default_bands, 4, &res[tr.ng]);
     const struct an_result *ares = &res[tr.ng];

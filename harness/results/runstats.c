@@ -312,10 +312,7 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
         ser[r] = (struct an_series){ grid[r], m, dt, an_stamp_update_s(rs->rank[r].stamps), period };
     }
     analysis_run_many(ser, (size_t)rs->nranks, bands, nb, res, 0);   /* the ranks at once, on the machine's cores */
-    double update = 0;   /* the sum's sensor: the slowest of the ranks' (the sum changes whenever any of them does) */
-    for (int r = 0; r < rs->nranks; r++)
-        if (res[r].held && res[r].update_s > update)
-            update = res[r].update_s;
+    double update = an_sum_update_s(res, (size_t)rs->nranks);   /* the sum's sensor: the slowest held, or none */
     double *lags = xmalloc((size_t)rs->nranks * sizeof *lags);
     for (int r = 0; r < rs->nranks; r++) {
         json_t *pj = analysis_power_json(&res[r], tdp_w);
@@ -398,7 +395,7 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
     json_object_set_new(aggj, "waveform_per_gpu_w", wj);
     json_object_set_new(aggj, "waveform_folded", folded);
     struct replayfit_in rin = { per_gpu, m, dt, m ? (double)an_grid_time(&g, 0) * 1e-9 : 0,   /* ticks count from the run's start */
-                                rs->iter_begin.v, rs->iter_begin.n, bands, nb, 2 * update };
+                                rs->iter_begin.v, rs->iter_begin.n, bands, nb, update > 0 ? 2 * update : 0 };
     json_object_set_new(aggj, "replay", replayfit_json(sc, &rin));
     json_object_set_new(aggj, "sampling", sampling);
     for (int r = 0; r < rs->nranks; r++)

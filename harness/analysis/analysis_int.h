@@ -1,0 +1,23 @@
+/* harness/analysis/analysis_int.h: what analysis.c shares with analysis_project.c (not part of the analysis's API). */
+#ifndef GAUNTLET_ANALYSIS_INT_H
+#define GAUNTLET_ANALYSIS_INT_H
+
+#include <stddef.h>
+
+#include "analysis.h"
+
+/* The span of x from its first valid sample to its last: [*a, *b); *a == *b when nothing is valid. */
+void an_span(const double *x, size_t n, size_t *a, size_t *b);
+/* Returns a copy of x[a..b) (x[a] and x[b - 1] valid) with each inner gap filled by linear interpolation between
+ * the valid samples around it. */
+double *an_filled(const double *x, size_t a, size_t b);
+/* Whether s[lo, hi) of mean `mean`, whose readings change every update_s, is a held sensor's: held over 1.5 samples
+ * and at least three readings in each cycle of its own strongest frequency or of its iteration. */
+int an_series_held(const struct an_series *s, size_t lo, size_t hi, double mean, double update_s);
+
+/* The spectrum of x[a..b) (mean removed, inner gaps interpolated): *dominant (NAN where none) and, for each of
+ * bands[0..n_bands), the share of the fluctuation's energy in it (out). 0, or -1 where FFTW cannot. */
+int an_spectrum(const double *x, size_t a, size_t b, double dt, double mean, const struct an_band *bands, int n_bands,
+                double *dominant, struct an_band *out);
+
+#endif

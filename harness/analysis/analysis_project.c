@@ -1,0 +1,193 @@
+/* harness/analysis/analysis_project.c: the projection of a per-GPU power trace to a cluster of many GPUs in groups
+ * (analysis.h): each group the trace shifted by a random offset, the groups added, and the cluster's figures. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "analysis_int.h"
+#include "stats.h"
+#include "util.h"
+
+int analysis_project(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
+                     const struct an_band *bands, int n_bands, struct an_projection *out)
+{
+    return analysis_project_trace(s, gpus, groups, jitter_s, seed, bands, n_bands, out, NULL, NULL);
+}
+
+int analysis_project_series(const double *mw, size_t n, double dt, const struct an_band *bands, int n_bands,
+                            const struct an_projection *base, struct an_projection *out)
+{
+    if (out != base)
+        *out = *base;
+    /* not held: the cluster's trace, shifted copies added, is a staircase that would read as a sensor's */
+    struct an_series as = { mw, n, dt, base->held ? base->update_s : AN_NOT_HELD, base->period_s };
+    struct an_result res;
+    if (!n || analysis_run(&as, bands, n_bands, &res) != 0)
+        return -1;
+    out->unresolved = res.unresolved;
+    out->mean_mw = res.mean_w;
+    out->swing_mw = res.swing_w;
+    out->range_mw = res.range_w;
+    out->ramp_up_mw_s = res.ramp_up_w_s[AN_RAMP_WINDOWS - 1];
+    out->ramp_down_mw_s = res.ramp_down_w_s[AN_RAMP_WINDOWS - 1];
+    out->dominant_hz = res.dominant_hz;
+    out->n_bands = res.n_bands;
+    memcpy(out->bands, res.bands, sizeof out->bands);
+    return 0;
+}
+
+/* The length w <= n over which y (n points dt apart, no gap) repeats, for a wrap-around: y[w + i] nearest y[i] (the
+ * mean difference over the overlap, on up to 512 candidates and points) for w within the last period (period_s, or
+ * the dominant frequency's where the trace holds two cycles of it); 0 where no period is known or the trace does not
+ * come back to its start (the best mean difference over a tenth of its range: a trend, not a repetition). */
+static size_t an_wrap_len(const double *y, size_t n, double period_s, double dt)
+{
+    double P = period_s, lo = INFINITY, hi = -INFINITY, mean = 0;
+    for (size_t i = 0; i < n; i++) {
+        lo = fmin(lo, y[i]);
+        hi = fmax(hi, y[i]);
+        mean += y[i] / (double)n;
+    }
+    if (!(P > 0) && n >= 4) {
+        double f = NAN;
+        struct an_band none[1];
+        if (an_spectrum(y, 0, n, dt, mean, NULL, 0, &f, none) == 0 && f * (double)n * dt >= 2)
+            P = 1 / f;
+    }
+    double pn = P / dt;
+    if (!(pn >= 2) || !(pn < (double)n) || !(hi > lo))
+        return 0;
+    size_t p = (size_t)llround(pn), step = p / 512 + 1, best = 0;
+    double best_d = INFINITY;
+    for (size_t w = n - p; w < n; w += step) {
+        if (w < 2)
+            continue;
+        double d = 0;
+        size_t k = 0;
+        for (size_t i = 0; w + i < n; i += step, k++)
+            d += fabs(y[w + i] - y[i]);
+        d /= (double)k;
+        if (d < best_d) {
+            best_d = d;
+            best = w;
+        }
+    }
+    return best && best_d <= 0.1 * (hi - lo) ? best : 0;
+}
+
+int analysis_project_trace(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
+                           const struct an_band *bands, int n_bands, struct an_projection *out, double **trace,
+                           size_t *trace_n)
+{
+    if (trace)
+        *trace = NULL;
+    if (trace_n)
+        *trace_n = 0;
+    memset(out, 0, sizeof *out);
+    out->gpus = gpus;
+    out->groups = groups < 1 ? 1 : groups > gpus ? gpus : groups;
+    out->jitter_s = jitter_s;
+    out->period_s = s->period_s;
+    size_t lo, hi;
+    an_span(s->x, s->n, &lo, &hi);
+    if (hi == lo || gpus < 1 || !(s->dt > 0))
+        return -1;
+    size_t dn = 0;   /* held readings: the cluster is built from the distinct ones */
+    if (s->update_s > 0) {
+        out->update_s = s->update_s;
+        out->held = an_sensor_held(out->update_s, s->dt);
+    } else if (s->update_s < 0) {
+        out->update_s = NAN;   /* the caller knows: not held */
+    } else {
+        an_sensor_measure(s->x, s->n, s->dt, &out->update_s, &dn);
+        struct acc a;
+        acc_reset(&a);
+        for (size_t i = lo; i < hi; i++)
+            if (!isnan(s->x[i]))
+                acc_add(&a, s->x[i]);
+        out->held = an_series_held(s, lo, hi, acc_mean(&a), out->update_s);
+    }
+    double *src = out->held ? an_dehold(s->x + lo, hi - lo, out->update_s / s->dt) : NULL;
+    if (!src) {
+        src = xmalloc((hi - lo) * sizeof *src);
+        memcpy(src, s->x + lo, (hi - lo) * sizeof *src);
+    }
+    size_t a0, b0;
+    an_span(src, hi - lo, &a0, &b0);
+    if (b0 - a0 < 2) {
+        free(src);
+        return -1;
+    }
+    size_t n = b0 - a0;
+    double *y = an_filled(src, a0, b0);   /* inner gaps interpolated: the trace handed out, the spectrum */
+    unsigned char *gap = xmalloc(n);      /* ... but no cluster figure from a time a group has no reading of */
+    for (size_t i = 0; i < n; i++)
+        gap[i] = isnan(src[a0 + i]);
+    free(src);
+    /* each group is shifted by a whole number of samples. A trace that repeats (its iteration's period, where
+     * known, else its dominant frequency's) stands for a periodic workload: cut where it comes back to the phase it
+     * began at, each group's shift wraps around within it. Else no wrap: the cluster's trace is the time every
+     * group's shifted trace covers (a wrap of the whole trace joined its end to its start, and a steady rise read as
+     * a 1 s fall of MW). */
+    size_t wrap = jitter_s > 0 && out->groups > 1 ? an_wrap_len(y, n, s->period_s, s->dt) : 0;
+    long *shift = xmalloc((size_t)out->groups * sizeof *shift), smin = 0, smax = 0;
+    struct rng r;
+    rng_seed(&r, seed, 0x9a0);
+    for (long g = 0; g < out->groups; g++) {
+        double x = jitter_s > 0 ? rng_normal(&r) * jitter_s / s->dt : 0;
+        if (!(fabs(x) < 1e18))   /* a shift beyond a long's range: the same shift modulo n, never an overflow */
+            x = isfinite(x) ? fmod(x, (double)n) : 0;
+        long sh = lround(x);
+        if (wrap) {
+            sh %= (long)wrap;
+            if (sh < 0)
+                sh += (long)wrap;
+        }
+        shift[g] = sh;
+        smin = g ? (sh < smin ? sh : smin) : sh;
+        smax = g ? (sh > smax ? sh : smax) : sh;
+    }
+    size_t len = wrap ? wrap : (smax - smin < (long)n ? n - (size_t)(smax - smin) : 0);
+    if (len < 2) {   /* the groups' spread is longer than the trace: no time every group covers */
+        free(shift), free(y), free(gap);
+        return -1;
+    }
+    /* groups sharing a shift are added at once: the cost is (distinct shifts) x len whatever the number of groups */
+    size_t span = wrap ? wrap : (size_t)(smax - smin) + 1;
+    long *count = xcalloc(span, sizeof *count);
+    for (long g = 0; g < out->groups; g++)
+        count[wrap ? (size_t)shift[g] : (size_t)(shift[g] - smin)]++;
+    free(shift);
+    double per_group = (double)gpus / (double)out->groups * 1e-6;   /* W -> MW */
+    double *agg = xcalloc(len, sizeof *agg);
+    unsigned char *agap = xcalloc(len, 1);
+    for (size_t c = 0; c < span; c++) {
+        if (!count[c])
+            continue;
+        double wgt = per_group * (double)count[c];
+        for (size_t i = 0; i < len; i++) {   /* group time i reads the trace at i + its shift (less the least) */
+            size_t j = wrap ? (i + c) % wrap : i + c;
+            agg[i] += wgt * y[j];
+            agap[i] |= gap[j];
+        }
+    }
+    free(count);
+    free(gap);
+    free(y);
+    /* the figures from the cluster's trace with the times some group had no reading as gaps */
+    double *fig = xmalloc(len * sizeof *fig);
+    for (size_t i = 0; i < len; i++)
+        fig[i] = agap[i] ? NAN : agg[i];
+    free(agap);
+    n = len;
+    int rc = analysis_project_series(fig, n, s->dt, bands, n_bands, out, out);
+    free(fig);
+    if (trace_n)
+        *trace_n = n;
+    if (trace)
+        *trace = agg;
+    else
+        free(agg);
+    return rc;
+}
