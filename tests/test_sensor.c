@@ -152,9 +152,10 @@ static json_t *analyze_square(unsigned seed, size_t n, double period, double u, 
 
 Test(sensor, analyze_takes_a_stamped_traces_update_interval_from_its_stamps)
 {
-    /* 13 ms iterations read every 20 ms, polled at 1 kHz: from its readings alone the trace reads as a signal and
-     * peaks at an alias (22.8 Hz); with power.csv's sample_t_s (the sensor's own times) it is held, its update interval
-     * the stamps', and its dominant frequency null */
+    /* 13 ms iterations read every 20 ms, polled at 1 kHz: with power.csv's sample_t_s (the sensor's own times) it is
+     * held, its update interval the stamps', and its dominant frequency null; from its readings alone, under three
+     * readings a cycle, it read as a signal and peaked at an alias (22.8 Hz) until 2026-11-29: its readings carry the
+     * sensor's noise (more than four levels), and it is held too */
     for (int stamped = 0; stamped < 2; stamped++) {
         json_t *j = analyze_square(33, 20000, 0.013, 0.020, 3, stamped);
         json_t *a = json_object_get(j, "aggregate"), *g = json_array_get(json_object_get(j, "per_gpu"), 0);
@@ -162,15 +163,11 @@ Test(sensor, analyze_takes_a_stamped_traces_update_interval_from_its_stamps)
         double u = json_number_value(json_object_get(sens, "update_ms"));
         cr_log_info("%s: update %.2f ms, held %d, dominant %g Hz", stamped ? "stamped" : "unstamped", u,
                     json_is_true(json_object_get(sens, "held")), json_number_value(json_object_get(a, "dominant_hz")));
-        if (stamped) {
-            cr_assert(json_is_true(json_object_get(sens, "held")), "a stamped 20 ms sensor is held");
-            cr_assert_float_eq(u, 20, 1e-6, "its interval from its stamps: %.3f ms", u);
-            cr_assert(json_is_null(json_object_get(g, "dominant_hz")) && json_is_null(json_object_get(a, "dominant_hz")),
-                      "no dominant frequency from 13 ms iterations read every 20 ms");
-        } else {
-            cr_assert(!json_is_true(json_object_get(sens, "held")), "unstamped, the trace reads as a signal (the gap "
-                      "docs/power.md names): if this fails, the analysis learned more and the docs should say so");
-        }
+        cr_assert(json_is_true(json_object_get(sens, "held")), "a %s 20 ms sensor is held",
+                  stamped ? "stamped" : "noisy");
+        cr_assert_float_eq(u, 20, stamped ? 1e-6 : 0.5, "its interval%s: %.3f ms", stamped ? " from its stamps" : "", u);
+        cr_assert(json_is_null(json_object_get(g, "dominant_hz")) && json_is_null(json_object_get(a, "dominant_hz")),
+                  "no dominant frequency from 13 ms iterations read every 20 ms");
         json_decref(j);
     }
 }

@@ -248,13 +248,33 @@ static void an_p1_p99(double *v, size_t n, double *p1, double *p99)
     *p99 = a99 + (pos99 - (double)i99) * (b99 - a99);
 }
 
-/* Whether s[lo, hi) of mean `mean`, whose readings change every update_s, is a held sensor's: held over 1.5 samples
- * and at least three readings in each cycle of its own strongest frequency or of its iteration (a trace that is
- * merely piecewise constant, as a noiseless square wave between its edges, is a signal, not a held sensor). */
+/* Whether x[lo, hi) takes more than `most` distinct values (NAN left out). */
+static int an_levels_over(const double *x, size_t lo, size_t hi, int most)
+{
+    double seen[8];
+    int k = 0;
+    for (size_t i = lo; i < hi && k <= most && k < 8; i++) {
+        if (isnan(x[i]) || (i > lo && x[i] == x[i - 1]))
+            continue;
+        int known = 0;
+        for (int j = 0; j < k && !known; j++)
+            known = seen[j] == x[i];
+        if (!known)
+            seen[k++] = x[i];
+    }
+    return k > most;
+}
+
+/* Whether s[lo, hi) of mean `mean`, whose readings change every update_s, is a held sensor's: held over 1.5 samples,
+ * and either more than four levels (a sensor's readings carry its noise) or at least three readings in each cycle of
+ * its own strongest frequency or of its iteration (a trace that is merely piecewise constant, as a noiseless square
+ * wave between its edges, is a signal, not a held sensor). */
 int an_series_held(const struct an_series *s, size_t lo, size_t hi, double mean, double update_s)
 {
     if (!an_sensor_held(update_s, s->dt) || hi - lo < 4)
         return 0;
+    if (an_levels_over(s->x, lo, hi, 4))
+        return 1;   /* a 13.3 Hz sine read every 100 ms peaks at its 3.35 Hz alias, under three readings a cycle */
     double f_raw = NAN;
     struct an_band none[1];
     if (an_spectrum(s->x, lo, hi, s->dt, mean, NULL, 0, &f_raw, none) != 0 || !(f_raw > 0))

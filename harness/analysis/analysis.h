@@ -75,8 +75,9 @@ double an_stamp_update_s(const struct an_stamps *st);
  * (*update_s NAN with fewer than three such readings); *distinct counts them. */
 void an_sensor_measure(const double *x, size_t n, double dt, double *update_s, size_t *distinct);
 /* Whether readings are held over several samples (update_s over 1.5 dt): then a held value is not a sample.
- * (analysis_run also asks of a measured hold at least three readings a cycle of the trace's own strongest frequency,
- * or of its iteration: a noiseless square wave, constant between its edges, is a signal, not a held sensor.) */
+ * (analysis_run also asks of a measured hold more than four levels, or at least three readings a cycle of the trace's
+ * own strongest frequency or of its iteration: a noiseless square wave, constant between its edges, is a signal,
+ * not a held sensor.) */
 int an_sensor_held(double update_s, double dt);
 /* Returns a malloc'd copy of x, read by a sensor updated every update_samples samples, as the power it shows: each
  * reading at the sample where it appeared; before a new reading, the one shown before it held up to the update
