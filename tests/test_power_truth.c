@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "util.h"
 #include "e2e.h"
 
 /* ---- the grid */
@@ -888,6 +889,35 @@ Test(analyze_input, hexadecimal_and_infinite_numbers_are_errors_naming_line_and_
     cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "aggregate"), "samples")), 4);
     cr_assert_float_eq(agg_num(j, "max_w"), 400, 1e-9);
     cr_assert_float_eq(agg_num(j, "min_w"), 150, 1e-9);
+    json_decref(j);
+    unlink(path);
+}
+
+/* A logger's timing jitter spreads the intervals evenly around its step: the grid takes their mean around the
+ * median, not the median alone (a 100 Hz trace with +-4 ms of jitter read 99 Hz and lost 13 % of its samples to the
+ * grid), and lies at the samples' mean phase, not the first one's (begun there, 12 % merged into a neighbour's point);
+ * a --hz slower than the samples says that it decimates them, unfiltered. */
+Test(analyze_input, a_jittered_loggers_rate_is_its_step_and_decimation_is_named)
+{
+    char path[64];
+    FILE *f = az_file(path);
+    struct rng r;
+    rng_seed(&r, 17, 0);
+    fprintf(f, "t_s,watts\n");
+    for (int i = 0; i < 3000; i++)   /* 30 s at 100 Hz, each time +-4 ms off its step */
+        fprintf(f, "%.6f,%.2f\n", 1 + i * 0.01 + 0.008 * (rng_uniform(&r) - 0.5), 300 + 100 * sin(i * 0.05));
+    fclose(f);
+    json_t *j = az_json(path, NULL, NULL);
+    cr_assert_float_eq(json_number_value(json_object_get(j, "grid_hz")), 100, 1e-9, "grid %g Hz",
+                       json_number_value(json_object_get(j, "grid_hz")));
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "aggregate"), "samples")), 3000, "every sample");
+    cr_assert(json_is_false(json_object_get(json_object_get(j, "warnings"), "decimated")));
+    json_decref(j);
+    char *text;
+    j = az_json(path, "--hz=10", &text);
+    cr_assert(json_is_true(json_object_get(json_object_get(j, "warnings"), "decimated")));
+    cr_assert(strstr(text, "warning: --hz 10 is slower than the trace's"), "%s", text);
+    free(text);
     json_decref(j);
     unlink(path);
 }

@@ -294,6 +294,7 @@ static int az_print(const char *path, const struct az_trace *tr, const struct an
         json_object_set_new(warn, "not_measured", json_integer(tr->missing));
         json_object_set_new(warn, "merged", json_integer((json_int_t)merged));
         json_object_set_new(warn, "averaged_column", json_boolean(tr->averaged));
+        json_object_set_new(warn, "decimated", json_boolean(median_hz > 1.5 / dt));   /* --hz under the samples' rate */
         json_t *out = json_pack("{s:s, s:f, s:o, s:o, s:I, s:o, s:o, s:o}", "trace", path, "dt_s", dt, "grid_hz",
                                 json_num(grid_hz), "median_hz", json_num(median_hz), "points", (json_int_t)m, "warnings",
                                 warn, "aggregate", a, "per_gpu", pg);
@@ -475,6 +476,10 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
         return rc;
     }
     double dt = an_grid_dt(&grid);
+    if (hz > 0 && median_hz > 1.5 * hz)   /* a grid slower than the samples: a point keeps one, unfiltered */
+        fprintf(stderr, "gauntlet analyze: %s: warning: --hz %g is slower than the trace's %.4g Hz: each grid point keeps "
+                        "the later of its samples, unfiltered, and power above %g Hz aliases into the spectrum "
+                        "(dominant_hz, bands)\n", path, hz, median_hz, hz / 2);
     double *grids = xmalloc((size_t)tr.ng * m * sizeof *grids);
     size_t merged = 0;
     for (int k = 0; k < tr.ng; k++) {
