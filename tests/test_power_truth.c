@@ -921,3 +921,36 @@ Test(analyze_input, a_jittered_loggers_rate_is_its_step_and_decimation_is_named)
     json_decref(j);
     unlink(path);
 }
+
+/* Every null says why, and the table prints no "nan" nor "-0.00": a trace of two samples (no ramp window fits, no
+ * spectrum), a constant one (nothing fluctuates). */
+Test(analyze_input, every_null_says_why_and_the_table_prints_no_nan)
+{
+    const char *traces[] = { "t_s,watts\n0,300\n0.01,310\n", "t_s,watts\n0,300\n0.01,300\n0.02,300\n0.03,300\n0.04,300\n" };
+    const char *whys[] = { "a spectrum needs 4 samples at least", "the power never changes" };
+    for (int c = 0; c < 2; c++) {
+        char path[64];
+        az_write(path, traces[c]);
+        json_t *j = az_json(path, NULL, NULL);
+        json_t *a = json_object_get(j, "aggregate"), *u = json_object_get(a, "unresolved"), *e;
+        size_t i;
+        int said = 0;
+        json_array_foreach(u, i, e)
+            said |= strstr(json_string_value(json_object_get(e, "why")), whys[c]) != NULL;
+        cr_assert(said, "case %d: the bands' null says why (%s)", c, whys[c]);
+        cr_assert(json_is_null(json_object_get(json_object_get(a, "ramp_up_w_s"), "1s")));
+        if (c == 0) {
+            said = 0;
+            json_array_foreach(u, i, e)
+                said |= strcmp(json_string_value(json_object_get(e, "figure")), "ramp_w_s.1s") == 0;
+            cr_assert(said, "the 1 s ramp's null says why");
+        }
+        json_decref(j);
+        char *out;
+        cr_assert_eq(az_run_args((const char *[]){ "analyze", path, NULL }, 0, 20, &out), 0, "%s", out);
+        cr_assert(!strstr(out, " nan") && !strstr(out, "nan%") && !strstr(out, "-0.00"), "case %d:\n%s", c, out);
+        cr_assert(strstr(out, "not resolved: "), "case %d: the table names what is not resolved:\n%s", c, out);
+        free(out);
+        unlink(path);
+    }
+}

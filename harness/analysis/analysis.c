@@ -357,12 +357,18 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
             out->unresolved |= AN_UNRES_RAMP(w);
             continue;
         }
-        if (k < dhi - dlo)
+        if (k >= dhi - dlo)
+            out->unresolved |= AN_UNRES_RAMP_SPAN(w);
+        else
             an_ramps(x + dlo, dhi - dlo, k, s->dt, complete, &out->ramp_up_w_s[w], &out->ramp_down_w_s[w]);
     }
     int rc = 0;
     if (dhi - dlo >= 4 && s->dt > 0)
         rc = an_spectrum(x, dlo, dhi, s->dt, out->mean_w, bands, n_bands, &out->dominant_hz, out->bands);
+    else
+        out->unresolved |= AN_UNRES_SPECTRUM_SHORT;
+    if (out->range_w == 0 && !(out->unresolved & AN_UNRES_SPECTRUM_SHORT))
+        out->unresolved |= AN_UNRES_SPECTRUM_FLAT;
     free(dh);
     /* a peak with fewer than two cycles in the span is the spectrum's lowest bin: a trend (a steady rise reads 1 /
      * span), not an oscillation */

@@ -107,6 +107,11 @@ size_t analysis_fold(const double *x, size_t n, double dt, double t0, double shi
  * with fewer than two cycles in the span (the lowest bin of a spectrum: a trend, not an oscillation) */
 #define AN_UNRES_RAMP_SAMPLE(w) (1u << (AN_RAMP_WINDOWS + AN_MAX_BANDS + 1 + (w)))
 #define AN_UNRES_DOMINANT_SPAN (1u << (2 * AN_RAMP_WINDOWS + AN_MAX_BANDS + 1))
+/* ... a ramp window not shorter than the trace; a spectrum (bands, dominant frequency) of fewer than 4 samples, or of a
+ * trace that never changes */
+#define AN_UNRES_RAMP_SPAN(w) (1u << (2 * AN_RAMP_WINDOWS + AN_MAX_BANDS + 2 + (w)))
+#define AN_UNRES_SPECTRUM_SHORT (1u << (3 * AN_RAMP_WINDOWS + AN_MAX_BANDS + 2))
+#define AN_UNRES_SPECTRUM_FLAT (1u << (3 * AN_RAMP_WINDOWS + AN_MAX_BANDS + 3))
 
 struct an_band { double lo_hz, hi_hz, share; };
 

@@ -77,6 +77,16 @@ json_t *analysis_unresolved_json(unsigned bits, double update_s, const struct an
                  "iteration is not known to be slower)", u, 500 / u);
         json_array_append_new(a, json_pack("{s:s, s:s}", "figure", "dominant_hz", "why", why));
     }
+    for (int w = 0; w < AN_RAMP_WINDOWS; w++)
+        if (bits & AN_UNRES_RAMP_SPAN(w)) {
+            snprintf(fig, sizeof fig, "ramp_w_s.%s", an_ramp_window_names[w]);
+            snprintf(why, sizeof why, "the trace is not longer than a %s window", an_ramp_window_names[w]);
+            json_array_append_new(a, json_pack("{s:s, s:s}", "figure", fig, "why", why));
+        }
+    if (bits & (AN_UNRES_SPECTRUM_SHORT | AN_UNRES_SPECTRUM_FLAT))
+        json_array_append_new(a, json_pack("{s:s, s:s}", "figure", "bands, dominant_hz", "why",
+                                           bits & AN_UNRES_SPECTRUM_SHORT ? "a spectrum needs 4 samples at least"
+                                                                          : "the power never changes: no fluctuation"));
     if (bits & AN_UNRES_DOMINANT_SPAN)
         json_array_append_new(a, json_pack("{s:s, s:s}", "figure", "dominant_hz", "why",
                                            "the strongest component has fewer than two cycles in the trace: a trend, "

@@ -264,10 +264,38 @@ static int az_order(struct az_trace *tr)
 }
 
 /* Prints one row of the text table. */
+/* v with prec decimals into buf, or "-" where it is not measured (NAN); never "-0.00". Returns buf. */
+static const char *az_fmt(char *buf, size_t n, double v, int prec)
+{
+    if (!isfinite(v))
+        return str_copy(buf, n, "-"), buf;
+    if (fabs(v) < 0.5 * pow(10, -prec))
+        v = 0;
+    snprintf(buf, n, "%.*f", prec, v);
+    return buf;
+}
+
 static void az_row(const char *name, const struct an_result *r)
 {
-    printf("  %-9s %9.1f %9.1f %9.1f %9.1f %9.1f %9zu %11.0f %11.0f %11.0f %8.2f\n", name, r->mean_w, r->min_w, r->max_w,
-           r->swing_w, r->range_w, r->samples, r->ramp_up_w_s[1], r->ramp_down_w_s[1], r->ramp_up_w_s[2], r->dominant_hz);
+    char f[10][32];
+    const double v[10] = { r->mean_w, r->min_w, r->max_w, r->swing_w, r->range_w, r->ramp_up_w_s[1], r->ramp_down_w_s[1],
+                           r->ramp_up_w_s[2], r->dominant_hz, 0 };
+    const int prec[10] = { 1, 1, 1, 1, 1, 0, 0, 0, 2, 0 };
+    for (int i = 0; i < 9; i++)
+        az_fmt(f[i], sizeof f[i], v[i], prec[i]);
+    printf("  %-9s %9s %9s %9s %9s %9s %9zu %11s %11s %11s %8s\n", name, f[0], f[1], f[2], f[3], f[4], r->samples, f[5],
+           f[6], f[7], f[8]);
+}
+
+/* The figures of r its sensor or its span cannot resolve, each with the reason, one line each. */
+static void az_unresolved(const char *name, const struct an_result *r)
+{
+    json_t *u = analysis_unresolved_json(r->unresolved, r->update_s, r->bands, r->n_bands), *e;
+    size_t i;
+    json_array_foreach(u, i, e)
+        printf("  %s: %s not resolved: %s\n", name, json_string_value(json_object_get(e, "figure")),
+               json_string_value(json_object_get(e, "why")));
+    json_decref(u);
 }
 
 /* Prints the analysis: JSON (--json) or the table with the projection. 0, or EXIT_ENV when stdout fails. */
@@ -325,12 +353,20 @@ static int az_print(const char *path, const struct az_trace *tr, const struct an
             az_row(name, &res[k]);
         }
         az_row("sum", ares);
-        printf("  swing: p99 - p1; ramps in W/s\n  bands of the sum:");
+        printf("  swing: p99 - p1; ramps in W/s; - not measured\n  bands of the sum:");
+        char a[5][32];
         for (int b = 0; b < ares->n_bands; b++)
-            printf("  %g-%g Hz %.1f%%", ares->bands[b].lo_hz, ares->bands[b].hi_hz, 100 * ares->bands[b].share);
-        printf("\n  projected to %lld GPUs in %lld group(s): swing %.2f MW (max-min %.2f), ramp up %.2f MW/s, down %.2f "
-               "MW/s (1 s), mean %.2f MW\n", (long long)gpus, (long long)proj->groups, proj->swing_mw, proj->range_mw,
-               proj->ramp_up_mw_s, proj->ramp_down_mw_s, proj->mean_mw);
+            printf("  %g-%g Hz %s%s", ares->bands[b].lo_hz, ares->bands[b].hi_hz,
+                   az_fmt(a[0], sizeof a[0], 100 * ares->bands[b].share, 1), isfinite(ares->bands[b].share) ? "%" : "");
+        printf("\n");
+        az_unresolved("sum", ares);
+        if (proj->gpus > 0)
+            printf("  projected to %lld GPUs in %lld group(s): swing %s MW (max-min %s), ramp up %s MW/s, down %s MW/s (1 s), "
+                   "mean %s MW\n", (long long)gpus, (long long)proj->groups, az_fmt(a[0], sizeof a[0], proj->swing_mw, 2),
+                   az_fmt(a[1], sizeof a[1], proj->range_mw, 2), az_fmt(a[2], sizeof a[2], proj->ramp_up_mw_s, 2),
+                   az_fmt(a[3], sizeof a[3], proj->ramp_down_mw_s, 2), az_fmt(a[4], sizeof a[4], proj->mean_mw, 2));
+        else
+            printf("  no projection: the groups' spread leaves no time every group covers\n");
         if (fflush(stdout) != 0)
             rc = EXIT_ENV;
     }
