@@ -99,6 +99,8 @@ int parse_duration(const char *s, double *out)
         return -1;
     for (size_t i = 0; i < ARRAY_LEN(units); i++) {
         if (strcmp(u, units[i].u) == 0) {
+            if (!isfinite(v * units[i].mult))   /* 1e308h: past any double */
+                return -1;
             *out = v * units[i].mult;
             return 0;
         }
