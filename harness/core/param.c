@@ -16,6 +16,8 @@ int parse_int(const char *s, int64_t *out)
 {
     char *end;
     errno = 0;
+    if (isspace((unsigned char)*s))   /* strtoll would skip it: " 7" and " -1" are no integers as typed */
+        return -1;
     long long v = strtoll(s, &end, 10);
     if (errno || end == s || *end)
         return -1;
