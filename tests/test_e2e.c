@@ -252,6 +252,17 @@ Test(cli, output_lost_to_a_full_stdout_is_exit_3, .timeout = 60)
     }
 }
 
+/* A benchmark's --seconds past its bound is exit 2 naming the range (1e30 s was cast to an integer: undefined). */
+Test(cli, bench_durations_past_their_bound_are_exit_2, .timeout = 60)
+{
+    const char *over[] = { "1e30", "1e308h", "1e9", "25h" };
+    for (size_t i = 0; i < sizeof over / sizeof *over; i++)
+        cli(2, "expected a duration from 2 s to 24 h",
+                (const char *[]){ "bench", "analysis", "--seconds", over[i], "--gpus", "1", NULL });
+    cli(2, "expected a duration > 0 and at most 1 h", (const char *[]){ "bench", "sampling", "--seconds", "1e12", NULL });
+    cli(2, "expected a duration > 0 and at most 1 h", (const char *[]){ "bench", "sampling", "--seconds", "2h", NULL });
+}
+
 Test(cli, cuda_without_a_gpu_exits_3_with_the_cause, .timeout = 60)
 {
     char why[256];
