@@ -230,6 +230,8 @@ Test(cli, run_out_that_would_lose_files_is_exit_2_and_touches_nothing, .timeout 
     cli(2, "--out: path too long (1123 characters; at most 1023)",
         (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", lng, NULL });
     cr_expect_neq(access("/tmp/gauntlet-e2e-long", F_OK), 0, "a shortened path was created");
+    cli(2, "--metrics-textfile: path too long (1123 characters; at most 511)",
+        (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--metrics-textfile", lng, NULL });
 
     const char *out = e2e_outdir();
     cli(0, "results in", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
