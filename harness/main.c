@@ -91,7 +91,8 @@ static const struct cli_cmd run_cli = {
     "the live view opens (keys: ? for help); otherwise, or with --headless, progress lines. Several nodes: start\n"
     "it with mpirun or srun, one per node (docs/cluster.md).\n",
     { { "backend", "auto|cuda|sim", "where the workload runs (auto: cuda when a GPU is there, else sim)" },
-      { "out", "DIR", "the results folder (created; refused when another run holds it)" },
+      { "out", "DIR", "the results folder: new, empty, or an earlier run's (refused when another run holds it, or "
+                      "when it holds other files, the scenario run among them)" },
       { "headless", NULL, "progress lines instead of the live view" },
       { "seed", "N", "the scenario's seed, overridden (a non-negative integer)" },
       { "allow-device-settings", NULL, "a mitigation may change the GPUs' power limit or firmware smoothing (put "
@@ -150,7 +151,11 @@ static int cmd_run(int argc, char **argv)
         else
             sc->seed = v;
     }
-    char why[512], dir[1024], exe[PATH_MAX];
+    /* a bad --out is refused before anything runs: empty, too long, a file, a folder of the user's own files, or
+     * the one holding the scenario being run (a run replaces its scenario.yaml) */
+    if (!rc && out)
+        rc = results_out_check("--out", out, RESULTS_DIR_MAX, a.operand[0]);
+    char why[512], dir[RESULTS_DIR_MAX + 1], exe[PATH_MAX];
     /* a device setting without permission is refused before any GPU is probed, so the user hears of it on any
      * machine; --backend auto keeps it for the backend it picks (a GPU there: that backend's check) */
     const struct backend_ops *named = strcmp(backend, "auto") != 0 ? backend_find(backend) : NULL;
@@ -188,7 +193,7 @@ static int cmd_run(int argc, char **argv)
     }
     exe[n] = 0;
     if (out)
-        str_copy(dir, sizeof dir, out);
+        (void)str_copy(dir, sizeof dir, out);   /* fits: results_out_check */
     else
         results_default_dir(dir, sizeof dir, "results", sc->name);
     if (cluster_node() == 0) {
@@ -314,7 +319,8 @@ static int cmd_check(int argc, char **argv)
     if (!rc)
         check_estimate(sc, tflops, busbw);
     free(sc);
-    return rc;
+    int out_rc = stdout_done();   /* the verdict is the output: one that was lost is no ok */
+    return rc ? rc : out_rc;
 }
 
 /* gauntlet list */
@@ -337,7 +343,7 @@ static void list_scenarios(const char *dir, const char *sub)
         char line[256] = "", file[PATH_MAX * 2];
         if (len > 5 && strcmp(nm + len - 5, ".yaml") == 0) {
             snprintf(file, sizeof file, "%s/%s", path, nm);
-            FILE *f = fopen(file, "r");
+            FILE *f = fopen_regular(file, "r");
             if (f && fgets(line, sizeof line, f) && line[0] == '#') {
                 line[strcspn(line, "\n")] = 0;
                 memmove(line, line + (line[1] == ' ' ? 2 : 1), strlen(line) + 1);
@@ -395,7 +401,7 @@ static int cmd_list(int argc, char **argv)
         printf("scenario keys:\n");
         scenario_print_keys(stdout, scenario_params, "");
     }
-    return EXIT_OK;
+    return stdout_done();
 }
 
 /* Every command: its table (usage and parser) and its entry. */

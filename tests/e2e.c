@@ -120,6 +120,11 @@ const char *e2e_outdir(void)
 
 pid_t e2e_start(const char *log, const char *const *args)
 {
+    return e2e_start_to(NULL, log, args);
+}
+
+pid_t e2e_start_to(const char *out, const char *log, const char *const *args)
+{
     const char *argv[32] = { e2e_bin() };
     int n = 1;
     for (; args[n - 1] && n < 31; n++)
@@ -132,7 +137,10 @@ pid_t e2e_start(const char *log, const char *const *args)
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd < 0)
             _exit(126);
-        dup2(fd, 1);
+        int ofd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644) : fd;
+        if (ofd < 0)
+            _exit(126);
+        dup2(ofd, 1);
         dup2(fd, 2);
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0)

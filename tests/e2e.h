@@ -22,6 +22,8 @@ const char *e2e_scenario(const char *text);
 const char *e2e_outdir(void);
 /* Starts gauntlet with args (NULL-terminated), stdout+stderr into log; returns its pid. */
 pid_t e2e_start(const char *log, const char *const *args);
+/* The same with stdout into the file out (/dev/full: every write fails) and stderr into log; NULL out: into log. */
+pid_t e2e_start_to(const char *out, const char *log, const char *const *args);
 /* Runs gauntlet to its end; returns its exit code (or 128+signal). Output goes to log. */
 int e2e_run(const char *log, const char *const *args);
 /* Waits for pid with a timeout in seconds; returns the exit code (128+signal), or -1 on timeout. */

@@ -596,6 +596,54 @@ Test(accept, a_junit_path_that_cannot_be_written_is_exit_2_before_anything_runs,
     free(log);
 }
 
+/* Runs accept on sdir with args after it (NULL-terminated, at most 8), the executable e2e_bin(); the exit code and
+ * what it said in *log. */
+static int accept_args(const char *sdir, const char *const *args, char **log)
+{
+    const char *argv[16] = { "accept", "--backend", "sim", "--scenarios", sdir };
+    int n = 5;
+    for (int i = 0; args[i] && n < 15; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    int rc = e2e_run("/tmp/gauntlet-accept-args.log", argv);
+    *log = e2e_read("/tmp/gauntlet-accept-args.log");
+    cr_assert(*log);
+    return rc;
+}
+
+/* An empty --junit, an --out that is a file or empty or too long for OUT/<name> to fit, and a --scenarios or
+ * $GAUNTLET_SCENARIOS too long are exit 2 before anything runs: no path is cut short, and no run starts. */
+Test(accept, a_bad_junit_out_or_scenarios_path_is_exit_2_before_anything_runs, .timeout = 60)
+{
+    char text[1024];
+    snprintf(text, sizeof text, planted, "");
+    const char *files[] = { "j.yaml", text, NULL };
+    const char *dir = suite(files), *out = e2e_outdir();
+    char *log, path[700], lng[1200];
+    cr_assert_eq(accept_args(dir, (const char *[]){ "--out", out, "--junit", "", NULL }, &log), 2, "%s", log);
+    cr_expect(strstr(log, "--junit: expected a file name"), "%s", log);
+    snprintf(path, sizeof path, "%s/planted", out);
+    cr_expect_neq(access(path, F_OK), 0, "the suite ran before --junit was checked:\n%s", log);
+    cr_expect_neq(access(".tmp", F_OK), 0, "a stray .tmp was left here");
+    free(log);
+    snprintf(path, sizeof path, "%s/j.yaml", dir);
+    cr_assert_eq(accept_args(dir, (const char *[]){ "--out", path, NULL }, &log), 2, "%s", log);
+    cr_expect(strstr(log, "expected a folder"), "%s", log);
+    free(log);
+    cr_assert_eq(accept_args(dir, (const char *[]){ "--out", "", NULL }, &log), 2, "%s", log);
+    cr_expect(strstr(log, "--out: expected a folder name"), "%s", log);
+    free(log);
+    snprintf(lng, sizeof lng, "/tmp/gauntlet-accept-long/%0990d", 0);
+    cr_assert_eq(accept_args(dir, (const char *[]){ "--out", lng, NULL }, &log), 2, "%s", log);
+    cr_expect(strstr(log, "--out: path too long (1016 characters; at most 959)"), "%s", log);
+    free(log);
+    cr_expect_neq(access("/tmp/gauntlet-accept-long", F_OK), 0, "a shortened path was created");
+    snprintf(lng, sizeof lng, "%s/%01100d", dir, 0);
+    cr_assert_eq(accept_args(lng, (const char *[]){ "--out", out, NULL }, &log), 2, "%s", log);
+    cr_expect(strstr(log, "--scenarios: path too long"), "%s", log);
+    free(log);
+}
+
 Test(accept, gemm_tflops_judges_flops_over_compute_time_not_the_median_phase, .timeout = 120)
 {
     /* GPU 1 runs its first second of phases 4x slower: most phases are at full rate (the median passes), but its

@@ -6,8 +6,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "analysis.h"
+#include "e2e.h"
 #include "analyze_fields.h"
 
 /* Fills a square wave lo/hi of frequency f (50 % duty) sampled every dt for n samples. */
@@ -426,4 +430,44 @@ Test(analysis, a_held_traces_end_makes_no_ramp)
                   n, r.ramp_up_w_s[2], r.ramp_down_w_s[2]);
         free(x);
     }
+}
+
+
+/* `analyze RUNDIR` reads a results folder at a path of 1,200 characters whole (it was cut short at 1,199), refuses
+ * one too long for its files' names with exit 2, and says so when its output is lost (stdout a full disk: exit 3). */
+Test(analyze_cli, a_long_path_is_read_whole_and_lost_output_is_said, .timeout = 120)
+{
+    const char *sc = e2e_scenario("name: azlong\nranks: 2\niterations: 10\nseed: 1\npower: {sample_hz: 200}\n"
+                                  "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
+    const char *out = e2e_outdir();
+    cr_assert_eq(e2e_run("/tmp/gauntlet-az-run.log",
+                         (const char *[]){ "run", sc, "--out", out, "--backend", "sim", "--headless", NULL }), 0);
+    char lng[1400] = "/tmp/gauntlet-az-long-XXXXXX";
+    cr_assert_not_null(mkdtemp(lng));
+    for (int i = 0; i < 6; i++) {   /* six folders of 200 characters, then a link to the run */
+        size_t len = strlen(lng);
+        snprintf(lng + len, sizeof lng - len, "/%0200d", i);
+        cr_assert_eq(mkdir(lng, 0755), 0, "%s", lng);
+    }
+    strcat(lng, "/run");
+    cr_assert_eq(symlink(out, lng), 0);
+    cr_assert_gt(strlen(lng), 1200);
+    int rc = e2e_run("/tmp/gauntlet-az-long.log", (const char *[]){ "analyze", lng, NULL });
+    char *log = e2e_read("/tmp/gauntlet-az-long.log");
+    cr_expect_eq(rc, 0, "exit %d:\n%s", rc, log);
+    free(log);
+    char huge[4200];
+    memset(huge, 'a', sizeof huge - 1);
+    huge[0] = '/';
+    huge[sizeof huge - 1] = 0;
+    rc = e2e_run("/tmp/gauntlet-az-long.log", (const char *[]){ "analyze", huge, NULL });
+    log = e2e_read("/tmp/gauntlet-az-long.log");
+    cr_expect_eq(rc, 2, "exit %d:\n%s", rc, log);
+    cr_expect(log && strstr(log, "path too long (4199 characters"), "%s", log);
+    free(log);
+    rc = e2e_wait(e2e_start_to("/dev/full", "/tmp/gauntlet-az-full.log", (const char *[]){ "analyze", out, NULL }), 60);
+    log = e2e_read("/tmp/gauntlet-az-full.log");
+    cr_expect_eq(rc, 3, "exit %d:\n%s", rc, log);
+    cr_expect(log && strstr(log, "stdout:"), "no message:\n%s", log);
+    free(log);
 }

@@ -422,6 +422,39 @@ Test(campaign, bad_arguments_are_exit_2)
     cr_expect_eq(rc, 2);
 }
 
+/* A strategy named twice, an integer past int64 or with a space before it, --schedules over its bound, and an --out
+ * that is empty, a file or too long are exit 2 naming what is expected, before any run. */
+Test(campaign, repeats_out_of_range_integers_and_a_bad_out_are_exit_2)
+{
+    char lng[1100];
+    snprintf(lng, sizeof lng, "/tmp/gauntlet-camp-long/%01000d", 0);
+    const char *file = e2e_scenario("name: x\n");
+    struct { const char *args[4]; const char *want; } bad[] = {
+        { { "--recovery", "restart,restart", NULL }, "each strategy once" },
+        { { "--seed", "99999999999999999999", NULL }, "expected an integer from 0 to 9223372036854775807" },
+        { { "--seed", " 7", NULL }, "expected an integer from 0" },
+        { { "--jobs", " -1", NULL }, "expected an integer from 1" },
+        { { "--schedules", "100001", NULL }, "expected an integer from 1 to 100000" },
+        { { "--out", "", NULL }, "--out: expected a folder name" },
+        { { "--out", file, NULL }, "expected a folder" },
+        { { "--out", lng, NULL }, "--out: path too long (1024 characters; at most 991)" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char dir[1024], log[1100];
+        int rc;
+        json_t *j = campaign(bad[i].args, &rc, dir, sizeof dir);
+        snprintf(log, sizeof log, "%s.log", dir);
+        char *text = e2e_read(log);
+        cr_expect_eq(rc, 2, "%s '%s': exit %d:\n%s", bad[i].args[0], bad[i].args[1], rc, text);
+        cr_expect(text && strstr(text, bad[i].want), "%s '%s': '%s' not in:\n%s", bad[i].args[0], bad[i].args[1],
+                  bad[i].want, text);
+        cr_expect_null(j, "%s '%s': a campaign ran", bad[i].args[0], bad[i].args[1]);
+        json_decref(j);
+        free(text);
+    }
+    cr_expect_neq(access("/tmp/gauntlet-camp-long", F_OK), 0, "a shortened path was created");
+}
+
 /* The checker itself: a run whose fingerprint detector is off misses a weights flip; the check says so. */
 Test(campaign, the_checker_catches_a_missed_visible_fault, .timeout = 60)
 {

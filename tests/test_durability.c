@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -581,6 +582,48 @@ Test(summarize, a_fifo_or_device_is_exit_2_at_once, .timeout = 90)
     snprintf(path, sizeof path, "%s/power.csv", dir);
     cr_assert_eq(mkfifo(path, 0644), 0);
     expect_refused_at_once(dir, "power.csv");
+}
+
+/* A folder whose .lock another live process holds (a run still going) is exit 3 naming that pid, and no
+ * summary.json is written (it would call the run killed); once the holder is gone it is summarized. */
+Test(summarize, a_folder_a_run_still_holds_is_exit_3_and_left_alone, .timeout = 60)
+{
+    const char *dir = record("{\"t_s\":0,\"event\":\"start\",\"scenario\":\"x\",\"backend\":\"sim\",\"ranks\":1}\n"
+                             "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":1}\n");
+    char path[600];
+    snprintf(path, sizeof path, "%s/.lock", dir);
+    int up[2];
+    cr_assert_eq(pipe(up), 0);
+    pid_t p = fork();
+    cr_assert_geq(p, 0);
+    if (p == 0) {   /* holds the lock as a run does, until killed */
+        int fd = open(path, O_RDWR | O_CREAT, 0644);
+        char pid[32];
+        int len = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+        int ok = fd >= 0 && flock(fd, LOCK_EX) == 0 && write(fd, pid, (size_t)len) == len;
+        if (write(up[1], ok ? "y" : "n", 1) != 1 || !ok)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    close(up[1]);
+    char c = 0;
+    cr_assert_eq(read(up[0], &c, 1), 1);
+    close(up[0]);
+    cr_assert_eq(c, 'y');
+    char *log, want[200];
+    int rc = summarize(dir, &log);
+    snprintf(want, sizeof want, "is in use by a run still going (pid %d)", (int)p);
+    cr_expect_eq(rc, 3, "exit %d: %s", rc, log);
+    cr_expect(log && strstr(log, want), "'%s' not in: %s", want, log);
+    free(log);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    cr_expect_neq(access(path, F_OK), 0, "a summary was written over a run still going");
+    cr_assert_eq(kill(p, SIGKILL), 0);
+    cr_assert_eq(waitpid(p, NULL, 0), p);
+    rc = summarize(dir, &log);
+    cr_expect_eq(rc, 0, "the holder is gone: %s", log);
+    free(log);
 }
 
 /* Values past what arithmetic on them (or an array) can hold are exit 2 naming file:line and key. */

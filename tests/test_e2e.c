@@ -174,6 +174,97 @@ Test(cli, exit_codes_and_messages, .timeout = 60)
     cli(2, "gauntlet bench: unknown benchmark 'disk'", (const char *[]){ "bench", "disk", NULL });
 }
 
+/* Writes text to dir/name. */
+static void put_file(const char *dir, const char *name, const char *text)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_geq(fputs(text, f), 0);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* Whether dir/name holds text exactly. */
+static int holds(const char *dir, const char *name, const char *text)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *got = e2e_read(path);
+    int same = got && strcmp(got, text) == 0;
+    free(got);
+    return same;
+}
+
+static const char tiny[] = "# my comment\nname: tiny\nranks: 2\niterations: 10\n"
+                           "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n";
+
+/* run --out never loses what is there: a folder of the user's own files, or the one holding the scenario being run,
+ * is exit 2 with nothing touched; a file, an empty name or a path too long is exit 2 before anything runs; an
+ * earlier results folder is run into again. */
+Test(cli, run_out_that_would_lose_files_is_exit_2_and_touches_nothing, .timeout = 120)
+{
+    char dir[64] = "/tmp/gauntlet-e2e-own-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    put_file(dir, "report.txt", "my notes\n");
+    put_file(dir, "summary.json", "{}\n");
+    const char *sc = e2e_scenario(tiny);
+    cli(2, "expected an empty or new folder, or an earlier results folder",
+        (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", dir, NULL });
+    cr_expect(holds(dir, "report.txt", "my notes\n") && holds(dir, "summary.json", "{}\n"), "a file was changed");
+    char lock[128];
+    snprintf(lock, sizeof lock, "%s/.lock", dir);
+    cr_expect_neq(access(lock, F_OK), 0, "the refused run left .lock");
+
+    char proj[64] = "/tmp/gauntlet-e2e-proj-XXXXXX", scp[128];
+    cr_assert_not_null(mkdtemp(proj));
+    put_file(proj, "scenario.yaml", tiny);
+    snprintf(scp, sizeof scp, "%s/scenario.yaml", proj);
+    cli(2, "holds the scenario being run", (const char *[]){ "run", scp, "--backend", "sim", "--headless", "--out", proj, NULL });
+    cr_expect(holds(proj, "scenario.yaml", tiny), "the input scenario was replaced");
+
+    cli(2, "expected a folder", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", sc, NULL });
+    cli(2, "--out: expected a folder name", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", "", NULL });
+    char lng[1200];
+    snprintf(lng, sizeof lng, "/tmp/gauntlet-e2e-long/%01100d", 0);
+    cli(2, "--out: path too long (1123 characters; at most 1023)",
+        (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", lng, NULL });
+    cr_expect_neq(access("/tmp/gauntlet-e2e-long", F_OK), 0, "a shortened path was created");
+    cli(2, "--metrics-textfile: path too long (1123 characters; at most 511)",
+        (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--metrics-textfile", lng, NULL });
+
+    const char *out = e2e_outdir();
+    cli(0, "results in", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
+    put_file(out, "notes.txt", "mine\n");
+    cli(0, "results in", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
+    cr_expect(holds(out, "notes.txt", "mine\n"), "a file of another name was removed");
+}
+
+/* A command whose output is lost (stdout a full disk) says so and exits 3, never 0. */
+Test(cli, output_lost_to_a_full_stdout_is_exit_3, .timeout = 60)
+{
+    const char *sc = e2e_scenario(tiny), *log = "/tmp/gauntlet-e2e-full.log";
+    const char *const *cmds[] = { (const char *[]){ "list", NULL }, (const char *[]){ "check", sc, NULL } };
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        int rc = e2e_wait(e2e_start_to("/dev/full", log, cmds[i]), 60);
+        char *text = e2e_read(log);
+        cr_expect_eq(rc, 3, "%s: exit %d:\n%s", cmds[i][0], rc, text);
+        cr_expect(text && strstr(text, "stdout: No space left on device"), "%s:\n%s", cmds[i][0], text);
+        free(text);
+    }
+}
+
+/* A benchmark's --seconds past its bound is exit 2 naming the range (1e30 s was cast to an integer: undefined). */
+Test(cli, bench_durations_past_their_bound_are_exit_2, .timeout = 60)
+{
+    const char *over[] = { "1e30", "1e308h", "1e9", "25h" };
+    for (size_t i = 0; i < sizeof over / sizeof *over; i++)
+        cli(2, "expected a duration from 2 s to 24 h",
+                (const char *[]){ "bench", "analysis", "--seconds", over[i], "--gpus", "1", NULL });
+    cli(2, "expected a duration > 0 and at most 1 h", (const char *[]){ "bench", "sampling", "--seconds", "1e12", NULL });
+    cli(2, "expected a duration > 0 and at most 1 h", (const char *[]){ "bench", "sampling", "--seconds", "2h", NULL });
+}
+
 Test(cli, cuda_without_a_gpu_exits_3_with_the_cause, .timeout = 60)
 {
     char why[256];

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "e2e.h"
@@ -685,4 +687,52 @@ Test(report, what_is_not_known_is_not_drawn, .timeout = 180)
     cr_assert_str_eq(grid, "-", "bess's grid swing is not in a rebuilt summary: %s", row);
     cr_assert(strstr(txt, "battery is not in this summary"), "%s", txt);
     free(txt);
+}
+
+/* Writes text to the file path. */
+static void put_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_geq(fputs(text, f), 0);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* Runs `gauntlet report dir` (at most 20 s: a FIFO must not hang it); the exit code, what it said in *log. */
+static int report_of(const char *dir, char **log)
+{
+    const char *lp = "/tmp/gauntlet-report-bad.log";
+    pid_t p = e2e_start(lp, (const char *[]){ "report", dir, NULL });
+    int rc = e2e_wait(p, 20);
+    if (rc < 0)
+        kill(p, SIGKILL), waitpid(p, NULL, 0);
+    *log = e2e_read(lp);
+    return rc;
+}
+
+/* A FIFO or a folder where report expects a file of the run is exit 2 at once naming it, never a hang or a
+ * misleading JSON error. */
+Test(report, a_fifo_or_folder_in_rundir_is_exit_2_at_once, .timeout = 120)
+{
+    const char *files[] = { "summary.json", "events.jsonl", "power.csv", "scenario.yaml" };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+        for (int fifo = 0; fifo < 2; fifo++) {
+            char dir[64] = "/tmp/gauntlet-report-bad-XXXXXX", path[200], *log;
+            cr_assert_not_null(mkdtemp(dir));
+            for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+                snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+                if (k == i)
+                    cr_assert_eq(fifo ? mkfifo(path, 0644) : mkdir(path, 0755), 0, "%s", path);
+                else if (k == 0)
+                    put_text(path, "{\"scenario\": \"x\", \"runs\": []}\n");
+                else
+                    put_text(path, "");
+            }
+            int rc = report_of(dir, &log);
+            char want[200];
+            snprintf(want, sizeof want, "%s/%s: not a regular file", dir, files[i]);
+            cr_expect_eq(rc, 2, "%s a %s: exit %d:\n%s", files[i], fifo ? "FIFO" : "folder", rc, log);
+            cr_expect(log && strstr(log, want), "'%s' not in:\n%s", want, log);
+            free(log);
+        }
 }

@@ -1,9 +1,14 @@
 /* tests/test_tui_view.c: `gauntlet view RUNDIR` on a real run's results: the text snapshot shows the run
  * as it ended (and as it was at --at), and bad input is exit 2 naming the file and line. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "e2e.h"
 
@@ -81,4 +86,124 @@ Test(tui_view, a_finished_run_replays_as_it_ended, .timeout = 120)
     char want[700];
     snprintf(want, sizeof want, "%s/events.jsonl:%d: expected a JSON object", out, lines - 1);
     cr_assert(strstr(s, want), "want '%s' in:\n%s", want, s);
+}
+
+/* Runs gauntlet with args, stdout into out (NULL: the log too), stderr into the log; the exit code (-1: it did not
+ * end within 20 s, killed then), what it said in *log. */
+static int view_run(const char *out, const char *const *args, char **log)
+{
+    const char *lp = "/tmp/gauntlet-view-bad.log";
+    pid_t p = e2e_start_to(out, lp, args);
+    int rc = e2e_wait(p, 20);
+    if (rc < 0) {
+        kill(p, SIGKILL);
+        waitpid(p, NULL, 0);
+    }
+    *log = e2e_read(lp);
+    return rc;
+}
+
+/* Makes dir/name a FIFO (nothing ever writes it). */
+static void fifo_in(const char *dir, const char *name)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    unlink(path);
+    cr_assert_eq(mkfifo(path, 0644), 0, "%s", path);
+}
+
+/* Malformed --at, --speed and --snapshot values are exit 2 naming what is expected; a FIFO or folder where the run's
+ * file is expected is exit 2 at once naming it; a snapshot lost to a full stdout is exit 3, said. */
+Test(tui_view, malformed_values_fifos_and_folders_are_refused, .timeout = 180)
+{
+    const char *sc = e2e_scenario("name: vbad\nranks: 2\niterations: 10\nworkload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n"
+                                  "  allreduce: {bytes: 64KiB}\n");
+    const char *out = e2e_outdir();
+    char *log;
+    cr_assert_eq(e2e_run("/tmp/gauntlet-view-bad-run.log",
+                         (const char *[]){ "run", sc, "--out", out, "--backend", "sim", "--headless", NULL }), 0);
+    const char *bad[][2] = { { "--at", "nan" },   { "--at", "inf" },         { "--at", "" },
+                             { "--at", "0x10" },  { "--at", "1e308h" },      { "--speed", "0x10" },
+                             { "--speed", "nan" }, { "--snapshot", "80x24junk" }, { "--snapshot", "80x24x9" },
+                             { "--snapshot", "+80x+24" }, { "--snapshot", "4294967376x24" }, { "--snapshot", " 80x24" } };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        const char *snap = strcmp(bad[i][0], "--snapshot") == 0 ? bad[i][1] : "80x24";
+        int rc = view_run("/dev/null", (const char *[]){ "view", out, "--snapshot", snap, bad[i][0], bad[i][1], NULL }, &log);
+        cr_expect_eq(rc, 2, "%s '%s': exit %d:\n%s", bad[i][0], bad[i][1], rc, log);
+        cr_expect(log && strstr(log, "expected"), "%s '%s':\n%s", bad[i][0], bad[i][1], log);
+        free(log);
+    }
+    cr_expect_eq(view_run("/dev/null", (const char *[]){ "view", out, "--snapshot", "80x24", "--at", "1.5", "--speed", "2",
+                                                        NULL }, &log), 0, "%s", log);
+    free(log);
+    int rc = view_run("/dev/full", (const char *[]){ "view", out, "--snapshot", "80x24", NULL }, &log);
+    cr_expect_eq(rc, 3, "exit %d:\n%s", rc, log);
+    cr_expect(log && strstr(log, "stdout: No space left on device"), "%s", log);
+    free(log);
+
+    char dir[64] = "/tmp/gauntlet-view-fifo-XXXXXX", path[700];
+    cr_assert_not_null(mkdtemp(dir));
+    fifo_in(dir, "events.jsonl");
+    rc = view_run("/dev/null", (const char *[]){ "view", dir, "--snapshot", "80x24", NULL }, &log);
+    cr_expect_eq(rc, 2, "a FIFO events.jsonl: exit %d:\n%s", rc, log);
+    cr_expect(log && strstr(log, "events.jsonl: not a regular file"), "%s", log);
+    free(log);
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    rc = view_run("/dev/null", (const char *[]){ "view", dir, "--snapshot", "80x24", NULL }, &log);
+    cr_expect_eq(rc, 2, "a folder events.jsonl: exit %d:\n%s", rc, log);
+    cr_expect(log && strstr(log, "events.jsonl: not a regular file"), "%s", log);
+    free(log);
+    fifo_in(out, "power.csv");
+    rc = view_run("/dev/null", (const char *[]){ "view", out, "--snapshot", "80x24", NULL }, &log);
+    cr_expect_eq(rc, 2, "a FIFO power.csv: exit %d:\n%s", rc, log);
+    cr_expect(log && strstr(log, "power.csv: not a regular file"), "%s", log);
+    free(log);
+}
+
+/* On a terminal whose TERM ncurses does not know, view says so and suggests --snapshot: exit 3 (the environment),
+ * not ncurses' own exit 1 (which reads as a failed check). */
+Test(tui_view, an_unknown_term_is_exit_3_suggesting_snapshot, .timeout = 60)
+{
+    const char *sc = e2e_scenario("name: vterm\nranks: 2\niterations: 5\nworkload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n"
+                                  "  allreduce: {bytes: 64KiB}\n");
+    const char *out = e2e_outdir();
+    cr_assert_eq(e2e_run("/tmp/gauntlet-view-term-run.log",
+                         (const char *[]){ "run", sc, "--out", out, "--backend", "sim", "--headless", NULL }), 0);
+    int m = posix_openpt(O_RDWR | O_NOCTTY);
+    cr_assert_geq(m, 0);
+    cr_assert_eq(grantpt(m), 0);
+    cr_assert_eq(unlockpt(m), 0);
+    const char *slave = ptsname(m);
+    cr_assert_not_null(slave);
+    pid_t p = fork();
+    cr_assert_geq(p, 0);
+    if (p == 0) {
+        setsid();
+        int s = open(slave, O_RDWR);
+        if (s < 0)
+            _exit(126);
+        dup2(s, 0);
+        dup2(s, 1);
+        dup2(s, 2);
+        setenv("TERM", "bogus", 1);
+        execl(e2e_bin(), e2e_bin(), "view", out, (char *)NULL);
+        _exit(127);
+    }
+    char text[8192];
+    size_t len = 0;
+    for (;;) {   /* until the child closes its end (EIO) */
+        ssize_t k = read(m, text + len, sizeof text - 1 - len);
+        if (k <= 0)
+            break;
+        len += (size_t)k;
+        if (len == sizeof text - 1)
+            break;
+    }
+    text[len] = 0;
+    int rc = e2e_wait(p, 20);
+    close(m);
+    cr_expect_eq(rc, 3, "exit %d:\n%s", rc, text);
+    cr_expect(strstr(text, "TERM=bogus") && strstr(text, "--snapshot"), "%s", text);
 }

@@ -19,9 +19,27 @@ Test(units, sizes)
     cr_assert_eq(parse_size("MiB", &v), -1);
 }
 
+/* parse_int takes what is typed, no more: no space before it (strtoll would skip it), nothing after, nothing past
+ * int64 (an error, never clamped). */
+Test(units, integers)
+{
+    int64_t v;
+    cr_assert_eq(parse_int("7", &v), 0);
+    cr_assert_eq(v, 7);
+    cr_assert_eq(parse_int("-3", &v), 0);
+    cr_assert_eq(v, -3);
+    cr_assert_eq(parse_int(" 7", &v), -1);
+    cr_assert_eq(parse_int(" -1", &v), -1);
+    cr_assert_eq(parse_int("7 ", &v), -1);
+    cr_assert_eq(parse_int("", &v), -1);
+    cr_assert_eq(parse_int("99999999999999999999", &v), -1);
+}
+
 Test(units, durations)
 {
     double v;
+    cr_assert_eq(parse_duration("1e308h", &v), -1, "past any double: inf");
+    cr_assert_eq(parse_duration("nan", &v), -1);
     cr_assert_eq(parse_duration("500ms", &v), 0); cr_assert_float_eq(v, 0.5, 1e-15);
     cr_assert_eq(parse_duration("2s", &v), 0); cr_assert_float_eq(v, 2, 1e-15);
     cr_assert_eq(parse_duration("2", &v), 0); cr_assert_float_eq(v, 2, 1e-15);

@@ -3,6 +3,8 @@
  * `--snapshot COLSxROWS` prints the screen at the cursor as text instead (no terminal needed). */
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
+#include <errno.h>
+#include <limits.h>
 #include <locale.h>
 #include <math.h>
 #include <poll.h>
@@ -25,6 +27,8 @@ struct replay {
     double t_end;
 };
 
+#define REPLAY_PATH_MAX (PATH_MAX - 1)   /* the longest RUNDIR (its files' names added to it) */
+
 enum { PR_RANK = 0, PR_NODE, PR_CLUSTER };   /* a GPU's row; a node's sum (rank: the node, thr: its GPUs); the
                                                * cluster's sum (thr: whole) */
 
@@ -38,14 +42,39 @@ static void add_prow(struct replay *rp, struct prow p)
     rp->t_end = fmax(rp->t_end, p.t);
 }
 
+/* Opens dir/name, a file the replay may go without (NULL, *absent set, when it is not there); NULL with why when it
+ * is there but cannot be read, or is no regular file (a FIFO would block). */
+static FILE *replay_open_optional(const char *dir, const char *name, char *path, size_t pn, int *absent, char *why,
+                                  size_t n)
+{
+    snprintf(path, pn, "%s/%s", dir, name);   /* dir fits: tui_view_main checked it */
+    FILE *f = fopen_regular(path, "r");
+    *absent = !f && errno == ENOENT;
+    if (!f && !*absent)
+        snprintf(why, n, "%s: %s", path, errno == EINVAL ? "not a regular file" : strerror(errno));
+    return f;
+}
+
+/* Closes a file read to its end: 0, or -1 with why when reading it failed (taken for its end otherwise). */
+static int replay_close(FILE *f, const char *path, char *why, size_t n)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        snprintf(why, n, "%s: read error", path);
+        return -1;
+    }
+    return 0;
+}
+
 /* Reads events.jsonl: every line an object with t_s and event, else exit 2 naming file:line. */
 static int load_events(struct replay *rp, const char *dir, char *why, size_t n)
 {
-    char path[1200];
-    snprintf(path, sizeof path, "%s/events.jsonl", dir);
-    FILE *f = fopen(path, "re");
+    char path[REPLAY_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);   /* dir fits: tui_view_main checked it */
+    FILE *f = fopen_regular(path, "r");   /* a FIFO would block, a folder read as empty */
     if (!f) {
-        snprintf(why, n, "%s: %s (not a results folder of gauntlet run?)", path, strerror(errno));
+        snprintf(why, n, "%s: %s (not a results folder of gauntlet run?)", path,
+                 errno == EINVAL ? "not a regular file" : strerror(errno));
         return -1;
     }
     char *line = NULL;
@@ -77,8 +106,7 @@ static int load_events(struct replay *rp, const char *dir, char *why, size_t n)
         rp->ev[rp->nev++] = o;
     }
     free(line);
-    fclose(f);
-    return 0;
+    return replay_close(f, path, why, n);
 }
 
 static double field(const char *s) { return *s ? strtod(s, NULL) : NAN; }
@@ -98,11 +126,11 @@ static void take_cell(void *ctx, const struct gridsum_cell *c)
  * grid, as node 0 built it live (gridsum.h; the cell from the closest rows of one node). */
 static int load_nodes_power(struct replay *rp, const char *dir, char *why, size_t n)
 {
-    char path[1200];
-    snprintf(path, sizeof path, "%s/power-nodes.csv", dir);
-    FILE *f = fopen(path, "re");
+    char path[REPLAY_PATH_MAX + 32];
+    int absent;
+    FILE *f = replay_open_optional(dir, "power-nodes.csv", path, sizeof path, &absent, why, n);
     if (!f)
-        return 0;   /* forward: ranks, or one node */
+        return absent ? 0 : -1;   /* absent: forward: ranks, or one node */
     char *line = NULL;
     size_t cap = 0, first = rp->npw;
     int lineno = 0, nodes = 0;
@@ -128,7 +156,8 @@ static int load_nodes_power(struct replay *rp, const char *dir, char *why, size_
         add_prow(rp, (struct prow){ t, w, NAN, NAN, (uint64_t)(g > 0 ? g : 0), node, PR_NODE });
     }
     free(line);
-    fclose(f);
+    if (replay_close(f, path, why, n) != 0)
+        return -1;
     size_t last = rp->npw;
     struct gridsum *gs = isfinite(cell) ? gridsum_new(nodes, cell, take_cell, rp) : NULL;
     for (size_t i = first; gs && i < last; i++)   /* each node's rows are in its own time order in the file */
@@ -141,11 +170,11 @@ static int load_nodes_power(struct replay *rp, const char *dir, char *why, size_
 /* Reads power.csv (t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle). */
 static int load_power(struct replay *rp, const char *dir, char *why, size_t n)
 {
-    char path[1200];
-    snprintf(path, sizeof path, "%s/power.csv", dir);
-    FILE *f = fopen(path, "re");
+    char path[REPLAY_PATH_MAX + 32];
+    int absent;
+    FILE *f = replay_open_optional(dir, "power.csv", path, sizeof path, &absent, why, n);
     if (!f)
-        return 0;   /* sampling was off: the view shows no power */
+        return absent ? 0 : -1;   /* absent: sampling was off, the view shows no power */
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
@@ -181,7 +210,8 @@ static int load_power(struct replay *rp, const char *dir, char *why, size_t n)
                                     (int)rank, PR_RANK });
     }
     free(line);
-    fclose(f);
+    if (replay_close(f, path, why, n) != 0)
+        return -1;
     if (load_nodes_power(rp, dir, why, n) != 0)
         return -1;
     /* several nodes' rows interleave in arrival order: the replay wants time order (qsort is not stable, but
@@ -240,6 +270,79 @@ const struct cli_cmd view_cli = {
       { 0 } },
 };
 
+/* Reads COLSxROWS (digits only: no sign, space, base prefix or text after it) into *cols and *rows: 0, or -1. */
+static int replay_size(const char *s, int *cols, int *rows)
+{
+    int v[2] = { 0, 0 };
+    for (int k = 0; k < 2; k++) {
+        int digits = 0;
+        for (; *s >= '0' && *s <= '9'; s++) {
+            if (++digits > 5)   /* past 99999: out of any range, and never an overflow */
+                return -1;
+            v[k] = v[k] * 10 + (*s - '0');
+        }
+        if (!digits || *s != (k == 0 ? 'x' : '\0'))
+            return -1;
+        s += k == 0;
+    }
+    *cols = v[0];
+    *rows = v[1];
+    return 0;
+}
+
+/* Reads --at, --speed and --snapshot (each left as it is when not given): 0, or the usage error. */
+static int replay_options(const struct cli_args *a, double *at, double *speed, int *cols, int *rows)
+{
+    const char *v;
+    if ((v = cli_get(&view_cli, a, "at")) && (parse_duration(v, at) != 0 || *at < 0))
+        return cli_bad(&view_cli, "at", v, "expected seconds of the run, >= 0 (e.g. 30 or 1.5min)");
+    if ((v = cli_get(&view_cli, a, "speed")) && (parse_double(v, speed) != 0 || !(*speed > 0 && *speed <= 1000)))
+        return cli_bad(&view_cli, "speed", v, "expected a factor in (0, 1000] (e.g. 2 or 0.5)");
+    if ((v = cli_get(&view_cli, a, "snapshot")) &&
+        (replay_size(v, cols, rows) != 0 || *cols < 40 || *rows < 12 || *cols > 1000 || *rows > 500))
+        return cli_bad(&view_cli, "snapshot", v, "expected COLSxROWS from 40x12 to 1000x500 (e.g. 120x40)");
+    return 0;
+}
+
+/* Prints the screen at the cursor (at; < 0: the end) as text on stdout, on no terminal at all: EXIT_OK, or EXIT_ENV
+ * having said why (no terminfo, or stdout could not take it). */
+static int replay_snapshot(struct replay *rp, struct vm **m, struct tui_ui *ui, double at, int cols, int rows)
+{
+    int code = EXIT_OK;
+    FILE *null_out = fopen("/dev/null", "we"), *null_in = fopen("/dev/null", "re");
+    SCREEN *scr = NULL;
+    const char *terms[] = { "xterm-256color", "xterm", "vt100" };
+    for (size_t i = 0; i < ARRAY_LEN(terms) && !scr && null_out && null_in; i++)
+        scr = newterm(terms[i], null_out, null_in);
+    if (!scr) {
+        gl_log("no terminfo entry for xterm or vt100 (install ncurses-base)");
+        code = EXIT_ENV;
+    } else {
+        resize_term(rows, cols);
+        ui->color = 0;
+        ui->playing = 0;
+        double t = at >= 0 ? fmin(at, rp->t_end) : rp->t_end;
+        *m = seek(rp, *m, t);
+        ui->now = t;
+        tui_draw(*m, ui);
+        size_t cap = (size_t)rows * ((size_t)cols * 4 + 1) + 1;
+        char *text = xmalloc(cap);
+        tui_screen_text(text, cap);
+        endwin();
+        delscreen(scr);
+        if (fputs(text, stdout) == EOF)
+            code = EXIT_ENV;
+        free(text);
+        if (stdout_done() != EXIT_OK)   /* the text is the whole product: one that was lost is said */
+            code = EXIT_ENV;
+    }
+    if (null_out)
+        fclose(null_out);
+    if (null_in)
+        fclose(null_in);
+    return code;
+}
+
 int tui_view_main(int argc, char **argv)
 {
     double at = -1, speed = 1;
@@ -249,17 +352,12 @@ int tui_view_main(int argc, char **argv)
     if (rc)
         return rc == CLI_HELP ? EXIT_OK : rc;
     setlocale(LC_CTYPE, "");
-    const char *v;
-    char *end;
-    if ((v = cli_get(&view_cli, &a, "at")) && parse_duration(v, &at) != 0 && (at = strtod(v, &end), *end || at < 0))
-        return cli_bad(&view_cli, "at", v, "expected seconds (e.g. 30 or 1.5min)");
-    if ((v = cli_get(&view_cli, &a, "speed")) && (speed = strtod(v, &end), *end || !(speed > 0 && speed <= 1000)))
-        return cli_bad(&view_cli, "speed", v, "expected a factor in (0, 1000]");
-    if ((v = cli_get(&view_cli, &a, "snapshot")) &&
-        (sscanf(v, "%dx%d", &cols, &rows) != 2 || cols < 40 || rows < 12 || cols > 1000 || rows > 500))
-        return cli_bad(&view_cli, "snapshot", v, "expected COLSxROWS from 40x12 to 1000x500");
+    if ((rc = replay_options(&a, &at, &speed, &cols, &rows)) != 0)
+        return rc;
     const char *dir = a.operand[0];
-    char why[1400];
+    if (path_fits("RUNDIR", dir, REPLAY_PATH_MAX - 32) != 0)
+        return EXIT_INPUT;
+    char why[REPLAY_PATH_MAX + 200];
     struct replay rp = { 0 };
     if (load_events(&rp, dir, why, sizeof why) != 0 || load_power(&rp, dir, why, sizeof why) != 0) {
         gl_log("%s", why);
@@ -272,39 +370,16 @@ int tui_view_main(int argc, char **argv)
     ui.t_end = rp.t_end;
     struct vm *m = vm_new();
     int code = EXIT_OK;
-    if (cols) {   /* a text snapshot at the cursor (default: the end), on no terminal at all */
-        FILE *null_out = fopen("/dev/null", "we"), *null_in = fopen("/dev/null", "re");
-        SCREEN *scr = NULL;
-        const char *terms[] = { "xterm-256color", "xterm", "vt100" };
-        for (size_t i = 0; i < ARRAY_LEN(terms) && !scr && null_out && null_in; i++)
-            scr = newterm(terms[i], null_out, null_in);
-        if (!scr) {
-            gl_log("no terminfo entry for xterm or vt100 (install ncurses-base)");
-            code = EXIT_ENV;
-        } else {
-            resize_term(rows, cols);
-            ui.color = 0;
-            ui.playing = 0;
-            double t = at >= 0 ? fmin(at, rp.t_end) : rp.t_end;
-            m = seek(&rp, m, t);
-            ui.now = t;
-            tui_draw(m, &ui);
-            size_t cap = (size_t)rows * ((size_t)cols * 4 + 1) + 1;
-            char *text = xmalloc(cap);
-            tui_screen_text(text, cap);
-            endwin();
-            delscreen(scr);
-            fputs(text, stdout);
-            free(text);
-        }
-        if (null_out)
-            fclose(null_out);
-        if (null_in)
-            fclose(null_in);
+    SCREEN *scr = NULL;
+    const char *term = getenv("TERM");
+    if (cols) {
+        code = replay_snapshot(&rp, &m, &ui, at, cols, rows);
     } else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         gl_log("needs a terminal (or --snapshot COLSxROWS for text)");
         code = EXIT_ENV;
-    } else if (!initscr()) {
+    } else if (!(scr = newterm(NULL, stdout, stdin))) {   /* initscr would exit(1) itself on an unknown TERM */
+        gl_log("TERM=%s: ncurses has no terminfo entry for this terminal (set TERM to one it knows, e.g. xterm-256color, "
+               "or use --snapshot COLSxROWS for text)", term && *term ? term : "(unset)");
         code = EXIT_ENV;
     } else {
         cbreak();
@@ -355,6 +430,7 @@ int tui_view_main(int argc, char **argv)
             poll(&p, 1, 100);
         }
         endwin();
+        delscreen(scr);
     }
     vm_free(m);
     for (size_t i = 0; i < rp.nev; i++)

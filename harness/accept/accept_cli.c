@@ -102,16 +102,21 @@ static int accept_drain(const struct verdicts *vs)
 
 /* Finds the acceptance scenarios: $GAUNTLET_SCENARIOS, else acceptance/ of the shipped scenarios (gl_scenarios_dir:
  * installed, beside a build folder, the built-in prefix, or here). */
-static void find_dir(char *out, size_t n)
+static int find_dir(char *out, size_t n)
 {
     const char *env = getenv("GAUNTLET_SCENARIOS");
     char root[PATH_MAX];
     if (env && *env) {
-        snprintf(out, n, "%s", env);
-        return;
+        if (path_fits("GAUNTLET_SCENARIOS", env, n - 1) != 0)
+            return EXIT_INPUT;
+        return str_copy(out, n, env) == 0 ? EXIT_OK : EXIT_INPUT;
     }
     gl_scenarios_dir(root, sizeof root);
-    snprintf(out, n, "%s/acceptance", root);
+    if (snprintf(out, n, "%s/acceptance", root) >= (int)n) {
+        gl_log("%s/acceptance: path too long (at most %zu characters)", root, n - 1);
+        return EXIT_ENV;
+    }
+    return EXIT_OK;
 }
 
 /* Runs one acceptance scenario (every node), and on node 0 judges its results into vs. */
@@ -164,11 +169,26 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
     }
 }
 
+/* The longest --out: each scenario's results folder OUT/<name> (a name has at most 63 characters) must fit
+ * RESULTS_DIR_MAX. The longest --junit FILE (FILE.tmp is written first). */
+#define ACCEPT_OUT_MAX (RESULTS_DIR_MAX - 64)
+#define ACCEPT_JUNIT_MAX 1023
+
+/* Whether --junit names a file at all (not empty, not too long), on every node before anything runs: 0, or -1 said. */
+static int junit_named(const char *path)
+{
+    if (!path[0]) {
+        gl_log("--junit: expected a file name (got an empty one)");
+        return -1;
+    }
+    return path_fits("--junit", path, ACCEPT_JUNIT_MAX);
+}
+
 /* Whether --junit FILE can be written (FILE.tmp created beside it, then renamed), checked before the suite runs: an
  * hour of level 3 is not lost to a typo. 0, or -1 with the reason logged. */
 static int junit_writable(const char *path)
 {
-    char tmp[1100];
+    char tmp[ACCEPT_JUNIT_MAX + 8];
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         gl_log("--junit %s: is a folder: give a file name", path);
@@ -435,11 +455,20 @@ int accept_main(int argc, char **argv)
     junit = cli_get(&accept_cli, &a, "junit");
     sdir = cli_get(&accept_cli, &a, "scenarios");
     strict = cli_get(&accept_cli, &a, "strict") != NULL;
+    /* every path given is checked before anything runs: none is ever cut short, and an hour of level 3 is not
+     * lost to a typo in --junit */
+    if (out && (rc = results_out_check("--out", out, ACCEPT_OUT_MAX, NULL)) != EXIT_OK)
+        goto agree;
+    if (junit && junit_named(junit) != 0) {
+        rc = EXIT_INPUT;
+        goto agree;
+    }
     if (sdir)
-        str_copy(dir, sizeof dir, sdir);
+        rc = path_fits("--scenarios", sdir, sizeof dir - 1) == 0 && str_copy(dir, sizeof dir, sdir) == 0 ? EXIT_OK
+                                                                                                         : EXIT_INPUT;
     else
-        find_dir(dir, sizeof dir);
-    if ((rc = accept_load_files(dir, sdir != NULL, level, &files, &nfiles, &sc)) != EXIT_OK)
+        rc = find_dir(dir, sizeof dir);
+    if (rc != EXIT_OK || (rc = accept_load_files(dir, sdir != NULL, level, &files, &nfiles, &sc)) != EXIT_OK)
         goto agree;
     ops = rc ? NULL : backend_pick(backend, &rc);
     if (ops && ops->device_count)
@@ -465,7 +494,7 @@ int accept_main(int argc, char **argv)
             !(accept_metrics = metrics_view_open(NULL, accept_mlisten, accept_mdir, why, sizeof why)))
             rc = (gl_log("%s", why), EXIT_ENV);
         if (out)
-            str_copy(outdir, sizeof outdir, out);
+            (void)str_copy(outdir, sizeof outdir, out);   /* fits: results_out_check */
         else
             results_default_dir(outdir, sizeof outdir, "results", "accept");
         if (lead && rc == EXIT_OK)

@@ -1,6 +1,7 @@
 /* harness/analysis/analyze_run.c: `gauntlet analyze`'s command line, and a results folder read run by run: the times
  * events.jsonl gives each mitigation run cut its power.csv into one trace per run (analyze.c analyses each). */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -86,9 +87,9 @@ struct az_run {
  * the epoch) at the run's t_s 0 (-1: a folder written before it was recorded). */
 static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_ns)
 {
-    char path[1200], *line = NULL;
+    char path[PATH_MAX + 32], *line = NULL;
     size_t cap = 0;
-    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);   /* dir fits: analyze_main checked it */
     FILE *f = fopen_regular(path, "r");   /* a FIFO or device would block or never end */
     if (!f) {
         fprintf(stderr, "gauntlet analyze: %s: %s (a results folder has events.jsonl and power.csv)\n", path,
@@ -174,8 +175,8 @@ static int az_rundir(const struct az_opts *o, const char *dir, const char *trace
         free(runs);
         return EXIT_INPUT;
     }
-    char csv[1200];
-    snprintf(csv, sizeof csv, "%s", trace ? trace : dir);
+    char csv[PATH_MAX + 32];
+    snprintf(csv, sizeof csv, "%s", trace ? trace : dir);   /* each fits: analyze_main checked them */
     if (!trace)
         snprintf(csv, sizeof csv, "%s/power.csv", dir);
     struct az_trace *tr = analyze_load(o, csv, &rc);   /* read once: each run is a window of it */
@@ -195,7 +196,7 @@ static int az_rundir(const struct az_opts *o, const char *dir, const char *trace
     for (int i = 0; i < n && !rc; i++) {
         if (o->run && i != o->run - 1)
             continue;
-        char title[1400];
+        char title[PATH_MAX + 300];
         snprintf(title, sizeof title, "%s run %d/%d (%s; %s)", csv, i + 1, n, runs[i].label,
                  runs[i].analysed ? "the stretch the run analysed, its warm-up left out"
                                   : "from its start: the run did not say where its analysis began");
@@ -236,19 +237,22 @@ int analyze_main(int argc, char **argv)
     int rc = az_args(argc, argv, &o, &path);
     if (rc)
         return rc == CLI_HELP ? EXIT_OK : rc;
+    /* a path is never cut short: one too long for a file name built on it is refused */
+    if (path_fits("TRACE.csv|RUNDIR", path, PATH_MAX - 32) != 0 || (o.align && path_fits("--align", o.align, PATH_MAX - 32)))
+        return EXIT_INPUT;
     struct stat st;
-    if (o.align) {
-        if (stat(o.align, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "gauntlet analyze: --align %s: not a results folder\n", o.align);
-            return EXIT_INPUT;
-        }
-        return az_rundir(&o, o.align, path);
-    }
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return az_rundir(&o, path, NULL);
-    if (o.run) {
-        fprintf(stderr, "gauntlet analyze: --run: %s is a trace, not a results folder\n", path);
+    if (o.align && (stat(o.align, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        fprintf(stderr, "gauntlet analyze: --align %s: not a results folder\n", o.align);
         return EXIT_INPUT;
     }
-    return analyze_file(&o, path, NULL);
+    if (o.align)
+        rc = az_rundir(&o, o.align, path);
+    else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        rc = az_rundir(&o, path, NULL);
+    else if (o.run)
+        rc = (fprintf(stderr, "gauntlet analyze: --run: %s is a trace, not a results folder\n", path), EXIT_INPUT);
+    else
+        rc = analyze_file(&o, path, NULL);
+    int out = stdout_done();   /* the analysis is the output: one lost to stdout is said, not only exit 3 */
+    return rc ? rc : out;
 }

@@ -22,7 +22,8 @@ const struct cli_cmd summarize_cli = {
     "For a run that ended before it wrote summary.json (the launcher's SIGKILL after a timeout, a supervisor that\n"
     "died): each mitigation run's iterations, iteration times, GEMM rate and power (as `analyze` computes it), the\n"
     "fault events as recorded; marked `incomplete`. A summary the run wrote itself is kept unless --force.\n"
-    "A last line cut short (no newline) and NUL bytes at the end of either file are ignored, and said.\n",
+    "A last line cut short (no newline) and NUL bytes at the end of either file are ignored, and said.\n"
+    "A folder a run still holds (its .lock) is refused with exit 3: that run writes its own summary.\n",
     { { "force", NULL, "rebuild even over a summary.json the run wrote itself" }, { 0 } },
 };
 
@@ -232,6 +233,18 @@ int summarize_dir(const char *dir, int force, char *msg, size_t msgn)
     if (snprintf(path, sizeof path, "%s/summary.json", dir) >= (int)sizeof path) {
         snprintf(msg, msgn, "%.64s...: results folder path too long", dir);
         return EXIT_INPUT;
+    }
+    /* a run still writing the folder holds its .lock: its own summary comes at its end, and one rebuilt now would
+     * call it killed (refused as `run` refuses a folder in use: exit 3; a killed run's lock is gone with it) */
+    char pid[32];
+    int held = dir_lock_held(dir, pid, sizeof pid);
+    if (held != 0) {
+        if (held > 0)
+            snprintf(msg, msgn, "results folder %s is in use by a run still going (pid %s): it writes its own summary "
+                     "at its end; summarize a run that was killed", dir, pid);
+        else
+            snprintf(msg, msgn, "cannot look at %s/.lock: %s", dir, strerror(errno));
+        return EXIT_ENV;
     }
     int rc = sz_existing(path, force, msg, msgn);
     if (rc)

@@ -18,7 +18,7 @@
 static const struct cli_cmd bench_sampling_cli = {
     "bench sampling", "", 0, 0, "how often each NVML value (power, energy, clocks, temperature) really changes here",
     NULL,
-    { { "seconds", "DURATION", "how long each field is watched (default 2 s)" },
+    { { "seconds", "DURATION", "how long each field is watched, at most 1 h (default 2 s)" },
       { "device", "N", "the GPU (default 0)" },
       { 0 } },
 };
@@ -33,8 +33,8 @@ static int bench_sampling(int argc, char **argv)
     int rc0 = cli_parse(&bench_sampling_cli, argc, argv, &a);
     if (rc0)
         return rc0 == CLI_HELP ? EXIT_OK : rc0;
-    if ((v = cli_get(&bench_sampling_cli, &a, "seconds")) && (parse_duration(v, &seconds) != 0 || !(seconds > 0)))
-        return cli_bad(&bench_sampling_cli, "seconds", v, "expected a duration > 0");
+    if ((v = cli_get(&bench_sampling_cli, &a, "seconds")) && (parse_duration(v, &seconds) != 0 || !(seconds > 0) || seconds > 3600))
+        return cli_bad(&bench_sampling_cli, "seconds", v, "expected a duration > 0 and at most 1 h");
     if ((v = cli_get(&bench_sampling_cli, &a, "device")) && (parse_int(v, &dev) != 0 || dev < 0))
         return cli_bad(&bench_sampling_cli, "device", v, "expected a GPU index >= 0");
     char why[512];

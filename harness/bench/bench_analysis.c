@@ -129,13 +129,15 @@ static double bench_diff(const struct an_result *r, json_t *o, double scale)
 const struct cli_cmd bench_analysis_cli = {
     "bench analysis", "", 0, 0, "times the power analysis of a synthetic 1 kHz trace and its projection",
     "A training-like trace (0.5 s compute at 780 W, 0.2 s communication at 130 W, noise) per GPU.\n",
-    { { "seconds", "DURATION", "the trace's length, at least 2 s (default 1 h)" },
+    { { "seconds", "DURATION", "the trace's length, 2 s to 24 h (default 1 h)" },
       { "gpus", "N", "GPUs, 1 to 4096 (default 8)" },
       { "threads", "N", "GPUs analysed at once (default: the machine's cores)" },
       { "reference", "numpy", "also the same metrics in numpy on the same trace, as a ratio" },
       { "python", "PATH", "the Python with numpy (default python3)" },
       { 0 } },
 };
+
+#define BENCH_ANALYSIS_MAX_S 86400.0   /* --seconds at most: 24 h, 86.4 M samples per GPU at 1 kHz */
 
 int bench_analysis_main(int argc, char **argv)
 {
@@ -146,8 +148,9 @@ int bench_analysis_main(int argc, char **argv)
     int rc0 = cli_parse(&bench_analysis_cli, argc, argv, &a);
     if (rc0)
         return rc0 == CLI_HELP ? EXIT_OK : rc0;
-    if ((v = cli_get(&bench_analysis_cli, &a, "seconds")) && (parse_duration(v, &seconds) != 0 || seconds < 2))
-        return cli_bad(&bench_analysis_cli, "seconds", v, "expected a duration of at least 2 s");
+    if ((v = cli_get(&bench_analysis_cli, &a, "seconds")) &&
+        (parse_duration(v, &seconds) != 0 || seconds < 2 || seconds > BENCH_ANALYSIS_MAX_S))
+        return cli_bad(&bench_analysis_cli, "seconds", v, "expected a duration from 2 s to 24 h");
     if ((v = cli_get(&bench_analysis_cli, &a, "gpus")) && (parse_int(v, &gpus) != 0 || gpus < 1 || gpus > 4096))
         return cli_bad(&bench_analysis_cli, "gpus", v, "expected 1 to 4096");
     if ((v = cli_get(&bench_analysis_cli, &a, "threads")) && (parse_int(v, &threads) != 0 || threads < 1))

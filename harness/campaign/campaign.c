@@ -20,6 +20,7 @@
 
 #include "campaign_int.h"
 #include "faults/fault.h"
+#include "param.h"
 #include "recovery/recovery.h"
 #include "results.h"
 #include "stats.h"
@@ -34,7 +35,7 @@ const struct cli_cmd campaign_cli = {
     "same detections under every strategy, the fault-free run's final state, no worker left behind, every results\n"
     "file whole. Prints one table; writes DIR/campaign.json; keeps the folders of runs that broke an invariant.\n"
     "Exit 0: every invariant held; 1: one broke.\n",
-    { { "schedules", "N", "how many schedules (default 200)" },
+    { { "schedules", "N", "how many schedules, 1-100000 (default 200)" },
       { "seed", "S", "the schedules' seed (default 1)" },
       { "recovery", "LIST", "the strategies, comma-separated (default restart,inprocess,spare,shrink)" },
       { "jobs", "J", "runs at once (default 2 x CPUs)" },
@@ -256,20 +257,23 @@ static int cp_same(const struct cp_result *a, const struct cp_result *b, const s
     return 1;
 }
 
+/* The longest --out: each run's folder DIR/runs/s<schedule>-<strategy> must fit a results folder's path. */
+#define CP_OUT_MAX (RESULTS_DIR_MAX - 32)
+
 /* One integer option in [lo, hi] into *out (left as it is when not given); 0, or the usage error. */
 static int cp_int(const struct cli_args *a, const char *name, long lo, long hi, long *out)
 {
     const char *v = cli_get(&campaign_cli, a, name);
-    char *end;
+    int64_t x;
     if (!v)
         return 0;
-    long x = strtol(v, &end, 10);
-    if (end == v || *end || x < lo || x > hi) {
+    /* parse_int: digits only (no leading space), and a value past int64 is an error, never clamped */
+    if (parse_int(v, &x) != 0 || x < lo || x > hi) {
         char why[96];
         snprintf(why, sizeof why, "expected an integer from %ld to %ld", lo, hi);
         return cli_bad(&campaign_cli, name, v, why);
     }
-    *out = x;
+    *out = (long)x;
     return 0;
 }
 
@@ -287,7 +291,7 @@ static int cp_options(int argc, char **argv, struct cp_opts *o)
         return rc;
     long sch = o->schedules, seed = 1, jobs = o->jobs, ranks = o->shape.ranks, nodes = 1, iters = o->shape.iterations;
     long timeout = 120, first = 0;
-    if ((rc = cp_int(&a, "schedules", 1, 10000000, &sch)) || (rc = cp_int(&a, "seed", 0, LONG_MAX, &seed)) ||
+    if ((rc = cp_int(&a, "schedules", 1, CP_MAX_SCHEDULES, &sch)) || (rc = cp_int(&a, "seed", 0, LONG_MAX, &seed)) ||
         (rc = cp_int(&a, "jobs", 1, 256, &jobs)) || (rc = cp_int(&a, "ranks", 2, 16, &ranks)) ||
         (rc = cp_int(&a, "nodes", 1, 8, &nodes)) || (rc = cp_int(&a, "iterations", 16, 100000, &iters)) ||
         (rc = cp_int(&a, "timeout", 1, 86400, &timeout)) || (rc = cp_int(&a, "first", 0, 10000000, &first)))
@@ -298,10 +302,10 @@ static int cp_options(int argc, char **argv, struct cp_opts *o)
     const char *v;
     if ((v = cli_get(&campaign_cli, &a, "recovery")))
         strats = v;
-    if ((v = cli_get(&campaign_cli, &a, "out"))) {
-        if (strlen(v) >= sizeof o->out)
-            return cli_bad(&campaign_cli, "out", v, "path too long");
-        str_copy(o->out, sizeof o->out, v);
+    if ((v = cli_get(&campaign_cli, &a, "out"))) {   /* each run's folder DIR/runs/<schedule>-<strategy> fits run's */
+        if ((rc = results_out_check("--out", v, CP_OUT_MAX, NULL)) != EXIT_OK)
+            return rc;
+        (void)str_copy(o->out, sizeof o->out, v);   /* fits: CP_OUT_MAX */
     }
     if (o->shape.ranks * o->shape.nodes > 64) {
         fprintf(stderr, "gauntlet campaign: --ranks %d x --nodes %d: at most 64 ranks in all\n", o->shape.ranks,
@@ -309,11 +313,19 @@ static int cp_options(int argc, char **argv, struct cp_opts *o)
         return EXIT_INPUT;
     }
     char list[256];
-    str_copy(list, sizeof list, strats);
+    if (str_copy(list, sizeof list, strats) != 0) {
+        fprintf(stderr, "gauntlet campaign: --recovery: too long (at most %zu characters)\n", sizeof list - 1);
+        return EXIT_INPUT;
+    }
     for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int known = 0;
         for (int i = 0; recovery_table[i]; i++)
             known |= strcmp(recovery_table[i]->name, t) == 0 && strcmp(t, "none") != 0;
+        for (int i = 0; i < o->nstrat && known; i++)
+            if (strcmp(o->strat[i], t) == 0) {   /* the runs of one strategy share a folder: each once */
+                fprintf(stderr, "gauntlet campaign: --recovery %s: each strategy once (%s is named twice)\n", strats, t);
+                return EXIT_INPUT;
+            }
         if (!known || o->nstrat == CP_MAX_STRATS) {
             fprintf(stderr, "gauntlet campaign: --recovery %s: expected up to %d of restart, inprocess, spare, shrink\n",
                     strats, CP_MAX_STRATS);

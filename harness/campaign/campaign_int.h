@@ -11,6 +11,9 @@
 #define CP_MAX_FAULTS 5
 #define CP_SIM_DIM 32   /* the sim's GEMM in every campaign run: sim.max_dim */
 #define CP_MAX_STRATS 4
+/* --schedules at most: a result per schedule and strategy is held from the start (about 1 KB each: 400 MB at
+ * this bound with every strategy) */
+#define CP_MAX_SCHEDULES 100000
 #define CP_NOTE 640
 #define CP_LAUNCH_TRIES 3   /* launches of a run that never begins its record before it counts as not started */
 #define CP_HB_FACTOR 2        /* every campaign run's heartbeat: a straggler is slower than this x the peers' median */

@@ -16,6 +16,8 @@ int parse_int(const char *s, int64_t *out)
 {
     char *end;
     errno = 0;
+    if (isspace((unsigned char)*s))   /* strtoll would skip it: " 7" and " -1" are no integers as typed */
+        return -1;
     long long v = strtoll(s, &end, 10);
     if (errno || end == s || *end)
         return -1;
@@ -99,6 +101,8 @@ int parse_duration(const char *s, double *out)
         return -1;
     for (size_t i = 0; i < ARRAY_LEN(units); i++) {
         if (strcmp(u, units[i].u) == 0) {
+            if (!isfinite(v * units[i].mult))   /* 1e308h: past any double */
+                return -1;
             *out = v * units[i].mult;
             return 0;
         }

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -271,6 +272,63 @@ int run_wait(const char *const *argv)
     if (r < 0)
         return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int path_fits(const char *what, const char *path, size_t max)
+{
+    size_t len = strlen(path);
+    if (len <= max)
+        return 0;
+    gl_log("%s: path too long (%zu characters; at most %zu)", what, len, max);
+    return -1;
+}
+
+int dir_lock_held(const char *dir, char *pid, size_t n)
+{
+    char path[PATH_MAX + 8];
+    if (snprintf(path, sizeof path, "%s/.lock", dir) >= (int)sizeof path)
+        return errno = ENAMETOOLONG, -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {   /* a .lock that is no file is no run's */
+        close(fd);
+        return 0;
+    }
+    int held = 0;
+    if (flock(fd, LOCK_SH | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK) {
+            int e = errno;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+        char buf[32];
+        ssize_t k = read(fd, buf, sizeof buf - 1);
+        buf[k > 0 ? k : 0] = 0;
+        buf[strcspn(buf, "\n")] = 0;
+        snprintf(pid, n, "%s", buf[0] ? buf : "unknown");
+        held = 1;
+    }
+    close(fd);   /* a shared lock taken here goes with the descriptor */
+    return held;
+}
+
+int stdout_done(void)
+{
+    int bad = ferror(stdout), e = fflush(stdout) != 0 ? errno : 0;
+    if (e || bad) {
+        gl_log("stdout: %s", e ? strerror(e) : "a write failed: the output is not whole");
+        return EXIT_ENV;
+    }
+    return EXIT_OK;
 }
 
 FILE *fopen_regular(const char *path, const char *mode)

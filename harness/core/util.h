@@ -72,6 +72,17 @@ char *xstrdup(const char *s);
 /* Copies src into dst of size n, always terminated; returns 0, or -1 when truncated. */
 int str_copy(char *dst, size_t n, const char *src);
 
+/* Whether path (what names it in the message: "--out") has at most max characters: 0, or -1 after saying
+ * "WHAT: path too long (N characters; at most MAX)" on stderr (a path is never used cut short). */
+int path_fits(const char *what, const char *path, size_t max);
+/* Whether another live process holds dir/.lock (the flock a run takes on its results folder, results.h): 1 with its
+ * pid (as recorded in the file, "unknown" when it is not) in pid, 0 when none does (no .lock, or its holder is gone),
+ * -1 with errno when it cannot be told. */
+int dir_lock_held(const char *dir, char *pid, size_t n);
+/* Ends a command's output on stdout: flushes it and checks that every write succeeded (a full disk, a closed pipe).
+ * EXIT_OK, or EXIT_ENV after saying "stdout: <error>" on stderr. */
+int stdout_done(void);
+
 /* Writes all of buf to fd (retrying short writes and EINTR); 0 or -1 with errno. */
 int write_all(int fd, const void *buf, size_t len);
 /* Writes a file whole: temp file in the same folder, fsync, rename, fsync of the folder. */

@@ -49,9 +49,10 @@ FILE *rp_open(const char *dir, const char *name, const char *without)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", dir, name);   /* report_main checked that dir leaves room */
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen_regular(path, "r");   /* a FIFO would block: report_main refused one, this makes sure */
     if (!f)
-        fprintf(stderr, "gauntlet report: %s: %s; %s\n", path, strerror(errno), without);
+        fprintf(stderr, "gauntlet report: %s: %s; %s\n", path, errno == EINVAL ? "not a regular file" : strerror(errno),
+                without);
     return f;
 }
 
@@ -461,12 +462,31 @@ int report_main(int argc, char **argv)
         fprintf(stderr, "gauntlet report: %.64s...: results folder path too long\n", dir);
         return EXIT_INPUT;
     }
+    /* a FIFO would hang the report, a folder read as a file says a misleading JSON error: each file it reads that is
+     * there must be a regular file */
+    static const char *const inputs[] = { "events.jsonl", "power.csv", "scenario.yaml" };
+    for (size_t i = 0; i < ARRAY_LEN(inputs); i++) {
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, inputs[i]);
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+            fprintf(stderr, "gauntlet report: %s: not a regular file\n", path);
+            return EXIT_INPUT;
+        }
+    }
     snprintf(path, sizeof path, "%s/summary.json", dir);
-    if (access(path, R_OK) != 0) {   /* not there: say so, not a JSON error at line -1 */
-        fprintf(stderr, "gauntlet report: %s: %s (is %s a results folder?)\n", path, strerror(errno), dir);
+    FILE *sf = fopen_regular(path, "r");
+    if (!sf) {   /* not there: say so, not a JSON error at line -1 */
+        fprintf(stderr, "gauntlet report: %s: %s (is %s a results folder?)\n", path,
+                errno == EINVAL ? "not a regular file" : strerror(errno), dir);
         return EXIT_INPUT;
     }
-    json_t *summary = json_load_file(path, 0, &err);
+    json_t *summary = json_loadf(sf, 0, &err);
+    int sf_bad = ferror(sf);
+    if (fclose(sf) != 0 || sf_bad) {
+        fprintf(stderr, "gauntlet report: %s: read error\n", path);
+        json_decref(summary);
+        return EXIT_ENV;
+    }
     if (!summary) {
         fprintf(stderr, "gauntlet report: %s:%d: %s\n", path, err.line, err.text);
         return EXIT_INPUT;

@@ -11,8 +11,11 @@
 #include "scenario.h"
 #include "view.h"
 
+/* The longest results folder path (struct results' dir): a longer --out is refused, never cut short. */
+#define RESULTS_DIR_MAX 1023
+
 struct results {
-    char dir[1024];
+    char dir[RESULTS_DIR_MAX + 1];
     int events_fd;
     int power_fd;         /* power.csv (node 0) or power-node<N>.csv (a node whose forwarded rows are thinned) */
     char power_name[32];  /* its file name, for messages */
@@ -47,6 +50,12 @@ struct results {
  * from a folder it reuses; a command that writes another such file names it here. */
 extern const char *const results_derived[];
 
+/* Checks a command's --out (opt names it in messages: "--out") before anything runs: a name, at most max characters,
+ * a folder or nothing yet; with scenario (the file `run` runs), a folder that is there must be empty or an earlier
+ * results folder (it holds .lock or events.jsonl: files a run leaves), and must not hold that scenario as its
+ * scenario.yaml (which a run replaces). EXIT_OK, or EXIT_INPUT (EXIT_ENV: the folder cannot be read) after saying
+ * why. */
+int results_out_check(const char *opt, const char *out, size_t max, const char *scenario);
 /* Picks the default folder: results/<name>-<UTC timestamp>[-N]/ under root. */
 void results_default_dir(char *out, size_t n, const char *root, const char *name);
 /* Creates dir, locks it (dir/.lock: a second run into a folder in use is refused, naming the run holding it),

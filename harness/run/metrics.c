@@ -418,8 +418,12 @@ const struct view_link *metrics_view_open(const struct view_link *inner, const c
     m->tick_t = NAN;
     m->link = (struct view_link){ .ctx = m, .event = mx_event, .power = mx_power, .command = mx_command, .stop = mx_stop,
                                   .node_power = mx_node_power, .cluster_power = mx_cluster_power };
-    if (textdir)
-        str_copy(m->textdir, sizeof m->textdir, textdir);
+    if (textdir && str_copy(m->textdir, sizeof m->textdir, textdir) != 0) {   /* metrics_args refused it first */
+        snprintf(why, n, "--metrics-textfile: path too long (at most %zu characters)", sizeof m->textdir - 1);
+        pthread_mutex_destroy(&m->mu);
+        free(m);
+        return NULL;
+    }
     if (listen) {
 #ifdef GAUNTLET_HAVE_MHD
         struct sockaddr_in sa;
@@ -488,6 +492,8 @@ int metrics_args(const struct cli_cmd *cmd, const struct cli_args *a, const char
     *dir = cli_get(cmd, a, "metrics-textfile");
     if (*listen && metrics_parse_addr(*listen, &sa, why, sizeof why) != 0)
         return cli_bad(cmd, "metrics", *listen, why);
+    if (*dir && path_fits("--metrics-textfile", *dir, sizeof ((struct metrics *)0)->textdir - 1) != 0)
+        return EXIT_INPUT;   /* never written into a folder cut short */
     if (*dir && (stat(*dir, &st) != 0 || !S_ISDIR(st.st_mode)))
         return cli_bad(cmd, "metrics-textfile", *dir, "expected an existing folder (node_exporter's textfile folder)");
     return 0;

@@ -10,6 +10,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
@@ -86,7 +87,7 @@ static int bench_parse_size(const char *s, size_t *out)
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || errno || *s == '-')
+    if (end == s || errno || !isdigit((unsigned char)*s))   /* strtoull skips spaces and negates: " -1" is no size */
         return -1;
     int shift = 0;
     switch (*end) {
