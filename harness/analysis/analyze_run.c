@@ -26,7 +26,7 @@ const struct cli_cmd analyze_cli = {
       { "gpus", "N", "the projection: N GPUs (default 10000)" },
       { "groups", "G", "... in G groups (default 1)" },
       { "jitter", "DURATION", "... each group offset by a deviation of DURATION (default 0)" },
-      { "hz", "HZ", "the grid's rate (default: the median interval between samples)" },
+      { "hz", "HZ", "the grid's rate (default: the samples' own step)" },
       { "max-w", "W", "the most one GPU can draw (default 4000); readings outside [0, W] are left out" },
       { "strict", NULL, "every warning (rows out of order, repeated rows, readings out of range) is an error" },
       { "threads", "N", "GPUs analysed at once (default: the machine's cores)" },
