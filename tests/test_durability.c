@@ -465,6 +465,47 @@ Test(summarize, nul_padding_at_the_end_is_ignored, .timeout = 120)
     expect_power_kept(out);
 }
 
+/* Keeps of dir/power.csv its header and the two rows (one tick: both ranks at one time) in the middle of its rows. */
+static void keep_one_tick(const char *dir)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    char *csv = e2e_read(path), *rows[2] = { NULL, NULL };
+    cr_assert_not_null(csv, "%s", path);
+    int n = 0;
+    for (char *p = strchr(csv, '\n'); p && p[1]; p = strchr(p + 1, '\n'))
+        n++;
+    cr_assert_geq(n, 10, "%s: %d rows", path, n);
+    char *p = strchr(csv, '\n') + 1, *head_end = p;
+    for (int i = 0; i < n / 4 * 2; i++)   /* to an even row: the tick's first rank */
+        p = strchr(p, '\n') + 1;
+    rows[0] = p;
+    rows[1] = strchr(strchr(p, '\n') + 1, '\n') + 1;   /* past the second row */
+    size_t head = (size_t)(head_end - csv), body = (size_t)(rows[1] - rows[0]);
+    memmove(csv + head, rows[0], body);
+    put(dir, "power.csv", csv, head + body);
+    free(csv);
+}
+
+/* What the analysis says about power.csv after summarize_read has returned the trace names the file whole. Before
+ * 2026-12 the trace kept a pointer to a path on sz_power's stack, and the message printed the bytes of a frame gone
+ * (`\xff\xff\xff\xffower.csv: the time column does not advance`; ASan: stack-use-after-return). */
+Test(summarize, a_message_about_power_csv_names_it_whole, .timeout = 120)
+{
+    const char *out = killed_run();
+    keep_one_tick(out);   /* each GPU one sample: the grid cannot be found (analyze_grid) */
+    char *log;
+    int rc = summarize(out, &log);
+    char want[700];
+    snprintf(want, sizeof want, "gauntlet analyze: %s/power.csv: the time column does not advance", out);
+    cr_expect_eq(rc, 0, "%s", log);
+    cr_expect(log && strstr(log, want), "'%s' not in:\n%s", want, log);
+    free(log);
+    json_t *s = e2e_summary(out), *r0 = json_array_get(json_object_get(s, "runs"), 0);
+    cr_expect(json_is_null(json_object_get(r0, "power")), "a run's power from one tick");
+    json_decref(s);
+}
+
 /* 5000 ranks (past what fixed arrays held) are each counted. */
 Test(summarize, every_rank_of_5000_is_counted, .timeout = 60)
 {

@@ -1,6 +1,7 @@
 /* tests/test_failures.c: what the engine does when things go wrong — the supervisor killed with -9, SIGINT,
  * a worker that dies, a worker that hangs — with real processes and signals. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -76,6 +77,85 @@ Test(failures, sigint_stops_in_order_and_writes_the_summary, .timeout = 180)
     cr_assert_eq(e2e_count_events(out, "interrupted"), 1);
     cr_assert_eq(e2e_count_events(out, "worker_died"), 0, "workers stopped on request are not failures");
     cr_assert_eq(e2e_count_events(out, "worker_exit"), 3);
+}
+
+/* From dir/events.jsonl: the t_s of the first `interrupted` event (*stop_s, -1: none) and of the last `worker_exit`
+ * (*exit_s); the number of worker_died events; in why, the status of a worker_exit that was not its own exit 0. */
+static int stop_record(const char *dir, double *stop_s, double *exit_s, char *why, size_t n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    char *text = e2e_read(path);
+    cr_assert_not_null(text, "%s", path);
+    int died = 0;
+    *stop_s = *exit_s = -1;
+    why[0] = 0;
+    for (char *line = text, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+        *nl = 0;
+        json_t *o = json_loads(line, 0, NULL);
+        cr_assert_not_null(o, "%s: a line does not parse: %s", path, line);
+        const char *ev = json_string_value(json_object_get(o, "event")), *st = json_string_value(json_object_get(o, "status"));
+        double t = json_number_value(json_object_get(o, "t_s"));
+        if (strcmp(ev, "interrupted") == 0 && *stop_s < 0)
+            *stop_s = t;
+        if (strcmp(ev, "worker_exit") == 0) {
+            *exit_s = t;
+            if (!st || strcmp(st, "exit code 0") != 0)
+                snprintf(why, n, "rank %lld's worker ended by %s", (long long)json_integer_value(json_object_get(o, "rank")),
+                         st ? st : "(no status)");
+        }
+        died += strcmp(ev, "worker_died") == 0;
+        json_decref(o);
+    }
+    free(text);
+    return died;
+}
+
+/* SIGTERM at random moments of a short run with long modelled phases and checkpoints: every time, each worker leaves
+ * on the EXIT the supervisor sends at its end, at once, and the record says so. Before 2026-12, a worker that read
+ * that EXIT inside its run loop (it had not yet seen the stop) took it for a STOP and waited for a command that never
+ * came: about one stop in three took over 2 s, ended the healthy workers by SIGTERM and recorded them as
+ * `worker_died`, their clean-up skipped. */
+Test(failures, a_stop_at_any_moment_lets_every_worker_leave_on_its_exit, .timeout = 300)
+{
+    char ckpt[] = "/tmp/gauntlet-stop-ckpt-XXXXXX", text[1024];
+    cr_assert_not_null(mkdtemp(ckpt));
+    snprintf(text, sizeof text, "name: stops\nranks: 2\niterations: 120\nseed: 7\n"
+                                "workload:\n  gemm: {m: 4096, n: 4096, k: 4096, count: 64}\n"
+                                "  allreduce: {bytes: 256MiB, emulate_busbw: 100, emulate_ranks: 1024}\n"
+                                "  checkpoint: {every: 10, bytes: 4MiB, path: %s}\n"
+                                "power: {sample_hz: 100}\nmitigations:\n  - none\n  - filler: {floor: 80%%}\n", ckpt);
+    const char *sc = e2e_scenario(text);
+    unsigned seed = (unsigned)time(NULL);
+    srand(seed);
+    double slowest = 0;
+    for (int i = 0; i < 15; i++) {
+        const char *out = e2e_outdir();
+        pid_t p = e2e_start("/tmp/gauntlet-fail-stops.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
+        cr_assert_eq(e2e_wait_started(out, 1, 60), 0, "the run did not start; see /tmp/gauntlet-fail-stops.log");
+        double delay = 2.5 * rand() / RAND_MAX;
+        sleep_ns((uint64_t)(delay * 1e9));
+        cr_assert_eq(kill(p, SIGTERM), 0);
+        int rc = e2e_wait(p, 60);
+        cr_assert(rc == 1 || rc == 0, "stop %d (seed %u, SIGTERM %.2f s in): exit %d", i, seed, delay, rc);
+        double stop_s, exit_s;
+        char why[160];
+        int died = stop_record(out, &stop_s, &exit_s, why, sizeof why);
+        cr_expect_eq(died, 0, "stop %d (seed %u, SIGTERM %.2f s in): %d worker_died, workers stopped on request", i,
+                     seed, delay, died);
+        cr_expect_eq(why[0], 0, "stop %d (seed %u, SIGTERM %.2f s in): %s, not its own exit", i, seed, delay, why);
+        if (stop_s >= 0 && exit_s - stop_s > slowest)
+            slowest = exit_s - stop_s;
+        /* a stop takes a few tens of ms; the supervisor's SIGTERM comes 2 s after its EXIT (a run that ended before
+         * the signal has no stop to judge) */
+        cr_expect(stop_s < 0 || exit_s - stop_s < 1.5, "stop %d (seed %u, SIGTERM %.2f s in): the workers left %.2f s after it", i,
+                     seed, delay, exit_s - stop_s);
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "rm -rf '%.*s'", (int)(strlen(out) - 4), out);   /* the folder above run/ */
+        cr_assert_eq(system(cmd), 0);
+    }
+    cr_log_info("the slowest of 15 stops: %.3f s from the signal to the last worker's exit", slowest);
+    cr_expect_eq(rmdir(ckpt), 0, "a stopped run leaves its checkpoint files: %s", strerror(errno));
 }
 
 Test(failures, a_dead_worker_ends_the_run_with_exit_1, .timeout = 180)

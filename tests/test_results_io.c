@@ -391,6 +391,78 @@ Test(results_run, a_summary_that_cannot_be_written_is_exit_3_naming_it, .timeout
     cr_expect_eq(system(tmp), 0, "a temporary summary file left behind");
 }
 
+/* The last line of dir/events.jsonl, parsed (the test fails when there is none or it does not parse). */
+static json_t *last_event(const char *dir)
+{
+    char *text = read_in(dir, "events.jsonl");
+    size_t len = strlen(text);
+    cr_assert(len && text[len - 1] == '\n', "events.jsonl does not end in a whole line");
+    text[len - 1] = 0;
+    char *last = strrchr(text, '\n');
+    json_error_t err;
+    json_t *o = json_loads(last ? last + 1 : text, 0, &err);
+    cr_assert_not_null(o, "the last line does not parse (%s): %s", err.text, last ? last + 1 : text);
+    free(text);
+    return o;
+}
+
+/* The record agrees with the exit code: where summary.json cannot be written (here a folder in its place; a full
+ * disk alike) the run ends with exit 3, and so does the end line, its reason naming summary.json. Before 2026-12 the
+ * end line was written first and said "exit": 0, and `gauntlet view` showed the run as ended well. */
+Test(results_run, a_summary_that_cannot_be_written_ends_the_record_with_exit_3, .timeout = 60)
+{
+    const char *out = e2e_outdir();
+    char blocker[1200];
+    snprintf(blocker, sizeof blocker, "%s/summary.json/x", out);
+    cr_assert_eq(mkdir_p(blocker), 0);   /* rename(2) onto a folder that is not empty fails */
+    const char *path = e2e_scenario("name: noend\nranks: 2\niterations: 20\nseed: 4\n"
+                                    "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
+    int rc = e2e_run("/tmp/gauntlet-resio-noend.log",
+                     (const char *[]){ "run", path, "--backend", "sim", "--headless", "--out", out, NULL });
+    char *log = e2e_read("/tmp/gauntlet-resio-noend.log");
+    cr_expect_eq(rc, 3, "exit %d:\n%s", rc, log);
+    free(log);
+    cr_expect_eq(e2e_count_events(out, "end"), 1);
+    json_t *end = last_event(out);
+    const char *ev = json_string_value(json_object_get(end, "event")), *why = json_string_value(json_object_get(end, "reason"));
+    cr_expect(ev && strcmp(ev, "end") == 0, "the record does not end with its end line: %s", ev ? ev : "(no event)");
+    cr_expect_eq(json_integer_value(json_object_get(end, "exit")), 3, "the end line says exit %lld; the run's is 3",
+                 (long long)json_integer_value(json_object_get(end, "exit")));
+    cr_expect(why && strstr(why, "summary.json"), "the end line's reason: %s", why ? why : "null");
+    json_decref(end);
+}
+
+/* A summary.json that cannot be written is a failure (results_failed) but stops no append: the end line that follows
+ * it can say so. An append that fails still stops every later one. */
+Test(results_write, a_failed_summary_stops_no_append)
+{
+    const char *dir = tmpdir();
+    struct scenario *sc = scenario("nosum");
+    struct results r;
+    char err[512], blocker[600];
+    cr_assert_eq(results_open(&r, dir, sc, mono_ns(), err, sizeof err), 0, "%s", err);
+    snprintf(blocker, sizeof blocker, "%s/summary.json/x", dir);
+    cr_assert_eq(mkdir_p(blocker), 0);
+    json_t *sum = json_pack("{s:i}", "exit", 0);
+    cr_expect_eq(results_summary(&r, sum), -1);
+    json_decref(sum);
+    cr_assert_not_null(results_failed(&r));
+    cr_expect(strstr(results_failed(&r), "summary.json"), "%s", results_failed(&r));
+    cr_expect_eq(results_event(&r, mono_ns(), "end", json_pack("{s:i}", "exit", 3)), 0, "the end line after it");
+    int full = open("/dev/full", O_WRONLY);
+    cr_assert(full >= 0);
+    cr_assert_eq(dup2(full, r.events_fd), r.events_fd);
+    close(full);
+    cr_expect_eq(results_event(&r, mono_ns(), "lost", NULL), -1);
+    cr_expect_eq(results_event(&r, mono_ns(), "after", NULL), -1, "no append after a failed one");
+    cr_expect(strstr(results_failed(&r), "summary.json"), "the first failure stays the one said: %s", results_failed(&r));
+    results_close(&r);
+    char *ev = read_in(dir, "events.jsonl");
+    cr_expect(strstr(ev, "\"event\":\"end\",\"exit\":3"), "%s", ev);
+    free(ev);
+    free(sc);
+}
+
 /* A reading whose source stamps it (the driver's sample buffer, a modelled sensor's update) carries that time on the
  * run's clock in sample_t_s, the last column; one that is not stamped leaves it empty. */
 Test(results_write, a_stamped_reading_carries_its_own_time)

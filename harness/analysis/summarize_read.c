@@ -470,7 +470,10 @@ static int sz_copy(int fd, int64_t len, char *folder, size_t fn, char *copy, siz
 
 int sz_power(const char *dir, struct az_trace **tr, char *note, size_t noten, char *msg, size_t n)
 {
-    char path[1200], folder[PATH_MAX], copy[PATH_MAX + 16];
+    /* the trace keeps the path it was loaded from, to name it in what the analysis says later (after this returns):
+     * static, not on this frame (one summarize's trace at a time: summarize_dir frees it before it returns) */
+    static char path[1200], copy[PATH_MAX + 16];
+    char folder[PATH_MAX];
     struct az_opts ao = { .max_w = 4000 };
     *tr = NULL;
     snprintf(path, sizeof path, "%s/power.csv", dir);   /* sz_events checked that dir leaves room */

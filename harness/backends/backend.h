@@ -47,6 +47,7 @@ struct worker_ctx {
     struct ckpt_async *ckpt;   /* the background checkpoint writer (checkpoint.mode async) */
     int fp_pending;            /* an asynchronous fingerprint was started for iteration fp_iter */
     int64_t fp_iter;
+    int exit_asked;            /* an EXIT came while a run was in progress: the worker leaves once the run is left */
 };
 
 /* Reports a phase edge at t_ns (the backend calls it, since only it knows when its work really ran). */

@@ -95,13 +95,14 @@ static int results_fail(struct results *r, const char *file, int err)
  * the end of the last whole line, so that what was written before stays valid. 0, or -1 (the run's failure). */
 static int results_write(struct results *r, int fd, off_t *off, const char *file, const void *buf, size_t len)
 {
-    if (fd < 0 || r->failed)
+    if (fd < 0 || r->stopped)
         return -1;
     if (write_all(fd, buf, len) == 0) {
         *off += (off_t)len;
         return 0;
     }
     int e = errno;
+    r->stopped = 1;
     if (ftruncate(fd, *off) != 0 && errno != EINVAL)   /* EINVAL: not a regular file (a device): nothing to cut */
         gl_log("cannot cut %s/%s back to its last whole line: %s", r->dir, file, strerror(errno));
     return results_fail(r, file, e);
@@ -387,7 +388,7 @@ int results_power(struct results *r, uint64_t t_ns, int rank, const struct power
             r->send(1, row, (size_t)len);
         }
     }
-    if (r->power_fd < 0 || r->failed)
+    if (r->power_fd < 0 || r->stopped)
         return r->power_fd < 0 && r->forward ? 0 : -1;
     if (r->plen + (size_t)len > r->pcap) {
         r->pcap = r->pcap ? 2 * r->pcap : 65536;
@@ -443,7 +444,7 @@ int results_append(struct results *r, int power, const char *text, size_t len)
 int results_flush(struct results *r)
 {
     if (!r->plen)
-        return r->failed ? -1 : 0;
+        return r->stopped ? -1 : 0;
     int rc = results_write(r, r->power_fd, &r->power_off, r->power_name, r->pbuf, r->plen);
     r->plen = 0;
     return rc;

@@ -23,7 +23,8 @@ struct results {
     size_t plen, pcap;
     off_t events_off, power_off;   /* the bytes written whole: a failed write is cut back to them */
     int lock_fd;          /* <dir>/.lock, held (flock) while the run writes the folder */
-    int failed;           /* a write failed: the run must end (results_failed); later writes are not tried */
+    int failed;           /* a write failed: the run must end (results_failed) */
+    int stopped;          /* an append failed: later appends are not tried (a summary.json that failed stops none) */
     char why[320];        /* the first failure: the file and the OS error */
     uint64_t t0_ns;       /* t_s = 0 */
     uint64_t events;      /* lines written */
@@ -84,7 +85,8 @@ int results_flush(struct results *r);
 int results_append(struct results *r, int power, const char *text, size_t len);
 /* Returns the first write failure ("cannot write DIR/FILE: OS error"), or NULL while every write succeeded. A write
  * that fails leaves its file ending at its last whole line (a short write is cut back) and stops every further write
- * to events.jsonl and power.csv (each results_* write is then -1); the run must end (exit 3). */
+ * to events.jsonl and power.csv (each results_* write is then -1); the run must end (exit 3). A summary.json that
+ * cannot be written stops no append: the end line that follows it says so. */
 const char *results_failed(const struct results *r);
 /* A node other than 0, forward: nodes: sends node 0 what its fold still holds (before its end record). */
 void results_forward_flush(struct results *r);

@@ -188,25 +188,60 @@ static void run_cluster_figures(struct sup *s, json_t *summary)
     runcluster_json(s->res.cl, summary, s->sc, tdp, uncert);
 }
 
-/* The end line, and a results write that failed after the loop's last look (the end line), or after the run had
- * already failed for another reason: said here, and exit 3 (code and summary updated). */
-static void run_end_line(struct sup *s, json_t *summary, int *code)
+/* A results write that failed and is not yet said (after the loop's last look, the end line, or node 0's early
+ * summary): said here, and exit 3 (code and summary updated). */
+static void run_io_failed(struct sup *s, json_t *summary, int *code)
 {
-    results_event(&s->res, mono_ns(), "end", json_pack("{s:i, s:o}", "exit", *code, "reason",
-                                                       s->reason[0] ? json_string(s->reason) : json_null()));
-    if (results_failed(&s->res) && !s->io_failed) {
-        gl_log("%s", results_failed(&s->res));
-        s->io_failed = 1;
-        *code = EXIT_ENV;
-        json_object_set_new(summary, "exit", json_integer(*code));
-        if (!s->reason[0]) {
-            str_copy(s->reason, sizeof s->reason, results_failed(&s->res));
-            json_object_set_new(summary, "stopped", json_string(s->reason));
-        }
-        if (!s->stop)
-            s->stop = SUP_STOP_RESULTS;
-        json_object_set_new(summary, "stop", json_string(s->stop));
+    if (!results_failed(&s->res) || s->io_failed)
+        return;
+    gl_log("%s", results_failed(&s->res));
+    s->io_failed = 1;
+    *code = EXIT_ENV;
+    json_object_set_new(summary, "exit", json_integer(*code));
+    if (!s->reason[0]) {
+        str_copy(s->reason, sizeof s->reason, results_failed(&s->res));
+        json_object_set_new(summary, "stopped", json_string(s->reason));
     }
+    if (!s->stop)
+        s->stop = SUP_STOP_RESULTS;
+    json_object_set_new(summary, "stop", json_string(s->stop));
+}
+
+/* Writes the end line: the exit code the run ends with, and why. 0, or -1 when it could not be written. */
+static int run_end_line(struct sup *s, int code)
+{
+    return results_event(&s->res, mono_ns(), "end", json_pack("{s:i, s:o}", "exit", code, "reason",
+                                                             s->reason[0] ? json_string(s->reason) : json_null()));
+}
+
+/* Node 0: summary.json first, then the end line, which so carries the exit code the run really ends with (3 where
+ * summary.json could not be written: the record never says 0 for it). An end line that cannot be written is exit 3
+ * too: summary.json is written again saying so, or, where even that fails, removed rather than left saying the code
+ * it had (`gauntlet summarize` rebuilds one from the record). */
+static void run_record_end(struct sup *s, json_t *summary, int *code)
+{
+    run_io_failed(s, summary, code);   /* a failure since the loop's last look: in the summary too */
+    int had = results_failed(&s->res) != NULL, wrote = results_summary(&s->res, summary) == 0;
+    if (!wrote) {   /* results_failed is set: the first failure is said here */
+        *code = EXIT_ENV;
+        s->io_failed = 1;
+        if (!had) {
+            gl_log("%s", results_failed(&s->res));
+            if (!s->reason[0])
+                str_copy(s->reason, sizeof s->reason, results_failed(&s->res));
+        }
+    }
+    if (run_end_line(s, *code) == 0 || !wrote || s->io_failed)
+        return;   /* written; or no summary on disk; or one that already says exit 3 (appends were stopped before) */
+    run_io_failed(s, summary, code);
+    if (results_summary(&s->res, summary) == 0)
+        return;
+    char path[sizeof s->res.dir + 16];
+    snprintf(path, sizeof path, "%s/summary.json", s->res.dir);
+    if (unlink(path) != 0)
+        gl_log("cannot remove %s, which says an exit other than 3: %s", path, strerror(errno));
+    else
+        gl_log("%s removed: it said an exit other than 3, and the record has no end line", path);
 }
 
 static int sup_finish(struct sup *s, const char *started)
@@ -226,24 +261,15 @@ static int sup_finish(struct sup *s, const char *started)
                                        * may kill this process before the other nodes' records come; a failed
                                        * write is said below */
         results_summary(&s->res, summary);
-    if (s->node != 0)   /* its end line before its end record: node 0 may end the job once it has every record */
-        run_end_line(s, summary, &code);
+    if (s->node != 0) {   /* its end line before its end record: node 0 may end the job once it has every record */
+        run_end_line(s, code);
+        run_io_failed(s, summary, &code);
+    }
     supc_end(s, summary);   /* several nodes: every node's figures into node 0's summary */
     if (s->node == 0 && s->res.cl)   /* forward: nodes: the cluster's summed power per run, once every node's is in */
         run_cluster_figures(s, summary);
     if (s->node == 0)
-        run_end_line(s, summary, &code);
-    if (s->node == 0) {
-        int had = results_failed(&s->res) != NULL;
-        if (results_summary(&s->res, summary) != 0) {   /* results_failed is set: the first failure is said here */
-            code = EXIT_ENV;
-            if (!had) {
-                gl_log("%s", results_failed(&s->res));
-                if (!s->reason[0])
-                    str_copy(s->reason, sizeof s->reason, results_failed(&s->res));
-            }
-        }
-    }
+        run_record_end(s, summary, &code);
     if (view) {   /* the terminal is the table's again */
         s->res.view = NULL;
         view->stop(view->ctx);

@@ -2,6 +2,7 @@
  * signalfd, sampling through a timerfd; worker events are drained from their rings on every wake. */
 #include "sup.h"
 
+#include <errno.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -295,9 +296,13 @@ void sup_stop_workers(struct sup *s)
         double waited = (double)(now - t) * 1e-9;
         if (waited > 2 && !sent_term) {
             sent_term = 1;
-            for (int k = 0; k < s->nslots; k++)
-                if (s->alive[k])
-                    kill(s->pid[k], SIGTERM);
+            for (int k = 0; k < s->nslots; k++) {
+                if (!s->alive[k])
+                    continue;
+                s->expect_exit[k] = 1;   /* ended by the supervisor at its end: worker_exit, not worker_died */
+                if (kill(s->pid[k], SIGTERM) != 0 && errno != ESRCH)
+                    SYSERR("kill(worker, SIGTERM)");
+            }
         }
         if (waited > 4)
             for (int k = 0; k < s->nslots; k++)

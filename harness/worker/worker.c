@@ -344,18 +344,21 @@ static int worker_restore(struct worker_ctx *w, const struct wcmd *cmd)
     return -1;
 }
 
-/* Reads the commands waiting; returns 1 when the run in progress must stop (STOP, EXIT or abort). */
+/* Reads the commands waiting; returns 1 when the run in progress must stop (STOP, EXIT or abort). An EXIT is kept
+ * (exit_asked): the supervisor sends it once, at its end, and waits for the worker to leave. */
 static int worker_commands(struct worker_ctx *w)
 {
     struct wcmd c;
     int stop = shm_aborted(w->shm);
-    while (ring_pop(&w->ctl->cmd, &c)) {
+    while (!w->exit_asked && ring_pop(&w->ctl->cmd, &c)) {
+        if (c.type == CMD_EXIT)
+            w->exit_asked = 1;
         if (c.type == CMD_STOP || c.type == CMD_EXIT)
             stop = 1;
         else if (c.type == CMD_INJECT && c.arg >= 0 && c.arg < w->sc->n_faults && w->n_pending < SC_MAX_FAULTS)
             w->pending[w->n_pending++] = c.arg;
     }
-    return stop;
+    return stop || w->exit_asked;
 }
 
 /* The live view's `m` and `p` act at an iteration boundary the supervisor picks, the same for every rank, so
@@ -562,6 +565,8 @@ int worker_main(int argc, char **argv)
         }
         if (c.type == CMD_RUN)
             worker_run(&w, &c);
+        if (w.exit_asked)   /* the run loop read it: no second one comes */
+            break;
     }
     ckpt_async_stop(w.ckpt);
     w.ops->fini(w.b);
