@@ -346,7 +346,17 @@ static void expect_power_kept(const char *dir)
               "the run's power was dropped: %s", log);
     cr_expect(!json_object_get(s, "power_note"), "%s", json_string_value(json_object_get(s, "power_note")));
     json_decref(s);
+    cr_expect(strstr(log, "/power.csv: ") && strstr(log, "ignored"), "what was ignored is said, naming the file:\n%s", log);
+    cr_expect(!strstr(log, "gauntlet-summarize-"), "read in place, never from a copy:\n%s", log);
     free(log);
+    /* analyze reads the folder as summarize does (until 2026-11-29: exit 2, "expected 12 columns, got 11") */
+    char alog[700];
+    snprintf(alog, sizeof alog, "%s.analyze.log", dir);
+    rc = e2e_run(alog, (const char *[]){ "analyze", dir, NULL });
+    char *text = e2e_read(alog);
+    cr_expect_eq(rc, 0, "analyze of a folder a kill left: exit %d\n%s", rc, text);
+    cr_expect(text && strstr(text, "ignored"), "%s", text);
+    free(text);
 }
 
 /* A run that ended said which stretch it analysed (run_end's analysed_s: its warm-up left out): summarize's power
@@ -487,8 +497,8 @@ static void keep_one_tick(const char *dir)
     free(csv);
 }
 
-/* What the analysis says about power.csv after summarize_read has returned the trace names the file whole. Before
- * 2026-12 the trace kept a pointer to a path on sz_power's stack, and the message printed the bytes of a frame gone
+/* What the analysis says about power.csv after summarize_read has returned the trace names the file whole. Until
+ * 2026-11-29 the trace kept a pointer to a path on sz_power's stack, and the message printed the bytes of a frame gone
  * (`\xff\xff\xff\xffower.csv: the time column does not advance`; ASan: stack-use-after-return). */
 Test(summarize, a_message_about_power_csv_names_it_whole, .timeout = 120)
 {

@@ -27,6 +27,10 @@ struct az_trace;
 /* Reads and checks the trace at path (its warnings said once; --strict makes them errors); NULL with *rc the exit
  * code when it cannot be used. */
 struct az_trace *analyze_load(const struct az_opts *o, const char *path, int *rc);
+/* As analyze_load, of a file a killed or crashed run may have left cut: the rows that end with a newline, a last row
+ * without one and NUL bytes at the end (what a kill or a crash leaves) ignored and said on stderr; a file with no
+ * whole row is EXIT_INPUT, said. */
+struct az_trace *analyze_load_rows(const struct az_opts *o, const char *path, int *rc);
 void analyze_free(struct az_trace *tr);
 /* Moves every sample of tr earlier by by_ns (a trace of wall-clock timestamps onto a run's own clock). Returns 1 when
  * tr's times are timestamps with a date, 0 when they are seconds (nothing moved). */

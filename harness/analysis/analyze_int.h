@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "analysis.h"
 
 struct az_sample {
@@ -34,7 +36,16 @@ struct az_trace {
     char column[48];           /* the power column's name as the header gives it */
     int averaged;              /* that column is a 1 s average on Ampere and newer GPUs (nvidia-smi's power.draw, DCGM's
                                 * field 155), not an instantaneous reading */
+    int64_t whole;             /* > 0: read only the rows that end within the first `whole` bytes (analyze_load_rows) */
 };
+
+/* The warnings' names in the JSON (analyze.c). */
+extern const char *const az_warn_names[AZW_N];
+/* Prints the analysis of tr (res: its GPUs' then the sum's, proj the projection; m points dt apart; median_hz, merged:
+ * the grid's) named path: JSON (json; into *json_out where given) or the table (analyze_print.c). 0, or EXIT_ENV when
+ * stdout fails. */
+int az_print(const char *path, const struct az_trace *tr, const struct an_result *res, const struct an_projection *proj,
+             size_t m, double dt, double median_hz, size_t merged, int json, int64_t gpus, json_t **json_out);
 
 /* What an averaged power column means for the figures. */
 #define AZ_AVERAGED_NOTE                                                                                            \
@@ -45,7 +56,8 @@ struct az_trace {
 /* The most points a GPU's grid may have (analyze_grid.c): 11.5 days at 1 kHz, 115 days at 100 Hz. */
 #define AZ_MAX_POINTS 1e9
 
-/* The grid of a trace: hz when > 0, else its median interval (a whole number of hertz within 1 %). 0, or EXIT_INPUT. */
+/* The grid of a trace: hz when > 0, else the mean interval around the median (a whole number of hertz within 1 %), its
+ * points at the samples' mean phase. 0, or EXIT_INPUT. */
 int az_grid(const struct az_trace *tr, double hz, int64_t t0, struct an_grid *g, double *median_hz);
 /* The points of grid g from t0 to t1 (ns) into *m, when at most AZ_MAX_POINTS and when the analysis of tr on them fits
  * in half the memory this process may use, on *threads threads (0: the machine's cores), lowered to fit. 0, or

@@ -179,7 +179,9 @@ static int az_rundir(const struct az_opts *o, const char *dir, const char *trace
     snprintf(csv, sizeof csv, "%s", trace ? trace : dir);   /* each fits: analyze_main checked them */
     if (!trace)
         snprintf(csv, sizeof csv, "%s/power.csv", dir);
-    struct az_trace *tr = analyze_load(o, csv, &rc);   /* read once: each run is a window of it */
+    /* read once: each run is a window of it; a results folder's own power.csv is read to its last whole row (a kill or
+     * a crash may leave a row cut short, NUL bytes at the end: said, ignored), an outside trace whole */
+    struct az_trace *tr = trace ? analyze_load(o, csv, &rc) : analyze_load_rows(o, csv, &rc);
     if (!tr) {
         free(runs);
         return rc;

@@ -426,54 +426,11 @@ void sz_record_free(struct sz_record *z)
     memset(z, 0, sizeof *z);
 }
 
-/* Copies the first len bytes of fd into a new file in a new folder under $TMPDIR (copy: its path, folder: the
- * folder's), counting its lines. 0, or -1 with msg. */
-static int sz_copy(int fd, int64_t len, char *folder, size_t fn, char *copy, size_t cn, long *lines, char *msg, size_t n)
-{
-    const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    folder[0] = copy[0] = 0;
-    int too_long = snprintf(folder, fn, "%s/gauntlet-summarize-XXXXXX", tmp) >= (int)fn;
-    if (too_long || !mkdtemp(folder)) {
-        snprintf(msg, n, "cannot make a folder under %s for power.csv's whole rows: %s", tmp,
-                 too_long ? "path too long" : strerror(errno));
-        folder[0] = 0;
-        return -1;
-    }
-    snprintf(copy, cn, "%s/power.csv", folder);
-    int out = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    char *buf = xmalloc(1 << 20);
-    int64_t at = 0;
-    int e = out < 0 ? errno : 0;
-    *lines = 0;
-    while (!e && at < len) {
-        size_t k = len - at > (1 << 20) ? (1 << 20) : (size_t)(len - at);
-        ssize_t got = pread(fd, buf, k, (off_t)at);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0) {
-            e = got < 0 ? errno : EIO;
-            break;
-        }
-        for (ssize_t i = 0; i < got; i++)
-            *lines += buf[i] == '\n';
-        if (write_all(out, buf, (size_t)got) != 0)
-            e = errno;
-        at += got;
-    }
-    free(buf);
-    if (out >= 0 && close(out) != 0 && !e)
-        e = errno;
-    if (e)
-        snprintf(msg, n, "cannot copy power.csv's whole rows to %s: %s", copy, strerror(e));
-    return e ? -1 : 0;
-}
-
 int sz_power(const char *dir, struct az_trace **tr, char *note, size_t noten, char *msg, size_t n)
 {
     /* the trace keeps the path it was loaded from, to name it in what the analysis says later (after this returns):
      * static, not on this frame (one summarize's trace at a time: summarize_dir frees it before it returns) */
-    static char path[1200], copy[PATH_MAX + 16];
-    char folder[PATH_MAX];
+    static char path[1200];
     struct az_opts ao = { .max_w = 4000 };
     *tr = NULL;
     snprintf(path, sizeof path, "%s/power.csv", dir);   /* sz_events checked that dir leaves room */
@@ -484,36 +441,17 @@ int sz_power(const char *dir, struct az_trace **tr, char *note, size_t noten, ch
         return missing ? 0 : rc;
     }
     int64_t size, whole, content;
-    long lines = 0;
     if (sz_tail(fileno(f), &size, &whole, &content) != 0) {
         snprintf(msg, n, "%s: cannot read: %s", path, strerror(errno));
         fclose(f);
         return EXIT_ENV;
     }
-    if (whole == size) {   /* whole rows only: analyze reads it as it is */
-        fclose(f);
-        *tr = analyze_load(&ao, path, &rc);
-    } else if (whole == 0) {
-        fclose(f);
+    fclose(f);
+    /* its whole rows, read in place (a row cut short and NUL bytes at the end: said, ignored) */
+    if (whole > 0)
+        *tr = analyze_load_rows(&ao, path, &rc);
+    else
         gl_log("%s: no whole row (no newline%s): ignored", path, size > content ? "; NUL bytes at its end" : "");
-    } else {
-        rc = sz_copy(fileno(f), whole, folder, sizeof folder, copy, sizeof copy, &lines, msg, n);
-        fclose(f);
-        if (rc == 0) {
-            if (content > whole)
-                gl_log("%s:%ld: its last row has no newline (cut short when the run was killed): ignored", path, lines + 1);
-            if (size > content)
-                gl_log("%s: %lld NUL byte(s) at its end (what a crash leaves): ignored", path, (long long)(size - content));
-            gl_log("%s: its whole rows are read from a copy, %s", path, copy);
-            *tr = analyze_load(&ao, copy, &rc);
-        }
-        if (copy[0] && unlink(copy) != 0 && errno != ENOENT)
-            gl_log("cannot remove %s: %s", copy, strerror(errno));
-        if (folder[0] && rmdir(folder) != 0)
-            gl_log("cannot remove %s: %s", folder, strerror(errno));
-        if (rc < 0)
-            return EXIT_ENV;
-    }
     if (!*tr)
         snprintf(note, noten, "%s", whole ? "power.csv could not be read as a power trace (said above): the runs' power "
                                             "is null" : "power.csv has no whole row: the runs' power is null");
