@@ -784,3 +784,58 @@ Test(killed, analyze_reports_a_run_without_power_rows_and_analyses_the_rest, .ti
     /* the killed run alone has nothing to analyse: exit 2 */
     cr_expect_eq(e2e_run("/tmp/gauntlet-az-killed.log", (const char *[]){ "analyze", dir, "--run", "2", NULL }), 2);
 }
+
+/* The pid of a child that has exited and been reaped: a writer that is gone. */
+static pid_t dead_pid(void)
+{
+    pid_t p = fork();
+    cr_assert_geq(p, 0);
+    if (p == 0)
+        _exit(0);
+    cr_assert_eq(waitpid(p, NULL, 0), p);
+    return p;
+}
+
+/* Whether dir/name exists. */
+static int there(const char *dir, const char *name)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* A kill during the summary's write leaves summary.json.tmp.PID (write_file_atomic's temp file): a run into the
+ * folder (once it holds the lock) and summarize remove it when its writer is gone, and keep one whose writer is
+ * alive and files of other names. It stayed for good. */
+Test(killed, a_dead_writers_summary_temp_file_is_removed, .timeout = 60)
+{
+    char dead[64], live[64];
+    snprintf(dead, sizeof dead, "summary.json.tmp.%d", (int)dead_pid());
+    snprintf(live, sizeof live, "summary.json.tmp.%d", (int)getppid());   /* alive: whoever started this test */
+    const char *dir = killed_as_run_2_began();
+    put(dir, dead, "{\"partial", 9);
+    put(dir, live, "{\"partial", 9);
+    put(dir, "summary.json.tmp.x1", "keep\n", 5);
+    char *log;
+    cr_assert_eq(summarize(dir, &log), 0, "%s", log);
+    cr_expect(strstr(log, "removed the summary.json.tmp.PID"), "%s", log);
+    free(log);
+    cr_expect(!there(dir, dead), "%s stayed after summarize", dead);
+    cr_expect(there(dir, live), "a live writer's temp file was removed");
+    cr_expect(there(dir, "summary.json.tmp.x1"), "a file of another name was removed");
+
+    const char *dir2 = tmpdir();
+    snprintf(dead, sizeof dead, "report.svg.tmp.%d", (int)dead_pid());
+    put(dir2, "summary.json.tmp.1", "{\"partial", 9);   /* pid 1 is alive: kept */
+    put(dir2, dead, "<svg", 4);
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    char err[512];
+    cr_assert_eq(scenario_load_string("name: x\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n"
+                                      "  allreduce: {bytes: 1MiB}\n", "x.yaml", sc, err, sizeof err), 0, "%s", err);
+    struct results r;
+    cr_assert_eq(results_open(&r, dir2, sc, mono_ns(), err, sizeof err), 0, "%s", err);
+    results_close(&r);
+    cr_expect(!there(dir2, dead), "%s stayed after a run took the folder", dead);
+    cr_expect(there(dir2, "summary.json.tmp.1"), "a live writer's temp file was removed");
+    free(sc);
+}

@@ -257,6 +257,12 @@ int summarize_dir(const char *dir, int force, char *msg, size_t msgn)
     int rc = sz_existing(path, force, msg, msgn);
     if (rc)
         return rc;
+    /* a kill during a summary's write leaves summary.json.tmp.PID: gone with its writer (one alive may rename it) */
+    static const char *const tmp_of[] = { "summary.json", NULL };
+    int swept = 0;
+    char sweep_why[1300];
+    if (dir_sweep_tmp(dir, tmp_of, &swept, sweep_why, sizeof sweep_why) != 0)
+        gl_log("warning: %s", sweep_why);
     struct sz_record z;
     struct az_trace *tr = NULL;
     rc = sz_events(dir, &z, msg, msgn);
@@ -277,8 +283,9 @@ int summarize_dir(const char *dir, int force, char *msg, size_t msgn)
         snprintf(msg, msgn, "cannot write %s: %s", path, strerror(errno));
         rc = EXIT_ENV;
     } else {
-        snprintf(msg, msgn, "%s: rebuilt (incomplete): %d run(s), %zu fault event(s); %s", path, nrun,
-                 json_array_size(z.faults), z.ended ? "the run had ended" : "the run was killed before its end");
+        snprintf(msg, msgn, "%s: rebuilt (incomplete): %d run(s), %zu fault event(s); %s%s", path, nrun,
+                 json_array_size(z.faults), z.ended ? "the run had ended" : "the run was killed before its end",
+                 swept ? "; removed the summary.json.tmp.PID a killed writer left" : "");
     }
     free(text);
     json_decref(out);
