@@ -766,3 +766,127 @@ Test(summarize, a_killed_cluster_run_gets_its_summed_power_back, .timeout = 60)
               "the row a billion seconds on is said");
     json_decref(s);
 }
+
+/* A record of two runs on one rank, killed just after the second began: the first (none) ended with a second of
+ * power rows, the second (filler) has a run_begin and no power row yet. */
+static const char *killed_as_run_2_began(void)
+{
+    const char *dir = record("{\"t_s\":0,\"event\":\"start\",\"scenario\":\"k\",\"backend\":\"sim\",\"ranks\":1}\n"
+                             "{\"t_s\":0.0,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":5}\n"
+                             "{\"t_s\":1.0,\"event\":\"run_end\",\"run\":0,\"mitigation\":\"none\",\"complete\":true}\n"
+                             "{\"t_s\":1.0,\"event\":\"run_begin\",\"run\":1,\"mitigation\":\"filler\",\"iterations\":5}\n");
+    size_t cap = 1 << 16, len = 0;
+    char *csv = xmalloc(cap);
+    len = (size_t)snprintf(csv, cap, "t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w,sample_t_s\n");
+    for (int i = 1; i < 100; i++)   /* up to 0.99 s: none in the second run's time */
+        len += (size_t)snprintf(csv + len, cap - len, "%.6f,0,%.2f,compute,,,,,,0,,\n", i * 0.01, (i / 10) % 2 ? 300.0 : 100.0);
+    put(dir, "power.csv", csv, len);
+    free(csv);
+    return dir;
+}
+
+/* A run killed before its first power row: summarize leaves its power null with power_note saying why (it was
+ * null without a word); the run before it keeps its power. */
+Test(killed, a_run_without_power_rows_gets_a_power_note_in_summarize, .timeout = 60)
+{
+    const char *dir = killed_as_run_2_began();
+    char *log;
+    int rc = summarize(dir, &log);
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    json_t *s = e2e_summary(dir), *runs = json_object_get(s, "runs");
+    cr_assert_eq(json_array_size(runs), 2);
+    cr_expect(json_is_object(json_object_get(json_array_get(runs, 0), "power")), "the ended run's power");
+    json_t *r1 = json_array_get(runs, 1);
+    cr_expect(json_is_null(json_object_get(r1, "power")));
+    const char *note = json_string_value(json_object_get(r1, "power_note"));
+    cr_expect(note && strstr(note, "no power row"), "power_note: %s", note ? note : "(none)");
+    json_decref(s);
+}
+
+/* `analyze RUNDIR` of that record analyses the run that ended and says the killed one has no power (power null and
+ * power_note in --json; a line in text), exit 0 with a warning. It was exit 2 with nothing printed under --json. */
+Test(killed, analyze_reports_a_run_without_power_rows_and_analyses_the_rest, .timeout = 60)
+{
+    const char *dir = killed_as_run_2_began();
+    char out[600];
+    snprintf(out, sizeof out, "%s/az.json", dir);
+    int rc = e2e_wait(e2e_start_to(out, "/tmp/gauntlet-az-killed.log", (const char *[]){ "analyze", dir, "--json", NULL }), 60);
+    char *log = e2e_read("/tmp/gauntlet-az-killed.log");
+    cr_expect_eq(rc, 0, "%s", log);
+    cr_expect(log && strstr(log, "warning: 1 run(s) killed before their end"), "%s", log);
+    free(log);
+    json_error_t err;
+    json_t *a = json_load_file(out, 0, &err);
+    cr_assert(json_is_array(a), "--json printed no array: %s", err.text);
+    cr_assert_eq(json_array_size(a), 2);
+    cr_expect(json_is_object(json_object_get(json_array_get(a, 0), "aggregate")), "run 1 analysed");
+    json_t *r2 = json_array_get(a, 1);
+    cr_expect_eq(json_integer_value(json_object_get(r2, "run")), 2);
+    cr_expect(json_is_null(json_object_get(r2, "power")));
+    const char *note = json_string_value(json_object_get(r2, "power_note"));
+    cr_expect(note && strstr(note, "no power row"), "power_note: %s", note ? note : "(none)");
+    json_decref(a);
+    rc = e2e_run("/tmp/gauntlet-az-killed.log", (const char *[]){ "analyze", dir, NULL });
+    log = e2e_read("/tmp/gauntlet-az-killed.log");
+    cr_expect_eq(rc, 0, "%s", log);
+    cr_expect(log && strstr(log, "power: none (no samples (no power row"), "%s", log);
+    free(log);
+    /* the killed run alone has nothing to analyse: exit 2 */
+    cr_expect_eq(e2e_run("/tmp/gauntlet-az-killed.log", (const char *[]){ "analyze", dir, "--run", "2", NULL }), 2);
+}
+
+/* The pid of a child that has exited and been reaped: a writer that is gone. */
+static pid_t dead_pid(void)
+{
+    pid_t p = fork();
+    cr_assert_geq(p, 0);
+    if (p == 0)
+        _exit(0);
+    cr_assert_eq(waitpid(p, NULL, 0), p);
+    return p;
+}
+
+/* Whether dir/name exists. */
+static int there(const char *dir, const char *name)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* A kill during the summary's write leaves summary.json.tmp.PID (write_file_atomic's temp file): a run into the
+ * folder (once it holds the lock) and summarize remove it when its writer is gone, and keep one whose writer is
+ * alive and files of other names. It stayed for good. */
+Test(killed, a_dead_writers_summary_temp_file_is_removed, .timeout = 60)
+{
+    char dead[64], live[64];
+    snprintf(dead, sizeof dead, "summary.json.tmp.%d", (int)dead_pid());
+    snprintf(live, sizeof live, "summary.json.tmp.%d", (int)getppid());   /* alive: whoever started this test */
+    const char *dir = killed_as_run_2_began();
+    put(dir, dead, "{\"partial", 9);
+    put(dir, live, "{\"partial", 9);
+    put(dir, "summary.json.tmp.x1", "keep\n", 5);
+    char *log;
+    cr_assert_eq(summarize(dir, &log), 0, "%s", log);
+    cr_expect(strstr(log, "removed the summary.json.tmp.PID"), "%s", log);
+    free(log);
+    cr_expect(!there(dir, dead), "%s stayed after summarize", dead);
+    cr_expect(there(dir, live), "a live writer's temp file was removed");
+    cr_expect(there(dir, "summary.json.tmp.x1"), "a file of another name was removed");
+
+    const char *dir2 = tmpdir();
+    snprintf(dead, sizeof dead, "report.svg.tmp.%d", (int)dead_pid());
+    put(dir2, "summary.json.tmp.1", "{\"partial", 9);   /* pid 1 is alive: kept */
+    put(dir2, dead, "<svg", 4);
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    char err[512];
+    cr_assert_eq(scenario_load_string("name: x\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n"
+                                      "  allreduce: {bytes: 1MiB}\n", "x.yaml", sc, err, sizeof err), 0, "%s", err);
+    struct results r;
+    cr_assert_eq(results_open(&r, dir2, sc, mono_ns(), err, sizeof err), 0, "%s", err);
+    results_close(&r);
+    cr_expect(!there(dir2, dead), "%s stayed after a run took the folder", dead);
+    cr_expect(there(dir2, "summary.json.tmp.1"), "a live writer's temp file was removed");
+    free(sc);
+}

@@ -736,3 +736,56 @@ Test(report, a_fifo_or_folder_in_rundir_is_exit_2_at_once, .timeout = 120)
             free(log);
         }
 }
+
+/* A run stopped early (summary.json's complete: false, stop: signal) is marked "*" and its cost against none left
+ * out ("-"), the record's stop is said; a rebuilt summary says the record is incomplete. Both were ordinary rows,
+ * filler's +10.1 % energy and +1.9 % time a comparison. */
+Test(report, a_run_that_ended_early_is_marked_and_not_compared, .timeout = 60)
+{
+    static const char *const sums[2] = {
+        "{\"scenario\": \"x\", \"exit\": 1, \"stop\": \"signal\", \"stopped\": \"stopped by Terminated\", \"runs\": [",
+        "{\"scenario\": \"x\", \"incomplete\": true, \"rebuilt_by\": \"gauntlet summarize\", \"stopped\": \"killed before "
+        "its end: no end event\", \"runs\": [",
+    };
+    for (int k = 0; k < 2; k++) {
+        char dir[64] = "/tmp/gauntlet-report-cut-XXXXXX", path[200], text[1024], *log;
+        cr_assert_not_null(mkdtemp(dir));
+        snprintf(path, sizeof path, "%s/summary.json", dir);
+        snprintf(text, sizeof text, "%s{\"run\": 0, \"mitigation\": \"none\", \"label\": \"none\", \"complete\": true, "
+                 "\"vs_none\": {\"energy_overhead_pct\": 0, \"iteration_overhead_pct\": 0}}, "
+                 "{\"run\": 1, \"mitigation\": \"filler\", \"label\": \"filler\", \"complete\": false, "
+                 "\"vs_none\": {\"energy_overhead_pct\": 10.125, \"iteration_overhead_pct\": 1.875}}]}\n", sums[k]);
+        put_text(path, text);
+        int rc = report_of(dir, &log);
+        cr_expect_eq(rc, 0, "%s", log);
+        const char *row = log ? strstr(log, "\nfiller*") : NULL;
+        cr_expect(row, "the run that ended early is not marked:\n%s", log);
+        const char *eol = row ? strchr(row + 1, '\n') : NULL;
+        cr_expect(row && eol && !memmem(row, (size_t)(eol - row), "10.1", 4) && !memmem(row, (size_t)(eol - row), "1.9", 3),
+                  "its cost against none is shown:\n%s", log);
+        cr_expect(log && strstr(log, "(*: ended early"), "%s", log);
+        cr_expect(log && strstr(log, k ? "record incomplete: killed before its end" : "run stopped early (stop: signal, exit 1)"),
+                  "%s", log);
+        char *txt = NULL;
+        snprintf(path, sizeof path, "%s/report.txt", dir);
+        txt = e2e_read(path);
+        cr_expect(txt && strstr(txt, "filler*") && strstr(txt, k ? "record incomplete" : "run stopped early"), "%s", txt);
+        free(txt);
+        free(log);
+    }
+}
+
+/* A killed run's folder without summary.json (events.jsonl there) is told to run `gauntlet summarize` first, exit 2
+ * (it asked whether the folder was a results folder at all). */
+Test(report, a_killed_folder_without_a_summary_says_summarize_first, .timeout = 60)
+{
+    char dir[64] = "/tmp/gauntlet-report-cut-XXXXXX", path[200], *log;
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    put_text(path, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"x\",\"backend\":\"sim\",\"ranks\":1}\n");
+    cr_expect_eq(report_of(dir, &log), 2, "%s", log);
+    char want[200];
+    snprintf(want, sizeof want, "run `gauntlet summarize %s` first", dir);
+    cr_expect(log && strstr(log, want), "'%s' not in:\n%s", want, log);
+    free(log);
+}

@@ -207,3 +207,31 @@ Test(tui_view, an_unknown_term_is_exit_3_suggesting_snapshot, .timeout = 60)
     cr_expect_eq(rc, 3, "exit %d:\n%s", rc, text);
     cr_expect(strstr(text, "TERM=bogus") && strstr(text, "--snapshot"), "%s", text);
 }
+
+/* A killed run's record (no end event, no power.csv): at its end the view says it was cut short, gives no time
+ * remaining and says power.csv is missing (on screen and on stderr). It showed [running] with a time remaining. */
+Test(tui_view, a_killed_record_shows_that_it_was_cut_short, .timeout = 60)
+{
+    char dir[64] = "/tmp/gauntlet-view-killed-XXXXXX", path[200];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"k\",\"backend\":\"sim\",\"ranks\":1,\"runs\":1,\"iterations\":100}\n"
+               "{\"t_s\":0.01,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\",\"iterations\":100}\n");
+    for (int i = 0; i < 20; i++)
+        fprintf(f, "{\"t_s\":%.2f,\"event\":\"iteration\",\"rank\":0,\"run\":0,\"iter\":%d,\"dur_s\":0.05}\n", 0.05 * (i + 1), i);
+    cr_assert_eq(fclose(f), 0);
+    int rc;
+    char *out = snapshot(dir, "", &rc);
+    cr_expect_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "[killed: no end event]"), "%s", out);
+    cr_expect(!strstr(out, "[running]"), "%s", out);
+    cr_expect(strstr(out, "remaining --:--:--"), "%s", out);
+    cr_expect(strstr(out, "no power.csv"), "%s", out);
+    cr_expect(strstr(out, "events.jsonl: no end event"), "stderr: %s", out);
+    cr_expect(strstr(out, "power.csv: missing"), "stderr: %s", out);
+    /* before its end the record is what it was then: running */
+    out = snapshot(dir, "--at 0.5", &rc);
+    cr_expect(strstr(out, "[running]"), "%s", out);
+}

@@ -123,19 +123,20 @@ static void draw_header(const struct vm *m, const struct tui_ui *ui, int y)
     char nodes[24] = "";
     if (m->nodes > 1)
         snprintf(nodes, sizeof nodes, " on %d nodes", m->nodes);
+    int cut = ui->replay && ui->no_end && ui->now >= ui->t_end && m->state != VS_FINISHED;   /* the record ends here */
     putf(y, 0, " gauntlet %s  %s  %s  %d%s%s%s  run %d/%d %s  [%s]%s", ui->replay ? "view" : "run", m->scenario,
          m->backend, n ? n : m->nranks, *dev ? U(ui, "× ", "x ") : " ", *dev ? (same ? dev : "mixed GPUs") : "ranks", nodes,
-         m->run + 1, m->runs, m->run_label, vm_state_label(m),
+         m->run + 1, m->runs, m->run_label, cut ? "killed: no end event" : vm_state_label(m),
          ui->replay ? (ui->playing ? U(ui, "  ▶ replay", "  > replay") : U(ui, "  ‖ replay", "  || replay")) : "");
     double elapsed = ui->now;
     double rate = m->m.it_per_s;
     double left_it = (double)(m->iterations - it) + (double)(m->runs - m->run - 1) * (double)m->iterations;
-    double remaining = rate > 0 && m->state != VS_FINISHED ? left_it / rate : NAN;
+    double remaining = rate > 0 && m->state != VS_FINISHED && !cut ? left_it / rate : NAN;
     fmt_hms(a, sizeof a, elapsed);
     fmt_hms(b, sizeof b, remaining);
-    char sp[32] = "";
+    char sp[64] = "";
     if (ui->replay)
-        snprintf(sp, sizeof sp, "  speed %gx", ui->speed);
+        snprintf(sp, sizeof sp, "  speed %gx%s", ui->speed, ui->no_power ? "  no power.csv" : "");
     char sens[48];   /* held readings: what the sensor lets the figures below resolve */
     snprintf(sens, sizeof sens, isfinite(m->m.sensor_ms) ? "  readings every %.0f ms" : "", m->m.sensor_ms);
     putf(y + 1, 0, " iter %lld/%lld  %s it/s  elapsed %s  remaining %s%s%s%s", (long long)it, (long long)m->iterations,

@@ -25,6 +25,7 @@ struct replay {
     struct prow { double t, w, clk, temp; uint64_t thr; int rank, kind; } *pw;   /* kind: PR_* */
     size_t npw, i_pw, pcap;
     double t_end;
+    int ended, no_power;   /* the record has an end event; it has no power.csv */
 };
 
 #define REPLAY_PATH_MAX (PATH_MAX - 1)   /* the longest RUNDIR (its files' names added to it) */
@@ -101,6 +102,7 @@ static int load_events(struct replay *rp, const char *dir, char *why, size_t n)
             rp->ev = xrealloc(rp->ev, ncap * sizeof *rp->ev);
             rp->ev_t = xrealloc(rp->ev_t, ncap * sizeof *rp->ev_t);
         }
+        rp->ended |= strcmp(json_string_value(json_object_get(o, "event")), "end") == 0;
         rp->ev_t[rp->nev] = json_number_value(json_object_get(o, "t_s"));
         rp->t_end = fmax(rp->t_end, rp->ev_t[rp->nev]);
         rp->ev[rp->nev++] = o;
@@ -173,8 +175,9 @@ static int load_power(struct replay *rp, const char *dir, char *why, size_t n)
     char path[REPLAY_PATH_MAX + 32];
     int absent;
     FILE *f = replay_open_optional(dir, "power.csv", path, sizeof path, &absent, why, n);
+    rp->no_power = !f && absent;   /* sampling was off, or the run was killed before it: said, no power shown */
     if (!f)
-        return absent ? 0 : -1;   /* absent: sampling was off, the view shows no power */
+        return absent ? 0 : -1;
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
@@ -368,6 +371,13 @@ int tui_view_main(int argc, char **argv)
     ui.replay = 1;
     ui.speed = speed;
     ui.t_end = rp.t_end;
+    char pid[32];   /* a record without its end is cut short, unless a run still holds the folder (it goes on) */
+    ui.no_end = !rp.ended && dir_lock_held(dir, pid, sizeof pid) == 0;
+    ui.no_power = rp.no_power;
+    if (cols && ui.no_end)
+        gl_log("%s/events.jsonl: no end event: the record was cut short (the run killed); it ends at %.3f s", dir, rp.t_end);
+    if (cols && ui.no_power)
+        gl_log("%s/power.csv: missing: no power to show", dir);
     struct vm *m = vm_new();
     int code = EXIT_OK;
     SCREEN *scr = NULL;

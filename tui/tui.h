@@ -25,6 +25,7 @@ struct tui_ui {
     double speed;                /* replay: playback speed */
     int playing;                 /* replay: the cursor moves */
     double t_end;                /* replay: the run's last time */
+    int no_end, no_power;        /* replay: the record has no end event (killed), no power.csv */
     double now;                  /* the time at the chart's right edge (model time) */
     char status[160];            /* a one-line message in the footer */
 };

@@ -362,46 +362,6 @@ struct az_trace *analyze_load_rows(const struct az_opts *o, const char *path, in
     return az_load(o, path, whole < size ? whole : 0, rc);
 }
 
-/* The samples of all in [lo, hi] (ns), GPU by GPU, borrowed from all (sorted by az_order); a GPU with none there is
- * left out. 0, or EXIT_INPUT (said why, naming title) when nothing or a GPU without a valid reading is left. */
-static int az_window(const struct az_trace *all, int64_t lo, int64_t hi, const char *title, struct az_trace *out)
-{
-    *out = *all;
-    out->view = 1;
-    out->ng = 0;
-    out->g = xcalloc((size_t)all->ng + 1, sizeof *out->g);
-    for (int k = 0; k < all->ng; k++) {
-        const struct az_gpu *g = &all->g[k];
-        size_t a = 0, b = g->n;   /* [a, b): the first sample >= lo, the first > hi */
-        for (size_t l = 0, h = g->n; l < h;) {
-            size_t mid = l + (h - l) / 2;
-            g->s[mid].t < lo ? (l = mid + 1) : (h = mid);
-            a = l;
-        }
-        for (size_t l = a, h = g->n; l < h;) {
-            size_t mid = l + (h - l) / 2;
-            g->s[mid].t <= hi ? (l = mid + 1) : (h = mid);
-            b = l;
-        }
-        if (b <= a)
-            continue;   /* no row of this GPU in the window */
-        struct az_gpu *v = &out->g[out->ng++];
-        /* its sensor's stamps are the whole trace's: the update interval is the device's, not the window's */
-        *v = (struct az_gpu){ .id = g->id, .s = g->s + a, .n = b - a, .stamps = g->stamps };
-        for (size_t i = 0; i < v->n; i++)
-            v->valid += !isnan(v->s[i].w);
-        if (!v->valid) {
-            fprintf(stderr, "gauntlet analyze: %s: GPU %ld has no valid power reading in it\n", title, g->id);
-            return EXIT_INPUT;
-        }
-    }
-    if (!out->ng) {
-        fprintf(stderr, "gauntlet analyze: %s: no samples (no row in its time)\n", title);
-        return EXIT_INPUT;
-    }
-    return 0;
-}
-
 int analyze_window(const struct az_opts *o, const struct az_trace *all, const char *title, int64_t lo, int64_t hi,
                    json_t **json_out)
 {
@@ -414,7 +374,8 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
     if (rc)
         return rc;
     struct az_trace tr;
-    rc = az_window(all, lo, hi, title, &tr);
+    char why[256] = "";
+    rc = az_window(all, lo, hi, title, &tr, why, sizeof why);
     double median_hz = NAN;
     struct an_grid grid = { 0 };
     int64_t t0 = INT64_MAX, t1 = INT64_MIN, common0 = INT64_MIN, common1 = INT64_MAX;
@@ -426,16 +387,19 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
         common1 = g->s[g->n - 1].t < common1 ? g->s[g->n - 1].t : common1;
     }
     if (!rc && common0 > common1) {
-        fprintf(stderr, "gauntlet analyze: %s: the GPUs' traces share no time (the latest start is %.3f s after the "
-                        "earliest end): nothing to sum\n", path, ((double)common0 - (double)common1) * 1e-9);
+        snprintf(why, sizeof why, "the GPUs' traces share no time (the latest start is %.3f s after the earliest end): "
+                 "nothing to sum", ((double)common0 - (double)common1) * 1e-9);
+        fprintf(stderr, "gauntlet analyze: %s: %s\n", path, why);
         rc = EXIT_INPUT;
     }
-    if (!rc)
-        rc = az_grid(&tr, hz, t0, &grid, &median_hz);
+    if (!rc && (rc = az_grid(&tr, hz, t0, &grid, &median_hz)) != 0)
+        snprintf(why, sizeof why, "too few samples: fewer than two at distinct times, no grid to analyse them on");
     size_t m = 0;
-    if (!rc)
-        rc = az_points(&tr, &grid, t0, t1, &threads, &m);   /* bounded: a row far from the rest is refused, named */
+    if (!rc && (rc = az_points(&tr, &grid, t0, t1, &threads, &m)) != 0)   /* bounded: a row far from the rest is refused */
+        snprintf(why, sizeof why, "its samples make too large a grid (a gap or a span too long: said on stderr)");
     if (rc) {
+        if (o->why)
+            snprintf(o->why, o->why_n, "%s", why[0] ? why : "the options given cannot analyse it (said on stderr)");
         free(tr.g);
         return rc;
     }
@@ -481,6 +445,8 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
     const struct an_result *ares = &res[tr.ng];
     rc = EXIT_OK;
     if (!ares->samples) {
+        if (o->why)
+            snprintf(o->why, o->why_n, "no time at which every GPU has a valid reading: nothing to sum");
         fprintf(stderr, "gauntlet analyze: %s: no time at which every GPU has a valid reading: nothing to sum\n", path);
         rc = EXIT_INPUT;
     }

@@ -20,6 +20,8 @@ struct az_opts {
     const char *align;                    /* a results folder whose runs cut an outside trace (--align) */
     double clock_offset;                  /* with align: the trace's clock minus the run's host's, s */
     double period_s;                      /* analyze_window: the iteration's period where known (0: not) */
+    char *why;                            /* analyze_window: where set, why it gave up (why_n bytes), as stderr says */
+    size_t why_n;
 };
 
 /* A power trace read whole (analyze.c): every GPU's samples, in time order, checked. */

@@ -197,3 +197,44 @@ int az_points(const struct az_trace *tr, const struct an_grid *g, int64_t t0, in
     *m = (size_t)last + 1;
     return 0;
 }
+
+int az_window(const struct az_trace *all, int64_t lo, int64_t hi, const char *title, struct az_trace *out, char *why,
+              size_t wn)
+{
+    *out = *all;
+    out->view = 1;
+    out->ng = 0;
+    out->g = xcalloc((size_t)all->ng + 1, sizeof *out->g);
+    for (int k = 0; k < all->ng; k++) {
+        const struct az_gpu *g = &all->g[k];
+        size_t a = 0, b = g->n;   /* [a, b): the first sample >= lo, the first > hi */
+        for (size_t l = 0, h = g->n; l < h;) {
+            size_t mid = l + (h - l) / 2;
+            g->s[mid].t < lo ? (l = mid + 1) : (h = mid);
+            a = l;
+        }
+        for (size_t l = a, h = g->n; l < h;) {
+            size_t mid = l + (h - l) / 2;
+            g->s[mid].t <= hi ? (l = mid + 1) : (h = mid);
+            b = l;
+        }
+        if (b <= a)
+            continue;   /* no row of this GPU in the window */
+        struct az_gpu *v = &out->g[out->ng++];
+        /* its sensor's stamps are the whole trace's: the update interval is the device's, not the window's */
+        *v = (struct az_gpu){ .id = g->id, .s = g->s + a, .n = b - a, .stamps = g->stamps };
+        for (size_t i = 0; i < v->n; i++)
+            v->valid += !isnan(v->s[i].w);
+        if (!v->valid) {
+            snprintf(why, wn, "GPU %ld has no valid power reading in the run's time", g->id);
+            fprintf(stderr, "gauntlet analyze: %s: %s\n", title, why);
+            return EXIT_INPUT;
+        }
+    }
+    if (!out->ng) {
+        snprintf(why, wn, "no samples (no power row in the run's time)");
+        fprintf(stderr, "gauntlet analyze: %s: %s\n", title, why);
+        return EXIT_INPUT;
+    }
+    return 0;
+}

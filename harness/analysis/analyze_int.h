@@ -69,6 +69,11 @@ struct az_gap {
     long line_a, line_b, gpu;
 };
 struct az_gap az_widest_gap(const struct az_trace *tr);
+/* The samples of all in [lo, hi] (ns), GPU by GPU, borrowed from all (sorted by az_order); a GPU with none there is
+ * left out. 0, or EXIT_INPUT when nothing or a GPU without a valid reading is left: why (wn bytes) says which, and
+ * stderr says it naming title. */
+int az_window(const struct az_trace *all, int64_t lo, int64_t hi, const char *title, struct az_trace *out, char *why,
+              size_t wn);
 /* Returns a - b, held at the ends of int64 rather than overflowing. */
 int64_t az_sub_sat(int64_t a, int64_t b);
 

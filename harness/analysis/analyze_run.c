@@ -195,10 +195,11 @@ static int az_rundir(const struct az_opts *o, const char *dir, const char *trace
                 trace);
     }
     json_t *all = o->json && !rc ? json_array() : NULL;
+    int done = 0, cut = 0, lost_ended = 0;   /* runs analysed; runs without power that did not end, that ended */
     for (int i = 0; i < n && !rc; i++) {
         if (o->run && i != o->run - 1)
             continue;
-        char title[PATH_MAX + 300];
+        char title[PATH_MAX + 300], why[256] = "";
         snprintf(title, sizeof title, "%s run %d/%d (%s; %s)", csv, i + 1, n, runs[i].label,
                  runs[i].analysed ? "the stretch the run analysed, its warm-up left out"
                                   : "from its start: the run did not say where its analysis began");
@@ -208,8 +209,27 @@ static int az_rundir(const struct az_opts *o, const char *dir, const char *trace
         json_t *one = NULL;
         struct az_opts ro = *o;
         ro.period_s = runs[i].period_s;   /* the run's iterations, whichever meter read them */
-        rc = analyze_window(&ro, tr, title, lo, hi, all ? &one : NULL);
-        if (!rc && one) {
+        ro.why = why;
+        ro.why_n = sizeof why;
+        /* a run whose window cannot be analysed (no row yet: killed as it began) is said and the others still are */
+        int wrc = analyze_window(&ro, tr, title, lo, hi, all ? &one : NULL);
+        if (wrc && !why[0]) {
+            rc = wrc;   /* not the window's data: the options (said on stderr) */
+            break;
+        }
+        if (wrc) {
+            if (isfinite(runs[i].t1_s))
+                lost_ended++;
+            else
+                cut++;
+            if (!all)
+                printf("%s\n  power: none (%s)\n", title, why);
+            else
+                one = json_pack("{s:n, s:s}", "power", "power_note", why);
+        } else {
+            done++;
+        }
+        if (one) {
             json_object_set_new(one, "run", json_integer(i + 1));
             json_object_set_new(one, "label", json_string(runs[i].label));
             json_object_set_new(one, "stretch", json_pack("{s:f, s:o, s:s}", "from_s", runs[i].t0_s, "to_s",
@@ -217,10 +237,18 @@ static int az_rundir(const struct az_opts *o, const char *dir, const char *trace
                                                           "of", runs[i].analysed ? "analysed" : "run"));
             json_array_append_new(all, one);
         }
-        if (!rc && !all && !o->run && i + 1 < n)
+        if (!all && !o->run && i + 1 < n)
             putchar('\n');
     }
-    if (!rc && all) {
+    if (!rc && (lost_ended || !done)) {
+        fprintf(stderr, "gauntlet analyze: %s: %s: exit 2\n", dir, lost_ended ? "a run that ended has no power to "
+                "analyse (said above)" : "no run has power to analyse");
+        rc = EXIT_INPUT;
+    } else if (!rc && cut) {
+        fprintf(stderr, "gauntlet analyze: %s: warning: %d run(s) killed before their end have no power to analyse "
+                "(said above, power null): the other run(s) are analysed\n", dir, cut);
+    }
+    if (all && (!rc || done)) {   /* the runs analysed are printed whatever became of the others */
         char *text = json_dumps(all, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
         if (!text || puts(text) == EOF || fflush(stdout) != 0)
             rc = EXIT_ENV;

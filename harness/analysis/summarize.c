@@ -59,13 +59,15 @@ static int sz_analysed(const struct sz_run *r, double *a, double *b)
            *a >= -SZ_TIME_MAX && *b <= SZ_TIME_MAX && *a < *b;
 }
 
-/* The run's power from the trace: what `analyze RUNDIR --json` gives for it (null without a usable trace); period_s:
- * its iteration's (0: not known). */
-static json_t *sz_power_json(const struct sz_run *r, int i, const struct az_trace *tr, double period_s)
+/* The run's power from the trace: what `analyze RUNDIR --json` gives for it (null without a usable trace, and why in
+ * note, note_n bytes); period_s: its iteration's (0: not known). */
+static json_t *sz_power_json(const struct sz_run *r, int i, const struct az_trace *tr, double period_s, char *note,
+                             size_t note_n)
 {
     json_t *pw = NULL;
     if (tr) {
-        struct az_opts ao = { .json = 1, .gpus = 10000, .groups = 1, .max_w = 4000, .period_s = period_s };
+        struct az_opts ao = { .json = 1, .gpus = 10000, .groups = 1, .max_w = 4000, .period_s = period_s,
+                              .why = note, .why_n = note_n };
         char title[64];
         snprintf(title, sizeof title, "run %d", i + 1);
         /* |t_s| <= SZ_TIME_MAX: in range of int64 ns */
@@ -75,8 +77,11 @@ static json_t *sz_power_json(const struct sz_run *r, int i, const struct az_trac
         int64_t lo = (int64_t)llround((analysed ? a : r->t0_s) * 1e9) - edge;
         int64_t hi = analysed ? (int64_t)llround(b * 1e9) + edge
                    : isfinite(r->t1_s) ? (int64_t)llround(r->t1_s * 1e9) : INT64_MAX;
-        if (analyze_window(&ao, tr, title, lo, hi, &pw) != 0)
+        if (analyze_window(&ao, tr, title, lo, hi, &pw) != 0) {
             pw = NULL;
+            if (!note[0])
+                snprintf(note, note_n, "power.csv could not be analysed over the run's time (said on stderr)");
+        }
         if (pw)
             json_object_set_new(pw, "stretch", json_string(analysed ? "analysed: the stretch the run analysed, its warm-up left out"
                                                                     : "run: from its start (its warm-up in): the run did not say where its analysis began"));
@@ -132,7 +137,10 @@ static json_t *sz_run_json(const struct sz_record *z, struct sz_run *r, int i, c
     /* the iteration's period: what node 0's run_end says, else the median of every rank's iterations */
     double p50 = json_number_value(json_object_get(json_object_get(r->end, "figures"), "iteration_p50_s"));
     double period = p50 > 0 && p50 < 1e6 ? p50 : r->iter_s.n >= 2 ? series_pct(&r->iter_s, 50) : 0;
-    json_object_set_new(o, "power", sz_power_json(r, i, tr, period > 0 ? period : 0));
+    char note[256] = "";   /* a run's own reason for no power (a trace for the others): none of its rows, too few */
+    json_object_set_new(o, "power", sz_power_json(r, i, tr, period > 0 ? period : 0, note, sizeof note));
+    if (note[0])
+        json_object_set_new(o, "power_note", json_string(note));
     return o;
 }
 
@@ -249,6 +257,12 @@ int summarize_dir(const char *dir, int force, char *msg, size_t msgn)
     int rc = sz_existing(path, force, msg, msgn);
     if (rc)
         return rc;
+    /* a kill during a summary's write leaves summary.json.tmp.PID: gone with its writer (one alive may rename it) */
+    static const char *const tmp_of[] = { "summary.json", NULL };
+    int swept = 0;
+    char sweep_why[1300];
+    if (dir_sweep_tmp(dir, tmp_of, &swept, sweep_why, sizeof sweep_why) != 0)
+        gl_log("warning: %s", sweep_why);
     struct sz_record z;
     struct az_trace *tr = NULL;
     rc = sz_events(dir, &z, msg, msgn);
@@ -269,8 +283,9 @@ int summarize_dir(const char *dir, int force, char *msg, size_t msgn)
         snprintf(msg, msgn, "cannot write %s: %s", path, strerror(errno));
         rc = EXIT_ENV;
     } else {
-        snprintf(msg, msgn, "%s: rebuilt (incomplete): %d run(s), %zu fault event(s); %s", path, nrun,
-                 json_array_size(z.faults), z.ended ? "the run had ended" : "the run was killed before its end");
+        snprintf(msg, msgn, "%s: rebuilt (incomplete): %d run(s), %zu fault event(s); %s%s", path, nrun,
+                 json_array_size(z.faults), z.ended ? "the run had ended" : "the run was killed before its end",
+                 swept ? "; removed the summary.json.tmp.PID a killed writer left" : "");
     }
     free(text);
     json_decref(out);

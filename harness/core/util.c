@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <spawn.h>
@@ -205,6 +206,58 @@ int write_file_atomic(const char *path, const void *buf, size_t len)
             return -1;
     }
     return 0;
+}
+
+/* Whether a dir entry is NAME.tmp.PID for one of names: that pid, else 0. */
+static long util_tmp_pid(const char *entry, const char *const *names)
+{
+    for (const char *const *nm = names; *nm; nm++) {
+        size_t l = strlen(*nm);
+        if (strncmp(entry, *nm, l) != 0 || strncmp(entry + l, ".tmp.", 5) != 0)
+            continue;
+        const char *p = entry + l + 5;
+        char *end;
+        errno = 0;
+        long pid = *p >= '0' && *p <= '9' ? strtol(p, &end, 10) : 0;
+        return pid > 0 && pid <= INT_MAX && errno == 0 && *end == '\0' ? pid : 0;
+    }
+    return 0;
+}
+
+int dir_sweep_tmp(const char *dir, const char *const *names, int *removed, char *why, size_t n)
+{
+    *removed = 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(why, n, "cannot read the folder %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    int rc = 0;
+    struct dirent *e;
+    for (errno = 0; (e = readdir(d)) != NULL; errno = 0) {
+        long pid = util_tmp_pid(e->d_name, names);
+        struct stat st;
+        if (!pid || pid == (long)getpid() || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode))
+            continue;   /* not a temp file of write_file_atomic's (or gone meanwhile) */
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;   /* its writer may be alive (EPERM: another user's live process): it may still rename it */
+        if (unlinkat(dirfd(d), e->d_name, 0) != 0 && errno != ENOENT) {
+            snprintf(why, n, "cannot remove %s/%s, a temp file its killed writer left: %s", dir, e->d_name, strerror(errno));
+            rc = -1;
+            break;
+        }
+        (*removed)++;
+    }
+    if (!rc && errno != 0) {
+        snprintf(why, n, "cannot read the folder %s: %s", dir, strerror(errno));
+        rc = -1;
+    }
+    if (closedir(d) != 0 && !rc) {
+        snprintf(why, n, "cannot read the folder %s: %s", dir, strerror(errno));
+        rc = -1;
+    }
+    return rc;
 }
 
 int mkdir_p(const char *path)

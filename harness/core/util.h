@@ -87,6 +87,11 @@ int stdout_done(void);
 int write_all(int fd, const void *buf, size_t len);
 /* Writes a file whole: temp file in the same folder, fsync, rename, fsync of the folder. */
 int write_file_atomic(const char *path, const void *buf, size_t len);
+/* Removes from dir the temp files write_file_atomic leaves when its writer is killed mid-write (NAME.tmp.PID, for
+ * each NAME of the NULL-terminated names) whose writer is gone: a pid that is alive on this host may still be
+ * writing it (another `gauntlet summarize` or `report` of the folder: the folder's lock holds off runs only), and
+ * its file stays. *removed: how many went. 0, or -1 with why. */
+int dir_sweep_tmp(const char *dir, const char *const *names, int *removed, char *why, size_t n);
 /* Reads at most n - 1 bytes of the file at path into buf, NUL-terminated (a /proc file): the bytes read, or -1. */
 long read_small(const char *path, char *buf, size_t n);
 /* Opens a file to read (mode "r"/"rb"; close-on-exec added) only when it is a regular file: a FIFO, device, socket or

@@ -181,6 +181,8 @@ static void rp_table(FILE *f, struct rp_run *runs, int n)
         json_t *agg = json_object_get(json_object_get(runs[i].summary, "power"), "aggregate");
         json_t *proj = json_object_get(agg, "projection"), *vs = json_object_get(runs[i].summary, "vs_none");
         json_t *pass = json_object_get(json_object_get(proj, "spec"), "pass");
+        if (runs[i].cut)   /* a part of a run against a whole none: no cost of the mitigation */
+            vs = NULL;
         char a[8][32], range[48];
         snprintf(range, sizeof range, "%s (%lld)", rp_num(a[1], 32, "%.0f", json_object_get(agg, "range_w")),
                  (long long)json_integer_value(json_object_get(agg, "samples")));
@@ -207,6 +209,7 @@ static void rp_table(FILE *f, struct rp_run *runs, int n)
                        "behind it is not known, grid_MW -)\n");
             break;
         }
+    rp_cut_legend(f, runs, n);
     for (int i = 0; i < n; i++)
         if (runs[i].disturbed) {
             fprintf(f, "(~: disturbed by hand in the live view (paused, a fault injected, skipped): its figures are not "
@@ -319,8 +322,8 @@ static int rp_svg(const char *path, struct rp_run *runs, int n, const struct rp_
     rp_plots_svg(f, yp, runs, n);
     fprintf(f, "<text x=\"10\" y=\"%.0f\" font-size=\"15\">Against none: swing removed (green), energy paid (red), time "
                "paid (grey), percent</text>\n", yb);
-    for (int i = 0; i < n; i++) {
-        json_t *vs = json_object_get(runs[i].summary, "vs_none");
+    for (int i = 0; i < n; i++) {   /* a run that ended early: no bars (a part of it against a whole none) */
+        json_t *vs = runs[i].cut ? NULL : json_object_get(runs[i].summary, "vs_none");
         static const char *const key[] = { "swing_reduction_pct", "energy_overhead_pct", "iteration_overhead_pct" };
         double v[3];
         char txt[3][16];
@@ -445,7 +448,8 @@ const struct cli_cmd report_cli = {
     "report", "RUNDIR", 1, 1, "a run's mitigations compared: a table, report.txt and report.svg (traces, waveform, "
                               "spectrum, trade-off curves)",
     "Writes RUNDIR/report.txt and RUNDIR/report.svg (and report.png when rsvg-convert is installed) from the run's\n"
-    "summary.json, scenario.yaml and power.csv; prints the table.\n",
+    "summary.json, scenario.yaml and power.csv; prints the table. A run that ended early (stopped or killed) is\n"
+    "marked *, its cost against none left out; a killed run's folder needs `gauntlet summarize RUNDIR` first.\n",
     { { 0 } },
 };
 
@@ -475,11 +479,8 @@ int report_main(int argc, char **argv)
     }
     snprintf(path, sizeof path, "%s/summary.json", dir);
     FILE *sf = fopen_regular(path, "r");
-    if (!sf) {   /* not there: say so, not a JSON error at line -1 */
-        fprintf(stderr, "gauntlet report: %s: %s (is %s a results folder?)\n", path,
-                errno == EINVAL ? "not a regular file" : strerror(errno), dir);
-        return EXIT_INPUT;
-    }
+    if (!sf)   /* not there: say so (a killed run's: summarize it first), not a JSON error at line -1 */
+        return rp_no_summary(dir, path);
     json_t *summary = json_loadf(sf, 0, &err);
     int sf_bad = ferror(sf);
     if (fclose(sf) != 0 || sf_bad) {
@@ -506,10 +507,11 @@ int report_main(int argc, char **argv)
         json_t *at = json_object_get(runs[i].summary, "run");
         runs[i].index = json_is_integer(at) ? json_integer_value(at) : i;
         runs[i].disturbed = json_array_size(json_object_get(runs[i].summary, "disturbed")) > 0;
+        runs[i].cut = rp_cut(runs[i].summary);
         json_t *shape = json_object_get(runs[i].summary, "shape");
         str_copy(runs[i].shape, sizeof runs[i].shape, json_is_string(shape) ? json_string_value(shape) : "");
-        snprintf(runs[i].name, sizeof runs[i].name, "%.46s%s", json_is_string(label) ? json_string_value(label) : runs[i].mitigation,
-                 runs[i].disturbed ? "~" : "");
+        snprintf(runs[i].name, sizeof runs[i].name, "%.45s%s%s", json_is_string(label) ? json_string_value(label) : runs[i].mitigation,
+                 runs[i].cut ? "*" : "", runs[i].disturbed ? "~" : "");
         runs[i].t0 = runs[i].warm = INFINITY;   /* no samples until events.jsonl says where the run is */
         runs[i].t1 = -INFINITY;
     }
@@ -519,6 +521,7 @@ int report_main(int argc, char **argv)
     struct rp_curve *cv = xcalloc(RP_MAX_RUNS, sizeof *cv);
     int nc = rp_curves(runs, n, cv);
     printf("%s: %s, %d run(s)\n", dir, json_string_value(json_object_get(summary, "scenario")), n);
+    rp_record_note(stdout, summary);
     rp_table(stdout, runs, n);
     rp_curve_table(stdout, runs, cv, nc, search);
     shapes_compare_print(json_object_get(summary, "shapes"), stdout);
@@ -531,6 +534,7 @@ int report_main(int argc, char **argv)
     size_t len = 0;
     FILE *f = rp_mem(&buf, &len, path);
     if (f) {
+        rp_record_note(f, summary);
         rp_table(f, runs, n);
         rp_curve_table(f, runs, cv, nc, search);
         shapes_compare_print(json_object_get(summary, "shapes"), f);

@@ -209,7 +209,7 @@ int rp_curves(struct rp_run *runs, int n, struct rp_curve *cv)
     int nc = 0, kept = 0;
     for (int i = 0; i < n; i++) {
         char others[RP_PARAMS];
-        if (runs[i].disturbed || rp_swept(runs, n, i) != 0)   /* a disturbed run's figures are not its value's */
+        if (runs[i].disturbed || runs[i].cut || rp_swept(runs, n, i) != 0)   /* its figures are not its value's */
             continue;
         int known = rp_others(&runs[i], runs[i].key, others, sizeof others) == 0, c = 0;
         for (; c < nc; c++) {
@@ -241,7 +241,7 @@ int rp_curves(struct rp_run *runs, int n, struct rp_curve *cv)
             for (int pass = 0; pass < 2 && cv[kept].base < 0; pass++)   /* the first none left alone; else the first */
                 for (int i = 0; i < n && cv[kept].base < 0; i++)
                     if (strcmp(runs[i].mitigation, "none") == 0 && strcmp(runs[i].shape, cv[kept].shape) == 0 &&
-                        (pass || !runs[i].disturbed))
+                        !runs[i].cut && (pass || !runs[i].disturbed))   /* never a part of a run */
                         cv[kept].base = i;
             rp_sort(&cv[kept++]);
         }

@@ -17,6 +17,7 @@
 struct rp_run {
     char name[48];           /* its label ("filler floor=65%") or its mitigation; "~" after it when disturbed */
     int disturbed;           /* by hand in the live view (summary's runs[].disturbed): on no curve, never the base */
+    int cut;                 /* ended early (runs[].complete false): "*" after its name, no comparison, no curve */
     const char *mitigation;  /* borrowed from summary */
     char shape[32];          /* its workload shape under workload.shapes (summary's runs[].shape), else "" */
     json_int_t index;        /* its place in the scenario's mitigations, as events.jsonl names it */
@@ -54,6 +55,18 @@ double rp_swing(json_t *run, int mw);
 void rp_xml(FILE *f, const char *s);
 /* Returns x formatted with fmt, or "-" when it is not a number. */
 const char *rp_fmt(char *buf, size_t n, const char *fmt, double x);
+
+/* report_record.c */
+/* Returns 1 when a run of summary.json ended early (stopped or killed: its `complete` is false). */
+int rp_cut(json_t *run);
+/* Writes to f what summary.json says of a record that is not whole: rebuilt after a kill, or stopped early (nothing
+ * for a run that completed). */
+void rp_record_note(FILE *f, json_t *summary);
+/* Writes to f the legend of the "*" of runs that ended early, when one of runs did. */
+void rp_cut_legend(FILE *f, const struct rp_run *runs, int n);
+/* Says why dir's summary.json at path could not be opened (errno): a killed run's folder (events.jsonl there) is
+ * told to run `gauntlet summarize` first. Returns EXIT_INPUT. */
+int rp_no_summary(const char *dir, const char *path);
 
 /* report_plots.c */
 /* A line with the given attributes, a gap where a point is not finite: one polyline per stretch of finite points,

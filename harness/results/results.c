@@ -33,10 +33,14 @@ const char *const results_derived[] = { "summary.json", "report.txt", "report.sv
 
 /* Removes what commands derived from an earlier run's record in dir (results_derived): read beside this run's
  * record, it would describe the wrong run. Only files (or links) of those names go: a folder in such a place is none
- * of ours, and the write that meets it says so. 0, or -1 with why. */
+ * of ours, and the write that meets it says so. Their temp files a killed writer left (summary.json.tmp.PID) go too,
+ * when that pid is gone. 0, or -1 with why. */
 static int results_clear_derived(const char *dir, char *why, size_t n)
 {
     char path[1200];
+    int swept;
+    if (dir_sweep_tmp(dir, results_derived, &swept, why, n) != 0)
+        return -1;
     for (const char *const *name = results_derived; *name; name++) {
         struct stat st;
         snprintf(path, sizeof path, "%s/%s", dir, *name);   /* dir fits r->dir: 1024 */
