@@ -112,7 +112,7 @@ static int stop_record(const char *dir, double *stop_s, double *exit_s, char *wh
 }
 
 /* SIGTERM at random moments of a short run with long modelled phases and checkpoints: every time, each worker leaves
- * on the EXIT the supervisor sends at its end, at once, and the record says so. Before 2026-12, a worker that read
+ * on the EXIT the supervisor sends at its end, at once, and the record says so. Until 2026-11-29, a worker that read
  * that EXIT inside its run loop (it had not yet seen the stop) took it for a STOP and waited for a command that never
  * came: about one stop in three took over 2 s, ended the healthy workers by SIGTERM and recorded them as
  * `worker_died`, their clean-up skipped. */

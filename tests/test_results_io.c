@@ -367,6 +367,17 @@ Test(results_run, a_file_size_limit_at_1000_hz_is_exit_3_said_once, .timeout = 1
     free(csv);
 }
 
+/* Makes dir an earlier run's results folder as `run --out` takes one (its events.jsonl; a folder holding other files
+ * is refused, never overwritten). */
+static void mark_earlier_results(const char *dir)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "%s", path);
+    cr_assert_eq(fclose(f), 0);
+}
+
 /* summary.json that cannot be written (a folder is in its place): exit 3, naming summary.json and the OS error.
  * DEPENDS ON supervisor.c: the exit code holds today; the message needs the supervisor to say results_failed()
  * after results_summary fails (until then the run ends "exit 3" with no reason). */
@@ -376,6 +387,7 @@ Test(results_run, a_summary_that_cannot_be_written_is_exit_3_naming_it, .timeout
     char blocker[1200];
     snprintf(blocker, sizeof blocker, "%s/summary.json/x", out);
     cr_assert_eq(mkdir_p(blocker), 0);   /* rename(2) onto a folder that is not empty fails */
+    mark_earlier_results(out);
     const char *path = e2e_scenario("name: nosummary\nranks: 2\niterations: 20\nseed: 4\n"
                                     "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
     int rc = e2e_run("/tmp/gauntlet-resio-summary.log",
@@ -407,7 +419,7 @@ static json_t *last_event(const char *dir)
 }
 
 /* The record agrees with the exit code: where summary.json cannot be written (here a folder in its place; a full
- * disk alike) the run ends with exit 3, and so does the end line, its reason naming summary.json. Before 2026-12 the
+ * disk alike) the run ends with exit 3, and so does the end line, its reason naming summary.json. Until 2026-11-29 the
  * end line was written first and said "exit": 0, and `gauntlet view` showed the run as ended well. */
 Test(results_run, a_summary_that_cannot_be_written_ends_the_record_with_exit_3, .timeout = 60)
 {
@@ -415,6 +427,7 @@ Test(results_run, a_summary_that_cannot_be_written_ends_the_record_with_exit_3, 
     char blocker[1200];
     snprintf(blocker, sizeof blocker, "%s/summary.json/x", out);
     cr_assert_eq(mkdir_p(blocker), 0);   /* rename(2) onto a folder that is not empty fails */
+    mark_earlier_results(out);
     const char *path = e2e_scenario("name: noend\nranks: 2\niterations: 20\nseed: 4\n"
                                     "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
     int rc = e2e_run("/tmp/gauntlet-resio-noend.log",

@@ -163,7 +163,8 @@ Test(tui_tmux, watch_inject_pause_skip_and_quit, .timeout = 120 + E2E_SETUP_S, .
     snprintf(log, sizeof log, "%s.report", out);
     cr_assert_eq(e2e_run(log, (const char *[]){ "report", out, NULL }), 0);
     char *rep = e2e_read(log);
-    cr_assert(rep && strstr(rep, "\nnone~ ") && strstr(rep, "(~: disturbed by hand"), "the report marks run 1:\n%s", rep);
+    cr_assert(rep && strstr(rep, "\nnone*~ ") && strstr(rep, "(~: disturbed by hand") && strstr(rep, "(*: ended early"),
+              "the report marks run 1, skipped (ended early) and disturbed by hand:\n%s", rep);
     free(rep);
     cr_assert_eq(e2e_count_events(out, "fault_requested"), 1);
     cr_assert_eq(e2e_count_events(out, "recovered"), 1);

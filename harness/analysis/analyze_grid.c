@@ -51,7 +51,9 @@ static void az_grid_phase(const struct az_trace *tr, struct an_grid *g)
     int64_t phi = llround(atan2(s, c) / (2 * M_PI) * step);   /* (-step/2, step/2] */
     if (phi > 0)
         phi -= llround(step);   /* the grid begins at or before the first sample */
-    g->t0_ns += phi;
+    int64_t t0;
+    if (!__builtin_add_overflow(g->t0_ns, phi, &t0))   /* a time at int64's end: the grid stays where it was */
+        g->t0_ns = t0;
 }
 
 /* The grid: --hz when given, else the mean of the intervals between a GPU's successive samples from half to 1.5 times
