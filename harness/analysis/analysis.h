@@ -27,9 +27,11 @@ int64_t an_grid_time(const struct an_grid *g, int64_t i);
 /* The point nearest t_ns (a tie goes to the later); negative before the grid's start. */
 int64_t an_grid_nearest(const struct an_grid *g, int64_t t_ns);
 /* Puts the samples (t_ns[i], v[i]), i < n, sorted by time, on points [0, m) of g: each sample on its nearest
- * point, so no sample moves by more than half a step. A point no sample reaches stays NAN: a gap, never held,
- * never counted; of two samples on one point the later is kept (*merged, when given, counts the others);
- * samples outside [0, m) are left out. Returns the points that hold a valid (not NAN) value. */
+ * point, so no sample moves by more than half a step, but one: of two samples on one point where the point before
+ * has none (a late sample and the next on time), the earlier goes there (1.5 steps at most). A point no sample
+ * reaches stays NAN: a gap, never held, never counted; of two samples on one point otherwise the later is kept
+ * (*merged, when given, counts the others); samples outside [0, m) are left out. Returns the points that hold a
+ * valid (not NAN) value. */
 size_t analysis_place(const struct an_grid *g, const int64_t *t_ns, const double *v, size_t n, double *out, size_t m,
                       size_t *merged);
 

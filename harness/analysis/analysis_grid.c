@@ -52,7 +52,12 @@ size_t analysis_place(const struct an_grid *g, const int64_t *t_ns, const double
         int64_t k = an_grid_nearest(g, t_ns[i]);
         if (k < 0 || (uint64_t)k >= m)
             continue;
-        if (hit[k]) {
+        if (hit[k] && k > 0 && !hit[k - 1]) {
+            /* a late sample and the next, on time, on one point with the point before empty: the earlier goes there
+             * (every reading kept, in order; a sampler held up at a phase edge then caught up dropped one there) */
+            out[k - 1] = out[k];
+            hit[k - 1] = 1;
+        } else if (hit[k]) {
             dup++;
             valid -= !isnan(out[k]);
         }

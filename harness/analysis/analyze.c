@@ -359,7 +359,10 @@ struct az_trace *analyze_load_rows(const struct az_opts *o, const char *path, in
     if (size > content)
         fprintf(stderr, "gauntlet analyze: %s: %lld NUL byte(s) at its end (what a crash leaves): ignored\n", path,
                 (long long)(size - content));
-    return az_load(o, path, whole < size ? whole : 0, rc);
+    struct az_trace *tr = az_load(o, path, whole < size ? whole : 0, rc);
+    if (tr)
+        tr->own = 1;
+    return tr;
 }
 
 int analyze_window(const struct az_opts *o, const struct az_trace *all, const char *title, int64_t lo, int64_t hi,

@@ -99,7 +99,8 @@ int az_grid(const struct az_trace *tr, double hz, int64_t t0, struct an_grid *g,
     }
     double est = 1e9 / (double)med, whole = round(est);
     *g = whole >= 1 && fabs(est - whole) <= 0.01 * est ? an_grid_of_hz(t0, whole) : an_grid_of_step(t0, med);
-    az_grid_phase(tr, g);
+    if (!tr->own)
+        az_grid_phase(tr, g);
     return 0;
 }
 

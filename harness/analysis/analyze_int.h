@@ -37,6 +37,8 @@ struct az_trace {
     int averaged;              /* that column is a 1 s average on Ampere and newer GPUs (nvidia-smi's power.draw, DCGM's
                                 * field 155), not an instantaneous reading */
     int64_t whole;             /* > 0: read only the rows that end within the first `whole` bytes (analyze_load_rows) */
+    int own;                   /* a results folder's own power.csv (analyze_load_rows): its grid begins at its first
+                                * row, as the run's own analysis (the figures agree with summary.json's) */
 };
 
 /* The warnings' names in the JSON (analyze.c). */
