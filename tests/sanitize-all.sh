@@ -6,7 +6,8 @@
 #   (no argument)  the whole suite but test_doc_figures, test_slurm and test_gpu_check_sim (CI's 30 minutes: they
 #     run the scenarios, sim runs and benchmarks other tests run sanitized, for the documented figures, a Slurm's
 #     launch and the GPU check's script; 2026-11-29 the fresh-Debian CI took 1,818 s with all three and 1,827 s with
-#     the last), and three allowances, each for a reason of its own:
+#     the last; 1,765 s without it and with test_campaign's repetitions cut, below), and three allowances, each
+#     for a reason of its own:
 #     - test_doc_figures (where run here by hand: ctest -R) skips its timing comparison when built with
 #       AddressSanitizer (it still measures and parses every figure): a sanitized build is slower by design;
 #     - test_campaign repeats its rollback scenario 20 times here where the plain suite repeats it 100 (each
