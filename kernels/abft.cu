@@ -198,8 +198,8 @@ template <typename T> __global__ static void abft_verify_kernel(const T *d, long
     }
 }
 
-extern "C" int kernel_abft_check(const struct gemm_chain *g, double *max_rel_err, long *bad_col, cudaEvent_t done,
-                                 cudaStream_t s)
+extern "C" int kernel_abft_check(const struct gemm_chain *g, double *max_rel_err, long *bad_col, cudaEvent_t begin,
+                                 cudaEvent_t done, cudaStream_t s)
 {
     long m = 0, n = 0, k = 0;
     enum dtype t = DT_BF16;
@@ -209,9 +209,12 @@ extern "C" int kernel_abft_check(const struct gemm_chain *g, double *max_rel_err
     }
     const void *d = gemm_chain_output(g);
     struct abft_model md = abft_model_of(t);
+    md.u_out *= gemm_chain_out_roundings(g);   /* split-K parts added in the output type: each a rounding */
     double S = abft_scale(m), *err = NULL, *host = (double *)xmalloc((size_t)n * sizeof *host);
     int rc = -1;
-    if (CUDA_CHECK(cudaMallocAsync((void **)&err, (size_t)n * sizeof *err, s)) == 0) {
+    /* begin after the allocation: the host's call is no device work (on an idle stream the gap counted) */
+    if (CUDA_CHECK(cudaMallocAsync((void **)&err, (size_t)n * sizeof *err, s)) == 0 &&
+        (!begin || CUDA_CHECK(cudaEventRecord(begin, s)) == 0)) {
         switch (elem_of_output(t)) {
         case ELEM_BF16:
             abft_verify_kernel<<<(unsigned)n, FAULTS_THREADS, 0, s>>>((const __nv_bfloat16 *)d, m, S, md.u_out, err);
@@ -223,9 +226,10 @@ extern "C" int kernel_abft_check(const struct gemm_chain *g, double *max_rel_err
             abft_verify_kernel<<<(unsigned)n, FAULTS_THREADS, 0, s>>>((const float *)d, m, S, md.u_out, err);
             break;
         }
-        if (CUDA_CHECK(cudaGetLastError()) == 0 &&
-            CUDA_CHECK(cudaMemcpyAsync(host, err, (size_t)n * sizeof *err, cudaMemcpyDeviceToHost, s)) == 0 &&
-            (!done || CUDA_CHECK(cudaEventRecord(done, s)) == 0))   /* the work's end: before the host's wait */
+        /* the work's end, recorded before the copy: a copy to pageable memory returns only once it is done, and
+         * an event recorded after it stamped the host's wake-up (until 2026-11-29) */
+        if (CUDA_CHECK(cudaGetLastError()) == 0 && (!done || CUDA_CHECK(cudaEventRecord(done, s)) == 0) &&
+            CUDA_CHECK(cudaMemcpyAsync(host, err, (size_t)n * sizeof *err, cudaMemcpyDeviceToHost, s)) == 0)
             rc = 0;
     }
     if (err && CUDA_CHECK(cudaFreeAsync(err, s)))

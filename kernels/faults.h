@@ -90,8 +90,9 @@ int kernel_perturb(void *buf, size_t n, enum elem_type e, double rel, unsigned l
  * not depend on the launch; since every term is a bijection of its word, any change confined to one 64-bit word
  * (every single-bit flip) always changes H; other changes collide with probability about 2^-64. Not
  * cryptographic. Memory-bound: 16-byte loads when buf is 16-byte aligned (cudaMalloc gives 256), byte loads
- * otherwise. Synchronises s; done (NULL: none) is recorded on s once the work is enqueued, before that wait, so that
- * the device time of the work ends there and not at the host's return (when 0 is returned, it was recorded). */
+ * otherwise. Synchronises s; done (NULL: none) is recorded on s right after the kernel, before the 8-byte copy of its
+ * sum to the host and that wait, so that the device time of the work ends there and not at the host's return (when
+ * 0 is returned, it was recorded). */
 int kernel_fingerprint(const void *buf, size_t bytes, unsigned long long *out_hash, cudaEvent_t done, cudaStream_t s);
 
 /* The same hashes, asynchronous and without allocation: enqueues on s, for each of parts buffers, the kernel
@@ -114,10 +115,12 @@ int kernel_abft_embed(void *a, long m, long k, enum dtype t, cudaStream_t s);
 
 /* Checks the chain's output D by the checksum its A carries: one pass over D, one block per column, err_j as
  * abft.h defines it (+inf for a column holding an infinity or a NaN). Gives the largest err_j and its column.
- * Reads D in order on s, so run it after gemm_chain_run on the same stream; synchronises s (done, NULL: none, is
- * recorded on s before that wait, as kernel_fingerprint's). Compare *max_rel_err
- * with abft_tol(abft_model_of(t), m, k). */
-int kernel_abft_check(const struct gemm_chain *g, double *max_rel_err, long *bad_col, cudaEvent_t done, cudaStream_t s);
+ * Reads D in order on s, so run it after gemm_chain_run on the same stream; synchronises s. begin and done (NULL:
+ * none) are recorded on s around the verifying kernel alone: begin after its scratch is allocated, done before the
+ * copy of the n column errors to the host and the wait, as kernel_fingerprint's (when 0 is returned, both were).
+ * Compare *max_rel_err with abft_tol(abft_model_of(t), m, k). */
+int kernel_abft_check(const struct gemm_chain *g, double *max_rel_err, long *bad_col, cudaEvent_t begin,
+                      cudaEvent_t done, cudaStream_t s);
 
 /* Enqueues on s one thread that spins (sleeping in __nanosleep) until the device word *flag becomes nonzero:
  * the stream, and everything queued after it, stops while the process stays alive and responsive -- what a

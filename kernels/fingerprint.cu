@@ -152,9 +152,11 @@ extern "C" int kernel_fingerprint(const void *buf, size_t bytes, unsigned long l
     int rc = -1;
     if (CUDA_CHECK(cudaMallocAsync((void **)&acc, sizeof *acc, s)))
         return -1;
+    /* the work's end, recorded before the copy: a copy to pageable memory (sum) returns only once it is done, and an
+     * event recorded after it stamped the host's wake-up (until 2026-11-29) */
     if (CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof *acc, s)) == 0 && fp_launch(buf, bytes, acc, 0, s) == 0 &&
-        CUDA_CHECK(cudaMemcpyAsync(&sum, acc, sizeof sum, cudaMemcpyDeviceToHost, s)) == 0 &&
-        (!done || CUDA_CHECK(cudaEventRecord(done, s)) == 0))   /* the work's end: before the host's wait */
+        (!done || CUDA_CHECK(cudaEventRecord(done, s)) == 0) &&
+        CUDA_CHECK(cudaMemcpyAsync(&sum, acc, sizeof sum, cudaMemcpyDeviceToHost, s)) == 0)
         rc = 0;
     if (CUDA_CHECK(cudaFreeAsync(acc, s)) || CUDA_CHECK(cudaStreamSynchronize(s)))
         rc = -1;

@@ -229,7 +229,9 @@ static int fake_torch(const char *mode)
 {
     if (access("/usr/bin/python3", X_OK) != 0)
         return 0;
-    cr_assert_eq(setenv("PYTHONPATH", GAUNTLET_SRC "/tests/fake-torch", 1), 0);
+    char path[1024];   /* the tree where the tests run (gpu-check.sh's $GAUNTLET_SRC), not where they were built */
+    cr_assert(snprintf(path, sizeof path, "%s/tests/fake-torch", e2e_src()) < (int)sizeof path);
+    cr_assert_eq(setenv("PYTHONPATH", path, 1), 0);
     cr_assert_eq(setenv("GAUNTLET_FAKE_TORCH", mode, 1), 0);
     signal(SIGPIPE, SIG_IGN);   /* as main does: a write to a peer that has gone is an error, not a death */
     return 1;

@@ -230,13 +230,26 @@ static int gemm_pick_algo(struct gemm_chain *g, cudaStream_t s)
     struct gemm_tune_ctx c = { .g = g, .res = res, .s = s, .warm = xcalloc((size_t)found, sizeof(int)) };
     if (CUDA_CHECK(cudaEventCreate(&c.e0)) == 0) {
         if (CUDA_CHECK(cudaEventCreate(&c.e1)) == 0) {
-            double one = gemm_time_candidate(&c, 0, 1), per[GEMM_CANDIDATES];   /* the call count from the first */
+            /* the call count from the first candidate that runs: the heuristic's first where it does (one that
+             * cannot run here was kept, untimed, and every iteration failed with it) */
+            double one = NAN, per[GEMM_CANDIDATES];
+            int first = -1;
+            for (int i = 0; i < found && first < 0; i++)
+                if ((one = gemm_time_candidate(&c, i, 1)) > 0)
+                    first = i;
+            if (first > 0) {
+                g->algo = res[first].algo;
+                g->tuning.chosen = first;
+            } else if (first < 0) {
+                rc = -1;   /* none runs on this device */
+                gl_log("gemm: none of cuBLASLt's %d candidates ran on the device", found);
+            }
             double call_s, warm_s;
             gemm_tune_timing(&call_s, &warm_s);
             int calls = one > 0 ? (int)ceil(call_s / one) : 1;
             calls = calls < 1 ? 1 : calls > 4096 ? 4096 : calls;
             for (double warm = 0; one > 0 && warm < warm_s;) {   /* GAUNTLET_GEMM_TUNE's warm-up, if any */
-                double t = gemm_time_candidate(&c, 0, calls);
+                double t = gemm_time_candidate(&c, first, calls);
                 if (!(t > 0))
                     break;
                 warm += t;
@@ -256,10 +269,25 @@ static int gemm_pick_algo(struct gemm_chain *g, cudaStream_t s)
         CUDA_CHECK(cudaEventDestroy(c.e0));
     }
     free(c.warm);
-    return 0;
+    return rc;
 }
 
 void gemm_chain_tuning(const struct gemm_chain *g, struct gemm_tuning *out) { *out = g->tuning; }
+
+int gemm_chain_out_roundings(const struct gemm_chain *g)
+{
+    uint32_t split = 1, scheme = CUBLASLT_REDUCTION_SCHEME_MASK;
+    size_t got = 0;
+    if (cublasLtMatmulAlgoConfigGetAttribute(&g->algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &split, sizeof split, &got) !=
+            CUBLAS_STATUS_SUCCESS || got != sizeof split || split < 2)
+        return 1;
+    if (cublasLtMatmulAlgoConfigGetAttribute(&g->algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme, sizeof scheme,
+                                             &got) != CUBLAS_STATUS_SUCCESS || got != sizeof scheme)
+        scheme = CUBLASLT_REDUCTION_SCHEME_MASK;   /* not known: taken as the worst */
+    int in_output = scheme == CUBLASLT_REDUCTION_SCHEME_INPLACE || scheme == CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE ||
+                    scheme == CUBLASLT_REDUCTION_SCHEME_MASK;
+    return in_output ? (int)(split > 1024 ? 1024 : split) : 1;
+}
 
 void gemm_algo_text(const void *algo, char *buf, size_t len)
 {
@@ -361,8 +389,8 @@ struct gemm_chain *gemm_chain_create_sm(enum dtype t, long m, long n, long k, in
         goto fail;
     }
     if (gemm_pick_algo(g, s) != 0) {
-        gemm_fail(err, errlen, "%s: cuBLASLt's heuristic found no algorithm within %llu MiB of workspace", what,
-                  GEMM_WORKSPACE_BYTES >> 20);
+        gemm_fail(err, errlen, "%s: cuBLASLt's heuristic found no algorithm within %llu MiB of workspace that runs "
+                  "on this device", what, GEMM_WORKSPACE_BYTES >> 20);
         goto fail;
     }
     return g;

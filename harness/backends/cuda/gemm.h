@@ -78,6 +78,10 @@ struct gemm_tuning {
     double chosen_s, first_s;
 };
 void gemm_chain_tuning(const struct gemm_chain *g, struct gemm_tuning *out);
+/* How many times the chosen algorithm rounds an output element to the output type: its split-K count where the
+ * parts are added up in the output type (reduction scheme in place or output type; unknown: the count), else 1
+ * (no split, or parts added in the compute type). abft's tolerance takes it (kernels/abft.cu's model assumes one). */
+int gemm_chain_out_roundings(const struct gemm_chain *g);
 /* Describes the chain's algorithm in one line, from its configuration (cublasLt.h's enums: algorithm id, tile,
  * stages, split-K, reduction scheme, CTA swizzling, custom option, cluster shape), e.g. "id 66 tile 40 stages 32
  * splitk 1 reduction 0 swizzle 0 custom 0 cluster 2": what a profiler's kernel name can be compared with. */
