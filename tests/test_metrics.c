@@ -329,3 +329,32 @@ Test(metrics, figures_as_the_summary_defines_them, .timeout = 60)
     free(t);
     metrics_view_close(v);
 }
+
+/* A --metrics address that cannot be bound is refused (exit 3) before the run makes its results folder: nothing is
+ * left behind (it left a folder with an empty events.jsonl). */
+Test(metrics, a_busy_address_leaves_no_results_folder, .timeout = 60)
+{
+    int port = e2e_free_port(), fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    cr_assert_geq(fd, 0);
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0, "%s", strerror(errno));
+    cr_assert_eq(listen(fd, 4), 0);
+    const char *sc = e2e_scenario("name: busy\nranks: 1\niterations: 2\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
+                                  "  allreduce: {bytes: 1MiB}\n");
+    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-metrics-busy.log";
+    char listen_at[32];
+    snprintf(listen_at, sizeof listen_at, ":%d", port);
+    int rc = e2e_run(log, (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, "--metrics",
+                                             listen_at, NULL });
+    char *text = e2e_read(log);
+#ifdef GAUNTLET_HAVE_MHD
+    cr_assert_eq(rc, 3, "a busy address is exit 3:\n%s", text);
+    cr_assert(strstr(text, "cannot listen there"), "%s", text);
+#else
+    cr_assert_eq(rc, 3, "--metrics without libmicrohttpd is exit 3:\n%s", text);
+#endif
+    cr_assert_neq(access(out, F_OK), 0, "%s was made:\n%s", out, text);
+    free(text);
+    close(fd);
+}
