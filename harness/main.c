@@ -183,11 +183,22 @@ static int cmd_run(int argc, char **argv)
         SYSERR("readlink(/proc/self/exe)");
         rc = EXIT_ENV;
     }
+    /* the live metrics on node 0 (it sees every node): the address bound before any results folder exists, so a
+     * busy one stops every node here and leaves nothing behind (exit 3) */
+    const struct view_link *metrics = NULL;
+    if (!rc && cluster_node() == 0 && (mlisten || mdir)) {
+        char mwhy[512] = "";
+        if (!(metrics = metrics_view_open(NULL, mlisten, mdir, mwhy, sizeof mwhy))) {
+            gl_log("%s", mwhy);
+            rc = EXIT_ENV;
+        }
+    }
     /* several nodes go on together or stop together: none may be left waiting for the others */
     int worst = cluster_agree(rc);
     if (worst) {
         if (!rc && cluster_node() == 0)
             gl_log("another node could not start the run (exit %d): see its messages above", worst);
+        metrics_view_close(metrics);
         cluster_fini();
         return free(sc), worst;
     }
@@ -205,7 +216,7 @@ static int cmd_run(int argc, char **argv)
     }
     fflush(stdout);
     struct run_options opt = { .out_dir = dir, .exe = exe, .headless = headless || cluster_node() != 0,
-                               .metrics_listen = mlisten, .metrics_dir = mdir };
+                               .metrics = metrics };
     /* the live view, or say why not and go on headless: on a terminal, or on rank 0 of a launcher that forwards
      * the terminal's keys to its stdin (mpirun) */
     if (!opt.headless && (isatty(STDIN_FILENO) || cluster_nodes() > 1)) {
@@ -217,6 +228,7 @@ static int cmd_run(int argc, char **argv)
     rc = supervisor_run(sc, ops, &opt);
     if (opt.view)
         tui_live_end();
+    metrics_view_close(metrics);
     cluster_fini();
     free(sc);
     return rc;

@@ -5,7 +5,9 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include "backend.h"
 #include "e2e.h"
 #include "metrics.h"
+#include "metrics_int.h"
 #include "util.h"
 
 /* Runs tests/check_metrics.py on path as fmt, requiring the families in want (a space-separated list); skips the
@@ -42,21 +45,30 @@ static void check(const char *path, const char *fmt, const char *want)
     free(out);
 }
 
-/* GET /metrics from 127.0.0.1:port asking for OpenMetrics (om) or anything: the whole response (headers and body),
- * or NULL when nothing answers. */
-static char *scrape(int port, int om)
+/* A socket connected to 127.0.0.1:port from the loopback address src (NULL: the kernel's choice), or -1. */
+static int connect_from(const char *src, int port)
 {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    cr_assert_geq(fd, 0);
-    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    cr_assert_geq(fd, 0, "socket: %s", strerror(errno));
+    struct sockaddr_in from = { .sin_family = AF_INET }, sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (src) {
+        cr_assert_eq(inet_pton(AF_INET, src, &from.sin_addr), 1);
+        cr_assert_eq(bind(fd, (struct sockaddr *)&from, sizeof from), 0, "bind %s: %s", src, strerror(errno));
+    }
     if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
         close(fd);
-        return NULL;
+        return -1;
     }
-    const char *req = om ? "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n"
-                           "Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5\r\n\r\n"
-                         : "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+    return fd;
+}
+
+/* Sends req to 127.0.0.1:port: the whole response (headers and body), or NULL when nothing answers. */
+static char *request(int port, const char *req)
+{
+    int fd = connect_from(NULL, port);
+    if (fd < 0)
+        return NULL;
     cr_assert_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
@@ -68,6 +80,15 @@ static char *scrape(int port, int om)
     buf[len] = 0;
     close(fd);
     return buf;
+}
+
+/* GET /metrics from 127.0.0.1:port asking for OpenMetrics (om) or anything: the whole response (headers and body),
+ * or NULL when nothing answers. */
+static char *scrape(int port, int om)
+{
+    return request(port, om ? "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n"
+                              "Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5\r\n\r\n"
+                            : "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
 }
 
 Test(metrics, served_and_written_while_a_run_goes, .timeout = 120 + 2 * E2E_SETUP_S)
@@ -171,8 +192,8 @@ Test(metrics, accept_exports_its_verdicts, .timeout = 60)
 }
 
 #ifdef GAUNTLET_HAVE_MHD
-/* The endpoint cannot be taken down by clients that connect and never finish their request: 1100 of them held open,
- * a scrape is still answered within 1 s, and the run ends whole with its summary (before: select() and no limit, so
+/* The endpoint cannot be taken down by clients that connect and never finish their request: 1100 of them held open
+ * from 35 addresses (one address may hold 32), a scrape is still answered within 1 s, and the run ends whole with its summary (before: select() and no limit, so
  * every descriptor past 1024 reset every later scrape, and under `ulimit -n 1024` the run itself ran out). */
 Test(metrics, a_thousand_stalled_clients_do_not_take_the_endpoint_down, .timeout = 120)
 {
@@ -201,13 +222,11 @@ Test(metrics, a_thousand_stalled_clients_do_not_take_the_endpoint_down, .timeout
     cr_assert(resp, "nothing listens on 127.0.0.1%s", listen);
     free(resp);
     static int fds[STALLED];
-    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     int held = 0;
-    for (int i = 0; i < STALLED; i++) {
-        fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        cr_assert_geq(fds[i], 0, "socket %d: %s", i, strerror(errno));
-        if (connect(fds[i], (struct sockaddr *)&sa, sizeof sa) == 0 && write(fds[i], "GET /metr", 9) == 9)
+    for (int i = 0; i < STALLED; i++) {   /* from 35 loopback addresses: one address may hold 32 connections */
+        char src[32];
+        snprintf(src, sizeof src, "127.0.1.%d", 1 + i / 32);
+        if ((fds[i] = connect_from(src, port)) >= 0 && write(fds[i], "GET /metr", 9) == 9)
             held++;
     }
     cr_log_info("%d of %d stalled clients connected and half-way through a request", held, STALLED);
@@ -229,7 +248,8 @@ Test(metrics, a_thousand_stalled_clients_do_not_take_the_endpoint_down, .timeout
         free(resp);
     }
     for (int i = 0; i < STALLED; i++)
-        close(fds[i]);
+        if (fds[i] >= 0)
+            close(fds[i]);
     cr_assert_eq(e2e_wait(p, 90), 0, "the run ends whole; see /tmp/gauntlet-metrics-stalled.log");
     json_t *s = e2e_summary(out);
     cr_assert_eq(json_integer_value(json_object_get(s, "exit")), 0);
@@ -329,3 +349,206 @@ Test(metrics, figures_as_the_summary_defines_them, .timeout = 60)
     free(t);
     metrics_view_close(v);
 }
+
+/* Feeds v a start at hz and a run: ticks ticks of 4 ranks, each rank at low W then, for the last high_ticks ticks, at
+ * high W (the last tick is the one whose sum is still open). */
+static void feed_steps(const struct view_link *v, double hz, int ticks, int high_ticks, double low, double high)
+{
+    line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,\"ranks\":4,\"nodes\":1,\"runs\":1,\"sample_hz\":%g}", hz);
+    line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+    for (int k = 0; k < ticks; k++) {
+        struct power_reading pr = { .watts = k >= ticks - high_ticks ? high : low, .true_w = NAN };
+        for (int r = 0; r < 4; r++)
+            v->power(v->ctx, 1 + k / hz, r, &pr, 0);
+    }
+}
+
+/* The gauntlet_power_ figures are over the summed power's last 30 s at any sample rate (it was 3000 ticks: 15 s at
+ * 200 Hz, 3000 s at 1 Hz), up to 65536 points (6.55 s at 10 kHz), and gauntlet_power_window_seconds says how long. */
+Test(metrics, the_power_window_is_the_last_30_s, .timeout = 60)
+{
+    char dir[] = "/tmp/gauntlet-mx-XXXXXX", path[600], why[256];
+    cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    snprintf(path, sizeof path, "%s/gauntlet.prom", dir);
+    const struct { double hz; int ticks, high; double mean_w, window_s; } c[] = {
+        /* 200 Hz: 30 s of ticks, the last 15 s at 500 W a GPU, the 15 s before at 300 W: the mean is 30 s's, 1600 W
+         * (the last 3000 ticks' would be 2000 W) */
+        { 200, 15000, 3001, 1600, 30 },
+        { 1, 100, 16, (15 * 400 + 15 * 2000) / 30.0, 30 },   /* 1 Hz: the last 30 ticks, not all 100 */
+        { 10000, 70000, 32769, 1200, 6.5536 },                /* 10 kHz: 65536 points, half of them high */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        const struct view_link *v = metrics_view_open(NULL, NULL, dir, why, sizeof why);
+        cr_assert(v, "%s", why);
+        double low = c[i].hz == 1 ? 100 : c[i].hz == 200 ? 300 : 100;
+        /* the first ticks at an earlier level still (200 Hz: 45 s at 100 W before the 300 W) */
+        if (c[i].hz == 200) {
+            line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,\"ranks\":4,\"nodes\":1,\"runs\":1,\"sample_hz\":200}");
+            line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+            struct power_reading pr = { .watts = 100, .true_w = NAN };
+            for (int k = 0; k < 9000; k++)
+                for (int r = 0; r < 4; r++)
+                    v->power(v->ctx, 1 + k / 200.0, r, &pr, 0);
+            for (int k = 9000; k < 9000 + c[i].ticks - c[i].high; k++)
+                for (int r = 0; r < 4; r++)
+                    v->power(v->ctx, 1 + k / 200.0, r, &(struct power_reading){ .watts = 300, .true_w = NAN }, 0);
+            for (int k = 9000 + c[i].ticks - c[i].high; k < 9000 + c[i].ticks; k++)
+                for (int r = 0; r < 4; r++)
+                    v->power(v->ctx, 1 + k / 200.0, r, &(struct power_reading){ .watts = 500, .true_w = NAN }, 0);
+        } else {
+            feed_steps(v, c[i].hz, c[i].ticks, c[i].high, low, 500);
+        }
+        v->stop(v->ctx);
+        char *t = e2e_read(path);
+        cr_assert(t, "%s", path);
+        cr_assert_float_eq(series(t, "gauntlet_power_window_seconds{mitigation=\"none\"}"), c[i].window_s, 1e-9,
+                           "%g Hz:\n%s", c[i].hz, t);
+        cr_assert_float_eq(series(t, "gauntlet_power_watts{mitigation=\"none\"}"), c[i].mean_w, 1e-6, "%g Hz:\n%s",
+                           c[i].hz, t);
+        free(t);
+        metrics_view_close(v);
+    }
+    snprintf(path, sizeof path, "rm -rf %s", dir);
+    cr_assert_eq(system(path), 0);
+}
+
+/* A --metrics address that cannot be bound is refused (exit 3) before the run makes its results folder: nothing is
+ * left behind (it left a folder with an empty events.jsonl), and a second run is refused a port another holds (it
+ * was given half of the scrapes: SO_REUSEPORT). */
+Test(metrics, a_busy_address_leaves_no_results_folder, .timeout = 60)
+{
+    int port = e2e_free_port(), fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one), 0, "the holder allows sharing: %s",
+                 strerror(errno));
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0, "%s", strerror(errno));
+    cr_assert_eq(listen(fd, 4), 0);
+    const char *sc = e2e_scenario("name: busy\nranks: 1\niterations: 2\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
+                                  "  allreduce: {bytes: 1MiB}\n");
+    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-metrics-busy.log";
+    char listen_at[32];
+    snprintf(listen_at, sizeof listen_at, ":%d", port);
+    int rc = e2e_run(log, (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, "--metrics",
+                                             listen_at, NULL });
+    char *text = e2e_read(log);
+#ifdef GAUNTLET_HAVE_MHD
+    cr_assert_eq(rc, 3, "a busy address is exit 3:\n%s", text);
+    cr_assert(strstr(text, "cannot listen there"), "%s", text);
+#else
+    cr_assert_eq(rc, 3, "--metrics without libmicrohttpd is exit 3:\n%s", text);
+#endif
+    cr_assert_neq(access(out, F_OK), 0, "%s was made:\n%s", out, text);
+    free(text);
+    close(fd);
+}
+
+#ifdef GAUNTLET_HAVE_MHD
+/* A scrape only reads: another method is answered 405 with Allow: GET, HEAD (it got no answer, and each used up one
+ * of the server's five messages); HEAD is answered without a body. */
+Test(metrics, other_methods_get_405, .timeout = 30)
+{
+    char why[256], listen_at[32];
+    int port = e2e_free_port();
+    snprintf(listen_at, sizeof listen_at, ":%d", port);
+    const struct view_link *v = metrics_view_open(NULL, listen_at, NULL, why, sizeof why);
+    cr_assert(v, "%s", why);
+    const char *reqs[] = { "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc",
+                           "PUT /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                           "OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                           "DELETE /metrics HTTP/1.0\r\n\r\n" };
+    for (size_t i = 0; i < sizeof reqs / sizeof *reqs; i++) {
+        char *r = request(port, reqs[i]);
+        cr_assert(r && strncmp(r, "HTTP/1.", 7) == 0 && strstr(r, " 405 "), "%.20s: %s", reqs[i], r ? r : "(nothing)");
+        cr_assert(strstr(r, "\r\nAllow: GET, HEAD\r\n"), "%s", r);
+        free(r);
+    }
+    char *r = request(port, "HEAD /metrics HTTP/1.0\r\n\r\n");
+    cr_assert(r && strstr(r, " 200 "), "%s", r ? r : "(nothing)");
+    cr_assert(strstr(r, "\r\n\r\n") && !strstr(r, "\r\n\r\n")[4], "HEAD has no body:\n%s", r);
+    free(r);
+    metrics_view_close(v);
+}
+
+/* A flood of scrapes renders at most once per 200 ms (a count: at most elapsed / 200 ms + 1 renders per format,
+ * whatever the machine's load), none of it under the lock the sampler takes; the caller's lines changed are in the
+ * very next scrape. */
+Test(metrics, a_flood_of_scrapes_renders_once_per_interval, .timeout = 60)
+{
+    char why[256], listen_at[32];
+    int port = e2e_free_port();
+    snprintf(listen_at, sizeof listen_at, ":%d", port);
+    const struct view_link *v = metrics_view_open(NULL, listen_at, NULL, why, sizeof why);
+    cr_assert(v, "%s", why);
+    feed_steps(v, 100, 200, 100, 100, 200);
+    struct metrics *m = v->ctx;
+    uint64_t t0 = mono_ns();
+    int n = 0;
+    while (mono_ns() - t0 < 1500000000ull) {
+        char *r = scrape(port, n % 2);
+        cr_assert(r && strstr(r, " 200 ") && strstr(r, "gauntlet_power_watts"), "%s", r ? r : "(nothing)");
+        free(r);
+        n++;
+    }
+    double took = (double)(mono_ns() - t0) * 1e-9;
+    unsigned long long renders = atomic_load(&m->renders);
+    cr_log_info("%d scrapes in %.2f s: %llu renders", n, took, renders);
+    cr_assert_leq(renders, 2 * (unsigned long long)(took / 0.2 + 1), "%d scrapes in %.2f s rendered %llu times", n, took,
+                  renders);
+    cr_assert_gt(n, (int)renders, "some scrapes got the last render's text");
+    metrics_set_extra(v, "# HELP gauntlet_extra_test a test\n# TYPE gauntlet_extra_test gauge\ngauntlet_extra_test 1\n");
+    char *r = scrape(port, 0);
+    cr_assert(r && strstr(r, "\ngauntlet_extra_test 1\n"), "the new lines at once:\n%s", r ? r : "(nothing)");
+    free(r);
+    metrics_view_close(v);
+}
+
+/* One address may hold 32 connections (its 33rd is closed at once, another address is still served), and a client
+ * that drips its request a header line a second (each resets the idle timer) is dropped 10 s after it began (it was
+ * held for as long as it dripped: 4096 of them shut every scraper out). */
+Test(metrics, one_address_holds_32_and_a_dripping_request_is_dropped, .timeout = 120)
+{
+    char why[256], listen_at[32];
+    int port = e2e_free_port();
+    snprintf(listen_at, sizeof listen_at, ":%d", port);
+    const struct view_link *v = metrics_view_open(NULL, listen_at, NULL, why, sizeof why);
+    cr_assert(v, "%s", why);
+    int held[32];
+    for (int i = 0; i < 32; i++) {
+        held[i] = connect_from("127.0.3.1", port);
+        cr_assert_geq(held[i], 0);
+        cr_assert_eq(write(held[i], "GET /metr", 9), 9);
+    }
+    /* the 33rd: closed by the server at once (an idle one lasts 10 s) */
+    int extra = connect_from("127.0.3.1", port);
+    cr_assert_geq(extra, 0, "the kernel takes the connection in");
+    struct pollfd p = { .fd = extra, .events = POLLIN };
+    char c;
+    cr_assert_eq(poll(&p, 1, 8000), 1, "the 33rd connection from one address is closed at once");
+    cr_assert_leq(read(extra, &c, 1), 0, "closed, not answered");
+    close(extra);
+    char *r = scrape(port, 0);
+    cr_assert(r && strstr(r, " 200 "), "another address is served: %s", r ? r : "(nothing)");
+    free(r);
+    int fd = connect_from("127.0.4.1", port);
+    cr_assert_geq(fd, 0);
+    uint64_t t0 = mono_ns();
+    const char *head = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+    cr_assert_eq(send(fd, head, strlen(head), MSG_NOSIGNAL), (ssize_t)strlen(head));
+    double closed_s = -1;
+    for (int k = 0; k < 40 && closed_s < 0; k++) {   /* a header line a second, until the server ends it */
+        p = (struct pollfd){ .fd = fd, .events = POLLIN };
+        if (poll(&p, 1, 1000) == 1 || send(fd, "X-Drip: 1\r\n", 11, MSG_NOSIGNAL) != 11)
+            closed_s = (double)(mono_ns() - t0) * 1e-9;
+    }
+    cr_log_info("a dripping request was dropped after %.1f s", closed_s);
+    cr_assert_geq(closed_s, 0, "a request dripped for 40 s was never dropped");
+    cr_assert_geq(closed_s, 9.9, "dropped after %.1f s: before its 10 s", closed_s);
+    cr_assert_leq(read(fd, &c, 1), 0, "dropped, not answered");
+    close(fd);
+    for (int i = 0; i < 32; i++)
+        close(held[i]);
+    metrics_view_close(v);
+}
+#endif

@@ -307,6 +307,7 @@ Test(tui_draw, typed_digits_replace_the_preselected_rank)
     struct view_cmd cmd;
     int straggler = plugin_find(&plugin_faults, "straggler");
     cr_assert(straggler >= 0);
+    screen_open(120, 40);   /* the keys act on a screen that shows them */
     tui_key(&ui, m, KEY_RIGHT, &cmd);   /* GPU 1 selected */
     tui_key(&ui, m, 'f', &cmd);
     tui_key(&ui, m, '1' + straggler, &cmd);
@@ -317,6 +318,7 @@ Test(tui_draw, typed_digits_replace_the_preselected_rank)
     cr_assert_eq(ui.d_rank, 10, "then 0: rank 10");
     cr_assert_eq(tui_key(&ui, m, '\n', &cmd), TA_COMMAND);
     cr_assert_eq(cmd.rank, 10);
+    screen_close();
     vm_free(m);
 }
 
@@ -341,6 +343,53 @@ Test(tui_draw, never_measured_is_a_dash)
     cr_assert_geq(find("(- TDP)"), 0, "%s", text);
     cr_assert_geq(find("p50 - s p99 - s"), 0, "%s", text);
     cr_assert_geq(find("GEMM - TFLOP/s/GPU  busbw - GB/s"), 0, "%s", text);
+    screen_close();
+    vm_free(m);
+}
+
+/* Under 40x12 the screen shows only that it is too small: no key acts unseen (f, q then y, p and m took effect with
+ * nothing shown), and a dialog or the quit question open when the terminal shrinks is closed; a replay's q leaves. */
+Test(tui_draw, a_screen_too_small_takes_no_keys)
+{
+    struct vm *m = scene();
+    struct tui_ui ui;
+    ascii_ui(&ui, m);
+    struct view_cmd cmd;
+    screen_open(30, 8);
+    draw(m, &ui);
+    cr_assert_geq(find("too small"), 0, "%s", text);
+    const int keys[] = { 'f', '2', '\n', 'q', 'y', 'p', 'm', '?', KEY_RIGHT };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        memset(&cmd, 0, sizeof cmd);
+        cr_assert_eq(tui_key(&ui, m, keys[i], &cmd), TA_NONE, "key %d acted on a screen too small", keys[i]);
+        cr_assert(!ui.dialog && !ui.confirm_quit && !ui.help && ui.sel == 0, "key %d opened something", keys[i]);
+    }
+    cr_assert_eq(tui_key(&ui, m, KEY_RESIZE, &cmd), TA_REDRAW);
+    /* the fault dialog open, then the terminal shrinks: it is closed, and the keys that would finish it do nothing */
+    resize_term(40, 120);
+    cr_assert_eq(tui_key(&ui, m, 'f', &cmd), TA_REDRAW);
+    cr_assert_eq(ui.dialog, 1);
+    resize_term(8, 30);
+    cr_assert_eq(tui_key(&ui, m, KEY_RESIZE, &cmd), TA_REDRAW);
+    cr_assert_eq(ui.dialog, 0, "the dialog is closed on a screen too small");
+    cr_assert(strstr(ui.status, "fault cancelled"), "%s", ui.status);
+    cr_assert_eq(tui_key(&ui, m, '2', &cmd), TA_NONE);
+    cr_assert_eq(tui_key(&ui, m, '\n', &cmd), TA_NONE);
+    /* the quit question likewise */
+    resize_term(40, 120);
+    cr_assert_eq(tui_key(&ui, m, 'q', &cmd), TA_REDRAW);
+    cr_assert_eq(ui.confirm_quit, 1);
+    resize_term(8, 30);
+    cr_assert_eq(tui_key(&ui, m, 'y', &cmd), TA_REDRAW, "the open question is closed, not answered");
+    cr_assert_eq(ui.confirm_quit, 0);
+    cr_assert_eq(tui_key(&ui, m, 'y', &cmd), TA_NONE);
+    /* back to a size that shows the view: the keys act again */
+    resize_term(12, 40);
+    cr_assert_eq(tui_key(&ui, m, 'p', &cmd), TA_COMMAND);
+    cr_assert_eq(cmd.type, VIEW_PAUSE);
+    resize_term(8, 30);
+    ui.replay = 1;
+    cr_assert_eq(tui_key(&ui, m, 'q', &cmd), TA_QUIT, "a replay's q leaves on any screen");
     screen_close();
     vm_free(m);
 }

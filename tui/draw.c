@@ -537,9 +537,10 @@ static void draw_overlays(const struct vm *m, const struct tui_ui *ui)
 void tui_draw(const struct vm *m, const struct tui_ui *ui)
 {
     erase();
-    if (COLS < 40 || LINES < 12) {
+    if (tui_too_small()) {
         put(0, 0, "gauntlet: too small");
         put(1, 0, "needs 40x12 at least");
+        put(2, 0, "keys wait until it is");
         return;
     }
     int rows = LINES;

@@ -80,10 +80,31 @@ send:
     return TA_COMMAND;
 }
 
+int tui_too_small(void) { return COLS < TUI_MIN_COLS || LINES < TUI_MIN_ROWS; }
+
+/* The screen shows only that it is too small: what is open is closed, and no key acts unseen (a replay's q still
+ * leaves: that is seen). */
+static int small_key(struct tui_ui *ui, int key)
+{
+    int open = ui->dialog || ui->confirm_quit || ui->help;
+    if (ui->dialog)
+        snprintf(ui->status, sizeof ui->status, "fault cancelled: the terminal was too small");
+    else if (ui->confirm_quit)
+        snprintf(ui->status, sizeof ui->status, "going on: the terminal was too small to ask");
+    ui->dialog = ui->confirm_quit = ui->help = 0;
+    if (ui->replay && (key == 'q' || key == 'Q'))
+        return TA_QUIT;
+    return open || key == KEY_RESIZE ? TA_REDRAW : TA_NONE;
+}
+
 int tui_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd)
 {
     if (key == ERR)
         return TA_NONE;
+    if (tui_too_small())
+        return small_key(ui, key);
+    if (key == KEY_RESIZE)   /* a new size: redrawn, nothing open closed nor answered, the message kept */
+        return TA_REDRAW;
     if (ui->help) {
         ui->help = 0;
         return TA_REDRAW;
@@ -130,8 +151,6 @@ int tui_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd
     case 'l':
     case 'L':
         ui->logscale = !ui->logscale;
-        return TA_REDRAW;
-    case KEY_RESIZE:
         return TA_REDRAW;
     default:
         break;

@@ -246,6 +246,8 @@ static void *live_thread(void *arg)
             resize_term(rows, cols);
             clearok(curscr, TRUE);
             last_draw = 0;
+            struct view_cmd none;
+            (void)tui_key(&ui, m, KEY_RESIZE, &none);   /* too small now: what was open is closed */
         }
         int key;
         struct view_cmd cmd;

@@ -39,8 +39,16 @@ void tui_draw(const struct vm *m, const struct tui_ui *ui);
 /* Copies the screen's text (UTF-8, one line per row) into out; returns the length. For tests and --snapshot. */
 size_t tui_screen_text(char *out, size_t n);
 
+/* The smallest screen the view is drawn on; a smaller one shows only that it is too small. */
+#define TUI_MIN_COLS 40
+#define TUI_MIN_ROWS 12
+/* Whether the current screen (COLS x LINES) is under TUI_MIN_COLS x TUI_MIN_ROWS. */
+int tui_too_small(void);
+
 enum tui_action { TA_NONE = 0, TA_REDRAW, TA_COMMAND, TA_QUIT, TA_UNHANDLED };
-/* Handles one key; TA_COMMAND fills cmd (live only), TA_QUIT: leave the view now. */
+/* Handles one key; TA_COMMAND fills cmd (live only), TA_QUIT: leave the view now. While the screen is too small to
+ * show the view, every key is ignored (q too, but in a replay, where it only leaves) and an open dialog, question or
+ * help is closed: nothing is done that the screen does not show. */
 int tui_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd);
 
 /* The live view: started by `gauntlet run` on a terminal. tui_live_start takes over the terminal (stderr

@@ -3,21 +3,20 @@
  * lines and power rows, keeps the figures an operator watches (per GPU: power, phase, iteration time, GEMM rate,
  * bus bandwidth; the node's swing, ramp and dominant frequency over the last 30 s of the summed power; faults by
  * kind, detections by detector, recoveries; the run and its mitigation), and exposes them as OpenMetrics over HTTP
- * (libmicrohttpd, --metrics ADDR:PORT) and as a node_exporter textfile (--metrics-textfile DIR, rewritten whole
- * every second). */
+ * (libmicrohttpd, --metrics ADDR:PORT: metrics_http.c) and as a node_exporter textfile (--metrics-textfile DIR,
+ * rewritten whole every second by a thread of the view's own, never by the sampler that hands it the power rows). */
 #include "metrics.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
+#include <time.h>
 
 #include "analysis.h"
 #include "analysis_json.h"
@@ -25,53 +24,7 @@
 #include "cli.h"
 #include "metrics_int.h"
 #include "util.h"
-#include <sys/resource.h>
 #include <sys/stat.h>
-#ifdef GAUNTLET_HAVE_MHD
-#include <dlfcn.h>
-#include <microhttpd.h>
-
-/* libmicrohttpd is opened when --metrics asks for it, not linked: it brings GnuTLS and half a dozen libraries
- * more, and every process of a run (every worker is this program again) would pay for loading them (+2.5 ms a
- * start, measured on the 2-core VM). */
-static struct {
-    __typeof__(MHD_start_daemon) *start_daemon;
-    __typeof__(MHD_stop_daemon) *stop_daemon;
-    __typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
-    __typeof__(MHD_add_response_header) *add_response_header;
-    __typeof__(MHD_queue_response) *queue_response;
-    __typeof__(MHD_destroy_response) *destroy_response;
-    __typeof__(MHD_lookup_connection_value) *lookup_connection_value;
-} mhd;
-
-/* Opens libmicrohttpd and finds what metrics.c calls. 0, or -1 with why. */
-static int mhd_load(char *why, size_t n)
-{
-    if (mhd.start_daemon)
-        return 0;
-    void *h = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        h = dlopen("libmicrohttpd.so", RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        snprintf(why, n, "--metrics: cannot open libmicrohttpd (%s): apt-get install libmicrohttpd12", dlerror());
-        return -1;
-    }
-    void **fn[] = { (void **)&mhd.start_daemon, (void **)&mhd.stop_daemon, (void **)&mhd.create_response_from_buffer,
-                    (void **)&mhd.add_response_header, (void **)&mhd.queue_response, (void **)&mhd.destroy_response,
-                    (void **)&mhd.lookup_connection_value };
-    const char *names[] = { "MHD_start_daemon", "MHD_stop_daemon", "MHD_create_response_from_buffer",
-                            "MHD_add_response_header", "MHD_queue_response", "MHD_destroy_response",
-                            "MHD_lookup_connection_value" };
-    for (size_t i = 0; i < ARRAY_LEN(fn); i++)
-        if (!(*fn[i] = dlsym(h, names[i]))) {
-            snprintf(why, n, "--metrics: libmicrohttpd lacks %s", names[i]);
-            mhd.start_daemon = NULL;
-            return -1;
-        }
-    return 0;
-}
-#endif
-
 /* Frees the ranks (a new scenario of accept's may have fewer): none until the next start names them. */
 static void mx_reset_ranks(struct metrics *m)
 {
@@ -103,6 +56,30 @@ static void mx_iteration(struct metrics *m, double dur_s)
     m->iter_ring[m->iter_at] = dur_s;
     m->iter_at = (m->iter_at + 1) % MX_ITERS;
     m->iter_n = m->iter_n < MX_ITERS ? m->iter_n + 1 : MX_ITERS;
+}
+
+/* Adds a point of the summed power to the window (none before a start sized it). */
+static void mx_push(struct metrics *m, double watts)
+{
+    if (m->win_cap <= 0)
+        return;
+    m->win[m->win_at] = watts;
+    m->win_at = (m->win_at + 1) % m->win_cap;
+    m->win_n = m->win_n < m->win_cap ? m->win_n + 1 : m->win_cap;
+}
+
+/* Sizes the window for points every dt_s: its last MX_WINDOW_S, within MX_WINDOW_MIN and MX_WINDOW_MAX points. */
+static void mx_window(struct metrics *m, double dt_s)
+{
+    double want = dt_s > 0 ? ceil(MX_WINDOW_S / dt_s - 1e-9) : MX_WINDOW_MIN;
+    int cap = want < MX_WINDOW_MIN ? MX_WINDOW_MIN : want > MX_WINDOW_MAX ? MX_WINDOW_MAX : (int)want;
+    if (cap != m->win_cap) {
+        free(m->win);
+        m->win = xmalloc((size_t)cap * sizeof *m->win);
+        m->win_cap = cap;
+    }
+    m->dt_s = dt_s > 0 ? dt_s : 0;
+    m->win_n = m->win_at = 0;
 }
 
 static void mx_bump(struct mx_count *c, const char *name)
@@ -151,8 +128,9 @@ static void mx_event(void *ctx, const char *line, size_t len)
         json_t *br = json_object_get(e, "bus_ranks");
         m->bus_ranks = json_is_integer(br) ? (int)json_integer_value(br) : m->world;
         m->runs = (int)json_integer_value(json_object_get(e, "runs"));
-        double hz = mx_num(e, "sample_hz");
-        m->dt_s = hz > 0 ? 1 / hz : 0;
+        /* the window's points: a tick of the sampler, or a cell of the cluster's sum (forward: nodes) */
+        double hz = m->cluster_fed && mx_num(e, "forward_hz") > 0 ? mx_num(e, "forward_hz") : mx_num(e, "sample_hz");
+        mx_window(m, hz > 0 ? 1 / hz : 0);
         mx_reset_ranks(m);   /* this scenario's ranks only: none left over from an earlier one */
         mx_grow(m, m->world);
         m->nundone = 0;
@@ -211,6 +189,7 @@ static void mx_event(void *ctx, const char *line, size_t len)
     } else if (strcmp(type, "recovered") == 0) {
         mx_bump(m->recs, json_string_value(json_object_get(e, "recovery")));
     }
+    m->changed++;
     pthread_mutex_unlock(&m->mu);
     json_decref(e);
 }
@@ -219,14 +198,44 @@ static void mx_event(void *ctx, const char *line, size_t len)
 static void mx_textfile(struct metrics *m)
 {
     struct mx_buf b = { xmalloc(4096), 0, 4096 };
-    pthread_mutex_lock(&m->mu);
-    mx_render(m, &b, 0, 0);
-    pthread_mutex_unlock(&m->mu);
+    pthread_mutex_lock(&m->text_mu);
+    mx_render_now(m, &b, 0, 0);
     char path[600];
     snprintf(path, sizeof path, "%s/gauntlet.prom", m->textdir);
     if (write_file_atomic(path, b.s, b.len) != 0)
         gl_log("--metrics-textfile: cannot write %s: %s", path, strerror(errno));
+    pthread_mutex_unlock(&m->text_mu);
     free(b.s);
+}
+
+/* The view's own thread: every second, the textfile where something changed, and the server's connections that took
+ * too long dropped. */
+static void *mx_chores(void *arg)
+{
+    struct metrics *m = arg;
+    unsigned long long written = 0;
+    struct timespec at;
+    clock_gettime(CLOCK_MONOTONIC, &at);
+    pthread_mutex_lock(&m->chores_mu);
+    while (!m->chores_stop) {
+        at.tv_sec += (time_t)(MX_TEXT_EVERY_NS / 1000000000ull);
+        while (!m->chores_stop && pthread_cond_timedwait(&m->chores_cv, &m->chores_mu, &at) == 0) {
+        }
+        if (m->chores_stop)
+            break;
+        pthread_mutex_unlock(&m->chores_mu);
+        pthread_mutex_lock(&m->mu);
+        unsigned long long changed = m->changed;
+        pthread_mutex_unlock(&m->mu);
+        if (m->textdir[0] && changed != written) {
+            written = changed;
+            mx_textfile(m);
+        }
+        mx_http_sweep(m);
+        pthread_mutex_lock(&m->chores_mu);
+    }
+    pthread_mutex_unlock(&m->chores_mu);
+    return NULL;
 }
 
 static void mx_power(void *ctx, double t_s, int rank, const struct power_reading *pr, int phase)
@@ -242,21 +251,15 @@ static void mx_power(void *ctx, double t_s, int rank, const struct power_reading
         double sum = 0;
         for (int k = 0; k < m->ranks; k++)   /* every rank's reading of that tick: one missing makes the point missing */
             sum += m->r[k].watts_t == m->tick_t ? m->r[k].watts : NAN;
-        m->win[m->win_at] = sum;
-        m->win_at = (m->win_at + 1) % MX_WINDOW;
-        m->win_n = m->win_n < MX_WINDOW ? m->win_n + 1 : MX_WINDOW;
+        mx_push(m, sum);
     }
     m->tick_t = t_s;
     m->r[rank].watts = pr->watts;
     m->r[rank].watts_t = t_s;
     m->r[rank].phase = phase;
     an_stamp_note(&m->r[rank].stamps, (int64_t)pr->sample_ns);   /* the sensor's own sample time, where it gives one */
+    m->changed++;
     pthread_mutex_unlock(&m->mu);
-    uint64_t now = mono_ns();
-    if (m->textdir[0] && now - m->text_ns >= MX_TEXT_EVERY_NS) {
-        m->text_ns = now;
-        mx_textfile(m);
-    }
 }
 
 static int mx_command(void *ctx, struct view_cmd *out)
@@ -273,58 +276,6 @@ static void mx_stop(void *ctx)
     if (m->inner)
         m->inner->stop(m->inner->ctx);
 }
-
-#ifdef GAUNTLET_HAVE_MHD
-/* libmicrohttpd's messages (a client that closed half-way, one over the connection limit): the first few said, then
- * that the rest are not (a flood of clients would otherwise write a line each). */
-static void mx_mhd_log(void *cls, const char *fmt, va_list ap)
-{
-    static _Atomic int said;
-    (void)cls;
-    int k = atomic_fetch_add(&said, 1);
-    if (k < 5) {
-        char msg[256];
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        msg[strcspn(msg, "\n")] = 0;
-        gl_log("--metrics: %s", msg);
-    } else if (k == 5) {
-        gl_log("--metrics: further messages of the HTTP server are not shown");
-    }
-}
-
-static enum MHD_Result mx_http(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-                               const char *version, const char *data, size_t *size, void **state)
-{
-    (void)version, (void)data, (void)size, (void)state;
-    struct metrics *m = cls;
-    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-        return MHD_NO;
-    int found = strcmp(url, "/metrics") == 0;
-    /* OpenMetrics to a scraper that asks for it (Prometheus does), the Prometheus text format to anyone else (curl,
-     * promtool): the content negotiation of Prometheus' own client libraries */
-    const char *accept = mhd.lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-    int om = accept && strstr(accept, "application/openmetrics-text") != NULL;
-    struct mx_buf b = { xmalloc(4096), 0, 4096 };
-    if (found) {
-        pthread_mutex_lock(&m->mu);
-        mx_render(m, &b, om, 1);
-        pthread_mutex_unlock(&m->mu);
-    } else {
-        mx_put(&b, "gauntlet: the metrics are at /metrics\n");
-    }
-    struct MHD_Response *r = mhd.create_response_from_buffer(b.len, b.s, MHD_RESPMEM_MUST_FREE);
-    if (!r) {
-        free(b.s);
-        return MHD_NO;
-    }
-    mhd.add_response_header(r, "Content-Type", found && om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
-                                               : found ? "text/plain; version=0.0.4; charset=utf-8"
-                                                       : "text/plain; charset=utf-8");
-    enum MHD_Result ok = mhd.queue_response(c, found ? MHD_HTTP_OK : MHD_HTTP_NOT_FOUND, r);
-    mhd.destroy_response(r);
-    return ok;
-}
-#endif
 
 int metrics_parse_addr(const char *text, struct sockaddr_in *out, char *why, size_t n)
 {
@@ -356,29 +307,6 @@ int metrics_parse_addr(const char *text, struct sockaddr_in *out, char *why, siz
     return 0;
 }
 
-/* How many scrapers the endpoint holds at once: what the process may open, less a reserve the run keeps for itself
- * (its results, its workers' pipes, the GPUs' handles), at most MX_CONN_MAX and at least 8. The soft limit on open
- * files is raised to the hard one first (the usual 1024 would leave little). */
-#define MX_CONN_MAX 4096
-#define MX_FD_RESERVE 256
-static unsigned mx_conn_limit(void)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
-        return 64;
-    if (rl.rlim_cur < rl.rlim_max) {
-        rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
-        if (want > rl.rlim_cur) {
-            struct rlimit up = { want, rl.rlim_max };
-            if (setrlimit(RLIMIT_NOFILE, &up) == 0)
-                rl.rlim_cur = want;
-        }
-    }
-    rlim_t cur = rl.rlim_cur == RLIM_INFINITY ? 65536 : rl.rlim_cur;
-    rlim_t avail = cur > 2 * MX_FD_RESERVE ? cur - 2 * MX_FD_RESERVE : 8;   /* the reserve, and room for its own growth */
-    return avail > MX_CONN_MAX ? MX_CONN_MAX : avail < 8 ? 8 : (unsigned)avail;
-}
-
 /* forward: nodes: a node's sum (its ranks show its mean GPU) and the cluster's (the window's sum). */
 static void mx_node_power(void *ctx, double t_s, int node, double watts, int gpus)
 {
@@ -388,6 +316,7 @@ static void mx_node_power(void *ctx, double t_s, int node, double watts, int gpu
     pthread_mutex_lock(&m->mu);
     for (int q = node * m->per_node; gpus > 0 && node >= 0 && q < (node + 1) * m->per_node && q < m->ranks; q++)
         m->r[q].watts = watts / gpus;
+    m->changed++;
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -398,9 +327,8 @@ static void mx_cluster_power(void *ctx, double t_s, double watts, int whole)
         m->inner->cluster_power(m->inner->ctx, t_s, watts, whole);
     pthread_mutex_lock(&m->mu);
     m->cluster_fed = 1;
-    m->win[m->win_at] = whole ? watts : NAN;   /* a cell a node is missing from is a missing point */
-    m->win_at = (m->win_at + 1) % MX_WINDOW;
-    m->win_n = m->win_n < MX_WINDOW ? m->win_n + 1 : MX_WINDOW;
+    mx_push(m, whole ? watts : NAN);   /* a cell a node is missing from is a missing point */
+    m->changed++;
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -408,9 +336,18 @@ const struct view_link *metrics_view_open(const struct view_link *inner, const c
                                           char *why, size_t n)
 {
     struct metrics *m = xcalloc(1, sizeof *m);
-    if (pthread_mutex_init(&m->mu, NULL) != 0) {
-        snprintf(why, n, "metrics: cannot create a mutex");
-        free(m);
+    pthread_condattr_t ca;
+    int made = 0;   /* how many of the locks and the condition were made: what metrics_view_close undoes */
+    if (pthread_mutex_init(&m->mu, NULL) == 0 && ++made && pthread_mutex_init(&m->text_mu, NULL) == 0 && ++made &&
+        pthread_mutex_init(&m->chores_mu, NULL) == 0 && ++made && pthread_condattr_init(&ca) == 0) {
+        if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 && pthread_cond_init(&m->chores_cv, &ca) == 0)
+            made++;
+        pthread_condattr_destroy(&ca);
+    }
+    m->made = made;
+    if (made < 4) {
+        snprintf(why, n, "metrics: cannot create a lock");
+        metrics_view_close(&m->link);
         return NULL;
     }
     m->inner = inner;
@@ -420,31 +357,20 @@ const struct view_link *metrics_view_open(const struct view_link *inner, const c
                                   .node_power = mx_node_power, .cluster_power = mx_cluster_power };
     if (textdir && str_copy(m->textdir, sizeof m->textdir, textdir) != 0) {   /* metrics_args refused it first */
         snprintf(why, n, "--metrics-textfile: path too long (at most %zu characters)", sizeof m->textdir - 1);
-        pthread_mutex_destroy(&m->mu);
-        free(m);
-        return NULL;
-    }
-    if (listen) {
-#ifdef GAUNTLET_HAVE_MHD
-        struct sockaddr_in sa;
-        if (metrics_parse_addr(listen, &sa, why, n) != 0 || mhd_load(why, n) != 0 ||
-            !(m->mhd = mhd.start_daemon(MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, ntohs(sa.sin_port), NULL,
-                                        NULL, mx_http, m, MHD_OPTION_EXTERNAL_LOGGER, mx_mhd_log, NULL,
-                                        MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
-                                        MHD_OPTION_CONNECTION_LIMIT, mx_conn_limit(), MHD_OPTION_CONNECTION_TIMEOUT,
-                                        10u, MHD_OPTION_END))) {
-            if (!why[0])
-                snprintf(why, n, "--metrics %s: cannot listen there (in use, or not this machine's address?)", listen);
-            metrics_view_close(&m->link);
-            return NULL;
-        }
-#else
-        snprintf(why, n, "--metrics: built without libmicrohttpd (install libmicrohttpd-dev and build again); "
-                         "--metrics-textfile DIR works without it");
         metrics_view_close(&m->link);
         return NULL;
-#endif
     }
+    if (listen && mx_http_start(m, listen, why, n) != 0) {
+        metrics_view_close(&m->link);
+        return NULL;
+    }
+    int e = pthread_create(&m->chores, NULL, mx_chores, m);
+    if (e != 0) {
+        snprintf(why, n, "metrics: cannot start its thread: %s", strerror(e));
+        metrics_view_close(&m->link);
+        return NULL;
+    }
+    m->chores_on = 1;
     return &m->link;
 }
 
@@ -453,15 +379,27 @@ void metrics_view_close(const struct view_link *v)
     struct metrics *m = v ? v->ctx : NULL;
     if (!m)
         return;
-#ifdef GAUNTLET_HAVE_MHD
-    if (m->mhd)
-        mhd.stop_daemon(m->mhd);
-#endif
-    pthread_mutex_destroy(&m->mu);
+    if (m->chores_on) {
+        pthread_mutex_lock(&m->chores_mu);
+        m->chores_stop = 1;
+        pthread_cond_signal(&m->chores_cv);
+        pthread_mutex_unlock(&m->chores_mu);
+        pthread_join(m->chores, NULL);
+    }
+    mx_http_stop(m);
+    if (m->made >= 4)
+        pthread_cond_destroy(&m->chores_cv);
+    if (m->made >= 3)
+        pthread_mutex_destroy(&m->chores_mu);
+    if (m->made >= 2)
+        pthread_mutex_destroy(&m->text_mu);
+    if (m->made >= 1)
+        pthread_mutex_destroy(&m->mu);
     free(m->extra);
     for (int k = 0; m->r && k < m->ranks; k++)
         free(m->r[k].stamps);
     free(m->r);
+    free(m->win);
     free(m);
 }
 
@@ -480,6 +418,7 @@ void metrics_set_extra(const struct view_link *v, const char *text)
     free(m->extra);
     m->extra = text ? xstrdup(text) : NULL;
     pthread_mutex_unlock(&m->mu);
+    mx_http_stale(m);   /* the next scrape carries them */
 }
 
 /* Checks --metrics ADDR:PORT and --metrics-textfile DIR of cmd; 0, or the usage error (exit 2). */

@@ -1,20 +1,24 @@
-/* harness/run/metrics_int.h: what metrics.c (the view, the server) and metrics_render.c (the text a scrape gets)
- * share. Not a public API. */
+/* harness/run/metrics_int.h: what metrics.c (the view, the textfile), metrics_http.c (the server) and
+ * metrics_render.c (the text a scrape gets) share. Not a public API. */
 #ifndef GAUNTLET_METRICS_INT_H
 #define GAUNTLET_METRICS_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "view.h"
 
-struct MHD_Daemon;
+struct mx_http;
 
-#define MX_WINDOW 3000          /* summed power points kept for the swing (30 s at 100 Hz) */
+#define MX_WINDOW_S 30.0        /* the summed power's window: its last 30 s */
+#define MX_WINDOW_MIN 16        /* points at the least (the analysis needs 16: 16 s at 1 Hz, the lowest rate) */
+#define MX_WINDOW_MAX 65536     /* points at the most: 30 s up to 2184 Hz, less above (copied under the lock) */
 #define MX_ITERS 64             /* iteration durations kept for the window's period */
 #define MX_KINDS 16             /* fault kinds, detectors, recoveries: names kept */
 #define MX_TEXT_EVERY_NS 1000000000ull
+#define MX_RENDER_EVERY_NS 200000000ull   /* a scrape within 200 ms of the last render gets its text again */
 
 struct mx_count { char name[32]; unsigned long long n; };
 
@@ -39,21 +43,53 @@ struct metrics {
     char mitigation[32], label[64];
     char *extra;                /* lines the caller adds to every scrape (accept: the verdicts so far) */
     struct mx_rank *r;
-    double win[MX_WINDOW], dt_s; /* the summed power, a ring */
-    int win_n, win_at;
+    double *win, dt_s;          /* the summed power, a ring of win_cap points, dt_s apart */
+    int win_cap, win_n, win_at;
     double iter_ring[MX_ITERS];  /* the run's latest iteration durations, any rank's: its period is their median */
     int iter_n, iter_at;
     struct mx_count faults[MX_KINDS], dets[MX_KINDS], recs[MX_KINDS];
+    unsigned long long changed; /* bumped by every line and row: the textfile is rewritten only after one */
     char textdir[512];
-    uint64_t text_ns;
-    struct MHD_Daemon *mhd;     /* with libmicrohttpd: the server (NULL: none) */
+    pthread_mutex_t text_mu;    /* one writer of the textfile at a time (its temp file is per process) */
+    pthread_t chores;           /* the textfile every second and the server's overdue connections (chores_on) */
+    pthread_mutex_t chores_mu;
+    pthread_cond_t chores_cv;
+    int chores_on, chores_stop, made;   /* made: the locks and the condition made (metrics_view_open) */
+    struct mx_http *http;       /* with libmicrohttpd: the server (NULL: none) */
+    _Atomic unsigned long long renders;   /* scrapes rendered anew (the others got the last render's text) */
+};
+
+/* A copy of what a render reads, taken under the lock: the analysis and the text come after it is let go (the
+ * supervisor's sampler waits on that lock with every power row). */
+struct mx_snap {
+    int ranks, per_node, run, runs, win_n;
+    double dt_s, update_s, period_s;   /* the window's step, its sensor's update interval, the iterations' period */
+    char mitigation[32], label[64];
+    struct mx_rank *r;          /* stamps NULL */
+    double *x;                  /* the window, oldest first */
+    struct mx_count faults[MX_KINDS], dets[MX_KINDS], recs[MX_KINDS];
+    char *extra;                /* NULL: none, or not asked for */
 };
 
 struct mx_buf { char *s; size_t len, cap; };
 
 /* Appends to b, growing it. */
 __attribute__((format(printf, 2, 3))) void mx_put(struct mx_buf *b, const char *fmt, ...);
-/* The metrics as a scrape reads them: OpenMetrics (om) or Prometheus text 0.0.4; extra: the caller's lines too. */
-void mx_render(struct metrics *m, struct mx_buf *b, int om, int extra);
+/* Copies m's figures into s, under m's lock (the caller's lines too where extra); free it with mx_snap_free. */
+void mx_snap_take(struct metrics *m, struct mx_snap *s, int extra);
+void mx_snap_free(struct mx_snap *s);
+/* The metrics as a scrape reads them: OpenMetrics (om) or Prometheus text 0.0.4, from a snapshot (no lock held). */
+void mx_render(const struct mx_snap *s, struct mx_buf *b, int om);
+/* Renders m into b (a snapshot, then the text): what the textfile and a scrape get. */
+void mx_render_now(struct metrics *m, struct mx_buf *b, int om, int extra);
+
+/* metrics_http.c: starts the server at listen (ADDR:PORT) serving m: 0, or -1 with why. */
+int mx_http_start(struct metrics *m, const char *listen, char *why, size_t n);
+/* Stops it (none: nothing). */
+void mx_http_stop(struct metrics *m);
+/* Drops the connections that have taken too long (the chores' thread, every second). */
+void mx_http_sweep(struct metrics *m);
+/* Makes the next scrape render anew (the caller's lines changed). */
+void mx_http_stale(struct metrics *m);
 
 #endif

@@ -64,7 +64,6 @@ static void mx_label(char *out, size_t n, const char *v)
     out[o] = 0;
 }
 
-/* The node of global rank k (ranks are numbered node by node, docs/cluster.md). */
 /* Compares two doubles for qsort. */
 static int mx_cmp_double(const void *a, const void *b)
 {
@@ -72,11 +71,70 @@ static int mx_cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int mx_node(const struct metrics *m, int k) { return m->per_node > 0 ? k / m->per_node : 0; }
+/* The node of global rank k (ranks are numbered node by node, docs/cluster.md). */
+static int mx_node(const struct mx_snap *s, int k) { return s->per_node > 0 ? k / s->per_node : 0; }
+
+void mx_snap_take(struct metrics *m, struct mx_snap *s, int extra)
+{
+    double its[MX_ITERS];
+    int iter_n;
+    /* the copies' room made (and its pages touched) before the lock is taken: only the copying holds it; a start
+     * in between that grew them leaves the newest that fit, and the next render has them all */
+    pthread_mutex_lock(&m->mu);
+    int nx = m->win_n, nr = m->ranks;
+    pthread_mutex_unlock(&m->mu);
+    s->r = xcalloc((size_t)(nr ? nr : 1), sizeof *s->r);
+    s->x = xcalloc((size_t)(nx ? nx : 1), sizeof *s->x);
+    memset(s->x, 0, (size_t)(nx ? nx : 1) * sizeof *s->x);
+    pthread_mutex_lock(&m->mu);
+    s->ranks = m->ranks < nr ? m->ranks : nr;
+    s->win_n = m->win_n < nx ? m->win_n : nx;
+    s->per_node = m->per_node, s->run = m->run, s->runs = m->runs, s->dt_s = m->dt_s;
+    memcpy(s->mitigation, m->mitigation, sizeof s->mitigation);
+    memcpy(s->label, m->label, sizeof s->label);
+    memcpy(s->r, m->r, (size_t)s->ranks * sizeof *s->r);
+    for (int i = 0, at = m->win_at - s->win_n + m->win_cap; i < s->win_n; i++)   /* the newest, oldest first */
+        s->x[i] = m->win[(at + i) % m->win_cap];
+    /* as the summary: the sum's sensor is the slowest of the ranks' where they stamp their samples (the cluster's
+     * sum on node 0's grid is measured: its cells average the nodes') */
+    s->update_s = 0;
+    for (int k = 0; !m->cluster_fed && k < s->ranks; k++)
+        s->update_s = fmax(s->update_s, an_stamp_update_s(m->r[k].stamps));
+    memcpy(its, m->iter_ring, sizeof its);
+    iter_n = m->iter_n;
+    memcpy(s->faults, m->faults, sizeof s->faults);
+    memcpy(s->dets, m->dets, sizeof s->dets);
+    memcpy(s->recs, m->recs, sizeof s->recs);
+    s->extra = extra && m->extra ? xstrdup(m->extra) : NULL;
+    pthread_mutex_unlock(&m->mu);
+    for (int k = 0; k < s->ranks; k++)
+        s->r[k].stamps = NULL;
+    s->period_s = 0;   /* the median iteration lately */
+    if (iter_n >= 3) {
+        qsort(its, (size_t)iter_n, sizeof *its, mx_cmp_double);
+        s->period_s = its[iter_n / 2];
+    }
+}
+
+void mx_snap_free(struct mx_snap *s)
+{
+    free(s->r);
+    free(s->x);
+    free(s->extra);
+    *s = (struct mx_snap){ 0 };
+}
+
+void mx_render_now(struct metrics *m, struct mx_buf *b, int om, int extra)
+{
+    struct mx_snap s;
+    mx_snap_take(m, &s, extra);
+    mx_render(&s, b, om);
+    mx_snap_free(&s);
+}
 
 /* The metrics of the run in progress, in OpenMetrics (om) or the Prometheus text format; with the caller's lines
- * (extra) when asked. */
-void mx_render(struct metrics *m, struct mx_buf *b, int om, int extra)
+ * where the snapshot holds them. */
+void mx_render(const struct mx_snap *m, struct mx_buf *b, int om)
 {
     static const char *const phases[] = { "idle", "compute", "comm", "checkpoint", "optimizer" };
     char mit[96], lbl[160], gpu[128];
@@ -109,33 +167,26 @@ void mx_render(struct metrics *m, struct mx_buf *b, int om, int extra)
         for (size_t p = 0; p < ARRAY_LEN(phases); p++)
             mx_put(b, "gauntlet_gpu_phase{node=\"%d\",rank=\"%d\",phase=\"%s\"} %d\n", mx_node(m, k), k, phases[p],
                    m->r[k].phase == (int)p);
-    /* the node's summed power over the window: the same analysis as the summary's */
+    /* the node's summed power over the window: the same analysis as the summary's, with the snapshot's sensor
+     * update interval and iteration period */
     struct an_result res = { 0 };
-    double *x = xmalloc((size_t)(m->win_n ? m->win_n : 1) * sizeof *x);
-    for (int i = 0; i < m->win_n; i++)
-        x[i] = m->win[(m->win_at - m->win_n + i + MX_WINDOW) % MX_WINDOW];
-    /* as the summary: the sum's sensor is the slowest of the ranks' where they stamp their samples (the cluster's
-     * sum on node 0's grid is measured: its cells average the nodes'), the period the median iteration lately */
-    double update = 0, period = 0, its[MX_ITERS];
-    for (int k = 0; !m->cluster_fed && k < m->ranks; k++)
-        update = fmax(update, an_stamp_update_s(m->r[k].stamps));
-    memcpy(its, m->iter_ring, sizeof its);
-    if (m->iter_n >= 3) {
-        qsort(its, (size_t)m->iter_n, sizeof *its, mx_cmp_double);
-        period = its[m->iter_n / 2];
-    }
-    struct an_series s = { x, (size_t)m->win_n, m->dt_s, update, period };
-    int ok = m->win_n >= 16 && m->dt_s > 0 && analysis_run(&s, an_default_bands, 4, &res) == 0;
-    free(x);
+    struct an_series ser = { m->x, (size_t)m->win_n, m->dt_s, m->update_s, m->period_s };
+    int ok = m->win_n >= MX_WINDOW_MIN && m->dt_s > 0 && analysis_run(&ser, an_default_bands, 4, &res) == 0;
+    /* the window's span: 30 s once a run has gone that long (less where the rate is over 2184 Hz: at most
+     * MX_WINDOW_MAX points) */
+    double span = m->win_n > 0 && m->dt_s > 0 ? m->win_n * m->dt_s : NAN;
     const struct { const char *name, *unit, *help; double v; } agg[] = {
-        { "gauntlet_power_watts", "watts", "the node's power, summed over its GPUs (last 30 s: mean)", ok ? res.mean_w : NAN },
-        { "gauntlet_power_swing_watts", "watts", "p99 - p1 of the summed power over the last 30 s", ok ? res.swing_w : NAN },
-        { "gauntlet_power_ramp_up_watts_per_second", NULL, "largest rise of the summed power over 100 ms, last 30 s",
+        { "gauntlet_power_watts", "watts", "the node's power, summed over its GPUs (its window: mean)", ok ? res.mean_w : NAN },
+        { "gauntlet_power_swing_watts", "watts", "p99 - p1 of the summed power over its window", ok ? res.swing_w : NAN },
+        { "gauntlet_power_ramp_up_watts_per_second", NULL, "largest rise of the summed power over 100 ms, its window",
           ok ? res.ramp_up_w_s[1] : NAN },
-        { "gauntlet_power_dominant_hertz", "hertz", "dominant frequency of the summed power, last 30 s (NaN where the "
+        { "gauntlet_power_dominant_hertz", "hertz", "dominant frequency of the summed power, its window (NaN where the "
           "sensor cannot resolve it)", ok ? res.dominant_hz : NAN },
         { "gauntlet_power_sensor_update_seconds", "seconds", "the summed power's readings change this often (its slowest "
-          "sensor's update interval: from its stamps, else measured over the last 30 s): a figure it cannot resolve is NaN", ok ? res.update_s : NAN },
+          "sensor's update interval: from its stamps, else measured over its window): a figure it cannot resolve is NaN",
+          ok ? res.update_s : NAN },
+        { "gauntlet_power_window_seconds", "seconds", "the summed power's window, which the gauntlet_power_ figures are "
+          "over: its last 30 s (less at a run's start, and where the sample rate is over 2184 Hz)", span },
     };
     for (size_t f = 0; f < ARRAY_LEN(agg); f++) {
         mx_family(b, om, agg[f].name, "gauge", agg[f].unit, agg[f].help);
@@ -154,7 +205,7 @@ void mx_render(struct metrics *m, struct mx_buf *b, int om, int extra)
     }
     mx_family(b, om, "gauntlet_run_info", "gauge", NULL, "the mitigation run in progress (1-based) and its label");
     mx_put(b, "gauntlet_run_info{run=\"%d\",runs=\"%d\",mitigation=\"%s\",label=\"%s\"} 1\n", m->run + 1, m->runs, mit, lbl);
-    if (extra && m->extra)
+    if (m->extra)
         mx_put(b, "%s", m->extra);
     if (om)
         mx_put(b, "# EOF\n");

@@ -273,7 +273,6 @@ static int sup_finish(struct sup *s, const char *started)
     if (view) {   /* the terminal is the table's again */
         s->res.view = NULL;
         view->stop(view->ctx);
-        metrics_view_close(s->rn->metrics);
         if (opt->metrics)
             metrics_view_attach(opt->metrics, NULL);
         if (s->rn->base && s->rn->base != opt->view)
@@ -432,18 +431,9 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
         return EXIT_ENV;
     /* the live view, or the progress lines (a view too: node 0's, for every node) */
     rn.base = rn.view = opt->view ? opt->view : s.node == 0 ? progress_view_open() : NULL;
-    if (s.node == 0 && opt->metrics) {   /* the caller's metrics view: this run's view behind it */
+    if (s.node == 0 && opt->metrics) {   /* the caller's metrics view (node 0 sees every node): this run's view behind it */
         metrics_view_attach(opt->metrics, rn.base);
         rn.view = opt->metrics;
-    } else if (s.node == 0 && (opt->metrics_listen || opt->metrics_dir)) {   /* live metrics: node 0 sees every node */
-        char why[512] = "";
-        if (!(rn.metrics = metrics_view_open(rn.base, opt->metrics_listen, opt->metrics_dir, why, sizeof why))) {
-            gl_log("%s", why);
-            if (rn.base != opt->view)
-                progress_view_close(rn.base);
-            return EXIT_ENV;
-        }
-        rn.view = rn.metrics;
     }
     s.res.view = s.node == 0 ? rn.view : NULL;
     double tdp = sc->power.tdp_w > 0 ? sc->power.tdp_w : ops->model_tdp_w ? ops->model_tdp_w(sc) : NAN;

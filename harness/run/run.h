@@ -17,7 +17,6 @@ struct sup_run {
     const struct run_options *opt;
     const struct view_link *view;  /* node 0: what the results writer hands its lines to: base, or metrics around it */
     const struct view_link *base;  /* node 0: the live view or the progress lines (progress.c); NULL elsewhere */
-    const struct view_link *metrics;   /* node 0 with --metrics or --metrics-textfile (metrics.c), else NULL */
     json_t *runs;                  /* every run's figures, in order */
     struct rs_trace **base_trace;  /* per mitigation run: a none run's analysed power, kept for the least energy of
                                     * the mitigations compared with it (NULL for the others) */

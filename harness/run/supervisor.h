@@ -13,10 +13,9 @@ struct run_options {
     const char *exe;               /* this program, re-executed as each worker */
     int headless;
     const struct view_link *view;  /* NULL: headless progress lines */
-    const char *metrics_listen;    /* --metrics ADDR:PORT: OpenMetrics over HTTP on node 0 (NULL: none) */
-    const char *metrics_dir;       /* --metrics-textfile DIR: DIR/gauntlet.prom for node_exporter (NULL: none) */
-    const struct view_link *metrics;  /* a metrics view the caller opened and keeps (accept: one server for the whole
-                                       * suite): the run hands it its view, in place of metrics_listen/metrics_dir */
+    const struct view_link *metrics;  /* node 0: the metrics view the caller opened and keeps (--metrics,
+                                       * --metrics-textfile: bound before any results folder exists; accept: one
+                                       * server for the whole suite): the run hands it its view (NULL: none) */
 };
 
 /* Blocks the signals the supervisor reads through its signalfd. Call it first, before any library (CUDA,
