@@ -71,12 +71,12 @@ int supc_setup(struct sup *s, char *why, size_t n)
         h->xn.live[k] = 1;
     /* one timeline: node 0's start, moved onto this node's clock by the measured offset */
     int clock_bad = cluster_clock(&s->ln->clock_offset_ns, &s->ln->clock_uncert_s) != 0;
-    if (cluster_agree(clock_bad ? EXIT_ENV : 0) != 0) {   /* every node stops here, or none */
+    if (cluster_agree(clock_bad ? EXIT_ENV : 0, "the clock exchange") != 0) {   /* every node stops here, or none */
         snprintf(why, n, clock_bad ? "node %d: the clock exchange with node 0 failed"
                                    : "node %d: the clock exchange failed on another node", s->node);
         return -1;
     }
-    uint64_t t0 = cluster_bcast_u64(s->t0);
+    uint64_t t0 = cluster_bcast_u64(s->t0, "node 0's start time");
     s->t0 = (uint64_t)((int64_t)t0 - s->ln->clock_offset_ns);
     h->t0_ns = s->t0;
     /* faults name global ranks (node-crash: the node's first); the node that holds the rank carries it out */
