@@ -47,6 +47,14 @@ void cluster_bcast(void *buf, size_t n, const char *step);
 /* Gathers one double per node on node 0 (out[nodes]). */
 void cluster_gather_double(double x, double *out, const char *step);
 
+struct scenario;
+/* Whether every node runs what node 0 runs (cluster_same.c): node 0's scenario, every default resolved (as its
+ * scenario.yaml holds it), with the gauntlet version and the backend, goes to every node, which compares it with its
+ * own; a node that differs is EXIT_INPUT, and node 0 names it and the first key that differs. rc: this node's exit
+ * code so far (sc is read only where it is 0); returns the worst over the nodes, as cluster_agree. Sets the set-up
+ * wait from sc first. */
+int cluster_same_run(int rc, const struct scenario *sc, const char *backend);
+
 /* Telemetry towards node 0 (nodes > 0): lines are batched and sent up the tree when the batch fills or on flush. */
 enum cluster_stream { CL_EVENTS = 0, CL_POWER };
 void cluster_forward(int st, const char *line, size_t len);   /* st: enum cluster_stream */
