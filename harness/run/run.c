@@ -265,7 +265,7 @@ static int sup_finish(struct sup *s, const char *started)
         run_end_line(s, code);
         run_io_failed(s, summary, &code);
     }
-    supc_end(s, summary);   /* several nodes: every node's figures into node 0's summary */
+    supc_end(s, summary, &code);   /* several nodes: every node's figures into node 0's summary */
     if (s->node == 0 && s->res.cl)   /* forward: nodes: the cluster's summed power per run, once every node's is in */
         run_cluster_figures(s, summary);
     if (s->node == 0)
