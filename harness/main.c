@@ -194,7 +194,7 @@ static int cmd_run(int argc, char **argv)
         }
     }
     /* several nodes go on together or stop together: none may be left waiting for the others */
-    int worst = cluster_agree(rc);
+    int worst = cluster_same_run(rc, sc, ops ? ops->name : backend);   /* and every node runs what node 0 runs */
     if (worst) {
         if (!rc && cluster_node() == 0)
             gl_log("another node could not start the run (exit %d): see its messages above", worst);

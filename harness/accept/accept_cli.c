@@ -140,8 +140,8 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
             gl_log("node %d: %s", cluster_node(), why);
         io_w = xmalloc((size_t)nn * sizeof *io_w);
         io_r = xmalloc((size_t)nn * sizeof *io_r);
-        cluster_gather_double(w, io_w);
-        cluster_gather_double(r, io_r);
+        cluster_gather_double(w, io_w, "the checkpoint write rates");
+        cluster_gather_double(r, io_r, "the checkpoint read rates");
     }
     if (!lead) {
         free(io_w);
@@ -282,7 +282,7 @@ static int accept_write(struct verdicts *vs, int level, const struct backend_ops
 static int same_gpu_count(int ngpu)
 {
     int nn = cluster_nodes(), *all = xmalloc((size_t)nn * sizeof *all), rc = EXIT_OK;
-    if (cluster_gather_int(ngpu, all) != 0) {
+    if (cluster_gather_int(ngpu, all, "the GPU counts") != 0) {
         gl_log("node %d: the nodes' GPU counts could not be gathered", cluster_node());
         rc = EXIT_ENV;
     }
@@ -502,7 +502,7 @@ int accept_main(int argc, char **argv)
     }
 agree:;
     /* under a launcher every node stops here when any could not set up, none left waiting in a collective */
-    int worst = cluster_agree(rc);
+    int worst = cluster_agree(rc, "the suite's start");
     if (worst != EXIT_OK) {
         if (rc == EXIT_OK && lead)
             gl_log("another node could not start the suite (exit %d): see its messages", worst);
@@ -533,7 +533,7 @@ agree:;
     accept_unpublish();
     if (code == EXIT_CHECK && drain)
         accept_drain(&vs);
-    code = (int)cluster_bcast_u64((uint64_t)code);   /* every node exits as node 0 judged */
+    code = (int)cluster_bcast_u64((uint64_t)code, "node 0's verdict");   /* every node exits as node 0 judged */
     cluster_fini();
     (void)env_error;
     accept_free(&vs);

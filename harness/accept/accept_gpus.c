@@ -11,7 +11,7 @@
 int accept_expect_gpus(int expect, int ngpu, int *counts)
 {
     int nn = cluster_nodes();
-    if (nn > 1 ? cluster_gather_int(ngpu, counts) != 0 : (counts[0] = ngpu, 0)) {
+    if (nn > 1 ? cluster_gather_int(ngpu, counts, "the GPU counts") != 0 : (counts[0] = ngpu, 0)) {
         gl_log("node %d: the nodes' GPU counts could not be gathered", cluster_node());
         return -1;
     }

@@ -59,15 +59,6 @@ int cluster_clock(int64_t *offset_ns, double *uncert_s)
     *uncert_s = 0;
     return 0;
 }
-int cluster_agree(int rc) { return rc; }
-int cluster_gather_int(int x, int *out)
-{
-    out[0] = x;
-    return 0;
-}
-uint64_t cluster_bcast_u64(uint64_t x) { return x; }
-void cluster_bcast(void *buf, size_t n) { (void)buf, (void)n; }
-void cluster_gather_double(double x, double *out) { out[0] = x; }
 void cluster_forward(int st, const char *line, size_t len) { (void)st, (void)line, (void)len; }
 void cluster_flush(void) {}
 void cluster_poll(const struct cluster_sink *sink) { (void)sink; }
@@ -376,6 +367,9 @@ int cluster_clock(int64_t *offset_ns, double *uncert_s)
     *uncert_s = 0;
     if (!cl.on)
         return 0;
+    /* the agreement after it waits at least as long as the exchange may take on the node farthest down the tree (a
+     * wait per level, each bounded): those nodes are still measuring, not stalled (cluster_setup.c) */
+    cl.setup_extra_s = (double)CLOCK_TIMEOUT_NS * 1e-9 * (up_depth(cl.nodes - 1, cl.fanout) + 1);
     /* Along the gather tree (fan-out cl.fanout, nothing lost yet), not every node against node 0 in turn (511 x 16
      * trips one after another did not fit in 60 s with 512 supervisors on one machine): a node answers each of its
      * children's pings, then pings its parent; then the offsets go down the tree, each node's to node 0 its
@@ -408,46 +402,6 @@ int cluster_clock(int64_t *offset_ns, double *uncert_s)
     *offset_ns = (int64_t)llround(mine[0]);
     *uncert_s = mine[1];
     return 0;
-}
-
-int cluster_agree(int rc)
-{
-    int worst = rc;
-    if (cl.on && MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, cl.comm) != MPI_SUCCESS) {
-        gl_log("cluster: node %d: MPI_Allreduce failed while the nodes agreed to go on", cl.node);
-        return rc ? rc : EXIT_ENV;
-    }
-    return worst;
-}
-
-int cluster_gather_int(int x, int *out)
-{
-    if (!cl.on) {
-        out[0] = x;
-        return 0;
-    }
-    return MPI_Allgather(&x, 1, MPI_INT, out, 1, MPI_INT, cl.comm) == MPI_SUCCESS ? 0 : -1;
-}
-
-uint64_t cluster_bcast_u64(uint64_t x)
-{
-    if (cl.on)
-        MPI_Bcast(&x, 1, MPI_UINT64_T, 0, cl.comm);
-    return x;
-}
-
-void cluster_bcast(void *buf, size_t n)
-{
-    if (cl.on)
-        MPI_Bcast(buf, (int)n, MPI_BYTE, 0, cl.comm);
-}
-
-void cluster_gather_double(double x, double *out)
-{
-    if (cl.on)
-        MPI_Gather(&x, 1, MPI_DOUBLE, out, 1, MPI_DOUBLE, 0, cl.comm);
-    else
-        out[0] = x;
 }
 
 void cluster_mark_lost(int node)

@@ -27,17 +27,33 @@ void cluster_fini(void);
  * at the middle of the trip minus ours); collective. Fills the offset (ns to add to ours) and its
  * uncertainty (half the round trip). */
 int cluster_clock(int64_t *offset_ns, double *uncert_s);
-/* Every node's worst exit code (the largest of rc over the nodes), on every node; collective. Called where a
- * node may fail alone during set-up, so that all go on or all stop (none is left waiting in a collective). */
-int cluster_agree(int rc);
-/* Every node's x, on every node (out[nodes]); 0 or -1; collective. */
-int cluster_gather_int(int x, int *out);
-/* Node 0's value of x, on every node; collective. */
-uint64_t cluster_bcast_u64(uint64_t x);
-/* Node 0's bytes, on every node; collective. */
-void cluster_bcast(void *buf, size_t n);
-/* Gathers one double per node on node 0 (out[nodes]); collective. */
-void cluster_gather_double(double x, double *out);
+/* What the nodes agree on while they set up (cluster_setup.c): collectives, each named by its step. Every wait is
+ * bounded by the set-up wait and reads SIGINT/SIGTERM/SIGHUP meanwhile: a node that does not reach the step in time,
+ * or a signal, ends the job here, saying which step and which nodes (node 0: `node(s) 1 did not reach set-up step
+ * 'X' within N s`), by MPI_Abort (exit 3; 1 for a signal), so that the launcher takes every node down. */
+/* The set-up wait: heartbeat.startup + heartbeat.timeout of the scenario (130 s until set). */
+void cluster_set_setup_wait(double seconds);
+/* Every node's worst exit code (the largest of rc over the nodes), on every node. Called where a node may fail alone
+ * during set-up, so that all go on or all stop (none is left waiting in a collective). */
+int cluster_agree(int rc, const char *step);
+/* The same; node 0 also gets the note (a line saying why, or NULL) of the first other node that sent one in first. */
+int cluster_agree_note(int rc, const char *note, const char *step, char *first, size_t n);
+/* Every node's x, on every node (out[nodes]); 0 or -1. */
+int cluster_gather_int(int x, int *out, const char *step);
+/* Node 0's value of x, on every node. */
+uint64_t cluster_bcast_u64(uint64_t x, const char *step);
+/* Node 0's bytes, on every node. */
+void cluster_bcast(void *buf, size_t n, const char *step);
+/* Gathers one double per node on node 0 (out[nodes]). */
+void cluster_gather_double(double x, double *out, const char *step);
+
+struct scenario;
+/* Whether every node runs what node 0 runs (cluster_same.c): node 0's scenario, every default resolved (as its
+ * scenario.yaml holds it), with the gauntlet version and the backend, goes to every node, which compares it with its
+ * own; a node that differs is EXIT_INPUT, and node 0 names it and the first key that differs. rc: this node's exit
+ * code so far (sc is read only where it is 0); returns the worst over the nodes, as cluster_agree. Sets the set-up
+ * wait from sc first. */
+int cluster_same_run(int rc, const struct scenario *sc, const char *backend);
 
 /* Telemetry towards node 0 (nodes > 0): lines are batched and sent up the tree when the batch fills or on flush. */
 enum cluster_stream { CL_EVENTS = 0, CL_POWER };

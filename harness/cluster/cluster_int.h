@@ -12,8 +12,8 @@
 #include "uprec.h"
 
 /* TAG_UP: a batch of records climbing the tree to node 0 (uprec.h); TAG_JSON: a control message straight to its
- * node (node 0's to the others, and every heartbeat) */
-enum { TAG_UP = 1, TAG_BYE, TAG_FAIL, TAG_JSON, TAG_CLOCK, TAG_CHAIN, TAG_RESULT };   /* TAG_BYE: up_leave_lost */
+ * node (node 0's to the others, and every heartbeat); TAG_AGREE: a set-up agreement (cluster_setup.c) */
+enum { TAG_UP = 1, TAG_BYE, TAG_FAIL, TAG_JSON, TAG_CLOCK, TAG_CHAIN, TAG_RESULT, TAG_AGREE };   /* TAG_BYE: up_leave_lost */
 #define BATCH (256u << 10)   /* bytes of records per message */
 /* sends in flight at most: 64, and 4 per node (node 0 sends each node its heartbeat, a go, a boundary at once) */
 #define MAX_INFLIGHT(nodes) (64 + 4 * (nodes))
@@ -39,6 +39,7 @@ struct cluster_state {
     int stalled_dest;          /* the last peer a message was dropped for, -1: none */
     int lost_node;             /* a node known stalled or gone (cluster_mark_lost), -1: none */
     unsigned char lost[SHM_MAX_NODES];   /* per node: marked lost; nothing is sent to it any more */
+    double setup_extra_s;      /* the next set-up agreement waits at least this long (the clock exchange's bound) */
     /* the proxy thread */
     pthread_t proxy;
     int proxy_on;

@@ -71,12 +71,12 @@ int supc_setup(struct sup *s, char *why, size_t n)
         h->xn.live[k] = 1;
     /* one timeline: node 0's start, moved onto this node's clock by the measured offset */
     int clock_bad = cluster_clock(&s->ln->clock_offset_ns, &s->ln->clock_uncert_s) != 0;
-    if (cluster_agree(clock_bad ? EXIT_ENV : 0) != 0) {   /* every node stops here, or none */
+    if (cluster_agree(clock_bad ? EXIT_ENV : 0, "the clock exchange") != 0) {   /* every node stops here, or none */
         snprintf(why, n, clock_bad ? "node %d: the clock exchange with node 0 failed"
                                    : "node %d: the clock exchange failed on another node", s->node);
         return -1;
     }
-    uint64_t t0 = cluster_bcast_u64(s->t0);
+    uint64_t t0 = cluster_bcast_u64(s->t0, "node 0's start time");
     s->t0 = (uint64_t)((int64_t)t0 - s->ln->clock_offset_ns);
     h->t0_ns = s->t0;
     /* faults name global ranks (node-crash: the node's first); the node that holds the rank carries it out */
@@ -379,8 +379,38 @@ void supc_run_end(struct sup *s, int m, json_t *run)
     }
 }
 
-/* The end: the other nodes send node 0 what only they know; node 0 puts every node into the summary. */
-void supc_end(struct sup *s, json_t *summary)
+/* Node 0, at the end: a node whose end record never came (and that shrink did not lose) ended no run it was in, so
+ * the run is incomplete: a run that would say exit 0 fails (exit 1, stop node_failed). Each such node is marked lost,
+ * so that leaving waits for it no more (a barrier it never reaches). */
+static void supc_missing_ends(struct sup *s, json_t *summary, int *code)
+{
+    int first = -1, more = 0;
+    for (int k = 1; k < s->nodes && k < SHM_MAX_NODES; k++) {
+        if (supc_gone(s, k) || s->ln->node_ended[k])
+            continue;
+        cluster_mark_lost(k);
+        more += first >= 0;
+        first = first < 0 ? k : first;
+    }
+    if (first < 0 || *code != EXIT_OK)
+        return;
+    char more_s[48] = "";
+    if (more)
+        snprintf(more_s, sizeof more_s, " (and %d more node%s)", more, more == 1 ? "" : "s");
+    snprintf(s->reason, sizeof s->reason, "node %d%s: no end record came (silent, or not within 30 s): the run is "
+                                          "incomplete", first, more_s);
+    gl_log("%s", s->reason);
+    s->failed = 1;
+    s->stop = SUP_STOP_NODE;
+    *code = EXIT_CHECK;
+    json_object_set_new(summary, "exit", json_integer(*code));
+    json_object_set_new(summary, "stop", json_string(s->stop));
+    json_object_set_new(summary, "stopped", json_string(s->reason));
+}
+
+/* The end: the other nodes send node 0 what only they know; node 0 puts every node into the summary (and fails a run
+ * that would end with exit 0, *code, where a node's end record never came). */
+void supc_end(struct sup *s, json_t *summary, int *code)
 {
     if (s->nodes < 2)
         return;
@@ -428,6 +458,7 @@ void supc_end(struct sup *s, json_t *summary)
     uint64_t end = mono_ns() + (s->signals ? 300000000ull : 30000000000ull);
     while ((int)json_array_size(s->ln->node_ends) < s->nodes && mono_ns() < end) {
         supc_poll(s);
+        supc_beat(s, mono_ns());   /* a node still ending its run must not take node 0 for gone */
         int waiting = 0;   /* a node silent for the heartbeat timeout sends no end record: nobody waits for it */
         for (int k = 1; k < s->nodes; k++) {
             int ended = 0;
@@ -519,6 +550,7 @@ void supc_end(struct sup *s, json_t *summary)
     }
     json_object_set_new(summary, "nodes", nodes);
     json_object_set_new(summary, "ranks_total", json_integer((json_int_t)s->nodes * s->nranks));
+    supc_missing_ends(s, summary, code);
 }
 
 const struct sup_hooks cluster_hooks = { .poll = supc_poll, .fail = supc_fail };

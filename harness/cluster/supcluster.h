@@ -52,7 +52,9 @@ void supc_fail(struct sup *s, const char *reason);
 void supc_boundary(struct sup *s, int kind);
 int supc_run_begin(struct sup *s, int m);
 void supc_run_end(struct sup *s, int m, json_t *run);
-void supc_end(struct sup *s, json_t *summary);
+/* The end: every node's figures into node 0's summary; node 0 fails a run whose *code is 0 when a node's end record
+ * never came (exit 1, stop node_failed). */
+void supc_end(struct sup *s, json_t *summary, int *code);
 /* Several nodes: what this node's start event says of the cluster: `forward`, `forward_hz` (node 0's cells of the
  * nodes' summed power), `clock_offset_s` and `clock_uncertainty_s` (what `gauntlet summarize` needs to rebuild the
  * cluster's power from power-nodes.csv). */

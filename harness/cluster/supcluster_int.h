@@ -30,6 +30,8 @@ int supc_silent(const struct sup *s, int node);
 double supc_node_beat_s(const struct scenario *sc);
 /* Heartbeats out, silent nodes lost (supliveness.c). */
 void supc_liveness(struct sup *s, uint64_t now);
+/* This supervisor's heartbeat, when one is due (supliveness.c). */
+void supc_beat(struct sup *s, uint64_t now);
 /* Node 0: every node stops and enters the recovery of failure f (this node's own, or none here). */
 void coord_go(struct sup *s, const struct rec_failure *f);
 /* Node 0's go arrived (limit: the failure's iteration it was sent for): this node enters the machine. */

@@ -58,6 +58,27 @@ double supc_node_beat_s(const struct scenario *sc)
     return fmax(sc->heartbeat.interval_s, sc->heartbeat.timeout_s / 10);
 }
 
+/* Sends this supervisor's heartbeat when one is due (node 0: to every node, naming the nodes it lost; the others: to
+ * node 0). Also while node 0 waits for the end records, when nothing is judged any more: a node still ending its run
+ * must not take node 0 for gone. */
+void supc_beat(struct sup *s, uint64_t now)
+{
+    if ((double)(now - s->ln->hb_sent) * 1e-9 < supc_node_beat_s(s->sc))
+        return;
+    json_t *o = json_pack("{s:i}", "run", s->run);
+    for (int k = 1; k < s->nodes && s->node == 0; k++)   /* node 0: the nodes it lost, to everyone */
+        if (supc_gone(s, k)) {
+            if (!json_object_get(o, "lost"))
+                json_object_set_new(o, "lost", json_array());
+            json_array_append_new(json_object_get(o, "lost"), json_integer(k));
+        }
+    for (int k = 0; k < s->nodes; k++)
+        if (k != s->node && (s->node == 0 || k == 0))
+            cluster_send_json_direct(k, TAG_HB, o);
+    json_decref(o);
+    s->ln->hb_sent = now;
+}
+
 /* Liveness between nodes, in a star: every node tells node 0 it is alive and node 0 tells every node, each
  * supc_node_beat_s; a node silent for the heartbeat timeout (node 0, for the others) is a failure of that
  * node: the run fails on every node that can still say so, each writing its summary. */
@@ -65,20 +86,7 @@ void supc_liveness(struct sup *s, uint64_t now)
 {
     if (!s->ln->hb_armed || s->stopping)
         return;
-    if ((double)(now - s->ln->hb_sent) * 1e-9 >= supc_node_beat_s(s->sc)) {
-        json_t *o = json_pack("{s:i}", "run", s->run);
-        for (int k = 1; k < s->nodes && s->node == 0; k++)   /* node 0: the nodes it lost, to everyone */
-            if (supc_gone(s, k)) {
-                if (!json_object_get(o, "lost"))
-                    json_object_set_new(o, "lost", json_array());
-                json_array_append_new(json_object_get(o, "lost"), json_integer(k));
-            }
-        for (int k = 0; k < s->nodes; k++)
-            if (k != s->node && (s->node == 0 || k == 0))
-                cluster_send_json_direct(k, TAG_HB, o);
-        json_decref(o);
-        s->ln->hb_sent = now;
-    }
+    supc_beat(s, now);
     for (int k = 0; k < s->nodes; k++) {
         if (k == s->node || (s->node != 0 && k != 0) || supc_gone(s, k) || (k < SHM_MAX_NODES && s->ln->node_ended[k]))
             continue;   /* a node that sent its end record waits for the others in MPI_Finalize's barrier */

@@ -265,7 +265,7 @@ static int sup_finish(struct sup *s, const char *started)
         run_end_line(s, code);
         run_io_failed(s, summary, &code);
     }
-    supc_end(s, summary);   /* several nodes: every node's figures into node 0's summary */
+    supc_end(s, summary, &code);   /* several nodes: every node's figures into node 0's summary */
     if (s->node == 0 && s->res.cl)   /* forward: nodes: the cluster's summed power per run, once every node's is in */
         run_cluster_figures(s, summary);
     if (s->node == 0)
@@ -392,7 +392,7 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
     /* several nodes: a node that cannot set up stops every node at the next agreement (cluster_agree), so
      * none is left waiting for it in a collective */
     int made = shm_create(&s.shm, s.nranks, nspares, ops->shm_coll_elems ? ops->shm_coll_elems(sc) : 0, replica_bytes) == 0;
-    if (cluster_agree(made ? 0 : EXIT_ENV) != 0) {
+    if (cluster_agree(made ? 0 : EXIT_ENV, "the control block") != 0) {
         if (made)
             shm_close(&s.shm);
         return EXIT_ENV;
@@ -409,7 +409,7 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
     int failed = run_setup(&s, ops, opt, &set, &opened, &setup_t, why, sizeof why);
     if (failed)
         gl_log("%s", why);
-    if (cluster_agree(failed ? EXIT_ENV : 0) != 0) {
+    if (cluster_agree(failed ? EXIT_ENV : 0, "the results folder and power source") != 0) {
         if (!failed)
             gl_log("node %d: another node could not set up the run: see its messages", s.node);
         if (s.ps)
@@ -423,7 +423,7 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
         resilience_free(&s);
         return EXIT_ENV;
     }
-    cluster_bcast(s.shm.hdr->coll_id, sizeof s.shm.hdr->coll_id);   /* cuda: node 0's NCCL id, for every GPU */
+    cluster_bcast(s.shm.hdr->coll_id, sizeof s.shm.hdr->coll_id, "the collective id");   /* cuda: node 0's NCCL id, for every GPU */
     sup_alloc(&s);
     rn.runs = json_array();
     rn.base_trace = xcalloc(SC_MAX_MITIGATIONS, sizeof *rn.base_trace);   /* a search adds runs */

@@ -1,0 +1,314 @@
+/* harness/cluster/cluster_setup.c: what the nodes agree on while they set up (see cluster.h): every node's worst exit
+ * code, node 0's values, a figure of each. No wait here is without end: each is a test loop with a deadline (the
+ * set-up wait) that reads the signals meanwhile. A node that does not come in time, or a signal, ends the job from
+ * here, saying which step and which nodes: MPI_Abort, so the launcher takes every node down (a node stalled in its
+ * set-up would otherwise hold every other node forever, deaf to SIGTERM: its signals are read only by the run's
+ * loop). docs/cluster.md, "All start or none does". */
+#include "cluster.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#ifndef GAUNTLET_HAVE_MPI
+
+void cluster_set_setup_wait(double seconds) { (void)seconds; }
+int cluster_agree(int rc, const char *step)
+{
+    (void)step;
+    return rc;
+}
+int cluster_agree_note(int rc, const char *note, const char *step, char *first, size_t n)
+{
+    (void)note, (void)step;
+    if (n)
+        first[0] = 0;
+    return rc;
+}
+int cluster_gather_int(int x, int *out, const char *step)
+{
+    (void)step;
+    out[0] = x;
+    return 0;
+}
+uint64_t cluster_bcast_u64(uint64_t x, const char *step)
+{
+    (void)step;
+    return x;
+}
+void cluster_bcast(void *buf, size_t n, const char *step) { (void)buf, (void)n, (void)step; }
+void cluster_gather_double(double x, double *out, const char *step)
+{
+    (void)step;
+    out[0] = x;
+}
+
+#else
+
+#include <mpi.h>
+#include <sched.h>
+
+#include "cluster_int.h"
+
+#define SETUP_WAIT_DEFAULT_S 130.0   /* heartbeat.startup + heartbeat.timeout at their defaults */
+#define NOTE_MAX 248
+
+static double setup_wait_s = SETUP_WAIT_DEFAULT_S;
+static int32_t agree_seq;   /* the agreements so far: a message of another is never taken for this one's */
+
+/* One node's word to node 0 in an agreement. */
+struct agree_msg {
+    int32_t seq, rc;
+    char note[NOTE_MAX];
+};
+
+void cluster_set_setup_wait(double seconds) { setup_wait_s = seconds > 0 ? seconds : SETUP_WAIT_DEFAULT_S; }
+
+/* The bound of the next wait (seconds): the set-up wait, or the clock exchange's own where it is longer (cluster_clock
+ * leaves it for the agreement after it: a node far down the tree may still be in its exchange, itself bounded). */
+static double setup_bound_s(void)
+{
+    return cl.setup_extra_s > setup_wait_s ? cl.setup_extra_s : setup_wait_s;
+}
+
+/* Ends the job: says why (already said by the caller), then MPI_Abort with code so that the launcher stops every
+ * node. Never returns. */
+static void setup_abort(int code)
+{
+    fflush(stdout);
+    MPI_Abort(cl.comm, code);
+    _exit(code);   /* MPI_Abort does not return; should it, this node still goes */
+}
+
+/* A SIGINT, SIGTERM or SIGHUP waiting (the supervisor blocks them until its loop reads them): the set-up ends. */
+static void setup_signal_check(const char *step)
+{
+    sigset_t pend;
+    if (sigpending(&pend) != 0)
+        return;
+    static const struct { int sig; const char *name; } sigs[] = { { SIGTERM, "SIGTERM" }, { SIGINT, "SIGINT" },
+                                                                  { SIGHUP, "SIGHUP" } };
+    for (size_t i = 0; i < ARRAY_LEN(sigs); i++)
+        if (sigismember(&pend, sigs[i].sig) == 1) {
+            gl_log("node %d: stopped by %s during the set-up (at step '%s', before any run): the job ends (exit 1)",
+                   cl.node, sigs[i].name, step);
+            setup_abort(EXIT_CHECK);
+        }
+}
+
+/* Naps between tests of a request: short at first (an answer is usually there in microseconds), then 1 ms, so that
+ * hundreds of supervisors sharing a machine's cores leave them to the nodes still setting up. */
+static void setup_nap(unsigned spins)
+{
+    if (spins < 64)
+        sched_yield();
+    else
+        sleep_ns(spins < 256 ? 20000 : 1000000);
+}
+
+/* Completes n requests until deadline_ns, reading the signals meanwhile; done[i] says which completed. 0, or -1 at
+ * the deadline (the rest left pending: the caller ends the job) or when MPI fails. */
+static int setup_wait(MPI_Request *req, int n, unsigned char *done, uint64_t deadline_ns, const char *step)
+{
+    int left = 0;
+    for (int i = 0; i < n; i++)
+        left += !done[i];
+    for (unsigned spins = 0; left; spins++) {
+        for (int i = 0; i < n; i++) {
+            int flag = 0;
+            if (done[i])
+                continue;
+            if (MPI_Test(&req[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                return -1;
+            if (flag)
+                done[i] = 1, left--;
+        }
+        if (!left)
+            break;
+        setup_signal_check(step);
+        if (mono_ns() > deadline_ns)
+            return -1;
+        setup_nap(spins);
+    }
+    return 0;
+}
+
+/* Node 0: the nodes that did not come (done[k] 0 for k >= 1) listed into buf ("1, 5, 9 and 3 more"). */
+static void setup_missing(const unsigned char *done, char *buf, size_t n)
+{
+    size_t at = 0;
+    int listed = 0, more = 0;
+    buf[0] = 0;
+    for (int k = 1; k < cl.nodes; k++) {
+        if (done[k])
+            continue;
+        if (listed < 16 && at + 16 < n) {
+            at += (size_t)snprintf(buf + at, n - at, "%s%d", listed ? ", " : "", k);
+            listed++;
+        } else {
+            more++;
+        }
+    }
+    if (more)
+        snprintf(buf + at, n - at, " and %d more", more);
+}
+
+/* Node 0's side of an agreement: every node's word, then the worst code to each. */
+static int agree_root(struct agree_msg *mine, const char *step, char *first, size_t n)
+{
+    int nodes = cl.nodes;
+    struct agree_msg *in = xcalloc((size_t)nodes, sizeof *in);
+    MPI_Request *req = xcalloc((size_t)nodes, sizeof *req);
+    unsigned char *done = xcalloc((size_t)nodes, 1);
+    double bound = setup_bound_s();
+    done[0] = 1;
+    req[0] = MPI_REQUEST_NULL;
+    for (int k = 1; k < nodes; k++)
+        if (MPI_Irecv(&in[k], (int)sizeof in[k], MPI_BYTE, k, TAG_AGREE, cl.comm, &req[k]) != MPI_SUCCESS) {
+            gl_log("node 0: MPI_Irecv from node %d failed at set-up step '%s'", k, step);
+            setup_abort(EXIT_ENV);
+        }
+    if (setup_wait(req, nodes, done, mono_ns() + (uint64_t)(bound * 1e9), step) != 0) {
+        char who[256];
+        setup_missing(done, who, sizeof who);
+        gl_log("node 0: node(s) %s did not reach set-up step '%s' within %g s (stalled or gone: a frozen host, a hung "
+               "file system or device): the job ends (exit 3)", who, step, bound);
+        setup_abort(EXIT_ENV);
+    }
+    int32_t worst[2] = { mine->seq, mine->rc };
+    for (int k = 1; k < nodes; k++) {
+        if (in[k].seq != mine->seq) {
+            gl_log("node 0: node %d is out of step in the set-up (its agreement %d at step '%s', %d here)", k,
+                   (int)in[k].seq, step, (int)mine->seq);
+            setup_abort(EXIT_ENV);
+        }
+        worst[1] = in[k].rc > worst[1] ? in[k].rc : worst[1];
+        in[k].note[NOTE_MAX - 1] = 0;
+        if (first && n && !first[0] && in[k].note[0])
+            str_copy(first, n, in[k].note);
+    }
+    for (int k = 1; k < nodes; k++) {
+        done[k] = 0;
+        if (MPI_Isend(worst, 2, MPI_INT32_T, k, TAG_AGREE, cl.comm, &req[k]) != MPI_SUCCESS) {
+            gl_log("node 0: MPI_Isend to node %d failed at set-up step '%s'", k, step);
+            setup_abort(EXIT_ENV);
+        }
+    }
+    if (setup_wait(req, nodes, done, mono_ns() + (uint64_t)(bound * 1e9), step) != 0) {
+        char who[256];
+        setup_missing(done, who, sizeof who);
+        gl_log("node 0: node(s) %s did not take the outcome of set-up step '%s' within %g s: the job ends (exit 3)", who,
+               step, bound);
+        setup_abort(EXIT_ENV);
+    }
+    free(in);
+    free(req);
+    free(done);
+    return worst[1];
+}
+
+int cluster_agree_note(int rc, const char *note, const char *step, char *first, size_t n)
+{
+    if (first && n)
+        first[0] = 0;
+    if (!cl.on)
+        return rc;
+    struct agree_msg m = { .seq = ++agree_seq, .rc = rc };
+    if (note)
+        str_copy(m.note, sizeof m.note, note);
+    int worst;
+    if (cl.node == 0) {
+        worst = agree_root(&m, step, first, n);
+    } else {
+        /* node 0 speaks first when another node is missing: this node waits its bound and some more */
+        double bound = setup_bound_s() + 10;
+        int32_t back[2] = { 0, 0 };
+        MPI_Request req[2];
+        unsigned char done[2] = { 0, 0 };
+        if (MPI_Isend(&m, (int)sizeof m, MPI_BYTE, 0, TAG_AGREE, cl.comm, &req[0]) != MPI_SUCCESS ||
+            MPI_Irecv(back, 2, MPI_INT32_T, 0, TAG_AGREE, cl.comm, &req[1]) != MPI_SUCCESS) {
+            gl_log("node %d: MPI failed at set-up step '%s'", cl.node, step);
+            setup_abort(EXIT_ENV);
+        }
+        if (setup_wait(req, 2, done, mono_ns() + (uint64_t)(bound * 1e9), step) != 0) {
+            gl_log("node %d: node 0 did not answer set-up step '%s' within %g s (node 0, or a node it waits for, did "
+                   "not reach it): the job ends (exit 3)", cl.node, step, bound);
+            setup_abort(EXIT_ENV);
+        }
+        if (back[0] != m.seq) {
+            gl_log("node %d: node 0 is out of step in the set-up (its agreement %d at step '%s', %d here)", cl.node,
+                   (int)back[0], step, (int)m.seq);
+            setup_abort(EXIT_ENV);
+        }
+        worst = back[1];
+    }
+    cl.setup_extra_s = 0;
+    return worst;
+}
+
+int cluster_agree(int rc, const char *step) { return cluster_agree_note(rc, NULL, step, NULL, 0); }
+
+/* Completes a collective begun on every node (req) within the set-up wait, or ends the job naming step. */
+static void setup_coll(MPI_Request *req, const char *step)
+{
+    unsigned char done = 0;
+    double bound = setup_bound_s();
+    if (setup_wait(req, 1, &done, mono_ns() + (uint64_t)(bound * 1e9), step) == 0)
+        return;
+    if (cl.node == 0)
+        gl_log("node 0: not every node reached set-up step '%s' within %g s (stalled or gone): the job ends (exit 3)",
+               step, bound);
+    else
+        gl_log("node %d: set-up step '%s' did not end within %g s (node 0, or another node, did not reach it): the "
+               "job ends (exit 3)", cl.node, step, bound);
+    setup_abort(EXIT_ENV);
+}
+
+int cluster_gather_int(int x, int *out, const char *step)
+{
+    if (!cl.on) {
+        out[0] = x;
+        return 0;
+    }
+    MPI_Request req;
+    if (MPI_Iallgather(&x, 1, MPI_INT, out, 1, MPI_INT, cl.comm, &req) != MPI_SUCCESS)
+        return -1;
+    setup_coll(&req, step);
+    return 0;
+}
+
+uint64_t cluster_bcast_u64(uint64_t x, const char *step)
+{
+    cluster_bcast(&x, sizeof x, step);
+    return x;
+}
+
+void cluster_bcast(void *buf, size_t n, const char *step)
+{
+    if (!cl.on)
+        return;
+    MPI_Request req;
+    if (MPI_Ibcast(buf, (int)n, MPI_BYTE, 0, cl.comm, &req) != MPI_SUCCESS) {
+        gl_log("node %d: MPI_Ibcast failed at set-up step '%s'", cl.node, step);
+        setup_abort(EXIT_ENV);
+    }
+    setup_coll(&req, step);
+}
+
+void cluster_gather_double(double x, double *out, const char *step)
+{
+    if (!cl.on) {
+        out[0] = x;
+        return;
+    }
+    MPI_Request req;
+    if (MPI_Igather(&x, 1, MPI_DOUBLE, out, 1, MPI_DOUBLE, 0, cl.comm, &req) != MPI_SUCCESS) {
+        gl_log("node %d: MPI_Igather failed at step '%s'", cl.node, step);
+        setup_abort(EXIT_ENV);
+    }
+    setup_coll(&req, step);
+}
+
+#endif

@@ -1,0 +1,184 @@
+/* tests/test_cluster_setup.c: how several nodes start and end together, under `mpirun --oversubscribe -np 2` on one
+ * machine (docs/cluster.md, "All start or none does"). Two nodes given different scenarios stop at set-up with exit
+ * 2, node 0 naming the key; a node stalled in its set-up ends the job within the set-up wait (exit 3, naming the step
+ * and the node), and a SIGTERM meanwhile ends it at once; a node whose end record never comes fails the run (exit 1,
+ * stop node_failed). A node stalls by stopping itself (SIGSTOP) at a chosen call: tests/stall_preload.c, preloaded
+ * into that node's supervisor only, through a wrapper that picks by OMPI_COMM_WORLD_RANK. Skips without MPI. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#include "e2e.h"
+
+static void need_mpi(void)
+{
+#ifndef GAUNTLET_HAVE_MPI
+    cr_skip_test("built without MPI (install libopenmpi-dev): multi-node runs are not in this build");
+#endif
+    if (system("mpirun --version >/dev/null 2>&1") != 0)
+        cr_skip_test("mpirun not found (apt-get install openmpi-bin)");
+}
+
+static const char base[] = "name: setup\nnodes: 2\nranks: 2\niterations: 30\nseed: 7\n"
+                           "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: %s}\n"
+                           "sim: {tflops: 0.005}\npower: {sample_hz: 100}\n"
+                           "heartbeat: {interval: 100ms, timeout: 2s, startup: %s}\n";
+
+/* Writes a wrapper next to out that runs node 0 with args0 and node 1 with args1 (each: words after `gauntlet`), and
+ * node 0's pid (its shell's, kept by exec) into out.pid; returns its path (static storage). */
+static const char *wrapper(const char *out, const char *args0, const char *args1)
+{
+    static char path[600];
+    snprintf(path, sizeof path, "%s.sh", out);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "#!/bin/sh\nif [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then exec %s; fi\necho $$ > %s.pid\nexec %s %s\n",
+            args1, out, GAUNTLET_BIN, args0);
+    fclose(f);
+    cr_assert_eq(chmod(path, 0755), 0);
+    return path;
+}
+
+/* Starts mpirun -np 2 on the wrapper in the background (output into out.log); its pid. */
+static pid_t launch(const char *out, const char *wrap)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "exec timeout 100 mpirun --oversubscribe --allow-run-as-root -np 2 %s > %s.log 2>&1", wrap,
+             out);
+    pid_t p = fork();
+    cr_assert_geq(p, 0);
+    if (p == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    return p;
+}
+
+/* Waits for the launcher; its exit code (-1: not an exit), *took the seconds since t0. */
+static int finish(pid_t launcher, uint64_t t0, double *took)
+{
+    int st = 0;
+    waitpid(launcher, &st, 0);
+    *took = (double)(mono_ns() - t0) * 1e-9;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *log_of(const char *out)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s.log", out);
+    char *log = e2e_read(path);
+    return log ? log : strdup("");
+}
+
+/* Node 1 reads a scenario whose all-reduce is 1 MiB where node 0's is 4 MiB: every node stops at set-up with exit 2,
+ * and node 0 names node 1 and the key (as the resolved scenario spells it), not a run with false figures. */
+Test(cluster_setup, different_scenarios_stop_every_node_naming_the_key, .timeout = 120)
+{
+    need_mpi();
+    char t0[512], t1[512], a0[1024], a1[1024];
+    snprintf(t0, sizeof t0, base, "4MiB", "120s");
+    snprintf(t1, sizeof t1, base, "1MiB", "120s");
+    const char *s0 = e2e_scenario(t0), *s1 = e2e_scenario(t1), *out = e2e_outdir();
+    snprintf(a0, sizeof a0, "run %s --out %s --backend sim --headless", s0, out);
+    snprintf(a1, sizeof a1, "%s run %s --out %s --backend sim --headless", GAUNTLET_BIN, s1, out);
+    double took;
+    int rc = finish(launch(out, wrapper(out, a0, a1)), mono_ns(), &took);
+    char *log = log_of(out);
+    cr_assert_eq(rc, 2, "exit %d after %.1f s:\n%s", rc, took, log);
+    cr_assert(strstr(log, "gauntlet[node 0/2] run: node 1: its scenario differs from node 0's at "
+                          "workload.allreduce.bytes: '1MiB' on node 1, '4MiB' on node 0"), "%s", log);
+    cr_assert_null(strstr(log, "iter "), "no run started:\n%s", log);
+    free(log);
+}
+
+/* Node 1 stops (SIGSTOP) at its control block, after the start's agreement: node 0 waits at the next agreement for
+ * the set-up wait (heartbeat.startup 1 s + timeout 2 s), says which node did not reach which step, and ends the job
+ * with exit 3; nothing waits forever. The bounds allow mpirun's start and teardown on a loaded machine. */
+Test(cluster_setup, a_node_stalled_in_its_set_up_ends_the_job_within_the_set_up_wait, .timeout = 120)
+{
+    need_mpi();
+    char t[512], a0[1024], a1[1400];
+    snprintf(t, sizeof t, base, "4MiB", "1s");
+    const char *sc = e2e_scenario(t), *out = e2e_outdir();
+    snprintf(a0, sizeof a0, "run %s --out %s --backend sim --headless", sc, out);
+    snprintf(a1, sizeof a1, "env GAUNTLET_TEST_STALL_AT=memfd_create LD_PRELOAD=%s %s %s", STALL_PRELOAD, GAUNTLET_BIN,
+             a0);
+    double took;
+    int rc = finish(launch(out, wrapper(out, a0, a1)), mono_ns(), &took);
+    char *log = log_of(out);
+    cr_assert_eq(rc, 3, "exit %d after %.1f s (124: a hang):\n%s", rc, took, log);
+    cr_assert(strstr(log, "node 0: node(s) 1 did not reach set-up step 'the control block' within 3 s"), "%s", log);
+    cr_assert_gt(took, 3, "ended after %.1f s: before the set-up wait was over", took);
+    cr_assert_lt(took, 3 + 30, "ended after %.1f s (set-up wait 3 s)", took);
+    free(log);
+}
+
+/* The same stall with a long set-up wait (61 s), and SIGTERM to node 0's supervisor while it waits: it reads the
+ * signal in the wait, says so and ends the job at once (exit 1), rather than holding it for the wait. */
+Test(cluster_setup, a_signal_ends_a_set_up_that_waits_for_a_node, .timeout = 120)
+{
+    need_mpi();
+    char t[512], a0[1024], a1[1400], pidf[620];
+    snprintf(t, sizeof t, base, "4MiB", "59s");
+    const char *sc = e2e_scenario(t), *out = e2e_outdir();
+    snprintf(a0, sizeof a0, "run %s --out %s --backend sim --headless", sc, out);
+    snprintf(a1, sizeof a1, "env GAUNTLET_TEST_STALL_AT=memfd_create LD_PRELOAD=%s %s %s", STALL_PRELOAD, GAUNTLET_BIN,
+             a0);
+    pid_t launcher = launch(out, wrapper(out, a0, a1));
+    snprintf(pidf, sizeof pidf, "%s.pid", out);
+    char *log = NULL;
+    uint64_t t0 = mono_ns();
+    for (; !(log && strstr(log, "results in ")) && mono_ns() - t0 < 60000000000ull; sleep_ns(50000000)) {
+        free(log);   /* node 0 printed its start line: it is past the start's agreement, at the next */
+        log = log_of(out);
+    }
+    free(log);
+    sleep_ns(500000000);
+    char *pid = e2e_read(pidf);
+    cr_assert(pid, "node 0 never started");
+    uint64_t sent = mono_ns();
+    cr_assert_eq(kill((pid_t)atol(pid), SIGTERM), 0);
+    free(pid);
+    double took;
+    int rc = finish(launcher, sent, &took);
+    log = log_of(out);
+    cr_assert_eq(rc, 1, "exit %d %.1f s after the signal:\n%s", rc, took, log);
+    cr_assert(strstr(log, "node 0: stopped by SIGTERM during the set-up (at step 'the control block'"), "%s", log);
+    cr_assert_lt(took, 20, "ended %.1f s after the signal (set-up wait 61 s)", took);
+    free(log);
+}
+
+/* Node 1 stops (SIGSTOP) at the end of its run, before it sends its end record: node 0 stops waiting for it once it
+ * is silent for the heartbeat timeout and writes a summary that says the run is incomplete (exit 1, stop node_failed),
+ * never exit 0 with a node missing; and it leaves without waiting for node 1 in MPI's finalize. */
+Test(cluster_setup, a_node_whose_end_record_never_comes_fails_the_run, .timeout = 120)
+{
+    need_mpi();
+    char t[512], a0[1024], a1[1400];
+    snprintf(t, sizeof t, base, "4MiB", "120s");
+    const char *sc = e2e_scenario(t), *out = e2e_outdir();
+    snprintf(a0, sizeof a0, "run %s --out %s --backend sim --headless", sc, out);
+    snprintf(a1, sizeof a1, "env GAUNTLET_TEST_STALL_AT=getrusage LD_PRELOAD=%s %s %s", STALL_PRELOAD, GAUNTLET_BIN, a0);
+    double took;
+    int rc = finish(launch(out, wrapper(out, a0, a1)), mono_ns(), &took);
+    char *log = log_of(out);
+    cr_assert_eq(rc, 1, "exit %d after %.1f s (124: a hang):\n%s", rc, took, log);
+    json_t *s = e2e_summary(out);
+    cr_assert_eq(json_integer_value(json_object_get(s, "exit")), 1, "%s", log);
+    cr_assert_str_eq(json_string_value(json_object_get(s, "stop")), "node_failed");
+    const char *why = json_string_value(json_object_get(s, "stopped"));
+    cr_assert(why && strstr(why, "node 1: no end record came"), "stopped: %s", why);
+    json_t *n1 = json_array_get(json_object_get(s, "nodes"), 1);
+    cr_assert(strstr(json_string_value(json_object_get(n1, "stopped")), "no end record"));
+    cr_assert_lt(took, 60, "ended after %.1f s", took);
+    json_decref(s);
+    free(log);
+}
