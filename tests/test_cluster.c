@@ -1044,3 +1044,49 @@ Test(cluster, the_nodes_below_a_stalled_relay_go_around_it, .timeout = 200)
     json_decref(s);
     free(log);
 }
+
+/* The first line of `gauntlet view out --snapshot` at --at 0.5 that starts with "Power," (a static buffer). */
+static const char *view_power_line(const char *out)
+{
+    static char line[512];
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "LANG=C GAUNTLET_ASCII=1 %s view %s --snapshot 140x40 --at 0.5 2>&1", GAUNTLET_BIN, out);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    line[0] = 0;
+    char buf[512];
+    while (fgets(buf, sizeof buf, p))
+        if (!line[0] && strncmp(buf, "Power,", 6) == 0)
+            snprintf(line, sizeof line, "%s", buf);
+    pclose(p);
+    return line;
+}
+
+/* A one-node run into an earlier 2-node run's folder: the earlier run's node files are gone, and the view shows the
+ * new run's own power (one node of 2 GPUs), not the earlier cluster's. Until 2026-11-29 they stayed, and the view
+ * showed the 2-node run's summed power (2750 W) as the 1-node run's (1400 W). */
+Test(cluster, a_one_node_run_in_a_cluster_runs_folder_leaves_none_of_its_node_files, .timeout = 120)
+{
+    need_mpi();
+    char *log, path[600];
+    const char *out = e2e_outdir();
+    int rc = run(2, 2, 2, "", out, &log);
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    static const char *const files[] = { "power-nodes.csv", "power-node1.csv", "events-node1.jsonl", ".lock-node1" };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", out, files[i]);
+        cr_assert_eq(access(path, F_OK), 0, "the 2-node run wrote %s", files[i]);
+    }
+    cr_expect(strstr(view_power_line(out), "nodes' sums"), "%s", view_power_line(out));
+    rc = run(0, 1, 2, "", out, &log);
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", out, files[i]);
+        cr_expect_neq(access(path, F_OK), 0, "the 2-node run's %s stayed", files[i]);
+    }
+    const char *pw = view_power_line(out), *now = strstr(pw, "now ");
+    cr_expect(strstr(pw, "Power, node (2 GPUs)"), "%s", pw);
+    cr_expect(now && strtod(now + 4, NULL) < 2000 && !strstr(pw, "kW"), "two sim GPUs draw under 1.6 kW: %s", pw);
+}
