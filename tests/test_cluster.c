@@ -4,6 +4,7 @@
  * timeline, a node crash is detected on its node and ends the run on all, and a nodes: mismatch is exit 2.
  * Skips without MPI. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -789,8 +790,80 @@ Test(cluster, a_killed_supervisor_ends_the_run_with_a_summary, .timeout = 150)
     json_t *s = e2e_summary(out);
     cr_assert(s, "node 0 wrote no summary:\n%s", log);
     cr_assert_neq(json_integer_value(json_object_get(s, "exit")), 0);
-    cr_assert(json_string_value(json_object_get(s, "stopped")), "the summary says why the run stopped");
+    /* the true cause: the launcher's SIGTERM ending the job, or node 1's silence seen first; never a crash of node
+     * 0's own workers, whom that SIGTERM reached too (until 2026-11-29: "rank 0: exit: process died: signal 15") */
+    const char *stop = json_string_value(json_object_get(s, "stop")), *why = json_string_value(json_object_get(s, "stopped"));
+    cr_assert(why, "the summary says why the run stopped");
+    cr_expect(stop && (strcmp(stop, "signal") == 0 || strcmp(stop, "node_failed") == 0), "stop %s: %s", stop, why);
+    cr_expect(strncmp(why, "rank ", 5) != 0, "node 0's own rank blamed: %s", why);
+    json_t *counts = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults");
+    cr_expect_eq(json_integer_value(json_object_get(counts, "observed")), 0, "a fault observed: %s", why);
     expect_no_worker_left(out, 0);
+    json_decref(s);
+    free(log);
+}
+
+/* The pid of a child of parent (0: none): /proc's stat files scanned. */
+static pid_t child_of(pid_t parent)
+{
+    DIR *d = opendir("/proc");
+    cr_assert(d);
+    pid_t found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = e->d_name[0] >= '1' && e->d_name[0] <= '9' ? fopen(path, "r") : NULL;
+        if (!f)
+            continue;
+        const char *rp = fgets(buf, sizeof buf, f) ? strrchr(buf, ')') : NULL;
+        char state;
+        int ppid;
+        if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2 && ppid == parent)
+            found = (pid_t)atoi(e->d_name);
+        fclose(f);
+    }
+    closedir(d);
+    return found;
+}
+
+/* mpirun told to end the job (SIGTERM, as `kill` of the launcher sends it; Open MPI then sends every process of the
+ * job SIGTERM, and SIGKILL a second later): node 0's summary says the run was stopped by that signal, with no fault
+ * observed and no worker counted dead, and nothing is left running. Until 2026-11-29 the workers died of the same
+ * SIGTERM and were counted crashes: `stop: fault`, "rank 0: exit: process died: signal 15", faults observed 2.
+ * (mpirun signalled twice, as `timeout` does, to it and to its process group, kills the job at once: then no node
+ * writes a summary, and `gauntlet summarize` rebuilds it.) */
+Test(cluster, a_sigterm_to_the_job_is_a_stop_by_signal_on_node_0, .timeout = 150)
+{
+    need_mpi();
+    const char *out = e2e_outdir();
+    static const char text[] = "name: term-job\nnodes: 2\nranks: 2\niterations: 9000\nseed: 7\n"
+                               "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
+                               "sim: {tflops: 0.005}\npower: {sample_hz: 100}\n";
+    pid_t sup1, launcher = launch_two(text, out, &sup1), mpirun = child_of(launcher);   /* launcher: timeout */
+    cr_assert_gt(mpirun, 0, "no mpirun under the launcher");
+    uint64_t t0 = mono_ns();
+    cr_assert_eq(kill(mpirun, SIGTERM), 0);
+    int st = 0;
+    pid_t w = wait_launcher(launcher, t0, 30000000000ull, &st);
+    if (w == 0) {
+        kill(launcher, SIGKILL);
+        waitpid(launcher, &st, 0);
+    }
+    char path[600];
+    snprintf(path, sizeof path, "%s.log", out);
+    char *log = e2e_read(path);
+    cr_assert_neq(w, 0, "the job did not end in 30 s:\n%s", log);
+    json_t *s = e2e_summary(out);
+    cr_assert(s, "node 0 wrote no summary:\n%s", log);
+    const char *why = json_string_value(json_object_get(s, "stopped"));
+    cr_expect_eq(json_integer_value(json_object_get(s, "exit")), 1);
+    cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "signal", "stopped: %s", why);
+    cr_expect(why && strstr(why, "stopped by Terminated"), "stopped: %s", why);
+    json_t *counts = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults");
+    cr_expect_eq(json_integer_value(json_object_get(counts, "observed")), 0, "a fault observed: %s", why);
+    cr_expect_eq(e2e_count_events(out, "worker_died"), 0, "workers ended with the job are not failures");
+    expect_no_worker_left(out, 4);
     json_decref(s);
     free(log);
 }
@@ -970,4 +1043,50 @@ Test(cluster, the_nodes_below_a_stalled_relay_go_around_it, .timeout = 200)
     }
     json_decref(s);
     free(log);
+}
+
+/* The first line of `gauntlet view out --snapshot` at --at 0.5 that starts with "Power," (a static buffer). */
+static const char *view_power_line(const char *out)
+{
+    static char line[512];
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "LANG=C GAUNTLET_ASCII=1 %s view %s --snapshot 140x40 --at 0.5 2>&1", GAUNTLET_BIN, out);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    line[0] = 0;
+    char buf[512];
+    while (fgets(buf, sizeof buf, p))
+        if (!line[0] && strncmp(buf, "Power,", 6) == 0)
+            snprintf(line, sizeof line, "%s", buf);
+    pclose(p);
+    return line;
+}
+
+/* A one-node run into an earlier 2-node run's folder: the earlier run's node files are gone, and the view shows the
+ * new run's own power (one node of 2 GPUs), not the earlier cluster's. Until 2026-11-29 they stayed, and the view
+ * showed the 2-node run's summed power (2750 W) as the 1-node run's (1400 W). */
+Test(cluster, a_one_node_run_in_a_cluster_runs_folder_leaves_none_of_its_node_files, .timeout = 120)
+{
+    need_mpi();
+    char *log, path[600];
+    const char *out = e2e_outdir();
+    int rc = run(2, 2, 2, "", out, &log);
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    static const char *const files[] = { "power-nodes.csv", "power-node1.csv", "events-node1.jsonl", ".lock-node1" };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", out, files[i]);
+        cr_assert_eq(access(path, F_OK), 0, "the 2-node run wrote %s", files[i]);
+    }
+    cr_expect(strstr(view_power_line(out), "nodes' sums"), "%s", view_power_line(out));
+    rc = run(0, 1, 2, "", out, &log);
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", out, files[i]);
+        cr_expect_neq(access(path, F_OK), 0, "the 2-node run's %s stayed", files[i]);
+    }
+    const char *pw = view_power_line(out), *now = strstr(pw, "now ");
+    cr_expect(strstr(pw, "Power, node (2 GPUs)"), "%s", pw);
+    cr_expect(now && strtod(now + 4, NULL) < 2000 && !strstr(pw, "kW"), "two sim GPUs draw under 1.6 kW: %s", pw);
 }

@@ -455,6 +455,60 @@ Test(results_io, a_reused_folder_loses_only_its_derived_files)
     free(sc);
 }
 
+/* Whether dir/name exists. */
+static int there(const char *dir, const char *name)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* Node 0 taking an earlier cluster run's folder removes the node files its own run does not write (they would be
+ * read as its own: `gauntlet view` showed the earlier run's cluster power), except those of a node whose lock a live
+ * process holds; a 2-node run with forward: nodes keeps node 1's (its node 1 writes them) and files of other names.
+ * Until 2026-11-29 every one stayed. */
+Test(results_io, a_reused_folder_loses_the_node_files_the_run_does_not_write)
+{
+    const char *dir = tmpdir();
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    char err[512], path[600];
+    static const char *const nodefiles[] = { "power-nodes.csv", "power-node1.csv", "events-node1.jsonl", ".lock-node1",
+                                             "power-node12.csv", "events-node12.jsonl", ".lock-node12" };
+    static const char *const others[] = { "power-node1.csv.bak", "events-node.jsonl", "power-nodeX.csv", "notes.txt" };
+    for (size_t i = 0; i < sizeof nodefiles / sizeof *nodefiles; i++)
+        put(dir, nodefiles[i], "old\n", 4);
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+        put(dir, others[i], "keep\n", 5);
+    put(dir, "power-node3.csv", "live\n", 5);   /* a node whose lock is held */
+    snprintf(path, sizeof path, "%s/.lock-node3", dir);
+    int held = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    cr_assert(held >= 0 && flock(held, LOCK_EX | LOCK_NB) == 0);
+    cr_assert_eq(scenario_load_string("name: x\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n"
+                                      "  allreduce: {bytes: 1MiB}\n", "x.yaml", sc, err, sizeof err), 0, "%s", err);
+    struct results r;
+    cr_assert_eq(results_open(&r, dir, sc, mono_ns(), err, sizeof err), 0, "%s", err);
+    results_close(&r);
+    for (size_t i = 0; i < sizeof nodefiles / sizeof *nodefiles; i++)
+        cr_expect(!there(dir, nodefiles[i]), "%s of the earlier run stayed beside a one-node run", nodefiles[i]);
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+        cr_expect(there(dir, others[i]), "%s, a file of another name, was removed", others[i]);
+    cr_expect(there(dir, "power-node3.csv") && there(dir, ".lock-node3"), "a held node's files were removed");
+    close(held);
+    for (size_t i = 0; i < sizeof nodefiles / sizeof *nodefiles; i++)
+        put(dir, nodefiles[i], "old\n", 4);
+    cr_assert_eq(scenario_load_string("name: x\nnodes: 2\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n"
+                                      "  allreduce: {bytes: 1MiB}\n", "x.yaml", sc, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(results_open(&r, dir, sc, mono_ns(), err, sizeof err), 0, "%s", err);
+    results_close(&r);
+    cr_expect(there(dir, "power-nodes.csv"), "this run's own power-nodes.csv");
+    cr_expect(there(dir, "power-node1.csv") && there(dir, "events-node1.jsonl") && there(dir, ".lock-node1"),
+              "node 1's files, which this run's node 1 replaces");
+    cr_expect(!there(dir, "power-node12.csv") && !there(dir, "events-node12.jsonl") && !there(dir, ".lock-node12"),
+              "a node this run does not have");
+    cr_expect(!there(dir, "power-node3.csv") && !there(dir, ".lock-node3"), "node 3's, its lock no longer held");
+    free(sc);
+}
+
 /* A last line without its newline (the kill came mid-write) is ignored in both files; the rest stands. */
 Test(summarize, a_last_line_cut_short_is_ignored, .timeout = 120)
 {
@@ -845,14 +899,6 @@ static pid_t dead_pid(void)
         _exit(0);
     cr_assert_eq(waitpid(p, NULL, 0), p);
     return p;
-}
-
-/* Whether dir/name exists. */
-static int there(const char *dir, const char *name)
-{
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return access(path, F_OK) == 0;
 }
 
 /* A kill during the summary's write leaves summary.json.tmp.PID (write_file_atomic's temp file): a run into the

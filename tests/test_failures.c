@@ -2,7 +2,9 @@
  * a worker that dies, a worker that hangs — with real processes and signals. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +71,7 @@ Test(failures, sigint_stops_in_order_and_writes_the_summary, .timeout = 180)
     json_t *s = e2e_summary(out);
     cr_assert_eq(json_integer_value(json_object_get(s, "exit")), 1);
     cr_assert(strstr(json_string_value(json_object_get(s, "stopped")), "Interrupt"));
+    cr_assert_str_eq(json_string_value(json_object_get(s, "stop")), "signal");
     json_t *run = json_array_get(json_object_get(s, "runs"), 0);
     cr_assert(json_is_false(json_object_get(run, "complete")));
     cr_assert_gt(json_integer_value(json_object_get(run, "iterations")), 0);
@@ -77,6 +80,49 @@ Test(failures, sigint_stops_in_order_and_writes_the_summary, .timeout = 180)
     cr_assert_eq(e2e_count_events(out, "interrupted"), 1);
     cr_assert_eq(e2e_count_events(out, "worker_died"), 0, "workers stopped on request are not failures");
     cr_assert_eq(e2e_count_events(out, "worker_exit"), 3);
+}
+
+/* The long run as the leader of a process group of its own (as `timeout`, systemd and Slurm start a job); its pid. */
+static pid_t start_long_group(const char *out, const char *log)
+{
+    const char *sc = e2e_scenario(long_run);
+    pid_t p = fork();
+    cr_assert_geq(p, 0);
+    if (p == 0) {
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+            _exit(126);
+        execl(e2e_bin(), "gauntlet", "run", sc, "--out", out, "--backend", "sim", "--headless", (char *)NULL);
+        _exit(127);
+    }
+    setpgid(p, p);   /* either side may come first */
+    return p;
+}
+
+/* A SIGTERM to the whole job (`kill -TERM -- -PGID`, as timeout, systemd and scancel send it; mpirun ending a job
+ * does the same) reaches every worker too: the run is stopped by that signal, each worker leaves when told, and no
+ * fault is observed. Until 2026-11-29 the workers died of the signal and were counted crashes: `stop: fault`,
+ * "rank 0: exit: process died: signal 15", a fault observed. */
+Test(failures, a_sigterm_to_the_whole_process_group_is_a_stop_not_a_crash, .timeout = 120)
+{
+    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-pgterm.log";
+    pid_t sup = start_long_group(out, log);
+    cr_assert_eq(e2e_wait_started(out, 3 * 5, 30), 0, "the run did not start; see %s", log);
+    cr_assert_eq(kill(-sup, SIGTERM), 0);
+    int rc = e2e_wait(sup, 20);
+    cr_assert_eq(rc, 1, "exit %d after the group's SIGTERM (see %s)", rc, log);
+    json_t *s = e2e_summary(out);
+    const char *why = json_string_value(json_object_get(s, "stopped"));
+    cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "signal", "stopped: %s", why);
+    cr_expect(why && strstr(why, "stopped by Terminated"), "stopped: %s", why);
+    json_t *counts = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults");
+    cr_expect_eq(json_integer_value(json_object_get(counts, "observed")), 0, "a fault observed");
+    cr_expect_eq(json_array_size(json_object_get(s, "faults")), 0);
+    json_decref(s);
+    cr_expect_eq(e2e_count_events(out, "worker_died"), 0, "workers stopped with the job are not failures");
+    cr_expect_eq(e2e_count_events(out, "worker_exit"), 3);
 }
 
 /* From dir/events.jsonl: the t_s of the first `interrupted` event (*stop_s, -1: none) and of the last `worker_exit`
@@ -146,7 +192,7 @@ Test(failures, a_stop_at_any_moment_lets_every_worker_leave_on_its_exit, .timeou
         cr_expect_eq(why[0], 0, "stop %d (seed %u, SIGTERM %.2f s in): %s, not its own exit", i, seed, delay, why);
         if (stop_s >= 0 && exit_s - stop_s > slowest)
             slowest = exit_s - stop_s;
-        /* a stop takes a few tens of ms; the supervisor's SIGTERM comes 2 s after its EXIT (a run that ended before
+        /* a stop takes a few tens of ms; the supervisor's SIGKILL comes 2 s after its EXIT (a run that ended before
          * the signal has no stop to judge) */
         cr_expect(stop_s < 0 || exit_s - stop_s < 1.5, "stop %d (seed %u, SIGTERM %.2f s in): the workers left %.2f s after it", i,
                      seed, delay, exit_s - stop_s);

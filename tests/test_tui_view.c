@@ -235,3 +235,52 @@ Test(tui_view, a_killed_record_shows_that_it_was_cut_short, .timeout = 60)
     out = snapshot(dir, "--at 0.5", &rc);
     cr_expect(strstr(out, "[running]"), "%s", out);
 }
+
+/* Writes a finished one-GPU record into dir (start event: start, with its nodes and forward), 300 W a row, and a
+ * power-nodes.csv of 9000 W per node (an earlier 2-node run's, in a reused folder). */
+static void record_with_nodes_file(const char *dir, const char *start)
+{
+    char path[200];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"n\",\"backend\":\"sim\",\"ranks\":1,\"runs\":1,\"iterations\":20%s}\n"
+               "{\"t_s\":0.01,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\",\"iterations\":20}\n", start);
+    for (int i = 0; i < 20; i++)
+        fprintf(f, "{\"t_s\":%.2f,\"event\":\"iteration\",\"rank\":0,\"run\":0,\"iter\":%d,\"dur_s\":0.05}\n", 0.05 * (i + 1), i);
+    fprintf(f, "{\"t_s\":1.01,\"event\":\"run_end\",\"run\":0}\n{\"t_s\":1.02,\"event\":\"end\",\"exit\":0,\"reason\":null}\n");
+    cr_assert_eq(fclose(f), 0);
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    cr_assert_not_null(f = fopen(path, "w"));
+    fprintf(f, "t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w,sample_t_s\n");
+    for (int i = 1; i <= 100; i++)
+        fprintf(f, "%.2f,0,300,compute,,,,,,0,,\n", 0.01 * i);
+    cr_assert_eq(fclose(f), 0);
+    snprintf(path, sizeof path, "%s/power-nodes.csv", dir);
+    cr_assert_not_null(f = fopen(path, "w"));
+    fprintf(f, "t_s,node,watts,gpus\n");
+    for (int i = 1; i <= 100; i++)
+        fprintf(f, "%.2f,0,9000,2\n%.2f,1,9000,2\n", 0.01 * i, 0.01 * i);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* The nodes' summed power is the run's only when its start event says it wrote it (nodes > 1, forward: nodes): a
+ * power-nodes.csv beside a one-node record is an earlier run's, and is not shown as this run's. Until 2026-11-29 a
+ * one-node run in an earlier 2-node run's folder showed that run's cluster power. */
+Test(tui_view, a_power_nodes_file_the_run_did_not_write_is_not_shown, .timeout = 60)
+{
+    char dir[64] = "/tmp/gauntlet-view-nodes-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    record_with_nodes_file(dir, ",\"nodes\":1");
+    int rc;
+    char *out = snapshot(dir, "--at 0.5", &rc);
+    cr_expect_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "Power, node (1 GPUs)") && strstr(out, "now 300 W"), "%s", out);
+    cr_expect(!strstr(out, "kW") && !strstr(out, "cluster"), "%s", out);
+    record_with_nodes_file(dir, ",\"nodes\":2,\"forward\":\"ranks\"");
+    out = snapshot(dir, "--at 0.5", &rc);
+    cr_expect(!strstr(out, "kW") && !strstr(out, "nodes' sums"), "forward: ranks writes no power-nodes.csv:\n%s", out);
+    record_with_nodes_file(dir, ",\"nodes\":2,\"forward\":\"nodes\",\"forward_hz\":100");
+    out = snapshot(dir, "--at 0.5", &rc);
+    cr_expect(strstr(out, "nodes' sums") && strstr(out, "kW"), "the run's own power-nodes.csv is read:\n%s", out);
+}

@@ -124,15 +124,30 @@ static void take_cell(void *ctx, const struct gridsum_cell *c)
     add_prow(ctx, (struct prow){ c->t_s, c->watts, NAN, NAN, (uint64_t)c->whole, -1, PR_CLUSTER });
 }
 
+/* Whether the run's (first) start event says it wrote the nodes' summed power: several nodes, forward: nodes. */
+static int replay_nodes_summed(const struct replay *rp)
+{
+    for (size_t i = 0; i < rp->nev; i++) {
+        if (strcmp(json_string_value(json_object_get(rp->ev[i], "event")), "start") != 0)
+            continue;
+        const char *fwd = json_string_value(json_object_get(rp->ev[i], "forward"));
+        return json_integer_value(json_object_get(rp->ev[i], "nodes")) > 1 && fwd && strcmp(fwd, "nodes") == 0;
+    }
+    return 0;
+}
+
 /* forward: nodes: power-nodes.csv (t_s,node,watts,gpus), each node's sum per cell; and the cluster's sum on that
- * grid, as node 0 built it live (gridsum.h; the cell from the closest rows of one node). */
+ * grid, as node 0 built it live (gridsum.h; the cell from the closest rows of one node). A run that wrote none (one
+ * node, forward: ranks) has it only from an earlier run in the same folder: not read. */
 static int load_nodes_power(struct replay *rp, const char *dir, char *why, size_t n)
 {
     char path[REPLAY_PATH_MAX + 32];
     int absent;
+    if (!replay_nodes_summed(rp))
+        return 0;
     FILE *f = replay_open_optional(dir, "power-nodes.csv", path, sizeof path, &absent, why, n);
     if (!f)
-        return absent ? 0 : -1;   /* absent: forward: ranks, or one node */
+        return absent ? 0 : -1;   /* absent: removed since; the GPUs' own rows are still shown */
     char *line = NULL;
     size_t cap = 0, first = rp->npw;
     int lineno = 0, nodes = 0;

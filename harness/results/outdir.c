@@ -1,11 +1,15 @@
-/* harness/results/outdir.c: what a command's --out may name, checked before anything runs (results.h). */
+/* harness/results/outdir.c: what a command's --out may name, checked before anything runs, and what of an earlier
+ * run's record in it a run removes (results.h). */
 #include "results.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -91,4 +95,93 @@ int results_out_check(const char *opt, const char *out, size_t max, const char *
         return EXIT_INPUT;
     }
     return EXIT_OK;
+}
+
+/* The N of name when it is <prefix>N<suffix> (N: decimal digits, at most 6), else -1. */
+static long results_node_of(const char *name, const char *prefix, const char *suffix)
+{
+    size_t lp = strlen(prefix), ls = strlen(suffix), len = strlen(name), digits = len - lp - ls;
+    if (len <= lp + ls || digits > 6 || strncmp(name, prefix, lp) != 0 || strcmp(name + len - ls, suffix) != 0)
+        return -1;
+    long node = 0;
+    for (size_t i = lp; i < lp + digits; i++) {
+        if (name[i] < '0' || name[i] > '9')
+            return -1;
+        node = node * 10 + (name[i] - '0');
+    }
+    return node;
+}
+
+/* Whether a live process holds dir/.lock-node<node> (results_lock's flock): 1, or 0 (free, or no such file). */
+static int results_node_held(const char *dir, long node)
+{
+    char path[RESULTS_DIR_MAX + 32];
+    snprintf(path, sizeof path, "%s/.lock-node%ld", dir, node);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return 0;
+    int held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd);   /* a lock taken here goes with it */
+    return held;
+}
+
+/* Whether the run of sc has its nodes other than 0 keep their rows in power-node<N>.csv under .lock-node<N>
+ * (results_open_forward's choice). */
+static int results_node_rows(const struct scenario *sc)
+{
+    return sc->nodes > 1 && (sc->forward == FORWARD_NODES ||
+                             (sc->power.forward_hz > 0 && sc->power.sample_hz > sc->power.forward_hz));
+}
+
+/* Whether name is a node file of an earlier run that the run of sc does not write: 1, 0 (not a node file, or one
+ * this run's node writes: it truncates its own), with *node its node (-1: power-nodes.csv). */
+static int results_node_stale(const char *name, const struct scenario *sc, long *node)
+{
+    int summed = sc->nodes > 1 && sc->forward == FORWARD_NODES, keep;
+    *node = -1;
+    if (strcmp(name, "power-nodes.csv") == 0)
+        return !summed;
+    if ((*node = results_node_of(name, "power-node", ".csv")) >= 0 || (*node = results_node_of(name, ".lock-node", "")) >= 0)
+        keep = results_node_rows(sc);
+    else if ((*node = results_node_of(name, "events-node", ".jsonl")) >= 0)
+        keep = summed;
+    else
+        return 0;
+    return *node >= sc->nodes || *node == 0 || !keep;
+}
+
+int results_clear_nodes(const char *dir, const struct scenario *sc, char *why, size_t n)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(why, n, "cannot look into %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    struct dirent *e;
+    int rc = 0;
+    long node;
+    while (rc == 0 && (errno = 0, e = readdir(d)) != NULL) {
+        char path[RESULTS_DIR_MAX + 300];
+        struct stat st;
+        if (!results_node_stale(e->d_name, sc, &node))
+            continue;
+        /* a node of this run that takes its lock is not raced for it (it is this run's, whatever it held before) */
+        int ours = node > 0 && node < sc->nodes && results_node_rows(sc);
+        if (node >= 0 && !ours && results_node_held(dir, node))
+            continue;   /* a live process's */
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (lstat(path, &st) != 0 || (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)))
+            continue;   /* gone meanwhile, or no file of ours (a folder) */
+        if (unlink(path) != 0 && errno != ENOENT) {
+            snprintf(why, n, "cannot remove %s, an earlier run's (it would be read as this run's): %s", path,
+                     strerror(errno));
+            rc = -1;
+        }
+    }
+    if (rc == 0 && errno) {
+        snprintf(why, n, "cannot read the folder %s: %s", dir, strerror(errno));
+        rc = -1;
+    }
+    closedir(d);
+    return rc;
 }

@@ -205,7 +205,8 @@ static int results_open_files(struct results *r, const char *dir, const struct s
     }
     if (results_lock(r, dir, ".lock", why, n) != 0)   /* before anything in the folder is touched */
         return -1;
-    if (results_clear_derived(dir, why, n) != 0)   /* before the record they came from is replaced */
+    /* what an earlier run's record gave, before that record is replaced */
+    if (results_clear_derived(dir, why, n) != 0 || results_clear_nodes(dir, sc, why, n) != 0)
         return -1;
     char *yaml = NULL;
     size_t len = 0;

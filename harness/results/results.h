@@ -57,10 +57,16 @@ extern const char *const results_derived[];
  * scenario.yaml (which a run replaces). EXIT_OK, or EXIT_INPUT (EXIT_ENV: the folder cannot be read) after saying
  * why. */
 int results_out_check(const char *opt, const char *out, size_t max, const char *scenario);
+/* Node 0, taking dir for the run of sc: removes the node files of an earlier run there that this run does not write
+ * (power-nodes.csv; power-node<N>.csv, events-node<N>.jsonl, .lock-node<N> of a node it does not have, or of one
+ * that writes no such file with sc's forward), unless a live process holds that node's .lock-node<N>: read beside
+ * this run's record, they would be taken for its own. 0, or -1 with why. */
+int results_clear_nodes(const char *dir, const struct scenario *sc, char *why, size_t n);
 /* Picks the default folder: results/<name>-<UTC timestamp>[-N]/ under root. */
 void results_default_dir(char *out, size_t n, const char *root, const char *name);
 /* Creates dir, locks it (dir/.lock: a second run into a folder in use is refused, naming the run holding it),
- * removes an earlier run's derived files (results_derived), writes scenario.yaml, opens events.jsonl and power.csv.
+ * removes an earlier run's derived files (results_derived) and node files (results_clear_nodes), writes
+ * scenario.yaml, opens events.jsonl and power.csv.
  * 0, or -1 with why (and nothing left open). */
 int results_open(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why, size_t n);
 /* A node other than 0: lines go to node 0; power rows at most power.forward_hz per rank, and when that drops

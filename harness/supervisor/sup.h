@@ -104,6 +104,8 @@ struct sup {
     int run, running;
     struct run_stats rs;
     int failed, stopping, signals;
+    int stop_signo;                /* the first SIGINT/SIGTERM/SIGHUP received (0: none): a worker that died of it was
+                                    * ended with the job, not crashed */
     int io_failed;                 /* the run ended on a results file that could not be written (exit 3) */
     char reason[512];
     int ckpt_lock_fd;              /* the flock that says this run is alive to checkpoint sweeps (-1: none) */
@@ -190,10 +192,11 @@ void sup_send(struct sup *s, int slot, const struct wcmd *cmd);
 void sup_command(struct sup *s, const struct wcmd *cmd);
 /* Waits until every live slot's backend is ready; 0, or -1 when the run failed or was stopped meanwhile. */
 int sup_wait_ready(struct sup *s, double timeout_s);
-/* Stops every worker: EXIT, then SIGTERM after 2 s, then SIGKILL after 2 more; reaps them all. A worker still there
- * SUP_KILL_WAIT_S after its SIGKILL (a process in uninterruptible sleep: a stuck filesystem, a driver call) is left
- * behind, said (event worker_not_ended, its /proc state) and the run fails (stop "environment", exit 3): the summary
- * is written all the same. */
+/* Stops every worker: EXIT, then SIGKILL after SUP_EXIT_CMD_WAIT_S (a worker ignores SIGTERM: sup_spawn); reaps them
+ * all. A worker still there SUP_KILL_WAIT_S after its SIGKILL (a process in uninterruptible sleep: a stuck
+ * filesystem, a driver call) is left behind, said (event worker_not_ended, its /proc state) and the run fails (stop
+ * "environment", exit 3): the summary is written all the same. */
+#define SUP_EXIT_CMD_WAIT_S 2.0
 #define SUP_KILL_WAIT_S 10.0
 /* ... unless it has begun to exit (sup_proc_exiting): then up to this long, as the recovery waiting for it (taking a
  * worker's memory down took over 5 s on a 2-core machine beside other work, 2026-11-27). */

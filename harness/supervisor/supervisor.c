@@ -150,16 +150,17 @@ static void sup_check_heartbeats(struct sup *s, uint64_t now)
     }
 }
 
-/* Handles the signals that arrived: SIGCHLD reaps, SIGINT/SIGTERM stop the run (a second one kills). */
+/* Handles the signals that arrived: SIGINT/SIGTERM/SIGHUP stop the run (a second one kills); SIGCHLD is taken, the
+ * reap is sup_step's, after the death pipes (whose word comes first, and which read a dying process's /proc). */
 static void sup_signals(struct sup *s)
 {
     struct signalfd_siginfo si;
     while (read(s->sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
-        if (si.ssi_signo == SIGCHLD) {
-            sup_reap(s);
+        if (si.ssi_signo == SIGCHLD)
             continue;
-        }
         s->signals++;
+        if (!s->stop_signo)
+            s->stop_signo = (int)si.ssi_signo;
         results_event(&s->res, mono_ns(), "interrupted",
                       json_pack("{s:s, s:i}", "signal", strsignal((int)si.ssi_signo), "count", s->signals));
         if (!s->stopping) {
@@ -193,11 +194,11 @@ void sup_step(struct sup *s)
         pfd[2 + j] = (struct pollfd){ .fd = s->deathfd[j], .events = POLLIN };
     if (poll(pfd, (nfds_t)(2 + nd), 10) < 0 && errno != EINTR)
         SYSERR("poll");
+    if (pfd[0].revents & POLLIN)   /* first: a death that came with the job's own end is judged as that */
+        sup_signals(s);
     for (int j = 0; j < nd; j++)
         if (s->deathfd[j] >= 0 && (pfd[2 + j].revents & (POLLIN | POLLHUP | POLLERR)))
             sup_death_pipe(s, j / 2);
-    if (pfd[0].revents & POLLIN)
-        sup_signals(s);
     sup_reap(s);   /* also without SIGCHLD: cheap, and proof against a signal taken by a library's thread */
     sup_drain(s);
     uint64_t now = mono_ns();
@@ -289,26 +290,16 @@ void sup_stop_workers(struct sup *s)
     for (int k = 0; k < s->nslots; k++)
         sup_send(s, k, &cmd);
     uint64_t t = mono_ns();
-    int sent_term = 0;
     while (sup_alive(s)) {
         sup_step(s);
         uint64_t now = mono_ns();
-        double waited = (double)(now - t) * 1e-9;
-        if (waited > 2 && !sent_term) {
-            sent_term = 1;
-            for (int k = 0; k < s->nslots; k++) {
-                if (!s->alive[k])
-                    continue;
-                s->expect_exit[k] = 1;   /* ended by the supervisor at its end: worker_exit, not worker_died */
-                if (kill(s->pid[k], SIGTERM) != 0 && errno != ESRCH)
-                    SYSERR("kill(worker, SIGTERM)");
-            }
-        }
-        if (waited > 4)
-            for (int k = 0; k < s->nslots; k++)
-                sup_kill(s, k);   /* again each wake: cheap, and the first one's time is kept */
-        if (waited > 4)   /* killed (now, or before this wait by a recovery) and still there past the bound */
-            sup_leave_unended(s, now);
+        if ((double)(now - t) * 1e-9 <= SUP_EXIT_CMD_WAIT_S)
+            continue;
+        /* a worker ignores SIGTERM (sup_spawn): SIGKILL, ended by the supervisor at its end (worker_exit, not
+         * worker_died); again each wake: cheap, and the first one's time is kept */
+        for (int k = 0; k < s->nslots; k++)
+            sup_kill(s, k);
+        sup_leave_unended(s, now);   /* killed (now, or before this wait by a recovery) and still there past the bound */
     }
     sup_drain(s);
 }

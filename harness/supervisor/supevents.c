@@ -137,14 +137,17 @@ static void sup_status_text(int status, char *out, size_t n)
         snprintf(out, n, "status 0x%x", status);
 }
 
-/* Worker k died at now, as status text st says (exited: it ended by exit with code 0); an end nobody asked for is
- * a failure (detector exit). via: how it was seen ("pipe": its death pipe, before the reap; "reap"). */
-static int sup_died(struct sup *s, int k, pid_t pid, uint64_t now, const char *st, int exited_ok, const char *via)
+/* Worker k died at now, as status text st says (exited: it ended by exit with code 0; sig: the signal that killed it,
+ * or 0); an end nobody asked for is a failure (detector exit), one by the signal that is ending the job (a worker
+ * ignores it, but a library may have taken it back) is the job's. via: how it was seen ("pipe": its death pipe,
+ * before the reap; "reap"). */
+static int sup_died(struct sup *s, int k, pid_t pid, uint64_t now, const char *st, int exited_ok, int sig,
+                    const char *via)
 {
     char msg[256];
     sup_drain(s);   /* its last events first */
     int rank = atomic_load(&shm_ctl(&s->shm, k)->rank);
-    int expected = s->expect_exit[k] || (s->stopping && exited_ok);
+    int expected = s->expect_exit[k] || (s->stopping && exited_ok) || (sig > 0 && sig == s->stop_signo);
     int64_t iter = atomic_load(&shm_ctl(&s->shm, k)->iter);
     results_event(&s->res, now, expected ? "worker_exit" : "worker_died",
                   json_pack("{s:i, s:i, s:i, s:s, s:I, s:s}", "rank", rank, "slot", k, "pid", (int)pid, "status", st,
@@ -224,7 +227,8 @@ void sup_proc_describe(pid_t pid, char *buf, size_t n)
              sup_proc_exiting(pid) ? "; it is exiting (the kernel is taking its memory down)" : "");
 }
 
-void sup_death_pipe(struct sup *s, int k)
+/* sup_death_pipe; reaped: the wait status when the process is already reaped (its /proc entry gone), else NULL. */
+static void sup_death_word(struct sup *s, int k, const int *reaped)
 {
     unsigned char note[2] = { 0 };
     ssize_t got = 0;
@@ -254,27 +258,33 @@ void sup_death_pipe(struct sup *s, int k)
     if (!s->alive[k])
         return;
     char st[96];
-    int exited_ok = 0;
-    if (got == 2 && note[0] == 'S')
+    int exited_ok = 0, sig = 0;
+    if (got == 2 && note[0] == 'S') {
         snprintf(st, sizeof st, "signal %d (%s)", note[1], strsignal(note[1]));
-    else if (got == 2 && note[0] == 'E') {
+        sig = note[1];
+    } else if (got == 2 && note[0] == 'E') {
         snprintf(st, sizeof st, "exit code %d", note[1]);
         exited_ok = note[1] == 0;
     } else {   /* no word: SIGKILL, or a signal it does not catch; the kernel knows which once the exit began */
         int status;
-        if (sup_proc_status(s->pid[k], &status))
+        if (reaped || sup_proc_status(s->pid[k], &status)) {
+            if (reaped)
+                status = *reaped;
             sup_status_text(status, st, sizeof st);
-        else
+            sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+        } else
             snprintf(st, sizeof st, "killed (no last word: SIGKILL or an uncaught signal)");
     }
     pid_t pid = s->pid[k];
-    int unasked = sup_died(s, k, pid, now, st, exited_ok, "pipe");
+    int unasked = sup_died(s, k, pid, now, st, exited_ok, sig, "pipe");
     if (s->pid[k] != pid || s->deathfd[2 * k] >= 0)
         return;   /* the slot already has a new worker (its process is another) */
     s->death_ns[k] = now;
     s->death_unasked[k] = unasked;
     s->expect_exit[k] = 1;   /* the reap that follows only records the status and how long the ending took */
 }
+
+void sup_death_pipe(struct sup *s, int k) { sup_death_word(s, k, NULL); }
 
 /* Reaps every exited worker; an exit nobody asked for is a failure (detector exit). */
 void sup_reap(struct sup *s)
@@ -299,7 +309,7 @@ void sup_reap(struct sup *s)
         char st[96];
         sup_status_text(status, st, sizeof st);
         if (s->deathfd[2 * k] >= 0 || s->deathfd[2 * k + 1] >= 0) {   /* the pipes not yet read: their word first */
-            sup_death_pipe(s, k);
+            sup_death_word(s, k, &status);
             for (int j = 0; j < 2; j++)
                 if (s->deathfd[2 * k + j] >= 0) {
                     close(s->deathfd[2 * k + j]);
@@ -319,7 +329,8 @@ void sup_reap(struct sup *s)
         s->alive[k] = 0;
         s->ready[k] = 0;
         if (!piped)
-            sup_died(s, k, p, now, st, WIFEXITED(status) && WEXITSTATUS(status) == 0, "reap");
+            sup_died(s, k, p, now, st, WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                     WIFSIGNALED(status) ? WTERMSIG(status) : 0, "reap");
     }
 }
 

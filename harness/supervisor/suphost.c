@@ -46,10 +46,15 @@ int sup_spawn(struct sup *s, int slot)
     }
     if (p == 0) {
         sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
-        /* the terminal's ^C and ^\ go to the whole foreground group: the supervisor stops its workers in order (a
-         * worker the key killed would be counted a crash); ignored across the exec */
-        if (signal(SIGINT, SIG_IGN) == SIG_ERR || signal(SIGQUIT, SIG_IGN) == SIG_ERR)
-            _exit(EXIT_ENV);
+        /* the signals that end a whole job reach every process of it: the terminal's ^C and ^\ the foreground
+         * group, a launcher's or a batch system's SIGTERM/SIGHUP the process group (timeout, systemd, Open MPI) or
+         * every process of the job's cgroup (Slurm), and a worker they killed would be counted a crash. The
+         * supervisor stops its workers in order (EXIT, then SIGKILL): ignored across the exec. A worker still dies
+         * with the supervisor (PDEATHSIG) */
+        static const int job_sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
+        for (size_t i = 0; i < ARRAY_LEN(job_sigs); i++)
+            if (signal(job_sigs[i], SIG_IGN) == SIG_ERR)
+                _exit(EXIT_ENV);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != s->shm.hdr->supervisor_pid)
             _exit(EXIT_ENV);
