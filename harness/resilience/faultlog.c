@@ -408,9 +408,15 @@ void faultlog_fingerprint(struct sup *s, const struct wevent *ev)
             return;
     /* every rank has reported this iteration: the detector's vote (fingerprint.c) */
     uint64_t best = 0;
-    int tie = 0;
+    int tie = 0, agree = 0;
     detector_table[DET_FINGERPRINT]->vote(h, s->dropped, s->nranks, &best, &tie);
     s->fl->fp_iter[row] = -1;
+    if (s->fl->coord && s->fl->coord->fingerprint) {   /* several nodes: the node's value joins the vote across nodes
+                                                        * (supfp.c) where its ranks agree; where not, this vote speaks */
+        for (int r = 0; r < s->nranks && agree >= 0; r++)
+            agree = s->dropped[r] ? agree : h[r] == best ? agree + 1 : -1;
+        s->fl->coord->fingerprint(s, ev->iter, best, tie || agree < 0 ? 0 : agree);
+    }
     for (int r = 0; r < s->nranks; r++) {
         if (s->dropped[r] || (h[r] == best && !tie))
             continue;
