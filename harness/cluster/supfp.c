@@ -17,6 +17,7 @@
 /* Node 0: one row per iteration of the window, every node's value of it. */
 struct supfp {
     int64_t *run, *ep, *iter;   /* [FP_WINDOW] the row's key (iter -1: none) */
+    int *got, *need;            /* [FP_WINDOW] nodes heard for the row; nodes taking part when it began */
     uint64_t *h;                /* [FP_WINDOW][nodes] each node's value */
     int *n;                     /* [FP_WINDOW][nodes] its ranks holding it (0: they disagreed; its own vote took it) */
     unsigned char *have;        /* [FP_WINDOW][nodes] */
@@ -33,6 +34,8 @@ static struct supfp *supfp_get(struct sup *s)
     f->run = xmalloc(rows * sizeof *f->run);
     f->ep = xmalloc(rows * sizeof *f->ep);
     f->iter = xmalloc(rows * sizeof *f->iter);
+    f->got = xcalloc(rows, sizeof *f->got);
+    f->need = xcalloc(rows, sizeof *f->need);
     for (size_t i = 0; i < rows; i++)
         f->iter[i] = -1;
     f->h = xcalloc(cells, sizeof *f->h);
@@ -49,7 +52,7 @@ void supfp_free(struct sup *s)
     struct supfp *f = s->ln ? s->ln->fp : NULL;
     if (!f)
         return;
-    free(f->run), free(f->ep), free(f->iter), free(f->h), free(f->n), free(f->have), free(f->val), free(f->cnt);
+    free(f->run), free(f->ep), free(f->iter), free(f->got), free(f->need), free(f->h), free(f->n), free(f->have), free(f->val), free(f->cnt);
     free(f);
     s->ln->fp = NULL;
 }
@@ -86,6 +89,8 @@ static void supfp_vote(struct sup *s, struct supfp *f, int i)
     const uint64_t *h = f->h + (size_t)i * (size_t)s->nodes;
     const int *n = f->n + (size_t)i * (size_t)s->nodes;
     const unsigned char *have = f->have + (size_t)i * (size_t)s->nodes;
+    if (f->got[i] < f->need[i])
+        return;   /* a look over every node once per row, not per node heard: 4,096 nodes stay linear */
     for (int k = 0; k < s->nodes; k++)
         if (supfp_expected(s, k) && !have[k])
             return;
@@ -130,7 +135,11 @@ static void supfp_fold(struct sup *s, int k, int64_t run, int64_t ep, int64_t it
         f->run[i] = run;
         f->ep[i] = ep;
         memset(have, 0, (size_t)s->nodes);
+        f->got[i] = f->need[i] = 0;
+        for (int q = 0; q < s->nodes; q++)
+            f->need[i] += supfp_expected(s, q);
     }
+    f->got[i] += !have[k];
     have[k] = 1;
     f->h[(size_t)i * (size_t)s->nodes + (size_t)k] = h;
     f->n[(size_t)i * (size_t)s->nodes + (size_t)k] = n;
@@ -195,23 +204,37 @@ void supfp_message(struct sup *s, int node, int tag, json_t *o)
                json_integer_value(json_object_get(o, "iter")), h, hex ? n : 0);
 }
 
+/* Node 0: node k's figures of run m, where it ended the run whole with ranks still in it (NULL: none). */
+static json_t *supfp_final(struct sup *s, int m, int k)
+{
+    json_t *r;
+    size_t i;
+    if (s->ln->node_gone[k] || !s->shm.hdr->xn.live[k])
+        return NULL;   /* a node lost, or left without a rank by shrink, holds no state of the run's end */
+    json_array_foreach(s->ln->node_runs, i, r)
+        if (json_integer_value(json_object_get(r, "node")) == k && json_integer_value(json_object_get(r, "run")) == m)
+            return json_string_value(json_object_get(r, "state_fingerprint")) ? r : NULL;
+    return NULL;
+}
+
 void supfp_run_end(struct sup *s, int m, json_t *run)
 {
-    const char *mine = json_string_value(json_object_get(run, "state_fingerprint"));
-    if (s->nodes < 2 || s->node != 0 || !mine)
+    if (s->nodes < 2 || s->node != 0 || !json_string_value(json_object_get(run, "state_fingerprint")))
         return;   /* a run that did not end whole has no final state to compare */
-    int agree = json_is_true(json_object_get(run, "fingerprints_agree"));
-    json_t *differ = json_array(), *r;
-    size_t i;
-    json_array_foreach(s->ln->node_runs, i, r) {
-        int k = (int)json_integer_value(json_object_get(r, "node"));
-        const char *theirs = json_string_value(json_object_get(r, "state_fingerprint"));
-        if (k <= 0 || k >= s->nodes || json_integer_value(json_object_get(r, "run")) != m || s->ln->node_gone[k] ||
-            !s->shm.hdr->xn.live[k] || !theirs)
-            continue;   /* a node lost, or left without a rank, holds no state of the run's end */
-        if (!json_is_true(json_object_get(r, "fingerprints_agree")) || strcmp(theirs, mine) != 0) {
+    const char *mine = NULL;   /* the first node's still in the run: the others are compared with it */
+    int ref = -1, agree = 1;
+    json_t *differ = json_array();
+    for (int k = 0; k < s->nodes; k++) {
+        json_t *r = supfp_final(s, m, k);
+        const char *fp = r ? json_string_value(json_object_get(r, "state_fingerprint")) : NULL;
+        if (!fp)
+            continue;
+        if (!mine)
+            mine = fp, ref = k;
+        agree &= json_is_true(json_object_get(r, "fingerprints_agree"));   /* its own ranks, as on one node */
+        if (strcmp(fp, mine) != 0) {
             agree = 0;
-            json_array_append_new(differ, json_pack("{s:i, s:s, s:o}", "node", k, "state_fingerprint", theirs,
+            json_array_append_new(differ, json_pack("{s:i, s:s, s:o}", "node", k, "state_fingerprint", fp,
                                                     "fingerprints_agree", json_copy(json_object_get(r, "fingerprints_agree"))));
         }
     }
@@ -222,9 +245,9 @@ void supfp_run_end(struct sup *s, int m, json_t *run)
     }
     char msg[400];
     json_t *d0 = json_array_get(differ, 0);
-    snprintf(msg, sizeof msg, "run %d: the nodes ended in different states (node %d %s, node 0 %s%s): %s", m + 1,
+    snprintf(msg, sizeof msg, "run %d: the nodes ended in different states (node %d %s, node %d %s%s): %s", m + 1,
              (int)json_integer_value(json_object_get(d0, "node")), json_string_value(json_object_get(d0, "state_fingerprint")),
-             mine, json_array_size(differ) > 1 ? ", and others" : "",
+             ref, mine, json_array_size(differ) > 1 ? ", and others" : "",
              scenario_detector_on(s->sc, DET_FINGERPRINT) ? "fingerprint: a corruption no iteration's vote caught (no "
                                                             "iteration is left to recover)"
                                                           : "silent corruption (the fingerprint detector is off)");
