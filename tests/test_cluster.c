@@ -1090,3 +1090,111 @@ Test(cluster, a_one_node_run_in_a_cluster_runs_folder_leaves_none_of_its_node_fi
     cr_expect(strstr(pw, "Power, node (2 GPUs)"), "%s", pw);
     cr_expect(now && strtod(now + 4, NULL) < 2000 && !strstr(pw, "kW"), "two sim GPUs draw under 1.6 kW: %s", pw);
 }
+
+/* ---- the fingerprint vote across nodes: with one rank per node no node's own vote compares anything; node 0 votes
+ * over every node's ranks and the node whose ranks differ records the detection, as its own vote would. */
+static const char fp_flip[] = "detectors: [fingerprint]\n%sfaults:\n"
+                              "  - {kind: bitflip, at: 10, rank: 1, target: weights, where: exponent}\n";
+
+/* The detection event of the fingerprint on global rank `rank` (-1: none named) at iteration 10, in node 0's record. */
+static void fp_detected_at_10(const char *out, int rank)
+{
+    char want[96];
+    snprintf(want, sizeof want, "\"event\":\"detection\",\"node\":1,\"detector\":\"fingerprint\",\"rank\":%d,\"iter\":10,",
+             rank);
+    char path[600];
+    snprintf(path, sizeof path, "%s/events.jsonl", out);
+    char *ev = e2e_read(path);
+    cr_assert(ev && strstr(ev, want), "no '%s' in %s", want, path);
+    free(ev);
+}
+
+/* 2 nodes x 1 rank: the two ranks disagree with no majority (as 2 ranks on one node): the node whose fault explains
+ * it records it, at the flip's own iteration; recovery none ends the run. */
+Test(cluster, a_flip_on_node_1_of_two_single_rank_nodes_is_found_across_nodes, .timeout = 120)
+{
+    need_mpi();
+    char *log, extra[256];
+    const char *out = e2e_outdir();
+    snprintf(extra, sizeof extra, fp_flip, "");
+    cr_assert_eq(run(2, 2, 1, extra, out, &log), 1, "%s", log);
+    json_t *s = e2e_summary(out);
+    const char *why = json_string_value(json_object_get(s, "stopped"));
+    cr_assert(why && strstr(why, "node 1: node 1: fingerprint: the nodes' ranks disagree with no majority"), "%s", why);
+    json_t *f = e2e_injected_fault(s, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(f, "detected_by")), "fingerprint");
+    cr_assert_eq(json_integer_value(json_object_get(f, "node")), 1);
+    cr_assert_eq(json_integer_value(json_object_get(f, "detect_iters")), 0, "found at the flip's own iteration");
+    fp_detected_at_10(out, -1);
+    cr_assert_geq(count_in(out, "events.jsonl", "fingerprint_tie", 0), 1, "node 0 took part, no fault of its own (an "
+                  "iteration more may tie before the failure reaches it)");
+    json_t *run0 = json_array_get(json_object_get(s, "runs"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(run0, "faults"), "false_positives")), 0);
+    json_decref(s);
+    free(log);
+}
+
+/* 3 nodes x 1 rank: two against one names node 1's rank; restart recovers it into the fault-free state (that of
+ * one node of 3 ranks: the sim's sum crosses nodes exactly). */
+Test(cluster, a_majority_of_three_nodes_names_the_node_and_restart_recovers, .timeout = 120)
+{
+    need_mpi();
+    char *log, extra[256];
+    const char *ref_out = e2e_outdir(), *out = e2e_outdir();
+    cr_assert_eq(run(0, 1, 3, "detectors: [fingerprint]\n", ref_out, &log), 0, "%s", log);
+    free(log);
+    snprintf(extra, sizeof extra, fp_flip, "recovery: restart\n");
+    cr_assert_eq(run(3, 3, 1, extra, out, &log), 0, "%s", log);
+    json_t *s = e2e_summary(out), *ref = e2e_summary(ref_out);
+    json_t *f = e2e_injected_fault(s, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(f, "detected_by")), "fingerprint");
+    cr_assert_eq(json_integer_value(json_object_get(f, "detect_iters")), 0);
+    cr_assert(strstr(json_string_value(json_object_get(f, "outcome")), "recovered by restart"), "%s",
+              json_string_value(json_object_get(f, "outcome")));
+    fp_detected_at_10(out, 1);
+    cr_assert_str_eq(fingerprint(s), fingerprint(ref), "recovered into the fault-free state");
+    json_t *run0 = json_array_get(json_object_get(s, "runs"), 0);
+    cr_assert(json_is_true(json_object_get(run0, "fingerprints_agree")));
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(run0, "faults"), "false_positives")), 0);
+    json_decref(s);
+    json_decref(ref);
+    free(log);
+}
+
+/* No fault: the vote across nodes finds nothing, and the nodes agree. */
+Test(cluster, a_clean_run_on_single_rank_nodes_agrees_across_nodes, .timeout = 120)
+{
+    need_mpi();
+    char *log;
+    const char *out = e2e_outdir();
+    cr_assert_eq(run(2, 2, 1, "detectors: [fingerprint]\n", out, &log), 0, "%s", log);
+    json_t *s = e2e_summary(out);
+    json_t *run0 = json_array_get(json_object_get(s, "runs"), 0);
+    cr_assert(json_is_true(json_object_get(run0, "fingerprints_agree")));
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(run0, "faults"), "detected")), 0);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(run0, "faults"), "false_positives")), 0);
+    cr_assert_eq(e2e_count_events(out, "detection") + e2e_count_events(out, "fingerprint_tie") +
+                 e2e_count_events(out, "states_differ"), 0);
+    json_decref(s);
+    free(log);
+}
+
+/* Without the detector nothing is detected, but node 0 compares the nodes' final states: fingerprints_agree false,
+ * a states_differ event and a line on stderr (exit 0, as one node's ranks that end apart with no detector on). */
+Test(cluster, the_nodes_final_states_are_compared_without_the_detector, .timeout = 120)
+{
+    need_mpi();
+    char *log;
+    const char *out = e2e_outdir();
+    cr_assert_eq(run(2, 2, 1, "faults:\n  - {kind: bitflip, at: 10, rank: 1, target: weights, where: exponent}\n", out,
+                     &log), 0, "%s", log);
+    cr_assert(strstr(log, "run 1: the nodes ended in different states (node 1 "), "%s", log);
+    json_t *s = e2e_summary(out);
+    json_t *run0 = json_array_get(json_object_get(s, "runs"), 0);
+    cr_assert(json_is_false(json_object_get(run0, "fingerprints_agree")), "node 0's summary covers node 1's rank");
+    json_t *n1 = json_array_get(json_object_get(s, "nodes"), 1);
+    cr_assert_str_neq(fingerprint(n1), fingerprint(s));
+    cr_assert_eq(e2e_count_events(out, "states_differ"), 1);
+    json_decref(s);
+    free(log);
+}

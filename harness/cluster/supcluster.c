@@ -31,6 +31,7 @@ void supc_free(struct sup *s)
         return;
     json_decref(ln->node_runs);
     json_decref(ln->node_ends);
+    supfp_free(s);
     free(ln->ready_upto);
     free(ln->node_seen);
     free(ln->rec_counts);
@@ -205,6 +206,10 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
     if (supc_gone(s, node))
         return;
     supc_seen(s, node);
+    if (tag == TAG_FP || tag == TAG_FP_VERDICT) {   /* the fingerprint vote across nodes (supfp.c) */
+        supfp_message(s, node, tag, o);
+        return;
+    }
     int64_t it = json_integer_value(json_object_get(o, "iter"));
     if (tag == TAG_HB) {   /* node 0's names the nodes it lost: what this node sends up goes around them */
         size_t i;
@@ -377,6 +382,7 @@ void supc_run_end(struct sup *s, int m, json_t *run)
             break;
         sup_step(s);
     }
+    supfp_run_end(s, m, run);   /* fingerprints_agree over every node's final state */
 }
 
 /* Node 0, at the end: a node whose end record never came (and that shrink did not lose) ended no run it was in, so

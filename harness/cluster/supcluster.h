@@ -38,6 +38,7 @@ struct sup_link {
     json_t *node_runs, *node_ends; /* node 0: every node's run figures and end records */
     int bnd_kind, bnd_wait;        /* node 0, several nodes: a pause/skip boundary being agreed, answers awaited */
     int64_t bnd_top;               /* the furthest iteration any node's ranks reached */
+    struct supfp *fp;              /* node 0: the fingerprint vote across nodes (supfp.c; NULL until one comes) */
 };
 
 extern const struct sup_hooks cluster_hooks;

@@ -21,6 +21,8 @@
 #define TAG_BND_REQ (-100)    /* 0 -> all (minus the kind): mark the boundary pending, say your furthest iteration */
 #define TAG_BND_TOP (-200)    /* k -> 0 (minus the kind): my furthest iteration */
 #define TAG_BND_SET (-300)    /* 0 -> all (minus the kind): the boundary */
+#define TAG_FP (-400)         /* k -> 0: the node's fingerprint of an iteration, and how many of its ranks agree on it */
+#define TAG_FP_VERDICT (-401) /* 0 -> k: the vote across nodes found the node's ranks differ (or tie) at an iteration */
 
 /* Whether node was lost: what it still says is not heard (it woke after the others went on without it). */
 int supc_gone(const struct sup *s, int node);
@@ -38,5 +40,12 @@ void coord_go(struct sup *s, const struct rec_failure *f);
 void coord_enter(struct sup *s, int64_t limit);
 /* Node 0: a node's proposal (its own, or one received), once per node and recovery. */
 void coord_fold(struct sup *s, int node, int64_t start, int active);
+/* The fingerprint vote across nodes (supfp.c): this node's value of an iteration (rec_coord_cluster.fingerprint);
+ * a TAG_FP or TAG_FP_VERDICT message; node 0, a run's end: runs[].fingerprints_agree over every node's final state
+ * (a difference fails the run where the fingerprint detector is on); the state's end. */
+void supfp_node(struct sup *s, int64_t iter, uint64_t h, int n);
+void supfp_message(struct sup *s, int node, int tag, json_t *o);
+void supfp_run_end(struct sup *s, int m, json_t *run);
+void supfp_free(struct sup *s);
 
 #endif

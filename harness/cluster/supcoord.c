@@ -158,4 +158,4 @@ static int cluster_agreed(struct sup *s, struct rec_agreement *a, char *why, siz
     return 1;
 }
 
-const struct rec_coord rec_coord_cluster = { cluster_request, cluster_propose, cluster_agreed };
+const struct rec_coord rec_coord_cluster = { cluster_request, cluster_propose, cluster_agreed, supfp_node };

@@ -192,15 +192,17 @@ static void faultlog_join(struct sup *s, int i)
         s->fl->joined[s->fl->n_joined++] = i;
 }
 
-int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, const char *note, int fatal)
+/* Returns the fault a finding of detector det on rank (-1: none named) at iter is (-1: none): the newest compatible
+ * one on that rank (an older one left undetected, a corruption no detector here sees, does not take the credit for a
+ * later one's finding); *repeat: it was caught already, this is it seen again (a straggler's next slow iteration, a
+ * corruption still in the state). */
+static int faultlog_match(struct sup *s, int det, int rank, int64_t iter, uint64_t t, int fatal, int *repeat)
 {
-    /* the fault this finding is: the newest compatible one on that rank (an older one left undetected, a
-     * corruption no detector here sees, does not take the credit for a later one's finding); when it was caught
-     * already, this is it seen again (a straggler's next slow iteration, a corruption still in the state) */
     const struct detector_ops *dop = detector_table[det];
-    int match = -1, repeat = 0, sdc = dop->sdc;
+    int match = -1, sdc = dop->sdc;
     int window = dop->window_of ? dop->window_of(scenario_detector_params(s->sc, det)) : dop->window;
     int once = dop->once && fatal;   /* a process replaced (a heartbeat's slow-rank finding is not fatal) */
+    *repeat = 0;
     for (int i = s->fl->n_faults - 1; i >= 0 && match < 0; i--) {
         struct fault_rec *f = &s->fl->faults[i];
         int whole_node = fault_table[f->kind]->node != NULL;   /* any rank of the node shows it */
@@ -219,8 +221,23 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
         if (f->observed && f->detector >= 0 && (f->detector != det || f->detect_iter < iter - 1))
             continue;   /* an observed fault repeats only as the same finding on the next iteration */
         match = i;
-        repeat = f->detector >= 0;
+        *repeat = f->detector >= 0;
     }
+    return match;
+}
+
+int faultlog_explains(struct sup *s, int det, int64_t iter)
+{
+    int repeat;
+    return faultlog_match(s, det, -1, iter, mono_ns(), 1, &repeat) >= 0 && !repeat;
+}
+
+int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, const char *note, int fatal)
+{
+    const struct detector_ops *dop = detector_table[det];
+    int repeat, sdc = dop->sdc;
+    int window = dop->window_of ? dop->window_of(scenario_detector_params(s->sc, det)) : dop->window;
+    int match = faultlog_match(s, det, rank, iter, t, fatal, &repeat);
     if (match >= 0 && !repeat && s->fl->faults[match].abandoned) {
         /* a fault whose detection was given up for an earlier failure's rollback (faultlog_take), seen again on the
          * old timeline before the ranks stop (a corruption still in the state, while the nodes agree on the
@@ -298,9 +315,12 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
     }
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
     if (!rec->recovers) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "rank %d: %s: %s (recovery none: the run ends)", rank + s->node * s->nranks,
-                 detector_table[det]->name, note);
+        char msg[256], who[32];   /* a finding that names no rank (a fingerprint tie) is the node's */
+        if (rank >= 0)
+            snprintf(who, sizeof who, "rank %d", rank + s->node * s->nranks);
+        else
+            snprintf(who, sizeof who, s->nodes > 1 ? "node %d" : "the ranks", s->node);
+        snprintf(msg, sizeof msg, "%s: %s: %s (recovery none: the run ends)", who, detector_table[det]->name, note);
         if (match >= 0)
             str_copy(s->fl->faults[match].outcome, sizeof s->fl->faults[match].outcome, "detected; the run ended (recovery none)");
         if (fatal == 2 && rank >= 0) {   /* a hung rank is killed: nothing may wait on it */
@@ -388,9 +408,15 @@ void faultlog_fingerprint(struct sup *s, const struct wevent *ev)
             return;
     /* every rank has reported this iteration: the detector's vote (fingerprint.c) */
     uint64_t best = 0;
-    int tie = 0;
+    int tie = 0, agree = 0;
     detector_table[DET_FINGERPRINT]->vote(h, s->dropped, s->nranks, &best, &tie);
     s->fl->fp_iter[row] = -1;
+    if (s->fl->coord && s->fl->coord->fingerprint) {   /* several nodes: the node's value joins the vote across nodes
+                                                        * (supfp.c) where its ranks agree; where not, this vote speaks */
+        for (int r = 0; r < s->nranks && agree >= 0; r++)
+            agree = s->dropped[r] ? agree : h[r] == best ? agree + 1 : -1;
+        s->fl->coord->fingerprint(s, ev->iter, best, tie || agree < 0 ? 0 : agree);
+    }
     for (int r = 0; r < s->nranks; r++) {
         if (s->dropped[r] || (h[r] == best && !tie))
             continue;

@@ -450,4 +450,4 @@ static int local_agreed(struct sup *s, struct rec_agreement *a, char *why, size_
     return 1;
 }
 
-const struct rec_coord rec_coord_local = { local_request, local_propose, local_agreed };
+const struct rec_coord rec_coord_local = { local_request, local_propose, local_agreed, NULL };

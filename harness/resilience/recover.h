@@ -63,6 +63,9 @@ struct rec_coord {
     void (*propose)(struct sup *s, const struct rec_proposal *p);
     /* 1: *a holds the agreement; 0: not yet (why says what is awaited); -1: it cannot be had (why). */
     int (*agreed)(struct sup *s, struct rec_agreement *a, char *why, size_t n);
+    /* Several nodes (NULL: one): this node's ranks ended iteration iter with fingerprint h, n of them agreeing (0: they
+     * did not agree, and this node's own vote took it), for the vote across nodes. */
+    void (*fingerprint)(struct sup *s, int64_t iter, uint64_t h, int n);
 };
 
 extern const struct rec_coord rec_coord_local, rec_coord_cluster;

@@ -120,6 +120,9 @@ void faultlog_detail(json_t *o, const struct fault_detail *d);
 /* Records a detection; returns the matched fault's index or -1. Fatal detections start the recovery. */
 int faultlog_detect(struct sup *s, int detector, int rank, int64_t iter, uint64_t t_ns, const char *note, int fatal);
 void faultlog_fingerprint(struct sup *s, const struct wevent *ev);
+/* Returns whether a finding of detector det at iter that names no rank would be a fault of this node not yet
+ * detected (a fingerprint tie across nodes: the node whose fault explains it records it). */
+int faultlog_explains(struct sup *s, int det, int64_t iter);
 void faultlog_compute(struct sup *s, const struct wevent *ev, double dur_s);
 void faultlog_iteration(struct sup *s, const struct wevent *ev);
 /* Fault fault is recovered at t (its first good iteration): its record and the `recovered` event (note: NULL, or why
