@@ -194,6 +194,8 @@ static int cmd_run(int argc, char **argv)
         }
     }
     /* several nodes go on together or stop together: none may be left waiting for the others */
+    if (!rc)
+        cluster_set_setup_wait(sc->heartbeat.startup_s + sc->heartbeat.timeout_s);   /* each set-up wait's bound */
     int worst = cluster_same_run(rc, sc, ops ? ops->name : backend);   /* and every node runs what node 0 runs */
     if (worst) {
         if (!rc && cluster_node() == 0)

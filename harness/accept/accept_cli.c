@@ -21,6 +21,12 @@
 #include "metrics.h"
 #include "results.h"
 #include "supervisor.h"
+
+/* How long the other nodes wait for node 0's own work between a suite's steps (judging a run, writing its verdicts,
+ * draining nodes) beyond a set-up's wait, and for the slowest node's checkpoint write and read: bounded, as every
+ * wait between nodes, but not by a set-up's 130 s, which a long run's judging or a slow file system can pass. */
+#define ACCEPT_NODE0_WORK_S 600.0
+#define ACCEPT_IO_WAIT_S 3600.0
 #include "util.h"
 
 /* ---- gauntlet accept */
@@ -131,6 +137,15 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
                (long long)sc->iterations, cluster_nodes() > 1 ? " on each node" : "");
     fflush(stdout);
     struct run_options opt = { .out_dir = rundir, .exe = exe, .headless = 1, .metrics = accept_metrics };
+    /* its set-up waits: the scenario's own, plus node 0's judging of the scenario before (the others wait for it at
+     * this one's first agreement: its end records, the summary, the verdicts) */
+    cluster_set_setup_wait(sc->heartbeat.startup_s + sc->heartbeat.timeout_s + ACCEPT_NODE0_WORK_S);
+    if (cluster_same_run(EXIT_OK, sc, ops->name) != EXIT_OK) {   /* every node runs what node 0 runs (said there) */
+        if (lead)
+            accept_note(accept_add(vs, sc, "run", V_FAIL), "the nodes read this scenario differently (exit 2): see "
+                        "the messages above; not run");
+        return;
+    }
     int code = supervisor_run(sc, ops, &opt);
     /* every node measures its own checkpoint target; node 0 gathers the figures */
     int nn = cluster_nodes();
@@ -140,6 +155,7 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
             gl_log("node %d: %s", cluster_node(), why);
         io_w = xmalloc((size_t)nn * sizeof *io_w);
         io_r = xmalloc((size_t)nn * sizeof *io_r);
+        cluster_set_setup_wait(ACCEPT_IO_WAIT_S);   /* the slowest node's write and read of the bytes asked */
         cluster_gather_double(w, io_w, "the checkpoint write rates");
         cluster_gather_double(r, io_r, "the checkpoint read rates");
     }
@@ -533,6 +549,7 @@ agree:;
     accept_unpublish();
     if (code == EXIT_CHECK && drain)
         accept_drain(&vs);
+    cluster_set_setup_wait(ACCEPT_NODE0_WORK_S);   /* node 0's last judging, its files, a drain */
     code = (int)cluster_bcast_u64((uint64_t)code, "node 0's verdict");   /* every node exits as node 0 judged */
     cluster_fini();
     (void)env_error;

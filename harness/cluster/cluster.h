@@ -51,8 +51,8 @@ struct scenario;
 /* Whether every node runs what node 0 runs (cluster_same.c): node 0's scenario, every default resolved (as its
  * scenario.yaml holds it), with the gauntlet version and the backend, goes to every node, which compares it with its
  * own; a node that differs is EXIT_INPUT, and node 0 names it and the first key that differs. rc: this node's exit
- * code so far (sc is read only where it is 0); returns the worst over the nodes, as cluster_agree. Sets the set-up
- * wait from sc first. */
+ * code so far (sc is read only where it is 0); returns the worst over the nodes, as cluster_agree. Its waits are the
+ * set-up wait the caller set (cluster_set_setup_wait). */
 int cluster_same_run(int rc, const struct scenario *sc, const char *backend);
 
 /* Telemetry towards node 0 (nodes > 0): lines are batched and sent up the tree when the batch fills or on flush. */

@@ -20,7 +20,7 @@ enum { TAG_UP = 1, TAG_BYE, TAG_FAIL, TAG_JSON, TAG_CLOCK, TAG_CHAIN, TAG_RESULT
 
 struct cluster_state {
     int on, node, nodes;
-    MPI_Comm comm, xcomm;
+    MPI_Comm comm, xcomm, scomm;   /* scomm: the set-up's agreements (cluster_setup.c), never drained by cluster_poll */
     /* the batch being filled for the parent (cluster_up.c), and sends in flight (their buffers live until done) */
     struct up_batch up;
     uint32_t up_seq;           /* this node's records so far */

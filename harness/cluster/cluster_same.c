@@ -122,8 +122,6 @@ int cluster_same_run(int rc, const struct scenario *sc, const char *backend)
 {
     if (cluster_nodes() < 2)
         return rc;
-    if (!rc)
-        cluster_set_setup_wait(sc->heartbeat.startup_s + sc->heartbeat.timeout_s);
     size_t len = 0;
     char *mine = rc ? NULL : same_text(sc, backend, &len), note[248] = "";
     if (!rc && !mine) {

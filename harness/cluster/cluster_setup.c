@@ -78,7 +78,7 @@ static double setup_bound_s(void)
 static void setup_abort(int code)
 {
     fflush(stdout);
-    MPI_Abort(cl.comm, code);
+    MPI_Abort(MPI_COMM_WORLD, code);
     _exit(code);   /* MPI_Abort does not return; should it, this node still goes */
 }
 
@@ -166,7 +166,7 @@ static int agree_root(struct agree_msg *mine, const char *step, char *first, siz
     done[0] = 1;
     req[0] = MPI_REQUEST_NULL;
     for (int k = 1; k < nodes; k++)
-        if (MPI_Irecv(&in[k], (int)sizeof in[k], MPI_BYTE, k, TAG_AGREE, cl.comm, &req[k]) != MPI_SUCCESS) {
+        if (MPI_Irecv(&in[k], (int)sizeof in[k], MPI_BYTE, k, TAG_AGREE, cl.scomm, &req[k]) != MPI_SUCCESS) {
             gl_log("node 0: MPI_Irecv from node %d failed at set-up step '%s'", k, step);
             setup_abort(EXIT_ENV);
         }
@@ -191,7 +191,7 @@ static int agree_root(struct agree_msg *mine, const char *step, char *first, siz
     }
     for (int k = 1; k < nodes; k++) {
         done[k] = 0;
-        if (MPI_Isend(worst, 2, MPI_INT32_T, k, TAG_AGREE, cl.comm, &req[k]) != MPI_SUCCESS) {
+        if (MPI_Isend(worst, 2, MPI_INT32_T, k, TAG_AGREE, cl.scomm, &req[k]) != MPI_SUCCESS) {
             gl_log("node 0: MPI_Isend to node %d failed at set-up step '%s'", k, step);
             setup_abort(EXIT_ENV);
         }
@@ -227,8 +227,8 @@ int cluster_agree_note(int rc, const char *note, const char *step, char *first, 
         int32_t back[2] = { 0, 0 };
         MPI_Request req[2];
         unsigned char done[2] = { 0, 0 };
-        if (MPI_Isend(&m, (int)sizeof m, MPI_BYTE, 0, TAG_AGREE, cl.comm, &req[0]) != MPI_SUCCESS ||
-            MPI_Irecv(back, 2, MPI_INT32_T, 0, TAG_AGREE, cl.comm, &req[1]) != MPI_SUCCESS) {
+        if (MPI_Isend(&m, (int)sizeof m, MPI_BYTE, 0, TAG_AGREE, cl.scomm, &req[0]) != MPI_SUCCESS ||
+            MPI_Irecv(back, 2, MPI_INT32_T, 0, TAG_AGREE, cl.scomm, &req[1]) != MPI_SUCCESS) {
             gl_log("node %d: MPI failed at set-up step '%s'", cl.node, step);
             setup_abort(EXIT_ENV);
         }
@@ -273,7 +273,7 @@ int cluster_gather_int(int x, int *out, const char *step)
         return 0;
     }
     MPI_Request req;
-    if (MPI_Iallgather(&x, 1, MPI_INT, out, 1, MPI_INT, cl.comm, &req) != MPI_SUCCESS)
+    if (MPI_Iallgather(&x, 1, MPI_INT, out, 1, MPI_INT, cl.scomm, &req) != MPI_SUCCESS)
         return -1;
     setup_coll(&req, step);
     return 0;
@@ -290,7 +290,7 @@ void cluster_bcast(void *buf, size_t n, const char *step)
     if (!cl.on)
         return;
     MPI_Request req;
-    if (MPI_Ibcast(buf, (int)n, MPI_BYTE, 0, cl.comm, &req) != MPI_SUCCESS) {
+    if (MPI_Ibcast(buf, (int)n, MPI_BYTE, 0, cl.scomm, &req) != MPI_SUCCESS) {
         gl_log("node %d: MPI_Ibcast failed at set-up step '%s'", cl.node, step);
         setup_abort(EXIT_ENV);
     }
@@ -304,7 +304,7 @@ void cluster_gather_double(double x, double *out, const char *step)
         return;
     }
     MPI_Request req;
-    if (MPI_Igather(&x, 1, MPI_DOUBLE, out, 1, MPI_DOUBLE, 0, cl.comm, &req) != MPI_SUCCESS) {
+    if (MPI_Igather(&x, 1, MPI_DOUBLE, out, 1, MPI_DOUBLE, 0, cl.scomm, &req) != MPI_SUCCESS) {
         gl_log("node %d: MPI_Igather failed at step '%s'", cl.node, step);
         setup_abort(EXIT_ENV);
     }
