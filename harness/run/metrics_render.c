@@ -92,7 +92,8 @@ void mx_snap_take(struct metrics *m, struct mx_snap *s, int extra)
     s->per_node = m->per_node, s->run = m->run, s->runs = m->runs, s->dt_s = m->dt_s;
     memcpy(s->mitigation, m->mitigation, sizeof s->mitigation);
     memcpy(s->label, m->label, sizeof s->label);
-    memcpy(s->r, m->r, (size_t)s->ranks * sizeof *s->r);
+    if (s->ranks > 0)   /* before a run's start there are no ranks, and m->r is NULL */
+        memcpy(s->r, m->r, (size_t)s->ranks * sizeof *s->r);
     for (int i = 0, at = m->win_at - s->win_n + m->win_cap; i < s->win_n; i++)   /* the newest, oldest first */
         s->x[i] = m->win[(at + i) % m->win_cap];
     /* as the summary: the sum's sensor is the slowest of the ranks' where they stamp their samples (the cluster's
