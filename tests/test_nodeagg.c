@@ -1,10 +1,12 @@
 /* tests/test_nodeagg.c: a node's events folded into node_iteration lines and its GPUs' power summed on node 0's time
- * grid (harness/results/nodeagg.h), against what the ranks' own lines say, over random streams. */
+ * grid (harness/results/nodeagg.h), against what the ranks' own lines say, over random streams; and which phase a
+ * power reading speaks for (harness/results/phasecov.h), against every reading's span checked by hand. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 
 #include "nodeagg.h"
+#include "phasecov.h"
 #include "util.h"
 
 #define MAXL 4096
@@ -304,4 +306,191 @@ Test(nodeagg, compact_power_lines_read_back_as_the_rows)
     cr_assert_eq(o->n, 1, "the good line before it was read");
     cr_assert_eq(nodeagg_rows("1,2,3,4.5", 9, 0.01, take_row, o), -1, "no newline: not whole");
     free(o);
+}
+
+/* ---- which phase a reading speaks for (harness/results/phasecov.h) */
+
+/* One rank's phases laid end to end: compute, comm, and now and then a checkpoint or an idle stretch; lengths from
+ * far under to far over the readings' span. */
+struct edges {
+    double t[4096];
+    int ph[4096];   /* the phase from t on: PHC_COMPUTE, PHC_COMM, PHC_OTHER */
+    int n;
+};
+
+static int phase_at(const struct edges *e, double t)
+{
+    int p = PHC_OTHER;
+    for (int i = 0; i < e->n && e->t[i] <= t; i++)
+        p = e->ph[i];
+    return p;
+}
+
+static int edge_inside(const struct edges *e, double a, double b)
+{
+    for (int i = 0; i < e->n; i++)
+        if (e->t[i] > a && e->t[i] < b)
+            return 1;
+    return 0;
+}
+
+/* Random phases and readings (stamped at a sensor's own pace, or unstamped and seen at ticks), the edges arriving
+ * late by a random delay: every reading the coverage counts for a phase is one the whole of whose span (from the
+ * reading before it) lay in that phase, and every such reading is counted, once. */
+static void random_cover(struct rng *g, int stamped)
+{
+    static struct edges e;
+    e.n = 0;
+    double t = 0.05 + 0.1 * rng_uniform(g);
+    static const char *names[] = { "other", "compute", "comm" };
+    while (e.n < 4000 && t < 20) {
+        int p = e.n % 2 == 0 ? PHC_COMPUTE : PHC_COMM;
+        if (rng_uniform(g) < 0.1)
+            p = PHC_OTHER;
+        double len = rng_uniform(g) < 0.5 ? 0.002 + 0.02 * rng_uniform(g) : 0.02 + 0.3 * rng_uniform(g);
+        e.t[e.n] = t;
+        e.ph[e.n++] = p;
+        t += len;
+        if (rng_uniform(g) < 0.3) {   /* an end before the next begin: a gap of no phase */
+            e.t[e.n] = t;
+            e.ph[e.n++] = PHC_OTHER;
+            t += 0.001 + 0.01 * rng_uniform(g);
+        }
+    }
+    double end_t = t;
+    struct phasecov *c = phasecov_new(2);
+    cr_assert(c);
+    double want_sum[3] = { 0 }, span = stamped ? 0.005 + 0.03 * rng_uniform(g) : 0;
+    int want_n[3] = { 0 }, ei = 0, open = PHC_OTHER;
+    double delay = 0.05 * rng_uniform(g), prev_b = NAN, prev_w = NAN, stamp = 0, tick = 1.0 / 200;
+    for (double now = 0; now < end_t + 1; now += tick) {
+        /* the edges whose time has come, delay late */
+        while (ei < e.n && e.t[ei] + delay <= now) {
+            if (open != PHC_OTHER)
+                phasecov_edge(c, 1, e.t[ei], names[open], 0);
+            if (e.ph[ei] != PHC_OTHER)
+                phasecov_edge(c, 1, e.t[ei], names[e.ph[ei]], 1);
+            open = e.ph[ei++];
+        }
+        double b, w;
+        if (stamped) {   /* the sensor's newest sample visible at this tick */
+            while (stamp + span <= now)
+                stamp += span;
+            b = stamp;
+            w = 100 + 1000 * (stamp / span - floor(stamp / span)) + stamp;   /* one value per sample */
+        } else {
+            b = now;
+            w = rng_uniform(g) < 0.3 && isfinite(prev_w) ? prev_w : 100 + 600 * rng_uniform(g);
+        }
+        int fresh = stamped ? !(b == prev_b) : !(w == prev_w);
+        if (fresh && isfinite(prev_b) && b > prev_b) {
+            int p = phase_at(&e, prev_b);
+            if (!edge_inside(&e, prev_b, b) && p != PHC_OTHER && b <= e.t[e.n - 1]) {
+                want_sum[p] += w;
+                want_n[p]++;
+            }
+        }
+        if (fresh) {
+            prev_b = b;
+            prev_w = w;
+        }
+        phasecov_reading(c, 1, now, stamped ? b : NAN, w);
+        phasecov_reading(c, 0, now, NAN, NAN);   /* a rank with gaps only: nothing */
+    }
+    if (open != PHC_OTHER)
+        phasecov_edge(c, 1, e.t[e.n - 1], names[open], 0);
+    phasecov_settle(c);
+    for (int p = PHC_COMPUTE; p <= PHC_COMM; p++) {
+        struct series *s = phasecov_series(c, 1, p);
+        double sum = 0;
+        for (size_t i = 0; i < s->n; i++)
+            sum += s->v[i];
+        cr_assert_eq((int)s->n, want_n[p], "%s readings: %zu, want %d (stamped %d)", names[p], s->n, want_n[p], stamped);
+        cr_assert(fabs(sum - want_sum[p]) <= 1e-9 * fabs(want_sum[p]), "%s: the same readings");
+        cr_assert_eq(phasecov_series(c, 0, p)->n, 0u);
+    }
+    cr_assert_gt(want_n[PHC_COMPUTE], 10, "long phases have readings of their own");
+    if (stamped)
+        cr_assert(fabs(phasecov_span_s(c, 1) - span) < 1e-6, "span %g want %g", phasecov_span_s(c, 1), span);
+    cr_assert(isnan(phasecov_span_s(c, 0)));
+    cr_assert_null(phasecov_series(c, 2, PHC_COMPUTE));
+    cr_assert_null(phasecov_series(c, 1, PHC_OTHER));
+    phasecov_free(c);
+}
+
+Test(phasecov, a_reading_counts_for_a_phase_only_when_the_phase_held_over_all_it_covers)
+{
+    struct rng g;
+    for (int k = 0; k < 6; k++) {
+        rng_seed(&g, 77, (uint64_t)k);
+        random_cover(&g, k % 2);
+    }
+}
+
+Test(phasecov, phases_shorter_than_the_readings_have_no_readings_of_their_own)
+{
+    struct phasecov *c = phasecov_new(1);
+    double t = 0;
+    for (int i = 0; i < 200; i++, t += 0.03) {   /* 13 ms of compute, 17 of comm; a sensor sample every 20 ms */
+        phasecov_edge(c, 0, t, "compute", 1);
+        phasecov_edge(c, 0, t + 0.013, "compute", 0);
+        phasecov_edge(c, 0, t + 0.013, "comm", 1);
+        phasecov_edge(c, 0, t + 0.03, "comm", 0);
+    }
+    for (double s = 0.02; s < t; s += 0.02)
+        phasecov_reading(c, 0, s + 0.001, s, 500 + 100 * sin(s));
+    phasecov_settle(c);
+    cr_assert_eq(phasecov_series(c, 0, PHC_COMPUTE)->n, 0u);
+    cr_assert_eq(phasecov_series(c, 0, PHC_COMM)->n, 0u);
+    cr_assert(fabs(phasecov_span_s(c, 0) - 0.02) < 1e-9);
+    phasecov_free(c);
+}
+
+Test(phasecov, a_phase_that_never_ends_still_has_its_readings)
+{
+    /* a hang: the compute phase's end never comes; past PHASECOV_PENDING readings the oldest are judged on what is
+     * known, and the rest at the end of the record */
+    struct phasecov *c = phasecov_new(1);
+    phasecov_edge(c, 0, 1.0, "compute", 1);
+    int n = PHASECOV_PENDING + 500;
+    for (int i = 0; i <= n; i++)
+        phasecov_reading(c, 0, 1.0 + 0.01 * (i + 1), 1.0 + 0.01 * i, 700 + i);
+    cr_assert_eq(phasecov_series(c, 0, PHC_COMPUTE)->n, 500u, "the oldest judged as the cap is passed");
+    phasecov_settle(c);
+    cr_assert_eq(phasecov_series(c, 0, PHC_COMPUTE)->n, (size_t)n);
+    phasecov_free(c);
+}
+
+/* The node's end record for node 0's acceptance: the same judgement, from the node's own events and readings. */
+Test(nodeagg, the_gpus_power_figures_count_only_readings_within_one_phase)
+{
+    struct sink k = { 0 };
+    struct nodeagg *a = nodeagg_new(1, 2, 2, 0, sink_emit, &k);
+    double t = 0;
+    for (int i = 0; i < 10; i++, t += 0.3) {   /* rank 2: 200 ms compute, 100 ms comm; rank 3 the same */
+        for (int r = 2; r < 4; r++) {
+            ev(a, t, "phase_begin", json_pack("{s:i,s:i,s:i,s:s}", "rank", r, "run", 0, "iter", i, "phase", "compute"));
+            ev(a, t + 0.2, "phase_end", json_pack("{s:i,s:i,s:i,s:s}", "rank", r, "run", 0, "iter", i, "phase", "compute"));
+            ev(a, t + 0.2, "phase_begin", json_pack("{s:i,s:i,s:i,s:s}", "rank", r, "run", 0, "iter", i, "phase", "comm"));
+            ev(a, t + 0.3, "phase_end", json_pack("{s:i,s:i,s:i,s:s}", "rank", r, "run", 0, "iter", i, "phase", "comm"));
+        }
+        for (double s = t + 0.005; s < t + 0.3; s += 0.005) {   /* ticks every 5 ms */
+            double stamp = 0.02 * floor(s / 0.02 + 1e-9);      /* local rank 0: a stamped sample every 20 ms */
+            nodeagg_sample(a, 0, s, stamp, fmod(stamp, 0.3) < 0.2 ? 700 + stamp : 200 + stamp, 0, 0);
+            nodeagg_sample(a, 1, s, NAN, 300, 0, 0);   /* local rank 1: one unchanging reading: nothing known */
+        }
+    }
+    json_t *gpus = nodeagg_gpus_json(a), *g0 = json_array_get(gpus, 0), *g1 = json_array_get(gpus, 1);
+    cr_assert_eq(json_integer_value(json_object_get(g0, "rank")), 2);
+    /* a 200 ms phase holds 9 whole 20 ms samples (the one ending at its start belongs to the phase before) */
+    cr_assert_geq(json_integer_value(json_object_get(g0, "compute_n")), 80, "%s", json_dumps(g0, 0));
+    cr_assert_leq(json_integer_value(json_object_get(g0, "compute_n")), 100, "%s", json_dumps(g0, 0));
+    cr_assert_gt(json_real_value(json_object_get(g0, "compute_p90_w")), 700);
+    cr_assert_lt(json_real_value(json_object_get(g0, "comm_p10_w")), 300, "no sample spanning compute counts for comm");
+    cr_assert(fabs(json_real_value(json_object_get(g0, "span_s")) - 0.02) < 1e-6, "%s", json_dumps(g0, 0));
+    cr_assert_eq(json_integer_value(json_object_get(g1, "compute_n")), 0);
+    cr_assert(json_is_null(json_object_get(g1, "compute_p90_w")));
+    json_decref(gpus);
+    nodeagg_free(a);
+    sink_free(&k);
 }

@@ -225,6 +225,17 @@ static void check_busbw(const struct scenario *sc, const struct rundata *d, cons
         accept_judge(vs, sc, "busbw", k, -1, d->node_busbw[k], ">=", sc->checks.busbw.min_share * exp, "GB/s");
 }
 
+/* Why a GPU has too few readings of one phase: a reading is the phase's only when the phase lasted over all it
+ * covers (the time since the reading before it: the sensor's update). */
+static void few_readings(struct verdict *v, const struct rankdata *r, const char *phase, size_t have)
+{
+    char span[64] = "";
+    if (isfinite(r->span_s))
+        snprintf(span, sizeof span, " (each covers %.3g ms)", r->span_s * 1e3);
+    accept_note(v, "%zu of 5 power readings lie wholly in %s phases%s: a reading that spans two phases measures "
+                   "neither; lengthen the phases past the readings' span", have, phase, span);
+}
+
 static void check_power(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
 {
     for (int i = 0; i < d->nranks; i++) {
@@ -232,14 +243,16 @@ static void check_power(const struct scenario *sc, struct rundata *d, struct ver
         if (r->compute_n < 5 || !(r->tdp_w > 0)) {
             struct verdict *v = accept_skip(vs, sc, "power_under_load", "");
             snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
-            accept_note(v, r->tdp_w > 0 ? "fewer than 5 power samples in compute phases (power.sample_hz, NVML)"
-                                  : "the GPU's TDP is not known (give power.tdp_w)");
+            if (r->tdp_w > 0)
+                few_readings(v, r, "compute", r->compute_n);
+            else
+                accept_note(v, "the GPU's TDP is not known (give power.tdp_w)");
             continue;
         }
         double p90 = r->compute_p90_w;
         struct verdict *v = accept_judge(vs, sc, "power_under_load", r->node, i, p90, ">=",
                                   sc->checks.power_under_load.min_share_tdp * r->tdp_w, "W");
-        accept_note(v, "p90 of %zu compute-phase samples; TDP %.0f W", r->compute_n, r->tdp_w);
+        accept_note(v, "p90 of %zu readings wholly in compute phases; TDP %.0f W", r->compute_n, r->tdp_w);
     }
 }
 
@@ -250,8 +263,8 @@ static void check_swing(const struct scenario *sc, struct rundata *d, struct ver
         if (r->compute_n < 5 || r->comm_n < 5) {
             struct verdict *v = accept_skip(vs, sc, "power_swing", "");
             snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
-            accept_note(v, "fewer than 5 power samples in %s phases: lengthen them or raise power.sample_hz",
-                  r->compute_n < 5 ? "compute" : "communication");
+            few_readings(v, r, r->compute_n < 5 ? "compute" : "communication",
+                         r->compute_n < 5 ? r->compute_n : r->comm_n);
             continue;
         }
         double hi = r->compute_p90_w, lo = r->comm_p10_w;
@@ -343,8 +356,8 @@ static void check_outliers(const struct scenario *sc, struct rundata *d, struct 
         failed += strcmp(vs->v[i].check, "outliers") == 0 && vs->v[i].status == V_FAIL &&
                   strcmp(vs->v[i].scenario, sc->name) == 0;
     if (!compared)   /* nothing was compared: no pass */
-        accept_skip(vs, sc, "outliers", "fewer than 3 GPUs had a GEMM rate or a compute-phase power figure (5 samples) "
-                                        "to compare");
+        accept_skip(vs, sc, "outliers", "fewer than 3 GPUs had a GEMM rate or a compute-phase power figure (5 "
+                                        "readings wholly in compute phases) to compare");
     else if (!failed) {
         struct verdict *v = accept_add(vs, sc, "outliers", V_PASS);
         if (d->nodes > 1)

@@ -23,10 +23,13 @@ struct rankdata {
     double tflops_mean;                /* its FLOPs over its compute-phase time (gemm_tflops; NAN: not measured) */
     char gpu[96];
     double tdp_w;
-    struct series compute_w, comm_w;   /* power samples taken in each phase (power.csv: node 0's, or forward: ranks) */
-    double compute_p90_w, comm_p10_w;  /* their p90 and p10, from the samples or (forward: nodes) the node's end
+    struct series compute_w, comm_w;   /* power readings that are each phase's: the rank in that one phase over all
+                                        * the reading covers (harness/results/phasecov.h; power.csv: node 0's, or
+                                        * forward: ranks) */
+    double compute_p90_w, comm_p10_w;  /* their p90 and p10, from the readings or (forward: nodes) the node's end
                                         * record (summary.json nodes[].gpus[]) */
-    size_t compute_n, comm_n;          /* samples behind them */
+    size_t compute_n, comm_n;          /* readings behind them */
+    double span_s;                     /* the mean time a reading covered (NAN: not known) */
     uint64_t throttle;
     int throttle_rows;                 /* rows with the column filled: readings of the reasons (0x0: read, none) */
     int sdc;                           /* detections by fingerprint, abft, replay */

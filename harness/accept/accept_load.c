@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "accept_int.h"
+#include "phasecov.h"
 #include "util.h"
 
 void rundata_free(struct rundata *d)
@@ -36,6 +37,8 @@ static void load_node_gpus(struct rundata *d)
             r->comm_p10_w = json_is_number(lo) ? json_number_value(lo) : NAN;
             r->compute_n = (size_t)json_integer_value(json_object_get(g, "compute_n"));
             r->comm_n = (size_t)json_integer_value(json_object_get(g, "comm_n"));
+            json_t *sp = json_object_get(g, "span_s");
+            r->span_s = json_is_number(sp) ? json_number_value(sp) : NAN;
             const char *thr = json_string_value(json_object_get(g, "throttle"));
             r->throttle |= thr ? strtoull(thr, NULL, 0) : 0;
             r->throttle_rows += (int)json_integer_value(json_object_get(g, "throttle_rows"));
@@ -82,7 +85,7 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
     d->r = xcalloc((size_t)d->nranks, sizeof *d->r);
     d->node_busbw = xcalloc((size_t)d->nodes, sizeof *d->node_busbw);
     for (int i = 0; i < d->nranks; i++) {
-        d->r[i].tdp_w = d->r[i].tflops = d->r[i].tflops_mean = d->r[i].h2d_gbs = NAN;
+        d->r[i].tdp_w = d->r[i].tflops = d->r[i].tflops_mean = d->r[i].h2d_gbs = d->r[i].span_s = NAN;
         d->r[i].node = i / d->per_node;
         d->r[i].numa_node = -2;
         d->r[i].numa_pinned = -1;
@@ -116,6 +119,7 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
     }
     char *line = NULL;
     size_t cap = 0;
+    struct phasecov *cov = phasecov_new(d->nranks);
     while (getline(&line, &cap, f) > 0) {
         json_t *o = json_loads(line, 0, &err);
         const char *ev = json_string_value(json_object_get(o, "event"));
@@ -124,7 +128,11 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
             load_unnamed_sdc(d, o);
         if (ev && rank >= 0 && rank < d->nranks) {
             struct rankdata *r = &d->r[rank];
-            if (strcmp(ev, "ready") == 0) {   /* the host side: NUMA placement, the copy test */
+            int begin = strcmp(ev, "phase_begin") == 0;
+            if (begin || strcmp(ev, "phase_end") == 0) {
+                json_t *t = json_object_get(o, "t_s");
+                phasecov_edge(cov, rank, json_is_number(t) ? json_number_value(t) : NAN, jstr(o, "phase", ""), begin);
+            } else if (strcmp(ev, "ready") == 0) {   /* the host side: NUMA placement, the copy test */
                 json_t *nn = json_object_get(o, "numa_node"), *np = json_object_get(o, "numa_pinned"),
                        *h = json_object_get(o, "h2d_gbs");
                 if (json_is_integer(nn))
@@ -150,7 +158,8 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
         json_decref(o);
     }
     fclose(f);
-    /* power.csv: t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle */
+    /* power.csv: t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w,sample_t_s; a reading
+     * is a phase's when the rank was in it over all the reading covers (the tick's phase column is not) */
     snprintf(path, sizeof path, "%s/power.csv", dir);
     f = fopen(path, "re");
     if (f) {
@@ -160,9 +169,9 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
                 first = 0;
                 continue;
             }
-            char *fld[9] = { 0 }, *p = line;
+            char *fld[12] = { 0 }, *p = line;
             int k = 0;
-            for (; k < 9 && p; k++) {
+            for (; k < 12 && p; k++) {
                 fld[k] = p;
                 p = strchr(p, ',');
                 if (p)
@@ -174,11 +183,11 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
             if (rank < 0 || rank >= d->nranks || !*fld[2])
                 continue;
             struct rankdata *r = &d->r[rank];
-            double w = strtod(fld[2], NULL);
-            if (strcmp(fld[3], "compute") == 0)
-                series_add(&r->compute_w, w);
-            else if (strcmp(fld[3], "comm") == 0)
-                series_add(&r->comm_w, w);
+            char *end;
+            double stamp = k == 12 ? strtod(fld[11], &end) : NAN;
+            if (k == 12 && end == fld[11])   /* empty: the source gives no stamp */
+                stamp = NAN;
+            phasecov_reading(cov, rank, strtod(fld[0], NULL), stamp, strtod(fld[2], NULL));
             fld[8][strcspn(fld[8], "\r\n")] = 0;
             if (*fld[8]) {
                 r->throttle |= strtoull(fld[8], NULL, 0);
@@ -188,13 +197,20 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
         fclose(f);
     }
     free(line);
-    for (int i = 0; i < d->nranks; i++) {   /* the figures the checks judge, from the samples where power.csv has them */
+    phasecov_settle(cov);
+    for (int i = 0; i < d->nranks; i++) {   /* the figures the checks judge, from the readings where power.csv has them */
         struct rankdata *r = &d->r[i];
+        r->compute_w = *phasecov_series(cov, i, PHC_COMPUTE);   /* taken over: the coverage keeps none */
+        r->comm_w = *phasecov_series(cov, i, PHC_COMM);
+        *phasecov_series(cov, i, PHC_COMPUTE) = (struct series){ 0 };
+        *phasecov_series(cov, i, PHC_COMM) = (struct series){ 0 };
+        r->span_s = phasecov_span_s(cov, i);
         r->compute_n = r->compute_w.n;
         r->comm_n = r->comm_w.n;
         r->compute_p90_w = series_pct(&r->compute_w, 90);
         r->comm_p10_w = series_pct(&r->comm_w, 10);
     }
+    phasecov_free(cov);
     load_node_gpus(d);
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "phasecov.h"
 #include "stats.h"
 #include "util.h"
 
@@ -24,7 +25,6 @@ struct rank_state {
     double cell_w;                     /* watts summed over the cell being filled */
     int cell_n;                        /* readings in it */
     double held_w;                     /* the last reading (NaN: none yet) */
-    struct series compute_w, comm_w;   /* readings in each phase, for the acceptance figures */
     uint64_t throttle;
     int throttle_rows;
 };
@@ -47,6 +47,7 @@ struct nodeagg {
     char names[NODEAGG_PHASES][16];
     int nnames;
     struct rank_state *rk;
+    struct phasecov *cov;              /* the readings that are a phase's, for the acceptance figures */
     struct entry pend[NODEAGG_PENDING];
     int64_t top_run, top_iter;         /* the newest iteration ended by any rank */
     int64_t cell;                      /* the power cell being filled (INT64_MIN: none) */
@@ -79,6 +80,7 @@ struct nodeagg *nodeagg_new(int node, int ranks, int first_rank, double cell_s, 
     a->emit = emit;
     a->ctx = ctx;
     a->rk = xcalloc((size_t)ranks, sizeof *a->rk);
+    a->cov = phasecov_new(ranks);
     for (int i = 0; i < ranks; i++) {
         rank_reset(&a->rk[i], -1, -1);
         a->rk[i].held_w = NAN;
@@ -93,10 +95,7 @@ void nodeagg_free(struct nodeagg *a)
     if (!a)
         return;
     free(a->run_w);
-    for (int i = 0; i < a->ranks; i++) {
-        series_free(&a->rk[i].compute_w);
-        series_free(&a->rk[i].comm_w);
-    }
+    phasecov_free(a->cov);
     free(a->rk);
     free(a);
 }
@@ -260,6 +259,7 @@ int nodeagg_event(struct nodeagg *a, double t_s, const char *type, const json_t 
     const char *ph = json_string_value(json_object_get(line, "phase"));
     if (!ph)
         return 0;
+    phasecov_edge(a->cov, (int)local, t_s, ph, begin);
     if (r->run != rn || r->iter != in)   /* a new iteration for this rank: what an unfinished one held is dropped */
         rank_reset(r, rn, in);
     int p = phase_index(a, ph);
@@ -403,15 +403,12 @@ void nodeagg_flush_power(struct nodeagg *a)
     run_end(a);
 }
 
-void nodeagg_sample(struct nodeagg *a, int rank, double watts, const char *phase, uint64_t throttle, int read)
+void nodeagg_sample(struct nodeagg *a, int rank, double t_s, double stamp_s, double watts, uint64_t throttle, int read)
 {
-    if (!a || rank < 0 || rank >= a->ranks || !phase)
+    if (!a || rank < 0 || rank >= a->ranks)
         return;
     struct rank_state *r = &a->rk[rank];
-    if (strcmp(phase, "compute") == 0)
-        series_add(&r->compute_w, watts);
-    else if (strcmp(phase, "comm") == 0)
-        series_add(&r->comm_w, watts);
+    phasecov_reading(a->cov, rank, t_s, stamp_s, watts);
     if (read) {
         r->throttle |= throttle;
         r->throttle_rows++;
@@ -423,16 +420,19 @@ json_t *nodeagg_gpus_json(struct nodeagg *a)
     if (!a)
         return NULL;
     json_t *out = json_array();
+    phasecov_settle(a->cov);
     for (int i = 0; i < a->ranks; i++) {
         struct rank_state *r = &a->rk[i];
         char thr[24];
         snprintf(thr, sizeof thr, "0x%llx", (unsigned long long)r->throttle);
-        double hi = series_pct(&r->compute_w, 90), lo = series_pct(&r->comm_w, 10);
-        json_array_append_new(out, json_pack("{s:i, s:o, s:I, s:o, s:I, s:s, s:i}", "rank", a->first_rank + i,
+        struct series *cw = phasecov_series(a->cov, i, PHC_COMPUTE), *mw = phasecov_series(a->cov, i, PHC_COMM);
+        double hi = series_pct(cw, 90), lo = series_pct(mw, 10), span = phasecov_span_s(a->cov, i);
+        json_array_append_new(out, json_pack("{s:i, s:o, s:I, s:o, s:I, s:o, s:s, s:i}", "rank", a->first_rank + i,
                                              "compute_p90_w", isfinite(hi) ? json_real(hi) : json_null(), "compute_n",
-                                             (json_int_t)r->compute_w.n, "comm_p10_w", isfinite(lo) ? json_real(lo) : json_null(),
-                                             "comm_n", (json_int_t)r->comm_w.n, "throttle", thr, "throttle_rows",
-                                             r->throttle_rows));
+                                             (json_int_t)cw->n, "comm_p10_w", isfinite(lo) ? json_real(lo) : json_null(),
+                                             "comm_n", (json_int_t)mw->n, "span_s",
+                                             isfinite(span) ? json_real(span) : json_null(), "throttle", thr,
+                                             "throttle_rows", r->throttle_rows));
     }
     return out;
 }

@@ -46,12 +46,14 @@ void nodeagg_flush(struct nodeagg *a);
  * so a sum taken now has it; a later sample of the same cell makes a second row of it, which a sum takes as late. */
 void nodeagg_flush_power(struct nodeagg *a);
 
-/* One power reading of local rank `rank` for the acceptance figures node 0 judges this node's GPUs by (phase as
- * power.csv names it; throttle: the reason bits, 0 none; read: whether they were read with this reading, counted in
- * throttle_rows). */
-void nodeagg_sample(struct nodeagg *a, int rank, double watts, const char *phase, uint64_t throttle, int read);
-/* Those figures, per GPU, for the node's end record: [{rank (global), compute_p90_w, compute_n, comm_p10_w, comm_n,
- * throttle, throttle_rows}] — what `gauntlet accept` reads from power.csv for node 0's own GPUs. */
+/* One power reading of local rank `rank` for the acceptance figures node 0 judges this node's GPUs by, seen at t_s
+ * (stamp_s: its source's own time, NaN where it gives none); it counts for a phase as phasecov.h says, against the
+ * phase edges nodeagg_event took (throttle: the reason bits, 0 none; read: whether they were read with this reading,
+ * counted in throttle_rows). */
+void nodeagg_sample(struct nodeagg *a, int rank, double t_s, double stamp_s, double watts, uint64_t throttle, int read);
+/* Those figures, per GPU, for the node's end record (every reading waiting judged first): [{rank (global),
+ * compute_p90_w, compute_n, comm_p10_w, comm_n, span_s, throttle, throttle_rows}] — what `gauntlet accept` reads
+ * from power.csv for node 0's own GPUs. */
 json_t *nodeagg_gpus_json(struct nodeagg *a);
 
 /* The power-nodes.csv header node 0 writes before the rows. */

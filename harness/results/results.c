@@ -385,7 +385,8 @@ int results_power(struct results *r, uint64_t t_ns, int rank, const struct power
     if (r->agg) {   /* forward: nodes: the node's sum per cell, to node 0 (node 0: to power-nodes.csv) */
         nodeagg_power(r->agg, t_s, rank, p->watts);
         if (r->forward)   /* and the figures node 0's acceptance judges this node's GPUs by */
-            nodeagg_sample(r->agg, rank, p->watts, phase_name(phase), p->throttle, p->throttle_read || p->throttle);
+            nodeagg_sample(r->agg, rank, t_s, p->sample_ns ? (double)(int64_t)(p->sample_ns - r->t0_ns) * 1e-9 : NAN,
+                           p->watts, p->throttle, p->throttle_read || p->throttle);
     }
     else if (r->forward) {   /* node 0 gets a bounded rate; this node's own file every row */
         if (rank >= 0 && rank < r->fwd_ranks && t_s - r->fwd_t[rank] >= r->forward_s * 0.999) {
