@@ -445,6 +445,9 @@ void supc_end(struct sup *s, json_t *summary, int *code)
     json_array_foreach(faults, i, f) {
         json_object_set_new(f, "rank", json_integer(json_integer_value(json_object_get(f, "rank")) + s->node * s->nranks));
         json_object_set_new(f, "node", json_integer(s->node));
+        json_t *det = json_object_get(f, "detection"), *dr = json_object_get(det, "rank");
+        if (json_is_integer(dr) && json_integer_value(dr) >= 0)   /* the rank whose detector saw it: global too */
+            json_object_set_new(det, "rank", json_integer(json_integer_value(dr) + s->node * s->nranks));
     }
     if (s->node != 0) {
         json_object_set_new(me, "faults", faults);
