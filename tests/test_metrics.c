@@ -412,6 +412,43 @@ Test(metrics, the_power_window_is_the_last_30_s, .timeout = 60)
     cr_assert_eq(system(path), 0);
 }
 
+/* forward: ranks on 2 nodes: node 0's own rows come at every tick of its sampler (100 Hz), the other node's at
+ * power.forward_hz (10 Hz) at its own sampler's times. The window is the cluster's sum per cell of 0.1 s, each GPU's
+ * latest row: every point whole (a tick's sum, the window's point until 2026-11-29, was missing whenever a row of
+ * the other node was not of that very tick: nearly always, and each of their rows made a point of its own). */
+Test(metrics, forward_ranks_sums_every_node_per_cell, .timeout = 60)
+{
+    char dir[] = "/tmp/gauntlet-mx-XXXXXX", path[600], why[256];
+    cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    snprintf(path, sizeof path, "%s/gauntlet.prom", dir);
+    const struct view_link *v = metrics_view_open(NULL, NULL, dir, why, sizeof why);
+    cr_assert(v, "%s", why);
+    line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,\"ranks\":2,\"nodes\":2,\"runs\":1,\"sample_hz\":100,"
+               "\"forward\":\"ranks\",\"forward_hz\":10}");
+    line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+    /* 20 s: node 0's GPUs at 200 W, node 1's at 300 W for the first 10 s and 500 W after */
+    for (int k = 0; k < 2000; k++) {
+        double t = 1 + k / 100.0;
+        for (int r = 0; r < 2; r++)
+            v->power(v->ctx, t, r, &(struct power_reading){ .watts = 200, .true_w = NAN }, 0);
+        if (k % 10 == 3)
+            for (int r = 2; r < 4; r++)
+                v->power(v->ctx, t + 0.0007, r, &(struct power_reading){ .watts = k < 1000 ? 300 : 500, .true_w = NAN },
+                         0);
+    }
+    v->stop(v->ctx);
+    char *t = e2e_read(path);
+    cr_assert(t, "%s", path);
+    /* 199 cells ended (the last is still open): half at 1000 W, half at 1400 W, within a cell at the step */
+    cr_assert_float_eq(series(t, "gauntlet_power_watts{mitigation=\"none\"}"), 1200, 5, "%s", t);
+    cr_assert_float_eq(series(t, "gauntlet_power_window_seconds{mitigation=\"none\"}"), 19.9, 0.15, "%s", t);
+    cr_assert_float_eq(series(t, "gauntlet_power_swing_watts{mitigation=\"none\"}"), 400, 1e-6, "%s", t);
+    free(t);
+    metrics_view_close(v);
+    snprintf(path, sizeof path, "rm -rf %s", dir);
+    cr_assert_eq(system(path), 0);
+}
+
 /* A --metrics address that cannot be bound is refused (exit 3) before the run makes its results folder: nothing is
  * left behind (it left a folder with an empty events.jsonl), and a second run is refused a port another holds (it
  * was given half of the scrapes: SO_REUSEPORT). */

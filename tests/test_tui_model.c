@@ -247,6 +247,32 @@ Test(tui_model, a_node_folded_and_the_cluster_sum_as_the_aggregate)
     vm_free(m);
 }
 
+/* forward: ranks (2 nodes x 2 ranks): node 0's own rows at every tick (100 Hz), the other node's at forward_hz
+ * (10 Hz): each tick's sum holds their latest row (until 2026-11-29 a row older than two ticks left the tick out:
+ * nine in ten of them). */
+Test(tui_model, forward_ranks_sums_the_other_nodes_latest_rows)
+{
+    struct vm *m = vm_new();
+    ev(m, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"s\",\"backend\":\"sim\",\"ranks\":2,\"nodes\":2,\"forward\":\"ranks\","
+          "\"forward_hz\":10,\"runs\":1,\"iterations\":100,\"tdp_w\":700,\"sample_hz\":100,\"recovery\":\"none\"}");
+    ev(m, "{\"t_s\":0.01,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\"}");
+    for (int k = 0; k < 200; k++) {
+        double t = 1 + k / 100.0;
+        if (k % 10 == 0)
+            for (int r = 2; r < 4; r++)
+                vm_power(m, t - 0.004, r, 300, NAN, NAN, 0);
+        for (int r = 0; r < 2; r++)
+            vm_power(m, t, r, 200, NAN, NAN, 0);
+    }
+    vm_power(m, 3.5, 0, 200, NAN, NAN, 0);   /* closes the last tick */
+    int whole = 0;
+    for (uint64_t i = 0; i < m->nraw; i++)
+        if (m->raw_t[i] >= 1)
+            whole += fabs(m->raw_w[i] - 1000) < 1e-9;
+    cr_assert_geq(whole, 199, "every tick of node 0 a whole sum: %d", whole);
+    vm_free(m);
+}
+
 /* A record read from a file may say anything: a node_iteration of a node far past the run's (node * ranks per node
  * once overflowed into a negative index and crashed `gauntlet view`), a start of absurd counts: ignored, no crash. */
 Test(tui_model, indexes_from_a_file_are_bounded)

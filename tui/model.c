@@ -96,14 +96,14 @@ int vm_rank_bin(const struct vm *m, int rank, double t, struct vm_bin *out)
 }
 
 /* Closes the sample tick: the node's power at that time is the sum of every rank's latest reading, when each
- * rank has one from the last two sampling periods (a rank without is a missing aggregate, as in the summary; a
+ * rank has one from the last two periods its rows come at (fresh_s) (a rank without is a missing aggregate, as in the summary; a
  * GPU shrink dropped is still on the node and still sampled, and counts as in the summary). On one node every rank is sampled at the same tick; over several nodes the ticks of
  * different nodes interleave, and the latest reading of each counts. */
 static void vm_tick_close(struct vm *m)
 {
     if (isnan(m->tick_t) || m->cluster_fed)
         return;
-    double fresh = m->sample_hz > 0 ? 2.0 / m->sample_hz : 0.05, sum = 0;
+    double fresh = m->fresh_s > 0 ? m->fresh_s : m->sample_hz > 0 ? 2.0 / m->sample_hz : 0.05, sum = 0;
     int ok = m->nranks > 0;
     for (int r = 0; r < m->nranks && ok; r++) {
         const struct vm_rank *k = &m->rank[r];
@@ -281,6 +281,10 @@ static void vm_start(struct vm *m, json_t *ev, double t)
     m->bus_ranks = ibound(ev, "bus_ranks", 0, INT32_MAX, m->nranks);
     m->nodes = ibound(ev, "nodes", 1, VM_MAX_RANKS, 1);
     m->cluster_fed = strcmp(str(ev, "forward"), "nodes") == 0;   /* the aggregate: the cluster's sum on node 0's grid */
+    double hz = m->sample_hz, fwd = num(ev, "forward_hz");   /* forward: ranks: the other nodes' rows at forward_hz */
+    if (m->nodes > 1 && !m->cluster_fed && fwd > 0 && !(hz <= fwd))
+        hz = fwd;
+    m->fresh_s = hz > 0 ? 2.0 / hz : 0;
     vm_ranks(m, m->nranks * m->nodes);
     if (m->nodes > 1)
         vm_log(m, t, LOG_INFO, "%s on %s: %d nodes x %d ranks, recovery %s", m->scenario, m->backend, m->nodes,

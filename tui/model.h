@@ -66,6 +66,9 @@ struct vm {
     int nranks, runs, bus_ranks, nodes;
     int64_t iterations;
     double tdp_w, sample_hz;
+    double fresh_s;                    /* how old a rank's reading may be and still join a tick's sum: two of the
+                                        * periods its rows come at (forward: ranks on several nodes: the others'
+                                        * come at power.forward_hz); 0: not said */
     /* now */
     double t_now;                      /* the latest time seen (s since start) */
     int state;                         /* enum vm_state */

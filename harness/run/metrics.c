@@ -128,8 +128,16 @@ static void mx_event(void *ctx, const char *line, size_t len)
         json_t *br = json_object_get(e, "bus_ranks");
         m->bus_ranks = json_is_integer(br) ? (int)json_integer_value(br) : m->world;
         m->runs = (int)json_integer_value(json_object_get(e, "runs"));
-        /* the window's points: a tick of the sampler, or a cell of the cluster's sum (forward: nodes) */
+        /* the window's points: a tick of the sampler, or a cell of the cluster's sum (forward: nodes; forward: ranks
+         * on several nodes, whose rows come at their samplers' own ticks, the others' at power.forward_hz) */
         double hz = m->cluster_fed && mx_num(e, "forward_hz") > 0 ? mx_num(e, "forward_hz") : mx_num(e, "sample_hz");
+        m->cell_s = 0;
+        m->cell = INT64_MIN;
+        if (!m->cluster_fed && nodes > 1 && hz > 0) {
+            if (mx_num(e, "forward_hz") > 0 && mx_num(e, "forward_hz") < hz)
+                hz = mx_num(e, "forward_hz");
+            m->cell_s = 1 / hz;
+        }
         mx_window(m, hz > 0 ? 1 / hz : 0);
         mx_reset_ranks(m);   /* this scenario's ranks only: none left over from an earlier one */
         mx_grow(m, m->world);
@@ -247,7 +255,18 @@ static void mx_power(void *ctx, double t_s, int rank, const struct power_reading
         return;
     pthread_mutex_lock(&m->mu);
     mx_grow(m, rank + 1);
-    if (t_s != m->tick_t && !isnan(m->tick_t) && !m->cluster_fed) {   /* a new tick: the last one's sum joins the window */
+    if (m->cell_s > 0 && !m->cluster_fed) {   /* forward: ranks, several nodes: node 0's own rows set the cells */
+        int64_t cell = (int64_t)floor(t_s / m->cell_s);
+        if (rank < m->per_node && cell > m->cell) {
+            if (m->cell != INT64_MIN) {   /* the cell ended: each GPU's latest row, no older than the cell before */
+                double sum = 0, from = (double)(m->cell - 1) * m->cell_s;
+                for (int k = 0; k < m->ranks; k++)
+                    sum += m->r[k].watts_t >= from ? m->r[k].watts : NAN;
+                mx_push(m, sum);
+            }
+            m->cell = cell;
+        }
+    } else if (t_s != m->tick_t && !isnan(m->tick_t) && !m->cluster_fed) {   /* a new tick: the last one's sum joins */
         double sum = 0;
         for (int k = 0; k < m->ranks; k++)   /* every rank's reading of that tick: one missing makes the point missing */
             sum += m->r[k].watts_t == m->tick_t ? m->r[k].watts : NAN;

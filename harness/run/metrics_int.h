@@ -40,6 +40,9 @@ struct metrics {
     double tick_t;              /* the power tick whose rows are coming in (NAN: none) */
     int undone[MX_KINDS], nundone;   /* fault_spec of faults a rollback undid: their next injection is not a new one */
     int cluster_fed;            /* forward: nodes: the window holds the cluster's sum on node 0's grid */
+    double cell_s;              /* forward: ranks on several nodes: the window's points are cells of cell_s (the
+                                 * rate the other nodes' rows reach node 0 at), each GPU's latest row (0: ticks) */
+    int64_t cell;               /* the cell node 0's own rows are in (INT64_MIN: none yet) */
     char mitigation[32], label[64];
     char *extra;                /* lines the caller adds to every scrape (accept: the verdicts so far) */
     struct mx_rank *r;
