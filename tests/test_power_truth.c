@@ -922,6 +922,30 @@ Test(analyze_input, a_jittered_loggers_rate_is_its_step_and_decimation_is_named)
     unlink(path);
 }
 
+/* A --hz slower than the samples filters them onto its grid: a 2 Hz square wave (500 <-> 700 W) under a 95 Hz ripple
+ * of 300 W, logged at 1 kHz and analysed at 100 Hz, peaks at 2 Hz; keeping one sample a point (until 2026-11-29)
+ * folded the ripple whole to 5 Hz, over twice the wave's own peak (127 W). */
+Test(analyze_input, a_slower_grid_filters_the_samples_onto_it)
+{
+    char path[64];
+    FILE *f = az_file(path);
+    fprintf(f, "t_s,watts\n");
+    for (int i = 0; i < 30000; i++)   /* 30 s at 1 kHz */
+        fprintf(f, "%.4f,%.3f\n", i * 1e-3,
+                (fmod(i * 2e-3 + 1e-9, 1.0) < 0.5 ? 700 : 500) + 300 * sin(2 * M_PI * 95 * i * 1e-3));
+    fclose(f);
+    json_t *j = az_json(path, "--hz=100", NULL);
+    cr_assert(json_is_true(json_object_get(json_object_get(j, "warnings"), "decimated")));
+    cr_assert_float_eq(agg_num(j, "dominant_hz"), 2, 0.1, "dominant %g Hz", agg_num(j, "dominant_hz"));
+    /* the ripple kept by sinc^2(0.95) (0.3 %): the swing is the wave's, 200 W, give or take its 0.8 W */
+    cr_assert_float_eq(agg_num(j, "swing_w"), 200, 5, "swing %g W", agg_num(j, "swing_w"));
+    json_decref(j);
+    j = az_json(path, NULL, NULL);   /* at its own rate the ripple is all there */
+    cr_assert_float_eq(agg_num(j, "dominant_hz"), 95, 0.5, "dominant %g Hz", agg_num(j, "dominant_hz"));
+    json_decref(j);
+    unlink(path);
+}
+
 /* Every null says why, and the table prints no "nan" nor "-0.00": a trace of two samples (no ramp window fits, no
  * spectrum), a constant one (nothing fluctuates). */
 Test(analyze_input, every_null_says_why_and_the_table_prints_no_nan)

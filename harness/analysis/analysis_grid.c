@@ -71,6 +71,41 @@ size_t analysis_place(const struct an_grid *g, const int64_t *t_ns, const double
     return valid;
 }
 
+size_t analysis_place_lowpass(const struct an_grid *g, const int64_t *t_ns, const double *v, size_t n, double *out,
+                              size_t m, size_t *merged)
+{
+    double *wsum = xcalloc(m ? m : 1, sizeof *wsum), step = an_grid_dt(g) * 1e9;
+    size_t placed = 0, valid = 0;
+    for (size_t i = 0; i < m; i++)
+        out[i] = 0;
+    for (size_t i = 0; i < n && step > 0; i++) {
+        if (!isfinite(v[i]))
+            continue;
+        int64_t k = an_grid_nearest(g, t_ns[i]);
+        int64_t lo = t_ns[i] >= an_grid_time(g, k) ? k : k - 1;   /* the points either side of the sample */
+        int used = 0;
+        for (int64_t q = lo; q <= lo + 1; q++) {
+            if (q < 0 || (uint64_t)q >= m)
+                continue;
+            double w = 1 - fabs((double)(t_ns[i] - an_grid_time(g, q))) / step;
+            if (w > 0) {
+                out[q] += w * v[i];
+                wsum[q] += w;
+                used = 1;
+            }
+        }
+        placed += used;
+    }
+    for (size_t i = 0; i < m; i++) {
+        out[i] = wsum[i] > 0 ? out[i] / wsum[i] : NAN;
+        valid += wsum[i] > 0;
+    }
+    free(wsum);
+    if (merged)
+        *merged = placed > valid ? placed - valid : 0;
+    return valid;
+}
+
 size_t analysis_resample(const double *t, const double *v, size_t n, double dt, double **out)
 {
     *out = NULL;

@@ -90,8 +90,8 @@ int az_print(const char *path, const struct az_trace *tr, const struct an_result
         if (tr->averaged)
             printf("  ! %s\n", AZ_AVERAGED_NOTE);
         if (merged || tr->missing)
-            printf("  %zu samples shared a grid point with a later one (the later kept); %ld rows had no reading\n", merged,
-                   tr->missing);
+            printf("  %zu samples shared a grid point with %s; %ld rows had no reading\n", merged,
+                   median_hz > 1.5 / dt ? "others (their weighted mean kept)" : "a later one (the later kept)", tr->missing);
         printf("  %-9s %9s %9s %9s %9s %9s %9s %11s %11s %11s %8s\n", "gpu", "mean_W", "min_W", "max_W", "swing_W",
                "max-min_W", "samples", "up100ms", "down100ms", "up1s_W/s", "dom_Hz");
         for (int k = 0; k < tr->ng; k++) {
