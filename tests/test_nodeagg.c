@@ -494,3 +494,25 @@ Test(nodeagg, the_gpus_power_figures_count_only_readings_within_one_phase)
     nodeagg_free(a);
     sink_free(&k);
 }
+
+/* A worker killed in a compute phase never ends it: what its node reads after the death (the GPU idle while the
+ * worker restarts) is no compute phase's. */
+Test(phasecov, a_death_or_a_recovery_ends_the_open_phase)
+{
+    struct phasecov *c = phasecov_new(2);
+    cr_assert_eq(phasecov_resets("worker_died"), 1);
+    cr_assert_eq(phasecov_resets("recovery_begin"), 2);
+    cr_assert_eq(phasecov_resets("iteration"), 0);
+    for (int r = 0; r < 2; r++)
+        phasecov_edge(c, r, 1.0, "compute", 1);
+    phasecov_reset(c, 0, 1.2);    /* rank 0's worker died */
+    phasecov_reset(c, -1, 1.5);   /* then every rank's recovery */
+    for (int i = 0; i <= 100; i++)
+        for (int r = 0; r < 2; r++)
+            phasecov_reading(c, r, 1.0 + 0.01 * i + 0.001, 1.0 + 0.01 * i, 100 + i);
+    phasecov_reset(c, 5, 3.0);   /* no such rank: nothing */
+    phasecov_settle(c);
+    cr_assert_eq(phasecov_series(c, 0, PHC_COMPUTE)->n, 20u, "1.0 to 1.2 only");
+    cr_assert_eq(phasecov_series(c, 1, PHC_COMPUTE)->n, 50u, "1.0 to 1.5 only");
+    phasecov_free(c);
+}

@@ -126,6 +126,10 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
         int rank = (int)json_integer_value(json_object_get(o, "rank"));
         if (ev && rank < 0 && strcmp(ev, "detection") == 0)
             load_unnamed_sdc(d, o);
+        int resets = phasecov_resets(ev);   /* a phase a worker's death or a recovery ended without its phase_end */
+        json_t *ts = json_object_get(o, "t_s");
+        if (json_is_number(ts) && (resets == 2 || (resets == 1 && json_is_integer(json_object_get(o, "rank")) && rank >= 0)))
+            phasecov_reset(cov, resets == 2 ? -1 : rank, json_number_value(ts));
         if (ev && rank >= 0 && rank < d->nranks) {
             struct rankdata *r = &d->r[rank];
             int begin = strcmp(ev, "phase_begin") == 0;

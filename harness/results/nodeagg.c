@@ -234,6 +234,13 @@ int nodeagg_event(struct nodeagg *a, double t_s, const char *type, const json_t 
         return 0;
     int begin = strcmp(type, "phase_begin") == 0, end = strcmp(type, "phase_end") == 0,
         iter_ev = strcmp(type, "iteration") == 0;
+    int resets = phasecov_resets(type);   /* a phase a worker's death or a recovery ended without its phase_end */
+    json_t *rr = json_object_get(line, "rank");
+    if (resets == 2)
+        phasecov_reset(a->cov, -1, t_s);
+    else if (resets == 1 && json_is_integer(rr) && json_integer_value(rr) >= a->first_rank &&
+             json_integer_value(rr) < a->first_rank + a->ranks)
+        phasecov_reset(a->cov, (int)(json_integer_value(rr) - a->first_rank), t_s);
     if (!begin && !end && !iter_ev) {
         if (strcmp(type, "run_end") == 0 || strcmp(type, "recovery_begin") == 0 || strcmp(type, "end") == 0 ||
             strcmp(type, "rank_dropped") == 0 || strcmp(type, "run_begin") == 0)

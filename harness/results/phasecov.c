@@ -125,6 +125,26 @@ void phasecov_edge(struct phasecov *c, int rank, double t_s, const char *phase, 
     judge_ready(r);
 }
 
+void phasecov_reset(struct phasecov *c, int rank, double t_s)
+{
+    for (int i = rank < 0 ? 0 : rank; c && i < (rank < 0 ? c->ranks : rank + 1); i++)
+        phasecov_edge(c, i, t_s, "", 1);   /* a begin of no phase of its: the rank is in none from t_s */
+}
+
+int phasecov_resets(const char *event)
+{
+    static const char *const of_rank[] = { "worker_start", "worker_died", "worker_error", "worker_exit", "rank_done",
+                                           "rank_stopped", "rank_dropped" };
+    static const char *const of_all[] = { "run_begin", "run_end", "recovery_begin", "recovery_end", "end" };
+    for (size_t i = 0; event && i < sizeof of_rank / sizeof *of_rank; i++)
+        if (strcmp(event, of_rank[i]) == 0)
+            return 1;
+    for (size_t i = 0; event && i < sizeof of_all / sizeof *of_all; i++)
+        if (strcmp(event, of_all[i]) == 0)
+            return 2;
+    return 0;
+}
+
 void phasecov_reading(struct phasecov *c, int rank, double t_s, double stamp_s, double watts)
 {
     struct rank_cov *r = rank_of(c, rank);

@@ -23,6 +23,11 @@ void phasecov_free(struct phasecov *c);
 /* A phase edge of rank at t_s: phase ("compute", "comm", any other is neither) begins (begin 1) or ends. An edge
  * earlier than the rank's last is taken at the last's time. */
 void phasecov_edge(struct phasecov *c, int rank, double t_s, const char *phase, int begin);
+/* What ends whatever phase rank (-1: every rank) was in at t_s without its phase_end: a worker that died or
+ * started, a run or a recovery that began or ended. */
+void phasecov_reset(struct phasecov *c, int rank, double t_s);
+/* Whether an event (its "event" name) is one phasecov_reset must hear: 1 of a rank (its "rank"), 2 of every rank. */
+int phasecov_resets(const char *event);
 /* A reading of rank's power seen at tick t_s: stamp_s the time its source gave it (the end of what it covers; NaN:
  * unstamped, the reading then dates from the first tick it was seen at). A reading with the stamp (stamped) or the
  * value (unstamped) of the one before it is that one again and counts once; NaN watts is a gap (the next reading's
