@@ -232,8 +232,8 @@ static void few_readings(struct verdict *v, const struct rankdata *r, const char
     char span[64] = "";
     if (isfinite(r->span_s))
         snprintf(span, sizeof span, " (each covers %.3g ms)", r->span_s * 1e3);
-    accept_note(v, "%zu of 5 power readings lie wholly in %s phases%s: a reading that spans two phases measures "
-                   "neither; lengthen the phases past the readings' span", have, phase, span);
+    accept_note(v, "%zu power readings lie wholly in %s phases, 5 needed%s: a reading that spans two phases "
+                   "measures neither; lengthen the phases past the readings' span", have, phase, span);
 }
 
 static void check_power(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
