@@ -278,7 +278,9 @@ static const char planted[] =
     "power: {sample_hz: 200}\n"
     "sim: {tflops: 0.005}\n"   /* 27 ms of compute: a third of them hold one whole 20 ms reading of the sensor */
     "%s"
-    "checks:\n  gemm_tflops:\n  outliers:\n  sdc_screen:\n";
+    /* a sim rank's phases oversleep on a loaded machine: a healthy one came out 3.1 % under its peers' GEMM rate
+     * beside CI's sanitized pass (2026-11-29); the planted straggler is 20 % under */
+    "checks:\n  gemm_tflops:\n  outliers: {min_rel: 0.1}\n  sdc_screen:\n";
 
 Test(accept, a_planted_slow_rank_fails_the_outlier_check_and_is_named, .timeout = 120)
 {

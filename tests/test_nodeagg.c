@@ -363,6 +363,7 @@ static void random_cover(struct rng *g, int stamped)
     double want_sum[3] = { 0 }, span = stamped ? 0.005 + 0.03 * rng_uniform(g) : 0;
     int want_n[3] = { 0 }, ei = 0, open = PHC_OTHER;
     double delay = 0.05 * rng_uniform(g), prev_b = NAN, prev_w = NAN, stamp = 0, tick = 1.0 / 200;
+    double last_tick = NAN, before_prev = NAN;   /* unstamped: a reading spans from the tick before the one before it */
     for (double now = 0; now < end_t + 1; now += tick) {
         /* the edges whose time has come, delay late */
         while (ei < e.n && e.t[ei] + delay <= now) {
@@ -383,9 +384,10 @@ static void random_cover(struct rng *g, int stamped)
             w = rng_uniform(g) < 0.3 && isfinite(prev_w) ? prev_w : 100 + 600 * rng_uniform(g);
         }
         int fresh = stamped ? !(b == prev_b) : !(w == prev_w);
-        if (fresh && isfinite(prev_b) && b > prev_b) {
-            int p = phase_at(&e, prev_b);
-            if (!edge_inside(&e, prev_b, b) && p != PHC_OTHER && b <= e.t[e.n - 1]) {
+        double a = stamped ? prev_b : before_prev;
+        if (fresh && isfinite(prev_b) && isfinite(a) && b > prev_b) {
+            int p = phase_at(&e, a);
+            if (!edge_inside(&e, a, b) && p != PHC_OTHER && b <= e.t[e.n - 1]) {
                 want_sum[p] += w;
                 want_n[p]++;
             }
@@ -393,7 +395,9 @@ static void random_cover(struct rng *g, int stamped)
         if (fresh) {
             prev_b = b;
             prev_w = w;
+            before_prev = last_tick;
         }
+        last_tick = now;
         phasecov_reading(c, 1, now, stamped ? b : NAN, w);
         phasecov_reading(c, 0, now, NAN, NAN);   /* a rank with gaps only: nothing */
     }

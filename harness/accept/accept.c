@@ -233,7 +233,8 @@ static void few_readings(struct verdict *v, const struct rankdata *r, const char
     if (isfinite(r->span_s))
         snprintf(span, sizeof span, " (each covers %.3g ms)", r->span_s * 1e3);
     accept_note(v, "%zu power readings lie wholly in %s phases, 5 needed%s: a reading that spans two phases "
-                   "measures neither; lengthen the phases past the readings' span", have, phase, span);
+                   "measures neither; lengthen the phases past the readings' span (where it is the sampler's, not the "
+                   "sensor's, raise power.sample_hz)", have, phase, span);
 }
 
 static void check_power(const struct scenario *sc, struct rundata *d, struct verdicts *vs)

@@ -11,7 +11,7 @@
 
 void rundata_free(struct rundata *d)
 {
-    for (int i = 0; i < d->nranks; i++) {
+    for (int i = 0; d->r && i < d->nranks; i++) {
         series_free(&d->r[i].compute_w);
         series_free(&d->r[i].comm_w);
     }
@@ -60,6 +60,57 @@ static void load_unnamed_sdc(struct rundata *d, json_t *o)
             snprintf(d->r[g].sdc_note, sizeof d->r[g].sdc_note, "%s at iteration %lld: %s (the detector could not name "
                      "one GPU: counted against every GPU of node %d)", det,
                      (long long)json_integer_value(json_object_get(o, "iter")), jstr(o, "note", ""), node);
+}
+
+/* power.csv's readings into cov, and each GPU's throttle reasons. */
+static void load_power(const char *dir, struct rundata *d, struct phasecov *cov)
+{
+    /* power.csv: t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w,sample_t_s; a reading
+     * is a phase's when the rank was in it over all the reading covers (the tick's phase column is not) */
+    char path[1200], *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    FILE *f = fopen(path, "re");
+    if (f) {
+        int first = 1;
+        while ((len = getline(&line, &cap, f)) > 0) {
+            if (first || line[len - 1] != '\n') {   /* the header; a last row a kill cut short */
+                first = 0;
+                continue;
+            }
+            char *fld[12] = { 0 }, *p = line;
+            int k = 0;
+            for (; k < 12 && p; k++) {
+                fld[k] = p;
+                p = strchr(p, ',');
+                if (p)
+                    *p++ = 0;
+            }
+            if (k < 9)
+                continue;
+            int rank = atoi(fld[1]);
+            if (rank < 0 || rank >= d->nranks)
+                continue;
+            if (!*fld[2]) {   /* no reading: a gap, after which the next reading's span is not known */
+                phasecov_reading(cov, rank, strtod(fld[0], NULL), NAN, NAN);
+                continue;
+            }
+            struct rankdata *r = &d->r[rank];
+            char *end;
+            double stamp = k == 12 ? strtod(fld[11], &end) : NAN;
+            if (k == 12 && end == fld[11])   /* empty: the source gives no stamp */
+                stamp = NAN;
+            phasecov_reading(cov, rank, strtod(fld[0], NULL), stamp, strtod(fld[2], NULL));
+            fld[8][strcspn(fld[8], "\r\n")] = 0;
+            if (*fld[8]) {
+                r->throttle |= strtoull(fld[8], NULL, 0);
+                r->throttle_rows++;
+            }
+        }
+        fclose(f);
+    }
+    free(line);
 }
 
 int load_run(const char *dir, struct rundata *d, char *why, size_t n)
@@ -126,10 +177,17 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
         int rank = (int)json_integer_value(json_object_get(o, "rank"));
         if (ev && rank < 0 && strcmp(ev, "detection") == 0)
             load_unnamed_sdc(d, o);
-        int resets = phasecov_resets(ev);   /* a phase a worker's death or a recovery ended without its phase_end */
+        /* a phase a worker's death or a recovery ended without its phase_end: the rank's, or every rank of the
+         * event's node (another node's lines come in as they arrive, not in time order with this node's) */
+        int resets = phasecov_resets(ev);
         json_t *ts = json_object_get(o, "t_s");
-        if (json_is_number(ts) && (resets == 2 || (resets == 1 && json_is_integer(json_object_get(o, "rank")) && rank >= 0)))
-            phasecov_reset(cov, resets == 2 ? -1 : rank, json_number_value(ts));
+        if (json_is_number(ts) && resets == 1 && json_is_integer(json_object_get(o, "rank")) && rank >= 0)
+            phasecov_reset(cov, rank, json_number_value(ts));
+        else if (json_is_number(ts) && resets == 2) {
+            json_int_t node = json_integer_value(json_object_get(o, "node"));   /* absent: node 0 */
+            for (json_int_t g = node * d->per_node; node >= 0 && node < d->nodes && g < (node + 1) * d->per_node; g++)
+                phasecov_reset(cov, (int)g, json_number_value(ts));
+        }
         if (ev && rank >= 0 && rank < d->nranks) {
             struct rankdata *r = &d->r[rank];
             int begin = strcmp(ev, "phase_begin") == 0;
@@ -162,45 +220,8 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
         json_decref(o);
     }
     fclose(f);
-    /* power.csv: t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w,sample_t_s; a reading
-     * is a phase's when the rank was in it over all the reading covers (the tick's phase column is not) */
-    snprintf(path, sizeof path, "%s/power.csv", dir);
-    f = fopen(path, "re");
-    if (f) {
-        int first = 1;
-        while (getline(&line, &cap, f) > 0) {
-            if (first) {
-                first = 0;
-                continue;
-            }
-            char *fld[12] = { 0 }, *p = line;
-            int k = 0;
-            for (; k < 12 && p; k++) {
-                fld[k] = p;
-                p = strchr(p, ',');
-                if (p)
-                    *p++ = 0;
-            }
-            if (k < 9)
-                continue;
-            int rank = atoi(fld[1]);
-            if (rank < 0 || rank >= d->nranks || !*fld[2])
-                continue;
-            struct rankdata *r = &d->r[rank];
-            char *end;
-            double stamp = k == 12 ? strtod(fld[11], &end) : NAN;
-            if (k == 12 && end == fld[11])   /* empty: the source gives no stamp */
-                stamp = NAN;
-            phasecov_reading(cov, rank, strtod(fld[0], NULL), stamp, strtod(fld[2], NULL));
-            fld[8][strcspn(fld[8], "\r\n")] = 0;
-            if (*fld[8]) {
-                r->throttle |= strtoull(fld[8], NULL, 0);
-                r->throttle_rows++;
-            }
-        }
-        fclose(f);
-    }
     free(line);
+    load_power(dir, d, cov);
     phasecov_settle(cov);
     for (int i = 0; i < d->nranks; i++) {   /* the figures the checks judge, from the readings where power.csv has them */
         struct rankdata *r = &d->r[i];

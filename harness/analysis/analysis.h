@@ -36,7 +36,7 @@ size_t analysis_place(const struct an_grid *g, const int64_t *t_ns, const double
                       size_t *merged);
 /* As analysis_place, for a grid slower than the samples (a decimation): each point the mean of the samples within
  * one step of it, weighted by 1 - distance / step (a triangle: the power at frequency f kept by sinc^2(f / rate) —
- * 40 % at half the grid's rate, 10 % at 0.8 of it, none at the rate and its multiples — where keeping one sample a
+ * 40 % at half the grid's rate, 5 % at 0.8 of it, none at the rate and its multiples — where keeping one sample a
  * point keeps all of it and folds it below half the rate). NAN samples are left out; a point with no sample within
  * a step is NAN; *merged counts the samples beyond one a point. Returns the points that hold a value. */
 size_t analysis_place_lowpass(const struct an_grid *g, const int64_t *t_ns, const double *v, size_t n, double *out,

@@ -411,7 +411,7 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
     if (decimate)
         fprintf(stderr, "gauntlet analyze: %s: warning: --hz %g is slower than the trace's %.4g Hz: each grid point is "
                         "the mean of the samples within a step of it, weighted by their distance (a low-pass: power "
-                        "above %g Hz is weakened, to 40%% at %g Hz and 10%% at %g Hz, not removed; what is left of it "
+                        "above %g Hz is weakened, to 40%% at %g Hz and 5%% at %g Hz, not removed; what is left of it "
                         "aliases into the spectrum: dominant_hz, bands)\n", path, hz, median_hz, hz / 2, hz / 2,
                 0.8 * hz);
     double *grids = xmalloc((size_t)tr.ng * m * sizeof *grids);

@@ -22,7 +22,10 @@ struct rank_cov {
     double last_t;           /* the last edge's time (-inf: none) */
     int have_prev, prev_stamped;
     double prev_t, prev_stamp, prev_w;   /* the reading before: the time it reaches, its stamp, its value */
-    struct pending *pq;      /* ring of waiting readings */
+    double last_tick;        /* the latest tick a reading was seen at (-inf: none) */
+    double before_prev;      /* unstamped: the tick before the reading before was first seen (where this one's span
+                              * may begin: that reading was made after it) */
+    struct pending *pq;      /* ring of waiting readings (PHASECOV_PENDING, made at the first) */
     size_t pq_head, pq_n;
     double span_sum;
     size_t span_n;
@@ -45,7 +48,7 @@ struct phasecov *phasecov_new(int ranks)
         struct rank_cov *r = &c->rk[i];
         r->fold_t = r->last_t = -INFINITY;
         r->base = r->cur = PHC_OTHER;
-        r->pq = xmalloc(PHASECOV_PENDING * sizeof *r->pq);
+        r->last_tick = r->before_prev = -INFINITY;
     }
     return c;
 }
@@ -65,14 +68,10 @@ void phasecov_free(struct phasecov *c)
     free(c);
 }
 
-/* Judges the oldest waiting reading on the edges known: it is its phase's when no edge lies inside (a, b) and the
- * phase at a is compute or communication. Readings are judged in the order of a, so edges up to a fold away. */
-static void judge_oldest(struct rank_cov *r)
+/* Folds the edges at or before t into the phase before the rest. */
+static void fold_to(struct rank_cov *r, double t)
 {
-    struct pending p = r->pq[r->pq_head];
-    r->pq_head = (r->pq_head + 1) % PHASECOV_PENDING;
-    r->pq_n--;
-    while (r->head < r->n && r->et[r->head] <= p.a) {
+    while (r->head < r->n && r->et[r->head] <= t) {
         r->base = r->es[r->head];
         r->fold_t = r->et[r->head++];
     }
@@ -82,6 +81,16 @@ static void judge_oldest(struct rank_cov *r)
         r->n -= r->head;
         r->head = 0;
     }
+}
+
+/* Judges the oldest waiting reading on the edges known: it is its phase's when no edge lies inside (a, b) and the
+ * phase at a is compute or communication. Readings are judged in the order of a, so edges up to a fold away. */
+static void judge_oldest(struct rank_cov *r)
+{
+    struct pending p = r->pq[r->pq_head];
+    r->pq_head = (r->pq_head + 1) % PHASECOV_PENDING;
+    r->pq_n--;
+    fold_to(r, p.a);
     if (p.a < r->fold_t)   /* began before an edge already folded away: its phase is not known */
         return;
     if (r->head < r->n && r->et[r->head] < p.b)   /* an edge inside: two phases in one reading */
@@ -123,11 +132,19 @@ void phasecov_edge(struct phasecov *c, int rank, double t_s, const char *phase, 
     r->cur = next;
     r->last_t = t_s;
     judge_ready(r);
+    /* nothing waiting: an edge before where the next reading's span can begin is needed no more; and a rank whose
+     * readings never count (no sampler, no valid reading) keeps at most PHASECOV_EDGES of them */
+    if (!r->pq_n && r->have_prev)
+        fold_to(r, r->prev_stamped ? r->prev_t : r->before_prev);
+    if (r->n - r->head > PHASECOV_EDGES)
+        fold_to(r, r->et[r->head]);
 }
 
 void phasecov_reset(struct phasecov *c, int rank, double t_s)
 {
-    for (int i = rank < 0 ? 0 : rank; c && i < (rank < 0 ? c->ranks : rank + 1); i++)
+    if (!c || rank >= c->ranks)
+        return;
+    for (int i = rank < 0 ? 0 : rank; i < (rank < 0 ? c->ranks : rank + 1); i++)
         phasecov_edge(c, i, t_s, "", 1);   /* a begin of no phase of its: the rank is in none from t_s */
 }
 
@@ -150,7 +167,11 @@ void phasecov_reading(struct phasecov *c, int rank, double t_s, double stamp_s, 
     struct rank_cov *r = rank_of(c, rank);
     if (!r)
         return;
-    if (!isfinite(watts) || !isfinite(t_s)) {   /* a gap: what the next reading covers is not known */
+    if (!isfinite(t_s))
+        return;
+    double tick_before = r->last_tick;
+    r->last_tick = t_s;
+    if (!isfinite(watts)) {   /* a gap: what the next reading covers is not known */
         r->have_prev = 0;
         return;
     }
@@ -160,16 +181,21 @@ void phasecov_reading(struct phasecov *c, int rank, double t_s, double stamp_s, 
         (stamped ? stamp_s == r->prev_stamp : watts == r->prev_w))
         return;   /* the same reading again */
     int counts = r->have_prev && stamped == r->prev_stamped && t > r->prev_t;
-    double a = r->prev_t;
+    /* stamped: from the stamp before; unstamped: from the tick before the reading before was first seen (it was made
+     * after that tick, and this one may average from when it was made) */
+    double a = stamped ? r->prev_t : r->before_prev;
     r->have_prev = 1;
     r->prev_stamped = stamped;
     r->prev_stamp = stamp_s;
     r->prev_w = watts;
     r->prev_t = t;
-    if (!counts)   /* the first, after a gap, or a stamp that went back: its span is not known */
+    r->before_prev = tick_before;
+    if (!counts || !(a > -INFINITY))   /* the first, after a gap, or a stamp that went back: its span is not known */
         return;
     r->span_sum += t - a;
     r->span_n++;
+    if (!r->pq)
+        r->pq = xmalloc(PHASECOV_PENDING * sizeof *r->pq);
     if (r->pq_n == PHASECOV_PENDING)   /* a phase that will not end (a hang): the oldest on what is known */
         judge_oldest(r);
     r->pq[(r->pq_head + r->pq_n++) % PHASECOV_PENDING] = (struct pending){ a, t, watts };

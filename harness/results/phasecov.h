@@ -14,6 +14,7 @@
 enum { PHC_OTHER = 0, PHC_COMPUTE = 1, PHC_COMM = 2 };
 
 #define PHASECOV_PENDING 4096   /* readings waiting for their phase's end; past it the oldest is judged on what is known */
+#define PHASECOV_EDGES 65536     /* edges a rank keeps with no reading waiting for them (none counts: no sampler) */
 
 struct phasecov;
 
@@ -28,10 +29,11 @@ void phasecov_edge(struct phasecov *c, int rank, double t_s, const char *phase, 
 void phasecov_reset(struct phasecov *c, int rank, double t_s);
 /* Whether an event (its "event" name) is one phasecov_reset must hear: 1 of a rank (its "rank"), 2 of every rank. */
 int phasecov_resets(const char *event);
-/* A reading of rank's power seen at tick t_s: stamp_s the time its source gave it (the end of what it covers; NaN:
- * unstamped, the reading then dates from the first tick it was seen at). A reading with the stamp (stamped) or the
- * value (unstamped) of the one before it is that one again and counts once; NaN watts is a gap (the next reading's
- * span is unknown: it does not count). */
+/* A reading of rank's power seen at tick t_s (every tick, repeats included): stamp_s the time its source gave it (the
+ * end of what it covers, which begins at the stamp before); NaN: unstamped, the reading then covers from the tick
+ * before the reading before it was first seen (that one was made after it) to the tick it is first seen at. A
+ * reading with the stamp (stamped) or the value (unstamped) of the one before it is that one again and counts once;
+ * NaN watts is a gap (the next reading's span is unknown: it does not count). */
 void phasecov_reading(struct phasecov *c, int rank, double t_s, double stamp_s, double watts);
 /* Judges every reading still waiting, on the edges known (the end of a record). */
 void phasecov_settle(struct phasecov *c);

@@ -256,10 +256,14 @@ static void mx_power(void *ctx, double t_s, int rank, const struct power_reading
     pthread_mutex_lock(&m->mu);
     mx_grow(m, rank + 1);
     if (m->cell_s > 0 && !m->cluster_fed) {   /* forward: ranks, several nodes: node 0's own rows set the cells */
-        int64_t cell = (int64_t)floor(t_s / m->cell_s);
+        double c_f = isfinite(t_s) ? floor(t_s / m->cell_s) : NAN;
+        int64_t cell = fabs(c_f) < 9e15 ? (int64_t)c_f : INT64_MIN;
         if (rank < m->per_node && cell > m->cell) {
-            if (m->cell != INT64_MIN) {   /* the cell ended: each GPU's latest row, no older than the cell before */
-                double sum = 0, from = (double)(m->cell - 1) * m->cell_s;
+            /* the cells that ended, one a point (a cell with no tick of node 0's own, its jitter at the cell's edge, is
+             * a point too): each GPU's latest row, no older than two cells before (rows reach node 0 late) */
+            int64_t c = m->cell == INT64_MIN ? cell : cell - m->cell > m->win_cap ? cell - m->win_cap : m->cell;
+            for (; c < cell; c++) {
+                double sum = 0, from = (double)(c - 2) * m->cell_s;
                 for (int k = 0; k < m->ranks; k++)
                     sum += m->r[k].watts_t >= from ? m->r[k].watts : NAN;
                 mx_push(m, sum);
