@@ -745,6 +745,27 @@ static const char *killed_suite(const char *name, const char *scenario, const ch
     return root;
 }
 
+/* A killed suite's summary that names no ranks on its node but ranks in all (a file cut or written by hand): the
+ * run cannot be judged and says so; nothing crashes (its data was freed before it was made). */
+Test(accept, a_killed_suites_summary_without_ranks_is_said_not_a_crash, .timeout = 60)
+{
+    const char *root = killed_suite("bad", "name: bad\nranks: 2\niterations: 5\n"
+                                           "workload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\n"
+                                           "checks:\n  outliers:\n",
+                                    "{\"scenario\": \"bad\", \"backend\": \"sim\", \"ranks\": 0, \"ranks_total\": 4, "
+                                    "\"runs\": []}\n",
+                                    "{\"t_s\": 0, \"event\": \"start\"}\n");
+    char text[1024], out[300];
+    snprintf(text, sizeof text, planted, "");
+    const char *files[] = { "p.yaml", text, NULL };
+    snprintf(out, sizeof out, "%s/accept-new", root);
+    char *log;
+    int rc = accept(suite(files), out, "", &log);
+    cr_assert(rc == 0 || rc == 1, "exit %d:\n%s", rc, log);
+    cr_assert(strstr(log, "no ranks"), "%s", log);
+    free(log);
+}
+
 Test(accept, outliers_with_fewer_than_3_figures_to_compare_is_skip, .timeout = 60)
 {
     /* 3 GPUs, none with a GEMM rate or power samples: nothing was compared */
