@@ -218,7 +218,8 @@ static const struct param check_busbw_params[] = {
 };
 static const struct param check_power_params[] = {
     { "min_share_tdp", PT_DOUBLE, offsetof(struct check_power, min_share_tdp), .def = "0.8", .min = 0.01, .max = 2,
-      .help = "each GPU's power under the GEMM chain (p90 of its compute-phase samples) must reach this share of TDP" },
+      .help = "each GPU's power under the GEMM chain (p90 of its readings that lie wholly in compute phases) must reach "
+              "this share of TDP" },
     { 0 },
 };
 static const struct param check_swing_params[] = {
