@@ -259,7 +259,8 @@ static json_t *az_json(const char *path, const char *a1, char **text)
     char *out;
     int rc = az_run(path, a1, NULL, &out);
     cr_assert_eq(rc, 0, "analyze exit %d:\n%s", rc, out);
-    char *brace = out[0] == '{' ? out : strstr(out, "\n{");
+    char *brace = out[0] == '{' || out[0] == '[' ? out : strstr(out, "\n{");   /* a results folder's: an array */
+    brace = brace ? brace : strstr(out, "\n[");
     cr_assert(brace, "%s", out);
     json_error_t err;
     json_t *j = json_loads(brace, 0, &err);
@@ -625,6 +626,59 @@ Test(analyze_input, a_results_folder_is_split_by_mitigation_run, .timeout = 120)
     free(text);
     json_decref(all);
     json_decref(s);
+}
+
+/* A results folder's own power.csv is analysed on the grid of the rate its run sampled at (its start event's
+ * sample_hz), as the run analysed it, never on a rate read off the rows: a sampler that kept only every other tick of
+ * its 200 Hz (a loaded machine) leaves a gap at every other point, in analyze and summarize as in the run. Before
+ * 2026-11-29 the grid was the rows' own (here 100 Hz, no gaps), and on 2 busy cores ticks late enough read 202 Hz and
+ * a 1 s ramp 9 % off the run's own. --hz still chooses. */
+Test(analyze_input, a_results_folder_is_gridded_at_the_rate_its_run_sampled)
+{
+    char dir[] = "/tmp/gauntlet-rate-XXXXXX", path[96];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "{\"t_s\":0.0,\"event\":\"start\",\"scenario\":\"rate\",\"backend\":\"sim\",\"ranks\":2,"
+               "\"runs\":1,\"iterations\":6,\"sample_hz\":200.0,\"nodes\":1}\n"
+               "{\"t_s\":0.05,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\","
+               "\"iterations\":6}\n"
+               "{\"t_s\":3.2,\"event\":\"run_end\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\","
+               "\"iterations\":6,\"complete\":true,\"figures\":{\"iteration_p50_s\":0.5,\"analysed_s\":[0.1,3.09]}}\n");
+    cr_assert_eq(fclose(f), 0);
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "t_s,rank,watts,phase\n");
+    for (int k = 0; k < 300; k++)   /* every other tick of 200 Hz: 100 rows a second */
+        for (int r = 0; r < 2; r++)
+            fprintf(f, "%.6f,%d,%.2f,compute\n", 0.1 + k * 0.01, r, sq(0.1 + k * 0.01));
+    cr_assert_eq(fclose(f), 0);
+    json_t *all = az_json(dir, NULL, NULL), *one = json_array_get(all, 0);
+    cr_assert_float_eq(json_number_value(json_object_get(one, "grid_hz")), 200, 1e-9, "grid %g Hz",
+                       json_number_value(json_object_get(one, "grid_hz")));
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(one, "aggregate"), "samples")), 300);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(one, "aggregate"), "gaps")), 299,
+                 "a gap at every other point of the run's grid");
+    json_decref(all);
+    all = az_json(dir, "--hz=100", NULL);
+    one = json_array_get(all, 0);
+    cr_assert_float_eq(json_number_value(json_object_get(one, "grid_hz")), 100, 1e-9);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(one, "aggregate"), "gaps")), 0);
+    json_decref(all);
+    /* summarize (a run without its summary.json: killed) reads it on the same grid */
+    char log[128];
+    snprintf(log, sizeof log, "%s/summarize.log", dir);
+    cr_assert_eq(e2e_run(log, (const char *[]){ "summarize", dir, NULL }), 0, "%s", e2e_read(log));
+    json_t *s = e2e_summary(dir);
+    json_t *agg = json_object_get(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "power"), "aggregate");
+    cr_assert_eq(json_integer_value(json_object_get(agg, "gaps")), 299, "summarize: %s",
+                 json_dumps(agg, JSON_COMPACT));
+    json_decref(s);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
 }
 
 /* ---- gauntlet analyze on input that would overflow, exhaust or block */

@@ -26,7 +26,7 @@ const struct cli_cmd analyze_cli = {
       { "gpus", "N", "the projection: N GPUs (default 10000)" },
       { "groups", "G", "... in G groups (default 1)" },
       { "jitter", "DURATION", "... each group offset by a deviation of DURATION (default 0)" },
-      { "hz", "HZ", "the grid's rate (default: the samples' own step)" },
+      { "hz", "HZ", "the grid's rate (default: a results folder's, the rate its run sampled at; a trace's, its samples' own step)" },
       { "max-w", "W", "the most one GPU can draw (default 4000); readings outside [0, W] are left out" },
       { "strict", NULL, "every warning (rows out of order, repeated rows, readings out of range) is an error" },
       { "threads", "N", "GPUs analysed at once (default: the machine's cores)" },
@@ -84,8 +84,9 @@ struct az_run {
 };
 
 /* Reads the runs from dir/events.jsonl: how many (at most max), or -1 (said why); *utc_ns: the wall clock (ns since
- * the epoch) at the run's t_s 0 (-1: a folder written before it was recorded). */
-static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_ns)
+ * the epoch) at the run's t_s 0 (-1: a folder written before it was recorded); *hz: the rate the run sampled at, the
+ * grid its own figures were computed on (0: its start event does not say). */
+static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_ns, double *hz)
 {
     char path[PATH_MAX + 32], *line = NULL;
     size_t cap = 0;
@@ -120,8 +121,9 @@ static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_n
             json_decref(ev);
             break;
         }
-        if (type && node == 0 && strcmp(type, "start") == 0 && utc_ns) {
+        if (type && node == 0 && strcmp(type, "start") == 0) {
             *utc_ns = json_is_integer(u) ? json_integer_value(u) : -1;
+            *hz = az_start_hz(ev);
         } else if (type && node == 0 && run >= 0 && run < max) {
             if (strcmp(type, "run_begin") == 0) {
                 json_t *l = json_object_get(ev, "label");
@@ -165,7 +167,8 @@ static int az_rundir(const struct az_opts *o, const char *dir, const char *trace
     enum { MAX_RUNS = 256 };
     struct az_run *runs = xcalloc(MAX_RUNS, sizeof *runs);
     int64_t utc = -1;
-    int n = az_runs(dir, runs, MAX_RUNS, &utc), rc = 0;
+    double run_hz = 0;
+    int n = az_runs(dir, runs, MAX_RUNS, &utc, &run_hz), rc = 0;
     if (n < 0) {
         free(runs);
         return EXIT_INPUT;
@@ -209,6 +212,8 @@ static int az_rundir(const struct az_opts *o, const char *dir, const char *trace
         json_t *one = NULL;
         struct az_opts ro = *o;
         ro.period_s = runs[i].period_s;   /* the run's iterations, whichever meter read them */
+        if (!trace && !(o->hz > 0))
+            ro.hz = run_hz;   /* its own power.csv on the grid the run used: its own figures, however late its ticks */
         ro.why = why;
         ro.why_n = sizeof why;
         /* a run whose window cannot be analysed (no row yet: killed as it began) is said and the others still are */

@@ -61,12 +61,12 @@ static int sz_analysed(const struct sz_run *r, double *a, double *b)
 
 /* The run's power from the trace: what `analyze RUNDIR --json` gives for it (null without a usable trace, and why in
  * note, note_n bytes); period_s: its iteration's (0: not known). */
-static json_t *sz_power_json(const struct sz_run *r, int i, const struct az_trace *tr, double period_s, char *note,
-                             size_t note_n)
+static json_t *sz_power_json(const struct sz_run *r, int i, const struct az_trace *tr, double period_s, double hz,
+                             char *note, size_t note_n)
 {
     json_t *pw = NULL;
-    if (tr) {
-        struct az_opts ao = { .json = 1, .gpus = 10000, .groups = 1, .max_w = 4000, .period_s = period_s,
+    if (tr) {   /* hz: the run's sampling rate, the grid it analysed on (0: the samples' own) */
+        struct az_opts ao = { .json = 1, .gpus = 10000, .groups = 1, .max_w = 4000, .period_s = period_s, .hz = hz,
                               .why = note, .why_n = note_n };
         char title[64];
         snprintf(title, sizeof title, "run %d", i + 1);
@@ -138,7 +138,8 @@ static json_t *sz_run_json(const struct sz_record *z, struct sz_run *r, int i, c
     double p50 = json_number_value(json_object_get(json_object_get(r->end, "figures"), "iteration_p50_s"));
     double period = p50 > 0 && p50 < 1e6 ? p50 : r->iter_s.n >= 2 ? series_pct(&r->iter_s, 50) : 0;
     char note[256] = "";   /* a run's own reason for no power (a trace for the others): none of its rows, too few */
-    json_object_set_new(o, "power", sz_power_json(r, i, tr, period > 0 ? period : 0, note, sizeof note));
+    json_object_set_new(o, "power",
+                        sz_power_json(r, i, tr, period > 0 ? period : 0, az_start_hz(z->start), note, sizeof note));
     if (note[0])
         json_object_set_new(o, "power_note", json_string(note));
     return o;
