@@ -271,19 +271,27 @@ Test(campaign, two_hundred_schedules_keep_every_invariant, .timeout = 300)
     char dir[1024];
     int rc;
     uint64_t t0 = mono_ns();
-    json_t *j = campaign((const char *[]){ "--schedules", "200", "--recovery", "inprocess", "--jobs", "8", NULL }, &rc, dir,
-                         sizeof dir);
+#if defined(__SANITIZE_ADDRESS__)
+    /* the sanitized pass: 60 schedules (each kind fires in a share of them; 200 took ~48 s of its 30 minutes there,
+     * both slots held); the plain suite runs 200 */
+    const char *schedules = "60";
+#else
+    const char *schedules = "200";
+#endif
+    json_t *j = campaign((const char *[]){ "--schedules", schedules, "--recovery", "inprocess", "--jobs", "8", NULL }, &rc,
+                         dir, sizeof dir);
     double wall = (double)(mono_ns() - t0) * 1e-9;
     char *log = campaign_log(dir);
     cr_assert_eq(rc, 0, "campaign exited %d:\n%s", rc, log);
-    cr_log_info("200 schedules under inprocess: %.1f s", wall);
+    cr_log_info("%s schedules under inprocess: %.1f s", schedules, wall);
     free(log);
     cr_assert(j);
     cr_expect_eq(json_integer_value(json_object_get(j, "broken")), 0);
     json_t *k;
     const char *kind;
     json_object_foreach(json_object_get(j, "by_kind"), kind, k) {
-        cr_expect(json_integer_value(json_object_get(k, "fired")) > 10, "%s fired in too few schedules", kind);
+        cr_expect(json_integer_value(json_object_get(k, "fired")) > atoi(schedules) / 20, "%s fired in too few schedules",
+                  kind);
         cr_expect(json_integer_value(json_object_get(k, "caught")) >= json_integer_value(json_object_get(k, "visible")),
                   "%s: visible faults missed", kind);
     }
@@ -320,7 +328,14 @@ Test(campaign, two_nodes_under_mpirun_keep_every_invariant, .timeout = 300)
     need_mpi();
     char dir[1024];
     int rc;
-    json_t *j = campaign((const char *[]){ "--schedules", "6", "--nodes", "2", "--ranks", "2", "--seed", "3", "--jobs",
+#if defined(__SANITIZE_ADDRESS__)
+    /* the sanitized pass: 3 schedules (6 took ~50 s of its 30 minutes there, both slots held; the multi-node fault
+     * paths are test_cluster's too, sanitized); the plain suite runs 6 */
+    const char *schedules = "3";
+#else
+    const char *schedules = "6";
+#endif
+    json_t *j = campaign((const char *[]){ "--schedules", schedules, "--nodes", "2", "--ranks", "2", "--seed", "3", "--jobs",
                                            "2", NULL },
                          &rc, dir, sizeof dir);
     char *log = campaign_log(dir);
