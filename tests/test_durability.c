@@ -529,24 +529,52 @@ Test(summarize, nul_padding_at_the_end_is_ignored, .timeout = 120)
     expect_power_kept(out);
 }
 
-/* Keeps of dir/power.csv its header and the two rows (one tick: both ranks at one time) in the middle of its rows. */
+/* The middle of the stretch dir's run analysed (its run_end's analysed_s), in the events' seconds. */
+static double analysed_middle(const char *dir)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    char *text = e2e_read(path), *line = text ? strstr(text, "\"run_end\"") : NULL;
+    cr_assert(line, "%s: no run_end", path);
+    while (line > text && line[-1] != '\n')
+        line--;
+    line[strcspn(line, "\n")] = 0;
+    json_t *ev = json_loads(line, 0, NULL), *st = json_object_get(json_object_get(ev, "figures"), "analysed_s");
+    cr_assert(json_is_number(json_array_get(st, 0)) && json_is_number(json_array_get(st, 1)), "%s", line);
+    double mid = (json_number_value(json_array_get(st, 0)) + json_number_value(json_array_get(st, 1))) / 2;
+    json_decref(ev);
+    free(text);
+    return mid;
+}
+
+/* Keeps of dir/power.csv its header and the two rows of one tick (both ranks at one time): the tick nearest the
+ * middle of the stretch the run analysed (the middle of the rows fell in a short run's warm-up, outside it, now and
+ * then: no row of the run's, not one tick). */
 static void keep_one_tick(const char *dir)
 {
     char path[600];
+    double mid = analysed_middle(dir);
     snprintf(path, sizeof path, "%s/power.csv", dir);
-    char *csv = e2e_read(path), *rows[2] = { NULL, NULL };
+    char *csv = e2e_read(path), *best = NULL;
     cr_assert_not_null(csv, "%s", path);
-    int n = 0;
-    for (char *p = strchr(csv, '\n'); p && p[1]; p = strchr(p + 1, '\n'))
-        n++;
-    cr_assert_geq(n, 10, "%s: %d rows", path, n);
-    char *p = strchr(csv, '\n') + 1, *head_end = p;
-    for (int i = 0; i < n / 4 * 2; i++)   /* to an even row: the tick's first rank */
-        p = strchr(p, '\n') + 1;
-    rows[0] = p;
-    rows[1] = strchr(strchr(p, '\n') + 1, '\n') + 1;   /* past the second row */
-    size_t head = (size_t)(head_end - csv), body = (size_t)(rows[1] - rows[0]);
-    memmove(csv + head, rows[0], body);
+    char *head_end = strchr(csv, '\n') + 1;
+    double best_d = INFINITY;
+    for (char *p = head_end; *p; p = strchr(p, '\n') + 1) {
+        char *q = strchr(p, '\n');
+        if (!q || !q[1])
+            break;
+        /* a tick: two rows of one time, rank 0 then rank 1 */
+        double t0 = strtod(p, NULL), t1 = strtod(q + 1, NULL);
+        if (t0 == t1 && strncmp(strchr(p, ',') + 1, "0,", 2) == 0 && strncmp(strchr(q + 1, ',') + 1, "1,", 2) == 0 &&
+            fabs(t0 - mid) < best_d) {
+            best_d = fabs(t0 - mid);
+            best = p;
+        }
+    }
+    cr_assert(best, "%s: no tick of two rows", path);
+    char *end = strchr(strchr(best, '\n') + 1, '\n') + 1;   /* past the second row */
+    size_t head = (size_t)(head_end - csv), body = (size_t)(end - best);
+    memmove(csv + head, best, body);
     put(dir, "power.csv", csv, head + body);
     free(csv);
 }

@@ -88,14 +88,14 @@ int az_grid(const struct az_trace *tr, double hz, int64_t t0, struct an_grid *g,
     }
     free(d);
     *median_hz = med > 0 ? 1e9 / (double)med : NAN;
-    if (hz > 0) {
-        *g = an_grid_of_hz(t0, hz);
-        return 0;
-    }
-    if (med <= 0) {
+    if (med <= 0) {   /* whatever the grid's rate: one reading a GPU is no trace (a run killed at its first tick) */
         fprintf(stderr, "gauntlet analyze: %s: the time column does not advance (every GPU has one sample, or all at "
                         "one time)\n", tr->path);
         return EXIT_INPUT;
+    }
+    if (hz > 0) {
+        *g = an_grid_of_hz(t0, hz);
+        return 0;
     }
     double est = 1e9 / (double)med, whole = round(est);
     *g = whole >= 1 && fabs(est - whole) <= 0.01 * est ? an_grid_of_hz(t0, whole) : an_grid_of_step(t0, med);
