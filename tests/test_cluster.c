@@ -351,6 +351,34 @@ Test(cluster, a_set_up_failure_on_node_0_stops_every_node, .timeout = 120)
     free(log);
 }
 
+/* Node 1 cannot set up (its power file in an earlier run's folder is now a folder) after node 0 opened the results
+ * folder: node 0's record ends with why it holds no run (an end line, exit 3), and summarize says so (exit 2), never
+ * "killed before it began". Until 2026-11-29 the folder held a header and an empty events.jsonl, and said nothing. */
+Test(cluster, a_set_up_that_failed_elsewhere_is_said_in_node_0s_record, .timeout = 120)
+{
+    need_mpi();
+    const char *out = e2e_outdir();
+    char cmd[1024], path[700], *log;
+    cr_assert_eq(run(2, 2, 2, "forward: nodes\n", out, &log), 0, "an earlier run in the folder\n%s", log);
+    free(log);
+    snprintf(cmd, sizeof cmd, "rm %s/power-node1.csv && mkdir %s/power-node1.csv", out, out);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(run(2, 2, 2, "forward: nodes\n", out, &log), 3, "exit 3 on every node\n%s", log);
+    cr_assert(strstr(log, "power-node1.csv"), "node 1 says what it could not write\n%s", log);
+    free(log);
+    snprintf(path, sizeof path, "%s/events.jsonl", out);
+    char *events = e2e_read(path);
+    cr_assert(events && strstr(events, "\"event\":\"end\"") && strstr(events, "\"exit\":3") &&
+              strstr(events, "its set-up failed: another node could not set up the run"), "%s", events);
+    free(events);
+    snprintf(path, sizeof path, "%s.summarize.log", out);
+    cr_assert_eq(e2e_run(path, (const char *[]){ "summarize", out, NULL }), 2);
+    log = e2e_read(path);
+    cr_assert(strstr(log, "events.jsonl: the run never began: its set-up failed: another node could not set up"),
+              "%s", log);
+    free(log);
+}
+
 Test(cluster, accept_judges_every_gpu_of_every_node_as_one_fleet, .timeout = 180)
 {
     need_mpi();

@@ -321,8 +321,11 @@ static int sz_line(struct sz_record *z, const struct sz_ctx *c, const char *text
     int rc = 0;
     if (strcmp(type, "start") == 0)
         rc = sz_on_start(z, c, ev);
-    else if (strcmp(type, "end") == 0)
+    else if (strcmp(type, "end") == 0) {
         z->ended = 1;
+        const char *why = json_string_value(json_object_get(ev, "reason"));
+        str_copy(z->end_reason, sizeof z->end_reason, why ? why : "");
+    }
     else if (strcmp(type, "run_begin") == 0 || strcmp(type, "run_end") == 0)
         rc = sz_on_run(z, c, ev, strcmp(type, "run_begin") == 0);
     else if (strcmp(type, "iteration") == 0 || strcmp(type, "phase_begin") == 0 || strcmp(type, "phase_end") == 0)
@@ -342,6 +345,10 @@ static int sz_after(struct sz_record *z, const char *path, long lines, int64_t s
         gl_log("%s:%ld: its last line has no newline (cut short when the run was killed): ignored", path, lines + 1);
     if (size > content)
         gl_log("%s: %lld NUL byte(s) at its end (what a crash leaves): ignored", path, (long long)(size - content));
+    if (!z->start && z->ended && z->end_reason[0]) {   /* a set-up that failed: the folder says why it holds no run */
+        snprintf(msg, n, "%s: the run never began: %s", path, z->end_reason);
+        return EXIT_INPUT;
+    }
     if (!z->start) {
         snprintf(msg, n, "%s: no start event (a run's record begins with one): not a run's events.jsonl, or the run "
                          "was killed before it began", path);

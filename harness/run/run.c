@@ -414,6 +414,12 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
             gl_log("node %d: another node could not set up the run: see its messages", s.node);
         if (s.ps)
             ops->power_close(s.ps);
+        if (opened && s.node == 0) {   /* the folder says why it holds no run (view, summarize read it) */
+            char reason[600];
+            snprintf(reason, sizeof reason, "its set-up failed: %s",
+                     failed ? why : "another node could not set up the run (its messages say why)");
+            results_event(&s.res, mono_ns(), "end", json_pack("{s:i, s:s}", "exit", EXIT_ENV, "reason", reason));
+        }
         if (opened)
             results_close(&s.res);
         if (set)
