@@ -344,6 +344,15 @@ void e2e_need_gpu(void)
         cr_skip_test("%s", why);
 }
 
+void e2e_need_mpi(void)
+{
+#ifndef GAUNTLET_HAVE_MPI
+    cr_skip_test("built without MPI (install libopenmpi-dev): multi-node runs are not in this build");
+#endif
+    if (system("mpirun --version >/dev/null 2>&1") != 0)
+        cr_skip_test("mpirun not found (apt-get install openmpi-bin)");
+}
+
 int e2e_gap_shortfalls(const char *dir, int run, double floor_w, double *short_w, int max)
 {
     char path[512], line[1024];

@@ -40,6 +40,8 @@ int e2e_worker_pids(const char *dir, pid_t *pids, int max);
 int e2e_gone(pid_t pid);
 /* Skips the calling test, saying why, unless the cuda backend finds a usable GPU here. */
 void e2e_need_gpu(void);
+/* Skips the calling test, saying why, unless this build has MPI and mpirun is on PATH (multi-node runs). */
+void e2e_need_mpi(void);
 /* Waits for a run writing into dir to start — its first worker_start, after a set-up that on a busy machine may wait
  * on its disk for a while (the run says so; E2E_SETUP_S at most) — and then for n iterations within timeout_s.
  * 0, or -1. */

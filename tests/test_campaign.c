@@ -310,22 +310,12 @@ Test(campaign, every_strategy_detects_alike, .timeout = 300)
     json_decref(j);
 }
 
-/* Skips the test, saying why, where multi-node runs cannot be started. */
-static void need_mpi(void)
-{
-#ifndef GAUNTLET_HAVE_MPI
-    cr_skip_test("built without MPI (install libopenmpi-dev): multi-node runs are not in this build");
-#endif
-    if (system("mpirun --version >/dev/null 2>&1") != 0)
-        cr_skip_test("mpirun not found (apt-get install openmpi-bin)");
-}
-
 /* The same invariants on two nodes: one supervisor a node under mpirun, faults on ranks of either node, the
  * recovery agreed across both (a failure on one node while the other recovers its own joins it, rolled back to
  * before the older one). */
 Test(campaign, two_nodes_under_mpirun_keep_every_invariant, .timeout = 300)
 {
-    need_mpi();
+    e2e_need_mpi();
     char dir[1024];
     int rc;
 #if defined(__SANITIZE_ADDRESS__)
@@ -379,7 +369,7 @@ static void mpirun_that_fails(int fails)
  * the campaign judged on the runs that ran (once counted as a broken invariant: a banner under load in CI). */
 Test(campaign, a_run_mpirun_could_not_start_is_started_again, .timeout = 300)
 {
-    need_mpi();
+    e2e_need_mpi();
     mpirun_that_fails(1);   /* the fault-free run's first launch */
     char dir[1024], path[1200];
     int rc;
@@ -407,7 +397,7 @@ Test(campaign, a_run_mpirun_could_not_start_is_started_again, .timeout = 300)
 /* Runs that never begin in any launch leave the campaign not all tested: exit 3, each listed, none broken. */
 Test(campaign, runs_that_never_start_are_not_tested_never_passed_nor_broken, .timeout = 120)
 {
-    need_mpi();
+    e2e_need_mpi();
     mpirun_that_fails(-1);
     char dir[1024];
     int rc;
@@ -656,7 +646,7 @@ Test(campaign, a_straggler_whose_record_shows_too_few_slow_phases_is_borderline,
  * a miss there would pass. */
 Test(campaign, a_straggler_on_another_node_is_judged_on_that_nodes_record, .timeout = 180)
 {
-    need_mpi();
+    e2e_need_mpi();
     const char *out = e2e_outdir();
     const char *yaml = e2e_scenario("name: remote\nranks: 2\nnodes: 2\niterations: 16\nseed: 7\n"
                                     "workload:\n  gemm: { m: 1024, n: 1024, k: 1024, count: 2 }\n  allreduce: { bytes: 64KiB }\n"

@@ -18,15 +18,6 @@
 
 #include "e2e.h"
 
-static void need_mpi(void)
-{
-#ifndef GAUNTLET_HAVE_MPI
-    cr_skip_test("built without MPI (install libopenmpi-dev): multi-node runs are not in this build");
-#endif
-    if (system("mpirun --version >/dev/null 2>&1") != 0)
-        cr_skip_test("mpirun not found (apt-get install openmpi-bin)");
-}
-
 static const char base[] =
     "name: cluster\nnodes: %d\nranks: %d\niterations: 30\nseed: 7\n"
     "workload:\n"
@@ -174,7 +165,7 @@ static void forwarded_as_nodes(const char *out, json_t *s, int nodes, int ranks)
  * line of the scenario, "" for the default). */
 static void exact_as(int nodes, int ranks, const char *fwd)
 {
-    need_mpi();
+    e2e_need_mpi();
     char *log;
     const char *one = e2e_outdir();
     cr_assert_eq(run(0, 1, nodes * ranks, "", one, &log), 0, "%s", log);
@@ -292,7 +283,7 @@ Test(cluster, a_node_crash_reports_itself_before_it_kills)
 
 Test(cluster, a_node_crash_is_detected_there_and_ends_the_run_everywhere, .timeout = 120)
 {
-    need_mpi();
+    e2e_need_mpi();
     char *log;
     const char *out = e2e_outdir();
     int rc = run(2, 2, 2, "faults:\n  - {kind: node-crash, at: 15, node: 1}\n", out, &log);
@@ -313,7 +304,7 @@ Test(cluster, a_node_crash_is_detected_there_and_ends_the_run_everywhere, .timeo
 
 Test(cluster, a_nodes_mismatch_is_exit_2_naming_both, .timeout = 120)
 {
-    need_mpi();
+    e2e_need_mpi();
     char *log;
     cr_assert_eq(run(2, 3, 2, "", e2e_outdir(), &log), 2, "%s", log);
     cr_assert(strstr(log, ":2: nodes: 3, but the launcher started 2 supervisors"), "%s", log);
@@ -327,7 +318,7 @@ Test(cluster, a_nodes_mismatch_is_exit_2_naming_both, .timeout = 120)
  * once with exit 3, none waits in a collective for node 0 (timeout's 124 would say one did). */
 Test(cluster, a_set_up_failure_on_node_0_stops_every_node, .timeout = 120)
 {
-    need_mpi();
+    e2e_need_mpi();
     char text[1024], cmd[2048], path[600];
     /* forward: ranks: node 1 writes nothing of its own there, so only node 0 fails (with forward: nodes node 1
      * keeps its own files in the folder and fails for its own reason too) */
@@ -356,7 +347,7 @@ Test(cluster, a_set_up_failure_on_node_0_stops_every_node, .timeout = 120)
  * "killed before it began". Until 2026-11-29 the folder held a header and an empty events.jsonl, and said nothing. */
 Test(cluster, a_set_up_that_failed_elsewhere_is_said_in_node_0s_record, .timeout = 120)
 {
-    need_mpi();
+    e2e_need_mpi();
     const char *out = e2e_outdir();
     char cmd[1024], path[700], *log;
     cr_assert_eq(run(2, 2, 2, "forward: nodes\n", out, &log), 0, "an earlier run in the folder\n%s", log);
@@ -381,7 +372,7 @@ Test(cluster, a_set_up_that_failed_elsewhere_is_said_in_node_0s_record, .timeout
 
 Test(cluster, accept_judges_every_gpu_of_every_node_as_one_fleet, .timeout = 180)
 {
-    need_mpi();
+    e2e_need_mpi();
     const char *sdir = e2e_outdir();   /* a fresh folder for the suite */
     char cmd[1024], path[600];
     snprintf(cmd, sizeof cmd, "mkdir -p %s", sdir);
@@ -444,7 +435,7 @@ Test(cluster, accept_judges_every_gpu_of_every_node_as_one_fleet, .timeout = 180
  * from it — and the run ends in the bitwise state of a run without the failure. */
 static void restart_after(int nodes, const char *fault, int fault_node, int lost_lo, int lost_hi)
 {
-    need_mpi();
+    e2e_need_mpi();
     char *log, extra[256];
     const char *clean = e2e_outdir();
     cr_assert_eq(run(nodes, nodes, 2, "", clean, &log), 0, "%s", log);
@@ -537,7 +528,7 @@ static void same_as_clean(json_t *s)
 
 Test(cluster, inprocess_and_spare_replace_a_crashed_node_from_its_replicas, .timeout = 300)
 {
-    need_mpi();
+    e2e_need_mpi();
     const char *kinds[] = { "inprocess", "spare" };
     for (int i = 0; i < 2; i++) {
         int rc;
@@ -553,7 +544,7 @@ Test(cluster, inprocess_and_spare_replace_a_crashed_node_from_its_replicas, .tim
 
 Test(cluster, shrink_drops_a_rank_or_a_whole_node_and_goes_on, .timeout = 300)
 {
-    need_mpi();
+    e2e_need_mpi();
     int rc;
     json_t *s = strategy("shrink", "{kind: crash, at: 15, rank: 3}", &rc);
     json_t *f = e2e_injected_fault(s, 0);
@@ -598,7 +589,7 @@ Test(cluster, shrink_drops_a_rank_or_a_whole_node_and_goes_on, .timeout = 300)
  * file. */
 Test(cluster, power_rows_to_node_0_are_bounded_and_kept_whole_on_their_node, .timeout = 240)
 {
-    need_mpi();
+    e2e_need_mpi();
     char *log, path[600];
     const char *out = e2e_outdir();
     cr_assert_eq(run(2, 2, 2, "forward: ranks\npower: {sample_hz: 400, forward_hz: 50}\n", out, &log), 0, "%s", log);
@@ -718,7 +709,7 @@ static pid_t launch_two(const char *text, const char *out, pid_t *sup1) { return
  * stop and write); nothing is left running. */
 Test(cluster, a_stalled_node_is_noticed_within_the_heartbeat_timeout, .timeout = 120)
 {
-    need_mpi();
+    e2e_need_mpi();
     const char *out = e2e_outdir();
     char path[600];
     static const char text[] = "name: stall\nnodes: 2\nranks: 2\niterations: 9000\nseed: 7\n"   /* minutes */
@@ -771,7 +762,7 @@ static json_t *stall_and_wait(const char *out, pid_t sup1, pid_t launcher, doubl
 /* With shrink, a stalled node is a failure of that node: node 0 goes on without its ranks and ends the run whole. */
 Test(cluster, a_stalled_node_is_shrunk_away_and_the_run_goes_on, .timeout = 150)
 {
-    need_mpi();
+    e2e_need_mpi();
     const char *out = e2e_outdir();
     static const char text[] = "name: stall-shrink\nnodes: 2\nranks: 2\niterations: 400\nseed: 7\n"
                                "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
@@ -797,7 +788,7 @@ Test(cluster, a_stalled_node_is_shrunk_away_and_the_run_goes_on, .timeout = 150)
 /* A supervisor killed outright: the launcher ends the job, node 0 says why in its summary, no worker is left. */
 Test(cluster, a_killed_supervisor_ends_the_run_with_a_summary, .timeout = 150)
 {
-    need_mpi();
+    e2e_need_mpi();
     const char *out = e2e_outdir();
     static const char text[] = "name: kill-sup\nnodes: 2\nranks: 2\niterations: 9000\nseed: 7\n"
                                "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
@@ -867,7 +858,7 @@ static pid_t child_of(pid_t parent)
  * writes a summary, and `gauntlet summarize` rebuilds it.) */
 Test(cluster, a_sigterm_to_the_job_is_a_stop_by_signal_on_node_0, .timeout = 150)
 {
-    need_mpi();
+    e2e_need_mpi();
     const char *out = e2e_outdir();
     static const char text[] = "name: term-job\nnodes: 2\nranks: 2\niterations: 9000\nseed: 7\n"
                                "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
@@ -904,7 +895,7 @@ Test(cluster, a_sigterm_to_the_job_is_a_stop_by_signal_on_node_0, .timeout = 150
  * node only, and counted once: the run's count over both nodes equals the faults listed, none twice at one time. */
 Test(cluster, a_random_rate_fault_fires_once_on_the_node_of_its_rank, .timeout = 120)
 {
-    need_mpi();
+    e2e_need_mpi();
     char *log;
     const char *out = e2e_outdir();
     int rc = run(2, 2, 2, "faults:\n  - {kind: straggler, rate_per_hour: 36000, factor: 2, duration: 20ms}\n", out, &log);
@@ -933,7 +924,7 @@ Test(cluster, a_random_rate_fault_fires_once_on_the_node_of_its_rank, .timeout =
  * other), and the run ends in the state of a run without them. */
 Test(cluster, two_deaths_on_two_nodes_at_once_are_recovered, .timeout = 240)
 {
-    need_mpi();
+    e2e_need_mpi();
     char *log;
     const char *out = e2e_outdir();
     int rc = run(2, 2, 2, "recovery: {inprocess: {replicate_every: 5}}\nfaults:\n  - {kind: crash, at: 15, rank: 0}\n"
@@ -960,7 +951,7 @@ Test(cluster, two_deaths_on_two_nodes_at_once_are_recovered, .timeout = 240)
  * power.forward_hz cells a second of the span they cover (structural: what a busy machine cannot change). */
 Test(cluster, node_0_hears_per_node_not_per_gpu_or_per_sample, .timeout = 240)
 {
-    need_mpi();
+    e2e_need_mpi();
     const char *extra[2] = { "power: {sample_hz: 100}\n", "power: {sample_hz: 400, forward_hz: 100}\n" };
     int gpus[2] = { 1, 3 };
     for (int c = 0; c < 2; c++) {
@@ -1006,7 +997,7 @@ Test(cluster, node_0_hears_per_node_not_per_gpu_or_per_sample, .timeout = 240)
  * one node's. */
 Test(cluster, the_other_nodes_climb_a_tree_to_node_0, .timeout = 240)
 {
-    need_mpi();
+    e2e_need_mpi();
     char *log;
     const char *one = e2e_outdir(), *out = e2e_outdir();
     cr_assert_eq(run(0, 1, 5, "", one, &log), 0, "%s", log);
@@ -1042,7 +1033,7 @@ Test(cluster, the_other_nodes_climb_a_tree_to_node_0, .timeout = 240)
  * reaching node 0 to the end: the run ends whole on the four nodes left. */
 Test(cluster, the_nodes_below_a_stalled_relay_go_around_it, .timeout = 200)
 {
-    need_mpi();
+    e2e_need_mpi();
     const char *out = e2e_outdir();
     static const char text[] = "name: relay\nnodes: 5\nranks: 1\niterations: 300\nseed: 7\ngather_fanout: 2\n"
                                "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 1MiB}\n"
@@ -1099,7 +1090,7 @@ static const char *view_power_line(const char *out)
  * showed the 2-node run's summed power (2750 W) as the 1-node run's (1400 W). */
 Test(cluster, a_one_node_run_in_a_cluster_runs_folder_leaves_none_of_its_node_files, .timeout = 120)
 {
-    need_mpi();
+    e2e_need_mpi();
     char *log, path[600];
     const char *out = e2e_outdir();
     int rc = run(2, 2, 2, "", out, &log);
@@ -1145,7 +1136,7 @@ static void fp_detected_at_10(const char *out, int rank)
  * it records it, at the flip's own iteration; recovery none ends the run. */
 Test(cluster, a_flip_on_node_1_of_two_single_rank_nodes_is_found_across_nodes, .timeout = 120)
 {
-    need_mpi();
+    e2e_need_mpi();
     char *log, extra[256];
     const char *out = e2e_outdir();
     snprintf(extra, sizeof extra, fp_flip, "");
@@ -1170,7 +1161,7 @@ Test(cluster, a_flip_on_node_1_of_two_single_rank_nodes_is_found_across_nodes, .
  * one node of 3 ranks: the sim's sum crosses nodes exactly). */
 Test(cluster, a_majority_of_three_nodes_names_the_node_and_restart_recovers, .timeout = 120)
 {
-    need_mpi();
+    e2e_need_mpi();
     char *log, extra[256];
     const char *ref_out = e2e_outdir(), *out = e2e_outdir();
     cr_assert_eq(run(0, 1, 3, "detectors: [fingerprint]\n", ref_out, &log), 0, "%s", log);
@@ -1196,7 +1187,7 @@ Test(cluster, a_majority_of_three_nodes_names_the_node_and_restart_recovers, .ti
 /* No fault: the vote across nodes finds nothing, and the nodes agree. */
 Test(cluster, a_clean_run_on_single_rank_nodes_agrees_across_nodes, .timeout = 120)
 {
-    need_mpi();
+    e2e_need_mpi();
     char *log;
     const char *out = e2e_outdir();
     cr_assert_eq(run(2, 2, 1, "detectors: [fingerprint]\n", out, &log), 0, "%s", log);
@@ -1215,7 +1206,7 @@ Test(cluster, a_clean_run_on_single_rank_nodes_agrees_across_nodes, .timeout = 1
  * a states_differ event and a line on stderr (exit 0, as one node's ranks that end apart with no detector on). */
 Test(cluster, the_nodes_final_states_are_compared_without_the_detector, .timeout = 120)
 {
-    need_mpi();
+    e2e_need_mpi();
     char *log;
     const char *out = e2e_outdir();
     cr_assert_eq(run(2, 2, 1, "faults:\n  - {kind: bitflip, at: 10, rank: 1, target: weights, where: exponent}\n", out,

@@ -17,15 +17,6 @@
 
 #include "e2e.h"
 
-static void need_mpi(void)
-{
-#ifndef GAUNTLET_HAVE_MPI
-    cr_skip_test("built without MPI (install libopenmpi-dev): multi-node runs are not in this build");
-#endif
-    if (system("mpirun --version >/dev/null 2>&1") != 0)
-        cr_skip_test("mpirun not found (apt-get install openmpi-bin)");
-}
-
 static const char base[] = "name: setup\nnodes: 2\nranks: 2\niterations: 30\nseed: 7\n"
                            "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: %s}\n"
                            "sim: {tflops: 0.005}\npower: {sample_hz: 100}\n"
@@ -93,7 +84,7 @@ static char *log_of(const char *out)
  * and node 0 names node 1 and the key (as the resolved scenario spells it), not a run with false figures. */
 Test(cluster_setup, different_scenarios_stop_every_node_naming_the_key, .timeout = 120)
 {
-    need_mpi();
+    e2e_need_mpi();
     char t0[512], t1[512], a0[1024], a1[1024];
     snprintf(t0, sizeof t0, base, "4MiB", "120s");
     snprintf(t1, sizeof t1, base, "1MiB", "120s");
@@ -115,7 +106,7 @@ Test(cluster_setup, different_scenarios_stop_every_node_naming_the_key, .timeout
  * with exit 3; nothing waits forever. The bounds allow mpirun's start and teardown on a loaded machine. */
 Test(cluster_setup, a_node_stalled_in_its_set_up_ends_the_job_within_the_set_up_wait, .timeout = 120)
 {
-    need_mpi();
+    e2e_need_mpi();
     char t[512], a0[1024], a1[2048];
     snprintf(t, sizeof t, base, "4MiB", "1s");
     const char *sc = e2e_scenario(t), *out = e2e_outdir();
@@ -135,7 +126,7 @@ Test(cluster_setup, a_node_stalled_in_its_set_up_ends_the_job_within_the_set_up_
  * signal in the wait, says so and ends the job at once (exit 1), rather than holding it for the wait. */
 Test(cluster_setup, a_signal_ends_a_set_up_that_waits_for_a_node, .timeout = 120)
 {
-    need_mpi();
+    e2e_need_mpi();
     char t[512], a0[1024], a1[2048], pidf[620];
     snprintf(t, sizeof t, base, "4MiB", "59s");
     const char *sc = e2e_scenario(t), *out = e2e_outdir();
@@ -170,7 +161,7 @@ Test(cluster_setup, a_signal_ends_a_set_up_that_waits_for_a_node, .timeout = 120
  * never exit 0 with a node missing; and it leaves without waiting for node 1 in MPI's finalize. */
 Test(cluster_setup, a_node_whose_end_record_never_comes_fails_the_run, .timeout = 120)
 {
-    need_mpi();
+    e2e_need_mpi();
     char t[512], a0[1024], a1[2048];
     snprintf(t, sizeof t, base, "4MiB", "120s");
     const char *sc = e2e_scenario(t), *out = e2e_outdir();
@@ -197,7 +188,7 @@ Test(cluster_setup, a_node_whose_end_record_never_comes_fails_the_run, .timeout 
  * dropped it, and the suite ended at its second scenario with exit 3 after 130 s). */
 Test(cluster_setup, an_accept_suite_of_two_scenarios_runs_both_on_two_nodes, .timeout = 120)
 {
-    need_mpi();
+    e2e_need_mpi();
     const char *sdir = e2e_outdir(), *out = e2e_outdir();
     cr_assert_eq(mkdir(sdir, 0755), 0);
     for (int i = 0; i < 2; i++) {

@@ -180,11 +180,7 @@ Test(tui_tmux, watch_inject_pause_skip_and_quit, .timeout = 120 + E2E_SETUP_S, .
  * and m skips on every node at one boundary the nodes agree on. */
 Test(tui_tmux, two_nodes_under_mpirun_pause_and_skip_together, .timeout = 120 + E2E_SETUP_S, .fini = stop_pane)
 {
-#ifndef GAUNTLET_HAVE_MPI
-    cr_skip_test("built without MPI (install libopenmpi-dev)");
-#endif
-    if (system("mpirun --version >/dev/null 2>&1") != 0)
-        cr_skip_test("mpirun not found (apt-get install openmpi-bin)");
+    e2e_need_mpi();
     start_pane();
     const char *sc = e2e_scenario("name: tmux2\nnodes: 2\nranks: 2\niterations: 3000\nseed: 5\n"
                                   "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
