@@ -343,7 +343,7 @@ Test(cluster, a_set_up_failure_on_node_0_stops_every_node, .timeout = 120)
 }
 
 /* Node 1 cannot set up (its power file in an earlier run's folder is now a folder) after node 0 opened the results
- * folder: node 0's record ends with why it holds no run (an end line, exit 3), and summarize says so (exit 2), never
+ * folder: node 0's record ends with why it holds no run (an end line, exit 3), and summarize and analyze say so (exit 2), never
  * "killed before it began". Until 2026-11-29 the folder held a header and an empty events.jsonl, and said nothing. */
 Test(cluster, a_set_up_that_failed_elsewhere_is_said_in_node_0s_record, .timeout = 120)
 {
@@ -364,6 +364,11 @@ Test(cluster, a_set_up_that_failed_elsewhere_is_said_in_node_0s_record, .timeout
     free(events);
     snprintf(path, sizeof path, "%s.summarize.log", out);
     cr_assert_eq(e2e_run(path, (const char *[]){ "summarize", out, NULL }), 2);
+    log = e2e_read(path);
+    cr_assert(strstr(log, "events.jsonl: the run never began: its set-up failed: another node could not set up"),
+              "%s", log);
+    free(log);
+    cr_assert_eq(e2e_run(path, (const char *[]){ "analyze", out, NULL }), 2);   /* analyze says it too */
     log = e2e_read(path);
     cr_assert(strstr(log, "events.jsonl: the run never began: its set-up failed: another node could not set up"),
               "%s", log);

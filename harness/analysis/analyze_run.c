@@ -99,10 +99,12 @@ static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_n
     }
     int n = 0, bad_line = 0;
     long lineno = 0;
+    char never[256] = "";   /* the reason of an end line before any run began (a set-up that failed) */
     ssize_t got;
     while ((got = getline(&line, &cap, f)) > 0) {   /* lines of any length (a run_end carries its figures) */
         lineno++;
-        if (!strstr(line, "\"run_begin\"") && !strstr(line, "\"run_end\"") && !strstr(line, "\"start\""))
+        if (!strstr(line, "\"run_begin\"") && !strstr(line, "\"run_end\"") && !strstr(line, "\"start\"") &&
+            !strstr(line, "\"end\""))
             continue;
         if (line[got - 1] != '\n')
             break;   /* a torn last line: what a killed run leaves */
@@ -121,7 +123,10 @@ static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_n
             json_decref(ev);
             break;
         }
-        if (type && node == 0 && strcmp(type, "start") == 0) {
+        if (type && node == 0 && strcmp(type, "end") == 0 && !n) {   /* a set-up that failed says why there */
+            const char *why = json_string_value(json_object_get(ev, "reason"));
+            str_copy(never, sizeof never, why ? why : "");
+        } else if (type && node == 0 && strcmp(type, "start") == 0) {
             *utc_ns = json_is_integer(u) ? json_integer_value(u) : -1;
             *hz = az_start_hz(ev);
         } else if (type && node == 0 && run >= 0 && run < max) {
@@ -154,7 +159,10 @@ static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_n
     if (bad_line)
         return -1;
     if (bad || !n) {
-        fprintf(stderr, "gauntlet analyze: %s: %s\n", path, bad ? "read error" : "no run began (no run_begin event)");
+        if (!bad && never[0])
+            fprintf(stderr, "gauntlet analyze: %s: the run never began: %s\n", path, never);
+        else
+            fprintf(stderr, "gauntlet analyze: %s: %s\n", path, bad ? "read error" : "no run began (no run_begin event)");
         return -1;
     }
     return n;
