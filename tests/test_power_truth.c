@@ -681,6 +681,47 @@ Test(analyze_input, a_results_folder_is_gridded_at_the_rate_its_run_sampled)
     cr_assert_eq(system(cmd), 0);
 }
 
+/* Several nodes with forward: ranks and a forward_hz under sample_hz: node 0's power.csv holds its own GPUs' rows at
+ * sample_hz and the other nodes' at forward_hz; the run's grid is then forward_hz (as the live view's window), node
+ * 0's rows filtered onto it, so that every point has every GPU: on sample_hz's grid the sum was a gap at 7 points of
+ * 8 (and on the rows' own rate, their median, too). */
+Test(analyze_input, a_forwarded_clusters_folder_is_gridded_at_its_forward_rate)
+{
+    char dir[] = "/tmp/gauntlet-fwd-XXXXXX", path[96];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "{\"t_s\":0.0,\"event\":\"start\",\"node\":0,\"scenario\":\"fwd\",\"backend\":\"sim\",\"ranks\":2,"
+               "\"runs\":1,\"iterations\":6,\"sample_hz\":400.0,\"nodes\":2,\"forward\":\"ranks\",\"forward_hz\":50.0}\n"
+               "{\"t_s\":0.05,\"event\":\"run_begin\",\"node\":0,\"run\":0,\"mitigation\":\"none\",\"label\":\"none\","
+               "\"iterations\":6}\n"
+               "{\"t_s\":3.2,\"event\":\"run_end\",\"node\":0,\"run\":0,\"mitigation\":\"none\",\"label\":\"none\","
+               "\"iterations\":6,\"complete\":true,\"figures\":{\"iteration_p50_s\":0.5,\"analysed_s\":[0.1,3.1]}}\n");
+    cr_assert_eq(fclose(f), 0);
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "t_s,rank,watts,phase\n");
+    for (int k = 0; k <= 1200; k++) {   /* node 0's two GPUs at 400 Hz, node 1's two at every eighth tick */
+        double t = 0.1 + k * 0.0025;
+        for (int r = 0; r < (k % 8 ? 2 : 4); r++)
+            fprintf(f, "%.6f,%d,%.2f,compute\n", t, r, sq(t));
+    }
+    cr_assert_eq(fclose(f), 0);
+    char *text;
+    json_t *all = az_json(dir, NULL, &text), *one = json_array_get(all, 0);
+    cr_assert_float_eq(json_number_value(json_object_get(one, "grid_hz")), 50, 1e-9, "grid %g Hz",
+                       json_number_value(json_object_get(one, "grid_hz")));
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(one, "aggregate"), "gaps")), 0, "%s", text);
+    cr_assert(strstr(text, "warning: the run's grid (its other nodes' rows come at its forward_hz), 50 Hz, is slower"), "%s", text);
+    free(text);
+    json_decref(all);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 /* ---- gauntlet analyze on input that would overflow, exhaust or block */
 
 /* Runs gauntlet args... (NULL-terminated) with an address-space limit of as_bytes (0: none), killed after timeout_s;

@@ -409,11 +409,13 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
     double dt = an_grid_dt(&grid);
     int decimate = hz > 0 && median_hz > 1.5 * hz;   /* a grid slower than the samples: filtered onto it */
     if (decimate)
-        fprintf(stderr, "gauntlet analyze: %s: warning: --hz %g is slower than the trace's %.4g Hz: each grid point is "
+        fprintf(stderr, "gauntlet analyze: %s: warning: %s%g%s is slower than the trace's %.4g Hz: each grid point is "
                         "the mean of the samples within a step of it, weighted by their distance (a low-pass: power "
                         "above %g Hz is weakened, to 40%% at %g Hz and 5%% at %g Hz, not removed; what is left of it "
-                        "aliases into the spectrum: dominant_hz, bands)\n", path, hz, median_hz, hz / 2, hz / 2,
-                0.8 * hz);
+                        "aliases into the spectrum: dominant_hz, bands)\n", path,
+                o->hz_run ? "the run's grid (its other nodes' rows come at its forward_hz), " : "--hz ", hz,
+                o->hz_run ? " Hz," : "", median_hz,
+                hz / 2, hz / 2, 0.8 * hz);
     double *grids = xmalloc((size_t)tr.ng * m * sizeof *grids);
     size_t merged = 0;
     for (int k = 0; k < tr.ng; k++) {

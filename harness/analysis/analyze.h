@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -20,6 +21,7 @@ struct az_opts {
     const char *align;                    /* a results folder whose runs cut an outside trace (--align) */
     double clock_offset;                  /* with align: the trace's clock minus the run's host's, s */
     double period_s;                      /* analyze_window: the iteration's period where known (0: not) */
+    int hz_run;                           /* hz is the run's own (a results folder's start event), not --hz */
     char *why;                            /* analyze_window: where set, why it gave up (why_n bytes), as stderr says */
     size_t why_n;
 };
@@ -71,14 +73,20 @@ extern const struct cli_cmd bench_analysis_cli;
  * widened by this much so that its first and last ticks are inside it (ticks are milliseconds apart). */
 #define AZ_CSV_STAMP_NS 1000
 
-/* The rate a run sampled its power at, as its start event says it (sample_hz), within (0, 1e6] Hz; 0 where it does
- * not say. A results folder's own power.csv is analysed on that grid, as the run analysed it: a grid of the samples'
- * own rate (their intervals' mean) moves with the ticks' lateness on a loaded machine, and 2026-11-29 on 2 busy cores
- * read 202 Hz, put the samples on other points and changed a 1 s ramp by 9 %. */
+/* The rate of a run's power.csv rows, as its start event says it: sample_hz, or forward_hz where it is slower and
+ * the other nodes' rows come at it (several nodes, forward: ranks), as the live view's window takes it; within
+ * [0.001, 1e6] Hz (what --hz accepts); 0 where it does not say. A results folder's own power.csv is analysed on that
+ * grid, as the run analysed it: a grid of the samples' own rate (their intervals' mean) moves with the ticks'
+ * lateness on a loaded machine, and 2026-11-29 on 2 busy cores read 202 Hz, put the samples on other points and
+ * changed a 1 s ramp by 9 %. */
 static inline double az_start_hz(const json_t *start)
 {
-    double hz = json_number_value(json_object_get(start, "sample_hz"));
-    return hz > 0 && hz <= 1e6 ? hz : 0;
+    double hz = json_number_value(json_object_get(start, "sample_hz")), fwd = json_number_value(json_object_get(start, "forward_hz"));
+    const char *mode = json_string_value(json_object_get(start, "forward"));
+    if (json_integer_value(json_object_get(start, "nodes")) > 1 && !(mode && strcmp(mode, "nodes") == 0) && fwd > 0 &&
+        fwd < hz)
+        hz = fwd;
+    return hz >= 0.001 && hz <= 1e6 ? hz : 0;
 }
 
 #endif

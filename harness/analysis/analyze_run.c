@@ -99,7 +99,7 @@ static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_n
     }
     int n = 0, bad_line = 0;
     long lineno = 0;
-    char never[256] = "";   /* the reason of an end line before any run began (a set-up that failed) */
+    char never[640] = "";   /* the reason of an end line before any run began (a set-up that failed) */
     ssize_t got;
     while ((got = getline(&line, &cap, f)) > 0) {   /* lines of any length (a run_end carries its figures) */
         lineno++;
@@ -220,8 +220,10 @@ static int az_rundir(const struct az_opts *o, const char *dir, const char *trace
         json_t *one = NULL;
         struct az_opts ro = *o;
         ro.period_s = runs[i].period_s;   /* the run's iterations, whichever meter read them */
-        if (!trace && !(o->hz > 0))
+        if (!trace && !(o->hz > 0) && run_hz > 0) {
             ro.hz = run_hz;   /* its own power.csv on the grid the run used: its own figures, however late its ticks */
+            ro.hz_run = 1;
+        }
         ro.why = why;
         ro.why_n = sizeof why;
         /* a run whose window cannot be analysed (no row yet: killed as it began) is said and the others still are */

@@ -67,7 +67,7 @@ static json_t *sz_power_json(const struct sz_run *r, int i, const struct az_trac
     json_t *pw = NULL;
     if (tr) {   /* hz: the run's sampling rate, the grid it analysed on (0: the samples' own) */
         struct az_opts ao = { .json = 1, .gpus = 10000, .groups = 1, .max_w = 4000, .period_s = period_s, .hz = hz,
-                              .why = note, .why_n = note_n };
+                              .hz_run = hz > 0, .why = note, .why_n = note_n };
         char title[64];
         snprintf(title, sizeof title, "run %d", i + 1);
         /* |t_s| <= SZ_TIME_MAX: in range of int64 ns */

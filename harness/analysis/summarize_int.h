@@ -46,7 +46,7 @@ struct sz_record {
     json_t *start, *faults;    /* node 0's start event; the fault, detection and recovery events */
     double clock_uncert_s;     /* the largest clock_uncertainty_s of any node's start event (NAN: none said) */
     int ended;                 /* an end event */
-    char end_reason[256];      /* its reason ("" where it gives none): a run that never began says why there */
+    char end_reason[640];      /* node 0's end line's reason ("" where none): a run that never began says why there */
     int64_t world;             /* ranks x nodes of the start event (0: no start event) */
     double *open_t;            /* per rank: the open compute phase's start (NAN: none open) */
     size_t nopen;

@@ -324,7 +324,8 @@ static int sz_line(struct sz_record *z, const struct sz_ctx *c, const char *text
     else if (strcmp(type, "end") == 0) {
         z->ended = 1;
         const char *why = json_string_value(json_object_get(ev, "reason"));
-        str_copy(z->end_reason, sizeof z->end_reason, why ? why : "");
+        if (json_integer_value(json_object_get(ev, "node")) == 0)   /* node 0's (a node's own says "node") */
+            str_copy(z->end_reason, sizeof z->end_reason, why ? why : "");
     }
     else if (strcmp(type, "run_begin") == 0 || strcmp(type, "run_end") == 0)
         rc = sz_on_run(z, c, ev, strcmp(type, "run_begin") == 0);
