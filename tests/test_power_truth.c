@@ -628,6 +628,30 @@ Test(analyze_input, a_results_folder_is_split_by_mitigation_run, .timeout = 120)
     json_decref(s);
 }
 
+/* Makes dir (a mkdtemp template) a results folder of one run analysed over [0.1 s, end_s]: its events.jsonl (a start
+ * event with start's fields, node 0's run_begin and run_end); returns its power.csv, open, its header written. */
+static FILE *az_rundir(char *dir, const char *start, double end_s)
+{
+    char path[96];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "{\"t_s\":0.0,\"event\":\"start\",\"node\":0,\"scenario\":\"rate\",\"backend\":\"sim\",\"ranks\":2,"
+               "\"runs\":1,\"iterations\":6,%s}\n"
+               "{\"t_s\":0.05,\"event\":\"run_begin\",\"node\":0,\"run\":0,\"mitigation\":\"none\",\"label\":\"none\","
+               "\"iterations\":6}\n"
+               "{\"t_s\":3.2,\"event\":\"run_end\",\"node\":0,\"run\":0,\"mitigation\":\"none\",\"label\":\"none\","
+               "\"iterations\":6,\"complete\":true,\"figures\":{\"iteration_p50_s\":0.5,\"analysed_s\":[0.1,%g]}}\n",
+            start, end_s);
+    cr_assert_eq(fclose(f), 0);
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "t_s,rank,watts,phase\n");
+    return f;
+}
+
 /* A results folder's own power.csv is analysed on the grid of the rate its run sampled at (its start event's
  * sample_hz), as the run analysed it, never on a rate read off the rows: a sampler that kept only every other tick of
  * its 200 Hz (a loaded machine) leaves a gap at every other point, in analyze and summarize as in the run. Before
@@ -635,22 +659,8 @@ Test(analyze_input, a_results_folder_is_split_by_mitigation_run, .timeout = 120)
  * a 1 s ramp 9 % off the run's own. --hz still chooses. */
 Test(analyze_input, a_results_folder_is_gridded_at_the_rate_its_run_sampled)
 {
-    char dir[] = "/tmp/gauntlet-rate-XXXXXX", path[96];
-    cr_assert(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/events.jsonl", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fprintf(f, "{\"t_s\":0.0,\"event\":\"start\",\"scenario\":\"rate\",\"backend\":\"sim\",\"ranks\":2,"
-               "\"runs\":1,\"iterations\":6,\"sample_hz\":200.0,\"nodes\":1}\n"
-               "{\"t_s\":0.05,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\","
-               "\"iterations\":6}\n"
-               "{\"t_s\":3.2,\"event\":\"run_end\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\","
-               "\"iterations\":6,\"complete\":true,\"figures\":{\"iteration_p50_s\":0.5,\"analysed_s\":[0.1,3.09]}}\n");
-    cr_assert_eq(fclose(f), 0);
-    snprintf(path, sizeof path, "%s/power.csv", dir);
-    f = fopen(path, "w");
-    cr_assert(f);
-    fprintf(f, "t_s,rank,watts,phase\n");
+    char dir[] = "/tmp/gauntlet-rate-XXXXXX";
+    FILE *f = az_rundir(dir, "\"sample_hz\":200.0,\"nodes\":1", 3.09);
     for (int k = 0; k < 300; k++)   /* every other tick of 200 Hz: 100 rows a second */
         for (int r = 0; r < 2; r++)
             fprintf(f, "%.6f,%d,%.2f,compute\n", 0.1 + k * 0.01, r, sq(0.1 + k * 0.01));
@@ -687,22 +697,8 @@ Test(analyze_input, a_results_folder_is_gridded_at_the_rate_its_run_sampled)
  * 8 (and on the rows' own rate, their median, too). */
 Test(analyze_input, a_forwarded_clusters_folder_is_gridded_at_its_forward_rate)
 {
-    char dir[] = "/tmp/gauntlet-fwd-XXXXXX", path[96];
-    cr_assert(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/events.jsonl", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fprintf(f, "{\"t_s\":0.0,\"event\":\"start\",\"node\":0,\"scenario\":\"fwd\",\"backend\":\"sim\",\"ranks\":2,"
-               "\"runs\":1,\"iterations\":6,\"sample_hz\":400.0,\"nodes\":2,\"forward\":\"ranks\",\"forward_hz\":50.0}\n"
-               "{\"t_s\":0.05,\"event\":\"run_begin\",\"node\":0,\"run\":0,\"mitigation\":\"none\",\"label\":\"none\","
-               "\"iterations\":6}\n"
-               "{\"t_s\":3.2,\"event\":\"run_end\",\"node\":0,\"run\":0,\"mitigation\":\"none\",\"label\":\"none\","
-               "\"iterations\":6,\"complete\":true,\"figures\":{\"iteration_p50_s\":0.5,\"analysed_s\":[0.1,3.1]}}\n");
-    cr_assert_eq(fclose(f), 0);
-    snprintf(path, sizeof path, "%s/power.csv", dir);
-    f = fopen(path, "w");
-    cr_assert(f);
-    fprintf(f, "t_s,rank,watts,phase\n");
+    char dir[] = "/tmp/gauntlet-fwd-XXXXXX";
+    FILE *f = az_rundir(dir, "\"sample_hz\":400.0,\"nodes\":2,\"forward\":\"ranks\",\"forward_hz\":50.0", 3.1);
     for (int k = 0; k <= 1200; k++) {   /* node 0's two GPUs at 400 Hz, node 1's two at every eighth tick */
         double t = 0.1 + k * 0.0025;
         for (int r = 0; r < (k % 8 ? 2 : 4); r++)
