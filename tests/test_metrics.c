@@ -531,9 +531,24 @@ Test(metrics, other_methods_get_405, .timeout = 30)
     metrics_view_close(v);
 }
 
+/* A scrape answered 200, tried again (up to 2 s) while the address's 32 connections are all held: a flood's closed
+ * connections count until the server has closed its side, which under ASan on 2 busy cores lagged enough that one
+ * was closed at once ("Server reached connection limit", CI 2026-11-29). NULL when none was answered. */
+static char *scrape_answered(int port, int om)
+{
+    for (int i = 0; i < 100; i++) {
+        char *r = scrape(port, om);
+        if (r && strstr(r, " 200 "))
+            return r;
+        free(r);
+        usleep(20000);
+    }
+    return NULL;
+}
+
 /* A flood of scrapes renders at most once per 200 ms (a count: at most elapsed / 200 ms + 1 renders per format,
  * whatever the machine's load), none of it under the lock the sampler takes; the caller's lines changed are in the
- * very next scrape. */
+ * very next scrape. Every scrape of the flood is answered, when the address's limit lets it in. */
 Test(metrics, a_flood_of_scrapes_renders_once_per_interval, .timeout = 60)
 {
     char why[256], listen_at[32];
@@ -546,8 +561,8 @@ Test(metrics, a_flood_of_scrapes_renders_once_per_interval, .timeout = 60)
     uint64_t t0 = mono_ns();
     int n = 0;
     while (mono_ns() - t0 < 1500000000ull) {
-        char *r = scrape(port, n % 2);
-        cr_assert(r && strstr(r, " 200 ") && strstr(r, "gauntlet_power_watts"), "%s", r ? r : "(nothing)");
+        char *r = scrape_answered(port, n % 2);
+        cr_assert(r && strstr(r, "gauntlet_power_watts"), "%s", r ? r : "(nothing answered in 2 s)");
         free(r);
         n++;
     }
@@ -558,7 +573,7 @@ Test(metrics, a_flood_of_scrapes_renders_once_per_interval, .timeout = 60)
                   renders);
     cr_assert_gt(n, (int)renders, "some scrapes got the last render's text");
     metrics_set_extra(v, "# HELP gauntlet_extra_test a test\n# TYPE gauntlet_extra_test gauge\ngauntlet_extra_test 1\n");
-    char *r = scrape(port, 0);
+    char *r = scrape_answered(port, 0);
     cr_assert(r && strstr(r, "\ngauntlet_extra_test 1\n"), "the new lines at once:\n%s", r ? r : "(nothing)");
     free(r);
     metrics_view_close(v);
