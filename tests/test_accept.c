@@ -17,6 +17,7 @@
 #include "accept.h"
 #include "accept_int.h"
 #include "e2e.h"
+#include "util.h"
 
 /* A new folder holding the given scenario files (name, text pairs, NULL-terminated). */
 static const char *suite(const char *const *files)
@@ -920,6 +921,39 @@ Test(accept, a_level_file_no_level_runs_is_named, .timeout = 60)
     char *log;
     cr_assert_eq(accept(suite(files), e2e_outdir(), "--level 3", &log), 2, "%s", log);
     cr_assert(strstr(log, "L4-y.yaml: note: level 4: no --level runs it") && strstr(log, "no acceptance scenario"), "%s", log);
+    free(log);
+}
+
+/* A run whose set-up failed after its results folder was begun (an earlier run's folder whose power.csv is now a
+ * folder: results_open fails after it truncated events.jsonl) is one FAIL of `run` naming why, the reason its record
+ * ends with; summarize says the run never began. Until 2026-11-29 the note sent the reader to a summary.json that
+ * was not there, a second verdict said the record held no start event, and the record said nothing. */
+Test(accept, a_set_up_that_failed_in_the_folder_is_one_fail_naming_why, .timeout = 60)
+{
+    char text[1024], path[700];
+    snprintf(text, sizeof text, planted, "");
+    const char *files[] = { "p.yaml", text, NULL };
+    const char *dir = suite(files), *out = e2e_outdir();
+    snprintf(path, sizeof path, "%s/planted/power.csv", out);
+    cr_assert_eq(mkdir_p(path), 0);
+    snprintf(path, sizeof path, "%s/planted/events.jsonl", out);   /* an earlier run's record */
+    FILE *f = fopen(path, "w");
+    cr_assert(f && fclose(f) == 0);
+    char *log;
+    cr_assert_eq(accept(dir, out, "", &log), 1, "%s", log);
+    free(log);
+    json_t *j = verdicts(out);
+    cr_assert_eq(json_array_size(json_object_get(j, "verdicts")), 1, "%s", json_dumps(j, JSON_INDENT(1)));
+    const char *note = json_string_value(json_object_get(find(j, "run", NULL), "note"));
+    cr_assert(note && strstr(note, "the run could not start (exit 3): its set-up failed: cannot write ") &&
+              strstr(note, "planted/power.csv: Is a directory"), "%s", note ? note : "(no run verdict)");
+    json_decref(j);
+    char rundir[700];
+    snprintf(rundir, sizeof rundir, "%s/planted", out);
+    snprintf(path, sizeof path, "%s.summarize.log", out);
+    cr_assert_eq(e2e_run(path, (const char *[]){ "summarize", rundir, NULL }), 2);
+    log = e2e_read(path);
+    cr_assert(strstr(log, "events.jsonl: the run never began: its set-up failed: cannot write "), "%s", log);
     free(log);
 }
 

@@ -338,8 +338,10 @@ Test(campaign, two_nodes_under_mpirun_keep_every_invariant, .timeout = 300)
 }
 
 /* Puts a stand-in `mpirun` first on PATH, in a folder of its own: it fails its first `fails` launches as an mpirun
- * that could not start does (a banner, exit 1; fails < 0: every launch), then runs the real one. */
-static void mpirun_that_fails(int fails)
+ * that could not start does (a banner, exit 1; fails < 0: every launch), then makes the set-up of the next `setups`
+ * fail after node 0 began the record (its --out an earlier run's folder whose power.csv is a folder), then runs the
+ * real one. Launches are numbered by mkdir, atomic under --jobs. */
+static void mpirun_that_fails(int fails, int setups)
 {
     char real[1024] = "", bin[1100], path[1200];
     FILE *p = popen("command -v mpirun", "r");
@@ -355,10 +357,13 @@ static void mpirun_that_fails(int fails)
     FILE *f = fopen(path, "w");
     cr_assert(f);
     fprintf(f, "#!/bin/sh\n"
-               "n=$(ls '%s' | grep -c '^launch') ; : > '%s/launch.$$'\n"
+               "n=0; while ! mkdir '%s/launch.'$n 2>/dev/null; do n=$((n + 1)); done\n"
                "if [ %d -lt 0 ] || [ \"$n\" -lt %d ]; then\n"
                "  echo 'An ORTE daemon has unexpectedly failed after launch (stand-in)'; exit 1\nfi\n"
-               "exec '%s' \"$@\"\n", bin, bin, fails, fails, real);
+               "if [ \"$n\" -lt %d ]; then\n"
+               "  prev=; for a in \"$@\"; do [ \"$prev\" = --out ] && out=$a; prev=$a; done\n"
+               "  mkdir -p \"$out/power.csv\" && : > \"$out/events.jsonl\" || exit 9\nfi\n"
+               "exec '%s' \"$@\"\n", bin, fails, fails, fails + setups, real);
     cr_assert_eq(fclose(f), 0);
     cr_assert_eq(chmod(path, 0755), 0);
     snprintf(path, sizeof path, "%s:%s", bin, getenv("PATH") ?: "/usr/bin:/bin");
@@ -366,11 +371,12 @@ static void mpirun_that_fails(int fails)
 }
 
 /* A run mpirun could not start never began its record: it is started again, the failed launch's log kept, and
- * the campaign judged on the runs that ran (once counted as a broken invariant: a banner under load in CI). */
+ * the campaign judged on the runs that ran (once counted as a broken invariant: a banner under load in CI). So is
+ * one whose set-up failed after node 0 began the record (its end line says why: until 2026-11-29 judged as a run). */
 Test(campaign, a_run_mpirun_could_not_start_is_started_again, .timeout = 300)
 {
     e2e_need_mpi();
-    mpirun_that_fails(1);   /* the fault-free run's first launch */
+    mpirun_that_fails(1, 1);   /* the fault-free run's first launch; its second's set-up */
     char dir[1024], path[1200];
     int rc;
     json_t *j = campaign((const char *[]){ "--schedules", "2", "--nodes", "2", "--ranks", "2", "--recovery", "restart",
@@ -379,13 +385,17 @@ Test(campaign, a_run_mpirun_could_not_start_is_started_again, .timeout = 300)
     char *log = campaign_log(dir);
     cr_assert_eq(rc, 0, "campaign exited %d:\n%s", rc, log);
     cr_expect(strstr(log, "fault-free did not begin (exit 1: An ORTE daemon"), "%s", log);
+    cr_expect(strstr(log, "fault-free did not begin (exit 3: its set-up failed: cannot write ") &&
+              strstr(log, "power.csv: Is a directory); starting it again"), "%s", log);
     cr_expect(strstr(log, "invariants: all held"), "%s", log);
     free(log);
     cr_assert(j);
     cr_expect_eq(json_integer_value(json_object_get(j, "broken")), 0);
-    cr_expect_eq(json_array_size(json_object_get(j, "relaunched")), 1);
-    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(j, "relaunched"), 0), "run")),
-                     "fault-free");
+    json_t *rel = json_object_get(j, "relaunched");
+    cr_expect_eq(json_array_size(rel), 2);
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(rel, 0), "run")), "fault-free");
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(rel, 1), "run")), "fault-free");
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(rel, 1), "exit")), 3);
     cr_expect_eq(json_array_size(json_object_get(j, "not_started")), 0);
     snprintf(path, sizeof path, "%s/runs/fault-free.log.1", dir);
     char *first = e2e_read(path);
@@ -398,7 +408,7 @@ Test(campaign, a_run_mpirun_could_not_start_is_started_again, .timeout = 300)
 Test(campaign, runs_that_never_start_are_not_tested_never_passed_nor_broken, .timeout = 120)
 {
     e2e_need_mpi();
-    mpirun_that_fails(-1);
+    mpirun_that_fails(-1, 0);
     char dir[1024];
     int rc;
     json_t *j = campaign((const char *[]){ "--schedules", "1", "--nodes", "2", "--ranks", "2", "--recovery", "restart",

@@ -164,9 +164,13 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
         free(io_r);
         return;   /* node 0 judges: its results folder holds every node */
     }
-    if (code == EXIT_ENV && access(rundir, F_OK) != 0) {
+    char never[640];   /* a set-up that failed after the folder was made: its record says why (results.h) */
+    if (code == EXIT_ENV && (access(rundir, F_OK) != 0 || results_never_began(rundir, never, sizeof never) == 1)) {
         struct verdict *v = accept_add(vs, sc, "run", V_FAIL);
-        accept_note(v, "the run could not start (exit 3): see the messages above");
+        if (access(rundir, F_OK) != 0)
+            accept_note(v, "the run could not start (exit 3): see the messages above");
+        else
+            accept_note(v, "the run could not start (exit 3): %s", never);
         *env_error = 1;
         free(io_w);
         free(io_r);

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -184,4 +185,35 @@ int results_clear_nodes(const char *dir, const struct scenario *sc, char *why, s
     }
     closedir(d);
     return rc;
+}
+
+int results_never_began(const char *dir, char *why, size_t n)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return errno == ENOENT ? 0 : -1;
+    char *line = NULL;
+    size_t cap = 0;
+    int never = 0;
+    while (getline(&line, &cap, f) > 0) {   /* a run's record begins with its start event: read no further */
+        json_t *ev = json_loads(line, 0, NULL);
+        const char *type = json_string_value(json_object_get(ev, "event"));
+        const char *reason = json_string_value(json_object_get(ev, "reason"));
+        int start = type && strcmp(type, "start") == 0;
+        if (type && strcmp(type, "end") == 0 && reason && json_integer_value(json_object_get(ev, "node")) == 0) {
+            str_copy(why, n, reason);
+            never = 1;
+        }
+        json_decref(ev);
+        if (start) {
+            never = 0;
+            break;
+        }
+    }
+    int bad = ferror(f);
+    free(line);
+    fclose(f);
+    return bad ? -1 : never;
 }

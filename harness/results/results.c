@@ -248,11 +248,21 @@ static int results_open_files(struct results *r, const char *dir, const struct s
     return 0;
 }
 
-/* A failed open keeps nothing open (the lock included): a process that runs again (accept) has no fd left over. */
+int results_setup_failed(struct results *r, const char *why)
+{
+    char reason[640];
+    snprintf(reason, sizeof reason, "its set-up failed: %s", why);
+    return results_event(r, mono_ns(), "end", json_pack("{s:i, s:s}", "exit", EXIT_ENV, "reason", reason));
+}
+
+/* A failed open keeps nothing open (the lock included): a process that runs again (accept) has no fd left over.
+ * One that failed after events.jsonl was begun (an earlier run's record gone) ends it with why. */
 int results_open(struct results *r, const char *dir, const struct scenario *sc, uint64_t t0_ns, char *why, size_t n)
 {
     if (results_open_files(r, dir, sc, t0_ns, why, n) == 0)
         return 0;
+    if (r->events_fd >= 0 && !r->failed)
+        results_setup_failed(r, why);
     results_close(r);
     return -1;
 }

@@ -358,6 +358,11 @@ static int run_setup(struct sup *s, const struct backend_ops *ops, const struct 
         failed = 1;
     }
     tm->power_s = run_since(&t);
+    if (!failed && sup_fds(s) != 0) {   /* before the agreement: a node that cannot stops every node there */
+        snprintf(why, n, "node %d: cannot make the supervisor's signal and timer descriptors: %s", s->node,
+                 strerror(errno));
+        failed = 1;
+    }
     double total = tm->cluster_s + tm->checkpoint_s + tm->results_s + tm->prepare_s + tm->power_s;
     if (!failed && total > RUN_SLOW_SETUP_S)
         gl_log("node %d: the set-up took %.1f s before the first worker could start (cluster %.1f s, checkpoint folder "
@@ -414,16 +419,16 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
             gl_log("node %d: another node could not set up the run: see its messages", s.node);
         if (s.ps)
             ops->power_close(s.ps);
-        if (opened && s.node == 0) {   /* the folder says why it holds no run (view, summarize read it) */
-            char reason[600];
-            snprintf(reason, sizeof reason, "its set-up failed: %s",
-                     failed ? why : "another node could not set up the run (its messages say why)");
-            results_event(&s.res, mono_ns(), "end", json_pack("{s:i, s:s}", "exit", EXIT_ENV, "reason", reason));
-        }
+        if (opened && s.node == 0)   /* the folder says why it holds no run (view, summarize, accept read it) */
+            results_setup_failed(&s.res, failed ? why : "another node could not set up the run (its messages say why)");
         if (opened)
             results_close(&s.res);
         if (set)
             cluster_proxy_stop();   /* before the control block it reads goes */
+        if (s.sigfd >= 0)
+            close(s.sigfd);
+        if (s.timerfd >= 0)
+            close(s.timerfd);
         shm_close(&s.shm);
         supc_free(&s);
         resilience_free(&s);
@@ -433,8 +438,6 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
     sup_alloc(&s);
     rn.runs = json_array();
     rn.base_trace = xcalloc(SC_MAX_MITIGATIONS, sizeof *rn.base_trace);   /* a search adds runs */
-    if (sup_fds(&s) != 0)
-        return EXIT_ENV;
     /* the live view, or the progress lines (a view too: node 0's, for every node) */
     rn.base = rn.view = opt->view ? opt->view : s.node == 0 ? progress_view_open() : NULL;
     if (s.node == 0 && opt->metrics) {   /* the caller's metrics view (node 0 sees every node): this run's view behind it */
