@@ -74,3 +74,56 @@ extern "C" int kernel_fill_normal(void *dst, size_t n, enum dtype t, unsigned lo
                                                                  scale, floor_mag, max_finite[t]);
     return CUDA_CHECK(cudaGetLastError());
 }
+
+/* One element of buf (type T) times f, rounded to nearest in T. */
+template <int T> __device__ static inline void scale_at(void *buf, size_t i, float f)
+{
+    if (T == DT_BF16)
+        ((__nv_bfloat16 *)buf)[i] = __float2bfloat16_rn(__bfloat162float(((__nv_bfloat16 *)buf)[i]) * f);
+    else if (T == DT_FP16)
+        ((__half *)buf)[i] = __float2half_rn(__half2float(((__half *)buf)[i]) * f);
+    else if (T == DT_TF32)
+        ((float *)buf)[i] *= f;
+    else {
+        __nv_fp8_storage_t *b = (__nv_fp8_storage_t *)buf;
+        float x = __half2float(__half(__nv_cvt_fp8_to_halfraw(b[i], __NV_E4M3)));
+        b[i] = __nv_cvt_float_to_fp8(x * f, __NV_SATFINITE, __NV_E4M3);
+    }
+}
+
+/* buf *= f: 16 bytes a thread where buf is 16-byte aligned (vec; a memory-bound pass), the rest one element at a
+ * time. */
+template <int T, int SIZE> __global__ static void scale_kernel(void *buf, size_t n, float f, int vec)
+{
+    const size_t per16 = 16 / SIZE, stride = (size_t)gridDim.x * blockDim.x, nvec = vec ? n / per16 : 0;
+    for (size_t v = (size_t)blockIdx.x * blockDim.x + threadIdx.x; v < nvec; v += stride) {
+        uint4 w = ((const uint4 *)buf)[v];
+#pragma unroll
+        for (size_t j = 0; j < per16; j++)
+            scale_at<T>(&w, j, f);
+        ((uint4 *)buf)[v] = w;
+    }
+    for (size_t i = nvec * per16 + (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        scale_at<T>(buf, i, f);
+}
+
+extern "C" int kernel_scale(void *buf, size_t n, enum dtype t, float f, cudaStream_t s)
+{
+    static const size_t size[DT_COUNT] = { 2, 2, 4, 1 };
+    if ((unsigned)t >= DT_COUNT || !isfinite(f) || (!buf && n)) {
+        gl_log("kernel_scale: bad arguments (buf %p, n %zu, dtype %d, f %g)", buf, n, (int)t, (double)f);
+        return -1;
+    }
+    if (n == 0)
+        return 0;
+    int vec = ((uintptr_t)buf & 15) == 0;
+    size_t blocks = ((vec ? n / (16 / size[t]) : n) + FILL_THREADS - 1) / FILL_THREADS;
+    blocks = blocks < 1 ? 1 : blocks > FILL_MAX_BLOCKS ? FILL_MAX_BLOCKS : blocks;
+    switch (t) {
+    case DT_BF16: scale_kernel<DT_BF16, 2><<<(unsigned)blocks, FILL_THREADS, 0, s>>>(buf, n, f, vec); break;
+    case DT_FP16: scale_kernel<DT_FP16, 2><<<(unsigned)blocks, FILL_THREADS, 0, s>>>(buf, n, f, vec); break;
+    case DT_TF32: scale_kernel<DT_TF32, 4><<<(unsigned)blocks, FILL_THREADS, 0, s>>>(buf, n, f, vec); break;
+    default: scale_kernel<DT_FP8, 1><<<(unsigned)blocks, FILL_THREADS, 0, s>>>(buf, n, f, vec); break;
+    }
+    return CUDA_CHECK(cudaGetLastError());
+}

@@ -19,6 +19,11 @@ extern "C" {
  * s; returns 0, or -1 (logged) when the arguments are bad or the launch fails. */
 int kernel_fill_normal(void *dst, size_t n, enum dtype t, unsigned long long seed, float scale, cudaStream_t s);
 
+/* Multiplies n elements of buf (stored as t, as kernel_fill_normal writes them) by f in place on s, rounding to
+ * nearest (fp8: saturating to +-448); data-parallel training's division of its gradients by the ranks before their
+ * sum. 0, or -1 (logged) when the arguments are bad or the launch fails. */
+int kernel_scale(void *buf, size_t n, enum dtype t, float f, cudaStream_t s);
+
 /* Enqueues one AdamW update (lr 1e-4, betas 0.9 / 0.999, eps 1e-8, weight decay 0.01, bias correction of step
  * >= 1) of the n fp32 parameters p from gradients g and moments m, v, in place on s. 0, or -1 (logged). */
 int kernel_adamw(float *p, const float *g, float *m, float *v, size_t n, int step, cudaStream_t s);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "kernels.h"
 #include "util.h"
 
 #define MiB (1024ul * 1024ul)
@@ -192,6 +193,46 @@ Test(coll_gpu, one_rank_allreduce_is_exact)
         free(back);
         coll_destroy(c);
     }
+    cr_assert_eq(cudaStreamDestroy(s), cudaSuccess);
+}
+
+/* The division the ranks' mean takes before its ncclSum (coll.c): every element of every dtype times 1/4 exactly
+ * (integers -15..15: exact in each type), from an aligned buffer (16 bytes a thread) and from one an element off it
+ * (one at a time), with a tail that fills no 16 bytes; 1/3 within half a unit in the last place of the type. */
+Test(coll_gpu, the_division_before_the_sum_rounds_every_element_of_every_dtype)
+{
+    NEED_GPU();
+    cudaStream_t s;
+    cr_assert_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    static const double half_ulp[DT_COUNT] = { 0x1p-8, 0x1p-11, 0x1p-24, 0x1p-4 };
+    for (int t = 0; t < DT_COUNT; t++) {
+        struct coll *c = test_coll((enum dtype)t, 1 * MiB + 5, 0.0, 0, s);
+        ncclDataType_t nt = coll_type(c);
+        size_t n = coll_count(c), es = coll_type_size(nt);
+        unsigned char *host = xmalloc(n * es), *back = xmalloc(n * es), *dev = coll_buffer(c);
+        for (size_t i = 0; i < n; i++)
+            cr_assert_eq(coll_put_int(nt, host + i * es, (long)(i % 31) - 15), 0);
+        for (int off = 0; off < 2; off++)
+            for (int third = 0; third < 2; third++) {
+                float f = third ? 1.0f / 3.0f : 0.25f;
+                cr_assert_eq(cudaMemcpy(dev, host, n * es, cudaMemcpyHostToDevice), cudaSuccess);
+                cr_assert_eq(kernel_scale(dev + off * es, n - (size_t)off, (enum dtype)t, f, s), 0);
+                cr_assert_eq(cudaStreamSynchronize(s), cudaSuccess);
+                cr_assert_eq(cudaMemcpy(back, dev, n * es, cudaMemcpyDeviceToHost), cudaSuccess);
+                for (size_t i = 0; i < n; i++) {
+                    double v = coll_get(nt, host + i * es), got = coll_get(nt, back + i * es);
+                    double want = i < (size_t)off ? v : v * (double)f;
+                    double tol = third && i >= (size_t)off ? fabs(want) * half_ulp[t] * 1.0001 : 0;
+                    cr_assert(fabs(got - want) <= tol, "%s offset %d x %g: element %zu is %g, expected %g",
+                              dtype_name(t), off, (double)f, i, got, want);
+                }
+            }
+        free(host);
+        free(back);
+        coll_destroy(c);
+    }
+    cr_assert_eq(kernel_scale(NULL, 4, DT_BF16, 0.5f, s), -1);
+    cr_assert_eq(kernel_scale(NULL, 0, DT_COUNT, 0.5f, s), -1);
     cr_assert_eq(cudaStreamDestroy(s), cudaSuccess);
 }
 

@@ -78,6 +78,17 @@ Test(cuda_run, faults_detected_and_recovered_on_the_gpu, .timeout = 180)
     cr_log_info("GPU fault figures: %s", json_dumps(faults, JSON_COMPACT));
     cr_log_info("GPU detector cost: %s", json_dumps(json_object_get(json_object_get(r, "faults"), "detector_cost"), JSON_COMPACT));
     cr_assert(json_is_true(json_object_get(r, "complete")));
+    /* each detector's device work is enqueued work, timed by events on its stream recorded before the host waits:
+     * never longer than the rank's wait for it (an end event recorded after the wait, as until 2026-11-29, could be) */
+    json_t *cost = json_object_get(json_object_get(r, "faults"), "detector_cost");
+    const char *dets[] = { "abft", "fingerprint", "replay" };
+    for (size_t i = 0; i < sizeof dets / sizeof dets[0]; i++) {
+        json_t *c = json_object_get(cost, dets[i]);
+        double dev = json_number_value(json_object_get(c, "device_s_per_iter")),
+               wait = json_number_value(json_object_get(c, "per_iter_s"));
+        cr_expect(dev > 0 && dev <= wait * 1.05, "%s: device %g s per iteration, the rank's wait %g s", dets[i], dev,
+                  wait);
+    }
     json_int_t fp = json_integer_value(json_object_get(json_object_get(r, "faults"), "false_positives"));
     cr_log_info("false positives: %lld (want 0)", (long long)fp);
     cr_assert_eq(fp, 0, "%lld false positives", (long long)fp);
@@ -113,6 +124,10 @@ Test(cuda_run, every_step_kind_of_phases_runs_with_overlap, .timeout = 180)
                 json_number_value(json_object_get(json_object_get(r, "iteration_s"), "p50")), tflops,
                 json_number_value(json_object_get(r, "busbw_gbs")));
     cr_assert_gt(tflops, 100, "the GEMM steps at %.1f TFLOP/s, below 100", tflops);
+    json_t *fr = json_object_get(r, "faults");   /* the hash beside the steps, the exchange ordered after it */
+    cr_assert(json_is_true(json_object_get(r, "complete")));
+    cr_assert_eq(json_integer_value(json_object_get(fr, "false_positives")), 0, "%s", json_dumps(fr, JSON_COMPACT));
+    cr_assert(json_object_get(json_object_get(fr, "detector_cost"), "fingerprint"), "%s", json_dumps(fr, JSON_COMPACT));
     json_decref(s);
     cr_assert_eq(phase_begins(out, "compute"), 4 * 3);
     cr_assert_eq(phase_begins(out, "optimizer"), 4);

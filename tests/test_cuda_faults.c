@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "abft.h"
+#include "detectors/detector.h"
 #include "e2e.h"
 #include "faults.h"
 #include "gemm.h"
@@ -226,6 +227,47 @@ Test(faults, fingerprint_matches_host)
     cr_assert_eq(kernel_fingerprint(dev, n, &after, NULL, 0), 0);
     cr_assert_neq(before, after);
     cr_assert_eq(after, fingerprint_host(host, n));
+    cr_assert_eq(cudaFree(dev), cudaSuccess);
+    free(host);
+}
+
+/* The slices a rank hashes (fingerprint_slice, aligned to 16 as cuda_fp_parts takes them) of a buffer whose length
+ * is no multiple of 16: each slice's hash on the device, both forms, is the host's of the same bytes, and the slices
+ * tile the buffer. One GPU runs one rank, whose vote compares it with nobody: only this shows a slice read wrong. */
+Test(faults, every_slice_of_the_fingerprint_hashes_its_own_bytes)
+{
+    e2e_need_gpu();
+    size_t len = (1 << 20) + 37;
+    unsigned char *host = malloc(len), *dev = NULL;
+    unsigned long long *acc = NULL, *sums = NULL;
+    cr_assert_not_null(host);
+    random_bytes(host, len, 11);
+    cr_assert_eq(cudaMalloc((void **)&dev, len), cudaSuccess);
+    cr_assert_eq(cudaMemcpy(dev, host, len, cudaMemcpyHostToDevice), cudaSuccess);
+    cr_assert_eq(cudaMalloc((void **)&acc, 2 * sizeof *acc), cudaSuccess);
+    cr_assert_eq(cudaMallocHost((void **)&sums, 2 * sizeof *sums), cudaSuccess);
+    for (int slices = 1; slices <= 7; slices += 3) {
+        size_t next = 0;
+        for (int slice = 0; slice < slices; slice++) {
+            size_t off = 0, b = 0;
+            fingerprint_slice(len, slice, slices, 16, &off, &b);
+            cr_assert_eq(off, next, "slice %d of %d begins where the one before ended", slice, slices);
+            cr_assert(off % 16 == 0, "slice %d of %d at %zu: 16-byte aligned", slice, slices, off);
+            next = off + b;
+            const void *bufs[2] = { dev + off, dev };
+            const size_t bytes[2] = { b, len };
+            cr_assert_eq(kernel_fingerprint_async(bufs, bytes, 2, acc, sums, 1, 0), 0);
+            cr_assert_eq(cudaStreamSynchronize(0), cudaSuccess);
+            unsigned long long h = 0, want = fingerprint_host(host + off, b);
+            cr_assert_eq(fingerprint_of_sum(sums[0], b), want, "slice %d of %d (%zu bytes at %zu)", slice, slices, b, off);
+            cr_assert_eq(fingerprint_of_sum(sums[1], len), fingerprint_host(host, len), "the whole beside it");
+            cr_assert_eq(kernel_fingerprint(dev + off, b, &h, NULL, 0), 0);
+            cr_assert_eq(h, want, "slice %d of %d: the synchronous form", slice, slices);
+        }
+        cr_assert_eq(next, len, "%d slices tile the buffer", slices);
+    }
+    cr_assert_eq(cudaFreeHost(sums), cudaSuccess);
+    cr_assert_eq(cudaFree(acc), cudaSuccess);
     cr_assert_eq(cudaFree(dev), cudaSuccess);
     free(host);
 }

@@ -537,9 +537,12 @@ static int bench_gemm_print(const struct bench_gemm_opts *o, const struct bench_
                fl / r->bare_s * 1e-12, r->ratio, ci, said[v + 1], tf, vt, vci, r->torch_s > 0 ? said[vtv + 1] : "-");
         printf("#   %s: samples of %ld x %ld GEMMs after %ld rounds (%.1f s) of warm-up\n", dtype_name(r->t), r->reps,
                o->count, r->rounds, r->warm_s);
-        if (r->tuning.candidates > 1 && isfinite(r->tuning.chosen_s) && isfinite(r->tuning.first_s))
-            printf("#   %s: harness: %s (the heuristic's #%d, of %d candidates timed; its #1 %.1f us, this %.1f us)\n",
-                   dtype_name(r->t), r->algo, r->tuning.chosen + 1, r->tuning.candidates, r->tuning.first_s * 1e6,
+        char first[32] = "could not run";   /* the heuristic's #1 that cannot run here: another ran */
+        if (isfinite(r->tuning.first_s))
+            snprintf(first, sizeof first, "%.1f us", r->tuning.first_s * 1e6);
+        if (r->tuning.candidates > 1 && isfinite(r->tuning.chosen_s))
+            printf("#   %s: harness: %s (the heuristic's #%d, of %d candidates timed; its #1 %s, this %.1f us)\n",
+                   dtype_name(r->t), r->algo, r->tuning.chosen + 1, r->tuning.candidates, first,
                    r->tuning.chosen_s * 1e6);
         else if (r->tuning.candidates > 1)   /* the timing could not run: the heuristic's first, nothing measured */
             printf("#   %s: harness: %s (the heuristic's #1 of %d: the candidates could not be timed)\n", dtype_name(r->t),

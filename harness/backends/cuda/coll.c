@@ -252,12 +252,20 @@ fail:
     return NULL;
 }
 
-/* The reduction: the ranks' mean, as data-parallel training averages its gradients. The buffer is reduced in place
- * and never filled again, so a sum grew it ranks-fold every iteration (bf16 to infinity within ~128 / log2(ranks)
- * iterations, fp16 within ~16 / log2(ranks), fp8 saturated in a few), and a `value` fault on it then changed
- * nothing. One rank: the sum, which NCCL does in place with no pass over the buffer (its average would launch
- * one: a comm phase of a different length and power than the measurements so far). */
-static ncclRedOp_t coll_redop(const struct coll *c) { return c->nranks > 1 ? ncclAvg : ncclSum; }
+/* The reduction: the ranks' mean, as data-parallel training takes it: each rank's buffer divided by the ranks, then
+ * summed (PyTorch's DDP and FSDP divide before their ncclSum). The buffer is reduced in place and never filled again,
+ * so a bare sum grew it ranks-fold every iteration (bf16 to infinity within ~128 / log2(ranks) iterations, fp16
+ * within ~16 / log2(ranks), fp8 saturated in a few), and a `value` fault on it then changed nothing. Not ncclAvg:
+ * NCCL runs it as a pre-multiplied sum, which has no NVLS kernels, so on an NVSwitch node it fell back to ring or
+ * tree — another collective, with another length and power, than training's and `bench allreduce`'s ncclSum. One
+ * rank: the sum alone, no pass over the buffer. 0, or -1 with c->err. */
+static int coll_prescale(struct coll *c, void *buf, size_t count, cudaStream_t s)
+{
+    if (c->nranks < 2 || kernel_scale(buf, count, coll_storage_dtype(c->type), 1.0f / (float)c->nranks, s) == 0)
+        return 0;
+    coll_seterr(c, "rank %d: dividing the buffer by the ranks before their sum failed (see the message above)", c->rank);
+    return -1;
+}
 
 int coll_allreduce(struct coll *c, cudaStream_t s)
 {
@@ -265,9 +273,9 @@ int coll_allreduce(struct coll *c, cudaStream_t s)
         gl_log("rank %d: all-reduce on an aborted communicator (%s)", c->rank, c->err[0] ? c->err : "aborted");
         return -1;
     }
-    if (c->emulate_ns && COLL_CUDA(c, wait_stamp(c->stamp, s)))
+    if ((c->emulate_ns && COLL_CUDA(c, wait_stamp(c->stamp, s))) || coll_prescale(c, c->buf, c->count, s))
         goto fail;
-    ncclResult_t r = ncclAllReduce(c->buf, c->buf, c->count, c->type, coll_redop(c), c->comm, s);
+    ncclResult_t r = ncclAllReduce(c->buf, c->buf, c->count, c->type, ncclSum, c->comm, s);
     if (r == ncclInProgress)
         r = coll_settle(c->comm, c->timeout_s);   /* nothing else may touch s or the comm before this */
     if (r != ncclSuccess) {
@@ -297,10 +305,14 @@ int coll_step(struct coll *c, enum coll_op op, void *send, void *recv, size_t by
     ncclResult_t r = ncclSuccess;
     switch (op) {
     case COLL_ALLREDUCE:
-        r = ncclAllReduce(sb, sb, count, c->type, coll_redop(c), c->comm, s);
+        if (coll_prescale(c, sb, count, s))
+            return -1;
+        r = ncclAllReduce(sb, sb, count, c->type, ncclSum, c->comm, s);
         break;
     case COLL_REDUCE_SCATTER:   /* in place: this rank's share of the result sits at its offset */
-        r = ncclReduceScatter(sb, sb + (size_t)c->rank * per * es, per, c->type, coll_redop(c), c->comm, s);
+        if (coll_prescale(c, sb, per * (size_t)c->nranks, s))
+            return -1;
+        r = ncclReduceScatter(sb, sb + (size_t)c->rank * per * es, per, c->type, ncclSum, c->comm, s);
         break;
     case COLL_ALL_GATHER:       /* in place: this rank's part at its offset of the gathered buffer */
         r = ncclAllGather(sb + (size_t)c->rank * per * es, sb, per, c->type, c->comm, s);

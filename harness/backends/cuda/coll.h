@@ -33,8 +33,9 @@ struct coll *coll_create(const unsigned char id[COLL_ID_BYTES], int nranks, int 
                          double emulate_busbw_gbs, int emulate_ranks, cudaStream_t s, double timeout_s, char *err,
                          size_t n);
 
-/* Enqueues the communication phase on s: ncclAllReduce in place on the buffer (the ranks' mean, ncclAvg; one rank:
- * ncclSum, no pass over it), polled until enqueued; with
+/* Enqueues the communication phase on s: ncclAllReduce in place on the buffer (the ranks' mean: the buffer divided
+ * by the ranks, kernel_scale, then ncclSum, as PyTorch's DDP does; one rank: ncclSum, no pass over it), polled until
+ * enqueued; with
  * emulation, framed by the device-side stamp and wait (kernels/wait.h). Does not wait for completion.
  * 0, or -1 (logged, coll_error) after which the comm is aborted. */
 int coll_allreduce(struct coll *c, cudaStream_t s);

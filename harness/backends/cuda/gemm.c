@@ -225,8 +225,9 @@ static int gemm_pick_algo(struct gemm_chain *g, cudaStream_t s)
     }
     CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
     g->tuning = (struct gemm_tuning){ .candidates = found, .chosen = 0, .chosen_s = NAN, .first_s = NAN };
-    if (rc != 0 || found < 2)
-        return rc;
+    if (rc != 0)
+        return rc;   /* one candidate is run once too: one that cannot run here fails the chain's creation, not
+                      * every iteration */
     struct gemm_tune_ctx c = { .g = g, .res = res, .s = s, .warm = xcalloc((size_t)found, sizeof(int)) };
     if (CUDA_CHECK(cudaEventCreate(&c.e0)) == 0) {
         if (CUDA_CHECK(cudaEventCreate(&c.e1)) == 0) {
@@ -254,8 +255,10 @@ static int gemm_pick_algo(struct gemm_chain *g, cudaStream_t s)
                     break;
                 warm += t;
             }
-            int pick = one > 0 ? autotune_pick(found, gemm_time_candidate, &c, calls, GEMM_TUNE_ROUNDS, GEMM_TUNE_TIE, per)
+            int pick = one > 0 && found > 1 ? autotune_pick(found, gemm_time_candidate, &c, calls, GEMM_TUNE_ROUNDS, GEMM_TUNE_TIE, per)
                                : -1;
+            if (found == 1 && first == 0)
+                g->tuning.chosen_s = g->tuning.first_s = one;
             if (pick >= 0) {
                 int usable = 0;
                 for (int i = 0; i < found; i++)

@@ -71,8 +71,8 @@ void gemm_chain_destroy(struct gemm_chain *g);
 
 /* How the chain's algorithm was chosen: of cuBLASLt's heuristic's candidates (up to 16 within the workspace) that
  * ran, the fastest on the chain's own operands (harness/core/autotune.h); chosen is its place in the heuristic's
- * ranking (0: the heuristic's own first), chosen_s and first_s the seconds per GEMM of it and of that first (NAN:
- * not timed, one candidate only). */
+ * ranking (0: the heuristic's own first), chosen_s and first_s the seconds per GEMM of it and of that first (one
+ * candidate: its one timed call; first_s NAN: that first could not run; both NAN: the timing could not run). */
 struct gemm_tuning {
     int candidates, chosen;
     double chosen_s, first_s;

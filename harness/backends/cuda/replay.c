@@ -68,6 +68,8 @@ int cuda_replay_iter(void *b, struct worker_ctx *w)
     worker_phase(w, PH_COMPUTE, 0, mono_ns(), c->flops);
     /* the data path's exchange: the all-reduce, its faults and checks */
     worker_point(w, IP_BEFORE_ALLREDUCE);
+    if (c->fp_pending && CUDA_CHECK(cudaStreamWaitEvent(c->stream, c->fp_done, 0)))   /* it still reads the buffer */
+        return snprintf(w->err, sizeof w->err, "cannot order the all-reduce after the fingerprint"), -1;
     if (coll_allreduce(c->coll, c->stream) != 0 || coll_wait(c->coll, c->stream, c->timeout_s) != 0)
         return snprintf(w->err, sizeof w->err, "all-reduce failed on GPU %d: %s", c->device, coll_error(c->coll)), -1;
     worker_point(w, IP_AFTER_ALLREDUCE);
