@@ -337,11 +337,13 @@ Test(campaign, two_nodes_under_mpirun_keep_every_invariant, .timeout = 300)
     json_decref(j);
 }
 
-/* Puts a stand-in `mpirun` first on PATH, in a folder of its own: it fails its first `fails` launches as an mpirun
- * that could not start does (a banner, exit 1; fails < 0: every launch), then makes the set-up of the next `setups`
- * fail after node 0 began the record (its --out an earlier run's folder whose power.csv is a folder), then runs the
- * real one. Launches are numbered by mkdir, atomic under --jobs. */
-static void mpirun_that_fails(int fails, int setups)
+/* Puts a stand-in `mpirun` first on PATH, in a folder of its own; launch n (numbered by mkdir, atomic under --jobs)
+ * does what character n of acts says, and a launch past its end runs the real one: 'b' fails as an mpirun that
+ * could not start does (a banner, exit 1); 's' makes the set-up fail after node 0 began the record (its --out an
+ * earlier run's folder whose power.csv is a folder), then runs the real one; 't' ends as a job whose node stalled
+ * in the set-up does (node 0 ended it inside an agreement: its record emptied, no end line, exit 3). acts NULL:
+ * every launch 'b'. */
+static void mpirun_that_fails(const char *acts)
 {
     char real[1024] = "", bin[1100], path[1200];
     FILE *p = popen("command -v mpirun", "r");
@@ -354,16 +356,22 @@ static void mpirun_that_fails(int fails, int setups)
     snprintf(bin, sizeof bin, "%s-bin", e2e_outdir());
     cr_assert_eq(mkdir(bin, 0755), 0, "%s: %s", bin, strerror(errno));
     snprintf(path, sizeof path, "%s/mpirun", bin);
+    char act[256] = "act=b";
+    if (acts)
+        snprintf(act, sizeof act, "act=$(printf '%%s' '%s' | cut -c$((n + 1)))", acts);
     FILE *f = fopen(path, "w");
     cr_assert(f);
     fprintf(f, "#!/bin/sh\n"
                "n=0; while ! mkdir '%s/launch.'$n 2>/dev/null; do n=$((n + 1)); done\n"
-               "if [ %d -lt 0 ] || [ \"$n\" -lt %d ]; then\n"
-               "  echo 'An ORTE daemon has unexpectedly failed after launch (stand-in)'; exit 1\nfi\n"
-               "if [ \"$n\" -lt %d ]; then\n"
-               "  prev=; for a in \"$@\"; do [ \"$prev\" = --out ] && out=$a; prev=$a; done\n"
-               "  mkdir -p \"$out/power.csv\" && : > \"$out/events.jsonl\" || exit 9\nfi\n"
-               "exec '%s' \"$@\"\n", bin, fails, fails, fails + setups, real);
+               "%s\n"
+               "prev=; for a in \"$@\"; do [ \"$prev\" = --out ] && out=$a; prev=$a; done\n"
+               "case $act in\n"
+               "b) echo 'An ORTE daemon has unexpectedly failed after launch (stand-in)'; exit 1;;\n"
+               "s) mkdir -p \"$out/power.csv\" && : > \"$out/events.jsonl\" || exit 9;;\n"
+               "t) mkdir -p \"$out\" && : > \"$out/events.jsonl\" || exit 9\n"
+               "   echo 'node 0: node(s) 1 did not reach set-up step (stand-in)'; exit 3;;\n"
+               "esac\n"
+               "exec '%s' \"$@\"\n", bin, act, real);
     cr_assert_eq(fclose(f), 0);
     cr_assert_eq(chmod(path, 0755), 0);
     snprintf(path, sizeof path, "%s:%s", bin, getenv("PATH") ?: "/usr/bin:/bin");
@@ -372,11 +380,12 @@ static void mpirun_that_fails(int fails, int setups)
 
 /* A run mpirun could not start never began its record: it is started again, the failed launch's log kept, and
  * the campaign judged on the runs that ran (once counted as a broken invariant: a banner under load in CI). So is
- * one whose set-up failed after node 0 began the record (its end line says why: until 2026-11-29 judged as a run). */
+ * one whose set-up failed after node 0 began the record (its end line says why), and one whose node stalled in the
+ * set-up (its record emptied, nothing in it: the log says why); until 2026-11-29 both were judged as runs. */
 Test(campaign, a_run_mpirun_could_not_start_is_started_again, .timeout = 300)
 {
     e2e_need_mpi();
-    mpirun_that_fails(1, 1);   /* the fault-free run's first launch; its second's set-up */
+    mpirun_that_fails("bs-t");   /* the fault-free run's first launch, its second's set-up; the next run's stall */
     char dir[1024], path[1200];
     int rc;
     json_t *j = campaign((const char *[]){ "--schedules", "2", "--nodes", "2", "--ranks", "2", "--recovery", "restart",
@@ -387,15 +396,18 @@ Test(campaign, a_run_mpirun_could_not_start_is_started_again, .timeout = 300)
     cr_expect(strstr(log, "fault-free did not begin (exit 1: An ORTE daemon"), "%s", log);
     cr_expect(strstr(log, "fault-free did not begin (exit 3: its set-up failed: cannot write ") &&
               strstr(log, "power.csv: Is a directory); starting it again"), "%s", log);
+    cr_expect(strstr(log, "did not begin (exit 3: node 0: node(s) 1 did not reach set-up step (stand-in)); starting "
+                          "it again"), "%s", log);
     cr_expect(strstr(log, "invariants: all held"), "%s", log);
     free(log);
     cr_assert(j);
     cr_expect_eq(json_integer_value(json_object_get(j, "broken")), 0);
     json_t *rel = json_object_get(j, "relaunched");
-    cr_expect_eq(json_array_size(rel), 2);
-    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(rel, 0), "run")), "fault-free");
-    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(rel, 1), "run")), "fault-free");
-    cr_expect_eq(json_integer_value(json_object_get(json_array_get(rel, 1), "exit")), 3);
+    cr_expect_eq(json_array_size(rel), 3);
+    for (size_t i = 0; i < 2; i++)
+        cr_expect_str_eq(json_string_value(json_object_get(json_array_get(rel, i), "run")), "fault-free");
+    for (size_t i = 1; i < 3; i++)
+        cr_expect_eq(json_integer_value(json_object_get(json_array_get(rel, i), "exit")), 3);
     cr_expect_eq(json_array_size(json_object_get(j, "not_started")), 0);
     snprintf(path, sizeof path, "%s/runs/fault-free.log.1", dir);
     char *first = e2e_read(path);
@@ -408,7 +420,7 @@ Test(campaign, a_run_mpirun_could_not_start_is_started_again, .timeout = 300)
 Test(campaign, runs_that_never_start_are_not_tested_never_passed_nor_broken, .timeout = 120)
 {
     e2e_need_mpi();
-    mpirun_that_fails(-1, 0);
+    mpirun_that_fails(NULL);
     char dir[1024];
     int rc;
     json_t *j = campaign((const char *[]){ "--schedules", "1", "--nodes", "2", "--ranks", "2", "--recovery", "restart",

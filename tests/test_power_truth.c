@@ -691,6 +691,37 @@ Test(analyze_input, a_results_folder_is_gridded_at_the_rate_its_run_sampled)
     cr_assert_eq(system(cmd), 0);
 }
 
+/* "The run never began: <why>" is said of an end line alone in the record (a set-up that failed), never of a run
+ * that began and ended before its first run (the workers did not start in time): that one has no run to analyse,
+ * and says so. Until 2026-11-29 analyze took that end line's reason for a set-up's (summarize did not). */
+Test(analyze_input, only_a_record_without_a_start_never_began)
+{
+    char dir[] = "/tmp/gauntlet-never-XXXXXX", path[96], log[96];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    snprintf(log, sizeof log, "%s/analyze.log", dir);
+    for (int began = 0; began < 2; began++) {
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        if (began)
+            fprintf(f, "{\"t_s\":0.0,\"event\":\"start\",\"scenario\":\"w\",\"backend\":\"sim\",\"ranks\":2,"
+                       "\"runs\":1,\"iterations\":6,\"sample_hz\":100.0,\"nodes\":1}\n");
+        fprintf(f, "{\"t_s\":1.0,\"event\":\"end\",\"exit\":%d,\"reason\":\"%s\"}\n", began ? 1 : 3,
+                began ? "the workers did not start in time" : "its set-up failed: power source: none");
+        cr_assert_eq(fclose(f), 0);
+        cr_assert_eq(e2e_run(log, (const char *[]){ "analyze", dir, NULL }), 2);
+        char *said = e2e_read(log);
+        if (began)
+            cr_assert(strstr(said, "no run began (no run_begin event)") && !strstr(said, "never began"), "%s", said);
+        else
+            cr_assert(strstr(said, "the run never began: its set-up failed: power source: none"), "%s", said);
+        free(said);
+    }
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 /* Several nodes with forward: ranks and a forward_hz under sample_hz: node 0's power.csv holds its own GPUs' rows at
  * sample_hz and the other nodes' at forward_hz; the run's grid is then forward_hz (as the live view's window), node
  * 0's rows filtered onto it, so that every point has every GPU: on sample_hz's grid the sum was a gap at 7 points of
@@ -715,6 +746,29 @@ Test(analyze_input, a_forwarded_clusters_folder_is_gridded_at_its_forward_rate)
     json_decref(all);
     char cmd[160];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+    /* node 0 outnumbered: 1 GPU at 400 Hz, 9 nodes' at 50 Hz (the intervals' median is the others'); node 0's 100 Hz
+     * ripple, which every 50 Hz point would read at its crest, is filtered out of its GPU all the same (each GPU by
+     * its own rate: until 2026-11-29 the choice was the pooled median's, and it was point-sampled, 100 W high) */
+    char dir2[] = "/tmp/gauntlet-fwd-XXXXXX";
+    f = az_rundir(dir2, "\"sample_hz\":400.0,\"nodes\":10,\"forward\":\"ranks\",\"forward_hz\":50.0", 3.1);
+    for (int k = 0; k <= 1200; k++) {
+        double t = 0.1 + k * 0.0025;
+        fprintf(f, "%.6f,0,%.2f,compute\n", t, 300 + 100 * cos(2 * M_PI * 100 * (t - 0.1)));
+        for (int r = 1; r < 10 && k % 8 == 0; r++)
+            fprintf(f, "%.6f,%d,300.00,compute\n", t, r);
+    }
+    cr_assert_eq(fclose(f), 0);
+    all = az_json(dir2, NULL, &text);
+    one = json_array_get(all, 0);
+    json_t *g0 = json_array_get(json_object_get(one, "per_gpu"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(g0, "gpu")), 0);
+    cr_assert_float_eq(json_number_value(json_object_get(g0, "mean_w")), 300, 5, "GPU 0 filtered: %s", text);
+    cr_assert(json_is_true(json_object_get(json_object_get(one, "warnings"), "decimated")), "%s", text);
+    cr_assert(strstr(text, "is slower than the samples of some GPUs, up to 400 Hz"), "%s", text);
+    free(text);
+    json_decref(all);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir2);
     cr_assert_eq(system(cmd), 0);
 }
 

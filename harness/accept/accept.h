@@ -28,6 +28,7 @@ struct verdict {
 struct verdicts {
     struct verdict *v;
     int n, cap;
+    int stopped_by;   /* the stop signal that ended the suite (SIGTERM...), 0: none */
 };
 
 /* Judges sc's checks on the results in rundir (summary.json, events.jsonl, power.csv), run on backend, with

@@ -136,7 +136,9 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
         printf("gauntlet accept: %s (%lld ranks x %lld iterations%s)\n", file, (long long)sc->ranks,
                (long long)sc->iterations, cluster_nodes() > 1 ? " on each node" : "");
     fflush(stdout);
-    struct run_options opt = { .out_dir = rundir, .exe = exe, .headless = 1, .metrics = accept_metrics };
+    char never[640];   /* a set-up that failed: why, from the run itself (a folder reused may hold another's) */
+    struct run_options opt = { .out_dir = rundir, .exe = exe, .headless = 1, .metrics = accept_metrics,
+                               .setup_why = never, .setup_why_n = sizeof never };
     /* its set-up waits: the scenario's own, plus node 0's judging of the scenario before (the others wait for it at
      * this one's first agreement: its end records, the summary, the verdicts) */
     cluster_set_setup_wait(sc->heartbeat.startup_s + sc->heartbeat.timeout_s + ACCEPT_NODE0_WORK_S);
@@ -164,13 +166,12 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
         free(io_r);
         return;   /* node 0 judges: its results folder holds every node */
     }
-    char never[640];   /* a set-up that failed after the folder was made: its record says why (results.h) */
-    if (code == EXIT_ENV && (access(rundir, F_OK) != 0 || results_never_began(rundir, never, sizeof never) == 1)) {
+    if (code == EXIT_ENV && (access(rundir, F_OK) != 0 || never[0])) {
         struct verdict *v = accept_add(vs, sc, "run", V_FAIL);
-        if (access(rundir, F_OK) != 0)
-            accept_note(v, "the run could not start (exit 3): see the messages above");
-        else
-            accept_note(v, "the run could not start (exit 3): %s", never);
+        char *in = strstr(never, rundir);   /* the run's own folder is the verdict's: its files named alone */
+        if (in && in[strlen(rundir)] == '/')
+            memmove(in, in + strlen(rundir) + 1, strlen(in + strlen(rundir) + 1) + 1);
+        accept_note(v, "the run could not start (exit 3): %s", never[0] ? never : "see the messages above");
         *env_error = 1;
         free(io_w);
         free(io_r);
@@ -267,6 +268,10 @@ static int accept_write(struct verdicts *vs, int level, const struct backend_ops
     json_t *j = accept_json(vs);
     json_object_set_new(j, "level", json_integer(level));
     json_object_set_new(j, "backend", json_string(ops->name));
+    if (vs->stopped_by) {   /* a stop signal ended it: what ran is judged, the rest SKIP (not run) */
+        json_object_set_new(j, "incomplete", json_true());
+        json_object_set_new(j, "stopped_by", json_string(strsignal(vs->stopped_by)));
+    }
     int fails = (int)json_integer_value(json_object_get(j, "failed")), skips = (int)json_integer_value(json_object_get(j, "skipped"));
     int code = fails || (strict && skips) ? EXIT_CHECK : EXIT_OK;
     int junit_ok = !junit || accept_junit(vs, junit) == 0;
@@ -545,13 +550,23 @@ agree:;
     if (lead && expect)
         accept_gpu_count(&vs, (int)expect, counted ? counts : NULL, cluster_nodes(), ops->name);
     for (int i = 0; i < nfiles && runs_go; i++) {
+        if (vs.stopped_by) {   /* a stop signal: the suite ends with its verdicts, the rest said, not run */
+            if (lead)
+                accept_note(accept_add(&vs, &sc[i], "run", V_SKIP), "not run: the suite was stopped by %s",
+                            strsignal(vs.stopped_by));
+            continue;
+        }
         accept_run_one(&sc[i], files[i], outdir, exe, ops, lead, &vs, &env_error);
         accept_publish(&vs);
+        cluster_set_setup_wait(ACCEPT_NODE0_WORK_S);   /* node 0 judged the scenario meanwhile */
+        vs.stopped_by = cluster_agree(supervisor_stop_signal(), "whether a signal stopped the suite");
     }
     int code = lead ? accept_write(&vs, level, ops, strict, outdir, junit) : EXIT_OK;
     accept_publish(&vs);
     accept_unpublish();
-    if (code == EXIT_CHECK && drain)
+    if (code == EXIT_CHECK && drain && vs.stopped_by && lead)   /* stopped, not judged whole: no node is drained */
+        printf("gauntlet accept: --drain: not acted on: the suite was stopped by %s\n", strsignal(vs.stopped_by));
+    else if (code == EXIT_CHECK && drain)
         accept_drain(&vs);
     cluster_set_setup_wait(ACCEPT_NODE0_WORK_S);   /* node 0's last judging, its files, a drain */
     code = (int)cluster_bcast_u64((uint64_t)code, "node 0's verdict");   /* every node exits as node 0 judged */

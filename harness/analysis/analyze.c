@@ -379,6 +379,7 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
     struct az_trace tr;
     char why[256] = "";
     rc = az_window(all, lo, hi, title, &tr, why, sizeof why);
+    tr.decimated = 0;
     double median_hz = NAN;
     struct an_grid grid = { 0 };
     int64_t t0 = INT64_MAX, t1 = INT64_MIN, common0 = INT64_MIN, common1 = INT64_MAX;
@@ -407,15 +408,25 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
         return rc;
     }
     double dt = an_grid_dt(&grid);
-    int decimate = hz > 0 && median_hz > 1.5 * hz;   /* a grid slower than the samples: filtered onto it */
-    if (decimate)
-        fprintf(stderr, "gauntlet analyze: %s: warning: %s%g%s is slower than the trace's %.4g Hz: each grid point is "
+    /* a grid slower than a GPU's samples: that GPU's filtered onto it. Each GPU by its own rate: a forwarded
+     * cluster's node 0 logs faster than the others, and outnumbered by them it was placed unfiltered */
+    double fastest = 0;
+    char *lowpass = xcalloc((size_t)tr.ng, 1);
+    for (int k = 0; k < tr.ng && hz > 0; k++) {
+        double gh = az_gpu_hz(&tr.g[k]);
+        if ((lowpass[k] = gh > 1.5 * hz)) {
+            tr.decimated++;
+            fastest = fmax(fastest, gh);
+        }
+    }
+    if (tr.decimated)
+        fprintf(stderr, "gauntlet analyze: %s: warning: %s%g%s is slower than %s%.4g Hz: each grid point is "
                         "the mean of the samples within a step of it, weighted by their distance (a low-pass: power "
                         "above %g Hz is weakened, to 40%% at %g Hz and 5%% at %g Hz, not removed; what is left of it "
                         "aliases into the spectrum: dominant_hz, bands)\n", path,
                 o->hz_run ? "the run's grid (its other nodes' rows come at its forward_hz), " : "--hz ", hz,
-                o->hz_run ? " Hz," : "", median_hz,
-                hz / 2, hz / 2, 0.8 * hz);
+                o->hz_run ? " Hz," : "", tr.decimated == tr.ng ? "the trace's " : "the samples of some GPUs, up to ",
+                fastest, hz / 2, hz / 2, 0.8 * hz);
     double *grids = xmalloc((size_t)tr.ng * m * sizeof *grids);
     size_t merged = 0;
     for (int k = 0; k < tr.ng; k++) {
@@ -427,7 +438,7 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
             w[i] = g->s[i].w;
         }
         size_t mk = 0;
-        if (decimate)
+        if (lowpass[k])
             analysis_place_lowpass(&grid, t, w, g->n, grids + (size_t)k * m, m, &mk);
         else
             analysis_place(&grid, t, w, g->n, grids + (size_t)k * m, m, &mk);
@@ -469,6 +480,7 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
         rc = az_print(title, &tr, res, &proj, m, dt, median_hz, merged, json, gpus, json_out);
     free(tr.g);
     free(grids);
+    free(lowpass);
     free(ser);
     free(res);
     free(agg);

@@ -59,16 +59,17 @@ static void az_grid_phase(const struct az_trace *tr, struct an_grid *g)
 /* The grid: --hz when given, else the mean of the intervals between a GPU's successive samples from half to 1.5 times
  * their median, taken as a whole number of hertz when it is within 1 % of one (10 ms: 100 Hz exactly). 0, or
  * EXIT_INPUT. */
-int az_grid(const struct az_trace *tr, double hz, int64_t t0, struct an_grid *g, double *median_hz)
+/* The step of the ng GPUs' samples together (ns; 0: none): the mean of their intervals around the median. */
+static int64_t az_step(const struct az_gpu *gs, int ng)
 {
     size_t cap = 0;
-    for (int k = 0; k < tr->ng; k++)
-        cap += tr->g[k].n;
+    for (int k = 0; k < ng; k++)
+        cap += gs[k].n;
     int64_t *d = xmalloc((cap ? cap : 1) * sizeof *d);
     size_t nd = 0;
-    for (int k = 0; k < tr->ng; k++)
-        for (size_t i = 1; i < tr->g[k].n; i++)
-            d[nd++] = az_sub_sat(tr->g[k].s[i].t, tr->g[k].s[i - 1].t);
+    for (int k = 0; k < ng; k++)
+        for (size_t i = 1; i < gs[k].n; i++)
+            d[nd++] = az_sub_sat(gs[k].s[i].t, gs[k].s[i - 1].t);
     if (nd)
         qsort(d, nd, sizeof *d, az_cmp64);
     int64_t med = nd ? d[nd / 2] : 0;
@@ -87,6 +88,18 @@ int az_grid(const struct az_trace *tr, double hz, int64_t t0, struct an_grid *g,
             med = (int64_t)llround(sum / (double)k);
     }
     free(d);
+    return med;
+}
+
+double az_gpu_hz(const struct az_gpu *g)
+{
+    int64_t step = az_step(g, 1);
+    return step > 0 ? 1e9 / (double)step : NAN;
+}
+
+int az_grid(const struct az_trace *tr, double hz, int64_t t0, struct an_grid *g, double *median_hz)
+{
+    int64_t med = az_step(tr->g, tr->ng);
     *median_hz = med > 0 ? 1e9 / (double)med : NAN;
     if (med <= 0) {   /* whatever the grid's rate: one reading a GPU is no trace (a run killed at its first tick) */
         fprintf(stderr, "gauntlet analyze: %s: the time column does not advance (every GPU has one sample, or all at "

@@ -39,6 +39,7 @@ struct az_trace {
     int64_t whole;             /* > 0: read only the rows that end within the first `whole` bytes (analyze_load_rows) */
     int own;                   /* a results folder's own power.csv (analyze_load_rows): its grid begins at its first
                                 * row, as the run's own analysis (the figures agree with summary.json's) */
+    int decimated;             /* GPUs whose own rate is over 1.5 x the grid's: filtered onto it (analyze.c) */
 };
 
 /* The warnings' names in the JSON (analyze.c). */
@@ -61,6 +62,9 @@ int az_print(const char *path, const struct az_trace *tr, const struct an_result
 /* The grid of a trace: hz when > 0, else the mean interval around the median (a whole number of hertz within 1 %), its
  * points at the samples' mean phase. 0, or EXIT_INPUT. */
 int az_grid(const struct az_trace *tr, double hz, int64_t t0, struct an_grid *g, double *median_hz);
+/* One GPU's own rate, as az_grid takes the trace's (the mean of its intervals around their median), in Hz; NAN with
+ * fewer than two samples at distinct times. */
+double az_gpu_hz(const struct az_gpu *g);
 /* The points of grid g from t0 to t1 (ns) into *m, when at most AZ_MAX_POINTS and when the analysis of tr on them fits
  * in half the memory this process may use, on *threads threads (0: the machine's cores), lowered to fit. 0, or
  * EXIT_INPUT naming the widest gap between two rows (or the span) that makes the grid too large. */

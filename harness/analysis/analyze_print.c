@@ -69,7 +69,7 @@ int az_print(const char *path, const struct az_trace *tr, const struct an_result
         json_object_set_new(warn, "not_measured", json_integer(tr->missing));
         json_object_set_new(warn, "merged", json_integer((json_int_t)merged));
         json_object_set_new(warn, "averaged_column", json_boolean(tr->averaged));
-        json_object_set_new(warn, "decimated", json_boolean(median_hz > 1.5 / dt));   /* --hz under the samples' rate */
+        json_object_set_new(warn, "decimated", json_boolean(tr->decimated > 0));   /* a GPU's rate over the grid's */
         json_t *out = json_pack("{s:s, s:f, s:o, s:o, s:I, s:o, s:o, s:o}", "trace", path, "dt_s", dt, "grid_hz",
                                 json_num(grid_hz), "median_hz", json_num(median_hz), "points", (json_int_t)m, "warnings",
                                 warn, "aggregate", a, "per_gpu", pg);
@@ -91,7 +91,7 @@ int az_print(const char *path, const struct az_trace *tr, const struct an_result
             printf("  ! %s\n", AZ_AVERAGED_NOTE);
         if (merged || tr->missing)
             printf("  %zu samples shared a grid point with %s; %ld rows had no reading\n", merged,
-                   median_hz > 1.5 / dt ? "others (their weighted mean kept)" : "a later one (the later kept)", tr->missing);
+                   tr->decimated ? "others (their weighted mean kept)" : "a later one (the later kept)", tr->missing);
         printf("  %-9s %9s %9s %9s %9s %9s %9s %11s %11s %11s %8s\n", "gpu", "mean_W", "min_W", "max_W", "swing_W",
                "max-min_W", "samples", "up100ms", "down100ms", "up1s_W/s", "dom_Hz");
         for (int k = 0; k < tr->ng; k++) {

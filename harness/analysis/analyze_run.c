@@ -99,7 +99,8 @@ static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_n
     }
     int n = 0, bad_line = 0;
     long lineno = 0;
-    char never[640] = "";   /* the reason of an end line before any run began (a set-up that failed) */
+    char never[640] = "";   /* the reason of an end line alone in the record (a set-up that failed) */
+    int started = 0;        /* a start event came: the run began, whatever it did next */
     ssize_t got;
     while ((got = getline(&line, &cap, f)) > 0) {   /* lines of any length (a run_end carries its figures) */
         lineno++;
@@ -123,10 +124,11 @@ static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_n
             json_decref(ev);
             break;
         }
-        if (type && node == 0 && strcmp(type, "end") == 0 && !n) {   /* a set-up that failed says why there */
+        if (type && node == 0 && strcmp(type, "end") == 0 && !n && !started) {   /* a set-up that failed: why */
             const char *why = json_string_value(json_object_get(ev, "reason"));
             str_copy(never, sizeof never, why ? why : "");
         } else if (type && node == 0 && strcmp(type, "start") == 0) {
+            started = 1;
             *utc_ns = json_is_integer(u) ? json_integer_value(u) : -1;
             *hz = az_start_hz(ev);
         } else if (type && node == 0 && run >= 0 && run < max) {

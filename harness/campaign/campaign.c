@@ -190,9 +190,10 @@ static int cp_rm(const char *path, const struct stat *sb, int flag, struct FTW *
     return 0;
 }
 
-/* A run that never began its record (no events.jsonl, or one that says its set-up failed: results.h) and did not
- * end on a usage error or a timeout: its launch failed (mpirun under load exits 1 after a banner; a fork refused; a
- * node's set-up that timed out), which says nothing of the invariants. It is
+/* A run that never began its record (no events.jsonl, or one without a start event: a set-up that failed, said in
+ * its end line, or that stalled, ending the job inside an agreement: results.h) and did not end on a usage error or a
+ * timeout: its launch failed (mpirun under load exits 1 after a banner; a fork refused; a node's set-up that failed
+ * or timed out), which says nothing of the invariants. It is
  * started again up to CP_LAUNCH_TRIES launches in all, each failed launch's log kept as DIR.log.<launch>; one that
  * never begins is not started, listed, and leaves the campaign not all tested (exit 3) rather than broken. Returns
  * 0 when the run began (or is judged as it is), 1 when it was started again (job updated), 2 when it counts as not
@@ -204,10 +205,9 @@ static int cp_launch_failed(const struct cp_opts *o, struct cp_job *job, int cod
     snprintf(path, sizeof path, "%s/events.jsonl", dir);
     if (job->killed || code == 0 || code == EXIT_INPUT)
         return 0;
-    if (access(path, F_OK) == 0 || errno != ENOENT) {   /* a record: unless its set-up failed, the run began */
-        if (results_never_began(dir, tail, sizeof tail) != 1)
-            return 0;
-    } else
+    if ((access(path, F_OK) == 0 || errno != ENOENT) && results_never_began(dir, tail, sizeof tail) != 1)
+        return 0;   /* a record with its start event: the run began */
+    if (!tail[0] || access(path, F_OK) != 0)   /* no reason in the record: what the run's log ends with */
         cp_log_tail(dir, tail, sizeof tail);
     int launch = job->tries + 1;
     snprintf(path, sizeof path, "%s.log", dir);

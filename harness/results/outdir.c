@@ -191,21 +191,21 @@ int results_never_began(const char *dir, char *why, size_t n)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/events.jsonl", dir);
-    FILE *f = fopen(path, "re");
+    FILE *f = fopen_regular(path, "r");
     if (!f)
         return errno == ENOENT ? 0 : -1;
     char *line = NULL;
     size_t cap = 0;
-    int never = 0;
+    int never = 1;   /* no start event: whatever else is there (an end line says why) */
+    if (n)
+        why[0] = 0;
     while (getline(&line, &cap, f) > 0) {   /* a run's record begins with its start event: read no further */
         json_t *ev = json_loads(line, 0, NULL);
         const char *type = json_string_value(json_object_get(ev, "event"));
         const char *reason = json_string_value(json_object_get(ev, "reason"));
         int start = type && strcmp(type, "start") == 0;
-        if (type && strcmp(type, "end") == 0 && reason && json_integer_value(json_object_get(ev, "node")) == 0) {
+        if (type && strcmp(type, "end") == 0 && reason && json_integer_value(json_object_get(ev, "node")) == 0)
             str_copy(why, n, reason);
-            never = 1;
-        }
         json_decref(ev);
         if (start) {
             never = 0;

@@ -80,8 +80,9 @@ int results_open_forward(struct results *r, const char *dir, const struct scenar
 /* Node 0, its set-up failed after results_open: ends the record with why it holds no run (an end line, exit 3,
  * reason "its set-up failed: <why>"; summarize and analyze say "the run never began: …"). As results_event. */
 int results_setup_failed(struct results *r, const char *why);
-/* Whether dir's events.jsonl is the record of a run that never began (no start event, node 0's end line says why:
- * results_setup_failed): 1 with why its end line gives, 0 (none there, a run's record, unreadable: -1). */
+/* Whether dir's events.jsonl is the record of a run that never began: it holds no start event (empty: a node's
+ * set-up that stalled ended the job inside an agreement; node 0's end line: results_setup_failed). 1 with why that
+ * end line gives ("" without one), 0 (no events.jsonl, or a run's record), -1 (unreadable). */
 int results_never_began(const char *dir, char *why, size_t n);
 /* Appends one event: sets "t_s" (from t_ns) and "event" first, writes the line in one write(2). Steals obj. */
 int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *obj);

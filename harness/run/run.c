@@ -173,6 +173,18 @@ int supervisor_block_signals(void)
     return sigprocmask(SIG_BLOCK, &set, &sup_oldmask) != 0 ? SYSERR("sigprocmask") : 0;
 }
 
+int supervisor_stop_signal(void)
+{
+    static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
+    sigset_t pending;
+    if (sup_first_stop_signo || sigpending(&pending) != 0)
+        return sup_first_stop_signo;
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
+        if (sigismember(&pending, stops[i]) == 1)
+            return stops[i];
+    return 0;
+}
+
 /* The run is over: stops the workers, writes the summary (node 0, with every node's figures), prints the end table
  * and frees what the run held. Returns the exit code. */
 /* forward: nodes, node 0: each run's power.cluster — the nodes' sums on node 0's grid (runcluster.h), with the
@@ -380,6 +392,32 @@ static json_t *run_setup_json(const struct run_setup_times *tm)
                      tm->prepare_s, "power_s", tm->power_s);
 }
 
+/* A set-up that failed (why), undone: the record ended with why where node 0 began it (summarize, analyze read
+ * it), the caller told, what was made closed and the checkpoint lock let go (a process that runs again, accept,
+ * keeps none). set, opened: as run_setup left them. */
+static void run_setup_undo(struct sup *s, const struct run_options *opt, int set, int opened, const char *why)
+{
+    if (s->ps)
+        s->ops->power_close(s->ps);
+    if (opened && s->node == 0)
+        results_setup_failed(&s->res, why);
+    if (opened)
+        results_close(&s->res);
+    if (opt->setup_why && opt->setup_why_n)
+        str_copy(opt->setup_why, opt->setup_why_n, why);
+    if (set)
+        cluster_proxy_stop();   /* before the control block it reads goes */
+    if (s->sigfd >= 0)
+        close(s->sigfd);
+    if (s->timerfd >= 0)
+        close(s->timerfd);
+    if (s->ckpt_lock_fd >= 0)
+        checkpoint_unlock(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, s->ckpt_lock_fd);
+    shm_close(&s->shm);
+    supc_free(s);
+    resilience_free(s);
+}
+
 static int run_scenario(const struct scenario *sc, const struct backend_ops *ops, const struct run_options *opt)
 {
     struct sup_run rn = { .opt = opt };
@@ -397,9 +435,14 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
     /* several nodes: a node that cannot set up stops every node at the next agreement (cluster_agree), so
      * none is left waiting for it in a collective */
     int made = shm_create(&s.shm, s.nranks, nspares, ops->shm_coll_elems ? ops->shm_coll_elems(sc) : 0, replica_bytes) == 0;
+    if (opt->setup_why && opt->setup_why_n)
+        opt->setup_why[0] = 0;
     if (cluster_agree(made ? 0 : EXIT_ENV, "the control block") != 0) {
         if (made)
             shm_close(&s.shm);
+        if (opt->setup_why && opt->setup_why_n)
+            str_copy(opt->setup_why, opt->setup_why_n, made ? "another node could not make its control block (its "
+                     "messages say why)" : "the shared control block could not be made (see the messages above)");
         return EXIT_ENV;
     }
     s.nslots = s.nranks + nspares;
@@ -417,21 +460,7 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
     if (cluster_agree(failed ? EXIT_ENV : 0, "the results folder and power source") != 0) {
         if (!failed)
             gl_log("node %d: another node could not set up the run: see its messages", s.node);
-        if (s.ps)
-            ops->power_close(s.ps);
-        if (opened && s.node == 0)   /* the folder says why it holds no run (view, summarize, accept read it) */
-            results_setup_failed(&s.res, failed ? why : "another node could not set up the run (its messages say why)");
-        if (opened)
-            results_close(&s.res);
-        if (set)
-            cluster_proxy_stop();   /* before the control block it reads goes */
-        if (s.sigfd >= 0)
-            close(s.sigfd);
-        if (s.timerfd >= 0)
-            close(s.timerfd);
-        shm_close(&s.shm);
-        supc_free(&s);
-        resilience_free(&s);
+        run_setup_undo(&s, opt, set, opened, failed ? why : "another node could not set up the run (its messages say why)");
         return EXIT_ENV;
     }
     cluster_bcast(s.shm.hdr->coll_id, sizeof s.shm.hdr->coll_id, "the collective id");   /* cuda: node 0's NCCL id, for every GPU */

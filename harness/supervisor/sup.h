@@ -210,7 +210,7 @@ void sup_alloc(struct sup *s);
 void sup_checked_reset(struct sup *s, int64_t at);
 /* Rank ended iteration iter (its event drained). */
 void sup_checked(struct sup *s, int rank, int64_t iter);
-/* Frees what sup_alloc made and closes the descriptors; the signal mask goes back to what it was. */
+/* Frees what sup_alloc made and closes the descriptors; the signals stay blocked (supervisor_block_signals). */
 void sup_free(struct sup *s);
 
 /* supview.c: an iteration boundary every rank shares (shm.h): marks *at pending and returns the furthest
@@ -222,5 +222,6 @@ void sup_set_skip(struct sup *s, int64_t at);
 /* The signals the supervisor reads through its signalfd (supervisor_block_signals blocks them). */
 sigset_t sup_sigset(void);
 extern sigset_t sup_oldmask;   /* the signal mask before supervisor_block_signals, restored in each worker */
+extern int sup_first_stop_signo;   /* the first stop signal any run of this process read (0: none) */
 
 #endif

@@ -20,6 +20,7 @@
 #include "util.h"
 
 sigset_t sup_oldmask;   /* the mask before supervisor_block_signals, restored in each worker */
+int sup_first_stop_signo;
 
 void sup_fail(struct sup *s, const char *stop, const char *reason)
 {
@@ -161,6 +162,8 @@ static void sup_signals(struct sup *s)
         s->signals++;
         if (!s->stop_signo)
             s->stop_signo = (int)si.ssi_signo;
+        if (!sup_first_stop_signo)
+            sup_first_stop_signo = (int)si.ssi_signo;
         results_event(&s->res, mono_ns(), "interrupted",
                       json_pack("{s:s, s:i}", "signal", strsignal((int)si.ssi_signo), "count", s->signals));
         if (!s->stopping) {
@@ -391,8 +394,7 @@ void sup_free(struct sup *s)
         close(s->sigfd);
     if (s->timerfd >= 0)
         close(s->timerfd);
-    s->sigfd = s->timerfd = -1;
-    sigprocmask(SIG_SETMASK, &sup_oldmask, NULL);
+    s->sigfd = s->timerfd = -1;   /* the signals stay blocked: one that comes after the run is not a kill */
     for (int j = 0; s->deathfd && j < 2 * s->nslots; j++)
         if (s->deathfd[j] >= 0)
             close(s->deathfd[j]);
