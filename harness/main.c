@@ -94,7 +94,7 @@ static const struct cli_cmd run_cli = {
       { "out", "DIR", "the results folder: new, empty, or an earlier run's (refused when another run holds it, or "
                       "when it holds other files, the scenario run among them)" },
       { "headless", NULL, "progress lines instead of the live view" },
-      { "seed", "N", "the scenario's seed, overridden (a non-negative integer)" },
+      { "seed", "N", "the scenario's seed, overridden (an integer in [0, 9e15], as the key)" },
       { "allow-device-settings", NULL, "a mitigation may change the GPUs' power limit or firmware smoothing (put "
                                        "back after each run and on exit)" },
       { "metrics", "ADDR:PORT", "serve live metrics (OpenMetrics) at http://ADDR:PORT/metrics while it runs (node 0); "
@@ -146,8 +146,8 @@ static int cmd_run(int argc, char **argv)
     sc->allow_device_settings = allow_dev;
     if (!rc && seed) {
         int64_t v;
-        if (parse_int(seed, &v) != 0 || v < 0)
-            rc = cli_bad(&run_cli, "seed", seed, "expected a non-negative integer");
+        if (parse_int(seed, &v) != 0 || v < 0 || v > 9000000000000000LL)   /* the key's range: scenario.yaml loads */
+            rc = cli_bad(&run_cli, "seed", seed, "expected an integer in [0, 9000000000000000], as the scenario's seed");
         else
             sc->seed = v;
     }
@@ -317,7 +317,8 @@ static int cmd_check(int argc, char **argv)
         int needs = !b->modelled && device_settings_needed(sc, note, sizeof note);
         int unchecked = !b->modelled && b->probe(gpu_why, sizeof gpu_why) != 0;
         sc->allow_device_settings = needs;
-        if (!unchecked && (rc = b->check(sc, why, sizeof why)) != 0)
+        if ((!unchecked && (rc = b->check(sc, why, sizeof why)) != 0) ||
+            (unchecked && b->check_scenario && (rc = b->check_scenario(sc, why, sizeof why)) != 0))
             gl_log("%s%s%s", scenario_located(sc, why) ? "" : sc->file,
                    scenario_located(sc, why) ? "" : ": ", why);
         else
@@ -325,8 +326,8 @@ static int cmd_check(int argc, char **argv)
                    (long long)sc->ranks, (long long)sc->iterations, sc->n_mitigations, b->modelled ? "" : " for ",
                    b->modelled ? "" : b->name);
         if (!rc && unchecked)
-            printf("  note: the %s backend's own check (the GPUs of this node, GEMM shapes) needs a GPU: %s\n",
-                   b->name, gpu_why);
+            printf("  note: the %s backend's check of this node's GPUs needs a GPU: %s (the scenario's own rules%s)\n",
+                   b->name, gpu_why, b->check_scenario ? ", GEMM shapes and mitigations, are checked" : " are not checked");
         if (!rc && needs)
             printf("  note: %s\n", note);
     }

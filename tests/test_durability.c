@@ -361,18 +361,21 @@ static void expect_power_kept(const char *dir)
 
 /* A run that ended said which stretch it analysed (run_end's analysed_s: its warm-up left out): summarize's power
  * for it is over that stretch, and its figures are the run's own. Before 2026-11-29 it took the run from its start,
- * the climb from idle in its ramps. */
+ * the climb from idle in its ramps. Its bus bandwidth is the run's own too: n the start's bus_ranks (emulate_ranks
+ * here), where summarize took the record's 2 ranks (a quarter of the figure lost). */
 Test(summarize, an_ended_runs_power_is_over_the_stretch_it_analysed, .timeout = 120)
 {
     const char *out = e2e_outdir();
     const char *sc = e2e_scenario("name: stretch\nranks: 2\niterations: 60\nseed: 1\n"
-                                  "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 32MiB, emulate_busbw: 1}\n"
+                                  "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n"
+                                  "  allreduce: {bytes: 32MiB, emulate_busbw: 1, emulate_ranks: 64}\n"
                                   "power: {sample_hz: 200}\nsim: {tflops: 0.002}\n");
     cr_assert_eq(e2e_run("/tmp/gauntlet-sz-run.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL }), 0);
     json_t *live = e2e_summary(out);
     json_t *la = json_object_get(json_object_get(json_array_get(json_object_get(live, "runs"), 0), "power"), "aggregate");
     double swing = json_number_value(json_object_get(la, "swing_w"));
     double ramp = json_number_value(json_object_get(json_object_get(la, "ramp_up_w_s"), "100ms"));
+    double bus = json_number_value(json_object_get(json_array_get(json_object_get(live, "runs"), 0), "busbw_gbs"));
     char path[600];
     snprintf(path, sizeof path, "%s/summary.json", out);
     cr_assert_eq(unlink(path), 0);
@@ -387,6 +390,8 @@ Test(summarize, an_ended_runs_power_is_over_the_stretch_it_analysed, .timeout = 
     double ramp2 = json_number_value(json_object_get(json_object_get(ra, "ramp_up_w_s"), "100ms"));
     cr_expect(fabs(swing2 - swing) <= 0.02 * swing + 1, "swing: summarize %.1f W, the run's own %.1f W", swing2, swing);
     cr_expect(fabs(ramp2 - ramp) <= 0.02 * ramp + 1, "100 ms ramp: summarize %.1f W/s, the run's own %.1f W/s", ramp2, ramp);
+    double bus2 = json_number_value(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "busbw_gbs"));
+    cr_expect(bus > 0.9 && fabs(bus2 - bus) <= 0.05 * bus, "busbw: summarize %.3f GB/s, the run's own %.3f", bus2, bus);
     json_decref(s);
     json_decref(live);
 }

@@ -166,7 +166,10 @@ Test(cli, exit_codes_and_messages, .timeout = 60)
     cli(2, ":3:13: iterations: expected an integer", (const char *[]){ "run", bad, NULL });
     cli(2, "cannot open scenario: No such file", (const char *[]){ "run", "/nonexistent.yaml", NULL });
     cli(2, "gauntlet run: unknown option '--fast'", (const char *[]){ "run", GAUNTLET_SRC "/scenarios/demo.yaml", "--fast", NULL });
-    cli(2, "gauntlet run: --seed x: expected a non-negative integer", (const char *[]){ "run", GAUNTLET_SRC "/scenarios/demo.yaml", "--seed", "x", NULL });
+    cli(2, "gauntlet run: --seed x: expected an integer in [0, 9000000000000000]", (const char *[]){ "run", GAUNTLET_SRC "/scenarios/demo.yaml", "--seed", "x", NULL });
+    /* the key's range: a seed past it wrote a scenario.yaml that its own check refused (exit 2) */
+    cli(2, "--seed 9000000000000001: expected an integer in [0, 9000000000000000]",
+        (const char *[]){ "run", GAUNTLET_SRC "/scenarios/demo.yaml", "--seed", "9000000000000001", NULL });
     cli(2, "unknown backend 'tpu'", (const char *[]){ "run", GAUNTLET_SRC "/scenarios/demo.yaml", "--backend", "tpu", NULL });
     cli(0, "ok: 'demo'", (const char *[]){ "check", GAUNTLET_SRC "/scenarios/demo.yaml", NULL });
     cli(0, "sim ", (const char *[]){ "list", NULL });
@@ -521,6 +524,18 @@ Test(e2e, every_communication_phase_names_its_collective, .timeout = 120)
                                       * part is waited for, which one rank on sim may not have) */
         cr_assert_gt(seen[i], 0, "%s named", names[i]);
     cr_assert_gt(seen[4], 0, "send_recv named");
+    /* each step that ran alone has its bus bytes in its edge: summarize's busbw (the median of those steps', as the
+     * run's own) is the run's; until 2026-11-29 it took every communication phase's bytes, overlapped ones too */
+    json_t *live = e2e_summary(out);
+    double bus = json_number_value(json_object_get(json_array_get(json_object_get(live, "runs"), 0), "busbw_gbs"));
+    json_decref(live);
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(e2e_run("/tmp/gauntlet-kinds-sz.log", (const char *[]){ "summarize", out, NULL }), 0);
+    json_t *s = e2e_summary(out);
+    double bus2 = json_number_value(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "busbw_gbs"));
+    json_decref(s);
+    cr_assert(bus > 0 && fabs(bus2 - bus) <= 0.02 * bus, "busbw: summarize %g GB/s, the run's own %g", bus2, bus);
 }
 
 /* No shell between outside input and a process: the numpy reference of `bench analysis` gets its trace's path (from

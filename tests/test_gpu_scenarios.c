@@ -82,3 +82,29 @@ Test(gpu_scenarios, cap_is_refused_before_the_gpu_probe, .timeout = 60)
     cr_assert_eq(rc, 0, "on sim a cap is the model's: exit %d\n%s", rc, text);
     free(text);
 }
+
+/* What cuda refuses of the scenario alone — a mitigation built on sim only with workload.phases, a GEMM shape
+ * cuBLASLt cannot run — `check --backend cuda` says with or without a GPU (a login node checks before it submits):
+ * exit 2 naming the line. Until 2026-11-29 it said "ok ... for cuda" where no GPU was, and `run` refused on the GPU. */
+Test(gpu_scenarios, cuda_refuses_the_scenario_alone_without_a_gpu, .timeout = 60)
+{
+    const char *log = "/tmp/gauntlet-gpu-rules.log";
+    const char *phases = e2e_scenario("name: shfill\nranks: 1\niterations: 4\nworkload:\n  phases:\n"
+                                      "    - gemm: {m: 256, n: 256, k: 256}\n    - allreduce: {bytes: 1MiB}\n"
+                                      "mitigations: [none, filler]\n");
+    int rc = e2e_run(log, (const char *[]){ "check", phases, "--backend", "cuda", NULL });
+    char *text = e2e_read(log);
+    cr_assert_eq(rc, 2, "exit %d\n%s", rc, text);
+    cr_assert(strstr(text, ":8: mitigation 'filler' acts on the GPU between the phases of the simple iteration") &&
+              strstr(text, "built on the sim backend only"), "%s", text);
+    free(text);
+    const char *fp8 = e2e_scenario("name: fp8\nranks: 1\niterations: 4\nworkload:\n"
+                                   "  gemm: {m: 256, n: 256, k: 100, dtype: fp8}\n  allreduce: {bytes: 1MiB}\n");
+    rc = e2e_run(log, (const char *[]){ "check", fp8, "--backend", "cuda", NULL });
+    text = e2e_read(log);
+    cr_assert_eq(rc, 2, "exit %d\n%s", rc, text);
+    cr_assert(strstr(text, "workload.gemm: GEMM fp8 256x256x100: m, n and k must be multiples of 16"), "%s", text);
+    free(text);
+    rc = e2e_run(log, (const char *[]){ "check", fp8, "--backend", "sim", NULL });   /* sim models any shape */
+    cr_assert_eq(rc, 0, "%s", e2e_read(log));
+}

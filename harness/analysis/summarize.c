@@ -119,8 +119,12 @@ static json_t *sz_run_json(const struct sz_record *z, struct sz_run *r, int i, c
     json_object_set_new(o, "tflops", json_num(r->compute_s > 0 && r->flops > 0 ? r->flops / r->compute_s / 1e12 : NAN));
     if (r->end && json_object_get(r->end, "figures"))
         json_object_set(o, "figures_at_run_end", json_object_get(r->end, "figures"));
-    double nb = (double)(z->world > 1 ? z->world : 2);   /* nccl-tests' bus bandwidth: algbw x 2(n-1)/n */
-    json_object_set_new(o, "busbw_gbs", json_num(series_pct(&r->algbw, 50) * 2.0 * (nb - 1) / nb));
+    /* nccl-tests' bus bandwidth, as live: algbw x 2(n-1)/n with the start's bus_ranks (emulate_ranks where set, else
+     * every rank of every node; one rank: 0); phases: the median over the steps that ran alone, of their bus bytes */
+    json_t *br = json_object_get(z->start, "bus_ranks");
+    double nb = json_is_integer(br) && json_integer_value(br) > 0 ? (double)json_integer_value(br) : (double)z->world;
+    json_object_set_new(o, "busbw_gbs", json_num(r->bus_gbs.n ? series_pct(&r->bus_gbs, 50)
+                                                 : nb > 0 ? series_pct(&r->algbw, 50) * 2.0 * (nb - 1) / nb : NAN));
     json_t *rk = json_array();   /* per GPU: what the acceptance checks read; up to the highest rank that spoke (a
                                   * record that declares millions of ranks and holds none costs nothing) */
     for (int64_t k = 0; k < z->world && (size_t)k < r->top; k++) {

@@ -33,6 +33,7 @@ struct sz_run {
     struct series iter_s;      /* every rank's iteration durations */
     struct series algbw;       /* each communication phase's bytes over its time (GB/s; bus bandwidth once the world
                                 * is known) */
+    struct series bus_gbs;     /* each step of phases that ran alone: its bus bytes over its time (GB/s), as live */
     struct sz_rank *rk;        /* per rank, as far as the highest rank seen (allocated: nrk; seen: top) */
     size_t nrk, top;
     double flops, compute_s;   /* summed over ranks */

@@ -283,7 +283,12 @@ static int sz_on_rank(struct sz_record *z, const struct sz_ctx *c, json_t *ev, c
         return 0;
     }
     double amount = 0;
-    if (json_is_number(json_object_get(ev, "bytes")) && !isnan(k->comm_t) && t > k->comm_t) {
+    if (json_is_number(json_object_get(ev, "bus_bytes")) && !isnan(k->comm_t) && t > k->comm_t) {
+        if (sz_num(c, ev, "bus_bytes", 0, 1e30, &amount) < 0)   /* a step of phases: its own bus bytes, as live */
+            return -1;
+        series_add(&r->bus_gbs, amount / (t - k->comm_t) / 1e9);
+        k->comm_t = NAN;
+    } else if (json_is_number(json_object_get(ev, "bytes")) && !isnan(k->comm_t) && t > k->comm_t) {
         if (sz_num(c, ev, "bytes", 0, 1e30, &amount) < 0)
             return -1;
         series_add(&r->algbw, amount / (t - k->comm_t) / 1e9);
@@ -423,6 +428,7 @@ void sz_record_free(struct sz_record *z)
         json_decref(z->runs[i].end);
         series_free(&z->runs[i].iter_s);
         series_free(&z->runs[i].algbw);
+        series_free(&z->runs[i].bus_gbs);
         for (size_t k = 0; k < z->runs[i].nrk; k++)
             series_free(&z->runs[i].rk[k].rate);
         free(z->runs[i].rk);

@@ -136,6 +136,8 @@ struct backend_ops {
     /* supervisor side */
     int (*probe)(char *why, size_t n);                          /* 0: usable here; else why not */
     int (*check)(const struct scenario *sc, char *why, size_t n); /* 0, or EXIT_INPUT with why */
+    /* the part of check that needs no device (the scenario alone: `check` runs it where probe fails); may be NULL */
+    int (*check_scenario)(const struct scenario *sc, char *why, size_t n);
     int (*prepare)(struct shm *shm, char *why, size_t n);        /* before workers start; may be NULL */
     struct power_source *(*power_open)(struct shm *shm, char *why, size_t n);
     int (*power_read)(struct power_source *ps, int slot, uint64_t t_ns, struct power_reading *out);   /* the rank's slot */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "backend.h"
+#include "cuda_rules.h"
 #include "util.h"
 
 #ifndef GAUNTLET_HAVE_CUDA
@@ -69,6 +70,7 @@ const struct backend_ops backend_cuda = {
     .help = "NVIDIA GPUs: cuBLASLt GEMM, NCCL all-reduce, NVML power",
     .probe = cuda_probe,
     .check = cuda_check,
+    .check_scenario = cuda_check_scenario,
     .power_open = cuda_power_open,
     .power_read = cuda_power_read,
     .power_close = cuda_power_close,

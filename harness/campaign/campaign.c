@@ -33,8 +33,9 @@ const struct cli_cmd campaign_cli = {
     "iterations, buffers and bits), each run on sim under every recovery strategy of LIST, and checked: every\n"
     "visible fault caught by the detector built for it within its bound, no detection that no fault explains, the\n"
     "same detections under every strategy, the fault-free run's final state, no worker left behind, every results\n"
-    "file whole. Prints one table; writes DIR/campaign.json; keeps the folders of runs that broke an invariant.\n"
-    "Exit 0: every invariant held; 1: one broke.\n",
+    "file whole. Prints one table; writes DIR/campaign.json; keeps the folders of runs that broke an invariant (and the\n"
+    "fault-free reference's).\n"
+    "Exit 0: every invariant held; 1: one broke; 3: none broke, but runs never started (not all tested).\n",
     { { "schedules", "N", "how many schedules, 1-100000 (default 200)" },
       { "seed", "S", "the schedules' seed (default 1)" },
       { "recovery", "LIST", "the strategies, comma-separated (default restart,inprocess,spare,shrink)" },

@@ -162,8 +162,12 @@ void runcluster_span(struct runcluster *c, int run, double from_s, double to_s)
     c->runs[c->nruns++] = (struct stretch){ .run = run, .from_s = from_s, .to_s = to_s };
 }
 
-/* The figures of the sum over one run's stretch. */
-static json_t *stretch_json(const struct runcluster *c, const struct stretch *s, double tdp_w, double uncert_s)
+/* The figures of the sum over one run's stretch: read through the GPUs' sensors (update_s: node 0's GPUs' update
+ * interval, their aggregate's; 0 unknown), so that what they cannot resolve is null and named there as in each node's
+ * figures (the cells' means alone read a 20 ms sensor's sum as a 10 ms one: a 10 ms ramp it never saw); period_s:
+ * the iteration's, as the run's own figures take it. */
+static json_t *stretch_json(const struct runcluster *c, const struct stretch *s, double tdp_w, double uncert_s,
+                            double update_s, double period_s)
 {
     double i0 = ceil(s->from_s / c->cell_s - 1e-9), i1 = floor(s->to_s / c->cell_s + 1e-9);
     if (!(i1 >= i0 + 1) || i1 - i0 > 1e8)
@@ -182,7 +186,7 @@ static json_t *stretch_json(const struct runcluster *c, const struct stretch *s,
         gpus = c->gpus[j] > gpus ? c->gpus[j] : gpus;
     }
     struct an_result res;
-    struct an_series ser = { x, m, c->cell_s, 0, 0 };
+    struct an_series ser = { x, m, c->cell_s, update_s > c->cell_s * (1 + 1e-9) ? update_s : 0, period_s > 0 ? period_s : 0 };
     json_t *o;
     if (whole >= 2 && analysis_run(&ser, an_default_bands, 4, &res) == 0)
         o = analysis_power_json(&res, tdp_w > 0 && gpus > 0 ? tdp_w * gpus : NAN);
@@ -197,8 +201,9 @@ static json_t *stretch_json(const struct runcluster *c, const struct stretch *s,
                                               json_num(uncert_s), "highest_hz", json_num(0.5 / c->cell_s), "says",
                                               "each node's power is its mean over each cell, placed on node 0's timeline "
                                               "through its measured clock offset: changes faster than highest_hz are "
-                                              "not in the sum, ramps are resolved to cell_s, and a node's edges may be "
-                                              "off by up to clock_uncertainty_s"));
+                                              "not in the sum, ramps are resolved to cell_s (and to what the GPUs' "
+                                              "sensors resolve: sensor, unresolved), and a node's edges may be off by "
+                                              "up to clock_uncertainty_s"));
     double measured = json_number_value(json_object_get(o, "swing_w"));
     if (s->projected) {
         json_t *p = json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:o}", "gpus", (json_int_t)s->proj.gpus, "groups",
@@ -227,9 +232,13 @@ void runcluster_json(struct runcluster *c, json_t *summary, const struct scenari
         int id = (int)json_integer_value(json_object_get(run, "run"));
         if (!json_is_object(power))
             continue;
+        json_t *sensor = json_object_get(json_object_get(power, "aggregate"), "sensor");
+        double update_s = json_number_value(json_object_get(sensor, "update_ms")) * 1e-3,
+               period_s = json_number_value(json_object_get(json_object_get(run, "iteration_s"), "p50"));
         for (int k = 0; k < c->nruns; k++)
             if (c->runs[k].run == id) {
-                json_object_set_new(power, "cluster", stretch_json(c, &c->runs[k], tdp_w, clock_uncertainty_s));
+                json_object_set_new(power, "cluster",
+                                    stretch_json(c, &c->runs[k], tdp_w, clock_uncertainty_s, update_s, period_s));
                 break;
             }
     }

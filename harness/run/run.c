@@ -112,7 +112,10 @@ static void sup_one_run(struct sup *s, int m)
     if (!s->rs.t_end)
         s->rs.t_end = mono_ns();
     supdev_run_end(s, m, dev);
-    int bus_ranks = s->sc->workload.allreduce.emulate_ranks > 0 ? (int)s->sc->workload.allreduce.emulate_ranks : s->nranks;
+    /* the collective's ranks: every rank of every node (as the start event's bus_ranks, summarize's and the live
+     * metrics'), or the ranks it emulates */
+    int bus_ranks = s->sc->workload.allreduce.emulate_ranks > 0 ? (int)s->sc->workload.allreduce.emulate_ranks
+                                                                : s->nranks * s->nodes;
     double tdp = s->sc->power.tdp_w > 0 ? s->sc->power.tdp_w : s->ops->model_tdp_w ? s->ops->model_tdp_w(s->sc) : NAN;
     json_t *run = runstats_json(&s->rs, s->sc, s->sc->mitigations[m].name, bus_ranks, tdp);
     if (s->sc->mitigations[m].label[0])   /* one value of a sweep, or a search's candidate */

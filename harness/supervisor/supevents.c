@@ -49,6 +49,8 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
                       phase_name(ev->phase));
         if (ev->type == WEV_PHASE_END && ev->a > 0)
             json_object_set_new(o, ev->phase == PH_COMPUTE ? "flops" : "bytes", json_real(ev->a));
+        if (ev->type == WEV_PHASE_END && ev->phase == PH_COMM && ev->b > 0)   /* a step of phases: its bus bytes */
+            json_object_set_new(o, "bus_bytes", json_real(ev->b));
         if (ev->phase == PH_COMM && ev->elem >= 0 && ev->elem < ST_COUNT)   /* which collective */
             json_object_set_new(o, "kind", json_string(step_kind_name((int)ev->elem)));
         break;

@@ -8,6 +8,7 @@
 
 #include "abft.h"
 #include "backend.h"
+#include "cuda_rules.h"
 #include "numa.h"
 #include "coll.h"
 #include "cuda_check.h"
@@ -464,6 +465,7 @@ const struct backend_ops backend_cuda = {
     .help = "NVIDIA GPUs: cuBLASLt GEMM, NCCL all-reduce, NVML power",
     .probe = cuda_probe,
     .check = cuda_check,
+    .check_scenario = cuda_check_scenario,
     .prepare = cuda_prepare,
     .power_open = cuda_power_open,
     .power_read = cuda_power_read,

@@ -66,24 +66,6 @@ __attribute__((format(printf, 3, 4))) static void gemm_fail(char *err, size_t er
     gl_log("%s", msg);
 }
 
-int gemm_shape_ok(enum dtype t, long m, long n, long k, char *err, size_t errlen)
-{
-    char msg[256] = "";
-    if ((unsigned)t >= DT_COUNT)
-        snprintf(msg, sizeof msg, "unknown GEMM dtype %d", (int)t);
-    else if (m < 1 || n < 1 || k < 1 || m > GEMM_MAX_DIM || n > GEMM_MAX_DIM || k > GEMM_MAX_DIM)
-        snprintf(msg, sizeof msg, "GEMM %s %ldx%ldx%ld: m, n and k must be in 1..%ld", dtype_name(t), m, n, k,
-                 GEMM_MAX_DIM);
-    /* cuBLASLt fp8 needs 16-byte aligned columns: k (rows of A and B) and m, n multiples of 16. */
-    else if (t == DT_FP8 && (m % 16 || n % 16 || k % 16))
-        snprintf(msg, sizeof msg, "GEMM fp8 %ldx%ldx%ld: m, n and k must be multiples of 16", m, n, k);
-    if (!msg[0])
-        return 0;
-    if (err && errlen)
-        str_copy(err, errlen, msg);
-    return -1;
-}
-
 /* Returns rows * cols * size, or SIZE_MAX when it overflows or a factor is not positive. */
 static size_t gemm_matrix_bytes(long rows, long cols, size_t size)
 {

@@ -25,8 +25,7 @@
 /* Opaque: cuBLASLt handle, matmul descriptor, layouts, chosen algorithm, workspace, A/B/D buffers. */
 struct gemm_chain;
 
-/* Checks that the shape is legal for dtype t (positive, not absurd, fp8 multiples of 16); 0, or -1 with err. */
-int gemm_shape_ok(enum dtype t, long m, long n, long k, char *err, size_t errlen);
+#include "cuda_rules.h"   /* gemm_shape_ok: the shape rules, built with or without CUDA */
 
 /* Returns the device memory a chain of this shape needs (A, B, D, workspace), saturating at SIZE_MAX. */
 size_t gemm_chain_bytes(enum dtype t, long m, long n, long k, int count);

@@ -58,41 +58,12 @@ int cuda_check(const struct scenario *sc, char *why, size_t n)
                  (long long)sc->ranks, count, count == 1 ? "" : "s");
         return EXIT_INPUT;
     }
-    for (int i = 0; i < sc->n_mitigations; i++)
-        if (mitigation_table[sc->mitigations[i].index]->device == MIT_DEV_CAP && !sc->allow_device_settings) {
-            snprintf(why, n, "%s:%d: mitigation '%s' changes the GPUs' power limit: run with --allow-device-settings "
-                             "(the limit is put back after the run and on every exit)", sc->file,
-                     sc->mitigations[i].line, sc->mitigations[i].name);
-            return EXIT_INPUT;
-        }
     if (recovery_table[sc->recovery.index]->spares && sc->ranks + recovery_table[sc->recovery.index]->spares > count) {
         snprintf(why, n, "recovery: spare needs a GPU for the spare: ranks %lld + 1 spare, but this node has %d GPU%s",
                  (long long)sc->ranks, count, count == 1 ? "" : "s");
         return EXIT_INPUT;
     }
-    char err[256];
-    if (gemm_shape_ok(sc->workload.gemm.dtype, sc->workload.gemm.m, sc->workload.gemm.n, sc->workload.gemm.k, err,
-                      sizeof err) != 0) {
-        snprintf(why, n, "workload.gemm: %s", err);
-        return EXIT_INPUT;
-    }
-    for (int i = 0; i < sc->workload.n_steps; i++) {
-        const struct step *st = &sc->workload.steps[i];
-        if (st->kind == ST_GEMM && gemm_shape_ok(st->dtype, st->m, st->n, st->k, err, sizeof err) != 0) {
-            snprintf(why, n, "%s:%d: workload.phases[%d].gemm: %s", sc->file, st->line, i, err);
-            return EXIT_INPUT;
-        }
-    }
-    for (int i = 0; i < sc->n_mitigations && (sc->workload.n_steps > 0 || sc->workload.replay.on); i++) {
-        const struct mitigation_ops *mo = mitigation_table[sc->mitigations[i].index];
-        if (mo->model && mo->device != MIT_DEV_CAP) {
-            snprintf(why, n, "%s:%d: mitigation '%s' acts on the GPU between the phases of the simple iteration; with "
-                             "workload.%s it is built on the sim backend only (cap and none run on cuda)", sc->file,
-                     sc->mitigations[i].line, sc->mitigations[i].name, sc->workload.replay.on ? "replay" : "phases");
-            return EXIT_INPUT;
-        }
-    }
-    return 0;
+    return cuda_check_scenario(sc, why, n);   /* the scenario alone: cuda_rules.c */
 }
 
 /* Makes the NCCL unique id that every rank's worker joins, in the control block. */
