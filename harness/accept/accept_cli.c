@@ -136,7 +136,7 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
         printf("gauntlet accept: %s (%lld ranks x %lld iterations%s)\n", file, (long long)sc->ranks,
                (long long)sc->iterations, cluster_nodes() > 1 ? " on each node" : "");
     fflush(stdout);
-    char never[640];   /* a set-up that failed: why, from the run itself (a folder reused may hold another's) */
+    char never[640] = "";   /* a set-up that failed: why, from the run itself (a folder reused may hold another's) */
     struct run_options opt = { .out_dir = rundir, .exe = exe, .headless = 1, .metrics = accept_metrics,
                                .setup_why = never, .setup_why_n = sizeof never };
     /* its set-up waits: the scenario's own, plus node 0's judging of the scenario before (the others wait for it at
