@@ -202,13 +202,14 @@ static int cp_rm(const char *path, const struct stat *sb, int flag, struct FTW *
 static int cp_launch_failed(const struct cp_opts *o, struct cp_job *job, int code, const char *dir, const char *name,
                             struct cp_stats *st, struct cp_result *r)
 {
-    char path[PATH_MAX + 16], kept[PATH_MAX + 24], tail[640];
+    char path[PATH_MAX + 16], kept[PATH_MAX + 24], tail[640] = "";
     snprintf(path, sizeof path, "%s/events.jsonl", dir);
     if (job->killed || code == 0 || code == EXIT_INPUT)
         return 0;
-    if ((access(path, F_OK) == 0 || errno != ENOENT) && results_never_began(dir, tail, sizeof tail) != 1)
+    int record = access(path, F_OK) == 0 || errno != ENOENT;
+    if (record && results_never_began(dir, tail, sizeof tail) != 1)
         return 0;   /* a record with its start event: the run began */
-    if (!tail[0] || access(path, F_OK) != 0)   /* no reason in the record: what the run's log ends with */
+    if (!tail[0])   /* no record, or no reason in it: what the run's log ends with */
         cp_log_tail(dir, tail, sizeof tail);
     int launch = job->tries + 1;
     snprintf(path, sizeof path, "%s.log", dir);
