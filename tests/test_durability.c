@@ -362,20 +362,26 @@ static void expect_power_kept(const char *dir)
 /* A run that ended said which stretch it analysed (run_end's analysed_s: its warm-up left out): summarize's power
  * for it is over that stretch, and its figures are the run's own. Before 2026-11-29 it took the run from its start,
  * the climb from idle in its ramps. Its bus bandwidth is the run's own too: n the start's bus_ranks (emulate_ranks
- * here), where summarize took the record's 2 ranks (a quarter of the figure lost). */
+ * here), where summarize took the record's 2 ranks (a quarter of the figure lost); and so is its projection: the
+ * scenario's GPUs, groups and spec, the run's jitter and seed (until 2026-11-30 10,000 GPUs in one group, no spec: a
+ * tenth of the cluster's swing here, and its failing spec gone). */
 Test(summarize, an_ended_runs_power_is_over_the_stretch_it_analysed, .timeout = 120)
 {
     const char *out = e2e_outdir();
     const char *sc = e2e_scenario("name: stretch\nranks: 2\niterations: 60\nseed: 1\n"
                                   "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n"
                                   "  allreduce: {bytes: 32MiB, emulate_busbw: 1, emulate_ranks: 64}\n"
-                                  "power: {sample_hz: 200}\nsim: {tflops: 0.002}\n");
+                                  "power: {sample_hz: 200}\nsim: {tflops: 0.002}\n"
+                                  "projection: {gpus: 100000, groups: 4, spec: {dynamic_range_mw: 30}}\n");
     cr_assert_eq(e2e_run("/tmp/gauntlet-sz-run.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL }), 0);
     json_t *live = e2e_summary(out);
     json_t *la = json_object_get(json_object_get(json_array_get(json_object_get(live, "runs"), 0), "power"), "aggregate");
     double swing = json_number_value(json_object_get(la, "swing_w"));
     double ramp = json_number_value(json_object_get(json_object_get(la, "ramp_up_w_s"), "100ms"));
     double bus = json_number_value(json_object_get(json_array_get(json_object_get(live, "runs"), 0), "busbw_gbs"));
+    json_t *lp = json_object_get(la, "projection");
+    cr_assert_eq(json_integer_value(json_object_get(lp, "groups")), 4);
+    cr_assert(json_is_false(json_object_get(json_object_get(lp, "spec"), "pass")), "100000 GPUs swing more than 30 MW");
     char path[600];
     snprintf(path, sizeof path, "%s/summary.json", out);
     cr_assert_eq(unlink(path), 0);
@@ -392,6 +398,14 @@ Test(summarize, an_ended_runs_power_is_over_the_stretch_it_analysed, .timeout = 
     cr_expect(fabs(ramp2 - ramp) <= 0.02 * ramp + 1, "100 ms ramp: summarize %.1f W/s, the run's own %.1f W/s", ramp2, ramp);
     double bus2 = json_number_value(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "busbw_gbs"));
     cr_expect(bus > 0.9 && fabs(bus2 - bus) <= 0.05 * bus, "busbw: summarize %.3f GB/s, the run's own %.3f", bus2, bus);
+    json_t *rp = json_object_get(ra, "projection");
+    cr_expect_eq(json_integer_value(json_object_get(rp, "gpus")), 100000);
+    cr_expect_eq(json_integer_value(json_object_get(rp, "groups")), 4);
+    double j = json_number_value(json_object_get(lp, "jitter_s")), j2 = json_number_value(json_object_get(rp, "jitter_s"));
+    cr_expect(j > 0 && fabs(j2 - j) <= 1e-6 * j, "the run's jitter: %g s, summarize's %g s", j, j2);
+    double mw = json_number_value(json_object_get(lp, "swing_mw")), mw2 = json_number_value(json_object_get(rp, "swing_mw"));
+    cr_expect(mw > 10 && fabs(mw2 - mw) <= 0.03 * mw, "cluster swing: summarize %.2f MW, the run's own %.2f MW", mw2, mw);
+    cr_expect(json_is_false(json_object_get(json_object_get(rp, "spec"), "pass")), "the run's failing spec is kept");
     json_decref(s);
     json_decref(live);
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "analysis_int.h"
 #include "util.h"
 #include "e2e.h"
 
@@ -200,6 +201,41 @@ Test(bands, a_sine_in_each_band_and_two_sines_by_their_energy)
     free(x);
 }
 
+/* A series logged slower than twice a band's top has no bin there: the band is null and named, never a share of 0;
+ * and an iteration at or past half the log's rate is no dominant frequency (its alias would be), whatever the
+ * frequency: sines of 0.3 to 40 Hz logged at 4 to 100 Hz, noisy (a signal, not a held sensor) */
+Test(bands, a_band_past_half_the_logging_rate_is_null_never_zero)
+{
+    const double rates[] = { 4, 10, 25, 40, 100 }, freqs[] = { 0.3, 1.7, 3.1, 8.27, 13, 40 };
+    unsigned seed = 11;
+    for (int ri = 0; ri < 5; ri++)
+        for (int fi = 0; fi < 6; fi++) {
+            double dt = 1 / rates[ri], nyq = rates[ri] / 2;
+            size_t n = (size_t)(60 / dt);
+            double *x = malloc(n * sizeof *x);
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 1103515245u + 12345u;
+                x[i] = 500 + 200 * sin(2 * M_PI * freqs[fi] * (double)i * dt + 0.3) + 4.0 * (seed >> 8) / 16777216.0;
+            }
+            struct an_series s = { x, n, dt, 0, 1 / freqs[fi] };
+            struct an_result r;
+            cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
+            cr_assert(!r.held, "%g Hz at %g Hz: a noisy signal", freqs[fi], rates[ri]);
+            for (int k = 0; k < 4; k++) {
+                int past = an_default_bands[k].hi_hz > nyq;
+                cr_assert_eq(isnan(r.bands[k].share), past, "%g Hz at %g Hz, band %g-%g: %g", freqs[fi], rates[ri],
+                             an_default_bands[k].lo_hz, an_default_bands[k].hi_hz, r.bands[k].share);
+                cr_assert_eq(!!(r.unresolved & AN_UNRES_BAND(k)), past);
+            }
+            if (freqs[fi] >= 0.95 * nyq)
+                cr_assert(isnan(r.dominant_hz), "%g Hz at %g Hz: %g Hz is an alias", freqs[fi], rates[ri], r.dominant_hz);
+            else
+                cr_assert_float_eq(r.dominant_hz, freqs[fi], 1 / 60.0, "%g Hz at %g Hz: %g", freqs[fi], rates[ri],
+                                   r.dominant_hz);
+            free(x);
+        }
+}
+
 Test(threads, the_threaded_analysis_equals_the_serial_one)
 {
     enum { K = 9 };
@@ -230,13 +266,77 @@ Test(projection, a_trace_with_gaps_at_both_ends_projects_its_span)
     struct an_series s = { x, n, 1e-3, 0, 0 };
     struct an_projection p;
     size_t tn = 0;
-    cr_assert_eq(analysis_project_trace(&s, 1000, 1, 0, 1, an_default_bands, 4, &p, &trace, &tn), 0);
+    cr_assert_eq(analysis_project_trace(&s, 1000, 1, 0, 1, an_default_bands, 4, &p, &trace, NULL, &tn), 0);
     cr_assert_eq(tn, 3800, "from the first valid sample to the last: %zu", tn);
     cr_assert_float_eq(p.swing_mw, 1000 * 550e-6, 1e-9);
     cr_assert_float_eq(p.range_mw, 1000 * 550e-6, 1e-9);
     free(trace);
     free(x);
 }
+
+/* A 1 kHz log of an averaging sensor (each reading the mean of the last update_ms of a square wave of gap_ms at
+ * 150 W, compute_ms at 700 W, plus up to +-noise W, shown until the next), from t0_ms on for n samples. */
+static double *sensor_log(size_t n, int update_ms, int gap_ms, int compute_ms, double noise, unsigned seed)
+{
+    double *x = malloc(n * sizeof *x), shown = 150;
+    int period = gap_ms + compute_ms;
+    for (size_t i = 0; i < n; i++) {
+        if (i % (size_t)update_ms == 0) {
+            double sum = 0;
+            for (int k = 0; k < update_ms; k++) {
+                long t = (long)i - k + 5 * period;
+                sum += t % period < gap_ms ? 150 : 700;
+            }
+            seed = seed * 1103515245u + 12345u;
+            shown = sum / update_ms + noise * (2.0 * (seed >> 8) / 16777216.0 - 1);
+        }
+        x[i] = shown;
+    }
+    return x;
+}
+
+/* One group in lock-step is N times one GPU: the cluster's mean, swing and range are those of the readings scaled,
+ * whatever the phases against the sensor's update (until 2026-11-29 they were taken on the line through the readings,
+ * which reaches a reading only at its time: 21 ms gaps read every 20 ms projected a swing 9 % under), noisy or not;
+ * and a battery too small to act leaves the grid's swing as the cluster's (its reduction is 0, not the difference
+ * of two ways of reading one trace) */
+#define WHAT "update %d ms, %d ms gaps, %d ms compute, noise %d: %s %.9g MW against %.9g"
+Test(projection, one_group_is_n_times_one_gpu_and_an_idle_battery_removes_nothing)
+{
+    const int updates[] = { 20, 100 }, phases[][2] = { { 21, 60 }, { 13, 13 }, { 45, 205 }, { 250, 500 }, { 7, 33 } };
+    for (int u = 0; u < 2; u++)
+        for (int ph = 0; ph < 5; ph++)
+            for (int noisy = 0; noisy < 2; noisy++) {
+                size_t n = 8000;
+                double *x = sensor_log(n, updates[u], phases[ph][0], phases[ph][1], noisy ? 3 : 0, 7u + (unsigned)ph);
+                struct an_series s = { x, n, 1e-3, updates[u] * 1e-3, (phases[ph][0] + phases[ph][1]) * 1e-3 };
+                struct an_result r;
+                struct an_projection p;
+                double *trace = NULL, *held = NULL, *line = an_dehold(x, n, updates[u]);
+                size_t tn = 0, a, e;
+                an_span(line, n, &a, &e);   /* the readings the cluster's trace covers: the first's age is unknown */
+                free(line);
+                struct an_series span = { x + a, e - a, 1e-3, s.update_s, s.period_s };
+                cr_assert_eq(analysis_run(&span, an_default_bands, 4, &r), 0);
+                cr_assert_eq(analysis_project_trace(&s, 10000, 1, 0, 1, an_default_bands, 4, &p, &trace, &held, &tn), 0);
+                cr_assert(held, "a held sensor's readings are handed out");
+                cr_assert(fabs(p.swing_mw - 1e-2 * r.swing_w) <= 1e-9 * p.swing_mw + 1e-12, WHAT, updates[u],
+                          phases[ph][0], phases[ph][1], noisy, "swing", p.swing_mw, 1e-2 * r.swing_w);
+                cr_assert(fabs(p.mean_mw - 1e-2 * r.mean_w) <= 2e-3 * p.mean_mw, WHAT, updates[u], phases[ph][0],
+                          phases[ph][1], noisy, "mean", p.mean_mw, 1e-2 * r.mean_w);   /* the span: its first reading on */
+                cr_assert(fabs(p.range_mw - 1e-2 * r.range_w) <= 1e-9 * p.range_mw + 1e-12, WHAT, updates[u],
+                          phases[ph][0], phases[ph][1], noisy, "range", p.range_mw, 1e-2 * r.range_w);
+                struct an_bess b = { .capacity_mwh = 10, .power_mw = 1e-9, .efficiency = 0.9, .window_s = 1 }, bh = b;
+                cr_assert_eq(analysis_bess(trace, tn, 1e-3, &b, NULL), 0);
+                cr_assert_eq(analysis_bess(held, tn, 1e-3, &bh, NULL), 0);
+                cr_assert(fabs(bh.grid_swing_mw - p.swing_mw) <= 1e-6 * p.swing_mw, WHAT, updates[u], phases[ph][0],
+                          phases[ph][1], noisy, "an idle battery's grid swing", bh.grid_swing_mw, p.swing_mw);
+                free(trace);
+                free(held);
+                free(x);
+            }
+}
+#undef WHAT
 
 /* ---- gauntlet analyze on traces written here */
 

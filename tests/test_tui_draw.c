@@ -393,3 +393,23 @@ Test(tui_draw, a_screen_too_small_takes_no_keys)
     screen_close();
     vm_free(m);
 }
+
+/* A selected GPU past those the model holds (a replay sought back to before the later GPUs spoke: the model is
+ * rebuilt with fewer) draws the list up to the last it holds, never past it (until 2026-11-30 it read past the
+ * array and the replay died of SIGSEGV), at every height */
+Test(tui_draw, a_selection_past_the_gpus_held_draws_the_last_ones)
+{
+    struct vm *m = scene();   /* 4 GPUs */
+    struct tui_ui ui;
+    ascii_ui(&ui, m);
+    for (int rows = 12; rows <= 40; rows += 4) {
+        ui.sel = 900;
+        screen_open(120, rows);
+        draw(m, &ui);
+        int g = find("GPUs");
+        if (g >= 0 && g + 1 < nline && strchr(line[g + 1], '|'))
+            cr_assert(strstr(text, " 3 ") || strstr(text, ">3 "), "the last GPU held is listed:\n%s", text);
+        screen_close();
+    }
+    vm_free(m);
+}

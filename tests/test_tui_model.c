@@ -195,11 +195,13 @@ Test(tui_model, measurements_of_a_known_square_wave)
     struct vm *m = vm_new();
     ev(m, "%s", start);   /* 4 ranks, 100 Hz, TDP 700 W */
     ev(m, "{\"t_s\":0,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":100}");
-    /* every GPU: 700 W for 0.25 s, 100 W for 0.25 s: 2 Hz, aggregate swing 2400 W */
+    /* every GPU: 700 W for 0.25 s, 100 W for 0.25 s: 2 Hz, aggregate swing 2400 W; read with a sensor's noise (a
+     * noiseless square wave changes only at its edges: with its 0.5 s iteration known it is a held trace whose 2 Hz
+     * is half its update rate, no dominant frequency, as the summary would say) */
     for (int k = 0; k <= 1000; k++) {
         double t = k * 0.01, w = fmod(t, 0.5) < 0.25 ? 700 : 100;
         for (int r = 0; r < 4; r++)
-            vm_power(m, t, r, w, 1980, 60, 0);
+            vm_power(m, t, r, w + 0.05 * ((k * 7 + r * 3) % 5), 1980, 60, 0);
     }
     for (int i = 0; i < 20; i++)
         ev(m, "{\"t_s\":%g,\"event\":\"iteration\",\"rank\":0,\"run\":0,\"iter\":%d,\"dur_s\":%g}", 0.5 * (i + 1), i,
@@ -212,6 +214,40 @@ Test(tui_model, measurements_of_a_known_square_wave)
     cr_assert_float_eq(m->m.iter_p50_s, 0.5, 1e-9);
     cr_assert_gt(m->m.iter_p99_s, 0.5);
     cr_assert_float_eq(m->rank[3].clock_mhz, 1980, 1e-9);
+    vm_free(m);
+}
+
+/* Four 20 ms sensors whose updates interleave (5 ms apart), read at 1 kHz: their sum changes every 5 ms, but the live
+ * figures are analysed as the summary's are, with the slowest GPU's update interval from its stamps (20 ms, never 5 or
+ * 10) and the iteration as the period, so the 1 Hz iteration is the dominant frequency, not a blank (until 2026-11-30
+ * the view measured the sum as one sensor: "readings every 10 ms", and no dominant frequency all run long) */
+Test(tui_model, the_sum_of_interleaved_sensors_is_analysed_with_their_own_interval)
+{
+    struct vm *m = vm_new();
+    ev(m, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"s\",\"backend\":\"sim\",\"ranks\":4,\"runs\":1,"
+          "\"iterations\":100,\"tdp_w\":700,\"sample_hz\":1000,\"bus_ranks\":4,\"recovery\":\"none\"}");
+    ev(m, "{\"t_s\":0,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":100}");
+    double shown[4] = { 100, 100, 100, 100 };
+    int64_t stamp[4] = { 0 };
+    for (int k = 0; k <= 12000; k++) {
+        double t = k * 1e-3;
+        for (int r = 0; r < 4; r++) {
+            if ((k - 5 * r) % 20 == 0 && k >= 5 * r) {   /* rank r's sensor updates 5r ms after the others' */
+                double sum = 0;
+                for (int j = 0; j < 20; j++)
+                    sum += fmod((k - j) * 1e-3, 1.0) < 0.6 ? 700 : 100;
+                shown[r] = sum / 20 + (k % 7) * 0.5;   /* a sensor's noise: no two readings alike */
+                stamp[r] = (int64_t)k * 1000000 + 1;
+            }
+            vm_power(m, t, r, shown[r], NAN, NAN, 0);
+            vm_power_stamp(m, r, stamp[r]);
+        }
+    }
+    for (int i = 0; i < 12; i++)
+        ev(m, "{\"t_s\":%d,\"event\":\"iteration\",\"rank\":0,\"run\":0,\"iter\":%d,\"dur_s\":1}", i + 1, i);
+    vm_measure(m, 10);
+    cr_assert_float_eq(m->m.sensor_ms, 20, 0.5, "the GPUs' own 20 ms: %g", m->m.sensor_ms);
+    cr_assert_float_eq(m->m.dominant_hz, 1, 0.15, "the 1 s iteration: %g Hz", m->m.dominant_hz);
     vm_free(m);
 }
 

@@ -291,8 +291,9 @@ static void draw_gpus(const struct vm *m, const struct tui_ui *ui, int y, int h)
     int first = 0, n = m->nranks < h - 1 ? m->nranks : h - 1;
     if (n <= 0)
         return;
-    if (ui->sel >= n)   /* keep the selected GPU in sight */
-        first = ui->sel - n + 1;
+    if (ui->sel >= n)   /* keep the selected GPU in sight (one past the GPUs known now: a replay sought back to
+                         * before they spoke holds fewer; the list then ends at the last) */
+        first = (ui->sel < m->nranks ? ui->sel : m->nranks - 1) - n + 1;
     double strip_s = isfinite(m->m.iter_p50_s) && m->m.iter_p50_s > 0 ? 4 * m->m.iter_p50_s : 2;
     strip_s = fmin(fmax(strip_s, 0.2), 60);
     /* the detail line of the selected GPU */

@@ -36,6 +36,7 @@ struct prow {
     int rank;
     int kind;   /* PROW_RANK: a GPU's reading; PROW_NODE: a node's sum (rank: the node, thr: its GPUs);
                  * PROW_CLUSTER: the cluster's sum (thr: whole) */
+    uint64_t sample_ns;   /* PROW_RANK: the time the reading stands for, where stamped (0: none) */
 };
 enum { PROW_RANK = 0, PROW_NODE, PROW_CLUSTER };
 
@@ -149,7 +150,7 @@ static void link_event(void *ctx, const char *line, size_t len)
 static void link_power(void *ctx, double t_s, int rank, const struct power_reading *p, int phase)
 {
     (void)ctx, (void)phase;
-    struct prow r = { t_s, p->watts, p->clock_mhz, p->temp_c, p->throttle, rank, PROW_RANK };
+    struct prow r = { t_s, p->watts, p->clock_mhz, p->temp_c, p->throttle, rank, PROW_RANK, p->sample_ns };
     if (ring_push(L.pw, &r) != 0)
         atomic_fetch_add(&L.dropped, 1);
 }
@@ -157,7 +158,7 @@ static void link_power(void *ctx, double t_s, int rank, const struct power_readi
 static void link_node_power(void *ctx, double t_s, int node, double watts, int gpus)
 {
     (void)ctx;
-    struct prow r = { t_s, watts, NAN, NAN, (uint64_t)(gpus > 0 ? gpus : 0), node, PROW_NODE };
+    struct prow r = { t_s, watts, NAN, NAN, (uint64_t)(gpus > 0 ? gpus : 0), node, PROW_NODE, 0 };
     if (ring_push(L.pw, &r) != 0)
         atomic_fetch_add(&L.dropped, 1);
 }
@@ -165,7 +166,7 @@ static void link_node_power(void *ctx, double t_s, int node, double watts, int g
 static void link_cluster_power(void *ctx, double t_s, double watts, int whole)
 {
     (void)ctx;
-    struct prow r = { t_s, watts, NAN, NAN, (uint64_t)(whole != 0), -1, PROW_CLUSTER };
+    struct prow r = { t_s, watts, NAN, NAN, (uint64_t)(whole != 0), -1, PROW_CLUSTER, 0 };
     if (ring_push(L.pw, &r) != 0)
         atomic_fetch_add(&L.dropped, 1);
 }
@@ -192,8 +193,10 @@ static void drain(struct vm *m)
             vm_node_power(m, r.t, r.rank, r.w, (int)r.thr);
         else if (r.kind == PROW_CLUSTER)
             vm_cluster_power(m, r.t, r.w, (int)r.thr);
-        else
+        else {
             vm_power(m, r.t, r.rank, r.w, r.clk, r.temp, r.thr);
+            vm_power_stamp(m, r.rank, (int64_t)r.sample_ns);
+        }
     }
     m->dropped = atomic_load(&L.dropped);
 }

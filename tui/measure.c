@@ -28,6 +28,19 @@ static double pct(double *v, size_t n, double p)
     return i + 1 < n ? v[i] + (k - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
 }
 
+/* The median of the latest iterations' durations (NAN: none). */
+static double vm_iter_p50(const struct vm *m)
+{
+    size_t k = 0, kk = m->niter < VM_ITERS ? (size_t)m->niter : VM_ITERS;
+    double *v = xmalloc((kk ? kk : 1) * sizeof *v);
+    for (size_t i = 0; i < kk; i++)
+        if (isfinite(m->iter_s[i]))
+            v[k++] = m->iter_s[i];
+    double p = pct(v, k, 50);
+    free(v);
+    return p;
+}
+
 static double mean_of(const double *v, uint64_t n, size_t cap)
 {
     size_t k = n < cap ? (size_t)n : cap;
@@ -53,8 +66,22 @@ void vm_measure(struct vm *m, double window_s)
     double dt = m->sample_hz > 0 ? 1.0 / m->sample_hz : n > 1 ? (t[n - 1] - t[0]) / (double)(n - 1) : 0;
     double *u = NULL;
     size_t nu = n > 16 && dt > 0 ? analysis_resample(t, w, n, dt, &u) : 0;
+    /* as the summary analyses the sum: the slowest GPU's update interval from its sensor's stamps (a sum of sensors
+     * whose updates interleave changes more often than any of them: four 20 ms sensors read as a 10 ms one), and the
+     * iteration as the period (without it a held trace has no dominant frequency); where a GPU gives no stamps, or
+     * the sum is the cluster's, measured from the readings */
+    double upd = 0, period = vm_iter_p50(m);
+    for (int r = 0; r < m->nranks && !m->cluster_fed; r++) {
+        double ur = an_stamp_update_s(m->rank[r].stamps);
+        if (!(ur > 0)) {
+            upd = 0;
+            break;
+        }
+        upd = fmax(upd, ur);
+    }
     struct an_result res;
-    if (nu > 16 && analysis_run(&(struct an_series){ u, nu, dt, 0, 0 }, an_default_bands, 4, &res) == 0) {
+    if (nu > 16 && analysis_run(&(struct an_series){ u, nu, dt, upd, period > 0 ? period : 0 }, an_default_bands, 4,
+                                &res) == 0) {
         x->swing_w = res.swing_w;
         x->swing_pct_tdp = m->tdp_w > 0 && m->nranks ? 100 * res.swing_w / (m->tdp_w * m->nranks) : NAN;   /* every GPU summed */
         x->ramp_w_s = fmax(res.ramp_up_w_s[1], res.ramp_down_w_s[1]);   /* NAN: the sensor cannot resolve it */

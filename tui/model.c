@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "util.h"
 
 struct vm *vm_new(void)
@@ -22,6 +23,8 @@ struct vm *vm_new(void)
 
 void vm_free(struct vm *m)
 {
+    for (int r = 0; m && r < m->nranks; r++)
+        free(m->rank[r].stamps);
     if (m)
         free(m->rank);
     free(m);
@@ -140,6 +143,12 @@ void vm_power(struct vm *m, double t_s, int rank, double watts, double clock_mhz
     m->samples++;
     if (t_s > m->t_now)
         m->t_now = t_s;
+}
+
+void vm_power_stamp(struct vm *m, int rank, int64_t sample_ns)
+{
+    if (rank >= 0 && rank < m->nranks && sample_ns != 0)
+        an_stamp_note(&m->rank[rank].stamps, sample_ns);
 }
 
 void vm_node_power(struct vm *m, double t_s, int node, double watts, int gpus)
@@ -456,6 +465,8 @@ int vm_event(struct vm *m, json_t *ev)
     } else if (strcmp(type, "fault_requested") == 0) {
         vm_log(m, t, LOG_INFO, "asked: %s on rank %d%s%s", str(ev, "kind"), rank, *str(ev, "target") ? ", " : "",
                str(ev, "target"));
+    } else if (strcmp(type, "fault_not_injected") == 0) {
+        vm_log(m, t, LOG_WARN, "NOT INJECTED: %s on rank %d: %s", str(ev, "kind"), rank, str(ev, "why"));
     } else if (strcmp(type, "detection") == 0) {
         m->detections++;
         if (json_is_true(json_object_get(ev, "false_positive"))) {

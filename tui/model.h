@@ -7,6 +7,8 @@
 #include <jansson.h>
 #include <stdint.h>
 
+struct an_stamps;
+
 #define VM_BIN_S 0.1        /* power history resolution */
 #define VM_BINS 6000        /* 10 min of aggregate history */
 #define VM_RANK_BINS 3000   /* 5 min per GPU */
@@ -37,6 +39,7 @@ struct vm_rank {
     struct vm_span span[VM_SPANS];
     unsigned nspan;                    /* spans ever added (the ring holds the last VM_SPANS) */
     struct vm_bin bin[VM_RANK_BINS];   /* ring indexed by absolute bin number % VM_RANK_BINS */
+    struct an_stamps *stamps;          /* its sensor's sample times (vm_power_stamp; NULL: none seen) */
 };
 
 /* One finished run, as the run_end event carries it. */
@@ -115,6 +118,9 @@ int vm_event(struct vm *m, json_t *ev);
 int vm_event_line(struct vm *m, const char *line, size_t len);
 /* Takes one power sample of rank at t_s (NAN: missing); phase as power.csv names it. */
 void vm_power(struct vm *m, double t_s, int rank, double watts, double clock_mhz, double temp_c, uint64_t throttle);
+/* The time (ns, any origin; 0: none) the rank's reading stands for, where its source stamps it (the driver's sample
+ * buffer, the sim's sensor): its sensor's update interval, which the live figures are analysed with, as the summary's. */
+void vm_power_stamp(struct vm *m, int rank, int64_t sample_ns);
 /* forward: nodes: another node's summed power over its cell from t_s: each of its ranks shows the node's mean GPU. */
 void vm_node_power(struct vm *m, double t_s, int node, double watts, int gpus);
 /* forward: nodes: the cluster's summed power over the cell from t_s (every node in it: whole) — the aggregate. */

@@ -8,9 +8,11 @@
 #include <locale.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "gridsum.h"
@@ -22,7 +24,7 @@ struct replay {
     json_t **ev;
     double *ev_t;
     size_t nev, i_ev;
-    struct prow { double t, w, clk, temp; uint64_t thr; int rank, kind; } *pw;   /* kind: PR_* */
+    struct prow { double t, w, clk, temp; uint64_t thr; int rank, kind; int64_t sample_ns; } *pw;   /* kind: PR_* */
     size_t npw, i_pw, pcap;
     double t_end;
     int ended, no_power;   /* the record has an end event; it has no power.csv */
@@ -121,7 +123,7 @@ static int cmp_prow(const void *a, const void *b)
 
 static void take_cell(void *ctx, const struct gridsum_cell *c)
 {
-    add_prow(ctx, (struct prow){ c->t_s, c->watts, NAN, NAN, (uint64_t)c->whole, -1, PR_CLUSTER });
+    add_prow(ctx, (struct prow){ c->t_s, c->watts, NAN, NAN, (uint64_t)c->whole, -1, PR_CLUSTER, 0 });
 }
 
 /* Whether the run's (first) start event says it wrote the nodes' summed power: several nodes, forward: nodes. */
@@ -170,7 +172,7 @@ static int load_nodes_power(struct replay *rp, const char *dir, char *why, size_
                 break;
             }
         nodes = node + 1 > nodes ? node + 1 : nodes;
-        add_prow(rp, (struct prow){ t, w, NAN, NAN, (uint64_t)(g > 0 ? g : 0), node, PR_NODE });
+        add_prow(rp, (struct prow){ t, w, NAN, NAN, (uint64_t)(g > 0 ? g : 0), node, PR_NODE, 0 });
     }
     free(line);
     if (replay_close(f, path, why, n) != 0)
@@ -203,9 +205,9 @@ static int load_power(struct replay *rp, const char *dir, char *why, size_t n)
         if (line[len - 1] != '\n')
             break;
         line[len - 1] = 0;
-        char *fld[9];
+        char *fld[12];
         int k = 0;
-        for (char *p = line; k < 9; k++) {
+        for (char *p = line; k < 12; k++) {
             fld[k] = p;
             char *c = strchr(p, ',');
             if (!c) {
@@ -224,8 +226,10 @@ static int load_power(struct replay *rp, const char *dir, char *why, size_t n)
             fclose(f);
             return -1;
         }
+        double st = k >= 12 ? field(fld[11]) : NAN;   /* sample_t_s: the sensor's own time (the run's clock) */
         add_prow(rp, (struct prow){ t, field(fld[2]), field(fld[6]), field(fld[7]), *fld[8] ? strtoull(fld[8], NULL, 0) : 0,
-                                    (int)rank, PR_RANK });
+                                    (int)rank, PR_RANK,
+                                    isfinite(st) && fabs(st) < 1e9 ? (int64_t)llround(st * 1e9) + (INT64_C(1) << 62) : 0 });
     }
     free(line);
     if (replay_close(f, path, why, n) != 0)
@@ -257,8 +261,10 @@ static void feed(struct replay *rp, struct vm *m, double t)
                 continue;
             else if (p->kind == PR_CLUSTER)
                 vm_cluster_power(m, p->t, p->w, (int)p->thr);
-            else
+            else {
                 vm_power(m, p->t, p->rank, p->w, p->clk, p->temp, p->thr);
+                vm_power_stamp(m, p->rank, p->sample_ns);
+            }
         }
     }
     if (t > m->t_now && t <= rp->t_end)
@@ -361,6 +367,31 @@ static int replay_snapshot(struct replay *rp, struct vm **m, struct tui_ui *ui, 
     return code;
 }
 
+static void replay_free(struct replay *rp)
+{
+    for (size_t i = 0; i < rp->nev; i++)
+        json_decref(rp->ev[i]);
+    free(rp->ev);
+    free(rp->ev_t);
+    free(rp->pw);
+    memset(rp, 0, sizeof *rp);
+}
+
+/* The terminal as it was before the view took it, for a crash (async-signal-safe calls only), as the live view's. */
+static struct termios replay_tio;
+static volatile sig_atomic_t replay_tio_saved;
+
+static void replay_crash(int sig)
+{
+    static const char seq[] = "\033[0m\033[?25h\033[?1049l\r\n";
+    if (replay_tio_saved)
+        tcsetattr(STDIN_FILENO, TCSANOW, &replay_tio);
+    ssize_t rc = write(STDOUT_FILENO, seq, sizeof seq - 1);
+    (void)rc;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 int tui_view_main(int argc, char **argv)
 {
     double at = -1, speed = 1;
@@ -379,6 +410,7 @@ int tui_view_main(int argc, char **argv)
     struct replay rp = { 0 };
     if (load_events(&rp, dir, why, sizeof why) != 0 || load_power(&rp, dir, why, sizeof why) != 0) {
         gl_log("%s", why);
+        replay_free(&rp);
         return EXIT_INPUT;
     }
     struct tui_ui ui;
@@ -397,6 +429,8 @@ int tui_view_main(int argc, char **argv)
     int code = EXIT_OK;
     SCREEN *scr = NULL;
     const char *term = getenv("TERM");
+    if (!cols && isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &replay_tio) == 0)
+        replay_tio_saved = 1;
     if (cols) {
         code = replay_snapshot(&rp, &m, &ui, at, cols, rows);
     } else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -407,6 +441,11 @@ int tui_view_main(int argc, char **argv)
                "or use --snapshot COLSxROWS for text)", term && *term ? term : "(unset)");
         code = EXIT_ENV;
     } else {
+        struct sigaction sa = { .sa_handler = replay_crash, .sa_flags = SA_RESETHAND };
+        sigemptyset(&sa.sa_mask);
+        int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+        for (size_t i = 0; i < ARRAY_LEN(sigs); i++)
+            sigaction(sigs[i], &sa, NULL);
         cbreak();
         noecho();
         keypad(stdscr, TRUE);
@@ -425,7 +464,11 @@ int tui_view_main(int argc, char **argv)
                     quit = 1;
                 else if (a == TA_UNHANDLED) {
                     switch (key) {
-                    case ' ': ui.playing = !ui.playing; break;
+                    case ' ':   /* at the record's end: plays it again from its start */
+                        if (!ui.playing && t >= rp.t_end)
+                            t = 0;
+                        ui.playing = !ui.playing;
+                        break;
                     case '>': case '.': ui.speed = fmin(ui.speed * 2, 1000); break;
                     case '<': case ',': ui.speed = fmax(ui.speed / 2, 1.0 / 64); break;
                     case ']': t += 10; break;
@@ -458,10 +501,6 @@ int tui_view_main(int argc, char **argv)
         delscreen(scr);
     }
     vm_free(m);
-    for (size_t i = 0; i < rp.nev; i++)
-        json_decref(rp.ev[i]);
-    free(rp.ev);
-    free(rp.ev_t);
-    free(rp.pw);
+    replay_free(&rp);
     return code;
 }

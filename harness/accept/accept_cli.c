@@ -127,7 +127,7 @@ static int find_dir(char *out, size_t n)
 
 /* Runs one acceptance scenario (every node), and on node 0 judges its results into vs. */
 static void accept_run_one(struct scenario *sc, const char *file, const char *outdir, const char *exe,
-                           const struct backend_ops *ops, int lead, struct verdicts *vs, int *env_error)
+                           const struct backend_ops *ops, int lead, struct verdicts *vs)
 {
     char why[1024];
     char rundir[1300];
@@ -172,7 +172,6 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
         if (in && in[strlen(rundir)] == '/')
             memmove(in, in + strlen(rundir) + 1, strlen(in + strlen(rundir) + 1) + 1);
         accept_note(v, "the run could not start (exit 3): %s", never[0] ? never : "see the messages above");
-        *env_error = 1;
         free(io_w);
         free(io_r);
         return;
@@ -546,7 +545,6 @@ agree:;
                dir, ops->name, cluster_nodes(), outdir);
     }
     struct verdicts vs = { 0 };
-    int env_error = 0;
     if (lead && expect)
         accept_gpu_count(&vs, (int)expect, counted ? counts : NULL, cluster_nodes(), ops->name);
     for (int i = 0; i < nfiles && runs_go; i++) {
@@ -556,7 +554,7 @@ agree:;
                             strsignal(vs.stopped_by));
             continue;
         }
-        accept_run_one(&sc[i], files[i], outdir, exe, ops, lead, &vs, &env_error);
+        accept_run_one(&sc[i], files[i], outdir, exe, ops, lead, &vs);
         accept_publish(&vs);
         cluster_set_setup_wait(ACCEPT_NODE0_WORK_S);   /* node 0 judged the scenario meanwhile */
         vs.stopped_by = cluster_agree(supervisor_stop_signal(), "whether a signal stopped the suite");
@@ -571,7 +569,6 @@ agree:;
     cluster_set_setup_wait(ACCEPT_NODE0_WORK_S);   /* node 0's last judging, its files, a drain */
     code = (int)cluster_bcast_u64((uint64_t)code, "node 0's verdict");   /* every node exits as node 0 judged */
     cluster_fini();
-    (void)env_error;
     accept_free(&vs);
     for (int i = 0; i < nfiles; i++)
         free(files[i]);

@@ -283,6 +283,21 @@ int an_series_held(const struct an_series *s, size_t lo, size_t hi, double mean,
     return update_s <= cycle / 3;
 }
 
+void an_stats(double *v, size_t n, double *mean, double *swing, double *range)
+{
+    double sum = 0, mn = INFINITY, mx = -INFINITY, p1 = NAN, p99 = NAN;
+    for (size_t i = 0; i < n; i++) {
+        sum += v[i];
+        mn = v[i] < mn ? v[i] : mn;
+        mx = v[i] > mx ? v[i] : mx;
+    }
+    if (n)
+        an_p1_p99(v, n, &p1, &p99);
+    *mean = n ? sum / (double)n : NAN;
+    *swing = p99 - p1;
+    *range = n ? mx - mn : NAN;
+}
+
 int analysis_run(const struct an_series *s, const struct an_band *bands, int n_bands, struct an_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -380,16 +395,23 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
      * (5 % over: the interval is measured) is a step's harmonic or an alias, never the power's frequency, held sensor
      * or not (a 20 ms sensor's trace of a run's 13 ms iterations, taken for a signal, peaked at 28.6 Hz); and where
      * the iteration is known not to be slower than half that rate, any peak may be an alias of it (13 ms iterations
-     * read every 20 ms peak at 22.8 Hz) */
-    if (!out->held && out->update_s >= 1.5 * s->dt) {
-        double nyq = 0.5 / out->update_s;
+     * read every 20 ms peak at 22.8 Hz). A series that changes every sample is bounded by its grid's own half rate:
+     * 121 ms iterations logged at 10 Hz peaked at 2.57 Hz, an alias, and a 7-20 Hz band, which no bin of that grid
+     * reaches, read a share of 0 */
+    if (!out->held && s->dt > 0) {
+        double nyq = 0.5 / (out->update_s >= 1.5 * s->dt ? out->update_s : s->dt);
         if (out->dominant_hz > 1.05 * nyq || (s->period_s > 0 && !(1 / s->period_s < 0.95 * nyq))) {
             out->dominant_hz = NAN;
             out->unresolved |= AN_UNRES_DOMINANT;
         }
+        for (int b = 0; b < n_bands; b++)
+            if (out->bands[b].hi_hz > 0.5 / s->dt * (1 + 1e-9)) {   /* past the grid's last bin: nothing measured */
+                out->bands[b].share = NAN;
+                out->unresolved |= AN_UNRES_BAND(b);
+            }
     }
     if (out->held) {
-        double nyq = 0.5 / out->update_s;
+        double nyq = 0.5 / fmax(out->update_s, s->dt);
         for (int b = 0; b < n_bands; b++)
             if (out->bands[b].hi_hz > nyq) {
                 out->bands[b].share = NAN;

@@ -216,14 +216,19 @@ struct an_verdict {
 
 extern const char *const an_clause_names[4];
 
+/* The bands a run analyses: an_default_bands, and spec's band after them where it is none of them (spec NULL or
+ * no band: the defaults). Returns their number (4 or 5). */
+int analysis_bands_with_spec(const struct an_spec *spec, struct an_band bands[AN_MAX_BANDS]);
 /* Projects the per-GPU series s to the cluster. 0, or -1 (empty series). */
 int analysis_project(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
                      const struct an_band *bands, int n_bands, struct an_projection *out);
 /* As analysis_project, and hands out the cluster's trace (MW, malloc'd) in *trace and its length in *trace_n: the
- * span of s from its first valid sample to its last. */
+ * span of s from its first valid sample to its last; where s is a held sensor's, the trace is the line through its
+ * readings (an_dehold), and *held (where not NULL) the same cluster of the readings each shown until the next, which
+ * the projection's mean, swing and range are taken on (NULL where s is not held: *trace is its readings). */
 int analysis_project_trace(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
                            const struct an_band *bands, int n_bands, struct an_projection *out, double **trace,
-                           size_t *trace_n);
+                           double **held, size_t *trace_n);
 
 /* Facility energy storage serving the fast part of a cluster's draw: the grid supplies the draw's moving
  * average over window_s, the battery the rest, within its power rating and capacity. */

@@ -60,6 +60,19 @@ int analysis_bess(const double *p, size_t n, double dt, struct an_bess *b, doubl
     return 0;
 }
 
+int analysis_bands_with_spec(const struct an_spec *spec, struct an_band bands[AN_MAX_BANDS])
+{
+    int nb = 4;
+    memcpy(bands, an_default_bands, 4 * sizeof *bands);
+    if (!spec || !(spec->band_hi_hz > spec->band_lo_hz))
+        return nb;
+    for (int b = 0; b < nb; b++)
+        if (bands[b].lo_hz == spec->band_lo_hz && bands[b].hi_hz == spec->band_hi_hz)
+            return nb;
+    bands[nb++] = (struct an_band){ spec->band_lo_hz, spec->band_hi_hz, 0 };
+    return nb;
+}
+
 void analysis_check_spec(const struct an_projection *p, const struct an_spec *spec, struct an_verdict *v)
 {
     memset(v, 0, sizeof *v);

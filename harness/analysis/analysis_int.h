@@ -11,6 +11,8 @@ void an_span(const double *x, size_t n, size_t *a, size_t *b);
 /* Returns a copy of x[a..b) (x[a] and x[b - 1] valid) with each inner gap filled by linear interpolation between
  * the valid samples around it. */
 double *an_filled(const double *x, size_t a, size_t b);
+/* The mean, p99 - p1 and max - min of v[0..n) (no gap), as analysis_run takes them, reordering v; NAN where n is 0. */
+void an_stats(double *v, size_t n, double *mean, double *swing, double *range);
 /* Whether s[lo, hi) of mean `mean`, whose readings change every update_s, is a held sensor's: held over 1.5 samples
  * and at least three readings in each cycle of its own strongest frequency or of its iteration. */
 int an_series_held(const struct an_series *s, size_t lo, size_t hi, double mean, double update_s);

@@ -4,8 +4,39 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 json_t *json_num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+double json_num_value(const json_t *j) { return json_is_number(j) ? json_number_value(j) : NAN; }
+
+json_t *analysis_spec_json(const struct an_spec *spec)
+{
+    return json_pack("{s:f, s:f, s:f, s:[f, f], s:f}", "max_ramp_up_mw_s", spec->max_ramp_up_mw_s, "max_ramp_down_mw_s",
+                     spec->max_ramp_down_mw_s, "dynamic_range_mw", spec->dynamic_range_mw, "band", spec->band_lo_hz,
+                     spec->band_hi_hz, "max_band_share", spec->max_band_share);
+}
+
+int analysis_spec_from_json(const json_t *j, struct an_spec *spec)
+{
+    memset(spec, 0, sizeof *spec);
+    const json_t *band = json_object_get(j, "band");
+    struct an_spec s = { 0 };
+    double *f[] = { &s.max_ramp_up_mw_s, &s.max_ramp_down_mw_s, &s.dynamic_range_mw, &s.max_band_share };
+    const char *k[] = { "max_ramp_up_mw_s", "max_ramp_down_mw_s", "dynamic_range_mw", "max_band_share" };
+    for (int i = 0; i < 4; i++) {
+        *f[i] = json_num_value(json_object_get(j, k[i]));
+        if (!(*f[i] >= 0 && *f[i] <= 1e9))   /* as the scenario bounds them; NaN: absent or not a number */
+            return -1;
+    }
+    s.band_lo_hz = json_num_value(json_array_get(band, 0));
+    s.band_hi_hz = json_num_value(json_array_get(band, 1));
+    if (json_array_size(band) != 2 || !(s.band_lo_hz >= 0 && s.band_hi_hz > s.band_lo_hz && s.band_hi_hz <= 1e6) ||
+        s.max_band_share > 1)
+        return -1;
+    *spec = s;
+    return 0;
+}
 
 /* Returns {lo_hz, hi_hz, share} objects of bands. */
 json_t *analysis_bands_json(const struct an_band *b, int n)

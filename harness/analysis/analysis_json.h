@@ -8,6 +8,13 @@
 
 /* Returns a JSON number, or null for NAN (missing is not zero). */
 json_t *json_num(double x);
+/* A spec as the start event records it: {max_ramp_up_mw_s, max_ramp_down_mw_s, dynamic_range_mw, band: [lo, hi],
+ * max_band_share} (0: a clause not checked). */
+json_t *analysis_spec_json(const struct an_spec *spec);
+/* Reads j (analysis_spec_json's) into spec: 0, or -1 where j is no such object (spec then checks nothing). */
+int analysis_spec_from_json(const json_t *j, struct an_spec *spec);
+/* The number j holds, NaN where it is none (null, absent): never the 0 json_number_value gives those. */
+double json_num_value(const json_t *j);
 /* The string of v, or "" when v is not a string. */
 static inline const char *json_str_or(json_t *v) { return json_is_string(v) ? json_string_value(v) : ""; }
 

@@ -460,10 +460,12 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
     double period = o->period_s > 0 ? o->period_s : 0;
     for (int k = 0; k < tr.ng; k++)   /* a GPU whose sensor stamps its samples: its update interval from them */
         ser[k] = (struct an_series){ grids + (size_t)k * m, m, dt, an_stamp_update_s(tr.g[k].stamps), period };
-    analysis_run_many(ser, (size_t)tr.ng, an_default_bands, 4, res, threads);
+    struct an_band bands[AN_MAX_BANDS];   /* the default bands, and a spec's own band where it is none of them */
+    int nb = analysis_bands_with_spec(o->spec, bands);
+    analysis_run_many(ser, (size_t)tr.ng, bands, nb, res, threads);
     double update = an_sum_update_s(res, (size_t)tr.ng);   /* the sum's sensor: the slowest held, or none */
     ser[tr.ng] = (struct an_series){ agg, m, dt, update, period };
-    analysis_run(&ser[tr.ng], an_default_bands, 4, &res[tr.ng]);
+    analysis_run(&ser[tr.ng], bands, nb, &res[tr.ng]);
     const struct an_result *ares = &res[tr.ng];
     rc = EXIT_OK;
     if (!ares->samples) {
@@ -474,10 +476,10 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
     }
     struct an_projection proj;
     struct an_series ps = { per, m, dt, update, period };
-    if (!rc && analysis_project(&ps, (long)gpus, (long)groups, jitter, 1, an_default_bands, 4, &proj) != 0)
+    if (!rc && analysis_project(&ps, (long)gpus, (long)groups, jitter, o->seed ? o->seed : 1, bands, nb, &proj) != 0)
         memset(&proj, 0, sizeof proj);
     if (!rc)
-        rc = az_print(title, &tr, res, &proj, m, dt, median_hz, merged, json, gpus, json_out);
+        rc = az_print(title, &tr, res, &proj, m, dt, median_hz, merged, json, gpus, o->spec, json_out);
     free(tr.g);
     free(grids);
     free(lowpass);

@@ -22,6 +22,8 @@ struct az_opts {
     double clock_offset;                  /* with align: the trace's clock minus the run's host's, s */
     double period_s;                      /* analyze_window: the iteration's period where known (0: not) */
     int hz_run;                           /* hz is the run's own (a results folder's start event), not --hz */
+    const struct an_spec *spec;           /* analyze_window: the projection's spec (NULL: none; its band analysed too) */
+    unsigned long long seed;              /* analyze_window: the groups' shifts (0: 1), as a run draws them (its seed) */
     char *why;                            /* analyze_window: where set, why it gave up (why_n bytes), as stderr says */
     size_t why_n;
 };

@@ -48,7 +48,8 @@ extern const char *const az_warn_names[AZW_N];
  * the grid's) named path: JSON (json; into *json_out where given) or the table (analyze_print.c). 0, or EXIT_ENV when
  * stdout fails. */
 int az_print(const char *path, const struct az_trace *tr, const struct an_result *res, const struct an_projection *proj,
-             size_t m, double dt, double median_hz, size_t merged, int json, int64_t gpus, json_t **json_out);
+             size_t m, double dt, double median_hz, size_t merged, int json, int64_t gpus, const struct an_spec *spec,
+             json_t **json_out);
 
 /* What an averaged power column means for the figures. */
 #define AZ_AVERAGED_NOTE                                                                                            \

@@ -48,7 +48,7 @@ static void az_unresolved(const char *name, const struct an_result *r)
 /* Prints the analysis: JSON (--json) or the table with the projection. 0, or EXIT_ENV when stdout fails. */
 int az_print(const char *path, const struct az_trace *tr, const struct an_result *res,
                     const struct an_projection *proj, size_t m, double dt, double median_hz, size_t merged, int json,
-                    int64_t gpus, json_t **json_out)
+                    int64_t gpus, const struct an_spec *spec, json_t **json_out)
 {
     const struct an_result *ares = &res[tr->ng];
     double grid_hz = dt > 0 ? 1 / dt : NAN;
@@ -62,7 +62,7 @@ int az_print(const char *path, const struct az_trace *tr, const struct an_result
         }
         struct an_spec none = { 0 };
         json_t *a = analysis_power_json(ares, NAN);
-        json_object_set_new(a, "projection", analysis_projection_json(proj, &none));
+        json_object_set_new(a, "projection", analysis_projection_json(proj, spec ? spec : &none));
         json_t *warn = json_object();
         for (int k = 0; k < AZW_N; k++)
             json_object_set_new(warn, az_warn_names[k], json_integer(tr->warn[k]));

@@ -59,15 +59,41 @@ static int sz_analysed(const struct sz_run *r, double *a, double *b)
            *a >= -SZ_TIME_MAX && *b <= SZ_TIME_MAX && *a < *b;
 }
 
+/* The projection the run made (its start's: GPUs, groups, spec; its run_end's jitter; its seed) into ao: 1, or 0
+ * where the record cannot say it (a record from before the start said it: analyze's 10,000 GPUs in one group; several
+ * groups of a run that ended before it said their jitter: *proj_why says why, for no projection). */
+static int sz_projection(const json_t *start, const struct sz_run *r, struct az_opts *ao, struct an_spec *spec,
+                         const char **proj_why)
+{
+    const json_t *p = json_object_get(start, "projection"), *seed = json_object_get(start, "seed");
+    json_int_t gpus = json_integer_value(json_object_get(p, "gpus")), groups = json_integer_value(json_object_get(p, "groups"));
+    double jitter = json_num_value(json_object_get(json_object_get(r->end, "figures"), "jitter_s"));
+    *proj_why = NULL;
+    if (!p || gpus < 1 || gpus > 10000000 || groups < 1 || groups > gpus || analysis_spec_from_json(json_object_get(p, "spec"), spec))
+        return 0;
+    ao->gpus = gpus;
+    ao->groups = groups;
+    ao->spec = spec;
+    ao->seed = json_is_integer(seed) && json_integer_value(seed) > 0 ? (unsigned long long)json_integer_value(seed) : 1;
+    if (groups > 1 && !(jitter >= 0 && jitter <= 3600))
+        *proj_why = "the run ended before it said its groups' jitter (run_end figures.jitter_s): no projection of "
+                    "several groups without it";
+    ao->jitter = jitter >= 0 && jitter <= 3600 ? jitter : 0;
+    return 1;
+}
+
 /* The run's power from the trace: what `analyze RUNDIR --json` gives for it (null without a usable trace, and why in
- * note, note_n bytes); period_s: its iteration's (0: not known). */
-static json_t *sz_power_json(const struct sz_run *r, int i, const struct az_trace *tr, double period_s, double hz,
-                             char *note, size_t note_n)
+ * note, note_n bytes); period_s: its iteration's (0: not known); projected as the run projected (sz_projection). */
+static json_t *sz_power_json(const json_t *start, const struct sz_run *r, int i, const struct az_trace *tr,
+                             double period_s, double hz, char *note, size_t note_n)
 {
     json_t *pw = NULL;
+    const char *proj_why = NULL;
     if (tr) {   /* hz: the run's sampling rate, the grid it analysed on (0: the samples' own) */
         struct az_opts ao = { .json = 1, .gpus = 10000, .groups = 1, .max_w = 4000, .period_s = period_s, .hz = hz,
                               .hz_run = hz > 0, .why = note, .why_n = note_n };
+        struct an_spec spec;
+        sz_projection(start, r, &ao, &spec, &proj_why);
         char title[64];
         snprintf(title, sizeof title, "run %d", i + 1);
         /* |t_s| <= SZ_TIME_MAX: in range of int64 ns */
@@ -90,6 +116,10 @@ static json_t *sz_power_json(const struct sz_run *r, int i, const struct az_trac
     if (pw) {
         json_object_set(out, "stretch", json_object_get(pw, "stretch"));
         json_object_set(out, "aggregate", json_object_get(pw, "aggregate"));
+        if (proj_why) {
+            json_object_set_new(json_object_get(out, "aggregate"), "projection", json_null());
+            json_object_set_new(json_object_get(out, "aggregate"), "projection_note", json_string(proj_why));
+        }
         json_object_set(out, "per_rank", json_object_get(pw, "per_gpu"));
     }
     json_decref(pw);
@@ -143,7 +173,7 @@ static json_t *sz_run_json(const struct sz_record *z, struct sz_run *r, int i, c
     double period = p50 > 0 && p50 < 1e6 ? p50 : r->iter_s.n >= 2 ? series_pct(&r->iter_s, 50) : 0;
     char note[256] = "";   /* a run's own reason for no power (a trace for the others): none of its rows, too few */
     json_object_set_new(o, "power",
-                        sz_power_json(r, i, tr, period > 0 ? period : 0, az_start_hz(z->start), note, sizeof note));
+                        sz_power_json(z->start, r, i, tr, period > 0 ? period : 0, az_start_hz(z->start), note, sizeof note));
     if (note[0])
         json_object_set_new(o, "power_note", json_string(note));
     return o;

@@ -168,6 +168,15 @@ static const char *rp_num(char *buf, size_t n, const char *fmt, json_t *v)
     return rp_fmt(buf, n, fmt, json_is_number(v) ? json_number_value(v) : NAN);
 }
 
+/* The larger of the largest rise and the largest fall over 100 ms (a fade's limit shows in the fall), NaN where
+ * neither was measured. */
+static double rp_ramp100(json_t *agg)
+{
+    json_t *up = json_object_get(json_object_get(agg, "ramp_up_w_s"), "100ms");
+    json_t *down = json_object_get(json_object_get(agg, "ramp_down_w_s"), "100ms");
+    return fmax(json_is_number(up) ? json_number_value(up) : NAN, json_is_number(down) ? json_number_value(down) : NAN);
+}
+
 /* Writes the comparison table to f. */
 static void rp_table(FILE *f, struct rp_run *runs, int n)
 {
@@ -189,7 +198,7 @@ static void rp_table(FILE *f, struct rp_run *runs, int n)
         fprintf(f, "%-*s %11s %19s %11s %14s %8s %9s %9s %7s %8s\n", wl, runs[i].name,
                 rp_num(a[0], 32, "%.0f", json_object_get(agg, "swing_w")), range,
                 rp_fmt(a[2], 32, "%.2f", rp_swing(runs[i].summary, 1)),
-                rp_num(a[3], 32, "%.0f", json_object_get(json_object_get(agg, "ramp_up_w_s"), "100ms")),
+                rp_fmt(a[3], 32, "%.0f", rp_ramp100(agg)),
                 rp_num(a[4], 32, "%.2f", json_object_get(agg, "dominant_hz")),
                 rp_num(a[5], 32, "%.1f", json_object_get(vs, "energy_overhead_pct")),
                 rp_num(a[6], 32, "%.1f", json_object_get(vs, "iteration_overhead_pct")),

@@ -32,6 +32,8 @@ void faultlog_run_begin(struct sup *s)
         s->fl->slow_count[r] = 0;
     }
     s->fl->awaiting_fault = -1;
+    for (int i = 0; i < SC_MAX_FAULTS; i++)
+        s->fl->sent_rank[i] = -1;   /* a run's own: what an earlier run asked is that run's (faultlog_run_end) */
     s->fl->restore_fault = -1;
     s->fl->n_superseded = 0;
     s->fl->n_joined = 0;
@@ -135,9 +137,48 @@ void faultlog_timers(struct sup *s, uint64_t now)
                               : 0;
         if (rank < 0 || rank >= s->nranks || s->dropped[rank])   /* another node's rank, or shrunk away */
             continue;
-        struct wcmd cmd = { .type = CMD_INJECT, .arg = i };
-        sup_send(s, s->slot_of[rank], &cmd);
+        faultlog_send(s, i, rank);
     }
+}
+
+void faultlog_send(struct sup *s, int spec, int rank)
+{
+    if (spec < 0 || spec >= SC_MAX_FAULTS || rank < 0 || rank >= s->nranks)
+        return;
+    s->fl->sent_rank[spec] = rank;
+    struct wcmd cmd = { .type = CMD_INJECT, .arg = spec };
+    sup_send(s, s->slot_of[rank], &cmd);
+}
+
+void faultlog_resend(struct sup *s)
+{
+    for (int i = 0; i < s->sc->n_faults && i < SC_MAX_FAULTS; i++) {
+        int r = s->fl->sent_rank[i];
+        if (r >= 0 && r < s->nranks && !s->dropped[r]) {
+            struct wcmd cmd = { .type = CMD_INJECT, .arg = i };
+            s->fl->host->send(s, s->slot_of[r], &cmd);
+        }
+    }
+}
+
+int faultlog_run_end(struct sup *s)
+{
+    int n = 0;
+    for (int i = 0; i < s->sc->n_faults && i < SC_MAX_FAULTS; i++) {
+        int r = s->fl->sent_rank[i];
+        if (r < 0)
+            continue;
+        const char *why = r < s->nranks && s->dropped[r] ? "its rank was dropped (shrink) before it fired"
+                                                          : "the run ended before it fired";
+        results_event(&s->res, mono_ns(), "fault_not_injected",
+                      json_pack("{s:i, s:s, s:i, s:s}", "fault", i, "kind", fault_table[s->sc->faults[i].kind]->name,
+                                "rank", r, "why", why));
+        gl_log("fault %d (%s on rank %d) was asked and never injected: %s", i, fault_table[s->sc->faults[i].kind]->name,
+               r, why);
+        s->fl->sent_rank[i] = -1;
+        n++;
+    }
+    return n;
 }
 
 void faultlog_injected(struct sup *s, const struct wevent *ev)
@@ -146,6 +187,8 @@ void faultlog_injected(struct sup *s, const struct wevent *ev)
         s->fl->cap_faults = s->fl->cap_faults ? 2 * s->fl->cap_faults : 16;
         s->fl->faults = xrealloc(s->fl->faults, (size_t)s->fl->cap_faults * sizeof *s->fl->faults);
     }
+    if (ev->phase >= 0 && ev->phase < SC_MAX_FAULTS)
+        s->fl->sent_rank[ev->phase] = -1;   /* it was carried out: nothing waits */
     struct fault_rec *f = &s->fl->faults[s->fl->n_faults++];
     *f = (struct fault_rec){ .spec = ev->phase, .kind = s->sc->faults[ev->phase].kind, .rank = ev->rank, .run = s->run,
                              .iter = ev->iter, .t_ns = ev->t_ns, .detector = -1, .restore_iter = -1, .lost = -1, .redone = -1,

@@ -314,6 +314,7 @@ static int recover_restart(struct sup *s, const struct rec_agreement *a, char *w
     for (int r = 0; r < s->nranks; r++)
         if (!s->dropped[r])
             s->fl->host->send(s, s->slot_of[r], &cmd);
+    faultlog_resend(s);   /* after the command: a worker forgets what it was sent when it begins a timeline */
     m->from_iter = a->start;
     m->restore = (int)cmd.restore;
     return 0;

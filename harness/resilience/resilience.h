@@ -58,6 +58,8 @@ struct failure {
 
 struct resilience {
     uint64_t *fault_due;           /* per fault spec: when the supervisor sends it (at_s, rate), 0: not timed */
+    int sent_rank[SC_MAX_FAULTS];  /* per fault spec sent by CMD_INJECT (the view's, a timer's): the rank it went to
+                                    * until its fault_injected comes; -1: none waiting (faultlog_send) */
     struct rng fault_rng;
     struct rng *rate_rng;          /* per fault, its own stream: a rate fault's times and random ranks, the same on
                                     * every node (each node draws the same sequence; only the rank's node injects) */
@@ -132,6 +134,16 @@ void faultlog_restored(struct sup *s, const struct wevent *ev);
 /* The faults another fault's recovery covered are recovered with it, at t (note: said in their recovered events). */
 void faultlog_joined_recovered(struct sup *s, uint64_t t, const char *note);
 void faultlog_timers(struct sup *s, uint64_t now);
+/* Sends fault spec `spec` to rank's worker (CMD_INJECT: the view's `f`, a timed fault) and keeps it as waiting until
+ * its fault_injected comes: a worker restarted or continued by a recovery has forgotten what it was sent (a killed one
+ * with its process), so the recovery sends it again (faultlog_resend), and a run that ends first says so
+ * (faultlog_run_end), never a fault asked and silently gone. */
+void faultlog_send(struct sup *s, int spec, int rank);
+/* A recovery's new timeline: every fault still waiting sent again to its rank (not one shrink dropped). */
+void faultlog_resend(struct sup *s);
+/* The run's end: each fault still waiting is a fault_not_injected event (and said on stderr), no longer waiting.
+ * Returns how many. */
+int faultlog_run_end(struct sup *s);
 void faultlog_run_begin(struct sup *s);
 /* A recovery begins: a new epoch (reports of the old one are dropped from now on), every per-iteration window
  * cleared (fingerprints, the straggler check, the start spread, open phases). fail_iter: the failure's

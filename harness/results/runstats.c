@@ -268,16 +268,9 @@ int runstats_first_kept(const struct run_stats *rs)
 static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *sc, double tdp_w)
 {
     double dt = sc->power.sample_hz > 0 ? 1.0 / sc->power.sample_hz : 0;
-    int nb = 4;
     struct an_band bands[AN_MAX_BANDS];
-    memcpy(bands, an_default_bands, sizeof an_default_bands);
     const struct an_spec *spec = &sc->projection.spec;
-    int spec_band = -1;
-    for (int b = 0; b < nb; b++)
-        if (bands[b].lo_hz == spec->band_lo_hz && bands[b].hi_hz == spec->band_hi_hz)
-            spec_band = b;
-    if (spec_band < 0)
-        bands[nb++] = (struct an_band){ spec->band_lo_hz, spec->band_hi_hz, 0 };
+    int nb = analysis_bands_with_spec(spec, bands);
     json_t *per_rank = json_array();
     double **grid = xcalloc((size_t)rs->nranks, sizeof *grid);
     size_t m = 0, skip = 0;   /* the first iteration is a warm-up (power climbing from idle, a mitigation settling) */
@@ -344,18 +337,22 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
     json_t *aggj = analysis_power_json(&ares, tdp_w > 0 ? tdp_w * rs->nranks : NAN);
     double jitter = rs->spread_s.n ? runstats_phase_spread(rs) : 0;
     struct an_projection proj;
-    double *cluster = NULL;
+    double *cluster = NULL, *held = NULL;
     size_t cn_pts = 0;
     const struct mitigation_ops *mit = mitigation_table[sc->mitigations[rs->mitigation].index];
     if (m && analysis_project_trace(&ps, (long)sc->projection.gpus, (long)sc->projection.groups, jitter,
-                                    (unsigned long long)sc->seed, bands, nb, &proj, &cluster, &cn_pts) == 0) {
+                                    (unsigned long long)sc->seed, bands, nb, &proj, &cluster, &held, &cn_pts) == 0) {
         json_t *pj = analysis_projection_json(&proj, spec);
         struct an_bess b;
         if (mit->facility) {   /* a facility battery on the cluster's trace: the utility's spec is the grid's */
             mit->facility(sc->mitigations[rs->mitigation].params, &b);
             double *gridmw = xmalloc(cn_pts * sizeof *gridmw);
             struct an_projection gp;
+            struct an_bess bh = b;
             if (analysis_bess(cluster, cn_pts, dt, &b, gridmw) == 0) {
+                /* the grid's swing as none's cluster swing is taken: on the readings (analysis_project_trace) */
+                if (held && analysis_bess(held, cn_pts, dt, &bh, NULL) == 0)
+                    b.grid_swing_mw = bh.grid_swing_mw;
                 json_object_set_new(pj, "bess", analysis_bess_json(&b));
                 if (analysis_project_series(gridmw, cn_pts, dt, bands, nb, &proj, &gp) == 0) {
                     json_t *gj = analysis_projection_json(&gp, spec);
@@ -371,6 +368,7 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
         json_object_set_new(aggj, "projection", json_null());
     }
     free(cluster);
+    free(held);
     double cmin = NAN, csum = 0;
     int cn = 0;
     for (int r = 1; r < rs->nranks && m; r++) {

@@ -111,6 +111,7 @@ static void sup_one_run(struct sup *s, int m)
     }
     if (!s->rs.t_end)
         s->rs.t_end = mono_ns();
+    int not_injected = faultlog_run_end(s);   /* asked (the view, a timer) and never carried out: said */
     supdev_run_end(s, m, dev);
     /* the collective's ranks: every rank of every node (as the start event's bus_ranks, summarize's and the live
      * metrics'), or the ranks it emulates */
@@ -123,6 +124,8 @@ static void sup_one_run(struct sup *s, int m)
     if (s->sc->workload.n_shapes >= 1 && s->sc->workload.shapes[s->sc->mitigations[m].shape].name[0])
         json_object_set_new(run, "shape", json_string(s->sc->workload.shapes[s->sc->mitigations[m].shape].name));
     sup_modelled(s, m, run);
+    if (not_injected)
+        json_object_set_new(run, "faults_not_injected", json_integer(not_injected));
     json_object_set_new(run, "faults",
                         faultlog_run_json(s, json_number_value(json_object_get(json_object_get(run, "iteration_s"), "p50"))));
     if (s->skipping)
@@ -136,17 +139,20 @@ static void sup_one_run(struct sup *s, int m)
     /* the figures the live view's comparison table shows, as the summary has them */
     json_t *agg = json_object_get(json_object_get(run, "power"), "aggregate");
     json_t *ramps = json_object_get(agg, "ramp_up_w_s"), *falls = json_object_get(agg, "ramp_down_w_s");
-    double ramp = fmax(json_number_value(json_object_get(ramps, "100ms")), json_number_value(json_object_get(falls, "100ms")));
+    /* the larger of the two that were measured; null where neither was (a sensor too slow for 100 ms: never 0) */
+    double ramp = fmax(json_num_value(json_object_get(ramps, "100ms")),
+                       json_num_value(json_object_get(falls, "100ms")));
     json_t *fig = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "throughput_it_s",
                             json_copy(json_object_get(run, "throughput_it_s")), "iteration_p50_s",
                             json_copy(json_object_get(json_object_get(run, "iteration_s"), "p50")), "mean_w",
-                            json_num(json_number_value(json_object_get(agg, "mean_w"))), "swing_w",
-                            json_num(json_is_number(json_object_get(agg, "swing_w"))
-                                         ? json_number_value(json_object_get(agg, "swing_w")) : NAN),
-                            "ramp_w_s", json_num(ramps ? ramp : NAN), "energy_per_iter_j",
+                            json_num(json_num_value(json_object_get(agg, "mean_w"))), "swing_w",
+                            json_num(json_num_value(json_object_get(agg, "swing_w"))), "ramp_w_s", json_num(ramp),
+                            "energy_per_iter_j",
                             json_num(sup_energy_per_iter(run)), "tflops", json_copy(json_object_get(run, "tflops")));
     json_object_set_new(fig, "energy_efficiency", json_num(sup_live_efficiency(s, run)));
     json_object_set(fig, "warmup_s", json_object_get(run, "warmup_s"));   /* where the analysed stretch begins */
+    /* the groups' jitter the projection took (summarize projects a rebuilt run's power with it) */
+    json_object_set_new(fig, "jitter_s", json_real(s->rs.spread_s.n ? runstats_phase_spread(&s->rs) : 0));
     struct rs_trace *t = runstats_trace(&s->rs);   /* the stretch analysed (t_s as the events'): summarize's too */
     double begin_s = (double)(int64_t)(s->rs.t_begin - s->res.t0_ns) * 1e-9;
     if (t && t->n >= 2)
@@ -159,7 +165,7 @@ static void sup_one_run(struct sup *s, int m)
     supc_run_end(s, m, run);   /* several nodes: node 0 gathers every node's figures of this run */
     if (s->node == 0 && s->res.cl) {   /* forward: nodes: the stretch of the cluster's sum this run is, and node 0's
                                         * trace projected to the cluster's GPUs beside it */
-        double jitter = s->rs.spread_s.n ? series_mean(&s->rs.spread_s) : 0;
+        double jitter = s->rs.spread_s.n ? runstats_phase_spread(&s->rs) : 0;   /* s (until 2026-11-30 its square) */
         runcluster_run(s->res.cl, m, t, begin_s, s->sc, (long)(s->nranks * s->nodes), s->nodes, jitter);
     }
     rs_trace_free(t);
@@ -386,6 +392,13 @@ static int run_setup(struct sup *s, const struct backend_ops *ops, const struct 
     return failed;
 }
 
+/* The projection the run makes, as the start event records it: what summarize projects a rebuilt run with. */
+static json_t *run_projection_json(const struct scenario *sc)
+{
+    return json_pack("{s:I, s:I, s:o}", "gpus", (json_int_t)sc->projection.gpus, "groups",
+                     (json_int_t)sc->projection.groups, "spec", analysis_spec_json(&sc->projection.spec));
+}
+
 /* The set-up's steps as the start event records them. */
 static json_t *run_setup_json(const struct run_setup_times *tm)
 {
@@ -488,8 +501,10 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
                             (json_int_t)(sc->workload.allreduce.emulate_ranks > 0 ? sc->workload.allreduce.emulate_ranks
                                                                                    : sc->ranks * sc->nodes),
                             "nodes", s.nodes, "utc_ns", utc >= 0 ? json_integer(utc) : json_null());
-    if (st)
+    if (st) {
         json_object_set_new(st, "setup", run_setup_json(&setup_t));
+        json_object_set_new(st, "projection", run_projection_json(sc));   /* summarize projects as the run does */
+    }
     supc_start_json(&s, st);   /* several nodes: what node 0 hears of the others, this node's clock */
     results_event(&s.res, s.t0, "start", st);
     for (int k = 0; k < s.nslots && !s.failed; k++)

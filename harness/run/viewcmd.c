@@ -23,7 +23,7 @@ static void sup_view_fault(struct sup *s, const struct view_cmd *cmd)
     else if (!fo || cmd->rank < 0 || cmd->rank >= s->nranks || s->dropped[cmd->rank])
         snprintf(why, sizeof why, "no such fault or rank");
     else if (!s->running || s->recovering)
-        snprintf(why, sizeof why, "no run in progress");
+        snprintf(why, sizeof why, s->recovering ? "a recovery is in progress: ask again once it is over" : "no run in progress");
     else if (sc->n_faults >= SC_MAX_FAULTS)
         snprintf(why, sizeof why, "the scenario already holds %d faults", SC_MAX_FAULTS);
     if (!why[0]) {
@@ -39,8 +39,7 @@ static void sup_view_fault(struct sup *s, const struct view_cmd *cmd)
             results_event(&s->res, mono_ns(), "fault_requested",
                           json_pack("{s:s, s:i, s:i, s:s, s:s}", "kind", fo->name, "rank", cmd->rank, "fault", spec,
                                     "target", cmd->target, "by", "view"));
-            struct wcmd w = { .type = CMD_INJECT, .arg = spec };
-            sup_send(s, s->slot_of[cmd->rank], &w);
+            faultlog_send(s, spec, cmd->rank);
             return;
         }
     }
@@ -84,11 +83,16 @@ void sup_view_command(struct sup *s, const struct view_cmd *cmd)
                           json_pack("{s:s, s:s}", "command", "skip", "why",
                                     s->recovering ? "a recovery is in progress"
                                     : s->ln->bnd_kind ? "the nodes are still agreeing on the last command"
+                                    : s->skipping ? "the run is already being skipped"
+                                    : s->stopping ? "the run is stopping"
                                                   : "no run in progress"));
             break;
         }
         if (s->nodes > 1)
             supc_boundary(s, SUP_BND_SKIP);
+        else if (s->paused)   /* every rank waits at (or runs up to) the pause: the run ends there, no rank must move
+                               * first (a skip one past it waited for a resume that never came) */
+            sup_set_skip(s, atomic_load(&s->shm.hdr->pause_at));
         else
             sup_set_skip(s, sup_pending_top(s, &s->shm.hdr->stop_at) + 1);
         break;

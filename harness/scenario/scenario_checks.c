@@ -99,6 +99,16 @@ int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
     if (sc->power.sample_hz > 0 && sc->power.sample_hz < 1)   /* a period of hours is no sampler's */
         return sc_error(c, sc_key_node(c, root, "power.sample_hz"), "power.sample_hz",
                         "expected 0 (no sampling) or at least 1 Hz, got %g", sc->power.sample_hz);
+    /* a band past half the sampling rate has no bin on the grid: its share would never be judged */
+    if (sc->projection.spec.max_band_share > 0 && sc->power.sample_hz > 0 &&
+        sc->projection.spec.band_hi_hz > sc->power.sample_hz / 2) {
+        yaml_node_t *at = sc_key_node(c, root, "projection.spec.band");   /* the band, or the clause of the default */
+        return sc_error(c, at != root ? at : sc_key_node(c, root, "projection.spec.max_band_share"), "projection.spec.band",
+                        "expected a band whose top is at most half power.sample_hz (%g Hz) for max_band_share to be "
+                        "judged, got [%g, %g] Hz: raise power.sample_hz to at least %g, or lower the band",
+                        sc->power.sample_hz / 2, sc->projection.spec.band_lo_hz, sc->projection.spec.band_hi_hz,
+                        2 * sc->projection.spec.band_hi_hz);
+    }
     if (sc->heartbeat.timeout_s <= sc->heartbeat.interval_s)
         return sc_error(c, sc_key_node(c, root, "heartbeat.timeout"), "heartbeat.timeout", "expected longer than heartbeat.interval (%g s), got %g s: every "
                         "rank would be hung between two beats", sc->heartbeat.interval_s, sc->heartbeat.timeout_s);
