@@ -457,6 +457,11 @@ Test(campaign, repeats_out_of_range_integers_and_a_bad_out_are_exit_2)
     char lng[1100];
     snprintf(lng, sizeof lng, "/tmp/gauntlet-camp-long/%01000d", 0);
     const char *file = e2e_scenario("name: x\n");
+    char foreign[] = "/tmp/gauntlet-camp-foreign-XXXXXX", fp[128];   /* a user's folder: its campaign.json no campaign's */
+    cr_assert(mkdtemp(foreign));
+    snprintf(fp, sizeof fp, "%s/campaign.json", foreign);
+    FILE *ff = fopen(fp, "w");
+    cr_assert(ff && fputs("{\"mine\": 1}\n", ff) >= 0 && fclose(ff) == 0);
     struct { const char *args[4]; const char *want; } bad[] = {
         { { "--recovery", "restart,restart", NULL }, "each strategy once" },
         { { "--seed", "99999999999999999999", NULL }, "expected an integer from 0 to 9223372036854775807" },
@@ -466,6 +471,7 @@ Test(campaign, repeats_out_of_range_integers_and_a_bad_out_are_exit_2)
         { { "--out", "", NULL }, "--out: expected a folder name" },
         { { "--out", file, NULL }, "expected a folder" },
         { { "--out", lng, NULL }, "--out: path too long (1024 characters; at most 991)" },
+        { { "--out", foreign, NULL }, "the folder holds files that are not an earlier campaign's" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char dir[1024], log[1100];
@@ -481,6 +487,9 @@ Test(campaign, repeats_out_of_range_integers_and_a_bad_out_are_exit_2)
         free(text);
     }
     cr_expect_neq(access("/tmp/gauntlet-camp-long", F_OK), 0, "a shortened path was created");
+    char *kept = e2e_read(fp);
+    cr_expect(kept && strcmp(kept, "{\"mine\": 1}\n") == 0, "the folder's own campaign.json stays: %s", kept);
+    free(kept);
 }
 
 /* The checker itself: a run whose fingerprint detector is off misses a weights flip; the check says so. */

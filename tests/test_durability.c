@@ -983,3 +983,26 @@ Test(killed, a_dead_writers_summary_temp_file_is_removed, .timeout = 60)
     cr_expect(there(dir2, "summary.json.tmp.1"), "a live writer's temp file was removed");
     free(sc);
 }
+
+/* A checkpoint folder the run cannot write (a file in its place) ends the run at its set-up, exit 3 naming the key,
+ * before the results folder is touched: an earlier run's record there stays whole (it failed at its first
+ * checkpoint, the earlier record replaced, and said "unlink(checkpoint) failed" 64 times) */
+Test(results_io, a_checkpoint_folder_that_cannot_be_written_fails_before_the_results, .timeout = 60)
+{
+    char file[] = "/tmp/gauntlet-ckpt-file-XXXXXX";
+    int fd = mkstemp(file);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    char text[600];
+    snprintf(text, sizeof text, "name: ckfile\nranks: 2\niterations: 8\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
+                                "  allreduce: {bytes: 64KiB}\n  checkpoint: {every: 2, bytes: 64KiB, path: %s}\n", file);
+    const char *sc = e2e_scenario(text), *out = e2e_outdir();
+    int rc = e2e_run("/tmp/gauntlet-ckfile.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
+    char *log = e2e_read("/tmp/gauntlet-ckfile.log");
+    cr_assert_eq(rc, 3, "%s", log);
+    cr_assert(log && strstr(log, "workload.checkpoint.path: cannot create this run's lock file") &&
+                  strstr(log, "Not a directory") && !strstr(log, "unlink(checkpoint)"), "%s", log);
+    cr_assert_neq(access(out, F_OK), 0, "the results folder was not begun");
+    free(log);
+    unlink(file);
+}

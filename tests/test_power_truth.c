@@ -822,6 +822,84 @@ Test(analyze_input, only_a_record_without_a_start_never_began)
     cr_assert_eq(system(cmd), 0);
 }
 
+/* A line of the record analyze reads that is no JSON event, or a run_begin whose run is out of range, is exit 2 naming
+ * the line, as summarize and view say it (a garbled run_begin once made its run vanish, exit 0) */
+Test(analyze_input, a_garbled_line_of_the_record_is_an_error_naming_it)
+{
+    static const char *const lines[] = {
+        "{\"t_s\" :0.05,\"event\" :::\"run_begin\",\"run\":0,\"mitigation\":\"none\"}\n",
+        "[\"run_begin\"]\n",
+        "{\"t_s\":0.05,\"event\":\"run_begin\",\"run\":-1,\"mitigation\":\"none\"}\n",
+    };
+    static const char *const want[] = { "events.jsonl:2: not a JSON event (column", "events.jsonl:2: not a JSON event (not an object)",
+                                        "events.jsonl:2: run_begin: run: expected an integer from 0 to" };
+    for (int i = 0; i < 3; i++) {
+        char dir[] = "/tmp/gauntlet-garbled-XXXXXX", path[96], log[96];
+        cr_assert(mkdtemp(dir));
+        snprintf(path, sizeof path, "%s/events.jsonl", dir);
+        snprintf(log, sizeof log, "%s/analyze.log", dir);
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fprintf(f, "{\"t_s\":0.0,\"event\":\"start\",\"scenario\":\"w\",\"backend\":\"sim\",\"ranks\":1,\"runs\":1,"
+                   "\"iterations\":6,\"sample_hz\":100.0,\"nodes\":1}\n%s", lines[i]);
+        cr_assert_eq(fclose(f), 0);
+        snprintf(path, sizeof path, "%s/power.csv", dir);
+        f = fopen(path, "w");
+        cr_assert(f);
+        fprintf(f, "t_s,rank,watts,phase\n");
+        for (int k = 0; k < 300; k++)
+            fprintf(f, "%.2f,0,%d,compute\n", 0.01 * k, 300 + k % 7);
+        cr_assert_eq(fclose(f), 0);
+        cr_assert_eq(e2e_run(log, (const char *[]){ "analyze", dir, NULL }), 2, "%s", lines[i]);
+        char *said = e2e_read(log);
+        cr_assert(said && strstr(said, want[i]), "%s", said);
+        free(said);
+        char cmd[96];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        cr_assert_eq(system(cmd), 0);
+    }
+}
+
+/* A held sensor's GPU filtered onto a slower grid (--hz) keeps its update interval, measured on its own samples: a
+ * 100 ms averaging sensor of a 2 Hz square wave logged at 100 Hz reads the same null 100 ms ramp and null 2.5-7 and
+ * 7-20 Hz bands at 20 Hz as on its own grid (the filter mixed its readings: it read as a signal, 5598 W/s and a 7-20
+ * Hz share where its own grid has none) */
+Test(analyze_input, a_slow_sensor_filtered_onto_a_slower_grid_stays_held)
+{
+    char path[] = "/tmp/gauntlet-held-XXXXXX.csv";
+    int fd = mkstemps(path, 4);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    cr_assert(f);
+    fprintf(f, "t_s,gpu,watts\n");
+    double shown = 150;
+    for (int k = 0; k < 3000; k++) {   /* 30 s at 100 Hz */
+        if (k % 10 == 0) {
+            double sum = 0;
+            for (int j = 0; j < 100; j++)   /* the last 100 ms at 1 kHz */
+                sum += fmod((k * 10 - j) * 1e-3 + 10, 0.5) < 0.25 ? 700 : 150;
+            shown = sum / 100 + (k / 10 % 5) * 0.4;
+        }
+        fprintf(f, "%.2f,0,%.1f\n", k * 0.01, shown);
+    }
+    cr_assert_eq(fclose(f), 0);
+    for (int slow = 0; slow < 2; slow++) {
+        char *out;
+        cr_assert_eq(az_run(path, slow ? "--hz" : NULL, slow ? "20" : NULL, &out), 0, "%s", out);
+        json_t *j = json_loads(strchr(out, '{'), JSON_DISABLE_EOF_CHECK, NULL);
+        cr_assert(j, "%s", out);
+        json_t *a = json_object_get(j, "aggregate"), *bands = json_object_get(a, "bands");
+        cr_assert(json_is_null(json_object_get(json_object_get(a, "ramp_up_w_s"), "100ms")), "%s grid:\n%s",
+                  slow ? "20 Hz" : "its own", out);
+        for (int b = 2; b < 4; b++)
+            cr_assert(json_is_null(json_object_get(json_array_get(bands, (size_t)b), "share")), "band %d, %s grid:\n%s", b,
+                      slow ? "20 Hz" : "its own", out);
+        json_decref(j);
+        free(out);
+    }
+    unlink(path);
+}
+
 /* Several nodes with forward: ranks and a forward_hz under sample_hz: node 0's power.csv holds its own GPUs' rows at
  * sample_hz and the other nodes' at forward_hz; the run's grid is then forward_hz (as the live view's window), node
  * 0's rows filtered onto it, so that every point has every GPU: on sample_hz's grid the sum was a gap at 7 points of

@@ -789,3 +789,41 @@ Test(report, a_killed_folder_without_a_summary_says_summarize_first, .timeout = 
     cr_expect(log && strstr(log, want), "'%s' not in:\n%s", want, log);
     free(log);
 }
+
+/* A summary.json of another shape (not an object, no scenario, runs not a list of objects, faults not a list) is
+ * exit 2 naming what it expected, and the folder's earlier report stays (it printed "(null)" and replaced the report
+ * with an empty table); a fault row of odd types prints "?", its run never overflows */
+Test(report, a_summary_of_another_shape_is_exit_2_and_leaves_the_report, .timeout = 60)
+{
+    static const struct { const char *text, *want; } cases[] = {
+        { "[]\n", "expected a JSON object" },
+        { "{}\n", "scenario: expected a string" },
+        { "{\"scenario\": \"x\", \"runs\": \"x\"}\n", "runs: expected a list of runs" },
+        { "{\"scenario\": \"x\", \"runs\": [\"a\", \"b\"]}\n", "runs: expected each run an object" },
+        { "{\"scenario\": \"x\", \"runs\": [], \"faults\": 5}\n", "faults: expected a list of faults" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char dir[64] = "/tmp/gauntlet-report-shape-XXXXXX", path[200], *log;
+        cr_assert_not_null(mkdtemp(dir));
+        snprintf(path, sizeof path, "%s/summary.json", dir);
+        put_text(path, cases[i].text);
+        snprintf(path, sizeof path, "%s/report.txt", dir);
+        put_text(path, "an earlier report\n");
+        int rc = report_of(dir, &log);
+        cr_expect_eq(rc, 2, "%s: exit %d:\n%s", cases[i].text, rc, log);
+        cr_expect(log && strstr(log, "not a gauntlet summary") && strstr(log, cases[i].want), "%s", log);
+        free(log);
+        char *kept = e2e_read(path);
+        cr_expect(kept && strcmp(kept, "an earlier report\n") == 0, "the earlier report stays: %s", kept ? kept : "(gone)");
+        free(kept);
+    }
+    char dir[64] = "/tmp/gauntlet-report-shape-XXXXXX", path[200], *log;
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    put_text(path, "{\"scenario\": \"x\", \"runs\": [], \"faults\": [{\"id\": 0, \"kind\": 5, \"origin\": null, "
+                   "\"run\": 9223372036854775807, \"rank\": 0, \"outcome\": [1]}]}\n");
+    int rc = report_of(dir, &log);
+    cr_expect_eq(rc, 0, "%s", log);
+    cr_expect(log && !strstr(log, "(null)") && strstr(log, " ?  "), "%s", log);
+    free(log);
+}

@@ -458,6 +458,38 @@ Test(scenario, anchors_and_aliases_still_work)
              "t.yaml:5:9: YAML: alias '*w' names no anchor given before it");
 }
 
+/* Anchors are bounded (each alias looks its anchor up among them: 60,000 once took 36 s to refuse), and an error
+ * whose key is none names none (it read ": expected a plain key") */
+Test(scenario, anchors_are_bounded_and_an_empty_key_is_named_by_its_place)
+{
+    size_t cap = 1 << 16;
+    char *t = malloc(cap), err[1024] = "";
+    int n = snprintf(t, cap, "name: x\nx: [");
+    for (int i = 0; i < 1025; i++)
+        n += snprintf(t + n, cap - (size_t)n, "&a%d 1, ", i);
+    snprintf(t + n, cap - (size_t)n, "*a0]\n");
+    struct scenario *sc = malloc(sizeof *sc);
+    cr_assert_eq(scenario_load_string(t, "t.yaml", sc, err, sizeof err), EXIT_INPUT);
+    cr_assert(strstr(err, "t.yaml:2:") && strstr(err, "YAML: more than 1024 anchors"), "%s", err);
+    free(sc);
+    free(t);
+    load_err("name: x\nranks: 1\niterations: 4\n? [a, b]\n: 1\n", "t.yaml:4:3: expected a plain key");
+}
+
+/* What a run would silently change or never judge is refused: more groups than GPUs (clamped before), and a spec's
+ * band past half the sampling rate (its share has no bin on the grid) */
+Test(scenario_errors, groups_past_gpus_and_a_band_past_the_sampling)
+{
+    load_err(HEAD "projection: {gpus: 10, groups: 11}\n",
+             "t.yaml:7:24: projection.groups: expected at most projection.gpus (10) groups, got 11");
+    load_err(HEAD "power: {sample_hz: 10}\nprojection: {spec: {max_band_share: 0.1}}\n",
+             "t.yaml:8:21: projection.spec.band: expected a band whose top is at most half power.sample_hz (5 Hz) for "
+             "max_band_share to be judged, got [0.1, 20] Hz: raise power.sample_hz to at least 40, or lower the band");
+    struct scenario sc;   /* the band within half the rate, or no clause on it: judged, or nothing to judge */
+    load_ok(HEAD "power: {sample_hz: 10}\nprojection: {spec: {band: [0.1, 5], max_band_share: 0.1}}\n", &sc);
+    load_ok(HEAD "power: {sample_hz: 10}\nprojection: {spec: {dynamic_range_mw: 3}}\n", &sc);
+}
+
 Test(scenario, ranks_position_is_kept_for_a_backends_limit)
 {
     struct scenario sc;

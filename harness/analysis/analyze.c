@@ -365,6 +365,35 @@ struct az_trace *analyze_load_rows(const struct az_opts *o, const char *path, in
     return tr;
 }
 
+/* The update interval of GPU g's readings at its own rate (as an_sensor_measure measures it), where they are held
+ * there; 0 where not, or too few. For a GPU filtered onto a slower grid (--hz): the filter mixes neighbouring
+ * readings, and the grid's trace no longer shows them held (a 100 ms sensor logged at 100 Hz, analysed at 20 Hz, read
+ * as a signal: its 100 ms ramp and its 7-20 Hz band, null on its own grid, got numbers). */
+static double az_raw_update_s(const struct az_gpu *g)
+{
+    double gh = az_gpu_hz(g);
+    if (g->n < 16 || !(gh > 0))
+        return 0;
+    struct an_grid gr = an_grid_of_hz(g->s[0].t, gh);
+    double span = (double)(g->s[g->n - 1].t - g->s[0].t) * 1e-9 * gh;
+    if (!(span >= 0) || span > 4.0 * (double)g->n + 16)   /* samples far apart: no rate of their own to measure at */
+        return 0;
+    size_t m = (size_t)span + 2;
+    int64_t *t = xmalloc(g->n * sizeof *t);
+    double *w = xmalloc(g->n * sizeof *w), *x = xmalloc(m * sizeof *x), u = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        t[i] = g->s[i].t;
+        w[i] = g->s[i].w;
+    }
+    size_t distinct = 0;
+    analysis_place(&gr, t, w, g->n, x, m, NULL);
+    an_sensor_measure(x, m, 1 / gh, &u, &distinct);
+    free(t);
+    free(w);
+    free(x);
+    return an_sensor_held(u, 1 / gh) ? u : 0;
+}
+
 int analyze_window(const struct az_opts *o, const struct az_trace *all, const char *title, int64_t lo, int64_t hi,
                    json_t **json_out)
 {
@@ -458,8 +487,12 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
     struct an_series *ser = xmalloc((size_t)(tr.ng + 1) * sizeof *ser);
     struct an_result *res = xmalloc((size_t)(tr.ng + 1) * sizeof *res);
     double period = o->period_s > 0 ? o->period_s : 0;
-    for (int k = 0; k < tr.ng; k++)   /* a GPU whose sensor stamps its samples: its update interval from them */
-        ser[k] = (struct an_series){ grids + (size_t)k * m, m, dt, an_stamp_update_s(tr.g[k].stamps), period };
+    for (int k = 0; k < tr.ng; k++) {   /* a GPU whose sensor stamps its samples: its update interval from them */
+        double u = an_stamp_update_s(tr.g[k].stamps);
+        if (!(u > 0) && lowpass[k])   /* filtered onto the grid: its readings held as they came, measured there */
+            u = az_raw_update_s(&tr.g[k]);
+        ser[k] = (struct an_series){ grids + (size_t)k * m, m, dt, u, period };
+    }
     struct an_band bands[AN_MAX_BANDS];   /* the default bands, and a spec's own band where it is none of them */
     int nb = analysis_bands_with_spec(o->spec, bands);
     analysis_run_many(ser, (size_t)tr.ng, bands, nb, res, threads);

@@ -109,7 +109,18 @@ static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_n
             continue;
         if (line[got - 1] != '\n')
             break;   /* a torn last line: what a killed run leaves */
-        json_t *ev = json_loads(line, 0, NULL);
+        json_error_t jerr;
+        json_t *ev = json_loads(line, 0, &jerr);
+        if (!ev || !json_is_object(ev)) {   /* as summarize and view say it: never a run silently gone */
+            if (ev)
+                fprintf(stderr, "gauntlet analyze: %s:%ld: not a JSON event (not an object)\n", path, lineno);
+            else
+                fprintf(stderr, "gauntlet analyze: %s:%ld: not a JSON event (column %d: %s)\n", path, lineno,
+                        jerr.column, jerr.text);
+            json_decref(ev);
+            bad_line = 1;
+            break;
+        }
         const char *type = json_string_value(json_object_get(ev, "event"));
         json_int_t run = json_integer_value(json_object_get(ev, "run")), node = json_integer_value(json_object_get(ev, "node"));
         double t = json_number_value(json_object_get(ev, "t_s"));
@@ -131,6 +142,13 @@ static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_n
             started = 1;
             *utc_ns = json_is_integer(u) ? json_integer_value(u) : -1;
             *hz = az_start_hz(ev);
+        } else if (type && node == 0 && (strcmp(type, "run_begin") == 0 || strcmp(type, "run_end") == 0) &&
+                   !(json_is_integer(json_object_get(ev, "run")) && run >= 0 && run < max)) {
+            fprintf(stderr, "gauntlet analyze: %s:%ld: %s: run: expected an integer from 0 to %d\n", path, lineno, type,
+                    max - 1);
+            bad_line = 1;
+            json_decref(ev);
+            break;
         } else if (type && node == 0 && run >= 0 && run < max) {
             if (strcmp(type, "run_begin") == 0) {
                 json_t *l = json_object_get(ev, "label");

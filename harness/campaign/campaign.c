@@ -5,6 +5,7 @@
 #include "campaign.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <limits.h>
 #include <math.h>
@@ -267,6 +268,42 @@ static int cp_same(const struct cp_result *a, const struct cp_result *b, const s
 /* The longest --out: each run's folder DIR/runs/s<schedule>-<strategy> must fit a results folder's path. */
 #define CP_OUT_MAX (RESULTS_DIR_MAX - 32)
 
+/* A campaign's folder: new, empty, or an earlier campaign's (campaign.json with its schedules, runs/, ckpt/):
+ * EXIT_OK; a folder of other files, which a campaign would write among and whose campaign.json it would replace, is
+ * refused (as run refuses a folder that is not an earlier run's). */
+static int cp_out_ok(const char *out)
+{
+    DIR *d = opendir(out);
+    if (!d)
+        return EXIT_OK;   /* a new folder (results_out_check said any other reason) */
+    int other = 0, has = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *nm = e->d_name;
+        if (!strcmp(nm, ".") || !strcmp(nm, ".."))
+            continue;
+        if (!strcmp(nm, "campaign.json"))
+            has = 1;
+        else if (strcmp(nm, "runs") && strcmp(nm, "ckpt"))
+            other = 1;
+    }
+    closedir(d);
+    if (has && !other) {
+        char path[CP_OUT_MAX + 32];
+        snprintf(path, sizeof path, "%s/campaign.json", out);
+        json_t *j = json_load_file(path, 0, NULL);
+        other = !json_is_integer(json_object_get(j, "schedules"));
+        json_decref(j);
+    }
+    if (other) {
+        fprintf(stderr, "gauntlet campaign: --out %s: the folder holds files that are not an earlier campaign's "
+                "(campaign.json, runs/, ckpt/): a campaign would write among them and replace any campaign.json; "
+                "expected an empty or new folder, or an earlier campaign's\n", out);
+        return EXIT_INPUT;
+    }
+    return EXIT_OK;
+}
+
 /* One integer option in [lo, hi] into *out (left as it is when not given); 0, or the usage error. */
 static int cp_int(const struct cli_args *a, const char *name, long lo, long hi, long *out)
 {
@@ -310,7 +347,7 @@ static int cp_options(int argc, char **argv, struct cp_opts *o)
     if ((v = cli_get(&campaign_cli, &a, "recovery")))
         strats = v;
     if ((v = cli_get(&campaign_cli, &a, "out"))) {   /* each run's folder DIR/runs/<schedule>-<strategy> fits run's */
-        if ((rc = results_out_check("--out", v, CP_OUT_MAX, NULL)) != EXIT_OK)
+        if ((rc = results_out_check("--out", v, CP_OUT_MAX, NULL)) != EXIT_OK || (rc = cp_out_ok(v)) != EXIT_OK)
             return rc;
         (void)str_copy(o->out, sizeof o->out, v);   /* fits: CP_OUT_MAX */
     }

@@ -502,6 +502,20 @@ int report_main(int argc, char **argv)
         return EXIT_INPUT;
     }
     json_t *sr = json_object_get(summary, "runs"), *search = json_object_get(summary, "search");
+    const char *shape = !json_is_object(summary)                                 ? "expected a JSON object"
+                        : !json_is_string(json_object_get(summary, "scenario")) ? "scenario: expected a string"
+                        : !json_is_array(sr)                                     ? "runs: expected a list of runs"
+                        : json_is_array(json_object_get(summary, "faults")) || !json_object_get(summary, "faults")
+                            ? NULL
+                            : "faults: expected a list of faults";
+    for (size_t i = 0; !shape && i < json_array_size(sr); i++)
+        if (!json_is_object(json_array_get(sr, i)))
+            shape = "runs: expected each run an object";
+    if (shape) {   /* a summary of another shape: nothing read from it, nothing written (an earlier report stays) */
+        fprintf(stderr, "gauntlet report: %s: not a gauntlet summary: %s\n", path, shape);
+        json_decref(summary);
+        return EXIT_INPUT;
+    }
     int n = (int)json_array_size(sr), rc = EXIT_OK;
     if (n > RP_MAX_RUNS) {
         fprintf(stderr, "gauntlet report: %s has %d runs; the first %d are shown\n", path, n, RP_MAX_RUNS);

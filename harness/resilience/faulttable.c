@@ -2,6 +2,7 @@
 #include "faulttable.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Writes a duration in seconds as "12.3ms" or "1.20s" into out, "-" when x is not a number. */
@@ -62,14 +63,16 @@ int fault_table_print(json_t *faults, FILE *out)
             snprintf(lost, sizeof lost, "%lld", (long long)json_integer_value(ls));
         const char *by = json_string_value(json_object_get(f, "detected_by"));
         const char *target = json_string_value(json_object_get(f, "target"));
+        const char *kind = json_string_value(json_object_get(f, "kind")), *origin = json_string_value(json_object_get(f, "origin"));
+        const char *outcome = json_string_value(json_object_get(f, "outcome"));
+        json_int_t run = json_integer_value(json_object_get(f, "run"));
         fprintf(out, "  %-3lld %-4lld %-11s %-9s %5lld %6s  %-17s %-22s %8s  %-12s %9s %9s %5s  %s\n",
-                (long long)json_integer_value(json_object_get(f, "id")), (long long)json_integer_value(json_object_get(f, "run")) + 1,
-                json_string_value(json_object_get(f, "kind")), json_string_value(json_object_get(f, "origin")),
+                (long long)json_integer_value(json_object_get(f, "id")), (long long)(run < 0 || run >= INT32_MAX ? -1 : run + 1),
+                kind ? kind : "?", origin ? origin : "?",
                 (long long)json_integer_value(json_object_get(f, "rank")), iter, target ? target : "-",
                 ft_hit(f, hit, sizeof hit), ft_err(f, err, sizeof err),
                 by ? by : "-", ft_time(json_object_get(f, "detect_s"), t1, sizeof t1),
-                ft_time(json_object_get(f, "recover_s"), t2, sizeof t2), lost,
-                json_string_value(json_object_get(f, "outcome")));
+                ft_time(json_object_get(f, "recover_s"), t2, sizeof t2), lost, outcome ? outcome : "?");
     }
     fprintf(out, "  (detect: injection to detection; recover: detection to the first good iteration; iter @N: an observed\n"
                  "   fault, seen at iteration N; error: the corrupted element's relative error)\n");

@@ -350,10 +350,14 @@ static int run_setup(struct sup *s, const struct backend_ops *ops, const struct 
     checkpoint_tag(s->shm.hdr->ckpt_tag, sizeof s->shm.hdr->ckpt_tag, sc->name, s->node, s->nodes);
     s->ckpt_lock_fd = -1;
     if (sc->workload.checkpoint.every > 0) {   /* this run's lock first, then the files of runs nobody holds */
-        if ((s->ckpt_lock_fd = checkpoint_lock(sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag)) < 0)
-            gl_log("checkpoint folder %s: cannot create this run's lock file: %s", sc->workload.checkpoint.path,
-                   strerror(errno));
-        if (checkpoint_sweep(sc->workload.checkpoint.path) < 0)
+        if ((s->ckpt_lock_fd = checkpoint_lock(sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag)) < 0) {
+            /* no checkpoint could be written there either: the run would fail at its first (after its results
+             * folder was begun, an earlier run's record in it replaced); it fails here, nothing touched */
+            if (!failed)
+                snprintf(why, n, "%s: workload.checkpoint.path: cannot create this run's lock file in %s: %s (expected "
+                         "a folder the run can write)", sc->file, sc->workload.checkpoint.path, strerror(errno));
+            failed = 1;
+        } else if (checkpoint_sweep(sc->workload.checkpoint.path) < 0)
             gl_log("checkpoint folder %s: %s (files a killed run left there stay)", sc->workload.checkpoint.path,
                    strerror(errno));
     }

@@ -29,7 +29,7 @@ int sc_error_at(struct sc_ctx *c, yaml_mark_t mark, const char *key,
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     snprintf(c->err, c->errlen, "%s:%lu:%lu: %s%s%s", c->file, (unsigned long)mark.line + 1,
-             (unsigned long)mark.column + 1, key ? key : "", key ? ": " : "", msg);
+             (unsigned long)mark.column + 1, key ? key : "", key && *key ? ": " : "", msg);
     return EXIT_INPUT;
 }
 

@@ -99,6 +99,10 @@ int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
     if (sc->power.sample_hz > 0 && sc->power.sample_hz < 1)   /* a period of hours is no sampler's */
         return sc_error(c, sc_key_node(c, root, "power.sample_hz"), "power.sample_hz",
                         "expected 0 (no sampling) or at least 1 Hz, got %g", sc->power.sample_hz);
+    if (sc->projection.groups > sc->projection.gpus)   /* as analyze's --groups: never clamped without a word */
+        return sc_error(c, sc_key_node(c, root, "projection.groups"), "projection.groups",
+                        "expected at most projection.gpus (%lld) groups, got %lld", (long long)sc->projection.gpus,
+                        (long long)sc->projection.groups);
     /* a band past half the sampling rate has no bin on the grid: its share would never be judged */
     if (sc->projection.spec.max_band_share > 0 && sc->power.sample_hz > 0 &&
         sc->projection.spec.band_hi_hz > sc->power.sample_hz / 2) {

@@ -12,6 +12,7 @@
 
 struct sc_open { int id, key; char *anchor; };   /* an open collection; key: a mapping's key awaiting its value */
 struct sc_anchor { char *name; int id; };
+#define SC_MAX_ANCHORS 1024   /* a 60,000-anchor file once took 36 s to refuse: every alias searched them all */
 
 /* Writes the key of the scalar about to hang under the open collections, as the parser names keys
  * ("workload.checkpoint.path", "faults[0].kind"); a scalar that is itself a mapping's key gets the mapping's. */
@@ -164,7 +165,11 @@ int sc_compose(yaml_parser_t *parser, const char *file, yaml_document_t *doc, ch
                 id = 0;   /* its anchor is registered when it ends: an alias inside it cannot make a cycle */
             }
         }
-        if (!rc && id && anchor) {
+        if (!rc && id && anchor && n_anchors >= SC_MAX_ANCHORS) {   /* each alias looks its anchor up among them */
+            snprintf(err, errlen, "%s:%lu:%lu: YAML: more than %d anchors ('&name'): a scenario needs a few", file, line,
+                     col, SC_MAX_ANCHORS);
+            rc = EXIT_INPUT;
+        } else if (!rc && id && anchor) {
             anchors = xrealloc(anchors, (size_t)(n_anchors + 1) * sizeof *anchors);
             anchors[n_anchors++] = (struct sc_anchor){ xstrdup(anchor), id };
         }
