@@ -474,6 +474,12 @@ Test(scenario, anchors_are_bounded_and_an_empty_key_is_named_by_its_place)
     free(sc);
     free(t);
     load_err("name: x\nranks: 1\niterations: 4\n? [a, b]\n: 1\n", "t.yaml:4:3: expected a plain key");
+    /* a value quoted from the file is shown, never sent to the terminal: an escape sequence as \x1b */
+    sc = malloc(sizeof *sc);
+    cr_assert_eq(scenario_load_string("name: \"\\e[31mRED\"\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n"
+                                      "  allreduce: {bytes: 1MiB}\n", "t.yaml", sc, err, sizeof err), EXIT_INPUT);
+    free(sc);
+    cr_assert(!strchr(err, 0x1b) && strstr(err, "got '\\x1b[31mRED'"), "%s", err);
 }
 
 /* What a run would silently change or never judge is refused: more groups than GPUs (clamped before), and a spec's

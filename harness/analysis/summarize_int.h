@@ -12,6 +12,8 @@
 
 #define SZ_LINE_MAX (1 << 20)            /* the longest line of events.jsonl read: a run's lines are far shorter */
 #define SZ_WORLD_MAX (4096 * 1024)       /* ranks x nodes: the most a scenario can ask (4096 ranks on 1024 nodes) */
+#define SZ_RANKS_FREE 4096               /* ranks below this may speak in any order */
+#define SZ_RANKS_PER_EVENT 16            /* past it, a rank at most this many times the ranks' events read so far */
 #define SZ_NODES_MAX 8192                /* a scenario's most nodes (ranks x nodes within SZ_WORLD_MAX all the same) */
 #define SZ_RUN_MAX 65535                 /* the highest run index taken ("run") */
 #define SZ_ITER_MAX 1000000000           /* the highest iteration index taken ("iter"): scenario's iterations */
@@ -51,6 +53,7 @@ struct sz_record {
     int64_t world;             /* ranks x nodes of the start event (0: no start event) */
     double *open_t;            /* per rank: the open compute phase's start (NAN: none open) */
     size_t nopen;
+    int64_t rank_events;       /* the ranks' events read so far (what the per-rank records may grow with) */
     int64_t max_rank;          /* the highest rank an event named, and its line */
     long max_rank_line;
     long orphans, orphan_line; /* events of a run that never began (no run_begin), and the first one's line */

@@ -256,6 +256,13 @@ static int sz_on_rank(struct sz_record *z, const struct sz_ctx *c, json_t *ev, c
                         : sz_num(c, ev, "t_s", -SZ_TIME_MAX, SZ_TIME_MAX, &t) < 0;
     if (bad)
         return -1;
+    /* the per-rank records grow to the highest rank that spoke: a record's ranks speak in turn, so one far past every
+     * rank shown so far is no run's (one event at rank 4194303 once took 3.9 GB and wrote a 548 MB summary) */
+    if (++z->rank_events, rank >= SZ_RANKS_FREE && rank > SZ_RANKS_PER_EVENT * z->rank_events) {
+        snprintf(c->msg, c->n, "%s:%ld: \"rank\": %lld, far past the ranks the record has shown (%lld of their events "
+                 "before it): a run's ranks speak in turn", c->path, c->line, (long long)rank, (long long)z->rank_events);
+        return -1;
+    }
     if (rank > z->max_rank) {
         z->max_rank = rank;
         z->max_rank_line = c->line;

@@ -23,13 +23,20 @@
 int sc_error_at(struct sc_ctx *c, yaml_mark_t mark, const char *key,
                 const char *fmt, ...)
 {
-    char msg[512];
+    char msg[512], shown[4 * sizeof msg];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    /* a value quoted from the file is shown, never acted on: a control character (a terminal escape, a newline that
+     * would forge a second message) as \xNN */
+    size_t u = 0;
+    for (const unsigned char *p = (const unsigned char *)msg; *p && u + 5 < sizeof shown; p++)
+        u += (size_t)(*p < 0x20 || *p == 0x7f ? snprintf(shown + u, sizeof shown - u, "\\x%02x", *p)
+                                               : snprintf(shown + u, sizeof shown - u, "%c", *p));
+    shown[u] = 0;
     snprintf(c->err, c->errlen, "%s:%lu:%lu: %s%s%s", c->file, (unsigned long)mark.line + 1,
-             (unsigned long)mark.column + 1, key ? key : "", key && *key ? ": " : "", msg);
+             (unsigned long)mark.column + 1, key ? key : "", key && *key ? ": " : "", shown);
     return EXIT_INPUT;
 }
 
