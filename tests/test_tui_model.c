@@ -449,3 +449,24 @@ Test(tui_model, the_node_power_after_shrink_sums_every_gpu)
     cr_assert_float_eq(b.sum / b.n, 3 * 500 + 130, 1e-3, "every GPU's sample: %g", b.sum / b.n);
     vm_free(m);
 }
+
+/* More GPUs than the view lists (8 ranks on 256 nodes, valid): it holds the first 1024, and counts all of them where
+ * it speaks of the cluster; a node's folded iteration reaches its own ranks, 8 a node (until 2026-11-30 the start's
+ * count was dropped: "8 ranks on 256 nodes", 0 ranks a node, no iteration, % TDP of 8 GPUs) */
+Test(tui_model, more_gpus_than_the_view_lists_are_counted_whole)
+{
+    struct vm *m = vm_new();
+    ev(m, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"big\",\"backend\":\"sim\",\"ranks\":8,\"nodes\":256,\"forward\":\"nodes\","
+          "\"runs\":1,\"iterations\":100,\"tdp_w\":700,\"sample_hz\":10,\"bus_ranks\":2048,\"recovery\":\"none\"}");
+    cr_assert_eq(m->gpus, 2048);
+    cr_assert_eq(m->nranks, VM_MAX_RANKS);
+    char buf[128];
+    cr_assert(strstr(vm_power_title(m, (int)m->gpus, buf, sizeof buf), "2048 GPUs on 256 nodes"), "%s", buf);
+    ev(m, "{\"t_s\":0.01,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\"}");
+    ev(m, "{\"t_s\":0.2,\"event\":\"node_iteration\",\"node\":3,\"run\":0,\"iter\":4,\"ranks\":8,\"dur_s\":0.03,"
+          "\"phases\":{\"compute\":{\"s\":0.02,\"flops\":4e12},\"comm\":{\"s\":0.01,\"bytes\":4194304}}}");
+    for (int k = 24; k < 32; k++)
+        cr_assert_eq(m->rank[k].iter, 5, "rank %d of node 3", k);
+    cr_assert_eq(m->rank[32].iter, 0, "node 4's first rank");
+    vm_free(m);
+}

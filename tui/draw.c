@@ -125,12 +125,15 @@ static void draw_header(const struct vm *m, const struct tui_ui *ui, int y)
         snprintf(nodes, sizeof nodes, " on %d nodes", m->nodes);
     int cut = ui->replay && ui->no_end && ui->now >= ui->t_end && m->state != VS_FINISHED;   /* the record ends here */
     putf(y, 0, " gauntlet %s  %s  %s  %d%s%s%s  run %d/%d %s  [%s]%s", ui->replay ? "view" : "run", m->scenario,
-         m->backend, n ? n : m->nranks, *dev ? U(ui, "× ", "x ") : " ", *dev ? (same ? dev : "mixed GPUs") : "ranks", nodes,
+         m->backend, m->gpus > m->nranks ? (int)m->gpus : n ? n : m->nranks, *dev ? U(ui, "× ", "x ") : " ", *dev ? (same ? dev : "mixed GPUs") : "ranks", nodes,
          m->run + 1, m->runs, m->run_label, cut ? "killed: no end event" : vm_state_label(m),
          ui->replay ? (ui->playing ? U(ui, "  ▶ replay", "  > replay") : U(ui, "  ‖ replay", "  || replay")) : "");
     double elapsed = ui->now;
     double rate = m->m.it_per_s;
     double left_it = (double)(m->iterations - it) + (double)(m->runs - m->run - 1) * (double)m->iterations;
+    /* paused: the rate decays towards 0 over the window and the time left would balloon; neither is the run's */
+    if (m->state == VS_PAUSED)
+        rate = NAN;
     double remaining = rate > 0 && m->state != VS_FINISHED && !cut ? left_it / rate : NAN;
     fmt_hms(a, sizeof a, elapsed);
     fmt_hms(b, sizeof b, remaining);
@@ -208,18 +211,18 @@ static void draw_chart(const struct vm *m, const struct tui_ui *ui, int y, int h
     fmt_w(b, sizeof b, lo);
     fmt_w(c, sizeof c, isfinite(lo) ? hi / 1.08 : NAN);
     on(ui, 0, A_BOLD);
-    putf(y, 0, "Power, %s, last %.0f s%s: now %s  band [%s, %s]", vm_power_title(m, m->nranks, who, sizeof who), ui->window_s,
-         ui->logscale ? ", log scale" : "", a, b, c);
+    char title[256];
+    int tl = snprintf(title, sizeof title, "Power, %s, last %.0f s%s: now %s  band [%s, %s]",
+                      vm_power_title(m, m->gpus > m->nranks ? (int)m->gpus : m->nranks, who, sizeof who), ui->window_s,
+                      ui->logscale ? ", log scale" : "", a, b, c);
+    putf(y, 0, "%s", title);
     attrset(A_NORMAL);
-    if (m->floor_w > 0) {
-        fmt_w(a, sizeof a, floor_w);
+    int lx = COLS - 24 > tl ? COLS - 24 : tl;   /* the floor's or cap's label after the title, never over it: where it
+                                                 * does not fit, its line on the chart still shows it */
+    if ((m->floor_w > 0 || m->cap_w > 0) && lx + 20 <= COLS) {
+        fmt_w(a, sizeof a, m->floor_w > 0 ? floor_w : cap_w);
         on(ui, P_LINE, 0);
-        putf(y, COLS - 24 > 0 ? COLS - 24 : 0, "  floor %s %s", a, U(ui, "──", "--"));
-    }
-    if (m->cap_w > 0) {
-        fmt_w(a, sizeof a, cap_w);
-        on(ui, P_LINE, 0);
-        putf(y, COLS - 24 > 0 ? COLS - 24 : 0, "  cap %s %s", a, U(ui, "──", "--"));
+        putf(y, lx, "  %s %s %s", m->floor_w > 0 ? "floor" : "cap", a, U(ui, "──", "--"));
     }
     attrset(A_NORMAL);
     y++;
@@ -490,19 +493,9 @@ static void draw_overlays(const struct vm *m, const struct tui_ui *ui)
     const char *l[12];
     int n = 0;
     if (ui->help) {
-        static const char *const help[] = {
-            "gauntlet live view",
-            "q        quit (asks while running; the summary is written)",
-            "p        pause / resume the workload",
-            "f        inject a fault: kind, rank, target",
-            "m        skip to the next mitigation",
-            "arrows   select a GPU for the detail line",
-            "+ / -    shorter / longer chart window",
-            "l        log scale",
-            "replay:  space play/pause, < > speed, [ ] -/+10 s, g G ends",
-            "any key closes this help",
-        };
-        draw_box(ui, help, (int)ARRAY_LEN(help));
+        int nh;
+        const char *const *help = tui_help(ui, &nh);
+        draw_box(ui, help, nh);
         return;
     }
     if (ui->confirm_quit) {

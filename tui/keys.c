@@ -6,6 +6,7 @@
 #include "faults/fault.h"
 #include "plugin.h"
 #include "tui.h"
+#include "util.h"
 
 static const double windows_s[] = { 5, 10, 30, 60, 120, 300, 600 };
 static const char *const targets[] = { "gemm-output", "gradients", "weights", "allreduce-buffer" };
@@ -185,4 +186,33 @@ int tui_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd
     default:
         return TA_UNHANDLED;
     }
+}
+
+const char *const *tui_help(const struct tui_ui *ui, int *n)
+{
+    static const char *const replay[] = {
+        "gauntlet view (a replay)",
+        "q        quit",
+        "space    play / pause (at the end: from the start)",
+        "< >      slower / faster",
+        "[ ] { }  back / on 10 s, 60 s",
+        "g G      the start / the end",
+        "arrows   select a GPU for the detail line",
+        "+ / -    shorter / longer chart window",
+        "l        log scale",
+        "any key closes this help",
+    };
+    static const char *const live[] = {
+        "gauntlet live view",
+        "q        quit (asks while running; the summary is written)",
+        "p        pause / resume the workload",
+        "f        inject a fault: kind, rank, target",
+        "m        skip to the next mitigation",
+        "arrows   select a GPU for the detail line",
+        "+ / -    shorter / longer chart window",
+        "l        log scale",
+        "any key closes this help",
+    };
+    *n = ui->replay ? (int)ARRAY_LEN(replay) : (int)ARRAY_LEN(live);
+    return ui->replay ? replay : live;
 }

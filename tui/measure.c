@@ -83,7 +83,8 @@ void vm_measure(struct vm *m, double window_s)
     if (nu > 16 && analysis_run(&(struct an_series){ u, nu, dt, upd, period > 0 ? period : 0 }, an_default_bands, 4,
                                 &res) == 0) {
         x->swing_w = res.swing_w;
-        x->swing_pct_tdp = m->tdp_w > 0 && m->nranks ? 100 * res.swing_w / (m->tdp_w * m->nranks) : NAN;   /* every GPU summed */
+        double gpus = m->gpus > m->nranks ? (double)m->gpus : m->nranks;   /* every GPU summed, past those held too */
+        x->swing_pct_tdp = m->tdp_w > 0 && gpus > 0 ? 100 * res.swing_w / (m->tdp_w * gpus) : NAN;
         x->ramp_w_s = fmax(res.ramp_up_w_s[1], res.ramp_down_w_s[1]);   /* NAN: the sensor cannot resolve it */
         x->dominant_hz = res.dominant_hz;
         x->sensor_ms = res.held ? res.update_s * 1e3 : NAN;

@@ -55,7 +55,8 @@ void vm_log(struct vm *m, double t, int sev, const char *fmt, ...)
 /* Allocates the ranks once the start event says how many (a replay may lack it: then on first sight). */
 static void vm_ranks(struct vm *m, int n)
 {
-    if (n <= m->nranks || n > VM_MAX_RANKS)
+    n = n > VM_MAX_RANKS ? VM_MAX_RANKS : n;   /* the first VM_MAX_RANKS: the run's count is m->gpus */
+    if (n <= m->nranks)
         return;
     m->rank = xrealloc(m->rank, (size_t)n * sizeof *m->rank);
     for (int r = m->nranks; r < n; r++) {
@@ -107,7 +108,7 @@ static void vm_tick_close(struct vm *m)
     if (isnan(m->tick_t) || m->cluster_fed)
         return;
     double fresh = m->fresh_s > 0 ? m->fresh_s : m->sample_hz > 0 ? 2.0 / m->sample_hz : 0.05, sum = 0;
-    int ok = m->nranks > 0;
+    int ok = m->nranks > 0 && !(m->gpus > m->nranks);   /* GPUs past those held: no sum rather than a part of it */
     for (int r = 0; r < m->nranks && ok; r++) {
         const struct vm_rank *k = &m->rank[r];
         if (isnan(k->watts) || m->tick_t - k->watts_t > fresh || k->watts_t > m->tick_t + 1e-9)
@@ -153,7 +154,7 @@ void vm_power_stamp(struct vm *m, int rank, int64_t sample_ns)
 
 void vm_node_power(struct vm *m, double t_s, int node, double watts, int gpus)
 {
-    int per = m->nodes > 0 ? m->nranks / m->nodes : 0;
+    int per = m->per_node > 0 ? m->per_node : m->nodes > 0 ? m->nranks / m->nodes : 0;
     if (node < 0 || node >= m->nodes || per < 1 || gpus < 1 || !isfinite(t_s) || !isfinite(watts))
         return;
     for (int k = node * per; k < (node + 1) * per && k < m->nranks && k < VM_MAX_RANKS; k++) {
@@ -232,7 +233,7 @@ int vm_phase_at(const struct vm *m, int rank, double t)
         if (sp->t1 >= 0 && sp->t1 < t && sp->phase != VP_CKPT)
             break;   /* spans are in time order: nothing older covers t (a checkpoint may overlap) */
     }
-    if (ph != VP_COMPUTE && ph != VP_CKPT && m->floor_w > 0 && m->state != VS_PAUSED)
+    if (ph != VP_COMPUTE && ph != VP_CKPT && m->floor_w > 0 && (m->state == VS_RUNNING || m->state == VS_RECOVERING))
         return VP_FILLER;   /* the run keeps a floor: the gaps are filled */
     return ph;
 }
@@ -282,22 +283,27 @@ static void vm_start(struct vm *m, json_t *ev, double t)
     str_copy(m->backend, sizeof m->backend, str(ev, "backend"));
     str_copy(m->results, sizeof m->results, str(ev, "results"));
     str_copy(m->recovery, sizeof m->recovery, str(ev, "recovery"));
-    vm_ranks(m, ibound(ev, "ranks", 0, VM_MAX_RANKS, 0));
+    m->per_node = ibound(ev, "ranks", 0, 4096, 0);
+    vm_ranks(m, m->per_node);
     m->runs = ibound(ev, "runs", 0, 1 << 20, 1);
     m->iterations = inum(ev, "iterations", 0);
     m->tdp_w = num(ev, "tdp_w");
     m->sample_hz = num(ev, "sample_hz");
     m->bus_ranks = ibound(ev, "bus_ranks", 0, INT32_MAX, m->nranks);
-    m->nodes = ibound(ev, "nodes", 1, VM_MAX_RANKS, 1);
+    m->nodes = ibound(ev, "nodes", 1, 8192, 1);
+    m->gpus = (int64_t)m->per_node * m->nodes;
     m->cluster_fed = strcmp(str(ev, "forward"), "nodes") == 0;   /* the aggregate: the cluster's sum on node 0's grid */
     double hz = m->sample_hz, fwd = num(ev, "forward_hz");   /* forward: ranks: the other nodes' rows at forward_hz */
     if (m->nodes > 1 && !m->cluster_fed && fwd > 0 && !(hz <= fwd))
         hz = fwd;
     m->fresh_s = hz > 0 ? 2.0 / hz : 0;
-    vm_ranks(m, m->nranks * m->nodes);
+    vm_ranks(m, (int)(m->gpus < VM_MAX_RANKS ? m->gpus : VM_MAX_RANKS));
     if (m->nodes > 1)
         vm_log(m, t, LOG_INFO, "%s on %s: %d nodes x %d ranks, recovery %s", m->scenario, m->backend, m->nodes,
-               m->nranks / m->nodes, m->recovery);
+               m->per_node, m->recovery);
+    if (m->gpus > VM_MAX_RANKS)
+        vm_log(m, t, LOG_WARN, "%lld GPUs: the view lists the first %d (the cluster's figures are of all of them)",
+               (long long)m->gpus, VM_MAX_RANKS);
     else
         vm_log(m, t, LOG_INFO, "%s on %s: %d ranks, recovery %s", m->scenario, m->backend, m->nranks, m->recovery);
 }
@@ -352,7 +358,8 @@ static void rate_add(struct vm *m, double t, int n)
  * per GPU, the node's flops over its slowest GPU's time. */
 static void vm_node_iteration(struct vm *m, json_t *ev, double t)
 {
-    int per = m->nodes > 0 ? m->nranks / m->nodes : 0, node = ibound(ev, "node", 0, m->nodes - 1, -1), n = 0;
+    int per = m->per_node > 0 ? m->per_node : m->nodes > 0 ? m->nranks / m->nodes : 0;
+    int node = ibound(ev, "node", 0, m->nodes - 1, -1), n = 0;
     int ranks = ibound(ev, "ranks", 1, VM_MAX_RANKS, 0);
     if (node < 0 || per < 1)
         return;   /* a node the start event did not name: nothing of it to show */
@@ -473,9 +480,13 @@ int vm_event(struct vm *m, json_t *ev)
             m->false_positives++;
             vm_log(m, t, LOG_WARN, "FALSE POSITIVE %s on rank %d: %s", str(ev, "detector"), rank, str(ev, "note"));
         } else {
-            fmt_s(a, sizeof a, num(ev, "detect_s"));
-            vm_log(m, t, LOG_DETECT, "DETECTED by %s on rank %d after %s (%lld it): %s", str(ev, "detector"), rank, a,
-                   (long long)inum(ev, "detect_iters", 0), str(ev, "note"));
+            if (json_is_number(json_object_get(ev, "detect_s"))) {
+                fmt_s(a, sizeof a, num(ev, "detect_s"));
+                vm_log(m, t, LOG_DETECT, "DETECTED by %s on rank %d after %s (%lld it): %s", str(ev, "detector"), rank,
+                       a, (long long)inum(ev, "detect_iters", 0), str(ev, "note"));
+            } else {   /* a fault nobody injected: no time from an injection to tell */
+                vm_log(m, t, LOG_DETECT, "DETECTED by %s on rank %d: %s", str(ev, "detector"), rank, str(ev, "note"));
+            }
         }
     } else if (strcmp(type, "recovery_begin") == 0) {
         m->state = VS_RECOVERING;

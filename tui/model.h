@@ -67,6 +67,9 @@ struct vm {
     /* from the start event */
     char scenario[64], backend[16], results[256], recovery[32];
     int nranks, runs, bus_ranks, nodes;
+    int per_node;                      /* the start's ranks (each node's; 0: not said) */
+    int64_t gpus;                      /* every node's GPUs, as the start says (nranks: those the view holds, at most
+                                        * VM_MAX_RANKS: the first of them) */
     int64_t iterations;
     double tdp_w, sample_hz;
     double fresh_s;                    /* how old a rank's reading may be and still join a tick's sum: two of the

@@ -220,12 +220,14 @@ static int load_power(struct replay *rp, const char *dir, char *why, size_t n)
         char *end;
         double t = strtod(fld[0], &end);
         long rank = k >= 3 ? strtol(fld[1], NULL, 10) : -1;
-        if (k < 9 || *end || rank < 0 || rank >= VM_MAX_RANKS) {
+        if (k < 9 || *end || rank < 0 || rank > INT32_MAX) {
             snprintf(why, n, "%s:%d: expected t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle", path, lineno);
             free(line);
             fclose(f);
             return -1;
         }
+        if (rank >= VM_MAX_RANKS)
+            continue;   /* a GPU past those the view lists (the cluster's sum has its own rows) */
         double st = k >= 12 ? field(fld[11]) : NAN;   /* sample_t_s: the sensor's own time (the run's clock) */
         add_prow(rp, (struct prow){ t, field(fld[2]), field(fld[6]), field(fld[7]), *fld[8] ? strtoull(fld[8], NULL, 0) : 0,
                                     (int)rank, PR_RANK,

@@ -50,6 +50,8 @@ enum tui_action { TA_NONE = 0, TA_REDRAW, TA_COMMAND, TA_QUIT, TA_UNHANDLED };
  * show the view, every key is ignored (q too, but in a replay, where it only leaves) and an open dialog, question or
  * help is closed: nothing is done that the screen does not show. */
 int tui_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd);
+/* The help box's lines (keys.c): the replay's keys or the live view's; *n of them. */
+const char *const *tui_help(const struct tui_ui *ui, int *n);
 
 /* The live view: started by `gauntlet run` on a terminal. tui_live_start takes over the terminal (stderr
  * goes to DIR/messages.log meanwhile: the workers' and the harness's messages are shown in the log) and

@@ -63,7 +63,10 @@ void sup_view_command(struct sup *s, const struct view_cmd *cmd)
         }
         break;
     case VIEW_PAUSE:
-        if (s->ln->bnd_kind) {
+        if (s->stopping) {   /* the run is ending: a pause would hold it (and the view would read paused) */
+            results_event(&s->res, now, "view_refused", json_pack("{s:s, s:s}", "command", "pause", "why",
+                                                                 "the run is stopping"));
+        } else if (s->ln->bnd_kind) {
             results_event(&s->res, now, "view_refused", json_pack("{s:s, s:s}", "command", "pause", "why",
                                                                  "the nodes are still agreeing on the last command"));
         } else if (s->paused) {
