@@ -481,4 +481,31 @@ Test(shapes_compare, mitigations_sharing_a_name_are_not_merged)
                      "filler removes more swing than bess on b (40.0 % vs 20.0 %), less on a (10.0 % vs 30.0 %)");
     json_decref(cmp);
     json_decref(runs);
+
+    /* orders within one run's repeat spread (2 points) are ties, not a change with the shape; a run disturbed by hand
+     * is listed and never ranked */
+    static const double close[2][3] = { { 50, 51, 10 }, { 51.5, 50, 90 } };
+    static const char *const mits[3] = { "filler", "ramp", "cap" };
+    runs = json_array();
+    for (int k = 0; k < 2; k++) {
+        char label[32];
+        snprintf(label, sizeof label, "none [%s]", shape[k]);
+        json_array_append_new(runs, shape_run("none", label, shape[k], 0.0));
+        for (int m = 0; m < 3; m++) {
+            snprintf(label, sizeof label, "%s [%s]", mits[m], shape[k]);
+            json_t *r = shape_run(mits[m], label, shape[k], close[k][m]);
+            if (k == 1 && m == 2)   /* cap on b: 90 % removed, disturbed: it would swap with both */
+                json_object_set_new(r, "disturbed", json_pack("[s]", "paused"));
+            json_array_append_new(runs, r);
+        }
+    }
+    cmp = shapes_compare_json(runs);
+    cr_assert_eq(json_array_size(json_object_get(cmp, "ranking_changes")), 0, "%s", json_dumps(cmp, 0));
+    cr_assert(json_is_false(json_object_get(cmp, "ranking_changes_with_shape")));
+    json_t *b = json_array_get(json_object_get(cmp, "per_shape"), 1);
+    cr_assert_eq(json_array_size(json_object_get(b, "ranking")), 2, "the disturbed cap is not ranked: %s", json_dumps(b, 0));
+    cr_assert(json_is_true(json_object_get(json_array_get(json_object_get(b, "runs"), 2), "disturbed")), "%s",
+              json_dumps(b, 0));
+    json_decref(cmp);
+    json_decref(runs);
 }

@@ -8,6 +8,8 @@
 #include "shapes_compare.h"
 #include "util.h"
 
+#define SHAPES_TIE_PCT 2.0   /* points of swing removed: one scenario run twice repeats within them (docs/power.md) */
+
 /* A mitigation's name in the comparison: its run's label (with its parameters where entries of one mitigation differ:
  * "filler floor=50%") without the shape's " [name]". */
 static void base_label(json_t *r, char *out, size_t n)
@@ -91,13 +93,21 @@ json_t *shapes_compare_json(json_t *runs)
                 m++;
             if (m == nm && nm < MAXM)
                 str_copy(names[nm++], sizeof names[0], lbl);
-            if (m < MAXM)
+            /* a run disturbed by hand (paused, a fault by hand, skipped) is listed, never ranked: its figures are not
+             * the mitigation's alone */
+            int disturbed = json_array_size(json_object_get(r, "disturbed")) > 0;
+            if (m < MAXM && !disturbed)
                 sw[k][m] = vs(r, "swing_reduction_pct");
-            json_array_append_new(list, json_pack("{s:s, s:o, s:o, s:o, s:o}", "mitigation", lbl, "swing_w",
-                                                  json_num(agg_swing(r)),
-                                                  "swing_reduction_pct", json_num(vs(r, "swing_reduction_pct")),
-                                                  "energy_overhead_pct", json_num(vs(r, "energy_overhead_pct")),
-                                                  "iteration_overhead_pct", json_num(vs(r, "iteration_overhead_pct"))));
+            json_t *e = json_pack("{s:s, s:o, s:o, s:o, s:o}", "mitigation", lbl, "swing_w", json_num(agg_swing(r)),
+                                  "swing_reduction_pct", json_num(vs(r, "swing_reduction_pct")),
+                                  "energy_overhead_pct", json_num(vs(r, "energy_overhead_pct")),
+                                  "iteration_overhead_pct", json_num(vs(r, "iteration_overhead_pct")));
+            if (disturbed)
+                json_object_set_new(e, "disturbed", json_true());
+            json_t *w = json_object_get(json_object_get(r, "vs_none"), "warning");
+            if (json_is_string(w))
+                json_object_set(e, "warning", w);
+            json_array_append_new(list, e);
         }
         json_t *rank = json_array();   /* most swing removed first; unmeasured last */
         int used[MAXM] = { 0 };
@@ -114,13 +124,14 @@ json_t *shapes_compare_json(json_t *runs)
         json_array_append_new(per, json_pack("{s:s, s:o, s:o}", "shape", shape[k], "ranking", rank,
                                              "runs", list));
     }
-    /* every pair of mitigations ordered one way on one shape and the other way on another */
+    /* every pair of mitigations ordered one way on one shape and the other way on another, each by more than one
+     * scenario's run-to-run spread (2 points: docs/power.md): a smaller difference is a tie, not an order */
     json_t *changes = json_array();
     for (int a = 0; a < nm; a++)
         for (int b = a + 1; b < nm; b++) {
             int hi = -1, lo = -1;   /* a shape where a ranks above b, and one where below */
             for (int k = 0; k < ns; k++) {
-                if (isnan(sw[k][a]) || isnan(sw[k][b]) || sw[k][a] == sw[k][b])
+                if (isnan(sw[k][a]) || isnan(sw[k][b]) || fabs(sw[k][a] - sw[k][b]) <= SHAPES_TIE_PCT)
                     continue;
                 if (sw[k][a] > sw[k][b] && hi < 0)
                     hi = k;
