@@ -326,6 +326,11 @@ Test(projection, one_group_is_n_times_one_gpu_and_an_idle_battery_removes_nothin
                           phases[ph][1], noisy, "mean", p.mean_mw, 1e-2 * r.mean_w);   /* the span: its first reading on */
                 cr_assert(fabs(p.range_mw - 1e-2 * r.range_w) <= 1e-9 * p.range_mw + 1e-12, WHAT, updates[u],
                           phases[ph][0], phases[ph][1], noisy, "range", p.range_mw, 1e-2 * r.range_w);
+                struct an_result whole;   /* the ramps: on the line through the readings, once (twice smeared it) */
+                cr_assert_eq(analysis_run(&s, an_default_bands, 4, &whole), 0);
+                double ramp = whole.ramp_up_w_s[AN_RAMP_WINDOWS - 1];
+                cr_assert(fabs(p.ramp_up_mw_s - 1e-2 * ramp) <= 1e-9 * fabs(p.ramp_up_mw_s) + 1e-12, WHAT, updates[u],
+                          phases[ph][0], phases[ph][1], noisy, "1 s ramp", p.ramp_up_mw_s, 1e-2 * ramp);
                 struct an_bess b = { .capacity_mwh = 10, .power_mw = 1e-9, .efficiency = 0.9, .window_s = 1 }, bh = b;
                 cr_assert_eq(analysis_bess(trace, tn, 1e-3, &b, NULL), 0);
                 cr_assert_eq(analysis_bess(held, tn, 1e-3, &bh, NULL), 0);

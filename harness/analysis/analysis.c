@@ -283,6 +283,27 @@ int an_series_held(const struct an_series *s, size_t lo, size_t hi, double mean,
     return update_s <= cycle / 3;
 }
 
+void an_null_held(struct an_result *r, double update_s, double period_s)
+{
+    if (!(update_s > 0))
+        return;
+    for (int w = 0; w < AN_RAMP_WINDOWS; w++)
+        if (an_ramp_windows_s[w] < 2 * update_s) {
+            r->ramp_up_w_s[w] = r->ramp_down_w_s[w] = NAN;
+            r->unresolved |= AN_UNRES_RAMP(w);
+        }
+    double nyq = 0.5 / update_s;
+    for (int b = 0; b < r->n_bands; b++)
+        if (r->bands[b].hi_hz > nyq) {
+            r->bands[b].share = NAN;
+            r->unresolved |= AN_UNRES_BAND(b);
+        }
+    if (!(period_s > 0 && 1 / period_s < 0.95 * nyq) || !(r->dominant_hz < 0.95 * nyq)) {
+        r->dominant_hz = NAN;
+        r->unresolved |= AN_UNRES_DOMINANT;
+    }
+}
+
 void an_stats(double *v, size_t n, double *mean, double *swing, double *range)
 {
     double sum = 0, mn = INFINITY, mx = -INFINITY, p1 = NAN, p99 = NAN;

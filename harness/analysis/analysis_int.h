@@ -11,6 +11,11 @@ void an_span(const double *x, size_t n, size_t *a, size_t *b);
 /* Returns a copy of x[a..b) (x[a] and x[b - 1] valid) with each inner gap filled by linear interpolation between
  * the valid samples around it. */
 double *an_filled(const double *x, size_t a, size_t b);
+/* Nulls in r (and names in its unresolved) what readings held update_s apart cannot resolve, as analysis_run does
+ * for a held series: ramps over windows under two updates, bands past half the update rate, a dominant frequency
+ * unless both it and the iteration (period_s) are under 0.95 of that half. For a trace built from such readings that
+ * is no longer them (the cluster's sum of their lines). */
+void an_null_held(struct an_result *r, double update_s, double period_s);
 /* The mean, p99 - p1 and max - min of v[0..n) (no gap), as analysis_run takes them, reordering v; NAN where n is 0. */
 void an_stats(double *v, size_t n, double *mean, double *swing, double *range);
 /* Whether s[lo, hi) of mean `mean`, whose readings change every update_s, is a held sensor's: held over 1.5 samples
