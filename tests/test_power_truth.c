@@ -1328,3 +1328,27 @@ Test(grid, a_late_sample_takes_the_empty_point_before)
     cr_assert_eq(out[3], 14, "the later kept");
     cr_assert(isnan(out[4]));
 }
+
+/* A NUL byte inside a line is said as one (it read "a line longer than 4094 characters"), and a header past 64 columns
+ * is an error saying so (its time and power columns past the 64th were dropped: "expected a header with a time
+ * column") */
+Test(analyze_input, a_nul_byte_and_a_65th_column_are_said_as_what_they_are)
+{
+    char path[64], *out;
+    FILE *f = az_file(path);
+    cr_assert(fwrite("t_s,watts\n0.00,100\n0.01,1\0" "01\n0.02,100\n", 1, 38, f) == 38);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(az_run(path, NULL, NULL, &out), 2, "%s", out);
+    cr_assert(strstr(out, ":3: a NUL byte in the line"), "%s", out);
+    free(out);
+    unlink(path);
+    char text[1024] = "";
+    for (int i = 0; i < 70; i++)
+        strcat(text, "x,");
+    strcat(text, "t_s,watts\n");
+    az_write(path, text);
+    cr_assert_eq(az_run(path, NULL, NULL, &out), 2, "%s", out);
+    cr_assert(strstr(out, "gauntlet analyze: ") && strstr(out, ":1: more than 64 columns"), "%s", out);
+    free(out);
+    unlink(path);
+}

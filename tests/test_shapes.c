@@ -509,3 +509,20 @@ Test(shapes_compare, mitigations_sharing_a_name_are_not_merged)
     json_decref(cmp);
     json_decref(runs);
 }
+
+/* A trace named relative to where the scenario is loaded is kept as an absolute path: the results' scenario.yaml
+ * replays it from any folder (it named a file relative to where the run was started) */
+Test(replay_sim, a_relative_trace_is_kept_absolute)
+{
+    const char *trace = make_trace();   /* /tmp/...: named from /tmp by its own name */
+    char here[4096], text[1024];
+    cr_assert(getcwd(here, sizeof here));
+    cr_assert_eq(chdir("/tmp"), 0);
+    snprintf(text, sizeof text, "name: replay\nranks: 2\niterations: 3\nworkload:\n  replay: {trace: %s}\n",
+             strrchr(trace, '/') + 1);
+    int rc = load(text);
+    cr_assert_eq(chdir(here), 0);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert_str_eq(sc.workload.replay.trace, trace);
+    unlink(trace);
+}

@@ -100,8 +100,9 @@ static int az_read(struct az_trace *tr)
         if (tr->whole > 0 && ftello(f) > tr->whole)
             break;   /* past the last whole row (analyze_load_rows) */
         lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            fprintf(stderr, "gauntlet analyze: %s:%ld: a line longer than %zu characters\n", path, lineno, sizeof line - 2);
+        if (!strchr(line, '\n') && !feof(f)) {   /* a NUL byte ends the text fgets gave: said as what it is */
+            fprintf(stderr, strlen(line) < sizeof line - 1 ? "gauntlet analyze: %s:%ld: a NUL byte in the line (a trace "
+                            "is text)\n" : "gauntlet analyze: %s:%ld: a line longer than 4094 characters\n", path, lineno);
             rc = EXIT_INPUT;
             break;
         }
@@ -111,11 +112,18 @@ static int az_read(struct az_trace *tr)
         if (text[0] == '#' || text[strspn(text, " \t\r\n")] == 0)
             continue;
         int n = 0;
-        for (char *tok = text, *next; tok && n < 64; tok = next) {
+        char *tok = text, *next;
+        for (; tok && n < 64; tok = next) {
             next = strchr(tok, ',');
             if (next)
                 *next++ = 0;
             cols[n++] = az_trim(tok);
+        }
+        if (tok) {   /* a 65th column: never dropped without a word (its time or power column unseen) */
+            fprintf(stderr, "gauntlet analyze: %s:%ld: more than 64 columns (a trace has a time, a GPU and a power "
+                            "column, and a few more)\n", path, lineno);
+            rc = EXIT_INPUT;
+            break;
         }
         if (ct < 0 && cw < 0) {   /* the header */
             nc = n;
@@ -129,7 +137,7 @@ static int az_read(struct az_trace *tr)
             }
             if (ct < 0 || cw < 0) {
                 fprintf(stderr,
-                        "gauntlet: analyze: %s:%ld: expected a header with a time column (t_s, time, timestamp) and a "
+                        "gauntlet analyze: %s:%ld: expected a header with a time column (t_s, time, timestamp) and a "
                         "power column (watts, power.draw [W], power_usage, DCGM_FI_DEV_POWER_USAGE)\n",
                         path, lineno);
                 rc = EXIT_INPUT;

@@ -1,4 +1,5 @@
 /* harness/analysis/analyze_series.c: one GPU of a power trace as a uniform series (what a replay follows). */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +13,10 @@ int analyze_series(const char *path, long gpu, float *w, size_t cap, int *n, dou
 {
     struct az_opts o = { .gpus = 1, .groups = 1, .max_w = 5000 };
     int rc;
+    FILE *probe = fopen_regular(path, "r");   /* one that cannot be opened: its reason here, in the caller's line */
+    if (!probe)
+        return snprintf(why, wn, "%s", errno == EINVAL ? "not a regular file" : strerror(errno)), EXIT_INPUT;
+    fclose(probe);
     struct az_trace *tr = analyze_load(&o, path, &rc);
     if (!tr)
         return snprintf(why, wn, "cannot be read as a power trace (the reason is above)"), EXIT_INPUT;

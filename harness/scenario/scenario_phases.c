@@ -502,6 +502,12 @@ static int sc_replay_check(struct sc_ctx *c, struct scenario *sc)
     if (analyze_series(sc->workload.replay.trace, (long)sc->workload.replay.gpu, sc->workload.replay.w, SC_MAX_TRACE,
                        &sc->workload.replay.n, &sc->workload.replay.dt_s, why, sizeof why) != 0)
         return sc_error_at(c, c->wl_replay, "workload.replay.trace", "%s: %s", sc->workload.replay.trace, why);
+    /* the path as an absolute one: the results' scenario.yaml reproduces the run from any folder (a relative one
+     * named a file relative to where the run was started) */
+    char *abs = realpath(sc->workload.replay.trace, NULL);
+    if (abs && strlen(abs) < sizeof sc->workload.replay.trace)
+        str_copy(sc->workload.replay.trace, sizeof sc->workload.replay.trace, abs);
+    free(abs);
     sc->workload.gemm.m = sc->workload.gemm.n = sc->workload.gemm.k = 4096;
     sc->workload.gemm.count = 1;
     sc->workload.gemm.dtype = DT_BF16;
