@@ -266,6 +266,9 @@ Test(cli, bench_durations_past_their_bound_are_exit_2, .timeout = 60)
                 (const char *[]){ "bench", "analysis", "--seconds", over[i], "--gpus", "1", NULL });
     cli(2, "expected a duration > 0 and at most 1 h", (const char *[]){ "bench", "sampling", "--seconds", "1e12", NULL });
     cli(2, "expected a duration > 0 and at most 1 h", (const char *[]){ "bench", "sampling", "--seconds", "2h", NULL });
+    /* each option within its range, together past the memory: sized before anything is allocated (2.8 TB asked) */
+    cli(2, "more than half the memory this process may use",
+        (const char *[]){ "bench", "analysis", "--seconds", "24h", "--gpus", "4096", NULL });
 }
 
 Test(cli, cuda_without_a_gpu_exits_3_with_the_cause, .timeout = 60)

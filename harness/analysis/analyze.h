@@ -47,6 +47,9 @@ int analyze_window(const struct az_opts *o, const struct az_trace *tr, const cha
                    json_t **json_out);
 /* analyze_load, then analyze_window over the whole trace. */
 int analyze_file(const struct az_opts *o, const char *path, json_t **json_out);
+/* The bytes this process may use: the least of the machine's memory, its cgroup's limit and its address-space and
+ * data limits (ulimit -v, -d); what analyze sizes its grids against (INFINITY: no limit read). */
+double analyze_memory_bytes(void);
 /* `gauntlet summarize RUNDIR [--force]` (summarize.c): a killed run's summary.json rebuilt from its record. */
 int summarize_main(int argc, char **argv);
 extern const struct cli_cmd summarize_cli;

@@ -143,7 +143,7 @@ static void az_limit_file(const char *path, double *lim)
 
 /* Returns the bytes this process may use: the least of the machine's memory, its cgroup's limit and its address-
  * space and data limits (ulimit -v, -d); a limit that cannot be read is no limit. */
-static double az_memory(void)
+double analyze_memory_bytes(void)
 {
     double lim = INFINITY;
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
@@ -198,7 +198,7 @@ int az_points(const struct az_trace *tr, const struct an_grid *g, int64_t t0, in
      * (its trace filled, shifted and summed, then analysed: 7) */
     int t = *threads > 0 ? *threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     t = t < 1 ? 1 : t > tr->ng + 1 ? tr->ng + 1 : t;
-    double budget = 0.5 * az_memory(), fixed = 8 * points * (tr->ng + 2);
+    double budget = 0.5 * analyze_memory_bytes(), fixed = 8 * points * (tr->ng + 2);
     while (t > 1 && fixed + 8 * points * fmax(4.0 * t, 7) > budget)
         t--;   /* fewer threads at once before no analysis at all: the same figures, later */
     double need = fixed + 8 * points * fmax(4.0 * t, 7);

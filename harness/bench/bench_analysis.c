@@ -162,6 +162,17 @@ int bench_analysis_main(int argc, char **argv)
         python = v;
     size_t n = (size_t)(seconds * hz);
     double dt = 1 / hz;
+    /* the GPUs' traces, the sum and its mean, and the analysis's working copies (4 a thread, 7 the projection's): sized
+     * before anything is allocated, as analyze sizes its grid (24 h of 4096 GPUs once asked for 2.8 TB) */
+    double t_use = threads > 0 ? (double)threads : (double)sysconf(_SC_NPROCESSORS_ONLN);
+    double need = 8.0 * (double)n * ((double)gpus + 2 + fmax(4 * fmin(t_use, (double)gpus + 1), 7)),
+           mem = analyze_memory_bytes();
+    if (need > 0.5 * mem) {
+        fprintf(stderr, "gauntlet bench: analysis: --seconds %g with --gpus %lld at 1 kHz needs about %.3g GiB, more than "
+                        "half the memory this process may use (%.3g GiB): fewer GPUs or a shorter trace\n",
+                seconds, (long long)gpus, need / 1073741824.0, mem / 1073741824.0);
+        return EXIT_INPUT;
+    }
     struct rng r;
     rng_seed(&r, 1, 2);
     double **x = xcalloc((size_t)gpus + 1, sizeof *x), *agg = xcalloc(n, sizeof *agg);
