@@ -184,6 +184,9 @@ Test(tui_draw, layout_holds_at_80x24_and_200x60)
     cr_assert(log > 0 && log <= 23 - 4, "the log keeps three lines at 80x24:\n%s", text);
     cr_assert_geq(find("RECOVERED rank 2"), 0, "the newest event is shown:\n%s", text);
     cr_assert_geq(find("Now swing"), 0, "%s", text);
+    /* the comparison's short form: its costs within the 80 columns, a run's note a mark (it lost them past the edge) */
+    int head = find("run mitigation");
+    cr_assert(head > 0 && strstr(line[head], "time%") && strstr(line[head], "eff"), "the costs at 80 columns:\n%s", text);
     screen_close();
 
     screen_open(200, 60);

@@ -3,7 +3,6 @@
  * model and the ui state onto stdscr; ncurses sends only what changed. */
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
-#include <langinfo.h>
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>
@@ -19,18 +18,6 @@
 
 enum pair { P_COMPUTE = 1, P_COMM, P_CKPT, P_FILLER, P_CHART, P_BAND, P_FAULT, P_DETECT, P_RECOVER, P_WARN, P_HEAD,
             P_LINE, P_SEL };
-
-void tui_ui_init(struct tui_ui *ui)
-{
-    memset(ui, 0, sizeof *ui);
-    ui->window_s = 30;
-    ui->speed = 1;
-    ui->playing = 1;
-    const char *cs = nl_langinfo(CODESET);
-    ui->unicode = cs && strcmp(cs, "UTF-8") == 0 && !getenv("GAUNTLET_ASCII");
-    const char *nc = getenv("NO_COLOR");
-    ui->color = !(nc && nc[0]);
-}
 
 void tui_colors(struct tui_ui *ui)
 {
@@ -399,9 +386,16 @@ static void draw_runs(const struct vm *m, const struct tui_ui *ui, int y, int h)
     for (int i = 0; i < m->nruns && !base; i++)   /* a none run left alone (as summary.json's comparison) */
         if (strncmp(m->runrow[i].label, "none", 4) == 0 && m->runrow[i].complete && !m->runrow[i].disturbed)
             base = &m->runrow[i];
+    /* under 110 columns the short form: the costs and the swing kept, the note a mark after the name (as the report's:
+     * * skipped or ended early, ~ disturbed by hand), the name as wide as the rest leaves */
+    int narrow = COLS < 110, nw = COLS - 57 < 8 ? 8 : COLS - 57 > 26 ? 26 : COLS - 57;
     on(ui, 0, A_BOLD);
-    putf(y, 0, "%-3s %-26s %7s %8s %9s %10s %8s %7s %8s %7s %5s", "run", "mitigation", "p50 s", "mean W", "swing W",
-         "ramp W/s", "J/iter", "swing%", "energy%", "time%", "eff");
+    if (narrow)
+        putf(y, 0, "%-3s %-*.*s %9s %10s %7s %8s %7s %5s", "run", nw, nw, "mitigation *early ~hand", "swing W",
+             "ramp W/s", "swing%", "energy%", "time%", "eff");
+    else
+        putf(y, 0, "%-3s %-26s %7s %8s %9s %10s %8s %7s %8s %7s %5s", "run", "mitigation", "p50 s", "mean W", "swing W",
+             "ramp W/s", "J/iter", "swing%", "energy%", "time%", "eff");
     attrset(A_NORMAL);
     int first = m->nruns > h - 1 ? m->nruns - (h - 1) : 0;
     for (int i = first; i < m->nruns; i++) {
@@ -417,9 +411,16 @@ static void draw_runs(const struct vm *m, const struct tui_ui *ui, int y, int h)
         if (isfinite(r->efficiency))   /* least energy its result needed / energy it added (docs/power.md) */
             snprintf(eff, sizeof eff, "%.2f", r->efficiency);
         const char *note = r->skipped ? "  skipped" : r->disturbed ? "  disturbed" : r->complete ? "" : "  incomplete";
-        putf(y + 1 + i - first, 0, "%-3d %-26.26s %7s %8s %9s %10s %8s %7s %8s %7s %5s%s", i + 1, r->label,
-             fmt_v(p50, sizeof p50, "%.3f", r->iter_p50_s), mean, sw, rp, fmt_v(ej, sizeof ej, "%.0f", r->energy_j), ds, de,
-             dtm, eff, note);
+        if (narrow) {
+            char name[48];
+            snprintf(name, sizeof name, "%.*s%s%s", nw - 2, r->label, r->skipped || !r->complete ? "*" : "",
+                     r->disturbed ? "~" : "");
+            putf(y + 1 + i - first, 0, "%-3d %-*s %9s %10s %7s %8s %7s %5s", i + 1, nw, name, sw, rp, ds, de, dtm, eff);
+        } else {
+            putf(y + 1 + i - first, 0, "%-3d %-26.26s %7s %8s %9s %10s %8s %7s %8s %7s %5s%s", i + 1, r->label,
+                 fmt_v(p50, sizeof p50, "%.3f", r->iter_p50_s), mean, sw, rp, fmt_v(ej, sizeof ej, "%.0f", r->energy_j),
+                 ds, de, dtm, eff, note);
+        }
     }
 }
 

@@ -1,6 +1,8 @@
 /* tui/keys.c: one key at a time, turned into a change of the view or a command for the supervisor. */
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
+#include <langinfo.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "faults/fault.h"
@@ -215,4 +217,16 @@ const char *const *tui_help(const struct tui_ui *ui, int *n)
     };
     *n = ui->replay ? (int)ARRAY_LEN(replay) : (int)ARRAY_LEN(live);
     return ui->replay ? replay : live;
+}
+
+void tui_ui_init(struct tui_ui *ui)
+{
+    memset(ui, 0, sizeof *ui);
+    ui->window_s = 30;
+    ui->speed = 1;
+    ui->playing = 1;
+    const char *cs = nl_langinfo(CODESET);
+    ui->unicode = cs && strcmp(cs, "UTF-8") == 0 && !getenv("GAUNTLET_ASCII");
+    const char *nc = getenv("NO_COLOR");
+    ui->color = !(nc && nc[0]);
 }
