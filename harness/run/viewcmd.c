@@ -20,8 +20,10 @@ static void sup_view_fault(struct sup *s, const struct view_cmd *cmd)
     if (fo && s->nodes > 1 && cmd->rank >= s->nranks && cmd->rank < s->nodes * s->nranks)
         snprintf(why, sizeof why, "rank %d is on node %d: faults from the view reach node 0's ranks only", cmd->rank,
                  cmd->rank / s->nranks);
-    else if (!fo || cmd->rank < 0 || cmd->rank >= s->nranks || s->dropped[cmd->rank])
+    else if (!fo || cmd->rank < 0 || cmd->rank >= s->nranks)
         snprintf(why, sizeof why, "no such fault or rank");
+    else if (s->dropped[cmd->rank])
+        snprintf(why, sizeof why, "rank %d was dropped from the run (shrink)", cmd->rank);
     else if (!s->running || s->recovering)
         snprintf(why, sizeof why, s->recovering ? "a recovery is in progress: ask again once it is over" : "no run in progress");
     else if (sc->n_faults >= SC_MAX_FAULTS)
