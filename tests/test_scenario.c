@@ -151,6 +151,7 @@ Test(scenario, resolved_echo_reads_back_identical)
     b.nodes_line = a.nodes_line;
     b.ranks_line = a.ranks_line;
     b.ranks_col = a.ranks_col;
+    memcpy(b.keypos, a.keypos, sizeof b.keypos);
     cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "the echo of the resolved scenario does not read back the same");
 }
 
@@ -494,6 +495,23 @@ Test(scenario_errors, groups_past_gpus_and_a_band_past_the_sampling)
     struct scenario sc;   /* the band within half the rate, or no clause on it: judged, or nothing to judge */
     load_ok(HEAD "power: {sample_hz: 10}\nprojection: {spec: {band: [0.1, 5], max_band_share: 0.1}}\n", &sc);
     load_ok(HEAD "power: {sample_hz: 10}\nprojection: {spec: {dynamic_range_mw: 3}}\n", &sc);
+}
+
+/* The sim's "more than a day" names the key where the file gives it (its line and column, the step's line in the
+ * text), else the step's line and says the key is at its default (it named no line, or the step's with another key) */
+Test(scenario, the_sims_longest_step_names_the_key_where_it_is_given)
+{
+    struct scenario sc;
+    char why[512];
+    load_ok("name: x\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1048576, n: 1048576, k: 1048576}\n"
+            "  allreduce: {bytes: 1MiB}\nsim: {tflops: 0.000001}\n", &sc);
+    cr_assert_eq(backend_find("sim")->check(&sc, why, sizeof why), EXIT_INPUT);
+    cr_expect(strstr(why, "t.yaml:7:15: sim.tflops: an iteration takes") == why, "%s", why);
+    load_ok("name: x\nranks: 1\niterations: 1\nworkload:\n  phases:\n    - gemm: {m: 1048576, n: 1048576, k: 1048576, "
+            "count: 100000}\n    - allreduce: {bytes: 1MiB}\n", &sc);
+    cr_assert_eq(backend_find("sim")->check(&sc, why, sizeof why), EXIT_INPUT);
+    cr_expect(strstr(why, "t.yaml:6:1: sim.tflops: the gemm step given here takes") == why && strstr(why, ", its default)"),
+              "%s", why);
 }
 
 Test(scenario, ranks_position_is_kept_for_a_backends_limit)
@@ -905,7 +923,7 @@ Test(scenario_errors, modelled_time_is_bounded, .timeout = 200)
                      "    - gemm: {m: 1048576, n: 1048576, k: 1048576}\n    - allreduce: {bytes: 1MiB}\n"
                      "sim: {tflops: 1e-6}\n");
     cr_assert_eq(run_bounded(log, sizeof log, (const char *[]){ "check", f, NULL }), EXIT_INPUT, "%s", log);
-    cr_assert(strstr(log, ":6:1: sim.tflops: the gemm step given here takes 2.31e+12 s"), "%s", log);
+    cr_assert(strstr(log, ":8:15: sim.tflops: the gemm step given here (line 6) takes 2.31e+12 s"), "%s", log);
     unlink(f);
     f = e2e_scenario("name: p\nranks: 2\niterations: 2\nworkload: {shape: pipeline-1f1b}\nsim: {tflops: 1e-6}\n");
     cr_assert_eq(run_bounded(log, sizeof log, (const char *[]){ "check", f, NULL }), EXIT_INPUT, "%s", log);

@@ -442,6 +442,11 @@ int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *map, vo
         int rc = sc_typed(c, tn, p, key);
         if (rc || param_parse(p, text, base, why, sizeof why) != 0)
             return rc ? rc : sc_error(c, vn, key, "%s", why);
+        for (int k = 0; k < SC_KEYPOS_N && c->sc; k++)   /* a key a later check may name: its place */
+            if (strcmp(key, scenario_keypos_names[k]) == 0) {
+                c->sc->keypos[k].line = (int)tn->start_mark.line + 1;
+                c->sc->keypos[k].col = (int)tn->start_mark.column + 1;
+            }
     }
     for (const struct param *p = table; p->name; p++) {
         if (seen[p - table] || !(p->flags & PF_REQUIRED))
@@ -479,7 +484,7 @@ static int sc_document(struct sc_ctx *c, struct scenario *sc)
 static int sc_parse(yaml_parser_t *parser, const char *file, struct scenario *sc, char *err, size_t errlen)
 {
     yaml_document_t doc;
-    struct sc_ctx c = { .file = file, .err = err, .errlen = errlen, .doc = &doc };
+    struct sc_ctx c = { .file = file, .err = err, .errlen = errlen, .doc = &doc, .sc = sc };
     int rc = sc_compose(parser, file, &doc, err, errlen);
     if (!rc)
         rc = sc_document(&c, sc);

@@ -14,6 +14,7 @@
 
 #define SC_MAX_MITIGATIONS 32
 #define SC_MAX_FAULTS 64
+#define SC_KEYPOS_N 5   /* scenario_keypos_names */
 #define SC_MAX_DETECTORS 8
 #define SC_MAX_DEPTH 64   /* nested YAML collections a scenario may have (it uses 5); deeper is exit 2 */
 
@@ -105,6 +106,7 @@ struct scenario {
     int64_t gather_fanout;  /* the tree the other nodes' records climb to node 0: nodes each relays for */
     int ranks_line, ranks_col;  /* where the value of `ranks` was given, for a backend's limit on it */
     int name_line, name_col;    /* where `name` was given (two scenarios of one suite with one name) */
+    struct { int line, col; } keypos[SC_KEYPOS_N];   /* where the keys of scenario_keypos_names were given (0: not) */
     int64_t iterations;
     int64_t seed;
     struct {
@@ -174,6 +176,10 @@ int scenario_check_fault_ranks(const struct scenario *sc, const char *why_change
 /* Whether a message about sc already begins with its place in the file ("FILE:LINE:COL: ..."), as a backend's
  * check writes it where it knows the line: callers then print it as it is. */
 int scenario_located(const struct scenario *sc, const char *msg);
+/* The keys a backend's check may name whose place is kept (scenario.keypos, by index). */
+extern const char *const scenario_keypos_names[SC_KEYPOS_N];
+/* Where key (one of scenario_keypos_names) was given: 1 with *line, *col; 0 where it was not (its default). */
+int scenario_key_at(const struct scenario *sc, const char *key, int *line, int *col);
 /* Same, from a string (name is used as the file name in messages). */
 int scenario_load_string(const char *text, const char *name, struct scenario *sc, char *err, size_t errlen);
 /* The time the power takes to settle after a run begins (power.settle; 0: 5 x sim.ramp, the power response's time

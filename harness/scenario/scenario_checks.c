@@ -189,3 +189,17 @@ void sc_label_repeats(struct scenario *sc)
         if (label[a][0] && strchr(label[a], '='))
             str_copy(sc->mitigations[a].label, sizeof sc->mitigations[a].label, label[a]);
 }
+
+const char *const scenario_keypos_names[SC_KEYPOS_N] = { "sim.tflops", "sim.busbw", "sim.mem_bw", "sim.speedup",
+                                                          "workload.allreduce.emulate_busbw" };
+
+int scenario_key_at(const struct scenario *sc, const char *key, int *line, int *col)
+{
+    for (int k = 0; k < SC_KEYPOS_N; k++)
+        if (strcmp(key, scenario_keypos_names[k]) == 0 && sc->keypos[k].line > 0) {
+            *line = sc->keypos[k].line;
+            *col = sc->keypos[k].col;
+            return 1;
+        }
+    return 0;
+}

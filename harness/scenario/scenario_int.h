@@ -19,6 +19,7 @@ struct sc_ctx {
     /* where the workload's forms were given (line 0: not given): gemm, allreduce, phases, shape, replay */
     yaml_mark_t wl_gemm, wl_allreduce, wl_phases, wl_shape, wl_shapes, wl_replay, wl;
     int wl_given;                  /* bit i: the form i above was given */
+    struct scenario *sc;           /* the scenario being filled (its keys' places: keypos) */
 };
 
 enum { WL_GEMM = 1, WL_ALLREDUCE = 2, WL_PHASES = 4, WL_SHAPE = 8, WL_REPLAY = 16, WL_SHAPES = 32 };

@@ -419,12 +419,20 @@ static int sim_check_time(const struct scenario *sc, char *why, size_t n)
         return 0;
     int emulated = cls == SCL_COMM && !scenario_stepped(sc) && sc->workload.allreduce.emulate_busbw_gbs > 0;
     const char *key = emulated ? "workload.allreduce.emulate_busbw" : keys[cls];
-    char at[16] = "";
-    if (line)
+    /* the place of the key named where the file gives it (the step's line then said in the text), else the step's */
+    char at[32] = "";
+    int kl = 0, kc = 0;
+    if (scenario_key_at(sc, key, &kl, &kc)) {
+        snprintf(at, sizeof at, ":%d:%d", kl, kc);
+        if (line)
+            snprintf(what + strlen(what), sizeof what - strlen(what), " (line %d)", line);
+    } else if (line) {
         snprintf(at, sizeof at, ":%d:1", line);
+    }
     snprintf(why, n, "%s%s: %s: %s takes %.3g s on the model, more than a day (%.0f s), the longest step or iteration "
-             "the sim backend runs: raise %s (now %g)%s, or make the work smaller", sc->file, at, key, what, d, SIM_MAX_S,
-             key, emulated ? sc->workload.allreduce.emulate_busbw_gbs : rates[cls], cls == SCL_IDLE ? "" : " or sim.speedup");
+             "the sim backend runs: raise %s (now %g%s)%s, or make the work smaller", sc->file, at, key, what, d, SIM_MAX_S,
+             key, emulated ? sc->workload.allreduce.emulate_busbw_gbs : rates[cls], kl ? "" : ", its default",
+             cls == SCL_IDLE ? "" : " or sim.speedup");
     return EXIT_INPUT;
 }
 
