@@ -275,6 +275,47 @@ Test(fillplan, the_correction_converges_on_a_biased_gpu_and_stays_bounded)
     cr_assert_eq(d.offset_w, 0);
 }
 
+/* Anti-windup: a floor the filler cannot reach at full duty (it draws 600 W at most, the curve says 700) moves the
+ * offset only as far as asks the curve's top (700 - 650 = 50 W), never to the span (580 W, tens of seconds to unwind
+ * once the GPU can reach it: every gap held at the top meanwhile); and a replay whose trace peaks above the top and
+ * dips below idle leaves every knot's level plus its correction within idle .. the top, so a level the filler can
+ * reach near either end is not overshot (a 650 W level once got +116 W) */
+Test(fillplan, a_level_out_of_reach_winds_up_no_correction)
+{
+    struct fill_corr c = { .span_w = 580, .lo_w = 120, .hi_w = 700 };
+    for (int i = 0; i < 200; i++) {
+        double drawn = fmin(600, 650 + c.offset_w);
+        fill_corr_add(&c, drawn * 1.0, 1.0, 650);
+        cr_assert_leq(c.offset_w, 50 + 1e-9, "reading %d: offset %.1f W past what moves the duty", i, c.offset_w);
+    }
+    cr_assert_float_eq(c.offset_w, 50, 1e-9);
+    int back = 0;   /* the GPU reaches it again (drawing 40 W over the level asked): the offset comes down at once */
+    while (c.offset_w > -30 && back < 100) {
+        fill_corr_add(&c, (650 + c.offset_w + 40) * 1.0, 1.0, 650);
+        back++;
+    }
+    cr_assert_lt(back, 20, "%d readings to unwind", back);
+
+    const double idle = 120, top = 700;
+    float tr[400];
+    for (int i = 0; i < 400; i++)   /* 1 Hz square wave between 100 W (under idle) and 760 W (over the top), 10 ms */
+        tr[i] = (i / 50) % 2 ? 760 : 100;
+    struct replay_corr rc;
+    replay_corr_init(&rc, tr, 400, 0.01, idle, top);
+    for (int pass = 0; pass < 50; pass++)
+        for (int i = 0; i < 400; i++) {   /* the filler at its reach: the level asked, clamped to idle .. top */
+            double asked = fmax(idle, fmin(top, tr[i] + replay_corr_at(&rc, tr[i])));
+            replay_corr_add(&rc, tr, 400, i, asked);
+        }
+    for (int k = 0; k < REPLAY_KNOTS; k++) {
+        double at = idle + (top - idle) * k / (REPLAY_KNOTS - 1);
+        cr_assert(at + rc.knot_w[k] >= idle - 1e-9 && at + rc.knot_w[k] <= top + 1e-9, "knot %d at %.0f W: %+.1f W", k,
+                  at, rc.knot_w[k]);
+    }
+    cr_assert_lt(fabs(replay_corr_at(&rc, 650)), 1e-9, "a reachable level near the top is left alone: %+.1f W",
+                 replay_corr_at(&rc, 650));
+}
+
 /* The modelled GPU's curve errors: what it draws for a level asked (the curve was measured at another temperature,
  * or is not straight between its five points). */
 static double curve_affine(double asked) { return 0.9 * asked + 40; }

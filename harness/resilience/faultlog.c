@@ -80,8 +80,12 @@ void faultlog_rollback(struct sup *s, int cause, int64_t start_iter)
         return;
     for (int j = 0; j < s->fl->n_faults; j++) {   /* between the restore point and the failure, not seen yet */
         struct fault_rec *f = &s->fl->faults[j];
+        /* a timed one (at_s, rate) at or past the failure too: it fires no more on the new timeline (a scheduled one
+         * is undone and fires again, below), and left as it was it read "not detected" (coverage 0.5 for two flips
+         * of one iteration) */
+        int timed = f->spec >= 0 && f->spec < s->sc->n_faults && s->sc->faults[f->spec].at < 0;
         if (j == cause || f->run != s->run || f->undone || f->observed || f->detector >= 0 || f->rolled_back ||
-            f->iter < start_iter || f->iter >= s->fl->fail_iter || f->recovery)
+            f->iter < start_iter || (f->iter >= s->fl->fail_iter && !timed) || f->recovery)
             continue;
         f->rolled_back = 1;
         snprintf(f->outcome, sizeof f->outcome, "rolled back before it was seen (to iteration %lld)", (long long)start_iter);
@@ -136,6 +140,9 @@ void faultlog_timers(struct sup *s, uint64_t now)
                               ? now + (uint64_t)(-log(1 - rng_uniform(&s->fl->rate_rng[i])) / f->rate_per_hour * 3600e9)
                               : 0;
         if (rank < 0 || rank >= s->nranks || s->dropped[rank])   /* another node's rank, or shrunk away */
+            continue;
+        if (s->fl->sent_rank[i] >= 0)   /* one of it still waits (sent again by a recovery): one fault, not two in an
+                                         * iteration (the second flip of the same seed undid the first) */
             continue;
         faultlog_send(s, i, rank);
     }
@@ -496,6 +503,8 @@ void faultlog_recovered(struct sup *s, int fault, uint64_t t, const char *note)
     f->recovered_ns = t;
     json_t *o = json_pack("{s:i, s:i, s:s, s:f, s:I}", "fault", fault, "rank", f->rank, "recovery", s->sc->recovery.name,
                           "recover_s", (double)(t - f->detect_ns) * 1e-9, "iterations_lost", (json_int_t)f->lost);
+    if (f->lost < 0)   /* not known: null, as summary.json says it, never -1 */
+        json_object_set_new(o, "iterations_lost", json_null());
     json_object_set_new(o, "iterations_redone", f->redone >= 0 ? json_integer(f->redone) : json_null());
     if (note)
         json_object_set_new(o, "note", json_string(note));
@@ -508,7 +517,12 @@ void faultlog_joined_recovered(struct sup *s, uint64_t t, const char *note)
         int i = s->fl->joined[k];
         if (i == s->fl->awaiting_fault || s->fl->faults[i].recovered_ns)
             continue;
-        s->fl->faults[i].recovery = 1;   /* its recovery was the other fault's: no figures of work of its own */
+        s->fl->faults[i].recovery = 1;   /* its recovery was the other fault's: its figures of work are that one's */
+        int aw = s->fl->awaiting_fault;
+        if (aw >= 0 && aw < s->fl->n_faults && s->fl->faults[i].lost < 0) {   /* as results.md says (it wrote -1) */
+            s->fl->faults[i].lost = s->fl->faults[aw].lost;
+            s->fl->faults[i].redone = s->fl->faults[aw].redone;
+        }
         faultlog_recovered(s, i, t, note);
     }
     s->fl->n_joined = 0;

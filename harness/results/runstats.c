@@ -46,6 +46,12 @@ void runstats_new_epoch(struct run_stats *rs)
         memset(rs->rank[r].open_t, 0, sizeof rs->rank[r].open_t);
         rs->rank[r].begun_iter = 0;
         rs->rank[r].cend_t = 0;   /* the recovery's wait is no gap of the workload's */
+        if (!rs->rank[r].dropped) {   /* the old timeline's end is none: the run ends when the new one does (a fault
+                                       * found after every rank was done once ended the run on the abandoned timeline,
+                                       * its state and iterations reported, "recovered") */
+            rs->rank[r].done = 0;
+            rs->rank[r].fingerprint = 0;
+        }
     }
 }
 

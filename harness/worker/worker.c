@@ -129,6 +129,11 @@ static void worker_inject(struct worker_ctx *w, int i)
     w->fdet = (struct fault_detail){ .target = -1, .where = -1, .format = -1, .element = -1, .old_v = NAN, .new_v = NAN,
                                      .scale = NAN };
     uint64_t seed = (uint64_t)w->sc->seed * 0x9E3779B97F4A7C15ull ^ ((uint64_t)i << 32) ^ (uint64_t)w->iter;
+    /* a random process (rate_per_hour) draws anew each time it fires: the timeline's epoch in its seed (the same
+     * seed after a recovery hit the restored iteration with the same corruption, a Poisson process read as a failure
+     * that repeats and the run given up); a scheduled one repeats on the new timeline as it fired */
+    if (f->rate_per_hour > 0)
+        seed ^= (uint64_t)w->epoch * 0xD1B54A32D192ED03ull;
     struct fault_env env;
     worker_fault_env(w, &env);
     if (ops->inject(&env, f->params, seed, what, sizeof what, &w->fdet) != 0) {
@@ -355,8 +360,13 @@ static int worker_commands(struct worker_ctx *w)
             w->exit_asked = 1;
         if (c.type == CMD_STOP || c.type == CMD_EXIT)
             stop = 1;
-        else if (c.type == CMD_INJECT && c.arg >= 0 && c.arg < w->sc->n_faults && w->n_pending < SC_MAX_FAULTS)
-            w->pending[w->n_pending++] = c.arg;
+        else if (c.type == CMD_INJECT && c.arg >= 0 && c.arg < w->sc->n_faults && w->n_pending < SC_MAX_FAULTS) {
+            int dup = 0;   /* a spec already waiting here is carried out once */
+            for (int k = 0; k < w->n_pending; k++)
+                dup |= w->pending[k] == c.arg;
+            if (!dup)
+                w->pending[w->n_pending++] = c.arg;
+        }
     }
     return stop || w->exit_asked;
 }

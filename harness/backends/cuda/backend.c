@@ -48,8 +48,11 @@ int cuda_anchor(struct cuda_rank *c)
 uint64_t cuda_event_ns(struct cuda_rank *c, cudaEvent_t e)
 {
     float ms = 0;
-    if (CUDA_CHECK(cudaEventElapsedTime(&ms, c->anchor, e)))
+    if (CUDA_CHECK(cudaEventElapsedTime(&ms, c->anchor, e))) {   /* a time it cannot know: the rank fails next */
+        snprintf(c->broken, sizeof c->broken, "cannot read a GPU event's time on GPU %d (see the message above)",
+                 c->device);
         return mono_ns();
+    }
     return c->anchor_ns + (uint64_t)((double)ms * 1e6);
 }
 
@@ -170,11 +173,15 @@ static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
     cudaMemPool_t pool;
     uint64_t keep = 64ull << 20;
     if (CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, c->device)) ||
-        CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep)))
+        CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep))) {
         gl_log("rank %d: the allocator's release threshold is left at its default (see the message above)", w->rank);
+        (void)cudaGetLastError();   /* tolerated: not the cause of the next launch's check */
+    }
     /* the host side next to the GPU: pin this worker to its GPU's NUMA node (GAUNTLET_NO_PIN=1: leave it) */
     char busid[32];
-    if (cudaDeviceGetPCIBusId(busid, sizeof busid, c->device) == cudaSuccess) {
+    if (cudaDeviceGetPCIBusId(busid, sizeof busid, c->device) != cudaSuccess) {
+        (void)cudaGetLastError();   /* no bus id: no pinning, and no error left for the next launch's check */
+    } else {
         char pwhy[256];
         w->ctl->numa_node = numa_node_of_pci(busid);
         const char *nopin = getenv("GAUNTLET_NO_PIN");
@@ -234,6 +241,8 @@ static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
 static int cuda_compute(void *b, struct worker_ctx *w)
 {
     struct cuda_rank *c = b;
+    if (c->broken[0])
+        return snprintf(w->err, sizeof w->err, "%s", c->broken), -1;
     if (mono_ns() - c->anchor_ns > CUDA_REANCHOR_NS && cuda_anchor(c) != 0)
         return snprintf(w->err, sizeof w->err, "cannot re-anchor the GPU clock"), -1;
     atomic_store_explicit(&w->ctl->phase, PH_COMPUTE, memory_order_relaxed);   /* for the sampler, now */
@@ -337,8 +346,10 @@ static int cuda_corrupt(void *b, struct corruption *cr, char *what, size_t n)
 static void cuda_hang(void *b)
 {
     struct cuda_rank *c = b;
+    /* the flag zeroed on the kernel's own stream: a memset on the legacy stream is not ordered before a non-blocking
+     * stream's kernel, which could read recycled memory, find it set and not hang */
     if (CUDA_CHECK(cudaMalloc((void **)&c->hang_flag, sizeof(int))) ||
-        CUDA_CHECK(cudaMemset(c->hang_flag, 0, sizeof(int))) || kernel_hang(c->hang_flag, c->stream) != 0)
+        CUDA_CHECK(cudaMemsetAsync(c->hang_flag, 0, sizeof(int), c->stream)) || kernel_hang(c->hang_flag, c->stream) != 0)
         return;
     CUDA_CHECK(cudaStreamSynchronize(c->stream));   /* never returns: the rank is alive and stuck */
 }
@@ -386,7 +397,11 @@ static double cuda_device_bytes(void *b)
 {
     (void)b;
     size_t free_b = 0, total = 0;
-    return cudaMemGetInfo(&free_b, &total) == cudaSuccess ? (double)(total - free_b) : NAN;
+    if (cudaMemGetInfo(&free_b, &total) != cudaSuccess) {
+        (void)cudaGetLastError();   /* no figure, and no error left for the next launch's check */
+        return NAN;
+    }
+    return (double)(total - free_b);
 }
 
 /* Returns half the window in which the GPU stamped the anchor event: the error of every phase time. */
@@ -414,9 +429,13 @@ static void cuda_fini(void *b)
         return;
     cuda_fp_quiet(c);   /* nothing may still read the buffers freed below */
     shaper_destroy(c->shaper);
-    cuda_steps_destroy(c->steps);
+    /* the communicator first, bounded (finalized within its timeout, else aborted): an iteration that failed
+     * half-way may have left a collective on the steps' side stream that only a peer gone could complete, and the
+     * side stream's synchronisation below would otherwise wait for it for ever */
     if (c->coll)
         coll_destroy(c->coll);
+    c->coll = NULL;
+    cuda_steps_destroy(c->steps);
     if (c->gemm)
         gemm_chain_destroy(c->gemm);
     cudaEvent_t ev[] = { c->anchor, c->c0, c->c1, c->a0, c->a1 };

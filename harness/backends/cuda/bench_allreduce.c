@@ -238,7 +238,7 @@ static void bench_abort(struct bench *b)
 {
     for (int g = 0; g < b->n && !b->aborted; g++)
         if (b->comms[g])
-            ncclCommAbort(b->comms[g]);
+            NCCL_CHECK(ncclCommAbort(b->comms[g]));   /* said where it fails: the others are aborted all the same */
     b->aborted = 1;
 }
 

@@ -20,6 +20,8 @@ struct cuda_steps;
 
 struct cuda_rank {
     int device;
+    char broken[160];          /* a detector's check that could not run: the rank fails at its next iteration, saying
+                                * this (never an iteration counted checked and clean); "" while whole */
     cudaStream_t stream;
     struct gemm_chain *gemm;
     struct coll *coll;

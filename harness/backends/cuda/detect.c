@@ -74,8 +74,11 @@ int cuda_abft(void *b, double *err, double *tol)
     int began = cuda_det_events(c);
     int rc = kernel_abft_check(c->gemm, err, &col, began == 0 ? c->det_e0 : NULL, cuda_det_done(c, began), c->stream);
     cuda_det_end(c, DET_ABFT, began, rc);
-    if (rc != 0)
-        return 0;   /* the check could not run: no verdict */
+    if (rc != 0) {   /* the check could not run: no verdict, and no iteration taken for checked and clean */
+        snprintf(c->broken, sizeof c->broken, "the abft check could not run on GPU %d (see the message above)",
+                 c->device);
+        return -1;
+    }
     return !(*err <= *tol);
 }
 
@@ -130,14 +133,14 @@ int cuda_fingerprint_start(void *b, int slice, int slices)
     struct cuda_rank *c = b;
     if (!c->coll || c->fp_pending)
         return -1;
-    if (!c->fp_stream) {   /* the first use: a stream, two events, 2 words on each side */
-        if (CUDA_CHECK(cudaStreamCreateWithFlags(&c->fp_stream, cudaStreamNonBlocking)) ||
-            CUDA_CHECK(cudaEventCreateWithFlags(&c->fp_after, cudaEventDisableTiming)) ||
-            CUDA_CHECK(cudaEventCreate(&c->fp_done)) || CUDA_CHECK(cudaEventCreate(&c->fp_t0)) ||
-            CUDA_CHECK(cudaMalloc((void **)&c->fp_acc, 2 * sizeof *c->fp_acc)) ||
-            CUDA_CHECK(cudaMallocHost((void **)&c->fp_sums, 2 * sizeof *c->fp_sums)))
-            return -1;
-    }
+    /* the first use: a stream, two events, 2 words on each side; each made once, whatever failed before (a set-up
+     * that failed half-way is tried again where it stopped, never taken for done) */
+    if ((!c->fp_stream && CUDA_CHECK(cudaStreamCreateWithFlags(&c->fp_stream, cudaStreamNonBlocking))) ||
+        (!c->fp_after && CUDA_CHECK(cudaEventCreateWithFlags(&c->fp_after, cudaEventDisableTiming))) ||
+        (!c->fp_done && CUDA_CHECK(cudaEventCreate(&c->fp_done))) || (!c->fp_t0 && CUDA_CHECK(cudaEventCreate(&c->fp_t0))) ||
+        (!c->fp_acc && CUDA_CHECK(cudaMalloc((void **)&c->fp_acc, 2 * sizeof *c->fp_acc))) ||
+        (!c->fp_sums && CUDA_CHECK(cudaMallocHost((void **)&c->fp_sums, 2 * sizeof *c->fp_sums))))
+        return -1;
     const void *bufs[2];
     cuda_fp_parts(c, slice, slices, bufs, c->fp_bytes);
     if (CUDA_CHECK(cudaEventRecord(c->fp_after, c->stream)) || CUDA_CHECK(cudaStreamWaitEvent(c->fp_stream, c->fp_after, 0)) ||

@@ -18,6 +18,8 @@
 int cuda_replay_iter(void *b, struct worker_ctx *w)
 {
     struct cuda_rank *c = b;
+    if (c->broken[0])
+        return snprintf(w->err, sizeof w->err, "%s", c->broken), -1;
     const struct scenario *sc = w->sc;
     const float *tr = sc->workload.replay.w;
     int n = sc->workload.replay.n;

@@ -31,6 +31,7 @@ struct shaper {
     struct fill_plan plan;
     int in_gap, gap_counts, raise_said, learn_said;
     uint64_t gap_t0;
+    uint64_t stop_t;   /* when the gap's filler was stopped before the compute phase (a replay's GEMMs): 0, none */
 };
 
 /* Says whether mitigation spec needs the measured levels (a floor or ramp rates), whatever the TDP. */
@@ -174,6 +175,7 @@ static int shaper_gap_begin(struct shaper *sh, uint64_t t, int counts)
     sh->in_gap = 1;
     sh->gap_counts = counts;
     sh->gap_t0 = t;
+    sh->stop_t = 0;
     fill_plan_make(&sh->plan, sh->mm.floor_w, sh->mm.ramp_down_w_s, sh->mm.ramp_up_w_s, sh->curve.w[0],
                    sh->curve.compute_w, top, fill_history_expect(&sh->gaps));
     return fillwork_follow(sh->fill, &sh->plan, &sh->curve, &sh->corr, counts ? &sh->learn : NULL, t);
@@ -227,6 +229,8 @@ int shaper_begin_run(struct shaper *sh, struct worker_ctx *w)
     }
     sh->fills = 1;
     sh->corr.span_w = fill_curve_top(&sh->curve) - sh->curve.w[0];
+    sh->corr.lo_w = sh->curve.w[0];
+    sh->corr.hi_w = fill_curve_top(&sh->curve);
     sh->learn.most_w = fill_curve_reach(&sh->curve);   /* a boost may ask past the top: the clocks low after compute */
     if (shaper_gap_begin(sh, mono_ns(), 0) != 0) {
         snprintf(w->err, sizeof w->err, "%s: the filler failed on this GPU (see above)", spec->name);
@@ -242,13 +246,20 @@ int shaper_begin_run(struct shaper *sh, struct worker_ctx *w)
     return 0;
 }
 
-void shaper_stop(struct shaper *sh) { fillwork_stop(sh->fill); }
+void shaper_stop(struct shaper *sh)
+{
+    fillwork_stop(sh->fill);
+    if (sh->in_gap && !sh->stop_t)
+        sh->stop_t = mono_ns();   /* the gap's filler ends here: what follows (the replay's GEMMs) is none of it */
+}
 
 int shaper_compute_prepare(struct shaper *sh)
 {
     fillwork_stop(sh->fill);   /* compute resumes: at most the filler's GEMM in flight (0.175 ms) */
     if (sh->in_gap && sh->gap_counts) {
-        uint64_t now = mono_ns();
+        /* the gap as the filler saw it: to its stop where something stopped it first (a replay detector's GEMMs at
+         * full power, taught to the learning as the gap's last bins, pulled them down every tenth gap) */
+        uint64_t now = sh->stop_t ? sh->stop_t : mono_ns();
         fill_history_add(&sh->gaps, (double)(now - sh->gap_t0) * 1e-9);
         if (sh->fills)
             fillwork_learn(sh->fill, &sh->learn, now, sh->curve.w[0]);

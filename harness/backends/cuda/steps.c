@@ -231,8 +231,8 @@ static int steps_enqueue(struct cuda_rank *c, struct cuda_steps *st, const struc
         else if (cls == SCL_MEMORY)
             rc = steps_optimizer(st, p, c->stream);
         else
-            rc = wait_stamp(st->stamp, c->stream) != cudaSuccess ||
-                 wait_until(st->stamp, (unsigned long long)(p->duration_s * 1e9), c->stream) != cudaSuccess;
+            rc = CUDA_CHECK(wait_stamp(st->stamp, c->stream)) ||   /* its error said, as every launch's */
+                 CUDA_CHECK(wait_until(st->stamp, (unsigned long long)(p->duration_s * 1e9), c->stream));
         if (rc != 0 || CUDA_CHECK(cudaEventRecord(st->end[i], c->stream)))
             return -1;
     }
@@ -259,6 +259,8 @@ static void steps_exposed(struct cuda_rank *c, struct cuda_steps *st, struct wor
 int cuda_steps_iter(void *b, struct worker_ctx *w)
 {
     struct cuda_rank *c = b;
+    if (c->broken[0])
+        return snprintf(w->err, sizeof w->err, "%s", c->broken), -1;
     struct cuda_steps *st = c->steps;
     const struct scenario *sc = w->sc;
     int exposed[SC_MAX_STEPS], n, grad;

@@ -182,7 +182,12 @@ int fill_corr_add(struct fill_corr *c, double de, double dt, double target_w)
     if (c->sum_s < FILL_CORR_S)
         return 0;
     double drawn = c->sum_j / c->sum_s, asked = c->sum_target_js / c->sum_s, span = c->span_w > 0 ? c->span_w : 0;
-    c->offset_w = fmax(-span, fmin(span, c->offset_w + FILL_CORR_GAIN * (asked - drawn)));
+    double lo = -span, hi = span;
+    if (c->hi_w > c->lo_w) {   /* asked + offset within the curve: further would not move the duty */
+        lo = fmax(lo, c->lo_w - asked);
+        hi = fmin(hi, c->hi_w - asked);
+    }
+    c->offset_w = fmax(lo, fmin(fmax(lo, hi), c->offset_w + FILL_CORR_GAIN * (asked - drawn)));
     c->sum_j = c->sum_s = c->sum_target_js = 0;
     c->moves++;
     return 1;
@@ -316,8 +321,11 @@ int replay_corr_add(struct replay_corr *c, const float *tr, int n, int i, double
     double asked = sum / (c->steady_n + 1), e = REPLAY_GAIN * (asked - got_w);
     int j;
     double f = replay_knot(c, asked, &j);
-    c->knot_w[j] = fmax(-c->span_w, fmin(c->span_w, c->knot_w[j] + (1 - f) * e));
-    c->knot_w[j + 1] = fmax(-c->span_w, fmin(c->span_w, c->knot_w[j + 1] + f * e));
+    for (int k = j; k <= j + 1; k++) {   /* each knot's level plus its correction within idle .. the top */
+        double at = c->lo_w + (c->hi_w - c->lo_w) * k / (REPLAY_KNOTS - 1);
+        double lo = fmax(-c->span_w, c->lo_w - at), hi = fmin(c->span_w, c->hi_w - at);
+        c->knot_w[k] = fmax(lo, fmin(hi, c->knot_w[k] + (k == j ? 1 - f : f) * e));
+    }
     c->moves++;
     return 1;
 }

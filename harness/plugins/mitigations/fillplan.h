@@ -108,6 +108,9 @@ struct fill_corr {
     double sum_target_js;  /* the level asked, integrated over the same time */
     double offset_w;
     double span_w;         /* the offset stays within +-span (the curve's top - idle) */
+    double lo_w, hi_w;     /* the curve's idle and top (both 0: not given): the level asked plus the offset stays
+                            * within them, past which the duty no longer moves (at 0 % or 100 %: nothing to gain,
+                            * a wound-up offset to unwind) */
     int moves;
 };
 /* Adds a stretch of dt seconds in which the GPU drew de joules while the filler was asked to hold target_w. Once
@@ -181,7 +184,9 @@ struct replay_corr {
 };
 /* Sets up the loop for a trace of n samples dt_s apart and a curve from idle_w to top_w. */
 void replay_corr_init(struct replay_corr *c, const float *tr, int n, double dt_s, double idle_w, double top_w);
-/* Returns the correction for the level level_w: the line through the knots (the end knots' values beyond them). */
+/* Returns the correction for the level level_w: the line through the knots (the end knots' values beyond them).
+ * Each knot's correction keeps its own level within idle .. the top (past them the duty is at 0 % or 100 %: a level
+ * out of the filler's reach, a trace's peak above its top, cannot wind the knots up for the levels near it). */
 double replay_corr_at(const struct replay_corr *c, double level_w);
 /* A new reading got_w while the pass is at trace sample i: where the trace was steady over the samples before i,
  * moves the two knots around its level by REPLAY_GAIN x (the trace's level - got_w), shared by their nearness (the
