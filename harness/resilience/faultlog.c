@@ -32,6 +32,7 @@ void faultlog_run_begin(struct sup *s)
         s->fl->slow_count[r] = 0;
     }
     s->fl->awaiting_fault = -1;
+    s->check_cap = INT64_MAX;
     for (int i = 0; i < SC_MAX_FAULTS; i++)
         s->fl->sent_rank[i] = -1;   /* a run's own: what an earlier run asked is that run's (faultlog_run_end) */
     s->fl->restore_fault = -1;
@@ -105,6 +106,9 @@ void faultlog_rollback(struct sup *s, int cause, int64_t start_iter)
                 rec = j;
         if (rec >= 0 && (rec == cause || s->fl->faults[rec].detector >= 0))
             continue;   /* it caused this recovery, or was caught: its story is told */
+        if (fs->rank >= 0 && fs->rank < s->nranks && s->dropped[fs->rank])
+            continue;   /* its rank left the run (shrink): it fired, and never fires again (undone, it vanished from the
+                         * summary with the rank it cost) */
         if (rec >= 0)
             s->fl->faults[rec].undone = 1;
         atomic_store(&s->shm.hdr->fault_fired[i], 0);
@@ -232,8 +236,20 @@ static int faultlog_observe(struct sup *s, int det, int flavour, int rank, int64
     return s->fl->n_faults++;
 }
 
+void faultlog_left_with_rank(struct sup *s, int rank, int cause)
+{
+    for (int j = 0; j < s->fl->n_faults; j++) {
+        struct fault_rec *f = &s->fl->faults[j];
+        if (j == cause || f->rank != rank || f->run != s->run || f->observed || f->undone || f->rolled_back ||
+            f->detector >= 0 || f->recovery)
+            continue;
+        snprintf(f->outcome, sizeof f->outcome, "recovered with fault %d (its rank left the run)", cause);
+        faultlog_join(s, j);
+    }
+}
+
 /* Fault i is recovered by the recovery under way (or about to begin): its recover_s ends with that one's. */
-static void faultlog_join(struct sup *s, int i)
+void faultlog_join(struct sup *s, int i)
 {
     for (int k = 0; k < s->fl->n_joined; k++)
         if (s->fl->joined[k] == i)
@@ -379,9 +395,15 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
         sup_fail(s, SUP_STOP_FAULT, msg);
         return match;
     }
-    if (s->fl->n_pending < SUP_MAX_PENDING)   /* acted on once every rank's reports so far are in (faultlog_act) */
-        s->fl->pending[s->fl->n_pending++] =
-            (struct failure){ match, rank, fatal == 2, sdc, s->fl->n_dets - 1, iter, sdc && window > 1 ? window - 1 : 0 };
+    if (s->fl->n_pending < SUP_MAX_PENDING) {   /* acted on once every rank's reports so far are in (faultlog_act) */
+        int lag = sdc && window > 1 ? window - 1 : 0;
+        s->fl->pending[s->fl->n_pending++] = (struct failure){ match, rank, fatal == 2, sdc, s->fl->n_dets - 1, iter, lag };
+        /* until it is acted on (a recovery still starting holds it a turn), no rank may write over its replica of
+         * before it: the checks stop counting there (the ranks ran on, every slot past it was overwritten, and the
+         * recovery found no replica to roll back to) */
+        if (iter - lag < s->check_cap)
+            s->check_cap = iter - lag > 0 ? iter - lag : 0;
+    }
     return match;
 }
 
@@ -409,7 +431,11 @@ int faultlog_take(struct sup *s, struct rec_failure *out)
         if (i == c || p->fault < 0 || p->fault == cause.fault)
             continue;
         struct fault_rec *f = &s->fl->faults[p->fault];
-        if (!f->observed && f->spec >= 0 && s->sc->faults[f->spec].at >= 0 && f->iter >= cause.iter) {
+        /* under shrink a rank whose process is gone leaves with the recovery: its fault never fires again, so it is
+         * recovered with the earlier one, never undone (it vanished from the summary with the rank it cost) */
+        int leaves = recovery_table[s->sc->recovery.index]->drops_failed && p->rank >= 0 && p->rank < s->nranks &&
+                     (p->kill || !s->alive[s->slot_of[p->rank]]);
+        if (!leaves && !f->observed && f->spec >= 0 && s->sc->faults[f->spec].at >= 0 && f->iter >= cause.iter) {
             /* the rollback for the earlier failure undoes this fault: it fires again and is detected anew */
             f->abandoned = 1;
             f->detector = -1;
@@ -427,6 +453,7 @@ int faultlog_take(struct sup *s, struct rec_failure *out)
         }
     }
     s->fl->n_pending = 0;
+    s->check_cap = INT64_MAX;   /* the recovery takes it from here (its own restore point, sup_checked_reset) */
     *out = (struct rec_failure){ cause.fault, cause.rank, cause.kill, cause.sdc, cause.iter, cause.lag };
     return 1;
 }

@@ -188,24 +188,32 @@ static struct rec_proposal recover_propose(struct sup *s)
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
     if (rec->drops_failed)
         for (int r = 0; r < s->nranks; r++)
-            if (!s->dropped[r] && (r == f->rank || !s->alive[s->slot_of[r]]))
+            if (!s->dropped[r] && (r == f->rank || !s->alive[s->slot_of[r]])) {
+                if (r != f->rank && f->fault >= 0)
+                    faultlog_left_with_rank(s, r, f->fault);
                 recover_shrink(s, r);
+            }
     struct rec_proposal p = { .start = INT64_MAX, .active = (int)atomic_load(&s->shm.hdr->nactive) };
     if (rec->restarts_all)   /* a checkpoint from before the corruption may have entered (a checkpoint of iteration
                               * k holds what iterations before k did) */
         p.start = recover_checkpoint_iter(s, f->iter - f->lag);
     else if (p.active > 0) {
         /* the newest whole replica of any rank whose data can be trusted (all ranks hold the same state): the
-         * failed rank's own too, unless silent corruption was found in it; a replica outlives its process */
+         * failed rank's own too, unless silent corruption was found in it; a replica outlives its process. From
+         * before the corruption may have entered, as restart's checkpoint (a finding lags it by up to its window:
+         * the all-reduce had handed it to every rank's replica of the iterations between, "recovered" to a wrong
+         * state) */
         p.start = -1;
         for (int r = 0; r < s->nranks; r++)
             if (!s->dropped[r] && !(r == f->rank && f->sdc)) {
-                int64_t it = replica_iter(s, r, f->iter, -1);
+                int64_t it = replica_iter(s, r, f->iter - f->lag, -1);
                 p.start = it > p.start ? it : p.start;
             }
     }
     return p;
 }
+
+_Static_assert(REPLICA_SLOTS == RECOVERY_REPLICA_SLOTS, "the scenario's checks size the replica ring as the shm holds it");
 
 /* Replaces a rank whose process is gone: a spare takes it over (started and initialised ahead of time), else a new
  * process. 0, or -1 with why. */

@@ -134,6 +134,11 @@ void faultlog_restored(struct sup *s, const struct wevent *ev);
 /* The faults another fault's recovery covered are recovered with it, at t (note: said in their recovered events). */
 void faultlog_joined_recovered(struct sup *s, uint64_t t, const char *note);
 void faultlog_timers(struct sup *s, uint64_t now);
+/* Fault i is recovered by the recovery under way (or about to begin): its recover_s ends with that one's. */
+void faultlog_join(struct sup *s, int i);
+/* rank leaves the run with the recovery of fault cause (shrink: its process gone too): a fault of it no detector
+ * reported (its death seen as the recovery began) is recovered with that one, never "not detected". */
+void faultlog_left_with_rank(struct sup *s, int rank, int cause);
 /* Sends fault spec `spec` to rank's worker (CMD_INJECT: the view's `f`, a timed fault) and keeps it as waiting until
  * its fault_injected comes: a worker restarted or continued by a recovery has forgotten what it was sent (a killed one
  * with its process), so the recovery sends it again (faultlog_resend), and a run that ends first says so

@@ -90,6 +90,17 @@ int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
     if (recovery_table[sc->recovery.index]->drops_failed && sc->ranks * sc->nodes < 2)
         return sc_error(c, sc_key_node(c, root, "recovery"), "recovery",
                         "shrink needs at least 2 ranks in all (ranks x nodes), got %lld", (long long)(sc->ranks * sc->nodes));
+    const struct recovery_ops *ro = recovery_table[sc->recovery.index];
+    if (ro->replicas && scenario_sdc_lag(sc) > 0) {   /* the ring must still hold one from before a corruption found late */
+        int64_t every = ((const struct replica_params *)sc->recovery.params)->replicate_every, lag = scenario_sdc_lag(sc);
+        /* a rank writes a replica before it reports the iteration: the oldest it keeps must be checked by then */
+        if (every * (RECOVERY_REPLICA_SLOTS - 1) < lag + 2)
+            return sc_error(c, sc_key_node(c, root, "recovery"), "recovery",
+                            "%s keeps %d replicas %lld iteration(s) apart, and the detectors may find a corruption %lld "
+                            "iterations after it entered (their window): no replica would be from before it; expected "
+                            "replicate_every >= %lld", ro->name, RECOVERY_REPLICA_SLOTS, (long long)every, (long long)lag,
+                            (long long)((lag + 2 + RECOVERY_REPLICA_SLOTS - 2) / (RECOVERY_REPLICA_SLOTS - 1)));
+    }
     if (scenario_ckpt_gens_needed(sc) > 16)   /* CKPT_GENS_MAX: fewer would roll a corruption back to the start */
         return sc_error(c, sc_key_node(c, root, "workload.checkpoint.every"), "workload.checkpoint.every",
                         "restart under a fingerprint of %d slices needs a checkpoint from %d iterations before each "

@@ -88,6 +88,8 @@ struct sup {
     int *death_unasked;            /* per slot: that death was a failure (worker_died): the reap records its ending */
     int *slot_of;                  /* rank -> slot */
     int *dropped;                  /* per rank: removed by shrink */
+    int64_t check_cap;             /* shm checked_done goes no further (a failure found, not yet acted on: the replicas
+                                    * from before it must stay); INT64_MAX: no cap */
     int64_t *done_seen;            /* per rank: iterations it ended, as its drained events say (shm checked_done: the
                                       least over the ranks still in the run) */
     double *watts;                 /* last sample per rank */

@@ -355,6 +355,7 @@ void sup_alloc(struct sup *s)
     s->slot_of = xcalloc((size_t)s->nranks, sizeof *s->slot_of);
     s->dropped = xcalloc((size_t)s->nranks, sizeof *s->dropped);
     s->done_seen = xcalloc((size_t)s->nranks, sizeof *s->done_seen);
+    s->check_cap = INT64_MAX;
     s->watts = xcalloc((size_t)s->nranks, sizeof *s->watts);
     s->energy_j = xcalloc((size_t)s->nranks, sizeof *s->energy_j);
     s->true_w = xcalloc((size_t)s->nranks, sizeof *s->true_w);
@@ -384,6 +385,8 @@ void sup_checked(struct sup *s, int rank, int64_t iter)
     for (int r = 0; r < s->nranks; r++)
         if (!s->dropped[r] && s->done_seen[r] < least)
             least = s->done_seen[r];
+    if (least > s->check_cap)   /* a failure waits to be acted on: the ranks' replicas of before it must stay */
+        least = s->check_cap;
     if (least != INT64_MAX && least > checked)
         atomic_store(&s->shm.hdr->checked_done, least);
 }

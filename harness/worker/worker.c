@@ -278,7 +278,7 @@ static void worker_replicate(struct worker_ctx *w, int64_t done)
     /* this replica takes the place of the oldest of the ring's: whatever a later check finds must still have one
      * before it, so the supervisor must have checked every iteration up to the oldest that stays, and the one after
      * (an asynchronous fingerprint finds a flip an iteration late) */
-    if (worker_hold(w, done - every * (REPLICA_SLOTS - 1) + 1) != 0)
+    if (worker_hold(w, done - every * (REPLICA_SLOTS - 1) + scenario_sdc_lag(w->sc) + 1) != 0)
         return;   /* a stop (a recovery may need the very replica this one would replace) or another command: no
                    * replica this time, the loop takes it */
     struct replica *r = shm_replica(w->shm, w->rank, (int)((done / every) % REPLICA_SLOTS));

@@ -26,5 +26,6 @@ struct recovery_ops {
 extern const struct recovery_ops *const recovery_table[];
 
 struct replica_params { int64_t replicate_every; };
+#define RECOVERY_REPLICA_SLOTS 4   /* replicas each rank keeps (control/shm.h: REPLICA_SLOTS) */
 
 #endif
