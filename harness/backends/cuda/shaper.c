@@ -49,22 +49,43 @@ static int shaper_needs_levels(const struct scenario *sc, const struct plugin_sp
 
 /* Measures the power while the GPU does what was started (or idles): settles, then reads SHAPER_MEASURE_S — the
  * energy counter's difference over the time between the first and the last reading in the window, or the mean of
- * the readings where the counter is absent; keeps beating. With keep_busy, the GEMM chain is re-issued whenever the
- * stream empties (the compute level). NAN: no readings (no NVML) or a failure. */
+ * the readings where the counter is absent; keeps beating. With keep_busy, GEMM chains are kept queued on the stream
+ * (the compute level): as many as keep it from running dry between two polls, doubled each time a poll found every
+ * one done (a chain re-issued only once the stream was empty left the GPU idle 4-5 % of a default chain's window,
+ * 85 % of a short one's, and the compute level, which caps the filler's plan, read low). NAN: no readings (no NVML)
+ * or a failure. */
 static double shaper_level(struct worker_ctx *w, struct gemm_chain *g, cudaStream_t s, int keep_busy)
 {
+    enum { SL_MAX = 64 };
     struct ctl *c = w->ctl;
     uint64_t seq = atomic_load(&c->power_seq), e0 = 0, e1 = 0, t0e = 0, t1e = 0;
     uint64_t t0 = mono_ns(), settle = (uint64_t)(SHAPER_SETTLE_S * 1e9), end = t0 + settle + (uint64_t)(SHAPER_MEASURE_S * 1e9);
-    double sum = 0;
-    int n = 0;
-    for (uint64_t now = t0; now < end; now = mono_ns()) {
-        if (keep_busy) {
-            cudaError_t q = cudaStreamQuery(s);
-            if (q != cudaSuccess && q != cudaErrorNotReady)
-                return CUDA_CHECK(q), NAN;
-            if (q == cudaSuccess && gemm_chain_run(g, s) != 0)
-                return NAN;
+    double sum = 0, out = NAN;
+    int n = 0, cap = 2, made = 0, failed = 0;
+    int64_t head = 0, tail = 0;   /* chains queued, and done */
+    cudaEvent_t ev[SL_MAX] = { 0 };
+    for (; keep_busy && made < SL_MAX; made++)
+        if (CUDA_CHECK(cudaEventCreateWithFlags(&ev[made], cudaEventDisableTiming))) {
+            failed = 1;
+            break;
+        }
+    for (uint64_t now = t0; now < end && !failed; now = mono_ns()) {
+        while (keep_busy && tail < head) {   /* the chains done since the last poll */
+            cudaError_t q = cudaEventQuery(ev[tail % SL_MAX]);
+            if (q == cudaErrorNotReady)
+                break;
+            if (CUDA_CHECK(q)) {
+                failed = 1;
+                break;
+            }
+            tail++;
+        }
+        if (keep_busy && head > 0 && tail == head && cap < SL_MAX)
+            cap *= 2;   /* it ran dry between two polls: more queued */
+        while (keep_busy && !failed && head - tail < cap) {
+            if (gemm_chain_run(g, s) != 0 || CUDA_CHECK(cudaEventRecord(ev[head % SL_MAX], s)))
+                failed = 1;
+            head++;
         }
         uint64_t sq = atomic_load(&c->power_seq);
         if (sq != seq) {
@@ -86,10 +107,16 @@ static double shaper_level(struct worker_ctx *w, struct gemm_chain *g, cudaStrea
         sleep_ns(1000000);
     }
     if (keep_busy && CUDA_CHECK(cudaStreamSynchronize(s)))
+        failed = 1;
+    for (int i = 0; i < made; i++)
+        CUDA_CHECK(cudaEventDestroy(ev[i]));
+    if (failed)
         return NAN;
     if (t1e > t0e && e1 > e0)
-        return (double)(e1 - e0) * 1e-3 / ((double)(t1e - t0e) * 1e-9);
-    return n ? sum / n : NAN;
+        out = (double)(e1 - e0) * 1e-3 / ((double)(t1e - t0e) * 1e-9);
+    else if (n)
+        out = sum / n;
+    return out;
 }
 
 /* Measures one GEMM's time, the compute phase, idle and the filler at each duty into the slot's control block.
