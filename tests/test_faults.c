@@ -14,6 +14,14 @@
     "  checkpoint: {every: 10, bytes: 1MiB, path: /tmp/gauntlet-test-faults}\n"                                \
     "heartbeat: {interval: 50ms, timeout: 800ms}\nsim: {tflops: 0.1}\n"
 
+/* Iterations of a few ms (every rank can be done before the supervisor has compared the last fingerprints),
+ * checkpoints every 5. */
+#define SMALL                                                                                                  \
+    "name: small\nranks: 4\niterations: 40\nseed: 3\n"                                                        \
+    "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 16KiB}\n"                         \
+    "  checkpoint: {every: 5, bytes: 16KiB, path: /tmp/gauntlet-test-faults}\n"                              \
+    "sim: {max_elems: 4096}\nheartbeat: {interval: 100ms, timeout: 1s}\n"
+
 /* The straggler is 8x slower to the run's end: on a loaded machine (ASan beside other work) the peers' own phases
  * stretch too, and a 4x straggler for 200 ms was seen slower than its peers' median by less than the detector's
  * factor in two phases in a row: caught by nothing, rightly. */
@@ -204,10 +212,7 @@ Test(faults, a_sent_fault_outlives_a_recovery_or_is_said_not_injected, .timeout 
  * inprocess */
 Test(faults, a_fault_found_after_the_last_iteration_is_recovered_before_the_end, .timeout = 120)
 {
-    /* iterations of a few ms: every rank is done before the supervisor compares the last fingerprints */
-#define FAST "name: last\nranks: 4\niterations: 40\nseed: 3\nworkload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n" \
-             "  allreduce: {bytes: 16KiB}\n  checkpoint: {every: 5, bytes: 16KiB, path: /tmp/gauntlet-test-faults}\n" \
-             "sim: {max_elems: 4096}\nheartbeat: {interval: 100ms, timeout: 1s}\ndetectors: [fingerprint, abft]\n"
+#define FAST SMALL "detectors: [fingerprint, abft]\n"
     json_t *clean = run(FAST, 0);
     const char *rec[] = { "restart", "{inprocess: {replicate_every: 1}}" };
     for (int k = 0; k < 2; k++) {
@@ -230,9 +235,7 @@ Test(faults, a_fault_found_after_the_last_iteration_is_recovered_before_the_end,
  * too short for the lag is refused up front (test_scenario.c) */
 Test(faults, a_late_finding_rolls_back_to_a_replica_from_before_the_corruption, .timeout = 120)
 {
-#define SLICED "name: sliced\nranks: 4\niterations: 40\nseed: 3\nworkload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n" \
-               "  allreduce: {bytes: 16KiB}\nsim: {max_elems: 4096}\nheartbeat: {interval: 100ms, timeout: 1s}\n" \
-               "detectors: [{fingerprint: {slices: 4}}]\n"
+#define SLICED SMALL "detectors: [{fingerprint: {slices: 4}}]\n"
     json_t *clean = run(SLICED, 0);
     json_t *s = run(SLICED "recovery: {inprocess: {replicate_every: 2}}\n"
                            "faults: [{kind: bitflip, at: 10, rank: 1, target: weights, where: exponent}]\n", 0);
