@@ -28,19 +28,6 @@ static double pct(double *v, size_t n, double p)
     return i + 1 < n ? v[i] + (k - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
 }
 
-/* The median of the latest iterations' durations (NAN: none). */
-static double vm_iter_p50(const struct vm *m)
-{
-    size_t k = 0, kk = m->niter < VM_ITERS ? (size_t)m->niter : VM_ITERS;
-    double *v = xmalloc((kk ? kk : 1) * sizeof *v);
-    for (size_t i = 0; i < kk; i++)
-        if (isfinite(m->iter_s[i]))
-            v[k++] = m->iter_s[i];
-    double p = pct(v, k, 50);
-    free(v);
-    return p;
-}
-
 static double mean_of(const double *v, uint64_t n, size_t cap)
 {
     size_t k = n < cap ? (size_t)n : cap;
@@ -57,6 +44,13 @@ void vm_measure(struct vm *m, double window_s)
     /* the aggregate over the window, on a uniform grid, through the same analysis as the summary */
     size_t n = 0, first = m->nraw > VM_RAW ? (size_t)(m->nraw - VM_RAW) : 0;
     double *t = xmalloc(VM_RAW * sizeof *t), *w = xmalloc(VM_RAW * sizeof *w);
+    /* iterations: durations (first: their median is the power's period below) */
+    size_t k = 0, kk = m->niter < VM_ITERS ? (size_t)m->niter : VM_ITERS;
+    for (size_t i = 0; i < kk; i++)
+        if (isfinite(m->iter_s[i]))
+            t[k++] = m->iter_s[i];
+    x->iter_p50_s = pct(t, k, 50);
+    x->iter_p99_s = pct(t, k, 99);
     for (uint64_t i = first; i < m->nraw; i++)
         if (m->raw_t[i % VM_RAW] >= m->t_now - window_s) {
             t[n] = m->raw_t[i % VM_RAW];
@@ -70,7 +64,7 @@ void vm_measure(struct vm *m, double window_s)
      * whose updates interleave changes more often than any of them: four 20 ms sensors read as a 10 ms one), and the
      * iteration as the period (without it a held trace has no dominant frequency); where a GPU gives no stamps, or
      * the sum is the cluster's, measured from the readings */
-    double upd = 0, period = vm_iter_p50(m);
+    double upd = 0, period = x->iter_p50_s;
     for (int r = 0; r < m->nranks && !m->cluster_fed; r++) {
         double ur = an_stamp_update_s(m->rank[r].stamps);
         if (!(ur > 0)) {
@@ -90,14 +84,8 @@ void vm_measure(struct vm *m, double window_s)
         x->sensor_ms = res.held ? res.update_s * 1e3 : NAN;
     }
     free(u);
-    /* iterations: durations, and the rate: rank-iterations completed in the window's bins per rank still in the
-     * run, over the time those bins cover (this run's only) */
-    size_t k = 0, kk = m->niter < VM_ITERS ? (size_t)m->niter : VM_ITERS;
-    for (size_t i = 0; i < kk; i++)
-        if (isfinite(m->iter_s[i]))
-            t[k++] = m->iter_s[i];
-    x->iter_p50_s = pct(t, k, 50);
-    x->iter_p99_s = pct(t, k, 99);
+    /* the rate: rank-iterations completed in the window's bins per rank still in the run, over the time those bins
+     * cover (this run's only) */
     int live = 0;
     for (int r = 0; r < m->nranks; r++)
         live += !m->rank[r].dropped;

@@ -288,7 +288,7 @@ void an_null_held(struct an_result *r, double update_s, double period_s)
     if (!(update_s > 0))
         return;
     for (int w = 0; w < AN_RAMP_WINDOWS; w++)
-        if (an_ramp_windows_s[w] < 2 * update_s) {
+        if (an_ramp_windows_s[w] < 2 * update_s && !(r->unresolved & AN_UNRES_RAMP_SAMPLE(w))) {   /* one reason */
             r->ramp_up_w_s[w] = r->ramp_down_w_s[w] = NAN;
             r->unresolved |= AN_UNRES_RAMP(w);
         }
@@ -431,20 +431,9 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
                 out->unresolved |= AN_UNRES_BAND(b);
             }
     }
-    if (out->held) {
-        double nyq = 0.5 / fmax(out->update_s, s->dt);
-        for (int b = 0; b < n_bands; b++)
-            if (out->bands[b].hi_hz > nyq) {
-                out->bands[b].share = NAN;
-                out->unresolved |= AN_UNRES_BAND(b);
-            }
-        /* within 5 % of half the update rate a peak cannot be told from its alias (f and 2 nyq - f meet there, and
-         * the update interval is itself measured): resolved only below that */
-        if (!(s->period_s > 0 && 1 / s->period_s < 0.95 * nyq) || !(out->dominant_hz < 0.95 * nyq)) {
-            out->dominant_hz = NAN;
-            out->unresolved |= AN_UNRES_DOMINANT;
-        }
-    }
+    if (out->held)   /* bands past half the update rate; within 5 % of it a peak cannot be told from its alias (f and
+                      * 2 nyq - f meet there, and the update interval is itself measured): resolved only below that */
+        an_null_held(out, out->update_s, s->period_s);
     return rc;
 }
 

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analysis_json.h"
 #include "faulttable.h"
 #include "report_int.h"
 #include "shapes_compare.h"
@@ -174,7 +175,7 @@ static double rp_ramp100(json_t *agg)
 {
     json_t *up = json_object_get(json_object_get(agg, "ramp_up_w_s"), "100ms");
     json_t *down = json_object_get(json_object_get(agg, "ramp_down_w_s"), "100ms");
-    return fmax(json_is_number(up) ? json_number_value(up) : NAN, json_is_number(down) ? json_number_value(down) : NAN);
+    return fmax(json_num_value(up), json_num_value(down));
 }
 
 /* Writes the comparison table to f. */
