@@ -272,6 +272,28 @@ Test(tui_draw, keys_drive_the_dialogs_and_commands)
     cr_assert_eq(cmd.type, VIEW_QUIT);
     cr_assert_eq(tui_key(&ui, m, 'p', &cmd), TA_COMMAND);
     cr_assert_eq(cmd.type, VIEW_PAUSE);
+    /* p p p before the supervisor answers: each says what it asks (the supervisor toggles on each) */
+    cr_assert_str_eq(ui.status, "pausing at the next iteration");
+    tui_key(&ui, m, 'p', &cmd);
+    cr_assert_str_eq(ui.status, "resuming", "the second p, unanswered, undoes the first");
+    tui_key(&ui, m, 'p', &cmd);
+    cr_assert_str_eq(ui.status, "pausing at the next iteration");
+    /* the answers arrive: paused, resumed, paused; a p after them resumes */
+    static const char *const answers[] = { "{\"t_s\":1,\"event\":\"paused\",\"before_iter\":9}",
+                                           "{\"t_s\":1,\"event\":\"resumed\"}",
+                                           "{\"t_s\":1,\"event\":\"paused\",\"before_iter\":9}" };
+    for (int i = 0; i < 3; i++)
+        vm_event_line(m, answers[i], strlen(answers[i]));
+    cr_assert_eq(m->paused, 1);
+    tui_key(&ui, m, 'p', &cmd);
+    cr_assert_str_eq(ui.status, "resuming");
+    /* a refused pause toggles nothing: the next p asks the same again */
+    static const char refused[] = "{\"t_s\":1,\"event\":\"view_refused\",\"command\":\"pause\",\"why\":\"the run is stopping\"}";
+    vm_event_line(m, refused, strlen(refused));
+    tui_key(&ui, m, 'p', &cmd);
+    cr_assert_str_eq(ui.status, "resuming");
+    static const char resumed[] = "{\"t_s\":1,\"event\":\"resumed\"}";
+    vm_event_line(m, resumed, strlen(resumed));
     cr_assert_eq(tui_key(&ui, m, 'm', &cmd), TA_COMMAND);
     cr_assert_eq(cmd.type, VIEW_SKIP);
     /* view keys */

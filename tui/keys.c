@@ -166,10 +166,16 @@ int tui_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd
     memset(cmd, 0, sizeof *cmd);
     switch (key) {
     case 'p':
-    case 'P':
+    case 'P': {   /* each p toggles what the ones before it leave, answered or not (p p p: pausing, resuming, pausing) */
+        if (ui->pause_sent < m->pause_answers || m->t_now - ui->pause_t > 5)
+            ui->pause_sent = m->pause_answers;   /* answered, or unanswered too long: the model's state is the base */
+        int will_pause = !m->paused ^ (int)((ui->pause_sent - m->pause_answers) & 1);
+        ui->pause_sent++;
+        ui->pause_t = m->t_now;
         cmd->type = VIEW_PAUSE;
-        snprintf(ui->status, sizeof ui->status, m->paused ? "resuming" : "pausing at the next iteration");
+        snprintf(ui->status, sizeof ui->status, will_pause ? "pausing at the next iteration" : "resuming");
         return TA_COMMAND;
+    }
     case 'm':
     case 'M':
         cmd->type = VIEW_SKIP;

@@ -519,18 +519,21 @@ int vm_event(struct vm *m, json_t *ev)
         vm_log(m, t, LOG_RECOVER, "rank %d restored from %s", rank, str(ev, "from"));
     } else if (strcmp(type, "paused") == 0) {
         m->paused = 1;
+        m->pause_answers++;
         if (m->state != VS_RECOVERING)
             m->state = VS_PAUSED;
         m->pause_before = inum(ev, "before_iter", 0);
         vm_log(m, t, LOG_INFO, "paused before iteration %lld", (long long)inum(ev, "before_iter", 0));
     } else if (strcmp(type, "resumed") == 0) {
         m->paused = 0;
+        m->pause_answers++;
         if (m->state != VS_RECOVERING)
             m->state = VS_RUNNING;
         vm_log(m, t, LOG_INFO, "resumed");
     } else if (strcmp(type, "run_skip") == 0) {
         vm_log(m, t, LOG_INFO, "skipping to the next mitigation");
     } else if (strcmp(type, "view_refused") == 0) {
+        m->pause_answers += strcmp(str(ev, "command"), "pause") == 0;
         vm_log(m, t, LOG_WARN, "%s refused: %s", str(ev, "command"), str(ev, "why"));
     } else if (strcmp(type, "interrupted") == 0) {
         m->state = VS_STOPPING;

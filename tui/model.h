@@ -81,6 +81,7 @@ struct vm {
     int paused;                        /* a pause is set (paused .. resumed), whatever the state: a recovery may run
                                         * under it and ends into it */
     int64_t pause_before;              /* paused: the iteration every rank stops before */
+    long pause_answers;                /* the supervisor's answers to pauses: paused, resumed, a pause refused */
     int run;                           /* index of the current (or last) run, -1 before the first */
     char run_label[48];
     double run_t0, floor_w, cap_w;     /* per GPU levels of the current mitigation (0: none) */

@@ -28,6 +28,8 @@ struct tui_ui {
     int no_end, no_power;        /* replay: the record has no end event (killed), no power.csv */
     double now;                  /* the time at the chart's right edge (model time) */
     char status[160];            /* a one-line message in the footer */
+    long pause_sent;             /* live: pauses asked (p) that m->pause_answers answers, in order */
+    double pause_t;              /* live: model time of the last p (a pause unanswered 5 s later is not waited for) */
 };
 
 /* Sets ui's defaults (window 30 s) and picks unicode/colour from the locale, TERM and NO_COLOR. */
