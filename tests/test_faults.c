@@ -148,6 +148,25 @@ Test(faults, shrink_goes_on_with_the_survivors, .timeout = 120)
     json_decref(s);
 }
 
+/* A fault no detector saw on a rank shrink then drops left with the rank: recovered with the rank's failure, out of
+ * the coverage (nothing could still see it), said (left_with_rank), and no campaign miss. */
+Test(faults, an_unseen_fault_leaves_with_its_dropped_rank, .timeout = 120)
+{
+    json_t *s = run(BASE "faults: [{kind: bitflip, at: 3, rank: 3, target: weights, where: exponent},\n"
+                         "         {kind: crash, at: 14, rank: 3}]\nrecovery: {shrink: {replicate_every: 5}}\n", 0);
+    json_t *flip = e2e_injected_fault(s, 0), *crash = e2e_injected_fault(s, 1);
+    cr_assert(flip && crash);
+    cr_assert_str_eq(json_string_value(json_object_get(flip, "kind")), "bitflip");
+    cr_assert(json_is_null(json_object_get(flip, "detected_by")), "no detector runs");
+    cr_assert(json_is_true(json_object_get(flip, "left_with_rank")), "%s", json_string_value(json_object_get(flip, "outcome")));
+    cr_assert(json_is_false(json_object_get(crash, "left_with_rank")), "the failure that dropped it was seen");
+    json_t *rf = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults");
+    cr_assert_eq(json_integer_value(json_object_get(rf, "injected")), 1, "the flip is out of the count");
+    cr_assert_eq(json_integer_value(json_object_get(rf, "left_with_rank")), 1);
+    cr_assert_float_eq(json_number_value(json_object_get(rf, "coverage")), 1.0, 1e-9);
+    json_decref(s);
+}
+
 Test(faults, recovery_none_ends_the_run, .timeout = 60)
 {
     json_t *s = run(BASE "faults: [{kind: crash, at: 5, rank: 2}]\n", 1);

@@ -437,6 +437,11 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
             snprintf(why, sizeof why, "rolled back before it was seen: a later fault's recovery restored a state from "
                                       "before it");
         }
+        int left = json_is_true(json_object_get(f, "left_with_rank")) && got < 0;
+        if (left) {   /* its effect went with its rank */
+            vis = 0;
+            snprintf(why, sizeof why, "its rank left the run (shrink dropped it) before a detector saw it");
+        }
         int shrunk = json_number_value(json_object_get(f, "injected_t_s")) > res->first_drop_s;
         res->det[spec].shrunk = shrunk;
         if (shrunk && vis == 1 && (det == CD_FINGERPRINT || kind == CK_STRAGGLER)) {
@@ -478,8 +483,8 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
             st->bits_injected[c]++;
             if (got >= 0)
                 st->bits_caught[c][got]++;
-            if (got < 0 && c != CB_NONE)
-                res->effect_missed = 1;   /* the state carries it to the end */
+            if (got < 0 && c != CB_NONE && !left)
+                res->effect_missed = 1;   /* the state carries it to the end (not a dropped rank's) */
         }
         if (vis == 1) {
             st->visible[kind]++;

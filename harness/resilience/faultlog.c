@@ -244,6 +244,7 @@ void faultlog_left_with_rank(struct sup *s, int rank, int cause)
             f->detector >= 0 || f->recovery)
             continue;
         snprintf(f->outcome, sizeof f->outcome, "recovered with fault %d (its rank left the run)", cause);
+        f->left = 1;
         faultlog_join(s, j);
     }
 }

@@ -189,7 +189,7 @@ static struct rec_proposal recover_propose(struct sup *s)
     if (rec->drops_failed)
         for (int r = 0; r < s->nranks; r++)
             if (!s->dropped[r] && (r == f->rank || !s->alive[s->slot_of[r]])) {
-                if (r != f->rank && f->fault >= 0)
+                if (f->fault >= 0)   /* what no detector saw on it leaves with it, the failed rank's too */
                     faultlog_left_with_rank(s, r, f->fault);
                 recover_shrink(s, r);
             }

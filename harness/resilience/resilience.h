@@ -21,6 +21,8 @@ struct fault_rec {
     int undone;                    /* 1: injected on a timeline a rollback abandoned; it fires again on the new one */
     int rolled_back;               /* 1: fired between the restore point and the failure, unseen: the rollback took
                                     * its effect away before any detector could see it (not in the coverage) */
+    int left;                      /* 1: its rank left the run (shrink dropped it) before any detector saw it: its
+                                    * effect went with the rank (not in the coverage) */
     int abandoned;                 /* 1: its detection was given up for an earlier failure's rollback, which undoes
                                     * it (faultlog_take): what the old timeline still shows of it is no finding */
     int64_t iter;
