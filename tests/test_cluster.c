@@ -58,6 +58,17 @@ static json_t *rebuilt(const char *out)
     cr_assert_eq(src, 0, "%s", slog ? slog : "");
     json_t *r = e2e_summary(out);
     cr_assert_eq(rename(kept, sum), 0);
+    /* what every rebuild keeps: each run's count of iterations, the ranks of every node in it (until 2026-11-30 a
+     * forward: nodes record rebuilt as 0: the other nodes' ranks speak in node_iteration lines) */
+    json_t *live = e2e_summary(out), *lr, *rr;
+    size_t i;
+    json_array_foreach(json_object_get(live, "runs"), i, lr) {
+        rr = json_array_get(json_object_get(r, "runs"), i);
+        cr_assert_eq(json_integer_value(json_object_get(rr, "iterations")), json_integer_value(json_object_get(lr, "iterations")),
+                     "run %zu: %lld iterations rebuilt, %lld live", i, (long long)json_integer_value(json_object_get(rr, "iterations")),
+                     (long long)json_integer_value(json_object_get(lr, "iterations")));
+    }
+    json_decref(live);
     return r;
 }
 

@@ -410,6 +410,67 @@ Test(summarize, an_ended_runs_power_is_over_the_stretch_it_analysed, .timeout = 
     json_decref(live);
 }
 
+/* A rebuilt summary counts as the run did, whatever the shape and the recovery: the iterations (shrink's dropped rank
+ * left out, as live; until 2026-11-30 it held the count down to where the rank left), whether it completed, and the
+ * bus bandwidth (null where every all-reduce overlapped: until 2026-11-30 an optimizer's bytes after an overlapped
+ * all-reduce read as one, 316 GB/s). Cut right after a restart's recovery_end (killed there), the count is where
+ * the ranks went back to, not the abandoned timeline's furthest. */
+#define SZ_SMALL "ranks: 4\niterations: 30\nseed: 3\nheartbeat: {interval: 50ms, timeout: 800ms}\n"
+#define SZ_CKPT "  checkpoint: {every: 5, bytes: 64KiB, path: /tmp/gauntlet-test-sz-ckpt}\n"
+#define SZ_GEMM "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 1MiB}\n" SZ_CKPT
+Test(summarize, a_rebuilt_summary_counts_as_the_run_did, .timeout = 300)
+{
+    static const char *const cases[] = {
+        "name: overlap\n" SZ_SMALL "workload:\n  shape: dp-overlap\n" SZ_CKPT,
+        "name: shrink\n" SZ_SMALL SZ_GEMM "faults: [{kind: crash, at: 12, rank: 3}]\nrecovery: {shrink: {replicate_every: 5}}\n",
+        "name: restart\n" SZ_SMALL SZ_GEMM "faults: [{kind: crash, at: 17, rank: 2}]\nrecovery: restart\n",
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const char *out = e2e_outdir(), *sc = e2e_scenario(cases[c]);
+        cr_assert_eq(e2e_run("/tmp/gauntlet-sz-run.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL }), 0,
+                     "case %zu", c);
+        json_t *live = e2e_summary(out);
+        char path[600], *log;
+        snprintf(path, sizeof path, "%s/summary.json", out);
+        cr_assert_eq(unlink(path), 0);
+        cr_assert_eq(summarize(out, &log), 0, "%s", log);
+        free(log);
+        json_t *s = e2e_summary(out), *lr = json_array_get(json_object_get(live, "runs"), 0),
+               *rr = json_array_get(json_object_get(s, "runs"), 0);
+        json_int_t li = json_integer_value(json_object_get(lr, "iterations")), ri = json_integer_value(json_object_get(rr, "iterations"));
+        cr_expect_eq(ri, li, "case %zu: %lld iterations rebuilt, %lld live", c, (long long)ri, (long long)li);
+        cr_expect_eq(json_is_true(json_object_get(rr, "complete")), json_is_true(json_object_get(lr, "complete")), "case %zu", c);
+        json_t *lb = json_object_get(lr, "busbw_gbs"), *rb = json_object_get(rr, "busbw_gbs");
+        cr_expect_eq(json_is_null(rb), json_is_null(lb), "case %zu: bus bandwidth %s rebuilt, %s live", c,
+                     json_is_null(rb) ? "null" : "a number", json_is_null(lb) ? "null" : "a number");
+        if (json_is_number(lb) && json_is_number(rb))
+            cr_expect(fabs(json_number_value(rb) - json_number_value(lb)) <= 0.05 * json_number_value(lb),
+                      "case %zu: %g GB/s rebuilt, %g live", c, json_number_value(rb), json_number_value(lb));
+        json_decref(s);
+        json_decref(live);
+        if (c != 2)
+            continue;
+        /* the restart's record cut right after its recovery_end, as a kill there leaves it */
+        snprintf(path, sizeof path, "%s/events.jsonl", out);
+        char *ev = e2e_read(path), *at = ev ? strstr(ev, "\"event\":\"recovery_end\"") : NULL;
+        cr_assert(at, "the restart's recovery_end");
+        char *eol = strchr(at, '\n');
+        cr_assert(eol);
+        FILE *f = fopen(path, "w");
+        cr_assert(f && fwrite(ev, 1, (size_t)(eol + 1 - ev), f) == (size_t)(eol + 1 - ev) && fclose(f) == 0);
+        char *from = strstr(at, "\"from_iter\":");
+        cr_assert(from && from < eol);
+        long want = strtol(from + 12, NULL, 10);
+        free(ev);
+        cr_assert_eq(summarize(out, &log), 0, "%s", log);
+        free(log);
+        s = e2e_summary(out);
+        ri = json_integer_value(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "iterations"));
+        cr_expect_eq(ri, want, "killed after its recovery_end: %lld iterations rebuilt, the ranks went back to %ld", (long long)ri, want);
+        json_decref(s);
+    }
+}
+
 /* A run into a folder an earlier run used removes the files derived from the earlier record (summary.json, the
  * report) before anything else; files of other names stay. Killed, the second run is summarized as itself. */
 Test(summarize, a_reused_folder_keeps_no_earlier_summary_or_report, .timeout = 120)

@@ -129,11 +129,20 @@ static json_t *sz_power_json(const json_t *start, const struct sz_run *r, int i,
 /* One run's record: what events.jsonl says of it, and its power from the trace (NULL: none). */
 static json_t *sz_run_json(const struct sz_record *z, struct sz_run *r, int i, const struct az_trace *tr)
 {
-    int64_t iters = -1;   /* completed by every rank */
+    /* completed by every rank still in the run, as live: shrink's dropped ones left out (where it left none, as
+     * far as the furthest went); a rank with no lines of its own (forward: nodes) counts as its node's lines say */
+    int64_t iters = -1, most = 0, per_node = json_integer_value(json_object_get(z->start, "ranks"));
     for (int64_t k = 0; k < z->world; k++) {
-        int64_t d = (size_t)k < r->nrk ? r->rk[k].done : 0;
+        int64_t d = (size_t)k < r->nrk && r->rk[k].spoke ? r->rk[k].done : 0, node = per_node > 0 ? k / per_node : 0;
+        if (!((size_t)k < r->nrk && r->rk[k].spoke) && (size_t)node < r->nnode && r->node_done[node] > 0)
+            d = r->node_done[node];
+        most = d > most ? d : most;
+        if ((size_t)k < z->ndrop && z->drop_run[k] <= i)
+            continue;
         iters = iters < 0 || d < iters ? d : iters;
     }
+    if (iters < 0)
+        iters = most;
     json_t *o = json_object(), *its = json_object();
     json_object_set_new(o, "run", json_integer(i));
     json_object_set_new(o, "mitigation", sz_string_or_null(r->begin, "mitigation"));

@@ -21,7 +21,8 @@
 
 /* One rank in one mitigation run. */
 struct sz_rank {
-    int64_t done;          /* iterations completed (the highest iter + 1) */
+    int64_t done;          /* iterations completed (the last iter + 1: a rollback's redone ones count again) */
+    int spoke;             /* an iteration event of its own (forward: ranks, or node 0's) */
     double flops, compute_s;
     struct series rate;    /* each compute phase's FLOPs over its time (TFLOP/s): their median is ranks[].tflops */
     double comm_t;         /* the open communication phase's start (NAN: none open) */
@@ -38,6 +39,8 @@ struct sz_run {
     struct series bus_gbs;     /* each step of phases that ran alone: its bus bytes over its time (GB/s), as live */
     struct sz_rank *rk;        /* per rank, as far as the highest rank seen (allocated: nrk; seen: top) */
     size_t nrk, top;
+    int64_t *node_done;        /* per node: its node_iteration lines' last iter + 1 (forward: nodes; nnode of them) */
+    size_t nnode;
     double flops, compute_s;   /* summed over ranks */
     double t0_s, t1_s;
 };
@@ -48,7 +51,9 @@ struct sz_record {
     size_t nruns;
     json_t *start, *faults;    /* node 0's start event; the fault, detection and recovery events */
     double clock_uncert_s;     /* the largest clock_uncertainty_s of any node's start event (NAN: none said) */
-    int ended;                 /* an end event */
+    int ended;                 /* node 0's end event */
+    int64_t *drop_run;         /* per rank: the run shrink dropped it in (INT64_MAX: never; ndrop of them) */
+    size_t ndrop;
     char end_reason[640];      /* node 0's end line's reason ("" where none): a run that never began says why there */
     int64_t world;             /* ranks x nodes of the start event (0: no start event) */
     double *open_t;            /* per rank: the open compute phase's start (NAN: none open) */

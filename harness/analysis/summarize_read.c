@@ -278,7 +278,8 @@ static int sz_on_rank(struct sz_record *z, const struct sz_ctx *c, json_t *ev, c
     struct sz_rank *k = &r->rk[rank];
     if (iteration) {
         series_add(&r->iter_s, dur);
-        k->done = iter + 1 > k->done ? iter + 1 : k->done;   /* iter <= SZ_ITER_MAX: no overflow */
+        k->done = iter + 1;   /* the last, as live: after a rollback the redone ones count again */
+        k->spoke = 1;
         return 0;
     }
     const char *phase = json_str_or(json_object_get(ev, "phase"));
@@ -290,16 +291,19 @@ static int sz_on_rank(struct sz_record *z, const struct sz_ctx *c, json_t *ev, c
         return 0;
     }
     double amount = 0;
-    if (json_is_number(json_object_get(ev, "bus_bytes")) && !isnan(k->comm_t) && t > k->comm_t) {
+    int comm = strcmp(phase, "comm") == 0;   /* an optimizer's or checkpoint's bytes are no collective's */
+    if (comm && json_is_number(json_object_get(ev, "bus_bytes")) && !isnan(k->comm_t) && t > k->comm_t) {
         if (sz_num(c, ev, "bus_bytes", 0, 1e30, &amount) < 0)   /* a step of phases: its own bus bytes, as live */
             return -1;
         series_add(&r->bus_gbs, amount / (t - k->comm_t) / 1e9);
         k->comm_t = NAN;
-    } else if (json_is_number(json_object_get(ev, "bytes")) && !isnan(k->comm_t) && t > k->comm_t) {
+    } else if (comm && json_is_number(json_object_get(ev, "bytes")) && !isnan(k->comm_t) && t > k->comm_t) {
         if (sz_num(c, ev, "bytes", 0, 1e30, &amount) < 0)
             return -1;
         series_add(&r->algbw, amount / (t - k->comm_t) / 1e9);
         k->comm_t = NAN;
+    } else if (comm) {
+        k->comm_t = NAN;   /* an overlapped one: no time of its own (live: no bus bandwidth from it) */
     } else if (json_is_number(json_object_get(ev, "flops")) && !isnan(z->open_t[rank])) {
         if (sz_num(c, ev, "flops", 0, 1e30, &amount) < 0)
             return -1;
@@ -311,6 +315,55 @@ static int sz_on_rank(struct sz_record *z, const struct sz_ctx *c, json_t *ev, c
             series_add(&k->rate, amount / (t - z->open_t[rank]) / 1e12);
         z->open_t[rank] = NAN;
     }
+    return 0;
+}
+
+/* The latest run that began (NULL: none yet): where a rank_dropped or recovery_end falls. */
+static struct sz_run *sz_current(struct sz_record *z)
+{
+    for (size_t i = z->nruns; i-- > 0;)
+        if (z->runs[i].begin)
+            return &z->runs[i];
+    return NULL;
+}
+
+/* What the iteration count needs beside the ranks' own lines: a node's node_iteration (forward: nodes), a rank
+ * shrink dropped (out of the count from its run on), a recovery's restore (every count back to its iteration, as
+ * the live count goes back with the ranks). 0, or -1 with c->msg. */
+static int sz_on_count(struct sz_record *z, const struct sz_ctx *c, json_t *ev, const char *type)
+{
+    int64_t a = 0, run = 0, iter = 0;
+    if (strcmp(type, "node_iteration") == 0) {
+        if (sz_int(c, ev, "node", 0, SZ_NODES_MAX - 1, 1, &a) < 0 || sz_int(c, ev, "run", 0, SZ_RUN_MAX, 1, &run) < 0 ||
+            sz_int(c, ev, "iter", 0, SZ_ITER_MAX, 1, &iter) < 0)
+            return -1;
+        struct sz_run *r = sz_begun(z, run, c->line);
+        if (r) {
+            const int64_t none = -1;
+            r->node_done = sz_grow(r->node_done, &r->nnode, a, sizeof *r->node_done, &none);
+            r->node_done[a] = iter + 1;
+        }
+        return 0;
+    }
+    struct sz_run *r = sz_current(z);
+    if (strcmp(type, "rank_dropped") == 0) {
+        if (sz_int(c, ev, "rank", 0, z->start ? z->world - 1 : SZ_WORLD_MAX - 1, 1, &a) < 0)
+            return -1;
+        const int64_t never = INT64_MAX;
+        z->drop_run = sz_grow(z->drop_run, &z->ndrop, a, sizeof *z->drop_run, &never);
+        if (z->drop_run[a] == INT64_MAX)
+            z->drop_run[a] = r ? r - z->runs : 0;
+        return 0;
+    }
+    json_t *from = json_object_get(ev, "from_iter");   /* recovery_end: null where it restored nothing */
+    if (!r || !json_is_integer(from))
+        return 0;
+    if (sz_int(c, ev, "from_iter", 0, SZ_ITER_MAX, 1, &iter) < 0)
+        return -1;
+    for (size_t k = 0; k < r->nrk; k++)
+        r->rk[k].done = r->rk[k].done > iter ? iter : r->rk[k].done;
+    for (size_t k = 0; k < r->nnode; k++)
+        r->node_done[k] = r->node_done[k] > iter ? iter : r->node_done[k];
     return 0;
 }
 
@@ -334,11 +387,15 @@ static int sz_line(struct sz_record *z, const struct sz_ctx *c, const char *text
     if (strcmp(type, "start") == 0)
         rc = sz_on_start(z, c, ev);
     else if (strcmp(type, "end") == 0) {
-        z->ended = 1;
         const char *why = json_string_value(json_object_get(ev, "reason"));
-        if (json_integer_value(json_object_get(ev, "node")) == 0)   /* node 0's (a node's own says "node") */
+        if (json_integer_value(json_object_get(ev, "node")) == 0) {   /* node 0's (a node's own says "node") */
+            z->ended = 1;
             str_copy(z->end_reason, sizeof z->end_reason, why ? why : "");
+        }
     }
+    else if (strcmp(type, "node_iteration") == 0 || strcmp(type, "rank_dropped") == 0 ||
+             strcmp(type, "recovery_end") == 0)
+        rc = sz_on_count(z, c, ev, type);
     else if (strcmp(type, "run_begin") == 0 || strcmp(type, "run_end") == 0)
         rc = sz_on_run(z, c, ev, strcmp(type, "run_begin") == 0);
     else if (strcmp(type, "iteration") == 0 || strcmp(type, "phase_begin") == 0 || strcmp(type, "phase_end") == 0)
@@ -439,8 +496,10 @@ void sz_record_free(struct sz_record *z)
         for (size_t k = 0; k < z->runs[i].nrk; k++)
             series_free(&z->runs[i].rk[k].rate);
         free(z->runs[i].rk);
+        free(z->runs[i].node_done);
     }
     free(z->runs);
+    free(z->drop_run);
     free(z->open_t);
     json_decref(z->start);
     json_decref(z->faults);
