@@ -509,7 +509,8 @@ void supc_end(struct sup *s, json_t *summary, int *code)
                 json_integer_value(json_object_get(r, "run")) != json_integer_value(json_object_get(run0, "run")))
                 continue;
             json_t *theirs = json_object_get(r, "faults");
-            static const char *const sums[] = { "injected", "observed", "detected", "false_positives", "stale_reports" };
+            static const char *const sums[] = { "injected", "observed", "left_with_rank", "detected", "false_positives",
+                                                "stale_reports" };
             for (size_t q = 0; q < sizeof sums / sizeof sums[0]; q++)
                 json_object_set_new(mine, sums[q], json_integer(json_integer_value(json_object_get(mine, sums[q])) +
                                                                 json_integer_value(json_object_get(theirs, sums[q]))));
@@ -519,8 +520,8 @@ void supc_end(struct sup *s, json_t *summary, int *code)
             json_t *kv;
             json_object_foreach(json_object_get(theirs, "by_kind"), kind, kv) {
                 json_t *cov = json_object_get(mine, "by_kind"), *k = json_object_get(cov, kind);
-                if (!k) {
-                    json_object_set(cov, kind, kv);
+                if (!k) {   /* a copy: the node's own by_kind stays its own as the next node's are added */
+                    json_object_set_new(cov, kind, json_deep_copy(kv));
                     continue;
                 }
                 json_object_set_new(k, "injected", json_integer(json_integer_value(json_object_get(k, "injected")) +
