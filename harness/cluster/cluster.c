@@ -207,9 +207,17 @@ void cluster_poll(const struct cluster_sink *sink)
             return;
         if (st.MPI_TAG == TAG_CLOCK)
             return;   /* the clock exchange takes its own */
-        MPI_Get_count(&st, MPI_BYTE, &len);
+        if (MPI_Get_count(&st, MPI_BYTE, &len) != MPI_SUCCESS || len < 0) {
+            gl_log("cluster: node %d: a message from node %d of no size MPI can say: not read", cl.node, st.MPI_SOURCE);
+            return;
+        }
         char *buf = xmalloc((size_t)len + 1);
-        MPI_Recv(buf, len, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, cl.comm, MPI_STATUS_IGNORE);
+        if (MPI_Recv(buf, len, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, cl.comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            gl_log("cluster: node %d: a message of %d bytes from node %d could not be received", cl.node, len,
+                   st.MPI_SOURCE);
+            free(buf);
+            return;
+        }
         buf[len] = 0;
         cl.received += (uint64_t)len;
         if (st.MPI_TAG == TAG_UP)
@@ -283,8 +291,9 @@ void cluster_barrier_begin(void)
 {
     if (!cl.on)
         return;
-    MPI_Ibarrier(cl.comm, &cl.barrier);
-    cl.barrier_on = 1;
+    cl.barrier_on = MPI_Ibarrier(cl.comm, &cl.barrier) == MPI_SUCCESS;
+    if (!cl.barrier_on)   /* none to wait for: the leave goes on as after it */
+        gl_log("cluster: node %d: MPI_Ibarrier failed: leaving without waiting for the other nodes", cl.node);
 }
 
 int cluster_barrier_test(void)
@@ -292,7 +301,10 @@ int cluster_barrier_test(void)
     if (!cl.on || !cl.barrier_on)
         return 1;
     int done = 0;
-    MPI_Test(&cl.barrier, &done, MPI_STATUS_IGNORE);
+    if (MPI_Test(&cl.barrier, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        gl_log("cluster: node %d: the leave's barrier failed: leaving without it", cl.node);
+        done = 1;
+    }
     if (done)
         cl.barrier_on = 0;
     return done;

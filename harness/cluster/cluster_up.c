@@ -56,12 +56,14 @@ static void up_own(int kind, const void *data, size_t len, int coalesce)
     int r = up_append(&cl.up, (uint32_t)cl.node, kind, cl.up_seq + 1, data, len, coalesce);
     if (r < 0) {
         up_flush();
-        r = up_append(&cl.up, (uint32_t)cl.node, kind, cl.up_seq + 1, data, len, coalesce);
+        if (up_grow(&cl.up, len) == 0)   /* larger than a batch (an end record of many faults): a batch of its own */
+            r = up_append(&cl.up, (uint32_t)cl.node, kind, cl.up_seq + 1, data, len, coalesce);
     }
     if (r == 0)
         cl.up_seq++;
     else if (r < 0)
-        gl_log("cluster: node %d: a record of %zu bytes is larger than a batch: not sent", cl.node, len);
+        gl_log("cluster: node %d: a record of %zu bytes cannot be sent (over %zu bytes, or no memory)", cl.node, len,
+               (size_t)UP_RECORD_MAX);
 }
 
 void up_line(int st, const char *line, size_t len) { up_own(st == CL_POWER ? UP_POWER : UP_EVENTS, line, len, 1); }
@@ -122,8 +124,11 @@ static void take_relay(void *ctx, const struct up_hdr *h, const char *data)
     struct take *t = ctx;
     if (up_append(&cl.up, h->origin, h->kind, h->seq, data, h->len, 0) < 0) {
         up_flush();
-        if (up_append(&cl.up, h->origin, h->kind, h->seq, data, h->len, 0) < 0)
+        if (up_grow(&cl.up, h->len) != 0 || up_append(&cl.up, h->origin, h->kind, h->seq, data, h->len, 0) < 0) {
+            gl_log("cluster: node %d: node %u's record of %u bytes cannot be relayed (no memory)", cl.node, h->origin,
+                   h->len);
             return;
+        }
     }
     cl.relayed += sizeof *h + h->len;
     t->json |= h->kind == UP_JSON || h->kind == UP_END;
@@ -167,9 +172,13 @@ static int leave_take(unsigned spins, int *src)
         sleep_ns(spins < 100 ? 20000 : 1000000);
         return 0;
     }
-    MPI_Get_count(&st, MPI_BYTE, &len);
+    if (MPI_Get_count(&st, MPI_BYTE, &len) != MPI_SUCCESS || len < 0)
+        return -1;
     char *buf = xmalloc((size_t)len + 1);
-    MPI_Recv(buf, len, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, cl.comm, MPI_STATUS_IGNORE);
+    if (MPI_Recv(buf, len, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, cl.comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        free(buf);
+        return -1;
+    }
     cl.received += (uint64_t)len;
     if (st.MPI_TAG == TAG_UP)
         up_take(buf, (size_t)len, NULL);

@@ -1,6 +1,7 @@
 /* harness/cluster/uprec.c: records relayed up the nodes' tree (see uprec.h). */
 #include "uprec.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int up_append(struct up_batch *b, uint32_t origin, int kind, uint32_t seq, const void *data, size_t len, int coalesce)
@@ -26,6 +27,20 @@ int up_append(struct up_batch *b, uint32_t origin, int kind, uint32_t seq, const
     memcpy(b->buf + b->fill + sizeof h, data, len);
     b->fill += sizeof h + len;
     b->sealed = !coalesce;
+    return 0;
+}
+
+int up_grow(struct up_batch *b, size_t len)
+{
+    if (b->fill || len > UP_RECORD_MAX)
+        return -1;
+    if (b->cap >= sizeof(struct up_hdr) + len)
+        return 0;
+    char *buf = realloc(b->buf, sizeof(struct up_hdr) + len);
+    if (!buf)
+        return -1;
+    b->buf = buf;
+    b->cap = sizeof(struct up_hdr) + len;
     return 0;
 }
 

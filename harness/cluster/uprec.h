@@ -40,6 +40,10 @@ struct up_batch {
  * used). 0 (a new record), 1 (extended), or -1 when the batch has no room (the caller sends it and appends again
  * to an empty one). */
 int up_append(struct up_batch *b, uint32_t origin, int kind, uint32_t seq, const void *data, size_t len, int coalesce);
+/* A record larger than a batch (a node's end record of many faults): grows the empty batch b (its buf from malloc)
+ * to hold one record of len bytes, up to UP_RECORD_MAX. 0, or -1 (b not empty, too large, no memory: b unchanged). */
+#define UP_RECORD_MAX ((size_t)1 << 30)
+int up_grow(struct up_batch *b, size_t len);
 /* Ends the last record: the next append starts a new one. */
 void up_seal(struct up_batch *b);
 /* Calls fn for every record of buf[len] in order. 0, or -1 (a malformed batch: fn saw the records before it). */
