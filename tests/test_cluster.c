@@ -943,6 +943,34 @@ Test(cluster, a_node_with_hundreds_of_faults_reports_them_all, .timeout = 300)
     json_decref(s);
 }
 
+/* A relay shrink empties (node 1 of 5, fan-out 2: it relays for nodes 3 and 4) ends its run early and relays for the
+ * nodes below it as long as node 0 speaks: every node's lines reach node 0 to the run's end, no node is taken for
+ * lost, exit 0 (until 2026-11-30 it stopped a heartbeat timeout after its own end: nodes 3 and 4 ran on into it,
+ * their lines stopped at iteration ~93 of 300, node 3 was "lost" and the run failed, "no end record came"). */
+Test(cluster, a_relay_shrink_empties_relays_to_the_end, .timeout = 300)
+{
+    e2e_need_mpi();
+    char cmd[2048], path[600];
+    const char *out = e2e_outdir();
+    const char *sc = e2e_scenario("name: relayshrink\nnodes: 5\nranks: 1\niterations: 300\nseed: 7\ngather_fanout: 2\n"
+                                  "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 1MiB}\n"
+                                  "sim: {tflops: 0.005}\npower: {sample_hz: 100}\nheartbeat: {interval: 100ms, timeout: 2s}\n"
+                                  "recovery: {shrink: {replicate_every: 5}}\nfaults:\n  - {kind: node-crash, at: 15, node: 1}\n");
+    snprintf(path, sizeof path, "%s.log", out);
+    snprintf(cmd, sizeof cmd, "timeout 240 mpirun --oversubscribe --allow-run-as-root -np 5 %s run %s --out %s "
+                              "--backend sim --headless > %s 2>&1", GAUNTLET_BIN, sc, out, path);
+    int st = system(cmd);
+    char *log = e2e_read(path);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", log ? log : "");
+    free(log);
+    json_t *s = e2e_summary(out);
+    cr_assert_eq(json_array_size(json_object_get(s, "nodes_lost")), 0, "no node lost");
+    for (int k = 2; k < 5; k++)
+        cr_assert_eq(count_in(out, "events.jsonl", "node_iteration", k), 300, "node %d's every iteration", k);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "iterations")), 300);
+    json_decref(s);
+}
+
 /* The fault counts add up: in the run's and in every node's figures of every run, by_kind's injected and detected
  * sum to the totals, and the run's totals are its nodes' sums. */
 static void fault_counts_add_up(json_t *s)

@@ -157,8 +157,21 @@ static int subtree_ended(int k)
     return 1;
 }
 
+/* While leaving: node 0's control message (its heartbeat) names the nodes it lost: this node waits for their end
+ * records no more. */
+static void leave_lost(const char *text, size_t len)
+{
+    json_t *o = json_loadb(text, len, 0, NULL), *k;
+    size_t i;
+    json_array_foreach(json_object_get(o, "lost"), i, k)
+        if (json_is_integer(k) && json_integer_value(k) > 0 && json_integer_value(k) < cl.nodes &&
+            json_integer_value(k) != cl.node)
+            cluster_mark_lost((int)json_integer_value(k));
+    json_decref(o);
+}
+
 /* While leaving: takes one waiting message, if any (never blocks): what the nodes below still send is passed on,
- * anything else dropped (control is over). Its tag (0: none waited, after a nap of the spins-th turn; -1: MPI
+ * node 0's control messages read for the nodes it lost, anything else dropped (control is over). Its tag (0: none waited, after a nap of the spins-th turn; -1: MPI
  * failed) and *src its sender. */
 static int leave_take(unsigned spins, int *src)
 {
@@ -182,6 +195,8 @@ static int leave_take(unsigned spins, int *src)
     cl.received += (uint64_t)len;
     if (st.MPI_TAG == TAG_UP)
         up_take(buf, (size_t)len, NULL);
+    else if (st.MPI_TAG == TAG_JSON && st.MPI_SOURCE == 0 && len >= 4)
+        leave_lost(buf + 4, (size_t)len - 4);
     free(buf);
     *src = st.MPI_SOURCE;
     return st.MPI_TAG;
@@ -193,14 +208,21 @@ void up_leave(void)
         return;
     up_end();
     up_flush();
-    uint64_t end = mono_ns() + (uint64_t)(cl.send_wait_s * 1e9);
-    int src;
-    for (unsigned spins = 0; !subtree_ended(cl.node) && mono_ns() < end; spins++)
-        if (leave_take(spins, &src) < 0)
+    /* as long as node 0 still speaks (its heartbeats: the run goes on, a shrink emptied this node before its end),
+     * the nodes below are relayed to their end: node 0 names any it loses; silent for the heartbeat timeout, it is
+     * gone, and so is the wait (until 2026-11-30 the wait ended a timeout after this node's own end: the nodes below
+     * an emptied relay ran on into a node that relayed nothing, were taken for lost, and the run failed) */
+    uint64_t wait = (uint64_t)(cl.send_wait_s * 1e9), end = mono_ns() + wait;
+    int src = -1, tag;
+    for (unsigned spins = 0; !subtree_ended(cl.node) && mono_ns() < end; spins++) {
+        if ((tag = leave_take(spins, &src)) < 0)
             break;
+        if (tag == TAG_JSON && src == 0)
+            end = mono_ns() + wait;
+    }
     if (!subtree_ended(cl.node))
-        gl_log("cluster: node %d: nodes below it had not left after %.0f s: what they send now is lost", cl.node,
-               cl.send_wait_s);
+        gl_log("cluster: node %d: nodes below it had not left %.0f s after node 0 last spoke: what they send now is "
+               "lost", cl.node, cl.send_wait_s);
     up_flush();
 }
 
