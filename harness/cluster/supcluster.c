@@ -371,13 +371,15 @@ void supc_run_end(struct sup *s, int m, json_t *run)
      * the summary is written in time */
     uint64_t end = mono_ns() + (s->signals ? 400000000ull : 30000000000ull);
     for (;;) {
-        int have = 0;
-        size_t i;
-        json_t *r;
-        json_array_foreach(s->ln->node_runs, i, r)
-            have += json_integer_value(json_object_get(r, "run")) == m;
-        for (int k = 1; k < s->nodes; k++)   /* a silent node sends nothing: nobody waits for it */
-            have += supc_silent(s, k);
+        int have = 1;   /* node 0's own; each other node once: its figures came, or it is silent (sends nothing) */
+        for (int k = 1; k < s->nodes; k++) {
+            int got = 0;
+            size_t i;
+            json_t *r;
+            json_array_foreach(s->ln->node_runs, i, r)
+                got |= json_integer_value(json_object_get(r, "run")) == m && json_integer_value(json_object_get(r, "node")) == k;
+            have += got || supc_silent(s, k);
+        }
         if (have >= s->nodes || mono_ns() > end)
             break;
         sup_step(s);
@@ -443,7 +445,8 @@ void supc_end(struct sup *s, json_t *summary, int *code)
     json_t *faults = faultlog_json(s), *f;   /* this node's faults, with global ranks */
     size_t i;
     json_array_foreach(faults, i, f) {
-        json_object_set_new(f, "rank", json_integer(json_integer_value(json_object_get(f, "rank")) + s->node * s->nranks));
+        json_int_t rk = json_integer_value(json_object_get(f, "rank"));   /* -1: no single rank (a tie), kept */
+        json_object_set_new(f, "rank", json_integer(rk >= 0 ? rk + s->node * s->nranks : -1));
         json_object_set_new(f, "node", json_integer(s->node));
         json_t *det = json_object_get(f, "detection"), *dr = json_object_get(det, "rank");
         if (json_is_integer(dr) && json_integer_value(dr) >= 0)   /* the rank whose detector saw it: global too */

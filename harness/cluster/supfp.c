@@ -222,13 +222,14 @@ void supfp_run_end(struct sup *s, int m, json_t *run)
     if (s->nodes < 2 || s->node != 0 || !json_string_value(json_object_get(run, "state_fingerprint")))
         return;   /* a run that did not end whole has no final state to compare */
     const char *mine = NULL;   /* the first node's still in the run: the others are compared with it */
-    int ref = -1, agree = 1;
+    int ref = -1, agree = 1, compared = 0;
     json_t *differ = json_array();
     for (int k = 0; k < s->nodes; k++) {
         json_t *r = supfp_final(s, m, k);
         const char *fp = r ? json_string_value(json_object_get(r, "state_fingerprint")) : NULL;
         if (!fp)
             continue;
+        compared++;
         if (!mine)
             mine = fp, ref = k;
         agree &= json_is_true(json_object_get(r, "fingerprints_agree"));   /* its own ranks, as on one node */
@@ -239,6 +240,7 @@ void supfp_run_end(struct sup *s, int m, json_t *run)
         }
     }
     json_object_set_new(run, "fingerprints_agree", json_boolean(agree));   /* every node's ranks, not node 0's alone */
+    json_object_set_new(run, "fingerprints_nodes", json_integer(compared));   /* the nodes whose final state it holds */
     if (!json_array_size(differ)) {
         json_decref(differ);
         return;
