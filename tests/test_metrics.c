@@ -15,12 +15,14 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
 #include "e2e.h"
 #include "metrics.h"
 #include "metrics_int.h"
+#include "plugin.h"
 #include "util.h"
 
 /* Runs tests/check_metrics.py on path as fmt, requiring the families in want (a space-separated list); skips the
@@ -91,6 +93,13 @@ static char *scrape(int port, int om)
                             : "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
 }
 
+/* The value of the series whose line starts with head in text (NAN where absent). */
+static double series(const char *text, const char *head)
+{
+    const char *p = strstr(text, head);
+    return p ? strtod(p + strlen(head), NULL) : NAN;
+}
+
 Test(metrics, served_and_written_while_a_run_goes, .timeout = 120 + 2 * E2E_SETUP_S)
 {
     char dir[] = "/tmp/gauntlet-metrics-XXXXXX";
@@ -123,6 +132,12 @@ Test(metrics, served_and_written_while_a_run_goes, .timeout = 120 + 2 * E2E_SETU
         cr_assert(strstr(body, "gauntlet_gpu_power_watts{node=\"0\",rank=\"1\",gpu="), "per GPU: node, rank, gpu:\n%s",
                   body);
         cr_assert(!strstr(body, "# EOF") == !om, "# EOF ends OpenMetrics only");
+        /* the sim's sensor stamps its samples (sim.sensor.update, 20 ms by default): the interval is its own, not a
+         * measure of the readings */
+        const char *up = strstr(body, "\ngauntlet_power_sensor_update_seconds{");
+        double upd = NAN;
+        cr_assert(up && strchr(up, '}') && sscanf(strchr(up, '}') + 1, "%lf", &upd) == 1, "%s", body);
+        cr_assert_float_eq(upd, 0.020, 1e-6, "the sensor's update interval from its stamps: %g s", upd);
         snprintf(path, sizeof path, "%s/scrape.txt", dir);
         FILE *f = fopen(path, "w");
         cr_assert(f);
@@ -140,20 +155,21 @@ Test(metrics, served_and_written_while_a_run_goes, .timeout = 120 + 2 * E2E_SETU
     cr_log_info("--metrics ADDR:PORT not built (no libmicrohttpd): only the textfile is checked");
 #endif
     cr_assert_eq(e2e_wait(p, 60), 0);
+    /* after the run the file says it ended (node_exporter exports it until it is rewritten): run_info 0 and when, the
+     * counters' totals, none of its gauges (power of ~130 W a GPU, days later, read as a run in progress) */
     snprintf(path, sizeof path, "%s/gauntlet.prom", dir);
     char *prom = e2e_read(path);
     cr_assert(prom, "no %s after the run", path);
     cr_assert(strstr(prom, "gauntlet_recoveries_total{recovery=\"restart\"} 1\n"), "%s", prom);
     cr_assert(strstr(prom, "gauntlet_faults_injected_total{kind=\"crash\"} 1\n"), "%s", prom);
+    cr_assert(strstr(prom, "gauntlet_run_info{run=\"1\",runs=\"1\",mitigation=\"none\",label=\"none\"} 0\n"), "%s", prom);
+    double end_s = series(prom, "\ngauntlet_run_end_timestamp_seconds ");
+    cr_assert(end_s > (double)time(NULL) - 120 && end_s <= (double)time(NULL) + 1, "ended %.3f:\n%s", end_s, prom);
+    cr_assert_null(strstr(prom, "gauntlet_gpu_power_watts"), "%s", prom);
+    cr_assert_null(strstr(prom, "gauntlet_power_watts"), "%s", prom);
     cr_assert(!strstr(prom, "# EOF"), "the textfile is Prometheus' format, not OpenMetrics");
-    /* the sim's sensor stamps its samples (sim.sensor.update, 20 ms by default): the interval is its own, not a
-     * measure of the readings */
-    const char *up = strstr(prom, "\ngauntlet_power_sensor_update_seconds{");
-    double upd = NAN;
-    cr_assert(up && strchr(up, '}') && sscanf(strchr(up, '}') + 1, "%lf", &upd) == 1, "%s", prom);
-    cr_assert_float_eq(upd, 0.020, 1e-6, "the sensor's update interval from its stamps: %g s", upd);
     free(prom);
-    check(path, "prometheus", "gauntlet_gpu_power_watts gauntlet_power_swing_watts gauntlet_recoveries gauntlet_run_info");
+    check(path, "prometheus", "gauntlet_recoveries gauntlet_run_info gauntlet_run_end_timestamp_seconds");
     /* bad options: exit 2 naming them */
     const char *log = "/tmp/gauntlet-metrics-bad.log";
     cr_assert_eq(e2e_run(log, (const char *[]){ "run", sc, "--backend", "sim", "--metrics", "localhost", NULL }), 2);
@@ -285,11 +301,15 @@ static void line_to(const struct view_link *v, const char *fmt, ...)
     v->event(v->ctx, buf, strlen(buf));
 }
 
-/* The value of the series whose line starts with head in text (NAN where absent). */
-static double series(const char *text, const char *head)
+
+/* What a scrape in the text format would get from v now (the run in progress: the textfile holds it until the run's
+ * end, then says it ended). */
+static char *live_text(const struct view_link *v)
 {
-    const char *p = strstr(text, head);
-    return p ? strtod(p + strlen(head), NULL) : NAN;
+    struct mx_buf b = { malloc(4096), 0, 4096 };
+    cr_assert(b.s);
+    mx_render_now(v->ctx, &b, 0, 0);
+    return b.s;
 }
 
 /* The real metrics view fed lines as a run writes them: busbw of communication phases only, with n as summary.json's
@@ -321,10 +341,7 @@ Test(metrics, figures_as_the_summary_defines_them, .timeout = 60)
     for (int k = 0; k < 40; k++)
         for (int r = 0; r < 4; r++)
             v->power(v->ctx, 4 + k * 0.01, r, &pr, 0);
-    v->stop(v->ctx);
-    snprintf(path, sizeof path, "%s/gauntlet.prom", dir);
-    char *t = e2e_read(path);
-    cr_assert(t, "%s", path);
+    char *t = live_text(v);
     const char *lab = "{node=\"0\",rank=\"0\",gpu=\"\",mitigation=\"none\"}";
     char head[256];
     snprintf(head, sizeof head, "gauntlet_busbw_bytes_per_second%s", lab);
@@ -335,19 +352,19 @@ Test(metrics, figures_as_the_summary_defines_them, .timeout = 60)
     cr_assert_float_eq(series(t, "gauntlet_faults_injected_total{kind=\"straggler\"}"), 1, 1e-9, "%s", t);
     cr_assert_float_eq(series(t, "gauntlet_power_watts{mitigation=\"none\"}"), 2000, 1e-6, "%s", t);
     free(t);
-    /* accept's next scenario: 2 ranks */
+    v->stop(v->ctx);   /* accept's next scenario (2 ranks) after this one's end: live again from its start */
     line_to(v, "{\"t_s\":0,\"event\":\"start\",\"ranks\":2,\"nodes\":1,\"runs\":1,\"sample_hz\":100}");
     line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
     for (int k = 0; k < 40; k++)
         for (int r = 0; r < 2; r++)
             v->power(v->ctx, 1 + k * 0.01, r, &pr, 0);
-    v->stop(v->ctx);
-    t = e2e_read(path);
-    cr_assert(t, "%s", path);
+    t = live_text(v);
     cr_assert_null(strstr(t, "rank=\"2\""), "the earlier scenario's ranks are gone:\n%s", t);
     cr_assert_float_eq(series(t, "gauntlet_power_watts{mitigation=\"none\"}"), 1000, 1e-6, "%s", t);
     free(t);
     metrics_view_close(v);
+    snprintf(path, sizeof path, "rm -rf %s", dir);
+    cr_assert_eq(system(path), 0);
 }
 
 /* Feeds v a start at hz and a run: ticks ticks of 4 ranks, each rank at low W then, for the last high_ticks ticks, at
@@ -398,9 +415,7 @@ Test(metrics, the_power_window_is_the_last_30_s, .timeout = 60)
         } else {
             feed_steps(v, c[i].hz, c[i].ticks, c[i].high, low, 500);
         }
-        v->stop(v->ctx);
-        char *t = e2e_read(path);
-        cr_assert(t, "%s", path);
+        char *t = live_text(v);
         cr_assert_float_eq(series(t, "gauntlet_power_window_seconds{mitigation=\"none\"}"), c[i].window_s, 1e-9,
                            "%g Hz:\n%s", c[i].hz, t);
         cr_assert_float_eq(series(t, "gauntlet_power_watts{mitigation=\"none\"}"), c[i].mean_w, 1e-6, "%g Hz:\n%s",
@@ -436,9 +451,7 @@ Test(metrics, forward_ranks_sums_every_node_per_cell, .timeout = 60)
                 v->power(v->ctx, t + 0.0007, r, &(struct power_reading){ .watts = k < 1000 ? 300 : 500, .true_w = NAN },
                          0);
     }
-    v->stop(v->ctx);
-    char *t = e2e_read(path);
-    cr_assert(t, "%s", path);
+    char *t = live_text(v);
     /* 199 cells ended (the last is still open): half at 1000 W, half at 1400 W, within a cell at the step */
     cr_assert_float_eq(series(t, "gauntlet_power_watts{mitigation=\"none\"}"), 1200, 5, "%s", t);
     cr_assert_float_eq(series(t, "gauntlet_power_window_seconds{mitigation=\"none\"}"), 19.9, 0.15, "%s", t);
@@ -461,9 +474,7 @@ Test(metrics, forward_ranks_sums_every_node_per_cell, .timeout = 60)
         for (int r = 2; r < 4; r++)
             v->power(v->ctx, t0 + 0.002, r, &(struct power_reading){ .watts = 300, .true_w = NAN }, 0);
     }
-    v->stop(v->ctx);
-    t = e2e_read(path);
-    cr_assert(t, "%s", path);
+    t = live_text(v);
     cr_assert_float_eq(series(t, "gauntlet_power_watts{mitigation=\"none\"}"), 1000, 1e-6, "%s", t);
     cr_assert_float_eq(series(t, "gauntlet_power_window_seconds{mitigation=\"none\"}"), 19.99, 0.02, "%s", t);
     free(t);
@@ -628,3 +639,305 @@ Test(metrics, one_address_holds_32_and_a_dripping_request_is_dropped, .timeout =
     metrics_view_close(v);
 }
 #endif
+
+/* The value of the series with exactly these labels in text, and whether it is there at all (*there). */
+static double sample_of(const char *text, const char *name, const char *labels, int *there)
+{
+    char head[256];
+    snprintf(head, sizeof head, "\n%s%s ", name, labels);
+    const char *p = strstr(text, head);
+    if (there)
+        *there = p != NULL;
+    return p ? strtod(p + strlen(head), NULL) : NAN;
+}
+
+/* Feeds v a phase of rank at [t0, t1] ending with the given fields (JSON members after "phase", may be empty). */
+static void phase_to(const struct view_link *v, int rank, const char *ph, double t0, double t1, const char *more)
+{
+    line_to(v, "{\"t_s\":%g,\"event\":\"phase_begin\",\"rank\":%d,\"phase\":\"%s\"}", t0, rank, ph);
+    line_to(v, "{\"t_s\":%g,\"event\":\"phase_end\",\"rank\":%d,\"phase\":\"%s\"%s%s}", t1, rank, ph, more[0] ? "," : "",
+            more);
+}
+
+/* Bus bandwidth as summary.json's busbw_gbs: each step of workload.phases by its own bus_bytes (its collective's
+ * factor and its ranks: reduce_scatter 512 MiB on 4 ranks is 384 MiB of bus bytes, where the all-reduce factor over
+ * every rank made it 2x); the plain all-reduce by 2(n-1)/n; under forward: nodes a node's iteration of several
+ * collectives summed has none (it was given the all-reduce factor), the plain all-reduce's has its figure. */
+Test(metrics, busbw_is_each_steps_own_bus_bytes, .timeout = 30)
+{
+    char why[256];
+    const struct view_link *v = metrics_view_open(NULL, NULL, NULL, why, sizeof why);
+    cr_assert(v, "%s", why);
+    line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,\"ranks\":4,\"nodes\":1,\"runs\":1,\"sample_hz\":100,\"bus_ranks\":4}");
+    line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+    phase_to(v, 0, "comm", 1, 1.1, "\"bytes\":536870912,\"bus_bytes\":402653184,\"kind\":\"reduce_scatter\"");
+    phase_to(v, 1, "comm", 1, 1.5, "\"bytes\":1e9,\"bus_bytes\":1e9,\"kind\":\"send_recv\"");
+    phase_to(v, 2, "comm", 1, 1.25, "\"bytes\":1e9,\"bus_bytes\":5e8,\"kind\":\"all_gather\"");   /* a step of 2 ranks */
+    phase_to(v, 2, "comm", 2, 2.1, "\"kind\":\"allreduce\"");                       /* an exposed wait: no figure */
+    phase_to(v, 3, "comm", 2, 2.1, "\"bytes\":1e9,\"kind\":\"allreduce\"");         /* a step of 1 rank: no bus bytes */
+    char *t = live_text(v);
+    const char *bw = "gauntlet_busbw_bytes_per_second";
+    cr_assert_float_eq(sample_of(t, bw, "{node=\"0\",rank=\"0\",gpu=\"\",mitigation=\"none\"}", NULL), 4.02653184e9, 1,
+                       "reduce_scatter: its bus bytes over its time:\n%s", t);
+    cr_assert_float_eq(sample_of(t, bw, "{node=\"0\",rank=\"1\",gpu=\"\",mitigation=\"none\"}", NULL), 2e9, 1, "%s", t);
+    cr_assert_float_eq(sample_of(t, bw, "{node=\"0\",rank=\"2\",gpu=\"\",mitigation=\"none\"}", NULL), 2e9, 1,
+                       "all_gather, left as it was by an exposed wait:\n%s", t);
+    cr_assert(isnan(sample_of(t, bw, "{node=\"0\",rank=\"3\",gpu=\"\",mitigation=\"none\"}", NULL)),
+              "a stepped run's comm without bus bytes has no figure (not the all-reduce factor over 4):\n%s", t);
+    free(t);
+    metrics_view_close(v);
+    /* forward: nodes, 2 nodes of 2: node 1's iterations come folded (its comm bytes summed over the iteration) */
+    for (int stepped = 0; stepped < 2; stepped++) {
+        v = metrics_view_open(NULL, NULL, NULL, why, sizeof why);
+        cr_assert(v, "%s", why);
+        line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,\"ranks\":2,\"nodes\":2,\"runs\":1,\"sample_hz\":100,"
+                   "\"forward\":\"nodes\",\"forward_hz\":10,\"bus_ranks\":4}");
+        line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+        phase_to(v, 0, "comm", 1, 1.1, stepped ? "\"bytes\":536870912,\"bus_bytes\":402653184,\"kind\":\"reduce_scatter\""
+                                               : "\"bytes\":1e9,\"kind\":\"allreduce\"");
+        line_to(v, "{\"t_s\":1.2,\"event\":\"node_iteration\",\"node\":1,\"run\":0,\"iter\":0,\"ranks\":2,\"dur_s\":0.2,"
+                   "\"phases\":{\"compute\":{\"s\":0.1,\"flops\":2e14},\"comm\":{\"s\":0.1,\"bytes\":1e9}}}");
+        t = live_text(v);
+        double got = sample_of(t, bw, "{node=\"1\",rank=\"3\",gpu=\"\",mitigation=\"none\"}", NULL);
+        if (stepped)
+            cr_assert(isnan(got), "a node's iteration of several collectives has no one factor:\n%s", t);
+        else
+            cr_assert_float_eq(got, 1e10 * 1.5, 1, "the plain all-reduce, 2(n-1)/n with n 4:\n%s", t);
+        free(t);
+        /* a node's iteration that carries its bus bytes has them */
+        line_to(v, "{\"t_s\":1.4,\"event\":\"node_iteration\",\"node\":1,\"run\":0,\"iter\":1,\"ranks\":2,\"dur_s\":0.2,"
+                   "\"phases\":{\"comm\":{\"s\":0.1,\"bytes\":1e9,\"bus_bytes\":3e8}}}");
+        t = live_text(v);
+        cr_assert_float_eq(sample_of(t, bw, "{node=\"1\",rank=\"2\",gpu=\"\",mitigation=\"none\"}", NULL), 3e9, 1, "%s", t);
+        free(t);
+        metrics_view_close(v);
+    }
+}
+
+/* A rank recovery: shrink dropped stops iterating: its iteration time, GEMM rate, bus bandwidth and iteration count
+ * are no longer exported (they stayed at their last values, as a live rank's), on node 0 and on a node whose
+ * iterations come folded; its GPU's power and phase still are (it is still on the node, still sampled), and the
+ * recovery's own record of it still counts. */
+Test(metrics, a_dropped_rank_has_no_iteration_series, .timeout = 30)
+{
+    char why[256];
+    const struct view_link *v = metrics_view_open(NULL, NULL, NULL, why, sizeof why);
+    cr_assert(v, "%s", why);
+    line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,\"ranks\":3,\"nodes\":2,\"runs\":1,\"sample_hz\":100,"
+               "\"forward\":\"nodes\",\"forward_hz\":10,\"recovery\":\"shrink\"}");
+    line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+    for (int r = 0; r < 3; r++) {
+        phase_to(v, r, "compute", 1, 1.1, "\"flops\":7e13");
+        phase_to(v, r, "comm", 1.1, 1.2, "\"bytes\":1e9");
+        line_to(v, "{\"t_s\":1.2,\"event\":\"iteration\",\"rank\":%d,\"iter\":0,\"dur_s\":0.2}", r);
+    }
+    const char *node1 = "{\"t_s\":%g,\"event\":\"node_iteration\",\"node\":1,\"run\":0,\"iter\":%d,\"ranks\":3,\"dur_s\":0.2,"
+                        "\"phases\":{\"compute\":{\"s\":0.1,\"flops\":2.1e14},\"comm\":{\"s\":0.1,\"bytes\":1e9}}}";
+    line_to(v, node1, 1.25, 0);
+    line_to(v, "{\"t_s\":1.3,\"event\":\"rank_dropped\",\"rank\":1,\"ranks_left\":5}");
+    line_to(v, "{\"t_s\":1.3,\"event\":\"rank_dropped\",\"rank\":5,\"ranks_left\":4}");
+    line_to(v, "{\"t_s\":1.3,\"event\":\"recovered\",\"rank\":5,\"recovery\":\"shrink\",\"fault\":0}");
+    line_to(v, "{\"t_s\":1.4,\"event\":\"iteration\",\"rank\":1,\"iter\":1,\"dur_s\":0.2}");   /* late: not counted */
+    line_to(v, node1, 1.45, 1);
+    for (int r = 0; r < 6; r++)
+        v->power(v->ctx, 1.5, r, &(struct power_reading){ .watts = 130, .true_w = NAN }, 0);
+    char *t = live_text(v);
+    const char *fams[] = { "gauntlet_iteration_seconds", "gauntlet_gemm_tflops", "gauntlet_busbw_bytes_per_second" };
+    for (int rank = 0; rank < 6; rank++) {
+        int dropped = rank == 1 || rank == 5, there;
+        char lab[128];
+        snprintf(lab, sizeof lab, "{node=\"%d\",rank=\"%d\",gpu=\"\",mitigation=\"none\"}", rank / 3, rank);
+        for (size_t f = 0; f < 3; f++) {
+            double x = sample_of(t, fams[f], lab, &there);
+            cr_assert(there == !dropped, "%s%s %s:\n%s", fams[f], lab, dropped ? "exported for a dropped rank" : "missing", t);
+            cr_assert(dropped || isfinite(x), "%s%s: %g\n%s", fams[f], lab, x, t);
+        }
+        double w = sample_of(t, "gauntlet_gpu_power_watts", lab, &there);
+        cr_assert(there && w == 130, "its GPU's power is still exported:\n%s", t);
+        snprintf(lab, sizeof lab, "{node=\"%d\",rank=\"%d\",mitigation=\"none\"}", rank / 3, rank);
+        double n = sample_of(t, "gauntlet_iterations_total", lab, &there);
+        cr_assert(there == !dropped, "gauntlet_iterations_total%s:\n%s", lab, t);
+        cr_assert(dropped || n == (rank < 3 ? 1 : 2), "gauntlet_iterations_total%s %g:\n%s", lab, n, t);
+        snprintf(lab, sizeof lab, "{node=\"%d\",rank=\"%d\",phase=\"idle\"}", rank / 3, rank);
+        cr_assert(sample_of(t, "gauntlet_gpu_phase", lab, &there) == 1 && there, "its phase still is:\n%s", t);
+    }
+    cr_assert_float_eq(series(t, "gauntlet_recoveries_total{recovery=\"shrink\"}"), 1, 1e-9, "%s", t);
+    free(t);
+    /* the next scenario (accept) has every rank again */
+    line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,\"ranks\":2,\"nodes\":1,\"runs\":1,\"sample_hz\":100}");
+    line_to(v, "{\"t_s\":0.2,\"event\":\"iteration\",\"rank\":1,\"iter\":0,\"dur_s\":0.2}");
+    t = live_text(v);
+    cr_assert(strstr(t, "gauntlet_iteration_seconds{node=\"0\",rank=\"1\","), "%s", t);
+    free(t);
+    metrics_view_close(v);
+}
+
+/* A counter the run can move is exported at 0 from its start (every fault kind and detector of the plug-in tables, the
+ * run's recovery), so that Prometheus' increase() counts its first event: a series that first appeared at 1 and
+ * stayed there read as 0 per minute on the dashboard's fault panel, for every fault of fault-drill. */
+Test(metrics, counters_are_exported_at_0_from_the_start, .timeout = 30)
+{
+    char why[256], lab[96];
+    const struct view_link *v = metrics_view_open(NULL, NULL, NULL, why, sizeof why);
+    cr_assert(v, "%s", why);
+    line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,\"ranks\":2,\"nodes\":1,\"runs\":1,\"sample_hz\":100,"
+               "\"recovery\":\"restart\"}");
+    line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+    for (int pass = 0; pass < 2; pass++) {
+        char *t = live_text(v);
+        int there;
+        for (int i = 0; i < plugin_count(&plugin_faults); i++) {
+            const char *k = plugin_faults.table[i]->name;
+            snprintf(lab, sizeof lab, "{kind=\"%s\"}", k);
+            double n = sample_of(t, "gauntlet_faults_injected_total", lab, &there);
+            cr_assert(there && n == (pass && strcmp(k, "crash") == 0), "%s%s (pass %d):\n%s",
+                      "gauntlet_faults_injected_total", lab, pass, t);
+        }
+        for (int i = 0; i < plugin_count(&plugin_detectors); i++) {
+            const char *k = plugin_detectors.table[i]->name;
+            snprintf(lab, sizeof lab, "{detector=\"%s\"}", k);
+            double n = sample_of(t, "gauntlet_detections_total", lab, &there);
+            cr_assert(there && n == (pass && strcmp(k, "exit") == 0), "gauntlet_detections_total%s:\n%s", lab, t);
+        }
+        double n = sample_of(t, "gauntlet_recoveries_total", "{recovery=\"restart\"}", &there);
+        cr_assert(there && n == pass, "gauntlet_recoveries_total{recovery=\"restart\"}:\n%s", t);
+        free(t);
+        line_to(v, "{\"t_s\":1,\"event\":\"fault_injected\",\"kind\":\"crash\",\"rank\":1,\"fault_spec\":0,\"id\":0}");
+        line_to(v, "{\"t_s\":1,\"event\":\"detection\",\"rank\":1,\"detector\":\"exit\"}");
+        line_to(v, "{\"t_s\":2,\"event\":\"recovered\",\"rank\":1,\"recovery\":\"restart\",\"fault\":0}");
+    }
+    metrics_view_close(v);
+}
+
+/* Whether path holds needle now. */
+static int file_has(const char *path, const char *needle)
+{
+    char *t = e2e_read(path);
+    int has = t && strstr(t, needle);
+    free(t);
+    return has;
+}
+
+/* At the run's end the textfile says so (node_exporter exports it until it is rewritten: it said a run was in
+ * progress, with its GPUs' last power, for days): gauntlet_run_info 0, when it ended, the counters' totals, none of
+ * the gauges; the next start (accept's next scenario) is live again; a view closed without its run's end (a set-up
+ * that failed) ends its file too. */
+Test(metrics, the_textfile_says_the_run_ended, .timeout = 60)
+{
+    char dir[] = "/tmp/gauntlet-mx-XXXXXX", path[600], why[256];
+    cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    snprintf(path, sizeof path, "%s/gauntlet.prom", dir);
+    const struct view_link *v = metrics_view_open(NULL, NULL, dir, why, sizeof why);
+    cr_assert(v, "%s", why);
+    feed_steps(v, 100, 200, 100, 100, 200);
+    line_to(v, "{\"t_s\":3,\"event\":\"iteration\",\"rank\":0,\"iter\":0,\"dur_s\":0.05}");
+    line_to(v, "{\"t_s\":3,\"event\":\"fault_injected\",\"kind\":\"crash\",\"rank\":1,\"fault_spec\":0,\"id\":0}");
+    double before = (double)time(NULL);
+    v->stop(v->ctx);
+    char *t = e2e_read(path);
+    cr_assert(t, "%s", path);
+    cr_assert(strstr(t, "\ngauntlet_run_info{run=\"1\",runs=\"1\",mitigation=\"none\",label=\"none\"} 0\n"), "%s", t);
+    double end_s = series(t, "\ngauntlet_run_end_timestamp_seconds ");
+    cr_assert(end_s >= before - 1 && end_s <= (double)time(NULL) + 1, "ended at %.3f:\n%s", end_s, t);
+    cr_assert_float_eq(series(t, "gauntlet_faults_injected_total{kind=\"crash\"}"), 1, 1e-9, "%s", t);
+    cr_assert_float_eq(series(t, "gauntlet_iterations_total{node=\"0\",rank=\"0\",mitigation=\"none\"}"), 1, 1e-9, "%s", t);
+    const char *gone[] = { "gauntlet_gpu_power_watts", "gauntlet_gpu_phase", "gauntlet_iteration_seconds",
+                           "gauntlet_gemm_tflops", "gauntlet_busbw", "gauntlet_power_" };
+    for (size_t i = 0; i < sizeof gone / sizeof *gone; i++)
+        cr_assert_null(strstr(t, gone[i]), "%s after the run's end:\n%s", gone[i], t);
+    free(t);
+    check(path, "prometheus", "gauntlet_run_info gauntlet_run_end_timestamp_seconds gauntlet_faults_injected");
+    /* accept's next scenario: live again, in the file within its next rewrites */
+    feed_steps(v, 100, 50, 0, 100, 100);
+    t = live_text(v);
+    cr_assert(strstr(t, "gauntlet_run_info{run=\"1\",runs=\"1\",mitigation=\"none\",label=\"none\"} 1\n"), "%s", t);
+    cr_assert(strstr(t, "gauntlet_gpu_power_watts{") && !strstr(t, "gauntlet_run_end_timestamp_seconds"), "%s", t);
+    free(t);
+    int live = 0;
+    for (int i = 0; i < 100 && !(live = file_has(path, "mitigation=\"none\",label=\"none\"} 1\n")); i++)
+        usleep(100000);
+    cr_assert(live, "the textfile is live again within 10 s of the next start");
+    /* closed without its end: the file ends all the same */
+    metrics_view_close(v);
+    cr_assert(file_has(path, "label=\"none\"} 0\n") && file_has(path, "\ngauntlet_run_end_timestamp_seconds "),
+              "a view closed while its run went ends its file");
+    snprintf(path, sizeof path, "rm -rf %s", dir);
+    cr_assert_eq(system(path), 0);
+}
+
+/* Two runs given one --metrics-textfile folder: the second is refused at its start (exit 3, naming the first's
+ * process, no results folder made), where both wrote DIR/gauntlet.prom in turn, the last writer's figures winning. */
+Test(metrics, a_textfile_folder_takes_one_run, .timeout = 60)
+{
+    char dir[] = "/tmp/gauntlet-mx-XXXXXX", why[512], pid[32];
+    cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    const struct view_link *v = metrics_view_open(NULL, NULL, dir, why, sizeof why);
+    cr_assert(v, "%s", why);
+    cr_assert_null(metrics_view_open(NULL, NULL, dir, why, sizeof why), "a second view of the folder was opened");
+    snprintf(pid, sizeof pid, "process %ld", (long)getpid());
+    cr_assert(strstr(why, "another gauntlet") && strstr(why, pid) && strstr(why, dir), "%s", why);
+    const char *sc = e2e_scenario("name: second\nranks: 1\niterations: 2\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
+                                  "  allreduce: {bytes: 1MiB}\n");
+    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-metrics-second.log";
+    int rc = e2e_run(log, (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out,
+                                             "--metrics-textfile", dir, NULL });
+    char *text = e2e_read(log);
+    cr_assert_eq(rc, 3, "a folder another run writes is exit 3:\n%s", text);
+    cr_assert(strstr(text, "another gauntlet") && strstr(text, pid), "%s", text);
+    cr_assert_neq(access(out, F_OK), 0, "%s was made:\n%s", out, text);
+    free(text);
+    metrics_view_close(v);
+    v = metrics_view_open(NULL, NULL, dir, why, sizeof why);
+    cr_assert(v, "the folder is free once the first has gone: %s", why);
+    metrics_view_close(v);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* Counts the lines of text holding needle. */
+static int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text; p && (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* A textfile that cannot be written (its folder removed) is said once, not every second (a folder lost for an hour
+ * wrote 3600 lines into stderr or the live view's event log), and so is its first write once it can be again. */
+Test(metrics, a_failing_textfile_is_said_once, .timeout = 60)
+{
+    char dir[] = "/tmp/gauntlet-mx-XXXXXX", cmd[600], why[256], log[] = "/tmp/gauntlet-mx-said-XXXXXX";
+    cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    int fd = mkstemp(log), saved = dup(STDERR_FILENO);
+    cr_assert(fd >= 0 && saved >= 0, "%s", strerror(errno));
+    fflush(stderr);
+    cr_assert_eq(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+    const struct view_link *v = metrics_view_open(NULL, NULL, dir, why, sizeof why);
+    cr_assert(v, "%s", why);
+    feed_steps(v, 100, 20, 0, 100, 100);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+    for (int k = 0; k < 2; k++) {   /* 4 s without the folder, then 3 s with it again: a row every 100 ms */
+        for (int i = 0; i < (k ? 30 : 40); i++) {
+            v->power(v->ctx, 2 + i * 0.1, 0, &(struct power_reading){ .watts = 100, .true_w = NAN }, 0);
+            usleep(100000);
+        }
+        cr_assert(k || mkdir(dir, 0755) == 0, "mkdir: %s", strerror(errno));
+    }
+    metrics_view_close(v);
+    fflush(stderr);
+    cr_assert_eq(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+    close(saved);
+    close(fd);
+    char *text = e2e_read(log);
+    cr_assert(text);
+    cr_log_info("%s", text);
+    cr_assert_eq(count_of(text, "cannot write"), 1, "said once:\n%s", text);
+    cr_assert(strstr(text, "No such file or directory"), "%s", text);
+    cr_assert_eq(count_of(text, "written again"), 1, "%s", text);
+    free(text);
+    cr_assert_eq(unlink(log), 0);
+    cr_assert_eq(system(cmd), 0);
+}

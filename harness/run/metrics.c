@@ -4,10 +4,10 @@
  * bus bandwidth; the node's swing, ramp and dominant frequency over the last 30 s of the summed power; faults by
  * kind, detections by detector, recoveries; the run and its mitigation), and exposes them as OpenMetrics over HTTP
  * (libmicrohttpd, --metrics ADDR:PORT: metrics_http.c) and as a node_exporter textfile (--metrics-textfile DIR,
- * rewritten whole every second by a thread of the view's own, never by the sampler that hands it the power rows). */
+ * rewritten whole every second by a thread of the view's own, never by the sampler that hands it the power rows; one
+ * run per folder; at the run's end it says the run ended). */
 #include "metrics.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -17,12 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "analysis.h"
 #include "analysis_json.h"
 #include "backend.h"
 #include "cli.h"
 #include "metrics_int.h"
+#include "plugin.h"
 #include "util.h"
 #include <sys/stat.h>
 /* Frees the ranks (a new scenario of accept's may have fewer): none until the next start names them. */
@@ -96,10 +100,84 @@ static void mx_bump(struct mx_count *c, const char *name)
 
 /* ---- the view: every event line and power row, then the inner view's turn */
 
+/* Adds name to c at 0 where it is not there yet (a series a first increment would otherwise begin at 1). */
+static void mx_zero(struct mx_count *c, const char *name)
+{
+    for (int i = 0; name && name[0] && i < MX_KINDS; i++) {
+        if (strcmp(c[i].name, name) == 0)
+            return;
+        if (!c[i].name[0]) {
+            str_copy(c[i].name, sizeof c[i].name, name);
+            return;
+        }
+    }
+}
+
+/* Exports every counter the run can move at 0 from its start, so that increase() counts its first event: each fault
+ * kind and detector of the plug-in tables, and the run's recovery (the one its recoveries are by). */
+static void mx_seed(struct metrics *m, const char *recovery)
+{
+    for (int i = 0; plugin_faults.table[i]; i++)
+        mx_zero(m->faults, plugin_faults.table[i]->name);
+    for (int i = 0; plugin_detectors.table[i]; i++)
+        mx_zero(m->dets, plugin_detectors.table[i]->name);
+    mx_zero(m->recs, recovery);
+}
+
 static double mx_num(json_t *e, const char *k)
 {
     json_t *v = json_object_get(e, k);
     return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* A communication phase's bus bandwidth (bytes/s over d s), as summary.json's busbw_gbs: a step of workload.phases
+ * carries its own bus bytes (its collective's factor and ranks: 2(n-1)/n all-reduce, (n-1)/n reduce-scatter,
+ * all-gather and all-to-all, 1 send/recv), the plain all-reduce its bytes, x 2(n-1)/n with the start's n. NAN where
+ * there is no such figure: a stepped run's phase without bus bytes (an exposed wait, a step of one rank), another
+ * collective without them, n 1. */
+static double mx_busbw(struct metrics *m, json_t *e, double d)
+{
+    double bus = mx_num(e, "bus_bytes"), bytes = mx_num(e, "bytes"), n = m->bus_ranks;
+    const char *kind = json_string_value(json_object_get(e, "kind"));
+    if (bus > 0 && d > 0) {
+        m->stepped = 1;
+        return bus / d;
+    }
+    if (!(bytes > 0) || !(d > 0) || m->stepped || (kind && strcmp(kind, "allreduce") != 0))
+        return NAN;
+    m->plain = 1;
+    return n > 1 ? bytes / d * 2 * (n - 1) / n : NAN;
+}
+
+/* forward: nodes: a node's iteration, its ranks folded (a dropped rank left out). Its comm is every comm step's
+ * bytes summed: a bandwidth only where they are the plain all-reduce's (node 0's own ranks showed it) or carry their
+ * bus bytes; a stepped run's mix of collectives has none (NaN), never one factor over all of them. */
+static void mx_node_iteration(struct metrics *m, json_t *e)
+{
+    json_t *ph = json_object_get(e, "phases"), *c = json_object_get(ph, "compute"), *x = json_object_get(ph, "comm");
+    double cs = mx_num(c, "s"), xs = mx_num(x, "s"), n = m->bus_ranks, k = mx_num(e, "ranks");
+    double bus = mx_num(x, "bus_bytes"), bytes = mx_num(x, "bytes");
+    json_int_t node = json_integer_value(json_object_get(e, "node"));
+    int set = 1;
+    double bw = NAN;
+    if (xs > 0 && bus > 0)
+        bw = bus / xs;
+    else if (m->plain && !m->stepped && xs > 0 && bytes > 0 && n > 1)
+        bw = bytes / xs * 2 * (n - 1) / n;
+    else
+        set = m->stepped;   /* a mix: no figure; not known yet: left as it is */
+    mx_iteration(m, mx_num(e, "dur_s"));
+    int q = node >= 0 && node < m->ranks / m->per_node ? (int)node * m->per_node : m->ranks;
+    for (int end = q + m->per_node; q < end && q < m->ranks; q++) {
+        if (m->r[q].dropped)
+            continue;
+        m->r[q].iter_s = mx_num(e, "dur_s");
+        m->r[q].iters++;
+        if (cs > 0 && k > 0 && mx_num(c, "flops") > 0)   /* per GPU: the node's flops over its slowest's time */
+            m->r[q].tflops = mx_num(c, "flops") / k / cs / 1e12;
+        if (set)
+            m->r[q].busbw = bw;
+    }
 }
 
 static void mx_event(void *ctx, const char *line, size_t len)
@@ -119,6 +197,7 @@ static void mx_event(void *ctx, const char *line, size_t len)
     if (rank >= 0 && rank < 1 << 20)
         mx_grow(m, (int)rank + 1);
     struct mx_rank *r = rank >= 0 && rank < m->ranks ? &m->r[rank] : NULL;
+    int live = r && !r->dropped;   /* shrink dropped it: its iterations and phases count no more (its power does) */
     if (strcmp(type, "start") == 0 && json_integer_value(json_object_get(e, "node")) == 0) {   /* node 0's speaks for the run */
         json_int_t nodes = json_integer_value(json_object_get(e, "nodes"));
         m->per_node = (int)json_integer_value(json_object_get(e, "ranks"));
@@ -142,6 +221,8 @@ static void mx_event(void *ctx, const char *line, size_t len)
         mx_reset_ranks(m);   /* this scenario's ranks only: none left over from an earlier one */
         mx_grow(m, m->world);
         m->nundone = 0;
+        m->stepped = m->plain = m->ended = 0;
+        mx_seed(m, json_string_value(json_object_get(e, "recovery")));
     } else if (strcmp(type, "run_begin") == 0) {
         m->run = (int)json_integer_value(json_object_get(e, "run"));
         str_copy(m->mitigation, sizeof m->mitigation, json_str_or(json_object_get(e, "mitigation")));
@@ -151,36 +232,29 @@ static void mx_event(void *ctx, const char *line, size_t len)
         m->win_n = 0;
         m->iter_n = 0;
         m->nundone = 0;
+    } else if (r && strcmp(type, "rank_dropped") == 0) {   /* recovery: shrink: it no longer iterates */
+        r->dropped = 1;
+        r->iter_s = r->tflops = r->busbw = NAN;
     } else if (r && strcmp(type, "ready") == 0) {   /* its GPU's UUID (cuda; "" on sim) */
         str_copy(r->gpu, sizeof r->gpu, json_str_or(json_object_get(e, "device")));
-    } else if (r && strcmp(type, "iteration") == 0) {
+    } else if (live && strcmp(type, "iteration") == 0) {
         r->iter_s = mx_num(e, "dur_s");
         r->iters++;   /* counted, not the iteration's number: that goes back on a rollback */
         mx_iteration(m, r->iter_s);
     } else if (strcmp(type, "node_iteration") == 0 && m->per_node > 0) {   /* forward: nodes: a node's ranks, folded */
-        json_t *ph = json_object_get(e, "phases"), *c = json_object_get(ph, "compute"), *x = json_object_get(ph, "comm");
-        double cs = mx_num(c, "s"), xs = mx_num(x, "s"), n = m->bus_ranks, k = mx_num(e, "ranks");
-        json_int_t node = json_integer_value(json_object_get(e, "node"));
-        mx_iteration(m, mx_num(e, "dur_s"));
-        for (int q = node >= 0 && node < m->ranks / m->per_node ? (int)node * m->per_node : m->ranks, end = q + m->per_node; q < end && q < m->ranks; q++) {
-            m->r[q].iter_s = mx_num(e, "dur_s");
-            m->r[q].iters++;
-            if (cs > 0 && k > 0 && mx_num(c, "flops") > 0)   /* per GPU: the node's flops over its slowest's time */
-                m->r[q].tflops = mx_num(c, "flops") / k / cs / 1e12;
-            if (xs > 0 && mx_num(x, "bytes") > 0 && n > 1)
-                m->r[q].busbw = mx_num(x, "bytes") / xs * 2 * (n - 1) / n;
-        }
-    } else if (r && strcmp(type, "phase_begin") == 0) {   /* compute and comm: what the rates are of */
+        mx_node_iteration(m, e);
+    } else if (live && strcmp(type, "phase_begin") == 0) {   /* compute and comm: what the rates are of */
         const char *ph = json_str_or(json_object_get(e, "phase"));
         r->open_phase = strcmp(ph, "compute") == 0 ? 1 : strcmp(ph, "comm") == 0 ? 2 : 0;
         r->open_t = r->open_phase ? t : 0;
-    } else if (r && strcmp(type, "phase_end") == 0 && r->open_t > 0 && t > r->open_t) {
-        double d = t - r->open_t, n = m->bus_ranks;   /* n as summary.json's busbw */
+    } else if (live && strcmp(type, "phase_end") == 0 && r->open_t > 0 && t > r->open_t) {
+        double d = t - r->open_t, bw = NAN;
         if (r->open_phase == 1 && json_is_number(json_object_get(e, "flops")) && mx_num(e, "flops") > 0)
             r->tflops = mx_num(e, "flops") / d / 1e12;
-        else if (r->open_phase == 2 && strcmp(json_str_or(json_object_get(e, "phase")), "comm") == 0 &&
-                 mx_num(e, "bytes") > 0 && n > 1)   /* a checkpoint's bytes are no communication */
-            r->busbw = mx_num(e, "bytes") / d * 2 * (n - 1) / n;   /* bytes/s: base units */
+        else if (r->open_phase == 2 && strcmp(json_str_or(json_object_get(e, "phase")), "comm") == 0)
+            bw = mx_busbw(m, e, d);   /* bytes/s: base units; a checkpoint's bytes are no communication */
+        if (isfinite(bw))
+            r->busbw = bw;
         r->open_t = 0;
     } else if (strcmp(type, "fault_undone") == 0) {   /* it fires again on the new timeline: one fault, as summary.json */
         if (m->nundone < MX_KINDS)
@@ -202,6 +276,26 @@ static void mx_event(void *ctx, const char *line, size_t len)
     json_decref(e);
 }
 
+/* Says a failed write of the textfile once per distinct error (errno e; 0: it was written): a folder lost for an
+ * hour is one line, not one a second; the first write after a failure says so, once per error said. */
+static void mx_text_said(struct metrics *m, const char *path, int e)
+{
+    if (!e) {
+        if (m->text_failing)
+            gl_log("--metrics-textfile: %s written again", path);
+        m->text_failing = 0;
+        return;
+    }
+    for (int i = 0; i < m->text_nerr; i++)
+        if (m->text_err[i] == e)
+            return;
+    if (m->text_nerr < (int)ARRAY_LEN(m->text_err))
+        m->text_err[m->text_nerr++] = e;
+    m->text_failing = 1;
+    gl_log("--metrics-textfile: cannot write %s: %s (said once: it is tried again every second, and this error is not "
+           "said again)", path, strerror(e));
+}
+
 /* Rewrites DIR/gauntlet.prom whole (node_exporter reads *.prom; never a half-written file). */
 static void mx_textfile(struct metrics *m)
 {
@@ -210,10 +304,43 @@ static void mx_textfile(struct metrics *m)
     mx_render_now(m, &b, 0, 0);
     char path[600];
     snprintf(path, sizeof path, "%s/gauntlet.prom", m->textdir);
-    if (write_file_atomic(path, b.s, b.len) != 0)
-        gl_log("--metrics-textfile: cannot write %s: %s", path, strerror(errno));
+    int e = write_file_atomic(path, b.s, b.len) != 0 ? (errno ? errno : EIO) : 0;
+    m->text_wrote |= !e;
+    mx_text_said(m, path, e);
     pthread_mutex_unlock(&m->text_mu);
     free(b.s);
+}
+
+/* Takes DIR/gauntlet.prom.lock (flock, held while the view is open; node_exporter reads *.prom only) with this
+ * process's id in it: 0, or -1 with why when another run holds it (two runs would overwrite each other's file
+ * every second) or it cannot be made. A folder without locks (flock unsupported) is said and goes on. */
+static int mx_text_lock(struct metrics *m, char *why, size_t n)
+{
+    char path[600], pid[32];
+    snprintf(path, sizeof path, "%s/gauntlet.prom.lock", m->textdir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(why, n, "--metrics-textfile: cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EWOULDBLOCK) {
+            ssize_t k = pread(fd, pid, sizeof pid - 1, 0);
+            pid[k > 0 ? k : 0] = 0;
+            pid[strcspn(pid, "\n")] = 0;
+            snprintf(why, n, "--metrics-textfile %s: another gauntlet (process %s) writes its gauntlet.prom there: "
+                     "give each run a folder of its own", m->textdir, pid[0] ? pid : "?");
+            close(fd);
+            return -1;
+        }
+        gl_log("--metrics-textfile: flock %s: %s: a second run given this folder would not be refused", path,
+               strerror(errno));
+    }
+    int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)len, 0) != len)   /* only what the refusal names */
+        gl_log("--metrics-textfile: cannot write %s: %s", path, strerror(errno));
+    m->text_lock = fd;
+    return 0;
 }
 
 /* The view's own thread: every second, the textfile where something changed, and the server's connections that took
@@ -291,43 +418,29 @@ static int mx_command(void *ctx, struct view_cmd *out)
     return m->inner ? m->inner->command(m->inner->ctx, out) : 0;
 }
 
+/* Marks the run ended: until the next start, a scrape and the textfile say so (gauntlet_run_info 0, when it ended,
+ * the counters' totals) and hold none of its gauges, which would read as a run in progress for as long as the file
+ * stays (node_exporter exports it until it is rewritten). */
+static void mx_end(struct metrics *m)
+{
+    struct timespec now;
+    int ok = clock_gettime(CLOCK_REALTIME, &now) == 0;
+    pthread_mutex_lock(&m->mu);
+    m->ended = 1;
+    m->end_utc_s = ok ? (double)now.tv_sec + now.tv_nsec * 1e-9 : NAN;
+    m->changed++;
+    pthread_mutex_unlock(&m->mu);
+    mx_http_stale(m);
+}
+
 static void mx_stop(void *ctx)
 {
     struct metrics *m = ctx;
+    mx_end(m);
     if (m->textdir[0])
-        mx_textfile(m);   /* the run's last figures */
+        mx_textfile(m);   /* the run's end */
     if (m->inner)
         m->inner->stop(m->inner->ctx);
-}
-
-int metrics_parse_addr(const char *text, struct sockaddr_in *out, char *why, size_t n)
-{
-    const char *colon = text ? strrchr(text, ':') : NULL;
-    char host[64];
-    long port = 0;
-    int digits = colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1) && strlen(colon + 1) <= 5;
-    if (digits)
-        port = strtol(colon + 1, NULL, 10);
-    if (!colon || !digits || port < 1 || port > 65535 || (size_t)(colon - text) >= sizeof host) {
-        snprintf(why, n, "expected ADDR:PORT with a port of 1 to 65535 in decimal (127.0.0.1:9400 or :9400 on this "
-                 "machine only, 0.0.0.0:9400 on every address), got '%s'", text ? text : "");
-        return -1;
-    }
-    memcpy(host, text, (size_t)(colon - text));
-    host[colon - text] = 0;
-    memset(out, 0, sizeof *out);
-    out->sin_family = AF_INET;
-    out->sin_port = htons((uint16_t)port);
-    if (!host[0])   /* loopback unless every address is asked for by name */
-        out->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    else if (strcmp(host, "*") == 0)
-        out->sin_addr.s_addr = htonl(INADDR_ANY);
-    else if (inet_pton(AF_INET, host, &out->sin_addr) != 1) {
-        snprintf(why, n, "'%s' is not an IPv4 address (127.0.0.1, 0.0.0.0 for every address, or nothing before ':' "
-                 "for this machine only)", host);
-        return -1;
-    }
-    return 0;
 }
 
 /* forward: nodes: a node's sum (its ranks show its mean GPU) and the cluster's (the window's sum). */
@@ -359,6 +472,7 @@ const struct view_link *metrics_view_open(const struct view_link *inner, const c
                                           char *why, size_t n)
 {
     struct metrics *m = xcalloc(1, sizeof *m);
+    m->text_lock = -1;   /* before any failure below: metrics_view_close closes it where it is taken */
     pthread_condattr_t ca;
     int made = 0;   /* how many of the locks and the condition were made: what metrics_view_close undoes */
     if (pthread_mutex_init(&m->mu, NULL) == 0 && ++made && pthread_mutex_init(&m->text_mu, NULL) == 0 && ++made &&
@@ -380,6 +494,10 @@ const struct view_link *metrics_view_open(const struct view_link *inner, const c
                                   .node_power = mx_node_power, .cluster_power = mx_cluster_power };
     if (textdir && str_copy(m->textdir, sizeof m->textdir, textdir) != 0) {   /* metrics_args refused it first */
         snprintf(why, n, "--metrics-textfile: path too long (at most %zu characters)", sizeof m->textdir - 1);
+        metrics_view_close(&m->link);
+        return NULL;
+    }
+    if (m->textdir[0] && mx_text_lock(m, why, n) != 0) {
         metrics_view_close(&m->link);
         return NULL;
     }
@@ -409,7 +527,13 @@ void metrics_view_close(const struct view_link *v)
         pthread_mutex_unlock(&m->chores_mu);
         pthread_join(m->chores, NULL);
     }
+    if (m->made >= 4 && m->text_wrote && !m->ended) {   /* a run that never stopped its view: its file ends too */
+        mx_end(m);
+        mx_textfile(m);
+    }
     mx_http_stop(m);
+    if (m->text_lock >= 0 && close(m->text_lock) != 0)   /* lets the lock go */
+        gl_log("--metrics-textfile: close %s/gauntlet.prom.lock: %s", m->textdir, strerror(errno));
     if (m->made >= 4)
         pthread_cond_destroy(&m->chores_cv);
     if (m->made >= 3)

@@ -11,7 +11,8 @@
 
 /* A view that keeps the metrics and hands everything on to inner (NULL: nothing): serving OpenMetrics at
  * http://listen/metrics (ADDR:PORT; NULL: no server) and rewriting textdir/gauntlet.prom every second (NULL: no
- * file). NULL with why when the address is bad, cannot be bound, or the server was not built. */
+ * file; textdir/gauntlet.prom.lock held meanwhile), which says the run ended once it has (stop). NULL with why when
+ * the address is bad, cannot be bound, the server was not built, or another process holds textdir. */
 const struct view_link *metrics_view_open(const struct view_link *inner, const char *listen, const char *textdir,
                                           char *why, size_t n);
 /* Stops the server and frees the view (not inner). */

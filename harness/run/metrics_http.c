@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "metrics.h"
@@ -16,6 +17,37 @@
 #define MX_PER_IP 32                        /* connections one address may hold */
 #define MX_IDLE_S 10u                       /* libmicrohttpd's idle timeout */
 #define MX_REQUEST_NS 10000000000ull        /* from a connection's start or last answer to its next answer sent */
+
+/* Parses the server's address (metrics.h): strict, IPv4, loopback unless every address is asked for by name. */
+int metrics_parse_addr(const char *text, struct sockaddr_in *out, char *why, size_t n)
+{
+    const char *colon = text ? strrchr(text, ':') : NULL;
+    char host[64];
+    long port = 0;
+    int digits = colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1) && strlen(colon + 1) <= 5;
+    if (digits)
+        port = strtol(colon + 1, NULL, 10);
+    if (!colon || !digits || port < 1 || port > 65535 || (size_t)(colon - text) >= sizeof host) {
+        snprintf(why, n, "expected ADDR:PORT with a port of 1 to 65535 in decimal (127.0.0.1:9400 or :9400 on this "
+                 "machine only, 0.0.0.0:9400 on every address), got '%s'", text ? text : "");
+        return -1;
+    }
+    memcpy(host, text, (size_t)(colon - text));
+    host[colon - text] = 0;
+    memset(out, 0, sizeof *out);
+    out->sin_family = AF_INET;
+    out->sin_port = htons((uint16_t)port);
+    if (!host[0])   /* loopback unless every address is asked for by name */
+        out->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    else if (strcmp(host, "*") == 0)
+        out->sin_addr.s_addr = htonl(INADDR_ANY);
+    else if (inet_pton(AF_INET, host, &out->sin_addr) != 1) {
+        snprintf(why, n, "'%s' is not an IPv4 address (127.0.0.1, 0.0.0.0 for every address, or nothing before ':' "
+                 "for this machine only)", host);
+        return -1;
+    }
+    return 0;
+}
 
 #ifdef GAUNTLET_HAVE_MHD
 #include <dlfcn.h>

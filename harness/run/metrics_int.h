@@ -26,6 +26,8 @@ struct mx_rank {
     double watts, watts_t, iter_s, tflops, busbw;   /* watts_t: its reading's t_s */
     int phase, open_phase;      /* open_phase: the phase its open_t is of (an events.jsonl name's index) */
     long long iters;            /* iteration records this run (a counter: a rollback's redone iterations count again) */
+    int dropped;                /* recovery: shrink dropped it: its iteration series are no longer exported (its GPU's
+                                 * power and phase still are: it is still on the node, still sampled) */
     double open_t;              /* the open compute or comm phase's start (events' t_s) */
     struct an_stamps *stamps;   /* its readings' sample times, where its sensor stamps them (NULL: none yet) */
     char gpu[48];
@@ -37,6 +39,9 @@ struct metrics {
     pthread_mutex_t mu;
     int ranks, world, per_node, run, runs;
     int bus_ranks;              /* n of busbw's 2(n-1)/n: workload.allreduce.emulate_ranks where set (start event) */
+    int stepped, plain;         /* comm ends seen with bus_bytes (workload.phases' steps), and an all-reduce's without */
+    int ended;                  /* the run ended (its view stopped): the end state is exported until the next start */
+    double end_utc_s;           /* when it ended, Unix time */
     double tick_t;              /* the power tick whose rows are coming in (NAN: none) */
     int undone[MX_KINDS], nundone;   /* fault_spec of faults a rollback undid: their next injection is not a new one */
     int cluster_fed;            /* forward: nodes: the window holds the cluster's sum on node 0's grid */
@@ -53,6 +58,9 @@ struct metrics {
     struct mx_count faults[MX_KINDS], dets[MX_KINDS], recs[MX_KINDS];
     unsigned long long changed; /* bumped by every line and row: the textfile is rewritten only after one */
     char textdir[512];
+    int text_lock;              /* DIR/gauntlet.prom.lock, flock'ed while the view is open: one run per folder (-1: none) */
+    int text_wrote;             /* the textfile was written (by text_mu) */
+    int text_err[8], text_nerr, text_failing;   /* the write errors said (each once), and whether the last write failed */
     pthread_mutex_t text_mu;    /* one writer of the textfile at a time (its temp file is per process) */
     pthread_t chores;           /* the textfile every second and the server's overdue connections (chores_on) */
     pthread_mutex_t chores_mu;
@@ -65,7 +73,8 @@ struct metrics {
 /* A copy of what a render reads, taken under the lock: the analysis and the text come after it is let go (the
  * supervisor's sampler waits on that lock with every power row). */
 struct mx_snap {
-    int ranks, per_node, run, runs, win_n;
+    int ranks, per_node, run, runs, win_n, ended;
+    double end_utc_s;
     double dt_s, update_s, period_s;   /* the window's step, its sensor's update interval, the iterations' period */
     char mitigation[32], label[64];
     struct mx_rank *r;          /* stamps NULL */

@@ -90,6 +90,7 @@ void mx_snap_take(struct metrics *m, struct mx_snap *s, int extra)
     s->ranks = m->ranks < nr ? m->ranks : nr;
     s->win_n = m->win_n < nx ? m->win_n : nx;
     s->per_node = m->per_node, s->run = m->run, s->runs = m->runs, s->dt_s = m->dt_s;
+    s->ended = m->ended, s->end_utc_s = m->end_utc_s;
     memcpy(s->mitigation, m->mitigation, sizeof s->mitigation);
     memcpy(s->label, m->label, sizeof s->label);
     if (s->ranks > 0)   /* before a run's start there are no ranks, and m->r is NULL */
@@ -133,26 +134,27 @@ void mx_render_now(struct metrics *m, struct mx_buf *b, int om, int extra)
     mx_snap_free(&s);
 }
 
-/* The metrics of the run in progress, in OpenMetrics (om) or the Prometheus text format; with the caller's lines
- * where the snapshot holds them. */
-void mx_render(const struct mx_snap *m, struct mx_buf *b, int om)
+/* The per-GPU series: the gauges (none once the run ended: they would read as a run in progress), the iteration
+ * counter and the phase (the gauges a shrink's dropped rank no longer has but its GPU's power). */
+static void mx_render_ranks(const struct mx_snap *m, struct mx_buf *b, int om, const char *mit)
 {
     static const char *const phases[] = { "idle", "compute", "comm", "checkpoint", "optimizer" };
-    char mit[96], lbl[160], gpu[128];
-    mx_label(mit, sizeof mit, m->mitigation);
-    mx_label(lbl, sizeof lbl, m->label);
-    const struct { const char *name, *type, *unit, *help; size_t off; } per[] = {
+    char gpu[128];
+    const struct { const char *name, *type, *unit, *help; size_t off; int iterates; } per[] = {
         { "gauntlet_gpu_power_watts", "gauge", "watts", "the GPU's power, last reading (DCGM_FI_DEV_POWER_USAGE)",
-          offsetof(struct mx_rank, watts) },
-        { "gauntlet_iteration_seconds", "gauge", "seconds", "the rank's last iteration", offsetof(struct mx_rank, iter_s) },
+          offsetof(struct mx_rank, watts), 0 },
+        { "gauntlet_iteration_seconds", "gauge", "seconds", "the rank's last iteration", offsetof(struct mx_rank, iter_s), 1 },
         { "gauntlet_gemm_tflops", "gauge", NULL, "TFLOP/s of the rank's last compute phase",
-          offsetof(struct mx_rank, tflops) },
+          offsetof(struct mx_rank, tflops), 1 },
         { "gauntlet_busbw_bytes_per_second", "gauge", NULL,
-          "bus bandwidth of the rank's last communication phase (nccl-tests' busbw, n as summary.json's)", offsetof(struct mx_rank, busbw) },
+          "bus bandwidth of the rank's last communication phase (nccl-tests' busbw, as summary.json's)",
+          offsetof(struct mx_rank, busbw), 1 },
     };
-    for (size_t f = 0; f < ARRAY_LEN(per); f++) {
+    for (size_t f = 0; f < ARRAY_LEN(per) && !m->ended; f++) {
         mx_family(b, om, per[f].name, per[f].type, per[f].unit, per[f].help);
         for (int k = 0; k < m->ranks; k++) {
+            if (per[f].iterates && m->r[k].dropped)
+                continue;
             mx_label(gpu, sizeof gpu, m->r[k].gpu);
             mx_put(b, "%s{node=\"%d\",rank=\"%d\",gpu=\"%s\",mitigation=\"%s\"}", per[f].name, mx_node(m, k), k, gpu,
                    mit);
@@ -161,15 +163,22 @@ void mx_render(const struct mx_snap *m, struct mx_buf *b, int om)
     }
     mx_family(b, om, "gauntlet_iterations_total", "counter", NULL, "iteration records of the rank in this run (a rollback's redone ones count again)");
     for (int k = 0; k < m->ranks; k++)
-        mx_put(b, "gauntlet_iterations_total{node=\"%d\",rank=\"%d\",mitigation=\"%s\"} %lld\n", mx_node(m, k), k, mit,
-               m->r[k].iters);
+        if (!m->r[k].dropped)
+            mx_put(b, "gauntlet_iterations_total{node=\"%d\",rank=\"%d\",mitigation=\"%s\"} %lld\n", mx_node(m, k), k,
+                   mit, m->r[k].iters);
+    if (m->ended)
+        return;
     mx_family(b, om, "gauntlet_gpu_phase", "gauge", NULL, "1 for the phase the rank is in");
     for (int k = 0; k < m->ranks; k++)
         for (size_t p = 0; p < ARRAY_LEN(phases); p++)
             mx_put(b, "gauntlet_gpu_phase{node=\"%d\",rank=\"%d\",phase=\"%s\"} %d\n", mx_node(m, k), k, phases[p],
                    m->r[k].phase == (int)p);
-    /* the node's summed power over the window: the same analysis as the summary's, with the snapshot's sensor
-     * update interval and iteration period */
+}
+
+/* The node's summed power over the window: the same analysis as the summary's, with the snapshot's sensor update
+ * interval and iteration period. */
+static void mx_render_power(const struct mx_snap *m, struct mx_buf *b, int om, const char *mit)
+{
     struct an_result res = { 0 };
     struct an_series ser = { m->x, (size_t)m->win_n, m->dt_s, m->update_s, m->period_s };
     int ok = m->win_n >= MX_WINDOW_MIN && m->dt_s > 0 && analysis_run(&ser, an_default_bands, 4, &res) == 0;
@@ -194,6 +203,18 @@ void mx_render(const struct mx_snap *m, struct mx_buf *b, int om)
         mx_put(b, "%s{mitigation=\"%s\"}", agg[f].name, mit);
         mx_value(b, agg[f].v);
     }
+}
+
+/* The metrics of the run in progress, in OpenMetrics (om) or the Prometheus text format; once it ended, its end
+ * (gauntlet_run_info 0, when, the counters' totals); with the caller's lines where the snapshot holds them. */
+void mx_render(const struct mx_snap *m, struct mx_buf *b, int om)
+{
+    char mit[96], lbl[160], name[96];
+    mx_label(mit, sizeof mit, m->mitigation);
+    mx_label(lbl, sizeof lbl, m->label);
+    mx_render_ranks(m, b, om, mit);
+    if (!m->ended)
+        mx_render_power(m, b, om, mit);
     const struct { const char *name, *label, *help; const struct mx_count *c; } cnt[] = {
         { "gauntlet_faults_injected_total", "kind", "faults injected, by kind", m->faults },
         { "gauntlet_detections_total", "detector", "detections, by detector", m->dets },
@@ -201,14 +222,24 @@ void mx_render(const struct mx_snap *m, struct mx_buf *b, int om)
     };
     for (size_t f = 0; f < ARRAY_LEN(cnt); f++) {
         mx_family(b, om, cnt[f].name, "counter", NULL, cnt[f].help);
-        for (int i = 0; i < MX_KINDS && cnt[f].c[i].name[0]; i++)
-            mx_put(b, "%s{%s=\"%s\"} %llu\n", cnt[f].name, cnt[f].label, cnt[f].c[i].name, cnt[f].c[i].n);
+        for (int i = 0; i < MX_KINDS && cnt[f].c[i].name[0]; i++) {
+            mx_label(name, sizeof name, cnt[f].c[i].name);
+            mx_put(b, "%s{%s=\"%s\"} %llu\n", cnt[f].name, cnt[f].label, name, cnt[f].c[i].n);
+        }
     }
-    mx_family(b, om, "gauntlet_run_info", "gauge", NULL, "the mitigation run in progress (1-based) and its label");
-    mx_put(b, "gauntlet_run_info{run=\"%d\",runs=\"%d\",mitigation=\"%s\",label=\"%s\"} 1\n", m->run + 1, m->runs, mit, lbl);
+    mx_family(b, om, "gauntlet_run_info", "gauge", NULL, "the mitigation run in progress (1-based) and its label: 1 while "
+              "it goes, 0 once the run has ended");
+    mx_put(b, "gauntlet_run_info{run=\"%d\",runs=\"%d\",mitigation=\"%s\",label=\"%s\"} %d\n", m->run + 1, m->runs, mit,
+           lbl, !m->ended);
+    if (m->ended) {
+        mx_family(b, om, "gauntlet_run_end_timestamp_seconds", "gauge", "seconds", "when the run ended (Unix time)");
+        if (isfinite(m->end_utc_s))   /* to the millisecond: %.9g would round it to 10 s */
+            mx_put(b, "gauntlet_run_end_timestamp_seconds %.3f\n", m->end_utc_s);
+        else
+            mx_put(b, "gauntlet_run_end_timestamp_seconds NaN\n");
+    }
     if (m->extra)
         mx_put(b, "%s", m->extra);
     if (om)
         mx_put(b, "# EOF\n");
 }
-
