@@ -622,3 +622,52 @@ Test(e2e, an_iteration_includes_the_checks_after_its_last_phase, .timeout = 120)
                       100 * ratio[4]);
     }
 }
+
+/* A checkpoint's bytes are what is on disk: the header and the whole state, repeated to workload.checkpoint.bytes
+ * when that is more, never the asked size when the state is larger (until 2026-11-30 a 4 KiB ask over a 256 KiB
+ * state counted 4,096 bytes a checkpoint: checkpoint_gbs 64 times too low). Each checkpoint's bytes (sync: its
+ * phase's; async: its checkpoint_written's) equal what a restart's restore reads back from the file (its size). */
+Test(e2e, a_checkpoints_bytes_are_what_is_on_disk, .timeout = 180)
+{
+    static const char *const modes[] = { "sync", "async" };
+    for (int m = 0; m < 2; m++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "name: ckbytes\nranks: 2\niterations: 20\nseed: 3\n"
+                 "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 1}\n  allreduce: {bytes: 64KiB}\n"
+                 "  checkpoint: {every: 5, bytes: 4KiB, path: /tmp/gauntlet-test-ckbytes, mode: %s}\n"
+                 "heartbeat: {interval: 50ms, timeout: 800ms}\n"
+                 "faults: [{kind: crash, at: 13, rank: 1}]\nrecovery: restart\n", modes[m]);
+        const char *out = e2e_outdir(), *sc = e2e_scenario(text);
+        cr_assert_eq(e2e_run("/tmp/gauntlet-ckbytes.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL }), 0,
+                     "%s", modes[m]);
+        char path[600];
+        snprintf(path, sizeof path, "%s/events.jsonl", out);
+        FILE *f = fopen(path, "r");
+        cr_assert(f);
+        char line[8192];
+        double wrote = -1, read = -1;
+        int phases = 0;
+        while (fgets(line, sizeof line, f)) {
+            json_t *ev = json_loads(line, 0, NULL);
+            const char *type = json_string_value(json_object_get(ev, "event"));
+            double b = json_number_value(json_object_get(ev, "bytes"));
+            int sync_end = type && !strcmp(type, "phase_end") &&
+                           !strcmp(json_string_value(json_object_get(ev, "phase")) ?: "", "checkpoint");
+            if (((m == 0 && sync_end) || (m == 1 && type && !strcmp(type, "checkpoint_written"))) &&
+                json_is_number(json_object_get(ev, "bytes")) && b > 0) {
+                cr_assert(wrote < 0 || b == wrote, "%s: every checkpoint the same size: %g and %g", modes[m], b, wrote);
+                wrote = b;
+                phases++;
+            } else if (type && !strcmp(type, "state_restored")) {
+                read = b;
+            }
+            json_decref(ev);
+        }
+        fclose(f);
+        cr_assert(phases > 0 && read > 0, "%s: %d checkpoint phases with bytes, a restore of %g bytes", modes[m], phases, read);
+        cr_assert_eq(wrote, read, "%s: a checkpoint counts %g bytes, its file holds %g", modes[m], wrote, read);
+        cr_assert_gt(wrote, 4096, "%s: the state is larger than the 4 KiB asked", modes[m]);
+    }
+}
+

@@ -89,6 +89,11 @@ static int checkpoint_sync_dir(const char *dir)
     return rc;
 }
 
+uint64_t checkpoint_file_bytes(size_t len, uint64_t bytes)
+{
+    return bytes > sizeof(struct ckpt_header) + len ? bytes : sizeof(struct ckpt_header) + len;
+}
+
 int checkpoint_write(const char *dir, const char *name, int rank, int gen, int64_t iter, const void *state, size_t len,
                      uint64_t bytes, double *seconds, char *why, size_t n)
 {
@@ -106,7 +111,7 @@ int checkpoint_write(const char *dir, const char *name, int rank, int gen, int64
         return -1;
     }
     struct ckpt_header h = { .rank = (uint32_t)rank, .version = CKPT_VERSION, .iter = iter, .state_len = len,
-                             .total_len = bytes > sizeof h + len ? bytes : sizeof h + len,
+                             .total_len = checkpoint_file_bytes(len, bytes),
                              .state_hash = fnv1a64(state, len) };
     memcpy(h.magic, CKPT_MAGIC, 8);
     /* the header, the whole state, then the state again (from its start) until the file has its size */

@@ -28,6 +28,9 @@ uint64_t fnv1a64(const void *p, size_t len);
 
 /* Returns the file name of rank's checkpoint generation gen of scenario name in dir. */
 void checkpoint_path(char *out, size_t n, const char *dir, const char *name, int rank, int gen);
+/* The bytes a checkpoint of a state of len bytes takes on disk when the scenario asks bytes: the header and the
+ * whole state, at least (what checkpoint_write writes, and what the phase's bytes and checkpoint_gbs count). */
+uint64_t checkpoint_file_bytes(size_t len, uint64_t bytes);
 /* Writes the checkpoint; fills seconds with the time it took (write + fsync + rename). 0, or -1 with why. */
 int checkpoint_write(const char *dir, const char *name, int rank, int gen, int64_t iter, const void *state, size_t len,
                      uint64_t bytes, double *seconds, char *why, size_t n);

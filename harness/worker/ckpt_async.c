@@ -59,7 +59,7 @@ static void *ckpt_async_main(void *arg)
         struct ckpt_slot *s = &a->slot[k];
         s->state = SLOT_WRITING;
         pthread_mutex_unlock(&a->mu);
-        struct ckpt_done d = { .iter = s->iter, .bytes = a->bytes };
+        struct ckpt_done d = { .iter = s->iter, .bytes = checkpoint_file_bytes(s->len, a->bytes) };
         if (checkpoint_write(a->dir, a->name, a->rank, s->gen, s->iter, s->buf, s->len, a->bytes, &d.seconds, d.why,
                              sizeof d.why) != 0)
             d.failed = 1;

@@ -257,7 +257,7 @@ static int worker_checkpoint(struct worker_ctx *w)
         snprintf(w->err, sizeof w->err, "checkpoint at iteration %lld: %s", (long long)w->iter, why);
         return -1;
     }
-    worker_phase(w, PH_CKPT, 0, t0 + (uint64_t)(secs * 1e9), (double)sc->workload.checkpoint.bytes);
+    worker_phase(w, PH_CKPT, 0, t0 + (uint64_t)(secs * 1e9), (double)checkpoint_file_bytes(len, sc->workload.checkpoint.bytes));
     return 0;
 }
 
