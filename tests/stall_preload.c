@@ -2,26 +2,52 @@
  * The process stops itself with SIGSTOP, as a frozen host or a debugger holds it, at its first call of the function
  * GAUNTLET_TEST_STALL_AT names: memfd_create (the control block: the set-up's first step after the start's
  * agreement) or getrusage (in supc_end, just before the node sends node 0 its end record). Nothing else changes; the
- * workers it starts do not inherit it. Built for the tests only, never installed. */
+ * workers it starts do not inherit it.
+ *
+ * A damaged disk, for tests/test_faults.c: with GAUNTLET_TEST_DAMAGE_CKPT set to a part of a checkpoint's file name
+ * (`-rank1-`), every checkpoint file renamed into place whose name holds it has one byte of its state flipped (at
+ * offset 64: past the 56-byte header), its size kept: what only the state's hash can tell. The workers inherit it
+ * (they write the checkpoints). Built for the tests only, never installed. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct rusage;
 int memfd_create(const char *name, unsigned int flags);
 int getrusage(int who, struct rusage *ru);
 
-static char stall_at[64];
+static char stall_at[64], damage[64];
 
 __attribute__((constructor)) static void stall_init(void)
 {
-    const char *at = getenv("GAUNTLET_TEST_STALL_AT");
+    const char *at = getenv("GAUNTLET_TEST_STALL_AT"), *dm = getenv("GAUNTLET_TEST_DAMAGE_CKPT");
     if (at)
         strncpy(stall_at, at, sizeof stall_at - 1);
-    unsetenv("LD_PRELOAD");   /* the workers it starts run as they are */
+    if (dm)
+        strncpy(damage, dm, sizeof damage - 1);
+    else
+        unsetenv("LD_PRELOAD");   /* the workers it starts run as they are */
     unsetenv("GAUNTLET_TEST_STALL_AT");
+}
+
+int rename(const char *from, const char *to)
+{
+    int (*real)(const char *, const char *) = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
+    int rc = real(from, to);
+    if (rc == 0 && damage[0] && strstr(to, damage) && strstr(to, ".ckpt")) {
+        int fd = open(to, O_RDWR | O_CLOEXEC);
+        unsigned char b;
+        if (fd < 0 || pread(fd, &b, 1, 64) != 1 || (b ^= 0x10, pwrite(fd, &b, 1, 64)) != 1 || close(fd) != 0) {
+            perror("stall_preload: damaging a checkpoint");
+            abort();
+        }
+    }
+    return rc;
 }
 
 /* Stops this process at the first call of fn, when fn is the one named. */

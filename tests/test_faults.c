@@ -167,6 +167,41 @@ Test(faults, an_unseen_fault_leaves_with_its_dropped_rank, .timeout = 120)
     json_decref(s);
 }
 
+/* A checkpoint damaged on disk (its size whole, one byte of its state flipped: tests/stall_preload.c) is found by its
+ * state's hash when a restart reads it back: the run ends naming the file, and the fault it was recovering from is
+ * not recorded as recovered (until 2026-11-30 its outcome read "recovered by restart from iteration 10" in a run
+ * that ended, stop worker_error). */
+Test(faults, a_restore_that_fails_is_no_recovery, .timeout = 120)
+{
+    const char *asan = getenv("ASAN_OPTIONS");
+    char opts[512];
+    snprintf(opts, sizeof opts, "%s%sverify_asan_link_order=0", asan ? asan : "", asan && *asan ? ":" : "");
+    char *kept = asan ? strdup(asan) : NULL;
+    cr_assert_eq(setenv("LD_PRELOAD", STALL_PRELOAD, 1), 0);
+    cr_assert_eq(setenv("GAUNTLET_TEST_DAMAGE_CKPT", "-rank1-", 1), 0);
+    cr_assert_eq(setenv("ASAN_OPTIONS", opts, 1), 0);
+    const char *out = e2e_outdir();
+    int rc = e2e_run("/tmp/gauntlet-faults-damage.log",
+                     (const char *[]){ "run", e2e_scenario(SMALL "faults: [{kind: crash, at: 13, rank: 2}]\nrecovery: restart\n"),
+                                       "--backend", "sim", "--out", out, NULL });
+    unsetenv("LD_PRELOAD");
+    unsetenv("GAUNTLET_TEST_DAMAGE_CKPT");
+    if (kept)
+        setenv("ASAN_OPTIONS", kept, 1);
+    else
+        unsetenv("ASAN_OPTIONS");
+    free(kept);
+    char *log = e2e_read("/tmp/gauntlet-faults-damage.log");
+    cr_assert_eq(rc, 1, "exit %d:\n%s", rc, log);
+    cr_assert(strstr(log, "hash does not match"), "the reader names what is wrong:\n%s", log);
+    free(log);
+    json_t *s = e2e_summary(out), *f = e2e_injected_fault(s, 0);
+    const char *outcome = json_string_value(json_object_get(f, "outcome"));
+    cr_assert(outcome && strncmp(outcome, "not recovered", 13) == 0, "outcome: %s", outcome ? outcome : "(none)");
+    cr_assert(json_is_null(json_object_get(f, "recover_s")));
+    json_decref(s);
+}
+
 Test(faults, recovery_none_ends_the_run, .timeout = 60)
 {
     json_t *s = run(BASE "faults: [{kind: crash, at: 5, rank: 2}]\n", 1);

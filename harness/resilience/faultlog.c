@@ -175,6 +175,14 @@ void faultlog_resend(struct sup *s)
 int faultlog_run_end(struct sup *s)
 {
     int n = 0;
+    if (s->fl->awaiting_fault >= 0 && !runstats_done(&s->rs))   /* the run ended inside a recovery (a restore that
+                                                                   * failed): none of its faults was recovered */
+        for (int i = 0; i < s->fl->n_faults; i++) {
+            struct fault_rec *f = &s->fl->faults[i];
+            if (f->run == s->run && f->recovery && !f->recovered_ns && !f->undone)
+                snprintf(f->outcome, sizeof f->outcome, "not recovered: the run ended during its %s (from iteration %lld)",
+                         s->sc->recovery.name, (long long)f->restore_iter);
+        }
     for (int i = 0; i < s->sc->n_faults && i < SC_MAX_FAULTS; i++) {
         int r = s->fl->sent_rank[i];
         if (r < 0)
