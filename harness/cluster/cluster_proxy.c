@@ -63,14 +63,19 @@ static int proxy_wait(MPI_Request *req, uint64_t id, int cancel)
  * the next receive on its tag from the same node, not lost. */
 static struct msg *stash[2];
 static int stashed[2], stash_src[2];
+static size_t stash_cap[2];   /* its bytes: a later scenario (gauntlet accept runs several) may have larger chunks */
 
 /* Receives chunk c (len floats) of collective id from node src into m; drops older collectives' messages. 0, or -1
  * (given up, or out of order). */
 static int proxy_recv(struct msg *m, size_t bytes, size_t len, int src, int tag, uint64_t id, uint64_t c)
 {
     int k = tag == TAG_CHAIN ? 0 : 1;
-    if (!stash[k])
+    if (stash_cap[k] < bytes) {   /* grown, never with a message in it: one is kept only at this size or less */
+        free(stash[k]);
         stash[k] = xmalloc(bytes);
+        stash_cap[k] = bytes;
+        stashed[k] = 0;
+    }
     if (stashed[k] && stash_src[k] == src) {
         if (stash[k]->id > id)
             return -1;   /* still ahead of what the ranks here are in */
@@ -279,6 +284,7 @@ int cluster_proxy_start(struct shm *shm, char *why, size_t n)
         return 0;
     cl.shm = shm;
     atomic_store(&cl.proxy_stop, 0);
+    stashed[0] = stashed[1] = 0;   /* a message kept from an earlier scenario's collectives is none of this one's */
     if (pthread_create(&cl.proxy, NULL, proxy_main, NULL) != 0) {
         snprintf(why, n, "cannot start the all-reduce proxy thread");
         return -1;

@@ -161,6 +161,10 @@ static _Atomic int64_t *bnd_atomic(struct sup *s, int kind)
     return kind == SUP_BND_SKIP ? &s->shm.hdr->stop_at : kind == SUP_BND_PAUSE ? &s->shm.hdr->pause_at : NULL;
 }
 
+/* Node 0: decides the boundary being agreed once every node still in the run has answered (one lost or ended while
+ * it was asked answers nothing: until 2026-11-30 it was waited for, and every rank waited at the boundary for good). */
+static void bnd_settle(struct sup *s);
+
 /* Every node: the agreed boundary. */
 static void bnd_apply(struct sup *s, int kind, int64_t at)
 {
@@ -183,6 +187,16 @@ static void bnd_decide(struct sup *s)
     bnd_apply(s, kind, at);
 }
 
+static void bnd_settle(struct sup *s)
+{
+    if (s->node != 0 || !s->ln->bnd_kind)
+        return;
+    for (int k = 1; k < s->nodes; k++)
+        if (!supc_gone(s, k) && !(k < SHM_MAX_NODES && (s->ln->node_ended[k] || s->ln->bnd_answered[k])))
+            return;
+    bnd_decide(s);
+}
+
 void supc_boundary(struct sup *s, int kind)
 {
     json_t *o = json_object();
@@ -194,9 +208,7 @@ void supc_boundary(struct sup *s, int kind)
         return;
     }
     s->ln->bnd_kind = kind;
-    s->ln->bnd_wait = 0;   /* every node that is still there answers */
-    for (int k = 1; k < s->nodes; k++)
-        s->ln->bnd_wait += !supc_gone(s, k) && !(k < SHM_MAX_NODES && s->ln->node_ended[k]);
+    memset(s->ln->bnd_answered, 0, sizeof s->ln->bnd_answered);   /* every node that is still there answers */
     s->ln->bnd_top = sup_pending_top(s, bnd_atomic(s, kind));
 }
 
@@ -226,8 +238,9 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
     } else if (tag <= TAG_BND_TOP && tag > TAG_BND_TOP - 10) {
         if (s->node == 0 && s->ln->bnd_kind == TAG_BND_TOP - tag) {
             s->ln->bnd_top = it > s->ln->bnd_top ? it : s->ln->bnd_top;
-            if (--s->ln->bnd_wait == 0)
-                bnd_decide(s);
+            if (node < SHM_MAX_NODES)
+                s->ln->bnd_answered[node] = 1;
+            bnd_settle(s);
         }
     } else if (tag <= TAG_BND_SET && tag > TAG_BND_SET - 10) {
         bnd_apply(s, TAG_BND_SET - tag, it);
@@ -306,6 +319,7 @@ void supc_poll(struct sup *s)
         coord_enter(s, s->ln->go_limit);
     }
     supc_liveness(s, mono_ns());
+    bnd_settle(s);   /* a node lost or ended while a boundary was asked */
     cluster_flush();
 }
 

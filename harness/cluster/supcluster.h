@@ -36,7 +36,9 @@ struct sup_link {
                                     * before (node 0 got there first): entered once that one ends */
     int64_t go_limit;              /* that go's iteration */
     json_t *node_runs, *node_ends; /* node 0: every node's run figures and end records */
-    int bnd_kind, bnd_wait;        /* node 0, several nodes: a pause/skip boundary being agreed, answers awaited */
+    int bnd_kind;                  /* node 0, several nodes: a pause/skip boundary being agreed */
+    unsigned char bnd_answered[SHM_MAX_NODES]; /* the nodes that answered it (decided once every node still in the
+                                                * run has: one lost or ended meanwhile is not waited for) */
     int64_t bnd_top;               /* the furthest iteration any node's ranks reached */
     struct supfp *fp;              /* node 0: the fingerprint vote across nodes (supfp.c; NULL until one comes) */
 };
