@@ -4,11 +4,14 @@
  * is well formed and holds what CI systems read (testsuites > testsuite > testcase, counts that add up). */
 #include <criterion/criterion.h>
 #include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
@@ -48,6 +51,35 @@ static int accept(const char *sdir, const char *out, const char *extra, char **l
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* What every verdicts.json holds, whatever the suite: each verdict the counts include is listed (a verdict json_pack
+ * refused, a note cut inside a UTF-8 character, was silently dropped until 2026-11-30), and a verdict whose subject
+ * names a GPU or a node carries them as its node and gpu (per-GPU SKIPs had null for both). */
+static void verdicts_agree(json_t *j, const char *path)
+{
+    json_t *a = json_object_get(j, "verdicts"), *v;
+    size_t i;
+    int c[3] = { 0 };
+    json_array_foreach(a, i, v) {
+        const char *st = json_string_value(json_object_get(v, "status")), *subj = json_string_value(json_object_get(v, "subject"));
+        cr_assert(st && subj, "%s: verdict %zu without status or subject", path, i);
+        c[0] += strcmp(st, "PASS") == 0;
+        c[1] += strcmp(st, "FAIL") == 0;
+        c[2] += strcmp(st, "SKIP") == 0;
+        int node, gpu, used = -1;
+        json_t *jn = json_object_get(v, "node"), *jg = json_object_get(v, "gpu");
+        if (sscanf(subj, "node %d gpu %d%n", &node, &gpu, &used) == 2 && used == (int)strlen(subj))
+            cr_assert(json_is_integer(jn) && json_integer_value(jn) == node && json_is_integer(jg) &&
+                          json_integer_value(jg) == gpu,
+                      "%s: subject '%s' but node/gpu %s", path, subj, json_dumps(v, 0));
+        else if (used = -1, sscanf(subj, "node %d%n", &node, &used) == 1 && used == (int)strlen(subj))
+            cr_assert(json_is_integer(jn) && json_integer_value(jn) == node, "%s: subject '%s' but node %s", path, subj,
+                      json_dumps(v, 0));
+    }
+    cr_assert_eq(json_integer_value(json_object_get(j, "passed")), c[0], "%s: passed vs the PASS verdicts listed", path);
+    cr_assert_eq(json_integer_value(json_object_get(j, "failed")), c[1], "%s: failed vs the FAIL verdicts listed", path);
+    cr_assert_eq(json_integer_value(json_object_get(j, "skipped")), c[2], "%s: skipped vs the SKIP verdicts listed", path);
+}
+
 static json_t *verdicts(const char *out)
 {
     char path[600];
@@ -55,7 +87,29 @@ static json_t *verdicts(const char *out)
     snprintf(path, sizeof path, "%s/verdicts.json", out);
     json_t *j = json_load_file(path, 0, &err);
     cr_assert(j, "%s: %s", path, err.text);
+    verdicts_agree(j, path);
     return j;
+}
+
+/* Sets the time of every file of dir and of its folders 2 minutes back: a suite untouched since (killed). */
+static void age(const char *dir)
+{
+    struct timeval tv[2] = { { time(NULL) - 120, 0 }, { time(NULL) - 120, 0 } };
+    DIR *d = opendir(dir);
+    cr_assert(d, "%s", dir);
+    for (struct dirent *e; (e = readdir(d));) {
+        char path[1200];
+        struct stat st;
+        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        cr_assert_eq(lstat(path, &st), 0, "%s", path);
+        if (S_ISDIR(st.st_mode))
+            age(path);
+        else if (S_ISREG(st.st_mode))
+            cr_assert_eq(utimes(path, tv), 0, "%s", path);
+    }
+    closedir(d);
 }
 
 /* The verdict of check on subject (NULL: the first of that check), or NULL. */
@@ -117,10 +171,45 @@ static int attr_int(const char *attrs, const char *name)
     return atoi(a + strlen(key));
 }
 
+/* Whether text is UTF-8 that XML 1.0 allows: whole characters, no control character but tab, newline and carriage
+ * return, no U+FFFE or U+FFFF (checked here, not with the code under test). */
+static void xml_chars_check(const char *text, const char *path)
+{
+    const unsigned char *u = (const unsigned char *)text;
+    for (size_t i = 0; u[i];) {
+        unsigned c = u[i];
+        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        cr_assert(n, "%s: byte 0x%02x at %zu starts no UTF-8 character", path, c, i);
+        unsigned cp = n == 1 ? c : c & (0x7F >> n);
+        for (size_t k = 1; k < n; k++) {
+            cr_assert_eq(u[i + k] & 0xC0, 0x80, "%s: a UTF-8 character cut at byte %zu", path, i + k);
+            cp = cp << 6 | (u[i + k] & 0x3F);
+        }
+        static const unsigned least[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+        cr_assert(cp >= least[n] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF), "%s: bad character at %zu", path, i);
+        cr_assert(cp >= 0x20 || cp == '\t' || cp == '\n' || cp == '\r', "%s: control character 0x%x at %zu", path, cp, i);
+        cr_assert(cp != 0xFFFE && cp != 0xFFFF, "%s: U+%X at %zu", path, cp, i);
+        i += n;
+    }
+}
+
+/* Parses the file with Python's XML parser too, where there is one (a second opinion on well-formedness). */
+static void xml_python_check(const char *path)
+{
+    if (access("/usr/bin/python3", X_OK) != 0)
+        return;
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' '%s'",
+             path);
+    cr_assert_eq(system(cmd), 0, "%s: python3's xml.etree rejects it", path);
+}
+
 static void junit_check(const char *path)
 {
     char *text = e2e_read(path);
     cr_assert(text, "%s missing", path);
+    xml_chars_check(text, path);
+    xml_python_check(path);
     cr_assert(!strncmp(text, "<?xml version=\"1.0\"", 19), "XML declaration first");
     const char *p = strstr(text, "?>") + 2;
     const char *stack[8];
@@ -476,9 +565,7 @@ Test(accept, a_suite_killed_before_its_verdicts_is_judged_by_the_next, .timeout 
     cr_assert_eq(e2e_wait_started(ev, 12, 30), 0, "the suite did not get going");
     cr_assert_eq(kill(p, SIGKILL), 0);
     e2e_wait(p, 10);
-    snprintf(ev, sizeof ev, "%s/L0-health/events.jsonl", old);
-    struct timeval tv[2] = { { time(NULL) - 120, 0 }, { time(NULL) - 120, 0 } };   /* untouched for 2 minutes */
-    cr_assert_eq(utimes(ev, tv), 0);
+    age(old);   /* untouched for 2 minutes */
     char *log;
     cr_assert_eq(accept(shipped, fresh, "--level 0", &log), 0, "the shipped health check fails on sim:\n%s", log);
     cr_assert(strstr(log, "L0-health") && !strstr(log, "L1-"), "level 0 runs the health check alone:\n%s", log);
@@ -892,9 +979,7 @@ Test(accept, a_killed_suite_leaves_no_earlier_suites_verdicts, .timeout = 120)
     cr_assert_neq(access(junit, F_OK), 0, "an earlier suite's JUnit survived a killed one");
     /* the next suite into the folder (a health check's fixed --out) sets the killed one's runs aside, whole, and
      * judges them there (it was never judged: the new runs would have overwritten it) */
-    snprintf(ev, sizeof ev, "%s/slow/events.jsonl", out);
-    struct timeval tv[2] = { { time(NULL) - 120, 0 }, { time(NULL) - 120, 0 } };
-    cr_assert_eq(utimes(ev, tv), 0);
+    age(out);
     cr_assert_eq(accept(suite(files), out, "", &log), 0, "%s", log);
     cr_assert(strstr(log, "holds a suite killed before its verdicts: its runs moved to "), "%s", log);
     cr_assert_eq(access(path, F_OK), 0, "the new suite's verdicts.json");
@@ -1043,4 +1128,466 @@ Test(accept, expect_gpus_fails_a_node_that_lost_one, .timeout = 120)
         cr_expect(strstr(log, "expected a count of GPUs per node"), "%s", log);
         free(log);
     }
+}
+
+/* ---- 2026-11-30: the review of harness/accept/ (a stop between scenarios, UTF-8, killed and live suites, ...) */
+
+/* The exit is 1 whenever a stop signal ended the suite, whatever was judged: a suite not judged whole never passes. */
+Test(accept, a_stopped_suite_never_exits_0)
+{
+    const int stops[] = { 0, SIGINT, SIGTERM, SIGHUP };
+    for (int fails = 0; fails < 3; fails++)
+        for (int skips = 0; skips < 3; skips++)
+            for (int strict = 0; strict < 2; strict++)
+                for (size_t s = 0; s < ARRAY_LEN(stops); s++) {
+                    int want = fails || (strict && skips) || stops[s] ? 1 : 0;
+                    cr_assert_eq(accept_exit_code(fails, skips, strict, stops[s]), want,
+                                 "fails %d skips %d strict %d signal %d", fails, skips, strict, stops[s]);
+                }
+}
+
+/* A scontrol in PATH that records what it was asked into DIR/scontrol.args (returned). */
+static const char *fake_scontrol(const char *dir)
+{
+    static char args[700];
+    char bin[600], fake[700], path[4096];
+    snprintf(bin, sizeof bin, "%s/bin", dir);
+    cr_assert_eq(mkdir(bin, 0755), 0);
+    snprintf(args, sizeof args, "%s/scontrol.args", dir);
+    snprintf(fake, sizeof fake, "%s/scontrol", bin);
+    FILE *f = fopen(fake, "w");
+    cr_assert(f);
+    fprintf(f, "#!/bin/sh\nprintf '%%s\\n' \"$@\" > %s\n", args);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(chmod(fake, 0755), 0);
+    snprintf(path, sizeof path, "%s:%s", bin, getenv("PATH"));
+    setenv("PATH", path, 1);
+    return args;
+}
+
+/* Waits up to timeout_s for path to exist: 0, or -1. */
+static int wait_for(const char *path, double timeout_s)
+{
+    for (int i = 0; i < (int)(timeout_s * 50); i++) {
+        if (access(path, F_OK) == 0)
+            return 0;
+        usleep(20000);
+    }
+    return -1;
+}
+
+/* A SIGTERM after the first scenario's run ended (its summary written: the suite measures its checkpoint target, 2
+ * GiB, next) stops the suite with exit 1, never 0 and PASS; --drain says it does not act; the checkpoint measurement
+ * stops at once, SKIP (not a figure cut short). Until 2026-11-30 such a suite exited 0 with "PASS" beside
+ * "incomplete": true, --drain said nothing, and the whole checkpoint I/O ran first. */
+Test(accept, a_stop_between_scenarios_is_exit_1_and_cuts_the_checkpoint_io_short, .timeout = 180)
+{
+    static const char fmt[] = "name: %s\nranks: 2\niterations: 5\nworkload:\n  gemm: {m: 256, n: 256, k: 256}\n"
+                              "  allreduce: {bytes: 1MiB}\n%ssim: {tflops: 0.01}\ndetectors: [fingerprint]\n"
+                              "checks:\n  sdc_screen:\n%s";   /* passes: only the stop can fail the suite */
+    const char *empty[] = { NULL };
+    const char *dir = suite(empty), *out = e2e_outdir();
+    char a[1024], b[512], ck[600], path[700], io[700];
+    snprintf(ck, sizeof ck, "  checkpoint: {path: %s/ck}\n", dir);
+    snprintf(a, sizeof a, fmt, "a", ck,
+             "  checkpoint_io: {bytes: 2GiB, min_write_gbs: 0.001, min_read_gbs: 0.001}\n");
+    snprintf(b, sizeof b, fmt, "b", "", "");
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s.yaml", dir, i ? "b" : "a");
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fputs(i ? b : a, f);
+        cr_assert_eq(fclose(f), 0);
+    }
+    const char *args = fake_scontrol(dir);
+    char logp[700];
+    snprintf(logp, sizeof logp, "%s.log", out);
+    pid_t p = e2e_start(logp, (const char *[]){ "accept", "--backend", "sim", "--scenarios", dir, "--out", out, "--drain",
+                                                NULL });
+    snprintf(path, sizeof path, "%s/a/summary.json", out);
+    cr_assert_eq(wait_for(path, 90), 0, "the first scenario did not end");
+    cr_assert_eq(kill(p, SIGTERM), 0);
+    int rc = e2e_wait(p, 90);
+    char *log = e2e_read(logp);
+    cr_assert(log);
+    cr_assert_eq(rc, 1, "exit %d: a suite a signal stopped is not judged whole\n%s", rc, log);
+    cr_assert(!strstr(log, "gauntlet accept: PASS") && strstr(log, "gauntlet accept: FAIL (incomplete: the suite was stopped by"),
+              "%s", log);
+    cr_assert(strstr(log, "gauntlet accept: --drain: not acted on: the suite was stopped by"), "%s", log);
+    cr_assert_neq(access(args, F_OK), 0, "scontrol was asked to drain a node the suite did not judge whole");
+    json_t *j = verdicts(out);
+    cr_assert(json_is_true(json_object_get(j, "incomplete")), "%s", json_dumps(j, 0));
+    cr_assert_eq(json_integer_value(json_object_get(j, "exit")), 1, "verdicts.json's exit is the process's");
+    json_t *v, *bv = NULL;   /* a's run may be a FAIL too: the signal can still reach it as it ends */
+    size_t i;
+    json_array_foreach(json_object_get(j, "verdicts"), i, v)
+        if (strcmp(json_string_value(json_object_get(v, "scenario")), "b") == 0)
+            bv = v;
+    cr_assert(bv, "%s", json_dumps(j, JSON_INDENT(1)));
+    cr_assert_str_eq(json_string_value(json_object_get(bv, "check")), "run");
+    cr_assert_str_eq(status(bv), "SKIP");
+    cr_assert(strstr(json_string_value(json_object_get(bv, "note")), "not run: the suite was stopped by"));
+    for (const char *const *k = (const char *const[]){ "checkpoint_write", "checkpoint_read", NULL }; *k; k++) {
+        v = find(j, *k, NULL);
+        cr_assert_str_eq(status(v), "SKIP", "%s: %s", *k, json_dumps(j, JSON_INDENT(1)));
+        cr_assert(strstr(json_string_value(json_object_get(v, "note")), "stop signal"), "%s", json_dumps(v, 0));
+    }
+    json_decref(j);
+    snprintf(io, sizeof io, "%s/ck", dir);   /* the measurement's file removed */
+    DIR *d = opendir(io);
+    for (struct dirent *e; d && (e = readdir(d));)
+        cr_assert(strncmp(e->d_name, "gauntlet-accept-io-", 19) != 0, "%s/%s left behind", io, e->d_name);
+    if (d)
+        closedir(d);
+    free(log);
+}
+
+/* Text: a note longer than its 240 bytes is cut on a character's boundary, whatever the characters and wherever the
+ * cut falls; a byte that starts no character becomes '?'. verdicts.json lists every verdict and the JUnit XML stays
+ * well-formed, whatever the notes hold (a note cut inside a character made json_pack drop the verdict, and the XML
+ * carry the broken byte, until 2026-11-30). */
+Test(accept, notes_are_cut_on_a_character_and_every_verdict_is_written, .timeout = 60)
+{
+    static const char *const chars[] = { "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "a" };
+    struct verdicts vs = { 0 };
+    for (size_t c = 0; c < ARRAY_LEN(chars); c++)
+        for (int pad = 0; pad < 4; pad++) {
+            char text[1024] = "";
+            size_t l = (size_t)pad;
+            memset(text, 'x', l);
+            while (l + strlen(chars[c]) < sizeof text - 1)
+                l += (size_t)sprintf(text + l, "%s", chars[c]);
+            struct verdict *v = accept_add(&vs, NULL, "utf8", V_FAIL);
+            accept_note(v, "%s", text);
+            size_t n = strlen(v->note);
+            json_t *js = json_string(v->note);   /* jansson's own UTF-8 check */
+            cr_assert(js, "char %zu pad %d: not UTF-8", c, pad);
+            json_decref(js);
+            cr_assert_eq(strncmp(v->note, text, n), 0, "a prefix of the text");
+            cr_assert_gt(n + strlen(chars[c]), sizeof v->note - 1, "char %zu pad %d: cut %zu bytes early", c, pad,
+                         sizeof v->note - 1 - n);
+        }
+    static const char *const bad[] = { "\xff\xfe", "cut \xc3", "surrogate \xed\xa0\x80", "not XML \xef\xbf\xbe",
+                                       "overlong \xc0\xaf", "ctl \x01\x1f", "<&\"'>" };
+    for (size_t b = 0; b < ARRAY_LEN(bad); b++) {
+        struct verdict *v = accept_add(&vs, NULL, "raw", b % 2 ? V_SKIP : V_PASS);
+        snprintf(v->note, sizeof v->note, "%s", bad[b]);   /* as it may come, not through accept_note */
+        snprintf(v->subject, sizeof v->subject, "x%s", bad[b]);
+        accept_note(accept_add(&vs, NULL, "noted", V_FAIL), "%s", bad[b]);
+    }
+    json_t *j = accept_json(&vs);
+    cr_assert_eq(json_array_size(json_object_get(j, "verdicts")), (size_t)vs.n, "a verdict was dropped");
+    verdicts_agree(j, "accept_json");
+    char *dump = json_dumps(j, 0);
+    cr_assert(dump);
+    json_t *back = json_loads(dump, 0, NULL);
+    cr_assert(back, "verdicts.json does not parse");
+    json_decref(back);
+    free(dump);
+    json_decref(j);
+    const char *out = e2e_outdir();
+    char xml[700];
+    cr_assert_eq(mkdir_p(out), 0);
+    snprintf(xml, sizeof xml, "%s/v.xml", out);
+    cr_assert_eq(accept_junit(&vs, xml), 0);
+    junit_check(xml);
+    char *prom = accept_prom(&vs);
+    json_t *ps = json_string(prom);   /* labels are UTF-8 too (jansson checks) */
+    cr_assert(ps, "accept_prom: not UTF-8");
+    json_decref(ps);
+    free(prom);
+    accept_free(&vs);
+}
+
+/* The same end to end: a checkpoint target whose path is 100 'é' long, the note naming it cut at 240 bytes (two
+ * scenarios, one byte apart, so that one cut falls inside a character whatever the folder's name). */
+Test(accept, a_long_non_ascii_path_in_a_note_keeps_the_outputs_whole, .timeout = 120)
+{
+    static const char fmt[] = "name: %s\nranks: 2\niterations: 3\nworkload:\n  gemm: {m: 256, n: 256, k: 256}\n"
+                              "  allreduce: {bytes: 1MiB}\n  checkpoint: {path: %s/%s}\nsim: {tflops: 0.01}\n"
+                              "checks:\n  checkpoint_io: {bytes: 1MiB, min_write_gbs: 0.0001, min_read_gbs: 0.0001}\n";
+    const char *empty[] = { NULL };
+    const char *dir = suite(empty), *out = e2e_outdir();
+    char e100[256] = "", text[1024], path[700];
+    for (int i = 0; i < 100; i++)
+        strcat(e100, "\xc3\xa9");
+    for (int i = 0; i < 2; i++) {
+        char ck[300];
+        snprintf(ck, sizeof ck, "%s%s", i ? "x" : "", e100);
+        snprintf(text, sizeof text, fmt, i ? "odd" : "even", dir, ck);
+        snprintf(path, sizeof path, "%s/%s.yaml", dir, i ? "odd" : "even");
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fputs(text, f);
+        cr_assert_eq(fclose(f), 0);
+    }
+    char junit[700], *log;
+    snprintf(junit, sizeof junit, "--junit %s.xml", out);
+    int rc = accept(dir, out, junit, &log);
+    cr_assert_eq(rc, 0, "%s", log);
+    json_t *j = verdicts(out);   /* every verdict counted is listed */
+    cr_assert_eq(json_integer_value(json_object_get(j, "passed")), 4, "%s", json_dumps(j, JSON_INDENT(1)));
+    json_decref(j);
+    snprintf(junit, sizeof junit, "%s.xml", out);
+    junit_check(junit);
+    xml_chars_check(log, "the table");
+    free(log);
+}
+
+/* A scenario whose checks: turns nothing on still has a verdict (SKIP of run: nothing judged), in verdicts.json and
+ * the JUnit XML, and fails --strict. Until 2026-11-30 it was in neither, and a suite of such scenarios passed with 0
+ * checks under --strict. */
+Test(accept, every_scenario_run_has_a_verdict_even_with_no_check_on, .timeout = 120)
+{
+    static const char fmt[] = "name: %s\nranks: 2\niterations: 3\nworkload:\n  gemm: {m: 256, n: 256, k: 256}\n"
+                              "  allreduce: {bytes: 1MiB}\nsim: {tflops: 0.01}\n%s";
+    char a[512], b[512];
+    snprintf(a, sizeof a, fmt, "none", "");
+    snprintf(b, sizeof b, fmt, "some", "detectors: [fingerprint]\nchecks:\n  sdc_screen:\n");
+    const char *files[] = { "none.yaml", a, "some.yaml", b, NULL };
+    const char *dir = suite(files);
+    for (int strict = 0; strict < 2; strict++) {
+        const char *out = e2e_outdir();
+        char arg[800], xml[700], *log;
+        snprintf(xml, sizeof xml, "%s.xml", out);
+        snprintf(arg, sizeof arg, "--junit %s%s", xml, strict ? " --strict" : "");
+        int rc = accept(dir, out, arg, &log);
+        cr_assert_eq(rc, strict, "exit %d (--strict %d): a scenario that judged nothing is a SKIP\n%s", rc, strict, log);
+        json_t *j = verdicts(out);
+        char *text = e2e_read(xml);
+        cr_assert(text);
+        for (const char *const *n = (const char *const[]){ "none", "some", NULL }; *n; n++) {
+            size_t i;
+            json_t *v;
+            int seen = 0;
+            json_array_foreach(json_object_get(j, "verdicts"), i, v)
+                seen += strcmp(json_string_value(json_object_get(v, "scenario")), *n) == 0;
+            cr_assert(seen, "scenario %s ran but has no verdict: %s", *n, json_dumps(j, JSON_INDENT(1)));
+            char tag[64];
+            snprintf(tag, sizeof tag, "<testsuite name=\"%s\"", *n);
+            cr_assert(strstr(text, tag), "scenario %s is not in the JUnit XML:\n%s", *n, text);
+        }
+        json_t *v = find(j, "run", NULL);
+        cr_assert(v && strstr(json_string_value(json_object_get(v, "note")), "nothing judged"), "%s", json_dumps(j, 0));
+        junit_check(xml);
+        json_decref(j);
+        free(text);
+        free(log);
+    }
+}
+
+/* A tiny scenario for a suite whose own runs do not matter (one beside a killed or live one). */
+static const char tiny[] = "name: tiny\nranks: 2\niterations: 2\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
+                           "  allreduce: {bytes: 1MiB}\nsim: {tflops: 0.01}\n";
+
+/* Every run of a killed suite has a verdict, and one that cannot be judged is a FAIL of run saying why: a record that
+ * holds nothing (no summary, none can be rebuilt), a run without its scenario.yaml, a summary.json that does not
+ * parse. Until 2026-11-30 each was judged with no verdict at all (verdicts.json: 0 verdicts, or the run missing). */
+Test(accept, every_run_of_a_killed_suite_has_a_verdict, .timeout = 120)
+{
+    static const char sc[] = "name: %s\nranks: 2\niterations: 5\nworkload: {gemm: {m: 64, n: 64, k: 64}, allreduce: "
+                             "{bytes: 1MiB}}\nchecks:\n  gemm_tflops: {expected: 1}\n";
+    static const char sum[] = "{\"scenario\": \"noscn\", \"backend\": \"sim\", \"ranks\": 2, \"runs\": [{\"ranks\": "
+                              "[{\"rank\": 0, \"tflops\": 1}, {\"rank\": 1, \"tflops\": 1}]}]}\n";
+    const char *names[] = { "empty", "noscn", "badsum" };
+    char root[] = "/tmp/gauntlet-accept-unjudged-XXXXXX", path[700], text[512];
+    cr_assert(mkdtemp(root));
+    for (int r = 0; r < 3; r++) {
+        snprintf(path, sizeof path, "%s/accept-old/%s", root, names[r]);
+        cr_assert_eq(mkdir_p(path), 0);
+        const char *files[3][2] = { { "events.jsonl", r == 0 ? "" : "{\"t_s\": 0, \"event\": \"start\"}\n" },
+                                    { "scenario.yaml", r == 1 ? NULL : text },
+                                    { "summary.json", r == 0 ? NULL : r == 1 ? sum : "{\"ranks\": " } };
+        snprintf(text, sizeof text, sc, names[r]);
+        for (int k = 0; k < 3; k++) {
+            if (!files[k][1])
+                continue;
+            snprintf(path, sizeof path, "%s/accept-old/%s/%s", root, names[r], files[k][0]);
+            FILE *f = fopen(path, "w");
+            cr_assert(f);
+            fputs(files[k][1], f);
+            cr_assert_eq(fclose(f), 0);
+        }
+    }
+    snprintf(path, sizeof path, "%s/accept-old", root);
+    age(path);
+    const char *files[] = { "tiny.yaml", tiny, NULL };
+    char out[300], *log;
+    snprintf(out, sizeof out, "%s/accept-new", root);
+    accept(suite(files), out, "", &log);
+    cr_assert(strstr(log, "accept-old was killed before its verdicts: 3 run(s) there"), "%s", log);
+    json_t *j = verdicts(path);
+    for (int r = 0; r < 3; r++) {
+        size_t i;
+        json_t *v;
+        int fail = 0;
+        json_array_foreach(json_object_get(j, "verdicts"), i, v)
+            fail += strcmp(json_string_value(json_object_get(v, "scenario")), names[r]) == 0 &&
+                    strcmp(json_string_value(json_object_get(v, "check")), "run") == 0 && strcmp(status(v), "FAIL") == 0 &&
+                    strstr(json_string_value(json_object_get(v, "note")), "cannot be judged");
+        cr_assert_eq(fail, 1, "run %s: no FAIL of run saying why:\n%s\n%s", names[r], json_dumps(j, JSON_INDENT(1)), log);
+    }
+    json_decref(j);
+    free(log);
+}
+
+/* A suite that may still be running is never judged killed, nor its runs moved, however long its files have been
+ * quiet (a hang's heartbeat timeout, checkpoint I/O between scenarios): its suite.json held (here by this test, as a
+ * suite holds it), or a run's .lock held; a second suite into its folder is exit 3 naming it. Once released, it is
+ * judged. Until 2026-11-30 a suite whose events.jsonl was quiet for 30 s was judged killed while it ran. */
+Test(accept, a_suite_still_running_is_never_judged_killed, .timeout = 120)
+{
+    char root[] = "/tmp/gauntlet-accept-live-XXXXXX", held[600], locked[600], path[700], text[256];
+    cr_assert(mkdtemp(root));
+    snprintf(held, sizeof held, "%s/accept-held", root);       /* between scenarios: only its suite.json held */
+    snprintf(locked, sizeof locked, "%s/accept-locked", root); /* mid-run: its run's .lock held */
+    int fds[2];
+    for (int k = 0; k < 2; k++) {
+        const char *d = k ? locked : held;
+        snprintf(path, sizeof path, "%s/r", d);
+        cr_assert_eq(mkdir_p(path), 0);
+        snprintf(path, sizeof path, "%s/r/events.jsonl", d);
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fputs("{\"t_s\": 0, \"event\": \"start\"}\n", f);
+        cr_assert_eq(fclose(f), 0);
+        snprintf(path, sizeof path, k ? "%s/r/.lock" : "%s/suite.json", d);
+        snprintf(text, sizeof text, k ? "%d\n" : "{\"level\": 1, \"pid\": %d, \"scenarios\": [\"r\"]}\n", (int)getpid());
+        f = fopen(path, "w");
+        cr_assert(f);
+        fputs(text, f);
+        cr_assert_eq(fclose(f), 0);
+        fds[k] = open(path, O_RDONLY | O_CLOEXEC);
+        cr_assert(fds[k] >= 0 && flock(fds[k], LOCK_EX | LOCK_NB) == 0, "%s", path);
+        age(d);
+    }
+    const char *files[] = { "tiny.yaml", tiny, NULL };
+    const char *sdir = suite(files);
+    char out[300], *log;
+    snprintf(out, sizeof out, "%s/accept-new", root);
+    accept(sdir, out, "", &log);
+    cr_assert(!strstr(log, "killed before its verdicts"), "a running suite judged killed:\n%s", log);
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/verdicts.json", k ? locked : held);
+        cr_assert_neq(access(path, F_OK), 0, "%s written into a running suite's folder", path);
+    }
+    free(log);
+    /* the same folder: refused, nothing of the running suite moved */
+    cr_assert_eq(accept(sdir, held, "", &log), 3, "%s", log);
+    snprintf(text, sizeof text, "another gauntlet accept (pid %d) is running there", (int)getpid());
+    cr_assert(strstr(log, text), "%s", log);
+    snprintf(path, sizeof path, "%s/r/events.jsonl", held);
+    cr_assert_eq(access(path, F_OK), 0, "a running suite's run was moved");
+    free(log);
+    /* released (the suites were killed): judged */
+    for (int k = 0; k < 2; k++)
+        cr_assert_eq(close(fds[k]), 0);
+    snprintf(out, sizeof out, "%s/accept-newer", root);
+    accept(sdir, out, "", &log);
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/verdicts.json", k ? locked : held);
+        cr_assert_eq(access(path, F_OK), 0, "%s: a killed suite not judged\n%s", path, log);
+    }
+    free(log);
+}
+
+/* --out DIR/ is DIR: the killed suites beside it are judged the same (until 2026-11-30 the trailing '/' made DIR the
+ * folder searched, and none was). */
+Test(accept, out_with_a_trailing_slash_still_judges_the_killed_suites_beside_it, .timeout = 60)
+{
+    const char *root = killed_suite("k", "name: k\nranks: 2\niterations: 5\n"
+                                         "workload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\n"
+                                         "checks:\n  gemm_tflops: {expected: 1}\n",
+                                    NULL, "{\"t_s\": 0, \"event\": \"start\"}\n");
+    const char *files[] = { "tiny.yaml", tiny, NULL };
+    char out[300], old[300], *log;
+    snprintf(out, sizeof out, "%s/accept-new/", root);
+    snprintf(old, sizeof old, "%s/accept-old", root);
+    accept_args(suite(files), (const char *[]){ "--out", out, NULL }, &log);
+    cr_assert(strstr(log, "accept-old was killed before its verdicts"), "%s", log);
+    json_decref(verdicts(old));
+    free(log);
+}
+
+/* Writes text into dir/name. */
+static void put(const char *dir, const char *name, const char *text)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "%s", path);
+    fputs(text, f);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* An injected fault that no detector saw because its effect went before one could (a later fault's recovery rolled
+ * it back, or shrink dropped its rank) is never a FAIL of fault_drill, but a SKIP saying so (the campaign counts it
+ * "not visible", not a miss); one undetected for no such reason is always a FAIL. */
+Test(accept, a_fault_rolled_back_or_gone_with_its_rank_is_not_a_drill_failure)
+{
+    char dir[] = "/tmp/gauntlet-accept-rolled-XXXXXX", path[700], err[1024];
+    cr_assert(mkdtemp(dir));
+    put(dir, "scenario.yaml", "name: rb\nranks: 3\niterations: 30\n"
+                              "workload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\n"
+                              "heartbeat: {interval: 50ms, timeout: 2s}\nrecovery: restart\n"
+                              "faults:\n  - {kind: hang, at: 10, rank: 0}\n  - {kind: hang, at: 11, rank: 1}\n"
+                              "  - {kind: hang, at: 12, rank: 2}\n"
+                              "checks:\n  fault_drill: {max_detect: 5s, max_recover: 60s}\n");
+    put(dir, "events.jsonl", "{\"t_s\": 0, \"event\": \"start\"}\n");
+    static const char *const how[] = { "\"rolled_back\": true, \"left_with_rank\": false",
+                                       "\"rolled_back\": false, \"left_with_rank\": true",
+                                       "\"rolled_back\": false, \"left_with_rank\": false" };
+    char sum[4096];
+    size_t l = (size_t)snprintf(sum, sizeof sum, "{\"scenario\": \"rb\", \"backend\": \"sim\", \"ranks\": 3, \"runs\": "
+                                                 "[{\"iterations\": 30, \"ranks\": [{\"rank\": 0}, {\"rank\": 1}, "
+                                                 "{\"rank\": 2}]}], \"faults\": [");
+    for (int i = 0; i < 3; i++)
+        l += (size_t)snprintf(sum + l, sizeof sum - l, "%s{\"fault_spec\": %d, \"run\": 0, \"origin\": \"injected\", "
+                                                       "\"kind\": \"hang\", \"rank\": %d, \"node\": 0, \"detect_s\": null, "
+                                                       "\"recover_s\": null, \"detected_by\": null, %s, \"outcome\": \"x\"}",
+                              i ? ", " : "", i, i, how[i]);
+    snprintf(sum + l, sizeof sum - l, "]}\n");
+    put(dir, "summary.json", sum);
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    snprintf(path, sizeof path, "%s/scenario.yaml", dir);
+    cr_assert_eq(scenario_load(path, sc, err, sizeof err), 0, "%s", err);
+    struct verdicts vs = { 0 };
+    cr_assert_eq(accept_evaluate(sc, dir, "sim", NULL, NULL, &vs, err, sizeof err), 0, "%s", err);
+    int seen[3] = { 0 };
+    for (int i = 0; i < vs.n; i++) {
+        const struct verdict *v = &vs.v[i];
+        if (strcmp(v->check, "fault_drill") != 0)
+            continue;
+        cr_assert(v->rank >= 0 && v->rank < 3, "%s: %s", v->subject, v->note);
+        seen[v->rank]++;
+        if (v->rank < 2) {
+            cr_assert_eq(v->status, V_SKIP, "%s: %s", v->subject, v->note);
+            cr_assert(strstr(v->note, v->rank ? "left the run" : "rolled back"), "%s", v->note);
+        } else {
+            cr_assert_eq(v->status, V_FAIL, "%s: %s", v->subject, v->note);
+        }
+    }
+    cr_assert(seen[0] == 1 && seen[1] == 1 && seen[2] == 1, "one verdict per fault: %d %d %d", seen[0], seen[1], seen[2]);
+    accept_free(&vs);
+    free(sc);
+}
+
+/* H100 NVL and H200 NVL are PCIe cards (NVLink bridged in pairs, a lower power limit): no NVLink-4 all-reduce
+ * expectation, and a GEMM expectation below the SXM part's, as H100 PCIe (until 2026-11-30 both were judged as SXM). */
+Test(accept, nvl_and_pcie_cards_are_not_judged_as_sxm)
+{
+    static const char *const sxm[] = { "NVIDIA H100 80GB HBM3", "NVIDIA H200", "NVIDIA H100 SXM5 80GB" };
+    static const char *const pcie[] = { "NVIDIA H100 PCIe", "NVIDIA H100 NVL", "NVIDIA H200 NVL" };
+    for (size_t i = 0; i < ARRAY_LEN(sxm); i++) {
+        cr_assert_float_eq(accept_expected_busbw(sxm[i]), 360, 1e-9, "%s", sxm[i]);
+        cr_assert_float_eq(accept_expected_tflops(sxm[i], DT_BF16), 700, 1e-9, "%s", sxm[i]);
+    }
+    for (size_t i = 0; i < ARRAY_LEN(pcie); i++) {
+        cr_assert(isnan(accept_expected_busbw(pcie[i])), "%s: an SXM all-reduce expected", pcie[i]);
+        for (int dt = 0; dt < DT_COUNT; dt++) {
+            double x = accept_expected_tflops(pcie[i], dt), s = accept_expected_tflops(sxm[0], dt);
+            cr_assert(isnan(x) == isnan(s) && !(x >= s), "%s %s: %g, SXM %g", pcie[i], dtype_name((enum dtype)dt), x, s);
+        }
+    }
+    cr_assert_float_eq(accept_expected_tflops("NVIDIA H100 NVL", DT_BF16), 700 * 835.0 / 989.0, 1e-9);
 }

@@ -44,16 +44,28 @@ struct verdict *accept_add(struct verdicts *vs, const struct scenario *sc, const
 
 void accept_note(struct verdict *v, const char *fmt, ...)
 {
+    char text[4 * sizeof v->note];   /* cut below on a character's boundary, never inside one */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(v->note, sizeof v->note, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    accept_utf8_copy(v->note, sizeof v->note, text);
 }
 
 struct verdict *accept_skip(struct verdicts *vs, const struct scenario *sc, const char *check, const char *why)
 {
     struct verdict *v = accept_add(vs, sc, check, V_SKIP);
     accept_note(v, "%s", why);
+    return v;
+}
+
+/* A SKIP about one GPU: subject "node N gpu I", and its node and gpu set as a judged verdict's (verdicts.json). */
+static struct verdict *skip_gpu(struct verdicts *vs, const struct scenario *sc, const char *check, int node, int rank)
+{
+    struct verdict *v = accept_skip(vs, sc, check, "");
+    v->node = node;
+    v->rank = rank;
+    snprintf(v->subject, sizeof v->subject, "node %d gpu %d", node, rank);
     return v;
 }
 
@@ -89,21 +101,24 @@ double accept_expected_tflops(const char *gpu, int dtype)
 {
     /* Hopper SXM (H100 SXM, H200): what the harness's GEMM chain sustains at 8192^3, measured on an H100 80GB
      * HBM3 (bf16 710, fp8 1304 TFLOP/s; docs/performance.md), rounded down; fp16 runs as bf16; tf32 at half
-     * the bf16 rate (its dense peak is half). H100 PCIe: its peak is 756/989 of the SXM's. */
+     * the bf16 rate (its dense peak is half). H100 PCIe: its peak is 756/989 of the SXM's; H100 NVL and H200 NVL (PCIe
+     * cards, NVLink bridged in pairs, a lower power limit) 835/989. */
     static const double hopper[] = { [DT_BF16] = 700, [DT_FP16] = 700, [DT_TF32] = 350, [DT_FP8] = 1280 };
     double scale = 0;
     if (strstr(gpu, "H100") || strstr(gpu, "H200") || strstr(gpu, "H800") || strstr(gpu, "H20 "))
-        scale = strstr(gpu, "PCIe") ? 756.0 / 989.0 : strstr(gpu, "H20 ") ? 0 : 1;
+        scale = strstr(gpu, "PCIe") ? 756.0 / 989.0 : strstr(gpu, "NVL") ? 835.0 / 989.0 : strstr(gpu, "H20 ") ? 0 : 1;
     if (scale <= 0 || dtype < 0 || dtype >= (int)ARRAY_LEN(hopper) || hopper[dtype] <= 0)
         return NAN;
     return hopper[dtype] * scale;
 }
 
 /* 8 Hopper SXM GPUs over NVLink 4: nccl-tests all_reduce_perf busbw at large sizes is 360-480 GB/s; the
- * lower end is the expectation. */
-static double expected_busbw(const char *gpu)
+ * lower end is the expectation. PCIe cards (PCIe, and NVL: NVLink bridged in pairs only) have none. */
+double accept_expected_busbw(const char *gpu)
 {
-    return strstr(gpu, "H100") || strstr(gpu, "H200") ? (strstr(gpu, "PCIe") ? NAN : 360) : NAN;
+    if (!strstr(gpu, "H100") && !strstr(gpu, "H200"))
+        return NAN;
+    return strstr(gpu, "PCIe") || strstr(gpu, "NVL") ? NAN : 360;
 }
 
 static double median_of(const double *x, int n)
@@ -121,6 +136,11 @@ int accept_ckpt_io(const char *dir, uint64_t bytes, double *wr_gbs, double *rd_g
 {
     char path[600];
     snprintf(path, sizeof path, "%s/gauntlet-accept-io-%d.tmp", dir, (int)getpid());
+    int sig = supervisor_stop_signal();
+    if (sig) {
+        snprintf(why, n, "stopped by %s before it was measured", strsignal(sig));
+        return 1;
+    }
     if (mkdir_p(dir) != 0) {
         snprintf(why, n, "cannot create %s: %s", dir, strerror(errno));
         return -1;
@@ -137,11 +157,17 @@ int accept_ckpt_io(const char *dir, uint64_t bytes, double *wr_gbs, double *rd_g
         return -1;
     }
     uint64_t t0 = mono_ns(), left = bytes;
-    while (left > 0) {
+    int stop = 0;   /* a stop signal: the suite ends now, not after up to 64 GiB more of I/O */
+    while (left > 0 && !(stop = supervisor_stop_signal())) {
         size_t k = left < chunk ? (size_t)left : chunk;
         if (write_all(fd, buf, k) != 0)
             break;
         left -= k;
+    }
+    if (stop) {
+        snprintf(why, n, "stopped by %s before it was measured", strsignal(stop));
+        rc = 1;
+        goto out;
     }
     if (left || fsync(fd) != 0) {
         snprintf(why, n, "writing %s: %s", path, strerror(errno));
@@ -159,9 +185,14 @@ int accept_ckpt_io(const char *dir, uint64_t bytes, double *wr_gbs, double *rd_g
     posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
     t0 = mono_ns();
     uint64_t got = 0;
-    ssize_t k;
-    while ((k = read(fd, buf, chunk)) > 0)
+    ssize_t k = 0;
+    while (!(stop = supervisor_stop_signal()) && (k = read(fd, buf, chunk)) > 0)
         got += (uint64_t)k;
+    if (stop) {
+        snprintf(why, n, "stopped by %s before it was measured", strsignal(stop));
+        rc = 1;
+        goto out;
+    }
     if (k < 0 || got != bytes) {
         snprintf(why, n, "reading %s: %s", path, k < 0 ? strerror(errno) : "short read");
         goto out;
@@ -186,8 +217,7 @@ static void check_gemm(const struct scenario *sc, const struct rundata *d, const
         if (!(exp > 0))
             exp = bk && bk->model_tflops ? bk->model_tflops(sc) : accept_expected_tflops(d->r[i].gpu, sc->workload.gemm.dtype);
         if (!isfinite(exp)) {
-            struct verdict *v = accept_skip(vs, sc, "gemm_tflops", "");
-            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", d->r[i].node, i);
+            struct verdict *v = skip_gpu(vs, sc, "gemm_tflops", d->r[i].node, i);
             accept_note(v, "no expected rate for '%s' in %s: give checks.gemm_tflops.expected", d->r[i].gpu,
                   dtype_name((enum dtype)sc->workload.gemm.dtype));
             continue;
@@ -215,7 +245,7 @@ static void check_busbw(const struct scenario *sc, const struct rundata *d, cons
     }
     double exp = sc->checks.busbw.expected;
     if (!(exp > 0))
-        exp = bk && bk->model_busbw_gbs ? bk->model_busbw_gbs(sc) : expected_busbw(d->r[0].gpu);
+        exp = bk && bk->model_busbw_gbs ? bk->model_busbw_gbs(sc) : accept_expected_busbw(d->r[0].gpu);
     if (!isfinite(exp)) {
         struct verdict *v = accept_skip(vs, sc, "busbw", "");
         accept_note(v, "no expected bus bandwidth for '%s': give checks.busbw.expected", d->r[0].gpu);
@@ -242,8 +272,7 @@ static void check_power(const struct scenario *sc, struct rundata *d, struct ver
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
         if (r->compute_n < 5 || !(r->tdp_w > 0)) {
-            struct verdict *v = accept_skip(vs, sc, "power_under_load", "");
-            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
+            struct verdict *v = skip_gpu(vs, sc, "power_under_load", r->node, i);
             if (r->tdp_w > 0)
                 few_readings(v, r, "compute", r->compute_n);
             else
@@ -262,8 +291,7 @@ static void check_swing(const struct scenario *sc, struct rundata *d, struct ver
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
         if (r->compute_n < 5 || r->comm_n < 5) {
-            struct verdict *v = accept_skip(vs, sc, "power_swing", "");
-            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
+            struct verdict *v = skip_gpu(vs, sc, "power_swing", r->node, i);
             few_readings(v, r, r->compute_n < 5 ? "compute" : "communication",
                          r->compute_n < 5 ? r->compute_n : r->comm_n);
             continue;
@@ -291,8 +319,7 @@ static void check_throttle(const struct scenario *sc, struct rundata *d, const c
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
         if (!r->throttle_rows) {   /* never read is not "no reason": no pass */
-            struct verdict *v = accept_skip(vs, sc, "throttle", "");
-            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
+            struct verdict *v = skip_gpu(vs, sc, "throttle", r->node, i);
             accept_note(v, r->compute_n ? "NVML gave power but never the clock-event reasons for this GPU"
                                         : "no NVML readings for this GPU");
             continue;
@@ -417,8 +444,7 @@ static void check_numa(const struct scenario *sc, struct rundata *d, struct verd
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
         if (r->numa_node < 0 || r->numa_pinned < 0) {
-            struct verdict *v = accept_skip(vs, sc, "numa", "");
-            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
+            struct verdict *v = skip_gpu(vs, sc, "numa", r->node, i);
             accept_note(v, r->numa_node == -1 ? "the GPU reports no NUMA node (one socket, or sysfs without numa_node)"
                                               : "the worker did not report its NUMA placement");
             continue;
@@ -437,8 +463,7 @@ static void check_h2d(const struct scenario *sc, struct rundata *d, struct verdi
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
         if (!isfinite(r->h2d_gbs)) {
-            struct verdict *v = accept_skip(vs, sc, "h2d_bandwidth", "");
-            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", r->node, i);
+            struct verdict *v = skip_gpu(vs, sc, "h2d_bandwidth", r->node, i);
             accept_note(v, "the copy test did not run or failed (see the run's messages)");
             continue;
         }
@@ -454,6 +479,7 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
 {
     const struct backend_ops *bk = backend_find(backend);
     struct rundata d;
+    int n0 = vs->n;
     if (load_run(rundir, &d, why, n) != 0) {
         rundata_free(&d);
         return -1;
@@ -518,6 +544,12 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
         if (d.nodes >= 3)   /* a slow node: its own view of the all-reduce, its checkpoint target */
             check_node_outliers(sc, &d, io_w, io_r, vs);
     }
+    /* a scenario that judged nothing is said, not left out (and fails --strict); a verdict of it the caller added just
+     * before (a run FAIL, the checkpoint SKIPs of a suite stopped) is one (not the suite's gpu_count) */
+    const struct verdict *before = n0 > 0 ? &vs->v[n0 - 1] : NULL;
+    if (vs->n == n0 && !(before && strcmp(before->scenario, sc->name) == 0 && strcmp(before->check, "gpu_count") != 0))
+        accept_skip(vs, sc, "run", "nothing judged: the scenario turns no check on (its checks: section), and the run "
+                                   "showed no failure nobody injected");
     rundata_free(&d);
     return 0;
 }

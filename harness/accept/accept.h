@@ -36,11 +36,14 @@ struct verdicts {
  * not measured); appends to out. 0, or -1 with why when the folder cannot be read. */
 int accept_evaluate(const struct scenario *sc, const char *rundir, const char *backend, const double *io_w,
                     const double *io_r, struct verdicts *out, char *why, size_t n);
-/* Measures checkpoint I/O to dir: bytes written and fsynced, its pages dropped, read back (GB/s each). 0, or -1
- * with why. */
+/* Measures checkpoint I/O to dir: bytes written and fsynced, its pages dropped, read back (GB/s each). 0, -1 with
+ * why, or 1 when a stop signal is pending (supervisor_stop_signal: before or during it; why says so): nothing
+ * measured. */
 int accept_ckpt_io(const char *dir, uint64_t bytes, double *wr_gbs, double *rd_gbs, char *why, size_t n);
 /* The expected dense GEMM rate (TFLOP/s) of a GPU model for a dtype; NAN when not known. */
 double accept_expected_tflops(const char *gpu_name, int dtype);
+/* The expected all-reduce bus bandwidth (GB/s) of a node of these GPUs (Hopper SXM over NVLink 4); NAN when not known. */
+double accept_expected_busbw(const char *gpu_name);
 /* Writes the verdicts as a table. */
 void accept_print(FILE *f, const struct verdicts *v);
 json_t *accept_json(const struct verdicts *v);
@@ -55,6 +58,13 @@ void accept_free(struct verdicts *v);
 struct verdict *accept_add(struct verdicts *vs, const struct scenario *sc, const char *check, int status);
 void accept_note(struct verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct verdict *accept_skip(struct verdicts *vs, const struct scenario *sc, const char *check, const char *why);
+
+/* The length of the UTF-8 character s starts (1-4; JSON's rules: no overlong form, no surrogate, nothing past
+ * U+10FFFF), 0 where s starts none (or at its end). */
+size_t accept_utf8_len(const char *s);
+/* Copies src into dst (n bytes) as valid UTF-8, cut on a character's boundary: a byte that starts no character becomes
+ * '?'. Returns the bytes written. */
+size_t accept_utf8_copy(char *dst, size_t n, const char *src);
 
 /* gauntlet accept [--level 1|2|3] [--backend auto|cuda|sim] [--out DIR] [--junit FILE] [--scenarios DIR]
  * [--strict] */

@@ -68,44 +68,6 @@ static int file_level(const char *name)
 /* Whether a file of level fl runs at --level level: 0 runs the health check alone, N the levels 1..N. */
 static int level_runs(int fl, int level) { return level == 0 ? fl == 0 : fl >= 1 && fl <= level; }
 
-/* --drain: marks this node DRAIN in Slurm with the failed checks as the reason (scontrol update); the line is
- * printed first. 0, or -1 when scontrol could not be run or refused. */
-static int accept_drain(const struct verdicts *vs)
-{
-    char node[256], reason[200] = "gauntlet:", cmd[600];
-    const char *env = getenv("SLURMD_NODENAME");
-    if (env && *env)
-        str_copy(node, sizeof node, env);
-    else if (gethostname(node, sizeof node - 1) == 0)
-        node[strcspn(node, ".")] = 0;   /* Slurm's NodeName is the short host name */
-    else
-        str_copy(node, sizeof node, "?");
-    size_t used = strlen(reason);
-    int fails = 0;
-    for (int i = 0; i < vs->n; i++)
-        fails += vs->v[i].status == V_FAIL;
-    /* the failed checks; none failed (--strict): the skipped ones, which failed the suite */
-    for (int i = 0; i < vs->n && used + 4 < sizeof reason; i++)
-        if (vs->v[i].status == (fails ? V_FAIL : V_SKIP))
-            used += (size_t)snprintf(reason + used, sizeof reason - used, "%s %s %s%s", used > 9 ? ";" : "",
-                                     vs->v[i].check, vs->v[i].subject, fails ? "" : " (skipped, --strict)");
-    for (char *c = reason; *c; c++)
-        if (*c == '"' || *c == '\n')
-            *c = '\'';
-    snprintf(cmd, sizeof cmd, "scontrol update NodeName=%s State=DRAIN Reason=\"%s\"", node, reason);
-    printf("gauntlet accept: drain: %s\n", cmd);
-    fflush(stdout);
-    char nodearg[300], reasonarg[256];
-    snprintf(nodearg, sizeof nodearg, "NodeName=%s", node);
-    snprintf(reasonarg, sizeof reasonarg, "Reason=%s", reason);
-    int rc = run_wait((const char *[]){ "scontrol", "update", nodearg, "State=DRAIN", reasonarg, NULL });
-    if (rc != 0) {
-        gl_log("--drain: scontrol %s (exit %d): the node is not drained", rc == 127 ? "was not found" : "failed", rc);
-        return -1;
-    }
-    return 0;
-}
-
 /* Finds the acceptance scenarios: $GAUNTLET_SCENARIOS, else acceptance/ of the shipped scenarios (gl_scenarios_dir:
  * installed, beside a build folder, the built-in prefix, or here). */
 static int find_dir(char *out, size_t n)
@@ -150,16 +112,24 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
     }
     int code = supervisor_run(sc, ops, &opt);
     /* every node measures its own checkpoint target; node 0 gathers the figures */
-    int nn = cluster_nodes();
+    int nn = cluster_nodes(), io_stopped = 0;
     double w = NAN, r = NAN, *io_w = NULL, *io_r = NULL;
     if (sc->checks.checkpoint_io.on) {
-        if (accept_ckpt_io(sc->workload.checkpoint.path, sc->checks.checkpoint_io.bytes, &w, &r, why, sizeof why) != 0)
+        /* a stop signal (before it, or during it) cuts it short: the suite ends now, its verdicts written */
+        int io = accept_ckpt_io(sc->workload.checkpoint.path, sc->checks.checkpoint_io.bytes, &w, &r, why, sizeof why);
+        if (io != 0)
             gl_log("node %d: %s", cluster_node(), why);
         io_w = xmalloc((size_t)nn * sizeof *io_w);
         io_r = xmalloc((size_t)nn * sizeof *io_r);
+        int *cut = xcalloc((size_t)nn, sizeof *cut);
         cluster_set_setup_wait(ACCEPT_IO_WAIT_S);   /* the slowest node's write and read of the bytes asked */
         cluster_gather_double(w, io_w, "the checkpoint write rates");
         cluster_gather_double(r, io_r, "the checkpoint read rates");
+        if (cluster_gather_int(io > 0, cut, "whether a stop signal cut the checkpoint measurement") != 0)
+            cut[0] = io > 0;
+        for (int k = 0; k < nn; k++)
+            io_stopped |= cut[k];
+        free(cut);
     }
     if (!lead) {
         free(io_w);
@@ -180,7 +150,18 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
         struct verdict *v = accept_add(vs, sc, "run", V_FAIL);
         accept_note(v, "the run ended with exit %d: see %s/summary.json (stopped)", code, rundir);
     }
-    int ev = accept_evaluate(sc, rundir, ops->name, io_w, io_r, vs, why, sizeof why);
+    int ev;
+    if (io_stopped) {   /* not measured, not judged: a figure cut short by a signal is no node's rate */
+        for (const char *const *k = (const char *const[]){ "checkpoint_write", "checkpoint_read", NULL }; *k; k++)
+            accept_note(accept_skip(vs, sc, *k, ""), "not measured: a stop signal ended the suite first");
+        struct scenario *cut = xmalloc(sizeof *cut);
+        memcpy(cut, sc, sizeof *cut);
+        cut->checks.checkpoint_io.on = 0;
+        ev = accept_evaluate(cut, rundir, ops->name, NULL, NULL, vs, why, sizeof why);
+        free(cut);
+    } else {
+        ev = accept_evaluate(sc, rundir, ops->name, io_w, io_r, vs, why, sizeof why);
+    }
     free(io_w);
     free(io_r);
     if (ev != 0) {
@@ -246,7 +227,9 @@ static int accept_clear(const char *outdir, const char *junit)
 static int accept_prepare(const char *outdir, const char *junit, const struct backend_ops *ops, const struct scenario *sc,
                           int n, int level)
 {
-    accept_recover_self(outdir, ops);   /* a killed suite in this very folder: set aside and judged before anything goes */
+    /* a killed suite in this very folder: set aside and judged before anything goes; a running one: not this folder */
+    if (accept_recover_self(outdir, ops) != 0)
+        return EXIT_ENV;
     if (mkdir_p(outdir) != 0) {
         gl_log("cannot create %s: %s", outdir, strerror(errno));
         return EXIT_ENV;
@@ -254,51 +237,6 @@ static int accept_prepare(const char *outdir, const char *junit, const struct ba
     if (junit && junit_writable(junit) != 0)
         return EXIT_INPUT;
     return accept_clear(outdir, junit) != 0 || accept_mark_start(outdir, sc, n, level, ops->name) != 0 ? EXIT_ENV : EXIT_OK;
-}
-
-/* Node 0: the verdicts printed and written (JUnit, then verdicts.json with the exit code the suite ends with);
- * returns that code: 1 when a check failed (whatever could not be written: --drain acts on it), 3 when none failed
- * but the verdicts could not all be written, else 0. */
-static int accept_write(struct verdicts *vs, int level, const struct backend_ops *ops, int strict, const char *outdir,
-                        const char *junit)
-{
-    printf("\n");
-    accept_print(stdout, vs);
-    json_t *j = accept_json(vs);
-    json_object_set_new(j, "level", json_integer(level));
-    json_object_set_new(j, "backend", json_string(ops->name));
-    if (vs->stopped_by) {   /* a stop signal ended it: what ran is judged, the rest SKIP (not run) */
-        json_object_set_new(j, "incomplete", json_true());
-        json_object_set_new(j, "stopped_by", json_string(strsignal(vs->stopped_by)));
-    }
-    int fails = (int)json_integer_value(json_object_get(j, "failed")), skips = (int)json_integer_value(json_object_get(j, "skipped"));
-    int code = fails || (strict && skips) ? EXIT_CHECK : EXIT_OK;
-    int junit_ok = !junit || accept_junit(vs, junit) == 0;
-    if (!junit_ok) {
-        gl_log("--junit %s could not be written (see above)", junit);
-        if (code == EXIT_OK)
-            code = EXIT_ENV;
-    }
-    json_object_set_new(j, "exit", json_integer(code));
-    char path[1300];
-    snprintf(path, sizeof path, "%s/verdicts.json", outdir);
-    char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
-    int json_ok = text && write_file_atomic(path, text, strlen(text)) == 0;
-    if (!json_ok) {
-        gl_log("cannot write %s: %s", path, strerror(errno));
-        if (code == EXIT_OK)
-            code = EXIT_ENV;
-    }
-    free(text);
-    json_decref(j);
-    if (json_ok)
-        accept_mark_end(outdir);   /* ended: its verdicts say so (suite.json stays beside none: a killed suite) */
-    if (code == EXIT_ENV)
-        printf("gauntlet accept: no check failed, but the verdicts could not all be written (exit 3): see above\n");
-    else
-        printf("gauntlet accept: %s; verdicts in %s%s%s\n", code == EXIT_OK ? "PASS" : "FAIL", json_ok ? path : "(not written)",
-               junit_ok && junit ? ", " : "", junit_ok && junit ? junit : "");
-    return code;
 }
 
 /* Every node must run the same number of ranks (global rank = node x ranks + local): EXIT_OK when every node
@@ -562,7 +500,7 @@ agree:;
     int code = lead ? accept_write(&vs, level, ops, strict, outdir, junit) : EXIT_OK;
     accept_publish(&vs);
     accept_unpublish();
-    if (code == EXIT_CHECK && drain && vs.stopped_by && lead)   /* stopped, not judged whole: no node is drained */
+    if (drain && vs.stopped_by && lead)   /* stopped, not judged whole: no node is drained */
         printf("gauntlet accept: --drain: not acted on: the suite was stopped by %s\n", strsignal(vs.stopped_by));
     else if (code == EXIT_CHECK && drain)
         accept_drain(&vs);

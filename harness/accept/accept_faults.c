@@ -133,10 +133,22 @@ void accept_check_drill(const struct scenario *sc, struct rundata *d, struct ver
         json_t *ds = json_object_get(f, "detect_s"), *rs = json_object_get(f, "recover_s");
         double det = json_is_number(ds) ? json_number_value(ds) : NAN, rec = json_is_number(rs) ? json_number_value(rs) : NAN;
         int det_ok = isfinite(det) && det <= c->max_detect_s, rec_ok = isfinite(rec) && rec <= c->max_recover_s;
-        struct verdict *v = accept_add(vs, sc, "fault_drill", det_ok && rec_ok ? V_PASS : V_FAIL);
+        /* its effect gone before a detector could see it (as the campaign counts it: not visible, no miss): a later
+         * fault's recovery restored a state from before it, or shrink dropped its rank; untested, so no pass */
+        const char *gone = isfinite(det) ? NULL
+                           : json_is_true(json_object_get(f, "rolled_back"))
+                               ? "rolled back before it was seen: a later fault's recovery restored a state from before it"
+                           : json_is_true(json_object_get(f, "left_with_rank"))
+                               ? "its rank left the run (shrink dropped it) before a detector saw it"
+                               : NULL;
+        struct verdict *v = accept_add(vs, sc, "fault_drill", gone ? V_SKIP : det_ok && rec_ok ? V_PASS : V_FAIL);
         v->node = (int)json_integer_value(json_object_get(f, "node"));
         v->rank = rank;
         snprintf(v->subject, sizeof v->subject, "fault %zu (%s, gpu %d)", i, kind, rank);
+        if (gone) {
+            accept_note(v, "not judged: %s; the drill did not test it", gone);
+            continue;
+        }
         /* the figure that decided it: the detection time, or the recovery time when detection passed */
         int by_rec = det_ok && !rec_ok;
         v->value = by_rec ? rec : det;

@@ -66,16 +66,31 @@ struct backend_ops;
  * verdicts.json: its runs are moved into outdir/killed-<UTC time>/ first, so that the new suite's do not overwrite
  * them. */
 void accept_recover(const char *outdir, const struct backend_ops *ops);
-void accept_recover_self(const char *outdir, const struct backend_ops *ops);
+/* 0, or -1 (said) when another suite is running in outdir (its suite.json held) or that cannot be told. A suite that
+ * may still be running (its suite.json held or new, a run's .lock held, its events.jsonl or power.csv written in the
+ * last 30 s) is never judged killed. */
+int accept_recover_self(const char *outdir, const struct backend_ops *ops);
 
-/* A suite under way says so in outdir/suite.json (its level, backend and scenarios' names) from its start until
- * its verdicts are written: what accept_recover_self knows a killed one by. 0, or -1 (said). */
+/* A suite under way says so in outdir/suite.json (its level, backend, pid and scenarios' names), held locked (flock)
+ * from its start until its verdicts are written (accept_mark_end): what accept_recover_self knows a killed one by, and
+ * a running one. 0, or -1 (said). */
 /* --expect-gpus (accept_gpus.c): every node's GPU count into counts[cluster_nodes()] (collective); 1 when every
  * node has expect, 0 when one has not (the suite then runs no scenario), -1 when they could not be gathered. */
 int accept_expect_gpus(int expect, int ngpu, int *counts);
 /* The gpu_count verdicts, one per node (scenario "suite"): PASS when it has expect GPUs, else FAIL; counts NULL (a
  * modelled backend, named by model): one SKIP. */
 void accept_gpu_count(struct verdicts *vs, int expect, const int *counts, int nodes, const char *model);
+/* The suite's exit: 1 (EXIT_CHECK) when a check failed, a SKIP under --strict, or a stop signal ended the suite
+ * (stopped_by: not judged whole, never a pass); else 0. */
+int accept_exit_code(int fails, int skips, int strict, int stopped_by);
+/* Node 0 (accept_end.c): the verdicts printed and written (JUnit, then verdicts.json with the exit code the suite ends
+ * with); returns that code: 1 when a check failed or a signal stopped the suite (whatever could not be written:
+ * --drain acts on a failed check), 3 when neither but the verdicts could not all be written, else 0. */
+int accept_write(struct verdicts *vs, int level, const struct backend_ops *ops, int strict, const char *outdir,
+                 const char *junit);
+/* --drain: marks this node DRAIN in Slurm with the failed checks as the reason (scontrol update); the line is printed
+ * first. 0, or -1 when scontrol could not be run or refused. */
+int accept_drain(const struct verdicts *vs);
 #define ACCEPT_SUITE_FILE "suite.json"
 int accept_mark_start(const char *outdir, const struct scenario *sc, int n, int level, const char *backend);
 void accept_mark_end(const char *outdir);

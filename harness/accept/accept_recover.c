@@ -4,10 +4,12 @@
  * it is incomplete. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +20,11 @@
 #include "backend.h"
 #include "util.h"
 
+/* The suite under way in this process holds outdir/suite.json locked (flock) from its start until its verdicts are
+ * written: what tells a suite that is still running (quiet for a while: a hang's heartbeat timeout, checkpoint I/O
+ * between scenarios) from a killed one. */
+static int suite_lock_fd = -1;
+
 /* Whether path was written in the last 30 s (a suite that may still be running). */
 static int recent(const char *path)
 {
@@ -25,41 +32,127 @@ static int recent(const char *path)
     return stat(path, &st) == 0 && time(NULL) - st.st_mtime < 30;
 }
 
-/* Judges the killed suite in path (its runs: folders with an events.jsonl) into path/verdicts.json, unless one of
- * them was written in the last 30 s. */
+/* Whether a live process holds dir/suite.json locked (a suite running there): 1 with its pid ("unknown" where its
+ * suite.json does not say) in pid, 0 when none does or there is no suite.json, -1 when it cannot be told (errno). */
+static int suite_held(const char *dir, char *pid, size_t n)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/" ACCEPT_SUITE_FILE, dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    int held = 0;
+    if (flock(fd, LOCK_SH | LOCK_NB) != 0)
+        held = errno == EWOULDBLOCK ? 1 : -1;
+    int e = errno;
+    close(fd);
+    if (held == 1) {
+        json_t *j = json_load_file(path, 0, NULL), *p = json_object_get(j, "pid");
+        if (json_is_integer(p))
+            snprintf(pid, n, "%lld", (long long)json_integer_value(p));
+        else
+            str_copy(pid, n, "unknown");
+        json_decref(j);
+    }
+    errno = e;
+    return held;
+}
+
+/* Whether the run folder run may still be written: a live process holds its .lock, or its events.jsonl or power.csv
+ * (written every tick, also while a hang keeps events.jsonl quiet) changed in the last 30 s. Where it cannot be told,
+ * it counts as live: a running suite is never judged killed. */
+static int run_live(const char *run)
+{
+    char file[PATH_MAX * 4], pid[32];
+    if (dir_lock_held(run, pid, sizeof pid) != 0)
+        return 1;
+    snprintf(file, sizeof file, "%s/events.jsonl", run);
+    if (recent(file))
+        return 1;
+    snprintf(file, sizeof file, "%s/power.csv", run);
+    return recent(file);
+}
+
+/* Whether the suite in path may still be running: its suite.json held (or written in the last 30 s), or one of its
+ * runs live (run_live). */
+static int suite_live(const char *path)
+{
+    char run[PATH_MAX * 3], file[PATH_MAX * 3], pid[32];
+    snprintf(file, sizeof file, "%s/" ACCEPT_SUITE_FILE, path);
+    if (suite_held(path, pid, sizeof pid) != 0 || recent(file))
+        return 1;
+    DIR *sd = opendir(path);
+    int live = !sd && errno != ENOENT;
+    for (struct dirent *r; sd && !live && (r = readdir(sd));) {
+        snprintf(run, sizeof run, "%s/%s", path, r->d_name);
+        snprintf(file, sizeof file, "%s/events.jsonl", run);
+        live = r->d_name[0] != '.' && access(file, F_OK) == 0 && run_live(run);
+    }
+    if (sd)
+        closedir(sd);
+    return live;
+}
+
+/* Judges one run of a killed suite (its folder run, named name) into vs: its summary rebuilt from its record where it
+ * has none (*rebuilt counted), judged with the backend it ran on (backend: the suite's, set from its summary). A run
+ * that cannot be judged is a FAIL of `run` saying why: a killed suite never passes on what could not be read. */
+static void recover_run(const char *run, const char *name, const struct backend_ops *ops, struct verdicts *vs,
+                        char *backend, size_t bn, int *rebuilt)
+{
+    char file[PATH_MAX * 4], why[1400], sumwhy[1400] = "";
+    snprintf(file, sizeof file, "%s/summary.json", run);
+    if (access(file, F_OK) != 0) {
+        if (summarize_dir(run, 0, sumwhy, sizeof sumwhy) == 0)
+            (*rebuilt)++;
+        else if (!sumwhy[0])
+            str_copy(sumwhy, sizeof sumwhy, "gauntlet summarize could not rebuild it");
+    }
+    json_t *sum = json_load_file(file, 0, NULL);
+    const char *bk = json_string_value(json_object_get(sum, "backend"));
+    int known = bk && backend_find(bk);
+    if (known)
+        str_copy(backend, bn, bk);
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    snprintf(file, sizeof file, "%s/scenario.yaml", run);
+    int rc = scenario_load(file, sc, why, sizeof why);
+    if (rc != 0) {   /* the verdict still names the run: its folder is its scenario's name */
+        str_copy(sc->name, sizeof sc->name, name);
+    } else if (!sum && sumwhy[0]) {
+        snprintf(why, sizeof why, "%s/summary.json: none, and none could be rebuilt from its record: %s", run, sumwhy);
+        rc = -1;
+    } else {
+        rc = accept_evaluate(sc, run, known ? bk : ops->name, NULL, NULL, vs, why, sizeof why);
+    }
+    if (rc != 0) {
+        gl_log("%s: %s", run, why);
+        accept_note(accept_add(vs, sc, "run", V_FAIL), "it did not end, and cannot be judged: %s", why);
+    }
+    json_decref(sum);
+    free(sc);
+}
+
+/* Judges the killed suite in path (its runs: folders with an events.jsonl) into path/verdicts.json, unless it may
+ * still be running (suite_live). */
 static void recover_dir(const char *path, const struct backend_ops *ops)
 {
-    char run[PATH_MAX * 3], file[PATH_MAX * 4], why[1400];
+    char run[PATH_MAX * 3], file[PATH_MAX * 4];
+    if (suite_live(path))
+        return;
     DIR *sd = opendir(path);
     struct verdicts vs = { 0 };
-    int runs = 0, rebuilt = 0, live = 0;
+    int runs = 0, rebuilt = 0;
     char backend[32] = "";   /* the killed suite's own: it decides what a figure is judged against */
     for (struct dirent *r; sd && (r = readdir(sd));) {
         snprintf(run, sizeof run, "%s/%s", path, r->d_name);
         snprintf(file, sizeof file, "%s/events.jsonl", run);
         if (r->d_name[0] == '.' || access(file, F_OK) != 0)
             continue;
-        live |= recent(file);
         runs++;
-        snprintf(file, sizeof file, "%s/summary.json", run);
-        if (!live && access(file, F_OK) != 0 && summarize_dir(run, 0, why, sizeof why) == 0)
-            rebuilt++;
-        json_t *sum = live ? NULL : json_load_file(file, 0, NULL);
-        const char *bk = json_string_value(json_object_get(sum, "backend"));
-        int known = bk && backend_find(bk);
-        if (known)
-            str_copy(backend, sizeof backend, bk);
-        struct scenario *sc = xcalloc(1, sizeof *sc);
-        snprintf(file, sizeof file, "%s/scenario.yaml", run);
-        if (!live && scenario_load(file, sc, why, sizeof why) == 0 &&
-            accept_evaluate(sc, run, known ? bk : ops->name, NULL, NULL, &vs, why, sizeof why) != 0)
-            gl_log("%s: %s", run, why);
-        json_decref(sum);
-        free(sc);
+        recover_run(run, r->d_name, ops, &vs, backend, sizeof backend, &rebuilt);
     }
     if (sd)
         closedir(sd);
-    if (runs && !live) {
+    if (runs) {
         json_t *j = accept_json(&vs);
         /* the level it was asked, from its suite.json (null where it left none); it never exited: null, not a code
          * it did not give */
@@ -87,19 +180,28 @@ static void recover_dir(const char *path, const struct backend_ops *ops)
 
 void accept_recover(const char *outdir, const struct backend_ops *ops)
 {
-    char parent[PATH_MAX], path[PATH_MAX * 2], file[PATH_MAX * 3];
+    char parent[PATH_MAX], self[PATH_MAX], path[PATH_MAX * 2], file[PATH_MAX * 3];
     str_copy(parent, sizeof parent, outdir);
+    size_t l = strlen(parent);
+    while (l > 1 && parent[l - 1] == '/')   /* DIR/ names DIR: its parent is the one above */
+        parent[--l] = 0;
     char *slash = strrchr(parent, '/');
-    const char *self = slash ? outdir + (slash - parent) + 1 : outdir;
-    if (slash)
+    str_copy(self, sizeof self, slash ? slash + 1 : parent);
+    if (slash == parent)
+        parent[1] = 0;   /* /DIR: the root */
+    else if (slash)
         *slash = 0;
     else
         str_copy(parent, sizeof parent, ".");
+    struct stat me, st;
+    int known = stat(outdir, &me) == 0;   /* outdir however it is spelled (DIR/., a link): never judged as a sibling */
     DIR *d = opendir(parent);
     for (struct dirent *e; d && (e = readdir(d));) {
         if (strncmp(e->d_name, "accept-", 7) != 0 || strcmp(e->d_name, self) == 0)
             continue;
         snprintf(path, sizeof path, "%s/%s", parent, e->d_name);
+        if (known && stat(path, &st) == 0 && st.st_dev == me.st_dev && st.st_ino == me.st_ino)
+            continue;
         snprintf(file, sizeof file, "%s/verdicts.json", path);
         if (access(file, F_OK) != 0)
             recover_dir(path, ops);
@@ -117,8 +219,8 @@ int accept_mark_start(const char *outdir, const struct scenario *sc, int n, int 
     struct tm tm;
     char stamp[32], path[PATH_MAX + 32];
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-    json_t *j = json_pack("{s:i, s:s, s:s, s:o}", "level", level, "backend", backend, "started_utc", stamp, "scenarios",
-                          names);
+    json_t *j = json_pack("{s:i, s:s, s:s, s:I, s:o}", "level", level, "backend", backend, "started_utc", stamp, "pid",
+                          (json_int_t)getpid(), "scenarios", names);
     char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     snprintf(path, sizeof path, "%s/" ACCEPT_SUITE_FILE, outdir);
     int rc = text && write_file_atomic(path, text, strlen(text)) == 0 ? 0 : -1;
@@ -126,6 +228,11 @@ int accept_mark_start(const char *outdir, const struct scenario *sc, int n, int 
         gl_log("cannot write %s: %s", path, strerror(errno));
     free(text);
     json_decref(j);
+    /* held until the verdicts are written: a suite quiet for a while is not taken for a killed one */
+    if (rc == 0 && (suite_lock_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+        rc = SYSERR("open(suite.json)");
+    if (rc == 0 && flock(suite_lock_fd, LOCK_EX | LOCK_NB) != 0)
+        rc = SYSERR("flock(suite.json)");
     return rc;
 }
 
@@ -135,23 +242,37 @@ void accept_mark_end(const char *outdir)
     snprintf(path, sizeof path, "%s/" ACCEPT_SUITE_FILE, outdir);
     if (unlink(path) != 0 && errno != ENOENT)
         gl_log("cannot remove %s: %s", path, strerror(errno));
+    if (suite_lock_fd >= 0 && close(suite_lock_fd) != 0)
+        gl_log("close(%s): %s", path, strerror(errno));
+    suite_lock_fd = -1;
 }
 
-void accept_recover_self(const char *outdir, const struct backend_ops *ops)
+int accept_recover_self(const char *outdir, const struct backend_ops *ops)
 {
-    char file[PATH_MAX * 3], from[PATH_MAX * 2], to[PATH_MAX * 3], aside[PATH_MAX * 2], stamp[32];
+    char file[PATH_MAX * 3], from[PATH_MAX * 2], to[PATH_MAX * 3], aside[PATH_MAX * 2], stamp[32], pid[32];
+    int held = suite_held(outdir, pid, sizeof pid);
+    if (held != 0) {   /* two suites into one folder would take each other's runs and verdicts */
+        if (held > 0)
+            gl_log("--out %s: another gauntlet accept (pid %s) is running there: give another --out, or wait for it",
+                   outdir, pid);
+        else
+            gl_log("--out %s: cannot tell whether a suite is running there (%s/" ACCEPT_SUITE_FILE ": %s)", outdir, outdir,
+                   strerror(errno));
+        return -1;
+    }
     snprintf(file, sizeof file, "%s/verdicts.json", outdir);
     if (access(file, F_OK) == 0)
-        return;   /* the suite before ended: it wrote its verdicts */
+        return 0;   /* the suite before ended: it wrote its verdicts */
     snprintf(file, sizeof file, "%s/" ACCEPT_SUITE_FILE, outdir);
     json_t *mark = json_load_file(file, 0, NULL), *name, *names = json_object_get(mark, "scenarios");
     size_t i;
-    int live = 0, runs = 0;
+    int live = recent(file), runs = 0;
     json_array_foreach(names, i, name) {   /* its runs: the scenarios it was to run that left a record */
-        snprintf(file, sizeof file, "%s/%s/events.jsonl", outdir, json_string_value(name));
+        snprintf(from, sizeof from, "%s/%s", outdir, json_string_value(name));
+        snprintf(file, sizeof file, "%s/events.jsonl", from);
         if (json_is_string(name) && access(file, F_OK) == 0) {
             runs++;
-            live |= recent(file);
+            live |= run_live(from);
         }
     }
     if (runs && !live) {   /* moved aside whole, so that the new suite's runs do not overwrite the evidence */
@@ -182,4 +303,5 @@ void accept_recover_self(const char *outdir, const struct backend_ops *ops)
         }
     }
     json_decref(mark);
+    return 0;
 }

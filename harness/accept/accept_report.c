@@ -7,17 +7,64 @@
 #include "results.h"
 #include "util.h"
 
+/* ---- text: every string written is UTF-8 (JSON, XML and Prometheus need it), cut on a character boundary */
+size_t accept_utf8_len(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (u[0] < 0x80)
+        return u[0] ? 1 : 0;
+    size_t n = u[0] >= 0xC2 && u[0] <= 0xDF ? 2 : u[0] >= 0xE0 && u[0] <= 0xEF ? 3 : u[0] >= 0xF0 && u[0] <= 0xF4 ? 4 : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((u[i] & 0xC0) != 0x80)
+            return 0;
+    if ((n == 3 && u[0] == 0xE0 && u[1] < 0xA0) || (n == 3 && u[0] == 0xED && u[1] >= 0xA0) ||   /* overlong; surrogate */
+        (n == 4 && u[0] == 0xF0 && u[1] < 0x90) || (n == 4 && u[0] == 0xF4 && u[1] >= 0x90))     /* overlong; > U+10FFFF */
+        return 0;
+    return n;
+}
+
+size_t accept_utf8_copy(char *dst, size_t n, const char *src)
+{
+    size_t at = 0;
+    if (!n)
+        return 0;
+    for (const char *s = src; *s && at + 1 < n;) {
+        size_t k = accept_utf8_len(s);
+        if (!k) {   /* a byte that starts no character */
+            dst[at++] = '?';
+            s++;
+            continue;
+        }
+        if (at + k >= n)   /* the character does not fit whole: cut before it */
+            break;
+        memcpy(dst + at, s, k);
+        at += k;
+        s += k;
+    }
+    dst[at] = 0;
+    return at;
+}
+
 /* ---- output */
 
-/* Appends label value v escaped (backslash, quote, newline) to the text at *s. */
+/* Appends label value v escaped (backslash, quote, newline) to the text at *s; a byte that starts no UTF-8
+ * character becomes '?'. */
 static void prom_label(char **s, size_t *len, size_t *cap, const char *v)
 {
-    for (; *v; v++) {
-        if (*len + 3 >= *cap)
+    while (*v) {
+        if (*len + 6 >= *cap)
             *s = xrealloc(*s, *cap *= 2);
+        size_t k = accept_utf8_len(v);
+        if (k > 1) {
+            memcpy(*s + *len, v, k);
+            *len += k;
+            v += k;
+            continue;
+        }
         if (*v == '\\' || *v == '"' || *v == '\n')
             (*s)[(*len)++] = '\\';
-        (*s)[(*len)++] = *v == '\n' ? 'n' : *v;
+        (*s)[(*len)++] = !k ? '?' : *v == '\n' ? 'n' : *v;
+        v++;
     }
     (*s)[*len] = 0;
 }
@@ -91,21 +138,43 @@ json_t *accept_json(const struct verdicts *vs)
     for (int i = 0; i < vs->n; i++) {
         const struct verdict *v = &vs->v[i];
         c[v->status]++;
-        json_array_append_new(
-            a, json_pack("{s:s, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:s, s:s, s:s}", "scenario", v->scenario, "check",
-                         v->check, "subject", v->subject, "node", v->node >= 0 ? json_integer(v->node) : json_null(), "gpu",
-                         v->rank >= 0 ? json_integer(v->rank) : json_null(), "status", status_name(v->status), "value",
-                         json_num(v->value), "threshold", json_num(v->limit), "compare", v->cmp, "unit", v->unit, "note",
-                         v->note));
+        /* valid UTF-8 whatever a note carries (a path, a fault's text): json_pack refuses anything else, and a verdict
+         * the counts include would be missing from the array */
+        char scn[sizeof v->scenario], chk[sizeof v->check], sub[sizeof v->subject], cmp[sizeof v->cmp],
+            unit[sizeof v->unit], note[sizeof v->note];
+        accept_utf8_copy(scn, sizeof scn, v->scenario);
+        accept_utf8_copy(chk, sizeof chk, v->check);
+        accept_utf8_copy(sub, sizeof sub, v->subject);
+        accept_utf8_copy(cmp, sizeof cmp, v->cmp);
+        accept_utf8_copy(unit, sizeof unit, v->unit);
+        accept_utf8_copy(note, sizeof note, v->note);
+        json_t *o = json_pack("{s:s, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:s, s:s, s:s}", "scenario", scn, "check", chk,
+                              "subject", sub, "node", v->node >= 0 ? json_integer(v->node) : json_null(), "gpu",
+                              v->rank >= 0 ? json_integer(v->rank) : json_null(), "status", status_name(v->status), "value",
+                              json_num(v->value), "threshold", json_num(v->limit), "compare", cmp, "unit", unit, "note", note);
+        if (!o)   /* out of memory: the verdict still listed, as far as it can be */
+            o = json_pack("{s:s, s:s}", "check", chk, "status", status_name(v->status));
+        if (json_array_append_new(a, o) != 0)
+            gl_log("verdicts.json: verdict %d (%s %s) could not be listed", i, chk, sub);
     }
     return json_pack("{s:i, s:i, s:i, s:o}", "passed", c[V_PASS], "failed", c[V_FAIL], "skipped", c[V_SKIP], "verdicts", a);
 }
 
-/* Writes s with XML's five escapes; control characters become spaces. */
+/* Writes s with XML's five escapes; control characters become spaces, a byte that starts no UTF-8 character and the
+ * two that XML forbids (U+FFFE, U+FFFF) '?'. */
 static void xml_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
+    while (*s) {
+        size_t k = accept_utf8_len(s);
+        const unsigned char *u = (const unsigned char *)s;
+        if (k == 3 && u[0] == 0xEF && u[1] == 0xBF && u[2] >= 0xBE)
+            k = 0;
+        if (k > 1)
+            fwrite(s, 1, k, f);
+        else if (!k)
+            fputc('?', f);
+        switch (k == 1 ? *s : 0) {
+        case 0: break;
         case '&': fputs("&amp;", f); break;
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
@@ -113,6 +182,7 @@ static void xml_text(FILE *f, const char *s)
         case '\'': fputs("&apos;", f); break;
         default: fputc((unsigned char)*s < 0x20 ? ' ' : *s, f); break;
         }
+        s += k ? k : 1;
     }
 }
 
