@@ -2,13 +2,19 @@
  * against energy and time paid, value by value) in report.svg and as a table in report.txt, with the figures of
  * summary.json; a run without a sweep gets none. Every run gets its line in the waveform panel (summary.json's
  * waveform) and in the spectrum panel (peaking at its dominant frequency); report.png is made by rsvg-convert when
- * it is on PATH, and the report says why not when it is not. */
+ * it is on PATH, and the report says why not when it is not. On synthetic folders (summary.json, events.jsonl and
+ * power.csv written by hand): odd figures never hang it, every legal label is whole, report.svg is well-formed XML
+ * whatever the labels, other nodes' rows and readings that are no number are left out of the traces, an earlier
+ * picture is gone before the new text is written, and bess's swing bar is the grid's. */
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <strings.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -826,4 +832,693 @@ Test(report, a_summary_of_another_shape_is_exit_2_and_leaves_the_report, .timeou
     cr_expect_eq(rc, 0, "%s", log);
     cr_expect(log && !strstr(log, "(null)") && strstr(log, " ?  "), "%s", log);
     free(log);
+}
+
+/* ---- synthetic results folders: the report's inputs written by hand, each figure chosen ---- */
+
+#define SYN_RUNS 8
+
+/* The figures of one run of a synthetic summary.json (NAN: left out). */
+enum { F_SWING_W, F_RANGE_W, F_DOM_HZ, F_UP, F_DOWN, F_SWING_MW, F_GRID_MW, F_LIMIT, F_ENERGY, F_TIME, F_SWING_RED,
+       F_GRID_RED, F_EFF, F_P50, F_WARM, F_WAVE, F_WAVE_END = F_WAVE + 5, F_N = F_WAVE_END };
+
+/* One run of a synthetic summary.json. */
+struct syn_run {
+    const char *mitigation, *label, *shape;   /* label: JSON text (escapes allowed); NULL: none */
+    int no_battery;                           /* bess without projection.bess (a rebuilt summary) */
+    double f[F_N];
+};
+
+/* Fills r with a run of mitigation and label whose figures are ordinary ones. */
+static void syn_default(struct syn_run *r, const char *mitigation, const char *label)
+{
+    static const double f[F_N] = { 1200, 1300, 4, 20000, 21000, 40, 2, 30, 10, 1, 50, 60, 0.9, 0.25, 0.3,
+                                   400, 500, 300, 450, 350 };
+    memset(r, 0, sizeof *r);
+    r->mitigation = mitigation;
+    r->label = label;
+    memcpy(r->f, f, sizeof f);
+}
+
+/* Writes x to f as a JSON number, or null when it is NAN. */
+static void syn_num(FILE *f, double x)
+{
+    cr_assert_geq(isnan(x) ? fprintf(f, "null") : fprintf(f, "%.17g", x), 0);
+}
+
+/* Writes summary.json of runs r (n of them) into dir, with extra JSON members (e.g. a search) when not NULL. */
+static void syn_summary(const char *dir, const struct syn_run *r, int n, const char *extra)
+{
+    char *s = NULL, path[256];
+    size_t len = 0;
+    FILE *m = open_memstream(&s, &len);
+    cr_assert(m);
+    fprintf(m, "{\"scenario\": \"syn\"%s%s, \"runs\": [", extra ? ", " : "", extra ? extra : "");
+    for (int i = 0; i < n; i++) {
+        const double *f = r[i].f;
+        int bess = strcmp(r[i].mitigation, "bess") == 0;
+        fprintf(m, "%s{\"run\": %d, \"mitigation\": \"%s\", \"complete\": true", i ? ", " : "", i, r[i].mitigation);
+        if (r[i].label)
+            fprintf(m, ", \"label\": \"%s\"", r[i].label);
+        if (r[i].shape)
+            fprintf(m, ", \"shape\": \"%s\"", r[i].shape);
+        fprintf(m, ", \"iteration_s\": {\"p50\": "), syn_num(m, f[F_P50]);
+        fprintf(m, "}, \"warmup_s\": "), syn_num(m, f[F_WARM]);
+        fprintf(m, ", \"power\": {\"aggregate\": {\"samples\": 180, \"swing_w\": "), syn_num(m, f[F_SWING_W]);
+        fprintf(m, ", \"range_w\": "), syn_num(m, f[F_RANGE_W]);
+        fprintf(m, ", \"dominant_hz\": "), syn_num(m, f[F_DOM_HZ]);
+        fprintf(m, ", \"ramp_up_w_s\": {\"100ms\": "), syn_num(m, f[F_UP]);
+        fprintf(m, "}, \"ramp_down_w_s\": {\"100ms\": "), syn_num(m, f[F_DOWN]);
+        fprintf(m, "}, \"waveform_per_gpu_w\": [");
+        for (int b = F_WAVE; b < F_WAVE_END; b++)
+            fprintf(m, "%s", b > F_WAVE ? ", " : ""), syn_num(m, f[b]);
+        fprintf(m, "], \"projection\": {\"gpus\": 10000, \"swing_mw\": "), syn_num(m, f[F_SWING_MW]);
+        fprintf(m, ", \"spec\": {\"pass\": true, \"clauses\": [{\"clause\": \"dynamic_range_mw\", \"limit\": "),
+            syn_num(m, f[F_LIMIT]);
+        fprintf(m, "}]}");
+        if (bess && !r[i].no_battery)
+            fprintf(m, ", \"bess\": {\"grid_swing_mw\": "), syn_num(m, f[F_GRID_MW]), fprintf(m, "}");
+        fprintf(m, "}}}, \"vs_none\": {\"energy_overhead_pct\": "), syn_num(m, i ? f[F_ENERGY] : 0);
+        fprintf(m, ", \"iteration_overhead_pct\": "), syn_num(m, i ? f[F_TIME] : 0);
+        fprintf(m, ", \"swing_reduction_pct\": "), syn_num(m, i ? f[F_SWING_RED] : 0);
+        if (!(bess && r[i].no_battery))
+            fprintf(m, ", \"grid_swing_reduction_pct\": "), syn_num(m, i ? f[F_GRID_RED] : 0);
+        fprintf(m, ", \"energy_efficiency\": "), syn_num(m, i ? f[F_EFF] : NAN);
+        fprintf(m, "}}");
+    }
+    fprintf(m, "]}\n");
+    cr_assert(!ferror(m));
+    cr_assert_eq(fclose(m), 0);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    put_text(path, s);
+    free(s);
+}
+
+/* How power.csv of a synthetic folder is written. */
+struct syn_power {
+    int nodes;          /* 2: node 1's rows too (ranks 2 and 3), at its own ticks 3.7 ms later, interleaved */
+    int shuffle;        /* node 0's rows of some ticks written before the tick before them */
+    const char *odd;    /* the watts field of rank 0's rows of run 1 from 2.5 s to 2.7 s (NULL: a number) */
+};
+
+/* Writes events.jsonl and power.csv of n runs into dir: run i from 2i + 0.05 s to 2i + 1.95 s, its first iteration
+ * ending 0.25 s in; 2 ranks of node 0 sampled every 10 ms, a 4 Hz wave, each run a little lower than the last. */
+static void syn_record(const char *dir, int n, const struct syn_power *pw)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    for (int i = 0; i < n; i++)
+        cr_assert_geq(fprintf(f, "{\"t_s\":%.3f,\"event\":\"run_begin\",\"run\":%d}\n{\"t_s\":%.3f,\"event\":\"iteration\","
+                                 "\"rank\":0,\"run\":%d,\"iter\":0}\n{\"t_s\":%.3f,\"event\":\"run_end\",\"run\":%d}\n",
+                              2.0 * i + 0.05, i, 2.0 * i + 0.3, i, 2.0 * i + 1.95, i), 0);
+    cr_assert_eq(fclose(f), 0);
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    f = fopen(path, "w");
+    cr_assert(f);
+    cr_assert_geq(fprintf(f, "t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w,sample_t_s\n"), 0);
+    int ticks = n * 200;
+    for (int j = 0; j < ticks; j++) {
+        int tick = pw->shuffle && j % 7 == 3 && j + 1 < ticks ? j + 1 : pw->shuffle && j % 7 == 4 ? j - 1 : j;
+        double t = 0.01 * tick + 0.005;
+        for (int node = 0; node < pw->nodes; node++)
+            for (int r = 0; r < 2; r++) {
+                double tt = node ? 0.01 * j + 0.0087 : t;
+                double w = (node ? 900 : 300) + 200 * sin(2 * M_PI * 4 * tt) + 50 * r - 20 * floor(tt / 2);
+                if (!node && r == 0 && pw->odd && tt >= 2.5 && tt < 2.7)
+                    cr_assert_geq(fprintf(f, "%.6f,%d,%s,compute,,,,,,%d,,\n", tt, r, pw->odd, node), 0);
+                else
+                    cr_assert_geq(fprintf(f, "%.6f,%d,%.3f,compute,,,,,,%d,,\n", tt, 2 * node + r, w, node), 0);
+            }
+    }
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* Makes a new folder with n runs' record as syn_record writes it; returns it (static storage, a few at a time). */
+static const char *syn_dir(int n, const struct syn_power *pw)
+{
+    static char dirs[4][64];
+    static int next;
+    char *d = dirs[next++ % 4];
+    snprintf(d, 64, "/tmp/gauntlet-report-syn-XXXXXX");
+    cr_assert(mkdtemp(d));
+    syn_record(d, n, pw);
+    return d;
+}
+
+/* Runs `gauntlet report dir`, at most 20 s (a hang is killed and fails the caller's check); the exit code (-1: it
+ * hung), what it said in *log. */
+static int syn_report(const char *dir, char **log)
+{
+    char lp[128];
+    snprintf(lp, sizeof lp, "%s.log", dir);
+    int rc = e2e_wait(e2e_start(lp, (const char *[]){ "report", dir, NULL }), 20);
+    *log = e2e_read(lp);
+    return rc;
+}
+
+/* Returns the length of the UTF-8 character at s and its code point in *cp; 0 when it is none. */
+static size_t utf8_at(const unsigned char *s, unsigned *cp)
+{
+    unsigned c = s[0];
+    size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (!len)
+        return 0;
+    unsigned v = len == 1 ? c : c & (0x7Fu >> len);
+    for (size_t k = 1; k < len; k++) {
+        if ((s[k] & 0xC0) != 0x80)
+            return 0;
+        v = v << 6 | (s[k] & 0x3Fu);
+    }
+    static const unsigned least[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+    if (v < least[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+        return 0;
+    *cp = v;
+    return len;
+}
+
+/* Returns 1 when s[0, n) holds a word (letters, after no letter or digit) that reads as a number that is not finite:
+ * nan, inf, infinity. */
+static int nonfinite_word(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!isalpha((unsigned char)s[i]) || (i && isalnum((unsigned char)s[i - 1])))
+            continue;
+        size_t k = i;
+        while (k < n && isalpha((unsigned char)s[k]))
+            k++;
+        if ((k - i == 3 && (strncasecmp(s + i, "nan", 3) == 0 || strncasecmp(s + i, "inf", 3) == 0)) ||
+            (k - i == 8 && strncasecmp(s + i, "infinity", 8) == 0))
+            return 1;
+        i = k;
+    }
+    return 0;
+}
+
+/* Returns the length of the entity at s ("&lt;", "&#10;"...), 0 when it is none XML knows. */
+static size_t xml_entity(const char *s)
+{
+    static const char *const named[] = { "&lt;", "&gt;", "&amp;", "&quot;", "&apos;" };
+    for (size_t i = 0; i < 5; i++)
+        if (strncmp(s, named[i], strlen(named[i])) == 0)
+            return strlen(named[i]);
+    size_t k = 2, hex = s[1] == '#' && s[2] == 'x';
+    if (s[1] != '#')
+        return 0;
+    k += hex;
+    size_t d = k;
+    while (hex ? isxdigit((unsigned char)s[k]) : isdigit((unsigned char)s[k]))
+        k++;
+    return k > d && s[k] == ';' ? k + 1 : 0;
+}
+
+/* Returns NULL when svg is a well-formed XML document — only characters XML 1.0 allows, one root element, every
+ * element closed in order, attributes quoted and unique, entities known — with no number that is not finite in an
+ * attribute or a text; else what is wrong, in why. */
+static const char *xml_bad(const char *svg, char *why, size_t n)
+{
+    for (const unsigned char *p = (const unsigned char *)svg; *p;) {
+        unsigned cp = 0;
+        size_t len = utf8_at(p, &cp);
+        if (!len || !(cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) ||
+                      cp >= 0x10000))
+            return snprintf(why, n, "byte %zu: not a character XML allows (0x%02x)", (size_t)(p - (const unsigned char *)svg),
+                            *p), why;
+        p += len;
+    }
+    char stack[64][32];
+    int depth = 0, roots = 0;
+    for (const char *p = svg; *p;) {
+        if (*p != '<') {   /* text */
+            const char *e = p + strcspn(p, "<");
+            for (const char *a = p; a < e; a++)
+                if (*a == '&' && !xml_entity(a))
+                    return snprintf(why, n, "an unknown entity: %.20s", a), why;
+            if (!depth && strspn(p, " \t\r\n") < (size_t)(e - p))
+                return snprintf(why, n, "text outside the root: %.20s", p), why;
+            if (nonfinite_word(p, (size_t)(e - p)))
+                return snprintf(why, n, "a number that is not finite in a text: %.*s", (int)(e - p > 60 ? 60 : e - p), p), why;
+            p = e;
+            continue;
+        }
+        int end = p[1] == '/';
+        const char *nm = p + 1 + end;
+        size_t nl = strspn(nm, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_:.");
+        if (!nl || nl >= sizeof stack[0])
+            return snprintf(why, n, "a tag without a name: %.20s", p), why;
+        p = nm + nl;
+        if (end) {
+            if (!depth || strncmp(stack[depth - 1], nm, nl) != 0 || stack[depth - 1][nl])
+                return snprintf(why, n, "</%.*s> closes no open element", (int)nl, nm), why;
+            depth--;
+            p += strspn(p, " \t\r\n");
+            if (*p++ != '>')
+                return snprintf(why, n, "an end tag not closed: %.20s", p - 1), why;
+            continue;
+        }
+        if (!depth && roots++)
+            return snprintf(why, n, "a second root element"), why;
+        char names[64][32];
+        int na = 0;
+        for (;;) {
+            size_t ws = strspn(p, " \t\r\n");
+            p += ws;
+            if (*p == '>' || (p[0] == '/' && p[1] == '>'))
+                break;
+            size_t al = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_:.");
+            if (!ws || !al || al >= sizeof names[0] || na == 64 || p[al] != '=' || (p[al + 1] != '"' && p[al + 1] != '\''))
+                return snprintf(why, n, "a broken attribute: %.30s", p), why;
+            for (int k = 0; k < na; k++)
+                if (strncmp(names[k], p, al) == 0 && !names[k][al])
+                    return snprintf(why, n, "attribute %.*s twice", (int)al, p), why;
+            snprintf(names[na++], sizeof names[0], "%.*s", (int)al, p);
+            char q = p[al + 1];
+            const char *v = p + al + 2, *ve = strchr(v, q);
+            if (!ve)
+                return snprintf(why, n, "an attribute not closed: %.30s", p), why;
+            for (const char *a = v; a < ve; a++)
+                if (*a == '<' || (*a == '&' && !xml_entity(a)))
+                    return snprintf(why, n, "%c in attribute %.*s", *a, (int)al, p), why;
+            if (nonfinite_word(v, (size_t)(ve - v)))
+                return snprintf(why, n, "a number that is not finite: %.*s=%.40s", (int)al, p, v), why;
+            p = ve + 1;
+        }
+        if (*p == '/')
+            p += 2;
+        else {
+            if (depth == 64)
+                return snprintf(why, n, "nested too deep"), why;
+            snprintf(stack[depth++], sizeof stack[0], "%.*s", (int)nl, nm);
+            p++;
+        }
+    }
+    if (depth || roots != 1)
+        return snprintf(why, n, "%d element(s) left open, %d root(s)", depth, roots), why;
+    return NULL;
+}
+
+/* Checks that dir/report.svg is there and well-formed. */
+static void svg_well_formed(const char *dir, const char *what)
+{
+    char *svg = slurp(dir, "report.svg"), why[200];
+    const char *bad = xml_bad(svg, why, sizeof why);
+    cr_assert_null(bad, "%s: report.svg is not well-formed XML: %s", what, bad);
+    free(svg);
+}
+
+/* Returns a figure from the pool of odd ones: zeros, tiny, subnormal, at and past the report's bound, past what a
+ * step can move, near the largest double, of both signs. */
+static double odd_figure(unsigned *seed)
+{
+    static const double pool[] = { 0, -0.0, 1, -1, 0.5, 100, -100, 1e-300, 4.9406564584124654e-324, 1e11, 1e12,
+                                   1.0000001e12, -1e12, 1e15, 1e16, -1e16, 1e17, 1e300, 1.75e308, -1.7e308,
+                                   1.7976931348623157e308, 9007199254740993.0, 123456.789, 2.5e-9 };
+    return pool[rand_r(seed) % (sizeof pool / sizeof *pool)];
+}
+
+/* Odd numbers in summary.json — the three a review found each hang the report (every waveform bin 1e16; a swing of
+ * 1.75e308 on a curve; an energy of 1.7e308), then random draws of zeros, subnormals, 1e16, 1e300, the largest
+ * doubles over every figure the report reads — end within 20 s, exit 0, with a well-formed report.svg that holds no
+ * number that is not finite, and name on stderr each figure read as missing. They looped forever growing memory. */
+Test(report, odd_figures_in_the_summary_never_hang_the_report, .timeout = 900)
+{
+    struct syn_power pw = { .nodes = 1 };
+    const char *dir = syn_dir(4, &pw);
+    unsigned seed = 20261130;
+    int drawn = 0;
+    for (int it = 0; it < 60; it++) {
+        struct syn_run r[4];
+        syn_default(&r[0], "none", NULL);
+        syn_default(&r[1], "filler", "filler floor=50%");
+        syn_default(&r[2], "filler", "filler floor=80%");
+        syn_default(&r[3], "bess", NULL);
+        int past = 0;
+        if (it == 0)   /* the review's three */
+            for (int i = 0; i < 4; i++)
+                for (int b = F_WAVE; b < F_WAVE_END; b++)
+                    r[i].f[b] = 1e16;
+        else if (it == 1)
+            r[2].f[F_SWING_MW] = 1.75e308;
+        else if (it == 2)
+            r[2].f[F_ENERGY] = 1.7e308;
+        else
+            for (int i = 0; i < 4; i++) {
+                double same = odd_figure(&seed);
+                int flat = rand_r(&seed) % 3 == 0;   /* every bin the same: the waveform's range is 0 */
+                for (int k = 0; k < F_N; k++)
+                    if (rand_r(&seed) % 3 == 0 || (flat && k >= F_WAVE))
+                        r[i].f[k] = flat && k >= F_WAVE ? same : odd_figure(&seed);
+            }
+        for (int i = 0; i < 4; i++)
+            for (int k = 0; k < F_N; k++)
+                past |= fabs(r[i].f[k]) > 1e12 && (k != F_GRID_MW || i == 3) &&   /* bess's alone is written */
+                        (i || (k != F_ENERGY && k != F_TIME && k != F_SWING_RED && k != F_GRID_RED && k != F_EFF));
+        syn_summary(dir, r, 4, NULL);
+        char *log = NULL;
+        int rc = syn_report(dir, &log);
+        cr_assert_neq(rc, -1, "draw %d: the report hung (killed after 20 s):\n%s", it, log);
+        cr_assert_eq(rc, 0, "draw %d: exit %d:\n%s", it, rc, log);
+        char what[32];
+        snprintf(what, sizeof what, "draw %d", it);
+        if (it < 3 || !strstr(log, "plots: none (no power trace to draw)"))   /* an iteration of 1e-300 s: none */
+            svg_well_formed(dir, what);
+        drawn += it >= 3 && exists(dir, "report.svg");
+        cr_assert(!past || strstr(log, "read as missing"), "draw %d: a figure past 1e12 is not said:\n%s", it, log);
+        free(log);
+    }
+    cr_assert_geq(drawn, 30, "most draws make a picture: %d of 57", drawn);
+}
+
+/* Every label a run can have (up to 47 bytes: a sweep's entry and its " [shape]") is whole in the table, the
+ * picture and the curve, and still matches the search's picks; one longer is exit 2 naming it. Labels were cut at
+ * 45 bytes: "smoothing ramp_down_w_s=100000 [pipeline-1f1b]" lost its "]", its curve value read
+ * "100000 [pipeline-1f1b" and it was never the search's pick. */
+Test(report, every_legal_label_is_whole, .timeout = 300)
+{
+    struct syn_power pw = { .nodes = 1 };
+    const char *dir = syn_dir(3, &pw);
+    for (int digits = 1; digits <= 8; digits++) {
+        char value[16], label[64], search[256], *log = NULL;
+        snprintf(value, sizeof value, "%.*s", digits, "98765432");
+        snprintf(label, sizeof label, "smoothing ramp_down_w_s=%s [pipeline-1f1b]", value);   /* 40 + digits bytes */
+        struct syn_run r[3];
+        syn_default(&r[0], "none", "none [pipeline-1f1b]");
+        syn_default(&r[1], "smoothing", "smoothing ramp_down_w_s=1 [pipeline-1f1b]");
+        syn_default(&r[2], "smoothing", label);
+        for (int i = 0; i < 3; i++)
+            r[i].shape = "pipeline-1f1b";
+        snprintf(search, sizeof search, "\"search\": {\"pareto\": [{\"label\": \"%s\"}], \"cheapest_passing\": "
+                                        "{\"label\": \"%s\"}}", label, label);
+        syn_summary(dir, r, 3, search);
+        int rc = syn_report(dir, &log);
+        if (strlen(label) > 47) {
+            cr_assert_eq(rc, 2, "a %zu-byte label: exit %d:\n%s", strlen(label), rc, log);
+            cr_assert(strstr(log, "runs[2].label: expected at most 47 bytes"), "%s", log);
+            free(log);
+            continue;
+        }
+        cr_assert_eq(rc, 0, "%s", log);
+        char *txt = slurp(dir, "report.txt"), *svg = slurp(dir, "report.svg"), row[128], attrv[64];
+        snprintf(row, sizeof row, "\n%s ", label);
+        cr_assert(strstr(txt, row), "a %zu-byte label is not whole in the table:\n%s", strlen(label), txt);
+        snprintf(row, sizeof row, "\n  %-12s ", value);
+        const char *cr = strstr(txt, row);
+        cr_assert(cr, "the curve's row is not %s:\n%s", value, txt);
+        cr_assert(strstr(cr, "pareto, cheapest passing") && strstr(cr, "pareto, cheapest passing") < strchr(cr + 1, '\n'),
+                  "the search's pick is not named:\n%s", txt);
+        snprintf(attrv, sizeof attrv, "data-value=\"%s\"", value);
+        cr_assert(strstr(svg, attrv), "the point is not %s", value);
+        snprintf(row, sizeof row, "data-label=\"%s\"", label);
+        cr_assert(strstr(svg, row), "the legend does not hold the whole label %s", label);
+        cr_assert(strstr(svg, "class=\"tradeoff-cheapest\""), "the pick is not ringed");
+        free(txt);
+        free(svg);
+        free(log);
+    }
+}
+
+/* Appends the JSON text of a random label's character to json and its UTF-8 bytes to raw; returns the bytes. */
+static size_t odd_char(unsigned *seed, char *json, char *raw)
+{
+    static const char *const pieces[][2] = {
+        { "a", "a" }, { "Z", "Z" }, { " ", " " }, { "=", "=" }, { "%", "%" }, { "<", "<" }, { ">", ">" }, { "&", "&" },
+        { "\\\"", "\"" }, { "'", "'" }, { "\\u0001", "\x01" }, { "\\u001f", "\x1f" }, { "\\t", "\t" }, { "\\n", "\n" },
+        { "\\u007f", "\x7f" }, { "\\u0085", "\xc2\x85" }, { "\xc3\xa9", "\xc3\xa9" }, { "\xe2\x82\xac", "\xe2\x82\xac" },
+        { "\xf0\x9d\x84\x9e", "\xf0\x9d\x84\x9e" }, { "\\ufffe", "\xef\xbf\xbe" }, { "\\uffff", "\xef\xbf\xbf" },
+        { "\\ud834\\udd1e", "\xf0\x9d\x84\x9e" }, { "]", "]" }, { "[", "[" },
+    };
+    size_t k = (size_t)rand_r(seed) % (sizeof pieces / sizeof *pieces);
+    strcat(json, pieces[k][0]);
+    strcat(raw, pieces[k][1]);
+    return strlen(pieces[k][1]);
+}
+
+/* Returns label as rp_xml must write it: each control character and non-character U+FFFD, <>&" escaped. */
+static void xml_expect(const char *label, char *out)
+{
+    out[0] = '\0';
+    for (const unsigned char *p = (const unsigned char *)label; *p;) {
+        unsigned cp = 0;
+        size_t len = utf8_at(p, &cp);
+        cr_assert(len, "the test's label is UTF-8");
+        if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0xFFFE || cp == 0xFFFF)
+            strcat(out, "\xef\xbf\xbd");
+        else if (strchr("<>&\"", (int)cp) && cp)
+            strcat(out, cp == '<' ? "&lt;" : cp == '>' ? "&gt;" : cp == '&' ? "&amp;" : "&quot;");
+        else
+            strncat(out, (const char *)p, len);
+        p += len;
+    }
+}
+
+/* Labels of random characters up to 47 bytes — controls (\u0001, tab, newline, DEL, U+0085), <>&"', 2-, 3- and
+ * 4-byte characters ending the label, U+FFFE and U+FFFF — give a well-formed report.svg in which each label reads as
+ * it is, each character XML cannot hold as U+FFFD. A control character was written as is, and a cut could split a
+ * character: XML parsers rejected the file. */
+Test(report, the_picture_is_well_formed_xml_whatever_the_labels, .timeout = 300)
+{
+    struct syn_power pw = { .nodes = 1 };
+    const char *dir = syn_dir(3, &pw);
+    unsigned seed = 1130;
+    for (int it = 0; it < 40; it++) {
+        char json[3][400], raw[3][64];
+        struct syn_run r[3];
+        static const char *const mit[3] = { "none", "filler", "cap" };
+        for (int i = 0; i < 3; i++) {
+            size_t len = 0;
+            json[i][0] = raw[i][0] = '\0';
+            while (len < 40)
+                len += odd_char(&seed, json[i], raw[i]);
+            syn_default(&r[i], mit[i], json[i]);
+        }
+        syn_summary(dir, r, 3, NULL);
+        char *log = NULL;
+        int rc = syn_report(dir, &log);
+        cr_assert_eq(rc, 0, "draw %d: exit %d:\n%s", it, rc, log);
+        svg_well_formed(dir, "random labels");
+        char *svg = slurp(dir, "report.svg");
+        for (int i = 0; i < 3; i++) {
+            char want[512], attrv[600];
+            xml_expect(raw[i], want);
+            snprintf(attrv, sizeof attrv, "data-label=\"%s\"", want);
+            cr_assert(strstr(svg, attrv), "draw %d: label %d (%s) does not read %s", it, i, json[i], want);
+        }
+        free(svg);
+        free(log);
+    }
+}
+
+/* Returns the trace polylines and spectrum paths of dir/report.svg, one after another (malloc'd). */
+static char *trace_lines(const char *dir)
+{
+    char *svg = slurp(dir, "report.svg"), *out = calloc(1, strlen(svg) + 1);
+    cr_assert(out);
+    for (const char *p = svg; (p = strstr(p, "<")); p++)
+        if (strncmp(p, "<polyline fill=\"none\" class=\"trace\"", 35) == 0 ||
+            strncmp(p, "<path fill=\"none\" class=\"spectrum-line\"", 39) == 0)
+            strncat(out, p, strcspn(p, ">") + 1);
+    free(svg);
+    return out;
+}
+
+/* With `forward: ranks` node 0's power.csv holds every node's rows, each node at its own ticks, interleaved: the
+ * picture draws node 0's power (the node of the table's figures), in time order, and says so — its traces and
+ * spectra are those of power.csv without the other nodes' rows, even with node 0's rows out of order. They were
+ * merged into a zig-zag of node 0's and node 1's sums going back in time. */
+Test(report, other_nodes_rows_are_left_out_and_the_trace_is_in_time_order, .timeout = 120)
+{
+    struct syn_power one = { .nodes = 1 }, two = { .nodes = 2, .shuffle = 1 };
+    const char *a = syn_dir(3, &one), *b = syn_dir(3, &two);
+    struct syn_run r[3];
+    syn_default(&r[0], "none", NULL);
+    syn_default(&r[1], "filler", NULL);
+    syn_default(&r[2], "cap", NULL);
+    syn_summary(a, r, 3, NULL);
+    syn_summary(b, r, 3, NULL);
+    char *la = NULL, *lb = NULL;
+    cr_assert_eq(syn_report(a, &la), 0, "%s", la);
+    cr_assert_eq(syn_report(b, &lb), 0, "%s", lb);
+    char *ta = trace_lines(a), *tb = trace_lines(b), *txt = slurp(b, "report.txt");
+    cr_assert(strlen(ta) > 1000, "node 0's traces are drawn");
+    cr_assert_str_eq(tb, ta, "the traces and spectra are not node 0's alone, in time order");
+    cr_assert(strstr(txt, "node 0's") && strstr(txt, "other nodes' rows"), "the report does not say whose power it draws:\n%s",
+              txt);
+    cr_assert(!strstr(la, "other nodes' rows"), "one node's report says nothing of other nodes:\n%s", la);
+    for (const char *p = tb; (p = strstr(p, "class=\"trace\"")); p++) {   /* every trace goes forward in time */
+        const char *pts = strstr(p, "points=\"") + 8;
+        double x, y, last = -1;
+        int used;
+        while (sscanf(pts, "%lf,%lf %n", &x, &y, &used) == 2) {
+            cr_assert_gt(x, last, "a trace goes back in time");
+            last = x;
+            pts += used;
+        }
+    }
+    free(ta);
+    free(tb);
+    free(txt);
+    free(la);
+    free(lb);
+}
+
+/* A reading of power.csv that is no finite number — inf, -inf, nan, 1e999, infinity, a reading past 1e12 W, a
+ * number followed by garbage — is a missing reading: the picture is the one an empty field gives. One inf made
+ * every trace's scale "inf W" and flattened every trace. */
+Test(report, a_reading_that_is_no_number_is_missing, .timeout = 180)
+{
+    static const char *const odd[] = { "inf", "-inf", "nan", "NAN", "1e999", "-1e999", "infinity", "1e13", "12abc" };
+    struct syn_power empty = { .nodes = 1, .odd = "" };
+    struct syn_run r[2];
+    syn_default(&r[0], "none", NULL);
+    syn_default(&r[1], "filler", NULL);
+    const char *a = syn_dir(2, &empty);
+    syn_summary(a, r, 2, NULL);
+    char *log = NULL;
+    cr_assert_eq(syn_report(a, &log), 0, "%s", log);
+    free(log);
+    char *want = trace_lines(a);
+    cr_assert(strlen(want) > 1000 && !strstr(want, "nan"), "the traces are drawn");
+    for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
+        struct syn_power pw = { .nodes = 1, .odd = odd[i] };
+        const char *b = syn_dir(2, &pw);
+        syn_summary(b, r, 2, NULL);
+        cr_assert_eq(syn_report(b, &log), 0, "%s", log);
+        char *got = trace_lines(b), *svg = slurp(b, "report.svg");
+        cr_assert_str_eq(got, want, "a reading of %s is not a missing one", odd[i]);
+        cr_assert(!strstr(svg, "inf W") && !strstr(svg, "nan W"), "a reading of %s: a scale that is not finite", odd[i]);
+        svg_well_formed(b, odd[i]);
+        free(got);
+        free(svg);
+        free(log);
+    }
+    free(want);
+}
+
+/* One event of a folder watched by inotify: what happened and to which name. */
+struct dir_event {
+    uint32_t mask;
+    char name[64];
+};
+
+/* Returns the index of the first event of mask on name after from, -1 when there is none. */
+static int event_at(const struct dir_event *e, int n, int from, uint32_t mask, const char *name)
+{
+    for (int i = from; i < n; i++)
+        if ((e[i].mask & mask) && strcmp(e[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* A report killed between its text and its picture must not leave the earlier picture beside the new text: watched
+ * by inotify (whose events keep their order), the earlier report.svg and report.png are removed before the new
+ * report.txt is renamed into place, and the new picture follows it. They were replaced after it: a kill between left
+ * the earlier picture beside the new text. When report.txt cannot be written, no new picture is written beside the
+ * earlier text either. */
+Test(report, a_killed_report_never_leaves_an_earlier_picture_beside_new_text, .timeout = 120)
+{
+    struct syn_power pw = { .nodes = 1 };
+    const char *dir = syn_dir(2, &pw), *writing = fake_rsvg("printf 'fake png' > \"$4\"\n");
+    struct syn_run r[2];
+    syn_default(&r[0], "none", NULL);
+    syn_default(&r[1], "filler", NULL);
+    syn_summary(dir, r, 2, NULL);
+    free(report_with_path(dir, writing));
+    cr_assert(exists(dir, "report.svg") && exists(dir, "report.png"), "an earlier picture");
+    int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    cr_assert_geq(fd, 0);
+    cr_assert_geq(inotify_add_watch(fd, dir, IN_DELETE | IN_MOVED_TO), 0);
+    free(report_with_path(dir, writing));
+    struct dir_event ev[256];
+    int n = 0;
+    char buf[65536] __attribute__((aligned(__alignof__(struct inotify_event))));
+    ssize_t got;
+    while ((got = read(fd, buf, sizeof buf)) > 0)
+        for (char *p = buf; p < buf + got && n < 256; p += sizeof(struct inotify_event) + ((struct inotify_event *)p)->len) {
+            const struct inotify_event *e = (const struct inotify_event *)p;
+            ev[n].mask = e->mask;
+            snprintf(ev[n++].name, sizeof ev[0].name, "%s", e->len ? e->name : "");
+        }
+    cr_assert_eq(close(fd), 0);
+    int txt = event_at(ev, n, 0, IN_MOVED_TO, "report.txt");
+    cr_assert_geq(txt, 0, "report.txt was not renamed into place");
+    int svg_gone = event_at(ev, n, 0, IN_DELETE, "report.svg"), png_gone = event_at(ev, n, 0, IN_DELETE, "report.png");
+    cr_assert(svg_gone >= 0 && svg_gone < txt, "the earlier report.svg is there when the new report.txt is");
+    cr_assert(png_gone >= 0 && png_gone < txt, "the earlier report.png is there when the new report.txt is");
+    cr_assert_gt(event_at(ev, n, txt, IN_MOVED_TO, "report.svg"), txt, "the new report.svg follows the text");
+    cr_assert_gt(event_at(ev, n, txt, IN_MOVED_TO, "report.png"), txt, "the new report.png follows the picture");
+    /* report.txt that cannot be written (a folder in its place): no new picture beside the earlier text */
+    char path[256], *log = NULL;
+    snprintf(path, sizeof path, "%s/report.txt", dir);
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    int rc = syn_report(dir, &log);
+    cr_assert(rc != 0 && rc != -1, "exit %d:\n%s", rc, log);
+    cr_assert(!exists(dir, "report.svg") && !exists(dir, "report.png"), "a picture without its text:\n%s", log);
+    cr_assert(strstr(log, "plots: none (") && strstr(log, "/report.svg was removed"), "%s", log);
+    cr_assert_eq(rmdir(path), 0);
+    free(log);
+}
+
+/* Returns the width of run name's bar of colour fill in svg (green: swing removed), -1 when it has none; its data-bar
+ * in what (n bytes). */
+static double bar_width(const char *svg, const char *name, const char *fill, char *what, size_t n)
+{
+    char head[64], key[64];
+    snprintf(head, sizeof head, "<text x=\"10\" y=\"");
+    snprintf(key, sizeof key, "fill=\"%s\"", fill);
+    const char *bars = strstr(svg, "Against none:");
+    cr_assert(bars);
+    for (const char *t = bars; (t = strstr(t + 1, head));) {
+        const char *gt = strchr(t, '>');
+        if (strncmp(gt + 1, name, strlen(name)) != 0 || gt[1 + strlen(name)] != '<')
+            continue;
+        const char *next = strstr(gt, head), *b = strstr(gt, key);
+        if (!b || (next && b > next))
+            return -1;
+        while (*b != '<')   /* back to the start of its element */
+            b--;
+        attr(b, "data-bar", what, n);
+        return num(b, "width");
+    }
+    cr_assert_fail("no bars of %s", name);
+    return -1;
+}
+
+/* bess's swing-removed bar is the grid's (behind the battery: the figure of the table's grid_MW and of the curves),
+ * never the node's (alignment noise, the battery leaves the node's trace alone), and says so; with its battery not
+ * in the summary it draws no bar and reads "–". The bar showed the node's +27 % where the grid's was -99 %. */
+Test(report, the_bess_bar_is_the_grid_figure, .timeout = 120)
+{
+    static const double pairs[][2] = { { 27, 99 }, { -15, 40 }, { 5, -12 }, { 80, 0.5 }, { 0, 73 } };
+    struct syn_power pw = { .nodes = 1 };
+    const char *dir = syn_dir(3, &pw);
+    for (size_t k = 0; k <= sizeof pairs / sizeof *pairs; k++) {
+        int unknown = k == sizeof pairs / sizeof *pairs;
+        struct syn_run r[3];
+        syn_default(&r[0], "none", NULL);
+        syn_default(&r[1], "filler", NULL);
+        syn_default(&r[2], "bess", NULL);
+        r[2].f[F_SWING_RED] = unknown ? 27 : pairs[k][0];
+        r[2].f[F_GRID_RED] = unknown ? 99 : pairs[k][1];
+        r[2].no_battery = unknown;
+        syn_summary(dir, r, 3, NULL);
+        char *log = NULL;
+        cr_assert_eq(syn_report(dir, &log), 0, "%s", log);
+        char *svg = slurp(dir, "report.svg"), want[64];
+        char what[64];
+        cr_assert_float_eq(bar_width(svg, "filler", "#2ca02c", what, sizeof what), 2 * 50, 0.06, "filler's bar is the node's");
+        double w = bar_width(svg, "bess", "#2ca02c", what, sizeof what);
+        if (unknown) {
+            cr_assert_eq(w, -1, "a battery not known draws a bar of %g", w);
+            cr_assert(strstr(svg, ">\xe2\x80\x93 / +10% / +1%<"), "bess's swing reads -");
+        } else {
+            cr_assert_float_eq(w, 2 * fabs(pairs[k][1]), 0.06, "bess's bar is %g wide: not the grid's %g %%", w, pairs[k][1]);
+            cr_assert_str_eq(what, "grid_swing_reduction_pct");
+            snprintf(want, sizeof want, ">%+.0f%% grid / +10%% / +1%%<", pairs[k][1]);
+            cr_assert(strstr(svg, want), "bess's figure does not read %s", want);
+        }
+        free(svg);
+        free(log);
+    }
 }

@@ -9,7 +9,6 @@
 #include "report.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -17,10 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "analysis_json.h"
 #include "faulttable.h"
 #include "report_int.h"
 #include "shapes_compare.h"
@@ -28,14 +24,9 @@
 
 #define RP_PANEL_H 110  /* one trace panel */
 
-/* Appends (t, w) to a run's aggregate, adding to the last point when t is the same tick (NAN, a missing sample,
- * makes the tick missing). */
+/* Appends (t, w), one rank's reading, to a run's trace; rp_order sums each tick's. */
 static void rp_add(struct rp_run *r, double t, double w)
 {
-    if (r->n && fabs(r->t[r->n - 1] - t) < 1e-9) {
-        r->w[r->n - 1] += w;
-        return;
-    }
     if (r->n == r->cap) {
         r->cap = r->cap ? 2 * r->cap : 1024;
         r->t = xrealloc(r->t, r->cap * sizeof *r->t);
@@ -43,6 +34,41 @@ static void rp_add(struct rp_run *r, double t, double w)
     }
     r->t[r->n] = t;
     r->w[r->n++] = w;
+}
+
+/* One reading of a trace, for sorting. */
+struct rp_tw {
+    double t, w;
+};
+
+/* Orders two readings by time. */
+static int rp_tw_cmp(const void *a, const void *b)
+{
+    double x = ((const struct rp_tw *)a)->t, y = ((const struct rp_tw *)b)->t;
+    return (x > y) - (x < y);
+}
+
+/* Puts a run's readings in time order and sums the ranks' readings of each tick (within a nanosecond) into one
+ * point: the node's power (NAN, a missing reading, makes the tick missing). */
+static void rp_order(struct rp_run *r)
+{
+    if (r->n < 2)
+        return;
+    struct rp_tw *p = xmalloc(r->n * sizeof *p);
+    for (size_t k = 0; k < r->n; k++)
+        p[k] = (struct rp_tw){ r->t[k], r->w[k] };
+    qsort(p, r->n, sizeof *p, rp_tw_cmp);
+    size_t m = 0;
+    for (size_t k = 0; k < r->n; k++) {
+        if (m && fabs(p[k].t - r->t[m - 1]) < 1e-9) {
+            r->w[m - 1] += p[k].w;
+            continue;
+        }
+        r->t[m] = p[k].t;
+        r->w[m++] = p[k].w;
+    }
+    r->n = m;
+    free(p);
 }
 
 /* Opens dir/name for reading; NULL with a message (and what the report does without it) on failure. */
@@ -78,7 +104,7 @@ static void rp_windows(const char *dir, struct rp_run *runs, int n)
         json_t *o = json_loads(line, 0, NULL);
         const char *ev = json_string_value(json_object_get(o, "event"));
         json_int_t run = json_integer_value(json_object_get(o, "run"));
-        double t = json_number_value(json_object_get(o, "t_s"));
+        double t = rp_fig(json_object_get(o, "t_s"));   /* none: the run's window unknown, no trace */
         int kind = !ev ? 0 : strcmp(ev, "run_begin") == 0 ? 1 : strcmp(ev, "run_end") == 0 ? 2
                            : strcmp(ev, "iteration") == 0 ? 3 : 0;   /* 3: the first one ends the warm-up (a summary
                                                                      * without warmup_s) */
@@ -96,16 +122,43 @@ static void rp_windows(const char *dir, struct rp_run *runs, int n)
     }
     rp_done(f, dir, "events.jsonl");
     for (int i = 0; i < n; i++) {   /* the warm-up as the summary's analysis left it out (power.settle) */
-        json_t *w = json_object_get(runs[i].summary, "warmup_s");
-        if (json_is_number(w) && isfinite(runs[i].t0))
-            runs[i].warm = runs[i].t0 + json_number_value(w);
+        double w = rp_fig(json_object_get(runs[i].summary, "warmup_s"));
+        if (isfinite(w) && isfinite(runs[i].t0))
+            runs[i].warm = runs[i].t0 + w;
     }
 }
 
-/* Reads power.csv into each run's aggregate trace; a rank's missing sample makes its tick missing (NAN). */
-static void rp_power(const char *dir, struct rp_run *runs, int n)
+/* Returns the 0-based column named name in the header line of a CSV file, -1 when it has none. */
+static int rp_column(const char *header, const char *name)
+{
+    size_t len = strlen(name);
+    int col = 0;
+    for (const char *p = header; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL, col++)
+        if (strncmp(p, name, len) == 0 && strchr(",\r\n", p[len]))   /* its NUL too: the last column */
+            return col;
+    return -1;
+}
+
+/* Returns the node of a row of power.csv whose node column is col: 0 where there is none (one node's file) or the row
+ * leaves it empty or has no such field; -1 when the field is not a node. */
+static long rp_node(const char *line, int col)
+{
+    for (int k = 0; k < col && line; k++)
+        line = strchr(line, ',') ? strchr(line, ',') + 1 : NULL;
+    if (col < 0 || !line || strchr(",\r\n", *line))
+        return 0;
+    char *end;
+    long node = strtol(line, &end, 10);
+    return end != line && strchr(",\r\n", *end) ? node : -1;
+}
+
+/* Reads node 0's rows of power.csv (with `forward: ranks` it holds every node's, each at its own ticks: *others says
+ * it did) into each run's trace, in time order, summed over its ranks per tick; a rank's missing reading (an empty
+ * field, one that is not a number, or not finite, or past RP_FIG_MAX) makes its tick missing (NAN). */
+static void rp_power(const char *dir, struct rp_run *runs, int n, int *others)
 {
     char line[512];
+    int col = -1;
     FILE *f = rp_open(dir, "power.csv", "no power traces drawn");
     if (!f)
         return;
@@ -113,16 +166,26 @@ static void rp_power(const char *dir, struct rp_run *runs, int n)
         double t, w;
         int rank, at = 0;
         char *end;
-        if (sscanf(line, "%lf,%d,%n", &t, &rank, &at) != 2 || !at)
-            continue;   /* the header */
+        if (sscanf(line, "%lf,%d,%n", &t, &rank, &at) != 2 || !at) {
+            if (strncmp(line, "t_s,", 4) == 0)   /* the header */
+                col = rp_column(line, "node");
+            continue;
+        }
+        long node = rp_node(line, col);
+        if (node != 0 || !isfinite(t) || fabs(t) > RP_FIG_MAX) {   /* another node's GPUs: not the table's node */
+            *others |= node > 0;
+            continue;
+        }
         w = strtod(line + at, &end);
-        if (end == line + at)
-            w = NAN;    /* an empty field: missing, not 0 W */
+        if (end == line + at || !strchr(",\r\n", *end) || !isfinite(w) || fabs(w) > RP_FIG_MAX)
+            w = NAN;    /* empty, or no reading: missing, not 0 W nor a scale of inf */
         for (int i = 0; i < n; i++)
             if (t >= runs[i].t0 && t <= runs[i].t1)
                 rp_add(&runs[i], t, w);
     }
     rp_done(f, dir, "power.csv");
+    for (int i = 0; i < n; i++)
+        rp_order(&runs[i]);
 }
 
 /* Whether run is a facility battery whose battery was not computed (a summary rebuilt by `gauntlet summarize`, which
@@ -142,15 +205,7 @@ double rp_swing(json_t *run, int mw)
     json_t *pr = json_object_get(agg, "projection"), *bess = json_object_get(pr, "bess");
     if (mw && rp_battery_unknown(run))
         return NAN;
-    json_t *v = mw ? json_object_get(bess ? bess : pr, bess ? "grid_swing_mw" : "swing_mw") : json_object_get(agg, "swing_w");
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/* Writes s to f with XML's special characters escaped. */
-void rp_xml(FILE *f, const char *s)
-{
-    for (; s && *s; s++)
-        fputs(*s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '&' ? "&amp;" : *s == '"' ? "&quot;" : (char[2]){ *s, 0 }, f);
+    return rp_fig(mw ? json_object_get(bess ? bess : pr, bess ? "grid_swing_mw" : "swing_mw") : json_object_get(agg, "swing_w"));
 }
 
 /* Returns x formatted with fmt, or "-" when it is not a number. */
@@ -166,7 +221,7 @@ const char *rp_fmt(char *buf, size_t n, const char *fmt, double x)
 /* Returns a JSON number formatted with fmt, or "-" when v is not one. */
 static const char *rp_num(char *buf, size_t n, const char *fmt, json_t *v)
 {
-    return rp_fmt(buf, n, fmt, json_is_number(v) ? json_number_value(v) : NAN);
+    return rp_fmt(buf, n, fmt, rp_fig(v));
 }
 
 /* The larger of the largest rise and the largest fall over 100 ms (a fade's limit shows in the fall), NaN where
@@ -175,7 +230,7 @@ static double rp_ramp100(json_t *agg)
 {
     json_t *up = json_object_get(json_object_get(agg, "ramp_up_w_s"), "100ms");
     json_t *down = json_object_get(json_object_get(agg, "ramp_down_w_s"), "100ms");
-    return fmax(json_num_value(up), json_num_value(down));
+    return fmax(rp_fig(up), rp_fig(down));
 }
 
 /* Writes the comparison table to f. */
@@ -245,31 +300,6 @@ static void rp_table(FILE *f, struct rp_run *runs, int n)
     }
 }
 
-/* Closes an in-memory stream and writes its text to path whole; 0, or -1 with a message. */
-static int rp_commit(FILE *mem, char **buf, size_t *len, const char *path)
-{
-    int bad = ferror(mem), rc = 0;
-    if (fclose(mem) != 0 || bad) {
-        fprintf(stderr, "gauntlet report: %s: cannot build the text in memory\n", path);
-        rc = -1;
-    } else if (write_file_atomic(path, *buf, *len) != 0) {
-        fprintf(stderr, "gauntlet report: cannot write %s: %s\n", path, strerror(errno));
-        rc = -1;
-    }
-    free(*buf);
-    *buf = NULL;
-    return rc;
-}
-
-/* Opens an in-memory stream; NULL with a message on failure. */
-static FILE *rp_mem(char **buf, size_t *len, const char *path)
-{
-    FILE *f = open_memstream(buf, len);
-    if (!f)
-        fprintf(stderr, "gauntlet report: %s: open_memstream: %s\n", path, strerror(errno));
-    return f;
-}
-
 /* Returns where run's trace panel starts: the end of its warm-up (warm: power.settle, as the summary's analysis left
  * it out) where it lies inside the trace, else a tenth of the way in. */
 static double rp_start(const struct rp_run *r)
@@ -278,70 +308,23 @@ static double rp_start(const struct rp_run *r)
     return isfinite(r->warm) && r->warm >= t0 && r->warm < t1 ? r->warm : t0 + 0.1 * (t1 - t0);
 }
 
-/* Writes the picture: one panel per run (the same stretch after the warm-up, one power scale), the waveform and
- * spectrum panels, bars, then the trade-off curves. Returns 0, 1 when there is no power trace to draw, -1 (with a
- * message) when it cannot. */
-static int rp_svg(const char *path, struct rp_run *runs, int n, const struct rp_curve *cv, int nc, json_t *search)
+/* Draws at yb the bars of each run against none: swing removed (for bess the grid's, behind its battery: the figure
+ * of the table's grid_MW and of the curves, as the node's is the trace it leaves alone), energy and time paid. */
+static void rp_bars(FILE *f, double yb, const struct rp_run *runs, int n)
 {
-    double lo = INFINITY, hi = -INFINITY, span = INFINITY;
-    for (int i = 0; i < n; i++) {   /* about eight iterations of each after its warm-up, or the shortest run's rest */
-        if (runs[i].n < 2)
-            continue;
-        double p50 = json_number_value(json_object_get(json_object_get(runs[i].summary, "iteration_s"), "p50"));
-        span = fmin(span, fmin(runs[i].t[runs[i].n - 1] - rp_start(&runs[i]), p50 > 0 ? 8 * p50 : INFINITY));
-    }
-    for (int i = 0; i < n && isfinite(span); i++) {   /* one power scale: what is drawn */
-        double start = runs[i].n >= 2 ? rp_start(&runs[i]) : 0;
-        for (size_t k = 0; k < runs[i].n; k++)
-            if (runs[i].t[k] >= start && runs[i].t[k] <= start + span) {
-                lo = fmin(lo, runs[i].w[k]);
-                hi = fmax(hi, runs[i].w[k]);
-            }
-    }
-    if (!isfinite(span) || !(hi > lo))
-        return 1;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = rp_mem(&buf, &len, path);
-    if (!f)
-        return -1;
-    double yp = 40 + n * RP_PANEL_H, yb = yp + rp_plots_height(runs, n) + 30, curves_y = yb + 30 + n * 26;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" font-family=\"sans-serif\" "
-               "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-               "<text x=\"10\" y=\"22\" font-size=\"15\">Node power per mitigation (sum over ranks): the same %.2f s of each "
-               "run, one scale</text>\n", RP_W, curves_y + nc * RP_CURVE_H, span);
-    for (int i = 0; i < n; i++) {
-        double y0 = 40 + i * RP_PANEL_H, start = runs[i].n >= 2 ? rp_start(&runs[i]) : 0;
-        fprintf(f, "<text x=\"112\" y=\"%.0f\" text-anchor=\"end\" fill=\"#888\">%.0f W</text>\n"
-                   "<text x=\"112\" y=\"%.0f\" text-anchor=\"end\" fill=\"#888\">%.0f W</text>\n<text x=\"10\" y=\"%.0f\">",
-                y0 + 10, hi, y0 + RP_PANEL_H - 12, lo, y0 + RP_PANEL_H / 2);
-        rp_xml(f, runs[i].name);
-        fprintf(f, "</text>\n<rect class=\"trace-panel\" data-from-s=\"%.6f\" x=\"120\" y=\"%.0f\" width=\"%d\" "
-                   "height=\"%d\" fill=\"none\" stroke=\"#cccccc\"/>\n",
-                isfinite(runs[i].t0) ? start - runs[i].t0 : NAN, y0, RP_W - 130, RP_PANEL_H - 10);
-        char attrs[128];
-        snprintf(attrs, sizeof attrs, "class=\"trace\" stroke=\"%s\"%s stroke-width=\"1\"", rp_color(i), rp_dash(i));
-        struct rp_pen pen = { .f = f, .attrs = attrs };
-        for (size_t k = 0; k < runs[i].n; k++) {   /* a missing sample is a gap */
-            double x = (runs[i].t[k] - start) / span;
-            if (x >= 0 && x <= 1)
-                rp_pen_to(&pen, 120 + x * (RP_W - 130), y0 + (RP_PANEL_H - 10) * (1 - (runs[i].w[k] - lo) / (hi - lo)));
-        }
-        rp_pen_end(&pen);
-    }
-    rp_plots_svg(f, yp, runs, n);
-    fprintf(f, "<text x=\"10\" y=\"%.0f\" font-size=\"15\">Against none: swing removed (green), energy paid (red), time "
-               "paid (grey), percent</text>\n", yb);
+    fprintf(f, "<text x=\"10\" y=\"%.0f\" font-size=\"15\">Against none: swing removed (green; bess: the grid's, behind "
+               "its battery), energy paid (red), time paid (grey), percent</text>\n", yb);
     for (int i = 0; i < n; i++) {   /* a run that ended early: no bars (a part of it against a whole none) */
         json_t *vs = runs[i].cut ? NULL : json_object_get(runs[i].summary, "vs_none");
-        static const char *const key[] = { "swing_reduction_pct", "energy_overhead_pct", "iteration_overhead_pct" };
+        int grid = strcmp(runs[i].mitigation, "bess") == 0;
+        const char *const key[] = { grid ? "grid_swing_reduction_pct" : "swing_reduction_pct", "energy_overhead_pct",
+                                    "iteration_overhead_pct" };
         double v[3];
-        char txt[3][16];
+        char txt[3][24];
         for (int b = 0; b < 3; b++) {   /* a figure not known (no none, a null): no bar and a dash, never +0 % */
-            json_t *x = json_object_get(vs, key[b]);
-            v[b] = json_is_number(x) ? json_number_value(x) : NAN;
+            v[b] = b == 0 && grid && rp_battery_unknown(runs[i].summary) ? NAN : rp_fig(json_object_get(vs, key[b]));
             if (isfinite(v[b]))
-                snprintf(txt[b], sizeof txt[b], "%+.0f%%", v[b]);
+                snprintf(txt[b], sizeof txt[b], "%+.0f%%%s", v[b], b == 0 && grid ? " grid" : "");
             else
                 snprintf(txt[b], sizeof txt[b], "\xe2\x80\x93");
         }
@@ -354,104 +337,115 @@ static int rp_svg(const char *path, struct rp_run *runs, int n, const struct rp_
             if (!isfinite(v[b]))
                 continue;
             double len = fabs(v[b]) * 2, x = 320 + (v[b] < 0 ? -len : 0);
-            fprintf(f, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"7\" fill=\"%s\"/>\n", x, y + b * 7 + 2, len,
-                    bar[b]);
+            fprintf(f, "<rect class=\"bar\" data-bar=\"%s\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"7\" "
+                       "fill=\"%s\"/>\n", key[b], x, y + b * 7 + 2, len, bar[b]);
         }
         fprintf(f, "<text x=\"%d\" y=\"%.0f\">%s / %s / %s</text>\n", RP_W - 200, y + 14, txt[0], txt[1], txt[2]);
     }
+}
+
+/* Writes the picture into *buf (malloc'd): one panel per run (node 0's power over the same stretch after the warm-up,
+ * one power scale; others: power.csv held other nodes' rows too, left out), the waveform and spectrum panels, bars,
+ * then the trade-off curves. Returns 0, 1 when there is no power trace to draw, -1 (with a message) when it cannot. */
+static int rp_svg(char **buf, size_t *blen, const char *path, struct rp_run *runs, int n, const struct rp_curve *cv,
+                  int nc, json_t *search, int others)
+{
+    double lo = INFINITY, hi = -INFINITY, span = INFINITY;
+    for (int i = 0; i < n; i++) {   /* about eight iterations of each after its warm-up, or the shortest run's rest */
+        if (runs[i].n < 2)
+            continue;
+        double p50 = rp_fig(json_object_get(json_object_get(runs[i].summary, "iteration_s"), "p50"));
+        span = fmin(span, fmin(runs[i].t[runs[i].n - 1] - rp_start(&runs[i]), p50 > 0 ? 8 * p50 : INFINITY));
+    }
+    for (int i = 0; i < n && isfinite(span); i++) {   /* one power scale: what is drawn */
+        double start = runs[i].n >= 2 ? rp_start(&runs[i]) : 0;
+        for (size_t k = 0; k < runs[i].n; k++)
+            if (runs[i].t[k] >= start && runs[i].t[k] <= start + span) {
+                lo = fmin(lo, runs[i].w[k]);
+                hi = fmax(hi, runs[i].w[k]);
+            }
+    }
+    if (!isfinite(span) || !(span > 0) || !(hi > lo) || !isfinite(hi - lo))
+        return 1;
+    FILE *f = rp_mem(buf, blen, path);
+    if (!f)
+        return -1;
+    double yp = 40 + n * RP_PANEL_H, yb = yp + rp_plots_height(runs, n) + 30, curves_y = yb + 30 + n * 26;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" font-family=\"sans-serif\" "
+               "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+               "<text x=\"10\" y=\"22\" font-size=\"15\">%s: the same %.2f s of each run, one scale</text>\n", RP_W,
+            curves_y + nc * RP_CURVE_H, others ? "Node 0's power per mitigation (sum over its ranks; the other nodes' rows "
+                                                "of power.csv left out)" : "Node power per mitigation (sum over ranks)", span);
+    for (int i = 0; i < n; i++) {
+        double y0 = 40 + i * RP_PANEL_H, start = runs[i].n >= 2 ? rp_start(&runs[i]) : 0;
+        fprintf(f, "<text x=\"112\" y=\"%.0f\" text-anchor=\"end\" fill=\"#888\">%.0f W</text>\n"
+                   "<text x=\"112\" y=\"%.0f\" text-anchor=\"end\" fill=\"#888\">%.0f W</text>\n<text x=\"10\" y=\"%.0f\">",
+                y0 + 10, hi, y0 + RP_PANEL_H - 12, lo, y0 + RP_PANEL_H / 2);
+        rp_xml(f, runs[i].name);
+        fprintf(f, "</text>\n<rect class=\"trace-panel\"");
+        if (runs[i].n >= 2 && isfinite(runs[i].t0))   /* where its stretch starts in the run, when it has a trace */
+            fprintf(f, " data-from-s=\"%.6f\"", start - runs[i].t0);
+        fprintf(f, " x=\"120\" y=\"%.0f\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#cccccc\"/>\n", y0,
+                RP_W - 130, RP_PANEL_H - 10);
+        char attrs[128];
+        snprintf(attrs, sizeof attrs, "class=\"trace\" stroke=\"%s\"%s stroke-width=\"1\"", rp_color(i), rp_dash(i));
+        struct rp_pen pen = { .f = f, .attrs = attrs };
+        for (size_t k = 0; k < runs[i].n; k++) {   /* a missing sample is a gap */
+            double x = (runs[i].t[k] - start) / span;
+            if (x >= 0 && x <= 1)
+                rp_pen_to(&pen, 120 + x * (RP_W - 130), y0 + (RP_PANEL_H - 10) * (1 - (runs[i].w[k] - lo) / (hi - lo)));
+        }
+        rp_pen_end(&pen);
+    }
+    rp_plots_svg(f, yp, runs, n);
+    rp_bars(f, yb, runs, n);
     fprintf(f, "<line x1=\"320\" y1=\"%.0f\" x2=\"320\" y2=\"%.0f\" stroke=\"black\"/>\n", yb + 10, curves_y - 5);
     for (int c = 0; c < nc; c++)
         rp_curve_svg(f, curves_y + c * RP_CURVE_H, runs, &cv[c], c, search);
     fprintf(f, "</svg>\n");
-    return rp_commit(f, &buf, &len, path);
+    return rp_mem_close(f, path);
 }
 
-/* Finds prog in the folders of PATH (an empty entry is the current folder); its path in buf, or NULL. */
-static const char *rp_which(const char *prog, char *buf, size_t n)
+/* Writes the report's text to f: what the record says of itself, the table, the curves, the shapes, the faults; and
+ * whose power the picture draws when power.csv held other nodes' rows too (others). */
+static void rp_text(FILE *f, json_t *summary, struct rp_run *runs, int n, const struct rp_curve *cv, int nc, int others)
 {
-    const char *path = getenv("PATH");
-    for (const char *p = path; p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL) {
-        int len = (int)strcspn(p, ":");
-        struct stat st;
-        if (snprintf(buf, n, "%.*s/%s", len ? len : 1, len ? p : ".", prog) < (int)n && stat(buf, &st) == 0 &&
-            S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
-            return buf;
-    }
-    return NULL;
+    json_t *faults = json_object_get(summary, "faults");
+    rp_record_note(f, summary);
+    rp_table(f, runs, n);
+    if (others)
+        fprintf(f, "(report.svg's traces and spectra are node 0's, as the table's figures are (summary.json's runs[]): "
+                   "power.csv holds other nodes' rows too (forward: ranks), each at its own ticks, left out)\n");
+    rp_curve_table(f, runs, cv, nc, json_object_get(summary, "search"));
+    shapes_compare_print(json_object_get(summary, "shapes"), f);
+    if (json_array_size(faults))
+        fprintf(f, "\nfaults (%zu):\n", json_array_size(faults));
+    fault_table_print(faults, f);
 }
 
-/* Removes an earlier report's picture (path) that this report did not make, so that it is never read beside the new
- * report.txt as if current; says so on stdout. Returns -1 when it is there and cannot be removed (with a message). */
-static int rp_drop(const char *path)
+/* Returns what makes summary.json (its runs sr) no summary the report can read, NULL when nothing does; why holds an
+ * indexed reason. */
+static const char *rp_shape(json_t *summary, json_t *sr, char *why, size_t n)
 {
-    if (unlink(path) == 0) {
-        printf("  (an earlier %s was removed: it was not this report's)\n", path);
-        return 0;
+    const char *shape = !json_is_object(summary)                                 ? "expected a JSON object"
+                        : !json_is_string(json_object_get(summary, "scenario")) ? "scenario: expected a string"
+                        : !json_is_array(sr)                                     ? "runs: expected a list of runs"
+                        : json_is_array(json_object_get(summary, "faults")) || !json_object_get(summary, "faults")
+                            ? NULL
+                            : "faults: expected a list of faults";
+    for (size_t i = 0; !shape && i < json_array_size(sr); i++) {
+        json_t *r = json_array_get(sr, i), *label = json_object_get(r, "label"), *m = json_object_get(r, "mitigation");
+        if (!json_is_object(r))
+            shape = "runs: expected each run an object";
+        else if ((json_is_string(label) && strlen(json_string_value(label)) > RP_LABEL_MAX) ||
+                 (!json_is_string(label) && json_is_string(m) && strlen(json_string_value(m)) > RP_LABEL_MAX)) {
+            snprintf(why, n, "runs[%zu].%s: expected at most %d bytes (what a run's label can be), got %zu", i,
+                     json_is_string(label) ? "label" : "mitigation", RP_LABEL_MAX,
+                     strlen(json_string_value(json_is_string(label) ? label : m)));
+            shape = why;
+        }
     }
-    if (errno == ENOENT)
-        return 0;
-    fprintf(stderr, "gauntlet report: cannot remove the earlier %s, which is not this report's: %s\n", path, strerror(errno));
-    return -1;
-}
-
-/* Converts the picture svg to png with rsvg-convert when it is on PATH (into png.part, then renamed); says on stdout
- * what was made, or why not (an earlier png is then removed). The PNG is a convenience: its failure does not change
- * the exit code. Returns 0 when it was made, -1 when not. */
-static int rp_png_make(const char *svg, const char *png)
-{
-    char exe[PATH_MAX], part[PATH_MAX + 8], in[PATH_MAX];
-    if (!rp_which("rsvg-convert", exe, sizeof exe)) {
-        printf("png: none (no rsvg-convert: apt-get install librsvg2-bin)\n");
-        return -1;
-    }
-    snprintf(part, sizeof part, "%s.part", png);
-    str_copy(in, sizeof in, svg);
-    char *argv[] = { exe, "--format", "png", "--output", part, in, NULL };
-    if (fflush(stdout) != 0)
-        fprintf(stderr, "gauntlet report: stdout: %s\n", strerror(errno));
-    pid_t pid = fork();
-    if (pid < 0) {
-        printf("png: none (fork: %s)\n", strerror(errno));
-        return -1;
-    }
-    if (pid == 0) {
-        execv(exe, argv);
-        fprintf(stderr, "gauntlet report: %s: %s\n", exe, strerror(errno));
-        _exit(127);
-    }
-    int st = 0;
-    pid_t r;
-    while ((r = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
-        ;
-    if (r < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        if (r < 0)
-            printf("png: none (waitpid: %s)\n", strerror(errno));
-        else if (WIFEXITED(st))
-            printf("png: none (%s exited %d)\n", exe, WEXITSTATUS(st));
-        else
-            printf("png: none (%s killed by signal %d)\n", exe, WTERMSIG(st));
-        if (unlink(part) != 0 && errno != ENOENT)
-            fprintf(stderr, "gauntlet report: %s: %s\n", part, strerror(errno));
-        return -1;
-    }
-    int fd = open(part, O_RDONLY | O_CLOEXEC), bad = fd < 0 || fsync(fd) != 0, e = errno;
-    if (fd >= 0 && close(fd) != 0 && !bad)
-        bad = 1, e = errno;
-    if (bad || (rename(part, png) != 0 && (e = errno))) {   /* written whole or not at all */
-        printf("png: none (%s: %s)\n", part, strerror(e));
-        if (unlink(part) != 0 && errno != ENOENT)
-            fprintf(stderr, "gauntlet report: %s: %s\n", part, strerror(errno));
-        return -1;
-    }
-    printf("png: %s\n", png);
-    return 0;
-}
-
-/* rp_png_make; where no png was made, an earlier one is removed. */
-static void rp_png(const char *svg, const char *png)
-{
-    if (rp_png_make(svg, png) != 0)
-        rp_drop(png);
+    return shape;
 }
 
 const struct cli_cmd report_cli = {
@@ -502,21 +496,15 @@ int report_main(int argc, char **argv)
         fprintf(stderr, "gauntlet report: %s:%d: %s\n", path, err.line, err.text);
         return EXIT_INPUT;
     }
-    json_t *sr = json_object_get(summary, "runs"), *search = json_object_get(summary, "search");
-    const char *shape = !json_is_object(summary)                                 ? "expected a JSON object"
-                        : !json_is_string(json_object_get(summary, "scenario")) ? "scenario: expected a string"
-                        : !json_is_array(sr)                                     ? "runs: expected a list of runs"
-                        : json_is_array(json_object_get(summary, "faults")) || !json_object_get(summary, "faults")
-                            ? NULL
-                            : "faults: expected a list of faults";
-    for (size_t i = 0; !shape && i < json_array_size(sr); i++)
-        if (!json_is_object(json_array_get(sr, i)))
-            shape = "runs: expected each run an object";
+    json_t *sr = json_object_get(summary, "runs");
+    char why[160];
+    const char *shape = rp_shape(summary, sr, why, sizeof why);
     if (shape) {   /* a summary of another shape: nothing read from it, nothing written (an earlier report stays) */
         fprintf(stderr, "gauntlet report: %s: not a gauntlet summary: %s\n", path, shape);
         json_decref(summary);
         return EXIT_INPUT;
     }
+    rp_figs_check(path, sr);
     int n = (int)json_array_size(sr), rc = EXIT_OK;
     if (n > RP_MAX_RUNS) {
         fprintf(stderr, "gauntlet report: %s has %d runs; the first %d are shown\n", path, n, RP_MAX_RUNS);
@@ -534,56 +522,35 @@ int report_main(int argc, char **argv)
         runs[i].cut = rp_cut(runs[i].summary);
         json_t *shape = json_object_get(runs[i].summary, "shape");
         str_copy(runs[i].shape, sizeof runs[i].shape, json_is_string(shape) ? json_string_value(shape) : "");
-        snprintf(runs[i].name, sizeof runs[i].name, "%.45s%s%s", json_is_string(label) ? json_string_value(label) : runs[i].mitigation,
-                 runs[i].cut ? "*" : "", runs[i].disturbed ? "~" : "");
+        snprintf(runs[i].name, sizeof runs[i].name, "%s%s%s", json_is_string(label) ? json_string_value(label) : runs[i].mitigation,
+                 runs[i].cut ? "*" : "", runs[i].disturbed ? "~" : "");   /* whole: rp_shape kept it to RP_LABEL_MAX */
         runs[i].t0 = runs[i].warm = INFINITY;   /* no samples until events.jsonl says where the run is */
         runs[i].t1 = -INFINITY;
     }
+    int others = 0;
     rp_params(dir, runs, n);
     rp_windows(dir, runs, n);
-    rp_power(dir, runs, n);
+    rp_power(dir, runs, n, &others);
     struct rp_curve *cv = xcalloc(RP_MAX_RUNS, sizeof *cv);
     int nc = rp_curves(runs, n, cv);
     printf("%s: %s, %d run(s)\n", dir, json_string_value(json_object_get(summary, "scenario")), n);
-    rp_record_note(stdout, summary);
-    rp_table(stdout, runs, n);
-    rp_curve_table(stdout, runs, cv, nc, search);
-    shapes_compare_print(json_object_get(summary, "shapes"), stdout);
-    json_t *faults = json_object_get(summary, "faults");
-    if (json_array_size(faults))
-        printf("\nfaults (%zu):\n", json_array_size(faults));
-    fault_table_print(faults, stdout);
+    rp_text(stdout, summary, runs, n, cv, nc, others);
     snprintf(path, sizeof path, "%s/report.txt", dir);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = rp_mem(&buf, &len, path);
+    char *txt = NULL, *svg = NULL;   /* both made in memory first: the old picture goes before the new text */
+    size_t tlen = 0, slen = 0;
+    FILE *f = rp_mem(&txt, &tlen, path);
     if (f) {
-        rp_record_note(f, summary);
-        rp_table(f, runs, n);
-        rp_curve_table(f, runs, cv, nc, search);
-        shapes_compare_print(json_object_get(summary, "shapes"), f);
-        if (json_array_size(faults))
-            fprintf(f, "\nfaults (%zu):\n", json_array_size(faults));
-        fault_table_print(faults, f);
+        rp_text(f, summary, runs, n, cv, nc, others);
+        if (rp_mem_close(f, path) != 0) {
+            free(txt);
+            txt = NULL;
+        }
     }
-    if (!f || rp_commit(f, &buf, &len, path) != 0)
-        rc = EXIT_ENV;
     snprintf(path, sizeof path, "%s/report.svg", dir);
-    int drawn = rp_svg(path, runs, n, cv, nc, search);
-    char png[PATH_MAX];
-    snprintf(png, sizeof png, "%s/report.png", dir);
-    if (drawn == 0) {
-        printf("plots: %s\n", path);
-        rp_png(path, png);
-    } else {   /* no picture of this report: none of an earlier one either */
-        if (drawn > 0)
-            printf("plots: none (no power trace to draw)\n");
-        else
-            rc = EXIT_ENV;
-        int bad = rp_drop(path) != 0;
-        if (rp_drop(png) != 0 || bad)
-            rc = EXIT_ENV;
-    }
+    int drawn = rp_svg(&svg, &slen, path, runs, n, cv, nc, json_object_get(summary, "search"), others);
+    rc = rp_files(dir, txt, tlen, svg, slen, drawn);
+    free(txt);
+    free(svg);
     if (fflush(stdout) != 0) {
         fprintf(stderr, "gauntlet report: stdout: %s\n", strerror(errno));
         rc = EXIT_ENV;

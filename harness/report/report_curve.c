@@ -251,8 +251,7 @@ int rp_curves(struct rp_run *runs, int n, struct rp_curve *cv)
 /* Returns a field of run's comparison with none, NAN when missing. */
 static double rp_vs(json_t *run, const char *field)
 {
-    json_t *v = json_object_get(json_object_get(run, "vs_none"), field);
-    return json_is_number(v) ? json_number_value(v) : NAN;
+    return rp_fig(json_object_get(json_object_get(run, "vs_none"), field));
 }
 
 /* Returns 1 when every run of the curve and the baseline have a projected cluster swing (then drawn in MW). */
@@ -325,8 +324,8 @@ double rp_step(double raw)
 {
     if (!(raw > 0) || !isfinite(raw))
         return 1;
-    double e = pow(10, floor(log10(raw))), m = raw / e;
-    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * e;
+    double e = pow(10, floor(log10(raw))), m = raw / e, step = (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * e;
+    return step > 0 && isfinite(step) ? step : 1;   /* e of a subnormal raw may be 0 */
 }
 
 /* Returns the spec's limit on the projected cluster's range (MW) in run's projection, or NAN. */
@@ -338,7 +337,7 @@ static double rp_limit(json_t *run)
     json_array_foreach(json_object_get(spec, "clauses"), i, cl)
         if (json_is_string(json_object_get(cl, "clause")) &&
             strcmp(json_string_value(json_object_get(cl, "clause")), "dynamic_range_mw") == 0)
-            return json_number_value(json_object_get(cl, "limit"));
+            return rp_fig(json_object_get(cl, "limit"));
     return NAN;
 }
 
@@ -372,12 +371,15 @@ static void rp_panel(FILE *f, double px, double py, const struct rp_pts *p, cons
     fprintf(f, "<g class=\"tradeoff-panel\" data-x=\"%s\">\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                "fill=\"none\" stroke=\"#cccccc\"/>\n", field, x0, py, w, h);
     double sx = rp_step((hi - lo) / 5), sy = rp_step(p->top / 5);
-    for (double t = ceil(lo / sx) * sx; t <= hi; t += sx)
+    for (int k = 0, nt = rp_ticks(ceil(lo / sx) * sx, hi, sx, RP_TICKS_MAX); k < nt; k++) {   /* bounded, whatever p */
+        double t = ceil(lo / sx) * sx + k * sx;
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/><text x=\"%.1f\" y=\"%.1f\" "
                    "text-anchor=\"middle\" fill=\"#888\">%g%%</text>\n", RP_SX(t), py, RP_SX(t), py + h,
                 fabs(t) < sx * 1e-6 ? "#999999" : "#eeeeee", RP_SX(t), py + h + 14, fabs(t) < sx * 1e-6 ? 0 : t);
-    for (double t = 0; t <= p->top * (1 + 1e-9); t += sy)
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#888\">%g</text>\n", x0 - 4, RP_SY(t) + 4, t);
+    }
+    for (int k = 0, nt = rp_ticks(0, p->top, sy, RP_TICKS_MAX); k < nt; k++)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#888\">%g</text>\n", x0 - 4,
+                RP_SY(k * sy) + 4, k * sy);
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s, %% over none</text>\n<text x=\"%.1f\" y=\"%.1f\" "
                "text-anchor=\"middle\" transform=\"rotate(-90 %.1f %.1f)\">%s swing left, %s</text>\n", x0 + w / 2,
             py + h + 30, what, px + 12, py + h / 2, px + 12, py + h / 2, strcmp(p->unit, "MW") == 0 ? "cluster" : "node", p->unit);

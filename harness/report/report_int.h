@@ -12,10 +12,14 @@
 #define RP_W 900        /* svg width */
 #define RP_CURVE_H 270  /* one trade-off curve: two panels side by side */
 #define RP_PARAMS 512   /* a run's parameters as scenario.yaml gives them: "key=value\n" each */
+#define RP_LABEL_MAX 47 /* the longest label a run has (scenario.h's label[48]: a sweep's entry and its " [shape]") */
+#define RP_FIG_MAX 1e12 /* a figure of summary.json or a power reading past this (either sign) is none: missing */
+#define RP_TICKS_MAX 64 /* the most ticks on one axis */
 
 /* One run of the results folder: its summary, its parameters, what it sweeps and its power trace. */
 struct rp_run {
-    char name[48];           /* its label ("filler floor=65%") or its mitigation; "~" after it when disturbed */
+    char name[RP_LABEL_MAX + 3];   /* its label ("filler floor=65%") or its mitigation, whole; "*" after it when it
+                                    * ended early, "~" when disturbed */
     int disturbed;           /* by hand in the live view (summary's runs[].disturbed): on no curve, never the base */
     int cut;                 /* ended early (runs[].complete false): "*" after its name, no comparison, no curve */
     const char *mitigation;  /* borrowed from summary */
@@ -26,7 +30,8 @@ struct rp_run {
     char key[32], value[64]; /* what it sweeps, when it does: the parameter and its value here */
     double t0, t1;           /* the run's window in power.csv's time */
     double warm;             /* where its first iteration ends (the warm-up), INFINITY if unknown */
-    double *t, *w;           /* the aggregate power: sum over ranks per sample time, NAN when a rank's is missing */
+    double *t, *w;           /* the aggregate power: node 0's sum over its ranks per sample time, in time order, NAN
+                              * when a rank's is missing */
     size_t n, cap;
     json_t *summary;         /* borrowed */
 };
@@ -51,10 +56,30 @@ FILE *rp_open(const char *dir, const char *name, const char *without);
 void rp_done(FILE *f, const char *dir, const char *name);
 /* Returns run's swing left: the cluster's as the grid sees it (MW) when mw, else the node's (W); NAN if none. */
 double rp_swing(json_t *run, int mw);
-/* Writes s to f with XML's special characters escaped. */
-void rp_xml(FILE *f, const char *s);
 /* Returns x formatted with fmt, or "-" when it is not a number. */
 const char *rp_fmt(char *buf, size_t n, const char *fmt, double x);
+
+/* report_figs.c */
+/* Returns the figure v holds: NAN when it is no number, or one past RP_FIG_MAX (either sign): missing, never drawn. */
+double rp_fig(const json_t *v);
+/* Says on stderr which numbers of summary.json's runs (path) are past RP_FIG_MAX, read as missing. */
+void rp_figs_check(const char *path, json_t *runs);
+/* Returns how many ticks step apart lie from first to last (both included), at most max; 0 when the axis cannot be
+ * ticked (a bound or the step not finite, a step too small to move first, more than max ticks). */
+int rp_ticks(double first, double last, double step, int max);
+/* Writes s to f as XML text: its special characters escaped, each control character, each byte that is not UTF-8
+ * and each character XML 1.0 forbids written as U+FFFD. */
+void rp_xml(FILE *f, const char *s);
+
+/* report_files.c */
+/* Opens an in-memory stream; NULL with a message on failure. */
+FILE *rp_mem(char **buf, size_t *len, const char *path);
+/* Closes an in-memory stream (its text then in the buffer); 0, or -1 with a message. */
+int rp_mem_close(FILE *mem, const char *path);
+/* Writes dir's report.txt (txt, NULL when it could not be made) and report.svg (svg, when drawn is 0; drawn 1: no
+ * trace to draw, -1: it could not be made), then report.png from it: an earlier picture is removed before the new
+ * text is written, so that no picture beside report.txt is ever another report's. Returns EXIT_OK or EXIT_ENV. */
+int rp_files(const char *dir, const char *txt, size_t tlen, const char *svg, size_t slen, int drawn);
 
 /* report_record.c */
 /* Returns 1 when a run of summary.json ended early (stopped or killed: its `complete` is false). */

@@ -120,9 +120,9 @@ static void rp_waveform(FILE *f, double y0, const struct rp_run *runs, int n)
                                        "waveform_per_gpu_w"), *v;
         size_t b;
         json_array_foreach(wave, b, v)
-            if (json_is_number(v)) {
-                lo = fmin(lo, json_number_value(v));
-                hi = fmax(hi, json_number_value(v));
+            if (isfinite(rp_fig(v))) {   /* a bin past RP_FIG_MAX is none: missing, as a null */
+                lo = fmin(lo, rp_fig(v));
+                hi = fmax(hi, rp_fig(v));
             }
     }
     double top = rp_frame(f, y0, runs, n, "Iteration-synchronous waveform: power per GPU over the iteration, averaged "
@@ -138,8 +138,8 @@ static void rp_waveform(FILE *f, double y0, const struct rp_run *runs, int n)
     fprintf(f, "<g class=\"waveform\" data-left=\"%d\" data-top=\"%.1f\" data-width=\"%.1f\" data-height=\"%.1f\" "
                "data-w-lo=\"%.9g\" data-w-hi=\"%.9g\">\n<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                "fill=\"none\" stroke=\"#cccccc\"/>\n", RP_LEFT, top, w, h, lo, hi, RP_LEFT, top, w, h);
-    for (double t = lo; t <= hi + step * 1e-6; t += step) {
-        double y = top + h * (1 - (t - lo) / (hi - lo));
+    for (int k = 0, nt = rp_ticks(lo, hi, step, RP_TICKS_MAX); k < nt; k++) {   /* bounded, whatever the values */
+        double t = lo + k * step, y = top + h * (1 - (t - lo) / (hi - lo));
         fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eeeeee\"/><text x=\"%d\" y=\"%.1f\" "
                    "text-anchor=\"end\" fill=\"#888\">%g W</text>\n", RP_LEFT, y, RP_LEFT + w, y, RP_LEFT - 6, y + 4, t);
     }
@@ -160,9 +160,8 @@ static void rp_waveform(FILE *f, double y0, const struct rp_run *runs, int n)
         rp_xml(f, runs[i].name);
         fprintf(f, "\">\n");
         json_array_foreach(wave, b, v)   /* each bin at its middle; one no sample fell in (null) is left out */
-            if (json_is_number(v))
-                rp_pen_to(&pen, RP_LEFT + w * ((double)b + 0.5) / (double)nb,
-                          top + h * (1 - (json_number_value(v) - lo) / (hi - lo)));
+            if (isfinite(rp_fig(v)))
+                rp_pen_to(&pen, RP_LEFT + w * ((double)b + 0.5) / (double)nb, top + h * (1 - (rp_fig(v) - lo) / (hi - lo)));
         rp_pen_end(&pen);
         fprintf(f, "</g>\n");
     }
@@ -210,7 +209,7 @@ static void rp_spectrum(FILE *f, double y0, const struct rp_run *runs, int n)
             amax = fmax(amax, amp[i][k]);
     double top = rp_frame(f, y0, runs, n, "Spectrum of the node power after the warm-up: amplitude per frequency, log "
                                           "scale; shaded: the grid's bands");
-    if (!(amax > 0)) {
+    if (!(amax > 0) || !isfinite(amax)) {
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#888\">no spectrum: traces too short</text>\n",
                 RP_LEFT + w / 2, top + h / 2);
     } else {
@@ -228,14 +227,14 @@ static void rp_spectrum(FILE *f, double y0, const struct rp_run *runs, int n)
         }
         fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#cccccc\"/>\n", RP_LEFT,
                 top, w, h);
-        for (double d = dlo; d <= dhi; d++)
+        for (double d = dlo; d <= dhi && d - dlo <= RP_DECADES; d++)   /* dhi is finite: RP_DECADES + 1 lines */
             fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#dddddd\"/><text x=\"%d\" y=\"%.1f\" "
                        "text-anchor=\"end\" fill=\"#888\">%g W</text>\n", RP_LEFT, RP_AY(pow(10, d)), RP_LEFT + w,
                     RP_AY(pow(10, d)), RP_LEFT - 6, RP_AY(pow(10, d)) + 4, pow(10, d));
         double step = rp_step(fmax_hz / 10);
-        for (double v = 0; v <= fmax_hz * (1 + 1e-9); v += step)
-            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#888\">%g</text>\n", RP_FX(v),
-                    top + h + 14, v);
+        for (int k = 0, nt = rp_ticks(0, fmax_hz, step, RP_TICKS_MAX); k < nt; k++)
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#888\">%g</text>\n", RP_FX(k * step),
+                    top + h + 14, k * step);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">frequency, Hz (amplitude of the node's power, "
                    "sum over ranks)</text>\n", RP_LEFT + w / 2, top + h + 30);
         for (int i = 0; i < n; i++) {
