@@ -90,6 +90,44 @@ Test(checkpoint, a_version_1_file_is_not_picked)
     rmdir(dir);
 }
 
+/* What a checkpoint's header says is checked with its state: a damaged iteration (the restore would hand over another
+ * iteration's state, until 2026-11-30 unnoticed: the hash was the state's alone) fails the hash, and another rank's
+ * file under this rank's name is refused, naming why. */
+Test(checkpoint, a_header_that_lies_is_not_restored)
+{
+    const char *dir = tmpdir();
+    char path[1024], other[1024], why[256];
+    double secs;
+    char state[4096];
+    for (size_t i = 0; i < sizeof state; i++)
+        state[i] = (char)(i * 31);
+    cr_assert_eq(checkpoint_write(dir, "h-h-1", 0, 0, 42, state, sizeof state, 0, &secs, why, sizeof why), 0, "%s", why);
+    checkpoint_path(path, sizeof path, dir, "h-h-1", 0, 0);
+    int fd = open(path, O_RDWR);
+    cr_assert(fd >= 0);
+    struct ckpt_header h;
+    cr_assert_eq(pread(fd, &h, sizeof h, 0), (ssize_t)sizeof h);
+    h.iter = 41;
+    cr_assert_eq(pwrite(fd, &h, sizeof h, 0), (ssize_t)sizeof h);
+    cr_assert_eq(close(fd), 0);
+    int64_t it = -1;
+    void *back = NULL;
+    size_t got = 0;
+    uint64_t bytes = 0;
+    cr_assert_eq(checkpoint_peek(dir, "h-h-1", 0, 0, &it), 0, "the header alone looks whole");
+    cr_assert_eq(it, 41);
+    cr_assert_eq(checkpoint_read(dir, "h-h-1", 0, 0, &it, &back, &got, &bytes, why, sizeof why), -1, "a lying iteration restored");
+    cr_assert(strstr(why, "hash"), "%s", why);
+    /* rank 3's whole file under rank 0's name */
+    cr_assert_eq(checkpoint_write(dir, "h-h-1", 3, 0, 42, state, sizeof state, 0, &secs, why, sizeof why), 0, "%s", why);
+    checkpoint_path(other, sizeof other, dir, "h-h-1", 3, 0);
+    cr_assert_eq(rename(other, path), 0);
+    cr_assert_eq(checkpoint_read(dir, "h-h-1", 0, 0, &it, &back, &got, &bytes, why, sizeof why), -1, "another rank's state restored");
+    cr_assert(strstr(why, "another rank"), "%s", why);
+    checkpoint_remove(dir, "h-h-1", 0);
+    cr_assert_eq(rmdir(dir), 0);
+}
+
 /* Every background write's outcome comes back, failures included, also when several wait. */
 Test(checkpoint, every_async_outcome_is_reported, .timeout = 60)
 {

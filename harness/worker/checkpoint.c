@@ -89,6 +89,13 @@ static int checkpoint_sync_dir(const char *dir)
     return rc;
 }
 
+/* The hash a checkpoint carries: its state's, mixed with what the header says of it (iteration, rank, sizes). */
+static uint64_t ckpt_hash(const struct ckpt_header *h, const void *state)
+{
+    struct { int64_t iter; uint64_t rank, state_len, total_len; } m = { h->iter, h->rank, h->state_len, h->total_len };
+    return fnv1a64(state, h->state_len) * 0x100000001b3ull ^ fnv1a64(&m, sizeof m);
+}
+
 uint64_t checkpoint_file_bytes(size_t len, uint64_t bytes)
 {
     return bytes > sizeof(struct ckpt_header) + len ? bytes : sizeof(struct ckpt_header) + len;
@@ -111,8 +118,8 @@ int checkpoint_write(const char *dir, const char *name, int rank, int gen, int64
         return -1;
     }
     struct ckpt_header h = { .rank = (uint32_t)rank, .version = CKPT_VERSION, .iter = iter, .state_len = len,
-                             .total_len = checkpoint_file_bytes(len, bytes),
-                             .state_hash = fnv1a64(state, len) };
+                             .total_len = checkpoint_file_bytes(len, bytes) };
+    h.state_hash = ckpt_hash(&h, state);
     memcpy(h.magic, CKPT_MAGIC, 8);
     /* the header, the whole state, then the state again (from its start) until the file has its size */
     static const char zeros[4096];
@@ -176,9 +183,12 @@ int checkpoint_read(const char *dir, const char *name, int rank, int gen, int64_
         total += (uint64_t)k;
     free(sink);
     close(fd);
-    if (r != (ssize_t)h.state_len || fnv1a64(buf, h.state_len) != h.state_hash || total != h.total_len) {
+    if (r != (ssize_t)h.state_len || ckpt_hash(&h, buf) != h.state_hash || total != h.total_len || h.rank != (uint32_t)rank) {
         snprintf(why, n, "%s: %s", path, r < 0 ? strerror(errno) : r != (ssize_t)h.state_len || total != h.total_len
-                                                                ? "truncated" : "its state's hash does not match");
+                                                                ? "truncated"
+                                                                : ckpt_hash(&h, buf) != h.state_hash
+                                                                ? "its hash (of the state and the header) does not match"
+                                                                : "it holds another rank's state");
         free(buf);
         return -1;
     }

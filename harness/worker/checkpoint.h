@@ -8,8 +8,10 @@
 
 #define CKPT_MAGIC "GNTLCKP1"
 #define CKPT_GENS_MAX 16   /* checkpoint generations a rank keeps at most (scenario_ckpt_gens) */
-#define CKPT_VERSION 2   /* 2: the whole state, then the state repeated to the file's size (1 repeated only its
-                            first MiB: a larger state could not be restored, so version 1 files are not read) */
+#define CKPT_VERSION 3   /* 3: the hash covers the header's iteration, rank and sizes with the state (2 the state
+                            alone: a damaged iteration in the header restored another's state unnoticed); 2: the
+                            whole state, then the state repeated to the file's size (1 repeated only its first MiB:
+                            a larger state could not be restored). Older versions are not read. */
 
 struct ckpt_header {
     char magic[8];
@@ -17,7 +19,7 @@ struct ckpt_header {
     int64_t iter;
     uint64_t state_len;     /* bytes of real state; the rest of the file repeats it */
     uint64_t total_len;     /* bytes of the file, header included */
-    uint64_t state_hash;    /* FNV-1a of the state */
+    uint64_t state_hash;    /* FNV-1a of the state, mixed with the header's iter, rank and sizes */
     uint64_t reserved;
 };
 
