@@ -7,9 +7,14 @@
  * A damaged disk, for tests/test_faults.c: with GAUNTLET_TEST_DAMAGE_CKPT set to a part of a checkpoint's file name
  * (`-rank1-`), every checkpoint file renamed into place whose name holds it has one byte of its state flipped (at
  * offset 64: past the 56-byte header), its size kept: what only the state's hash can tell. The workers inherit it
- * (they write the checkpoints). Built for the tests only, never installed. */
+ * (they write the checkpoints).
+ *
+ * A disk that loses what it was given, for tests/test_durability.c: with GAUNTLET_TEST_FSYNC_EIO set to the end of a
+ * file name (`/events.jsonl`), every fsync of a descriptor of such a file fails with EIO. Built for the tests only,
+ * never installed. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,13 +26,16 @@ struct rusage;
 int memfd_create(const char *name, unsigned int flags);
 int getrusage(int who, struct rusage *ru);
 
-static char stall_at[64], damage[64];
+static char stall_at[64], damage[64], fsync_eio[64];
 
 __attribute__((constructor)) static void stall_init(void)
 {
     const char *at = getenv("GAUNTLET_TEST_STALL_AT"), *dm = getenv("GAUNTLET_TEST_DAMAGE_CKPT");
     if (at)
         strncpy(stall_at, at, sizeof stall_at - 1);
+    const char *eio = getenv("GAUNTLET_TEST_FSYNC_EIO");
+    if (eio)
+        strncpy(fsync_eio, eio, sizeof fsync_eio - 1);
     if (dm)
         strncpy(damage, dm, sizeof damage - 1);
     else
@@ -71,4 +79,20 @@ int getrusage(int who, struct rusage *ru)
     stall_maybe("getrusage");
     int (*real)(int, struct rusage *) = (int (*)(int, struct rusage *))dlsym(RTLD_NEXT, "getrusage");
     return real(who, ru);
+}
+
+int fsync(int fd)
+{
+    if (fsync_eio[0]) {
+        char link[64], path[4096];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t k = readlink(link, path, sizeof path - 1);
+        size_t m = strlen(fsync_eio);
+        if (k >= (ssize_t)m && memcmp(path + k - m, fsync_eio, m) == 0) {
+            errno = EIO;
+            return -1;
+        }
+    }
+    int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+    return real(fd);
 }

@@ -492,6 +492,17 @@ int results_summary(struct results *r, json_t *summary)
     return rc;
 }
 
+int results_sync(struct results *r)
+{
+    int rc = results_flush(r);
+    const struct { int fd; const char *name; } f[] = { { r->events_fd, "events.jsonl" }, { r->power_fd, "power.csv" },
+                                                        { r->nodes_fd, "power-nodes.csv" } };
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+        if (f[i].fd >= 0 && fsync(f[i].fd) != 0 && errno != EINVAL)
+            rc = results_fail(r, f[i].name, errno);
+    return rc;
+}
+
 void results_close(struct results *r)
 {
     if (r->agg && !r->forward)   /* node 0's last cell (a forwarding node sent its own at its end event) */

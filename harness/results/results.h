@@ -93,6 +93,9 @@ struct power_reading;
 int results_power(struct results *r, uint64_t t_ns, int rank, const struct power_reading *p, int phase);
 /* Pushes buffered power rows to the kernel (called once per sampling tick). */
 int results_flush(struct results *r);
+/* Flushes, then fsyncs events.jsonl, power.csv and power-nodes.csv: the record on disk before the summary that
+ * sums it. 0, or -1 (the run's failure: results_failed says which file and why). */
+int results_sync(struct results *r);
 /* Node 0: appends lines another node forwarded (whole lines, newline-terminated) to events.jsonl, or its power rows to
  * power.csv (forward: ranks) or power-nodes.csv (forward: nodes). */
 int results_append(struct results *r, int power, const char *text, size_t len);

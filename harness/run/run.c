@@ -241,6 +241,8 @@ static int run_end_line(struct sup *s, int code)
  * it had (`gauntlet summarize` rebuilds one from the record). */
 static void run_record_end(struct sup *s, json_t *summary, int *code)
 {
+    results_sync(&s->res);   /* the record on disk before the summary of it (a power loss between keeps no summary
+                              * of a shorter record); a record that cannot be made durable is the run's failure */
     run_io_failed(s, summary, code);   /* a failure since the loop's last look: in the summary too */
     int had = results_failed(&s->res) != NULL, wrote = results_summary(&s->res, summary) == 0;
     if (!wrote) {   /* results_failed is set: the first failure is said here */
