@@ -84,8 +84,8 @@ static void random_run(struct rng *g, int R, int I, int first)
         for (int r = 0; r < R; r++)
             ev(a, t + c[r], "phase_begin", json_pack("{s:i,s:i,s:i,s:s}", "rank", first + r, "run", 0, "iter", i, "phase", "comm"));
         for (int r = 0; r < R; r++)
-            ev(a, t + c[r] + m[r], "phase_end", json_pack("{s:i,s:i,s:i,s:s,s:f}", "rank", first + r, "run", 0, "iter", i,
-                                                          "phase", "comm", "bytes", 4194304.0));
+            ev(a, t + c[r] + m[r], "phase_end", json_pack("{s:i,s:i,s:i,s:s,s:f,s:f}", "rank", first + r, "run", 0, "iter", i,
+                                                          "phase", "comm", "bytes", 4194304.0, "bus_bytes", 6291456.0));
         for (int r = 0; r < R; r++) {
             double d = c[r] + m[r];
             cr_assert_eq(ev(a, t + d, "iteration", json_pack("{s:i,s:i,s:i,s:f}", "rank", first + r, "run", 0, "iter", i,
@@ -118,6 +118,8 @@ static void random_run(struct rng *g, int R, int I, int first)
         cr_assert(fabs(ms - want_m[i]) <= 1e-6 * want_m[i] + 1e-12, "comm %g want %g", ms, want_m[i]);
         cr_assert(fabs(fl - want_f[i]) <= 1e-6 * want_f[i], "flops %g want %g", fl, want_f[i]);
         cr_assert_eq(by, 4194304.0);
+        cr_assert_eq(json_real_value(json_object_get(json_object_get(ph, "comm"), "bus_bytes")), 6291456.0,
+                     "a step's own bus bytes go to node 0 (the live bus bandwidth of another node's steps)");
     }
     cr_assert(k.max_len < 320, "a line stays short whatever the ranks: %zu B", k.max_len);
     uint64_t lines[2], bytes[2];

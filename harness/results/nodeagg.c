@@ -16,6 +16,7 @@ const char nodeagg_power_header[] = "t_s,node,watts,gpus\n";
 struct ph_sum {
     double s, flops, bytes;   /* time in the phase, flops done, bytes moved (per rank: summed over the iteration's
                                * phases of the kind) */
+    double bus;               /* the steps' own bus bytes (workload.phases: a step that ran alone says them) */
 };
 
 struct rank_state {
@@ -64,7 +65,7 @@ static void rank_reset(struct rank_state *r, int64_t run, int64_t iter)
     r->iter = iter;
     for (int p = 0; p < NODEAGG_PHASES; p++) {
         r->begin[p] = NAN;
-        r->ph[p] = (struct ph_sum){ 0, 0, 0 };
+        r->ph[p] = (struct ph_sum){ 0, 0, 0, 0 };
     }
 }
 
@@ -130,6 +131,8 @@ static void entry_emit(struct nodeagg *a, struct entry *e)
             json_object_set_new(o, "flops", json_real(e->ph[p].flops));
         if (e->ph[p].bytes > 0)
             json_object_set_new(o, "bytes", json_real(e->ph[p].bytes));
+        if (e->ph[p].bus > 0)   /* the live metrics' bus bandwidth of another node's steps */
+            json_object_set_new(o, "bus_bytes", json_real(e->ph[p].bus));
         json_object_set_new(phases, a->names[p], o);
     }
     if (!isfinite(e->dur_max))   /* no rank said its duration: 0 rather than an infinity JSON cannot hold */
@@ -218,6 +221,7 @@ static void fold_iteration(struct nodeagg *a, double t_s, int local, int64_t run
             e->ph_seen |= 1u << p;
             e->ph[p].s = fmax(e->ph[p].s, q->s);
             e->ph[p].bytes = fmax(e->ph[p].bytes, q->bytes);
+            e->ph[p].bus = fmax(e->ph[p].bus, q->bus);
             e->ph[p].flops += q->flops;
         }
     rank_reset(r, -1, -1);
@@ -282,6 +286,9 @@ int nodeagg_event(struct nodeagg *a, double t_s, const char *type, const json_t 
         r->ph[p].flops += flops;
     if (isfinite(bytes) && bytes > 0)
         r->ph[p].bytes += bytes;
+    double bus = json_number_value(json_object_get(line, "bus_bytes"));
+    if (isfinite(bus) && bus > 0)
+        r->ph[p].bus += bus;
     return 1;
 }
 
