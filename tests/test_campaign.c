@@ -341,8 +341,8 @@ Test(campaign, two_nodes_under_mpirun_keep_every_invariant, .timeout = 300)
  * does what character n of acts says, and a launch past its end runs the real one: 'b' fails as an mpirun that
  * could not start does (a banner, exit 1); 's' makes the set-up fail after node 0 began the record (its --out an
  * earlier run's folder whose power.csv is a folder), then runs the real one; 't' ends as a job whose node stalled
- * in the set-up does (node 0 ended it inside an agreement: its record emptied, no end line, exit 3). acts NULL:
- * every launch 'b'. */
+ * in the set-up does (node 0 ended it inside an agreement: its record emptied, no end line, exit 3); 'k' dies by
+ * SIGSEGV before anything began, as a harness that crashed in its set-up does. acts NULL: every launch 'b'. */
 static void mpirun_that_fails(const char *acts)
 {
     char real[1024] = "", bin[1100], path[1200];
@@ -370,6 +370,7 @@ static void mpirun_that_fails(const char *acts)
                "s) mkdir -p \"$out/power.csv\" && : > \"$out/events.jsonl\" || exit 9;;\n"
                "t) mkdir -p \"$out\" && : > \"$out/events.jsonl\" || exit 9\n"
                "   echo 'node 0: node(s) 1 did not reach set-up step (stand-in)'; exit 3;;\n"
+               "k) echo 'set-up crash (stand-in)'; kill -SEGV $$;;\n"
                "esac\n"
                "exec '%s' \"$@\"\n", bin, act, real);
     cr_assert_eq(fclose(f), 0);
@@ -567,6 +568,9 @@ Test(campaign, a_full_dev_shm_is_broken_never_a_pass, .timeout = 300)
     json_t *j = json_load_file(path, 0, &err);
     cr_assert(j, "%s: %s", path, err.text);
     cr_expect_gt(json_integer_value(json_object_get(j, "broken")), 0);
+    /* the count is the list's: every broken invariant of every run (it once said 18 and listed 5, a run's first) */
+    cr_expect_eq(json_integer_value(json_object_get(j, "broken")),
+                 (json_int_t)json_array_size(json_object_get(j, "broken_invariants")));
     json_decref(j);
     free(log);
 }
@@ -702,4 +706,469 @@ Test(campaign, a_straggler_on_another_node_is_judged_on_that_nodes_record, .time
     cr_expect_eq(st2.borderline[CK_STRAGGLER], 0);
     cr_expect_eq(st2.caught[CK_STRAGGLER], 1);
     json_decref(st2.missed);
+}
+
+/* ---- the checker on hand-made records (campaign_check.c's functions on files written here) ---- */
+
+#define FAKE_EVENTS "{\"t_s\":0.0,\"event\":\"start\"}\n{\"t_s\":0.01,\"event\":\"worker_start\",\"rank\":0,\"pid\":1}\n"
+#define FAKE_POWER "t_s,rank,watts\n0.1,0,100\n"
+/* A crash of rank RANK at ITER (a JSON number or null) recorded as KIND, caught by exit in its iteration. */
+#define FAKE_CRASH(kind, rank, iter)                                                                                   \
+    "{\"origin\":\"injected\",\"fault_spec\":0,\"kind\":\"" kind "\",\"rank\":" rank ",\"injected_iter\":" iter       \
+    ",\"injected_t_s\":0.5,\"detected_by\":\"exit\",\"detection\":{\"detector\":\"exit\",\"rank\":" rank                \
+    ",\"iter_seen\":5},\"detect_iters\":0,\"detect_s\":0.01,\"recover_s\":0.02}"
+
+/* Writes name into dir with text (NULL: left out). */
+static void fake_file(const char *dir, const char *name, const char *text)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (!text)
+        return;
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "%s: %s", path, strerror(errno));
+    cr_assert(fputs(text, f) >= 0 && fclose(f) == 0);
+}
+
+/* A run folder made here: events.jsonl, power.csv, and summary.json of a run that completed with faults (the inside
+ * of its array) and fingerprints_agree agree. */
+static const char *fake_run(const char *events, const char *power, const char *faults, int agree)
+{
+    const char *dir = e2e_outdir();
+    char sum[4096];
+    cr_assert_eq(mkdir(dir, 0755), 0, "%s: %s", dir, strerror(errno));
+    snprintf(sum, sizeof sum, "{\"stop\":\"completed\",\"stopped\":\"completed\",\"runs\":[{\"state_fingerprint\":"
+             "\"00ab\",\"fingerprints_agree\":%s,\"faults\":{\"stale_reports\":0,\"false_positive_detections\":[]}}],"
+             "\"faults\":[%s]}\n", agree ? "true" : "false", faults);
+    fake_file(dir, "events.jsonl", events);
+    fake_file(dir, "power.csv", power);
+    fake_file(dir, "summary.json", sum);
+    return dir;
+}
+
+/* Checks dir (exit 0) as a campaign run of schedule sc on nodes nodes of 4 ranks; the count of broken invariants is
+ * always the list's. */
+static void fake_check(const char *dir, const struct cp_sched *sc, int nodes, struct cp_result *res)
+{
+    struct cp_shape sh = { .ranks = 4, .nodes = nodes, .iterations = 32, .ckpt_every = 4, .hb_timeout_s = 0.5,
+                           .straggler_factor = 10, .straggler_s = 0.6, .persist = 3 };
+    struct cp_stats st = { .missed = json_array() };
+    *res = (struct cp_result){ 0 };
+    cp_check_run(dir, 0, sc, &sh, 0, "restart", res, &st);
+    cr_assert_eq(res->broken, (int)json_array_size(res->whys), "%s: %d broken, %zu listed", dir, res->broken,
+                 json_array_size(res->whys));
+    json_decref(st.missed);
+    free(st.detect_s[0]);
+    free(st.recover_s[0]);
+}
+
+/* Whether one of res's broken invariants says want. */
+static int fake_says(const struct cp_result *res, const char *want)
+{
+    size_t i;
+    json_t *w;
+    json_array_foreach(res->whys, i, w)
+        if (strstr(json_string_value(w), want))
+            return 1;
+    return 0;
+}
+
+static const struct cp_sched fake_crash_sched = { 1, { { .kind = CK_CRASH, .rank = 1, .at = 5 } } };
+
+/* Every broken invariant of a run is kept, in order, and moved whole into the campaign's list: the count printed and
+ * written is the list's (it once counted 18 and listed 5: only a run's first reason was kept). */
+Test(checker, every_broken_invariant_of_a_run_is_kept_and_listed)
+{
+    struct cp_result res;
+    fake_check(fake_run(FAKE_EVENTS, FAKE_POWER, FAKE_CRASH("crash", "1", "5"), 1), &fake_crash_sched, 1, &res);
+    cr_expect_eq(res.broken, 0, "a record as scheduled, caught in time: %s", res.why);
+    json_decref(res.whys);
+    /* a torn power.csv, a detection no fault explains, a scheduled fault that never fired (and so none fired): four */
+    const char *dir = fake_run(FAKE_EVENTS, FAKE_POWER "0.2,0",
+                               "{\"origin\":\"observed\",\"kind\":\"straggler\",\"rank\":2,\"detected_by\":\"heartbeat\"}", 1);
+    fake_check(dir, &fake_crash_sched, 1, &res);
+    char *all = json_dumps(res.whys, 0);
+    cr_assert_eq(res.broken, 4, "%s", all);
+    free(all);
+    cr_expect(fake_says(&res, "power.csv line 3"));
+    cr_expect(fake_says(&res, "a detection no fault explains"));
+    cr_expect(fake_says(&res, "fault 0 (crash on rank 1 at 5) never fired"));
+    cr_expect(fake_says(&res, "none of the 1 scheduled faults fired"));
+    cr_expect_str_eq(res.why, json_string_value(json_array_get(res.whys, 0)), "why is the first");
+    json_t *breaks = json_array();
+    cr_expect_eq(cp_broke_run(breaks, "s00007-restart", &res), 4);
+    cr_expect_eq(json_array_size(breaks), 4, "every one listed");
+    for (size_t i = 0; i < json_array_size(breaks); i++)
+        cr_expect_str_eq(json_string_value(json_object_get(json_array_get(breaks, i), "run")), "s00007-restart");
+    cr_expect_null(res.whys, "moved, not copied");
+    json_decref(breaks);
+}
+
+/* A fault's record is compared with the fault its schedule placed: its kind, its rank and its iteration (on one node
+ * exactly; on several, the scheduled one or the next: a fault sent to another node may land an iteration later). A
+ * record that differs in any is a broken invariant; one that matches breaks nothing. */
+Test(checker, a_record_not_as_the_schedule_placed_it_is_broken)
+{
+    const char *kinds[] = { "crash", "hang" }, *ranks[] = { "1", "2" }, *iters[] = { "4", "5", "6", "7", "null" };
+    for (int nodes = 1; nodes <= 2; nodes++)
+        for (size_t k = 0; k < 2; k++)
+            for (size_t r = 0; r < 2; r++)
+                for (size_t i = 0; i < 5; i++) {
+                    char fault[512];
+                    snprintf(fault, sizeof fault, FAKE_CRASH("%s", "%s", "%s"), kinds[k], ranks[r], iters[i], ranks[r]);
+                    int iter = strcmp(iters[i], "null") ? atoi(iters[i]) : -1;
+                    int as = k == 0 && r == 0 && iter >= 5 && iter <= 5 + (nodes > 1);
+                    struct cp_result res;
+                    fake_check(fake_run(FAKE_EVENTS, FAKE_POWER, fault, 1), &fake_crash_sched, nodes, &res);
+                    int said = fake_says(&res, "fault 0's record is not the fault scheduled");
+                    cr_expect_eq(said, !as, "nodes %d, %s on rank %s at %s: %s", nodes, kinds[k], ranks[r], iters[i],
+                                 res.broken ? res.why : "nothing broken");
+                    cr_expect_eq(res.broken, !as, "nodes %d, %s on rank %s at %s: %d broken (%s)", nodes, kinds[k],
+                                 ranks[r], iters[i], res.broken, res.why);
+                    json_decref(res.whys);
+                }
+}
+
+/* A flip no detector saw whose state a later recovery rolled back is missed by design, and the run's final state is
+ * still judged: it once set "a fault that changed the state went undetected", which turned off the comparison with
+ * the fault-free run and the check that every rank ended alike. */
+Test(checker, a_rolled_back_unseen_flip_keeps_the_final_state_checks)
+{
+    static const struct cp_sched sc = { 1, { { .kind = CK_BITFLIP, .rank = 1, .at = 5, .target = 2, .where = 2 } } };
+#define FLIP(extra)                                                                                                    \
+    "{\"origin\":\"injected\",\"fault_spec\":0,\"kind\":\"bitflip\",\"rank\":1,\"injected_iter\":5,\"injected_t_s\":0.5," \
+    "\"target\":\"weights\",\"bits\":[30],\"bit_class\":\"exponent\",\"detected_by\":null" extra "}"
+    struct cp_result res;
+    fake_check(fake_run(FAKE_EVENTS, FAKE_POWER, FLIP(",\"rolled_back\":true"), 1), &sc, 1, &res);
+    cr_expect_eq(res.broken, 0, "%s", res.why);
+    cr_expect_eq(res.effect_missed, 0, "its effect went with the state: the final state is compared");
+    json_decref(res.whys);
+    fake_check(fake_run(FAKE_EVENTS, FAKE_POWER, FLIP(",\"rolled_back\":true"), 0), &sc, 1, &res);
+    cr_expect(fake_says(&res, "a corruption outlived its recovery"), "ranks that end apart are broken: %s", res.why);
+    json_decref(res.whys);
+    fake_check(fake_run(FAKE_EVENTS, FAKE_POWER, FLIP(""), 1), &sc, 1, &res);   /* not rolled back: carried to the end */
+    cr_expect_eq(res.effect_missed, 1);
+    cr_expect(fake_says(&res, "missed, expected by fingerprint"), "%s", res.why);
+    json_decref(res.whys);
+#undef FLIP
+}
+
+/* "Every results file whole" holds only of a record that holds something: an empty or header-only power.csv, and an
+ * events.jsonl without worker_start lines (whose workers nobody then checks), are broken. */
+Test(checker, an_empty_record_is_not_whole)
+{
+    struct {
+        const char *events, *power, *want;
+    } bad[] = {
+        { FAKE_EVENTS, "", "power.csv has nothing in it" },
+        { FAKE_EVENTS, "t_s,rank,watts\n", "power.csv has only its header" },
+        { "", FAKE_POWER, "names no worker" },
+        { "{\"t_s\":0.0,\"event\":\"start\"}\n", FAKE_POWER, "names no worker" },
+        { FAKE_EVENTS "{\"t_s\":0.2,\n{\n", FAKE_POWER, "events.jsonl: 2 lines of 4 do not parse, the first line 3" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        struct cp_result res;
+        fake_check(fake_run(bad[i].events, bad[i].power, FAKE_CRASH("crash", "1", "5"), 1), &fake_crash_sched, 1, &res);
+        cr_expect_eq(res.broken, 1, "case %zu: %d broken: %s", i, res.broken, res.why);
+        cr_expect(fake_says(&res, bad[i].want), "case %zu: '%s' not in: %s", i, bad[i].want, res.why);
+        json_decref(res.whys);
+    }
+}
+
+/* Every worker a record names is checked for outliving its supervisor, however many (64 ranks over 6 generations
+ * under restart are 384; a list of 256 once dropped the rest unchecked): here the 300th is a live `__worker` whose
+ * parent is no `gauntlet run`. */
+Test(checker, every_worker_of_a_record_is_checked, .timeout = 30)
+{
+    pid_t orphan = fork();
+    cr_assert(orphan >= 0);
+    if (orphan == 0) {
+        execl("/bin/sleep", "__worker", "30", (char *)NULL);
+        _exit(127);
+    }
+    char *events = malloc(300 * 80 + 64), *p = events;
+    cr_assert(events);
+    p += sprintf(p, "{\"t_s\":0.0,\"event\":\"start\"}\n");
+    for (int i = 0; i < 300; i++)
+        p += sprintf(p, "{\"t_s\":0.01,\"event\":\"worker_start\",\"rank\":%d,\"pid\":%d}\n", i % 64,
+                     i == 299 ? (int)orphan : 1);
+    for (int tries = 0; tries < 200; tries++) {   /* until the child is sleep (its cmdline says __worker) */
+        char path[64], buf[64] = "";
+        snprintf(path, sizeof path, "/proc/%d/cmdline", (int)orphan);
+        if (read_small(path, buf, sizeof buf) > 0 && strcmp(buf, "__worker") == 0)
+            break;
+        sleep_ns(10000000);
+    }
+    struct cp_result res;
+    fake_check(fake_run(events, FAKE_POWER, FAKE_CRASH("crash", "1", "5"), 1), &fake_crash_sched, 1, &res);
+    kill(orphan, SIGKILL);
+    waitpid(orphan, NULL, 0);
+    free(events);
+    char want[64];
+    snprintf(want, sizeof want, "1 worker outlived its supervisor: pid %d", (int)orphan);
+    cr_expect_eq(res.broken, 1, "%s", res.why);
+    cr_expect(fake_says(&res, want), "'%s' not in: %s", want, res.why);
+    json_decref(res.whys);
+}
+
+/* Writes rank's compute phase of iteration it, [t, t + dur] s, into f. */
+static void fake_phase(FILE *f, int rank, int it, double t, double dur)
+{
+    fprintf(f, "{\"t_s\":%.6f,\"event\":\"phase_begin\",\"rank\":%d,\"run\":0,\"iter\":%d,\"phase\":\"compute\"}\n", t,
+            rank, it);
+    fprintf(f, "{\"t_s\":%.6f,\"event\":\"phase_end\",\"rank\":%d,\"run\":0,\"iter\":%d,\"phase\":\"compute\"}\n",
+            t + dur, rank, it);
+}
+
+/* One iteration of 4 ranks from *t: the peers first (rank 0's ms, and ranks 2 and 3's; -1: none), then rank 1's. */
+static void fake_iter(FILE *f, int it, double *t, double r0, double r23, double r1)
+{
+    fake_phase(f, 0, it, *t, r0 * 1e-3);
+    for (int r = 2; r < 4 && r23 >= 0; r++)
+        fake_phase(f, r, it, *t, r23 * 1e-3);
+    fake_phase(f, 1, it, *t + 1e-4, r1 * 1e-3);
+    *t += 0.4;
+}
+
+/* The straggler rule replayed on a record follows the supervisor's (faultlog.c): a recovery's new epoch, this node's
+ * recovery_begin, starts the count and the peers' iterations again (faultlog_clear_windows), another node's does not,
+ * and a rank shrink dropped is no peer. Before, the replay carried the count across the recovery (it "completed" at
+ * 4 where the supervisor saw 2 slow phases, then 1) and took the dropped ranks' last phases into the median (seen at
+ * 8 where the supervisor saw it at 6). */
+Test(checker, the_straggler_replay_follows_recoveries_and_dropped_ranks)
+{
+    for (int other_node = 0; other_node < 2; other_node++) {
+        const char *dir = e2e_outdir();
+        char path[1100];
+        cr_assert_eq(mkdir(dir, 0755), 0);
+        snprintf(path, sizeof path, "%s/events.jsonl", dir);
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        double t = 0, inj;
+        for (int it = 0; it < 4; it++)
+            fake_iter(f, it, &t, 5, 5, 5);
+        inj = t;
+        fake_iter(f, 4, &t, 5, 5, 100);
+        fake_iter(f, 5, &t, 5, 5, 100);
+        fprintf(f, "{\"t_s\":%.6f,\"event\":\"recovery_begin\",%s\"recovery\":\"restart\",\"rank\":2,\"iter\":5,"
+                "\"epoch\":2}\n", t, other_node ? "\"node\":1," : "");
+        t += 0.1;
+        fake_iter(f, 4, &t, 5, 5, 100);   /* rolled back: the straggler's last slow phase */
+        for (int it = 5; it < 12; it++)
+            fake_iter(f, it, &t, 5, 5, 5);
+        cr_assert_eq(fclose(f), 0);
+        int longest = -1;
+        int64_t seen = cp_straggler_rule(dir, 1, 4, inj, 3, &longest);
+        if (other_node) {   /* node 1's recovery_begin in node 0's file: not this node's epoch */
+            cr_expect_eq(seen, 4, "seen %lld, longest %d", (long long)seen, longest);
+        } else {
+            cr_expect_eq(seen, -1, "the supervisor saw 2 slow phases, then 1: seen %lld", (long long)seen);
+            cr_expect_eq(longest, 2);
+        }
+    }
+    const char *dir = e2e_outdir();
+    char path[1100];
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    double t = 0, inj;
+    for (int it = 0; it < 4; it++)
+        fake_iter(f, it, &t, 5, 5, 5);
+    inj = t;
+    fake_phase(f, 0, 4, t, 5e-3);   /* ranks 2 and 3 end iteration 4 slowly and are dropped; rank 1 is slow on */
+    fake_phase(f, 2, 4, t, 0.3);
+    fake_phase(f, 3, 4, t, 0.3);
+    fprintf(f, "{\"t_s\":%.6f,\"event\":\"rank_dropped\",\"rank\":2,\"ranks_left\":3}\n", t + 0.31);
+    fprintf(f, "{\"t_s\":%.6f,\"event\":\"rank_dropped\",\"rank\":3,\"ranks_left\":2}\n", t + 0.31);
+    fake_phase(f, 1, 4, t + 0.32, 0.1);
+    t += 0.5;
+    for (int it = 5; it < 12; it++)
+        fake_iter(f, it, &t, 5, -1, 100);
+    cr_assert_eq(fclose(f), 0);
+    int longest = -1;
+    int64_t seen = cp_straggler_rule(dir, 1, 4, inj, 3, &longest);
+    cr_expect_eq(seen, 6, "slow against rank 0 alone from 4 on: seen %lld (longest %d)", (long long)seen, longest);
+}
+
+/* The campaign's quantiles sort each strategy's figures once (qsort: 400,000 detections in completion order took
+ * an insertion sort ~1e10 steps), and a strategy without a detection shows "-" in the table, null in the file. */
+Test(checker, quantiles_are_sorted_and_none_is_a_dash, .timeout = 60)
+{
+    enum { N = 400000 };
+    struct cp_opts o = { .schedules = 1, .seed = 1, .nstrat = 2, .strat = { "restart", "shrink" }, .out = "/tmp/x" };
+    struct cp_stats st = { .missed = json_array(), .relaunched = json_array(), .not_started = json_array() };
+    st.detect_s[0] = malloc(N * sizeof(double));
+    cr_assert(st.detect_s[0]);
+    for (int i = 0; i < N; i++)
+        st.detect_s[0][i] = (N - i) * 1e-6;   /* descending: 0.4 s ... 1 us */
+    st.n_detect[0] = st.cap_detect[0] = N;
+    char out[] = "/tmp/gauntlet-camp-report-XXXXXX";
+    int fd = mkstemp(out), saved = dup(1);
+    cr_assert(fd >= 0 && saved >= 0);
+    fflush(stdout);
+    cr_assert(dup2(fd, 1) >= 0);
+    uint64_t t0 = mono_ns();
+    json_t *breaks = json_array(), *j = cp_report(&o, &st, 1.0, breaks);
+    double took = (double)(mono_ns() - t0) * 1e-9;
+    fflush(stdout);
+    cr_assert(dup2(saved, 1) >= 0);
+    close(saved);
+    close(fd);
+    char *text = e2e_read(out);
+    unlink(out);
+    cr_assert(text && j);
+    cr_expect_lt(took, 10.0, "%.1f s to report", took);
+    json_t *f0 = json_object_get(json_object_get(j, "strategies_figures"), "restart");
+    json_t *f1 = json_object_get(json_object_get(j, "strategies_figures"), "shrink");
+    cr_expect_float_eq(json_number_value(json_object_get(f0, "detect_p50_s")), 0.2, 1e-9);
+    cr_expect_float_eq(json_number_value(json_object_get(f0, "detect_p99_s")), 0.396, 1e-9);
+    for (int i = 1; i < N; i++)
+        cr_assert_leq(st.detect_s[0][i - 1], st.detect_s[0][i], "sorted at %d", i);
+    cr_expect(json_is_null(json_object_get(f1, "detect_p50_s")));
+    cr_expect(!strstr(text, "nan"), "%s", text);
+    const char *row = strstr(text, "  shrink ");
+    cr_assert(row, "%s", text);
+    char a[16], b[16], c[16], d[16];
+    cr_expect_eq(sscanf(row, "  shrink %15s %15s %15s %15s", a, b, c, d), 4, "%s", row);
+    cr_expect(!strcmp(a, "-") && !strcmp(b, "-") && !strcmp(c, "-") && !strcmp(d, "-"), "%s", row);
+    row = strstr(text, "  restart ");
+    cr_assert(row && sscanf(row, "  restart %15s %15s", a, b) == 2, "%s", text);
+    cr_expect(!strcmp(a, "200.0ms") && !strcmp(b, "396.0ms"), "%s", row);
+    free(text);
+    json_decref(j);
+    json_decref(breaks);
+    json_decref(st.missed);
+    json_decref(st.relaunched);
+    json_decref(st.not_started);
+    free(st.detect_s[0]);
+}
+
+/* campaign.json is written whole (temp file, fsync, rename): a write that fails leaves the earlier file as it was
+ * and no temp file, and says the OS's error; a temp file a killed campaign left is swept once its writer is gone. */
+Test(checker, campaign_json_is_written_whole)
+{
+    char dir[] = "/tmp/gauntlet-camp-json-XXXXXX", path[128], why[512], tmp[160];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/campaign.json", dir);
+    pid_t gone = fork();   /* a pid whose process is gone: a killed campaign's */
+    cr_assert(gone >= 0);
+    if (gone == 0)
+        _exit(0);
+    cr_assert_eq(waitpid(gone, NULL, 0), gone);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)gone);
+    fake_file(dir, strrchr(tmp, '/') + 1, "{\"schedu");
+    json_t *j = json_pack("{s:i, s:i}", "schedules", 3, "broken", 0);
+    cr_assert_eq(cp_write_json(path, j, why, sizeof why), 0, "%s", why);
+    json_t *back = json_load_file(path, 0, NULL);
+    cr_expect(json_equal(back, j));
+    json_decref(back);
+    cr_expect_neq(access(tmp, F_OK), 0, "the killed writer's temp file is swept");
+    char *text = e2e_read(path);
+    cr_expect(text && text[strlen(text) - 1] == '\n', "ends with a whole line");
+    free(text);
+    char missing[200];
+    snprintf(missing, sizeof missing, "%s/no-such-folder/campaign.json", dir);
+    cr_expect_eq(cp_write_json(missing, j, why, sizeof why), -1);
+    cr_expect(strstr(why, "No such file or directory") && strstr(why, missing), "%s", why);
+    char sub[160], subjson[200];   /* a folder where campaign.json goes: the rename fails, nothing is left */
+    snprintf(sub, sizeof sub, "%s/d", dir);
+    snprintf(subjson, sizeof subjson, "%s/campaign.json", sub);
+    cr_assert_eq(mkdir(sub, 0755), 0);
+    cr_assert_eq(mkdir(subjson, 0755), 0);
+    cr_expect_eq(cp_write_json(subjson, j, why, sizeof why), -1);
+    cr_expect(strstr(why, "Is a directory"), "%s", why);
+    int left = 0;
+    FILE *ls = popen("ls -a /tmp/gauntlet-camp-json-*/d", "r");
+    char name[256];
+    while (ls && fgets(name, sizeof name, ls))
+        left += strstr(name, ".tmp.") != NULL;
+    if (ls)
+        pclose(ls);
+    cr_expect_eq(left, 0, "no temp file left by a failed write");
+    json_decref(j);
+}
+
+/* A folder an earlier campaign was killed in while it wrote campaign.json (its temp file beside the last one) is an
+ * earlier campaign's: a campaign runs in it again and sweeps the temp file. */
+Test(campaign, a_killed_campaigns_temp_file_does_not_lock_its_folder, .timeout = 120)
+{
+    char dir[1024], tmp[1100];
+    int rc;
+    json_decref(campaign((const char *[]){ "--schedules", "1", "--recovery", "restart", "--jobs", "2", NULL }, &rc, dir,
+                         sizeof dir));
+    cr_assert_eq(rc, 0);
+    pid_t gone = fork();
+    cr_assert(gone >= 0);
+    if (gone == 0)
+        _exit(0);
+    cr_assert_eq(waitpid(gone, NULL, 0), gone);
+    snprintf(tmp, sizeof tmp, "campaign.json.tmp.%d", (int)gone);
+    fake_file(dir, tmp, "{\"sched");
+    const char *argv[] = { "campaign", "--out", dir, "--schedules", "1", "--recovery", "restart", "--jobs", "2", NULL };
+    char log[1100];
+    snprintf(log, sizeof log, "%s.again.log", dir);
+    rc = e2e_run(log, argv);
+    char *text = e2e_read(log);
+    cr_expect_eq(rc, 0, "%s", text);
+    free(text);
+    snprintf(tmp, sizeof tmp, "%s/campaign.json.tmp.%d", dir, (int)gone);
+    cr_expect_neq(access(tmp, F_OK), 0, "swept");
+}
+
+/* A harness that dies in its set-up (by a signal, mpirun's 128 + n too, or with a sanitizer's report in its log)
+ * crashed: that is a broken invariant, as a crash of the harness anywhere is (docs/architecture.md), never "not
+ * started"; a launch that failed (mpirun's banner, a set-up that said why with exit 3, no log at all) is not. */
+Test(checker, a_set_up_crash_is_told_from_a_failed_launch)
+{
+    struct {
+        int code;
+        const char *log, *want;   /* want NULL: a failed launch */
+    } cases[] = {
+        { 139, "", "died by signal 11" },
+        { 134, NULL, "died by signal 6" },
+        { 137, "a banner\n", "died by signal 9" },
+        { 1, "x\n==77==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x1\nmore\n",
+          "ERROR: AddressSanitizer: heap-buffer-overflow on address 0x1" },
+        { 1, "setup.c:12:3: runtime error: signed integer overflow\n", "runtime error: signed integer overflow" },
+        { 1, "An ORTE daemon has unexpectedly failed after launch\n", NULL },
+        { 3, "gauntlet: its set-up failed: cannot write power.csv: Is a directory\n", NULL },
+        { 3, NULL, NULL },
+        { 128, "", NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *dir = e2e_outdir();
+        char log[1100], why[400] = "";
+        snprintf(log, sizeof log, "%s.log", dir);
+        FILE *f = cases[i].log ? fopen(log, "w") : NULL;   /* the run's log, DIR.log (NULL: none) */
+        cr_assert(!cases[i].log || (f && fputs(cases[i].log, f) >= 0 && fclose(f) == 0));
+        int got = cp_setup_crashed(dir, cases[i].code, why, sizeof why);
+        cr_expect_eq(got, cases[i].want != NULL, "case %zu (exit %d): %s", i, cases[i].code, why);
+        if (cases[i].want)
+            cr_expect(strstr(why, cases[i].want), "case %zu: '%s' not in '%s'", i, cases[i].want, why);
+    }
+}
+
+/* End to end: the fault-free run's harness dies by SIGSEGV before its record begins; the campaign says BROKEN and
+ * exits 1 (it was "not started", started again, and never reported as broken). */
+Test(campaign, a_harness_that_dies_in_its_set_up_is_broken_not_unstarted, .timeout = 120)
+{
+    e2e_need_mpi();
+    mpirun_that_fails("k");
+    char dir[1024];
+    int rc;
+    json_t *j = campaign((const char *[]){ "--schedules", "1", "--nodes", "2", "--ranks", "2", "--recovery", "restart",
+                                           "--seed", "3", "--jobs", "2", NULL },
+                         &rc, dir, sizeof dir);
+    char *log = campaign_log(dir);
+    cr_expect_eq(rc, 1, "campaign exited %d:\n%s", rc, log);
+    cr_expect(strstr(log, "BROKEN fault-free: the harness crashed in its set-up, before its record began: died by "
+                          "signal 11"), "%s", log);
+    cr_expect(!strstr(log, "starting it again"), "%s", log);
+    free(log);
+    cr_assert(j);
+    cr_expect_eq(json_integer_value(json_object_get(j, "broken")), (json_int_t)json_array_size(json_object_get(j, "broken_invariants")));
+    cr_expect_eq(json_array_size(json_object_get(j, "relaunched")), 0);
+    cr_expect_eq(json_array_size(json_object_get(j, "not_started")), 0);
+    json_decref(j);
 }

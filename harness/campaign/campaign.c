@@ -194,12 +194,14 @@ static int cp_rm(const char *path, const struct stat *sb, int flag, struct FTW *
 
 /* A run that never began its record (no events.jsonl, or one without a start event: a set-up that failed, said in
  * its end line, or that stalled, ending the job inside an agreement: results.h) and did not end on a usage error or a
- * timeout: its launch failed (mpirun under load exits 1 after a banner; a fork refused; a node's set-up that failed
- * or timed out), which says nothing of the invariants. It is
- * started again up to CP_LAUNCH_TRIES launches in all, each failed launch's log kept as DIR.log.<launch>; one that
- * never begins is not started, listed, and leaves the campaign not all tested (exit 3) rather than broken. Returns
- * 0 when the run began (or is judged as it is), 1 when it was started again (job updated), 2 when it counts as not
- * started (r filled), -1 when it could not be started again. */
+ * timeout: either the harness crashed in its set-up (died by a signal, or a sanitizer's report in its log:
+ * cp_setup_crashed), a broken invariant like any crash of the harness, or its launch failed (mpirun under load exits
+ * 1 after a banner; a fork refused; a node's set-up that failed, exit 3 with its reason, or timed out), which says
+ * nothing of the invariants. Such a launch is started again up to CP_LAUNCH_TRIES launches in all, each failed
+ * launch's log kept as DIR.log.<launch>; one that never begins is not started, listed, and leaves the campaign not
+ * all tested (exit 3) rather than broken. Returns 0 when the run began (or is judged as it is), 1 when it was
+ * started again (job updated), 2 when it counts as not started (r filled), 3 when it crashed in its set-up (r
+ * broken, the run counted), -1 when it could not be started again. */
 static int cp_launch_failed(const struct cp_opts *o, struct cp_job *job, int code, const char *dir, const char *name,
                             struct cp_stats *st, struct cp_result *r)
 {
@@ -212,6 +214,13 @@ static int cp_launch_failed(const struct cp_opts *o, struct cp_job *job, int cod
         return 0;   /* a record with its start event: the run began */
     if (!tail[0])   /* no record, or no reason in it: what the run's log ends with */
         cp_log_tail(dir, tail, sizeof tail);
+    char crash[300];
+    if (cp_setup_crashed(dir, code, crash, sizeof crash)) {
+        r->ran = 1;
+        st->runs++, st->runs_failed++;
+        cp_break(r, "the harness crashed in its set-up, before its record began: %s; its log ends: %s", crash, tail);
+        return 3;
+    }
     int launch = job->tries + 1;
     snprintf(path, sizeof path, "%s.log", dir);
     snprintf(kept, sizeof kept, "%s.log.%d", dir, launch);
@@ -267,42 +276,6 @@ static int cp_same(const struct cp_result *a, const struct cp_result *b, const s
 
 /* The longest --out: each run's folder DIR/runs/s<schedule>-<strategy> must fit a results folder's path. */
 #define CP_OUT_MAX (RESULTS_DIR_MAX - 32)
-
-/* A campaign's folder: new, empty, or an earlier campaign's (campaign.json with its schedules, runs/, ckpt/):
- * EXIT_OK; a folder of other files, which a campaign would write among and whose campaign.json it would replace, is
- * refused (as run refuses a folder that is not an earlier run's). */
-static int cp_out_ok(const char *out)
-{
-    DIR *d = opendir(out);
-    if (!d)
-        return EXIT_OK;   /* a new folder (results_out_check said any other reason) */
-    int other = 0, has = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        const char *nm = e->d_name;
-        if (!strcmp(nm, ".") || !strcmp(nm, ".."))
-            continue;
-        if (!strcmp(nm, "campaign.json"))
-            has = 1;
-        else if (strcmp(nm, "runs") && strcmp(nm, "ckpt"))
-            other = 1;
-    }
-    closedir(d);
-    if (has && !other) {
-        char path[CP_OUT_MAX + 32];
-        snprintf(path, sizeof path, "%s/campaign.json", out);
-        json_t *j = json_load_file(path, 0, NULL);
-        other = !json_is_integer(json_object_get(j, "schedules"));
-        json_decref(j);
-    }
-    if (other) {
-        fprintf(stderr, "gauntlet campaign: --out %s: the folder holds files that are not an earlier campaign's "
-                "(campaign.json, runs/, ckpt/): a campaign would write among them and replace any campaign.json; "
-                "expected an empty or new folder, or an earlier campaign's\n", out);
-        return EXIT_INPUT;
-    }
-    return EXIT_OK;
-}
 
 /* One integer option in [lo, hi] into *out (left as it is when not given); 0, or the usage error. */
 static int cp_int(const struct cli_args *a, const char *name, long lo, long hi, long *out)
@@ -384,7 +357,7 @@ static int cp_options(int argc, char **argv, struct cp_opts *o)
     return 0;
 }
 
-/* Records a broken invariant of a run (or of a schedule, across its runs). */
+/* Records a broken invariant of a schedule, across its runs (a run's own: cp_broke_run). */
 static void cp_broke(json_t *breaks, const char *run, const char *why)
 {
     json_array_append_new(breaks, json_pack("{s:s, s:s}", "run", run, "why", why));
@@ -530,10 +503,7 @@ int campaign_main(int argc, char **argv)
             cp_check_run(dir, code, &sc, &o.shape, job.strat, job.sched < 0 ? "restart" : o.strat[job.strat], r, &stats);
         if (job.killed)
             cp_break(r, "did not end within %.0f s (killed)", o.timeout_s);
-        if (r->broken) {
-            cp_broke(breaks, name, r->why);
-            broken += r->broken;
-        }
+        broken += cp_broke_run(breaks, name, r);   /* every one it broke, listed */
         if (job.sched >= 0 && --left[job.sched] == 0) {
             int across = cp_across(&o, job.sched, &res[job.sched * o.nstrat], base.state, breaks);
             broken += across;
@@ -552,10 +522,12 @@ int campaign_main(int argc, char **argv)
     }
     if (rmdir(o.ckpt) != 0 && errno != ENOENT)   /* each run removed its own files */
         gl_log("%s: %s", o.ckpt, strerror(errno));
-    json_t *j = cp_report(&o, &stats, broken, (double)(mono_ns() - t0) * 1e-9, breaks);
+    broken = (int)json_array_size(breaks);   /* the count is the list's */
+    json_t *j = cp_report(&o, &stats, (double)(mono_ns() - t0) * 1e-9, breaks);
+    char why[PATH_MAX + 128];
     snprintf(path, sizeof path, "%s/campaign.json", o.out);
-    if (json_dump_file(j, path, JSON_INDENT(2)) != 0) {
-        fprintf(stderr, "gauntlet campaign: cannot write %s\n", path);
+    if (cp_write_json(path, j, why, sizeof why) != 0) {   /* whole: a campaign killed while it writes leaves the last */
+        fprintf(stderr, "gauntlet campaign: %s\n", why);
         rc = EXIT_ENV;
     }
     json_decref(j);

@@ -1,9 +1,8 @@
 /* harness/campaign/campaign_check.c: one campaign run's results against the invariants (docs/faults.md, "Fault
- * campaigns"): every results file parses, no worker outlived its supervisor, every visible fault was caught
- * by the detector built for it within its bound, nothing was detected that no fault explains, every fault
- * scheduled fired once. */
+ * campaigns"): every results file parses and holds something, no worker outlived its supervisor, every visible
+ * fault was caught by the detector built for it within its bound, nothing was detected that no fault explains,
+ * every fault scheduled fired once, as scheduled (its record's kind, rank and iteration). */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,12 +28,27 @@ const char *const cp_kind_names[CK_COUNT] = { "bitflip", "crash", "hang", "strag
 
 void cp_break(struct cp_result *res, const char *fmt, ...)
 {
-    if (!res->broken++) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(res->why, sizeof res->why, fmt, ap);
-        va_end(ap);
-    }
+    char why[CP_NOTE];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    if (!res->broken++)
+        str_copy(res->why, sizeof res->why, why);
+    if (!res->whys)
+        res->whys = json_array();
+    json_array_append_new(res->whys, json_string(why));
+}
+
+int cp_broke_run(json_t *breaks, const char *run, struct cp_result *res)
+{
+    size_t i, n = json_array_size(res->whys);
+    json_t *w;
+    json_array_foreach(res->whys, i, w)
+        json_array_append_new(breaks, json_pack("{s:s, s:O}", "run", run, "why", w));
+    json_decref(res->whys);
+    res->whys = NULL;
+    return (int)n;
 }
 
 /* Returns the enum CD_* of a detector's name. */
@@ -65,29 +79,47 @@ static void cp_push(double **v, int64_t *n, int64_t *cap, double x)
     (*v)[(*n)++] = x;
 }
 
-/* Every line of events.jsonl parses; collects the workers' pids and the ranks shrink dropped. */
-static void cp_events(const char *dir, struct cp_result *res, int *pids, int *npids, int cap)
+/* The workers' pids a record names (worker_start), every one of them. */
+struct cp_pids {
+    int *pid;
+    size_t n, cap;
+};
+
+/* Every line of events.jsonl parses and it names its workers (a record without worker_start lines says nothing of
+ * the workers it had: none is checked for outliving its supervisor); collects the workers' pids and the ranks
+ * shrink dropped. rc: the run's exit, for a record that is missing. */
+static void cp_events(const char *dir, int rc, struct cp_result *res, struct cp_pids *pids)
 {
     char path[1100], *line = NULL;
     size_t n = 0;
     snprintf(path, sizeof path, "%s/events.jsonl", dir);
     FILE *f = fopen(path, "r");
-    if (!f) {
-        cp_break(res, "events.jsonl: %s", strerror(errno));
+    if (!f) {   /* the run never began its record: what it said is in its log */
+        char tail[300];
+        int err = errno;
+        cp_log_tail(dir, tail, sizeof tail);
+        cp_break(res, "no events.jsonl (%s): the run exited %d; its log ends: %s", strerror(err), rc, tail);
         return;
     }
-    int no = 0;
+    int no = 0, bad = 0, first_bad = 0;
+    char first_err[JSON_ERROR_TEXT_LENGTH] = "";
     while (getline(&line, &n, f) > 0) {
         json_error_t err;
         json_t *o = json_loads(line, 0, &err);
         no++;
-        if (!o) {
-            cp_break(res, "events.jsonl line %d does not parse: %s", no, err.text);
+        if (!o) {   /* one invariant: every line parses (the first bad line named, and how many) */
+            if (!bad++)
+                first_bad = no, str_copy(first_err, sizeof first_err, err.text);
             continue;
         }
         const char *ev = json_string_value(json_object_get(o, "event"));
-        if (ev && strcmp(ev, "worker_start") == 0 && *npids < cap)
-            pids[(*npids)++] = (int)json_integer_value(json_object_get(o, "pid"));
+        if (ev && strcmp(ev, "worker_start") == 0) {
+            if (pids->n == pids->cap) {
+                pids->cap = pids->cap ? 2 * pids->cap : 64;
+                pids->pid = xrealloc(pids->pid, pids->cap * sizeof *pids->pid);
+            }
+            pids->pid[pids->n++] = (int)json_integer_value(json_object_get(o, "pid"));
+        }
         if (ev && strcmp(ev, "rank_dropped") == 0) {
             res->dropped |= 1ull << (json_integer_value(json_object_get(o, "rank")) & 63);   /* global: node 0's
                                                                                                    * events.jsonl */
@@ -97,11 +129,21 @@ static void cp_events(const char *dir, struct cp_result *res, int *pids, int *np
         }
         json_decref(o);
     }
+    int err = ferror(f) ? errno : 0;
     free(line);
-    fclose(f);
+    if (fclose(f) != 0 && !err)
+        err = errno;
+    if (err)
+        cp_break(res, "events.jsonl: cannot read it: %s", strerror(err));
+    if (bad)
+        cp_break(res, "events.jsonl: %d line%s of %d do%s not parse, the first line %d: %s", bad, bad == 1 ? "" : "s", no,
+                 bad == 1 ? "es" : "", first_bad, first_err);
+    if (!err && !pids->n)
+        cp_break(res, "events.jsonl (%d line%s) names no worker: no worker_start line", no, no == 1 ? "" : "s");
 }
 
-/* Every row of power.csv has the header's columns and the file ends with a whole line. */
+/* Every row of power.csv has the header's columns, the file ends with a whole line, and it holds a row past its
+ * header (a run samples from its start). */
 static void cp_power(const char *dir, struct cp_result *res)
 {
     char path[1100], *line = NULL;
@@ -112,7 +154,7 @@ static void cp_power(const char *dir, struct cp_result *res)
         cp_break(res, "power.csv: %s", strerror(errno));
         return;
     }
-    int cols = -1, no = 0;
+    int cols = -1, no = 0, torn = 0;
     ssize_t len;
     while ((len = getline(&line, &n, f)) > 0) {
         int c = 0;
@@ -123,11 +165,18 @@ static void cp_power(const char *dir, struct cp_result *res)
             cols = c;
         if (c != cols || line[len - 1] != '\n') {
             cp_break(res, "power.csv line %d: %d fields where the header has %d, or a torn line", no, c + 1, cols + 1);
+            torn = 1;
             break;
         }
     }
+    int err = ferror(f) ? errno : 0;
     free(line);
-    fclose(f);
+    if (fclose(f) != 0 && !err)
+        err = errno;
+    if (err)
+        cp_break(res, "power.csv: cannot read it: %s", strerror(err));
+    else if (!torn && no < 2)
+        cp_break(res, "power.csv has %s: no power row", no ? "only its header" : "nothing in it (0 bytes)");
 }
 
 /* A worker alive after its supervisor ended: a `gauntlet __worker` whose parent is not a `gauntlet run`. */
@@ -201,184 +250,156 @@ static int cp_visible(const struct cp_shape *sh, int kind, json_t *f, int *det, 
     return 0;
 }
 
-/* The record of rank's compute phases, opened: node 0's events.jsonl, or on several nodes the rank's node's own
- * events-node<N>.jsonl (every line of its GPUs; node 0's holds only its fold of them), NULL when there is none. A
- * straggler is judged on its node, against that node's ranks (the node's supervisor takes the median). */
-static FILE *cp_events_of(const char *dir, int rank, int node_ranks)
+/* Whether a fault's record is the fault the schedule placed: its kind, its rank and the iteration it was carried out
+ * in, which on several nodes may be one later (a fault sent to another node's rank may land an iteration later under
+ * load: cp_same's slack). 1, or 0 having recorded how they differ as a broken invariant. */
+static int cp_as_scheduled(const struct cp_fault *x, const struct cp_shape *sh, int spec, json_t *f, struct cp_result *res)
 {
-    char path[1100];
-    int node = node_ranks > 0 ? rank / node_ranks : 0;
-    FILE *f = NULL;
-    if (node > 0) {
-        snprintf(path, sizeof path, "%s/events-node%d.jsonl", dir, node);
-        f = fopen(path, "r");
-    }
-    if (!f) {   /* one node, or forward: ranks (node 0 holds every line) */
-        snprintf(path, sizeof path, "%s/events.jsonl", dir);
-        f = fopen(path, "r");
-    }
-    return f;
+    const char *kind = json_string_value(json_object_get(f, "kind"));
+    json_t *rk = json_object_get(f, "rank"), *it = json_object_get(f, "injected_iter");
+    int slack = sh->nodes > 1;
+    if (kind && strcmp(kind, cp_kind_names[x->kind]) == 0 && json_is_integer(rk) && json_integer_value(rk) == x->rank &&
+        json_is_integer(it) && json_integer_value(it) >= x->at && json_integer_value(it) <= x->at + slack)
+        return 1;
+    char rank[24] = "none", iter[24] = "none";
+    if (json_is_integer(rk))
+        snprintf(rank, sizeof rank, "%lld", (long long)json_integer_value(rk));
+    if (json_is_integer(it))
+        snprintf(iter, sizeof iter, "%lld", (long long)json_integer_value(it));
+    cp_break(res, "fault %d's record is not the fault scheduled: the record says %s on rank %s at %s, the schedule %s on "
+             "rank %d at %d%s", spec, kind ? kind : "(no kind)", rank, iter, cp_kind_names[x->kind], x->rank, x->at,
+             slack ? " (or, on several nodes, one later)" : "");
+    return 0;
 }
 
-/* For a straggler missed or caught late: the rank's compute phases from the injection's iteration on, each as
- * "iteration: its ms / the peers' median ms @ seconds after the injection" (a phase that begins past the fault's
- * duration runs at full speed; a peer slowed by the host lifts the median): what such a broken invariant needs to be
- * read. Later lines of a rank's iteration replace earlier ones (a rollback's rerun is the timeline that survived). */
-static void cp_straggler_trace(const char *dir, int rank, int node_ranks, int from, double inj_s, char *out, size_t n)
+/* Judges one scheduled fault's record f (its spec, the schedule's fault x, which its record matches): caught by the
+ * detector built for it within its bound, or missed by design, or borderline; adds to st. */
+static void cp_check_fault(const char *dir, const struct cp_fault *x, const struct cp_shape *sh, int si, int spec,
+                           json_t *f, struct cp_result *res, struct cp_stats *st)
 {
-    enum { W = 8, R = 64 };
-    double beg[W][R], dur[W][R];
-    node_ranks = node_ranks > 0 ? node_ranks : R;
-    for (int i = 0; i < W; i++)
-        for (int r = 0; r < R; r++)
-            beg[i][r] = dur[i][r] = NAN;
-    char *line = NULL;
-    size_t cap = 0;
-    FILE *f = cp_events_of(dir, rank, node_ranks);
-    out[0] = 0;
-    if (!f || rank < 0 || rank >= R) {
-        if (f)
-            fclose(f);
-        return;
+    const char *kname = cp_kind_names[x->kind];
+    int kind = x->kind, det = -1, biters, got = cp_detector(json_string_value(json_object_get(f, "detected_by")));
+    double bound, inj_s = json_number_value(json_object_get(f, "injected_t_s"));
+    int64_t from = json_integer_value(json_object_get(f, "injected_iter"));   /* the schedule's, or one later (cp_as_scheduled) */
+    char why[160] = "";
+    int vis = cp_visible(sh, kind, f, &det, &bound, &biters, why, sizeof why);
+    int rolled = json_is_true(json_object_get(f, "rolled_back")) && got < 0;
+    if (rolled) {   /* its effect went with the state */
+        vis = 0;
+        snprintf(why, sizeof why, "rolled back before it was seen: a later fault's recovery restored a state from "
+                                  "before it");
     }
-    while (getline(&line, &cap, f) > 0) {
-        if (!strstr(line, "\"compute\""))
-            continue;
-        json_t *o = json_loads(line, 0, NULL);
-        const char *ev = json_string_value(json_object_get(o, "event"));
-        long long it = json_integer_value(json_object_get(o, "iter")) - from, r = json_integer_value(json_object_get(o, "rank"));
-        double t = json_number_value(json_object_get(o, "t_s"));
-        if (ev && it >= 0 && it < W && r >= 0 && r < R) {
-            if (strcmp(ev, "phase_begin") == 0)
-                beg[it][r] = t, dur[it][r] = NAN;
-            else if (strcmp(ev, "phase_end") == 0 && !isnan(beg[it][r]))
-                dur[it][r] = t - beg[it][r];
+    int left = json_is_true(json_object_get(f, "left_with_rank")) && got < 0;
+    if (left) {   /* its effect went with its rank */
+        vis = 0;
+        snprintf(why, sizeof why, "its rank left the run (shrink dropped it) before a detector saw it");
+    }
+    int shrunk = inj_s > res->first_drop_s;
+    res->det[spec].shrunk = shrunk;
+    if (shrunk && vis == 1 && (det == CD_FINGERPRINT || kind == CK_STRAGGLER)) {
+        /* fewer ranks after shrink: a fingerprint vote or a peers' median may no longer name a rank */
+        vis = 0;
+        snprintf(why, sizeof why, "after shrink removed a rank: fewer peers to compare with");
+    }
+    if (kind == CK_STRAGGLER && vis == 1) {   /* what the record shows the detector could see */
+        int longest;
+        int64_t seen = cp_straggler_rule(dir, x->rank, sh->ranks, inj_s, sh->persist, &longest);
+        if (seen < 0) {
+            vis = -1;
+            snprintf(why, sizeof why, "the record shows %d slow compute phase%s in a row, the detector wants %d: "
+                     "a loaded host's stretched peers lift their median, or end the fault's window early", longest, longest == 1 ? "" : "s", sh->persist);
+        } else if (seen - from + 1 > biters) {
+            biters = (int)(seen - from + 1);   /* the run of slow phases began late: seen when it completed */
         }
-        json_decref(o);
     }
-    free(line);
-    fclose(f);
-    size_t k = (size_t)snprintf(out, n, "; rank %d's compute phases (ms / peers' median @ s after injection):", rank);
-    for (int i = 0; i < W && k < n; i++) {
-        if (isnan(dur[i][rank]))
-            continue;
-        struct series peers = { 0 };   /* a NAN (no phase of that peer) is skipped */
-        for (int r = 0; r < R; r++)
-            if (r != rank && r / node_ranks == rank / node_ranks)
-                series_add(&peers, dur[i][r]);
-        k += (size_t)snprintf(out + k, n - k, " %d: %.0f/%.0f @%.2f", from + i, dur[i][rank] * 1e3,
-                              series_pct(&peers, 50) * 1e3, beg[i][rank] - inj_s);
-        series_free(&peers);
+    st->fired[kind]++;
+    json_t *det_o = json_object_get(f, "detection");
+    if (got >= 0) {
+        res->det[spec] = (struct cp_det){ spec, got, (int)json_integer_value(json_object_get(det_o, "rank")),
+                                          json_integer_value(json_object_get(det_o, "iter_seen")), shrunk,
+                                          from, 0 };
+        if (json_is_number(json_object_get(f, "detect_s")))   /* null: no time (never 0) */
+            cp_push(&st->detect_s[si], &st->n_detect[si], &st->cap_detect[si],
+                    json_number_value(json_object_get(f, "detect_s")));
+        if (json_is_number(json_object_get(f, "recover_s")))
+            cp_push(&st->recover_s[si], &st->n_recover[si], &st->cap_recover[si],
+                    json_number_value(json_object_get(f, "recover_s")));
+    }
+    res->det[spec].borderline = kind == CK_STRAGGLER && vis < 0;
+    if (kind == CK_BITFLIP) {
+        int c = json_array_size(json_object_get(f, "bits")) ? cp_bit_class(json_string_value(json_object_get(f, "bit_class")))
+                                                              : CB_NONE;
+        st->bits_injected[c]++;
+        if (got >= 0)
+            st->bits_caught[c][got]++;
+        if (got < 0 && c != CB_NONE && !left && !rolled)
+            res->effect_missed = 1;   /* the state carries it to the end (not a dropped rank's, nor a rolled-back one's) */
+    }
+    if (vis == 1) {
+        st->visible[kind]++;
+        int64_t li = json_integer_value(json_object_get(f, "detect_iters"));
+        double ls = json_number_value(json_object_get(f, "detect_s"));
+        char trace[240] = "";
+        if (kind == CK_STRAGGLER && (got != det || li > biters))
+            cp_straggler_trace(dir, x->rank, sh->ranks, (int)from, inj_s, trace, sizeof trace);
+        if (got != det)
+            cp_break(res, "fault %d (%s on rank %d at %d) %s%s, expected by %s%s", spec, kname, x->rank, x->at,
+                     got < 0 ? "missed" : "caught by ", got < 0 ? "" : json_string_value(json_object_get(f, "detected_by")),
+                     det == CD_FINGERPRINT ? "fingerprint" : det == CD_ABFT ? "abft" : det == CD_EXIT ? "exit"
+                                            : det == CD_COMM ? "comm" : "heartbeat", trace);
+        else if (li > biters || !(ls <= bound))
+            cp_break(res, "fault %d (%s) caught after %lld iterations / %.3f s, bound %d / %.3f s%s", spec, kname,
+                     (long long)li, ls, biters, bound, trace);
+        else
+            st->caught[kind]++;
+        return;
+    }
+    st->by_design[kind] += vis == 0;
+    st->borderline[kind] += vis < 0;
+    if (got >= 0)
+        st->caught[kind]++;
+    if (got >= 0 && vis == 0)
+        st->by_design[kind]--;   /* seen after all: counted as caught, not missed */
+    if ((vis == 0 || (vis < 0 && kind == CK_STRAGGLER)) && got < 0 && json_array_size(st->missed) < 24) {
+        json_t *m = json_pack("{s:s, s:i, s:s, s:o, s:o, s:o, s:o, s:s}", "run", dir, "fault", spec, "kind", kname,
+                              "target", json_copy(json_object_get(f, "target")), "bit_class",
+                              json_copy(json_object_get(f, "bit_class")), "rel_error",
+                              json_copy(json_object_get(f, "rel_error")), "where", json_copy(json_object_get(f, "where")),
+                              "why", why);
+        if (vis < 0)
+            json_object_set_new(m, "borderline", json_true());
+        json_array_append_new(st->missed, m);
     }
 }
 
-/* The heartbeat's straggler rule (its own function, heartbeat.c: slower than CP_HB_FACTOR x the peers' median and
- * by CP_HB_EXCESS_S, persist times in a row) replayed on the record as the supervisor applied it (faultlog_compute):
- * every compute phase in the order the supervisor wrote it, of the run it was on, against the latest phase of each
- * peer of its node no more than an iteration behind. For rank's phases that end after inj_s: the iteration whose
- * phase completes the first run of persist slow ones (-1: none did), and *longest, the longest run of slow phases. A
- * loaded host that stretched a peer's phase (lifting the median) or made the fault's window end early breaks the
- * run: no detector can see what the record does not show. */
-static int64_t cp_straggler_rule(const char *dir, int rank, int node_ranks, double inj_s, int persist, int *longest)
+/* The files of a run's record: every one whole, and no worker of it alive past its supervisor. */
+static void cp_check_files(const char *dir, int rc, struct cp_result *res)
 {
-    enum { R = 64 };
-    double open[R], last[R];
-    node_ranks = node_ranks > 0 ? node_ranks : R;
-    int64_t last_iter[R];
-    int cur_run = 0, count = 0;
-    int64_t found = -1;
-    const struct heartbeat_params hp = { CP_HB_FACTOR, CP_HB_EXCESS_S, persist };
-    for (int r = 0; r < R; r++)
-        open[r] = last[r] = NAN, last_iter[r] = INT64_MIN / 2;
-    *longest = 0;
-    char *line = NULL;
-    size_t cap = 0;
-    FILE *f = cp_events_of(dir, rank, node_ranks);
-    if (!f || rank < 0 || rank >= R) {
-        if (f)
-            fclose(f);
-        return -1;
-    }
-    while (found < 0 && getline(&line, &cap, f) > 0) {
-        if (!strstr(line, "\"compute\""))
-            continue;
-        json_t *o = json_loads(line, 0, NULL);
-        const char *ev = json_string_value(json_object_get(o, "event"));
-        json_int_t it = json_integer_value(json_object_get(o, "iter")), r = json_integer_value(json_object_get(o, "rank"));
-        int run = (int)json_integer_value(json_object_get(o, "run"));
-        double t = json_number_value(json_object_get(o, "t_s"));
-        if (run > cur_run)   /* a recovery's new run: the old run's reports are stale */
-            cur_run = run;
-        if (ev && r >= 0 && r < R && run == cur_run) {
-            if (strcmp(ev, "phase_begin") == 0) {
-                open[r] = t;
-            } else if (strcmp(ev, "phase_end") == 0 && !isnan(open[r])) {
-                double dur = t - open[r], v[R];
-                int n = 0;
-                for (int p = 0; p < R; p++)
-                    if (p != r && p / node_ranks == r / node_ranks && last_iter[p] >= it - 1)
-                        v[n++] = last[p];
-                last[r] = dur, last_iter[r] = it;
-                if (r == rank && n > 0 && t > inj_s) {   /* the detector's own judgement (heartbeat.c) */
-                    char note[96];
-                    if (detector_table[DET_HEARTBEAT]->slow(&hp, dur, v, n, &count, note, sizeof note))
-                        found = it;
-                    *longest = count > *longest ? count : *longest;
-                }
-            }
-        }
-        json_decref(o);
-    }
-    free(line);
-    fclose(f);
-    return found;
-}
-
-/* The last non-empty line of the run's log (DIR.log: what the run and mpirun printed), or why there is none. */
-void cp_log_tail(const char *dir, char *out, size_t n)
-{
-    char path[1100], buf[4096];
-    snprintf(path, sizeof path, "%s.log", dir);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(out, n, "(no log: %s)", strerror(errno));
-        return;
-    }
-    off_t size = lseek(fd, 0, SEEK_END);
-    off_t from = size > (off_t)sizeof buf - 1 ? size - (off_t)sizeof buf + 1 : 0;
-    ssize_t got = size >= 0 ? pread(fd, buf, sizeof buf - 1, from) : -1;
-    close(fd);
-    if (got <= 0) {
-        snprintf(out, n, "(an empty log)");
-        return;
-    }
-    buf[got] = 0;
-    while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == '\r' || buf[got - 1] == ' '))
-        buf[--got] = 0;
-    const char *last = strrchr(buf, '\n');
-    snprintf(out, n, "%s", last ? last + 1 : buf);
+    struct cp_pids pids = { 0 };
+    char orphans[200] = "";
+    size_t k = 0;
+    int n = 0;
+    cp_events(dir, rc, res, &pids);
+    cp_power(dir, res);
+    for (size_t i = 0; i < pids.n; i++)
+        if (cp_orphan(pids.pid[i]) && n++ < 8 && k < sizeof orphans)
+            k += (size_t)snprintf(orphans + k, sizeof orphans - k, "%s%d", k ? ", " : "", pids.pid[i]);
+    if (n)   /* one invariant: every pid that broke it named (up to 8) */
+        cp_break(res, "%d worker%s outlived %s supervisor: pid %s%s", n, n == 1 ? "" : "s", n == 1 ? "its" : "their",
+                 orphans, n > 8 ? ", ..." : "");
+    free(pids.pid);
 }
 
 void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const struct cp_shape *sh, int si,
                   const char *strat, struct cp_result *res, struct cp_stats *st)
 {
     char path[1100];
-    int pids[256], npids = 0, fired[CP_MAX_FAULTS] = { 0 };
+    int fired[CP_MAX_FAULTS] = { 0 };
     res->ran = 1;
     res->first_drop_s = INFINITY;
     for (int i = 0; i < CP_MAX_FAULTS; i++)
         res->det[i] = (struct cp_det){ .spec = i, .detector = -1, .rank = -1, .iter_seen = -1, .iter_fired = -1 };
-    snprintf(path, sizeof path, "%s/events.jsonl", dir);
-    if (access(path, F_OK) != 0) {   /* the run never began its record: what it said is in its log */
-        char tail[300];
-        cp_log_tail(dir, tail, sizeof tail);
-        cp_break(res, "no events.jsonl (%s): the run exited %d; its log ends: %s", strerror(errno), rc, tail);
-    }
-    cp_events(dir, res, pids, &npids, 256);
-    cp_power(dir, res);
-    for (int i = 0; i < npids; i++)
-        if (cp_orphan(pids[i]))
-            cp_break(res, "worker pid %d outlived its supervisor", pids[i]);
+    cp_check_files(dir, rc, res);
     snprintf(path, sizeof path, "%s/summary.json", dir);
     json_error_t err;
     json_t *sum = json_load_file(path, 0, &err);
@@ -411,117 +432,23 @@ void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const stru
     size_t i;
     json_t *f;
     json_array_foreach(json_object_get(sum, "faults"), i, f) {
-        const char *kname = json_string_value(json_object_get(f, "kind"));
         if (strcmp(json_string_value(json_object_get(f, "origin")) ?: "", "observed") == 0) {
             st->observed++;
-            cp_break(res, "a detection no fault explains: %s seen by %s on rank %lld", kname,
-                     json_string_value(json_object_get(f, "detected_by")), (long long)json_integer_value(json_object_get(f, "rank")));
+            cp_break(res, "a detection no fault explains: %s seen by %s on rank %lld",
+                     json_string_value(json_object_get(f, "kind")) ?: "(no kind)",
+                     json_string_value(json_object_get(f, "detected_by")) ?: "(none)",
+                     (long long)json_integer_value(json_object_get(f, "rank")));
             continue;
         }
-        int spec = (int)json_integer_value(json_object_get(f, "fault_spec")), kind = 0;
-        if (spec < 0 || spec >= sc->n) {
-            cp_break(res, "a fault record names fault %d of %d", spec, sc->n);
-            continue;
-        }
-        if (fired[spec]++) {
+        json_t *sp = json_object_get(f, "fault_spec");
+        int spec = json_is_integer(sp) && json_integer_value(sp) >= 0 && json_integer_value(sp) < sc->n
+                   ? (int)json_integer_value(sp) : -1;
+        if (spec < 0)
+            cp_break(res, "a fault record names fault %lld of %d", (long long)json_integer_value(sp), sc->n);
+        else if (fired[spec]++)
             cp_break(res, "fault %d fired twice on the timeline that survived", spec);
-            continue;
-        }
-        kind = sc->f[spec].kind;
-        int det = -1, biters, got = cp_detector(json_string_value(json_object_get(f, "detected_by")));
-        double bound;
-        char why[160] = "";
-        int vis = cp_visible(sh, kind, f, &det, &bound, &biters, why, sizeof why);
-        if (json_is_true(json_object_get(f, "rolled_back")) && got < 0) {   /* its effect went with the state */
-            vis = 0;
-            snprintf(why, sizeof why, "rolled back before it was seen: a later fault's recovery restored a state from "
-                                      "before it");
-        }
-        int left = json_is_true(json_object_get(f, "left_with_rank")) && got < 0;
-        if (left) {   /* its effect went with its rank */
-            vis = 0;
-            snprintf(why, sizeof why, "its rank left the run (shrink dropped it) before a detector saw it");
-        }
-        int shrunk = json_number_value(json_object_get(f, "injected_t_s")) > res->first_drop_s;
-        res->det[spec].shrunk = shrunk;
-        if (shrunk && vis == 1 && (det == CD_FINGERPRINT || kind == CK_STRAGGLER)) {
-            /* fewer ranks after shrink: a fingerprint vote or a peers' median may no longer name a rank */
-            vis = 0;
-            snprintf(why, sizeof why, "after shrink removed a rank: fewer peers to compare with");
-        }
-        if (kind == CK_STRAGGLER && vis == 1) {   /* what the record shows the detector could see */
-            int longest, from = json_is_integer(json_object_get(f, "injected_iter"))
-                                    ? (int)json_integer_value(json_object_get(f, "injected_iter")) : sc->f[spec].at;
-            int64_t seen = cp_straggler_rule(dir, sc->f[spec].rank, sh->ranks, json_number_value(json_object_get(f, "injected_t_s")),
-                                             sh->persist, &longest);
-            if (seen < 0) {
-                vis = -1;
-                snprintf(why, sizeof why, "the record shows %d slow compute phase%s in a row, the detector wants %d: "
-                         "a loaded host's stretched peers lift their median, or end the fault's window early", longest, longest == 1 ? "" : "s", sh->persist);
-            } else if (seen - from + 1 > biters) {
-                biters = (int)(seen - from + 1);   /* the run of slow phases began late: seen when it completed */
-            }
-        }
-        st->fired[kind]++;
-        json_t *det_o = json_object_get(f, "detection");
-        if (got >= 0) {
-            res->det[spec] = (struct cp_det){ spec, got, (int)json_integer_value(json_object_get(det_o, "rank")),
-                                              json_integer_value(json_object_get(det_o, "iter_seen")), shrunk,
-                                              json_is_integer(json_object_get(f, "injected_iter"))
-                                                  ? json_integer_value(json_object_get(f, "injected_iter")) : -1, 0 };
-            if (json_is_number(json_object_get(f, "detect_s")))   /* null: no time (never 0) */
-                cp_push(&st->detect_s[si], &st->n_detect[si], &st->cap_detect[si],
-                        json_number_value(json_object_get(f, "detect_s")));
-            if (json_is_number(json_object_get(f, "recover_s")))
-                cp_push(&st->recover_s[si], &st->n_recover[si], &st->cap_recover[si],
-                        json_number_value(json_object_get(f, "recover_s")));
-        }
-        res->det[spec].borderline = kind == CK_STRAGGLER && vis < 0;
-        if (kind == CK_BITFLIP) {
-            int c = json_array_size(json_object_get(f, "bits")) ? cp_bit_class(json_string_value(json_object_get(f, "bit_class")))
-                                                                  : CB_NONE;
-            st->bits_injected[c]++;
-            if (got >= 0)
-                st->bits_caught[c][got]++;
-            if (got < 0 && c != CB_NONE && !left)
-                res->effect_missed = 1;   /* the state carries it to the end (not a dropped rank's) */
-        }
-        if (vis == 1) {
-            st->visible[kind]++;
-            int64_t li = json_integer_value(json_object_get(f, "detect_iters"));
-            double ls = json_number_value(json_object_get(f, "detect_s"));
-            char trace[240] = "";
-            if (kind == CK_STRAGGLER && (got != det || li > biters))
-                cp_straggler_trace(dir, sc->f[spec].rank, sh->ranks, sc->f[spec].at,
-                                   json_number_value(json_object_get(f, "injected_t_s")), trace, sizeof trace);
-            if (got != det)
-                cp_break(res, "fault %d (%s on rank %d at %d) %s%s, expected by %s%s", spec, kname, sc->f[spec].rank,
-                         sc->f[spec].at, got < 0 ? "missed" : "caught by ", got < 0 ? "" : json_string_value(json_object_get(f, "detected_by")),
-                         det == CD_FINGERPRINT ? "fingerprint" : det == CD_ABFT ? "abft" : det == CD_EXIT ? "exit"
-                                                : det == CD_COMM ? "comm" : "heartbeat", trace);
-            else if (li > biters || !(ls <= bound))
-                cp_break(res, "fault %d (%s) caught after %lld iterations / %.3f s, bound %d / %.3f s%s", spec, kname,
-                         (long long)li, ls, biters, bound, trace);
-            else
-                st->caught[kind]++;
-        } else {
-            st->by_design[kind] += vis == 0;
-            st->borderline[kind] += vis < 0;
-            if (got >= 0)
-                st->caught[kind]++;
-            if (got >= 0 && vis == 0)
-                st->by_design[kind]--;   /* seen after all: counted as caught, not missed */
-            if ((vis == 0 || (vis < 0 && kind == CK_STRAGGLER)) && got < 0 && json_array_size(st->missed) < 24) {
-                json_t *m = json_pack("{s:s, s:i, s:s, s:o, s:o, s:o, s:o, s:s}", "run", dir, "fault", spec, "kind", kname,
-                                      "target", json_copy(json_object_get(f, "target")), "bit_class",
-                                      json_copy(json_object_get(f, "bit_class")), "rel_error",
-                                      json_copy(json_object_get(f, "rel_error")), "where", json_copy(json_object_get(f, "where")),
-                                      "why", why);
-                if (vis < 0)
-                    json_object_set_new(m, "borderline", json_true());
-                json_array_append_new(st->missed, m);
-            }
-        }
+        else if (cp_as_scheduled(&sc->f[spec], sh, spec, f, res))
+            cp_check_fault(dir, &sc->f[spec], sh, si, spec, f, res, st);
     }
     int nfired = 0;
     for (int k = 0; k < sc->n; k++)

@@ -69,8 +69,9 @@ struct cp_det {
 /* What one run gave. */
 struct cp_result {
     int ran;                         /* 1 once checked */
-    int broken;                      /* invariants it broke */
+    int broken;                      /* invariants it broke: as many as whys holds */
     char why[CP_NOTE];               /* the first one, in words */
+    json_t *whys;                    /* every one, in words, in the order found (NULL until one broke) */
     struct cp_det det[CP_MAX_FAULTS];
     uint64_t dropped;                /* ranks shrink removed (bit per rank) */
     double first_drop_s;             /* when shrink first removed a rank (t_s), INFINITY when it never did */
@@ -94,8 +95,9 @@ struct cp_stats {
 
 extern const char *const cp_kind_names[CK_COUNT];
 
-/* Prints the campaign's table and returns campaign.json's object (broken: invariants broken; wall: seconds). */
-json_t *cp_report(const struct cp_opts *o, struct cp_stats *st, int broken, double wall, json_t *breaks);
+/* Prints the campaign's table and returns campaign.json's object (breaks: every broken invariant, {"run", "why"},
+ * whose count is "broken"; wall: seconds). */
+json_t *cp_report(const struct cp_opts *o, struct cp_stats *st, double wall, json_t *breaks);
 
 /* The last line of the run's log (DIR.log) into out. */
 void cp_log_tail(const char *dir, char *out, size_t n);
@@ -104,7 +106,25 @@ void cp_log_tail(const char *dir, char *out, size_t n);
  * against every invariant but the comparisons across runs; fills res and adds to st. */
 void cp_check_run(const char *dir, int rc, const struct cp_sched *sc, const struct cp_shape *shape, int si,
                   const char *strat, struct cp_result *res, struct cp_stats *st);
-/* Records a broken invariant in res (the first one's words are kept). */
+/* Records a broken invariant in res: its words appended to res->whys (the first one's also in res->why). */
 void cp_break(struct cp_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Moves every broken invariant of res into breaks as {"run", "why"} (res->whys emptied, res->broken kept); returns
+ * how many. */
+int cp_broke_run(json_t *breaks, const char *run, struct cp_result *res);
+
+/* The heartbeat's straggler rule replayed on rank's node's record (campaign_straggler.c): the iteration whose compute
+ * phase completed the first run of persist slow ones after inj_s (-1: none did); *longest, the longest such run. */
+int64_t cp_straggler_rule(const char *dir, int rank, int node_ranks, double inj_s, int persist, int *longest);
+/* A straggler's compute phases from iteration from on, against its peers' median, in words (for a miss). */
+void cp_straggler_trace(const char *dir, int rank, int node_ranks, int from, double inj_s, char *out, size_t n);
+
+/* Whether a run that never began its record (exit code; its log DIR.log) crashed in its set-up rather than failed
+ * to launch: died by a signal (code 128 + n, mpirun's too) or left a sanitizer's report in its log. 1 with why, or
+ * 0 (campaign_files.c). */
+int cp_setup_crashed(const char *dir, int code, char *why, size_t n);
+/* Writes j to path whole (temp file, fsync, rename: write_file_atomic); 0, or -1 with why (the OS error named). */
+int cp_write_json(const char *path, const json_t *j, char *why, size_t n);
+/* A campaign's --out: new, empty, or an earlier campaign's (campaign_files.c); EXIT_OK or EXIT_INPUT having said why. */
+int cp_out_ok(const char *out);
 
 #endif

@@ -2,29 +2,41 @@
  * bit flips by class and detector, detect and recover quantiles per strategy, what broke, what never started. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "campaign_int.h"
 #include "results.h"
 #include "util.h"
 
-/* Sorts v and returns its q-quantile (nearest rank), NAN when empty. */
-static double cp_q(double *v, int64_t n, double q)
+/* Orders doubles ascending (qsort). */
+static int cp_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The q-quantile (nearest rank) of v, sorted (cp_report sorts each once), NAN when empty. */
+static double cp_q(const double *v, int64_t n, double q)
 {
     if (n == 0)
         return NAN;
-    for (int64_t i = 1; i < n; i++)   /* insertion sort: v is sorted already but for its new tail */
-        for (int64_t j = i; j > 0 && v[j] < v[j - 1]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
     int64_t i = (int64_t)ceil(q * (double)n) - 1;
-    return v[i < 0 ? 0 : i];
+    return v[i < 0 ? 0 : i >= n ? n - 1 : i];
+}
+
+/* One quantile in the table's column of width w: milliseconds, or "-" when there is none (no detection). */
+static void cp_ms(double s, int w)
+{
+    if (isfinite(s))
+        printf(" %*.1fms", w - 2, s * 1e3);
+    else
+        printf(" %*s", w, "-");
 }
 
 /* Prints the table and returns campaign.json's object. */
-json_t *cp_report(const struct cp_opts *o, struct cp_stats *st, int broken, double wall, json_t *breaks)
+json_t *cp_report(const struct cp_opts *o, struct cp_stats *st, double wall, json_t *breaks)
 {
+    int broken = (int)json_array_size(breaks);   /* the count is the list's: every broken invariant is in it */
     static const char *const classes[CB_COUNT] = { "sign", "exponent", "mantissa-high", "mantissa-low", "no bit changed" };
     static const char *const dets[CD_COUNT] = { "fingerprint", "abft", "exit", "heartbeat", "comm", "other" };
     json_t *j = json_pack("{s:i, s:I, s:i, s:f, s:I, s:I, s:I, s:I, s:I, s:i}", "schedules", o->schedules, "seed",
@@ -64,9 +76,16 @@ json_t *cp_report(const struct cp_opts *o, struct cp_stats *st, int broken, doub
     printf("  %-11s %12s %12s %12s %12s\n", "strategy", "detect_p50", "detect_p99", "recover_p50", "recover_p99");
     json_t *strats = json_object();
     for (int s = 0; s < o->nstrat; s++) {
+        if (st->n_detect[s] > 1)   /* in completion order: sorted once, here (qsort, n log n) */
+            qsort(st->detect_s[s], (size_t)st->n_detect[s], sizeof *st->detect_s[s], cp_cmp);
+        if (st->n_recover[s] > 1)
+            qsort(st->recover_s[s], (size_t)st->n_recover[s], sizeof *st->recover_s[s], cp_cmp);
         double q[4] = { cp_q(st->detect_s[s], st->n_detect[s], 0.5), cp_q(st->detect_s[s], st->n_detect[s], 0.99),
                         cp_q(st->recover_s[s], st->n_recover[s], 0.5), cp_q(st->recover_s[s], st->n_recover[s], 0.99) };
-        printf("  %-11s %10.1fms %10.1fms %10.1fms %10.1fms\n", o->strat[s], q[0] * 1e3, q[1] * 1e3, q[2] * 1e3, q[3] * 1e3);
+        printf("  %-11s", o->strat[s]);
+        for (int k = 0; k < 4; k++)
+            cp_ms(q[k], 12);
+        printf("\n");
         json_object_set_new(strats, o->strat[s],
                             json_pack("{s:o, s:o, s:o, s:o, s:I}", "detect_p50_s", json_num(q[0]), "detect_p99_s",
                                       json_num(q[1]), "recover_p50_s", json_num(q[2]), "recover_p99_s",
