@@ -88,9 +88,9 @@ for top in ('harness', 'kernels', 'tui'):
             rel = os.path.relpath(path, root)
             if len(lines) - 1 > 600:
                 bad.append(f'{rel}: {len(lines) - 1} lines (at most 600: split it by what its parts do)')
-            start = None   # a function: its name line at column 0, "{" alone on the next, "}" alone at its end
+            start = None   # a function: "{" alone at column 0 after its signature (one line or several), "}" alone at its end
             for no, line in enumerate(lines, 1):
-                if line == '{' and no > 1 and lines[no - 2][:1].isalpha():
+                if line == '{' and no > 1:
                     start = no
                 elif line == '}' and start is not None:
                     if no - start - 1 > 150:

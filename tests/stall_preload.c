@@ -5,9 +5,11 @@
  * workers it starts do not inherit it.
  *
  * A damaged disk, for tests/test_faults.c: with GAUNTLET_TEST_DAMAGE_CKPT set to a part of a checkpoint's file name
- * (`-rank1-`), every checkpoint file renamed into place whose name holds it has one byte of its state flipped (at
- * offset 64: past the 56-byte header), its size kept: what only the state's hash can tell. The workers inherit it
- * (they write the checkpoints).
+ * (`-rank1-`), a checkpoint file whose name holds it has one byte of its state flipped (at offset 64: past the 56-byte
+ * header), its size kept: what only the hash can tell; once per file. When: as it is renamed into place (a worker's
+ * write), or with GAUNTLET_TEST_DAMAGE_WHEN=verify just after the supervisor checked it whole (its POSIX_FADV_DONTNEED:
+ * the restore that follows reads it damaged). GAUNTLET_TEST_DAMAGE_ITER=N: only a file of iteration N (its header's).
+ * The workers inherit it.
  *
  * A disk that loses what it was given, for tests/test_durability.c: with GAUNTLET_TEST_FSYNC_EIO set to the end of a
  * file name (`/events.jsonl`), every fsync of a descriptor of such a file fails with EIO. Built for the tests only,
@@ -27,6 +29,10 @@ int memfd_create(const char *name, unsigned int flags);
 int getrusage(int who, struct rusage *ru);
 
 static char stall_at[64], damage[64], fsync_eio[64];
+static int damage_verify;            /* 1: at the supervisor's check, not at the write */
+static long long damage_iter = -1;   /* only a file of this iteration (-1: any) */
+static char damaged[64][512];        /* the files damaged: once each (a second flip would undo the first) */
+static int ndamaged;
 
 __attribute__((constructor)) static void stall_init(void)
 {
@@ -36,6 +42,10 @@ __attribute__((constructor)) static void stall_init(void)
     const char *eio = getenv("GAUNTLET_TEST_FSYNC_EIO");
     if (eio)
         strncpy(fsync_eio, eio, sizeof fsync_eio - 1);
+    const char *when = getenv("GAUNTLET_TEST_DAMAGE_WHEN"), *it = getenv("GAUNTLET_TEST_DAMAGE_ITER");
+    damage_verify = when && strcmp(when, "verify") == 0;
+    if (it)
+        damage_iter = atoll(it);
     if (dm)
         strncpy(damage, dm, sizeof damage - 1);
     else
@@ -43,16 +53,53 @@ __attribute__((constructor)) static void stall_init(void)
     unsetenv("GAUNTLET_TEST_STALL_AT");
 }
 
+/* Flips a byte of the state of checkpoint file path when it is one to damage (and not damaged already). */
+static void damage_maybe(const char *path)
+{
+    if (!damage[0] || !strstr(path, damage) || !strstr(path, ".ckpt") || strstr(path, ".tmp"))
+        return;
+    for (int i = 0; i < ndamaged; i++)
+        if (strcmp(damaged[i], path) == 0)
+            return;
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    long long iter = 0;
+    unsigned char b;
+    if (fd < 0 || pread(fd, &iter, sizeof iter, 16) != (ssize_t)sizeof iter) {
+        perror("stall_preload: reading a checkpoint");
+        abort();
+    }
+    if (damage_iter >= 0 && iter != damage_iter) {
+        close(fd);
+        return;
+    }
+    if (pread(fd, &b, 1, 64) != 1 || (b ^= 0x10, pwrite(fd, &b, 1, 64)) != 1 || close(fd) != 0) {
+        perror("stall_preload: damaging a checkpoint");
+        abort();
+    }
+    if (ndamaged < 64)
+        snprintf(damaged[ndamaged++], sizeof damaged[0], "%s", path);
+}
+
 int rename(const char *from, const char *to)
 {
     int (*real)(const char *, const char *) = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
     int rc = real(from, to);
-    if (rc == 0 && damage[0] && strstr(to, damage) && strstr(to, ".ckpt")) {
-        int fd = open(to, O_RDWR | O_CLOEXEC);
-        unsigned char b;
-        if (fd < 0 || pread(fd, &b, 1, 64) != 1 || (b ^= 0x10, pwrite(fd, &b, 1, 64)) != 1 || close(fd) != 0) {
-            perror("stall_preload: damaging a checkpoint");
-            abort();
+    if (rc == 0 && !damage_verify)
+        damage_maybe(to);
+    return rc;
+}
+
+int posix_fadvise(int fd, off_t off, off_t len, int advice)
+{
+    int (*real)(int, off_t, off_t, int) = (int (*)(int, off_t, off_t, int))dlsym(RTLD_NEXT, "posix_fadvise");
+    int rc = real(fd, off, len, advice);
+    if (damage_verify && advice == POSIX_FADV_DONTNEED) {
+        char link[64], path[512];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t k = readlink(link, path, sizeof path - 1);
+        if (k > 0) {
+            path[k] = 0;
+            damage_maybe(path);
         }
     }
     return rc;

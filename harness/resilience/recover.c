@@ -12,28 +12,65 @@
 #include "resilience.h"
 #include "util.h"
 
-/* Returns the newest iteration <= limit for which every rank left holds a whole checkpoint, or 0. */
+/* The generation of rank's checkpoint of iteration it (-1: none whole by its header and size). */
+static int recover_gen_of(struct sup *s, int rank, int64_t it)
+{
+    for (int g = 0; g < scenario_ckpt_gens(s->sc); g++) {
+        int64_t at = -1;
+        if (checkpoint_peek(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, rank, g, &at) == 0 && at == it)
+            return g;
+    }
+    return -1;
+}
+
+/* Returns the newest iteration <= limit for which every rank left holds a checkpoint that checks whole, or 0. Each
+ * rank's file of a candidate is read as its restore will check it (checkpoint_verify): a damaged one (a bad disk, a
+ * file changed) is said (checkpoint_damaged) and passed over for an older iteration every rank holds whole (until
+ * 2026-11-30 only the header and size were looked at here: one damaged state failed the restore and ended the run). */
 int64_t recover_checkpoint_iter(struct sup *s, int64_t limit)
 {
-    int64_t best = 0;
-    int gens = scenario_ckpt_gens(s->sc);
-    for (int gen = 0; gen < gens; gen++) {
-        int64_t it0;
-        if (checkpoint_peek(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, 0, gen, &it0) != 0 || it0 > limit)
+    int gens = scenario_ckpt_gens(s->sc), r0 = 0, nc = 0;
+    while (r0 < s->nranks - 1 && s->dropped[r0])
+        r0++;
+    int64_t cand[CKPT_GENS_MAX];
+    for (int gen = 0; gen < gens && gen < CKPT_GENS_MAX; gen++) {
+        int64_t it = -1, dup = 0;
+        if (checkpoint_peek(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r0, gen, &it) != 0 || it > limit || it <= 0)
             continue;
-        int all = 1;
-        for (int r = 1; r < s->nranks && all; r++) {   /* another generation may hold it on some rank */
-            int held = s->dropped[r];
-            for (int g = 0; g < gens && !held; g++) {
-                int64_t it = -1;
-                held = checkpoint_peek(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r, g, &it) == 0 && it == it0;
-            }
-            all = held;
-        }
-        if (all && it0 > best)
-            best = it0;
+        for (int k = 0; k < nc; k++)
+            dup |= cand[k] == it;
+        if (!dup)
+            cand[nc++] = it;
     }
-    return best;
+    for (int a = 0; a < nc; a++)   /* the newest first */
+        for (int b = a + 1; b < nc; b++)
+            if (cand[b] > cand[a]) {
+                int64_t t = cand[a];
+                cand[a] = cand[b];
+                cand[b] = t;
+            }
+    for (int k = 0; k < nc; k++) {
+        int whole = 1;
+        for (int r = 0; r < s->nranks && whole; r++) {
+            if (s->dropped[r])
+                continue;
+            int g = recover_gen_of(s, r, cand[k]);
+            char why[400];
+            if (g < 0) {
+                whole = 0;
+            } else if (checkpoint_verify(s->sc->workload.checkpoint.path, s->shm.hdr->ckpt_tag, r, g, cand[k], why,
+                                         sizeof why) != 0) {
+                whole = 0;
+                gl_log("checkpoint of iteration %lld of rank %d is damaged (%s): an older one is looked for",
+                       (long long)cand[k], r, why);
+                results_event(&s->res, mono_ns(), "checkpoint_damaged",
+                              json_pack("{s:i, s:I, s:s}", "rank", r, "iter", (json_int_t)cand[k], "why", why));
+            }
+        }
+        if (whole)
+            return cand[k];
+    }
+    return 0;
 }
 
 /* Returns the newest replica iteration <= limit that rank r holds whole (only `exact`, when >= 0), or -1. */
@@ -261,7 +298,7 @@ static void recover_record(struct sup *s, const struct wcmd *cmd)
         snprintf(f->outcome, sizeof f->outcome, "recovered by %s%s from iteration %lld", rec->name, across,
                  (long long)cmd->start_iter);
     if (cmd->restore == RESTORE_NONE)
-        str_copy(f->restore_from, sizeof f->restore_from, "no checkpoint yet: from the start");
+        str_copy(f->restore_from, sizeof f->restore_from, "no whole checkpoint yet: from the start");
     if (m->active == 0) {   /* shrink took this whole node out: the run goes on elsewhere from now */
         uint64_t now = mono_ns();
         for (int i = 0; i < s->fl->n_superseded; i++)

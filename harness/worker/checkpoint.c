@@ -15,14 +15,16 @@
 
 #include "util.h"
 
-uint64_t fnv1a64(const void *p, size_t len)
+/* FNV-1a 64 carried on from h over len more bytes. */
+static uint64_t fnv1a64_more(uint64_t h, const void *p, size_t len)
 {
     const unsigned char *b = p;
-    uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < len; i++)
         h = (h ^ b[i]) * 0x100000001b3ull;
     return h;
 }
+
+uint64_t fnv1a64(const void *p, size_t len) { return fnv1a64_more(0xcbf29ce484222325ull, p, len); }
 
 /* Reads len bytes (fewer only at the end of the file); the count, or -1 with errno. */
 static ssize_t read_full(int fd, void *buf, size_t len)
@@ -89,11 +91,58 @@ static int checkpoint_sync_dir(const char *dir)
     return rc;
 }
 
-/* The hash a checkpoint carries: its state's, mixed with what the header says of it (iteration, rank, sizes). */
-static uint64_t ckpt_hash(const struct ckpt_header *h, const void *state)
+/* The hash a checkpoint carries: its state's (state_hash: fnv1a64 of the state), mixed with what the header says of
+ * it (iteration, rank, sizes). */
+static uint64_t ckpt_mix(const struct ckpt_header *h, uint64_t state_hash)
 {
     struct { int64_t iter; uint64_t rank, state_len, total_len; } m = { h->iter, h->rank, h->state_len, h->total_len };
-    return fnv1a64(state, h->state_len) * 0x100000001b3ull ^ fnv1a64(&m, sizeof m);
+    return state_hash * 0x100000001b3ull ^ fnv1a64(&m, sizeof m);
+}
+
+static uint64_t ckpt_hash(const struct ckpt_header *h, const void *state) { return ckpt_mix(h, fnv1a64(state, h->state_len)); }
+
+int checkpoint_verify(const char *dir, const char *name, int rank, int gen, int64_t iter, char *why, size_t n)
+{
+    char path[1024];
+    struct ckpt_header h;
+    struct stat st;
+    checkpoint_path(path, sizeof path, dir, name, rank, gen);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, n, "open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    ssize_t r = read_full(fd, &h, sizeof h);
+    const char *bad = NULL;
+    if (r != (ssize_t)sizeof h || memcmp(h.magic, CKPT_MAGIC, 8) != 0 || h.version != CKPT_VERSION ||
+        h.total_len < sizeof h || h.state_len > h.total_len - sizeof h)
+        bad = "not a gauntlet checkpoint of this version (or its header is broken)";
+    else if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != h.total_len)
+        bad = "truncated";
+    else if (h.rank != (uint32_t)rank || h.iter != iter)
+        bad = "it holds another rank's or iteration's state";
+    enum { CHUNK = 1 << 20 };
+    char *buf = bad ? NULL : xmalloc(CHUNK);
+    uint64_t hs = 0xcbf29ce484222325ull, left = bad ? 0 : h.state_len;
+    while (left > 0 && !bad) {
+        ssize_t k = read_full(fd, buf, left < CHUNK ? (size_t)left : CHUNK);
+        if (k <= 0)
+            bad = k < 0 ? strerror(errno) : "truncated";
+        else {
+            hs = fnv1a64_more(hs, buf, (size_t)k);
+            left -= (uint64_t)k;
+        }
+    }
+    free(buf);
+    if (!bad && ckpt_mix(&h, hs) != h.state_hash)
+        bad = "its hash (of the state and the header) does not match";
+    /* advice only: where the kernel keeps the pages anyway, the restore after reads them faster than a disk */
+    (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    if (close(fd) != 0 && !bad)
+        bad = strerror(errno);
+    if (bad)
+        snprintf(why, n, "%s: %s", path, bad);
+    return bad ? -1 : 0;
 }
 
 uint64_t checkpoint_file_bytes(size_t len, uint64_t bytes)

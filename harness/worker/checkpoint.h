@@ -38,6 +38,10 @@ int checkpoint_write(const char *dir, const char *name, int rank, int gen, int64
                      uint64_t bytes, double *seconds, char *why, size_t n);
 /* Reads the header of a checkpoint: its iteration; 0, or -1 when there is none (or it is not whole). */
 int checkpoint_peek(const char *dir, const char *name, int rank, int gen, int64_t *iter);
+/* Reads rank's generation gen as its restore will check it (magic, version, sizes, its rank, iteration iter, the hash
+ * of the state and the header), then drops it from the page cache, so that a restore after it reads the disk as it
+ * would have. 0, or -1 with why (the file and what is wrong with it). */
+int checkpoint_verify(const char *dir, const char *name, int rank, int gen, int64_t iter, char *why, size_t n);
 /* Reads back rank's state into a new buffer (*out, len bytes: free it) sized from the header, reading the whole
  * file as a restore would, and checks magic, version, size and hash; bytes gets the file's size. 0, or -1 with
  * why (the file and what is wrong with it). */
