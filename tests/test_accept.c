@@ -423,7 +423,8 @@ Test(accept, phases_shorter_than_the_readings_leave_the_power_unjudged, .timeout
         snprintf(subj, sizeof subj, "node 0 gpu %d", g);
         json_t *v = find(j, "power_under_load", subj);
         cr_assert_str_eq(status(v), "SKIP", "%s", log);
-        cr_assert(strstr(json_string_value(json_object_get(v, "note")), "0 power readings lie wholly in compute "
+        /* how many (fewer than 5): a loaded host stretches a phase past a reading now and then */
+        cr_assert(strstr(json_string_value(json_object_get(v, "note")), " power readings lie wholly in compute "
                                                                         "phases, 5 needed (each covers 20 ms)"),
                   "%s", json_string_value(json_object_get(v, "note")));
         cr_assert_str_eq(status(find(j, "power_swing", subj)), "SKIP", "%s", log);
