@@ -1433,14 +1433,14 @@ Test(accept, every_run_of_a_killed_suite_has_a_verdict, .timeout = 120)
 }
 
 /* A suite that may still be running is never judged killed, nor its runs moved, however long its files have been
- * quiet (a hang's heartbeat timeout, checkpoint I/O between scenarios): its suite.json held (here by this test, as a
+ * quiet (a hang's heartbeat timeout, checkpoint I/O between scenarios): its .suite.lock held (here by this test, as a
  * suite holds it), or a run's .lock held; a second suite into its folder is exit 3 naming it. Once released, it is
  * judged. Until 2026-11-30 a suite whose events.jsonl was quiet for 30 s was judged killed while it ran. */
 Test(accept, a_suite_still_running_is_never_judged_killed, .timeout = 120)
 {
     char root[] = "/tmp/gauntlet-accept-live-XXXXXX", held[600], locked[600], path[700], text[256];
     cr_assert(mkdtemp(root));
-    snprintf(held, sizeof held, "%s/accept-held", root);       /* between scenarios: only its suite.json held */
+    snprintf(held, sizeof held, "%s/accept-held", root);       /* between scenarios: only its .suite.lock held */
     snprintf(locked, sizeof locked, "%s/accept-locked", root); /* mid-run: its run's .lock held */
     int fds[2];
     for (int k = 0; k < 2; k++) {
@@ -1452,13 +1452,19 @@ Test(accept, a_suite_still_running_is_never_judged_killed, .timeout = 120)
         cr_assert(f);
         fputs("{\"t_s\": 0, \"event\": \"start\"}\n", f);
         cr_assert_eq(fclose(f), 0);
-        snprintf(path, sizeof path, k ? "%s/r/.lock" : "%s/suite.json", d);
-        snprintf(text, sizeof text, k ? "%d\n" : "{\"level\": 1, \"pid\": %d, \"scenarios\": [\"r\"]}\n", (int)getpid());
+        snprintf(path, sizeof path, "%s/suite.json", d);   /* what a suite under way says of itself */
+        snprintf(text, sizeof text, "{\"level\": 1, \"pid\": %d, \"scenarios\": [\"r\"]}\n", (int)getpid());
         f = fopen(path, "w");
         cr_assert(f);
         fputs(text, f);
         cr_assert_eq(fclose(f), 0);
-        fds[k] = open(path, O_RDONLY | O_CLOEXEC);
+        snprintf(path, sizeof path, k ? "%s/r/.lock" : "%s/.suite.lock", d);   /* and what it holds */
+        snprintf(text, sizeof text, "%d\n", (int)getpid());
+        f = fopen(path, "w");
+        cr_assert(f);
+        fputs(text, f);
+        cr_assert_eq(fclose(f), 0);
+        fds[k] = open(path, O_RDWR | O_CLOEXEC);
         cr_assert(fds[k] >= 0 && flock(fds[k], LOCK_EX | LOCK_NB) == 0, "%s", path);
         age(d);
     }
@@ -1492,22 +1498,47 @@ Test(accept, a_suite_still_running_is_never_judged_killed, .timeout = 120)
     free(log);
 }
 
-/* --out DIR/ is DIR: the killed suites beside it are judged the same (until 2026-11-30 the trailing '/' made DIR the
- * folder searched, and none was). */
-Test(accept, out_with_a_trailing_slash_still_judges_the_killed_suites_beside_it, .timeout = 60)
+/* --out DIR/ and DIR/. are DIR: the killed suites beside it are judged the same (until 2026-11-30 the trailing '/'
+ * made DIR the folder searched, and none was; '/.' the same until later that day). */
+Test(accept, out_with_a_trailing_slash_still_judges_the_killed_suites_beside_it, .timeout = 90)
 {
-    const char *root = killed_suite("k", "name: k\nranks: 2\niterations: 5\n"
-                                         "workload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\n"
-                                         "checks:\n  gemm_tflops: {expected: 1}\n",
-                                    NULL, "{\"t_s\": 0, \"event\": \"start\"}\n");
+    static const char *const spell[] = { "%s/accept-new/", "%s/accept-new/." };
+    for (int k = 0; k < 2; k++) {
+        const char *root = killed_suite("k", "name: k\nranks: 2\niterations: 5\n"
+                                             "workload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\n"
+                                             "checks:\n  gemm_tflops: {expected: 1}\n",
+                                        NULL, "{\"t_s\": 0, \"event\": \"start\"}\n");
+        const char *files[] = { "tiny.yaml", tiny, NULL };
+        char out[300], old[300], *log;
+        snprintf(out, sizeof out, spell[k], root);
+        snprintf(old, sizeof old, "%s/accept-old", root);
+        accept_args(suite(files), (const char *[]){ "--out", out, NULL }, &log);
+        cr_assert(strstr(log, "accept-old was killed before its verdicts"), "--out %s:\n%s", out, log);
+        json_decref(verdicts(old));
+        free(log);
+    }
+}
+
+/* A suite that cannot take its folder (another holds it) touches nothing there: the last suite's verdicts stay, no
+ * suite.json is left to make it look killed (until 2026-11-30 the folder was cleared before the lock was tried). */
+Test(accept, a_suite_refused_its_folder_leaves_it_as_it_was, .timeout = 90)
+{
     const char *files[] = { "tiny.yaml", tiny, NULL };
-    char out[300], old[300], *log;
-    snprintf(out, sizeof out, "%s/accept-new/", root);
-    snprintf(old, sizeof old, "%s/accept-old", root);
-    accept_args(suite(files), (const char *[]){ "--out", out, NULL }, &log);
-    cr_assert(strstr(log, "accept-old was killed before its verdicts"), "%s", log);
-    json_decref(verdicts(old));
+    const char *sdir = suite(files), *out = e2e_outdir();
+    char *log, path[700];
+    cr_assert_eq(accept(sdir, out, "", &log), 0, "%s", log);
     free(log);
+    snprintf(path, sizeof path, "%s/.suite.lock", out);
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    cr_assert(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0, "the lock file a suite leaves, taken as a running one holds it");
+    cr_assert_eq(accept(sdir, out, "", &log), 3, "%s", log);
+    cr_assert(strstr(log, "is running there"), "%s", log);
+    free(log);
+    snprintf(path, sizeof path, "%s/verdicts.json", out);
+    cr_assert_eq(access(path, F_OK), 0, "the last suite's verdicts were removed");
+    snprintf(path, sizeof path, "%s/suite.json", out);
+    cr_assert_neq(access(path, F_OK), 0, "a suite.json left: the finished suite would look killed");
+    cr_assert_eq(close(fd), 0);
 }
 
 /* Writes text into dir/name. */

@@ -227,13 +227,14 @@ static int accept_clear(const char *outdir, const char *junit)
 static int accept_prepare(const char *outdir, const char *junit, const struct backend_ops *ops, const struct scenario *sc,
                           int n, int level)
 {
-    /* a killed suite in this very folder: set aside and judged before anything goes; a running one: not this folder */
-    if (accept_recover_self(outdir, ops) != 0)
-        return EXIT_ENV;
     if (mkdir_p(outdir) != 0) {
         gl_log("cannot create %s: %s", outdir, strerror(errno));
         return EXIT_ENV;
     }
+    /* the folder's lock first (another suite running there: not this folder); then a killed suite in this very
+     * folder is set aside and judged before anything goes */
+    if (accept_suite_lock(outdir) != 0 || accept_recover_self(outdir, ops) != 0)
+        return EXIT_ENV;
     if (junit && junit_writable(junit) != 0)
         return EXIT_INPUT;
     return accept_clear(outdir, junit) != 0 || accept_mark_start(outdir, sc, n, level, ops->name) != 0 ? EXIT_ENV : EXIT_OK;

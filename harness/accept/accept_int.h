@@ -66,14 +66,17 @@ struct backend_ops;
  * verdicts.json: its runs are moved into outdir/killed-<UTC time>/ first, so that the new suite's do not overwrite
  * them. */
 void accept_recover(const char *outdir, const struct backend_ops *ops);
-/* 0, or -1 (said) when another suite is running in outdir (its suite.json held) or that cannot be told. A suite that
- * may still be running (its suite.json held or new, a run's .lock held, its events.jsonl or power.csv written in the
- * last 30 s) is never judged killed. */
+/* Takes outdir/.suite.lock (flock, exclusive; the file is never renamed or removed), held until the verdicts are
+ * written (accept_mark_end), before anything in outdir is looked at, cleared or written: 0, or -1 (said) when another
+ * suite holds it (naming its pid) or it cannot be taken. What tells a running suite from a killed one. */
+int accept_suite_lock(const char *outdir);
+/* With outdir's lock held (accept_suite_lock): a killed suite's runs there (a suite.json without verdicts.json) moved
+ * aside and judged; a run that may still be written (its .lock held, its events.jsonl or power.csv written in the
+ * last 30 s) is never judged killed. 0, or -1 (said). */
 int accept_recover_self(const char *outdir, const struct backend_ops *ops);
 
-/* A suite under way says so in outdir/suite.json (its level, backend, pid and scenarios' names), held locked (flock)
- * from its start until its verdicts are written (accept_mark_end): what accept_recover_self knows a killed one by, and
- * a running one. 0, or -1 (said). */
+/* A suite under way says so in outdir/suite.json (its level, backend, pid and scenarios' names) from its start until
+ * its verdicts are written (accept_mark_end): what accept_recover_self knows a killed one by. 0, or -1 (said). */
 /* --expect-gpus (accept_gpus.c): every node's GPU count into counts[cluster_nodes()] (collective); 1 when every
  * node has expect, 0 when one has not (the suite then runs no scenario), -1 when they could not be gathered. */
 int accept_expect_gpus(int expect, int ngpu, int *counts);
@@ -92,6 +95,7 @@ int accept_write(struct verdicts *vs, int level, const struct backend_ops *ops, 
  * first. 0, or -1 when scontrol could not be run or refused. */
 int accept_drain(const struct verdicts *vs);
 #define ACCEPT_SUITE_FILE "suite.json"
+#define ACCEPT_SUITE_LOCK ".suite.lock"
 int accept_mark_start(const char *outdir, const struct scenario *sc, int n, int level, const char *backend);
 void accept_mark_end(const char *outdir);
 

@@ -20,9 +20,12 @@
 #include "backend.h"
 #include "util.h"
 
-/* The suite under way in this process holds outdir/suite.json locked (flock) from its start until its verdicts are
- * written: what tells a suite that is still running (quiet for a while: a hang's heartbeat timeout, checkpoint I/O
- * between scenarios) from a killed one. */
+/* The suite under way in this process holds outdir/.suite.lock (flock) from before it looks at the folder until its
+ * verdicts are written: what tells a suite that is still running (quiet for a while: a hang's heartbeat timeout,
+ * checkpoint I/O between scenarios) from a killed one. A file of its own, never renamed, opened to write (a lock on
+ * a file opened to read only is refused on NFS), taken first: until 2026-11-30 it was suite.json, locked after the
+ * folder was cleared and suite.json renamed into place: two suites started together could both run, and one whose
+ * lock failed had cleared the last suite's verdicts. */
 static int suite_lock_fd = -1;
 
 /* Whether path was written in the last 30 s (a suite that may still be running). */
@@ -32,30 +35,65 @@ static int recent(const char *path)
     return stat(path, &st) == 0 && time(NULL) - st.st_mtime < 30;
 }
 
-/* Whether a live process holds dir/suite.json locked (a suite running there): 1 with its pid ("unknown" where its
- * suite.json does not say) in pid, 0 when none does or there is no suite.json, -1 when it cannot be told (errno). */
+/* The pid a suite wrote into the lock file open at fd ("unknown" where it says none). */
+static void suite_pid(int fd, char *pid, size_t n)
+{
+    char buf[32];
+    ssize_t k = pread(fd, buf, sizeof buf - 1, 0);
+    buf[k > 0 ? k : 0] = 0;
+    buf[strcspn(buf, "\n")] = 0;
+    snprintf(pid, n, "%s", buf[0] ? buf : "unknown");
+}
+
+/* Whether a live process holds dir/.suite.lock (a suite running there): 1 with its pid in pid, 0 when none does or
+ * there is none, -1 when it cannot be told (errno). */
 static int suite_held(const char *dir, char *pid, size_t n)
 {
     char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/" ACCEPT_SUITE_FILE, dir);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    snprintf(path, sizeof path, "%s/" ACCEPT_SUITE_LOCK, dir);
+    int fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return errno == ENOENT ? 0 : -1;
     int held = 0;
     if (flock(fd, LOCK_SH | LOCK_NB) != 0)
         held = errno == EWOULDBLOCK ? 1 : -1;
     int e = errno;
+    if (held == 1)
+        suite_pid(fd, pid, n);
     close(fd);
-    if (held == 1) {
-        json_t *j = json_load_file(path, 0, NULL), *p = json_object_get(j, "pid");
-        if (json_is_integer(p))
-            snprintf(pid, n, "%lld", (long long)json_integer_value(p));
-        else
-            str_copy(pid, n, "unknown");
-        json_decref(j);
-    }
     errno = e;
     return held;
+}
+
+int accept_suite_lock(const char *outdir)
+{
+    char path[PATH_MAX + 32], pid[32];
+    snprintf(path, sizeof path, "%s/" ACCEPT_SUITE_LOCK, outdir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+    if (fd < 0) {
+        gl_log("--out %s: cannot open %s: %s", outdir, path, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {   /* two suites into one folder would take each other's runs and verdicts */
+        int e = errno;
+        if (e == EWOULDBLOCK) {
+            suite_pid(fd, pid, sizeof pid);
+            gl_log("--out %s: another gauntlet accept (pid %s) is running there: give another --out, or wait for it",
+                   outdir, pid);
+        } else {
+            gl_log("--out %s: cannot lock %s: %s", outdir, path, strerror(e));
+        }
+        close(fd);
+        return -1;
+    }
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+        gl_log("--out %s: cannot write %s: %s", outdir, path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    suite_lock_fd = fd;
+    return 0;
 }
 
 /* Whether the run folder run may still be written: a live process holds its .lock, or its events.jsonl or power.csv
@@ -180,8 +218,9 @@ static void recover_dir(const char *path, const struct backend_ops *ops)
 
 void accept_recover(const char *outdir, const struct backend_ops *ops)
 {
-    char parent[PATH_MAX], self[PATH_MAX], path[PATH_MAX * 2], file[PATH_MAX * 3];
-    str_copy(parent, sizeof parent, outdir);
+    char parent[PATH_MAX], self[PATH_MAX], path[PATH_MAX * 2], file[PATH_MAX * 3], canon[PATH_MAX];
+    /* however it is spelled (DIR/., DIR/, a link): the folder it is, where it exists */
+    str_copy(parent, sizeof parent, realpath(outdir, canon) ? canon : outdir);
     size_t l = strlen(parent);
     while (l > 1 && parent[l - 1] == '/')   /* DIR/ names DIR: its parent is the one above */
         parent[--l] = 0;
@@ -228,11 +267,6 @@ int accept_mark_start(const char *outdir, const struct scenario *sc, int n, int 
         gl_log("cannot write %s: %s", path, strerror(errno));
     free(text);
     json_decref(j);
-    /* held until the verdicts are written: a suite quiet for a while is not taken for a killed one */
-    if (rc == 0 && (suite_lock_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
-        rc = SYSERR("open(suite.json)");
-    if (rc == 0 && flock(suite_lock_fd, LOCK_EX | LOCK_NB) != 0)
-        rc = SYSERR("flock(suite.json)");
     return rc;
 }
 
@@ -242,31 +276,22 @@ void accept_mark_end(const char *outdir)
     snprintf(path, sizeof path, "%s/" ACCEPT_SUITE_FILE, outdir);
     if (unlink(path) != 0 && errno != ENOENT)
         gl_log("cannot remove %s: %s", path, strerror(errno));
-    if (suite_lock_fd >= 0 && close(suite_lock_fd) != 0)
-        gl_log("close(%s): %s", path, strerror(errno));
+    if (suite_lock_fd >= 0 && close(suite_lock_fd) != 0)   /* the lock file stays: removed, a suite starting now
+                                                             * could lock one and the next another */
+        gl_log("close(%s/" ACCEPT_SUITE_LOCK "): %s", outdir, strerror(errno));
     suite_lock_fd = -1;
 }
 
 int accept_recover_self(const char *outdir, const struct backend_ops *ops)
 {
-    char file[PATH_MAX * 3], from[PATH_MAX * 2], to[PATH_MAX * 3], aside[PATH_MAX * 2], stamp[32], pid[32];
-    int held = suite_held(outdir, pid, sizeof pid);
-    if (held != 0) {   /* two suites into one folder would take each other's runs and verdicts */
-        if (held > 0)
-            gl_log("--out %s: another gauntlet accept (pid %s) is running there: give another --out, or wait for it",
-                   outdir, pid);
-        else
-            gl_log("--out %s: cannot tell whether a suite is running there (%s/" ACCEPT_SUITE_FILE ": %s)", outdir, outdir,
-                   strerror(errno));
-        return -1;
-    }
+    char file[PATH_MAX * 3], from[PATH_MAX * 2], to[PATH_MAX * 3], aside[PATH_MAX * 2], stamp[32];
     snprintf(file, sizeof file, "%s/verdicts.json", outdir);
     if (access(file, F_OK) == 0)
         return 0;   /* the suite before ended: it wrote its verdicts */
     snprintf(file, sizeof file, "%s/" ACCEPT_SUITE_FILE, outdir);
     json_t *mark = json_load_file(file, 0, NULL), *name, *names = json_object_get(mark, "scenarios");
     size_t i;
-    int live = recent(file), runs = 0;
+    int live = 0, runs = 0;   /* this suite holds the folder's lock: the one that wrote suite.json is gone */
     json_array_foreach(names, i, name) {   /* its runs: the scenarios it was to run that left a record */
         snprintf(from, sizeof from, "%s/%s", outdir, json_string_value(name));
         snprintf(file, sizeof file, "%s/events.jsonl", from);

@@ -442,8 +442,9 @@ void cluster_fini(void)
         return;
     up_leave();   /* a relay stays until the nodes below it have left */
     cluster_flush();
-    if (cl.lost_node >= 0) {   /* a node is stalled or gone: no barrier or finalize would ever end; the launcher
-                               * takes the others down when this process exits with its code */
+    if (cl.lost_node >= 0 || cl.bye) {   /* a node is stalled or gone (node 0's bye says it knows of one): no
+                                          * barrier or finalize would ever end; the launcher takes the others down
+                                          * when this process exits with its code */
         up_leave_lost();
         cl.on = 0;
         return;

@@ -38,6 +38,7 @@ struct cluster_state {
     uint64_t dropped;          /* messages dropped so: the peer took nothing for send_wait_s */
     int stalled_dest;          /* the last peer a message was dropped for, -1: none */
     int lost_node;             /* a node known stalled or gone (cluster_mark_lost), -1: none */
+    int bye;                   /* node 0's TAG_BYE came (taken while relaying on the way out: not waited for again) */
     unsigned char lost[SHM_MAX_NODES];   /* per node: marked lost; nothing is sent to it any more */
     double setup_extra_s;      /* the next set-up agreement waits at least this long (the clock exchange's bound) */
     /* the proxy thread */

@@ -219,6 +219,10 @@ void up_leave(void)
             break;
         if (tag == TAG_JSON && src == 0)
             end = mono_ns() + wait;
+        if (tag == TAG_BYE && src == 0) {   /* node 0 is leaving without the barrier: so does this node */
+            cl.bye = 1;
+            break;
+        }
     }
     if (!subtree_ended(cl.node))
         gl_log("cluster: node %d: nodes below it had not left %.0f s after node 0 last spoke: what they send now is "
@@ -246,7 +250,7 @@ void up_leave_lost(void)
     /* node 0 may take a while to end (its summary, the cluster's figures); gone, the launcher ends this one too */
     uint64_t end = mono_ns() + (uint64_t)((4 * cl.send_wait_s + 60) * 1e9);
     int src = -1, tag = 0;
-    for (unsigned spins = 0; mono_ns() < end && tag >= 0 && !(tag == TAG_BYE && src == 0); spins++)
+    for (unsigned spins = 0; !cl.bye && mono_ns() < end && tag >= 0 && !(tag == TAG_BYE && src == 0); spins++)
         tag = leave_take(spins, &src);
     up_flush();
     sends_done(mono_ns() + (uint64_t)(cl.send_wait_s * 1e9));
