@@ -110,6 +110,7 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
                         "the messages above; not run");
         return;
     }
+    cluster_new_run();   /* every node agreed just now: none is lost, whatever the scenario before saw */
     int code = supervisor_run(sc, ops, &opt);
     /* every node measures its own checkpoint target; node 0 gathers the figures */
     int nn = cluster_nodes(), io_stopped = 0;

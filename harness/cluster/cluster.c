@@ -75,6 +75,7 @@ void cluster_stats(uint64_t *sent, uint64_t *received)
 }
 void cluster_set_send_wait(double seconds) { (void)seconds; }
 void cluster_mark_lost(int node) { (void)node; }
+void cluster_new_run(void) {}
 int cluster_stalled_peer(void) { return -1; }
 int cluster_barrier_test(void) { return 1; }
 int cluster_proxy_start(struct shm *shm, char *why, size_t n)
@@ -434,6 +435,17 @@ void cluster_mark_lost(int node)
         }
     if (cl.stalled_dest == node)
         cl.stalled_dest = -1;
+}
+
+void cluster_new_run(void)
+{
+    if (!cl.on)
+        return;
+    memset(cl.lost, 0, sizeof cl.lost);
+    cl.lost_node = -1;
+    cl.stalled_dest = -1;
+    cl.bye = 0;
+    cl.up_to = up_parent(cl.node, cl.fanout, cl.lost);
 }
 
 void cluster_fini(void)

@@ -91,6 +91,10 @@ void cluster_set_send_wait(double seconds);
 /* Says that node is stalled or gone: nothing is sent to it from now on, and cluster_fini leaves without the barrier
  * and MPI_Finalize that would wait for it forever (the launcher ends the others when this process exits). */
 void cluster_mark_lost(int node);
+/* Another run in this process (gauntlet accept's next scenario), every node known alive (its set-up's agreement
+ * went through): the nodes marked lost, a stalled peer and node 0's bye of the run before are forgotten, so that
+ * nothing to a node that came back is dropped. */
+void cluster_new_run(void);
 /* The last peer a message was dropped for (it took nothing for the send wait), or -1. */
 int cluster_stalled_peer(void);
 
