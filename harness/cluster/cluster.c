@@ -424,6 +424,12 @@ int cluster_clock(int64_t *offset_ns, double *uncert_s)
 void cluster_mark_lost(int node)
 {
     cl.lost_node = node;
+    if (node >= 0 && node < SHM_MAX_NODES && !cl.lost[node])
+        for (int k = cl.node; k > 0;) {   /* on this node's path to node 0: what it held of ours goes again */
+            k = (k - 1) / (cl.fanout >= 2 ? cl.fanout : 2);
+            if (k == node && k > 0)
+                cl.resend = 1;
+        }
     if (node >= 0 && node < SHM_MAX_NODES)
         cl.lost[node] = 1;
     for (int i = 0; i < cl.nfly;)   /* sends it will never take: their slots go to the others (MPI keeps the buffers) */

@@ -26,6 +26,7 @@ struct cluster_state {
     uint32_t up_seq;           /* this node's records so far */
     struct up_ring *ring;      /* its recent control records */
     int fanout, up_to;         /* the tree's fan-out; where the last batch went */
+    int resend;                /* a node further up this node's path was lost: its recent control records go again */
     struct up_seen *seen;      /* node 0: per origin, the records taken */
     unsigned char *ended;      /* per node: its end record passed here */
     uint64_t relayed;          /* bytes of other nodes' records passed on */

@@ -37,9 +37,12 @@ void up_flush(void)
     if (!cl.up.fill || cl.node == 0)
         return;
     int p = up_parent(cl.node, cl.fanout, cl.lost);
-    if (p != cl.up_to) {
+    if (p != cl.up_to || cl.resend) {   /* what the lost relay held of this node's is sent again (node 0 drops a
+                                         * record it had): a relay further up too, not only this node's parent */
         struct up_batch rb = { .buf = xmalloc(UP_CAP), .cap = UP_CAP };
-        gl_log("cluster: node %d: node %d relays nothing more: sending to node %d", cl.node, cl.up_to, p);
+        if (p != cl.up_to)
+            gl_log("cluster: node %d: node %d relays nothing more: sending to node %d", cl.node, cl.up_to, p);
+        cl.resend = 0;
         if (up_ring_batch(cl.ring, (uint32_t)cl.node, &rb) == 0 && rb.fill)
             send_owned(rb.buf, rb.fill, p, TAG_UP);
         else
