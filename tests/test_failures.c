@@ -1,6 +1,7 @@
 /* tests/test_failures.c: what the engine does when things go wrong — the supervisor killed with -9, SIGINT,
  * a worker that dies, a worker that hangs — with real processes and signals. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -834,4 +835,75 @@ Test(failures, a_slow_checkpoint_write_is_no_hang_until_its_own_limit, .timeout 
               why ? why : "(none)");
     json_decref(s);
 #endif
+}
+
+/* An asynchronous checkpoint's write stuck on storage (a dead mount: here its temp files are FIFOs nobody opens, so
+ * the writer thread blocks in open) is a hang, found: the rank beats while it waits for a free buffer only as long as
+ * a write may take (heartbeat.checkpoint), then no more (until 2026-11-30 it beat for ever and the run froze, no
+ * detector firing). */
+Test(failures, a_stuck_async_checkpoint_write_is_a_hang, .timeout = 240)
+{
+    char text[1024], ck[300], path[700];
+    const char *out = e2e_outdir();
+    snprintf(ck, sizeof ck, "%s-ckpt", out);
+    snprintf(text, sizeof text,
+             "name: stuckasync\nranks: 2\niterations: 100000\nseed: 3\n"
+             "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
+             "  checkpoint: {every: 5, bytes: 1MiB, path: %s, mode: async}\n"
+             "heartbeat: {interval: 50ms, timeout: 1s, checkpoint: 3s}\n", ck);
+    const char *log = "/tmp/gauntlet-fail-stuckasync.log";
+    const char *args[] = { "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL };
+    pid_t sup = e2e_start(log, args);
+    cr_assert_eq(e2e_wait_started(out, 2 * 4, 30), 0, "the run did not start; see %s", log);
+    char tag[256] = "";   /* the run's checkpoint tag: its lock file's name */
+    DIR *d = opendir(ck);
+    cr_assert(d, "%s", ck);
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t l = strlen(e->d_name);
+        if (l > 5 && strcmp(e->d_name + l - 5, ".lock") == 0 && l - 5 < sizeof tag)
+            memcpy(tag, e->d_name, l - 5), tag[l - 5] = 0;
+    }
+    closedir(d);
+    cr_assert(tag[0], "no checkpoint lock in %s", ck);
+    for (int g = 0; g < 4; g++) {
+        snprintf(path, sizeof path, "%s/%s-rank0-%d.ckpt.tmp", ck, tag, g);
+        cr_assert(mkfifo(path, 0644) == 0 || errno == EEXIST, "%s: %s", path, strerror(errno));
+    }
+    uint64_t t = mono_ns();
+    int found = e2e_wait_events(out, "hang", 1, 60);
+    double took = (double)(mono_ns() - t) * 1e-9;
+    int rc = e2e_wait(sup, 60);
+    for (int g = 0; g < 4; g++) {
+        snprintf(path, sizeof path, "%s/%s-rank0-%d.ckpt.tmp", ck, tag, g);
+        unlink(path);
+    }
+    cr_assert_eq(found, 0, "no hang found in 60 s (the run froze); see %s", log);
+    cr_log_info("the stuck write was found a hang %.1f s after its files were made FIFOs", took);
+    cr_assert_eq(rc, 1, "exit %d; see %s", rc, log);
+}
+
+/* A restore that reads a large checkpoint for longer than heartbeat.timeout is alive (the rank beats between the
+ * reads, as long as a write may take): one recovery, the run completes (until 2026-11-30 the read was silent, every
+ * rank "hung" while it restored, again after each restart: 24 observed hangs, exit 1, recovery_futile). */
+Test(failures, a_long_restore_is_no_hang, .timeout = 240)
+{
+    char text[1024];
+    const char *out = e2e_outdir();
+    snprintf(text, sizeof text,
+             "name: longrestore\nranks: 2\niterations: 16\nseed: 7\n"
+             "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
+             "  checkpoint: {every: 5, bytes: 192MiB, path: %s-ckpt}\n"
+             "heartbeat: {interval: 20ms, timeout: 60ms, checkpoint: 60s}\n"
+             "faults:\n  - {kind: crash, at: 12, rank: 1}\nrecovery: restart\n", out);
+    const char *log = "/tmp/gauntlet-fail-longrestore.log";
+    int rc = e2e_run(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL });
+    char *l = e2e_read(log);
+    cr_assert_eq(rc, 0, "exit %d:\n%s", rc, l);
+    free(l);
+    cr_assert_eq(e2e_count_events(out, "hang"), 0, "a restore taken for a hang");
+    cr_assert_eq(e2e_count_events(out, "recovery_begin"), 1, "one recovery, for the crash");
+    json_t *s = e2e_summary(out);
+    json_t *r = json_array_get(json_object_get(s, "runs"), 0);
+    cr_assert(json_is_true(json_object_get(r, "complete")));
+    json_decref(s);
 }

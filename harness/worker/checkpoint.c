@@ -206,6 +206,12 @@ int checkpoint_write(const char *dir, const char *name, int rank, int gen, int64
 int checkpoint_read(const char *dir, const char *name, int rank, int gen, int64_t *iter, void **out, size_t *len,
                     uint64_t *bytes, char *why, size_t n)
 {
+    return checkpoint_read_beat(dir, name, rank, gen, iter, out, len, bytes, why, n, NULL, NULL);
+}
+
+int checkpoint_read_beat(const char *dir, const char *name, int rank, int gen, int64_t *iter, void **out, size_t *len,
+                         uint64_t *bytes, char *why, size_t n, int (*beat)(void *), void *arg)
+{
     void *buf = NULL;
     char path[1024];
     struct ckpt_header h;
@@ -228,10 +234,16 @@ int checkpoint_read(const char *dir, const char *name, int rank, int gen, int64_
     enum { CHUNK = 1 << 20 };
     char *sink = xmalloc(CHUNK);   /* a restore reads all it wrote: the read bandwidth is measured on it */
     ssize_t k;
-    while ((k = read(fd, sink, CHUNK)) > 0)
+    int stopped = 0;
+    while (!(stopped = beat && beat(arg) != 0) && (k = read(fd, sink, CHUNK)) > 0)
         total += (uint64_t)k;
     free(sink);
     close(fd);
+    if (stopped) {
+        snprintf(why, n, "%s: the read was stopped (the run is being stopped)", path);
+        free(buf);
+        return -1;
+    }
     if (r != (ssize_t)h.state_len || ckpt_hash(&h, buf) != h.state_hash || total != h.total_len || h.rank != (uint32_t)rank) {
         snprintf(why, n, "%s: %s", path, r < 0 ? strerror(errno) : r != (ssize_t)h.state_len || total != h.total_len
                                                                 ? "truncated"

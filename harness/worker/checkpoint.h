@@ -47,6 +47,10 @@ int checkpoint_verify(const char *dir, const char *name, int rank, int gen, int6
  * why (the file and what is wrong with it). */
 int checkpoint_read(const char *dir, const char *name, int rank, int gen, int64_t *iter, void **out, size_t *len,
                     uint64_t *bytes, char *why, size_t n);
+/* The same, calling beat(arg) after each MiB read (NULL: none): a restore reading a large file is alive (its heartbeat
+ * says so); beat's -1 gives the read up (an abort), said in why. */
+int checkpoint_read_beat(const char *dir, const char *name, int rank, int gen, int64_t *iter, void **out, size_t *len,
+                         uint64_t *bytes, char *why, size_t n, int (*beat)(void *), void *arg);
 /* Removes the checkpoint files (and temp files) in dir of runs that are gone: every run holds an flock on
  * <dir>/<tag>.lock while it lives (checkpoint_lock); the files <tag>-rank<R>-<G>.ckpt[.tmp] of a tag whose lock
  * nobody holds are removed, then its lock file. Host names and pids play no part: a live run in another container

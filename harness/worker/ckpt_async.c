@@ -102,12 +102,12 @@ struct ckpt_async *ckpt_async_start(const char *dir, const char *name, int rank,
 
 /* Waits (a->mu held) for the writer to change something; with beat, at most 20 ms at a time, calling beat(arg) after
  * each wait: a worker waiting on storage is alive, and its heartbeat says so. */
-static void ckpt_wait(struct ckpt_async *a, void (*beat)(void *), void *arg)
+static int ckpt_wait(struct ckpt_async *a, int (*beat)(void *), void *arg)
 {
     struct timespec until;   /* the condition's clock (CLOCK_REALTIME) */
     if (!beat || clock_gettime(CLOCK_REALTIME, &until) != 0) {
         pthread_cond_wait(&a->cv, &a->mu);
-        return;
+        return 0;
     }
     until.tv_nsec += 20000000;
     if (until.tv_nsec >= 1000000000) {
@@ -116,11 +116,12 @@ static void ckpt_wait(struct ckpt_async *a, void (*beat)(void *), void *arg)
     }
     pthread_cond_timedwait(&a->cv, &a->mu, &until);   /* ETIMEDOUT as good as a wake-up: the caller looks again */
     pthread_mutex_unlock(&a->mu);
-    beat(arg);
+    int rc = beat(arg);
     pthread_mutex_lock(&a->mu);
+    return rc;
 }
 
-int ckpt_async_submit(struct ckpt_async *a, const void *state, size_t len, int gen, int64_t iter, void (*beat)(void *),
+int ckpt_async_submit(struct ckpt_async *a, const void *state, size_t len, int gen, int64_t iter, int (*beat)(void *),
                       void *arg)
 {
     pthread_mutex_lock(&a->mu);
@@ -130,7 +131,10 @@ int ckpt_async_submit(struct ckpt_async *a, const void *state, size_t len, int g
             ;
         if (k < 2)
             break;
-        ckpt_wait(a, beat, arg);
+        if (ckpt_wait(a, beat, arg) != 0) {
+            pthread_mutex_unlock(&a->mu);
+            return -1;
+        }
     }
     struct ckpt_slot *s = &a->slot[k];
     if (s->cap < len) {
@@ -163,13 +167,15 @@ int ckpt_async_poll(struct ckpt_async *a, struct ckpt_done *d)
     return got;
 }
 
-void ckpt_async_drain(struct ckpt_async *a, void (*beat)(void *), void *arg)
+int ckpt_async_drain(struct ckpt_async *a, int (*beat)(void *), void *arg)
 {
+    int rc = 0;
     pthread_mutex_lock(&a->mu);
-    while (a->slot[0].state == SLOT_QUEUED || a->slot[0].state == SLOT_WRITING || a->slot[1].state == SLOT_QUEUED ||
-           a->slot[1].state == SLOT_WRITING)
-        ckpt_wait(a, beat, arg);
+    while (rc == 0 && (a->slot[0].state == SLOT_QUEUED || a->slot[0].state == SLOT_WRITING ||
+                       a->slot[1].state == SLOT_QUEUED || a->slot[1].state == SLOT_WRITING))
+        rc = ckpt_wait(a, beat, arg);
     pthread_mutex_unlock(&a->mu);
+    return rc;
 }
 void ckpt_async_stop(struct ckpt_async *a)
 {

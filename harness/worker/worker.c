@@ -54,8 +54,21 @@ void worker_fp_take(struct worker_ctx *w)
 
 void worker_beat(struct worker_ctx *w) { atomic_store_explicit(&w->ctl->heartbeat_ns, mono_ns(), memory_order_release); }
 
-/* The same, as a callback for a wait outside the worker (a checkpoint writer's drain). */
-static void worker_beat_arg(void *w) { worker_beat(w); }
+/* The same, as a callback for a wait on the checkpoint writer (worker_ckpt_waiting set at its start): beats for as
+ * long as a checkpoint write may take (heartbeat.checkpoint, at least the timeout), then no more, so that a write
+ * stuck on storage is a hang (until 2026-11-30 it beat for ever and the run froze); -1 (give the wait up) on an
+ * abort: a recovery or a stop must be able to stop this rank. */
+int worker_beat_arg(void *p)
+{
+    struct worker_ctx *w = p;
+    if (shm_aborted(w->shm))
+        return -1;
+    double limit = w->sc->heartbeat.checkpoint_s > w->sc->heartbeat.timeout_s ? w->sc->heartbeat.checkpoint_s
+                                                                               : w->sc->heartbeat.timeout_s;
+    if ((double)(mono_ns() - w->ckpt_wait_t0) * 1e-9 <= limit)
+        worker_beat(w);
+    return 0;
+}
 
 static void worker_edge(struct worker_ctx *w, int phase, int begin, uint64_t t, double a, double b);
 
@@ -243,6 +256,7 @@ static int worker_checkpoint(struct worker_ctx *w)
         if (!w->ckpt)
             w->ckpt = ckpt_async_start(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, sc->workload.checkpoint.bytes);
         worker_ckpt_poll(w);
+        w->ckpt_wait_t0 = mono_ns();
         if (!w->ckpt || w->ops->snapshot(w->b, &state, &len) != 0 ||
             ckpt_async_submit(w->ckpt, state, len, gen, done, worker_beat_arg, w) != 0) {
             snprintf(w->err, sizeof w->err, "async checkpoint at iteration %lld failed", (long long)w->iter);
@@ -289,64 +303,6 @@ static void worker_replicate(struct worker_ctx *w, int64_t done)
     r->hash = fnv1a64(state, len);
     memcpy(r + 1, state, len);
     atomic_store(&r->seq, seq + 2);
-}
-
-/* Loads the state a recovery starts from: rank's checkpoint, or a peer's replica of iteration start_iter. */
-static int worker_restore(struct worker_ctx *w, const struct wcmd *cmd)
-{
-    const struct scenario *sc = w->sc;
-    uint64_t t0 = mono_ns();
-    char note[64], why[256];
-    if (!w->ops->restore) {
-        snprintf(w->err, sizeof w->err, "the %s backend cannot restore a state", w->ops->name);
-        return -1;
-    }
-    if (cmd->restore == RESTORE_CHECKPOINT) {
-        size_t len = 0;
-        uint64_t bytes = 0;
-        void *buf = NULL;
-        int64_t iter = -1;
-        int ok = -1;
-        str_copy(why, sizeof why, "no file holds it whole");
-        for (int gen = 0; gen < scenario_ckpt_gens(sc) && ok != 0; gen++) {
-            int64_t it;
-            if (checkpoint_peek(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, &it) == 0 && it == cmd->start_iter)
-                ok = checkpoint_read(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, &iter, &buf, &len, &bytes,
-                                     why, sizeof why);
-        }
-        if (ok == 0 && w->ops->restore(w->b, buf, len) != 0) {
-            snprintf(why, sizeof why, "the backend refused a state of %zu bytes", len);
-            ok = -1;
-        }
-        free(buf);
-        if (ok != 0) {   /* the reader's own words: which file, and what is wrong with it */
-            snprintf(w->err, sizeof w->err, "checkpoint of iteration %lld cannot be restored: %s", (long long)cmd->start_iter,
-                     why);
-            return -1;
-        }
-        snprintf(note, sizeof note, "checkpoint of iteration %lld", (long long)iter);
-        worker_emit(w, WEV_RESTORED, PH_IDLE, mono_ns(), (double)bytes, (double)(mono_ns() - t0) * 1e-9, note);
-        return 0;
-    }
-    for (int k = 0; k < REPLICA_SLOTS; k++) {
-        struct replica *r = shm_replica(w->shm, cmd->arg, k);
-        uint64_t seq = atomic_load(&r->seq);
-        if ((seq & 1) || r->iter != cmd->start_iter)
-            continue;
-        size_t len = r->len;
-        void *buf = xmalloc(len ? len : 1);
-        memcpy(buf, r + 1, len);
-        int same = atomic_load(&r->seq) == seq && fnv1a64(buf, len) == r->hash;
-        int rc = same ? w->ops->restore(w->b, buf, len) : -1;
-        free(buf);
-        if (rc == 0) {
-            snprintf(note, sizeof note, "replica of rank %d, iteration %lld", cmd->arg, (long long)r->iter);
-            worker_emit(w, WEV_RESTORED, PH_IDLE, mono_ns(), (double)len, (double)(mono_ns() - t0) * 1e-9, note);
-            return 0;
-        }
-    }
-    snprintf(w->err, sizeof w->err, "rank %d holds no replica of iteration %lld", cmd->arg, (long long)cmd->start_iter);
-    return -1;
 }
 
 /* Reads the commands waiting; returns 1 when the run in progress must stop (STOP, EXIT or abort). An EXIT is kept
@@ -495,8 +451,9 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         worker_ckpt_poll(w);
         worker_hold(w, w->iter + 1 - RUNAHEAD_MAX);   /* at most RUNAHEAD_MAX past the supervisor's checks (shm.h) */
     }
-    if (w->ckpt) {   /* the run's checkpoints are on storage before it is reported done */
-        ckpt_async_drain(w->ckpt, worker_beat_arg, w);
+    if (w->ckpt) {   /* the run's checkpoints are on storage before it is reported done (an abort: not waited for) */
+        w->ckpt_wait_t0 = mono_ns();
+        (void)ckpt_async_drain(w->ckpt, worker_beat_arg, w);
         worker_ckpt_poll(w);
     }
     worker_fp_take(w);   /* the last iteration's asynchronous fingerprint */

@@ -16,5 +16,13 @@ void worker_detector_env(struct worker_ctx *w, struct detector_env *env);
 /* worker.c: one event about the iteration in progress; the asynchronous fingerprint in flight reported. */
 void worker_emit(struct worker_ctx *w, uint32_t type, int phase, uint64_t t, double a, double b, const char *note);
 void worker_fp_take(struct worker_ctx *w);
+/* worker.c: the heartbeat of a wait on storage (w, its ckpt_wait_t0 set at the wait's start): beats for as long as a
+ * checkpoint write may take, then no more; -1 (give the wait up) once the run is aborted. */
+int worker_beat_arg(void *w);
+
+struct wcmd;
+/* worker_restore.c: loads the state a recovery starts from (cmd: a checkpoint of its start_iter, or rank arg's
+ * replica of it). 0, or -1 with w->err. */
+int worker_restore(struct worker_ctx *w, const struct wcmd *cmd);
 
 #endif
