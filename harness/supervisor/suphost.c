@@ -122,7 +122,11 @@ static int host_busy(struct sup *s, uint64_t now)
     int busy = 0;
     for (int k = 0; k < s->nslots; k++) {
         uint32_t st = atomic_load(&shm_ctl(&s->shm, k)->state);
-        int stuck = s->alive[k] && !s->expect_exit[k] && st != WS_IDLE && st != WS_READY;
+        /* an idle worker with a command it has not read (a run asked before the failure, its process descheduled)
+         * has not stopped: it would run that run's abandoned timeline after the recovery and drop the new one
+         * (until 2026-11-30 it counted as stopped, and the run waited for it for ever) */
+        int unread = s->alive[k] && !s->expect_exit[k] && ring_count(&shm_ctl(&s->shm, k)->cmd) > 0;
+        int stuck = s->alive[k] && !s->expect_exit[k] && ((st != WS_IDLE && st != WS_READY) || unread);
         uint64_t hb = atomic_load_explicit(&shm_ctl(&s->shm, k)->heartbeat_ns, memory_order_acquire);
         if (stuck && hb && now > hb && (double)(now - hb) * 1e-9 > sup_silence_limit(s, k)) {
             results_event(&s->res, now, "hung_in_recovery",
@@ -130,7 +134,7 @@ static int host_busy(struct sup *s, uint64_t now)
                                     "silent_s", (double)(now - hb) * 1e-9));
             sup_kill(s, k);
         }
-        busy += s->alive[k] && (s->expect_exit[k] || (st != WS_IDLE && st != WS_READY));
+        busy += s->alive[k] && (s->expect_exit[k] || (st != WS_IDLE && st != WS_READY) || unread);
     }
     return busy;
 }

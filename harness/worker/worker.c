@@ -297,6 +297,7 @@ static void worker_replicate(struct worker_ctx *w, int64_t done)
                    * replica this time, the loop takes it */
     struct replica *r = shm_replica(w->shm, w->rank, (int)((done / every) % REPLICA_SLOTS));
     uint64_t seq = atomic_load(&r->seq);
+    seq += seq & 1;   /* a writer killed mid-write left it odd: even again here, or the slot stayed unusable */
     atomic_store(&r->seq, seq + 1);
     r->iter = done;
     r->len = len;
