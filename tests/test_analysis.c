@@ -2,6 +2,7 @@
  * dominant frequency, band shares), a sine's amplitude spectrum, a linear ramp, projections of aligned and of
  * scattered GPUs; the fields of an analysed trace's rows (times and watts) at the ends of their ranges. */
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -437,8 +438,11 @@ Test(analysis, a_held_traces_end_makes_no_ramp)
  * one too long for its files' names with exit 2, and says so when its output is lost (stdout a full disk: exit 3). */
 Test(analyze_cli, a_long_path_is_read_whole_and_lost_output_is_said, .timeout = 120)
 {
-    const char *sc = e2e_scenario("name: azlong\nranks: 2\niterations: 10\nseed: 1\npower: {sample_hz: 200}\n"
-                                  "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
+    /* ~0.2 s of iterations at any load (10 iterations of 64^3 end before the sampler has two readings on an idle
+     * machine: no power to analyse) */
+    const char *sc = e2e_scenario("name: azlong\nranks: 2\niterations: 60\nseed: 1\npower: {sample_hz: 200}\n"
+                                  "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 1}\n  allreduce: {bytes: 64KiB}\n"
+                                  "sim: {tflops: 0.01}\n");
     const char *out = e2e_outdir();
     cr_assert_eq(e2e_run("/tmp/gauntlet-az-run.log",
                          (const char *[]){ "run", sc, "--out", out, "--backend", "sim", "--headless", NULL }), 0);
@@ -470,4 +474,407 @@ Test(analyze_cli, a_long_path_is_read_whole_and_lost_output_is_said, .timeout = 
     cr_expect_eq(rc, 3, "exit %d:\n%s", rc, log);
     cr_expect(log && strstr(log, "stdout:"), "no message:\n%s", log);
     free(log);
+}
+
+/* ---- `gauntlet analyze` on traces whose answers are known (review 3b, 2026-11-30) ---- */
+
+#include "analysis_json.h"
+#include "analyze.h"
+
+/* A reproducible generator: xorshift64*, uniform in [0, 1). */
+static double az_rand(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return (double)((*s * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+}
+
+/* analyze_file of path with --hz hz (0: none), gpus/groups/jitter as given, into a JSON object (NULL: it failed, its
+ * exit code in *rc). */
+static json_t *az_json(const char *path, double hz, int64_t gpus, int64_t groups, double jitter, int *rc)
+{
+    struct az_opts o = { .json = 1, .gpus = gpus, .groups = groups, .threads = 1, .jitter = jitter, .hz = hz,
+                         .max_w = 4000 };
+    json_t *out = NULL;
+    *rc = analyze_file(&o, path, &out);
+    return *rc ? (json_decref(out), NULL) : out;
+}
+
+/* A number at a path of keys in o (NAN where null or absent). */
+static double az_num(json_t *o, const char *a, const char *b, const char *c)
+{
+    json_t *v = json_object_get(o, a);
+    if (b)
+        v = json_object_get(v, b);
+    if (c)
+        v = json_object_get(v, c);
+    return json_num_value(v);
+}
+
+/* A square wave of random levels and period, sampled at a random whole multiple of a random grid rate, with random
+ * stretches lost (rows dropped or N/A), filtered onto that grid (--hz): its swing is its levels' difference and, its
+ * period dividing 1 s, its 1 s ramps are 0. Until 2026-11-30 the points at the trace's ends and beside each gap were
+ * the means of half windows, other times' levels: a 2 Hz 200/700 W wave read a 1 s ramp of 252 W/s (--hz 10). */
+Test(analyze_lowpass, a_filtered_square_wave_keeps_its_swing_and_no_1s_ramp, .timeout = 300)
+{
+    uint64_t seed = 0x5eed3b;
+    const double grids[] = { 10, 20, 40, 50 };
+    char path[] = "/tmp/gauntlet-az-sq-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    for (int trial = 0; trial < 16; trial++) {
+        double G = grids[(int)(az_rand(&seed) * 4)];
+        int r = 2 + (int)(az_rand(&seed) * 11);   /* samples a step: 2-12 */
+        int mf;                                    /* 1 / period, dividing G, half a period >= 3 steps */
+        do
+            mf = 1 + (int)(az_rand(&seed) * 5);
+        while ((int)G % mf || G / mf < 6);
+        double R = r * G, lo = 50 + 250 * az_rand(&seed), hi = lo + 100 + 500 * az_rand(&seed);
+        long spp = lround(R / mf), n = lround((6 + 6 * az_rand(&seed)) * R);
+        double t0 = 100 + az_rand(&seed);
+        long gap_at[3], gap_len[3];
+        int na = az_rand(&seed) < 0.5;   /* lost rows: N/A, or dropped */
+        for (int k = 0; k < 3; k++) {     /* each at least a step long: a gap, never bridged */
+            gap_at[k] = (long)(az_rand(&seed) * (double)n);
+            gap_len[k] = (long)(r * (1 + 10 * az_rand(&seed)));
+        }
+        FILE *f = fopen(path, "w");
+        cr_assert_not_null(f);
+        fprintf(f, "t_s,watts\n");
+        for (long i = 0; i < n; i++) {
+            int lost = 0;
+            for (int k = 0; k < 3; k++)
+                lost |= i >= gap_at[k] && i < gap_at[k] + gap_len[k];
+            if (lost && !na)
+                continue;
+            long ph = i % spp;   /* noise that repeats with the period: every sample a reading of its own */
+            double w = (ph < spp / 2 ? hi : lo) + 0.3 * (double)((ph * 37) % 11);
+            if (lost)
+                fprintf(f, "%.9f,N/A\n", t0 + (double)i / R);
+            else
+                fprintf(f, "%.9f,%.4f\n", t0 + (double)i / R, w);
+        }
+        cr_assert_eq(fclose(f), 0);
+        int rc;
+        json_t *j = az_json(path, G, 10000, 1, 0, &rc);
+        cr_assert_not_null(j, "trial %d: exit %d", trial, rc);
+        json_t *a = json_object_get(j, "aggregate");
+        double amp = hi - lo, up = az_num(a, "ramp_up_w_s", "1s", NULL), down = az_num(a, "ramp_down_w_s", "1s", NULL);
+        char label[160];
+        snprintf(label, sizeof label, "trial %d: %.0f Hz samples of a %.3g s wave %.1f/%.1f W at --hz %.0f%s", trial,
+                 R, 1.0 / mf, lo, hi, G, "");
+        cr_assert(json_is_true(json_object_get(json_object_get(j, "warnings"), "decimated")), "%s", label);
+        cr_assert_float_eq(az_num(a, "swing_w", NULL, NULL), amp, 4, "%s: swing %.2f W", label,
+                           az_num(a, "swing_w", NULL, NULL));
+        cr_assert(fabs(up) < 1e-3 * amp && fabs(down) < 1e-3 * amp, "%s: 1 s ramps %.3f / %.3f W/s (true: 0)", label,
+                  up, down);
+        json_decref(j);
+    }
+    unlink(path);
+}
+
+/* A noiseless square wave logged at 1 kHz and filtered onto 10 Hz is a signal, as it is on its own grid: flat in each
+ * phase, it takes two levels (until 2026-11-30 the filtered GPU's held test left out the levels and cycles rule and
+ * read it as a 250 ms sensor: no dominant frequency, no 100 ms ramp). */
+Test(analyze_lowpass, a_filtered_noiseless_square_wave_is_no_held_sensor)
+{
+    char path[] = "/tmp/gauntlet-az-sqh-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "t_s,watts\n");
+    for (int i = 0; i < 10000; i++)
+        fprintf(f, "%.3f,%d\n", i * 1e-3, fmod(i * 1e-3, 0.5) < 0.25 ? 700 : 200);
+    cr_assert_eq(fclose(f), 0);
+    int rc;
+    json_t *j = az_json(path, 10, 10000, 1, 0, &rc);
+    cr_assert_not_null(j, "exit %d", rc);
+    json_t *g = json_array_get(json_object_get(j, "per_gpu"), 0);
+    cr_assert(json_is_false(json_object_get(json_object_get(g, "sensor"), "held")), "read as a held sensor");
+    cr_assert_float_eq(az_num(g, "dominant_hz", NULL, NULL), 2, 0.1, "dominant %f Hz", az_num(g, "dominant_hz", NULL, NULL));
+    cr_assert(isfinite(az_num(g, "ramp_up_w_s", "100ms", NULL)));
+    json_decref(j);
+    unlink(path);
+}
+
+/* Without --hz, the grid is the pooled samples' (the slower GPUs' where they outnumber a faster one), and a GPU faster
+ * than it is filtered onto it as under --hz, and said (until 2026-11-30 it was point-sampled: a 37 Hz ripple aliased
+ * into its swing, 496 W for the wave's 300). */
+Test(analyze_lowpass, a_faster_gpu_on_an_inferred_grid_is_filtered)
+{
+    char path[] = "/tmp/gauntlet-az-mixed-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "t_s,gpu,watts\n");
+    for (int i = 0; i < 3000; i++) {   /* 30 s: GPU 0 at 100 Hz, the wave and a 100 W ripple at 37 Hz */
+        double t = i * 0.01, sq = fmod(t, 1.0) < 0.5 ? 500 : 200;
+        fprintf(f, "%.3f,0,%.3f\n", t, sq + 100 * sin(2 * M_PI * 37 * t));
+        for (int g = 1; g <= 20 && i % 10 == 0; g++)   /* 20 GPUs at 10 Hz */
+            fprintf(f, "%.3f,%d,%.1f\n", t, g, sq);
+    }
+    cr_assert_eq(fclose(f), 0);
+    int rc;
+    json_t *j = az_json(path, 0, 10000, 1, 0, &rc);
+    cr_assert_not_null(j, "exit %d", rc);
+    cr_assert_float_eq(az_num(j, "grid_hz", NULL, NULL), 10, 1e-9);
+    cr_assert(json_is_true(json_object_get(json_object_get(j, "warnings"), "decimated")));
+    json_t *g0 = json_array_get(json_object_get(j, "per_gpu"), 0);
+    cr_assert_float_eq(az_num(g0, "swing_w", NULL, NULL), 300, 15, "GPU 0's swing %.1f W (the wave's: 300)",
+                       az_num(g0, "swing_w", NULL, NULL));
+    json_decref(j);
+    unlink(path);
+}
+
+/* Returns whether text holds "nan" as a word of its own (a figure printed that was never measured). */
+static int has_nan(const char *text)
+{
+    for (const char *p = text; (p = strcasestr(p, "nan")) != NULL; p++)
+        if ((p == text || !isalpha((unsigned char)p[-1])) && !isalpha((unsigned char)p[3]))
+            return 1;
+    return 0;
+}
+
+/* No reason for an unresolved figure prints a figure not known: a 10 Hz log's bands past 5 Hz say the grid's 5 Hz
+ * (until 2026-11-30: "half the sensor's update rate (nan Hz)"), over series of random rates, held or not, summed,
+ * and projected. */
+Test(analysis, no_unresolved_reason_says_nan)
+{
+    uint64_t seed = 0x8a8;
+    for (int trial = 0; trial < 40; trial++) {
+        double hz = trial == 0 ? 10 : 2 + 200 * az_rand(&seed), f = 0.2 + 8 * az_rand(&seed);
+        int hold = trial % 3 == 1 ? 2 + (int)(6 * az_rand(&seed)) : 1;   /* a sensor held this many samples */
+        size_t n = (size_t)(hz * (4 + 20 * az_rand(&seed)));
+        double *x = malloc(n * sizeof *x);
+        for (size_t i = 0; i < n; i++) {
+            size_t k = i / (size_t)hold;
+            x[i] = 300 + 200 * (fmod((double)k * hold / hz * f, 1) < 0.5) + (double)(k % 5);
+        }
+        double upd = trial % 3 == 2 ? AN_NOT_HELD : 0;   /* a sum, as the aggregate is taken */
+        struct an_series s = { x, n, 1 / hz, upd, trial % 4 == 0 ? 1 / f : 0 };
+        struct an_result r;
+        cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
+        json_t *pj = analysis_power_json(&r, NAN);
+        char *text = json_dumps(pj, 0);
+        cr_assert(!has_nan(text), "trial %d (%.1f Hz, held %d): %s", trial, hz, hold, text);
+        if (trial == 0)
+            cr_assert(strstr(text, "half the grid's rate (5 Hz)"), "%s", text);
+        free(text);
+        json_decref(pj);
+        struct an_projection p;
+        struct an_spec spec = { .max_ramp_up_mw_s = 1, .band_lo_hz = 7, .band_hi_hz = 20, .max_band_share = 0.5 };
+        if (analysis_project(&s, 10000, 10, 0.05, 1, an_default_bands, 4, &p) == 0) {
+            json_t *jj = analysis_projection_json(&p, &spec);
+            text = json_dumps(jj, 0);
+            cr_assert(!has_nan(text), "trial %d, projected: %s", trial, text);
+            free(text);
+            json_decref(jj);
+        }
+        free(x);
+    }
+}
+
+/* A projection that fails (the groups' spread longer than a trace that does not repeat, too few points) has no
+ * figures: every one NAN, the JSON null, no spec clause passed; one that succeeds has them all. Until 2026-11-30 it
+ * came out as zeros, and a spec judged on them passed every ramp and dynamic-range clause. */
+Test(analysis, a_failed_projection_is_no_figures_and_passes_nothing)
+{
+    uint64_t seed = 0x9f1;
+    int failed = 0, made = 0;
+    for (int trial = 0; trial < 60; trial++) {
+        double hz = 10 + 500 * az_rand(&seed), span = 0.01 + 20 * az_rand(&seed);
+        size_t n = (size_t)(span * hz) + 1;
+        double *x = malloc(n * sizeof *x);
+        for (size_t i = 0; i < n; i++)   /* a rise: never repeats */
+            x[i] = 200 + 50 * (double)i / hz + (double)(i % 3);
+        struct an_series s = { x, n, 1 / hz, 0, 0 };
+        long groups = 1 + (long)(50 * az_rand(&seed));
+        struct an_projection p;
+        struct an_spec spec = { .max_ramp_up_mw_s = 1, .max_ramp_down_mw_s = 1, .dynamic_range_mw = 1 };
+        struct an_verdict v;
+        int rc = analysis_project(&s, 10000, groups, 30 * az_rand(&seed), 1, an_default_bands, 4, &p);
+        analysis_check_spec(&p, &spec, &v);
+        json_t *pj = analysis_projection_json(&p, &spec);
+        if (rc) {
+            failed++;
+            cr_assert_not_null(p.why, "trial %d: failed without a reason", trial);
+            cr_assert(isnan(p.mean_mw) && isnan(p.swing_mw) && isnan(p.range_mw) && isnan(p.ramp_up_mw_s) &&
+                      isnan(p.ramp_down_mw_s), "trial %d: a failed projection has figures (%g MW ...)", trial, p.mean_mw);
+            for (int c = 0; c < 3; c++)
+                cr_assert(!v.pass[c], "trial %d: clause %d passed on no figure", trial, c);
+            cr_assert(json_is_null(pj), "trial %d: a failed projection's JSON is an object", trial);
+        } else {
+            made++;
+            cr_assert_null(p.why);
+            cr_assert(isfinite(p.mean_mw) && isfinite(p.range_mw) && json_is_object(pj), "trial %d", trial);
+        }
+        json_decref(pj);
+        free(x);
+    }
+    cr_assert(failed > 5 && made > 5, "%d failed, %d made: the trials cover both", failed, made);
+}
+
+/* Writes a results folder at dir: events.jsonl (start with a projection of 10 groups and a spec, one run that ended
+ * with jitter_s) and a power.csv of 2 ranks at 100 Hz rising 50 W/s for 10 s. */
+static void az_rundir(const char *dir, double jitter_s)
+{
+    char p[1024];
+    cr_assert(mkdir(dir, 0755) == 0, "%s", dir);
+    snprintf(p, sizeof p, "%s/events.jsonl", dir);
+    FILE *f = fopen(p, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "{\"event\": \"start\", \"t_s\": 0.0, \"node\": 0, \"sample_hz\": 100, \"utc_ns\": 1764000000000000000, "
+               "\"seed\": 1, \"ranks\": 2, \"projection\": {\"gpus\": 10000, \"groups\": 10, \"spec\": {"
+               "\"max_ramp_up_mw_s\": 1, \"max_ramp_down_mw_s\": 1, \"dynamic_range_mw\": 1, \"band\": [0.1, 1], "
+               "\"max_band_share\": 0}}}\n"
+               "{\"event\": \"run_begin\", \"t_s\": 0.0, \"node\": 0, \"run\": 0, \"mitigation\": \"none\", \"label\": "
+               "\"none\"}\n"
+               "{\"event\": \"run_end\", \"t_s\": 10.0, \"node\": 0, \"run\": 0, \"figures\": {\"analysed_s\": [1.0, 9.0], "
+               "\"jitter_s\": %g}}\n{\"event\": \"end\", \"t_s\": 20.0, \"node\": 0, \"exit\": 0}\n", jitter_s);
+    cr_assert_eq(fclose(f), 0);
+    snprintf(p, sizeof p, "%s/power.csv", dir);
+    f = fopen(p, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "t_s,rank,watts\n");
+    for (int i = 0; i < 1000; i++)
+        for (int r = 0; r < 2; r++)
+            fprintf(f, "%.6f,%d,%.2f\n", i * 0.01, r, 200 + 50 * i * 0.01 + (i % 3) * 0.5);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* Through `analyze --json` and `gauntlet summarize`: a projection that cannot be made is null with a note, and no spec
+ * clause passes (summarize once judged the dynamic range, truly 4 MW against 1 MW, on a 0: pass). */
+Test(analyze_cli, a_failed_projection_is_null_in_analyze_and_summarize, .timeout = 120)
+{
+    char dir[] = "/tmp/gauntlet-az-proj-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char run[1100], csv[1200], log[1200];
+    snprintf(run, sizeof run, "%s/run", dir);
+    az_rundir(run, 3000);
+    snprintf(csv, sizeof csv, "%s/power.csv", run);
+    int rc;
+    json_t *j = az_json(csv, 0, 10000, 10, 3000, &rc);
+    cr_assert_not_null(j, "exit %d", rc);
+    json_t *a = json_object_get(j, "aggregate");
+    cr_assert(json_is_null(json_object_get(a, "projection")), "a failed projection: %s",
+              json_dumps(json_object_get(a, "projection"), 0));
+    cr_assert(json_is_string(json_object_get(a, "projection_note")));
+    json_decref(j);
+    snprintf(log, sizeof log, "%s/summarize.log", dir);
+    rc = e2e_run(log, (const char *[]){ "summarize", run, NULL });
+    char *text = e2e_read(log);
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, text);
+    free(text);
+    json_t *s = e2e_summary(run);
+    json_t *ag = json_object_get(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "power"), "aggregate");
+    cr_assert_not_null(ag);
+    json_t *pj = json_object_get(ag, "projection");
+    text = json_dumps(pj, 0);
+    cr_assert(json_is_null(pj), "summary.json's projection: %s", text);
+    free(text);
+    json_decref(s);
+}
+
+/* A path that is not UTF-8 (a file name in another encoding) is written with U+FFFD in --json, its analysis whole:
+ * until 2026-11-30 a trace's output was nothing (exit 3, unsaid), a results folder's an empty [] with exit 0. */
+Test(analyze_cli, a_path_not_in_utf8_keeps_the_json, .timeout = 120)
+{
+    char dir[] = "/tmp/gauntlet-az-utf-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char run[1100], csv[1200], out[1200], log[1200];
+    snprintf(run, sizeof run, "%s/r\xff\xfeun", dir);
+    az_rundir(run, 0.01);
+    snprintf(csv, sizeof csv, "%s/power.csv", run);
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    snprintf(log, sizeof log, "%s/err.log", dir);
+    for (int k = 0; k < 2; k++) {
+        const char *what = k ? run : csv;
+        int rc = e2e_wait(e2e_start_to(out, log, (const char *[]){ "analyze", what, "--json", NULL }), 60);
+        char *err = e2e_read(log);
+        cr_assert_eq(rc, 0, "%s: exit %d: %s", k ? "RUNDIR" : "TRACE", rc, err);
+        free(err);
+        json_error_t e;
+        json_t *j = json_load_file(out, 0, &e);
+        cr_assert_not_null(j, "%s: no JSON: %s", k ? "RUNDIR" : "TRACE", e.text);
+        if (k) {
+            cr_assert_eq(json_array_size(j), 1, "the run lost: %zu", json_array_size(j));
+            cr_assert(json_is_object(json_object_get(json_array_get(j, 0), "aggregate")));
+        } else {
+            const char *t = json_string_value(json_object_get(j, "trace"));
+            cr_assert(t && strstr(t, "r\xEF\xBF\xBD\xEF\xBF\xBDun/power.csv"), "trace: %s", t ? t : "(none)");
+        }
+        json_decref(j);
+    }
+}
+
+/* A CSV's quoted field keeps its commas; a row with more fields than the header is exit 2 naming the line (until
+ * 2026-11-30 "700,5" read 700 W, and a time's milliseconds after a comma became the GPU index). The splitter gives
+ * back any fields written as RFC 4180 quotes them. */
+Test(analyze_cli, csv_quotes_and_extra_fields, .timeout = 120)
+{
+    uint64_t seed = 0xc5;
+    for (int trial = 0; trial < 200; trial++) {   /* fields of commas, quotes, spaces and letters, round-tripped */
+        char fields[6][16], line[512] = "", *cols[8];
+        int nf = 1 + (int)(6 * az_rand(&seed));
+        for (int k = 0; k < nf; k++) {
+            int len = (int)(10 * az_rand(&seed));
+            for (int c = 0; c < len; c++)
+                fields[k][c] = ",\"ab1. "[(int)(7 * az_rand(&seed))];
+            fields[k][len] = 0;
+            while (len && fields[k][len - 1] == ' ')   /* spaces at a field's ends are trimmed: none here */
+                fields[k][--len] = 0;
+            char *f0 = fields[k] + strspn(fields[k], " ");
+            memmove(fields[k], f0, strlen(f0) + 1);
+            size_t o = strlen(line);
+            if (k)
+                line[o++] = ',';
+            line[o++] = '"';
+            for (const char *p = fields[k]; *p; p++) {
+                if (*p == '"')
+                    line[o++] = '"';   /* "" in a quoted field: one quote */
+                line[o++] = *p;
+            }
+            line[o++] = '"';
+            line[o] = 0;
+        }
+        strcat(line, "\r\n");
+        const char *why = NULL;
+        int n = analyze_split(line, cols, 8, &why);
+        cr_assert_eq(n, nf, "trial %d: %d fields for %d", trial, n, nf);
+        for (int k = 0; k < nf; k++)
+            cr_assert_str_eq(cols[k], fields[k], "trial %d field %d", trial, k);
+    }
+    char dir[] = "/tmp/gauntlet-az-csv-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[1200], log[1200];
+    snprintf(path, sizeof path, "%s/note.csv", dir);   /* a note column holding a comma, quoted: read whole */
+    FILE *f = fopen(path, "w");
+    fprintf(f, "t_s,note,watts\n");
+    for (int i = 0; i < 100; i++)
+        fprintf(f, "%.2f,\"a, b\",%d\n", i * 0.01, i % 2 ? 300 : 301);
+    cr_assert_eq(fclose(f), 0);
+    int rc;
+    json_t *j = az_json(path, 0, 1, 1, 0, &rc);
+    cr_assert_not_null(j, "exit %d", rc);
+    cr_assert_float_eq(az_num(j, "aggregate", "mean_w", NULL), 300.5, 1e-9);
+    json_decref(j);
+    const char *bad[] = { "t_s,gpu,watts\n0.00,0,\"700,5\"\n0.01,0,\"700,5\"\n",
+                          "timestamp,index,power\n2026-11-24 10:00:00,123,0,700\n2026-11-24 10:00:01,123,0,700\n",
+                          "t_s,watts\n0.00,\"300\n0.01,300\n" };
+    const char *said[] = { "bad0.csv:2: column 3 (power)", "bad1.csv:2: expected 3 columns as the header has, got 4",
+                           "bad2.csv:2: a quoted field has no closing quote" };
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/bad%d.csv", dir, k);
+        snprintf(log, sizeof log, "%s/bad%d.log", dir, k);
+        f = fopen(path, "w");
+        fputs(bad[k], f);
+        cr_assert_eq(fclose(f), 0);
+        rc = e2e_run(log, (const char *[]){ "analyze", path, NULL });
+        char *text = e2e_read(log);
+        cr_assert_eq(rc, 2, "bad%d: exit %d: %s", k, rc, text);
+        cr_assert(text && strstr(text, said[k]), "bad%d: %s", k, text);
+        free(text);
+    }
 }

@@ -293,6 +293,7 @@ void an_null_held(struct an_result *r, double update_s, double period_s)
             r->unresolved |= AN_UNRES_RAMP(w);
         }
     double nyq = 0.5 / update_s;
+    r->band_nyq_hz = r->peak_nyq_hz = nyq;
     for (int b = 0; b < r->n_bands; b++)
         if (r->bands[b].hi_hz > nyq) {
             r->bands[b].share = NAN;
@@ -323,7 +324,7 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
 {
     memset(out, 0, sizeof *out);
     out->mean_w = out->min_w = out->max_w = out->p1_w = out->p99_w = out->swing_w = out->range_w = out->span_s = NAN;
-    out->dominant_hz = NAN;
+    out->dominant_hz = out->band_nyq_hz = out->peak_nyq_hz = NAN;
     for (int w = 0; w < AN_RAMP_WINDOWS; w++)
         out->ramp_up_w_s[w] = out->ramp_down_w_s[w] = NAN;
     if (n_bands > AN_MAX_BANDS)
@@ -421,6 +422,8 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
      * reaches, read a share of 0 */
     if (!out->held && s->dt > 0) {
         double nyq = 0.5 / (out->update_s >= 1.5 * s->dt ? out->update_s : s->dt);
+        out->peak_nyq_hz = nyq;
+        out->band_nyq_hz = 0.5 / s->dt;
         if (out->dominant_hz > 1.05 * nyq || (s->period_s > 0 && !(1 / s->period_s < 0.95 * nyq))) {
             out->dominant_hz = NAN;
             out->unresolved |= AN_UNRES_DOMINANT;

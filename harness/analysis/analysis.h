@@ -37,10 +37,15 @@ size_t analysis_place(const struct an_grid *g, const int64_t *t_ns, const double
 /* As analysis_place, for a grid slower than the samples (a decimation): each point the mean of the samples within
  * one step of it, weighted by 1 - distance / step (a triangle: the power at frequency f kept by sinc^2(f / rate) —
  * 40 % at half the grid's rate, 5 % at 0.8 of it, none at the rate and its multiples — where keeping one sample a
- * point keeps all of it and folds it below half the rate). NAN samples are left out; a point with no sample within
- * a step is NAN; *merged counts the samples beyond one a point. Returns the points that hold a value. */
+ * point keeps all of it and folds it below half the rate). NAN samples are left out; a point whose window (one step either
+ * side) the valid samples do not cover whole is NAN, a gap: at the trace's ends and beside a gap the mean of a half
+ * window is another time's level, and a 2 Hz square wave's true 1 s ramp of 0 read 252 W/s (until 2026-11-30). A
+ * hole (two valid samples more than 1.5 own_step_ns apart, the samples' own interval) of up to half a step and 64
+ * own intervals is bridged by the line between them at that interval; a longer one is a gap (own_step_ns <= 0: every
+ * window taken as whole, nothing bridged). *merged counts the samples beyond one a point. Returns the points that
+ * hold a value. */
 size_t analysis_place_lowpass(const struct an_grid *g, const int64_t *t_ns, const double *v, size_t n, double *out,
-                              size_t m, size_t *merged);
+                              size_t m, double own_step_ns, size_t *merged);
 
 /* A uniformly sampled series: x[i] at t0 + i * dt. Missing samples (gaps) are NAN. */
 struct an_series {
@@ -139,6 +144,9 @@ struct an_result {
     int n_bands;
     struct an_band bands[AN_MAX_BANDS];
     double update_s;                       /* the sensor's update interval (given or measured); NAN unknown */
+    double band_nyq_hz, peak_nyq_hz;       /* the half rates past which a band (the grid's, or the held sensor's) and
+                                            * the dominant frequency (the rate the series changes at) are unresolved:
+                                            * the reasons' figures (NAN: not set) */
     size_t distinct;                       /* readings that differed from the one before */
     int held;                              /* readings were held: ramps and spectrum on the distinct readings */
     unsigned unresolved;                   /* AN_UNRES_* */
@@ -201,6 +209,8 @@ struct an_projection {
     double update_s, period_s;  /* the per-GPU trace's sensor update interval and iteration period (an_series) */
     int held;                   /* its readings were held: the cluster's trace is built from its distinct readings */
     unsigned unresolved;        /* AN_UNRES_* of the cluster's figures */
+    double band_nyq_hz, peak_nyq_hz;   /* as an_result's: the half rates in the reasons of the unresolved */
+    const char *why;            /* where analysis_project failed: why (static text), every figure NAN; else NULL */
 };
 
 /* A utility's spec in the form utilities state it; NAN or 0 where a clause is not given. */
@@ -219,7 +229,8 @@ extern const char *const an_clause_names[4];
 /* The bands a run analyses: an_default_bands, and spec's band after them where it is none of them (spec NULL or
  * no band: the defaults). Returns their number (4 or 5). */
 int analysis_bands_with_spec(const struct an_spec *spec, struct an_band bands[AN_MAX_BANDS]);
-/* Projects the per-GPU series s to the cluster. 0, or -1 (empty series). */
+/* Projects the per-GPU series s to the cluster. 0, or -1 with out->why saying why (fewer than two readings, the
+ * groups' spread longer than the trace) and every figure of out NAN: a failed projection is no figures, never 0s. */
 int analysis_project(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
                      const struct an_band *bands, int n_bands, struct an_projection *out);
 /* As analysis_project, and hands out the cluster's trace (MW, malloc'd) in *trace and its length in *trace_n: the

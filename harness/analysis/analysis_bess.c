@@ -86,6 +86,6 @@ void analysis_check_spec(const struct an_projection *p, const struct an_spec *sp
         v->limit[c] = limits[c];
         v->value[c] = values[c];
         v->checked[c] = limits[c] > 0 && isfinite(limits[c]);
-        v->pass[c] = v->checked[c] && values[c] <= limits[c];
+        v->pass[c] = v->checked[c] && isfinite(values[c]) && values[c] <= limits[c];   /* no figure: no pass */
     }
 }

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis.h"
 #include "util.h"
@@ -71,38 +72,97 @@ size_t analysis_place(const struct an_grid *g, const int64_t *t_ns, const double
     return valid;
 }
 
+/* Marks in whole[0..m) the points of g whose window (one step either side) the valid samples of (t_ns, v) cover with
+ * no gap: from a valid sample at or before its start to one at or after its end, no two successive valid samples more
+ * than `join` ns apart (a NAN sample between two is a hole). */
+static void an_lowpass_whole(const struct an_grid *g, const int64_t *t_ns, const double *v, size_t n, size_t m,
+                             double step, double join, unsigned char *whole)
+{
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && !isfinite(v[i]))
+            i++;
+        if (i == n)
+            break;
+        size_t j = i, k = i + 1;   /* [t_ns[i], t_ns[j]]: a covered stretch */
+        for (; k < n && (!isfinite(v[k]) || (double)(t_ns[k] - t_ns[j]) <= join); k++)
+            if (isfinite(v[k]))
+                j = k;
+        int64_t q = an_grid_nearest(g, t_ns[i]);
+        for (q = q < 0 ? 0 : q; (uint64_t)q < m; q++) {
+            int64_t tq = an_grid_time(g, q);
+            if ((double)(tq - t_ns[i]) < step - 0.5)
+                continue;   /* its window begins before the stretch */
+            if ((double)(t_ns[j] - tq) < step - 0.5)
+                break;      /* ... ends after it */
+            whole[q] = 1;
+        }
+        i = j + 1;
+    }
+}
+
+/* Adds the sample (t, x) to the points of g either side of it, weighted by 1 - distance / step; 1 where it reached
+ * one. */
+static int an_lowpass_add(const struct an_grid *g, double step, int64_t t, double x, double *out, double *wsum,
+                          size_t m)
+{
+    int64_t k = an_grid_nearest(g, t);
+    int64_t lo = t >= an_grid_time(g, k) ? k : k - 1;
+    int used = 0;
+    for (int64_t q = lo; q <= lo + 1; q++) {
+        if (q < 0 || (uint64_t)q >= m)
+            continue;
+        double w = 1 - fabs((double)(t - an_grid_time(g, q))) / step;
+        if (w > 0) {
+            out[q] += w * x;
+            wsum[q] += w;
+            used = 1;
+        }
+    }
+    return used;
+}
+
 size_t analysis_place_lowpass(const struct an_grid *g, const int64_t *t_ns, const double *v, size_t n, double *out,
-                              size_t m, size_t *merged)
+                              size_t m, double own_step_ns, size_t *merged)
 {
     double *wsum = xcalloc(m ? m : 1, sizeof *wsum), step = an_grid_dt(g) * 1e9;
-    size_t placed = 0, valid = 0;
+    size_t placed = 0, valid = 0, reached = 0, prev = SIZE_MAX;
+    unsigned char *whole = xcalloc(m ? m : 1, 1);
+    /* a hole of up to half a step (and 64 of the GPU's own samples) is bridged by the line between the samples
+     * around it, at the GPU's own rate: the window stays whole and weighted as it would have been (normalised by
+     * the weights present, a 10 ms hole in a 200 ms window moved the point towards the samples left) */
+    int own = own_step_ns > 0 && step > 0;
+    double bridge = own ? fmin(0.5 * step, 64 * own_step_ns) : 0;
+    if (own)
+        an_lowpass_whole(g, t_ns, v, n, m, step, fmax(1.5 * own_step_ns, bridge), whole);
+    else
+        memset(whole, 1, m);
     for (size_t i = 0; i < m; i++)
         out[i] = 0;
     for (size_t i = 0; i < n && step > 0; i++) {
         if (!isfinite(v[i]))
             continue;
-        int64_t k = an_grid_nearest(g, t_ns[i]);
-        int64_t lo = t_ns[i] >= an_grid_time(g, k) ? k : k - 1;   /* the points either side of the sample */
-        int used = 0;
-        for (int64_t q = lo; q <= lo + 1; q++) {
-            if (q < 0 || (uint64_t)q >= m)
-                continue;
-            double w = 1 - fabs((double)(t_ns[i] - an_grid_time(g, q))) / step;
-            if (w > 0) {
-                out[q] += w * v[i];
-                wsum[q] += w;
-                used = 1;
+        double d = prev == SIZE_MAX ? 0 : (double)(t_ns[i] - t_ns[prev]);
+        if (own && d > 1.5 * own_step_ns && d <= bridge) {
+            long nv = lround(d / own_step_ns) - 1;
+            for (long j = 1; j <= nv; j++) {
+                double f = (double)j / (double)(nv + 1);
+                an_lowpass_add(g, step, t_ns[prev] + llround(f * d), v[prev] + f * (v[i] - v[prev]), out, wsum, m);
             }
         }
-        placed += used;
+        placed += an_lowpass_add(g, step, t_ns[i], v[i], out, wsum, m);
+        prev = i;
     }
     for (size_t i = 0; i < m; i++) {
-        out[i] = wsum[i] > 0 ? out[i] / wsum[i] : NAN;
-        valid += wsum[i] > 0;
+        reached += wsum[i] > 0;
+        /* a window the samples do not cover whole is the mean of a part of it: another time's level, a gap here */
+        out[i] = wsum[i] > 0 && whole[i] ? out[i] / wsum[i] : NAN;
+        valid += !isnan(out[i]);
     }
     free(wsum);
+    free(whole);
     if (merged)
-        *merged = placed > valid ? placed - valid : 0;
+        *merged = placed > reached ? placed - reached : 0;
     return valid;
 }
 

@@ -75,20 +75,36 @@ json_t *analysis_power_json(const struct an_result *r, double tdp_w)
     json_object_set_new(o, "bands", analysis_bands_json(r->bands, r->n_bands));
     json_object_set_new(o, "sensor", json_pack("{s:o, s:b, s:I}", "update_ms", json_num(r->update_s * 1e3), "held",
                                                r->held, "distinct", (json_int_t)r->distinct));
-    json_object_set_new(o, "unresolved", analysis_unresolved_json(r->unresolved, r->update_s, r->bands, r->n_bands));
+    json_object_set_new(o, "unresolved", analysis_unresolved_json(r->unresolved, r->update_s, r->held, r->band_nyq_hz,
+                                                                  r->peak_nyq_hz, r->bands, r->n_bands));
     return o;
 }
 
-json_t *analysis_unresolved_json(unsigned bits, double update_s, const struct an_band *bands, int n_bands)
+/* " (x Hz)" of a half rate into buf (n bytes), or "" where it is not known: never "nan Hz". Returns buf. */
+static const char *hz_note(char *buf, size_t n, double hz)
+{
+    if (isfinite(hz) && hz > 0)
+        snprintf(buf, n, " (%.3g Hz)", hz);
+    else
+        buf[0] = 0;
+    return buf;
+}
+
+json_t *analysis_unresolved_json(unsigned bits, double update_s, int held, double band_nyq_hz, double peak_nyq_hz,
+                                 const struct an_band *bands, int n_bands)
 {
     json_t *a = json_array();
-    char fig[64], why[256];
+    char fig[64], why[256], hz[32], ms[32];
     double u = update_s * 1e3;
+    if (isfinite(u) && u > 0)
+        snprintf(ms, sizeof ms, " (%.0f ms)", u);
+    else
+        ms[0] = 0;
     for (int w = 0; w < AN_RAMP_WINDOWS; w++)
         if (bits & AN_UNRES_RAMP(w)) {
             snprintf(fig, sizeof fig, "ramp_w_s.%s", an_ramp_window_names[w]);
-            snprintf(why, sizeof why, "a %s window is shorter than twice the sensor's update interval (%.0f ms)",
-                     an_ramp_window_names[w], u);
+            snprintf(why, sizeof why, "a %s window is shorter than twice the sensor's update interval%s",
+                     an_ramp_window_names[w], ms);
             json_array_append_new(a, json_pack("{s:s, s:s}", "figure", fig, "why", why));
         }
     for (int w = 0; w < AN_RAMP_WINDOWS; w++)
@@ -100,12 +116,21 @@ json_t *analysis_unresolved_json(unsigned bits, double update_s, const struct an
     for (int b = 0; b < n_bands; b++)
         if (bits & AN_UNRES_BAND(b)) {
             snprintf(fig, sizeof fig, "bands.%g-%g Hz", bands[b].lo_hz, bands[b].hi_hz);
-            snprintf(why, sizeof why, "reaches above half the sensor's update rate (%.3g Hz)", 500 / u);
+            if (held)
+                snprintf(why, sizeof why, "reaches above half the sensor's update rate%s",
+                         hz_note(hz, sizeof hz, band_nyq_hz));
+            else   /* a series that changes every sample: its grid has no bin there */
+                snprintf(why, sizeof why, "reaches above half the grid's rate%s: no bin of the spectrum is there",
+                         hz_note(hz, sizeof hz, band_nyq_hz));
             json_array_append_new(a, json_pack("{s:s, s:s}", "figure", fig, "why", why));
         }
     if (bits & AN_UNRES_DOMINANT) {
-        snprintf(why, sizeof why, "readings held %.0f ms: a peak below %.3g Hz may be the alias of one above it (the "
-                 "iteration is not known to be slower)", u, 500 / u);
+        if (held)
+            snprintf(why, sizeof why, "readings held%s: a peak below half their rate%s may be the alias of one above it "
+                     "(the iteration is not known to be slower)", ms, hz_note(hz, sizeof hz, peak_nyq_hz));
+        else
+            snprintf(why, sizeof why, "the peak, or the iteration's rate, is not below half the rate the series changes "
+                     "at%s: it may be a step's harmonic or an alias", hz_note(hz, sizeof hz, peak_nyq_hz));
         json_array_append_new(a, json_pack("{s:s, s:s}", "figure", "dominant_hz", "why", why));
     }
     for (int w = 0; w < AN_RAMP_WINDOWS; w++)
@@ -128,6 +153,8 @@ json_t *analysis_unresolved_json(unsigned bits, double update_s, const struct an
 /* Builds the projection object: the cluster's swing, ramps, bands and the spec's verdicts. */
 json_t *analysis_projection_json(const struct an_projection *p, const struct an_spec *spec)
 {
+    if (p->why)   /* failed: no figures, so no verdict (zeros once passed every ramp and range clause) */
+        return json_null();
     struct an_verdict v;
     analysis_check_spec(p, spec, &v);
     json_t *clauses = json_array();
@@ -149,7 +176,8 @@ json_t *analysis_projection_json(const struct an_projection *p, const struct an_
                      json_num(p->swing_mw), "range_mw", json_num(p->range_mw), "ramp_mw_s", json_num(fmax(p->ramp_up_mw_s, p->ramp_down_mw_s)),
                      "ramp_up_mw_s", json_num(p->ramp_up_mw_s), "dominant_hz", json_num(p->dominant_hz), "bands",
                      analysis_bands_json(p->bands, p->n_bands), "spec", "pass", verdict, "clauses", clauses, "unresolved",
-                     analysis_unresolved_json(p->unresolved, p->update_s, p->bands, p->n_bands));
+                     analysis_unresolved_json(p->unresolved, p->update_s, p->held, p->band_nyq_hz,
+                                              p->peak_nyq_hz, p->bands, p->n_bands));
 }
 
 

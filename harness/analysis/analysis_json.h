@@ -23,14 +23,17 @@ json_t *analysis_bands_json(const struct an_band *b, int n);
 /* Returns a power object: mean_w, min_w, max_w, swing_w, samples, p1_w, p99_w, swing_p99_p1_w, swing_pct_tdp,
  * swing_pct_mean, ramp_up_w_s, ramp_down_w_s, dominant_hz, bands. tdp_w NAN: unknown. */
 json_t *analysis_power_json(const struct an_result *r, double tdp_w);
-/* Returns the projection object with the spec's verdicts. */
+/* Returns the projection object with the spec's verdicts; null for a failed projection (p->why set). */
 json_t *analysis_projection_json(const struct an_projection *p, const struct an_spec *spec);
 
 /* Returns the battery's ratings and results. */
 json_t *analysis_bess_json(const struct an_bess *b);
 
 /* Returns [{figure, why}] for every figure its sensor could not resolve (bits: AN_UNRES_*, update_s the sensor's
- * update interval, bands the figures' bands; [] when none). */
-json_t *analysis_unresolved_json(unsigned bits, double update_s, const struct an_band *bands, int n_bands);
+ * update interval, held whether its readings were held, band_nyq_hz and peak_nyq_hz the half rates the bands and the
+ * dominant frequency were bounded by (an_result's), bands the figures' bands; [] when none). A figure not known (a
+ * NAN interval or rate) is left out of the reason, never printed as nan. */
+json_t *analysis_unresolved_json(unsigned bits, double update_s, int held, double band_nyq_hz, double peak_nyq_hz,
+                                 const struct an_band *bands, int n_bands);
 
 #endif

@@ -30,6 +30,8 @@ int analysis_project_series(const double *mw, size_t n, double dt, const struct 
     if (base->held)
         an_null_held(&res, base->update_s, base->period_s);
     out->unresolved = res.unresolved;
+    out->band_nyq_hz = res.band_nyq_hz;
+    out->peak_nyq_hz = res.peak_nyq_hz;
     out->mean_mw = res.mean_w;
     out->swing_mw = res.swing_w;
     out->range_mw = res.range_w;
@@ -80,6 +82,17 @@ static size_t an_wrap_len(const double *y, size_t n, double period_s, double dt)
     return best && best_d <= 0.1 * (hi - lo) ? best : 0;
 }
 
+/* Marks out as failed for why: every figure NAN (a failed projection is no figures: zeros once passed a spec's
+ * clauses). Returns -1. */
+static int an_proj_fail(struct an_projection *out, const char *why)
+{
+    out->mean_mw = out->swing_mw = out->range_mw = out->ramp_up_mw_s = out->ramp_down_mw_s = NAN;
+    out->dominant_hz = out->band_nyq_hz = out->peak_nyq_hz = NAN;
+    out->n_bands = 0;
+    out->why = why;
+    return -1;
+}
+
 int analysis_project_trace(const struct an_series *s, long gpus, long groups, double jitter_s, unsigned long long seed,
                            const struct an_band *bands, int n_bands, struct an_projection *out, double **trace,
                            double **held, size_t *trace_n)
@@ -98,7 +111,7 @@ int analysis_project_trace(const struct an_series *s, long gpus, long groups, do
     size_t lo, hi;
     an_span(s->x, s->n, &lo, &hi);
     if (hi == lo || gpus < 1 || !(s->dt > 0))
-        return -1;
+        return an_proj_fail(out, hi == lo ? "the per-GPU trace has no valid reading" : "no GPUs or no grid to project");
     size_t dn = 0;   /* held readings: the cluster is built from the distinct ones */
     if (s->update_s > 0) {
         out->update_s = s->update_s;
@@ -123,7 +136,7 @@ int analysis_project_trace(const struct an_series *s, long gpus, long groups, do
     an_span(src, hi - lo, &a0, &b0);
     if (b0 - a0 < 2) {
         free(src);
-        return -1;
+        return an_proj_fail(out, "the per-GPU trace has fewer than two points to project");
     }
     size_t n = b0 - a0;
     double *y = an_filled(src, a0, b0);   /* inner gaps interpolated: the trace handed out, the spectrum */
@@ -167,7 +180,8 @@ int analysis_project_trace(const struct an_series *s, long gpus, long groups, do
     size_t len = wrap ? wrap : (smax - smin < (long)n ? n - (size_t)(smax - smin) : 0);
     if (len < 2) {   /* the groups' spread is longer than the trace: no time every group covers */
         free(shift), free(y), free(gap);
-        return -1;
+        return an_proj_fail(out, "the groups' spread (their jitter) is longer than the trace, which does not repeat: "
+                                 "no time every group covers");
     }
     /* groups sharing a shift are added at once: the cost is (distinct shifts) x len whatever the number of groups */
     size_t span = wrap ? wrap : (size_t)(smax - smin) + 1;
@@ -208,6 +222,8 @@ int analysis_project_trace(const struct an_series *s, long gpus, long groups, do
         fig[i] = agap[i] ? NAN : agg[i];
     n = len;
     int rc = analysis_project_series(fig, n, s->dt, bands, n_bands, out, out);
+    if (rc != 0)
+        an_proj_fail(out, "the cluster's trace could not be analysed");
     if (rc == 0 && aggh) {   /* the statistics of the readings (above); the ramps and the spectrum of their line */
         size_t nv = 0;
         for (size_t i = 0; i < len; i++)

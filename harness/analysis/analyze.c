@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "analysis.h"
+#include "analysis_int.h"
 #include "analysis_json.h"
 #include "analyze_fields.h"
 #include "analyze_int.h"
@@ -30,17 +31,6 @@ static const char *const az_warn_text[AZW_N] = {
     "repeated rows (same GPU, time and power; kept once)",
     "power readings outside [0, max] W (left out as not measured)",
 };
-
-/* Trims spaces and quotes around a CSV field in place. */
-static char *az_trim(char *s)
-{
-    while (isspace((unsigned char)*s) || *s == '"')
-        s++;
-    size_t n = strlen(s);
-    while (n && (isspace((unsigned char)s[n - 1]) || s[n - 1] == '"'))
-        s[--n] = 0;
-    return s;
-}
 
 /* Returns the column of the header named one of names (case-insensitive), or -1. */
 static int az_column(char **cols, int n, const char *const *names)
@@ -111,15 +101,14 @@ static int az_read(struct az_trace *tr)
             text += 3;   /* a UTF-8 byte-order mark, as spreadsheets and Windows tools write */
         if (text[0] == '#' || text[strspn(text, " \t\r\n")] == 0)
             continue;
-        int n = 0;
-        char *tok = text, *next;
-        for (; tok && n < 64; tok = next) {
-            next = strchr(tok, ',');
-            if (next)
-                *next++ = 0;
-            cols[n++] = az_trim(tok);
+        const char *why;
+        int n = analyze_split(text, cols, 64, &why);   /* a quoted field keeps its commas */
+        if (n < 0) {
+            fprintf(stderr, "gauntlet analyze: %s:%ld: %s\n", path, lineno, why);
+            rc = EXIT_INPUT;
+            break;
         }
-        if (tok) {   /* a 65th column: never dropped without a word (its time or power column unseen) */
+        if (n > 64) {   /* a 65th column: never dropped without a word (its time or power column unseen) */
             fprintf(stderr, "gauntlet analyze: %s:%ld: more than 64 columns (a trace has a time, a GPU and a power "
                             "column, and a few more)\n", path, lineno);
             rc = EXIT_INPUT;
@@ -144,14 +133,15 @@ static int az_read(struct az_trace *tr)
             }
             continue;
         }
-        if (n < nc) {
-            fprintf(stderr, "gauntlet analyze: %s:%ld: expected %d columns, got %d\n", path, lineno, nc, n);
+        if (n != nc) {   /* more: a field holding an unquoted comma (a decimal comma, a time's milliseconds) shifts
+                          * the columns after it, and its row read another column's figures (until 2026-11-30) */
+            fprintf(stderr, "gauntlet analyze: %s:%ld: expected %d columns as the header has, got %d%s\n", path, lineno,
+                    nc, n, n > nc ? " (a field that holds a comma must be in double quotes)" : "");
             rc = EXIT_INPUT;
             break;
         }
         int64_t t;
         int absolute;
-        const char *why;
         if (analyze_time(cols[ct], &t, &absolute, &why) != 0) {
             fprintf(stderr, "gauntlet analyze: %s:%ld: column %d (time): %s, got '%s'\n", path, lineno, ct + 1, why,
                     cols[ct]);
@@ -377,7 +367,7 @@ struct az_trace *analyze_load_rows(const struct az_opts *o, const char *path, in
  * there; 0 where not, or too few. For a GPU filtered onto a slower grid (--hz): the filter mixes neighbouring
  * readings, and the grid's trace no longer shows them held (a 100 ms sensor logged at 100 Hz, analysed at 20 Hz, read
  * as a signal: its 100 ms ramp and its 7-20 Hz band, null on its own grid, got numbers). */
-static double az_raw_update_s(const struct az_gpu *g)
+static double az_raw_update_s(const struct az_gpu *g, double period_s)
 {
     double gh = az_gpu_hz(g);
     if (g->n < 16 || !(gh > 0))
@@ -393,13 +383,25 @@ static double az_raw_update_s(const struct az_gpu *g)
         t[i] = g->s[i].t;
         w[i] = g->s[i].w;
     }
-    size_t distinct = 0;
+    size_t distinct = 0, lo, hi;
     analysis_place(&gr, t, w, g->n, x, m, NULL);
     an_sensor_measure(x, m, 1 / gh, &u, &distinct);
+    /* held as analysis_run judges a series: over 1.5 samples, and more than four levels or three readings a cycle
+     * (a noiseless square wave at 1 kHz, flat in each phase, read as a 250 ms sensor here until 2026-11-30) */
+    an_span(x, m, &lo, &hi);
+    double mean = 0;
+    size_t nv = 0;
+    for (size_t i = lo; i < hi; i++)
+        if (!isnan(x[i])) {
+            mean += x[i];
+            nv++;
+        }
+    struct an_series rs = { x, m, 1 / gh, 0, period_s };
+    int held = nv && an_series_held(&rs, lo, hi, mean / (double)nv, u);
     free(t);
     free(w);
     free(x);
-    return an_sensor_held(u, 1 / gh) ? u : 0;
+    return held ? u : 0;
 }
 
 int analyze_window(const struct az_opts *o, const struct az_trace *all, const char *title, int64_t lo, int64_t hi,
@@ -447,23 +449,28 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
     double dt = an_grid_dt(&grid);
     /* a grid slower than a GPU's samples: that GPU's filtered onto it. Each GPU by its own rate: a forwarded
      * cluster's node 0 logs faster than the others, and outnumbered by them it was placed unfiltered */
-    double fastest = 0;
+    double fastest = 0, grid_hz = dt > 0 ? 1 / dt : 0;
     char *lowpass = xcalloc((size_t)tr.ng, 1);
-    for (int k = 0; k < tr.ng && hz > 0; k++) {
-        double gh = az_gpu_hz(&tr.g[k]);
-        if ((lowpass[k] = gh > 1.5 * hz)) {
+    double *own = xcalloc((size_t)tr.ng, sizeof *own);   /* each GPU's own rate */
+    /* the grid given (--hz, a run's) or taken from the samples: a grid of the pooled intervals is the slower GPUs'
+     * where they outnumber a faster one, which until 2026-11-30 was left point-sampled without --hz (its ripple
+     * aliased, unsaid) */
+    for (int k = 0; k < tr.ng && grid_hz > 0; k++) {
+        own[k] = az_gpu_hz(&tr.g[k]);
+        if ((lowpass[k] = own[k] > 1.5 * grid_hz)) {
             tr.decimated++;
-            fastest = fmax(fastest, gh);
+            fastest = fmax(fastest, own[k]);
         }
     }
     if (tr.decimated)
-        fprintf(stderr, "gauntlet analyze: %s: warning: %s%g%s is slower than %s%.4g Hz: each grid point is "
+        fprintf(stderr, "gauntlet analyze: %s: warning: %s%.6g%s is slower than %s%.4g Hz: each grid point is "
                         "the mean of the samples within a step of it, weighted by their distance (a low-pass: power "
                         "above %g Hz is weakened, to 40%% at %g Hz and 5%% at %g Hz, not removed; what is left of it "
                         "aliases into the spectrum: dominant_hz, bands)\n", path,
-                o->hz_run ? "the run's grid (its other nodes' rows come at its forward_hz), " : "--hz ", hz,
-                o->hz_run ? " Hz," : "", tr.decimated == tr.ng ? "the trace's " : "the samples of some GPUs, up to ",
-                fastest, hz / 2, hz / 2, 0.8 * hz);
+                o->hz_run ? "the run's grid (its other nodes' rows come at its forward_hz), " : hz > 0 ? "--hz "
+                          : "the grid (the samples' median interval, no --hz), ", grid_hz,
+                o->hz_run || !(hz > 0) ? " Hz," : "", tr.decimated == tr.ng ? "the trace's " : "the samples of some GPUs, up to ",
+                fastest, grid_hz / 2, grid_hz / 2, 0.8 * grid_hz);
     double *grids = xmalloc((size_t)tr.ng * m * sizeof *grids);
     size_t merged = 0;
     for (int k = 0; k < tr.ng; k++) {
@@ -476,7 +483,7 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
         }
         size_t mk = 0;
         if (lowpass[k])
-            analysis_place_lowpass(&grid, t, w, g->n, grids + (size_t)k * m, m, &mk);
+            analysis_place_lowpass(&grid, t, w, g->n, grids + (size_t)k * m, m, 1e9 / own[k], &mk);
         else
             analysis_place(&grid, t, w, g->n, grids + (size_t)k * m, m, &mk);
         merged += mk;
@@ -498,7 +505,7 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
     for (int k = 0; k < tr.ng; k++) {   /* a GPU whose sensor stamps its samples: its update interval from them */
         double u = an_stamp_update_s(tr.g[k].stamps);
         if (!(u > 0) && lowpass[k])   /* filtered onto the grid: its readings held as they came, measured there */
-            u = az_raw_update_s(&tr.g[k]);
+            u = az_raw_update_s(&tr.g[k], period);
         ser[k] = (struct an_series){ grids + (size_t)k * m, m, dt, u, period };
     }
     struct an_band bands[AN_MAX_BANDS];   /* the default bands, and a spec's own band where it is none of them */
@@ -517,13 +524,14 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
     }
     struct an_projection proj;
     struct an_series ps = { per, m, dt, update, period };
-    if (!rc && analysis_project(&ps, (long)gpus, (long)groups, jitter, o->seed ? o->seed : 1, bands, nb, &proj) != 0)
-        memset(&proj, 0, sizeof proj);
+    if (!rc)   /* failed: proj.why says why, its figures NAN (az_print: null, never zeros) */
+        analysis_project(&ps, (long)gpus, (long)groups, jitter, o->seed ? o->seed : 1, bands, nb, &proj);
     if (!rc)
         rc = az_print(title, &tr, res, &proj, m, dt, median_hz, merged, json, gpus, o->spec, json_out);
     free(tr.g);
     free(grids);
     free(lowpass);
+    free(own);
     free(ser);
     free(res);
     free(agg);

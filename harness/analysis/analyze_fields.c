@@ -207,3 +207,61 @@ int analyze_power(const char *s, double *w)
     *w = v;
     return 1;
 }
+
+/* Trims spaces, and quotes, around an unquoted CSV field in place. */
+static char *af_trim(char *s)
+{
+    while (isspace((unsigned char)*s) || *s == '"')
+        s++;
+    size_t n = strlen(s);
+    while (n && (isspace((unsigned char)s[n - 1]) || s[n - 1] == '"'))
+        s[--n] = 0;
+    return s;
+}
+
+int analyze_split(char *line, char **cols, int max, const char **why)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (n == max)
+            return max + 1;
+        if (*p == '"') {   /* quoted: to the quote not doubled, its content moved in place over the doubled ones */
+            char *out = ++p, *start = p;
+            for (;; p++) {
+                if (!*p) {
+                    *why = "a quoted field has no closing quote (a field cannot span lines)";
+                    return -1;
+                }
+                if (*p == '"' && p[1] == '"')
+                    *out++ = *p++;
+                else if (*p == '"')
+                    break;
+                else
+                    *out++ = *p;
+            }
+            p++;
+            while (isspace((unsigned char)*p))
+                p++;
+            if (*p && *p != ',') {
+                *why = "characters after a quoted field's closing quote";
+                return -1;
+            }
+            *out = 0;
+            cols[n++] = start;
+            if (!*p)
+                return n;
+            p++;
+            continue;
+        }
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = 0;
+        cols[n++] = af_trim(p);
+        if (!comma)
+            return n;
+        p = comma + 1;
+    }
+}

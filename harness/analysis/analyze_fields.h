@@ -20,4 +20,10 @@ int analyze_time(char *s, int64_t *out, int *absolute, const char **why);
  * (empty, [N/A], N/A, nan, [Not Supported], [Unknown Error]); -1: not a power (hexadecimal and inf too). */
 int analyze_power(const char *s, double *w);
 
+/* Splits a CSV line in place into fields (RFC 4180: a field in double quotes may hold commas, and "" in it is one
+ * quote; spaces around a field, a line's end and, on an unquoted field, stray quotes are trimmed): at most max
+ * pointers into cols. Returns the number of fields (max + 1: more than max, the rest not split), or -1 with why (a
+ * quoted field not closed, or something after its closing quote). */
+int analyze_split(char *line, char **cols, int max, const char **why);
+
 #endif

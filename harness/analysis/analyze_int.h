@@ -51,6 +51,10 @@ int az_print(const char *path, const struct az_trace *tr, const struct an_result
              size_t m, double dt, double median_hz, size_t merged, int json, int64_t gpus, const struct an_spec *spec,
              json_t **json_out);
 
+/* A JSON string of s as valid UTF-8: a byte that starts no character (a file name in another encoding) becomes U+FFFD
+ * (jansson refuses a string that is not UTF-8, and the output was lost; analyze_print.c). */
+json_t *az_json_string(const char *s);
+
 /* What an averaged power column means for the figures. */
 #define AZ_AVERAGED_NOTE                                                                                            \
     "the power column is one that Ampere and newer GPUs average over 1 s (nvidia-smi's power.draw, DCGM's "           \

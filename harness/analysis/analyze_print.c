@@ -2,6 +2,7 @@
  * the table, the sum's unresolved figures with their reasons, and the projection. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
@@ -9,6 +10,42 @@
 #include "analyze.h"
 #include "analyze_int.h"
 #include "util.h"
+
+/* The length of the UTF-8 character s starts (1-4: no overlong form, no surrogate, nothing past U+10FFFF), 0 where
+ * s starts none. */
+static size_t az_utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80, hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+    for (size_t i = 1; i < n; i++)
+        if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xBF))
+            return 0;
+    return n;
+}
+
+json_t *az_json_string(const char *s)
+{
+    size_t n = strlen(s);
+    char *t = xmalloc(3 * n + 1);   /* each byte at most U+FFFD's three */
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t k = az_utf8_len(p);
+        if (k) {
+            memcpy(t + o, p, k);
+            o += k;
+            p += k;
+        } else {   /* a byte that starts no character (a file name in another encoding): U+FFFD, as report.svg */
+            memcpy(t + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            p++;
+        }
+    }
+    t[o] = 0;
+    json_t *j = json_string(t);
+    free(t);
+    return j;
+}
 
 /* v with prec decimals into buf, or "-" where it is not measured (NAN); never "-0.00". Returns buf. */
 static const char *az_fmt(char *buf, size_t n, double v, int prec)
@@ -37,7 +74,8 @@ static void az_row(const char *name, const struct an_result *r)
 /* The figures of r its sensor or its span cannot resolve, each with the reason, one line each. */
 static void az_unresolved(const char *name, const struct an_result *r)
 {
-    json_t *u = analysis_unresolved_json(r->unresolved, r->update_s, r->bands, r->n_bands), *e;
+    json_t *u = analysis_unresolved_json(r->unresolved, r->update_s, r->held, r->band_nyq_hz, r->peak_nyq_hz,
+                                         r->bands, r->n_bands), *e;
     size_t i;
     json_array_foreach(u, i, e)
         printf("  %s: %s not resolved: %s\n", name, json_string_value(json_object_get(e, "figure")),
@@ -63,6 +101,8 @@ int az_print(const char *path, const struct az_trace *tr, const struct an_result
         struct an_spec none = { 0 };
         json_t *a = analysis_power_json(ares, NAN);
         json_object_set_new(a, "projection", analysis_projection_json(proj, spec ? spec : &none));
+        if (proj->why)   /* null, never zeros: a spec judged on zeros passed every ramp and range clause */
+            json_object_set_new(a, "projection_note", json_string(proj->why));
         json_t *warn = json_object();
         for (int k = 0; k < AZW_N; k++)
             json_object_set_new(warn, az_warn_names[k], json_integer(tr->warn[k]));
@@ -70,11 +110,17 @@ int az_print(const char *path, const struct az_trace *tr, const struct an_result
         json_object_set_new(warn, "merged", json_integer((json_int_t)merged));
         json_object_set_new(warn, "averaged_column", json_boolean(tr->averaged));
         json_object_set_new(warn, "decimated", json_boolean(tr->decimated > 0));   /* a GPU's rate over the grid's */
-        json_t *out = json_pack("{s:s, s:f, s:o, s:o, s:I, s:o, s:o, s:o}", "trace", path, "dt_s", dt, "grid_hz",
+        /* the path as valid UTF-8 (a name in another encoding, its odd bytes U+FFFD): jansson refuses any other, and
+         * the output was nothing at all (exit 3 unsaid; a results folder's runs an empty [] with exit 0) */
+        json_t *out = json_pack("{s:o, s:f, s:o, s:o, s:I, s:o, s:o, s:o}", "trace", az_json_string(path), "dt_s", dt, "grid_hz",
                                 json_num(grid_hz), "median_hz", json_num(median_hz), "points", (json_int_t)m, "warnings",
                                 warn, "aggregate", a, "per_gpu", pg);
         json_object_set_new(out, "power_column", json_pack("{s:s, s:o}", "name", tr->column, "note",
                                                            tr->averaged ? json_string(AZ_AVERAGED_NOTE) : json_null()));
+        if (!out) {
+            fprintf(stderr, "gauntlet analyze: %s: the JSON output could not be built\n", path);
+            return EXIT_ENV;
+        }
         if (json_out) {   /* one run of several: the caller prints them together */
             *json_out = out;
             return 0;
@@ -107,13 +153,13 @@ int az_print(const char *path, const struct az_trace *tr, const struct an_result
                    az_fmt(a[0], sizeof a[0], 100 * ares->bands[b].share, 1), isfinite(ares->bands[b].share) ? "%" : "");
         printf("\n");
         az_unresolved("sum", ares);
-        if (proj->gpus > 0)
+        if (!proj->why)
             printf("  projected to %lld GPUs in %lld group(s): swing %s MW (max-min %s), ramp up %s MW/s, down %s MW/s (1 s), "
                    "mean %s MW\n", (long long)gpus, (long long)proj->groups, az_fmt(a[0], sizeof a[0], proj->swing_mw, 2),
                    az_fmt(a[1], sizeof a[1], proj->range_mw, 2), az_fmt(a[2], sizeof a[2], proj->ramp_up_mw_s, 2),
                    az_fmt(a[3], sizeof a[3], proj->ramp_down_mw_s, 2), az_fmt(a[4], sizeof a[4], proj->mean_mw, 2));
         else
-            printf("  no projection: the groups' spread leaves no time every group covers\n");
+            printf("  no projection: %s\n", proj->why);
         if (fflush(stdout) != 0)
             rc = EXIT_ENV;
     }

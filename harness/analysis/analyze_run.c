@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "analyze.h"
+#include "analyze_int.h"
 #include "param.h"
 #include "util.h"
 
@@ -260,13 +261,13 @@ static int az_rundir(const struct az_opts *o, const char *dir, const char *trace
             if (!all)
                 printf("%s\n  power: none (%s)\n", title, why);
             else
-                one = json_pack("{s:n, s:s}", "power", "power_note", why);
+                one = json_pack("{s:n, s:o}", "power", "power_note", az_json_string(why));
         } else {
             done++;
         }
         if (one) {
             json_object_set_new(one, "run", json_integer(i + 1));
-            json_object_set_new(one, "label", json_string(runs[i].label));
+            json_object_set_new(one, "label", az_json_string(runs[i].label));
             json_object_set_new(one, "stretch", json_pack("{s:f, s:o, s:s}", "from_s", runs[i].t0_s, "to_s",
                                                           isfinite(runs[i].t1_s) ? json_real(runs[i].t1_s) : json_null(),
                                                           "of", runs[i].analysed ? "analysed" : "run"));
