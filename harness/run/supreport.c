@@ -275,7 +275,7 @@ void sup_size_bess(struct sup *s, int m)
 /* Builds summary.json from the runs and the run's outcome. */
 json_t *sup_summary(struct sup *s, int code, const char *started)
 {
-    uint64_t dropped = 0;
+    uint64_t dropped = s->evt_dropped_gone;   /* replaced processes' too */
     for (int k = 0; k < s->nslots; k++)
         dropped += atomic_load(&shm_ctl(&s->shm, k)->evt.dropped);
     json_t *j = json_pack("{s:s, s:s, s:I, s:s, s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:I, s:I}", "scenario", s->sc->name,

@@ -114,6 +114,7 @@ struct sup {
     const char *stop;              /* why the run ended, as a code (summary.json "stop"; SUP_STOP_*): first wins */
     uint64_t t0, run_t0;
     uint64_t samples;
+    uint64_t evt_dropped_gone;      /* events the rings of replaced worker processes dropped (their rings start anew) */
     int recovering;                /* a recovery is under way (set by resilience/): no heartbeat is judged */
     uint32_t epoch;                /* the recovery epoch: a new one at every run start and every recovery; every
                                     * command carries it */

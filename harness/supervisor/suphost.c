@@ -23,6 +23,7 @@ int sup_spawn(struct sup *s, int slot)
     c->numa_node = -2;
     c->numa_pinned = -1;
     c->h2d_gbs = NAN;
+    s->evt_dropped_gone += atomic_load(&c->evt.dropped);   /* the old process's drops stay counted */
     ring_init(&c->evt, EVT_CAP, sizeof(struct wevent));
     atomic_store(&c->heartbeat_ns, 0);
     atomic_store(&c->state, WS_STARTING);

@@ -379,8 +379,26 @@ static int worker_boundary(struct worker_ctx *w)
 
 /* Ends a run early: the rank reports where it stopped (a = 1: at the skip boundary) and waits for the next
  * command. */
+/* A stopped run's writes in flight finished before the rank says it stopped (until 2026-11-30 one could land after
+ * a recovery forgot the checkpoints past its restore point, or after the next run cleared the folder, and be
+ * counted in that run): waited for as a drain is, its beat bounded the same way, an abort not giving it up. */
+static int worker_beat_stopping(void *p)
+{
+    struct worker_ctx *w = p;
+    double limit = w->sc->heartbeat.checkpoint_s > w->sc->heartbeat.timeout_s ? w->sc->heartbeat.checkpoint_s
+                                                                               : w->sc->heartbeat.timeout_s;
+    if ((double)(mono_ns() - w->ckpt_wait_t0) * 1e-9 <= limit)
+        worker_beat(w);
+    return 0;
+}
+
 static void worker_stopped(struct worker_ctx *w, int skip)
 {
+    if (w->ckpt) {
+        w->ckpt_wait_t0 = mono_ns();
+        (void)ckpt_async_drain(w->ckpt, worker_beat_stopping, w);
+        worker_ckpt_poll(w);
+    }
     worker_fp_take(w);
     if (w->ops->idle)
         w->ops->idle(w->b);
