@@ -23,7 +23,7 @@
 struct sz_rank {
     int64_t done;          /* iterations completed (the last iter + 1: a rollback's redone ones count again) */
     int spoke;             /* an iteration event of its own (forward: ranks, or node 0's) */
-    double done_t;         /* the last iteration line's t_s (NAN: none said) */
+    int since;             /* an iteration line since its node's last recovery_begin (the new timeline's) */
     double flops, compute_s;
     struct series rate;    /* each compute phase's FLOPs over its time (TFLOP/s): their median is ranks[].tflops */
     double comm_t;         /* the open communication phase's start (NAN: none open) */
@@ -41,7 +41,7 @@ struct sz_run {
     struct sz_rank *rk;        /* per rank, as far as the highest rank seen (allocated: nrk; seen: top) */
     size_t nrk, top;
     int64_t *node_done;        /* per node: its node_iteration lines' last iter + 1 (forward: nodes; nnode of them) */
-    double *node_t;            /* and the last one's t_s */
+    unsigned char *node_since; /* and a node_iteration line since the node's last recovery_begin */
     size_t nnode;
     double flops, compute_s;   /* summed over ranks */
     double t0_s, t1_s;

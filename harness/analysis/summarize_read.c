@@ -256,10 +256,6 @@ static int sz_on_rank(struct sz_record *z, const struct sz_ctx *c, json_t *ev, c
                         : sz_num(c, ev, "t_s", -SZ_TIME_MAX, SZ_TIME_MAX, &t) < 0;
     if (bad)
         return -1;
-    if (iteration && json_is_number(json_object_get(ev, "t_s")) && sz_num(c, ev, "t_s", -SZ_TIME_MAX, SZ_TIME_MAX, &t) < 0)
-        return -1;
-    else if (iteration && !json_is_number(json_object_get(ev, "t_s")))
-        t = NAN;
     /* the per-rank records grow to the highest rank that spoke: a record's ranks speak in turn, so one far past every
      * rank shown so far is no run's (one event at rank 4194303 once took 3.9 GB and wrote a 548 MB summary) */
     if (++z->rank_events, rank >= SZ_RANKS_FREE && rank > SZ_RANKS_PER_EVENT * z->rank_events) {
@@ -274,7 +270,7 @@ static int sz_on_rank(struct sz_record *z, const struct sz_ctx *c, json_t *ev, c
     struct sz_run *r = sz_begun(z, run, c->line);
     if (!r)
         return 0;
-    const struct sz_rank none = { .comm_t = NAN, .done_t = NAN };
+    const struct sz_rank none = { .comm_t = NAN };
     const double closed = NAN;
     r->rk = sz_grow(r->rk, &r->nrk, rank, sizeof *r->rk, &none);
     r->top = (size_t)rank + 1 > r->top ? (size_t)rank + 1 : r->top;
@@ -283,7 +279,7 @@ static int sz_on_rank(struct sz_record *z, const struct sz_ctx *c, json_t *ev, c
     if (iteration) {
         series_add(&r->iter_s, dur);
         k->done = iter + 1;   /* the last, as live: after a rollback the redone ones count again */
-        k->done_t = t;
+        k->since = 1;
         k->spoke = 1;
         return 0;
     }
@@ -345,13 +341,12 @@ static int sz_on_count(struct sz_record *z, const struct sz_ctx *c, json_t *ev, 
         struct sz_run *r = sz_begun(z, run, c->line);
         if (r) {
             const int64_t none = -1;
-            const double never = NAN;
+            const unsigned char no = 0;
             size_t n = r->nnode;
             r->node_done = sz_grow(r->node_done, &r->nnode, a, sizeof *r->node_done, &none);
-            r->node_t = sz_grow(r->node_t, &n, a, sizeof *r->node_t, &never);
-            double t = json_number_value(json_object_get(ev, "t_s"));
+            r->node_since = sz_grow(r->node_since, &n, a, sizeof *r->node_since, &no);
             r->node_done[a] = iter + 1;
-            r->node_t[a] = json_is_number(json_object_get(ev, "t_s")) ? t : NAN;
+            r->node_since[a] = 1;
         }
         return 0;
     }
@@ -365,22 +360,30 @@ static int sz_on_count(struct sz_record *z, const struct sz_ctx *c, json_t *ev, 
             z->drop_run[a] = r ? r - z->runs : 0;
         return 0;
     }
-    json_t *from = json_object_get(ev, "from_iter");   /* recovery_end: null where it restored nothing */
-    if (!r || !json_is_integer(from))
-        return 0;
-    if (sz_int(c, ev, "from_iter", 0, SZ_ITER_MAX, 1, &iter) < 0 || sz_int(c, ev, "node", 0, SZ_NODES_MAX - 1, 0, &a) < 0)
-        return -1;
-    /* the node that says it restored its own ranks (node 0's line has no "node"), and of their counts only those of
-     * the old timeline, lines from before the recovery began (t_s less took_s): its line may come after its ranks
-     * already redid iterations of the new one, another node's line, forwarded, later still */
+    /* the node that says it (node 0's line has no "node"): its own ranks, and of their counts only those of the old
+     * timeline, the ones no iteration line has changed since that node's recovery_begin (the supervisor writes no
+     * line of the abandoned timeline after it; the new timeline's may come before the node's recovery_end, another
+     * node's, forwarded, later still) */
+    if (!r || sz_int(c, ev, "node", 0, SZ_NODES_MAX - 1, 0, &a) < 0)
+        return r ? -1 : 0;
     int64_t per = json_integer_value(json_object_get(z->start, "ranks")), lo = per > 0 ? a * per : 0,
             hi = per > 0 ? lo + per : (int64_t)r->nrk;
-    double t = json_number_value(json_object_get(ev, "t_s")), took = json_number_value(json_object_get(ev, "took_s"));
-    double began = json_is_number(json_object_get(ev, "t_s")) && took >= 0 ? t - took : INFINITY;
+    if (strcmp(type, "recovery_begin") == 0) {
+        for (int64_t k = lo; k < hi && (size_t)k < r->nrk; k++)
+            r->rk[k].since = 0;
+        if ((size_t)a < r->nnode)
+            r->node_since[a] = 0;
+        return 0;
+    }
+    json_t *from = json_object_get(ev, "from_iter");   /* recovery_end: null where it restored nothing */
+    if (!json_is_integer(from))
+        return 0;
+    if (sz_int(c, ev, "from_iter", 0, SZ_ITER_MAX, 1, &iter) < 0)
+        return -1;
     for (int64_t k = lo; k < hi && (size_t)k < r->nrk; k++)
-        if (!(r->rk[k].done_t >= began))   /* NAN (not said): lowered */
+        if (!r->rk[k].since)
             r->rk[k].done = r->rk[k].done > iter ? iter : r->rk[k].done;
-    if ((size_t)a < r->nnode && !(r->node_t[a] >= began))
+    if ((size_t)a < r->nnode && !r->node_since[a])
         r->node_done[a] = r->node_done[a] > iter ? iter : r->node_done[a];
     return 0;
 }
@@ -412,7 +415,7 @@ static int sz_line(struct sz_record *z, const struct sz_ctx *c, const char *text
         }
     }
     else if (strcmp(type, "node_iteration") == 0 || strcmp(type, "rank_dropped") == 0 ||
-             strcmp(type, "recovery_end") == 0)
+             strcmp(type, "recovery_begin") == 0 || strcmp(type, "recovery_end") == 0)
         rc = sz_on_count(z, c, ev, type);
     else if (strcmp(type, "run_begin") == 0 || strcmp(type, "run_end") == 0)
         rc = sz_on_run(z, c, ev, strcmp(type, "run_begin") == 0);
@@ -515,7 +518,7 @@ void sz_record_free(struct sz_record *z)
             series_free(&z->runs[i].rk[k].rate);
         free(z->runs[i].rk);
         free(z->runs[i].node_done);
-        free(z->runs[i].node_t);
+        free(z->runs[i].node_since);
     }
     free(z->runs);
     free(z->drop_run);
