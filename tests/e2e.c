@@ -344,6 +344,40 @@ void e2e_need_gpu(void)
         cr_skip_test("%s", why);
 }
 
+static char *pre_asan, pre_names[8][64];
+static int pre_n, pre_had_asan;
+
+void e2e_preload(const char *lib, const char *const *env)
+{
+    const char *asan = getenv("ASAN_OPTIONS");
+    char opts[1024];
+    pre_had_asan = asan != NULL;
+    free(pre_asan);
+    pre_asan = asan ? strdup(asan) : NULL;
+    snprintf(opts, sizeof opts, "%s%sverify_asan_link_order=0", asan ? asan : "", asan && *asan ? ":" : "");
+    cr_assert_eq(setenv("ASAN_OPTIONS", opts, 1), 0);
+    cr_assert_eq(setenv("LD_PRELOAD", lib, 1), 0);
+    pre_n = 0;
+    for (const char *const *e = env; e && *e && pre_n < 8; e++) {
+        const char *eq = strchr(*e, '=');
+        cr_assert(eq && (size_t)(eq - *e) < sizeof pre_names[0], "%s: NAME=VALUE", *e);
+        snprintf(pre_names[pre_n], sizeof pre_names[0], "%.*s", (int)(eq - *e), *e);
+        cr_assert_eq(setenv(pre_names[pre_n++], eq + 1, 1), 0);
+    }
+}
+
+void e2e_preload_end(void)
+{
+    unsetenv("LD_PRELOAD");
+    for (int i = 0; i < pre_n; i++)
+        unsetenv(pre_names[i]);
+    pre_n = 0;
+    if (pre_had_asan && pre_asan)
+        setenv("ASAN_OPTIONS", pre_asan, 1);
+    else
+        unsetenv("ASAN_OPTIONS");
+}
+
 void e2e_need_mpi(void)
 {
 #ifndef GAUNTLET_HAVE_MPI

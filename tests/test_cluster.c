@@ -920,25 +920,30 @@ Test(cluster, a_sigterm_to_the_job_is_a_stop_by_signal_on_node_0, .timeout = 150
     free(log);
 }
 
+/* Runs scenario text (its own nodes:) under mpirun -np np into out; the test fails unless it exits 0. */
+static void run_whole(int np, const char *text, const char *out)
+{
+    char cmd[2048], path[600];
+    snprintf(path, sizeof path, "%s.log", out);
+    snprintf(cmd, sizeof cmd, "timeout 240 mpirun --oversubscribe --allow-run-as-root -np %d %s run %s --out %s "
+                              "--backend sim --headless > %s 2>&1", np, GAUNTLET_BIN, e2e_scenario(text), out, path);
+    int st = system(cmd);
+    char *log = e2e_read(path);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", log ? log : "");
+    free(log);
+}
+
 /* A node's end record larger than a batch (hundreds of faults: ~750 bytes each) reaches node 0 in a batch of its
  * own: every fault in the summary, the run's counts and the list alike (until 2026-11-30 node 1 logged "a record of
  * 432199 bytes is larger than a batch: not sent" and node 0 failed the run, "no end record came", faults: []). */
 Test(cluster, a_node_with_hundreds_of_faults_reports_them_all, .timeout = 300)
 {
     e2e_need_mpi();
-    char cmd[2048], path[600];
     const char *out = e2e_outdir();
-    const char *sc = e2e_scenario("name: many\nnodes: 2\nranks: 1\niterations: 5000\nseed: 7\n"
-                                  "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
-                                  "sim: {tflops: 0.005}\npower: {sample_hz: 50}\n"
-                                  "faults:\n  - {kind: straggler, rate_per_hour: 2000000, rank: 1, factor: 1.01, duration: 1ms}\n");
-    snprintf(path, sizeof path, "%s.log", out);
-    snprintf(cmd, sizeof cmd, "timeout 240 mpirun --oversubscribe --allow-run-as-root -np 2 %s run %s --out %s "
-                              "--backend sim --headless > %s 2>&1", GAUNTLET_BIN, sc, out, path);
-    int st = system(cmd);
-    char *log = e2e_read(path);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", log ? log : "");
-    free(log);
+    run_whole(2, "name: many\nnodes: 2\nranks: 1\niterations: 5000\nseed: 7\n"
+                 "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
+                 "sim: {tflops: 0.005}\npower: {sample_hz: 50}\n"
+                 "faults:\n  - {kind: straggler, rate_per_hour: 2000000, rank: 1, factor: 1.01, duration: 1ms}\n", out);
     json_t *s = e2e_summary(out);
     size_t n = json_array_size(json_object_get(s, "faults"));
     json_int_t inj = json_integer_value(json_object_get(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults"), "injected"));
@@ -955,19 +960,11 @@ Test(cluster, a_node_with_hundreds_of_faults_reports_them_all, .timeout = 300)
 Test(cluster, a_relay_shrink_empties_relays_to_the_end, .timeout = 300)
 {
     e2e_need_mpi();
-    char cmd[2048], path[600];
     const char *out = e2e_outdir();
-    const char *sc = e2e_scenario("name: relayshrink\nnodes: 5\nranks: 1\niterations: 300\nseed: 7\ngather_fanout: 2\n"
-                                  "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 1MiB}\n"
-                                  "sim: {tflops: 0.005}\npower: {sample_hz: 100}\nheartbeat: {interval: 100ms, timeout: 2s}\n"
-                                  "recovery: {shrink: {replicate_every: 5}}\nfaults:\n  - {kind: node-crash, at: 15, node: 1}\n");
-    snprintf(path, sizeof path, "%s.log", out);
-    snprintf(cmd, sizeof cmd, "timeout 240 mpirun --oversubscribe --allow-run-as-root -np 5 %s run %s --out %s "
-                              "--backend sim --headless > %s 2>&1", GAUNTLET_BIN, sc, out, path);
-    int st = system(cmd);
-    char *log = e2e_read(path);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", log ? log : "");
-    free(log);
+    run_whole(5, "name: relayshrink\nnodes: 5\nranks: 1\niterations: 300\nseed: 7\ngather_fanout: 2\n"
+                 "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 1MiB}\n"
+                 "sim: {tflops: 0.005}\npower: {sample_hz: 100}\nheartbeat: {interval: 100ms, timeout: 2s}\n"
+                 "recovery: {shrink: {replicate_every: 5}}\nfaults:\n  - {kind: node-crash, at: 15, node: 1}\n", out);
     json_t *s = e2e_summary(out);
     cr_assert_eq(json_array_size(json_object_get(s, "nodes_lost")), 0, "no node lost");
     for (int k = 2; k < 5; k++)

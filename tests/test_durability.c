@@ -454,24 +454,12 @@ Test(summarize, an_ended_runs_power_is_over_the_stretch_it_analysed, .timeout = 
  * fsynced only after summary.json, a failure there logged and the run's exit 0). */
 Test(summarize, a_record_that_cannot_be_made_durable_fails_the_run, .timeout = 120)
 {
-    const char *asan = getenv("ASAN_OPTIONS");
-    char opts[512];
-    snprintf(opts, sizeof opts, "%s%sverify_asan_link_order=0", asan ? asan : "", asan && *asan ? ":" : "");
-    char *kept = asan ? strdup(asan) : NULL;
     const char *out = e2e_outdir();
     const char *sc = e2e_scenario("name: eio\nranks: 2\niterations: 20\nseed: 1\n"
                                   "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
-    cr_assert_eq(setenv("LD_PRELOAD", STALL_PRELOAD, 1), 0);
-    cr_assert_eq(setenv("GAUNTLET_TEST_FSYNC_EIO", "/events.jsonl", 1), 0);
-    cr_assert_eq(setenv("ASAN_OPTIONS", opts, 1), 0);
+    e2e_preload(STALL_PRELOAD, (const char *[]){ "GAUNTLET_TEST_FSYNC_EIO=/events.jsonl", NULL });
     int rc = e2e_run("/tmp/gauntlet-sz-eio.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
-    unsetenv("LD_PRELOAD");
-    unsetenv("GAUNTLET_TEST_FSYNC_EIO");
-    if (kept)
-        setenv("ASAN_OPTIONS", kept, 1);
-    else
-        unsetenv("ASAN_OPTIONS");
-    free(kept);
+    e2e_preload_end();
     char *log = e2e_read("/tmp/gauntlet-sz-eio.log");
     cr_assert_eq(rc, 3, "exit %d:\n%s", rc, log);
     free(log);

@@ -172,28 +172,14 @@ Test(faults, an_unseen_fault_leaves_with_its_dropped_rank, .timeout = 120)
  * (NULL: any). Its exit code must be want; *log its output (freed by the caller); its summary. */
 static json_t *run_damaged(const char *text, const char *when, const char *iter, int want, char **log)
 {
-    const char *asan = getenv("ASAN_OPTIONS");
-    char opts[512];
-    snprintf(opts, sizeof opts, "%s%sverify_asan_link_order=0", asan ? asan : "", asan && *asan ? ":" : "");
-    char *kept = asan ? strdup(asan) : NULL;
-    cr_assert_eq(setenv("LD_PRELOAD", STALL_PRELOAD, 1), 0);
-    cr_assert_eq(setenv("GAUNTLET_TEST_DAMAGE_CKPT", "-rank1-", 1), 0);
-    cr_assert_eq(setenv("GAUNTLET_TEST_DAMAGE_WHEN", when, 1), 0);
-    if (iter)
-        cr_assert_eq(setenv("GAUNTLET_TEST_DAMAGE_ITER", iter, 1), 0);
-    cr_assert_eq(setenv("ASAN_OPTIONS", opts, 1), 0);
+    char w[64], it[64];
+    snprintf(w, sizeof w, "GAUNTLET_TEST_DAMAGE_WHEN=%s", when);
+    snprintf(it, sizeof it, "GAUNTLET_TEST_DAMAGE_ITER=%s", iter ? iter : "-1");
+    e2e_preload(STALL_PRELOAD, (const char *[]){ "GAUNTLET_TEST_DAMAGE_CKPT=-rank1-", w, it, NULL });
     const char *out = e2e_outdir();
     int rc = e2e_run("/tmp/gauntlet-faults-damage.log",
                      (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--out", out, NULL });
-    unsetenv("LD_PRELOAD");
-    unsetenv("GAUNTLET_TEST_DAMAGE_CKPT");
-    unsetenv("GAUNTLET_TEST_DAMAGE_WHEN");
-    unsetenv("GAUNTLET_TEST_DAMAGE_ITER");
-    if (kept)
-        setenv("ASAN_OPTIONS", kept, 1);
-    else
-        unsetenv("ASAN_OPTIONS");
-    free(kept);
+    e2e_preload_end();
     *log = e2e_read("/tmp/gauntlet-faults-damage.log");
     cr_assert_eq(rc, want, "exit %d, expected %d:\n%s", rc, want, *log);
     return e2e_summary(out);

@@ -101,23 +101,37 @@ static uint64_t ckpt_mix(const struct ckpt_header *h, uint64_t state_hash)
 
 static uint64_t ckpt_hash(const struct ckpt_header *h, const void *state) { return ckpt_mix(h, fnv1a64(state, h->state_len)); }
 
-int checkpoint_verify(const char *dir, const char *name, int rank, int gen, int64_t iter, char *why, size_t n)
+/* Opens rank's generation gen (its path into path) and reads its header into h, checked for this format: the
+ * descriptor, or -1 with why (the file and what is wrong with it). */
+static int ckpt_open(const char *dir, const char *name, int rank, int gen, char *path, size_t pn, struct ckpt_header *h,
+                     char *why, size_t n)
 {
-    char path[1024];
-    struct ckpt_header h;
-    struct stat st;
-    checkpoint_path(path, sizeof path, dir, name, rank, gen);
+    checkpoint_path(path, pn, dir, name, rank, gen);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         snprintf(why, n, "open %s: %s", path, strerror(errno));
         return -1;
     }
-    ssize_t r = read_full(fd, &h, sizeof h);
+    ssize_t r = read_full(fd, h, sizeof *h);
+    if (r != (ssize_t)sizeof *h || memcmp(h->magic, CKPT_MAGIC, 8) != 0 || h->version != CKPT_VERSION ||
+        h->total_len < sizeof *h || h->state_len > h->total_len - sizeof *h) {
+        snprintf(why, n, "%s: not a gauntlet checkpoint of version %d (or its header is broken)", path, CKPT_VERSION);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int checkpoint_verify(const char *dir, const char *name, int rank, int gen, int64_t iter, char *why, size_t n)
+{
+    char path[1024];
+    struct ckpt_header h;
+    struct stat st;
+    int fd = ckpt_open(dir, name, rank, gen, path, sizeof path, &h, why, n);
+    if (fd < 0)
+        return -1;
     const char *bad = NULL;
-    if (r != (ssize_t)sizeof h || memcmp(h.magic, CKPT_MAGIC, 8) != 0 || h.version != CKPT_VERSION ||
-        h.total_len < sizeof h || h.state_len > h.total_len - sizeof h)
-        bad = "not a gauntlet checkpoint of this version (or its header is broken)";
-    else if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != h.total_len)
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != h.total_len)
         bad = "truncated";
     else if (h.rank != (uint32_t)rank || h.iter != iter)
         bad = "it holds another rank's or iteration's state";
@@ -215,21 +229,11 @@ int checkpoint_read_beat(const char *dir, const char *name, int rank, int gen, i
     void *buf = NULL;
     char path[1024];
     struct ckpt_header h;
-    checkpoint_path(path, sizeof path, dir, name, rank, gen);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, n, "open %s: %s", path, strerror(errno));
+    int fd = ckpt_open(dir, name, rank, gen, path, sizeof path, &h, why, n);
+    if (fd < 0)
         return -1;
-    }
-    ssize_t r = read(fd, &h, sizeof h);
-    if (r != (ssize_t)sizeof h || memcmp(h.magic, CKPT_MAGIC, 8) != 0 || h.version != CKPT_VERSION ||
-        h.total_len < sizeof h || h.state_len > h.total_len - sizeof h) {
-        snprintf(why, n, "%s: not a gauntlet checkpoint of version %d (or its header is broken)", path, CKPT_VERSION);
-        close(fd);
-        return -1;
-    }
     buf = xmalloc(h.state_len ? (size_t)h.state_len : 1);
-    r = read_full(fd, buf, (size_t)h.state_len);
+    ssize_t r = read_full(fd, buf, (size_t)h.state_len);
     uint64_t total = sizeof h + (r > 0 ? (uint64_t)r : 0);
     enum { CHUNK = 1 << 20 };
     char *sink = xmalloc(CHUNK);   /* a restore reads all it wrote: the read bandwidth is measured on it */
