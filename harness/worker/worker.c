@@ -54,20 +54,25 @@ void worker_fp_take(struct worker_ctx *w)
 
 void worker_beat(struct worker_ctx *w) { atomic_store_explicit(&w->ctl->heartbeat_ns, mono_ns(), memory_order_release); }
 
-/* The same, as a callback for a wait on the checkpoint writer (worker_ckpt_waiting set at its start): beats for as
- * long as a checkpoint write may take (heartbeat.checkpoint, at least the timeout), then no more, so that a write
- * stuck on storage is a hang (until 2026-11-30 it beat for ever and the run froze); -1 (give the wait up) on an
- * abort: a recovery or a stop must be able to stop this rank. */
-int worker_beat_arg(void *p)
+/* The same, as a callback for a wait on storage (worker_ckpt_waiting set at its start): beats for as long as a
+ * checkpoint write may take (heartbeat.checkpoint, at least the timeout), then no more, so that a write or read
+ * stuck on storage is a hang (until 2026-11-30 an async wait beat for ever and the run froze); never gives up. */
+int worker_beat_bounded(void *p)
 {
     struct worker_ctx *w = p;
-    if (shm_aborted(w->shm))
-        return -1;
     double limit = w->sc->heartbeat.checkpoint_s > w->sc->heartbeat.timeout_s ? w->sc->heartbeat.checkpoint_s
                                                                                : w->sc->heartbeat.timeout_s;
     if ((double)(mono_ns() - w->ckpt_wait_t0) * 1e-9 <= limit)
         worker_beat(w);
     return 0;
+}
+
+/* The same, but -1 (give the wait up) on an abort: a recovery or a stop must be able to stop a rank waiting for a
+ * free checkpoint buffer. */
+int worker_beat_arg(void *p)
+{
+    struct worker_ctx *w = p;
+    return shm_aborted(w->shm) ? -1 : worker_beat_bounded(p);
 }
 
 static void worker_edge(struct worker_ctx *w, int phase, int begin, uint64_t t, double a, double b);
@@ -257,10 +262,14 @@ static int worker_checkpoint(struct worker_ctx *w)
             w->ckpt = ckpt_async_start(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, sc->workload.checkpoint.bytes);
         worker_ckpt_poll(w);
         w->ckpt_wait_t0 = mono_ns();
-        if (!w->ckpt || w->ops->snapshot(w->b, &state, &len) != 0 ||
-            ckpt_async_submit(w->ckpt, state, len, gen, done, worker_beat_arg, w) != 0) {
+        if (!w->ckpt || w->ops->snapshot(w->b, &state, &len) != 0) {
             snprintf(w->err, sizeof w->err, "async checkpoint at iteration %lld failed", (long long)w->iter);
             return -1;
+        }
+        if (ckpt_async_submit(w->ckpt, state, len, gen, done, worker_beat_arg, w) != 0) {
+            worker_phase(w, PH_CKPT, 0, mono_ns(), 0);   /* stopped while it waited for a buffer: no checkpoint this
+                                                          * time, the loop takes the stop (no failure of its own) */
+            return 0;
         }
         worker_phase(w, PH_CKPT, 0, mono_ns(), 0);
         return 0;
@@ -379,24 +388,14 @@ static int worker_boundary(struct worker_ctx *w)
 
 /* Ends a run early: the rank reports where it stopped (a = 1: at the skip boundary) and waits for the next
  * command. */
-/* A stopped run's writes in flight finished before the rank says it stopped (until 2026-11-30 one could land after
- * a recovery forgot the checkpoints past its restore point, or after the next run cleared the folder, and be
- * counted in that run): waited for as a drain is, its beat bounded the same way, an abort not giving it up. */
-static int worker_beat_stopping(void *p)
-{
-    struct worker_ctx *w = p;
-    double limit = w->sc->heartbeat.checkpoint_s > w->sc->heartbeat.timeout_s ? w->sc->heartbeat.checkpoint_s
-                                                                               : w->sc->heartbeat.timeout_s;
-    if ((double)(mono_ns() - w->ckpt_wait_t0) * 1e-9 <= limit)
-        worker_beat(w);
-    return 0;
-}
-
+/* A stopped run's writes in flight finish before the rank says it stopped (until 2026-11-30 one could land after a
+ * recovery forgot the checkpoints past its restore point, or after the next run cleared the folder, and be counted
+ * in that run): waited for as a drain is, its beat bounded the same way, an abort not giving it up. */
 static void worker_stopped(struct worker_ctx *w, int skip)
 {
     if (w->ckpt) {
         w->ckpt_wait_t0 = mono_ns();
-        (void)ckpt_async_drain(w->ckpt, worker_beat_stopping, w);
+        (void)ckpt_async_drain(w->ckpt, worker_beat_bounded, w);
         worker_ckpt_poll(w);
     }
     worker_fp_take(w);

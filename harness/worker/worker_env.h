@@ -17,7 +17,8 @@ void worker_detector_env(struct worker_ctx *w, struct detector_env *env);
 void worker_emit(struct worker_ctx *w, uint32_t type, int phase, uint64_t t, double a, double b, const char *note);
 void worker_fp_take(struct worker_ctx *w);
 /* worker.c: the heartbeat of a wait on storage (w, its ckpt_wait_t0 set at the wait's start): beats for as long as a
- * checkpoint write may take, then no more; -1 (give the wait up) once the run is aborted. */
+ * checkpoint write may take, then no more; worker_beat_arg also gives the wait up (-1) once the run is aborted. */
+int worker_beat_bounded(void *w);
 int worker_beat_arg(void *w);
 
 struct wcmd;

@@ -28,12 +28,14 @@ int worker_restore(struct worker_ctx *w, const struct wcmd *cmd)
         int ok = -1;
         str_copy(why, sizeof why, "no file holds it whole");
         w->ckpt_wait_t0 = t0;   /* alive while it reads, as long as a checkpoint write may take (until 2026-11-30
-                                 * silent: a read past heartbeat.timeout was a hang of every rank, again and again) */
+                                 * silent: a read past heartbeat.timeout was a hang of every rank, again and again);
+                                 * an abort meanwhile (a new failure) is seen once it has read: a read cut short
+                                 * would be this rank's failure */
         for (int gen = 0; gen < scenario_ckpt_gens(sc) && ok != 0; gen++) {
             int64_t it;
             if (checkpoint_peek(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, &it) == 0 && it == cmd->start_iter)
                 ok = checkpoint_read_beat(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, &iter, &buf,
-                                          &len, &bytes, why, sizeof why, worker_beat_arg, w);
+                                          &len, &bytes, why, sizeof why, worker_beat_bounded, w);
         }
         if (ok == 0 && w->ops->restore(w->b, buf, len) != 0) {
             snprintf(why, sizeof why, "the backend refused a state of %zu bytes", len);
