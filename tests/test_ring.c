@@ -60,6 +60,26 @@ Test(ring, full_ring_counts_drops_and_keeps_order)
     free(r);
 }
 
+/* A peek shows the record a pop would take, and takes nothing: order and count are kept. */
+Test(ring, peek_shows_the_next_record_and_takes_nothing)
+{
+    struct ring *r = ring_new(4, sizeof(struct rec));
+    cr_assert_not_null(r);
+    struct rec x = { 0 };
+    cr_assert_eq(ring_peek(r, &x), 0, "an empty ring has nothing to peek");
+    for (uint64_t i = 0; i < 6; i++) {   /* past the capacity: the index wraps */
+        x.seq = i;
+        cr_assert_eq(ring_push(r, &x), 0);
+        cr_assert_eq(ring_peek(r, &x), 1);
+        cr_assert_eq(x.seq, i);
+        cr_assert_eq(ring_count(r), 1);
+        cr_assert_eq(ring_pop(r, &x), 1);
+        cr_assert_eq(x.seq, i);
+    }
+    cr_assert_eq(ring_peek(r, &x), 0);
+    free(r);
+}
+
 /* Producer in a child process, consumer here: every record arrives once, in order, intact. */
 Test(ring, concurrent_processes_lose_nothing, .timeout = 60)
 {

@@ -57,6 +57,16 @@ int ring_pop(struct ring *r, void *rec)
     return 1;
 }
 
+int ring_peek(struct ring *r, void *rec)
+{
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+    if (tail == head)
+        return 0;
+    memcpy(rec, ring_data(r) + (tail & (r->cap - 1)) * r->esize, r->esize);
+    return 1;
+}
+
 uint64_t ring_count(struct ring *r)
 {
     return atomic_load_explicit(&r->head, memory_order_acquire) - atomic_load_explicit(&r->tail, memory_order_acquire);

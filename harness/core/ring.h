@@ -27,6 +27,8 @@ int ring_init(struct ring *r, uint32_t cap, uint32_t esize);
 int ring_push(struct ring *r, const void *rec);
 /* Copies one record out (consumer side); 1 when a record was read, 0 when empty. */
 int ring_pop(struct ring *r, void *rec);
+/* Copies the first record out without taking it (consumer side); 1 when there is one, 0 when empty. */
+int ring_peek(struct ring *r, void *rec);
 /* Returns the number of records waiting. */
 uint64_t ring_count(struct ring *r);
 

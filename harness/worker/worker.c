@@ -225,12 +225,28 @@ static void worker_ckpt_poll(struct worker_ctx *w)
     }
 }
 
+/* Queues fault c (CMD_INJECT) to be carried out at its point; a spec already waiting here is carried out once. */
+static void worker_queue_fault(struct worker_ctx *w, const struct wcmd *c)
+{
+    if (c->arg < 0 || c->arg >= w->sc->n_faults || w->n_pending >= SC_MAX_FAULTS)
+        return;
+    for (int k = 0; k < w->n_pending; k++)
+        if (w->pending[k] == c->arg)
+            return;
+    w->pending[w->n_pending++] = c->arg;
+}
+
 /* Waits until this node's supervisor has checked `need` iterations of every rank (shm checked_done), beating
  * meanwhile: a supervisor behind its ranks (a loaded machine) holds them back rather than lose a check or the state a
- * recovery needs; it costs nothing when it keeps up. 0, or -1 at a stop or a command (the loop takes it). */
+ * recovery needs; it costs nothing when it keeps up. A fault sent meanwhile (at_s, rate_per_hour, by hand) is queued
+ * and the wait goes on: until 2026-11-30 it ended the wait as a stop does, and the checkpoint or replica waiting was
+ * skipped without a word. 0, or -1 at a stop or another command (left in the ring: the loop takes it). */
 static int worker_hold(struct worker_ctx *w, int64_t need)
 {
     for (unsigned spins = 0; need > 0 && atomic_load(&w->shm->hdr->checked_done) < need; spins++) {
+        struct wcmd c;
+        while (!w->exit_asked && ring_peek(&w->ctl->cmd, &c) && c.type == CMD_INJECT && ring_pop(&w->ctl->cmd, &c))
+            worker_queue_fault(w, &c);
         if (shm_aborted(w->shm) || ring_count(&w->ctl->cmd) > 0)
             return -1;
         worker_beat(w);
@@ -326,13 +342,8 @@ static int worker_commands(struct worker_ctx *w)
             w->exit_asked = 1;
         if (c.type == CMD_STOP || c.type == CMD_EXIT)
             stop = 1;
-        else if (c.type == CMD_INJECT && c.arg >= 0 && c.arg < w->sc->n_faults && w->n_pending < SC_MAX_FAULTS) {
-            int dup = 0;   /* a spec already waiting here is carried out once */
-            for (int k = 0; k < w->n_pending; k++)
-                dup |= w->pending[k] == c.arg;
-            if (!dup)
-                w->pending[w->n_pending++] = c.arg;
-        }
+        else if (c.type == CMD_INJECT)
+            worker_queue_fault(w, &c);
     }
     return stop || w->exit_asked;
 }
