@@ -219,6 +219,11 @@ Test(scenario_errors, values_that_cannot_work_together)
     load_err("name: m\nranks: 1\niterations: 5\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n  allreduce: {bytes: 1MiB}\n"
              "sim: {max_dim: 2}\ndetectors: [abft]\n",
              "t.yaml:7:7: sim.max_dim: abft needs at least 3 rows in the GEMM (its last 2 carry the checksum), got 2");
+    /* the modelled sensor: sub-samples 0.1 ms apart, its last 64 updates kept for a lagged reading */
+    load_err(HEAD "sim: {sensor: {update: 0.5ms}}\n",
+             "t.yaml:7:16: sim.sensor.update: expected 0 (no sensor: the electrical power itself) or at least 1ms, got 0.5ms");
+    load_err(HEAD "sim: {sensor: {update: 10ms, lag: 400ms}}\n",
+             "t.yaml:7:30: sim.sensor.lag: expected at most 32 updates (320ms), got 400ms");
     /* shrink drops ranks: one rank in all leaves nothing; one per node on several nodes is a cluster it can shrink */
     load_err(HEAD "recovery: shrink\n", "t.yaml:7:1: recovery: shrink needs at least 2 ranks in all (ranks x nodes), got 1");
     struct scenario *sc = xcalloc(1, sizeof *sc);

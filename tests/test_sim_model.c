@@ -363,3 +363,130 @@ Test(sim_model, the_limiter_bursts_after_a_gap_and_the_filler_dips_after_compute
     shm_close(&on.shm);
     shm_close(&off.shm);
 }
+
+/* Feeds the same phases (0.5 to 3 ms each, for dur_ns) to two copies of the model with a sensor of update u_ns, one
+ * read every fast_ns, the other every slow_ns: every update both read is the same reading, and it is the mean of the
+ * truth the fast one read over that update (within tol_w); at least min_windows of them judged. */
+static void sensor_case(uint64_t u_ns, uint64_t fast_ns, uint64_t slow_ns, uint64_t dur_ns, double tol_w, int min_windows)
+{
+    char sensed[512];
+    snprintf(sensed, sizeof sensed,
+             "name: model\nranks: 1\niterations: 1\n"
+             "workload:\n  gemm: {m: 1000, n: 1000, k: 1000, count: 25}\n  allreduce: {bytes: 200MB}\n"
+             "sim: {tflops: 1, latency: 0s, jitter: 0, noise_w: 0, idle_w: 100, comm_w: 250, compute_w: 650, ramp: 2ms,\n"
+             "      sensor: {update: %.0fms}}\n", (double)u_ns * 1e-6);
+    struct fixture fast, slow;
+    char why[256];
+    setup_text(&fast, sensed);
+    setup_text(&slow, sensed);
+    struct power_source *pf = backend_sim.power_open(&fast.shm, why, sizeof why),
+                        *pslow = backend_sim.power_open(&slow.shm, why, sizeof why);
+    cr_assert(pf && pslow);
+    size_t nmax = dur_ns / fast_ns + 16;
+    uint64_t *tick_f = xcalloc(nmax, 8), *tick_s = xcalloc(nmax, 8), *truth_t = xcalloc(nmax, 8);
+    double *w_f = xcalloc(nmax, 8), *w_s = xcalloc(nmax, 8), *truth_w = xcalloc(nmax, 8);
+    size_t nf = 0, ns = 0, nt = 0;
+    struct rng r;
+    rng_seed(&r, 5, 1);
+    uint64_t base = mono_ns() + 50000000, t = base, next_fast = base, next_slow = base, end = base + dur_ns;
+    for (int i = 0; t < end; i++) {
+        uint64_t change = t + 500000 + (uint64_t)(rng_uniform(&r) * 2500000);   /* the next phase's start */
+        backend_sim.on_phase(fast.w.b, i % 2 ? PH_COMM : PH_COMPUTE, t);
+        backend_sim.on_phase(slow.w.b, i % 2 ? PH_COMM : PH_COMPUTE, t);
+        for (; next_fast < change && next_fast < end; next_fast += fast_ns) {
+            struct power_reading pr;
+            cr_assert_eq(backend_sim.power_read(pf, 0, next_fast, &pr), 0);
+            truth_t[nt] = next_fast;
+            truth_w[nt++] = pr.true_w;
+            if (pr.sample_ns && (!nf || tick_f[nf - 1] != pr.sample_ns)) {
+                tick_f[nf] = pr.sample_ns;
+                w_f[nf++] = pr.watts;
+            }
+        }
+        for (; next_slow < change && next_slow < end; next_slow += slow_ns) {
+            struct power_reading pr;
+            cr_assert_eq(backend_sim.power_read(pslow, 0, next_slow, &pr), 0);
+            if (pr.sample_ns && (!ns || tick_s[ns - 1] != pr.sample_ns)) {
+                tick_s[ns] = pr.sample_ns;
+                w_s[ns++] = pr.watts;
+            }
+        }
+        t = change;
+    }
+    size_t same = 0;
+    for (size_t j = 0; j < ns; j++)
+        for (size_t i = 0; i < nf; i++) {
+            if (tick_f[i] != tick_s[j])
+                continue;
+            same++;
+            cr_assert_float_eq(w_s[j], w_f[i], 1e-9, "update at %.4f s: %.3f W read every %.1f ms, %.3f W every %.1f ms",
+                               (double)(tick_s[j] - base) * 1e-9, w_s[j], (double)slow_ns * 1e-6, w_f[i],
+                               (double)fast_ns * 1e-6);
+        }
+    cr_assert_geq(same + 1, ns, "%zu of the slow reader's %zu updates are the fast one's too", same, ns);
+    int judged = 0;
+    double lo = 1e9, hi = 0;
+    for (size_t i = 0, k0 = 0; i < nf; i++) {   /* each reading against the truth's mean over its update */
+        if (tick_f[i] < base + u_ns)
+            continue;
+        double sum = 0;
+        size_t n = 0;
+        while (k0 < nt && truth_t[k0] <= tick_f[i] - u_ns)
+            k0++;
+        for (size_t k = k0; k < nt && truth_t[k] <= tick_f[i]; k++)
+            sum += truth_w[k], n++;
+        cr_assert_geq(n, u_ns / fast_ns - 2);
+        cr_assert_float_eq(w_f[i], sum / (double)n, tol_w, "update at %.4f s: read %.2f W, the truth's mean %.2f W",
+                           (double)(tick_f[i] - base) * 1e-9, w_f[i], sum / (double)n);
+        lo = fmin(lo, w_f[i]), hi = fmax(hi, w_f[i]);
+        judged++;
+    }
+    cr_log_info("update %.0f ms: %d updates judged, %.1f to %.1f W; the slow reader shared %zu", (double)u_ns * 1e-6,
+                judged, lo, hi, same);
+    cr_assert_geq(judged, min_windows);
+    cr_assert_gt(hi - lo, 2, "the updates' means differ (%.1f to %.1f W): the phases are no constant", lo, hi);
+    free(tick_f), free(tick_s), free(truth_t), free(w_f), free(w_s), free(truth_w);
+    backend_sim.power_close(pf);
+    backend_sim.power_close(pslow);
+    backend_sim.fini(fast.w.b);
+    backend_sim.fini(slow.w.b);
+    shm_close(&fast.shm);
+    shm_close(&slow.shm);
+}
+
+/* The modelled sensor reads the mean of the electrical power over its whole update, however often it is read: a
+ * 20 ms update read every 0.1 ms and every 25 ms, a 500 ms one (the phases change thousands of times in it) every
+ * 0.5 ms and every 70 ms. Until 2026-11-30 the supervisor's side averaged only the states it saw at its own readings
+ * (at 25 ms a phase begun and ended between two of them was never in the mean), and kept 64 of them (a 500 ms update
+ * read its older part as one held level, up to 125 W off). */
+Test(sim_model, the_sensor_reads_the_mean_over_its_update_however_often_it_is_read, .timeout = 120)
+{
+    sensor_case(20000000, 100000, 25000000, 2000000000ull, 3.0, 90);
+    sensor_case(500000000, 500000, 70000000, 6000000000ull, 3.0, 10);
+}
+
+/* A rank gone idle (its run over, or paused) draws idle power, no filler: as the cuda backend stops its shaper. A
+ * filler holding 560 W from the run's start; idle, and 200 ms later the power is the idle level; the next run's
+ * filler holds its floor again. Until 2026-11-30 the sim held the floor through a pause and into the next run. */
+Test(sim_model, an_idle_rank_draws_idle_power_not_the_fillers)
+{
+    char why[256];
+    struct power_reading r;
+    struct fixture f;
+    setup_with(&f, "mitigations: [{filler: {floor: 560W}}]\n");
+    struct power_source *ps = backend_sim.power_open(&f.shm, why, sizeof why);
+    cr_assert(ps);
+    cr_assert_eq(backend_sim.begin_run(f.w.b, &f.w), 0);
+    cr_assert_eq(backend_sim.power_read(ps, 0, mono_ns() + 300000000ull, &r), 0);
+    cr_assert_float_eq(r.watts, 560, 1e-3, "the filler holds its floor from the run's start: %f", r.watts);
+    cr_assert(backend_sim.idle, "the sim has the hook a rank gone idle calls");
+    backend_sim.idle(f.w.b);
+    cr_assert_eq(backend_sim.power_read(ps, 0, mono_ns() + 300000000ull, &r), 0);
+    cr_assert_float_eq(r.watts, 100, 1e-3, "idle: the idle level, no filler: %f", r.watts);
+    cr_assert_eq(backend_sim.begin_run(f.w.b, &f.w), 0);
+    cr_assert_eq(backend_sim.power_read(ps, 0, mono_ns() + 300000000ull, &r), 0);
+    cr_assert_float_eq(r.watts, 560, 1e-3, "the next run's filler: %f", r.watts);
+    backend_sim.power_close(ps);
+    backend_sim.fini(f.w.b);
+    shm_close(&f.shm);
+}

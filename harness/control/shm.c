@@ -198,6 +198,7 @@ void ctl_set_power(struct ctl *c, const struct power_state *ps)
     c->pw.dip_floor_w = ps->dip_floor_w;
     c->pw.dip_base_w = ps->dip_base_w;
     memcpy(c->pw.boost_w, ps->boost_w, sizeof c->pw.boost_w);
+    c->pw.sens = ps->sens;
     atomic_store_explicit(&c->pw.seq, seq + 2, memory_order_release);
 }
 
@@ -226,6 +227,7 @@ int ctl_get_power(struct ctl *c, struct power_state *out)
         out->dip_floor_w = c->pw.dip_floor_w;
         out->dip_base_w = c->pw.dip_base_w;
         memcpy(out->boost_w, c->pw.boost_w, sizeof out->boost_w);
+        out->sens = c->pw.sens;
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&c->pw.seq, memory_order_relaxed) == a)
             return 0;

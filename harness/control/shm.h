@@ -13,7 +13,7 @@
 #include "scenario.h"
 
 #define SHM_MAGIC 0x474e544c45543031ull   /* "GNTLET01" */
-#define SHM_VERSION 4
+#define SHM_VERSION 5
 #define EVT_CAP 8192
 /* Iterations a rank may end past what its supervisor has checked (shm checked_done) before it waits: a supervisor
  * behind its ranks (a loaded machine, a stop) loses no fingerprint to its comparison window (FP_WINDOW) and no event
@@ -96,6 +96,20 @@ struct replica {
 
 enum worker_state { WS_STARTING = 0, WS_READY, WS_RUNNING, WS_IDLE, WS_FAILED, WS_EXITED, WS_PAUSED };
 
+/* The modelled sensor's windows (sim.sensor), worked out by the worker as its power model moves from state to state,
+ * so that a reading is the mean over its whole update however often the supervisor reads it (until 2026-11-30 the
+ * supervisor averaged only the states it saw at its own readings: a phase begun and ended between two of them was
+ * never in the mean, and the swing read 177 W at 1 kHz, 510 W at 100 Hz). Each update's window [tick - u, tick] is
+ * sampled at SENSOR_SUB_NS steps (see harness/backends/sim/simpower.c). */
+#define SENSOR_WINDOWS 64   /* the completed windows kept: the newest visible one may be up to sim.sensor.lag old */
+struct sensor_acc {
+    uint64_t next_j;                 /* the next sub-sample to take (counted from the slot's first update time) */
+    double sum;                      /* over the window in progress */
+    uint64_t done;                   /* windows completed (0 with next_j 0: not begun) */
+    int64_t k[SENSOR_WINDOWS];       /* ring (index done % SENSOR_WINDOWS): each completed window's update number */
+    double w[SENSOR_WINDOWS];        /* and its mean */
+};
+
 /* The modeled power of a rank, published by the worker at each phase change under a sequence lock: from p0 at
  * t0 toward target along the first-order response (time constant tau = sim.ramp) bounded by the ramp limits,
  * dP/dt = clamp((target - P) / tau, -down_w_s, +up_w_s) (backends/simmodel.h). */
@@ -118,6 +132,7 @@ struct power_state {
     double dip_base_w;         /* the gap's own level as it began: the dip is a share of the part above it */
     double boost_w[CTL_BOOST_BINS];    /* the filler's learned boost in each bin of the gap begun at dip_t0_ns
                                         * (plugins/mitigations/fillplan.h: fill_learn); all 0 without one */
+    struct sensor_acc sens;    /* the sensor's windows up to t0 (those before, worked out with the states before) */
 };
 
 #define CTL_SAMPLES 256   /* the slot's last distinct power samples (20 ms apart on a GPU: 5 s) */

@@ -87,6 +87,16 @@ int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
                         sc->workload.gemm.m < 3 ? "workload.gemm.m" : "sim.max_dim",
                         "abft needs at least 3 rows in the GEMM (its last 2 carry the checksum), got %ld",
                         (long)(sc->workload.gemm.m < 3 ? sc->workload.gemm.m : sc->sim.max_dim));
+    /* the modelled sensor works its updates out from sub-samples 0.1 ms apart and keeps its last SENSOR_WINDOWS
+     * updates for a reading delayed by its lag (harness/backends/sim/simpower.c) */
+    if (sc->sim.sensor.update_s > 0 && sc->sim.sensor.update_s < 1e-3)
+        return sc_error(c, sc_key_node(c, root, "sim.sensor.update"), "sim.sensor.update",
+                        "expected 0 (no sensor: the electrical power itself) or at least 1ms, got %gms",
+                        sc->sim.sensor.update_s * 1e3);
+    if (sc->sim.sensor.update_s > 0 && sc->sim.sensor.lag_s > 32 * sc->sim.sensor.update_s)
+        return sc_error(c, sc_key_node(c, root, "sim.sensor.lag"), "sim.sensor.lag",
+                        "expected at most 32 updates (%gms), got %gms", 32e3 * sc->sim.sensor.update_s,
+                        sc->sim.sensor.lag_s * 1e3);
     if (recovery_table[sc->recovery.index]->drops_failed && sc->ranks * sc->nodes < 2)
         return sc_error(c, sc_key_node(c, root, "recovery"), "recovery",
                         "shrink needs at least 2 ranks in all (ranks x nodes), got %lld", (long long)(sc->ranks * sc->nodes));

@@ -54,6 +54,7 @@ static void sim_set_state(struct sim *s, uint64_t t, double p, double level, int
         if (s->gap_counts)   /* after a compute phase: the learned boost of the gap's first part */
             memcpy(ps.boost_w, s->learn.boost_w, sizeof ps.boost_w);
     }
+    sim_sensor_step(&s->sc->sim, s->slot, &s->pw, &ps);
     s->pw = ps;
     ctl_set_power(s->ctl, &ps);
 }
@@ -139,6 +140,9 @@ static void *sim_init(struct worker_ctx *w, char *why, size_t n)
     s->sc = sc;
     s->shm = w->shm;
     s->ctl = w->ctl;
+    for (uint32_t k = 0; k < w->shm->hdr->nslots; k++)
+        if (shm_ctl(w->shm, (int)k) == w->ctl)
+            s->slot = (int)k;
     s->w = w;
     s->rank = w->rank;
     s->nranks = w->nranks;
@@ -188,6 +192,23 @@ static void sim_on_phase(void *b, int phase, uint64_t t)
         s->gap_base_w = sim_level(&s->sc->sim, &s->mm, phase);   /* its own level as it begins */
     }
     sim_set_state(s, t, p, sim_level(&s->sc->sim, &s->mm, phase), phase);
+}
+
+/* The rank goes idle (its run over, or paused): the power heads for the idle level with no filler, as a GPU's does
+ * when the cuda backend stops its shaper (until 2026-11-30 the sim held the last gap's plan: a paused rank, and the
+ * next run's start, drew the filler's floor). The time idle is no gap of the run's: its length is not history, and
+ * the next compute phase begins after a gap (the limiter's burst). */
+static void sim_idle(void *b)
+{
+    struct sim *s = b;
+    uint64_t t = mono_ns();
+    if (t < s->pw.t0_ns)
+        t = s->pw.t0_ns;   /* never before the state in force */
+    double p = sim_power_now(s, t);
+    memset(&s->plan, 0, sizeof s->plan);
+    s->in_gap = 1;
+    s->gap_counts = 0;
+    sim_set_state(s, t, p, s->sc->sim.idle_w, PH_IDLE);
 }
 
 void sim_set_level(struct sim *s, uint64_t t, double p_w, double level_w, int phase)
@@ -481,6 +502,7 @@ const struct backend_ops backend_sim = {
     .sensor_source = sim_sensor_source,
     .init = sim_init,
     .on_phase = sim_on_phase,
+    .idle = sim_idle,
     .begin_run = sim_begin_run,
     .compute = sim_compute,
     .allreduce = sim_allreduce,

@@ -12,6 +12,7 @@ struct sim {
     const struct scenario *sc;
     struct shm *shm;
     int rank, nranks;
+    int slot;                 /* its control block's (the modelled sensor's updates are offset per slot) */
     struct rng jitter;
     long dm, dn, dk;          /* real GEMM dimensions (capped by sim.max_dim) */
     float *a, *c;             /* A (dm x dk) and C (dm x dn); B is a view of the weights */
@@ -62,6 +63,9 @@ double sim_power_now(const struct sim *s, uint64_t t);
 /* simpower.c: the supervisor's side (backend_ops' power_open, power_read, sensor_source, power_close, power_info). */
 struct power_source *sim_power_open(struct shm *shm, char *why, size_t n);
 int sim_power_read(struct power_source *ps, int rank, uint64_t t, struct power_reading *out);
+/* The worker's side of the modelled sensor: next takes prev's windows on, worked out from prev up to next's start
+ * (the slot's first state: they begin at its update). Nothing without a sensor. */
+void sim_sensor_step(const struct sim_params *m, int slot, const struct power_state *prev, struct power_state *next);
 void sim_sensor_source(struct power_source *ps, int slot, char *out, size_t n);
 void sim_power_close(struct power_source *ps);
 int sim_power_info(struct power_source *ps, int slot, char *name, size_t n, double *tdp_w);

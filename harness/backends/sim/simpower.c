@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "simint.h"
 #include "simmodel.h"
@@ -82,18 +83,90 @@ static double sim_power_elec(const struct power_state *ps, const struct sim_para
     return p + sim_limiter_w(ps, m, t, p);
 }
 
-#define SIM_STATES 64   /* per slot: the model's last states, to evaluate it at the sensor's past update times */
+/* The modelled sensor (sim.sensor): a reading every update u, the mean of the electrical power over its window
+ * [tick - u, tick], ticks at off + K u (off per slot: GPUs' sensors are not in step). The mean is taken over
+ * sub-samples SENSOR_SUB_NS apart (8 to 1024 in an update), each from the model's state at that moment. The worker
+ * works the windows out as its model moves from state to state (sim_sensor_step: every sub-sample before a new state
+ * from the state before it); the supervisor carries the windows on from the newest state it reads, up to the time it
+ * reads, so that a reading is the same however often it is read. */
+#define SENSOR_SUB_NS 100000
 
-/* The model's states a slot went through (as the supervisor saw them), newest last. */
-struct sim_hist {
-    struct power_state st[SIM_STATES];
-    int n, next;
+struct sensor_grid {
+    uint64_t off, u, nsub;
+};
+
+/* The sensor's grid for slot; 0 when the model has no sensor (sim.sensor.update 0). */
+static int sensor_grid(const struct sim_params *m, int slot, struct sensor_grid *g)
+{
+    g->u = (uint64_t)(m->sensor.update_s * 1e9);
+    if (!g->u)
+        return 0;
+    g->off = (uint64_t)((double)g->u * (0.5 + 0.5 * sin(1.0 + 2.3999 * slot)) * 0.999);   /* per slot, fixed */
+    uint64_t n = g->u / SENSOR_SUB_NS;
+    g->nsub = n < 8 ? 8 : n > 1024 ? 1024 : n;
+    return 1;
+}
+
+/* The time of sub-sample j: the middle of its share of its update (window j / nsub + 1). */
+static uint64_t sensor_sub_t(const struct sensor_grid *g, uint64_t j)
+{
+    uint64_t k = j / g->nsub, i = j % g->nsub;
+    return g->off + k * g->u + (uint64_t)(((double)i + 0.5) * (double)g->u / (double)g->nsub);
+}
+
+/* Takes the sub-samples of acc before limit from state st, completing the windows they end. Windows that would
+ * leave the ring before they could be read are passed over whole (a state held for longer than SENSOR_WINDOWS
+ * updates: only the last ones are worked out, the cost bounded). */
+static void sensor_advance(struct sensor_acc *a, const struct power_state *st, const struct sim_params *m,
+                           const struct sensor_grid *g, uint64_t limit)
+{
+    uint64_t keep = (SENSOR_WINDOWS + 1) * g->u;
+    if (limit > keep && sensor_sub_t(g, a->next_j) + keep < limit) {
+        uint64_t k = (limit - keep > g->off ? limit - keep - g->off : 0) / g->u;   /* a whole window's start */
+        if (k * g->nsub > a->next_j) {
+            a->next_j = k * g->nsub;
+            a->sum = 0;
+        }
+    }
+    for (uint64_t t; (t = sensor_sub_t(g, a->next_j)) < limit; a->next_j++) {
+        a->sum += sim_power_elec(st, m, t);
+        if ((a->next_j + 1) % g->nsub == 0) {
+            a->k[a->done % SENSOR_WINDOWS] = (int64_t)(a->next_j / g->nsub + 1);
+            a->w[a->done % SENSOR_WINDOWS] = a->sum / (double)g->nsub;
+            a->done++;
+            a->sum = 0;
+        }
+    }
+}
+
+void sim_sensor_step(const struct sim_params *m, int slot, const struct power_state *prev, struct power_state *next)
+{
+    struct sensor_grid g;
+    if (!sensor_grid(m, slot, &g))
+        return;
+    if (!prev->t0_ns) {   /* the slot's first state: from the start of the update it falls in */
+        memset(&next->sens, 0, sizeof next->sens);
+        next->sens.next_j = next->t0_ns > g.off ? (next->t0_ns - g.off) / g.u * g.nsub : 0;
+        return;
+    }
+    next->sens = prev->sens;
+    sensor_advance(&next->sens, prev, m, &g, next->t0_ns);
+}
+
+/* A slot as the supervisor last read it: the newest state, its windows carried on to the last reading; the state's
+ * own windows (from_*) tell a new state from the one carried on. */
+struct sim_slot {
+    struct power_state st;
+    int have;
+    uint64_t from_t0, from_j, from_done;
+    int64_t held_k;   /* the last reading given (0: none): held while no newer window is visible */
+    double held_w;
 };
 
 struct power_source {
     struct shm *shm;
     struct rng noise;
-    struct sim_hist *hist;   /* one per slot */
+    struct sim_slot *slot;   /* one per slot */
 };
 
 struct power_source *sim_power_open(struct shm *shm, char *why, size_t n)
@@ -102,32 +175,9 @@ struct power_source *sim_power_open(struct shm *shm, char *why, size_t n)
     (void)n;
     struct power_source *ps = xcalloc(1, sizeof *ps);
     ps->shm = shm;
-    ps->hist = xcalloc(shm->hdr->nslots ? shm->hdr->nslots : 1, sizeof *ps->hist);
+    ps->slot = xcalloc(shm->hdr->nslots ? shm->hdr->nslots : 1, sizeof *ps->slot);
     rng_seed(&ps->noise, (uint64_t)shm->hdr->sc.seed, 99);
     return ps;
-}
-
-/* Keeps st in the slot's history when it is a new state. */
-static void sim_hist_push(struct sim_hist *h, const struct power_state *st)
-{
-    const struct power_state *last = h->n ? &h->st[(h->next + SIM_STATES - 1) % SIM_STATES] : NULL;
-    if (last && last->t0_ns == st->t0_ns && last->target_w == st->target_w && last->p0_w == st->p0_w)
-        return;
-    h->st[h->next] = *st;
-    h->next = (h->next + 1) % SIM_STATES;
-    if (h->n < SIM_STATES)
-        h->n++;
-}
-
-/* The electrical power at t from the slot's history: the newest state begun by t (the oldest kept before that). */
-static double sim_hist_power(const struct sim_hist *h, uint64_t t, const struct sim_params *m)
-{
-    for (int i = 1; i <= h->n; i++) {
-        const struct power_state *st = &h->st[(h->next + SIM_STATES - i) % SIM_STATES];
-        if (st->t0_ns <= t || i == h->n)
-            return sim_power_elec(st, m, t);
-    }
-    return NAN;
 }
 
 /* A seeded standard normal for (seed, slot, k): the same update of the same slot reads the same noise however often
@@ -139,41 +189,64 @@ static double sim_noise(uint64_t seed, int slot, int64_t k)
     return rng_normal(&r);
 }
 
-/* Reads the modeled power of rank at t from the state its worker published, through the modelled sensor
+/* The newest window of a whose update is visible at seen (its tick at or before it): 1 with its number and mean. */
+static int sensor_visible(const struct sensor_acc *a, const struct sensor_grid *g, uint64_t seen, int64_t *k, double *w)
+{
+    uint64_t n = a->done < SENSOR_WINDOWS ? a->done : SENSOR_WINDOWS;
+    for (uint64_t i = 1; i <= n; i++) {
+        uint64_t at = (a->done - i) % SENSOR_WINDOWS;
+        if (g->off + (uint64_t)a->k[at] * g->u <= seen) {
+            *k = a->k[at];
+            *w = a->w[at];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Reads the modeled power of slot at t from the state its worker published, through the modelled sensor
  * (sim.sensor): without one, the electrical power at t plus noise; with one, the reading of the last update visible
- * at t (update times offset per slot: GPUs' sensors are not in step), the mean of the electrical power over that
- * update, plus that update's noise. true_w: the electrical power at t. */
+ * at t (t - lag), the mean of the electrical power over that update, plus that update's noise (before the first
+ * update is whole: the electrical power). true_w: the electrical power at t. */
 int sim_power_read(struct power_source *ps, int rank, uint64_t t, struct power_reading *out)
 {
     const struct sim_params *m = &ps->shm->hdr->sc.sim;
     struct power_state st;
-    struct sim_hist *h = &ps->hist[rank];
+    struct sim_slot *sl = &ps->slot[rank];
     if (ctl_get_power(shm_ctl(ps->shm, rank), &st) != 0) {   /* its worker died mid-write: the last state seen */
-        if (!h->n) {
+        if (!sl->have) {
             *out = POWER_READING_NONE;
             return 0;
         }
-        st = h->st[(h->next + SIM_STATES - 1) % SIM_STATES];
+        st = sl->st;
     }
     if (!st.t0_ns) {   /* the worker has not started its model yet: nothing to report */
         *out = POWER_READING_NONE;
         return 0;
     }
-    sim_hist_push(h, &st);
-    double truth = sim_power_elec(&st, m, t), p;
+    if (!sl->have || st.t0_ns != sl->from_t0 || st.sens.next_j != sl->from_j || st.sens.done != sl->from_done) {
+        sl->st = st;   /* a new state: its windows as its worker worked them out */
+        sl->have = 1;
+        sl->from_t0 = st.t0_ns;
+        sl->from_j = st.sens.next_j;
+        sl->from_done = st.sens.done;
+    }
+    double truth = sim_power_elec(&sl->st, m, t), p;
     uint64_t sample_ns = 0;   /* with a sensor: its update's time (the end of the window the reading averages) */
-    uint64_t u = (uint64_t)(m->sensor.update_s * 1e9), lag = (uint64_t)(m->sensor.lag_s * 1e9);
-    if (u > 0 && t > lag + u) {
-        uint64_t off = (uint64_t)((double)u * (0.5 + 0.5 * sin(1.0 + 2.3999 * rank)) * 0.999);   /* per slot, fixed */
-        uint64_t seen = t - lag;   /* the newest update visible at t: the last tick off + k u at or before seen */
-        int64_t k = seen >= off ? (int64_t)((seen - off) / u) : -1;
-        uint64_t tick = off + (uint64_t)(k > 0 ? k : 0) * u;
-        double sum = 0;
-        int nsub = u / 1000000 < 8 ? 8 : u / 1000000 > 64 ? 64 : (int)(u / 1000000);   /* about every ms */
-        for (int i = 0; i < nsub; i++)   /* the mean over the update: [tick - u, tick] */
-            sum += sim_hist_power(h, tick - u + (uint64_t)((double)u * (i + 0.5) / nsub), m);
-        p = sum / nsub + m->noise_w * sim_noise((uint64_t)ps->shm->hdr->sc.seed, rank, k);
-        sample_ns = tick;
+    uint64_t lag = (uint64_t)(m->sensor.lag_s * 1e9);
+    struct sensor_grid g = { 0 };
+    int64_t k;
+    double w;
+    if (sensor_grid(m, rank, &g) && t > lag) {
+        sensor_advance(&sl->st.sens, &sl->st, m, &g, t - lag + 1);
+        if (sensor_visible(&sl->st.sens, &g, t - lag, &k, &w)) {
+            sl->held_k = k;
+            sl->held_w = w;
+        }
+    }
+    if (sl->held_k > 0 && g.u) {
+        p = sl->held_w + m->noise_w * sim_noise((uint64_t)ps->shm->hdr->sc.seed, rank, sl->held_k);
+        sample_ns = g.off + (uint64_t)sl->held_k * g.u;
     } else {
         p = truth + m->noise_w * rng_normal(&ps->noise);
     }
@@ -197,7 +270,7 @@ void sim_sensor_source(struct power_source *ps, int slot, char *out, size_t n)
 void sim_power_close(struct power_source *ps)
 {
     if (ps)
-        free(ps->hist);
+        free(ps->slot);
     free(ps);
 }
 
