@@ -22,9 +22,11 @@
 #   build        reuses BUILD's gauntlet when there is one (--rebuild: builds anew); else configure + build for
 #                sm_90: 3-4 min more, so a first call on a fresh machine with the packages is longer than 8 min
 #   tests        the GPU test executables one by one (--jobs 1: they share the GPU), and test_gpu_scenarios:
-#                gemm ~10 s, faults ~20 s, coll ~15 s, e2e ~45 s (4 runs of 1 rank, a 9 s replay), mitigations
-#                ~100 s (4 runs x 30 iterations of 0.64 s, the filler's tuning); ~3 min. The replay and mitigation
-#                tests keep their runs (summary.json, power.csv, events.jsonl) in OUTDIR/test-runs/
+#                gemm ~10 s, faults ~20 s, coll ~15 s, e2e ~60 s (5 runs of 1 rank, a 9 s replay, two shapes'
+#                abft with a restart each: estimated, not yet timed; the two-rank runs only where 2 GPUs are),
+#                plan (no GPU) < 1 s, mitigations ~100 s (4 runs x 30 iterations of 0.64 s, the filler's tuning);
+#                ~3.5 min. The replay and mitigation tests keep their runs (summary.json, power.csv, events.jsonl)
+#                in OUTDIR/test-runs/
 #   gemm         bench gemm --dtype all --iters 20 at three shapes, PyTorch's matmul in turn with ours: ~90 s
 #   allreduce    bench allreduce --maxbytes 1G (one rank): ~10 s
 #   sampling     bench sampling 2 s idle, then under gpu-single at 14 iterations of ~1 s: ~25 s

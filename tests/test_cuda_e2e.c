@@ -1,12 +1,15 @@
 /* tests/test_cuda_e2e.c: the real NVML and a one-rank cuda run end to end, on this machine's GPU; each run's
- * scenario is a file of tests/scenarios/gpu/ (tests/test_gpu_scenarios.c checks them where no GPU is). Without a
- * usable GPU every test here skips, saying why. */
+ * scenario is a file of tests/scenarios/gpu/ (tests/test_gpu_scenarios.c checks them where no GPU is), or text here
+ * for the runs of several shapes and of two ranks. Without a usable GPU every test here skips, saying why; the
+ * two-rank runs skip with fewer than 2 GPUs. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <cuda_runtime.h>
 
 #include "backend.h"
 #include "e2e.h"
@@ -172,4 +175,86 @@ Test(cuda_run, replay_follows_an_irregular_trace, .timeout = 120)
     e2e_need_gpu();
     double corr = replay_correlation("e2e-replay-irregular.yaml", "an irregular trace (bubbles, a data stall)");
     cr_assert_geq(corr, 0.9, "the GPU's power does not follow an irregular trace (correlation %g)", corr);
+}
+
+/* Runs text on cuda into a new folder (its log at log), wants exit want; the summary. */
+static json_t *run_text(const char *text, const char *log, int want)
+{
+    const char *out = e2e_outdir();
+    int rc = e2e_run(log, (const char *[]){ "run", e2e_scenario(text), "--backend", "cuda", "--out", out, NULL });
+    cr_assert_eq(rc, want, "exit %d (want %d), see %s", rc, want, log);
+    return e2e_summary(out);
+}
+
+/* With several workload.shapes, abft checks and gemm-output corrupts the output of the chain the run executes: the
+ * flip in each shape's run is caught by abft in its iteration, once, and nothing else is (until 2026-11-30 the other
+ * shapes' runs checked and corrupted the first shape's chain, which they never ran: a stale output, a flip it
+ * carried seen again at every later check). */
+Test(cuda_run, each_shape_checks_the_gemms_it_runs, .timeout = 180)
+{
+    e2e_need_gpu();
+    json_t *s = run_text("name: gpu-shapes-abft\nranks: 1\niterations: 6\nworkload:\n  shapes: [dp-overlap, moe]\n"
+                         "  checkpoint: { every: 2, bytes: 16MiB, path: /tmp/gauntlet-gpu-shapes }\n"
+                         "heartbeat: { timeout: 30s }\n"
+                         "faults:\n  - { kind: bitflip, at: 3, rank: 0, target: gemm-output, where: value, value: 1000 }\n"
+                         "detectors: [abft]\nrecovery: restart\n",
+                         "/tmp/gauntlet-cuda-shapes.log", 0);
+    json_t *faults = json_object_get(s, "faults");
+    cr_log_info("faults: %s", json_dumps(faults, JSON_COMPACT));
+    cr_assert_eq(json_array_size(faults), 2, "one flip in each shape's run, nothing observed: %zu faults",
+                 json_array_size(faults));
+    for (size_t i = 0; i < 2; i++) {
+        json_t *f = json_array_get(faults, i);
+        cr_assert_eq(json_integer_value(json_object_get(f, "run")), (json_int_t)i);
+        cr_assert_str_eq(json_string_value(json_object_get(f, "origin")), "injected");
+        cr_assert_str_eq(json_string_value(json_object_get(f, "detected_by")), "abft", "run %zu's flip", i);
+        cr_assert_eq(json_integer_value(json_object_get(f, "detect_iters")), 0, "run %zu's flip", i);
+        json_t *r = json_array_get(json_object_get(s, "runs"), i);
+        cr_assert(json_is_true(json_object_get(r, "complete")), "run %zu", i);
+    }
+    json_decref(s);
+}
+
+/* Two ranks hold the same weights and, after each gradient exchange, the same buffer: a fingerprint run with no
+ * fault detects nothing and ends with the ranks' states equal, in the simple form and under workload.phases with a
+ * reduce_scatter exchange (FSDP's pair, overlapped); a gradients flip before that exchange reaches both ranks and
+ * escapes the fingerprint, as on sim (until 2026-11-30 each rank's weights differed, every check disagreed; the
+ * reduce-scatter alone left the ranks' buffers apart; the flip came after the exchange and was caught). */
+Test(cuda_run, two_ranks_agree_and_a_gradient_flip_escapes_the_fingerprint, .timeout = 240)
+{
+    e2e_need_gpu();
+    int gpus = 0;
+    if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < 2)
+        cr_skip_test("two ranks need 2 GPUs; %d here", gpus);
+    static const char simple[] = "name: two-simple\nranks: 2\niterations: 8\n"
+                                 "workload:\n  gemm: { m: 4096, n: 4096, k: 4096, count: 4 }\n  allreduce: { bytes: 64MiB }\n"
+                                 "heartbeat: { timeout: 30s }\ndetectors: [fingerprint]\n";
+    static const char fsdp[] = "name: two-fsdp\nranks: 2\niterations: 8\nworkload:\n  phases:\n"
+                               "    - all_gather: { bytes: 32MiB }\n"
+                               "    - gemm: { m: 4096, n: 4096, k: 4096, count: 4 }\n"
+                               "    - reduce_scatter: { bytes: 64MiB, overlap: true }\n"
+                               "    - gemm: { m: 4096, n: 4096, k: 4096, count: 4 }\n"
+                               "    - optimizer: { bytes: 256MiB }\n"
+                               "heartbeat: { timeout: 30s }\ndetectors: [{ fingerprint: { async: true } }]\n";
+    const char *clean[] = { simple, fsdp };
+    for (int i = 0; i < 2; i++) {
+        json_t *s = run_text(clean[i], "/tmp/gauntlet-cuda-two.log", 0);
+        json_t *r = json_array_get(json_object_get(s, "runs"), 0);
+        cr_assert_eq(json_array_size(json_object_get(s, "faults")), 0, "%s: %s", i ? "phases" : "simple",
+                     json_dumps(json_object_get(s, "faults"), JSON_COMPACT));
+        cr_assert(json_is_true(json_object_get(r, "complete")));
+        cr_assert(json_is_true(json_object_get(r, "fingerprints_agree")), "%s: the ranks' states differ",
+                  i ? "phases" : "simple");
+        json_decref(s);
+    }
+    char text[2048];
+    snprintf(text, sizeof text, "%sfaults:\n  - { kind: bitflip, at: 4, rank: 1, target: gradients, where: value, "
+                                "value: 1000 }\n", fsdp);
+    json_t *s = run_text(text, "/tmp/gauntlet-cuda-two.log", 0);
+    json_t *faults = json_object_get(s, "faults"), *f = json_array_get(faults, 0);
+    cr_assert_eq(json_array_size(faults), 1, "%s", json_dumps(faults, JSON_COMPACT));
+    cr_assert_str_eq(json_string_value(json_object_get(f, "target")), "gradients");
+    cr_assert(json_is_null(json_object_get(f, "detected_by")), "a gradient flip before the exchange was caught: %s",
+              json_dumps(f, JSON_COMPACT));
+    json_decref(s);
 }

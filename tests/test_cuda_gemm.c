@@ -15,6 +15,7 @@
 #include "bench_torch.h"
 #include "gemm.h"
 #include "kernels.h"
+#include "rankplan.h"
 #include "util.h"
 
 /* Returns the float value of a bf16, fp16, fp32 or fp8 e4m3 element i of raw data of dtype t. */
@@ -140,6 +141,35 @@ static void check_gemm(enum dtype t, long m, long n, long k, double tol)
 
 static const double gemm_tol[DT_COUNT] = { 1e-2, 5e-3, 2e-3, 6e-2 };
 
+/* Two ranks' chains, made from their seeds as cuda_init makes them (rankplan_seeds): the same weights B, bit for
+ * bit (the fingerprint hashes them and the supervisor compares the ranks), their own activations A. */
+Test(gemm, every_rank_fills_the_same_weights)
+{
+    e2e_need_gpu();
+    const long m = 256, n = 128, k = 512;
+    char err[256] = "";
+    cudaStream_t s;
+    cr_assert_eq(cudaStreamCreate(&s), cudaSuccess);
+    float *a[2], *b[2];
+    for (int r = 0; r < 2; r++) {
+        uint64_t sa, sb;
+        rankplan_seeds(42, r, 0, &sa, &sb);
+        struct gemm_chain *g = gemm_chain_create_ab(DT_BF16, m, n, k, 1, sa, sb, s, err, sizeof err);
+        cr_assert_not_null(g, "rank %d: %s", r, err);
+        a[r] = xmalloc(sizeof(float) * (size_t)(m * k));
+        b[r] = xmalloc(sizeof(float) * (size_t)(k * n));
+        cr_assert_eq(gemm_chain_copy_ab(g, a[r], b[r]), 0);
+        gemm_chain_destroy(g);
+    }
+    cr_assert_eq(memcmp(b[0], b[1], sizeof(float) * (size_t)(k * n)), 0, "ranks 0 and 1 hold different weights");
+    cr_assert_neq(memcmp(a[0], a[1], sizeof(float) * (size_t)(m * k)), 0, "ranks 0 and 1 share their activations");
+    for (int r = 0; r < 2; r++) {
+        free(a[r]);
+        free(b[r]);
+    }
+    cr_assert_eq(cudaStreamDestroy(s), cudaSuccess);
+}
+
 Test(gemm, bf16_square) { e2e_need_gpu(); check_gemm(DT_BF16, 256, 256, 256, gemm_tol[DT_BF16]); }
 Test(gemm, bf16_rect) { e2e_need_gpu(); check_gemm(DT_BF16, 384, 128, 512, gemm_tol[DT_BF16]); }
 Test(gemm, fp16_square) { e2e_need_gpu(); check_gemm(DT_FP16, 256, 256, 256, gemm_tol[DT_FP16]); }
@@ -175,10 +205,17 @@ Test(gemm, host_helpers)
 {
     char err[256];
     cr_assert_eq(gemm_flops(2, 3, 4), 48.0);
-    cr_assert_eq(gemm_chain_bytes(DT_BF16, 8192, 8192, 8192, 8), 3 * (128ull << 20) + GEMM_WORKSPACE_BYTES + 256);
+    /* A, B, D, the workspace, the scales and abft's scratch (a double per column of the larger of A and D) */
+    cr_assert_eq(gemm_chain_bytes(DT_BF16, 8192, 8192, 8192, 8),
+                 3 * (128ull << 20) + GEMM_WORKSPACE_BYTES + 256 + 8 * 8192);
     cr_assert_eq(gemm_chain_bytes(DT_FP8, 8192, 8192, 8192, 8),
-                 2 * (64ull << 20) + (128ull << 20) + GEMM_WORKSPACE_BYTES + 256);
-    cr_assert_eq(gemm_chain_bytes(DT_TF32, 1024, 1024, 1024, 1), 3 * (4ull << 20) + GEMM_WORKSPACE_BYTES + 256);
+                 2 * (64ull << 20) + (128ull << 20) + GEMM_WORKSPACE_BYTES + 256 + 8 * 8192);
+    cr_assert_eq(gemm_chain_bytes(DT_TF32, 1024, 1024, 1024, 1), 3 * (4ull << 20) + GEMM_WORKSPACE_BYTES + 256 + 8 * 1024);
+    cr_assert_eq(gemm_chain_bytes(DT_BF16, 16, 16, 1L << 24, 1),
+                 2 * ((16ull << 24) * 2) + 16 * 16 * 2 + GEMM_WORKSPACE_BYTES + 256 + (128ull << 20),
+                 "k = 2^24: 128 MiB of abft scratch");
+    cr_assert_eq(gemm_chain_bytes(DT_BF16, 16, 1L << 20, 16, 1),
+                 16 * 16 * 2 + 2 * ((16ull << 20) * 2) + GEMM_WORKSPACE_BYTES + 256 + (8ull << 20));
     cr_assert_eq(gemm_chain_bytes(DT_BF16, -1, 8, 8, 1), SIZE_MAX);
     cr_assert_eq(gemm_chain_bytes(DT_BF16, 1L << 62, 1L << 62, 8, 1), SIZE_MAX);
     cr_assert_eq(gemm_shape_ok(DT_BF16, 1000, 7, 3, err, sizeof err), 0);
@@ -188,6 +225,15 @@ Test(gemm, host_helpers)
     cr_assert_eq(gemm_shape_ok(DT_BF16, 0, 8, 8, err, sizeof err), -1);
     cr_assert_eq(gemm_shape_ok(DT_BF16, 8, 8, 8, NULL, 0), 0);
     cr_assert_eq(gemm_shape_ok(DT_COUNT, 8, 8, 8, NULL, 0), -1);
+    /* split-K roundings to the output type (cublasLtReductionScheme_t: none 0, in place 1, compute type 2, output
+     * type 4, mask 7) */
+    cr_assert_eq(gemm_out_roundings(1, 4), 1);
+    cr_assert_eq(gemm_out_roundings(8, 0), 1);
+    cr_assert_eq(gemm_out_roundings(8, 2), 1);
+    cr_assert_eq(gemm_out_roundings(8, 1), 8);
+    cr_assert_eq(gemm_out_roundings(8, 4), 9, "each part stored in the output type, then their sum rounded");
+    cr_assert_eq(gemm_out_roundings(8, 7), 9, "not known: the worst");
+    cr_assert_eq(gemm_out_roundings(5000, 4), 1025);
 }
 
 /* Needs no GPU (skips when there is one): without a device, create fails with a message, not a crash. */

@@ -22,6 +22,7 @@
 #include "shaper.h"
 #include "cuda_int.h"
 #include "cuda_rank.h"
+#include "rankplan.h"
 #include "util.h"
 
 
@@ -195,14 +196,19 @@ static void *cuda_init(struct worker_ctx *w, char *why, size_t n)
     snprintf(w->ctl->device, sizeof w->ctl->device,
              "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4],
              u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-    c->gemm = gemm_chain_create(sc->workload.gemm.dtype, sc->workload.gemm.m, sc->workload.gemm.n, sc->workload.gemm.k,
-                                sc->workload.n_steps > 0 ? cuda_steps_gemm_count(sc) : (int)sc->workload.gemm.count,
-                                (unsigned long long)sc->seed * 7919ull + (unsigned)w->rank,
-                                c->stream, why, n);
+    /* the weights (B) the same on every rank, as in data parallelism and on sim: the fingerprint compares them;
+     * until 2026-11-30 each rank's came from its own seed and every check of 2 ranks or more disagreed */
+    uint64_t seed_a, seed_b;
+    rankplan_seeds((uint64_t)sc->seed, w->rank, 0, &seed_a, &seed_b);
+    c->gemm = gemm_chain_create_ab(sc->workload.gemm.dtype, sc->workload.gemm.m, sc->workload.gemm.n,
+                                   sc->workload.gemm.k,
+                                   sc->workload.n_steps > 0 ? cuda_steps_gemm_count(sc) : (int)sc->workload.gemm.count,
+                                   seed_a, seed_b, c->stream, why, n);
     if (!c->gemm) {
         cuda_fini(c);
         return NULL;
     }
+    c->out = c->gemm;
     cuda_emit_gemm_algo(w, c->gemm);
     if (w->rank < 0) {   /* a spare joins a communicator when it takes a rank over (cuda_reconnect) */
         c->coll = NULL;
@@ -309,10 +315,12 @@ static int cuda_corrupt(void *b, struct corruption *cr, char *what, size_t n)
     enum elem_type e;
     gemm_chain_dims(c->gemm, &m, &nn, &k, &t);
     gemm_chain_operands(c->gemm, &a, &wts);
-    if (cr->target == TGT_GEMM_OUTPUT) {
-        buf = gemm_chain_output(c->gemm);
+    if (cr->target == TGT_GEMM_OUTPUT) {   /* the output of the chain this run executes, which abft checks */
+        enum dtype to;
+        gemm_chain_dims(c->out, &m, &nn, NULL, &to);
+        buf = gemm_chain_output(c->out);
         count = (size_t)m * (size_t)nn;
-        e = elem_of_output(t);
+        e = elem_of_output(to);
     } else if (cr->target == TGT_WEIGHTS) {
         buf = (void *)wts;
         count = (size_t)k * (size_t)nn;
@@ -428,13 +436,14 @@ static void cuda_fini(void *b)
     if (!c)
         return;
     cuda_fp_quiet(c);   /* nothing may still read the buffers freed below */
-    shaper_destroy(c->shaper);
     /* the communicator first, bounded (finalized within its timeout, else aborted): an iteration that failed
      * half-way may have left a collective on the steps' side stream that only a peer gone could complete, and the
-     * side stream's synchronisation below would otherwise wait for it for ever */
+     * side stream's synchronisation below would otherwise wait for it for ever; then the mitigation, whose filler's
+     * chain is freed (cudaFree may wait for the whole device: until 2026-11-30 it came before the communicator) */
     if (c->coll)
         coll_destroy(c->coll);
     c->coll = NULL;
+    shaper_destroy(c->shaper);
     cuda_steps_destroy(c->steps);
     if (c->gemm)
         gemm_chain_destroy(c->gemm);

@@ -23,7 +23,9 @@ struct cuda_rank {
     char broken[160];          /* a detector's check that could not run: the rank fails at its next iteration, saying
                                 * this (never an iteration counted checked and clean); "" while whole */
     cudaStream_t stream;
-    struct gemm_chain *gemm;
+    struct gemm_chain *gemm;   /* the rank's own chain: its B is the weights (fingerprint, checkpoints, faults) */
+    struct gemm_chain *out;    /* the chain whose output abft checks and gemm-output faults corrupt: gemm, or under
+                                * workload.phases that of the run's first GEMM step (cuda_steps_iter) */
     struct coll *coll;
     cudaEvent_t anchor, c0, c1, a0, a1;
     uint64_t anchor_ns;        /* host monotonic time of the anchor event */

@@ -57,22 +57,24 @@ double cuda_detector_device_s(void *b, int det)
     return det == DET_ABFT || det == DET_FINGERPRINT || det == DET_REPLAY ? c->det_dev_s[det] : NAN;
 }
 
-/* Huang-Abraham check of the chain's output on the device: the checksum rows its A carries (abft.h). */
+/* Huang-Abraham check of the output of the chain the run executes on the device: the checksum rows its A carries
+ * (abft.h). Under workload.phases with several shapes, the chain of the run's first GEMM step (until 2026-11-30 the
+ * first shape's, which another shape's runs never ran: a stale output checked, none of theirs). */
 int cuda_abft(void *b, double *err, double *tol)
 {
     struct cuda_rank *c = b;
     long m, n, k, col;
     enum dtype t;
-    gemm_chain_dims(c->gemm, &m, &n, &k, &t);
+    gemm_chain_dims(c->out, &m, &n, &k, &t);
     struct abft_model md = abft_model_of(t);
     /* an algorithm that adds split-K parts in the output type rounds each element that many times: the bound on
      * the checksum outputs' rounding and the tolerance take each (a split of 8 in bf16 reached 0.56 of the
      * one-rounding tolerance, emulated) */
-    md.u_out *= gemm_chain_out_roundings(c->gemm);
+    md.u_out *= gemm_chain_out_roundings(c->out);
     *tol = abft_tol(&md, m, k);
     /* the check records both events around its kernel (after its scratch is allocated, before its copy back) */
     int began = cuda_det_events(c);
-    int rc = kernel_abft_check(c->gemm, err, &col, began == 0 ? c->det_e0 : NULL, cuda_det_done(c, began), c->stream);
+    int rc = kernel_abft_check(c->out, err, &col, began == 0 ? c->det_e0 : NULL, cuda_det_done(c, began), c->stream);
     cuda_det_end(c, DET_ABFT, began, rc);
     if (rc != 0) {   /* the check could not run: no verdict, and no iteration taken for checked and clean */
         snprintf(c->broken, sizeof c->broken, "the abft check could not run on GPU %d (see the message above)",
@@ -143,11 +145,16 @@ int cuda_fingerprint_start(void *b, int slice, int slices)
         return -1;
     const void *bufs[2];
     cuda_fp_parts(c, slice, slices, bufs, c->fp_bytes);
-    if (CUDA_CHECK(cudaEventRecord(c->fp_after, c->stream)) || CUDA_CHECK(cudaStreamWaitEvent(c->fp_stream, c->fp_after, 0)) ||
-        CUDA_CHECK(cudaEventRecord(c->fp_t0, c->fp_stream)) ||
+    if (CUDA_CHECK(cudaEventRecord(c->fp_after, c->stream)) || CUDA_CHECK(cudaStreamWaitEvent(c->fp_stream, c->fp_after, 0)))
+        return -1;   /* nothing of it on the fingerprint stream yet */
+    if (CUDA_CHECK(cudaEventRecord(c->fp_t0, c->fp_stream)) ||
         kernel_fingerprint_async(bufs, c->fp_bytes, 2, c->fp_acc, c->fp_sums, 1, c->fp_stream) != 0 ||
-        CUDA_CHECK(cudaEventRecord(c->fp_done, c->fp_stream)))
+        CUDA_CHECK(cudaEventRecord(c->fp_done, c->fp_stream))) {
+        /* what was enqueued may still read the buffers, and nothing (no fp_done) would order the next exchange, a
+         * corruption or a restore after it: waited for here (until 2026-11-30 it was not) */
+        CUDA_CHECK(cudaStreamSynchronize(c->fp_stream));
         return -1;
+    }
     c->fp_pending = 1;
     return 0;
 }

@@ -34,6 +34,8 @@ struct gemm_chain {
     struct gemm_tuning tuning;             /* how algo was chosen (gemm_tune) */
     void *a, *b, *d, *ws;
     float *scales;                         /* fp8 only: the A scale at [0], the B scale at [GEMM_SCALE_STRIDE] */
+    cudaStream_t made_on, ran_on;          /* the stream that filled it, the last one that ran it: what destroy waits
+                                            * for */
 };
 
 /* Returns the cuBLASLt element type of the inputs of t. */
@@ -81,8 +83,11 @@ size_t gemm_chain_bytes(enum dtype t, long m, long n, long k, int count)
     (void)count;   /* the chain reuses its operands and output: count does not change the footprint */
     if ((unsigned)t >= DT_COUNT)
         return SIZE_MAX;
+    /* and abft's scratch, a double per column of A while its checksum rows are filled (k) and per column of D while
+     * it is checked (n): 128 MiB at k = 2^24, which the headroom did not hold (until 2026-11-30 it was not counted) */
     size_t parts[] = { gemm_matrix_bytes(k, m, dtype_size(t)), gemm_matrix_bytes(k, n, dtype_size(t)),
-                       gemm_matrix_bytes(m, n, gemm_out_size(t)), GEMM_WORKSPACE_BYTES, 256 };
+                       gemm_matrix_bytes(m, n, gemm_out_size(t)), GEMM_WORKSPACE_BYTES, 256,
+                       gemm_matrix_bytes(k > n ? k : n, 1, sizeof(double)) };
     size_t sum = 0;
     for (size_t i = 0; i < ARRAY_LEN(parts); i++)
         if (parts[i] == SIZE_MAX || __builtin_add_overflow(sum, parts[i], &sum))
@@ -259,6 +264,17 @@ static int gemm_pick_algo(struct gemm_chain *g, cudaStream_t s)
 
 void gemm_chain_tuning(const struct gemm_chain *g, struct gemm_tuning *out) { *out = g->tuning; }
 
+int gemm_out_roundings(uint32_t split, uint32_t scheme)
+{
+    uint32_t parts = split > 1024 ? 1024 : split;
+    if (split < 2 || scheme == CUBLASLT_REDUCTION_SCHEME_NONE || scheme == CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE)
+        return 1;
+    /* in place: each part rounded as it is added into the output; the output type's workspace (and a scheme not
+     * known, taken as the worst): each part rounded there, then their sum once more (until 2026-11-30 counted as the
+     * parts alone, which the errors' adding in quadrature kept conservative) */
+    return scheme == CUBLASLT_REDUCTION_SCHEME_INPLACE ? (int)parts : (int)parts + 1;
+}
+
 int gemm_chain_out_roundings(const struct gemm_chain *g)
 {
     uint32_t split = 1, scheme = CUBLASLT_REDUCTION_SCHEME_MASK;
@@ -269,9 +285,7 @@ int gemm_chain_out_roundings(const struct gemm_chain *g)
     if (cublasLtMatmulAlgoConfigGetAttribute(&g->algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme, sizeof scheme,
                                              &got) != CUBLAS_STATUS_SUCCESS || got != sizeof scheme)
         scheme = CUBLASLT_REDUCTION_SCHEME_MASK;   /* not known: taken as the worst */
-    int in_output = scheme == CUBLASLT_REDUCTION_SCHEME_INPLACE || scheme == CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE ||
-                    scheme == CUBLASLT_REDUCTION_SCHEME_MASK;
-    return in_output ? (int)(split > 1024 ? 1024 : split) : 1;
+    return gemm_out_roundings(split, scheme);
 }
 
 void gemm_algo_text(const void *algo, char *buf, size_t len)
@@ -300,12 +314,11 @@ void gemm_algo_text(const void *algo, char *buf, size_t len)
 
 void gemm_chain_algo_text(const struct gemm_chain *g, char *buf, size_t len) { gemm_algo_text(&g->algo, buf, len); }
 
-/* Allocates A, B, D, the workspace and (fp8) the scales of g, and fills A and B from seed on s. */
-static int gemm_alloc_fill(struct gemm_chain *g, unsigned long long seed, cudaStream_t s)
+/* Allocates A, B, D, the workspace and (fp8) the scales of g, and fills A from seed_a and B from seed_b on s. */
+static int gemm_alloc_fill(struct gemm_chain *g, unsigned long long seed_a, unsigned long long seed_b, cudaStream_t s)
 {
     static const float ones[GEMM_SCALE_STRIDE + 1] = { [0] = 1.0f, [GEMM_SCALE_STRIDE] = 1.0f };
     size_t na = (size_t)g->k * (size_t)g->m, nb = (size_t)g->k * (size_t)g->n, nd = (size_t)g->m * (size_t)g->n;
-    struct rng r;
     if (CUDA_CHECK(cudaMalloc(&g->a, na * dtype_size(g->t))) ||
         CUDA_CHECK(cudaMalloc(&g->b, nb * dtype_size(g->t))) ||
         CUDA_CHECK(cudaMalloc(&g->d, nd * gemm_out_size(g->t))) ||
@@ -314,10 +327,8 @@ static int gemm_alloc_fill(struct gemm_chain *g, unsigned long long seed, cudaSt
     if (g->t == DT_FP8 && (CUDA_CHECK(cudaMalloc((void **)&g->scales, sizeof ones)) ||
                            CUDA_CHECK(cudaMemcpyAsync(g->scales, ones, sizeof ones, cudaMemcpyHostToDevice, s))))
         return -1;
-    /* A and B get independent streams derived from seed; std 1 keeps fp8 well inside +-448 and every
-     * output finite (|D| ~ sqrt(k)). D starts at zero so that a copy before the first run is defined. */
-    rng_seed(&r, seed, 0);
-    unsigned long long seed_a = rng_next(&r), seed_b = rng_next(&r);
+    /* std 1 keeps fp8 well inside +-448 and every output finite (|D| ~ sqrt(k)). D starts at zero so that a copy
+     * before the first run is defined. */
     /* A's last two rows: the checksum of the others, which the product carries into D's (abft.h) */
     if (kernel_fill_normal(g->a, na, g->t, seed_a, 1.0f, s) || (g->m >= 3 && kernel_abft_embed(g->a, g->m, g->k, g->t, s)) ||
         kernel_fill_normal(g->b, nb, g->t, seed_b, 1.0f, s) ||
@@ -332,8 +343,29 @@ struct gemm_chain *gemm_chain_create(enum dtype t, long m, long n, long k, int c
     return gemm_chain_create_sm(t, m, n, k, count, seed, 0, s, err, errlen);
 }
 
+static struct gemm_chain *gemm_chain_make(enum dtype t, long m, long n, long k, int count, unsigned long long seed_a,
+                                          unsigned long long seed_b, int sm_target, cudaStream_t s, char *err,
+                                          size_t errlen);
+
 struct gemm_chain *gemm_chain_create_sm(enum dtype t, long m, long n, long k, int count, unsigned long long seed,
                                         int sm_target, cudaStream_t s, char *err, size_t errlen)
+{
+    struct rng r;   /* A and B get independent streams derived from seed */
+    rng_seed(&r, seed, 0);
+    unsigned long long seed_a = rng_next(&r), seed_b = rng_next(&r);
+    return gemm_chain_make(t, m, n, k, count, seed_a, seed_b, sm_target, s, err, errlen);
+}
+
+struct gemm_chain *gemm_chain_create_ab(enum dtype t, long m, long n, long k, int count, unsigned long long seed_a,
+                                        unsigned long long seed_b, cudaStream_t s, char *err, size_t errlen)
+{
+    return gemm_chain_make(t, m, n, k, count, seed_a, seed_b, 0, s, err, errlen);
+}
+
+/* Builds the chain (gemm.h: gemm_chain_create), A filled from seed_a and B from seed_b. */
+static struct gemm_chain *gemm_chain_make(enum dtype t, long m, long n, long k, int count, unsigned long long seed_a,
+                                          unsigned long long seed_b, int sm_target, cudaStream_t s, char *err,
+                                          size_t errlen)
 {
     char what[128], msg[256];
     if (gemm_shape_ok(t, m, n, k, msg, sizeof msg) != 0) {
@@ -349,13 +381,14 @@ struct gemm_chain *gemm_chain_create_sm(enum dtype t, long m, long n, long k, in
         return NULL;
 
     struct gemm_chain *g = xcalloc(1, sizeof *g);
-    *g = (struct gemm_chain){ .t = t, .m = m, .n = n, .k = k, .count = count, .alpha = 1.0f, .beta = 0.0f };
+    *g = (struct gemm_chain){ .t = t, .m = m, .n = n, .k = k, .count = count, .alpha = 1.0f, .beta = 0.0f,
+                              .made_on = s, .ran_on = s };
     if (CUBLAS_CHECK(cublasLtCreate(&g->lt)) != 0) {
         g->lt = NULL;
         gemm_fail(err, errlen, "%s: cublasLtCreate failed", what);
         goto fail;
     }
-    if (gemm_alloc_fill(g, seed, s) != 0) {
+    if (gemm_alloc_fill(g, seed_a, seed_b, s) != 0) {
         gemm_fail(err, errlen, "%s: allocating or filling the operands failed", what);
         goto fail;
     }
@@ -390,6 +423,7 @@ int gemm_chain_run_range(struct gemm_chain *g, int first, int count, cudaStream_
 {
     if (first < 0 || count < 0 || first + count > g->count)
         return gl_log("gemm: GEMMs %d..%d of a chain of %d", first, first + count - 1, g->count), -1;
+    g->ran_on = s;
     for (int i = first; i < first + count; i++)
         if (CUBLAS_CHECK(cublasLtMatmul(g->lt, g->op, &g->alpha, g->a, g->la, g->b, g->lb, &g->beta, g->d, g->ld,
                                         g->d, g->ld, &g->algo, g->ws, GEMM_WORKSPACE_BYTES, s)) != 0)
@@ -495,7 +529,12 @@ void gemm_chain_destroy(struct gemm_chain *g)
 {
     if (!g)
         return;
-    CUDA_CHECK(cudaDeviceSynchronize());   /* nothing may still be reading what is freed below */
+    /* nothing may still be reading what is freed below: the streams the chain ran on are waited for (until
+     * 2026-11-30 the whole device was). cudaFree may still wait for the device: whoever holds a collective that only
+     * a peer gone could complete ends its communicator first (cuda_fini) */
+    CUDA_CHECK(cudaStreamSynchronize(g->made_on));
+    if (g->ran_on != g->made_on)
+        CUDA_CHECK(cudaStreamSynchronize(g->ran_on));
     if (g->ld)
         CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(g->ld));
     if (g->lb)

@@ -11,6 +11,7 @@
 #define GAUNTLET_GEMM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cuda_runtime.h>
 
@@ -27,7 +28,8 @@ struct gemm_chain;
 
 #include "cuda_rules.h"   /* gemm_shape_ok: the shape rules, built with or without CUDA */
 
-/* Returns the device memory a chain of this shape needs (A, B, D, workspace), saturating at SIZE_MAX. */
+/* Returns the device memory a chain of this shape needs (A, B, D, workspace, abft's scratch), saturating at
+ * SIZE_MAX. */
 size_t gemm_chain_bytes(enum dtype t, long m, long n, long k, int count);
 
 /* Returns the floating-point operations of one GEMM: 2mnk. */
@@ -43,6 +45,11 @@ struct gemm_chain *gemm_chain_create(enum dtype t, long m, long n, long k, int c
  * work beside it (NCCL's kernels) keeps SMs of its own. */
 struct gemm_chain *gemm_chain_create_sm(enum dtype t, long m, long n, long k, int count, unsigned long long seed,
                                         int sm_target, cudaStream_t s, char *err, size_t errlen);
+
+/* The same as gemm_chain_create, A filled from seed_a and B from seed_b (a rank's chain: rankplan_seeds gives every
+ * rank the same weights B). */
+struct gemm_chain *gemm_chain_create_ab(enum dtype t, long m, long n, long k, int count, unsigned long long seed_a,
+                                        unsigned long long seed_b, cudaStream_t s, char *err, size_t errlen);
 
 /* Issues the chain's count GEMMs back to back on s: no synchronisation, no allocation. 0, or -1 (logged). */
 int gemm_chain_run(struct gemm_chain *g, cudaStream_t s);
@@ -65,7 +72,8 @@ int gemm_chain_copy_c(struct gemm_chain *g, float *host_c);
 /* Waits for the device, then copies A (m * k floats) and B (k * n floats) to the host, layout above. 0 or -1. */
 int gemm_chain_copy_ab(struct gemm_chain *g, float *host_a, float *host_b);
 
-/* Waits for the device, then frees everything the chain holds; NULL is a no-op. */
+/* Waits for the streams the chain was filled and last run on (they must still exist), then frees everything it
+ * holds; NULL is a no-op. */
 void gemm_chain_destroy(struct gemm_chain *g);
 
 /* How the chain's algorithm was chosen: of cuBLASLt's heuristic's candidates (up to 16 within the workspace) that
@@ -77,10 +85,14 @@ struct gemm_tuning {
     double chosen_s, first_s;
 };
 void gemm_chain_tuning(const struct gemm_chain *g, struct gemm_tuning *out);
-/* How many times the chosen algorithm rounds an output element to the output type: its split-K count where the
- * parts are added up in the output type (reduction scheme in place or output type; unknown: the count), else 1
- * (no split, or parts added in the compute type). abft's tolerance takes it (kernels/abft.cu's model assumes one). */
+/* How many times the chosen algorithm rounds an output element to the output type (gemm_out_roundings of its split-K
+ * count and reduction scheme). abft's tolerance takes it (kernels/abft.cu's model assumes one). */
 int gemm_chain_out_roundings(const struct gemm_chain *g);
+/* The roundings to the output type of an element of an algorithm that splits k in split parts and adds them by scheme
+ * (cublasLtReductionScheme_t): split in place (each part added into the output), split + 1 through a workspace of
+ * the output type (each part stored there, then their sum) and for a scheme not known, 1 for no split or a sum in the
+ * compute type. At most 1025. */
+int gemm_out_roundings(uint32_t split, uint32_t scheme);
 /* Describes the chain's algorithm in one line, from its configuration (cublasLt.h's enums: algorithm id, tile,
  * stages, split-K, reduction scheme, CTA swizzling, custom option, cluster shape), e.g. "id 66 tile 40 stages 32
  * splitk 1 reduction 0 swizzle 0 custom 0 cluster 2": what a profiler's kernel name can be compared with. */

@@ -7,8 +7,12 @@
  * every step's edges are reported at the GPU's own times (docs/scenarios.md "Phases").
  *
  * The gradient exchange step runs on the communicator's own buffer (the data the fingerprint hashes and the faults
- * corrupt); the other collectives on a buffer of their own. Faults and checks run after the iteration (the steps
- * are enqueued together): a fault due before the all-reduce lands in the next iteration's exchange. */
+ * corrupt) and leaves every rank the ranks' mean of it, as sim's all-reduce does: a reduce_scatter exchange is
+ * followed, inside its step, by the all-gather of the shares (FSDP's pair; rankplan_grad_colls). The other
+ * collectives run on a buffer of their own. The faults due before the exchange (gradients, comm-error) are carried
+ * out before the iteration is enqueued, so its exchange carries them, as on sim (until 2026-11-30 they came after
+ * it, and that iteration's fingerprint saw a gradient flip on one rank only); the other faults and the checks run
+ * after the iteration (the steps are enqueued together), on the output of the run's first GEMM step's chain. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,16 +21,16 @@
 #include "cuda_rank.h"
 #include "detectors/detector.h"
 #include "kernels.h"
+#include "rankplan.h"
 #include "util.h"
 #include "wait.h"
 
-#define STEPS_MAX_CHAINS 32
 #define STEPS_OPT_ELEMS (64u << 20)   /* fp32 elements of each optimizer buffer (256 MiB): larger updates loop */
 
 struct cuda_steps {
-    struct gemm_chain *chain[STEPS_MAX_CHAINS];   /* chain[0] is the rank's own (c->gemm): not freed here */
+    struct gemm_chain *chain[RANKPLAN_MAX_CHAINS];   /* chain[0] is the rank's own (c->gemm): not freed here */
     int n_chains;
-    int which[SC_MAX_STEPS];           /* a GEMM step's chain */
+    int which[SC_MAX_STEPS];           /* a GEMM step's chain (rankplan_chains) */
     char *send, *recv;                 /* the other collectives' buffers */
     size_t comm_bytes;
     float *opt[4];                     /* p, g, m, v */
@@ -36,44 +40,6 @@ struct cuda_steps {
     cudaEvent_t begin[SC_MAX_STEPS], end[SC_MAX_STEPS], fork[SC_MAX_STEPS], join[SC_MAX_STEPS];
     int opt_step;
 };
-
-/* The first GEMM step. */
-static int first_gemm(const struct scenario *sc)
-{
-    for (int i = 0; i < sc->workload.n_steps; i++)
-        if (sc->workload.steps[i].kind == ST_GEMM)
-            return i;
-    return -1;
-}
-
-/* The chain that runs GEMMs of st's shape, created on first use (as many GEMMs as the largest step asks). */
-static int steps_chain(struct cuda_steps *st, const struct scenario *sc, int i, unsigned long long seed,
-                       cudaStream_t s, char *why, size_t n)
-{
-    const struct step *p = &sc->workload.steps[i];
-    int64_t count = 0;
-    for (int j = 0; j < sc->workload.n_steps; j++) {
-        const struct step *q = &sc->workload.steps[j];
-        if (q->kind == ST_GEMM && q->m == p->m && q->n == p->n && q->k == p->k && q->dtype == p->dtype) {
-            count = q->count > count ? q->count : count;
-            if (j < i) {   /* made for an earlier step of this shape */
-                st->which[i] = st->which[j];
-                return 0;
-            }
-        }
-    }
-    if (st->n_chains == STEPS_MAX_CHAINS) {
-        snprintf(why, n, "workload.phases: more than %d GEMM shapes", STEPS_MAX_CHAINS);
-        return -1;
-    }
-    struct gemm_chain *g = gemm_chain_create(p->dtype, p->m, p->n, p->k, (int)count, seed + (unsigned long long)i, s,
-                                             why, n);
-    if (!g)
-        return -1;
-    st->which[i] = st->n_chains;
-    st->chain[st->n_chains++] = g;
-    return 0;
-}
 
 int cuda_steps_gemm_count(const struct scenario *sc)
 {
@@ -92,17 +58,28 @@ struct cuda_steps *cuda_steps_create(struct cuda_rank *c, struct worker_ctx *w, 
     const struct scenario *sc = w->sc;
     struct cuda_steps *st = xcalloc(1, sizeof *st);
     size_t opt = 0;
-    st->chain[st->n_chains++] = c->gemm;   /* the first GEMM step's shape, made with cuda_steps_gemm_count GEMMs: the
-                                            * chain abft checks and the faults corrupt */
+    int make[RANKPLAN_MAX_CHAINS];
+    int64_t count[RANKPLAN_MAX_CHAINS];
+    int chains = rankplan_chains(sc, st->which, make, count);
+    if (chains < 1) {
+        if (chains < 0)
+            snprintf(why, n, "workload.phases: more than %d GEMM shapes", RANKPLAN_MAX_CHAINS);
+        else
+            snprintf(why, n, "workload.phases: no GEMM step");
+        goto fail;
+    }
+    st->chain[st->n_chains++] = c->gemm;   /* the first GEMM step's shape, made with cuda_steps_gemm_count GEMMs */
+    for (int k = 1; k < chains; k++) {     /* each other shape's, its weights the same on every rank (rankplan.h) */
+        const struct step *p = &sc->workload.steps[make[k]];
+        uint64_t seed_a, seed_b;
+        rankplan_seeds((uint64_t)sc->seed, w->rank, make[k] + 1, &seed_a, &seed_b);
+        if (!(st->chain[st->n_chains] = gemm_chain_create_ab(p->dtype, p->m, p->n, p->k, (int)count[k], seed_a, seed_b,
+                                                             c->stream, why, n)))
+            goto fail;
+        st->n_chains++;
+    }
     for (int i = 0; i < sc->workload.n_steps; i++) {
         const struct step *p = &sc->workload.steps[i];
-        if (p->kind == ST_GEMM && i == first_gemm(sc)) {
-            st->which[i] = 0;
-            continue;
-        }
-        if (p->kind == ST_GEMM && steps_chain(st, sc, i, (unsigned long long)sc->seed * 7919ull + (unsigned)w->rank,
-                                              c->stream, why, n) != 0)
-            goto fail;
         if (step_class_of(p->kind) == SCL_COMM && p->bytes > st->comm_bytes)
             st->comm_bytes = p->bytes;
         if (p->kind == ST_OPTIMIZER && p->bytes / 4 > opt)
@@ -165,17 +142,31 @@ static const enum coll_op steps_ops[ST_COUNT] = {
     [ST_ALL_TO_ALL] = COLL_ALL_TO_ALL, [ST_SEND_RECV] = COLL_SEND_RECV,
 };
 
-/* Enqueues communication step i on s: the run's gradient exchange (grad) on the communicator's buffer when it is
- * that size (shape 0's; another shape's exchange of another size runs on the steps' buffer), the rest on theirs. */
+/* Whether step i is the run's gradient exchange (grad) on the communicator's buffer: it is when it is that size
+ * (shape 0's; another shape's exchange of another size runs on the steps' buffer). */
+static int steps_on_coll(const struct scenario *sc, int i, int grad)
+{
+    return i == grad && sc->workload.steps[i].bytes == sc->workload.allreduce.bytes;
+}
+
+/* Enqueues communication step i on s: the run's gradient exchange on the communicator's buffer (steps_on_coll), as
+ * rankplan_grad_colls says, the rest on the steps' buffers. 0 or -1. */
 static int steps_comm(struct cuda_rank *c, struct cuda_steps *st, const struct scenario *sc, int i, int grad,
                       cudaStream_t s)
 {
     const struct step *p = &sc->workload.steps[i];
-    if (i == grad && p->bytes == sc->workload.allreduce.bytes)
-        return p->kind == ST_ALLREDUCE ? coll_allreduce(c->coll, s)
-                                       : coll_step(c->coll, COLL_REDUCE_SCATTER, coll_buffer(c->coll), NULL,
-                                                   coll_count(c->coll) * coll_type_size(coll_type(c->coll)), s);
-    return coll_step(c->coll, steps_ops[p->kind], st->send, st->recv, p->bytes, s);
+    if (!steps_on_coll(sc, i, grad))
+        return coll_step(c->coll, steps_ops[p->kind], st->send, st->recv, p->bytes, s);
+    struct rankplan_coll part[3];
+    size_t es = coll_type_size(coll_type(c->coll));
+    int n = rankplan_grad_colls(p->kind, coll_count(c->coll), coll_nranks(c->coll), part);
+    if (n == 1 && part[0].op == COLL_ALLREDUCE)
+        return coll_allreduce(c->coll, s);
+    for (int k = 0; k < n; k++)
+        if (coll_step(c->coll, part[k].op, (char *)coll_buffer(c->coll) + part[k].first * es, NULL, part[k].count * es,
+                      s) != 0)
+            return -1;
+    return 0;
 }
 
 /* Enqueues the optimizer step i: AdamW over the buffers, as many passes as its bytes need. 0 or -1. */
@@ -268,6 +259,9 @@ int cuda_steps_iter(void *b, struct worker_ctx *w)
     int first = (int)(steps - sc->workload.steps), last = first + n;
     if (mono_ns() - c->anchor_ns > CUDA_REANCHOR_NS && cuda_anchor(c) != 0)
         return snprintf(w->err, sizeof w->err, "cannot re-anchor the GPU clock"), -1;
+    int out = rankplan_out_step(sc, w->run);   /* the chain abft checks and gemm-output corrupts: one this run runs */
+    c->out = out >= 0 ? st->chain[st->which[out]] : c->gemm;
+    worker_point(w, IP_BEFORE_ALLREDUCE);   /* before the enqueue: this iteration's exchange carries its faults */
     if (c->comm_broken) {   /* comm-error: this rank's communicator was aborted */
         worker_emit_detect(w, DET_COMM, "the rank's NCCL communicator was aborted");
         shm_abort(w->shm);
@@ -296,9 +290,12 @@ int cuda_steps_iter(void *b, struct worker_ctx *w)
         int phase = cls == SCL_COMPUTE ? PH_COMPUTE : cls == SCL_COMM ? PH_COMM : cls == SCL_MEMORY ? PH_OPT : PH_IDLE;
         uint64_t t0 = cuda_event_ns(c, st->begin[i]), t1 = cuda_event_ns(c, st->end[i]);
         worker_phase(w, phase, 1, t0, 0);
-        if (cls == SCL_COMM) {
-            worker_phase_bus(w, t1, (double)p->bytes,
-                             backend_bus_bytes(p->kind, (double)p->bytes, p->ranks > 0 ? (int)p->ranks : world));
+        if (cls == SCL_COMM) {   /* a reduce-scatter exchange on the buffer: the all-gather's bus bytes too */
+            int r = p->ranks > 0 ? (int)p->ranks : world;
+            double bus = backend_bus_bytes(p->kind, (double)p->bytes, r);
+            if (p->kind == ST_REDUCE_SCATTER && steps_on_coll(sc, i, first + grad))
+                bus += backend_bus_bytes(ST_ALL_GATHER, (double)p->bytes, r);
+            worker_phase_bus(w, t1, (double)p->bytes, bus);
         } else {
             worker_phase(w, phase, 0, t1,
                          cls == SCL_COMPUTE ? gemm_flops(p->m, p->n, p->k) * (double)p->count : (double)p->bytes);
@@ -309,9 +306,9 @@ int cuda_steps_iter(void *b, struct worker_ctx *w)
         steps_exposed(c, st, w, last - 1);
     }
     w->step_kind = ST_ALLREDUCE;
-    /* faults and checks after the iteration: the data of the first GEMM and of the exchange are still there */
+    /* the other faults and checks after the iteration: the data of the first GEMM and of the exchange are still
+     * there */
     worker_point(w, IP_AFTER_GEMM);
-    worker_point(w, IP_BEFORE_ALLREDUCE);
     worker_point(w, IP_AFTER_ALLREDUCE);
     worker_point(w, IP_AFTER_STEP);
     return 0;
