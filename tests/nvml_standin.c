@@ -17,6 +17,15 @@
  *                                          its timestamps count microseconds from 1 s at nvmlInit
  *   GAUNTLET_STANDIN_SAMPLES=wall          the same, each sample stamped as the H100's and H200's drivers stamp
  *                                          theirs: microseconds of the wall clock (CLOCK_REALTIME) it was taken at
+ *   GAUNTLET_STANDIN_SAMPLES_BACKLOG=N     the buffer holds N samples taken before nvmlInit (at most 100 kept)
+ *   GAUNTLET_STANDIN_SAMPLES_FAIL=F,C,E    calls F to F+C-1 of nvmlDeviceGetSamples (counted from 1 at nvmlInit) answer
+ *                                          NVML error E (999: NVML_ERROR_UNKNOWN, 3: NOT_SUPPORTED ...)
+ *   GAUNTLET_STANDIN_SAMPLES_STEP=A,B      the wall clock stepped back by B ms A ms after nvmlInit: the samples taken
+ *                                          before are stamped B ms later than those after (the host's clock reads the
+ *                                          stepped time all along)
+ *   GAUNTLET_STANDIN_NO_PARAM_FIELDS=1     smoothing profile 0's parameters (fields 265-268) are not reported
+ *   GAUNTLET_STANDIN_NO_PROFILE_FIELD=1    the active smoothing profile (field 269) is not reported
+ *   GAUNTLET_STANDIN_HANG_LIMIT=MW         setting the power limit to MW milliwatts hangs for 30 s (NVML unresponsive)
  *   GAUNTLET_STANDIN_STATE=FILE            every setting change rewrites FILE: one line per device,
  *                                          "dev limit_mw smoothing_on floor up down hysteresis profile", so a test can
  *                                          see what a process left behind after it exited or crashed
@@ -28,9 +37,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "../harness/power/nvml.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define STANDIN_MAX_DEVICES 8
 #define STANDIN_NAME "Gauntlet Standin GPU"
@@ -57,6 +68,7 @@ static int standin_refs;
 static int standin_timed;
 static int standin_instant_unsupported;
 static unsigned long long standin_t0_ns, standin_t0_wall_ns;   /* nvmlInit's time on the monotonic and wall clocks */
+static unsigned long standin_samples_calls;   /* calls of nvmlDeviceGetSamples since nvmlInit */
 
 /* Reads the monotonic clock in ns (0 if it cannot be read). */
 static unsigned long long standin_now_ns(void)
@@ -96,6 +108,7 @@ nvmlReturn_t nvmlInit_v2(void)
     standin_timed = standin_flag("GAUNTLET_STANDIN_TIMED");
     standin_instant_unsupported = standin_flag("GAUNTLET_STANDIN_INSTANT_UNSUPPORTED");
     standin_t0_ns = standin_now_ns();
+    standin_samples_calls = 0;
     struct timespec wall;
     standin_t0_wall_ns = clock_gettime(CLOCK_REALTIME, &wall) == 0
                              ? (unsigned long long)wall.tv_sec * 1000000000ull + (unsigned long long)wall.tv_nsec : 0;
@@ -221,6 +234,11 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvml
         v->timestamp = (long long)(standin_now_ns() / 1000);
         v->latencyUsec = 0;
         if (v->fieldId >= 256 && v->fieldId <= 269 && standin_flag("GAUNTLET_STANDIN_SMOOTHING")) {
+            if ((v->fieldId >= 265 && v->fieldId <= 268 && standin_flag("GAUNTLET_STANDIN_NO_PARAM_FIELDS")) ||
+                (v->fieldId == 269 && standin_flag("GAUNTLET_STANDIN_NO_PROFILE_FIELD"))) {
+                v->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+                continue;
+            }
             v->valueType = NVML_VALUE_TYPE_DOUBLE;   /* enabled, lifetime left, profile 0's four, active profile */
             v->value.dVal = v->fieldId == 256 ? device->smooth_on : v->fieldId == 263 ? 87.5
                           : v->fieldId >= 265 && v->fieldId <= 268 ? device->smooth[v->fieldId - 265]
@@ -283,6 +301,9 @@ nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int
         return NVML_ERROR_NO_PERMISSION;
     if (limit < 200000 || limit > 700000)
         return NVML_ERROR_INVALID_ARGUMENT;
+    const char *hang = getenv("GAUNTLET_STANDIN_HANG_LIMIT");
+    if (hang && strtoul(hang, NULL, 10) == limit)
+        sleep(30);
     device->limit_mw = limit;
     standin_save();
     return NVML_SUCCESS;
@@ -398,12 +419,24 @@ nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, int type, unsigned long l
         return NVML_ERROR_NOT_SUPPORTED;
     if (!sampleValType || !sampleCount)
         return NVML_ERROR_INVALID_ARGUMENT;
+    unsigned from = 0, count = 0, err = 0, at_ms = 0, back_ms = 0;
+    const char *fail = getenv("GAUNTLET_STANDIN_SAMPLES_FAIL"), *step = getenv("GAUNTLET_STANDIN_SAMPLES_STEP");
+    standin_samples_calls++;
+    if (fail && sscanf(fail, "%u,%u,%u", &from, &count, &err) == 3 &&
+        standin_samples_calls >= from && standin_samples_calls < (unsigned long)from + count)
+        return (nvmlReturn_t)err;
+    if (!(step && sscanf(step, "%u,%u", &at_ms, &back_ms) == 2))
+        at_ms = back_ms = 0;
+    const char *bl = getenv("GAUNTLET_STANDIN_SAMPLES_BACKLOG");
+    unsigned long long backlog = bl ? strtoull(bl, NULL, 10) : 0;   /* sample k was taken (k - backlog) periods after init */
     unsigned long long now_us = (standin_now_ns() - standin_t0_ns) / 1000, period = 20000;
-    unsigned long long last = now_us / period, first = last >= 100 ? last - 99 : 0;   /* the buffer keeps 100 */
+    unsigned long long last = now_us / period + backlog, first = last >= 100 ? last - 99 : 0;   /* the buffer keeps 100 */
     *sampleValType = NVML_VALUE_TYPE_UNSIGNED_INT;
     unsigned int n = 0;
     for (unsigned long long k = first; k <= last; k++) {
-        unsigned long long ts = wall ? standin_t0_wall_ns / 1000 + k * period : 1000000 + k * period;   /* us, never 0 */
+        unsigned long long ts = wall ? standin_t0_wall_ns / 1000 + k * period - backlog * period : 1000000 + k * period;   /* us */
+        if (back_ms && !(k >= backlog && (k - backlog) * period >= at_ms * 1000ull))
+            ts += back_ms * 1000ull;
         if (ts <= lastSeenTimeStamp)
             continue;
         if (samples && n < *sampleCount)

@@ -159,3 +159,73 @@ Test(devset, smoothing_absent_is_reported_present_is_set_read_back_and_put_back)
     cr_assert_eq(last_profile, 3u, "the profile active before is active again");
     nvml_close(nv);
 }
+
+Test(devset, every_fatal_signal_that_skips_atexit_puts_the_limit_back)
+{
+    snprintf(state_path, sizeof state_path, "/tmp/gauntlet-devset-%d.state", (int)getpid());
+    cr_assert_eq(left_after(SIGXCPU), 650000u, "a CPU time limit (ulimit -t, a batch system's)");
+    cr_assert_eq(left_after(SIGTRAP), 650000u);
+    cr_assert_eq(left_after(SIGSYS), 650000u);
+    cr_assert_eq(left_after(SIGUSR1), 650000u);
+    cr_assert_eq(left_after(SIGUSR2), 650000u);
+}
+
+/* A crash while NVML does not answer (here: putting the limit back hangs): after 5 s the process says what to put back
+ * by hand and ends of its own signal, not of the alarm's. */
+Test(devset, a_crash_whose_undo_hangs_says_what_to_put_back_and_dies_of_its_signal, .timeout = 30)
+{
+    snprintf(state_path, sizeof state_path, "/tmp/gauntlet-devset-%d.state", (int)getpid());
+    char err_path[300];
+    snprintf(err_path, sizeof err_path, "%s.err", state_path);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        char why[256];
+        if (!freopen(err_path, "w", stderr))
+            _exit(8);
+        struct nvml *nv = open_standin();
+        if (devset_power_limit(nv, 0, 450, NULL, why, sizeof why) != 0)
+            _exit(9);
+        setenv("GAUNTLET_STANDIN_HANG_LIMIT", "650000", 1);   /* putting 650 W back does not return */
+        raise(SIGSEGV);
+        _exit(0);
+    }
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "the child died of its own crash (status %#x, signal %d)", st,
+              WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    char text[2048] = "";
+    FILE *f = fopen(err_path, "r");
+    cr_assert_not_null(f);
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    text[got] = 0;
+    fclose(f);
+    unlink(err_path);
+    cr_assert(strstr(text, "did not finish within 5 s"), "stderr: %s", text);
+    cr_assert(strstr(text, "nvidia-smi -i 0 -pl 650"), "what to put back by hand: %s", text);
+}
+
+/* A smoothing change that could not be put back is refused before anything is changed (the caller emulates): profile
+ * 0's parameters, or the profile active before, not reported. */
+Test(devset, smoothing_is_refused_when_what_it_replaces_is_not_reported)
+{
+    static const char *const unreported[] = { "GAUNTLET_STANDIN_NO_PARAM_FIELDS", "GAUNTLET_STANDIN_NO_PROFILE_FIELD" };
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SMOOTHING", "1", 1), 0);
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_PROFILE", "3", 1), 0);
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(setenv(unreported[i], "1", 1), 0);
+        struct nvml *nv = open_standin();
+        char why[512] = "";
+        struct devset_smoothing req = { .floor_pct = 65, .ramp_up_w_s = 2000, .ramp_down_w_s = 1500, .hysteresis_ms = 50 };
+        struct devset_smoothing_readback rb;
+        cr_assert_eq(devset_smoothing_on(nv, 0, &req, &rb, why, sizeof why), 1, "%s: refused, emulated", unreported[i]);
+        cr_assert(strstr(why, "not reported") && strstr(why, "not changed"), "%s", why);
+        cr_assert_eq(devset_changed(), 0, "nothing to put back: nothing was changed");
+        unsigned l, s;
+        double fl;
+        cr_assert_eq(state_of(0, &l, &s, &fl), -1, "the stand-in saw no setting change (%s)", unreported[i]);
+        nvml_close(nv);
+        unsetenv(unreported[i]);
+        unlink(state_path);
+    }
+}

@@ -69,3 +69,40 @@ Test(numa, pinning_confines_the_worker_to_the_node)
     cr_assert_eq(numa_pin(7, why, sizeof why), -1);
     cr_assert(strstr(why, "NUMA node 7"), "%s", why);
 }
+
+/* A launcher's binding (taskset, mpirun --bind-to core, Slurm's --cpu-bind) is narrowed to the node, never widened to
+ * it; where none of the node's CPUs is allowed the affinity stays as it was. */
+Test(numa, pinning_narrows_the_launchers_binding_and_never_widens_it)
+{
+    cpu_set_t have;
+    cr_assert_eq(sched_getaffinity(0, sizeof have, &have), 0);
+    int a = -1, b = -1;
+    for (int c = 0; c < CPU_SETSIZE && b < 0; c++)
+        if (CPU_ISSET(c, &have)) {
+            if (a < 0)
+                a = c;
+            else
+                b = c;
+        }
+    if (b < 0)
+        cr_skip_test("this process may run on one CPU only");
+    fake_sysfs();
+    char list[64], why[256];
+    snprintf(list, sizeof list, "%d,%d\n", a, b);
+    put("devices/system/node/node3/cpulist", list);
+    snprintf(list, sizeof list, "%d\n", a);
+    put("devices/system/node/node4/cpulist", list);
+    cpu_set_t bound;
+    CPU_ZERO(&bound);
+    CPU_SET(b, &bound);   /* the launcher gave this rank CPU b alone */
+    cr_assert_eq(sched_setaffinity(0, sizeof bound, &bound), 0);
+    cr_assert_eq(numa_pin(3, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(sched_getaffinity(0, sizeof have, &have), 0);
+    cr_assert(CPU_COUNT(&have) == 1 && CPU_ISSET(b, &have), "still CPU %d alone, not node 3's %d,%d", b, a, b);
+    cr_assert_eq(numa_pinned(3), 1);
+    cr_assert_eq(numa_pin(4, why, sizeof why), -1, "node 4's CPU %d is not among those allowed", a);
+    cr_assert(strstr(why, "NUMA node 4") && strstr(why, "left as it was"), "%s", why);
+    cr_assert_eq(sched_getaffinity(0, sizeof have, &have), 0);
+    cr_assert(CPU_COUNT(&have) == 1 && CPU_ISSET(b, &have), "the affinity is as it was");
+    cr_assert_eq(numa_pinned(4), 0);
+}

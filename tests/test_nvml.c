@@ -117,8 +117,10 @@ Test(nvml, the_driver_sample_buffer_gives_each_sample_once_in_order, .timeout = 
     struct nvml *nv = open_standin();
     unsigned long long last = 0, t[64];
     double w[64];
+    long skipped;
+    nvmlReturn_t err;
     sleep_ns(130000000);   /* 130 ms: samples 0..6 of the stand-in's one every 20 ms */
-    int n = nvml_power_samples(nv, 0, &last, w, t, 64);
+    int n = nvml_power_samples(nv, 0, &last, w, t, 64, &skipped, &err);
     cr_assert_geq(n, 6, "samples after 130 ms: %d", n);
     for (int i = 1; i < n; i++) {
         cr_assert_eq(t[i] - t[i - 1], 20000, "20 ms apart, oldest first: %llu then %llu", t[i - 1], t[i]);
@@ -126,19 +128,19 @@ Test(nvml, the_driver_sample_buffer_gives_each_sample_once_in_order, .timeout = 
     }
     cr_assert_eq(last, t[n - 1], "the newest seen");
     cr_assert(w[0] == 100 || w[0] == 400 || w[0] == 700, "watts from mW: %f", w[0]);
-    int again = nvml_power_samples(nv, 0, &last, w, t, 64);
+    int again = nvml_power_samples(nv, 0, &last, w, t, 64, &skipped, &err);
     cr_assert_leq(again, 1, "only what came since: %d", again);
     sleep_ns(50000000);
     unsigned long long before = last;
-    n = nvml_power_samples(nv, 0, &last, w, t, 2);
+    n = nvml_power_samples(nv, 0, &last, w, t, 2, &skipped, &err);
     cr_assert_eq(n, 2, "at most max, the newest: %d", n);
     cr_assert_gt(t[0], before);
     cr_assert_eq(last, t[1]);
     nvml_close(nv);
     cr_assert_eq(unsetenv("GAUNTLET_STANDIN_SAMPLES"), 0);
     nv = open_standin();
-    cr_assert_eq(nvml_power_samples(nv, 0, &last, w, t, 64), -1, "no buffer: the instant field is the source");
-    cr_assert_eq(nvml_power_samples(nv, 0, &last, w, t, 64), -1, "and it is not asked again");
+    cr_assert_eq(nvml_power_samples(nv, 0, &last, w, t, 64, &skipped, &err), -1, "no buffer: the instant field is the source");
+    cr_assert_eq(nvml_power_samples(nv, 0, &last, w, t, 64, &skipped, &err), -1, "and it is not asked again");
     nvml_close(nv);
 }
 
@@ -153,10 +155,12 @@ Test(nvml, the_driver_samples_land_on_the_monotonic_clock_at_their_own_time, .ti
     unsigned long long last = 0;
     double w[64];
     uint64_t at[64];
+    long skipped;
+    nvmlReturn_t err;
     int total = 0;
     for (int poll = 0; poll < 12; poll++) {
         sleep_ns(25 * ms);
-        int n = nvml_power_samples_mono(nv, 0, &last, w, at, 64);
+        int n = nvml_power_samples_mono(nv, 0, &last, w, at, 64, &skipped, &err);
         uint64_t now = mono_ns();
         cr_assert_geq(n, 0, "poll %d", poll);
         for (int i = 0; i < n; i++, total++) {
@@ -179,6 +183,126 @@ Test(nvml, the_driver_samples_land_on_the_monotonic_clock_at_their_own_time, .ti
     cr_assert_eq(nvml_wall_us_to_mono(7000, 1000000, 5000000), 0);
     cr_assert_eq(nvml_wall_us_to_mono(1000, 1000000, 5000000), 0);
     cr_assert_eq(nvml_wall_us_to_mono(~0ull, 0, ~0ull), 0);
+}
+
+/* Polls b every 12 ms for ms milliseconds; returns the samples read; *gaps counts the polls whose reading was a gap. */
+static long poll_for(struct nvml *nv, struct nvml_buf *b, int ms, int *gaps)
+{
+    long got = 0;
+    for (int t = 0; t < ms; t += 12) {
+        sleep_ns(12000000);
+        int k = nvml_buf_poll(nv, 0, b, mono_ns());
+        double w;
+        uint64_t at;
+        cr_assert_geq(k, 0);
+        got += k;
+        if (gaps && nvml_buf_reading(b, &w, &at) == 0)
+            (*gaps)++;
+    }
+    return got;
+}
+
+/* The first poll takes the newest sample alone: what the driver buffered before the run is neither read nor counted
+ * as passed over; a poll that finds several new samples counts the others. */
+Test(nvml, the_buffers_backlog_is_no_sample_of_the_run_and_passes_nothing_over, .timeout = 10)
+{
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SAMPLES", "wall", 1), 0);
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SAMPLES_BACKLOG", "100", 1), 0);   /* 2 s buffered before it is read */
+    struct nvml *nv = open_standin();
+    struct nvml_buf b = { 0 };
+    uint64_t now = mono_ns();
+    cr_assert_eq(nvml_buf_poll(nv, 0, &b, now), 1, "the newest sample alone");
+    double w;
+    uint64_t at;
+    cr_assert_eq(nvml_buf_reading(&b, &w, &at), 1);
+    cr_assert(at <= now && now - at < 25000000ull, "the newest, %.1f ms old", (double)(now - at) * 1e-6);
+    long got = poll_for(nv, &b, 240, NULL);
+    cr_assert_geq(got, 8, "a sample every 20 ms: %ld", got);
+    cr_assert_eq(b.passed, 0, "polls every 12 ms pass no 20 ms sample over: %ld", b.passed);
+    char src[320];
+    cr_assert_eq(nvml_buf_describe(&b, src, sizeof src), 0);
+    cr_assert_null(strstr(src, "passed over"), "%s", src);
+    sleep_ns(110000000);   /* about 5 samples at once: 4 not the reading */
+    int k = nvml_buf_poll(nv, 0, &b, mono_ns());
+    cr_assert(k >= 4 && b.passed == k - 1, "%d new, %ld passed over", k, b.passed);
+    cr_assert_eq(nvml_buf_describe(&b, src, sizeof src), 0);
+    cr_assert(strstr(src, "samples passed over"), "%s", src);
+    unsigned long long last = b.last_us, t[64];
+    long skipped;
+    nvmlReturn_t err;
+    sleep_ns(90000000);
+    int n = nvml_power_samples(nv, 0, &last, &w, t, 1, &skipped, &err);
+    cr_assert(n == 1 && skipped >= 3, "the newest of %ld, the rest counted: %d + %ld", skipped + n, n, skipped);
+    nvml_close(nv);
+    unsetenv("GAUNTLET_STANDIN_SAMPLES_BACKLOG");
+    unsetenv("GAUNTLET_STANDIN_SAMPLES");
+}
+
+/* A poll that fails once is a gap, and the buffer is asked again (the source does not change mid-run); one that fails
+ * for good after samples came leaves gaps, never the instant field's values; a GPU without a buffer is no source. */
+Test(nvml, a_failed_poll_is_a_gap_and_the_buffer_stays_the_source, .timeout = 10)
+{
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SAMPLES", "wall", 1), 0);
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SAMPLES_FAIL", "3,1,999", 1), 0);   /* the third call: NVML_ERROR_UNKNOWN */
+    struct nvml *nv = open_standin();
+    struct nvml_buf b = { 0 };
+    double w;
+    uint64_t at;
+    int gaps = 0;
+    poll_for(nv, &b, 24, &gaps);
+    cr_assert_eq(gaps, 0);
+    poll_for(nv, &b, 12, &gaps);
+    cr_assert_eq(gaps, 1, "the failed poll's reading is a gap");
+    cr_assert_eq(b.state, NVML_BUF_FAILING);
+    long got = poll_for(nv, &b, 120, &gaps);
+    cr_assert_eq(gaps, 1, "the next polls answer: readings again");
+    cr_assert_geq(got, 4, "and samples: %ld", got);
+    cr_assert_eq(nvml_buf_reading(&b, &w, &at), 1);
+    char src[320];
+    cr_assert_eq(nvml_buf_describe(&b, src, sizeof src), 0);
+    cr_assert(strstr(src, "1 poll failed (Unknown Error"), "%s", src);
+    nvml_close(nv);
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SAMPLES_FAIL", "3,1000,3", 1), 0);   /* from the third: NOT_SUPPORTED */
+    nv = open_standin();
+    b = (struct nvml_buf){ 0 };
+    gaps = 0;
+    poll_for(nv, &b, 120, &gaps);
+    cr_assert_eq(b.state, NVML_BUF_STOPPED);
+    cr_assert_eq(gaps, 8, "every reading after it stopped is a gap: %d", gaps);
+    cr_assert_eq(nvml_buf_describe(&b, src, sizeof src), 0);
+    cr_assert(strstr(src, "stopped answering (Not Supported"), "%s", src);
+    nvml_close(nv);
+    unsetenv("GAUNTLET_STANDIN_SAMPLES_FAIL");
+    unsetenv("GAUNTLET_STANDIN_SAMPLES");
+    nv = open_standin();
+    b = (struct nvml_buf){ 0 };
+    cr_assert_eq(nvml_buf_poll(nv, 0, &b, mono_ns()), 0);
+    cr_assert_eq(nvml_buf_reading(&b, &w, &at), -1, "no buffer: the instant field is the source, from the start");
+    cr_assert_eq(nvml_buf_describe(&b, src, sizeof src), -1);
+    nvml_close(nv);
+}
+
+/* The wall clock stepped back by 1 s: the driver's new samples are stamped before the newest read; after five sample
+ * intervals without one the buffer is read afresh and its samples are followed again, said once. */
+Test(nvml, samples_are_followed_again_after_the_wall_clock_steps_back, .timeout = 10)
+{
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SAMPLES", "1", 1), 0);
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SAMPLES_STEP", "200,1000", 1), 0);
+    struct nvml *nv = open_standin();
+    struct nvml_buf b = { 0 };
+    poll_for(nv, &b, 180, NULL);
+    cr_assert_eq(b.reseeds, 0);
+    poll_for(nv, &b, 200, NULL);   /* the step at 200 ms, seen after 5 x 20 ms */
+    cr_assert_eq(b.reseeds, 1);
+    long got = poll_for(nv, &b, 240, NULL);
+    cr_assert_geq(got, 9, "a sample every 20 ms again: %ld in 240 ms", got);
+    cr_assert_eq(b.reseeds, 1, "once");
+    char src[320];
+    cr_assert_eq(nvml_buf_describe(&b, src, sizeof src), 0);
+    cr_assert(strstr(src, "stamps went back 1 time "), "%s", src);
+    nvml_close(nv);
+    unsetenv("GAUNTLET_STANDIN_SAMPLES_STEP");
+    unsetenv("GAUNTLET_STANDIN_SAMPLES");
 }
 
 Test(nvml, init_failure_gives_the_reason)

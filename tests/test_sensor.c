@@ -13,6 +13,7 @@
 
 #include "analysis.h"
 #include "e2e.h"
+#include "runstats.h"
 #include "util.h"
 
 /* A trace of n samples at dt of a square wave (period, duty 0.5, lo/hi W) read through a sensor that updates every
@@ -697,4 +698,33 @@ Test(sensor, a_trend_has_no_dominant_frequency)
     cr_assert_float_eq(r.dominant_hz, 0.2, 1e-9, "%g Hz", r.dominant_hz);
     cr_assert(!(r.unresolved & AN_UNRES_DOMINANT_SPAN));
     free(x);
+}
+
+/* Feeds one rank's energy counter (300 W, updated every 100 ms, the first update at first_s) read every step_s from 0
+ * to span_s, all past the warm-up; returns the counter's mean power as the run takes it. */
+static double counter_w_over(double span_s, double step_s, double first_s)
+{
+    struct run_stats rs;
+    runstats_init(&rs, 0, 1, 10, 1000000000ull, 100, 0);
+    rs.warm_ns = rs.t_begin;
+    for (long i = 0; i * step_s <= span_s + 1e-9; i++) {
+        double t = (double)i * step_s, w = 300, e = 1000 + 30 * (t >= first_s ? floor((t - first_s) / 0.1 + 1e-9) + 1 : 0);
+        runstats_power(&rs, rs.t_begin + (uint64_t)llround(t * 1e9), &w, &e, NULL, NULL);
+    }
+    double cw = runstats_counter_w(&rs);
+    runstats_free(&rs);
+    return cw;
+}
+
+/* The energy counter is read between its changes: each reading lags its update by up to the time between readings,
+ * so its figure runs from the first change seen to the last, and needs 20 updates (right to 5 %, the cross-check's
+ * bound). Until 2026-11-30 the first and last readings over as little as 0.1 s were taken: 0.25 s read 240 W of 300. */
+Test(sensor, the_energy_counter_is_read_between_its_changes_and_only_over_twenty_updates)
+{
+    double w = counter_w_over(2.09, 0.01, 0.005);   /* readings 0..2.09 s; updates at 5 ms, 105 ms ... 2005 ms */
+    cr_assert_float_eq(w, 300, 0.01, "from the first change seen to the last: %.3f W (the readings' ends: 301.4)", w);
+    cr_assert(isnan(counter_w_over(0.25, 0.01, 0.005)), "3 updates: no figure");
+    cr_assert(isnan(counter_w_over(1.85, 0.01, 0.005)), "19 updates: none either");
+    w = counter_w_over(3.0, 0.1, 0.05);   /* read every 100 ms, as the cuda backend reads it */
+    cr_assert_float_eq(w, 300, 0.01, "%.3f W", w);
 }

@@ -38,39 +38,96 @@ struct ds_change {
     enum ds_kind kind;
     unsigned limit_mw;          /* DS_LIMIT: the limit before */
     unsigned enabled;           /* DS_SMOOTHING: the state before */
-    int profile;                /* DS_SMOOTHING: the preset profile active before (-1: not reported) */
-    int have_params;
+    int profile;                /* DS_SMOOTHING: the preset profile active before */
     double params[4];           /* DS_SMOOTHING: profile 0's parameters before */
+    char hint[200];             /* what to put back by hand, written when it was recorded (the crash path formats nothing) */
 };
 
-#define DS_NSIG 6
+/* The fatal signals whose default action skips atexit. SIGINT, SIGTERM and SIGHUP are the supervisor's (it stops in
+ * order); SIGXFSZ is ignored in main. Until 2026-11-30 SIGXCPU, SIGTRAP, SIGSYS, SIGUSR1 and SIGUSR2 were not watched
+ * and left the settings changed. */
+#define DS_NSIG 11
 static struct ds_change changes[DEVSET_MAX];
 static int nchanges;
 static struct sigaction old_act[DS_NSIG];
-static const int crash_sigs[DS_NSIG] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT };
+static const int crash_sigs[DS_NSIG] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT,
+                                         SIGXCPU, SIGTRAP, SIGSYS, SIGUSR1, SIGUSR2 };
 static volatile sig_atomic_t in_crash;   /* the crash path: no stdio (write(2) only), no second entry */
+static volatile sig_atomic_t crash_sig;  /* the signal the crash path is handling */
 
 static int devset_undo(const struct ds_change *c);
 
-/* A crash of the harness: put the settings back, then let the handler before (or the default) run. NVML is
- * not async-signal-safe: if the crash was inside it (or the heap's lock is held), the alarm ends the process
- * after 5 s rather than leaving it hung, and the message says what to put back by hand. */
+/* Writes s to stderr with write(2) alone (async-signal-safe). */
+static void devset_say(const char *s)
+{
+    for (size_t left = strlen(s); left > 0;) {
+        ssize_t w = write(STDERR_FILENO, s, left);
+        if (w <= 0)
+            return;
+        s += w;
+        left -= (size_t)w;
+    }
+}
+
+/* Writes every recorded change's hint, one a line, after head. */
+static void devset_say_hints(const char *head)
+{
+    devset_say(head);
+    for (int i = nchanges - 1; i >= 0; i--) {
+        devset_say("gauntlet:   ");
+        devset_say(changes[i].hint);
+        devset_say("\n");
+    }
+}
+
+/* Ends the process with sig as it would have ended without the crash path: the handler before, else the default. */
+static void devset_die(int sig)
+{
+    sigset_t s;
+    for (int i = 0; i < DS_NSIG; i++)
+        if (crash_sigs[i] == sig)
+            sigaction(sig, &old_act[i], NULL);
+    sigemptyset(&s);
+    sigaddset(&s, sig);
+    sigprocmask(SIG_UNBLOCK, &s, NULL);   /* inside its own handler sig is blocked: it would wait for ever */
+    raise(sig);
+    signal(sig, SIG_DFL);   /* the handler before returned */
+    raise(sig);
+    _exit(128 + sig);
+}
+
+/* The undo of a crash did not end within 5 s (NVML or the heap's lock is held by the code that crashed): says what
+ * to put back by hand, then ends with the crash's own signal (its core dump), not SIGALRM's. Until 2026-11-30 the
+ * alarm's default action ended the process silently, the settings changed. */
+static void devset_alarm(int sig)
+{
+    (void)sig;
+    devset_say_hints("gauntlet: putting the device settings back after a crash did not finish within 5 s: they may "
+                     "still be changed; put them back by hand:\n");
+    devset_die(crash_sig);
+}
+
+/* A crash of the harness: says what it changed, puts the settings back, then lets the handler before (or the default)
+ * run. NVML is not async-signal-safe: if the crash was inside it (or the heap's lock is held), the alarm ends the undo
+ * after 5 s (devset_alarm) rather than leaving it hung. */
 static void devset_crash(int sig)
 {
-    if (!in_crash) {
+    if (!in_crash && nchanges > 0) {
         in_crash = 1;
-        alarm(5);
+        crash_sig = sig;
+        devset_say_hints("gauntlet: a crash with device settings changed: putting them back; if that fails, put them "
+                         "back by hand:\n");
+        struct sigaction sa = { .sa_handler = devset_alarm };
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGALRM, &sa, NULL) == 0)
+            alarm(5);
         for (int i = nchanges - 1; i >= 0; i--)
             devset_undo(&changes[i]);
         nchanges = 0;
         alarm(0);
     }
-    for (int i = 0; i < DS_NSIG; i++)
-        if (crash_sigs[i] == sig)
-            sigaction(sig, &old_act[i], NULL);
-    raise(sig);
+    devset_die(sig);
 }
-
 static void devset_atexit(void) { devset_restore(-1); }
 
 /* The first change arms the exit and crash paths. */
@@ -96,16 +153,17 @@ static struct ds_change *devset_find(struct nvml *nv, int dev, enum ds_kind kind
     return NULL;
 }
 
-static struct ds_change *devset_record(struct nvml *nv, int dev, enum ds_kind kind, char *why, size_t n)
+/* Records c, whole, before the change it stands for is made (a crash during the change then puts it back); NULL with
+ * why when the table is full. */
+static struct ds_change *devset_record(const struct ds_change *c, char *why, size_t n)
 {
     if (nchanges == DEVSET_MAX) {
         snprintf(why, n, "devset: more than %d device settings changed at once", DEVSET_MAX);
         return NULL;
     }
     devset_arm();
-    struct ds_change *c = &changes[nchanges++];
-    *c = (struct ds_change){ .nv = nv, .dev = dev, .kind = kind };
-    return c;
+    changes[nchanges] = *c;
+    return &changes[nchanges++];
 }
 
 int devset_changed(void) { return nchanges; }
@@ -137,18 +195,19 @@ int devset_power_limit(struct nvml *nv, int dev, double watts, double *from_w, c
         return -1;
     }
     int first = devset_find(nv, dev, DS_LIMIT) == NULL;
-    if (first && nchanges == DEVSET_MAX) {
-        snprintf(why, n, "devset: more than %d device settings changed at once", DEVSET_MAX);
+    struct ds_change rec = { .nv = nv, .dev = dev, .kind = DS_LIMIT, .limit_mw = cur };
+    snprintf(rec.hint, sizeof rec.hint, "GPU %d: power limit %.0f W: nvidia-smi -i %d -pl %.0f", dev, cur * 1e-3, dev,
+             cur * 1e-3);
+    if (first && !devset_record(&rec, why, n))
         return -1;
-    }
     if ((r = set(h, (unsigned)(watts * 1e3 + 0.5))) != NVML_SUCCESS) {
         snprintf(why, n, "GPU %d: nvmlDeviceSetPowerManagementLimit(%.0f W): %s%s", dev, watts,
                  nvml_error_text(nv, r, eb, sizeof eb),
                  r == NVML_ERROR_NO_PERMISSION ? " (root, or an administrator's permission, is needed)" : "");
+        if (first)   /* a failed first attempt leaves nothing to put back */
+            nchanges--;
         return -1;
     }
-    if (first)   /* recorded once it took: a failed first attempt leaves nothing to put back */
-        devset_record(nv, dev, DS_LIMIT, why, n)->limit_mw = cur;
     return 0;
 }
 
@@ -175,6 +234,32 @@ static double devset_field(struct nvml *nv, nvmlDevice_t h, unsigned fid, unsign
 typedef nvmlReturn_t (*ds_state_fn)(nvmlDevice_t, ds_state_t *);
 typedef nvmlReturn_t (*ds_profile_fn)(nvmlDevice_t, ds_profile_t *);
 
+/* Reads what a smoothing change would replace (the active profile, profile 0's four parameters) into c with its hint;
+ * 0, or 1 with why where one is not reported: a change that could not be put back is refused (the caller emulates).
+ * Until 2026-11-30 the change went ahead and profile 0's parameters, or the profile active before, stayed as
+ * gauntlet set them. */
+static int devset_smoothing_before(struct nvml *nv, nvmlDevice_t h, struct ds_change *c, char *why, size_t n)
+{
+    static const char *const names[4] = { "floor", "ramp-up rate", "ramp-down rate", "ramp-down hysteresis" };
+    double prof = devset_field(nv, h, FI_SMOOTH_ACTIVE_PROFILE, 0);
+    if (!(isfinite(prof) && prof >= 0 && prof < 64 && prof == floor(prof))) {
+        snprintf(why, n, "GPU %d: the active power smoothing profile is not reported (NVML_FI_PWR_SMOOTHING_ACTIVE_PRESET_"
+                 "PROFILE): it could not be made active again, so power smoothing is not changed", c->dev);
+        return 1;
+    }
+    c->profile = (int)prof;
+    for (unsigned p = 0; p < 4; p++)
+        if (!isfinite(c->params[p] = devset_field(nv, h, FI_SMOOTH_PROFILE_FLOOR + p, 0))) {
+            snprintf(why, n, "GPU %d: power smoothing profile 0's %s is not reported (NVML_FI_PWR_SMOOTHING_PROFILE_*): "
+                     "it could not be put back, so power smoothing is not changed", c->dev, names[p]);
+            return 1;
+        }
+    snprintf(c->hint, sizeof c->hint, "GPU %d: power smoothing %s, preset profile %d active, profile 0: floor %g %%, "
+             "ramp up %g W/s, down %g W/s, hysteresis %g ms (nvidia-smi -q -d POWER)", c->dev, c->enabled ? "on" : "off",
+             c->profile, c->params[0], c->params[1], c->params[2], c->params[3]);
+    return 0;
+}
+
 int devset_smoothing_on(struct nvml *nv, int dev, const struct devset_smoothing *req, struct devset_smoothing_readback *out,
                         char *why, size_t n)
 {
@@ -196,15 +281,11 @@ int devset_smoothing_on(struct nvml *nv, int dev, const struct devset_smoothing 
     struct ds_change *c = devset_find(nv, dev, DS_SMOOTHING);
     int fresh = c == NULL;
     if (fresh) {   /* what is there now, to put back; dropped again if the change does not take */
-        if (!(c = devset_record(nv, dev, DS_SMOOTHING, why, n)))
+        struct ds_change rec = { .nv = nv, .dev = dev, .kind = DS_SMOOTHING, .enabled = before_enabled > 0 };
+        if (devset_smoothing_before(nv, h, &rec, why, n) != 0)
+            return 1;
+        if (!(c = devset_record(&rec, why, n)))
             return -1;
-        c->enabled = before_enabled > 0;
-        double prof = devset_field(nv, h, FI_SMOOTH_ACTIVE_PROFILE, 0);
-        c->profile = isfinite(prof) && prof >= 0 && prof < 64 ? (int)prof : -1;
-        c->have_params = 1;
-        for (int p = 0; p < 4; p++)
-            if (isnan(c->params[p] = devset_field(nv, h, FI_SMOOTH_PROFILE_FLOOR + (unsigned)p, 0)))
-                c->have_params = 0;
     }
     const double want[4] = { req->floor_pct, req->ramp_up_w_s, req->ramp_down_w_s, req->hysteresis_ms };
     nvmlReturn_t r = NVML_SUCCESS;
@@ -221,8 +302,8 @@ int devset_smoothing_on(struct nvml *nv, int dev, const struct devset_smoothing 
         snprintf(why, n, "GPU %d: turning power smoothing on: %s", dev, nvml_error_text(nv, r, eb, sizeof eb));
     if (r != NVML_SUCCESS) {
         if (fresh) {   /* put back what took (the parameters before the failing one), forget the record */
-            if (p > 1)
-                devset_undo(c);
+            if (p > 1 && devset_undo(c) != 0 && strlen(why) + 1 < n)
+                snprintf(why + strlen(why), n - strlen(why), "; what took could NOT be put back (logged)");
             nchanges--;
         }
         return r == NVML_ERROR_NOT_SUPPORTED ? 1 : -1;
@@ -240,11 +321,17 @@ int devset_smoothing_on(struct nvml *nv, int dev, const struct devset_smoothing 
     return 0;
 }
 
-/* Puts one change back; 0 or -1 (logged). */
+/* Says, after a crash, that change c could NOT be put back and what to put back by hand (write(2) alone). */
+static void devset_crash_failed(const struct ds_change *c)
+{
+    devset_say("gauntlet: after a crash a device setting could NOT be put back: ");
+    devset_say(c->hint);
+    devset_say("\n");
+}
+
+/* Puts one change back; 0 or -1 (logged, with the call that failed and what to put back by hand). */
 static int devset_undo(const struct ds_change *c)
 {
-    static const char crash_msg[] = "gauntlet: after a crash a device setting could NOT be put back: check "
-                                    "nvidia-smi -q -d POWER (power limit, power smoothing)\n";
     nvmlDevice_t h = nvml_handle(c->nv, c->dev);
     char eb[128];
     nvmlReturn_t r = NVML_ERROR_FUNCTION_NOT_FOUND;
@@ -253,40 +340,39 @@ static int devset_undo(const struct ds_change *c)
             (nvmlReturn_t(*)(nvmlDevice_t, unsigned))nvml_symbol(c->nv, "nvmlDeviceSetPowerManagementLimit");
         if (h && set && (r = set(h, c->limit_mw)) == NVML_SUCCESS)
             return 0;
-        if (in_crash) {   /* no stdio in a signal handler */
-            ssize_t w = write(STDERR_FILENO, crash_msg, sizeof crash_msg - 1);
-            (void)w;
-        } else {
+        if (in_crash)   /* no stdio in a signal handler */
+            devset_crash_failed(c);
+        else
             gl_log("devset: GPU %d: the power limit could NOT be put back to %.0f W: %s (nvidia-smi -i %d -pl %.0f)", c->dev,
-                   c->limit_mw * 1e-3, nvml_error_text(c->nv, r, eb, sizeof eb), c->dev, c->limit_mw * 1e-3);
-        }
+                   c->limit_mw * 1e-3, h ? nvml_error_text(c->nv, r, eb, sizeof eb) : "no device handle", c->dev,
+                   c->limit_mw * 1e-3);
         return -1;
     }
     ds_state_fn set_state = (ds_state_fn)nvml_symbol(c->nv, "nvmlDevicePowerSmoothingSetState");
     ds_profile_fn update = (ds_profile_fn)nvml_symbol(c->nv, "nvmlDevicePowerSmoothingUpdatePresetProfileParam");
     ds_profile_fn activate = (ds_profile_fn)nvml_symbol(c->nv, "nvmlDevicePowerSmoothingActivatePresetProfile");
-    int bad = !c->have_params;   /* profile 0's parameters were not readable: they stay as set */
-    for (unsigned p = 0; c->have_params && update && p < 4; p++) {
+    const char *step = !h ? "no device handle" : !update || !activate || !set_state ? "its calls are gone" : NULL;
+    for (unsigned p = 0; !step && p < 4; p++) {
         ds_profile_t pr = { DS_VERSION(ds_profile_t, 1), 0, p, c->params[p] };
-        bad |= h == NULL || update(h, &pr) != NVML_SUCCESS;
+        if ((r = update(h, &pr)) != NVML_SUCCESS)
+            step = "profile 0's parameters";
     }
-    if (c->profile > 0 && activate) {   /* the administrator's profile, active again */
+    if (!step && c->profile > 0) {   /* the administrator's profile, active again */
         ds_profile_t pr = { DS_VERSION(ds_profile_t, 1), (unsigned)c->profile, 0, 0 };
-        bad |= h == NULL || activate(h, &pr) != NVML_SUCCESS;
+        if ((r = activate(h, &pr)) != NVML_SUCCESS)
+            step = "activating its profile";
     }
     ds_state_t st = { DS_VERSION(ds_state_t, 1), c->enabled };
-    if (!h || !set_state || (r = set_state(h, &st)) != NVML_SUCCESS || bad) {
-        if (in_crash) {
-            ssize_t w = write(STDERR_FILENO, crash_msg, sizeof crash_msg - 1);
-            (void)w;
-        } else {
-            gl_log("devset: GPU %d: power smoothing could NOT be put back as it was (%s, profile %d%s): %s", c->dev,
-                   c->enabled ? "on" : "off", c->profile, c->have_params ? "" : ", profile 0's parameters unknown",
-                   nvml_error_text(c->nv, r, eb, sizeof eb));
-        }
-        return -1;
-    }
-    return 0;
+    if (!step && (r = set_state(h, &st)) != NVML_SUCCESS)
+        step = "setting its state";
+    if (!step)
+        return 0;
+    if (in_crash)
+        devset_crash_failed(c);
+    else   /* an NVML error text only where a call failed */
+        gl_log("devset: %s: could NOT be put back (%s%s%s)", c->hint, step, h && update && activate && set_state ? ": " : "",
+               h && update && activate && set_state ? nvml_error_text(c->nv, r, eb, sizeof eb) : "");
+    return -1;
 }
 
 int devset_restore(int dev)

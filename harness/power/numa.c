@@ -2,6 +2,7 @@
 #include "numa.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,12 +76,24 @@ int numa_node_cpus(int node, cpu_set_t *set)
 
 int numa_pin(int node, char *why, size_t n)
 {
-    cpu_set_t set;
+    cpu_set_t set, allowed, both;
     if (numa_node_cpus(node, &set) != 0) {
         snprintf(why, n, "NUMA node %d: no cpulist in %s/devices/system/node", node, sysfs());
         return -1;
     }
-    if (sched_setaffinity(0, sizeof set, &set) != 0) {
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+        snprintf(why, n, "sched_getaffinity: %s", strerror(errno));
+        return -1;
+    }
+    /* narrowed, never widened: the CPUs a launcher gave (taskset, mpirun --bind-to, Slurm's --cpu-bind) stay the
+     * bound. Until 2026-11-30 the node's whole cpulist replaced them, cores bound to other jobs included. */
+    CPU_AND(&both, &set, &allowed);
+    if (CPU_COUNT(&both) == 0) {
+        snprintf(why, n, "NUMA node %d: none of its CPUs is among the %d this process may use (the launcher's binding): "
+                 "left as it was", node, CPU_COUNT(&allowed));
+        return -1;
+    }
+    if (sched_setaffinity(0, sizeof both, &both) != 0) {
         snprintf(why, n, "sched_setaffinity(NUMA node %d): %s", node, strerror(errno));
         return -1;
     }

@@ -12,8 +12,8 @@ int numa_node_of_pci(const char *busid);
 int numa_node_cpus(int node, cpu_set_t *set);
 /* Parses a cpulist ("0-15,32-47"); 0, or -1 on a malformed list. */
 int numa_parse_cpulist(const char *text, cpu_set_t *set);
-/* Pins the calling process to node's CPUs (new memory then comes from that node: first touch); 0, or -1 with
- * why. */
+/* Pins the calling process to those of node's CPUs it may already run on (new memory then comes from that node: first
+ * touch); 0, or -1 with why (the affinity is then as it was: none of node's CPUs was allowed, say). */
 int numa_pin(int node, char *why, size_t n);
 /* 1 when the calling process may run only on CPUs of node, 0 when not, -1 when unknown. */
 int numa_pinned(int node);

@@ -24,7 +24,8 @@ struct nvml_dev {
     nvmlDevice_t h;        /* NULL when the handle could not be had */
     unsigned off;          /* fields found unsupported on this device: not asked again */
     unsigned reported;     /* fields whose failure was logged already */
-    int samples_off;       /* its power sample buffer answered other than success or nothing new: not asked again */
+    nvmlReturn_t samples_off;   /* its power sample buffer's permanent failure (0: none): not asked again */
+    int samples_reported;  /* a transient failure of its buffer was logged */
 };
 
 struct nvml {
@@ -521,23 +522,34 @@ double nvml_energy_rate_push(struct nvml_energy_rate *r, const struct gpu_sample
     return w;
 }
 
-int nvml_power_samples(struct nvml *nv, int dev, unsigned long long *last_us, double *w, unsigned long long *t_us, int max)
+int nvml_power_samples(struct nvml *nv, int dev, unsigned long long *last_us, double *w, unsigned long long *t_us, int max,
+                       long *skipped, nvmlReturn_t *err)
 {
     enum { NVML_SAMPLES_MAX = 256 };   /* the driver keeps a few seconds at 20 ms: ask at most this many at once */
-    if (!nv || !nv->get_samples || dev < 0 || dev >= nv->ndev || !nv->dev[dev].h || nv->dev[dev].samples_off)
+    *skipped = 0;
+    *err = NVML_SUCCESS;
+    if (!nv || !nv->get_samples || dev < 0 || dev >= nv->ndev || !nv->dev[dev].h || nv->dev[dev].samples_off) {
+        *err = nv && dev >= 0 && dev < nv->ndev && nv->dev[dev].samples_off ? nv->dev[dev].samples_off
+                                                                             : NVML_ERROR_FUNCTION_NOT_FOUND;
         return -1;
+    }
     nvmlSample_t buf[NVML_SAMPLES_MAX];
     nvmlValueType_t type;
     unsigned int count = NVML_SAMPLES_MAX;
     nvmlReturn_t r = nv->get_samples(nv->dev[dev].h, NVML_TOTAL_POWER_SAMPLES, *last_us, &type, &count, buf);
     if (r == NVML_ERROR_NOT_FOUND)
         return 0;   /* nothing newer than last_us */
-    if (r != NVML_SUCCESS) {
+    if (r != NVML_SUCCESS) {   /* until 2026-11-30 any failure turned the buffer off for the session */
         char e[128];
-        nv->dev[dev].samples_off = 1;
-        gl_log("NVML: GPU %d: nvmlDeviceGetSamples(NVML_TOTAL_POWER_SAMPLES) failed: %s; the instant field is the power "
-               "source", dev, nvml_err(nv, r, e, sizeof e));
-        return -1;
+        int permanent = nvml_permanent(r);
+        *err = r;
+        if (permanent)
+            nv->dev[dev].samples_off = r;
+        if (permanent || !nv->dev[dev].samples_reported)
+            gl_log("NVML: GPU %d: nvmlDeviceGetSamples(NVML_TOTAL_POWER_SAMPLES) failed: %s; %s", dev,
+                   nvml_err(nv, r, e, sizeof e), permanent ? "not asked again" : "asked again (further failures counted)");
+        nv->dev[dev].samples_reported |= !permanent;
+        return permanent ? -1 : -2;
     }
     unsigned long long ts[NVML_SAMPLES_MAX];
     double vs[NVML_SAMPLES_MAX];
@@ -557,34 +569,13 @@ int nvml_power_samples(struct nvml *nv, int dev, unsigned long long *last_us, do
         ts[at] = buf[i].timeStamp;
         vs[at] = v * 1e-3;   /* mW */
     }
-    int skip = k > max ? k - max : 0, n = k - skip;   /* more than max: the newest */
+    int skip = k > max ? k - max : 0, n = k - skip;   /* more than max: the newest, the rest counted */
     for (int i = 0; i < n; i++) {
         t_us[i] = ts[skip + i];
         w[i] = vs[skip + i];
     }
     if (n > 0)
         *last_us = t_us[n - 1];
+    *skipped = skip;
     return n;
-}
-
-uint64_t nvml_wall_us_to_mono(unsigned long long wall_us, int64_t wall_minus_mono_ns, uint64_t mono_now)
-{
-    if (wall_us > (unsigned long long)INT64_MAX / 1000ull)
-        return 0;
-    int64_t stamp = (int64_t)(wall_us * 1000ull) - wall_minus_mono_ns;
-    return stamp > 0 && (uint64_t)stamp <= mono_now ? (uint64_t)stamp : 0;
-}
-
-int nvml_power_samples_mono(struct nvml *nv, int dev, unsigned long long *last_us, double *w, uint64_t *at_ns, int max)
-{
-    enum { MONO_MAX = 256 };
-    unsigned long long t_us[MONO_MAX];
-    int k = nvml_power_samples(nv, dev, last_us, w, t_us, max < MONO_MAX ? max : MONO_MAX);
-    struct timespec rt;
-    uint64_t mono = mono_ns();   /* the two clocks read back to back: their offset to well under a sample's 20 ms */
-    int known = clock_gettime(CLOCK_REALTIME, &rt) == 0;
-    int64_t off = known ? (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - (int64_t)mono : 0;
-    for (int i = 0; i < k; i++)
-        at_ns[i] = known && isfinite(w[i]) ? nvml_wall_us_to_mono(t_us[i], off, mono) : 0;
-    return k;
 }

@@ -172,17 +172,65 @@ nvmlDevice_t nvml_handle(const struct nvml *nv, int dev);
 void *nvml_symbol(const struct nvml *nv, const char *name);
 const char *nvml_error_text(const struct nvml *nv, nvmlReturn_t r, char *buf, size_t n);
 /* The driver's power sample buffer (nvmlDeviceGetSamples(NVML_TOTAL_POWER_SAMPLES)): writes the samples newer than
- * *last_us (the driver's microsecond timestamps; 0: every one buffered), oldest first, at most max, into w (W) and
- * t_us, and moves *last_us to the newest. Returns the count (0: none new), or -1 where this GPU or driver has no
- * buffer (then the polled instant field is the source). */
-int nvml_power_samples(struct nvml *nv, int dev, unsigned long long *last_us, double *w, unsigned long long *t_us, int max);
+ * *last_us (the driver's microsecond timestamps; 0: every one buffered), oldest first, at most max (the newest), into w
+ * (W) and t_us, moves *last_us to the newest, and counts in *skipped those newer than *last_us left out past max.
+ * Returns the count (0: none new); -1 where this GPU or driver has no buffer (a permanent failure: not asked again);
+ * -2 where this call failed (a transient error: asked again). *err: the failure's code (NVML_SUCCESS: none). */
+int nvml_power_samples(struct nvml *nv, int dev, unsigned long long *last_us, double *w, unsigned long long *t_us, int max,
+                       long *skipped, nvmlReturn_t *err);
 /* The same samples (at most 256), each stamped on the monotonic clock (mono_ns) in at_ns: the driver stamps them in
  * microseconds of the wall clock (CLOCK_REALTIME, as the H100's and H200's drivers do); a stamp that lands after now
- * or before the monotonic clock's start, or a value that is not a number, is not known: 0. */
-int nvml_power_samples_mono(struct nvml *nv, int dev, unsigned long long *last_us, double *w, uint64_t *at_ns, int max);
+ * or before the monotonic clock's start, or a value that is not a number, is not known: 0 (nvml_buf.c). */
+int nvml_power_samples_mono(struct nvml *nv, int dev, unsigned long long *last_us, double *w, uint64_t *at_ns, int max,
+                            long *skipped, nvmlReturn_t *err);
 /* A wall-clock stamp (us) on the monotonic clock, given the wall clock minus the monotonic one (ns) and the monotonic
  * clock now: 0 where it lands after now or at or before the monotonic clock's start. */
 uint64_t nvml_wall_us_to_mono(unsigned long long wall_us, int64_t wall_minus_mono_ns, uint64_t mono_now);
+
+/* ---- the driver's sample buffer as a GPU's power source (nvml_buf.c): polled at most every NVML_BUF_POLL_NS, each
+ * sample read once, its newest the reading until a newer one comes. */
+
+#define NVML_BUF_POLL_NS 10000000ull   /* 10 ms: the H100's buffer holds a sample every 20 ms */
+#define NVML_BUF_NEW 64                /* new samples one poll keeps (the newest; the rest are counted in passed) */
+#define NVML_BUF_SEEN 256              /* stamps of the samples read last, kept (more than the driver buffers) */
+enum nvml_buf_state {
+    NVML_BUF_ON = 0,     /* it answers (or has not been asked yet) */
+    NVML_BUF_NONE,       /* no buffer here, known before it gave a sample: another field is the source */
+    NVML_BUF_FAILING,    /* its last poll failed (a transient error): a gap until one answers */
+    NVML_BUF_STOPPED,    /* it failed for good after it gave samples: gaps from then on, no other sensor mixed in */
+};
+/* One GPU's buffer; zero-initialise. */
+struct nvml_buf {
+    enum nvml_buf_state state;
+    int polled, have;             /* a poll was made / a sample was read */
+    uint64_t poll_ns;             /* when it was last polled (mono_ns) */
+    unsigned long long last_us;   /* the newest sample's driver timestamp */
+    double w;                     /* the newest sample: its power and its time on the mono clock (0: not known) */
+    uint64_t at_ns;
+    uint64_t new_ns;              /* when a poll last brought a new sample, or the stamps were last looked at afresh */
+    unsigned long long period_us; /* the shortest mean interval between its samples seen (0: not yet) */
+    long samples;                 /* samples read */
+    long passed;                  /* samples a poll found besides its newest (polls further apart than the samples) */
+    long failed;                  /* polls that failed (transient errors) */
+    long reseeds;                 /* times its stamps went back (the wall clock stepped) and its newest was taken afresh */
+    char err[64];                 /* the last failure's NVML text */
+    int nnew;                     /* the last poll's new samples, oldest first, with their mono times (0: not known) */
+    double new_w[NVML_BUF_NEW];
+    uint64_t new_at[NVML_BUF_NEW];
+    unsigned long long seen[NVML_BUF_SEEN];   /* stamps of the samples read last (a ring): not read twice */
+    unsigned seen_next;
+};
+/* Polls dev's buffer into b when NVML_BUF_POLL_NS have passed since the last poll (now_ns: mono_ns). The first poll
+ * takes the newest sample alone (what was buffered before is no reading of the run). Where no new sample came for five
+ * sample intervals while polls answered, its newest is read afresh: stamps gone back (the wall clock stepped back)
+ * are followed again, logged. Returns the new samples (in b->new_w, b->new_at), 0 when none or not polled. */
+int nvml_buf_poll(struct nvml *nv, int dev, struct nvml_buf *b, uint64_t now_ns);
+/* What a reading takes from b: 1 its newest sample (*w, *at_ns); 0 a gap (the last poll failed, it stopped, or it has
+ * given no sample yet); -1 the buffer is not the source (none here, or not polled). */
+int nvml_buf_reading(const struct nvml_buf *b, double *w, uint64_t *at_ns);
+/* Says in out what the readings from b are (summary.json's sensor[].source): its failures, the samples passed over,
+ * the stamps that went back. 0, or -1 where the buffer is not the source. */
+int nvml_buf_describe(const struct nvml_buf *b, char *out, size_t n);
 
 /* Returns the short name of field f ("power_instant", ...), "?" when out of range. */
 const char *nvml_field_name(int f);

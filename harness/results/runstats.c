@@ -23,6 +23,7 @@ void runstats_init(struct run_stats *rs, int mitigation, int nranks, int64_t pla
     rs->e_last = xmalloc((size_t)nranks * sizeof *rs->e_last);
     rs->e_first_ns = xcalloc((size_t)nranks, sizeof *rs->e_first_ns);
     rs->e_last_ns = xcalloc((size_t)nranks, sizeof *rs->e_last_ns);
+    rs->e_changes = xcalloc((size_t)nranks, sizeof *rs->e_changes);
     for (int r = 0; r < nranks; r++)
         rs->e_first[r] = rs->e_last[r] = NAN;
     acc_reset(&rs->power);
@@ -204,13 +205,12 @@ void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts, co
     int64_t rel = (int64_t)(t_ns - rs->t_begin);
     rs->tick_ns[rs->nticks] = rel;
     for (int r = 0; energy_j && rs->warm_ns && t_ns >= rs->warm_ns && r < rs->nranks; r++)
-        if (isfinite(energy_j[r])) {   /* the counter over the analysed stretch */
-            if (isnan(rs->e_first[r])) {
-                rs->e_first[r] = energy_j[r];
-                rs->e_first_ns[r] = rel;
-            }
+        if (isfinite(energy_j[r]) && energy_j[r] != rs->e_last[r]) {   /* the counter's changes over the analysed stretch */
+            if (!isnan(rs->e_last[r]) && isnan(rs->e_first[r]))   /* its first change: its updates count from here */
+                rs->e_first[r] = energy_j[r], rs->e_first_ns[r] = rel;
+            else if (!isnan(rs->e_last[r]))
+                rs->e_changes[r]++, rs->e_last_ns[r] = rel;
             rs->e_last[r] = energy_j[r];
-            rs->e_last_ns[r] = rel;
         }
     for (int r = 0; r < rs->nranks; r++)
         rs->tick_w[r][rs->nticks] = watts[r];
@@ -410,6 +410,18 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
     return json_pack("{s:o, s:o}", "aggregate", aggj, "per_rank", per_rank);
 }
 
+double runstats_counter_w(const struct run_stats *rs)
+{
+    double w = rs->nranks > 0 ? 0 : NAN;
+    for (int r = 0; r < rs->nranks; r++) {   /* from its first change to its last: each read as soon after its update */
+        double d = (double)(rs->e_last_ns[r] - rs->e_first_ns[r]) * 1e-9;
+        if (isnan(rs->e_first[r]) || rs->e_changes[r] < RS_COUNTER_UPDATES || !(d > 0) || rs->e_last[r] < rs->e_first[r])
+            return NAN;   /* no counter, too few of its updates to read it to 5 %, or it went back */
+        w += (rs->e_last[r] - rs->e_first[r]) / d;
+    }
+    return w;
+}
+
 /* The run's throughput and energy, waits included: over the stretch the power analysis covers, from the end of the
  * first iteration (the warm-up left out) to the end of the run; the energy from every rank's energy counter when
  * each has one, else the aggregate's mean power over that time. Sets throughput_it_s, energy_per_iter_j, energy. */
@@ -421,26 +433,16 @@ static void runstats_cost_json(const struct run_stats *rs, json_t *run)
     int64_t after = iters - rs->warm_iter;   /* iterations completed after the warm-up */
     double thr = after >= 1 && steady > 0 ? (double)after / steady : iters > 0 && wall > 0 ? (double)iters / wall : NAN;
     double span = after >= 1 && steady > 0 ? steady : wall;
-    double counter_w = 0;
-    int counters = rs->nranks > 0;
-    for (int r = 0; r < rs->nranks && counters; r++) {
-        double d = (double)(rs->e_last_ns[r] - rs->e_first_ns[r]) * 1e-9;
-        if (isnan(rs->e_first[r]) || !(d > 0.1) || rs->e_last[r] < rs->e_first[r])
-            counters = 0;   /* no counter, too short a stretch to read it, or it went back */
-        else
-            counter_w += (rs->e_last[r] - rs->e_first[r]) / d;
-    }
-    double mean_w = counters ? counter_w
-                             : json_number_value(json_object_get(json_object_get(json_object_get(run, "power"), "aggregate"),
-                                                                 "mean_w"));
-    if (!counters && !json_is_number(json_object_get(json_object_get(json_object_get(run, "power"), "aggregate"), "mean_w")))
-        mean_w = NAN;
+    double counter_w = runstats_counter_w(rs);
+    int counters = !isnan(counter_w);
+    json_t *agg_mean = json_object_get(json_object_get(json_object_get(run, "power"), "aggregate"), "mean_w");
+    double mean_w = counters ? counter_w : json_is_number(agg_mean) ? json_number_value(agg_mean) : NAN;
     json_object_set_new(run, "throughput_it_s", json_num(thr));
     json_object_set_new(run, "energy_per_iter_j", json_num(thr > 0 ? mean_w / thr : NAN));
     json_t *en = json_pack("{s:o, s:o, s:o, s:s}", "j", json_num(mean_w * span), "mean_w", json_num(mean_w), "span_s",
                            json_num(span), "source", counters ? "energy counter" : "power samples");
     /* the cross-check: what the readings add up to against what the counter counted over the same stretch */
-    double sampled_w = json_number_value(json_object_get(json_object_get(json_object_get(run, "power"), "aggregate"), "mean_w"));
+    double sampled_w = json_number_value(agg_mean);
     int both = counters && sampled_w > 0 && counter_w > 0;
     double dis = both ? 100 * (sampled_w - counter_w) / counter_w : NAN;
     json_object_set_new(en, "cross_check",
@@ -534,25 +536,24 @@ void runstats_free(struct run_stats *rs)
         series_free(&rs->rank[r].gap_s);
         if (rs->tick_true)
             free(rs->tick_true[r]);
+        free(rs->tick_w[r]);
+        free(rs->rank[r].stamps);
     }
     free(rs->tick_true);
     series_free(&rs->iter_s);
     series_free(&rs->spread_s);
     series_free(&rs->iter_begin);
-    for (int r = 0; r < rs->nranks; r++)
-        free(rs->tick_w[r]);
     free(rs->tick_w);
     free(rs->tick_ns);
     free(rs->e_first);
     free(rs->e_last);
     free(rs->e_first_ns);
     free(rs->e_last_ns);
+    free(rs->e_changes);
     free(rs->spread_t);
     free(rs->delay_s);
     rs->delay_s = NULL;
     free(rs->spread_n);
-    for (int r = 0; rs->rank && r < rs->nranks; r++)
-        free(rs->rank[r].stamps);
     free(rs->rank);
     rs->rank = NULL;
 }

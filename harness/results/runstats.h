@@ -43,10 +43,13 @@ struct run_stats {
     double **tick_true;          /* a modelled backend: each rank's electrical power at the tick (NULL: none given) */
     size_t nticks, cap_ticks;
     double sample_hz;            /* the rate asked for */
-    /* each rank's energy counter over the analysed stretch (from the end of the first iteration): first and last
-     * readings and their times; NAN where the source has no counter */
+    /* each rank's energy counter over the analysed stretch (from the end of the first iteration): its first and last
+     * changes seen (the readings that differ from the one before: read as soon after its update as the sampler gets)
+     * and their times, and the changes after the first; NAN where the source has no counter. Until 2026-11-30 the
+     * first and last readings, each up to an update (~100 ms) after the counter's, over as little as 0.1 s */
     double *e_first, *e_last;
     int64_t *e_first_ns, *e_last_ns;
+    long *e_changes;
     /* spread of compute-phase starts across ranks, per iteration */
     int64_t spread_iter[RS_SPREAD_ROWS];
     uint64_t *spread_t;          /* [RS_SPREAD_ROWS][nranks] */
@@ -87,6 +90,12 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev);
  * time where its source stamps it (sample_ns, 0 where not; NULL: none does). */
 void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts, const double *energy_j,
                     const double *true_w, const uint64_t *sample_ns);
+/* The counter's updates a figure from it needs: each read up to an update late at either end, over 20 it is right to
+ * 5 % (the cross-check's bound); about 2 s of an NVML counter updated every 100 ms. */
+#define RS_COUNTER_UPDATES 20
+/* The ranks' summed mean power from their energy counters over the analysed stretch (between each one's first and
+ * last change); NAN where a rank has none, it went back, or it changed fewer than RS_COUNTER_UPDATES times. */
+double runstats_counter_w(const struct run_stats *rs);
 /* Returns 1 when every rank reported the end of the run. */
 int runstats_done(const struct run_stats *rs);
 /* Returns 1 when every rank is done or stopped. */

@@ -78,23 +78,8 @@ struct power_source {
     int *dev;                   /* NVML device index per rank; -1 until the rank's GPU is known */
     struct nvml_energy_rate *rate;
     uint64_t *slow_t;           /* when each rank's slow fields were last read */
-    struct cuda_samples *smp;   /* each slot's view of its GPU's driver sample buffer */
+    struct nvml_buf *smp;       /* each slot's GPU's driver sample buffer */
 };
-
-/* A slot's GPU's power sample buffer (nvml_power_samples): polled at most every CUDA_SAMPLES_POLL_NS, its newest
- * sample the slot's reading until a newer one comes. */
-struct cuda_samples {
-    unsigned long long last_us;   /* the newest sample's driver timestamp */
-    double w;                     /* its power */
-    uint64_t at_ns;               /* its timestamp on the host's mono clock (0: not known) */
-    long passed;                  /* samples a poll found older than its newest: not read (ticks slower than the buffer) */
-    int have, off;                /* a sample was read / the GPU or driver has no buffer */
-    uint64_t poll_ns;
-    double buf_w[64];             /* the last poll's new samples, oldest first, and their mono times (0: not known) */
-    uint64_t buf_ns[64];
-};
-
-#define CUDA_SAMPLES_POLL_NS 10000000ull   /* 10 ms: the H100's buffer holds a sample every 20 ms */
 
 struct power_source *cuda_power_open(struct shm *shm, char *why, size_t n)
 {
@@ -162,25 +147,20 @@ int cuda_power_read(struct power_source *ps, int rank, uint64_t t, struct power_
     out->watts = s.power_instant_w;
     if (isnan(out->watts))   /* no instantaneous field: power from the energy counter */
         out->watts = nvml_energy_rate_push(&ps->rate[rank], &s);
-    struct cuda_samples *sm = &ps->smp[rank];
-    if (!sm->off && t - sm->poll_ns >= CUDA_SAMPLES_POLL_NS) {   /* the driver's buffer, where it has one, first */
-        int k = nvml_power_samples_mono(ps->nv, d, &sm->last_us, sm->buf_w, sm->buf_ns, 64);
-        sm->poll_ns = t;
-        if (k < 0)
-            sm->off = 1;
-        else if (k > 0 && isfinite(sm->buf_w[k - 1])) {   /* every new sample, for the learning (backend.h: nbuf) */
-            sm->w = sm->buf_w[k - 1], sm->have = 1;
-            sm->passed += k - 1;
-            sm->at_ns = sm->buf_ns[k - 1];
-            out->nbuf = k;
-            out->buf_w = sm->buf_w;
-            out->buf_ns = sm->buf_ns;
-        }
+    struct nvml_buf *sm = &ps->smp[rank];
+    int k = nvml_buf_poll(ps->nv, d, sm, t);   /* the driver's buffer, where it has one, first */
+    if (k > 0) {   /* every new sample, for the learning (backend.h: nbuf) */
+        out->nbuf = k;
+        out->buf_w = sm->new_w;
+        out->buf_ns = sm->new_at;
     }
     out->unstamped = 1;   /* unless a new sample of the buffer came with this reading (those are in buf) */
-    if (sm->have && !sm->off) {
-        out->watts = sm->w;
-        out->sample_ns = sm->at_ns;
+    double bw;
+    uint64_t bat;
+    int got = nvml_buf_reading(sm, &bw, &bat);
+    if (got >= 0) {   /* the buffer is the source: its newest sample, else a gap, never the instant field's value */
+        out->watts = got ? bw : NAN;
+        out->sample_ns = got ? bat : 0;
     }
     out->avg_w = s.power_avg_w;
     out->energy_j = (s.valid & GPU_VALID(GPU_F_ENERGY)) ? (double)s.energy_mj * 1e-3 : NAN;
@@ -196,14 +176,8 @@ void cuda_sensor_source(struct power_source *ps, int slot, char *out, size_t n)
     int d = ps->nv ? cuda_power_device(ps, slot) : -1;
     if (d < 0)
         snprintf(out, n, "none (no NVML device for this GPU)");
-    else if (ps->smp[slot].have && !ps->smp[slot].off && ps->smp[slot].passed)
-        snprintf(out, n, "NVML driver sample buffer (nvmlDeviceGetSamples, NVML_TOTAL_POWER_SAMPLES): its newest "
-                         "sample at each reading, stamped with its own time (power.csv sample_t_s); %ld samples passed "
-                         "over between readings slower than the buffer (power.sample_hz under its rate)",
-                 ps->smp[slot].passed);
-    else if (ps->smp[slot].have && !ps->smp[slot].off)
-        snprintf(out, n, "NVML driver sample buffer (nvmlDeviceGetSamples, NVML_TOTAL_POWER_SAMPLES): its newest "
-                         "sample at each reading, stamped with its own time (power.csv sample_t_s)");
+    else if (nvml_buf_describe(&ps->smp[slot], out, n) == 0)
+        return;   /* the driver's buffer, with what it passed over or failed */
     else if (nvml_field_available(ps->nv, d, GPU_F_POWER_INSTANT))
         snprintf(out, n, "NVML instant power field (NVML_FI_DEV_POWER_INSTANT), polled");
     else
