@@ -636,3 +636,25 @@ Test(fillplan, learning_from_noise_alone_stays_small_and_only_whole_windows_insi
         fill_learn_gap(&l, &p, g.idle, 0.5, &in, 1, 0.02);
     cr_assert_float_eq(fill_learn_boost(&l, 0.085), 800 - 560, 1e-9);
 }
+
+/* A floor the plan holds lower than asked is said, naming the limit that binds: the compute level (a gap never
+ * draws more than compute) or the filler's top; one within both is not. */
+Test(fillplan, a_floor_the_plan_clips_is_said_with_the_limit_that_binds)
+{
+    struct fill_plan p;
+    char why[64] = "";   /* a worker event's note */
+    fill_plan_make(&p, 560, 0, 0, 300, 300, 725, NAN);   /* compute 300 W, under the filler's top */
+    cr_assert(p.clipped && !p.unreachable && p.floor_w == 300, "held at compute, within the filler's reach");
+    cr_assert_eq(fill_plan_floor_why(&p, why, sizeof why), 1);
+    cr_assert_str_eq(why, "floor 560 W unreachable: compute draws 300 W");
+    fill_plan_make(&p, 700, 2000, 2000, 121, 679, 712, 0.5);   /* the H200's curve: 680-712 W were held at 679 W */
+    cr_assert(p.clipped && fill_plan_floor_why(&p, why, sizeof why) == 1, "700 W on compute 679 W");
+    cr_assert_str_eq(why, "floor 700 W unreachable: compute draws 679 W");
+    fill_plan_make(&p, 900, 0, 0, 131, 780, 725, NAN);   /* above the filler's top */
+    cr_assert(p.clipped && p.unreachable && fill_plan_floor_why(&p, why, sizeof why) == 1);
+    cr_assert_str_eq(why, "floor 900 W unreachable: the filler reaches 725 W");
+    fill_plan_make(&p, 560, 0, 0, 131, 780, 725, NAN);
+    cr_assert(!p.clipped && fill_plan_floor_why(&p, why, sizeof why) == 0, "560 W is within both");
+    fill_plan_make(&p, 0, 2000, 2000, 131, 780, 725, 0.5);
+    cr_assert(!p.clipped && fill_plan_floor_why(&p, why, sizeof why) == 0, "no floor asked");
+}

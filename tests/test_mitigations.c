@@ -1,10 +1,14 @@
 /* tests/test_mitigations.c: the mitigations on the sim backend, run side by side on the same workload:
  * what each removes of the swing and what it costs. */
 #include <criterion/criterion.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "e2e.h"
+#include "machine.h"
+#include "mitigations/mitigation.h"
 #include "util.h"
 
 #define BASE                                                                                                   \
@@ -214,12 +218,129 @@ Test(mitigations, bess_is_sized_from_the_measured_swing, .timeout = 120)
     cr_assert_gt(swing, 0);
     cr_assert_float_eq(mw, swing / 2, 1e-6 * swing, "half the none run's projected swing: %.3f MW of %.3f MW", mw, swing);
     cr_assert_float_eq(json_number_value(json_object_get(b, "capacity_mwh")), mw / 60, 1e-6 * mw, "one minute at full power");
+    char rated[64];   /* its label names the ratings it was sized to, never the given ones */
+    snprintf(rated, sizeof rated, " %.3gMW/%.3gMWh", mw, mw / 60);
+    const char *label = json_string_value(json_object_get(json_array_get(runs, 1), "label"));
+    cr_assert(label && strncmp(label, "bess", 4) == 0 && strstr(label, rated), "label %s, expected bess...%s", label, rated);
     json_decref(s);
     const char *sc = e2e_scenario(BASE "mitigations: [{bess: {size: 50}}, none]\n");
     cr_assert_eq(e2e_run("/tmp/gauntlet-mit.log", (const char *[]){ "check", sc, NULL }), 2);
     char *log = e2e_read("/tmp/gauntlet-mit.log");
     cr_assert(strstr(log, ":9:1: mitigations[0]: bess size is a share of the swing a `none` run measured"), "%s", log);
     free(log);
+}
+
+/* The parameters of mitigation name, its defaults with key set to value (key NULL: none); returns its index. */
+static int mit_params(const char *name, void *params, const char *key, const char *value)
+{
+    int k = plugin_find(&plugin_mitigations, name);
+    cr_assert_geq(k, 0, "%s", name);
+    const struct mitigation_ops *o = mitigation_table[k];
+    char why[256];
+    memset(params, 0, SC_PARAM_BYTES);
+    cr_assert_eq(param_defaults(o->params, params), 0);
+    if (key)
+        cr_assert_eq(param_parse(param_find(o->params, key), value, params, why, sizeof why), 0, "%s=%s: %s", key, value, why);
+    return k;
+}
+
+/* A % of TDP is read against the TDP the run had, as each backend's worker reads it: the model's own on sim (whatever
+ * the control block holds, power.tdp_w included), the GPU's on a GPU, none where it is not known. */
+Test(mitigations, a_share_of_tdp_is_read_against_the_tdp_the_worker_had)
+{
+    struct sim_params m = { .tdp_w = 700, .idle_w = 131 };
+    _Alignas(max_align_t) unsigned char p[SC_PARAM_BYTES];
+    cr_assert_float_eq(mitigation_tdp_w(1, &m, 0), 700, 1e-12);
+    cr_assert_float_eq(mitigation_tdp_w(1, &m, 500000), 700, 1e-12, "sim: the model's, not power.tdp_w");
+    cr_assert_float_eq(mitigation_tdp_w(0, &m, 350000), 350, 1e-12, "a GPU: its own");
+    cr_assert(isnan(mitigation_tdp_w(0, &m, 0)), "a GPU whose TDP is not known: none, never sim.tdp_w");
+    int k = mit_params("filler", p, "floor", "80%");
+    struct mit_model mm;
+    mitigation_model_tdp(k, p, &m, mitigation_tdp_w(0, &m, 350000), 0, 2, &mm);
+    cr_assert_float_eq(mm.floor_w, 280, 1e-9, "80 %% of a 350 W GPU");
+    mitigation_model_tdp(k, p, &m, mitigation_tdp_w(0, &m, 1000000), 1, 2, &mm);
+    cr_assert_float_eq(mm.floor_w, 800, 1e-9, "80 %% of a 1000 W GPU");
+    k = mit_params("filler", p, "floor", "300W");
+    mitigation_model_tdp(k, p, &m, 350, 0, 2, &mm);
+    cr_assert_float_eq(mm.floor_w, 300, 1e-9, "watts are watts");
+}
+
+/* A cap a GPU refuses is refused before the run, naming the key and what was expected: 0 (it meant no cap at all)
+ * and one under the idle level; a cap at idle or above, and every other mitigation's defaults, pass. */
+Test(mitigations, a_cap_at_zero_or_under_idle_is_refused)
+{
+    struct sim_params m = { .tdp_w = 700, .idle_w = 131 };
+    _Alignas(max_align_t) unsigned char p[SC_PARAM_BYTES];
+    const char *bad[] = { "0%", "0W", "1W", "130W", "18%" }, *good[] = { "131W", "19%", "80%", "100%" };
+    char why[400];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *key = NULL;
+        int k = mit_params("cap", p, "cap", bad[i]);
+        why[0] = 0;
+        cr_assert_eq(mitigation_check(k, p, &m, &key, why, sizeof why), -1, "cap %s passed", bad[i]);
+        cr_assert_str_eq(key, "cap");
+        cr_assert(strstr(why, "expected a power limit") && strstr(why, "got "), "cap %s: %s", bad[i], why);
+    }
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        const char *key = NULL;
+        int k = mit_params("cap", p, "cap", good[i]);
+        cr_assert_eq(mitigation_check(k, p, &m, &key, why, sizeof why), 0, "cap %s: %s", good[i], why);
+    }
+    for (int k = 0; mitigation_table[k]; k++) {
+        const char *key = NULL;
+        mit_params(mitigation_table[k]->name, p, NULL, NULL);
+        cr_assert_eq(mitigation_check(k, p, &m, &key, why, sizeof why), 0, "%s's defaults: %s", mitigation_table[k]->name, why);
+    }
+}
+
+/* A mitigation that can do nothing as given says so (one sentence, its reason); one that can act says nothing. */
+Test(mitigations, a_mitigation_that_can_do_nothing_says_why)
+{
+    struct mit_run run = { .tdp_w = 700, .idle_w = 131, .sample_s = 0.005, .world = 2 }, one = run;
+    one.world = 1;
+    struct {
+        const char *name, *key, *value;
+        const struct mit_run *run;
+        const char *says;   /* NULL: nothing */
+    } c[] = {
+        { "stagger", "groups", "1", &run, "groups 1" },
+        { "stagger", "offset", "0ms", &run, "offset 0" },
+        { "stagger", NULL, NULL, &one, "1 rank in all" },
+        { "stagger", NULL, NULL, &run, NULL },
+        { "filler", "floor", "0%", &run, "floor of 0" },
+        { "filler", "floor", "100W", &run, "at or below the GPU's idle level" },
+        { "filler", "floor", "80%", &run, NULL },
+        { "bess", "window", "1ms", &run, "never acts" },
+        { "bess", "window", "5ms", &run, "never acts" },
+        { "bess", "window", "6ms", &run, NULL },
+        { "ramp", "ramp_w_s", "1", &run, NULL },
+        { "smoothing", "floor", "0%", &run, NULL },
+        { "cap", NULL, NULL, &run, NULL },
+        { "none", NULL, NULL, &run, NULL },
+    };
+    _Alignas(max_align_t) unsigned char p[SC_PARAM_BYTES];
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char why[400] = "";
+        int k = mit_params(c[i].name, p, c[i].key, c[i].value);
+        int said = mitigation_inert(k, p, c[i].run, why, sizeof why);
+        cr_assert_eq(said, c[i].says != NULL, "%s %s=%s: %s", c[i].name, c[i].key, c[i].value, why);
+        if (c[i].says)
+            cr_assert(strstr(why, c[i].says), "%s %s=%s: %s", c[i].name, c[i].key, c[i].value, why);
+    }
+}
+
+/* On sim a % of TDP is the model's sim.tdp_w, as its worker reads it, whatever power.tdp_w says. */
+Test(mitigations, a_floor_in_percent_follows_the_models_tdp, .timeout = 60)
+{
+    json_t *s = run("name: mit\nranks: 2\niterations: 6\nseed: 3\n"
+                    "workload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 64}\n"
+                    "  allreduce: {bytes: 1GiB, emulate_busbw: 20, emulate_ranks: 1024}\n"
+                    "power: {sample_hz: 200, tdp_w: 700}\nsim: {tdp_w: 500}\n"
+                    "mitigations: [none, {filler: {floor: 80%}}]\n");
+    cr_assert_float_eq(vs(s, 1, "floor_asked_w"), 400, 1e-6, "80 %% of sim.tdp_w 500 W");
+    cr_assert_null(json_object_get(json_object_get(json_array_get(json_object_get(s, "runs"), 1), "vs_none"),
+                                   "floor_unreachable"));
+    json_decref(s);
 }
 
 Test(mitigations, auto_offers_storage_apart_from_gpu_side_mitigations, .timeout = 300)

@@ -2,12 +2,15 @@
  * docs/power.md), resolved by the sensor or null, and on a modelled backend the same against the electrical truth. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analysis.h"
 #include "analysis_json.h"
+#include "mitigations/fillplan.h"
 #include "mitigations/mitigation.h"
 #include "run.h"
 #include "runstats.h"
+#include "util.h"
 
 /* The floor a GPU reached: the mitigation's, or the lowest power the run reached (p1) where that is lower; 0 without
  * a floor. */
@@ -47,6 +50,53 @@ static int sup_gaps_unresolved(json_t *base, char *why, size_t n)
     return 1;
 }
 
+/* What rank g's mitigation does, read as its worker reads it: a % of TDP against the TDP the run had (the GPU's on a
+ * GPU; until 2026-11-30 sim.tdp_w on every backend: a 80 % floor read 560 W on a 350 W GPU). */
+static void sup_rank_model(struct sup *s, const struct plugin_spec *spec, int g, int nranks, struct mit_model *mm)
+{
+    uint64_t mw = s->ops->modelled ? 0 : atomic_load(&shm_ctl(&s->shm, s->slot_of[g])->tdp_mw);
+    mitigation_model_tdp(spec->index, spec->params, &s->sc->sim, mitigation_tdp_w(s->ops->modelled, &s->sc->sim, mw), g,
+                         nranks, mm);
+}
+
+/* The level rank g's filler plan holds its gaps within (fill_plan_make's high_w: the compute level, at most the
+ * filler's top): the model's on a modelled backend, else its GPU's curve measured at start-up; INFINITY where the
+ * GPU's firmware smoothed the run (it ramps from the compute level itself); NAN where the GPU measured no curve. */
+static double sup_high_w(struct sup *s, json_t *r, int g)
+{
+    struct fill_plan p;
+    const struct sim_params *m = &s->sc->sim;
+    if (s->ops->modelled) {
+        fill_plan_make(&p, 0, 0, 0, m->idle_w, m->compute_w, m->filler_w, NAN);
+        return p.high_w;
+    }
+    const struct ctl *c = shm_ctl(&s->shm, s->slot_of[g]);
+    if (!atomic_load(&c->tuned)) {
+        const char *dev = json_string_value(json_object_get(json_object_get(r, "device"), "smoothing"));
+        return dev && strcmp(dev, "firmware") == 0 ? INFINITY : NAN;
+    }
+    struct fill_curve fc = fill_curve_of(c->tune_w, c->tune_compute_w);
+    fill_plan_make(&p, 0, 0, 0, fc.w[0], fc.compute_w, fill_curve_top(&fc), NAN);
+    return p.high_w;
+}
+
+/* an_least_fill_j over a trace held at most at high_w: the plan holds the fall and prepares the climb only below
+ * it (fill_plan_make), so above it the power moves as the none run's does. Until 2026-11-30 the rates were applied
+ * up to the compute level, a result the filler never reached: an efficiency above 1 for a ramp that paid no time. */
+static double sup_least_j(const double *t_s, const double *p, size_t n, double floor, double up, double down, double high)
+{
+    if (isnan(high))
+        return NAN;   /* the level the plan held is not known: a least energy would be a guess */
+    if (!(high < INFINITY))
+        return an_least_fill_j(t_s, p, n, floor, up, down);
+    double *q = xmalloc((n ? n : 1) * sizeof *q);
+    for (size_t i = 0; i < n; i++)
+        q[i] = isfinite(p[i]) && p[i] > high ? high : p[i];   /* a missing reading stays missing */
+    double e = an_least_fill_j(t_s, q, n, floor < high ? floor : high, up, down);
+    free(q);
+    return e;
+}
+
 /* The least energy over the energy added: 0 where the run added energy its result did not need at all (its floor lay
  * below everything the none run drew: least 0); NAN only where it added none (nothing to spend well or badly). */
 static double sup_eff(double least, double added)
@@ -75,8 +125,9 @@ void sup_efficiency(struct sup *s, json_t *r, json_t *base, json_t *vs)
     double least = 0, least_true = 0, asked = 0, reached = 0, down = 0, up = 0;
     int floors = 0;
     for (int g = 0; g < t->nranks; g++) {
-        struct mit_model mm = { 0 };
-        ops->model(spec->params, &s->sc->sim, g, t->nranks, &mm);
+        struct mit_model mm;
+        sup_rank_model(s, spec, g, t->nranks, &mm);
+        double high = sup_high_w(s, r, g);
         double p1 = json_number_value(json_object_get(json_array_get(pr, (size_t)g), "p1_w"));
         double floor = sup_floor_reached(mm.floor_w, p1);
         if (mm.floor_w > 0) {
@@ -88,12 +139,12 @@ void sup_efficiency(struct sup *s, json_t *r, json_t *base, json_t *vs)
         up = mm.ramp_up_w_s;
         if (!(floor > 0) && !(down > 0) && !(up > 0))
             return;   /* no floor, no ramp limit: a stagger, a cap; its energy is not a fill's */
-        least += an_least_fill_j(t->t_s, t->w + (size_t)g * t->n, t->n, floor, up, down);
+        least += sup_least_j(t->t_s, t->w + (size_t)g * t->n, t->n, floor, up, down, high);
         if (t->truth) {   /* the same against the model's electrical power, its floor what the truth reached */
             double tp1 = json_number_value(json_array_get(json_object_get(json_object_get(r, "truth"), "per_rank_p1_w"),
                                                           (size_t)g));
-            least_true += an_least_fill_j(t->t_s, t->truth + (size_t)g * t->n, t->n, sup_floor_reached(mm.floor_w, tp1),
-                                          up, down);
+            least_true += sup_least_j(t->t_s, t->truth + (size_t)g * t->n, t->n, sup_floor_reached(mm.floor_w, tp1),
+                                      up, down, high);
         }
     }
     least /= (double)t->iters;

@@ -79,26 +79,71 @@ static int sup_facility(json_t *r)
     return k >= 0 && mitigation_table[k]->facility;
 }
 
-/* A mitigation that made the swing worse, or had no swing to act on at this time scale, says so: vs_none.warning
- * (summary.json, the table, the report), never a plain row. A facility one leaves the GPUs' trace as it is: what
- * their swing does against none is run-to-run noise, never its doing. */
+/* The levels rank r's filler plans its gaps with (fill_plan_make): the model's on a modelled backend, else its GPU's
+ * curve measured at start-up; 0 where its GPU measured none. */
+static int sup_rank_levels(struct sup *s, int r, double *idle, double *compute, double *top)
+{
+    if (s->ops->modelled) {
+        *idle = s->sc->sim.idle_w;
+        *compute = s->sc->sim.compute_w;
+        *top = s->sc->sim.filler_w;
+        return 1;
+    }
+    const struct ctl *c = shm_ctl(&s->shm, s->slot_of[r]);
+    if (!atomic_load(&c->tuned))
+        return 0;
+    struct fill_curve fc = fill_curve_of(c->tune_w, c->tune_compute_w);
+    *idle = fc.w[0];
+    *compute = fc.compute_w;
+    *top = fill_curve_top(&fc);
+    return 1;
+}
+
+/* What run r's mitigation had to act on (mitigation_inert): rank 0's TDP and idle level as its worker had them, the
+ * power trace's sample period, and the ranks a stagger draws its groups from (the sim: every node's; cuda: the
+ * node's own, shaper.c). */
+static struct mit_run sup_mit_run(struct sup *s)
+{
+    struct mit_run run = { .tdp_w = NAN, .idle_w = NAN,
+                           .sample_s = s->sc->power.sample_hz > 0 ? 1 / s->sc->power.sample_hz : 0,
+                           .world = s->ops && s->ops->modelled ? (int)s->shm.hdr->world : s->nranks };
+    double compute, top;
+    if (s->ops && s->ops->modelled) {
+        run.tdp_w = s->sc->sim.tdp_w;
+        run.idle_w = s->sc->sim.idle_w;
+    } else if (s->nranks > 0) {
+        run.tdp_w = mitigation_tdp_w(0, &s->sc->sim, atomic_load(&shm_ctl(&s->shm, s->slot_of[0])->tdp_mw));
+        if (!sup_rank_levels(s, 0, &run.idle_w, &compute, &top))
+            run.idle_w = NAN;
+    }
+    return run;
+}
+
+/* A mitigation that can do nothing as given (a stagger of one group, a floor at idle, a battery's window within a
+ * sample: said since 2026-11-30), made the swing worse, or had no swing to act on at this time scale, says so:
+ * vs_none.warning (summary.json, the table, the report), never a plain row. A facility one leaves the GPUs' trace as
+ * it is: what their swing does against none is run-to-run noise, never its doing. */
 static void sup_warn_worse(struct sup *s, json_t *r, double cut_pct)
 {
     json_int_t m = json_integer_value(json_object_get(r, "run"));
-    if (m < 0 || m >= s->sc->n_mitigations || strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0 ||
-        sup_facility(r))
+    if (m < 0 || m >= s->sc->n_mitigations || strcmp(json_string_value(json_object_get(r, "mitigation")), "none") == 0)
         return;
     const struct plugin_spec *spec = &s->sc->mitigations[m];
+    char why[1200] = "", ts[600], inert[300] = "";
+    struct mit_run run = sup_mit_run(s);
+    int idle = mitigation_inert(spec->index, spec->params, &run, inert, sizeof inert);
     double it = json_number_value(json_object_get(json_object_get(r, "iteration_s"), "p50"));
-    char why[800] = "", ts[600];
     double window = sup_sensor_max_s(r, "update_ms");   /* the readings' update interval: the slowest GPU's */
-    int at_scale = mitigation_acts_on_swing(spec->index, spec->params, &s->sc->sim) &&
+    int facility = sup_facility(r);
+    int at_scale = !facility && mitigation_acts_on_swing(spec->index, spec->params, &s->sc->sim) &&
                    mitigation_timescale_warning(spec->name, it, s->sc->sim.ramp_s, window, ts, sizeof ts);
-    if (cut_pct < -5)   /* beyond the spread of one scenario run twice (2 points, docs/power.md) */
-        snprintf(why, sizeof why, "%s raised the swing by %.1f %% instead of removing it%s%s", spec->name, -cut_pct,
-                 at_scale ? ": " : "", at_scale ? ts : "");
+    if (!facility && cut_pct < -5)   /* beyond the spread of one scenario run twice (2 points, docs/power.md) */
+        snprintf(why, sizeof why, "%s%s%s raised the swing by %.1f %% instead of removing it%s%s", inert,
+                 idle ? "; " : "", spec->name, -cut_pct, at_scale ? ": " : "", at_scale ? ts : "");
     else if (at_scale)
-        snprintf(why, sizeof why, "%s", ts);
+        snprintf(why, sizeof why, "%s%s%s", inert, idle ? "; " : "", ts);
+    else if (idle)
+        snprintf(why, sizeof why, "%s", inert);
     else
         return;
     why[0] = (char)toupper((unsigned char)why[0]);
@@ -131,8 +176,9 @@ static double sup_filler_top_w(struct sup *s)
 }
 
 /* A run with a filler (a floor or a ramp) says what the filler can draw in vs_none (filler_top_w; on a GPU the curve
- * measured at start-up, filler_curve_w and compute_level_w), and a floor it cannot draw says so (floor_unreachable),
- * whatever else the run shows. */
+ * measured at start-up, filler_curve_w and compute_level_w), and a floor the plan holds lower than asked says so
+ * (floor_unreachable, naming the limit: the filler's top, or the compute level a gap never draws more than; until
+ * 2026-11-30 the latter was unsaid), whatever else the run shows. Each rank's floor is read against its own TDP. */
 static void sup_floor_reach(struct sup *s, json_t *r, json_t *vs)
 {
     json_int_t m = json_integer_value(json_object_get(r, "run"));
@@ -143,7 +189,7 @@ static void sup_floor_reach(struct sup *s, json_t *r, json_t *vs)
     struct mit_model mm = { 0 };
     if (!ops->model || ops->facility)
         return;
-    ops->model(spec->params, &s->sc->sim, 0, s->nranks, &mm);   /* the floor as floor_asked_w reads it */
+    ops->model(spec->params, &s->sc->sim, 0, s->nranks, &mm);   /* whether it fills: the same at any TDP */
     if (!(mm.floor_w > 0 || mm.ramp_up_w_s > 0 || mm.ramp_down_w_s > 0))
         return;   /* no filler in this run */
     double top = sup_filler_top_w(s);
@@ -168,10 +214,20 @@ static void sup_floor_reach(struct sup *s, json_t *r, json_t *vs)
             json_object_set_new(vs, "compute_level_w", json_num(w[FILL_DUTIES + 1] / n));
         }
     }
-    if (isfinite(top) && mm.floor_w > 0 && mm.floor_w > top + 0.5) {
+    for (int g = 0; g < s->nranks; g++) {   /* the first rank whose plan holds less than its floor asked */
+        double idle, compute, ttop;
+        uint64_t mw = s->ops->modelled ? 0 : atomic_load(&shm_ctl(&s->shm, s->slot_of[g])->tdp_mw);
+        mitigation_model_tdp(spec->index, spec->params, &s->sc->sim, mitigation_tdp_w(s->ops->modelled, &s->sc->sim, mw),
+                             g, s->nranks, &mm);
+        if (!(mm.floor_w > 0) || !sup_rank_levels(s, g, &idle, &compute, &ttop))
+            continue;
+        struct fill_plan p;
         char why[160];
-        snprintf(why, sizeof why, "floor %.0f W unreachable: the filler reaches %.0f W", mm.floor_w, top);
-        json_object_set_new(vs, "floor_unreachable", json_string(why));
+        fill_plan_make(&p, mm.floor_w, 0, 0, idle, compute, ttop, NAN);
+        if (fill_plan_floor_why(&p, why, sizeof why)) {
+            json_object_set_new(vs, "floor_unreachable", json_string(why));
+            return;
+        }
     }
 }
 
@@ -244,6 +300,33 @@ void sup_compare_runs(struct sup *s)
     }
 }
 
+/* Relabels a sized battery with the ratings it was sized to: its name, the given label's other parameters while they
+ * fit (a given capacity_mwh or power_mw was replaced: left out), "3.29MW/0.0548MWh", then its shape's " [name]".
+ * Until 2026-11-30 it kept the label of its given ratings, which another run could carry too. */
+static void sup_bess_label(struct plugin_spec *spec, double power_mw, double capacity_mwh)
+{
+    char label[sizeof spec->label], given[sizeof spec->label], shape[sizeof spec->label] = "";
+    str_copy(given, sizeof given, spec->label);
+    char *at = strstr(given, " [");
+    if (at) {   /* the shape's suffix, kept whole */
+        str_copy(shape, sizeof shape, at);
+        *at = '\0';
+    }
+    char rated[64];
+    snprintf(rated, sizeof rated, " %.3gMW/%.3gMWh", power_mw, capacity_mwh);
+    size_t used = (size_t)snprintf(label, sizeof label, "%s", spec->name), tail = strlen(rated) + strlen(shape);
+    char *save = NULL;
+    for (char *tok = strtok_r(given, " ", &save); tok && used < sizeof label; tok = strtok_r(NULL, " ", &save)) {
+        if (!strchr(tok, '=') || strncmp(tok, "capacity_mwh=", 13) == 0 || strncmp(tok, "power_mw=", 9) == 0)
+            continue;   /* the name, or a rating the sizing replaced */
+        if (used + 1 + strlen(tok) + tail < sizeof label)
+            used += (size_t)snprintf(label + used, sizeof label - used, " %s", tok);
+    }
+    if (used < sizeof label)
+        snprintf(label + used, sizeof label - used, "%s%s", rated, shape);
+    str_copy(spec->label, sizeof spec->label, label);
+}
+
 void sup_size_bess(struct sup *s, int m)
 {
     struct plugin_spec *spec = &s->shm.hdr->sc.mitigations[m];
@@ -267,9 +350,10 @@ void sup_size_bess(struct sup *s, int m)
                                                                   "power_mw", power_mw, "capacity_mwh", capacity_mwh));
         return;
     }
-    results_event(&s->res, mono_ns(), "bess_sized", json_pack("{s:i, s:f, s:f, s:f, s:f}", "run", m, "from_swing_mw", swing,
-                                                              "size_pct", share, "power_mw", power_mw,
-                                                              "capacity_mwh", capacity_mwh));
+    sup_bess_label(spec, power_mw, capacity_mwh);
+    results_event(&s->res, mono_ns(), "bess_sized", json_pack("{s:i, s:f, s:f, s:f, s:f, s:s}", "run", m, "from_swing_mw",
+                                                              swing, "size_pct", share, "power_mw", power_mw,
+                                                              "capacity_mwh", capacity_mwh, "label", spec->label));
 }
 
 /* Builds summary.json from the runs and the run's outcome. */

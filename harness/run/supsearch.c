@@ -41,7 +41,8 @@ static double sup_storage_mw(json_t *r)
 static int sup_no_worse(double x2, double x, double tol) { return x2 <= x + tol; }
 static int sup_better(double x2, double x, double tol) { return x2 < x - tol; }
 
-json_t *sup_search(struct sup *s)
+/* sup_search, and the cheapest passing candidate's run object in *best_run (NULL: none). */
+static json_t *sup_search_best(struct sup *s, json_t **best_run)
 {
     json_t *r, *pareto = json_array(), *best = NULL, *closest = NULL, *store = NULL;
     size_t i, j;
@@ -133,7 +134,14 @@ json_t *sup_search(struct sup *s)
                         !best && closest ? json_pack("{s:s, s:s, s:f}", "label", sup_label(closest), "clause",
                                                      closest_clause, "value_over_limit", closest_ratio)
                                          : json_null());
+    *best_run = best;
     return out;
+}
+
+json_t *sup_search(struct sup *s)
+{
+    json_t *best;
+    return sup_search_best(s, &best);
 }
 
 /* Reads parameter p of params as a number into x (a power's unit into percent: 1 for %, 0 for W); -1 when it is not one. */
@@ -168,12 +176,11 @@ int sup_refine(struct sup *s)
 {
     struct scenario *sc = &s->shm.hdr->sc;   /* the workers read the candidates from here */
     sup_compare_runs(s);
-    json_t *sr = sup_search(s), *best = json_object_get(sr, "cheapest_passing");
-    int bi = -1, added = 0;
-    for (int i = 0; json_is_object(best) && i < sc->n_mitigations; i++)
-        if (strcmp(sc->mitigations[i].label[0] ? sc->mitigations[i].label : sc->mitigations[i].name,
-                   json_string_value(json_object_get(best, "label"))) == 0)
-            bi = i;
+    json_t *best, *sr = sup_search_best(s, &best);
+    /* the candidate by its run, never by its label (until 2026-11-30: two runs of one label took the last of them) */
+    json_int_t run = best && json_is_integer(json_object_get(best, "run")) ? json_integer_value(json_object_get(best, "run"))
+                                                                          : -1;
+    int bi = run >= 0 && run < sc->n_mitigations ? (int)run : -1, added = 0;
     json_decref(sr);
     if (bi <= 0)
         return 0;

@@ -5,6 +5,7 @@
  * its losses and its state-of-charge range. Works on every backend: it acts on the trace. With `size` the
  * battery is sized from the swing the first `none` run measured (the search's candidates are). */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "mitigation.h"
 
@@ -44,6 +45,19 @@ static void bess_size(void *params, double swing_mw, double *power_mw, double *c
     *capacity_mwh = p->capacity_mwh;
 }
 
+/* Says when the grid's average follows the draw sample by sample (window at most one sample period: its weight is
+ * 1, analysis_bess): the battery never serves anything. */
+static int bess_inert(const void *params, const struct mit_run *run, char *why, size_t n)
+{
+    const struct bess_params *p = params;
+    if (!(run->sample_s > 0) || p->window_s > run->sample_s)
+        return 0;
+    snprintf(why, n, "bess with a window of %g ms, no longer than the power trace's sample period (%g ms): the grid's "
+             "average follows the draw sample by sample and the battery never acts", p->window_s * 1e3,
+             run->sample_s * 1e3);
+    return 1;
+}
+
 const struct mitigation_ops mitigation_bess = {
     .version = MITIGATION_OPS_VERSION,
     .name = "bess",
@@ -56,4 +70,5 @@ const struct mitigation_ops mitigation_bess = {
                   "measured",
     .size_share = bess_share,
     .size = bess_size,
+    .inert = bess_inert,
 };

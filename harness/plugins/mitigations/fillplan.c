@@ -105,6 +105,7 @@ void fill_plan_make(struct fill_plan *p, double floor_asked_w, double down_w_s, 
     p->down_w_s = down_w_s > 0 ? down_w_s : 0;
     p->up_w_s = up_w_s > 0 ? up_w_s : 0;
     p->unreachable = p->asked_w > p->top_w + 0.5;
+    p->clipped = p->asked_w > p->high_w + 0.5;   /* until 2026-11-30 a floor above compute was held there unsaid */
     p->floor_w = p->asked_w > 0 ? fmin(p->asked_w, p->high_w) : 0;   /* never above the compute level either */
     p->low_w = p->floor_w > 0 ? p->floor_w : fmin(idle_w, p->high_w);
     fill_plan_times(p);
@@ -133,6 +134,17 @@ void fill_plan_make(struct fill_plan *p, double floor_asked_w, double down_w_s, 
 }
 
 int fill_plan_active(const struct fill_plan *p) { return p->floor_w > 0 || p->down_w_s > 0 || p->up_w_s > 0; }
+
+int fill_plan_floor_why(const struct fill_plan *p, char *why, size_t n)
+{
+    if (!p->clipped)
+        return 0;
+    if (p->high_w < p->top_w)   /* the compute level binds before the filler's top */
+        snprintf(why, n, "floor %.0f W unreachable: compute draws %.0f W", p->asked_w, p->high_w);
+    else
+        snprintf(why, n, "floor %.0f W unreachable: the filler reaches %.0f W", p->asked_w, p->top_w);
+    return 1;
+}
 
 double fill_plan_watts(const struct fill_plan *p, double t)
 {

@@ -79,6 +79,8 @@ struct fill_plan {
     int raised;          /* the floor was raised above what was asked so that the fall and climb fit the gap (or, the
                           * gap's length unknown, held at high_w) */
     int unreachable;     /* the floor asked is above what the filler can draw */
+    int clipped;         /* the floor asked is above high_w, where the plan holds it: the filler's top (unreachable) or
+                          * the compute level (a gap never draws more than compute) */
 };
 
 /* Plans a gap expected to last gap_s for a floor asked (W, 0: none), the ramp rates (W/s, 0: none), and the GPU's
@@ -91,6 +93,10 @@ void fill_plan_make(struct fill_plan *p, double floor_asked_w, double down_w_s, 
 double fill_plan_watts(const struct fill_plan *p, double t);
 /* Whether the plan runs the filler at all (a floor or a ramp). */
 int fill_plan_active(const struct fill_plan *p);
+/* Says in why when the plan holds less than the floor asked (clipped), naming the limit that binds: "floor 900 W
+ * unreachable: the filler reaches 725 W" or "floor 560 W unreachable: compute draws 300 W" (at most 64 characters,
+ * a worker event's note); 1 when said, else 0. */
+int fill_plan_floor_why(const struct fill_plan *p, char *why, size_t n);
 
 /* The last gaps' lengths. */
 struct fill_history {

@@ -24,6 +24,13 @@ struct mit_model {
     double delay_s;      /* this rank starts each compute phase this much later (stagger) */
 };
 
+/* What a run offers a mitigation to act on, for mitigation_inert: NAN or 0 where it is not known. */
+struct mit_run {
+    double tdp_w;      /* the TDP a % is read against (the GPU's, or the model's) */
+    double idle_w;     /* the GPU's power with nothing running (measured at start-up, or the model's sim.idle_w) */
+    double sample_s;   /* the power trace's sample period (1 / power.sample_hz) */
+    int world;         /* the ranks a stagger's groups are drawn from */
+};
 struct mitigation_ops {
     PLUGIN_HEAD;
     /* Fills what the mitigation does to rank's sim model (NULL: nothing: the baseline). */
@@ -42,6 +49,13 @@ struct mitigation_ops {
      * they are. NULL: never sized. */
     double (*size_share)(const void *params);
     void (*size)(void *params, double swing_mw, double *power_mw, double *capacity_mwh);
+    /* Refuses params a GPU would refuse (m: the model's levels, its tdp_w the TDP a % is read against): -1 with the
+     * parameter in *key and what was expected in why; 0 when they are fine. NULL: every value its table lets through
+     * is fine. */
+    int (*check)(const void *params, const struct sim_params *m, const char **key, char *why, size_t n);
+    /* Says in why (one sentence) when params can do nothing in run (a stagger with one group, a floor at idle, a
+     * battery whose window is no longer than a sample): 1 when said, else 0. NULL: never. */
+    int (*inert)(const void *params, const struct mit_run *run, char *why, size_t n);
 };
 
 /* Every mitigation, NULL-terminated, in the order `gauntlet list` shows them. */
@@ -49,6 +63,19 @@ extern const struct mitigation_ops *const mitigation_table[];
 
 /* Returns a power level in watts: a percentage of tdp_w, or watts. */
 double mitigation_watts(const struct power_value *v, double tdp_w);
+/* Returns the TDP a rank's mitigation reads its % of TDP against, as its worker does: on a modelled backend
+ * (modelled 1) the model's own m->tdp_w (the sim's worker reads its model with it), else its GPU's as the supervisor
+ * handed it over in the rank's control block (tdp_mw: power.tdp_w when given, else NVML's default limit); NAN when
+ * that is 0 (not known). */
+double mitigation_tdp_w(int modelled, const struct sim_params *m, uint64_t tdp_mw);
+/* Fills out (zeroed first) as mitigation_table[index]'s model does for rank of nranks on a GPU whose TDP is tdp_w:
+ * m's levels with its tdp_w replaced, as the cuda worker's shaper reads it (nothing for a mitigation without one). */
+void mitigation_model_tdp(int index, const void *params, const struct sim_params *m, double tdp_w, int rank,
+                          int nranks, struct mit_model *out);
+/* mitigation_table[index]'s check of params (0 without one). */
+int mitigation_check(int index, const void *params, const struct sim_params *m, const char **key, char *why, size_t n);
+/* mitigation_table[index]'s inert (0 without one). */
+int mitigation_inert(int index, const void *params, const struct mit_run *run, char *why, size_t n);
 
 /* Whether mitigation_table[index] with params shapes the GPUs' own power over an iteration (a floor, a ramp limit, a
  * stagger: its model says so), so that it has nothing to act on when the power cannot follow the iteration's

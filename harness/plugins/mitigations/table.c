@@ -1,6 +1,9 @@
 /* harness/plugins/mitigations/table.c: the one list of mitigation strategies. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "machine.h"
 #include "mitigation.h"
 
 extern const struct mitigation_ops mitigation_none, mitigation_filler, mitigation_ramp, mitigation_stagger,
@@ -17,6 +20,35 @@ const struct plugin_kind plugin_mitigations = { "mitigation", (const struct plug
 double mitigation_watts(const struct power_value *v, double tdp_w)
 {
     return v->percent ? v->value / 100.0 * tdp_w : v->value;
+}
+
+double mitigation_tdp_w(int modelled, const struct sim_params *m, uint64_t tdp_mw)
+{
+    if (modelled)
+        return m->tdp_w;
+    return tdp_mw ? (double)tdp_mw * 1e-3 : NAN;
+}
+
+void mitigation_model_tdp(int index, const void *params, const struct sim_params *m, double tdp_w, int rank,
+                          int nranks, struct mit_model *out)
+{
+    struct sim_params p = *m;
+    p.tdp_w = tdp_w;
+    memset(out, 0, sizeof *out);
+    if (mitigation_table[index]->model)
+        mitigation_table[index]->model(params, &p, rank, nranks, out);
+}
+
+int mitigation_check(int index, const void *params, const struct sim_params *m, const char **key, char *why, size_t n)
+{
+    const struct mitigation_ops *ops = mitigation_table[index];
+    return ops->check ? ops->check(params, m, key, why, n) : 0;
+}
+
+int mitigation_inert(int index, const void *params, const struct mit_run *run, char *why, size_t n)
+{
+    const struct mitigation_ops *ops = mitigation_table[index];
+    return ops->inert ? ops->inert(params, run, why, n) : 0;
 }
 
 int mitigation_acts_on_swing(int index, const void *params, const struct sim_params *m)
