@@ -276,6 +276,14 @@ static void check_estimate(const struct scenario *sc, double tflops, double busb
     }
     if (names[0] && mitigation_timescale_warning(names, it_s, sc->sim.ramp_s, sc->sim.sensor.update_s, why, sizeof why))
         printf("  warning: %s (docs/power.md)\n", why);
+    for (int m = 0; m < sc->n_mitigations; m++) {   /* a mitigation that can do nothing as given */
+        struct mit_run run = { .tdp_w = sc->sim.tdp_w, .idle_w = sc->sim.idle_w,
+                               .sample_s = sc->power.sample_hz > 0 ? 1 / sc->power.sample_hz : 0,
+                               .world = (int)(sc->ranks * sc->nodes) };
+        if (mitigation_inert(sc->mitigations[m].index, sc->mitigations[m].params, &run, why, sizeof why))
+            printf("  warning: mitigations[%d] %s: %s (docs/power.md)\n", m,
+                   sc->mitigations[m].label[0] ? sc->mitigations[m].label : sc->mitigations[m].name, why);
+    }
 }
 
 /* gauntlet check */

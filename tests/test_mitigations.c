@@ -364,3 +364,20 @@ Test(mitigations, auto_offers_storage_apart_from_gpu_side_mitigations, .timeout 
     cr_assert_geq(storage, 1, "a battery is on the Pareto front: storage is a cost of its own");
     json_decref(s);
 }
+
+/* `gauntlet check` names a mitigation that can do nothing as given, before the run: a stagger of one rank in all, a
+ * filler floor of 0; the ones that act are not named. */
+Test(mitigations, check_warns_of_a_mitigation_that_can_do_nothing, .timeout = 60)
+{
+    const char *sc = e2e_scenario("name: inert\nranks: 1\niterations: 10\n"
+                                  "workload:\n  gemm: {m: 512, n: 512, k: 512, count: 4}\n  allreduce: {bytes: 1MiB}\n"
+                                  "mitigations: [none, stagger, {filler: {floor: 0%}}, {filler: {floor: 80%}}]\n"),
+               *log = "/tmp/gauntlet-mit-inert.log";
+    cr_assert_eq(e2e_run(log, (const char *[]){ "check", sc, NULL }), 0);
+    char *out = e2e_read(log);
+    cr_assert(strstr(out, "warning: mitigations[1] stagger: ") && strstr(out, "1 rank in all"), "%s", out);
+    cr_assert(strstr(out, "warning: mitigations[2] ") && strstr(out, "floor of 0"), "%s", out);
+    cr_assert_null(strstr(out, "mitigations[3]"), "a floor of 80 %% acts: %s", out);
+    cr_assert_null(strstr(out, "mitigations[0]"), "%s", out);
+    free(out);
+}

@@ -83,6 +83,7 @@ static void sup_one_run(struct sup *s, int m)
         atomic_store(&s->shm.hdr->pause_at, 0);
         s->disturbed |= SUP_DISTURBED_PAUSED;
     }
+    sup_size_bess(s, m);   /* before run_begin: its label names the ratings the battery was sized to */
     json_t *begin = json_pack("{s:i, s:s, s:s, s:I}", "run", m, "mitigation", s->sc->mitigations[m].name, "label",
                               s->sc->mitigations[m].label[0] ? s->sc->mitigations[m].label : s->sc->mitigations[m].name,
                               "iterations", (json_int_t)s->sc->iterations);
@@ -97,7 +98,6 @@ static void sup_one_run(struct sup *s, int m)
     }
     results_event(&s->res, now, "run_begin", begin);
     json_t *dev = supdev_run_begin(s, m);   /* cap, firmware smoothing: before the first iteration */
-    sup_size_bess(s, m);
     struct wcmd cmd = { .type = CMD_RUN, .run = m, .iterations = s->sc->iterations, .epoch = s->epoch };
     sup_checked_reset(s, 0);
     atomic_fetch_add(&s->shm.hdr->xn.epoch, 1);   /* a new name space for the run's collectives, on every node */

@@ -245,11 +245,10 @@ static int sim_begin_run(void *b, struct worker_ctx *w)
     s->raise_said = 0;
     sim_gap_begin(s, now, 0);
     sim_on_phase(s, PH_IDLE, now);
-    if (s->plan.unreachable) {   /* said before the run's first iteration, as a GPU's tuning says it */
-        char note[64];   /* wevent's note */
-        snprintf(note, sizeof note, "floor %.0f W unreachable: the filler reaches %.0f W", s->plan.asked_w, s->plan.top_w);
+    char note[64];   /* wevent's note: a floor out of reach, said before the run's first iteration, as a GPU's
+                      * tuning says it, with the limit that binds (the filler's top or the compute level) */
+    if (fill_plan_floor_why(&s->plan, note, sizeof note))
         worker_emit_tuned(w, s->plan.floor_w, 1, note);
-    }
     return 0;
 }
 

@@ -68,13 +68,31 @@ static double sim_step_s(const struct scenario *sc, const struct step *st, int w
     }
 }
 
-/* One iteration of the n steps st, nominal. */
-static double sim_range_s(const struct scenario *sc, const struct step *steps, int n, int world)
+/* Whether step st, the run's gradient exchange, is a reduce_scatter on the exchanged buffer (its size): then its
+ * shares are all-gathered inside the step, so that every rank holds the ranks' mean as an all-reduce leaves it, as
+ * the cuda backend does (harness/backends/cuda/rankplan.c); its time and bus bytes hold both. */
+static int sim_grad_gathers(const struct scenario *sc, const struct step *st, int grad)
+{
+    return grad && st->kind == ST_REDUCE_SCATTER && st->bytes == sc->workload.allreduce.bytes;
+}
+
+/* A step's nominal seconds as the run takes it (grad: it is the gradient exchange). */
+static double sim_run_step_s(const struct scenario *sc, const struct step *st, int world, int grad)
+{
+    double d = sim_step_s(sc, st, world);
+    if (sim_grad_gathers(sc, st, grad))
+        d += sim_comm_kind_s(sc, ST_ALL_GATHER, (double)st->bytes, st->ranks > 0 ? (int)st->ranks : world,
+                             sc->sim.busbw_gbs);
+    return d;
+}
+
+/* One iteration of the n steps st (grad: the gradient exchange's index), nominal. */
+static double sim_range_s(const struct scenario *sc, const struct step *steps, int n, int grad, int world)
 {
     double t = 0, comm_end = 0;
     for (int i = 0; i < n; i++) {
         const struct step *st = &steps[i];
-        double d = sim_step_s(sc, st, world);
+        double d = sim_run_step_s(sc, st, world, i == grad);
         if (step_class_of(st->kind) == SCL_COMM && st->overlap) {
             comm_end = (comm_end > t ? comm_end : t) + d;
             continue;
@@ -91,7 +109,8 @@ double sim_steps_estimate_s(const struct scenario *sc, int world)
     double sum = 0;   /* workload.shapes: every shape runs as many runs, so the mean is the total's share */
     int k = sc->workload.n_shapes > 0 ? sc->workload.n_shapes : 1;
     for (int i = 0; i < k; i++)
-        sum += sim_range_s(sc, sc->workload.steps + sc->workload.shapes[i].first, sc->workload.shapes[i].n, world);
+        sum += sim_range_s(sc, sc->workload.steps + sc->workload.shapes[i].first, sc->workload.shapes[i].n,
+                           sc->workload.shapes[i].grad, world);
     return sum / k;
 }
 
@@ -112,7 +131,7 @@ static void sim_comm_drain(struct sim *s, struct worker_ctx *w)
 /* One communication step; the gradient exchange carries the real all-reduce. */
 static int sim_step_comm(struct sim *s, struct worker_ctx *w, const struct step *st, int grad)
 {
-    uint64_t now = mono_ns(), dur = sim_duration_ns(s, w, sim_step_s(s->sc, st, (int)s->shm->hdr->world));
+    uint64_t now = mono_ns(), dur = sim_duration_ns(s, w, sim_run_step_s(s->sc, st, (int)s->shm->hdr->world, grad));
     if (grad)
         worker_point(w, IP_BEFORE_ALLREDUCE);
     if (st->overlap) {   /* beside the GEMMs that follow, after the communication before it */
@@ -132,7 +151,10 @@ static int sim_step_comm(struct sim *s, struct worker_ctx *w, const struct step 
         return -1;
     sim_wait_until(w, now + dur);
     int world = st->ranks > 0 ? (int)st->ranks : (int)s->shm->hdr->world;
-    worker_phase_bus(w, mono_ns(), (double)st->bytes, backend_bus_bytes(st->kind, (double)st->bytes, world));
+    double bus = backend_bus_bytes(st->kind, (double)st->bytes, world);
+    if (sim_grad_gathers(s->sc, st, grad))
+        bus += backend_bus_bytes(ST_ALL_GATHER, (double)st->bytes, world);
+    worker_phase_bus(w, mono_ns(), (double)st->bytes, bus);
     if (grad)
         worker_point(w, IP_AFTER_STEP);
     return 0;
