@@ -522,3 +522,27 @@ Test(results_write, throttle_read_with_no_reason_is_0x0_and_not_read_is_empty)
     cr_assert(strstr(csv, "\n2.000000,0,250.50,comm,249.00,1234.500,1410,61,,0,,\n"), "%s", csv);
     free(csv);
 }
+
+/* A folder a summarize reads (the shared lock it keeps on a killed run's .lock) is refused to a run, which would
+ * clear it under the rebuild; once the reader lets go, the run takes it. A run's own lock is seen as held. */
+Test(results_lock, a_folder_being_summarized_is_refused_to_a_run, .timeout = 30)
+{
+    const char *dir = tmpdir();
+    struct scenario *a = scenario("killed"), *b = scenario("next");
+    struct results r;
+    char err[512], pid[32];
+    cr_assert_eq(results_open(&r, dir, a, mono_ns(), err, sizeof err), 0, "%s", err);
+    int keep = 7;
+    cr_assert_eq(dir_lock_share(dir, pid, sizeof pid, &keep), 1, "a run's own folder is held");
+    cr_assert_eq(keep, -1, "nothing kept where the folder is held");
+    results_close(&r);   /* as a killed run: its lock gone */
+    cr_assert_eq(dir_lock_share(dir, pid, sizeof pid, &keep), 0);
+    cr_assert_geq(keep, 0, "the shared lock is kept");
+    cr_assert_eq(results_open(&r, dir, b, mono_ns(), err, sizeof err), -1, "a run takes a folder being read");
+    cr_assert(strstr(err, "or by a summarize reading it"), "%s", err);
+    close(keep);
+    cr_assert_eq(results_open(&r, dir, b, mono_ns(), err, sizeof err), 0, "%s", err);
+    results_close(&r);
+    free(a);
+    free(b);
+}

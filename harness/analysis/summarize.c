@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis.h"
 #include "analysis_json.h"
@@ -279,17 +280,21 @@ static int sz_existing(const char *path, int force, char *msg, size_t msgn)
     return 0;
 }
 
+static int summarize_locked(const char *dir, const char *path, int force, char *msg, size_t msgn);
+
 int summarize_dir(const char *dir, int force, char *msg, size_t msgn)
 {
-    char path[1200], note[256] = "";
+    char path[1200];
     if (snprintf(path, sizeof path, "%s/summary.json", dir) >= (int)sizeof path) {
         snprintf(msg, msgn, "%.64s...: results folder path too long", dir);
         return EXIT_INPUT;
     }
     /* a run still writing the folder holds its .lock: its own summary comes at its end, and one rebuilt now would
-     * call it killed (refused as `run` refuses a folder in use: exit 3; a killed run's lock is gone with it) */
+     * call it killed (refused as `run` refuses a folder in use: exit 3; a killed run's lock is gone with it). The
+     * shared lock taken to tell is kept while the folder is read: a run started meanwhile is refused (until
+     * 2026-11-30 it was given up first, and a run could clear the folder under the rebuild) */
     char pid[32];
-    int held = dir_lock_held(dir, pid, sizeof pid);
+    int keep = -1, held = dir_lock_share(dir, pid, sizeof pid, &keep);
     if (held != 0) {
         if (held > 0)
             snprintf(msg, msgn, "results folder %s is in use by a run still going (pid %s): it writes its own summary "
@@ -298,6 +303,16 @@ int summarize_dir(const char *dir, int force, char *msg, size_t msgn)
             snprintf(msg, msgn, "cannot look at %s/.lock: %s", dir, strerror(errno));
         return EXIT_ENV;
     }
+    int rc = summarize_locked(dir, path, force, msg, msgn);
+    if (keep >= 0)
+        close(keep);
+    return rc;
+}
+
+/* summarize_dir's rebuild, the folder's shared lock held. */
+static int summarize_locked(const char *dir, const char *path, int force, char *msg, size_t msgn)
+{
+    char note[256] = "";
     int rc = sz_existing(path, force, msg, msgn);
     if (rc)
         return rc;

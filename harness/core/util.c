@@ -336,8 +336,12 @@ int path_fits(const char *what, const char *path, size_t max)
     return -1;
 }
 
-int dir_lock_held(const char *dir, char *pid, size_t n)
+int dir_lock_held(const char *dir, char *pid, size_t n) { return dir_lock_share(dir, pid, n, NULL); }
+
+int dir_lock_share(const char *dir, char *pid, size_t n, int *keep)
 {
+    if (keep)
+        *keep = -1;
     char path[PATH_MAX + 8];
     if (snprintf(path, sizeof path, "%s/.lock", dir) >= (int)sizeof path)
         return errno = ENAMETOOLONG, -1;
@@ -370,7 +374,10 @@ int dir_lock_held(const char *dir, char *pid, size_t n)
         snprintf(pid, n, "%s", buf[0] ? buf : "unknown");
         held = 1;
     }
-    close(fd);   /* a shared lock taken here goes with the descriptor */
+    if (keep && !held)
+        *keep = fd;   /* the shared lock stays with the caller's descriptor */
+    else
+        close(fd);   /* a shared lock taken here goes with the descriptor */
     return held;
 }
 

@@ -79,6 +79,9 @@ int path_fits(const char *what, const char *path, size_t max);
  * pid (as recorded in the file, "unknown" when it is not) in pid, 0 when none does (no .lock, or its holder is gone),
  * -1 with errno when it cannot be told. */
 int dir_lock_held(const char *dir, char *pid, size_t n);
+/* The same, and where none does, keeps the shared lock it took on dir/.lock in *keep (close() gives it up; -1: no
+ * .lock to lock): no run can take the folder (and clear it) while the caller reads it. */
+int dir_lock_share(const char *dir, char *pid, size_t n, int *keep);
 /* Ends a command's output on stdout: flushes it and checks that every write succeeded (a full disk, a closed pipe).
  * EXIT_OK, or EXIT_ENV after saying "stdout: <error>" on stderr. */
 int stdout_done(void);

@@ -129,8 +129,8 @@ static int results_lock(struct results *r, const char *dir, const char *name, ch
         pid[k > 0 ? k : 0] = 0;
         pid[strcspn(pid, "\n")] = 0;
         if (e == EWOULDBLOCK)
-            snprintf(why, n, "results folder %s is in use by another run (pid %s): give another --out", dir,
-                     pid[0] ? pid : "unknown");
+            snprintf(why, n, "results folder %s is in use by another run (pid %s), or by a summarize reading it: give "
+                     "another --out", dir, pid[0] ? pid : "unknown");
         else
             snprintf(why, n, "cannot lock %s: %s", path, strerror(e));
         close(r->lock_fd);
