@@ -1554,26 +1554,28 @@ static void put(const char *dir, const char *name, const char *text)
 
 /* An injected fault that no detector saw because its effect went before one could (a later fault's recovery rolled
  * it back, or shrink dropped its rank) is never a FAIL of fault_drill, but a SKIP saying so (the campaign counts it
- * "not visible", not a miss); one undetected for no such reason is always a FAIL. */
+ * "not visible", not a miss); one undetected for no such reason is always a FAIL, and so is one rolled back only after
+ * it went unseen for longer than max_detect (the detectors had their time: a SKIP until 2026-11-30). */
 Test(accept, a_fault_rolled_back_or_gone_with_its_rank_is_not_a_drill_failure)
 {
     char dir[] = "/tmp/gauntlet-accept-rolled-XXXXXX", path[700], err[1024];
     cr_assert(mkdtemp(dir));
-    put(dir, "scenario.yaml", "name: rb\nranks: 3\niterations: 30\n"
+    put(dir, "scenario.yaml", "name: rb\nranks: 4\niterations: 30\n"
                               "workload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\n"
                               "heartbeat: {interval: 50ms, timeout: 2s}\nrecovery: restart\n"
                               "faults:\n  - {kind: hang, at: 10, rank: 0}\n  - {kind: hang, at: 11, rank: 1}\n"
-                              "  - {kind: hang, at: 12, rank: 2}\n"
+                              "  - {kind: hang, at: 12, rank: 2}\n  - {kind: hang, at: 13, rank: 3}\n"
                               "checks:\n  fault_drill: {max_detect: 5s, max_recover: 60s}\n");
     put(dir, "events.jsonl", "{\"t_s\": 0, \"event\": \"start\"}\n");
-    static const char *const how[] = { "\"rolled_back\": true, \"left_with_rank\": false",
-                                       "\"rolled_back\": false, \"left_with_rank\": true",
-                                       "\"rolled_back\": false, \"left_with_rank\": false" };
+    static const char *const how[] = { "\"rolled_back\": true, \"unseen_s\": 0.5, \"left_with_rank\": false",
+                                       "\"rolled_back\": false, \"unseen_s\": null, \"left_with_rank\": true",
+                                       "\"rolled_back\": false, \"unseen_s\": null, \"left_with_rank\": false",
+                                       "\"rolled_back\": true, \"unseen_s\": 7.25, \"left_with_rank\": false" };
     char sum[4096];
     size_t l = (size_t)snprintf(sum, sizeof sum, "{\"scenario\": \"rb\", \"backend\": \"sim\", \"ranks\": 3, \"runs\": "
                                                  "[{\"iterations\": 30, \"ranks\": [{\"rank\": 0}, {\"rank\": 1}, "
-                                                 "{\"rank\": 2}]}], \"faults\": [");
-    for (int i = 0; i < 3; i++)
+                                                 "{\"rank\": 2}, {\"rank\": 3}]}], \"faults\": [");
+    for (int i = 0; i < 4; i++)
         l += (size_t)snprintf(sum + l, sizeof sum - l, "%s{\"fault_spec\": %d, \"run\": 0, \"origin\": \"injected\", "
                                                        "\"kind\": \"hang\", \"rank\": %d, \"node\": 0, \"detect_s\": null, "
                                                        "\"recover_s\": null, \"detected_by\": null, %s, \"outcome\": \"x\"}",
@@ -1585,12 +1587,12 @@ Test(accept, a_fault_rolled_back_or_gone_with_its_rank_is_not_a_drill_failure)
     cr_assert_eq(scenario_load(path, sc, err, sizeof err), 0, "%s", err);
     struct verdicts vs = { 0 };
     cr_assert_eq(accept_evaluate(sc, dir, "sim", NULL, NULL, &vs, err, sizeof err), 0, "%s", err);
-    int seen[3] = { 0 };
+    int seen[4] = { 0 };
     for (int i = 0; i < vs.n; i++) {
         const struct verdict *v = &vs.v[i];
         if (strcmp(v->check, "fault_drill") != 0)
             continue;
-        cr_assert(v->rank >= 0 && v->rank < 3, "%s: %s", v->subject, v->note);
+        cr_assert(v->rank >= 0 && v->rank < 4, "%s: %s", v->subject, v->note);
         seen[v->rank]++;
         if (v->rank < 2) {
             cr_assert_eq(v->status, V_SKIP, "%s: %s", v->subject, v->note);
@@ -1598,8 +1600,14 @@ Test(accept, a_fault_rolled_back_or_gone_with_its_rank_is_not_a_drill_failure)
         } else {
             cr_assert_eq(v->status, V_FAIL, "%s: %s", v->subject, v->note);
         }
+        if (v->rank == 3) {
+            cr_assert(strstr(v->note, "not detected in the 7.250 s it went unseen before a later fault's recovery "
+                                      "rolled it back (limit 5 s)"), "%s", v->note);
+            cr_assert_float_eq(v->value, 7.25, 1e-9);
+        }
     }
-    cr_assert(seen[0] == 1 && seen[1] == 1 && seen[2] == 1, "one verdict per fault: %d %d %d", seen[0], seen[1], seen[2]);
+    cr_assert(seen[0] == 1 && seen[1] == 1 && seen[2] == 1 && seen[3] == 1, "one verdict per fault: %d %d %d %d", seen[0],
+              seen[1], seen[2], seen[3]);
     accept_free(&vs);
     free(sc);
 }

@@ -422,6 +422,11 @@ Test(faults, a_fault_rolled_back_before_it_was_seen_is_not_a_miss, .timeout = 60
     json_t *flip = e2e_injected_fault(s, 0), *crash = e2e_injected_fault(s, 1);
     cr_assert(json_is_true(json_object_get(flip, "rolled_back")), "%s", json_string_value(json_object_get(flip, "outcome")));
     cr_assert(strstr(json_string_value(json_object_get(flip, "outcome")), "rolled back before it was seen (to iteration 20)"));
+    double unseen = json_number_value(json_object_get(flip, "unseen_s")), crash_at = json_number_value(json_object_get(crash, "injected_t_s")),
+           flip_at = json_number_value(json_object_get(flip, "injected_t_s"));
+    cr_assert(unseen >= crash_at - flip_at, "unseen for %.3f s: from its injection past the crash (%.3f s later), to the "
+              "recovery that rolled it back", unseen, crash_at - flip_at);
+    cr_assert(json_is_null(json_object_get(crash, "unseen_s")));
     cr_assert(json_is_false(json_object_get(crash, "rolled_back")));
     json_t *fr = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults");
     cr_assert_eq(json_integer_value(json_object_get(fr, "injected")), 1);

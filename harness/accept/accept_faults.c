@@ -134,8 +134,13 @@ void accept_check_drill(const struct scenario *sc, struct rundata *d, struct ver
         double det = json_is_number(ds) ? json_number_value(ds) : NAN, rec = json_is_number(rs) ? json_number_value(rs) : NAN;
         int det_ok = isfinite(det) && det <= c->max_detect_s, rec_ok = isfinite(rec) && rec <= c->max_recover_s;
         /* its effect gone before a detector could see it (as the campaign counts it: not visible, no miss): a later
-         * fault's recovery restored a state from before it, or shrink dropped its rank; untested, so no pass */
-        const char *gone = isfinite(det) ? NULL
+         * fault's recovery restored a state from before it, or shrink dropped its rank; untested, so no pass. Unless
+         * it went unseen for longer than max_detect before the rollback: the detectors had their time and missed it
+         * (until 2026-11-30 a SKIP too) */
+        json_t *us = json_object_get(f, "unseen_s");
+        double unseen = json_is_number(us) ? json_number_value(us) : NAN;
+        int late = json_is_true(json_object_get(f, "rolled_back")) && isfinite(unseen) && unseen > c->max_detect_s;
+        const char *gone = isfinite(det) || late ? NULL
                            : json_is_true(json_object_get(f, "rolled_back"))
                                ? "rolled back before it was seen: a later fault's recovery restored a state from before it"
                            : json_is_true(json_object_get(f, "left_with_rank"))
@@ -155,7 +160,11 @@ void accept_check_drill(const struct scenario *sc, struct rundata *d, struct ver
         v->limit = by_rec ? c->max_recover_s : c->max_detect_s;
         str_copy(v->cmp, sizeof v->cmp, "<=");
         str_copy(v->unit, sizeof v->unit, "s");
-        if (!isfinite(det))
+        if (late) {
+            v->value = unseen;
+            accept_note(v, "not detected in the %.3f s it went unseen before a later fault's recovery rolled it back "
+                           "(limit %g s)", unseen, c->max_detect_s);
+        } else if (!isfinite(det))
             accept_note(v, "not detected (%s)", jstr(f, "outcome", ""));
         else if (!isfinite(rec))
             accept_note(v, "detected by %s in %.3f s, not recovered (recovery time; %s)", jstr(f, "detected_by", "?"), det,

@@ -89,6 +89,7 @@ void faultlog_rollback(struct sup *s, int cause, int64_t start_iter)
             f->iter < start_iter || (f->iter >= s->fl->fail_iter && !timed) || f->recovery)
             continue;
         f->rolled_back = 1;
+        f->rollback_ns = mono_ns();
         snprintf(f->outcome, sizeof f->outcome, "rolled back before it was seen (to iteration %lld)", (long long)start_iter);
         results_event(&s->res, mono_ns(), "fault_rolled_back",
                       json_pack("{s:i, s:i, s:I, s:I, s:I}", "id", j, "rank", f->rank, "iter", (json_int_t)f->iter,
