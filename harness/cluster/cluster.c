@@ -75,6 +75,7 @@ void cluster_stats(uint64_t *sent, uint64_t *received)
 }
 void cluster_set_send_wait(double seconds) { (void)seconds; }
 void cluster_mark_lost(int node) { (void)node; }
+void cluster_no_barrier(void) {}
 void cluster_new_run(void) {}
 int cluster_stalled_peer(void) { return -1; }
 int cluster_barrier_test(void) { return 1; }
@@ -441,6 +442,12 @@ void cluster_mark_lost(int node)
         }
     if (cl.stalled_dest == node)
         cl.stalled_dest = -1;
+}
+
+void cluster_no_barrier(void)
+{
+    if (cl.on && cl.node == 0)
+        cl.bye = 1;   /* cluster_fini: bye to every node not lost, no barrier */
 }
 
 void cluster_new_run(void)

@@ -91,6 +91,9 @@ void cluster_set_send_wait(double seconds);
 /* Says that node is stalled or gone: nothing is sent to it from now on, and cluster_fini leaves without the barrier
  * and MPI_Finalize that would wait for it forever (the launcher ends the others when this process exits). */
 void cluster_mark_lost(int node);
+/* Node 0: a node has taken a node for lost that node 0 has not (its relay, silent to it alone): that node leaves
+ * without the closing barrier, so every node must; node 0 says bye to each at its end instead. */
+void cluster_no_barrier(void);
 /* Another run in this process (gauntlet accept's next scenario), every node known alive (its set-up's agreement
  * went through): the nodes marked lost, a stalled peer and node 0's bye of the run before are forgotten, so that
  * nothing to a node that came back is dropped. */

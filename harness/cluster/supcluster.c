@@ -226,6 +226,8 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
     if (tag == TAG_HB) {   /* node 0's names the nodes it lost: what this node sends up goes around them */
         size_t i;
         json_t *k;
+        if (s->node == 0 && json_is_integer(json_object_get(o, "relay_lost")))   /* a node took its relay for lost */
+            cluster_no_barrier();
         json_array_foreach(json_object_get(o, "lost"), i, k)
             if (json_integer_value(k) > 0 && json_integer_value(k) != s->node)
                 cluster_mark_lost((int)json_integer_value(k));

@@ -106,6 +106,13 @@ void supc_liveness(struct sup *s, uint64_t now)
         cluster_mark_lost(stalled);
         results_event(&s->res, now, "relay_lost", json_pack("{s:i, s:f}", "node", stalled, "silent_s",
                                                             s->sc->heartbeat.timeout_s));
+        /* node 0, straight away: this node now leaves without the closing barrier (its relay may not come to it), so
+         * node 0 must say bye to every node rather than wait in the barrier (until 2026-11-30 a relay silent to this
+         * node alone left node 0 in the barrier and this node waiting 100 s for a bye, then leaving without
+         * MPI_Finalize) */
+        json_t *o = json_pack("{s:i, s:i}", "run", s->run, "relay_lost", stalled);
+        cluster_send_json_direct(0, TAG_HB, o);
+        json_decref(o);
         return;
     }
     if (stalled >= 0 && !supc_gone(s, stalled) && !(stalled < SHM_MAX_NODES && s->ln->node_ended[stalled])) {
