@@ -4,7 +4,8 @@
  * H100, register-resident tensor-core tiles drew idle power at full duty; 4096^3 bf16 GEMMs drew 121 / 314 / 499 /
  * 704 W at 0 / 25 / 50 / 75 % duty). Its level is a duty: a GEMM, then a gap. The gap is this kernel: it sleeps on
  * the GPU for a set time, and ends at once when the host raises a stop word in mapped memory to its generation, so
- * a stopped filler leaves at most the GEMM in flight on the GPU. */
+ * a stopped filler leaves at most the GEMM in flight on the GPU. The host queues a long gap as several of these, none
+ * over 1 ms (fillwork.h), so that a duty that rises meanwhile shortens it. */
 #ifndef GAUNTLET_FILLER_H
 #define GAUNTLET_FILLER_H
 

@@ -4,9 +4,11 @@
  * GPU: the mitigation_tuned event) and removes >= 50 % of none's swing at <= 3 % time; the ramp costs <= 5 % time and
  * does not raise the swing; smoothing (the emulation: no device setting here) never raises it. "Raises" is more
  * than 5 % above none's swing, the summary's own warning (docs/results.md, vs_none.warning). `cap` is refused
- * without --allow-device-settings (tests/scenarios/gpu/cap.yaml). No device setting is changed here. Without a
- * usable GPU every test skips, saying why. */
+ * without --allow-device-settings (tests/scenarios/gpu/cap.yaml). A stagger whose delay is past heartbeat.timeout
+ * beats through it (two GPUs: rank 0 is never delayed). No device setting is changed here. Without a usable GPU
+ * every test skips, saying why. */
 #include <criterion/criterion.h>
+#include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,4 +116,31 @@ Test(cuda_mitigations, cap_needs_allow_device_settings, .timeout = 60)
     cr_assert(strstr(log, sc) && strstr(log, ": mitigation 'cap' changes the GPUs' power limit: run with "
                                              "--allow-device-settings"), "%s", log);
     free(log);
+}
+
+/* A stagger's delay past heartbeat.timeout is no hang: rank 1 waits 1.5 s before each compute phase with a 1 s
+ * timeout, beating meanwhile (until 2026-11-30 a plain sleep: the heartbeat detector stopped the run as a hang). */
+Test(cuda_mitigations, a_stagger_longer_than_the_heartbeat_timeout_is_no_hang, .timeout = 180)
+{
+    e2e_need_gpu();
+    int gpus = 0;
+    if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < 2)
+        cr_skip_test("a stagger delays rank 1 only: it needs 2 GPUs, this machine has %d", gpus);
+    const char *sc = e2e_scenario("name: gpu-stagger-beats\nranks: 2\niterations: 4\nseed: 5\n"
+                                  "workload:\n  gemm: { m: 4096, n: 4096, k: 4096, dtype: bf16, count: 8 }\n"
+                                  "  allreduce: { bytes: 64MiB }\n"
+                                  "heartbeat: { interval: 100ms, timeout: 1s }\n"
+                                  "mitigations:\n  - none\n  - stagger: { groups: 2, offset: 1500ms }\n");
+    const char *out = e2e_outdir();
+    int rc = e2e_run("/tmp/gauntlet-cuda-stagger.log", (const char *[]){ "run", sc, "--backend", "cuda", "--headless",
+                                                                          "--out", out, NULL });
+    e2e_keep(out, "stagger-beats.yaml");
+    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-stagger.log", rc);
+    int hangs = e2e_count_events(out, "hang");
+    cr_assert_eq(hangs, 0, "%d hang events: the stagger's wait did not beat", hangs);
+    json_t *s = e2e_summary(out), *st = run_of(s, 1);
+    cr_assert_str_eq(json_string_value(json_object_get(st, "mitigation")), "stagger");
+    cr_log_info("stagger 2 x 1.5 s: iteration p50 %.3f s (none's %.3f s)", p50(st), p50(run_of(s, 0)));
+    cr_assert_geq(p50(st), 1.5, "the delay was not waited: iteration p50 %.3f s", p50(st));
+    json_decref(s);
 }

@@ -13,6 +13,7 @@
 #include "cuda_check.h"
 #include "filler.h"
 #include "gemm.h"
+#include "rankplan.h"
 #include "util.h"
 
 #define FILLWORK_RESERVED_SMS 32     /* NCCL's default CTA limit: a real collective keeps these */
@@ -20,6 +21,7 @@
                                       * keep one GEMM queued ahead */
 #define FILLWORK_SETTLE_S 0.15       /* the correction reads a held level this long after it was reached */
 #define FILLWORK_IDLE_POLL_NS 200000 /* at duty 0 the thread looks again this often */
+#define FILLWORK_DUTY_MIN 0.002      /* a duty at or below this is none: the filler issues nothing */
 
 enum { FW_OFF, FW_HOLD, FW_FOLLOW };
 
@@ -27,7 +29,7 @@ struct fillwork {
     struct ctl *ctl;
     struct gemm_chain *g;
     cudaStream_t stream;
-    cudaEvent_t ev[2];
+    cudaEvent_t ev[3];               /* 0, 1: after the GEMMs, in turn; 2: before a gap's second and later waits */
     volatile unsigned *stop_host;    /* mapped: a gap kernel of generation gen ends once it reaches gen */
     unsigned *stop_dev;
     double gemm_s;
@@ -121,6 +123,27 @@ static int fillwork_wait_event(struct fillwork *f, cudaEvent_t e, unsigned gen)
     }
 }
 
+/* Queues the rest of a period's gap, whose waits of queued_s are queued and the last of them running: one wait of
+ * at most RANKPLAN_FILL_SLICE_S at a time, each decided as the one before it starts, at the duty of that moment
+ * (until 2026-11-30 the gap was one wait, up to 87 ms at a duty just above 0.2 %, that a climb of the plan could
+ * not shorten: it ran late and left a step when compute began). Returns when the gap is done (the next GEMM is then
+ * queued behind the wait running) or the filler stopped; 0, or -1 on an error. */
+static int fillwork_gap_rest(struct fillwork *f, double queued_s, unsigned gen)
+{
+    for (;;) {
+        pthread_mutex_lock(&f->mu);
+        double d = f->mode != FW_OFF && f->gen == gen ? fillwork_duty_now(f) : 0;
+        pthread_mutex_unlock(&f->mu);
+        double s = d > FILLWORK_DUTY_MIN ? rankplan_fill_slice(f->gemm_s, d, queued_s, RANKPLAN_FILL_SLICE_S) : 0;
+        if (!(s > 0) || *f->stop_host >= gen)
+            return 0;
+        if (CUDA_CHECK(cudaEventRecord(f->ev[2], f->stream)) ||
+            CUDA_CHECK(filler_gap(s, f->stop_dev, gen, f->stream)) || fillwork_wait_event(f, f->ev[2], gen) != 0)
+            return -1;
+        queued_s += s;
+    }
+}
+
 /* The filler's thread: issues GEMM + gap pairs at the duty of the moment until stopped. */
 static void *fillwork_main(void *arg)
 {
@@ -142,22 +165,24 @@ static void *fillwork_main(void *arg)
         double d = fillwork_duty_now(f);
         unsigned gen = f->gen;
         pthread_mutex_unlock(&f->mu);
-        if (d <= 0.002) {
+        if (d <= FILLWORK_DUTY_MIN) {
             sleep_ns(FILLWORK_IDLE_POLL_NS);
         } else {
             int k = issued & 1;
-            double gap = f->gemm_s * (1 - d) / d;
+            double gap = f->gemm_s * (1 - d) / d, first = rankplan_fill_slice(f->gemm_s, d, 0, RANKPLAN_FILL_SLICE_S);
             if (*f->stop_host >= gen) {   /* stopped since the duty was read: issue nothing more */
                 pthread_mutex_lock(&f->mu);
                 continue;
             }
             bad = gemm_chain_run(f->g, f->stream) != 0 || CUDA_CHECK(cudaEventRecord(f->ev[k], f->stream)) ||
-                  (gap > 2e-6 && CUDA_CHECK(filler_gap(gap, f->stop_dev, gen, f->stream)));
+                  (first > 0 && CUDA_CHECK(filler_gap(first, f->stop_dev, gen, f->stream)));
             issued++;
             /* at most one GEMM in flight: wait for this one, unless its gap is too short to hide the next launch
              * (then for the one before it) */
             if (!bad && (gap >= FILLWORK_AHEAD_GAP_S || issued >= 2))
                 bad = fillwork_wait_event(f, gap >= FILLWORK_AHEAD_GAP_S ? f->ev[k] : f->ev[k ^ 1], gen) != 0;
+            if (!bad && first > 0 && first < gap - 2e-6)   /* a gap of more than one wait: its first runs now */
+                bad = fillwork_gap_rest(f, first, gen) != 0;
         }
         pthread_mutex_lock(&f->mu);
         if (bad) {
@@ -201,6 +226,7 @@ struct fillwork *fillwork_create(struct ctl *c, int beside_nccl, char *why, size
         CUDA_CHECK(cudaStreamCreateWithPriority(&f->stream, cudaStreamNonBlocking, lo)) ||   /* lo: the lowest */
         CUDA_CHECK(cudaEventCreateWithFlags(&f->ev[0], cudaEventDefault)) ||
         CUDA_CHECK(cudaEventCreateWithFlags(&f->ev[1], cudaEventDefault)) ||
+        CUDA_CHECK(cudaEventCreateWithFlags(&f->ev[2], cudaEventDisableTiming)) ||
         CUDA_CHECK(cudaHostAlloc((void **)&f->stop_host, sizeof(unsigned), cudaHostAllocMapped)) ||
         CUDA_CHECK(cudaHostGetDevicePointer((void **)&f->stop_dev, (void *)f->stop_host, 0))) {
         snprintf(why, n, "filler: cannot set up its stream, events and stop word (see the message above)");
@@ -342,7 +368,7 @@ void fillwork_destroy(struct fillwork *f)
     if (f->stream)
         CUDA_CHECK(cudaStreamSynchronize(f->stream));
     gemm_chain_destroy(f->g);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 3; i++)
         if (f->ev[i])
             CUDA_CHECK(cudaEventDestroy(f->ev[i]));
     if (f->stream)

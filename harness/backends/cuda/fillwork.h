@@ -2,14 +2,18 @@
  * of 4096^3 on random data, 0.175 ms each on an H100) at a duty, issued by a thread of its own on the
  * lowest-priority stream, so that it runs while the worker waits on a collective.
  *
- * Duty d: each GEMM (t_g) is followed by a gap of t_g (1 - d) / d (kernels/filler.h: a sleep that ends when stopped),
- * a period of t_g / d: under 2 ms for every duty above t_g / 2 ms (about 9 % on an H100), longer below. Where the
- * gap is long enough to hide the thread's wake-up and a launch (200 us: duties up to about 45 %), the thread waits
- * for each GEMM before it issues the next, so a stop leaves at most that GEMM in flight (0.175 ms); above, it keeps
- * one more queued so the duty holds, and a stop may leave two (0.35 ms). Either way the compute phase's stream has
- * the highest priority, so its blocks are scheduled ahead of any filler block still queued. Where a real collective
- * runs beside it, cuBLASLt is asked to fit the GEMMs to the SMs NCCL leaves (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET:
- * all but NCCL_MAX_CTAS, default 32; a target its heuristic optimises for, not a hard limit).
+ * Duty d: each GEMM (t_g) is followed by a gap of t_g (1 - d) / d (kernels/filler.h: a sleep that ends when stopped), a
+ * period of t_g / d: under 2 ms for every duty above t_g / 2 ms (about 9 % on an H100), longer below. A gap is queued
+ * as waits of at most 1 ms (RANKPLAN_FILL_SLICE_S, rankplan_fill_slice), the next decided as the one before it starts,
+ * at the duty of that moment: a duty that rises in a long gap (a climb from near idle: 87 ms at 0.2 %) ends it within
+ * two waits, so the filler's work follows the duty its plan asks to within 2 ms plus one GEMM at any duty (a rise from
+ * none: within the thread's 0.2 ms look plus a launch). Where the gap is long enough to hide the thread's wake-up and a
+ * launch (200 us: duties up to about 45 %), the thread waits for each GEMM before it issues the next, so a stop leaves
+ * at most that GEMM in flight (0.175 ms); above, it keeps one more queued so the duty holds, and a stop may leave two
+ * (0.35 ms). Either way the compute phase's stream has the highest priority, so its blocks are scheduled ahead of any
+ * filler block still queued. Where a real collective runs beside it, cuBLASLt is asked to fit the GEMMs to the SMs NCCL
+ * leaves (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET: all but NCCL_MAX_CTAS, default 32; a target its heuristic optimises
+ * for, not a hard limit).
  *
  * It follows a gap's plan (plugins/mitigations/fillplan.h) through the GPU's measured curve, with a slow correction
  * against the energy counter (fill_corr: the supervisor's readings of this GPU, at least 1 s at a time, while the

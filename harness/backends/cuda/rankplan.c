@@ -72,3 +72,35 @@ int rankplan_grad_colls(int kind, size_t count, int nranks, struct rankplan_coll
         out[n++] = (struct rankplan_coll){ COLL_ALLREDUCE, whole, count - whole };
     return n;
 }
+
+#include <math.h>
+
+#include "mitigations/mitigation.h"
+
+void rankplan_mit_model(const struct plugin_spec *spec, const struct sim_params *m, double tdp_w, int rank,
+                        uint32_t rank_offset, uint32_t world, struct mit_model *out)
+{
+    mitigation_model_tdp(spec->index, spec->params, m, tdp_w, rank + (int)rank_offset, (int)world, out);
+}
+
+int rankplan_wait_until(uint64_t end_ns, uint64_t step_ns, int (*beat)(void *), void *arg)
+{
+    if (!step_ns)
+        step_ns = 1000000;
+    for (;;) {
+        if (beat(arg) != 0)
+            return -1;
+        uint64_t now = mono_ns();
+        if (now >= end_ns)
+            return 0;
+        sleep_until_ns(end_ns - now > step_ns ? now + step_ns : end_ns);
+    }
+}
+
+double rankplan_fill_slice(double gemm_s, double duty, double queued_s, double slice_s)
+{
+    if (!(duty > 0) || !(gemm_s > 0) || !(slice_s > 0))
+        return 0;
+    double left = gemm_s * (1 - fmin(duty, 1)) / duty - queued_s;
+    return left > 2e-6 ? fmin(left, slice_s) : 0;
+}

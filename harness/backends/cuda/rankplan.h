@@ -41,4 +41,29 @@ struct rankplan_coll {
  * their number (1 to 3). */
 int rankplan_grad_colls(int kind, size_t count, int nranks, struct rankplan_coll out[3]);
 
+struct mit_model;
+struct plugin_spec;
+struct sim_params;
+
+/* The model of mitigation spec for a rank on a GPU whose TDP is tdp_w, read as the sim reads it: the rank's place
+ * among every node's ranks (rank_offset + rank of world), so that a stagger's groups span the nodes (until
+ * 2026-11-30 a cuda rank passed its local rank and ranks per node: one GPU per node put every GPU in group 0, and
+ * the stagger did nothing). Into out (zeroed first). */
+void rankplan_mit_model(const struct plugin_spec *spec, const struct sim_params *m, double tdp_w, int rank,
+                        uint32_t rank_offset, uint32_t world, struct mit_model *out);
+
+/* Waits until end_ns (mono_ns) in sleeps of at most step_ns, calling beat(arg) after each: 0 at end_ns, or -1 as
+ * soon as beat returns nonzero (the wait given up: the run is stopping). A stagger's delay waits so, beating, as the
+ * sim's does (until 2026-11-30 a plain sleep: a delay past heartbeat.timeout read as a hang, and a stop waited it
+ * out). step_ns 0 is taken as 1 ms. */
+int rankplan_wait_until(uint64_t end_ns, uint64_t step_ns, int (*beat)(void *), void *arg);
+
+#define RANKPLAN_FILL_SLICE_S 1e-3   /* the filler's longest single wait on the GPU */
+
+/* The filler's next wait in the period of one GEMM (gemm_s) at duty (0..1], after waits of queued_s already queued
+ * in that period: the rest of the period's gap gemm_s (1 - duty) / duty, at most slice_s; 0 when the gap is done
+ * (2 us or less left: the next GEMM is due) or the duty is none. The filler asks again at the start of each wait
+ * with the duty of that moment, so a long gap at a low duty is cut short when the duty asked rises. */
+double rankplan_fill_slice(double gemm_s, double duty, double queued_s, double slice_s);
+
 #endif

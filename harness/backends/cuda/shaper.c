@@ -11,6 +11,7 @@
 #include "fillwork.h"
 #include "mitigations/fillplan.h"
 #include "mitigations/mitigation.h"
+#include "rankplan.h"
 #include "shm.h"
 #include "util.h"
 
@@ -18,6 +19,7 @@
 #define SHAPER_MEASURE_S 1.0            /* and is read over this long (the instant field changes every ~100 ms) */
 
 struct shaper {
+    struct worker_ctx *w;     /* the worker it acts for (a stagger's wait beats for it) */
     struct fillwork *fill;
     struct ctl *ctl;          /* the levels live there: a replacement worker of the slot reuses them */
     struct mit_model mm;
@@ -164,6 +166,7 @@ int shaper_create(struct worker_ctx *w, struct gemm_chain *g, cudaStream_t s, st
     if (!any)
         return 0;   /* nothing acts on the GPU: no shaper */
     struct shaper *sh = xcalloc(1, sizeof *sh);
+    sh->w = w;
     sh->ctl = w->ctl;
     int beside_nccl = w->shm->hdr->world > 1;   /* a real collective runs beside the filler: leave NCCL its SMs */
     if (needs && !(sh->fill = fillwork_create(w->ctl, beside_nccl, why, n))) {
@@ -224,10 +227,9 @@ int shaper_begin_run(struct shaper *sh, struct worker_ctx *w)
         return 0;
     if (mo->device == MIT_DEV_SMOOTHING && atomic_load(&w->shm->hdr->fw_smoothing))
         return 0;   /* the GPU's firmware smooths this run (the supervisor turned it on) */
-    struct sim_params p = w->sc->sim;   /* the model's inputs, with this GPU's TDP */
-    uint64_t tdp_mw = atomic_load(&w->ctl->tdp_mw);
-    p.tdp_w = tdp_mw ? (double)tdp_mw * 1e-3 : NAN;
-    mo->model(spec->params, &p, w->rank, w->nranks, &sh->mm);
+    /* the model's inputs with this GPU's TDP, for the rank's place among every node's ranks, as on sim */
+    rankplan_mit_model(spec, &w->sc->sim, mitigation_tdp_w(0, &w->sc->sim, atomic_load(&w->ctl->tdp_mw)), w->rank,
+                       w->shm->hdr->rank_offset, w->shm->hdr->world, &sh->mm);
     sh->mm.cap_w = 0;   /* a cap is a device setting: the supervisor's (devset.c), never the worker's */
     if (isnan(sh->mm.floor_w)) {   /* before `> 0` tests: NAN would pass for "no floor" */
         snprintf(w->err, sizeof w->err, "%s: a floor in %% of TDP, but this GPU's TDP is not known (no NVML): give it in W",
@@ -280,6 +282,14 @@ void shaper_stop(struct shaper *sh)
         sh->stop_t = mono_ns();   /* the gap's filler ends here: what follows (the replay's GEMMs) is none of it */
 }
 
+/* Beats for a stagger's wait; nonzero once the run is stopping (a failure, a recovery, a stop: the abort flag). */
+static int shaper_beat(void *p)
+{
+    struct worker_ctx *w = p;
+    worker_beat(w);
+    return shm_aborted(w->shm);
+}
+
 int shaper_compute_prepare(struct shaper *sh)
 {
     fillwork_stop(sh->fill);   /* compute resumes: at most the filler's GEMM in flight (0.175 ms) */
@@ -292,8 +302,11 @@ int shaper_compute_prepare(struct shaper *sh)
             fillwork_learn(sh->fill, &sh->learn, now, sh->curve.w[0]);
     }
     sh->in_gap = 0;
-    if (sh->on && sh->mm.delay_s > 0)   /* stagger: this rank's compute phase starts later */
-        sleep_ns((uint64_t)(sh->mm.delay_s * 1e9));
+    /* stagger: this rank's compute phase starts later, beating meanwhile and given up at a stop (until 2026-11-30 a
+     * plain sleep: a delay past heartbeat.timeout read as a hang) */
+    if (sh->on && sh->mm.delay_s > 0)
+        return rankplan_wait_until(mono_ns() + (uint64_t)(sh->mm.delay_s * 1e9),
+                                   (uint64_t)(sh->w->sc->heartbeat.interval_s * 1e9), shaper_beat, sh->w);
     return 0;
 }
 

@@ -1,8 +1,9 @@
 /* harness/backends/cuda/shaper.h: the software mitigations acting on a real GPU — the power floor and the ramp limits
  * (filler work between compute phases, fillwork.h, following the gap's plan of plugins/mitigations/fillplan.h, the
- * same plan the sim's model runs) and the stagger (a rank's compute phase starts later) — driven by the `struct
- * mit_model` a mitigation fills, with this GPU's TDP. They only ever add power: the compute phase always runs its
- * GEMM chain whole, at full rate, with no gap inside it.
+ * same plan the sim's model runs) and the stagger (a rank's compute phase starts later, its group drawn from its
+ * place among every node's ranks, as on sim) — driven by the `struct mit_model` a mitigation fills, with this GPU's
+ * TDP. They only ever add power: the compute phase always runs its GEMM chain whole, at full rate, with no gap
+ * inside it.
  *
  * The levels come from this GPU, measured once per slot at start-up before any run's clock starts: idle, the
  * compute phase, and the filler at 25, 50, 75 and 100 % duty, each held 1.3 s and read over its last second from the
@@ -31,7 +32,8 @@ int shaper_begin_run(struct shaper *sh, struct worker_ctx *w);
 /* Stops the filler now (before the harness's own kernels, at a run's end, in a pause). */
 void shaper_stop(struct shaper *sh);
 /* Before the compute phase: stops the filler (the gap's length becomes history), then waits out the rank's stagger
- * delay. 0 or -1. */
+ * delay, beating every heartbeat.interval as the sim does. 0, or -1 when the run stopped meanwhile (the abort flag:
+ * the wait is given up). */
 int shaper_compute_prepare(struct shaper *sh);
 /* The compute phase is done: the gap begins; the filler follows its plan (floor, held fall, prepared climb). 0 or
  * -1 with w->err. */
