@@ -236,9 +236,24 @@ static int cmd_run(int argc, char **argv)
     return rc;
 }
 
+/* Returns the longest delay spec's model puts before a rank's compute phase, over every node's ranks (a stagger's
+ * last group: the collective holds the others back as long), in the model's seconds. */
+static double check_delay_s(const struct scenario *sc, const struct plugin_spec *spec)
+{
+    int64_t world = sc->ranks * sc->nodes;
+    double most = 0;
+    for (int64_t r = 0; r < world && r < 4096; r++) {   /* stagger.groups is at most 4096: its groups repeat past it */
+        struct mit_model mm;
+        mitigation_model_tdp(spec->index, spec->params, &sc->sim, sc->sim.tdp_w, (int)r, (int)world, &mm);
+        most = mm.delay_s > most ? mm.delay_s : most;
+    }
+    return most;
+}
+
 /* Says how long the scenario would run on sim's model: its runs (a search's two refinements too) x iterations x the
- * model's iteration; what the model leaves out is said, and on a GPU the rates `bench gemm` and `bench allreduce`
- * measure are what counts. */
+ * model's iteration, plus a stagger's delay in each of its run's iterations (until 2026-11-30 left out: 8 groups
+ * 500 ms apart read 1 s for a run of 11 s); what the model leaves out is said, and on a GPU the rates `bench gemm`
+ * and `bench allreduce` measure are what counts. */
 static void check_estimate(const struct scenario *sc, double tflops, double busbw)
 {
     const struct backend_ops *sim = backend_find("sim");
@@ -251,11 +266,15 @@ static void check_estimate(const struct scenario *sc, double tflops, double busb
     if (tflops > 0 || busbw > 0)
         at->sim.speedup = 1;
     double it_s = sim->estimate_iter_s ? sim->estimate_iter_s(at) : NAN;
+    double speedup = at->sim.speedup > 0 ? at->sim.speedup : 1;
     free(at);
     if (!(it_s > 0))
         return;
     int runs = sc->n_mitigations + (sc->auto_search ? 2 : 0);
-    double total = (double)runs * (double)sc->iterations * it_s;
+    double delay_s = 0;   /* every run's stagger waits, per iteration (sim waits delay / speedup, a GPU the delay) */
+    for (int m = 0; m < sc->n_mitigations; m++)
+        delay_s += check_delay_s(sc, &sc->mitigations[m]) / speedup;
+    double total = (double)runs * (double)sc->iterations * it_s + (double)sc->iterations * delay_s;
     char about[64];   /* bounded before it becomes an integer: past 100 years it is said so, never wrapped */
     if (!(total < 100 * 365.25 * 86400)) {
         snprintf(about, sizeof about, "more than 100 years");
@@ -263,10 +282,14 @@ static void check_estimate(const struct scenario *sc, double tflops, double busb
         long s = lround(total);
         snprintf(about, sizeof about, "about %ldh%02ldm%02lds", s / 3600, s / 60 % 60, s % 60);
     }
-    printf("  estimated: %s %s (%d run%s x %lld iterations x %.3g s); checkpoints, start-up, the mitigations' own "
+    char waits[96] = "";
+    if (delay_s > 0)
+        snprintf(waits, sizeof waits, ", + %lld iterations x %.3g s of stagger delays", (long long)sc->iterations,
+                 delay_s);
+    printf("  estimated: %s %s (%d run%s x %lld iterations x %.3g s%s); checkpoints, start-up, the mitigations' own "
            "costs and recoveries add to it\n", about,
            tflops > 0 || busbw > 0 ? "at the rates given" : "on sim's model (on GPUs: check --tflops --busbw)", runs,
-           runs == 1 ? "" : "s", (long long)sc->iterations, it_s);
+           runs == 1 ? "" : "s", (long long)sc->iterations, it_s, waits);
     char names[256] = "", why[600];   /* the mitigations with no swing to act on at this time scale, named once */
     for (int m = 0; m < sc->n_mitigations; m++) {
         const char *nm = sc->mitigations[m].name;

@@ -728,3 +728,29 @@ Test(sensor, the_energy_counter_is_read_between_its_changes_and_only_over_twenty
     w = counter_w_over(3.0, 0.1, 0.05);   /* read every 100 ms, as the cuda backend reads it */
     cr_assert_float_eq(w, 300, 0.01, "%.3f W", w);
 }
+
+/* A run's power is analysed to the end of the last iteration of the first rank done with it: each rank goes idle after
+ * its own (its filler stopped), so the ranks that end later would read the early one's drop as the run's swing (until
+ * 2026-11-30 the stretch ran to the last rank's end: a 90 % filler floor read a 630 W dip). A rank a shrink dropped
+ * (never done) does not end it; with no rank done, the run's end does. */
+Test(sensor, a_runs_power_ends_where_its_first_rank_ended_its_last_iteration)
+{
+    struct run_stats rs;
+    uint64_t t0 = 1000000000ull;
+    runstats_init(&rs, 0, 3, 100, t0, 100, 0);
+    cr_assert_eq(runstats_power_end(&rs), INT64_MAX, "nothing known yet");
+    const uint64_t last[3] = { 10000000000ull, 9980000000ull, 5000000000ull };   /* rank 2: dropped at 5 s */
+    for (int r = 0; r < 3; r++)
+        for (int64_t i = 0; i < (r == 2 ? 50 : 100); i++) {
+            struct wevent ev = { .type = WEV_ITER, .rank = r, .iter = i, .t_ns = t0 + last[r] * (uint64_t)(i + 1) /
+                                                                                    (uint64_t)(r == 2 ? 50 : 100) };
+            runstats_event(&rs, &ev);
+        }
+    struct wevent done0 = { .type = WEV_RUN_DONE, .rank = 0, .t_ns = t0 + 10050000000ull };
+    runstats_event(&rs, &done0);
+    cr_assert_eq(runstats_power_end(&rs), 10000000000ll, "rank 0 alone done: its last iteration's end");
+    struct wevent done1 = { .type = WEV_RUN_DONE, .rank = 1, .t_ns = t0 + 10000000000ull };
+    runstats_event(&rs, &done1);
+    cr_assert_eq(runstats_power_end(&rs), 9980000000ll, "the first rank done: %lld", (long long)runstats_power_end(&rs));
+    runstats_free(&rs);
+}

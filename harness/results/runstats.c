@@ -162,6 +162,7 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev)
         }
         series_add(&rs->iter_s, ev->a);
         r->iters = ev->iter + 1;
+        r->iter_end = ev->t_ns;
         break;
     case WEV_STOPPED:   /* at the skip boundary; a stop for a recovery is not the run's end */
         if (ev->a == 1)
@@ -170,8 +171,7 @@ void runstats_event(struct run_stats *rs, const struct wevent *ev)
     case WEV_RUN_DONE:
         r->done = 1;
         r->fingerprint = ((uint64_t)ev->a << 32) | (uint64_t)ev->b;
-        if (ev->t_ns > rs->t_end)
-            rs->t_end = ev->t_ns;
+        rs->t_end = ev->t_ns > rs->t_end ? ev->t_ns : rs->t_end;
         break;
     default:
         break;
@@ -286,7 +286,7 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
     if (rs->nticks - skip < 16)
         skip = 0;   /* too short a run to leave anything out */
     size_t end = rs->nticks;   /* to the end of the run's last iteration: the drop to idle after it is no run's */
-    int64_t done = rs->t_end > rs->t_begin ? (int64_t)(rs->t_end - rs->t_begin) : INT64_MAX;
+    int64_t done = runstats_power_end(rs);
     while (end > skip && rs->tick_ns[end - 1] > done)
         end--;
     if (end - skip < 16)
@@ -561,7 +561,7 @@ void runstats_free(struct run_stats *rs)
 struct rs_trace *runstats_trace(const struct run_stats *rs)
 {
     int64_t warm = rs->warm_ns > rs->t_begin ? (int64_t)(rs->warm_ns - rs->t_begin) : 0;
-    int64_t done = rs->t_end > rs->t_begin ? (int64_t)(rs->t_end - rs->t_begin) : INT64_MAX;
+    int64_t done = runstats_power_end(rs);
     size_t a = 0, b = rs->nticks;
     while (a < b && rs->tick_ns[a] < warm)
         a++;

@@ -25,6 +25,7 @@ struct rank_stats {
     int ckpts;
     int64_t iters;               /* iterations completed */
     uint64_t cend_t;             /* the end of its last compute phase (0: none yet) */
+    uint64_t iter_end;           /* the end of its last iteration (0: none yet) */
     struct series gap_s;         /* each gap: from a compute phase's end to the next compute phase's start */
     int done;
     int dropped;                 /* shrink removed it: its count and state stopped where it left */
@@ -142,5 +143,18 @@ double runsensor_lag_s(const double *x, size_t m, double dt, double t0, const st
 double runsensor_period_s(const struct run_stats *rs);
 json_t *runsensor_fold_json(const struct run_stats *rs, double **grid, size_t m, double dt, double t0,
                             const struct an_result *res, const double *lags, double period);
+
+/* The end of the analysed stretch, ns since t_begin: the end of the last iteration of the first rank done with the run
+ * (each rank goes idle after its own last iteration, its filler stopped: its drop is the run's end, not the run; until
+ * 2026-11-30 the last rank's end, after the others had gone idle), else the run's end; INT64_MAX: not known. */
+static inline int64_t runstats_power_end(const struct run_stats *rs)
+{
+    uint64_t first = 0;
+    for (int r = 0; r < rs->nranks; r++)
+        if (rs->rank[r].done && rs->rank[r].iter_end > rs->t_begin && (!first || rs->rank[r].iter_end < first))
+            first = rs->rank[r].iter_end;
+    uint64_t end = first ? first : rs->t_end;
+    return end > rs->t_begin ? (int64_t)(end - rs->t_begin) : INT64_MAX;
+}
 
 #endif

@@ -265,10 +265,7 @@ int shaper_begin_run(struct shaper *sh, struct worker_ctx *w)
         snprintf(w->err, sizeof w->err, "%s: the filler failed on this GPU (see above)", spec->name);
         return -1;
     }
-    if (sh->plan.unreachable)
-        snprintf(note, sizeof note, "floor %.0f W unreachable: the filler reaches %.0f W", sh->plan.asked_w,
-                 sh->plan.top_w);
-    else
+    if (!fill_plan_floor_why(&sh->plan, note, sizeof note))   /* a floor out of reach: the limit that binds */
         snprintf(note, sizeof note, "idle %.0f W, compute %.0f W, filler %.0f W at %d%%", sh->curve.w[0],
                  sh->curve.compute_w, fill_curve_top(&sh->curve), 100 * fill_curve_top_index(&sh->curve) / FILL_DUTIES);
     worker_emit_tuned(w, sh->mm.floor_w > 0 ? sh->mm.floor_w : 0, fill_curve_duty(&sh->curve, sh->plan.floor_w), note);
