@@ -144,9 +144,16 @@ void sim_sensor_step(const struct sim_params *m, int slot, const struct power_st
     struct sensor_grid g;
     if (!sensor_grid(m, slot, &g))
         return;
-    if (!prev->t0_ns) {   /* the slot's first state: from the start of the update it falls in */
+    if (!prev->t0_ns) {   /* the slot's first state: from the start of the update it falls in; the update before, its
+                           * level (a sensor reads from the start, the GPU idle before the worker came) */
         memset(&next->sens, 0, sizeof next->sens);
-        next->sens.next_j = next->t0_ns > g.off ? (next->t0_ns - g.off) / g.u * g.nsub : 0;
+        uint64_t k = next->t0_ns > g.off ? (next->t0_ns - g.off) / g.u : 0;
+        next->sens.next_j = k * g.nsub;
+        if (k >= 1) {
+            next->sens.k[0] = (int64_t)k;
+            next->sens.w[0] = sim_power_elec(next, m, next->t0_ns);
+            next->sens.done = 1;
+        }
         return;
     }
     next->sens = prev->sens;
