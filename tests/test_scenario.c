@@ -953,3 +953,279 @@ Test(scenario_errors, modelled_time_is_bounded, .timeout = 200)
     cr_assert(!strstr(log, "about -"), "%s", log);
     unlink(f);
 }
+
+/* Writes a (loaded from name) back as YAML, loads that into b, and checks that b is a: the run's scenario.yaml is a
+ * valid scenario that reproduces the run. The text written is returned (the caller frees it). */
+static char *round_trip(const struct scenario *a, const char *name)
+{
+    struct scenario *b = xcalloc(1, sizeof *b);
+    char *text = NULL, err[1024] = "";
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_eq(scenario_write(a, f), 0, "%s", name);
+    fclose(f);
+    cr_assert_eq(scenario_load_string(text, a->file, b, err, sizeof err), 0, "%s written back does not load: %s\n%s",
+                 name, err, text);
+    for (int i = 0; i < SC_MAX_MITIGATIONS; i++)   /* positions differ (an auto search's past its budget too) */
+        b->mitigations[i].line = a->mitigations[i].line;
+    for (int i = 0; i < a->n_detectors; i++)
+        b->detectors[i].line = a->detectors[i].line;
+    for (int i = 0; i < a->n_faults; i++) {
+        struct fault_spec *g = &b->faults[i];
+        const struct fault_spec *o = &a->faults[i];
+        g->line = o->line, g->rank_line = o->rank_line, g->rank_col = o->rank_col;
+        g->node_line = o->node_line, g->node_col = o->node_col;
+    }
+    for (int i = 0; i < a->workload.n_steps; i++)
+        b->workload.steps[i].line = a->workload.steps[i].line;
+    b->recovery.line = a->recovery.line;
+    b->nodes_line = a->nodes_line;
+    b->name_line = a->name_line, b->name_col = a->name_col;
+    b->ranks_line = a->ranks_line, b->ranks_col = a->ranks_col;
+    memcpy(b->keypos, a->keypos, sizeof b->keypos);
+    for (int i = 0; i < a->n_mitigations; i++)
+        cr_assert_str_eq(b->mitigations[i].label, a->mitigations[i].label, "%s: run %d", name, i);
+    cr_assert_eq(memcmp(a, b, sizeof *a), 0, "%s does not read back the same:\n%s", name, text);
+    free(b);
+    return text;
+}
+
+/* Loads text and checks its round trip; returns the text written (the caller frees it). */
+static char *round_trip_text(const char *text, struct scenario *a)
+{
+    load_ok(text, a);
+    return round_trip(a, "t.yaml");
+}
+
+/* Every shipped scenario, and the awkward ones below, written back as the run writes RUNDIR/scenario.yaml, loads the
+ * same. */
+Test(scenario, every_scenario_reads_back_the_same)
+{
+    static const char *const names[] = { "demo", "gpu-single", "fault-drill", "sdc-burnin", "mitigation-compare",
+                                         "fault-latency", "checkpoint-async", "fingerprint-async",
+                                         "acceptance/L1-drill", "acceptance/L1-perf", "acceptance/L1-swing",
+                                         "acceptance/L2-soak", "acceptance/L3-burnin" };
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    char err[1024], path[1024];
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        snprintf(path, sizeof path, "%s/scenarios/%s.yaml", GAUNTLET_SRC, names[i]);
+        cr_assert_eq(scenario_load(path, sc, err, sizeof err), 0, "%s", err);
+        free(round_trip(sc, path));
+    }
+    static const char *const texts[] = {
+        HEAD "mitigations: auto\nsearch_budget: 3\n",
+        HEAD "mitigations: [none, {filler: {floor: 80.1234567%}}, {cap: {cap: 1234.5678W}}]\n",
+        HEAD "mitigations: [none, {filler: {floor: [50%, 65%]}}, {filler: {floor: 50%}}]\n",
+        HEAD "mitigations: [none, none, {filler: {floor: [50%]}}]\n",
+        HEAD "mitigations:\n  - none\n  - bess: { size: 50, window: 2s }\n"
+             "  - bess: { capacity_mwh: 0.000001, power_mw: 20, window: 2s }\n"
+             "  - bess: { capacity_mwh: 10, power_mw: 20, window: 1ms }\n"
+             "  - bess: { capacity_mwh: 10, power_mw: 20, efficiency: 1, window: 2s }\n",
+        "name: p\nranks: 2\niterations: 5\nworkload: {shape: pipeline-1f1b}\nsim: {tflops: 0.01}\n",
+        "name: s\nranks: 2\niterations: 5\nworkload: {shapes: [dp-overlap, moe]}\n"
+        "mitigations: [none, {filler: {floor: [50%, 60%]}}, {filler: {floor: 50%}}]\n",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+        free(round_trip_text(texts[i], sc));
+    free(sc);
+}
+
+/* `mitigations: auto` is written back as auto (with its budget): loading the run's scenario.yaml searches again, its
+ * refinement and summary included (until 2026-11-30 its candidates were written as a list). */
+Test(scenario, mitigations_auto_is_written_back_as_auto)
+{
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    char *text = round_trip_text(HEAD "search_budget: 3\nmitigations: auto\n", sc);
+    cr_assert(strstr(text, "\nmitigations: auto\n") && strstr(text, "\nsearch_budget: 3\n"), "%s", text);
+    cr_assert(!strstr(text, "floor"), "%s", text);
+    free(text);
+    load_ok(HEAD "mitigations: [none, filler]\n", sc);   /* a list: every entry runs, no budget written */
+    text = round_trip(sc, "t.yaml");
+    cr_assert(!strstr(text, "search_budget"), "%s", text);
+    free(text);
+    free(sc);
+}
+
+/* A budget bounds only the search: with a list it would be ignored (until 2026-11-30 it was, without a word). */
+Test(scenario_errors, search_budget_without_auto)
+{
+    load_err(HEAD "mitigations: [none, filler, ramp]\nsearch_budget: 2\n",
+             "t.yaml:8:16: search_budget: expected only with mitigations: auto (it bounds the search's candidates), got "
+             "it with a list of mitigations, each of which runs");
+    load_err(HEAD "search_budget: 2\n", "t.yaml:7:16: search_budget: expected only with mitigations: auto (it bounds "
+             "the search's candidates), got it with a list of mitigations, each of which runs");
+}
+
+/* `replay:` with nothing after it still needs its trace (until 2026-11-30 it went on without one: "trace: : No such
+ * file or directory"); a section without a required key still turns on empty. */
+Test(scenario_errors, an_empty_section_still_needs_its_required_keys)
+{
+    static const char want[] = "t.yaml:5:3: workload.replay.trace: missing required key (a string of at most 255 "
+                               "characters: a power trace gauntlet analyze reads (power.csv, nvidia-smi, DCGM))";
+    load_err("name: t\nranks: 2\niterations: 5\nworkload:\n  replay:\n", want);
+    load_err("name: t\nranks: 2\niterations: 5\nworkload:\n  replay:\nsim: {tflops: 5}\n", want);
+    load_err("name: t\nranks: 2\niterations: 5\nworkload: {replay: {}}\n", "t.yaml:4:20: workload.replay.trace: missing "
+             "required key (a string of at most 255 characters: a power trace gauntlet analyze reads (power.csv, "
+             "nvidia-smi, DCGM))");
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    load_ok(HEAD "checks: {sdc_screen: , gemm_tflops: }\n", sc);
+    cr_assert(sc->checks.sdc_screen.on && sc->checks.gemm_tflops.on);
+    free(sc);
+}
+
+/* A byte that is not UTF-8, or a control character, is named at its line and column with its value (until
+ * 2026-11-30 always at 1:1, without the byte). */
+Test(scenario_errors, a_byte_that_is_not_utf8_is_named_where_it_is)
+{
+    load_err(HEAD "sim: {tflops: 1\xff}\n", "t.yaml:7:16: YAML syntax error: invalid leading UTF-8 octet: expected UTF-8 "
+             "text without control characters, got #xFF (at byte offset 110)");
+    load_err(HEAD "\n# caf\xc3\xa9 \x01\n", "t.yaml:8:8: YAML syntax error: control characters are not allowed: "
+             "expected UTF-8 text without control characters, got #x01 (at byte offset 104)");
+    load_err("name: x\r\nranks: 1\r\n\xc3(\n", "t.yaml:3:2: YAML syntax error: invalid trailing UTF-8 octet: expected "
+             "UTF-8 text without control characters, got #x28 (at byte offset 20)");
+    char path[] = "/tmp/gauntlet-utf8-XXXXXX", err[512] = "";   /* from a file: the same */
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    const char text[] = HEAD "sim: {tflops: 1\xff}\n";
+    cr_assert_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    close(fd);
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    cr_assert_eq(scenario_load(path, sc, err, sizeof err), EXIT_INPUT);
+    cr_assert(strstr(err, ":7:16: YAML syntax error: invalid leading UTF-8 octet: expected UTF-8 text without control "
+                          "characters, got #xFF (at byte offset 110)"), "%s", err);
+    unlink(path);
+    free(sc);
+}
+
+/* A preset whose generated steps its own reload would refuse is refused when loaded: the pipeline's bubble, sized by
+ * sim.tflops, past an idle step's hour (until 2026-11-30 accepted, and the run's scenario.yaml did not load). */
+Test(scenario_errors, a_preset_step_out_of_its_range)
+{
+    load_err("name: t\nranks: 2\niterations: 5\nworkload: {shape: pipeline-1f1b}\nsim: {tflops: 0.000001, speedup: 1000000}\n",
+             "t.yaml:5:15: sim.tflops: the idle step of the preset takes 3.34e+07 s (the pipeline-1f1b bubble, sized by "
+             "sim.tflops), more than an idle step may (3600 s): raise sim.tflops (now 1e-06)");
+    load_err("name: t\nranks: 2\niterations: 5\nworkload: {shapes: [moe, pipeline-1f1b]}\nsim: {speedup: 1000000, "
+             "tflops: 0.000001}\n", "t.yaml:5:33: sim.tflops: the idle step of the preset takes 3.34e+07 s (the "
+             "pipeline-1f1b bubble, sized by sim.tflops), more than an idle step may (3600 s): raise sim.tflops (now 1e-06)");
+}
+
+/* An error in a value reached through an alias names the alias's place and the anchor's (until 2026-11-30 the
+ * anchor's alone, under the alias's key). */
+Test(scenario_errors, an_error_through_an_alias_names_the_alias)
+{
+    load_err("name: t\nranks: 2\nseed: &v 2000000000\niterations: *v\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
+             "  allreduce: {bytes: 1MiB}\n",
+             "t.yaml:4:13: iterations: expected an integer in [1, 1000000000], got '2000000000' (the value of alias *v, "
+             "anchored at 3:7)");
+    load_err(HEAD "sim: &s {tflops: 5}\npower: *s\n", "t.yaml:8:8: power.tflops: unknown key (expected one of: "
+             "sample_hz, tdp_w, settle, forward_hz) (the value of alias *s, anchored at 7:6)");
+    load_err(HEAD "seed: &r 1\nfaults: [{kind: crash, at: 0, rank: *r}]\n",
+             "t.yaml:8:37: faults[0].rank: rank 1 is out of range: the scenario has ranks 0..0");
+    struct scenario *sc = xcalloc(1, sizeof *sc);   /* the anchor's own use names its own place */
+    load_ok(HEAD "seed: &v 7\nprojection: {gpus: *v}\n", sc);
+    cr_assert_eq(sc->projection.gpus, 7);
+    free(sc);
+}
+
+/* A tag nothing reads is refused: on a list or mapping other than its own, on a key, on a name (until 2026-11-30
+ * taken and ignored). */
+Test(scenario_errors, tags_on_collections_keys_and_names)
+{
+    load_err("name: t\nranks: 2\niterations: 5\nworkload: !!seq\n  gemm: {m: 64, n: 64, k: 64}\n",
+             "t.yaml:4:11: workload: expected a mapping, untagged or tagged !!map, got a mapping tagged !!seq");
+    load_err(HEAD "sim: !!str {tflops: 10}\n",
+             "t.yaml:7:6: sim: expected a mapping, untagged or tagged !!map, got a mapping tagged !!str");
+    load_err(HEAD "mitigations: !!map [none]\n",
+             "t.yaml:7:14: mitigations: expected a list, untagged or tagged !!seq, got a list tagged !!map");
+    load_err(HEAD "mitigations: [none, !x {filler: {floor: 50%}}]\n",
+             "t.yaml:7:21: mitigations[1]: expected a mapping, untagged or tagged !!map, got a mapping tagged !x");
+    load_err(HEAD "sim: {!!int tflops: 5}\n", "t.yaml:7:7: sim: expected a key (a name, plain or quoted), got a key tagged !!int");
+    load_err(HEAD "mitigations: [!!int none]\n",
+             "t.yaml:7:15: mitigations[0]: expected a mitigation name, got a value tagged !!int ('none')");
+    load_err(HEAD "recovery: !foo none\n", "t.yaml:7:11: recovery: expected a recovery name, got a value tagged !foo ('none')");
+    load_err(HEAD "mitigations: !!int auto\n",
+             "t.yaml:7:14: mitigations: expected auto or a list of mitigations, got a value tagged !!int ('auto')");
+    load_err(HEAD "faults: [{kind: !!int crash, at: 0}]\n",
+             "t.yaml:7:17: faults[0].kind: expected a fault's name, got a value tagged !!int ('crash')");
+    load_err(HEAD "faults: [{kind: crash, at: 0, rank: !!int random}]\n",
+             "t.yaml:7:37: faults[0].rank: expected a rank or random, got a value tagged !!int ('random')");
+    load_err("name: s\nranks: 2\niterations: 5\nworkload: {shapes: [moe, !!int fsdp]}\n",
+             "t.yaml:4:26: workload.shapes[1]: expected a shape's name, got a value tagged !!int ('fsdp')");
+    struct scenario *sc = xcalloc(1, sizeof *sc);   /* their own tags, and strings, are what they are */
+    load_ok(HEAD "sim: !!map {!!str tflops: 10}\nmitigations: !!seq ['none', !!str filler]\nrecovery: \"none\"\n", sc);
+    cr_assert_eq(sc->n_mitigations, 2);
+    free(sc);
+}
+
+/* The document is bounded before it is composed: a file over 1MiB is refused unread, and parsing stops at the
+ * 100,001st node (until 2026-11-30 a 6 MB list took 490 MB to refuse). */
+Test(scenario_errors, a_document_is_bounded, .timeout = 30)
+{
+    size_t cap = 300000;
+    char *t = malloc(cap), err[1024] = "";
+    int n = snprintf(t, cap, "name: x\nfaults: [");
+    for (int i = 0; i < 100005; i++)
+        n += snprintf(t + n, cap - (size_t)n, "1,");
+    snprintf(t + n, cap - (size_t)n, "1]\n");
+    load_err(t, "t.yaml:2:200000: YAML: more than 100000 nodes (values, keys, lists, mappings, aliases): a scenario "
+                "needs a few thousand");
+    free(t);
+    t = malloc(SC_MAX_FILE_BYTES + 16);
+    memset(t, '#', SC_MAX_FILE_BYTES + 1);
+    t[SC_MAX_FILE_BYTES + 1] = 0;
+    load_err(t, "t.yaml: expected a scenario of at most 1048576 bytes (1MiB), got 1048577 bytes");
+    char path[] = "/tmp/gauntlet-big-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(write(fd, t, SC_MAX_FILE_BYTES + 1), (ssize_t)SC_MAX_FILE_BYTES + 1);
+    close(fd);
+    free(t);
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    cr_assert_eq(scenario_load(path, sc, err, sizeof err), EXIT_INPUT);
+    char want[256];
+    snprintf(want, sizeof want, "%s: expected a scenario of at most 1048576 bytes (1MiB), got 3145731 bytes", path);
+    cr_assert_str_eq(err, want);
+    unlink(path);
+    free(sc);
+}
+
+/* Sizes take the units the docs list; a bare K, M, G or T is refused, saying which two it could mean. */
+Test(scenario_errors, a_bare_size_letter)
+{
+    load_err("name: x\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n  allreduce: {bytes: 1M}\n",
+             "t.yaml:6:22: workload.allreduce.bytes: expected a size such as 8MiB or 1GiB, in [4B, 64GiB], got '1M' (M "
+             "alone is ambiguous: write MiB, a power of 1024, or MB, of 1000)");
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    load_ok("name: x\nranks: 1\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n  allreduce: {bytes: 1MB}\n"
+            "  checkpoint: {bytes: 1TB}\n", sc);
+    cr_assert_eq(sc->workload.allreduce.bytes, 1000000);
+    cr_assert_eq(sc->workload.checkpoint.bytes, 1000000000000ull);
+    free(sc);
+}
+
+/* Every run has its own label, from the list's names and parameters alone: an entry repeating a sweep's value, entries
+ * alike, entries a full label cannot tell apart (until 2026-11-30 these shared one, or changed once written back). */
+Test(scenario, every_run_has_its_own_label)
+{
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    free(round_trip_text(HEAD "mitigations: [none, {filler: {floor: [50%, 65%]}}, {filler: {floor: 50%}}]\n", sc));
+    cr_assert_str_eq(sc->mitigations[1].label, "filler floor=50%");
+    cr_assert_str_eq(sc->mitigations[2].label, "filler floor=65%");
+    cr_assert_str_eq(sc->mitigations[3].label, "filler floor=50% #2");
+    load_ok(HEAD "mitigations:\n  - none\n  - bess: { size: 50, window: 2s }\n"
+            "  - bess: { capacity_mwh: 0.000001, power_mw: 20, window: 2s }\n"
+            "  - bess: { capacity_mwh: 10, power_mw: 20, window: 1ms }\n"
+            "  - bess: { capacity_mwh: 10, power_mw: 20, efficiency: 1, window: 2s }\n", sc);
+    for (int a = 0; a < sc->n_mitigations; a++)
+        for (int b = 0; b < a; b++)
+            cr_assert(strcmp(sc->mitigations[a].label[0] ? sc->mitigations[a].label : sc->mitigations[a].name,
+                             sc->mitigations[b].label[0] ? sc->mitigations[b].label : sc->mitigations[b].name) != 0,
+                      "runs %d and %d: '%s'", b, a, sc->mitigations[a].label);
+    cr_assert_str_eq(sc->mitigations[4].label, "bess capacity_mwh=10 #2", "a parameter less, for the number");
+    load_ok(HEAD "mitigations: [none, none, {filler: {floor: [50%]}}]\n", sc);
+    cr_assert_str_eq(sc->mitigations[0].label, "");
+    cr_assert_str_eq(sc->mitigations[1].label, "none #2");
+    cr_assert_str_eq(sc->mitigations[2].label, "", "one entry of its mitigation: its name");
+    free(sc);
+}

@@ -17,6 +17,44 @@ Test(units, sizes)
     cr_assert_eq(parse_size("0.5B", &v), -1);
     cr_assert_eq(parse_size("", &v), -1);
     cr_assert_eq(parse_size("MiB", &v), -1);
+    cr_assert_eq(parse_size("1TB", &v), 0); cr_assert_eq(v, 1000000000000ull);
+    cr_assert_eq(parse_size("1TiB", &v), 0); cr_assert_eq(v, 1ull << 40);
+}
+
+/* A bare K, M, G or T is binary to some and decimal to others: refused, the message saying which two it could mean
+ * (until 2026-11-30 K, M, G were read as KiB, MiB, GiB and T was refused). */
+Test(units, bare_size_letters_are_refused)
+{
+    uint64_t v;
+    const char *bare[] = { "1K", "1M", "1G", "1T", "8 M" };
+    for (size_t i = 0; i < sizeof bare / sizeof *bare; i++)
+        cr_assert_eq(parse_size(bare[i], &v), -1, "%s", bare[i]);
+    struct { uint64_t b; } box;
+    const struct param p = { .name = "bytes", .type = PT_SIZE, .min = 4, .max = 64.0 * 1073741824 };
+    char why[256];
+    cr_assert_eq(param_parse(&p, "1M", &box, why, sizeof why), -1);
+    cr_assert_str_eq(why, "expected a size such as 8MiB or 1GiB, in [4B, 64GiB], got '1M' (M alone is ambiguous: "
+                          "write MiB, a power of 1024, or MB, of 1000)");
+    cr_assert_eq(param_parse(&p, "1MeB", &box, why, sizeof why), -1);
+    cr_assert_str_eq(why, "expected a size such as 8MiB or 1GiB, in [4B, 64GiB], got '1MeB'");
+}
+
+/* A power is written with every digit it needs to read back the same (until 2026-11-30 "%g": 80.1234567% became
+ * 80.1235% in the run's scenario.yaml). */
+Test(units, power_formats_read_back_exactly)
+{
+    struct { struct power_value v; } box;
+    const struct param p = { .name = "floor", .type = PT_POWER };
+    const char *texts[] = { "80.1234567%", "1234.5678W", "80%", "560W", "0.1%", "33.333333333333336%" };
+    char why[256], out[64];
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        cr_assert_eq(param_parse(&p, texts[i], &box, why, sizeof why), 0, "%s: %s", texts[i], why);
+        param_format(&p, &box, out, sizeof out);
+        cr_assert_str_eq(out, texts[i]);
+    }
+    cr_assert_eq(param_parse(&p, "1.2kW", &box, why, sizeof why), 0);
+    param_format(&p, &box, out, sizeof out);
+    cr_assert_str_eq(out, "1200W");
 }
 
 /* parse_int takes what is typed, no more: no space before it (strtoll would skip it), nothing after, nothing past

@@ -68,11 +68,12 @@ static int split_number(const char *s, double *num, const char **unit)
 
 int parse_size(const char *s, uint64_t *out)
 {
+    /* until 2026-11-30 a bare K, M or G was read as KiB, MiB, GiB (and T refused): a bare letter is binary to some
+     * and decimal to others, so it is refused now, as T was (param_parse says which two it could mean) */
     static const struct { const char *u; double mult; } units[] = {
         { "", 1 }, { "B", 1 },
         { "KiB", 1024.0 }, { "MiB", 1048576.0 }, { "GiB", 1073741824.0 }, { "TiB", 1099511627776.0 },
         { "KB", 1e3 }, { "MB", 1e6 }, { "GB", 1e9 }, { "TB", 1e12 },
-        { "K", 1024.0 }, { "M", 1048576.0 }, { "G", 1073741824.0 },
     };
     double v;
     const char *u;
@@ -153,6 +154,19 @@ void format_duration(double s, char *out, size_t n)
     double back;
     if (parse_duration(out, &back) != 0 || back != s)   /* not exact in the short form: every digit, in seconds */
         snprintf(out, n, "%.17gs", s);
+}
+
+void format_number(double v, char *out, size_t n)
+{
+    if (v == floor(v) && fabs(v) < 1e15) {   /* integral: no exponent */
+        snprintf(out, n, "%.0f", v);
+        return;
+    }
+    for (int prec = 1; prec <= 17; prec++) {   /* the shortest text that reads back the same value */
+        snprintf(out, n, "%.*g", prec, v);
+        if (strtod(out, NULL) == v)
+            break;
+    }
 }
 
 /* Returns the index of name in the comma-separated list, or -1. */
@@ -257,6 +271,16 @@ static int param_bad(const struct param *p, const char *text, char *why, size_t 
     return -1;
 }
 
+/* Says, after a size refused, the two units a bare K, M, G or T could have meant ("1M": 1MiB or 1MB). */
+static void param_size_hint(const char *text, char *why, size_t n)
+{
+    size_t len = strlen(text), used = strlen(why);
+    if (len < 2 || !strchr("KMGT", text[len - 1]) || !(isdigit((unsigned char)text[len - 2]) || text[len - 2] == ' '))
+        return;
+    snprintf(why + used, n - used, " (%c alone is ambiguous: write %ciB, a power of 1024, or %cB, of 1000)",
+             text[len - 1], text[len - 1], text[len - 1]);
+}
+
 int param_parse(const struct param *p, const char *text, void *base, char *why, size_t n)
 {
     void *at = param_at(p, base);
@@ -271,8 +295,11 @@ int param_parse(const struct param *p, const char *text, void *base, char *why, 
     }
     case PT_SIZE: {
         uint64_t v;
-        if (parse_size(text, &v) != 0 || (ranged && ((double)v < p->min || (double)v > p->max)))
-            return param_bad(p, text, why, n);
+        if (parse_size(text, &v) != 0 || (ranged && ((double)v < p->min || (double)v > p->max))) {
+            param_bad(p, text, why, n);
+            param_size_hint(text, why, n);
+            return -1;
+        }
         *(uint64_t *)at = v;
         return 0;
     }
@@ -289,7 +316,9 @@ int param_parse(const struct param *p, const char *text, void *base, char *why, 
         struct power_value v;
         if (parse_power(text, &v) != 0 || (v.percent && v.value > 100) || (!v.percent && v.value > 5000))
             return param_bad(p, text, why, n);
-        *(struct power_value *)at = v;
+        struct power_value *to = at;   /* field by field: the padding stays as it was (a struct compares whole) */
+        to->value = v.value;
+        to->percent = v.percent;
         return 0;
     }
     case PT_ENUM: {
@@ -333,22 +362,14 @@ void param_format(const struct param *p, const void *base, char *out, size_t n)
     case PT_DURATION:
         format_duration(*(const double *)at, out, n);
         return;
-    case PT_DOUBLE: {
-        double v = *(const double *)at;
-        if (v == floor(v) && fabs(v) < 1e15) {   /* integral: no exponent */
-            snprintf(out, n, "%.0f", v);
-            return;
-        }
-        for (int prec = 1; prec <= 17; prec++) {   /* the shortest text that reads back the same value */
-            snprintf(out, n, "%.*g", prec, v);
-            if (strtod(out, NULL) == v)
-                break;
-        }
+    case PT_DOUBLE:
+        format_number(*(const double *)at, out, n);
         return;
-    }
-    case PT_POWER: {
+    case PT_POWER: {   /* until 2026-11-30 "%g": 80.1234567% was written, and read again, as 80.1235% */
         const struct power_value *v = at;
-        snprintf(out, n, "%g%s", v->value, v->percent ? "%" : "W");
+        format_number(v->value, out, n);
+        size_t used = strlen(out);
+        snprintf(out + used, n > used ? n - used : 0, "%s", v->percent ? "%" : "W");
         return;
     }
     case PT_ENUM:

@@ -10,7 +10,7 @@
 
 enum param_type {
     PT_INT,       /* int64_t */
-    PT_SIZE,      /* uint64_t bytes: 1024, 8KiB, 8MiB, 1GiB, 1.5GB */
+    PT_SIZE,      /* uint64_t bytes: 1024, 8KiB, 8MiB, 1GiB, 1.5GB (never a bare K, M, G, T) */
     PT_DURATION,  /* double seconds: 500ms, 2s, 100us, 1min */
     PT_DOUBLE,    /* double */
     PT_POWER,     /* struct power_value: 80% (of TDP) or 560W */
@@ -68,5 +68,7 @@ int parse_double(const char *s, double *out);
 void format_size(uint64_t bytes, char *out, size_t n);
 /* Formats seconds as ms / us / s, exactly when possible. */
 void format_duration(double s, char *out, size_t n);
+/* Formats a number as the shortest text that reads back the same value (integral ones without an exponent). */
+void format_number(double v, char *out, size_t n);
 
 #endif

@@ -17,6 +17,7 @@
 #define SC_KEYPOS_N 5   /* scenario_keypos_names */
 #define SC_MAX_DETECTORS 8
 #define SC_MAX_DEPTH 64   /* nested YAML collections a scenario may have (it uses 5); deeper is exit 2 */
+#define SC_MAX_FILE_BYTES 1048576   /* a scenario file's size (the largest shipped is under 3 KiB); larger is exit 2 */
 
 enum ckpt_mode { CKPT_SYNC = 0, CKPT_ASYNC };
 
@@ -54,7 +55,7 @@ void shape_print(FILE *f);
 /* A plug-in named in the scenario (a mitigation, detector or recovery) with its inline parameters. */
 struct plugin_spec {
     char name[32];
-    char label[48];                         /* a sweep's entry: "filler floor=65%"; else "" */
+    char label[48];                         /* one of a mitigation's entries: "filler floor=65%"; else "" */
     int index;                              /* in its kind's table */
     int shape;                              /* mitigations under workload.shapes: the shape this run runs on */
     int line;                               /* where it was given */

@@ -71,6 +71,9 @@ int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
         return rc;
     if (sc->auto_search && sc->n_mitigations > sc->search_budget)
         sc->n_mitigations = (int)sc->search_budget;
+    if (c->budget_given && !sc->auto_search)   /* until 2026-11-30 taken and ignored */
+        return sc_error_at(c, c->budget, "search_budget", "expected only with mitigations: auto (it bounds the "
+                           "search's candidates), got it with a list of mitigations, each of which runs");
     int have_none = 0;   /* a battery sized from the measured swing needs a `none` run before it */
     for (int i = 0; i < sc->n_mitigations; i++) {
         const struct mitigation_ops *mo = mitigation_table[sc->mitigations[i].index];
@@ -174,8 +177,8 @@ int scenario_check_fault_ranks(const struct scenario *sc, const char *why_change
     return 0;
 }
 
-/* Appends " key=value" for each parameter of spec a in which some entry of its group (same mitigation, no label)
- * differs from it, while the label stays short enough for a shape's " [name]" after it. */
+/* Appends " key=value" for each parameter of spec a in which another entry of the same mitigation differs from it,
+ * while the label stays short enough for a shape's " [name]" after it. */
 static void sc_label_one(struct scenario *sc, int a, char *label, size_t n)
 {
     const struct plugin_spec *m = &sc->mitigations[a];
@@ -186,7 +189,7 @@ static void sc_label_one(struct scenario *sc, int a, char *label, size_t n)
         int differs = 0;
         param_format(p, m->params, va, sizeof va);
         for (int b = 0; b < sc->n_mitigations && !differs; b++)
-            if (b != a && !sc->mitigations[b].label[0] && strcmp(sc->mitigations[b].name, m->name) == 0) {
+            if (b != a && sc->mitigations[b].index == m->index) {
                 param_format(p, sc->mitigations[b].params, vb, sizeof vb);
                 differs = strcmp(va, vb) != 0;
             }
@@ -196,19 +199,46 @@ static void sc_label_one(struct scenario *sc, int a, char *label, size_t n)
     }
 }
 
+/* Whether entry a's label (its name when it has none) is that of an entry before it. */
+static int sc_label_taken(const struct scenario *sc, char (*label)[sizeof sc->mitigations[0].label], int a)
+{
+    const char *mine = label[a][0] ? label[a] : sc->mitigations[a].name;
+    for (int b = 0; b < a; b++)
+        if (strcmp(label[b][0] ? label[b] : sc->mitigations[b].name, mine) == 0)
+            return 1;
+    return 0;
+}
+
 void sc_label_repeats(struct scenario *sc)
 {
+    /* until 2026-11-30 a sweep's entries were labelled by their swept value alone and the rest only among
+     * themselves: an entry repeating a sweep's value kept no label and took the sweep's once written back, and
+     * entries alike, or told apart by a parameter the label had no room for, shared one */
     char label[SC_MAX_MITIGATIONS][sizeof sc->mitigations[0].label];
     for (int a = 0; a < sc->n_mitigations; a++) {
+        int repeated = 0;
+        for (int b = 0; b < sc->n_mitigations && !repeated; b++)
+            repeated = b != a && sc->mitigations[b].index == sc->mitigations[a].index;
         label[a][0] = '\0';
-        for (int b = 0; b < sc->n_mitigations && !label[a][0]; b++)
-            if (b != a && !sc->mitigations[a].label[0] && !sc->mitigations[b].label[0] &&
-                strcmp(sc->mitigations[a].name, sc->mitigations[b].name) == 0)
-                sc_label_one(sc, a, label[a], sizeof label[a]);
+        if (repeated)
+            sc_label_one(sc, a, label[a], sizeof label[a]);
+        if (!strchr(label[a], '='))   /* alike in every parameter: named by the mitigation alone */
+            label[a][0] = '\0';
     }
-    for (int a = 0; a < sc->n_mitigations; a++)   /* after: each is told from the others as they were given */
-        if (label[a][0] && strchr(label[a], '='))
-            str_copy(sc->mitigations[a].label, sizeof sc->mitigations[a].label, label[a]);
+    for (int a = 0; a < sc->n_mitigations; a++) {   /* still alike: " #2", " #3" in the order given */
+        char base[sizeof label[a]];
+        str_copy(base, sizeof base, label[a][0] ? label[a] : sc->mitigations[a].name);
+        for (int k = 2; sc_label_taken(sc, label, a) && k <= SC_MAX_MITIGATIONS + 1; k++) {
+            char tail[8];
+            int tl = snprintf(tail, sizeof tail, " #%d", k);
+            size_t keep = strlen(base);
+            while (keep + (size_t)tl >= sizeof label[a] - 16 && strrchr(base, ' '))   /* a parameter less: room */
+                keep = (size_t)(strrchr(base, ' ') - base), base[keep] = '\0';
+            snprintf(label[a], sizeof label[a], "%s%s", base, tail);
+        }
+    }
+    for (int a = 0; a < sc->n_mitigations; a++)
+        str_copy(sc->mitigations[a].label, sizeof sc->mitigations[a].label, label[a]);
 }
 
 const char *const scenario_keypos_names[SC_KEYPOS_N] = { "sim.tflops", "sim.busbw", "sim.mem_bw", "sim.speedup",

@@ -216,10 +216,17 @@ int scenario_write(const struct scenario *sc, FILE *f)
         goto out;
     char text[512];
     for (const struct param *p = scenario_params; p->name; p++) {
-        if (strcmp(p->name, "mitigations") == 0) {
+        if (strcmp(p->name, "mitigations") == 0 && sc->auto_search) {
+            /* the search as given: loading it again runs the search, its refinement and its summary (until
+             * 2026-11-30 its candidates were written as a list, and the run from it searched nothing) */
+            if (em_scalar(&e, "mitigations") || em_scalar(&e, "auto"))
+                goto out;
+        } else if (strcmp(p->name, "mitigations") == 0) {
             int base = sc->workload.n_shapes > 1 ? sc->n_mitigations / sc->workload.n_shapes : sc->n_mitigations;
             if (em_plugins(&e, "mitigations", &plugin_mitigations, sc->mitigations, base))   /* shapes: once */
                 goto out;
+        } else if (strcmp(p->name, "search_budget") == 0 && !sc->auto_search) {
+            continue;   /* a list runs every entry: a budget with it is refused */
         } else if (strcmp(p->name, "detectors") == 0) {
             if (em_plugins(&e, "detectors", &plugin_detectors, sc->detectors, sc->n_detectors))
                 goto out;

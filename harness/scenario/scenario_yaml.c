@@ -13,6 +13,7 @@
 struct sc_open { int id, key; char *anchor; };   /* an open collection; key: a mapping's key awaiting its value */
 struct sc_anchor { char *name; int id; };
 #define SC_MAX_ANCHORS 1024   /* a 60,000-anchor file once took 36 s to refuse: every alias searched them all */
+#define SC_MAX_NODES 100000   /* a 6 MB list of 3,000,001 items once took 490 MB to refuse; a scenario has < 10,000 */
 
 /* Writes the key of the scalar about to hang under the open collections, as the parser names keys
  * ("workload.checkpoint.path", "faults[0].kind"); a scalar that is itself a mapping's key gets the mapping's. */
@@ -40,15 +41,110 @@ static void sc_open_path(const yaml_document_t *doc, const struct sc_open *stack
     }
 }
 
-/* Builds doc from parser's events (yaml_parser_load's job, with four more rules): one document only, nothing
- * after it, at most SC_MAX_DEPTH nested collections, and no NUL in a scalar. Parsing stops at the first event that
- * breaks a rule, so a deep or long tail costs nothing (libyaml's scanner is quadratic in the depth of flow nesting).
- * Returns 0, or EXIT_INPUT / EXIT_ENV with err set; doc is initialised either way. */
-int sc_compose(yaml_parser_t *parser, const char *file, yaml_document_t *doc, char *err, size_t errlen)
+/* Writes a reader error (a byte that is not UTF-8, a control character) at its line and column: libyaml sets only
+ * the byte's offset and value for these (its problem_mark stays at 1:1). Columns count characters, as its marks do. */
+static void sc_reader_error(const yaml_parser_t *parser, struct sc_ctx *c, const unsigned char *text, size_t len)
+{
+    size_t at = parser->problem_offset < len ? parser->problem_offset : len;
+    unsigned long line = 1, col = 1;
+    for (size_t i = len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0; i < at; i++) {
+        if (text[i] == '\r' && i + 1 < len && text[i + 1] == '\n')
+            continue;
+        if (text[i] == '\n' || text[i] == '\r')
+            line++, col = 1;
+        else if ((text[i] & 0xc0) != 0x80)   /* the first byte of a character */
+            col++;
+    }
+    char got[48] = "";
+    if (parser->problem_value >= 0)
+        snprintf(got, sizeof got, ", got #x%02X", (unsigned)parser->problem_value);
+    snprintf(c->err, c->errlen, "%s:%lu:%lu: YAML syntax error: %s: expected UTF-8 text without control characters%s "
+             "(at byte offset %zu)", c->file, line, col, parser->problem ? parser->problem : "unknown", got, at);
+}
+
+/* Writes the error of a failed yaml_parser_parse: a reader's at its byte, after '...' the rule it breaks. */
+static void sc_parse_error(const yaml_parser_t *parser, struct sc_ctx *c, int ended, const unsigned char *text, size_t len)
+{
+    unsigned long pl = (unsigned long)parser->problem_mark.line + 1, pc = (unsigned long)parser->problem_mark.column + 1;
+    if (parser->error == YAML_READER_ERROR && text)   /* until 2026-11-30 always said 1:1 */
+        sc_reader_error(parser, c, text, len);
+    else if (ended)   /* after '...' libyaml takes only '---' or the end: the rest is not part of the scenario */
+        snprintf(c->err, c->errlen, "%s:%lu:%lu: content after the end of the document ('...'): a scenario file is "
+                 "one YAML document", c->file, pl, pc);
+    else
+        snprintf(c->err, c->errlen, "%s:%lu:%lu: YAML syntax error: %s%s%s", c->file, pl, pc,
+                 parser->problem ? parser->problem : "unknown", parser->context ? " " : "",
+                 parser->context ? parser->context : "");
+}
+
+/* Refuses a tag on a list or mapping other than its own (!!seq, !!map): nothing would read it. 0, or EXIT_INPUT. */
+static int sc_collection_tag(struct sc_ctx *c, const yaml_event_t *ev, const struct sc_open *stack, int depth)
+{
+    int seq = ev->type == YAML_SEQUENCE_START_EVENT;
+    const char *tag = (const char *)(seq ? ev->data.sequence_start.tag : ev->data.mapping_start.tag);
+    const char *own = seq ? YAML_SEQ_TAG : YAML_MAP_TAG;
+    if (!tag || strcmp(tag, own) == 0)
+        return 0;
+    char key[256];
+    sc_open_path(c->doc, stack, depth, key, sizeof key);
+    int std = strncmp(tag, "tag:yaml.org,2002:", 18) == 0;
+    snprintf(c->err, c->errlen, "%s:%lu:%lu: %s%sexpected a %s, untagged or tagged !!%s, got a %s tagged %s%s", c->file,
+             (unsigned long)ev->start_mark.line + 1, (unsigned long)ev->start_mark.column + 1, key, *key ? ": " : "",
+             seq ? "list" : "mapping", seq ? "seq" : "map", seq ? "list" : "mapping", std ? "!!" : "", std ? tag + 18 : tag);
+    return EXIT_INPUT;
+}
+
+/* Refuses a mapping's key tagged other than a string (plain, quoted or !!str): a key is a name. 0, or EXIT_INPUT. */
+static int sc_key_tag(struct sc_ctx *c, const yaml_event_t *ev, const struct sc_open *stack, int depth)
+{
+    const char *tag = (const char *)ev->data.scalar.tag;
+    if (!tag || strcmp(tag, "!") == 0 || strcmp(tag, YAML_STR_TAG) == 0 || !depth || stack[depth - 1].key ||
+        c->doc->nodes.start[stack[depth - 1].id - 1].type != YAML_MAPPING_NODE)
+        return 0;
+    char key[256];
+    sc_open_path(c->doc, stack, depth, key, sizeof key);
+    int std = strncmp(tag, "tag:yaml.org,2002:", 18) == 0;
+    snprintf(c->err, c->errlen, "%s:%lu:%lu: %s%sexpected a key (a name, plain or quoted), got a key tagged %s%s",
+             c->file, (unsigned long)ev->start_mark.line + 1, (unsigned long)ev->start_mark.column + 1, key,
+             *key ? ": " : "", std ? "!!" : "", std ? tag + 18 : tag);
+    return EXIT_INPUT;
+}
+
+/* Finds the node an alias names (the latest anchor of that name) and records where the alias stands, so that an
+ * error inside the node names the alias's place (sc_error_at). 0 when no anchor of that name was given before. */
+static int sc_alias_node(struct sc_ctx *c, const yaml_event_t *ev, const struct sc_anchor *anchors, int n_anchors,
+                         const struct sc_open *stack, int depth)
+{
+    int id = 0;
+    for (int i = n_anchors - 1; i >= 0 && !id; i--)
+        if (strcmp(anchors[i].name, (const char *)ev->data.alias.anchor) == 0)
+            id = anchors[i].id;
+    if (!id)
+        return 0;
+    char key[256];
+    sc_open_path(c->doc, stack, depth, key, sizeof key);
+    const yaml_node_t *node = &c->doc->nodes.start[id - 1];
+    c->aliases = xrealloc(c->aliases, (size_t)(c->n_aliases + 1) * sizeof *c->aliases);
+    c->aliases[c->n_aliases++] = (struct sc_alias){ xstrdup(key), xstrdup((const char *)ev->data.alias.anchor),
+                                                    ev->start_mark, node->start_mark, node->end_mark };
+    return id;
+}
+
+/* Builds doc from parser's events (yaml_parser_load's job, with more rules): one document only, nothing after it, at
+ * most SC_MAX_DEPTH nested collections and SC_MAX_NODES nodes, no NUL in a scalar, no foreign tag on a collection.
+ * Parsing stops at the first event that breaks a rule, so a deep or long tail costs nothing (libyaml's scanner is
+ * quadratic in the depth of flow nesting). Returns 0, or EXIT_INPUT / EXIT_ENV with err set; doc is initialised
+ * either way. */
+int sc_compose(yaml_parser_t *parser, struct sc_ctx *c, const unsigned char *text, size_t len)
 {
     struct sc_open stack[SC_MAX_DEPTH];
     struct sc_anchor *anchors = NULL;
+    yaml_document_t *doc = c->doc;
+    const char *file = c->file;
+    char *err = c->err;
+    size_t errlen = c->errlen;
     int depth = 0, n_anchors = 0, docs = 0, ended = 0, done = 0, rc = 0;
+    long nodes = 0;
     yaml_event_t ev;
     if (!yaml_document_initialize(doc, NULL, NULL, NULL, 1, 1)) {
         memset(doc, 0, sizeof *doc);
@@ -57,21 +153,21 @@ int sc_compose(yaml_parser_t *parser, const char *file, yaml_document_t *doc, ch
     }
     while (!done && !rc) {
         if (!yaml_parser_parse(parser, &ev)) {
-            unsigned long pl = (unsigned long)parser->problem_mark.line + 1, pc = (unsigned long)parser->problem_mark.column + 1;
-            if (ended)   /* after '...' libyaml takes only '---' or the end: the rest is not part of the scenario */
-                snprintf(err, errlen, "%s:%lu:%lu: content after the end of the document ('...'): a scenario file is "
-                         "one YAML document", file, pl, pc);
-            else
-                snprintf(err, errlen, "%s:%lu:%lu: YAML syntax error: %s%s%s", file, pl, pc,
-                         parser->problem ? parser->problem : "unknown", parser->context ? " " : "",
-                         parser->context ? parser->context : "");
+            sc_parse_error(parser, c, ended, text, len);
             rc = EXIT_INPUT;
             break;
         }
         unsigned long line = (unsigned long)ev.start_mark.line + 1, col = (unsigned long)ev.start_mark.column + 1;
         int id = 0;
         const char *anchor = NULL;
-        switch (ev.type) {
+        int over = (ev.type == YAML_SCALAR_EVENT || ev.type == YAML_ALIAS_EVENT || ev.type == YAML_SEQUENCE_START_EVENT ||
+                    ev.type == YAML_MAPPING_START_EVENT) && ++nodes > SC_MAX_NODES;
+        if (over) {   /* until 2026-11-30 unbounded: the document took about 80 times the file's size */
+            snprintf(err, errlen, "%s:%lu:%lu: YAML: more than %d nodes (values, keys, lists, mappings, aliases): a "
+                     "scenario needs a few thousand", file, line, col, SC_MAX_NODES);
+            rc = EXIT_INPUT;
+        }
+        switch (over ? YAML_NO_EVENT : ev.type) {
         case YAML_STREAM_END_EVENT:
             done = 1;
             break;
@@ -86,10 +182,7 @@ int sc_compose(yaml_parser_t *parser, const char *file, yaml_document_t *doc, ch
             ended = 1;
             break;
         case YAML_ALIAS_EVENT:
-            for (int i = n_anchors - 1; i >= 0 && !id; i--)
-                if (strcmp(anchors[i].name, (const char *)ev.data.alias.anchor) == 0)
-                    id = anchors[i].id;
-            if (!id) {
+            if (!(id = sc_alias_node(c, &ev, anchors, n_anchors, stack, depth))) {
                 snprintf(err, errlen, "%s:%lu:%lu: YAML: alias '*%s' names no anchor given before it", file, line, col,
                          (const char *)ev.data.alias.anchor);
                 rc = EXIT_INPUT;
@@ -105,6 +198,8 @@ int sc_compose(yaml_parser_t *parser, const char *file, yaml_document_t *doc, ch
                 rc = EXIT_INPUT;
                 break;
             }
+            if ((rc = sc_key_tag(c, &ev, stack, depth)) != 0)   /* until 2026-11-30 taken and ignored */
+                break;
             /* untagged: YAML's non-specific tags, "?" plain and "!" quoted or block, so that the schema can tell a
              * plain 3 from '3' and !!str 3 (sc_kind_of) */
             const char *tag = ev.data.scalar.tag ? (const char *)ev.data.scalar.tag
@@ -122,6 +217,8 @@ int sc_compose(yaml_parser_t *parser, const char *file, yaml_document_t *doc, ch
                 rc = EXIT_INPUT;
                 break;
             }
+            if ((rc = sc_collection_tag(c, &ev, stack, depth)) != 0)   /* until 2026-11-30 taken and ignored */
+                break;
             id = ev.type == YAML_SEQUENCE_START_EVENT
                      ? yaml_document_add_sequence(doc, ev.data.sequence_start.tag, ev.data.sequence_start.style)
                      : yaml_document_add_mapping(doc, ev.data.mapping_start.tag, ev.data.mapping_start.style);
@@ -133,7 +230,7 @@ int sc_compose(yaml_parser_t *parser, const char *file, yaml_document_t *doc, ch
             id = stack[depth].id;
             anchor = stack[depth].anchor;
             break;
-        default:   /* stream start */
+        default:   /* stream start; an event past the node cap */
             break;
         }
         if (!rc && (ev.type == YAML_SCALAR_EVENT || ev.type == YAML_SEQUENCE_START_EVENT ||
@@ -183,6 +280,31 @@ int sc_compose(yaml_parser_t *parser, const char *file, yaml_document_t *doc, ch
         free(anchors[i].name);
     free(anchors);
     return rc;
+}
+
+void sc_aliases_free(struct sc_ctx *c)
+{
+    for (int i = 0; i < c->n_aliases; i++)
+        free(c->aliases[i].path), free(c->aliases[i].name);
+    free(c->aliases);
+    c->aliases = NULL;
+    c->n_aliases = 0;
+}
+
+const struct sc_alias *sc_alias_at(const struct sc_ctx *c, yaml_mark_t mark, const char *key)
+{
+    const struct sc_alias *best = NULL;
+    for (int i = 0; key && i < c->n_aliases; i++) {
+        const struct sc_alias *a = &c->aliases[i];
+        size_t n = strlen(a->path);
+        if (!n || strncmp(key, a->path, n) != 0 || (key[n] && key[n] != '.' && key[n] != '['))
+            continue;   /* the error is not about the value standing where this alias is */
+        if (mark.index < a->from.index || mark.index > a->to.index)
+            continue;   /* nor at the text the alias names */
+        if (!best || n > strlen(best->path))
+            best = a;
+    }
+    return best;
 }
 
 enum sc_kind sc_kind_of(const yaml_node_t *node)
@@ -241,6 +363,19 @@ static void sc_shown(const char *v, char *out, size_t n)
                                                    : snprintf(out + used, n - used, "%c", ch));
     }
     out[used < n ? used : n - 1] = 0;
+}
+
+int sc_named(struct sc_ctx *c, const yaml_node_t *node, const char *key, const char *what)
+{
+    enum sc_kind k = sc_kind_of(node);
+    if (!node || node->type != YAML_SCALAR_NODE || k == SK_PLAIN || k == SK_STRING)
+        return 0;
+    char shown[64];
+    const char *tag = (const char *)node->tag;
+    int std = strncmp(tag, "tag:yaml.org,2002:", 18) == 0;
+    sc_shown((const char *)node->data.scalar.value, shown, sizeof shown);
+    return sc_error(c, node, key, "expected %s, got a value tagged %s%s ('%s')", what, std ? "!!" : "", std ? tag + 18 : tag,
+                    shown);
 }
 
 int sc_typed(struct sc_ctx *c, const yaml_node_t *node, const struct param *p, const char *key)
