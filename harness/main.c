@@ -1,5 +1,7 @@
 /* harness/main.c: the gauntlet command line: run, check, list, bench; exit codes as docs/architecture.md. */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <limits.h>
 #include <math.h>
@@ -208,7 +210,7 @@ static int cmd_run(int argc, char **argv)
     if (out)
         (void)str_copy(dir, sizeof dir, out);   /* fits: results_out_check */
     else
-        results_default_dir(dir, sizeof dir, "results", sc->name);
+        results_default_dir(dir, sizeof dir, "results", sc->name, cluster_nodes() <= 1);
     if (cluster_node() == 0) {
         printf("%s: %s: %lld ranks x %lld iterations x %d mitigation(s)", gl_tag(), sc->name, (long long)sc->ranks,
                (long long)sc->iterations, sc->n_mitigations);
@@ -475,6 +477,15 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* a standard descriptor closed by the caller (`gauntlet run x.yaml >&-`) is /dev/null: else the next file opened
+     * (the control block) took its number, and the run's progress lines were written over it (until 2026-11-30: the
+     * run hung) */
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+            int n = open("/dev/null", O_RDWR);
+            if (n != fd)
+                return EXIT_ENV;
+        }
     if (argc >= 2 && strcmp(argv[1], "__worker") == 0)
         return worker_main(argc - 1, argv + 1);
     /* `gauntlet run … | head` must not die mid-run of a write to a closed pipe (the run would stop without its
@@ -492,14 +503,14 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
-        return EXIT_OK;
+        return stdout_done() == 0 ? EXIT_OK : EXIT_ENV;   /* a help that was not written is no success */
     }
     if (strcmp(cmd, "--version") == 0) {
         printf("gauntlet %s (backends:", GAUNTLET_VERSION);
         for (int i = 0; backend_table[i]; i++)
             printf(" %s", backend_table[i]->name);
         printf(")\n");
-        return EXIT_OK;
+        return stdout_done() == 0 ? EXIT_OK : EXIT_ENV;
     }
     for (size_t i = 0; i < ARRAY_LEN(commands); i++)
         if (strcmp(cmd, commands[i].cli->name) == 0) {

@@ -11,6 +11,7 @@
 
 #include "backend.h"
 #include "e2e.h"
+#include "results.h"
 #include "scenario.h"
 #include "util.h"
 
@@ -671,3 +672,55 @@ Test(e2e, a_checkpoints_bytes_are_what_is_on_disk, .timeout = 180)
     }
 }
 
+
+/* Options: a value that looks like an option is refused (`--out --headless` made a folder named --headless), an
+ * option given twice is refused (the last silently won), `-h` as an option's value is that value and no help; a
+ * summarize of a file is bad input (exit 2, as report and view say); an --out that is not UTF-8 is refused before
+ * anything runs (its start event was written empty). Until 2026-11-30 each of these went through. */
+Test(cli, option_values_and_folders_are_what_they_look_like, .timeout = 60)
+{
+    const char *demo = GAUNTLET_SRC "/scenarios/demo.yaml";
+    cli(2, "--out: expected DIR after it, got the option '--headless' (a value that starts with '--': --NAME=VALUE)",
+        (const char *[]){ "run", demo, "--out", "--headless", NULL });
+    cli(2, "--backend given twice", (const char *[]){ "run", demo, "--backend", "sim", "--backend", "sim", NULL });
+    cli(2, "--seed -h: expected an integer", (const char *[]){ "run", demo, "--seed", "-h", NULL });
+    cli(2, "not a results folder", (const char *[]){ "summarize", demo, NULL });
+    cli(2, "--out: expected a folder name in UTF-8", (const char *[]){ "run", demo, "--out", "/tmp/gauntlet-\xff", NULL });
+}
+
+/* A run whose stdout and stderr the caller closed (`gauntlet run x.yaml >&- 2>&-`) runs to its end: the control
+ * block never takes a standard descriptor's number (until 2026-11-30 the progress lines were written over it and the
+ * run hung). */
+Test(cli, a_run_with_its_output_closed_runs_to_its_end, .timeout = 120)
+{
+    const char *sc = e2e_scenario(tiny), *out = e2e_outdir();
+    pid_t p = fork();
+    cr_assert(p >= 0);
+    if (p == 0) {
+        close(1);
+        close(2);
+        execl(e2e_bin(), "gauntlet", "run", sc, "--backend", "sim", "--headless", "--out", out, (char *)NULL);
+        _exit(127);
+    }
+    cr_assert_eq(e2e_wait(p, 90), 0, "the run ends with exit 0");
+    json_t *s = e2e_summary(out);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "iterations")), 10);
+    json_decref(s);
+}
+
+/* Runs started in the same second with no --out each take a folder of their own: the name is claimed as it is
+ * picked (until 2026-11-30 both saw it free, and the second cleared the first's results). */
+Test(cli, default_folders_picked_at_once_are_each_their_own)
+{
+    char root[] = "/tmp/gauntlet-defdir-XXXXXX", a[512], b[512], c[512];
+    cr_assert(mkdtemp(root));
+    results_default_dir(a, sizeof a, root, "x", 1);
+    results_default_dir(b, sizeof b, root, "x", 1);
+    results_default_dir(c, sizeof c, root, "x", 0);   /* not claimed (several nodes): the next free name */
+    cr_assert_str_neq(a, b);
+    cr_assert_str_neq(b, c);
+    struct stat st;
+    cr_assert(stat(a, &st) == 0 && S_ISDIR(st.st_mode) && stat(b, &st) == 0 && S_ISDIR(st.st_mode), "%s, %s", a, b);
+    cr_assert_neq(stat(c, &st), 0, "an unclaimed name is not made: %s", c);
+    rmdir(a), rmdir(b), rmdir(root);
+}

@@ -219,6 +219,10 @@ Test(scenario_errors, values_that_cannot_work_together)
     load_err("name: m\nranks: 1\niterations: 5\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n  allreduce: {bytes: 1MiB}\n"
              "sim: {max_dim: 2}\ndetectors: [abft]\n",
              "t.yaml:7:7: sim.max_dim: abft needs at least 3 rows in the GEMM (its last 2 carry the checksum), got 2");
+    /* a cap a GPU would refuse: 0, or under its idle power */
+    load_err(HEAD "mitigations: [none, {cap: {cap: 0%}}]\n",
+             "t.yaml:7:1: mitigations[1].cap: expected a power limit above 0 (a GPU refuses a limit of 0; `none` runs "
+             "without one), got 0%");
     /* the modelled sensor: sub-samples 0.1 ms apart, its last 64 updates kept for a lagged reading */
     load_err(HEAD "sim: {sensor: {update: 0.5ms}}\n",
              "t.yaml:7:16: sim.sensor.update: expected 0 (no sensor: the electrical power itself) or at least 1ms, got 0.5ms");

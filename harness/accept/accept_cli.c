@@ -460,7 +460,7 @@ int accept_main(int argc, char **argv)
         if (out)
             (void)str_copy(outdir, sizeof outdir, out);   /* fits: results_out_check */
         else
-            results_default_dir(outdir, sizeof outdir, "results", "accept");
+            results_default_dir(outdir, sizeof outdir, "results", "accept", cluster_nodes() <= 1);
         if (lead && rc == EXIT_OK)
             rc = accept_prepare(outdir, junit, ops, sc, nfiles, level);
     }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis.h"
@@ -293,6 +294,12 @@ int summarize_dir(const char *dir, int force, char *msg, size_t msgn)
      * call it killed (refused as `run` refuses a folder in use: exit 3; a killed run's lock is gone with it). The
      * shared lock taken to tell is kept while the folder is read: a run started meanwhile is refused (until
      * 2026-11-30 it was given up first, and a run could clear the folder under the rebuild) */
+    struct stat st;   /* a file, or nothing, given for the folder: bad input (exit 2), as `report` and `view` say */
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        int e = errno;
+        snprintf(msg, msgn, "%s: %s", dir, stat(dir, &st) != 0 ? strerror(e) : "not a results folder (a folder a run wrote)");
+        return EXIT_INPUT;
+    }
     char pid[32];
     int keep = -1, held = dir_lock_share(dir, pid, sizeof pid, &keep);
     if (held != 0) {

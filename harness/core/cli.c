@@ -53,13 +53,18 @@ int cli_bad(const struct cli_cmd *cmd, const char *name, const char *value, cons
 int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args *a)
 {
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++)   /* help first: `gauntlet run --bogus --help` still helps */
+    for (int i = 1; i < argc; i++) {   /* help first: `gauntlet run --bogus --help` still helps (an option's value is
+                                        * no help: `--run -h` is refused below, until 2026-11-30 it helped) */
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             cli_usage(cmd, stdout);
-            return CLI_HELP;
+            return stdout_done() == 0 ? CLI_HELP : EXIT_ENV;   /* not written (a closed pipe): exit 3, as `check` */
         } else if (strcmp(argv[i], "--") == 0) {
             break;
         }
+        int k = argv[i][0] == '-' && argv[i][1] == '-' && !strchr(argv[i], '=') ? cli_find(cmd, argv[i] + 2, strlen(argv[i] + 2)) : -1;
+        if (k >= 0 && cmd->opts[k].value)
+            i++;
+    }
     int options = 1;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -73,12 +78,21 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args 
             int k = cli_find(cmd, s + 2, len);
             if (k < 0)
                 return cli_wrong(cmd, "unknown option '%s'%s", s, "");
+            if (a->val[k])   /* until 2026-11-30 the last one counted, the others silently dropped */
+                return cli_wrong(cmd, "--%s given twice%s", cmd->opts[k].name, "");
             if (!cmd->opts[k].value) {
                 if (eq)
                     return cli_wrong(cmd, "%s takes no value%s", cmd->opts[k].name, "");
                 a->val[k] = "";
             } else if (eq) {
                 a->val[k] = eq + 1;
+            } else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) == 0) {
+                /* `--out --headless` took the option for the folder (until 2026-11-30): a value that looks like an
+                 * option is written --out=VALUE */
+                char what[160];
+                snprintf(what, sizeof what, "--%s: expected %s after it", cmd->opts[k].name, cmd->opts[k].value);
+                return cli_wrong(cmd, "%s, got the option '%s' (a value that starts with '--': --NAME=VALUE)", what,
+                                 argv[i + 1]);
             } else if (i + 1 < argc) {
                 a->val[k] = argv[++i];
             } else {

@@ -134,6 +134,9 @@ static int rp_swept(struct rp_run *runs, int n, int i)
     nl = strlen(name);
     if (r->shape[0] && nl > strlen(tail) && strcmp(name + nl - strlen(tail), tail) == 0)
         name[nl - strlen(tail)] = '\0';
+    char *num = strrchr(name, '#');   /* entries alike are numbered (`filler floor=50% #2`): the value is before it */
+    if (num && num > name && num[-1] == ' ' && num[1] && strspn(num + 1, "0123456789") == strlen(num + 1))
+        num[-1] = '\0';
     if (m + 1 < sizeof name && strncmp(name, r->mitigation, m) == 0 && name[m] == ' ') {
         const char *k = name + m + 1, *eq = strchr(k, '=');
         size_t kl = eq ? (size_t)(eq - k) : 0;

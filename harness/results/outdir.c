@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "util.h"
 
 /* Whether name is one that only a run leaves in its folder: .lock (.lock-node<N>), events.jsonl
@@ -67,6 +69,13 @@ int results_out_check(const char *opt, const char *out, size_t max, const char *
     }
     if (path_fits(opt, out, max) != 0)
         return EXIT_INPUT;
+    json_t *utf8 = json_string(out);   /* the record names its folder in JSON, which holds UTF-8 only (until
+                                        * 2026-11-30 such a folder's start event was written empty) */
+    if (!utf8) {
+        gl_log("%s: expected a folder name in UTF-8 (the record names it), got bytes that are not", opt);
+        return EXIT_INPUT;
+    }
+    json_decref(utf8);
     if (stat(out, &st) != 0) {
         if (errno == ENOENT)
             return EXIT_OK;   /* a new folder: created by the run */

@@ -16,7 +16,7 @@
 #include "shm.h"
 #include "util.h"
 
-void results_default_dir(char *out, size_t n, const char *root, const char *name)
+void results_default_dir(char *out, size_t n, const char *root, const char *name, int claim)
 {
     char stamp[32];
     struct stat st;
@@ -25,7 +25,11 @@ void results_default_dir(char *out, size_t n, const char *root, const char *name
     gmtime_r(&now, &tm);
     strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
     snprintf(out, n, "%s/%s-%s", root, name, stamp);
-    for (int i = 2; stat(out, &st) == 0 && i < 1000; i++)
+    if (claim && mkdir(root, 0755) != 0 && errno != EEXIST)
+        claim = 0;   /* the run's own creation of the folder says why */
+    /* claimed: made here, so two runs started in the same second never take one folder (until 2026-11-30 both saw it
+     * free, and the second cleared the first's results) */
+    for (int i = 2; (claim ? mkdir(out, 0755) != 0 && errno == EEXIST : stat(out, &st) == 0) && i < 1000; i++)
         snprintf(out, n, "%s/%s-%s-%d", root, name, stamp, i);
 }
 

@@ -62,8 +62,9 @@ int results_out_check(const char *opt, const char *out, size_t max, const char *
  * that writes no such file with sc's forward), unless a live process holds that node's .lock-node<N>: read beside
  * this run's record, they would be taken for its own. 0, or -1 with why. */
 int results_clear_nodes(const char *dir, const struct scenario *sc, char *why, size_t n);
-/* Picks the default folder: results/<name>-<UTC timestamp>[-N]/ under root. */
-void results_default_dir(char *out, size_t n, const char *root, const char *name);
+/* Picks the default folder: results/<name>-<UTC timestamp>[-N]/ under root; claim: creates it (a name no other run
+ * takes; on one node: nodes sharing a file system would each take their own). */
+void results_default_dir(char *out, size_t n, const char *root, const char *name, int claim);
 /* Creates dir, locks it (dir/.lock: a second run into a folder in use is refused, naming the run holding it),
  * removes an earlier run's derived files (results_derived) and node files (results_clear_nodes), writes
  * scenario.yaml, opens events.jsonl and power.csv.

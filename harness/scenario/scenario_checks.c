@@ -84,6 +84,13 @@ int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
                      mo->name);
             return EXIT_INPUT;
         }
+        const char *pk = NULL;   /* a value the mitigation refuses (a cap at 0, or under idle: as a GPU would) */
+        char mwhy[400];
+        if (mitigation_check(sc->mitigations[i].index, sc->mitigations[i].params, &sc->sim, &pk, mwhy, sizeof mwhy) != 0) {
+            snprintf(c->err, c->errlen, "%s:%d:1: mitigations[%d].%s: %s", c->file, sc->mitigations[i].line, i,
+                     pk ? pk : mo->name, mwhy);
+            return EXIT_INPUT;
+        }
     }
     if (scenario_detector_on(sc, DET_ABFT) && (sc->workload.gemm.m < 3 || sc->sim.max_dim < 3))
         return sc_error(c, sc_key_node(c, root, sc->workload.gemm.m < 3 ? "workload.gemm.m" : "sim.max_dim"),

@@ -65,6 +65,9 @@ int sup_spawn(struct sup *s, int slot)
                 _exit(EXIT_ENV);
             snprintf(dfd[i], sizeof dfd[i], "%d", w);
         }
+        /* the binary this process runs, even where its file was rebuilt or removed since the run began (until
+         * 2026-11-30 the path: a restart then ran another build, or none); the path where there is no /proc */
+        execl("/proc/self/exe", "gauntlet", "__worker", fd, sl, dfd[0], dfd[1], (char *)NULL);
         execl(s->exe, "gauntlet", "__worker", fd, sl, dfd[0], dfd[1], (char *)NULL);
         gl_log("exec %s: %s", s->exe, strerror(errno));
         _exit(EXIT_ENV);
