@@ -274,6 +274,52 @@ Test(projection, a_trace_with_gaps_at_both_ends_projects_its_span)
     free(x);
 }
 
+/* Many groups apart over a long trace are added by FFT: the same cluster trace, held trace, gaps and figures as the
+ * direct sum, within 1e-9 of the trace's largest value, with a wrap (a known period) and without (a drift that never
+ * repeats), gaps and all; and a jitter too wide for the trace is refused alike. */
+Test(projection, the_groups_added_by_fft_are_the_direct_sum)
+{
+    size_t n = 30000;
+    double *x = malloc(n * sizeof *x);
+    for (int wrap = 0; wrap < 2; wrap++) {
+        unsigned seed = 7;
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            x[i] = ((i / 37) % 3 ? 700 : 150) + (wrap ? 0 : (double)i * 0.004) + 20.0 * (seed >> 8) / 16777216.0;
+            if (i % 5003 == 17 || (i > 12000 && i < 12010))
+                x[i] = NAN;
+        }
+        struct an_series s = { x, n, 1e-3, AN_NOT_HELD, wrap ? 0.111 : 0 };
+        struct an_projection p[2];
+        double *tr[2], *hd[2];
+        size_t tn[2];
+        for (int k = 0; k < 2; k++) {
+            an_project_fft_min = k ? 0 : 1e300;   /* direct, then FFT */
+            cr_assert_eq(analysis_project_trace(&s, 100000, 4000, 0.3, 11, an_default_bands, 4, &p[k], &tr[k], &hd[k],
+                                                &tn[k]), 0, "%s", p[k].why ? p[k].why : "");
+        }
+        an_project_fft_min = 2e7;
+        cr_assert_eq(tn[0], tn[1]);
+        cr_assert_geq(tn[0], 1000);
+        double most = 0, worst = 0;
+        for (size_t i = 0; i < tn[0]; i++)
+            most = fmax(most, fabs(tr[0][i]));
+        for (size_t i = 0; i < tn[0]; i++) {
+            cr_assert_eq(isnan(tr[0][i]), isnan(tr[1][i]), "point %zu: a gap in one only", i);
+            if (!isnan(tr[0][i]))
+                worst = fmax(worst, fmax(fabs(tr[0][i] - tr[1][i]), hd[0] && hd[1] ? fabs(hd[0][i] - hd[1][i]) : 0));
+        }
+        cr_log_info("wrap %d: %zu points, largest %.3f MW, worst difference %.3g MW", wrap, tn[0], most, worst);
+        cr_assert_leq(worst, 1e-9 * most);
+        cr_assert_float_eq(p[0].swing_mw, p[1].swing_mw, 1e-9 * most);
+        cr_assert_float_eq(p[0].mean_mw, p[1].mean_mw, 1e-9 * most);
+        cr_assert_float_eq(p[0].ramp_up_mw_s, p[1].ramp_up_mw_s, 1e-6 * fabs(p[0].ramp_up_mw_s) + 1e-9);
+        for (int k = 0; k < 2; k++)
+            free(tr[k]), free(hd[k]);
+    }
+    free(x);
+}
+
 /* A 1 kHz log of an averaging sensor (each reading the mean of the last update_ms of a square wave of gap_ms at
  * 150 W, compute_ms at 700 W, plus up to +-noise W, shown until the next), from t0_ms on for n samples. */
 static double *sensor_log(size_t n, int update_ms, int gap_ms, int compute_ms, double noise, unsigned seed)

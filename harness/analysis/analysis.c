@@ -88,6 +88,55 @@ static void an_ramps(const double *x, size_t n, size_t k, double dt, int complet
     *down = pairs ? fall / ((double)k * dt) : NAN;
 }
 
+static pthread_mutex_t planning = PTHREAD_MUTEX_INITIALIZER;   /* FFTW's planner is not thread-safe */
+
+/* Makes a 1-d plan of n points under the planner's lock (dir 0: real to complex, else complex to real). */
+static fftw_plan an_plan(int dir, size_t n, double *re, fftw_complex *c)
+{
+    pthread_mutex_lock(&planning);
+    fftw_plan p = dir == 0 ? fftw_plan_dft_r2c_1d((int)n, re, c, FFTW_ESTIMATE)
+                           : fftw_plan_dft_c2r_1d((int)n, c, re, FFTW_ESTIMATE);
+    pthread_mutex_unlock(&planning);
+    return p;
+}
+
+int an_correlate(const double *x, const double *w, size_t n, double *out)
+{
+    if (n < 1 || n > INT_MAX)
+        return -1;
+    size_t m = n / 2 + 1;
+    double *re = fftw_alloc_real(n);
+    fftw_complex *fx = fftw_alloc_complex(m), *fw = fftw_alloc_complex(m);
+    fftw_plan fwd = re && fx && fw ? an_plan(0, n, re, fx) : NULL, fwd_w = fwd ? an_plan(0, n, re, fw) : NULL,
+              back = fwd_w ? an_plan(1, n, re, fx) : NULL;
+    int rc = back ? 0 : -1;
+    if (back) {
+        memcpy(re, x, n * sizeof *re);
+        fftw_execute(fwd);   /* thread-safe */
+        memcpy(re, w, n * sizeof *re);
+        fftw_execute(fwd_w);
+        for (size_t k = 0; k < m; k++) {   /* X conj(W): the correlation's transform */
+            double a = fx[k][0], b = fx[k][1], c = fw[k][0], d = fw[k][1];
+            fx[k][0] = (a * c + b * d) / (double)n;
+            fx[k][1] = (b * c - a * d) / (double)n;
+        }
+        fftw_execute(back);
+        memcpy(out, re, n * sizeof *out);
+    }
+    pthread_mutex_lock(&planning);
+    if (fwd)
+        fftw_destroy_plan(fwd);
+    if (fwd_w)
+        fftw_destroy_plan(fwd_w);
+    if (back)
+        fftw_destroy_plan(back);
+    pthread_mutex_unlock(&planning);
+    fftw_free(re);
+    fftw_free(fx);
+    fftw_free(fw);
+    return rc;
+}
+
 /* Returns the transform of x[a..b) less mean, inner gaps interpolated (x[a] and x[b - 1] valid): (b - a) / 2 + 1
  * bins (fftw_free it), or NULL when FFTW cannot. */
 static fftw_complex *an_fft(const double *x, size_t a, size_t b, double mean)
@@ -95,7 +144,6 @@ static fftw_complex *an_fft(const double *x, size_t a, size_t b, double mean)
     size_t n = b - a;
     if (n > INT_MAX)
         return NULL;
-    static pthread_mutex_t planning = PTHREAD_MUTEX_INITIALIZER;   /* FFTW's planner is not thread-safe */
     double *in = fftw_alloc_real(n);
     fftw_complex *spec = fftw_alloc_complex(n / 2 + 1);
     pthread_mutex_lock(&planning);

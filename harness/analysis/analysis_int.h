@@ -11,6 +11,12 @@ void an_span(const double *x, size_t n, size_t *a, size_t *b);
 /* Returns a copy of x[a..b) (x[a] and x[b - 1] valid) with each inner gap filled by linear interpolation between
  * the valid samples around it. */
 double *an_filled(const double *x, size_t a, size_t b);
+/* out[i] = sum over c of w[c] x[(i + c) mod n], for i < n: the circular correlation of x with w (each n long), by FFT.
+ * 0, or -1 when FFTW cannot. */
+int an_correlate(const double *x, const double *w, size_t n, double *out);
+/* The projection adds its groups by FFT (an_correlate) once (distinct shifts) x (points) passes this; below it, the
+ * direct sum (exact to the last bit). Tests lower it to hold the two against each other. */
+extern double an_project_fft_min;
 /* Nulls in r (and names in its unresolved) what readings held update_s apart cannot resolve, as analysis_run does
  * for a held series: ramps over windows under two updates, bands past half the update rate, a dominant frequency
  * unless both it and the iteration (period_s) are under 0.95 of that half. For a trace built from such readings that
