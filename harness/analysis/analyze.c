@@ -42,12 +42,32 @@ static int az_column(char **cols, int n, const char *const *names)
     return -1;
 }
 
-/* Returns the series of GPU id, made when new. */
+/* The slot of id in tr's index of GPUs: where it is, or the empty one where it goes. */
+static size_t az_slot(const struct az_trace *tr, long id)
+{
+    size_t h = (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 17) & (tr->hcap - 1);
+    while (tr->hidx[h] && tr->g[tr->hidx[h] - 1].id != id)
+        h = (h + 1) & (tr->hcap - 1);
+    return h;
+}
+
+/* Returns the series of GPU id, made when new: found by a hash of the ids (until 2026-11-30 a search of every GPU
+ * made so far: 150,000 GPUs took 47 s). */
 static struct az_gpu *az_gpu(struct az_trace *tr, long id)
 {
-    for (int k = tr->ng - 1; k >= 0; k--)   /* rows usually come GPU by GPU in turn: look from the last made */
-        if (tr->g[k].id == id)
-            return &tr->g[k];
+    if (tr->ng && tr->g[tr->ng - 1].id == id)   /* rows often come GPU by GPU */
+        return &tr->g[tr->ng - 1];
+    if (2 * ((size_t)tr->ng + 1) > tr->hcap) {   /* at most half full: rebuilt twice as large */
+        free(tr->hidx);
+        tr->hcap = tr->hcap ? 2 * tr->hcap : 64;
+        tr->hidx = xcalloc(tr->hcap, sizeof *tr->hidx);
+        for (int k = 0; k < tr->ng; k++)
+            tr->hidx[az_slot(tr, tr->g[k].id)] = k + 1;
+    }
+    size_t h = az_slot(tr, id);
+    if (tr->hidx[h])
+        return &tr->g[tr->hidx[h] - 1];
+    tr->hidx[h] = tr->ng + 1;
     if (tr->ng == tr->cap) {
         tr->cap = tr->cap ? 2 * tr->cap : 16;
         tr->g = xrealloc(tr->g, (size_t)tr->cap * sizeof *tr->g);
@@ -305,6 +325,8 @@ static struct az_trace *az_load(const struct az_opts *o, const char *path, int64
     struct az_trace *tr = xcalloc(1, sizeof *tr);
     *tr = (struct az_trace){ .path = path, .max_w = o->max_w, .whole = whole };
     *rc = az_read(tr);
+    free(tr->hidx);   /* the index is the reading's: views share the rest */
+    tr->hidx = NULL;
     if (!*rc)
         *rc = az_order(tr);
     for (int k = 0; !*rc && o->strict && k < AZW_N; k++)

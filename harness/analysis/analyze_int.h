@@ -40,6 +40,8 @@ struct az_trace {
     int own;                   /* a results folder's own power.csv (analyze_load_rows): its grid begins at its first
                                 * row, as the run's own analysis (the figures agree with summary.json's) */
     int decimated;             /* GPUs whose own rate is over 1.5 x the grid's: filtered onto it (analyze.c) */
+    int *hidx;                 /* while reading: the GPUs by id (open addressing, 1 + index into g; 0: empty) */
+    size_t hcap;
 };
 
 /* The warnings' names in the JSON (analyze.c). */
