@@ -251,9 +251,10 @@ static int cuda_compute(void *b, struct worker_ctx *w)
         return snprintf(w->err, sizeof w->err, "%s", c->broken), -1;
     if (mono_ns() - c->anchor_ns > CUDA_REANCHOR_NS && cuda_anchor(c) != 0)
         return snprintf(w->err, sizeof w->err, "cannot re-anchor the GPU clock"), -1;
-    atomic_store_explicit(&w->ctl->phase, PH_COMPUTE, memory_order_relaxed);   /* for the sampler, now */
-    if (c->shaper && shaper_compute_prepare(c->shaper) != 0)
+    if (c->shaper && shaper_compute_prepare(c->shaper) != 0)   /* a stagger's wait: no compute yet (until 2026-11-30
+                                                                  * the sampler's rows called it compute) */
         return snprintf(w->err, sizeof w->err, "the mitigation failed before the compute phase"), -1;
+    atomic_store_explicit(&w->ctl->phase, PH_COMPUTE, memory_order_relaxed);   /* for the sampler, now */
     if (CUDA_CHECK(cudaEventRecord(c->c0, c->stream)) ||
         gemm_chain_run(c->gemm, c->stream) != 0 ||   /* whole, at full rate: no mitigation removes compute */
         CUDA_CHECK(cudaEventRecord(c->c1, c->stream)) || CUDA_CHECK(cudaEventSynchronize(c->c1))) {
