@@ -290,6 +290,7 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
     } else if (s->node == 0 && tag == TAG_END) {
         if (node >= 0 && node < SHM_MAX_NODES)
             s->ln->node_ended[node] = 1;
+        supfp_recount(s);
         if (node > 0 && node < s->nodes && node < SHM_MAX_NODES && !s->shm.hdr->xn.live[node]) {
             results_node_left(&s->res, node);   /* shrink left it no rank: out of the cluster's sum */
             results_event(&s->res, mono_ns(), "node_left",   /* for summarize, which sums again from the record */

@@ -47,5 +47,8 @@ void supfp_node(struct sup *s, int64_t iter, uint64_t h, int n);
 void supfp_message(struct sup *s, int node, int tag, json_t *o);
 void supfp_run_end(struct sup *s, int m, json_t *run);
 void supfp_free(struct sup *s);
+/* Node 0: a node no longer takes part (lost, or ended): the rows begun while it did wait for it no more, and are voted
+ * on what the others said (until 2026-11-30 such a row was never voted). */
+void supfp_recount(struct sup *s);
 
 #endif

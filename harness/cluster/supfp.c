@@ -146,6 +146,21 @@ static void supfp_fold(struct sup *s, int k, int64_t run, int64_t ep, int64_t it
     supfp_vote(s, f, i);
 }
 
+void supfp_recount(struct sup *s)
+{
+    struct supfp *f = s->node == 0 && s->ln ? s->ln->fp : NULL;
+    if (!f)
+        return;
+    int expected = 0;
+    for (int q = 0; q < s->nodes; q++)
+        expected += supfp_expected(s, q);
+    for (int i = 0; i < FP_WINDOW; i++)
+        if (f->iter[i] >= 0) {
+            f->need[i] = expected;   /* supfp_vote still looks at every node that takes part */
+            supfp_vote(s, f, i);
+        }
+}
+
 void supfp_node(struct sup *s, int64_t iter, uint64_t h, int n)
 {
     int64_t ep = (int64_t)atomic_load(&s->shm.hdr->xn.epoch);   /* the same on every node for one timeline */

@@ -19,6 +19,7 @@ static void supc_node_lost(struct sup *s, int k, const char *why)
     cluster_mark_lost(k);
     if (k < SHM_MAX_NODES)
         s->ln->node_gone[k] = 1;
+    supfp_recount(s);
     results_node_left(&s->res, k);
     if (!rec->drops_failed || s->node != 0 || k == 0) {
         char msg[400];
