@@ -12,8 +12,11 @@
  * The workers inherit it.
  *
  * A disk that loses what it was given, for tests/test_durability.c: with GAUNTLET_TEST_FSYNC_EIO set to the end of a
- * file name (`/events.jsonl`), every fsync of a descriptor of such a file fails with EIO. Built for the tests only,
- * never installed. */
+ * file name (`/events.jsonl`), every fsync of a descriptor of such a file fails with EIO.
+ *
+ * A worker that cannot start, for tests/test_failures.c: with GAUNTLET_TEST_WORKER_FAIL_FILE naming a file, a worker
+ * process started while that file exists exits 3 at once (the workers inherit it; those started before it ran on).
+ * Built for the tests only, never installed. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -48,7 +51,17 @@ __attribute__((constructor)) static void stall_init(void)
         damage_iter = atoll(it);
     if (dm)
         strncpy(damage, dm, sizeof damage - 1);
-    else
+    const char *fail = getenv("GAUNTLET_TEST_WORKER_FAIL_FILE");
+    if (fail && access(fail, F_OK) == 0) {   /* a worker (its command line's second word) started while it exists */
+        char cmd[256] = "";
+        int fd = open("/proc/self/cmdline", O_RDONLY);
+        ssize_t k = fd >= 0 ? read(fd, cmd, sizeof cmd - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        if (k > 0 && strlen(cmd) + 1 < (size_t)k && strcmp(cmd + strlen(cmd) + 1, "__worker") == 0)
+            _exit(3);
+    }
+    if (!dm && !fail)
         unsetenv("LD_PRELOAD");   /* the workers it starts run as they are */
     unsetenv("GAUNTLET_TEST_STALL_AT");
 }

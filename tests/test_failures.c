@@ -331,33 +331,32 @@ Test(failures, ranks_wait_for_a_stopped_supervisor_and_restart_from_before_the_f
     supervisor_stopped_over_a_flip("{fingerprint: {slices: 4}}", 3);
 }
 
-/* A replacement that cannot start (here the program was removed while the run went on) fails its recovery at once:
- * the run ends exit 1 naming it, instead of recovering forever (297 recoveries in 20 s before, each death of a
- * replacement taken for a new crash). */
+/* A replacement that cannot start (here every worker started after the run began exits at once) fails its recovery
+ * at once: the run ends exit 1 naming it, instead of recovering forever (297 recoveries in 20 s before, each death of
+ * a replacement taken for a new crash). (Until 2026-11-30 this test removed the program while the run went on; the
+ * supervisor now starts workers from its own image, /proc/self/exe, which that no longer stops.) */
 Test(failures, a_replacement_that_cannot_start_ends_the_run, .timeout = 210)
 {
-    char dir[] = "/tmp/gauntlet-fail-bin-XXXXXX", bin[128];
-    cr_assert(mkdtemp(dir));
-    snprintf(bin, sizeof bin, "%s/gauntlet", dir);
-    size_t len = 0;
-    FILE *in = fopen(e2e_bin(), "rb"), *outf = fopen(bin, "wb");
-    cr_assert(in && outf);
-    char buf[1 << 16];
-    for (size_t k; (k = fread(buf, 1, sizeof buf, in)) > 0; len += k)
-        cr_assert_eq(fwrite(buf, 1, k, outf), k);
-    fclose(in);
-    cr_assert_eq(fclose(outf), 0);
-    cr_assert_eq(chmod(bin, 0755), 0);
-    cr_assert_eq(setenv("GAUNTLET_BIN", bin, 1), 0);   /* this test's own process: e2e_start runs the copy */
+    char flag[] = "/tmp/gauntlet-fail-start-XXXXXX";
+    int ffd = mkstemp(flag);
+    cr_assert(ffd >= 0);
+    close(ffd);
+    cr_assert_eq(unlink(flag), 0);   /* made once the run's own workers are up */
     char text[512];
     snprintf(text, sizeof text, "%srecovery: restart\n", long_run);
     const char *out = e2e_outdir();
     const char *args[] = { "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL };
+    char env[160];
+    snprintf(env, sizeof env, "GAUNTLET_TEST_WORKER_FAIL_FILE=%s", flag);
+    e2e_preload(STALL_PRELOAD, (const char *[]){ env, NULL });
     pid_t sup = e2e_start("/tmp/gauntlet-fail-bin.log", args);
+    e2e_preload_end();
     cr_assert_eq(e2e_wait_started(out, 3 * 5, 30), 0, "the run did not start");
     pid_t w[3];
     cr_assert_eq(e2e_worker_pids(out, w, 3), 3);
-    cr_assert_eq(unlink(bin), 0);
+    FILE *ff = fopen(flag, "w");
+    cr_assert(ff);
+    fclose(ff);
     cr_assert_eq(kill(w[1], SIGKILL), 0);
     int rc = e2e_wait(sup, 60);
     cr_assert_eq(rc, 1, "exit %d; see /tmp/gauntlet-fail-bin.log", rc);
@@ -367,7 +366,7 @@ Test(failures, a_replacement_that_cannot_start_ends_the_run, .timeout = 210)
     json_decref(s);
     cr_assert_eq(e2e_count_events(out, "recovery_end"), 0, "no recovery is called done");
     cr_assert_leq(e2e_count_events(out, "worker_start"), 6, "the 3 workers, then at most one replacement each");
-    rmdir(dir);
+    unlink(flag);
 }
 
 /* Two workers killed at once, a third while the recovery they started is under way: every dead rank is replaced
@@ -906,4 +905,46 @@ Test(failures, a_long_restore_is_no_hang, .timeout = 240)
     json_t *r = json_array_get(json_object_get(s, "runs"), 0);
     cr_assert(json_is_true(json_object_get(r, "complete")));
     json_decref(s);
+}
+
+/* A replacement starts from the supervisor's own image (/proc/self/exe), whatever became of the file it was started
+ * from: the program is removed while the run goes on, a worker killed, and the recovery ends with its replacement
+ * running (until 2026-11-30 the path was started again: a removed or rebuilt program failed every restart, or ran
+ * another build's worker). */
+Test(failures, a_replacement_starts_though_the_program_was_removed, .timeout = 210)
+{
+    char dir[] = "/tmp/gauntlet-fail-bin-XXXXXX", bin[128];
+    cr_assert(mkdtemp(dir));
+    snprintf(bin, sizeof bin, "%s/gauntlet", dir);
+    FILE *in = fopen(e2e_bin(), "rb"), *outf = fopen(bin, "wb");
+    cr_assert(in && outf);
+    char buf[1 << 16];
+    for (size_t k; (k = fread(buf, 1, sizeof buf, in)) > 0;)
+        cr_assert_eq(fwrite(buf, 1, k, outf), k);
+    fclose(in);
+    cr_assert_eq(fclose(outf), 0);
+    cr_assert_eq(chmod(bin, 0755), 0);
+    char *was = getenv("GAUNTLET_BIN") ? strdup(getenv("GAUNTLET_BIN")) : NULL;
+    cr_assert_eq(setenv("GAUNTLET_BIN", bin, 1), 0);   /* this test's own process: e2e_start runs the copy */
+    char text[512];
+    snprintf(text, sizeof text, "%srecovery: restart\n", long_run);
+    const char *out = e2e_outdir();
+    const char *args[] = { "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL };
+    pid_t sup = e2e_start("/tmp/gauntlet-fail-bin.log", args);
+    was ? setenv("GAUNTLET_BIN", was, 1) : unsetenv("GAUNTLET_BIN");
+    free(was);
+    cr_assert_eq(e2e_wait_started(out, 3 * 5, 30), 0, "the run did not start");
+    pid_t w[3];
+    cr_assert_eq(e2e_worker_pids(out, w, 3), 3);
+    cr_assert_eq(unlink(bin), 0);
+    cr_assert_eq(kill(w[1], SIGKILL), 0);
+    cr_assert_eq(e2e_wait_events(out, "recovery_end", 1, 90), 0, "the recovery ended: see /tmp/gauntlet-fail-bin.log");
+    cr_assert_eq(kill(sup, SIGTERM), 0);
+    int rc = e2e_wait(sup, 60);
+    cr_assert_eq(rc, 1, "stopped by a signal: exit %d", rc);
+    cr_assert_geq(e2e_count_events(out, "worker_start"), 4, "the 3 workers, then their replacements (restart: all 3)");
+    char *log = e2e_read("/tmp/gauntlet-fail-bin.log");
+    cr_assert(log && !strstr(log, "exec "), "no worker failed to start: %s", log ? log : "");
+    free(log);
+    rmdir(dir);
 }
