@@ -438,3 +438,106 @@ Test(tui_draw, a_selection_past_the_gpus_held_draws_the_last_ones)
     }
     vm_free(m);
 }
+
+/* A fault dialog belongs to the run it was opened in: it names that run, and it closes when the run ends (or a key
+ * comes after it ended): nothing chosen in one run is sent into the next. Until 2026-11-30 the Enter pressed after
+ * the run's end injected the fault into the next run. */
+Test(tui_draw, a_fault_dialog_closes_when_its_run_ends)
+{
+    struct vm *m = scene();
+    struct tui_ui ui;
+    ascii_ui(&ui, m);
+    struct view_cmd cmd;
+    screen_open(120, 40);
+    cr_assert_eq(tui_key(&ui, m, 'f', &cmd), TA_REDRAW);
+    tui_key(&ui, m, '1' + plugin_find(&plugin_faults, "crash"), &cmd);
+    draw(m, &ui);
+    cr_assert_geq(find("Inject a fault into run 2/2 ramp"), 0, "the dialog names its run:\n%s", text);
+    ev(m, "{\"t_s\":31,\"event\":\"run_end\",\"run\":1,\"mitigation\":\"ramp\",\"label\":\"ramp\",\"iterations\":100,"
+          "\"complete\":true,\"figures\":{}}");
+    cr_assert_eq(tui_sync(&ui, m), 1, "the live view closes it with no key pressed");
+    cr_assert_eq(ui.dialog, 0);
+    draw(m, &ui);
+    cr_assert_lt(find("Inject a fault"), 0, "%s", text);
+    cr_assert_geq(find("fault cancelled: run 2 (ramp) ended"), 0, "%s", text);
+    /* the same with the key first: the Enter meant for the dialog sends nothing */
+    vm_free(m);
+    m = scene();
+    tui_key(&ui, m, 'f', &cmd);
+    tui_key(&ui, m, '1' + plugin_find(&plugin_faults, "crash"), &cmd);
+    ev(m, "{\"t_s\":31,\"event\":\"run_begin\",\"run\":2,\"mitigation\":\"none\",\"label\":\"none\",\"iterations\":100}");
+    cr_assert_eq(tui_key(&ui, m, '\n', &cmd), TA_REDRAW, "no command: the run it was chosen in is over");
+    cr_assert_eq(ui.dialog, 0);
+    cr_assert(strstr(ui.status, "run 2 (ramp) ended"), "%s", ui.status);
+    cr_assert_eq(tui_run_open(m, 1), 0);
+    cr_assert_eq(tui_run_open(m, 2), 1);
+    screen_close();
+    vm_free(m);
+}
+
+/* f while paused opens the dialog (the supervisor takes it, and it fires once the run goes on); Ctrl-\ is a key while
+ * the view holds the terminal: it stops the live run as Ctrl-C does, and leaves a replay. */
+Test(tui_draw, f_while_paused_and_ctrl_backslash)
+{
+    struct vm *m = scene();
+    struct tui_ui ui;
+    ascii_ui(&ui, m);
+    struct view_cmd cmd;
+    screen_open(120, 40);
+    ev(m, "{\"t_s\":30,\"event\":\"paused\",\"before_iter\":80}");
+    cr_assert_eq(m->state, VS_PAUSED);
+    cr_assert_eq(tui_key(&ui, m, 'f', &cmd), TA_REDRAW);
+    cr_assert_eq(ui.dialog, 1, "until 2026-11-30 refused: %s", ui.status);
+    tui_key(&ui, m, '1' + plugin_find(&plugin_faults, "crash"), &cmd);
+    cr_assert_eq(tui_key(&ui, m, '\n', &cmd), TA_COMMAND);
+    cr_assert(strstr(ui.status, "sent into run 2") && strstr(ui.status, "once the run goes on"), "%s", ui.status);
+    cr_assert_eq(tui_key(&ui, m, 0x1c, &cmd), TA_INTERRUPT);
+    ui.replay = 1;
+    cr_assert_eq(tui_key(&ui, m, 0x1c, &cmd), TA_QUIT);
+    /* a stdin at its end: the footer says no key can come */
+    ui.replay = 0;
+    ui.status[0] = 0;
+    ui.no_keys = 1;
+    draw(m, &ui);
+    cr_assert(strstr(line[39], "keys: stdin closed"), "%s", line[39]);
+    screen_close();
+    vm_free(m);
+}
+
+/* A log line is kept whole (up to 511 bytes) and cut when drawn, by the screen's width in columns and never inside
+ * a character. Until 2026-11-30 it was cut at 159 bytes: 80 Cyrillic characters on a 200-column screen. */
+Test(tui_draw, log_lines_are_cut_by_the_screens_width_not_by_bytes)
+{
+    if (!setlocale(LC_CTYPE, "C.UTF-8"))
+        cr_skip_test("no C.UTF-8 locale here");
+    struct vm *m = scene();
+    struct tui_ui ui;
+    ascii_ui(&ui, m);
+    char path[600] = "", want[600] = "";
+    for (int i = 0; i < 140; i++)
+        strcat(path, "ж");   /* 2 bytes, 1 column: the line is 191 columns, 331 bytes */
+    ev(m, "{\"t_s\":30,\"event\":\"worker_error\",\"rank\":2,\"error\":\"cannot open %s: No space left\"}", path);
+    screen_open(200, 60);
+    draw(m, &ui);
+    int y = find("rank 2 failed: cannot open ");
+    cr_assert_geq(y, 0, "%s", text);
+    cr_assert_eq(count(line[y], "ж"), 140, "the whole path on 200 columns:\n%s", line[y]);
+    cr_assert(strstr(line[y], ": No space left"), "%s", line[y]);
+    screen_close();
+    screen_open(80, 24);
+    draw(m, &ui);
+    y = find("rank 2 failed: cannot open ");
+    cr_assert_geq(y, 0, "%s", text);
+    size_t cols = mbstowcs(NULL, line[y], 0);
+    cr_assert_eq(cols, 80, "cut at the screen's edge, whole characters: %zu columns\n%s", cols, line[y]);
+    screen_close();
+    /* a message longer than the line keeps: cut at a character's boundary */
+    for (int i = 0; i < 150; i++)
+        strcat(want, "ж");
+    vm_log(m, 31, LOG_WARN, "x%s%s", path, want);
+    const char *t = m->log[(m->nlog - 1) % VM_LOG].text;
+    cr_assert_gt(strlen(t), 500);
+    cr_assert_neq(mbstowcs(NULL, t, 0), (size_t)-1, "no partial character at the cut");
+    vm_free(m);
+    setlocale(LC_CTYPE, "C");
+}

@@ -267,7 +267,8 @@ Test(tui_model, a_node_folded_and_the_cluster_sum_as_the_aggregate)
     cr_assert_eq(m->rank[2].iter, 5);
     cr_assert_eq(m->rank[3].iter, 5);
     cr_assert_eq(vm_iter(m), 5, "the slowest node's");
-    cr_assert_float_eq(m->flops_rate[(m->nflops - 1) % 64], 1e14, 1, "per GPU: 4e12 / 2 GPUs / 0.02 s");
+    vm_measure(m, 10);
+    cr_assert_float_eq(m->m.tflops, 100, 1e-6, "per GPU: 4e12 over 2 GPUs x 0.02 s");
     vm_node_power(m, 0.2, 1, 900, 2);
     cr_assert_float_eq(m->rank[3].watts, 450, 1e-9);
     for (int r = 0; r < 2; r++)
@@ -468,5 +469,29 @@ Test(tui_model, more_gpus_than_the_view_lists_are_counted_whole)
     for (int k = 24; k < 32; k++)
         cr_assert_eq(m->rank[k].iter, 5, "rank %d of node 3", k);
     cr_assert_eq(m->rank[32].iter, 0, "node 4's first rank");
+    vm_free(m);
+}
+
+/* The GEMM rate is the last phases' flops over their time, as summary.json's tflops (flops over compute time), not
+ * the mean of the phases' rates: one GPU 8x slower over four GPUs. Until 2026-11-30 the mean: 2.1x the summary's. */
+Test(tui_model, the_gemm_rate_is_flops_over_time_as_the_summary)
+{
+    struct vm *m = vm_new();
+    ev(m, "%s", start);
+    ev(m, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":100}");
+    double t = 1, flops = 0, secs = 0;
+    for (int i = 0; i < 4; i++)
+        for (int r = 0; r < 4; r++) {
+            double d = r == 1 ? 0.8 : 0.1;
+            ev(m, "{\"t_s\":%.3f,\"event\":\"phase_begin\",\"rank\":%d,\"run\":0,\"iter\":%d,\"phase\":\"compute\"}", t, r, i);
+            ev(m, "{\"t_s\":%.3f,\"event\":\"phase_end\",\"rank\":%d,\"run\":0,\"iter\":%d,\"phase\":\"compute\","
+                  "\"flops\":1e12}", t + d, r, i);
+            flops += 1e12, secs += d;
+            t += 1;
+        }
+    vm_measure(m, 10);
+    cr_assert_float_eq(m->m.tflops, flops / secs / 1e12, 1e-9, "%g TFLOP/s, the summary's way %g", m->m.tflops,
+                       flops / secs / 1e12);
+    cr_assert_float_eq(m->m.tflops, 4.0 / 1.1, 1e-9);
     vm_free(m);
 }

@@ -281,3 +281,112 @@ Test(tui_tmux, ctrl_c_stops_in_order_and_gives_the_terminal_back, .timeout = 60 
                  "the key reached the workers too, but it is no fault of theirs: the supervisor stopped them");
     json_decref(s);
 }
+
+/* The pane's cursor and screen: "1 0" when the cursor shows and the alternate screen is left (the shell's). */
+static const char *pane_modes(void)
+{
+    static char buf[32];
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "tmux -L %s display -p -t t '#{cursor_flag} #{alternate_on}'", sock);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(buf, 1, sizeof buf - 1, p);
+    buf[n] = 0;
+    pclose(p);
+    buf[strcspn(buf, "\n")] = 0;
+    return buf;
+}
+
+static const char short_run[] =
+    "name: tmuxshort\nranks: 4\niterations: 150\nseed: 5\n"
+    "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
+    "power: {sample_hz: 100}\nsim: {tflops: 0.002}\nmitigations: [none]\n";
+
+/* Ctrl-S is a key, not flow control: the screen's output goes on and the run ends by itself. Until 2026-11-30 it
+ * stopped the terminal's output, the view's thread blocked in its write and the harness never exited (SIGTERM and
+ * SIGINT ignored) until Ctrl-Q. */
+Test(tui_tmux, ctrl_s_does_not_hold_the_harness, .timeout = 90 + E2E_SETUP_S, .fini = stop_pane)
+{
+    start_pane();
+    const char *sc = e2e_scenario(short_run), *out = e2e_outdir();
+    sh("tmux -L %s send-keys -t t '%s run %s --out %s --backend sim; echo EXIT=$?' Enter", sock, GAUNTLET_BIN, sc, out);
+    cr_assert_eq(wait_for("[running]", E2E_SETUP_S), 0, "%s", pane);
+    keys("C-s");
+    cr_assert_eq(wait_exit(60), 0, "the run ends by itself after Ctrl-S:\n%s", pane);
+    cr_assert(strstr(pane, "EXIT=0"), "%s", pane);
+    cr_assert_str_eq(pane_modes(), "1 0", "the shell's screen and cursor back");
+    stop_pane();
+    json_t *s = e2e_summary(out);
+    cr_assert_eq(json_integer_value(json_object_get(s, "exit")), 0);
+    json_decref(s);
+}
+
+/* Ctrl-\ while the view holds the terminal stops the run as Ctrl-C does: in order, the summary written, exit 1, the
+ * terminal back. Until 2026-11-30 it sent SIGQUIT: exit 131, no summary.json, the terminal in the view's modes. */
+Test(tui_tmux, ctrl_backslash_stops_in_order_and_gives_the_terminal_back, .timeout = 60 + E2E_SETUP_S,
+     .fini = stop_pane)
+{
+    start_pane();
+    const char *sc = e2e_scenario(scenario), *out = e2e_outdir();
+    sh("tmux -L %s send-keys -t t '%s run %s --out %s --backend sim; echo EXIT=$?' Enter", sock, GAUNTLET_BIN, sc, out);
+    cr_assert_eq(wait_for("[running]", E2E_SETUP_S), 0, "%s", pane);
+    keys("'C-\\'");
+    cr_assert_eq(wait_exit(30), 0, "%s", pane);
+    cr_assert(strstr(pane, "EXIT=1"), "stopped early, as by SIGINT: exit 1\n%s", pane);
+    cr_assert_str_eq(pane_modes(), "1 0", "the shell's screen and cursor back:\n%s", pane);
+    stop_pane();
+    json_t *s = e2e_summary(out);
+    cr_assert_eq(json_integer_value(json_object_get(s, "exit")), 1);
+    json_decref(s);
+}
+
+/* A replay ended by SIGHUP (the ssh session closed) or SIGQUIT gives the terminal back before it dies of the
+ * signal (until 2026-11-30 it left the alternate screen up and the cursor hidden). */
+Test(tui_tmux, a_replay_ended_by_sighup_or_sigquit_gives_the_terminal_back, .timeout = 90 + E2E_SETUP_S,
+     .fini = stop_pane)
+{
+    const char *sc = e2e_scenario("name: vhup\nranks: 2\niterations: 20\nworkload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n"
+                                  "  allreduce: {bytes: 64KiB}\npower: {sample_hz: 100}\n");
+    const char *out = e2e_outdir();
+    cr_assert_eq(e2e_run("/tmp/gauntlet-tmux-vhup.log",
+                         (const char *[]){ "run", sc, "--out", out, "--backend", "sim", "--headless", NULL }), 0);
+    static const struct { const char *name; int code; } sigs[] = { { "HUP", 129 }, { "QUIT", 131 } };
+    for (size_t i = 0; i < 2; i++) {
+        start_pane();
+        sh("tmux -L %s send-keys -t t '%s view %s; echo EXIT=$?' Enter", sock, GAUNTLET_BIN, out);
+        cr_assert_eq(wait_for(" gauntlet view  vhup", 20), 0, "%s", pane);
+        sh("kill -%s $(pgrep -n -f ' view %s$')", sigs[i].name, out);
+        cr_assert_eq(wait_exit(20), 0, "%s", pane);
+        char want[16];
+        snprintf(want, sizeof want, "EXIT=%d", sigs[i].code);
+        cr_assert(strstr(pane, want), "SIG%s: %s\n%s", sigs[i].name, want, pane);
+        cr_assert_str_eq(pane_modes(), "1 0", "SIG%s: the shell's screen and cursor back:\n%s", sigs[i].name, pane);
+        stop_pane();
+    }
+}
+
+/* Under mpirun with stdin at its end no key can come: the footer says so and the view's thread sleeps (until
+ * 2026-11-30 its poll on stdin returned at once, every time: 39 % of a core). */
+Test(tui_tmux, a_closed_stdin_under_mpirun_costs_no_spin, .timeout = 120 + E2E_SETUP_S, .fini = stop_pane)
+{
+    e2e_need_mpi();
+    start_pane();
+    const char *sc = e2e_scenario("name: tmuxeof\nnodes: 2\nranks: 2\niterations: 200\nseed: 5\n"
+                                  "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
+                                  "power: {sample_hz: 100}\nsim: {tflops: 0.002}\nmitigations: [none]\n");
+    const char *out = e2e_outdir();
+    sh("tmux -L %s send-keys -t t 'mpirun --oversubscribe --allow-run-as-root -np 2 %s run %s --out %s --backend sim "
+       "< /dev/null > %s.stdout 2> %s.stderr; echo EXIT=$?' Enter", sock, GAUNTLET_BIN, sc, out, out, out);
+    cr_assert_eq(wait_for("keys: stdin closed", 30 + E2E_SETUP_S), 0, "the footer says no key can come:\n%s", pane);
+    cr_assert_eq(wait_exit(90), 0, "%s", pane);
+    cr_assert(strstr(pane, "EXIT=0"), "%s", pane);
+    stop_pane();
+    char path[600];
+    snprintf(path, sizeof path, "%s.stderr", out);
+    char *err = e2e_read(path);
+    const char *c = err ? strstr(err, "s of CPU (") : NULL;
+    cr_assert(c, "the view reports its cost:\n%s", err ? err : "(none)");
+    double pct = strtod(c + 10, NULL);
+    cr_assert_lt(pct, 20, "the view's thread spins: %.1f%% of one core\n%s", pct, err);   /* ~1-2 %: generous */
+    free(err);
+}

@@ -2,6 +2,7 @@
  * as it ended (and as it was at --at), and bad input is exit 2 naming the file and line. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,8 +128,9 @@ Test(tui_view, malformed_values_fifos_and_folders_are_refused, .timeout = 180)
                              { "--speed", "nan" }, { "--snapshot", "80x24junk" }, { "--snapshot", "80x24x9" },
                              { "--snapshot", "+80x+24" }, { "--snapshot", "4294967376x24" }, { "--snapshot", " 80x24" } };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        const char *snap = strcmp(bad[i][0], "--snapshot") == 0 ? bad[i][1] : "80x24";
-        int rc = view_run("/dev/null", (const char *[]){ "view", out, "--snapshot", snap, bad[i][0], bad[i][1], NULL }, &log);
+        int snap = strcmp(bad[i][0], "--snapshot") == 0;   /* given once: twice is its own usage error */
+        int rc = view_run("/dev/null", (const char *[]){ "view", out, bad[i][0], bad[i][1], snap ? NULL : "--snapshot",
+                                                         "80x24", NULL }, &log);
         cr_expect_eq(rc, 2, "%s '%s': exit %d:\n%s", bad[i][0], bad[i][1], rc, log);
         cr_expect(log && strstr(log, "expected"), "%s '%s':\n%s", bad[i][0], bad[i][1], log);
         free(log);
@@ -283,4 +285,51 @@ Test(tui_view, a_power_nodes_file_the_run_did_not_write_is_not_shown, .timeout =
     record_with_nodes_file(dir, ",\"nodes\":2,\"forward\":\"nodes\",\"forward_hz\":100");
     out = snapshot(dir, "--at 0.5", &rc);
     cr_expect(strstr(out, "nodes' sums") && strstr(out, "kW"), "the run's own power-nodes.csv is read:\n%s", out);
+}
+
+/* The view's GEMM rate agrees with summary.json's tflops (flops over compute time) with a straggler through the whole
+ * run: until 2026-11-30 the view showed the mean of the phases' rates, 2.1x the summary's. */
+Test(tui_view, the_gemm_rate_agrees_with_the_summary_with_a_straggler, .timeout = 180)
+{
+    const char *sc = e2e_scenario("name: strag\nranks: 4\niterations: 30\nseed: 5\n"
+                                  "workload: {gemm: {m: 256, n: 256, k: 256, count: 2}, allreduce: {bytes: 4MiB}}\n"
+                                  "power: {sample_hz: 100}\nheartbeat: {interval: 100ms, timeout: 30s}\n"
+                                  "sim: {tflops: 0.002}\n"
+                                  "faults: [{ kind: straggler, at: 2, rank: 1, factor: 8, duration: 600s }]\n"
+                                  "mitigations: [none]\n");
+    const char *out = e2e_outdir();
+    const char *args[] = { "run", sc, "--out", out, "--backend", "sim", "--headless", NULL };
+    cr_assert_eq(e2e_run("/tmp/gauntlet-view-strag.log", args), 0, "see /tmp/gauntlet-view-strag.log");
+    int rc;
+    char *s = snapshot(out, "", &rc);
+    cr_assert_eq(rc, 0, "%s", s);
+    const char *g = strstr(s, "GEMM ");
+    cr_assert(g, "%s", s);
+    double view = strtod(g + 5, NULL);
+    json_t *sum = e2e_summary(out);
+    double want = json_number_value(json_object_get(json_array_get(json_object_get(sum, "runs"), 0), "tflops"));
+    json_decref(sum);
+    /* the view's last 64 phases against the whole run's (its first two iterations without the straggler) */
+    cr_assert(want > 0 && fabs(view / want - 1) < 0.2, "view %g TFLOP/s/GPU, summary %g\n%s", view, want, s);
+}
+
+/* Headless, power sampling off: the progress line still comes every 2 s (until 2026-11-30 none came before the end
+ * table: the line was printed only on a power row). */
+Test(tui_view, headless_progress_lines_without_power_sampling, .timeout = 180)
+{
+    const char *sc = e2e_scenario("name: nopower\nranks: 2\niterations: 150\nseed: 3\n"
+                                  "workload: {gemm: {m: 256, n: 256, k: 256, count: 2}, allreduce: {bytes: 4MiB}}\n"
+                                  "power: {sample_hz: 0}\nsim: {tflops: 0.002}\nmitigations: [none]\n");
+    const char *out = e2e_outdir(), *lp = "/tmp/gauntlet-view-nopower.out";
+    const char *args[] = { "run", sc, "--out", out, "--backend", "sim", "--headless", NULL };
+    pid_t p = e2e_start_to(lp, "/tmp/gauntlet-view-nopower.log", args);
+    cr_assert_eq(e2e_wait(p, 150), 0, "see /tmp/gauntlet-view-nopower.log");
+    char *text = e2e_read(lp);
+    cr_assert(text);
+    int lines = 0;
+    for (char *q = strtok(text, "\n"); q; q = strtok(NULL, "\n"))
+        lines += strstr(q, ": run 1/1 none") && strstr(q, " iter ") && strstr(q, "  power -  ");
+    /* 150 iterations of ~40 ms: 6 s at least, so the first line and at least one 2 s later */
+    cr_assert_geq(lines, 2, "progress lines with no power:\n%s", text);
+    free(text);
 }

@@ -13,11 +13,9 @@
 
 #include "faults/fault.h"
 #include "plugin.h"
+#include "text.h"
 #include "tui.h"
 #include "util.h"
-
-enum pair { P_COMPUTE = 1, P_COMM, P_CKPT, P_FILLER, P_CHART, P_BAND, P_FAULT, P_DETECT, P_RECOVER, P_WARN, P_HEAD,
-            P_LINE, P_SEL };
 
 void tui_colors(struct tui_ui *ui)
 {
@@ -34,33 +32,6 @@ void tui_colors(struct tui_ui *ui)
 
 /* The glyph for the terminal: UTF-8 where the locale has it, else ASCII. */
 static const char *U(const struct tui_ui *ui, const char *uni, const char *asc) { return ui->unicode ? uni : asc; }
-
-static void on(const struct tui_ui *ui, int pair, attr_t extra)
-{
-    attr_t a = extra;
-    if (ui->color && pair)
-        a |= COLOR_PAIR(pair);
-    attrset(a);
-}
-
-/* Writes s at (y, x), cut to the screen's width. */
-static void put(int y, int x, const char *s)
-{
-    if (y < 0 || y >= LINES || x >= COLS)
-        return;
-    mvaddnstr(y, x, s, COLS - x);
-}
-
-static void putf(int y, int x, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void putf(int y, int x, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    put(y, x, buf);
-}
 
 /* v in fmt, or "-" when it was never measured (never a 0 that reads as one). Returns out. */
 static const char *fmt_v(char *out, size_t n, const char *fmt, double v)
@@ -101,7 +72,7 @@ static void draw_header(const struct vm *m, const struct tui_ui *ui, int y)
         else if (strcmp(dev, m->rank[r].device) != 0)
             same = 0;
     }
-    on(ui, P_HEAD, ui->color ? A_BOLD : A_REVERSE);
+    tui_on(ui, P_HEAD, ui->color ? A_BOLD : A_REVERSE);
     move(y, 0);
     hline(' ', COLS);
     move(y + 1, 0);
@@ -111,7 +82,7 @@ static void draw_header(const struct vm *m, const struct tui_ui *ui, int y)
     if (m->nodes > 1)
         snprintf(nodes, sizeof nodes, " on %d nodes", m->nodes);
     int cut = ui->replay && ui->no_end && ui->now >= ui->t_end && m->state != VS_FINISHED;   /* the record ends here */
-    putf(y, 0, " gauntlet %s  %s  %s  %d%s%s%s  run %d/%d %s  [%s]%s", ui->replay ? "view" : "run", m->scenario,
+    tui_putf(y, 0, " gauntlet %s  %s  %s  %d%s%s%s  run %d/%d %s  [%s]%s", ui->replay ? "view" : "run", m->scenario,
          m->backend, m->gpus > m->nranks ? (int)m->gpus : n ? n : m->nranks, *dev ? U(ui, "× ", "x ") : " ", *dev ? (same ? dev : "mixed GPUs") : "ranks", nodes,
          m->run + 1, m->runs, m->run_label, cut ? "killed: no end event" : vm_state_label(m),
          ui->replay ? (ui->playing ? U(ui, "  ▶ replay", "  > replay") : U(ui, "  ‖ replay", "  || replay")) : "");
@@ -129,7 +100,7 @@ static void draw_header(const struct vm *m, const struct tui_ui *ui, int y)
         snprintf(sp, sizeof sp, "  speed %gx%s", ui->speed, ui->no_power ? "  no power.csv" : "");
     char sens[48];   /* held readings: what the sensor lets the figures below resolve */
     snprintf(sens, sizeof sens, isfinite(m->m.sensor_ms) ? "  readings every %.0f ms" : "", m->m.sensor_ms);
-    putf(y + 1, 0, " iter %lld/%lld  %s it/s  elapsed %s  remaining %s%s%s%s", (long long)it, (long long)m->iterations,
+    tui_putf(y + 1, 0, " iter %lld/%lld  %s it/s  elapsed %s  remaining %s%s%s%s", (long long)it, (long long)m->iterations,
          fmt_v(rs, sizeof rs, "%.1f", rate), a, b, sp, sens, m->exit_code >= 0 ? "  (finished)" : "");
     attrset(A_NORMAL);
 }
@@ -197,19 +168,19 @@ static void draw_chart(const struct vm *m, const struct tui_ui *ui, int y, int h
     fmt_w(a, sizeof a, cur);
     fmt_w(b, sizeof b, lo);
     fmt_w(c, sizeof c, isfinite(lo) ? hi / 1.08 : NAN);
-    on(ui, 0, A_BOLD);
+    tui_on(ui, 0, A_BOLD);
     char title[256];
     int tl = snprintf(title, sizeof title, "Power, %s, last %.0f s%s: now %s  band [%s, %s]",
                       vm_power_title(m, m->gpus > m->nranks ? (int)m->gpus : m->nranks, who, sizeof who), ui->window_s,
                       ui->logscale ? ", log scale" : "", a, b, c);
-    putf(y, 0, "%s", title);
+    tui_putf(y, 0, "%s", title);
     attrset(A_NORMAL);
     int lx = COLS - 24 > tl ? COLS - 24 : tl;   /* the floor's or cap's label after the title, never over it: where it
                                                  * does not fit, its line on the chart still shows it */
     if ((m->floor_w > 0 || m->cap_w > 0) && lx + 20 <= COLS) {
         fmt_w(a, sizeof a, m->floor_w > 0 ? floor_w : cap_w);
-        on(ui, P_LINE, 0);
-        putf(y, lx, "  %s %s %s", m->floor_w > 0 ? "floor" : "cap", a, U(ui, "──", "--"));
+        tui_on(ui, P_LINE, 0);
+        tui_putf(y, lx, "  %s %s %s", m->floor_w > 0 ? "floor" : "cap", a, U(ui, "──", "--"));
     }
     attrset(A_NORMAL);
     y++;
@@ -220,7 +191,7 @@ static void draw_chart(const struct vm *m, const struct tui_ui *ui, int y, int h
         int row = y + h - 1 - i;
         if (i == h - 1 || i == 0 || i == h / 2) {
             fmt_w(a, sizeof a, YV(i + 1));
-            putf(row, 0, "%7s", a);
+            tui_putf(row, 0, "%7s", a);
         }
         for (int c = 0; c < cw; c++) {
             double v0 = YV(i), v1 = YV(i + 1);
@@ -250,7 +221,7 @@ static void draw_chart(const struct vm *m, const struct tui_ui *ui, int y, int h
                     pair = P_LINE;
                 }
             }
-            on(ui, pair, 0);
+            tui_on(ui, pair, 0);
             mvaddstr(row, x0 + c, g);
         }
         attrset(A_NORMAL);
@@ -287,11 +258,11 @@ static void draw_gpus(const struct vm *m, const struct tui_ui *ui, int y, int h)
     double strip_s = isfinite(m->m.iter_p50_s) && m->m.iter_p50_s > 0 ? 4 * m->m.iter_p50_s : 2;
     strip_s = fmin(fmax(strip_s, 0.2), 60);
     /* the detail line of the selected GPU */
-    on(ui, 0, A_BOLD);
+    tui_on(ui, 0, A_BOLD);
     if (ui->sel >= 0 && ui->sel < m->nranks) {
         const struct vm_rank *r = &m->rank[ui->sel];
         fmt_w(a, sizeof a, r->watts);
-        putf(y, 0, "GPUs  %s %d %s %s: %s, %s, iter %lld%s  %s phases, last %.1f s: %scompute %scomm %sckpt %sfiller",
+        tui_putf(y, 0, "GPUs  %s %d %s %s: %s, %s, iter %lld%s  %s phases, last %.1f s: %scompute %scomm %sckpt %sfiller",
              U(ui, "◀", "<"), ui->sel, U(ui, "▶", ">"), r->device[0] ? r->device : m->backend, a,
              r->throttle ? "throttled" : "not throttled", (long long)r->iter, r->dropped ? ", dropped" : "",
              U(ui, "│", "|"), strip_s, phase_glyph(ui, VP_COMPUTE),
@@ -311,8 +282,8 @@ static void draw_gpus(const struct vm *m, const struct tui_ui *ui, int y, int h)
     for (int k = 0; k < n; k++) {
         int r = first + k, row = y + 1 + k;
         const struct vm_rank *g = &m->rank[r];
-        on(ui, r == ui->sel ? P_SEL : 0, r == ui->sel ? A_BOLD : 0);
-        putf(row, 0, "%s%-3d", r == ui->sel ? ">" : " ", r);
+        tui_on(ui, r == ui->sel ? P_SEL : 0, r == ui->sel ? A_BOLD : 0);
+        tui_putf(row, 0, "%s%-3d", r == ui->sel ? ">" : " ", r);
         attrset(A_NORMAL);
         double dt = ui->window_s / (sw > 0 ? sw : 1);
         for (int c = 0; c < sw; c++) {
@@ -325,7 +296,7 @@ static void draw_gpus(const struct vm *m, const struct tui_ui *ui, int y, int h)
                 lv = lv < 0 ? 0 : lv > 7 ? 7 : lv;
                 gl = ui->unicode ? uni[lv] : asc[lv];
             }
-            on(ui, P_CHART, 0);
+            tui_on(ui, P_CHART, 0);
             mvaddstr(row, 4 + c, gl);
         }
         attrset(A_NORMAL);
@@ -333,12 +304,12 @@ static void draw_gpus(const struct vm *m, const struct tui_ui *ui, int y, int h)
         snprintf(w, sizeof w, isfinite(g->watts) ? "%5.0f W" : "    - W", g->watts);
         snprintf(clk, sizeof clk, isfinite(g->clock_mhz) ? "%5.0f MHz" : "    - MHz", g->clock_mhz);
         snprintf(tmp, sizeof tmp, isfinite(g->temp_c) ? "%3.0f C" : "  - C", g->temp_c);
-        putf(row, 4 + sw, " %s %s %s %s", w, clk, tmp, g->dropped ? "DROP" : g->throttle ? "THR " : "    ");
+        tui_putf(row, 4 + sw, " %s %s %s %s", w, clk, tmp, g->dropped ? "DROP" : g->throttle ? "THR " : "    ");
         mvaddstr(row, 4 + sw + 29, ui->unicode ? " │" : " |");
         for (int c = 0; c < ps; c++) {
             double t = ui->now - strip_s + (c + 0.5) * strip_s / ps;
             int ph = g->dropped ? VP_IDLE : vm_phase_at(m, r, t);
-            on(ui, phase_pair(ph), 0);
+            tui_on(ui, phase_pair(ph), 0);
             mvaddstr(row, 4 + sw + 31 + c, phase_glyph(ui, ph));
         }
         attrset(A_NORMAL);
@@ -352,8 +323,8 @@ static void draw_measure(const struct vm *m, const struct tui_ui *ui, int y)
     const struct vm_measure *x = &m->m;
     fmt_w(a, sizeof a, x->swing_w);
     fmt_w(b, sizeof b, x->ramp_w_s);
-    on(ui, 0, A_BOLD);
-    put(y, 0, "Now");
+    tui_on(ui, 0, A_BOLD);
+    tui_put(y, 0, "Now");
     attrset(A_NORMAL);
     char pct[16], f0[16], p50[16], p99[16], tf[16], bw[16];   /* not measured (or unresolved): a dash, never a number */
     fmt_v(pct, sizeof pct, "%.0f%%", x->swing_pct_tdp), fmt_v(f0, sizeof f0, "%.2f", x->dominant_hz);
@@ -361,12 +332,12 @@ static void draw_measure(const struct vm *m, const struct tui_ui *ui, int y)
     fmt_v(tf, sizeof tf, "%.4g", x->tflops), fmt_v(bw, sizeof bw, "%.4g", x->busbw_gbs);
     int ok = m->detections - m->false_positives;
     if (COLS >= 110) {
-        putf(y, 4, "swing %s (%s TDP)  ramp %s/s  dominant %s Hz  iteration p50 %s s p99 %s s", a, pct, b, f0, p50, p99);
-        putf(y + 1, 4, "GEMM %s TFLOP/s/GPU  busbw %s GB/s  faults %d  detected %d  recovered %d  false+ %d  dropped %llu",
+        tui_putf(y, 4, "swing %s (%s TDP)  ramp %s/s  dominant %s Hz  iteration p50 %s s p99 %s s", a, pct, b, f0, p50, p99);
+        tui_putf(y + 1, 4, "GEMM %s TFLOP/s/GPU  busbw %s GB/s  faults %d  detected %d  recovered %d  false+ %d  dropped %llu",
              tf, bw, m->faults, ok, m->recoveries, m->false_positives, (unsigned long long)m->dropped);
     } else {   /* the same figures, shorter */
-        putf(y, 4, "swing %s (%s) ramp %s/s f0 %s Hz it p50 %s p99 %s s", a, pct, b, f0, p50, p99);
-        putf(y + 1, 4, "%s TFLOP/s  %s GB/s  faults %d det %d rec %d fp %d drop %llu", tf, bw, m->faults, ok,
+        tui_putf(y, 4, "swing %s (%s) ramp %s/s f0 %s Hz it p50 %s p99 %s s", a, pct, b, f0, p50, p99);
+        tui_putf(y + 1, 4, "%s TFLOP/s  %s GB/s  faults %d det %d rec %d fp %d drop %llu", tf, bw, m->faults, ok,
              m->recoveries, m->false_positives, (unsigned long long)m->dropped);
     }
 }
@@ -389,12 +360,12 @@ static void draw_runs(const struct vm *m, const struct tui_ui *ui, int y, int h)
     /* under 110 columns the short form: the costs and the swing kept, the note a mark after the name (as the report's:
      * * skipped or ended early, ~ disturbed by hand), the name as wide as the rest leaves */
     int narrow = COLS < 110, nw = COLS - 57 < 8 ? 8 : COLS - 57 > 26 ? 26 : COLS - 57;
-    on(ui, 0, A_BOLD);
+    tui_on(ui, 0, A_BOLD);
     if (narrow)
-        putf(y, 0, "%-3s %-*.*s %9s %10s %7s %8s %7s %5s", "run", nw, nw, "mitigation *early ~hand", "swing W",
+        tui_putf(y, 0, "%-3s %-*.*s %9s %10s %7s %8s %7s %5s", "run", nw, nw, "mitigation *early ~hand", "swing W",
              "ramp W/s", "swing%", "energy%", "time%", "eff");
     else
-        putf(y, 0, "%-3s %-26s %7s %8s %9s %10s %8s %7s %8s %7s %5s", "run", "mitigation", "p50 s", "mean W", "swing W",
+        tui_putf(y, 0, "%-3s %-26s %7s %8s %9s %10s %8s %7s %8s %7s %5s", "run", "mitigation", "p50 s", "mean W", "swing W",
              "ramp W/s", "J/iter", "swing%", "energy%", "time%", "eff");
     attrset(A_NORMAL);
     int first = m->nruns > h - 1 ? m->nruns - (h - 1) : 0;
@@ -415,9 +386,9 @@ static void draw_runs(const struct vm *m, const struct tui_ui *ui, int y, int h)
             char name[48];
             snprintf(name, sizeof name, "%.*s%s%s", nw - 2, r->label, r->skipped || !r->complete ? "*" : "",
                      r->disturbed ? "~" : "");
-            putf(y + 1 + i - first, 0, "%-3d %-*s %9s %10s %7s %8s %7s %5s", i + 1, nw, name, sw, rp, ds, de, dtm, eff);
+            tui_putf(y + 1 + i - first, 0, "%-3d %-*s %9s %10s %7s %8s %7s %5s", i + 1, nw, name, sw, rp, ds, de, dtm, eff);
         } else {
-            putf(y + 1 + i - first, 0, "%-3d %-26.26s %7s %8s %9s %10s %8s %7s %8s %7s %5s%s", i + 1, r->label,
+            tui_putf(y + 1 + i - first, 0, "%-3d %-26.26s %7s %8s %9s %10s %8s %7s %8s %7s %5s%s", i + 1, r->label,
                  fmt_v(p50, sizeof p50, "%.3f", r->iter_p50_s), mean, sw, rp, fmt_v(ej, sizeof ej, "%.0f", r->energy_j),
                  ds, de, dtm, eff, note);
         }
@@ -433,109 +404,27 @@ static int sev_pair(int sev)
 /* ---- the event log, newest at the bottom */
 static void draw_log(const struct vm *m, const struct tui_ui *ui, int y, int h)
 {
-    on(ui, 0, A_BOLD);
-    putf(y, 0, "Events (%llu)", (unsigned long long)m->events);
+    tui_on(ui, 0, A_BOLD);
+    tui_putf(y, 0, "Events (%llu)", (unsigned long long)m->events);
     attrset(A_NORMAL);
     int n = h - 1;
     uint64_t have = m->nlog < VM_LOG ? m->nlog : VM_LOG;
     uint64_t first = have > (uint64_t)n ? m->nlog - (uint64_t)n : m->nlog - have;
     for (uint64_t i = first; i < m->nlog; i++) {
         const struct vm_log *l = &m->log[i % VM_LOG];
-        on(ui, sev_pair(l->sev), l->sev == LOG_FAULT || l->sev == LOG_WARN ? A_BOLD : 0);
-        putf(y + 1 + (int)(i - first), 0, "%9.3f  %s", l->t, l->text);
+        tui_on(ui, sev_pair(l->sev), l->sev == LOG_FAULT || l->sev == LOG_WARN ? A_BOLD : 0);
+        tui_putf(y + 1 + (int)(i - first), 0, "%9.3f  %s", l->t, l->text);
         attrset(A_NORMAL);
     }
-}
-
-static void draw_footer(const struct tui_ui *ui)
-{
-    on(ui, P_HEAD, ui->color ? 0 : A_REVERSE);
-    move(LINES - 1, 0);
-    hline(' ', COLS);
-    if (ui->status[0])
-        putf(LINES - 1, 0, " %s", ui->status);
-    else if (ui->replay)
-        put(LINES - 1, 0, COLS >= 118 ? " q quit  space play/pause  </> speed  [/] -/+10 s  {/} -/+60 s  g/G start/end  "
-                                        "arrows GPU  +/- window  l log  ? help"
-                                      : " q quit  space play  <> speed  [] 10s  g/G ends  +/- window  ? help");
-    else
-        put(LINES - 1, 0, COLS >= 90 ? " q quit  p pause  f fault  m next mitigation  arrows GPU  +/- window  l log  ? help"
-                                     : " q quit  p pause  f fault  m skip  arrows GPU  +/- window  ? help");
-    attrset(A_NORMAL);
-}
-
-/* A box in the middle of the screen holding lines. */
-static void draw_box(const struct tui_ui *ui, const char *const *lines, int n)
-{
-    int w = 0;
-    for (int i = 0; i < n; i++) {
-        int l = (int)mbstowcs(NULL, lines[i], 0);
-        w = l > w ? l : w;
-    }
-    w += 4;
-    if (w > COLS)
-        w = COLS;
-    int h = n + 2, y = (LINES - h) / 2, x = (COLS - w) / 2;
-    y = y < 0 ? 0 : y;
-    x = x < 0 ? 0 : x;
-    on(ui, P_HEAD, ui->color ? 0 : A_REVERSE);
-    for (int i = 0; i < h && y + i < LINES; i++) {
-        move(y + i, x);
-        hline(' ', w);
-    }
-    for (int i = 0; i < n; i++)
-        put(y + 1 + i, x + 2, lines[i]);
-    attrset(A_NORMAL);
-}
-
-static void draw_overlays(const struct vm *m, const struct tui_ui *ui)
-{
-    char buf[8][96];
-    const char *l[12];
-    int n = 0;
-    if (ui->help) {
-        int nh;
-        const char *const *help = tui_help(ui, &nh);
-        draw_box(ui, help, nh);
-        return;
-    }
-    if (ui->confirm_quit) {
-        l[n++] = "Quit? The run stops, the summary is written.";
-        l[n++] = "y: quit    any other key: go on";
-        draw_box(ui, l, n);
-        return;
-    }
-    if (!ui->dialog)
-        return;
-    l[n++] = "Inject a fault (Esc cancels)";
-    if (ui->dialog == 1) {
-        for (int k = 0; fault_table[k] && n < 8; k++) {
-            snprintf(buf[k], sizeof buf[k], "%s %d  %s", k == ui->d_kind ? ">" : " ", k + 1, fault_table[k]->name);
-            l[n++] = buf[k];
-        }
-        l[n++] = "kind: digit or up/down, Enter";
-    } else if (ui->dialog == 2) {
-        snprintf(buf[0], sizeof buf[0], "%s on rank  < %d >  (of %d)", fault_table[ui->d_kind]->name, ui->d_rank, m->nranks);
-        l[n++] = buf[0];
-        l[n++] = "rank: left/right or digits, Enter";
-    } else {
-        static const char *const targets[] = { "gemm-output", "gradients", "weights", "allreduce-buffer" };
-        for (int k = 0; k < 4; k++) {
-            snprintf(buf[k], sizeof buf[k], "%s %d  %s", k == ui->d_target ? ">" : " ", k + 1, targets[k]);
-            l[n++] = buf[k];
-        }
-        l[n++] = "bit flip target: digit or up/down, Enter";
-    }
-    draw_box(ui, l, n);
 }
 
 void tui_draw(const struct vm *m, const struct tui_ui *ui)
 {
     erase();
     if (tui_too_small()) {
-        put(0, 0, "gauntlet: too small");
-        put(1, 0, "needs 40x12 at least");
-        put(2, 0, "keys wait until it is");
+        tui_put(0, 0, "gauntlet: too small");
+        tui_put(1, 0, "needs 40x12 at least");
+        tui_put(2, 0, "keys wait until it is");
         return;
     }
     int rows = LINES;
@@ -561,8 +450,8 @@ void tui_draw(const struct vm *m, const struct tui_ui *ui)
     draw_runs(m, ui, y, rh);
     y += rh;
     draw_log(m, ui, y, lh);
-    draw_footer(ui);
-    draw_overlays(m, ui);
+    tui_draw_footer(ui);
+    tui_draw_overlays(m, ui);
 }
 
 size_t tui_screen_text(char *out, size_t n)

@@ -77,10 +77,26 @@ send:
     cmd->rank = ui->d_rank;
     if (ui->dialog == 3)
         snprintf(cmd->target, sizeof cmd->target, "%s", targets[ui->d_target]);
-    snprintf(ui->status, sizeof ui->status, "fault %s on rank %d sent%s%s", fault_table[ui->d_kind]->name, ui->d_rank,
-             cmd->target[0] ? ": " : "", cmd->target);
+    snprintf(ui->status, sizeof ui->status, "fault %s on rank %d sent into run %d%s%s%s", fault_table[ui->d_kind]->name,
+             ui->d_rank, ui->d_run + 1, cmd->target[0] ? ": " : "", cmd->target,
+             m->state == VS_PAUSED ? " (paused: it fires once the run goes on)" : "");
     ui->dialog = 0;
     return TA_COMMAND;
+}
+
+int tui_run_open(const struct vm *m, int run)
+{
+    return run >= 0 && m->run == run && !m->run_over && m->state != VS_STOPPING && m->state != VS_FINISHED;
+}
+
+int tui_sync(struct tui_ui *ui, const struct vm *m)
+{
+    if (!ui->dialog || tui_run_open(m, ui->d_run))
+        return 0;
+    ui->dialog = 0;
+    snprintf(ui->status, sizeof ui->status, "fault cancelled: run %d (%s) ended before it was sent", ui->d_run + 1,
+             ui->d_label);
+    return 1;
 }
 
 int tui_too_small(void) { return COLS < TUI_MIN_COLS || LINES < TUI_MIN_ROWS; }
@@ -104,6 +120,10 @@ int tui_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd
 {
     if (key == ERR)
         return TA_NONE;
+    if (key == 0x1c)   /* Ctrl-\ (no signal while the view holds the terminal: tui_term_modes) */
+        return ui->replay ? TA_QUIT : TA_INTERRUPT;
+    if (tui_sync(ui, m) && key != KEY_RESIZE)
+        return TA_REDRAW;   /* the key was meant for the dialog of a run that is over: it does nothing else */
     if (tui_too_small())
         return small_key(ui, key);
     if (key == KEY_RESIZE)   /* a new size: redrawn, nothing open closed nor answered, the message kept */
@@ -183,11 +203,15 @@ int tui_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd
         return TA_COMMAND;
     case 'f':
     case 'F':
-        if (m->state != VS_RUNNING) {
-            snprintf(ui->status, sizeof ui->status, "faults go into a running run (now: %s)", vm_state_name(m->state));
+        /* since 2026-11-30 also while paused (the supervisor takes it: it fires once the ranks go on) */
+        if ((m->state != VS_RUNNING && m->state != VS_PAUSED) || m->run < 0 || m->run_over) {
+            snprintf(ui->status, sizeof ui->status, "faults go into a running run (now: %s)",
+                     m->run_over && m->state == VS_RUNNING ? "between runs" : vm_state_label(m));
             return TA_REDRAW;
         }
         ui->dialog = 1;
+        ui->d_run = m->run;
+        str_copy(ui->d_label, sizeof ui->d_label, m->run_label);
         ui->d_rank = ui->sel < m->nranks ? ui->sel : 0;
         ui->d_typed = 0;
         return TA_REDRAW;

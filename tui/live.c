@@ -1,8 +1,10 @@
 /* tui/live.c: the live view beside a running supervisor. It owns a thread of its own: the supervisor only
  * pushes into lock-free rings (event lines, power rows) and pops commands, so neither a slow terminal nor a
  * redraw can stall it. The view thread drains the rings into its model, reads keys, and redraws at most ten
- * times a second. The terminal is given back on every way out: the run's end, a quit, SIGINT/SIGTERM (through
- * the supervisor), exit() from any thread, and a crash of the harness (a signal handler). */
+ * times a second; it writes a frame only when the terminal can take it, and the run's end waits for it a bounded
+ * time (a terminal that does not drain, a stalled ssh, never holds the harness). The terminal is given back on every
+ * way out: the run's end, a quit, SIGINT/SIGTERM/SIGHUP (through the supervisor), exit() from any thread, and a
+ * crash of the harness or a SIGQUIT sent to it (a signal handler). */
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 #include <fcntl.h>
@@ -29,6 +31,7 @@
 #define PW_CAP 65536     /* power rows waiting (8 GPUs at 1 kHz: 8 s) */
 #define CMD_RING 64
 #define FRAME_NS 100000000ull   /* redraw at most every 100 ms */
+#define JOIN_WAIT_S 2           /* how long the run's end waits for the view's thread (a frame stuck in a write) */
 
 struct prow {
     double t, w, clk, temp;
@@ -79,16 +82,47 @@ static void live_restore_raw(void)
     static const char seq[] = "\033[0m\033[?25h\033[?1049l\r\n";
     if (L.have_tio)
         tcsetattr(L.tty_fd, TCSANOW, &L.tio);
+    int fl = fcntl(L.out_fd, F_GETFL);   /* a terminal that does not drain: the sequence is lost, nothing waits */
+    if (fl >= 0)
+        fcntl(L.out_fd, F_SETFL, fl | O_NONBLOCK);
     ssize_t rc = write(L.out_fd, seq, sizeof seq - 1);
     (void)rc;
+    if (fl >= 0)
+        fcntl(L.out_fd, F_SETFL, fl);
 }
 
+/* The signals that end the harness without its atexit: a crash, and a SIGQUIT sent to it (the terminal's Ctrl-\ is
+ * a key while the view holds it: tui_term_modes). Until 2026-11-30 SIGQUIT left the terminal in the view's modes. */
+static const int crash_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT };
+static struct sigaction crash_old[ARRAY_LEN(crash_sigs)];
+
+/* The terminal back, then what was there before (another module's crash path, or the default) ends the process. */
 static void live_crash(int sig)
 {
     if (L.active)
         live_restore_raw();
-    signal(sig, SIG_DFL);
+    L.active = 0;
+    for (size_t i = 0; i < ARRAY_LEN(crash_sigs); i++)
+        if (crash_sigs[i] == sig)
+            sigaction(sig, &crash_old[i], NULL);
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, sig);
+    pthread_sigmask(SIG_UNBLOCK, &s, NULL);
     raise(sig);
+    signal(sig, SIG_DFL);   /* the handler before returned */
+    raise(sig);
+}
+
+void tui_term_modes(int fd)
+{
+    struct termios t;
+    if (tcgetattr(fd, &t) != 0)
+        return;
+    t.c_iflag &= ~(tcflag_t)(IXON | IXOFF);
+    t.c_cc[VQUIT] = _POSIX_VDISABLE;
+    if (tcsetattr(fd, TCSANOW, &t) == 0)
+        def_prog_mode();   /* ncurses' own copy: a suspend and resume (Ctrl-Z, fg) puts these back, not cbreak's */
 }
 
 /* Puts stderr back on the terminal and shows what was written to messages.log since the view took it
@@ -225,6 +259,57 @@ static void read_messages(struct vm *m, char *buf, size_t cap, size_t *have)
     }
 }
 
+/* Whether the terminal takes a frame now (a frame is not written into a terminal that does not drain: the thread
+ * would block in the write, and the run's end with it; until 2026-11-30 it did, and Ctrl-S held the harness). */
+static int live_writable(void)
+{
+    struct pollfd p = { .fd = L.out_fd, .events = POLLOUT };
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLOUT);
+}
+
+/* One key: to the view, and a command it makes to the supervisor. A fault is sent only into the run it was chosen
+ * in: the newest lines are read first, and a run that ended meanwhile takes none. */
+static void live_key(struct vm *m, struct tui_ui *ui, int key, struct view_cmd *cmd)
+{
+    int a = tui_key(ui, m, key, cmd);
+    if (a == TA_INTERRUPT) {   /* Ctrl-\: as Ctrl-C, the run stops in order (the supervisor takes SIGINT) */
+        kill(getpid(), SIGINT);
+        snprintf(ui->status, sizeof ui->status, "Ctrl-\\: stopping as for Ctrl-C, the summary is written");
+        return;
+    }
+    if (a != TA_COMMAND)
+        return;
+    if (cmd->type == VIEW_FAULT) {
+        drain(m);
+        if (!tui_run_open(m, ui->d_run)) {
+            snprintf(ui->status, sizeof ui->status, "fault not sent: run %d (%s) ended before it was", ui->d_run + 1,
+                     ui->d_label);
+            return;
+        }
+    }
+    if (ring_push(L.cmd, cmd) != 0)
+        snprintf(ui->status, sizeof ui->status, "the supervisor is busy: command not taken");
+}
+
+/* Waits for a key up to 20 ms. A stdin at its end (mpirun < /dev/null, srun --input=none, a closed pipe), or one that
+ * cannot be read, brings no key: from then on the thread only sleeps (until 2026-11-30 poll returned at once, every
+ * time, and the thread spun). */
+static void live_wait_keys(struct tui_ui *ui)
+{
+    struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+    if (ui->no_keys || poll(&p, 1, 20) <= 0)
+        goto sleep;
+    int avail = 0;
+    if ((p.revents & (POLLERR | POLLNVAL)) || ((p.revents & POLLHUP) && !(p.revents & POLLIN)) ||
+        ((p.revents & POLLIN) && (ioctl(STDIN_FILENO, FIONREAD, &avail) != 0 || avail <= 0)))
+        ui->no_keys = 1;
+    if (!ui->no_keys)
+        return;
+sleep:
+    if (ui->no_keys)
+        nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+}
+
 static void *live_thread(void *arg)
 {
     (void)arg;
@@ -252,12 +337,12 @@ static void *live_thread(void *arg)
             struct view_cmd none;
             (void)tui_key(&ui, m, KEY_RESIZE, &none);   /* too small now: what was open is closed */
         }
+        if (tui_sync(&ui, m))   /* the fault dialog's run ended: it closes with no key pressed */
+            last_draw = 0;
         int key;
         struct view_cmd cmd;
-        while ((key = getch()) != ERR) {
-            int a = tui_key(&ui, m, key, &cmd);
-            if (a == TA_COMMAND && ring_push(L.cmd, &cmd) != 0)
-                snprintf(ui.status, sizeof ui.status, "the supervisor is busy: command not taken");
+        while (!ui.no_keys && (key = getch()) != ERR) {
+            live_key(m, &ui, key, &cmd);
             last_draw = 0;
         }
         ui.now = mono_start ? fmax(m->t_now, (double)(now - mono_start) * 1e-9) : m->t_now;
@@ -268,15 +353,14 @@ static void *live_thread(void *arg)
         }
         /* redraw when something arrived or a key was pressed (last_draw = 0), else once a second (the clock) */
         uint64_t seen = m->events + m->samples + m->nlog;
-        if (now - last_draw >= FRAME_NS && (seen != drawn || now - last_draw >= 10 * FRAME_NS)) {
+        if (now - last_draw >= FRAME_NS && (seen != drawn || now - last_draw >= 10 * FRAME_NS) && live_writable()) {
             drawn = seen;
             tui_draw(m, &ui);
             refresh();
             last_draw = now;
             L.frames++;
         }
-        struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
-        poll(&p, 1, 20);
+        live_wait_keys(&ui);
     }
     drain(m);   /* free what is left */
     vm_free(m);
@@ -356,6 +440,8 @@ const struct view_link *tui_live_start(const char *out_dir, char *why, size_t n)
     }
     close(wfd);
     cbreak();   /* Ctrl-C still stops the run, through the supervisor's signalfd */
+    tui_term_modes(L.tty_fd);   /* no flow control, Ctrl-\ a key (until 2026-11-30: Ctrl-S held the harness at its
+                                 * end, Ctrl-\ killed it without a summary) */
     noecho();
     keypad(stdscr, TRUE);
     nodelay(stdscr, TRUE);
@@ -365,11 +451,10 @@ const struct view_link *tui_live_start(const char *out_dir, char *why, size_t n)
     static int once;
     if (!once++) {
         atexit(live_atexit);
-        struct sigaction sa = { .sa_handler = live_crash, .sa_flags = SA_RESETHAND };
+        struct sigaction sa = { .sa_handler = live_crash };
         sigemptyset(&sa.sa_mask);
-        int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-        for (size_t i = 0; i < ARRAY_LEN(sigs); i++)
-            sigaction(sigs[i], &sa, NULL);
+        for (size_t i = 0; i < ARRAY_LEN(crash_sigs); i++)
+            sigaction(crash_sigs[i], &sa, &crash_old[i]);
     }
     /* no thread takes SIGWINCH: the view polls the size every frame (ncurses' handler would interrupt calls) */
     sigset_t w;
@@ -390,14 +475,35 @@ const struct view_link *tui_live_start(const char *out_dir, char *why, size_t n)
     return &L.link;
 }
 
+/* Waits for the view's thread to end, JOIN_WAIT_S at most: 0, or -1 when it has not. */
+static int live_join(void)
+{
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += JOIN_WAIT_S;
+    int rc = pthread_timedjoin_np(L.th, NULL, &dl);
+    while (rc == EINTR)
+        rc = pthread_timedjoin_np(L.th, NULL, &dl);
+    return rc == 0 ? 0 : -1;
+}
+
 static void link_stop(void *ctx)
 {
     (void)ctx;
     if (!L.active)
         return;
     atomic_store(&L.stop, 1);
-    if (L.th)
-        pthread_join(L.th, NULL);
+    if (L.th && live_join() != 0) {
+        /* the thread is stuck writing a frame into a terminal that does not drain: the terminal's modes back and the
+         * harness goes on (its end must not wait on the terminal); the thread keeps what it uses, the exit ends it */
+        L.active = 0;
+        L.th = 0;
+        live_restore_raw();
+        if (L.saved_stderr >= 0 && dup2(L.saved_stderr, STDERR_FILENO) >= 0)   /* its messages: in messages.log */
+            close(L.saved_stderr);
+        L.saved_stderr = -1;
+        return;
+    }
     L.th = 0;
     endwin();
     delscreen(L.scr);

@@ -28,13 +28,14 @@ static double pct(double *v, size_t n, double p)
     return i + 1 < n ? v[i] + (k - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
 }
 
-static double mean_of(const double *v, uint64_t n, size_t cap)
+/* The sum of num[] over the sum of den[], the last n (at most cap) of each (NAN: none, or no time). */
+static double ratio_of(const double *num, const double *den, uint64_t n, size_t cap)
 {
     size_t k = n < cap ? (size_t)n : cap;
-    double s = 0;
+    double a = 0, b = 0;
     for (size_t i = 0; i < k; i++)
-        s += v[i];
-    return k ? s / (double)k : NAN;
+        a += num[i], b += den[i];
+    return k && b > 0 ? a / b : NAN;
 }
 
 void vm_measure(struct vm *m, double window_s)
@@ -97,7 +98,7 @@ void vm_measure(struct vm *m, double window_s)
         if (m->rate_bin[((b % VM_RATE_BINS) + VM_RATE_BINS) % VM_RATE_BINS].no == b)
             done += m->rate_bin[((b % VM_RATE_BINS) + VM_RATE_BINS) % VM_RATE_BINS].n;
     x->it_per_s = live && span > 0 && m->run_iters && m->state != VS_FINISHED ? done / live / span : NAN;
-    x->tflops = mean_of(m->flops_rate, m->nflops, 64) / 1e12;
+    x->tflops = ratio_of(m->flops, m->flops_s, m->nflops, 64) / 1e12;   /* as summary.json's: flops over time */
     size_t nb = m->nbus < 64 ? (size_t)m->nbus : 64;   /* the median, as summary.json's busbw */
     memcpy(t, m->bus_rate, nb * sizeof *t);
     x->busbw_gbs = pct(t, nb, 50) / 1e9;

@@ -41,13 +41,29 @@ const char *vm_state_label(const struct vm *m)
     return m->state == VS_PAUSED && vm_iter(m) < m->pause_before ? "pausing" : vm_state_name(m->state);
 }
 
+/* Drops a UTF-8 character a cut left incomplete at the end of s (a cut is never inside a character). */
+static void utf8_cut(char *s)
+{
+    size_t k = strlen(s), j = k;
+    while (j > 0 && ((unsigned char)s[j - 1] & 0xc0) == 0x80)
+        j--;
+    if (j == 0)
+        return;
+    unsigned char c = (unsigned char)s[j - 1];
+    size_t need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+    if (k - (j - 1) < need)
+        s[j - 1] = 0;
+}
+
 void vm_log(struct vm *m, double t, int sev, const char *fmt, ...)
 {
     struct vm_log *l = &m->log[m->nlog++ % VM_LOG];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(l->text, sizeof l->text, fmt, ap);
+    int n = vsnprintf(l->text, sizeof l->text, fmt, ap);
     va_end(ap);
+    if (n >= (int)sizeof l->text)
+        utf8_cut(l->text);
     l->t = t;
     l->sev = sev;
 }
@@ -322,6 +338,7 @@ static void fmt_s(char *out, size_t n, double s)
 static void vm_run_end(struct vm *m, json_t *ev, double t)
 {
     json_t *f = json_object_get(ev, "figures");
+    m->run_over = 1;
     if (m->nruns < VM_RUNS) {
         struct vm_run *r = &m->runrow[m->nruns++];
         str_copy(r->label, sizeof r->label, *str(ev, "label") ? str(ev, "label") : str(ev, "mitigation"));
@@ -372,8 +389,10 @@ static void vm_node_iteration(struct vm *m, json_t *ev, double t)
     m->iter_s[m->niter++ % VM_ITERS] = num(ev, "dur_s");
     json_t *ph = json_object_get(ev, "phases"), *c = json_object_get(ph, "compute"), *x = json_object_get(ph, "comm");
     double cs = num(c, "s"), fl = num(c, "flops"), xs = num(x, "s"), by = num(x, "bytes");
-    if (isfinite(fl) && cs > 0 && ranks > 0)   /* per GPU: the node's flops over its slowest GPU's time */
-        m->flops_rate[m->nflops++ % 64] = fl / ranks / cs;
+    if (isfinite(fl) && cs > 0 && ranks > 0) {   /* per GPU: the node's flops over its GPUs' time (each the slowest's) */
+        m->flops[m->nflops % 64] = fl;
+        m->flops_s[m->nflops++ % 64] = ranks * cs;
+    }
     if (isfinite(by) && xs > 0 && m->bus_ranks > 1)
         m->bus_rate[m->nbus++ % 64] = by / xs * 2.0 * (m->bus_ranks - 1) / m->bus_ranks;
 }
@@ -421,8 +440,10 @@ int vm_event(struct vm *m, json_t *ev)
     } else if (strcmp(type, "phase_end") == 0) {
         double d = r ? span_close(r, t, phase_of(str(ev, "phase"))) : NAN;
         double flops = num(ev, "flops"), bytes = num(ev, "bytes");
-        if (isfinite(flops) && d > 0)
-            m->flops_rate[m->nflops++ % 64] = flops / d;
+        if (isfinite(flops) && d > 0) {
+            m->flops[m->nflops % 64] = flops;
+            m->flops_s[m->nflops++ % 64] = d;
+        }
         if (phase_of(str(ev, "phase")) == VP_COMM && isfinite(bytes) && d > 0 && m->bus_ranks > 1)   /* not a checkpoint's */
             m->bus_rate[m->nbus++ % 64] = bytes / d * 2.0 * (m->bus_ranks - 1) / m->bus_ranks;
     } else if (strcmp(type, "iteration") == 0) {
@@ -444,6 +465,7 @@ int vm_event(struct vm *m, json_t *ev)
         m->run = ibound(ev, "run", 0, 1 << 20, 0);
         str_copy(m->run_label, sizeof m->run_label, *str(ev, "label") ? str(ev, "label") : str(ev, "mitigation"));
         m->run_t0 = t;
+        m->run_over = 0;
         m->floor_w = isfinite(num(ev, "floor_w")) ? num(ev, "floor_w") : 0;
         m->cap_w = isfinite(num(ev, "cap_w")) ? num(ev, "cap_w") : 0;
         if (m->run + 1 > m->runs)

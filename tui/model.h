@@ -26,7 +26,8 @@ enum vm_sev { LOG_INFO = 0, LOG_FAULT, LOG_DETECT, LOG_RECOVER, LOG_WARN };
 
 struct vm_bin { int64_t no; float min, max, sum; uint32_t n; };   /* no: the bin's number, t / VM_BIN_S */
 struct vm_span { double t0, t1; int phase; };   /* t1 < 0: still open */
-struct vm_log { double t; int sev; char text[160]; };
+struct vm_log { double t; int sev; char text[512]; };   /* the whole line, cut when drawn (by the screen's width);
+                                                         * until 2026-11-30 160 bytes, cut whatever the width */
 
 struct vm_rank {
     double watts, clock_mhz, temp_c;   /* last sample (NAN: not measured) */
@@ -83,6 +84,7 @@ struct vm {
     int64_t pause_before;              /* paused: the iteration every rank stops before */
     long pause_answers;                /* the supervisor's answers to pauses: paused, resumed, a pause refused */
     int run;                           /* index of the current (or last) run, -1 before the first */
+    int run_over;                      /* the current run has ended (its run_end, or the end): no run_begin since */
     char run_label[48];
     double run_t0, floor_w, cap_w;     /* per GPU levels of the current mitigation (0: none) */
     int exit_code;                     /* after the end event, else -1 */
@@ -98,7 +100,10 @@ struct vm {
     struct { int64_t no; double n; } rate_bin[VM_RATE_BINS];   /* rank-iterations completed per bin, this run: a
                                         * forward: nodes line counts once per rank of its node */
     int run_iters;                     /* iterations seen this run (0: the rate is not measured yet) */
-    double flops_rate[64], bus_rate[64];   /* recent per-phase rates (bus: communication phases only) */
+    double flops[64], flops_s[64];     /* the last GEMM phases' flops and seconds: the rate is their sums' quotient, as
+                                        * summary.json's (until 2026-11-30 the mean of their rates: a straggler's slow
+                                        * phases weighed as little as a fast one's) */
+    double bus_rate[64];               /* recent communication phases' bus bandwidths */
     uint64_t nflops, nbus;
     /* log and runs */
     struct vm_log log[VM_LOG];

@@ -443,12 +443,15 @@ int tui_view_main(int argc, char **argv)
                "or use --snapshot COLSxROWS for text)", term && *term ? term : "(unset)");
         code = EXIT_ENV;
     } else {
+        /* a crash, and the signals that end a viewer: the terminal back, then the signal's own end (until 2026-11-30
+         * SIGHUP and SIGQUIT left the terminal in the view's modes) */
         struct sigaction sa = { .sa_handler = replay_crash, .sa_flags = SA_RESETHAND };
         sigemptyset(&sa.sa_mask);
-        int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+        int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT, SIGHUP, SIGTERM, SIGINT };
         for (size_t i = 0; i < ARRAY_LEN(sigs); i++)
             sigaction(sigs[i], &sa, NULL);
         cbreak();
+        tui_term_modes(STDIN_FILENO);   /* Ctrl-S a key, Ctrl-\ quits as q does */
         noecho();
         keypad(stdscr, TRUE);
         nodelay(stdscr, TRUE);

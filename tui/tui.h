@@ -21,6 +21,9 @@ struct tui_ui {
     int dialog;                  /* fault dialog: 0 closed, 1 kind, 2 rank, 3 target */
     int d_kind, d_rank, d_target;
     int d_typed;   /* digits typed into the rank (0: it still holds the selected GPU, the first digit replaces it) */
+    int d_run;                   /* the run the dialog was opened in: its fault goes into that run or nowhere */
+    char d_label[48];            /* that run's label, as the dialog names it */
+    int no_keys;                 /* live: stdin is closed (EOF, or it cannot be read): no key can come */
     int replay;                  /* 1: a replay (no commands; playback keys) */
     double speed;                /* replay: playback speed */
     int playing;                 /* replay: the cursor moves */
@@ -47,11 +50,22 @@ size_t tui_screen_text(char *out, size_t n);
 /* Whether the current screen (COLS x LINES) is under TUI_MIN_COLS x TUI_MIN_ROWS. */
 int tui_too_small(void);
 
-enum tui_action { TA_NONE = 0, TA_REDRAW, TA_COMMAND, TA_QUIT, TA_UNHANDLED };
+enum tui_action { TA_NONE = 0, TA_REDRAW, TA_COMMAND, TA_QUIT, TA_UNHANDLED,
+                  TA_INTERRUPT };   /* Ctrl-\ in the live view: stop as Ctrl-C does (a replay: TA_QUIT) */
 /* Handles one key; TA_COMMAND fills cmd (live only), TA_QUIT: leave the view now. While the screen is too small to
  * show the view, every key is ignored (q too, but in a replay, where it only leaves) and an open dialog, question or
  * help is closed: nothing is done that the screen does not show. */
 int tui_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd);
+/* Closes a fault dialog whose run has ended (or another begun) since it was opened, saying so in the footer: the
+ * fault would go into another run. Returns 1 when it closed one. tui_key calls it first; the live view after every
+ * drain too, so that it closes with no key pressed. */
+int tui_sync(struct tui_ui *ui, const struct vm *m);
+/* Whether run is the model's current run and still going (not ended, the harness not stopping). */
+int tui_run_open(const struct vm *m, int run);
+/* Sets the view's terminal modes on fd (after cbreak): no flow control (Ctrl-S would stop the screen's output, the
+ * view's thread in its write and the harness's end with it) and no quit character (Ctrl-\ is a key: SIGQUIT would
+ * end the harness without its summary). */
+void tui_term_modes(int fd);
 /* The help box's lines (keys.c): the replay's keys or the live view's; *n of them. */
 const char *const *tui_help(const struct tui_ui *ui, int *n);
 

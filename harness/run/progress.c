@@ -29,6 +29,7 @@ struct progress {
     int per_node;                  /* ranks per node (from the start event) */
     int cluster_fed;               /* forward: nodes: the sum is the cluster's on node 0's grid, not the ranks' */
     double cluster_w;              /* its last whole cell */
+    int powered;                   /* a power reading came (none with power.sample_hz: 0) */
 };
 
 static int64_t slowest(const struct progress *p)
@@ -78,11 +79,13 @@ static void print_line(struct progress *p, uint64_t now)
     char rs[24] = "-";
     if (p->last_ns && dt > 0 && it >= p->last_done)
         snprintf(rs, sizeof rs, "%.1f", (double)(it - p->last_done) / dt);
-    printf("%s: run %d/%d %-8s iter %lld/%lld  %s it/s  [%s] %3d%%  %s  power %.0f W [%.0f, %.0f]  events %llu\n",
-           gl_tag(), p->run + 1, p->runs, p->label, (long long)it, (long long)p->iterations,
-           rs, bar,
-           p->iterations > 0 ? (int)(100 * it / p->iterations) : 0, eta, sum, isfinite(p->lo) ? p->lo : sum,
-           isfinite(p->hi) ? p->hi : sum, p->events);
+    char pw[64] = "power -";   /* no reading yet, or sampling off (power.sample_hz: 0) */
+    if (p->powered)
+        snprintf(pw, sizeof pw, "power %.0f W [%.0f, %.0f]", sum, isfinite(p->lo) ? p->lo : sum,
+                 isfinite(p->hi) ? p->hi : sum);
+    printf("%s: run %d/%d %-8s iter %lld/%lld  %s it/s  [%s] %3d%%  %s  %s  events %llu\n", gl_tag(), p->run + 1,
+           p->runs, p->label, (long long)it, (long long)p->iterations, rs, bar,
+           p->iterations > 0 ? (int)(100 * it / p->iterations) : 0, eta, pw, p->events);
     fflush(stdout);
     p->last_done = it;
     p->last_ns = now;
@@ -140,7 +143,12 @@ static void pv_event(void *ctx, const char *line, size_t len)
         grow(p, rank + 1);
         p->done[rank] = -1;
     }
+    int iter = strcmp(type, "iteration") == 0 || strcmp(type, "node_iteration") == 0;
     json_decref(e);
+    /* the line every 2 s also without power rows (sampling off: until 2026-11-30 no line came before the end) */
+    uint64_t now = mono_ns();
+    if (iter && p->run >= 0 && (!p->last_ns || now - p->last_ns >= PROGRESS_EVERY_NS))
+        print_line(p, now);
 }
 
 static void pv_power(void *ctx, double t_s, int rank, const struct power_reading *pr, int phase)
@@ -151,6 +159,7 @@ static void pv_power(void *ctx, double t_s, int rank, const struct power_reading
         return;
     grow(p, rank + 1);
     p->w[rank] = pr->watts;
+    p->powered = 1;
     if (rank == p->ranks - 1 && !p->cluster_fed) {   /* a tick's rows are in: the sum's range */
         double sum = 0;
         for (int r = 0; r < p->ranks; r++)
@@ -172,6 +181,7 @@ static void pv_cluster_power(void *ctx, double t_s, double watts, int whole)
     if (!whole)
         return;
     p->cluster_w = watts;
+    p->powered = 1;
     p->lo = fmin(p->lo, watts);
     p->hi = fmax(p->hi, watts);
 }
