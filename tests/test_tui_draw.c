@@ -250,6 +250,7 @@ Test(tui_draw, keys_drive_the_dialogs_and_commands)
     cr_assert_eq(cmd.type, VIEW_FAULT);
     cr_assert_eq(cmd.kind, crash);
     cr_assert_eq(cmd.rank, 2);
+    cr_assert_eq(cmd.run, m->run, "the run it was chosen in, which the supervisor holds it to");
     cr_assert_eq(ui.dialog, 0);
     /* a bit flip asks for the target */
     tui_key(&ui, m, 'f', &cmd);

@@ -75,6 +75,7 @@ send:
     cmd->type = VIEW_FAULT;
     cmd->kind = ui->d_kind;
     cmd->rank = ui->d_rank;
+    cmd->run = ui->d_run;   /* the supervisor refuses it in any other run */
     if (ui->dialog == 3)
         snprintf(cmd->target, sizeof cmd->target, "%s", targets[ui->d_target]);
     snprintf(ui->status, sizeof ui->status, "fault %s on rank %d sent into run %d%s%s%s", fault_table[ui->d_kind]->name,

@@ -13,6 +13,7 @@ struct view_cmd {
     int kind;           /* VIEW_FAULT: index into fault_table */
     int rank;
     char target[32];    /* VIEW_FAULT, bitflip: gemm-output, gradients, weights, allreduce-buffer ("": default) */
+    int run;            /* VIEW_FAULT: the run it was chosen in (-1: any) */
 };
 
 /* A live view of the run (tui/live.c). The supervisor hands it every events.jsonl line and every power row

@@ -26,6 +26,8 @@ static void sup_view_fault(struct sup *s, const struct view_cmd *cmd)
         snprintf(why, sizeof why, "rank %d was dropped from the run (shrink)", cmd->rank);
     else if (!s->running || s->recovering)
         snprintf(why, sizeof why, s->recovering ? "a recovery is in progress: ask again once it is over" : "no run in progress");
+    else if (cmd->run >= 0 && cmd->run != s->run)   /* chosen in a run that ended before it came (the view checks too) */
+        snprintf(why, sizeof why, "run %d ended before the fault reached it", cmd->run + 1);
     else if (sc->n_faults >= SC_MAX_FAULTS)
         snprintf(why, sizeof why, "the scenario already holds %d faults", SC_MAX_FAULTS);
     if (!why[0]) {
