@@ -126,6 +126,7 @@ Test(tui_model, phases_at_a_time_and_filler_under_a_floor)
     ev(m, "{\"t_s\":2.0,\"event\":\"run_begin\",\"run\":1,\"mitigation\":\"filler\",\"iterations\":100,\"floor_w\":500}");
     cr_assert_eq(vm_phase_at(m, 1, 1.6), VP_FILLER, "communication under a floor is filled");
     cr_assert_eq(vm_phase_at(m, 1, 1.2), VP_COMPUTE);
+    cr_assert_eq(vm_phase_at(m, 0, 1.6), VP_IDLE, "a rank with no phases known (another node's) is no filler");
     vm_free(m);
 }
 

@@ -249,8 +249,11 @@ int vm_phase_at(const struct vm *m, int rank, double t)
         if (sp->t1 >= 0 && sp->t1 < t && sp->phase != VP_CKPT)
             break;   /* spans are in time order: nothing older covers t (a checkpoint may overlap) */
     }
-    if (ph != VP_COMPUTE && ph != VP_CKPT && m->floor_w > 0 && (m->state == VS_RUNNING || m->state == VS_RECOVERING))
-        return VP_FILLER;   /* the run keeps a floor: the gaps are filled */
+    /* the run keeps a floor: the gaps are filled, on a rank whose phases are known (another node's, under forward:
+     * nodes, has none: no strip, as the docs say; until 2026-11-30 it read as filler all the time) */
+    if (ph != VP_COMPUTE && ph != VP_CKPT && r->nspan > 0 && m->floor_w > 0 &&
+        (m->state == VS_RUNNING || m->state == VS_RECOVERING))
+        return VP_FILLER;
     return ph;
 }
 
