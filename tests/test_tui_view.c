@@ -285,6 +285,11 @@ Test(tui_view, a_power_nodes_file_the_run_did_not_write_is_not_shown, .timeout =
     record_with_nodes_file(dir, ",\"nodes\":2,\"forward\":\"nodes\",\"forward_hz\":100");
     out = snapshot(dir, "--at 0.5", &rc);
     cr_expect(strstr(out, "nodes' sums") && strstr(out, "kW"), "the run's own power-nodes.csv is read:\n%s", out);
+    out = snapshot(dir, "", &rc);   /* the run over: its row is node 0's figures, under the cluster's chart */
+    cr_expect(strstr(out, "node 0's GPUs"), "the table says whose figures it holds:\n%s", out);
+    record_with_nodes_file(dir, ",\"nodes\":1");
+    out = snapshot(dir, "", &rc);
+    cr_expect(!strstr(out, "node 0's GPUs"), "one node: the table is the run's:\n%s", out);
 }
 
 /* The view's GEMM rate agrees with summary.json's tflops (flops over compute time) with a straggler through the whole

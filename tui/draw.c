@@ -361,12 +361,17 @@ static void draw_runs(const struct vm *m, const struct tui_ui *ui, int y, int h)
      * * skipped or ended early, ~ disturbed by hand), the name as wide as the rest leaves */
     int narrow = COLS < 110, nw = COLS - 57 < 8 ? 8 : COLS - 57 > 26 ? 26 : COLS - 57;
     tui_on(ui, 0, A_BOLD);
+    /* several nodes: the rows are node 0's figures (its run_end), the chart above the cluster's: said in the header
+     * (until 2026-11-30 nothing told them apart) */
+    int one = m->nodes > 1;
     if (narrow)
-        tui_putf(y, 0, "%-3s %-*.*s %9s %10s %7s %8s %7s %5s", "run", nw, nw, "mitigation *early ~hand", "swing W",
-             "ramp W/s", "swing%", "energy%", "time%", "eff");
+        tui_putf(y, 0, "%-3s %-*.*s %9s %10s %7s %8s %7s %5s", "run", nw, nw,
+                 one ? "node 0's GPUs *early ~hand" : "mitigation *early ~hand", "swing W", "ramp W/s", "swing%",
+                 "energy%", "time%", "eff");
     else
-        tui_putf(y, 0, "%-3s %-26s %7s %8s %9s %10s %8s %7s %8s %7s %5s", "run", "mitigation", "p50 s", "mean W", "swing W",
-             "ramp W/s", "J/iter", "swing%", "energy%", "time%", "eff");
+        tui_putf(y, 0, "%-3s %-26s %7s %8s %9s %10s %8s %7s %8s %7s %5s", "run",
+                 one ? "mitigation (node 0's GPUs)" : "mitigation", "p50 s", "mean W", "swing W", "ramp W/s", "J/iter",
+                 "swing%", "energy%", "time%", "eff");
     attrset(A_NORMAL);
     int first = m->nruns > h - 1 ? m->nruns - (h - 1) : 0;
     for (int i = first; i < m->nruns; i++) {
