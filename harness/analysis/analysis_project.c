@@ -109,7 +109,7 @@ static int proj_by_fft(const double *y, const double *h, const unsigned char *ga
         distinct += count[c] > 0;
     if (!((double)distinct * (double)len > an_project_fft_min))
         return 1;
-    double *w = xcalloc(N, sizeof *w), *x = xmalloc(N * sizeof *x), *r = xmalloc(N * sizeof *r);
+    double *w = xcalloc(N, sizeof *w), *x = any_gap ? xmalloc(N * sizeof *x) : NULL, *r = xmalloc(N * sizeof *r);
     int rc = 0;
     for (size_t c = 0; c < span && c < N; c++)
         w[c] = per_group * (double)count[c];

@@ -295,9 +295,9 @@ int summarize_dir(const char *dir, int force, char *msg, size_t msgn)
      * shared lock taken to tell is kept while the folder is read: a run started meanwhile is refused (until
      * 2026-11-30 it was given up first, and a run could clear the folder under the rebuild) */
     struct stat st;   /* a file, or nothing, given for the folder: bad input (exit 2), as `report` and `view` say */
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        int e = errno;
-        snprintf(msg, msgn, "%s: %s", dir, stat(dir, &st) != 0 ? strerror(e) : "not a results folder (a folder a run wrote)");
+    int missing = stat(dir, &st) != 0;
+    if (missing || !S_ISDIR(st.st_mode)) {
+        snprintf(msg, msgn, "%s: %s", dir, missing ? strerror(errno) : "not a results folder (a folder a run wrote)");
         return EXIT_INPUT;
     }
     char pid[32];
