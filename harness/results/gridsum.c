@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -59,6 +60,17 @@ void gridsum_free(struct gridsum *g)
         return;
     free(g->nd);
     free(g);
+}
+
+struct gridsum *gridsum_copy(const struct gridsum *g)
+{
+    if (!g)
+        return NULL;
+    struct gridsum *c = xmalloc(sizeof *c);
+    *c = *g;
+    c->nd = xmalloc((size_t)g->nodes * sizeof *c->nd);
+    memcpy(c->nd, g->nd, (size_t)g->nodes * sizeof *c->nd);
+    return c;
 }
 
 /* Gives out cell next (whole or not) and moves on. */

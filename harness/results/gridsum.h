@@ -25,6 +25,8 @@ struct gridsum;
 /* A sum of `nodes` nodes on cells of cell_s seconds; NULL when nodes < 1 or cell_s <= 0. */
 struct gridsum *gridsum_new(int nodes, double cell_s, gridsum_emit emit, void *ctx);
 void gridsum_free(struct gridsum *g);
+/* A copy of g in its state now (its cells still out, each node's last row), giving out to the same emit and ctx. */
+struct gridsum *gridsum_copy(const struct gridsum *g);
 /* One node's row. Rows of one node come in time order; a row for a cell already given out is counted late. */
 void gridsum_row(struct gridsum *g, double t_s, int node, double watts, int gpus);
 /* The node left the run (lost, or shrink left it no rank): no cell waits for it or needs it from now on (what it
