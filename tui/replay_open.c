@@ -119,7 +119,7 @@ int replay_power_row(char *line, struct prow *p)
     char *end;
     double t = num(fld[0], &end);
     long rank = k >= 3 ? strtol(fld[1], NULL, 10) : -1;
-    if (k < 9 || *end || rank < 0 || rank > INT32_MAX)
+    if (k < 9 || *end || !isfinite(t) || rank < 0 || rank > INT32_MAX)   /* a time of nan would stop the window */
         return -1;
     double st = k >= 12 ? field(fld[11]) : NAN;   /* sample_t_s: the sensor's own time (the run's clock) */
     *p = (struct prow){ t, field(fld[2]), field(fld[6]), field(fld[7]), *fld[8] ? strtoull(fld[8], NULL, 0) : 0,
