@@ -128,6 +128,22 @@ int replay_power_row(char *line, struct prow *p)
     return 0;
 }
 
+/* The next row of a CSV file being opened, into rp->line: its length, or 0 at its end (an unfinished last line, a
+ * run still writing it, is its end). The header is passed over: s->start after it. */
+static ssize_t csv_row(struct replay *rp, struct src *s, int *lineno)
+{
+    ssize_t len;
+    if (*lineno == 0)
+        s->maxread = -INFINITY;
+    while ((len = getline(&rp->line, &rp->lcap, s->f)) > 0 && rp->line[len - 1] == '\n') {
+        s->end += len;
+        if (++*lineno > 1)
+            return len;
+        s->start = s->end;
+    }
+    return 0;
+}
+
 /* Reads power.csv (t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle): each line checked. */
 static int open_power(struct replay *rp, const char *dir, char *why, size_t n)
 {
@@ -139,15 +155,7 @@ static int open_power(struct replay *rp, const char *dir, char *why, size_t n)
         return absent ? 0 : -1;
     ssize_t len;
     int lineno = 0;
-    s->maxread = -INFINITY;
-    while ((len = getline(&rp->line, &rp->lcap, s->f)) > 0) {
-        if (rp->line[len - 1] != '\n')
-            break;   /* the last line of a run still being written */
-        s->end += len;
-        if (++lineno == 1) {
-            s->start = s->end;   /* the header */
-            continue;
-        }
+    while ((len = csv_row(rp, s, &lineno)) > 0) {
         rp->line[len - 1] = 0;
         struct prow p;
         if (replay_power_row(rp->line, &p) != 0) {
@@ -185,18 +193,9 @@ static int open_nodes(struct replay *rp, const char *dir, char *why, size_t n)
     s->f = open_optional(dir, "power-nodes.csv", s->path, sizeof s->path, &absent, why, n);
     if (!s->f)
         return absent ? 0 : -1;   /* absent: removed since; the GPUs' own rows are still shown */
-    ssize_t len;
     int lineno = 0;
     double cell = INFINITY, *last = NULL;
-    s->maxread = -INFINITY;
-    while ((len = getline(&rp->line, &rp->lcap, s->f)) > 0) {
-        if (rp->line[len - 1] != '\n')
-            break;   /* the last line of a run still being written */
-        s->end += len;
-        if (++lineno == 1) {
-            s->start = s->end;
-            continue;
-        }
+    while (csv_row(rp, s, &lineno) > 0) {
         struct prow p;
         if (replay_node_row(rp->line, &p) != 0) {
             snprintf(why, n, "%s:%d: expected t_s,node,watts,gpus", s->path, lineno);
