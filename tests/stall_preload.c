@@ -12,7 +12,10 @@
  * The workers inherit it.
  *
  * A disk that loses what it was given, for tests/test_durability.c: with GAUNTLET_TEST_FSYNC_EIO set to the end of a
- * file name (`/events.jsonl`), every fsync of a descriptor of such a file fails with EIO.
+ * file name (`/events.jsonl`; a folder's: `/run`), every fsync of a descriptor of such a file fails with EIO; with
+ * GAUNTLET_TEST_FSYNC_EIO_AFTER=N the first N of them succeed (the record's sync before the summary, then the end
+ * line's fails). GAUNTLET_TEST_FSYNC_LOG naming a file: the path of every descriptor fsynced is appended to it, one
+ * line each, in the order of the calls (which file was made durable before which).
  *
  * A worker that cannot start, for tests/test_failures.c: with GAUNTLET_TEST_WORKER_FAIL_FILE naming a file, a worker
  * process started while that file exists exits 3 at once (the workers inherit it; those started before it ran on).
@@ -31,7 +34,8 @@ struct rusage;
 int memfd_create(const char *name, unsigned int flags);
 int getrusage(int who, struct rusage *ru);
 
-static char stall_at[64], damage[64], fsync_eio[64];
+static char stall_at[64], damage[64], fsync_eio[64], fsync_log[512];
+static long fsync_eio_after;         /* matching fsyncs that succeed before they fail */
 static int damage_verify;            /* 1: at the supervisor's check, not at the write */
 static long long damage_iter = -1;   /* only a file of this iteration (-1: any) */
 static char damaged[64][512];        /* the files damaged: once each (a second flip would undo the first) */
@@ -45,6 +49,11 @@ __attribute__((constructor)) static void stall_init(void)
     const char *eio = getenv("GAUNTLET_TEST_FSYNC_EIO");
     if (eio)
         strncpy(fsync_eio, eio, sizeof fsync_eio - 1);
+    const char *after = getenv("GAUNTLET_TEST_FSYNC_EIO_AFTER"), *flog = getenv("GAUNTLET_TEST_FSYNC_LOG");
+    if (after)
+        fsync_eio_after = atol(after);
+    if (flog)
+        strncpy(fsync_log, flog, sizeof fsync_log - 1);
     const char *when = getenv("GAUNTLET_TEST_DAMAGE_WHEN"), *it = getenv("GAUNTLET_TEST_DAMAGE_ITER");
     damage_verify = when && strcmp(when, "verify") == 0;
     if (it)
@@ -143,12 +152,22 @@ int getrusage(int who, struct rusage *ru)
 
 int fsync(int fd)
 {
-    if (fsync_eio[0]) {
+    if (fsync_eio[0] || fsync_log[0]) {
         char link[64], path[4096];
         snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
         ssize_t k = readlink(link, path, sizeof path - 1);
+        path[k > 0 ? k : 0] = 0;
+        if (fsync_log[0] && k > 0) {   /* one write per line, O_APPEND: lines of several processes stay whole */
+            int lfd = open(fsync_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+            path[k] = '\n';
+            if (lfd >= 0 && write(lfd, path, (size_t)k + 1) != k + 1)
+                perror("stall_preload: the fsync log");
+            if (lfd >= 0)
+                close(lfd);
+            path[k] = 0;
+        }
         size_t m = strlen(fsync_eio);
-        if (k >= (ssize_t)m && memcmp(path + k - m, fsync_eio, m) == 0) {
+        if (m && k >= (ssize_t)m && memcmp(path + k - m, fsync_eio, m) == 0 && fsync_eio_after-- <= 0) {
             errno = EIO;
             return -1;
         }

@@ -470,6 +470,166 @@ Test(summarize, a_record_that_cannot_be_made_durable_fails_the_run, .timeout = 1
     json_decref(s);
 }
 
+/* The last line of dir/events.jsonl, parsed (the test fails when there is none, or it does not parse). */
+static json_t *last_line(const char *dir)
+{
+    char path[1400];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    char *text = e2e_read(path);
+    cr_assert_not_null(text, "no %s", path);
+    size_t len = strlen(text);
+    cr_assert(len && text[len - 1] == '\n', "events.jsonl does not end in a whole line");
+    text[len - 1] = 0;
+    char *last = strrchr(text, '\n');
+    json_error_t err;
+    json_t *o = json_loads(last ? last + 1 : text, 0, &err);
+    cr_assert_not_null(o, "the last line does not parse (%s): %s", err.text, last ? last + 1 : text);
+    free(text);
+    return o;
+}
+
+/* Runs the small scenario name into out with the fsync shim (tests/stall_preload.c) set by env; its exit code, its
+ * output in *log. */
+static int run_eio(const char *name, const char *out, const char *const *env, char **log)
+{
+    char text[256], logp[128];
+    snprintf(text, sizeof text, "name: %s\nranks: 2\niterations: 20\nseed: 1\n"
+                                "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n", name);
+    snprintf(logp, sizeof logp, "/tmp/gauntlet-sz-%s.log", name);
+    const char *sc = e2e_scenario(text);
+    e2e_preload(STALL_PRELOAD, env);
+    int rc = e2e_run(logp, (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
+    e2e_preload_end();
+    *log = e2e_read(logp);
+    return rc;
+}
+
+/* summary.json in place whose folder's fsync fails (the folder's second fsync: the first is scenario.yaml's) is the
+ * run's failure, exit 3, and what is in place says so: summary.json with exit 3 and stopped naming it, the end line
+ * exit 3 (until 2026-11-30 the run took it for "not written": exit 3, while the summary.json in place said exit 0). */
+Test(record, a_summary_whose_folder_cannot_be_synced_says_exit_3, .timeout = 120)
+{
+    const char *out = e2e_outdir();
+    char *log;
+    int rc = run_eio("direio", out, (const char *[]){ "GAUNTLET_TEST_FSYNC_EIO=/run", "GAUNTLET_TEST_FSYNC_EIO_AFTER=1", NULL },
+                     &log);
+    cr_assert_eq(rc, 3, "exit %d:\n%s", rc, log);
+    cr_expect(strstr(log, "summary.json is written, but its folder could not be synced: Input/output error"), "%s", log);
+    free(log);
+    json_t *s = e2e_summary(out);
+    const char *why = json_string_value(json_object_get(s, "stopped"));
+    cr_expect_eq(json_integer_value(json_object_get(s, "exit")), 3, "summary.json says exit %lld",
+                 (long long)json_integer_value(json_object_get(s, "exit")));
+    cr_expect(why && strstr(why, "summary.json") && strstr(why, "could not be synced"), "stopped: %s", why ? why : "null");
+    json_decref(s);
+    json_t *end = last_line(out);
+    cr_expect_str_eq(json_string_value(json_object_get(end, "event")), "end");
+    cr_expect_eq(json_integer_value(json_object_get(end, "exit")), 3);
+    json_decref(end);
+}
+
+/* A results folder whose fsync fails at set-up (scenario.yaml's: its first) refuses the run before its record is
+ * begun, exit 3, saying the file is in place but not durable: no summary written there could be made durable. */
+Test(record, a_folder_that_cannot_be_synced_at_set_up_refuses_the_run, .timeout = 120)
+{
+    const char *out = e2e_outdir();
+    char *log;
+    int rc = run_eio("setupeio", out, (const char *[]){ "GAUNTLET_TEST_FSYNC_EIO=/run", NULL }, &log);
+    cr_assert_eq(rc, 3, "exit %d:\n%s", rc, log);
+    cr_expect(strstr(log, "scenario.yaml is written, but its folder could not be synced: Input/output error"), "%s", log);
+    free(log);
+    char path[600];
+    snprintf(path, sizeof path, "%s/events.jsonl", out);
+    cr_expect_neq(access(path, F_OK), 0, "no record begun: the run never began");
+}
+
+/* The end line is fsynced before the run ends: where that fails (the second fsync of events.jsonl: the first is the
+ * record's before the summary) the run is exit 3 naming the file, the end line says 3 (one end line: the one that said
+ * 0 is taken back), and summary.json is written again saying 3 (until 2026-11-30 the end line was fsynced at the
+ * close only, a failure there said on stderr, and the run exited 0). */
+Test(record, an_end_line_that_cannot_be_made_durable_is_exit_3, .timeout = 120)
+{
+    const char *out = e2e_outdir();
+    char *log;
+    int rc = run_eio("endeio", out, (const char *[]){ "GAUNTLET_TEST_FSYNC_EIO=/events.jsonl", "GAUNTLET_TEST_FSYNC_EIO_AFTER=1",
+                                                      NULL }, &log);
+    cr_assert_eq(rc, 3, "exit %d:\n%s", rc, log);
+    cr_expect(strstr(log, "events.jsonl: Input/output error"), "%s", log);
+    free(log);
+    cr_expect_eq(e2e_count_events(out, "end"), 1, "one end line");
+    json_t *end = last_line(out);
+    const char *why = json_string_value(json_object_get(end, "reason"));
+    cr_expect_str_eq(json_string_value(json_object_get(end, "event")), "end");
+    cr_expect_eq(json_integer_value(json_object_get(end, "exit")), 3, "the end line says exit %lld",
+                 (long long)json_integer_value(json_object_get(end, "exit")));
+    cr_expect(why && strstr(why, "events.jsonl: Input/output error"), "reason: %s", why ? why : "null");
+    json_decref(end);
+    json_t *s = e2e_summary(out);
+    cr_expect_eq(json_integer_value(json_object_get(s, "exit")), 3, "summary.json says exit %lld",
+                 (long long)json_integer_value(json_object_get(s, "exit")));
+    json_decref(s);
+}
+
+/* A failure's text in a folder with a long UTF-8 name keeps the file and the OS error, and whatever cut it leaves
+ * text JSON takes: summary.json's stopped and the end line's reason name them (until 2026-11-30 the text was cut at
+ * 320 bytes inside an é, and the end line lost its exit and reason). */
+Test(record, a_failure_in_a_long_utf8_folder_is_recorded_whole, .timeout = 120)
+{
+    char out[1024], seg[256];
+    int n = snprintf(out, sizeof out, "%s/", e2e_outdir());
+    if ((319 - (13 + n)) % 2 == 0)   /* "cannot write " and the folder: the 320th byte falls inside an é */
+        n += snprintf(out + n, sizeof out - (size_t)n, "x");
+    for (int i = 0; i < 100; i++)
+        memcpy(seg + 2 * i, "\xc3\xa9", 2);
+    seg[200] = 0;
+    snprintf(out + n, sizeof out - (size_t)n, "%s/%s", seg, seg);
+    char *log;
+    int rc = run_eio("longeio", out, (const char *[]){ "GAUNTLET_TEST_FSYNC_EIO=/events.jsonl", NULL }, &log);
+    cr_assert_eq(rc, 3, "exit %d:\n%s", rc, log);
+    free(log);
+    json_t *s = e2e_summary(out);
+    const char *why = json_string_value(json_object_get(s, "stopped"));
+    cr_expect(why && strstr(why, seg) && strstr(why, "/events.jsonl: Input/output error"), "stopped: %s", why ? why : "null");
+    json_decref(s);
+    json_t *end = last_line(out);
+    why = json_string_value(json_object_get(end, "reason"));
+    cr_expect_eq(json_integer_value(json_object_get(end, "exit")), 3);
+    cr_expect(why && strstr(why, "/events.jsonl: Input/output error"), "reason: %s", why ? why : "null");
+    json_decref(end);
+}
+
+/* On several nodes node 0 writes an early summary before it waits for the others' records: its record is fsynced
+ * before it, as before the last one (until 2026-11-30 the early summary was made durable first: a power loss during
+ * the wait could keep a summary of a record shorter than it says). The order of node 0's fsyncs, from the shim. */
+Test(record, the_early_summary_on_several_nodes_follows_its_record_to_disk, .timeout = 180)
+{
+    e2e_need_mpi();
+    const char *out = e2e_outdir();
+    const char *sc = e2e_scenario("name: early\nnodes: 2\nranks: 1\niterations: 20\nseed: 5\npower: {sample_hz: 100}\n"
+                                  "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
+    char flog[160], logp[160], cmd[2048];
+    snprintf(flog, sizeof flog, "%s.fsyncs", out);
+    snprintf(logp, sizeof logp, "%s.log", out);
+    const char *asan = getenv("ASAN_OPTIONS");
+    snprintf(cmd, sizeof cmd, "timeout 150 mpirun --oversubscribe --allow-run-as-root -np 2 env LD_PRELOAD=%s "
+             "GAUNTLET_TEST_FSYNC_LOG=%s ASAN_OPTIONS='%s%sverify_asan_link_order=0' %s run %s --out %s --backend sim "
+             "--headless > %s 2>&1", STALL_PRELOAD, flog, asan ? asan : "", asan && *asan ? ":" : "", e2e_bin(), sc, out,
+             logp);
+    int st = system(cmd);
+    char *log = e2e_read(logp);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d:\n%s", st, log ? log : "");
+    free(log);
+    char *fs = e2e_read(flog);
+    cr_assert_not_null(fs, "no fsync was logged");
+    char events[160], summary[160];
+    snprintf(events, sizeof events, "%s/events.jsonl\n", out);
+    snprintf(summary, sizeof summary, "%s/summary.json.tmp.", out);
+    const char *e = strstr(fs, events), *m = strstr(fs, summary);
+    cr_assert_not_null(m, "summary.json's temp file was never fsynced:\n%s", fs);
+    cr_expect(e && e < m, "events.jsonl is fsynced %s the first summary.json:\n%s", e ? "after" : "never before", fs);
+    free(fs);
+}
+
 /* A rebuilt summary counts as the run did, whatever the shape and the recovery: the iterations (shrink's dropped rank
  * left out, as live; until 2026-11-30 it held the count down to where the rank left), whether it completed, and the
  * bus bandwidth (null where every all-reduce overlapped: until 2026-11-30 an optimizer's bytes after an overlapped

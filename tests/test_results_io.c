@@ -16,6 +16,7 @@
 
 #include "backend.h"
 #include "e2e.h"
+#include "nodeagg.h"
 #include "results.h"
 #include "scenario.h"
 #include "shm.h"
@@ -545,4 +546,241 @@ Test(results_lock, a_folder_being_summarized_is_refused_to_a_run, .timeout = 30)
     results_close(&r);
     free(a);
     free(b);
+}
+
+/* Text is cut where a UTF-8 character ends, never inside one (until 2026-11-30 str_copy cut at a byte count, and
+ * JSON refused what it left: the summary or event carrying it was lost); a long text kept whole at both ends loses
+ * its middle; bytes that are not UTF-8 become U+FFFD. */
+Test(utf8, a_cut_text_ends_on_a_character)
+{
+    char buf[64];
+    cr_expect_eq(str_copy(buf, 5, "a\xc3\xa9\xc3\xa9\xc3\xa9"), -1);
+    cr_expect_str_eq(buf, "a\xc3\xa9", "cut inside the second é");
+    cr_expect_eq(str_copy(buf, 4, "ab\xe2\x82\xac"), -1);
+    cr_expect_str_eq(buf, "ab", "cut inside €");
+    cr_expect_eq(str_copy(buf, 6, "ab\xe2\x82\xac"), 0);
+    cr_expect_str_eq(buf, "ab\xe2\x82\xac");
+    char cut[] = "x\xf0\x9f\x98";   /* what a truncating snprintf leaves of an emoji */
+    cr_expect_str_eq(utf8_trim(cut), "x");
+    char whole[] = "x\xf0\x9f\x98\x80";
+    cr_expect_str_eq(utf8_trim(whole), "x\xf0\x9f\x98\x80");
+    char *fixed = utf8_lossy("a\xff" "b\xc3" "c\xed\xa0\x80" "d\xc3\xa9");
+    cr_expect_str_eq(fixed, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" "d\xc3\xa9");
+    json_t *j = json_string(fixed);
+    cr_expect_not_null(j, "JSON takes it");
+    json_decref(j);
+    free(fixed);
+    const char *path = "cannot write /tmp/\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                       "\xc3\xa9\xc3\xa9/events.jsonl: File too large";
+    cr_expect_eq(str_copy_mid(buf, 64, path), -1);
+    cr_expect(strncmp(buf, "cannot write /tmp/", 18) == 0 && strstr(buf, "\xe2\x80\xa6") &&
+              strstr(buf, "/events.jsonl: File too large"), "%s", buf);
+    cr_expect_lt(strlen(buf), 64);
+    j = json_string(buf);
+    cr_expect_not_null(j, "valid UTF-8: %s", buf);
+    json_decref(j);
+}
+
+/* A set-up failure whose text was cut inside a character (a why buffer shorter than a UTF-8 path) still ends the
+ * record with its exit code and reason (until 2026-11-30 json_pack refused it: a line with t_s and event only). */
+Test(results_write, a_cut_reason_keeps_the_end_line_whole)
+{
+    const char *dir = tmpdir();
+    struct scenario *sc = scenario("cutreason");
+    struct results r;
+    char err[512];
+    cr_assert_eq(results_open(&r, dir, sc, mono_ns(), err, sizeof err), 0, "%s", err);
+    cr_assert_eq(results_setup_failed(&r, "cannot write /tmp/\xc3\xa9\xc3\xa9\xc3"), 0);
+    results_close(&r);
+    char *ev = read_in(dir, "events.jsonl");
+    cr_expect(strstr(ev, "\"event\":\"end\",\"exit\":3,\"reason\":\"its set-up failed: cannot write /tmp/\xc3\xa9\xc3\xa9"),
+              "%s", ev);
+    free(ev);
+    free(sc);
+}
+
+/* A summary that could not be built (NULL) is said as such, never as "Cannot allocate memory" (until 2026-11-30 a
+ * json_pack refusing a text read as an allocation failure). */
+Test(results_write, a_summary_not_built_is_not_called_out_of_memory)
+{
+    const char *dir = tmpdir();
+    struct scenario *sc = scenario("nobuild");
+    struct results r;
+    char err[512];
+    cr_assert_eq(results_open(&r, dir, sc, mono_ns(), err, sizeof err), 0, "%s", err);
+    cr_expect_eq(results_summary(&r, NULL), -1);
+    cr_assert_not_null(results_failed(&r));
+    cr_expect(strstr(results_failed(&r), "summary.json: the summary could not be built"), "%s", results_failed(&r));
+    cr_expect(!strstr(results_failed(&r), "Cannot allocate memory"), "%s", results_failed(&r));
+    results_close(&r);
+    cr_expect_eq(file_size(dir, "summary.json"), -1, "nothing written");
+    free(sc);
+}
+
+/* The longest --out keeps the file and the OS error in the first failure's text (until 2026-11-30 it was cut at 320
+ * bytes, inside the folder's path: both lost, and a cut inside a character lost the summary too). */
+Test(results_write, a_long_folder_keeps_the_file_and_the_os_error)
+{
+    char dir[1100], seg[256];
+    int n = snprintf(dir, sizeof dir, "%s", tmpdir());
+    for (int i = 0; i < 100; i++)
+        memcpy(seg + 2 * i, "\xc3\xa9", 2);   /* 200 bytes of é: a name the file system takes */
+    seg[200] = 0;
+    while (n + 201 <= RESULTS_DIR_MAX)
+        n += snprintf(dir + n, sizeof dir - (size_t)n, "/%s", seg);
+    n += snprintf(dir + n, sizeof dir - (size_t)n, "/%.*s", (RESULTS_DIR_MAX - n - 1) & ~1, seg);
+    cr_assert_leq(n, RESULTS_DIR_MAX);
+    struct scenario *sc = scenario("longdir");
+    struct results r;
+    char err[2048];
+    cr_assert_eq(results_open(&r, dir, sc, mono_ns(), err, sizeof err), 0, "%s", err);
+    int full = open("/dev/full", O_WRONLY);
+    cr_assert(full >= 0);
+    cr_assert_eq(dup2(full, r.events_fd), r.events_fd);
+    close(full);
+    cr_expect_eq(results_event(&r, mono_ns(), "lost", NULL), -1);
+    const char *why = results_failed(&r);
+    cr_assert_not_null(why);
+    char want[1200];
+    snprintf(want, sizeof want, "cannot write %s/events.jsonl: No space left on device", dir);
+    cr_expect_str_eq(why, want);
+    json_t *j = json_string(why);
+    cr_expect_not_null(j, "the failure's text is valid UTF-8");
+    json_decref(j);
+    results_close(&r);
+    free(sc);
+}
+
+/* Numbers keep their digits: summary.json's every double reads back as written (until 2026-11-30 8 digits: an fp32
+ * fault's old and new values, 10.0000095 and 10.0000105, both read 10.00001), and an event's t_s keeps its µs after
+ * 28 hours (until then 10 digits: 0.1 ms). */
+Test(results_write, numbers_keep_their_digits)
+{
+    const char *dir = tmpdir();
+    struct scenario *sc = scenario("digits");
+    struct results r;
+    char err[512];
+    uint64_t t0 = mono_ns();
+    cr_assert_eq(results_open(&r, dir, sc, t0, err, sizeof err), 0, "%s", err);
+    double old = (double)10.0000095f, nw = (double)10.0000105f, sum = 0.1 + 0.2;
+    json_t *s = json_pack("{s:f, s:f, s:f}", "old", old, "new", nw, "sum", sum);
+    cr_assert_eq(results_summary(&r, s), 0);
+    json_decref(s);
+    cr_assert_eq(results_event(&r, t0 + 100000123456000ull, "late", NULL), 0);
+    results_close(&r);
+    char path[600];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    json_error_t je;
+    json_t *back = json_load_file(path, 0, &je);
+    cr_assert_not_null(back, "%s", je.text);
+    cr_expect(json_real_value(json_object_get(back, "old")) == old, "old %.17g read back %.17g", old,
+              json_real_value(json_object_get(back, "old")));
+    cr_expect(json_real_value(json_object_get(back, "new")) == nw, "new %.17g read back %.17g", nw,
+              json_real_value(json_object_get(back, "new")));
+    cr_expect(json_real_value(json_object_get(back, "sum")) == sum);
+    json_decref(back);
+    char *ev = read_in(dir, "events.jsonl");
+    cr_expect(strstr(ev, "{\"t_s\":100000.123456,\"event\":\"late\"}"), "%s", ev);
+    free(ev);
+    free(sc);
+}
+
+static char agg_line[1024];
+
+/* Keeps the last node_iteration line a fold gives. */
+static void agg_keep(void *ctx, int stream, const char *line, size_t len)
+{
+    (void)ctx;
+    if (stream == 0 && len < sizeof agg_line)
+        snprintf(agg_line, sizeof agg_line, "%.*s", (int)len, line);
+}
+
+/* A node_iteration line's t_s keeps its µs after 28 hours, as power.csv's (until 2026-11-30 7 digits: 0.1 s). */
+Test(results_write, a_node_iteration_keeps_its_microseconds)
+{
+    struct nodeagg *a = nodeagg_new(1, 1, 1, 0.01, agg_keep, NULL);
+    double t = 100000.123456;
+    const char *types[] = { "phase_begin", "phase_end", "iteration" };
+    agg_line[0] = 0;
+    for (int i = 0; i < 3; i++) {
+        json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:s, s:f}", "event", types[i], "rank", 1, "run", 0, "iter", 0,
+                              "phase", "compute", "dur_s", 0.25);
+        cr_assert_eq(nodeagg_event(a, i ? t : t - 0.25, types[i], o), 1, "%s folded", types[i]);
+        json_decref(o);
+    }
+    nodeagg_flush(a);
+    nodeagg_free(a);
+    json_t *o = json_loads(agg_line, 0, NULL);
+    cr_assert_not_null(o, "a node_iteration line: %s", agg_line);
+    cr_expect_str_eq(json_string_value(json_object_get(o, "event")), "node_iteration");
+    cr_expect(fabs(json_number_value(json_object_get(o, "t_s")) - t) < 1e-7, "%s", agg_line);
+    json_decref(o);
+}
+
+/* Node 0 reads another node's compact power lines whole before taking any of their rows: a line with a value that is
+ * not a number, or one that no row could hold (1e300 W: until 2026-11-30 formatted past the buffer it went to, and a
+ * field that was no number read as 0 W), is left out whole; the lines around it are taken. */
+Test(results_write, a_bad_power_line_from_another_node_is_left_out_whole)
+{
+    const char *dir = tmpdir();
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    char err[512];
+    cr_assert_eq(scenario_load_string("name: agg\nnodes: 2\nranks: 1\niterations: 1\nforward: nodes\n"
+                                      "power: {sample_hz: 100, forward_hz: 10}\n"
+                                      "workload:\n  gemm: {m: 1, n: 1, k: 1}\n  allreduce: {bytes: 1MiB}\n",
+                                      "x.yaml", sc, err, sizeof err), 0, "%s", err);
+    struct results r;
+    cr_assert_eq(results_open(&r, dir, sc, mono_ns(), err, sizeof err), 0, "%s", err);
+    cr_assert_geq(r.nodes_fd, 0, "power-nodes.csv is written");
+    char text[16384];
+    int n = snprintf(text, sizeof text, "1,0,4,250.5,251.5\n1,2,4");
+    for (int i = 0; i < 40; i++)
+        n += snprintf(text + n, sizeof text - (size_t)n, ",1e300");
+    n += snprintf(text + n, sizeof text - (size_t)n, "\n1,42,4,260.0,abc,261.0\n1,50,4,,270.0\n1,60,4,nan\n1,3,4,252.5\n");
+    cr_expect_eq(results_append(&r, 1, text, (size_t)n), 0);
+    results_close(&r);
+    char *csv = read_in(dir, "power-nodes.csv");
+    const char *rows = strchr(csv, '\n');
+    cr_assert_not_null(rows);
+    cr_expect_str_eq(rows + 1, "0.000000,1,250.5,4\n0.100000,1,251.5,4\n0.300000,1,252.5,4\n", "%s", csv);
+    free(csv);
+    free(sc);
+}
+
+/* Exits with 0 when write_file_atomic in dir (a folder its caller may write and enter, not read: 0300) refuses to
+ * replace dir/f, 1 when it wrote it (unsynced), 2 when it failed another way. */
+static int write_in_unreadable(const char *dir)
+{
+    errno = 0;
+    char path[600];
+    snprintf(path, sizeof path, "%s/f", dir);
+    int rc = write_file_atomic(path, "new\n", 4);
+    if (rc == 0)
+        return 1;
+    return errno == EACCES && access(path, F_OK) != 0 ? 0 : 2;
+}
+
+/* A folder that cannot be opened cannot be synced: the file is not put in place, and the caller is told (until
+ * 2026-11-30 it was renamed into place and 0 returned, the folder's fsync skipped unsaid). */
+Test(write_file, a_folder_that_cannot_be_synced_is_refused)
+{
+    const char *dir = tmpdir();
+    int rc;
+    if (geteuid() == 0) {   /* root reads any folder: the test runs as nobody */
+        cr_assert_eq(chown(dir, 65534, 65534), 0);
+        cr_assert_eq(chmod(dir, 0300), 0);
+        pid_t p = fork();
+        cr_assert_geq(p, 0);
+        if (p == 0)
+            _exit(setgid(65534) == 0 && setuid(65534) == 0 ? write_in_unreadable(dir) : 3);
+        int st = 0;
+        cr_assert_eq(waitpid(p, &st, 0), p);
+        rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    } else {
+        cr_assert_eq(chmod(dir, 0300), 0);
+        rc = write_in_unreadable(dir);
+    }
+    chmod(dir, 0700);
+    cr_expect_eq(rc, 0, "%s", rc == 1 ? "written without its folder's fsync" : rc == 3 ? "cannot become nobody"
+                                                                              : "failed, but not for the folder");
 }

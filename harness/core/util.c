@@ -144,18 +144,98 @@ void *xrealloc(void *p, size_t n)
 
 char *xstrdup(const char *s) { size_t n = strlen(s) + 1; return memcpy(xmalloc(n), s, n); }
 
+size_t utf8_fit(const char *s, size_t n)
+{
+    size_t k = n;
+    while (k > 0 && n - k < 3 && ((unsigned char)s[k] & 0xC0) == 0x80)
+        k--;
+    return ((unsigned char)s[k] & 0xC0) == 0x80 ? n : k;   /* more than 3 continuation bytes: no character to keep */
+}
+
+char *utf8_trim(char *s)
+{
+    size_t len = strlen(s), i = len;
+    while (i > 0 && len - i < 3 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
+        i--;
+    if (i > 0) {   /* s[i - 1] begins the last character: does it have the bytes it announces? */
+        unsigned char c = (unsigned char)s[i - 1];
+        size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        if (need > len - (i - 1))
+            s[i - 1] = 0;
+    }
+    return s;
+}
+
+/* The length of the valid UTF-8 character s begins with (1 to 4), or 0 when it begins with none: by JSON's rules
+ * (jansson's), no overlong form, no surrogate, nothing past U+10FFFF. */
+static size_t utf8_char(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (!n)
+        return 0;
+    unsigned cp = c & (0x3Fu >> (n - 1));
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)   /* the terminator too */
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3Fu);
+    }
+    if ((n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return n;
+}
+
+char *utf8_lossy(const char *s)
+{
+    size_t len = strlen(s), at = 0;
+    char *out = xmalloc(3 * len + 1);   /* each byte at most one U+FFFD */
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t k = utf8_char(p);
+        if (k) {
+            memcpy(out + at, p, k);
+            at += k;
+            p += k;
+        } else {
+            memcpy(out + at, "\xEF\xBF\xBD", 3);
+            at += 3;
+            p++;
+        }
+    }
+    out[at] = 0;
+    return out;
+}
+
 int str_copy(char *dst, size_t n, const char *src)
 {
     size_t len = strlen(src);
     if (n == 0)
         return -1;
-    if (len >= n) {
-        memcpy(dst, src, n - 1);
-        dst[n - 1] = 0;
+    if (len >= n) {   /* cut where a character ends: what is kept stays valid UTF-8 (JSON takes nothing else) */
+        size_t k = utf8_fit(src, n - 1);
+        memcpy(dst, src, k);
+        dst[k] = 0;
         return -1;
     }
     memcpy(dst, src, len + 1);
     return 0;
+}
+
+int str_copy_mid(char *dst, size_t n, const char *src)
+{
+    size_t len = strlen(src);
+    if (len < n || n < 16)
+        return str_copy(dst, n, src);
+    size_t room = n - 1 - 3, t = room - room / 3, h = utf8_fit(src, room - t);   /* the end (file, error) the larger */
+    const char *tail = src + len - t;
+    for (int i = 0; i < 3 && ((unsigned char)*tail & 0xC0) == 0x80; i++)   /* the tail begins on a character */
+        tail++;
+    size_t tl = strlen(tail);
+    memcpy(dst, src, h);
+    memcpy(dst + h, "\xE2\x80\xA6", 3);   /* U+2026, the ellipsis */
+    memcpy(dst + h + 3, tail, tl + 1);
+    return -1;
 }
 
 int write_all(int fd, const void *buf, size_t len)
@@ -174,38 +254,56 @@ int write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
-int write_file_atomic(const char *path, const void *buf, size_t len)
+int write_file_durable(const char *path, const void *buf, size_t len)
 {
     char tmp[PATH_MAX], dir[PATH_MAX];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
+    str_copy(dir, sizeof dir, path);   /* fits: shorter than tmp */
+    /* the folder first: a rename that could not be made durable is not made (until 2026-11-30 a folder that could
+     * not be opened, one without read permission, a process out of descriptors, was left unsynced unsaid) */
+    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
         return -1;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int e = errno;
+        close(dfd);
+        errno = e;
+        return -1;
+    }
     if (write_all(fd, buf, len) != 0 || fsync(fd) != 0) {
         int e = errno;
         close(fd);
         unlink(tmp);
+        close(dfd);
         errno = e;
         return -1;
     }
     if (close(fd) != 0 || rename(tmp, path) != 0) {
         int e = errno;
         unlink(tmp);
+        close(dfd);
         errno = e;
         return -1;
     }
-    str_copy(dir, sizeof dir, path);
-    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {            /* the rename is durable once the folder is synced */
-        int rc = fsync(dfd);
-        close(dfd);
-        if (rc != 0)
-            return -1;
-    }
-    return 0;
+    /* in place: the rename is durable once the folder is synced (EINVAL: a file system that syncs no folder, as
+     * PostgreSQL takes it, has nothing more to do) */
+    int rc = fsync(dfd) != 0 && errno != EINVAL ? WRITE_UNSYNCED : 0, e = errno;
+    close(dfd);
+    errno = e;
+    return rc;
+}
+
+int write_file_atomic(const char *path, const void *buf, size_t len)
+{
+    int rc = write_file_durable(path, buf, len);
+    if (rc == WRITE_UNSYNCED)   /* in place: the caller says it is written, and this says how far */
+        gl_log("%s is written, but its folder could not be synced (fsync: %s): a power loss may still lose it", path,
+               strerror(errno));
+    return rc < 0 ? -1 : 0;
 }
 
 /* Whether a dir entry is NAME.tmp.PID for one of names: that pid, else 0. */

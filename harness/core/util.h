@@ -69,8 +69,20 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 
-/* Copies src into dst of size n, always terminated; returns 0, or -1 when truncated. */
+/* Copies src into dst of size n, always terminated; returns 0, or -1 when truncated (cut where a UTF-8 character
+ * ends: until 2026-11-30 a cut inside one left text JSON refuses, and the summary or event carrying it was lost). */
 int str_copy(char *dst, size_t n, const char *src);
+/* The same, but where src does not fit its middle gives way to "…": its first third and its last two thirds are kept
+ * (a long path's file name and the OS error after it). */
+int str_copy_mid(char *dst, size_t n, const char *src);
+/* The length of the longest prefix of s, at most n bytes (s holds at least n), that does not end inside a UTF-8
+ * character: where text is cut, it is cut there. */
+size_t utf8_fit(const char *s, size_t n);
+/* Removes from the end of s a UTF-8 character cut short (what a truncating snprintf leaves); returns s. */
+char *utf8_trim(char *s);
+/* A new copy of s (xmalloc; free() it) in which every byte that is not part of a valid UTF-8 character (by JSON's
+ * rules) is U+FFFD: text from outside made fit for JSON, which holds UTF-8 only. */
+char *utf8_lossy(const char *s);
 
 /* Whether path (what names it in the message: "--out") has at most max characters: 0, or -1 after saying
  * "WHAT: path too long (N characters; at most MAX)" on stderr (a path is never used cut short). */
@@ -88,7 +100,15 @@ int stdout_done(void);
 
 /* Writes all of buf to fd (retrying short writes and EINTR); 0 or -1 with errno. */
 int write_all(int fd, const void *buf, size_t len);
-/* Writes a file whole: temp file in the same folder, fsync, rename, fsync of the folder. */
+/* write_file_durable's outcome when the file is in place but the rename may not survive a power loss. */
+#define WRITE_UNSYNCED 1
+/* Writes a file whole: the folder opened, a temp file in it, fsync, rename, fsync of the folder. 0: in place and
+ * durable; WRITE_UNSYNCED (errno: why): in place (the new content is what a reader sees), but the folder's fsync
+ * failed; -1 with errno: not in place (a file of that name is as it was; a folder that cannot be opened, so
+ * could not be synced, is refused before anything is written). */
+int write_file_durable(const char *path, const void *buf, size_t len);
+/* The same for a caller that only tells written from not: WRITE_UNSYNCED is said on stderr here ("PATH is written,
+ * but its folder could not be synced ...") and returns 0, the file being in place. 0, or -1 with errno. */
 int write_file_atomic(const char *path, const void *buf, size_t len);
 /* Removes from dir the temp files write_file_atomic leaves when its writer is killed mid-write (NAME.tmp.PID, for
  * each NAME of the NULL-terminated names) whose writer is gone: a pid that is alive on this host may still be

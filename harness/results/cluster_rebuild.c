@@ -23,12 +23,14 @@
 static void note(json_t *summary, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(json_t *summary, const char *fmt, ...)
 {
-    char text[512];
+    char text[1536];   /* a path of the folder (1023 bytes at most) and the words around it */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    json_object_set_new(summary, "power_cluster_note", json_string(text));
+    char *fixed = utf8_lossy(utf8_trim(text));   /* JSON holds UTF-8 only: a cut or foreign byte never loses the note */
+    json_object_set_new(summary, "power_cluster_note", json_string(fixed));
+    free(fixed);
 }
 
 struct feed { long taken, bad, beyond; double last_s; };

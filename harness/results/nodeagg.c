@@ -142,7 +142,8 @@ static void entry_emit(struct nodeagg *a, struct entry *e)
                              (json_int_t)e->iter, "ranks", e->ranks, "dur_s", e->dur_max, "dur_min_s", e->dur_min,
                              "slowest", e->slowest, "phases", phases);
     e->used = 0;
-    char *text = line ? json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(7)) : NULL;
+    /* 15 digits as every event line: t_s keeps its µs (until 2026-11-30 7 digits: 10 ms after 2.8 hours) */
+    char *text = line ? json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) : NULL;
     json_decref(line);
     if (!text)
         return;
@@ -319,30 +320,58 @@ static void run_end(struct nodeagg *a)
     a->run_n = 0;
 }
 
+/* Reads a compact line's cell values from q (",W,W,...", up to nl) into w (at most max); their count, or -1 when one
+ * is not a number in range (empty, "nan", beyond 10^9 W: until 2026-11-30 read as 0 W, or formatted past the
+ * buffer) or the line does not end after them. */
+static long line_cells(const char *q, const char *nl, double *w, long max)
+{
+    long n = 0;
+    while (q < nl && *q == ',') {
+        char *e;
+        double x = strtod(q + 1, &e);
+        if (e == q + 1 || e > nl || !isfinite(x) || fabs(x) > 1e9 || n == max)
+            return -1;
+        w[n++] = x;
+        q = e;
+    }
+    return q == nl ? n : -1;
+}
+
 int nodeagg_rows(const char *text, size_t len, double cell_s,
                  void (*row)(void *ctx, double t_s, int node, double watts, int gpus), void *ctx)
 {
-    int cells = 0;
+    int cells = 0, bad = 0;
+    long max = 0;
+    double *w = NULL;
     for (const char *p = text, *end = text + len; p < end;) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl)
-            return -1;
+        if (!nl) {
+            bad = 1;
+            break;
+        }
         char *q;
         long node = strtol(p, &q, 10);
-        long long first = *q == ',' ? strtoll(q + 1, &q, 10) : -1;
-        long gpus = *q == ',' ? strtol(q + 1, &q, 10) : -1;
-        if (q >= nl || *q != ',' || node < 0 || node > 1000000 || gpus < 0)
-            return -1;
-        for (long long c = first; q < nl && *q == ','; c++) {
-            double w = strtod(q + 1, &q);
-            row(ctx, (double)c * cell_s, (int)node, w, (int)gpus);
-            cells++;
+        int has_first = q < nl && *q == ',';
+        long long first = has_first ? strtoll(q + 1, &q, 10) : 0;
+        long gpus = q < nl && *q == ',' ? strtol(q + 1, &q, 10) : -1;
+        long n = (long)(nl - q);   /* at most this many cells: each takes a comma */
+        if (n > max) {
+            w = xrealloc(w, (size_t)n * sizeof *w);
+            max = n;
         }
-        if (q != nl)
-            return -1;
+        /* a line read whole before any of its rows is taken: a bad one is left out entirely, the next read on */
+        if (q >= nl || *q != ',' || node < 0 || node > 1000000 || !has_first || llabs(first) > 1LL << 50 || gpus < 0 ||
+            gpus > 1 << 20 || (n = line_cells(q, nl, w, max)) < 0) {
+            bad = 1;
+            p = nl + 1;
+            continue;
+        }
+        for (long i = 0; i < n; i++, cells++)
+            row(ctx, (double)(first + i) * cell_s, (int)node, w[i], (int)gpus);
         p = nl + 1;
     }
-    return cells;
+    free(w);
+    return bad ? -1 : cells;
 }
 
 /* Emits the cell being filled: the sum over the node's GPUs of each one's mean reading in it (a GPU without a

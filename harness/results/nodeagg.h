@@ -34,8 +34,10 @@ int nodeagg_event(struct nodeagg *a, double t_s, const char *type, const json_t 
  * `node,first_cell,gpus,w0,w1,...` (watts to 0.1 W; the cell's start is first_cell x cell_s), at most max_cells to
  * a line; nodeagg_rows reads them back. Without it each cell is a power-nodes.csv row. */
 void nodeagg_compact(struct nodeagg *a, int max_cells);
-/* Reads compact lines (whole, newline-terminated) into rows: row(ctx, t_s, node, watts, gpus) per cell. Returns the
- * cells read, or -1 at the first line that is not one (what came before it was read). */
+/* Reads compact lines (whole, newline-terminated) into rows: row(ctx, t_s, node, watts, gpus) per cell. Each line is
+ * read whole before any of its rows is taken: one that is not such a line (a field that is no number, a value that
+ * is not finite or beyond 10^9 W) gives no row, and the lines after it are read. Returns the cells read, or -1 when
+ * a line was left out. */
 int nodeagg_rows(const char *text, size_t len, double cell_s,
                  void (*row)(void *ctx, double t_s, int node, double watts, int gpus), void *ctx);
 /* One power reading of local rank `rank` at t_s (watts NaN: not measured, held from the last). */

@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "nodeagg.h"
+#include "results_int.h"
 #include "runcluster.h"
 #include "shm.h"
 #include "util.h"
@@ -89,14 +90,20 @@ void results_cluster_flush(struct results *r)
         nodeagg_flush_power(r->agg);
 }
 
-/* Records the first write failure (said once); returns -1. */
-static int results_fail(struct results *r, const char *file, int err)
+int results_fail_text(struct results *r, const char *text)
 {
     if (!r->failed) {
         r->failed = 1;
-        snprintf(r->why, sizeof r->why, "cannot write %s/%s: %s", r->dir, file, strerror(err));   /* said by the run */
+        str_copy_mid(r->why, sizeof r->why, text);
     }
     return -1;
+}
+
+int results_fail(struct results *r, const char *file, int err)
+{
+    char text[sizeof r->why];
+    snprintf(text, sizeof text, "cannot write %s/%s: %s", r->dir, file, strerror(err));   /* fits: dir fits r->dir */
+    return results_fail_text(r, utf8_trim(text));
 }
 
 /* Appends len bytes to fd, whole or not at all: a short write (a full disk, a file-size limit) is cut back to off,
@@ -107,10 +114,13 @@ static int results_write(struct results *r, int fd, off_t *off, const char *file
         return -1;
     if (write_all(fd, buf, len) == 0) {
         *off += (off_t)len;
+        r->synced = 0;
         return 0;
     }
     int e = errno;
     r->stopped = 1;
+    if (r->failed)   /* after the run's first failure (a summary.json, an fsync): said here, or never */
+        gl_log("cannot write %s/%s: %s", r->dir, file, strerror(e));
     if (ftruncate(fd, *off) != 0 && errno != EINVAL)   /* EINVAL: not a regular file (a device): nothing to cut */
         gl_log("cannot cut %s/%s back to its last whole line: %s", r->dir, file, strerror(errno));
     return results_fail(r, file, e);
@@ -222,8 +232,11 @@ static int results_open_files(struct results *r, const char *dir, const struct s
         return -1;
     }
     snprintf(path, sizeof path, "%s/scenario.yaml", dir);
-    if (write_file_atomic(path, yaml, len) != 0) {
-        snprintf(why, n, "cannot write %s: %s", path, strerror(errno));
+    int wrote = write_file_durable(path, yaml, len);
+    if (wrote != 0) {   /* a folder that cannot be synced now would lose the run's summary at its end: refused now */
+        snprintf(why, n, wrote < 0 ? "cannot write %s: %s" : "%s is written, but its folder could not be synced: %s (no "
+                 "record written there could be made durable)", path, strerror(errno));
+        utf8_trim(why);
         free(yaml);
         return -1;
     }
@@ -254,9 +267,13 @@ static int results_open_files(struct results *r, const char *dir, const struct s
 
 int results_setup_failed(struct results *r, const char *why)
 {
-    char reason[640];
-    snprintf(reason, sizeof reason, "its set-up failed: %s", why);
-    return results_event(r, mono_ns(), "end", json_pack("{s:i, s:s}", "exit", EXIT_ENV, "reason", reason));
+    size_t n = strlen(why) + 32;
+    char *reason = xmalloc(n);
+    snprintf(reason, n, "its set-up failed: %s", why);
+    int rc = results_event(r, mono_ns(), "end", json_pack("{s:i, s:o}", "exit", EXIT_ENV, "reason",
+                                                          results_text(utf8_trim(reason))));
+    free(reason);
+    return rc;
 }
 
 /* A failed open keeps nothing open (the lock included): a process that runs again (accept) has no fd left over.
@@ -341,7 +358,9 @@ int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *ob
         json_object_update(line, obj);
         json_decref(obj);
     }
-    char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    /* 15 digits: t_s (rounded to µs) keeps its µs up to 10^9 s, as power.csv's; an fp32 value round-trips (until
+     * 2026-11-30 10 digits: 0.1 ms after 28 hours) */
+    char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
     if (!text) {
         json_decref(line);
         return -1;
@@ -426,11 +445,16 @@ struct rows_out { struct results *r; char *buf; size_t len, cap; };
 static void nodes_row(void *ctx, double t_s, int node, double watts, int gpus)
 {
     struct rows_out *o = ctx;
-    if (o->cap - o->len < 96) {
+    char row[128];
+    int k = snprintf(row, sizeof row, "%.6f,%d,%.1f,%d\n", t_s, node, watts, gpus);
+    if (k < 0 || (size_t)k >= sizeof row)   /* no row is this long (nodeagg_rows refuses such values): left out */
+        return;
+    if (o->cap - o->len < (size_t)k) {
         o->cap = o->cap * 2 + 4096;
         o->buf = xrealloc(o->buf, o->cap);
     }
-    o->len += (size_t)snprintf(o->buf + o->len, o->cap - o->len, "%.6f,%d,%.1f,%d\n", t_s, node, watts, gpus);
+    memcpy(o->buf + o->len, row, (size_t)k);
+    o->len += (size_t)k;
     runcluster_row(o->r->cl, t_s, node, watts, gpus);
     if (o->r->view && o->r->view->node_power)
         o->r->view->node_power(o->r->view->ctx, t_s, node, watts, gpus);
@@ -470,43 +494,6 @@ int results_flush(struct results *r)
     return rc;
 }
 
-int results_summary(struct results *r, json_t *summary)
-{
-    char path[1200];
-    char *text = json_dumps(summary, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
-    snprintf(path, sizeof path, "%s/summary.json", r->dir);
-    if (!text) {   /* out of memory: a failure like any other (results_failed is set whenever this is -1) */
-        if (r->failed)
-            gl_log("cannot write %s: %s", path, strerror(ENOMEM));
-        return results_fail(r, "summary.json", ENOMEM);
-    }
-    size_t len = strlen(text);
-    char *withnl = xmalloc(len + 2);
-    memcpy(withnl, text, len);
-    withnl[len] = '\n';
-    int rc = write_file_atomic(path, withnl, len + 1);
-    if (rc != 0) {
-        int e = errno;
-        if (r->failed)   /* the run said its first failure; this one would go unsaid */
-            gl_log("cannot write %s: %s", path, strerror(e));
-        results_fail(r, "summary.json", e);   /* the first: the run says it (results_failed) */
-    }
-    free(withnl);
-    free(text);
-    return rc;
-}
-
-int results_sync(struct results *r)
-{
-    int rc = results_flush(r);
-    const struct { int fd; const char *name; } f[] = { { r->events_fd, "events.jsonl" }, { r->power_fd, "power.csv" },
-                                                        { r->nodes_fd, "power-nodes.csv" } };
-    for (size_t i = 0; i < sizeof f / sizeof *f; i++)
-        if (f[i].fd >= 0 && fsync(f[i].fd) != 0 && errno != EINVAL)
-            rc = results_fail(r, f[i].name, errno);
-    return rc;
-}
-
 void results_close(struct results *r)
 {
     if (r->agg && !r->forward)   /* node 0's last cell (a forwarding node sent its own at its end event) */
@@ -520,23 +507,15 @@ void results_close(struct results *r)
     r->fwd_t = NULL;
     free(r->pbuf);
     r->pbuf = NULL;
-    if (r->power_fd >= 0) {
-        if (fsync(r->power_fd) != 0 && errno != EINVAL)
-            SYSERR("fsync(power.csv)");
-        close(r->power_fd);
-        r->power_fd = -1;
-    }
-    if (r->events_fd >= 0) {
-        if (fsync(r->events_fd) != 0 && errno != EINVAL)
-            SYSERR("fsync(events.jsonl)");
-        close(r->events_fd);
-        r->events_fd = -1;
-    }
-    if (r->nodes_fd >= 0) {
-        if (fsync(r->nodes_fd) != 0 && errno != EINVAL)
-            SYSERR("fsync(power-nodes.csv)");
-        close(r->nodes_fd);
-        r->nodes_fd = -1;
+    int *fds[] = { &r->power_fd, &r->events_fd, &r->nodes_fd };
+    const char *names[] = { r->power_name, r->events_name, "power-nodes.csv" };
+    for (size_t i = 0; i < ARRAY_LEN(fds); i++) {
+        if (*fds[i] < 0)
+            continue;
+        if (!r->synced && fsync(*fds[i]) != 0 && errno != EINVAL)   /* synced: the run's end said how that went */
+            gl_log("fsync(%s) failed: %s", names[i], strerror(errno));
+        close(*fds[i]);
+        *fds[i] = -1;
     }
     if (r->lock_fd >= 0) {   /* the folder is free for another run */
         close(r->lock_fd);

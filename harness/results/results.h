@@ -25,7 +25,9 @@ struct results {
     int lock_fd;          /* <dir>/.lock, held (flock) while the run writes the folder */
     int failed;           /* a write failed: the run must end (results_failed) */
     int stopped;          /* an append failed: later appends are not tried (a summary.json that failed stops none) */
-    char why[320];        /* the first failure: the file and the OS error */
+    int synced;           /* results_sync ran, and nothing was appended since: results_close has nothing to sync */
+    char why[RESULTS_DIR_MAX + 256];   /* the first failure: the file and the OS error, whatever the folder's length
+                                        * (until 2026-11-30 320 bytes: a long --out cut both off) */
     uint64_t t0_ns;       /* t_s = 0 */
     uint64_t events;      /* lines written */
     const struct view_link *view;   /* also hands each line and row to a live view (NULL: none) */
@@ -95,12 +97,14 @@ int results_power(struct results *r, uint64_t t_ns, int rank, const struct power
 /* Pushes buffered power rows to the kernel (called once per sampling tick). */
 int results_flush(struct results *r);
 /* Flushes, then fsyncs events.jsonl, power.csv and power-nodes.csv: the record on disk before the summary that
- * sums it. 0, or -1 (the run's failure: results_failed says which file and why). */
+ * sums it, and its end line before the run ends. 0, or -1 (the run's failure: results_failed says which file and
+ * why; a failure after an earlier one is said here). */
 int results_sync(struct results *r);
 /* Node 0: appends lines another node forwarded (whole lines, newline-terminated) to events.jsonl, or its power rows to
  * power.csv (forward: ranks) or power-nodes.csv (forward: nodes). */
 int results_append(struct results *r, int power, const char *text, size_t len);
-/* Returns the first write failure ("cannot write DIR/FILE: OS error"), or NULL while every write succeeded. A write
+/* Returns the first write failure ("cannot write DIR/FILE: OS error"; "DIR/summary.json is written, but its folder
+ * could not be synced: OS error ..."), or NULL while every write succeeded. A write
  * that fails leaves its file ending at its last whole line (a short write is cut back) and stops every further write
  * to events.jsonl and power.csv (each results_* write is then -1); the run must end (exit 3). A summary.json that
  * cannot be written stops no append: the end line that follows it says so. */
@@ -120,9 +124,17 @@ void results_node_left(struct results *r, int node);
 long long results_nodes_at(const struct results *r);
 /* Node 0: the node's rows are over (its end record came): no cell of the cluster's sum waits for it. */
 void results_node_ended(struct results *r, int node);
-/* Writes summary.json atomically. Does not steal summary. -1 when it cannot: the first failure is results_failed's
- * (the run says it); after an earlier failure this one is logged here. */
+/* Writes summary.json atomically (write_file_durable). Does not steal summary (NULL: a summary that could not be
+ * built, a failure said as such). 0: written and durable; WRITE_UNSYNCED: written, in place, but its folder's fsync
+ * failed (it may not survive a power loss); -1: not written (an earlier summary.json, if any, is as it was). Either
+ * failure is results_failed's (the run says the first); after an earlier failure this one is logged here. */
 int results_summary(struct results *r, json_t *summary);
+/* Takes back the last line of events.jsonl, which began at off (r->events_off before it was written): a line the
+ * record must not keep (an end line whose exit code the run no longer ends with). 0, or -1 (the run's failure). */
+int results_events_cut(struct results *r, off_t off);
+/* A JSON string of s with every byte that is not part of a valid UTF-8 character replaced by U+FFFD: text from
+ * outside (a reason, an OS message, a path) that can never make the object holding it fail. Never NULL. */
+json_t *results_text(const char *s);
 void results_close(struct results *r);
 
 #endif

@@ -209,62 +209,73 @@ static void run_cluster_figures(struct sup *s, json_t *summary)
     runcluster_json(s->res.cl, summary, s->sc, tdp, uncert);
 }
 
-/* A results write that failed and is not yet said (after the loop's last look, the end line, or node 0's early
- * summary): said here, and exit 3 (code and summary updated). */
-static void run_io_failed(struct sup *s, json_t *summary, int *code)
+/* A results failure just recorded (had: results_failed held one before it, already said; a later one is said where
+ * it happens): said where it is the first, exit 3, the reason its text where the run has none (its middle cut where
+ * it is longer than the reason holds: the file and the OS error are at its end), and the summary saying so. */
+static void run_failed_now(struct sup *s, json_t *summary, int *code, int had)
 {
-    if (!results_failed(&s->res) || s->io_failed)
-        return;
-    gl_log("%s", results_failed(&s->res));
+    const char *why = results_failed(&s->res) ? results_failed(&s->res) : "the record's end line could not be made";
+    if (!had)
+        gl_log("%s", why);
     s->io_failed = 1;
     *code = EXIT_ENV;
     json_object_set_new(summary, "exit", json_integer(*code));
     if (!s->reason[0]) {
-        str_copy(s->reason, sizeof s->reason, results_failed(&s->res));
-        json_object_set_new(summary, "stopped", json_string(s->reason));
+        str_copy_mid(s->reason, sizeof s->reason, why);
+        json_object_set_new(summary, "stopped", results_text(s->reason));
     }
     if (!s->stop)
         s->stop = SUP_STOP_RESULTS;
     json_object_set_new(summary, "stop", json_string(s->stop));
 }
 
+/* A results write that failed and is not yet said (after the loop's last look, the end line, or node 0's early
+ * summary): said here, and exit 3 (code and summary updated). */
+static void run_io_failed(struct sup *s, json_t *summary, int *code)
+{
+    if (results_failed(&s->res) && !s->io_failed)
+        run_failed_now(s, summary, code, 0);
+}
+
 /* Writes the end line: the exit code the run ends with, and why. 0, or -1 when it could not be written. */
 static int run_end_line(struct sup *s, int code)
 {
     return results_event(&s->res, mono_ns(), "end", json_pack("{s:i, s:o}", "exit", code, "reason",
-                                                             s->reason[0] ? json_string(s->reason) : json_null()));
+                                                             s->reason[0] ? results_text(s->reason) : json_null()));
 }
 
 /* Node 0: summary.json first, then the end line, which so carries the exit code the run really ends with (3 where
- * summary.json could not be written: the record never says 0 for it). An end line that cannot be written is exit 3
- * too: summary.json is written again saying so, or, where even that fails, removed rather than left saying the code
- * it had (`gauntlet summarize` rebuilds one from the record). */
-static void run_record_end(struct sup *s, json_t *summary, int *code)
+ * summary.json could not be written, or is in place but its folder's fsync failed: the record never says 0 for it),
+ * then the end line fsynced. An end line that cannot be written, or whose fsync fails, is exit 3 too (until
+ * 2026-11-30 its fsync came at the close, a failure only said, exit 0): one that said another code is taken back and
+ * written again saying 3. What stays agrees with the run: summary.json in place (early: the exit code node 0's early
+ * summary in place says, several nodes; -1: none) that says another code is written again, or, where even that
+ * fails, removed rather than left saying the code it had (`gauntlet summarize` rebuilds one from the record). */
+static void run_record_end(struct sup *s, json_t *summary, int *code, int early)
 {
     results_sync(&s->res);   /* the record on disk before the summary of it (a power loss between keeps no summary
                               * of a shorter record); a record that cannot be made durable is the run's failure */
     run_io_failed(s, summary, code);   /* a failure since the loop's last look: in the summary too */
-    int had = results_failed(&s->res) != NULL, wrote = results_summary(&s->res, summary) == 0;
-    if (!wrote) {   /* results_failed is set: the first failure is said here */
-        *code = EXIT_ENV;
-        s->io_failed = 1;
-        if (!had) {
-            gl_log("%s", results_failed(&s->res));
-            if (!s->reason[0])
-                str_copy(s->reason, sizeof s->reason, results_failed(&s->res));
-        }
-    }
-    if (run_end_line(s, *code) == 0 || !wrote || s->io_failed)
-        return;   /* written; or no summary on disk; or one that already says exit 3 (appends were stopped before) */
-    run_io_failed(s, summary, code);
-    if (results_summary(&s->res, summary) == 0)
-        return;
+    int had = results_failed(&s->res) != NULL, rc = results_summary(&s->res, summary);
+    int disk = rc >= 0 ? (int)json_integer_value(json_object_get(summary, "exit")) : early;   /* what is in place */
+    if (rc != 0)   /* not written, or written but not durable (until 2026-11-30 both taken for "not written") */
+        run_failed_now(s, summary, code, had);
+    off_t at = s->res.events_off;
+    had = results_failed(&s->res) != NULL;
+    int line = run_end_line(s, *code) == 0 ? *code : -1;   /* the code the end line says; -1: none written */
+    if (line < 0 || results_sync(&s->res) != 0)
+        run_failed_now(s, summary, code, had);
+    if (line >= 0 && line != *code && results_events_cut(&s->res, at) == 0 && run_end_line(s, *code) == 0)
+        results_sync(&s->res);   /* a failure again is said there: the run's is said already */
+    if (disk < 0 || disk == *code || results_summary(&s->res, summary) >= 0)
+        return;   /* none in place, or one that says the run's code (again: a failure to sync it is said there) */
     char path[sizeof s->res.dir + 16];
     snprintf(path, sizeof path, "%s/summary.json", s->res.dir);
     if (unlink(path) != 0)
-        gl_log("cannot remove %s, which says an exit other than 3: %s", path, strerror(errno));
+        gl_log("cannot remove %s, which says exit %d while the run ends with %d: %s", path, disk, *code, strerror(errno));
     else
-        gl_log("%s removed: it said an exit other than 3, and the record has no end line", path);
+        gl_log("%s removed: it said exit %d, and the run ends with %d (`gauntlet summarize` rebuilds one from the "
+               "record)", path, disk, *code);
 }
 
 static int sup_finish(struct sup *s, const char *started)
@@ -280,10 +291,17 @@ static int sup_finish(struct sup *s, const char *started)
     int code = s->io_failed ? EXIT_ENV : s->failed || s->reason[0] ? EXIT_CHECK : EXIT_OK;
     sup_compare_runs(s);
     json_t *summary = sup_summary(s, code, started);
-    if (s->node == 0 && s->nodes > 1)   /* written now, as it stands: a launcher tearing the job down (a node died)
-                                       * may kill this process before the other nodes' records come; a failed
-                                       * write is said below */
-        results_summary(&s->res, summary);
+    int early = -1;   /* the exit code an early summary in place says */
+    if (s->node == 0 && s->nodes > 1) {   /* written now, as it stands: a launcher tearing the job down (a node died)
+                                         * may kill this process before the other nodes' records come; a failed
+                                         * write is said below. The record first on disk, as for the last summary
+                                         * (until 2026-11-30 this one came before it: a power loss during the wait
+                                         * could keep a summary of a record shorter than it says) */
+        results_sync(&s->res);
+        run_io_failed(s, summary, &code);
+        if (results_summary(&s->res, summary) >= 0)
+            early = (int)json_integer_value(json_object_get(summary, "exit"));
+    }
     if (s->node != 0) {   /* its end line before its end record: node 0 may end the job once it has every record */
         run_end_line(s, code);
         run_io_failed(s, summary, &code);
@@ -292,7 +310,7 @@ static int sup_finish(struct sup *s, const char *started)
     if (s->node == 0 && s->res.cl)   /* forward: nodes: the cluster's summed power per run, once every node's is in */
         run_cluster_figures(s, summary);
     if (s->node == 0)
-        run_record_end(s, summary, &code);
+        run_record_end(s, summary, &code, early);
     if (view) {   /* the terminal is the table's again */
         s->res.view = NULL;
         view->stop(view->ctx);
@@ -379,9 +397,10 @@ static int run_setup(struct sup *s, const struct backend_ops *ops, const struct 
         failed = 1;
     tm->prepare_s = run_since(&t);
     if (!failed && !(s->ps = ops->power_open(&s->shm, why, n))) {
-        char tmp[512];
-        snprintf(tmp, sizeof tmp, "power source: %s", why);
+        char *tmp = xmalloc(n + 16);
+        snprintf(tmp, n + 16, "power source: %s", why);
         str_copy(why, n, tmp);
+        free(tmp);
         failed = 1;
     }
     tm->power_s = run_since(&t);
@@ -446,7 +465,7 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
     struct sup s = { .sc = sc, .orig = sc, .ops = ops, .exe = opt->exe, .nranks = (int)sc->ranks, .sigfd = -1,
                      .timerfd = -1, .run = -1, .rn = &rn,
                      .hooks = { &resilience_hooks, &cluster_hooks, &run_hooks }, .n_hooks = 3 };
-    char why[512], started[32];
+    char why[RESULTS_DIR_MAX + 1024], started[32];   /* a set-up failure names a path of the folder whole */
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);

@@ -356,18 +356,32 @@ void sup_size_bess(struct sup *s, int m)
                                                               "capacity_mwh", capacity_mwh, "label", spec->label));
 }
 
+/* Sets key of j to v, or to null where v could not be made. */
+static void sup_set(json_t *j, const char *key, json_t *v) { json_object_set_new(j, key, v ? v : json_null()); }
+
 /* Builds summary.json from the runs and the run's outcome. */
 json_t *sup_summary(struct sup *s, int code, const char *started)
 {
     uint64_t dropped = s->evt_dropped_gone;   /* replaced processes' too */
     for (int k = 0; k < s->nslots; k++)
         dropped += atomic_load(&shm_ctl(&s->shm, k)->evt.dropped);
-    json_t *j = json_pack("{s:s, s:s, s:I, s:s, s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:I, s:I}", "scenario", s->sc->name,
-                          "backend", s->ops->name, "seed", (json_int_t)s->sc->seed, "started_utc", started, "exit", code,
-                          "gauntlet_version", GAUNTLET_VERSION, "ranks", s->nranks, "stopped",
-                          s->reason[0] ? json_string(s->reason) : json_null(), "runs", json_incref(s->rn->runs), "faults",
-                          faultlog_json(s), "wall_s", json_real((double)(mono_ns() - s->t0) * 1e-9), "events_dropped",
-                          (json_int_t)dropped, "power_samples", (json_int_t)s->samples);
+    /* field by field, not one json_pack: a value that cannot be made is null and the summary is still written (until
+     * 2026-11-30 one text that was not UTF-8 lost the whole summary.json); free text goes in through results_text,
+     * its bad bytes U+FFFD */
+    json_t *j = json_object();
+    sup_set(j, "scenario", results_text(s->sc->name));
+    sup_set(j, "backend", json_string(s->ops->name));
+    sup_set(j, "seed", json_integer((json_int_t)s->sc->seed));
+    sup_set(j, "started_utc", json_string(started));
+    sup_set(j, "exit", json_integer(code));
+    sup_set(j, "gauntlet_version", json_string(GAUNTLET_VERSION));
+    sup_set(j, "ranks", json_integer(s->nranks));
+    sup_set(j, "stopped", s->reason[0] ? results_text(s->reason) : json_null());
+    sup_set(j, "runs", json_incref(s->rn->runs));
+    sup_set(j, "faults", faultlog_json(s));
+    sup_set(j, "wall_s", json_real((double)(mono_ns() - s->t0) * 1e-9));
+    sup_set(j, "events_dropped", json_integer((json_int_t)dropped));
+    sup_set(j, "power_samples", json_integer((json_int_t)s->samples));
     json_object_set_new(j, "stop", json_string(sup_stop_code(s, code)));
     json_object_set_new(j, "sensor", sup_sensor_json(s));
     if (s->sc->auto_search)
