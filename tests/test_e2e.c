@@ -1,7 +1,10 @@
 /* tests/test_e2e.c: the real executable end to end on the sim backend: a complete results folder, the
  * same seed giving the same run, and the command line's exit codes and messages. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -723,4 +726,50 @@ Test(cli, default_folders_picked_at_once_are_each_their_own)
     cr_assert(stat(a, &st) == 0 && S_ISDIR(st.st_mode) && stat(b, &st) == 0 && S_ISDIR(st.st_mode), "%s, %s", a, b);
     cr_assert_neq(stat(c, &st), 0, "an unclaimed name is not made: %s", c);
     rmdir(a), rmdir(b), rmdir(root);
+}
+
+/* Whether process pid has a descriptor open on path (its /proc/PID/fd links); -1 when they cannot be read. */
+static int e2e_holds(pid_t pid, const char *path)
+{
+    char dir[64], link[PATH_MAX + 64], to[PATH_MAX];
+    snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int found = 0;
+    for (struct dirent *e; !found && (e = readdir(d));) {
+        snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
+        ssize_t n = readlink(link, to, sizeof to - 1);
+        if (n > 0) {
+            to[n] = 0;
+            found = strcmp(to, path) == 0;
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+/* A descriptor the caller left open without close-on-exec (a lock, the write end of a pipe it waits on for its end)
+ * stays the supervisor's and reaches no worker: a worker may outlive the supervisor (one left behind in a kernel call)
+ * and would hold the caller's lock or keep its pipe open. Until 2026-11-30 every worker held every such one. */
+Test(e2e, a_callers_descriptor_reaches_no_worker, .timeout = 120)
+{
+    char marker[] = "/tmp/gauntlet-fd-marker-XXXXXX";
+    int fd = mkstemp(marker);   /* not close-on-exec: the run inherits it, as from a shell's `exec 7>lock` */
+    cr_assert_geq(fd, 0);
+    const char *sc = e2e_scenario("name: fds\nranks: 2\niterations: 4000\n"
+                                  "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 1MiB}\n"
+                                  "sim: {tflops: 0.005}\n");
+    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-e2e-fds.log";
+    pid_t sup = e2e_start(log, (const char *[]){ "run", sc, "--out", out, "--backend", "sim", "--headless", NULL });
+    close(fd);   /* the test's own copy: only the run's remain */
+    cr_assert_eq(e2e_wait_started(out, 2 * 2, 60), 0, "the run did not start; see %s", log);
+    pid_t w[2];
+    cr_assert_eq(e2e_worker_pids(out, w, 2), 2, "see %s", log);
+    cr_expect_eq(e2e_holds(sup, marker), 1, "the supervisor holds the descriptor it inherited (the test's premise)");
+    for (int r = 0; r < 2; r++)
+        cr_expect_eq(e2e_holds(w[r], marker), 0, "rank %d's worker (pid %d) holds the caller's descriptor", r, (int)w[r]);
+    cr_assert_eq(kill(sup, SIGINT), 0);
+    cr_expect_eq(e2e_wait(sup, 60), 1, "stopped by SIGINT; see %s", log);
+    unlink(marker);
 }

@@ -331,6 +331,62 @@ Test(failures, ranks_wait_for_a_stopped_supervisor_and_restart_from_before_the_f
     supervisor_stopped_over_a_flip("{fingerprint: {slices: 4}}", 3);
 }
 
+/* A long iteration (255 GEMM and idle steps and an all-reduce: 1,022 phase edges) under a supervisor stopped for 3 s
+ * once the ranks have begun: each rank's event ring would take 8 such iterations, fewer than the 32 it may run past
+ * the supervisor's checks. Started with `extra` (a fault, detectors) and `iters` iterations; returns the summary, the
+ * exit code in *rc. Until 2026-11-30 a full ring dropped whatever came next: the rank_done of a run that ended within
+ * the stop (the run then waited for it for ever), or the fault carried out and its finding (exit 0, faults: []). */
+static json_t *long_iterations_over_a_stop(const char *name, int iters, const char *extra, const char *log, int *rc)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "name: %s\nranks: 2\niterations: %d\nseed: 1\n"
+             "workload:\n  phases:\n    - repeat: 255\n      steps:\n        - gemm: {m: 64, n: 64, k: 64, count: 1}\n"
+             "        - idle: {duration: 1us}\n    - allreduce: {bytes: 4KiB}\n"
+             "power: {sample_hz: 50}\nheartbeat: {timeout: 60s}\n%s", name, iters, extra);
+    const char *out = e2e_outdir();
+    const char *args[] = { "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL };
+    pid_t sup = e2e_start(log, args);
+    cr_assert_eq(e2e_wait_started(out, 2 * 3, 60), 0, "the run did not start; see %s", log);
+    cr_assert_eq(kill(sup, SIGSTOP), 0);
+    sleep_ns(3000000000ull);
+    cr_assert_eq(kill(sup, SIGCONT), 0);
+    *rc = e2e_wait(sup, 150);
+    cr_assert_neq(*rc, -1, "the run did not end within 150 s of the stop; see %s", log);
+    json_t *s = e2e_summary(out);
+    cr_expect_eq(json_integer_value(json_object_get(s, "events_dropped")), 0, "events dropped; see %s", log);
+    if (*rc == 0) {   /* every edge, iteration and end of both ranks is in the record */
+        cr_expect_eq(e2e_count_events(out, "rank_done"), 2, "see %s", log);
+        cr_expect_eq(e2e_count_events(out, "iteration"), 2 * iters, "see %s", log);
+        cr_expect_eq(e2e_count_events(out, "phase_end"), 2 * iters * 511, "see %s", log);
+    }
+    return s;
+}
+
+Test(failures, a_stopped_supervisor_loses_no_end_of_a_long_iterations_run, .timeout = 240)
+{
+    int rc;
+    const char *log = "/tmp/gauntlet-fail-ring-end.log";
+    json_t *s = long_iterations_over_a_stop("ring-end", 30, "", log, &rc);
+    cr_assert_eq(rc, 0, "exit %d; see %s", rc, log);
+    cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "completed", "see %s", log);
+    json_decref(s);
+}
+
+Test(failures, a_stopped_supervisor_loses_no_fault_nor_its_finding, .timeout = 240)
+{
+    int rc;
+    const char *log = "/tmp/gauntlet-fail-ring-fault.log";
+    json_t *s = long_iterations_over_a_stop("ring-fault", 60, "detectors: [abft]\nfaults:\n  - {kind: bitflip, at: 24, "
+                                            "rank: 1, target: gemm-output, where: exponent}\n", log, &rc);
+    cr_assert_eq(rc, 1, "exit %d: the flip is found (recovery none); see %s", rc, log);
+    cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "fault", "see %s", log);
+    json_t *f = e2e_injected_fault(s, 0);
+    cr_assert(f, "no injected fault in the summary; see %s", log);
+    cr_expect_str_eq(json_string_value(json_object_get(f, "detected_by")), "abft", "see %s", log);
+    json_decref(s);
+}
+
 /* A replacement that cannot start (here every worker started after the run began exits at once) fails its recovery
  * at once: the run ends exit 1 naming it, instead of recovering forever (297 recoveries in 20 s before, each death of
  * a replacement taken for a new crash). (Until 2026-11-30 this test removed the program while the run went on; the

@@ -1233,3 +1233,85 @@ Test(scenario, every_run_has_its_own_label)
     cr_assert_str_eq(sc->mitigations[2].label, "", "one entry of its mitigation: its name");
     free(sc);
 }
+
+/* Writes a trace of n samples 10 ms apart alternating between 300 and 700 W every `every` samples into a new file;
+ * returns its path (static storage). */
+static const char *trace_alternating(int n, int every)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/gauntlet-trace-XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "t_s,watts\n");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%.3f,%d\n", i * 0.01, (i / every) % 2 ? 300 : 700);
+    cr_assert_eq(fclose(f), 0);
+    return path;
+}
+
+/* A rank makes room in its event ring for a whole iteration's events before it begins one (control/shm.h EVT_CAP):
+ * every form of the iteration fits, 512 steps included, but a replayed trace whose every pass changes phase more often
+ * than the ring holds the edges of is refused, naming the key (until 2026-11-30 such a pass, or a stopped supervisor
+ * behind 8 iterations of 512 steps, lost whatever came next, its end included). */
+Test(scenario_errors, an_iteration_with_more_events_than_the_ring_holds)
+{
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    char text[512], err[1024] = "";
+    load_ok("name: s\nranks: 2\niterations: 3\nworkload:\n  phases:\n    - repeat: 256\n      steps:\n"
+            "        - gemm: {m: 64, n: 64, k: 64}\n        - allreduce: {bytes: 4KiB}\n", sc);
+    cr_assert_eq(sc->workload.n_steps, 512);
+    cr_assert_leq(scenario_iter_events(sc), SC_ITER_EVENTS_MAX);
+    const char *calm = trace_alternating(8192, 4);   /* 2047 changes: 4,230 events a pass */
+    snprintf(text, sizeof text, "name: r\nranks: 2\niterations: 3\nworkload:\n  replay: {trace: %s}\n", calm);
+    load_ok(text, sc);
+    cr_assert_leq(scenario_iter_events(sc), SC_ITER_EVENTS_MAX);
+    unlink(calm);
+    const char *busy = trace_alternating(8192, 1);   /* 8191 changes */
+    snprintf(text, sizeof text, "name: r\nranks: 2\niterations: 3\nworkload:\n  replay: {trace: %s}\n", busy);
+    cr_assert_eq(scenario_load_string(text, "t.yaml", sc, err, sizeof err), EXIT_INPUT, "loaded: a pass of %d events",
+                 scenario_iter_events(sc));
+    cr_assert(strstr(err, "t.yaml:5:12: workload.replay.trace: the trace changes phase 8191 times in a pass (its samples cross the "
+                             "middle of its range, 500.0 W)") &&
+              strstr(err, "more than a rank's event ring holds for one iteration (8192)"), "%s", err);
+    unlink(busy);
+    free(sc);
+}
+
+/* The shared state one node's run needs (the all-reduce's slots, each rank's replicas and its worker's own copies) is
+ * refused at check time when the machine cannot hold it, naming the keys that make it big: 256 ranks of a 64 MiB state
+ * with in-memory replicas need 112 GiB, 4096 of them 1.75 TiB (until 2026-11-30 accepted, to end in a worker killed
+ * for memory). On a machine that holds it, it loads. */
+Test(scenario_errors, a_shared_state_larger_than_the_memory)
+{
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    char err[1024] = "", text[512], what[64];
+    uint64_t have = scenario_mem_limit(what, sizeof what), one = 0;
+    cr_assert_gt(have, 0, "the memory of this machine cannot be read");
+    for (int big = 0; big < 2; big++) {
+        int ranks = big ? 4096 : 256;
+        snprintf(text, sizeof text, "name: big\nranks: %d\niterations: 10\nworkload:\n  gemm: {m: 256, n: 256, k: 256}\n"
+                 "  allreduce: {bytes: 64MiB}\nsim: {max_elems: 16777216}\nrecovery: {inprocess: {replicate_every: 1}}\n",
+                 ranks);
+        int rc = scenario_load_string(text, "t.yaml", sc, err, sizeof err);
+        if (rc == 0) {   /* a machine this large holds it */
+            uint64_t need = scenario_node_bytes(sc, &one);
+            cr_assert_leq(need, have, "%d ranks: %.1f GiB needed, %.1f GiB here, and it loaded", ranks,
+                          (double)need / (1ull << 30), (double)have / (1ull << 30));
+            continue;
+        }
+        cr_assert_eq(rc, EXIT_INPUT, "%s", err);
+        cr_assert(strstr(err, "t.yaml:7:7: sim.max_elems: one node's run needs ") &&
+                  strstr(err, "GiB of memory for its ranks' state, more than ") && strstr(err, what) &&
+                  strstr(err, ", each with a state of 64.0 MiB") &&
+                  strstr(err, "the 4 in-memory replicas recovery inprocess keeps") &&
+                  strstr(err, "lower ranks or sim.max_elems"), "%s", err);
+    }
+    /* the defaults (sim.max_elems 65536) on 64 ranks: their rings, a 256 KiB state */
+    load_ok("name: many\nranks: 64\niterations: 10\nworkload:\n  gemm: {m: 256, n: 256, k: 256}\n"
+            "  allreduce: {bytes: 64MiB}\nrecovery: {inprocess: {replicate_every: 1}}\n", sc);
+    cr_assert_lt(scenario_node_bytes(sc, &one), 256ull << 20);
+    cr_assert_eq(one, 65536u * 4);
+    free(sc);
+}

@@ -406,7 +406,7 @@ const struct view_link *tui_live_start(const char *out_dir, char *why, size_t n)
         sigaddset(&tt, SIGTTOU);
         pthread_sigmask(SIG_BLOCK, &tt, NULL);
         int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-        int dfd = fd >= 0 ? dup(fd) : -1;
+        int dfd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;   /* dup() would drop close-on-exec: every worker had it */
         if (fd < 0 || dfd < 0 || !(L.tty_out = fdopen(dfd, "w"))) {
             snprintf(why, n, "stdin is not a terminal and /dev/tty cannot be opened: no live view");
             if (dfd >= 0)

@@ -29,6 +29,17 @@ int shm_create(struct shm *s, int nranks, int nspares, uint64_t coll_elems, uint
     size_t coll_off = align64(ctl_off + (size_t)(nranks + nspares) * align64(sizeof(struct ctl)));
     size_t replica_off = align64(coll_off + (size_t)(nranks + 1) * coll_elems * sizeof(float));   /* + the result */
     size_t size = replica_off + (size_t)nranks * REPLICA_SLOTS * align64(sizeof(struct replica) + replica_bytes);
+    char what[64];
+    uint64_t have = scenario_mem_limit(what, sizeof what);
+    if (have && size > have) {   /* the memfd is sparse: too large, it would fail later as a worker killed for memory */
+        gl_log("the control block needs %.2f GiB of shared memory, more than %s (%.2f GiB): %d ranks and %d spares, an "
+               "all-reduce slot of %llu fp32 for each rank and its result (sim.max_elems), and %d replicas of %llu "
+               "bytes a rank (the recovery's): lower ranks or sim.max_elems", (double)size / (1ull << 30), what,
+               (double)have / (1ull << 30), nranks, nspares, (unsigned long long)coll_elems, replica_bytes ? REPLICA_SLOTS : 0,
+               (unsigned long long)replica_bytes);
+        errno = ENOMEM;
+        return -1;
+    }
     int fd = memfd_create("gauntlet-ctl", 0);   /* inherited by workers: no MFD_CLOEXEC */
     if (fd < 0)
         return SYSERR("memfd_create");

@@ -14,10 +14,13 @@
 
 #define SHM_MAGIC 0x474e544c45543031ull   /* "GNTLET01" */
 #define SHM_VERSION 5
+/* A rank's event ring. No record but a phase edge is ever dropped: a rank makes room for a whole iteration's events
+ * before it starts one (scenario_iter_events, at most SC_ITER_EVENTS_MAX), and any other record waits, beating, for a
+ * free slot (worker_events.c); the supervisor says any drop (sup_drain) and counts it (events_dropped). */
 #define EVT_CAP 8192
 /* Iterations a rank may end past what its supervisor has checked (shm checked_done) before it waits: a supervisor
- * behind its ranks (a loaded machine, a stop) loses no fingerprint to its comparison window (FP_WINDOW) and no event
- * to a full ring; when it keeps up no rank ever waits. */
+ * behind its ranks (a loaded machine, a stop) loses no fingerprint to its comparison window (FP_WINDOW); when it keeps
+ * up no rank ever waits. */
 #define RUNAHEAD_MAX 32
 #define CMD_CAP 64
 
@@ -180,6 +183,8 @@ struct ctl {
 };
 static_assert(offsetof(struct ctl, cmd_slots) == offsetof(struct ctl, cmd) + sizeof(struct ring), "ring storage");
 static_assert(offsetof(struct ctl, evt_slots) == offsetof(struct ctl, evt) + sizeof(struct ring), "ring storage");
+static_assert(sizeof(struct ctl) <= SC_CTL_SLOT_BYTES, "scenario_node_bytes counts a slot as SC_CTL_SLOT_BYTES");
+static_assert(EVT_CAP >= SC_ITER_EVENTS_MAX, "a rank's event ring holds the events of its longest iteration");
 
 struct shm_hdr {
     uint64_t magic;
@@ -237,7 +242,8 @@ struct shm {
 };
 
 /* Creates the block (memfd) for nranks ranks plus nspares spare slots, coll_elems fp32 per collective slot and
- * replica_bytes of state per replica slot (REPLICA_SLOTS per rank). 0 or -1. */
+ * replica_bytes of state per replica slot (REPLICA_SLOTS per rank). 0 or -1; a block larger than the memory the
+ * machine lets the run have (scenario_mem_limit) is refused, saying so, before anything is made. */
 int shm_create(struct shm *s, int nranks, int nspares, uint64_t coll_elems, uint64_t replica_bytes);
 /* Maps the block inherited as fd (worker side) and checks magic and version. 0 or -1. */
 int shm_attach(struct shm *s, int fd);

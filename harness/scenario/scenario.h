@@ -205,6 +205,25 @@ int scenario_ckpt_hold(const struct scenario *sc);
 int64_t scenario_ckpt_gens_needed(const struct scenario *sc);
 int scenario_ckpt_gens(const struct scenario *sc);
 
+/* The events one iteration may report: its phase edges (2 a phase; a step of workload.phases and the exposed wait
+ * before it 4; a replayed trace 2 a change of phase), its checkpoint's, and SC_ITER_EVENTS_SLACK for the rest (faults,
+ * findings, a fingerprint, a checkpoint written). A rank makes that much room in its event ring before it starts an
+ * iteration (control/shm.h: EVT_CAP, asserted at least SC_ITER_EVENTS_MAX), so that no edge of it is lost however
+ * late the supervisor drains; a scenario that needs more is refused (a trace that changes phase too often). */
+#define SC_ITER_EVENTS_MAX 8192
+#define SC_ITER_EVENTS_SLACK 128
+int scenario_iter_events(const struct scenario *sc);
+/* What one node's control block holds per slot at most (control/shm.h: struct ctl, asserted no larger), for
+ * scenario_node_bytes. */
+#define SC_CTL_SLOT_BYTES (1344u << 10)
+/* The memory one node's run takes for its shared state on the sim backend, which sizes it from the scenario: the
+ * control block (each slot's rings; the all-reduce's slots, ranks + 1; REPLICA_SLOTS replicas a rank under a recovery
+ * that keeps them) and each worker's own state and gradient; *coll_bytes: the state of one rank. */
+uint64_t scenario_node_bytes(const struct scenario *sc, uint64_t *coll_bytes);
+/* The memory this machine lets a run have: its physical memory, or its memory cgroup's limit where that is lower;
+ * what the number is, in words, into what. 0 when neither can be read. */
+uint64_t scenario_mem_limit(char *what, size_t n);
+
 /* Prints every key with type, default, unit and help (for `gauntlet list --keys` and docs). */
 void scenario_print_keys(FILE *f, const struct param *table, const char *prefix);
 

@@ -16,7 +16,7 @@
 
 /* The node of dotted key path (a.b.c) under map, or map itself when a part is not there: an error about a key
  * given points at its line. */
-static yaml_node_t *sc_key_node(struct sc_ctx *c, yaml_node_t *map, const char *path)
+yaml_node_t *sc_key_node(struct sc_ctx *c, yaml_node_t *map, const char *path)
 {
     yaml_node_t *at = map;
     for (const char *p = path; *p;) {
@@ -67,7 +67,7 @@ int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
         }
     }
     int rc = sc_workload_checks(c, root, sc);
-    if (rc)
+    if (rc || (rc = sc_limit_checks(c, root, sc)) != 0)
         return rc;
     if (sc->auto_search && sc->n_mitigations > sc->search_budget)
         sc->n_mitigations = (int)sc->search_budget;

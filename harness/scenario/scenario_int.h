@@ -35,6 +35,11 @@ struct sc_ctx {
 
 enum { WL_GEMM = 1, WL_ALLREDUCE = 2, WL_PHASES = 4, WL_SHAPE = 8, WL_REPLAY = 16, WL_SHAPES = 32 };
 
+/* The node of dotted key path (a.b.c) under map, or map itself when a part is not there (scenario_checks.c). */
+yaml_node_t *sc_key_node(struct sc_ctx *c, yaml_node_t *map, const char *path);
+/* Refuses what one node cannot hold: an iteration reporting more events than a rank's ring takes, a shared state
+ * larger than the machine's memory (scenario_limits.c). 0, or EXIT_INPUT naming the key. */
+int sc_limit_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc);
 /* Formats "file:line:col: key: message" into c->err and returns EXIT_INPUT. */
 __attribute__((format(printf, 4, 5))) int sc_error_at(struct sc_ctx *c, yaml_mark_t mark, const char *key,
                                                       const char *fmt, ...);

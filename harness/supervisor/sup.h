@@ -115,6 +115,9 @@ struct sup {
     uint64_t t0, run_t0;
     uint64_t samples;
     uint64_t evt_dropped_gone;      /* events the rings of replaced worker processes dropped (their rings start anew) */
+    uint64_t *evt_dropped_said;    /* per slot: the drops of its ring said so far (sup_drain says each new one) */
+    uint64_t *end_lost_ns;         /* per rank: since when it has sat idle in the run with nothing left to read and
+                                    * its end not received (0: not so; sup_check_ends) */
     int recovering;                /* a recovery is under way (set by resilience/): no heartbeat is judged */
     uint32_t epoch;                /* the recovery epoch: a new one at every run start and every recovery; every
                                     * command carries it */

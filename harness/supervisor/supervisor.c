@@ -151,6 +151,42 @@ static void sup_check_heartbeats(struct sup *s, uint64_t now)
     }
 }
 
+#define SUP_END_LOST_MIN_S 10.0   /* sup_check_ends waits at least this long (heartbeat.timeout, when longer) */
+
+/* A rank of the run in progress that sits idle with nothing left to read — no command for it, no event from it —
+ * without its end (rank_done, or a stop at the skip boundary) received would hold the run's wait (run.c) for ever: an
+ * end lost on the way. A worker never drops one (worker_events.c); this is the guard. Once so for longer than
+ * heartbeat.timeout (at least SUP_END_LOST_MIN_S: a worker that has just taken its run command is still idle for a
+ * moment), less the supervisor's own stalls, the run fails, saying so. */
+static void sup_check_ends(struct sup *s, uint64_t now)
+{
+    double limit = s->sc->heartbeat.timeout_s > SUP_END_LOST_MIN_S ? s->sc->heartbeat.timeout_s : SUP_END_LOST_MIN_S;
+    if (!s->running || s->stopping || s->recovering)
+        return;
+    for (int r = 0; r < s->nranks; r++) {
+        int k = s->slot_of[r];
+        struct ctl *c = shm_ctl(&s->shm, k);
+        /* the state first: an end the worker pushed before it went idle is then in its ring, or already read */
+        int idle = atomic_load(&c->state) == WS_IDLE;
+        if (!(idle && !s->dropped[r] && s->alive[k] && s->ready[k] && !s->expect_exit[k] &&
+              ring_count(&c->cmd) == 0 && ring_count(&c->evt) == 0 && !s->rs.rank[r].done && !s->rs.rank[r].stopped)) {
+            s->end_lost_ns[r] = 0;
+            continue;
+        }
+        if (!s->end_lost_ns[r])
+            s->end_lost_ns[r] = now;
+        double age = (double)(now - s->end_lost_ns[r]) * 1e-9 - (double)sup_late_since(s, s->end_lost_ns[r]) * 1e-9;
+        if (age <= limit)
+            continue;
+        char msg[320];
+        snprintf(msg, sizeof msg, "rank %d has been idle for %.1f s without its run's end reaching the supervisor (%llu of "
+                 "its events dropped): the run cannot complete", r, age,
+                 (unsigned long long)atomic_load(&c->evt.dropped));
+        sup_fail(s, SUP_STOP_HANG, msg);
+        return;
+    }
+}
+
 /* Handles the signals that arrived: SIGINT/SIGTERM/SIGHUP stop the run (a second one kills); SIGCHLD is taken, the
  * reap is sup_step's, after the death pipes (whose word comes first, and which read a dying process's /proc). */
 static void sup_signals(struct sup *s)
@@ -217,6 +253,7 @@ void sup_step(struct sup *s)
         s->hb_prev_ns = 0;   /* no check meanwhile: the gap to the next is no stall of the supervisor's */
     else {
         sup_check_heartbeats(s, now);
+        sup_check_ends(s, now);
         if (s->running)
             SUP_HOOKS(s, tick, (s, now));   /* timed faults */
     }
@@ -362,6 +399,8 @@ void sup_alloc(struct sup *s)
     s->sample_ns = xcalloc((size_t)s->nranks, sizeof *s->sample_ns);
     s->late_t = xcalloc(SUP_STALLS, sizeof *s->late_t);
     s->late_cum = xcalloc(SUP_STALLS, sizeof *s->late_cum);
+    s->evt_dropped_said = xcalloc((size_t)s->nslots, sizeof *s->evt_dropped_said);
+    s->end_lost_ns = xcalloc((size_t)s->nranks, sizeof *s->end_lost_ns);
     for (int r = 0; r < s->nranks; r++)
         s->slot_of[r] = r;
 }
@@ -403,7 +442,7 @@ void sup_free(struct sup *s)
             close(s->deathfd[j]);
     void *bufs[] = { s->pid, s->alive, s->ready, s->expect_exit, s->deathfd, s->death_ns, s->death_unasked, s->slot_of, s->dropped, s->done_seen,
                      s->watts, s->energy_j, s->true_w, s->sample_ns, s->late_t, s->late_cum, s->spawn_ns, s->kill_ns,
-                     s->ready_of };
+                     s->ready_of, s->evt_dropped_said, s->end_lost_ns };
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
         free(bufs[i]);
 }

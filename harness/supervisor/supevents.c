@@ -101,7 +101,7 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
     case WEV_ERROR: {
         char msg[400];
         type = "worker_error";
-        o = json_pack("{s:i, s:s}", "rank", rank, "error", c->error);
+        o = json_pack("{s:i, s:o}", "rank", rank, "error", results_text(c->error));   /* the worker's text: any bytes */
         snprintf(msg, sizeof msg, "rank %d failed: %s", rank, c->error);
         results_event(&s->res, ev->t_ns, type, o);
         s->expect_exit[slot] = 1;   /* its exit follows; the failure is this */
@@ -119,13 +119,23 @@ static void sup_event(struct sup *s, int slot, const struct wevent *ev)
     results_event(&s->res, ev->t_ns, type, o);
 }
 
-/* Drains every slot's event ring. */
+/* Drains every slot's event ring, and says the records a ring dropped (a worker drops only a phase edge, and only
+ * where its room for an iteration fell short: worker_events.c): the first drop of a worker at once, then each time
+ * the count has doubled; summary.json's events_dropped counts them all. */
 void sup_drain(struct sup *s)
 {
     struct wevent ev;
-    for (int k = 0; k < s->nslots; k++)
-        while (ring_pop(&shm_ctl(&s->shm, k)->evt, &ev))
+    for (int k = 0; k < s->nslots; k++) {
+        struct ctl *c = shm_ctl(&s->shm, k);
+        while (ring_pop(&c->evt, &ev))
             sup_event(s, k, &ev);
+        uint64_t dropped = atomic_load_explicit(&c->evt.dropped, memory_order_relaxed), said = s->evt_dropped_said[k];
+        if (dropped > said && (said == 0 || dropped >= 2 * said)) {
+            gl_log("rank %d (slot %d): %llu event(s) lost to a full event ring so far: its timeline and figures miss "
+                   "them (summary.json events_dropped)", atomic_load(&c->rank), k, (unsigned long long)dropped);
+            s->evt_dropped_said[k] = dropped;
+        }
+    }
 }
 
 /* Describes a wait status: "exit code 3" or "signal 9 (Killed)". */

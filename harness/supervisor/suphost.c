@@ -7,12 +7,66 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "sup.h"
 #include "util.h"
 
-/* Starts the worker of slot: fork, then exec this program as `__worker FD SLOT`; it dies with us (PDEATHSIG). */
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1u << 2)   /* linux/close_range.h, Linux 5.11 */
+#endif
+
+/* Marks close-on-exec every descriptor from 3 up whose number is in /proc/self/fd (read with getdents64: no
+ * allocation in a child of a process with threads); 0, or -1 when it cannot be read. */
+static int host_cloexec_listed(void)
+{
+    int dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return -1;
+    _Alignas(8) char buf[4096];   /* records of struct linux_dirent64, each 8-aligned */
+    long n;
+    while ((n = syscall(SYS_getdents64, dfd, buf, sizeof buf)) > 0)
+        for (long at = 0; at < n;) {
+            struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d =
+                (void *)(buf + at);
+            int fd = 0, digits = 0;
+            for (const char *p = d->name; *p >= '0' && *p <= '9'; p++, digits++)
+                fd = fd * 10 + (*p - '0');
+            if (digits && fd >= 3 && fd != dfd)
+                (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+            at += d->reclen;
+        }
+    close(dfd);
+    return n < 0 ? -1 : 0;
+}
+
+/* In a new worker, before its exec: every descriptor but 0-2 and the n of keep becomes close-on-exec, so that none
+ * the supervisor inherited from its caller (a lock, the write end of a pipe the caller waits on for its end) reaches a
+ * worker, which may outlive the supervisor (a worker left behind); until 2026-11-30 every such one crossed the exec.
+ * close_range where the kernel has it, else /proc/self/fd, else every number up to the descriptor limit. 0, or -1. */
+static int host_keep_only(const int *keep, int n)
+{
+    int done = 0;
+#ifdef SYS_close_range
+    done = syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) == 0;
+#endif
+    if (!done && host_cloexec_listed() != 0) {
+        struct rlimit rl;
+        int top = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur : 65536;
+        for (int fd = 3; fd < top; fd++)
+            (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    for (int i = 0; i < n; i++)
+        if (fcntl(keep[i], F_SETFD, 0) != 0)
+            return -1;
+    return 0;
+}
+
+/* Starts the worker of slot: fork, then exec this program as `__worker FD SLOT DEATHFD DEATHFD` (the control block,
+ * the slot, the write ends of its death pipes: the only descriptors beside 0-2 it gets); it dies with us
+ * (PDEATHSIG). */
 int sup_spawn(struct sup *s, int slot)
 {
     char fd[16], sl[16];
@@ -25,11 +79,13 @@ int sup_spawn(struct sup *s, int slot)
     c->h2d_gbs = NAN;
     s->evt_dropped_gone += atomic_load(&c->evt.dropped);   /* the old process's drops stay counted */
     ring_init(&c->evt, EVT_CAP, sizeof(struct wevent));
+    s->evt_dropped_said[slot] = 0;
     atomic_store(&c->heartbeat_ns, 0);
     atomic_store(&c->state, WS_STARTING);
     s->ready[slot] = 0;
     /* the death pipes: only the worker holds their write ends (the supervisor closes its copies at once; every other
-     * descriptor of the supervisor's is close-on-exec), so each ends the moment the worker's files are closed */
+     * descriptor of the supervisor's, its own and those it inherited, is close-on-exec in the worker: host_keep_only),
+     * so each ends the moment the worker's files are closed */
     int dp[4];
     if (pipe2(dp, O_CLOEXEC | O_NONBLOCK) != 0)
         return SYSERR("pipe2(death pipe)");
@@ -59,12 +115,16 @@ int sup_spawn(struct sup *s, int slot)
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != s->shm.hdr->supervisor_pid)
             _exit(EXIT_ENV);
+        int keep[3] = { s->shm.fd };
         for (int i = 0; i < 2; i++) {
             int w = fcntl(dp[1 + 2 * i], F_DUPFD, 3);   /* without O_CLOEXEC: it crosses the exec; blocking writes */
             if (w < 0 || fcntl(w, F_SETFL, 0) != 0)
                 _exit(EXIT_ENV);
             snprintf(dfd[i], sizeof dfd[i], "%d", w);
+            keep[1 + i] = w;
         }
+        if (host_keep_only(keep, 3) != 0)   /* the control block and the death pipes cross the exec, nothing else */
+            _exit(EXIT_ENV);
         /* the binary this process runs, even where its file was rebuilt or removed since the run began (until
          * 2026-11-30 the path: a restart then ran another build, or none); the path where there is no /proc */
         execl("/proc/self/exe", "gauntlet", "__worker", fd, sl, dfd[0], dfd[1], (char *)NULL);

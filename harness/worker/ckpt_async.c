@@ -91,12 +91,16 @@ struct ckpt_async *ckpt_async_start(const char *dir, const char *name, int rank,
     a->rank = rank;
     a->bytes = bytes;
     int e;
-    if ((e = pthread_mutex_init(&a->mu, NULL)) != 0 || (e = pthread_cond_init(&a->cv, NULL)) != 0 ||
+    pthread_condattr_t ca;   /* the monotonic clock: a step of the wall clock must not stretch a timed wait (a wait
+                              * 20 ms long on CLOCK_REALTIME lasted as long as a step back, beatless: until 2026-11-30) */
+    if ((e = pthread_condattr_init(&ca)) != 0 || (e = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC)) != 0 ||
+        (e = pthread_mutex_init(&a->mu, NULL)) != 0 || (e = pthread_cond_init(&a->cv, &ca)) != 0 ||
         (e = pthread_create(&a->thread, NULL, ckpt_async_main, a)) != 0) {
         gl_log("cannot start the checkpoint writer thread: %s", strerror(e));
         free(a);
         return NULL;
     }
+    pthread_condattr_destroy(&ca);
     return a;
 }
 
@@ -104,8 +108,8 @@ struct ckpt_async *ckpt_async_start(const char *dir, const char *name, int rank,
  * each wait: a worker waiting on storage is alive, and its heartbeat says so. */
 static int ckpt_wait(struct ckpt_async *a, int (*beat)(void *), void *arg)
 {
-    struct timespec until;   /* the condition's clock (CLOCK_REALTIME) */
-    if (!beat || clock_gettime(CLOCK_REALTIME, &until) != 0) {
+    struct timespec until;   /* the condition's clock (CLOCK_MONOTONIC: ckpt_async_start) */
+    if (!beat || clock_gettime(CLOCK_MONOTONIC, &until) != 0) {
         pthread_cond_wait(&a->cv, &a->mu);
         return 0;
     }

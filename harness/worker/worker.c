@@ -1,7 +1,7 @@
 /* harness/worker/worker.c: a rank's process. It attaches to the control block the supervisor made, starts its
  * backend, then runs the commands it is sent: each run is `iterations` of compute → all-reduce →
- * (checkpoint, replica), every phase edge and iteration reported as an event. Faults are carried out and
- * worker-side detectors run at the points of the iteration the backend reaches (worker_point). It never
+ * (checkpoint, replica), every phase edge and iteration reported as an event (worker_events.c). Faults are carried
+ * out and worker-side detectors run at the points of the iteration the backend reaches (worker_point). It never
  * writes results files. */
 #include "worker.h"
 
@@ -20,37 +20,6 @@
 #include "recovery/recovery.h"
 #include "util.h"
 #include "worker_env.h"
-
-/* Pushes one event about iteration iter to the supervisor. */
-static void worker_emit_at(struct worker_ctx *w, int64_t iter, uint32_t type, int phase, uint64_t t, double a, double b,
-                           const char *note)
-{
-    int comm_edge = (type == WEV_PHASE_BEGIN || type == WEV_PHASE_END) && phase == PH_COMM;
-    struct wevent ev = { .type = type, .rank = w->rank, .run = w->run, .phase = phase, .iter = iter,
-                         .t_ns = t, .a = a, .b = b, .epoch = w->epoch, .elem = comm_edge ? w->step_kind : -1,
-                         .target = -1, .where = -1, .format = -1 };   /* a communication edge: elem is its kind */
-    if (note)
-        str_copy(ev.note, sizeof ev.note, note);
-    ring_push(&w->ctl->evt, &ev);   /* a full ring counts a drop; the worker never blocks on it */
-}
-
-/* Pushes one event about the iteration in progress. */
-void worker_emit(struct worker_ctx *w, uint32_t type, int phase, uint64_t t, double a, double b, const char *note)
-{
-    worker_emit_at(w, w->iter, type, phase, t, a, b, note);
-}
-
-/* Reports the asynchronous fingerprint in flight, if any (for the iteration it was started at). */
-void worker_fp_take(struct worker_ctx *w)
-{
-    uint64_t h, t0 = mono_ns();
-    if (!w->fp_pending)
-        return;
-    w->fp_pending = 0;
-    if (w->ops->fingerprint_take(w->b, &h) == 1)
-        worker_emit_at(w, w->fp_iter, WEV_FPRINT, PH_IDLE, mono_ns(), (double)(h >> 32), (double)(h & 0xffffffffu), NULL);
-    w->detect_cost_s[DET_FINGERPRINT] += (double)(mono_ns() - t0) * 1e-9;
-}
 
 void worker_beat(struct worker_ctx *w) { atomic_store_explicit(&w->ctl->heartbeat_ns, mono_ns(), memory_order_release); }
 
@@ -75,67 +44,10 @@ int worker_beat_arg(void *p)
     return shm_aborted(w->shm) ? -1 : worker_beat_bounded(p);
 }
 
-static void worker_edge(struct worker_ctx *w, int phase, int begin, uint64_t t, double a, double b);
-
-void worker_phase(struct worker_ctx *w, int phase, int begin, uint64_t t, double a) { worker_edge(w, phase, begin, t, a, 0); }
-
-void worker_phase_bus(struct worker_ctx *w, uint64_t t, double bytes, double bus_bytes)
-{
-    worker_edge(w, PH_COMM, 0, t, bytes, bus_bytes);
-}
-
-/* A phase edge: the control block's phase (the sampler reads it), the backend's model, the event. */
-static void worker_edge(struct worker_ctx *w, int phase, int begin, uint64_t t, double a, double b)
-{
-    if (begin) {
-        if (!w->iter_t0)
-            w->iter_t0 = t;
-        atomic_store_explicit(&w->ctl->phase, phase, memory_order_relaxed);
-    } else {
-        w->last_end = t;
-        atomic_store_explicit(&w->ctl->phase, PH_IDLE, memory_order_relaxed);
-    }
-    if (w->ops->on_phase)
-        w->ops->on_phase(w->b, begin ? phase : PH_IDLE, t);
-    worker_emit(w, begin ? WEV_PHASE_BEGIN : WEV_PHASE_END, phase, t, a, b, NULL);
-    worker_beat(w);
-}
-
-void worker_emit_tuned(struct worker_ctx *w, double floor_w, double duty, const char *note)
-{
-    worker_emit(w, WEV_TUNED, PH_IDLE, mono_ns(), floor_w, duty, note);
-}
-
-void worker_emit_gemm_algo(struct worker_ctx *w, int chosen, int candidates, double tflops, double first_tflops,
-                           const char *note)
-{
-    worker_emit_at(w, candidates, WEV_GEMM_ALGO, chosen, mono_ns(), tflops, first_tflops, note);   /* iter: the count */
-}
-
-void worker_emit_detect(struct worker_ctx *w, int det, const char *note)
-{
-    worker_emit(w, WEV_DETECT, det, mono_ns(), 0, 0, note);
-}
-
 double worker_slowdown(struct worker_ctx *w)
 {
     return w->slow_factor > 1 && mono_ns() < w->slow_until_ns ? w->slow_factor : 1.0;
 }
-
-/* Pushes the record of the fault in progress: what it did, in words and in fields. */
-static void worker_emit_fault(struct worker_ctx *w, int i, double done, const char *what)
-{
-    const struct fault_detail *d = &w->fdet;
-    struct wevent ev = { .type = WEV_FAULT, .rank = w->rank, .run = w->run, .phase = i, .iter = w->iter,
-                         .t_ns = mono_ns(), .a = (double)w->iter, .b = done, .epoch = w->epoch, .mask = d->mask,
-                         .elem = d->element, .c = d->old_v, .d = d->new_v, .scale = d->scale, .target = (int8_t)d->target,
-                         .where = (int8_t)d->where, .format = (int8_t)d->format };
-    if (what)
-        str_copy(ev.note, sizeof ev.note, what);
-    ring_push(&w->ctl->evt, &ev);
-}
-
-void worker_fault_done(struct worker_ctx *w, const char *what) { worker_emit_fault(w, w->fault_now, 0, what); }
 
 /* Carries out fault i of the scenario here and now. */
 static void worker_inject(struct worker_ctx *w, int i)
@@ -225,28 +137,18 @@ static void worker_ckpt_poll(struct worker_ctx *w)
     }
 }
 
-/* Queues fault c (CMD_INJECT) to be carried out at its point; a spec already waiting here is carried out once. */
-static void worker_queue_fault(struct worker_ctx *w, const struct wcmd *c)
+/* Waits until this node's supervisor has checked `need` iterations of every rank (shm checked_done), and until the
+ * event ring has `room` free slots, beating meanwhile: a supervisor behind its ranks (a loaded machine) holds them
+ * back rather than lose a check, an event or the state a recovery needs; it costs nothing when it keeps up. A fault
+ * sent meanwhile (at_s, rate_per_hour, by hand) is queued and the wait goes on: until 2026-11-30 it ended the wait as a
+ * stop does, and the checkpoint or replica waiting was skipped without a word. 0, or -1 at a stop or another command
+ * (left in the ring: the loop takes it). */
+static int worker_hold(struct worker_ctx *w, int64_t need, uint64_t room)
 {
-    if (c->arg < 0 || c->arg >= w->sc->n_faults || w->n_pending >= SC_MAX_FAULTS)
-        return;
-    for (int k = 0; k < w->n_pending; k++)
-        if (w->pending[k] == c->arg)
-            return;
-    w->pending[w->n_pending++] = c->arg;
-}
-
-/* Waits until this node's supervisor has checked `need` iterations of every rank (shm checked_done), beating
- * meanwhile: a supervisor behind its ranks (a loaded machine) holds them back rather than lose a check or the state a
- * recovery needs; it costs nothing when it keeps up. A fault sent meanwhile (at_s, rate_per_hour, by hand) is queued
- * and the wait goes on: until 2026-11-30 it ended the wait as a stop does, and the checkpoint or replica waiting was
- * skipped without a word. 0, or -1 at a stop or another command (left in the ring: the loop takes it). */
-static int worker_hold(struct worker_ctx *w, int64_t need)
-{
-    for (unsigned spins = 0; need > 0 && atomic_load(&w->shm->hdr->checked_done) < need; spins++) {
-        struct wcmd c;
-        while (!w->exit_asked && ring_peek(&w->ctl->cmd, &c) && c.type == CMD_INJECT && ring_pop(&w->ctl->cmd, &c))
-            worker_queue_fault(w, &c);
+    for (unsigned spins = 0; (need > 0 && atomic_load(&w->shm->hdr->checked_done) < need) ||
+                             EVT_CAP - ring_count(&w->ctl->evt) < room;
+         spins++) {
+        worker_take_injects(w);
         if (shm_aborted(w->shm) || ring_count(&w->ctl->cmd) > 0)
             return -1;
         worker_beat(w);
@@ -269,7 +171,7 @@ static int worker_checkpoint(struct worker_ctx *w)
     /* under restart this one takes the place of the oldest: the oldest that stays must be one a later finding can
      * roll back to, from before any corruption not yet found (the SDC lag) and before an asynchronous fingerprint's
      * report (one more); a stop or a command meanwhile: no checkpoint this time (a recovery may need this very one) */
-    if (scenario_ckpt_hold(sc) && worker_hold(w, done - every * (gens - 1) + scenario_sdc_lag(sc) + 1) != 0)
+    if (scenario_ckpt_hold(sc) && worker_hold(w, done - every * (gens - 1) + scenario_sdc_lag(sc) + 1, 0) != 0)
         return 0;
     uint64_t t0 = mono_ns();
     worker_phase(w, PH_CKPT, 1, t0, 0);
@@ -294,6 +196,7 @@ static int worker_checkpoint(struct worker_ctx *w)
         checkpoint_write(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, done, state, len,
                          sc->workload.checkpoint.bytes, &secs, why, sizeof why) != 0) {
         snprintf(w->err, sizeof w->err, "checkpoint at iteration %lld: %s", (long long)w->iter, why);
+        utf8_trim(w->err);   /* a path cut inside a character */
         return -1;
     }
     worker_phase(w, PH_CKPT, 0, t0 + (uint64_t)(secs * 1e9), (double)checkpoint_file_bytes(len, sc->workload.checkpoint.bytes));
@@ -317,7 +220,7 @@ static void worker_replicate(struct worker_ctx *w, int64_t done)
     /* this replica takes the place of the oldest of the ring's: whatever a later check finds must still have one
      * before it, so the supervisor must have checked every iteration up to the oldest that stays, and the one after
      * (an asynchronous fingerprint finds a flip an iteration late) */
-    if (worker_hold(w, done - every * (REPLICA_SLOTS - 1) + scenario_sdc_lag(w->sc) + 1) != 0)
+    if (worker_hold(w, done - every * (REPLICA_SLOTS - 1) + scenario_sdc_lag(w->sc) + 1, 0) != 0)
         return;   /* a stop (a recovery may need the very replica this one would replace) or another command: no
                    * replica this time, the loop takes it */
     struct replica *r = shm_replica(w->shm, w->rank, (int)((done / every) % REPLICA_SLOTS));
@@ -452,6 +355,10 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         worker_replicate(w, 0);   /* the starting state: a recovery before the first replica rolls back to it (not
                                    * written again by a recovery to it: a replacement may be reading it right now) */
     atomic_store(&w->ctl->iter, cmd->start_iter);
+    /* room in the event ring for a whole iteration's events before each begins: none of its edges is lost however
+     * late the supervisor drains (shm.h EVT_CAP) */
+    uint64_t room = (uint64_t)scenario_iter_events(sc) < EVT_CAP ? (uint64_t)scenario_iter_events(sc) : EVT_CAP;
+    worker_hold(w, 0, room);   /* a stop or a command meanwhile: the loop takes it */
     for (w->iter = cmd->start_iter; w->iter < cmd->iterations; w->iter++) {
         if (worker_commands(w))
             return worker_stopped(w, 0);
@@ -478,7 +385,7 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         w->detect_iters++;
         atomic_store(&w->ctl->iter, w->iter + 1);
         worker_ckpt_poll(w);
-        worker_hold(w, w->iter + 1 - RUNAHEAD_MAX);   /* at most RUNAHEAD_MAX past the supervisor's checks (shm.h) */
+        worker_hold(w, w->iter + 1 - RUNAHEAD_MAX, room);   /* at most RUNAHEAD_MAX past the supervisor's checks (shm.h) */
     }
     if (w->ckpt) {   /* the run's checkpoints are on storage before it is reported done (an abort: not waited for) */
         w->ckpt_wait_t0 = mono_ns();
@@ -494,7 +401,7 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
             struct wevent ev = { .type = WEV_DETCOST, .rank = w->rank, .run = w->run, .phase = d, .iter = w->iter,
                                  .t_ns = mono_ns(), .a = w->detect_cost_s[d], .b = dev, .epoch = w->epoch, .elem = -1,
                                  .c = (double)w->detect_iters, .target = -1, .where = -1, .format = -1 };
-            ring_push(&w->ctl->evt, &ev);
+            worker_push(w, &ev);
         }
     }
     const void *state;
@@ -570,14 +477,4 @@ int worker_main(int argc, char **argv)
     shm_close(&shm);
     deathnote_exit(EXIT_OK);
     return EXIT_OK;
-}
-
-int worker_replay_phase(struct worker_ctx *w, int phase, double level, double mid, uint64_t t)
-{
-    int want = level >= mid ? PH_COMPUTE : PH_COMM;
-    if (want != phase) {
-        worker_phase(w, phase, 0, t, 0);
-        worker_phase(w, want, 1, t, 0);
-    }
-    return want;
 }

@@ -2,7 +2,8 @@
 #ifndef GAUNTLET_WORKER_H
 #define GAUNTLET_WORKER_H
 
-/* Entry of `gauntlet __worker FD RANK` (started by the supervisor, never by hand). Returns the exit code. */
+/* Entry of `gauntlet __worker FD SLOT DEATHFD DEATHFD` (started by the supervisor, never by hand). Returns the exit
+ * code. */
 int worker_main(int argc, char **argv);
 
 #endif
