@@ -1172,3 +1172,172 @@ Test(campaign, a_harness_that_dies_in_its_set_up_is_broken_not_unstarted, .timeo
     cr_expect_eq(json_array_size(json_object_get(j, "not_started")), 0);
     json_decref(j);
 }
+
+/* ---- injections that changed nothing, and the comparison across strategies ---- */
+
+/* Checks dir (exit 0) as a campaign run of schedule sc on one node of 4 ranks, the counts into *st (its missed list
+ * made here; the caller frees it). */
+static void fake_check_stats(const char *dir, const struct cp_sched *sc, struct cp_result *res, struct cp_stats *st)
+{
+    struct cp_shape sh = { .ranks = 4, .nodes = 1, .iterations = 32, .ckpt_every = 4, .hb_timeout_s = 0.5,
+                           .straggler_factor = 10, .straggler_s = 0.6, .persist = 3 };
+    *st = (struct cp_stats){ .missed = json_array() };
+    *res = (struct cp_result){ 0 };
+    cp_check_run(dir, 0, sc, &sh, 0, "restart", res, st);
+    cr_assert_eq(res->broken, (int)json_array_size(res->whys));
+}
+
+/* A flip of a bit (random, sign, exponent, mantissa) always changes that bit: a record whose mask is empty, which no
+ * detector saw, is an injection that did nothing — broken, counted as ineffective (before, "missed by design: no bit
+ * changed", and a campaign whose flips had all turned into no-ops passed). A perturbation of the value may round to
+ * the same value: that stays missed by design. */
+Test(checker, a_flip_that_changed_no_bit_is_an_ineffective_injection)
+{
+#define NOFLIP(where)                                                                                                  \
+    "{\"origin\":\"injected\",\"fault_spec\":0,\"kind\":\"bitflip\",\"rank\":1,\"injected_iter\":5,\"injected_t_s\":0.5," \
+    "\"target\":\"weights\",\"where\":\"" where "\",\"bits\":[],\"bit_class\":null,\"detected_by\":null}"
+    static const struct cp_sched exp_sc = { 1, { { .kind = CK_BITFLIP, .rank = 1, .at = 5, .target = 2, .where = 2 } } };
+    static const struct cp_sched val_sc = { 1, { { .kind = CK_BITFLIP, .rank = 1, .at = 5, .target = 2, .where = 4,
+                                                   .value = 1e-7 } } };
+    struct cp_result res;
+    struct cp_stats st;
+    fake_check_stats(fake_run(FAKE_EVENTS, FAKE_POWER, NOFLIP("exponent"), 1), &exp_sc, &res, &st);
+    cr_expect_eq(res.broken, 1, "%s", res.why);
+    cr_expect(strstr(res.why, "fault 0 (bitflip on rank 1 at 5): injection ineffective: a flip (where exponent) whose "
+                              "record changed no bit"), "%s", res.why);
+    cr_expect_eq(res.ineffective, 1);
+    cr_expect_eq(st.ineffective[CK_BITFLIP], 1);
+    cr_expect_eq(st.by_design[CK_BITFLIP], 0, "not missed by design");
+    cr_expect_eq(st.borderline[CK_BITFLIP], 0);
+    cr_expect_eq(json_array_size(st.missed), 0);
+    json_decref(res.whys);
+    json_decref(st.missed);
+    fake_check_stats(fake_run(FAKE_EVENTS, FAKE_POWER, NOFLIP("value"), 1), &val_sc, &res, &st);
+    cr_expect_eq(res.broken, 0, "a value that rounds to itself: %s", res.why);
+    cr_expect_eq(st.ineffective[CK_BITFLIP], 0);
+    cr_expect_eq(st.by_design[CK_BITFLIP], 1);
+    json_decref(res.whys);
+    json_decref(st.missed);
+#undef NOFLIP
+}
+
+/* A straggler whose record shows no slow compute phase at all after it, and that nothing saw, slowed nothing: an
+ * injection that did nothing, broken and counted apart (before, borderline: "a loaded host's stretched peers", and a
+ * straggler turned into a no-op passed). One that shows slow phases, too few in a row, stays borderline. */
+Test(checker, a_straggler_that_slowed_nothing_is_an_ineffective_injection)
+{
+    static const struct cp_sched sc = { 1, { { .kind = CK_STRAGGLER, .rank = 1, .at = 4 } } };
+    for (int slow = 0; slow <= 2; slow += 2) {   /* rank 1's slow phases after the injection: none, or two */
+        const char *dir = e2e_outdir();
+        char path[1100], fault[512];
+        cr_assert_eq(mkdir(dir, 0755), 0);
+        snprintf(path, sizeof path, "%s/events.jsonl", dir);
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fputs(FAKE_EVENTS, f);
+        double t = 0.1, inj = 0;
+        for (int it = 0; it < 12; it++) {
+            if (it == 4)
+                inj = t;
+            fake_iter(f, it, &t, 5, 5, it >= 4 && it < 4 + slow ? 100 : 5);
+        }
+        cr_assert_eq(fclose(f), 0);
+        fake_file(dir, "power.csv", FAKE_POWER);
+        snprintf(fault, sizeof fault, "{\"origin\":\"injected\",\"fault_spec\":0,\"kind\":\"straggler\",\"rank\":1,"
+                 "\"injected_iter\":4,\"injected_t_s\":%.6f,\"detected_by\":null}", inj);
+        char sum[2048];
+        snprintf(sum, sizeof sum, "{\"stop\":\"completed\",\"stopped\":\"completed\",\"runs\":[{\"state_fingerprint\":"
+                 "\"00ab\",\"fingerprints_agree\":true,\"faults\":{\"stale_reports\":0,\"false_positive_detections\":[]}}],"
+                 "\"faults\":[%s]}\n", fault);
+        fake_file(dir, "summary.json", sum);
+        struct cp_result res;
+        struct cp_stats st;
+        fake_check_stats(dir, &sc, &res, &st);
+        if (slow == 0) {
+            cr_expect_eq(res.broken, 1, "%s", res.why);
+            cr_expect(strstr(res.why, "fault 0 (straggler on rank 1 at 4): injection ineffective: the record shows no "
+                                      "slow compute phase"), "%s", res.why);
+            cr_expect_eq(st.ineffective[CK_STRAGGLER], 1);
+            cr_expect_eq(st.borderline[CK_STRAGGLER], 0);
+        } else {
+            cr_expect_eq(res.broken, 0, "two slow phases of three: borderline, %s", res.why);
+            cr_expect_eq(st.ineffective[CK_STRAGGLER], 0);
+            cr_expect_eq(st.borderline[CK_STRAGGLER], 1);
+        }
+        json_decref(res.whys);
+        json_decref(st.missed);
+    }
+}
+
+/* The campaign's verdict on injections that changed nothing: counted in the table and campaign.json (by kind and in
+ * all), each a broken invariant (exit 1), and said as such — "INJECTION INEFFECTIVE" when nothing else broke. */
+Test(checker, a_campaign_whose_injections_changed_nothing_says_so)
+{
+    for (int others = 0; others <= 1; others++) {
+        struct cp_opts o = { .schedules = 1, .seed = 1, .nstrat = 1, .strat = { "restart" }, .out = "/tmp/x" };
+        struct cp_stats st = { .missed = json_array(), .relaunched = json_array(), .not_started = json_array() };
+        st.ineffective[CK_STRAGGLER] = 1;
+        json_t *breaks = json_array();
+        json_array_append_new(breaks, json_pack("{s:s, s:s}", "run", "s00000-restart", "why",
+                                                "fault 0 (straggler on rank 1 at 4): injection ineffective: ..."));
+        if (others)
+            json_array_append_new(breaks, json_pack("{s:s, s:s}", "run", "s00000-restart", "why", "something else"));
+        char out[] = "/tmp/gauntlet-camp-inef-XXXXXX";
+        int fd = mkstemp(out), saved = dup(1);
+        cr_assert(fd >= 0 && saved >= 0);
+        fflush(stdout);
+        cr_assert(dup2(fd, 1) >= 0);
+        json_t *j = cp_report(&o, &st, 1.0, breaks);
+        fflush(stdout);
+        cr_assert(dup2(saved, 1) >= 0);
+        close(saved);
+        close(fd);
+        char *text = e2e_read(out);
+        unlink(out);
+        cr_assert(text && j);
+        cr_expect_eq(json_integer_value(json_object_get(j, "ineffective")), 1);
+        cr_expect_eq(json_integer_value(json_object_get(json_object_get(json_object_get(j, "by_kind"), "straggler"),
+                                                        "ineffective")), 1);
+        cr_expect_eq(json_integer_value(json_object_get(j, "broken")), 1 + others);
+        if (others)
+            cr_expect(strstr(text, "invariants: BROKEN (2 broken, 1 of them injection that changed nothing)"), "%s", text);
+        else
+            cr_expect(strstr(text, "invariants: INJECTION INEFFECTIVE (1 injection changed nothing, nothing else broke)"),
+                      "%s", text);
+        cr_expect(!strstr(text, "all held"), "%s", text);
+        free(text);
+        json_decref(j);
+        json_decref(breaks);
+        json_decref(st.missed);
+        json_decref(st.relaunched);
+        json_decref(st.not_started);
+    }
+}
+
+/* The same detections under every strategy, checked pair by pair: with shrink first, a rank it dropped (or a run that
+ * ran out of ranks) excuses the faults it touched for shrink's pairs only; restart and inprocess are still compared
+ * with each other (before, each strategy was compared with the first alone, and their disagreement went unseen). */
+Test(checker, every_pair_of_strategies_is_compared)
+{
+    static struct cp_opts o = { .schedules = 1, .nstrat = 3, .strat = { "shrink", "restart", "inprocess" } };
+    static const struct cp_sched sc = { 2, { { .kind = CK_CRASH, .rank = 1, .at = 5 }, { .kind = CK_CRASH, .rank = 2,
+                                                                                          .at = 9 } } };
+    struct cp_result res[3] = { 0 };
+    for (int s = 0; s < 3; s++)
+        for (int k = 0; k < 2; k++)
+            res[s].det[k] = (struct cp_det){ .spec = k, .detector = CD_EXIT, .rank = sc.f[k].rank,
+                                             .iter_seen = sc.f[k].at, .iter_fired = sc.f[k].at };
+    res[0].dropped = 1ull << 1 | 1ull << 2;   /* shrink dropped both ranks: nothing of it is compared */
+    res[0].det[1].detector = -1;
+    json_t *breaks = json_array();
+    cr_expect_eq(cp_compare(&o, res, &sc, "s00000", breaks), 0, "alike");
+    res[2].det[1] = (struct cp_det){ .spec = 1, .detector = CD_HEARTBEAT, .rank = 2, .iter_seen = 10, .iter_fired = 9 };
+    cr_expect_eq(cp_compare(&o, res, &sc, "s00000", breaks), 1);
+    cr_assert_eq(json_array_size(breaks), 1);
+    const char *why = json_string_value(json_object_get(json_array_get(breaks, 0), "why"));
+    cr_expect(strstr(why, "restart and inprocess detect differently: fault 1 (crash on rank 2 at 9)"), "%s", why);
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(breaks, 0), "run")), "s00000");
+    res[1].not_started = 1;   /* a run that never began is compared with nothing */
+    cr_expect_eq(cp_compare(&o, res, &sc, "s00000", breaks), 0);
+    json_decref(breaks);
+}

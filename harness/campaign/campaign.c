@@ -1,7 +1,7 @@
 /* harness/campaign/campaign.c: `gauntlet campaign` (see campaign.h): a seeded generator of random fault schedules,
  * each run as a real `gauntlet run` under every recovery strategy named, checked run by run
- * (campaign_check.c) and across runs: the same detections under every strategy, the final state of the
- * fault-free run wherever no fault that changed the state went unseen. One table at the end; campaign.json. */
+ * (campaign_check.c) and across runs: the same detections under every strategy, pair by pair (campaign_across.c),
+ * the final state of the fault-free run wherever no fault that changed the state went unseen. One table at the end; campaign.json. */
 #include "campaign.h"
 
 #include <errno.h>
@@ -33,9 +33,10 @@ const struct cli_cmd campaign_cli = {
     "N random fault schedules (1-5 faults each: bitflip, crash, hang, straggler, comm-error on random ranks,\n"
     "iterations, buffers and bits), each run on sim under every recovery strategy of LIST, and checked: every\n"
     "visible fault caught by the detector built for it within its bound, no detection that no fault explains, the\n"
-    "same detections under every strategy, the fault-free run's final state, no worker left behind, every results\n"
-    "file whole. Prints one table; writes DIR/campaign.json; keeps the folders of runs that broke an invariant (and the\n"
-    "fault-free reference's).\n"
+    "same detections under every strategy (every pair), the fault-free run's final state, no worker left behind,\n"
+    "every results file whole, no injection that changed nothing (\"injection ineffective\": one broke). Prints one\n"
+    "table; writes DIR/campaign.json; keeps the folders of runs that broke an invariant (and the fault-free\n"
+    "reference's).\n"
     "Exit 0: every invariant held; 1: one broke; 3: none broke, but runs never started (not all tested).\n",
     { { "schedules", "N", "how many schedules, 1-100000 (default 200)" },
       { "seed", "S", "the schedules' seed (default 1)" },
@@ -247,33 +248,6 @@ static int cp_launch_failed(const struct cp_opts *o, struct cp_job *job, int cod
     return 1;
 }
 
-/* The detections of one run equal another's, except for faults on ranks that shrink removed in either; where
- * shrink left two ranks or fewer, a fingerprint vote cannot name the rank (a tie), so the rank is not compared. */
-static int cp_same(const struct cp_result *a, const struct cp_result *b, const struct cp_sched *sc, char *why, size_t n)
-{
-    for (int k = 0; k < sc->n; k++) {
-        const struct cp_det *x = &a->det[k], *y = &b->det[k];
-        if ((a->dropped | b->dropped) >> sc->f[k].rank & 1 || a->exhausted || b->exhausted || x->shrunk || y->shrunk)
-            continue;   /* shrink changed the world it fired in: fewer peers, another timing */
-        if (x->borderline || y->borderline)
-            continue;   /* the host's load left a straggler's run of slow phases short in one of them */
-        int shrunk = (a->dropped || b->dropped) && (x->rank < 0 || y->rank < 0);
-        int timed = sc->f[k].kind == CK_STRAGGLER;   /* seen after persist slow phases in wall time: within its bound */
-        /* the same detector, rank and delay in iterations from the iteration it was carried out in: a fault sent to
-         * another node's rank may land an iteration later under load, and is seen that much later too */
-        int64_t dx = x->iter_fired >= 0 ? x->iter_seen - x->iter_fired : x->iter_seen;
-        int64_t dy = y->iter_fired >= 0 ? y->iter_seen - y->iter_fired : y->iter_seen;
-        if (x->detector != y->detector || (x->rank != y->rank && !shrunk) || (dx != dy && !timed)) {
-            snprintf(why, n, "fault %d (%s on rank %d at %d): detector %d rank %d iteration %lld (fired %lld) vs detector "
-                     "%d rank %d iteration %lld (fired %lld)", k, cp_kind_names[sc->f[k].kind], sc->f[k].rank,
-                     sc->f[k].at, x->detector, x->rank, (long long)x->iter_seen, (long long)x->iter_fired, y->detector,
-                     y->rank, (long long)y->iter_seen, (long long)y->iter_fired);
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* The longest --out: each run's folder DIR/runs/s<schedule>-<strategy> must fit a results folder's path. */
 #define CP_OUT_MAX (RESULTS_DIR_MAX - 32)
 
@@ -371,16 +345,7 @@ static int cp_across(const struct cp_opts *o, int k, struct cp_result *res, cons
     int broken = 0;
     cp_schedule(o, k, &sc);
     snprintf(name, sizeof name, "s%05d", k + o->first);
-    int r = 0;   /* the reference: the first strategy whose run began (one that never did has nothing to compare) */
-    while (r < o->nstrat && res[r].not_started)
-        r++;
-    for (int s = r + 1; s < o->nstrat; s++)
-        if (!res[s].not_started && !cp_same(&res[r], &res[s], &sc, why, sizeof why)) {
-            char w[sizeof why + 64];
-            snprintf(w, sizeof w, "%s and %s detect differently: %s", o->strat[r], o->strat[s], why);
-            cp_broke(breaks, name, w);
-            broken++;
-        }
+    broken += cp_compare(o, res, &sc, name, breaks);   /* every pair of strategies whose runs began */
     for (int s = 0; s < o->nstrat; s++)
         if (!res[s].not_started && !res[s].effect_missed && !res[s].dropped && !res[s].exhausted && !res[s].broken && state0[0] &&
             strcmp(res[s].state, state0) != 0) {

@@ -201,8 +201,9 @@ static int cp_orphan(int pid)
     return !memmem(buf, (size_t)n, "run", 4);   /* "run\0" is the supervisor's argv[1] */
 }
 
-/* The detector built for a fault, its bound, and whether the fault is visible to it (1), missed by design
- * (0, with why) or borderline (-1). */
+/* The detector built for a fault, its bound, and whether the fault is visible to it (CP_VISIBLE), missed by design
+ * (CP_BY_DESIGN, with why), borderline (CP_BORDERLINE) or an injection that changed nothing (CP_INEFFECTIVE, with
+ * why: a flip whose record changed no bit where a bit is flipped, caught by nothing). */
 static int cp_visible(const struct cp_shape *sh, int kind, json_t *f, int *det, double *bound, int *bound_iters,
                       char *why, size_t n)
 {
@@ -224,8 +225,16 @@ static int cp_visible(const struct cp_shape *sh, int kind, json_t *f, int *det, 
     }
     const char *target = json_string_value(json_object_get(f, "target"));
     if (!json_array_size(json_object_get(f, "bits"))) {
-        snprintf(why, n, "no bit changed (the perturbation rounds to the same value)");
-        return 0;
+        /* only a perturbation of the value may round to the same value; a flip of a bit changes that bit (until
+         * 2026-11-30 any flip that changed nothing was "missed by design": a flip turned into a no-op passed) */
+        const char *where = json_string_value(json_object_get(f, "where"));
+        if (where && strcmp(where, "value") == 0) {
+            snprintf(why, n, "no bit changed (the perturbation rounds to the same value)");
+            return CP_BY_DESIGN;
+        }
+        snprintf(why, n, "a flip (where %s) whose record changed no bit, and nothing saw it: the flip did nothing",
+                 where ? where : "not recorded");
+        return json_is_string(json_object_get(f, "detected_by")) ? CP_BY_DESIGN : CP_INEFFECTIVE;
     }
     if (target && (strcmp(target, "weights") == 0 || strcmp(target, "allreduce-buffer") == 0)) {
         *det = CD_FINGERPRINT;   /* one rank's state differs from the others' */
@@ -304,7 +313,11 @@ static void cp_check_fault(const char *dir, const struct cp_fault *x, const stru
     if (kind == CK_STRAGGLER && vis == 1) {   /* what the record shows the detector could see */
         int longest;
         int64_t seen = cp_straggler_rule(dir, x->rank, sh->ranks, inj_s, sh->persist, &longest);
-        if (seen < 0) {
+        if (seen < 0 && longest == 0 && got < 0) {   /* no phase slowed at all, nothing saw it: it did nothing */
+            vis = CP_INEFFECTIVE;
+            snprintf(why, sizeof why, "the record shows no slow compute phase of rank %d after it, and nothing saw it: "
+                     "the straggler slowed nothing", x->rank);
+        } else if (seen < 0) {
             vis = -1;
             snprintf(why, sizeof why, "the record shows %d slow compute phase%s in a row, the detector wants %d: "
                      "a loaded host's stretched peers lift their median, or end the fault's window early", longest, longest == 1 ? "" : "s", sh->persist);
@@ -334,6 +347,12 @@ static void cp_check_fault(const char *dir, const struct cp_fault *x, const stru
             st->bits_caught[c][got]++;
         if (got < 0 && c != CB_NONE && !left && !rolled)
             res->effect_missed = 1;   /* the state carries it to the end (not a dropped rank's, nor a rolled-back one's) */
+    }
+    if (vis == CP_INEFFECTIVE) {   /* the injection path is broken: counted apart, and the campaign fails */
+        st->ineffective[kind]++;
+        res->ineffective++;
+        cp_break(res, "fault %d (%s on rank %d at %d): injection ineffective: %s", spec, kname, x->rank, x->at, why);
+        return;
     }
     if (vis == 1) {
         st->visible[kind]++;

@@ -1,5 +1,5 @@
-/* harness/campaign/campaign_int.h: what campaign.c (schedules, runs, the table) and campaign_check.c (one run's results
- * against the invariants) share. Not a public API. */
+/* harness/campaign/campaign_int.h: what campaign.c (schedules, runs, the table), campaign_check.c (one run's results
+ * against the invariants) and campaign_across.c (a schedule's runs against each other) share. Not a public API. */
 #ifndef GAUNTLET_CAMPAIGN_INT_H
 #define GAUNTLET_CAMPAIGN_INT_H
 
@@ -66,6 +66,11 @@ struct cp_det {
     int borderline;             /* a straggler whose record shows fewer slow phases in a row than the detector wants */
 };
 
+/* What a run's record shows a fault could do (cp_visible): seen by the detector built for it, missed by design,
+ * borderline, or an injection that changed nothing (a flip of no bit, a straggler that slowed no phase: the injection
+ * path is broken, counted apart and as a broken invariant). */
+enum { CP_INEFFECTIVE = -2, CP_BORDERLINE = -1, CP_BY_DESIGN = 0, CP_VISIBLE = 1 };
+
 /* What one run gave. */
 struct cp_result {
     int ran;                         /* 1 once checked */
@@ -79,11 +84,13 @@ struct cp_result {
     char state[24];                  /* the final state_fingerprint */
     int effect_missed;               /* a fault that changed the state went undetected: the state differs */
     int not_started;                 /* never began its record in CP_LAUNCH_TRIES launches: nothing of it was tested */
+    int ineffective;                 /* its injections that changed nothing (each also a broken invariant) */
 };
 
 /* Counts over the whole campaign. */
 struct cp_stats {
     int64_t fired[CK_COUNT], visible[CK_COUNT], caught[CK_COUNT], by_design[CK_COUNT], borderline[CK_COUNT];
+    int64_t ineffective[CK_COUNT];   /* injections whose record shows they changed nothing, and nothing saw them */
     int64_t bits_injected[CB_COUNT], bits_caught[CB_COUNT][CD_COUNT];
     int64_t false_positives, observed, stale_reports, runs, runs_failed;
     double *detect_s[CP_MAX_STRATS], *recover_s[CP_MAX_STRATS];
@@ -111,6 +118,12 @@ void cp_break(struct cp_result *res, const char *fmt, ...) __attribute__((format
 /* Moves every broken invariant of res into breaks as {"run", "why"} (res->whys emptied, res->broken kept); returns
  * how many. */
 int cp_broke_run(json_t *breaks, const char *run, struct cp_result *res);
+
+/* Compares the detections of schedule sc's runs res[0 .. o->nstrat - 1] (campaign_across.c): every pair of strategies
+ * whose runs began, fault by fault where both could see it alike; each pair that differs is one broken invariant of
+ * run `name` in breaks. Returns how many. */
+int cp_compare(const struct cp_opts *o, const struct cp_result *res, const struct cp_sched *sc, const char *name,
+               json_t *breaks);
 
 /* The heartbeat's straggler rule replayed on rank's node's record (campaign_straggler.c): the iteration whose compute
  * phase completed the first run of persist slow ones after inj_s (-1: none did); *longest, the longest such run. */

@@ -1,6 +1,7 @@
 /* harness/resilience/faultlog.c: the supervisor's book of faults and detections: which fault each detection caught
- * (or that it was a false positive), the cross-rank fingerprint comparison, the straggler check, the timed
- * faults, and what each fault's detection and recovery took (their JSON: faultjson.c). */
+ * (or that it was a false positive), the failures queued for the recovery machine, the rollbacks of one timeline,
+ * and what each fault's detection and recovery took (their JSON: faultjson.c; the checks that find faults on the
+ * supervisor's side: faultcheck.c; the faults it sends: faultsend.c). */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -40,16 +41,13 @@ void faultlog_run_begin(struct sup *s)
     s->fl->n_joined = 0;
     s->fl->stale_reports = 0;
     s->fl->fail_iter = -1;
+    for (int r = 0; r < s->nranks; r++)
+        s->fl->gone_ns[r] = 0;
+    recover_run_reset(s->fl);   /* a run's own give-up counts: each run's faults fire anew (docs/faults.md) */
     s->epoch++;
-    for (int i = 0; i < s->sc->n_faults; i++) {
-        const struct fault_spec *f = &s->sc->faults[i];
+    for (int i = 0; i < s->sc->n_faults; i++)
         atomic_store(&s->shm.hdr->fault_fired[i], 0);
-        s->fl->fault_due[i] = 0;
-        if (f->at_s >= 0)
-            s->fl->fault_due[i] = s->run_t0 + (uint64_t)(f->at_s * 1e9);
-        else if (f->rate_per_hour > 0)   /* exponential gaps: a Poisson process, seeded */
-            s->fl->fault_due[i] = s->run_t0 + (uint64_t)(-log(1 - rng_uniform(&s->fl->rate_rng[i])) / f->rate_per_hour * 3600e9);
-    }
+    faultlog_timers_begin(s);
 }
 
 /* Clears the per-iteration windows: nothing of one timeline meets anything of another. */
@@ -83,10 +81,11 @@ void faultlog_rollback(struct sup *s, int cause, int64_t start_iter)
         struct fault_rec *f = &s->fl->faults[j];
         /* a timed one (at_s, rate) at or past the failure too: it fires no more on the new timeline (a scheduled one
          * is undone and fires again, below), and left as it was it read "not detected" (coverage 0.5 for two flips
-         * of one iteration) */
+         * of one iteration). One whose rank shrink dropped has left with it (faultlog_left_with_rank): its story is
+         * told, never both (until 2026-11-30 it was rolled back too, its outcome overwritten) */
         int timed = f->spec >= 0 && f->spec < s->sc->n_faults && s->sc->faults[f->spec].at < 0;
         if (j == cause || f->run != s->run || f->undone || f->observed || f->detector >= 0 || f->rolled_back ||
-            f->iter < start_iter || (f->iter >= s->fl->fail_iter && !timed) || f->recovery)
+            f->left || f->iter < start_iter || (f->iter >= s->fl->fail_iter && !timed) || f->recovery)
             continue;
         f->rolled_back = 1;
         f->rollback_ns = mono_ns();
@@ -127,78 +126,6 @@ int faultlog_current(struct sup *s, const struct wevent *ev)
         return 1;
     s->fl->stale_reports++;
     return 0;
-}
-
-void faultlog_timers(struct sup *s, uint64_t now)
-{
-    for (int i = 0; i < s->sc->n_faults; i++) {
-        const struct fault_spec *f = &s->sc->faults[i];
-        if (!s->fl->fault_due[i] || now < s->fl->fault_due[i])
-            continue;
-        int rank = (int)f->rank;
-        if (f->rate_per_hour > 0 && s->orig->faults[i].rank < 0) {
-            /* a random rank of the whole cluster, drawn alike on every node: only its own node injects it */
-            uint64_t g = rng_next(&s->fl->rate_rng[i]) % (uint64_t)(s->nodes * s->nranks);
-            rank = (int)g / s->nranks == s->node ? (int)(g % (uint64_t)s->nranks) : -2;
-        }
-        s->fl->fault_due[i] = f->rate_per_hour > 0
-                              ? now + (uint64_t)(-log(1 - rng_uniform(&s->fl->rate_rng[i])) / f->rate_per_hour * 3600e9)
-                              : 0;
-        if (rank < 0 || rank >= s->nranks || s->dropped[rank])   /* another node's rank, or shrunk away */
-            continue;
-        if (s->fl->sent_rank[i] >= 0)   /* one of it still waits (sent again by a recovery): one fault, not two in an
-                                         * iteration (the second flip of the same seed undid the first) */
-            continue;
-        faultlog_send(s, i, rank);
-    }
-}
-
-void faultlog_send(struct sup *s, int spec, int rank)
-{
-    if (spec < 0 || spec >= SC_MAX_FAULTS || rank < 0 || rank >= s->nranks)
-        return;
-    s->fl->sent_rank[spec] = rank;
-    struct wcmd cmd = { .type = CMD_INJECT, .arg = spec };
-    sup_send(s, s->slot_of[rank], &cmd);
-}
-
-void faultlog_resend(struct sup *s)
-{
-    for (int i = 0; i < s->sc->n_faults && i < SC_MAX_FAULTS; i++) {
-        int r = s->fl->sent_rank[i];
-        if (r >= 0 && r < s->nranks && !s->dropped[r]) {
-            struct wcmd cmd = { .type = CMD_INJECT, .arg = i };
-            s->fl->host->send(s, s->slot_of[r], &cmd);
-        }
-    }
-}
-
-int faultlog_run_end(struct sup *s)
-{
-    int n = 0;
-    if (s->fl->awaiting_fault >= 0 && !runstats_done(&s->rs))   /* the run ended inside a recovery (a restore that
-                                                                   * failed): none of its faults was recovered */
-        for (int i = 0; i < s->fl->n_faults; i++) {
-            struct fault_rec *f = &s->fl->faults[i];
-            if (f->run == s->run && f->recovery && !f->recovered_ns && !f->undone)
-                snprintf(f->outcome, sizeof f->outcome, "not recovered: the run ended during its %s (from iteration %lld)",
-                         s->sc->recovery.name, (long long)f->restore_iter);
-        }
-    for (int i = 0; i < s->sc->n_faults && i < SC_MAX_FAULTS; i++) {
-        int r = s->fl->sent_rank[i];
-        if (r < 0)
-            continue;
-        const char *why = r < s->nranks && s->dropped[r] ? "its rank was dropped (shrink) before it fired"
-                                                          : "the run ended before it fired";
-        results_event(&s->res, mono_ns(), "fault_not_injected",
-                      json_pack("{s:i, s:s, s:i, s:s}", "fault", i, "kind", fault_table[s->sc->faults[i].kind]->name,
-                                "rank", r, "why", why));
-        gl_log("fault %d (%s on rank %d) was asked and never injected: %s", i, fault_table[s->sc->faults[i].kind]->name,
-               r, why);
-        s->fl->sent_rank[i] = -1;
-        n++;
-    }
-    return n;
 }
 
 void faultlog_injected(struct sup *s, const struct wevent *ev)
@@ -308,6 +235,18 @@ int faultlog_explains(struct sup *s, int det, int64_t iter)
     return faultlog_match(s, det, -1, iter, mono_ns(), 1, &repeat) >= 0 && !repeat;
 }
 
+/* Whether a fatal failure of rank, found while a recovery is under way, must have a recovery of its own rather than
+ * join this one: under shrink, once this node has proposed (its dead ranks dropped, the ranks going on counted and
+ * agreed), a rank still in the run that fails now would be told to go on dead, and the others would wait for it in
+ * their collective for ever (it is queued, and the next recovery drops it). The other strategies replace every
+ * process that is gone as they restart, whenever it died. */
+static int faultlog_after_proposal(struct sup *s, int rank)
+{
+    int st = s->fl->rm.state;
+    return recovery_table[s->sc->recovery.index]->drops_failed && st != RM_IDLE && st != RM_STOPPING && rank >= 0 &&
+           rank < s->nranks && !s->dropped[rank];
+}
+
 int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, const char *note, int fatal)
 {
     const struct detector_ops *dop = detector_table[det];
@@ -380,9 +319,9 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
     results_event(&s->res, t, repeat ? "detection_repeat" : "detection", o);
     if (!fatal || repeat || s->stopping)
         return match;
-    if (s->recovering && (s->fl->fail_iter >= 0 || s->fl->rec_wait)) {   /* while the recovery stops the old timeline (or
-                                                                   * this node waits for node 0's go to begin it):
-                                                                   * it replaces every process that is gone */
+    if (s->recovering && (s->fl->rec_wait || (s->fl->fail_iter >= 0 && !faultlog_after_proposal(s, rank)))) {
+        /* while the recovery stops the old timeline (or this node waits for node 0's go to begin it): it replaces
+         * every process that is gone (shrink: drops it, until this node has proposed) */
         if (match >= 0) {
             str_copy(s->fl->faults[match].outcome, sizeof s->fl->faults[match].outcome, "joined the recovery under way");
             faultlog_join(s, match);
@@ -477,69 +416,15 @@ void faultlog_act(struct sup *s)
         sup_fail(s, SUP_STOP_RECOVERY_FAILED, "recovery failed");
 }
 
-void faultlog_fingerprint(struct sup *s, const struct wevent *ev)
-{
-    if (ev->rank < 0 || ev->rank >= s->nranks || ev->run != s->run)
-        return;
-    int row = (int)(ev->iter % FP_WINDOW);
-    uint64_t *h = s->fl->fp + (size_t)row * (size_t)s->nranks;
-    unsigned char *have = s->fl->fp_have + (size_t)row * (size_t)s->nranks;
-    if (s->fl->fp_iter[row] != ev->iter) {
-        s->fl->fp_iter[row] = ev->iter;
-        memset(have, 0, (size_t)s->nranks);
-    }
-    h[ev->rank] = ((uint64_t)ev->a << 32) | (uint64_t)ev->b;
-    have[ev->rank] = 1;
-    for (int r = 0; r < s->nranks; r++)
-        if (!s->dropped[r] && !have[r])
-            return;
-    /* every rank has reported this iteration: the detector's vote (fingerprint.c) */
-    uint64_t best = 0;
-    int tie = 0, agree = 0;
-    detector_table[DET_FINGERPRINT]->vote(h, s->dropped, s->nranks, &best, &tie);
-    s->fl->fp_iter[row] = -1;
-    if (s->fl->coord && s->fl->coord->fingerprint) {   /* several nodes: the node's value joins the vote across nodes
-                                                        * (supfp.c) where its ranks agree; where not, this vote speaks */
-        for (int r = 0; r < s->nranks && agree >= 0; r++)
-            agree = s->dropped[r] ? agree : h[r] == best ? agree + 1 : -1;
-        s->fl->coord->fingerprint(s, ev->iter, best, tie || agree < 0 ? 0 : agree);
-    }
-    for (int r = 0; r < s->nranks; r++) {
-        if (s->dropped[r] || (h[r] == best && !tie))
-            continue;
-        char note[96];
-        snprintf(note, sizeof note, tie ? "ranks disagree with no majority (%016llx)" : "differs from the majority (%016llx)",
-                 (unsigned long long)h[r]);
-        /* detected now, when the last rank's fingerprint arrived; not at that rank's own time */
-        faultlog_detect(s, DET_FINGERPRINT, tie ? -1 : r, ev->iter, mono_ns(), note, 1);
-        if (tie || s->recovering || s->stopping)
-            return;
-    }
-}
-
-void faultlog_compute(struct sup *s, const struct wevent *ev, double dur)
-{
-    int rank = ev->rank, others = 0;
-    double v[256];
-    s->fl->compute_s[rank] = dur;
-    s->fl->compute_iter[rank] = ev->iter;
-    for (int r = 0; r < s->nranks && others < 256; r++)
-        if (r != rank && !s->dropped[r] && s->fl->compute_iter[r] >= ev->iter - 1)
-            v[others++] = s->fl->compute_s[r];
-    if (others == 0)
-        return;
-    char note[96];   /* the detector's judgement (heartbeat.c) */
-    if (detector_table[DET_HEARTBEAT]->slow(scenario_detector_params(s->sc, DET_HEARTBEAT), dur, v, others,
-                                            &s->fl->slow_count[rank], note, sizeof note))
-        faultlog_detect(s, DET_HEARTBEAT, rank, ev->iter, ev->t_ns, note, 0);
-}
-
 void faultlog_recovered(struct sup *s, int fault, uint64_t t, const char *note)
 {
     struct fault_rec *f = &s->fl->faults[fault];
     f->recovered_ns = t;
-    json_t *o = json_pack("{s:i, s:i, s:s, s:f, s:I}", "fault", fault, "rank", f->rank, "recovery", s->sc->recovery.name,
-                          "recover_s", (double)(t - f->detect_ns) * 1e-9, "iterations_lost", (json_int_t)f->lost);
+    /* from its detection, as summary.json's recover_s (faultjson.c): null for a fault no detector saw (one that left
+     * with its rank), never the time since boot */
+    json_t *rs = f->detect_ns && t >= f->detect_ns ? json_real((double)(t - f->detect_ns) * 1e-9) : json_null();
+    json_t *o = json_pack("{s:i, s:i, s:s, s:o, s:I}", "fault", fault, "rank", f->rank, "recovery", s->sc->recovery.name,
+                          "recover_s", rs, "iterations_lost", (json_int_t)f->lost);
     if (f->lost < 0)   /* not known: null, as summary.json says it, never -1 */
         json_object_set_new(o, "iterations_lost", json_null());
     json_object_set_new(o, "iterations_redone", f->redone >= 0 ? json_integer(f->redone) : json_null());
@@ -552,8 +437,8 @@ void faultlog_joined_recovered(struct sup *s, uint64_t t, const char *note)
 {
     for (int k = 0; k < s->fl->n_joined; k++) {
         int i = s->fl->joined[k];
-        if (i == s->fl->awaiting_fault || s->fl->faults[i].recovered_ns)
-            continue;
+        if (i == s->fl->awaiting_fault || s->fl->faults[i].recovered_ns || s->fl->faults[i].rolled_back)
+            continue;   /* a rolled-back fault is no recovery's: the rollback took its effect away */
         s->fl->faults[i].recovery = 1;   /* its recovery was the other fault's: its figures of work are that one's */
         int aw = s->fl->awaiting_fault;
         if (aw >= 0 && aw < s->fl->n_faults && s->fl->faults[i].lost < 0) {   /* as results.md says (it wrote -1) */

@@ -147,6 +147,33 @@ static uint64_t recover_backoff_ns(int n)
     return b < REC_BACKOFF_MAX_NS ? b : REC_BACKOFF_MAX_NS;
 }
 
+void recover_run_reset(struct resilience *fl)
+{
+    fl->futile = 0;
+    fl->restored = 0;
+    fl->restored_from = 0;
+    fl->repeats = 0;
+    fl->repeat_rank = -1;
+    fl->repeat_iter = -1;
+}
+
+int recover_tally(struct resilience *fl, int rank, int64_t iter, int64_t done)
+{
+    fl->futile = fl->restored && done <= fl->restored_from ? fl->futile + 1 : 0;
+    if (fl->futile >= REC_FUTILE_MAX)
+        return REC_GIVE_UP_FUTILE;
+    /* one rank failing again and again, each time before the run got past where it failed first: each recovery
+     * gets work done, and loses it (a deterministic failure) */
+    if (rank >= 0 && rank == fl->repeat_rank && iter <= fl->repeat_iter) {
+        fl->repeats++;
+    } else {
+        fl->repeats = 1;
+        fl->repeat_rank = rank;
+        fl->repeat_iter = iter;
+    }
+    return fl->repeats >= REC_REPEAT_MAX ? REC_GIVE_UP_REPEAT : REC_GO_ON;
+}
+
 int recover_begin(struct sup *s, const struct rec_failure *f)
 {
     const struct recovery_ops *rec = recovery_table[s->sc->recovery.index];
@@ -156,8 +183,8 @@ int recover_begin(struct sup *s, const struct rec_failure *f)
             int64_t it = atomic_load(&shm_ctl(&s->shm, s->slot_of[r])->iter);
             done = it > done ? it : done;
         }
-    s->fl->futile = s->fl->restored && done <= s->fl->restored_from ? s->fl->futile + 1 : 0;
-    if (s->fl->futile >= REC_FUTILE_MAX) {
+    int verdict = recover_tally(s->fl, f->rank, f->iter, done);
+    if (verdict == REC_GIVE_UP_FUTILE) {
         char why[200];
         snprintf(why, sizeof why, "recovery: rank %d failed at iteration %lld, the %dth failure in a row with no iteration "
                  "completed since the ranks were restored at %lld: the run gives up", f->rank, (long long)f->iter,
@@ -165,16 +192,7 @@ int recover_begin(struct sup *s, const struct rec_failure *f)
         recover_end(s, SUP_STOP_RECOVERY_FUTILE, why);
         return -1;
     }
-    /* one rank failing again and again, each time before the run got past where it failed first: each recovery
-     * gets work done, and loses it (a deterministic failure) */
-    if (f->rank >= 0 && f->rank == s->fl->repeat_rank && f->iter <= s->fl->repeat_iter) {
-        s->fl->repeats++;
-    } else {
-        s->fl->repeats = 1;
-        s->fl->repeat_rank = f->rank;
-        s->fl->repeat_iter = f->iter;
-    }
-    if (s->fl->repeats >= REC_REPEAT_MAX) {
+    if (verdict == REC_GIVE_UP_REPEAT) {
         char why[240];
         snprintf(why, sizeof why, "recovery: rank %d failed %d times in a row, never past iteration %lld (each time "
                  "restored to an earlier one): the failure repeats, the run gives up", f->rank, s->fl->repeats,
@@ -405,6 +423,16 @@ static void recover_starting(struct sup *s, uint64_t now)
     recover_end(s, NULL, NULL);
 }
 
+/* The longest a recovery may take: every state's own limit in a row (stopping: the heartbeat timeout and a killed
+ * worker's ending; agreeing; the longest back-off; starting), and a margin. Each state's deadline ends it sooner; this
+ * is the backstop should one not. */
+static double recover_limit_s(const struct sup *s)
+{
+    const struct scenario *sc = s->sc;
+    return (sc->heartbeat.timeout_s + 5) + SUP_EXIT_WAIT_S + (sc->heartbeat.timeout_s + 30) +
+           (double)REC_BACKOFF_MAX_NS * 1e-9 + sc->heartbeat.startup_s + 60;
+}
+
 void recover_step(struct sup *s)
 {
     struct rec_machine *m = &s->fl->rm;
@@ -418,6 +446,14 @@ void recover_step(struct sup *s)
     }
     uint64_t now = mono_ns();
     char why[320] = "";
+    double limit_s = recover_limit_s(s);
+    if ((double)(now - m->t0) * 1e-9 > limit_s) {   /* the backstop: no state waits without a limit */
+        static const char *const names[] = { "idle", "stopping", "agreeing", "backing off", "starting" };
+        snprintf(why, sizeof why, "recovery: still %s %.0f s after it began, past the sum of every state's limit "
+                 "(%.0f s)", names[m->state], (double)(now - m->t0) * 1e-9, limit_s);
+        recover_end(s, SUP_STOP_RECOVERY_FAILED, why);
+        return;
+    }
     if (m->state == RM_STOPPING) {
         if (s->fl->host->busy(s, now)) {
             if (now > m->deadline && !s->fl->host->ending(s, now)) {   /* one exiting still will end: waited for */

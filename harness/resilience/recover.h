@@ -10,9 +10,12 @@
  *        -> STARTING  -> (what failed replaced, every rank told where to start; every replacement ready)
  *        -> IDLE
  *
- * Each state has a deadline; past it the run fails saying which. A failure that arrives while the machine is not
- * IDLE joins the recovery under way: every process that is gone when the machine replaces is replaced (or dropped,
- * for shrink), whichever failure took it.
+ * Each state has a deadline; past it the run fails saying which. A failure that arrives before the machine restarts
+ * the ranks joins the recovery under way: every process that is gone when the machine replaces is replaced, whichever
+ * failure took it. Under shrink the dead are dropped when this node proposes, so a rank that fails after the proposal
+ * (agreeing, backing off) is queued, and the next recovery drops it: joined, it would be told to go on dead, and the
+ * others would wait for it for ever. Behind both, a rank still in the run whose process is gone with no failure queued
+ * and no recovery under way is reported hung once the heartbeat timeout has passed (faultlog_gone).
  *
  * The machine reaches this node's worker processes only through `struct rec_host` (the core's, sup.h) and the other nodes
  * only through `struct rec_coord`: rec_coord_local (one node: the proposal is the agreement) or rec_coord_cluster

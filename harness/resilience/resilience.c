@@ -36,6 +36,8 @@ void resilience_new(struct sup *s, int world)
     fl->compute_iter = xcalloc((size_t)s->nranks, sizeof *fl->compute_iter);
     fl->compute_sum = xcalloc((size_t)s->nranks, sizeof *fl->compute_sum);
     fl->slow_count = xcalloc((size_t)s->nranks, sizeof *fl->slow_count);
+    fl->gone_ns = xcalloc((size_t)s->nranks, sizeof *fl->gone_ns);
+    recover_run_reset(fl);
 }
 
 void resilience_free(struct sup *s)
@@ -44,7 +46,8 @@ void resilience_free(struct sup *s)
     if (!fl)
         return;
     void *bufs[] = { fl->rate_rng, fl->fault_due, fl->fp_iter, fl->fp,     fl->fp_have,
-                     fl->compute_s, fl->compute_iter, fl->slow_count, fl->faults, fl->dets, fl->compute_sum };
+                     fl->compute_s, fl->compute_iter, fl->slow_count, fl->faults, fl->dets, fl->compute_sum,
+                     fl->gone_ns };
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
         free(bufs[i]);
     free(fl);
@@ -133,6 +136,14 @@ static void res_failure(struct sup *s, int det, int rank, int64_t iter, uint64_t
     faultlog_detect(s, det, rank, iter, t_ns, note, fatal);
 }
 
+/* The run's timers, each turn while it goes on and no recovery is under way: the timed faults, and the backstop for a
+ * rank whose process is gone with nothing to take it. */
+static void res_tick(struct sup *s, uint64_t now)
+{
+    faultlog_timers(s, now);
+    faultlog_gone(s, now);
+}
+
 static void res_act(struct sup *s)
 {
     faultlog_act(s);   /* every ring drained: the failures detected meanwhile, in iteration order */
@@ -143,6 +154,6 @@ const struct sup_hooks resilience_hooks = {
     .stale = res_stale,
     .report = res_report,
     .failure = res_failure,
-    .tick = faultlog_timers,
+    .tick = res_tick,
     .act = res_act,
 };

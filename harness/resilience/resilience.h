@@ -1,6 +1,6 @@
 /* harness/resilience/resilience.h: what the run knows of its faults and does about them, on one node: the fault ledger
- * (faultlog.c: the faults carried out, every detection matched to one, the supervisor-side checks, the failures
- * queued) and the recovery machine (recover.c, recover.h). It plugs into the supervisor's core through
+ * (faultlog.c: the faults carried out, every detection matched to one, the failures queued; faultcheck.c: the
+ * supervisor-side checks; faultsend.c: the faults it sends) and the recovery machine (recover.c, recover.h). It plugs into the supervisor's core through
  * `resilience_hooks` (struct sup_hooks) and keeps its state in `struct resilience` (s->fl); the layers above
  * (cluster/, run/) read it and call it directly. */
 #ifndef GAUNTLET_RESILIENCE_H
@@ -99,6 +99,8 @@ struct resilience {
     int repeat_rank, repeats;      /* the last failure's rank and iteration, and how many in a row were the same */
     int64_t repeat_iter;
     int64_t stale_reports;         /* worker reports of an abandoned epoch, dropped (this run) */
+    uint64_t *gone_ns;             /* per rank: since when its process has been gone with no recovery to take it (0:
+                                    * it is not; faultlog_gone) */
     struct failure pending[SUP_MAX_PENDING];   /* fatal failures detected since the loop last acted */
     int n_pending;
     int64_t fail_iter;             /* the recovery under way: the failure's iteration (faults at or after it that
@@ -136,7 +138,23 @@ void faultlog_recovered(struct sup *s, int fault, uint64_t t, const char *note);
 void faultlog_restored(struct sup *s, const struct wevent *ev);
 /* The faults another fault's recovery covered are recovered with it, at t (note: said in their recovered events). */
 void faultlog_joined_recovered(struct sup *s, uint64_t t, const char *note);
+/* Sends each timed fault (at_s, rate_per_hour) that has come due; a rate fault draws its next time. */
 void faultlog_timers(struct sup *s, uint64_t now);
+/* A run begins: each timed fault's first time (faultsend.c). */
+void faultlog_timers_begin(struct sup *s);
+#define FAULT_NEVER UINT64_MAX   /* a timed fault's time when it does not come in this run */
+/* When a timed fault comes due: gap_s seconds after from (ns), in double seconds; a gap that is NaN, negative,
+ * infinite or past any run (100 years) is FAULT_NEVER, never a sum that wraps nor a conversion past uint64_t (which
+ * gave 0: due at once). */
+uint64_t faultlog_due(uint64_t from, double gap_s);
+/* A rate fault's gap to its next firing in seconds: an exponential draw of u (uniform in [0, 1)) at rate_per_hour
+ * (a Poisson process); INFINITY where there is none. */
+double faultlog_rate_gap_s(double u, double rate_per_hour);
+/* The backstop for a rank left behind (faultcheck.c): a rank still in the run whose process has been gone for longer
+ * than the heartbeat timeout, no failure queued and no recovery under way — the ranks left wait for it in their
+ * collective, beating, for ever — is reported as hung (heartbeat, fatal): the recovery replaces it, or shrink drops
+ * it. Called each turn of the loop while the run goes on and no recovery is under way. */
+void faultlog_gone(struct sup *s, uint64_t now);
 /* Fault i is recovered by the recovery under way (or about to begin): its recover_s ends with that one's. */
 void faultlog_join(struct sup *s, int i);
 /* rank leaves the run with the recovery of fault cause (shrink: its process gone too): a fault of it no detector
@@ -153,6 +171,14 @@ void faultlog_resend(struct sup *s);
  * Returns how many. */
 int faultlog_run_end(struct sup *s);
 void faultlog_run_begin(struct sup *s);
+/* A mitigation run begins: the give-up counts of recover_begin (futile and repeated failures, the last restore
+ * point) start again, since every run fires its faults anew (an earlier run's restore point is no other run's). */
+void recover_run_reset(struct resilience *fl);
+enum { REC_GO_ON = 0, REC_GIVE_UP_FUTILE, REC_GIVE_UP_REPEAT };
+/* Counts a failure of rank at iteration iter toward the give-up rules, done the most iterations a live rank has
+ * completed: futile when none was completed since the last restore, repeated when the same rank fails again never
+ * past its first failure's iteration. Returns REC_GO_ON, or why the run gives up. */
+int recover_tally(struct resilience *fl, int rank, int64_t iter, int64_t done);
 /* A recovery begins: a new epoch (reports of the old one are dropped from now on), every per-iteration window
  * cleared (fingerprints, the straggler check, the start spread, open phases). fail_iter: the failure's
  * iteration. Returns the new epoch. */
