@@ -262,15 +262,14 @@ int write_file_durable(const char *path, const void *buf, size_t len)
         return -1;
     }
     str_copy(dir, sizeof dir, path);   /* fits: shorter than tmp */
-    /* the folder first: a rename that could not be made durable is not made (until 2026-11-30 a folder that could
-     * not be opened, one without read permission, a process out of descriptors, was left unsynced unsaid) */
-    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0)
-        return -1;
+    /* the folder first, to sync the rename; one that cannot be opened (no read permission, a process out of
+     * descriptors) still takes the file, said unsynced (until 2026-11-30 it was left unsynced unsaid) */
+    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC), dir_errno = errno;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         int e = errno;
-        close(dfd);
+        if (dfd >= 0)
+            close(dfd);
         errno = e;
         return -1;
     }
@@ -278,20 +277,27 @@ int write_file_durable(const char *path, const void *buf, size_t len)
         int e = errno;
         close(fd);
         unlink(tmp);
-        close(dfd);
+        if (dfd >= 0)
+            close(dfd);
         errno = e;
         return -1;
     }
     if (close(fd) != 0 || rename(tmp, path) != 0) {
         int e = errno;
         unlink(tmp);
-        close(dfd);
+        if (dfd >= 0)
+            close(dfd);
         errno = e;
         return -1;
     }
-    /* in place: the rename is durable once the folder is synced (EINVAL: a file system that syncs no folder, as
-     * PostgreSQL takes it, has nothing more to do) */
-    int rc = fsync(dfd) != 0 && errno != EINVAL ? WRITE_UNSYNCED : 0, e = errno;
+    if (dfd < 0) {
+        errno = dir_errno;
+        return WRITE_UNSYNCED;
+    }
+    /* in place: the rename is durable once the folder is synced (EINVAL, ENOTSUP: a file system that syncs no
+     * folder, as PostgreSQL takes it, has nothing more to do) */
+    int rc = fsync(dfd) != 0 && errno != EINVAL && errno != ENOTSUP && errno != EOPNOTSUPP ? WRITE_UNSYNCED : 0;
+    int e = errno;
     close(dfd);
     errno = e;
     return rc;

@@ -104,8 +104,8 @@ int write_all(int fd, const void *buf, size_t len);
 #define WRITE_UNSYNCED 1
 /* Writes a file whole: the folder opened, a temp file in it, fsync, rename, fsync of the folder. 0: in place and
  * durable; WRITE_UNSYNCED (errno: why): in place (the new content is what a reader sees), but the folder's fsync
- * failed; -1 with errno: not in place (a file of that name is as it was; a folder that cannot be opened, so
- * could not be synced, is refused before anything is written). */
+ * failed, or the folder could not be opened to sync it (EINVAL or ENOTSUP from a file system that syncs no folder
+ * count as synced); -1 with errno: not in place (a file of that name is as it was). */
 int write_file_durable(const char *path, const void *buf, size_t len);
 /* The same for a caller that only tells written from not: WRITE_UNSYNCED is said on stderr here ("PATH is written,
  * but its folder could not be synced ...") and returns 0, the file being in place. 0, or -1 with errno. */

@@ -14,7 +14,7 @@
 
 #define SC_MAX_MITIGATIONS 32
 #define SC_MAX_FAULTS 64
-#define SC_KEYPOS_N 5   /* scenario_keypos_names */
+#define SC_KEYPOS_N 6   /* scenario_keypos_names */
 #define SC_MAX_DETECTORS 8
 #define SC_MAX_DEPTH 64   /* nested YAML collections a scenario may have (it uses 5); deeper is exit 2 */
 #define SC_MAX_FILE_BYTES 1048576   /* a scenario file's size (the largest shipped is under 3 KiB); larger is exit 2 */
@@ -223,6 +223,10 @@ uint64_t scenario_node_bytes(const struct scenario *sc, uint64_t *coll_bytes);
 /* The memory this machine lets a run have: its physical memory, or its memory cgroup's limit where that is lower;
  * what the number is, in words, into what. 0 when neither can be read. */
 uint64_t scenario_mem_limit(char *what, size_t n);
+/* The sim backend's refusal of a scenario whose one node needs more than scenario_mem_limit: 0, or EXIT_INPUT with
+ * why (file:line:col of sim.max_elems, else ranks). Other backends size nothing from sim.* (until 2026-11-30 every
+ * backend was refused by the sim's sizing). */
+int scenario_mem_check(const struct scenario *sc, char *why, size_t n);
 
 /* Prints every key with type, default, unit and help (for `gauntlet list --keys` and docs). */
 void scenario_print_keys(FILE *f, const struct param *table, const char *prefix);

@@ -249,7 +249,7 @@ void sc_label_repeats(struct scenario *sc)
 }
 
 const char *const scenario_keypos_names[SC_KEYPOS_N] = { "sim.tflops", "sim.busbw", "sim.mem_bw", "sim.speedup",
-                                                          "workload.allreduce.emulate_busbw" };
+                                                          "workload.allreduce.emulate_busbw", "sim.max_elems" };
 
 int scenario_key_at(const struct scenario *sc, const char *key, int *line, int *col)
 {

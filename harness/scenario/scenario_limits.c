@@ -1,6 +1,7 @@
 /* harness/scenario/scenario_limits.c: what one node must hold for a scenario — the events one iteration reports (a
  * rank's event ring takes a whole iteration's: scenario_iter_events) and the memory of the shared state
- * (scenario_node_bytes) — and the refusal, at check time, of a scenario that needs more than there is. */
+ * (scenario_node_bytes, on the sim backend) — and the refusal, at check time, of a scenario that needs more than
+ * there is (the sim backend's check: scenario_mem_check). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,25 +132,29 @@ int sc_limit_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
                         "%.1f W): a pass would report %d events, more than a rank's event ring holds for one iteration "
                         "(%d): smooth the trace, or replay a shorter part of it", changes, mid, events, SC_ITER_EVENTS_MAX);
     }
+    return 0;
+}
+
+int scenario_mem_check(const struct scenario *sc, char *why, size_t n)
+{
     char what[64], need_s[32], have_s[32], one_s[32];
     uint64_t one, need = scenario_node_bytes(sc, &one), have = scenario_mem_limit(what, sizeof what);
     if (!have || need <= have)
         return 0;
     const struct recovery_ops *ro = recovery_table[sc->recovery.index];
-    yaml_node_t *at = sc_key_node(c, root, "sim.max_elems");
-    const char *key = at != root ? "sim.max_elems" : "ranks";
-    if (at == root)
-        at = sc_key_node(c, root, "ranks");
+    int line = sc->ranks_line, col = sc->ranks_col;
+    const char *key = scenario_key_at(sc, "sim.max_elems", &line, &col) ? "sim.max_elems" : "ranks";
     char rep[96] = "";
     if (ro->replicas)
         snprintf(rep, sizeof rep, ", and in the %d in-memory replicas recovery %s keeps", RECOVERY_REPLICA_SLOTS, ro->name);
     sc_bytes_text(need, need_s, sizeof need_s);
     sc_bytes_text(have, have_s, sizeof have_s);
     sc_bytes_text(one, one_s, sizeof one_s);
-    return sc_error(c, at, key,
-                    "one node's run needs %s of memory for its ranks' state, more than %s (%s): ranks %lld, each with a "
-                    "state of %s (sim.max_elems fp32, at most workload.allreduce.bytes) in the all-reduce's shared slots "
-                    "and in its worker's weights and gradient%s; lower ranks or sim.max_elems%s",
-                    need_s, what, have_s, (long long)sc->ranks, one_s, rep,
-                    ro->replicas ? ", or use a recovery that keeps no replicas (restart)" : "");
+    snprintf(why, n,
+             "%s:%d:%d: %s: one node's run needs %s of memory for its ranks' state, more than %s (%s): ranks %lld, each "
+             "with a state of %s (sim.max_elems fp32, at most workload.allreduce.bytes) in the all-reduce's shared slots "
+             "and in its worker's weights and gradient%s; lower ranks or sim.max_elems%s",
+             sc->file, line, col, key, need_s, what, have_s, (long long)sc->ranks, one_s, rep,
+             ro->replicas ? ", or use a recovery that keeps no replicas (restart)" : "");
+    return EXIT_INPUT;
 }

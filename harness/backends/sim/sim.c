@@ -463,7 +463,8 @@ static int sim_check(const struct scenario *sc, char *why, size_t n)
                  sc->file, sc->ranks_line, sc->ranks_col, (long long)sc->ranks);
         return EXIT_INPUT;
     }
-    return sim_check_time(sc, why, n);
+    int rc = scenario_mem_check(sc, why, n);   /* its state, sized from the scenario, fits the machine */
+    return rc ? rc : sim_check_time(sc, why, n);
 }
 
 static size_t sim_coll_elems(const struct scenario *sc)
