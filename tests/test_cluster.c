@@ -1095,6 +1095,83 @@ Test(cluster, two_deaths_on_two_nodes_at_once_are_recovered, .timeout = 240)
     json_decref(s);
 }
 
+/* In node 1's own record (events-node1.jsonl): how many recovery_end lines, and the pid of rank's newest worker. */
+static int node1_recovery_ends(const char *out, int rank, pid_t *pid)
+{
+    char path[600], want[32];
+    snprintf(path, sizeof path, "%s/events-node1.jsonl", out);
+    snprintf(want, sizeof want, "\"rank\":%d,", rank);
+    char *text = e2e_read(path);
+    int ends = 0;
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (!nl)
+            break;   /* a line still being written */
+        *nl = 0;
+        const char *p = strstr(line, "\"pid\":");
+        if (strstr(line, "\"event\":\"worker_start\"") && strstr(line, want) && p)
+            *pid = (pid_t)strtol(p + 6, NULL, 10);
+        ends += strstr(line, "\"event\":\"recovery_end\"") != NULL;
+        line = nl + 1;
+    }
+    free(text);
+    return ends;
+}
+
+/* A failure on node 1 while node 0 is still in the recovery before: node 0 asks the recovery of rank 0's repeated crash
+ * (5 crashes at iteration 14: each recovery after the first backs off on node 0, the fifth 0.8 s); under inprocess
+ * node 1 has nothing to replace and ends its part at once, and a worker of node 1 killed then asks node 0 for a
+ * recovery while node 0 still backs off. Node 0 queues it and begins it as soon as its own ends: the run recovers
+ * (exit 0, the fault-free state). Until 2026-11-30 node 0 dropped the request and node 1 waited for a go that never
+ * came until its deadline (heartbeat timeout + start-up: 25 s here) failed the run, exit 1. */
+Test(cluster, a_request_while_node_0_still_recovers_is_queued_not_lost, .timeout = 300)
+{
+    e2e_need_mpi();
+    const char *out = e2e_outdir();
+    char text[2048], path[600], cmd[4096];
+    snprintf(text, sizeof text, base, 2, 2, "power: {sample_hz: 100}\n",
+             "heartbeat: {timeout: 5s, startup: 20s}\nrecovery: {inprocess: {replicate_every: 5}}\nfaults:\n"
+             "  - {kind: crash, at: 14, rank: 0}\n  - {kind: crash, at: 14, rank: 0}\n  - {kind: crash, at: 14, rank: 0}\n"
+             "  - {kind: crash, at: 14, rank: 0}\n  - {kind: crash, at: 14, rank: 0}\n");
+    const char *sc = e2e_scenario(text);
+    snprintf(path, sizeof path, "%s.log", out);
+    snprintf(cmd, sizeof cmd, "exec timeout 150 mpirun --oversubscribe --allow-run-as-root -np 2 %s run %s --out %s "
+                              "--backend sim --headless > %s 2>&1", GAUNTLET_BIN, sc, out, path);
+    pid_t launcher = fork();
+    cr_assert_geq(launcher, 0);
+    if (launcher == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    uint64_t t0 = mono_ns();
+    pid_t victim = 0;
+    int st = 0, killed = 0;
+    while (waitpid(launcher, &st, WNOHANG) == 0 && mono_ns() - t0 < 150000000000ull) {
+        if (!killed && node1_recovery_ends(out, 3, &victim) >= 5 && victim > 0) {   /* node 0 backs off 0.8 s now */
+            killed = kill(victim, SIGKILL) == 0;
+            cr_log_info("killed rank 3 (pid %d) %.1f s after the start", (int)victim, (double)(mono_ns() - t0) * 1e-9);
+        }
+        sleep_ns(killed ? 20000000 : 2000000);
+    }
+    char *log = e2e_read(path);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit %d after %.1f s\n%s", WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+              (double)(mono_ns() - t0) * 1e-9, log ? log : "");
+    free(log);
+    cr_assert(killed, "node 1 never ended its fifth recovery: the kill was not made");
+    json_t *s = e2e_summary(out), *f, *f3 = NULL;
+    size_t i;
+    json_array_foreach(json_object_get(s, "faults"), i, f)
+        if (json_integer_value(json_object_get(f, "rank")) == 3)
+            f3 = f;
+    cr_assert(f3, "the death of rank 3 is a fault: %s", json_dumps(json_object_get(s, "faults"), JSON_COMPACT));
+    cr_assert(json_is_number(json_object_get(f3, "recover_s")), "rank 3's death was recovered: %s",
+              json_string_value(json_object_get(f3, "outcome")));
+    cr_assert_eq(e2e_count_events(out, "recovery_begin"), e2e_count_events(out, "recovery_end"),
+                 "every recovery that began on a node ended there");
+    same_as_clean(s);
+    json_decref(s);
+}
+
 /* forward: nodes: what node 0 hears of another node does not grow with its GPUs or its sampling rate — 3 nodes of 1
  * GPU sampled at 100 Hz against 3 nodes of 3 GPUs sampled at 400 Hz: in both, per other node one node_iteration line
  * of bounded length per iteration, no line of its ranks' phases or iterations, and its summed power at no more than

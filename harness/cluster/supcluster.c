@@ -274,14 +274,8 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
             s->ln->go_deferred = 1;
             s->ln->go_limit = it;
         }
-    } else if (tag >= TAG_REC_REQ) {   /* node 0: a node asks; the first request of a failure wins */
-        if (!s->recovering && !s->stopping) {
-            struct rec_failure f = { .fault = -1, .rank = -1, .iter = it };
-            if (faultlog_take(s, &f))   /* node 0's own failures, found meanwhile: this recovery takes them in */
-                f.iter = it < f.iter ? it : f.iter;
-            coord_go(s, &f);
-            recover_enter(s, &f);
-        }
+    } else if (tag >= TAG_REC_REQ) {   /* node 0: a node asks (begun now, joined, or queued: supcoord.c) */
+        coord_request_in(s, node, it);
     } else if (tag >= TAG_GO) {
         s->ln->go_run = tag - TAG_GO;
     } else if (tag >= TAG_READY) {
@@ -321,6 +315,7 @@ void supc_poll(struct sup *s)
         s->ln->go_deferred = 0;
         coord_enter(s, s->ln->go_limit);
     }
+    coord_queued(s);   /* node 0: a request that came while a recovery was under way, begun once it has ended */
     supc_liveness(s, mono_ns());
     bnd_settle(s);   /* a node lost or ended while a boundary was asked */
     cluster_flush();

@@ -35,6 +35,10 @@ struct sup_link {
     int go_deferred;               /* node 0's go for a new recovery came while this node still finished the one
                                     * before (node 0 got there first): entered once that one ends */
     int64_t go_limit;              /* that go's iteration */
+    int req_queued;                /* node 0: a node asked for a recovery while one was under way (after it had
+                                    * proposed in it): begun once that one ends */
+    int64_t req_iter;              /* the oldest iteration queued requests were for */
+    unsigned char req_from[SHM_MAX_NODES];   /* node 0: the nodes whose request is queued */
     json_t *node_runs, *node_ends; /* node 0: every node's run figures and end records */
     int bnd_kind;                  /* node 0, several nodes: a pause/skip boundary being agreed */
     unsigned char bnd_answered[SHM_MAX_NODES]; /* the nodes that answered it (decided once every node still in the

@@ -36,6 +36,10 @@ void supc_liveness(struct sup *s, uint64_t now);
 void supc_beat(struct sup *s, uint64_t now);
 /* Node 0: every node stops and enters the recovery of failure f (this node's own, or none here). */
 void coord_go(struct sup *s, const struct rec_failure *f);
+/* Node 0: node asks for a recovery from iteration it: begun now, in the one under way already, or queued. */
+void coord_request_in(struct sup *s, int node, int64_t it);
+/* Node 0: a queued request, begun once the recovery under way has ended. */
+void coord_queued(struct sup *s);
 /* Node 0's go arrived (limit: the failure's iteration it was sent for): this node enters the machine. */
 void coord_enter(struct sup *s, int64_t limit);
 /* Node 0: a node's proposal (its own, or one received), once per node and recovery. */

@@ -29,15 +29,66 @@ static void coord_reset(struct sup *s)
             coord_fold(s, k, INT64_MAX, 0);
 }
 
-/* Node 0: every node stops and enters the recovery of failure f (this node's own, or none here). */
+/* Node 0: every node stops and enters the recovery of failure f (this node's own, or none here). A request queued
+ * meanwhile is this recovery's too: its node waits for a go (rec_wait) and enters with its own failure. */
 void coord_go(struct sup *s, const struct rec_failure *f)
 {
     coord_reset(s);
     s->ln->rec_start = -1;
+    s->ln->req_queued = 0;
+    memset(s->ln->req_from, 0, sizeof s->ln->req_from);
     json_t *go = json_pack("{s:I}", "iter", (json_int_t)f->iter);
     for (int k = 1; k < s->nodes; k++)
         cluster_send_json(k, TAG_REC_GO, go);
     json_decref(go);
+}
+
+/* Node 0: begins the recovery node(s) asked for, from iteration it at most (node 0's own failures found meanwhile
+ * join it). */
+static void coord_begin(struct sup *s, int64_t it)
+{
+    struct rec_failure f = { .fault = -1, .rank = -1, .iter = it };
+    if (faultlog_take(s, &f))   /* node 0's own failures, found meanwhile: this recovery takes them in */
+        f.iter = it < f.iter ? it : f.iter;
+    coord_go(s, &f);
+    recover_enter(s, &f);
+}
+
+/* Node 0: node asks for a recovery of a failure at iteration it. Idle: it begins now. A recovery under way: a
+ * request sent before that node took this recovery's go (it has not proposed in it) is in it already — the node
+ * waited for a go and entered with its own failure (two deaths at once); one sent after (the node proposed, was
+ * answered, ended its part and then failed again: node 0 has agreed, and backs off or starts its ranks) is queued and
+ * begun as soon as this recovery ends (coord_queued). Until 2026-11-30 it was dropped, and the node waited for a go
+ * that never came until its deadline (heartbeat timeout + start-up) failed the run. */
+void coord_request_in(struct sup *s, int node, int64_t it)
+{
+    if (s->stopping || node <= 0 || node >= s->nodes || node >= SHM_MAX_NODES)
+        return;
+    if (!s->recovering) {
+        coord_begin(s, it);
+        return;
+    }
+    if (!s->ln->rec_got[node])   /* sent before it entered this recovery: joined there */
+        return;
+    s->ln->req_iter = s->ln->req_queued && s->ln->req_iter < it ? s->ln->req_iter : it;
+    s->ln->req_queued = 1;
+    s->ln->req_from[node] = 1;
+}
+
+/* Node 0, each turn: a queued request begins once the recovery under way has ended (unless every node that asked has
+ * since been lost or ended: nobody waits for it). */
+void coord_queued(struct sup *s)
+{
+    if (s->node != 0 || !s->ln->req_queued || s->recovering || s->stopping)
+        return;
+    int waiting = 0;
+    for (int k = 1; k < s->nodes && k < SHM_MAX_NODES; k++)
+        waiting |= s->ln->req_from[k] && !s->ln->node_gone[k] && !s->ln->node_ended[k];
+    if (!waiting) {
+        s->ln->req_queued = 0;
+        return;
+    }
+    coord_begin(s, s->ln->req_iter);
 }
 
 static int cluster_request(struct sup *s, const struct rec_failure *f)

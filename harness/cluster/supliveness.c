@@ -126,9 +126,13 @@ void supc_liveness(struct sup *s, uint64_t now)
         supc_node_lost(s, stalled, msg);
         return;
     }
+    /* node 0 answers at once, or (a recovery it had agreed still under way: the request is queued) once that one has
+     * backed off and started its ranks: the heartbeat timeout covers the messages, then the longest back-off and the
+     * start-up */
     if (s->fl->rec_wait && s->fl->rec_wait_since &&
-        (double)(now - s->fl->rec_wait_since) * 1e-9 > s->sc->heartbeat.timeout_s + s->sc->heartbeat.startup_s)
-        sup_fail(s, SUP_STOP_RECOVERY_FAILED, "recovery: node 0 did not answer this node's recovery request within the heartbeat timeout and "
-                    "start-up time");
+        (double)(now - s->fl->rec_wait_since) * 1e-9 >
+            s->sc->heartbeat.timeout_s + (double)REC_BACKOFF_MAX_NS * 1e-9 + s->sc->heartbeat.startup_s)
+        sup_fail(s, SUP_STOP_RECOVERY_FAILED, "recovery: node 0 did not answer this node's recovery request within the heartbeat timeout, "
+                    "the longest back-off and the start-up time");
 }
 

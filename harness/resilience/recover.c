@@ -135,8 +135,8 @@ void recover_end(struct sup *s, const char *stop, const char *failed)
 #define REC_FUTILE_MAX 5   /* recoveries in a row that get no iteration done: the run gives up */
 #define REC_REPEAT_MAX 6   /* one rank failing this often in a row, never past its first failure's iteration: the run
                             * gives up (more than a campaign schedule's 5 faults can make) */
-#define REC_BACKOFF_NS 100000000ull       /* the wait before a recovery that follows a futile one, doubling ... */
-#define REC_BACKOFF_MAX_NS 2000000000ull  /* ... up to this */
+#define REC_BACKOFF_NS 100000000ull       /* the wait before a recovery that follows a futile one, doubling up to
+                                           * REC_BACKOFF_MAX_NS (recover.h) */
 
 /* The wait before starting again after n futile or repeated failures in a row (0: none). */
 static uint64_t recover_backoff_ns(int n)

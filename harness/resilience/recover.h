@@ -73,6 +73,10 @@ struct rec_coord {
 
 extern const struct rec_coord rec_coord_local, rec_coord_cluster;
 
+/* The longest a recovery backs off (BACKOFF: 0.1 s doubling up to this). A node waiting for node 0's go allows it:
+ * node 0 may be backing off the recovery before (supliveness.c). */
+#define REC_BACKOFF_MAX_NS 2000000000ull
+
 /* The state of the recovery under way on this node. */
 struct rec_machine {
     enum { RM_IDLE, RM_STOPPING, RM_AGREEING, RM_BACKOFF, RM_STARTING } state;
