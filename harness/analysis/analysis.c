@@ -1,9 +1,7 @@
-/* harness/analysis/analysis.c: power-swing analysis, pure functions over traces (see analysis.h). The spectrum uses
- * FFTW's real-to-complex transform. */
+/* harness/analysis/analysis.c: power-swing analysis, pure functions over traces (see analysis.h). The spectrum is
+ * analysis_spectrum.c's. */
 #include "analysis.h"
 
-#include <fftw3.h>
-#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -70,7 +68,7 @@ static void an_ramps(const double *x, size_t n, size_t k, double dt, int complet
         }
         double hi = fmax(fmax(h[0], h[1]), fmax(h[2], h[3])), lo = fmin(fmin(l[0], l[1]), fmin(l[2], l[3]));
         *up = n > k ? hi / ((double)k * dt) : NAN;
-        *down = n > k ? -lo / ((double)k * dt) : NAN;
+        *down = n > k ? (lo < 0 ? -lo : 0) / ((double)k * dt) : NAN;   /* never -0: a trace that never falls falls 0 */
         return;
     }
     size_t pairs = 0;
@@ -86,144 +84,6 @@ static void an_ramps(const double *x, size_t n, size_t k, double dt, int complet
     }
     *up = pairs ? rise / ((double)k * dt) : NAN;
     *down = pairs ? fall / ((double)k * dt) : NAN;
-}
-
-static pthread_mutex_t planning = PTHREAD_MUTEX_INITIALIZER;   /* FFTW's planner is not thread-safe */
-
-/* Makes a 1-d plan of n points under the planner's lock (dir 0: real to complex, else complex to real). */
-static fftw_plan an_plan(int dir, size_t n, double *re, fftw_complex *c)
-{
-    pthread_mutex_lock(&planning);
-    fftw_plan p = dir == 0 ? fftw_plan_dft_r2c_1d((int)n, re, c, FFTW_ESTIMATE)
-                           : fftw_plan_dft_c2r_1d((int)n, c, re, FFTW_ESTIMATE);
-    pthread_mutex_unlock(&planning);
-    return p;
-}
-
-int an_correlate(const double *x, const double *w, size_t n, double *out)
-{
-    if (n < 1 || n > INT_MAX)
-        return -1;
-    size_t m = n / 2 + 1;
-    double *re = fftw_alloc_real(n);
-    fftw_complex *fx = fftw_alloc_complex(m), *fw = fftw_alloc_complex(m);
-    fftw_plan fwd = re && fx && fw ? an_plan(0, n, re, fx) : NULL, fwd_w = fwd ? an_plan(0, n, re, fw) : NULL,
-              back = fwd_w ? an_plan(1, n, re, fx) : NULL;
-    int rc = back ? 0 : -1;
-    if (back) {
-        memcpy(re, x, n * sizeof *re);
-        fftw_execute(fwd);   /* thread-safe */
-        memcpy(re, w, n * sizeof *re);
-        fftw_execute(fwd_w);
-        for (size_t k = 0; k < m; k++) {   /* X conj(W): the correlation's transform */
-            double a = fx[k][0], b = fx[k][1], c = fw[k][0], d = fw[k][1];
-            fx[k][0] = (a * c + b * d) / (double)n;
-            fx[k][1] = (b * c - a * d) / (double)n;
-        }
-        fftw_execute(back);
-        memcpy(out, re, n * sizeof *out);
-    }
-    pthread_mutex_lock(&planning);
-    if (fwd)
-        fftw_destroy_plan(fwd);
-    if (fwd_w)
-        fftw_destroy_plan(fwd_w);
-    if (back)
-        fftw_destroy_plan(back);
-    pthread_mutex_unlock(&planning);
-    fftw_free(re);
-    fftw_free(fx);
-    fftw_free(fw);
-    return rc;
-}
-
-/* Returns the transform of x[a..b) less mean, inner gaps interpolated (x[a] and x[b - 1] valid): (b - a) / 2 + 1
- * bins (fftw_free it), or NULL when FFTW cannot. */
-static fftw_complex *an_fft(const double *x, size_t a, size_t b, double mean)
-{
-    size_t n = b - a;
-    if (n > INT_MAX)
-        return NULL;
-    double *in = fftw_alloc_real(n);
-    fftw_complex *spec = fftw_alloc_complex(n / 2 + 1);
-    pthread_mutex_lock(&planning);
-    fftw_plan plan = in && spec ? fftw_plan_dft_r2c_1d((int)n, in, spec, FFTW_ESTIMATE) : NULL;
-    pthread_mutex_unlock(&planning);
-    if (!plan) {
-        fftw_free(in);
-        fftw_free(spec);
-        return NULL;
-    }
-    size_t last = a;
-    for (size_t i = a; i < b; i++) {
-        if (x[i] != x[i])
-            continue;
-        for (size_t j = last + 1; j < i; j++)   /* the gap (last, i): linear between the samples around it */
-            in[j - a] = x[last] + (x[i] - x[last]) * (double)(j - last) / (double)(i - last) - mean;
-        in[i - a] = x[i] - mean;
-        last = i;
-    }
-    fftw_execute(plan);   /* thread-safe */
-    pthread_mutex_lock(&planning);
-    fftw_destroy_plan(plan);
-    pthread_mutex_unlock(&planning);
-    fftw_free(in);
-    return spec;
-}
-
-/* The spectrum of x[a..b) (mean removed, inner gaps interpolated): dominant frequency and band shares of the
- * fluctuation's energy. */
-int an_spectrum(const double *x, size_t a, size_t b, double dt, double mean, const struct an_band *bands,
-                       int n_bands, double *dominant, struct an_band *out)
-{
-    size_t n = b - a;
-    fftw_complex *spec = an_fft(x, a, b, mean);
-    if (!spec)
-        return -1;
-    double total = 0, best = 0, df = 1.0 / ((double)n * dt);
-    size_t best_j = 0;
-    for (int b = 0; b < n_bands; b++)
-        out[b] = (struct an_band){ bands[b].lo_hz, bands[b].hi_hz, 0 };
-    for (size_t j = 1; j <= n / 2; j++) {
-        double p = spec[j][0] * spec[j][0] + spec[j][1] * spec[j][1], f = (double)j * df;
-        total += p;
-        if (p > best) {
-            best = p;
-            best_j = j;
-        }
-        for (int b = 0; b < n_bands; b++)
-            if (f >= bands[b].lo_hz && f < bands[b].hi_hz)
-                out[b].share += p;
-    }
-    for (int b = 0; b < n_bands; b++)
-        out[b].share = total > 0 ? out[b].share / total : NAN;
-    *dominant = best_j ? (double)best_j * df : NAN;
-    fftw_free(spec);
-    return 0;
-}
-
-int analysis_spectrum(const struct an_series *s, double *freq, double *amp, size_t max, size_t *n)
-{
-    *n = 0;
-    struct acc a;
-    acc_reset(&a);
-    for (size_t i = 0; i < s->n; i++)
-        if (!isnan(s->x[i]))
-            acc_add(&a, s->x[i]);
-    size_t lo, hi;
-    an_span(s->x, s->n, &lo, &hi);
-    size_t len = hi - lo;
-    fftw_complex *spec = len >= 4 && s->dt > 0 ? an_fft(s->x, lo, hi, acc_mean(&a)) : NULL;
-    if (!spec)
-        return -1;
-    double df = 1.0 / ((double)len * s->dt);
-    for (size_t j = 1; j <= len / 2 && *n < max; j++) {   /* one-sided: 2|X| / N, the Nyquist bin once */
-        double m = hypot(spec[j][0], spec[j][1]) / (double)len;
-        freq[*n] = (double)j * df;
-        amp[(*n)++] = 2 * j == len ? m : 2 * m;
-    }
-    fftw_free(spec);
-    return 0;
 }
 
 #define AN_SWAP(a, b)      \
@@ -313,22 +173,37 @@ static int an_levels_over(const double *x, size_t lo, size_t hi, int most)
     return k > most;
 }
 
+/* The changes of x[lo, hi) (a sample unlike the one before) and the pairs of valid samples they are counted over. */
+static void an_changes(const double *x, size_t lo, size_t hi, size_t *changes, size_t *pairs)
+{
+    *changes = *pairs = 0;
+    for (size_t i = lo + 1; i < hi; i++)
+        if (!isnan(x[i]) && !isnan(x[i - 1])) {
+            (*pairs)++;
+            *changes += x[i] != x[i - 1];
+        }
+}
+
 /* Whether s[lo, hi) of mean `mean`, whose readings change every update_s, is a held sensor's: held over 1.5 samples,
- * and either more than four levels (a sensor's readings carry its noise) or at least three readings in each cycle of
+ * and either more than four levels (a sensor's readings carry its noise) or at least three changes in each cycle of
  * its own strongest frequency or of its iteration (a trace that is merely piecewise constant, as a noiseless square
- * wave between its edges, is a signal, not a held sensor). */
+ * wave between its edges, changes twice a cycle: a signal, not a held sensor). Counted, not taken from update_s: the
+ * most common interval between changes is a square wave's shorter phase, and every duty under 1/3 or over 2/3 read as
+ * a sensor's (a 94/21 ms iteration: its 10 ms ramp null, its 100 ms ramp 29 % low). */
 int an_series_held(const struct an_series *s, size_t lo, size_t hi, double mean, double update_s)
 {
     if (!an_sensor_held(update_s, s->dt) || hi - lo < 4)
         return 0;
     if (an_levels_over(s->x, lo, hi, 4))
-        return 1;   /* a 13.3 Hz sine read every 100 ms peaks at its 3.35 Hz alias, under three readings a cycle */
+        return 1;   /* a 13.3 Hz sine read every 100 ms peaks at its 3.35 Hz alias, under three changes a cycle */
     double f_raw = NAN;
     struct an_band none[1];
     if (an_spectrum(s->x, lo, hi, s->dt, mean, NULL, 0, &f_raw, none) != 0 || !(f_raw > 0))
         return 1;
     double cycle = s->period_s > 0 ? fmax(s->period_s, 1 / f_raw) : 1 / f_raw;
-    return update_s <= cycle / 3;
+    size_t changes, pairs;
+    an_changes(s->x, lo, hi, &changes, &pairs);
+    return pairs && (double)changes * cycle >= 3 * (double)pairs * s->dt;
 }
 
 void an_null_held(struct an_result *r, double update_s, double period_s)
@@ -345,7 +220,7 @@ void an_null_held(struct an_result *r, double update_s, double period_s)
     for (int b = 0; b < r->n_bands; b++)
         if (r->bands[b].hi_hz > nyq) {
             r->bands[b].share = NAN;
-            r->unresolved |= AN_UNRES_BAND(b);
+            r->unresolved = (r->unresolved | AN_UNRES_BAND(b)) & ~AN_UNRES_BAND_SHORT(b);   /* one reason */
         }
     if (!(period_s > 0 && 1 / period_s < 0.95 * nyq) || !(r->dominant_hz < 0.95 * nyq)) {
         r->dominant_hz = NAN;
@@ -454,6 +329,9 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
         out->unresolved |= AN_UNRES_SPECTRUM_SHORT;
     if (out->range_w == 0 && !(out->unresolved & AN_UNRES_SPECTRUM_SHORT))
         out->unresolved |= AN_UNRES_SPECTRUM_FLAT;
+    for (int b = 0; b < n_bands && rc == 0; b++)   /* no bin in the band (a trace shorter than a cycle of its top) */
+        if (!(out->unresolved & (AN_UNRES_SPECTRUM_SHORT | AN_UNRES_SPECTRUM_FLAT)) && isnan(out->bands[b].share))
+            out->unresolved |= AN_UNRES_BAND_SHORT(b);
     free(dh);
     /* a peak with fewer than two cycles in the span is the spectrum's lowest bin: a trend (a steady rise reads 1 /
      * span), not an oscillation */
@@ -461,25 +339,33 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
         out->dominant_hz = NAN;
         out->unresolved |= AN_UNRES_DOMINANT_SPAN;
     }
-    /* a series whose readings change at most every update_s carries nothing above half that rate: a peak past it
-     * (5 % over: the interval is measured) is a step's harmonic or an alias, never the power's frequency, held sensor
-     * or not (a 20 ms sensor's trace of a run's 13 ms iterations, taken for a signal, peaked at 28.6 Hz); and where
-     * the iteration is known not to be slower than half that rate, any peak may be an alias of it (13 ms iterations
-     * read every 20 ms peak at 22.8 Hz). A series that changes every sample is bounded by its grid's own half rate:
+    /* a signal that changes c times over a span S carries nothing above c / 2S (a held series: half its update rate,
+     * an_null_held): a peak past it (a change at either end allowed: 1 / S) is a step's harmonic or an alias (a 20 ms sensor's trace of a run's 13 ms
+     * iterations, taken for a signal, peaked at 28.6 Hz), and where the iteration is known to be faster, any peak may
+     * be an alias of it (13 ms iterations read every 20 ms peak at 22.8 Hz). Counted, not the most common interval: a
+     * square wave changes every half period on average whatever its duty, and a 50 % one of known period, its interval
+     * half its period, read null. A series that changes at nearly every sample is bounded by its grid's own half rate:
      * 121 ms iterations logged at 10 Hz peaked at 2.57 Hz, an alias, and a 7-20 Hz band, which no bin of that grid
      * reaches, read a share of 0 */
     if (!out->held && s->dt > 0) {
-        double nyq = 0.5 / (out->update_s >= 1.5 * s->dt ? out->update_s : s->dt);
+        size_t changes, pairs;
+        an_changes(s->x, lo, hi, &changes, &pairs);
+        double span = (double)pairs * s->dt, nyq = 0.5 / s->dt, allow = 0;
+        if (changes && span >= 1.5 * s->dt * (double)changes) {
+            nyq = (double)changes / (2 * span);
+            allow = 1 / span;
+        }
         out->peak_nyq_hz = nyq;
         out->band_nyq_hz = 0.5 / s->dt;
-        if (out->dominant_hz > 1.05 * nyq || (s->period_s > 0 && !(1 / s->period_s < 0.95 * nyq))) {
+        double it = s->period_s > 0 ? 1 / s->period_s : 0;
+        if (out->dominant_hz > nyq + allow || it > nyq + allow || !(it < 0.95 * out->band_nyq_hz)) {
             out->dominant_hz = NAN;
             out->unresolved |= AN_UNRES_DOMINANT;
         }
         for (int b = 0; b < n_bands; b++)
             if (out->bands[b].hi_hz > 0.5 / s->dt * (1 + 1e-9)) {   /* past the grid's last bin: nothing measured */
                 out->bands[b].share = NAN;
-                out->unresolved |= AN_UNRES_BAND(b);
+                out->unresolved = (out->unresolved | AN_UNRES_BAND(b)) & ~AN_UNRES_BAND_SHORT(b);
             }
     }
     if (out->held)   /* bands past half the update rate; within 5 % of it a peak cannot be told from its alias (f and

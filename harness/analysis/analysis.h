@@ -89,9 +89,9 @@ double an_stamp_update_s(const struct an_stamps *st);
  * (*update_s NAN with fewer than three such readings); *distinct counts them. */
 void an_sensor_measure(const double *x, size_t n, double dt, double *update_s, size_t *distinct);
 /* Whether readings are held over several samples (update_s over 1.5 dt): then a held value is not a sample.
- * (analysis_run also asks of a measured hold more than four levels, or at least three readings a cycle of the trace's
- * own strongest frequency or of its iteration: a noiseless square wave, constant between its edges, is a signal,
- * not a held sensor.) */
+ * (analysis_run also asks of a measured hold more than four levels, or at least three changes a cycle of the trace's
+ * own strongest frequency or of its iteration: a noiseless square wave, constant between its edges, changes twice a
+ * cycle whatever its duty: a signal, not a held sensor.) */
 int an_sensor_held(double update_s, double dt);
 /* Returns a malloc'd copy of x, read by a sensor updated every update_samples samples, as the power it shows: each
  * reading at the sample where it appeared; before a new reading, the one shown before it held up to the update
@@ -126,6 +126,9 @@ size_t analysis_fold(const double *x, size_t n, double dt, double t0, double shi
 #define AN_UNRES_RAMP_SPAN(w) (1u << (2 * AN_RAMP_WINDOWS + AN_MAX_BANDS + 2 + (w)))
 #define AN_UNRES_SPECTRUM_SHORT (1u << (3 * AN_RAMP_WINDOWS + AN_MAX_BANDS + 2))
 #define AN_UNRES_SPECTRUM_FLAT (1u << (3 * AN_RAMP_WINDOWS + AN_MAX_BANDS + 3))
+/* ... a band that no bin of the spectrum lies in (bins are 1 / span apart: a trace shorter than a cycle of the band's
+ * top, or a band narrower than a bin): its share is not measured, never 0 */
+#define AN_UNRES_BAND_SHORT(b) (1u << (3 * AN_RAMP_WINDOWS + AN_MAX_BANDS + 4 + (b)))
 
 struct an_band { double lo_hz, hi_hz, share; };
 

@@ -1,4 +1,5 @@
-/* harness/analysis/analysis_int.h: what analysis.c shares with analysis_project.c (not part of the analysis's API). */
+/* harness/analysis/analysis_int.h: what analysis.c, analysis_spectrum.c and analysis_project.c share (not part of the
+ * analysis's API). */
 #ifndef GAUNTLET_ANALYSIS_INT_H
 #define GAUNTLET_ANALYSIS_INT_H
 
@@ -25,11 +26,14 @@ void an_null_held(struct an_result *r, double update_s, double period_s);
 /* The mean, p99 - p1 and max - min of v[0..n) (no gap), as analysis_run takes them, reordering v; NAN where n is 0. */
 void an_stats(double *v, size_t n, double *mean, double *swing, double *range);
 /* Whether s[lo, hi) of mean `mean`, whose readings change every update_s, is a held sensor's: held over 1.5 samples
- * and at least three readings in each cycle of its own strongest frequency or of its iteration. */
+ * and more than four levels or at least three changes in each cycle of its own strongest frequency or of its
+ * iteration. */
 int an_series_held(const struct an_series *s, size_t lo, size_t hi, double mean, double update_s);
 
-/* The spectrum of x[a..b) (mean removed, inner gaps interpolated): *dominant (NAN where none) and, for each of
- * bands[0..n_bands), the share of the fluctuation's energy in it (out). 0, or -1 where FFTW cannot. */
+/* The spectrum of x[a..b) (mean removed, inner gaps interpolated): *dominant (NAN where none: the bin of the strongest
+ * main lobe, or the fundamental of it where a whole fraction of it holds half its power) and, for each of
+ * bands[0..n_bands), the share of the fluctuation's energy in it (out; NAN where no bin lies in the band). 0, or -1
+ * where FFTW cannot. */
 int an_spectrum(const double *x, size_t a, size_t b, double dt, double mean, const struct an_band *bands, int n_bands,
                 double *dominant, struct an_band *out);
 

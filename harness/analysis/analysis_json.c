@@ -124,6 +124,12 @@ json_t *analysis_unresolved_json(unsigned bits, double update_s, int held, doubl
                          hz_note(hz, sizeof hz, band_nyq_hz));
             json_array_append_new(a, json_pack("{s:s, s:s}", "figure", fig, "why", why));
         }
+    for (int b = 0; b < n_bands; b++)
+        if (bits & AN_UNRES_BAND_SHORT(b)) {
+            snprintf(fig, sizeof fig, "bands.%g-%g Hz", bands[b].lo_hz, bands[b].hi_hz);
+            json_array_append_new(a, json_pack("{s:s, s:s}", "figure", fig, "why", "no bin of the spectrum lies in the "
+                                               "band: the trace is too short for it (its bins are 1 / its span apart)"));
+        }
     if (bits & AN_UNRES_DOMINANT) {
         if (held)
             snprintf(why, sizeof why, "readings held%s: a peak below half their rate%s may be the alias of one above it "

@@ -43,10 +43,33 @@ int analysis_project_series(const double *mw, size_t n, double dt, const struct 
     return 0;
 }
 
-/* The length w <= n over which y (n points dt apart, no gap) repeats, for a wrap-around: y[w + i] nearest y[i] (the
- * mean difference over the overlap, on up to 512 candidates and points) for w within the last period (period_s, or
- * the dominant frequency's where the trace holds two cycles of it); 0 where no period is known or the trace does not
- * come back to its start (the best mean difference over a tenth of its range: a trend, not a repetition). */
+/* The mean |y[a + j] - y[b + j]| over j < len, on at most 4096 of them (every step-th). */
+static double an_misfit(const double *y, size_t a, size_t b, size_t len)
+{
+    size_t step = len / 4096 + 1, k = 0;
+    double d = 0;
+    for (size_t j = 0; j < len; j += step, k++)
+        d += fabs(y[a + j] - y[b + j]);
+    return k ? d / (double)k : INFINITY;
+}
+
+/* How well y (n points) wraps at w, with p the period in points: where a period and more follows every candidate
+ * (cont), the trace after w against its start (y[w + j] against y[j]: a wrap at a whole number of periods continues
+ * the trace as it goes on, whatever p's own error); else the period ending at w against the first. */
+static double an_wrap_misfit(const double *y, size_t n, size_t w, size_t p, int cont)
+{
+    return cont ? an_misfit(y, w, 0, n - w) : an_misfit(y, w - p, 0, p);
+}
+
+/* The length w <= n over which y (n points dt apart, no gap) repeats, for a wrap-around, with P the period (period_s,
+ * or the dominant frequency's where the trace holds two cycles of it) in points p: of the lengths from a period and
+ * an eighth before the last period to that period's start, the one whose continuation (the trace after it, at least a
+ * period long) differs least from the trace's start, on average; in a trace shorter than three periods and an eighth,
+ * of the lengths within its last period, the one whose last period differs least from its first. Taken on up to 512
+ * lengths, then every length around the best. 0 where no period is known or the trace does not come back to its start
+ * (the best mean difference over a tenth of its range: a trend, not a repetition). Until 2026-11-30 each length was
+ * judged on what overlapped the start after it, one sample at the last: a sample that matched by chance beat the
+ * whole periods, and every group with a shift jumped phase at its wrap (a 1 s ramp 45 times what N GPUs can make). */
 static size_t an_wrap_len(const double *y, size_t n, double period_s, double dt)
 {
     double P = period_s, lo = INFINITY, hi = -INFINITY, mean = 0;
@@ -64,16 +87,23 @@ static size_t an_wrap_len(const double *y, size_t n, double period_s, double dt)
     double pn = P / dt;
     if (!(pn >= 2) || !(pn < (double)n) || !(hi > lo))
         return 0;
-    size_t p = (size_t)llround(pn), step = p / 512 + 1, best = 0;
+    size_t p = (size_t)llround(pn), q = p + p / 8 + 1;
+    int cont = n >= 2 * p + q;
+    size_t from = cont ? n - p - q : (n - p > p ? n - p : p), to = cont ? n - p : n - 1;
+    if (from > to || from < 2)
+        return 0;
+    size_t step = (to - from) / 512 + 1, best = 0;
     double best_d = INFINITY;
-    for (size_t w = n - p; w < n; w += step) {
-        if (w < 2)
-            continue;
-        double d = 0;
-        size_t k = 0;
-        for (size_t i = 0; w + i < n; i += step, k++)
-            d += fabs(y[w + i] - y[i]);
-        d /= (double)k;
+    for (size_t w = from; w <= to; w += step) {
+        double d = an_wrap_misfit(y, n, w, p, cont);
+        if (d < best_d) {
+            best_d = d;
+            best = w;
+        }
+    }
+    size_t a = best > from + step ? best - step + 1 : from, b = best + step - 1 < to ? best + step - 1 : to;
+    for (size_t w = a; step > 1 && w <= b; w++) {   /* every length around the best: a whole period may lie between */
+        double d = an_wrap_misfit(y, n, w, p, cont);
         if (d < best_d) {
             best_d = d;
             best = w;

@@ -408,7 +408,7 @@ static double az_raw_update_s(const struct az_gpu *g, double period_s)
     size_t distinct = 0, lo, hi;
     analysis_place(&gr, t, w, g->n, x, m, NULL);
     an_sensor_measure(x, m, 1 / gh, &u, &distinct);
-    /* held as analysis_run judges a series: over 1.5 samples, and more than four levels or three readings a cycle
+    /* held as analysis_run judges a series: over 1.5 samples, and more than four levels or three changes a cycle
      * (a noiseless square wave at 1 kHz, flat in each phase, read as a 250 ms sensor here until 2026-11-30) */
     an_span(x, m, &lo, &hi);
     double mean = 0;

@@ -341,7 +341,7 @@ static int summarize_locked(const char *dir, const char *path, int force, char *
     int nrun = 0;
     json_t *out = sz_summary_json(&z, tr, note, &nrun);
     sz_cluster_power(dir, &z, out);
-    char *text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    char *text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));   /* as a run's own (results_end.c): every double reads back */
     if (!text) {
         snprintf(msg, msgn, "cannot write %s: %s", path, strerror(ENOMEM));
         rc = EXIT_ENV;

@@ -1,0 +1,302 @@
+/* tests/test_analysis_math.c: invariants of the power analysis over many generated traces (the review of
+ * harness/analysis, 2026-11-30): a square wave's dominant frequency is its fundamental at any duty and length, never a
+ * harmonic; a noiseless square wave is a signal, not a held sensor, whatever its duty; a band that no bin of the
+ * spectrum lies in is unresolved, never a share of 0; the projected cluster never ramps faster than its GPUs each
+ * ramping as fast as one does; a trace that never falls has a fall of 0, not -0. Every case is drawn from a seeded
+ * generator: the same cases each run. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "analysis_json.h"
+#include "util.h"
+
+/* x[i], i < n: a square wave of period T s and duty d (hi over the first d T of each period), sampled every dt from t0 s. */
+static void square_duty(double *x, size_t n, double dt, double t0, double T, double d, double lo, double hi)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = fmod(t0 + (double)i * dt, T) < d * T ? hi : lo;
+}
+
+/* The largest rise (up) or fall (!up) of x[0..n) over exactly k steps of dt, per second: a ramp's definition. */
+static double brute_ramp(const double *x, size_t n, size_t k, double dt, int up)
+{
+    double m = 0;
+    for (size_t i = 0; i + k < n; i++)
+        m = fmax(m, (up ? x[i + k] - x[i] : x[i] - x[i + k]) / ((double)k * dt));
+    return m;
+}
+
+/* A square wave of any duty from 5 % to 95 %, any period from 0.1 to 1 s and any length from 3 to 40 periods (not a
+ * whole number of them), noiseless at 1 kHz, its period known or not: its dominant frequency is its fundamental, within
+ * a bin of the spectrum, never a harmonic (a trace of 10.43 s of a 1 s iteration at 80 % duty read 2.015 Hz: the
+ * fundamental between two bins lost up to 36 % of its power to the rectangular window, under the 2nd harmonic's); it
+ * is a signal, not a held sensor (the 94/21 ms iteration read as a sensor updated every 21 ms: its 10 ms ramp null, its
+ * 100 ms ramp 3,571 W/s of 5,000), so every ramp is the trace's own; and knowing the period keeps the figure (a 50 %
+ * wave of known period changes every half period, and read null). */
+Test(analysis_math, a_square_waves_dominant_frequency_is_its_fundamental_at_any_duty)
+{
+    struct rng r;
+    rng_seed(&r, 20261130, 1);
+    double dt = 1e-3;
+    double *x = xmalloc(40000 * sizeof *x);
+    size_t cases = 0;
+    for (int pct = 5; pct <= 95; pct += 5) {
+        double d = pct / 100.0;
+        for (int c = 0; c < 12; c++) {
+            double T = 0.1 * pow(10, rng_uniform(&r)), cycles = 3 + 37 * rng_uniform(&r);
+            size_t n = (size_t)(cycles * T / dt);
+            if (fabs(cycles - round(cycles)) < 0.05)
+                n += (size_t)(0.3 * T / dt);   /* never a whole number of periods */
+            square_duty(x, n, dt, T * rng_uniform(&r), T, d, 180, 720);
+            for (int known = 0; known < 2; known++, cases++) {
+                struct an_series s = { x, n, dt, 0, known ? T : 0 };
+                struct an_result res;
+                cr_assert_eq(analysis_run(&s, an_default_bands, 4, &res), 0);
+                double df = 1 / ((double)n * dt);
+                cr_assert(!res.held, "duty %d %%, %.3f s period, %zu samples: read as a held sensor (every %.1f ms)",
+                          pct, T, n, res.update_s * 1e3);
+                cr_assert(fabs(res.dominant_hz - 1 / T) <= 1.01 * df,
+                          "duty %d %%, %.4f s period (%.3f Hz), %zu samples (%.2f periods), period %s: dominant %.4f Hz "
+                          "(a bin is %.4f Hz)", pct, T, 1 / T, n, (double)n * dt / T, known ? "known" : "unknown",
+                          res.dominant_hz, df);
+                for (int w = 0; w < AN_RAMP_WINDOWS; w++) {
+                    size_t k = (size_t)llround(an_ramp_windows_s[w] / dt);
+                    if (k >= n)
+                        continue;
+                    double up = brute_ramp(x, n, k, dt, 1), down = brute_ramp(x, n, k, dt, 0);
+                    cr_assert_float_eq(res.ramp_up_w_s[w], up, 1e-9 * up + 1e-9, "duty %d %%, %.3f s: %s ramp %g, the "
+                                       "trace's %g W/s", pct, T, an_ramp_window_names[w], res.ramp_up_w_s[w], up);
+                    cr_assert_float_eq(res.ramp_down_w_s[w], down, 1e-9 * down + 1e-9);
+                }
+            }
+        }
+    }
+    cr_log_info("%zu square waves: every one its fundamental, none held", cases);
+    free(x);
+}
+
+/* The same through a 20 ms averaging sensor with noise, as a run reads a GPU (its update interval given or measured,
+ * the iteration's period known): the fundamental at every duty whose phases the sensor sees (two updates or more),
+ * whatever the trace's length (a 0.2 s iteration at 80 % read 9.995 Hz in 10 of 101 lengths). */
+Test(analysis_math, a_sensors_square_wave_is_read_at_its_fundamental)
+{
+    struct rng r;
+    rng_seed(&r, 7, 2);
+    double dt = 1e-3, u = 0.02;
+    double *x = xmalloc(12000 * sizeof *x);
+    static const double periods[] = { 0.2, 0.5, 1.0 };
+    for (int pi = 0; pi < 3; pi++) {
+        double T = periods[pi];
+        for (int pct = 5; pct <= 95; pct += 5) {
+            double d = pct / 100.0;
+            if (fmin(d, 1 - d) * T < 2 * u)
+                continue;
+            for (int c = 0; c < 6; c++) {
+                size_t n = (size_t)((10 + rng_uniform(&r)) * T / dt);
+                double t0 = T * rng_uniform(&r), held = 0;
+                for (size_t i = 0; i < n; i++) {
+                    if (i % 20 == 0) {   /* a reading: the mean over the update before it, and up to 2 W of noise */
+                        double m = 0;
+                        for (int j = 0; j < 200; j++)
+                            m += fmod(t0 + ((double)i - 20) * dt + j * 1e-4 + 10 * T, T) < d * T ? 700 : 200;
+                        held = m / 200 + 2 * rng_uniform(&r);
+                    }
+                    x[i] = held;
+                }
+                for (int given = 0; given < 2; given++) {
+                    struct an_series s = { x, n, dt, given ? u : 0, T };
+                    struct an_result res;
+                    cr_assert_eq(analysis_run(&s, an_default_bands, 4, &res), 0);
+                    double df = 1 / ((double)n * dt);
+                    cr_assert(fabs(res.dominant_hz - 1 / T) <= 1.01 * df,
+                              "period %.1f s, duty %d %%, %zu samples, interval %s: dominant %.4f Hz (bin %.4f Hz)", T, pct,
+                              n, given ? "given" : "measured", res.dominant_hz, df);
+                }
+            }
+        }
+    }
+    free(x);
+}
+
+/* Whether a bin of the spectrum of n points dt apart (k / (n dt), k = 1 .. n / 2) lies in [lo, hi). */
+static int has_bin(size_t n, double dt, double lo, double hi)
+{
+    for (size_t k = 1; k <= n / 2; k++) {
+        double f = (double)k / ((double)n * dt);
+        if (f >= lo && f < hi)
+            return 1;
+    }
+    return 0;
+}
+
+/* A band that no bin of the spectrum lies in (a trace shorter than a cycle of its top, or a band narrower than a bin)
+ * has no measured share: null and named, never 0, over random traces of 0.1 to 5 s and random bands; every band with
+ * a bin has a share. An 0.8 s trace of a 0.6 Hz swing read a share of 0 in 0.1-1 Hz, and a spec's clause capping it
+ * at 5 % passed. */
+Test(analysis_math, a_band_no_bin_lies_in_is_unresolved_never_0)
+{
+    struct rng r;
+    rng_seed(&r, 11, 3);
+    double dt = 1e-3;
+    double *x = xmalloc(5000 * sizeof *x);
+    size_t without = 0, with = 0;
+    for (int c = 0; c < 300; c++) {
+        size_t n = 100 + (size_t)(4900 * rng_uniform(&r));
+        double f = 0.2 + 10 * rng_uniform(&r), ph = 6.3 * rng_uniform(&r);
+        for (size_t i = 0; i < n; i++)
+            x[i] = 450 + 250 * sin(2 * M_PI * f * (double)i * dt + ph) + rng_uniform(&r);
+        struct an_band bands[4];
+        for (int b = 0; b < 4; b++) {
+            double lo = 0.05 * pow(300, rng_uniform(&r));
+            bands[b] = (struct an_band){ lo, fmin(lo * (1.02 + 2 * rng_uniform(&r)), 20), 0 };
+        }
+        struct an_series s = { x, n, dt, 0, 0 };
+        struct an_result res;
+        cr_assert_eq(analysis_run(&s, bands, 4, &res), 0);
+        json_t *u = analysis_unresolved_json(res.unresolved, res.update_s, res.held, res.band_nyq_hz, res.peak_nyq_hz,
+                                             res.bands, res.n_bands);
+        char *text = json_dumps(u, 0);
+        for (int b = 0; b < 4; b++) {
+            char fig[64];
+            snprintf(fig, sizeof fig, "bands.%g-%g Hz", bands[b].lo_hz, bands[b].hi_hz);
+            if (has_bin(n, dt, bands[b].lo_hz, bands[b].hi_hz)) {
+                with++;
+                cr_assert(isfinite(res.bands[b].share), "%zu samples, %s: a bin lies in it, no share", n, fig);
+                continue;
+            }
+            without++;
+            cr_assert(isnan(res.bands[b].share), "%zu samples (bins %.3f Hz apart), %s: a share of %g where no bin is",
+                      n, 1 / ((double)n * dt), fig, res.bands[b].share);
+            cr_assert(res.unresolved & AN_UNRES_BAND_SHORT(b));
+            cr_assert(strstr(text, fig), "%s is not named: %s", fig, text);
+        }
+        free(text);
+        json_decref(u);
+    }
+    cr_log_info("%zu bands without a bin, %zu with", without, with);
+    cr_assert_gt(without, 50);
+    cr_assert_gt(with, 50);
+
+    /* the review's case, through the projection and a spec on the band: no verdict, never a pass */
+    size_t n = 800;
+    for (size_t i = 0; i < n; i++)
+        x[i] = 450 + 250 * sin(2 * M_PI * 0.6 * (double)i * dt);
+    struct an_spec spec = { .band_lo_hz = 0.1, .band_hi_hz = 1, .max_band_share = 0.05 };
+    struct an_band bands[AN_MAX_BANDS];
+    int nb = analysis_bands_with_spec(&spec, bands);
+    struct an_series s = { x, n, dt, 0, 0 };
+    struct an_projection p;
+    cr_assert_eq(analysis_project(&s, 100000, 1, 0, 1, bands, nb, &p), 0);
+    cr_assert(isnan(p.bands[0].share), "0.1-1 Hz over 0.8 s: %g", p.bands[0].share);
+    json_t *pj = analysis_projection_json(&p, &spec), *sp = json_object_get(pj, "spec");
+    cr_assert(json_is_null(json_object_get(sp, "pass")), "%s", json_dumps(sp, 0));
+    cr_assert(json_is_null(json_object_get(json_array_get(json_object_get(sp, "clauses"), 0), "pass")));
+    json_decref(pj);
+    free(x);
+}
+
+/* The cluster is the sum of shifted copies of one GPU's trace: a copy that wraps at a whole number of the trace's
+ * periods ramps over 1 s no faster than the GPU does, save its noise, so the cluster never ramps faster than N GPUs
+ * each as fast as one (plus N times the noise's range a second). Over square waves whose periods divide 1 s (one
+ * GPU's 1 s ramp is its noise alone), read directly or through a 20 ms averaging sensor (its interval given or
+ * measured), with noise, of lengths that are no whole number of periods, the period known or not, 2 to 200 groups and
+ * jitters of 10 to 100 ms. The wrap was once chosen on an overlap of one sample that matched by chance: a 200 ms
+ * iteration read by a 20 ms sensor projected to 100,000 GPUs in 10 groups ramped 16.9 MW/s where the bound is 0.38. */
+Test(analysis_math, the_projection_never_ramps_faster_than_n_gpus)
+{
+    struct rng r;
+    rng_seed(&r, 5, 4);
+    double dt = 1e-3;
+    static const double periods[] = { 0.1, 0.125, 0.2, 0.25, 0.5 };
+    double *x = xmalloc(12000 * sizeof *x);
+    for (int c = 0; c < 48; c++) {
+        double T = periods[c % 5], d = 0.2 + 0.6 * rng_uniform(&r), a = 0.5 + 2.5 * rng_uniform(&r);
+        int sensor = (c / 5) % 3;   /* 0: none; 1: 20 ms, given; 2: 20 ms, measured (a period of whole updates) */
+        if (fabs(remainder(T, 0.02)) > 1e-9)
+            sensor = 0;
+        size_t n = (size_t)((6 + 5 * rng_uniform(&r)) * 1000);
+        if (n % (size_t)llround(T / dt) == 0)
+            n += 37;
+        double t0 = T * rng_uniform(&r), held = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!sensor) {
+                x[i] = (fmod(t0 + (double)i * dt, T) < d * T ? 700 : 200) + a * rng_uniform(&r);
+                continue;
+            }
+            if (i % 20 == 0) {
+                double m = 0;
+                for (int j = 0; j < 200; j++)
+                    m += fmod(t0 + ((double)i - 20) * dt + j * 1e-4 + 10 * T, T) < d * T ? 700 : 200;
+                held = m / 200 + a * rng_uniform(&r);
+            }
+            x[i] = held;
+        }
+        long groups = 2 + (long)(198 * rng_uniform(&r) * rng_uniform(&r)), gpus = 100000;
+        double jitter = 0.01 + 0.09 * rng_uniform(&r);
+        struct an_series s = { x, n, dt, sensor == 1 ? 0.02 : 0, c % 2 ? T : 0 };
+        struct an_result one;
+        cr_assert_eq(analysis_run(&s, an_default_bands, 4, &one), 0);
+        struct an_projection p;
+        cr_assert_eq(analysis_project(&s, gpus, groups, jitter, 100 + (unsigned)c, an_default_bands, 4, &p), 0,
+                     "case %d: %s", c, p.why ? p.why : "");
+        double bound_up = (double)gpus * 1e-6 * (one.ramp_up_w_s[2] + a), bound_down = (double)gpus * 1e-6 * (one.ramp_down_w_s[2] + a);
+        cr_assert_leq(p.ramp_up_mw_s, bound_up * (1 + 1e-9),
+                      "case %d: period %.3f s (%s), duty %.2f, sensor %d, %zu samples, %ld groups, jitter %.0f ms: the "
+                      "cluster ramps up %.4f MW/s, N GPUs each as one %.4f", c, T, c % 2 ? "known" : "unknown", d, sensor,
+                      n, groups, jitter * 1e3, p.ramp_up_mw_s, bound_up);
+        cr_assert_leq(p.ramp_down_mw_s, bound_down * (1 + 1e-9), "case %d: down %.4f MW/s, bound %.4f", c,
+                      p.ramp_down_mw_s, bound_down);
+    }
+    /* the review's case: 8 s of a 200 ms iteration (120 ms at 700 W) through a 20 ms averaging sensor, 0-2 W noise */
+    size_t n = 8000;
+    double held = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i % 20 == 0) {
+            double m = 0;
+            for (int j = 0; j < 200; j++)
+                m += fmod(((double)i - 20) * dt + j * 1e-4 + 1.0, 0.2) < 0.12 ? 700 : 200;
+            held = m / 200 + 2 * rng_uniform(&r);
+        }
+        x[i] = held;
+    }
+    struct an_series s = { x, n, dt, 0.02, 0.2 };
+    struct an_result one;
+    cr_assert_eq(analysis_run(&s, an_default_bands, 4, &one), 0);
+    for (long groups = 10; groups <= 100; groups *= 10) {
+        struct an_projection p;
+        cr_assert_eq(analysis_project(&s, 100000, groups, 0.03, 7, an_default_bands, 4, &p), 0);
+        cr_assert_leq(p.ramp_up_mw_s, 0.1 * (one.ramp_up_w_s[2] + 2), "%ld groups: %.3f MW/s (one GPU %.2f W/s)",
+                      groups, p.ramp_up_mw_s, one.ramp_up_w_s[2]);
+    }
+    free(x);
+}
+
+/* A trace that never falls has a fall of 0 over every window, the same with a gap or without (it read -0.0 in JSON
+ * without one and 0 with one). */
+Test(analysis_math, a_trace_that_never_falls_falls_0_not_minus_0)
+{
+    size_t n = 2000;
+    double *x = xmalloc(n * sizeof *x);
+    for (int gap = 0; gap < 2; gap++) {
+        for (size_t i = 0; i < n; i++)
+            x[i] = 100 + 0.1 * (double)i;
+        if (gap)
+            x[777] = NAN;
+        struct an_series s = { x, n, 1e-3, 0, 0 };
+        struct an_result res;
+        cr_assert_eq(analysis_run(&s, an_default_bands, 4, &res), 0);
+        for (int w = 0; w < AN_RAMP_WINDOWS; w++)
+            cr_assert(res.ramp_down_w_s[w] == 0 && !signbit(res.ramp_down_w_s[w]), "gap %d, %s: %g", gap,
+                      an_ramp_window_names[w], res.ramp_down_w_s[w]);
+        json_t *j = analysis_power_json(&res, 700);
+        char *text = json_dumps(json_object_get(j, "ramp_down_w_s"), JSON_REAL_PRECISION(17));
+        cr_assert(!strstr(text, "-0"), "gap %d: %s", gap, text);
+        free(text);
+        json_decref(j);
+    }
+    free(x);
+}
