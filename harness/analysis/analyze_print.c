@@ -11,37 +11,9 @@
 #include "analyze_int.h"
 #include "util.h"
 
-/* The length of the UTF-8 character s starts (1-4: no overlong form, no surrogate, nothing past U+10FFFF), 0 where
- * s starts none. */
-static size_t az_utf8_len(const unsigned char *s)
-{
-    unsigned c = s[0];
-    size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-    unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80, hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
-    for (size_t i = 1; i < n; i++)
-        if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xBF))
-            return 0;
-    return n;
-}
-
 json_t *az_json_string(const char *s)
 {
-    size_t n = strlen(s);
-    char *t = xmalloc(3 * n + 1);   /* each byte at most U+FFFD's three */
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t k = az_utf8_len(p);
-        if (k) {
-            memcpy(t + o, p, k);
-            o += k;
-            p += k;
-        } else {   /* a byte that starts no character (a file name in another encoding): U+FFFD, as report.svg */
-            memcpy(t + o, "\xEF\xBF\xBD", 3);
-            o += 3;
-            p++;
-        }
-    }
-    t[o] = 0;
+    char *t = utf8_lossy(s);   /* a byte that starts no character (a file name in another encoding): U+FFFD */
     json_t *j = json_string(t);
     free(t);
     return j;
