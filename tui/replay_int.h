@@ -38,7 +38,6 @@ struct keep {   /* the replay at a point of the record */
     struct gridsum *gs;
     uint64_t cells;
     int flushed;     /* the nodes' file was read to its end (the sum flushed) */
-    size_t bytes;
 };
 
 struct replay {

@@ -275,7 +275,7 @@ static void keep_now(struct replay *rp, struct vm *m, size_t k)
         return;
     }
     *kp = (struct keep){ c, rp->next ? rp->next_pos : rp->ev.pos, rp->pw.pos, rp->nd.pos, rp->pw.maxread,
-                         rp->nd.maxread, NULL, rp->nheap, gridsum_copy(rp->gs), rp->cells, rp->nd.done, bytes };
+                         rp->nd.maxread, NULL, rp->nheap, gridsum_copy(rp->gs), rp->cells, rp->nd.done };
     if (rp->nheap) {
         kp->heap = xmalloc(rp->nheap * sizeof *rp->heap);
         memcpy(kp->heap, rp->heap, rp->nheap * sizeof *rp->heap);
