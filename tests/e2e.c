@@ -214,6 +214,29 @@ int e2e_count_events(const char *dir, const char *type)
     return n;
 }
 
+json_t *e2e_first_event(const char *dir, const char *type)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    char *text = e2e_read(path);
+    json_t *found = NULL;
+    for (char *line = text; line && *line && !found;) {
+        char *nl = strchr(line, '\n');
+        if (!nl)
+            break;
+        *nl = 0;
+        json_t *o = json_loads(line, 0, NULL);
+        const char *ev = o ? json_string_value(json_object_get(o, "event")) : NULL;
+        if (ev && strcmp(ev, type) == 0)
+            found = o;
+        else
+            json_decref(o);
+        line = nl + 1;
+    }
+    free(text);
+    return found;
+}
+
 int e2e_wait_events(const char *dir, const char *type, int n, double timeout_s)
 {
     uint64_t end = mono_ns() + (uint64_t)(timeout_s * 1e9);

@@ -62,6 +62,8 @@ void e2e_keep(const char *dir, const char *name);
  * from the readings in dir (each the sensor's sample, stamped with the end of its 20 ms window: the windows wholly
  * inside [end, end + 120 ms]). Fills short_w[] per gap (NAN: no sample there), returns the number of gaps. */
 int e2e_gap_shortfalls(const char *dir, int run, double floor_w, double *short_w, int max);
+/* The first event of type in dir/events.jsonl, its whole lines only (the caller decrefs it); NULL: none. */
+json_t *e2e_first_event(const char *dir, const char *type);
 /* Loads dir/summary.json (test fails if it is missing or invalid). */
 json_t *e2e_summary(const char *dir);
 /* The i-th injected fault record of summary s (borrowed; NULL: none), passing over observed ones: a busy machine

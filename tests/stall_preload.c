@@ -17,6 +17,12 @@
  * line's fails). GAUNTLET_TEST_FSYNC_LOG naming a file: the path of every descriptor fsynced is appended to it, one
  * line each, in the order of the calls (which file was made durable before which).
  *
+ * A slow disk, for tests/test_failures.c: with GAUNTLET_TEST_FSYNC_SLOW set to a part of a file name (`-rank1-`), the
+ * k-th fsync of a descriptor of such a file in a process sleeps the k-th of GAUNTLET_TEST_FSYNC_SLOW_MS's
+ * comma-separated milliseconds first (`1200,0,0,600000`: a 1.2 s fsync, two quick ones, then one that stays); past the
+ * list, none. The process blocks in its fsync as on a disk that holds it: it does nothing else meanwhile. Logged (with
+ * GAUNTLET_TEST_FSYNC_LOG) before the sleep. The workers inherit it.
+ *
  * A worker that cannot start, for tests/test_failures.c: with GAUNTLET_TEST_WORKER_FAIL_FILE naming a file, a worker
  * process started while that file exists exits 3 at once (the workers inherit it; those started before it ran on).
  * Built for the tests only, never installed. */
@@ -28,13 +34,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 struct rusage;
 int memfd_create(const char *name, unsigned int flags);
 int getrusage(int who, struct rusage *ru);
 
-static char stall_at[64], damage[64], fsync_eio[64], fsync_log[512];
+static char stall_at[64], damage[64], fsync_eio[64], fsync_log[512], fsync_slow[64], fsync_slow_ms[256];
+static int fsync_slow_k;             /* the matching fsyncs of this process so far */
 static long fsync_eio_after;         /* matching fsyncs that succeed before they fail */
 static int damage_verify;            /* 1: at the supervisor's check, not at the write */
 static long long damage_iter = -1;   /* only a file of this iteration (-1: any) */
@@ -54,6 +62,11 @@ __attribute__((constructor)) static void stall_init(void)
         fsync_eio_after = atol(after);
     if (flog)
         strncpy(fsync_log, flog, sizeof fsync_log - 1);
+    const char *slow = getenv("GAUNTLET_TEST_FSYNC_SLOW"), *slow_ms = getenv("GAUNTLET_TEST_FSYNC_SLOW_MS");
+    if (slow && slow_ms) {
+        strncpy(fsync_slow, slow, sizeof fsync_slow - 1);
+        strncpy(fsync_slow_ms, slow_ms, sizeof fsync_slow_ms - 1);
+    }
     const char *when = getenv("GAUNTLET_TEST_DAMAGE_WHEN"), *it = getenv("GAUNTLET_TEST_DAMAGE_ITER");
     damage_verify = when && strcmp(when, "verify") == 0;
     if (it)
@@ -70,7 +83,7 @@ __attribute__((constructor)) static void stall_init(void)
         if (k > 0 && strlen(cmd) + 1 < (size_t)k && strcmp(cmd + strlen(cmd) + 1, "__worker") == 0)
             _exit(3);
     }
-    if (!dm && !fail)
+    if (!dm && !fail && !fsync_slow[0])
         unsetenv("LD_PRELOAD");   /* the workers it starts run as they are */
     unsetenv("GAUNTLET_TEST_STALL_AT");
 }
@@ -150,9 +163,20 @@ int getrusage(int who, struct rusage *ru)
     return real(who, ru);
 }
 
+/* The delay (ms) of this process's k-th matching fsync: the k-th figure of fsync_slow_ms (0 past its end). */
+static long slow_ms_at(int k)
+{
+    const char *p = fsync_slow_ms;
+    for (int i = 0; i < k && p; i++) {
+        p = strchr(p, ',');
+        p = p ? p + 1 : NULL;
+    }
+    return p ? atol(p) : 0;
+}
+
 int fsync(int fd)
 {
-    if (fsync_eio[0] || fsync_log[0]) {
+    if (fsync_eio[0] || fsync_log[0] || fsync_slow[0]) {
         char link[64], path[4096];
         snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
         ssize_t k = readlink(link, path, sizeof path - 1);
@@ -165,6 +189,12 @@ int fsync(int fd)
             if (lfd >= 0)
                 close(lfd);
             path[k] = 0;
+        }
+        if (fsync_slow[0] && k > 0 && strstr(path, fsync_slow)) {
+            long ms = slow_ms_at(fsync_slow_k++);
+            struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+            while (ms > 0 && nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+            }
         }
         size_t m = strlen(fsync_eio);
         if (m && k >= (ssize_t)m && memcmp(path + k - m, fsync_eio, m) == 0 && fsync_eio_after-- <= 0) {
