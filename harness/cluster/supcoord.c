@@ -73,6 +73,9 @@ void coord_request_in(struct sup *s, int node, int64_t it)
     s->ln->req_iter = s->ln->req_queued && s->ln->req_iter < it ? s->ln->req_iter : it;
     s->ln->req_queued = 1;
     s->ln->req_from[node] = 1;
+    results_event(&s->res, mono_ns(), "recovery_queued",
+                  json_pack("{s:i, s:I, s:I}", "node", node, "iter", (json_int_t)it, "from_iter",
+                            (json_int_t)s->ln->req_iter));
 }
 
 /* Node 0, each turn: a queued request begins once the recovery under way has ended (unless every node that asked has
