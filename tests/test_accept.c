@@ -1,5 +1,5 @@
 /* tests/test_accept.c: `gauntlet accept` on sim: the shipped level-1 suite passes; a planted slow rank fails
- * the outlier check and is named; a planted silent corruption fails the screening; a check that cannot run
+ * the outlier check and is named; a silent corruption nobody injected fails the screening; a check that cannot run
  * is SKIP with its reason (and fails under --strict); bad checks are exit 2 naming file:line; the JUnit XML
  * is well formed and holds what CI systems read (testsuites > testsuite > testcase, counts that add up). */
 #include <criterion/criterion.h>
@@ -12,13 +12,16 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "accept.h"
 #include "accept_int.h"
+#include "backend.h"
 #include "e2e.h"
 #include "util.h"
 
@@ -66,7 +69,20 @@ static void verdicts_agree(json_t *j, const char *path)
         c[1] += strcmp(st, "FAIL") == 0;
         c[2] += strcmp(st, "SKIP") == 0;
         int node, gpu, used = -1;
-        json_t *jn = json_object_get(v, "node"), *jg = json_object_get(v, "gpu");
+        json_t *jn = json_object_get(v, "node"), *jg = json_object_get(v, "gpu"), *jr = json_object_get(v, "rank");
+        /* a GPU's verdict carries its global rank beside its index on its node (gpu: the global rank until 2026-11-30) */
+        cr_assert(json_is_null(jg) == json_is_null(jr) && (json_is_null(jg) || json_integer_value(jg) <= json_integer_value(jr)),
+                  "%s: gpu and rank %s", path, json_dumps(v, 0));
+        /* a figure and its threshold as written say what the status says: a machine that compares them gets it (8
+         * digits until 2026-11-30: a value a hair under its threshold read as equal) */
+        json_t *jv = json_object_get(v, "value"), *jt = json_object_get(v, "threshold");
+        const char *cmp = json_string_value(json_object_get(v, "compare"));
+        if (json_is_number(jv) && json_is_number(jt) && cmp && cmp[0] && strcmp(st, "SKIP") != 0) {
+            double x = json_number_value(jv), l = json_number_value(jt);
+            int holds = cmp[0] == '>' ? x >= l : cmp[0] == '<' ? x <= l : x == l;
+            cr_assert_eq(holds, strcmp(st, "PASS") == 0, "%s: %s, but value %s threshold as written: %s", path, st, cmp,
+                         json_dumps(v, 0));
+        }
         if (sscanf(subj, "node %d gpu %d%n", &node, &gpu, &used) == 2 && used == (int)strlen(subj))
             cr_assert(json_is_integer(jn) && json_integer_value(jn) == node && json_is_integer(jg) &&
                           json_integer_value(jg) == gpu,
@@ -433,23 +449,29 @@ Test(accept, phases_shorter_than_the_readings_leave_the_power_unjudged, .timeout
     free(log);
 }
 
-Test(accept, a_planted_silent_corruption_fails_the_screening, .timeout = 120)
+/* The drill's own corruption, seen by the fingerprint, is fault_drill's to judge, not the screen's: every GPU passes
+ * the screen (until 2026-11-30 the GPU it was injected into failed it). Corruption nobody injected fails it:
+ * the_screen_judges_corruption_nobody_injected, below. */
+Test(accept, a_planted_corruption_is_the_drills_not_the_screens, .timeout = 120)
 {
     char text[1024];
     snprintf(text, sizeof text, planted,
              "faults:\n  - {kind: bitflip, at: 10, rank: 1, target: allreduce-buffer, where: exponent}\n"
              "detectors: [fingerprint, abft]\n");
+    strcat(text, "  fault_drill: {max_detect: 5s, max_recover: 60s}\n");
     const char *files[] = { "sdc.yaml", text, NULL };
     const char *out = e2e_outdir();
     char *log;
     int rc = accept(suite(files), out, "", &log);
-    cr_assert_eq(rc, 1, "exit %d:\n%s", rc, log);
+    cr_assert_eq(rc, 1, "the run ends at the corruption (recovery none): exit %d:\n%s", rc, log);
     json_t *j = verdicts(out);
-    json_t *v = find(j, "sdc_screen", "node 0 gpu 1");
-    cr_assert_str_eq(status(v), "FAIL", "%s", log);
-    cr_assert(strstr(json_string_value(json_object_get(v, "note")), "fingerprint"), "%s",
-              json_string_value(json_object_get(v, "note")));
-    cr_assert_str_eq(status(find(j, "sdc_screen", "node 0 gpu 0")), "PASS");
+    for (int r = 0; r < 5; r++) {
+        char subj[32];
+        snprintf(subj, sizeof subj, "node 0 gpu %d", r);
+        cr_assert_str_eq(status(find(j, "sdc_screen", subj)), "PASS", "%s: %s", subj, log);
+    }
+    json_t *v = find(j, "fault_drill", "fault 0 (bitflip, node 0 gpu 1)");
+    cr_assert(v && strstr(json_string_value(json_object_get(v, "note")), "detected by fingerprint"), "%s", log);
     /* the outliers verdicts are not judged here: on sim neither a GPU's GEMM rate nor its power depends on the data it
      * computes, and both move when a busy machine starves one rank of a core (a compute-phase p90 3.8 % under its
      * peers' was seen under ASan beside other work, 2026-11-27) */
@@ -617,12 +639,12 @@ Test(accept, a_drill_fault_that_never_fired_fails_naming_it, .timeout = 120)
     int rc = accept(suite(files), out, "", &log);
     cr_assert_eq(rc, 1, "a planned fault that never fired is no pass: exit %d:\n%s", rc, log);
     json_t *j = verdicts(out);
-    cr_assert_str_eq(status(find_prefix(j, "fault_drill", "fault 0 (crash, gpu 1)")), "PASS", "%s", log);
-    json_t *v = find(j, "fault_drill", "faults[1] (hang, gpu 2)");
+    cr_assert_str_eq(status(find_prefix(j, "fault_drill", "fault 0 (crash, node 0 gpu 1)")), "PASS", "%s", log);
+    json_t *v = find(j, "fault_drill", "faults[1] (hang, node 0 gpu 2)");
     cr_assert_str_eq(status(v), "FAIL", "%s", log);
     const char *note = json_string_value(json_object_get(v, "note"));
     cr_assert(strstr(note, "never fired") && strstr(note, "drill.yaml:13") && strstr(note, "at_s"), "%s", note);
-    v = find(j, "fault_drill", "faults[2] (hang, gpu 2)");   /* a Poisson process that drew no time: untested, by chance */
+    v = find(j, "fault_drill", "faults[2] (hang, node 0 gpu 2)");   /* a Poisson process that drew no time: untested, by chance */
     cr_assert_str_eq(status(v), "SKIP", "%s", log);
     cr_assert(strstr(json_string_value(json_object_get(v, "note")), "Poisson"), "%s", json_dumps(v, 0));
     json_decref(j);
@@ -659,41 +681,13 @@ Test(accept, a_slow_recovery_reports_the_recovery_time_against_its_limit, .timeo
     char *log;
     cr_assert_eq(accept(suite(files), out, "", &log), 1, "%s", log);
     json_t *j = verdicts(out);
-    json_t *v = find_prefix(j, "fault_drill", "fault 0 (crash, gpu 1)");
+    json_t *v = find_prefix(j, "fault_drill", "fault 0 (crash, node 0 gpu 1)");
     cr_assert_str_eq(status(v), "FAIL", "%s", log);
     /* the figure that failed, against its own limit: the row does not contradict itself */
     double value = json_number_value(json_object_get(v, "value")), thr = json_number_value(json_object_get(v, "threshold"));
     cr_assert_float_eq(thr, 0.001, 1e-12, "threshold %g: %s", thr, json_dumps(v, 0));
     cr_assert_gt(value, thr, "%s", json_dumps(v, 0));
     cr_assert_str_eq(json_string_value(json_object_get(v, "compare")), "<=");
-    json_decref(j);
-    free(log);
-}
-
-Test(accept, a_corruption_the_detector_cannot_pin_fails_every_gpu_of_its_node, .timeout = 120)
-{
-    /* 2 ranks: the fingerprint sees them disagree with no majority, and names no rank */
-    char text[1024];
-    snprintf(text, sizeof text, planted,
-             "faults:\n  - {kind: bitflip, at: 10, rank: 1, target: allreduce-buffer, where: exponent}\n"
-             "detectors: [fingerprint]\n");
-    char *at = strstr(text, "ranks: 5");
-    cr_assert(at);
-    memcpy(at, "ranks: 2", 8);
-    const char *files[] = { "sdc2.yaml", text, NULL };
-    const char *out = e2e_outdir();
-    char *log;
-    int rc = accept(suite(files), out, "", &log);
-    cr_assert_eq(rc, 1, "exit %d:\n%s", rc, log);
-    json_t *j = verdicts(out);
-    for (int r = 0; r < 2; r++) {
-        char subj[32];
-        snprintf(subj, sizeof subj, "node 0 gpu %d", r);
-        json_t *v = find(j, "sdc_screen", subj);
-        cr_assert_str_eq(status(v), "FAIL", "%s: %s", subj, log);
-        cr_assert(strstr(json_string_value(json_object_get(v, "note")), "could not name one GPU"), "%s",
-                  json_string_value(json_object_get(v, "note")));
-    }
     json_decref(j);
     free(log);
 }
@@ -924,10 +918,11 @@ Test(accept, a_killed_suites_rebuilt_run_is_judged_on_its_own_record, .timeout =
               json_dumps(j, 0));
     for (int g = 0; g < 4; g++) {
         char subject[32];
-        snprintf(subject, sizeof subject, "node %d gpu %d", g / 2, g);
+        snprintf(subject, sizeof subject, "node %d gpu %d", g / 2, g % 2);   /* its index on its node */
         cr_expect(find(j, "gemm_tflops", subject), "no gemm_tflops verdict for %s:\n%s", subject, json_dumps(j, 0));
     }
-    json_t *v = find(j, "observed_fault", "node 1 gpu 3");
+    json_t *v = find(j, "observed_fault", "node 1 gpu 1");   /* rank 3: node 1's second GPU */
+    cr_expect_eq(json_integer_value(json_object_get(v, "rank")), 3, "%s", json_dumps(v, 0));
     cr_expect_str_eq(status(v), "FAIL", "%s", json_dumps(j, 0));
     v = find(j, "run", "run");
     cr_expect_str_eq(status(v), "FAIL", "%s", json_dumps(j, 0));
@@ -1630,4 +1625,361 @@ Test(accept, nvl_and_pcie_cards_are_not_judged_as_sxm)
         }
     }
     cr_assert_float_eq(accept_expected_tflops("NVIDIA H100 NVL", DT_BF16), 700 * 835.0 / 989.0, 1e-9);
+}
+
+/* ---- judged from hand-made run folders: what each check reads, without a run */
+
+/* A run folder dir with scenario.yaml (sc), summary.json and events.jsonl (NULL: none), loaded and judged on backend
+ * into vs: accept_evaluate's return. */
+static int judge(const char *dir, const char *sc_text, const char *sum, const char *events, const char *backend,
+                 struct verdicts *vs, char *why, size_t n)
+{
+    char path[700], err[1024];
+    put(dir, "scenario.yaml", sc_text);
+    if (sum)
+        put(dir, "summary.json", sum);
+    if (events)
+        put(dir, "events.jsonl", events);
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    snprintf(path, sizeof path, "%s/scenario.yaml", dir);
+    cr_assert_eq(scenario_load(path, sc, err, sizeof err), 0, "%s", err);
+    int rc = accept_evaluate(sc, dir, backend, NULL, NULL, vs, why, n);
+    free(sc);
+    return rc;
+}
+
+/* The verdict of check about global rank rank (-1: the first of check), or NULL. */
+static const struct verdict *verdict_of(const struct verdicts *vs, const char *check, int rank)
+{
+    for (int i = 0; i < vs->n; i++)
+        if (strcmp(vs->v[i].check, check) == 0 && (rank < 0 || vs->v[i].rank == rank))
+            return &vs->v[i];
+    return NULL;
+}
+
+/* A figure a hair from its threshold reads as its status wherever it is written: verdicts.json (17 digits: with 8
+ * until 2026-11-30 606.9 - 1e-9 read as 606.9, so '>=' held on a FAIL), the table and JUnit (more digits where the
+ * two would print alike: the table read "FAIL 606.9 >= 606.9"). */
+Test(accept, a_figure_a_hair_from_its_threshold_reads_as_its_status)
+{
+    struct verdicts vs = { 0 };
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    str_copy(sc->name, sizeof sc->name, "hair");
+    double thr = 0.85 * 714;
+    accept_judge(&vs, sc, "gemm_tflops", 0, 0, 0, thr - 1e-9, ">=", thr, "TFLOP/s");
+    accept_judge(&vs, sc, "checkpoint_write", 0, -1, -1, 0.49999999996, ">=", 0.5, "GB/s");
+    accept_judge(&vs, sc, "power_swing", 0, 1, 1, 0.3 + 1e-12, ">=", 0.3, "share");
+    char out[] = "/tmp/gauntlet-accept-hair-XXXXXX", junit[700];
+    cr_assert(mkdtemp(out));
+    snprintf(junit, sizeof junit, "%s/j.xml", out);
+    cr_assert_eq(accept_write(&vs, 1, backend_find("sim"), 0, out, junit), 1);
+    json_decref(verdicts(out));   /* verdicts_agree compares each value with its threshold as written */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert(f);
+    accept_print(f, &vs);
+    cr_assert_eq(fclose(f), 0);
+    char *xml = e2e_read(junit);
+    cr_assert(xml);
+    for (int i = 0; i < vs.n; i++) {
+        const struct verdict *v = &vs.v[i];
+        char *row = strstr(text, v->check), *end;
+        cr_assert(row, "%s", text);
+        row = strstr(row, v->status == V_PASS ? "PASS" : "FAIL");
+        double x = strtod(row + 4, &end), l = strtod(strstr(end, v->cmp) + 2, NULL);
+        cr_assert_eq(v->cmp[0] == '>' ? x >= l : x <= l, v->status == V_PASS, "the table: %s", text);
+        char *fail = strstr(xml, v->check);   /* a testcase's classname, then its figure */
+        cr_assert(fail, "%s", xml);
+        fail = strstr(fail, v->status == V_PASS ? "<system-out>" : "type=\"threshold\">");
+        x = strtod(strchr(fail, '>') + 1, NULL);
+        l = strtod(strstr(fail, "(threshold ") + 11 + 5, NULL);   /* &gt;= or &lt;= */
+        cr_assert_eq(v->cmp[0] == '>' ? x >= l : x <= l, v->status == V_PASS, "JUnit: %s", xml);
+    }
+    free(text);
+    free(xml);
+    accept_free(&vs);
+    free(sc);
+}
+
+static const char two_ranks_sum[] = "{\"scenario\": \"s\", \"backend\": \"sim\", \"ranks\": %d, \"ranks_total\": %d, \"runs\": "
+                                    "[{\"iterations\": 5, \"ranks\": [{\"rank\": 0}]}]}\n";
+
+/* sdc_screen judges corruption nobody injected: a detection matched to the drill's own fault ("origin": "injected")
+ * is fault_drill's (until 2026-11-30 it failed the GPU it was injected into), one that is no fault's fails its GPU,
+ * and one the detector could not pin on a GPU fails every GPU of its node. */
+Test(accept, the_screen_judges_corruption_nobody_injected)
+{
+    char dir[] = "/tmp/gauntlet-accept-sdc-XXXXXX", sum[512], why[1024];
+    cr_assert(mkdtemp(dir));
+    snprintf(sum, sizeof sum, two_ranks_sum, 4, 4);
+    struct verdicts vs = { 0 };
+    cr_assert_eq(judge(dir, "name: s\nranks: 4\niterations: 5\nworkload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\ndetectors: [fingerprint]\nchecks:\n  sdc_screen:\n", sum,
+                       "{\"t_s\": 1, \"event\": \"detection\", \"detector\": \"fingerprint\", \"rank\": 3, \"iter\": 15, "
+                       "\"note\": \"differs\", \"fault\": 0, \"origin\": \"injected\"}\n"
+                       "{\"t_s\": 2, \"event\": \"detection\", \"detector\": \"abft\", \"rank\": 1, \"iter\": 17, "
+                       "\"note\": \"checksum\", \"false_positive\": true}\n",
+                       "sim", &vs, why, sizeof why),
+                 0, "%s", why);
+    for (int r = 0; r < 4; r++) {
+        const struct verdict *v = verdict_of(&vs, "sdc_screen", r);
+        cr_assert(v, "no screen of rank %d", r);
+        cr_assert_eq(v->status, r == 1 ? V_FAIL : V_PASS, "rank %d: %s", r, v->note);
+    }
+    accept_free(&vs);
+    snprintf(sum, sizeof sum, two_ranks_sum, 2, 2);
+    cr_assert_eq(judge(dir, "name: s\nranks: 2\niterations: 5\nworkload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\ndetectors: [fingerprint]\nchecks:\n  sdc_screen:\n", sum,
+                       "{\"t_s\": 1, \"event\": \"detection\", \"detector\": \"fingerprint\", \"rank\": -1, \"iter\": 9, "
+                       "\"note\": \"ranks disagree with no majority\", \"fault\": 0, \"origin\": \"injected\"}\n"
+                       "{\"t_s\": 1, \"event\": \"detection\", \"detector\": \"fingerprint\", \"rank\": -1, \"iter\": 12, "
+                       "\"note\": \"ranks disagree with no majority\"}\n",
+                       "sim", &vs, why, sizeof why),
+                 0, "%s", why);
+    for (int r = 0; r < 2; r++) {
+        const struct verdict *v = verdict_of(&vs, "sdc_screen", r);
+        cr_assert(v && v->status == V_FAIL && strstr(v->note, "could not name one GPU") && strstr(v->note, "iteration 12"),
+                  "rank %d: %s", r, v ? v->note : "none");
+    }
+    accept_free(&vs);
+}
+
+/* The fingerprint compares ranks: with one rank in the run it sees nothing, and a screen with no other detector is
+ * SKIP saying so (until 2026-11-30 it passed, 0 mismatches, having compared nothing); abft beside it screens. */
+Test(accept, a_screen_that_cannot_see_is_no_pass)
+{
+    char dir[] = "/tmp/gauntlet-accept-one-XXXXXX", sum[512], why[1024];
+    cr_assert(mkdtemp(dir));
+    snprintf(sum, sizeof sum, two_ranks_sum, 1, 1);
+    struct verdicts vs = { 0 };
+    cr_assert_eq(judge(dir, "name: s\nranks: 1\niterations: 5\nworkload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\ndetectors: [fingerprint]\nchecks:\n  sdc_screen:\n", sum,
+                       "{\"t_s\": 0, \"event\": \"start\"}\n", "sim", &vs, why, sizeof why),
+                 0, "%s", why);
+    const struct verdict *v = verdict_of(&vs, "sdc_screen", -1);
+    cr_assert(v && v->status == V_SKIP && strstr(v->note, "2 or more ranks"), "%s", v ? v->note : "none");
+    accept_free(&vs);
+    cr_assert_eq(judge(dir, "name: s\nranks: 1\niterations: 5\nworkload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\ndetectors: [fingerprint, abft]\nchecks:\n  sdc_screen:\n",
+                       sum, NULL, "sim", &vs, why, sizeof why),
+                 0, "%s", why);
+    v = verdict_of(&vs, "sdc_screen", -1);
+    cr_assert(v && v->status == V_PASS && v->rank == 0, "%s", v ? v->note : "none");
+    accept_free(&vs);
+}
+
+/* A RAM file system is no checkpoint target: its rates are memory's, so both are SKIP saying why (until 2026-11-30
+ * they were judged, 2-4 GB/s on any node); a read whose pages stayed cached is SKIP; a target on storage is measured. */
+Test(accept, a_checkpoint_target_in_ram_is_not_measured_as_storage)
+{
+    struct statfs fs;
+    double w = NAN, r = NAN;
+    char why[1024] = "";
+    if (statfs("/dev/shm", &fs) == 0 && fs.f_type == TMPFS_MAGIC) {
+        cr_assert_eq(accept_ckpt_io("/dev/shm/gauntlet-accept-ram", 8u << 20, &w, &r, why, sizeof why), 0, "%s", why);
+        cr_assert(w == ACCEPT_IO_RAMFS && r == ACCEPT_IO_RAMFS && strstr(why, "tmpfs"), "%g %g: %s", w, r, why);
+    }
+    if (statfs("/var/tmp", &fs) == 0 && fs.f_type != TMPFS_MAGIC && fs.f_type != RAMFS_MAGIC) {
+        cr_assert_eq(accept_ckpt_io("/var/tmp/gauntlet-accept-io", 8u << 20, &w, &r, why, sizeof why), 0, "%s", why);
+        cr_assert(w > 0 && (r > 0 || r == ACCEPT_IO_CACHED), "%g %g: %s", w, r, why);
+    }
+    char dir[] = "/tmp/gauntlet-accept-ckpt-XXXXXX", sum[512];
+    cr_assert(mkdtemp(dir));
+    snprintf(sum, sizeof sum, two_ranks_sum, 1, 1);
+    put(dir, "scenario.yaml", "name: s\nranks: 1\niterations: 5\nworkload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\nchecks:\n  checkpoint_io:\n");
+    put(dir, "summary.json", sum);
+    put(dir, "events.jsonl", "{\"t_s\": 0, \"event\": \"start\"}\n");
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    snprintf(why, sizeof why, "%s/scenario.yaml", dir);
+    cr_assert_eq(scenario_load(why, sc, why, sizeof why), 0, "%s", why);
+    const double rates[3][2] = { { ACCEPT_IO_RAMFS, ACCEPT_IO_RAMFS }, { 1.0, ACCEPT_IO_CACHED }, { 1.0, 1.0 } };
+    const int want[3][2] = { { V_SKIP, V_SKIP }, { V_PASS, V_SKIP }, { V_PASS, V_PASS } };
+    for (int k = 0; k < 3; k++) {
+        struct verdicts vs = { 0 };
+        cr_assert_eq(accept_evaluate(sc, dir, "sim", &rates[k][0], &rates[k][1], &vs, why, sizeof why), 0, "%s", why);
+        const struct verdict *vw = verdict_of(&vs, "checkpoint_write", -1), *vr = verdict_of(&vs, "checkpoint_read", -1);
+        cr_assert(vw && vr && vw->status == want[k][0] && vr->status == want[k][1], "case %d: %s / %s", k,
+                  vw ? vw->note : "none", vr ? vr->note : "none");
+        cr_assert(vw->node == 0 && vr->node == 0, "case %d: a node's verdict", k);
+        accept_free(&vs);
+    }
+    free(sc);
+}
+
+/* A read error is no end of file: events.jsonl or power.csv that cannot be read whole makes the run unjudged (a
+ * detection after the error would go unseen: until 2026-11-30 the screen passed). A GPU with no power reading at all
+ * is said as such, a FAIL on a GPU, not "too few readings in the phases" (which sent the operator to the scenario). */
+Test(accept, unreadable_records_and_missing_readings_are_said)
+{
+    char dir[] = "/tmp/gauntlet-accept-eio-XXXXXX", sum[512], why[1024], path[700];
+    static const char sc[] = "name: s\nranks: 2\niterations: 5\nworkload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\npower: {tdp_w: 700}\n"
+                             "checks:\n  power_under_load:\n  power_swing:\n";
+    cr_assert(mkdtemp(dir));
+    snprintf(sum, sizeof sum, two_ranks_sum, 2, 2);
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);   /* a folder: fopen succeeds, every read fails (EISDIR) */
+    cr_assert_eq(mkdir(path, 0755), 0);
+    struct verdicts vs = { 0 };
+    cr_assert_eq(judge(dir, sc, sum, NULL, "sim", &vs, why, sizeof why), -1, "events.jsonl unreadable, judged");
+    cr_assert(strstr(why, "events.jsonl: read error"), "%s", why);
+    cr_assert_eq(rmdir(path), 0);
+    static const char ev[] = "{\"t_s\": 0, \"event\": \"gpu\", \"rank\": 0, \"name\": \"NVIDIA H100 80GB HBM3\", \"tdp_w\": 700}\n"
+                             "{\"t_s\": 0, \"event\": \"gpu\", \"rank\": 1, \"name\": \"NVIDIA H100 80GB HBM3\", \"tdp_w\": 700}\n";
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    cr_assert_eq(judge(dir, sc, sum, ev, "sim", &vs, why, sizeof why), -1, "power.csv unreadable, judged");
+    cr_assert(strstr(why, "power.csv: read error"), "%s", why);
+    cr_assert_eq(rmdir(path), 0);
+    /* no power.csv at all: on a GPU a FAIL, on a model a SKIP, each saying why */
+    static const char *const backends[] = { "cuda", "sim" };
+    for (int b = 0; b < 2; b++) {
+        cr_assert_eq(judge(dir, sc, sum, ev, backends[b], &vs, why, sizeof why), 0, "%s", why);
+        for (const char *const *ck = (const char *const[]){ "power_under_load", "power_swing", NULL }; *ck; ck++) {
+            const struct verdict *v = verdict_of(&vs, *ck, 1);
+            cr_assert(v && v->status == (b ? V_SKIP : V_FAIL) && strstr(v->note, "no power reading of this GPU") &&
+                          strstr(v->note, "power.csv could not be read"),
+                      "%s on %s: %s", *ck, backends[b], v ? v->note : "none");
+        }
+        accept_free(&vs);
+    }
+    /* power.csv with readings of rank 0 only: rank 1's sensor gave none */
+    put(dir, "power.csv", "t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w,sample_t_s\n"
+                          "0.1,0,500,compute,,,,,,0,,\n0.2,0,510,compute,,,,,,0,,\n");
+    cr_assert_eq(judge(dir, sc, sum, ev, "cuda", &vs, why, sizeof why), 0, "%s", why);
+    const struct verdict *v0 = verdict_of(&vs, "power_under_load", 0), *v1 = verdict_of(&vs, "power_under_load", 1);
+    cr_assert(v0 && v0->status == V_SKIP && strstr(v0->note, "lie wholly in"), "%s", v0 ? v0->note : "none");
+    cr_assert(v1 && v1->status == V_FAIL && strstr(v1->note, "no reading of rank 1"), "%s", v1 ? v1->note : "none");
+    accept_free(&vs);
+}
+
+/* A summary that does not add up is said, not judged: ranks_total not a whole number of nodes (3 of 2 per node: until
+ * 2026-11-30 one node, the third GPU judged by none; 1 of 2: no node, no busbw verdict at all); a nodes[] entry
+ * without its node is none's (it replaced node 0's figures). */
+Test(accept, a_summary_that_does_not_add_up_is_said)
+{
+    char dir[] = "/tmp/gauntlet-accept-sum-XXXXXX", sum[1024], why[1024];
+    static const char sc[] = "name: s\nranks: 2\niterations: 5\nworkload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\nchecks:\n  gemm_tflops: {expected: 10}\n";
+    cr_assert(mkdtemp(dir));
+    struct verdicts vs = { 0 };
+    for (int total = 1; total <= 3; total += 2) {
+        snprintf(sum, sizeof sum, two_ranks_sum, 2, total);
+        cr_assert_eq(judge(dir, sc, sum, "{\"t_s\": 0, \"event\": \"start\"}\n", "sim", &vs, why, sizeof why), -1,
+                     "ranks_total %d of 2 per node judged", total);
+        cr_assert(strstr(why, "not a multiple"), "%s", why);
+    }
+    snprintf(sum, sizeof sum, "{\"scenario\": \"s\", \"backend\": \"sim\", \"ranks\": 2, \"ranks_total\": 4, \"runs\": "
+                              "[{\"iterations\": 5, \"ranks\": [{\"rank\": 0, \"tflops_mean\": 10}, {\"rank\": 1, "
+                              "\"tflops_mean\": 10}]}], \"nodes\": [{\"runs\": [{\"ranks\": [{\"rank\": 0, \"tflops_mean\": 1}, "
+                              "{\"rank\": 1, \"tflops_mean\": 1}]}]}, {\"node\": 1, \"runs\": [{\"ranks\": [{\"rank\": 0, "
+                              "\"tflops_mean\": 10}, {\"rank\": 1, \"tflops_mean\": 10}]}]}]}\n");
+    cr_assert_eq(judge(dir, sc, sum, NULL, "sim", &vs, why, sizeof why), 0, "%s", why);
+    for (int r = 0; r < 4; r++) {
+        const struct verdict *v = verdict_of(&vs, "gemm_tflops", r);
+        cr_assert(v && v->status == V_PASS && v->node == r / 2 && v->gpu == r % 2, "rank %d: %s %s", r,
+                  v ? v->subject : "none", v ? v->note : "");
+    }
+    accept_free(&vs);
+}
+
+/* A suite killed a moment before in the same --out (a health check killed by its timeout and started again at once)
+ * is set aside and judged: the lock the new suite holds says its suite is gone, whatever its files' times (until
+ * 2026-11-30 a run written in the last 30 s stopped the move, and the new suite overwrote it). A run a live process
+ * still holds, or runs that cannot be moved, stop the new suite (-1: exit 3), nothing there touched. */
+Test(accept, a_suite_killed_a_moment_ago_in_the_same_out_is_set_aside)
+{
+    static const char sum[] = "{\"scenario\": \"tiny\", \"backend\": \"sim\", \"ranks\": 2, \"runs\": [{\"iterations\": 2, "
+                              "\"ranks\": [{\"rank\": 0}, {\"rank\": 1}]}]}\n";
+    const struct backend_ops *sim = backend_find("sim");
+    for (int k = 0; k < 3; k++) {   /* 0: moved and judged; 1: a run still held; 2: the move fails */
+        char out[] = "/tmp/gauntlet-accept-self-XXXXXX", run[700], path[800];
+        cr_assert(mkdtemp(out));
+        put(out, "suite.json", "{\"level\": 0, \"pid\": 1, \"scenarios\": [\"tiny\"]}\n");
+        snprintf(run, sizeof run, "%s/tiny", out);
+        cr_assert_eq(mkdir(run, 0755), 0);
+        put(run, "scenario.yaml", tiny);
+        put(run, "summary.json", sum);
+        put(run, "events.jsonl", "{\"t_s\": 0, \"event\": \"start\"}\n");   /* written just now */
+        int fd = -1;
+        if (k == 1) {   /* held as a live run holds its folder */
+            put(run, ".lock", "4242\n");
+            snprintf(path, sizeof path, "%s/.lock", run);
+            fd = open(path, O_RDWR | O_CLOEXEC);
+            cr_assert(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0);
+        }
+        if (k == 2) {   /* every name the aside folder can take in the next seconds is taken by a file */
+            for (time_t t = time(NULL); t < time(NULL) + 5; t++) {
+                char stamp[32];
+                struct tm tm;
+                strftime(stamp, sizeof stamp, "killed-%Y%m%dT%H%M%SZ", gmtime_r(&t, &tm));
+                put(out, stamp, "");
+            }
+        }
+        cr_assert_eq(accept_suite_lock(out), 0);
+        int rc = accept_recover_self(out, sim);
+        accept_mark_end(out);
+        snprintf(path, sizeof path, "%s/events.jsonl", run);
+        if (k == 0) {
+            cr_assert_eq(rc, 0);
+            cr_assert_neq(access(path, F_OK), 0, "the killed suite's run left where the new suite writes");
+            DIR *d = opendir(out);
+            int judged = 0;
+            for (struct dirent *e; d && (e = readdir(d));) {
+                snprintf(path, sizeof path, "%s/%s/verdicts.json", out, e->d_name);
+                judged += strncmp(e->d_name, "killed-", 7) == 0 && access(path, F_OK) == 0;
+            }
+            closedir(d);
+            cr_assert_eq(judged, 1, "the run set aside and judged");
+        } else {
+            cr_assert_eq(rc, -1, "case %d: the new suite would overwrite the killed one's runs", k);
+            cr_assert_eq(access(path, F_OK), 0, "case %d: a run moved", k);
+        }
+        if (fd >= 0)
+            cr_assert_eq(close(fd), 0);
+    }
+}
+
+/* An installed scenarios folder ($GAUNTLET_SCENARIOS, not --scenarios) without the level's files is the machine's
+ * problem: exit 3, as a folder not found (until 2026-11-30 exit 2, read as the operator's input). */
+Test(accept, an_installed_folder_without_the_health_check_is_exit_3)
+{
+    char dir[] = "/tmp/gauntlet-accept-empty-XXXXXX", cmd[1200];
+    cr_assert(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "GAUNTLET_SCENARIOS=%s %s accept --level 0 --backend sim --out %s/out >/dev/null 2>&1", dir,
+             GAUNTLET_BIN, dir);
+    int st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 3, "exit %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+/* A fault no detector saw before shrink dropped its rank, unseen for longer than max_detect until then: the detectors
+ * had their time and missed it, a FAIL (until 2026-11-30 a SKIP however long, and summary.json had no unseen_s). */
+Test(accept, a_fault_unseen_past_max_detect_before_its_rank_left_fails_the_drill, .timeout = 60)
+{
+    static const char text[] = "name: left\nranks: 4\niterations: 40\nseed: 3\n"
+                               "workload:\n  gemm: {m: 512, n: 512, k: 512, count: 4}\n  allreduce: {bytes: 1MiB}\n"
+                               "heartbeat: {interval: 50ms, timeout: 800ms}\nsim: {tflops: 0.1}\n"
+                               "faults:\n  - {kind: bitflip, at: 3, rank: 3, target: weights, where: exponent}\n"
+                               "  - {kind: crash, at: 14, rank: 3}\n"
+                               "recovery: {shrink: {replicate_every: 5}}\n"
+                               "checks:\n  fault_drill: {max_detect: 5ms, max_recover: 60s}\n";
+    const char *files[] = { "left.yaml", text, NULL };
+    const char *out = e2e_outdir();
+    char *log, path[700];
+    cr_assert_eq(accept(suite(files), out, "", &log), 1, "%s", log);
+    json_t *j = verdicts(out);
+    json_t *v = find(j, "fault_drill", "fault 0 (bitflip, node 0 gpu 3)");
+    cr_assert_str_eq(status(v), "FAIL", "%s", log);
+    cr_assert(strstr(json_string_value(json_object_get(v, "note")), "before shrink dropped its rank"), "%s", log);
+    snprintf(path, sizeof path, "%s/left/summary.json", out);
+    json_t *s = json_load_file(path, 0, NULL);
+    json_t *flip = json_array_get(json_object_get(s, "faults"), 0), *crash = json_array_get(json_object_get(s, "faults"), 1);
+    cr_assert(json_is_true(json_object_get(flip, "left_with_rank")), "%s", json_dumps(flip, 0));
+    double unseen = json_number_value(json_object_get(flip, "unseen_s")),
+           upto = json_number_value(json_object_get(crash, "injected_t_s")) +
+                  json_number_value(json_object_get(crash, "detect_s")) -
+                  json_number_value(json_object_get(flip, "injected_t_s"));
+    /* to the moment shrink dropped the rank: after the crash was detected, before the run went on without it */
+    double rec = json_number_value(json_object_get(crash, "recover_s"));
+    cr_assert(json_is_number(json_object_get(flip, "unseen_s")) && json_is_number(json_object_get(crash, "recover_s")) &&
+                  unseen >= upto - 1e-3 && unseen <= upto + rec + 1e-3,
+              "unseen_s %g: from the flip to the crash's detection %g, its recovery %g s later", unseen, upto, rec);
+    cr_assert_float_eq(json_number_value(json_object_get(v, "value")), unseen, 1e-9);
+    json_decref(s);
+    json_decref(j);
+    free(log);
 }

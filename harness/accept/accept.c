@@ -36,7 +36,7 @@ struct verdict *accept_add(struct verdicts *vs, const struct scenario *sc, const
     str_copy(v->scenario, sizeof v->scenario, sc ? sc->name : "");
     str_copy(v->check, sizeof v->check, check);
     str_copy(v->subject, sizeof v->subject, "run");
-    v->node = v->rank = -1;
+    v->node = v->gpu = v->rank = -1;
     v->status = status;
     v->value = v->limit = NAN;
     return v;
@@ -59,26 +59,39 @@ struct verdict *accept_skip(struct verdicts *vs, const struct scenario *sc, cons
     return v;
 }
 
-/* A SKIP about one GPU: subject "node N gpu I", and its node and gpu set as a judged verdict's (verdicts.json). */
-static struct verdict *skip_gpu(struct verdicts *vs, const struct scenario *sc, const char *check, int node, int rank)
+void accept_place(struct verdict *v, int node, int rank, int per_node)
 {
-    struct verdict *v = accept_skip(vs, sc, check, "");
+    /* gpu is the index an operator finds the device by on its node (nvidia-smi, CUDA_VISIBLE_DEVICES); until
+     * 2026-11-30 subjects and verdicts.json's gpu gave the global rank ("node 1 gpu 3" on 2 GPUs per node) */
     v->node = node;
     v->rank = rank;
-    snprintf(v->subject, sizeof v->subject, "node %d gpu %d", node, rank);
+    v->gpu = rank >= 0 && per_node > 0 ? rank % per_node : -1;
+    if (v->gpu >= 0)
+        snprintf(v->subject, sizeof v->subject, "node %d gpu %d", node, v->gpu);
+    else
+        snprintf(v->subject, sizeof v->subject, "node %d", node);
+}
+
+/* A SKIP about one GPU: subject "node N gpu I", and its node, gpu and rank set as a judged verdict's (verdicts.json). */
+static struct verdict *skip_gpu(struct verdicts *vs, const struct scenario *sc, const char *check,
+                                const struct rundata *d, int rank)
+{
+    struct verdict *v = accept_skip(vs, sc, check, "");
+    accept_place(v, d->r[rank].node, rank, d->per_node);
     return v;
 }
 
 /* A figure against a threshold: PASS when value cmp limit holds. */
-struct verdict *accept_judge(struct verdicts *vs, const struct scenario *sc, const char *check, int node, int rank,
-                             double value, const char *cmp, double limit, const char *unit)
+struct verdict *accept_judge(struct verdicts *vs, const struct scenario *sc, const char *check, int node, int gpu,
+                             int rank, double value, const char *cmp, double limit, const char *unit)
 {
     int ok = isfinite(value) && (cmp[0] == '>' ? value >= limit : value <= limit);
     struct verdict *v = accept_add(vs, sc, check, ok ? V_PASS : V_FAIL);
     v->node = node;
+    v->gpu = rank >= 0 ? gpu : -1;
     v->rank = rank;
     if (rank >= 0)
-        snprintf(v->subject, sizeof v->subject, "node %d gpu %d", node, rank);
+        snprintf(v->subject, sizeof v->subject, "node %d gpu %d", node, gpu);
     else
         snprintf(v->subject, sizeof v->subject, "node %d", node);
     v->value = value;
@@ -88,6 +101,14 @@ struct verdict *accept_judge(struct verdicts *vs, const struct scenario *sc, con
     if (!isfinite(value))
         accept_note(v, "not measured");
     return v;
+}
+
+/* accept_judge for the GPU of global rank i. */
+static struct verdict *judge_gpu(struct verdicts *vs, const struct scenario *sc, const char *check,
+                                 const struct rundata *d, int i, double value, const char *cmp, double limit,
+                                 const char *unit)
+{
+    return accept_judge(vs, sc, check, d->r[i].node, d->r[i].idx, i, value, cmp, limit, unit);
 }
 
 void accept_free(struct verdicts *v)
@@ -131,82 +152,6 @@ static double median_of(const double *x, int n)
     return m;
 }
 
-/* ---- checkpoint I/O, measured here: write + fsync, drop the pages, read back */
-int accept_ckpt_io(const char *dir, uint64_t bytes, double *wr_gbs, double *rd_gbs, char *why, size_t n)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/gauntlet-accept-io-%d.tmp", dir, (int)getpid());
-    int sig = supervisor_stop_signal();
-    if (sig) {
-        snprintf(why, n, "stopped by %s before it was measured", strsignal(sig));
-        return 1;
-    }
-    if (mkdir_p(dir) != 0) {
-        snprintf(why, n, "cannot create %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    size_t chunk = 8u << 20;
-    char *buf = xmalloc(chunk);
-    for (size_t i = 0; i < chunk; i++)
-        buf[i] = (char)(i * 131 + 7);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int rc = -1;
-    if (fd < 0) {
-        snprintf(why, n, "cannot write %s: %s", path, strerror(errno));
-        free(buf);
-        return -1;
-    }
-    uint64_t t0 = mono_ns(), left = bytes;
-    int stop = 0;   /* a stop signal: the suite ends now, not after up to 64 GiB more of I/O */
-    while (left > 0 && !(stop = supervisor_stop_signal())) {
-        size_t k = left < chunk ? (size_t)left : chunk;
-        if (write_all(fd, buf, k) != 0)
-            break;
-        left -= k;
-    }
-    if (stop) {
-        snprintf(why, n, "stopped by %s before it was measured", strsignal(stop));
-        rc = 1;
-        goto out;
-    }
-    if (left || fsync(fd) != 0) {
-        snprintf(why, n, "writing %s: %s", path, strerror(errno));
-        goto out;
-    }
-    *wr_gbs = (double)bytes / ((double)(mono_ns() - t0) * 1e-9) / 1e9;
-    /* the pages are clean after fsync: dropping them makes the read come from the device */
-    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    close(fd);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, n, "cannot read %s: %s", path, strerror(errno));
-        goto out;
-    }
-    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    t0 = mono_ns();
-    uint64_t got = 0;
-    ssize_t k = 0;
-    while (!(stop = supervisor_stop_signal()) && (k = read(fd, buf, chunk)) > 0)
-        got += (uint64_t)k;
-    if (stop) {
-        snprintf(why, n, "stopped by %s before it was measured", strsignal(stop));
-        rc = 1;
-        goto out;
-    }
-    if (k < 0 || got != bytes) {
-        snprintf(why, n, "reading %s: %s", path, k < 0 ? strerror(errno) : "short read");
-        goto out;
-    }
-    *rd_gbs = (double)bytes / ((double)(mono_ns() - t0) * 1e-9) / 1e9;
-    rc = 0;
-out:
-    if (fd >= 0)
-        close(fd);
-    unlink(path);
-    free(buf);
-    return rc;
-}
-
 /* ---- the checks */
 static void check_gemm(const struct scenario *sc, const struct rundata *d, const char *backend,
                        struct verdicts *vs)
@@ -217,13 +162,13 @@ static void check_gemm(const struct scenario *sc, const struct rundata *d, const
         if (!(exp > 0))
             exp = bk && bk->model_tflops ? bk->model_tflops(sc) : accept_expected_tflops(d->r[i].gpu, sc->workload.gemm.dtype);
         if (!isfinite(exp)) {
-            struct verdict *v = skip_gpu(vs, sc, "gemm_tflops", d->r[i].node, i);
+            struct verdict *v = skip_gpu(vs, sc, "gemm_tflops", d, i);
             accept_note(v, "no expected rate for '%s' in %s: give checks.gemm_tflops.expected", d->r[i].gpu,
                   dtype_name((enum dtype)sc->workload.gemm.dtype));
             continue;
         }
         double x = d->r[i].tflops_mean;   /* FLOPs over compute-phase time: a GPU slow in some phases pays for them */
-        struct verdict *v = accept_judge(vs, sc, "gemm_tflops", d->r[i].node, i, x, ">=", sc->checks.gemm_tflops.min_share * exp,
+        struct verdict *v = judge_gpu(vs, sc, "gemm_tflops", d, i, x, ">=", sc->checks.gemm_tflops.min_share * exp,
                                   "TFLOP/s");
         if (isfinite(x))
             accept_note(v, "%.0f%% of the expected %.4g TFLOP/s: FLOPs over compute-phase time (median phase %.4g)",
@@ -252,7 +197,7 @@ static void check_busbw(const struct scenario *sc, const struct rundata *d, cons
         return;
     }
     for (int k = 0; k < d->nodes; k++)   /* as each node measured the collective */
-        accept_judge(vs, sc, "busbw", k, -1, d->node_busbw[k], ">=", sc->checks.busbw.min_share * exp, "GB/s");
+        accept_judge(vs, sc, "busbw", k, -1, -1, d->node_busbw[k], ">=", sc->checks.busbw.min_share * exp, "GB/s");
 }
 
 /* Why a GPU has too few readings of one phase: a reading is the phase's only when the phase lasted over all it
@@ -267,12 +212,36 @@ static void few_readings(struct verdict *v, const struct rankdata *r, const char
                    "sensor's, raise power.sample_hz)", have, phase, span);
 }
 
-static void check_power(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
+/* A GPU with no power reading at all is said as such, never as phases too short (until 2026-11-30 it was, and the
+ * operator was sent to the scenario for a sensor that gave nothing): a FAIL on a GPU (its power reading is what is
+ * checked), a SKIP on a model. 1 when it judged check for GPU i, else 0. */
+static int no_readings(const struct scenario *sc, const struct rundata *d, int i, int modelled, const char *check,
+                       struct verdicts *vs)
+{
+    const struct rankdata *r = &d->r[i];
+    if (r->readings > 0 || r->end_record)
+        return 0;
+    struct verdict *v = accept_add(vs, sc, check, modelled ? V_SKIP : V_FAIL);
+    accept_place(v, r->node, i, d->per_node);
+    char why[300];
+    if (d->power_why[0])
+        snprintf(why, sizeof why, "%s", d->power_why);
+    else if (r->node > 0)
+        snprintf(why, sizeof why, "power.csv has no row of it, and node %d's end record no figures for it", r->node);
+    else
+        snprintf(why, sizeof why, "power.csv has no reading of rank %d: its sensor gave none", i);
+    accept_note(v, "no power reading of this GPU in the whole run (%s)", why);
+    return 1;
+}
+
+static void check_power(const struct scenario *sc, struct rundata *d, int modelled, struct verdicts *vs)
 {
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
+        if (r->tdp_w > 0 && no_readings(sc, d, i, modelled, "power_under_load", vs))
+            continue;
         if (r->compute_n < 5 || !(r->tdp_w > 0)) {
-            struct verdict *v = skip_gpu(vs, sc, "power_under_load", r->node, i);
+            struct verdict *v = skip_gpu(vs, sc, "power_under_load", d, i);
             if (r->tdp_w > 0)
                 few_readings(v, r, "compute", r->compute_n);
             else
@@ -280,25 +249,27 @@ static void check_power(const struct scenario *sc, struct rundata *d, struct ver
             continue;
         }
         double p90 = r->compute_p90_w;
-        struct verdict *v = accept_judge(vs, sc, "power_under_load", r->node, i, p90, ">=",
-                                  sc->checks.power_under_load.min_share_tdp * r->tdp_w, "W");
+        struct verdict *v = judge_gpu(vs, sc, "power_under_load", d, i, p90, ">=",
+                                      sc->checks.power_under_load.min_share_tdp * r->tdp_w, "W");
         accept_note(v, "p90 of %zu readings wholly in compute phases; TDP %.0f W", r->compute_n, r->tdp_w);
     }
 }
 
-static void check_swing(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
+static void check_swing(const struct scenario *sc, struct rundata *d, int modelled, struct verdicts *vs)
 {
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
+        if (no_readings(sc, d, i, modelled, "power_swing", vs))
+            continue;
         if (r->compute_n < 5 || r->comm_n < 5) {
-            struct verdict *v = skip_gpu(vs, sc, "power_swing", r->node, i);
+            struct verdict *v = skip_gpu(vs, sc, "power_swing", d, i);
             few_readings(v, r, r->compute_n < 5 ? "compute" : "communication",
                          r->compute_n < 5 ? r->compute_n : r->comm_n);
             continue;
         }
         double hi = r->compute_p90_w, lo = r->comm_p10_w;
-        struct verdict *v = accept_judge(vs, sc, "power_swing", r->node, i, hi > 0 ? 1 - lo / hi : NAN, ">=",
-                                  sc->checks.power_swing.min_drop, "share");
+        struct verdict *v = judge_gpu(vs, sc, "power_swing", d, i, hi > 0 ? 1 - lo / hi : NAN, ">=",
+                                      sc->checks.power_swing.min_drop, "share");
         accept_note(v, "communication p10 %.0f W, compute p90 %.0f W", lo, hi);
     }
 }
@@ -319,13 +290,15 @@ static void check_throttle(const struct scenario *sc, struct rundata *d, const c
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
         if (!r->throttle_rows) {   /* never read is not "no reason": no pass */
-            struct verdict *v = skip_gpu(vs, sc, "throttle", r->node, i);
-            accept_note(v, r->compute_n ? "NVML gave power but never the clock-event reasons for this GPU"
-                                        : "no NVML readings for this GPU");
+            struct verdict *v = skip_gpu(vs, sc, "throttle", d, i);
+            if (r->readings > 0 || r->end_record)
+                accept_note(v, "NVML gave power but never the clock-event reasons for this GPU");
+            else
+                accept_note(v, "no NVML readings for this GPU%s%s", d->power_why[0] ? ": " : "", d->power_why);
             continue;
         }
         uint64_t bad = r->throttle & ~THROTTLE_ALLOWED;
-        struct verdict *v = accept_judge(vs, sc, "throttle", r->node, i, (double)bad, "<=", 0, "reason bits");
+        struct verdict *v = judge_gpu(vs, sc, "throttle", d, i, (double)bad, "<=", 0, "reason bits");
         accept_note(v, "reasons seen 0x%llx in %d readings (allowed 0x%llx: idle, application clocks, software power cap)",
                     (unsigned long long)r->throttle, r->throttle_rows, THROTTLE_ALLOWED);
     }
@@ -341,9 +314,9 @@ static void check_outliers(const struct scenario *sc, struct rundata *d, struct 
     }
     double *x = xmalloc((size_t)d->nranks * sizeof *x), *dev = xmalloc((size_t)d->nranks * sizeof *dev);
     const char *figs[2] = { "GEMM TFLOP/s", "compute-phase power p90 (W)" };
-    int worst_rank = -1, compared = 0;
-    double worst = 0;
-    char note[240] = "";
+    int worst_rank = -1, far_rank = -1, compared = 0;
+    double worst = 0, far = 0, min_rel = sc->checks.outliers.min_rel;
+    char note[240] = "", far_note[200] = "";
     for (int f = 0; f < 2; f++) {
         int have = 0;
         for (int i = 0; i < d->nranks; i++) {   /* every GPU of every node: the fleet */
@@ -360,22 +333,30 @@ static void check_outliers(const struct scenario *sc, struct rundata *d, struct 
         for (int i = 0; i < d->nranks; i++) {
             double below = med - x[i];
             double score = below / fmax(mad, 1e-9 * fabs(med));
-            if (isfinite(x[i]) && below > sc->checks.outliers.min_rel * med && score > sc->checks.outliers.k) {
+            int beyond = isfinite(x[i]) && below > min_rel * med;   /* past min_rel: judged by its MADs */
+            if (beyond && score > sc->checks.outliers.k) {
                 struct verdict *v = accept_add(vs, sc, "outliers", V_FAIL);
-                v->node = d->r[i].node;
-                v->rank = i;
-                snprintf(v->subject, sizeof v->subject, "node %d gpu %d", d->r[i].node, i);
+                accept_place(v, d->r[i].node, i, d->per_node);
                 v->value = score;
                 v->limit = sc->checks.outliers.k;
                 str_copy(v->cmp, sizeof v->cmp, "<=");
                 str_copy(v->unit, sizeof v->unit, "MADs");
                 accept_note(v, "%s %.4g is %.1f%% below its peers' median %.4g", figs[f], x[i], 100 * below / med, med);
             }
-            if (isfinite(score) && score > worst) {
+            /* the PASS's figure is the MADs of the furthest GPU past min_rel, the test a FAIL fails: one within
+             * min_rel is no outlier however many MADs (peers that agree to the digit), and until 2026-11-30 its MADs
+             * made a PASS whose value was over its threshold */
+            if (beyond && isfinite(score) && score > worst) {
                 worst = score;
                 worst_rank = i;
-                snprintf(note, sizeof note, "furthest below: gpu %d, %s %.1f%% under the median", i, figs[f],
-                         100 * below / med);
+                snprintf(note, sizeof note, "furthest below: node %d gpu %d, %s %.1f%% under the median", d->r[i].node,
+                         d->r[i].idx, figs[f], 100 * below / med);
+            }
+            if (isfinite(x[i]) && med > 0 && below / med > far) {
+                far = below / med;
+                far_rank = i;
+                snprintf(far_note, sizeof far_note, "node %d gpu %d, %s %.2g%% under the median", d->r[i].node,
+                         d->r[i].idx, figs[f], 100 * far);
             }
         }
     }
@@ -397,7 +378,13 @@ static void check_outliers(const struct scenario *sc, struct rundata *d, struct 
         v->limit = sc->checks.outliers.k;
         str_copy(v->cmp, sizeof v->cmp, "<=");
         str_copy(v->unit, sizeof v->unit, "MADs");
-        accept_note(v, "%s", worst_rank >= 0 ? note : "every GPU at its peers' median");
+        if (worst_rank >= 0)
+            accept_note(v, "%s", note);
+        else if (far_rank >= 0)
+            accept_note(v, "every GPU within %g%% (min_rel) of its peers' median; furthest below: %s", 100 * min_rel,
+                        far_note);
+        else
+            accept_note(v, "every GPU at its peers' median");
     }
     free(x);
     free(dev);
@@ -425,8 +412,8 @@ static void check_node_outliers(const struct scenario *sc, struct rundata *d, co
         double mad = 1.4826 * median_of(dev, d->nodes);
         for (int k = 0; k < d->nodes; k++) {
             double below = med - x[k], score = below / fmax(mad, 1e-9 * fabs(med));
-            if (isfinite(x[k]) && isfinite(score) && score > worst)
-                worst = score;
+            if (isfinite(x[k]) && below > sc->checks.outliers.min_rel * med && isfinite(score) && score > worst)
+                worst = score;   /* past min_rel only, as outliers' PASS: its value never over its threshold */
             if (!isfinite(x[k]) || below <= sc->checks.outliers.min_rel * med || score <= sc->checks.outliers.k)
                 continue;
             failed++;
@@ -461,12 +448,12 @@ static void check_numa(const struct scenario *sc, struct rundata *d, struct verd
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
         if (r->numa_node < 0 || r->numa_pinned < 0) {
-            struct verdict *v = skip_gpu(vs, sc, "numa", r->node, i);
+            struct verdict *v = skip_gpu(vs, sc, "numa", d, i);
             accept_note(v, r->numa_node == -1 ? "the GPU reports no NUMA node (one socket, or sysfs without numa_node)"
                                               : "the worker did not report its NUMA placement");
             continue;
         }
-        struct verdict *v = accept_judge(vs, sc, "numa", r->node, i, r->numa_pinned, ">=", 1, "pinned");
+        struct verdict *v = judge_gpu(vs, sc, "numa", d, i, r->numa_pinned, ">=", 1, "pinned");
         accept_note(v, r->numa_pinned ? "the worker runs on NUMA node %d's CPUs only"
                                       : "the worker may run on CPUs outside its GPU's NUMA node %d (GAUNTLET_NO_PIN, or a "
                                         "cpuset that forbids that node's CPUs)",
@@ -480,11 +467,11 @@ static void check_h2d(const struct scenario *sc, struct rundata *d, struct verdi
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
         if (!isfinite(r->h2d_gbs)) {
-            struct verdict *v = skip_gpu(vs, sc, "h2d_bandwidth", r->node, i);
+            struct verdict *v = skip_gpu(vs, sc, "h2d_bandwidth", d, i);
             accept_note(v, "the copy test did not run or failed (see the run's messages)");
             continue;
         }
-        struct verdict *v = accept_judge(vs, sc, "h2d_bandwidth", r->node, i, r->h2d_gbs, ">=", sc->checks.h2d_bandwidth.min_gbs,
+        struct verdict *v = judge_gpu(vs, sc, "h2d_bandwidth", d, i, r->h2d_gbs, ">=", sc->checks.h2d_bandwidth.min_gbs,
                                   "GB/s");
         accept_note(v, "the best of 5 copies of %llu MiB from pinned memory",
                     (unsigned long long)(sc->checks.h2d_bandwidth.bytes >> 20));
@@ -515,9 +502,9 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
     if (c->busbw.on && d.run)
         check_busbw(sc, &d, backend, vs);
     if (c->power_under_load.on)
-        check_power(sc, &d, vs);
+        check_power(sc, &d, bk && bk->modelled, vs);
     if (c->power_swing.on)
-        check_swing(sc, &d, vs);
+        check_swing(sc, &d, bk && bk->modelled, vs);
     if (c->sdc_screen.on)
         accept_check_sdc(sc, &d, vs);
     if (c->fault_drill.on)
@@ -539,19 +526,16 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
         else
             check_h2d(sc, &d, vs);
     }
-    if (c->checkpoint_io.on && io_w && io_r)
-        for (int k = 0; k < d.nodes; k++) {   /* as each node measured its own checkpoint target */
-            struct verdict *v = accept_judge(vs, sc, "checkpoint_write", k, -1, io_w[k], ">=", c->checkpoint_io.min_write_gbs, "GB/s");
-            if (isfinite(io_w[k]))
-                accept_note(v, "write + fsync of %llu MiB to %s", (unsigned long long)(c->checkpoint_io.bytes >> 20),
-                            sc->workload.checkpoint.path);
-            else
-                accept_note(v, "could not write to %s on node %d (see its messages)", sc->workload.checkpoint.path, k);
-            v = accept_judge(vs, sc, "checkpoint_read", k, -1, io_r[k], ">=", c->checkpoint_io.min_read_gbs, "GB/s");
-            accept_note(v, isfinite(io_r[k]) ? "read back after dropping its pages from the cache"
-                                             : isfinite(io_w[k]) ? "could not read back (see its messages)"
-                                                                 : "not read: the write failed");
+    double *ow = NULL, *orr = NULL;   /* the rates node_outliers compares: a rate not measurable there is none */
+    if (c->checkpoint_io.on && io_w && io_r) {
+        accept_check_ckpt(sc, &d, io_w, io_r, vs);
+        ow = xmalloc((size_t)d.nodes * sizeof *ow);
+        orr = xmalloc((size_t)d.nodes * sizeof *orr);
+        for (int k = 0; k < d.nodes; k++) {
+            ow[k] = io_w[k] >= 0 ? io_w[k] : NAN;
+            orr[k] = io_r[k] >= 0 ? io_r[k] : NAN;
         }
+    }
     if (c->checkpoint_io.on && !(io_w && io_r))   /* measured after the run by the suite, which was killed */
         for (const char *const *k = (const char *const[]){ "checkpoint_write", "checkpoint_read", NULL }; *k; k++)
             accept_note(accept_skip(vs, sc, *k, ""), "not measured: the suite was killed before it measured its "
@@ -559,7 +543,7 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
     if (c->outliers.on && d.run) {
         check_outliers(sc, &d, vs);
         if (d.nodes >= 2)   /* a slow node: its own view of the all-reduce, its checkpoint target (3 to compare) */
-            check_node_outliers(sc, &d, io_w, io_r, vs);
+            check_node_outliers(sc, &d, ow, orr, vs);
     }
     /* a scenario that judged nothing is said, not left out (and fails --strict); a verdict of it the caller added just
      * before (a run FAIL, the checkpoint SKIPs of a suite stopped) is one (not the suite's gpu_count) */
@@ -567,6 +551,8 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
     if (vs->n == n0 && !(before && strcmp(before->scenario, sc->name) == 0 && strcmp(before->check, "gpu_count") != 0))
         accept_skip(vs, sc, "run", "nothing judged: the scenario turns no check on (its checks: section), and the run "
                                    "showed no failure nobody injected");
+    free(ow);
+    free(orr);
     rundata_free(&d);
     return 0;
 }

@@ -16,8 +16,9 @@ enum verdict_status { V_PASS = 0, V_FAIL, V_SKIP };
 struct verdict {
     char scenario[64];
     char check[32];
-    char subject[48];      /* "gpu 2", "node 0", "fault 1 (crash, rank 3)" */
-    int node, rank;        /* -1 where the verdict is not about one GPU */
+    char subject[48];      /* "node 0 gpu 2", "node 0", "fault 1 (crash, node 0 gpu 3)" */
+    int node, gpu, rank;   /* its node, the GPU's index on that node and its global rank (node x ranks per node +
+                            * gpu); -1 where the verdict is not about one node or GPU */
     int status;            /* enum verdict_status */
     double value, limit;   /* the figure and its threshold (NAN where none) */
     char cmp[3];           /* ">=" or "<=": how value must compare with limit */
@@ -36,9 +37,14 @@ struct verdicts {
  * not measured); appends to out. 0, or -1 with why when the folder cannot be read. */
 int accept_evaluate(const struct scenario *sc, const char *rundir, const char *backend, const double *io_w,
                     const double *io_r, struct verdicts *out, char *why, size_t n);
-/* Measures checkpoint I/O to dir: bytes written and fsynced, its pages dropped, read back (GB/s each). 0, -1 with
- * why, or 1 when a stop signal is pending (supervisor_stop_signal: before or during it; why says so): nothing
- * measured. */
+/* A checkpoint rate that could not be measured on that target, in place of GB/s (accept_ckpt_io; the checks SKIP it
+ * saying why): a RAM file system (tmpfs, ramfs: both rates), or a file whose pages stayed in the page cache (the read:
+ * it would measure memory). NAN is a rate that failed. */
+#define ACCEPT_IO_RAMFS (-1.0)
+#define ACCEPT_IO_CACHED (-2.0)
+/* Measures checkpoint I/O to dir: bytes written and fsynced, its pages dropped, read back (GB/s each; a rate not
+ * measurable there is ACCEPT_IO_RAMFS or ACCEPT_IO_CACHED, why saying so). 0, -1 with why, or 1 when a stop signal
+ * is pending (supervisor_stop_signal: before or during it; why says so): nothing measured. */
 int accept_ckpt_io(const char *dir, uint64_t bytes, double *wr_gbs, double *rd_gbs, char *why, size_t n);
 /* The expected dense GEMM rate (TFLOP/s) of a GPU model for a dtype; NAN when not known. */
 double accept_expected_tflops(const char *gpu_name, int dtype);

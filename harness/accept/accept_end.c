@@ -82,7 +82,9 @@ int accept_write(struct verdicts *vs, int level, const struct backend_ops *ops, 
     json_object_set_new(j, "exit", json_integer(code));
     char path[1300];
     snprintf(path, sizeof path, "%s/verdicts.json", outdir);
-    char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
+    /* 17 digits, as a run's files: a value a hair under its threshold must not read as equal to it, the opposite of
+     * its status (8 until 2026-11-30) */
+    char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     int json_ok = text && write_file_atomic(path, text, strlen(text)) == 0;
     if (!json_ok) {
         gl_log("cannot write %s: %s", path, strerror(errno));

@@ -11,15 +11,29 @@
 
 void accept_check_sdc(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
 {
-    int on = 0;
-    for (int d = 0; d < DET_COUNT; d++)
-        on += detector_table[d]->sdc && scenario_detector_on(sc, d);
+    /* a detector that can see on this run: the fingerprint compares ranks, and one rank (a 1-GPU node, a per-GPU health
+     * check under CUDA_VISIBLE_DEVICES) has nothing to compare (until 2026-11-30 such a screen passed, having seen
+     * nothing) */
+    int on = 0, fingerprint_only = 0;
+    for (int k = 0; k < DET_COUNT; k++) {
+        if (!detector_table[k]->sdc || !scenario_detector_on(sc, k))
+            continue;
+        if (k == DET_FINGERPRINT && d->nranks < 2)
+            fingerprint_only = 1;
+        else
+            on++;
+    }
     if (!on) {
-        accept_skip(vs, sc, "sdc_screen", "no silent-corruption detector on: list fingerprint, abft or replay in detectors");
+        accept_skip(vs, sc, "sdc_screen", fingerprint_only
+                                              ? "fingerprint needs 2 or more ranks to compare, and the run has 1: add abft "
+                                                "or replay to detectors"
+                                              : "no silent-corruption detector on: list fingerprint, abft or replay in "
+                                                "detectors");
         return;
     }
     for (int i = 0; i < d->nranks; i++) {
-        struct verdict *v = accept_judge(vs, sc, "sdc_screen", d->r[i].node, i, d->r[i].sdc, "<=", 0, "mismatches");
+        struct verdict *v = accept_judge(vs, sc, "sdc_screen", d->r[i].node, d->r[i].idx, i, d->r[i].sdc, "<=", 0,
+                                         "mismatches");
         if (d->r[i].sdc)
             accept_note(v, "%s", d->r[i].sdc_note);
     }
@@ -36,12 +50,9 @@ void accept_check_observed(const struct scenario *sc, struct rundata *d, struct 
             continue;
         struct verdict *v = accept_add(vs, sc, "observed_fault", V_FAIL);
         json_t *det = json_object_get(f, "detection");
-        v->node = (int)json_integer_value(json_object_get(f, "node"));
-        v->rank = (int)json_integer_value(json_object_get(f, "rank"));
-        if (v->rank >= 0)
-            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", v->node, v->rank);
-        else   /* the detector could not name one GPU */
-            snprintf(v->subject, sizeof v->subject, "node %d", v->node);
+        json_t *rk = json_object_get(f, "rank");   /* none: the detector could not name one GPU */
+        accept_place(v, (int)json_integer_value(json_object_get(f, "node")),
+                     json_is_integer(rk) ? (int)json_integer_value(rk) : -1, d->per_node);
         v->value = 1;
         v->limit = 0;
         str_copy(v->cmp, sizeof v->cmp, "<=");
@@ -53,9 +64,7 @@ void accept_check_observed(const struct scenario *sc, struct rundata *d, struct 
     json_t *n;
     json_array_foreach(json_object_get(d->summary, "nodes_lost"), i, n) {   /* a node lost fails every GPU of it */
         struct verdict *v = accept_add(vs, sc, "observed_fault", V_FAIL);
-        v->node = (int)json_integer_value(n);
-        v->rank = -1;
-        snprintf(v->subject, sizeof v->subject, "node %d", v->node);
+        accept_place(v, (int)json_integer_value(n), -1, d->per_node);
         v->value = 1;
         v->limit = 0;
         str_copy(v->cmp, sizeof v->cmp, "<=");
@@ -71,13 +80,9 @@ void accept_check_observed(const struct scenario *sc, struct rundata *d, struct 
             continue;
         struct verdict *v = accept_add(vs, sc, "observed_fault", V_FAIL);
         json_t *node = json_object_get(e, "node"), *rank = json_object_get(e, "rank");
-        v->rank = !lost && json_is_integer(rank) ? (int)json_integer_value(rank) : -1;
-        v->node = json_is_integer(node) ? (int)json_integer_value(node)
-                  : v->rank >= 0 && d->per_node > 0 ? v->rank / d->per_node : 0;
-        if (v->rank >= 0)
-            snprintf(v->subject, sizeof v->subject, "node %d gpu %d", v->node, v->rank);
-        else
-            snprintf(v->subject, sizeof v->subject, "node %d", v->node);
+        int rk = !lost && json_is_integer(rank) ? (int)json_integer_value(rank) : -1;
+        accept_place(v, json_is_integer(node) ? (int)json_integer_value(node) : rk >= 0 ? rk / d->per_node : 0, rk,
+                     d->per_node);
         v->value = 1;
         v->limit = 0;
         str_copy(v->cmp, sizeof v->cmp, "<=");
@@ -135,21 +140,24 @@ void accept_check_drill(const struct scenario *sc, struct rundata *d, struct ver
         int det_ok = isfinite(det) && det <= c->max_detect_s, rec_ok = isfinite(rec) && rec <= c->max_recover_s;
         /* its effect gone before a detector could see it (as the campaign counts it: not visible, no miss): a later
          * fault's recovery restored a state from before it, or shrink dropped its rank; untested, so no pass. Unless
-         * it went unseen for longer than max_detect before the rollback: the detectors had their time and missed it
-         * (until 2026-11-30 a SKIP too) */
+         * it went unseen for longer than max_detect before then (unseen_s): the detectors had their time and missed
+         * it (until 2026-11-30 a SKIP too; one that left with its rank was a SKIP however long it went unseen) */
         json_t *us = json_object_get(f, "unseen_s");
         double unseen = json_is_number(us) ? json_number_value(us) : NAN;
-        int late = json_is_true(json_object_get(f, "rolled_back")) && isfinite(unseen) && unseen > c->max_detect_s;
+        int rolled = json_is_true(json_object_get(f, "rolled_back")), left = json_is_true(json_object_get(f, "left_with_rank"));
+        int late = (rolled || left) && isfinite(unseen) && unseen > c->max_detect_s;
         const char *gone = isfinite(det) || late ? NULL
-                           : json_is_true(json_object_get(f, "rolled_back"))
-                               ? "rolled back before it was seen: a later fault's recovery restored a state from before it"
-                           : json_is_true(json_object_get(f, "left_with_rank"))
-                               ? "its rank left the run (shrink dropped it) before a detector saw it"
-                               : NULL;
+                           : rolled ? "rolled back before it was seen: a later fault's recovery restored a state from before it"
+                           : left   ? "its rank left the run (shrink dropped it) before a detector saw it"
+                                    : NULL;
         struct verdict *v = accept_add(vs, sc, "fault_drill", gone ? V_SKIP : det_ok && rec_ok ? V_PASS : V_FAIL);
-        v->node = (int)json_integer_value(json_object_get(f, "node"));
-        v->rank = rank;
-        snprintf(v->subject, sizeof v->subject, "fault %zu (%s, gpu %d)", i, kind, rank);
+        json_t *fn = json_object_get(f, "node");
+        accept_place(v, json_is_integer(fn) ? (int)json_integer_value(fn) : rank >= 0 ? rank / d->per_node : 0, rank,
+                     d->per_node);
+        if (rank >= 0)
+            snprintf(v->subject, sizeof v->subject, "fault %zu (%s, node %d gpu %d)", i, kind, v->node, v->gpu);
+        else
+            snprintf(v->subject, sizeof v->subject, "fault %zu (%s)", i, kind);
         if (gone) {
             accept_note(v, "not judged: %s; the drill did not test it", gone);
             continue;
@@ -162,8 +170,8 @@ void accept_check_drill(const struct scenario *sc, struct rundata *d, struct ver
         str_copy(v->unit, sizeof v->unit, "s");
         if (late) {
             v->value = unseen;
-            accept_note(v, "not detected in the %.3f s it went unseen before a later fault's recovery rolled it back "
-                           "(limit %g s)", unseen, c->max_detect_s);
+            accept_note(v, "not detected in the %.3f s it went unseen before %s (limit %g s)", unseen,
+                        rolled ? "a later fault's recovery rolled it back" : "shrink dropped its rank", c->max_detect_s);
         } else if (!isfinite(det))
             accept_note(v, "not detected (%s)", jstr(f, "outcome", ""));
         else if (!isfinite(rec))
@@ -189,13 +197,16 @@ void accept_check_drill(const struct scenario *sc, struct rundata *d, struct ver
              * but no fault of the node either */
             int chance = fs->rate_per_hour > 0 && fs->rank < d->nranks;
             struct verdict *v = accept_add(vs, sc, "fault_drill", chance ? V_SKIP : V_FAIL);
-            v->rank = fs->rank >= 0 ? (int)fs->rank : -1;
-            v->node = v->rank >= 0 && d->per_node > 0 ? v->rank / d->per_node : -1;
-            if (fs->rank >= 0)
-                snprintf(v->subject, sizeof v->subject, "faults[%d] (%s, gpu %lld)", s, scenario_fault_kind(sc, s),
+            if (fs->rank >= 0 && fs->rank < d->nranks) {
+                accept_place(v, (int)fs->rank / d->per_node, (int)fs->rank, d->per_node);
+                snprintf(v->subject, sizeof v->subject, "faults[%d] (%s, node %d gpu %d)", s, scenario_fault_kind(sc, s),
+                         v->node, v->gpu);
+            } else if (fs->rank >= 0) {   /* not in the run: the scenario's own words */
+                snprintf(v->subject, sizeof v->subject, "faults[%d] (%s, rank %lld)", s, scenario_fault_kind(sc, s),
                          (long long)fs->rank);
-            else
+            } else {
                 snprintf(v->subject, sizeof v->subject, "faults[%d] (%s)", s, scenario_fault_kind(sc, s));
+            }
             if (!chance) {
                 v->value = 0;
                 v->limit = 1;

@@ -18,7 +18,8 @@ static inline const char *jstr(json_t *o, const char *k, const char *def)
 
 /* ---- what a results folder holds, per rank */
 struct rankdata {
-    int node;
+    int node, idx;                     /* its node, and its GPU's index on that node (the global rank is the index
+                                        * into rundata's r) */
     double tflops;                     /* its GEMM rate, the median of its compute phases' (outliers; NAN: not measured) */
     double tflops_mean;                /* its FLOPs over its compute-phase time (gemm_tflops; NAN: not measured) */
     char gpu[96];
@@ -29,6 +30,8 @@ struct rankdata {
     double compute_p90_w, comm_p10_w;  /* their p90 and p10, from the readings or (forward: nodes) the node's end
                                         * record (summary.json nodes[].gpus[]) */
     size_t compute_n, comm_n;          /* readings behind them */
+    int readings;                      /* power.csv rows with a reading of it (node 0's, or forward: ranks) */
+    int end_record;                    /* forward: nodes: its node's end record gave its power figures */
     double span_s;                     /* the mean time a reading covered (NAN: not known) */
     uint64_t throttle;
     int throttle_rows;                 /* rows with the column filled: readings of the reasons (0x0: read, none) */
@@ -43,6 +46,7 @@ struct rundata {
     int nranks, per_node, nodes;
     double *node_busbw;                /* [nodes] */
     struct rankdata *r;
+    char power_why[240];               /* why power.csv could not be opened ("" when it was read) */
 };
 
 /* Reads the run folder dir (summary.json, events.jsonl, power.csv) into d: 0, or -1 with why. */
@@ -51,13 +55,21 @@ void rundata_free(struct rundata *d);
 
 struct verdicts;
 struct scenario;
-/* A figure against a threshold, on one GPU (rank >= 0) or node: PASS when value cmp limit holds (accept.c). */
-struct verdict *accept_judge(struct verdicts *vs, const struct scenario *sc, const char *check, int node, int rank,
-                             double value, const char *cmp, double limit, const char *unit);
+/* A figure against a threshold, on one GPU (rank >= 0: its global rank, gpu its index on node) or node: PASS when
+ * value cmp limit holds (accept.c). */
+struct verdict *accept_judge(struct verdicts *vs, const struct scenario *sc, const char *check, int node, int gpu,
+                             int rank, double value, const char *cmp, double limit, const char *unit);
+/* Sets v's node, gpu and rank to global rank rank's in a run of per_node ranks per node (rank < 0: none), and its
+ * subject "node N gpu I" (or "node N"). */
+void accept_place(struct verdict *v, int node, int rank, int per_node);
 /* The checks about faults (accept_faults.c): sdc_screen, observed_fault, fault_drill. */
 void accept_check_sdc(const struct scenario *sc, struct rundata *d, struct verdicts *vs);
 void accept_check_observed(const struct scenario *sc, struct rundata *d, struct verdicts *vs);
 void accept_check_drill(const struct scenario *sc, struct rundata *d, struct verdicts *vs);
+
+/* checkpoint_write and checkpoint_read per node (accept_io.c), from each node's rates (accept_ckpt_io). */
+void accept_check_ckpt(const struct scenario *sc, const struct rundata *d, const double *io_w, const double *io_r,
+                       struct verdicts *vs);
 
 struct backend_ops;
 /* Suites killed before their verdicts (accept_recover.c), judged on what they ran with the backend they ran on,
@@ -71,8 +83,9 @@ void accept_recover(const char *outdir, const struct backend_ops *ops);
  * suite holds it (naming its pid) or it cannot be taken. What tells a running suite from a killed one. */
 int accept_suite_lock(const char *outdir);
 /* With outdir's lock held (accept_suite_lock): a killed suite's runs there (a suite.json without verdicts.json) moved
- * aside and judged; a run that may still be written (its .lock held, its events.jsonl or power.csv written in the
- * last 30 s) is never judged killed. 0, or -1 (said). */
+ * aside and judged, however recently they were written (the lock says their suite is gone). 0, or -1 (said, nothing
+ * moved or overwritten: the suite must not run there) when a live process still holds a run's .lock, or the runs
+ * could not be moved. */
 int accept_recover_self(const char *outdir, const struct backend_ops *ops);
 
 /* A suite under way says so in outdir/suite.json (its level, backend, pid and scenarios' names) from its start until

@@ -1,5 +1,6 @@
 /* harness/accept/accept_load.c: a run's results folder read for the acceptance checks — its summary, each rank's
  * GPU, GEMM rate, power samples per phase, throttle reasons, silent corruption found, NUMA placement. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@ static void load_node_gpus(struct rundata *d)
             if (rank < 0 || rank >= d->nranks || d->r[rank].compute_n || d->r[rank].comm_n)
                 continue;
             struct rankdata *r = &d->r[rank];
+            r->end_record = 1;
             json_t *hi = json_object_get(g, "compute_p90_w"), *lo = json_object_get(g, "comm_p10_w");
             r->compute_p90_w = json_is_number(hi) ? json_number_value(hi) : NAN;
             r->comm_p10_w = json_is_number(lo) ? json_number_value(lo) : NAN;
@@ -45,12 +47,23 @@ static void load_node_gpus(struct rundata *d)
         }
 }
 
+/* Whether detection event o is a silent-corruption detector's finding that nobody injected: the drill's own
+ * corruption (matched to its injected fault: "origin": "injected") is fault_drill's to judge, not the screen's (until
+ * 2026-11-30 it failed the GPU it was injected into). */
+static int sdc_finding(json_t *o)
+{
+    const char *det = jstr(o, "detector", "");
+    if (strcmp(det, "fingerprint") != 0 && strcmp(det, "abft") != 0 && strcmp(det, "replay") != 0)
+        return 0;
+    return strcmp(jstr(o, "origin", ""), "injected") != 0;
+}
+
 /* A corruption the detector found but could not pin on one GPU ("ranks disagree with no majority": 2 ranks, or 2 per
  * node): it counts against every GPU of its node, each note saying so. */
 static void load_unnamed_sdc(struct rundata *d, json_t *o)
 {
     const char *det = jstr(o, "detector", "");
-    if (strcmp(det, "fingerprint") != 0 && strcmp(det, "abft") != 0 && strcmp(det, "replay") != 0)
+    if (!sdc_finding(o))
         return;
     int node = (int)json_integer_value(json_object_get(o, "node"));   /* absent: node 0 */
     if (node < 0 || node >= d->nodes)
@@ -62,8 +75,9 @@ static void load_unnamed_sdc(struct rundata *d, json_t *o)
                      (long long)json_integer_value(json_object_get(o, "iter")), jstr(o, "note", ""), node);
 }
 
-/* power.csv's readings into cov, and each GPU's throttle reasons. */
-static void load_power(const char *dir, struct rundata *d, struct phasecov *cov)
+/* power.csv's readings into cov, and each GPU's throttle reasons: 0, or -1 with why (a read error: what follows it
+ * would be missing unsaid). A power.csv that cannot be opened is said in d->power_why: the power checks say so. */
+static int load_power(const char *dir, struct rundata *d, struct phasecov *cov, char *why, size_t n)
 {
     /* power.csv: t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w,sample_t_s; a reading
      * is a phase's when the rank was in it over all the reading covers (the tick's phase column is not) */
@@ -72,45 +86,52 @@ static void load_power(const char *dir, struct rundata *d, struct phasecov *cov)
     ssize_t len;
     snprintf(path, sizeof path, "%s/power.csv", dir);
     FILE *f = fopen(path, "re");
-    if (f) {
-        int first = 1;
-        while ((len = getline(&line, &cap, f)) > 0) {
-            if (first || line[len - 1] != '\n') {   /* the header; a last row a kill cut short */
-                first = 0;
-                continue;
-            }
-            char *fld[12] = { 0 }, *p = line;
-            int k = 0;
-            for (; k < 12 && p; k++) {
-                fld[k] = p;
-                p = strchr(p, ',');
-                if (p)
-                    *p++ = 0;
-            }
-            if (k < 9)
-                continue;
-            int rank = atoi(fld[1]);
-            if (rank < 0 || rank >= d->nranks)
-                continue;
-            if (!*fld[2]) {   /* no reading: a gap, after which the next reading's span is not known */
-                phasecov_reading(cov, rank, strtod(fld[0], NULL), NAN, NAN);
-                continue;
-            }
-            struct rankdata *r = &d->r[rank];
-            char *end;
-            double stamp = k == 12 ? strtod(fld[11], &end) : NAN;
-            if (k == 12 && end == fld[11])   /* empty: the source gives no stamp */
-                stamp = NAN;
-            phasecov_reading(cov, rank, strtod(fld[0], NULL), stamp, strtod(fld[2], NULL));
-            fld[8][strcspn(fld[8], "\r\n")] = 0;
-            if (*fld[8]) {
-                r->throttle |= strtoull(fld[8], NULL, 0);
-                r->throttle_rows++;
-            }
-        }
-        fclose(f);
+    if (!f) {   /* every run writes one: none is no reading, never "too few in the phases" */
+        snprintf(d->power_why, sizeof d->power_why, "power.csv could not be read: %s", strerror(errno));
+        return 0;
     }
+    int first = 1;
+    while ((len = getline(&line, &cap, f)) > 0) {
+        if (first || line[len - 1] != '\n') {   /* the header; a last row a kill cut short */
+            first = 0;
+            continue;
+        }
+        char *fld[12] = { 0 }, *p = line;
+        int k = 0;
+        for (; k < 12 && p; k++) {
+            fld[k] = p;
+            p = strchr(p, ',');
+            if (p)
+                *p++ = 0;
+        }
+        if (k < 9)
+            continue;
+        int rank = atoi(fld[1]);
+        if (rank < 0 || rank >= d->nranks)
+            continue;
+        if (!*fld[2]) {   /* no reading: a gap, after which the next reading's span is not known */
+            phasecov_reading(cov, rank, strtod(fld[0], NULL), NAN, NAN);
+            continue;
+        }
+        struct rankdata *r = &d->r[rank];
+        r->readings++;
+        char *end;
+        double stamp = k == 12 ? strtod(fld[11], &end) : NAN;
+        if (k == 12 && end == fld[11])   /* empty: the source gives no stamp */
+            stamp = NAN;
+        phasecov_reading(cov, rank, strtod(fld[0], NULL), stamp, strtod(fld[2], NULL));
+        fld[8][strcspn(fld[8], "\r\n")] = 0;
+        if (*fld[8]) {
+            r->throttle |= strtoull(fld[8], NULL, 0);
+            r->throttle_rows++;
+        }
+    }
+    int bad = ferror(f), e = errno;   /* an error is no end of file (until 2026-11-30 the readings after it were lost) */
+    fclose(f);
     free(line);
+    if (bad)
+        snprintf(why, n, "%s: read error: %s", path, strerror(e));
+    return bad ? -1 : 0;
 }
 
 int load_run(const char *dir, struct rundata *d, char *why, size_t n)
@@ -132,12 +153,18 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
         snprintf(why, n, "%s: no ranks", path);
         return -1;
     }
+    if (d->nranks % d->per_node != 0) {   /* whole nodes: a damaged summary's last GPUs would belong to none */
+        snprintf(why, n, "%s: ranks_total %d is not a multiple of ranks %d (ranks per node): not a whole number of nodes",
+                 path, d->nranks, d->per_node);
+        return -1;
+    }
     d->nodes = d->nranks / d->per_node;
     d->r = xcalloc((size_t)d->nranks, sizeof *d->r);
     d->node_busbw = xcalloc((size_t)d->nodes, sizeof *d->node_busbw);
     for (int i = 0; i < d->nranks; i++) {
         d->r[i].tdp_w = d->r[i].tflops = d->r[i].tflops_mean = d->r[i].h2d_gbs = d->r[i].span_s = NAN;
         d->r[i].node = i / d->per_node;
+        d->r[i].idx = i % d->per_node;
         d->r[i].numa_node = -2;
         d->r[i].numa_pinned = -1;
     }
@@ -146,8 +173,8 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
     for (int k = 0; k < d->nodes; k++) {
         json_t *run = k == 0 ? d->run : NULL, *nd;
         size_t j;
-        json_array_foreach(nodes, j, nd)
-            if (json_integer_value(json_object_get(nd, "node")) == k)
+        json_array_foreach(nodes, j, nd)   /* an entry without its node is none's (it read as node 0's) */
+            if (json_is_integer(json_object_get(nd, "node")) && json_integer_value(json_object_get(nd, "node")) == k)
                 run = json_array_get(json_object_get(nd, "runs"), 0);
         json_t *bw = json_object_get(run, "busbw_gbs");
         d->node_busbw[k] = json_is_number(bw) ? json_number_value(bw) : NAN;
@@ -209,7 +236,7 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
                 r->tdp_w = json_is_number(t) ? json_number_value(t) : NAN;
             } else if (strcmp(ev, "detection") == 0) {
                 const char *det = jstr(o, "detector", "");
-                if (strcmp(det, "fingerprint") == 0 || strcmp(det, "abft") == 0 || strcmp(det, "replay") == 0) {
+                if (sdc_finding(o)) {
                     if (!r->sdc++)
                         snprintf(r->sdc_note, sizeof r->sdc_note, "%s at iteration %lld: %s", det,
                                  (long long)json_integer_value(json_object_get(o, "iter")),
@@ -219,9 +246,15 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
         }
         json_decref(o);
     }
+    int bad = ferror(f), e = errno;   /* an error is no end of file: a detection after it would go unseen */
     fclose(f);
     free(line);
-    load_power(dir, d, cov);
+    if (bad)
+        snprintf(why, n, "%s: read error: %s", path, strerror(e));
+    if (bad || load_power(dir, d, cov, why, n) != 0) {
+        phasecov_free(cov);
+        return -1;
+    }
     phasecov_settle(cov);
     for (int i = 0; i < d->nranks; i++) {   /* the figures the checks judge, from the readings where power.csv has them */
         struct rankdata *r = &d->r[i];

@@ -170,11 +170,11 @@ static void recover_run(const char *run, const char *name, const struct backend_
 }
 
 /* Judges the killed suite in path (its runs: folders with an events.jsonl) into path/verdicts.json, unless it may
- * still be running (suite_live). */
-static void recover_dir(const char *path, const struct backend_ops *ops)
+ * still be running (suite_live; set aside by this suite under its lock, mine: it is not, whatever its files' times). */
+static void recover_dir(const char *path, const struct backend_ops *ops, int mine)
 {
     char run[PATH_MAX * 3], file[PATH_MAX * 4];
-    if (suite_live(path))
+    if (!mine && suite_live(path))
         return;
     DIR *sd = opendir(path);
     struct verdicts vs = { 0 };
@@ -203,7 +203,7 @@ static void recover_dir(const char *path, const struct backend_ops *ops)
         json_object_set_new(j, "incomplete", json_true());
         json_object_set_new(j, "recovered", json_string("judged by a later gauntlet accept: the suite was killed "
                                                         "before its verdicts; only the scenarios it ran are here"));
-        char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
+        char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));   /* as accept_write */
         snprintf(file, sizeof file, "%s/verdicts.json", path);
         if (text && write_file_atomic(file, text, strlen(text)) == 0)
             printf("gauntlet accept: %s was killed before its verdicts: %d run(s) there, %d summar%s rebuilt; "
@@ -243,7 +243,7 @@ void accept_recover(const char *outdir, const struct backend_ops *ops)
             continue;
         snprintf(file, sizeof file, "%s/verdicts.json", path);
         if (access(file, F_OK) != 0)
-            recover_dir(path, ops);
+            recover_dir(path, ops, 0);
     }
     if (d)
         closedir(d);
@@ -284,49 +284,64 @@ void accept_mark_end(const char *outdir)
 
 int accept_recover_self(const char *outdir, const struct backend_ops *ops)
 {
-    char file[PATH_MAX * 3], from[PATH_MAX * 2], to[PATH_MAX * 3], aside[PATH_MAX * 2], stamp[32];
+    char file[PATH_MAX * 3], from[PATH_MAX * 2], to[PATH_MAX * 3], aside[PATH_MAX * 2], stamp[32], pid[32];
     snprintf(file, sizeof file, "%s/verdicts.json", outdir);
     if (access(file, F_OK) == 0)
         return 0;   /* the suite before ended: it wrote its verdicts */
     snprintf(file, sizeof file, "%s/" ACCEPT_SUITE_FILE, outdir);
     json_t *mark = json_load_file(file, 0, NULL), *name, *names = json_object_get(mark, "scenarios");
     size_t i;
-    int live = 0, runs = 0;   /* this suite holds the folder's lock: the one that wrote suite.json is gone */
+    int runs = 0, rc = 0;
+    /* this suite holds the folder's lock: the one that wrote suite.json is gone, and only a process still holding a
+     * run's .lock can write there. Not the files' times (until 2026-11-30 a run written in the last 30 s counted as
+     * live, and the runs of a suite killed a moment before, not moved, were overwritten by the new suite's) */
     json_array_foreach(names, i, name) {   /* its runs: the scenarios it was to run that left a record */
         snprintf(from, sizeof from, "%s/%s", outdir, json_string_value(name));
         snprintf(file, sizeof file, "%s/events.jsonl", from);
-        if (json_is_string(name) && access(file, F_OK) == 0) {
-            runs++;
-            live |= run_live(from);
+        if (!json_is_string(name) || access(file, F_OK) != 0)
+            continue;
+        runs++;
+        int held = dir_lock_held(from, pid, sizeof pid);
+        if (held != 0 && rc == 0) {
+            if (held > 0)
+                gl_log("--out %s: its run %s is still written by pid %s (the suite that started it is gone): give "
+                       "another --out, or end that process", outdir, from, pid);
+            else
+                gl_log("--out %s: whether a process still writes its run %s cannot be told: %s", outdir, from,
+                       strerror(errno));
+            rc = -1;
         }
     }
-    if (runs && !live) {   /* moved aside whole, so that the new suite's runs do not overwrite the evidence */
+    if (runs && rc == 0) {   /* moved aside whole, so that the new suite's runs do not overwrite the evidence */
         time_t now = time(NULL);
         struct tm tm;
         strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime_r(&now, &tm));
         snprintf(aside, sizeof aside, "%s/killed-%s", outdir, stamp);
-        int ok = mkdir(aside, 0755) == 0;
-        if (!ok)
+        if (mkdir(aside, 0755) != 0) {
             gl_log("cannot create %s: %s", aside, strerror(errno));
+            rc = -1;
+        }
         json_array_foreach(names, i, name) {
             snprintf(from, sizeof from, "%s/%s", outdir, json_string_value(name));
             snprintf(to, sizeof to, "%s/%s", aside, json_string_value(name));
-            if (ok && json_is_string(name) && access(from, F_OK) == 0 && rename(from, to) != 0) {
+            if (rc == 0 && json_is_string(name) && access(from, F_OK) == 0 && rename(from, to) != 0) {
                 gl_log("cannot move %s to %s: %s", from, to, strerror(errno));
-                ok = 0;
+                rc = -1;
             }
         }
         snprintf(from, sizeof from, "%s/" ACCEPT_SUITE_FILE, outdir);
         snprintf(to, sizeof to, "%s/" ACCEPT_SUITE_FILE, aside);
-        if (ok && rename(from, to) != 0) {
+        if (rc == 0 && rename(from, to) != 0) {
             gl_log("cannot move %s to %s: %s", from, to, strerror(errno));
-            ok = 0;
+            rc = -1;
         }
-        if (ok) {
+        if (rc == 0) {
             printf("gauntlet accept: %s holds a suite killed before its verdicts: its runs moved to %s\n", outdir, aside);
-            recover_dir(aside, ops);
+            recover_dir(aside, ops, 1);
         }
     }
+    if (rc != 0)   /* the new suite would overwrite what could not be set aside: it does not run (exit 3) */
+        gl_log("--out %s: a suite killed there could not be set aside (see above): nothing there was touched", outdir);
     json_decref(mark);
-    return 0;
+    return rc;
 }

@@ -111,18 +111,31 @@ char *accept_prom(const struct verdicts *vs)
 }
 static const char *status_name(int s) { return s == V_PASS ? "PASS" : s == V_FAIL ? "FAIL" : "SKIP"; }
 
+/* Writes a verdict's value and limit each with prec significant digits, and more (up to 17, all a double has) where
+ * they differ but would print alike: a FAIL never reads "606.9 >= 606.9" (until 2026-11-30 it could). */
+static void report_pair(const struct verdict *v, int prec, char *val, size_t vn, char *lim, size_t ln)
+{
+    for (int p = prec;; p++) {
+        snprintf(val, vn, "%.*g", p, v->value);
+        snprintf(lim, ln, "%.*g", p, v->limit);
+        if (p >= 17 || v->value == v->limit || !isfinite(v->value) || !isfinite(v->limit) || strcmp(val, lim) != 0)
+            return;
+    }
+}
+
 void accept_print(FILE *f, const struct verdicts *vs)
 {
-    fprintf(f, "%-14s %-18s %-28s %-6s %12s %14s  %s\n", "scenario", "check", "subject", "status", "value", "threshold",
+    fprintf(f, "%-14s %-18s %-34s %-6s %12s %14s  %s\n", "scenario", "check", "subject", "status", "value", "threshold",
             "note");
     for (int i = 0; i < vs->n; i++) {
         const struct verdict *v = &vs->v[i];
-        char val[32] = "-", lim[48] = "-";
-        if (isfinite(v->value))
-            snprintf(val, sizeof val, "%.4g", v->value);
+        char val[32] = "-", lim[64] = "-", num[32];
+        report_pair(v, 4, val, sizeof val, num, sizeof num);
+        if (!isfinite(v->value))
+            str_copy(val, sizeof val, "-");
         if (isfinite(v->limit))
-            snprintf(lim, sizeof lim, "%s %.4g %s", v->cmp, v->limit, v->unit);
-        fprintf(f, "%-14.14s %-18s %-28.28s %-6s %12s %14s  %s\n", v->scenario, v->check, v->subject,
+            snprintf(lim, sizeof lim, "%s %s %s", v->cmp, num, v->unit);
+        fprintf(f, "%-14.14s %-18s %-34.34s %-6s %12s %14s  %s\n", v->scenario, v->check, v->subject,
                 status_name(v->status), val, lim, v->note);
     }
     int c[3] = { 0 };
@@ -148,8 +161,11 @@ json_t *accept_json(const struct verdicts *vs)
         accept_utf8_copy(cmp, sizeof cmp, v->cmp);
         accept_utf8_copy(unit, sizeof unit, v->unit);
         accept_utf8_copy(note, sizeof note, v->note);
-        json_t *o = json_pack("{s:s, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:s, s:s, s:s}", "scenario", scn, "check", chk,
-                              "subject", sub, "node", v->node >= 0 ? json_integer(v->node) : json_null(), "gpu",
+        /* gpu: its index on its node (the device an operator finds there); rank: its global rank (until 2026-11-30
+         * gpu held the global rank, and there was no rank) */
+        json_t *o = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:s, s:o, s:o, s:s, s:s, s:s}", "scenario", scn, "check",
+                              chk, "subject", sub, "node", v->node >= 0 ? json_integer(v->node) : json_null(), "gpu",
+                              v->gpu >= 0 ? json_integer(v->gpu) : json_null(), "rank",
                               v->rank >= 0 ? json_integer(v->rank) : json_null(), "status", status_name(v->status), "value",
                               json_num(v->value), "threshold", json_num(v->limit), "compare", cmp, "unit", unit, "note", note);
         if (!o)   /* out of memory: the verdict still listed, as far as it can be */
@@ -210,9 +226,10 @@ int accept_junit(const struct verdicts *vs, const char *path)
         fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\">\n", j - i, f_, s_);
         for (int k = i; k < j; k++) {
             const struct verdict *v = &vs->v[k];
-            char val[96] = "";
+            char val[128] = "", a[32], b[32];
+            report_pair(v, 6, a, sizeof a, b, sizeof b);
             if (isfinite(v->value))
-                snprintf(val, sizeof val, "%.6g %s (threshold %s %.6g)", v->value, v->unit, v->cmp, v->limit);
+                snprintf(val, sizeof val, "%s %s (threshold %s %s)", a, v->unit, v->cmp, b);
             int seen = 0;   /* the same check of the same subject again in this scenario (a second fault of a GPU) */
             for (int m = i; m < k; m++)
                 seen += strcmp(vs->v[m].check, v->check) == 0 && strcmp(vs->v[m].subject, v->subject) == 0;

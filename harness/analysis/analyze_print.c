@@ -97,7 +97,7 @@ int az_print(const char *path, const struct az_trace *tr, const struct an_result
             *json_out = out;
             return 0;
         }
-        char *text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
+        char *text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
         if (!text || puts(text) == EOF || fflush(stdout) != 0)
             rc = EXIT_ENV;
         free(text);

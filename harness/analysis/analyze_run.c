@@ -285,7 +285,7 @@ static int az_rundir(const struct az_opts *o, const char *dir, const char *trace
                 "(said above, power null): the other run(s) are analysed\n", dir, cut);
     }
     if (all && (!rc || done)) {   /* the runs analysed are printed whatever became of the others */
-        char *text = json_dumps(all, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
+        char *text = json_dumps(all, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
         if (!text || puts(text) == EOF || fflush(stdout) != 0)
             rc = EXIT_ENV;
         free(text);

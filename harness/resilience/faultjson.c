@@ -79,8 +79,10 @@ json_t *faultlog_json(struct sup *s)
             json_object_set_new(o, "injected_iter", json_null());
         json_object_set_new(o, "fault_spec", f->spec >= 0 ? json_integer(f->spec) : json_null());
         json_object_set_new(o, "rolled_back", json_boolean(f->rolled_back));
-        /* how long it went unseen before the rollback took it away: the detectors' chance at it */
-        json_object_set_new(o, "unseen_s", f->rolled_back ? faultlog_since(f->rollback_ns, f->t_ns) : json_null());
+        /* how long it went unseen before the rollback took it away, or its rank left: the detectors' chance at it
+         * (until 2026-11-30 null for one that left with its rank) */
+        json_object_set_new(o, "unseen_s",
+                            f->rolled_back || f->left ? faultlog_since(f->rollback_ns, f->t_ns) : json_null());
         json_object_set_new(o, "left_with_rank", json_boolean(f->left));
         faultlog_detail(o, &f->d);
         json_object_set_new(o, "detection",

@@ -181,6 +181,7 @@ void faultlog_left_with_rank(struct sup *s, int rank, int cause)
             continue;
         snprintf(f->outcome, sizeof f->outcome, "recovered with fault %d (its rank left the run)", cause);
         f->left = 1;
+        f->rollback_ns = mono_ns();   /* the detectors' chance at it ends here (unseen_s) */
         faultlog_join(s, j);
     }
 }

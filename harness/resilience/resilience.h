@@ -27,7 +27,8 @@ struct fault_rec {
                                     * it (faultlog_take): what the old timeline still shows of it is no finding */
     int64_t iter;
     uint64_t t_ns;                 /* injected (observed: when it was seen) */
-    uint64_t rollback_ns;          /* rolled_back: when the recovery that took its effect away began */
+    uint64_t rollback_ns;          /* rolled_back: when the recovery that took its effect away began; left: when its
+                                    * rank was dropped */
     char note[64];
     struct fault_detail d;         /* buffer, element, bits, old and new value (bitflip) */
     int det_rank;                  /* the rank the detection named (-1: none, or no single rank) */
