@@ -104,7 +104,7 @@ double sup_silence_limit(struct sup *s, int slot)
 {
     if (!s->ready[slot])
         return s->sc->heartbeat.startup_s;
-    int ph = atomic_load_explicit(&shm_ctl(&s->shm, slot)->phase, memory_order_relaxed);
+    int ph = atomic_load_explicit(&shm_ctl(&s->shm, slot)->phase, memory_order_acquire);
     if (ph == PH_CKPT && s->sc->heartbeat.checkpoint_s > s->sc->heartbeat.timeout_s)
         return s->sc->heartbeat.checkpoint_s;
     return s->sc->heartbeat.timeout_s;
@@ -126,8 +126,11 @@ static void sup_check_heartbeats(struct sup *s, uint64_t now)
     for (int k = 0; k < s->nslots; k++) {
         if (!s->alive[k] || s->expect_exit[k])
             continue;
-        uint64_t hb = atomic_load_explicit(&shm_ctl(&s->shm, k)->heartbeat_ns, memory_order_acquire);
+        /* the phase before the heartbeat: a worker beats before it changes its phase (worker_edge), so a phase read
+         * here is never newer than the beat read after it (a rank just out of a checkpoint is not judged on the beat
+         * from before it against heartbeat.timeout) */
         double limit = sup_silence_limit(s, k);
+        uint64_t hb = atomic_load_explicit(&shm_ctl(&s->shm, k)->heartbeat_ns, memory_order_acquire);
         if (!hb)
             hb = s->t0;
         double age = now > hb ? (double)(now - hb) * 1e-9 : 0;

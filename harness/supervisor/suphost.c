@@ -191,8 +191,9 @@ static int host_busy(struct sup *s, uint64_t now)
          * (until 2026-11-30 it counted as stopped, and the run waited for it for ever) */
         int unread = s->alive[k] && !s->expect_exit[k] && ring_count(&shm_ctl(&s->shm, k)->cmd) > 0;
         int stuck = s->alive[k] && !s->expect_exit[k] && ((st != WS_IDLE && st != WS_READY) || unread);
+        double limit = stuck ? sup_silence_limit(s, k) : 0;   /* the phase before the beat, as sup_check_heartbeats */
         uint64_t hb = atomic_load_explicit(&shm_ctl(&s->shm, k)->heartbeat_ns, memory_order_acquire);
-        if (stuck && hb && now > hb && (double)(now - hb) * 1e-9 > sup_silence_limit(s, k)) {
+        if (stuck && hb && now > hb && (double)(now - hb) * 1e-9 > limit) {
             results_event(&s->res, now, "hung_in_recovery",
                           json_pack("{s:i, s:i, s:f}", "rank", atomic_load(&shm_ctl(&s->shm, k)->rank), "slot", k,
                                     "silent_s", (double)(now - hb) * 1e-9));

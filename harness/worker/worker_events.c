@@ -115,13 +115,17 @@ void worker_phase_bus(struct worker_ctx *w, uint64_t t, double bytes, double bus
 /* A phase edge: the control block's phase (the sampler reads it), the backend's model, the event. */
 static void worker_edge(struct worker_ctx *w, int phase, int begin, uint64_t t, double a, double b)
 {
+    /* a beat before the phase changes (release): the supervisor reads the phase first (acquire), so a rank it finds
+     * out of a long checkpoint has beaten since; until 2026-11-30 the phase went IDLE before the beat, and a check
+     * between the two judged the checkpoint's whole silence against heartbeat.timeout: a hang that was none */
+    worker_beat(w);
     if (begin) {
         if (!w->iter_t0)
             w->iter_t0 = t;
-        atomic_store_explicit(&w->ctl->phase, phase, memory_order_relaxed);
+        atomic_store_explicit(&w->ctl->phase, phase, memory_order_release);
     } else {
         w->last_end = t;
-        atomic_store_explicit(&w->ctl->phase, PH_IDLE, memory_order_relaxed);
+        atomic_store_explicit(&w->ctl->phase, PH_IDLE, memory_order_release);
     }
     if (w->ops->on_phase)
         w->ops->on_phase(w->b, begin ? phase : PH_IDLE, t);
