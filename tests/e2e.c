@@ -360,6 +360,20 @@ json_t *e2e_injected_fault(json_t *s, size_t i)
     return NULL;
 }
 
+int e2e_fault_count(json_t *s, const char *origin)
+{
+    size_t at;
+    json_t *f;
+    int n = 0;
+    json_array_foreach(json_object_get(s, "faults"), at, f) {
+        const char *o = json_string_value(json_object_get(f, "origin")), *kind = json_string_value(json_object_get(f, "kind"));
+        if (o && strcmp(o, "observed") == 0 && kind && strcmp(kind, "straggler") == 0)
+            continue;
+        n += !origin || (o && strcmp(o, origin) == 0);
+    }
+    return n;
+}
+
 void e2e_need_gpu(void)
 {
     char why[256];

@@ -69,5 +69,8 @@ json_t *e2e_summary(const char *dir);
 /* The i-th injected fault record of summary s (borrowed; NULL: none), passing over observed ones: a busy machine
  * may add an observed straggler anywhere in faults[], and a test about what it injected judges that only. */
 json_t *e2e_injected_fault(json_t *s, size_t i);
+/* The number of fault records of summary s of origin ("injected", "observed"; NULL: either), passing over observed
+ * stragglers as e2e_injected_fault does: a test that is not about stragglers counts what a busy host cannot add. */
+int e2e_fault_count(json_t *s, const char *origin);
 
 #endif

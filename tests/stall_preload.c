@@ -19,9 +19,15 @@
  *
  * A slow disk, for tests/test_failures.c: with GAUNTLET_TEST_FSYNC_SLOW set to a part of a file name (`-rank1-`), the
  * k-th fsync of a descriptor of such a file in a process sleeps the k-th of GAUNTLET_TEST_FSYNC_SLOW_MS's
- * comma-separated milliseconds first (`1200,0,0,600000`: a 1.2 s fsync, two quick ones, then one that stays); past the
+ * comma-separated milliseconds first (`2500,0,0,600000`: a 2.5 s fsync, two quick ones, then one that stays); past the
  * list, none. The process blocks in its fsync as on a disk that holds it: it does nothing else meanwhile. Logged (with
  * GAUNTLET_TEST_FSYNC_LOG) before the sleep. The workers inherit it.
+ *
+ * A slow disk that reads, for tests/test_failures.c: with GAUNTLET_TEST_READ_SLOW set to a part of a file name
+ * (`-rank1-`), a worker's read() of a checkpoint file (`.ckpt`) whose name holds it sleeps GAUNTLET_TEST_READ_SLOW_MS
+ * milliseconds per MiB it returned (a disk of that bandwidth: a restore's 1 MiB reads each take that long, its header's
+ * few bytes no time); the supervisor's reads (its check of a checkpoint before a restore) run as they are. The
+ * workers inherit it.
  *
  * A worker that cannot start, for tests/test_failures.c: with GAUNTLET_TEST_WORKER_FAIL_FILE naming a file, a worker
  * process started while that file exists exits 3 at once (the workers inherit it; those started before it ran on).
@@ -41,13 +47,25 @@ struct rusage;
 int memfd_create(const char *name, unsigned int flags);
 int getrusage(int who, struct rusage *ru);
 
-static char stall_at[64], damage[64], fsync_eio[64], fsync_log[512], fsync_slow[64], fsync_slow_ms[256];
+static char stall_at[64], damage[64], fsync_eio[64], fsync_log[512], fsync_slow[64], fsync_slow_ms[256], read_slow[64];
+static long read_slow_ms;            /* per MiB a worker reads of a matching checkpoint file */
 static int fsync_slow_k;             /* the matching fsyncs of this process so far */
 static long fsync_eio_after;         /* matching fsyncs that succeed before they fail */
 static int damage_verify;            /* 1: at the supervisor's check, not at the write */
 static long long damage_iter = -1;   /* only a file of this iteration (-1: any) */
 static char damaged[64][512];        /* the files damaged: once each (a second flip would undo the first) */
 static int ndamaged;
+
+/* Returns 1 when this process is a worker (its command line's second word is __worker). */
+static int stall_is_worker(void)
+{
+    char cmd[256] = "";
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    ssize_t k = fd >= 0 ? read(fd, cmd, sizeof cmd - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    return k > 0 && strlen(cmd) + 1 < (size_t)k && strcmp(cmd + strlen(cmd) + 1, "__worker") == 0;
+}
 
 __attribute__((constructor)) static void stall_init(void)
 {
@@ -74,16 +92,14 @@ __attribute__((constructor)) static void stall_init(void)
     if (dm)
         strncpy(damage, dm, sizeof damage - 1);
     const char *fail = getenv("GAUNTLET_TEST_WORKER_FAIL_FILE");
-    if (fail && access(fail, F_OK) == 0) {   /* a worker (its command line's second word) started while it exists */
-        char cmd[256] = "";
-        int fd = open("/proc/self/cmdline", O_RDONLY);
-        ssize_t k = fd >= 0 ? read(fd, cmd, sizeof cmd - 1) : -1;
-        if (fd >= 0)
-            close(fd);
-        if (k > 0 && strlen(cmd) + 1 < (size_t)k && strcmp(cmd + strlen(cmd) + 1, "__worker") == 0)
-            _exit(3);
+    if (fail && access(fail, F_OK) == 0 && stall_is_worker())   /* a worker started while it exists */
+        _exit(3);
+    const char *rs = getenv("GAUNTLET_TEST_READ_SLOW"), *rs_ms = getenv("GAUNTLET_TEST_READ_SLOW_MS");
+    if (rs && rs_ms && stall_is_worker()) {
+        strncpy(read_slow, rs, sizeof read_slow - 1);
+        read_slow_ms = atol(rs_ms);
     }
-    if (!dm && !fail && !fsync_slow[0])
+    if (!dm && !fail && !fsync_slow[0] && !rs)
         unsetenv("LD_PRELOAD");   /* the workers it starts run as they are */
     unsetenv("GAUNTLET_TEST_STALL_AT");
 }
@@ -161,6 +177,34 @@ int getrusage(int who, struct rusage *ru)
     stall_maybe("getrusage");
     int (*real)(int, struct rusage *) = (int (*)(int, struct rusage *))dlsym(RTLD_NEXT, "getrusage");
     return real(who, ru);
+}
+
+/* Sleeps ms milliseconds, resumed across signals. */
+static void stall_sleep_ms(double ms)
+{
+    long long ns = (long long)(ms * 1e6);
+    struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000), .tv_nsec = (long)(ns % 1000000000) };
+    while (ns > 0 && nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+    static ssize_t (*real)(int, void *, size_t);
+    if (!real)
+        real = (ssize_t(*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+    ssize_t r = real(fd, buf, n);
+    if (read_slow[0] && r > 0) {
+        int saved = errno;
+        char link[64], path[4096];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t k = readlink(link, path, sizeof path - 1);
+        path[k > 0 ? k : 0] = 0;
+        if (k > 0 && strstr(path, read_slow) && strstr(path, ".ckpt"))
+            stall_sleep_ms((double)read_slow_ms * (double)r / (1024.0 * 1024.0));
+        errno = saved;
+    }
+    return r;
 }
 
 /* The delay (ms) of this process's k-th matching fsync: the k-th figure of fsync_slow_ms (0 past its end). */

@@ -19,23 +19,30 @@
 #include "util.h"
 
 /* A long run: about 25 ms per iteration for 4000 iterations, far longer than any test waits. */
-static const char long_run[] =
-    "name: long\nranks: 3\niterations: 4000\n"
-    "workload:\n"
-    "  gemm: {m: 1000, n: 1000, k: 1000, count: 10}\n"
-    "  allreduce: {bytes: 1MiB}\n"
-    "heartbeat: {interval: 50ms, timeout: 600ms}\n"
-    "sim: {tflops: 1}\n";
+#define LONG_RUN(heartbeat)                                                                                    \
+    "name: long\nranks: 3\niterations: 4000\n"                                                                 \
+    "workload:\n"                                                                                              \
+    "  gemm: {m: 1000, n: 1000, k: 1000, count: 10}\n"                                                         \
+    "  allreduce: {bytes: 1MiB}\n"                                                                             \
+    "heartbeat: " heartbeat "\n"                                                                               \
+    "sim: {tflops: 1}\n"
+static const char long_run[] = LONG_RUN("{interval: 50ms, timeout: 600ms}");
+/* The same for a test about a stop, not a detection: a 5 s timeout and a straggler check deaf to what a loaded
+ * machine does to 25 ms phases (a rank woken 20 ms late twice is a true straggler, an observed fault). */
+static const char long_run_calm[] = LONG_RUN("{interval: 50ms, timeout: 5s}\ndetectors: [{heartbeat: {factor: 4, min_excess: 300ms}}]");
 
-/* Starts the long run and waits until every rank has done a few iterations; returns the supervisor pid. */
-static pid_t start_long(const char *out, const char *log, pid_t *workers)
+/* Starts the long run text and waits until every rank has done a few iterations; returns the supervisor pid. */
+static pid_t start_long_text(const char *text, const char *out, const char *log, pid_t *workers)
 {
-    const char *args[] = { "run", e2e_scenario(long_run), "--out", out, "--backend", "sim", "--headless", NULL };
+    const char *args[] = { "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL };
     pid_t sup = e2e_start(log, args);
     cr_assert_eq(e2e_wait_started(out, 3 * 5, 30), 0, "the run did not start; see %s", log);
     cr_assert_eq(e2e_worker_pids(out, workers, 3), 3);
     return sup;
 }
+
+/* Starts the long run (long_run); as start_long_text. */
+static pid_t start_long(const char *out, const char *log, pid_t *workers) { return start_long_text(long_run, out, log, workers); }
 
 Test(failures, kill9_of_the_supervisor_leaves_no_worker_and_no_broken_line, .timeout = 180)
 {
@@ -83,10 +90,11 @@ Test(failures, sigint_stops_in_order_and_writes_the_summary, .timeout = 180)
     cr_assert_eq(e2e_count_events(out, "worker_exit"), 3);
 }
 
-/* The long run as the leader of a process group of its own (as `timeout`, systemd and Slurm start a job); its pid. */
+/* The long run (long_run_calm) as the leader of a process group of its own (as `timeout`, systemd and Slurm start a
+ * job); its pid. */
 static pid_t start_long_group(const char *out, const char *log)
 {
-    const char *sc = e2e_scenario(long_run);
+    const char *sc = e2e_scenario(long_run_calm);
     pid_t p = fork();
     cr_assert_geq(p, 0);
     if (p == 0) {
@@ -102,10 +110,13 @@ static pid_t start_long_group(const char *out, const char *log)
     return p;
 }
 
+static int stop_record(const char *dir, double *stop_s, double *exit_s, char *why, size_t n);
+
 /* A SIGTERM to the whole job (`kill -TERM -- -PGID`, as timeout, systemd and scancel send it; mpirun ending a job
  * does the same) reaches every worker too: the run is stopped by that signal, each worker leaves when told, and no
  * fault is observed. Until 2026-11-29 the workers died of the signal and were counted crashes: `stop: fault`,
- * "rank 0: exit: process died: signal 15", a fault observed. */
+ * "rank 0: exit: process died: signal 15", a fault observed. (Until 2026-11-30 it ran long_run, whose 600 ms timeout
+ * and default straggler check a loaded machine can trip: an observed fault of the host's.) */
 Test(failures, a_sigterm_to_the_whole_process_group_is_a_stop_not_a_crash, .timeout = 120)
 {
     const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-pgterm.log";
@@ -118,12 +129,14 @@ Test(failures, a_sigterm_to_the_whole_process_group_is_a_stop_not_a_crash, .time
     const char *why = json_string_value(json_object_get(s, "stopped"));
     cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "signal", "stopped: %s", why);
     cr_expect(why && strstr(why, "stopped by Terminated"), "stopped: %s", why);
-    json_t *counts = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults");
-    cr_expect_eq(json_integer_value(json_object_get(counts, "observed")), 0, "a fault observed");
-    cr_expect_eq(json_array_size(json_object_get(s, "faults")), 0);
+    cr_expect_eq(e2e_fault_count(s, NULL), 0, "a fault observed: %s", json_dumps(json_object_get(s, "faults"), JSON_COMPACT));
     json_decref(s);
     cr_expect_eq(e2e_count_events(out, "worker_died"), 0, "workers stopped with the job are not failures");
     cr_expect_eq(e2e_count_events(out, "worker_exit"), 3);
+    double stop_s, exit_s;
+    char why_exit[160];
+    stop_record(out, &stop_s, &exit_s, why_exit, sizeof why_exit);
+    cr_expect_eq(why_exit[0], 0, "%s: each worker leaves on its EXIT, the signal ignored (see %s)", why_exit, log);
 }
 
 /* From dir/events.jsonl: the t_s of the first `interrupted` event (*stop_s, -1: none) and of the last `worker_exit`
@@ -191,12 +204,12 @@ Test(failures, a_stop_at_any_moment_lets_every_worker_leave_on_its_exit, .timeou
         cr_expect_eq(died, 0, "stop %d (seed %u, SIGTERM %.2f s in): %d worker_died, workers stopped on request", i,
                      seed, delay, died);
         cr_expect_eq(why[0], 0, "stop %d (seed %u, SIGTERM %.2f s in): %s, not its own exit", i, seed, delay, why);
+        /* judged by how each worker ended, not by how soon: a worker that misses its EXIT is SIGKILLed 2 s after it
+         * and its worker_exit says so (why above). Until 2026-11-30 also "within 1.5 s of the signal", which one
+         * fsync of a 4 MiB checkpoint on a disk busy with another test could outlast with correct code (a stop takes
+         * a few tens of ms alone; the slowest is logged) */
         if (stop_s >= 0 && exit_s - stop_s > slowest)
             slowest = exit_s - stop_s;
-        /* a stop takes a few tens of ms; the supervisor's SIGKILL comes 2 s after its EXIT (a run that ended before
-         * the signal has no stop to judge) */
-        cr_expect(stop_s < 0 || exit_s - stop_s < 1.5, "stop %d (seed %u, SIGTERM %.2f s in): the workers left %.2f s after it", i,
-                     seed, delay, exit_s - stop_s);
         char cmd[256];
         snprintf(cmd, sizeof cmd, "rm -rf '%.*s'", (int)(strlen(out) - 4), out);   /* the folder above run/ */
         cr_assert_eq(system(cmd), 0);
@@ -225,6 +238,10 @@ Test(failures, a_dead_worker_ends_the_run_with_exit_1, .timeout = 180)
         cr_assert(e2e_gone(w[r]));
 }
 
+/* A worker stopped alone (SIGSTOP: alive, making no progress) is found by its heartbeat: the hang is judged by its own
+ * event, silent past the 600 ms timeout and found within a second after, not by the wall clock from the stop to the
+ * run's end, which adds the kill, the other workers' exit and the summary's fsyncs (until 2026-11-30 "under 3 s":
+ * about 2.3 s of margin for a loaded disk and a descheduled supervisor). */
 Test(failures, a_hung_worker_is_found_by_its_heartbeat, .timeout = 180)
 {
     const char *out = e2e_outdir();
@@ -235,9 +252,17 @@ Test(failures, a_hung_worker_is_found_by_its_heartbeat, .timeout = 180)
     int rc = e2e_wait(sup, 20);
     double took = (double)(mono_ns() - t) * 1e-9;
     cr_assert_eq(rc, 1, "exit %d", rc);
-    /* timeout 600 ms + one heartbeat interval, plus the time the test takes to look */
-    cr_assert(took >= 0.5 && took < 3.0, "hang ended the run after %.2f s", took);
+    cr_log_info("the run ended %.2f s after the stop", took);
     cr_assert_eq(e2e_count_events(out, "hang"), 1);
+    json_t *h = e2e_first_event(out, "hang");
+    cr_assert(h, "no hang event");
+    cr_assert_eq(json_integer_value(json_object_get(h, "rank")), 2);
+    cr_assert_float_eq(json_number_value(json_object_get(h, "timeout_s")), 0.6, 1e-9);
+    /* past the timeout, and soon after it: the supervisor looks every 10 ms; what it was itself kept from the CPU
+     * meanwhile is added by design (excused), a second of it is a machine that stood still */
+    double silent = json_number_value(json_object_get(h, "silent_s"));
+    cr_assert(silent > 0.6 && silent < 0.6 + 1.0, "found after %.2f s of silence (timeout 0.6 s)", silent);
+    json_decref(h);
     json_t *s = e2e_summary(out);
     const char *why = json_string_value(json_object_get(s, "stopped"));
     cr_assert(why && strstr(why, "rank 2 is hung"), "stopped: %s", why);
@@ -246,22 +271,43 @@ Test(failures, a_hung_worker_is_found_by_its_heartbeat, .timeout = 180)
         cr_assert(e2e_gone(w[r]));
 }
 
-/* A machine that stops everything for 2 s (another job, a VM paused): the supervisor and its workers alike. The
- * supervisor resumes first and finds every heartbeat 2 s old against a 600 ms timeout; that silence was its own too,
- * so it declares no hang, and once the workers run again the run goes on. A worker stopped alone is still found
- * (a_hung_worker_is_found_by_its_heartbeat). */
+/* The voluntary context switches of pid's main thread so far (/proc: each time it waited, or was stopped); -1: none. */
+static long voluntary_switches(pid_t pid)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    long n = -1;
+    while (f && fgets(buf, sizeof buf, f))
+        if (sscanf(buf, "voluntary_ctxt_switches: %ld", &n) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* A machine that stops everything for 3 s (another job, a VM paused): the supervisor and its workers alike. The
+ * supervisor resumes first and finds every heartbeat 3 s old against a 2 s timeout; that silence was its own too, so
+ * it declares no hang, and once the workers run again the run goes on. A worker stopped alone is still found
+ * (a_hung_worker_is_found_by_its_heartbeat). The workers are resumed once the supervisor has run a step of its loop
+ * (it waited again: its poll) after its own resume. Until 2026-11-30 a 2 s stop against a 600 ms timeout and a fixed
+ * 150 ms before the workers' resume: the silence the supervisor does not share (the workers stopped before it, and
+ * woken after) had about 400 ms beside other work before it was a true hang. */
 Test(failures, a_supervisor_that_was_itself_stopped_declares_no_hang, .timeout = 180)
 {
     const char *out = e2e_outdir();
     pid_t w[3];
-    pid_t sup = start_long(out, "/tmp/gauntlet-fail-stall.log", w);
+    pid_t sup = start_long_text(LONG_RUN("{interval: 50ms, timeout: 2s}"), out, "/tmp/gauntlet-fail-stall.log", w);
     for (int r = 0; r < 3; r++)
         cr_assert_eq(kill(w[r], SIGSTOP), 0);
     cr_assert_eq(kill(sup, SIGSTOP), 0);
-    struct timespec two = { 2, 0 }, brief = { 0, 150000000 };
-    nanosleep(&two, NULL);
+    sleep_ns(3000000000ull);
+    long waits = voluntary_switches(sup);
     cr_assert_eq(kill(sup, SIGCONT), 0);   /* the supervisor first: it looks at the heartbeats before any worker beats */
-    nanosleep(&brief, NULL);
+    uint64_t end = mono_ns() + 10000000000ull;
+    while (voluntary_switches(sup) == waits && mono_ns() < end)
+        sleep_ns(1000000);
+    cr_assert_neq(voluntary_switches(sup), waits, "the supervisor did not run within 10 s of its resume");
     for (int r = 0; r < 3; r++)
         cr_assert_eq(kill(w[r], SIGCONT), 0);
     int before = e2e_count_events(out, "iteration");
@@ -430,10 +476,11 @@ Test(failures, a_replacement_that_cannot_start_ends_the_run, .timeout = 210)
 Test(failures, deaths_during_a_recovery_are_all_recovered, .timeout = 210)
 {
     /* the straggler check deaf to what a loaded machine does to 20 ms sim phases (it saw a fourth fault under ASan
-     * beside other tests): this test is about deaths */
+     * beside other tests), and a 5 s timeout (600 ms until 2026-11-30: a worker kept off the CPU that long beside
+     * other work was a fourth fault, a true hang): this test is about deaths, which are seen through their pipes */
     static const char text[] = "name: deaths\nranks: 3\niterations: 400\n"
                                "workload:\n  gemm: {m: 1000, n: 1000, k: 1000, count: 10}\n  allreduce: {bytes: 1MiB}\n"
-                               "heartbeat: {interval: 50ms, timeout: 600ms}\n"
+                               "heartbeat: {interval: 50ms, timeout: 5s}\n"
                                "detectors: [{heartbeat: {factor: 4, min_excess: 300ms}}]\n"
                                "sim: {tflops: 1}\nrecovery: {inprocess: {replicate_every: 5}}\n";
     const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-deaths.log";
@@ -476,8 +523,11 @@ Test(failures, a_crash_is_seen_before_its_process_ends, .timeout = 60)
     cr_assert_eq(rc, 1, "exit %d", rc);
     json_t *s = e2e_summary(out), *f = e2e_injected_fault(s, 0);
     cr_assert_str_eq(json_string_value(json_object_get(f, "detected_by")), "exit");
+    /* seen through its pipe (seen_by, below) and before its process ended: sooner than the 300 ms teardown (until
+     * 2026-11-30 "under 50 ms", one sample, which a supervisor woken late beside other work could exceed; a reap
+     * after the teardown is 300 ms or more) */
     double detect = json_number_value(json_object_get(f, "detect_s"));
-    cr_assert_lt(detect, 0.05, "the death was seen %.1f ms after the crash: not through its pipe", detect * 1e3);
+    cr_assert_lt(detect, 0.25, "the death was seen %.1f ms after the crash: not through its pipe", detect * 1e3);
     json_decref(s);
     /* the events: the death through the pipe with its signal, the reap 300 ms later with the same status */
     char path[600];
@@ -812,11 +862,12 @@ Test(failures, a_worker_that_cannot_end_is_left_behind_and_said, .timeout = 240)
 
 /* A synchronous checkpoint's write and fsync block, and a rank cannot beat meanwhile: its silence there is judged
  * against heartbeat.checkpoint, not heartbeat.timeout (a slow disk is no hang), and past that it is still a hang.
- * Rank 1's disk is slow by design (tests/stall_preload.c): its first checkpoint's fsync takes 1.2 s against a 300 ms
+ * Rank 1's disk is slow by design (tests/stall_preload.c): its first checkpoint's fsync takes 2.5 s against a 1 s
  * timeout and an 8 s checkpoint limit (no hang), the next two are quick, the fourth never returns (a hang, found past
  * 8 s and said to be in a checkpoint). Until 2026-11-30 the rank was frozen (cgroup freezer) at a moment it was seen
  * in a write or fsync: under load the freeze could land after the checkpoint's end, a true hang of 300 ms, and CI
- * failed twice with "the run did not go on". */
+ * failed twice with "the run did not go on". Until 2026-11-30 also a 300 ms timeout against a 1.2 s fsync: outside its
+ * checkpoints a rank kept off the CPU for 300 ms beside other work was a true hang before the stuck fsync. */
 Test(failures, a_slow_checkpoint_write_is_no_hang_until_its_own_limit, .timeout = 240)
 {
     char text[1024], flog[300];
@@ -825,7 +876,7 @@ Test(failures, a_slow_checkpoint_write_is_no_hang_until_its_own_limit, .timeout 
              "name: slowckpt\nranks: 2\niterations: 100000\n"
              "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
              "  checkpoint: {every: 4, bytes: 1MiB, path: %s-ckpt}\n"
-             "heartbeat: {interval: 50ms, timeout: 300ms, checkpoint: 8s}\n",
+             "heartbeat: {interval: 50ms, timeout: 1s, checkpoint: 8s}\n",
              out);
     snprintf(flog, sizeof flog, "%s-fsync.log", out);
     char logenv[400];
@@ -833,7 +884,7 @@ Test(failures, a_slow_checkpoint_write_is_no_hang_until_its_own_limit, .timeout 
     const char *log = "/tmp/gauntlet-fail-slowckpt.log";
     const char *args[] = { "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL };
     e2e_preload(STALL_PRELOAD, (const char *[]){ "GAUNTLET_TEST_FSYNC_SLOW=-rank1-",
-                                                 "GAUNTLET_TEST_FSYNC_SLOW_MS=1200,0,0,600000", logenv, NULL });
+                                                 "GAUNTLET_TEST_FSYNC_SLOW_MS=2500,0,0,600000", logenv, NULL });
     pid_t sup = e2e_start(log, args);
     e2e_preload_end();
     int rc = e2e_wait(sup, 180);
@@ -843,8 +894,8 @@ Test(failures, a_slow_checkpoint_write_is_no_hang_until_its_own_limit, .timeout 
     for (const char *p = fs; p && (p = strstr(p, "-rank1-")); p++)
         n1++;
     free(fs);
-    cr_assert_eq(n1, 4, "rank 1's checkpoint fsyncs: %d, expected 4 (1.2 s, two quick, one stuck); see %s", n1, flog);
-    cr_assert_eq(e2e_count_events(out, "hang"), 1, "the 1.2 s fsync was called a hang, or the stuck one was not; see %s",
+    cr_assert_eq(n1, 4, "rank 1's checkpoint fsyncs: %d, expected 4 (2.5 s, two quick, one stuck); see %s", n1, flog);
+    cr_assert_eq(e2e_count_events(out, "hang"), 1, "the 2.5 s fsync was called a hang, or the stuck one was not; see %s",
                  log);
     json_t *h = e2e_first_event(out, "hang");
     cr_assert(h, "no hang event");
@@ -905,9 +956,12 @@ Test(failures, a_stuck_async_checkpoint_write_is_a_hang, .timeout = 240)
     cr_assert_eq(rc, 1, "exit %d; see %s", rc, log);
 }
 
-/* A restore that reads a large checkpoint for longer than heartbeat.timeout is alive (the rank beats between the
- * reads, as long as a write may take): one recovery, the run completes (until 2026-11-30 the read was silent, every
- * rank "hung" while it restored, again after each restart: 24 observed hangs, exit 1, recovery_futile). */
+/* A restore that reads a checkpoint for longer than heartbeat.timeout is alive (the rank beats between the reads, as
+ * long as a write may take): one recovery, the run completes (until 2026-11-30 the read was silent, every rank "hung"
+ * while it restored, again after each restart: 24 observed hangs, exit 1, recovery_futile). Rank 1's disk reads slowly
+ * by design (tests/stall_preload.c): 200 ms per MiB, its 16 MiB restore ~3.2 s against a 1 s timeout, each 1 MiB
+ * read 0.2 s. Until 2026-11-30 the restore was long by its size (192 MiB, 1.1 GB written in all) against a 60 ms
+ * timeout: a worker off the CPU for 40 ms beside other work was a true hang. */
 Test(failures, a_long_restore_is_no_hang, .timeout = 240)
 {
     char text[1024];
@@ -915,16 +969,39 @@ Test(failures, a_long_restore_is_no_hang, .timeout = 240)
     snprintf(text, sizeof text,
              "name: longrestore\nranks: 2\niterations: 16\nseed: 7\n"
              "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
-             "  checkpoint: {every: 5, bytes: 192MiB, path: %s-ckpt}\n"
-             "heartbeat: {interval: 20ms, timeout: 60ms, checkpoint: 60s}\n"
+             "  checkpoint: {every: 5, bytes: 16MiB, path: %s-ckpt}\n"
+             "heartbeat: {interval: 50ms, timeout: 1s, checkpoint: 60s}\n"
              "faults:\n  - {kind: crash, at: 12, rank: 1}\nrecovery: restart\n", out);
     const char *log = "/tmp/gauntlet-fail-longrestore.log";
-    int rc = e2e_run(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL });
+    e2e_preload(STALL_PRELOAD, (const char *[]){ "GAUNTLET_TEST_READ_SLOW=-rank1-", "GAUNTLET_TEST_READ_SLOW_MS=200", NULL });
+    pid_t sup = e2e_start(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless",
+                                                 NULL });
+    e2e_preload_end();
+    int rc = e2e_wait(sup, 180);
     char *l = e2e_read(log);
     cr_assert_eq(rc, 0, "exit %d:\n%s", rc, l);
     free(l);
     cr_assert_eq(e2e_count_events(out, "hang"), 0, "a restore taken for a hang");
     cr_assert_eq(e2e_count_events(out, "recovery_begin"), 1, "one recovery, for the crash");
+    /* the restore did outlast the timeout: what is judged here */
+    char path[600];
+    snprintf(path, sizeof path, "%s/events.jsonl", out);
+    char *ev = e2e_read(path);
+    double took = -1;
+    for (char *line = ev; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (!nl)
+            break;
+        *nl = 0;
+        json_t *o = json_loads(line, 0, NULL);
+        const char *type = json_string_value(json_object_get(o, "event"));
+        if (type && strcmp(type, "state_restored") == 0 && json_integer_value(json_object_get(o, "rank")) == 1)
+            took = json_number_value(json_object_get(o, "seconds"));
+        json_decref(o);
+        line = nl + 1;
+    }
+    free(ev);
+    cr_assert_gt(took, 2.0, "rank 1's restore took %.2f s: the slow disk did not hold it past the 1 s timeout", took);
     json_t *s = e2e_summary(out);
     json_t *r = json_array_get(json_object_get(s, "runs"), 0);
     cr_assert(json_is_true(json_object_get(r, "complete")));

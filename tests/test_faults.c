@@ -109,17 +109,43 @@ Test(faults, every_fault_recovered_by_inprocess, .timeout = 120) { every_fault_w
 Test(faults, every_fault_recovered_by_restart, .timeout = 120) { every_fault_with("restart"); }
 Test(faults, every_fault_recovered_by_spare, .timeout = 120) { every_fault_with("{spare: {replicate_every: 5}}"); }
 
+/* A crash is seen at once, through its death pipe; a hang when its silence passes the timeout (800 ms), judged by the
+ * hang's own event: its silence and timeout, which the supervisor's own stalls (excused by design) and a worker kept
+ * off the CPU before the hang began cannot make wrong. Until 2026-11-30 judged by the wall clock from the injection,
+ * 0.75-1.05 s: beside another sanitized test a quarter second of the supervisor's stalls, or 50 ms of the worker's
+ * between its last beat and the hang, failed it with correct code; likewise a crash seen within 100 ms, one sample,
+ * and an in-process recovery within 2 s (a sanitized replacement's start under load). */
 Test(faults, crash_and_hang_are_seen_fast, .timeout = 120)
 {
-    json_t *s = run(BASE "faults:\n  - {kind: crash, at: 10, rank: 1}\n  - {kind: hang, at: 25, rank: 2}\n"
-                         "recovery: {inprocess: {replicate_every: 5}}\n", 0);
+    const char *out = e2e_outdir();
+    int rc = e2e_run("/tmp/gauntlet-faults.log",
+                     (const char *[]){ "run", e2e_scenario(BASE "faults:\n  - {kind: crash, at: 10, rank: 1}\n"
+                                                                "  - {kind: hang, at: 25, rank: 2}\n"
+                                                                "recovery: {inprocess: {replicate_every: 5}}\n"),
+                                       "--backend", "sim", "--out", out, NULL });
+    cr_assert_eq(rc, 0, "exit %d; see /tmp/gauntlet-faults.log", rc);
+    json_t *s = e2e_summary(out);
     json_t *crash = e2e_injected_fault(s, 0), *hang = e2e_injected_fault(s, 1);
     double c = json_real_value(json_object_get(crash, "detect_s")), h = json_real_value(json_object_get(hang, "detect_s"));
-    cr_assert(c >= 0 && c < 0.1, "a crash seen after %.3f s (must be < 100 ms)", c);
-    /* the timeout runs from the last beat, which may precede the hang by up to one beat interval */
-    cr_assert(h >= 0.8 - 0.05 && h < 0.8 + 0.05 + 0.2, "a hang seen after %.3f s (timeout 800 ms, +- one 50 ms beat)", h);
-    double rc = json_real_value(json_object_get(crash, "recover_s"));
-    cr_assert(rc > 0 && rc < 2.0, "inprocess recovery of 4 ranks took %.3f s (must be < 2 s)", rc);
+    /* the crash: through the pipe (the other path, the heartbeat, would take 800 ms) */
+    json_t *died = e2e_first_event(out, "worker_died");
+    cr_assert(died, "no worker_died event");
+    cr_assert_str_eq(json_string_value(json_object_get(died, "seen_by")), "pipe");
+    json_decref(died);
+    cr_assert(c >= 0 && c < 0.5, "a crash seen after %.3f s (through its pipe: well under the 800 ms timeout)", c);
+    /* the hang: by the heartbeat, silent past the timeout and found soon after (the supervisor looks every 10 ms; a
+     * second more is a machine that stood still); its silence began at its last beat, before the hang */
+    json_t *ev = e2e_first_event(out, "hang");
+    cr_assert(ev, "no hang event");
+    cr_assert_eq(json_integer_value(json_object_get(ev, "rank")), 2);
+    cr_assert_float_eq(json_number_value(json_object_get(ev, "timeout_s")), 0.8, 1e-9);
+    double silent = json_number_value(json_object_get(ev, "silent_s"));
+    json_decref(ev);
+    cr_assert(silent > 0.8 && silent < 0.8 + 1.0, "a hang found after %.3f s of silence (timeout 800 ms)", silent);
+    cr_assert(h > 0 && h <= silent + 0.01, "a hang seen %.3f s after it began, %.3f s after its last beat", h, silent);
+    double rec = json_real_value(json_object_get(crash, "recover_s"));
+    cr_log_info("crash seen in %.1f ms, hang in %.3f s (silent %.3f s), inprocess recovery %.3f s", c * 1e3, h, silent, rec);
+    cr_assert(rec > 0 && rec < 10.0, "inprocess recovery of 4 ranks took %.3f s", rec);
     cr_assert_str_eq(json_string_value(json_object_get(crash, "restore_from")), "replica of rank 0, iteration 10");
     json_decref(s);
 }

@@ -223,7 +223,7 @@ Test(metrics, a_thousand_stalled_clients_do_not_take_the_endpoint_down, .timeout
             cr_skip_test("this test may open at most %llu files: 1000 stalled clients need more",
                          (unsigned long long)rl.rlim_max);
     }
-    int port = 20000 + (int)((getpid() + 7919) % 20000);
+    int port = e2e_free_port();   /* until 2026-11-30 made from the pid: maybe an ephemeral port another test held */
     char listen[32];
     snprintf(listen, sizeof listen, ":%d", port);   /* loopback by default */
     const char *sc = e2e_scenario("name: stalled\nranks: 2\niterations: 800\nworkload:\n"

@@ -73,6 +73,24 @@ static long iter_shown(void)
 
 static void keys(const char *k) { sh("tmux -L %s send-keys -t t %s", sock, k); }
 
+/* The boundary the view's log names ("paused before iteration N"): N, or -1 when the pane shows none. */
+static long pause_boundary(void)
+{
+    const char *p = strstr(capture(), "paused before iteration ");
+    return p ? strtol(p + strlen("paused before iteration "), NULL, 10) : -1;
+}
+
+/* Once the header says [paused] (every rank has reached the boundary: [pausing] until then), the count shown is the
+ * boundary the log names and stays there for a second: stopped exactly at the boundary. */
+static void expect_still_at_the_boundary(void)
+{
+    long at = pause_boundary(), p1 = iter_shown();
+    cr_assert(at > 0, "the log names the pause's boundary:\n%s", pane);
+    cr_assert_eq(p1, at, "paused at the boundary, iteration %ld: shown %ld\n%s", at, p1, pane);
+    usleep(1000000);
+    cr_assert_eq(iter_shown(), p1, "no iteration while paused\n%s", pane);
+}
+
 static void start_pane(void)
 {
     if (system("tmux -V >/dev/null 2>&1") != 0)
@@ -131,9 +149,7 @@ Test(tui_tmux, watch_inject_pause_skip_and_quit, .timeout = 120 + E2E_SETUP_S, .
 
     keys("p");
     cr_assert_eq(wait_for("[paused]", 10), 0, "%s", pane);
-    long p1 = iter_shown();
-    usleep(1000000);
-    cr_assert_eq(iter_shown(), p1, "no iteration while paused\n%s", pane);
+    expect_still_at_the_boundary();
     /* m while paused: the run ends at the pause, the next starts paused (until 2026-11-30 the skip was one past the
      * pause and waited for a resume) */
     keys("m");
@@ -199,9 +215,7 @@ Test(tui_tmux, two_nodes_under_mpirun_pause_and_skip_together, .timeout = 120 + 
     cr_assert_eq(wait_for("[running]", E2E_SETUP_S), 0, "%s", pane);
     keys("p");
     cr_assert_eq(wait_for("[paused]", 10), 0, "%s", pane);
-    long p1 = iter_shown();
-    usleep(1000000);
-    cr_assert_eq(iter_shown(), p1, "no iteration on any node while paused\n%s", pane);
+    expect_still_at_the_boundary();   /* on every node: the header's count is the least of all ranks' */
     keys("p");
     cr_assert_eq(wait_for("[running]", 10), 0, "%s", pane);
     keys("m");
@@ -248,10 +262,11 @@ Test(tui_tmux, a_crash_of_the_harness_gives_the_terminal_back, .timeout = 60 + E
     cr_assert_eq(sscanf(strrchr(buf, ')') + 2, "%*c %d", &ppid), 1);
     cr_assert_eq(kill(ppid, SIGSEGV), 0);
     cr_assert_eq(wait_for("EXIT=139", 10), 0, "the harness died of SIGSEGV:\n%s", pane);
-    sh("tmux -L %s send-keys -t t 'stty -a | tr \" ;\" \"\\n\\n\" | grep -x -e icanon -e -icanon -e echo -e -echo' Enter",
-       sock);
-    usleep(500000);
-    capture();
+    /* the pipeline's end said (until 2026-11-30 a fixed 500 ms, which four processes and tmux's redraw on a loaded
+     * machine could outlast: "not restored", falsely) */
+    sh("tmux -L %s send-keys -t t 'stty -a | tr \" ;\" \"\\n\\n\" | grep -x -e icanon -e -icanon -e echo -e -echo; echo STTY-\"\"DONE' "
+       "Enter", sock);
+    cr_assert_eq(wait_for("\nSTTY-DONE", 20), 0, "the modes were not listed:\n%s", pane);
     cr_assert(strstr(pane, "\nicanon") && strstr(pane, "\necho"), "the terminal's modes are restored:\n%s", pane);
     cr_assert(!strstr(pane, "\n-icanon") && !strstr(pane, "\n-echo"), "%s", pane);
     stop_pane();
@@ -277,7 +292,8 @@ Test(tui_tmux, ctrl_c_stops_in_order_and_gives_the_terminal_back, .timeout = 60 
     stop_pane();
     json_t *s = e2e_summary(out);
     cr_assert_eq(json_integer_value(json_object_get(s, "exit")), 1);
-    cr_assert_eq(json_array_size(json_object_get(s, "faults")), 0,
+    /* (a straggler a busy host made of the 34 ms phases is the host's: not counted) */
+    cr_assert_eq(e2e_fault_count(s, NULL), 0,
                  "the key reached the workers too, but it is no fault of theirs: the supervisor stopped them");
     json_decref(s);
 }
