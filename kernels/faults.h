@@ -98,10 +98,14 @@ int kernel_fingerprint(const void *buf, size_t bytes, unsigned long long *out_ha
 /* The same hashes, asynchronous and without allocation: enqueues on s, for each of parts buffers, the kernel
  * that sums its terms into acc[i] (device memory of parts words, zeroed here on s), then a copy of the sums to
  * host_sums (pinned host memory of parts words). Once s has run it, fingerprint_of_sum(host_sums[i], bytes[i])
- * is kernel_fingerprint's hash of buffer i. one_wave: at most one wave of blocks (beside other work: it leaves the
- * SMs sooner), else as many as the buffer has chunks. 0, or -1 (logged). */
+ * is kernel_fingerprint's hash of buffer i. max_blocks: at most that many blocks per buffer (beside other work,
+ * kernel_fingerprint_wave's one wave: it leaves the SMs sooner); 0: as many as the buffer has chunks. 0, or -1
+ * (logged). */
 int kernel_fingerprint_async(const void *const *bufs, const size_t *bytes, int parts, unsigned long long *acc,
-                             unsigned long long *host_sums, int one_wave, cudaStream_t s);
+                             unsigned long long *host_sums, unsigned max_blocks, cudaStream_t s);
+/* Gives the blocks of the fingerprint's kernel the current device holds at once (SMs x blocks per SM): one wave, for
+ * kernel_fingerprint_async's max_blocks. Asked once, outside any timed work. 0, or -1 (logged). */
+int kernel_fingerprint_wave(unsigned *blocks);
 unsigned long long fingerprint_of_sum(unsigned long long sum, size_t bytes);
 
 /* Returns the same hash as kernel_fingerprint, computed on the CPU from a host copy of the bytes. */

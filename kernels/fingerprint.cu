@@ -59,7 +59,7 @@ __device__ static inline unsigned long long fp_word_bytes(const unsigned char *p
 /* Adds the fingerprint terms of the buffer into *acc, in chunks of FP_BLOCK_VECS 16-byte vectors ([0, nvec)):
  * block b hashes chunks b, b + gridDim.x, ... The words from first_word on (a buffer that is not 16-byte aligned,
  * or its last < 16 bytes) are read by bytes, spread over the grid. Integer sums are exact, so the grid does not
- * change the result. fp_launch picks the grid: one block per chunk where the hash has the GPU to itself (blocks
+ * change the result. The grid (fp_launch): one block per chunk where the hash has the GPU to itself (blocks
  * that end after 128 KiB; 3.3 TB/s on an H200 against 2.7 for one wave of grid-striding blocks), one wave of
  * long-running blocks beside a compute phase (the async fingerprint: on the H200, 2026-11-28, short blocks
  * interleaved with the GEMMs over 7 ms and cost the iteration +4.5 %; one wave of blocks striding over single
@@ -93,24 +93,17 @@ __global__ static void fp_kernel(const uint4 *vec, size_t nvec, const unsigned c
         atomicAdd(acc, sum);
 }
 
-/* Enqueues the kernel that adds buffer buf's terms into *acc (zeroed before): one block per chunk, or (one_wave)
- * at most as many as the GPU holds at once. 0, or -1 (logged). */
-static int fp_launch(const void *buf, size_t bytes, unsigned long long *acc, int one_wave, cudaStream_t s)
+/* Enqueues the kernel that adds buffer buf's terms into *acc (zeroed before): one block per chunk, or (max_blocks > 0)
+ * at most max_blocks. 0, or -1 (logged). */
+static int fp_launch(const void *buf, size_t bytes, unsigned long long *acc, unsigned max_blocks, cudaStream_t s)
 {
     if (bytes == 0)
         return 0;
     size_t nvec = (uintptr_t)buf % 16 == 0 ? bytes / 16 : 0, first_word = 2 * nvec, nwords = (bytes + 7) / 8;
     size_t blocks = (nvec + FP_BLOCK_VECS - 1) / FP_BLOCK_VECS, by_words = (nwords - first_word + FP_BLOCK_WORDS - 1) / FP_BLOCK_WORDS;
     blocks = blocks > by_words ? blocks : by_words;
-    if (one_wave) {
-        int dev = 0, sms = 0, per_sm = 0;
-        if (CUDA_CHECK(cudaGetDevice(&dev)) ||
-            CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) ||
-            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fp_kernel, FAULTS_THREADS, 0)))
-            return -1;
-        size_t full = (size_t)(sms > 0 ? sms : 1) * (size_t)(per_sm > 0 ? per_sm : 1);
-        blocks = blocks < full ? blocks : full;
-    }
+    if (max_blocks > 0 && blocks > max_blocks)
+        blocks = max_blocks;
     if (blocks < 1)
         blocks = 1;
     if (blocks > 0x7fffffffu)
@@ -120,8 +113,21 @@ static int fp_launch(const void *buf, size_t bytes, unsigned long long *acc, int
     return CUDA_CHECK(cudaGetLastError());
 }
 
+/* until 2026-11-30 fp_launch asked the occupancy of every one-wave launch, inside the hash's timed span: now its
+ * caller asks once */
+extern "C" int kernel_fingerprint_wave(unsigned *blocks)
+{
+    int dev = 0, sms = 0, per_sm = 0;
+    if (!blocks || CUDA_CHECK(cudaGetDevice(&dev)) ||
+        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) ||
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fp_kernel, FAULTS_THREADS, 0)))
+        return -1;
+    *blocks = (unsigned)(sms > 0 ? sms : 1) * (unsigned)(per_sm > 0 ? per_sm : 1);
+    return 0;
+}
+
 extern "C" int kernel_fingerprint_async(const void *const *bufs, const size_t *bytes, int parts, unsigned long long *acc,
-                                        unsigned long long *host_sums, int one_wave, cudaStream_t s)
+                                        unsigned long long *host_sums, unsigned max_blocks, cudaStream_t s)
 {
     if (parts < 1 || !bufs || !bytes || !acc || !host_sums) {
         gl_log("kernel_fingerprint_async: bad arguments (%d parts)", parts);
@@ -130,7 +136,7 @@ extern "C" int kernel_fingerprint_async(const void *const *bufs, const size_t *b
     if (CUDA_CHECK(cudaMemsetAsync(acc, 0, (size_t)parts * sizeof *acc, s)))
         return -1;
     for (int i = 0; i < parts; i++)
-        if ((!bufs[i] && bytes[i]) || fp_launch(bufs[i], bytes[i], acc + i, one_wave, s) != 0)
+        if ((!bufs[i] && bytes[i]) || fp_launch(bufs[i], bytes[i], acc + i, max_blocks, s) != 0)
             return -1;
     return CUDA_CHECK(cudaMemcpyAsync(host_sums, acc, (size_t)parts * sizeof *acc, cudaMemcpyDeviceToHost, s));
 }

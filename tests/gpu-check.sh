@@ -26,7 +26,7 @@
 #                abft with a restart each: estimated, not yet timed; the two-rank runs only where 2 GPUs are),
 #                plan (no GPU) < 1 s, mitigations ~100 s (4 runs x 30 iterations of 0.64 s, the filler's tuning);
 #                ~3.5 min. The replay and mitigation tests keep their runs (summary.json, power.csv, events.jsonl)
-#                in OUTDIR/test-runs/
+#                in OUTDIR/test-runs/; a row per dtype gives abft's clean err / tolerance at each tested shape
 #   gemm         bench gemm --dtype all --iters 20 at three shapes, PyTorch's matmul in turn with ours: ~90 s
 #   allreduce    bench allreduce --maxbytes 1G (one rank): ~10 s
 #   sampling     bench sampling 2 s idle, then under gpu-single at 14 iterations of ~1 s: ~25 s
@@ -137,6 +137,24 @@ if want tests && ! gpu_only "GPU tests"; then
     row "GPU tests $(basename "$t")" "$([ $rc = 0 ] && echo passed || echo "FAILED (exit $rc)"): ${syn:-no synthesis; see tests-cuda-verbose.log}${fails:+; $fails}"
   done
   rm -f "$out/test.log"
+  # abft's margin on a clean GEMM in each dtype: every check_abft's clean err / tolerance (tests/test_cuda_faults.c's
+  # `clean: max err ... = X tolerance` lines), a row per dtype, where until 2026-11-30 only the log held them
+  py - "$out/tests-cuda-verbose.log" <<'PY' | rows
+import math, re, sys
+by = {}
+for l in open(sys.argv[1], errors="replace"):
+    m = re.search(r"\] (\w+) (\d+x\d+x\d+) clean: max err \S+ = (\S+) tolerance", l)
+    if m:
+        try: v = float(m.group(3))
+        except ValueError: v = math.nan
+        by.setdefault(m.group(1), []).append((m.group(2), v))
+for t, v in by.items():
+    worst = max((x for _, x in v), key=lambda x: math.inf if math.isnan(x) else x)
+    print(f"abft clean margin, {t}\terr / tolerance " + ", ".join(f"{x:.3f} at {s}" for s, x in v) +
+          f" (want < 1; the largest {worst:.3f})")
+if not by:
+    print("abft clean margin\tno `clean: max err` line in tests-cuda-verbose.log")
+PY
   row "GPU tests" "$([ $tests_rc = 0 ] && echo passed || echo FAILED); $(grep -c '^\[RUN \]' "$out/tests-cuda-verbose.log") run, $(grep -c '^\[SKIP\]' "$out/tests-cuda-verbose.log") skipped; each figure judged in tests-cuda-verbose.log"
 fi
 
@@ -382,8 +400,10 @@ for d, aim in (("abft", 1), ("fp", 1), ("fp4", 1), ("fpasync", 1), ("fpasync4", 
         if sys.argv[2] == "cuda" else {}
     def dev(k, c):
         d, s, b = c.get("device_s_per_iter"), c.get("device_share"), c.get("beside_compute_s_per_iter")
-        if b is not None:   # the async fingerprint: its span beside the GEMMs, not its work
-            return f", {b*1e3:.3f} ms/iter beside the compute phase"
+        if b is not None:   # the async fingerprint: its span beside the GEMMs, not its work; over p50 an upper bound
+            bs = c.get("beside_share")
+            return f", {b*1e3:.3f} ms/iter beside the compute phase" + \
+                (f" ({100*bs:.2f} %: its cost at most)" if bs is not None else "")
         if d is None or s is None:
             return ""
         bw = f", {read[k] / d / 1e9:.0f} GB/s" if k in read and d > 0 else ""

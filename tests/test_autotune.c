@@ -82,6 +82,23 @@ Test(autotune, nothing_to_pick)
     cr_assert_float_eq(per[0], 1e-3, 1e-12);
 }
 
+/* A time that reads 0 (a GEMM shorter than the events resolve, ~0.5 us) is a candidate that ran, not one that cannot:
+ * the GEMM's tuning counts it so since 2026-11-30 (it took only a time above 0 for ran, and a tiny shape whose every
+ * candidate read 0 failed its chain's creation); here it is in the pick, the fastest, with its time kept. */
+Test(autotune, a_time_of_zero_ran)
+{
+    const double zeros[] = { 0, 0 };
+    struct standin s = { zeros, 0, 0, -1, 0, { 0 } };
+    double per[2];
+    cr_assert_eq(autotune_pick(2, standin_time, &s, 1, 3, 0.005, per), 0, "all read 0: the library's first");
+    cr_assert(per[0] == 0 && per[1] == 0, "%g %g: a time of 0 is a time", per[0], per[1]);
+    const double one_zero[] = { 1e-3, 0, -1 };
+    s = (struct standin){ one_zero, 0, 0, -1, 0, { 0 } };
+    double p3[3];
+    cr_assert_eq(autotune_pick(3, standin_time, &s, 4, 3, 0.005, p3), 1);
+    cr_assert(p3[1] == 0 && isnan(p3[2]), "%g %g", p3[1], p3[2]);
+}
+
 /* The interval of a median of paired ratios (stats.h, ratio_median_ci), which `bench gemm` judges its ratios by:
  * the order statistics a binomial table gives (20 pairs at 95 %: the 6th and 15th), pairs with a bad member
  * skipped, the whole range for too few pairs; and over 4,000 random experiments of 20 pairs with noise of several

@@ -77,6 +77,10 @@ Test(cuda_run, faults_detected_and_recovered_on_the_gpu, .timeout = 180)
     cr_assert_str_eq(json_string_value(json_object_get(flip, "detected_by")), "abft");
     cr_assert_str_eq(json_string_value(json_object_get(crash, "detected_by")), "exit");
     cr_assert(json_is_number(json_object_get(flip, "recover_s")) && json_is_number(json_object_get(crash, "recover_s")));
+    /* what abft weighs the flip against, as on sim (until 2026-11-30 null on cuda): its column's norm, read back */
+    double scale = json_number_value(json_object_get(flip, "scale"));
+    cr_log_info("gemm-output flip: scale %g (want > 0: D's column norm over 4094 rows of ~sqrt(4096) each)", scale);
+    cr_assert(json_is_number(json_object_get(flip, "scale")) && scale > 0, "%s", json_dumps(flip, JSON_COMPACT));
     json_t *r = json_array_get(json_object_get(s, "runs"), 0);
     cr_log_info("GPU fault figures: %s", json_dumps(faults, JSON_COMPACT));
     cr_log_info("GPU detector cost: %s", json_dumps(json_object_get(json_object_get(r, "faults"), "detector_cost"), JSON_COMPACT));
@@ -130,7 +134,11 @@ Test(cuda_run, every_step_kind_of_phases_runs_with_overlap, .timeout = 180)
     json_t *fr = json_object_get(r, "faults");   /* the hash beside the steps, the exchange ordered after it */
     cr_assert(json_is_true(json_object_get(r, "complete")));
     cr_assert_eq(json_integer_value(json_object_get(fr, "false_positives")), 0, "%s", json_dumps(fr, JSON_COMPACT));
-    cr_assert(json_object_get(json_object_get(fr, "detector_cost"), "fingerprint"), "%s", json_dumps(fr, JSON_COMPACT));
+    json_t *fpc = json_object_get(json_object_get(fr, "detector_cost"), "fingerprint");
+    cr_assert(fpc, "%s", json_dumps(fr, JSON_COMPACT));
+    /* its span beside the steps over the iteration: the async hash's cost bounded from above in every run */
+    cr_assert(json_is_number(json_object_get(fpc, "beside_share")), "%s", json_dumps(fpc, JSON_COMPACT));
+    cr_log_info("async fingerprint beside the steps: %s", json_dumps(fpc, JSON_COMPACT));
     json_decref(s);
     cr_assert_eq(phase_begins(out, "compute"), 4 * 3);
     cr_assert_eq(phase_begins(out, "optimizer"), 4);

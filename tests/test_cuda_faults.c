@@ -193,6 +193,7 @@ Test(faults, bad_arguments_fail)
     cr_assert_eq(kernel_abft_embed(NULL, 8, 8, DT_BF16, 0), -1);
     cr_assert_eq(kernel_abft_embed((void *)256, 2, 8, DT_BF16, 0), -1);   /* 2 rows: no room for the checksum */
     cr_assert_eq(kernel_hang(NULL, 0), -1);
+    cr_assert_eq(kernel_fingerprint_wave(NULL), -1);
 }
 
 /* ---- kernels on the GPU ---------------------------------------------------------------------------------------- */
@@ -246,6 +247,9 @@ Test(faults, every_slice_of_the_fingerprint_hashes_its_own_bytes)
     cr_assert_eq(cudaMemcpy(dev, host, len, cudaMemcpyHostToDevice), cudaSuccess);
     cr_assert_eq(cudaMalloc((void **)&acc, 2 * sizeof *acc), cudaSuccess);
     cr_assert_eq(cudaMallocHost((void **)&sums, 2 * sizeof *sums), cudaSuccess);
+    unsigned wave = 0;
+    cr_assert_eq(kernel_fingerprint_wave(&wave), 0);
+    cr_assert_gt(wave, 0);
     for (int slices = 1; slices <= 7; slices += 3) {
         size_t next = 0;
         for (int slice = 0; slice < slices; slice++) {
@@ -256,7 +260,7 @@ Test(faults, every_slice_of_the_fingerprint_hashes_its_own_bytes)
             next = off + b;
             const void *bufs[2] = { dev + off, dev };
             const size_t bytes[2] = { b, len };
-            cr_assert_eq(kernel_fingerprint_async(bufs, bytes, 2, acc, sums, 1, 0), 0);
+            cr_assert_eq(kernel_fingerprint_async(bufs, bytes, 2, acc, sums, wave, 0), 0);
             cr_assert_eq(cudaStreamSynchronize(0), cudaSuccess);
             unsigned long long h = 0, want = fingerprint_host(host + off, b);
             cr_assert_eq(fingerprint_of_sum(sums[0], b), want, "slice %d of %d (%zu bytes at %zu)", slice, slices, b, off);
@@ -290,9 +294,11 @@ Test(faults, async_fingerprint_matches_the_sync_one)
     cr_assert_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
     const void *bufs[3] = { dev, dev + 3, dev + 4096 };   /* aligned, the byte path, aligned again */
     const size_t bytes[3] = { 1 << 22, 1000003, 0 };
-    for (int round = 0; round < 2; round++) {   /* a second round reuses acc: it is zeroed each time; one wave, then
-                                                 * as many blocks as chunks: the same sums */
-        cr_assert_eq(kernel_fingerprint_async(bufs, bytes, 3, acc, sums, round == 0, s), 0);
+    unsigned wave = 0;
+    cr_assert_eq(kernel_fingerprint_wave(&wave), 0);
+    for (int round = 0; round < 3; round++) {   /* each round reuses acc: it is zeroed each time; one wave, as many
+                                                 * blocks as chunks, then one block: the same sums */
+        cr_assert_eq(kernel_fingerprint_async(bufs, bytes, 3, acc, sums, round == 0 ? wave : round == 1 ? 0 : 1, s), 0);
         cr_assert_eq(cudaStreamSynchronize(s), cudaSuccess);
         for (int i = 0; i < 3; i++) {
             unsigned long long h = 0;
@@ -300,7 +306,7 @@ Test(faults, async_fingerprint_matches_the_sync_one)
             cr_assert_eq(fingerprint_of_sum(sums[i], bytes[i]), h, "round %d, part %d", round, i);
         }
     }
-    cr_assert_eq(kernel_fingerprint_async(bufs, bytes, 0, acc, sums, 1, s), -1, "no parts is an error");
+    cr_assert_eq(kernel_fingerprint_async(bufs, bytes, 0, acc, sums, wave, s), -1, "no parts is an error");
     /* done: recorded on the stream once the hash is enqueued, before the host waits: a time from an event before it */
     cudaEvent_t e0, e1;
     float ms = -1;
@@ -315,6 +321,113 @@ Test(faults, async_fingerprint_matches_the_sync_one)
     cr_assert_eq(cudaEventDestroy(e1), cudaSuccess);
     cr_assert_eq(cudaStreamDestroy(s), cudaSuccess);
     cr_assert_eq(cudaFreeHost(sums), cudaSuccess);
+    cr_assert_eq(cudaFree(acc), cudaSuccess);
+    cr_assert_eq(cudaFree(dev), cudaSuccess);
+    free(host);
+}
+
+/* Gives the host's fingerprint of n bf16 elements filled from seed; host (n * 2 bytes) keeps them. */
+static unsigned long long fill_hash(void *scratch, unsigned char *host, size_t n, unsigned long long seed)
+{
+    cr_assert_eq(kernel_fill_normal(scratch, n, DT_BF16, seed, 1.0f, 0), 0);
+    cr_assert_eq(cudaMemcpy(host, scratch, n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+    return fingerprint_host(host, n * 2);
+}
+
+/* Sets device word flag (a kernel_hang's) from the side stream, and waits for the copy. */
+static void release(int *flag, const int *one, cudaStream_t side)
+{
+    cr_assert_eq(cudaMemcpyAsync(flag, one, sizeof *one, cudaMemcpyHostToDevice, side), cudaSuccess);
+    cr_assert_eq(cudaStreamSynchronize(side), cudaSuccess);
+}
+
+/* The order the backend keeps around the asynchronous fingerprint (cuda_fingerprint_start, and the next exchange's
+ * wait on fp_done), on one GPU, where the vote compares a rank with nobody and so sees no hash read at the wrong
+ * time: the rank's stream writes the buffer and records fp_after; the hash's stream waits for it, hashes 256 MiB in
+ * one wave and records fp_done; the rank's stream waits for that and overwrites the buffer. The hash must be the
+ * host's of the bytes between the two writes. A kernel_hang holds the rank's stream in round 0 (the hash must not run
+ * before the write: fp_done stays pending) and the hash's stream in round 1 (the overwrite must not run before the
+ * hash: the rank's stream stays pending, the buffer keeps the first write): without either wait, the test fails. */
+Test(faults, the_async_fingerprint_hashes_the_buffer_between_its_two_writes, .timeout = 120)
+{
+    e2e_need_gpu();
+    const size_t bytes = 256ull << 20, n = bytes / 2, head = 4096;
+    unsigned char *host = malloc(bytes), want_head[4096], *seen = NULL, *dev = NULL, *scratch = NULL;
+    unsigned long long *acc = NULL, *sums = NULL, got[2] = { 0, 0 };
+    int *flags = NULL, *one = NULL, early = 1, waited = 0, kept = 0;
+    cudaStream_t rank_s, fp_s, side;
+    cudaEvent_t after, done;
+    unsigned wave = 0;
+    cr_assert_not_null(host);
+    cr_assert_eq(cudaMalloc((void **)&dev, bytes), cudaSuccess);
+    cr_assert_eq(cudaMalloc((void **)&scratch, bytes), cudaSuccess);
+    unsigned long long want[2] = { fill_hash(scratch, host, n, 2), fill_hash(scratch, host, n, 4) };
+    memcpy(want_head, host, head);   /* seed 4's first bytes: the buffer's while round 1's hash is held */
+    cr_assert_eq(cudaFree(scratch), cudaSuccess);
+    cr_assert_eq(cudaMalloc((void **)&acc, sizeof *acc), cudaSuccess);
+    cr_assert_eq(cudaMalloc((void **)&flags, 2 * sizeof *flags), cudaSuccess);
+    cr_assert_eq(cudaMemset(flags, 0, 2 * sizeof *flags), cudaSuccess);
+    cr_assert_eq(cudaMallocHost((void **)&sums, sizeof *sums), cudaSuccess);
+    cr_assert_eq(cudaMallocHost((void **)&one, sizeof *one), cudaSuccess);
+    cr_assert_eq(cudaMallocHost((void **)&seen, head), cudaSuccess);
+    *one = 1;
+    cr_assert_eq(cudaStreamCreateWithFlags(&rank_s, cudaStreamNonBlocking), cudaSuccess);
+    cr_assert_eq(cudaStreamCreateWithFlags(&fp_s, cudaStreamNonBlocking), cudaSuccess);
+    cr_assert_eq(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking), cudaSuccess);
+    cr_assert_eq(cudaEventCreateWithFlags(&after, cudaEventDisableTiming), cudaSuccess);
+    cr_assert_eq(cudaEventCreate(&done), cudaSuccess);
+    cr_assert_eq(kernel_fingerprint_wave(&wave), 0);
+    /* every kernel launched while a hang spins is loaded before (fill_hash's fill, the hash here): under lazy loading
+     * (CUDA's default) a first launch may wait for the whole context, and so for the spinning kernel */
+    unsigned long long h = 0;
+    cr_assert_eq(kernel_fingerprint(dev, 64, &h, NULL, 0), 0);
+    cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);   /* nothing waits for the whole device past here */
+    const void *bufs[1] = { dev };
+    const size_t lens[1] = { bytes };
+    for (int round = 0; round < 2; round++) {
+        if (round == 0)
+            cr_assert_eq(kernel_hang(flags, rank_s), 0);
+        cr_assert_eq(kernel_fill_normal(dev, n, DT_BF16, 2 + 2 * (unsigned long long)round, 1.0f, rank_s), 0);
+        cr_assert_eq(cudaEventRecord(after, rank_s), cudaSuccess);
+        cr_assert_eq(cudaStreamWaitEvent(fp_s, after, 0), cudaSuccess);
+        if (round == 1)
+            cr_assert_eq(kernel_hang(flags + 1, fp_s), 0);
+        cr_assert_eq(kernel_fingerprint_async(bufs, lens, 1, acc, sums, wave, fp_s), 0);
+        cr_assert_eq(cudaEventRecord(done, fp_s), cudaSuccess);
+        cr_assert_eq(cudaStreamWaitEvent(rank_s, done, 0), cudaSuccess);
+        cr_assert_eq(kernel_fill_normal(dev, n, DT_BF16, 3 + 2 * (unsigned long long)round, 1.0f, rank_s), 0);
+        sleep_ns(200000000ull);
+        if (round == 0) {   /* the write is held: so is the hash */
+            early = cudaEventQuery(done) != cudaErrorNotReady;
+            release(flags, one, side);
+        } else {            /* the hash is held: so is the overwrite, and the buffer holds the write */
+            waited = cudaStreamQuery(rank_s) == cudaErrorNotReady;
+            cr_assert_eq(cudaMemcpyAsync(seen, dev, head, cudaMemcpyDeviceToHost, side), cudaSuccess);
+            cr_assert_eq(cudaStreamSynchronize(side), cudaSuccess);
+            kept = memcmp(seen, want_head, head) == 0;
+            release(flags + 1, one, side);
+        }
+        cr_assert_eq(cudaStreamSynchronize(fp_s), cudaSuccess);
+        cr_assert_eq(cudaStreamSynchronize(rank_s), cudaSuccess);
+        got[round] = fingerprint_of_sum(sums[0], bytes);
+    }
+    cr_log_info("async fingerprint between two writes: round 0 hash %s before the write it waits for, round 1 "
+                "overwrite %s for the hash, buffer %s; hashes %016llx %016llx, host %016llx %016llx (want equal)",
+                early ? "RAN" : "held", waited ? "waited" : "DID NOT WAIT", kept ? "kept" : "OVERWRITTEN", got[0],
+                got[1], want[0], want[1]);
+    cr_assert_not(early, "the hash ran before the write it was ordered after (fp_after)");
+    cr_assert(waited && kept, "the next write ran before the hash it was ordered after (fp_done)");
+    cr_assert_eq(got[0], want[0], "round 0: the hash is not the host's of the bytes written before it");
+    cr_assert_eq(got[1], want[1], "round 1: the hash is not the host's of the bytes written before it");
+    cr_assert_eq(cudaEventDestroy(after), cudaSuccess);
+    cr_assert_eq(cudaEventDestroy(done), cudaSuccess);
+    cr_assert_eq(cudaStreamDestroy(rank_s), cudaSuccess);
+    cr_assert_eq(cudaStreamDestroy(fp_s), cudaSuccess);
+    cr_assert_eq(cudaStreamDestroy(side), cudaSuccess);
+    cr_assert_eq(cudaFreeHost(seen), cudaSuccess);
+    cr_assert_eq(cudaFreeHost(one), cudaSuccess);
+    cr_assert_eq(cudaFreeHost(sums), cudaSuccess);
+    cr_assert_eq(cudaFree(flags), cudaSuccess);
     cr_assert_eq(cudaFree(acc), cudaSuccess);
     cr_assert_eq(cudaFree(dev), cudaSuccess);
     free(host);

@@ -537,18 +537,24 @@ static int bench_gemm_print(const struct bench_gemm_opts *o, const struct bench_
                fl / r->bare_s * 1e-12, r->ratio, ci, said[v + 1], tf, vt, vci, r->torch_s > 0 ? said[vtv + 1] : "-");
         printf("#   %s: samples of %ld x %ld GEMMs after %ld rounds (%.1f s) of warm-up\n", dtype_name(r->t), r->reps,
                o->count, r->rounds, r->warm_s);
-        char first[32] = "could not run";   /* the heuristic's #1 that cannot run here: another ran */
+        char first[32] = "could not run", from[48], lack[40] = "";   /* the heuristic's #1 that cannot run here */
         if (isfinite(r->tuning.first_s))
             snprintf(first, sizeof first, "%.1f us", r->tuning.first_s * 1e6);
+        if (r->tuning.chosen < r->tuning.heuristic)
+            snprintf(from, sizeof from, "the heuristic's #%d", r->tuning.chosen + 1);
+        else   /* a configuration of cuBLASLt's algorithms added to the heuristic's few (gemm_algos.h) */
+            snprintf(from, sizeof from, "added configuration #%d", r->tuning.chosen - r->tuning.heuristic + 1);
+        if (r->tuning.candidates < r->tuning.asked)   /* fewer ran than the tuning asks: the row is not the aim's */
+            snprintf(lack, sizeof lack, "; %d < %d candidates", r->tuning.candidates, r->tuning.asked);
         if (r->tuning.candidates > 1 && isfinite(r->tuning.chosen_s))
-            printf("#   %s: harness: %s (the heuristic's #%d, of %d candidates timed; its #1 %s, this %.1f us)\n",
-                   dtype_name(r->t), r->algo, r->tuning.chosen + 1, r->tuning.candidates, first,
-                   r->tuning.chosen_s * 1e6);
+            printf("#   %s: harness: %s (%s, of %d candidates timed, %d the heuristic's; its #1 %s, this %.1f us%s)\n",
+                   dtype_name(r->t), r->algo, from, r->tuning.candidates, r->tuning.heuristic, first,
+                   r->tuning.chosen_s * 1e6, lack);
         else if (r->tuning.candidates > 1)   /* the timing could not run: the heuristic's first, nothing measured */
-            printf("#   %s: harness: %s (the heuristic's #1 of %d: the candidates could not be timed)\n", dtype_name(r->t),
-                   r->algo, r->tuning.candidates);
+            printf("#   %s: harness: %s (the heuristic's #1 of %d: the candidates could not be timed%s)\n",
+                   dtype_name(r->t), r->algo, r->tuning.candidates, lack);
         else
-            printf("#   %s: harness: %s (the heuristic's only candidate)\n", dtype_name(r->t), r->algo);
+            printf("#   %s: harness: %s (the only candidate%s)\n", dtype_name(r->t), r->algo, lack);
         printf("#   %s: bare loop: %s (the heuristic's first)\n", dtype_name(r->t), r->bare_algo);
         if (r->torch_s > 0)
             printf("#   %s: PyTorch %s: kernels: %s\n", dtype_name(r->t), r->torch_version,

@@ -46,6 +46,7 @@ struct cuda_rank {
     unsigned long long *fp_acc, *fp_sums;   /* device sums, pinned host copy: reduced buffer, weights */
     unsigned long long *fps_acc, *fps_sums; /* the same for the synchronous fingerprint, on the rank's stream */
     size_t fp_bytes[2];
+    unsigned fp_wave;          /* the blocks of the hash's kernel the GPU holds at once (asked at its first start) */
     int fp_pending;
     struct cuda_steps *steps;  /* workload.phases: its chains, buffers, second stream and events (steps.c) */
     struct replay_corr replay_rc;   /* workload.replay: the correction by level, kept over the run's passes */
@@ -63,6 +64,8 @@ struct cuda_steps *cuda_steps_create(struct cuda_rank *c, struct worker_ctx *w, 
 struct gemm_chain;
 void cuda_emit_gemm_algo(struct worker_ctx *w, const struct gemm_chain *g);
 int cuda_steps_iter(void *b, struct worker_ctx *w);
+/* Gives the GEMM chains of workload.phases (the rank's own first, c->gemm) in *chains; returns their number. */
+int cuda_steps_chains(struct cuda_steps *st, struct gemm_chain ***chains);
 /* The GEMMs the rank's own chain holds in steps mode: the most any step of the first GEMM step's shape runs. */
 int cuda_steps_gemm_count(const struct scenario *sc);
 void cuda_steps_destroy(struct cuda_steps *st);
@@ -74,6 +77,8 @@ int cuda_fingerprint_start(void *b, int slice, int slices);
 int cuda_fingerprint_take(void *b, uint64_t *h);
 int cuda_replay(void *b, uint64_t *h);
 double cuda_detector_device_s(void *b, int det);
+/* Runs each configured detector's kernels once, before any run: their lazy load is no check's device time. */
+void cuda_detectors_warm(struct cuda_rank *c, const struct scenario *sc);
 /* replay.c: one pass of workload.replay's trace on the GPU. */
 int cuda_replay_iter(void *b, struct worker_ctx *w);
 

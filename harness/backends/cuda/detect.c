@@ -141,14 +141,15 @@ int cuda_fingerprint_start(void *b, int slice, int slices)
         (!c->fp_after && CUDA_CHECK(cudaEventCreateWithFlags(&c->fp_after, cudaEventDisableTiming))) ||
         (!c->fp_done && CUDA_CHECK(cudaEventCreate(&c->fp_done))) || (!c->fp_t0 && CUDA_CHECK(cudaEventCreate(&c->fp_t0))) ||
         (!c->fp_acc && CUDA_CHECK(cudaMalloc((void **)&c->fp_acc, 2 * sizeof *c->fp_acc))) ||
-        (!c->fp_sums && CUDA_CHECK(cudaMallocHost((void **)&c->fp_sums, 2 * sizeof *c->fp_sums))))
+        (!c->fp_sums && CUDA_CHECK(cudaMallocHost((void **)&c->fp_sums, 2 * sizeof *c->fp_sums))) ||
+        (!c->fp_wave && kernel_fingerprint_wave(&c->fp_wave)))   /* once, not inside each hash's span */
         return -1;
     const void *bufs[2];
     cuda_fp_parts(c, slice, slices, bufs, c->fp_bytes);
     if (CUDA_CHECK(cudaEventRecord(c->fp_after, c->stream)) || CUDA_CHECK(cudaStreamWaitEvent(c->fp_stream, c->fp_after, 0)))
         return -1;   /* nothing of it on the fingerprint stream yet */
     if (CUDA_CHECK(cudaEventRecord(c->fp_t0, c->fp_stream)) ||
-        kernel_fingerprint_async(bufs, c->fp_bytes, 2, c->fp_acc, c->fp_sums, 1, c->fp_stream) != 0 ||
+        kernel_fingerprint_async(bufs, c->fp_bytes, 2, c->fp_acc, c->fp_sums, c->fp_wave, c->fp_stream) != 0 ||
         CUDA_CHECK(cudaEventRecord(c->fp_done, c->fp_stream))) {
         /* what was enqueued may still read the buffers, and nothing (no fp_done) would order the next exchange, a
          * corruption or a restore after it: waited for here (until 2026-11-30 it was not) */
@@ -174,6 +175,37 @@ int cuda_fingerprint_take(void *b, uint64_t *h)
     uint64_t h1 = fingerprint_of_sum(c->fp_sums[0], c->fp_bytes[0]), h2 = fingerprint_of_sum(c->fp_sums[1], c->fp_bytes[1]);
     *h = h1 * 0x100000001b3ull ^ h2;
     return 1;
+}
+
+void cuda_detectors_warm(struct cuda_rank *c, const struct scenario *sc)
+{
+    /* CUDA 13 loads each kernel at its first launch (CUDA_MODULE_LOADING=LAZY, the default since 12.2), on the host,
+     * after the begin event of an idle stream: until 2026-11-30 that load (tens of us to ~1 ms) counted as the first
+     * check's device time. abft's verification (one per output type among the run's chains: workload.phases' steps
+     * may have dtypes of their own) and the hash (the fingerprint's and the replay's) run once here; their results
+     * are not used. */
+    double err;
+    long col, m, n;
+    enum dtype t;
+    unsigned long long h;
+    unsigned warmed = 0;   /* a bit per output type whose verification ran */
+    struct gemm_chain *own[1] = { c->gemm }, **chains = own;
+    int nc = c->steps ? cuda_steps_chains(c->steps, &chains) : 1;
+    for (int i = 0; i < nc && scenario_detector_on(sc, DET_ABFT); i++) {
+        gemm_chain_dims(chains[i], &m, NULL, NULL, &t);
+        if (m < 3 || (warmed & (1u << elem_of_output(t))))   /* no room for checksum rows: never checked */
+            continue;
+        warmed |= 1u << elem_of_output(t);
+        if (kernel_abft_check(chains[i], &err, &col, NULL, NULL, c->stream) != 0)
+            gl_log("GPU %d: abft's warm-up failed (see the message above): its first check's time holds its load",
+                   c->device);
+    }
+    gemm_chain_dims(c->gemm, &m, &n, NULL, &t);
+    size_t d_bytes = (size_t)m * (size_t)n * elem_size(elem_of_output(t));
+    if ((scenario_detector_on(sc, DET_FINGERPRINT) || scenario_detector_on(sc, DET_REPLAY)) &&
+        kernel_fingerprint(gemm_chain_output(c->gemm), d_bytes < 64 ? d_bytes : 64, &h, NULL, c->stream) != 0)
+        gl_log("GPU %d: the hash's warm-up failed (see the message above): its first check's time holds its load",
+               c->device);
 }
 
 /* Recomputes the chain on its fixed operands and hashes the output (the weights do not change on cuda). */

@@ -15,6 +15,7 @@
 #include "autotune.h"
 #include "cuda_check.h"
 #include "faults.h"
+#include "gemm_algos.h"
 #include "kernels.h"
 #include "util.h"
 
@@ -142,11 +143,13 @@ static int gemm_describe(struct gemm_chain *g)
     return 0;
 }
 
-/* The candidates the tuning times: cuBLASLt's heuristic ranks at most this many within the workspace. */
+/* The candidates the tuning times: cuBLASLt's heuristic ranks at most this many within the workspace; under
+ * GEMM_CANDIDATES_ASKED, gemm_algos_more adds its algorithms' other configurations up to that many. */
 #define GEMM_CANDIDATES 16
 #define GEMM_TUNE_ROUNDS 6         /* 3 forward-backward pairs (autotune.h) */
 #define GEMM_TUNE_TIE 0.005        /* within 0.5 %: the heuristic's own ranking decides */
 #define GEMM_TUNE_CALL_S 2e-3      /* each measurement runs the GEMM for about this long */
+#define GEMM_TUNE_SCREEN 2.0       /* an added configuration slower than this x the first in one call: not timed on */
 
 /* The tuning's timing: each measurement about call_s long, after warm_s of the heuristic's first. The defaults
  * time the candidates at once (inside a power limiter's start burst: on an H200 that ranked them better than
@@ -191,14 +194,36 @@ static double gemm_time_candidate(void *ctx, int i, int calls)
     return (double)ms * 1e-3;
 }
 
-/* Asks cuBLASLt's heuristic for its best GEMM_CANDIDATES algorithms within the workspace and keeps the fastest
- * on g's own operands (autotune_pick); its first alone when only one comes or the timing cannot run. */
+/* Keeps of the added configurations res[heuristic..found) those that run one call within GEMM_TUNE_SCREEN times the
+ * first's (one: that first, *first, kept and moved with them): a tile far from the shape's would cost the timing
+ * rounds of up to 100x the window each. Returns the new count; *slow counts the ones that ran but were left out. */
+static int gemm_screen_added(struct gemm_tune_ctx *c, cublasLtMatmulHeuristicResult_t *res, int heuristic, int found,
+                             double one, int *first, int *slow)
+{
+    int kept = heuristic;
+    for (int i = heuristic; i < found; i++) {
+        double t = i == *first ? one : gemm_time_candidate(c, i, 1);
+        if (!(t >= 0) || (i != *first && t > GEMM_TUNE_SCREEN * (one > 1e-6 ? one : 1e-6))) {
+            *slow += t >= 0;
+            continue;
+        }
+        if (i == *first)
+            *first = kept;
+        res[kept] = res[i];
+        c->warm[kept++] = 1;   /* each ran its untimed first call here or before */
+    }
+    return kept;
+}
+
+/* Asks cuBLASLt's heuristic for its best GEMM_CANDIDATES algorithms within the workspace (fewer than
+ * GEMM_CANDIDATES_ASKED: more from its algorithms' configurations, gemm_algos_more) and keeps the fastest on g's own
+ * operands (autotune_pick); its first alone when only one comes or the timing cannot run. */
 static int gemm_pick_algo(struct gemm_chain *g, cudaStream_t s)
 {
     cublasLtMatmulPreference_t pref = NULL;
     cublasLtMatmulHeuristicResult_t res[GEMM_CANDIDATES];
     uint64_t ws = GEMM_WORKSPACE_BYTES;
-    int found = 0, rc = -1;
+    int found = 0, heuristic = 0, rc = -1;
     memset(res, 0, sizeof res);
     if (CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref)))
         return -1;
@@ -211,7 +236,18 @@ static int gemm_pick_algo(struct gemm_chain *g, cudaStream_t s)
         rc = 0;
     }
     CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
-    g->tuning = (struct gemm_tuning){ .candidates = found, .chosen = 0, .chosen_s = NAN, .first_s = NAN };
+    heuristic = found;
+    if (rc == 0 && found < GEMM_CANDIDATES_ASKED) {   /* until 2026-11-30 the heuristic's alone (tf32 8192^3: one) */
+        struct gemm_algos_op o = { .lt = g->lt, .op = g->op, .la = g->la, .lb = g->lb, .ld = g->ld,
+                                   .ct = g->t == DT_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+                                   .in = gemm_in_type(g->t), .out = gemm_out_type(g->t), .workspace = GEMM_WORKSPACE_BYTES };
+        found = gemm_algos_more(&o, res, found, GEMM_CANDIDATES_ASKED);
+        if (found < GEMM_CANDIDATES_ASKED)
+            gl_log("gemm %s %ldx%ldx%ld: cuBLASLt's heuristic gave %d candidate(s), its algorithms' configurations %d more "
+                   "(%d asked)", dtype_name(g->t), g->m, g->n, g->k, heuristic, found - heuristic, GEMM_CANDIDATES_ASKED);
+    }
+    g->tuning = (struct gemm_tuning){ .candidates = found, .heuristic = heuristic, .asked = GEMM_CANDIDATES_ASKED,
+                                      .chosen = 0, .chosen_s = NAN, .first_s = NAN };
     if (rc != 0)
         return rc;   /* one candidate is run once too: one that cannot run here fails the chain's creation, not
                       * every iteration */
@@ -219,12 +255,15 @@ static int gemm_pick_algo(struct gemm_chain *g, cudaStream_t s)
     if (CUDA_CHECK(cudaEventCreate(&c.e0)) == 0) {
         if (CUDA_CHECK(cudaEventCreate(&c.e1)) == 0) {
             /* the call count from the first candidate that runs: the heuristic's first where it does (one that
-             * cannot run here was kept, untimed, and every iteration failed with it) */
+             * cannot run here was kept, untimed, and every iteration failed with it); a time that reads 0 (the
+             * events resolve ~0.5 us) ran (until 2026-11-30 it counted as not running) */
             double one = NAN, per[GEMM_CANDIDATES];
-            int first = -1;
+            int first = -1, slow = 0;
             for (int i = 0; i < found && first < 0; i++)
-                if ((one = gemm_time_candidate(&c, i, 1)) > 0)
+                if ((one = gemm_time_candidate(&c, i, 1)) >= 0)   /* false for NAN: it could not run */
                     first = i;
+            if (first >= 0 && found > heuristic)
+                found = gemm_screen_added(&c, res, heuristic, found, one, &first, &slow);
             if (first > 0) {
                 g->algo = res[first].algo;
                 g->tuning.chosen = first;
@@ -234,25 +273,30 @@ static int gemm_pick_algo(struct gemm_chain *g, cudaStream_t s)
             }
             double call_s, warm_s;
             gemm_tune_timing(&call_s, &warm_s);
-            int calls = one > 0 ? (int)ceil(call_s / one) : 1;
+            int calls = first >= 0 ? (int)ceil(call_s / (one > 1e-6 ? one : 1e-6)) : 1;
             calls = calls < 1 ? 1 : calls > 4096 ? 4096 : calls;
-            for (double warm = 0; one > 0 && warm < warm_s;) {   /* GAUNTLET_GEMM_TUNE's warm-up, if any */
+            for (double warm = 0; first >= 0 && warm < warm_s;) {   /* GAUNTLET_GEMM_TUNE's warm-up, if any */
                 double t = gemm_time_candidate(&c, first, calls);
-                if (!(t > 0))
+                if (!(t >= 0))
                     break;
-                warm += t;
+                warm += t > 1e-6 ? t : 1e-6;
             }
-            int pick = one > 0 && found > 1 ? autotune_pick(found, gemm_time_candidate, &c, calls, GEMM_TUNE_ROUNDS, GEMM_TUNE_TIE, per)
-                               : -1;
-            if (found == 1 && first == 0)
+            int pick = first >= 0 && found > 1
+                           ? autotune_pick(found, gemm_time_candidate, &c, calls, GEMM_TUNE_ROUNDS, GEMM_TUNE_TIE, per)
+                           : -1;
+            if (found == 1 && first == 0) {
                 g->tuning.chosen_s = g->tuning.first_s = one;
+                g->tuning.candidates = 1 + slow;
+            }
             if (pick >= 0) {
                 int usable = 0;
                 for (int i = 0; i < found; i++)
                     usable += isfinite(per[i]);
                 g->algo = res[pick].algo;
-                g->tuning = (struct gemm_tuning){ .candidates = usable, .chosen = pick, .chosen_s = per[pick],
-                                                  .first_s = per[0] };
+                g->tuning.candidates = usable + slow;
+                g->tuning.chosen = pick;
+                g->tuning.chosen_s = per[pick];
+                g->tuning.first_s = per[0];
             }
             CUDA_CHECK(cudaEventDestroy(c.e1));
         }

@@ -76,12 +76,16 @@ int gemm_chain_copy_ab(struct gemm_chain *g, float *host_a, float *host_b);
  * holds; NULL is a no-op. */
 void gemm_chain_destroy(struct gemm_chain *g);
 
-/* How the chain's algorithm was chosen: of cuBLASLt's heuristic's candidates (up to 16 within the workspace) that
- * ran, the fastest on the chain's own operands (harness/core/autotune.h); chosen is its place in the heuristic's
- * ranking (0: the heuristic's own first), chosen_s and first_s the seconds per GEMM of it and of that first (one
- * candidate: its one timed call; first_s NAN: that first could not run; both NAN: the timing could not run). */
+/* How the chain's algorithm was chosen: of the candidates that ran, the fastest on the chain's own operands
+ * (harness/core/autotune.h). The candidates: cuBLASLt's heuristic's (up to 16 within the workspace; heuristic of
+ * them) and, when it gives fewer than asked (8), its algorithms' other configurations up to asked (gemm_algos.h);
+ * candidates is how many ran (below asked: the shortfall, said by gemm_algo and bench gemm; an added one more than
+ * twice as slow as the first in one call ran, and is not timed on). chosen is the choice's
+ * place among them (0: the heuristic's own first; heuristic or more: an added configuration), chosen_s and first_s
+ * the seconds per GEMM of it and of that first (one candidate: its one timed call; first_s NAN: that first could not
+ * run; both NAN: the timing could not run). */
 struct gemm_tuning {
-    int candidates, chosen;
+    int candidates, heuristic, asked, chosen;
     double chosen_s, first_s;
 };
 void gemm_chain_tuning(const struct gemm_chain *g, struct gemm_tuning *out);

@@ -84,3 +84,23 @@ LT_FWD(cublasStatus_t, cublasLtMatmulPreferenceSetAttribute, LT_NI,
 LT_FWD(cublasStatus_t, cublasLtMatrixLayoutCreate, LT_NI,
        (cublasLtMatrixLayout_t *l, cudaDataType t, uint64_t rows, uint64_t cols, int64_t ld), (l, t, rows, cols, ld))
 LT_FWD(cublasStatus_t, cublasLtMatrixLayoutDestroy, LT_NI, (cublasLtMatrixLayout_t l), (l))
+/* the tuning's further candidates (gemm_algos.c) */
+LT_FWD(cublasStatus_t, cublasLtMatmulAlgoGetIds, LT_NI,
+       (cublasLtHandle_t h, cublasComputeType_t ct, cudaDataType_t st, cudaDataType_t at, cudaDataType_t bt,
+        cudaDataType_t ctp, cudaDataType_t dt, int req, int ids[], int *ret),
+       (h, ct, st, at, bt, ctp, dt, req, ids, ret))
+LT_FWD(cublasStatus_t, cublasLtMatmulAlgoInit, LT_NI,
+       (cublasLtHandle_t h, cublasComputeType_t ct, cudaDataType_t st, cudaDataType_t at, cudaDataType_t bt,
+        cudaDataType_t ctp, cudaDataType_t dt, int id, cublasLtMatmulAlgo_t *algo),
+       (h, ct, st, at, bt, ctp, dt, id, algo))
+LT_FWD(cublasStatus_t, cublasLtMatmulAlgoCheck, LT_NI,
+       (cublasLtHandle_t h, cublasLtMatmulDesc_t d, cublasLtMatrixLayout_t Ad, cublasLtMatrixLayout_t Bd,
+        cublasLtMatrixLayout_t Cd, cublasLtMatrixLayout_t Dd, const cublasLtMatmulAlgo_t *algo,
+        cublasLtMatmulHeuristicResult_t *res),
+       (h, d, Ad, Bd, Cd, Dd, algo, res))
+LT_FWD(cublasStatus_t, cublasLtMatmulAlgoCapGetAttribute, LT_NI,
+       (const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t a, void *buf, size_t n, size_t *written),
+       (algo, a, buf, n, written))
+LT_FWD(cublasStatus_t, cublasLtMatmulAlgoConfigSetAttribute, LT_NI,
+       (cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t a, const void *buf, size_t n),
+       (algo, a, buf, n))

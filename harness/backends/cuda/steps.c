@@ -41,6 +41,12 @@ struct cuda_steps {
     int opt_step;
 };
 
+int cuda_steps_chains(struct cuda_steps *st, struct gemm_chain ***chains)
+{
+    *chains = st->chain;
+    return st->n_chains;
+}
+
 int cuda_steps_gemm_count(const struct scenario *sc)
 {
     int64_t count = 1;
