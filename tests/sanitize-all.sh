@@ -10,10 +10,10 @@
 #     for a reason of its own:
 #     - test_doc_figures (where run here by hand: ctest -R) skips its timing comparison when built with
 #       AddressSanitizer (it still measures and parses every figure): a sanitized build is slower by design;
-#     - test_campaign repeats its rollback scenario 20 times here where the plain suite repeats it 30 (each
-#       repetition takes the same paths; 100 took ~170 s of the sanitized pass), and draws 60 fault schedules where
-#       it draws 200 and 3 two-node ones where it draws 4 (~48 s and ~50 s here, both slots held, for 200 and 6;
-#       the multi-node fault paths are test_cluster's too);
+#     - test_campaign repeats its rollback scenario 10 times here where the plain suite repeats it 20 (each
+#       repetition takes the same paths; 100 took ~170 s of the sanitized pass), and draws 40 fault schedules where
+#       it draws 200 and 2 two-node ones where it draws 3 (~48 s and ~50 s here, both slots held, for 200 and 6;
+#       the multi-node fault paths are test_cluster's too; cut again 2026-11-30, when CI reached 30.8 minutes);
 #     - ASan's own SIGSEGV handler is off (handle_segv=0): test_devset crashes a child on purpose to prove that a
 #       crash of the harness puts a changed power limit back, and ASan would take the signal first. A real SIGSEGV
 #       still fails the test that meets it, and every memory error ASan instruments for is still reported.

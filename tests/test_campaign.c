@@ -90,13 +90,13 @@ Test(timeline, the_rollback_repro_gives_the_same_detections_every_time, .timeout
     snprintf(text, sizeof text, REPRO, "restart");
 #if defined(__SANITIZE_ADDRESS__)
     /* the sanitized pass (tests/sanitize-all.sh) looks for memory errors: each repetition runs the same scenario on
-     * the same paths, and 20 of them take ~35 s there where 100 took ~170 s of CI's 30 minutes; the plain suite
-     * runs 30 (100 until the later 2026-11-29 session: ~61 s of the suite's time alone, both slots held; 50 until
-     * 2026-11-30, ~47 s; the 200 schedules of two_hundred_schedules_keep_every_invariant hold the same invariant on
-     * every other path) */
-    same_every_time(text, 20, 4, want, sizeof want);
+     * the same paths, and 10 of them take ~17 s there where 100 took ~170 s of CI's 30 minutes (20 until
+     * 2026-11-30); the plain suite runs 20 (100 until the later 2026-11-29 session: ~61 s of the suite's time
+     * alone, both slots held; 50, then 30 until the end of 2026-11-30, when CI reached 30.8 minutes; the 200
+     * schedules of two_hundred_schedules_keep_every_invariant hold the same invariant on every other path) */
+    same_every_time(text, 10, 4, want, sizeof want);
 #else
-    same_every_time(text, 30, 4, want, sizeof want);
+    same_every_time(text, 20, 4, want, sizeof want);
 #endif
     /* the flip of 17 by fingerprint, the crash by exit, the silent flip of 13 (a low bit under abft's tolerance)
      * missed; nothing else */
@@ -273,9 +273,10 @@ Test(campaign, two_hundred_schedules_keep_every_invariant, .timeout = 300)
     int rc;
     uint64_t t0 = mono_ns();
 #if defined(__SANITIZE_ADDRESS__)
-    /* the sanitized pass: 60 schedules (each kind fires in a share of them; 200 took ~48 s of its 30 minutes there,
-     * both slots held); the plain suite runs 200 */
-    const char *schedules = "60";
+    /* the sanitized pass: 40 schedules (each kind fires in a share of them; 200 took ~48 s of its 30 minutes there,
+     * both slots held; 60 until 2026-11-30); the plain suite runs 200. The schedules are drawn from the default seed:
+     * the same each run */
+    const char *schedules = "40";
 #else
     const char *schedules = "200";
 #endif
@@ -320,12 +321,12 @@ Test(campaign, two_nodes_under_mpirun_keep_every_invariant, .timeout = 300)
     char dir[1024];
     int rc;
 #if defined(__SANITIZE_ADDRESS__)
-    /* the sanitized pass: 3 schedules (6 took ~50 s of its 30 minutes there, both slots held; the multi-node fault
-     * paths are test_cluster's too, sanitized); the plain suite runs 4 (6 until 2026-11-30: ~47 s of CI's 30
-     * minutes) */
-    const char *schedules = "3";
+    /* the sanitized pass: 2 schedules (6 took ~50 s of its 30 minutes there, both slots held; 3 until 2026-11-30;
+     * the multi-node fault paths are test_cluster's too, sanitized); the plain suite runs 3 (6, then 4 until the end
+     * of 2026-11-30: ~47 s of CI's 30 minutes for 6) */
+    const char *schedules = "2";
 #else
-    const char *schedules = "4";
+    const char *schedules = "3";
 #endif
     json_t *j = campaign((const char *[]){ "--schedules", schedules, "--nodes", "2", "--ranks", "2", "--seed", "3", "--jobs",
                                            "2", NULL },
