@@ -402,7 +402,10 @@ Test(shapes_compare, every_mitigation_on_each_shape_against_its_own_none, .timeo
         cr_assert_eq(json_array_size(rank), 2);
         cr_assert_str_eq(json_string_value(json_array_get(rank, 0)), red[k][0] > red[k][1] ? "filler" : "ramp");
     }
-    int swapped = (red[0][0] > red[0][1]) != (red[1][0] > red[1][1]);
+    /* an order within SHAPES_TIE_PCT is a tie, never a change (until 2026-11-30 the test took any difference for an
+     * order, and failed where the sim's noise put the two 1 point apart: -31.9 vs -30.8 on moe) */
+    int swapped = fabs(red[0][0] - red[0][1]) > SHAPES_TIE_PCT && fabs(red[1][0] - red[1][1]) > SHAPES_TIE_PCT &&
+                  (red[0][0] > red[0][1]) != (red[1][0] > red[1][1]);
     cr_assert_eq(json_array_size(json_object_get(shapes, "ranking_changes")), (size_t)swapped,
                  "filler %g / %g, ramp %g / %g", red[0][0], red[1][0], red[0][1], red[1][1]);
     json_decref(sum);

@@ -9,7 +9,6 @@
 #include "shapes_compare.h"
 #include "util.h"
 
-#define SHAPES_TIE_PCT 2.0   /* points of swing removed: one scenario run twice repeats within them (docs/power.md) */
 
 /* A mitigation's name in the comparison: its run's label (with its parameters where entries of one mitigation differ:
  * "filler floor=50%") without the shape's " [name]". */
