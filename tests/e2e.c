@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -94,6 +95,60 @@ double e2e_phase_median_w(const char *dir, int run, const char *phase, int *n)
     return med;
 }
 
+/* What this test process made under /tmp, removed when it exits (exit() or a return from its test: criterion's
+ * worker runs destructors; a test killed for its timeout leaves its files). Only the process that made a path removes
+ * it: a forked child that exits must not take its parent's folders. GAUNTLET_TEST_KEEP=1 keeps everything. */
+static struct {
+    char *path;
+    pid_t pid;
+} *owned;
+static size_t n_owned, cap_owned;
+
+void e2e_own(const char *path)
+{
+    if (n_owned == cap_owned) {
+        size_t cap = cap_owned ? cap_owned * 2 : 16;
+        void *p = realloc(owned, cap * sizeof *owned);
+        cr_assert(p, "out of memory");
+        owned = p;
+        cap_owned = cap;
+    }
+    owned[n_owned].path = strdup(path);
+    cr_assert(owned[n_owned].path, "out of memory");
+    owned[n_owned++].pid = getpid();
+}
+
+static int e2e_open_up(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+    (void)f;
+    if (type == FTW_D || type == FTW_DNR)
+        (void)chmod(path, (st->st_mode & 07777) | S_IRWXU);   /* a test's read-only folder: its files can go */
+    return 0;
+}
+
+static int e2e_remove_one(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+    (void)st;
+    (void)f;
+    (void)(type == FTW_DP ? rmdir(path) : unlink(path));
+    return 0;
+}
+
+static void __attribute__((destructor)) e2e_remove_owned(void)
+{
+    const char *keep = getenv("GAUNTLET_TEST_KEEP");
+    for (size_t i = 0; i < n_owned; i++) {
+        if (owned[i].pid == getpid() && !(keep && *keep && strcmp(keep, "0"))) {
+            (void)nftw(owned[i].path, e2e_open_up, 16, FTW_PHYS);
+            (void)nftw(owned[i].path, e2e_remove_one, 16, FTW_PHYS | FTW_DEPTH);
+        }
+        free(owned[i].path);
+    }
+    free(owned);
+    owned = NULL;
+    n_owned = cap_owned = 0;
+}
+
 const char *e2e_scenario(const char *text)
 {
     static char paths[16][64];
@@ -104,6 +159,7 @@ const char *e2e_scenario(const char *text)
     cr_assert_geq(fd, 0);
     cr_assert_eq(write_all(fd, text, strlen(text)), 0);
     close(fd);
+    e2e_own(p);
     return p;
 }
 
@@ -114,6 +170,7 @@ const char *e2e_outdir(void)
     char *d = dirs[next++ % 16];
     char tmpl[] = "/tmp/gauntlet-out-XXXXXX";
     cr_assert(mkdtemp(tmpl));
+    e2e_own(tmpl);
     snprintf(d, 96, "%s/run", tmpl);
     return d;
 }

@@ -16,6 +16,9 @@ const char *e2e_gpu_scenario(const char *name);
 /* Returns the median watts of dir/power.csv's rows (one rank's sample each) of phase during run (0-based: from its
  * run_begin to its run_end in events.jsonl); *n gets how many rows; NAN when there are none. */
 double e2e_phase_median_w(const char *dir, int run, const char *phase, int *n);
+/* Removes path (a file, or a folder with all in it) when this process exits, unless $GAUNTLET_TEST_KEEP is set (not
+ * "0"). e2e_scenario's and e2e_outdir's paths are removed so; a test's own temporary paths should be given here. */
+void e2e_own(const char *path);
 /* Writes text into a new temporary scenario file; returns its path (static storage per call site). */
 const char *e2e_scenario(const char *text);
 /* Makes a new empty temporary folder for results and returns "<folder>/run". */
