@@ -43,11 +43,12 @@ int e2e_worker_pids(const char *dir, pid_t *pids, int max);
 int e2e_gone(pid_t pid);
 /* Skips the calling test, saying why, unless the cuda backend finds a usable GPU here. */
 void e2e_need_gpu(void);
-/* Skips the calling test, saying why, unless this build has MPI and mpirun is on PATH (multi-node runs). */
 /* Sets, for the processes the test starts next, LD_PRELOAD=lib and each "NAME=VALUE" of env (NULL-ended), ASan told
  * not to check that its runtime comes first (the preload does); e2e_preload_end puts the environment back. */
 void e2e_preload(const char *lib, const char *const *env);
 void e2e_preload_end(void);
+/* Skips the calling test, saying why, unless this build has MPI and mpirun is on PATH (multi-node runs); else sets
+ * PMIX_MCA_psec=native (unless set) for the launches it makes: no 2.25 s of munge retries at each (e2e.c). */
 void e2e_need_mpi(void);
 /* Waits for a run writing into dir to start — its first worker_start, after a set-up that on a busy machine may wait
  * on its disk for a while (the run says so; E2E_SETUP_S at most) — and then for n iterations within timeout_s.
