@@ -7,6 +7,7 @@ set -euo pipefail
 BIN=$(realpath "${1:-build/gauntlet}")
 COPIES=${2:-122}
 OUT=$(mktemp -d /tmp/gauntlet-bench-replay.XXXXXX)
+trap 'rm -rf "$OUT"' EXIT
 SRC=$(dirname "$(realpath "$0")")/..
 sed 's/iterations: 60/iterations: 240/; s/sample_hz: 200/sample_hz: 1000/' "$SRC/scenarios/demo.yaml" > "$OUT/s.yaml"
 "$BIN" run "$OUT/s.yaml" --out "$OUT/run" --backend sim --headless > /dev/null 2>&1
@@ -47,4 +48,3 @@ for at in 60 end; do
   arg=(); [ "$at" = end ] || arg=(--at "$at")
   /usr/bin/time -f "view --snapshot at $at: %e s wall, %M KB peak" "$BIN" view "$OUT/long" --snapshot 120x40 "${arg[@]}" > /dev/null
 done
-rm -rf "$OUT"

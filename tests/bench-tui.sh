@@ -8,7 +8,8 @@ BIN=$(realpath "${1:-build/gauntlet}")
 ROUNDS=${2:-3}
 OUT=$(mktemp -d /tmp/gauntlet-bench-tui.XXXXXX)
 SOCK=gauntlet-bench-$$
-trap 'tmux -L $SOCK kill-server 2>/dev/null || true' EXIT
+# the server's socket goes too (tmux leaves it when the server ends)
+trap 'tmux -L $SOCK kill-server 2>/dev/null || true; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"' EXIT
 cat > "$OUT/s.yaml" <<'EOF'
 name: bench-tui
 ranks: 8

@@ -20,6 +20,7 @@ Each failing input is kept under --out (default /tmp/gauntlet-fuzz-<target>) wit
 status is 1 when any input failed, else 0. The same --seed gives the same inputs.
 """
 import argparse
+import atexit
 import glob
 import os
 import random
@@ -152,6 +153,7 @@ def main():
     shutil.rmtree(out_dir, ignore_errors=True)
     os.makedirs(out_dir)
     work = tempfile.mkdtemp(prefix=f"gauntlet-fuzz-{a.target}-")
+    atexit.register(shutil.rmtree, work, True)   # on every way out: an exception, ^C, sys.exit
     reports = os.path.join(work, "reports")
     os.makedirs(reports)
     env = dict(os.environ)
@@ -222,7 +224,6 @@ def main():
                 break   # RUSAGE_CHILDREN keeps the largest: later inputs could not be judged
             if failed >= 20:
                 break
-    shutil.rmtree(work, ignore_errors=True)
     print(f"fuzz {a.target}: {n} inputs in {a.seconds:.0f} s, {failed} failed (slowest {slowest:.2f} s); "
           f"failures kept in {out_dir}" if failed else
           f"fuzz {a.target}: {n} inputs in {a.seconds:.0f} s, none failed (slowest {slowest:.2f} s)")

@@ -25,12 +25,14 @@ cd "$(dirname "$0")/.."
 out=${1:-build-bundle}
 build=${BUILD:-build-gpu}
 log=$(mktemp /tmp/gauntlet-bundle-XXXXXX.log)
+trap 'rm -f "$log"' EXIT   # kept only where a message below names it
 echo "gpu-bundle: the cuda build in $build (log $log)"
 if ! { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGAUNTLET_WERROR=ON >"$log" 2>&1 &&
        cmake --build "$build" -j"$(nproc)" >>"$log" 2>&1; }; then
-  tail -30 "$log"; echo "gpu-bundle: the build failed: see $log"; exit 3
+  trap - EXIT; tail -30 "$log"; echo "gpu-bundle: the build failed: see $log"; exit 3
 fi
-grep -q "building the cuda backend" "$log" || { echo "gpu-bundle: the cuda backend was not built (nvcc, NCCL?): see $log"; exit 3; }
+grep -q "building the cuda backend" "$log" ||
+  { trap - EXIT; echo "gpu-bundle: the cuda backend was not built (nvcc, NCCL?): see $log"; exit 3; }
 rm -rf "$out"
 mkdir -p "$out/tests" "$out/lib"
 cp "$build/gauntlet" "$out/"

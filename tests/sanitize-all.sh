@@ -48,6 +48,7 @@ else
   cmake --build build-asan -j >/dev/null
 fi
 reports=$(mktemp -d /tmp/gauntlet-asan.XXXXXX)
+trap 'rm -rf "$reports"' EXIT   # also when `cat | head` ends the script early (pipefail)
 export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=0:handle_segv=0:log_path=$reports/asan"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$reports/ubsan"
 status=0
@@ -62,6 +63,5 @@ if [ -n "$(ls -A "$reports")" ]; then
   cat "$reports"/* | head -300
   status=1
 fi
-rm -rf "$reports"
 [ "$status" = 0 ] && echo "sanitize: no sanitizer report"
 exit "$status"

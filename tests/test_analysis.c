@@ -444,10 +444,15 @@ Test(analyze_cli, a_long_path_is_read_whole_and_lost_output_is_said, .timeout = 
                                   "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 1}\n  allreduce: {bytes: 64KiB}\n"
                                   "sim: {tflops: 0.01}\n");
     const char *out = e2e_outdir();
-    cr_assert_eq(e2e_run("/tmp/gauntlet-az-run.log",
+    char run_log[1100], long_log[1100], full_log[1100];   /* beside the run, in its test's folder */
+    snprintf(run_log, sizeof run_log, "%s.log", out);
+    snprintf(long_log, sizeof long_log, "%s-long.log", out);
+    snprintf(full_log, sizeof full_log, "%s-full.log", out);
+    cr_assert_eq(e2e_run(run_log,
                          (const char *[]){ "run", sc, "--out", out, "--backend", "sim", "--headless", NULL }), 0);
     char lng[1400] = "/tmp/gauntlet-az-long-XXXXXX";
     cr_assert_not_null(mkdtemp(lng));
+    e2e_own(lng);
     for (int i = 0; i < 6; i++) {   /* six folders of 200 characters, then a link to the run */
         size_t len = strlen(lng);
         snprintf(lng + len, sizeof lng - len, "/%0200d", i);
@@ -456,21 +461,21 @@ Test(analyze_cli, a_long_path_is_read_whole_and_lost_output_is_said, .timeout = 
     strcat(lng, "/run");
     cr_assert_eq(symlink(out, lng), 0);
     cr_assert_gt(strlen(lng), 1200);
-    int rc = e2e_run("/tmp/gauntlet-az-long.log", (const char *[]){ "analyze", lng, NULL });
-    char *log = e2e_read("/tmp/gauntlet-az-long.log");
+    int rc = e2e_run(long_log, (const char *[]){ "analyze", lng, NULL });
+    char *log = e2e_read(long_log);
     cr_expect_eq(rc, 0, "exit %d:\n%s", rc, log);
     free(log);
     char huge[4200];
     memset(huge, 'a', sizeof huge - 1);
     huge[0] = '/';
     huge[sizeof huge - 1] = 0;
-    rc = e2e_run("/tmp/gauntlet-az-long.log", (const char *[]){ "analyze", huge, NULL });
-    log = e2e_read("/tmp/gauntlet-az-long.log");
+    rc = e2e_run(long_log, (const char *[]){ "analyze", huge, NULL });
+    log = e2e_read(long_log);
     cr_expect_eq(rc, 2, "exit %d:\n%s", rc, log);
     cr_expect(log && strstr(log, "path too long (4199 characters"), "%s", log);
     free(log);
-    rc = e2e_wait(e2e_start_to("/dev/full", "/tmp/gauntlet-az-full.log", (const char *[]){ "analyze", out, NULL }), 60);
-    log = e2e_read("/tmp/gauntlet-az-full.log");
+    rc = e2e_wait(e2e_start_to("/dev/full", full_log, (const char *[]){ "analyze", out, NULL }), 60);
+    log = e2e_read(full_log);
     cr_expect_eq(rc, 3, "exit %d:\n%s", rc, log);
     cr_expect(log && strstr(log, "stdout:"), "no message:\n%s", log);
     free(log);
@@ -523,6 +528,7 @@ Test(analyze_lowpass, a_filtered_square_wave_keeps_its_swing_and_no_1s_ramp, .ti
     char path[] = "/tmp/gauntlet-az-sq-XXXXXX";
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
+    e2e_own(path);
     close(fd);
     for (int trial = 0; trial < 16; trial++) {
         double G = grids[(int)(az_rand(&seed) * 4)];
@@ -583,6 +589,7 @@ Test(analyze_lowpass, a_filtered_noiseless_square_wave_is_no_held_sensor)
     char path[] = "/tmp/gauntlet-az-sqh-XXXXXX";
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
+    e2e_own(path);
     FILE *f = fdopen(fd, "w");
     fprintf(f, "t_s,watts\n");
     for (int i = 0; i < 10000; i++)
@@ -607,6 +614,7 @@ Test(analyze_lowpass, a_faster_gpu_on_an_inferred_grid_is_filtered)
     char path[] = "/tmp/gauntlet-az-mixed-XXXXXX";
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
+    e2e_own(path);
     FILE *f = fdopen(fd, "w");
     fprintf(f, "t_s,gpu,watts\n");
     for (int i = 0; i < 3000; i++) {   /* 30 s: GPU 0 at 100 Hz, the wave and a 100 W ripple at 37 Hz */
@@ -750,6 +758,7 @@ Test(analyze_cli, a_failed_projection_is_null_in_analyze_and_summarize, .timeout
 {
     char dir[] = "/tmp/gauntlet-az-proj-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
+    e2e_own(dir);
     char run[1100], csv[1200], log[1200];
     snprintf(run, sizeof run, "%s/run", dir);
     az_rundir(run, 3000);
@@ -783,6 +792,7 @@ Test(analyze_cli, a_path_not_in_utf8_keeps_the_json, .timeout = 120)
 {
     char dir[] = "/tmp/gauntlet-az-utf-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
+    e2e_own(dir);
     char run[1100], csv[1200], out[1200], log[1200];
     snprintf(run, sizeof run, "%s/r\xff\xfeun", dir);
     az_rundir(run, 0.01);
@@ -848,6 +858,7 @@ Test(analyze_cli, csv_quotes_and_extra_fields, .timeout = 120)
     }
     char dir[] = "/tmp/gauntlet-az-csv-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
+    e2e_own(dir);
     char path[1200], log[1200];
     snprintf(path, sizeof path, "%s/note.csv", dir);   /* a note column holding a comma, quoted: read whole */
     FILE *f = fopen(path, "w");

@@ -128,8 +128,11 @@ Test(record, a_flip_is_named_in_full_in_summary_and_events, .timeout = 60)
     char text[2048];
     snprintf(text, sizeof text, REPRO, "restart");
     const char *out = e2e_outdir();
-    cr_assert_eq(e2e_run("/tmp/gauntlet-campaign.log", (const char *[]){ "run", e2e_scenario(text), "--backend", "sim",
-                                                                          "--headless", "--out", out, NULL }),
+    char run_log[1100], report_log[1100];   /* beside the run, in its test's folder */
+    snprintf(run_log, sizeof run_log, "%s.log", out);
+    snprintf(report_log, sizeof report_log, "%s-report.log", out);
+    cr_assert_eq(e2e_run(run_log, (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--headless", "--out",
+                                                     out, NULL }),
                  0);
     json_t *s = e2e_summary(out), *f = e2e_injected_fault(s, 1);
     cr_assert(f, "the second injected fault is in faults[]");
@@ -155,13 +158,13 @@ Test(record, a_flip_is_named_in_full_in_summary_and_events, .timeout = 60)
     cr_assert(ev && strstr(ev, "\"event\":\"fault_injected\"") && strstr(ev, "\"bit_class\":"), "events.jsonl names the bits");
     free(ev);
     /* the console tells the fault story, at the run's end and in report */
-    char *log = e2e_read("/tmp/gauntlet-campaign.log");
+    char *log = e2e_read(run_log);
     snprintf(said, sizeof said, "faults: %zu", nfaults);
     cr_expect(log && strstr(log, said) && strstr(log, "allreduce-buffer") && strstr(log, "recovered by restart"),
               "%s", log);
     free(log);
-    cr_assert_eq(e2e_run("/tmp/gauntlet-campaign-report.log", (const char *[]){ "report", out, NULL }), 0);
-    log = e2e_read("/tmp/gauntlet-campaign-report.log");
+    cr_assert_eq(e2e_run(report_log, (const char *[]){ "report", out, NULL }), 0);
+    log = e2e_read(report_log);
     snprintf(said, sizeof said, "faults (%zu)", nfaults);
     cr_expect(log && strstr(log, said) && strstr(log, "mantissa"), "%s", log);
     free(log);
@@ -190,8 +193,9 @@ Test(record, a_real_crash_is_an_observed_fault, .timeout = 180)
                                     "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 4}\n  allreduce: {bytes: 1MiB}\n"
                                     "  checkpoint: {every: 10, bytes: 64KiB, path: /tmp/gauntlet-test-campaign}\n"
                                     "recovery: restart\nfaults:\n  - {kind: crash, at: 20, rank: 1}\n");
-    pid_t p = e2e_start("/tmp/gauntlet-campaign-real.log", (const char *[]){ "run", path, "--backend", "sim", "--headless",
-                                                                              "--out", out, NULL });
+    char log[1100];
+    snprintf(log, sizeof log, "%s.log", out);
+    pid_t p = e2e_start(log, (const char *[]){ "run", path, "--backend", "sim", "--headless", "--out", out, NULL });
     cr_assert_eq(e2e_wait_started(out, 1, 30), 0, "the run did not start");
     cr_assert_eq(e2e_wait_events(out, "recovered", 1, 30), 0);
     cr_assert_eq(e2e_wait_events(out, "iteration", 300, 30), 0);
@@ -463,6 +467,7 @@ Test(campaign, repeats_out_of_range_integers_and_a_bad_out_are_exit_2)
     const char *file = e2e_scenario("name: x\n");
     char foreign[] = "/tmp/gauntlet-camp-foreign-XXXXXX", fp[128];   /* a user's folder: its campaign.json no campaign's */
     cr_assert(mkdtemp(foreign));
+    e2e_own(foreign);
     snprintf(fp, sizeof fp, "%s/campaign.json", foreign);
     FILE *ff = fopen(fp, "w");
     cr_assert(ff && fputs("{\"mine\": 1}\n", ff) >= 0 && fclose(ff) == 0);
@@ -524,8 +529,9 @@ Test(campaign, the_checker_catches_a_missed_visible_fault, .timeout = 60)
  * nothing tested. A private mount namespace gives the campaign a full /dev/shm of its own. */
 Test(campaign, a_full_dev_shm_is_broken_never_a_pass, .timeout = 300)
 {
-    char dir[1024];
+    char dir[1024], log_path[1100];
     str_copy(dir, sizeof dir, e2e_outdir());
+    snprintf(log_path, sizeof log_path, "%s.log", dir);
     int pfd[2];
     cr_assert_eq(pipe(pfd), 0);
     pid_t pid = fork();
@@ -551,7 +557,7 @@ Test(campaign, a_full_dev_shm_is_broken_never_a_pass, .timeout = 300)
             ;
         const char *argv[] = { "campaign", "--out", dir, "--schedules", "4", "--recovery", "shrink,restart", "--jobs",
                                "2", "--seed", "5", NULL };
-        _exit(e2e_run("/tmp/gauntlet-campaign-full.log", argv));
+        _exit(e2e_run(log_path, argv));
     }
     close(pfd[1]);
     char why[200] = "";
@@ -561,7 +567,7 @@ Test(campaign, a_full_dev_shm_is_broken_never_a_pass, .timeout = 300)
     cr_assert_eq(waitpid(pid, &st, 0), pid);
     if (WIFEXITED(st) && WEXITSTATUS(st) == 99)
         cr_skip_test("no private mount namespace for a full /dev/shm: %s", got > 0 ? why : "?");
-    char *log = e2e_read("/tmp/gauntlet-campaign-full.log");
+    char *log = e2e_read(log_path);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 0, "a campaign on a full /dev/shm passed:\n%s", log);
     cr_expect(strstr(log, "invariants: BROKEN"), "%s", log);
     cr_expect(!strstr(log, "all held"), "%s", log);
@@ -613,14 +619,14 @@ Test(campaign, the_summary_says_why_a_run_stopped, .timeout = 60)
  * wants run_persist slow phases in a row, run (exit 0) and checked as the campaign would (which expects 3). */
 static void straggler_checked(const char *name, int run_persist, int duration_ms, struct cp_result *res, struct cp_stats *st)
 {
-    char text[1024], log[256];
+    char text[1024], log[1100];
     snprintf(text, sizeof text, "name: %s\nranks: 4\niterations: 12\nseed: 7\n"
              "workload:\n  gemm: { m: 1024, n: 1024, k: 1024, count: 2 }\n  allreduce: { bytes: 64KiB }\n"
              "sim: { tflops: 1, max_elems: 4096, max_dim: 32 }\n"
              "detectors: [{ heartbeat: { factor: 2, min_excess: 25ms, persist: %d } }]\n"
              "faults:\n  - { kind: straggler, at: 4, rank: 1, factor: 10, duration: %dms }\n", name, run_persist, duration_ms);
     const char *out = e2e_outdir(), *yaml = e2e_scenario(text);
-    snprintf(log, sizeof log, "/tmp/gauntlet-campaign-%s.log", name);
+    snprintf(log, sizeof log, "%s.log", out);
     int rc = e2e_run(log, (const char *[]){ "run", yaml, "--backend", "sim", "--headless", "--out", out, NULL });
     cr_assert_eq(rc, 0, "see %s", log);
     struct cp_sched sc = { 1, { { .kind = CK_STRAGGLER, .rank = 1, .at = 4 } } };
@@ -693,9 +699,9 @@ Test(campaign, a_straggler_on_another_node_is_judged_on_that_nodes_record, .time
                                     "faults:\n  - { kind: straggler, at: 4, rank: 3, factor: 10, duration: 2s }\n");
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "timeout 150 mpirun --oversubscribe --allow-run-as-root -np 2 %s run %s --out %s --backend sim "
-                              "--headless > /tmp/gauntlet-campaign-remote.log 2>&1", GAUNTLET_BIN, yaml, out);
+                              "--headless > %s.log 2>&1", GAUNTLET_BIN, yaml, out, out);
     int st = system(cmd);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x: see /tmp/gauntlet-campaign-remote.log", st);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x: see %s.log", st, out);
     struct cp_sched sc = { 1, { { .kind = CK_STRAGGLER, .rank = 3, .at = 4 } } };
     struct cp_shape sh = { .ranks = 2, .iterations = 16, .nodes = 2, .hb_timeout_s = 10, .straggler_factor = 10,
                            .straggler_s = 2, .persist = 3 };
@@ -1009,6 +1015,7 @@ Test(checker, quantiles_are_sorted_and_none_is_a_dash, .timeout = 60)
     char out[] = "/tmp/gauntlet-camp-report-XXXXXX";
     int fd = mkstemp(out), saved = dup(1);
     cr_assert(fd >= 0 && saved >= 0);
+    e2e_own(out);
     fflush(stdout);
     cr_assert(dup2(fd, 1) >= 0);
     uint64_t t0 = mono_ns();
@@ -1053,6 +1060,7 @@ Test(checker, campaign_json_is_written_whole)
 {
     char dir[] = "/tmp/gauntlet-camp-json-XXXXXX", path[128], why[512], tmp[160];
     cr_assert(mkdtemp(dir));
+    e2e_own(dir);
     snprintf(path, sizeof path, "%s/campaign.json", dir);
     pid_t gone = fork();   /* a pid whose process is gone: a killed campaign's */
     cr_assert(gone >= 0);
@@ -1082,7 +1090,9 @@ Test(checker, campaign_json_is_written_whole)
     cr_expect_eq(cp_write_json(subjson, j, why, sizeof why), -1);
     cr_expect(strstr(why, "Is a directory"), "%s", why);
     int left = 0;
-    FILE *ls = popen("ls -a /tmp/gauntlet-camp-json-*/d", "r");
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "ls -a %s", sub);
+    FILE *ls = popen(cmd, "r");
     char name[256];
     while (ls && fgets(name, sizeof name, ls))
         left += strstr(name, ".tmp.") != NULL;
@@ -1288,6 +1298,7 @@ Test(checker, a_campaign_whose_injections_changed_nothing_says_so)
         char out[] = "/tmp/gauntlet-camp-inef-XXXXXX";
         int fd = mkstemp(out), saved = dup(1);
         cr_assert(fd >= 0 && saved >= 0);
+        e2e_own(out);
         fflush(stdout);
         cr_assert(dup2(fd, 1) >= 0);
         json_t *j = cp_report(&o, &st, 1.0, breaks);
@@ -1343,4 +1354,36 @@ Test(checker, every_pair_of_strategies_is_compared)
     res[1].not_started = 1;   /* a run that never began is compared with nothing */
     cr_expect_eq(cp_compare(&o, res, &sc, "s00000", breaks), 0);
     json_decref(breaks);
+}
+
+/* A campaign stopped by SIGTERM (a job's time limit, an operator) tells its runs to stop, waits for them and removes
+ * its checkpoint folder in /dev/shm, then dies of the signal as before: until 2026-11-30 it died at once and each
+ * stopped campaign left /dev/shm/gauntlet-campaign-<pid> (and the checkpoints of its runs) behind. */
+Test(campaign, a_stopped_campaign_leaves_nothing_in_dev_shm, .timeout = 120)
+{
+    struct stat st;
+    if (stat("/dev/shm", &st) != 0 || !S_ISDIR(st.st_mode) || access("/dev/shm", W_OK) != 0)
+        cr_skip_test("no writable /dev/shm: the campaign checkpoints elsewhere");
+    char dir[1024], log[1100], shm[128];
+    str_copy(dir, sizeof dir, e2e_outdir());
+    snprintf(log, sizeof log, "%s.log", dir);
+    pid_t p = e2e_start(log, (const char *[]){ "campaign", "--out", dir, "--schedules", "50", "--recovery", "restart",
+                                               "--jobs", "2", NULL });
+    snprintf(shm, sizeof shm, "/dev/shm/gauntlet-campaign-%d", (int)p);
+    /* runs under way: the first schedule's run has begun its record (after the fault-free run, two at once) */
+    int started = 0;
+    for (int i = 0; i < 3000 && !started; i++) {
+        char ev[1200];
+        snprintf(ev, sizeof ev, "%s/runs/s00000-restart/events.jsonl", dir);
+        started = access(ev, F_OK) == 0 && access(shm, F_OK) == 0;
+        if (!started)
+            usleep(10000);
+    }
+    cr_assert(started, "no run of the campaign began within 30 s");
+    cr_assert_eq(kill(p, SIGTERM), 0);
+    int rc = e2e_wait(p, 60);
+    char *text = e2e_read(log);
+    cr_expect_eq(rc, 128 + SIGTERM, "the campaign did not die of its SIGTERM (%d):\n%s", rc, text ? text : "");
+    free(text);
+    cr_expect_neq(access(shm, F_OK), 0, "%s is still there", shm);
 }

@@ -13,9 +13,17 @@
 #include <unistd.h>
 
 #include "devset.h"
+#include "e2e.h"
 #include "nvml.h"
 
 static char state_path[256];
+
+/* Names this test process's state file (the stand-in writes it), removed when the process exits. */
+static void state_name(void)
+{
+    snprintf(state_path, sizeof state_path, "/tmp/gauntlet-devset-%d.state", (int)getpid());
+    e2e_own(state_path);
+}
 
 /* Opens the stand-in with a fresh state file; skips when it was not built. */
 static struct nvml *open_standin(void)
@@ -23,7 +31,7 @@ static struct nvml *open_standin(void)
 #ifdef NVML_STANDIN
     char why[512] = "";
     if (!state_path[0]) {   /* a child of a test keeps its parent's file */
-        snprintf(state_path, sizeof state_path, "/tmp/gauntlet-devset-%d.state", (int)getpid());
+        state_name();
         unlink(state_path);
     }
     cr_assert_eq(setenv("GAUNTLET_NVML_LIB", NVML_STANDIN, 1), 0);
@@ -124,7 +132,7 @@ static unsigned left_after(int how)
 
 Test(devset, exit_and_crash_put_the_limit_back)
 {
-    snprintf(state_path, sizeof state_path, "/tmp/gauntlet-devset-%d.state", (int)getpid());
+    state_name();
     cr_assert_eq(left_after(0), 650000u, "exit() without a restore: the atexit handler put it back");
     cr_assert_eq(left_after(SIGSEGV), 650000u, "a crash: the handler put it back, then the process died of it");
     cr_assert_eq(left_after(SIGABRT), 650000u);
@@ -162,7 +170,7 @@ Test(devset, smoothing_absent_is_reported_present_is_set_read_back_and_put_back)
 
 Test(devset, every_fatal_signal_that_skips_atexit_puts_the_limit_back)
 {
-    snprintf(state_path, sizeof state_path, "/tmp/gauntlet-devset-%d.state", (int)getpid());
+    state_name();
     cr_assert_eq(left_after(SIGXCPU), 650000u, "a CPU time limit (ulimit -t, a batch system's)");
     cr_assert_eq(left_after(SIGTRAP), 650000u);
     cr_assert_eq(left_after(SIGSYS), 650000u);
@@ -174,9 +182,10 @@ Test(devset, every_fatal_signal_that_skips_atexit_puts_the_limit_back)
  * by hand and ends of its own signal, not of the alarm's. */
 Test(devset, a_crash_whose_undo_hangs_says_what_to_put_back_and_dies_of_its_signal, .timeout = 30)
 {
-    snprintf(state_path, sizeof state_path, "/tmp/gauntlet-devset-%d.state", (int)getpid());
+    state_name();
     char err_path[300];
     snprintf(err_path, sizeof err_path, "%s.err", state_path);
+    e2e_own(err_path);
     pid_t pid = fork();
     cr_assert_neq(pid, -1);
     if (pid == 0) {

@@ -24,12 +24,13 @@
 #include "scenario.h"
 #include "util.h"
 
-/* A new empty folder under /tmp. */
+/* A new empty folder under /tmp, removed when the test process exits. */
 static const char *tmpdir(void)
 {
     static char dir[64];
     snprintf(dir, sizeof dir, "/tmp/gauntlet-durability-XXXXXX");
     cr_assert_not_null(mkdtemp(dir));
+    e2e_own(dir);
     return dir;
 }
 
@@ -1293,6 +1294,7 @@ Test(results_io, a_checkpoint_folder_that_cannot_be_written_fails_before_the_res
     char file[] = "/tmp/gauntlet-ckpt-file-XXXXXX";
     int fd = mkstemp(file);
     cr_assert_geq(fd, 0);
+    e2e_own(file);
     close(fd);
     char text[600];
     snprintf(text, sizeof text, "name: ckfile\nranks: 2\niterations: 8\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"

@@ -213,6 +213,7 @@ Test(cli, run_out_that_would_lose_files_is_exit_2_and_touches_nothing, .timeout 
 {
     char dir[64] = "/tmp/gauntlet-e2e-own-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
+    e2e_own(dir);
     put_file(dir, "report.txt", "my notes\n");
     put_file(dir, "summary.json", "{}\n");
     const char *sc = e2e_scenario(tiny);
@@ -225,6 +226,7 @@ Test(cli, run_out_that_would_lose_files_is_exit_2_and_touches_nothing, .timeout 
 
     char proj[64] = "/tmp/gauntlet-e2e-proj-XXXXXX", scp[128];
     cr_assert_not_null(mkdtemp(proj));
+    e2e_own(proj);
     put_file(proj, "scenario.yaml", tiny);
     snprintf(scp, sizeof scp, "%s/scenario.yaml", proj);
     cli(2, "holds the scenario being run", (const char *[]){ "run", scp, "--backend", "sim", "--headless", "--out", proj, NULL });
@@ -333,6 +335,7 @@ Test(cli, analyze_reads_ours_and_nvidia_smi, .timeout = 60)
     char path[] = "/tmp/gauntlet-smi-XXXXXX";
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
+    e2e_own(path);
     FILE *f = fdopen(fd, "w");
     fprintf(f, "timestamp, index, power.draw [W]\n");
     for (int i = 0; i < 1000; i++)
@@ -414,11 +417,18 @@ Test(e2e, progress_lines_count_each_run_on_its_own, .timeout = 120)
 /* Runs `gauntlet args` (a shell word list) with stdout and stderr apart; returns the exit code. */
 static int cli_apart(const char *args, char **out, char **err)
 {
-    char cmd[1024];
+    static pid_t owner;   /* the process whose two files are given to e2e_own: once, not at each call */
+    char cmd[1024], path[64];
+    if (owner != getpid()) {
+        owner = getpid();
+        snprintf(path, sizeof path, "/tmp/gauntlet-cli-%d.out", (int)owner);
+        e2e_own(path);
+        snprintf(path, sizeof path, "/tmp/gauntlet-cli-%d.err", (int)owner);
+        e2e_own(path);
+    }
     snprintf(cmd, sizeof cmd, "%s %s >/tmp/gauntlet-cli-%d.out 2>/tmp/gauntlet-cli-%d.err </dev/null", GAUNTLET_BIN, args,
              (int)getpid(), (int)getpid());
     int st = system(cmd);
-    char path[64];
     snprintf(path, sizeof path, "/tmp/gauntlet-cli-%d.out", (int)getpid());
     *out = e2e_read(path);
     snprintf(path, sizeof path, "/tmp/gauntlet-cli-%d.err", (int)getpid());
@@ -558,13 +568,14 @@ Test(e2e, every_communication_phase_names_its_collective, .timeout = 120)
     cr_assert(bus > 0 && fabs(bus2 - bus) <= 0.02 * bus, "busbw: summarize %g GB/s, the run's own %g", bus2, bus);
 }
 
-/* No shell between outside input and a process: the numpy reference of `bench analysis` gets its trace's path (from
- * TMPDIR) and the interpreter as an argument vector. A TMPDIR that a shell would run a command from leaves no trace
+/* No shell between outside input and a process: the numpy reference of `bench analysis` gets its trace (a file made
+ * in TMPDIR) and the interpreter as an argument vector. A TMPDIR that a shell would run a command from leaves no trace
  * of it, whether numpy is there (exit 0) or not (exit 3). */
 Test(cli, bench_analysis_runs_its_reference_without_a_shell, .timeout = 120)
 {
     char dir[] = "/tmp/gauntlet-e2e-tmp-XXXXXX", tmp[256], marker[64];
     cr_assert(mkdtemp(dir));
+    e2e_own(dir);
     snprintf(marker, sizeof marker, "gauntlet-pwned-%d", (int)getpid());   /* a shell would make it in this folder */
     unlink(marker);
     snprintf(tmp, sizeof tmp, "%s/t'$(touch %s)'", dir, marker);
@@ -730,6 +741,7 @@ Test(cli, default_folders_picked_at_once_are_each_their_own)
 {
     char root[] = "/tmp/gauntlet-defdir-XXXXXX", a[512], b[512], c[512];
     cr_assert(mkdtemp(root));
+    e2e_own(root);
     results_default_dir(a, sizeof a, root, "x", 1);
     results_default_dir(b, sizeof b, root, "x", 1);
     results_default_dir(c, sizeof c, root, "x", 0);   /* not claimed (several nodes): the next free name */
@@ -770,6 +782,7 @@ Test(e2e, a_callers_descriptor_reaches_no_worker, .timeout = 120)
     char marker[] = "/tmp/gauntlet-fd-marker-XXXXXX";
     int fd = mkstemp(marker);   /* not close-on-exec: the run inherits it, as from a shell's `exec 7>lock` */
     cr_assert_geq(fd, 0);
+    e2e_own(marker);
     const char *sc = e2e_scenario("name: fds\nranks: 2\niterations: 4000\n"
                                   "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 1MiB}\n"
                                   "sim: {tflops: 0.005}\n");

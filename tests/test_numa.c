@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "e2e.h"
 #include "numa.h"
 
 static char root[128];
@@ -26,6 +27,7 @@ static void put(const char *rel, const char *text)
 static void fake_sysfs(void)
 {
     snprintf(root, sizeof root, "/tmp/gauntlet-sysfs-%d", (int)getpid());
+    e2e_own(root);
     put("bus/pci/devices/0000:1b:00.0/numa_node", "1\n");
     put("bus/pci/devices/0000:9a:00.0/numa_node", "-1\n");
     put("devices/system/node/node1/cpulist", "0\n");    /* a CPU every machine has */

@@ -393,10 +393,21 @@ Test(projection, one_group_is_n_times_one_gpu_and_an_idle_battery_removes_nothin
 
 static char az_log[64];
 
+/* Names the log of this process's analyze runs, /tmp/gauntlet-<kind>-<pid>.log, given to e2e_own once. */
+static void az_log_name(const char *kind)
+{
+    char name[sizeof az_log];
+    snprintf(name, sizeof name, "/tmp/gauntlet-%s-%d.log", kind, (int)getpid());
+    if (strcmp(name, az_log) != 0) {
+        memcpy(az_log, name, sizeof az_log);
+        e2e_own(az_log);
+    }
+}
+
 /* Runs `gauntlet analyze path args...`; returns the exit code, the output in *out (malloc'd). */
 static int az_run(const char *path, const char *a1, const char *a2, char **out)
 {
-    snprintf(az_log, sizeof az_log, "/tmp/gauntlet-az-%d.log", (int)getpid());
+    az_log_name("az");
     const char *args[] = { "analyze", path, "--json", a1, a2, NULL };
     int rc = e2e_run(az_log, args);
     *out = e2e_read(az_log);
@@ -429,6 +440,7 @@ static FILE *az_file(char *path)
     strcpy(path, "/tmp/gauntlet-trace-XXXXXX");
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
+    e2e_own(path);
     FILE *f = fdopen(fd, "w");
     cr_assert(f);
     return f;
@@ -718,7 +730,7 @@ Test(numpy, the_analysis_agrees_with_numpy_on_one_trace, .timeout = 120)
     if (!python)
         cr_skip_test("no python3 with numpy here (apt-get install python3-numpy): nothing to compare against");
     char *out;
-    snprintf(az_log, sizeof az_log, "/tmp/gauntlet-np-%d.log", (int)getpid());
+    az_log_name("np");
     int rc = e2e_run(az_log, (const char *[]){ "bench", "analysis", "--seconds", "60", "--gpus", "3", "--reference", "numpy",
                                                "--python", python, NULL });
     out = e2e_read(az_log);
@@ -816,6 +828,7 @@ static FILE *az_rundir(char *dir, const char *start, double end_s)
 {
     char path[96];
     cr_assert(mkdtemp(dir));
+    e2e_own(dir);
     snprintf(path, sizeof path, "%s/events.jsonl", dir);
     FILE *f = fopen(path, "w");
     cr_assert(f);
@@ -880,6 +893,7 @@ Test(analyze_input, only_a_record_without_a_start_never_began)
 {
     char dir[] = "/tmp/gauntlet-never-XXXXXX", path[96], log[96];
     cr_assert(mkdtemp(dir));
+    e2e_own(dir);
     snprintf(path, sizeof path, "%s/events.jsonl", dir);
     snprintf(log, sizeof log, "%s/analyze.log", dir);
     for (int began = 0; began < 2; began++) {
@@ -918,6 +932,7 @@ Test(analyze_input, a_garbled_line_of_the_record_is_an_error_naming_it)
     for (int i = 0; i < 3; i++) {
         char dir[] = "/tmp/gauntlet-garbled-XXXXXX", path[96], log[96];
         cr_assert(mkdtemp(dir));
+        e2e_own(dir);
         snprintf(path, sizeof path, "%s/events.jsonl", dir);
         snprintf(log, sizeof log, "%s/analyze.log", dir);
         FILE *f = fopen(path, "w");
@@ -951,6 +966,7 @@ Test(analyze_input, a_slow_sensor_filtered_onto_a_slower_grid_stays_held)
     char path[] = "/tmp/gauntlet-held-XXXXXX.csv";
     int fd = mkstemps(path, 4);
     cr_assert_geq(fd, 0);
+    e2e_own(path);
     FILE *f = fdopen(fd, "w");
     cr_assert(f);
     fprintf(f, "t_s,gpu,watts\n");
@@ -1038,7 +1054,7 @@ Test(analyze_input, a_forwarded_clusters_folder_is_gridded_at_its_forward_rate)
  * returns the exit code (-1: still running at the timeout), the output in *out (malloc'd). */
 static int az_run_args(const char *const *args, long long as_bytes, double timeout_s, char **out)
 {
-    snprintf(az_log, sizeof az_log, "/tmp/gauntlet-az-%d.log", (int)getpid());
+    az_log_name("az");
     const char *argv[16] = { e2e_bin() };
     int n = 1;
     for (; args[n - 1] && n < 15; n++)
@@ -1176,6 +1192,7 @@ Test(analyze_input, a_fifo_is_refused_at_once, .timeout = 90)
 {
     char dir[] = "/tmp/gauntlet-fifo-XXXXXX", fifo[96], events[96], yaml[96], text[256], *out;
     cr_assert(mkdtemp(dir));
+    e2e_own(dir);
     snprintf(fifo, sizeof fifo, "%s/power.csv", dir);
     cr_assert_eq(mkfifo(fifo, 0600), 0);
     int rc = az_run_args((const char *[]){ "analyze", fifo, NULL }, 0, 20, &out);

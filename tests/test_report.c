@@ -541,6 +541,7 @@ static const char *fake_rsvg(const char *body)
     char *d = dirs[next++ % 4], path[128];
     snprintf(d, 64, "/tmp/gauntlet-bin-XXXXXX");
     cr_assert(mkdtemp(d));
+    e2e_own(d);
     snprintf(path, sizeof path, "%s/rsvg-convert", d);
     FILE *f = fopen(path, "w");
     cr_assert(f);
@@ -555,6 +556,7 @@ static char *report_with_path(const char *out, const char *path)
 {
     char *saved = getenv("PATH") ? strdup(getenv("PATH")) : NULL, logpath[256];
     snprintf(logpath, sizeof logpath, "%s.report.log", out);
+    e2e_own(logpath);   /* beside out: outside its folder where out is a syn_dir */
     if (path)
         cr_assert_eq(setenv("PATH", path, 1), 0);
     int rc = e2e_run(logpath, (const char *[]){ "report", out, NULL });
@@ -582,6 +584,7 @@ Test(report, png_says_why_it_was_not_made, .timeout = 120)
                                     "|| exit 9\nprintf 'fake png' > \"$4\"\n");
     char bare[] = "/tmp/gauntlet-bin-XXXXXX", path[512];
     cr_assert(mkdtemp(bare), "an empty folder for PATH");
+    e2e_own(bare);
     snprintf(path, sizeof path, "%s/report.png", out);
     cr_assert(unlink(path) == 0 || !exists(out, "report.png"));
     /* not on PATH: one line says why, nothing is made */
@@ -615,6 +618,7 @@ Test(report, an_earlier_picture_is_not_left_as_if_current, .timeout = 120)
     const char *writing = fake_rsvg("printf 'fake png' > \"$4\"\n");
     char bare[] = "/tmp/gauntlet-bin-XXXXXX", from[512], to[512];
     cr_assert(mkdtemp(bare), "an empty folder for PATH");
+    e2e_own(bare);
     const char *no_png[] = { bare, failing };
     for (int k = 0; k < 2; k++) {
         free(report_with_path(out, writing));
@@ -725,6 +729,7 @@ Test(report, a_fifo_or_folder_in_rundir_is_exit_2_at_once, .timeout = 120)
         for (int fifo = 0; fifo < 2; fifo++) {
             char dir[64] = "/tmp/gauntlet-report-bad-XXXXXX", path[200], *log;
             cr_assert_not_null(mkdtemp(dir));
+            e2e_own(dir);
             for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
                 snprintf(path, sizeof path, "%s/%s", dir, files[k]);
                 if (k == i)
@@ -756,6 +761,7 @@ Test(report, a_run_that_ended_early_is_marked_and_not_compared, .timeout = 60)
     for (int k = 0; k < 2; k++) {
         char dir[64] = "/tmp/gauntlet-report-cut-XXXXXX", path[200], text[1024], *log;
         cr_assert_not_null(mkdtemp(dir));
+        e2e_own(dir);
         snprintf(path, sizeof path, "%s/summary.json", dir);
         snprintf(text, sizeof text, "%s{\"run\": 0, \"mitigation\": \"none\", \"label\": \"none\", \"complete\": true, "
                  "\"vs_none\": {\"energy_overhead_pct\": 0, \"iteration_overhead_pct\": 0}}, "
@@ -787,6 +793,7 @@ Test(report, a_killed_folder_without_a_summary_says_summarize_first, .timeout = 
 {
     char dir[64] = "/tmp/gauntlet-report-cut-XXXXXX", path[200], *log;
     cr_assert_not_null(mkdtemp(dir));
+    e2e_own(dir);
     snprintf(path, sizeof path, "%s/events.jsonl", dir);
     put_text(path, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"x\",\"backend\":\"sim\",\"ranks\":1}\n");
     cr_expect_eq(report_of(dir, &log), 2, "%s", log);
@@ -811,6 +818,7 @@ Test(report, a_summary_of_another_shape_is_exit_2_and_leaves_the_report, .timeou
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char dir[64] = "/tmp/gauntlet-report-shape-XXXXXX", path[200], *log;
         cr_assert_not_null(mkdtemp(dir));
+        e2e_own(dir);
         snprintf(path, sizeof path, "%s/summary.json", dir);
         put_text(path, cases[i].text);
         snprintf(path, sizeof path, "%s/report.txt", dir);
@@ -825,6 +833,7 @@ Test(report, a_summary_of_another_shape_is_exit_2_and_leaves_the_report, .timeou
     }
     char dir[64] = "/tmp/gauntlet-report-shape-XXXXXX", path[200], *log;
     cr_assert_not_null(mkdtemp(dir));
+    e2e_own(dir);
     snprintf(path, sizeof path, "%s/summary.json", dir);
     put_text(path, "{\"scenario\": \"x\", \"runs\": [], \"faults\": [{\"id\": 0, \"kind\": 5, \"origin\": null, "
                    "\"run\": 9223372036854775807, \"rank\": 0, \"outcome\": [1]}]}\n");
@@ -963,6 +972,7 @@ static const char *syn_dir(int n, const struct syn_power *pw)
     char *d = dirs[next++ % 4];
     snprintf(d, 64, "/tmp/gauntlet-report-syn-XXXXXX");
     cr_assert(mkdtemp(d));
+    e2e_own(d);
     syn_record(d, n, pw);
     return d;
 }
@@ -973,6 +983,7 @@ static int syn_report(const char *dir, char **log)
 {
     char lp[128];
     snprintf(lp, sizeof lp, "%s.log", dir);
+    e2e_own(lp);   /* beside dir, not in it */
     int rc = e2e_wait(e2e_start(lp, (const char *[]){ "report", dir, NULL }), 20);
     *log = e2e_read(lp);
     return rc;

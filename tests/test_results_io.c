@@ -28,6 +28,7 @@ static const char *tmpdir(void)
     static char dir[64];
     snprintf(dir, sizeof dir, "/tmp/gauntlet-resio-XXXXXX");
     cr_assert_not_null(mkdtemp(dir));
+    e2e_own(dir);
     return dir;
 }
 

@@ -891,6 +891,7 @@ Test(scenario_errors, scenario_not_a_regular_file, .timeout = 20)
 {
     char path[64] = "/tmp/gauntlet-fifo-XXXXXX", err[512] = "";
     cr_assert(mkdtemp(path));
+    e2e_own(path);
     strcat(path, "/s.yaml");
     cr_assert_eq(mkfifo(path, 0600), 0);
     struct scenario *sc = malloc(sizeof *sc);
@@ -908,6 +909,7 @@ static int run_bounded(char *log, size_t n, const char *const *args)
     char path[64] = "/tmp/gauntlet-log-XXXXXX";
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
+    e2e_own(path);
     close(fd);
     int rc = e2e_wait(e2e_start(path, args), 60);
     char *text = e2e_read(path);
@@ -1090,6 +1092,7 @@ Test(scenario_errors, a_byte_that_is_not_utf8_is_named_where_it_is)
     char path[] = "/tmp/gauntlet-utf8-XXXXXX", err[512] = "";   /* from a file: the same */
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
+    e2e_own(path);
     const char text[] = HEAD "sim: {tflops: 1\xff}\n";
     cr_assert_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
     close(fd);
@@ -1181,6 +1184,7 @@ Test(scenario_errors, a_document_is_bounded, .timeout = 30)
     char path[] = "/tmp/gauntlet-big-XXXXXX";
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
+    e2e_own(path);
     for (int i = 0; i < 3; i++)
         cr_assert_eq(write(fd, t, SC_MAX_FILE_BYTES + 1), (ssize_t)SC_MAX_FILE_BYTES + 1);
     close(fd);
@@ -1242,6 +1246,7 @@ static const char *trace_alternating(int n, int every)
     snprintf(path, sizeof path, "/tmp/gauntlet-trace-XXXXXX");
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
+    e2e_own(path);
     FILE *f = fdopen(fd, "w");
     cr_assert_not_null(f);
     fprintf(f, "t_s,watts\n");

@@ -322,6 +322,7 @@ static const char *make_trace(void)
     static char path[] = "/tmp/gauntlet-trace-XXXXXX";
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
+    e2e_own(path);
     FILE *f = fdopen(fd, "w");
     cr_assert(f);
     fprintf(f, "timestamp, index, power.draw [W]\n");

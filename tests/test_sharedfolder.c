@@ -28,6 +28,7 @@ static const char *tmpdir(void)
     static char dir[128];
     snprintf(dir, sizeof dir, "/tmp/gauntlet-shared-XXXXXX");
     cr_assert(mkdtemp(dir));
+    e2e_own(dir);
     return dir;
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "e2e.h"
 #include "replay_int.h"
 #include "tui.h"
 
@@ -110,12 +111,14 @@ static void write_record(const char *dir, double secs, int ranks, int nodes, dou
     free(r);
 }
 
+/* Names a record folder of this process's (write_record makes it), removed when the process exits. */
 static char *tmpdir(const char *name)
 {
     static char buf[4][256];
     static int i;
     char *d = buf[i++ % 4];
     snprintf(d, sizeof buf[0], "/tmp/gauntlet-test-replay-%d-%s", (int)getpid(), name);
+    e2e_own(d);
     return d;
 }
 

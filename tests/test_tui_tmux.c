@@ -95,6 +95,13 @@ static void start_pane(void)
 {
     if (system("tmux -V >/dev/null 2>&1") != 0)
         cr_skip_test("tmux is not installed (apt-get install tmux): the live view's terminal test needs it");
+    static char dir[64];   /* the server's socket (tmux leaves it when the server ends): in a folder of this process's */
+    if (!dir[0]) {
+        snprintf(dir, sizeof dir, "/tmp/gauntlet-tmux-XXXXXX");
+        cr_assert(mkdtemp(dir));
+        e2e_own(dir);
+        cr_assert_eq(setenv("TMUX_TMPDIR", dir, 1), 0);
+    }
     snprintf(sock, sizeof sock, "gauntlet-test-%d", (int)getpid());
     sh("tmux -L %s kill-server 2>/dev/null; tmux -L %s -f /dev/null new-session -d -s t -x 120 -y 40 "
        "\"env -u TMUX TERM=xterm-256color LANG=C.UTF-8 PS1='READY$ ' sh\"", sock, sock);
@@ -364,8 +371,9 @@ Test(tui_tmux, a_replay_ended_by_sighup_or_sigquit_gives_the_terminal_back, .tim
     const char *sc = e2e_scenario("name: vhup\nranks: 2\niterations: 20\nworkload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n"
                                   "  allreduce: {bytes: 64KiB}\npower: {sample_hz: 100}\n");
     const char *out = e2e_outdir();
-    cr_assert_eq(e2e_run("/tmp/gauntlet-tmux-vhup.log",
-                         (const char *[]){ "run", sc, "--out", out, "--backend", "sim", "--headless", NULL }), 0);
+    char log[1100];
+    snprintf(log, sizeof log, "%s.log", out);
+    cr_assert_eq(e2e_run(log, (const char *[]){ "run", sc, "--out", out, "--backend", "sim", "--headless", NULL }), 0);
     static const struct { const char *name; int code; } sigs[] = { { "HUP", 129 }, { "QUIT", 131 } };
     for (size_t i = 0; i < 2; i++) {
         start_pane();

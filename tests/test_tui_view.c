@@ -145,6 +145,7 @@ Test(tui_view, malformed_values_fifos_and_folders_are_refused, .timeout = 180)
 
     char dir[64] = "/tmp/gauntlet-view-fifo-XXXXXX", path[700];
     cr_assert_not_null(mkdtemp(dir));
+    e2e_own(dir);
     fifo_in(dir, "events.jsonl");
     rc = view_run("/dev/null", (const char *[]){ "view", dir, "--snapshot", "80x24", NULL }, &log);
     cr_expect_eq(rc, 2, "a FIFO events.jsonl: exit %d:\n%s", rc, log);
@@ -216,6 +217,7 @@ Test(tui_view, a_killed_record_shows_that_it_was_cut_short, .timeout = 60)
 {
     char dir[64] = "/tmp/gauntlet-view-killed-XXXXXX", path[200];
     cr_assert_not_null(mkdtemp(dir));
+    e2e_own(dir);
     snprintf(path, sizeof path, "%s/events.jsonl", dir);
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f);
@@ -273,6 +275,7 @@ Test(tui_view, a_power_nodes_file_the_run_did_not_write_is_not_shown, .timeout =
 {
     char dir[64] = "/tmp/gauntlet-view-nodes-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
+    e2e_own(dir);
     record_with_nodes_file(dir, ",\"nodes\":1");
     int rc;
     char *out = snapshot(dir, "--at 0.5", &rc);

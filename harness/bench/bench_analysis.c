@@ -43,33 +43,36 @@ static const char bench_numpy[] =
     "t = time.perf_counter() - t0\n"
     "print(json.dumps({'seconds': t, 'numpy': np.__version__, 'results': res}))\n";
 
-/* Writes the trace (gpus series of n doubles) to a temporary file; its path in path. 0, or -1 with a message. */
-static int bench_write(double **x, int gpus, size_t n, char *path, size_t len)
+/* Writes the trace (gpus series of n doubles) to a temporary file in TMPDIR, removed from its folder as soon as it is
+ * made: a bench stopped by a signal (^C during the numpy side, up to GBs of trace) leaves nothing behind (until
+ * 2026-11-30 the file was removed after the numpy side only). Returns its descriptor, open and inherited by the numpy
+ * side, which reads it as /proc/self/fd/N; -1 with a message. */
+static int bench_write(double **x, int gpus, size_t n)
 {
+    char path[4096];
     const char *tmp = getenv("TMPDIR");
-    snprintf(path, len, "%s/gauntlet-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    int fd = mkstemp(path);
+    snprintf(path, sizeof path, "%s/gauntlet-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(path);   /* not close-on-exec: the numpy side inherits it */
     if (fd < 0) {
         fprintf(stderr, "gauntlet bench analysis: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (unlink(path) != 0) {
+        fprintf(stderr, "gauntlet bench analysis: removing %s: %s\n", path, strerror(errno));
+        close(fd);
         return -1;
     }
     for (int k = 0; k < gpus; k++)
         if (write_all(fd, x[k], n * sizeof **x) != 0) {
             fprintf(stderr, "gauntlet bench analysis: writing %s: %s\n", path, strerror(errno));
             close(fd);
-            unlink(path);
             return -1;
         }
-    if (close(fd) != 0) {
-        fprintf(stderr, "gauntlet bench analysis: %s: %s\n", path, strerror(errno));
-        unlink(path);
-        return -1;
-    }
-    return 0;
+    return fd;
 }
 
-/* Runs the numpy side on the trace file; its JSON in *out. 0, or EXIT_ENV with a message. The interpreter is started
- * with an argument vector (posix_spawnp): no shell sees the path (TMPDIR) or the interpreter's name. */
+/* Runs the numpy side on the trace file at path; its JSON in *out. 0, or EXIT_ENV with a message. The interpreter is
+ * started with an argument vector (posix_spawnp): no shell sees the path or the interpreter's name. */
 static int bench_numpy_run(const char *python, const char *path, int gpus, size_t n, double dt, json_t **out)
 {
     char dts[64], gs[32], ns[32];
@@ -207,13 +210,15 @@ int bench_analysis_main(int argc, char **argv)
     printf("projection to 100000 GPUs in 1000 groups (jitter 50 ms): %.3f s (swing %.1f MW)\n", t_pr, p.swing_mw);
     int rc = EXIT_OK;
     if (ref) {
-        char path[4096];
         json_t *o = NULL;
-        if (bench_write(x, (int)gpus, n, path, sizeof path) != 0) {
+        int fd = bench_write(x, (int)gpus, n);
+        if (fd < 0) {
             rc = EXIT_ENV;
         } else {
+            char path[64];
+            snprintf(path, sizeof path, "/proc/self/fd/%d", fd);   /* the same number in the child */
             rc = bench_numpy_run(python, path, (int)gpus, n, dt, &o);
-            unlink(path);
+            close(fd);
         }
         if (!rc) {
             double t_np = json_number_value(json_object_get(o, "seconds")), worst = 0;

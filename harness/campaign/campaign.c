@@ -61,6 +61,66 @@ struct cp_job {
     int tries;          /* launches before this one that never began their record */
 };
 
+static const int cp_stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static volatile sig_atomic_t cp_signal;   /* the stop signal the campaign received; 0: none */
+
+/* Notes a stop signal for the campaign's loop (cp_stop acts on it). */
+static void cp_on_signal(int sig) { cp_signal = sig; }
+
+/* Gives each stop signal the handler h (cp_on_signal, or SIG_DFL). */
+static void cp_handle(void (*h)(int))
+{
+    struct sigaction sa = { .sa_handler = h };
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < ARRAY_LEN(cp_stop_signals); i++)
+        sigaction(cp_stop_signals[i], &sa, NULL);
+}
+
+/* Sets the campaign's signals up: SIGPIPE ignored, and the stop signals noted (a stopped campaign waits for its runs
+ * and removes its folder: cp_stop). */
+static void cp_catch(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    cp_handle(cp_on_signal);
+}
+
+/* Stops the campaign when a stop signal sig came (0: none, nothing done): its running runs are told to stop (SIGTERM:
+ * each ends cleanly, removing its checkpoint files; SIGKILL after 30 s), waited for, its checkpoint folder removed,
+ * and the campaign dies of sig as it did before (until 2026-11-30 it died at once: its runs ended after it, and its
+ * folder stayed in /dev/shm). */
+static void cp_stop(const struct cp_opts *o, struct cp_job *jobs, int sig)
+{
+    if (!sig)
+        return;
+    for (int j = 0; j < o->jobs; j++)
+        if (jobs[j].pid)
+            kill(jobs[j].pid, SIGTERM);
+    uint64_t end = mono_ns() + 30000000000ull;
+    for (int j = 0; j < o->jobs; j++) {
+        while (jobs[j].pid && waitpid(jobs[j].pid, NULL, WNOHANG) == 0) {
+            if (mono_ns() > end) {
+                kill(jobs[j].pid, SIGKILL);
+                waitpid(jobs[j].pid, NULL, 0);
+                break;
+            }
+            sleep_ns(2000000);
+        }
+        jobs[j].pid = 0;
+    }
+    if (rmdir(o->ckpt) != 0 && errno != ENOENT)
+        gl_log("%s: %s", o->ckpt, strerror(errno));
+    cp_handle(SIG_DFL);
+    raise(sig);
+}
+
+/* Ends the campaign's loop: the stop signals get their default action back, and one that came since the loop last
+ * looked stops the campaign (cp_stop). */
+static void cp_loop_end(const struct cp_opts *o, struct cp_job *jobs)
+{
+    cp_handle(SIG_DFL);
+    cp_stop(o, jobs, cp_signal);
+}
+
 /* Draws schedule k: 1-5 faults at distinct iterations at least 2 apart (a straggler: long enough apart for its
  * slow iterations to be seen before the next fault), every kind, target and bit. */
 static void cp_schedule(const struct cp_opts *o, int k, struct cp_sched *s)
@@ -399,7 +459,7 @@ int campaign_main(int argc, char **argv)
     uint64_t t0 = mono_ns();
     for (int k = 0; k < o.schedules; k++)
         left[k] = o.nstrat;
-    signal(SIGPIPE, SIG_IGN);
+    cp_catch();
     printf("campaign: %d schedules x %d strategies (%s", o.schedules, o.nstrat, o.strat[0]);
     for (int s = 1; s < o.nstrat; s++)
         printf(",%s", o.strat[s]);
@@ -407,6 +467,7 @@ int campaign_main(int argc, char **argv)
     fflush(stdout);
     /* the fault-free run first: its final state is every schedule's reference */
     while (next < total || running) {
+        cp_stop(&o, jobs, cp_signal);
         while (running < o.jobs && next < total && !(next == 0 && !base.ran && running)) {
             int k = next < 0 ? -1 : next / o.nstrat, s = next < 0 ? 0 : next % o.nstrat, slot = 0;
             while (jobs[slot].pid)
@@ -485,6 +546,7 @@ int campaign_main(int argc, char **argv)
             }
         }
     }
+    cp_loop_end(&o, jobs);
     if (rmdir(o.ckpt) != 0 && errno != ENOENT)   /* each run removed its own files */
         gl_log("%s: %s", o.ckpt, strerror(errno));
     broken = (int)json_array_size(breaks);   /* the count is the list's */
