@@ -76,7 +76,10 @@ double e2e_phase_median_w(const char *dir, int run, const char *phase, int *n)
     cr_assert_not_null(csv, "%s: missing", path);
     size_t cap = 1024, k = 0;
     double *v = malloc(cap * sizeof *v);
-    for (char *line = strchr(csv, '\n'); line && *++line; line = strchr(line, '\n')) {   /* past the header */
+    /* past the header, each row ended before it is read (sscanf measures the whole rest of the file otherwise) */
+    for (char *line = strchr(csv, '\n'), *nl; line && *++line; line = nl) {
+        if ((nl = strchr(line, '\n')))
+            *nl = 0;
         double t, w;
         int rank;
         char ph[32];
