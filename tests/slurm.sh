@@ -11,7 +11,7 @@ build=$(cd "${1:?usage: tests/slurm.sh BUILD_DIR}" && pwd)
 g="$build/gauntlet"
 skip() { echo "slurm: skipped: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "not root (Slurm's daemons need it)"
-for c in slurmctld slurmd munged sbatch srun scancel squeue sinfo; do
+for c in slurmctld slurmd munged munge sbatch srun scancel squeue sinfo; do
   command -v $c >/dev/null || skip "$c not installed (apt-get install slurmctld slurmd munge slurm-client)"
 done
 ls /usr/lib/*/slurm-wlm/mpi_pmix*.so >/dev/null 2>&1 || skip "Slurm has no pmix plugin here (mpi_pmix.so)"
@@ -19,10 +19,14 @@ tmp=$(mktemp -d /tmp/gauntlet-slurm.XXXXXX)
 chmod 755 "$tmp"
 host=$(hostname -s)
 pids=()
+started_munge=0
 cleanup() {
   timeout 3 scancel --user=root >/dev/null 2>&1   # bounded: with no slurmctld, scancel retries for ~20 s
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
   sleep 0.5
+  # a munged this script started goes with it (one left running, or its socket left by a reboot, made every mpirun
+  # on the host wait ~2 s in libmunge's retries: docs/cluster.md)
+  [ "$started_munge" = 1 ] && pkill -x -u munge munged 2>/dev/null
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -33,8 +37,11 @@ mkdir -p /etc/munge /run/munge /var/lib/munge /var/log/munge
 [ -s /etc/munge/munge.key ] || { dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 2>/dev/null; }
 chown -R munge:munge /etc/munge /run/munge /var/lib/munge /var/log/munge 2>/dev/null
 chmod 0400 /etc/munge/munge.key
-pgrep -x munged >/dev/null || timeout 10 runuser -u munge -- munged ||
-  skip "munged cannot start here (a chroot or a container without its run directories?)"
+if ! munge -n </dev/null >/dev/null 2>&1; then   # a munged that answers (pgrep also finds a zombie)
+  timeout 10 runuser -u munge -- munged ||
+    skip "munged cannot start here (a chroot or a container without its run directories?)"
+  started_munge=1
+fi
 
 mkdir -p "$tmp/state" "$tmp/spool"
 cat >"$tmp/slurm.conf" <<EOF
