@@ -351,10 +351,17 @@ Test(faults, a_late_finding_rolls_back_to_a_replica_from_before_the_corruption, 
 #undef SLICED
 }
 
+/* 2,000 iterations of 4 ranks: 8,000 rank-iterations each checked by fingerprint and abft, 80 replays, none of them
+ * a finding. The sim's state is held to 4,096 values (sim.max_elems; the all-reduce's 256 KiB alone made it 65,536):
+ * the GEMM's B is the weights' first 64 x 64 either way, and the gradients and the all-reduce give those values
+ * bitwise what they gave before, so abft and replay check the very same numbers; the fingerprint hashes the 4,096
+ * values every rank holds, through the same all-reduce (without its second barrier, false positives within 300
+ * iterations). The other 61,440 values cost each rank 4.5 ms of tanhf and byte-wise hashing an iteration, 24 of this
+ * test's 27 s, and were checked by nothing else. */
 Test(faults, no_false_positives_over_thousands_of_iterations, .timeout = 240)
 {
     json_t *s = run("name: quiet\nranks: 4\niterations: 2000\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
-                    "  allreduce: {bytes: 256KiB}\nsim: {tflops: 1000, latency: 0s}\n"
+                    "  allreduce: {bytes: 256KiB}\nsim: {tflops: 1000, latency: 0s, max_elems: 4096}\n"
                     "detectors: [fingerprint, abft, {replay: {every: 100}}]\n", 0);
     json_t *fr = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults");
     cr_assert_eq(json_integer_value(json_object_get(fr, "false_positives")), 0);
@@ -529,10 +536,16 @@ Test(faults, shrinks_dropped_ranks_do_not_stop_the_count, .timeout = 120)
  * the rollback must go to one from before it could have entered (slices - 1 iterations before its finding; the
  * ranks keep that many more generations). Before, a flip at 8 found at 11 restored the checkpoint of 11: the ranks
  * ended in different states, the record said recovered. For a flip at every phase of the slices and of the
- * checkpoints, sync and async: the fault-free state on every rank, restored from no later than the flip. */
+ * checkpoints, sync and async: the fault-free state on every rank, restored from no later than the flip. Each pair of
+ * checkpoint interval and sync or async gets four flips in a row, each phase of the 4 slices and of its checkpoints
+ * once, the pairs taking 6-9 and 10-13 in turn, so that each interval and each mode has flips early and late in its
+ * ring of generations (until 2026-11-30 each pair all eight, every phase twice: 33 runs). With that rollback
+ * put back (to the newest checkpoint before the finding) 13 of the 16 fail, 2 to 4 of each pair's. 24 iterations (30
+ * until 2026-11-30): the last flip, at 13, is found by 17, and the ranks, held near the checks by the checkpoints they
+ * must keep, are still short of the end then; the six more only lengthened the replay after it. */
 Test(faults, restart_under_a_sliced_fingerprint_never_restores_the_corruption, .timeout = 240)
 {
-    const char *base = "name: slices\nranks: 4\niterations: 30\nseed: 3\n"
+    const char *base = "name: slices\nranks: 4\niterations: 24\nseed: 3\n"
                        "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
                        "  checkpoint: {every: %d, bytes: 64KiB, path: /tmp/gauntlet-test-faults-slices}\n"
                        "detectors: [{fingerprint: {slices: 4, async: %s}}]\nrecovery: restart\n%s";
@@ -544,7 +557,7 @@ Test(faults, restart_under_a_sliced_fingerprint_never_restores_the_corruption, .
     json_decref(clean);
     for (int every = 1; every <= 2; every++)
         for (int async = 0; async <= 1; async++)
-            for (int at = 6; at <= 13; at++) {
+            for (int at = (every + async) % 2 ? 10 : 6, last = at + 3; at <= last; at++) {
                 snprintf(flip, sizeof flip, "faults:\n  - {kind: bitflip, at: %d, rank: 1, target: weights, where: exponent}\n", at);
                 snprintf(text, sizeof text, base, every, async ? "true" : "false", flip);
                 json_t *s = run(text, 0);
@@ -631,20 +644,25 @@ Test(faults, an_async_fingerprint_catches_what_the_sync_one_does, .timeout = 180
 }
 
 /* A fault sent while a rank waits for its supervisor's checks before a checkpoint (restart keeps the generations a
- * late finding needs) is queued and the checkpoint is written: 1,000 harmless stragglers (1 % slower for 1 ms) sent
- * at random times, a checkpoint every iteration, the asynchronous fingerprint's lag making every checkpoint wait for
- * the iteration just done. Until 2026-11-30 a fault arriving during that wait skipped the checkpoint without a word
- * (25 to 72 of 2,000 missing in three runs). Every rank writes every checkpoint. */
+ * late finding needs) is queued and the checkpoint is written: harmless stragglers (1 % slower for 1 ms) sent one
+ * after another as each is carried out (about one an iteration), a checkpoint every iteration, the asynchronous
+ * fingerprint's lag making every checkpoint wait for the iteration just done. Until 2026-11-30 a fault arriving during
+ * that wait skipped the checkpoint without a word (25 to 72 of 2,000 missing in three runs). Every rank writes every
+ * checkpoint. The supervisor looks every 2 ms (power.sample_hz 500; at its default 100 Hz every 10 ms), and its looks
+ * both send the faults and end the waits: with that old wait put back, these 500 iterations lost 12 to 23 of rank 0's
+ * 500 checkpoints in five runs, where 1,000 iterations at 100 Hz (until 2026-11-30, 10 s) lost 0, 0, 2, 7 and 23 of
+ * the ranks' 2,000. */
 Test(faults, a_fault_sent_while_a_rank_waits_to_checkpoint_skips_no_checkpoint, .timeout = 180)
 {
     const char *out = e2e_outdir();
     int rc = e2e_run("/tmp/gauntlet-faults.log",
                      (const char *[]){ "run", e2e_scenario(
-                         "name: hold\nranks: 2\niterations: 1000\nseed: 5\n"
+                         "name: hold\nranks: 2\niterations: 500\nseed: 5\n"
                          "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 1}\n  allreduce: {bytes: 64KiB}\n"
                          "  checkpoint: {every: 1, bytes: 64KiB, path: /tmp/gauntlet-test-faults-hold}\n"
                          "faults:\n  - {kind: straggler, rate_per_hour: 36000000, factor: 1.01, duration: 1ms}\n"
-                         "recovery: restart\ndetectors: [{fingerprint: {async: true}}]\nsim: {tflops: 0.05}\n"),
+                         "recovery: restart\ndetectors: [{fingerprint: {async: true}}]\nsim: {tflops: 0.05}\n"
+                         "power: {sample_hz: 500}\n"),
                        "--backend", "sim", "--out", out, NULL });
     char *log = e2e_read("/tmp/gauntlet-faults.log");
     cr_assert_eq(rc, 0, "exit %d:\n%s", rc, log);
@@ -666,7 +684,7 @@ Test(faults, a_fault_sent_while_a_rank_waits_to_checkpoint_skips_no_checkpoint, 
             *end = '\n';
     }
     free(ev);
-    cr_assert_eq(written[0], 1000, "rank 0 wrote %d checkpoints of 1000", written[0]);
-    cr_assert_eq(written[1], 1000, "rank 1 wrote %d checkpoints of 1000", written[1]);
+    cr_assert_eq(written[0], 500, "rank 0 wrote %d checkpoints of 500", written[0]);
+    cr_assert_eq(written[1], 500, "rank 1 wrote %d checkpoints of 500", written[1]);
     cr_assert_geq(e2e_count_events(out, "fault_injected"), 100, "faults arrived throughout the run");
 }
