@@ -141,15 +141,18 @@ static void worker_ckpt_poll(struct worker_ctx *w)
  * event ring has `room` free slots, beating meanwhile: a supervisor behind its ranks (a loaded machine) holds them
  * back rather than lose a check, an event or the state a recovery needs; it costs nothing when it keeps up. A fault
  * sent meanwhile (at_s, rate_per_hour, by hand) is queued and the wait goes on: until 2026-11-30 it ended the wait as a
- * stop does, and the checkpoint or replica waiting was skipped without a word. 0, or -1 at a stop or another command
- * (left in the ring: the loop takes it). */
+ * stop does, and the checkpoint or replica waiting was skipped without a word (later that day still, for a fault that
+ * came between the take and the look at the ring). 0, or -1 at a stop or another command (left in the ring: the loop
+ * takes it). */
 static int worker_hold(struct worker_ctx *w, int64_t need, uint64_t room)
 {
     for (unsigned spins = 0; (need > 0 && atomic_load(&w->shm->hdr->checked_done) < need) ||
                              EVT_CAP - ring_count(&w->ctl->evt) < room;
          spins++) {
         worker_take_injects(w);
-        if (shm_aborted(w->shm) || ring_count(&w->ctl->cmd) > 0)
+        struct wcmd c;   /* only a command that is not a fault ends the wait: one sent since the take waits its turn */
+        if (shm_aborted(w->shm) || w->exit_asked ||
+            (ring_peek(&w->ctl->cmd, &c) && c.type != CMD_INJECT))
             return -1;
         worker_beat(w);
         sleep_ns(spins < 64 ? 20000 : 200000);
