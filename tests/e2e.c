@@ -487,6 +487,10 @@ void e2e_need_mpi(void)
      * starts; the launches of a test all stay on this host, where PMIx's native (uid) credentials are what it falls
      * back to anyway. A value already set is kept. */
     setenv("PMIX_MCA_psec", "native", 0);
+    /* and hwloc's GL component, in mpirun, opens X displays :0, :1, ... each by TCP to "localhost" too: where
+     * /etc/hosts lacks it (a bare Debian chroot, CI's) each is a DNS query, and a lost answer 5 s of the resolver's
+     * timeout — 3 launches of 5 took 5-10 s there. The tests need no GPU's display. */
+    setenv("HWLOC_COMPONENTS", "-gl", 0);
 }
 
 int e2e_gap_shortfalls(const char *dir, int run, double floor_w, double *short_w, int max)

@@ -48,7 +48,8 @@ void e2e_need_gpu(void);
 void e2e_preload(const char *lib, const char *const *env);
 void e2e_preload_end(void);
 /* Skips the calling test, saying why, unless this build has MPI and mpirun is on PATH (multi-node runs); else sets
- * PMIX_MCA_psec=native (unless set) for the launches it makes: no 2.25 s of munge retries at each (e2e.c). */
+ * PMIX_MCA_psec=native and HWLOC_COMPONENTS=-gl (each unless set) for the launches it makes: no 2.25 s of munge
+ * retries, no 5 s DNS timeouts for "localhost" at each (e2e.c). */
 void e2e_need_mpi(void);
 /* Waits for a run writing into dir to start — its first worker_start, after a set-up that on a busy machine may wait
  * on its disk for a while (the run says so; E2E_SETUP_S at most) — and then for n iterations within timeout_s.
