@@ -446,6 +446,33 @@ Test(campaign, runs_that_never_start_are_not_tested_never_passed_nor_broken, .ti
     json_decref(j);
 }
 
+/* --heartbeat-timeout reaches every run: schedule 5 of the default seed is one hang (rank 2 at iteration 18); under
+ * 1.5 s it is caught no sooner than 1.5 s after it fired (under the default 0.5 s: ~0.5 s), and campaign.json says the
+ * timeout. A loaded machine only makes the detection later (the heartbeat takes the supervisor's own stalls off). */
+Test(campaign, the_heartbeat_timeout_reaches_every_run, .timeout = 120)
+{
+    char dir[1024], path[1200];
+    int rc;
+    json_t *j = campaign((const char *[]){ "--schedules", "1", "--first", "5", "--recovery", "restart",
+                                           "--heartbeat-timeout", "1500", "--keep", "--jobs", "2", NULL },
+                         &rc, dir, sizeof dir);
+    char *log = campaign_log(dir);
+    cr_assert_eq(rc, 0, "campaign exited %d:\n%s", rc, log);
+    free(log);
+    cr_assert(j);
+    cr_expect_float_eq(json_number_value(json_object_get(j, "heartbeat_timeout_s")), 1.5, 1e-9);
+    json_t *hang = json_object_get(json_object_get(j, "by_kind"), "hang");
+    cr_expect_eq(json_integer_value(json_object_get(hang, "fired")), 1, "schedule 5 of seed 1 is no longer one hang");
+    cr_expect_eq(json_integer_value(json_object_get(hang, "caught")), 1);
+    json_decref(j);
+    snprintf(path, sizeof path, "%s/runs/s00005-restart", dir);
+    json_t *ev = e2e_first_event(path, "hang");
+    cr_assert(ev, "%s: no hang event", path);
+    cr_expect_float_eq(json_number_value(json_object_get(ev, "timeout_s")), 1.5, 1e-9);
+    cr_expect_geq(json_number_value(json_object_get(ev, "silent_s")), 1.5);
+    json_decref(ev);
+}
+
 Test(campaign, bad_arguments_are_exit_2)
 {
     char dir[1024];
@@ -456,6 +483,11 @@ Test(campaign, bad_arguments_are_exit_2)
     cr_expect_eq(rc, 2);
     json_decref(campaign((const char *[]){ "--jobs", "x", NULL }, &rc, dir, sizeof dir));
     cr_expect_eq(rc, 2);
+    json_decref(campaign((const char *[]){ "--heartbeat-timeout", "99", NULL }, &rc, dir, sizeof dir));
+    cr_expect_eq(rc, 2);
+    char *log = campaign_log(dir);
+    cr_expect(log && strstr(log, "--heartbeat-timeout 99: expected an integer from 100 to 60000"), "%s", log ? log : "");
+    free(log);
 }
 
 /* A strategy named twice, an integer past int64 or with a space before it, --schedules over its bound, and an --out

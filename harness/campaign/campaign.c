@@ -47,6 +47,7 @@ const struct cli_cmd campaign_cli = {
       { "nodes", "N", "every run on N nodes of R ranks each, started by mpirun --oversubscribe on this machine" },
       { "iterations", "I", "iterations of each run, 16-100000 (default 32)" },
       { "timeout", "SECONDS", "a run still going after this is killed and counted as broken (default 120)" },
+      { "heartbeat-timeout", "MS", "each run's hang timeout, 100-60000 (default 500; longer on a busy machine)" },
       { "keep", NULL, "keep every run's folder, not only the broken ones'" },
       { "first", "K", "begin at schedule K (with --schedules 1: one broken schedule again, by its number)" },
       { 0 } },
@@ -341,14 +342,16 @@ static int cp_options(int argc, char **argv, struct cp_opts *o)
     if (rc)
         return rc;
     long sch = o->schedules, seed = 1, jobs = o->jobs, ranks = o->shape.ranks, nodes = 1, iters = o->shape.iterations;
-    long timeout = 120, first = 0;
+    long timeout = 120, first = 0, hb_ms = lround(o->shape.hb_timeout_s * 1e3);
     if ((rc = cp_int(&a, "schedules", 1, CP_MAX_SCHEDULES, &sch)) || (rc = cp_int(&a, "seed", 0, LONG_MAX, &seed)) ||
         (rc = cp_int(&a, "jobs", 1, 256, &jobs)) || (rc = cp_int(&a, "ranks", 2, 16, &ranks)) ||
         (rc = cp_int(&a, "nodes", 1, 8, &nodes)) || (rc = cp_int(&a, "iterations", 16, 100000, &iters)) ||
-        (rc = cp_int(&a, "timeout", 1, 86400, &timeout)) || (rc = cp_int(&a, "first", 0, 10000000, &first)))
+        (rc = cp_int(&a, "timeout", 1, 86400, &timeout)) || (rc = cp_int(&a, "first", 0, 10000000, &first)) ||
+        (rc = cp_int(&a, "heartbeat-timeout", 100, 60000, &hb_ms)))
         return rc;
     o->schedules = (int)sch, o->seed = (uint64_t)seed, o->jobs = (int)jobs, o->shape.ranks = (int)ranks;
     o->shape.nodes = (int)nodes, o->shape.iterations = (int)iters, o->timeout_s = (double)timeout, o->first = (int)first;
+    o->shape.hb_timeout_s = (double)hb_ms * 1e-3;
     o->keep = cli_get(&campaign_cli, &a, "keep") != NULL;
     const char *v;
     if ((v = cli_get(&campaign_cli, &a, "recovery")))

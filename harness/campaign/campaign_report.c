@@ -39,8 +39,9 @@ json_t *cp_report(const struct cp_opts *o, struct cp_stats *st, double wall, jso
     int broken = (int)json_array_size(breaks);   /* the count is the list's: every broken invariant is in it */
     static const char *const classes[CB_COUNT] = { "sign", "exponent", "mantissa-high", "mantissa-low", "no bit changed" };
     static const char *const dets[CD_COUNT] = { "fingerprint", "abft", "exit", "heartbeat", "comm", "other" };
-    json_t *j = json_pack("{s:i, s:I, s:i, s:f, s:I, s:I, s:I, s:I, s:I, s:i}", "schedules", o->schedules, "seed",
-                          (json_int_t)o->seed, "strategies", o->nstrat, "wall_s", wall, "runs", (json_int_t)st->runs,
+    json_t *j = json_pack("{s:i, s:I, s:i, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:i}", "schedules", o->schedules, "seed",
+                          (json_int_t)o->seed, "strategies", o->nstrat, "heartbeat_timeout_s", o->shape.hb_timeout_s,
+                          "wall_s", wall, "runs", (json_int_t)st->runs,
                           "false_positives", (json_int_t)st->false_positives, "observed", (json_int_t)st->observed,
                           "stale_reports", (json_int_t)st->stale_reports, "runs_ended_early", (json_int_t)st->runs_failed,
                           "broken", broken);
