@@ -183,8 +183,11 @@ static double gemm_time_candidate(void *ctx, int i, int calls)
             return NAN;
         for (int r = 0; r < (w ? 1 : calls); r++)
             if (cublasLtMatmul(g->lt, g->op, &g->alpha, g->a, g->la, g->b, g->lb, &g->beta, g->d, g->ld, g->d, g->ld,
-                               &c->res[i].algo, g->ws, GEMM_WORKSPACE_BYTES, c->s) != CUBLAS_STATUS_SUCCESS)
-                return NAN;   /* this candidate cannot run here: out, said in the tuning's count */
+                               &c->res[i].algo, g->ws, GEMM_WORKSPACE_BYTES, c->s) != CUBLAS_STATUS_SUCCESS) {
+                /* cannot run here: out (the tuning's count); a launch it failed leaves no error for the next check */
+                (void)cudaGetLastError();
+                return NAN;
+            }
     }
     c->warm[i] = 1;
     float ms = 0;
