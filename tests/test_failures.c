@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "e2e.h"
+#include "shm.h"
 #include "sup.h"
 #include "util.h"
 
@@ -496,6 +497,103 @@ Test(failures, a_stopped_supervisor_loses_no_fault_nor_its_finding, .timeout = 2
     json_t *f = e2e_injected_fault(s, 0);
     cr_assert(f, "no injected fault in the summary; see %s", log);
     cr_expect_str_eq(json_string_value(json_object_get(f, "detected_by")), "abft", "see %s", log);
+    json_decref(s);
+}
+
+/* Opens the control block of the run whose supervisor is pid (its memfd, through /proc) into *shm: 0, or -1. */
+static int attach_control_block(pid_t pid, struct shm *shm)
+{
+    char dir[64], path[600], link[256];
+    snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int fd = -1;
+    while (d && fd < 0 && (e = readdir(d))) {
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        ssize_t n = readlink(path, link, sizeof link - 1);
+        if (n > 0 && (link[n] = 0, strncmp(link, "/memfd:gauntlet-ctl", 19) == 0))
+            fd = open(path, O_RDWR | O_CLOEXEC);
+    }
+    if (d)
+        closedir(d);
+    if (fd < 0)
+        return -1;
+    if (shm_attach(shm, fd) != 0) {
+        close(fd);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether pid is stopped (state T in /proc/pid/stat). */
+static int is_stopped(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    char *p = f && fgets(buf, sizeof buf, f) ? strrchr(buf, ')') : NULL;
+    if (f)
+        fclose(f);
+    return p && p[1] == ' ' && p[2] == 'T';
+}
+
+/* The least and the most iterations the ranks of the control block have ended. */
+static void ranks_iter(struct shm *shm, int64_t *least, int64_t *most)
+{
+    *least = INT64_MAX, *most = 0;
+    for (uint32_t r = 0; r < shm->hdr->nranks; r++) {
+        int64_t it = atomic_load(&shm_ctl(shm, (int)r)->iter);
+        *least = it < *least ? it : *least;
+        *most = it > *most ? it : *most;
+    }
+}
+
+/* The bound itself (RUNAHEAD_MAX, shm.h), read in the control block: the supervisor stopped, its checks
+ * (checked_done) stay where they are, and the ranks of short iterations (~1 ms; nothing else holds them: no
+ * checkpoint, no replica, an event ring with room for hundreds of them) go on until they have ended RUNAHEAD_MAX past
+ * the checks, then wait there, beating: as long again as they took to get there (1 s at least) they end none more.
+ * Resumed, the supervisor checks again and the ranks go on: the run ends whole. Without the bound they would run on
+ * to the ring's end. */
+Test(failures, ranks_end_at_most_runahead_max_past_a_stopped_supervisors_checks, .timeout = 180)
+{
+    static const char text[] = "name: runahead\nranks: 2\niterations: 500\nseed: 1\n"
+                               "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
+                               "sim: {tflops: 0.01}\nheartbeat: {interval: 50ms, timeout: 60s}\n";
+    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-runahead.log";
+    pid_t sup = e2e_start(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless",
+                                                 NULL });
+    cr_assert_eq(e2e_wait_started(out, 2 * 3, 60), 0, "the run did not start; see %s", log);
+    struct shm shm = { .fd = -1 };
+    cr_assert_eq(attach_control_block(sup, &shm), 0, "no control block in /proc/%d/fd", (int)sup);
+    cr_assert_eq(kill(sup, SIGSTOP), 0);
+    uint64_t t0 = mono_ns(), end = t0 + 60000000000ull;
+    while (!is_stopped(sup) && mono_ns() < end)
+        sleep_ns(1000000);
+    int64_t checked = atomic_load(&shm.hdr->checked_done), least, most;
+    ranks_iter(&shm, &least, &most);
+    cr_assert_lt(least, 500 - 2 * RUNAHEAD_MAX, "the run was near its end before the stop; see %s", log);
+    while (least < checked + RUNAHEAD_MAX && mono_ns() < end) {   /* the ranks catch up with the bound */
+        sleep_ns(2000000);
+        ranks_iter(&shm, &least, &most);
+    }
+    uint64_t took = mono_ns() - t0, until = mono_ns() + (took > 1000000000ull ? took : 1000000000ull);
+    while (mono_ns() < until && most <= checked + RUNAHEAD_MAX) {   /* and end none more past the checks */
+        sleep_ns(10000000);
+        ranks_iter(&shm, &least, &most);
+    }
+    int64_t checked_end = atomic_load(&shm.hdr->checked_done);
+    cr_assert_eq(kill(sup, SIGCONT), 0);
+    cr_assert_eq(checked_end, checked, "the checks moved while the supervisor was stopped");
+    cr_assert_geq(least, checked + RUNAHEAD_MAX, "the ranks stopped at %lld, short of the bound (%lld checked); see %s",
+                  (long long)least, (long long)checked, log);
+    cr_assert_leq(most, checked + RUNAHEAD_MAX, "a rank ended %lld iterations past the %lld checked (at most %d)",
+                  (long long)(most - checked), (long long)checked, RUNAHEAD_MAX);
+    int rc = e2e_wait(sup, 120);
+    shm_close(&shm);
+    cr_assert_eq(rc, 0, "exit %d after the resume; see %s", rc, log);
+    json_t *s = e2e_summary(out);
+    cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "completed", "see %s", log);
+    cr_expect_eq(e2e_count_events(out, "iteration"), 2 * 500, "see %s", log);
     json_decref(s);
 }
 

@@ -388,7 +388,9 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         w->detect_iters++;
         atomic_store(&w->ctl->iter, w->iter + 1);
         worker_ckpt_poll(w);
-        worker_hold(w, w->iter + 1 - RUNAHEAD_MAX, room);   /* at most RUNAHEAD_MAX past the supervisor's checks (shm.h) */
+        /* the next iteration ends at most RUNAHEAD_MAX past the supervisor's checks (shm.h; until 2026-11-30 one more:
+         * the wait was for this one's end) */
+        worker_hold(w, w->iter + 2 - RUNAHEAD_MAX, room);
     }
     if (w->ckpt) {   /* the run's checkpoints are on storage before it is reported done (an abort: not waited for) */
         w->ckpt_wait_t0 = mono_ns();
