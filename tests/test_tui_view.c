@@ -1,6 +1,7 @@
 /* tests/test_tui_view.c: `gauntlet view RUNDIR` on a real run's results: the text snapshot shows the run
  * as it ended (and as it was at --at), and bad input is exit 2 naming the file and line. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "e2e.h"
+#include "tui.h"
 
 static const char drill[] =
     "name: viewtest\nranks: 3\niterations: 40\nseed: 2\n"
@@ -340,4 +342,98 @@ Test(tui_view, headless_progress_lines_without_power_sampling, .timeout = 180)
     /* 150 iterations of ~40 ms: 6 s at least, so the first line and at least one 2 s later */
     cr_assert_geq(lines, 2, "progress lines with no power:\n%s", text);
     free(text);
+}
+
+/* Writes the descriptors from 3 up that this process has open into have[] (1: open). */
+static void open_fds(unsigned char *have, int max)
+{
+    memset(have, 0, (size_t)max);
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        _exit(125);
+    int skip = dirfd(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        int fd = atoi(e->d_name);
+        if (e->d_name[0] != '.' && fd >= 3 && fd < max && fd != skip)
+            have[fd] = 1;
+    }
+    closedir(d);
+}
+
+/* In a child on a new terminal (its controlling one), stdin that terminal (tty 1) or /dev/null (tty 0: as under
+ * mpirun, the view opens /dev/tty): starts the live view into dir and lists into report every descriptor the view
+ * opened that a process it starts would inherit (no FD_CLOEXEC). Exit 0: none; 1: some; 2: no view. */
+static void live_child(const char *slave, int tty, const char *dir, const char *report)
+{
+    setsid();
+    int s = open(slave, O_RDWR);
+    if (s < 0)
+        _exit(126);
+    dup2(s, 1);
+    dup2(s, 2);
+    dup2(tty ? s : open("/dev/null", O_RDONLY), 0);
+    close(s);
+    setenv("TERM", "xterm", 1);
+    FILE *r = fopen(report, "w");
+    if (!r)
+        _exit(125);
+    enum { MAX = 1024 };
+    static unsigned char before[MAX], after[MAX];
+    open_fds(before, MAX);
+    before[fileno(r)] = 1;
+    char why[256];
+    if (!tui_live_start(dir, why, sizeof why)) {
+        fprintf(r, "no live view: %s", why);
+        fclose(r);
+        _exit(2);
+    }
+    open_fds(after, MAX);
+    int bad = 0;
+    for (int fd = 3; fd < MAX; fd++) {
+        int fl = after[fd] && !before[fd] ? fcntl(fd, F_GETFD) : FD_CLOEXEC;
+        if (!(fl & FD_CLOEXEC)) {
+            char path[64], link[256] = "?";
+            snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+            ssize_t k = readlink(path, link, sizeof link - 1);
+            link[k > 0 ? k : 1] = 0;
+            fprintf(r, " %d -> %s", fd, link);
+            bad = 1;
+        }
+    }
+    tui_live_end();
+    fclose(r);
+    _exit(bad);
+}
+
+/* The live view's own descriptors (its log's reader, the duplicate of stderr it gives back at the end, /dev/tty and
+ * the duplicate it draws through when stdin is not the terminal) are close-on-exec: a worker the supervisor starts
+ * while the view runs inherits none of them (the supervisor also closes every other one in the worker: two locks on
+ * one door). On the terminal as stdin and with stdin /dev/null. Until 2026-11-30 the duplicate of stderr was a
+ * dup(): open across an exec. */
+Test(tui_view, the_live_views_descriptors_are_close_on_exec, .timeout = 60)
+{
+    for (int tty = 0; tty < 2; tty++) {
+        char dir[64] = "/tmp/gauntlet-live-fds-XXXXXX", report[128];
+        cr_assert_not_null(mkdtemp(dir));
+        e2e_own(dir);
+        snprintf(report, sizeof report, "%s/report", dir);
+        int m = posix_openpt(O_RDWR | O_NOCTTY);
+        cr_assert_geq(m, 0);
+        cr_assert_eq(grantpt(m), 0);
+        cr_assert_eq(unlockpt(m), 0);
+        const char *slave = ptsname(m);
+        cr_assert_not_null(slave);
+        pid_t p = fork();
+        cr_assert_geq(p, 0);
+        if (p == 0)
+            live_child(slave, tty, dir, report);
+        char buf[4096];
+        while (read(m, buf, sizeof buf) > 0) {   /* the screen, until the child closes its end (EIO) */
+        }
+        int rc = e2e_wait(p, 20);
+        close(m);
+        char *text = e2e_read(report);
+        cr_assert_eq(rc, 0, "stdin %s: exit %d:%s", tty ? "the terminal" : "/dev/null", rc, text ? text : "");
+        free(text);
+    }
 }

@@ -428,7 +428,7 @@ const struct view_link *tui_live_start(const char *out_dir, char *why, size_t n)
         return NULL;
     }
     /* from here the screen is ours: messages go to the log (and into the view) */
-    L.saved_stderr = dup(STDERR_FILENO);
+    L.saved_stderr = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);   /* as the terminal's: a dup() is open across an exec */
     if (L.saved_stderr < 0 || dup2(wfd, STDERR_FILENO) < 0) {
         endwin();
         delscreen(L.scr);
