@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
 #include "e2e.h"
 #include "shm.h"
 #include "sup.h"
@@ -595,6 +596,131 @@ Test(failures, ranks_end_at_most_runahead_max_past_a_stopped_supervisors_checks,
     cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "completed", "see %s", log);
     cr_expect_eq(e2e_count_events(out, "iteration"), 2 * 500, "see %s", log);
     json_decref(s);
+}
+
+/* One run whose ranks a stopped supervisor holds back by what a recovery keeps: checkpoints under restart (`ckpt`), or
+ * replicas in the control block, every `every` iterations, with a detector's lag (a sliced fingerprint's N - 1). */
+struct keep_run {
+    int ckpt, every, lag;
+    const char *detector, *log;
+    char dir[32];
+    const char *out;
+    pid_t sup;
+    struct shm shm;
+    int64_t checked, stall;
+};
+
+/* Starts run k, waits for its first iterations and stops its supervisor there. */
+static void keep_start(struct keep_run *k)
+{
+    char text[1024], rec[160];
+    str_copy(k->dir, sizeof k->dir, "/tmp/gauntlet-fail-keep-XXXXXX");
+    cr_assert(mkdtemp(k->dir));
+    e2e_own(k->dir);
+    if (k->ckpt)
+        snprintf(rec, sizeof rec, "  checkpoint: {every: %d, bytes: 64KiB, path: %s}\nrecovery: restart\n", k->every,
+                 k->dir);
+    else
+        snprintf(rec, sizeof rec, "recovery: {inprocess: {replicate_every: %d}}\n", k->every);
+    snprintf(text, sizeof text, "name: keep\nranks: 2\niterations: 300\nseed: 1\n"
+             "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n%s"
+             "detectors: [%s]\nsim: {tflops: 0.01}\nheartbeat: {interval: 50ms, timeout: 60s}\n", rec, k->detector);
+    k->out = e2e_outdir();
+    k->sup = e2e_start(k->log, (const char *[]){ "run", e2e_scenario(text), "--out", k->out, "--backend", "sim",
+                                                 "--headless", NULL });
+    cr_assert_eq(e2e_wait_started(k->out, 2 * 24, 60), 0, "the run did not start; see %s", k->log);
+    k->shm.fd = -1;
+    cr_assert_eq(attach_control_block(k->sup, &k->shm), 0, "no control block in /proc/%d/fd", (int)k->sup);
+    cr_assert_eq(kill(k->sup, SIGSTOP), 0);
+    for (uint64_t end = mono_ns() + 60000000000ull; !is_stopped(k->sup) && mono_ns() < end;)
+        sleep_ns(1000000);
+    k->checked = atomic_load(&k->shm.hdr->checked_done);
+    /* a rank writes the keep of iteration d (a multiple of every) over its oldest only once the supervisor has checked
+     * what the oldest that stays is for: d - every * (kept - 1) + lag + 1 <= checked; it stops before the first d
+     * that is not so, its iteration d - 1, or RUNAHEAD_MAX past the checks if that comes first */
+    int64_t kept = k->ckpt ? 3 + (k->lag + k->every - 1) / k->every : REPLICA_SLOTS;
+    int64_t d = (k->checked + k->every * (kept - 1) - k->lag - 1) / k->every * k->every + k->every;
+    k->stall = d - 1 < k->checked + RUNAHEAD_MAX ? d - 1 : k->checked + RUNAHEAD_MAX;
+}
+
+/* Whether rank r of run k holds, whole, what a recovery from a finding at iteration `at` rolls back to: the newest
+ * checkpoint or replica at or before at - lag (before the first checkpoint: the start, none needed). */
+static int keep_holds(struct keep_run *k, int r, int64_t at)
+{
+    int64_t limit = at - k->lag;
+    char why[400];
+    for (int g = 0; k->ckpt && g < 16; g++) {
+        int64_t it;
+        if (checkpoint_peek(k->dir, k->shm.hdr->ckpt_tag, r, g, &it) == 0 && it <= limit &&
+            it + k->every > limit && checkpoint_verify(k->dir, k->shm.hdr->ckpt_tag, r, g, it, why, sizeof why) == 0)
+            return 1;
+    }
+    for (int s = 0; !k->ckpt && s < REPLICA_SLOTS; s++) {
+        struct replica *x = shm_replica(&k->shm, r, s);
+        uint64_t seq = atomic_load(&x->seq);
+        if (seq && !(seq & 1) && x->iter <= limit && x->iter + k->every > limit &&
+            x->len <= k->shm.hdr->replica_bytes && fnv1a64(x + 1, x->len) == x->hash)
+            return 1;
+    }
+    return k->ckpt && limit < k->every;
+}
+
+/* What a recovery keeps under a stopped supervisor, read where it is kept (the checkpoint files, the control block's
+ * replicas): the ranks go on until the next checkpoint or replica would overwrite the last one from before a finding
+ * the supervisor may still make (the iteration it has checked up to, and one more for an asynchronous fingerprint's
+ * report; a sliced fingerprint's lag before that), and wait there, beating, ending none more as long again as they
+ * took to get there (1 s at least); each rank then holds, whole, the newest one at or before the earliest such finding
+ * less the lag (what restart and inprocess roll back to). Resumed, the runs end whole. Restart and inprocess, each
+ * keeping every iteration with no lag (one too many written fails it every time) and every 2 or 3 iterations under
+ * a fingerprint of 4 or 2 slices. */
+Test(failures, a_stopped_supervisor_leaves_every_rank_the_restore_point_of_a_finding_still_to_come, .timeout = 240)
+{
+    struct keep_run runs[] = {
+        { .ckpt = 1, .every = 1, .detector = "fingerprint", .log = "/tmp/gauntlet-fail-keep-ckpt.log" },
+        { .ckpt = 1, .every = 2, .lag = 3, .detector = "{fingerprint: {slices: 4}}",
+          .log = "/tmp/gauntlet-fail-keep-ckpt4.log" },
+        { .ckpt = 0, .every = 1, .detector = "fingerprint", .log = "/tmp/gauntlet-fail-keep-rep.log" },
+        { .ckpt = 0, .every = 3, .lag = 1, .detector = "{fingerprint: {slices: 2}}",
+          .log = "/tmp/gauntlet-fail-keep-rep2.log" },
+    };
+    int n = (int)(sizeof runs / sizeof runs[0]);
+    uint64_t t0 = mono_ns(), end = t0 + 120000000000ull;
+    for (int i = 0; i < n; i++)
+        keep_start(&runs[i]);
+    int64_t least[4], most[4];
+    for (int i = 0; i < n; i++)   /* the ranks catch up with what holds them */
+        for (ranks_iter(&runs[i].shm, &least[i], &most[i]); least[i] < runs[i].stall && mono_ns() < end;)
+            sleep_ns(2000000), ranks_iter(&runs[i].shm, &least[i], &most[i]);
+    uint64_t took = mono_ns() - t0, until = mono_ns() + (took > 1000000000ull ? took : 1000000000ull);
+    for (int i = 0; i < n; i++)   /* and end none more */
+        while (mono_ns() < until && most[i] <= runs[i].stall)
+            sleep_ns(10000000), ranks_iter(&runs[i].shm, &least[i], &most[i]);
+    for (int i = 0; i < n; i++) {
+        struct keep_run *k = &runs[i];
+        int holds[2] = { keep_holds(k, 0, k->checked - 1), keep_holds(k, 1, k->checked - 1) };
+        int64_t checked = atomic_load(&k->shm.hdr->checked_done);
+        cr_assert_eq(kill(k->sup, SIGCONT), 0);
+        cr_assert_eq(checked, k->checked, "the checks moved while the supervisor was stopped");
+        cr_expect_geq(least[i], k->stall, "%s: the ranks stopped at %lld, %lld past the %lld checked, short of %lld; "
+                      "see %s", k->log, (long long)least[i], (long long)(least[i] - k->checked), (long long)k->checked,
+                      (long long)k->stall, k->log);
+        cr_expect_leq(most[i], k->stall, "%s: a rank ended %lld, %lld past the %lld checked (at most %lld)", k->log,
+                      (long long)most[i], (long long)(most[i] - k->checked), (long long)k->checked,
+                      (long long)k->stall);
+        if (!k->ckpt)   /* docs/faults.md: never more than 4 x replicate_every - 2 ahead of the checks, less the lag */
+            cr_expect_leq(most[i] - k->checked, 4 * k->every - 2 - k->lag, "%s", k->log);
+        for (int r = 0; r < 2; r++)
+            cr_expect(holds[r], "%s: rank %d holds no whole %s at or before %lld (a finding at %lld, %d of lag; %lld "
+                      "checked, the rank at %lld)", k->log, r, k->ckpt ? "checkpoint" : "replica",
+                      (long long)(k->checked - 1 - k->lag), (long long)(k->checked - 1), k->lag, (long long)k->checked,
+                      (long long)most[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        int rc = e2e_wait(runs[i].sup, 120);
+        shm_close(&runs[i].shm);
+        cr_expect_eq(rc, 0, "exit %d after the resume; see %s", rc, runs[i].log);
+        cr_expect_eq(e2e_count_events(runs[i].out, "iteration"), 2 * 300, "see %s", runs[i].log);
+    }
 }
 
 /* A replacement that cannot start (here every worker started after the run began exits at once) fails its recovery
