@@ -31,12 +31,22 @@
  *
  * A worker that cannot start, for tests/test_failures.c: with GAUNTLET_TEST_WORKER_FAIL_FILE naming a file, a worker
  * process started while that file exists exits 3 at once (the workers inherit it; those started before it ran on).
+ *
+ * A relay deaf to one node, for tests/test_cluster.c: with GAUNTLET_TEST_UP_MUTE=C:R (node C, its relay R) and
+ * GAUNTLET_TEST_UP_MUTE_FILE naming a file, node C's supervisor (OMPI_COMM_WORLD_RANK, else PMIX_RANK, is C) sends
+ * nothing more up the tree to node R once that file exists: each MPI_Isend to R of tag 1 (TAG_UP, cluster_int.h: no
+ * other message to another node has that tag) is never made, and its request is a generalized request that never completes (MPI_Test: not done; freed by
+ * MPI_Request_free as any other; MPI_Wait on it would wait for good, as on a send nobody takes). Node R and every
+ * other message (the heartbeats, straight to node 0; the sim all-reduce, on its own communicator and tags) run as
+ * they are: R stays alive to node 0 and to its other children. Built with MPI only (a stub without).
+ *
  * Built for the tests only, never installed. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +76,54 @@ static int stall_is_worker(void)
         close(fd);
     return k > 0 && strlen(cmd) + 1 < (size_t)k && strcmp(cmd + strlen(cmd) + 1, "__worker") == 0;
 }
+
+#ifdef STALL_HAVE_MPI
+#include <mpi.h>
+
+static int up_mute_to = -1;         /* this node's relay whose records it never gets; -1: no node is muted here */
+static char up_mute_file[512];      /* muting begins once this file exists */
+static _Atomic int up_muted;        /* it existed: every later send to the relay is muted */
+
+/* Reads GAUNTLET_TEST_UP_MUTE in the supervisor of the node it names (its workers have no MPI rank). */
+static void up_mute_init(void)
+{
+    const char *m = getenv("GAUNTLET_TEST_UP_MUTE"), *f = getenv("GAUNTLET_TEST_UP_MUTE_FILE");
+    const char *rank = getenv("OMPI_COMM_WORLD_RANK") ? getenv("OMPI_COMM_WORLD_RANK") : getenv("PMIX_RANK");
+    int child = -1, relay = -1;
+    if (m && f && rank && sscanf(m, "%d:%d", &child, &relay) == 2 && child == atoi(rank) && relay > 0) {
+        up_mute_to = relay;
+        strncpy(up_mute_file, f, sizeof up_mute_file - 1);
+    }
+}
+
+static int up_query(void *extra, MPI_Status *st)
+{
+    (void)extra;
+    st->MPI_SOURCE = st->MPI_TAG = MPI_UNDEFINED;
+    st->MPI_ERROR = MPI_SUCCESS;
+    return MPI_SUCCESS;
+}
+static int up_free(void *extra) { (void)extra; return MPI_SUCCESS; }
+static int up_cancel(void *extra, int complete) { (void)extra, (void)complete; return MPI_SUCCESS; }
+
+/* The library's symbols are looked up when called, never bound at load: mpirun and the workers load this too. */
+int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    if (up_mute_to > 0 && dest == up_mute_to && tag == 1 &&
+        (atomic_load(&up_muted) || (access(up_mute_file, F_OK) == 0 && (atomic_store(&up_muted, 1), 1)))) {
+        int (*start)(MPI_Grequest_query_function *, MPI_Grequest_free_function *, MPI_Grequest_cancel_function *,
+                     void *, MPI_Request *) =
+            (int (*)(MPI_Grequest_query_function *, MPI_Grequest_free_function *, MPI_Grequest_cancel_function *, void *,
+                     MPI_Request *))dlsym(RTLD_DEFAULT, "MPI_Grequest_start");
+        return start(up_query, up_free, up_cancel, NULL, req);   /* never completed: a send R never takes */
+    }
+    int (*real)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) =
+        (int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *))dlsym(RTLD_NEXT, "PMPI_Isend");
+    return real(buf, count, type, dest, tag, comm, req);
+}
+#else
+static void up_mute_init(void) {}
+#endif
 
 __attribute__((constructor)) static void stall_init(void)
 {
@@ -99,7 +157,10 @@ __attribute__((constructor)) static void stall_init(void)
         strncpy(read_slow, rs, sizeof read_slow - 1);
         read_slow_ms = atol(rs_ms);
     }
-    if (!dm && !fail && !fsync_slow[0] && !rs)
+    /* the launcher (no MPI rank) passes it on to the supervisors; a supervisor's workers run as they are */
+    int launcher = getenv("GAUNTLET_TEST_UP_MUTE") && !getenv("OMPI_COMM_WORLD_RANK") && !getenv("PMIX_RANK");
+    up_mute_init();
+    if (!dm && !fail && !fsync_slow[0] && !rs && !launcher)
         unsetenv("LD_PRELOAD");   /* the workers it starts run as they are */
     unsetenv("GAUNTLET_TEST_STALL_AT");
 }

@@ -1349,6 +1349,90 @@ Test(cluster, the_nodes_below_a_stalled_relay_go_around_it, .timeout = 200)
     free(log);
 }
 
+/* A relay deaf to one node alone: node 3's records up the tree to its relay, node 1 (gather_fanout 2 on 5 nodes),
+ * never complete from a few iterations in (tests/stall_preload.c: its sends to node 1 are never made, their requests
+ * never done), while node 1 goes on beating to node 0 and relaying node 4. Node 0 has no reason to lose node 1: node 3
+ * alone can tell, and does — its relay_lost event (node 1, silent the heartbeat timeout) reaches node 0, node 3 sends
+ * to node 0 from then on (its end record and its last iteration come), node 1 stays in the run and relays node 4 to
+ * the end, no node is lost or silent, and the run ends whole (exit 0), node 0 saying bye to every node (node 3 leaves
+ * without the closing barrier; node 1 waits for node 3's end record, which never passes it) rather than wait. Until
+ * 2026-11-30 no test held this (a relay stopped whole, SIGSTOP, also goes silent to node 0, which may lose it first),
+ * and node 3 judged its relay only once its sends had filled every slot and one then waited the heartbeat timeout for
+ * a free one: all that time it sent no beat, and node 0 lost node 3 instead (exit 1). Nothing here holds on timing:
+ * the mute starts once the run is under way and lasts; the 290 iterations left, each at least its 34 ms of sim compute,
+ * leave the 2 s timeout some 8 s of slack, more on a slower machine. */
+Test(cluster, a_relay_deaf_to_one_node_is_gone_around_by_that_node, .timeout = 200)
+{
+    e2e_need_mpi();
+    const char *out = e2e_outdir();
+    char mute[620], env_file[700], path[600];
+    snprintf(mute, sizeof mute, "%s.mute", out);
+    snprintf(env_file, sizeof env_file, "GAUNTLET_TEST_UP_MUTE_FILE=%s", mute);
+    static const char text[] = "name: deaf-relay\nnodes: 5\nranks: 1\niterations: 300\nseed: 7\ngather_fanout: 2\n"
+                               "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 1MiB}\n"
+                               "sim: {tflops: 0.002}\npower: {sample_hz: 100}\n"
+                               "heartbeat: {interval: 100ms, timeout: 2s}\n";
+    pid_t sup1;
+    e2e_preload(STALL_PRELOAD, (const char *[]){ "GAUNTLET_TEST_UP_MUTE=3:1", env_file, NULL });
+    pid_t launcher = launch_n(5, text, out, &sup1);
+    e2e_preload_end();
+    FILE *f = fopen(mute, "w");   /* from now on node 1 takes nothing of node 3's */
+    cr_assert(f);
+    fclose(f);
+    int st = 0;
+    pid_t w = wait_launcher(launcher, mono_ns(), 150000000000ull, &st);
+    if (w == 0) {
+        kill(launcher, SIGTERM);
+        waitpid(launcher, &st, 0);
+    }
+    snprintf(path, sizeof path, "%s.log", out);
+    char *log = e2e_read(path);
+    cr_assert_neq(w, 0, "the run did not end within 150 s:\n%s", log);
+    /* every node ends by itself, exit 0; none calls MPI_Finalize (no barrier), which mpirun's own code reports */
+    cr_assert(WIFEXITED(st), "the launcher was killed:\n%s", log);
+    for (int k = 0; k < 5; k++) {
+        char want[64];
+        snprintf(want, sizeof want, k ? "node %d of 5: exit 0\n" : "deaf-relay: exit 0 after", k);
+        cr_assert(strstr(log, want), "no '%s':\n%s", want, log);
+    }
+    json_t *s = e2e_summary(out);
+    cr_assert_eq(json_integer_value(json_object_get(s, "exit")), 0, "stopped: %s\n%s",
+                 json_string_value(json_object_get(s, "stopped")), log);
+    cr_assert_eq(json_array_size(json_object_get(s, "nodes_lost")), 0, "no node is lost:\n%s", log);
+    cr_assert_eq(e2e_count_events(out, "node_silent"), 0, "no node fell silent:\n%s", log);
+    /* node 3's event, in node 0's record: the relay it went around, silent for the heartbeat timeout */
+    cr_assert_eq(e2e_count_events(out, "relay_lost"), 1, "node 3's relay_lost reached node 0 once:\n%s", log);
+    json_t *rl = e2e_first_event(out, "relay_lost");
+    cr_assert_eq(json_integer_value(json_object_get(rl, "node")), 1);
+    cr_assert_float_eq(json_number_value(json_object_get(rl, "silent_s")), 2.0, 1e-9);
+    json_decref(rl);
+    snprintf(path, sizeof path, "%s/events-node3.jsonl", out);
+    char *ev3 = e2e_read(path);
+    cr_assert(ev3 && strstr(ev3, "\"event\":\"relay_lost\",\"node\":1,"), "node 3 wrote it");
+    free(ev3);
+    cr_assert(strstr(log, "cluster: node 3: node 1 relays nothing more: sending to node 0"), "%s", log);
+    cr_assert(!strstr(log, "no bye from node 0"), "every node left on node 0's bye:\n%s", log);
+    snprintf(path, sizeof path, "%s/events.jsonl", out);
+    char *ev = e2e_read(path);
+    json_t *ns = json_object_get(s, "nodes");
+    cr_assert_eq(json_array_size(ns), 5, "every node's end record came (node 3's around node 1):\n%s", log);
+    for (int k = 1; k < 5; k++) {
+        json_t *n = json_array_get(ns, (size_t)k);
+        cr_assert_eq(json_integer_value(json_object_get(n, "node")), k);
+        char want[64];
+        snprintf(want, sizeof want, "\"node\":%d,\"run\":0,\"iter\":299,", k);
+        cr_assert(ev && strstr(ev, want), "node %d's last iteration did not reach node 0", k);
+        json_int_t missing = json_integer_value(json_object_get(n, "telemetry_records_missing"));
+        /* what node 3 sent node 1 after the mute never came; nothing of the others' is missing */
+        cr_assert(k == 3 ? missing > 0 : missing == 0, "node %d: %lld records missing", k, (long long)missing);
+    }
+    cr_assert_gt(json_integer_value(json_object_get(json_array_get(ns, 1), "telemetry_relayed_bytes")), 0,
+                 "node 1 still relays node 4");
+    free(ev);
+    json_decref(s);
+    free(log);
+}
+
 /* The first line of `gauntlet view out --snapshot` at --at 0.5 that starts with "Power," (a static buffer). */
 static const char *view_power_line(const char *out)
 {

@@ -135,8 +135,13 @@ int cluster_init(char *why, size_t n)
 int cluster_node(void) { return cl.node; }
 int cluster_nodes(void) { return cl.nodes; }
 
+/* Frees the sends that are done (all: waits for every one). A send up the tree that a relay has not taken for
+ * send_wait_s (the heartbeat timeout) marks that relay stalled, for the liveness check to go around it: judged here,
+ * never by holding this node's loop in a wait (until 2026-11-30 only a send that waited that long for a free slot
+ * did, and a node whose relay took nothing of its own sat that long without beating: node 0 lost it instead). */
 void reap_sends(int all)
 {
+    uint64_t now = mono_ns(), wait = (uint64_t)(cl.send_wait_s * 1e9);
     for (int i = 0; i < cl.nfly;) {
         int done = 0;
         if (all)
@@ -147,15 +152,35 @@ void reap_sends(int all)
             free(cl.fly[i].buf);
             cl.fly[i] = cl.fly[--cl.nfly];
         } else {
+            if (cl.node != 0 && cl.fly[i].dest > 0 && now - cl.fly[i].t_ns > wait)   /* another node sends only
+                                                                                        * node 0 and its relay */
+                cl.stalled_dest = cl.fly[i].dest;
             i++;
         }
     }
+}
+
+/* Whether this node (not node 0) holds half the send slots for its relay dest: one that far behind is not waited
+ * for; the slots left keep its messages to node 0 (the heartbeats) going. */
+static int relay_behind(int dest)
+{
+    if (cl.node == 0 || dest <= 0)
+        return 0;
+    int n = 0;
+    for (int i = 0; i < cl.nfly; i++)
+        n += cl.fly[i].dest == dest;
+    return n >= MAX_INFLIGHT(cl.nodes) / 2;
 }
 
 /* Sends buf (taken over) to dest without blocking; its buffer is freed once the send is done. */
 void send_owned(char *buf, size_t len, int dest, int tag)
 {
     if (dest >= 0 && dest < SHM_MAX_NODES && cl.lost[dest]) {   /* it would never take it */
+        free(buf);
+        return;
+    }
+    if (relay_behind(dest) && (reap_sends(0), relay_behind(dest))) {   /* dropped: reap_sends judges the relay */
+        cl.dropped++;
         free(buf);
         return;
     }
@@ -179,6 +204,7 @@ void send_owned(char *buf, size_t len, int dest, int tag)
         return;
     }
     cl.fly[cl.nfly].dest = dest;
+    cl.fly[cl.nfly].t_ns = mono_ns();
     cl.fly[cl.nfly++].buf = buf;
 }
 
@@ -448,6 +474,8 @@ void cluster_no_barrier(void)
 {
     if (cl.on && cl.node == 0)
         cl.bye = 1;   /* cluster_fini: bye to every node not lost, no barrier */
+    else if (cl.on)
+        cl.no_barrier = 1;   /* cluster_fini: waits for that bye, no barrier */
 }
 
 void cluster_new_run(void)
@@ -457,7 +485,7 @@ void cluster_new_run(void)
     memset(cl.lost, 0, sizeof cl.lost);
     cl.lost_node = -1;
     cl.stalled_dest = -1;
-    cl.bye = 0;
+    cl.bye = cl.no_barrier = 0;
     cl.up_to = up_parent(cl.node, cl.fanout, cl.lost);
 }
 
@@ -467,9 +495,9 @@ void cluster_fini(void)
         return;
     up_leave();   /* a relay stays until the nodes below it have left */
     cluster_flush();
-    if (cl.lost_node >= 0 || cl.bye) {   /* a node is stalled or gone (node 0's bye says it knows of one): no
-                                          * barrier or finalize would ever end; the launcher takes the others down
-                                          * when this process exits with its code */
+    /* a node is stalled or gone (node 0's bye says it knows of one, or a node went around its relay): no barrier or
+     * finalize would ever end; the launcher takes the others down when this process exits with its code */
+    if (cl.lost_node >= 0 || cl.bye || cl.no_barrier) {
         up_leave_lost();
         cl.on = 0;
         return;

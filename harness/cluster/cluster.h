@@ -92,7 +92,10 @@ void cluster_set_send_wait(double seconds);
  * and MPI_Finalize that would wait for it forever (the launcher ends the others when this process exits). */
 void cluster_mark_lost(int node);
 /* Node 0: a node has taken a node for lost that node 0 has not (its relay, silent to it alone): that node leaves
- * without the closing barrier, so every node must; node 0 says bye to each at its end instead. */
+ * without the closing barrier, so every node must; node 0 says bye to each at its end instead. Another node (node 0's
+ * heartbeat says so): it leaves without the barrier too, once node 0's bye comes (until 2026-11-30 the relay, whose
+ * wait for the node that went around it ended when node 0 fell silent, sat in the barrier until the launcher ended
+ * it). */
 void cluster_no_barrier(void);
 /* Another run in this process (gauntlet accept's next scenario), every node known alive (its set-up's agreement
  * went through): the nodes marked lost, a stalled peer and node 0's bye of the run before are forgotten, so that

@@ -30,16 +30,18 @@ struct cluster_state {
     struct up_seen *seen;      /* node 0: per origin, the records taken */
     unsigned char *ended;      /* per node: its end record passed here */
     uint64_t relayed;          /* bytes of other nodes' records passed on */
-    struct cl_send { MPI_Request req; char *buf; int dest; } *fly;   /* MAX_INFLIGHT(nodes) of them */
+    struct cl_send { MPI_Request req; char *buf; int dest; uint64_t t_ns; } *fly;   /* MAX_INFLIGHT(nodes); t_ns: posted */
     int nfly;
     MPI_Request barrier;
     int barrier_on;
     uint64_t sent, received;   /* telemetry and control bytes on the main communicator */
     double send_wait_s;        /* the longest a send waits for a free slot (then its message is dropped) */
     uint64_t dropped;          /* messages dropped so: the peer took nothing for send_wait_s */
-    int stalled_dest;          /* the last peer a message was dropped for, -1: none */
+    int stalled_dest;          /* the last peer a message was dropped for, or a relay that took nothing for
+                                * send_wait_s (reap_sends); -1: none */
     int lost_node;             /* a node known stalled or gone (cluster_mark_lost), -1: none */
     int bye;                   /* node 0's TAG_BYE came (taken while relaying on the way out: not waited for again) */
+    int no_barrier;            /* not node 0: node 0 said it ends with a bye to each node, not in the barrier */
     unsigned char lost[SHM_MAX_NODES];   /* per node: marked lost; nothing is sent to it any more */
     double setup_extra_s;      /* the next set-up agreement waits at least this long (the clock exchange's bound) */
     /* the proxy thread */

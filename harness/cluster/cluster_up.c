@@ -161,11 +161,13 @@ static int subtree_ended(int k)
 }
 
 /* While leaving: node 0's control message (its heartbeat) names the nodes it lost: this node waits for their end
- * records no more. */
+ * records no more; and says whether it ends with a bye to each node (cluster_no_barrier). */
 static void leave_lost(const char *text, size_t len)
 {
     json_t *o = json_loadb(text, len, 0, NULL), *k;
     size_t i;
+    if (json_is_true(json_object_get(o, "no_barrier")))
+        cluster_no_barrier();
     json_array_foreach(json_object_get(o, "lost"), i, k)
         if (json_is_integer(k) && json_integer_value(k) > 0 && json_integer_value(k) < cl.nodes &&
             json_integer_value(k) != cl.node)
@@ -227,7 +229,7 @@ void up_leave(void)
             break;
         }
     }
-    if (!subtree_ended(cl.node))
+    if (!subtree_ended(cl.node) && !cl.bye)   /* a bye: node 0 has what it waits for (a node below went around) */
         gl_log("cluster: node %d: nodes below it had not left %.0f s after node 0 last spoke: what they send now is "
                "lost", cl.node, cl.send_wait_s);
     up_flush();
@@ -255,6 +257,8 @@ void up_leave_lost(void)
     int src = -1, tag = 0;
     for (unsigned spins = 0; !cl.bye && mono_ns() < end && tag >= 0 && !(tag == TAG_BYE && src == 0); spins++)
         tag = leave_take(spins, &src);
+    if (!cl.bye && !(tag == TAG_BYE && src == 0))
+        gl_log("cluster: node %d: no bye from node 0 within %.0f s: leaving without it", cl.node, 4 * cl.send_wait_s + 60);
     up_flush();
     sends_done(mono_ns() + (uint64_t)(cl.send_wait_s * 1e9));
 }

@@ -227,6 +227,8 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
         size_t i;
         json_t *k;
         if (s->node == 0 && json_is_integer(json_object_get(o, "relay_lost")))   /* a node took its relay for lost */
+            cluster_no_barrier(), s->ln->no_barrier = 1;
+        if (s->node != 0 && json_is_true(json_object_get(o, "no_barrier")))   /* node 0 will say bye instead */
             cluster_no_barrier();
         json_array_foreach(json_object_get(o, "lost"), i, k)
             if (json_integer_value(k) > 0 && json_integer_value(k) != s->node)

@@ -67,6 +67,8 @@ void supc_beat(struct sup *s, uint64_t now)
     if ((double)(now - s->ln->hb_sent) * 1e-9 < supc_node_beat_s(s->sc))
         return;
     json_t *o = json_pack("{s:i}", "run", s->run);
+    if (s->node == 0 && s->ln->no_barrier)   /* node 0 ends with a bye to each node, not in the closing barrier */
+        json_object_set_new(o, "no_barrier", json_true());
     for (int k = 1; k < s->nodes && s->node == 0; k++)   /* node 0: the nodes it lost, to everyone */
         if (supc_gone(s, k)) {
             if (!json_object_get(o, "lost"))
