@@ -72,6 +72,9 @@ Test(analysis, missing_samples_are_not_zero)
     cr_assert_eq(analysis_run(&s, an_default_bands, 4, &r), 0);
     cr_assert_eq(r.samples, 4);
     cr_assert_float_eq(r.min_w, 200, 1e-12, "a missing sample must not read as 0 W");
+    /* measured from the first valid sample to the last: 4 steps of 10 ms, one gap inside them, none counted outside */
+    cr_assert_float_eq(r.span_s, 0.04, 1e-15, "span %.17g s", r.span_s);
+    cr_assert_eq(r.gaps, 1);
 }
 
 Test(analysis, projection_aligned_is_n_times_one)

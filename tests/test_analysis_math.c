@@ -2,8 +2,9 @@
  * harness/analysis, 2026-11-30): a square wave's dominant frequency is its fundamental at any duty and length, never a
  * harmonic; a noiseless square wave is a signal, not a held sensor, whatever its duty; a band that no bin of the
  * spectrum lies in is unresolved, never a share of 0; the projected cluster never ramps faster than its GPUs each
- * ramping as fast as one does; a trace that never falls has a fall of 0, not -0. Every case is drawn from a seeded
- * generator: the same cases each run. */
+ * ramping as fast as one does; a trace that never falls has a fall of 0, not -0; a facility battery pays the root of
+ * its efficiency each way and its grid follows the average of its window; the groups' jitter keeps the normal law's
+ * share of a sine. Every case is drawn from a seeded generator: the same cases each run. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -297,6 +298,98 @@ Test(analysis_math, a_trace_that_never_falls_falls_0_not_minus_0)
         cr_assert(!strstr(text, "-0"), "gap %d: %s", gap, text);
         free(text);
         json_decref(j);
+    }
+    free(x);
+}
+
+/* A facility battery as docs/power.md states it, over random cluster traces, ratings that bind and ratings that do
+ * not: it starts half full; energy goes in and out through the root of its round-trip efficiency each way (grid-side
+ * charge E_in stores E_in sqrt(eff), grid-side discharge E_out takes E_out / sqrt(eff) out of storage), so the charge
+ * it ends with, its throughput (E_in + E_out), its losses and losses_pct follow from the grid side it hands out; its
+ * power never passes its rating, its charge never leaves [0, capacity]; and where neither binds the grid is the
+ * draw's exponential moving average of time constant `window`, started at the first window's mean: a step of the
+ * draw is 1 - 1/e of the way through after one window. The energy balance alone (tests/test_analysis.c) holds
+ * whatever the efficiency's split, the average's time constant or the throughput's count. */
+Test(analysis_math, a_battery_pays_the_root_of_its_efficiency_each_way_and_follows_its_window)
+{
+    struct rng r;
+    rng_seed(&r, 11, 6);
+    size_t nmax = 20000;
+    double *p = xmalloc(nmax * sizeof *p), *g = xmalloc(nmax * sizeof *g);
+    for (int c = 0; c < 60; c++) {
+        double dt = c % 3 ? 1e-3 : 0.02, T = 0.2 + 2 * rng_uniform(&r), duty = 0.2 + 0.6 * rng_uniform(&r);
+        double lo = 20 + 40 * rng_uniform(&r), hi = lo + 10 + 60 * rng_uniform(&r);
+        size_t n = (size_t)((5 + 10 * rng_uniform(&r)) / dt);
+        for (size_t i = 0; i < n; i++)
+            p[i] = (fmod((double)i * dt, T) < duty * T ? hi : lo) + 2 * rng_uniform(&r);
+        struct an_bess b = { .capacity_mwh = c % 4 == 0 ? 1e-4 : 0.5 + 5 * rng_uniform(&r),   /* every 4th fills up */
+                             .power_mw = c % 5 == 0 ? 0.2 * (hi - lo) : 2 * (hi - lo),          /* every 5th binds */
+                             .efficiency = 0.5 + 0.5 * rng_uniform(&r), .window_s = 0.5 + 5 * rng_uniform(&r) };
+        cr_assert_eq(analysis_bess(p, n, dt, &b, g), 0);
+        double leg = sqrt(b.efficiency), in = 0, out = 0, load = 0, cap = b.capacity_mwh * 3600;
+        for (size_t i = 0; i < n; i++) {
+            in += fmax(0, g[i] - p[i]) * dt;   /* the grid gives more than the draw: the battery charges */
+            out += fmax(0, p[i] - g[i]) * dt;
+            load += p[i] * dt;
+            cr_assert_leq(fabs(p[i] - g[i]), b.power_mw * (1 + 1e-12), "case %d: %.3f MW from a %.3f MW battery", c,
+                          fabs(p[i] - g[i]), b.power_mw);
+        }
+        double tol = 1e-9 * (in + out + cap);
+        cr_assert_float_eq((b.soc_end - 0.5) * cap, in * leg - out / leg, tol,
+                           "case %d (efficiency %.3f): stored %.6f MJ, in %.6f x sqrt(eff) - out %.6f / sqrt(eff) = %.6f",
+                           c, b.efficiency, (b.soc_end - 0.5) * cap, in, out, in * leg - out / leg);
+        cr_assert_float_eq(b.throughput_mwh * 3600, in + out, tol, "case %d: throughput", c);
+        cr_assert_float_eq(b.losses_mwh * 3600, in * (1 - leg) + out * (1 / leg - 1), tol, "case %d: losses", c);
+        cr_assert_float_eq(b.energy_mwh * 3600, load, 1e-9 * load, "case %d: the cluster's energy", c);
+        cr_assert_float_eq(b.losses_pct, 100 * b.losses_mwh / b.energy_mwh, 1e-9, "case %d", c);
+        cr_assert(b.soc_min >= -1e-12 && b.soc_max <= 1 + 1e-12 && b.soc_min <= 0.5 && b.soc_max >= 0.5,
+                  "case %d: charge %.4f to %.4f of capacity, from half", c, b.soc_min, b.soc_max);
+    }
+    /* a step, with a battery that never binds: the grid starts at the first window's mean, then follows the average */
+    for (int c = 0; c < 6; c++) {
+        double dt = c % 2 ? 1e-3 : 0.01, w = 0.5 + 0.5 * c, step_at = 2 * w;
+        size_t n = (size_t)(5 * w / dt), k = (size_t)llround(w / dt), at = (size_t)llround(step_at / dt);
+        for (size_t i = 0; i < n; i++)
+            p[i] = (i < at ? 40 : 100) + (i % 2 ? 5 : -5);   /* a ripple of +-5 MW around each level */
+        struct an_bess b = { .capacity_mwh = 1e6, .power_mw = 1e6, .efficiency = 0.9, .window_s = w };
+        cr_assert_eq(analysis_bess(p, n, dt, &b, g), 0);
+        cr_assert_float_eq(g[0], 40, 0.5, "window %.1f s, dt %g: the grid starts at %.3f MW, the first window's "
+                           "mean is 40", w, dt, g[0]);
+        double moved = (g[at - 1 + k] - 40) / 60;
+        cr_assert_float_eq(moved, 1 - exp(-1), 0.01, "window %.1f s, dt %g: %.4f of the step through after one window "
+                           "(1 - 1/e: %.4f)", w, dt, moved, 1 - exp(-1));
+    }
+    free(p);
+    free(g);
+}
+
+/* The projection scatters its groups by shifts drawn from a normal law of the jitter's standard deviation: summed
+ * over many groups a sine of frequency f keeps exp(-2 pi^2 f^2 sigma^2) of its amplitude (the normal law's
+ * characteristic function), so its swing shrinks by that factor while its mean stays N times one GPU's. Over 20,000
+ * groups the draw's own scatter is under 1 %. A jitter read as its square, its double or half (the spread's root
+ * forgotten, a variance over n) moves the factor by far more than that: at sigma 0.2 s, 0.45 against 0.04 or 0.82. */
+Test(analysis_math, the_groups_jitter_keeps_its_characteristic_share_of_a_sine)
+{
+    size_t n = 10000;
+    double dt = 1e-3, f = 1.0, *x = xmalloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = 400 + 200 * sin(2 * M_PI * f * (double)i * dt);
+    struct an_series s = { x, n, dt, AN_NOT_HELD, 1 / f };
+    struct an_projection aligned;
+    long gpus = 20000;
+    cr_assert_eq(analysis_project(&s, gpus, 1, 0, 1, an_default_bands, 4, &aligned), 0);
+    cr_assert_float_eq(aligned.swing_mw, gpus * 1e-6 * (2 * 200 * sin(M_PI / 2 * 0.98)), 1e-3, "%f MW", aligned.swing_mw);
+    static const double sigmas[] = { 0.03, 0.1, 0.15, 0.2, 0.3 };
+    for (size_t c = 0; c < sizeof sigmas / sizeof *sigmas; c++) {
+        struct an_projection p;
+        cr_assert_eq(analysis_project(&s, gpus, gpus, sigmas[c], 3 + c, an_default_bands, 4, &p), 0, "%s",
+                     p.why ? p.why : "");
+        double kept = p.swing_mw / aligned.swing_mw, want = exp(-2 * M_PI * M_PI * f * f * sigmas[c] * sigmas[c]);
+        cr_log_info("jitter %.0f ms: %.4f of the swing kept, the normal law's %.4f", sigmas[c] * 1e3, kept, want);
+        cr_assert_float_eq(kept, want, 0.015, "jitter %.0f ms: %.4f of the aligned swing kept, the normal law's %.4f",
+                           sigmas[c] * 1e3, kept, want);
+        cr_assert_float_eq(p.mean_mw, aligned.mean_mw, 1e-3 * aligned.mean_mw, "jitter %.0f ms: mean %f MW",
+                           sigmas[c] * 1e3, p.mean_mw);
     }
     free(x);
 }
