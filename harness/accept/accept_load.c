@@ -41,9 +41,14 @@ static void load_node_gpus(struct rundata *d)
             r->comm_n = (size_t)json_integer_value(json_object_get(g, "comm_n"));
             json_t *sp = json_object_get(g, "span_s");
             r->span_s = json_is_number(sp) ? json_number_value(sp) : NAN;
+            /* reasons not there (or not a number) were not read: no pass (until 2026-11-30 they read as none) */
             const char *thr = json_string_value(json_object_get(g, "throttle"));
-            r->throttle |= thr ? strtoull(thr, NULL, 0) : 0;
-            r->throttle_rows += (int)json_integer_value(json_object_get(g, "throttle_rows"));
+            char *end = NULL;
+            unsigned long long bits = thr ? strtoull(thr, &end, 0) : 0;
+            if (thr && end != thr && !*end) {
+                r->throttle |= bits;
+                r->throttle_rows += (int)json_integer_value(json_object_get(g, "throttle_rows"));
+            }
         }
 }
 
@@ -121,8 +126,10 @@ static int load_power(const char *dir, struct rundata *d, struct phasecov *cov, 
             stamp = NAN;
         phasecov_reading(cov, rank, strtod(fld[0], NULL), stamp, strtod(fld[2], NULL));
         fld[8][strcspn(fld[8], "\r\n")] = 0;
-        if (*fld[8]) {
-            r->throttle |= strtoull(fld[8], NULL, 0);
+        char *tend;
+        unsigned long long bits = strtoull(fld[8], &tend, 0);
+        if (*fld[8] && !*tend) {   /* a field that is no number is no reading of the reasons */
+            r->throttle |= bits;
             r->throttle_rows++;
         }
     }
