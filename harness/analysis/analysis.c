@@ -239,8 +239,8 @@ void an_stats(double *v, size_t n, double *mean, double *swing, double *range)
     if (n)
         an_p1_p99(v, n, &p1, &p99);
     *mean = n ? sum / (double)n : NAN;
-    *swing = p99 - p1;
-    *range = n ? mx - mn : NAN;
+    *swing = n >= 2 ? p99 - p1 : NAN;   /* one point has no swing: null, not 0 */
+    *range = n >= 2 ? mx - mn : NAN;
 }
 
 int analysis_run(const struct an_series *s, const struct an_band *bands, int n_bands, struct an_result *out)
@@ -281,9 +281,11 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
     out->mean_w = sum / (double)nv;
     out->min_w = mn;
     out->max_w = mx;
-    out->range_w = mx - mn;
     an_p1_p99(v, nv, &out->p1_w, &out->p99_w);
-    out->swing_w = out->p99_w - out->p1_w;
+    if (nv >= 2) {   /* a swing is between readings: one reading has none (it read 0 W until 2026-11-30) */
+        out->range_w = mx - mn;
+        out->swing_w = out->p99_w - out->p1_w;
+    }
     free(v);
     /* the sensor: a reading held over several samples is one reading; ramps and the spectrum take the distinct
      * readings at their times, and what the update interval cannot resolve is left unmeasured (NAN) */

@@ -161,10 +161,10 @@ static json_t *sz_run_json(const struct sz_record *z, struct sz_run *r, int i, c
     if (r->end && json_object_get(r->end, "figures"))
         json_object_set(o, "figures_at_run_end", json_object_get(r->end, "figures"));
     /* nccl-tests' bus bandwidth, as live: algbw x 2(n-1)/n with the start's bus_ranks (emulate_ranks where set, else
-     * every rank of every node; one rank: 0); phases: the median over the steps that ran alone, of their bus bytes */
+     * every rank of every node; one rank: null, no bus); phases: the median over the steps that ran alone, of their bus bytes */
     json_t *br = json_object_get(z->start, "bus_ranks");
     double nb = json_is_integer(br) && json_integer_value(br) > 0 ? (double)json_integer_value(br) : (double)z->world;
-    json_object_set_new(o, "busbw_gbs", json_num(r->bus_gbs.n ? series_pct(&r->bus_gbs, 50)
+    json_object_set_new(o, "busbw_gbs", json_num(nb < 2 ? NAN : r->bus_gbs.n ? series_pct(&r->bus_gbs, 50)
                                                  : nb > 0 ? series_pct(&r->algbw, 50) * 2.0 * (nb - 1) / nb : NAN));
     json_t *rk = json_array();   /* per GPU: what the acceptance checks read; up to the highest rank that spoke (a
                                   * record that declares millions of ranks and holds none costs nothing) */

@@ -446,9 +446,9 @@ static void runstats_cost_json(const struct run_stats *rs, json_t *run)
     int both = counters && sampled_w > 0 && counter_w > 0;
     double dis = both ? 100 * (sampled_w - counter_w) / counter_w : NAN;
     json_object_set_new(en, "cross_check",
-                        json_pack("{s:o, s:o, s:o, s:b}", "sampled_j", json_num(sampled_w > 0 ? sampled_w * span : NAN),
+                        json_pack("{s:o, s:o, s:o, s:o}", "sampled_j", json_num(sampled_w > 0 ? sampled_w * span : NAN),
                                   "counter_j", json_num(counters ? counter_w * span : NAN), "disagreement_pct", json_num(dis),
-                                  "flagged", both && fabs(dis) > 5));
+                                  "flagged", both ? json_boolean(fabs(dis) > 5) : json_null()));
     json_object_set_new(run, "energy", en);
 }
 
@@ -478,11 +478,11 @@ json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const cha
         if (r->comm_bytes > 0)
             comm_bytes = r->comm_bytes;
     }
-    /* per-GPU compute rate, the all-reduce's bus bandwidth as nccl-tests defines it: algbw x 2(n-1)/n */
+    /* per-GPU compute rate, the all-reduce's bus bandwidth as nccl-tests defines it: algbw x 2(n-1)/n (one rank: no bus, null) */
     double tflops = compute_s > 0 && flops > 0 ? flops / compute_s / 1e12 : NAN;   /* replay: no GEMM to count */
     double comm_p50 = series_pct(&comm, 50);
-    double busbw = comm_p50 > 0 ? comm_bytes / comm_p50 * 2.0 * (bus_ranks - 1) / bus_ranks / 1e9 : NAN;
-    if (bus.n)   /* phases: the median over the communication steps that ran alone (an overlapped one has no time of its own) */
+    double busbw = comm_p50 > 0 && bus_ranks > 1 ? comm_bytes / comm_p50 * 2.0 * (bus_ranks - 1) / bus_ranks / 1e9 : NAN;
+    if (bus.n && bus_ranks > 1)   /* phases: the median over the communication steps that ran alone (an overlapped one has no time of its own) */
         busbw = series_pct(&bus, 50);
     double ckpt_gbs = ckpt_s > 0 ? ckpt_b / ckpt_s / 1e9 : NAN;
     int agree = 1, r0 = runstats_first_kept(rs);   /* the ranks still in the run: shrink's dropped ones hold none */
