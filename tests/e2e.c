@@ -1,5 +1,6 @@
 /* tests/e2e.c: the helpers of e2e.h, linked into every test executable. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -19,6 +20,7 @@
 
 #include "backend.h"
 #include "e2e.h"
+#include "shm.h"
 #include "util.h"
 
 const char *e2e_bin(void)
@@ -137,19 +139,110 @@ static int e2e_remove_one(const char *path, const struct stat *st, int type, str
     return 0;
 }
 
-static void __attribute__((destructor)) e2e_remove_owned(void)
+void e2e_remove(const char *path)
+{
+    (void)nftw(path, e2e_open_up, 16, FTW_PHYS);
+    (void)nftw(path, e2e_remove_one, 16, FTW_PHYS | FTW_DEPTH);
+}
+
+/* Says whether GAUNTLET_TEST_KEEP asks for every temporary path to stay (set, not empty, not "0"). */
+static int e2e_keep_all(void)
 {
     const char *keep = getenv("GAUNTLET_TEST_KEEP");
+    return keep && *keep && strcmp(keep, "0") != 0;
+}
+
+static void __attribute__((destructor)) e2e_remove_owned(void)
+{
     for (size_t i = 0; i < n_owned; i++) {
-        if (owned[i].pid == getpid() && !(keep && *keep && strcmp(keep, "0"))) {
-            (void)nftw(owned[i].path, e2e_open_up, 16, FTW_PHYS);
-            (void)nftw(owned[i].path, e2e_remove_one, 16, FTW_PHYS | FTW_DEPTH);
-        }
+        if (owned[i].pid == getpid() && !e2e_keep_all())
+            e2e_remove(owned[i].path);
         free(owned[i].path);
     }
     free(owned);
     owned = NULL;
     n_owned = cap_owned = 0;
+}
+
+/* The logs' folder of this executable's run, made by the runner before any test starts (criterion's report hook
+ * PRE_ALL) and named to the workers it forks in the environment; each test's logs go in a subfolder named after the
+ * test, which the runner removes when the test has passed or was skipped (POST_TEST) and keeps when it failed: a
+ * failed assertion, a crash or a timeout. The folder itself goes at the end (POST_ALL) when nothing is left in it. */
+#define E2E_LOG_ROOT "GAUNTLET_TEST_LOG_ROOT"
+static char log_root[512];
+static pid_t log_root_pid;
+
+/* The logs' folder named in the environment; else (fresh: always, as the runner does) makes one under $TMPDIR (else
+ * /tmp) and names it there for the processes started after. */
+static const char *e2e_log_root(int fresh)
+{
+    const char *root = getenv(E2E_LOG_ROOT);
+    if (root && *root && !fresh)
+        return root;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(log_root, sizeof log_root, "%s/gauntlet-test-logs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(log_root)) {
+        fprintf(stderr, "tests: cannot make %s: %s\n", log_root, strerror(errno));
+        snprintf(log_root, sizeof log_root, "%s", tmp && *tmp ? tmp : "/tmp");
+        return log_root;
+    }
+    log_root_pid = getpid();
+    setenv(E2E_LOG_ROOT, log_root, 1);
+    return log_root;
+}
+
+/* Writes into buf the folder of test t's logs under root. */
+static void e2e_log_dir(char *buf, size_t size, const char *root, const struct criterion_test *t)
+{
+    snprintf(buf, size, "%s/%s.%s", root, t ? t->category : "none", t ? t->name : "none");
+}
+
+const char *e2e_log(const char *name)
+{
+    static char paths[64][1024];
+    static int next;
+    char dir[768];
+    e2e_log_dir(dir, sizeof dir, e2e_log_root(0), criterion_current_test);
+    cr_assert(mkdir(dir, 0755) == 0 || errno == EEXIST, "%s: %s", dir, strerror(errno));
+    char *p = paths[next++ % 64];
+    snprintf(p, sizeof paths[0], "%s/%s", dir, name);
+    return p;
+}
+
+ReportHook(PRE_ALL)(struct criterion_test_set *set)
+{
+    (void)set;
+    (void)e2e_log_root(1);   /* never one inherited: another executable's, maybe gone */
+}
+
+ReportHook(POST_TEST)(struct criterion_test_stats *stats)
+{
+    const char *root = getenv(E2E_LOG_ROOT);
+    char dir[768];
+    if (!root || !*root || stats->test_status == CR_STATUS_FAILED || e2e_keep_all())
+        return;
+    e2e_log_dir(dir, sizeof dir, root, stats->test);
+    e2e_remove(dir);
+}
+
+ReportHook(POST_ALL)(struct criterion_global_stats *stats)
+{
+    (void)stats;
+    if (log_root_pid != getpid())
+        return;
+    if (rmdir(log_root) != 0 && errno != ENOENT)
+        fprintf(stderr, "tests: the logs of the failed tests (or all, GAUNTLET_TEST_KEEP) are kept in %s\n", log_root);
+}
+
+const char *e2e_tmpdir(void)
+{
+    static char dirs[16][64];
+    static int next;
+    char *d = dirs[next++ % 16];
+    snprintf(d, 64, "/tmp/gauntlet-tmp-XXXXXX");
+    cr_assert(mkdtemp(d), "mkdtemp %s: %s", d, strerror(errno));
+    e2e_own(d);
+    return d;
 }
 
 const char *e2e_scenario(const char *text)
@@ -160,9 +253,14 @@ const char *e2e_scenario(const char *text)
     snprintf(p, 64, "/tmp/gauntlet-test-XXXXXX");
     int fd = mkstemp(p);
     cr_assert_geq(fd, 0);
+    e2e_own(p);
+    const char *tmp = strstr(text, "@TMPDIR@") ? e2e_tmpdir() : NULL;
+    for (const char *at; tmp && (at = strstr(text, "@TMPDIR@")); text = at + strlen("@TMPDIR@")) {
+        cr_assert_eq(write_all(fd, text, (size_t)(at - text)), 0);
+        cr_assert_eq(write_all(fd, tmp, strlen(tmp)), 0);
+    }
     cr_assert_eq(write_all(fd, text, strlen(text)), 0);
     close(fd);
-    e2e_own(p);
     return p;
 }
 
@@ -229,6 +327,18 @@ int e2e_wait(pid_t pid, double timeout_s)
 }
 
 int e2e_run(const char *log, const char *const *args) { return e2e_wait(e2e_start(log, args), 120); }
+
+int e2e_count_entries(const char *dir, const char *part)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && (!part || strstr(e->d_name, part));
+    closedir(d);
+    return n;
+}
 
 char *e2e_read(const char *path)
 {
@@ -541,4 +651,39 @@ int e2e_gap_shortfalls(const char *dir, int run, double floor_w, double *short_w
         short_w[n] = c ? sum / c : NAN;
     }
     return n;
+}
+
+int e2e_control_block(pid_t pid, struct shm *shm)
+{
+    char dir[64], path[600], link[256];
+    snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int fd = -1;
+    while (d && fd < 0 && (e = readdir(d))) {
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        ssize_t n = readlink(path, link, sizeof link - 1);
+        if (n > 0 && (link[n] = 0, strncmp(link, "/memfd:gauntlet-ctl", 19) == 0))
+            fd = open(path, O_RDWR | O_CLOEXEC);
+    }
+    if (d)
+        closedir(d);
+    if (fd < 0)
+        return -1;
+    if (shm_attach(shm, fd) != 0) {
+        close(fd);
+        return -1;
+    }
+    return 0;
+}
+
+int e2e_stopped(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    char *p = f && fgets(buf, sizeof buf, f) ? strrchr(buf, ')') : NULL;
+    if (f)
+        fclose(f);
+    return p && p[1] == ' ' && p[2] == 'T';
 }

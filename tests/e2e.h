@@ -19,8 +19,25 @@ double e2e_phase_median_w(const char *dir, int run, const char *phase, int *n);
 /* Removes path (a file, or a folder with all in it) when this process exits, unless $GAUNTLET_TEST_KEEP is set (not
  * "0"). e2e_scenario's and e2e_outdir's paths are removed so; a test's own temporary paths should be given here. */
 void e2e_own(const char *path);
-/* Writes text into a new temporary scenario file; returns its path (static storage per call site). */
+/* Removes path at once: a file, or a folder with all in it (read-only folders opened up first), links not followed. */
+void e2e_remove(const char *path);
+/* The number of entries of the folder dir whose name holds part (NULL: every entry but . and ..); -1 when dir cannot
+ * be opened. */
+int e2e_count_entries(const char *dir, const char *part);
+/* Returns the path of a log called name (static storage per call, 64 in turn) in this test's own folder of logs:
+ * $TMPDIR (else /tmp)/gauntlet-test-logs-XXXXXX/<suite>.<test>/, one such folder per run of a test executable, so
+ * that two executables, or two tests of one (--jobs 2), never write into each other's logs. The rule: a test's logs
+ * are removed when it passes or is skipped, and kept when it fails (a failed assertion or expectation, a crash, a
+ * timeout) so that a failure message naming one can be followed; GAUNTLET_TEST_KEEP keeps them all. At its end the
+ * executable says on stderr where logs were kept, and removes the folder where none were. */
+const char *e2e_log(const char *name);
+/* Writes text into a new temporary scenario file; returns its path (static storage per call site). Each @TMPDIR@ in
+ * text becomes one new temporary folder (e2e_tmpdir) of this call: a run's checkpoint path, never shared with another
+ * test's run, removed when the test ends. */
 const char *e2e_scenario(const char *text);
+/* Makes a new empty temporary folder (a run's checkpoint path, say), removed as e2e_own says; returns its path (static
+ * storage per call, 16 in turn). */
+const char *e2e_tmpdir(void);
 /* Makes a new empty temporary folder for results and returns "<folder>/run". */
 const char *e2e_outdir(void);
 /* Starts gauntlet with args (NULL-terminated), stdout+stderr into log; returns its pid. */
@@ -63,6 +80,12 @@ int e2e_free_port(void);
  * name, for a GPU run's figures to come back with the check's files; else does nothing. */
 void e2e_keep(const char *dir, const char *name);
 #define E2E_SETUP_S 120.0
+struct shm;
+/* Opens the control block of the run whose supervisor is pid (its memfd, through /proc) into *shm, to read what the
+ * supervisor and its workers share (shm_close it): 0, or -1. */
+int e2e_control_block(pid_t pid, struct shm *shm);
+/* Returns 1 when pid is stopped (state T in /proc/pid/stat: SIGSTOP). */
+int e2e_stopped(pid_t pid);
 /* The mean shortfall of floor_w over the first 120 ms of each gap after one of rank 0's compute phases of run run,
  * from the readings in dir (each the sensor's sample, stamped with the end of its 20 ms window: the windows wholly
  * inside [end, end + 120 ms]). Fills short_w[] per gap (NAN: no sample there), returns the number of gaps. */

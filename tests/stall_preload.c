@@ -32,6 +32,15 @@
  * A worker that cannot start, for tests/test_failures.c: with GAUNTLET_TEST_WORKER_FAIL_FILE naming a file, a worker
  * process started while that file exists exits 3 at once (the workers inherit it; those started before it ran on).
  *
+ * A replacement that never starts, for tests/test_stuck_workers.c: with GAUNTLET_TEST_WORKER_HANG_FILE naming a file, a
+ * worker process started while that file exists never says it is ready: it sleeps in this library's constructor,
+ * alive and silent, until it is killed (the workers inherit it; those started before it ran on).
+ *
+ * A worker frozen while its commands come, for tests/test_stuck_workers.c: with GAUNTLET_TEST_WORKER_STOP_SLOT=S, the
+ * worker of slot S (its command line's fourth word) stops itself with SIGSTOP, as a debugger holds it, at its first
+ * clock_nanosleep: its first wait for a command, just after it said it was ready (nothing before sleeps on sim). It
+ * takes no command until a SIGCONT. Once per process; the workers inherit it.
+ *
  * A relay deaf to one node, for tests/test_cluster.c: with GAUNTLET_TEST_UP_MUTE=C:R (node C, its relay R) and
  * GAUNTLET_TEST_UP_MUTE_FILE naming a file, node C's supervisor (OMPI_COMM_WORLD_RANK, else PMIX_RANK, is C) sends
  * nothing more up the tree to node R once that file exists: each MPI_Isend to R of tag 1 (TAG_UP, cluster_int.h: no
@@ -66,15 +75,37 @@ static long long damage_iter = -1;   /* only a file of this iteration (-1: any) 
 static char damaged[64][512];        /* the files damaged: once each (a second flip would undo the first) */
 static int ndamaged;
 
-/* Returns 1 when this process is a worker (its command line's second word is __worker). */
-static int stall_is_worker(void)
+/* Returns the slot of this process when it is a worker (its command line: `gauntlet __worker FD SLOT ...`), -2 when
+ * a worker's slot cannot be read, else -1. */
+static int stall_worker_slot(void)
 {
     char cmd[256] = "";
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
     ssize_t k = fd >= 0 ? read(fd, cmd, sizeof cmd - 1) : -1;
     if (fd >= 0)
         close(fd);
-    return k > 0 && strlen(cmd) + 1 < (size_t)k && strcmp(cmd + strlen(cmd) + 1, "__worker") == 0;
+    if (k <= 0)
+        return -1;
+    const char *w[4] = { cmd };
+    for (int i = 1; i < 4; i++)
+        w[i] = w[i - 1] + strlen(w[i - 1]) + 1 < cmd + k ? w[i - 1] + strlen(w[i - 1]) + 1 : NULL;
+    if (!w[1] || strcmp(w[1], "__worker") != 0)
+        return -1;
+    return w[3] ? atoi(w[3]) : -2;
+}
+
+/* Returns 1 when this process is a worker. */
+static int stall_is_worker(void) { return stall_worker_slot() != -1; }
+
+static _Atomic int stop_at_sleep;   /* this worker stops itself at its next clock_nanosleep (once) */
+
+int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req, struct timespec *rem)
+{
+    if (atomic_load(&stop_at_sleep) && atomic_exchange(&stop_at_sleep, 0))
+        raise(SIGSTOP);
+    int (*real)(clockid_t, int, const struct timespec *, struct timespec *) =
+        (int (*)(clockid_t, int, const struct timespec *, struct timespec *))dlsym(RTLD_NEXT, "clock_nanosleep");
+    return real(clk, flags, req, rem);
 }
 
 #ifdef STALL_HAVE_MPI
@@ -152,6 +183,13 @@ __attribute__((constructor)) static void stall_init(void)
     const char *fail = getenv("GAUNTLET_TEST_WORKER_FAIL_FILE");
     if (fail && access(fail, F_OK) == 0 && stall_is_worker())   /* a worker started while it exists */
         _exit(3);
+    const char *hang = getenv("GAUNTLET_TEST_WORKER_HANG_FILE");
+    if (hang && access(hang, F_OK) == 0 && stall_is_worker())   /* alive, silent, never ready: until killed */
+        for (;;)
+            pause();
+    const char *stop = getenv("GAUNTLET_TEST_WORKER_STOP_SLOT");
+    if (stop && *stop && stall_worker_slot() == atoi(stop))
+        atomic_store(&stop_at_sleep, 1);
     const char *rs = getenv("GAUNTLET_TEST_READ_SLOW"), *rs_ms = getenv("GAUNTLET_TEST_READ_SLOW_MS");
     if (rs && rs_ms && stall_is_worker()) {
         strncpy(read_slow, rs, sizeof read_slow - 1);
@@ -160,7 +198,7 @@ __attribute__((constructor)) static void stall_init(void)
     /* the launcher (no MPI rank) passes it on to the supervisors; a supervisor's workers run as they are */
     int launcher = getenv("GAUNTLET_TEST_UP_MUTE") && !getenv("OMPI_COMM_WORLD_RANK") && !getenv("PMIX_RANK");
     up_mute_init();
-    if (!dm && !fail && !fsync_slow[0] && !rs && !launcher)
+    if (!dm && !fail && !hang && !stop && !fsync_slow[0] && !rs && !launcher)
         unsetenv("LD_PRELOAD");   /* the workers it starts run as they are */
     unsetenv("GAUNTLET_TEST_STALL_AT");
 }

@@ -27,7 +27,7 @@
 #define REPRO                                                                                                  \
     "name: repro\nranks: 4\niterations: 50\nseed: 7\n"                                                         \
     "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 4}\n  allreduce: {bytes: 1MiB}\n"                       \
-    "  checkpoint: {every: 10, bytes: 256KiB, path: /tmp/gauntlet-test-campaign}\n"                            \
+    "  checkpoint: {every: 10, bytes: 256KiB, path: @TMPDIR@}\n"                            \
     "detectors: [fingerprint, abft, {heartbeat: {min_excess: 100ms}}]\nrecovery: %s\n"                          \
     "faults:\n"                                                                                                \
     "  - {kind: bitflip, at: 13, rank: 2, target: gemm-output}\n"                                              \
@@ -191,7 +191,7 @@ Test(record, a_real_crash_is_an_observed_fault, .timeout = 180)
     const char *out = e2e_outdir();
     const char *path = e2e_scenario("name: real\nranks: 3\niterations: 400\nseed: 3\n"
                                     "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 4}\n  allreduce: {bytes: 1MiB}\n"
-                                    "  checkpoint: {every: 10, bytes: 64KiB, path: /tmp/gauntlet-test-campaign}\n"
+                                    "  checkpoint: {every: 10, bytes: 64KiB, path: @TMPDIR@}\n"
                                     "recovery: restart\nfaults:\n  - {kind: crash, at: 20, rank: 1}\n");
     char log[1100];
     snprintf(log, sizeof log, "%s.log", out);

@@ -46,8 +46,8 @@ Test(cuda_run, one_rank_shows_the_compute_comm_swing, .timeout = 120)
 {
     e2e_need_gpu();
     const char *sc = e2e_gpu_scenario("e2e-swing.yaml"), *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-cuda-e2e.log", (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
-    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-e2e.log", rc);
+    int rc = e2e_run(e2e_log("cuda-e2e.log"), (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
+    cr_assert_eq(rc, 0, "exit %d, see %s", rc, e2e_log("cuda-e2e.log"));
     json_t *s = e2e_summary(out);
     json_t *r = json_array_get(json_object_get(s, "runs"), 0);
     cr_assert_eq(json_integer_value(json_object_get(r, "iterations")), 4);
@@ -68,8 +68,8 @@ Test(cuda_run, faults_detected_and_recovered_on_the_gpu, .timeout = 180)
 {
     e2e_need_gpu();
     const char *sc = e2e_gpu_scenario("e2e-faults.yaml"), *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-cuda-faults.log", (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
-    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-faults.log", rc);
+    int rc = e2e_run(e2e_log("cuda-faults.log"), (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
+    cr_assert_eq(rc, 0, "exit %d, see %s", rc, e2e_log("cuda-faults.log"));
     json_t *s = e2e_summary(out);
     json_t *faults = json_object_get(s, "faults");
     cr_assert_eq(json_array_size(faults), 2, "%zu faults in the summary, 2 injected", json_array_size(faults));
@@ -121,8 +121,8 @@ Test(cuda_run, every_step_kind_of_phases_runs_with_overlap, .timeout = 180)
 {
     e2e_need_gpu();
     const char *sc = e2e_gpu_scenario("e2e-phases.yaml"), *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-cuda-phases.log", (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
-    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-phases.log", rc);
+    int rc = e2e_run(e2e_log("cuda-phases.log"), (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
+    cr_assert_eq(rc, 0, "exit %d, see %s", rc, e2e_log("cuda-phases.log"));
     json_t *s = e2e_summary(out);
     json_t *r = json_array_get(json_object_get(s, "runs"), 0);
     cr_assert_eq(json_integer_value(json_object_get(r, "iterations")), 4);
@@ -153,9 +153,9 @@ static double replay_correlation(const char *file, const char *what)
     /* the trace's path in the file is the source tree's (tests/scenarios/gpu/): run from there */
     cr_assert_eq(chdir(e2e_src()), 0, "%s", e2e_src());
     const char *sc = e2e_gpu_scenario(file), *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-cuda-replay.log", (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
+    int rc = e2e_run(e2e_log("cuda-replay.log"), (const char *[]){ "run", sc, "--backend", "cuda", "--out", out, NULL });
     e2e_keep(out, file);
-    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-replay.log", rc);
+    cr_assert_eq(rc, 0, "exit %d, see %s", rc, e2e_log("cuda-replay.log"));
     json_t *s = e2e_summary(out);
     json_t *fit = json_object_get(json_object_get(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "power"),
                                                   "aggregate"), "replay");
@@ -202,11 +202,11 @@ Test(cuda_run, each_shape_checks_the_gemms_it_runs, .timeout = 180)
 {
     e2e_need_gpu();
     json_t *s = run_text("name: gpu-shapes-abft\nranks: 1\niterations: 6\nworkload:\n  shapes: [dp-overlap, moe]\n"
-                         "  checkpoint: { every: 2, bytes: 16MiB, path: /tmp/gauntlet-gpu-shapes }\n"
+                         "  checkpoint: { every: 2, bytes: 16MiB, path: @TMPDIR@ }\n"
                          "heartbeat: { timeout: 30s }\n"
                          "faults:\n  - { kind: bitflip, at: 3, rank: 0, target: gemm-output, where: value, value: 1000 }\n"
                          "detectors: [abft]\nrecovery: restart\n",
-                         "/tmp/gauntlet-cuda-shapes.log", 0);
+                         e2e_log("cuda-shapes.log"), 0);
     json_t *faults = json_object_get(s, "faults");
     cr_log_info("faults: %s", json_dumps(faults, JSON_COMPACT));
     cr_assert_eq(json_array_size(faults), 2, "one flip in each shape's run, nothing observed: %zu faults",
@@ -246,7 +246,7 @@ Test(cuda_run, two_ranks_agree_and_a_gradient_flip_escapes_the_fingerprint, .tim
                                "heartbeat: { timeout: 30s }\ndetectors: [{ fingerprint: { async: true } }]\n";
     const char *clean[] = { simple, fsdp };
     for (int i = 0; i < 2; i++) {
-        json_t *s = run_text(clean[i], "/tmp/gauntlet-cuda-two.log", 0);
+        json_t *s = run_text(clean[i], e2e_log("cuda-two.log"), 0);
         json_t *r = json_array_get(json_object_get(s, "runs"), 0);
         cr_assert_eq(json_array_size(json_object_get(s, "faults")), 0, "%s: %s", i ? "phases" : "simple",
                      json_dumps(json_object_get(s, "faults"), JSON_COMPACT));
@@ -258,7 +258,7 @@ Test(cuda_run, two_ranks_agree_and_a_gradient_flip_escapes_the_fingerprint, .tim
     char text[2048];
     snprintf(text, sizeof text, "%sfaults:\n  - { kind: bitflip, at: 4, rank: 1, target: gradients, where: value, "
                                 "value: 1000 }\n", fsdp);
-    json_t *s = run_text(text, "/tmp/gauntlet-cuda-two.log", 0);
+    json_t *s = run_text(text, e2e_log("cuda-two.log"), 0);
     json_t *faults = json_object_get(s, "faults"), *f = json_array_get(faults, 0);
     cr_assert_eq(json_array_size(faults), 1, "%s", json_dumps(faults, JSON_COMPACT));
     cr_assert_str_eq(json_string_value(json_object_get(f, "target")), "gradients");

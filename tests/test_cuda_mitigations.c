@@ -43,10 +43,10 @@ Test(cuda_mitigations, filler_ramp_and_emulated_smoothing_meet_issue_28, .timeou
 {
     e2e_need_gpu();
     const char *sc = e2e_gpu_scenario("mitigations.yaml"), *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-cuda-mit.log", (const char *[]){ "run", sc, "--backend", "cuda", "--headless", "--out",
+    int rc = e2e_run(e2e_log("cuda-mit.log"), (const char *[]){ "run", sc, "--backend", "cuda", "--headless", "--out",
                                                                       out, NULL });
     e2e_keep(out, "mitigations.yaml");
-    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-mit.log", rc);
+    cr_assert_eq(rc, 0, "exit %d, see %s", rc, e2e_log("cuda-mit.log"));
     json_t *s = e2e_summary(out);
     json_t *none = run_of(s, 0), *fill = run_of(s, 1), *ramp = run_of(s, 2), *smooth = run_of(s, 3);
     cr_assert_str_eq(json_string_value(json_object_get(fill, "mitigation")), "filler");
@@ -109,9 +109,9 @@ Test(cuda_mitigations, cap_needs_allow_device_settings, .timeout = 60)
 {
     e2e_need_gpu();
     const char *sc = e2e_gpu_scenario("cap.yaml");
-    int rc = e2e_run("/tmp/gauntlet-cuda-cap.log", (const char *[]){ "run", sc, "--backend", "cuda", "--headless", "--out",
+    int rc = e2e_run(e2e_log("cuda-cap.log"), (const char *[]){ "run", sc, "--backend", "cuda", "--headless", "--out",
                                                                       e2e_outdir(), NULL });
-    char *log = e2e_read("/tmp/gauntlet-cuda-cap.log");
+    char *log = e2e_read(e2e_log("cuda-cap.log"));
     cr_assert_eq(rc, 2, "exit %d\n%s", rc, log);
     cr_assert(strstr(log, sc) && strstr(log, ": mitigation 'cap' changes the GPUs' power limit: run with "
                                              "--allow-device-settings"), "%s", log);
@@ -132,10 +132,10 @@ Test(cuda_mitigations, a_stagger_longer_than_the_heartbeat_timeout_is_no_hang, .
                                   "heartbeat: { interval: 100ms, timeout: 1s }\n"
                                   "mitigations:\n  - none\n  - stagger: { groups: 2, offset: 1500ms }\n");
     const char *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-cuda-stagger.log", (const char *[]){ "run", sc, "--backend", "cuda", "--headless",
+    int rc = e2e_run(e2e_log("cuda-stagger.log"), (const char *[]){ "run", sc, "--backend", "cuda", "--headless",
                                                                           "--out", out, NULL });
     e2e_keep(out, "stagger-beats.yaml");
-    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-cuda-stagger.log", rc);
+    cr_assert_eq(rc, 0, "exit %d, see %s", rc, e2e_log("cuda-stagger.log"));
     int hangs = e2e_count_events(out, "hang");
     cr_assert_eq(hangs, 0, "%d hang events: the stagger's wait did not beat", hangs);
     json_t *s = e2e_summary(out), *st = run_of(s, 1);

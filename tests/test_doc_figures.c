@@ -376,7 +376,7 @@ static const char *scenario_with(const char *name, const char *const *from, cons
 static json_t *run_sim(const char *scenario)
 {
     const char *out = e2e_outdir();
-    const char *log = "/tmp/gauntlet-doc-figures.log";
+    const char *log = e2e_log("doc-figures.log");
     int rc = e2e_run(log, (const char *[]){ "run", scenario, "--backend", "sim", "--headless", "--out", out, NULL });
     char *text = e2e_read(log);
     cr_assert_eq(rc, 0, "%s: exit %d:\n%s", scenario, rc, text ? text : "");
@@ -569,7 +569,7 @@ Test(doc_figures, process_start, .timeout = 30)
 Test(doc_figures, power_analysis, .timeout = 60)
 {
     load_records();
-    const char *log = "/tmp/gauntlet-doc-figures-analysis.log";
+    const char *log = e2e_log("doc-figures-analysis.log");
     /* two threads, as documented: a machine with more cores must not read as a drift */
     int rc = e2e_run(log, (const char *[]){ "bench", "analysis", "--threads", "2", NULL });
     char *text = e2e_read(log);

@@ -184,7 +184,7 @@ Test(checkpoint, a_killed_runs_files_are_removed_by_the_next, .timeout = 240)
     char sum[600];
     snprintf(sum, sizeof sum, "%s/summary.json", out1);
     cr_assert_neq(access(sum, F_OK), 0, "a SIGKILLed run wrote a summary");
-    cr_assert_eq(e2e_run("/tmp/gauntlet-summarize.log", (const char *[]){ "summarize", out1, NULL }), 0);
+    cr_assert_eq(e2e_run(e2e_log("summarize.log"), (const char *[]){ "summarize", out1, NULL }), 0);
     json_t *s = e2e_summary(out1), *r0 = json_array_get(json_object_get(s, "runs"), 0);
     cr_assert(json_is_true(json_object_get(s, "incomplete")));
     cr_assert(json_is_false(json_object_get(r0, "complete")));
@@ -194,28 +194,21 @@ Test(checkpoint, a_killed_runs_files_are_removed_by_the_next, .timeout = 240)
     cr_assert(json_is_number(json_object_get(json_object_get(json_object_get(r0, "power"), "aggregate"), "swing_w")),
               "the run's power, from power.csv");
     json_decref(s);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "ls %s | grep -c ckpt > %s-count", dir, dir);
-    cr_assert_eq(system(cmd), 0);
-    snprintf(cmd, sizeof cmd, "%s-count", dir);
-    char *count = e2e_read(cmd);
-    unlink(cmd);
-    cr_assert(count && atoi(count) >= 2, "the killed run left %s checkpoint files", count ? count : "no");
-    free(count);
+    int count = e2e_count_entries(dir, "ckpt");
+    cr_assert_geq(count, 2, "the killed run left %d checkpoint files", count);
     /* a live run's files stay; the dead one's go */
     const char *out2 = e2e_outdir();
-    pid_t q = e2e_start("/tmp/gauntlet-sweep.log", (const char *[]){ "run", path, "--backend", "sim", "--headless", "--out", out2, NULL });
+    pid_t q = e2e_start(e2e_log("sweep.log"), (const char *[]){ "run", path, "--backend", "sim", "--headless", "--out", out2, NULL });
     cr_assert_eq(e2e_wait_started(out2, 40, 30), 0, "the run did not start");
-    char *log = e2e_read("/tmp/gauntlet-sweep.log");
+    char *log = e2e_read(e2e_log("sweep.log"));
     cr_expect(log && strstr(log, "left by runs that are gone"), "%s", log);
     free(log);
     cr_expect_eq(checkpoint_sweep(dir), 0, "the live run's files were taken for a dead run's");
     kill(q, SIGINT);
     cr_expect_eq(e2e_wait(q, 30), 1, "a run stopped by SIGINT ends early (exit 1)");
-    cr_expect_eq(e2e_run("/tmp/gauntlet-summarize.log", (const char *[]){ "summarize", out2, NULL }), 2,
+    cr_expect_eq(e2e_run(e2e_log("summarize.log"), (const char *[]){ "summarize", out2, NULL }), 2,
                  "a summary the run wrote itself is kept");
-    snprintf(cmd, sizeof cmd, "test -z \"$(ls %s)\"", dir);
-    cr_expect_eq(system(cmd), 0, "a run that ends removes its own checkpoint files");
+    cr_expect_leq(e2e_count_entries(dir, NULL), 0, "a run that ends removes its own checkpoint files");
     rmdir(dir);
 }
 
@@ -230,14 +223,14 @@ Test(results_io, a_file_size_limit_ends_the_run_with_exit_3, .timeout = 180)
     cr_assert(p >= 0);
     if (p == 0) {
         struct rlimit rl = { 5000u << 10, 5000u << 10 };   /* the control block fits; events.jsonl does not */
-        int fd = open("/tmp/gauntlet-fsize.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fd = open(e2e_log("fsize.log"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 || setrlimit(RLIMIT_FSIZE, &rl) != 0)
             _exit(99);
         execl(GAUNTLET_BIN, "gauntlet", "run", path, "--backend", "sim", "--headless", "--out", out, (char *)NULL);
         _exit(98);
     }
     int rc = e2e_wait(p, 170);
-    char *log = e2e_read("/tmp/gauntlet-fsize.log");
+    char *log = e2e_read(e2e_log("fsize.log"));
     cr_assert_eq(rc, 3, "exit %d:\n%s", rc, log);
     cr_expect(log && strstr(log, "cannot write") && strstr(log, "File too large"), "%s", log);
     free(log);
@@ -303,9 +296,9 @@ Test(checkpoint, a_large_state_restarts_into_the_fault_free_state, .timeout = 12
     snprintf(faulty, sizeof faulty, "%sfaults:\n  - {kind: crash, at: 15, rank: 1}\n", text);
     const char *o1 = e2e_outdir(), *o2 = e2e_outdir();
     cr_assert_eq(e2e_run("/dev/null", (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--headless", "--out", o1, NULL }), 0);
-    int rc = e2e_run("/tmp/gauntlet-large.log",
+    int rc = e2e_run(e2e_log("large.log"),
                      (const char *[]){ "run", e2e_scenario(faulty), "--backend", "sim", "--headless", "--out", o2, NULL });
-    char *log = e2e_read("/tmp/gauntlet-large.log");
+    char *log = e2e_read(e2e_log("large.log"));
     cr_assert_eq(rc, 0, "%s", log);
     free(log);
     json_t *a = e2e_summary(o1), *b = e2e_summary(o2);
@@ -351,7 +344,7 @@ static const char *killed_run(void)
     const char *out = e2e_outdir();
     const char *sc = e2e_scenario("name: alpha\nranks: 2\niterations: 400\nseed: 1\n"
                                   "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
-    cr_assert_eq(e2e_run("/tmp/gauntlet-sz-run.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL }), 0);
+    cr_assert_eq(e2e_run(e2e_log("sz-run.log"), (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL }), 0);
     char path[600];
     snprintf(path, sizeof path, "%s/summary.json", out);
     cr_assert_eq(unlink(path), 0);
@@ -369,8 +362,8 @@ static const char *record(const char *text)
 /* Runs summarize on dir: its exit code, its output in *log (freed by the caller). */
 static int summarize(const char *dir, char **log)
 {
-    int rc = e2e_run("/tmp/gauntlet-sz.log", (const char *[]){ "summarize", dir, NULL });
-    *log = e2e_read("/tmp/gauntlet-sz.log");
+    int rc = e2e_run(e2e_log("sz.log"), (const char *[]){ "summarize", dir, NULL });
+    *log = e2e_read(e2e_log("sz.log"));
     return rc;
 }
 
@@ -413,7 +406,7 @@ Test(summarize, an_ended_runs_power_is_over_the_stretch_it_analysed, .timeout = 
                                   "  allreduce: {bytes: 32MiB, emulate_busbw: 1, emulate_ranks: 64}\n"
                                   "power: {sample_hz: 200}\nsim: {tflops: 0.002}\n"
                                   "projection: {gpus: 100000, groups: 4, spec: {dynamic_range_mw: 30}}\n");
-    cr_assert_eq(e2e_run("/tmp/gauntlet-sz-run.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL }), 0);
+    cr_assert_eq(e2e_run(e2e_log("sz-run.log"), (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL }), 0);
     json_t *live = e2e_summary(out);
     json_t *la = json_object_get(json_object_get(json_array_get(json_object_get(live, "runs"), 0), "power"), "aggregate");
     double swing = json_number_value(json_object_get(la, "swing_w"));
@@ -459,9 +452,9 @@ Test(summarize, a_record_that_cannot_be_made_durable_fails_the_run, .timeout = 1
     const char *sc = e2e_scenario("name: eio\nranks: 2\niterations: 20\nseed: 1\n"
                                   "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
     e2e_preload(STALL_PRELOAD, (const char *[]){ "GAUNTLET_TEST_FSYNC_EIO=/events.jsonl", NULL });
-    int rc = e2e_run("/tmp/gauntlet-sz-eio.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
+    int rc = e2e_run(e2e_log("sz-eio.log"), (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
     e2e_preload_end();
-    char *log = e2e_read("/tmp/gauntlet-sz-eio.log");
+    char *log = e2e_read(e2e_log("sz-eio.log"));
     cr_assert_eq(rc, 3, "exit %d:\n%s", rc, log);
     free(log);
     json_t *s = e2e_summary(out);
@@ -493,11 +486,11 @@ static json_t *last_line(const char *dir)
  * output in *log. */
 static int run_eio(const char *name, const char *out, const char *const *env, char **log)
 {
-    char text[256], logp[128];
+    char text[256], logn[64];
     snprintf(text, sizeof text, "name: %s\nranks: 2\niterations: 20\nseed: 1\n"
                                 "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n", name);
-    snprintf(logp, sizeof logp, "/tmp/gauntlet-sz-%s.log", name);
-    const char *sc = e2e_scenario(text);
+    snprintf(logn, sizeof logn, "sz-%s.log", name);
+    const char *sc = e2e_scenario(text), *logp = e2e_log(logn);
     e2e_preload(STALL_PRELOAD, env);
     int rc = e2e_run(logp, (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
     e2e_preload_end();
@@ -637,7 +630,7 @@ Test(record, the_early_summary_on_several_nodes_follows_its_record_to_disk, .tim
  * all-reduce read as one, 316 GB/s). Cut right after a restart's recovery_end (killed there), the count is where
  * the ranks went back to, not the abandoned timeline's furthest. */
 #define SZ_SMALL "ranks: 4\niterations: 30\nseed: 3\nheartbeat: {interval: 50ms, timeout: 800ms}\n"
-#define SZ_CKPT "  checkpoint: {every: 5, bytes: 64KiB, path: /tmp/gauntlet-test-sz-ckpt}\n"
+#define SZ_CKPT "  checkpoint: {every: 5, bytes: 64KiB, path: %s}\n"   /* each case: a folder of its own */
 #define SZ_GEMM "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 1MiB}\n" SZ_CKPT
 Test(summarize, a_rebuilt_summary_counts_as_the_run_did, .timeout = 300)
 {
@@ -647,8 +640,10 @@ Test(summarize, a_rebuilt_summary_counts_as_the_run_did, .timeout = 300)
         "name: restart\n" SZ_SMALL SZ_GEMM "faults: [{kind: crash, at: 17, rank: 2}]\nrecovery: restart\n",
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        const char *out = e2e_outdir(), *sc = e2e_scenario(cases[c]);
-        cr_assert_eq(e2e_run("/tmp/gauntlet-sz-run.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL }), 0,
+        char text[1024];
+        snprintf(text, sizeof text, cases[c], tmpdir());
+        const char *out = e2e_outdir(), *sc = e2e_scenario(text);
+        cr_assert_eq(e2e_run(e2e_log("sz-run.log"), (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL }), 0,
                      "case %zu", c);
         json_t *live = e2e_summary(out);
         char path[600], *log;
@@ -709,13 +704,13 @@ Test(summarize, a_reused_folder_keeps_no_earlier_summary_or_report, .timeout = 1
 {
     const char *out = killed_run();
     char path[600];
-    cr_assert_eq(e2e_run("/tmp/gauntlet-sz-run.log", (const char *[]){ "summarize", out, NULL }), 0);
-    cr_assert_eq(e2e_run("/tmp/gauntlet-sz-report.log", (const char *[]){ "report", out, NULL }), 0);
+    cr_assert_eq(e2e_run(e2e_log("sz-run.log"), (const char *[]){ "summarize", out, NULL }), 0);
+    cr_assert_eq(e2e_run(e2e_log("sz-report.log"), (const char *[]){ "report", out, NULL }), 0);
     put(out, "notes.txt", "mine\n", 5);
     put(out, "report.svg", "<svg/>\n", 7);
     const char *sc = e2e_scenario("name: beta\nranks: 2\niterations: 1000000\nseed: 2\n"
                                   "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
-    pid_t p = e2e_start("/tmp/gauntlet-sz-run2.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
+    pid_t p = e2e_start(e2e_log("sz-run2.log"), (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
     snprintf(path, sizeof path, "%s/events.jsonl", out);
     int ours = 0;   /* the earlier record is there until this run replaces it */
     for (int i = 0; i < 600 && !ours; i++) {
@@ -1010,9 +1005,9 @@ Test(summarize, a_bad_line_before_the_end_is_exit_2)
 /* Runs summarize on dir and expects exit 2 within 20 s (it used to block for ever), the log naming what. */
 static void expect_refused_at_once(const char *dir, const char *what)
 {
-    pid_t p = e2e_start("/tmp/gauntlet-sz.log", (const char *[]){ "summarize", dir, NULL });
+    pid_t p = e2e_start(e2e_log("sz.log"), (const char *[]){ "summarize", dir, NULL });
     int rc = e2e_wait(p, 20);
-    char *log = e2e_read("/tmp/gauntlet-sz.log");
+    char *log = e2e_read(e2e_log("sz.log"));
     cr_expect_eq(rc, 2, "exit %d (-1: still reading after 20 s): %s", rc, log);
     cr_expect(log && strstr(log, what) && strstr(log, "not a regular file"), "%s", log);
     free(log);
@@ -1214,8 +1209,8 @@ Test(killed, analyze_reports_a_run_without_power_rows_and_analyses_the_rest, .ti
     const char *dir = killed_as_run_2_began();
     char out[600];
     snprintf(out, sizeof out, "%s/az.json", dir);
-    int rc = e2e_wait(e2e_start_to(out, "/tmp/gauntlet-az-killed.log", (const char *[]){ "analyze", dir, "--json", NULL }), 60);
-    char *log = e2e_read("/tmp/gauntlet-az-killed.log");
+    int rc = e2e_wait(e2e_start_to(out, e2e_log("az-killed.log"), (const char *[]){ "analyze", dir, "--json", NULL }), 60);
+    char *log = e2e_read(e2e_log("az-killed.log"));
     cr_expect_eq(rc, 0, "%s", log);
     cr_expect(log && strstr(log, "warning: 1 run(s) killed before their end"), "%s", log);
     free(log);
@@ -1230,13 +1225,13 @@ Test(killed, analyze_reports_a_run_without_power_rows_and_analyses_the_rest, .ti
     const char *note = json_string_value(json_object_get(r2, "power_note"));
     cr_expect(note && strstr(note, "no power row"), "power_note: %s", note ? note : "(none)");
     json_decref(a);
-    rc = e2e_run("/tmp/gauntlet-az-killed.log", (const char *[]){ "analyze", dir, NULL });
-    log = e2e_read("/tmp/gauntlet-az-killed.log");
+    rc = e2e_run(e2e_log("az-killed.log"), (const char *[]){ "analyze", dir, NULL });
+    log = e2e_read(e2e_log("az-killed.log"));
     cr_expect_eq(rc, 0, "%s", log);
     cr_expect(log && strstr(log, "power: none (no samples (no power row"), "%s", log);
     free(log);
     /* the killed run alone has nothing to analyse: exit 2 */
-    cr_expect_eq(e2e_run("/tmp/gauntlet-az-killed.log", (const char *[]){ "analyze", dir, "--run", "2", NULL }), 2);
+    cr_expect_eq(e2e_run(e2e_log("az-killed.log"), (const char *[]){ "analyze", dir, "--run", "2", NULL }), 2);
 }
 
 /* The pid of a child that has exited and been reaped: a writer that is gone. */
@@ -1300,8 +1295,8 @@ Test(results_io, a_checkpoint_folder_that_cannot_be_written_fails_before_the_res
     snprintf(text, sizeof text, "name: ckfile\nranks: 2\niterations: 8\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
                                 "  allreduce: {bytes: 64KiB}\n  checkpoint: {every: 2, bytes: 64KiB, path: %s}\n", file);
     const char *sc = e2e_scenario(text), *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-ckfile.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
-    char *log = e2e_read("/tmp/gauntlet-ckfile.log");
+    int rc = e2e_run(e2e_log("ckfile.log"), (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
+    char *log = e2e_read(e2e_log("ckfile.log"));
     cr_assert_eq(rc, 3, "%s", log);
     cr_assert(log && strstr(log, "workload.checkpoint.path: cannot create this run's lock file") &&
                   strstr(log, "Not a directory") && !strstr(log, "unlink(checkpoint)"), "%s", log);

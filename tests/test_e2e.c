@@ -18,22 +18,28 @@
 #include "scenario.h"
 #include "util.h"
 
-static const char three_ranks[] =
-    "name: e2e\nranks: 3\niterations: 20\n"
-    "workload:\n"
-    "  gemm: {m: 256, n: 256, k: 256, count: 2}\n"
-    "  allreduce: {bytes: 4MiB}\n"
-    "  checkpoint: {every: 10, bytes: 1MiB, path: /tmp/gauntlet-test-ckpt}\n"
-    "power: {sample_hz: 200}\n"
-    "sim: {tflops: 0.005}\n"   /* 6.7e7 flops: 13 ms of modeled compute per iteration */
-    "mitigations: [none, none]\n";
+/* A scenario of 3 ranks, its checkpoints in a folder of its own; returns its path. */
+static const char *three_ranks(void)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "name: e2e\nranks: 3\niterations: 20\n"
+             "workload:\n"
+             "  gemm: {m: 256, n: 256, k: 256, count: 2}\n"
+             "  allreduce: {bytes: 4MiB}\n"
+             "  checkpoint: {every: 10, bytes: 1MiB, path: %s}\n"
+             "power: {sample_hz: 200}\n"
+             "sim: {tflops: 0.005}\n"   /* 6.7e7 flops: 13 ms of modeled compute per iteration */
+             "mitigations: [none, none]\n", e2e_tmpdir());
+    return e2e_scenario(text);
+}
 
 Test(e2e, three_ranks_leave_a_complete_results_folder, .timeout = 120)
 {
-    const char *sc = e2e_scenario(three_ranks), *out = e2e_outdir();
+    const char *sc = three_ranks(), *out = e2e_outdir();
     const char *args[] = { "run", sc, "--out", out, "--backend", "sim", "--headless", NULL };
-    int rc = e2e_run("/tmp/gauntlet-e2e.log", args);
-    cr_assert_eq(rc, 0, "exit %d; see /tmp/gauntlet-e2e.log", rc);
+    int rc = e2e_run(e2e_log("e2e.log"), args);
+    cr_assert_eq(rc, 0, "exit %d; see %s", rc, e2e_log("e2e.log"));
 
     char path[512], err[512];
     struct scenario resolved;
@@ -132,9 +138,9 @@ Test(e2e, three_ranks_leave_a_complete_results_folder, .timeout = 120)
 /* Runs the three-rank scenario with seed and returns the first run's state fingerprint. */
 static char *fingerprint(const char *seed)
 {
-    const char *sc = e2e_scenario(three_ranks), *out = e2e_outdir();
+    const char *sc = three_ranks(), *out = e2e_outdir();
     const char *args[] = { "run", sc, "--out", out, "--seed", seed, "--backend", "sim", NULL };
-    cr_assert_eq(e2e_run("/tmp/gauntlet-e2e-seed.log", args), 0);
+    cr_assert_eq(e2e_run(e2e_log("e2e-seed.log"), args), 0);
     json_t *s = e2e_summary(out);
     char *fp = strdup(json_string_value(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "state_fingerprint")));
     json_decref(s);
@@ -152,7 +158,7 @@ Test(e2e, same_seed_same_state, .timeout = 180)
 /* Runs gauntlet with args; checks the exit code and that the output contains want. */
 static void cli(int code, const char *want, const char *const *args)
 {
-    const char *log = "/tmp/gauntlet-e2e-cli.log";
+    const char *log = e2e_log("e2e-cli.log");
     int rc = e2e_run(log, args);
     char *text = e2e_read(log);
     cr_assert_eq(rc, code, "exit %d, expected %d; output:\n%s", rc, code, text);
@@ -252,7 +258,7 @@ Test(cli, run_out_that_would_lose_files_is_exit_2_and_touches_nothing, .timeout 
 /* A command whose output is lost (stdout a full disk) says so and exits 3, never 0. */
 Test(cli, output_lost_to_a_full_stdout_is_exit_3, .timeout = 60)
 {
-    const char *sc = e2e_scenario(tiny), *log = "/tmp/gauntlet-e2e-full.log";
+    const char *sc = e2e_scenario(tiny), *log = e2e_log("e2e-full.log");
     const char *const *cmds[] = { (const char *[]){ "list", NULL }, (const char *[]){ "check", sc, NULL } };
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         int rc = e2e_wait(e2e_start_to("/dev/full", log, cmds[i]), 60);
@@ -282,7 +288,7 @@ Test(cli, cuda_without_a_gpu_exits_3_with_the_cause, .timeout = 60)
     char why[256];
     if (backend_find("cuda")->probe(why, sizeof why) == 0)
         cr_skip_test("a usable GPU is present: the no-GPU path cannot be checked here");
-    const char *log = "/tmp/gauntlet-e2e-cuda.log";
+    const char *log = e2e_log("e2e-cuda.log");
     const char *out = e2e_outdir();
     int rc = e2e_run(log, (const char *[]){ "run", GAUNTLET_SRC "/scenarios/demo.yaml", "--backend", "cuda", "--out", out, NULL });
     char *text = e2e_read(log);
@@ -299,7 +305,7 @@ Test(cli, srun_without_pmi_exits_3_naming_the_fix, .timeout = 60)
         unsetenv(pmi[i]);
     setenv("SLURM_PROCID", "1", 1);
     setenv("SLURM_STEP_NUM_TASKS", "2", 1);
-    const char *log = "/tmp/gauntlet-e2e-srun.log";
+    const char *log = e2e_log("e2e-srun.log");
     const char *cmds[][8] = {
         { "run", GAUNTLET_SRC "/scenarios/demo.yaml", "--backend", "sim", "--out", e2e_outdir(), NULL },
         { "accept", "--level", "1", "--backend", "sim", "--out", e2e_outdir(), },
@@ -318,7 +324,7 @@ Test(cli, srun_without_pmi_exits_3_naming_the_fix, .timeout = 60)
 
 Test(cli, auto_says_which_backend_it_picked, .timeout = 60)
 {
-    const char *log = "/tmp/gauntlet-e2e-auto.log";
+    const char *log = e2e_log("e2e-auto.log");
     const char *sc = e2e_scenario("name: auto\nranks: 1\niterations: 2\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
                                   "  allreduce: {bytes: 1MiB}\n");
     int rc = e2e_run(log, (const char *[]){ "run", sc, "--out", e2e_outdir(), NULL });
@@ -342,7 +348,7 @@ Test(cli, analyze_reads_ours_and_nvidia_smi, .timeout = 60)
         for (int g = 0; g < 2; g++)
             fprintf(f, "2026/11/23 07:00:%06.3f, %d, %.2f W\n", i * 0.01, g, (i / 25) % 2 ? 120.0 : 690.0);
     fclose(f);
-    const char *log = "/tmp/gauntlet-analyze.log";
+    const char *log = e2e_log("analyze.log");
     cr_assert_eq(e2e_run(log, (const char *[]){ "analyze", path, "--json", NULL }), 0);
     char *text = e2e_read(log);   /* power.draw: a 1 s average on Ampere and newer, said on stderr before the JSON */
     cr_assert(text && strstr(text, "warning: the power column is one that Ampere and newer GPUs average over 1 s"), "%s",
@@ -383,7 +389,7 @@ Test(e2e, progress_lines_count_each_run_on_its_own, .timeout = 120)
     static const char text[] = "name: progress\nranks: 2\niterations: 30\nseed: 3\n"
                                "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 1MiB}\n"
                                "sim: {tflops: 0.01}\npower: {sample_hz: 50}\nmitigations: [none, filler]\n";
-    const char *sc = e2e_scenario(text), *out = e2e_outdir(), *log = "/tmp/gauntlet-e2e-progress.log";
+    const char *sc = e2e_scenario(text), *out = e2e_outdir(), *log = e2e_log("e2e-progress.log");
     const char *args[] = { "run", sc, "--backend", "sim", "--headless", "--out", out, NULL };
     cr_assert_eq(e2e_run(log, args), 0);
     char *all = e2e_read(log);
@@ -414,27 +420,24 @@ Test(e2e, progress_lines_count_each_run_on_its_own, .timeout = 120)
     free(all);
 }
 
-/* Runs `gauntlet args` (a shell word list) with stdout and stderr apart; returns the exit code. */
+/* Runs `gauntlet args` (words apart by single spaces, none quoted) with stdout and stderr apart, no shell between;
+ * returns the exit code (128 + signal). */
 static int cli_apart(const char *args, char **out, char **err)
 {
-    static pid_t owner;   /* the process whose two files are given to e2e_own: once, not at each call */
-    char cmd[1024], path[64];
-    if (owner != getpid()) {
-        owner = getpid();
-        snprintf(path, sizeof path, "/tmp/gauntlet-cli-%d.out", (int)owner);
-        e2e_own(path);
-        snprintf(path, sizeof path, "/tmp/gauntlet-cli-%d.err", (int)owner);
-        e2e_own(path);
-    }
-    snprintf(cmd, sizeof cmd, "%s %s >/tmp/gauntlet-cli-%d.out 2>/tmp/gauntlet-cli-%d.err </dev/null", GAUNTLET_BIN, args,
-             (int)getpid(), (int)getpid());
-    int st = system(cmd);
-    snprintf(path, sizeof path, "/tmp/gauntlet-cli-%d.out", (int)getpid());
-    *out = e2e_read(path);
-    snprintf(path, sizeof path, "/tmp/gauntlet-cli-%d.err", (int)getpid());
-    *err = e2e_read(path);
+    char words[1024], *argv[32];
+    int n = 0;
+    str_copy(words, sizeof words, args);
+    char *at;
+    for (char *w = strtok_r(words, " ", &at); w && n < 31; w = strtok_r(NULL, " ", &at))
+        argv[n++] = w;
+    argv[n] = NULL;
+    const char *outp = e2e_log("cli.out"), *errp = e2e_log("cli.err");
+    int rc = e2e_wait(e2e_start_to(outp, errp, (const char *const *)argv), 60);
+    cr_assert_neq(rc, -1, "gauntlet %s: still running after 60 s", args);
+    *out = e2e_read(outp);
+    *err = e2e_read(errp);
     cr_assert(*out && *err);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+    return rc;
 }
 
 /* Every command `gauntlet --help` lists (and every benchmark `bench --help` lists) answers --help and -h with its
@@ -528,9 +531,9 @@ Test(e2e, every_communication_phase_names_its_collective, .timeout = 120)
     /* the GPU test's phases (every step kind, two collectives overlapped) on sim: each comm edge says which collective,
      * an exposed wait the overlapped one's; the simple iteration's all-reduce says allreduce */
     const char *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-kinds.log", (const char *[]){ "run", e2e_gpu_scenario("e2e-phases.yaml"), "--backend",
+    int rc = e2e_run(e2e_log("kinds.log"), (const char *[]){ "run", e2e_gpu_scenario("e2e-phases.yaml"), "--backend",
                                                                    "sim", "--headless", "--out", out, NULL });
-    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-kinds.log", rc);
+    cr_assert_eq(rc, 0, "exit %d, see %s", rc, e2e_log("kinds.log"));
     char path[1024];
     snprintf(path, sizeof path, "%s/events.jsonl", out);
     char *ev = e2e_read(path);
@@ -561,7 +564,7 @@ Test(e2e, every_communication_phase_names_its_collective, .timeout = 120)
     json_decref(live);
     snprintf(path, sizeof path, "%s/summary.json", out);
     cr_assert_eq(unlink(path), 0);
-    cr_assert_eq(e2e_run("/tmp/gauntlet-kinds-sz.log", (const char *[]){ "summarize", out, NULL }), 0);
+    cr_assert_eq(e2e_run(e2e_log("kinds-sz.log"), (const char *[]){ "summarize", out, NULL }), 0);
     json_t *s = e2e_summary(out);
     double bus2 = json_number_value(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "busbw_gbs"));
     json_decref(s);
@@ -584,7 +587,7 @@ Test(cli, bench_analysis_runs_its_reference_without_a_shell, .timeout = 120)
     char *saved = old ? strdup(old) : NULL;
     cr_assert_eq(setenv("TMPDIR", tmp, 1), 0);
     const char *python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-    int rc = e2e_run("/tmp/gauntlet-e2e-bench.log", (const char *[]){ "bench", "analysis", "--seconds", "2s", "--gpus", "1",
+    int rc = e2e_run(e2e_log("e2e-bench.log"), (const char *[]){ "bench", "analysis", "--seconds", "2s", "--gpus", "1",
                                                                         "--reference", "numpy", "--python", python, NULL });
     if (saved) {
         setenv("TMPDIR", saved, 1);
@@ -592,7 +595,7 @@ Test(cli, bench_analysis_runs_its_reference_without_a_shell, .timeout = 120)
     } else {
         unsetenv("TMPDIR");
     }
-    char *log = e2e_read("/tmp/gauntlet-e2e-bench.log");
+    char *log = e2e_read(e2e_log("e2e-bench.log"));
     cr_assert(rc == 0 || rc == 3, "exit %d:\n%s", rc, log);
     cr_assert(access(marker, F_OK) != 0, "a shell ran the command in TMPDIR:\n%s", log);
     free(log);
@@ -611,9 +614,9 @@ Test(e2e, an_iteration_includes_the_checks_after_its_last_phase, .timeout = 120)
                                   "  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
                                   "sim: {max_elems: 1048576}\ndetectors: [fingerprint]\n");
     const char *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-fp-iter.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out",
+    int rc = e2e_run(e2e_log("fp-iter.log"), (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out",
                                                                     out, NULL });
-    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-fp-iter.log", rc);
+    cr_assert_eq(rc, 0, "exit %d, see %s", rc, e2e_log("fp-iter.log"));
     char path[1024];
     snprintf(path, sizeof path, "%s/events.jsonl", out);
     char *ev = e2e_read(path);
@@ -663,11 +666,11 @@ Test(e2e, a_checkpoints_bytes_are_what_is_on_disk, .timeout = 180)
         snprintf(text, sizeof text,
                  "name: ckbytes\nranks: 2\niterations: 20\nseed: 3\n"
                  "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 1}\n  allreduce: {bytes: 64KiB}\n"
-                 "  checkpoint: {every: 5, bytes: 4KiB, path: /tmp/gauntlet-test-ckbytes, mode: %s}\n"
+                 "  checkpoint: {every: 5, bytes: 4KiB, path: %s, mode: %s}\n"
                  "heartbeat: {interval: 50ms, timeout: 800ms}\n"
-                 "faults: [{kind: crash, at: 13, rank: 1}]\nrecovery: restart\n", modes[m]);
+                 "faults: [{kind: crash, at: 13, rank: 1}]\nrecovery: restart\n", e2e_tmpdir(), modes[m]);
         const char *out = e2e_outdir(), *sc = e2e_scenario(text);
-        cr_assert_eq(e2e_run("/tmp/gauntlet-ckbytes.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL }), 0,
+        cr_assert_eq(e2e_run(e2e_log("ckbytes.log"), (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL }), 0,
                      "%s", modes[m]);
         char path[600];
         snprintf(path, sizeof path, "%s/events.jsonl", out);
@@ -786,7 +789,7 @@ Test(e2e, a_callers_descriptor_reaches_no_worker, .timeout = 120)
     const char *sc = e2e_scenario("name: fds\nranks: 2\niterations: 4000\n"
                                   "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 1MiB}\n"
                                   "sim: {tflops: 0.005}\n");
-    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-e2e-fds.log";
+    const char *out = e2e_outdir(), *log = e2e_log("e2e-fds.log");
     pid_t sup = e2e_start(log, (const char *[]){ "run", sc, "--out", out, "--backend", "sim", "--headless", NULL });
     close(fd);   /* the test's own copy: only the run's remain */
     cr_assert_eq(e2e_wait_started(out, 2 * 2, 60), 0, "the run did not start; see %s", log);

@@ -50,7 +50,7 @@ Test(failures, kill9_of_the_supervisor_leaves_no_worker_and_no_broken_line, .tim
 {
     const char *out = e2e_outdir();
     pid_t w[3];
-    pid_t sup = start_long(out, "/tmp/gauntlet-fail-kill9.log", w);
+    pid_t sup = start_long(out, e2e_log("fail-kill9.log"), w);
     cr_assert_eq(kill(sup, SIGKILL), 0);
     cr_assert_eq(e2e_wait(sup, 10), 128 + SIGKILL);
     uint64_t end = mono_ns() + 5000000000ull;
@@ -72,7 +72,7 @@ Test(failures, sigint_stops_in_order_and_writes_the_summary, .timeout = 180)
 {
     const char *out = e2e_outdir();
     pid_t w[3];
-    pid_t sup = start_long(out, "/tmp/gauntlet-fail-int.log", w);
+    pid_t sup = start_long(out, e2e_log("fail-int.log"), w);
     cr_assert_eq(kill(sup, SIGINT), 0);
     int rc = e2e_wait(sup, 20);
     cr_assert_eq(rc, 1, "exit %d after SIGINT", rc);
@@ -121,7 +121,7 @@ static int stop_record(const char *dir, double *stop_s, double *exit_s, char *wh
  * and default straggler check a loaded machine can trip: an observed fault of the host's.) */
 Test(failures, a_sigterm_to_the_whole_process_group_is_a_stop_not_a_crash, .timeout = 120)
 {
-    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-pgterm.log";
+    const char *out = e2e_outdir(), *log = e2e_log("fail-pgterm.log");
     pid_t sup = start_long_group(out, log);
     cr_assert_eq(e2e_wait_started(out, 3 * 5, 30), 0, "the run did not start; see %s", log);
     cr_assert_eq(kill(-sup, SIGTERM), 0);
@@ -199,8 +199,8 @@ Test(failures, a_stop_at_any_moment_lets_every_worker_leave_on_its_exit, .timeou
     double slowest = 0;
     for (int i = 0; i < 15; i++) {
         const char *out = e2e_outdir();
-        pid_t p = e2e_start("/tmp/gauntlet-fail-stops.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
-        cr_assert_eq(e2e_wait_started(out, 1, 60), 0, "the run did not start; see /tmp/gauntlet-fail-stops.log");
+        pid_t p = e2e_start(e2e_log("fail-stops.log"), (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
+        cr_assert_eq(e2e_wait_started(out, 1, 60), 0, "the run did not start; see %s", e2e_log("fail-stops.log"));
         double delay = 0.6 * (i + (double)rand() / RAND_MAX) / 15;
         sleep_ns((uint64_t)(delay * 1e9));
         cr_assert_eq(kill(p, SIGTERM), 0);
@@ -218,9 +218,10 @@ Test(failures, a_stop_at_any_moment_lets_every_worker_leave_on_its_exit, .timeou
          * a few tens of ms alone; the slowest is logged) */
         if (stop_s >= 0 && exit_s - stop_s > slowest)
             slowest = exit_s - stop_s;
-        char cmd[256];
-        snprintf(cmd, sizeof cmd, "rm -rf '%.*s'", (int)(strlen(out) - 4), out);   /* the folder above run/ */
-        cr_assert_eq(system(cmd), 0);
+        char top[256];
+        snprintf(top, sizeof top, "%.*s", (int)(strlen(out) - 4), out);   /* the folder above run/ */
+        e2e_remove(top);
+        cr_assert_neq(access(top, F_OK), 0, "%s was not removed", top);
     }
     cr_log_info("the slowest of 15 stops: %.3f s from the signal to the last worker's exit", slowest);
     cr_expect_eq(rmdir(ckpt), 0, "a stopped run leaves its checkpoint files: %s", strerror(errno));
@@ -230,7 +231,7 @@ Test(failures, a_dead_worker_ends_the_run_with_exit_1, .timeout = 180)
 {
     const char *out = e2e_outdir();
     pid_t w[3];
-    pid_t sup = start_long(out, "/tmp/gauntlet-fail-dead.log", w);
+    pid_t sup = start_long(out, e2e_log("fail-dead.log"), w);
     uint64_t t = mono_ns();
     cr_assert_eq(kill(w[1], SIGKILL), 0);
     int rc = e2e_wait(sup, 20);
@@ -254,7 +255,7 @@ Test(failures, a_hung_worker_is_found_by_its_heartbeat, .timeout = 180)
 {
     const char *out = e2e_outdir();
     pid_t w[3];
-    pid_t sup = start_long(out, "/tmp/gauntlet-fail-hang.log", w);
+    pid_t sup = start_long(out, e2e_log("fail-hang.log"), w);
     uint64_t t = mono_ns();
     cr_assert_eq(kill(w[2], SIGSTOP), 0);   /* alive, making no progress */
     int rc = e2e_wait(sup, 20);
@@ -305,7 +306,7 @@ Test(failures, a_supervisor_that_was_itself_stopped_declares_no_hang, .timeout =
 {
     const char *out = e2e_outdir();
     pid_t w[3];
-    pid_t sup = start_long_text(LONG_RUN("{interval: 50ms, timeout: 2s}"), out, "/tmp/gauntlet-fail-stall.log", w);
+    pid_t sup = start_long_text(LONG_RUN("{interval: 50ms, timeout: 2s}"), out, e2e_log("fail-stall.log"), w);
     for (int r = 0; r < 3; r++)
         cr_assert_eq(kill(w[r], SIGSTOP), 0);
     cr_assert_eq(kill(sup, SIGSTOP), 0);
@@ -435,8 +436,8 @@ static void lag_judge(struct lag_run *r)
 Test(failures, ranks_wait_for_a_stopped_supervisor_and_restart_from_before_the_flip, .timeout = 240)
 {
     struct lag_run runs[] = {
-        { .detector = "fingerprint", .lag = 0, .log = "/tmp/gauntlet-fail-lag.log" },
-        { .detector = "{fingerprint: {slices: 4}}", .lag = 3, .log = "/tmp/gauntlet-fail-lagsliced.log" },
+        { .detector = "fingerprint", .lag = 0, .log = e2e_log("fail-lag.log") },
+        { .detector = "{fingerprint: {slices: 4}}", .lag = 3, .log = e2e_log("fail-lagsliced.log") },
     };
     for (int i = 0; i < 2; i++)
         lag_start(&runs[i]);
@@ -480,7 +481,7 @@ static json_t *long_iterations_over_a_stop(const char *name, int iters, const ch
 Test(failures, a_stopped_supervisor_loses_no_end_of_a_long_iterations_run, .timeout = 240)
 {
     int rc;
-    const char *log = "/tmp/gauntlet-fail-ring-end.log";
+    const char *log = e2e_log("fail-ring-end.log");
     json_t *s = long_iterations_over_a_stop("ring-end", 30, "", log, &rc);
     cr_assert_eq(rc, 0, "exit %d; see %s", rc, log);
     cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "completed", "see %s", log);
@@ -490,7 +491,7 @@ Test(failures, a_stopped_supervisor_loses_no_end_of_a_long_iterations_run, .time
 Test(failures, a_stopped_supervisor_loses_no_fault_nor_its_finding, .timeout = 240)
 {
     int rc;
-    const char *log = "/tmp/gauntlet-fail-ring-fault.log";
+    const char *log = e2e_log("fail-ring-fault.log");
     json_t *s = long_iterations_over_a_stop("ring-fault", 60, "detectors: [abft]\nfaults:\n  - {kind: bitflip, at: 24, "
                                             "rank: 1, target: gemm-output, where: exponent}\n", log, &rc);
     cr_assert_eq(rc, 1, "exit %d: the flip is found (recovery none); see %s", rc, log);
@@ -499,43 +500,6 @@ Test(failures, a_stopped_supervisor_loses_no_fault_nor_its_finding, .timeout = 2
     cr_assert(f, "no injected fault in the summary; see %s", log);
     cr_expect_str_eq(json_string_value(json_object_get(f, "detected_by")), "abft", "see %s", log);
     json_decref(s);
-}
-
-/* Opens the control block of the run whose supervisor is pid (its memfd, through /proc) into *shm: 0, or -1. */
-static int attach_control_block(pid_t pid, struct shm *shm)
-{
-    char dir[64], path[600], link[256];
-    snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int fd = -1;
-    while (d && fd < 0 && (e = readdir(d))) {
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        ssize_t n = readlink(path, link, sizeof link - 1);
-        if (n > 0 && (link[n] = 0, strncmp(link, "/memfd:gauntlet-ctl", 19) == 0))
-            fd = open(path, O_RDWR | O_CLOEXEC);
-    }
-    if (d)
-        closedir(d);
-    if (fd < 0)
-        return -1;
-    if (shm_attach(shm, fd) != 0) {
-        close(fd);
-        return -1;
-    }
-    return 0;
-}
-
-/* Whether pid is stopped (state T in /proc/pid/stat). */
-static int is_stopped(pid_t pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    char *p = f && fgets(buf, sizeof buf, f) ? strrchr(buf, ')') : NULL;
-    if (f)
-        fclose(f);
-    return p && p[1] == ' ' && p[2] == 'T';
 }
 
 /* The least and the most iterations the ranks of the control block have ended. */
@@ -560,15 +524,15 @@ Test(failures, ranks_end_at_most_runahead_max_past_a_stopped_supervisors_checks,
     static const char text[] = "name: runahead\nranks: 2\niterations: 500\nseed: 1\n"
                                "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
                                "sim: {tflops: 0.01}\nheartbeat: {interval: 50ms, timeout: 60s}\n";
-    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-runahead.log";
+    const char *out = e2e_outdir(), *log = e2e_log("fail-runahead.log");
     pid_t sup = e2e_start(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless",
                                                  NULL });
     cr_assert_eq(e2e_wait_started(out, 2 * 3, 60), 0, "the run did not start; see %s", log);
     struct shm shm = { .fd = -1 };
-    cr_assert_eq(attach_control_block(sup, &shm), 0, "no control block in /proc/%d/fd", (int)sup);
+    cr_assert_eq(e2e_control_block(sup, &shm), 0, "no control block in /proc/%d/fd", (int)sup);
     cr_assert_eq(kill(sup, SIGSTOP), 0);
     uint64_t t0 = mono_ns(), end = t0 + 60000000000ull;
-    while (!is_stopped(sup) && mono_ns() < end)
+    while (!e2e_stopped(sup) && mono_ns() < end)
         sleep_ns(1000000);
     int64_t checked = atomic_load(&shm.hdr->checked_done), least, most;
     ranks_iter(&shm, &least, &most);
@@ -630,9 +594,9 @@ static void keep_start(struct keep_run *k)
                                                  "--headless", NULL });
     cr_assert_eq(e2e_wait_started(k->out, 2 * 24, 60), 0, "the run did not start; see %s", k->log);
     k->shm.fd = -1;
-    cr_assert_eq(attach_control_block(k->sup, &k->shm), 0, "no control block in /proc/%d/fd", (int)k->sup);
+    cr_assert_eq(e2e_control_block(k->sup, &k->shm), 0, "no control block in /proc/%d/fd", (int)k->sup);
     cr_assert_eq(kill(k->sup, SIGSTOP), 0);
-    for (uint64_t end = mono_ns() + 60000000000ull; !is_stopped(k->sup) && mono_ns() < end;)
+    for (uint64_t end = mono_ns() + 60000000000ull; !e2e_stopped(k->sup) && mono_ns() < end;)
         sleep_ns(1000000);
     k->checked = atomic_load(&k->shm.hdr->checked_done);
     /* a rank writes the keep of iteration d (a multiple of every) over its oldest only once the supervisor has checked
@@ -676,12 +640,12 @@ static int keep_holds(struct keep_run *k, int r, int64_t at)
 Test(failures, a_stopped_supervisor_leaves_every_rank_the_restore_point_of_a_finding_still_to_come, .timeout = 240)
 {
     struct keep_run runs[] = {
-        { .ckpt = 1, .every = 1, .detector = "fingerprint", .log = "/tmp/gauntlet-fail-keep-ckpt.log" },
+        { .ckpt = 1, .every = 1, .detector = "fingerprint", .log = e2e_log("fail-keep-ckpt.log") },
         { .ckpt = 1, .every = 2, .lag = 3, .detector = "{fingerprint: {slices: 4}}",
-          .log = "/tmp/gauntlet-fail-keep-ckpt4.log" },
-        { .ckpt = 0, .every = 1, .detector = "fingerprint", .log = "/tmp/gauntlet-fail-keep-rep.log" },
+          .log = e2e_log("fail-keep-ckpt4.log") },
+        { .ckpt = 0, .every = 1, .detector = "fingerprint", .log = e2e_log("fail-keep-rep.log") },
         { .ckpt = 0, .every = 3, .lag = 1, .detector = "{fingerprint: {slices: 2}}",
-          .log = "/tmp/gauntlet-fail-keep-rep2.log" },
+          .log = e2e_log("fail-keep-rep2.log") },
     };
     int n = (int)(sizeof runs / sizeof runs[0]);
     uint64_t t0 = mono_ns(), end = t0 + 120000000000ull;
@@ -742,7 +706,7 @@ Test(failures, a_replacement_that_cannot_start_ends_the_run, .timeout = 210)
     char env[160];
     snprintf(env, sizeof env, "GAUNTLET_TEST_WORKER_FAIL_FILE=%s", flag);
     e2e_preload(STALL_PRELOAD, (const char *[]){ env, NULL });
-    pid_t sup = e2e_start("/tmp/gauntlet-fail-bin.log", args);
+    pid_t sup = e2e_start(e2e_log("fail-bin.log"), args);
     e2e_preload_end();
     cr_assert_eq(e2e_wait_started(out, 3 * 5, 30), 0, "the run did not start");
     pid_t w[3];
@@ -752,7 +716,7 @@ Test(failures, a_replacement_that_cannot_start_ends_the_run, .timeout = 210)
     fclose(ff);
     cr_assert_eq(kill(w[1], SIGKILL), 0);
     int rc = e2e_wait(sup, 60);
-    cr_assert_eq(rc, 1, "exit %d; see /tmp/gauntlet-fail-bin.log", rc);
+    cr_assert_eq(rc, 1, "exit %d; see %s", rc, e2e_log("fail-bin.log"));
     json_t *s = e2e_summary(out);
     const char *why = json_string_value(json_object_get(s, "stopped"));
     cr_assert(why && strstr(why, "replacement died before it was ready"), "stopped: %s", why ? why : "(none)");
@@ -776,7 +740,7 @@ Test(failures, deaths_during_a_recovery_are_all_recovered, .timeout = 210)
                                "heartbeat: {interval: 50ms, timeout: 5s}\n"
                                "detectors: [{heartbeat: {factor: 4, min_excess: 300ms}}]\n"
                                "sim: {tflops: 1}\nrecovery: {inprocess: {replicate_every: 5}}\n";
-    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-deaths.log";
+    const char *out = e2e_outdir(), *log = e2e_log("fail-deaths.log");
     pid_t sup = e2e_start(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless",
                                                  NULL });
     pid_t w[3];
@@ -811,7 +775,7 @@ Test(failures, a_crash_is_seen_before_its_process_ends, .timeout = 60)
                                "workload:\n  gemm: {m: 1000, n: 1000, k: 1000, count: 10}\n  allreduce: {bytes: 1MiB}\n"
                                "sim: {tflops: 1, teardown: 300ms}\n"
                                "faults:\n  - {kind: crash, at: 5, rank: 1, signal: SEGV}\nrecovery: none\n";
-    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-ending.log";
+    const char *out = e2e_outdir(), *log = e2e_log("fail-ending.log");
     int rc = e2e_run(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL });
     cr_assert_eq(rc, 1, "exit %d", rc);
     json_t *s = e2e_summary(out), *f = e2e_injected_fault(s, 0);
@@ -856,7 +820,7 @@ Test(failures, crashes_by_any_signal_are_seen_at_once, .timeout = 210)
         len += snprintf(text + len, sizeof text - (size_t)len, "  - {kind: crash, at: %d, rank: %d, signal: %s}\n", at,
                         rand() % 3, sigs[rand() % 3]);
     }
-    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-crashes.log";
+    const char *out = e2e_outdir(), *log = e2e_log("fail-crashes.log");
     int rc = e2e_run(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL });
     char *l = e2e_read(log);
     cr_assert_eq(rc, 0, "seed %u: exit %d\n%s\n%s", seed, rc, text, l);
@@ -998,7 +962,7 @@ Test(failures, a_worker_that_always_dies_ends_the_run_after_backing_off, .timeou
                                "sim: {tflops: 1}\nrecovery: {inprocess: {replicate_every: 2}}\n";
     int begins;
     double backoff[64];
-    json_t *s = run_killing_rank1(text, "/tmp/gauntlet-fail-futile.log", -1, &begins, backoff, 64);
+    json_t *s = run_killing_rank1(text, e2e_log("fail-futile.log"), -1, &begins, backoff, 64);
     cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "recovery_futile", "stopped: %s",
                      json_string_value(json_object_get(s, "stopped")));
     json_decref(s);
@@ -1019,7 +983,7 @@ Test(failures, a_rank_that_always_fails_at_one_point_ends_the_run, .timeout = 12
                                "sim: {tflops: 1}\nrecovery: {inprocess: {replicate_every: 10}}\n";
     int begins;
     double backoff[64];
-    json_t *s = run_killing_rank1(text, "/tmp/gauntlet-fail-repeat.log", 25, &begins, backoff, 64);
+    json_t *s = run_killing_rank1(text, e2e_log("fail-repeat.log"), 25, &begins, backoff, 64);
     const char *why = json_string_value(json_object_get(s, "stopped"));
     cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "recovery_futile", "stopped: %s", why);
     cr_expect(why && strstr(why, "rank 1 failed 6 times in a row"), "stopped: %s", why ? why : "(none)");
@@ -1112,7 +1076,7 @@ Test(failures, a_worker_that_cannot_end_is_left_behind_and_said, .timeout = 240)
     static const char text[] = "name: unended\nranks: 3\niterations: 4000\n"
                                "workload:\n  gemm: {m: 1000, n: 1000, k: 1000, count: 10}\n  allreduce: {bytes: 1MiB}\n"
                                "heartbeat: {interval: 50ms, timeout: 600ms}\nsim: {tflops: 1}\nrecovery: restart\n";
-    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-fail-unended.log";
+    const char *out = e2e_outdir(), *log = e2e_log("fail-unended.log");
     const char *args[] = { "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL };
     pid_t sup = e2e_start(log, args), w[3];
     cr_assert_eq(e2e_wait_started(out, 3 * 5, 30), 0, "the run did not start; see %s", log);
@@ -1179,7 +1143,7 @@ Test(failures, a_slow_checkpoint_write_is_no_hang_until_its_own_limit, .timeout 
     snprintf(flog, sizeof flog, "%s-fsync.log", out);
     char logenv[400];
     snprintf(logenv, sizeof logenv, "GAUNTLET_TEST_FSYNC_LOG=%s", flog);
-    const char *log = "/tmp/gauntlet-fail-slowckpt.log";
+    const char *log = e2e_log("fail-slowckpt.log");
     const char *args[] = { "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL };
     e2e_preload(STALL_PRELOAD, (const char *[]){ "GAUNTLET_TEST_FSYNC_SLOW=-rank1-",
                                                  "GAUNTLET_TEST_FSYNC_SLOW_MS=2500,0,0,600000", logenv, NULL });
@@ -1225,7 +1189,7 @@ Test(failures, a_stuck_async_checkpoint_write_is_a_hang, .timeout = 240)
              "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
              "  checkpoint: {every: 5, bytes: 1MiB, path: %s, mode: async}\n"
              "heartbeat: {interval: 50ms, timeout: 1s, checkpoint: 1500ms}\n", ck);
-    const char *log = "/tmp/gauntlet-fail-stuckasync.log";
+    const char *log = e2e_log("fail-stuckasync.log");
     const char *args[] = { "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL };
     pid_t sup = e2e_start(log, args);
     cr_assert_eq(e2e_wait_started(out, 2 * 4, 30), 0, "the run did not start; see %s", log);
@@ -1272,7 +1236,7 @@ Test(failures, a_long_restore_is_no_hang, .timeout = 240)
              "  checkpoint: {every: 5, bytes: 16MiB, path: %s-ckpt}\n"
              "heartbeat: {interval: 50ms, timeout: 1s, checkpoint: 60s}\n"
              "faults:\n  - {kind: crash, at: 12, rank: 1}\nrecovery: restart\n", out);
-    const char *log = "/tmp/gauntlet-fail-longrestore.log";
+    const char *log = e2e_log("fail-longrestore.log");
     e2e_preload(STALL_PRELOAD, (const char *[]){ "GAUNTLET_TEST_READ_SLOW=-rank1-", "GAUNTLET_TEST_READ_SLOW_MS=200", NULL });
     pid_t sup = e2e_start(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless",
                                                  NULL });
@@ -1332,7 +1296,7 @@ Test(failures, a_replacement_starts_though_the_program_was_removed, .timeout = 2
     snprintf(text, sizeof text, "%srecovery: restart\n", long_run);
     const char *out = e2e_outdir();
     const char *args[] = { "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless", NULL };
-    pid_t sup = e2e_start("/tmp/gauntlet-fail-bin.log", args);
+    pid_t sup = e2e_start(e2e_log("fail-bin.log"), args);
     was ? setenv("GAUNTLET_BIN", was, 1) : unsetenv("GAUNTLET_BIN");
     free(was);
     cr_assert_eq(e2e_wait_started(out, 3 * 5, 30), 0, "the run did not start");
@@ -1340,12 +1304,12 @@ Test(failures, a_replacement_starts_though_the_program_was_removed, .timeout = 2
     cr_assert_eq(e2e_worker_pids(out, w, 3), 3);
     cr_assert_eq(unlink(bin), 0);
     cr_assert_eq(kill(w[1], SIGKILL), 0);
-    cr_assert_eq(e2e_wait_events(out, "recovery_end", 1, 90), 0, "the recovery ended: see /tmp/gauntlet-fail-bin.log");
+    cr_assert_eq(e2e_wait_events(out, "recovery_end", 1, 90), 0, "the recovery ended: see %s", e2e_log("fail-bin.log"));
     cr_assert_eq(kill(sup, SIGTERM), 0);
     int rc = e2e_wait(sup, 60);
     cr_assert_eq(rc, 1, "stopped by a signal: exit %d", rc);
     cr_assert_geq(e2e_count_events(out, "worker_start"), 4, "the 3 workers, then their replacements (restart: all 3)");
-    char *log = e2e_read("/tmp/gauntlet-fail-bin.log");
+    char *log = e2e_read(e2e_log("fail-bin.log"));
     cr_assert(log && !strstr(log, "exec "), "no worker failed to start: %s", log ? log : "");
     free(log);
     rmdir(dir);

@@ -11,7 +11,7 @@
 #define BASE                                                                                                   \
     "name: faults\nranks: 4\niterations: 60\nseed: 3\n"                                                        \
     "workload:\n  gemm: {m: 512, n: 512, k: 512, count: 4}\n  allreduce: {bytes: 1MiB}\n"                       \
-    "  checkpoint: {every: 10, bytes: 1MiB, path: /tmp/gauntlet-test-faults}\n"                                \
+    "  checkpoint: {every: 10, bytes: 1MiB, path: @TMPDIR@}\n"                                \
     "heartbeat: {interval: 50ms, timeout: 800ms}\nsim: {tflops: 0.1}\n"
 
 /* Iterations of a few ms (every rank can be done before the supervisor has compared the last fingerprints),
@@ -19,7 +19,7 @@
 #define SMALL                                                                                                  \
     "name: small\nranks: 4\niterations: 40\nseed: 3\n"                                                        \
     "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 16KiB}\n"                         \
-    "  checkpoint: {every: 5, bytes: 16KiB, path: /tmp/gauntlet-test-faults}\n"                              \
+    "  checkpoint: {every: 5, bytes: 16KiB, path: @TMPDIR@}\n"                              \
     "sim: {max_elems: 4096}\nheartbeat: {interval: 100ms, timeout: 1s}\n"
 
 /* The straggler is 8x slower to the run's end: on a loaded machine (ASan beside other work) the peers' own phases
@@ -39,9 +39,9 @@
 static json_t *run(const char *text, int want)
 {
     const char *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-faults.log",
+    int rc = e2e_run(e2e_log("faults.log"),
                      (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--out", out, NULL });
-    char *log = e2e_read("/tmp/gauntlet-faults.log");
+    char *log = e2e_read(e2e_log("faults.log"));
     cr_assert_eq(rc, want, "exit %d, expected %d:\n%s", rc, want, log);
     free(log);
     return e2e_summary(out);
@@ -118,12 +118,12 @@ Test(faults, every_fault_recovered_by_spare, .timeout = 120) { every_fault_with(
 Test(faults, crash_and_hang_are_seen_fast, .timeout = 120)
 {
     const char *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-faults.log",
+    int rc = e2e_run(e2e_log("faults.log"),
                      (const char *[]){ "run", e2e_scenario(BASE "faults:\n  - {kind: crash, at: 10, rank: 1}\n"
                                                                 "  - {kind: hang, at: 25, rank: 2}\n"
                                                                 "recovery: {inprocess: {replicate_every: 5}}\n"),
                                        "--backend", "sim", "--out", out, NULL });
-    cr_assert_eq(rc, 0, "exit %d; see /tmp/gauntlet-faults.log", rc);
+    cr_assert_eq(rc, 0, "exit %d; see %s", rc, e2e_log("faults.log"));
     json_t *s = e2e_summary(out);
     json_t *crash = e2e_injected_fault(s, 0), *hang = e2e_injected_fault(s, 1);
     double c = json_real_value(json_object_get(crash, "detect_s")), h = json_real_value(json_object_get(hang, "detect_s"));
@@ -203,10 +203,10 @@ static json_t *run_damaged(const char *text, const char *when, const char *iter,
     snprintf(it, sizeof it, "GAUNTLET_TEST_DAMAGE_ITER=%s", iter ? iter : "-1");
     e2e_preload(STALL_PRELOAD, (const char *[]){ "GAUNTLET_TEST_DAMAGE_CKPT=-rank1-", w, it, NULL });
     const char *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-faults-damage.log",
+    int rc = e2e_run(e2e_log("faults-damage.log"),
                      (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--out", out, NULL });
     e2e_preload_end();
-    *log = e2e_read("/tmp/gauntlet-faults-damage.log");
+    *log = e2e_read(e2e_log("faults-damage.log"));
     cr_assert_eq(rc, want, "exit %d, expected %d:\n%s", rc, want, *log);
     return e2e_summary(out);
 }
@@ -297,7 +297,7 @@ Test(faults, a_sent_fault_outlives_a_recovery_or_is_said_not_injected, .timeout 
     json_decref(s);
     snprintf(text, sizeof text, BASE "%srecovery: none\n", two);
     const char *out = e2e_outdir();
-    cr_assert_eq(e2e_run("/tmp/gauntlet-faults.log",
+    cr_assert_eq(e2e_run(e2e_log("faults.log"),
                          (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--out", out, NULL }), 1);
     s = e2e_summary(out);
     cr_assert_eq(json_integer_value(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults_not_injected")),
@@ -387,7 +387,7 @@ Test(faults, async_checkpoints_stall_less_than_they_write, .timeout = 120)
 {
     const char *head = "name: async\nranks: 4\niterations: 60\nseed: 3\n"
                        "workload:\n  gemm: {m: 512, n: 512, k: 512, count: 4}\n  allreduce: {bytes: 1MiB}\n"
-                       "  checkpoint: {every: 10, bytes: 32MiB, path: /tmp/gauntlet-test-async, mode: async}\n"
+                       "  checkpoint: {every: 10, bytes: 32MiB, path: @TMPDIR@, mode: async}\n"
                        "heartbeat: {interval: 50ms, timeout: 800ms}\nsim: {tflops: 0.1}\n";
     char text[2048];
     snprintf(text, sizeof text, "%s", head);
@@ -415,7 +415,7 @@ Test(faults, a_fault_in_a_replacements_first_iteration_is_a_new_failure, .timeou
 {
     const char *base = "name: three\nranks: 4\niterations: 40\nseed: 3\n"
                        "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
-                       "  checkpoint: {every: 5, bytes: 64KiB, path: /tmp/gauntlet-test-faults-three}\n"
+                       "  checkpoint: {every: 5, bytes: 64KiB, path: @TMPDIR@}\n"
                        "detectors: [fingerprint, abft]\nrecovery: restart\n%s";
     char text[1024];
     snprintf(text, sizeof text, base, "");
@@ -448,7 +448,7 @@ Test(faults, a_fault_rolled_back_before_it_was_seen_is_not_a_miss, .timeout = 60
 {
     json_t *s = run("name: rb\nranks: 4\niterations: 40\nseed: 3\n"
                     "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
-                    "  checkpoint: {every: 10, bytes: 64KiB, path: /tmp/gauntlet-test-faults-rb}\n"
+                    "  checkpoint: {every: 10, bytes: 64KiB, path: @TMPDIR@}\n"
                     "detectors: [fingerprint]\nrecovery: restart\n"
                     "faults:\n  - {kind: bitflip, at: 21, rank: 1, target: gemm-output, where: exponent}\n"
                     "  - {kind: crash, at: 23, rank: 2}\n", 0);
@@ -474,7 +474,7 @@ Test(faults, a_detectors_cost_after_a_restart_is_over_the_iterations_it_covers, 
 {
     json_t *s = run("name: cost\nranks: 4\niterations: 60\nseed: 3\n"
                     "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 4KiB}\n"
-                    "  checkpoint: {every: 10, bytes: 64KiB, path: /tmp/gauntlet-test-faults-cost}\n"
+                    "  checkpoint: {every: 10, bytes: 64KiB, path: @TMPDIR@}\n"
                     "detectors: [fingerprint]\nrecovery: restart\nfaults:\n  - {kind: crash, at: 45, rank: 2}\n", 0);
     json_t *f = e2e_injected_fault(s, 0);
     long long from = -1;
@@ -499,7 +499,7 @@ Test(faults, a_restarts_restore_counts_every_rank, .timeout = 120)
     for (int rep = 0; rep < 6; rep++) {
         json_t *s = run("name: restore\nranks: 4\niterations: 30\nseed: 3\n"
                         "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 4KiB}\n"
-                        "  checkpoint: {every: 5, bytes: 1MiB, path: /tmp/gauntlet-test-faults-restore}\n"
+                        "  checkpoint: {every: 5, bytes: 1MiB, path: @TMPDIR@}\n"
                         "recovery: restart\nfaults:\n  - {kind: crash, at: 12, rank: 2}\n", 0);
         json_t *f = e2e_injected_fault(s, 0);
         cr_assert_float_eq(json_number_value(json_object_get(f, "restore_bytes")), 4.0 * 1048576, 0.5,
@@ -547,7 +547,7 @@ Test(faults, restart_under_a_sliced_fingerprint_never_restores_the_corruption, .
 {
     const char *base = "name: slices\nranks: 4\niterations: 24\nseed: 3\n"
                        "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
-                       "  checkpoint: {every: %d, bytes: 64KiB, path: /tmp/gauntlet-test-faults-slices}\n"
+                       "  checkpoint: {every: %d, bytes: 64KiB, path: @TMPDIR@}\n"
                        "detectors: [{fingerprint: {slices: 4, async: %s}}]\nrecovery: restart\n%s";
     char text[2048], flip[200];
     snprintf(text, sizeof text, base, 1, "false", "");
@@ -655,16 +655,16 @@ Test(faults, an_async_fingerprint_catches_what_the_sync_one_does, .timeout = 180
 Test(faults, a_fault_sent_while_a_rank_waits_to_checkpoint_skips_no_checkpoint, .timeout = 180)
 {
     const char *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-faults.log",
+    int rc = e2e_run(e2e_log("faults.log"),
                      (const char *[]){ "run", e2e_scenario(
                          "name: hold\nranks: 2\niterations: 500\nseed: 5\n"
                          "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 1}\n  allreduce: {bytes: 64KiB}\n"
-                         "  checkpoint: {every: 1, bytes: 64KiB, path: /tmp/gauntlet-test-faults-hold}\n"
+                         "  checkpoint: {every: 1, bytes: 64KiB, path: @TMPDIR@}\n"
                          "faults:\n  - {kind: straggler, rate_per_hour: 36000000, factor: 1.01, duration: 1ms}\n"
                          "recovery: restart\ndetectors: [{fingerprint: {async: true}}]\nsim: {tflops: 0.05}\n"
                          "power: {sample_hz: 500}\n"),
                        "--backend", "sim", "--out", out, NULL });
-    char *log = e2e_read("/tmp/gauntlet-faults.log");
+    char *log = e2e_read(e2e_log("faults.log"));
     cr_assert_eq(rc, 0, "exit %d:\n%s", rc, log);
     free(log);
     char path[4096];

@@ -30,8 +30,8 @@ Test(gpu_scenarios, every_file_passes_check_for_cuda, .timeout = 120)
         if (is_yaml(names[i]->d_name)) {
             char file[1200];
             snprintf(file, sizeof file, "%s/%s", dir, names[i]->d_name);
-            int rc = e2e_run("/tmp/gauntlet-gpu-scenarios.log", (const char *[]){ "check", file, "--backend", "cuda", NULL });
-            char *log = e2e_read("/tmp/gauntlet-gpu-scenarios.log");
+            int rc = e2e_run(e2e_log("gpu-scenarios.log"), (const char *[]){ "check", file, "--backend", "cuda", NULL });
+            char *log = e2e_read(e2e_log("gpu-scenarios.log"));
             cr_log_info("%s: exit %d", names[i]->d_name, rc);
             cr_assert_eq(rc, 0, "gauntlet check %s --backend cuda: exit %d\n%s", file, rc, log ? log : "");
             free(log);
@@ -58,7 +58,7 @@ static int line_of(const char *file, const char *needle)
 Test(gpu_scenarios, cap_is_refused_before_the_gpu_probe, .timeout = 60)
 {
     const char *sc = e2e_gpu_scenario("cap.yaml");
-    const char *log = "/tmp/gauntlet-gpu-cap.log";
+    const char *log = e2e_log("gpu-cap.log");
     int line = line_of(sc, "  - cap:");
     cr_assert_gt(line, 0, "%s: no `- cap:` line", sc);
     char want[1400];
@@ -88,7 +88,7 @@ Test(gpu_scenarios, cap_is_refused_before_the_gpu_probe, .timeout = 60)
  * exit 2 naming the line. Until 2026-11-29 it said "ok ... for cuda" where no GPU was, and `run` refused on the GPU. */
 Test(gpu_scenarios, cuda_refuses_the_scenario_alone_without_a_gpu, .timeout = 60)
 {
-    const char *log = "/tmp/gauntlet-gpu-rules.log";
+    const char *log = e2e_log("gpu-rules.log");
     const char *phases = e2e_scenario("name: shfill\nranks: 1\niterations: 4\nworkload:\n  phases:\n"
                                       "    - gemm: {m: 256, n: 256, k: 256}\n    - allreduce: {bytes: 1MiB}\n"
                                       "mitigations: [none, filler]\n");

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -104,18 +105,23 @@ Test(metrics, served_and_written_while_a_run_goes, .timeout = 120 + 2 * E2E_SETU
 {
     char dir[] = "/tmp/gauntlet-metrics-XXXXXX";
     cr_assert(mkdtemp(dir));
+    e2e_own(dir);
     int port = e2e_free_port();
     char listen[32];
     snprintf(listen, sizeof listen, "127.0.0.1:%d", port);
-    const char *sc = e2e_scenario("name: metrics\nranks: 2\niterations: 120\nworkload:\n"
-                                  "  gemm: {m: 8192, n: 8192, k: 8192, count: 8}\n  allreduce: {bytes: 256MiB, emulate_busbw: 50}\n"
-                                  "  checkpoint: {every: 10, bytes: 1MiB, path: /tmp/gauntlet-metrics-ckpt}\n"
-                                  "faults:\n  - {kind: crash, at: 20, rank: 1}\nrecovery: restart\n");
+    char ckpt[] = "/tmp/gauntlet-metrics-ckpt-XXXXXX", sc_text[512];
+    cr_assert(mkdtemp(ckpt));
+    e2e_own(ckpt);
+    snprintf(sc_text, sizeof sc_text, "name: metrics\nranks: 2\niterations: 120\nworkload:\n"
+                                      "  gemm: {m: 8192, n: 8192, k: 8192, count: 8}\n  allreduce: {bytes: 256MiB, emulate_busbw: 50}\n"
+                                      "  checkpoint: {every: 10, bytes: 1MiB, path: %s}\n"
+                                      "faults:\n  - {kind: crash, at: 20, rank: 1}\nrecovery: restart\n", ckpt);
+    const char *sc = e2e_scenario(sc_text);
     const char *out = e2e_outdir();
-    pid_t p = e2e_start("/tmp/gauntlet-metrics.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out",
+    pid_t p = e2e_start(e2e_log("metrics.log"), (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out",
                                                                          out, "--metrics", listen, "--metrics-textfile", dir, NULL });
     if (e2e_wait_started(out, 1, 60) != 0) {
-        char *log = e2e_read("/tmp/gauntlet-metrics.log");
+        char *log = e2e_read(e2e_log("metrics.log"));
         cr_assert_fail("the run did not start; its output:\n%s", log ? log : "(none)");
     }
     /* the restart sets a worker up again: on a loaded machine that may take as long as the first set-up */
@@ -171,22 +177,21 @@ Test(metrics, served_and_written_while_a_run_goes, .timeout = 120 + 2 * E2E_SETU
     free(prom);
     check(path, "prometheus", "gauntlet_recoveries gauntlet_run_info gauntlet_run_end_timestamp_seconds");
     /* bad options: exit 2 naming them */
-    const char *log = "/tmp/gauntlet-metrics-bad.log";
+    const char *log = e2e_log("metrics-bad.log");
     cr_assert_eq(e2e_run(log, (const char *[]){ "run", sc, "--backend", "sim", "--metrics", "localhost", NULL }), 2);
     char *text = e2e_read(log);
     cr_assert(strstr(text, "--metrics") && strstr(text, "ADDR:PORT"), "%s", text);
     free(text);
     cr_assert_eq(e2e_run(log, (const char *[]){ "run", sc, "--backend", "sim", "--metrics-textfile", "/nonexistent", NULL }),
                  2);
-    snprintf(path, sizeof path, "rm -rf %s", dir);
-    cr_assert_eq(system(path), 0);
 }
 
 Test(metrics, accept_exports_its_verdicts, .timeout = 60)
 {
     char dir[] = "/tmp/gauntlet-metrics-XXXXXX";
     cr_assert(mkdtemp(dir));
-    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-metrics-accept.log";
+    e2e_own(dir);
+    const char *out = e2e_outdir(), *log = e2e_log("metrics-accept.log");
     int rc = e2e_run(log, (const char *[]){ "accept", "--level", "0", "--backend", "sim", "--out", out,
                                              "--scenarios", GAUNTLET_SRC "/scenarios/acceptance", "--metrics-textfile", dir, NULL });
     char *text = e2e_read(log);
@@ -203,8 +208,6 @@ Test(metrics, accept_exports_its_verdicts, .timeout = 60)
     check(path, "prometheus", "gauntlet_accept_check gauntlet_accept_checks");
     snprintf(path, sizeof path, "%s/gauntlet.prom", dir);
     cr_assert_eq(access(path, F_OK), 0, "the scenario's run wrote its own live figures too");
-    snprintf(path, sizeof path, "rm -rf %s", dir);
-    cr_assert_eq(system(path), 0);
 }
 
 #ifdef GAUNTLET_HAVE_MHD
@@ -230,7 +233,7 @@ Test(metrics, a_thousand_stalled_clients_do_not_take_the_endpoint_down, .timeout
                                   "  gemm: {m: 8192, n: 8192, k: 8192, count: 8}\n"
                                   "  allreduce: {bytes: 256MiB, emulate_busbw: 50}\n");
     const char *out = e2e_outdir();
-    pid_t p = e2e_start("/tmp/gauntlet-metrics-stalled.log",
+    pid_t p = e2e_start(e2e_log("metrics-stalled.log"),
                         (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, "--metrics", listen, NULL });
     char *resp = NULL;
     for (int i = 0; i < 100 && !(resp = scrape(port, 1)); i++)
@@ -266,7 +269,7 @@ Test(metrics, a_thousand_stalled_clients_do_not_take_the_endpoint_down, .timeout
     for (int i = 0; i < STALLED; i++)
         if (fds[i] >= 0)
             close(fds[i]);
-    cr_assert_eq(e2e_wait(p, 90), 0, "the run ends whole; see /tmp/gauntlet-metrics-stalled.log");
+    cr_assert_eq(e2e_wait(p, 90), 0, "the run ends whole; see %s", e2e_log("metrics-stalled.log"));
     json_t *s = e2e_summary(out);
     cr_assert_eq(json_integer_value(json_object_get(s, "exit")), 0);
     json_decref(s);
@@ -280,7 +283,7 @@ Test(metrics, a_bad_address_is_refused, .timeout = 30)
                                   "  allreduce: {bytes: 1MiB}\n");
     const char *bad[] = { "127.0.0.1:19403garbage", "127.0.0.1:0x4b03", "127.0.0.1:", "127.0.0.1:70000", "9400" };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        const char *log = "/tmp/gauntlet-metrics-addr.log";
+        const char *log = e2e_log("metrics-addr.log");
         int rc = e2e_run(log, (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--metrics", bad[i], NULL });
         char *text = e2e_read(log);
         cr_assert_eq(rc, 2, "--metrics %s: exit %d\n%s", bad[i], rc, text);
@@ -318,8 +321,9 @@ static char *live_text(const struct view_link *v)
  * scenario of accept with fewer ranks exports its own ranks only, with its node's power summed per tick. */
 Test(metrics, figures_as_the_summary_defines_them, .timeout = 60)
 {
-    char dir[] = "/tmp/gauntlet-mx-XXXXXX", path[600], why[256];
+    char dir[] = "/tmp/gauntlet-mx-XXXXXX", why[256];
     cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    e2e_own(dir);
     const struct view_link *v = metrics_view_open(NULL, NULL, dir, why, sizeof why);
     cr_assert(v, "%s", why);
     line_to(v, "{\"t_s\":0,\"event\":\"start\",\"ranks\":4,\"nodes\":1,\"runs\":1,\"sample_hz\":100,\"bus_ranks\":1024}");
@@ -363,8 +367,6 @@ Test(metrics, figures_as_the_summary_defines_them, .timeout = 60)
     cr_assert_float_eq(series(t, "gauntlet_power_watts{mitigation=\"none\"}"), 1000, 1e-6, "%s", t);
     free(t);
     metrics_view_close(v);
-    snprintf(path, sizeof path, "rm -rf %s", dir);
-    cr_assert_eq(system(path), 0);
 }
 
 /* Feeds v a start at hz and a run: ticks ticks of 4 ranks, each rank at low W then, for the last high_ticks ticks, at
@@ -386,6 +388,7 @@ Test(metrics, the_power_window_is_the_last_30_s, .timeout = 60)
 {
     char dir[] = "/tmp/gauntlet-mx-XXXXXX", path[600], why[256];
     cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    e2e_own(dir);
     snprintf(path, sizeof path, "%s/gauntlet.prom", dir);
     const struct { double hz; int ticks, high; double mean_w, window_s; } c[] = {
         /* 200 Hz: 30 s of ticks, the last 15 s at 500 W a GPU, the 15 s before at 300 W: the mean is 30 s's, 1600 W
@@ -423,8 +426,6 @@ Test(metrics, the_power_window_is_the_last_30_s, .timeout = 60)
         free(t);
         metrics_view_close(v);
     }
-    snprintf(path, sizeof path, "rm -rf %s", dir);
-    cr_assert_eq(system(path), 0);
 }
 
 /* forward: ranks on 2 nodes: node 0's own rows come at every tick of its sampler (100 Hz), the other node's at
@@ -435,6 +436,7 @@ Test(metrics, forward_ranks_sums_every_node_per_cell, .timeout = 60)
 {
     char dir[] = "/tmp/gauntlet-mx-XXXXXX", path[600], why[256];
     cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    e2e_own(dir);
     snprintf(path, sizeof path, "%s/gauntlet.prom", dir);
     const struct view_link *v = metrics_view_open(NULL, NULL, dir, why, sizeof why);
     cr_assert(v, "%s", why);
@@ -479,8 +481,6 @@ Test(metrics, forward_ranks_sums_every_node_per_cell, .timeout = 60)
     cr_assert_float_eq(series(t, "gauntlet_power_window_seconds{mitigation=\"none\"}"), 19.99, 0.02, "%s", t);
     free(t);
     metrics_view_close(v);
-    snprintf(path, sizeof path, "rm -rf %s", dir);
-    cr_assert_eq(system(path), 0);
 }
 
 /* A --metrics address that cannot be bound is refused (exit 3) before the run makes its results folder: nothing is
@@ -498,7 +498,7 @@ Test(metrics, a_busy_address_leaves_no_results_folder, .timeout = 60)
     cr_assert_eq(listen(fd, 4), 0);
     const char *sc = e2e_scenario("name: busy\nranks: 1\niterations: 2\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
                                   "  allreduce: {bytes: 1MiB}\n");
-    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-metrics-busy.log";
+    const char *out = e2e_outdir(), *log = e2e_log("metrics-busy.log");
     char listen_at[32];
     snprintf(listen_at, sizeof listen_at, ":%d", port);
     int rc = e2e_run(log, (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, "--metrics",
@@ -826,6 +826,7 @@ Test(metrics, the_textfile_says_the_run_ended, .timeout = 60)
 {
     char dir[] = "/tmp/gauntlet-mx-XXXXXX", path[600], why[256];
     cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    e2e_own(dir);
     snprintf(path, sizeof path, "%s/gauntlet.prom", dir);
     const struct view_link *v = metrics_view_open(NULL, NULL, dir, why, sizeof why);
     cr_assert(v, "%s", why);
@@ -861,8 +862,6 @@ Test(metrics, the_textfile_says_the_run_ended, .timeout = 60)
     metrics_view_close(v);
     cr_assert(file_has(path, "label=\"none\"} 0\n") && file_has(path, "\ngauntlet_run_end_timestamp_seconds "),
               "a view closed while its run went ends its file");
-    snprintf(path, sizeof path, "rm -rf %s", dir);
-    cr_assert_eq(system(path), 0);
 }
 
 /* Two runs given one --metrics-textfile folder: the second is refused at its start (exit 3, naming the first's
@@ -871,6 +870,7 @@ Test(metrics, a_textfile_folder_takes_one_run, .timeout = 60)
 {
     char dir[] = "/tmp/gauntlet-mx-XXXXXX", why[512], pid[32];
     cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    e2e_own(dir);
     const struct view_link *v = metrics_view_open(NULL, NULL, dir, why, sizeof why);
     cr_assert(v, "%s", why);
     cr_assert_null(metrics_view_open(NULL, NULL, dir, why, sizeof why), "a second view of the folder was opened");
@@ -878,7 +878,7 @@ Test(metrics, a_textfile_folder_takes_one_run, .timeout = 60)
     cr_assert(strstr(why, "another gauntlet") && strstr(why, pid) && strstr(why, dir), "%s", why);
     const char *sc = e2e_scenario("name: second\nranks: 1\niterations: 2\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
                                   "  allreduce: {bytes: 1MiB}\n");
-    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-metrics-second.log";
+    const char *out = e2e_outdir(), *log = e2e_log("metrics-second.log");
     int rc = e2e_run(log, (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out,
                                              "--metrics-textfile", dir, NULL });
     char *text = e2e_read(log);
@@ -890,9 +890,6 @@ Test(metrics, a_textfile_folder_takes_one_run, .timeout = 60)
     v = metrics_view_open(NULL, NULL, dir, why, sizeof why);
     cr_assert(v, "the folder is free once the first has gone: %s", why);
     metrics_view_close(v);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
 }
 
 /* Counts the lines of text holding needle. */
@@ -908,17 +905,19 @@ static int count_of(const char *text, const char *needle)
  * wrote 3600 lines into stderr or the live view's event log), and so is its first write once it can be again. */
 Test(metrics, a_failing_textfile_is_said_once, .timeout = 60)
 {
-    char dir[] = "/tmp/gauntlet-mx-XXXXXX", cmd[600], why[256], log[] = "/tmp/gauntlet-mx-said-XXXXXX";
+    char dir[] = "/tmp/gauntlet-mx-XXXXXX", why[256];
+    const char *log = e2e_log("mx-said.log");
     cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
-    int fd = mkstemp(log), saved = dup(STDERR_FILENO);
+    e2e_own(dir);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), saved = dup(STDERR_FILENO);
     cr_assert(fd >= 0 && saved >= 0, "%s", strerror(errno));
     fflush(stderr);
     cr_assert_eq(dup2(fd, STDERR_FILENO), STDERR_FILENO);
     const struct view_link *v = metrics_view_open(NULL, NULL, dir, why, sizeof why);
     cr_assert(v, "%s", why);
     feed_steps(v, 100, 20, 0, 100, 100);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
+    e2e_remove(dir);
+    cr_assert_neq(access(dir, F_OK), 0, "%s was not removed", dir);
     for (int k = 0; k < 2; k++) {   /* 4 s without the folder, then 3 s with it again: a row every 100 ms */
         for (int i = 0; i < (k ? 30 : 40); i++) {
             v->power(v->ctx, 2 + i * 0.1, 0, &(struct power_reading){ .watts = 100, .true_w = NAN }, 0);
@@ -938,6 +937,4 @@ Test(metrics, a_failing_textfile_is_said_once, .timeout = 60)
     cr_assert(strstr(text, "No such file or directory"), "%s", text);
     cr_assert_eq(count_of(text, "written again"), 1, "%s", text);
     free(text);
-    cr_assert_eq(unlink(log), 0);
-    cr_assert_eq(system(cmd), 0);
 }

@@ -39,9 +39,9 @@ Test(mitigation_gaps, mitigations_add_power_and_never_cut_compute, .timeout = 24
     free(five);
     free(text);
     const char *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-mit-gaps.log", (const char *[]){ "run", shorter, "--backend", "sim", "--headless",
+    int rc = e2e_run(e2e_log("mit-gaps.log"), (const char *[]){ "run", shorter, "--backend", "sim", "--headless",
                                                                        "--out", out, NULL });
-    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-mit-gaps.log", rc);
+    cr_assert_eq(rc, 0, "exit %d, see %s", rc, e2e_log("mit-gaps.log"));
     json_t *s = e2e_summary(out);
     const char *names[] = { "filler", "ramp", "smoothing" };
     for (int m = 1; m <= 3; m++) {
@@ -73,9 +73,9 @@ Test(mitigation_gaps, a_floor_above_the_filler_is_said_before_the_run_and_in_the
                                   "  allreduce: {bytes: 64MiB}\n"
                                   "sim: {filler_w: 480}\nmitigations:\n  - none\n  - filler: {floor: 560W}\n");
     const char *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-mit-unreach.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless",
+    int rc = e2e_run(e2e_log("mit-unreach.log"), (const char *[]){ "run", sc, "--backend", "sim", "--headless",
                                                                          "--out", out, NULL });
-    char *log = e2e_read("/tmp/gauntlet-mit-unreach.log");
+    char *log = e2e_read(e2e_log("mit-unreach.log"));
     cr_assert_eq(rc, 0, "exit %d\n%s", rc, log);
     cr_assert(strstr(log, "floor 560 W unreachable: the filler reaches 480 W"), "%s", log);
     free(log);
@@ -100,9 +100,9 @@ Test(mitigation_gaps, the_filler_learns_the_dip_after_compute, .timeout = 120)
                                   "sim: {noise_w: 4, limiter: {burst_w: 180, burst_s: 70ms, dip_w: 90, dip_s: 100ms}}\n"
                                   "mitigations: [{filler: {floor: 80%}}]\n");
     const char *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-mit-learn.log", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out",
+    int rc = e2e_run(e2e_log("mit-learn.log"), (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out",
                                                                         out, NULL });
-    cr_assert_eq(rc, 0, "exit %d, see /tmp/gauntlet-mit-learn.log", rc);
+    cr_assert_eq(rc, 0, "exit %d, see %s", rc, e2e_log("mit-learn.log"));
     double sh[64];
     int n = e2e_gap_shortfalls(out, 0, 0.8 * 700, sh, 64);   /* 80 % of the sim's 700 W */
     cr_assert_geq(n, 12, "%d gaps", n);

@@ -23,8 +23,8 @@
 static json_t *run(const char *text)
 {
     const char *out = e2e_outdir();
-    int rc = e2e_run("/tmp/gauntlet-mit.log", (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--out", out, NULL });
-    char *log = e2e_read("/tmp/gauntlet-mit.log");
+    int rc = e2e_run(e2e_log("mit.log"), (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--out", out, NULL });
+    char *log = e2e_read(e2e_log("mit.log"));
     cr_assert_eq(rc, 0, "exit %d:\n%s", rc, log);
     free(log);
     return e2e_summary(out);
@@ -77,7 +77,7 @@ Test(mitigations, a_filler_at_a_time_scale_it_cannot_help_says_so, .timeout = 60
                        "workload:\n  gemm: {m: 4096, n: 4096, k: 4096, count: 8}\n"
                        "  allreduce: {bytes: 256MiB, emulate_busbw: 50, emulate_ranks: 512}\n"
                        "mitigations: [none, {filler: {floor: 80%}}]\n";
-    const char *sc = e2e_scenario(text), *log = "/tmp/gauntlet-mit-short.log";
+    const char *sc = e2e_scenario(text), *log = e2e_log("mit-short.log");
     cr_assert_eq(e2e_run(log, (const char *[]){ "check", sc, NULL }), 0);
     char *out = e2e_read(log);
     cr_assert(strstr(out, "warning: an iteration of 12.") &&
@@ -161,8 +161,8 @@ Test(mitigations, report_draws_each_run, .timeout = 120)
 {
     const char *out = e2e_outdir();
     const char *sc = e2e_scenario(BASE "mitigations: [none, {filler: {floor: 624W}}]\n");
-    cr_assert_eq(e2e_run("/tmp/gauntlet-mit.log", (const char *[]){ "run", sc, "--backend", "sim", "--out", out, NULL }), 0);
-    cr_assert_eq(e2e_run("/tmp/gauntlet-report.log", (const char *[]){ "report", out, NULL }), 0);
+    cr_assert_eq(e2e_run(e2e_log("mit.log"), (const char *[]){ "run", sc, "--backend", "sim", "--out", out, NULL }), 0);
+    cr_assert_eq(e2e_run(e2e_log("report.log"), (const char *[]){ "report", out, NULL }), 0);
     char path[512];
     snprintf(path, sizeof path, "%s/report.svg", out);
     char *svg = e2e_read(path);
@@ -177,7 +177,7 @@ Test(mitigations, report_draws_each_run, .timeout = 120)
     char *txt = e2e_read(path);
     cr_assert(txt && strstr(txt, "none") && strstr(txt, "filler"), "report.txt: %s", txt);
     free(txt);
-    cr_assert_eq(e2e_run("/tmp/gauntlet-report.log", (const char *[]){ "report", "/nonexistent", NULL }), 2);
+    cr_assert_eq(e2e_run(e2e_log("report.log"), (const char *[]){ "report", "/nonexistent", NULL }), 2);
 }
 
 Test(mitigations, bess_flattens_what_the_grid_sees, .timeout = 120)
@@ -241,8 +241,8 @@ Test(mitigations, bess_is_sized_from_the_measured_swing, .timeout = 120)
     cr_assert(label && strncmp(label, "bess", 4) == 0 && strstr(label, rated), "label %s, expected bess...%s", label, rated);
     json_decref(s);
     const char *sc = e2e_scenario(BASE "mitigations: [{bess: {size: 50}}, none]\n");
-    cr_assert_eq(e2e_run("/tmp/gauntlet-mit.log", (const char *[]){ "check", sc, NULL }), 2);
-    char *log = e2e_read("/tmp/gauntlet-mit.log");
+    cr_assert_eq(e2e_run(e2e_log("mit.log"), (const char *[]){ "check", sc, NULL }), 2);
+    char *log = e2e_read(e2e_log("mit.log"));
     cr_assert(strstr(log, ":9:1: mitigations[0]: bess size is a share of the swing a `none` run measured"), "%s", log);
     free(log);
 }
@@ -388,7 +388,7 @@ Test(mitigations, check_warns_of_a_mitigation_that_can_do_nothing, .timeout = 60
     const char *sc = e2e_scenario("name: inert\nranks: 1\niterations: 10\n"
                                   "workload:\n  gemm: {m: 512, n: 512, k: 512, count: 4}\n  allreduce: {bytes: 1MiB}\n"
                                   "mitigations: [none, stagger, {filler: {floor: 0%}}, {filler: {floor: 80%}}]\n"),
-               *log = "/tmp/gauntlet-mit-inert.log";
+               *log = e2e_log("mit-inert.log");
     cr_assert_eq(e2e_run(log, (const char *[]){ "check", sc, NULL }), 0);
     char *out = e2e_read(log);
     cr_assert(strstr(out, "warning: mitigations[1] stagger: ") && strstr(out, "1 rank in all"), "%s", out);
@@ -405,7 +405,7 @@ Test(mitigations, check_counts_a_staggers_delay_in_its_estimate, .timeout = 60)
     const char *sc = e2e_scenario("name: stag\nranks: 4\niterations: 5\n"
                                   "workload:\n  gemm: {m: 512, n: 512, k: 512, count: 4}\n  allreduce: {bytes: 1MiB}\n"
                                   "mitigations: [none, {stagger: {groups: 4, offset: 1s}}]\n"),
-               *log = "/tmp/gauntlet-mit-stag.log";
+               *log = e2e_log("mit-stag.log");
     cr_assert_eq(e2e_run(log, (const char *[]){ "check", sc, NULL }), 0);
     char *out = e2e_read(log);
     cr_assert(strstr(out, "about 0h00m15s") && strstr(out, "+ 5 iterations x 3 s of stagger delays"), "%s", out);

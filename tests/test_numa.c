@@ -1,6 +1,7 @@
 /* tests/test_numa.c: a GPU's NUMA node from sysfs and pinning a worker to it, on a sysfs tree made here
  * ($GAUNTLET_SYSFS), with the CPUs this machine really has. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,15 +10,17 @@
 
 #include "e2e.h"
 #include "numa.h"
+#include "util.h"
 
 static char root[128];
 
 static void put(const char *rel, const char *text)
 {
-    char path[512], cmd[700];
+    char path[512];
     snprintf(path, sizeof path, "%s/%s", root, rel);
-    snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname %s)\"", path);
-    cr_assert_eq(system(cmd), 0);
+    *strrchr(path, '/') = 0;
+    cr_assert_eq(mkdir_p(path), 0, "%s: %s", path, strerror(errno));
+    snprintf(path, sizeof path, "%s/%s", root, rel);
     FILE *f = fopen(path, "w");
     cr_assert(f);
     fputs(text, f);

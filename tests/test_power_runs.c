@@ -20,9 +20,9 @@
 /* Runs text on sim into out; returns its summary. */
 static json_t *run_into(const char *text, const char *out)
 {
-    int rc = e2e_run("/tmp/gauntlet-pruns.log",
+    int rc = e2e_run(e2e_log("pruns.log"),
                      (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--out", out, NULL });
-    char *log = e2e_read("/tmp/gauntlet-pruns.log");
+    char *log = e2e_read(e2e_log("pruns.log"));
     cr_assert_eq(rc, 0, "exit %d:\n%s", rc, log);
     free(log);
     return e2e_summary(out);

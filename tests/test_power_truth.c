@@ -391,17 +391,14 @@ Test(projection, one_group_is_n_times_one_gpu_and_an_idle_battery_removes_nothin
 
 /* ---- gauntlet analyze on traces written here */
 
-static char az_log[64];
+static const char *az_log;
 
-/* Names the log of this process's analyze runs, /tmp/gauntlet-<kind>-<pid>.log, given to e2e_own once. */
+/* Names the log of this test's analyze runs, <kind>.log in its own folder of logs (e2e_log). */
 static void az_log_name(const char *kind)
 {
-    char name[sizeof az_log];
-    snprintf(name, sizeof name, "/tmp/gauntlet-%s-%d.log", kind, (int)getpid());
-    if (strcmp(name, az_log) != 0) {
-        memcpy(az_log, name, sizeof az_log);
-        e2e_own(az_log);
-    }
+    char name[32];
+    snprintf(name, sizeof name, "%s.log", kind);
+    az_log = e2e_log(name);
 }
 
 /* Runs `gauntlet analyze path args...`; returns the exit code, the output in *out (malloc'd). */
@@ -881,9 +878,6 @@ Test(analyze_input, a_results_folder_is_gridded_at_the_rate_its_run_sampled)
     cr_assert_eq(json_integer_value(json_object_get(agg, "gaps")), 299, "summarize: %s",
                  json_dumps(agg, JSON_COMPACT));
     json_decref(s);
-    char cmd[160];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
 }
 
 /* "The run never began: <why>" is said of an end line alone in the record (a set-up that failed), never of a run
@@ -913,9 +907,6 @@ Test(analyze_input, only_a_record_without_a_start_never_began)
             cr_assert(strstr(said, "the run never began: its set-up failed: power source: none"), "%s", said);
         free(said);
     }
-    char cmd[96];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
 }
 
 /* A line of the record analyze reads that is no JSON event, or a run_begin whose run is out of range, is exit 2 naming
@@ -951,9 +942,6 @@ Test(analyze_input, a_garbled_line_of_the_record_is_an_error_naming_it)
         char *said = e2e_read(log);
         cr_assert(said && strstr(said, want[i]), "%s", said);
         free(said);
-        char cmd[96];
-        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-        cr_assert_eq(system(cmd), 0);
     }
 }
 
@@ -1020,9 +1008,6 @@ Test(analyze_input, a_forwarded_clusters_folder_is_gridded_at_its_forward_rate)
     cr_assert(strstr(text, "warning: the run's grid (its other nodes' rows come at its forward_hz), 50 Hz, is slower"), "%s", text);
     free(text);
     json_decref(all);
-    char cmd[160];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
     /* node 0 outnumbered: 1 GPU at 400 Hz, 9 nodes' at 50 Hz (the intervals' median is the others'); node 0's 100 Hz
      * ripple, which every 50 Hz point would read at its crest, is filtered out of its GPU all the same (each GPU by
      * its own rate: until 2026-11-29 the choice was the pooled median's, and it was point-sampled, 100 W high) */
@@ -1044,8 +1029,6 @@ Test(analyze_input, a_forwarded_clusters_folder_is_gridded_at_its_forward_rate)
     cr_assert(strstr(text, "is slower than the samples of some GPUs, up to 400 Hz"), "%s", text);
     free(text);
     json_decref(all);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir2);
-    cr_assert_eq(system(cmd), 0);
 }
 
 /* ---- gauntlet analyze on input that would overflow, exhaust or block */

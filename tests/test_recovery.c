@@ -18,7 +18,7 @@
 #define QUICK                                                                                                      \
     "ranks: 4\niterations: %d\nseed: 1\n"                                                                          \
     "workload:\n  gemm: { m: 1024, n: 1024, k: 1024, count: 2 }\n  allreduce: { bytes: 64KiB }\n"                  \
-    "  checkpoint: { every: 4, bytes: 64KiB, path: /tmp/gauntlet-test-recovery }\n"                               \
+    "  checkpoint: { every: 4, bytes: 64KiB, path: @TMPDIR@ }\n"                               \
     "sim: { tflops: 1, max_elems: 4096, max_dim: 32 }\npower: { sample_hz: 50 }\n"                                 \
     "heartbeat: { interval: 10ms, timeout: 1s }\ndetectors: [fingerprint, abft]\n"
 
@@ -30,7 +30,7 @@ static const char *run_text(const char *text, int seed, int *rc)
     snprintf(sd, sizeof sd, "%d", seed);
     const char *args[] = { "run", e2e_scenario(text), "--backend", "sim", "--headless", "--out", out,
                            seed > 0 ? "--seed" : NULL, sd, NULL };
-    *rc = e2e_run("/tmp/gauntlet-test-recovery.log", args);
+    *rc = e2e_run(e2e_log("test-recovery.log"), args);
     return out;
 }
 
@@ -104,7 +104,7 @@ Test(counts, every_mitigation_run_recovers_its_own_crash_without_backing_off, .t
              24);
     int rc;
     const char *out = run_text(text, 0, &rc);
-    char *log = e2e_read("/tmp/gauntlet-test-recovery.log");
+    char *log = e2e_read(e2e_log("test-recovery.log"));
     cr_assert_eq(rc, 0, "exit %d:\n%s", rc, log);
     free(log);
     json_t *begins = events_of(out, "recovery_begin");
@@ -197,12 +197,12 @@ Test(shrink, a_rank_killed_while_the_recovery_backs_off_is_dropped_next, .timeou
 {
     static const char text[] = "name: backoff\nranks: 8\niterations: 30\nseed: 1\n"
                                "workload:\n  gemm: { m: 1024, n: 1024, k: 1024, count: 2 }\n  allreduce: { bytes: 64KiB }\n"
-                               "  checkpoint: { every: 4, bytes: 64KiB, path: /tmp/gauntlet-test-recovery }\n"
+                               "  checkpoint: { every: 4, bytes: 64KiB, path: @TMPDIR@ }\n"
                                "sim: { tflops: 0.04, max_elems: 4096, max_dim: 32 }\n"
                                "heartbeat: { interval: 10ms, timeout: 2s }\n"
                                "detectors: [{ heartbeat: { factor: 4, min_excess: 300ms } }]\n"
                                "recovery: { shrink: { replicate_every: 2 } }\n";
-    const char *out = e2e_outdir(), *log = "/tmp/gauntlet-test-recovery-shrink.log";
+    const char *out = e2e_outdir(), *log = e2e_log("test-recovery-shrink.log");
     pid_t sup = e2e_start(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless",
                                                  NULL });
     cr_assert_eq(e2e_wait_started(out, 8 * 3, 60), 0, "the run did not start; see %s", log);

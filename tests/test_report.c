@@ -711,7 +711,7 @@ static void put_text(const char *path, const char *text)
 /* Runs `gauntlet report dir` (at most 20 s: a FIFO must not hang it); the exit code, what it said in *log. */
 static int report_of(const char *dir, char **log)
 {
-    const char *lp = "/tmp/gauntlet-report-bad.log";
+    const char *lp = e2e_log("report-bad.log");
     pid_t p = e2e_start(lp, (const char *[]){ "report", dir, NULL });
     int rc = e2e_wait(p, 20);
     if (rc < 0)

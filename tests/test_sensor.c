@@ -341,7 +341,7 @@ Test(sensor, a_sim_run_through_a_100ms_sensor_is_held_against_the_truth, .timeou
                               "  allreduce: {bytes: 1GiB, emulate_busbw: 2.938, emulate_ranks: 1024}\n"
                               "power: {sample_hz: 1000}\n"
                               "sim: {ramp: 10ms, sensor: {update: 100ms}}\n",
-                              "/tmp/gauntlet-sensor.log");
+                              e2e_log("sensor.log"));
     json_t *s = e2e_summary(out);
     json_t *sens = json_object_get(s, "sensor");
     cr_assert_eq(json_array_size(sens), 2);
@@ -436,7 +436,7 @@ Test(sensor, a_sim_run_through_a_100ms_sensor_is_held_against_the_truth, .timeou
  * printed in *out (its notes on stderr around it left aside). */
 static int analyze_aligned(const char *trace, const char *dir, const char *offset, json_t **out)
 {
-    const char *log = "/tmp/gauntlet-sensor-align.log";
+    const char *log = e2e_log("sensor-align.log");
     const char *args[] = { "analyze", trace, "--align", dir, "--json", offset ? "--clock-offset" : NULL, offset, NULL };
     int rc = e2e_run(log, args);
     *out = NULL;
@@ -464,7 +464,7 @@ Test(sensor, an_outside_trace_is_laid_on_a_run_by_its_wall_clock, .timeout = 120
                               "workload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 64}\n"
                               "  allreduce: {bytes: 1GiB, emulate_busbw: 20, emulate_ranks: 1024}\n"
                               "power: {sample_hz: 500}\n",
-                              "/tmp/gauntlet-sensor-align-run.log");
+                              e2e_log("sensor-align-run.log"));
     char path[1024];
     snprintf(path, sizeof path, "%s/events.jsonl", out);
     char *ev = e2e_read(path);
@@ -523,8 +523,8 @@ Test(sensor, an_outside_trace_is_laid_on_a_run_by_its_wall_clock, .timeout = 120
     cr_assert_eq(fclose(a), 0);
     cr_assert_eq(fclose(b), 0);
     json_t *ja, *jb;
-    cr_assert_eq(analyze_aligned(iso, out, NULL, &ja), 0, "see /tmp/gauntlet-sensor-align.log");
-    cr_assert_eq(analyze_aligned(sec, out, NULL, &jb), 0, "see /tmp/gauntlet-sensor-align.log");
+    cr_assert_eq(analyze_aligned(iso, out, NULL, &ja), 0, "see %s", e2e_log("sensor-align.log"));
+    cr_assert_eq(analyze_aligned(sec, out, NULL, &jb), 0, "see %s", e2e_log("sensor-align.log"));
     cr_assert_eq(json_array_size(ja), 1);
     json_t *aa = json_object_get(json_object_get(json_array_get(ja, 0), "power"), "aggregate");
     json_t *ba = json_object_get(json_object_get(json_array_get(jb, 0), "power"), "aggregate");
@@ -559,7 +559,7 @@ Test(sensor, an_outside_trace_is_laid_on_a_run_by_its_wall_clock, .timeout = 120
     json_decref(jb);
     json_t *none;
     cr_assert_eq(analyze_aligned(iso, out, "3600", &none), 2, "an hour off the run: nothing to analyse");
-    cr_assert_eq(e2e_run("/tmp/gauntlet-sensor-align.log",
+    cr_assert_eq(e2e_run(e2e_log("sensor-align.log"),
                          (const char *[]){ "analyze", iso, "--clock-offset", "1", NULL }), 2, "--clock-offset alone");
     unlink(iso);
     unlink(sec);

@@ -120,7 +120,7 @@ static const char scenario[] =
     "workload:\n"
     "  gemm: {m: 256, n: 256, k: 256, count: 2}\n"
     "  allreduce: {bytes: 4MiB}\n"
-    "  checkpoint: {every: 20, bytes: 1MiB, path: /tmp/gauntlet-test-ckpt}\n"
+    "  checkpoint: {every: 20, bytes: 1MiB, path: @TMPDIR@}\n"
     "power: {sample_hz: 100}\n"
     "heartbeat: {interval: 50ms, timeout: 2s}\n"
     "sim: {tflops: 0.002}\n"   /* ~34 ms of compute per iteration */

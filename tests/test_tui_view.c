@@ -2,6 +2,7 @@
  * as it ended (and as it was at --at), and bad input is exit 2 naming the file and line. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -20,7 +21,7 @@ static const char drill[] =
     "workload:\n"
     "  gemm: {m: 256, n: 256, k: 256, count: 2}\n"
     "  allreduce: {bytes: 4MiB}\n"
-    "  checkpoint: {every: 10, bytes: 1MiB, path: /tmp/gauntlet-test-ckpt}\n"
+    "  checkpoint: {every: 10, bytes: 1MiB, path: @TMPDIR@}\n"
     "power: {sample_hz: 100}\n"
     "sim: {tflops: 0.005}\n"
     "faults:\n  - {kind: crash, at: 25, rank: 1}\n"
@@ -45,7 +46,7 @@ Test(tui_view, a_finished_run_replays_as_it_ended, .timeout = 120)
 {
     const char *sc = e2e_scenario(drill), *out = e2e_outdir();
     const char *args[] = { "run", sc, "--out", out, "--backend", "sim", "--headless", NULL };
-    cr_assert_eq(e2e_run("/tmp/gauntlet-view.log", args), 0, "see /tmp/gauntlet-view.log");
+    cr_assert_eq(e2e_run(e2e_log("view.log"), args), 0, "see %s", e2e_log("view.log"));
     int rc;
     char *s = snapshot(out, "", &rc);
     cr_assert_eq(rc, 0, "%s", s);
@@ -69,14 +70,15 @@ Test(tui_view, a_finished_run_replays_as_it_ended, .timeout = 120)
     s = snapshot(out, "--at soon", &rc);
     cr_assert_eq(rc, 2, "%s", s);
     cr_assert(strstr(s, "--at"), "%s", s);
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "%s view %s --snapshot 10x5 >/dev/null 2>&1", GAUNTLET_BIN, out);
-    cr_assert_eq(WEXITSTATUS(system(cmd)), 2);
-    snprintf(cmd, sizeof cmd, "%s view %s </dev/null >/dev/null 2>&1", GAUNTLET_BIN, out);
-    cr_assert_eq(WEXITSTATUS(system(cmd)), 3, "no terminal and no --snapshot: the environment, not the input");
-    snprintf(cmd, sizeof cmd, "printf '{\"t_s\":1,\"event\":\"x\"}\\nnot json\\n{\"t_s\":2,\"event\":\"y\"}\\n' >> %s/events.jsonl",
-             out);
-    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(e2e_run("/dev/null", (const char *[]){ "view", out, "--snapshot", "10x5", NULL }), 2);
+    cr_assert_eq(e2e_run("/dev/null", (const char *[]){ "view", out, NULL }), 3,   /* stdin /dev/null too */
+                 "no terminal and no --snapshot: the environment, not the input");
+    char ev[600];
+    snprintf(ev, sizeof ev, "%s/events.jsonl", out);
+    FILE *af = fopen(ev, "a");
+    cr_assert(af, "%s: %s", ev, strerror(errno));
+    fputs("{\"t_s\":1,\"event\":\"x\"}\nnot json\n{\"t_s\":2,\"event\":\"y\"}\n", af);
+    cr_assert_eq(fclose(af), 0);
     int lines = 0;
     char path[600];
     snprintf(path, sizeof path, "%s/events.jsonl", out);
@@ -95,7 +97,7 @@ Test(tui_view, a_finished_run_replays_as_it_ended, .timeout = 120)
  * end within 20 s, killed then), what it said in *log. */
 static int view_run(const char *out, const char *const *args, char **log)
 {
-    const char *lp = "/tmp/gauntlet-view-bad.log";
+    const char *lp = e2e_log("view-bad.log");
     pid_t p = e2e_start_to(out, lp, args);
     int rc = e2e_wait(p, 20);
     if (rc < 0) {
@@ -123,7 +125,7 @@ Test(tui_view, malformed_values_fifos_and_folders_are_refused, .timeout = 180)
                                   "  allreduce: {bytes: 64KiB}\n");
     const char *out = e2e_outdir();
     char *log;
-    cr_assert_eq(e2e_run("/tmp/gauntlet-view-bad-run.log",
+    cr_assert_eq(e2e_run(e2e_log("view-bad-run.log"),
                          (const char *[]){ "run", sc, "--out", out, "--backend", "sim", "--headless", NULL }), 0);
     const char *bad[][2] = { { "--at", "nan" },   { "--at", "inf" },         { "--at", "" },
                              { "--at", "0x10" },  { "--at", "1e308h" },      { "--speed", "0x10" },
@@ -174,7 +176,7 @@ Test(tui_view, an_unknown_term_is_exit_3_suggesting_snapshot, .timeout = 60)
     const char *sc = e2e_scenario("name: vterm\nranks: 2\niterations: 5\nworkload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n"
                                   "  allreduce: {bytes: 64KiB}\n");
     const char *out = e2e_outdir();
-    cr_assert_eq(e2e_run("/tmp/gauntlet-view-term-run.log",
+    cr_assert_eq(e2e_run(e2e_log("view-term-run.log"),
                          (const char *[]){ "run", sc, "--out", out, "--backend", "sim", "--headless", NULL }), 0);
     int m = posix_openpt(O_RDWR | O_NOCTTY);
     cr_assert_geq(m, 0);
@@ -309,7 +311,7 @@ Test(tui_view, the_gemm_rate_agrees_with_the_summary_with_a_straggler, .timeout 
                                   "mitigations: [none]\n");
     const char *out = e2e_outdir();
     const char *args[] = { "run", sc, "--out", out, "--backend", "sim", "--headless", NULL };
-    cr_assert_eq(e2e_run("/tmp/gauntlet-view-strag.log", args), 0, "see /tmp/gauntlet-view-strag.log");
+    cr_assert_eq(e2e_run(e2e_log("view-strag.log"), args), 0, "see %s", e2e_log("view-strag.log"));
     int rc;
     char *s = snapshot(out, "", &rc);
     cr_assert_eq(rc, 0, "%s", s);
@@ -330,10 +332,10 @@ Test(tui_view, headless_progress_lines_without_power_sampling, .timeout = 180)
     const char *sc = e2e_scenario("name: nopower\nranks: 2\niterations: 150\nseed: 3\n"
                                   "workload: {gemm: {m: 256, n: 256, k: 256, count: 2}, allreduce: {bytes: 4MiB}}\n"
                                   "power: {sample_hz: 0}\nsim: {tflops: 0.002}\nmitigations: [none]\n");
-    const char *out = e2e_outdir(), *lp = "/tmp/gauntlet-view-nopower.out";
+    const char *out = e2e_outdir(), *lp = e2e_log("view-nopower.out");
     const char *args[] = { "run", sc, "--out", out, "--backend", "sim", "--headless", NULL };
-    pid_t p = e2e_start_to(lp, "/tmp/gauntlet-view-nopower.log", args);
-    cr_assert_eq(e2e_wait(p, 150), 0, "see /tmp/gauntlet-view-nopower.log");
+    pid_t p = e2e_start_to(lp, e2e_log("view-nopower.log"), args);
+    cr_assert_eq(e2e_wait(p, 150), 0, "see %s", e2e_log("view-nopower.log"));
     char *text = e2e_read(lp);
     cr_assert(text);
     int lines = 0;
