@@ -85,6 +85,8 @@ struct sup {
     uint64_t *ready_of;            /* per slot: the spawn_ns of the last worker that said it was ready (kept past its
                                     * death: ready[] is cleared at the reap) */
     uint64_t *kill_ns;             /* per slot: when its worker was first sent SIGKILL (0: not yet) */
+    int *cmd_stuck;                /* per slot: its worker took no command from its full ring for the heartbeat timeout
+                                    * (the run failed so): nothing more is waited for there; cleared at a spawn */
     int *death_unasked;            /* per slot: that death was a failure (worker_died): the reap records its ending */
     int *slot_of;                  /* rank -> slot */
     int *dropped;                  /* per rank: removed by shrink */

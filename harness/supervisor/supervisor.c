@@ -389,6 +389,7 @@ void sup_alloc(struct sup *s)
     s->spawn_ns = xcalloc((size_t)s->nslots, sizeof *s->spawn_ns);
     s->ready_of = xcalloc((size_t)s->nslots, sizeof *s->ready_of);
     s->kill_ns = xcalloc((size_t)s->nslots, sizeof *s->kill_ns);
+    s->cmd_stuck = xcalloc((size_t)s->nslots, sizeof *s->cmd_stuck);
     s->death_unasked = xcalloc((size_t)s->nslots, sizeof *s->death_unasked);
     for (int j = 0; j < 2 * s->nslots; j++)
         s->deathfd[j] = -1;
@@ -445,7 +446,7 @@ void sup_free(struct sup *s)
             close(s->deathfd[j]);
     void *bufs[] = { s->pid, s->alive, s->ready, s->expect_exit, s->deathfd, s->death_ns, s->death_unasked, s->slot_of, s->dropped, s->done_seen,
                      s->watts, s->energy_j, s->true_w, s->sample_ns, s->late_t, s->late_cum, s->spawn_ns, s->kill_ns,
-                     s->ready_of, s->evt_dropped_said, s->end_lost_ns };
+                     s->cmd_stuck, s->ready_of, s->evt_dropped_said, s->end_lost_ns };
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
         free(bufs[i]);
 }

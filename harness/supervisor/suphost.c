@@ -144,6 +144,7 @@ int sup_spawn(struct sup *s, int slot)
     s->alive[slot] = 1;
     s->expect_exit[slot] = 0;
     s->kill_ns[slot] = 0;
+    s->cmd_stuck[slot] = 0;
     results_event(&s->res, mono_ns(), "worker_start",
                   json_pack("{s:i, s:i, s:i}", "rank", atomic_load(&c->rank), "slot", slot, "pid", (int)p));
     return 0;
@@ -153,10 +154,15 @@ int sup_spawn(struct sup *s, int slot)
 void sup_send(struct sup *s, int slot, const struct wcmd *cmd)
 {
     /* a full ring is back-pressure: wait for the worker to take commands, up to its heartbeat timeout; a command
-     * is never dropped — a worker that takes none in that time fails the run, saying so */
+     * is never dropped — a worker that takes none in that time fails the run, saying so. Once so, its ring is not
+     * waited on again (the run's stop SIGKILLs it after its EXIT's wait; until 2026-11-30 the stop's EXIT waited
+     * the heartbeat timeout once more first, the supervisor's loop held meanwhile) */
     uint64_t end = mono_ns() + (uint64_t)(s->sc->heartbeat.timeout_s * 1e9);
     while (s->alive[slot] && ring_push(&shm_ctl(&s->shm, slot)->cmd, cmd) != 0) {
+        if (s->cmd_stuck[slot])
+            return;
         if (mono_ns() > end) {
+            s->cmd_stuck[slot] = 1;
             char why[160];
             snprintf(why, sizeof why, "slot %d: the worker took no command for %.1f s (its command ring is full)", slot,
                      s->sc->heartbeat.timeout_s);
