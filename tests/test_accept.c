@@ -1730,8 +1730,12 @@ Test(accept, a_figure_a_hair_from_its_threshold_reads_as_its_status)
     free(sc);
 }
 
+/* (each of up to 4 ranks screened: its fingerprint and abft compared 5 times each, runs[].ranks[].sdc_checks) */
+#define SCREENED(r) "{\"rank\": " #r ", \"sdc_checks\": {\"fingerprint\": 5, \"abft\": 5}}"
 static const char two_ranks_sum[] = "{\"scenario\": \"s\", \"backend\": \"sim\", \"ranks\": %d, \"ranks_total\": %d, \"runs\": "
-                                    "[{\"iterations\": 5, \"ranks\": [{\"rank\": 0}]}]}\n";
+                                    "[{\"iterations\": 5, \"ranks\": [" SCREENED(0) ", " SCREENED(1) ", " SCREENED(2) ", "
+                                    SCREENED(3) "]}]}\n";
+#undef SCREENED
 
 /* sdc_screen judges corruption nobody injected: a detection matched to the drill's own fault ("origin": "injected")
  * is fault_drill's (until 2026-11-30 it failed the GPU it was injected into), one that is no fault's fails its GPU,

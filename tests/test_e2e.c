@@ -557,8 +557,22 @@ Test(e2e, every_communication_phase_names_its_collective, .timeout = 120)
                                       * part is waited for, which one rank on sim may not have) */
         cr_assert_gt(seen[i], 0, "%s named", names[i]);
     cr_assert_gt(seen[4], 0, "send_recv named");
-    /* each step that ran alone has its bus bytes in its edge: summarize's busbw (the median of those steps', as the
-     * run's own) is the run's; until 2026-11-29 it took every communication phase's bytes, overlapped ones too */
+    /* one rank has no bus: busbw null in the run's summary and in summarize's (until 2026-11-30 a number) */
+    json_t *one = e2e_summary(out);
+    cr_assert(json_is_null(json_object_get(json_array_get(json_object_get(one, "runs"), 0), "busbw_gbs")),
+              "one rank's busbw is null");
+    json_decref(one);
+    /* the same phases on 2 ranks: each step that ran alone has its bus bytes in its edge: summarize's busbw (the
+     * median of those steps', as the run's own) is the run's; until 2026-11-29 it took every communication phase's
+     * bytes, overlapped ones too */
+    char *text = e2e_read(e2e_gpu_scenario("e2e-phases.yaml")), *at = text ? strstr(text, "\nranks: 1\n") : NULL;
+    cr_assert(at, "e2e-phases.yaml runs 1 rank");
+    at[8] = '2';
+    out = e2e_outdir();
+    rc = e2e_run(e2e_log("kinds2.log"), (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--headless",
+                                                          "--out", out, NULL });
+    free(text);
+    cr_assert_eq(rc, 0, "exit %d, see %s", rc, e2e_log("kinds2.log"));
     json_t *live = e2e_summary(out);
     double bus = json_number_value(json_object_get(json_array_get(json_object_get(live, "runs"), 0), "busbw_gbs"));
     json_decref(live);

@@ -688,3 +688,60 @@ Test(faults, a_fault_sent_while_a_rank_waits_to_checkpoint_skips_no_checkpoint, 
     cr_assert_eq(written[1], 500, "rank 1 wrote %d checkpoints of 500", written[1]);
     cr_assert_geq(e2e_count_events(out, "fault_injected"), 100, "faults arrived throughout the run");
 }
+
+/* The checks of rank r of run 0 of summary s that detector det compared something in (runs[].ranks[].sdc_checks);
+ * -1 when the record has none. */
+static long long sdc_checks_of(json_t *s, int r, const char *det)
+{
+    json_t *ranks = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "ranks");
+    json_t *n = json_object_get(json_object_get(json_array_get(ranks, (size_t)r), "sdc_checks"), det);
+    return json_is_integer(n) ? (long long)json_integer_value(n) : -1;
+}
+
+/* summary.json says per rank what each silent-corruption detector compared (what an sdc_screen PASS stands on):
+ * the fingerprint one vote per iteration where another rank's value is there to compare (sliced or not, synchronous or
+ * not; a rank alone: none), abft one GEMM output per iteration, the replay each replay after its first (the
+ * reference): every E iterations of I, (I - 1) / E; after a restart from iteration R, the new processes' I - R (the
+ * killed ones never report); a detector not on is not listed. */
+Test(faults, sdc_checks_count_what_each_detector_compared, .timeout = 120)
+{
+#define TINY "iterations: 7\nseed: 3\nworkload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 4KiB}\n"
+    static const struct {
+        const char *text;
+        int ranks;
+        long long fp, abft, replay;   /* -1: not listed */
+    } cases[] = {
+        { "name: c\nranks: 3\n" TINY "detectors: [fingerprint, abft, {replay: {every: 3}}]\n", 3, 7, 7, 2 },
+        { "name: c\nranks: 2\n" TINY "detectors: [{fingerprint: {slices: 4}}, {replay: {every: 10}}]\n", 2, 7, -1, 0 },
+        { "name: c\nranks: 2\n" TINY "detectors: [{fingerprint: {async: true, slices: 2}}]\n", 2, 7, -1, -1 },
+        { "name: c\nranks: 1\n" TINY "detectors: [fingerprint, abft]\n", 1, 0, 7, -1 },
+    };
+    for (size_t c = 0; c < ARRAY_LEN(cases); c++) {
+        json_t *s = run(cases[c].text, 0);
+        for (int r = 0; r < cases[c].ranks; r++) {
+            cr_assert_eq(sdc_checks_of(s, r, "fingerprint"), cases[c].fp, "case %zu rank %d: fingerprint", c, r);
+            cr_assert_eq(sdc_checks_of(s, r, "abft"), cases[c].abft, "case %zu rank %d: abft", c, r);
+            cr_assert_eq(sdc_checks_of(s, r, "replay"), cases[c].replay, "case %zu rank %d: replay", c, r);
+        }
+        json_decref(s);
+    }
+#undef TINY
+    json_t *s = run("name: c\nranks: 2\niterations: 20\nseed: 3\n"
+                    "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 4KiB}\n"
+                    "  checkpoint: {every: 5, bytes: 16KiB, path: /tmp/gauntlet-test-faults-sdc}\n"
+                    "detectors: [abft, {replay: {every: 4}}]\nrecovery: restart\nfaults:\n  - {kind: crash, at: 12, rank: 1}\n",
+                    0);
+    const char *outcome = json_string_value(json_object_get(e2e_injected_fault(s, 0), "outcome"));
+    long long from = -1;
+    cr_assert(outcome && sscanf(outcome, "recovered by restart from iteration %lld", &from) == 1, "%s",
+              outcome ? outcome : "(no outcome)");
+    for (int r = 0; r < 2; r++) {   /* the new process's iterations from..19; its replays at multiples of 4, the first
+                                     * its reference */
+        long long replays = 0;
+        for (long long i = from; i < 20; i++)
+            replays += i % 4 == 0;
+        cr_assert_eq(sdc_checks_of(s, r, "abft"), 20 - from, "rank %d, restored from %lld: abft", r, from);
+        cr_assert_eq(sdc_checks_of(s, r, "replay"), replays > 0 ? replays - 1 : 0, "rank %d: replay", r);
+    }
+    json_decref(s);
+}

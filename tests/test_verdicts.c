@@ -2,7 +2,8 @@
  * process (no run, no clock): a figure not measured never passes any check of the table; a figure at its threshold
  * passes; the JUnit XML says of every verdict what verdicts.json says, and its counts are verdicts.json's; throttle
  * allows idle, application clocks and the software power cap only; the power checks judge the p90 of compute and the
- * p10 of communication over 5 readings or more; outliers needs both k MADs and min_rel. */
+ * p10 of communication over 5 readings or more; outliers needs both k MADs and min_rel; sdc_screen passes only a GPU
+ * its detectors compared something of; numa passes a pinned worker only; h2d_bandwidth passes at min_gbs. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -419,4 +420,143 @@ Test(verdicts, an_outlier_is_both_k_mads_and_min_rel_below)
             passes_have_figures(&vs, "outliers");
             accept_free(&vs);
         }
+}
+
+/* sdc_screen passes a GPU only when its detectors compared something (summary.json runs[].ranks[].sdc_checks, summed
+ * over the runs; another node's from its nodes[] entry): one they compared nothing of — no vote, no GEMM output
+ * verified, no replay past the first, a sliced fingerprint short of one whole pass of its slices, or a record that
+ * does not say — is SKIP naming what was not screened, never a PASS of 0 mismatches in nothing; one screened is PASS,
+ * its note saying how much; a detection fails the GPU whatever the counts. */
+Test(verdicts, sdc_screen_passes_only_a_gpu_its_detectors_compared)
+{
+    /* node 0: 6 GPUs over two runs; node 1 (its nodes[] entry): 2 GPUs. fingerprint of 4 slices, abft, replay */
+    static const char *const run0[] = { "{\"fingerprint\": 0, \"abft\": 0, \"replay\": 0}", "{\"fingerprint\": 3}",
+                                        "{\"fingerprint\": 2}", "{\"abft\": 5}", NULL, "{\"replay\": 0}" };
+    static const char *const run1[] = { "{\"fingerprint\": 0, \"abft\": 0, \"replay\": 0}", "{}", "{\"fingerprint\": 2}",
+                                        "{}", NULL, "{}" };
+    static const char *const node1[] = { "{\"replay\": 1}", "{\"fingerprint\": 0, \"abft\": 0, \"replay\": 0}" };
+    static const int want[] = { V_SKIP, V_SKIP, V_PASS, V_PASS, V_SKIP, V_FAIL, V_PASS, V_SKIP };
+    static const char *const note[] = { "fingerprint 0 votes (0 whole passes of 4 slices), abft 0 GEMM outputs, replay 0",
+                                        "fingerprint 3 votes (0 whole passes",
+                                        "screened: fingerprint 4 votes (1 whole passes of 4 slices), abft 0",
+                                        "abft 5 GEMM outputs",
+                                        "summary.json does not say what its detectors compared",
+                                        "replay at iteration 3",
+                                        "replay 1 replays compared",
+                                        "not screened" };
+    char sum[4096];
+    size_t l = (size_t)snprintf(sum, sizeof sum, "{\"scenario\": \"z\", \"backend\": \"sim\", \"ranks\": 6, "
+                                                 "\"ranks_total\": 12, \"runs\": [");
+    for (int run = 0; run < 2; run++) {
+        l += (size_t)snprintf(sum + l, sizeof sum - l, "%s{\"iterations\": 5, \"ranks\": [", run ? ", " : "");
+        for (int g = 0; g < 6; g++) {
+            const char *c = (run ? run1 : run0)[g];
+            l += (size_t)snprintf(sum + l, sizeof sum - l, "%s{\"rank\": %d%s%s}", g ? ", " : "", g,
+                                  c ? ", \"sdc_checks\": " : "", c ? c : "");
+        }
+        l += (size_t)snprintf(sum + l, sizeof sum - l, "]}");
+    }
+    l += (size_t)snprintf(sum + l, sizeof sum - l, "], \"nodes\": [{\"node\": 1, \"runs\": [{\"ranks\": [");
+    for (int g = 0; g < 2; g++)
+        l += (size_t)snprintf(sum + l, sizeof sum - l, "%s{\"rank\": %d, \"sdc_checks\": %s}", g ? ", " : "", g, node1[g]);
+    snprintf(sum + l, sizeof sum - l, "]}]}]}\n");
+    static const char ev[] = "{\"t_s\": 0, \"event\": \"detection\", \"detector\": \"replay\", \"rank\": 5, \"iter\": 3, "
+                             "\"note\": \"replayed GEMM differs\"}\n";
+    struct verdicts vs = { 0 };
+    judge(new_dir(), "name: z\nranks: 6\nnodes: 2\niterations: 5\nworkload: {gemm: {m: 64, n: 64, k: 64}, "
+                     "allreduce: {bytes: 1MiB}}\ndetectors: [{fingerprint: {slices: 4}}, abft, replay]\n"
+                     "checks:\n  sdc_screen:\n",
+          sum, ev, NULL, "sim", NULL, &vs);
+    static const int rank_of[] = { 0, 1, 2, 3, 4, 5, 6, 7 };   /* node 1's GPUs are global ranks 6 and 7 */
+    for (int k = 0; k < 8; k++) {
+        const struct verdict *v = verdict_of(&vs, "sdc_screen", rank_of[k]);
+        cr_assert(v, "no sdc_screen verdict of rank %d", k);
+        cr_assert_eq(v->status, want[k], "rank %d: %s (%s)", k, st_name[v->status], v->note);
+        cr_assert(strstr(v->note, note[k]), "rank %d's note: %s", k, v->note);
+    }
+    passes_have_figures(&vs, "sdc_screen");
+    accept_free(&vs);
+}
+
+/* The ready events of n ranks, each with extra (its NUMA and copy-test fields, as the cuda worker reports them). */
+static void ready_events(char *ev, size_t cap, const char *const *extra, int n)
+{
+    size_t l = 0;
+    ev[0] = 0;
+    for (int r = 0; r < n; r++)
+        l += (size_t)snprintf(ev + l, cap - l, "{\"t_s\": 0, \"event\": \"ready\", \"rank\": %d%s%s}\n", r,
+                              *extra[r] ? ", " : "", extra[r]);
+}
+
+/* The summary of a cuda run of n ranks on one node, nothing else measured. */
+static void plain_summary(char *sum, size_t cap, int n)
+{
+    snprintf(sum, cap, "{\"scenario\": \"h\", \"backend\": \"cuda\", \"ranks\": %d, \"runs\": [{\"iterations\": 5, "
+                       "\"ranks\": []}]}\n", n);
+}
+
+/* numa: a worker pinned to its GPU's NUMA node passes (numa_pinned true: 1 >= 1 pinned); one that may run outside it
+ * fails; a GPU with no NUMA node (-1), a placement not reported, or reported as no boolean is SKIP, never PASS. */
+Test(verdicts, numa_passes_a_worker_pinned_to_its_gpus_node_only)
+{
+    static const char *const extra[] = { "\"numa_node\": 0, \"numa_pinned\": true", "\"numa_node\": 1, \"numa_pinned\": false",
+                                         "\"numa_node\": -1, \"numa_pinned\": true", "",
+                                         "\"numa_node\": 1, \"numa_pinned\": null", "\"numa_node\": 0, \"numa_pinned\": 1",
+                                         "\"numa_node\": null, \"numa_pinned\": true" };
+    static const int want[] = { V_PASS, V_FAIL, V_SKIP, V_SKIP, V_SKIP, V_SKIP, V_SKIP };
+    static const char *const note[] = { "NUMA node 0's CPUs only", "outside its GPU's NUMA node 1", "reports no NUMA node",
+                                        "did not report", "did not report", "did not report", "did not report" };
+    const int n = (int)ARRAY_LEN(extra);
+    char ev[2048], sum[512], sc[256];
+    ready_events(ev, sizeof ev, extra, n);
+    plain_summary(sum, sizeof sum, n);
+    snprintf(sc, sizeof sc, "name: h\nranks: %d\niterations: 5\nworkload: {gemm: {m: 64, n: 64, k: 64}, allreduce: "
+                            "{bytes: 1MiB}}\nchecks:\n  numa:\n", n);
+    struct verdicts vs = { 0 };
+    judge(new_dir(), sc, sum, ev, NULL, "cuda", NULL, &vs);
+    for (int r = 0; r < n; r++) {
+        const struct verdict *v = verdict_of(&vs, "numa", r);
+        cr_assert(v, "no numa verdict of rank %d", r);
+        cr_assert_eq(v->status, want[r], "rank %d (%s): %s (%s)", r, extra[r], st_name[v->status], v->note);
+        cr_assert(strstr(v->note, note[r]), "rank %d's note: %s", r, v->note);
+    }
+    passes_have_figures(&vs, "numa");
+    accept_free(&vs);
+}
+
+/* h2d_bandwidth: the copy test's rate at min_gbs passes (20 GB/s by default, or the scenario's), a hair under it fails;
+ * a rate not reported, null, or no number is SKIP, never PASS. */
+Test(verdicts, h2d_bandwidth_passes_at_min_gbs_and_fails_just_under)
+{
+    static const char *const extra[] = { "\"h2d_gbs\": %.17g", "\"h2d_gbs\": %.17g", "\"h2d_gbs\": %.17g", "",
+                                         "\"h2d_gbs\": null", "\"h2d_gbs\": \"50\"" };
+    static const int want[] = { V_PASS, V_FAIL, V_PASS, V_SKIP, V_SKIP, V_SKIP };
+    const int n = (int)ARRAY_LEN(extra);
+    for (int set = 0; set < 2; set++) {   /* the default 20 GB/s, then min_gbs: 40 */
+        double min = set ? 40 : 20, rate[] = { min, nextafter(min, 0), 2 * min };
+        char ex[ARRAY_LEN(extra)][64], ev[2048], sum[512], sc[256];
+        const char *exs[ARRAY_LEN(extra)];
+        for (int r = 0; r < n; r++) {
+            snprintf(ex[r], sizeof ex[r], extra[r], r < 3 ? rate[r] : 0);
+            exs[r] = ex[r];
+        }
+        ready_events(ev, sizeof ev, exs, n);
+        plain_summary(sum, sizeof sum, n);
+        snprintf(sc, sizeof sc, "name: h\nranks: %d\niterations: 5\nworkload: {gemm: {m: 64, n: 64, k: 64}, allreduce: "
+                                "{bytes: 1MiB}}\nchecks:\n  h2d_bandwidth:%s\n", n, set ? " {min_gbs: 40}" : "");
+        struct verdicts vs = { 0 };
+        judge(new_dir(), sc, sum, ev, NULL, "cuda", NULL, &vs);
+        for (int r = 0; r < n; r++) {
+            const struct verdict *v = verdict_of(&vs, "h2d_bandwidth", r);
+            cr_assert(v, "no h2d_bandwidth verdict of rank %d", r);
+            cr_assert_eq(v->status, want[r], "min %g, rank %d (%s): %s %.17g (%s)", min, r, ex[r], st_name[v->status],
+                         v->value, v->note);
+            if (r < 3) {
+                cr_assert_eq(v->value, rate[r], "rank %d: the rate reported is the value judged", r);
+                cr_assert_eq(v->limit, min, "rank %d: the threshold is min_gbs", r);
+            }
+        }
+        passes_have_figures(&vs, "h2d_bandwidth");
+        accept_free(&vs);
+    }
 }

@@ -9,6 +9,37 @@
 #include "detectors/detector.h"
 #include "util.h"
 
+/* What GPU r's silent-corruption detectors compared, in words into out ("fingerprint 8 votes (2 whole passes of 4
+ * slices), abft 8 GEMM outputs, replay 2 replays"): 1 when one of them screened something — a fingerprint of N slices
+ * only once its votes cover every slice, a whole pass —, 0 when none did, -1 when the summary does not say. */
+static int sdc_screened(const struct scenario *sc, const struct rankdata *r, char *out, size_t n)
+{
+    size_t l = 0;
+    int any = 0;
+    out[0] = 0;
+    for (int k = 0; k < DET_COUNT && l < n; k++) {
+        if (!detector_table[k]->sdc || !scenario_detector_on(sc, k))
+            continue;
+        long long c = r->sdc_checks[k];
+        const char *sep = l ? ", " : "";
+        if (k == DET_FINGERPRINT) {
+            const struct fingerprint_params *fp = scenario_detector_params(sc, k);
+            long long slices = fp && fp->slices > 1 ? fp->slices : 1;
+            any |= c / slices > 0;
+            if (slices > 1)
+                l += (size_t)snprintf(out + l, n - l, "%sfingerprint %lld votes (%lld whole passes of %lld slices)", sep, c,
+                                      c / slices, slices);
+            else
+                l += (size_t)snprintf(out + l, n - l, "%sfingerprint %lld votes", sep, c);
+        } else {
+            any |= c > 0;
+            l += (size_t)snprintf(out + l, n - l, "%s%s %lld %s", sep, detector_table[k]->name, c,
+                                  k == DET_ABFT ? "GEMM outputs" : "replays compared");
+        }
+    }
+    return r->sdc_recorded ? any : -1;
+}
+
 void accept_check_sdc(const struct scenario *sc, struct rundata *d, struct verdicts *vs)
 {
     /* a detector that can see on this run: the fingerprint compares ranks, and one rank (a 1-GPU node, a per-GPU health
@@ -32,10 +63,25 @@ void accept_check_sdc(const struct scenario *sc, struct rundata *d, struct verdi
         return;
     }
     for (int i = 0; i < d->nranks; i++) {
-        struct verdict *v = accept_judge(vs, sc, "sdc_screen", d->r[i].node, d->r[i].idx, i, d->r[i].sdc, "<=", 0,
-                                         "mismatches");
-        if (d->r[i].sdc)
-            accept_note(v, "%s", d->r[i].sdc_note);
+        const struct rankdata *r = &d->r[i];
+        char screened[200];
+        int any = sdc_screened(sc, r, screened, sizeof screened);
+        if (!r->sdc && any <= 0) {   /* a GPU its detectors compared nothing of was not screened: no pass (until
+                                      * 2026-11-30 one passed, 0 mismatches found in nothing compared) */
+            struct verdict *v = accept_add(vs, sc, "sdc_screen", V_SKIP);
+            accept_place(v, r->node, i, d->per_node);
+            if (any < 0)
+                accept_note(v, "not screened: summary.json does not say what its detectors compared (no "
+                               "runs[].ranks[].sdc_checks: a summary rebuilt from a killed run's record, or an older one)");
+            else
+                accept_note(v, "not screened (what its detectors compared: %s)", screened);
+            continue;
+        }
+        struct verdict *v = accept_judge(vs, sc, "sdc_screen", r->node, r->idx, i, r->sdc, "<=", 0, "mismatches");
+        if (r->sdc)
+            accept_note(v, "%s", r->sdc_note);
+        else
+            accept_note(v, "screened: %s", screened);
     }
 }
 

@@ -36,6 +36,10 @@ struct rankdata {
     uint64_t throttle;
     int throttle_rows;                 /* rows with the column filled: readings of the reasons (0x0: read, none) */
     int sdc;                           /* detections by fingerprint, abft, replay */
+    long long sdc_checks[8];           /* per detector (enum detector_id): what it compared of this GPU over the runs
+                                        * (summary.json runs[].ranks[].sdc_checks; fingerprint: votes, abft: GEMM
+                                        * outputs verified, replay: replays compared with the first) */
+    int sdc_recorded;                  /* the summary says so for it (a rebuilt or older one does not) */
     int numa_node, numa_pinned;        /* from its ready event: -2 / -1 where not said */
     double h2d_gbs;
     char sdc_note[240];

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "accept_int.h"
+#include "detectors/detector.h"
 #include "phasecov.h"
 #include "util.h"
 
@@ -50,6 +51,34 @@ static void load_node_gpus(struct rundata *d)
                 r->throttle_rows += (int)json_integer_value(json_object_get(g, "throttle_rows"));
             }
         }
+}
+
+/* What each GPU's silent-corruption detectors compared, over every run: runs[].ranks[].sdc_checks of its node's
+ * runs (node 0's the summary's own, another node's its nodes[] entry's). */
+static void load_sdc_checks(struct rundata *d)
+{
+    json_t *nodes = json_object_get(d->summary, "nodes"), *nd, *run, *rk;
+    for (int k = 0; k < d->nodes; k++) {
+        json_t *runs = k == 0 ? json_object_get(d->summary, "runs") : NULL;
+        size_t j, q, x;
+        json_array_foreach(nodes, j, nd)
+            if (k > 0 && json_is_integer(json_object_get(nd, "node")) && json_integer_value(json_object_get(nd, "node")) == k)
+                runs = json_object_get(nd, "runs");
+        json_array_foreach(runs, q, run)
+            json_array_foreach(json_object_get(run, "ranks"), x, rk) {
+                json_t *c = json_object_get(rk, "sdc_checks"), *rr = json_object_get(rk, "rank");
+                int g = k * d->per_node + (int)json_integer_value(rr);
+                if (!json_is_object(c) || !json_is_integer(rr) || json_integer_value(rr) < 0 ||
+                    json_integer_value(rr) >= d->per_node)
+                    continue;
+                d->r[g].sdc_recorded = 1;
+                for (int det = 0; det < DET_COUNT; det++) {
+                    json_t *n = json_object_get(c, detector_table[det]->name);
+                    if (json_is_integer(n) && json_integer_value(n) > 0)
+                        d->r[g].sdc_checks[det] += json_integer_value(n);
+                }
+            }
+    }
 }
 
 /* Whether detection event o is a silent-corruption detector's finding that nobody injected: the drill's own
@@ -277,6 +306,7 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
     }
     phasecov_free(cov);
     load_node_gpus(d);
+    load_sdc_checks(d);
     return 0;
 }
 

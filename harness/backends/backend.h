@@ -44,6 +44,8 @@ struct worker_ctx {
     double detect_cost_s[8];   /* time spent in each worker-side detector (enum detector_id) this run */
     double detect_dev0_s[8];   /* the backend's detector_device_s at this run's start (its own work on the device) */
     int64_t detect_iters;      /* iterations this process completed since detect_cost_s began: what it covers */
+    int64_t detect_checks[8];  /* per worker-side detector: the checks that compared something since then
+                                * (detector_env.checked) */
     struct ckpt_async *ckpt;   /* the background checkpoint writer (checkpoint.mode async) */
     uint64_t ckpt_wait_t0;     /* when the wait on it began (its beat stops once a write may have taken no longer) */
     int fp_pending;            /* an asynchronous fingerprint was started for iteration fp_iter */

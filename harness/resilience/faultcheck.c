@@ -30,6 +30,14 @@ void faultlog_fingerprint(struct sup *s, const struct wevent *ev)
     int tie = 0, agree = 0;
     detector_table[DET_FINGERPRINT]->vote(h, s->dropped, s->nranks, &best, &tie);
     s->fl->fp_iter[row] = -1;
+    /* what the vote compared: each rank's value against another rank's of this node, or (several nodes) against the
+     * other nodes' in node 0's vote across nodes (supfp.c); a rank alone compares nothing (sdc_checks) */
+    int voting = 0;
+    for (int r = 0; r < s->nranks; r++)
+        voting += !s->dropped[r];
+    for (int r = 0; r < s->nranks; r++)
+        if (!s->dropped[r] && (voting >= 2 || (s->fl->coord && s->fl->coord->fingerprint)))
+            s->rs.rank[r].sdc_checks[DET_FINGERPRINT]++;
     if (s->fl->coord && s->fl->coord->fingerprint) {   /* several nodes: the node's value joins the vote across nodes
                                                         * (supfp.c) where its ranks agree; where not, this vote speaks */
         for (int r = 0; r < s->nranks && agree >= 0; r++)

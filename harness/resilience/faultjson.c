@@ -102,6 +102,22 @@ json_t *faultlog_json(struct sup *s)
     return a;
 }
 
+void faultlog_ranks_json(struct sup *s, json_t *ranks)
+{
+    json_t *e;
+    size_t i;
+    json_array_foreach(ranks, i, e) {
+        json_int_t r = json_integer_value(json_object_get(e, "rank"));
+        if (r < 0 || r >= s->nranks)
+            continue;
+        json_t *o = json_object();
+        for (int d = 0; d < DET_COUNT; d++)
+            if (detector_table[d]->sdc && scenario_detector_on(s->sc, d))
+                json_object_set_new(o, detector_table[d]->name, json_integer(s->rs.rank[r].sdc_checks[d]));
+        json_object_set_new(e, "sdc_checks", o);
+    }
+}
+
 json_t *faultlog_run_json(struct sup *s, double iter_p50)
 {
     int injected = 0, detected = 0, fp = 0, observed = 0, left = 0;

@@ -119,6 +119,8 @@ static void res_report(struct sup *s, int slot, const struct wevent *ev, json_t 
             double covered = isfinite(ev->c) && ev->c > 0 ? ev->c : 0;
             s->fl->detcost[ev->phase] += ev->a;
             s->fl->detcost_iters[ev->phase] += covered;
+            if (s->running && ev->run == s->run && rank >= 0 && rank < s->nranks && isfinite(ev->d) && ev->d > 0)
+                s->rs.rank[rank].sdc_checks[ev->phase] += (int64_t)ev->d;
             if (isfinite(ev->b) && ev->b >= 0) {
                 s->fl->detdev[ev->phase] += ev->b;
                 s->fl->detdev_ranks[ev->phase]++;

@@ -204,5 +204,10 @@ int faultlog_current(struct sup *s, const struct wevent *ev);
 
 json_t *faultlog_json(struct sup *s);
 json_t *faultlog_run_json(struct sup *s, double iter_p50);
+/* Adds to each entry of a run's ranks[] (runstats_json) its sdc_checks: per silent-corruption detector on, the checks
+ * of that rank that compared something this run (fingerprint: votes that held its value against another's; abft:
+ * GEMM outputs verified; replay: replays compared with the first). A process a restart killed reports none of its
+ * abft or replay checks. */
+void faultlog_ranks_json(struct sup *s, json_t *ranks);
 
 #endif

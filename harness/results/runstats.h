@@ -31,6 +31,8 @@ struct rank_stats {
     int dropped;                 /* shrink removed it: its count and state stopped where it left */
     int stopped;                 /* ended early at the skip boundary (the live view's `m`) */
     uint64_t fingerprint;        /* hash of the model state at the end of the run */
+    int64_t sdc_checks[8];       /* per silent-corruption detector (enum detector_id): the checks of this rank that
+                                  * compared something this run (resilience: faultlog_ranks_json writes them) */
     struct acc power;
     struct an_stamps *stamps;    /* its readings' stamps (NULL: its source stamps none) */
 };

@@ -128,6 +128,7 @@ static void sup_one_run(struct sup *s, int m)
         json_object_set_new(run, "faults_not_injected", json_integer(not_injected));
     json_object_set_new(run, "faults",
                         faultlog_run_json(s, json_number_value(json_object_get(json_object_get(run, "iteration_s"), "p50"))));
+    faultlog_ranks_json(s, json_object_get(run, "ranks"));   /* what each rank's sdc detectors compared */
     if (s->skipping)
         json_object_set_new(run, "skipped", json_true());
     json_object_set_new(run, "disturbed", run_disturbed(s->disturbed));   /* by hand: not the mitigation's alone */

@@ -349,6 +349,7 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         worker_fail(w, EXIT_CHECK, w->err);
     if (cmd->start_iter == 0) {
         memset(w->detect_cost_s, 0, sizeof w->detect_cost_s);
+        memset(w->detect_checks, 0, sizeof w->detect_checks);
         w->detect_iters = 0;
         for (int d = 0; d < DET_COUNT; d++)
             w->detect_dev0_s[d] = w->ops->detector_device_s ? w->ops->detector_device_s(w->b, d) : NAN;
@@ -402,10 +403,12 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         w->ops->idle(w->b);
     for (int d = 0; d < DET_COUNT; d++) {   /* b: the detector's own device time this run (NAN: not measured) */
         double dev = w->ops->detector_device_s ? w->ops->detector_device_s(w->b, d) - w->detect_dev0_s[d] : NAN;
-        if (w->detect_cost_s[d] > 0 || dev > 0) {   /* c: the iterations they cover (a restarted process: its own) */
+        /* c: the iterations they cover (a restarted process: its own); d: the checks that compared something */
+        if (w->detect_cost_s[d] > 0 || dev > 0 || w->detect_checks[d] > 0) {
             struct wevent ev = { .type = WEV_DETCOST, .rank = w->rank, .run = w->run, .phase = d, .iter = w->iter,
                                  .t_ns = mono_ns(), .a = w->detect_cost_s[d], .b = dev, .epoch = w->epoch, .elem = -1,
-                                 .c = (double)w->detect_iters, .target = -1, .where = -1, .format = -1 };
+                                 .c = (double)w->detect_iters, .d = (double)w->detect_checks[d], .target = -1,
+                                 .where = -1, .format = -1 };
             worker_push(w, &ev);
         }
     }

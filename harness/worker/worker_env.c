@@ -128,6 +128,13 @@ static void denv_found(void *ctx, int det, double a, double b, const char *note)
     worker_emit(ctx, WEV_DETECT, det, mono_ns(), a, b, note);
 }
 
+static void denv_checked(void *ctx, int det)
+{
+    struct worker_ctx *w = ctx;
+    if (det >= 0 && det < (int)ARRAY_LEN(w->detect_checks))
+        w->detect_checks[det]++;
+}
+
 void worker_fault_env(struct worker_ctx *w, struct fault_env *env)
 {
     *env = (struct fault_env){ w, w->ops->name, w->ops->hang != NULL, env_corrupt, env_break_link, env_slow, env_done,
@@ -141,5 +148,6 @@ void worker_detector_env(struct worker_ctx *w, struct detector_env *env)
         w, w->iter, o->abft ? denv_abft : NULL, o->fingerprint ? denv_fingerprint : NULL,
         o->fingerprint_start ? denv_fingerprint_start : NULL, denv_fingerprint_take, denv_fingerprint_pending,
         o->replay ? denv_replay : NULL, &w->replay_ref, denv_fingerprint_out, denv_found,
+        denv_checked,
     };
 }

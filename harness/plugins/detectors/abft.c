@@ -6,7 +6,10 @@ static void abft_check(const struct detector_env *env, const void *params)
 {
     (void)params;
     double err, tol;
-    if (env->abft && env->abft(env->ctx, &err, &tol) == 1)
+    int rc = env->abft ? env->abft(env->ctx, &err, &tol) : -1;
+    if (rc >= 0 && env->checked)   /* verified (clean or not); -1: the check could not run */
+        env->checked(env->ctx, DET_ABFT);
+    if (rc == 1)
         env->found(env->ctx, DET_ABFT, err, tol, "GEMM checksum mismatch");
 }
 

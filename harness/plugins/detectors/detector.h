@@ -29,6 +29,9 @@ struct detector_env {
     uint64_t *replay_ref;                                     /* the first replay's result (kept by the worker) */
     void (*fingerprint_out)(void *ctx, uint64_t h);           /* a fingerprint, for the supervisor's comparison */
     void (*found)(void *ctx, int det, double a, double b, const char *note);   /* a finding (a fatal detection) */
+    /* the check compared something (abft: a GEMM output verified; replay: a replay compared with the first), counted
+     * per rank into summary.json's runs[].ranks[].sdc_checks: what an sdc_screen PASS says was screened */
+    void (*checked)(void *ctx, int det);
 };
 
 struct detector_ops {
