@@ -8,8 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze.h"
+#include "backend.h"
+#include "shm.h"
 #include "e2e.h"
+#include "results.h"
 #include "runstats.h"
+#include "scenario.h"
 #include "util.h"
 
 #define BASE                                                                                                   \
@@ -193,4 +198,73 @@ Test(power_runs, one_scenario_twice_with_one_seed_repeats_its_comparison, .timeo
     cr_assert_float_eq(bess, 0, 3, "a battery leaves the node's own swing as it was: %.1f %%", bess);
     json_decref(a);
     json_decref(b);
+}
+
+/* The 100 ms ramp of the aggregate live, and of the same ticks as power.csv holds them analysed as `summarize` does
+ * (analyze_window over the record, on the run's grid): *live and *rec. The aggregate of two ranks is a 100 ms square
+ * wave, 20 ticks at 5 ms, so that it rises nowhere over 100 ms; every tick on time, 400 ns past a microsecond of the
+ * record's clock, but the one at the rising edge (tick 50): 2.5 ms - 100 ns after the one before, by its nanoseconds
+ * nearer that one's point (onto it, its own point a gap), by the record's microseconds (both written early, it by
+ * 300 ns, the first tick by 400) exactly midway, on its own point. */
+static void edge_tick_ramps(double *live, double *rec)
+{
+    struct scenario sc;
+    char err[512], tmpl[] = "/tmp/gauntlet-edge-XXXXXX", dir[64], path[96];
+    cr_assert_eq(scenario_load_string("name: edge\nranks: 2\niterations: 10\npower: {sample_hz: 200}\n"
+                                      "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n", "edge.yaml",
+                                      &sc, err, sizeof err), 0, "%s", err);
+    cr_assert(mkdtemp(tmpl));
+    snprintf(dir, sizeof dir, "%s/run", tmpl);
+    const uint64_t t0 = 5000000000ull, begin = t0 + 1000000400ull;
+    struct results res;
+    cr_assert_eq(results_open(&res, dir, &sc, t0, err, sizeof err), 0, "%s", err);
+    struct run_stats rs;
+    runstats_init(&rs, 0, 2, 10, begin, 200, 0);
+    rs.stamp_t0_ns = t0;   /* as the run sets it: the record's t_s = 0 */
+    rs.warm_ns = begin;    /* no warm-up: every tick analysed */
+    for (int i = 0; i < 400; i++) {
+        uint64_t t = begin + (uint64_t)i * 5000000ull - (i == 50 ? 2500100ull : 0);
+        double w[2];
+        for (int r = 0; r < 2; r++) {
+            w[r] = (i / 10) % 2 ? 700 : 200;   /* high from tick 10, 30, 50 ... */
+            struct power_reading pr = POWER_READING_NONE;
+            pr.watts = w[r];
+            cr_assert_eq(results_power(&res, t, r, &pr, PH_COMPUTE), 0);
+        }
+        runstats_power(&rs, t, w, NULL, NULL, NULL);
+        cr_assert_eq(results_flush(&res), 0);
+    }
+    results_close(&res);
+    json_t *run = runstats_json(&rs, &sc, "none", 2, NAN);
+    *live = json_number_value(json_object_get(json_object_get(json_object_get(json_object_get(run, "power"),
+                                                                              "aggregate"), "ramp_up_w_s"), "100ms"));
+    json_decref(run);
+    runstats_free(&rs);
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    char *csv = e2e_read(path);
+    cr_assert(csv && strstr(csv, "\n1.247500,0,700.00,"), "tick 50 at the record's microsecond:\n%.300s", csv ? csv : "");
+    free(csv);
+    struct az_opts ao = { .json = 1, .gpus = 10000, .groups = 1, .max_w = 4000, .hz = 200, .hz_run = 1 };
+    int rc = 0;
+    struct az_trace *tr = analyze_load_rows(&ao, path, &rc);
+    cr_assert_not_null(tr, "exit %d", rc);
+    json_t *pw = NULL;
+    cr_assert_eq(analyze_window(&ao, tr, "edge", INT64_MIN, INT64_MAX, &pw), 0);
+    *rec = json_number_value(json_object_get(json_object_get(json_object_get(pw, "aggregate"), "ramp_up_w_s"), "100ms"));
+    json_decref(pw);
+    analyze_free(tr);
+}
+
+/* A tick is placed on the grid where power.csv records it (its microsecond), live as `summarize` places it from the
+ * record: both read the same figure, the right one. Until 2026-11-30 the run placed a tick by its nanoseconds and the
+ * rebuild by the record's microseconds; a tick within a microsecond of the middle between two grid points (a sampler
+ * late by half a step, common on a busy machine) went to neighbouring points, and where it sat at a phase's edge the
+ * two 100 ms ramps differed by the whole edge (here 10,000 W/s live, 0 from the record; in a test on a loaded machine
+ * 1720.9 W/s live, 2355.1 W/s rebuilt). */
+Test(power_runs, a_tick_is_placed_on_the_grid_where_power_csv_records_it, .timeout = 60)
+{
+    double live, rec;
+    edge_tick_ramps(&live, &rec);
+    cr_expect(fabs(live - rec) <= 1, "100 ms ramp: live %.1f W/s, from the record %.1f W/s", live, rec);
+    cr_expect(live >= 0 && live <= 1, "the wave rises nowhere over 100 ms with every tick on its own point: %.1f W/s", live);
 }

@@ -398,17 +398,28 @@ static const char *fmt_or_empty(char *buf, size_t n, double x, int prec)
     return buf;
 }
 
+int64_t results_stamp_ns(uint64_t t_ns, uint64_t t0_ns)
+{
+    int64_t d = (int64_t)(t_ns - t0_ns);   /* two's complement: before t0_ns is negative */
+    return (d >= 0 ? (d + 500) / 1000 : -((500 - d) / 1000)) * 1000;
+}
+
 int results_power(struct results *r, uint64_t t_ns, int rank, const struct power_reading *p, int phase)
 {
-    char w[32], avg[32], e[32], clk[32], temp[32], thr[32] = "", tw[32], st[32] = "", row[384];
+    char w[32], avg[32], e[32], clk[32], temp[32], thr[32] = "", tw[32], st[32] = "", ts[32], row[384];
     double t_s = (double)(t_ns - r->t0_ns) * 1e-9;
+    /* t_s from the integer microsecond (results_stamp_ns), as the live analysis places the tick: until 2026-11-30
+     * "%.6f" of the double, while the run analysed the tick's nanoseconds, and a tick within a microsecond of the
+     * middle between two grid points went to one point live and to the other in `summarize` */
+    long long us = (long long)(results_stamp_ns(t_ns, r->t0_ns) / 1000);
+    snprintf(ts, sizeof ts, "%s%lld.%06lld", us < 0 ? "-" : "", llabs(us) / 1000000, llabs(us) % 1000000);
     if (r->view)
         r->view->power(r->view->ctx, t_s, rank, p, phase);
     if (p->throttle || p->throttle_read)   /* read with no reason: 0x0; empty: not read */
         snprintf(thr, sizeof thr, "0x%llx", (unsigned long long)p->throttle);
     if (p->sample_ns)   /* the reading's own time, where its source stamps it */
         snprintf(st, sizeof st, "%.6f", (double)(int64_t)(p->sample_ns - r->t0_ns) * 1e-9);
-    int len = snprintf(row, sizeof row, "%.6f,%d,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s\n", t_s, rank + r->rank_offset,
+    int len = snprintf(row, sizeof row, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s\n", ts, rank + r->rank_offset,
                        fmt_or_empty(w, sizeof w, p->watts, 2), phase_name(phase), fmt_or_empty(avg, sizeof avg, p->avg_w, 2),
                        fmt_or_empty(e, sizeof e, p->energy_j, 3), fmt_or_empty(clk, sizeof clk, p->clock_mhz, 0),
                        fmt_or_empty(temp, sizeof temp, p->temp_c, 0), thr, r->node > 0 ? r->node : 0,

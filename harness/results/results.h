@@ -90,6 +90,10 @@ int results_never_began(const char *dir, char *why, size_t n);
 /* Appends one event: sets "t_s" (from t_ns) and "event" first, writes the line in one write(2). Steals obj. */
 int results_event(struct results *r, uint64_t t_ns, const char *type, json_t *obj);
 struct power_reading;
+/* Returns t_ns as power.csv's t_s holds it: ns since t0_ns, rounded to the microsecond it is written to (half away
+ * from zero). The live analysis keeps its ticks at these times too, so that `summarize` and `analyze`, which see only
+ * the record, put every tick on the grid point the run put it on. */
+int64_t results_stamp_ns(uint64_t t_ns, uint64_t t0_ns);
 /* Appends one power row: t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w,sample_t_s (p's
  * sample_ns on the run's clock; 0 leaves it empty); NAN leaves a field
  * empty; rank is global (+ rank_offset). */

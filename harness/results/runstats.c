@@ -202,7 +202,7 @@ void runstats_power(struct run_stats *rs, uint64_t t_ns, const double *watts, co
             rs->tick_true[r] = xrealloc(rs->tick_true[r], rs->cap_ticks * sizeof **rs->tick_true);
     for (int r = 0; rs->tick_true && r < rs->nranks; r++)
         rs->tick_true[r][rs->nticks] = true_w ? true_w[r] : NAN;
-    int64_t rel = (int64_t)(t_ns - rs->t_begin);
+    int64_t rel = results_stamp_ns(t_ns, rs->stamp_t0_ns) - (int64_t)(rs->t_begin - rs->stamp_t0_ns);   /* power.csv's */
     rs->tick_ns[rs->nticks] = rel;
     for (int r = 0; energy_j && rs->warm_ns && t_ns >= rs->warm_ns && r < rs->nranks; r++)
         if (isfinite(energy_j[r]) && energy_j[r] != rs->e_last[r]) {   /* the counter's changes over the analysed stretch */

@@ -66,6 +66,8 @@ struct run_stats {
     int nranks;
     int64_t planned;
     uint64_t t_begin, t_end;
+    uint64_t stamp_t0_ns;        /* the record's t_s = 0 (results' t0_ns): each tick is kept at the microsecond
+                                  * power.csv writes it at (results_stamp_ns), the time `summarize` places it by */
     uint64_t settle_ns;          /* the power's settling time after the run begins (power.settle) */
     uint64_t warm_ns;            /* the end of the first iteration that ends once the power has settled: the power
                                   * analysis, the energy and the throughput start there */

@@ -49,6 +49,7 @@ static void sup_one_run(struct sup *s, int m)
     uint64_t now = mono_ns();
     s->run = m;
     runstats_init(&s->rs, m, s->nranks, s->sc->iterations, now, s->sc->power.sample_hz, scenario_settle_s(s->sc));
+    s->rs.stamp_t0_ns = s->res.t0_ns;   /* ticks on the record's microseconds: summarize's grid is the run's */
     const struct mitigation_ops *dmo = mitigation_table[s->sc->mitigations[m].index];
     if (dmo->model) {   /* a stagger's deliberate delays: not the ranks' natural jitter (runstats_set_delays) */
         double *delay = xcalloc((size_t)s->nranks, sizeof *delay);
