@@ -1,10 +1,18 @@
 /* tests/test_gridsum.c: the cluster's summed power from the nodes' rows (harness/results/gridsum.h), against a sum
  * computed directly from every node's rows, over random clusters: nodes that start late, sample slower than the grid,
- * deliver in bursts, stall or leave. */
+ * deliver in bursts, stall or leave; and the sum `gauntlet summarize` rebuilds from power-nodes.csv against the
+ * run's own (cluster_rebuild.h). */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
+#include "cluster_rebuild.h"
+#include "e2e.h"
 #include "gridsum.h"
+#include "nodeagg.h"
+#include "runcluster.h"
 #include "util.h"
 
 #define MAXC 20000
@@ -229,4 +237,57 @@ Test(gridsum, whole_cells_sum_every_node_when_nodes_leave)
         gridsum_free(g);
         free(o);
     }
+}
+
+/* Node 1 of 3 skips cells on both sides of a run's stretch [0.5, 1.0] s (cells 50..100): no row from cell 40 to 55
+ * nor from 96 to 105 (a supervisor descheduled on a busy host). Live, node 0 sums every row it wrote to
+ * power-nodes.csv, and the cells node 1 skipped hold its last row (cell 39's, cell 95's): every cell of the stretch
+ * is whole. `gauntlet summarize` sums the same file: the same whole cells and the same mean. Until 2026-11-30 the
+ * rebuild read only the rows within a cell of the stretch, so node 1's rows at cells 39 and 106 were not in it and
+ * cells 50..55 and 96..100 lacked node 1: 40 whole cells rebuilt against 51 live (seen on a loaded machine as
+ * "rebuilt: 105 whole cells, live 109"). */
+Test(gridsum, a_rebuilt_sum_holds_the_rows_the_run_held)
+{
+    char dir[] = "/tmp/gauntlet-gridsum-XXXXXX", path[128];
+    cr_assert(mkdtemp(dir));
+    e2e_own(dir);
+    snprintf(path, sizeof path, "%s/power-nodes.csv", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(nodeagg_power_header, f);
+    struct runcluster *live = runcluster_new(3, 0.01);
+    for (int i = 0; i < 150; i++)
+        for (int k = 0; k < 3; k++) {
+            if (k == 1 && ((i >= 40 && i <= 55) || (i >= 96 && i <= 105)))
+                continue;
+            char row[64];   /* as node 0 writes a row and sums it (results.c nodes_row) */
+            double t = i * 0.01, w = 100.0 * (k + 1) + (i % 7) * 10.5;
+            snprintf(row, sizeof row, "%.6f,%d,%.1f,%d\n", t, k, w, 2);
+            fputs(row, f);
+            runcluster_row(live, t, k, w, 2);
+        }
+    cr_assert_eq(fclose(f), 0);
+    runcluster_span(live, 0, 0.5, 1.0);
+    json_t *ls = json_pack("{s:[{s:i, s:{s:{}}}]}", "runs", "run", 0, "power", "aggregate");
+    runcluster_json(live, ls, NULL, NAN, 0);
+    runcluster_free(live);
+    json_t *rs = json_pack("{s:[{s:i, s:{s:{}}}]}", "runs", "run", 0, "power", "aggregate");
+    json_t *start = json_pack("{s:i, s:s, s:f}", "nodes", 3, "forward", "nodes", "forward_hz", 100.0);
+    json_t *faults = json_array(), *windows = json_pack("[{s:i, s:f, s:f, s:b}]", "run", 0, "from_s", 0.5, "to_s", 1.0,
+                                                       "analysed", 1);
+    results_cluster_rebuild(dir, start, 0, faults, windows, rs);
+    json_t *lc = json_object_get(json_object_get(json_array_get(json_object_get(ls, "runs"), 0), "power"), "cluster");
+    json_t *rc = json_object_get(json_object_get(json_array_get(json_object_get(rs, "runs"), 0), "power"), "cluster");
+    cr_assert(json_is_object(lc) && json_is_object(rc), "%s",
+              json_string_value(json_object_get(rs, "power_cluster_note")));
+    json_int_t lw = json_integer_value(json_object_get(lc, "whole_cells")),
+               rw = json_integer_value(json_object_get(rc, "whole_cells"));
+    cr_assert_eq(json_integer_value(json_object_get(lc, "cells")), 51);
+    cr_assert_eq(lw, 51, "live: the skipped cells hold node 1's last row");
+    cr_assert_eq(rw, lw, "rebuilt %lld whole cells, live %lld", (long long)rw, (long long)lw);
+    static const char *const fig[] = { "mean_w", "swing_w" };
+    for (int i = 0; i < 2; i++)
+        cr_assert_float_eq(json_number_value(json_object_get(rc, fig[i])), json_number_value(json_object_get(lc, fig[i])),
+                           1e-9, "%s", fig[i]);
+    json_decref(ls), json_decref(rs), json_decref(start), json_decref(faults), json_decref(windows);
 }

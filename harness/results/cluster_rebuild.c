@@ -19,6 +19,9 @@
 /* The most cells of the grid a rebuild takes (about 21 bytes each: 210 MB; 28 hours at 100 Hz): rows past them are
  * left out, and said. */
 #define CR_CELLS_MAX 10000000.0
+/* The cells before the first run's stretch a rebuild takes (2.8 hours at 100 Hz: every row of a real record's set-up
+ * and warm-up): rows before them are left out, and said. */
+#define CR_LEAD_CELLS 1000000.0
 
 static void note(json_t *summary, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(json_t *summary, const char *fmt, ...)
@@ -33,7 +36,7 @@ static void note(json_t *summary, const char *fmt, ...)
     free(fixed);
 }
 
-struct feed { long taken, bad, beyond; double last_s; };
+struct feed { long taken, bad, beyond, before; double last_s; };
 
 /* A node that left the cluster's sum (node_lost, or node_left: shrink left it no rank): where among the rows of
  * power-nodes.csv node 0 let it go (at: the file's bytes then; -1 in a record from before it was written), and at
@@ -53,7 +56,8 @@ static int leave_cmp_at(const void *x, const void *y)
 }
 
 /* Every row of f into c whose time lies in [lo_s, hi_s] and whose node, watts and GPUs are in range; the others
- * counted in d: later than hi_s (beyond), or no row at all (a cut last line, a line too long, a value out of range).
+ * counted in d: earlier than lo_s (before), later than hi_s (beyond), or no row at all (a cut last line, a line too
+ * long, a value out of range).
  * The nodes that left (lv[0..nlv), in order) leave the sum where node 0 let them go live: before the row that begins
  * at their byte of the file (every leave with one: by_at), else before the first row at or after their time (the
  * rows come as node 0 received them, so a row of an earlier time may follow: a leave by time may fall a few rows
@@ -88,6 +92,8 @@ static void feed(struct runcluster *c, FILE *f, int nodes, double lo_s, double h
         }
         if (t > hi_s)
             d->beyond++;
+        if (t < lo_s)
+            d->before++;
         if (!(t >= lo_s && t <= hi_s))
             continue;
         for (; !by_at && gone < nlv && lv[gone].t_s <= t; gone++)
@@ -160,7 +166,10 @@ void results_cluster_rebuild(const char *dir, const json_t *start, double clock_
     qsort(lv, nlv, sizeof *lv, by_at ? leave_cmp_at : leave_cmp_t);
     struct runcluster *c = runcluster_new(nodes, cell_s);
     struct feed d = { 0 };
-    feed(c, f, nodes, lo - cell_s, hi + cell_s, lv, nlv, by_at, (double)strlen(head), &d);
+    /* every row node 0 summed live, not only the stretches' own: a node's row before a stretch, or after it, holds
+     * its value over the cells it skipped inside (until 2026-11-30 only rows within a cell of the runs' span were
+     * read, and a node that skipped cells across a stretch's edge left them short: fewer whole cells rebuilt) */
+    feed(c, f, nodes, lo - CR_LEAD_CELLS * cell_s, cap_s, lv, nlv, by_at, (double)strlen(head), &d);
     free(lv);
     int rerr = ferror(f);
     fclose(f);
@@ -168,6 +177,9 @@ void results_cluster_rebuild(const char *dir, const json_t *start, double clock_
         gl_log("%s: a read failed part way: the cluster's power is rebuilt from the rows before it", path);
     if (d.bad)
         gl_log("%s: %ld line(s) not taken (no row, or a node, watts or GPU count out of range)", path, d.bad);
+    if (d.before)
+        gl_log("%s: %ld row(s) more than %.0f cells before the first run's stretch not taken", path, d.before,
+               CR_LEAD_CELLS);
     json_array_foreach(windows, i, w) {
         json_t *to = json_object_get(w, "to_s");
         runcluster_span(c, (int)json_integer_value(json_object_get(w, "run")),
