@@ -1533,3 +1533,44 @@ Test(report, the_bess_bar_is_the_grid_figure, .timeout = 120)
         free(log);
     }
 }
+
+/* The spectrum is drawn over the stretch the run's figures were taken over (run_end's analysed_s), so that its bins
+ * are those of summary.json's dominant_hz and bands: not to the run's end, past the first rank's last iteration (the
+ * others' drop to idle, 35 ms of it under load, once drew bins 0.683 Hz apart against the summary's 0.699); a run
+ * whose run_end says no stretch (an older record) is drawn from its warm-up to its end. */
+Test(report, the_spectrum_is_over_the_stretch_the_run_analysed, .timeout = 60)
+{
+    struct syn_power pw = { .nodes = 1 };
+    const char *dir = syn_dir(2, &pw);
+    char path[256];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);   /* syn_record's, run 0's end saying its stretch */
+    put_text(path, "{\"t_s\":0.050,\"event\":\"run_begin\",\"run\":0}\n"
+                   "{\"t_s\":0.300,\"event\":\"iteration\",\"rank\":0,\"run\":0,\"iter\":0}\n"
+                   "{\"t_s\":1.950,\"event\":\"run_end\",\"run\":0,\"figures\":{\"analysed_s\":[0.355,1.555]}}\n"
+                   "{\"t_s\":2.050,\"event\":\"run_begin\",\"run\":1}\n"
+                   "{\"t_s\":2.300,\"event\":\"iteration\",\"rank\":0,\"run\":1,\"iter\":0}\n"
+                   "{\"t_s\":3.950,\"event\":\"run_end\",\"run\":1}\n");
+    struct syn_run r[2];
+    syn_default(&r[0], "none", NULL);
+    syn_default(&r[1], "filler", NULL);
+    syn_summary(dir, r, 2, NULL);   /* warmup_s 0.3: samples from 0.355 s (2.355 s) on, every 10 ms */
+    char *log = NULL;
+    cr_assert_eq(syn_report(dir, &log), 0, "%s", log);
+    char *svg = slurp(dir, "report.svg"), stroke[64];
+    const char *sp = element(svg, "<g class=\"spectrum\"");
+    double sl = num(sp, "data-left"), sw = num(sp, "data-width"), hz = num(sp, "data-hz-max");
+    static const char *const names[2] = { "none", "filler" };
+    static const double span[2] = { 1.2, 1.59 };   /* 0.355-1.555 s as run 0 said; 2.355-3.945 s, its last sample */
+    for (int i = 0; i < 2; i++) {
+        double x[256], y[256];
+        const char *line = run_line(sp, "spectrum-run", "spectrum-line", i, names[i], stroke, sizeof stroke);
+        int m = points(line, x, y, 256);
+        cr_assert_geq(m, 10, "%s: %d bins", names[i], m);
+        double df = (x[1] - x[0]) / sw * hz;
+        cr_assert_float_eq((x[0] - sl) / sw * hz, df, 0.01, "%s: the first bin is one step above 0 Hz", names[i]);
+        cr_assert_float_eq(df * (span[i] + 0.01), 1, 0.005, "%s: bins %.4f Hz apart: 1 / (%.2f s + 10 ms) expected",
+                           names[i], df, span[i]);
+    }
+    free(svg);
+    free(log);
+}

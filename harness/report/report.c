@@ -91,6 +91,18 @@ void rp_done(FILE *f, const char *dir, const char *name)
         fprintf(stderr, "gauntlet report: %s/%s: read error; what was read before it is used\n", dir, name);
 }
 
+/* Keeps the stretch a run's figures were taken over (run_end's analysed_s: [from, to] in power.csv's time, from the
+ * first tick past the warm-up to the end of the first rank's last iteration), when st says one inside the run. */
+static void rp_analysed(struct rp_run *r, const json_t *st)
+{
+    double a = json_number_value(json_array_get(st, 0)), b = json_number_value(json_array_get(st, 1));
+    if (json_is_number(json_array_get(st, 0)) && json_is_number(json_array_get(st, 1)) && a < b && a >= r->t0 &&
+        fabs(a) <= RP_FIG_MAX && fabs(b) <= RP_FIG_MAX) {
+        r->a0 = a;
+        r->a1 = b;
+    }
+}
+
 /* Reads run windows and the end of each run's first iteration from events.jsonl into the first n runs. */
 static void rp_windows(const char *dir, struct rp_run *runs, int n)
 {
@@ -115,6 +127,8 @@ static void rp_windows(const char *dir, struct rp_run *runs, int n)
                 runs[i].warm = fmin(runs[i].warm, t);
             else
                 runs[i].t1 = kind == 1 ? INFINITY : t;
+            if (kind == 2)
+                rp_analysed(&runs[i], json_object_get(json_object_get(o, "figures"), "analysed_s"));
             if (kind == 1)
                 runs[i].t0 = t;
         }
@@ -526,6 +540,7 @@ int report_main(int argc, char **argv)
                  runs[i].cut ? "*" : "", runs[i].disturbed ? "~" : "");   /* whole: rp_shape kept it to RP_LABEL_MAX */
         runs[i].t0 = runs[i].warm = INFINITY;   /* no samples until events.jsonl says where the run is */
         runs[i].t1 = -INFINITY;
+        runs[i].a0 = runs[i].a1 = NAN;
     }
     int others = 0;
     rp_params(dir, runs, n);

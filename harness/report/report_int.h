@@ -30,6 +30,7 @@ struct rp_run {
     char key[32], value[64]; /* what it sweeps, when it does: the parameter and its value here */
     double t0, t1;           /* the run's window in power.csv's time */
     double warm;             /* where its first iteration ends (the warm-up), INFINITY if unknown */
+    double a0, a1;           /* the stretch its figures were taken over (run_end's analysed_s), NAN if not said */
     double *t, *w;           /* the aggregate power: node 0's sum over its ranks per sample time, in time order, NAN
                               * when a rank's is missing */
     size_t n, cap;

@@ -1,7 +1,7 @@
 /* harness/report/report_plots.c: the two overlay panels of `gauntlet report`'s picture, one line per mitigation in the
  * colours of its trace: the iteration-synchronous waveform (summary.json's per-GPU power over the phase within the
- * iteration) and the amplitude spectrum of each run's node power after its warm-up (analysis_spectrum), 0-20 Hz on
- * a log scale with the grid's bands shaded; and the lines they are drawn with, gaps where a value is missing. */
+ * iteration) and the amplitude spectrum of each run's node power over the stretch its figures were taken over
+ * (analysis_spectrum), 0-20 Hz on a log scale with the grid's bands shaded; and the lines they are drawn with, gaps where a value is missing. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -168,22 +168,36 @@ static void rp_waveform(FILE *f, double y0, const struct rp_run *runs, int n)
     fprintf(f, "</g>\n");
 }
 
-/* Computes the amplitude spectrum of run r's node power after its warm-up (all of it when fewer than 16 samples
- * follow), resampled at its mean sampling step; fills *freq and *amp (malloc'd) and returns the bins, 0 if none. */
+/* Computes the amplitude spectrum of run r's node power over the stretch its figures were taken over (run_end's
+ * analysed_s, each end within power.csv's microsecond), else after its warm-up to the run's end (all of it when
+ * fewer than 16 samples follow), resampled at its mean sampling step; fills *freq and *amp (malloc'd) and returns
+ * the bins, 0 if none. */
 static size_t rp_run_spectrum(const struct rp_run *r, double **freq, double **amp)
 {
-    size_t a = 0, m = 0;
+    size_t a = 0, b = 0, m = 0;
     *freq = *amp = NULL;
-    while (a < r->n && isfinite(r->warm) && r->t[a] < r->warm)
-        a++;
-    if (r->n - a < 16)
+    if (isfinite(r->a0) && isfinite(r->a1)) {   /* the summary's own stretch: until 2026-11-30 the run's end, which
+                                                 * took in the ranks' drop to idle after the first rank was done */
+        while (a < r->n && r->t[a] < r->a0 - 1e-6)
+            a++;
+        b = r->n;
+        while (b > a && r->t[b - 1] > r->a1 + 1e-6)
+            b--;
+    }
+    if (b - a < 4) {   /* not said, or no stretch of this trace */
         a = 0;
-    if (r->n - a < 4)
+        b = r->n;
+        while (a < r->n && isfinite(r->warm) && r->t[a] < r->warm)
+            a++;
+        if (r->n - a < 16)
+            a = 0;
+    }
+    if (b - a < 4)
         return 0;
-    double dt = (r->t[r->n - 1] - r->t[a]) / (double)(r->n - 1 - a), *y;
+    double dt = (r->t[b - 1] - r->t[a]) / (double)(b - 1 - a), *y;
     if (!(dt > 0))
         return 0;
-    size_t k = analysis_resample(r->t + a, r->w + a, r->n - a, dt, &y);
+    size_t k = analysis_resample(r->t + a, r->w + a, b - a, dt, &y);
     struct an_series s = { y, k, dt, 0, 0 };
     *freq = xmalloc((k / 2 + 1) * sizeof **freq);
     *amp = xmalloc((k / 2 + 1) * sizeof **amp);
