@@ -28,6 +28,9 @@ enum {
     N_COUNTER = 64, /* every rank's energy counter (none on sim) */
     N_UNRES = 128,  /* may be null where measured, when an `unresolved` list above it says so */
     N_OPT = 256,    /* may be absent (a mitigation's own figure, sim's truth where nothing was read) */
+    N_STEPS = 512,  /* the sensor's lag: 3 or more compute phases that start at the low level with a reading where they
+                     * start (runsensor_lag_s); a sampler a loaded machine holds back (a sanitized build beside
+                     * other tests) can miss them in every run: null then, said, and what is there must be a number */
 };
 
 struct figure {
@@ -66,7 +69,7 @@ static const struct figure figures[] = {
     { "vs_none.energy_added_j", N_POW | N_ITER | N_OPT, 0 },
     { "vs_none.energy_least_j", N_POW2 | N_ITER | N_OPT | N_UNRES, "energy_efficiency" },
     { "vs_none.energy_efficiency", N_POW2 | N_ITER | N_OPT | N_UNRES, "energy_efficiency" },
-    { "/sensor[].update_ms", N_POW2, 0 }, { "/sensor[].lag_ms", N_POW2 | N_ITER, 0 },
+    { "/sensor[].update_ms", N_POW2, 0 }, { "/sensor[].lag_ms", N_POW2 | N_ITER | N_STEPS, 0 },
 };
 
 /* Every field docs/results.md's summary.json tables name (their first cells), and the figure it is checked as
@@ -135,7 +138,7 @@ static int unresolved_says(json_t **way, int d, const char *what)
 static void check_leaf(const char *cfg, const char *where, const struct figure *f, json_t *v, int absent,
                        unsigned have, int full, json_t **way, int d)
 {
-    unsigned missing = f->needs & ~have & ~(N_UNRES | N_OPT);
+    unsigned missing = f->needs & ~have & ~(N_UNRES | N_OPT | N_STEPS);
     if (absent) {
         cr_expect(f->needs & N_OPT, "%s: %s is absent (documented: null where not measured)", cfg, where);
         return;
@@ -155,7 +158,10 @@ static void check_leaf(const char *cfg, const char *where, const struct figure *
                   f->unres);
     if (!full)
         return;
-    if (is_null && (f->needs & N_UNRES))
+    if (is_null && (f->needs & N_STEPS))
+        cr_log_info("%s: %s is null: fewer than 3 clean steps had a reading at their start (a loaded machine)", cfg,
+                    where);
+    else if (is_null && (f->needs & N_UNRES))
         cr_expect(unresolved_says(way, d, f->unres), "%s: %s is null with no `unresolved` entry saying why", cfg, where);
     else if (f->needs & N_COUNTER)
         cr_expect(is_null, "%s: %s: sim has no energy counter", cfg, where);
