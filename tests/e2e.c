@@ -687,3 +687,30 @@ int e2e_stopped(pid_t pid)
         fclose(f);
     return p && p[1] == ' ' && p[2] == 'T';
 }
+
+/* Integrates the summed power of dir/power.csv over [a, b] s (each tick's sum held to the next tick); J. */
+double e2e_csv_energy(const char *dir, double a, double b)
+{
+    char path[512], line[512];
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert(f);
+    double e = 0, t_prev = NAN, sum = 0, t_cur = NAN;
+    while (fgets(line, sizeof line, f)) {
+        double t, w;
+        int rank, at = 0;
+        if (sscanf(line, "%lf,%d,%n", &t, &rank, &at) != 2 || !at)
+            continue;
+        w = strtod(line + at, NULL);
+        if (t != t_cur) {   /* a new tick: the last one's sum held until now */
+            if (!isnan(t_prev) && t_prev >= a && t_cur <= b)
+                e += sum * (t_cur - t_prev);
+            t_prev = t_cur;
+            t_cur = t;
+            sum = 0;
+        }
+        sum += w;
+    }
+    fclose(f);
+    return e;
+}

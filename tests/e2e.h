@@ -90,6 +90,8 @@ int e2e_stopped(pid_t pid);
  * from the readings in dir (each the sensor's sample, stamped with the end of its 20 ms window: the windows wholly
  * inside [end, end + 120 ms]). Fills short_w[] per gap (NAN: no sample there), returns the number of gaps. */
 int e2e_gap_shortfalls(const char *dir, int run, double floor_w, double *short_w, int max);
+/* Integrates the summed power of dir/power.csv over [a, b] s (each tick's sum held to the next tick); J. */
+double e2e_csv_energy(const char *dir, double a, double b);
 /* The first event of type in dir/events.jsonl, its whole lines only (the caller decrefs it); NULL: none. */
 json_t *e2e_first_event(const char *dir, const char *type);
 /* Loads dir/summary.json (test fails if it is missing or invalid). */

@@ -468,27 +468,7 @@ Test(nulls, the_cross_check_and_swing_pct_tdp_keep_their_definitions, .timeout =
     /* power.csv over the same stretch: [run_end - span, run_end], each tick's sum held to the next */
     json_t *end = e2e_first_event(dir, "run_end"), *gpu = e2e_first_event(dir, "gpu");
     double t_end = json_number_value(json_object_get(end, "t_s")), tdp = json_number_value(json_object_get(gpu, "tdp_w"));
-    char path[512], line[512];
-    snprintf(path, sizeof path, "%s/power.csv", dir);
-    FILE *f = fopen(path, "r");
-    cr_assert(f);
-    double e = 0, t_prev = NAN, t_cur = NAN, sum = 0;
-    while (fgets(line, sizeof line, f)) {
-        double t, w;
-        int rank, at = 0;
-        if (sscanf(line, "%lf,%d,%n", &t, &rank, &at) != 2 || !at)
-            continue;
-        w = strtod(line + at, NULL);
-        if (t != t_cur) {
-            if (!isnan(t_prev) && t_prev >= t_end - span && t_cur <= t_end)
-                e += sum * (t_cur - t_prev);
-            t_prev = t_cur;
-            t_cur = t;
-            sum = 0;
-        }
-        sum += w;
-    }
-    fclose(f);
+    double e = e2e_csv_energy(dir, t_end - span, t_end);
     cr_log_info("sampled_j %.2f J, power.csv %.2f J over %.3f s", sampled, e, span);
     cr_expect(fabs(sampled - e) <= 0.05 * e, "sampled_j %.2f J against power.csv's %.2f J: beyond 5 %%", sampled, e);
     double ranks = (double)json_integer_value(json_object_get(s, "ranks"));

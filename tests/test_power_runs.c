@@ -53,33 +53,6 @@ static double event_t(const char *dir, const char *type, int r)
     return t;
 }
 
-/* Integrates the summed power of dir/power.csv over [a, b] s (each tick's sum held to the next tick); J. */
-static double csv_energy(const char *dir, double a, double b)
-{
-    char path[512], line[512];
-    snprintf(path, sizeof path, "%s/power.csv", dir);
-    FILE *f = fopen(path, "r");
-    cr_assert(f);
-    double e = 0, t_prev = NAN, sum = 0, t_cur = NAN;
-    while (fgets(line, sizeof line, f)) {
-        double t, w;
-        int rank, at = 0;
-        if (sscanf(line, "%lf,%d,%n", &t, &rank, &at) != 2 || !at)
-            continue;
-        w = strtod(line + at, NULL);
-        if (t != t_cur) {   /* a new tick: the last one's sum held until now */
-            if (!isnan(t_prev) && t_prev >= a && t_cur <= b)
-                e += sum * (t_cur - t_prev);
-            t_prev = t_cur;
-            t_cur = t;
-            sum = 0;
-        }
-        sum += w;
-    }
-    fclose(f);
-    return e;
-}
-
 /* The jitter the projection scatters a cluster's groups by is the ranks' natural one: a stagger's offsets are in the
  * per-GPU trace already, and taken for jitter too (before 2026-11-29: its 20 ms offsets read as ~10 ms of it) they
  * credited the stagger twice. 4 ranks, a real sim all-reduce that keeps them in step. */
@@ -164,7 +137,7 @@ Test(power_runs, time_paid_is_the_wall_time_and_energy_the_integral_of_the_sampl
         cr_assert_str_eq(json_string_value(json_object_get(e, "source")), "power samples", "sim has no energy counter");
         double end = event_t(out, "run_end", r), span = num(e, "span_s");
         cr_assert(isfinite(end) && span > 1, "run %d: end %f, span %f", r, end, span);
-        double csv = csv_energy(out, end - span, end), j = num(e, "j");
+        double csv = e2e_csv_energy(out, end - span, end), j = num(e, "j");
         cr_assert_float_eq(j, csv, 0.03 * csv, "run %d: %.1f J in the summary, %.1f J in power.csv", r, j, csv);
         double per = num(run_i(s, (size_t)r), "energy_per_iter_j"), thr = num(run_i(s, (size_t)r), "throughput_it_s");
         cr_assert_float_eq(per * thr, num(e, "mean_w"), 1e-6 * per * thr, "energy per iteration x rate = power");
