@@ -762,3 +762,45 @@ Test(sensor, a_runs_power_ends_where_its_first_rank_ended_its_last_iteration)
     cr_assert_eq(runstats_power_end(&rs), 9980000000ll, "the first rank done: %lld", (long long)runstats_power_end(&rs));
     runstats_free(&rs);
 }
+
+/* The lag is measured from the level a step starts from: a sampler that missed the tick at the step's start (a busy
+ * host) leaves the reading the sensor held, the last one within an update before. 19 steps of 250 ms from 100 to
+ * 500 W every 500 ms, read by a 20 ms averaging sensor on a 1 ms grid; the same readings with the 4 ms at each step's
+ * start missed give the same lag, and with the whole update before each start missed too, none (not known). */
+Test(sensor, a_missed_tick_at_a_steps_start_leaves_its_lag_measured)
+{
+    size_t m = 10000;
+    double dt = 1e-3, u = 0.02, *x = xmalloc(m * sizeof *x);
+    struct series starts = { 0 };
+    for (int k = 0; k < 19; k++)
+        series_add(&starts, 0.25 + 0.5 * k + 0.0033);
+    for (size_t i = 0; i < m; i++) {   /* the reading held at cell i: the mean of the truth over the update before */
+        double tu = floor((double)i * dt / u) * u, hi = 0;
+        for (int s = 0; s < 200; s++) {
+            double t = tu - u + (s + 0.5) * u / 200, ph = fmod(t - 0.0033 + 1, 0.5);
+            hi += t >= 0.25 && ph >= 0.25 ? 1.0 / 200 : 0;
+        }
+        x[i] = 100 + 400 * hi;
+    }
+    struct an_result res = { 0 };
+    res.p1_w = 100;
+    res.p99_w = 500;
+    res.update_s = u;
+    res.held = 1;
+    double whole = runsensor_lag_s(x, m, dt, 0, &starts, &res);
+    cr_assert(isfinite(whole) && whole >= 0 && whole < u, "the lag of whole readings: %.1f ms", whole * 1e3);
+    for (size_t k = 0; k < starts.n; k++)
+        for (size_t i = (size_t)(starts.v[k] / dt); i < (size_t)(starts.v[k] / dt) + 4; i++)
+            x[i] = NAN;
+    double missed = runsensor_lag_s(x, m, dt, 0, &starts, &res);
+    cr_assert(isfinite(missed), "a tick missed at each step's start leaves the lag measured");
+    cr_assert_float_eq(missed, whole, 1e-12, "the lag %.3f ms with those ticks missed, %.3f ms with none", missed * 1e3,
+                       whole * 1e3);
+    for (size_t k = 0; k < starts.n; k++)
+        for (size_t i = (size_t)((starts.v[k] - 1.2 * u) / dt); i < (size_t)(starts.v[k] / dt) + 4; i++)
+            x[i] = NAN;
+    cr_assert(isnan(runsensor_lag_s(x, m, dt, 0, &starts, &res)),
+              "no reading within an update before any step's start: its level is not known, no lag");
+    series_free(&starts);
+    free(x);
+}

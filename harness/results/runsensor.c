@@ -10,7 +10,7 @@
 #include "util.h"
 
 /* Returns the sensor's lag behind a known step: over the compute phases that start at the rank's low level (within a
- * quarter of its swing of p1), the median time from the start to the first reading past half way to p99, less half
+ * quarter of its swing of p1: the reading at the start, or the last within an update before it), the median time from the start to the first reading past half way to p99, less half
  * the update interval (the mean wait for the next reading; an averaging sensor's own delay stays in). x: the rank's
  * readings on the grid of step dt from t0 (s since the run's start). A step followed by the next within two updates,
  * or a crossing after the next step began, belongs to no one step (iterations faster than the sensor): NAN with
@@ -27,8 +27,18 @@ double runsensor_lag_s(const double *x, size_t m, double dt, double t0, const st
         if (te < t0)
             continue;
         size_t i = (size_t)((te - t0) / dt);
-        if (i >= m || isnan(x[i]) || x[i] > lo + (hi - lo) / 4)
-            continue;   /* not from the low level: no clean step */
+        if (i >= m)
+            continue;
+        /* the level the step starts from: the reading at its start, or the last one within an update before it (a
+         * tick the sampler missed there; the sensor held that reading) */
+        double from = NAN;
+        for (size_t b = i + 1; b-- > 0 && (double)(i - b) * dt <= u;)
+            if (!isnan(x[b])) {
+                from = x[b];
+                break;
+            }
+        if (isnan(from) || from > lo + (hi - lo) / 4)
+            continue;   /* not from the low level, or not known: no clean step */
         double within = k + 1 < starts->n ? starts->v[k + 1] - te : 2.0;   /* this step's, before the next one */
         if (within < 2 * u)
             continue;   /* the next step begins before the sensor could show this one */
