@@ -555,43 +555,6 @@ Test(scenario_errors, top_level_not_a_mapping)
     load_err("- a\n- b\n", "t.yaml:1:1: expected a mapping of keys");
 }
 
-Test(scenario_keys, docs_describe_every_key)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/docs/scenarios.md", GAUNTLET_SRC);
-    FILE *f = fopen(path, "r");
-    cr_assert(f, "docs/scenarios.md is missing");
-    static char doc[1 << 16];
-    size_t n = fread(doc, 1, sizeof doc - 1, f);
-    fclose(f);
-    doc[n] = 0;
-    /* every key of every section, as `section.key`, must appear in backquotes */
-    const struct param *stack[4] = { scenario_params };
-    char prefix[4][128] = { "" };
-    int depth = 0;
-    const struct param *p = scenario_params;
-    for (;;) {
-        if (!p->name) {
-            if (depth == 0)
-                break;
-            p = stack[depth--];
-            p++;
-            continue;
-        }
-        char key[200];
-        snprintf(key, sizeof key, "`%s%s%s`", prefix[depth], *prefix[depth] ? "." : "", p->name);
-        cr_expect(strstr(doc, key), "docs/scenarios.md does not describe %s", key);
-        if (p->type == PT_SECTION) {
-            stack[++depth] = p;
-            snprintf(prefix[depth], sizeof prefix[depth], "%s", key + 1);
-            prefix[depth][strlen(prefix[depth]) - 1] = 0;
-            p = p->sub;
-            continue;
-        }
-        p++;
-    }
-}
-
 /* Detectors say, as data, which fault kinds a finding of theirs can be: every kind named exists, every fault kind is
  * found by some detector, and the straggler/hang split of the heartbeat is the detector's own. */
 Test(plugins, detectors_name_the_fault_kinds_they_find)

@@ -369,6 +369,21 @@ Test(tui_draw, never_measured_is_a_dash)
     cr_assert_geq(find("(- TDP)"), 0, "%s", text);
     cr_assert_geq(find("p50 - s p99 - s"), 0, "%s", text);
     cr_assert_geq(find("GEMM - TFLOP/s/GPU  busbw - GB/s"), 0, "%s", text);
+    /* a run ended with no figures (null, or not there): every column of its comparison row a dash */
+    ev(m, "{\"t_s\":3.5,\"event\":\"run_end\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\",\"iterations\":0,"
+          "\"complete\":false,\"figures\":{\"mean_w\":null,\"swing_w\":null}}");
+    draw(m, &ui);
+    int row = find("1   none");
+    cr_assert_geq(row, 0, "%s", text);
+    char cells[1024], *save;
+    snprintf(cells, sizeof cells, "%s", line[row] + strlen("1   none"));
+    int dashes = 0;
+    for (char *tok = strtok_r(cells, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+        if (strcmp(tok, "incomplete") != 0) {
+            cr_assert_str_eq(tok, "-", "a figure never measured reads '%s': %s", tok, line[row]);
+            dashes++;
+        }
+    cr_assert_eq(dashes, 9, "p50, mean, swing, ramp, J/iter, swing%%, energy%%, time%%, eff: %s", line[row]);
     screen_close();
     vm_free(m);
 }

@@ -115,6 +115,52 @@ static void stop_pane(void)
     if (system(cmd) != 0) { /* already gone */ }
 }
 
+/* The pane's cursor and screen: "1 0" when the cursor shows and the alternate screen is left (the shell's). */
+static const char *pane_modes(void)
+{
+    static char buf[32];
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "tmux -L %s display -p -t t '#{cursor_flag} #{alternate_on}'", sock);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(buf, 1, sizeof buf - 1, p);
+    buf[n] = 0;
+    pclose(p);
+    buf[strcspn(buf, "\n")] = 0;
+    return buf;
+}
+
+/* The terminal's modes are the shell's again: canonical input and echo (listed by stty in the pane), the cursor shown
+ * and the alternate screen left. */
+static void expect_terminal_back(const char *why)
+{
+    cr_assert_str_eq(pane_modes(), "1 0", "%s: the shell's screen and cursor back:\n%s", why, pane);
+    /* the pipeline's end said (until 2026-11-30 a fixed 500 ms, which four processes and tmux's redraw on a loaded
+     * machine could outlast: "not restored", falsely) */
+    sh("tmux -L %s send-keys -t t 'stty -a | tr \" ;\" \"\\n\\n\" | grep -x -e icanon -e -icanon -e echo -e -echo; echo STTY-\"\"DONE' "
+       "Enter", sock);
+    cr_assert_eq(wait_for("\nSTTY-DONE", 20), 0, "%s: the modes were not listed:\n%s", why, pane);
+    cr_assert(strstr(pane, "\nicanon") && strstr(pane, "\necho"), "%s: the terminal's modes are restored:\n%s", why, pane);
+    cr_assert(!strstr(pane, "\n-icanon") && !strstr(pane, "\n-echo"), "%s: %s", why, pane);
+}
+
+/* The harness of the run writing out: the parent of its first worker. */
+static pid_t harness_pid(const char *out)
+{
+    cr_assert_eq(e2e_wait_started(out, 1, 20), 0, "no iteration within 20 s of the set-up");
+    pid_t w[8];
+    int nw = e2e_worker_pids(out, w, 8);
+    cr_assert_gt(nw, 0);
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)w[0]);
+    FILE *f = fopen(path, "r");
+    cr_assert(f && fgets(buf, sizeof buf, f));
+    fclose(f);
+    int ppid = 0;
+    cr_assert_eq(sscanf(strrchr(buf, ')') + 2, "%*c %d", &ppid), 1);
+    return ppid;
+}
+
 static const char scenario[] =
     "name: tmux\nranks: 4\niterations: 3000\nseed: 5\n"
     "workload:\n"
@@ -174,6 +220,7 @@ Test(tui_tmux, watch_inject_pause_skip_and_quit, .timeout = 120 + E2E_SETUP_S, .
     cr_assert_eq(wait_for("READY$", 5), 0, "%s", pane);
     cr_assert(!strstr(pane, "Power, node"), "the shell's screen is back, the view gone:\n%s", pane);
     cr_assert(strstr(pane, "live view:") && strstr(pane, "% of one core"), "the view reports its cost:\n%s", pane);
+    expect_terminal_back("q then y");
     stop_pane();
 
     json_t *s = e2e_summary(out);
@@ -196,6 +243,14 @@ Test(tui_tmux, watch_inject_pause_skip_and_quit, .timeout = 120 + E2E_SETUP_S, .
               "the report marks run 1, skipped (ended early) and disturbed by hand:\n%s", rep);
     free(rep);
     cr_assert_eq(e2e_count_events(out, "fault_requested"), 1);
+    json_t *rq = e2e_first_event(out, "fault_requested"), *in = e2e_first_event(out, "fault_injected");
+    cr_assert(rq && in, "the key's fault is requested, then injected (events.jsonl)");
+    cr_assert_str_eq(json_string_value(json_object_get(rq, "by")), "view");
+    cr_assert_eq(json_integer_value(json_object_get(in, "rank")), 2);
+    cr_assert_str_eq(json_string_value(json_object_get(in, "kind")), "crash");
+    cr_assert_leq(json_number_value(json_object_get(rq, "t_s")), json_number_value(json_object_get(in, "t_s")));
+    json_decref(rq);
+    json_decref(in);
     cr_assert_eq(e2e_count_events(out, "recovered"), 1);
     cr_assert_eq(e2e_count_events(out, "paused"), 1);
     cr_assert_eq(e2e_count_events(out, "run_skip"), 1);
@@ -256,26 +311,11 @@ Test(tui_tmux, a_crash_of_the_harness_gives_the_terminal_back, .timeout = 60 + E
     const char *sc = e2e_scenario(scenario), *out = e2e_outdir();
     sh("tmux -L %s send-keys -t t '%s run %s --out %s --backend sim; echo EXIT=$?' Enter", sock, GAUNTLET_BIN, sc, out);
     cr_assert_eq(wait_for("[running]", E2E_SETUP_S), 0, "%s", pane);
-    cr_assert_eq(e2e_wait_started(out, 1, 20), 0, "no iteration within 20 s of the set-up");   /* lines to keep */
-    pid_t w[8];
+    pid_t ppid = harness_pid(out), w[8];   /* after its first iteration: lines to keep */
     int nw = e2e_worker_pids(out, w, 8);
-    cr_assert_gt(nw, 0);
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)w[0]);
-    FILE *f = fopen(path, "r");
-    cr_assert(f && fgets(buf, sizeof buf, f));
-    fclose(f);
-    int ppid = 0;
-    cr_assert_eq(sscanf(strrchr(buf, ')') + 2, "%*c %d", &ppid), 1);
     cr_assert_eq(kill(ppid, SIGSEGV), 0);
     cr_assert_eq(wait_for("EXIT=139", 10), 0, "the harness died of SIGSEGV:\n%s", pane);
-    /* the pipeline's end said (until 2026-11-30 a fixed 500 ms, which four processes and tmux's redraw on a loaded
-     * machine could outlast: "not restored", falsely) */
-    sh("tmux -L %s send-keys -t t 'stty -a | tr \" ;\" \"\\n\\n\" | grep -x -e icanon -e -icanon -e echo -e -echo; echo STTY-\"\"DONE' "
-       "Enter", sock);
-    cr_assert_eq(wait_for("\nSTTY-DONE", 20), 0, "the modes were not listed:\n%s", pane);
-    cr_assert(strstr(pane, "\nicanon") && strstr(pane, "\necho"), "the terminal's modes are restored:\n%s", pane);
-    cr_assert(!strstr(pane, "\n-icanon") && !strstr(pane, "\n-echo"), "%s", pane);
+    expect_terminal_back("SIGSEGV");
     stop_pane();
     cr_assert_gt(e2e_count_events(out, "iteration"), 0, "every line written so far parses");
     for (int i = 0; i < nw; i++) {   /* the workers die with it (PDEATHSIG) */
@@ -296,6 +336,7 @@ Test(tui_tmux, ctrl_c_stops_in_order_and_gives_the_terminal_back, .timeout = 60 
     cr_assert(strstr(pane, "EXIT=1"), "SIGINT stops the run early: exit 1\n%s", pane);
     cr_assert(strstr(pane, "stopped by Interrupt"), "the end line says why:\n%s", pane);
     cr_assert(!strstr(pane, "Power, node"), "the view is gone:\n%s", pane);
+    expect_terminal_back("Ctrl-C");
     stop_pane();
     json_t *s = e2e_summary(out);
     cr_assert_eq(json_integer_value(json_object_get(s, "exit")), 1);
@@ -303,21 +344,6 @@ Test(tui_tmux, ctrl_c_stops_in_order_and_gives_the_terminal_back, .timeout = 60 
     cr_assert_eq(e2e_fault_count(s, NULL), 0,
                  "the key reached the workers too, but it is no fault of theirs: the supervisor stopped them");
     json_decref(s);
-}
-
-/* The pane's cursor and screen: "1 0" when the cursor shows and the alternate screen is left (the shell's). */
-static const char *pane_modes(void)
-{
-    static char buf[32];
-    char cmd[160];
-    snprintf(cmd, sizeof cmd, "tmux -L %s display -p -t t '#{cursor_flag} #{alternate_on}'", sock);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p);
-    size_t n = fread(buf, 1, sizeof buf - 1, p);
-    buf[n] = 0;
-    pclose(p);
-    buf[strcspn(buf, "\n")] = 0;
-    return buf;
 }
 
 static const char short_run[] =
@@ -413,4 +439,35 @@ Test(tui_tmux, a_closed_stdin_under_mpirun_costs_no_spin, .timeout = 120 + E2E_S
     double pct = strtod(c + 10, NULL);
     cr_assert_lt(pct, 20, "the view's thread spins: %.1f%% of one core\n%s", pct, err);   /* ~1-2 %: generous */
     free(err);
+}
+
+/* SIGTERM and SIGHUP of the harness stop the run in order through the supervisor (the summary written, exit 1); a
+ * SIGQUIT sent from outside is taken as a crash (exit 131, no summary.json). Each way the terminal is given back. */
+Test(tui_tmux, sigterm_sighup_and_sigquit_give_the_terminal_back, .timeout = 60 + 3 * E2E_SETUP_S, .fini = stop_pane)
+{
+    static const struct { const char *name; int sig, code; } sigs[] = {
+        { "SIGTERM", SIGTERM, 1 }, { "SIGHUP", SIGHUP, 1 }, { "SIGQUIT", SIGQUIT, 131 } };
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        start_pane();
+        const char *sc = e2e_scenario(scenario), *out = e2e_outdir();
+        sh("tmux -L %s send-keys -t t '%s run %s --out %s --backend sim; echo EXIT=$?' Enter", sock, GAUNTLET_BIN, sc,
+           out);
+        cr_assert_eq(wait_for("[running]", E2E_SETUP_S), 0, "%s", pane);
+        cr_assert_eq(kill(harness_pid(out), sigs[i].sig), 0);
+        cr_assert_eq(wait_exit(30), 0, "%s: %s", sigs[i].name, pane);
+        char want[16];
+        snprintf(want, sizeof want, "EXIT=%d", sigs[i].code);
+        cr_assert(strstr(pane, want), "%s: %s\n%s", sigs[i].name, want, pane);
+        expect_terminal_back(sigs[i].name);
+        stop_pane();
+        char path[600];
+        snprintf(path, sizeof path, "%s/summary.json", out);
+        if (sigs[i].code == 131) {
+            cr_assert_neq(access(path, F_OK), 0, "SIGQUIT: no summary");
+            continue;
+        }
+        json_t *s = e2e_summary(out);
+        cr_assert_eq(json_integer_value(json_object_get(s, "exit")), 1, "%s: stopped in order", sigs[i].name);
+        json_decref(s);
+    }
 }

@@ -2,6 +2,7 @@
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 #include <langinfo.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,7 +181,7 @@ int tui_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd
         break;
     }
     if (ui->replay) {
-        if (key == 'p' || key == 'f' || key == 'm')
+        if (key == 'p' || key == 'f' || key == 'm' || key == 'P' || key == 'F' || key == 'M')
             snprintf(ui->status, sizeof ui->status, "a replay shows a finished run: nothing to pause, inject or skip");
         return TA_UNHANDLED;
     }
@@ -218,6 +219,26 @@ int tui_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd
         return TA_REDRAW;
     default:
         return TA_UNHANDLED;
+    }
+}
+
+int tui_replay_key(struct tui_ui *ui, int key, double *t)
+{
+    switch (key) {
+    case ' ':   /* at the record's end: plays it again from its start */
+        if (!ui->playing && *t >= ui->t_end)
+            *t = 0;
+        ui->playing = !ui->playing;
+        return 1;
+    case '>': case '.': ui->speed = fmin(ui->speed * 2, 1000); return 1;
+    case '<': case ',': ui->speed = fmax(ui->speed / 2, 1.0 / 64); return 1;
+    case ']': *t += 10; return 1;
+    case '[': *t -= 10; return 1;
+    case '}': *t += 60; return 1;
+    case '{': *t -= 60; return 1;
+    case 'g': case KEY_HOME: *t = 0; return 1;
+    case 'G': case KEY_END: *t = ui->t_end; return 1;
+    default: return 0;
     }
 }
 

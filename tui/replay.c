@@ -192,24 +192,8 @@ int tui_view_main(int argc, char **argv)
                 int a = tui_key(&ui, m, key, &cmd);
                 if (a == TA_QUIT)
                     quit = 1;
-                else if (a == TA_UNHANDLED) {
-                    switch (key) {
-                    case ' ':   /* at the record's end: plays it again from its start */
-                        if (!ui.playing && t >= t_end)
-                            t = 0;
-                        ui.playing = !ui.playing;
-                        break;
-                    case '>': case '.': ui.speed = fmin(ui.speed * 2, 1000); break;
-                    case '<': case ',': ui.speed = fmax(ui.speed / 2, 1.0 / 64); break;
-                    case ']': t += 10; break;
-                    case '[': t -= 10; break;
-                    case '}': t += 60; break;
-                    case '{': t -= 60; break;
-                    case 'g': case KEY_HOME: t = 0; break;
-                    case 'G': case KEY_END: t = t_end; break;
-                    default: break;
-                    }
-                }
+                else if (a == TA_UNHANDLED)
+                    tui_replay_key(&ui, key, &t);
             }
             if (quit)
                 break;

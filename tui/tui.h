@@ -56,6 +56,9 @@ enum tui_action { TA_NONE = 0, TA_REDRAW, TA_COMMAND, TA_QUIT, TA_UNHANDLED,
  * show the view, every key is ignored (q too, but in a replay, where it only leaves) and an open dialog, question or
  * help is closed: nothing is done that the screen does not show. */
 int tui_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd);
+/* A replay's playback key, one tui_key left unhandled: space, < >, [ ] { }, g G move the time cursor *t (the caller
+ * keeps it within [0, ui->t_end]) or change ui's speed and playing. Returns 1 when the key was one of them. */
+int tui_replay_key(struct tui_ui *ui, int key, double *t);
 /* Closes a fault dialog whose run has ended (or another begun) since it was opened, saying so in the footer: the
  * fault would go into another run. Returns 1 when it closed one. tui_key calls it first; the live view after every
  * drain too, so that it closes with no key pressed. */
