@@ -13,7 +13,7 @@
 #include "scenario.h"
 
 #define SHM_MAGIC 0x474e544c45543031ull   /* "GNTLET01" */
-#define SHM_VERSION 5
+#define SHM_VERSION 6
 /* A rank's event ring. No record but a phase edge is ever dropped: a rank makes room for a whole iteration's events
  * before it starts one (scenario_iter_events, at most SC_ITER_EVENTS_MAX), and any other record waits, beating, for a
  * free slot (worker_events.c); the supervisor says any drop (sup_drain) and counts it (events_dropped). */
@@ -169,6 +169,10 @@ struct ctl {
     _Atomic uint64_t energy_ns;     /* when that reading was taken, monotonic */
     _Atomic uint64_t energy_seq;    /* odd while the pair above is written */
     _Atomic uint64_t tdp_mw;        /* its GPU's power limit, mW (0: not known), before the first run */
+    /* per worker-side detector (enum detector_id): the checks this process compared something in since it last
+     * reported them (its run's WEV_DETCOST); the supervisor takes a dead process's, which never reports (a restart's
+     * kill) */
+    _Atomic int64_t checks[8];
     /* the GPU mitigations' levels, measured once by the slot's first worker (a replacement reuses them) */
     _Atomic uint32_t tuned;
     double tune_w[5];               /* idle, then the filler at 25, 50, 75, 100 % duty (W) */

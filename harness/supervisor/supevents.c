@@ -159,6 +159,11 @@ static int sup_died(struct sup *s, int k, pid_t pid, uint64_t now, const char *s
     char msg[256];
     sup_drain(s);   /* its last events first */
     int rank = atomic_load(&shm_ctl(&s->shm, k)->rank);
+    for (int d = 0; d < DET_COUNT; d++) {   /* the checks it made in this run and never reported (killed mid-run) */
+        int64_t n = atomic_exchange(&shm_ctl(&s->shm, k)->checks[d], 0);
+        if (n > 0 && s->running && rank >= 0 && rank < s->nranks)
+            s->rs.rank[rank].sdc_checks[d] += n;
+    }
     int expected = s->expect_exit[k] || (s->stopping && exited_ok) || (sig > 0 && sig == s->stop_signo);
     int64_t iter = atomic_load(&shm_ctl(&s->shm, k)->iter);
     results_event(&s->res, now, expected ? "worker_exit" : "worker_died",

@@ -402,6 +402,9 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
     if (w->ops->idle)
         w->ops->idle(w->b);
     for (int d = 0; d < DET_COUNT; d++) {   /* b: the detector's own device time this run (NAN: not measured) */
+        /* its checks reported here, not taken again at its death: cleared first (killed between the two: none
+         * counted, never twice) */
+        atomic_store(&w->ctl->checks[d], 0);
         double dev = w->ops->detector_device_s ? w->ops->detector_device_s(w->b, d) - w->detect_dev0_s[d] : NAN;
         /* c: the iterations they cover (a restarted process: its own); d: the checks that compared something */
         if (w->detect_cost_s[d] > 0 || dev > 0 || w->detect_checks[d] > 0) {

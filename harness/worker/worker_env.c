@@ -131,8 +131,10 @@ static void denv_found(void *ctx, int det, double a, double b, const char *note)
 static void denv_checked(void *ctx, int det)
 {
     struct worker_ctx *w = ctx;
-    if (det >= 0 && det < (int)ARRAY_LEN(w->detect_checks))
+    if (det >= 0 && det < (int)ARRAY_LEN(w->detect_checks)) {
         w->detect_checks[det]++;
+        atomic_fetch_add(&w->ctl->checks[det], 1);   /* what the supervisor takes should this process die unreported */
+    }
 }
 
 void worker_fault_env(struct worker_ctx *w, struct fault_env *env)
