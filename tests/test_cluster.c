@@ -309,6 +309,7 @@ Test(cluster, a_node_crash_is_detected_there_and_ends_the_run_everywhere, .timeo
     const char *out = e2e_outdir();
     int rc = run(2, 2, 2, "faults:\n  - {kind: node-crash, at: 15, node: 1}\n", out, &log);
     cr_assert_eq(rc, 1, "%s", log);
+    cr_assert(strstr(log, "gauntlet[node 1/2]: node 1 of 2: exit 1: "), "node 1's last line names its exit code\n%s", log);
     json_t *s = e2e_summary(out);
     const char *why = json_string_value(json_object_get(s, "stopped"));
     cr_assert(why && strstr(why, "node 1: rank ") && strstr(why, ": exit: process died"), "%s", why);
@@ -837,6 +838,57 @@ Test(cluster, a_stalled_node_is_shrunk_away_and_the_run_goes_on, .timeout = 150)
     cr_assert(json_is_true(json_object_get(run0, "complete")), "node 0 finished the run without node 1");
     cr_assert_eq(json_integer_value(json_object_get(run0, "iterations")), 200);
     json_decref(s);
+    free(log);
+}
+
+/* Node 0 stalled mid-run (its supervisor stopped), under shrink: node 1 hears nothing from it for the heartbeat
+ * timeout and ends the run (node 0 coordinates every recovery, shrink's too), its end record saying so with exit 1,
+ * and leaves at once: a lost node is waited for nowhere, so the launcher takes the stalled node 0 down and the job
+ * ends a few seconds past the timeout. Until 2026-11-30 node 1 waited 4 timeouts + 60 s for a bye from the node it had
+ * just lost ("no bye from node 0 within 68 s"), holding the job that long. */
+Test(cluster, a_stalled_node_0_ends_the_run_on_the_others_and_the_job, .timeout = 150)
+{
+    e2e_need_mpi();
+    const char *out = e2e_outdir();
+    static const char text[] = "name: stall0\nnodes: 2\nranks: 2\niterations: 9000\nseed: 7\n"   /* minutes */
+                               "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
+                               "sim: {tflops: 0.005}\npower: {sample_hz: 100}\n"
+                               "heartbeat: {interval: 100ms, timeout: 2s}\nrecovery: {shrink: {replicate_every: 5}}\n";
+    pid_t sup1, launcher = launch_two(text, out, &sup1), sup0 = node_supervisor(out, 0);
+    cr_assert_gt(sup0, 0, "node 0's supervisor not found");
+    uint64_t t0 = mono_ns();
+    cr_assert_eq(kill(sup0, SIGSTOP), 0);
+    int st = 0;
+    pid_t w = wait_launcher(launcher, t0, 60000000000ull, &st);
+    double took = (double)(mono_ns() - t0) * 1e-9;
+    if (w == 0) {
+        kill(sup0, SIGKILL);
+        kill(sup1, SIGKILL);
+        waitpid(launcher, &st, 0);
+    }
+    char path[600];
+    snprintf(path, sizeof path, "%s.log", out);
+    char *log = e2e_read(path);
+    cr_assert(log && strstr(log, "gauntlet[node 1/2]: node 1 of 2: exit 1: node 0: no word from its supervisor for "),
+              "node 1 names node 0:\n%s", log);
+    cr_assert(strstr(log, "node 0 coordinates every recovery; the run ends"), "%s", log);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "exit %d:\n%s", WIFEXITED(st) ? WEXITSTATUS(st) : -1, log);
+    snprintf(path, sizeof path, "%s/events-node1.jsonl", out);
+    char *ev = e2e_read(path);
+    const char *end = ev ? strstr(ev, "\"event\":\"end\",\"node\":1,\"exit\":1,") : NULL;
+    cr_assert(end && strstr(end, "no word from its supervisor"), "node 1's end record: %s", end ? end : "none");
+    const char *ns = strstr(ev, "\"event\":\"node_silent\",\"node\":0,");
+    cr_assert(ns, "node 1's node_silent event for node 0");
+    const char *ts = strstr(ns, "\"timeout_s\":");
+    double timeout = ts ? strtod(ts + 12, NULL) : 0;
+    cr_assert_float_eq(timeout, 2.0, 1e-9, "the scenario's heartbeat timeout");
+    free(ev);
+    /* the stop, the timeout, node 1's stop of its ranks and mpirun's teardown on a loaded machine: well inside the
+     * minute the bye wait took */
+    cr_log_info("the launcher ended %.1f s after node 0's stop", took);
+    cr_assert_lt(took, timeout + 25, "the job ended %.1f s after node 0's stop (heartbeat timeout %.0f s):\n%s", took,
+                 timeout, log);
+    expect_no_worker_left(out, 4);
     free(log);
 }
 

@@ -1,8 +1,9 @@
 /* tests/test_cluster_setup.c: how several nodes start and end together, under `mpirun --oversubscribe -np 2` on one
  * machine (docs/cluster.md, "All start or none does"). Two nodes given different scenarios stop at set-up with exit
  * 2, node 0 naming the key; a node stalled in its set-up ends the job within the set-up wait (exit 3, naming the step
- * and the node), and a SIGTERM meanwhile ends it at once; a node whose end record never comes fails the run (exit 1,
- * stop node_failed). A node stalls by stopping itself (SIGSTOP) at a chosen call: tests/stall_preload.c, preloaded
+ * and the node), and a SIGTERM meanwhile ends it at once; a node 0 stalled there is ended by the others after their
+ * longer wait (exit 3); a node whose end record never comes fails the run (exit 1, stop node_failed); `accept` on
+ * nodes that read one of its scenarios differently fails that one unrun and goes on. A node stalls by stopping itself (SIGSTOP) at a chosen call: tests/stall_preload.c, preloaded
  * into that node's supervisor only, through a wrapper that picks by OMPI_COMM_WORLD_RANK. Skips without MPI. */
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -22,19 +23,28 @@ static const char base[] = "name: setup\nnodes: 2\nranks: 2\niterations: 30\nsee
                            "sim: {tflops: 0.005}\npower: {sample_hz: 100}\n"
                            "heartbeat: {interval: 100ms, timeout: 2s, startup: %s}\n";
 
-/* Writes a wrapper next to out that runs node 0 with args0 and node 1 with args1 (each: words after `gauntlet`), and
- * node 0's pid (its shell's, kept by exec) into out.pid; returns its path (static storage). */
-static const char *wrapper(const char *out, const char *args0, const char *args1)
+/* Writes a wrapper next to out that runs node 0 with the command cmd0 and node 1 with cmd1, and node 0's pid (its
+ * shell's, kept by exec) into out.pid; returns its path (static storage). */
+static const char *wrapper_cmds(const char *out, const char *cmd0, const char *cmd1)
 {
     static char path[600];
     snprintf(path, sizeof path, "%s.sh", out);
     FILE *f = fopen(path, "w");
     cr_assert(f);
-    fprintf(f, "#!/bin/sh\nif [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then exec %s; fi\necho $$ > %s.pid\nexec %s %s\n",
-            args1, out, e2e_bin(), args0);
-    fclose(f);
+    fprintf(f, "#!/bin/sh\nif [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then exec %s; fi\necho $$ > %s.pid\nexec %s\n",
+            cmd1, out, cmd0);
+    cr_assert_eq(fclose(f), 0);
     cr_assert_eq(chmod(path, 0755), 0);
     return path;
+}
+
+/* The same with node 0 running gauntlet with args0 (words after `gauntlet`) and node 1 the command args1. */
+static const char *wrapper(const char *out, const char *args0, const char *args1)
+{
+    char cmd0[2048];
+    int w = snprintf(cmd0, sizeof cmd0, "%s %s", e2e_bin(), args0);
+    cr_assert(w > 0 && (size_t)w < sizeof cmd0);
+    return wrapper_cmds(out, cmd0, args1);
 }
 
 /* Writes into buf the command that runs this node stalled at the call `at` (tests/stall_preload.c preloaded), with
@@ -119,6 +129,34 @@ Test(cluster_setup, a_node_stalled_in_its_set_up_ends_the_job_within_the_set_up_
     cr_assert(strstr(log, "node 0: node(s) 1 did not reach set-up step 'the control block' within 3 s"), "%s", log);
     cr_assert_gt(took, 3, "ended after %.1f s: before the set-up wait was over", took);
     cr_assert_lt(took, 3 + 30, "ended after %.1f s (set-up wait 3 s)", took);
+    free(log);
+}
+
+/* Node 0 stops (SIGSTOP) at its control block: nobody is left to speak first, so node 1 ends the job itself once its
+ * own wait is over — the set-up wait and some more, so that a node 0 that is there names the missing node first — with
+ * exit 3, saying node 0 did not answer which step; the stopped node 0 is taken down by the launcher. */
+Test(cluster_setup, a_node_0_stalled_in_its_set_up_is_ended_by_the_others, .timeout = 120)
+{
+    e2e_need_mpi();
+    char t[512], a0[2048], a1[1024];
+    snprintf(t, sizeof t, base, "4MiB", "1s");
+    const char *sc = e2e_scenario(t), *out = e2e_outdir();
+    snprintf(a1, sizeof a1, "run %s --out %s --backend sim --headless", sc, out);
+    stalled(a0, sizeof a0, "memfd_create", a1);
+    char cmd1[2048];
+    snprintf(cmd1, sizeof cmd1, "%s %s", e2e_bin(), a1);
+    double took;
+    int rc = finish(launch(out, wrapper_cmds(out, a0, cmd1)), mono_ns(), &took);
+    char *log = log_of(out);
+    cr_assert_eq(rc, 3, "exit %d after %.1f s (124: a hang):\n%s", rc, took, log);
+    static const char said[] = "node 1: node 0 did not answer set-up step 'the control block' within ";
+    const char *at = strstr(log, said);
+    cr_assert(at, "%s", log);
+    double bound = strtod(at + strlen(said), NULL);
+    /* longer than the set-up wait (heartbeat.startup 1 s + timeout 2 s), and waited out: not ended early */
+    cr_assert_gt(bound, 3, "node 1 waited %g s, no longer than node 0 would have (3 s)", bound);
+    cr_assert_geq(took, bound, "ended after %.1f s: before node 1's wait of %g s was over", took, bound);
+    cr_assert_lt(took, bound + 30, "ended after %.1f s (node 1's wait %g s)", took, bound);
     free(log);
 }
 
@@ -223,6 +261,69 @@ Test(cluster_setup, an_accept_suite_of_two_scenarios_runs_both_on_two_nodes, .ti
                 seen[k]++;
     }
     cr_assert(seen[0] > 0 && seen[1] > 0, "verdicts of both scenarios (%d, %d):\n%s", seen[0], seen[1], log);
+    json_decref(j);
+    free(log);
+}
+
+/* Writes a suite of two scenarios into the new folder dir: L1-a.yaml with an all-reduce of bytes_a, L1-b.yaml the same
+ * on every call. */
+static void suite_in(const char *dir, const char *bytes_a)
+{
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    for (int i = 0; i < 2; i++) {
+        char path[700];
+        snprintf(path, sizeof path, "%s/L1-%c.yaml", dir, 'a' + i);
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fprintf(f, "name: differ-%c\nnodes: 2\nranks: 1\niterations: 10\nseed: 5\n"
+                   "workload: {gemm: {m: 128, n: 128, k: 128, count: 1}, allreduce: {bytes: %s}}\n"
+                   "power: {sample_hz: 50}\nsim: {tflops: 0.005}\nchecks:\n  sdc_screen:\n", 'a' + i,
+                i ? "64KiB" : bytes_a);
+        cr_assert_eq(fclose(f), 0);
+    }
+}
+
+/* accept on two nodes whose copies of a suite's scenario differ (node 1's all-reduce 1 MiB, node 0's 64 KiB): that
+ * scenario is not run and fails the suite (its `run` verdict FAIL, saying the nodes read it differently), node 0
+ * names the key, and the suite goes on to the next scenario, which both read alike. */
+Test(cluster_setup, accept_fails_a_scenario_the_nodes_read_differently_and_goes_on, .timeout = 120)
+{
+    e2e_need_mpi();
+    const char *d0 = e2e_outdir(), *d1 = e2e_outdir(), *out = e2e_outdir();
+    suite_in(d0, "64KiB");
+    suite_in(d1, "1MiB");
+    char a0[1024], a1[1024], path[700];
+    snprintf(a0, sizeof a0, "accept --backend sim --scenarios %s --out %s", d0, out);
+    snprintf(a1, sizeof a1, "%s accept --backend sim --scenarios %s --out %s", e2e_bin(), d1, out);
+    double took;
+    int rc = finish(launch(out, wrapper(out, a0, a1)), mono_ns(), &took);
+    char *log = log_of(out);
+    cr_assert_eq(rc, 1, "exit %d after %.1f s (1: the suite failed; 124: a hang):\n%s", rc, took, log);
+    cr_assert(strstr(log, "node 1: its scenario differs from node 0's at workload.allreduce.bytes: '1MiB' on node 1, "
+                          "'64KiB' on node 0"), "%s", log);
+    snprintf(path, sizeof path, "%s/verdicts.json", out);
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err), *v;
+    cr_assert(j, "%s: %s\n%s", path, err.text, log);
+    int a_run_fail = 0, a_other = 0, b = 0;
+    size_t i;
+    json_array_foreach(json_object_get(j, "verdicts"), i, v) {
+        const char *sc = json_string_value(json_object_get(v, "scenario"));
+        const char *chk = json_string_value(json_object_get(v, "check"));
+        const char *st = json_string_value(json_object_get(v, "status"));
+        const char *note = json_string_value(json_object_get(v, "note"));
+        if (sc && !strncmp(sc, "differ-a", 8)) {
+            int fail = chk && !strcmp(chk, "run") && st && !strcmp(st, "FAIL") && note &&
+                       strstr(note, "the nodes read this scenario differently (exit 2)");
+            a_run_fail += fail;
+            a_other += !fail;
+        }
+        b += sc && !strncmp(sc, "differ-b", 8);
+    }
+    cr_assert_eq(a_run_fail, 1, "differ-a: one run FAIL saying why\n%s", log);
+    cr_assert_eq(a_other, 0, "differ-a was not run, so nothing else of it is judged\n%s", log);
+    cr_assert_gt(b, 0, "the suite went on to differ-b\n%s", log);
+    cr_assert_gt(json_integer_value(json_object_get(j, "failed")), 0);
     json_decref(j);
     free(log);
 }

@@ -252,6 +252,10 @@ void up_leave_lost(void)
         sends_done(mono_ns() + (uint64_t)(cl.send_wait_s * 1e9));
         return;
     }
+    /* node 0 lost (silent for the heartbeat timeout): no bye will come; the launcher takes it down once this exits
+     * (until 2026-11-30 this waited the 4 timeouts + 60 s below for it, holding the job) */
+    if (cl.lost[0])
+        return;
     /* node 0 may take a while to end (its summary, the cluster's figures); gone, the launcher ends this one too */
     uint64_t end = mono_ns() + (uint64_t)((4 * cl.send_wait_s + 60) * 1e9);
     int src = -1, tag = 0;
