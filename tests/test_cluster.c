@@ -467,7 +467,7 @@ Test(cluster, accept_judges_every_gpu_of_every_node_as_one_fleet, .timeout = 180
 
 /* Restart across nodes: every node stops, they agree on the newest checkpoint all hold, every node restarts
  * from it — and the run ends in the bitwise state of a run without the failure. */
-static void restart_after(int nodes, const char *fault, int fault_node, int lost_lo, int lost_hi)
+static void restart_after(int nodes, const char *fault, int fault_node, int lost_lo, int lost_hi, int lost_alt)
 {
     e2e_need_mpi();
     char *log, extra[256];
@@ -497,8 +497,8 @@ static void restart_after(int nodes, const char *fault, int fault_node, int lost
     cr_assert(dr / 2 == fault_node, "%s", json_dumps(f, JSON_COMPACT));
     cr_assert(json_is_number(json_object_get(f, "recover_s")), "the fault has a time to recover");
     json_int_t lost = json_integer_value(json_object_get(f, "iterations_lost"));
-    cr_assert(lost >= lost_lo && lost <= lost_hi, "iterations lost %lld, expected %d..%d", (long long)lost, lost_lo,
-              lost_hi);
+    cr_assert((lost >= lost_lo && lost <= lost_hi) || lost == lost_alt, "iterations lost %lld, expected %d..%d%s",
+              (long long)lost, lost_lo, lost_hi, lost_alt >= 0 ? " or the checkpoint before" : "");
     cr_assert_eq(e2e_count_events(out, "recovery_end"), nodes, "every node restarted");
     cr_assert_eq(e2e_count_events(out, "recovered"), 1);
     cr_assert_str_eq(fingerprint(s), fingerprint(ref), "the same state as without the failure");
@@ -514,17 +514,19 @@ static void restart_after(int nodes, const char *fault, int fault_node, int lost
 /* node 1 crashes at 15: back to checkpoint 10 from iteration 14 or 15 (whichever rank's death is seen first) */
 Test(cluster, a_node_crash_is_recovered_by_restarting_every_node, .timeout = 240)
 {
-    restart_after(2, "{kind: node-crash, at: 15, node: 1}", 1, 4, 5);
+    restart_after(2, "{kind: node-crash, at: 15, node: 1}", 1, 4, 5, -1);
 }
 Test(cluster, a_crash_of_the_last_of_three_nodes_is_recovered, .timeout = 240)
 {
-    restart_after(3, "{kind: node-crash, at: 15, node: 2}", 2, 4, 5);
+    restart_after(3, "{kind: node-crash, at: 15, node: 2}", 2, 4, 5, -1);
 }
 /* node 0 asks itself; the crash lands on a checkpoint (20): nothing lost, and the other node's proxy meets
- * node 0's first new collective while it still waits for the abandoned one */
+ * node 0's first new collective while it still waits for the abandoned one. A rank the restart stopped before its
+ * checkpoint 20 was on storage (its process descheduled after the all-reduce: once under load, 2026-11-30) leaves
+ * 10 the newest every rank holds: 10 lost, as the product should */
 Test(cluster, a_crash_on_node_0_at_a_checkpoint_is_recovered, .timeout = 240)
 {
-    restart_after(2, "{kind: crash, at: 20, rank: 1}", 0, 0, 0);
+    restart_after(2, "{kind: crash, at: 20, rank: 1}", 0, 0, 0, 10);
 }
 
 /* The other strategies across nodes. inprocess and spare replace what died and take the state from a replica
