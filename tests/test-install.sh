@@ -2,7 +2,8 @@
 # tests/test-install.sh BUILD_DIR: `cmake --install` into a fresh prefix; the installed binary, run from another
 # folder, finds the installed scenarios (`gauntlet list` names the folder and lists acceptance/), checks one, runs
 # a short shipped scenario on sim, and `accept --help` offers --scenarios; `cpack -G DEB` makes a .deb that holds
-# the binary, the scenarios and the docs where they belong (skipped, saying why, without dpkg-deb). Exit 77: skip.
+# the binary, the scenarios and the docs where they belong (skipped, saying why, without dpkg-deb),
+# depending on the Debian package of every library the binary links.
 set -euo pipefail
 build=$(cd "${1:?usage: tests/test-install.sh BUILD_DIR}" && pwd)
 tmp=$(mktemp -d /tmp/gauntlet-install.XXXXXX)
@@ -34,5 +35,29 @@ for f in ./usr/bin/gauntlet ./usr/share/gauntlet/scenarios/acceptance/L1-swing.y
          ./usr/share/doc/gauntlet/README.md; do
   grep -q " $f\$" contents.txt || fail "the .deb lacks $f"
 done
-dpkg-deb -f "$deb" Depends | grep -q libyaml || fail "the .deb declares no dependency on libyaml: $(dpkg-deb -f "$deb" Depends)"
+# every library the binary links that a Debian package holds is that package's, and the .deb depends on it (or on a
+# package that depends on it: libncursesw6 brings libtinfo6); a library no package holds (a cuda build's CUDA runtime
+# and NCCL, the node's own installs) is said
+deps=$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/(.*//; s/ //g')
+[ -n "$deps" ] || fail "the .deb declares no dependencies"
+brought=$(for d in $deps; do dpkg-query -W -f='${Depends},${Pre-Depends}\n' "$d" 2>/dev/null || true; done |
+          tr ',|' '\n\n' | sed 's/(.*//; s/:any//; s/ //g')
+ldd "$g" >ldd.txt || fail "ldd $g failed"
+needed=$(readelf -d "$g" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+[ -n "$needed" ] || fail "readelf names no library $g links"
+while read -r so _ path _; do   # the libraries it names itself (ldd lists theirs too)
+  case "$path" in /*) ;; *) continue ;; esac
+  grep -qxF "$so" <<<"$needed" || continue
+  real=$(readlink -f "$path")
+  owner=""
+  for p in "$real" "/usr$real" "${real#/usr}" "$path"; do   # merged /usr: dpkg knows one of the spellings
+    owner=$(dpkg -S "$p" 2>/dev/null | head -1 | cut -d: -f1) && [ -n "$owner" ] && break
+  done
+  if [ -z "$owner" ]; then
+    echo "test-install: $so ($real) is no Debian package's: the node's own install"
+    continue
+  fi
+  grep -qxF "$owner" <<<"$deps$(printf '\n%s' $brought)" ||
+    fail "the binary links $so of $owner, which the .deb does not depend on: Depends: $(dpkg-deb -f "$deb" Depends)"
+done <ldd.txt
 echo "test-install: ok ($(basename "$deb"): $(dpkg-deb -f "$deb" Depends))"

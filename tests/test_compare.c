@@ -543,3 +543,23 @@ Test(compare, a_mitigation_that_can_do_nothing_is_warned_of)
     cr_assert_null(json_object_get(json_object_get(json_array_get(f.rn.runs, 3), "vs_none"), "warning"));
     fixture_end(&f);
 }
+
+/* A mitigation that raised the swing says so in vs_none.warning, naming by how much; one within the spread of a
+ * scenario run twice (sup_warn_worse: 5 %) is no warning. */
+Test(compare, a_mitigation_that_raised_the_swing_is_warned_of)
+{
+    struct fixture f;
+    fixture(&f, "[none, {filler: {floor: 60%}}, {ramp: {ramp_w_s: 3000}}]");
+    json_array_append_new(f.rn.runs, cand(0, "none", NULL, 100, 1000, 6.0, 0.5, 0, 0));
+    json_array_append_new(f.rn.runs, cand(1, "filler", "filler floor=60%", 110, 1200, 6.0, 0.5, 0, 0));
+    json_array_append_new(f.rn.runs, cand(2, "ramp", "ramp", 101, 1040, 6.0, 0.5, 0, 0));
+    sup_compare_runs(&f.s);
+    json_t *v1 = json_object_get(json_array_get(f.rn.runs, 1), "vs_none");
+    cr_assert_float_eq(vs(json_array_get(f.rn.runs, 1), "swing_reduction_pct"), -20, 1e-9);
+    const char *w1 = json_string_value(json_object_get(v1, "warning"));
+    cr_assert(w1 && strstr(w1, "raised the swing by 20.0 % instead of removing it"), "%s", w1 ? w1 : "(no warning)");
+    cr_assert_null(json_object_get(json_object_get(json_array_get(f.rn.runs, 2), "vs_none"), "warning"),
+                   "4 %% more swing is within a run's spread: %s",
+                   json_string_value(json_object_get(json_object_get(json_array_get(f.rn.runs, 2), "vs_none"), "warning")));
+    fixture_end(&f);
+}

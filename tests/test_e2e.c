@@ -488,7 +488,7 @@ Test(cli, every_command_answers_help_a_bad_flag_and_a_missing_file, .timeout = 1
         cr_assert(strncmp(err, prefix, strlen(prefix)) == 0, "%s: the message's prefix is not '%s':\n%s", args, prefix, err);
         free(out), free(err);
     }
-    const char *const reads[] = { "run", "check", "report", "view", "analyze" };   /* a missing file or folder */
+    const char *const reads[] = { "run", "check", "report", "view", "analyze", "summarize" };   /* a missing file or folder */
     for (size_t i = 0; i < sizeof reads / sizeof *reads; i++) {
         char args[128];
         snprintf(args, sizeof args, "%s /no/such/place", reads[i]);
@@ -523,6 +523,23 @@ Test(cli, check_estimates_the_time_from_the_model_s_arithmetic, .timeout = 30)
     cr_assert(p && sscanf(p + 26, "%lf", &it_s) == 1, "%s", out);
     cr_assert_float_eq(it_s, 0.017, 1e-9, "at the rates given: %g s", it_s);
     cr_assert(strstr(out, "about 0h00m10s at the rates given"), "%s", out);
+    free(out), free(err);
+}
+
+/* A run's supervisor says who and where on stderr (README: `gauntlet[supervisor@HOST]:`): a rank that died under
+ * recovery none ends the run early, exit 1, and the line naming it starts with the supervisor's role and host. */
+Test(cli, the_supervisor_names_itself_and_its_host_and_a_death_is_exit_1, .timeout = 60)
+{
+    const char *sc = e2e_scenario("name: died\nranks: 2\niterations: 10\n"
+                                  "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n"
+                                  "faults:\n  - {kind: crash, at: 3, rank: 1}\n");
+    char args[1400], host[256] = "", want[400], *out, *err;
+    cr_assert_eq(gethostname(host, sizeof host - 1), 0, "gethostname: %s", strerror(errno));
+    snprintf(args, sizeof args, "run %s --backend sim --headless --out %s", sc, e2e_outdir());
+    cr_assert_eq(cli_apart(args, &out, &err), 1, "a rank died: exit 1\n%s", err);
+    snprintf(want, sizeof want, "gauntlet[supervisor@%s]: rank 1: ", host);
+    const char *line = strstr(err, want);
+    cr_assert(line && (line == err || line[-1] == '\n'), "no line starts with '%s':\n%s", want, err);
     free(out), free(err);
 }
 

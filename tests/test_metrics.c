@@ -13,6 +13,7 @@
 #include <string.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -937,4 +938,74 @@ Test(metrics, a_failing_textfile_is_said_once, .timeout = 60)
     cr_assert(strstr(text, "No such file or directory"), "%s", text);
     cr_assert_eq(count_of(text, "written again"), 1, "%s", text);
     free(text);
+}
+
+/* Appends to out (n entries at most) every string of j, at any depth, held by a key "expr" or "query" that names a
+ * gauntlet_ series: the dashboard's queries. Returns how many out holds. */
+static size_t dash_queries(json_t *j, const char **out, size_t have, size_t n)
+{
+    const char *key;
+    json_t *v;
+    size_t i;
+    if (json_is_object(j)) {
+        json_object_foreach(j, key, v) {
+            if ((!strcmp(key, "expr") || !strcmp(key, "query")) && json_is_string(v) &&
+                strstr(json_string_value(v), "gauntlet_") && have < n)
+                out[have++] = json_string_value(v);
+            else
+                have = dash_queries(v, out, have, n);
+        }
+    } else if (json_is_array(j)) {
+        json_array_foreach(j, i, v)
+            have = dash_queries(v, out, have, n);
+    }
+    return have;
+}
+
+/* docs/grafana-gauntlet.json reads what a scrape gives: every gauntlet_ series its queries name is a family of the
+ * live metrics with samples, and every label a query sums by is on that family's samples. */
+Test(metrics, the_grafana_dashboard_queries_series_the_run_exports, .timeout = 30)
+{
+    json_error_t jerr;
+    json_t *dash = json_load_file(GAUNTLET_SRC "/docs/grafana-gauntlet.json", 0, &jerr);
+    cr_assert(dash, "docs/grafana-gauntlet.json:%d: %s", jerr.line, jerr.text);
+    const char *q[64];
+    size_t nq = dash_queries(dash, q, 0, 64);
+    cr_assert_geq(nq, 5, "the dashboard's queries: %zu", nq);
+    char why[256];
+    const struct view_link *v = metrics_view_open(NULL, NULL, NULL, why, sizeof why);
+    cr_assert(v, "%s", why);
+    line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,\"ranks\":2,\"nodes\":1,\"runs\":1,\"sample_hz\":100,"
+               "\"recovery\":\"restart\"}");
+    line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+    char *t = live_text(v);
+    int names = 0;
+    for (size_t i = 0; i < nq; i++) {
+        for (const char *p = q[i]; (p = strstr(p, "gauntlet_")); p++) {
+            char name[96], head[128], lab[64];
+            size_t len = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_");
+            cr_assert_lt(len, sizeof name, "%s", q[i]);
+            memcpy(name, p, len);
+            name[len] = 0;
+            snprintf(head, sizeof head, "# TYPE %s ", name);
+            cr_assert(strstr(t, head), "the dashboard's query '%s' names %s, which the metrics have no family of:\n%s",
+                      q[i], name, t);
+            snprintf(head, sizeof head, "\n%s{", name);
+            const char *s = strstr(t, head);
+            cr_assert(s, "the dashboard's query '%s' names %s, of which the metrics have no sample:\n%s", q[i], name, t);
+            const char *by = strstr(q[i], "by (");
+            if (by && sscanf(by, "by (%63[a-z_])", lab) == 1) {   /* "sum by (kind) (increase(NAME...))" */
+                snprintf(head, sizeof head, "%s=\"", lab);
+                const char *eol = strchr(s + 1, '\n');
+                cr_assert(eol && memmem(s, (size_t)(eol - s), head, strlen(head)),
+                          "the dashboard sums %s by %s, which its samples lack:\n%s", name, lab, t);
+            }
+            names++;
+            p += len - 1;
+        }
+    }
+    cr_assert_geq(names, (int)nq, "every query names a series");
+    free(t);
+    metrics_view_close(v);
+    json_decref(dash);
 }
