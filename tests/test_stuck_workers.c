@@ -3,6 +3,7 @@
  * starting deadline; a full command ring is back-pressure, never a dropped command). Real processes, the real
  * supervisor; tests/stall_preload.c makes the worker stick. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "e2e.h"
 #include "shm.h"
+#include "sup.h"
 #include "util.h"
 
 /* Returns the "t_s" of the first event of type in dir (the test fails if there is none). */
@@ -183,5 +185,61 @@ Test(stuck, a_worker_that_takes_no_command_from_its_full_ring_fails_the_run, .ti
     double begun = first_t(out, "run_begin"), ended = first_t(out, "run_end");
     cr_assert_geq(ended - begun, 3.0, "the run ended %.3f s after it began, before the heartbeat timeout (3 s)",
                   ended - begun);
+    no_worker_left(out);
+}
+
+/* The "t_s" of the event of type in dir whose "pid" is pid (NAN: none). */
+static double event_t_of_pid(const char *dir, const char *type, pid_t pid)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    char *text = e2e_read(path), *save = NULL;
+    cr_assert(text, "no %s", path);
+    double t = NAN;
+    for (char *line = strtok_r(text, "\n", &save); line && isnan(t); line = strtok_r(NULL, "\n", &save)) {
+        json_t *o = json_loads(line, 0, NULL);
+        const char *ev = o ? json_string_value(json_object_get(o, "event")) : NULL;
+        if (ev && strcmp(ev, type) == 0 && json_integer_value(json_object_get(o, "pid")) == (json_int_t)pid)
+            t = json_number_value(json_object_get(o, "t_s"));
+        json_decref(o);
+    }
+    free(text);
+    return t;
+}
+
+/* A second stop signal kills every worker at once (docs/architecture.md, "Failures"): without it, a worker that takes
+ * no command (here slot 1's, frozen by SIGSTOP just after it said ready) is ended only SUP_EXIT_CMD_WAIT_S after the
+ * stop's EXIT. Two SIGINTs, the second once the first is in the record: the frozen worker's end is recorded less than
+ * that wait after the first (the record's own clock: without the second signal's kill it comes at least that long
+ * after), the run exits 1 stopped by the signal, and no worker is left. */
+Test(stuck, a_second_stop_signal_kills_the_workers_at_once, .timeout = 180)
+{
+    static const char text[] = "name: second-signal\nranks: 2\niterations: 100000\n"
+                               "workload:\n  gemm: {m: 128, n: 128, k: 128, count: 1}\n  allreduce: {bytes: 64KiB}\n"
+                               "heartbeat: {interval: 50ms, timeout: 120s}\n";
+    const char *out = e2e_outdir(), *log = e2e_log("stuck-second-signal.log");
+    e2e_preload(STALL_PRELOAD, (const char *[]){ "GAUNTLET_TEST_WORKER_STOP_SLOT=1", NULL });
+    pid_t sup = e2e_start(log, (const char *[]){ "run", e2e_scenario(text), "--out", out, "--backend", "sim", "--headless",
+                                                 NULL });
+    e2e_preload_end();
+    pid_t w[2];
+    uint64_t end = mono_ns() + (uint64_t)(E2E_SETUP_S * 1e9);
+    while (!(e2e_worker_pids(out, w, 2) == 2 && e2e_stopped(w[1])) && mono_ns() < end)
+        sleep_ns(5000000);
+    cr_assert_eq(e2e_worker_pids(out, w, 2), 2, "the workers did not start; see %s", log);
+    cr_assert(e2e_stopped(w[1]), "slot 1's worker did not stop itself; see %s", log);
+    cr_assert_eq(kill(sup, SIGINT), 0);
+    cr_assert_eq(e2e_wait_events(out, "interrupted", 1, 30), 0, "the first SIGINT is not in the record; see %s", log);
+    cr_assert_eq(kill(sup, SIGINT), 0);
+    int rc = e2e_wait(sup, 60);
+    cr_assert_eq(rc, 1, "exit %d after two SIGINTs; see %s", rc, log);
+    cr_assert_eq(e2e_count_events(out, "interrupted"), 2, "see %s", log);
+    double first = first_t(out, "interrupted"), ended = event_t_of_pid(out, "worker_exit", w[1]);
+    cr_assert(!isnan(ended), "no worker_exit of the frozen worker (pid %d); see %s", (int)w[1], log);
+    cr_assert_lt(ended - first, SUP_EXIT_CMD_WAIT_S, "the frozen worker ended %.3f s after the first SIGINT: the second "
+                 "did not kill it (it waited out the stop's %.0f s); see %s", ended - first, SUP_EXIT_CMD_WAIT_S, log);
+    json_t *s = e2e_summary(out);
+    cr_expect_str_eq(json_string_value(json_object_get(s, "stop")), "signal", "see %s", log);
+    json_decref(s);
     no_worker_left(out);
 }

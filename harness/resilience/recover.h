@@ -19,7 +19,7 @@
  *
  * The machine reaches this node's worker processes only through `struct rec_host` (the core's, sup.h) and the other nodes
  * only through `struct rec_coord`: rec_coord_local (one node: the proposal is the agreement) or rec_coord_cluster
- * (supcluster.c: node 0 gathers every node's proposal over MPI and answers every node). */
+ * (supcoord.c: node 0 gathers every node's proposal over MPI and answers every node). */
 #ifndef GAUNTLET_RECOVER_H
 #define GAUNTLET_RECOVER_H
 
