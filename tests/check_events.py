@@ -371,11 +371,13 @@ def run(name, text, expect, soft=(), argv=None, env=None, want_rc=(0,), during=N
     else:
         p = subprocess.Popen(cmd, cwd=root, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=e)
     why = during(p, out, master) if view else during(p, out) if during else None
+    killed = False
     try:
         rc = p.wait(120)
     except subprocess.TimeoutExpired:
         p.kill()
         rc = p.wait()
+        killed = True   # a line being written may be cut: the last one, said with it
     if master is not None:
         os.close(master)
     log.seek(0)
@@ -394,7 +396,8 @@ def run(name, text, expect, soft=(), argv=None, env=None, want_rc=(0,), during=N
             try:
                 ev = json.loads(line)
             except ValueError as x:
-                bad.append(f'{fpath}:{no}: not JSON ({x})')
+                bad.append(f'{fpath}:{no}: not JSON ({x})' +
+                           (' (the run was killed at 120 s: a line being written may be cut)' if killed else ''))
                 continue
             t = ev.get('event')
             if t == 'start':
