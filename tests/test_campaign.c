@@ -91,7 +91,7 @@ Test(timeline, the_rollback_repro_gives_the_same_detections_every_time, .timeout
 #if defined(__SANITIZE_ADDRESS__)
     /* the sanitized pass (tests/sanitize-all.sh) looks for memory errors: each repetition runs the same scenario on
      * the same paths, and 10 of them take ~17 s there where 100 took ~170 s of CI's 30 minutes (20 until
-     * 2026-11-30); the plain suite runs 20 (100 until the later 2026-11-29 session: ~61 s of the suite's time
+     * 2026-11-30); the plain suite runs 20 (100 until a later 2026-11-29 change: ~61 s of the suite's time
      * alone, both slots held; 50, then 30 until the end of 2026-11-30, when CI reached 30.8 minutes; the 200
      * schedules of two_hundred_schedules_keep_every_invariant hold the same invariant on every other path) */
     same_every_time(text, 10, 4, want, sizeof want);

@@ -222,7 +222,7 @@ Test(cluster_setup, a_node_whose_end_record_never_comes_fails_the_run, .timeout 
 }
 
 /* A suite of two scenarios on two nodes runs both: a node done with the first agrees on the second while node 0 still
- * reads the first's records (until the later 2026-11-29 session node 0's reading took that agreement's message and
+ * reads the first's records (until a later 2026-11-29 change node 0's reading took that agreement's message and
  * dropped it, and the suite ended at its second scenario with exit 3 after 130 s). */
 Test(cluster_setup, an_accept_suite_of_two_scenarios_runs_both_on_two_nodes, .timeout = 120)
 {
