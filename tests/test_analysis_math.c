@@ -393,3 +393,80 @@ Test(analysis_math, the_groups_jitter_keeps_its_characteristic_share_of_a_sine)
     }
     free(x);
 }
+
+/* The update interval as its definition gives it (analysis.h: the most intervals within +-20 % + half a sample of
+ * one, then the mean of those from 0.4 to 1.6 times it), computed here by a comparison sort over the intervals. */
+static double update_by_definition(const double *x, size_t n, double dt)
+{
+    double *iv = xmalloc(n * sizeof *iv);
+    size_t k = 0, last = SIZE_MAX;
+    for (size_t i = 1; i < n; i++) {
+        if (isnan(x[i]) || isnan(x[i - 1])) {
+            last = SIZE_MAX;
+            continue;
+        }
+        if (x[i] == x[i - 1])
+            continue;
+        if (last != SIZE_MAX)
+            iv[k++] = (double)(i - last);
+        last = i;
+    }
+    double u = NAN;
+    if (k >= 2) {
+        for (size_t i = 1; i < k; i++)   /* insertion sort: a few hundred intervals */
+            for (size_t j = i; j > 0 && iv[j - 1] > iv[j]; j--) {
+                double t = iv[j];
+                iv[j] = iv[j - 1];
+                iv[j - 1] = t;
+            }
+        size_t best = 0, at = 0;
+        for (size_t a = 0, b = 0; a < k; a++) {
+            if (b < a)
+                b = a;
+            while (b < k && iv[b] <= 1.2 * iv[a] + 0.5)
+                b++;
+            if (b - a > best)
+                best = b - a, at = a + (b - a) / 2;
+        }
+        double mode = iv[at], sum = 0;
+        size_t m = 0;
+        for (size_t i = 0; i < k; i++)
+            if (iv[i] > 0.4 * mode && iv[i] <= 1.6 * mode + 0.5)
+                sum += iv[i], m++;
+        if (best >= 2 && m)
+            u = sum / (double)m * dt;
+    }
+    free(iv);
+    return u;
+}
+
+/* The measured update interval is the definition's over held series of every scale: intervals of a few samples to
+ * far past the 65,536 below which they are counted rather than compared (a sensor read at 1 kHz holding for minutes),
+ * mixed with gaps, repeats and jitter; 300 series. */
+Test(analysis_math, the_update_interval_is_its_definitions_at_every_scale)
+{
+    struct rng r;
+    rng_seed(&r, 20261130, 7);
+    for (int c = 0; c < 300; c++) {
+        double base = pow(10, 0.3 + 5.2 * rng_uniform(&r));   /* 2 to 300,000 samples */
+        size_t steps = 3 + (size_t)(60 * rng_uniform(&r)), n = 0, cap = 1 << 20;
+        double *x = xmalloc(cap * sizeof *x), v = 100;
+        for (size_t s = 0; s < steps; s++) {
+            double u = rng_uniform(&r);
+            size_t len = (size_t)fmax(1, base * (u < 0.1 ? 2 + u * 10 : 0.8 + 0.4 * rng_uniform(&r)));
+            if (n + len > cap)
+                x = xrealloc(x, (cap = 2 * (n + len)) * sizeof *x);
+            int gap = rng_uniform(&r) < 0.05, same = rng_uniform(&r) < 0.1;
+            v = same ? v : 100 + 600 * rng_uniform(&r);
+            for (size_t i = 0; i < len; i++)
+                x[n++] = gap ? NAN : v;
+        }
+        double u, want = update_by_definition(x, n, 1e-3);
+        size_t distinct;
+        an_sensor_measure(x, n, 1e-3, &u, &distinct);
+        cr_assert((isnan(u) && isnan(want)) || fabs(u - want) <= 1e-12 * want,
+                  "case %d (about %.0f samples an update, %zu samples): %.9g s measured, %.9g s by the definition", c,
+                  base, n, u, want);
+        free(x);
+    }
+}
