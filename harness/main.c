@@ -508,7 +508,8 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "--version") == 0) {
         printf("gauntlet %s (backends:", GAUNTLET_VERSION);
         for (int i = 0; backend_table[i]; i++)
-            printf(" %s", backend_table[i]->name);
+            if (!backend_table[i]->absent)   /* built in: one built without its toolkit only says why (list) */
+                printf(" %s", backend_table[i]->name);
         printf(")\n");
         return stdout_done() == 0 ? EXIT_OK : EXIT_ENV;
     }

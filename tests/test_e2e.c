@@ -835,3 +835,37 @@ Test(e2e, a_callers_descriptor_reaches_no_worker, .timeout = 120)
     cr_expect_eq(e2e_wait(sup, 60), 1, "stopped by SIGINT; see %s", log);
     unlink(marker);
 }
+
+/* `--version` names the backends built in: every backend `gauntlet list` shows but the ones it says were built
+ * without their toolkit (until 2026-11-30 a build without CUDA said "backends: cuda sim"). */
+Test(cli, the_version_names_the_backends_built_in, .timeout = 60)
+{
+    const char *log = e2e_log("e2e-version.log");
+    cr_assert_eq(e2e_run(log, (const char *[]){ "list", NULL }), 0);
+    char *list = e2e_read(log), want[256] = "";
+    cr_assert(list);
+    const char *end = strstr(list, "\nmitigations:");
+    cr_assert(end, "%s", list);
+    int n = 0;
+    for (char *line = strstr(list, "backends:\n"); line && line < end; line = strchr(line, '\n')) {
+        line++;
+        char name[64];
+        if (line[0] == ' ' && line[1] == ' ' && line[2] != ' ' && sscanf(line, "  %63s", name) == 1) {
+            const char *next = strchr(line, '\n');   /* its second line: available, or unavailable and why */
+            cr_assert(next);
+            const char *eol = strchr(next + 1, '\n');
+            int without = eol && memmem(next + 1, (size_t)(eol - next - 1), "built without", 13) != NULL;
+            if (!without)
+                snprintf(want + strlen(want), sizeof want - strlen(want), " %s", name);
+            n++;
+        }
+    }
+    free(list);
+    cr_assert_geq(n, 2, "the backends of `gauntlet list`");
+    cr_assert_eq(e2e_run(log, (const char *[]){ "--version", NULL }), 0);
+    char *v = e2e_read(log), line[512];
+    cr_assert(v);
+    snprintf(line, sizeof line, "(backends:%s)", want);
+    cr_assert(strstr(v, line), "--version says '%s', `gauntlet list` shows these built in:%s", v, want);
+    free(v);
+}

@@ -122,6 +122,8 @@ struct backend_ops {
     int version;         /* BACKEND_OPS_VERSION */
     const char *name;
     const char *help;
+    int absent;          /* 1: not built in (its toolkit was missing when the build was configured): it exists only to
+                            say why it cannot run, and `--version` leaves it out */
     int modelled;        /* 1: its devices are a model (sim): nothing fails there that was not injected, so a
                             corruption detected with no fault injected is a false positive, not a real fault */
     /* What differs between backends, as data (never a compare of the name): */

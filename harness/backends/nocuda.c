@@ -66,6 +66,7 @@ static size_t cuda_state_bytes(const struct scenario *sc)
 const struct backend_ops backend_cuda = {
     .version = BACKEND_OPS_VERSION,
     .name = "cuda",
+    .absent = 1,
     .state_bytes = cuda_state_bytes,
     .help = "NVIDIA GPUs: cuBLASLt GEMM, NCCL all-reduce, NVML power",
     .probe = cuda_probe,
