@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""tests/fuzz.py: a mutation fuzzer for the three commands that read files from outside.
+"""tests/fuzz.py: a mutation fuzzer for the five commands that read files from outside.
 
-    tests/fuzz.py BUILD --target check|analyze|summarize [--seconds S] [--seed N] [--mem-mib M] [--out DIR]
+    tests/fuzz.py BUILD --target check|analyze|summarize|report|view [--seconds S] [--seed N] [--mem-mib M] [--out DIR]
 
 Starts from real inputs (the scenarios shipped in scenarios/, the CSV traces in docs/data and tests/scenarios, the
-record of a short sim run made here), mutates them (bytes flipped, inserted and cut; lines repeated, swapped and
+records of short sim runs made here), mutates them (bytes flipped, inserted and cut; lines repeated, swapped and
 cut; tokens that have broken parsers before: hex, huge and tiny numbers, NULs, quoted and tagged YAML scalars,
-dates far off, torn last lines, NUL padding) and runs `BUILD/gauntlet <target>` on each, one process per input,
-for S seconds (default 60). BUILD is meant to be a build with -DGAUNTLET_SANITIZE=ON (tests/sanitize-all.sh
+dates far off, torn last lines, NUL padding; in JSON, a value replaced by one of another type or far out of range)
+and runs `BUILD/gauntlet <target>` on each, one process per input, for S seconds (default 60). `report` and `view`
+get a whole results folder (summary.json, scenario.yaml, events.jsonl, power.csv of a run with a fault and a
+restart, of a mitigation sweep, and that sweep's summary as `summarize` rebuilds it), one or two of its files
+mutated, now and then one removed (a killed run's folder); `view` runs with `--snapshot` only (text, no terminal),
+at a time drawn from the record's start, middle, end and past it. BUILD is meant to be a build with -DGAUNTLET_SANITIZE=ON (tests/sanitize-all.sh
 makes build-asan/): AddressSanitizer and UndefinedBehaviorSanitizer stop at their first report.
 
 An input fails the fuzz when the command
@@ -15,13 +19,17 @@ An input fails the fuzz when the command
     machine, which a fuzzed file is not),
   - prints a sanitizer report,
   - runs longer than 10 s (a hang: every input is a few kB),
+  - `report` or `view` only: exits 1 (neither has a check to fail), or exits 2 without naming the folder's file it
+    refuses,
   - or reaches a resident size over --mem-mib (default 1024 MiB, the sanitizer's own overhead included).
 Each failing input is kept under --out (default /tmp/gauntlet-fuzz-<target>) with the command's output; the exit
 status is 1 when any input failed, else 0. The same --seed gives the same inputs.
 """
 import argparse
 import atexit
+import copy
 import glob
+import json
 import os
 import random
 import resource
@@ -88,8 +96,112 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
     return bytes(b)
 
 
+JSON_VALUES = [None, True, False, 0, -1, 1, 0.5, -0.0, 1e308, -1e308, 1e-308, 5e-324, 2 ** 63 - 1, -2 ** 63, 2 ** 64,
+               10 ** 40, 4096, 65536, 1e12, 1e13, "", "x", "A" * 300, "\u0000", "none", "bess", "filler", "end",
+               "run_begin", "run_end", "iteration", [], [0], [1e308, -1e308], [[[]]], {}, {"a": 1}]
+
+
+def mutate_json(data: bytes, rng: random.Random, jsonl: bool) -> bytes:
+    """A JSON document (jsonl: one line of a JSON Lines file) with one to three of its values replaced by one of another
+    type or far out of range, a key dropped or a list cut; data as it was where it is no JSON."""
+    lines = data.split(b"\n")
+    i = rng.randrange(len(lines)) if jsonl else 0
+    try:
+        doc = json.loads(lines[i] if jsonl else data)
+    except ValueError:
+        return data
+    for _ in range(rng.randint(1, 3)):
+        spots = []   # (container, key) of every value
+
+        def walk(v, depth=0):
+            if depth > 12:
+                return
+            for k in (range(len(v)) if isinstance(v, list) else v.keys() if isinstance(v, dict) else ()):
+                spots.append((v, k))
+                walk(v[k], depth + 1)
+        walk(doc)
+        if not spots:
+            break
+        c, k = rng.choice(spots)
+        op = rng.randrange(6)
+        if op < 4:   # a copy: the value may itself be mutated next, and must never come to hold itself
+            c[k] = copy.deepcopy(rng.choice(JSON_VALUES))
+        elif op == 4 and isinstance(c, dict):
+            del c[k]
+        elif op == 4:
+            del c[k:]
+        elif isinstance(c[k], (int, float)) and not isinstance(c[k], bool):
+            c[k] = c[k] * rng.choice([-1, 10 ** 6, 1e-6, 3, 0]) + rng.choice([0, 1, -1])
+        else:
+            c[k] = [c[k]] * rng.randint(2, 40) if rng.random() < 0.5 else copy.deepcopy(rng.choice(JSON_VALUES))
+    text = json.dumps(doc, indent=None if jsonl else rng.choice([None, 2])).encode()
+    if jsonl:
+        lines[i] = text
+        return b"\n".join(lines)
+    return text + b"\n"
+
+
+def sim_run(build: str, work: str, name: str, yaml: str) -> str:
+    """A short sim run of the scenario yaml into work/name; its folder."""
+    scen = os.path.join(work, name + ".yaml")
+    with open(scen, "w") as f:
+        f.write(yaml)
+    run = os.path.join(work, name)
+    rc = subprocess.run([os.path.join(build, "gauntlet"), "run", scen, "--backend", "sim", "--headless", "--out", run],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300).returncode
+    if rc != 0:
+        sys.exit(f"fuzz: the seed run {name} exited {rc}")
+    return run
+
+
+RUN_FILES = ["summary.json", "scenario.yaml", "events.jsonl", "power.csv"]
+
+
+def folder_seeds(build: str, work: str):
+    """A run with a fault and a restart, a mitigation sweep, and the sweep's summary rebuilt by summarize: a list of
+    (name, {file: bytes})."""
+    runs = [("faults", sim_run(build, work, "faults",
+                              "name: faults\nranks: 2\niterations: 30\nseed: 1\n"
+                              "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 4KiB}\n"
+                              "faults:\n  - {kind: crash, at: 10, rank: 1}\nrecovery: restart\n")),
+            ("sweep", sim_run(build, work, "sweep",
+                             "name: sweep\nranks: 2\niterations: 12\nseed: 2\n"
+                             "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 4KiB}\n"
+                             "power: {sample_hz: 200}\nmitigations:\n  - none\n  - filler: {floor: [50%, 80%]}\n"
+                             "  - ramp: {ramp_w_s: 5000}\n  - bess: {capacity_mwh: 10, power_mw: 20, window: 2s}\n"))]
+    rebuilt = os.path.join(work, "rebuilt")
+    shutil.copytree(runs[1][1], rebuilt)
+    os.unlink(os.path.join(rebuilt, "summary.json"))
+    rc = subprocess.run([os.path.join(build, "gauntlet"), "summarize", rebuilt], stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL, timeout=120).returncode
+    if rc != 0:
+        sys.exit(f"fuzz: summarize of the seed run exited {rc}")
+    runs.append(("rebuilt", rebuilt))
+    return [(name, {f: open(os.path.join(d, f), "rb").read() for f in RUN_FILES if os.path.exists(os.path.join(d, f))})
+            for name, d in runs]
+
+
+def mutate_folder(files: dict, target: str, rng: random.Random) -> dict:
+    """A results folder with one or two of the files target reads mutated (a JSON one half the time by its values),
+    one in twenty times one of them removed instead."""
+    out = dict(files)
+    names = [f for f in out if target == "report" or f in ("events.jsonl", "power.csv")]
+    if rng.random() < 0.05:
+        del out[rng.choice(names)]
+        return out
+    for f in rng.sample(names, 2 if rng.random() < 0.2 and len(names) > 1 else 1):
+        if f.endswith((".json", ".jsonl")) and rng.random() < 0.5:
+            out[f] = mutate_json(out[f], rng, f.endswith(".jsonl"))
+        else:
+            out[f] = mutate(out[f], rng)
+    return out
+
+
 def seeds(src: str, target: str, build: str, work: str):
-    """The starting inputs: a list of (name, bytes) — for summarize, of events.jsonl and power.csv pairs."""
+    """The starting inputs: a list of (name, bytes) — for summarize, of events.jsonl and power.csv pairs; for report and
+    view, (name, {file: bytes}) of a results folder."""
+    if target in ("report", "view"):
+        return folder_seeds(build, work)
     if target == "check":
         files = sorted(glob.glob(os.path.join(src, "scenarios", "*.yaml")) +
                        glob.glob(os.path.join(src, "scenarios", "acceptance", "*.yaml")) +
@@ -123,8 +235,8 @@ def seeds(src: str, target: str, build: str, work: str):
 def run_one(cmd, env, limit, timeout_s):
     """Runs cmd; returns (exit code or -signal, output, seconds, max RSS KiB, timed_out)."""
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, start_new_session=True,
-                         preexec_fn=limit)
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                         start_new_session=True, preexec_fn=limit)
     timed_out = False
     try:
         out, _ = p.communicate(timeout=timeout_s)
@@ -139,7 +251,7 @@ def run_one(cmd, env, limit, timeout_s):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("build")
-    ap.add_argument("--target", required=True, choices=["check", "analyze", "summarize"])
+    ap.add_argument("--target", required=True, choices=["check", "analyze", "summarize", "report", "view"])
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--mem-mib", type=int, default=1024)
@@ -174,10 +286,19 @@ def main():
     slowest = 0.0
     while time.monotonic() < end:
         name, base = rng.choice(pool)
-        data = mutate(base, rng)
         case = os.path.join(work, "case")
         shutil.rmtree(case, ignore_errors=True)
         os.makedirs(case)
+        if a.target in ("report", "view"):
+            for f, data in mutate_folder(base, a.target, rng).items():
+                open(os.path.join(case, f), "wb").write(data)
+            cmd = [exe, a.target, case]
+            if a.target == "view":
+                cmd += ["--snapshot", rng.choice(["120x40", "40x12", "80x24", "300x100"])]
+                if rng.random() < 0.7:
+                    cmd += ["--at", rng.choice(["0", "0.5", "1", "2", "3.7", "5", "1000000"])]
+        else:
+            data = mutate(base, rng)
         if a.target == "check":
             path = os.path.join(case, "in.yaml")
             open(path, "wb").write(data)
@@ -191,7 +312,7 @@ def main():
                                    ["--groups", rng.choice(["1", "7", "3000000000"])],
                                    ["--jitter", rng.choice(["0", "10ms", "1e308h", "-1s"])],
                                    ["--hz", rng.choice(["1", "1e9", "0.001", "0"])], ["--strict"]])
-        else:
+        elif a.target == "summarize":
             sep = data.find(b"\x01SPLIT\x01")
             ev, pw = (data[:sep], data[sep + 7:]) if sep >= 0 else (data, b"")
             if rng.random() < 0.5:   # one file at a time keeps the other valid
@@ -209,7 +330,9 @@ def main():
         why = ("a hang (over 10 s)" if timed_out else
                f"a sanitizer report ({', '.join(sanitizer)})" if sanitizer else
                f"killed by signal {-rc}" if rc < 0 else
-               f"exit {rc}" if rc not in (0, 1, 2) else
+               f"exit {rc}" if rc not in ((0, 2) if a.target in ("report", "view") else (0, 1, 2)) else
+               "exit 2 naming no file of the folder" if rc == 2 and a.target in ("report", "view") and
+               case.encode() not in out else
                f"{rss_kib // 1024} MiB resident (cap {a.mem_mib})" if rss_kib > a.mem_mib * 1024 else None)
         if why:
             failed += 1

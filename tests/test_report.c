@@ -5,7 +5,8 @@
  * it is on PATH, and the report says why not when it is not. On synthetic folders (summary.json, events.jsonl and
  * power.csv written by hand): odd figures never hang it, every legal label is whole, report.svg is well-formed XML
  * whatever the labels, other nodes' rows and readings that are no number are left out of the traces, an earlier
- * picture is gone before the new text is written, and bess's swing bar is the grid's. */
+ * picture is gone before the new text is written, bess's swing bar is the grid's, and a malformed line of
+ * events.jsonl or power.csv is exit 2 naming file:line (what a kill leaves is not). */
 #include <criterion/criterion.h>
 #include <ctype.h>
 #include <math.h>
@@ -1572,5 +1573,83 @@ Test(report, the_spectrum_is_over_the_stretch_the_run_analysed, .timeout = 60)
                            names[i], df, span[i]);
     }
     free(svg);
+    free(log);
+}
+
+/* Writes dir/name with text inserted before its line at (1-based; past its last line: at its end). */
+static void insert_line(const char *dir, const char *name, int at, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *old = e2e_read(path), *p = old;
+    cr_assert(old, "%s", path);
+    for (int k = 1; k < at && p && *p; k++)
+        p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p);
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "%s", path);
+    cr_assert_eq(fwrite(old, 1, (size_t)(p - old), f), (size_t)(p - old));
+    cr_assert_geq(fputs(text, f), 0);
+    cr_assert_geq(fputs(p, f), 0);
+    cr_assert_eq(fclose(f), 0);
+    free(old);
+}
+
+/* A line of events.jsonl or power.csv that is none of the file's (no JSON event; no t_s,rank row) is exit 2 naming
+ * file:line and what was expected, before anything is written (an earlier report stays): it was passed over, exit 0,
+ * the picture drawn without it. What a killed run leaves — a last line without its newline, NUL bytes after it — is
+ * no such line: the report is the one of the whole lines (docs/power.md, `gauntlet report RUNDIR`). */
+Test(report, a_malformed_line_of_the_record_is_exit_2_naming_file_and_line, .timeout = 120)
+{
+    static const struct { const char *file; int at; const char *line, *want; } cases[] = {
+        { "events.jsonl", 3, "not json\n", "events.jsonl:3: expected a JSON object with t_s and event" },
+        { "events.jsonl", 2, "{\"t_s\": 1.0}\n", "events.jsonl:2: expected a JSON object with t_s and event" },
+        { "events.jsonl", 5, "[1, 2]\n", "events.jsonl:5: expected a JSON object with t_s and event" },
+        { "power.csv", 40, "1.5;0;300\n", "power.csv:40: expected t_s,rank,watts" },
+        { "power.csv", 2, "nan,0,300,compute,,,,,,0,,\n", "power.csv:2: expected t_s,rank,watts" },
+    };
+    struct syn_power pw = { .nodes = 1 };
+    struct syn_run r[2];
+    syn_default(&r[0], "none", NULL);
+    syn_default(&r[1], "filler", NULL);
+    const char *whole = syn_dir(2, &pw);
+    syn_summary(whole, r, 2, NULL);
+    char *log = NULL, path[256];
+    cr_assert_eq(syn_report(whole, &log), 0, "%s", log);
+    free(log);
+    char *want = trace_lines(whole);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *dir = syn_dir(2, &pw);
+        syn_summary(dir, r, 2, NULL);
+        insert_line(dir, cases[i].file, cases[i].at, cases[i].line);
+        snprintf(path, sizeof path, "%s/report.txt", dir);
+        put_text(path, "an earlier report\n");
+        int rc = syn_report(dir, &log);
+        char msg[300];
+        snprintf(msg, sizeof msg, "%s/%s", dir, cases[i].want);
+        cr_expect_eq(rc, 2, "%s: %s: exit %d:\n%s", cases[i].file, cases[i].line, rc, log);
+        cr_expect(log && strstr(log, msg), "'%s' not in:\n%s", msg, log);
+        char *kept = e2e_read(path);
+        cr_expect(kept && strcmp(kept, "an earlier report\n") == 0, "report.txt was replaced:\n%s", kept);
+        free(kept);
+        free(log);
+    }
+    /* a killed run's tails: a row cut short, then a crash's NUL padding */
+    const char *dir = syn_dir(2, &pw);
+    syn_summary(dir, r, 2, NULL);
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "a");
+    cr_assert(f);
+    cr_assert_eq(fwrite("{\"t_s\":3.97,\"ev\0\0\0\0", 1, 20, f), 20);
+    cr_assert_eq(fclose(f), 0);
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    f = fopen(path, "a");
+    cr_assert(f);
+    cr_assert_eq(fwrite("3.505,1,31\0\0\0\0\0\0", 1, 16, f), 16);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(syn_report(dir, &log), 0, "a killed run's tails:\n%s", log);
+    char *got = trace_lines(dir);
+    cr_expect_str_eq(got, want, "a killed run's tails change the picture");
+    free(got);
+    free(want);
     free(log);
 }

@@ -439,3 +439,29 @@ Test(tui_view, the_live_views_descriptors_are_close_on_exec, .timeout = 60)
         free(text);
     }
 }
+
+/* A power.csv whose first line is no header (t_s,...) is exit 2 naming its line 1 and what was expected: the first
+ * line was passed over unread as the header, a row of readings lost without a word. */
+Test(tui_view, a_power_file_without_its_header_is_refused, .timeout = 60)
+{
+    const char *sc = e2e_scenario("name: vhdr\nranks: 2\niterations: 10\nworkload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n"
+                                  "  allreduce: {bytes: 64KiB}\n");
+    const char *out = e2e_outdir();
+    char *log, path[700];
+    cr_assert_eq(e2e_run(e2e_log("view-hdr-run.log"),
+                         (const char *[]){ "run", sc, "--out", out, "--backend", "sim", "--headless", NULL }), 0);
+    snprintf(path, sizeof path, "%s/power.csv", out);
+    char *text = e2e_read(path), *rows = text ? strchr(text, '\n') : NULL;
+    cr_assert(rows && strncmp(text, "t_s,", 4) == 0 && strchr(rows + 1, '\n'), "%s", text);
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "%s", path);
+    cr_assert_geq(fputs(rows + 1, f), 0);
+    cr_assert_eq(fclose(f), 0);
+    free(text);
+    int rc = view_run("/dev/null", (const char *[]){ "view", out, "--snapshot", "80x24", NULL }, &log);
+    char want[800];
+    snprintf(want, sizeof want, "%s:1: expected the header t_s,", path);
+    cr_expect_eq(rc, 2, "exit %d:\n%s", rc, log);
+    cr_expect(log && strstr(log, want), "'%s' not in:\n%s", want, log);
+    free(log);
+}

@@ -128,8 +128,9 @@ int replay_power_row(char *line, struct prow *p)
     return 0;
 }
 
-/* The next row of a CSV file being opened, into rp->line: its length, or 0 at its end (an unfinished last line, a
- * run still writing it, is its end). The header is passed over: s->start after it. */
+/* The next row of a CSV file being opened, into rp->line: its length, 0 at its end (an unfinished last line, a
+ * run still writing it, is its end), or -1 when its first line is no header (t_s,...). The header is passed over:
+ * s->start after it. */
 static ssize_t csv_row(struct replay *rp, struct src *s, int *lineno)
 {
     ssize_t len;
@@ -139,6 +140,8 @@ static ssize_t csv_row(struct replay *rp, struct src *s, int *lineno)
         s->end += len;
         if (++*lineno > 1)
             return len;
+        if (strncmp(rp->line, "t_s,", 4) != 0)
+            return -1;
         s->start = s->end;
     }
     return 0;
@@ -155,7 +158,12 @@ static int open_power(struct replay *rp, const char *dir, char *why, size_t n)
         return absent ? 0 : -1;
     ssize_t len;
     int lineno = 0;
-    while ((len = csv_row(rp, s, &lineno)) > 0) {
+    while ((len = csv_row(rp, s, &lineno)) != 0) {
+        if (len < 0) {
+            snprintf(why, n, "%s:1: expected the header t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle",
+                     s->path);
+            return -1;
+        }
         rp->line[len - 1] = 0;
         struct prow p;
         if (replay_power_row(rp->line, &p) != 0) {
@@ -195,10 +203,10 @@ static int open_nodes(struct replay *rp, const char *dir, char *why, size_t n)
         return absent ? 0 : -1;   /* absent: removed since; the GPUs' own rows are still shown */
     int lineno = 0;
     double cell = INFINITY, *last = NULL;
-    while (csv_row(rp, s, &lineno) > 0) {
+    for (ssize_t len; (len = csv_row(rp, s, &lineno)) != 0;) {
         struct prow p;
-        if (replay_node_row(rp->line, &p) != 0) {
-            snprintf(why, n, "%s:%d: expected t_s,node,watts,gpus", s->path, lineno);
+        if (len < 0 || replay_node_row(rp->line, &p) != 0) {
+            snprintf(why, n, "%s:%d: expected %st_s,node,watts,gpus", s->path, lineno, len < 0 ? "the header " : "");
             free(last);
             return -1;
         }

@@ -91,57 +91,6 @@ void rp_done(FILE *f, const char *dir, const char *name)
         fprintf(stderr, "gauntlet report: %s/%s: read error; what was read before it is used\n", dir, name);
 }
 
-/* Keeps the stretch a run's figures were taken over (run_end's analysed_s: [from, to] in power.csv's time, from the
- * first tick past the warm-up to the end of the first rank's last iteration), when st says one inside the run. */
-static void rp_analysed(struct rp_run *r, const json_t *st)
-{
-    double a = json_number_value(json_array_get(st, 0)), b = json_number_value(json_array_get(st, 1));
-    if (json_is_number(json_array_get(st, 0)) && json_is_number(json_array_get(st, 1)) && a < b && a >= r->t0 &&
-        fabs(a) <= RP_FIG_MAX && fabs(b) <= RP_FIG_MAX) {
-        r->a0 = a;
-        r->a1 = b;
-    }
-}
-
-/* Reads run windows and the end of each run's first iteration from events.jsonl into the first n runs. */
-static void rp_windows(const char *dir, struct rp_run *runs, int n)
-{
-    char line[8192];
-    FILE *f = rp_open(dir, "events.jsonl", "no power traces drawn");
-    if (!f)
-        return;
-    while (fgets(line, sizeof line, f)) {
-        if (!strstr(line, "\"run_begin\"") && !strstr(line, "\"run_end\"") && !strstr(line, "\"iteration\""))
-            continue;
-        json_t *o = json_loads(line, 0, NULL);
-        const char *ev = json_string_value(json_object_get(o, "event"));
-        json_int_t run = json_integer_value(json_object_get(o, "run"));
-        double t = rp_fig(json_object_get(o, "t_s"));   /* none: the run's window unknown, no trace */
-        int kind = !ev ? 0 : strcmp(ev, "run_begin") == 0 ? 1 : strcmp(ev, "run_end") == 0 ? 2
-                           : strcmp(ev, "iteration") == 0 ? 3 : 0;   /* 3: the first one ends the warm-up (a summary
-                                                                     * without warmup_s) */
-        for (int i = 0; kind && i < n; i++) {
-            if (runs[i].index != run)
-                continue;
-            if (kind == 3)
-                runs[i].warm = fmin(runs[i].warm, t);
-            else
-                runs[i].t1 = kind == 1 ? INFINITY : t;
-            if (kind == 2)
-                rp_analysed(&runs[i], json_object_get(json_object_get(o, "figures"), "analysed_s"));
-            if (kind == 1)
-                runs[i].t0 = t;
-        }
-        json_decref(o);
-    }
-    rp_done(f, dir, "events.jsonl");
-    for (int i = 0; i < n; i++) {   /* the warm-up as the summary's analysis left it out (power.settle) */
-        double w = rp_fig(json_object_get(runs[i].summary, "warmup_s"));
-        if (isfinite(w) && isfinite(runs[i].t0))
-            runs[i].warm = runs[i].t0 + w;
-    }
-}
-
 /* Returns the 0-based column named name in the header line of a CSV file, -1 when it has none. */
 static int rp_column(const char *header, const char *name)
 {
@@ -168,25 +117,36 @@ static long rp_node(const char *line, int col)
 
 /* Reads node 0's rows of power.csv (with `forward: ranks` it holds every node's, each at its own ticks: *others says
  * it did) into each run's trace, in time order, summed over its ranks per tick; a rank's missing reading (an empty
- * field, one that is not a number, or not finite, or past RP_FIG_MAX) makes its tick missing (NAN). */
-static void rp_power(const char *dir, struct rp_run *runs, int n, int *others)
+ * field, one that is not a number, or not finite, or past RP_FIG_MAX) makes its tick missing (NAN). 0, or EXIT_INPUT,
+ * said, at a row with no time and rank (a last line without its newline, a killed run's, is left out). */
+static int rp_power(const char *dir, struct rp_run *runs, int n, int *others)
 {
-    char line[512];
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    long lineno = 0;
     int col = -1;
     FILE *f = rp_open(dir, "power.csv", "no power traces drawn");
     if (!f)
-        return;
-    while (fgets(line, sizeof line, f)) {
+        return 0;
+    while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
         double t, w;
         int rank, at = 0;
         char *end;
-        if (sscanf(line, "%lf,%d,%n", &t, &rank, &at) != 2 || !at) {
-            if (strncmp(line, "t_s,", 4) == 0)   /* the header */
-                col = rp_column(line, "node");
+        lineno++;
+        if (strncmp(line, "t_s,", 4) == 0) {   /* the header */
+            col = rp_column(line, "node");
             continue;
         }
+        if (sscanf(line, "%lf,%d,%n", &t, &rank, &at) != 2 || !at || !isfinite(t)) {
+            fprintf(stderr, "gauntlet report: %s/power.csv:%ld: expected t_s,rank,watts,... (a time and a rank first)\n",
+                    dir, lineno);
+            free(line);
+            fclose(f);
+            return EXIT_INPUT;
+        }
         long node = rp_node(line, col);
-        if (node != 0 || !isfinite(t) || fabs(t) > RP_FIG_MAX) {   /* another node's GPUs: not the table's node */
+        if (node != 0 || fabs(t) > RP_FIG_MAX) {   /* another node's GPUs: not the table's node */
             *others |= node > 0;
             continue;
         }
@@ -197,9 +157,11 @@ static void rp_power(const char *dir, struct rp_run *runs, int n, int *others)
             if (t >= runs[i].t0 && t <= runs[i].t1)
                 rp_add(&runs[i], t, w);
     }
+    free(line);
     rp_done(f, dir, "power.csv");
     for (int i = 0; i < n; i++)
         rp_order(&runs[i]);
+    return 0;
 }
 
 /* Whether run is a facility battery whose battery was not computed (a summary rebuilt by `gauntlet summarize`, which
@@ -544,8 +506,10 @@ int report_main(int argc, char **argv)
     }
     int others = 0;
     rp_params(dir, runs, n);
-    rp_windows(dir, runs, n);
-    rp_power(dir, runs, n, &others);
+    rc = rp_windows(dir, runs, n);
+    rc = rc ? rc : rp_power(dir, runs, n, &others);
+    if (rc)   /* a malformed line: nothing written (an earlier report stays) */
+        goto done;
     struct rp_curve *cv = xcalloc(RP_MAX_RUNS, sizeof *cv);
     int nc = rp_curves(runs, n, cv);
     printf("%s: %s, %d run(s)\n", dir, json_string_value(json_object_get(summary, "scenario")), n);
@@ -570,12 +534,13 @@ int report_main(int argc, char **argv)
         fprintf(stderr, "gauntlet report: stdout: %s\n", strerror(errno));
         rc = EXIT_ENV;
     }
+    free(cv);
+done:
     for (int i = 0; i < RP_MAX_RUNS; i++) {
         free(runs[i].t);
         free(runs[i].w);
     }
     free(runs);
-    free(cv);
     json_decref(summary);
     return rc;
 }

@@ -93,6 +93,9 @@ void rp_cut_legend(FILE *f, const struct rp_run *runs, int n);
 /* Says why dir's summary.json at path could not be opened (errno): a killed run's folder (events.jsonl there) is
  * told to run `gauntlet summarize` first. Returns EXIT_INPUT. */
 int rp_no_summary(const char *dir, const char *path);
+/* Reads run windows and the end of each run's first iteration from dir/events.jsonl into the first n runs: 0, or
+ * EXIT_INPUT, said, at a line that is no event (a last line without its newline, a killed run's, is left out). */
+int rp_windows(const char *dir, struct rp_run *runs, int n);
 
 /* report_plots.c */
 /* A line with the given attributes, a gap where a point is not finite: one polyline per stretch of finite points,

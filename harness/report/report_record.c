@@ -1,9 +1,11 @@
 /* harness/report/report_record.c: what `gauntlet report` says of a record that is not whole: a run stopped early or
  * killed (summary.json's `stopped`, `stop`, `incomplete`, `rebuilt_by`, each run's `complete`), and a killed run's
- * folder that has no summary.json yet. */
+ * folder that has no summary.json yet; and what it reads of events.jsonl (each run's window), every line an event. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -52,4 +54,65 @@ int rp_no_summary(const char *dir, const char *path)
         fprintf(stderr, "gauntlet report: %s: %s (is %s a results folder?)\n", path,
                 e == EINVAL ? "not a regular file" : strerror(e), dir);
     return EXIT_INPUT;
+}
+
+/* Keeps the stretch a run's figures were taken over (run_end's analysed_s: [from, to] in power.csv's time, from the
+ * first tick past the warm-up to the end of the first rank's last iteration), when st says one inside the run. */
+static void rp_analysed(struct rp_run *r, const json_t *st)
+{
+    double a = json_number_value(json_array_get(st, 0)), b = json_number_value(json_array_get(st, 1));
+    if (json_is_number(json_array_get(st, 0)) && json_is_number(json_array_get(st, 1)) && a < b && a >= r->t0 &&
+        fabs(a) <= RP_FIG_MAX && fabs(b) <= RP_FIG_MAX) {
+        r->a0 = a;
+        r->a1 = b;
+    }
+}
+
+int rp_windows(const char *dir, struct rp_run *runs, int n)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    long lineno = 0;
+    FILE *f = rp_open(dir, "events.jsonl", "no power traces drawn");
+    if (!f)
+        return 0;
+    while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
+        json_t *o = json_loadb(line, (size_t)len, 0, NULL);
+        const char *ev = json_string_value(json_object_get(o, "event"));
+        json_int_t run = json_integer_value(json_object_get(o, "run"));
+        double t = rp_fig(json_object_get(o, "t_s"));   /* none: the run's window unknown, no trace */
+        lineno++;
+        if (!ev || !json_is_number(json_object_get(o, "t_s"))) {
+            fprintf(stderr, "gauntlet report: %s/events.jsonl:%ld: expected a JSON object with t_s and event\n", dir, lineno);
+            json_decref(o);
+            free(line);
+            fclose(f);
+            return EXIT_INPUT;
+        }
+        int kind = strcmp(ev, "run_begin") == 0 ? 1 : strcmp(ev, "run_end") == 0 ? 2
+                   : strcmp(ev, "iteration") == 0 ? 3 : 0;   /* 3: the first one ends the warm-up (a summary
+                                                              * without warmup_s) */
+        for (int i = 0; kind && i < n; i++) {
+            if (runs[i].index != run)
+                continue;
+            if (kind == 3)
+                runs[i].warm = fmin(runs[i].warm, t);
+            else
+                runs[i].t1 = kind == 1 ? INFINITY : t;
+            if (kind == 2)
+                rp_analysed(&runs[i], json_object_get(json_object_get(o, "figures"), "analysed_s"));
+            if (kind == 1)
+                runs[i].t0 = t;
+        }
+        json_decref(o);
+    }
+    free(line);
+    rp_done(f, dir, "events.jsonl");
+    for (int i = 0; i < n; i++) {   /* the warm-up as the summary's analysis left it out (power.settle) */
+        double w = rp_fig(json_object_get(runs[i].summary, "warmup_s"));
+        if (isfinite(w) && isfinite(runs[i].t0))
+            runs[i].warm = runs[i].t0 + w;
+    }
+    return 0;
 }
