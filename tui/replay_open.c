@@ -160,7 +160,7 @@ static int open_power(struct replay *rp, const char *dir, char *why, size_t n)
     int lineno = 0;
     while ((len = csv_row(rp, s, &lineno)) != 0) {
         if (len < 0) {
-            snprintf(why, n, "%s:1: expected the header t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle",
+            snprintf(why, n, "%s:1: expected the header t_s,rank,watts,... (as a run writes it)",
                      s->path);
             return -1;
         }
