@@ -84,7 +84,8 @@ int rp_windows(const char *dir, struct rp_run *runs, int n)
         double t = rp_fig(json_object_get(o, "t_s"));   /* none: the run's window unknown, no trace */
         lineno++;
         if (!ev || !json_is_number(json_object_get(o, "t_s"))) {
-            fprintf(stderr, "gauntlet report: %s/events.jsonl:%ld: expected a JSON object with t_s and event\n", dir, lineno);
+            fprintf(stderr, "gauntlet report: %s/events.jsonl:%ld: expected a JSON object with t_s and event\n", dir,
+                    lineno);
             json_decref(o);
             free(line);
             fclose(f);

@@ -10,11 +10,11 @@
 #include "util.h"
 
 /* Returns the sensor's lag behind a known step: over the compute phases that start at the rank's low level (within a
- * quarter of its swing of p1: the reading at the start, or the last within an update before it), the median time from the start to the first reading past half way to p99, less half
- * the update interval (the mean wait for the next reading; an averaging sensor's own delay stays in). x: the rank's
- * readings on the grid of step dt from t0 (s since the run's start). A step followed by the next within two updates,
- * or a crossing after the next step began, belongs to no one step (iterations faster than the sensor): NAN with
- * fewer than 3 such steps. */
+ * quarter of its swing of p1: the reading at the start, or the last within an update before it), the median time
+ * from the start to the first reading past half way to p99, less half the update interval (the mean wait for the next
+ * reading; an averaging sensor's own delay stays in). x: the rank's readings on the grid of step dt from t0 (s since
+ * the run's start). A step followed by the next within two updates, or a crossing after the next step began, belongs
+ * to no one step (iterations faster than the sensor): NAN with fewer than 3 such steps. */
 double runsensor_lag_s(const double *x, size_t m, double dt, double t0, const struct series *starts,
                              const struct an_result *res)
 {
