@@ -219,6 +219,17 @@ Test(cuda_run, each_shape_checks_the_gemms_it_runs, .timeout = 180)
         cr_assert_eq(json_integer_value(json_object_get(f, "detect_iters")), 0, "run %zu's flip", i);
         json_t *r = json_array_get(json_object_get(s, "runs"), i);
         cr_assert(json_is_true(json_object_get(r, "complete")), "run %zu", i);
+        /* sdc_checks across the restart, as on sim (tests/test_faults.c): the killed process verified 0..3 (3 is
+         * its detection), the new one from..5 */
+        const char *outcome = json_string_value(json_object_get(f, "outcome"));
+        long long from = -1;
+        cr_assert(outcome && sscanf(outcome, "recovered by restart from iteration %lld", &from) == 1, "run %zu: %s", i,
+                  outcome ? outcome : "(no outcome)");
+        json_t *rk = json_array_get(json_object_get(r, "ranks"), 0);
+        json_t *n = json_object_get(json_object_get(rk, "sdc_checks"), "abft");
+        cr_assert(json_is_integer(n), "run %zu: no runs[].ranks[0].sdc_checks.abft", i);
+        cr_assert_eq(json_integer_value(n), 4 + 6 - from, "run %zu, restored from %lld: abft %lld outputs, not %lld", i,
+                     from, (long long)json_integer_value(n), 4 + 6 - from);
     }
     json_decref(s);
 }
