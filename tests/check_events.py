@@ -280,6 +280,10 @@ CLUSTER = ('name: cluster\nnodes: 2\nranks: %d\niterations: 30\nseed: 7\n'
            '  checkpoint: {every: 10, bytes: 1MiB, path: @TMPDIR@}\n'
            'sim: {tflops: 0.005}\npower: {sample_hz: 100}\n')
 FLIP10 = 'faults:\n  - {kind: bitflip, at: 10, rank: 1, target: weights, where: exponent}\n'
+# the recovery events of tests/test_recovery_events.c: two findings of one vote, two ranks hung at one iteration
+TIMELINE = ('name: timeline\nranks: 4\niterations: 24\nseed: 1\n'
+            'workload:\n  gemm: {m: 1024, n: 1024, k: 1024, count: 2}\n  allreduce: {bytes: 64KiB}\n'
+            'sim: {tflops: 1, max_elems: 4096, max_dim: 32}\nrecovery: {inprocess: {replicate_every: 2}}\n')
 
 
 def scenario(name, text):
@@ -320,6 +324,17 @@ def spare_killed_then_sigint(p, out):
         return 'no spare_lost'
     p.send_signal(signal.SIGINT)
     return None
+
+
+def held_crash(p, out):
+    """Rank 2's crash held (GAUNTLET_TEST_RAISE_HOLD_*): rank 1 killed, then rank 2 let die while the ranks stop."""
+    if not wait_for(out, 'fault_injected', 1):
+        return 'no fault_injected'
+    w = [e['pid'] for e in map(json.loads, open(os.path.join(out, 'events.jsonl'))) if e['event'] == 'worker_start']
+    os.kill(w[1], signal.SIGKILL)
+    began = wait_for(out, 'recovery_begin', 1, 30)
+    open(os.path.join(tmp, 'release'), 'w').close()
+    return None if began else 'no recovery_begin'
 
 
 def live_view(p, out, master):
@@ -432,15 +447,25 @@ run('not-injected', 'name: notinj\nranks: 4\niterations: 60\nseed: 3\n'
     want_rc=(1,))
 if preload:   # rank 1's checkpoint of 10 damaged as written: restart goes back to 5; damaged once read whole: fails
     asan = os.environ.get('ASAN_OPTIONS', '')
-    damage = {'LD_PRELOAD': preload, 'ASAN_OPTIONS': (asan + ':' if asan else '') + 'verify_asan_link_order=0',
-              'GAUNTLET_TEST_DAMAGE_CKPT': '-rank1-'}
+    pre = {'LD_PRELOAD': preload, 'ASAN_OPTIONS': (asan + ':' if asan else '') + 'verify_asan_link_order=0'}
+    damage = dict(pre, GAUNTLET_TEST_DAMAGE_CKPT='-rank1-')
     run('restart-damaged', RESTART, ['checkpoint_damaged', 'fault_rolled_back'],
         env=dict(damage, GAUNTLET_TEST_DAMAGE_WHEN='rename', GAUNTLET_TEST_DAMAGE_ITER='10'))
     run('restore-fails', RESTART, ['worker_error'], want_rc=(1,),
         env=dict(damage, GAUNTLET_TEST_DAMAGE_WHEN='verify', GAUNTLET_TEST_DAMAGE_ITER='-1'))
+    run('seen', TIMELINE + 'heartbeat: {interval: 10ms, timeout: 10s}\nfaults: [{kind: crash, at: 10, rank: 2}]\n',
+        ['seen_during_recovery', 'fault_undone'], during=held_crash,
+        env=dict(pre, GAUNTLET_TEST_RAISE_HOLD_SLOT='2',
+                 GAUNTLET_TEST_RAISE_HOLD_FILE=os.path.join(tmp, 'release')))
 else:
-    print('no STALL_PRELOAD given: the damaged checkpoint runs are left out')
+    print('no STALL_PRELOAD given: the damaged checkpoint runs and the held crash are left out')
     run('restart', RESTART, ['fault_rolled_back'])
+run('abandoned', TIMELINE + 'detectors: [fingerprint]\nfaults:\n'
+    '  - {kind: bitflip, at: 10, rank: 1, target: allreduce-buffer, where: value, value: 1000}\n'
+    '  - {kind: bitflip, at: 10, rank: 2, target: allreduce-buffer, where: value, value: 1000}\n',
+    ['detection_abandoned', 'fault_undone'])
+run('hung', TIMELINE + 'heartbeat: {interval: 10ms, timeout: 2s}\n'
+    'faults:\n  - {kind: hang, at: 10, rank: 1}\n  - {kind: hang, at: 10, rank: 2}\n', ['hung_in_recovery'])
 run('live-view', SLOW + 'recovery: restart\nmitigations: [none, {filler: {floor: 60%}}]\n',
     ['fault_requested', 'paused', 'resumed', 'run_skip', 'interrupted'], soft=['view_refused'], want_rc=(1,),
     during=live_view, view=True)

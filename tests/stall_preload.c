@@ -41,6 +41,11 @@
  * clock_nanosleep: its first wait for a command, just after it said it was ready (nothing before sleeps on sim). It
  * takes no command until a SIGCONT. Once per process; the workers inherit it.
  *
+ * A crash held at its point, for tests/test_recovery_events.c: with GAUNTLET_TEST_RAISE_HOLD_SLOT=S and
+ * GAUNTLET_TEST_RAISE_HOLD_FILE naming a file, the worker of slot S holds each raise() of a signal other than SIGSTOP
+ * (a crash fault's, after its fault_injected is in the ring) until that file exists: the fault has fired, the process
+ * is alive and silent, and dies when the test says. Its replacement, started once the file exists, runs as it is.
+ *
  * A relay deaf to one node, for tests/test_cluster.c: with GAUNTLET_TEST_UP_MUTE=C:R (node C, its relay R) and
  * GAUNTLET_TEST_UP_MUTE_FILE naming a file, node C's supervisor (OMPI_COMM_WORLD_RANK, else PMIX_RANK, is C) sends
  * nothing more up the tree to node R once that file exists: each MPI_Isend to R of tag 1 (TAG_UP, cluster_int.h: no
@@ -98,6 +103,17 @@ static int stall_worker_slot(void)
 static int stall_is_worker(void) { return stall_worker_slot() != -1; }
 
 static _Atomic int stop_at_sleep;   /* this worker stops itself at its next clock_nanosleep (once) */
+static char raise_hold[512];        /* this worker's raise() waits until this file exists ("": it does not) */
+
+int raise(int sig)
+{
+    while (sig != SIGSTOP && raise_hold[0] && access(raise_hold, F_OK) != 0) {
+        struct timespec ts = { .tv_sec = 0, .tv_nsec = 5000000 };
+        nanosleep(&ts, NULL);
+    }
+    int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, "raise");
+    return real(sig);
+}
 
 int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req, struct timespec *rem)
 {
@@ -190,6 +206,9 @@ __attribute__((constructor)) static void stall_init(void)
     const char *stop = getenv("GAUNTLET_TEST_WORKER_STOP_SLOT");
     if (stop && *stop && stall_worker_slot() == atoi(stop))
         atomic_store(&stop_at_sleep, 1);
+    const char *hold = getenv("GAUNTLET_TEST_RAISE_HOLD_SLOT"), *hold_file = getenv("GAUNTLET_TEST_RAISE_HOLD_FILE");
+    if (hold && *hold && hold_file && stall_worker_slot() == atoi(hold))
+        strncpy(raise_hold, hold_file, sizeof raise_hold - 1);
     const char *rs = getenv("GAUNTLET_TEST_READ_SLOW"), *rs_ms = getenv("GAUNTLET_TEST_READ_SLOW_MS");
     if (rs && rs_ms && stall_is_worker()) {
         strncpy(read_slow, rs, sizeof read_slow - 1);
@@ -198,7 +217,7 @@ __attribute__((constructor)) static void stall_init(void)
     /* the launcher (no MPI rank) passes it on to the supervisors; a supervisor's workers run as they are */
     int launcher = getenv("GAUNTLET_TEST_UP_MUTE") && !getenv("OMPI_COMM_WORLD_RANK") && !getenv("PMIX_RANK");
     up_mute_init();
-    if (!dm && !fail && !hang && !stop && !fsync_slow[0] && !rs && !launcher)
+    if (!dm && !fail && !hang && !stop && !hold && !fsync_slow[0] && !rs && !launcher)
         unsetenv("LD_PRELOAD");   /* the workers it starts run as they are */
     unsetenv("GAUNTLET_TEST_STALL_AT");
 }
