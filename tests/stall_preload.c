@@ -15,7 +15,8 @@
  * file name (`/events.jsonl`; a folder's: `/run`), every fsync of a descriptor of such a file fails with EIO; with
  * GAUNTLET_TEST_FSYNC_EIO_AFTER=N the first N of them succeed (the record's sync before the summary, then the end
  * line's fails). GAUNTLET_TEST_FSYNC_LOG naming a file: the path of every descriptor fsynced is appended to it, one
- * line each, in the order of the calls (which file was made durable before which).
+ * line each, in the order of the calls (which file was made durable before which). With GAUNTLET_TEST_FSYNC_EIO the
+ * workers inherit it (a rank's checkpoint file, `-rank1-1.ckpt.tmp`: tests/test_e2e.c).
  *
  * A slow disk, for tests/test_failures.c: with GAUNTLET_TEST_FSYNC_SLOW set to a part of a file name (`-rank1-`), the
  * k-th fsync of a descriptor of such a file in a process sleeps the k-th of GAUNTLET_TEST_FSYNC_SLOW_MS's
@@ -217,7 +218,7 @@ __attribute__((constructor)) static void stall_init(void)
     /* the launcher (no MPI rank) passes it on to the supervisors; a supervisor's workers run as they are */
     int launcher = getenv("GAUNTLET_TEST_UP_MUTE") && !getenv("OMPI_COMM_WORLD_RANK") && !getenv("PMIX_RANK");
     up_mute_init();
-    if (!dm && !fail && !hang && !stop && !hold && !fsync_slow[0] && !rs && !launcher)
+    if (!dm && !fail && !hang && !stop && !hold && !fsync_slow[0] && !fsync_eio[0] && !rs && !launcher)
         unsetenv("LD_PRELOAD");   /* the workers it starts run as they are */
     unsetenv("GAUNTLET_TEST_STALL_AT");
 }

@@ -843,6 +843,82 @@ Test(cluster, a_stalled_node_is_shrunk_away_and_the_run_goes_on, .timeout = 150)
     free(log);
 }
 
+/* `gauntlet accept` fails a node lost under shrink as observed_fault (docs/acceptance.md, docs/cluster.md): node 1's
+ * supervisor (its accept process) stopped mid-run; node 0 shrinks it away and ends the run whole with nodes_lost
+ * [1]. The suite cannot end on its own (node 0 waits for node 1 at the agreement after the run: docs/cluster.md), so
+ * the job is killed once the summary is there, and the next suite in the same --out judges the killed one: its
+ * verdicts.json has node 1's observed_fault FAIL, its unit nodes. */
+Test(cluster, accept_fails_a_node_lost_under_shrink_as_observed_fault, .timeout = 150)
+{
+    e2e_need_mpi();
+    const char *sdir = e2e_tmpdir(), *one = e2e_tmpdir(), *out = e2e_outdir();
+    char path[1100], cmd[4096];
+    snprintf(path, sizeof path, "%s/L1-lost.yaml", sdir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs("name: lost\nnodes: 2\nranks: 2\niterations: 200\nseed: 7\n"
+          "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
+          "sim: {tflops: 0.005}\npower: {sample_hz: 100}\n"
+          "heartbeat: {interval: 100ms, timeout: 2s}\nrecovery: {shrink: {replicate_every: 5}}\n", f);
+    cr_assert_eq(fclose(f), 0);
+    snprintf(cmd, sizeof cmd, "exec timeout 100 mpirun --oversubscribe --allow-run-as-root -np 2 %s accept "
+                              "--backend sim --scenarios %s --out %s > %s.log 2>&1", GAUNTLET_BIN, sdir, out, out);
+    pid_t launcher = fork();
+    cr_assert_geq(launcher, 0);
+    if (launcher == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    char run[1100];
+    snprintf(run, sizeof run, "%s/lost", out);
+    cr_assert_eq(e2e_wait_started(run, 10, 60), 0, "the run did not start");
+    pid_t sup1 = node_supervisor(run, 1);
+    cr_assert_gt(sup1, 0, "node 1's supervisor not found");
+    char *log;
+    json_t *s = stall_and_wait(run, sup1, launcher, 60, &log);
+    json_t *lost = json_object_get(s, "nodes_lost");
+    cr_assert(json_array_size(lost) == 1 && json_integer_value(json_array_get(lost, 0)) == 1, "nodes_lost:\n%s", log);
+    json_decref(s);
+    free(log);
+    /* the next suite (one node, a scenario of its own) judges the killed one where it set it aside */
+    snprintf(path, sizeof path, "%s/L1-tiny.yaml", one);
+    f = fopen(path, "w");
+    cr_assert(f);
+    fputs("name: tiny\nranks: 1\niterations: 5\nworkload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n"
+          "  allreduce: {bytes: 64KiB}\n", f);
+    cr_assert_eq(fclose(f), 0);
+    const char *alog = e2e_log("accept-next.log");
+    int rc = e2e_run(alog, (const char *[]){ "accept", "--backend", "sim", "--scenarios", one, "--out", out, NULL });
+    cr_assert_eq(rc, 0, "exit %d, see %s", rc, alog);
+    DIR *d = opendir(out);
+    cr_assert(d);
+    struct dirent *e;
+    path[0] = 0;
+    while ((e = readdir(d)))
+        if (strncmp(e->d_name, "killed-", 7) == 0)
+            snprintf(path, sizeof path, "%s/%s/verdicts.json", out, e->d_name);
+    closedir(d);
+    cr_assert(path[0], "the killed suite was not set aside in %s (see %s)", out, alog);
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err), *v;
+    cr_assert(j, "%s: %s", path, err.text);
+    int found = 0;
+    size_t i;
+    json_array_foreach(json_object_get(j, "verdicts"), i, v) {
+        if (strcmp(json_string_value(json_object_get(v, "check")), "observed_fault") != 0)
+            continue;
+        found++;
+        cr_assert_str_eq(json_string_value(json_object_get(v, "subject")), "node 1");
+        cr_assert_str_eq(json_string_value(json_object_get(v, "status")), "FAIL");
+        cr_assert_eq(json_integer_value(json_object_get(v, "node")), 1);
+        cr_assert_str_eq(json_string_value(json_object_get(v, "unit")), "nodes");
+        cr_assert(strstr(json_string_value(json_object_get(v, "note")), "was lost"), "%s",
+                  json_string_value(json_object_get(v, "note")));
+    }
+    cr_assert_eq(found, 1, "one observed_fault verdict, node 1's:\n%s", json_dumps(j, JSON_INDENT(1)));
+    json_decref(j);
+}
+
 /* Node 0 stalled mid-run (its supervisor stopped), under shrink: node 1 hears nothing from it for the heartbeat
  * timeout and ends the run (node 0 coordinates every recovery, shrink's too), its end record saying so with exit 1,
  * and leaves at once: a lost node is waited for nowhere, so the launcher takes the stalled node 0 down and the job

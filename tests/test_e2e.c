@@ -543,6 +543,91 @@ Test(cli, the_supervisor_names_itself_and_its_host_and_a_death_is_exit_1, .timeo
     free(out), free(err);
 }
 
+/* A line that starts with prefix in text (whole lines only), or NULL. */
+static const char *line_starting(const char *text, const char *prefix)
+{
+    for (const char *p = text; (p = strstr(p, prefix)); p++)
+        if (p == text || p[-1] == '\n')
+            return p;
+    return NULL;
+}
+
+/* A worker says who and where on stderr as the supervisor does (README: `gauntlet[rank 3@HOST]:`): rank 1's
+ * checkpoint write fails (its fsync EIO, tests/stall_preload.c), and the worker's own line names its rank and host,
+ * the supervisor's line names itself and the rank that failed. */
+Test(cli, a_worker_names_its_rank_and_its_host, .timeout = 60)
+{
+    char text[512], args[1400], host[256] = "", want[400], *out, *err;
+    snprintf(text, sizeof text, "name: ckeio\nranks: 2\niterations: 10\n"
+                                "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n"
+                                "  checkpoint: {every: 3, bytes: 64KiB, path: %s}\n", e2e_tmpdir());
+    const char *sc = e2e_scenario(text);
+    cr_assert_eq(gethostname(host, sizeof host - 1), 0, "gethostname: %s", strerror(errno));
+    snprintf(args, sizeof args, "run %s --backend sim --headless --out %s", sc, e2e_outdir());
+    /* rank 1's first checkpoint (after iteration 3: generation 1) */
+    e2e_preload(STALL_PRELOAD, (const char *[]){ "GAUNTLET_TEST_FSYNC_EIO=-rank1-1.ckpt.tmp", NULL });
+    int rc = cli_apart(args, &out, &err);
+    e2e_preload_end();
+    cr_assert_eq(rc, 3, "a checkpoint that cannot be written: exit 3, got %d\n%s", rc, err);
+    snprintf(want, sizeof want, "gauntlet[rank 1@%s]: checkpoint at iteration 2: write ", host);
+    const char *line = line_starting(err, want);
+    cr_assert(line, "no line starts with '%s':\n%s", want, err);
+    static const char tail[] = "-rank1-1.ckpt.tmp: Input/output error";   /* the file, the error */
+    size_t len = strcspn(line, "\n");
+    cr_assert(len > sizeof tail && memcmp(line + len - (sizeof tail - 1), tail, sizeof tail - 1) == 0,
+              "the line does not end with '%s':\n%s", tail, err);
+    snprintf(want, sizeof want, "gauntlet[supervisor@%s]: rank 1 failed: checkpoint at iteration 2: write ", host);
+    cr_assert(line_starting(err, want), "no line starts with '%s':\n%s", want, err);
+    cr_assert(!line_starting(err, "gauntlet[rank 0@"), "rank 0 had nothing to say:\n%s", err);
+    free(out), free(err);
+}
+
+/* README: a failed system call is named with its error, and GAUNTLET_DEBUG=1 adds where in the source it was
+ * (" at FILE:LINE"); unset, empty or 0 it does not. The call: the fflush of `bench sampling`'s table into a full
+ * stdout (/dev/full), NVML the stand-in's. */
+Test(cli, gauntlet_debug_adds_where_in_the_source_a_failed_call_was, .timeout = 120)
+{
+#ifndef NVML_STANDIN
+    cr_skip_test("no NVML stand-in in this build (tests/nvml_standin.c)");
+#else
+    cr_assert_eq(setenv("GAUNTLET_NVML_LIB", NVML_STANDIN, 1), 0);
+    const char *had = getenv("GAUNTLET_DEBUG");
+    char *kept = had ? strdup(had) : NULL;
+    const char *values[] = { "1", NULL, "", "0" };
+    const char *log = e2e_log("debug.log");
+    for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
+        if (values[i])
+            cr_assert_eq(setenv("GAUNTLET_DEBUG", values[i], 1), 0);
+        else
+            unsetenv("GAUNTLET_DEBUG");
+        int rc = e2e_wait(e2e_start_to("/dev/full", log, (const char *[]){ "bench", "sampling", "--seconds", "0.1",
+                                                                          NULL }), 60);
+        char *text = e2e_read(log);
+        const char *v = values[i] ? values[i] : "(unset)";
+        cr_assert_eq(rc, 3, "GAUNTLET_DEBUG=%s: exit %d\n%s", v, rc, text);
+        const char *at = line_starting(text, "gauntlet bench: fflush failed");
+        cr_assert(at, "GAUNTLET_DEBUG=%s: no line names the failed call:\n%s", v, text);
+        at += strlen("gauntlet bench: fflush failed");
+        if (i == 0) {
+            const char *src = strstr(at, "harness/power/nvml_probe.c:");
+            int line = 0, n = 0;
+            cr_assert(strncmp(at, " at ", 4) == 0 && src && strchr(at, '\n') > src &&
+                          sscanf(src + 27, "%d: No space left on device%n", &line, &n) == 1 && n > 0 && line > 0,
+                      "GAUNTLET_DEBUG=1: no ' at FILE:LINE' before the error:\n%s", text);
+        } else {
+            cr_assert(strncmp(at, ": No space left on device\n", 26) == 0,
+                      "GAUNTLET_DEBUG=%s: more than the error:\n%s", v, text);
+        }
+        free(text);
+    }
+    if (kept)
+        setenv("GAUNTLET_DEBUG", kept, 1);
+    else
+        unsetenv("GAUNTLET_DEBUG");
+    free(kept);
+#endif
+}
+
 Test(e2e, every_communication_phase_names_its_collective, .timeout = 120)
 {
     /* the GPU test's phases (every step kind, two collectives overlapped) on sim: each comm edge says which collective,

@@ -1247,6 +1247,47 @@ Test(scenario_errors, an_iteration_with_more_events_than_the_ring_holds)
     free(sc);
 }
 
+/* A replay's gpu past the trace's GPUs is the gpu key's error, at its line, saying which the trace has; exit 2 (until
+ * 2026-11-30 it named the `replay:` line and the trace key, as if the file were at fault). A GPU the trace has loads;
+ * a trace that cannot be read stays the trace key's. */
+Test(scenario_errors, a_replays_gpu_past_the_traces_gpus_names_the_gpu_key)
+{
+    char path[] = "/tmp/gauntlet-smi-XXXXXX", text[512], want[640];
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    e2e_own(path);
+    FILE *f = fdopen(fd, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "timestamp, index, power.draw.instant [W]\n");   /* nvidia-smi, two GPUs */
+    for (int i = 0; i < 200; i++)
+        for (int g = 0; g < 2; g++)
+            fprintf(f, "2026/11/23 07:00:%06.3f, %d, %.2f W\n", i * 0.01, g, (i / 25) % 2 ? 120.0 : 690.0);
+    cr_assert_eq(fclose(f), 0);
+    static const char form[] = "name: r\nranks: 2\niterations: 3\nworkload:\n  replay:\n    trace: %s\n    gpu: %d\n";
+    struct scenario *sc = xcalloc(1, sizeof *sc);
+    snprintf(text, sizeof text, form, path, 1);
+    load_ok(text, sc);
+    cr_assert_eq(sc->workload.replay.gpu, 1);
+    free(sc);
+    snprintf(text, sizeof text, form, path, 2);
+    snprintf(want, sizeof want, "t.yaml:7:5: workload.replay.gpu: %s: the trace has 2 GPUs: 0..1; expected one of "
+                                "them, got 2", path);
+    load_err(text, want);
+    /* the command: exit 2, the file named */
+    const char *file = e2e_scenario(text), *log = e2e_log("replay-gpu.log");
+    int rc = e2e_run(log, (const char *[]){ "check", file, NULL });
+    char *said = e2e_read(log);
+    snprintf(want, sizeof want, "gauntlet check: %s:7:5: workload.replay.gpu: %s: the trace has 2 GPUs: 0..1; "
+                                "expected one of them, got 2\n", file, path);
+    cr_assert_eq(rc, 2, "exit %d:\n%s", rc, said);
+    cr_assert(said && strstr(said, want), "expected '%s', got:\n%s", want, said);
+    free(said);
+    snprintf(text, sizeof text, "name: r\nranks: 2\niterations: 3\nworkload:\n  replay: {trace: %s.none, gpu: 2}\n",
+             path);
+    snprintf(want, sizeof want, "t.yaml:5:3: workload.replay.trace: %s.none: No such file or directory", path);
+    load_err(text, want);
+}
+
 /* The shared state one node's run needs (the all-reduce's slots, each rank's replicas and its worker's own copies) is
  * refused at check time when the machine cannot hold it, naming the keys that make it big: 256 ranks of a 64 MiB state
  * with in-memory replicas need 112 GiB, 4096 of them 1.75 TiB (until 2026-11-30 accepted, to end in a worker killed

@@ -67,8 +67,10 @@ void summarize_set_cluster(summarize_cluster_fn fn);
 
 /* Reads GPU number gpu (0: the first in the file) of the trace at path as one series on its own grid (the median
  * interval), gaps filled by the line between their neighbours: at most cap samples into w, their count in *n and
- * the interval in *dt_s. 0, or EXIT_INPUT with why. */
-int analyze_series(const char *path, long gpu, float *w, size_t cap, int *n, double *dt_s, char *why, size_t wn);
+ * the interval in *dt_s; *ng gets how many GPUs the trace has (0: it could not be read). 0, or EXIT_INPUT with why
+ * (gpu >= *ng: the GPU is not in the trace). */
+int analyze_series(const char *path, long gpu, float *w, size_t cap, int *n, double *dt_s, int *ng, char *why,
+                   size_t wn);
 /* `gauntlet bench analysis [--seconds DURATION] [--gpus N] [--threads N] [--reference numpy]` (bench_analysis.c);
  * returns the exit code. */
 int bench_analysis_main(int argc, char **argv);

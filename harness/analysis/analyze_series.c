@@ -9,10 +9,12 @@
 #include "analyze_int.h"
 #include "util.h"
 
-int analyze_series(const char *path, long gpu, float *w, size_t cap, int *n, double *dt_s, char *why, size_t wn)
+int analyze_series(const char *path, long gpu, float *w, size_t cap, int *n, double *dt_s, int *ng, char *why,
+                   size_t wn)
 {
     struct az_opts o = { .gpus = 1, .groups = 1, .max_w = 5000 };
     int rc;
+    *ng = 0;
     FILE *probe = fopen_regular(path, "r");   /* one that cannot be opened: its reason here, in the caller's line */
     if (!probe)
         return snprintf(why, wn, "%s", errno == EINVAL ? "not a regular file" : strerror(errno)), EXIT_INPUT;
@@ -21,11 +23,12 @@ int analyze_series(const char *path, long gpu, float *w, size_t cap, int *n, dou
     if (!tr)
         return snprintf(why, wn, "cannot be read as a power trace (the reason is above)"), EXIT_INPUT;
     rc = EXIT_INPUT;
+    *ng = tr->ng;
     struct an_grid g;
     double hz;
     if (gpu >= tr->ng) {
-        snprintf(why, wn, "the trace has %d GPU%s: gpu %ld is not there (0..%d)", tr->ng, tr->ng == 1 ? "" : "s", gpu,
-                 tr->ng - 1);
+        snprintf(why, wn, "the trace has %d GPU%s: 0..%d; expected one of them, got %ld", tr->ng,
+                 tr->ng == 1 ? "" : "s", tr->ng - 1, gpu);
         goto out;
     }
     const struct az_gpu *gp = &tr->g[gpu];

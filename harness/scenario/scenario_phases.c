@@ -293,12 +293,17 @@ static int sc_expand_shapes(struct sc_ctx *c, struct scenario *sc, yaml_mark_t a
 }
 
 /* Reads the trace to replay into the scenario; the real data path runs a fixed GEMM and all-reduce beside it. */
-static int sc_replay_check(struct sc_ctx *c, struct scenario *sc)
+static int sc_replay_check(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
 {
     char why[512];
+    int ng;
     if (analyze_series(sc->workload.replay.trace, (long)sc->workload.replay.gpu, sc->workload.replay.w, SC_MAX_TRACE,
-                       &sc->workload.replay.n, &sc->workload.replay.dt_s, why, sizeof why) != 0)
+                       &sc->workload.replay.n, &sc->workload.replay.dt_s, &ng, why, sizeof why) != 0) {
+        if (ng > 0 && sc->workload.replay.gpu >= ng)   /* the GPU is not in the trace: the gpu key's fault, its line */
+            return sc_error(c, sc_key_node(c, root, "workload.replay.gpu"), "workload.replay.gpu", "%s: %s",
+                            sc->workload.replay.trace, why);
         return sc_error_at(c, c->wl_replay, "workload.replay.trace", "%s: %s", sc->workload.replay.trace, why);
+    }
     /* the path as an absolute one: the results' scenario.yaml reproduces the run from any folder (a relative one
      * named a file relative to where the run was started) */
     char *abs = realpath(sc->workload.replay.trace, NULL);
@@ -315,7 +320,6 @@ static int sc_replay_check(struct sc_ctx *c, struct scenario *sc)
 
 int sc_workload_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
 {
-    (void)root;
     int given = c->wl_given;
     const int simple = WL_GEMM | WL_ALLREDUCE;
     static const struct { int bits; const char *name; } forms[] = {
@@ -347,7 +351,7 @@ int sc_workload_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
     }
     if (given & WL_REPLAY) {
         sc->workload.n_shapes = 0;
-        return sc_replay_check(c, sc);
+        return sc_replay_check(c, root, sc);
     }
     if (given & WL_SHAPE) {
         sc->workload.n_shapes = 1;
