@@ -87,8 +87,10 @@ static int find_dir(char *out, size_t n)
     return EXIT_OK;
 }
 
-/* Runs one acceptance scenario (every node), and on node 0 judges its results into vs. */
-static void accept_run_one(struct scenario *sc, const char *file, const char *outdir, const char *exe,
+/* Runs one acceptance scenario (every node), and on node 0 judges its results into vs. Returns a node lost in the run
+ * (stalled or gone: it takes part in nothing after it, so no gather is waited for), -1: none; 0 on another node when
+ * it lost node 0, which judges nothing there: the suite ends on that node. */
+static int accept_run_one(struct scenario *sc, const char *file, const char *outdir, const char *exe,
                            const struct backend_ops *ops, int lead, struct verdicts *vs)
 {
     char why[1024];
@@ -108,14 +110,25 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
         if (lead)
             accept_note(accept_add(vs, sc, "run", V_FAIL), "the nodes read this scenario differently (exit 2): see "
                         "the messages above; not run");
-        return;
+        return -1;
     }
     cluster_new_run();   /* every node agreed just now: none is lost, whatever the scenario before saw */
     int code = supervisor_run(sc, ops, &opt);
-    /* every node measures its own checkpoint target; node 0 gathers the figures */
-    int nn = cluster_nodes(), io_stopped = 0;
+    int lost = cluster_lost_node();
+    if (lost == 0 && !lead) {   /* node 0 judges every run, and waits for nobody lost: it is this node that leaves */
+        gl_log("node %d: node 0 was lost in %s: the suite ends here, judged by no node (exit 1)", cluster_node(),
+               sc->name);
+        return 0;
+    }
+    /* every node left learns here of a node lost in the run (node 0 waits for the others only): until 2026-12-01 the
+     * next agreement waited for it, 600 s, and the job ended with exit 3 and no verdicts.json */
+    (void)cluster_agree(EXIT_OK, "the run's end");
+    lost = cluster_lost_node();
+    /* every node measures its own checkpoint target; node 0 gathers the figures (from every node: none if one is
+     * lost) */
+    int nn = cluster_nodes(), io_stopped = 0, io_lost = sc->checks.checkpoint_io.on && lost >= 0;
     double w = NAN, r = NAN, *io_w = NULL, *io_r = NULL;
-    if (sc->checks.checkpoint_io.on) {
+    if (sc->checks.checkpoint_io.on && !io_lost) {
         /* a stop signal (before it, or during it) cuts it short: the suite ends now, its verdicts written */
         why[0] = 0;   /* said also where a rate is not measurable there (a RAM file system, pages kept cached) */
         int io = accept_ckpt_io(sc->workload.checkpoint.path, sc->checks.checkpoint_io.bytes, &w, &r, why, sizeof why);
@@ -136,7 +149,7 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
     if (!lead) {
         free(io_w);
         free(io_r);
-        return;   /* node 0 judges: its results folder holds every node */
+        return lost;   /* node 0 judges: its results folder holds every node */
     }
     if (code == EXIT_ENV && (access(rundir, F_OK) != 0 || never[0])) {
         struct verdict *v = accept_add(vs, sc, "run", V_FAIL);
@@ -146,16 +159,19 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
         accept_note(v, "the run could not start (exit 3): %s", never[0] ? never : "see the messages above");
         free(io_w);
         free(io_r);
-        return;
+        return lost;
     }
     if (code != EXIT_OK) {
         struct verdict *v = accept_add(vs, sc, "run", V_FAIL);
         accept_note(v, "the run ended with exit %d: see %s/summary.json (stopped)", code, rundir);
     }
     int ev;
-    if (io_stopped) {   /* not measured, not judged: a figure cut short by a signal is no node's rate */
+    if (io_stopped || io_lost) {   /* not measured, not judged: a figure cut short by a signal is no node's rate */
         for (const char *const *k = (const char *const[]){ "checkpoint_write", "checkpoint_read", NULL }; *k; k++)
-            accept_note(accept_skip(vs, sc, *k, ""), "not measured: a stop signal ended the suite first");
+            if (io_lost)
+                accept_note(accept_skip(vs, sc, *k, ""), "not measured: node %d was lost in the run", lost);
+            else
+                accept_note(accept_skip(vs, sc, *k, ""), "not measured: a stop signal ended the suite first");
         struct scenario *cut = xmalloc(sizeof *cut);
         memcpy(cut, sc, sizeof *cut);
         cut->checks.checkpoint_io.on = 0;
@@ -170,6 +186,34 @@ static void accept_run_one(struct scenario *sc, const char *file, const char *ou
         struct verdict *v = accept_add(vs, sc, "run", V_FAIL);
         accept_note(v, "%s", why);
     }
+    return lost;
+}
+
+/* Runs the suite's scenarios in order (every node), node 0 judging each into vs, until a stop signal or a node lost
+ * (it takes part in nothing after its run): the scenarios after are said (node 0), not run. Returns the node lost, -1:
+ * none (0: this node, not node 0, lost node 0). */
+static int accept_run_all(struct scenario *sc, char **files, int nfiles, const char *outdir, const char *exe,
+                          const struct backend_ops *ops, int lead, struct verdicts *vs)
+{
+    int lost = -1;
+    const char *lost_in = NULL;
+    for (int i = 0; i < nfiles; i++) {
+        if (vs->stopped_by && lead)   /* a stop signal: the suite ends with its verdicts, the rest said, not run */
+            accept_note(accept_add(vs, &sc[i], "run", V_SKIP), "not run: the suite was stopped by %s",
+                        strsignal(vs->stopped_by));
+        else if (lost >= 0 && lead)
+            accept_note(accept_add(vs, &sc[i], "run", V_SKIP), "not run: node %d was lost in %s", lost, lost_in);
+        if (vs->stopped_by || lost >= 0)
+            continue;
+        lost = accept_run_one(&sc[i], files[i], outdir, exe, ops, lead, vs);
+        lost_in = sc[i].name;
+        if (lost == 0 && !lead)
+            return 0;
+        accept_publish(vs);
+        cluster_set_setup_wait(ACCEPT_NODE0_WORK_S);   /* node 0 judged the scenario meanwhile */
+        vs->stopped_by = cluster_agree(supervisor_stop_signal(), "whether a signal stopped the suite");
+    }
+    return lost;
 }
 
 /* The longest --out: each scenario's results folder OUT/<name> (a name has at most 63 characters) must fit
@@ -490,19 +534,8 @@ agree:;
     struct verdicts vs = { 0 };
     if (lead && expect)
         accept_gpu_count(&vs, (int)expect, counted ? counts : NULL, cluster_nodes(), ops->name);
-    for (int i = 0; i < nfiles && runs_go; i++) {
-        if (vs.stopped_by) {   /* a stop signal: the suite ends with its verdicts, the rest said, not run */
-            if (lead)
-                accept_note(accept_add(&vs, &sc[i], "run", V_SKIP), "not run: the suite was stopped by %s",
-                            strsignal(vs.stopped_by));
-            continue;
-        }
-        accept_run_one(&sc[i], files[i], outdir, exe, ops, lead, &vs);
-        accept_publish(&vs);
-        cluster_set_setup_wait(ACCEPT_NODE0_WORK_S);   /* node 0 judged the scenario meanwhile */
-        vs.stopped_by = cluster_agree(supervisor_stop_signal(), "whether a signal stopped the suite");
-    }
-    int code = lead ? accept_write(&vs, level, ops, strict, outdir, junit) : EXIT_OK;
+    int lost = runs_go ? accept_run_all(sc, files, nfiles, outdir, exe, ops, lead, &vs) : -1;
+    int code = lead ? accept_write(&vs, level, ops, strict, outdir, junit) : lost == 0 ? EXIT_CHECK : EXIT_OK;
     accept_publish(&vs);
     accept_unpublish();
     if (drain && vs.stopped_by && lead)   /* stopped, not judged whole: no node is drained */
@@ -510,7 +543,8 @@ agree:;
     else if (code == EXIT_CHECK && drain)
         accept_drain(&vs);
     cluster_set_setup_wait(ACCEPT_NODE0_WORK_S);   /* node 0's last judging, its files, a drain */
-    code = (int)cluster_bcast_u64((uint64_t)code, "node 0's verdict");   /* every node exits as node 0 judged */
+    if (!(lost == 0 && !lead))   /* every node exits as node 0 judged (the others say 0); one lost is not waited for */
+        code = cluster_agree(code, "node 0's verdict");
     cluster_fini();
     accept_free(&vs);
     for (int i = 0; i < nfiles; i++)

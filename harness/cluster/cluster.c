@@ -75,6 +75,7 @@ void cluster_stats(uint64_t *sent, uint64_t *received)
 }
 void cluster_set_send_wait(double seconds) { (void)seconds; }
 void cluster_mark_lost(int node) { (void)node; }
+int cluster_lost_node(void) { return -1; }
 void cluster_no_barrier(void) {}
 void cluster_new_run(void) {}
 int cluster_stalled_peer(void) { return -1; }
@@ -469,6 +470,8 @@ void cluster_mark_lost(int node)
     if (cl.stalled_dest == node)
         cl.stalled_dest = -1;
 }
+
+int cluster_lost_node(void) { return cl.on ? cl.lost_node : -1; }
 
 void cluster_no_barrier(void)
 {

@@ -34,7 +34,9 @@ int cluster_clock(int64_t *offset_ns, double *uncert_s);
 /* The set-up wait: heartbeat.startup + heartbeat.timeout of the scenario (130 s until set). */
 void cluster_set_setup_wait(double seconds);
 /* Every node's worst exit code (the largest of rc over the nodes), on every node. Called where a node may fail alone
- * during set-up, so that all go on or all stop (none is left waiting in a collective). */
+ * during set-up, so that all go on or all stop (none is left waiting in a collective). A node node 0 took for lost
+ * (cluster_mark_lost) is not waited for; each other node learns of it (cluster_lost_node) and leaves, as node 0,
+ * without the closing barrier. The collectives below (gather, bcast) need every node: none after a node is lost. */
 int cluster_agree(int rc, const char *step);
 /* The same; node 0 also gets the note (a line saying why, or NULL) of the first other node that sent one in first. */
 int cluster_agree_note(int rc, const char *note, const char *step, char *first, size_t n);
@@ -91,6 +93,8 @@ void cluster_set_send_wait(double seconds);
 /* Says that node is stalled or gone: nothing is sent to it from now on, and cluster_fini leaves without the barrier
  * and MPI_Finalize that would wait for it forever (the launcher ends the others when this process exits). */
 void cluster_mark_lost(int node);
+/* A node this node took for lost (the last marked, or one node 0's agreement named), -1: none. */
+int cluster_lost_node(void);
 /* Node 0: a node has taken a node for lost that node 0 has not (its relay, silent to it alone): that node leaves
  * without the closing barrier, so every node must; node 0 says bye to each at its end instead. Another node (node 0's
  * heartbeat says so): it leaves without the barrier too, once node 0's bye comes (until 2026-11-30 the relay, whose

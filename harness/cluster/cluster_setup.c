@@ -155,7 +155,12 @@ static void setup_missing(const unsigned char *done, char *buf, size_t n)
         snprintf(buf + at, n - at, " and %d more", more);
 }
 
-/* Node 0's side of an agreement: every node's word, then the worst code to each. */
+/* Whether node k is one this node took for lost (cluster_mark_lost). */
+static int agree_lost(int k) { return k < SHM_MAX_NODES && cl.lost[k]; }
+
+/* Node 0's side of an agreement: every node's word, then the worst code to each (and a node it took for lost, or -1).
+ * A node lost is left out: it may be stopped or gone, and nothing is sent to it any more (gauntlet accept's
+ * agreements after a run that lost one). */
 static int agree_root(struct agree_msg *mine, const char *step, char *first, size_t n)
 {
     int nodes = cl.nodes;
@@ -165,11 +170,15 @@ static int agree_root(struct agree_msg *mine, const char *step, char *first, siz
     double bound = setup_bound_s();
     done[0] = 1;
     req[0] = MPI_REQUEST_NULL;
-    for (int k = 1; k < nodes; k++)
-        if (MPI_Irecv(&in[k], (int)sizeof in[k], MPI_BYTE, k, TAG_AGREE, cl.scomm, &req[k]) != MPI_SUCCESS) {
+    for (int k = 1; k < nodes; k++) {
+        in[k].seq = mine->seq;   /* a node lost says nothing and is told nothing: its word is not waited for */
+        if (agree_lost(k))
+            done[k] = 1, req[k] = MPI_REQUEST_NULL;
+        else if (MPI_Irecv(&in[k], (int)sizeof in[k], MPI_BYTE, k, TAG_AGREE, cl.scomm, &req[k]) != MPI_SUCCESS) {
             gl_log("node 0: MPI_Irecv from node %d failed at set-up step '%s'", k, step);
             setup_abort(EXIT_ENV);
         }
+    }
     if (setup_wait(req, nodes, done, mono_ns() + (uint64_t)(bound * 1e9), step) != 0) {
         char who[256];
         setup_missing(done, who, sizeof who);
@@ -177,7 +186,7 @@ static int agree_root(struct agree_msg *mine, const char *step, char *first, siz
                "file system or device): the job ends (exit 3)", who, step, bound);
         setup_abort(EXIT_ENV);
     }
-    int32_t worst[2] = { mine->seq, mine->rc };
+    int32_t worst[3] = { mine->seq, mine->rc, cl.lost_node };
     for (int k = 1; k < nodes; k++) {
         if (in[k].seq != mine->seq) {
             gl_log("node 0: node %d is out of step in the set-up (its agreement %d at step '%s', %d here)", k,
@@ -190,8 +199,10 @@ static int agree_root(struct agree_msg *mine, const char *step, char *first, siz
             str_copy(first, n, in[k].note);
     }
     for (int k = 1; k < nodes; k++) {
-        done[k] = 0;
-        if (MPI_Isend(worst, 2, MPI_INT32_T, k, TAG_AGREE, cl.scomm, &req[k]) != MPI_SUCCESS) {
+        done[k] = agree_lost(k);
+        if (done[k])
+            req[k] = MPI_REQUEST_NULL;
+        else if (MPI_Isend(worst, 3, MPI_INT32_T, k, TAG_AGREE, cl.scomm, &req[k]) != MPI_SUCCESS) {
             gl_log("node 0: MPI_Isend to node %d failed at set-up step '%s'", k, step);
             setup_abort(EXIT_ENV);
         }
@@ -224,11 +235,11 @@ int cluster_agree_note(int rc, const char *note, const char *step, char *first, 
     } else {
         /* node 0 speaks first when another node is missing: this node waits its bound and some more */
         double bound = setup_bound_s() + 10;
-        int32_t back[2] = { 0, 0 };
+        int32_t back[3] = { 0, 0, -1 };
         MPI_Request req[2];
         unsigned char done[2] = { 0, 0 };
         if (MPI_Isend(&m, (int)sizeof m, MPI_BYTE, 0, TAG_AGREE, cl.scomm, &req[0]) != MPI_SUCCESS ||
-            MPI_Irecv(back, 2, MPI_INT32_T, 0, TAG_AGREE, cl.scomm, &req[1]) != MPI_SUCCESS) {
+            MPI_Irecv(back, 3, MPI_INT32_T, 0, TAG_AGREE, cl.scomm, &req[1]) != MPI_SUCCESS) {
             gl_log("node %d: MPI failed at set-up step '%s'", cl.node, step);
             setup_abort(EXIT_ENV);
         }
@@ -243,6 +254,8 @@ int cluster_agree_note(int rc, const char *note, const char *step, char *first, 
             setup_abort(EXIT_ENV);
         }
         worst = back[1];
+        if (back[2] > 0 && back[2] < cl.nodes && back[2] != cl.node && cl.lost_node < 0)
+            cluster_mark_lost(back[2]);   /* node 0 lost one: this node too leaves without the closing barrier */
     }
     cl.setup_extra_s = 0;
     return worst;
