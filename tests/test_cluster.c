@@ -929,6 +929,70 @@ Test(cluster, accept_fails_a_node_lost_under_shrink_as_observed_fault, .timeout 
     free(log);
 }
 
+/* A stop signal to one node while it waits for node 0 between two scenarios of a suite (node 0 judging the first: its
+ * accept process held by SIGSTOP from its summary on, node 1 in the agreement after the run): the suite ends with its
+ * verdicts on every node (docs/acceptance.md) — stopped_by SIGTERM, the second scenario said, not run, exit 1. Until
+ * 2026-12-01 the wait ended the job at once (MPI_Abort, exit 1) and node 0 went down before any verdict. */
+Test(cluster, a_signal_while_a_node_waits_between_scenarios_ends_the_suite_judged, .timeout = 150)
+{
+    e2e_need_mpi();
+    const char *sdir = e2e_tmpdir(), *out = e2e_outdir();
+    char path[1100], cmd[4096];
+    write_scenario(sdir, "L1-a.yaml", "name: first\nnodes: 2\nranks: 1\niterations: 20\n"
+                   "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
+    write_scenario(sdir, "L1-b.yaml", "name: second\nnodes: 2\nranks: 1\niterations: 5\n"
+                   "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
+    snprintf(cmd, sizeof cmd, "exec timeout 100 mpirun --oversubscribe --allow-run-as-root -np 2 %s accept "
+                              "--backend sim --scenarios %s --out %s > %s.log 2>&1", GAUNTLET_BIN, sdir, out, out);
+    pid_t launcher = fork();
+    cr_assert_geq(launcher, 0);
+    if (launcher == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    char run[1100];
+    snprintf(run, sizeof run, "%s/first", out);
+    cr_assert_eq(e2e_wait_started(run, 10, 60), 0, "the run did not start");
+    pid_t sup0 = node_supervisor(run, 0), sup1 = node_supervisor(run, 1);
+    cr_assert(sup0 > 0 && sup1 > 0, "the nodes' supervisors not found");
+    snprintf(path, sizeof path, "%s/summary.json", run);
+    uint64_t t0 = mono_ns();
+    while (access(path, F_OK) != 0 && mono_ns() - t0 < 60000000000ull)
+        sleep_ns(2000000);
+    cr_assert_eq(kill(sup0, SIGSTOP), 0);
+    sleep_ns(1000000000);   /* node 1: its run over, waiting for node 0 */
+    cr_assert_eq(kill(sup1, SIGTERM), 0);
+    sleep_ns(1000000000);
+    cr_assert_eq(kill(sup0, SIGCONT), 0);
+    int st = 0;
+    pid_t w = wait_launcher(launcher, mono_ns(), 60000000000ull, &st);
+    if (w == 0) {
+        kill(launcher, SIGKILL);
+        waitpid(launcher, &st, 0);
+    }
+    snprintf(path, sizeof path, "%s.log", out);
+    char *log = e2e_read(path);
+    cr_assert_neq(w, 0, "the suite did not end:\n%s", log);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "exit %d:\n%s", WIFEXITED(st) ? WEXITSTATUS(st) : -1, log);
+    snprintf(path, sizeof path, "%s/verdicts.json", out);
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err), *v;
+    cr_assert(j, "no verdicts: %s: %s\n%s", path, err.text, log);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "stopped_by")), strsignal(SIGTERM), "%s", log);
+    int second = 0;
+    size_t i;
+    json_array_foreach(json_object_get(j, "verdicts"), i, v) {
+        if (strcmp(json_string_value(json_object_get(v, "scenario")), "second") != 0)
+            continue;
+        second++;
+        cr_assert_str_eq(json_string_value(json_object_get(v, "status")), "SKIP");
+        cr_assert(strstr(json_string_value(json_object_get(v, "note")), "not run: the suite was stopped by"));
+    }
+    cr_assert_eq(second, 1, "%s", json_dumps(j, JSON_INDENT(1)));
+    json_decref(j);
+    free(log);
+}
+
 /* Node 0 stalled mid-run (its supervisor stopped), under shrink: node 1 hears nothing from it for the heartbeat
  * timeout and ends the run (node 0 coordinates every recovery, shrink's too), its end record saying so with exit 1,
  * and leaves at once: a lost node is waited for nowhere, so the launcher takes the stalled node 0 down and the job

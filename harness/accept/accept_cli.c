@@ -526,6 +526,10 @@ agree:;
         cluster_fini();
         return worst;
     }
+    /* from here a stop signal is the suite's to read (supervisor_stop_signal): it ends the suite with its verdicts on
+     * every node, through the agreement after the scenario; one that came while a node waited in an agreement (node
+     * 0 judging, the checkpoint targets measured) ended the job there until 2026-12-01, no verdicts written */
+    cluster_set_signals_end(0);
     if (lead) {
         accept_recover(outdir, ops);
         printf("gauntlet accept: level %d, %d scenario(s) from %s on %s, %d node(s); results in %s\n", level, nfiles,

@@ -33,6 +33,9 @@ int cluster_clock(int64_t *offset_ns, double *uncert_s);
  * 'X' within N s`), by MPI_Abort (exit 3; 1 for a signal), so that the launcher takes every node down. */
 /* The set-up wait: heartbeat.startup + heartbeat.timeout of the scenario (130 s until set). */
 void cluster_set_setup_wait(double seconds);
+/* Whether a SIGINT, SIGTERM or SIGHUP pending during a wait ends the job there (1, the default), or stays pending for
+ * the caller to read (0: gauntlet accept's suite, which ends with its verdicts; each wait is bounded all the same). */
+void cluster_set_signals_end(int on);
 /* Every node's worst exit code (the largest of rc over the nodes), on every node. Called where a node may fail alone
  * during set-up, so that all go on or all stop (none is left waiting in a collective). A node node 0 took for lost
  * (cluster_mark_lost) is not waited for; each other node learns of it (cluster_lost_node) and leaves, as node 0,

@@ -15,6 +15,7 @@
 #ifndef GAUNTLET_HAVE_MPI
 
 void cluster_set_setup_wait(double seconds) { (void)seconds; }
+void cluster_set_signals_end(int on) { (void)on; }
 int cluster_agree(int rc, const char *step)
 {
     (void)step;
@@ -56,6 +57,7 @@ void cluster_gather_double(double x, double *out, const char *step)
 #define NOTE_MAX 248
 
 static double setup_wait_s = SETUP_WAIT_DEFAULT_S;
+static int signals_end = 1;   /* a stop signal pending during a wait ends the job (cluster_set_signals_end) */
 static int32_t agree_seq;   /* the agreements so far: a message of another is never taken for this one's */
 
 /* One node's word to node 0 in an agreement. */
@@ -65,6 +67,7 @@ struct agree_msg {
 };
 
 void cluster_set_setup_wait(double seconds) { setup_wait_s = seconds > 0 ? seconds : SETUP_WAIT_DEFAULT_S; }
+void cluster_set_signals_end(int on) { signals_end = on; }
 
 /* The bound of the next wait (seconds): the set-up wait, or the clock exchange's own where it is longer (cluster_clock
  * leaves it for the agreement after it: a node far down the tree may still be in its exchange, itself bounded). */
@@ -127,7 +130,8 @@ static int setup_wait(MPI_Request *req, int n, unsigned char *done, uint64_t dea
         }
         if (!left)
             break;
-        setup_signal_check(step);
+        if (signals_end)
+            setup_signal_check(step);
         if (mono_ns() > deadline_ns)
             return -1;
         setup_nap(spins);
