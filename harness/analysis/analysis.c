@@ -289,8 +289,8 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
     free(v);
     /* the sensor: a reading held over several samples is one reading; ramps and the spectrum take the distinct
      * readings at their times, and what the update interval cannot resolve is left unmeasured (NAN) */
-    size_t distinct = 0;
-    an_sensor_measure(s->x, s->n, s->dt, &out->update_s, &distinct);   /* the readings that appear, whatever the source */
+    size_t distinct = 0, pairs = 0;   /* the changes and the pairs of valid samples they are counted over */
+    an_sensor_count(s->x, s->n, s->dt, &out->update_s, &distinct, &pairs);   /* whatever the source */
     if (s->update_s > 0)
         out->update_s = s->update_s;   /* the source's own stamps say it */
     out->distinct = distinct;
@@ -350,8 +350,8 @@ int analysis_run(const struct an_series *s, const struct an_band *bands, int n_b
      * 121 ms iterations logged at 10 Hz peaked at 2.57 Hz, an alias, and a 7-20 Hz band, which no bin of that grid
      * reaches, read a share of 0 */
     if (!out->held && s->dt > 0) {
-        size_t changes, pairs;
-        an_changes(s->x, lo, hi, &changes, &pairs);
+        size_t changes = distinct;   /* counted over s->x[lo, hi) as an_changes counts them: the same pass (no valid
+                                      * pair lies outside it) */
         double span = (double)pairs * s->dt, nyq = 0.5 / s->dt, allow = 0;
         if (changes && span >= 1.5 * s->dt * (double)changes) {
             nyq = (double)changes / (2 * span);

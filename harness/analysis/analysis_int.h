@@ -29,6 +29,10 @@ void an_stats(double *v, size_t n, double *mean, double *swing, double *range);
  * and more than four levels or at least three changes in each cycle of its own strongest frequency or of its
  * iteration. */
 int an_series_held(const struct an_series *s, size_t lo, size_t hi, double mean, double update_s);
+/* an_sensor_measure, and *pairs: the pairs of neighbouring valid samples its *distinct changes are counted over (both
+ * 0 where n < 2 or dt is not positive), as analysis_run's bound on what a series that is no sensor's can resolve
+ * counts them: one pass over x for both. */
+void an_sensor_count(const double *x, size_t n, double dt, double *update_s, size_t *distinct, size_t *pairs);
 
 /* The spectrum of x[a..b) (mean removed, inner gaps interpolated): *dominant (NAN where none: the bin of the strongest
  * main lobe, or the fundamental of it where a whole fraction of it holds half its power) and, for each of

@@ -1,12 +1,12 @@
 /* harness/analysis/analysis_sensor.c: what the sensor behind a power series lets the analysis see (analysis.h). A
  * reading held between the sensor's updates is one sample, not many: the update interval is measured from the
- * series itself (the median interval between readings that differ from the one before), and a held series is
+ * series itself (the most common interval between readings that differ from the one before, docs/power.md), and a held series is
  * rebuilt from its distinct readings, each at the time it appeared, joined linearly. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "analysis.h"
+#include "analysis_int.h"
 #include "util.h"
 
 /* Compares two doubles for qsort. */
@@ -18,78 +18,116 @@ static int an_cmp(const void *a, const void *b)
 
 #define AN_COUNTED 65536   /* intervals below this many samples are counted, not compared */
 
-/* Sorts k whole-number intervals (each >= 1) ascending: those under AN_COUNTED by counting (a noisy trace has millions
- * of them, and the comparison sort took a fifth of `bench analysis`, 2026-11-30), the rare longer ones by qsort. */
-static void an_sort_counts(double *iv, size_t k)
+/* An interval's length in samples and how many intervals have it. */
+struct an_ivcount {
+    double v;
+    size_t c;
+};
+
+/* The update interval (in samples, as an_sensor_measure defines it) from k >= 2 intervals: count[v] of each length v
+ * in 1..top and the big[0..nbig) longer ones (reordered). The same figure as taking the k intervals sorted one by one
+ * (before 2026-12-01 they were written out whole, 3.6 M doubles a series in `bench analysis`): equal lengths come
+ * together, the window from the first of them is the longest of theirs, and the sums are of whole numbers below
+ * 2^53, exact in any order. NAN where the definition has none. */
+static double an_interval_mode(const size_t *count, size_t top, double *big, size_t nbig)
 {
-    size_t *count = xcalloc(AN_COUNTED, sizeof *count), big = 0;
-    for (size_t i = 0; i < k; i++) {
-        if (iv[i] < AN_COUNTED)
-            count[(size_t)iv[i]]++;
+    struct an_ivcount *d = xmalloc((top + nbig + 1) * sizeof *d);
+    size_t nd = 0;
+    for (size_t v = 1; v <= top; v++)
+        if (count[v])
+            d[nd++] = (struct an_ivcount){ (double)v, count[v] };
+    qsort(big, nbig, sizeof *big, an_cmp);
+    for (size_t i = 0; i < nbig; i++) {
+        if (nd && d[nd - 1].v == big[i])
+            d[nd - 1].c++;
         else
-            iv[big++] = iv[i];   /* the longer ones to the front, in place (big <= i) */
+            d[nd++] = (struct an_ivcount){ big[i], 1 };
     }
-    qsort(iv, big, sizeof *iv, an_cmp);
-    memmove(iv + (k - big), iv, big * sizeof *iv);   /* after every counted one */
-    size_t o = 0;
-    for (size_t v = 0; v < AN_COUNTED; v++)
-        for (size_t c = count[v]; c > 0; c--)
-            iv[o++] = (double)v;
+    /* the most intervals within +-20 % of one (+ half a sample): a window from each length's first interval */
+    size_t best = 0, at = 0, a = 0, b = 0;   /* a, b: the ranks of d[i]'s first interval and of the one after d[j-1] */
+    for (size_t i = 0, j = 0; i < nd; a += d[i++].c) {
+        while (j < nd && d[j].v <= 1.2 * d[i].v + 0.5)
+            b += d[j++].c;
+        if (b - a > best) {
+            best = b - a;
+            at = a + (b - a) / 2;
+        }
+    }
+    double mode = d[nd - 1].v, sum = 0;
+    for (size_t i = 0, r = 0; i < nd; r += d[i++].c)
+        if (at < r + d[i].c) {
+            mode = d[i].v;   /* the interval of rank at */
+            break;
+        }
+    size_t m = 0;
+    for (size_t i = 0; i < nd; i++)
+        if (d[i].v > 0.4 * mode && d[i].v <= 1.6 * mode + 0.5) {
+            sum += d[i].v * (double)d[i].c;
+            m += d[i].c;
+        }
+    free(d);
+    return best >= 2 && m ? sum / (double)m : NAN;
+}
+
+void an_sensor_count(const double *x, size_t n, double dt, double *update_s, size_t *distinct, size_t *pairs)
+{
+    *update_s = NAN;
+    *distinct = *pairs = 0;
+    if (n < 2 || !(dt > 0))
+        return;
+    size_t *count = xcalloc(AN_COUNTED, sizeof *count), top = 0, k = 0, nbig = 0, cap = 0, last = SIZE_MAX;
+    size_t dn = 0, pn = 0, rv = 0, rc = 0;   /* rv, rc: a run of rc equal intervals rv, counted where it ends (a noisy
+                                              * trace's are all 1 sample: no store to one counter per sample) */
+    double *big = NULL, prev = x[0];
+    for (size_t i = 1; i < n; i++) {
+        double cur = x[i];
+        if (isnan(cur) || isnan(prev)) {
+            last = SIZE_MAX;   /* a gap: the interval across it is not the sensor's */
+            prev = cur;
+            continue;
+        }
+        pn++;
+        if (cur == prev)
+            continue;
+        prev = cur;
+        dn++;
+        if (last != SIZE_MAX) {
+            size_t v = i - last;
+            if (v == rv) {
+                rc++;
+            } else if (v < AN_COUNTED) {
+                count[rv] += rc;
+                top = rv > top ? rv : top;
+                rv = v;
+                rc = 1;
+            } else {
+                if (nbig == cap)
+                    big = xrealloc(big, (cap = cap ? 2 * cap : 64) * sizeof *big);
+                big[nbig++] = (double)v;
+            }
+            k++;
+        }
+        last = i;
+    }
+    count[rv] += rc;
+    top = rv > top ? rv : top;
+    *distinct = dn;
+    *pairs = pn;
+    /* the most common interval (the most intervals within +-20 % of one, + half a sample for the grid's own
+     * rounding): readings that did not change at an update make intervals of two or three updates, rarer than
+     * the sensor's own; then the mean of the intervals around it (0.4 to 1.6 times): a reading that lands a
+     * tick early or late on the sampler's grid makes one interval short and the next long, and their mean is
+     * the sensor's (a 20 ms sensor read at 100 Hz shows 10, 20 and 30 ms, never only 10) */
+    if (k >= 2)
+        *update_s = an_interval_mode(count, top, big, nbig) * dt;
     free(count);
+    free(big);
 }
 
 void an_sensor_measure(const double *x, size_t n, double dt, double *update_s, size_t *distinct)
 {
-    *update_s = NAN;
-    *distinct = 0;
-    if (n < 2 || !(dt > 0))
-        return;
-    size_t cap = 256, k = 0, last = SIZE_MAX;
-    double *iv = xmalloc(cap * sizeof *iv);
-    for (size_t i = 1; i < n; i++) {
-        if (isnan(x[i]) || isnan(x[i - 1])) {
-            last = SIZE_MAX;   /* a gap: the interval across it is not the sensor's */
-            continue;
-        }
-        if (x[i] == x[i - 1])
-            continue;
-        (*distinct)++;
-        if (last != SIZE_MAX) {
-            if (k == cap)
-                iv = xrealloc(iv, (cap *= 2) * sizeof *iv);
-            iv[k++] = (double)(i - last);
-        }
-        last = i;
-    }
-    if (k >= 2) {
-        /* the most common interval (the most intervals within +-20 % of one, + half a sample for the grid's own
-         * rounding): readings that did not change at an update make intervals of two or three updates, rarer than
-         * the sensor's own; then the mean of the intervals around it (0.4 to 1.6 times): a reading that lands a
-         * tick early or late on the sampler's grid makes one interval short and the next long, and their mean is
-         * the sensor's (a 20 ms sensor read at 100 Hz shows 10, 20 and 30 ms, never only 10) */
-        an_sort_counts(iv, k);
-        size_t best = 0, at = 0;
-        for (size_t a = 0, b = 0; a < k; a++) {
-            if (b < a)
-                b = a;
-            while (b < k && iv[b] <= 1.2 * iv[a] + 0.5)
-                b++;
-            if (b - a > best) {
-                best = b - a;
-                at = a + (b - a) / 2;
-            }
-        }
-        double mode = iv[at], sum = 0;
-        size_t m = 0;
-        for (size_t i = 0; i < k; i++)
-            if (iv[i] > 0.4 * mode && iv[i] <= 1.6 * mode + 0.5) {
-                sum += iv[i];
-                m++;
-            }
-        if (best >= 2 && m)
-            *update_s = sum / (double)m * dt;
-    }
-    free(iv);
+    size_t pairs;
+    an_sensor_count(x, n, dt, update_s, distinct, &pairs);
 }
 
 double an_sum_update_s(const struct an_result *r, size_t n)
