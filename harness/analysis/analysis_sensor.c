@@ -1,7 +1,7 @@
 /* harness/analysis/analysis_sensor.c: what the sensor behind a power series lets the analysis see (analysis.h). A
  * reading held between the sensor's updates is one sample, not many: the update interval is measured from the
- * series itself (the most common interval between readings that differ from the one before, docs/power.md), and a held series is
- * rebuilt from its distinct readings, each at the time it appeared, joined linearly. */
+ * series itself (the most common interval between readings that differ from the one before, docs/power.md), and a
+ * held series is rebuilt from its distinct readings, each at the time it appeared, joined linearly. */
 #include <math.h>
 #include <stdlib.h>
 
