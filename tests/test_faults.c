@@ -751,4 +751,21 @@ Test(faults, sdc_checks_count_what_each_detector_compared, .timeout = 120)
                   r, rep, 2 + fresh, 3 + fresh, fresh);
     }
     json_decref(s);
+    /* an in-process recovery to iteration 0 (the start's replica: none other yet) keeps every process: rank 1's crashed
+     * one had verified 0..2 (taken at its death), rank 0's survivor 0..2 and maybe 3, which it keeps; each then 0..19
+     * again. Until 2026-12-01 the survivor's were cleared as at a run's start: rank 0 read 20 */
+    s = run("name: c\nranks: 2\niterations: 20\nseed: 3\n"
+            "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 4KiB}\n"
+            "detectors: [abft]\nrecovery: {inprocess: {replicate_every: 5}}\n"
+            "faults:\n  - {kind: crash, at: 3, rank: 1}\n",
+            0);
+    outcome = json_string_value(json_object_get(e2e_injected_fault(s, 0), "outcome"));
+    cr_assert(outcome && strcmp(outcome, "recovered by inprocess from iteration 0") == 0, "%s",
+              outcome ? outcome : "-");
+    for (int r = 0; r < 2; r++) {
+        long long abft = sdc_checks_of(s, r, "abft");
+        cr_assert(abft >= 3 + 20 && abft <= 4 + 20, "rank %d, rolled back to 0 in its process: abft %lld, not 23..24",
+                  r, abft);
+    }
+    json_decref(s);
 }

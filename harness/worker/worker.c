@@ -347,7 +347,9 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         worker_fail(w, EXIT_ENV, w->err[0] ? w->err : "cannot join the new communicator");
     if (cmd->restore != RESTORE_NONE && worker_restore(w, cmd) != 0)
         worker_fail(w, EXIT_CHECK, w->err);
-    if (cmd->start_iter == 0) {
+    /* a run's start: a survivor's rollback to iteration 0 keeps what it checked before (its sdc_checks, and its
+     * detectors' cost over the iterations it ran; until 2026-12-01 both were cleared) */
+    if (cmd->start_iter == 0 && cmd->restore == RESTORE_NONE) {
         memset(w->detect_cost_s, 0, sizeof w->detect_cost_s);
         memset(w->detect_checks, 0, sizeof w->detect_checks);
         w->detect_iters = 0;
