@@ -224,6 +224,10 @@ static int faultlog_match(struct sup *s, int det, int rank, int64_t iter, uint64
                          * older flip no detector saw does not take the credit for a later finding (a NaN spread) */
         if (f->observed && f->detector >= 0 && (f->detector != det || f->detect_iter < iter - 1))
             continue;   /* an observed fault repeats only as the same finding on the next iteration */
+        if (sdc && f->detector >= 0 && f->recovered_ns && f->recovered_ns <= t)
+            continue;   /* a corruption whose recovery is over (a good iteration after it) is out of the state: a later
+                         * finding is another one, on a GPU a real one (until 2026-12-01 its repeat, never recovered,
+                         * and no observed_fault in gauntlet accept) */
         match = i;
         *repeat = f->detector >= 0;
     }
