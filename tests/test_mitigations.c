@@ -200,6 +200,32 @@ Test(mitigations, bess_flattens_what_the_grid_sees, .timeout = 120)
     json_decref(s);
 }
 
+/* A battery that never acts (its window no longer than a sample: the grid follows the draw sample by sample) leaves
+ * the grid as the cluster: the spec's dynamic range on the grid side is the cluster's range_mw, taken on the readings
+ * as the cluster's is, and its grid swing the cluster's swing (within 0.1 %). Until 2026-12-01 the grid side's range
+ * was taken on the line through the readings, which reaches a reading only at its time: a battery that did nothing
+ * read a dynamic range under the cluster's (55.6 MW against 58.5), and passed a limit between the two. */
+Test(mitigations, a_battery_that_never_acts_leaves_the_grids_range_as_the_clusters, .timeout = 120)
+{
+    json_t *s = run(BASE_N(10) "projection: {gpus: 100000, groups: 10, spec: {dynamic_range_mw: 1}}\n"
+                               "mitigations: [{bess: {window: 1ms}}]\n");
+    json_t *p = json_object_get(json_object_get(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "power"),
+                                                "aggregate"), "projection");
+    json_t *b = json_object_get(p, "bess");
+    json_t *c = json_array_get(json_object_get(json_object_get(p, "spec"), "clauses"), 0);
+    cr_assert(json_is_object(b) && json_is_object(c), "the battery and the spec's clause are reported");
+    cr_assert_str_eq(json_string_value(json_object_get(c, "clause")), "dynamic_range_mw");
+    double range = json_number_value(json_object_get(p, "range_mw"));
+    double grid = json_number_value(json_object_get(c, "value"));
+    double swing = json_number_value(json_object_get(p, "swing_mw"));
+    cr_assert(range > 0 && fabs(grid - range) <= 1e-9 * range, "the grid's range %.9g MW, the cluster's %.9g MW", grid,
+              range);
+    double gs = json_number_value(json_object_get(b, "grid_swing_mw"));   /* its percentiles over the whole trace,
+                                                                           * the cluster's from its first reading */
+    cr_assert(fabs(gs - swing) <= 1e-3 * swing, "the grid's swing %.9g MW, the cluster's %.9g MW", gs, swing);
+    json_decref(s);
+}
+
 Test(mitigations, auto_names_the_cheapest_that_meets_the_spec, .timeout = 180)
 {
     /* the cluster's swing must stay under 20 MW: of none and four filler floors, 90 % meets it (~16 MW: a swing of

@@ -249,6 +249,7 @@ int analysis_project_trace(const struct an_series *s, long gpus, long groups, do
 struct an_bess {
     double capacity_mwh, power_mw, efficiency, window_s;     /* inputs; efficiency is round trip */
     double grid_swing_mw, grid_ramp_up_mw_s, grid_ramp_down_mw_s;   /* results (ramps over 1 s) */
+    double grid_range_mw;                                    /* the grid side's max - min */
     double throughput_mwh, losses_mwh, soc_min, soc_max;     /* soc as a share of capacity, from 0.5 */
     double soc_end;
     double battery_max_mw;                                   /* the largest battery power used */
@@ -263,6 +264,13 @@ int analysis_bess(const double *p, size_t n, double dt, struct an_bess *b, doubl
  * frequency, bands; gpus, groups and jitter are taken from base. 0, or -1. */
 int analysis_project_series(const double *mw, size_t n, double dt, const struct an_band *bands, int n_bands,
                             const struct an_projection *base, struct an_projection *out);
+
+/* A battery on a projected cluster (analysis_project_trace's trace and, of a held sensor, its readings held: NULL
+ * where there are none): b's figures from the trace, its grid swing and range on the readings as the cluster's own
+ * are (a battery that does nothing removes nothing), and in gp the grid side's projection from base, for the spec,
+ * its range the readings' too. 1: both; 0: b only; -1: neither. */
+int analysis_bess_grid(const double *trace, const double *held, size_t n, double dt, const struct an_band *bands,
+                       int n_bands, const struct an_projection *base, struct an_bess *b, struct an_projection *gp);
 
 /* Checks a projection against a spec: one verdict per clause given. */
 void analysis_check_spec(const struct an_projection *p, const struct an_spec *spec, struct an_verdict *v);

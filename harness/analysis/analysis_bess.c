@@ -48,6 +48,7 @@ int analysis_bess(const double *p, size_t n, double dt, struct an_bess *b, doubl
     struct an_result r;
     analysis_run(&gs, NULL, 0, &r);
     b->grid_swing_mw = r.swing_w;
+    b->grid_range_mw = r.range_w;
     b->grid_ramp_up_mw_s = r.ramp_up_w_s[AN_RAMP_WINDOWS - 1];
     b->grid_ramp_down_mw_s = r.ramp_down_w_s[AN_RAMP_WINDOWS - 1];
     b->soc_end = soc / cap;
@@ -58,6 +59,25 @@ int analysis_bess(const double *p, size_t n, double dt, struct an_bess *b, doubl
     if (!grid)
         free(g);
     return 0;
+}
+
+int analysis_bess_grid(const double *trace, const double *held, size_t n, double dt, const struct an_band *bands,
+                       int n_bands, const struct an_projection *base, struct an_bess *b, struct an_projection *gp)
+{
+    struct an_bess bh = *b;
+    double *grid = xmalloc((n ? n : 1) * sizeof *grid);
+    int rc = analysis_bess(trace, n, dt, b, grid);
+    if (rc == 0 && held && analysis_bess(held, n, dt, &bh, NULL) == 0) {
+        b->grid_swing_mw = bh.grid_swing_mw;   /* as none's cluster swing and range are taken: on the readings */
+        b->grid_range_mw = bh.grid_range_mw;
+    }
+    if (rc == 0 && analysis_project_series(grid, n, dt, bands, n_bands, base, gp) == 0) {
+        gp->swing_mw = b->grid_swing_mw;   /* its ramps and spectrum stay the line's, as the cluster's do */
+        gp->range_mw = b->grid_range_mw;
+        rc = 1;
+    }
+    free(grid);
+    return rc;
 }
 
 int analysis_bands_with_spec(const struct an_spec *spec, struct an_band bands[AN_MAX_BANDS])

@@ -352,22 +352,16 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
         struct an_bess b;
         if (mit->facility) {   /* a facility battery on the cluster's trace: the utility's spec is the grid's */
             mit->facility(sc->mitigations[rs->mitigation].params, &b);
-            double *gridmw = xmalloc(cn_pts * sizeof *gridmw);
             struct an_projection gp;
-            struct an_bess bh = b;
-            if (analysis_bess(cluster, cn_pts, dt, &b, gridmw) == 0) {
-                /* the grid's swing as none's cluster swing is taken: on the readings (analysis_project_trace) */
-                if (held && analysis_bess(held, cn_pts, dt, &bh, NULL) == 0)
-                    b.grid_swing_mw = bh.grid_swing_mw;
+            int sides = analysis_bess_grid(cluster, held, cn_pts, dt, bands, nb, &proj, &b, &gp);
+            if (sides >= 0)
                 json_object_set_new(pj, "bess", analysis_bess_json(&b));
-                if (analysis_project_series(gridmw, cn_pts, dt, bands, nb, &proj, &gp) == 0) {
-                    json_t *gj = analysis_projection_json(&gp, spec);
-                    json_object_set(pj, "spec", json_object_get(gj, "spec"));
-                    json_object_set_new(pj, "spec_side", json_string("grid, after the battery"));
-                    json_decref(gj);
-                }
+            if (sides > 0) {   /* the grid's range as none's cluster range is taken: on the readings */
+                json_t *gj = analysis_projection_json(&gp, spec);
+                json_object_set(pj, "spec", json_object_get(gj, "spec"));
+                json_object_set_new(pj, "spec_side", json_string("grid, after the battery"));
+                json_decref(gj);
             }
-            free(gridmw);
         }
         json_object_set_new(aggj, "projection", pj);
     } else {
