@@ -1,8 +1,10 @@
 /* tests/stall_preload.c: a node that stalls, for tests/test_cluster_setup.c (LD_PRELOAD into one node's supervisor).
  * The process stops itself with SIGSTOP, as a frozen host or a debugger holds it, at its first call of the function
  * GAUNTLET_TEST_STALL_AT names: memfd_create (the control block: the set-up's first step after the start's
- * agreement) or getrusage (in supc_end, just before the node sends node 0 its end record). Nothing else changes; the
- * workers it starts do not inherit it.
+ * agreement) or getrusage (in supc_end, just before the node sends node 0 its end record); or at its first statfs of a
+ * path that holds PART, with statfs:PART (gauntlet accept's checkpoint measurement, after the run: its first call, for
+ * tests/test_cluster.c; MPI's own calls name other paths). Nothing else changes; the workers it starts do not inherit
+ * it.
  *
  * A damaged disk, for tests/test_faults.c: with GAUNTLET_TEST_DAMAGE_CKPT set to a part of a checkpoint's file name
  * (`-rank1-`), a checkpoint file whose name holds it has one byte of its state flipped (at offset 64: past the 56-byte
@@ -69,8 +71,10 @@
 #include <unistd.h>
 
 struct rusage;
+struct statfs;
 int memfd_create(const char *name, unsigned int flags);
 int getrusage(int who, struct rusage *ru);
+int statfs(const char *path, struct statfs *buf);
 
 static char stall_at[64], damage[64], fsync_eio[64], fsync_log[512], fsync_slow[64], fsync_slow_ms[256], read_slow[64];
 static long read_slow_ms;            /* per MiB a worker reads of a matching checkpoint file */
@@ -296,6 +300,16 @@ int getrusage(int who, struct rusage *ru)
     stall_maybe("getrusage");
     int (*real)(int, struct rusage *) = (int (*)(int, struct rusage *))dlsym(RTLD_NEXT, "getrusage");
     return real(who, ru);
+}
+
+int statfs(const char *path, struct statfs *buf)
+{
+    if (strncmp(stall_at, "statfs:", 7) == 0 && stall_at[7] && path && strstr(path, stall_at + 7)) {
+        stall_at[0] = 0;
+        raise(SIGSTOP);
+    }
+    int (*real)(const char *, struct statfs *) = (int (*)(const char *, struct statfs *))dlsym(RTLD_NEXT, "statfs");
+    return real(path, buf);
 }
 
 /* Sleeps ms milliseconds, resumed across signals. */

@@ -88,7 +88,8 @@ static int find_dir(char *out, size_t n)
 }
 
 /* Runs one acceptance scenario (every node), and on node 0 judges its results into vs. Returns a node lost in the run
- * (stalled or gone: it takes part in nothing after it, so no gather is waited for), -1: none; 0 on another node when
+ * or in the agreements after it (stalled or gone: it takes part in nothing after it, so no gather is waited for), -1:
+ * none; 0 on another node when
  * it lost node 0, which judges nothing there: the suite ends on that node. */
 static int accept_run_one(struct scenario *sc, const char *file, const char *outdir, const char *exe,
                            const struct backend_ops *ops, int lead, struct verdicts *vs)
@@ -112,6 +113,13 @@ static int accept_run_one(struct scenario *sc, const char *file, const char *out
                         "the messages above; not run");
         return -1;
     }
+    int gone = cluster_lost_node();   /* taken for lost at that agreement (a stop signal on node 0: the launcher is
+                                       * ending the job): no run begins without it */
+    if (gone >= 0) {
+        if (lead)
+            accept_note(accept_add(vs, sc, "run", V_SKIP), "not run: node %d was lost before it began", gone);
+        return gone;
+    }
     cluster_new_run();   /* every node agreed just now: none is lost, whatever the scenario before saw */
     int code = supervisor_run(sc, ops, &opt);
     int lost = cluster_lost_node();
@@ -125,8 +133,10 @@ static int accept_run_one(struct scenario *sc, const char *file, const char *out
     (void)cluster_agree(EXIT_OK, "the run's end");
     lost = cluster_lost_node();
     /* every node measures its own checkpoint target; node 0 gathers the figures (from every node: none if one is
-     * lost) */
-    int nn = cluster_nodes(), io_stopped = 0, io_lost = sc->checks.checkpoint_io.on && lost >= 0;
+     * lost), in an agreement, not a collective: a node killed meanwhile (the launcher ending the job) is taken for
+     * lost, and the suite still ends judged (until 2026-12-01 node 0 waited in MPI's gather for it until the
+     * launcher's SIGKILL: no verdicts.json) */
+    int nn = cluster_nodes(), io_stopped = 0, io_lost = sc->checks.checkpoint_io.on && lost >= 0, lost_io = 0;
     double w = NAN, r = NAN, *io_w = NULL, *io_r = NULL;
     if (sc->checks.checkpoint_io.on && !io_lost) {
         /* a stop signal (before it, or during it) cuts it short: the suite ends now, its verdicts written */
@@ -136,15 +146,14 @@ static int accept_run_one(struct scenario *sc, const char *file, const char *out
             gl_log("node %d: %s", cluster_node(), why);
         io_w = xmalloc((size_t)nn * sizeof *io_w);
         io_r = xmalloc((size_t)nn * sizeof *io_r);
-        int *cut = xcalloc((size_t)nn, sizeof *cut);
+        double mine[2] = { w, r }, *all = xmalloc((size_t)nn * sizeof mine);
         cluster_set_setup_wait(ACCEPT_IO_WAIT_S);   /* the slowest node's write and read of the bytes asked */
-        cluster_gather_double(w, io_w, "the checkpoint write rates");
-        cluster_gather_double(r, io_r, "the checkpoint read rates");
-        if (cluster_gather_int(io > 0, cut, "whether a stop signal cut the checkpoint measurement") != 0)
-            cut[0] = io > 0;
+        io_stopped = cluster_agree_values(io > 0, mine, 2, all, "the checkpoint rates") > 0;   /* a signal cut one */
         for (int k = 0; k < nn; k++)
-            io_stopped |= cut[k];
-        free(cut);
+            io_w[k] = all[2 * k], io_r[k] = all[2 * k + 1];
+        free(all);
+        if ((lost_io = lost < 0 && cluster_lost_node() >= 0))   /* the suite ends after this run */
+            lost = cluster_lost_node(), io_lost = 1;
     }
     if (!lead) {
         free(io_w);
@@ -169,7 +178,8 @@ static int accept_run_one(struct scenario *sc, const char *file, const char *out
     if (io_stopped || io_lost) {   /* not measured, not judged: a figure cut short by a signal is no node's rate */
         for (const char *const *k = (const char *const[]){ "checkpoint_write", "checkpoint_read", NULL }; *k; k++)
             if (io_lost)
-                accept_note(accept_skip(vs, sc, *k, ""), "not measured: node %d was lost in the run", lost);
+                accept_note(accept_skip(vs, sc, *k, ""), "not measured: node %d %s", lost,
+                            lost_io ? "did not answer after the stop signal (taken for lost)" : "was lost in the run");
             else
                 accept_note(accept_skip(vs, sc, *k, ""), "not measured: a stop signal ended the suite first");
         struct scenario *cut = xmalloc(sizeof *cut);

@@ -34,7 +34,9 @@ int cluster_clock(int64_t *offset_ns, double *uncert_s);
 /* The set-up wait: heartbeat.startup + heartbeat.timeout of the scenario (130 s until set). */
 void cluster_set_setup_wait(double seconds);
 /* Whether a SIGINT, SIGTERM or SIGHUP pending during a wait ends the job there (1, the default), or stays pending for
- * the caller to read (0: gauntlet accept's suite, which ends with its verdicts; each wait is bounded all the same). */
+ * the caller to read (0: gauntlet accept's suite, which ends with its verdicts; each wait is bounded all the same, and
+ * node 0 waits for the nodes missing from an agreement only 0.3 s once one is pending, then takes them for lost: the
+ * launcher is ending the job, and a node it killed would hold node 0 until its SIGKILL). */
 void cluster_set_signals_end(int on);
 /* Every node's worst exit code (the largest of rc over the nodes), on every node. Called where a node may fail alone
  * during set-up, so that all go on or all stop (none is left waiting in a collective). A node node 0 took for lost
@@ -43,14 +45,15 @@ void cluster_set_signals_end(int on);
 int cluster_agree(int rc, const char *step);
 /* The same; node 0 also gets the note (a line saying why, or NULL) of the first other node that sent one in first. */
 int cluster_agree_note(int rc, const char *note, const char *step, char *first, size_t n);
+/* The same, each node's word carrying nv (at most 2) figures (mine): node 0 gets every node's, all[k * nv + i], NAN for
+ * a node lost (the other nodes' all is left as it was). Where a collective would wait for a node lost or killed. */
+int cluster_agree_values(int rc, const double *mine, int nv, double *all, const char *step);
 /* Every node's x, on every node (out[nodes]); 0 or -1. */
 int cluster_gather_int(int x, int *out, const char *step);
 /* Node 0's value of x, on every node. */
 uint64_t cluster_bcast_u64(uint64_t x, const char *step);
 /* Node 0's bytes, on every node. */
 void cluster_bcast(void *buf, size_t n, const char *step);
-/* Gathers one double per node on node 0 (out[nodes]). */
-void cluster_gather_double(double x, double *out, const char *step);
 
 struct scenario;
 /* Whether every node runs what node 0 runs (cluster_same.c): node 0's scenario, every default resolved (as its

@@ -6,6 +6,7 @@
  * loop). docs/cluster.md, "All start or none does". */
 #include "cluster.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -28,6 +29,13 @@ int cluster_agree_note(int rc, const char *note, const char *step, char *first, 
         first[0] = 0;
     return rc;
 }
+int cluster_agree_values(int rc, const double *mine, int nv, double *all, const char *step)
+{
+    (void)step;
+    for (int i = 0; i < nv; i++)
+        all[i] = mine[i];
+    return rc;
+}
 int cluster_gather_int(int x, int *out, const char *step)
 {
     (void)step;
@@ -40,11 +48,6 @@ uint64_t cluster_bcast_u64(uint64_t x, const char *step)
     return x;
 }
 void cluster_bcast(void *buf, size_t n, const char *step) { (void)buf, (void)n, (void)step; }
-void cluster_gather_double(double x, double *out, const char *step)
-{
-    (void)step;
-    out[0] = x;
-}
 
 #else
 
@@ -55,6 +58,11 @@ void cluster_gather_double(double x, double *out, const char *step)
 
 #define SETUP_WAIT_DEFAULT_S 130.0   /* heartbeat.startup + heartbeat.timeout at their defaults */
 #define NOTE_MAX 248
+#define AGREE_VALS 2   /* the figures one node's word carries at most (cluster_agree_values) */
+/* node 0, a stop signal pending while it waits in an agreement the caller reads the signals after: how long it still
+ * waits for the nodes missing before it takes them for lost (the launcher is ending the job: Open MPI kills 1 s after
+ * its SIGTERM, and a node it killed never comes) */
+#define AGREE_SIGNAL_GRACE_NS 300000000ull
 
 static double setup_wait_s = SETUP_WAIT_DEFAULT_S;
 static int signals_end = 1;   /* a stop signal pending during a wait ends the job (cluster_set_signals_end) */
@@ -63,6 +71,7 @@ static int32_t agree_seq;   /* the agreements so far: a message of another is ne
 /* One node's word to node 0 in an agreement. */
 struct agree_msg {
     int32_t seq, rc;
+    double val[AGREE_VALS];   /* its figures (cluster_agree_values) */
     char note[NOTE_MAX];
 };
 
@@ -85,20 +94,29 @@ static void setup_abort(int code)
     _exit(code);   /* MPI_Abort does not return; should it, this node still goes */
 }
 
-/* A SIGINT, SIGTERM or SIGHUP waiting (the supervisor blocks them until its loop reads them): the set-up ends. */
-static void setup_signal_check(const char *step)
+/* The name of a SIGINT, SIGTERM or SIGHUP waiting (the supervisor blocks them until its loop reads them), or NULL. */
+static const char *stop_pending(void)
 {
     sigset_t pend;
     if (sigpending(&pend) != 0)
-        return;
+        return NULL;
     static const struct { int sig; const char *name; } sigs[] = { { SIGTERM, "SIGTERM" }, { SIGINT, "SIGINT" },
                                                                   { SIGHUP, "SIGHUP" } };
     for (size_t i = 0; i < ARRAY_LEN(sigs); i++)
-        if (sigismember(&pend, sigs[i].sig) == 1) {
-            gl_log("node %d: stopped by %s during the set-up (at step '%s', before any run): the job ends (exit 1)",
-                   cl.node, sigs[i].name, step);
-            setup_abort(EXIT_CHECK);
-        }
+        if (sigismember(&pend, sigs[i].sig) == 1)
+            return sigs[i].name;
+    return NULL;
+}
+
+/* A stop signal waiting: the set-up ends. */
+static void setup_signal_check(const char *step)
+{
+    const char *sig = stop_pending();
+    if (!sig)
+        return;
+    gl_log("node %d: stopped by %s during the set-up (at step '%s', before any run): the job ends (exit 1)", cl.node,
+           sig, step);
+    setup_abort(EXIT_CHECK);
 }
 
 /* Naps between tests of a request: short at first (an answer is usually there in microseconds), then 1 ms, so that
@@ -112,8 +130,10 @@ static void setup_nap(unsigned spins)
 }
 
 /* Completes n requests until deadline_ns, reading the signals meanwhile; done[i] says which completed. 0, or -1 at
- * the deadline (the rest left pending: the caller ends the job) or when MPI fails. */
-static int setup_wait(MPI_Request *req, int n, unsigned char *done, uint64_t deadline_ns, const char *step)
+ * the deadline (the rest left pending: the caller ends the job) or when MPI fails. grace: where the caller reads the
+ * signals (cluster_set_signals_end(0)), one pending brings the deadline to AGREE_SIGNAL_GRACE_NS from when it is
+ * seen. */
+static int setup_wait(MPI_Request *req, int n, unsigned char *done, uint64_t deadline_ns, const char *step, int grace)
 {
     int left = 0;
     for (int i = 0; i < n; i++)
@@ -132,6 +152,11 @@ static int setup_wait(MPI_Request *req, int n, unsigned char *done, uint64_t dea
             break;
         if (signals_end)
             setup_signal_check(step);
+        else if (grace && stop_pending()) {
+            uint64_t soon = mono_ns() + AGREE_SIGNAL_GRACE_NS;
+            deadline_ns = soon < deadline_ns ? soon : deadline_ns;
+            grace = 0;
+        }
         if (mono_ns() > deadline_ns)
             return -1;
         setup_nap(spins);
@@ -162,10 +187,33 @@ static void setup_missing(const unsigned char *done, char *buf, size_t n)
 /* Whether node k is one this node took for lost (cluster_mark_lost). */
 static int agree_lost(int k) { return k < SHM_MAX_NODES && cl.lost[k]; }
 
+/* Node 0, a stop signal pending where the caller reads the signals (gauntlet accept): the nodes whose word did not come
+ * within AGREE_SIGNAL_GRACE_NS of it are taken for lost, as the run takes a node whose end record did not come when
+ * stopped by a signal (the launcher is ending the job; a node it killed would hold node 0 until the launcher's SIGKILL,
+ * no verdict written). Their receives are withdrawn; one that came meanwhile counts. */
+static void agree_lose_missing(MPI_Request *req, unsigned char *done, const char *step)
+{
+    char who[256];
+    setup_missing(done, who, sizeof who);
+    gl_log("node 0: %s pending, and node(s) %s did not reach step '%s' within %.1f s of it: taken for lost (the "
+           "launcher is ending the job)", stop_pending(), who, step, (double)AGREE_SIGNAL_GRACE_NS * 1e-9);
+    for (int k = 1; k < cl.nodes; k++) {
+        if (done[k])
+            continue;
+        MPI_Status st;
+        int cancelled = 1;
+        if (MPI_Cancel(&req[k]) != MPI_SUCCESS || MPI_Wait(&req[k], &st) != MPI_SUCCESS ||
+            MPI_Test_cancelled(&st, &cancelled) != MPI_SUCCESS || cancelled)
+            cluster_mark_lost(k);
+        done[k] = 1;
+    }
+}
+
 /* Node 0's side of an agreement: every node's word, then the worst code to each (and a node it took for lost, or -1).
  * A node lost is left out: it may be stopped or gone, and nothing is sent to it any more (gauntlet accept's
- * agreements after a run that lost one). */
-static int agree_root(struct agree_msg *mine, const char *step, char *first, size_t n)
+ * agreements after a run that lost one). vals (nv per node, NAN for a node lost): the figures each node's word
+ * carries. */
+static int agree_root(struct agree_msg *mine, const char *step, char *first, size_t n, double *vals, int nv)
 {
     int nodes = cl.nodes;
     struct agree_msg *in = xcalloc((size_t)nodes, sizeof *in);
@@ -183,7 +231,10 @@ static int agree_root(struct agree_msg *mine, const char *step, char *first, siz
             setup_abort(EXIT_ENV);
         }
     }
-    if (setup_wait(req, nodes, done, mono_ns() + (uint64_t)(bound * 1e9), step) != 0) {
+    int late = setup_wait(req, nodes, done, mono_ns() + (uint64_t)(bound * 1e9), step, 1) != 0;
+    if (late && !signals_end && stop_pending())
+        agree_lose_missing(req, done, step), late = 0;
+    if (late) {
         char who[256];
         setup_missing(done, who, sizeof who);
         gl_log("node 0: node(s) %s did not reach set-up step '%s' within %g s (stalled or gone: a frozen host, a hung "
@@ -198,6 +249,8 @@ static int agree_root(struct agree_msg *mine, const char *step, char *first, siz
             setup_abort(EXIT_ENV);
         }
         worst[1] = in[k].rc > worst[1] ? in[k].rc : worst[1];
+        for (int i = 0; i < nv; i++)
+            vals[k * nv + i] = agree_lost(k) ? NAN : in[k].val[i];
         in[k].note[NOTE_MAX - 1] = 0;
         if (first && n && !first[0] && in[k].note[0])
             str_copy(first, n, in[k].note);
@@ -211,7 +264,7 @@ static int agree_root(struct agree_msg *mine, const char *step, char *first, siz
             setup_abort(EXIT_ENV);
         }
     }
-    if (setup_wait(req, nodes, done, mono_ns() + (uint64_t)(bound * 1e9), step) != 0) {
+    if (setup_wait(req, nodes, done, mono_ns() + (uint64_t)(bound * 1e9), step, 0) != 0) {
         char who[256];
         setup_missing(done, who, sizeof who);
         gl_log("node 0: node(s) %s did not take the outcome of set-up step '%s' within %g s: the job ends (exit 3)", who,
@@ -224,18 +277,22 @@ static int agree_root(struct agree_msg *mine, const char *step, char *first, siz
     return worst[1];
 }
 
-int cluster_agree_note(int rc, const char *note, const char *step, char *first, size_t n)
+/* An agreement (cluster_agree_note), each node's word carrying nv figures (mine), every node's on node 0 (all). */
+static int agree(int rc, const char *note, const char *step, char *first, size_t n, const double *mine, double *all,
+                 int nv)
 {
     if (first && n)
         first[0] = 0;
-    if (!cl.on)
-        return rc;
     struct agree_msg m = { .seq = ++agree_seq, .rc = rc };
     if (note)
         str_copy(m.note, sizeof m.note, note);
+    for (int i = 0; i < nv; i++)
+        m.val[i] = mine[i];
     int worst;
     if (cl.node == 0) {
-        worst = agree_root(&m, step, first, n);
+        worst = agree_root(&m, step, first, n, all, nv);
+        for (int i = 0; i < nv; i++)
+            all[i] = mine[i];
     } else {
         /* node 0 speaks first when another node is missing: this node waits its bound and some more */
         double bound = setup_bound_s() + 10;
@@ -247,7 +304,7 @@ int cluster_agree_note(int rc, const char *note, const char *step, char *first, 
             gl_log("node %d: MPI failed at set-up step '%s'", cl.node, step);
             setup_abort(EXIT_ENV);
         }
-        if (setup_wait(req, 2, done, mono_ns() + (uint64_t)(bound * 1e9), step) != 0) {
+        if (setup_wait(req, 2, done, mono_ns() + (uint64_t)(bound * 1e9), step, 0) != 0) {
             gl_log("node %d: node 0 did not answer set-up step '%s' within %g s (node 0, or a node it waits for, did "
                    "not reach it): the job ends (exit 3)", cl.node, step, bound);
             setup_abort(EXIT_ENV);
@@ -265,14 +322,32 @@ int cluster_agree_note(int rc, const char *note, const char *step, char *first, 
     return worst;
 }
 
+int cluster_agree_note(int rc, const char *note, const char *step, char *first, size_t n)
+{
+    if (first && n)
+        first[0] = 0;
+    return cl.on ? agree(rc, note, step, first, n, NULL, NULL, 0) : rc;
+}
+
 int cluster_agree(int rc, const char *step) { return cluster_agree_note(rc, NULL, step, NULL, 0); }
+
+int cluster_agree_values(int rc, const double *mine, int nv, double *all, const char *step)
+{
+    nv = nv < 0 ? 0 : nv > AGREE_VALS ? AGREE_VALS : nv;
+    if (!cl.on) {
+        for (int i = 0; i < nv; i++)
+            all[i] = mine[i];
+        return rc;
+    }
+    return agree(rc, NULL, step, NULL, 0, mine, all, nv);
+}
 
 /* Completes a collective begun on every node (req) within the set-up wait, or ends the job naming step. */
 static void setup_coll(MPI_Request *req, const char *step)
 {
     unsigned char done = 0;
     double bound = setup_bound_s();
-    if (setup_wait(req, 1, &done, mono_ns() + (uint64_t)(bound * 1e9), step) == 0)
+    if (setup_wait(req, 1, &done, mono_ns() + (uint64_t)(bound * 1e9), step, 0) == 0)
         return;
     if (cl.node == 0)
         gl_log("node 0: not every node reached set-up step '%s' within %g s (stalled or gone): the job ends (exit 3)",
@@ -309,20 +384,6 @@ void cluster_bcast(void *buf, size_t n, const char *step)
     MPI_Request req;
     if (MPI_Ibcast(buf, (int)n, MPI_BYTE, 0, cl.scomm, &req) != MPI_SUCCESS) {
         gl_log("node %d: MPI_Ibcast failed at set-up step '%s'", cl.node, step);
-        setup_abort(EXIT_ENV);
-    }
-    setup_coll(&req, step);
-}
-
-void cluster_gather_double(double x, double *out, const char *step)
-{
-    if (!cl.on) {
-        out[0] = x;
-        return;
-    }
-    MPI_Request req;
-    if (MPI_Igather(&x, 1, MPI_DOUBLE, out, 1, MPI_DOUBLE, 0, cl.scomm, &req) != MPI_SUCCESS) {
-        gl_log("node %d: MPI_Igather failed at step '%s'", cl.node, step);
         setup_abort(EXIT_ENV);
     }
     setup_coll(&req, step);
