@@ -322,9 +322,11 @@ static void recover_record(struct sup *s, const struct wcmd *cmd)
         for (int i = 0; i < s->fl->n_superseded; i++)
             faultlog_recovered(s, s->fl->superseded[i], now, "this node left the run; the others went on");
         s->fl->n_superseded = 0;
-        s->fl->awaiting_fault = -1;
         faultlog_recovered(s, m->fail.fault, now, "this node left the run; the others went on");
+        /* the faults that joined it take its figures of work (awaiting_fault still names it: until 2026-12-01 it was
+         * cleared first, and theirs were null) */
         faultlog_joined_recovered(s, now, "this node left the run; the others went on");
+        s->fl->awaiting_fault = -1;
     }
 }
 
