@@ -36,7 +36,8 @@ static double an_interval_mode(const size_t *count, size_t top, double *big, siz
     for (size_t v = 1; v <= top; v++)
         if (count[v])
             d[nd++] = (struct an_ivcount){ (double)v, count[v] };
-    qsort(big, nbig, sizeof *big, an_cmp);
+    if (nbig)   /* big is NULL where no interval was that long: qsort takes no NULL, even of 0 elements */
+        qsort(big, nbig, sizeof *big, an_cmp);
     for (size_t i = 0; i < nbig; i++) {
         if (nd && d[nd - 1].v == big[i])
             d[nd - 1].c++;
