@@ -11,7 +11,9 @@ variable before the call) are named in the row.
 Dynamic: sim runs that together write most event types (the shipped fault-drill, checkpoint-async and fault-latency,
 small scenarios for each recovery's own events, a damaged checkpoint and a restore that fails (tests/stall_preload.c, given), a spare
 killed and SIGINT, the live view's keys through a pseudo-terminal, the mitigation search with a battery, and two nodes
-under mpirun where this build has MPI (--mpi) and mpirun is found): every line's event has a row and each of its fields is
+under mpirun where this build has MPI (--mpi) and mpirun is found: node 1's supervisor stopped under shrink, a worker
+of node 1 killed while node 0 still recovers, and four nodes with a relay deaf to one of them (the preload given)):
+every line's event has a row and each of its fields is
 named in it (`t_s` and `event` on every line; `node` on every line of a run of several nodes, as the section's
 introduction says). Each run's own events must appear (a run that stopped writing them no longer checks them). Prints
 the event types no run wrote. Exits 1 on any disagreement."""
@@ -356,13 +358,79 @@ def live_view(p, out, master):
     return None
 
 
-def run(name, text, expect, soft=(), argv=None, env=None, want_rc=(0,), during=None, view=False, mpi=False):
+def events_of(path):
+    """The whole lines of a JSON Lines file being written: a list of objects ([] while it is not there)."""
+    try:
+        with open(path, encoding='utf-8') as f:
+            text = f.read()
+    except OSError:
+        return []
+    out = []
+    for line in text.split('\n')[:-1]:   # the last: empty, or a line still being written
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            pass
+    return out
+
+
+def parent_of(pid):
+    """The parent pid of pid (0 where it is gone)."""
+    try:
+        with open(f'/proc/{pid}/stat', encoding='utf-8') as f:
+            return int(f.read().rsplit(')', 1)[1].split()[1])   # pid (comm) state ppid ...
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def node1_stalled(p, out):
+    """Node 1's supervisor (the parent of a node 1 worker) stopped for good (SIGSTOP, then SIGKILL once node 0 has
+    written its summary): node 0 hears nothing from it for the heartbeat timeout (node_silent), and shrink goes on
+    without it (node_lost)."""
+    if not wait_for(out, 'iteration', 10):
+        return 'no iteration'
+    sup = next((parent_of(e['pid']) for e in events_of(os.path.join(out, 'events.jsonl'))
+                if e.get('event') == 'worker_start' and e.get('node') == 1), 0)
+    if sup <= 0:
+        return "node 1's supervisor not found"
+    os.kill(sup, signal.SIGSTOP)
+    end = time.monotonic() + 60
+    while not os.path.exists(os.path.join(out, 'summary.json')) and time.monotonic() < end and p.poll() is None:
+        time.sleep(0.05)
+    os.kill(sup, signal.SIGKILL)   # the stalled node never comes back
+    return None
+
+
+def node1_fails_again(p, out):
+    """Once node 1 has ended its part of the fifth recovery of rank 0's crashes (node 0 backs off 0.8 s now), rank
+    3's worker killed: node 1 asks a recovery while node 0 still recovers (recovery_queued, unless this script was
+    kept from the CPU past the back-off: said, not judged)."""
+    path, end = os.path.join(out, 'events-node1.jsonl'), time.monotonic() + 90
+    while p.poll() is None and time.monotonic() < end:
+        evs = events_of(path)
+        pids = [e['pid'] for e in evs if e.get('event') == 'worker_start' and e.get('rank') == 3]
+        if sum(e.get('event') == 'recovery_end' for e in evs) >= 5 and pids:
+            os.kill(pids[-1], signal.SIGKILL)
+            return None
+        time.sleep(0.002)
+    return "node 1 never ended its fifth recovery: rank 3 was not killed"
+
+
+def relay_muted(p, out):
+    """Once the run is under way, the mute file made: node 3 sends nothing more to its relay (node 1)."""
+    if not wait_for(out, 'iteration', 10):
+        return 'no iteration'
+    open(os.path.join(tmp, 'mute'), 'w').close()
+    return None
+
+
+def run(name, text, expect, soft=(), argv=None, env=None, want_rc=(0,), during=None, view=False, mpi=False, np=2):
     """Runs a scenario on sim into its own folder; checks its exit code and that it wrote expect (soft: said only)."""
     path = text if text.endswith('.yaml') else scenario(name, text)
     out = os.path.join(tmp, name)
     cmd = [exe, 'run', path, '--backend', 'sim', '--out', out] + ([] if view else ['--headless'])
     if mpi:
-        cmd = ['mpirun', '--oversubscribe', '--allow-run-as-root', '-np', '2'] + cmd
+        cmd = ['mpirun', '--oversubscribe', '--allow-run-as-root', '-np', str(np)] + cmd
     e = dict(os.environ, **(env or {}))
     t0 = time.monotonic()
     log = open(os.path.join(tmp, name + '.log'), 'w+', encoding='utf-8', errors='replace')
@@ -483,6 +551,20 @@ if have_mpi and shutil.which('mpirun'):
         'faults:\n  - {kind: node-crash, at: 15, node: 1}\n', ['node_left'], mpi=True)
     run('nodes-tie', CLUSTER % 1 + 'detectors: [fingerprint]\n' + FLIP10, ['fingerprint_tie'], want_rc=(1,), mpi=True)
     run('nodes-differ', CLUSTER % 1 + FLIP10, ['states_differ'], mpi=True)
+    # the liveness and coordination events of tests/test_cluster.c: a stalled node shrunk away, a request while node
+    # 0 still recovers, a relay deaf to one node
+    run('nodes-stalled', CLUSTER.replace('iterations: 30', 'iterations: 200') % 2 +
+        'heartbeat: {interval: 100ms, timeout: 2s}\nrecovery: {shrink: {replicate_every: 5}}\n',
+        ['node_silent', 'node_lost'], want_rc=(0, 1), during=node1_stalled, mpi=True)   # 1: mpirun's, a node killed
+    run('nodes-queued', CLUSTER % 2 + 'heartbeat: {timeout: 5s, startup: 20s}\n'
+        'recovery: {inprocess: {replicate_every: 5}}\nfaults:\n' + '  - {kind: crash, at: 14, rank: 0}\n' * 5,
+        [], soft=['recovery_queued'], during=node1_fails_again, mpi=True)
+    if preload:   # 4 nodes of gather_fanout 2: node 3's relay is node 1; 200 iterations of at least 34 ms each
+        run('nodes-deaf-relay', 'name: deaf-relay\nnodes: 4\nranks: 1\niterations: 200\nseed: 7\ngather_fanout: 2\n'
+            'workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 1MiB}\n'
+            'sim: {tflops: 0.002}\npower: {sample_hz: 100}\nheartbeat: {interval: 100ms, timeout: 2s}\n',
+            ['relay_lost'], want_rc=(0, 1), during=relay_muted, mpi=True, np=4,   # 1: mpirun's, no MPI_Finalize
+            env=dict(pre, GAUNTLET_TEST_UP_MUTE='3:1', GAUNTLET_TEST_UP_MUTE_FILE=os.path.join(tmp, 'mute')))
 else:
     print('the runs of two nodes are left out: ' + ('mpirun not found' if have_mpi else 'this build has no MPI'))
 

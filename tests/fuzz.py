@@ -4,15 +4,19 @@
     tests/fuzz.py BUILD --target check|analyze|summarize|report|view [--seconds S] [--seed N] [--mem-mib M] [--out DIR]
 
 Starts from real inputs (the scenarios shipped in scenarios/, the CSV traces in docs/data and tests/scenarios, the
-records of short sim runs made here), mutates them (bytes flipped, inserted and cut; lines repeated, swapped and
-cut; tokens that have broken parsers before: hex, huge and tiny numbers, NULs, quoted and tagged YAML scalars,
-dates far off, torn last lines, NUL padding; in JSON, a value replaced by one of another type or far out of range)
-and runs `BUILD/gauntlet <target>` on each, one process per input, for S seconds (default 60). `report` and `view`
-get a whole results folder (summary.json, scenario.yaml, events.jsonl, power.csv of a run with a fault and a
-restart, of a mitigation sweep, and that sweep's summary as `summarize` rebuilds it), one or two of its files
-mutated, now and then one removed (a killed run's folder); `view` runs with `--snapshot` only (text, no terminal),
-at a time drawn from the record's start, middle, end and past it. BUILD is meant to be a build with -DGAUNTLET_SANITIZE=ON (tests/sanitize-all.sh
-makes build-asan/): AddressSanitizer and UndefinedBehaviorSanitizer stop at their first report.
+records of short sim runs made here, one of two nodes under mpirun where the build has MPI and mpirun is found),
+mutates them (bytes flipped, inserted and cut; lines repeated, swapped and cut; tokens that have broken parsers
+before: hex, huge and tiny numbers, NULs, quoted and tagged YAML scalars, dates far off, a file's own rows far off in
+time, torn last lines, NUL padding; in JSON, a value replaced by one of another type or far out of range) and runs
+`BUILD/gauntlet <target>` on each, one process per input, for S seconds (default 60). `report` and `view` get a whole
+results folder (summary.json, scenario.yaml, events.jsonl, power.csv of a run with a fault and a restart, of a
+mitigation sweep, that sweep's summary as `summarize` rebuilds it, and of the run of two nodes with its
+power-nodes.csv, the nodes' summed power that `view` reads), one or two of its files mutated, now and then one removed
+(a killed run's folder); `summarize` gets events.jsonl and power.csv of a run with a fault and a restart, and of the
+run of two nodes with its power-nodes.csv, from which it rebuilds the cluster's power; `view` runs with `--snapshot`
+only (text, no terminal), at a time drawn from the record's start, middle, end and past it. BUILD is meant to be a
+build with -DGAUNTLET_SANITIZE=ON (tests/sanitize-all.sh makes build-asan/): AddressSanitizer and
+UndefinedBehaviorSanitizer stop at their first report.
 
 An input fails the fuzz when the command
   - is killed by a signal or exits with a code that is not 0, 1 or 2 (bad input is exit 2; 3 is only for the
@@ -89,7 +93,15 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
         elif op == 7:                                       # a YAML key with a hostile value
             b[pos:pos] = b"\n" + rng.choice(YAML_KEYS) + b": " + rng.choice(TOKENS) + b"\n"
         elif op == 8 and b:                                 # a row far away in time
-            b += b"\n" + rng.choice([b"19000000,300", b"1e15,300", b"-5,300", b"2261/01/01 00:00:00.000, 0, 1 W"]) + b"\n"
+            lines = [ln for ln in bytes(b).split(b"\n")[1:] if b"," in ln]
+            if lines and rng.random() < 0.5:                # one of the file's own, its first field far off
+                ln = rng.choice(lines)
+                row = rng.choice([b"19000000", b"1e15", b"-5", b"4294967296", b"86400", b"1e-300"]) + ln[ln.find(b","):]
+                at = bytes(b).rfind(b"\n", 0, rng.randrange(len(b) + 1)) + 1
+                b[at:at] = row + b"\n"
+            else:
+                b += b"\n" + rng.choice([b"19000000,300", b"1e15,300", b"-5,300",
+                                         b"2261/01/01 00:00:00.000, 0, 1 W"]) + b"\n"
         elif op == 9:                                       # deep nesting
             d = rng.randint(1, 200)
             b[pos:pos] = b"[" * d + b"]" * rng.randint(0, d)
@@ -154,12 +166,41 @@ def sim_run(build: str, work: str, name: str, yaml: str) -> str:
     return run
 
 
-RUN_FILES = ["summary.json", "scenario.yaml", "events.jsonl", "power.csv"]
+RUN_FILES = ["summary.json", "scenario.yaml", "events.jsonl", "power.csv", "power-nodes.csv"]
+
+# two nodes under mpirun, forward: nodes (power-nodes.csv on node 0), node 1 crashed at 15 and shrunk away (its
+# node_left, its rows ending): what `view` and `summarize` read of several nodes
+CLUSTER = ("name: cluster\nnodes: 2\nranks: 1\niterations: 30\nseed: 7\n"
+           "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 4KiB}\n"
+           "power: {sample_hz: 200}\nrecovery: {shrink: {replicate_every: 5}}\n"
+           "faults:\n  - {kind: node-crash, at: 15, node: 1}\n")
 
 
-def folder_seeds(build: str, work: str):
-    """A run with a fault and a restart, a mitigation sweep, and the sweep's summary rebuilt by summarize: a list of
-    (name, {file: bytes})."""
+def cluster_run(build: str, work: str, mpi: bool):
+    """The folder of a two-node sim run under mpirun (CLUSTER), or None, said, where mpirun or the build's MPI is
+    missing."""
+    if not mpi or not shutil.which("mpirun"):
+        print("fuzz: " + ("mpirun not found" if mpi else "this build has no MPI") +
+              ": no seed of two nodes (power-nodes.csv is not fuzzed)", flush=True)
+        return None
+    scen = os.path.join(work, "cluster.yaml")
+    with open(scen, "w") as f:
+        f.write(CLUSTER)
+    run = os.path.join(work, "cluster")
+    env = dict(os.environ, PMIX_MCA_psec="native", HWLOC_COMPONENTS="-gl",   # as tests/e2e.c: no munge, no DNS
+               ASAN_OPTIONS="detect_leaks=0")   # Open MPI's own allocations, kept to its exit
+    p = subprocess.run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2", os.path.join(build, "gauntlet"),
+                        "run", scen, "--backend", "sim", "--headless", "--out", run], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, env=env, timeout=300)
+    if p.returncode != 0 or not os.path.exists(os.path.join(run, "power-nodes.csv")):
+        sys.exit(f"fuzz: the seed run of two nodes exited {p.returncode}"
+                 f"{'' if p.returncode else ' without power-nodes.csv'}:\n" + p.stdout.decode(errors="replace")[-3000:])
+    return run
+
+
+def folder_seeds(build: str, work: str, mpi: bool):
+    """A run with a fault and a restart, a mitigation sweep, the sweep's summary rebuilt by summarize, and a run of two
+    nodes where mpirun is found: a list of (name, {file: bytes})."""
     runs = [("faults", sim_run(build, work, "faults",
                               "name: faults\nranks: 2\niterations: 30\nseed: 1\n"
                               "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 4KiB}\n"
@@ -177,6 +218,9 @@ def folder_seeds(build: str, work: str):
     if rc != 0:
         sys.exit(f"fuzz: summarize of the seed run exited {rc}")
     runs.append(("rebuilt", rebuilt))
+    cluster = cluster_run(build, work, mpi)
+    if cluster:
+        runs.append(("cluster", cluster))
     return [(name, {f: open(os.path.join(d, f), "rb").read() for f in RUN_FILES if os.path.exists(os.path.join(d, f))})
             for name, d in runs]
 
@@ -185,7 +229,7 @@ def mutate_folder(files: dict, target: str, rng: random.Random) -> dict:
     """A results folder with one or two of the files target reads mutated (a JSON one half the time by its values),
     one in twenty times one of them removed instead."""
     out = dict(files)
-    names = [f for f in out if target == "report" or f in ("events.jsonl", "power.csv")]
+    names = [f for f in out if target == "report" or f in ("events.jsonl", "power.csv", "power-nodes.csv")]
     if rng.random() < 0.05:
         del out[rng.choice(names)]
         return out
@@ -197,11 +241,15 @@ def mutate_folder(files: dict, target: str, rng: random.Random) -> dict:
     return out
 
 
-def seeds(src: str, target: str, build: str, work: str):
-    """The starting inputs: a list of (name, bytes) — for summarize, of events.jsonl and power.csv pairs; for report and
-    view, (name, {file: bytes}) of a results folder."""
+SUMMARIZE_FILES = ["events.jsonl", "power.csv", "power-nodes.csv"]
+SPLIT = b"\x01SPLIT\x01"
+
+
+def seeds(src: str, target: str, build: str, work: str, mpi: bool):
+    """The starting inputs: a list of (name, bytes) — for summarize, the SUMMARIZE_FILES a run wrote joined by SPLIT;
+    for report and view, (name, {file: bytes}) of a results folder."""
     if target in ("report", "view"):
-        return folder_seeds(build, work)
+        return folder_seeds(build, work, mpi)
     if target == "check":
         files = sorted(glob.glob(os.path.join(src, "scenarios", "*.yaml")) +
                        glob.glob(os.path.join(src, "scenarios", "acceptance", "*.yaml")) +
@@ -227,9 +275,12 @@ def seeds(src: str, target: str, build: str, work: str):
                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120).returncode
     if rc != 0:
         sys.exit(f"fuzz: the seed run exited {rc}")
-    ev = open(os.path.join(run, "events.jsonl"), "rb").read()
-    pw = open(os.path.join(run, "power.csv"), "rb").read()
-    return [("run", ev + b"\x01SPLIT\x01" + pw)]
+    out = [("run", run)]
+    cluster = cluster_run(build, work, mpi)
+    if cluster:
+        out.append(("cluster", cluster))
+    return [(name, SPLIT.join(open(os.path.join(d, f), "rb").read() for f in SUMMARIZE_FILES
+                              if os.path.exists(os.path.join(d, f)))) for name, d in out]
 
 
 def run_one(cmd, env, limit, timeout_s):
@@ -278,7 +329,7 @@ def main():
     sanitized = b"libasan" in ldd
     limit = None if sanitized else (lambda: resource.setrlimit(resource.RLIMIT_AS, (a.mem_mib << 21, a.mem_mib << 21)))
     rng = random.Random(a.seed)
-    pool = seeds(src, a.target, a.build, work)
+    pool = seeds(src, a.target, a.build, work, b"libmpi" in ldd)
     if not pool:
         sys.exit("fuzz: no seed inputs found")
     end = time.monotonic() + a.seconds
@@ -313,13 +364,14 @@ def main():
                                    ["--jitter", rng.choice(["0", "10ms", "1e308h", "-1s"])],
                                    ["--hz", rng.choice(["1", "1e9", "0.001", "0"])], ["--strict"]])
         elif a.target == "summarize":
-            sep = data.find(b"\x01SPLIT\x01")
-            ev, pw = (data[:sep], data[sep + 7:]) if sep >= 0 else (data, b"")
-            if rng.random() < 0.5:   # one file at a time keeps the other valid
-                ev, pw = (mutate(base.split(b"\x01SPLIT\x01")[0], rng), base.split(b"\x01SPLIT\x01")[1]) \
-                    if rng.random() < 0.5 else (base.split(b"\x01SPLIT\x01")[0], mutate(base.split(b"\x01SPLIT\x01")[1], rng))
-            open(os.path.join(case, "events.jsonl"), "wb").write(ev)
-            open(os.path.join(case, "power.csv"), "wb").write(pw)
+            parts = base.split(SPLIT)
+            if rng.random() < 0.5:   # one file at a time keeps the others valid
+                i = rng.randrange(len(parts))
+                parts[i] = mutate(parts[i], rng)
+            else:   # the files joined, mutated as one (a separator cut: the files after it empty)
+                parts = (data.split(SPLIT) + [b""] * len(parts))[:len(parts)]
+            for f, part in zip(SUMMARIZE_FILES, parts):
+                open(os.path.join(case, f), "wb").write(part)
             cmd = [exe, "summarize", case]
         for f in os.listdir(reports):
             os.unlink(os.path.join(reports, f))

@@ -130,6 +130,33 @@ Test(gridsum, a_stalled_node_holds_the_sum_back_a_bounded_time)
     free(o);
 }
 
+/* A row 1e13 cells past the others (a damaged power-nodes.csv, a node's clock far off): the empty cells between are
+ * passed over, not given out one by one (until 2026-12-01 `gauntlet view` of a record with such a row hung: 4e11 cells
+ * of 10 ms, one at a time; this test ran past its timeout). Out: the cells before it, then the lag's cells up to it,
+ * which hold node 0's last row until the new one, without node 1 (its next row is late). */
+Test(gridsum, a_row_far_ahead_passes_over_the_empty_cells, .timeout = 60)
+{
+    struct out *o = xcalloc(1, sizeof *o);
+    struct gridsum *g = gridsum_new(2, 0.01, take, o);
+    for (int i = 0; i < 10; i++)
+        for (int k = 0; k < 2; k++)
+            gridsum_row(g, i * 0.01, k, 100.0 * (k + 1), 1);
+    cr_assert_eq(o->n, 10);
+    gridsum_row(g, 1e13 * 0.01, 0, 500, 1);
+    gridsum_row(g, 10 * 0.01, 1, 200, 1);
+    cr_assert_eq(gridsum_late(g), 1, "node 1's row for a cell passed over is late");
+    gridsum_flush(g);
+    cr_assert_eq(o->n, 10 + GRIDSUM_LAG, "%d cells out", o->n);
+    for (int i = 10; i < o->n; i++) {
+        cr_assert_eq(o->c[i].nodes, 1);
+        cr_assert(!o->c[i].whole);
+        cr_assert_float_eq(o->c[i].watts, i + 1 < o->n ? 100 : 500, 1e-9, "cell %d: %g", i, o->c[i].watts);
+    }
+    cr_assert_float_eq(o->c[o->n - 1].t_s, 1e13 * 0.01, 1e-3);
+    gridsum_free(g);
+    free(o);
+}
+
 /* A node that leaves is not waited for: the cells go out as the others reach them, whole. */
 Test(gridsum, a_node_that_left_is_not_waited_for)
 {

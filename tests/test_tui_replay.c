@@ -301,6 +301,29 @@ Test(replay, holds_a_window_not_the_record, .timeout = 120)
     rmrecord(b);
 }
 
+/* A power-nodes.csv row 4,294,967,296 s in (a damaged record, found by tests/fuzz.py): the replay opens, its end that
+ * row's time, and shows it. Until 2026-12-01 opening it gave out the 4e11 empty cells of the nodes' sum up to the row
+ * one by one (gridsum.c): `gauntlet view` hung, and this test ran past its timeout. */
+Test(replay, a_node_row_far_in_time_opens_at_once, .timeout = 60)
+{
+    const char *dir = tmpdir("far");
+    write_record(dir, 4, 1, 2, 100, 0.01);
+    char why[256], path[512];
+    snprintf(path, sizeof path, "%s/power-nodes.csv", dir);
+    FILE *f = fopen(path, "a");
+    cr_assert(f);
+    fprintf(f, "4294967296,0,500.0,1\n");
+    cr_assert_eq(fclose(f), 0);
+    struct replay *rp = replay_open(dir, why, sizeof why);
+    cr_assert(rp, "%s", why);
+    cr_assert_float_eq(replay_t_end(rp), 4294967296.0, 1e-3);
+    struct vm *m = replay_seek(rp, vm_new(), replay_t_end(rp));
+    cr_assert_gt(m->samples, 0);
+    vm_free(m);
+    replay_free(rp);
+    rmrecord(dir);
+}
+
 Test(replay, a_record_cut_or_grown_after_opening_replays_what_was_opened, .timeout = 60)
 {
     const char *dir = tmpdir("cut");

@@ -117,8 +117,13 @@ void gridsum_row(struct gridsum *g, double t_s, int node, double watts, int gpus
         g->late++;
         return;
     }
-    while (c - g->next >= GRIDSUM_LAG)   /* a node far behind: the cells it holds back go out without it */
-        give(g);
+    while (c - g->next >= GRIDSUM_LAG && g->next <= g->top)   /* a node far behind: the cells it holds back go out */
+        give(g);                                                /* without it */
+    if (c - g->next >= GRIDSUM_LAG) {   /* the cells past top no row reached: empty, none given out; passed over at
+                                         * once (one at a time, a row 4e11 cells on hung `gauntlet view`) */
+        g->next = c - GRIDSUM_LAG + 1;
+        g->given = 1;
+    }
     if (c > g->top)
         g->top = c;
     int64_t from = n->last == INT64_MIN || n->last + 1 < g->next ? g->next : n->last + 1;
