@@ -867,6 +867,28 @@ static void write_scenario(const char *dir, const char *name, const char *text)
     cr_assert_eq(fclose(f), 0);
 }
 
+/* --drain drains the node it runs on: under a launcher it is bad input, exit 2 on every node before anything runs
+ * (docs/acceptance.md, "Level 0") — no scenario run, no verdicts.json, no results folder. */
+Test(cluster, accept_drain_under_a_launcher_is_exit_2_before_anything_runs, .timeout = 60)
+{
+    e2e_need_mpi();
+    const char *sdir = e2e_outdir(), *out = e2e_outdir();
+    char cmd[2048], path[600];
+    cr_assert(mkdir(sdir, 0755) == 0 || errno == EEXIST, "%s: %s", sdir, strerror(errno));
+    write_scenario(sdir, "L1-x.yaml", "name: x\nranks: 1\niterations: 2\nworkload: {gemm: {m: 64, n: 64, k: 64}, "
+                                      "allreduce: {bytes: 1MiB}}\nchecks:\n  gemm_tflops:\n");
+    snprintf(cmd, sizeof cmd, "timeout 60 mpirun --oversubscribe --allow-run-as-root -np 2 %s accept --backend sim "
+                              "--scenarios %s --out %s --drain > %s.log 2>&1", GAUNTLET_BIN, sdir, out, out);
+    int st = system(cmd);
+    snprintf(path, sizeof path, "%s.log", out);
+    char *log = e2e_read(path);
+    cr_assert(log);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "exit %d\n%s", WIFEXITED(st) ? WEXITSTATUS(st) : -1, log);
+    cr_assert(strstr(log, "--drain drains the node it runs on"), "%s", log);
+    cr_assert_neq(access(out, F_OK), 0, "%s was made: the suite began\n%s", out, log);
+    free(log);
+}
+
 /* `gauntlet accept` on two nodes, node 1's supervisor (its accept process) stopped mid-run under shrink: node 0
  * shrinks it away and ends the run whole (nodes_lost [1]), then the suite ends on its own, judged (docs/acceptance.md,
  * docs/cluster.md): its verdicts.json has node 1's observed_fault FAIL (unit nodes), the next scenario said as not
