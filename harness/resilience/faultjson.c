@@ -62,7 +62,7 @@ json_t *faultlog_json(struct sup *s)
 {
     json_t *a = json_array();
     for (int i = 0; i < s->fl->n_faults; i++) {
-        const struct fault_rec *f = &s->fl->faults[i];
+        struct fault_rec *f = &s->fl->faults[i];
         if (f->undone)   /* its timeline was rolled back: it fired again on the new one (its own record) */
             continue;
         int seen = f->detector >= 0, timed = seen && !f->observed;
@@ -91,6 +91,7 @@ json_t *faultlog_json(struct sup *s)
                                              timed ? json_integer(f->detect_iter - f->iter) : json_null(), "latency_s",
                                              timed ? faultlog_since(f->detect_ns, f->t_ns) : json_null())
                                  : json_null());
+        faultlog_joined_figures(s, f);   /* one whose recovery's first good iteration never came here too */
         json_object_set_new(o, "iterations_lost", f->lost >= 0 ? json_integer(f->lost) : json_null());
         json_object_set_new(o, "iterations_redone", f->redone >= 0 ? json_integer(f->redone) : json_null());
         json_object_set_new(o, "restore_bytes", f->restore_bytes > 0 ? json_real(f->restore_bytes) : json_null());

@@ -138,7 +138,7 @@ void faultlog_injected(struct sup *s, const struct wevent *ev)
         s->fl->sent_rank[ev->phase] = -1;   /* it was carried out: nothing waits */
     struct fault_rec *f = &s->fl->faults[s->fl->n_faults++];
     *f = (struct fault_rec){ .spec = ev->phase, .kind = s->sc->faults[ev->phase].kind, .rank = ev->rank, .run = s->run,
-                             .iter = ev->iter, .t_ns = ev->t_ns, .detector = -1, .restore_iter = -1, .lost = -1, .redone = -1,
+                             .iter = ev->iter, .t_ns = ev->t_ns, .detector = -1, .restore_iter = -1, .lost = -1, .redone = -1, .joined_to = -1,
                              .det_rank = -1,
                              .d = { .target = ev->target, .where = ev->where, .format = ev->format, .element = ev->elem,
                                     .mask = ev->mask, .old_v = ev->c, .new_v = ev->d, .scale = ev->scale } };
@@ -161,7 +161,7 @@ static int faultlog_observe(struct sup *s, int det, int flavour, int rank, int64
             kind = k;
     struct fault_rec *f = &s->fl->faults[s->fl->n_faults];
     *f = (struct fault_rec){ .spec = -1, .kind = kind, .rank = rank, .run = s->run, .observed = 1, .iter = iter,
-                             .t_ns = t, .detector = -1, .restore_iter = -1, .lost = -1, .redone = -1, .det_rank = -1,
+                             .t_ns = t, .detector = -1, .restore_iter = -1, .lost = -1, .redone = -1, .joined_to = -1, .det_rank = -1,
                              .d = { .target = -1, .where = -1, .format = -1, .element = -1, .old_v = NAN, .new_v = NAN,
                                     .scale = NAN } };
     str_copy(f->note, sizeof f->note, note);
@@ -182,6 +182,7 @@ void faultlog_left_with_rank(struct sup *s, int rank, int cause)
         snprintf(f->outcome, sizeof f->outcome, "recovered with fault %d (its rank left the run)", cause);
         f->left = 1;
         f->rollback_ns = mono_ns();   /* the detectors' chance at it ends here (unseen_s) */
+        f->joined_to = cause;
         faultlog_join(s, j);
     }
 }
@@ -329,6 +330,8 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
          * every process that is gone (shrink: drops it, until this node has proposed) */
         if (match >= 0) {
             str_copy(s->fl->faults[match].outcome, sizeof s->fl->faults[match].outcome, "joined the recovery under way");
+            if (s->fl->rm.fail.fault != match)
+                s->fl->faults[match].joined_to = s->fl->rm.fail.fault;
             faultlog_join(s, match);
         }
         return match;
@@ -403,6 +406,7 @@ int faultlog_take(struct sup *s, struct rec_failure *out)
                                     "for_iter", (json_int_t)cause.iter));
         } else {
             snprintf(f->outcome, sizeof f->outcome, "recovered with fault %d", cause.fault);
+            f->joined_to = cause.fault;
             faultlog_join(s, p->fault);
         }
     }
@@ -421,10 +425,20 @@ void faultlog_act(struct sup *s)
         sup_fail(s, SUP_STOP_RECOVERY_FAILED, "recovery failed");
 }
 
+void faultlog_joined_figures(struct sup *s, struct fault_rec *f)
+{
+    int c = f->joined_to;
+    if (f->lost < 0 && c >= 0 && c < s->fl->n_faults && s->fl->faults[c].lost >= 0) {
+        f->lost = s->fl->faults[c].lost;
+        f->redone = s->fl->faults[c].redone;
+    }
+}
+
 void faultlog_recovered(struct sup *s, int fault, uint64_t t, const char *note)
 {
     struct fault_rec *f = &s->fl->faults[fault];
     f->recovered_ns = t;
+    faultlog_joined_figures(s, f);
     /* from its detection, as summary.json's recover_s (faultjson.c): null for a fault no detector saw (one that left
      * with its rank), never the time since boot */
     json_t *rs = f->detect_ns && t >= f->detect_ns ? json_real((double)(t - f->detect_ns) * 1e-9) : json_null();

@@ -36,6 +36,7 @@ struct fault_rec {
     uint64_t detect_ns;
     int64_t detect_iter;
     int recovery;              /* 1 once a recovery started for it */
+    int joined_to;             /* the fault whose recovery it joined (its figures of work are that one's), -1: none */
     uint64_t recovered_ns;     /* the first good iteration after the recovery, 0 until then */
     int64_t restore_iter, lost;
     int64_t redone;                /* iterations done again: from the restore to where the ranks had got (-1: none) */
@@ -136,6 +137,9 @@ void faultlog_iteration(struct sup *s, const struct wevent *ev);
 /* Fault fault is recovered at t (its first good iteration): its record and the `recovered` event (note: NULL, or why
  * it is said now). */
 void faultlog_recovered(struct sup *s, int fault, uint64_t t, const char *note);
+/* A fault that joined another's recovery (joined_to) and has no figures of work of its own takes that one's, as
+ * docs/results.md says, whichever path recovers it or writes it (until 2026-12-01 some under shrink gave null). */
+void faultlog_joined_figures(struct sup *s, struct fault_rec *f);
 void faultlog_restored(struct sup *s, const struct wevent *ev);
 /* The faults another fault's recovery covered are recovered with it, at t (note: said in their recovered events). */
 void faultlog_joined_recovered(struct sup *s, uint64_t t, const char *note);
