@@ -3,8 +3,9 @@
  * GAUNTLET_TEST_STALL_AT names: memfd_create (the control block: the set-up's first step after the start's
  * agreement) or getrusage (in supc_end, just before the node sends node 0 its end record); or at its first statfs of a
  * path that holds PART, with statfs:PART (gauntlet accept's checkpoint measurement, after the run: its first call, for
- * tests/test_cluster.c; MPI's own calls name other paths). Nothing else changes; the workers it starts do not inherit
- * it.
+ * tests/test_cluster.c; MPI's own calls name other paths); or, with agree and GAUNTLET_TEST_STALL_FILE naming a
+ * file, at its first word to node 0 in an agreement (an MPI_Isend of tag 8, TAG_AGREE) once that file exists (under
+ * mpirun, with MPI in this build). Nothing else changes; the workers it starts do not inherit it.
  *
  * A damaged disk, for tests/test_faults.c: with GAUNTLET_TEST_DAMAGE_CKPT set to a part of a checkpoint's file name
  * (`-rank1-`), a checkpoint file whose name holds it has one byte of its state flipped (at offset 64: past the 56-byte
@@ -76,6 +77,7 @@ int memfd_create(const char *name, unsigned int flags);
 int getrusage(int who, struct rusage *ru);
 int statfs(const char *path, struct statfs *buf);
 
+static char stall_file[512];   /* GAUNTLET_TEST_STALL_FILE: the file after which agree stops it */
 static char stall_at[64], damage[64], fsync_eio[64], fsync_log[512], fsync_slow[64], fsync_slow_ms[256], read_slow[64];
 static long read_slow_ms;            /* per MiB a worker reads of a matching checkpoint file */
 static int fsync_slow_k;             /* the matching fsyncs of this process so far */
@@ -161,6 +163,10 @@ static int up_cancel(void *extra, int complete) { (void)extra, (void)complete; r
 /* The library's symbols are looked up when called, never bound at load: mpirun and the workers load this too. */
 int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
+    if (tag == 8 && strcmp(stall_at, "agree") == 0 && stall_file[0] && access(stall_file, F_OK) == 0) {
+        stall_at[0] = 0;
+        raise(SIGSTOP);
+    }
     if (up_mute_to > 0 && dest == up_mute_to && tag == 1 &&
         (atomic_load(&up_muted) || (access(up_mute_file, F_OK) == 0 && (atomic_store(&up_muted, 1), 1)))) {
         int (*start)(MPI_Grequest_query_function *, MPI_Grequest_free_function *, MPI_Grequest_cancel_function *,
@@ -182,6 +188,9 @@ __attribute__((constructor)) static void stall_init(void)
     const char *at = getenv("GAUNTLET_TEST_STALL_AT"), *dm = getenv("GAUNTLET_TEST_DAMAGE_CKPT");
     if (at)
         strncpy(stall_at, at, sizeof stall_at - 1);
+    const char *sf = getenv("GAUNTLET_TEST_STALL_FILE");
+    if (sf)
+        strncpy(stall_file, sf, sizeof stall_file - 1);
     const char *eio = getenv("GAUNTLET_TEST_FSYNC_EIO");
     if (eio)
         strncpy(fsync_eio, eio, sizeof fsync_eio - 1);

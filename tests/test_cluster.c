@@ -1124,6 +1124,72 @@ Test(cluster, a_node_killed_while_accept_measures_checkpoints_ends_the_suite_jud
     free(log);
 }
 
+/* A stop signal the run itself read (SIGTERM to node 0 mid-run: its signalfd takes it, the run stops), then node 1
+ * stalled at its next word to node 0 in an agreement after its run (tests/stall_preload.c's agree stop point, armed
+ * once node 0's summary is there): node 0 counts the signal its run read as pending, takes node 1 for lost 0.3 s
+ * into that agreement, and ends the suite judged, stopped_by SIGTERM, the second scenario not run. Until 2026-12-01
+ * only a signal still pending counted: node 0 waited for node 1 there 600 s and more, no verdicts. */
+Test(cluster, a_signal_the_run_read_still_lets_node_0_go_on_without_a_stalled_node, .timeout = 150)
+{
+    e2e_need_mpi();
+    const char *sdir = e2e_tmpdir(), *out = e2e_outdir(), *asan = getenv("ASAN_OPTIONS");
+    char path[1100], cmd[4096], args[1100], arm[1100];
+    write_scenario(sdir, "L1-a.yaml", "name: first\nnodes: 2\nranks: 1\niterations: 3000\n"   /* minutes: stopped */
+                   "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 64KiB}\n"
+                   "sim: {tflops: 0.005}\n");
+    write_scenario(sdir, "L1-b.yaml", "name: second\nnodes: 2\nranks: 1\niterations: 5\n"
+                   "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
+    snprintf(arm, sizeof arm, "%s/arm", sdir);
+    cr_assert(!strchr(asan ? asan : "", '\''));
+    snprintf(args, sizeof args, "accept --backend sim --scenarios %s --out %s", sdir, out);
+    snprintf(cmd, sizeof cmd, "exec timeout 100 mpirun --oversubscribe --allow-run-as-root -np 1 %s %s : -np 1 env "
+             "GAUNTLET_TEST_STALL_AT=agree GAUNTLET_TEST_STALL_FILE=%s LD_PRELOAD=%s "
+             "ASAN_OPTIONS='%s%sverify_asan_link_order=0' %s %s > %s.log 2>&1", GAUNTLET_BIN, args, arm, STALL_PRELOAD,
+             asan ? asan : "", asan && *asan ? ":" : "", GAUNTLET_BIN, args, out);
+    pid_t launcher = fork();
+    cr_assert_geq(launcher, 0);
+    if (launcher == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    char run[1100];
+    snprintf(run, sizeof run, "%s/first", out);
+    cr_assert_eq(e2e_wait_started(run, 10, 60), 0, "the run did not start");
+    pid_t sup0 = node_supervisor(run, 0), sup1 = node_supervisor(run, 1);
+    cr_assert(sup0 > 0 && sup1 > 0, "the nodes' supervisors not found");
+    cr_assert_eq(kill(sup0, SIGTERM), 0);   /* node 0's run reads it: the run stops, on both nodes */
+    snprintf(path, sizeof path, "%s/summary.json", run);
+    uint64_t t0 = mono_ns();
+    while (access(path, F_OK) != 0 && mono_ns() - t0 < 60000000000ull)
+        sleep_ns(2000000);
+    FILE *f = fopen(arm, "w");   /* node 1 stops at its next word in an agreement */
+    cr_assert(f && fclose(f) == 0);
+    int st = 0;
+    pid_t w = wait_launcher(launcher, mono_ns(), 60000000000ull, &st);
+    kill(sup1, SIGKILL);
+    if (w == 0) {
+        kill(launcher, SIGKILL);
+        waitpid(launcher, &st, 0);
+    }
+    snprintf(path, sizeof path, "%s.log", out);
+    char *log = e2e_read(path);
+    cr_assert_neq(w, 0, "the suite did not end within 60 s:\n%s", log);
+    snprintf(path, sizeof path, "%s/verdicts.json", out);
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err), *v;
+    cr_assert(j, "no verdicts: %s: %s\n%s", path, err.text, log);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "stopped_by")), strsignal(SIGTERM), "%s", log);
+    int second = 0;
+    size_t i;
+    json_array_foreach(json_object_get(j, "verdicts"), i, v)
+        if (strcmp(json_string_value(json_object_get(v, "scenario")), "second") == 0)
+            second += strcmp(json_string_value(json_object_get(v, "status")), "SKIP") == 0;
+    cr_assert_eq(second, 1, "%s", json_dumps(j, JSON_INDENT(1)));
+    cr_assert(strstr(log, "within 0.3 s of it: taken for lost"), "%s", log);
+    json_decref(j);
+    free(log);
+}
+
 /* Node 0 stalled mid-run (its supervisor stopped), under shrink: node 1 hears nothing from it for the heartbeat
  * timeout and ends the run (node 0 coordinates every recovery, shrink's too), its end record saying so with exit 1,
  * and leaves at once: a lost node is waited for nowhere, so the launcher takes the stalled node 0 down and the job

@@ -87,10 +87,9 @@ static int find_dir(char *out, size_t n)
     return EXIT_OK;
 }
 
-/* Runs one acceptance scenario (every node), and on node 0 judges its results into vs. Returns a node lost in the run
- * or in the agreements after it (stalled or gone: it takes part in nothing after it, so no gather is waited for), -1:
- * none; 0 on another node when
- * it lost node 0, which judges nothing there: the suite ends on that node. */
+/* Runs one acceptance scenario (every node), and on node 0 judges its results into vs. Returns the node node 0 lost in
+ * the run or in the agreements after it (stalled or gone: it takes part in nothing after it, so no gather is waited
+ * for), as every node learns it from node 0, -1: none. */
 static int accept_run_one(struct scenario *sc, const char *file, const char *outdir, const char *exe,
                            const struct backend_ops *ops, int lead, struct verdicts *vs)
 {
@@ -107,14 +106,15 @@ static int accept_run_one(struct scenario *sc, const char *file, const char *out
     /* its set-up waits: the scenario's own, plus node 0's judging of the scenario before (the others wait for it at
      * this one's first agreement: its end records, the summary, the verdicts) */
     cluster_set_setup_wait(sc->heartbeat.startup_s + sc->heartbeat.timeout_s + ACCEPT_NODE0_WORK_S);
+    cluster_set_agree_grace(0, NULL);   /* its broadcasts and the run's set-up need every node: none is let go */
     if (cluster_same_run(EXIT_OK, sc, ops->name) != EXIT_OK) {   /* every node runs what node 0 runs (said there) */
         if (lead)
             accept_note(accept_add(vs, sc, "run", V_FAIL), "the nodes read this scenario differently (exit 2): see "
                         "the messages above; not run");
         return -1;
     }
-    int gone = cluster_lost_node();   /* taken for lost at that agreement (a stop signal on node 0: the launcher is
-                                       * ending the job): no run begins without it */
+    int gone = cluster_lost_agreed();   /* taken for lost at that agreement (a stop signal on node 0: the launcher is
+                                         * ending the job): no run begins without it */
     if (gone >= 0) {
         if (lead)
             accept_note(accept_add(vs, sc, "run", V_SKIP), "not run: node %d was lost before it began", gone);
@@ -122,16 +122,15 @@ static int accept_run_one(struct scenario *sc, const char *file, const char *out
     }
     cluster_new_run();   /* every node agreed just now: none is lost, whatever the scenario before saw */
     int code = supervisor_run(sc, ops, &opt);
-    int lost = cluster_lost_node();
-    if (lost == 0 && !lead) {   /* node 0 judges every run, and waits for nobody lost: it is this node that leaves */
-        gl_log("node %d: node 0 was lost in %s: the suite ends here, judged by no node (exit 1)", cluster_node(),
-               sc->name);
-        return 0;
-    }
-    /* every node left learns here of a node lost in the run (node 0 waits for the others only): until 2026-12-01 the
-     * next agreement waited for it, 600 s, and the job ended with exit 3 and no verdicts.json */
+    /* node 0's agreements from here until the next run's set-up: a stop signal (pending, or read by the run) cuts its
+     * wait for a node missing (one the launcher killed) to 0.3 s; a run's set-up needs every node */
+    cluster_set_agree_grace(1, supervisor_stop_signal);
+    /* every node learns here of a node node 0 lost in the run (node 0 waits for the others only), and decides on
+     * node 0's word alone, whatever it saw itself (node 0 lost, to a node that then waits for it here, bounded; a
+     * relay silent to it alone): until 2026-12-01 the next agreement waited for the lost node, 600 s, and the job
+     * ended with exit 3 and no verdicts.json */
     (void)cluster_agree(EXIT_OK, "the run's end");
-    lost = cluster_lost_node();
+    int lost = cluster_lost_agreed();
     /* every node measures its own checkpoint target; node 0 gathers the figures (from every node: none if one is
      * lost), in an agreement, not a collective: a node killed meanwhile (the launcher ending the job) is taken for
      * lost, and the suite still ends judged (until 2026-12-01 node 0 waited in MPI's gather for it until the
@@ -152,8 +151,8 @@ static int accept_run_one(struct scenario *sc, const char *file, const char *out
         for (int k = 0; k < nn; k++)
             io_w[k] = all[2 * k], io_r[k] = all[2 * k + 1];
         free(all);
-        if ((lost_io = lost < 0 && cluster_lost_node() >= 0))   /* the suite ends after this run */
-            lost = cluster_lost_node(), io_lost = 1;
+        if ((lost_io = lost < 0 && cluster_lost_agreed() >= 0))   /* the suite ends after this run */
+            lost = cluster_lost_agreed(), io_lost = 1;
     }
     if (!lead) {
         free(io_w);
@@ -201,7 +200,7 @@ static int accept_run_one(struct scenario *sc, const char *file, const char *out
 
 /* Runs the suite's scenarios in order (every node), node 0 judging each into vs, until a stop signal or a node lost
  * (it takes part in nothing after its run): the scenarios after are said (node 0), not run. Returns the node lost, -1:
- * none (0: this node, not node 0, lost node 0). */
+ * none. */
 static int accept_run_all(struct scenario *sc, char **files, int nfiles, const char *outdir, const char *exe,
                           const struct backend_ops *ops, int lead, struct verdicts *vs)
 {
@@ -217,11 +216,11 @@ static int accept_run_all(struct scenario *sc, char **files, int nfiles, const c
             continue;
         lost = accept_run_one(&sc[i], files[i], outdir, exe, ops, lead, vs);
         lost_in = sc[i].name;
-        if (lost == 0 && !lead)
-            return 0;
         accept_publish(vs);
         cluster_set_setup_wait(ACCEPT_NODE0_WORK_S);   /* node 0 judged the scenario meanwhile */
         vs->stopped_by = cluster_agree(supervisor_stop_signal(), "whether a signal stopped the suite");
+        if (lost < 0 && (lost = cluster_lost_agreed()) >= 0 && lead && !vs->stopped_by)
+            vs->stopped_by = supervisor_stop_signal();   /* taken for lost as a signal came: the suite was stopped */
     }
     return lost;
 }
@@ -548,8 +547,9 @@ agree:;
     struct verdicts vs = { 0 };
     if (lead && expect)
         accept_gpu_count(&vs, (int)expect, counted ? counts : NULL, cluster_nodes(), ops->name);
-    int lost = runs_go ? accept_run_all(sc, files, nfiles, outdir, exe, ops, lead, &vs) : -1;
-    int code = lead ? accept_write(&vs, level, ops, strict, outdir, junit) : lost == 0 ? EXIT_CHECK : EXIT_OK;
+    if (runs_go)
+        (void)accept_run_all(sc, files, nfiles, outdir, exe, ops, lead, &vs);
+    int code = lead ? accept_write(&vs, level, ops, strict, outdir, junit) : EXIT_OK;
     accept_publish(&vs);
     accept_unpublish();
     if (drain && vs.stopped_by && lead)   /* stopped, not judged whole: no node is drained */
@@ -557,8 +557,8 @@ agree:;
     else if (code == EXIT_CHECK && drain)
         accept_drain(&vs);
     cluster_set_setup_wait(ACCEPT_NODE0_WORK_S);   /* node 0's last judging, its files, a drain */
-    if (!(lost == 0 && !lead))   /* every node exits as node 0 judged (the others say 0); one lost is not waited for */
-        code = cluster_agree(code, "node 0's verdict");
+    code = cluster_agree(code, "node 0's verdict");   /* every node exits as node 0 judged (the others say 0); one lost
+                                                        * is not waited for */
     cluster_fini();
     accept_free(&vs);
     for (int i = 0; i < nfiles; i++)

@@ -34,10 +34,17 @@ int cluster_clock(int64_t *offset_ns, double *uncert_s);
 /* The set-up wait: heartbeat.startup + heartbeat.timeout of the scenario (130 s until set). */
 void cluster_set_setup_wait(double seconds);
 /* Whether a SIGINT, SIGTERM or SIGHUP pending during a wait ends the job there (1, the default), or stays pending for
- * the caller to read (0: gauntlet accept's suite, which ends with its verdicts; each wait is bounded all the same, and
- * node 0 waits for the nodes missing from an agreement only 0.3 s once one is pending, then takes them for lost: the
- * launcher is ending the job, and a node it killed would hold node 0 until its SIGKILL). */
+ * the caller to read (0: gauntlet accept's suite, which ends with its verdicts; each wait is bounded all the same;
+ * cluster_set_agree_grace). */
 void cluster_set_signals_end(int on);
+/* With signals left to the caller (cluster_set_signals_end(0)): whether node 0, a stop signal pending (or read
+ * already: stopped(), the caller's record of one, may say so) while it waits in an agreement, waits for the nodes
+ * missing only 0.3 s more, then takes them for lost (the launcher is ending the job). gauntlet accept has it on for
+ * its own agreements between runs, off for a run's set-up (whose clock exchange and broadcasts need every node). */
+void cluster_set_agree_grace(int on, int (*stopped)(void));
+/* The node node 0 took for lost, as it said at the last agreement (on node 0: its own at that agreement), -1: none.
+ * Every node decides on it alike, whatever it took for lost itself (a relay silent to it alone). */
+int cluster_lost_agreed(void);
 /* Every node's worst exit code (the largest of rc over the nodes), on every node. Called where a node may fail alone
  * during set-up, so that all go on or all stop (none is left waiting in a collective). A node node 0 took for lost
  * (cluster_mark_lost) is not waited for; each other node learns of it (cluster_lost_node) and leaves, as node 0,

@@ -17,6 +17,8 @@
 
 void cluster_set_setup_wait(double seconds) { (void)seconds; }
 void cluster_set_signals_end(int on) { (void)on; }
+void cluster_set_agree_grace(int on, int (*stopped)(void)) { (void)on, (void)stopped; }
+int cluster_lost_agreed(void) { return -1; }
 int cluster_agree(int rc, const char *step)
 {
     (void)step;
@@ -66,6 +68,9 @@ void cluster_bcast(void *buf, size_t n, const char *step) { (void)buf, (void)n, 
 
 static double setup_wait_s = SETUP_WAIT_DEFAULT_S;
 static int signals_end = 1;   /* a stop signal pending during a wait ends the job (cluster_set_signals_end) */
+static int agree_grace;       /* node 0: a stop signal cuts its wait for the nodes missing (cluster_set_agree_grace) */
+static int (*agree_stopped)(void);   /* the caller's own record of a stop signal it has read, or NULL */
+static int agreed_lost = -1;  /* the node node 0 said lost at the last agreement (node 0: its own), -1: none */
 static int32_t agree_seq;   /* the agreements so far: a message of another is never taken for this one's */
 
 /* One node's word to node 0 in an agreement. */
@@ -77,6 +82,12 @@ struct agree_msg {
 
 void cluster_set_setup_wait(double seconds) { setup_wait_s = seconds > 0 ? seconds : SETUP_WAIT_DEFAULT_S; }
 void cluster_set_signals_end(int on) { signals_end = on; }
+void cluster_set_agree_grace(int on, int (*stopped)(void))
+{
+    agree_grace = on;
+    agree_stopped = stopped;
+}
+int cluster_lost_agreed(void) { return cl.on ? agreed_lost : -1; }
 
 /* The bound of the next wait (seconds): the set-up wait, or the clock exchange's own where it is longer (cluster_clock
  * leaves it for the agreement after it: a node far down the tree may still be in its exchange, itself bounded). */
@@ -105,7 +116,8 @@ static const char *stop_pending(void)
     for (size_t i = 0; i < ARRAY_LEN(sigs); i++)
         if (sigismember(&pend, sigs[i].sig) == 1)
             return sigs[i].name;
-    return NULL;
+    int sig = agree_grace && agree_stopped ? agree_stopped() : 0;   /* one the run already read (its signalfd) */
+    return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : NULL;
 }
 
 /* A stop signal waiting: the set-up ends. */
@@ -152,7 +164,7 @@ static int setup_wait(MPI_Request *req, int n, unsigned char *done, uint64_t dea
             break;
         if (signals_end)
             setup_signal_check(step);
-        else if (grace && stop_pending()) {
+        else if (grace && agree_grace && stop_pending()) {
             uint64_t soon = mono_ns() + AGREE_SIGNAL_GRACE_NS;
             deadline_ns = soon < deadline_ns ? soon : deadline_ns;
             grace = 0;
@@ -232,7 +244,7 @@ static int agree_root(struct agree_msg *mine, const char *step, char *first, siz
         }
     }
     int late = setup_wait(req, nodes, done, mono_ns() + (uint64_t)(bound * 1e9), step, 1) != 0;
-    if (late && !signals_end && stop_pending())
+    if (late && !signals_end && agree_grace && stop_pending())
         agree_lose_missing(req, done, step), late = 0;
     if (late) {
         char who[256];
@@ -242,6 +254,7 @@ static int agree_root(struct agree_msg *mine, const char *step, char *first, siz
         setup_abort(EXIT_ENV);
     }
     int32_t worst[3] = { mine->seq, mine->rc, cl.lost_node };
+    agreed_lost = cl.lost_node;
     for (int k = 1; k < nodes; k++) {
         if (in[k].seq != mine->seq) {
             gl_log("node 0: node %d is out of step in the set-up (its agreement %d at step '%s', %d here)", k,
@@ -315,6 +328,7 @@ static int agree(int rc, const char *note, const char *step, char *first, size_t
             setup_abort(EXIT_ENV);
         }
         worst = back[1];
+        agreed_lost = back[2] > 0 && back[2] < cl.nodes ? back[2] : -1;   /* node 0's word, not this node's view */
         if (back[2] > 0 && back[2] < cl.nodes && back[2] != cl.node && cl.lost_node < 0)
             cluster_mark_lost(back[2]);   /* node 0 lost one: this node too leaves without the closing barrier */
     }
