@@ -407,6 +407,25 @@ json_t *e2e_first_event(const char *dir, const char *type)
     return found;
 }
 
+json_t *e2e_events_of(const char *dir, const char *type)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    char *text = e2e_read(path);
+    cr_assert(text, "%s: no events.jsonl", dir);
+    json_t *a = json_array();
+    for (char *line = text, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+        *nl = 0;
+        json_t *o = json_loads(line, 0, NULL);
+        cr_assert(o, "%s: a line that does not parse: %s", dir, line);
+        if (strcmp(json_string_value(json_object_get(o, "event")) ?: "", type) == 0)
+            json_array_append(a, o);
+        json_decref(o);
+    }
+    free(text);
+    return a;
+}
+
 int e2e_wait_events(const char *dir, const char *type, int n, double timeout_s)
 {
     uint64_t end = mono_ns() + (uint64_t)(timeout_s * 1e9);

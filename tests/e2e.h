@@ -94,6 +94,9 @@ int e2e_gap_shortfalls(const char *dir, int run, double floor_w, double *short_w
 double e2e_csv_energy(const char *dir, double a, double b);
 /* The first event of type in dir/events.jsonl, its whole lines only (the caller decrefs it); NULL: none. */
 json_t *e2e_first_event(const char *dir, const char *type);
+/* Every event of type in dir/events.jsonl, in order, as an array (new reference; the test fails on a line that does
+ * not parse, or no file). */
+json_t *e2e_events_of(const char *dir, const char *type);
 /* Loads dir/summary.json (test fails if it is missing or invalid). */
 json_t *e2e_summary(const char *dir);
 /* The i-th injected fault record of summary s (borrowed; NULL: none), passing over observed ones: a busy machine

@@ -867,6 +867,73 @@ static void write_scenario(const char *dir, const char *name, const char *text)
     cr_assert_eq(fclose(f), 0);
 }
 
+/* The second scenario of the suites below: tiny, named `second`. */
+static void write_second(const char *sdir)
+{
+    write_scenario(sdir, "L1-b.yaml", "name: second\nnodes: 2\nranks: 1\niterations: 5\n"
+                   "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
+}
+
+/* A suite of two nodes: the scenarios in sdir, results in out, mpirun's own output in out.log; node 1 with the
+ * environment node1_env (a stop point of tests/stall_preload.c, which it then loads; NULL: as node 0); sigkill_s:
+ * Open MPI's SIGKILL that long after its SIGTERM (0: its default, 1 s). Waits for the run of the first scenario,
+ * out/run_name (into run), to start; returns the launcher's pid. */
+static pid_t suite_start(const char *sdir, const char *out, const char *node1_env, int sigkill_s, const char *run_name,
+                         char *run, size_t n)
+{
+    const char *asan = getenv("ASAN_OPTIONS");
+    char cmd[4096], args[1100], mca[64] = "", node1[1600];
+    cr_assert(!strchr(asan ? asan : "", '\''));
+    snprintf(args, sizeof args, "accept --backend sim --scenarios %s --out %s", sdir, out);
+    if (sigkill_s > 0)
+        snprintf(mca, sizeof mca, "--mca odls_base_sigkill_timeout %d ", sigkill_s);
+    if (node1_env)
+        snprintf(node1, sizeof node1, "-np 1 %s %s : -np 1 env %s LD_PRELOAD=%s ASAN_OPTIONS='%s%sverify_asan_link_order=0' "
+                 "%s %s", GAUNTLET_BIN, args, node1_env, STALL_PRELOAD, asan ? asan : "", asan && *asan ? ":" : "",
+                 GAUNTLET_BIN, args);
+    else
+        snprintf(node1, sizeof node1, "-np 2 %s %s", GAUNTLET_BIN, args);
+    snprintf(cmd, sizeof cmd, "exec timeout 100 mpirun --oversubscribe --allow-run-as-root %s%s > %s.log 2>&1", mca,
+             node1, out);
+    pid_t launcher = fork();
+    cr_assert_geq(launcher, 0);
+    if (launcher == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    snprintf(run, n, "%s/%s", out, run_name);
+    cr_assert_eq(e2e_wait_started(run, 10, 60), 0, "the run did not start");
+    return launcher;
+}
+
+/* Waits up to limit_s for a suite's launcher to end; then SIGKILLs stalled (a node left stopped; 0: none) and the
+ * launcher if it has not ended. Its status in *st, out.log in *log; whether it ended by itself. */
+static int suite_end(pid_t launcher, double limit_s, pid_t stalled, const char *out, int *st, char **log)
+{
+    char path[1100];
+    pid_t w = wait_launcher(launcher, mono_ns(), (uint64_t)(limit_s * 1e9), st);
+    if (stalled > 0)
+        kill(stalled, SIGKILL);
+    if (w == 0) {
+        kill(launcher, SIGKILL);
+        waitpid(launcher, st, 0);
+    }
+    snprintf(path, sizeof path, "%s.log", out);
+    *log = e2e_read(path);
+    return w != 0;
+}
+
+/* out/verdicts.json, which must be there (log: what the suite said, for the failure's message). */
+static json_t *suite_verdicts(const char *out, const char *log)
+{
+    char path[1100];
+    json_error_t err;
+    snprintf(path, sizeof path, "%s/verdicts.json", out);
+    json_t *j = json_load_file(path, 0, &err);
+    cr_assert(j, "no verdicts: %s: %s\n%s", path, err.text, log);
+    return j;
+}
+
 /* --drain drains the node it runs on: under a launcher it is bad input, exit 2 on every node before anything runs
  * (docs/acceptance.md, "Level 0") — no scenario run, no verdicts.json, no results folder. */
 Test(cluster, accept_drain_under_a_launcher_is_exit_2_before_anything_runs, .timeout = 60)
@@ -898,51 +965,33 @@ Test(cluster, accept_fails_a_node_lost_under_shrink_as_observed_fault, .timeout 
 {
     e2e_need_mpi();
     const char *sdir = e2e_tmpdir(), *out = e2e_outdir();
-    char path[1100], cmd[4096];
+    char run[1100];
     write_scenario(sdir, "L1-a.yaml", "name: lost\nnodes: 2\nranks: 2\niterations: 200\nseed: 7\n"
                    "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
                    "sim: {tflops: 0.005}\npower: {sample_hz: 100}\n"
                    "heartbeat: {interval: 100ms, timeout: 2s}\nrecovery: {shrink: {replicate_every: 5}}\n");
-    write_scenario(sdir, "L1-b.yaml", "name: after\nnodes: 2\nranks: 1\niterations: 5\n"
-                   "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
-    snprintf(cmd, sizeof cmd, "exec timeout 100 mpirun --oversubscribe --allow-run-as-root -np 2 %s accept "
-                              "--backend sim --scenarios %s --out %s > %s.log 2>&1", GAUNTLET_BIN, sdir, out, out);
-    pid_t launcher = fork();
-    cr_assert_geq(launcher, 0);
-    if (launcher == 0) {
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    char run[1100];
-    snprintf(run, sizeof run, "%s/lost", out);
-    cr_assert_eq(e2e_wait_started(run, 10, 60), 0, "the run did not start");
+    write_second(sdir);
+    pid_t launcher = suite_start(sdir, out, NULL, 0, "lost", run, sizeof run);
     pid_t sup1 = node_supervisor(run, 1);
     cr_assert_gt(sup1, 0, "node 1's supervisor not found");
     cr_assert_eq(kill(sup1, SIGSTOP), 0);
     int st = 0;
-    pid_t w = wait_launcher(launcher, mono_ns(), 90000000000ull, &st);   /* the suite's own end: seconds */
-    kill(sup1, SIGKILL);   /* the stalled node never comes back */
-    if (w == 0)
-        waitpid(launcher, &st, 0);
-    snprintf(path, sizeof path, "%s.log", out);
-    char *log = e2e_read(path);
-    cr_assert_neq(w, 0, "the suite did not end within 90 s of the stop:\n%s", log);
+    char *log;
+    int ended = suite_end(launcher, 90, sup1, out, &st, &log);   /* the suite's own end: seconds; node 1 never back */
+    cr_assert(ended, "the suite did not end within 90 s of the stop:\n%s", log);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "exit %d (a FAIL is 1):\n%s", WIFEXITED(st) ? WEXITSTATUS(st) : -1,
               log);
     json_t *s = e2e_summary(run);
     json_t *lost = json_object_get(s, "nodes_lost");
     cr_assert(json_array_size(lost) == 1 && json_integer_value(json_array_get(lost, 0)) == 1, "nodes_lost:\n%s", log);
     json_decref(s);
-    snprintf(path, sizeof path, "%s/verdicts.json", out);
-    json_error_t err;
-    json_t *j = json_load_file(path, 0, &err), *v;
-    cr_assert(j, "%s: %s\n%s", path, err.text, log);
+    json_t *j = suite_verdicts(out, log), *v;
     int found = 0, after = 0;
     size_t i;
     json_array_foreach(json_object_get(j, "verdicts"), i, v) {
         const char *check = json_string_value(json_object_get(v, "check"));
         const char *note = json_string_value(json_object_get(v, "note"));
-        if (strcmp(json_string_value(json_object_get(v, "scenario")), "after") == 0) {
+        if (strcmp(json_string_value(json_object_get(v, "scenario")), "second") == 0) {
             after++;
             cr_assert_str_eq(check, "run");
             cr_assert_str_eq(json_string_value(json_object_get(v, "status")), "SKIP");
@@ -972,23 +1021,12 @@ Test(cluster, a_signal_while_a_node_waits_between_scenarios_ends_the_suite_judge
 {
     e2e_need_mpi();
     const char *sdir = e2e_tmpdir(), *out = e2e_outdir();
-    char path[1100], cmd[4096];
+    char path[1100], run[1100];
     write_scenario(sdir, "L1-a.yaml", "name: first\nnodes: 2\nranks: 1\niterations: 150\n"   /* ~2 s: its workers */
                    "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 64KiB}\n"   /* found */
                    "sim: {tflops: 0.005}\n");
-    write_scenario(sdir, "L1-b.yaml", "name: second\nnodes: 2\nranks: 1\niterations: 5\n"
-                   "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
-    snprintf(cmd, sizeof cmd, "exec timeout 100 mpirun --oversubscribe --allow-run-as-root -np 2 %s accept "
-                              "--backend sim --scenarios %s --out %s > %s.log 2>&1", GAUNTLET_BIN, sdir, out, out);
-    pid_t launcher = fork();
-    cr_assert_geq(launcher, 0);
-    if (launcher == 0) {
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    char run[1100];
-    snprintf(run, sizeof run, "%s/first", out);
-    cr_assert_eq(e2e_wait_started(run, 10, 60), 0, "the run did not start");
+    write_second(sdir);
+    pid_t launcher = suite_start(sdir, out, NULL, 0, "first", run, sizeof run);
     pid_t sup0 = node_supervisor(run, 0), sup1 = node_supervisor(run, 1);
     cr_assert(sup0 > 0 && sup1 > 0, "the nodes' supervisors not found");
     snprintf(path, sizeof path, "%s/summary.json", run);
@@ -1001,19 +1039,10 @@ Test(cluster, a_signal_while_a_node_waits_between_scenarios_ends_the_suite_judge
     sleep_ns(1000000000);
     cr_assert_eq(kill(sup0, SIGCONT), 0);
     int st = 0;
-    pid_t w = wait_launcher(launcher, mono_ns(), 60000000000ull, &st);
-    if (w == 0) {
-        kill(launcher, SIGKILL);
-        waitpid(launcher, &st, 0);
-    }
-    snprintf(path, sizeof path, "%s.log", out);
-    char *log = e2e_read(path);
-    cr_assert_neq(w, 0, "the suite did not end:\n%s", log);
+    char *log;
+    cr_assert(suite_end(launcher, 60, 0, out, &st, &log), "the suite did not end:\n%s", log);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "exit %d:\n%s", WIFEXITED(st) ? WEXITSTATUS(st) : -1, log);
-    snprintf(path, sizeof path, "%s/verdicts.json", out);
-    json_error_t err;
-    json_t *j = json_load_file(path, 0, &err), *v;
-    cr_assert(j, "no verdicts: %s: %s\n%s", path, err.text, log);
+    json_t *j = suite_verdicts(out, log), *v;
     cr_assert_str_eq(json_string_value(json_object_get(j, "stopped_by")), strsignal(SIGTERM), "%s", log);
     int second = 0, ran = 0;
     size_t i;
@@ -1058,30 +1087,16 @@ static char proc_state(pid_t pid)
 Test(cluster, a_node_killed_while_accept_measures_checkpoints_ends_the_suite_judged, .timeout = 150)
 {
     e2e_need_mpi();
-    const char *sdir = e2e_tmpdir(), *ck = e2e_tmpdir(), *out = e2e_outdir(), *asan = getenv("ASAN_OPTIONS");
-    char path[1100], cmd[4096], text[1024], args[1100];
+    const char *sdir = e2e_tmpdir(), *ck = e2e_tmpdir(), *out = e2e_outdir();
+    char text[1024], env[256], run[1100];
     snprintf(text, sizeof text, "name: first\nnodes: 2\nranks: 1\niterations: 150\n"   /* ~2 s: its workers found */
              "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 64KiB}\n"
              "  checkpoint: {path: %s}\nsim: {tflops: 0.005}\n"
              "checks:\n  checkpoint_io: {bytes: 8MiB, min_write_gbs: 0.0001, min_read_gbs: 0.0001}\n", ck);
     write_scenario(sdir, "L1-a.yaml", text);
-    write_scenario(sdir, "L1-b.yaml", "name: second\nnodes: 2\nranks: 1\niterations: 5\n"
-                   "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
-    cr_assert(!strchr(asan ? asan : "", '\''));
-    snprintf(args, sizeof args, "accept --backend sim --scenarios %s --out %s", sdir, out);
-    snprintf(cmd, sizeof cmd, "exec timeout 100 mpirun --oversubscribe --allow-run-as-root --mca "
-             "odls_base_sigkill_timeout 4 -np 1 %s %s : -np 1 env GAUNTLET_TEST_STALL_AT=statfs:%s LD_PRELOAD=%s "
-             "ASAN_OPTIONS='%s%sverify_asan_link_order=0' %s %s > %s.log 2>&1", GAUNTLET_BIN, args,
-             strrchr(ck, '/') + 1, STALL_PRELOAD, asan ? asan : "", asan && *asan ? ":" : "", GAUNTLET_BIN, args, out);
-    pid_t launcher = fork();
-    cr_assert_geq(launcher, 0);
-    if (launcher == 0) {
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    char run[1100];
-    snprintf(run, sizeof run, "%s/first", out);
-    cr_assert_eq(e2e_wait_started(run, 10, 60), 0, "the run did not start");
+    write_second(sdir);
+    snprintf(env, sizeof env, "GAUNTLET_TEST_STALL_AT=statfs:%s", strrchr(ck, '/') + 1);
+    pid_t launcher = suite_start(sdir, out, env, 4, "first", run, sizeof run);
     pid_t sup1 = node_supervisor(run, 1);
     cr_assert_gt(sup1, 0, "node 1's supervisor not found");
     uint64_t t0 = mono_ns();
@@ -1090,22 +1105,14 @@ Test(cluster, a_node_killed_while_accept_measures_checkpoints_ends_the_suite_jud
     cr_assert_eq(proc_state(sup1), 'T', "node 1 did not stop at its checkpoint measurement");
     cr_assert_eq(kill(sup1, SIGKILL), 0);
     int st = 0;
+    char *log;
     uint64_t t1 = mono_ns();
-    pid_t w = wait_launcher(launcher, t1, 30000000000ull, &st);
+    int ended = suite_end(launcher, 30, 0, out, &st, &log);
     cr_log_info("the launcher ended %.1f s after the kill (%.1f s from the start)", (double)(mono_ns() - t1) * 1e-9,
                 (double)(mono_ns() - t0) * 1e-9);
-    if (w == 0) {
-        kill(launcher, SIGKILL);
-        waitpid(launcher, &st, 0);
-    }
-    snprintf(path, sizeof path, "%s.log", out);
-    char *log = e2e_read(path);
-    cr_assert_neq(w, 0, "the job did not end:\n%s", log);
+    cr_assert(ended, "the job did not end:\n%s", log);
     cr_assert(!WIFEXITED(st) || WEXITSTATUS(st) != 0, "a node killed is not a success");
-    snprintf(path, sizeof path, "%s/verdicts.json", out);
-    json_error_t err;
-    json_t *j = json_load_file(path, 0, &err), *v;
-    cr_assert(j, "no verdicts: %s: %s\n%s", path, err.text, log);
+    json_t *j = suite_verdicts(out, log), *v;
     cr_assert_str_eq(json_string_value(json_object_get(j, "stopped_by")), strsignal(SIGTERM), "%s", log);
     int skipped = 0;
     size_t i;
@@ -1132,29 +1139,15 @@ Test(cluster, a_node_killed_while_accept_measures_checkpoints_ends_the_suite_jud
 Test(cluster, a_signal_the_run_read_still_lets_node_0_go_on_without_a_stalled_node, .timeout = 150)
 {
     e2e_need_mpi();
-    const char *sdir = e2e_tmpdir(), *out = e2e_outdir(), *asan = getenv("ASAN_OPTIONS");
-    char path[1100], cmd[4096], args[1100], arm[1100];
+    const char *sdir = e2e_tmpdir(), *out = e2e_outdir();
+    char path[1100], env[1200], arm[1100], run[1100];
     write_scenario(sdir, "L1-a.yaml", "name: first\nnodes: 2\nranks: 1\niterations: 3000\n"   /* minutes: stopped */
                    "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 64KiB}\n"
                    "sim: {tflops: 0.005}\n");
-    write_scenario(sdir, "L1-b.yaml", "name: second\nnodes: 2\nranks: 1\niterations: 5\n"
-                   "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
+    write_second(sdir);
     snprintf(arm, sizeof arm, "%s/arm", sdir);
-    cr_assert(!strchr(asan ? asan : "", '\''));
-    snprintf(args, sizeof args, "accept --backend sim --scenarios %s --out %s", sdir, out);
-    snprintf(cmd, sizeof cmd, "exec timeout 100 mpirun --oversubscribe --allow-run-as-root -np 1 %s %s : -np 1 env "
-             "GAUNTLET_TEST_STALL_AT=agree GAUNTLET_TEST_STALL_FILE=%s LD_PRELOAD=%s "
-             "ASAN_OPTIONS='%s%sverify_asan_link_order=0' %s %s > %s.log 2>&1", GAUNTLET_BIN, args, arm, STALL_PRELOAD,
-             asan ? asan : "", asan && *asan ? ":" : "", GAUNTLET_BIN, args, out);
-    pid_t launcher = fork();
-    cr_assert_geq(launcher, 0);
-    if (launcher == 0) {
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    char run[1100];
-    snprintf(run, sizeof run, "%s/first", out);
-    cr_assert_eq(e2e_wait_started(run, 10, 60), 0, "the run did not start");
+    snprintf(env, sizeof env, "GAUNTLET_TEST_STALL_AT=agree GAUNTLET_TEST_STALL_FILE=%s", arm);
+    pid_t launcher = suite_start(sdir, out, env, 0, "first", run, sizeof run);
     pid_t sup0 = node_supervisor(run, 0), sup1 = node_supervisor(run, 1);
     cr_assert(sup0 > 0 && sup1 > 0, "the nodes' supervisors not found");
     cr_assert_eq(kill(sup0, SIGTERM), 0);   /* node 0's run reads it: the run stops, on both nodes */
@@ -1165,19 +1158,9 @@ Test(cluster, a_signal_the_run_read_still_lets_node_0_go_on_without_a_stalled_no
     FILE *f = fopen(arm, "w");   /* node 1 stops at its next word in an agreement */
     cr_assert(f && fclose(f) == 0);
     int st = 0;
-    pid_t w = wait_launcher(launcher, mono_ns(), 60000000000ull, &st);
-    kill(sup1, SIGKILL);
-    if (w == 0) {
-        kill(launcher, SIGKILL);
-        waitpid(launcher, &st, 0);
-    }
-    snprintf(path, sizeof path, "%s.log", out);
-    char *log = e2e_read(path);
-    cr_assert_neq(w, 0, "the suite did not end within 60 s:\n%s", log);
-    snprintf(path, sizeof path, "%s/verdicts.json", out);
-    json_error_t err;
-    json_t *j = json_load_file(path, 0, &err), *v;
-    cr_assert(j, "no verdicts: %s: %s\n%s", path, err.text, log);
+    char *log;
+    cr_assert(suite_end(launcher, 60, sup1, out, &st, &log), "the suite did not end within 60 s:\n%s", log);
+    json_t *j = suite_verdicts(out, log), *v;
     cr_assert_str_eq(json_string_value(json_object_get(j, "stopped_by")), strsignal(SIGTERM), "%s", log);
     int second = 0;
     size_t i;

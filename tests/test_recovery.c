@@ -34,26 +34,6 @@ static const char *run_text(const char *text, int seed, int *rc)
     return out;
 }
 
-/* Every event of type in dir/events.jsonl, as an array (new reference). */
-static json_t *events_of(const char *dir, const char *type)
-{
-    char path[1100];
-    snprintf(path, sizeof path, "%s/events.jsonl", dir);
-    char *text = e2e_read(path);
-    cr_assert(text, "%s: no events.jsonl", dir);
-    json_t *a = json_array();
-    for (char *line = text, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
-        *nl = 0;
-        json_t *o = json_loads(line, 0, NULL);
-        cr_assert(o, "%s: a line that does not parse: %s", dir, line);
-        if (strcmp(json_string_value(json_object_get(o, "event")) ?: "", type) == 0)
-            json_array_append(a, o);
-        json_decref(o);
-    }
-    free(text);
-    return a;
-}
-
 /* ---- the give-up counts are a mitigation run's own ---- */
 
 /* Six runs, each with one crash of rank 1 at iteration 10 recovered from the replica of 10 (each run fires its faults
@@ -107,7 +87,7 @@ Test(counts, every_mitigation_run_recovers_its_own_crash_without_backing_off, .t
     char *log = e2e_read(e2e_log("test-recovery.log"));
     cr_assert_eq(rc, 0, "exit %d:\n%s", rc, log);
     free(log);
-    json_t *begins = events_of(out, "recovery_begin");
+    json_t *begins = e2e_events_of(out, "recovery_begin");
     cr_expect_eq(json_array_size(begins), 7, "one recovery a run");
     size_t i;
     json_t *b;
@@ -166,7 +146,7 @@ Test(timers, a_fault_at_a_tiny_rate_does_not_fire, .timeout = 60)
         int rc;
         const char *out = run_text(text, seed, &rc);
         cr_expect_eq(rc, 0, "seed %d: exit %d", seed, rc);
-        json_t *inj = events_of(out, "fault_injected");
+        json_t *inj = e2e_events_of(out, "fault_injected");
         cr_expect_eq(json_array_size(inj), 0, "seed %d: a fault of 1e-8 an hour fired %zu times", seed,
                      json_array_size(inj));
         json_decref(inj);
@@ -178,7 +158,7 @@ Test(timers, a_fault_at_a_tiny_rate_does_not_fire, .timeout = 60)
 /* The pid of rank's first worker in dir's record (0: none). */
 static pid_t pid_of(const char *dir, int rank)
 {
-    json_t *starts = events_of(dir, "worker_start"), *o;
+    json_t *starts = e2e_events_of(dir, "worker_start"), *o;
     size_t i;
     pid_t pid = 0;
     json_array_foreach(starts, i, o)
@@ -251,7 +231,7 @@ Test(record, a_fault_that_left_with_its_rank_has_no_recover_time_and_one_story, 
         const char *out = run_text(text, 0, &rc);
         cr_assert_eq(rc, 0, "flip at %d: exit %d", at[c][0], rc);
         json_t *s = e2e_summary(out), *faults = json_object_get(s, "faults"), *f;
-        json_t *recs = events_of(out, "recovered"), *e;
+        json_t *recs = e2e_events_of(out, "recovered"), *e;
         size_t i, j;
         int left = 0;
         json_array_foreach(faults, i, f) {

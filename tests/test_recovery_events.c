@@ -20,26 +20,6 @@
     "sim: { tflops: 1, max_elems: 4096, max_dim: 32 }\npower: { sample_hz: 50 }\n"                                 \
     "recovery: { inprocess: { replicate_every: 2 } }\n"
 
-/* Every event of type in dir/events.jsonl, in order, as an array (new reference). */
-static json_t *events_of(const char *dir, const char *type)
-{
-    char path[1100];
-    snprintf(path, sizeof path, "%s/events.jsonl", dir);
-    char *text = e2e_read(path);
-    cr_assert(text, "%s: no events.jsonl", dir);
-    json_t *a = json_array();
-    for (char *line = text, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
-        *nl = 0;
-        json_t *o = json_loads(line, 0, NULL);
-        cr_assert(o, "%s: a line that does not parse: %s", dir, line);
-        if (strcmp(json_string_value(json_object_get(o, "event")) ?: "", type) == 0)
-            json_array_append(a, o);
-        json_decref(o);
-    }
-    free(text);
-    return a;
-}
-
 static json_int_t ival(json_t *o, const char *key) { return json_integer_value(json_object_get(o, key)); }
 
 /* The keys of event e are exactly the NULL-ended list (and t_s, event): docs/results.md's row, no more, no fewer. */
@@ -54,7 +34,7 @@ static void has_fields(json_t *e, const char *const *keys)
 /* The fault_injected events of fault_spec spec, in order (new reference). */
 static json_t *injected_of(const char *dir, int spec)
 {
-    json_t *all = events_of(dir, "fault_injected"), *a = json_array(), *e;
+    json_t *all = e2e_events_of(dir, "fault_injected"), *a = json_array(), *e;
     size_t i;
     json_array_foreach(all, i, e)
         if (ival(e, "fault_spec") == spec)
@@ -115,7 +95,7 @@ Test(recovery_events, two_findings_of_one_pass_abandon_the_later_and_undo_its_fa
     json_int_t id1 = ival(json_array_get(first, 0), "id"), id2 = ival(json_array_get(second, 0), "id"),
                id2b = ival(json_array_get(second, 1), "id");
 
-    json_t *ab = events_of(out, "detection_abandoned");
+    json_t *ab = e2e_events_of(out, "detection_abandoned");
     cr_assert_eq(json_array_size(ab), 1, "see %s", log);
     json_t *a = json_array_get(ab, 0);
     has_fields(a, (const char *[]){ "fault", "rank", "iter", "for_iter", NULL });
@@ -124,7 +104,7 @@ Test(recovery_events, two_findings_of_one_pass_abandon_the_later_and_undo_its_fa
     cr_expect_eq(ival(a, "iter"), 10);
     cr_expect_eq(ival(a, "for_iter"), 10);
 
-    json_t *un = events_of(out, "fault_undone");
+    json_t *un = e2e_events_of(out, "fault_undone");
     cr_assert_eq(json_array_size(un), 1, "see %s", log);
     json_t *u = json_array_get(un, 0);
     has_fields(u, (const char *[]){ "id", "fault_spec", "rank", "iter", "failure_iter", NULL });
@@ -135,11 +115,11 @@ Test(recovery_events, two_findings_of_one_pass_abandon_the_later_and_undo_its_fa
     cr_expect_eq(ival(u, "failure_iter"), 10);
 
     /* the first recovery is rank 1's; the second, on the new timeline, the new record of rank 2's flip */
-    json_t *rb = events_of(out, "recovery_begin");
+    json_t *rb = e2e_events_of(out, "recovery_begin");
     cr_assert_eq(json_array_size(rb), 2, "see %s", log);
     cr_expect_eq(ival(json_array_get(rb, 0), "fault"), id1);
     cr_expect_eq(ival(json_array_get(rb, 1), "fault"), id2b);
-    json_t *det = events_of(out, "detection"), *d = detection_of(det, id2b);
+    json_t *det = e2e_events_of(out, "detection"), *d = detection_of(det, id2b);
     cr_assert(d, "rank 2's flip was not detected again on the new timeline; see %s", log);
     cr_expect_str_eq(json_string_value(json_object_get(d, "detector")), "fingerprint");
     cr_expect_eq(ival(d, "rank"), 2);
@@ -193,12 +173,12 @@ Test(recovery_events, a_rank_hung_as_a_recovery_stops_the_ranks_is_killed_and_re
     int rc;
     const char *out = run_text(text, log, &rc);
     cr_assert_eq(rc, 0, "exit %d; see %s", rc, log);
-    json_t *rb = events_of(out, "recovery_begin");
+    json_t *rb = e2e_events_of(out, "recovery_begin");
     cr_assert_geq(json_array_size(rb), 1, "see %s", log);
     json_int_t cause = ival(json_array_get(rb, 0), "rank");
     cr_assert(cause == 1 || cause == 2, "the first recovery is for rank %lld", (long long)cause);
     int other = cause == 1 ? 2 : 1;
-    json_t *hr = events_of(out, "hung_in_recovery");
+    json_t *hr = e2e_events_of(out, "hung_in_recovery");
     cr_assert_eq(json_array_size(hr), 1, "see %s", log);
     json_t *h = json_array_get(hr, 0);
     has_fields(h, (const char *[]){ "rank", "slot", "silent_s", NULL });
@@ -207,7 +187,7 @@ Test(recovery_events, a_rank_hung_as_a_recovery_stops_the_ranks_is_killed_and_re
     double silent = json_number_value(json_object_get(h, "silent_s"));
     cr_expect(silent >= 3.0 && silent < 60.0, "silent %g s: past the 3 s timeout", silent);
     /* killed (its pid's worker_exit, by signal 9) and replaced (a new worker_start of that rank) */
-    json_t *starts = events_of(out, "worker_start"), *exits = events_of(out, "worker_exit"), *e;
+    json_t *starts = e2e_events_of(out, "worker_start"), *exits = e2e_events_of(out, "worker_exit"), *e;
     json_int_t pid = 0;
     size_t i, n_starts = 0;
     json_array_foreach(starts, i, e)
@@ -221,7 +201,7 @@ Test(recovery_events, a_rank_hung_as_a_recovery_stops_the_ranks_is_killed_and_re
         killed |= ival(e, "pid") == pid && strstr(json_string_value(json_object_get(e, "status")) ?: "", "signal 9");
     cr_expect(killed, "rank %d's hung worker (pid %lld) was not killed; see %s", other, (long long)pid, log);
     /* its hang is undone and fires again on the new timeline, detected there */
-    json_t *un = events_of(out, "fault_undone");
+    json_t *un = e2e_events_of(out, "fault_undone");
     cr_assert_eq(json_array_size(un), 1, "see %s", log);
     cr_expect_eq(ival(json_array_get(un, 0), "rank"), other);
     cr_expect_eq(ival(json_array_get(un, 0), "iter"), 10);
@@ -291,11 +271,11 @@ Test(recovery_events, a_crash_seen_while_a_recovery_stops_the_ranks_fires_again,
     cr_assert_eq(json_array_size(inj), 2, "the crash fires again on the new timeline; see %s", log);
     json_int_t id = ival(json_array_get(inj, 0), "id"), id_b = ival(json_array_get(inj, 1), "id");
     cr_expect_eq(ival(json_array_get(inj, 0), "iter"), 10);
-    json_t *rb = events_of(out, "recovery_begin");
+    json_t *rb = e2e_events_of(out, "recovery_begin");
     cr_assert_eq(json_array_size(rb), 2, "see %s", log);
     cr_expect_eq(ival(json_array_get(rb, 0), "rank"), 1, "the first recovery is for rank 1's death");
     cr_expect_eq(ival(json_array_get(rb, 0), "iter"), 10);
-    json_t *sd = events_of(out, "seen_during_recovery");
+    json_t *sd = e2e_events_of(out, "seen_during_recovery");
     cr_assert_eq(json_array_size(sd), 1, "see %s", log);
     json_t *e = json_array_get(sd, 0);
     has_fields(e, (const char *[]){ "detector", "rank", "iter", "fault", "note", NULL });
@@ -303,13 +283,13 @@ Test(recovery_events, a_crash_seen_while_a_recovery_stops_the_ranks_fires_again,
     cr_expect_eq(ival(e, "rank"), 2);
     cr_expect_eq(ival(e, "iter"), 10);
     cr_expect_eq(ival(e, "fault"), id, "its own record, its report in before the recovery began");
-    json_t *det = events_of(out, "detection");
+    json_t *det = e2e_events_of(out, "detection");
     cr_expect_null(detection_of(det, id), "seen during the recovery is not its detection; see %s", log);
     json_t *d = detection_of(det, id_b);
     cr_assert(d, "the crash was not detected on the new timeline; see %s", log);
     cr_expect_str_eq(json_string_value(json_object_get(d, "detector")), "exit");
     cr_expect_eq(ival(json_array_get(rb, 1), "fault"), id_b);
-    json_t *un = events_of(out, "fault_undone");
+    json_t *un = e2e_events_of(out, "fault_undone");
     cr_assert_eq(json_array_size(un), 1, "see %s", log);
     cr_expect_eq(ival(json_array_get(un, 0), "id"), id);
     cr_expect_eq(ival(json_array_get(un, 0), "failure_iter"), 10);
