@@ -111,14 +111,8 @@ static int accept_run_one(struct scenario *sc, const char *file, const char *out
         if (lead)
             accept_note(accept_add(vs, sc, "run", V_FAIL), "the nodes read this scenario differently (exit 2): see "
                         "the messages above; not run");
+        cluster_set_agree_grace(1, supervisor_stop_signal);   /* the agreements after it, as after a run */
         return -1;
-    }
-    int gone = cluster_lost_agreed();   /* taken for lost at that agreement (a stop signal on node 0: the launcher is
-                                         * ending the job): no run begins without it */
-    if (gone >= 0) {
-        if (lead)
-            accept_note(accept_add(vs, sc, "run", V_SKIP), "not run: node %d was lost before it began", gone);
-        return gone;
     }
     cluster_new_run();   /* every node agreed just now: none is lost, whatever the scenario before saw */
     int code = supervisor_run(sc, ops, &opt);
@@ -129,15 +123,18 @@ static int accept_run_one(struct scenario *sc, const char *file, const char *out
      * node 0's word alone, whatever it saw itself (node 0 lost, to a node that then waits for it here, bounded; a
      * relay silent to it alone): until 2026-12-01 the next agreement waited for the lost node, 600 s, and the job
      * ended with exit 3 and no verdicts.json */
-    (void)cluster_agree(EXIT_OK, "the run's end");
+    /* and whether a stop signal came to any node: then no node measures its checkpoint target (one signalled alone
+     * would be done at once while another measured in full, and be taken for lost after the 0.3 s) */
+    int signalled = cluster_agree(supervisor_stop_signal(), "the run's end") > 0;
     int lost = cluster_lost_agreed();
     /* every node measures its own checkpoint target; node 0 gathers the figures (from every node: none if one is
      * lost), in an agreement, not a collective: a node killed meanwhile (the launcher ending the job) is taken for
      * lost, and the suite still ends judged (until 2026-12-01 node 0 waited in MPI's gather for it until the
      * launcher's SIGKILL: no verdicts.json) */
-    int nn = cluster_nodes(), io_stopped = 0, io_lost = sc->checks.checkpoint_io.on && lost >= 0, lost_io = 0;
+    int nn = cluster_nodes(), io_stopped = sc->checks.checkpoint_io.on && signalled;
+    int io_lost = sc->checks.checkpoint_io.on && lost >= 0, lost_io = 0;
     double w = NAN, r = NAN, *io_w = NULL, *io_r = NULL;
-    if (sc->checks.checkpoint_io.on && !io_lost) {
+    if (sc->checks.checkpoint_io.on && !io_lost && !io_stopped) {
         /* a stop signal (before it, or during it) cuts it short: the suite ends now, its verdicts written */
         why[0] = 0;   /* said also where a rate is not measurable there (a RAM file system, pages kept cached) */
         int io = accept_ckpt_io(sc->workload.checkpoint.path, sc->checks.checkpoint_io.bytes, &w, &r, why, sizeof why);
@@ -146,6 +143,8 @@ static int accept_run_one(struct scenario *sc, const char *file, const char *out
         io_w = xmalloc((size_t)nn * sizeof *io_w);
         io_r = xmalloc((size_t)nn * sizeof *io_r);
         double mine[2] = { w, r }, *all = xmalloc((size_t)nn * sizeof mine);
+        for (int k = 0; k < 2 * nn; k++)
+            all[k] = NAN;   /* node 0's alone: the others' stay unknown here */
         cluster_set_setup_wait(ACCEPT_IO_WAIT_S);   /* the slowest node's write and read of the bytes asked */
         io_stopped = cluster_agree_values(io > 0, mine, 2, all, "the checkpoint rates") > 0;   /* a signal cut one */
         for (int k = 0; k < nn; k++)
