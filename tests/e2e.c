@@ -384,6 +384,16 @@ int e2e_count_events(const char *dir, const char *type)
     return n;
 }
 
+void e2e_put(const char *dir, const char *name, const char *text)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_geq(fputs(text, f), 0);
+    cr_assert_eq(fclose(f), 0);
+}
+
 json_t *e2e_first_event(const char *dir, const char *type)
 {
     char path[512];

@@ -93,6 +93,8 @@ int e2e_gap_shortfalls(const char *dir, int run, double floor_w, double *short_w
 /* Integrates the summed power of dir/power.csv over [a, b] s (each tick's sum held to the next tick); J. */
 double e2e_csv_energy(const char *dir, double a, double b);
 /* The first event of type in dir/events.jsonl, its whole lines only (the caller decrefs it); NULL: none. */
+/* Writes text to dir/name (the test fails where it cannot). */
+void e2e_put(const char *dir, const char *name, const char *text);
 json_t *e2e_first_event(const char *dir, const char *type);
 /* Every event of type in dir/events.jsonl, in order, as an array (new reference; the test fails on a line that does
  * not parse, or no file). */

@@ -1562,17 +1562,6 @@ Test(accept, a_suite_refused_its_folder_leaves_it_as_it_was, .timeout = 90)
     cr_assert_eq(close(fd), 0);
 }
 
-/* Writes text into dir/name. */
-static void put(const char *dir, const char *name, const char *text)
-{
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    cr_assert(f, "%s", path);
-    fputs(text, f);
-    cr_assert_eq(fclose(f), 0);
-}
-
 /* An injected fault that no detector saw because its effect went before one could (a later fault's recovery rolled
  * it back, or shrink dropped its rank) is never a FAIL of fault_drill, but a SKIP saying so (the campaign counts it
  * "not visible", not a miss); one undetected for no such reason is always a FAIL, and so is one rolled back only after
@@ -1582,13 +1571,13 @@ Test(accept, a_fault_rolled_back_or_gone_with_its_rank_is_not_a_drill_failure)
     char dir[] = "/tmp/gauntlet-accept-rolled-XXXXXX", path[700], err[1024];
     cr_assert(mkdtemp(dir));
     e2e_own(dir);
-    put(dir, "scenario.yaml", "name: rb\nranks: 4\niterations: 30\n"
+    e2e_put(dir, "scenario.yaml", "name: rb\nranks: 4\niterations: 30\n"
                               "workload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\n"
                               "heartbeat: {interval: 50ms, timeout: 2s}\nrecovery: restart\n"
                               "faults:\n  - {kind: hang, at: 10, rank: 0}\n  - {kind: hang, at: 11, rank: 1}\n"
                               "  - {kind: hang, at: 12, rank: 2}\n  - {kind: hang, at: 13, rank: 3}\n"
                               "checks:\n  fault_drill: {max_detect: 5s, max_recover: 60s}\n");
-    put(dir, "events.jsonl", "{\"t_s\": 0, \"event\": \"start\"}\n");
+    e2e_put(dir, "events.jsonl", "{\"t_s\": 0, \"event\": \"start\"}\n");
     static const char *const how[] = { "\"rolled_back\": true, \"unseen_s\": 0.5, \"left_with_rank\": false",
                                        "\"rolled_back\": false, \"unseen_s\": null, \"left_with_rank\": true",
                                        "\"rolled_back\": false, \"unseen_s\": null, \"left_with_rank\": false",
@@ -1603,7 +1592,7 @@ Test(accept, a_fault_rolled_back_or_gone_with_its_rank_is_not_a_drill_failure)
                                                        "\"recover_s\": null, \"detected_by\": null, %s, \"outcome\": \"x\"}",
                               i ? ", " : "", i, i, how[i]);
     snprintf(sum + l, sizeof sum - l, "]}\n");
-    put(dir, "summary.json", sum);
+    e2e_put(dir, "summary.json", sum);
     struct scenario *sc = xcalloc(1, sizeof *sc);
     snprintf(path, sizeof path, "%s/scenario.yaml", dir);
     cr_assert_eq(scenario_load(path, sc, err, sizeof err), 0, "%s", err);
@@ -1662,11 +1651,11 @@ static int judge(const char *dir, const char *sc_text, const char *sum, const ch
                  struct verdicts *vs, char *why, size_t n)
 {
     char path[700], err[1024];
-    put(dir, "scenario.yaml", sc_text);
+    e2e_put(dir, "scenario.yaml", sc_text);
     if (sum)
-        put(dir, "summary.json", sum);
+        e2e_put(dir, "summary.json", sum);
     if (events)
-        put(dir, "events.jsonl", events);
+        e2e_put(dir, "events.jsonl", events);
     struct scenario *sc = xcalloc(1, sizeof *sc);
     snprintf(path, sizeof path, "%s/scenario.yaml", dir);
     cr_assert_eq(scenario_load(path, sc, err, sizeof err), 0, "%s", err);
@@ -1818,9 +1807,9 @@ Test(accept, a_checkpoint_target_in_ram_is_not_measured_as_storage)
     cr_assert(mkdtemp(dir));
     e2e_own(dir);
     snprintf(sum, sizeof sum, two_ranks_sum, 1, 1);
-    put(dir, "scenario.yaml", "name: s\nranks: 1\niterations: 5\nworkload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\nchecks:\n  checkpoint_io:\n");
-    put(dir, "summary.json", sum);
-    put(dir, "events.jsonl", "{\"t_s\": 0, \"event\": \"start\"}\n");
+    e2e_put(dir, "scenario.yaml", "name: s\nranks: 1\niterations: 5\nworkload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 1MiB}}\nchecks:\n  checkpoint_io:\n");
+    e2e_put(dir, "summary.json", sum);
+    e2e_put(dir, "events.jsonl", "{\"t_s\": 0, \"event\": \"start\"}\n");
     struct scenario *sc = xcalloc(1, sizeof *sc);
     snprintf(why, sizeof why, "%s/scenario.yaml", dir);
     cr_assert_eq(scenario_load(why, sc, why, sizeof why), 0, "%s", why);
@@ -1875,7 +1864,7 @@ Test(accept, unreadable_records_and_missing_readings_are_said)
         accept_free(&vs);
     }
     /* power.csv with readings of rank 0 only: rank 1's sensor gave none */
-    put(dir, "power.csv", "t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w,sample_t_s\n"
+    e2e_put(dir, "power.csv", "t_s,rank,watts,phase,avg_w,energy_j,clock_mhz,temp_c,throttle,node,true_w,sample_t_s\n"
                           "0.1,0,500,compute,,,,,,0,,\n0.2,0,510,compute,,,,,,0,,\n");
     cr_assert_eq(judge(dir, sc, sum, ev, "cuda", &vs, why, sizeof why), 0, "%s", why);
     const struct verdict *v0 = verdict_of(&vs, "power_under_load", 0), *v1 = verdict_of(&vs, "power_under_load", 1);
@@ -1927,15 +1916,15 @@ Test(accept, a_suite_killed_a_moment_ago_in_the_same_out_is_set_aside)
         char out[] = "/tmp/gauntlet-accept-self-XXXXXX", run[700], path[800];
         cr_assert(mkdtemp(out));
         e2e_own(out);
-        put(out, "suite.json", "{\"level\": 0, \"pid\": 1, \"scenarios\": [\"tiny\"]}\n");
+        e2e_put(out, "suite.json", "{\"level\": 0, \"pid\": 1, \"scenarios\": [\"tiny\"]}\n");
         snprintf(run, sizeof run, "%s/tiny", out);
         cr_assert_eq(mkdir(run, 0755), 0);
-        put(run, "scenario.yaml", tiny);
-        put(run, "summary.json", sum);
-        put(run, "events.jsonl", "{\"t_s\": 0, \"event\": \"start\"}\n");   /* written just now */
+        e2e_put(run, "scenario.yaml", tiny);
+        e2e_put(run, "summary.json", sum);
+        e2e_put(run, "events.jsonl", "{\"t_s\": 0, \"event\": \"start\"}\n");   /* written just now */
         int fd = -1;
         if (k == 1) {   /* held as a live run holds its folder */
-            put(run, ".lock", "4242\n");
+            e2e_put(run, ".lock", "4242\n");
             snprintf(path, sizeof path, "%s/.lock", run);
             fd = open(path, O_RDWR | O_CLOEXEC);
             cr_assert(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0);
@@ -1945,7 +1934,7 @@ Test(accept, a_suite_killed_a_moment_ago_in_the_same_out_is_set_aside)
                 char stamp[32];
                 struct tm tm;
                 strftime(stamp, sizeof stamp, "killed-%Y%m%dT%H%M%SZ", gmtime_r(&t, &tm));
-                put(out, stamp, "");
+                e2e_put(out, stamp, "");
             }
         }
         cr_assert_eq(accept_suite_lock(out), 0);

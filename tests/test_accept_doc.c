@@ -75,16 +75,6 @@ static const struct param *check_table(void)
     return p->sub;
 }
 
-static void put(const char *dir, const char *name, const char *text)
-{
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    cr_assert(f, "%s", path);
-    fputs(text, f);
-    cr_assert_eq(fclose(f), 0);
-}
-
 /* Every check the code emits on a run of 3 nodes x 2 GPUs with every check of the table on, a failure nobody
  * injected, and --expect-gpus (gpu_count) into vs. */
 static void emit_all(struct verdicts *vs)
@@ -108,9 +98,9 @@ static void emit_all(struct verdicts *vs)
     for (int r = 0; r < 6; r++)
         l += (size_t)snprintf(ev + l, sizeof ev - l, "{\"t_s\": 0, \"event\": \"gpu\", \"rank\": %d, \"name\": "
                                                      "\"NVIDIA H100 80GB HBM3\", \"tdp_w\": 700}\n", r);
-    put(dir, "scenario.yaml", sc);
-    put(dir, "summary.json", sum);
-    put(dir, "events.jsonl", ev);
+    e2e_put(dir, "scenario.yaml", sc);
+    e2e_put(dir, "summary.json", sum);
+    e2e_put(dir, "events.jsonl", ev);
     struct scenario *s = xcalloc(1, sizeof *s);
     snprintf(path, sizeof path, "%s/scenario.yaml", dir);
     cr_assert_eq(scenario_load(path, s, err, sizeof err), 0, "%s", err);

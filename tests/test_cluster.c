@@ -856,21 +856,10 @@ Test(cluster, a_stalled_node_is_shrunk_away_and_the_run_goes_on, .timeout = 150)
     free(log);
 }
 
-/* Writes the acceptance scenario text to dir/name. */
-static void write_scenario(const char *dir, const char *name, const char *text)
-{
-    char path[1100];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    cr_assert(f, "%s", path);
-    cr_assert_geq(fputs(text, f), 0);
-    cr_assert_eq(fclose(f), 0);
-}
-
 /* The second scenario of the suites below: tiny, named `second`. */
 static void write_second(const char *sdir)
 {
-    write_scenario(sdir, "L1-b.yaml", "name: second\nnodes: 2\nranks: 1\niterations: 5\n"
+    e2e_put(sdir, "L1-b.yaml", "name: second\nnodes: 2\nranks: 1\niterations: 5\n"
                    "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
 }
 
@@ -942,7 +931,7 @@ Test(cluster, accept_drain_under_a_launcher_is_exit_2_before_anything_runs, .tim
     const char *sdir = e2e_outdir(), *out = e2e_outdir();
     char cmd[2048], path[600];
     cr_assert(mkdir(sdir, 0755) == 0 || errno == EEXIST, "%s: %s", sdir, strerror(errno));
-    write_scenario(sdir, "L1-x.yaml", "name: x\nranks: 1\niterations: 2\nworkload: {gemm: {m: 64, n: 64, k: 64}, "
+    e2e_put(sdir, "L1-x.yaml", "name: x\nranks: 1\niterations: 2\nworkload: {gemm: {m: 64, n: 64, k: 64}, "
                                       "allreduce: {bytes: 1MiB}}\nchecks:\n  gemm_tflops:\n");
     snprintf(cmd, sizeof cmd, "timeout 60 mpirun --oversubscribe --allow-run-as-root -np 2 %s accept --backend sim "
                               "--scenarios %s --out %s --drain > %s.log 2>&1", GAUNTLET_BIN, sdir, out, out);
@@ -966,7 +955,7 @@ Test(cluster, accept_fails_a_node_lost_under_shrink_as_observed_fault, .timeout 
     e2e_need_mpi();
     const char *sdir = e2e_tmpdir(), *out = e2e_outdir();
     char run[1100];
-    write_scenario(sdir, "L1-a.yaml", "name: lost\nnodes: 2\nranks: 2\niterations: 200\nseed: 7\n"
+    e2e_put(sdir, "L1-a.yaml", "name: lost\nnodes: 2\nranks: 2\niterations: 200\nseed: 7\n"
                    "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 4MiB}\n"
                    "sim: {tflops: 0.005}\npower: {sample_hz: 100}\n"
                    "heartbeat: {interval: 100ms, timeout: 2s}\nrecovery: {shrink: {replicate_every: 5}}\n");
@@ -1022,7 +1011,7 @@ Test(cluster, a_signal_while_a_node_waits_between_scenarios_ends_the_suite_judge
     e2e_need_mpi();
     const char *sdir = e2e_tmpdir(), *out = e2e_outdir();
     char path[1100], run[1100];
-    write_scenario(sdir, "L1-a.yaml", "name: first\nnodes: 2\nranks: 1\niterations: 150\n"   /* ~2 s: its workers */
+    e2e_put(sdir, "L1-a.yaml", "name: first\nnodes: 2\nranks: 1\niterations: 150\n"   /* ~2 s: its workers */
                    "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 64KiB}\n"   /* found */
                    "sim: {tflops: 0.005}\n");
     write_second(sdir);
@@ -1093,7 +1082,7 @@ Test(cluster, a_node_killed_while_accept_measures_checkpoints_ends_the_suite_jud
              "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 64KiB}\n"
              "  checkpoint: {path: %s}\nsim: {tflops: 0.005}\n"
              "checks:\n  checkpoint_io: {bytes: 8MiB, min_write_gbs: 0.0001, min_read_gbs: 0.0001}\n", ck);
-    write_scenario(sdir, "L1-a.yaml", text);
+    e2e_put(sdir, "L1-a.yaml", text);
     write_second(sdir);
     snprintf(env, sizeof env, "GAUNTLET_TEST_STALL_AT=statfs:%s", strrchr(ck, '/') + 1);
     pid_t launcher = suite_start(sdir, out, env, 4, "first", run, sizeof run);
@@ -1141,7 +1130,7 @@ Test(cluster, a_signal_the_run_read_still_lets_node_0_go_on_without_a_stalled_no
     e2e_need_mpi();
     const char *sdir = e2e_tmpdir(), *out = e2e_outdir();
     char path[1100], env[1200], arm[1100], run[1100];
-    write_scenario(sdir, "L1-a.yaml", "name: first\nnodes: 2\nranks: 1\niterations: 3000\n"   /* minutes: stopped */
+    e2e_put(sdir, "L1-a.yaml", "name: first\nnodes: 2\nranks: 1\niterations: 3000\n"   /* minutes: stopped */
                    "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 64KiB}\n"
                    "sim: {tflops: 0.005}\n");
     write_second(sdir);

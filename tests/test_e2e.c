@@ -187,17 +187,6 @@ Test(cli, exit_codes_and_messages, .timeout = 60)
     cli(2, "gauntlet bench: unknown benchmark 'disk'", (const char *[]){ "bench", "disk", NULL });
 }
 
-/* Writes text to dir/name. */
-static void put_file(const char *dir, const char *name, const char *text)
-{
-    char path[1200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f, "%s", path);
-    cr_assert_geq(fputs(text, f), 0);
-    cr_assert_eq(fclose(f), 0);
-}
-
 /* Whether dir/name holds text exactly. */
 static int holds(const char *dir, const char *name, const char *text)
 {
@@ -220,8 +209,8 @@ Test(cli, run_out_that_would_lose_files_is_exit_2_and_touches_nothing, .timeout 
     char dir[64] = "/tmp/gauntlet-e2e-own-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     e2e_own(dir);
-    put_file(dir, "report.txt", "my notes\n");
-    put_file(dir, "summary.json", "{}\n");
+    e2e_put(dir, "report.txt", "my notes\n");
+    e2e_put(dir, "summary.json", "{}\n");
     const char *sc = e2e_scenario(tiny);
     cli(2, "expected an empty or new folder, or an earlier results folder",
         (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", dir, NULL });
@@ -233,7 +222,7 @@ Test(cli, run_out_that_would_lose_files_is_exit_2_and_touches_nothing, .timeout 
     char proj[64] = "/tmp/gauntlet-e2e-proj-XXXXXX", scp[128];
     cr_assert_not_null(mkdtemp(proj));
     e2e_own(proj);
-    put_file(proj, "scenario.yaml", tiny);
+    e2e_put(proj, "scenario.yaml", tiny);
     snprintf(scp, sizeof scp, "%s/scenario.yaml", proj);
     cli(2, "holds the scenario being run", (const char *[]){ "run", scp, "--backend", "sim", "--headless", "--out", proj, NULL });
     cr_expect(holds(proj, "scenario.yaml", tiny), "the input scenario was replaced");
@@ -250,7 +239,7 @@ Test(cli, run_out_that_would_lose_files_is_exit_2_and_touches_nothing, .timeout 
 
     const char *out = e2e_outdir();
     cli(0, "results in", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
-    put_file(out, "notes.txt", "mine\n");
+    e2e_put(out, "notes.txt", "mine\n");
     cli(0, "results in", (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out, NULL });
     cr_expect(holds(out, "notes.txt", "mine\n"), "a file of another name was removed");
 }

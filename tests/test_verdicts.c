@@ -18,16 +18,6 @@
 #include "param.h"
 #include "util.h"
 
-static void put(const char *dir, const char *name, const char *text)
-{
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    cr_assert(f, "%s", path);
-    fputs(text, f);
-    cr_assert_eq(fclose(f), 0);
-}
-
 static char *new_dir(void)
 {
     static char dir[64];
@@ -43,13 +33,13 @@ static void judge(const char *dir, const char *sc_text, const char *sum, const c
                   const char *backend, const double *io, struct verdicts *vs)
 {
     char path[700], err[1024];
-    put(dir, "scenario.yaml", sc_text);
-    put(dir, "summary.json", sum);
-    put(dir, "events.jsonl", events);
+    e2e_put(dir, "scenario.yaml", sc_text);
+    e2e_put(dir, "summary.json", sum);
+    e2e_put(dir, "events.jsonl", events);
     snprintf(path, sizeof path, "%s/power.csv", dir);
     unlink(path);
     if (power)
-        put(dir, "power.csv", power);
+        e2e_put(dir, "power.csv", power);
     struct scenario *sc = xcalloc(1, sizeof *sc);
     snprintf(path, sizeof path, "%s/scenario.yaml", dir);
     cr_assert_eq(scenario_load(path, sc, err, sizeof err), 0, "%s", err);
