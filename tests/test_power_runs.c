@@ -241,3 +241,65 @@ Test(power_runs, a_tick_is_placed_on_the_grid_where_power_csv_records_it, .timeo
     cr_expect(fabs(live - rec) <= 1, "100 ms ramp: live %.1f W/s, from the record %.1f W/s", live, rec);
     cr_expect(live >= 0 && live <= 1, "the wave rises nowhere over 100 ms with every tick on its own point: %.1f W/s", live);
 }
+
+/* One stretch for every figure of a run: the power analysis, the trace its run_end names (analysed_s, what the
+ * cluster's sum and `summarize` take) and the warm-up the throughput and energy start at, whatever the run's length
+ * against its settling. Until 2026-12-01 the power analysis fell back to the whole run where fewer than 16 ticks
+ * came after the settling, but the trace did not: a short run on a loaded machine said analysed_s 4 ms long while its
+ * power figures spanned 222 ms from the run's start, and `summarize` rebuilt other figures from the record. */
+Test(power_runs, every_figure_of_a_run_takes_one_stretch, .timeout = 60)
+{
+    struct scenario sc;
+    char err[512];
+    cr_assert_eq(scenario_load_string("name: stretch\nranks: 2\niterations: 4\npower: {sample_hz: 100}\n"
+                                      "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n",
+                                      "stretch.yaml", &sc, err, sizeof err), 0, "%s", err);
+    const uint64_t t0 = 7000000000ull, tick = 10000000ull, period = 50000000ull;
+    int cases = 0;
+    for (int iters = 1; iters <= 12; iters++)
+        for (int settle_ms = 0; settle_ms <= 700; settle_ms += 35) {
+            struct run_stats rs;
+            runstats_init(&rs, 0, 2, iters, t0, 100, settle_ms * 1e-3);
+            uint64_t end = t0 + 20000000ull + (uint64_t)iters * period;   /* 20 ms before the first iteration */
+            for (uint64_t t = t0 + 3000000ull; t < end + 150000000ull; t += tick) {   /* and idle 150 ms after */
+                for (int i = 0; i < iters; i++) {
+                    uint64_t at = t0 + 20000000ull + (uint64_t)(i + 1) * period;
+                    for (int r = 0; at > t - tick && at <= t && r < 2; r++) {
+                        struct wevent ev = { .type = WEV_ITER, .rank = r, .iter = i, .t_ns = at, .a = 0.05 };
+                        runstats_event(&rs, &ev);
+                        if (i == iters - 1) {
+                            struct wevent d = { .type = WEV_RUN_DONE, .rank = r, .iter = i, .t_ns = at };
+                            runstats_event(&rs, &d);
+                        }
+                    }
+                }
+                double w[2] = { 300 + 400 * ((t / period) % 2), 310 + 400 * ((t / period) % 2) };
+                runstats_power(&rs, t, w, NULL, NULL, NULL);
+            }
+            json_t *run = runstats_json(&rs, &sc, "none", 2, NAN);
+            struct rs_trace *tr = runstats_trace(&rs);
+            json_t *agg = json_object_get(json_object_get(run, "power"), "aggregate");
+            cr_assert_not_null(tr, "%d iterations, settle %d ms: a trace", iters, settle_ms);
+            double from = tr->t_s[0], to = tr->t_s[tr->n - 1], warm = num(run, "warmup_s");
+            int unsettled = json_is_true(json_object_get(run, "unsettled"));
+            cr_expect_eq(json_integer_value(json_object_get(agg, "samples")), (json_int_t)tr->n,
+                         "%d iterations, settle %d ms: the power analysed %lld samples, the trace holds %zu", iters,
+                         settle_ms, (long long)json_integer_value(json_object_get(agg, "samples")), tr->n);
+            cr_expect(fabs(num(agg, "span_s") - (to - from)) < 1e-6, "%d iterations, settle %d ms: span %.3f s, trace %.3f s",
+                      iters, settle_ms, num(agg, "span_s"), to - from);
+            cr_expect(json_is_number(json_object_get(run, "warmup_s")) && warm <= from + 1e-9 && from - warm < 0.0101,
+                      "%d iterations, settle %d ms: the stretch begins at the first tick past the warm-up (%.3f s), "
+                      "not at %.3f s", iters, settle_ms, warm, from);
+            double due = fmax(settle_ms * 1e-3, 0.07);   /* the first iteration end past the settling, or later */
+            cr_expect(unsettled == (warm < due - 1e-9), "%d iterations, settle %d ms: warm-up %.3f s, unsettled %d",
+                      iters, settle_ms, warm, unsettled);
+            double span = num(json_object_get(run, "energy"), "span_s");
+            cr_expect(fabs(span - ((double)(rs.t_end - t0) * 1e-9 - warm)) < 1e-9,
+                      "%d iterations, settle %d ms: energy over %.3f s from the warm-up", iters, settle_ms, span);
+            rs_trace_free(tr);
+            json_decref(run);
+            runstats_free(&rs);
+            cases++;
+        }
+    cr_expect_eq(cases, 12 * 21);
+}

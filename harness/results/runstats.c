@@ -279,18 +279,9 @@ static json_t *runstats_power_json(struct run_stats *rs, const struct scenario *
     int nb = analysis_bands_with_spec(spec, bands);
     json_t *per_rank = json_array();
     double **grid = xcalloc((size_t)rs->nranks, sizeof *grid);
-    size_t m = 0, skip = 0;   /* the first iteration is a warm-up (power climbing from idle, a mitigation settling) */
-    int64_t warm = rs->warm_ns > rs->t_begin ? (int64_t)(rs->warm_ns - rs->t_begin) : 0;
-    while (skip < rs->nticks && rs->tick_ns[skip] < warm)
-        skip++;
-    if (rs->nticks - skip < 16)
-        skip = 0;   /* too short a run to leave anything out */
-    size_t end = rs->nticks;   /* to the end of the run's last iteration: the drop to idle after it is no run's */
-    int64_t done = runstats_power_end(rs);
-    while (end > skip && rs->tick_ns[end - 1] > done)
-        end--;
-    if (end - skip < 16)
-        end = rs->nticks;
+    size_t m = 0, skip, end;   /* the warm-up left out (power climbing from idle, a mitigation settling), and the drop
+                                * to idle after the run's last iteration, which is no run's */
+    runstats_stretch(rs, &skip, &end);
     /* every rank on one grid of the asked rate from the first tick analysed: each tick on its nearest point, a
      * point no tick reached (the sampler late) is a gap, never a held value */
     struct an_grid g = an_grid_of_hz(skip < rs->nticks ? rs->tick_ns[skip] : 0, rs->sample_hz);
@@ -452,11 +443,7 @@ json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const cha
     int ckpts = 0;
     struct series comm = { 0 }, bus = { 0 };
     double comm_bytes = 0;
-    if (!rs->warm_ns && rs->first_ns) {   /* it never settled: from its first iteration, and it says so */
-        rs->warm_ns = rs->first_ns;
-        rs->warm_iter = 1;
-        rs->unsettled = 1;
-    }
+    runstats_settle_stretch(rs);
     for (int i = 0; i < rs->nranks; i++) {
         struct rank_stats *r = &rs->rank[i];
         flops += r->flops;
@@ -497,8 +484,8 @@ json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const cha
         runstats_done(rs) ? json_boolean(agree) : json_null(), "power", runstats_power_json(rs, sc, tdp_w));
     json_object_set_new(run, "checkpoint_stall_s", json_num(ckpts ? stall / ckpts : NAN));
     /* where the analysed stretch starts: the warm-up (power climbing from idle, a mitigation settling) left out */
-    json_object_set_new(run, "warmup_s", json_num(rs->warm_ns > rs->t_begin ? (double)(rs->warm_ns - rs->t_begin) * 1e-9
-                                                                            : NAN));
+    int64_t warmup = rs->warm_ns && rs->warm_ns >= rs->t_begin ? (int64_t)(rs->warm_ns - rs->t_begin) : -1;
+    json_object_set_new(run, "warmup_s", json_num(warmup >= 0 ? (double)warmup * 1e-9 : NAN));
     if (rs->unsettled)
         json_object_set_new(run, "unsettled", json_true());
     runstats_cost_json(rs, run);
@@ -550,45 +537,4 @@ void runstats_free(struct run_stats *rs)
     free(rs->spread_n);
     free(rs->rank);
     rs->rank = NULL;
-}
-
-struct rs_trace *runstats_trace(const struct run_stats *rs)
-{
-    int64_t warm = rs->warm_ns > rs->t_begin ? (int64_t)(rs->warm_ns - rs->t_begin) : 0;
-    int64_t done = runstats_power_end(rs);
-    size_t a = 0, b = rs->nticks;
-    while (a < b && rs->tick_ns[a] < warm)
-        a++;
-    while (b > a && rs->tick_ns[b - 1] > done)
-        b--;
-    int64_t iters = runstats_iterations(rs) - rs->warm_iter;
-    if (b - a < 2 || iters < 1)
-        return NULL;
-    struct rs_trace *t = xcalloc(1, sizeof *t);
-    t->n = b - a;
-    t->nranks = rs->nranks;
-    t->iters = iters;
-    t->t_s = xmalloc(t->n * sizeof *t->t_s);
-    t->w = xmalloc(t->n * (size_t)rs->nranks * sizeof *t->w);
-    if (rs->tick_true)
-        t->truth = xmalloc(t->n * (size_t)rs->nranks * sizeof *t->truth);
-    for (size_t i = 0; i < t->n; i++) {
-        t->t_s[i] = (double)rs->tick_ns[a + i] * 1e-9;
-        for (int r = 0; r < rs->nranks; r++) {
-            t->w[(size_t)r * t->n + i] = rs->tick_w[r][a + i];
-            if (t->truth)
-                t->truth[(size_t)r * t->n + i] = rs->tick_true[r][a + i];
-        }
-    }
-    return t;
-}
-
-void rs_trace_free(struct rs_trace *t)
-{
-    if (!t)
-        return;
-    free(t->t_s);
-    free(t->w);
-    free(t->truth);
-    free(t);
 }

@@ -11,14 +11,12 @@ json_t *runtruth_json(const struct run_stats *rs, double thr)
 {
     if (!rs->tick_true || !rs->warm_ns)
         return NULL;
-    int64_t warm = (int64_t)(rs->warm_ns - rs->t_begin);
-    int64_t done = rs->t_end > rs->t_begin ? (int64_t)(rs->t_end - rs->t_begin) : INT64_MAX;
+    size_t a, b;   /* the stretch the readings' figures take */
+    runstats_stretch(rs, &a, &b);
     struct series *per = xcalloc((size_t)rs->nranks, sizeof *per);
     double sum = 0;
     size_t n = 0;
-    for (size_t i = 0; i < rs->nticks; i++) {
-        if (rs->tick_ns[i] < warm || rs->tick_ns[i] > done)
-            continue;
+    for (size_t i = a; i < b; i++) {
         double agg = 0;
         int all = 1;
         for (int r = 0; r < rs->nranks; r++) {
