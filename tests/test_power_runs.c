@@ -254,12 +254,15 @@ Test(power_runs, every_figure_of_a_run_takes_one_stretch, .timeout = 60)
     cr_assert_eq(scenario_load_string("name: stretch\nranks: 2\niterations: 4\npower: {sample_hz: 100}\n"
                                       "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n",
                                       "stretch.yaml", &sc, err, sizeof err), 0, "%s", err);
-    const uint64_t t0 = 7000000000ull, tick = 10000000ull, period = 50000000ull;
+    const uint64_t t0 = 7000000000ull, period = 50000000ull;
     int cases = 0;
+    for (int hz = 100; hz <= 200; hz += 100)   /* the idle 150 ms after the run: 15 ticks, then 30 */
     for (int iters = 1; iters <= 12; iters++)
         for (int settle_ms = 0; settle_ms <= 700; settle_ms += 35) {
             struct run_stats rs;
-            runstats_init(&rs, 0, 2, iters, t0, 100, settle_ms * 1e-3);
+            const uint64_t tick = 1000000000ull / (uint64_t)hz;
+            sc.power.sample_hz = hz;
+            runstats_init(&rs, 0, 2, iters, t0, hz, settle_ms * 1e-3);
             uint64_t end = t0 + 20000000ull + (uint64_t)iters * period;   /* 20 ms before the first iteration */
             for (uint64_t t = t0 + 3000000ull; t < end + 150000000ull; t += tick) {   /* and idle 150 ms after */
                 for (int i = 0; i < iters; i++) {
@@ -293,6 +296,12 @@ Test(power_runs, every_figure_of_a_run_takes_one_stretch, .timeout = 60)
             double due = fmax(settle_ms * 1e-3, 0.07);   /* the first iteration end past the settling, or later */
             cr_expect(unsettled == (warm < due - 1e-9), "%d iterations, settle %d ms: warm-up %.3f s, unsettled %d",
                       iters, settle_ms, warm, unsettled);
+            double last = 0.02 + iters * 0.05;   /* the run's last iteration end: the idle drop after it is no run's */
+            cr_expect(to <= last + 1e-9 || from < 0.004, "%d iterations, settle %d ms, %d Hz: the stretch %.3f to %.3f s "
+                      "runs past the run's end (%.3f s) without taking the whole run", iters, settle_ms, hz, from, to,
+                      last);
+            cr_expect(tr->n >= RS_STRETCH_MIN || from < 0.004, "%d iterations, settle %d ms, %d Hz: %zu ticks from %.3f s",
+                      iters, settle_ms, hz, tr->n, from);
             double span = num(json_object_get(run, "energy"), "span_s");
             cr_expect(fabs(span - ((double)(rs.t_end - t0) * 1e-9 - warm)) < 1e-9,
                       "%d iterations, settle %d ms: energy over %.3f s from the warm-up", iters, settle_ms, span);
@@ -301,5 +310,24 @@ Test(power_runs, every_figure_of_a_run_takes_one_stretch, .timeout = 60)
             runstats_free(&rs);
             cases++;
         }
-    cr_expect_eq(cases, 12 * 21);
+    cr_expect_eq(cases, 2 * 12 * 21);
+    /* not sampled (power.sample_hz 0: no ticks): a run that settled keeps its warm-up, and is not unsettled */
+    struct run_stats rs;
+    sc.power.sample_hz = 0;
+    runstats_init(&rs, 0, 2, 10, t0, 0, 0.2);
+    for (int i = 0; i < 10; i++)
+        for (int r = 0; r < 2; r++) {
+            uint64_t at = t0 + 20000000ull + (uint64_t)(i + 1) * period;
+            struct wevent ev = { .type = WEV_ITER, .rank = r, .iter = i, .t_ns = at, .a = 0.05 };
+            runstats_event(&rs, &ev);
+            struct wevent d = { .type = WEV_RUN_DONE, .rank = r, .iter = i, .t_ns = at };
+            if (i == 9)
+                runstats_event(&rs, &d);
+        }
+    json_t *run = runstats_json(&rs, &sc, "none", 2, NAN);
+    cr_expect(!json_is_true(json_object_get(run, "unsettled")), "a run not sampled that settled is not unsettled");
+    cr_expect(fabs(num(run, "warmup_s") - 0.22) < 1e-9, "its warm-up: the first iteration end past 200 ms, %.3f s",
+              num(run, "warmup_s"));
+    json_decref(run);
+    runstats_free(&rs);
 }

@@ -163,8 +163,9 @@ static inline int64_t runstats_power_end(const struct run_stats *rs)
 
 /* The ticks the run's power figures are taken over, [*a, *b): from the first at or past the warm-up to the last at or
  * before runstats_power_end. The power analysis, the trace (run_end's analysed_s: the cluster's sum, summarize's
- * rebuild) and the truth all take this one stretch. Fewer than RS_STRETCH_MIN ticks from the warm-up on: from the
- * run's start; fewer up to the end: to the last tick. runstats_json moves the warm-up to match (unsettled: true). */
+ * rebuild) and the truth all take this one stretch. Fewer than RS_STRETCH_MIN ticks from the warm-up to that end: from
+ * the run's start; fewer still: every tick. runstats_json moves the warm-up to match first (unsettled: true), and the
+ * energy and throughput start there too (they end at the run's end, the last rank's). */
 enum { RS_STRETCH_MIN = 16 };
 void runstats_stretch(const struct run_stats *rs, size_t *a, size_t *b);
 /* Before the figures: the warm-up moved back where too little of the run came after it (runstats_stretch's rule). */

@@ -5,29 +5,37 @@
 #include "runstats.h"
 #include "util.h"
 
-/* The ticks at or past ns (since t_begin). */
+/* The ticks from ns (absolute) to the end of the analysed stretch (runstats_power_end): the run's own, not the drop to
+ * idle after it. */
 static size_t runstats_ticks_from(const struct run_stats *rs, uint64_t ns)
 {
-    int64_t from = ns > rs->t_begin ? (int64_t)(ns - rs->t_begin) : 0;
-    size_t i = 0;
-    while (i < rs->nticks && rs->tick_ns[i] < from)
-        i++;
-    return rs->nticks - i;
+    int64_t from = ns > rs->t_begin ? (int64_t)(ns - rs->t_begin) : 0, done = runstats_power_end(rs);
+    size_t n = 0;
+    for (size_t i = 0; i < rs->nticks; i++)
+        n += rs->tick_ns[i] >= from && rs->tick_ns[i] <= done;
+    return n;
 }
 
-/* Where the figures start, one stretch for all of them (power, energy, throughput, truth; runstats_stretch): past the
- * power's settling; a run that ended before it settled, or with too few ticks after, from its first iteration's end;
- * too few from there, from its start; either says unsettled: true (the warm-up in its figures). */
+/* Whether the figures cannot start at the warm-up: too few ticks of the run after it, or no iteration. */
+static int runstats_too_short(const struct run_stats *rs)
+{
+    return runstats_ticks_from(rs, rs->warm_ns) < RS_STRETCH_MIN || rs->warm_iter >= runstats_iterations(rs);
+}
+
+/* Where the figures start (power, energy, throughput, truth; runstats_stretch): past the power's settling; a run
+ * that ended before it settled, or with too few ticks or no iteration after, from its first iteration's end; too
+ * few from there, from its start; either says unsettled: true (the warm-up in its figures). A run not sampled
+ * (power.sample_hz 0: no ticks) is moved only where it never settled. */
 void runstats_settle_stretch(struct run_stats *rs)
 {
     if (!rs->first_ns)
         return;   /* no iteration: nothing to analyse from */
-    if (!rs->warm_ns || (rs->warm_ns > rs->first_ns && runstats_ticks_from(rs, rs->warm_ns) < RS_STRETCH_MIN)) {
+    if (!rs->warm_ns || (rs->nticks && rs->warm_ns > rs->first_ns && runstats_too_short(rs))) {
         rs->warm_ns = rs->first_ns;
         rs->warm_iter = 1;
         rs->unsettled = 1;
     }
-    if (rs->warm_ns > rs->t_begin && runstats_ticks_from(rs, rs->warm_ns) < RS_STRETCH_MIN) {
+    if (rs->nticks && rs->warm_ns > rs->t_begin && runstats_too_short(rs)) {
         rs->warm_ns = rs->t_begin;   /* runstats_stretch takes every tick from the start */
         rs->warm_iter = 0;
         rs->unsettled = 1;
@@ -37,16 +45,16 @@ void runstats_settle_stretch(struct run_stats *rs)
 void runstats_stretch(const struct run_stats *rs, size_t *a, size_t *b)
 {
     int64_t warm = rs->warm_ns > rs->t_begin ? (int64_t)(rs->warm_ns - rs->t_begin) : 0;
+    int64_t done = runstats_power_end(rs);
     size_t i = 0, j = rs->nticks;
     while (i < rs->nticks && rs->tick_ns[i] < warm)
         i++;
-    if (rs->nticks - i < RS_STRETCH_MIN)
-        i = 0;   /* too short a run to leave anything out */
-    int64_t done = runstats_power_end(rs);
-    while (j > i && rs->tick_ns[j - 1] > done)
+    while (j > 0 && rs->tick_ns[j - 1] > done)
         j--;
-    if (j - i < RS_STRETCH_MIN)
-        j = rs->nticks;
+    if (j < i + RS_STRETCH_MIN)
+        i = 0;   /* too short a run to leave anything out */
+    if (j < i + RS_STRETCH_MIN)
+        j = rs->nticks;   /* nor its end */
     *a = i;
     *b = j;
 }
