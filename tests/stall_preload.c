@@ -58,6 +58,10 @@
  * other message (the heartbeats, straight to node 0; the sim all-reduce, on its own communicator and tags) run as
  * they are: R stays alive to node 0 and to its other children. Built with MPI only (a stub without).
  *
+ * A node 0 of another build, for tests/test_cluster_setup.c: with GAUNTLET_TEST_OTHER_BUILD set, the supervisor's
+ * build record (its first MPI_Ibcast, 64 bytes beginning "gauntlet") goes out with another wire hash and version.
+ * Built with MPI only.
+ *
  * Built for the tests only, never installed. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -178,6 +182,21 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, 
     int (*real)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) =
         (int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *))dlsym(RTLD_NEXT, "PMPI_Isend");
     return real(buf, count, type, dest, tag, comm, req);
+}
+
+/* A node 0 of another build (GAUNTLET_TEST_OTHER_BUILD set in its supervisor alone): its build record (the 64 bytes
+ * cluster_init broadcasts first, "gauntlet" then the wire hash; harness/cluster/cluster.h) goes out with another wire
+ * and version, as a binary built otherwise would send it. */
+int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req)
+{
+    /* its type is not compared: MPI_BYTE names a symbol that mpirun and timeout, which load this too, lack */
+    if (getenv("GAUNTLET_TEST_OTHER_BUILD") && count == 64 && memcmp(buf, "gauntlet", 8) == 0) {
+        ((unsigned char *)buf)[8] ^= 0x5a;
+        memcpy((char *)buf + 16, "0.0.9-other", 12);
+    }
+    int (*real)(void *, int, MPI_Datatype, int, MPI_Comm, MPI_Request *) =
+        (int (*)(void *, int, MPI_Datatype, int, MPI_Comm, MPI_Request *))dlsym(RTLD_NEXT, "PMPI_Ibcast");
+    return real(buf, count, type, root, comm, req);
 }
 #else
 static void up_mute_init(void) {}

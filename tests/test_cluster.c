@@ -945,6 +945,35 @@ Test(cluster, accept_drain_under_a_launcher_is_exit_2_before_anything_runs, .tim
     free(log);
 }
 
+/* Node 1 cannot read its scenarios (its --scenarios folder is not there; node 0's is): every node stops at once, exit
+ * 2, node 1 naming the folder and node 0 saying another node could not start the suite. Until 2026-12-01 node 0 went
+ * on to gather the GPU counts, a collective node 1 (gone to its agreement) never joined: it waited the set-up wait,
+ * 130 s, then ended the job with exit 3 and `not every node reached set-up step 'the GPU counts'`. */
+Test(cluster, accept_with_a_node_that_cannot_read_its_scenarios_stops_every_node_at_once, .timeout = 120)
+{
+    e2e_need_mpi();
+    const char *sdir = e2e_tmpdir(), *out = e2e_outdir();
+    char cmd[4096], path[600];
+    e2e_put(sdir, "L1-a.yaml", "name: x\nnodes: 2\nranks: 1\niterations: 2\n"
+                               "workload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 64KiB}}\n");
+    snprintf(cmd, sizeof cmd, "timeout 100 mpirun --oversubscribe --allow-run-as-root -np 1 %s accept --backend sim "
+                              "--scenarios %s --out %s : -np 1 %s accept --backend sim --scenarios %s/not-there --out %s "
+                              "> %s.log 2>&1", GAUNTLET_BIN, sdir, out, GAUNTLET_BIN, sdir, out, out);
+    uint64_t t0 = mono_ns();
+    int st = system(cmd);
+    double took = (double)(mono_ns() - t0) * 1e-9;
+    snprintf(path, sizeof path, "%s.log", out);
+    char *log = e2e_read(path);
+    cr_assert(log);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "exit %d after %.1f s\n%s", WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+              took, log);
+    cr_assert(strstr(log, "not-there"), "node 1 names its folder:\n%s", log);
+    cr_assert(strstr(log, "another node could not start the suite (exit 2): see its messages"), "%s", log);
+    cr_assert_null(strstr(log, "the GPU counts"), "%s", log);
+    cr_assert_lt(took, 60, "ended after %.1f s: not at once (the set-up wait is 130 s)", took);
+    free(log);
+}
+
 /* `gauntlet accept` on two nodes, node 1's supervisor (its accept process) stopped mid-run under shrink: node 0
  * shrinks it away and ends the run whole (nodes_lost [1]), then the suite ends on its own, judged (docs/acceptance.md,
  * docs/cluster.md): its verdicts.json has node 1's observed_fault FAIL (unit nodes), the next scenario said as not
@@ -1116,6 +1145,73 @@ Test(cluster, a_node_killed_while_accept_measures_checkpoints_ends_the_suite_jud
     }
     cr_assert_eq(skipped, 2, "%s", json_dumps(j, JSON_INDENT(1)));
     cr_assert(strstr(log, "did not reach step 'the checkpoint rates' within 0.3 s of it: taken for lost"), "%s", log);
+    json_decref(j);
+    free(log);
+}
+
+/* A node held while gauntlet accept measures the checkpoint targets (node 1's supervisor stopped at its measurement's
+ * first call, tests/stall_preload.c, and left so: a hung file system), no signal anywhere: node 0 waits 20 s and twice
+ * the time 8 MiB takes at the floors (0.5 GB/s each), then takes node 1 for lost, fails its checkpoint_write saying
+ * so (its read SKIP), says the second scenario not run, and ends the suite judged (exit 1) without the launcher ending
+ * it. Until 2026-12-01 node 0 waited an hour, then ended the job: exit 3, no verdicts.json. */
+Test(cluster, a_node_held_while_accept_measures_checkpoints_fails_it_and_the_suite_ends_judged, .timeout = 150)
+{
+    e2e_need_mpi();
+    const char *sdir = e2e_tmpdir(), *ck = e2e_tmpdir(), *out = e2e_outdir();
+    char text[1024], env[256], run[1100];
+    snprintf(text, sizeof text, "name: first\nnodes: 2\nranks: 1\niterations: 150\n"
+             "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 64KiB}\n"
+             "  checkpoint: {path: %s}\nsim: {tflops: 0.005}\n"
+             "checks:\n  checkpoint_io: {bytes: 8MiB, min_write_gbs: 0.5, min_read_gbs: 0.5}\n", ck);
+    e2e_put(sdir, "L1-a.yaml", text);
+    write_second(sdir);
+    snprintf(env, sizeof env, "GAUNTLET_TEST_STALL_AT=statfs:%s", strrchr(ck, '/') + 1);
+    pid_t launcher = suite_start(sdir, out, env, 0, "first", run, sizeof run);
+    pid_t sup1 = node_supervisor(run, 1);
+    cr_assert_gt(sup1, 0, "node 1's supervisor not found");
+    uint64_t t0 = mono_ns();
+    while (proc_state(sup1) != 'T' && proc_state(sup1) && mono_ns() - t0 < 60000000000ull)   /* at its measurement */
+        sleep_ns(5000000);
+    cr_assert_eq(proc_state(sup1), 'T', "node 1 did not stop at its checkpoint measurement");
+    int st = 0;
+    char *log;
+    uint64_t t1 = mono_ns();
+    int ended = suite_end(launcher, 90, sup1, out, &st, &log);
+    double took = (double)(mono_ns() - t1) * 1e-9;
+    cr_assert(ended, "the job did not end:\n%s", log);
+    /* node 0's wait counts from its own arrival, which may come a little before node 1 is seen stopped */
+    cr_assert(took > 19, "ended %.1f s after node 1 stopped: before node 0's wait (20.07 s) was over", took);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "exit %d: the suite's FAIL, not the job ended:\n%s",
+              WIFEXITED(st) ? WEXITSTATUS(st) : -1, log);
+    cr_assert_null(strstr(log, "MPI_ABORT"), "no node ended the job:\n%s", log);
+    json_t *j = suite_verdicts(out, log), *v;
+    cr_assert(!json_is_string(json_object_get(j, "stopped_by")), "%s", log);
+    int write1 = 0, read1 = 0, second = 0;
+    size_t i;
+    json_array_foreach(json_object_get(j, "verdicts"), i, v) {
+        const char *check = json_string_value(json_object_get(v, "check"));
+        const char *status = json_string_value(json_object_get(v, "status")), *note = json_string_value(json_object_get(v, "note"));
+        json_t *node = json_object_get(v, "node");
+        int one = json_is_integer(node) && json_integer_value(node) == 1;
+        if (!strcmp(check, "checkpoint_write") && one) {
+            write1++;
+            cr_assert_str_eq(status, "FAIL");
+            cr_assert(note && strstr(note, "node 1 did not finish writing and reading 8 MiB to ") &&
+                      strstr(note, "within 20.0671 s of node 0") && strstr(note, "node 1 was taken for lost"), "%s", note);
+        } else if (!strcmp(check, "checkpoint_read") && one) {
+            read1++;
+            cr_assert_str_eq(status, "SKIP");
+            cr_assert_str_eq(note, "not measured: node 1's measurement did not end (checkpoint_write)");
+        } else if (!strcmp(check, "run") && !strcmp(json_string_value(json_object_get(v, "scenario")), "second")) {
+            second++;
+            cr_assert_str_eq(status, "SKIP");
+            cr_assert(note && strstr(note, "not run: node 1 was lost in first"), "%s", note);
+        }
+    }
+    cr_assert(write1 == 1 && read1 == 1 && second == 1, "%d %d %d: %s", write1, read1, second,
+              json_dumps(j, JSON_INDENT(1)));
+    cr_assert(strstr(log, "node 0: node(s) 1 did not reach step 'the checkpoint rates' within 20.0671 s: taken for lost"),
+              "%s", log);
     json_decref(j);
     free(log);
 }

@@ -3,7 +3,8 @@
  * 2, node 0 naming the key; a node stalled in its set-up ends the job within the set-up wait (exit 3, naming the step
  * and the node), and a SIGTERM meanwhile ends it at once; a node 0 stalled there is ended by the others after their
  * longer wait (exit 3); a node whose end record never comes fails the run (exit 1, stop node_failed); `accept` on
- * nodes that read one of its scenarios differently fails that one unrun and goes on. A node stalls by stopping itself (SIGSTOP) at a chosen call: tests/stall_preload.c, preloaded
+ * nodes that read one of its scenarios differently fails that one unrun and goes on; a node 0 of another build is
+ * refused before any other message (exit 3, both builds named). A node stalls by stopping itself (SIGSTOP) at a chosen call: tests/stall_preload.c, preloaded
  * into that node's supervisor only, through a wrapper that picks by OMPI_COMM_WORLD_RANK. Skips without MPI. */
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -108,6 +109,33 @@ Test(cluster_setup, different_scenarios_stop_every_node_naming_the_key, .timeout
     cr_assert(strstr(log, "gauntlet[node 0/2] run: node 1: its scenario differs from node 0's at "
                           "workload.allreduce.bytes: '1MiB' on node 1, '4MiB' on node 0"), "%s", log);
     cr_assert_null(strstr(log, "iter "), "no run started:\n%s", log);
+    free(log);
+}
+
+/* Node 0 runs another build (tests/stall_preload.c: its build record says another wire and version): node 1 ends the
+ * job at once, before any other message, with exit 3, saying both builds; no message of another size is ever sent
+ * (until 2026-12-01 the first agreement whose message had changed failed as an MPI error, or was misread). */
+Test(cluster_setup, a_node_of_another_build_ends_the_job_naming_both, .timeout = 120)
+{
+    e2e_need_mpi();
+    char t[512], a0[1024], c0[2048], a1[1024];
+    snprintf(t, sizeof t, base, "4MiB", "120s");
+    const char *sc = e2e_scenario(t), *out = e2e_outdir();
+    snprintf(a0, sizeof a0, "run %s --out %s --backend sim --headless", sc, out);
+    snprintf(a1, sizeof a1, "%s %s", e2e_bin(), a0);
+    const char *asan = getenv("ASAN_OPTIONS");
+    int w = snprintf(c0, sizeof c0, "env GAUNTLET_TEST_OTHER_BUILD=1 LD_PRELOAD=%s ASAN_OPTIONS='%s%sverify_asan_link_order=0' %s %s",
+                     STALL_PRELOAD, asan ? asan : "", asan && *asan ? ":" : "", e2e_bin(), a0);
+    cr_assert(w > 0 && (size_t)w < sizeof c0 && !strchr(asan ? asan : "", '\''));
+    double took;
+    int rc = finish(launch(out, wrapper_cmds(out, c0, a1)), mono_ns(), &took);
+    char *log = log_of(out);
+    cr_assert_eq(rc, 3, "exit %d after %.1f s:\n%s", rc, took, log);
+    cr_assert(strstr(log, "node 1: this node runs gauntlet " GAUNTLET_VERSION " (wire "), "%s", log);
+    cr_assert(strstr(log, "node 0 gauntlet 0.0.9-other (wire "), "%s", log);
+    cr_assert(strstr(log, "install one build on every node: the job ends (exit 3)"), "%s", log);
+    cr_assert_null(strstr(log, "iter "), "no run started:\n%s", log);
+    cr_assert_lt(took, 60, "ended after %.1f s: at once, not after a set-up wait (120 s)", took);
     free(log);
 }
 

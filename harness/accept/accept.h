@@ -42,6 +42,11 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
  * it would measure memory). NAN is a rate that failed. */
 #define ACCEPT_IO_RAMFS (-1.0)
 #define ACCEPT_IO_CACHED (-2.0)
+/* A node whose measurement did not end within accept_io_wait_s (node 0 took it for lost): its write FAILs. */
+#define ACCEPT_IO_LATE (-3.0)
+/* How long node 0 waits for every node's checkpoint rates: 20 s and twice the time the bytes take at both floors
+ * (a node not done by then has failed a floor), at most an hour. */
+double accept_io_wait_s(const struct check_io *c);
 /* Measures checkpoint I/O to dir: bytes written and fsynced, its pages dropped, read back (GB/s each; a rate not
  * measurable there is ACCEPT_IO_RAMFS or ACCEPT_IO_CACHED, why saying so). 0, -1 with why, or 1 when a stop signal
  * is pending (supervisor_stop_signal: before or during it; why says so): nothing measured. */

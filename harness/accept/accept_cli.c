@@ -26,7 +26,6 @@
  * draining nodes) beyond a set-up's wait, and for the slowest node's checkpoint write and read: bounded, as every
  * wait between nodes, but not by a set-up's 130 s, which a long run's judging or a slow file system can pass. */
 #define ACCEPT_NODE0_WORK_S 600.0
-#define ACCEPT_IO_WAIT_S 3600.0
 #include "util.h"
 
 /* ---- gauntlet accept */
@@ -145,13 +144,23 @@ static int accept_run_one(struct scenario *sc, const char *file, const char *out
         double mine[2] = { w, r }, *all = xmalloc((size_t)nn * sizeof mine);
         for (int k = 0; k < 2 * nn; k++)
             all[k] = NAN;   /* node 0's alone: the others' stay unknown here */
-        cluster_set_setup_wait(ACCEPT_IO_WAIT_S);   /* the slowest node's write and read of the bytes asked */
+        /* the slowest node's write and read of the bytes asked: one held past the floors' time (a hung file system)
+         * is taken for lost and fails checkpoint_write (until 2026-12-01 node 0 waited an hour for it, then ended the
+         * job: exit 3, no verdicts) */
+        cluster_set_setup_wait(lead ? accept_io_wait_s(&sc->checks.checkpoint_io) : 3600);   /* the others: node 0's own
+                                                                                            * measurement, then its wait */
+        cluster_set_late_lost(1);
         io_stopped = cluster_agree_values(io > 0, mine, 2, all, "the checkpoint rates") > 0;   /* a signal cut one */
-        for (int k = 0; k < nn; k++)
+        cluster_set_late_lost(0);
+        int late = 0;
+        for (int k = 0; k < nn; k++) {
             io_w[k] = all[2 * k], io_r[k] = all[2 * k + 1];
+            if (cluster_lost_late(k))
+                io_w[k] = io_r[k] = ACCEPT_IO_LATE, late = 1;
+        }
         free(all);
         if ((lost_io = lost < 0 && cluster_lost_agreed() >= 0))   /* the suite ends after this run */
-            lost = cluster_lost_agreed(), io_lost = 1;
+            lost = cluster_lost_agreed(), io_lost = !late;   /* late: judged, its write a FAIL */
     }
     if (!lead) {
         free(io_w);
@@ -447,11 +456,11 @@ int accept_main(int argc, char **argv)
         return EXIT_OK;
     }
     if (rc)
-        goto agree;
+        goto early;
     const char *lv = cli_get(&accept_cli, &a, "level");
     if (lv && (strlen(lv) != 1 || lv[0] < '0' || lv[0] > '3')) {
         rc = cli_bad(&accept_cli, "level", lv, "expected 0 (the health check), 1, 2 or 3");
-        goto agree;
+        goto early;
     }
     drain = cli_get(&accept_cli, &a, "drain") != NULL;
     const char *eg = cli_get(&accept_cli, &a, "expect-gpus");
@@ -459,14 +468,14 @@ int accept_main(int argc, char **argv)
     expect = eg ? strtol(eg, &end, 10) : 0;
     if (eg && (end == eg || *end || expect < 1 || expect > 65536)) {
         rc = cli_bad(&accept_cli, "expect-gpus", eg, "expected a count of GPUs per node, 1 to 65536");
-        goto agree;
+        goto early;
     }
     if ((rc = metrics_args(&accept_cli, &a, &accept_mlisten, &accept_mdir)) != 0)
-        goto agree;
+        goto early;
     if (drain && cluster_nodes() > 1) {
         gl_log("--drain drains the node it runs on: run it on each node without a launcher (a health check, a prolog)");
         rc = EXIT_INPUT;
-        goto agree;
+        goto early;
     }
     level = lv ? lv[0] - '0' : 1;
     backend = cli_get(&accept_cli, &a, "backend") ? cli_get(&accept_cli, &a, "backend") : "auto";
@@ -477,10 +486,10 @@ int accept_main(int argc, char **argv)
     /* every path given is checked before anything runs: none is ever cut short, and an hour of level 3 is not
      * lost to a typo in --junit */
     if (out && (rc = results_out_check("--out", out, ACCEPT_OUT_MAX, NULL)) != EXIT_OK)
-        goto agree;
+        goto early;
     if (junit && junit_named(junit) != 0) {
         rc = EXIT_INPUT;
-        goto agree;
+        goto early;
     }
     if (sdir)
         rc = path_fits("--scenarios", sdir, sizeof dir - 1) == 0 && str_copy(dir, sizeof dir, sdir) == 0 ? EXIT_OK
@@ -488,13 +497,20 @@ int accept_main(int argc, char **argv)
     else
         rc = find_dir(dir, sizeof dir);
     if (rc != EXIT_OK || (rc = accept_load_files(dir, sdir != NULL, level, &files, &nfiles, &sc)) != EXIT_OK)
-        goto agree;
+        goto early;
     ops = rc ? NULL : backend_pick(backend, &rc);
     if (ops && ops->device_count)
         ngpu = ops->device_count();
     counted = ops && ops->device_count && !ops->modelled;   /* --expect-gpus: a real backend's GPUs */
-    int all_there = 1;
+early:;
+    /* under a launcher every node learns here whether one could not read its arguments, scenarios or backend: the
+     * GPU counts below are collectives, which a node gone to its agreement would never join (until 2026-12-01 node 0
+     * waited for it there for the set-up wait, 130 s, then ended the job: exit 3, `not every node reached set-up step
+     * 'the GPU counts'`) */
+    int all_there = 1, early = cluster_agree(rc, "the suite's scenarios and backend");
     counts = xcalloc((size_t)cluster_nodes(), sizeof *counts);
+    if (early != EXIT_OK)
+        goto agree;
     if (ops && rc == EXIT_OK && expect && counted && (all_there = accept_expect_gpus((int)expect, ngpu, counts)) < 0)
         rc = EXIT_ENV;
     if (ops && rc == EXIT_OK && all_there && cluster_nodes() > 1 && (rc = same_gpu_count(ngpu)) != EXIT_OK)

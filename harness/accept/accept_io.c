@@ -156,6 +156,15 @@ int accept_ckpt_io(const char *dir, uint64_t bytes, double *wr_gbs, double *rd_g
     return rc > 0 ? 1 : rc;
 }
 
+double accept_io_wait_s(const struct check_io *c)
+{
+    double gb = (double)c->bytes * 1e-9;
+    double floors = (c->min_write_gbs > 0 ? gb / c->min_write_gbs : INFINITY) + (c->min_read_gbs > 0 ? gb / c->min_read_gbs
+                                                                                                     : INFINITY);
+    double w = 20 + 2 * floors;
+    return w < 3600 ? w : 3600;
+}
+
 /* Each node's checkpoint target as it measured it (accept_ckpt_io): a rate against its floor; a rate that cannot be
  * measured there (a RAM file system, pages that stayed in the page cache) SKIP saying why. */
 void accept_check_ckpt(const struct scenario *sc, const struct rundata *d, const double *io_w, const double *io_r,
@@ -172,6 +181,16 @@ void accept_check_ckpt(const struct scenario *sc, const struct rundata *d, const
                 accept_note(v, "not measured: %s is on a RAM file system (tmpfs) on node %d: no checkpoint target, and "
                                "its rates would be memory's; give workload.checkpoint.path on storage", path, k);
             }
+            continue;
+        }
+        if (io_w[k] == ACCEPT_IO_LATE) {   /* held past the wait: below a floor, whichever of the two held it */
+            v = accept_judge(vs, sc, "checkpoint_write", k, -1, -1, NAN, ">=", c->min_write_gbs, "GB/s");
+            accept_note(v, "node %d did not finish writing and reading %llu MiB to %s within %g s of node 0 (the "
+                           "floors' time twice over, and 20 s): a hung or slow checkpoint target; node %d was taken for "
+                           "lost", k, (unsigned long long)(c->bytes >> 20), path, accept_io_wait_s(c), k);
+            v = accept_skip(vs, sc, "checkpoint_read", "");
+            accept_place(v, k, -1, d->per_node);
+            accept_note(v, "not measured: node %d's measurement did not end (checkpoint_write)", k);
             continue;
         }
         v = accept_judge(vs, sc, "checkpoint_write", k, -1, -1, io_w[k], ">=", c->min_write_gbs, "GB/s");

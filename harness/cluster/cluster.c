@@ -130,6 +130,8 @@ int cluster_init(char *why, size_t n)
     cl.on = 1;
     cl.fly = xcalloc((size_t)MAX_INFLIGHT(cl.nodes), sizeof *cl.fly);
     up_init();
+    if (cl.nodes > 1)
+        cluster_same_build();   /* before any other message: a node built otherwise ends the job, saying so */
     return 0;
 }
 

@@ -42,6 +42,12 @@ void cluster_set_signals_end(int on);
  * missing only 0.3 s more, then takes them for lost (the launcher is ending the job). gauntlet accept has it on for
  * its own agreements between runs, off for a run's set-up (whose clock exchange and broadcasts need every node). */
 void cluster_set_agree_grace(int on, int (*stopped)(void));
+/* Node 0, at the agreements that follow (until set 0): a node whose word does not come within the set-up wait is
+ * taken for lost, and the agreement goes on without it, rather than the job ended (exit 3). gauntlet accept has it on
+ * while every node measures its checkpoint target: a node held there by a hung file system fails that check, and the
+ * suite ends judged. cluster_lost_late: whether the last agreement took node for lost so (node 0; 0 elsewhere). */
+void cluster_set_late_lost(int on);
+int cluster_lost_late(int node);
 /* The node node 0 took for lost, as it said at the last agreement (on node 0: its own at that agreement), -1: none.
  * Every node decides on it alike, whatever it took for lost itself (a relay silent to it alone). */
 int cluster_lost_agreed(void);
@@ -61,6 +67,25 @@ int cluster_gather_int(int x, int *out, const char *step);
 uint64_t cluster_bcast_u64(uint64_t x, const char *step);
 /* Node 0's bytes, on every node. */
 void cluster_bcast(void *buf, size_t n, const char *step);
+
+/* What a node's build says of the messages it exchanges with the others (cluster_same.c): node 0's goes to every node
+ * in cluster_init, before any other message, and a node built otherwise ends the job there (exit 3), saying both
+ * builds; else a message of another size or meaning would fail later as an MPI error, or be misread. Its layout is
+ * fixed: 64 bytes in every build. wire: a hash of the version, the protocol (CLUSTER_PROTOCOL, raised where a
+ * message changes meaning) and the sizes of the messages. */
+#define CLUSTER_PROTOCOL 1
+struct cluster_build {
+    char magic[8];   /* "gauntlet" */
+    uint64_t wire;
+    char version[40];
+    uint64_t reserved;
+};
+_Static_assert(sizeof(struct cluster_build) == 64, "the build record is 64 bytes in every build");
+void cluster_build_of(struct cluster_build *b);
+/* 0 when node 0's build (theirs) speaks as this one (mine) does; else 1 and why (a sentence naming both). */
+int cluster_build_differs(const struct cluster_build *mine, const struct cluster_build *theirs, char *why, size_t n);
+/* The bytes of one node's word in an agreement (cluster_setup.c), for the wire hash. */
+size_t cluster_agree_bytes(void);
 
 struct scenario;
 /* Whether every node runs what node 0 runs (cluster_same.c): node 0's scenario, every default resolved (as its

@@ -71,5 +71,8 @@ uint64_t up_missing(int node);
 /* Leaving with a node lost (no barrier would end): this node's sends delivered, then node 0 tells every node still
  * there it is done and the others wait for that, so that none leaves before node 0 has its records and summary. */
 void up_leave_lost(void);
+/* cluster_setup.c, in cluster_init: node 0's build record to every node; one built otherwise ends the job (exit 3),
+ * saying both builds (cluster.h, struct cluster_build). */
+void cluster_same_build(void);
 
 #endif

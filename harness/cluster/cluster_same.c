@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "scenario.h"
+#include "uprec.h"
 #include "util.h"
 
 /* The most of node 0's text that goes to the other nodes; past it only the length and the hash are compared. */
@@ -116,6 +117,40 @@ static void same_diff(const char *mine, size_t mlen, const char *theirs, size_t 
     snprintf(note, n, "node %d: its scenario differs from node 0's at %s: '%s' on node %d, '%s' on node 0 (line %zu of "
                       "the resolved scenario)", cluster_node(), key, one_key ? a + kl + 2 : a, cluster_node(),
              one_key ? b + kl + 2 : b, line);
+}
+
+void cluster_build_of(struct cluster_build *b)
+{
+    memset(b, 0, sizeof *b);
+    memcpy(b->magic, "gauntlet", sizeof b->magic);
+    str_copy(b->version, sizeof b->version, GAUNTLET_VERSION);
+    char w[160];
+    const uint32_t order = 0x01020304u;   /* the byte order: a node of another reads every figure wrong */
+    int len = snprintf(w, sizeof w, "%s|%d|%zu|%zu|%zu|%zu|%02x", GAUNTLET_VERSION, CLUSTER_PROTOCOL,
+                       cluster_agree_bytes(), sizeof(struct up_hdr), sizeof(long), sizeof(double),
+                       ((const unsigned char *)&order)[0]);
+    b->wire = same_hash(w, len <= 0 ? 0 : (size_t)len < sizeof w ? (size_t)len : sizeof w - 1);
+}
+
+int cluster_build_differs(const struct cluster_build *mine, const struct cluster_build *theirs, char *why, size_t n)
+{
+    if (memcmp(theirs->magic, "gauntlet", sizeof theirs->magic) != 0) {
+        snprintf(why, n, "node 0 sent no gauntlet build record: it runs an older or another build (this node: "
+                         "gauntlet %s, wire %016llx)", mine->version, (unsigned long long)mine->wire);
+        return 1;
+    }
+    if (theirs->wire == mine->wire)
+        return 0;
+    char v[sizeof theirs->version + 1];
+    memcpy(v, theirs->version, sizeof theirs->version);
+    v[sizeof theirs->version] = 0;
+    for (char *c = v; *c; c++)
+        if ((unsigned char)*c < 32 || (unsigned char)*c > 126)
+            *c = '?';
+    snprintf(why, n, "this node runs gauntlet %s (wire %016llx), node 0 gauntlet %s (wire %016llx): their messages "
+                     "differ; install one build on every node", mine->version, (unsigned long long)mine->wire, v,
+             (unsigned long long)theirs->wire);
+    return 1;
 }
 
 int cluster_same_run(int rc, const struct scenario *sc, const char *backend)

@@ -9,15 +9,24 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "shm.h"
 #include "util.h"
 
 #ifndef GAUNTLET_HAVE_MPI
 
+size_t cluster_agree_bytes(void) { return 0; }
 void cluster_set_setup_wait(double seconds) { (void)seconds; }
 void cluster_set_signals_end(int on) { (void)on; }
 void cluster_set_agree_grace(int on, int (*stopped)(void)) { (void)on, (void)stopped; }
+void cluster_set_late_lost(int on) { (void)on; }
+int cluster_lost_late(int node)
+{
+    (void)node;
+    return 0;
+}
 int cluster_lost_agreed(void) { return -1; }
 int cluster_agree(int rc, const char *step)
 {
@@ -71,6 +80,8 @@ static int signals_end = 1;   /* a stop signal pending during a wait ends the jo
 static int agree_grace;       /* node 0: a stop signal cuts its wait for the nodes missing (cluster_set_agree_grace) */
 static int (*agree_stopped)(void);   /* the caller's own record of a stop signal it has read, or NULL */
 static int agreed_lost = -1;  /* the node node 0 said lost at the last agreement (node 0: its own), -1: none */
+static int late_lost_on;      /* node 0: a node that does not come within the wait is taken for lost, not the job ended */
+static unsigned char lost_late[SHM_MAX_NODES];   /* node 0: taken for lost at the last agreement, not there in time */
 static int32_t agree_seq;   /* the agreements so far: a message of another is never taken for this one's */
 
 /* One node's word to node 0 in an agreement. */
@@ -80,6 +91,7 @@ struct agree_msg {
     char note[NOTE_MAX];
 };
 
+size_t cluster_agree_bytes(void) { return sizeof(struct agree_msg); }
 void cluster_set_setup_wait(double seconds) { setup_wait_s = seconds > 0 ? seconds : SETUP_WAIT_DEFAULT_S; }
 void cluster_set_signals_end(int on) { signals_end = on; }
 void cluster_set_agree_grace(int on, int (*stopped)(void))
@@ -87,6 +99,8 @@ void cluster_set_agree_grace(int on, int (*stopped)(void))
     agree_grace = on;
     agree_stopped = stopped;
 }
+void cluster_set_late_lost(int on) { late_lost_on = on; }
+int cluster_lost_late(int node) { return cl.on && node >= 0 && node < SHM_MAX_NODES && lost_late[node]; }
 int cluster_lost_agreed(void) { return cl.on ? agreed_lost : -1; }
 
 /* The bound of the next wait (seconds): the set-up wait, or the clock exchange's own where it is longer (cluster_clock
@@ -203,20 +217,33 @@ static int agree_lost(int k) { return k < SHM_MAX_NODES && cl.lost[k]; }
  * within AGREE_SIGNAL_GRACE_NS of it are taken for lost, as the run takes a node whose end record did not come when
  * stopped by a signal (the launcher is ending the job; a node it killed would hold node 0 until the launcher's SIGKILL,
  * no verdict written). Their receives are withdrawn; one that came meanwhile counts. */
-static void agree_lose_missing(MPI_Request *req, unsigned char *done, const char *step)
+static void agree_lose_missing(MPI_Request *req, unsigned char *done, const char *step, double late_s)
 {
     char who[256];
     setup_missing(done, who, sizeof who);
-    gl_log("node 0: %s pending, and node(s) %s did not reach step '%s' within %.1f s of it: taken for lost (the "
-           "launcher is ending the job)", stop_pending(), who, step, (double)AGREE_SIGNAL_GRACE_NS * 1e-9);
+    if (late_s > 0)   /* cluster_set_late_lost: no signal, the wait's bound passed */
+        gl_log("node 0: node(s) %s did not reach step '%s' within %g s: taken for lost (stalled, or held by its file "
+               "system or device)", who, step, late_s);
+    else
+        gl_log("node 0: %s pending, and node(s) %s did not reach step '%s' within %.1f s of it: taken for lost (the "
+               "launcher is ending the job)", stop_pending(), who, step, (double)AGREE_SIGNAL_GRACE_NS * 1e-9);
     for (int k = 1; k < cl.nodes; k++) {
         if (done[k])
             continue;
         MPI_Status st;
         int cancelled = 1;
         if (MPI_Cancel(&req[k]) != MPI_SUCCESS || MPI_Wait(&req[k], &st) != MPI_SUCCESS ||
-            MPI_Test_cancelled(&st, &cancelled) != MPI_SUCCESS || cancelled)
+            MPI_Test_cancelled(&st, &cancelled) != MPI_SUCCESS) {   /* a receive still open would write into freed
+                                                                     * memory once node k's word came */
+            gl_log("node 0: MPI could not withdraw the receive from node %d at set-up step '%s': the job ends (exit 3)",
+                   k, step);
+            setup_abort(EXIT_ENV);
+        }
+        if (cancelled) {   /* else its word came meanwhile, and counts */
             cluster_mark_lost(k);
+            if (k < SHM_MAX_NODES && late_s > 0)
+                lost_late[k] = 1;
+        }
         done[k] = 1;
     }
 }
@@ -244,8 +271,11 @@ static int agree_root(struct agree_msg *mine, const char *step, char *first, siz
         }
     }
     int late = setup_wait(req, nodes, done, mono_ns() + (uint64_t)(bound * 1e9), step, 1) != 0;
+    memset(lost_late, 0, sizeof lost_late);
     if (late && !signals_end && agree_grace && stop_pending())
-        agree_lose_missing(req, done, step), late = 0;
+        agree_lose_missing(req, done, step, 0), late = 0;
+    else if (late && late_lost_on && !stop_pending())
+        agree_lose_missing(req, done, step, bound), late = 0;
     if (late) {
         char who[256];
         setup_missing(done, who, sizeof who);
@@ -367,8 +397,10 @@ static void setup_coll(MPI_Request *req, const char *step)
         gl_log("node 0: not every node reached set-up step '%s' within %g s (stalled or gone): the job ends (exit 3)",
                step, bound);
     else
-        gl_log("node %d: set-up step '%s' did not end within %g s (node 0, or another node, did not reach it): the "
-               "job ends (exit 3)", cl.node, step, bound);
+        gl_log("node %d: set-up step '%s' did not end within %g s (node 0, or another node, did not reach it%s): the "
+               "job ends (exit 3)", cl.node, step, bound,
+               strcmp(step, "the build") == 0 ? "; node 0 may run an older gauntlet, which sends no build record: "
+                                                "install one build on every node" : "");
     setup_abort(EXIT_ENV);
 }
 
@@ -401,6 +433,19 @@ void cluster_bcast(void *buf, size_t n, const char *step)
         setup_abort(EXIT_ENV);
     }
     setup_coll(&req, step);
+}
+
+void cluster_same_build(void)
+{
+    struct cluster_build mine, theirs;
+    cluster_build_of(&mine);
+    theirs = mine;
+    cluster_bcast(&theirs, sizeof theirs, "the build");
+    char why[320];
+    if (cl.node != 0 && cluster_build_differs(&mine, &theirs, why, sizeof why)) {
+        gl_log("node %d: %s: the job ends (exit 3)", cl.node, why);
+        setup_abort(EXIT_ENV);
+    }
 }
 
 #endif
