@@ -56,11 +56,11 @@ static void sup_one_run(struct sup *s, int m)
         int any = 0;
         for (int r = 0; r < s->nranks; r++) {
             struct mit_model mm = { 0 };
-            if (s->ops->modelled)   /* as each backend asks it: the sim by global rank, cuda by the node's own */
-                dmo->model(s->sc->mitigations[m].params, &s->sc->sim, r + (int)s->shm.hdr->rank_offset,
-                           (int)s->shm.hdr->world, &mm);
-            else
-                dmo->model(s->sc->mitigations[m].params, &s->sc->sim, r, s->nranks, &mm);
+            /* as every backend asks it: by the rank's place among every node's ranks (the sim's, and cuda's
+             * shaper.c since 2026-11-29; until 2026-12-01 this took cuda's by the node's own: on node 1 of a stagger
+             * of 2 ranks a node, ranks 2 and 3 waited 40 and 0 ms and 0 and 20 ms were taken off their spread) */
+            dmo->model(s->sc->mitigations[m].params, &s->sc->sim, r + (int)s->shm.hdr->rank_offset,
+                       (int)s->shm.hdr->world, &mm);
             double speed = s->ops->modelled && s->sc->sim.speedup > 0 ? s->sc->sim.speedup : 1;
             delay[r] = mm.delay_s > 0 ? mm.delay_s / speed : 0;   /* the sim waits delay / speedup */
             any |= delay[r] > 0;

@@ -123,28 +123,34 @@ void sup_efficiency(struct sup *s, json_t *r, json_t *base, json_t *vs)
     if (!ops->model || ops->facility || (int)json_array_size(pr) < t->nranks)
         return;
     double least = 0, least_true = 0, asked = 0, reached = 0, down = 0, up = 0;
-    int floors = 0;
+    int floors = 0, seen = 0;
     for (int g = 0; g < t->nranks; g++) {
         struct mit_model mm;
         sup_rank_model(s, spec, g, t->nranks, &mm);
         double high = sup_high_w(s, r, g);
-        double p1 = json_number_value(json_object_get(json_array_get(pr, (size_t)g), "p1_w"));
-        double floor = sup_floor_reached(mm.floor_w, p1);
+        /* a rank with no reading in the stretch has no p1 (null): the floor it reached is not known, and neither is
+         * the least energy (until 2026-12-01 read as 0 W: a floor of 0 dropped the figures, and 0 W went into the
+         * floor reached) */
+        double p1 = json_num_value(json_object_get(json_array_get(pr, (size_t)g), "p1_w"));
+        double floor = mm.floor_w > 0 && !isfinite(p1) ? NAN : sup_floor_reached(mm.floor_w, p1);
         if (mm.floor_w > 0) {
             floors++;
             asked += mm.floor_w;
-            reached += p1;
+            if (isfinite(p1))
+                reached += p1, seen++;
         }
         down = mm.ramp_down_w_s;
         up = mm.ramp_up_w_s;
-        if (!(floor > 0) && !(down > 0) && !(up > 0))
+        if (!(mm.floor_w > 0) && !(down > 0) && !(up > 0))
             return;   /* no floor, no ramp limit: a stagger, a cap; its energy is not a fill's */
-        least += sup_least_j(t->t_s, t->w + (size_t)g * t->n, t->n, floor, up, down, high);
+        least += isnan(floor) ? NAN : sup_least_j(t->t_s, t->w + (size_t)g * t->n, t->n, floor, up, down, high);
         if (t->truth) {   /* the same against the model's electrical power, its floor what the truth reached */
-            double tp1 = json_number_value(json_array_get(json_object_get(json_object_get(r, "truth"), "per_rank_p1_w"),
-                                                          (size_t)g));
-            least_true += sup_least_j(t->t_s, t->truth + (size_t)g * t->n, t->n, sup_floor_reached(mm.floor_w, tp1),
-                                      up, down, high);
+            double tp1 = json_num_value(json_array_get(json_object_get(json_object_get(r, "truth"), "per_rank_p1_w"),
+                                                       (size_t)g));
+            least_true += mm.floor_w > 0 && !isfinite(tp1)
+                              ? NAN
+                              : sup_least_j(t->t_s, t->truth + (size_t)g * t->n, t->n, sup_floor_reached(mm.floor_w, tp1),
+                                            up, down, high);
         }
     }
     least /= (double)t->iters;
@@ -162,8 +168,8 @@ void sup_efficiency(struct sup *s, json_t *r, json_t *base, json_t *vs)
     json_t *tr = json_object_get(r, "truth"), *tb = json_object_get(base, "truth");
     if (t->truth && tr && tb) {
         least_true /= (double)t->iters;
-        double added_true = json_number_value(json_object_get(tr, "energy_per_iter_j")) -
-                            json_number_value(json_object_get(tb, "energy_per_iter_j"));
+        double added_true = json_num_value(json_object_get(tr, "energy_per_iter_j")) -
+                            json_num_value(json_object_get(tb, "energy_per_iter_j"));   /* null either side: null */
         json_object_set_new(vs, "truth",
                             json_pack("{s:s, s:o, s:o, s:o, s:o}", "source", json_string_value(json_object_get(tr, "source")),
                                       "energy_added_j", json_num(added_true), "energy_least_j", json_num(least_true),
@@ -175,7 +181,7 @@ void sup_efficiency(struct sup *s, json_t *r, json_t *base, json_t *vs)
     }
     if (floors) {
         json_object_set_new(vs, "floor_asked_w", json_num(asked / floors));
-        json_object_set_new(vs, "floor_reached_w", json_num(reached / floors));
+        json_object_set_new(vs, "floor_reached_w", json_num(seen ? reached / seen : NAN));   /* the ranks read */
     }
 }
 

@@ -100,13 +100,14 @@ static int sup_rank_levels(struct sup *s, int r, double *idle, double *compute, 
 }
 
 /* What run r's mitigation had to act on (mitigation_inert): rank 0's TDP and idle level as its worker had them, the
- * power trace's sample period, and the ranks a stagger draws its groups from (the sim: every node's; cuda: the
- * node's own, shaper.c). */
+ * power trace's sample period, and the ranks a stagger draws its groups from: every node's, on every backend (cuda's
+ * shaper.c too; until 2026-12-01 this took the node's own there, and warned that a stagger of 1 rank a node on 2
+ * nodes did nothing while node 1's GPU waited each iteration). */
 static struct mit_run sup_mit_run(struct sup *s)
 {
     struct mit_run run = { .tdp_w = NAN, .idle_w = NAN,
                            .sample_s = s->sc->power.sample_hz > 0 ? 1 / s->sc->power.sample_hz : 0,
-                           .world = s->ops && s->ops->modelled ? (int)s->shm.hdr->world : s->nranks };
+                           .world = (int)s->shm.hdr->world };
     double compute, top;
     if (s->ops && s->ops->modelled) {
         run.tdp_w = s->sc->sim.tdp_w;
@@ -289,7 +290,7 @@ void sup_compare_runs(struct sup *s)
                                       "range_reduction_pct", json_num(sup_cut(rg, rg0)), "per_gpu_swing_reduction_pct",
                                       json_num(sup_cut(pg, pg0)), "energy_overhead_pct", json_num(energy),
                                       "iteration_overhead_pct",
-                                      json_num(facility ? 0 : thr > 0 ? sup_pct(thr0 / thr, 1) : NAN)));
+                                      json_num(!(thr > 0) ? NAN : facility ? 0 : sup_pct(thr0 / thr, 1))));
         if (base_disturbed)
             json_object_set_new(json_object_get(r, "vs_none"), "baseline_disturbed", json_true());
         if (json_is_true(json_object_get(r, "unsettled")) || json_is_true(json_object_get(base, "unsettled")))
