@@ -909,18 +909,23 @@ Test(analyze_input, only_a_record_without_a_start_never_began)
     }
 }
 
-/* A line of the record analyze reads that is no JSON event, or a run_begin whose run is out of range, is exit 2 naming
- * the line, as summarize and view say it (a garbled run_begin once made its run vanish, exit 0) */
+/* A line of the record analyze reads that is no JSON event, a run_begin whose run is out of range, or a run's begin or
+ * end without a time, is exit 2 naming the line, as summarize and view say it (a garbled run_begin once made its run
+ * vanish, exit 0; until 2026-12-01 a missing t_s read as 0: the run from the record's start, or one of no time) */
 Test(analyze_input, a_garbled_line_of_the_record_is_an_error_naming_it)
 {
     static const char *const lines[] = {
         "{\"t_s\" :0.05,\"event\" :::\"run_begin\",\"run\":0,\"mitigation\":\"none\"}\n",
         "[\"run_begin\"]\n",
         "{\"t_s\":0.05,\"event\":\"run_begin\",\"run\":-1,\"mitigation\":\"none\"}\n",
+        "{\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\"}\n",
+        "{\"t_s\":0.05,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\"}\n{\"t_s\":null,\"event\":\"run_end\",\"run\":0}\n",
     };
     static const char *const want[] = { "events.jsonl:2: not a JSON event (column", "events.jsonl:2: not a JSON event (not an object)",
-                                        "events.jsonl:2: run_begin: run: expected an integer from 0 to" };
-    for (int i = 0; i < 3; i++) {
+                                        "events.jsonl:2: run_begin: run: expected an integer from 0 to",
+                                        "events.jsonl:2: run_begin: t_s: expected a number",
+                                        "events.jsonl:3: run_end: t_s: expected a number" };
+    for (int i = 0; i < 5; i++) {
         char dir[] = "/tmp/gauntlet-garbled-XXXXXX", path[96], log[96];
         cr_assert(mkdtemp(dir));
         e2e_own(dir);

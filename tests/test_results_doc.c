@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "e2e.h"
+#include "util.h"
 
 #define RANKS 2
 #define ITERS 20
@@ -367,6 +368,10 @@ static void rebuilt_agrees(const char *text)
         near(num(ra, "mean_w"), num(la, "mean_w"), 0, 0.005 * RANKS + 1e-9, "mean_w rebuilt");
         near(num(ra, "swing_w"), num(la, "swing_w"), 0, 0.01 * RANKS + 1e-9, "swing_w rebuilt");
         near(num(ra, "range_w"), num(la, "range_w"), 0, 0.01 * RANKS + 1e-9, "range_w rebuilt");
+        json_t *lp = json_object_get(la, "projection"), *rp = json_object_get(ra, "projection");
+        cr_expect_eq(ival(rp, "groups"), ival(lp, "groups"), "run %zu: the projection's groups", i);
+        near(num(rp, "swing_mw"), num(lp, "swing_mw"), 1e-3, 0, "the projection's swing rebuilt");
+        near(num(rp, "range_mw"), num(lp, "range_mw"), 1e-3, 0, "the projection's range rebuilt");
     }
     json_decref(rb);
     json_decref(ev);
@@ -376,6 +381,63 @@ static void rebuilt_agrees(const char *text)
 Test(results_doc, a_rebuilt_summary_agrees_with_the_live_one, .timeout = 120)
 {
     rebuilt_agrees(COMPARE_LONG);
+}
+
+/* dir's record into a new folder with the start's seed and the run_end's jitter_s set; returns the folder. */
+static const char *record_with_seed(const char *dir, long long seed, double jitter_s)
+{
+    const char *out = e2e_outdir();
+    char path[700];
+    cr_assert_eq(mkdir_p(out), 0);
+    json_t *ev = events_of(dir), *e;
+    json_t *st = NULL;
+    size_t i;
+    snprintf(path, sizeof path, "%s/events.jsonl", out);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    json_array_foreach(ev, i, e) {
+        const char *type = json_string_value(json_object_get(e, "event"));
+        if (!strcmp(type, "start"))
+            json_object_set_new(st = e, "seed", json_integer(seed));
+        else if (!strcmp(type, "run_end"))
+            json_object_set_new(json_object_get(e, "figures"), "jitter_s", json_real(jitter_s));
+        char *line = json_dumps(e, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        fprintf(f, "%s\n", line);
+        free(line);
+    }
+    cr_assert(st, "a start event");
+    cr_assert_eq(fclose(f), 0);
+    json_decref(ev);
+    snprintf(path, sizeof path, "%s/power.csv", dir);
+    char *csv = e2e_read(path);
+    cr_assert(csv);
+    e2e_put(out, "power.csv", csv);
+    free(csv);
+    return out;
+}
+
+/* The rebuilt projection draws the groups' shifts with the record's seed, 0 included (a valid seed): one record
+ * with seeds 0 and 1 and a jitter of 4 ms projects two swings. Until 2026-12-01 summarize read a seed of 0 as 1:
+ * another projection than the run's. */
+Test(results_doc, a_rebuilt_projection_takes_the_records_seed_0_included, .timeout = 120)
+{
+    const char *dir = run_sim("name: resdoc\nranks: 2\niterations: 150\nseed: 0\nsim: {tflops: 0.01, sensor: {update: 0}}\n"
+                              "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 1MiB}\n"
+                              "power: {sample_hz: 500}\nprojection: {gpus: 1000, groups: 8}\nmitigations: [none]\n");
+    double swing[2];
+    for (int seed = 0; seed < 2; seed++) {
+        const char *r = record_with_seed(dir, seed, 0.004);
+        cr_assert_eq(e2e_run(e2e_log("resdoc-seed.log"), (const char *[]){ "summarize", r, NULL }), 0);
+        json_t *sm = e2e_summary(r);
+        json_t *p = json_object_get(json_object_get(json_object_get(json_array_get(json_object_get(sm, "runs"), 0),
+                                                                      "power"), "aggregate"), "projection");
+        cr_assert_eq(ival(p, "groups"), 8);
+        cr_assert_float_eq(num(p, "jitter_s"), 0.004, 1e-12);
+        swing[seed] = num(p, "swing_mw");
+        cr_assert(isfinite(swing[seed]));
+        json_decref(sm);
+    }
+    cr_expect(fabs(swing[0] - swing[1]) > 1e-6 * swing[1], "seed 0 projects as seed 1: %.9g MW both", swing[0]);
 }
 
 /* 20 iterations: on a loaded machine under 16 samples can follow the settling, and the run is then analysed from its

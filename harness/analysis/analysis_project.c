@@ -157,6 +157,12 @@ static int proj_by_fft(const double *y, const double *h, const unsigned char *ga
                 agap[i] = r[i] > 0.5;
     }
     free(w), free(x), free(r);
+    if (rc != 0) {   /* a later step failed after an earlier one filled its part: the direct sum starts from zero */
+        memset(agg, 0, len * sizeof *agg);
+        if (aggh)
+            memset(aggh, 0, len * sizeof *aggh);
+        memset(agap, 0, len);
+    }
     return rc;
 }
 

@@ -547,7 +547,8 @@ int analyze_window(const struct az_opts *o, const struct az_trace *all, const ch
     struct an_projection proj;
     struct an_series ps = { per, m, dt, update, period };
     if (!rc)   /* failed: proj.why says why, its figures NAN (az_print: null, never zeros) */
-        analysis_project(&ps, (long)gpus, (long)groups, jitter, o->seed ? o->seed : 1, bands, nb, &proj);
+        analysis_project(&ps, (long)gpus, (long)groups, jitter, o->seed_set || o->seed ? o->seed : 1, bands, nb,
+                         &proj);
     if (!rc)
         rc = az_print(title, &tr, res, &proj, m, dt, median_hz, merged, json, gpus, o->spec, json_out);
     free(tr.g);

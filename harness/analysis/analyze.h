@@ -24,6 +24,7 @@ struct az_opts {
     int hz_run;                           /* hz is the run's own (a results folder's start event), not --hz */
     const struct an_spec *spec;           /* analyze_window: the projection's spec (NULL: none; its band analysed too) */
     unsigned long long seed;              /* analyze_window: the groups' shifts (0: 1), as a run draws them (its seed) */
+    int seed_set;                         /* seed is a run's own, 0 included (summarize): taken as it is */
     char *why;                            /* analyze_window: where set, why it gave up (why_n bytes), as stderr says */
     size_t why_n;
 };

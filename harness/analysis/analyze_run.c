@@ -14,6 +14,7 @@
 #include "analyze.h"
 #include "analyze_int.h"
 #include "param.h"
+#include "stats.h"
 #include "util.h"
 
 const struct cli_cmd analyze_cli = {
@@ -80,9 +81,47 @@ static int az_args(int argc, char **argv, struct az_opts *o, const char **path)
 struct az_run {
     char label[64];
     double t0_s, t1_s;   /* t1_s: +inf for a run without its end (an interrupted one) */
-    double period_s;     /* the iteration's median (its run_end's figures; 0: not known) */
+    double period_s;     /* the iteration's median (its run_end's figures, else its iterations': az_periods; 0: none) */
     int analysed;        /* t0_s..t1_s is the stretch the run analysed (run_end's analysed_s: its warm-up left out) */
 };
+
+/* The period of each of the n runs whose run_end did not say it (a run killed before): the median of every rank's
+ * iterations in the record (path: its events.jsonl), as summarize takes it, so that both read the trace alike (until
+ * 2026-12-01 analyze took none there: a held sensor's readings were then read as a signal). A second pass, only for
+ * such a record. */
+static void az_periods(const char *path, struct az_run *runs, int n)
+{
+    int need = 0;
+    for (int i = 0; i < n; i++)
+        need |= !(runs[i].period_s > 0);
+    FILE *f = need ? fopen_regular(path, "r") : NULL;
+    if (!f)
+        return;
+    struct series *its = xcalloc((size_t)n, sizeof *its);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    while ((got = getline(&line, &cap, f)) > 0) {
+        if (!strstr(line, "\"iteration\"") || line[got - 1] != '\n')
+            continue;
+        json_t *ev = json_loads(line, 0, NULL);
+        json_t *run = json_object_get(ev, "run"), *dur = json_object_get(ev, "dur_s"), *rank = json_object_get(ev, "rank");
+        const char *type = json_string_value(json_object_get(ev, "event"));
+        if (type && strcmp(type, "iteration") == 0 && json_is_integer(run) && json_integer_value(run) >= 0 &&
+            json_integer_value(run) < n && json_is_number(dur) && json_is_integer(rank) && json_integer_value(rank) >= 0)
+            series_add(&its[json_integer_value(run)], json_number_value(dur));
+        json_decref(ev);
+    }
+    free(line);
+    fclose(f);
+    for (int i = 0; i < n; i++) {
+        double p50 = its[i].n >= 2 ? series_pct(&its[i], 50) : 0;
+        if (!(runs[i].period_s > 0) && p50 > 0 && p50 < 1e6)
+            runs[i].period_s = p50;
+        series_free(&its[i]);
+    }
+    free(its);
+}
 
 /* Reads the runs from dir/events.jsonl: how many (at most max), or -1 (said why); *utc_ns: the wall clock (ns since
  * the epoch) at the run's t_s 0 (-1: a folder written before it was recorded); *hz: the rate the run sampled at, the
@@ -150,6 +189,14 @@ static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_n
             bad_line = 1;
             json_decref(ev);
             break;
+        } else if (type && node == 0 && (strcmp(type, "run_begin") == 0 || strcmp(type, "run_end") == 0) &&
+                   !json_is_number(json_object_get(ev, "t_s"))) {   /* as summarize: not read as 0 (until 2026-12-01 a
+                                                                      * run from the record's start, or one of no time) */
+            fprintf(stderr, "gauntlet analyze: %s:%ld: %s: t_s: expected a number (seconds since the run began)\n", path,
+                    lineno, type);
+            bad_line = 1;
+            json_decref(ev);
+            break;
         } else if (type && node == 0 && run >= 0 && run < max) {
             if (strcmp(type, "run_begin") == 0) {
                 json_t *l = json_object_get(ev, "label");
@@ -186,6 +233,7 @@ static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_n
             fprintf(stderr, "gauntlet analyze: %s: %s\n", path, bad ? "read error" : "no run began (no run_begin event)");
         return -1;
     }
+    az_periods(path, runs, n);
     return n;
 }
 
