@@ -1094,6 +1094,31 @@ static char proc_state(pid_t pid)
     return state;
 }
 
+/* A suite of two scenarios on two nodes whose first measures its checkpoint target (8 MiB, both floors min_gbs) after
+ * its run, node 1's supervisor held (SIGSTOP, tests/stall_preload.c) at its measurement's first call; out: its results
+ * (e2e_outdir), sigkill_s as suite_start's. Returns the launcher once node 1 is held, its supervisor in *sup1. */
+static pid_t suite_held_at_checkpoints(const char *min_gbs, int sigkill_s, const char **out, pid_t *sup1)
+{
+    const char *sdir = e2e_tmpdir(), *ck = e2e_tmpdir();
+    char text[1024], env[256], run[1100];
+    *out = e2e_outdir();
+    snprintf(text, sizeof text, "name: first\nnodes: 2\nranks: 1\niterations: 150\n"   /* ~2 s: its workers found */
+             "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 64KiB}\n"
+             "  checkpoint: {path: %s}\nsim: {tflops: 0.005}\n"
+             "checks:\n  checkpoint_io: {bytes: 8MiB, min_write_gbs: %s, min_read_gbs: %s}\n", ck, min_gbs, min_gbs);
+    e2e_put(sdir, "L1-a.yaml", text);
+    write_second(sdir);
+    snprintf(env, sizeof env, "GAUNTLET_TEST_STALL_AT=statfs:%s", strrchr(ck, '/') + 1);
+    pid_t launcher = suite_start(sdir, *out, env, sigkill_s, "first", run, sizeof run);
+    *sup1 = node_supervisor(run, 1);
+    cr_assert_gt(*sup1, 0, "node 1's supervisor not found");
+    uint64_t t0 = mono_ns();
+    while (proc_state(*sup1) != 'T' && proc_state(*sup1) && mono_ns() - t0 < 60000000000ull)   /* at its measurement */
+        sleep_ns(5000000);
+    cr_assert_eq(proc_state(*sup1), 'T', "node 1 did not stop at its checkpoint measurement");
+    return launcher;
+}
+
 /* A node killed while gauntlet accept measures the checkpoint targets after a run (node 1's supervisor held at its
  * measurement's first call, tests/stall_preload.c, then SIGKILL: a host gone; node 0 waits for its figures): the
  * launcher ends the job (SIGTERM to node 0), and node 0 takes node 1 for lost 0.3 s after that signal and ends the
@@ -1105,28 +1130,15 @@ static char proc_state(pid_t pid)
 Test(cluster, a_node_killed_while_accept_measures_checkpoints_ends_the_suite_judged, .timeout = 150)
 {
     e2e_need_mpi();
-    const char *sdir = e2e_tmpdir(), *ck = e2e_tmpdir(), *out = e2e_outdir();
-    char text[1024], env[256], run[1100];
-    snprintf(text, sizeof text, "name: first\nnodes: 2\nranks: 1\niterations: 150\n"   /* ~2 s: its workers found */
-             "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 64KiB}\n"
-             "  checkpoint: {path: %s}\nsim: {tflops: 0.005}\n"
-             "checks:\n  checkpoint_io: {bytes: 8MiB, min_write_gbs: 0.0001, min_read_gbs: 0.0001}\n", ck);
-    e2e_put(sdir, "L1-a.yaml", text);
-    write_second(sdir);
-    snprintf(env, sizeof env, "GAUNTLET_TEST_STALL_AT=statfs:%s", strrchr(ck, '/') + 1);
-    pid_t launcher = suite_start(sdir, out, env, 4, "first", run, sizeof run);
-    pid_t sup1 = node_supervisor(run, 1);
-    cr_assert_gt(sup1, 0, "node 1's supervisor not found");
+    const char *out;
+    pid_t sup1, launcher = suite_held_at_checkpoints("0.0001", 4, &out, &sup1);
     uint64_t t0 = mono_ns();
-    while (proc_state(sup1) != 'T' && proc_state(sup1) && mono_ns() - t0 < 60000000000ull)   /* at its measurement */
-        sleep_ns(5000000);
-    cr_assert_eq(proc_state(sup1), 'T', "node 1 did not stop at its checkpoint measurement");
     cr_assert_eq(kill(sup1, SIGKILL), 0);
     int st = 0;
     char *log;
     uint64_t t1 = mono_ns();
     int ended = suite_end(launcher, 30, 0, out, &st, &log);
-    cr_log_info("the launcher ended %.1f s after the kill (%.1f s from the start)", (double)(mono_ns() - t1) * 1e-9,
+    cr_log_info("the launcher ended %.1f s after the kill (%.1f s after node 1 was held)", (double)(mono_ns() - t1) * 1e-9,
                 (double)(mono_ns() - t0) * 1e-9);
     cr_assert(ended, "the job did not end:\n%s", log);
     cr_assert(!WIFEXITED(st) || WEXITSTATUS(st) != 0, "a node killed is not a success");
@@ -1157,22 +1169,8 @@ Test(cluster, a_node_killed_while_accept_measures_checkpoints_ends_the_suite_jud
 Test(cluster, a_node_held_while_accept_measures_checkpoints_fails_it_and_the_suite_ends_judged, .timeout = 150)
 {
     e2e_need_mpi();
-    const char *sdir = e2e_tmpdir(), *ck = e2e_tmpdir(), *out = e2e_outdir();
-    char text[1024], env[256], run[1100];
-    snprintf(text, sizeof text, "name: first\nnodes: 2\nranks: 1\niterations: 150\n"
-             "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 64KiB}\n"
-             "  checkpoint: {path: %s}\nsim: {tflops: 0.005}\n"
-             "checks:\n  checkpoint_io: {bytes: 8MiB, min_write_gbs: 0.5, min_read_gbs: 0.5}\n", ck);
-    e2e_put(sdir, "L1-a.yaml", text);
-    write_second(sdir);
-    snprintf(env, sizeof env, "GAUNTLET_TEST_STALL_AT=statfs:%s", strrchr(ck, '/') + 1);
-    pid_t launcher = suite_start(sdir, out, env, 0, "first", run, sizeof run);
-    pid_t sup1 = node_supervisor(run, 1);
-    cr_assert_gt(sup1, 0, "node 1's supervisor not found");
-    uint64_t t0 = mono_ns();
-    while (proc_state(sup1) != 'T' && proc_state(sup1) && mono_ns() - t0 < 60000000000ull)   /* at its measurement */
-        sleep_ns(5000000);
-    cr_assert_eq(proc_state(sup1), 'T', "node 1 did not stop at its checkpoint measurement");
+    const char *out;
+    pid_t sup1, launcher = suite_held_at_checkpoints("0.5", 0, &out, &sup1);
     int st = 0;
     char *log;
     uint64_t t1 = mono_ns();

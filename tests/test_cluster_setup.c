@@ -48,15 +48,23 @@ static const char *wrapper(const char *out, const char *args0, const char *args1
     return wrapper_cmds(out, cmd0, args1);
 }
 
-/* Writes into buf the command that runs this node stalled at the call `at` (tests/stall_preload.c preloaded), with
- * args (words after `gauntlet`). Under AddressSanitizer the preload comes before ASan's runtime, which ASan refuses
- * unless told not to check the order: the test's own ASAN_OPTIONS, and that. */
-static void stalled(char *buf, size_t n, const char *at, const char *args)
+/* Writes into buf the command that runs gauntlet with args (words after `gauntlet`) and tests/stall_preload.c
+ * preloaded under the environment env (NAME=VALUE). Under AddressSanitizer the preload comes before ASan's runtime,
+ * which ASan refuses unless told not to check the order: the test's own ASAN_OPTIONS, and that. */
+static void preloaded(char *buf, size_t n, const char *env, const char *args)
 {
     const char *asan = getenv("ASAN_OPTIONS");
-    int w = snprintf(buf, n, "env GAUNTLET_TEST_STALL_AT=%s LD_PRELOAD=%s ASAN_OPTIONS='%s%sverify_asan_link_order=0' %s %s",
-                     at, STALL_PRELOAD, asan ? asan : "", asan && *asan ? ":" : "", e2e_bin(), args);
-    cr_assert(w > 0 && (size_t)w < n && !strchr(asan ? asan : "", '\''), "the stalled node's command");
+    int w = snprintf(buf, n, "env %s LD_PRELOAD=%s ASAN_OPTIONS='%s%sverify_asan_link_order=0' %s %s", env,
+                     STALL_PRELOAD, asan ? asan : "", asan && *asan ? ":" : "", e2e_bin(), args);
+    cr_assert(w > 0 && (size_t)w < n && !strchr(asan ? asan : "", '\''), "the preloaded node's command");
+}
+
+/* The command that runs this node stalled at the call `at`, with args. */
+static void stalled(char *buf, size_t n, const char *at, const char *args)
+{
+    char env[96];
+    snprintf(env, sizeof env, "GAUNTLET_TEST_STALL_AT=%s", at);
+    preloaded(buf, n, env, args);
 }
 
 /* Starts mpirun -np 2 on the wrapper in the background (output into out.log); its pid. */
@@ -123,10 +131,7 @@ Test(cluster_setup, a_node_of_another_build_ends_the_job_naming_both, .timeout =
     const char *sc = e2e_scenario(t), *out = e2e_outdir();
     snprintf(a0, sizeof a0, "run %s --out %s --backend sim --headless", sc, out);
     snprintf(a1, sizeof a1, "%s %s", e2e_bin(), a0);
-    const char *asan = getenv("ASAN_OPTIONS");
-    int w = snprintf(c0, sizeof c0, "env GAUNTLET_TEST_OTHER_BUILD=1 LD_PRELOAD=%s ASAN_OPTIONS='%s%sverify_asan_link_order=0' %s %s",
-                     STALL_PRELOAD, asan ? asan : "", asan && *asan ? ":" : "", e2e_bin(), a0);
-    cr_assert(w > 0 && (size_t)w < sizeof c0 && !strchr(asan ? asan : "", '\''));
+    preloaded(c0, sizeof c0, "GAUNTLET_TEST_OTHER_BUILD=1", a0);
     double took;
     int rc = finish(launch(out, wrapper_cmds(out, c0, a1)), mono_ns(), &took);
     char *log = log_of(out);
