@@ -1538,7 +1538,8 @@ Test(report, the_bess_bar_is_the_grid_figure, .timeout = 120)
 /* The spectrum is drawn over the stretch the run's figures were taken over (run_end's analysed_s), so that its bins
  * are those of summary.json's dominant_hz and bands: not to the run's end, past the first rank's last iteration (the
  * others' drop to idle, 35 ms of it under load, once drew bins 0.683 Hz apart against the summary's 0.699); a run
- * whose run_end says no stretch (an older record) is drawn from its warm-up to its end. */
+ * whose run_end says no stretch (an older record) is drawn from its warm-up to its end. Node 0's run_begin and
+ * run_end are the run's: another node's, forwarded after them, are not (until 2026-12-01 the last line's were). */
 Test(report, the_spectrum_is_over_the_stretch_the_run_analysed, .timeout = 60)
 {
     struct syn_power pw = { .nodes = 1 };
@@ -1548,6 +1549,8 @@ Test(report, the_spectrum_is_over_the_stretch_the_run_analysed, .timeout = 60)
     put_text(path, "{\"t_s\":0.050,\"event\":\"run_begin\",\"run\":0}\n"
                    "{\"t_s\":0.300,\"event\":\"iteration\",\"rank\":0,\"run\":0,\"iter\":0}\n"
                    "{\"t_s\":1.950,\"event\":\"run_end\",\"run\":0,\"figures\":{\"analysed_s\":[0.355,1.555]}}\n"
+                   "{\"t_s\":0.060,\"event\":\"run_begin\",\"run\":0,\"node\":1}\n"   /* node 1's, after node 0's */
+                   "{\"t_s\":1.990,\"event\":\"run_end\",\"run\":0,\"node\":1,\"figures\":{\"analysed_s\":[0.455,1.855]}}\n"
                    "{\"t_s\":2.050,\"event\":\"run_begin\",\"run\":1}\n"
                    "{\"t_s\":2.300,\"event\":\"iteration\",\"rank\":0,\"run\":1,\"iter\":0}\n"
                    "{\"t_s\":3.950,\"event\":\"run_end\",\"run\":1}\n");

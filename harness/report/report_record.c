@@ -94,6 +94,10 @@ int rp_windows(const char *dir, struct rp_run *runs, int n)
         int kind = strcmp(ev, "run_begin") == 0 ? 1 : strcmp(ev, "run_end") == 0 ? 2
                    : strcmp(ev, "iteration") == 0 ? 3 : 0;   /* 3: the first one ends the warm-up (a summary
                                                               * without warmup_s) */
+        json_t *node = json_object_get(o, "node");
+        if (kind != 3 && json_is_integer(node) && json_integer_value(node) != 0)
+            kind = 0;   /* another node's run_begin and run_end (its own stretch, its end after node 0's): node 0's
+                         * are the run's, as summarize takes them (until 2026-12-01 the last line's: node 1's) */
         for (int i = 0; kind && i < n; i++) {
             if (runs[i].index != run)
                 continue;
