@@ -211,6 +211,38 @@ Test(metrics, accept_exports_its_verdicts, .timeout = 60)
     cr_assert_eq(access(path, F_OK), 0, "the scenario's run wrote its own live figures too");
 }
 
+/* A suite's textfile is its own from its start: an earlier suite's verdicts (a FAIL that fires an alert) are not
+ * served while this one runs its first scenario (until 2026-12-01 they were, until that scenario was judged). */
+Test(metrics, accept_replaces_an_earlier_suites_verdicts_at_its_start, .timeout = 120)
+{
+    char dir[] = "/tmp/gauntlet-metrics-XXXXXX", path[600];
+    cr_assert(mkdtemp(dir));
+    e2e_own(dir);
+    const char *sdir = e2e_tmpdir(), *out = e2e_outdir(), *log = e2e_log("metrics-accept2.log");
+    e2e_put(sdir, "L1-long.yaml", "name: long\nranks: 1\niterations: 400\nworkload:\n"
+                                  "  gemm: {m: 256, n: 256, k: 256, count: 2}\n  allreduce: {bytes: 64KiB}\n"
+                                  "sim: {tflops: 0.002}\nchecks:\n  gemm_tflops:\n");   /* some 5 s */
+    snprintf(path, sizeof path, "%s/gauntlet-accept.prom", dir);
+    static const char stale[] = "gauntlet_accept_checks{status=\"fail\"} 1\n";
+    e2e_put(dir, "gauntlet-accept.prom", stale);
+    pid_t p = e2e_start(log, (const char *[]){ "accept", "--backend", "sim", "--out", out, "--scenarios", sdir,
+                                               "--metrics-textfile", dir, NULL });
+    char *now = NULL;
+    for (uint64_t t0 = mono_ns(); mono_ns() - t0 < 60000000000ull; sleep_ns(10000000)) {
+        free(now);
+        now = e2e_read(path);
+        if (now && strcmp(now, stale) != 0)
+            break;
+    }
+    int judged = access(out, F_OK) == 0 && e2e_count_events(out, "run_end") > 0;   /* the scenario's run still going */
+    cr_assert(now && strcmp(now, stale) != 0, "the earlier suite's verdicts stayed");
+    cr_assert(strstr(now, "gauntlet_accept_checks{status=\"fail\"} 0\n") &&
+              strstr(now, "gauntlet_accept_checks{status=\"pass\"} 0\n"), "at the start, nothing judged yet:\n%s%s", now,
+              judged ? "(the first scenario had already ended: read later than its start)" : "");
+    free(now);
+    cr_assert_eq(e2e_wait(p, 100), 0, "%s", e2e_read(log));
+}
+
 #ifdef GAUNTLET_HAVE_MHD
 /* The endpoint cannot be taken down by clients that connect and never finish their request: 1100 of them held open
  * from 35 addresses (one address may hold 32), a scrape is still answered within 1 s, and the run ends whole with its summary (before: select() and no limit, so
@@ -339,9 +371,11 @@ Test(metrics, figures_as_the_summary_defines_them, .timeout = 60)
         line_to(v, "{\"t_s\":3,\"event\":\"iteration\",\"rank\":0,\"iter\":%d,\"dur_s\":0.05}", i);
     line_to(v, "{\"t_s\":3,\"event\":\"detector_fired\",\"rank\":1,\"detector\":\"abft\"}");
     line_to(v, "{\"t_s\":3,\"event\":\"detection\",\"rank\":1,\"detector\":\"abft\"}");
-    line_to(v, "{\"t_s\":3,\"event\":\"fault_injected\",\"kind\":\"straggler\",\"rank\":1,\"fault_spec\":1,\"id\":0}");
+    line_to(v, "{\"t_s\":3,\"event\":\"fault_injected\",\"kind\":\"straggler\",\"rank\":1,\"fault_spec\":1,\"done\":true,\"id\":0}");
     line_to(v, "{\"t_s\":3,\"event\":\"fault_undone\",\"rank\":1,\"fault_spec\":1,\"id\":0}");
-    line_to(v, "{\"t_s\":3,\"event\":\"fault_injected\",\"kind\":\"straggler\",\"rank\":1,\"fault_spec\":1,\"id\":2}");
+    line_to(v, "{\"t_s\":3,\"event\":\"fault_injected\",\"kind\":\"straggler\",\"rank\":1,\"fault_spec\":1,\"done\":true,\"id\":2}");
+    /* one that failed to fire (a cuda fault kernel that could not run: done false, no id), as summary.json: none */
+    line_to(v, "{\"t_s\":3,\"event\":\"fault_injected\",\"kind\":\"straggler\",\"rank\":2,\"fault_spec\":2,\"done\":false}");
     struct power_reading pr = { .watts = 500, .true_w = NAN };
     for (int k = 0; k < 40; k++)
         for (int r = 0; r < 4; r++)
@@ -715,6 +749,37 @@ Test(metrics, busbw_is_each_steps_own_bus_bytes, .timeout = 30)
     }
 }
 
+/* A GPU's phase is exported where it is known: node 0's from its readings; another node's under forward: nodes (its
+ * sum alone comes) has none, not a false idle (until 2026-12-01 every such GPU read idle 1 while it computed); under
+ * forward: ranks its rows carry it (phase_parse reads the row's word). */
+Test(metrics, a_gpu_phase_not_known_is_not_exported, .timeout = 30)
+{
+    char why[256];
+    const struct view_link *v = metrics_view_open(NULL, NULL, NULL, why, sizeof why);
+    cr_assert(v, "%s", why);
+    line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,\"ranks\":2,\"nodes\":2,\"runs\":1,\"sample_hz\":100,"
+               "\"forward\":\"nodes\",\"forward_hz\":10}");
+    line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+    line_to(v, "{\"t_s\":1.2,\"event\":\"node_iteration\",\"node\":1,\"run\":0,\"iter\":0,\"ranks\":2,\"dur_s\":0.2,"
+               "\"phases\":{\"compute\":{\"s\":0.1,\"flops\":2.1e14}}}");
+    struct power_reading pr = { .watts = 500, .true_w = NAN };
+    for (int r = 0; r < 2; r++)
+        v->power(v->ctx, 1.0, r, &pr, PH_COMPUTE);
+    char *t = live_text(v);
+    int there;
+    cr_assert(sample_of(t, "gauntlet_gpu_phase", "{node=\"0\",rank=\"1\",phase=\"compute\"}", &there) == 1 && there,
+              "node 0's GPU computes:\n%s", t);
+    sample_of(t, "gauntlet_gpu_phase", "{node=\"1\",rank=\"2\",phase=\"idle\"}", &there);
+    cr_assert(!there, "node 1's GPU's phase is not known here:\n%s", t);
+    free(t);
+    metrics_view_close(v);
+    for (int k = 0; k < PH_COUNT; k++)
+        cr_assert_eq(phase_parse(phase_name(k), strlen(phase_name(k))), k);
+    cr_assert_eq(phase_parse("compute,", 7), PH_COMPUTE);
+    cr_assert_eq(phase_parse("comp", 4), -1);
+    cr_assert_eq(phase_parse("", 0), -1);
+}
+
 /* A rank recovery: shrink dropped stops iterating: its iteration time, GEMM rate, bus bandwidth and iteration count
  * are no longer exported (they stayed at their last values, as a live rank's), on node 0 and on a node whose
  * iterations come folded; its GPU's power and phase still are (it is still on the node, still sampled), and the
@@ -737,7 +802,13 @@ Test(metrics, a_dropped_rank_has_no_iteration_series, .timeout = 30)
     line_to(v, node1, 1.25, 0);
     line_to(v, "{\"t_s\":1.3,\"event\":\"rank_dropped\",\"rank\":1,\"ranks_left\":5}");
     line_to(v, "{\"t_s\":1.3,\"event\":\"rank_dropped\",\"rank\":5,\"ranks_left\":4}");
+    /* one recovery of two faults: two recovered records, one recovery_end on each node */
     line_to(v, "{\"t_s\":1.3,\"event\":\"recovered\",\"rank\":5,\"recovery\":\"shrink\",\"fault\":0}");
+    line_to(v, "{\"t_s\":1.3,\"event\":\"recovered\",\"rank\":1,\"recovery\":\"shrink\",\"fault\":1}");
+    line_to(v, "{\"t_s\":1.3,\"event\":\"recovery_end\",\"recovery\":\"shrink\",\"from_iter\":0,\"from\":\"replica\","
+               "\"took_s\":0.1,\"across_nodes\":true,\"ranks_left\":4}");
+    line_to(v, "{\"t_s\":1.3,\"event\":\"recovery_end\",\"node\":1,\"recovery\":\"shrink\",\"from_iter\":0,"
+               "\"from\":\"replica\",\"took_s\":0.1,\"across_nodes\":true,\"ranks_left\":4}");
     line_to(v, "{\"t_s\":1.4,\"event\":\"iteration\",\"rank\":1,\"iter\":1,\"dur_s\":0.2}");   /* late: not counted */
     line_to(v, node1, 1.45, 1);
     for (int r = 0; r < 6; r++)
@@ -803,9 +874,11 @@ Test(metrics, counters_are_exported_at_0_from_the_start, .timeout = 30)
         double n = sample_of(t, "gauntlet_recoveries_total", "{recovery=\"restart\"}", &there);
         cr_assert(there && n == pass, "gauntlet_recoveries_total{recovery=\"restart\"}:\n%s", t);
         free(t);
-        line_to(v, "{\"t_s\":1,\"event\":\"fault_injected\",\"kind\":\"crash\",\"rank\":1,\"fault_spec\":0,\"id\":0}");
+        line_to(v, "{\"t_s\":1,\"event\":\"fault_injected\",\"kind\":\"crash\",\"rank\":1,\"fault_spec\":0,\"done\":true,\"id\":0}");
         line_to(v, "{\"t_s\":1,\"event\":\"detection\",\"rank\":1,\"detector\":\"exit\"}");
         line_to(v, "{\"t_s\":2,\"event\":\"recovered\",\"rank\":1,\"recovery\":\"restart\",\"fault\":0}");
+        line_to(v, "{\"t_s\":2,\"event\":\"recovery_end\",\"recovery\":\"restart\",\"from_iter\":0,\"from\":\"start\","
+                   "\"took_s\":0.5}");
     }
     metrics_view_close(v);
 }
@@ -833,7 +906,7 @@ Test(metrics, the_textfile_says_the_run_ended, .timeout = 60)
     cr_assert(v, "%s", why);
     feed_steps(v, 100, 200, 100, 100, 200);
     line_to(v, "{\"t_s\":3,\"event\":\"iteration\",\"rank\":0,\"iter\":0,\"dur_s\":0.05}");
-    line_to(v, "{\"t_s\":3,\"event\":\"fault_injected\",\"kind\":\"crash\",\"rank\":1,\"fault_spec\":0,\"id\":0}");
+    line_to(v, "{\"t_s\":3,\"event\":\"fault_injected\",\"kind\":\"crash\",\"rank\":1,\"fault_spec\":0,\"done\":true,\"id\":0}");
     double before = (double)time(NULL);
     v->stop(v->ctx);
     char *t = e2e_read(path);

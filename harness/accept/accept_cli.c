@@ -330,6 +330,18 @@ static int same_gpu_count(int ngpu)
     return rc;
 }
 
+/* The GPU counts, on every node alike (collectives): each node's against --expect-gpus (expect; 0: not judged) into
+ * counts, *all_there 0 where one has not that many; then the same count on every node under a launcher (*ops NULL
+ * where not). Returns rc, EXIT_ENV where the counts could not be gathered or differ. */
+static int accept_gpus(const struct backend_ops **ops, int rc, int expect, int ngpu, int *counts, int *all_there)
+{
+    if (*ops && rc == EXIT_OK && expect && (*all_there = accept_expect_gpus(expect, ngpu, counts)) < 0)
+        rc = EXIT_ENV;
+    if (*ops && rc == EXIT_OK && *all_there && cluster_nodes() > 1 && (rc = same_gpu_count(ngpu)) != EXIT_OK)
+        *ops = NULL;
+    return rc;
+}
+
 /* Fits every scenario to the machine: one rank per GPU of the node (ngpu > 0), every node the launcher started; each
  * is then checked again (its faults' ranks, the backend's limits). EXIT_OK, or the first error (logged). */
 static int accept_fit(struct scenario *sc, int nfiles, const struct backend_ops *ops, int ngpu)
@@ -504,17 +516,13 @@ int accept_main(int argc, char **argv)
     counted = ops && ops->device_count && !ops->modelled;   /* --expect-gpus: a real backend's GPUs */
 early:;
     /* under a launcher every node learns here whether one could not read its arguments, scenarios or backend: the
-     * GPU counts below are collectives, which a node gone to its agreement would never join (until 2026-12-01 node 0
-     * waited for it there for the set-up wait, 130 s, then ended the job: exit 3, `not every node reached set-up step
-     * 'the GPU counts'`) */
+     * GPU counts are collectives a node gone to its agreement never joins (until 2026-12-01 node 0 waited there for
+     * the set-up wait, 130 s, then ended the job: exit 3, `not every node reached set-up step 'the GPU counts'`) */
     int all_there = 1, early = cluster_agree(rc, "the suite's scenarios and backend");
     counts = xcalloc((size_t)cluster_nodes(), sizeof *counts);
     if (early != EXIT_OK)
         goto agree;
-    if (ops && rc == EXIT_OK && expect && counted && (all_there = accept_expect_gpus((int)expect, ngpu, counts)) < 0)
-        rc = EXIT_ENV;
-    if (ops && rc == EXIT_OK && all_there && cluster_nodes() > 1 && (rc = same_gpu_count(ngpu)) != EXIT_OK)
-        ops = NULL;
+    rc = accept_gpus(&ops, rc, expect && counted ? (int)expect : 0, ngpu, counts, &all_there);
     if (ops && rc == EXIT_OK && all_there)
         rc = accept_fit(sc, nfiles, ops, ngpu);
     runs_go = all_there == 1;
@@ -562,6 +570,9 @@ agree:;
     struct verdicts vs = { 0 };
     if (lead && expect)
         accept_gpu_count(&vs, (int)expect, counted ? counts : NULL, cluster_nodes(), ops->name);
+    if (lead)   /* this suite's verdicts from its start: an earlier suite's in the textfile no longer served (until
+                 * 2026-12-01 they were until this suite's first scenario was judged, and fired its alerts) */
+        accept_publish(&vs);
     if (runs_go)
         (void)accept_run_all(sc, files, nfiles, outdir, exe, ops, lead, &vs);
     int code = lead ? accept_write(&vs, level, ops, strict, outdir, junit) : EXIT_OK;

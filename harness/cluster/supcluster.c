@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include "faults/fault.h"
 #include "recovery/recovery.h"
 #include "supcluster_int.h"
+#include "shm.h"
 #include "util.h"
 
 void supc_new(struct sup *s)
@@ -133,11 +135,11 @@ static void sink_lines(void *ctx, int node, enum cluster_stream st, const char *
             break;
         } else {
             double t, w;
-            int rank;
-            if (sscanf(p, "%lf,%d,%lf", &t, &rank, &w) == 3) {
+            int rank, n = 0;
+            if (sscanf(p, "%lf,%d,%lf,%n", &t, &rank, &w, &n) == 3) {
                 struct power_reading pr = POWER_READING_NONE;
-                pr.watts = w;
-                v->power(v->ctx, t, rank, &pr, 0);
+                pr.watts = w;   /* and the row's phase (-1: none said; until 2026-12-01 idle whatever it said) */
+                v->power(v->ctx, t, rank, &pr, n > 0 ? phase_parse(p + n, strcspn(p + n, ",\n")) : -1);
             }
         }
         p += l;

@@ -20,6 +20,14 @@ const char *phase_name(int phase)
     return phase >= 0 && phase < PH_COUNT ? names[phase] : "?";
 }
 
+int phase_parse(const char *s, size_t n)
+{
+    for (int k = 0; k < PH_COUNT; k++)
+        if (strlen(phase_name(k)) == n && strncmp(s, phase_name(k), n) == 0)
+            return k;
+    return -1;
+}
+
 /* Rounds n up to a multiple of 64 bytes. */
 static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
 

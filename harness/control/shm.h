@@ -28,6 +28,8 @@ enum phase { PH_IDLE = 0, PH_COMPUTE, PH_COMM, PH_CKPT, PH_OPT, PH_COUNT };   /*
 
 /* Returns the phase's name as results files spell it. */
 const char *phase_name(int phase);
+/* The enum phase that s[0..n) names (phase_name's words), -1: none. */
+int phase_parse(const char *s, size_t n);
 
 /* What a worker reports. */
 enum wev_type {

@@ -47,7 +47,9 @@ static void mx_grow(struct metrics *m, int ranks)
         return;
     m->r = xrealloc(m->r, (size_t)ranks * sizeof *m->r);
     for (int k = m->ranks; k < ranks; k++)
-        m->r[k] = (struct mx_rank){ .watts = NAN, .watts_t = NAN, .iter_s = NAN, .tflops = NAN, .busbw = NAN };
+        m->r[k] = (struct mx_rank){ .watts = NAN, .watts_t = NAN, .iter_s = NAN, .tflops = NAN, .busbw = NAN,
+                                    .phase = -1 };   /* not known: no gauntlet_gpu_phase (another node's, forward:
+                                                      * nodes) rather than a false idle */
     m->ranks = ranks;
 }
 
@@ -256,10 +258,14 @@ static void mx_event(void *ctx, const char *line, size_t len)
         if (isfinite(bw))
             r->busbw = bw;
         r->open_t = 0;
-    } else if (strcmp(type, "fault_undone") == 0) {   /* it fires again on the new timeline: one fault, as summary.json */
+    } else if (strcmp(type, "fault_undone") == 0 && json_is_integer(json_object_get(e, "id"))) {   /* it fires again
+                                * on the new timeline: one fault, as summary.json (id null: a report dropped as stale,
+                                * never counted, whose re-fire then counts) */
         if (m->nundone < MX_KINDS)
             m->undone[m->nundone++] = (int)json_integer_value(json_object_get(e, "fault_spec"));
-    } else if (strcmp(type, "fault_injected") == 0) {
+    } else if (strcmp(type, "fault_injected") == 0 && json_is_true(json_object_get(e, "done")) &&
+               json_is_integer(json_object_get(e, "id"))) {   /* one the fault table counts, as summary.json: not one
+                                                              * that failed (done: false), nor one between runs */
         int spec = (int)json_integer_value(json_object_get(e, "fault_spec")), again = 0;
         for (int i = 0; i < m->nundone && !again; i++)
             if (m->undone[i] == spec)
@@ -268,7 +274,9 @@ static void mx_event(void *ctx, const char *line, size_t len)
             mx_bump(m->faults, json_string_value(json_object_get(e, "kind")));
     } else if (strcmp(type, "detection") == 0) {   /* a worker's detector_fired is followed by its detection: once */
         mx_bump(m->dets, json_string_value(json_object_get(e, "detector")));
-    } else if (strcmp(type, "recovered") == 0) {
+    } else if (strcmp(type, "recovery_end") == 0 && !(json_integer_value(json_object_get(e, "node")) > 0)) {
+        /* a recovery completed, once (node 0's: several nodes each write theirs); until 2026-12-01 each `recovered`
+         * record, one per fault it recovered (two crashes at one iteration counted two) */
         mx_bump(m->recs, json_string_value(json_object_get(e, "recovery")));
     }
     m->changed++;

@@ -170,7 +170,7 @@ static void mx_render_ranks(const struct mx_snap *m, struct mx_buf *b, int om, c
         return;
     mx_family(b, om, "gauntlet_gpu_phase", "gauge", NULL, "1 for the phase the rank is in");
     for (int k = 0; k < m->ranks; k++)
-        for (size_t p = 0; p < ARRAY_LEN(phases); p++)
+        for (size_t p = 0; m->r[k].phase >= 0 && p < ARRAY_LEN(phases); p++)   /* a phase not known: none */
             mx_put(b, "gauntlet_gpu_phase{node=\"%d\",rank=\"%d\",phase=\"%s\"} %d\n", mx_node(m, k), k, phases[p],
                    m->r[k].phase == (int)p);
 }
