@@ -390,8 +390,11 @@ int faultlog_take(struct sup *s, struct rec_failure *out)
         struct fault_rec *f = &s->fl->faults[p->fault];
         /* under shrink a rank whose process is gone leaves with the recovery: its fault never fires again, so it is
          * recovered with the earlier one, never undone (it vanished from the summary with the rank it cost) */
-        int leaves = recovery_table[s->sc->recovery.index]->drops_failed && p->rank >= 0 && p->rank < s->nranks &&
-                     (p->kill || !s->alive[s->slot_of[p->rank]]);
+        int slot = p->rank >= 0 && p->rank < s->nranks ? s->slot_of[p->rank] : -1;
+        /* gone: killed, reaped, or its death said through its pipe and not reaped yet (until 2026-12-01 only the
+         * first two: a crash whose reap came after this was undone, its detection erased, and left with its rank) */
+        int leaves = recovery_table[s->sc->recovery.index]->drops_failed && slot >= 0 &&
+                     (p->kill || !s->alive[slot] || s->death_ns[slot]);
         if (!leaves && !f->observed && f->spec >= 0 && s->sc->faults[f->spec].at >= 0 && f->iter >= cause.iter) {
             /* the rollback for the earlier failure undoes this fault: it fires again and is detected anew */
             f->abandoned = 1;
