@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "e2e.h"
+#include "progress.h"
 #include "tui.h"
 
 static const char drill[] =
@@ -343,6 +344,39 @@ Test(tui_view, headless_progress_lines_without_power_sampling, .timeout = 180)
         lines += strstr(q, ": run 1/1 none") && strstr(q, " iter ") && strstr(q, "  power -  ");
     /* 150 iterations of ~40 ms: 6 s at least, so the first line and at least one 2 s later */
     cr_assert_geq(lines, 2, "progress lines with no power:\n%s", text);
+    free(text);
+}
+
+/* A progress line's power is the sum of every rank's reading, or none: a rank without one (not read yet, a failed
+ * poll) is no 0 W (until 2026-12-01 the first line read "power 500 W [500, 500]", half the node's sum, and a failed
+ * poll dipped the range). */
+Test(tui_view, a_progress_line_never_sums_a_missing_reading_as_0_w, .timeout = 30)
+{
+    char path[] = "/tmp/gauntlet-progress-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    cr_assert(saved >= 0 && dup2(fd, STDOUT_FILENO) >= 0);
+    const struct view_link *v = progress_view_open();
+    static const char *const ev[] = {
+        "{\"t_s\":0,\"event\":\"start\",\"ranks\":2,\"nodes\":1,\"runs\":1}\n",
+        "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"label\":\"none\",\"iterations\":10}\n",
+    };
+    for (int i = 0; i < 2; i++)
+        v->event(v->ctx, ev[i], strlen(ev[i]));
+    struct power_reading pr = POWER_READING_NONE;
+    pr.watts = 500;
+    v->power(v->ctx, 0.2, 0, &pr, 1);   /* rank 0's reading, rank 1's not yet: the first line comes now */
+    fflush(stdout);
+    cr_assert(dup2(saved, STDOUT_FILENO) >= 0);
+    close(saved);
+    close(fd);
+    progress_view_close(v);
+    char *text = e2e_read(path);
+    unlink(path);
+    cr_assert(text && strstr(text, "run 1/1 none"), "no progress line: %s", text ? text : "");
+    cr_assert(strstr(text, "power -") && !strstr(text, "power 500 W"), "half a sum printed: %s", text);
     free(text);
 }
 

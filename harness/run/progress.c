@@ -58,8 +58,8 @@ static void print_line(struct progress *p, uint64_t now)
 {
     int64_t it = slowest(p);
     double dt = (double)(now - p->last_ns) * 1e-9, sum = 0;
-    for (int r = 0; r < p->ranks; r++)
-        sum += isnan(p->w[r]) ? 0 : p->w[r];
+    for (int r = 0; r < p->ranks; r++)   /* a rank without a reading (a failed poll, none yet): no sum, never 0 W */
+        sum += p->w[r];
     if (p->cluster_fed)
         sum = p->cluster_w;
     /* the time left: this run's iterations and the later runs' at this run's rate so far (as the live view's header) */
@@ -80,9 +80,11 @@ static void print_line(struct progress *p, uint64_t now)
     if (p->last_ns && dt > 0 && it >= p->last_done)
         snprintf(rs, sizeof rs, "%.1f", (double)(it - p->last_done) / dt);
     char pw[64] = "power -";   /* no reading yet, or sampling off (power.sample_hz: 0) */
-    if (p->powered)
+    if (p->powered && isfinite(sum))
         snprintf(pw, sizeof pw, "power %.0f W [%.0f, %.0f]", sum, isfinite(p->lo) ? p->lo : sum,
                  isfinite(p->hi) ? p->hi : sum);
+    else if (p->powered && isfinite(p->lo))
+        snprintf(pw, sizeof pw, "power - W [%.0f, %.0f]", p->lo, p->hi);   /* a rank's reading missing now */
     printf("%s: run %d/%d %-8s iter %lld/%lld  %s it/s  [%s] %3d%%  %s  %s  events %llu\n", gl_tag(), p->run + 1,
            p->runs, p->label, (long long)it, (long long)p->iterations, rs, bar,
            p->iterations > 0 ? (int)(100 * it / p->iterations) : 0, eta, pw, p->events);
@@ -160,12 +162,15 @@ static void pv_power(void *ctx, double t_s, int rank, const struct power_reading
     grow(p, rank + 1);
     p->w[rank] = pr->watts;
     p->powered = 1;
-    if (rank == p->ranks - 1 && !p->cluster_fed) {   /* a tick's rows are in: the sum's range */
+    if (rank == p->ranks - 1 && !p->cluster_fed) {   /* a tick's rows are in: the sum's range (a tick a rank is
+                                                      * missing from is no sum: until 2026-12-01 a dip to its 0 W) */
         double sum = 0;
         for (int r = 0; r < p->ranks; r++)
-            sum += isnan(p->w[r]) ? 0 : p->w[r];
-        p->lo = fmin(p->lo, sum);
-        p->hi = fmax(p->hi, sum);
+            sum += p->w[r];
+        if (isfinite(sum)) {
+            p->lo = fmin(p->lo, sum);
+            p->hi = fmax(p->hi, sum);
+        }
     }
     uint64_t now = mono_ns();
     if (p->run >= 0 && (!p->last_ns || now - p->last_ns >= PROGRESS_EVERY_NS))
