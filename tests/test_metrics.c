@@ -348,6 +348,18 @@ static char *live_text(const struct view_link *v)
     return b.s;
 }
 
+/* A metrics view (no server, no textfile) that has read a start event of node 0 (its fields after `"node":0,`: ranks,
+ * nodes, runs, ...) and run 0's run_begin of `none`. */
+static const struct view_link *view_begun(const char *start_fields)
+{
+    char why[256];
+    const struct view_link *v = metrics_view_open(NULL, NULL, NULL, why, sizeof why);
+    cr_assert(v, "%s", why);
+    line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,%s}", start_fields);
+    line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+    return v;
+}
+
 /* The real metrics view fed lines as a run writes them: busbw of communication phases only, with n as summary.json's
  * (bus_ranks), not a checkpoint's write speed; a worker's detector_fired then detection is one detection; a fault a
  * rollback undid that fires again is one fault; iterations_total never goes back on a rollback; and the next
@@ -700,11 +712,7 @@ static void phase_to(const struct view_link *v, int rank, const char *ph, double
  * collectives summed has none (it was given the all-reduce factor), the plain all-reduce's has its figure. */
 Test(metrics, busbw_is_each_steps_own_bus_bytes, .timeout = 30)
 {
-    char why[256];
-    const struct view_link *v = metrics_view_open(NULL, NULL, NULL, why, sizeof why);
-    cr_assert(v, "%s", why);
-    line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,\"ranks\":4,\"nodes\":1,\"runs\":1,\"sample_hz\":100,\"bus_ranks\":4}");
-    line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+    const struct view_link *v = view_begun("\"ranks\":4,\"nodes\":1,\"runs\":1,\"sample_hz\":100,\"bus_ranks\":4");
     phase_to(v, 0, "comm", 1, 1.1, "\"bytes\":536870912,\"bus_bytes\":402653184,\"kind\":\"reduce_scatter\"");
     phase_to(v, 1, "comm", 1, 1.5, "\"bytes\":1e9,\"bus_bytes\":1e9,\"kind\":\"send_recv\"");
     phase_to(v, 2, "comm", 1, 1.25, "\"bytes\":1e9,\"bus_bytes\":5e8,\"kind\":\"all_gather\"");   /* a step of 2 ranks */
@@ -723,11 +731,8 @@ Test(metrics, busbw_is_each_steps_own_bus_bytes, .timeout = 30)
     metrics_view_close(v);
     /* forward: nodes, 2 nodes of 2: node 1's iterations come folded (its comm bytes summed over the iteration) */
     for (int stepped = 0; stepped < 2; stepped++) {
-        v = metrics_view_open(NULL, NULL, NULL, why, sizeof why);
-        cr_assert(v, "%s", why);
-        line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,\"ranks\":2,\"nodes\":2,\"runs\":1,\"sample_hz\":100,"
-                   "\"forward\":\"nodes\",\"forward_hz\":10,\"bus_ranks\":4}");
-        line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+        v = view_begun("\"ranks\":2,\"nodes\":2,\"runs\":1,\"sample_hz\":100,\"forward\":\"nodes\",\"forward_hz\":10,"
+                       "\"bus_ranks\":4");
         phase_to(v, 0, "comm", 1, 1.1, stepped ? "\"bytes\":536870912,\"bus_bytes\":402653184,\"kind\":\"reduce_scatter\""
                                                : "\"bytes\":1e9,\"kind\":\"allreduce\"");
         line_to(v, "{\"t_s\":1.2,\"event\":\"node_iteration\",\"node\":1,\"run\":0,\"iter\":0,\"ranks\":2,\"dur_s\":0.2,"
@@ -754,12 +759,7 @@ Test(metrics, busbw_is_each_steps_own_bus_bytes, .timeout = 30)
  * forward: ranks its rows carry it (phase_parse reads the row's word). */
 Test(metrics, a_gpu_phase_not_known_is_not_exported, .timeout = 30)
 {
-    char why[256];
-    const struct view_link *v = metrics_view_open(NULL, NULL, NULL, why, sizeof why);
-    cr_assert(v, "%s", why);
-    line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,\"ranks\":2,\"nodes\":2,\"runs\":1,\"sample_hz\":100,"
-               "\"forward\":\"nodes\",\"forward_hz\":10}");
-    line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+    const struct view_link *v = view_begun("\"ranks\":2,\"nodes\":2,\"runs\":1,\"sample_hz\":100,\"forward\":\"nodes\",\"forward_hz\":10");
     line_to(v, "{\"t_s\":1.2,\"event\":\"node_iteration\",\"node\":1,\"run\":0,\"iter\":0,\"ranks\":2,\"dur_s\":0.2,"
                "\"phases\":{\"compute\":{\"s\":0.1,\"flops\":2.1e14}}}");
     struct power_reading pr = { .watts = 500, .true_w = NAN };
@@ -786,12 +786,7 @@ Test(metrics, a_gpu_phase_not_known_is_not_exported, .timeout = 30)
  * recovery's own record of it still counts. */
 Test(metrics, a_dropped_rank_has_no_iteration_series, .timeout = 30)
 {
-    char why[256];
-    const struct view_link *v = metrics_view_open(NULL, NULL, NULL, why, sizeof why);
-    cr_assert(v, "%s", why);
-    line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,\"ranks\":3,\"nodes\":2,\"runs\":1,\"sample_hz\":100,"
-               "\"forward\":\"nodes\",\"forward_hz\":10,\"recovery\":\"shrink\"}");
-    line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+    const struct view_link *v = view_begun("\"ranks\":3,\"nodes\":2,\"runs\":1,\"sample_hz\":100,\"forward\":\"nodes\",\"forward_hz\":10,\"recovery\":\"shrink\"");
     for (int r = 0; r < 3; r++) {
         phase_to(v, r, "compute", 1, 1.1, "\"flops\":7e13");
         phase_to(v, r, "comm", 1.1, 1.2, "\"bytes\":1e9");
@@ -849,12 +844,8 @@ Test(metrics, a_dropped_rank_has_no_iteration_series, .timeout = 30)
  * stayed there read as 0 per minute on the dashboard's fault panel, for every fault of fault-drill. */
 Test(metrics, counters_are_exported_at_0_from_the_start, .timeout = 30)
 {
-    char why[256], lab[96];
-    const struct view_link *v = metrics_view_open(NULL, NULL, NULL, why, sizeof why);
-    cr_assert(v, "%s", why);
-    line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,\"ranks\":2,\"nodes\":1,\"runs\":1,\"sample_hz\":100,"
-               "\"recovery\":\"restart\"}");
-    line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+    char lab[96];
+    const struct view_link *v = view_begun("\"ranks\":2,\"nodes\":1,\"runs\":1,\"sample_hz\":100,\"recovery\":\"restart\"");
     for (int pass = 0; pass < 2; pass++) {
         char *t = live_text(v);
         int there;
@@ -1045,12 +1036,7 @@ Test(metrics, the_grafana_dashboard_queries_series_the_run_exports, .timeout = 3
     const char *q[64];
     size_t nq = dash_queries(dash, q, 0, 64);
     cr_assert_geq(nq, 5, "the dashboard's queries: %zu", nq);
-    char why[256];
-    const struct view_link *v = metrics_view_open(NULL, NULL, NULL, why, sizeof why);
-    cr_assert(v, "%s", why);
-    line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,\"ranks\":2,\"nodes\":1,\"runs\":1,\"sample_hz\":100,"
-               "\"recovery\":\"restart\"}");
-    line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+    const struct view_link *v = view_begun("\"ranks\":2,\"nodes\":1,\"runs\":1,\"sample_hz\":100,\"recovery\":\"restart\"");
     char *t = live_text(v);
     int names = 0;
     for (size_t i = 0; i < nq; i++) {
