@@ -4,8 +4,9 @@
  * and the node), and a SIGTERM meanwhile ends it at once; a node 0 stalled there is ended by the others after their
  * longer wait (exit 3); a node whose end record never comes fails the run (exit 1, stop node_failed); `accept` on
  * nodes that read one of its scenarios differently fails that one unrun and goes on; a node 0 of another build is
- * refused before any other message (exit 3, both builds named). A node stalls by stopping itself (SIGSTOP) at a chosen call: tests/stall_preload.c, preloaded
- * into that node's supervisor only, through a wrapper that picks by OMPI_COMM_WORLD_RANK. Skips without MPI. */
+ * refused before any other message (exit 3, both builds named). A node stalls by stopping itself (SIGSTOP) at a
+ * chosen call: tests/stall_preload.c, preloaded into that node's supervisor only, through a wrapper that picks by
+ * OMPI_COMM_WORLD_RANK. Skips without MPI. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
