@@ -160,6 +160,22 @@ Test(nodeagg, a_silent_rank_holds_nothing_back)
     sink_free(&k);
 }
 
+/* An iteration none of whose ranks said its duration (no dur_s) is a line whose dur_s and dur_min_s are null: until
+ * 2026-12-01 0, which the live metrics read as an iteration of 0 s. */
+Test(nodeagg, a_duration_no_rank_said_is_null)
+{
+    struct sink k = { 0 };
+    struct nodeagg *a = nodeagg_new(0, 2, 0, 0, sink_emit, &k);
+    for (int r = 0; r < 2; r++)
+        ev(a, 0.01, "iteration", json_pack("{s:i,s:i,s:i}", "rank", r, "run", 0, "iter", 0));
+    ev(a, 0.02, "run_end", json_pack("{s:i}", "run", 0));
+    cr_assert_eq(k.n, 1);
+    cr_assert(json_is_null(json_object_get(k.lines[0], "dur_s")) && json_is_null(json_object_get(k.lines[0], "dur_min_s")),
+              "dur_s %s", json_dumps(k.lines[0], JSON_COMPACT));
+    nodeagg_free(a);
+    sink_free(&k);
+}
+
 /* shrink drops rank 1 of the node: from then on an iteration is whole with the ranks left, at once. */
 Test(nodeagg, a_dropped_rank_is_not_waited_for)
 {

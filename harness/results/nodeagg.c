@@ -135,12 +135,12 @@ static void entry_emit(struct nodeagg *a, struct entry *e)
             json_object_set_new(o, "bus_bytes", json_real(e->ph[p].bus));
         json_object_set_new(phases, a->names[p], o);
     }
-    if (!isfinite(e->dur_max))   /* no rank said its duration: 0 rather than an infinity JSON cannot hold */
-        e->dur_max = e->dur_min = 0;
-    json_t *line = json_pack("{s:f, s:s, s:i, s:I, s:I, s:i, s:f, s:f, s:i, s:o}", "t_s", round(e->t_s * 1e6) / 1e6,
+    int said = isfinite(e->dur_max);   /* no rank said its duration: null (until 2026-12-01 0, read live as 0 s) */
+    json_t *line = json_pack("{s:f, s:s, s:i, s:I, s:I, s:i, s:o, s:o, s:i, s:o}", "t_s", round(e->t_s * 1e6) / 1e6,
                              "event", "node_iteration", "node", a->node, "run", (json_int_t)e->run, "iter",
-                             (json_int_t)e->iter, "ranks", e->ranks, "dur_s", e->dur_max, "dur_min_s", e->dur_min,
-                             "slowest", e->slowest, "phases", phases);
+                             (json_int_t)e->iter, "ranks", e->ranks, "dur_s", said ? json_real(e->dur_max) : json_null(),
+                             "dur_min_s", said ? json_real(e->dur_min) : json_null(), "slowest", e->slowest, "phases",
+                             phases);
     e->used = 0;
     /* 15 digits as every event line: t_s keeps its µs (until 2026-11-30 7 digits: 10 ms after 2.8 hours) */
     char *text = line ? json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) : NULL;
@@ -265,7 +265,8 @@ int nodeagg_event(struct nodeagg *a, double t_s, const char *type, const json_t 
     int64_t rn = json_integer_value(run), in = json_integer_value(it);
     struct rank_state *r = &a->rk[local];
     if (iter_ev) {
-        fold_iteration(a, t_s, (int)local, rn, in, json_number_value(json_object_get(line, "dur_s")));
+        json_t *dur = json_object_get(line, "dur_s");   /* none said: NAN, never the 0 json_number_value gives */
+        fold_iteration(a, t_s, (int)local, rn, in, json_is_number(dur) ? json_number_value(dur) : NAN);
         return 1;
     }
     const char *ph = json_string_value(json_object_get(line, "phase"));

@@ -69,10 +69,14 @@ json_t *replayfit_json(const struct scenario *sc, const struct replayfit_in *in)
     if (both < 2 || analysis_run(&rs, in->bands, in->nb, &rr) != 0 || analysis_run(&ms, in->bands, in->nb, &mr) != 0) {
         o = json_pack("{s:s, s:I}", "trace", sc->workload.replay.trace, "points", (json_int_t)both);
     } else {
-        double shares = 0;   /* the largest difference of band shares, in points (a share of 1 = 100 points) */
-        for (int b = 0; b < rr.n_bands && b < mr.n_bands; b++)
-            if (fabs(rr.bands[b].share - mr.bands[b].share) * 100 > shares)
-                shares = fabs(rr.bands[b].share - mr.bands[b].share) * 100;
+        /* the largest difference of band shares, in points (a share of 1 = 100 points); none where no band has a
+         * share on both sides (a short trace, a slow rate: null, until 2026-12-01 0) */
+        double shares = NAN;
+        for (int b = 0; b < rr.n_bands && b < mr.n_bands; b++) {
+            double d = fabs(rr.bands[b].share - mr.bands[b].share) * 100;
+            if (isfinite(d) && !(d <= shares))
+                shares = d;
+        }
         o = json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:{s:o, s:o, s:o}}", "trace",
                       sc->workload.replay.trace, "points", (json_int_t)both, "shift_ms", json_num(shift * 1e3),
                       "correlation",
