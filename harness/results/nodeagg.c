@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_json.h"
 #include "phasecov.h"
 #include "stats.h"
 #include "util.h"
@@ -265,8 +266,7 @@ int nodeagg_event(struct nodeagg *a, double t_s, const char *type, const json_t 
     int64_t rn = json_integer_value(run), in = json_integer_value(it);
     struct rank_state *r = &a->rk[local];
     if (iter_ev) {
-        json_t *dur = json_object_get(line, "dur_s");   /* none said: NAN, never the 0 json_number_value gives */
-        fold_iteration(a, t_s, (int)local, rn, in, json_is_number(dur) ? json_number_value(dur) : NAN);
+        fold_iteration(a, t_s, (int)local, rn, in, json_num_value(json_object_get(line, "dur_s")));   /* none: NAN */
         return 1;
     }
     const char *ph = json_string_value(json_object_get(line, "phase"));

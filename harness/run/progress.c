@@ -54,12 +54,20 @@ static void grow(struct progress *p, int ranks)
     p->ranks = ranks;
 }
 
+/* The node's power now: every rank's reading summed; NAN where a rank has none (a failed poll, none yet), never a
+ * sum that reads it as 0 W. */
+static double node_sum(const struct progress *p)
+{
+    double sum = 0;
+    for (int r = 0; r < p->ranks; r++)
+        sum += p->w[r];
+    return sum;
+}
+
 static void print_line(struct progress *p, uint64_t now)
 {
     int64_t it = slowest(p);
-    double dt = (double)(now - p->last_ns) * 1e-9, sum = 0;
-    for (int r = 0; r < p->ranks; r++)   /* a rank without a reading (a failed poll, none yet): no sum, never 0 W */
-        sum += p->w[r];
+    double dt = (double)(now - p->last_ns) * 1e-9, sum = node_sum(p);
     if (p->cluster_fed)
         sum = p->cluster_w;
     /* the time left: this run's iterations and the later runs' at this run's rate so far (as the live view's header) */
@@ -164,9 +172,7 @@ static void pv_power(void *ctx, double t_s, int rank, const struct power_reading
     p->powered = 1;
     if (rank == p->ranks - 1 && !p->cluster_fed) {   /* a tick's rows are in: the sum's range (a tick a rank is
                                                       * missing from is no sum: until 2026-12-01 a dip to its 0 W) */
-        double sum = 0;
-        for (int r = 0; r < p->ranks; r++)
-            sum += p->w[r];
+        double sum = node_sum(p);
         if (isfinite(sum)) {
             p->lo = fmin(p->lo, sum);
             p->hi = fmax(p->hi, sum);
