@@ -74,7 +74,12 @@ int analysis_bess_grid(const double *trace, const double *held, size_t n, double
     if (rc == 0 && analysis_project_series(grid, n, dt, bands, n_bands, base, gp) == 0) {
         gp->swing_mw = b->grid_swing_mw;   /* its ramps and spectrum stay the line's, as the cluster's do */
         gp->range_mw = b->grid_range_mw;
+        b->grid_ramp_up_mw_s = gp->ramp_up_mw_s;   /* with what the sensor cannot resolve left unmeasured, as the */
+        b->grid_ramp_down_mw_s = gp->ramp_down_mw_s;   /* spec's clauses take them: never a figure beside a null */
         rc = 1;
+    } else if (rc == 0) {   /* the line's ramps without the sensor's limits: not given */
+        b->grid_ramp_up_mw_s = NAN;
+        b->grid_ramp_down_mw_s = NAN;
     }
     free(grid);
     return rc;
