@@ -1345,13 +1345,20 @@ Test(analyze_input, a_jittered_loggers_rate_is_its_step_and_decimation_is_named)
     rng_seed(&r, 17, 0);
     fprintf(f, "t_s,watts\n");
     for (int i = 0; i < 3000; i++)   /* 30 s at 100 Hz, each time +-4 ms off its step */
-        fprintf(f, "%.6f,%.2f\n", 1 + i * 0.01 + 0.008 * (rng_uniform(&r) - 0.5), 300 + 100 * sin(i * 0.05));
+        fprintf(f, "%.6f,%.2f\n", 1 + i * 0.01 + (i ? 0.008 * (rng_uniform(&r) - 0.5) : 0.0039),   /* the first late */
+                300 + 100 * sin(i * 0.05));
     fclose(f);
     json_t *j = az_json(path, NULL, NULL);
     cr_assert_float_eq(json_number_value(json_object_get(j, "grid_hz")), 100, 1e-9, "grid %g Hz",
                        json_number_value(json_object_get(j, "grid_hz")));
     cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "aggregate"), "samples")), 3000, "every sample");
     cr_assert(json_is_false(json_object_get(json_object_get(j, "warnings"), "decimated")));
+    json_decref(j);
+    j = az_json(path, "--hz=100", NULL);   /* the trace's own rate asked: the same grid, at the samples' phase too (begun
+                                             * at the first sample until 2026-12-02: 365 of the 3000 merged) */
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "aggregate"), "samples")), 3000,
+                 "every sample at --hz 100: %lld", (long long)json_integer_value(json_object_get(json_object_get(j,
+                 "aggregate"), "samples")));
     json_decref(j);
     char *text;
     j = az_json(path, "--hz=10", &text);
