@@ -470,3 +470,31 @@ Test(analysis_math, the_update_interval_is_its_definitions_at_every_scale)
         free(x);
     }
 }
+
+/* A band's share is its part of the fluctuation's variance (Parseval), the Nyquist bin's too: of an even trace it
+ * stands once in the two-sided spectrum where every other bin stands twice, and counted at their weight it read a
+ * 50/50 mix of a sine and the alternation at half the rate as 2/3 alternation (until 2026-12-02). Random lengths,
+ * bins and amplitudes. */
+Test(analysis_math, a_bands_share_is_its_share_of_the_variance_at_nyquist_too)
+{
+    struct rng r;
+    rng_seed(&r, 23, 1);
+    double dt = 1e-3, *x = xmalloc(6000 * sizeof *x);
+    for (int c = 0; c < 200; c++) {
+        size_t n = 2 * (50 + (size_t)(2900 * rng_uniform(&r))), m = n / 2;
+        size_t j0 = 1 + (size_t)((double)(m - 2) * rng_uniform(&r));   /* a bin below Nyquist's */
+        double a = 1 + 300 * rng_uniform(&r), b = 1 + 300 * rng_uniform(&r), df = 1 / ((double)n * dt);
+        for (size_t i = 0; i < n; i++)
+            x[i] = 500 + (i % 2 ? -a : a) + b * cos(2 * M_PI * (double)(j0 * i) / (double)n);
+        struct an_band bands[2] = { { 0.5 * df, ((double)m - 0.5) * df, 0 }, { ((double)m - 0.5) * df, 0.5 / dt * (1 + 5e-10), 0 } };   /* to the last bin */
+        struct an_series s = { x, n, dt, AN_NOT_HELD, 0 };
+        struct an_result res;
+        cr_assert_eq(analysis_run(&s, bands, 2, &res), 0);
+        double want = a * a / (a * a + b * b / 2);   /* the alternation's variance a^2, the cosine's b^2 / 2 */
+        cr_assert(fabs(res.bands[1].share - want) <= 1e-9, "%zu samples, bin %zu, a %g, b %g: Nyquist's share %.12g, "
+                  "its variance's %.12g", n, j0, a, b, res.bands[1].share, want);
+        cr_assert(fabs(res.bands[0].share - (1 - want)) <= 1e-9, "%zu samples: the rest's share %.12g, not %.12g", n,
+                  res.bands[0].share, 1 - want);
+    }
+    free(x);
+}

@@ -167,7 +167,7 @@ int an_spectrum(const double *x, size_t a, size_t b, double dt, double mean, con
     p[0] = 0;
     for (size_t j = 1; j <= m; j++) {
         double f = (double)j * df, re = p[2 * j], im = p[2 * j + 1];
-        p[j] = re * re + im * im;
+        p[j] = (re * re + im * im) * (2 * j == n ? 0.5 : 1);   /* Nyquist's bin stands once in the two-sided spectrum */
         total += p[j];
         for (int b = 0; b < n_bands && b < AN_MAX_BANDS; b++)
             if (f >= bands[b].lo_hz && f < bands[b].hi_hz) {

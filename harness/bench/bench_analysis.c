@@ -32,6 +32,8 @@ static const char bench_numpy[] =
     "        r['up_' + name] = float(max(d.max(), 0) / (k * dt))\n"
     "        r['down_' + name] = float(max(-d.min(), 0) / (k * dt))\n"
     "    p = np.abs(np.fft.rfft(y - y.mean())) ** 2\n"
+    "    if y.size % 2 == 0:\n"
+    "        p[-1] *= 0.5\n"
     "    f = np.arange(p.size) / (y.size * dt)\n"
     "    tot = p[1:].sum()\n"
     "    r['dominant_hz'] = float(f[1 + np.argmax(p[1:])])\n"
