@@ -767,6 +767,25 @@ Test(numpy, the_analysis_agrees_with_numpy_on_one_trace, .timeout = 120)
     free(out);
 }
 
+/* A reference that gives fewer figures than it was asked for agrees on nothing: a numpy side answering with no
+ * results at all read "largest difference 0" and exit 0 until 2026-12-02 (fmax passes over what is not there). */
+Test(numpy, a_reference_that_answers_nothing_is_no_agreement, .timeout = 60)
+{
+    char path[64];
+    FILE *f = az_file(path);
+    fprintf(f, "#!/bin/sh\necho '{\"seconds\": 0.1, \"numpy\": \"none\", \"results\": []}'\n");
+    fclose(f);
+    cr_assert_eq(chmod(path, 0700), 0);
+    az_log_name("np-none");
+    int rc = e2e_run(az_log, (const char *[]){ "bench", "analysis", "--seconds", "2s", "--gpus", "2", "--reference",
+                                               "numpy", "--python", path, NULL });
+    char *out = e2e_read(az_log);
+    cr_assert_eq(rc, 1, "exit %d:\n%s", rc, out);
+    cr_assert(strstr(out, "gauntlet and numpy disagree by inf"), "%s", out);
+    free(out);
+    unlink(path);
+}
+
 /* A results folder is read run by run: each mitigation run's rows of power.csv (cut by the times events.jsonl gives)
  * analysed on its own, agreeing with the run's own figures in summary.json; --run picks one. */
 Test(analyze_input, a_results_folder_is_split_by_mitigation_run, .timeout = 120)

@@ -111,6 +111,14 @@ static int bench_numpy_run(const char *python, const char *path, int gpus, size_
     return 0;
 }
 
+/* How far one of our figures is from numpy's v, over scale: infinite where either is not a number (a figure that
+ * is not there is no agreement: fmax passes over a NAN, and a missing one once read as a difference of 0). */
+static double bench_off(double ours, json_t *v, double scale)
+{
+    double d = json_is_number(v) ? fabs(ours - json_number_value(v)) / scale : NAN;
+    return isfinite(d) ? d : INFINITY;
+}
+
 /* Returns the largest relative difference between our result r and numpy's o (its keys), scaled by scale. */
 static double bench_diff(const struct an_result *r, json_t *o, double scale)
 {
@@ -119,15 +127,14 @@ static double bench_diff(const struct an_result *r, json_t *o, double scale)
                       r->ramp_up_w_s[1], r->ramp_down_w_s[1], r->ramp_up_w_s[2], r->ramp_down_w_s[2] };
     const char *keys[] = { "mean_w", "min_w", "max_w", "swing_w", "up_10ms", "down_10ms", "up_100ms", "down_100ms",
                            "up_1s", "down_1s" };
-    for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
-        double v = json_number_value(json_object_get(o, keys[i]));
-        worst = fmax(worst, fabs(ours[i] - v) / scale);
-    }
-    worst = fmax(worst, fabs(r->dominant_hz - json_number_value(json_object_get(o, "dominant_hz"))) /
-                            fmax(r->dominant_hz, 1e-9));
+    for (size_t i = 0; i < ARRAY_LEN(keys); i++)
+        worst = fmax(worst, bench_off(ours[i], json_object_get(o, keys[i]), scale));
+    worst = fmax(worst, bench_off(r->dominant_hz, json_object_get(o, "dominant_hz"), fmax(r->dominant_hz, 1e-9)));
     json_t *b = json_object_get(o, "bands");
-    for (int k = 0; k < r->n_bands && k < (int)json_array_size(b); k++)
-        worst = fmax(worst, fabs(r->bands[k].share - json_number_value(json_array_get(b, (size_t)k))));
+    if ((int)json_array_size(b) != r->n_bands)   /* a share not given is no agreement */
+        return INFINITY;
+    for (int k = 0; k < r->n_bands; k++)
+        worst = fmax(worst, bench_off(r->bands[k].share, json_array_get(b, (size_t)k), 1));
     return worst;
 }
 
@@ -225,6 +232,8 @@ int bench_analysis_main(int argc, char **argv)
         if (!rc) {
             double t_np = json_number_value(json_object_get(o, "seconds")), worst = 0;
             json_t *list = json_object_get(o, "results");
+            if (json_array_size(list) != (size_t)gpus + 1)   /* every GPU's and the sum's, or no agreement */
+                worst = INFINITY;
             for (int k = 0; k <= gpus && k < (int)json_array_size(list); k++)
                 worst = fmax(worst, bench_diff(&res[k], json_array_get(list, (size_t)k), k < gpus ? 780 : 780 * gpus));
             printf("numpy %s, the same metrics on the same trace: %.3f s\n",
