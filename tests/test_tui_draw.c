@@ -388,6 +388,40 @@ Test(tui_draw, never_measured_is_a_dash)
     vm_free(m);
 }
 
+/* Each shape's runs are compared with that shape's own none, as summary.json's vs_none (until 2026-12-02 with the
+ * first none of all: a pipeline's none read +710 % energy against the first shape's none) */
+Test(tui_draw, each_shape_is_compared_with_its_own_none)
+{
+    struct vm *m = vm_new();
+    ev(m, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"shapes\",\"backend\":\"sim\",\"ranks\":2,\"runs\":4,"
+          "\"iterations\":10,\"sample_hz\":100}");
+    const char *runs[][3] = { { "none", "a", "100" }, { "filler", "a", "150" }, { "none", "b", "800" },
+                              { "filler", "b", "1000" } };
+    for (int i = 0; i < 4; i++)
+        ev(m, "{\"t_s\":%d,\"event\":\"run_end\",\"run\":%d,\"mitigation\":\"%s\",\"label\":\"%s [%s]\","
+              "\"shape\":\"%s\",\"iterations\":10,\"complete\":true,\"figures\":{\"swing_w\":%s,"
+              "\"energy_per_iter_j\":%s,\"throughput_it_s\":10}}", i + 1, i, runs[i][0], runs[i][0], runs[i][1],
+           runs[i][1], runs[i][2], runs[i][2]);
+    struct tui_ui ui;
+    ascii_ui(&ui, m);
+    screen_open(160, 50);
+    draw(m, &ui);
+    const char *want[] = { "none [a]", "filler [a]", "none [b]", "filler [b]" }, *pct[] = { "+0%", "+50%", "+0%", "+25%" };
+    for (int i = 0; i < 4; i++) {
+        int row = find(want[i]);
+        cr_assert_geq(row, 0, "%s", text);
+        char cells[1024], *save;
+        snprintf(cells, sizeof cells, "%s", line[row]);
+        int seen = 0;   /* swing% and energy%: the same ratio here; time% +0% (a none's three columns) */
+        for (char *tok = strtok_r(cells, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+            seen += strcmp(tok, pct[i]) == 0;
+        cr_assert_eq(seen, i % 2 ? 2 : 3, "%s against its own none: swing%% and energy%% %s: %s", want[i], pct[i],
+                     line[row]);
+    }
+    screen_close();
+    vm_free(m);
+}
+
 /* Under 40x12 the screen shows only that it is too small: no key acts unseen (f, q then y, p and m took effect with
  * nothing shown), and a dialog or the quit question open when the terminal shrinks is closed; a replay's q leaves. */
 Test(tui_draw, a_screen_too_small_takes_no_keys)

@@ -348,15 +348,22 @@ static void fmt_pct(char *out, size_t n, double x, double base)
     snprintf(out, n, isfinite(x) && base > 0 ? "%+.0f%%" : "-", 100 * (x / base - 1));
 }
 
-/* ---- the finished runs, against the first `none` */
+/* The first `none` run of r's shape left alone (as summary.json's comparison: each shape against its own none; until
+ * 2026-12-02 every shape was compared with the first shape's, a pipeline's none read +710 % energy); NULL: none. */
+static const struct vm_run *run_base(const struct vm *m, const struct vm_run *r)
+{
+    for (int i = 0; i < m->nruns; i++)
+        if (m->runrow[i].none && m->runrow[i].complete && !m->runrow[i].disturbed &&
+            strcmp(m->runrow[i].shape, r->shape) == 0)
+            return &m->runrow[i];
+    return NULL;
+}
+
+/* ---- the finished runs, each against its shape's first `none` */
 static void draw_runs(const struct vm *m, const struct tui_ui *ui, int y, int h)
 {
     if (h < 2)
         return;
-    const struct vm_run *base = NULL;
-    for (int i = 0; i < m->nruns && !base; i++)   /* a none run left alone (as summary.json's comparison) */
-        if (strncmp(m->runrow[i].label, "none", 4) == 0 && m->runrow[i].complete && !m->runrow[i].disturbed)
-            base = &m->runrow[i];
     /* under 110 columns the short form: the costs and the swing kept, the note a mark after the name (as the report's:
      * * skipped or ended early, ~ disturbed by hand), the name as wide as the rest leaves */
     int narrow = COLS < 110, nw = COLS - 57 < 8 ? 8 : COLS - 57 > 26 ? 26 : COLS - 57;
@@ -375,7 +382,7 @@ static void draw_runs(const struct vm *m, const struct tui_ui *ui, int y, int h)
     attrset(A_NORMAL);
     int first = m->nruns > h - 1 ? m->nruns - (h - 1) : 0;
     for (int i = first; i < m->nruns; i++) {
-        const struct vm_run *r = &m->runrow[i];
+        const struct vm_run *r = &m->runrow[i], *base = run_base(m, r);
         char mean[16], sw[16], rp[16], ds[16], de[16], dtm[16], eff[16] = "-", p50[16], ej[16];
         fmt_w(mean, sizeof mean, r->mean_w);
         fmt_w(sw, sizeof sw, r->swing_w);

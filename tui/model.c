@@ -345,6 +345,8 @@ static void vm_run_end(struct vm *m, json_t *ev, double t)
     if (m->nruns < VM_RUNS) {
         struct vm_run *r = &m->runrow[m->nruns++];
         str_copy(r->label, sizeof r->label, *str(ev, "label") ? str(ev, "label") : str(ev, "mitigation"));
+        str_copy(r->shape, sizeof r->shape, str(ev, "shape"));
+        r->none = strcmp(str(ev, "mitigation"), "none") == 0;
         r->complete = json_is_true(json_object_get(ev, "complete"));
         r->skipped = json_is_true(json_object_get(ev, "skipped"));
         r->disturbed = json_array_size(json_object_get(ev, "disturbed")) > 0;

@@ -46,6 +46,8 @@ struct vm_rank {
 /* One finished run, as the run_end event carries it. */
 struct vm_run {
     char label[48];
+    char shape[32];   /* workload.shapes: the shape it ran on ("" where the run has one) */
+    int none;         /* a `none` run: its shape's baseline */
     int complete, skipped;
     int disturbed;   /* by hand: paused, a fault from the view, skipped (not the mitigation's alone) */
     int64_t iterations;

@@ -97,6 +97,8 @@ static void sup_one_run(struct sup *s, int m)
         if (mm.cap_w > 0)
             json_object_set_new(begin, "cap_w", json_real(mm.cap_w));
     }
+    if (s->sc->workload.n_shapes > 1)   /* the shape it runs on: the view compares it with its shape's none */
+        json_object_set_new(begin, "shape", json_string(s->sc->workload.shapes[s->sc->mitigations[m].shape].name));
     results_event(&s->res, now, "run_begin", begin);
     json_t *dev = supdev_run_begin(s, m);   /* cap, firmware smoothing: before the first iteration */
     struct wcmd cmd = { .type = CMD_RUN, .run = m, .iterations = s->sc->iterations, .epoch = s->epoch };
@@ -159,11 +161,13 @@ static void sup_one_run(struct sup *s, int m)
     double begin_s = (double)(int64_t)(s->rs.t_begin - s->res.t0_ns) * 1e-9;
     if (t && t->n >= 2)
         json_object_set_new(fig, "analysed_s", json_pack("[f, f]", begin_s + t->t_s[0], begin_s + t->t_s[t->n - 1]));
-    results_event(&s->res, s->rs.t_end, "run_end",
-                  json_pack("{s:i, s:s, s:s, s:I, s:b, s:b, s:o, s:o}", "run", m, "mitigation", s->sc->mitigations[m].name,
+    json_t *end = json_pack("{s:i, s:s, s:s, s:I, s:b, s:b, s:o, s:o}", "run", m, "mitigation", s->sc->mitigations[m].name,
                             "label", s->sc->mitigations[m].label[0] ? s->sc->mitigations[m].label : s->sc->mitigations[m].name,
                             "iterations", (json_int_t)runstats_iterations(&s->rs), "complete", runstats_done(&s->rs),
-                            "skipped", s->skipping, "disturbed", run_disturbed(s->disturbed), "figures", fig));
+                            "skipped", s->skipping, "disturbed", run_disturbed(s->disturbed), "figures", fig);
+    if (s->sc->workload.n_shapes > 1)
+        json_object_set_new(end, "shape", json_string(s->sc->workload.shapes[s->sc->mitigations[m].shape].name));
+    results_event(&s->res, s->rs.t_end, "run_end", end);
     supc_run_end(s, m, run);   /* several nodes: node 0 gathers every node's figures of this run */
     if (s->node == 0 && s->res.cl) {   /* forward: nodes: the stretch of the cluster's sum this run is, and node 0's
                                         * trace projected to the cluster's GPUs beside it */
