@@ -4,7 +4,8 @@
  * is its repeat; once its recovery is over (a good iteration after it) a later finding on that rank is another
  * corruption. Until 2026-12-01 it was the first one's repeat for the rest of the run: no recovery, and on a GPU no
  * fault_observed, so gauntlet accept judged no observed_fault. The stop flag keeps each finding from acting (no
- * recovery is started here): what is judged is the record's lines. */
+ * recovery is started here): what is judged is the record's lines. A fault a recovery took in has that recovery's
+ * figures of work, and joins, while its node waits for node 0's go, the recovery it asked for. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +78,7 @@ static int injected(int rank, int64_t iter, uint64_t t_ns)
     }
     s.fl->faults[s.fl->n_faults] = (struct fault_rec){ .spec = 0, .kind = kind, .rank = rank, .iter = iter,
                                                        .t_ns = t_ns, .detector = -1, .restore_iter = -1, .lost = -1,
-                                                       .redone = -1, .det_rank = -1 };
+                                                       .redone = -1, .det_rank = -1, .joined_to = -1 };
     return s.fl->n_faults++;
 }
 
@@ -131,4 +132,54 @@ Test(faultlog, on_a_modelled_device_it_is_a_false_positive)
     cr_assert_eq(finds(0, 9, 4000), -1, "%s", lines);
     cr_assert(strstr(lines, "\"false_positive\":true"), "%s", lines);
     cr_assert_eq(count("detection_repeat"), 0, "%s", lines);
+}
+
+/* A fault a recovery took in has that recovery's work lost and redone, the fault it joined (docs/results.md): when a
+ * failure followed before that recovery's first good iteration, the joined fault took the following recovery's
+ * figures (0 and 0 for 2 and 2, seen on sim with shrink, 2026-12-02). Fault a's recovery covered b; c's recovery
+ * superseded a's; c's first good iteration ends all three. */
+Test(faultlog, a_joined_fault_has_the_figures_of_the_recovery_it_joined)
+{
+    make(0);
+    int a = injected(0, 7, 1000), b = injected(1, 7, 1100), c = injected(0, 9, 3000);
+    s.fl->faults[a].lost = s.fl->faults[a].redone = 2;
+    s.fl->faults[b].joined_to = a;
+    faultlog_join(&s, b);
+    s.fl->superseded[s.fl->n_superseded++] = a;   /* a's recovery followed by c's before its first good iteration */
+    s.fl->faults[c].lost = s.fl->faults[c].redone = 0;
+    s.fl->awaiting_fault = c;
+    s.fl->awaiting_iter = 5;
+    struct wevent ev = { .run = 0, .iter = 5, .t_ns = 9000 };
+    faultlog_iteration(&s, &ev);
+    cr_assert(s.fl->faults[b].recovered_ns, "b is recovered with the rest:\n%s", lines);
+    cr_assert_eq(s.fl->faults[b].lost, 2, "b joined a (lost 2), not c (0): lost %lld\n%s",
+                 (long long)s.fl->faults[b].lost, lines);
+    cr_assert_eq(s.fl->faults[b].redone, 2, "redone %lld", (long long)s.fl->faults[b].redone);
+    /* one that joined no named fault (its joined_to -1) takes the recovery's under way, as before */
+    int d = injected(1, 12, 10000), e = injected(0, 12, 10100);
+    s.fl->faults[e].lost = 3;
+    s.fl->faults[e].redone = 1;
+    faultlog_join(&s, d);
+    s.fl->awaiting_fault = e;
+    s.fl->awaiting_iter = 13;
+    ev.iter = 13;
+    faultlog_iteration(&s, &ev);
+    cr_assert_eq(s.fl->faults[d].lost, 3, "lost %lld", (long long)s.fl->faults[d].lost);
+}
+
+/* A fault found while this node waits for node 0's go joins the recovery it asked for: the machine's own record is
+ * still the last recovery's (before any, all zero), and the fault read as joined to fault 0 of the run. */
+Test(faultlog, a_fault_found_while_waiting_for_the_go_joins_the_one_asked_for)
+{
+    make(0);
+    int a = injected(1, 3, 1000), w = injected(1, 10, 5000), x = injected(0, 10, 5100);
+    cr_assert_eq(a, 0);
+    s.stopping = 0;   /* the finding acts: it joins the recovery this node waits for */
+    s.recovering = 1;
+    s.fl->rec_wait = 1;
+    s.fl->rec_wait_fault = w;
+    cr_assert_eq(finds(0, 10, 6000), x, "%s", lines);
+    cr_assert_eq(s.fl->faults[x].joined_to, w, "joined to fault %d, not %d (the one asked for)\n%s",
+                 s.fl->faults[x].joined_to, w, lines);
+    s.stopping = 1;
 }

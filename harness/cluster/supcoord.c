@@ -110,6 +110,7 @@ static int cluster_request(struct sup *s, const struct rec_failure *f)
     s->ln->rec_asked = *f;
     s->recovering = 1;   /* until node 0's go: no other detection starts a second recovery */
     s->fl->rec_wait = 1;
+    s->fl->rec_wait_fault = f->fault;
     s->fl->rec_wait_since = mono_ns();
     return 0;
 }

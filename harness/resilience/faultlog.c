@@ -330,8 +330,10 @@ int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, 
          * every process that is gone (shrink: drops it, until this node has proposed) */
         if (match >= 0) {
             str_copy(s->fl->faults[match].outcome, sizeof s->fl->faults[match].outcome, "joined the recovery under way");
-            if (s->fl->rm.fail.fault != match)
-                s->fl->faults[match].joined_to = s->fl->rm.fail.fault;
+            int under = s->fl->rec_wait ? s->fl->rec_wait_fault : s->fl->rm.fail.fault;   /* waiting for node 0's
+                                                * go, rm is the last recovery's (before any, all zero: fault 0) */
+            if (under != match)
+                s->fl->faults[match].joined_to = under;
             faultlog_join(s, match);
         }
         return match;
@@ -462,6 +464,9 @@ void faultlog_joined_recovered(struct sup *s, uint64_t t, const char *note)
         if (i == s->fl->awaiting_fault || s->fl->faults[i].recovered_ns || s->fl->faults[i].rolled_back)
             continue;   /* a rolled-back fault is no recovery's: the rollback took its effect away */
         s->fl->faults[i].recovery = 1;   /* its recovery was the other fault's: its figures of work are that one's */
+        faultlog_joined_figures(s, &s->fl->faults[i]);   /* the fault it joined (until 2026-12-02 the one awaited: a
+                                                          * recovery that followed took its 0 and 0 for the 2 and 2
+                                                          * of the one it joined) */
         int aw = s->fl->awaiting_fault;
         if (aw >= 0 && aw < s->fl->n_faults && s->fl->faults[i].lost < 0) {   /* as results.md says (it wrote -1) */
             s->fl->faults[i].lost = s->fl->faults[aw].lost;

@@ -83,6 +83,7 @@ struct resilience {
     const struct rec_host *host;   /* this node's worker processes (the core's sup_host) */
     const struct rec_coord *coord; /* the other nodes: rec_coord_local, or rec_coord_cluster over MPI */
     int rec_wait;                  /* this node asked the coordinator for a recovery and waits for its go */
+    int rec_wait_fault;            /* ... for this fault (-1: none named): what a fault found meanwhile joins */
     uint64_t rec_wait_since;       /* ... since then (a deadline: node 0 answers within the heartbeat timeout) */
     int awaiting_fault;            /* the fault whose recovery waits for its first good iteration, or -1 */
     int restore_fault;             /* the fault of the newest recovery, whose ranks' restores are counted (-1: none): a
