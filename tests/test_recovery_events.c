@@ -307,3 +307,49 @@ Test(recovery_events, a_crash_seen_while_a_recovery_stops_the_ranks_fires_again,
     json_decref(rb);
     json_decref(inj);
 }
+
+/* ---- a hang nobody injected, while a recovery stops the ranks ---- */
+
+/* Rank 2 hangs at iteration 10 (an injected hang): found after the heartbeat timeout, a recovery begins. Rank 1's
+ * worker is stopped (SIGSTOP, as a debugger or a frozen driver holds it) once rank 2's hang has fired: it cannot stop
+ * for the recovery, and is hung_in_recovery, killed and replaced. That hang is a failure no fault explains: an
+ * observed fault of rank 1, found by the heartbeat and recovered with the recovery it joined (until 2026-12-02 it was
+ * killed and replaced with no fault recorded). Should one heartbeat check find both silent before the recovery
+ * begins, rank 1's hang is found there: the same record. */
+Test(recovery_events, a_rank_hung_by_no_fault_while_a_recovery_stops_the_ranks_is_an_observed_fault, .timeout = 180)
+{
+    const char *log = e2e_log("hung-observed.log");
+    char text[2048];
+    snprintf(text, sizeof text, "name: hung-observed\n" BASE "heartbeat: { interval: 10ms, timeout: 3s }\nfaults:\n"
+             "  - { kind: hang, at: 10, rank: 2 }\n");
+    const char *out = e2e_outdir();
+    pid_t sup = e2e_start(log, (const char *[]){ "run", e2e_scenario(text), "--backend", "sim", "--headless", "--out",
+                                                 out, NULL });
+    int fired = e2e_wait_events(out, "fault_injected", 1, E2E_SETUP_S);
+    pid_t w[4];
+    int nw = e2e_worker_pids(out, w, 4);
+    if (fired != 0 || nw != 4 || kill(w[1], SIGSTOP) != 0) {
+        e2e_wait(sup, 60);
+        cr_assert_fail("rank 2's hang did not fire (%d workers started); see %s", nw, log);
+    }
+    int rc = e2e_wait(sup, 120);
+    cr_assert_eq(rc, 0, "exit %d; see %s", rc, log);
+    json_t *s = e2e_summary(out), *fa;
+    size_t i;
+    int seen = 0;
+    json_array_foreach(json_object_get(s, "faults"), i, fa)
+        if (ival(fa, "rank") == 1) {
+            seen++;
+            char *t = json_dumps(fa, JSON_COMPACT);
+            cr_expect_str_eq(json_string_value(json_object_get(fa, "origin")), "observed", "%s", t);
+            cr_expect_str_eq(json_string_value(json_object_get(fa, "kind")), "hang", "%s", t);
+            cr_expect_str_eq(json_string_value(json_object_get(fa, "detected_by")), "heartbeat", "%s", t);
+            cr_expect(json_is_number(json_object_get(fa, "recover_s")), "recovered: %s", t);
+            cr_expect(strstr(json_string_value(json_object_get(fa, "what")) ?: "", "hung in recovery"), "%s", t);
+            free(t);
+        }
+    cr_assert_eq(seen, 1, "rank 1's hang is one fault of the record: %s; see %s",
+                 json_dumps(json_object_get(s, "faults"), JSON_COMPACT), log);
+    ended_whole(s, 24, log);
+    json_decref(s);
+}

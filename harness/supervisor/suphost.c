@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "detectors/detector.h"
 #include "sup.h"
 #include "util.h"
 
@@ -200,9 +201,16 @@ static int host_busy(struct sup *s, uint64_t now)
         double limit = stuck ? sup_silence_limit(s, k) : 0;   /* the phase before the beat, as sup_check_heartbeats */
         uint64_t hb = atomic_load_explicit(&shm_ctl(&s->shm, k)->heartbeat_ns, memory_order_acquire);
         if (stuck && hb && now > hb && (double)(now - hb) * 1e-9 > limit) {
+            int rank = atomic_load(&shm_ctl(&s->shm, k)->rank);
             results_event(&s->res, now, "hung_in_recovery",
-                          json_pack("{s:i, s:i, s:f}", "rank", atomic_load(&shm_ctl(&s->shm, k)->rank), "slot", k,
-                                    "silent_s", (double)(now - hb) * 1e-9));
+                          json_pack("{s:i, s:i, s:f}", "rank", rank, "slot", k, "silent_s", (double)(now - hb) * 1e-9));
+            /* a failure like any hang: the ledger joins it to the recovery (a fault nobody injected, observed) or
+             * knows it for the abandoned timeline's (seen_during_recovery); until 2026-12-02 a rank hung by no
+             * injected fault was killed and replaced, or dropped, with no fault recorded */
+            char msg[160];
+            snprintf(msg, sizeof msg, "rank %d hung in recovery: no heartbeat for %.2f s", rank, (double)(now - hb) * 1e-9);
+            if (s->running && rank >= 0)
+                SUP_HOOKS(s, failure, (s, DET_HEARTBEAT, rank, atomic_load(&shm_ctl(&s->shm, k)->iter), now, msg, 2));
             sup_kill(s, k);
         }
         busy += s->alive[k] && (s->expect_exit[k] || (st != WS_IDLE && st != WS_READY) || unread);
