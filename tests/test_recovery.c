@@ -209,6 +209,28 @@ Test(shrink, a_rank_killed_while_the_recovery_backs_off_is_dropped_next, .timeou
     cr_expect_eq(e2e_count_events(out, "rank_dropped"), 5, "ranks 1 to 5 dropped");
     cr_expect_eq(e2e_count_events(out, "recovery_begin"), e2e_count_events(out, "recovery_end"),
                  "every recovery that began ended");
+    /* a recovery's end is stamped when it ends: never before the rank it dropped (one stamp for every state of a
+     * step put recovery_end some microseconds before the rank_dropped written ahead of it, until 2026-12-02) */
+    char path[1100];
+    snprintf(path, sizeof path, "%s/events.jsonl", out);
+    char *all = e2e_read(path), *save = NULL;
+    double dropped_t = -1;
+    int ends = 0;
+    for (char *l = strtok_r(all, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        json_t *e = json_loads(l, 0, NULL);
+        const char *type = json_string_value(json_object_get(e, "event"));
+        double t = json_number_value(json_object_get(e, "t_s"));
+        if (type && strcmp(type, "rank_dropped") == 0)
+            dropped_t = t;
+        if (type && strcmp(type, "recovery_end") == 0) {
+            ends++;
+            cr_expect_geq(t, dropped_t, "recovery_end at %.6f s, before the rank_dropped of %.6f s ahead of it", t,
+                          dropped_t);
+        }
+        json_decref(e);
+    }
+    cr_expect_geq(ends, 5);
+    free(all);
     json_decref(s);
 }
 

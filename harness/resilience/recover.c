@@ -481,6 +481,8 @@ void recover_step(struct sup *s)
         m->deadline = now + (uint64_t)((s->sc->heartbeat.timeout_s + 30) * 1e9);
     }
     if (m->state == RM_AGREEING) {
+        now = mono_ns();   /* each state at its own time: a proposal, a restart's checks take theirs (one stamp for
+                            * all once put recovery_end before the rank_dropped it follows, and cut the deadlines) */
         struct rec_agreement a;
         int r = s->fl->coord->agreed(s, &a, why, sizeof why);
         if (r < 0 || (r == 0 && now > m->deadline))
@@ -492,6 +494,7 @@ void recover_step(struct sup *s)
         m->deadline = now + m->backoff_ns;
     }
     if (m->state == RM_BACKOFF) {
+        now = mono_ns();
         if (now < m->deadline)
             return;
         struct rec_agreement a = m->agreed;
@@ -501,10 +504,10 @@ void recover_step(struct sup *s)
             return;
         }
         m->state = RM_STARTING;
-        m->deadline = now + (uint64_t)(s->sc->heartbeat.startup_s * 1e9);
+        m->deadline = mono_ns() + (uint64_t)(s->sc->heartbeat.startup_s * 1e9);   /* from the restart done */
         /* on to the next state now: a node shrink took whole has nothing to wait for, and its run may end here */
     }
-    recover_starting(s, now);
+    recover_starting(s, mono_ns());
 }
 
 /* ---- one node: its proposal is the agreement */
