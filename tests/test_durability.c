@@ -1120,6 +1120,51 @@ Test(summarize, values_that_would_overflow_are_exit_2)
     free(log);
 }
 
+/* What no run writes is exit 2 naming its line, never a figure (each read back as one until 2026-12-02): a
+ * projection of gpus 5000.0, 0 groups or a band upside down (taken for 10,000 GPUs in one group: half the cluster's
+ * MW, twice over); a negative iteration duration (the run's p50 read -5 s); a compute phase that ends before it
+ * began (its time summed as negative: 0.178 TFLOP/s for 0.097); and power.csv rows of a rank the run does not have
+ * (added into its power: 2008 W for 1342). */
+Test(summarize, what_no_run_writes_is_exit_2_naming_it)
+{
+    static const struct { const char *start, *more, *want; } cases[] = {
+        { "\"projection\":{\"gpus\":5000.0,\"groups\":1}", "", "events.jsonl:1: \"projection.gpus\": expected an integer" },
+        { "\"projection\":{\"gpus\":5000,\"groups\":0}", "", "events.jsonl:1: \"projection.groups\": expected an integer" },
+        { "\"projection\":{\"gpus\":5000,\"groups\":1,\"spec\":{\"max_ramp_up_mw_s\":0,\"max_ramp_down_mw_s\":0,"
+          "\"dynamic_range_mw\":0,\"max_band_share\":0,\"band\":[20,0.1]}}", "", "events.jsonl:1: \"projection.spec\": expected" },
+        { "\"projection\":[]", "", "events.jsonl:1: \"projection\": expected an object" },
+        { "\"seed\":1", "{\"t_s\":1,\"event\":\"iteration\",\"rank\":0,\"run\":0,\"iter\":0,\"dur_s\":-5}\n",
+          "events.jsonl:3: \"dur_s\": expected a number in [0," },
+        { "\"seed\":1", "{\"t_s\":1,\"event\":\"phase_begin\",\"rank\":0,\"run\":0,\"phase\":\"compute\"}\n"
+          "{\"t_s\":0.9,\"event\":\"phase_end\",\"rank\":0,\"run\":0,\"phase\":\"compute\",\"flops\":1e12}\n",
+          "events.jsonl:4: \"t_s\": 0.9, before its compute phase began (1)" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[1024], *log;
+        snprintf(text, sizeof text, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"x\",\"backend\":\"sim\",\"ranks\":2,%s}\n"
+                 "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":1}\n%s",
+                 cases[i].start, cases[i].more);
+        int rc = summarize(record(text), &log);
+        cr_expect_eq(rc, 2, "case %zu: exit %d\n%s", i, rc, log);
+        cr_expect(log && strstr(log, cases[i].want), "case %zu: not '%s':\n%s", i, cases[i].want, log);
+        free(log);
+    }
+    /* power.csv: rank 7's rows in a run of 2 ranks */
+    const char *dir = record("{\"t_s\":0,\"event\":\"start\",\"scenario\":\"x\",\"backend\":\"sim\",\"ranks\":2}\n"
+                             "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":1}\n");
+    char csv[4096];
+    size_t at = (size_t)snprintf(csv, sizeof csv, "t_s,rank,watts\n");
+    for (int k = 0; k < 20; k++)
+        for (int r = 0; r < 3; r++)
+            at += (size_t)snprintf(csv + at, sizeof csv - at, "%.3f,%d,%d\n", 0.1 + 0.01 * k, r ? r == 1 ? 1 : 7 : 0, 500);
+    put(dir, "power.csv", csv, at);
+    char *log;
+    int rc = summarize(dir, &log);
+    cr_expect_eq(rc, 2, "exit %d\n%s", rc, log);
+    cr_expect(log && strstr(log, "/power.csv:4: rank 7, but the start event gives 2 rank(s) in all"), "%s", log);
+    free(log);
+}
+
 /* A run whose run_begin has no label is kept, under its mitigation's name, else "run N". */
 Test(summarize, a_run_without_a_label_is_kept)
 {

@@ -39,6 +39,8 @@ struct az_trace *analyze_load(const struct az_opts *o, const char *path, int *rc
  * whole row is EXIT_INPUT, said. */
 struct az_trace *analyze_load_rows(const struct az_opts *o, const char *path, int *rc);
 void analyze_free(struct az_trace *tr);
+/* Whether tr has a GPU whose id is outside [lo, hi): 1 with its id and its first row's line, else 0. */
+int analyze_gpu_outside(const struct az_trace *tr, long lo, long hi, long *id, long *line);
 /* Moves every sample of tr earlier by by_ns (a trace of wall-clock timestamps onto a run's own clock). Returns 1 when
  * tr's times are timestamps with a date, 0 when they are seconds (nothing moved). */
 int analyze_shift(struct az_trace *tr, int64_t by_ns);

@@ -84,3 +84,14 @@ out:
     analyze_free(tr);
     return rc;
 }
+
+int analyze_gpu_outside(const struct az_trace *tr, long lo, long hi, long *id, long *line)
+{
+    for (int k = 0; tr && k < tr->ng; k++)
+        if (tr->g[k].id < lo || tr->g[k].id >= hi) {
+            *id = tr->g[k].id;
+            *line = tr->g[k].n ? tr->g[k].s[0].line : 0;
+            return 1;
+        }
+    return 0;
+}

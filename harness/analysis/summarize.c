@@ -344,7 +344,15 @@ static int summarize_locked(const char *dir, const char *path, int force, char *
     rc = sz_events(dir, &z, msg, msgn);
     if (!rc)
         rc = sz_power(dir, &tr, note, sizeof note, msg, msgn);
+    long id, line;   /* a row of no rank of the run is no reading of it: added in, a stray rank 7 read 2008 W for 1342 */
+    if (!rc && tr && z.start && analyze_gpu_outside(tr, 0, (long)z.world, &id, &line)) {
+        snprintf(msg, msgn, "%s/power.csv:%ld: rank %ld, but the start event gives %lld rank(s) in all", dir, line, id,
+                 (long long)z.world);
+        rc = EXIT_INPUT;
+    }
     if (rc) {
+        if (tr)
+            analyze_free(tr);
         sz_record_free(&z);
         return rc;
     }

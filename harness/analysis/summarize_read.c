@@ -155,6 +155,35 @@ static int sz_num(const struct sz_ctx *c, json_t *ev, const char *key, double lo
     return -1;
 }
 
+/* The start's projection, where it has one, as a run writes it: GPUs, groups within them, a spec (the figures a
+ * rebuilt summary projects with; until 2026-12-02 one it could not read was taken for 10,000 GPUs in 1 group, and a
+ * hand-edited gpus: 5000.0 projected twice the cluster with no word). 0, or -1 with c->msg. */
+static int sz_projection_check(const struct sz_ctx *c, json_t *p)
+{
+    struct an_spec spec;
+    json_t *gpus = json_object_get(p, "gpus"), *groups = json_object_get(p, "groups");
+    const char *bad = NULL, *want = NULL;
+    char got[64];
+    if (!p)
+        return 0;
+    if (!json_is_object(p))
+        bad = "projection", want = "an object {gpus, groups, spec}";
+    else if (!json_is_integer(gpus) || json_integer_value(gpus) < 1 || json_integer_value(gpus) > 10000000)
+        bad = "projection.gpus", want = "an integer in [1, 10000000]";
+    else if (!json_is_integer(groups) || json_integer_value(groups) < 1 ||
+             json_integer_value(groups) > json_integer_value(gpus))
+        bad = "projection.groups", want = "an integer from 1 to projection.gpus";
+    else if (json_object_get(p, "spec") && analysis_spec_from_json(json_object_get(p, "spec"), &spec) != 0)
+        bad = "projection.spec", want = "the limits a run writes (each from 0 to 1e9, max_band_share at most 1, band "
+                                        "[lo, hi] with 0 <= lo < hi <= 1e6 Hz)";
+    if (!bad)
+        return 0;
+    json_t *x = strcmp(bad, "projection") == 0 ? p : strcmp(bad, "projection.spec") == 0 ? json_object_get(p, "spec")
+              : strcmp(bad, "projection.gpus") == 0 ? gpus : groups;
+    snprintf(c->msg, c->n, "%s:%ld: \"%s\": expected %s, got %s", c->path, c->line, bad, want, sz_show(x, got, sizeof got));
+    return -1;
+}
+
 /* Node 0's (first) start event: the run's size. 0, or -1 with c->msg. */
 static int sz_on_start(struct sz_record *z, const struct sz_ctx *c, json_t *ev)
 {
@@ -173,6 +202,8 @@ static int sz_on_start(struct sz_record *z, const struct sz_ctx *c, json_t *ev)
         return -1;
     }
     z->world = ranks * nodes;
+    if (sz_projection_check(c, json_object_get(ev, "projection")) < 0)
+        return -1;
     z->start = json_incref(ev);
     return 0;
 }
@@ -252,7 +283,8 @@ static int sz_on_rank(struct sz_record *z, const struct sz_ctx *c, json_t *ev, c
         return -1;
     }
     int bad = iteration ? sz_int(c, ev, "iter", 0, SZ_ITER_MAX, 1, &iter) < 0 ||
-                              sz_num(c, ev, "dur_s", -INFINITY, INFINITY, &dur) < 0   /* only summed: any number */
+                              sz_num(c, ev, "dur_s", 0, SZ_TIME_MAX, &dur) < 0   /* a duration: -5 s once read as
+                                                                                    * the run's iteration p50 */
                         : sz_num(c, ev, "t_s", -SZ_TIME_MAX, SZ_TIME_MAX, &t) < 0;
     if (bad)
         return -1;
@@ -308,6 +340,11 @@ static int sz_on_rank(struct sz_record *z, const struct sz_ctx *c, json_t *ev, c
     } else if (json_is_number(json_object_get(ev, "flops")) && !isnan(z->open_t[rank])) {
         if (sz_num(c, ev, "flops", 0, 1e30, &amount) < 0)
             return -1;
+        if (t < z->open_t[rank]) {   /* its time added as negative: one such phase read 0.178 TFLOP/s for 0.097 */
+            snprintf(c->msg, c->n, "%s:%ld: \"t_s\": %.9g, before its compute phase began (%.9g): a phase ends after "
+                     "it begins", c->path, c->line, t, z->open_t[rank]);
+            return -1;
+        }
         r->flops += amount;
         r->compute_s += t - z->open_t[rank];
         k->flops += amount;
