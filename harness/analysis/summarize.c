@@ -138,9 +138,9 @@ static json_t *sz_run_json(const struct sz_record *z, struct sz_run *r, int i, c
     int64_t iters = -1, most = 0, per_node = json_integer_value(json_object_get(z->start, "ranks"));
     /* past every rank that spoke, every node that said its count and every rank dropped, a rank counts 0: those are
      * not walked one by one (a record of 4,194,304 ranks and 65,536 runs once took 2.7e11 steps: tens of minutes) */
-    int64_t known = (int64_t)r->nrk, by_node = per_node > 0 ? (int64_t)r->nnode * per_node : z->world;
-    known = by_node > known ? by_node : known;
-    known = (int64_t)z->ndrop > known ? (int64_t)z->ndrop : known;
+    int64_t known = (int64_t)r->top, by_node = per_node > 0 ? (int64_t)r->node_top * per_node : z->world;
+    known = by_node > known ? by_node : known;   /* what appeared, not what was allocated (up to twice it) */
+    known = (int64_t)z->drop_top > known ? (int64_t)z->drop_top : known;
     known = known < z->world ? known : z->world;
     if (known < z->world)
         iters = 0;
@@ -290,6 +290,39 @@ static int sz_existing(const char *path, int force, char *msg, size_t msgn)
     }
     return 0;
 }
+
+int sz_power(const char *dir, struct az_trace **tr, char *note, size_t noten, char *msg, size_t n)
+{
+    /* the trace keeps the path it was loaded from, to name it in what the analysis says later (after this returns):
+     * static, not on this frame (one summarize's trace at a time: summarize_dir frees it before it returns) */
+    static char path[1200];
+    struct az_opts ao = { .max_w = 4000 };
+    *tr = NULL;
+    snprintf(path, sizeof path, "%s/power.csv", dir);   /* sz_events checked that dir leaves room */
+    int missing = 0, rc = 0;
+    FILE *f = sz_open(path, &missing, &rc, msg, n);
+    if (!f) {
+        snprintf(note, noten, "no power.csv: the runs' power is null");
+        return missing ? 0 : rc;
+    }
+    int64_t size, whole, content;
+    if (sz_tail(fileno(f), &size, &whole, &content) != 0) {
+        snprintf(msg, n, "%s: cannot read: %s", path, strerror(errno));
+        fclose(f);
+        return EXIT_ENV;
+    }
+    fclose(f);
+    /* its whole rows, read in place (a row cut short and NUL bytes at the end: said, ignored) */
+    if (whole > 0)
+        *tr = analyze_load_rows(&ao, path, &rc);
+    else
+        gl_log("%s: no whole row (no newline%s): ignored", path, size > content ? "; NUL bytes at its end" : "");
+    if (!*tr)
+        snprintf(note, noten, "%s", whole ? "power.csv could not be read as a power trace (said above): the runs' power "
+                                            "is null" : "power.csv has no whole row: the runs' power is null");
+    return 0;
+}
+
 
 static int summarize_locked(const char *dir, const char *path, int force, char *msg, size_t msgn);
 

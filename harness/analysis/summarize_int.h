@@ -42,7 +42,7 @@ struct sz_run {
     size_t nrk, top;
     int64_t *node_done;        /* per node: its node_iteration lines' last iter + 1 (forward: nodes; nnode of them) */
     unsigned char *node_since; /* and a node_iteration line since the node's last recovery_begin */
-    size_t nnode;
+    size_t nnode, node_top;    /* allocated; the highest node that said its count + 1 */
     double flops, compute_s;   /* summed over ranks */
     double t0_s, t1_s;
 };
@@ -55,7 +55,7 @@ struct sz_record {
     double clock_uncert_s;     /* the largest clock_uncertainty_s of any node's start event (NAN: none said) */
     int ended;                 /* node 0's end event */
     int64_t *drop_run;         /* per rank: the run shrink dropped it in (INT64_MAX: never; ndrop of them) */
-    size_t ndrop;
+    size_t ndrop, drop_top;    /* allocated; the highest rank dropped + 1 */
     char end_reason[640];      /* node 0's end line's reason ("" where none): a run that never began says why there */
     int64_t world;             /* ranks x nodes of the start event (0: no start event) */
     double *open_t;            /* per rank: the open compute phase's start (NAN: none open) */

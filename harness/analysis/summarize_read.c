@@ -372,9 +372,11 @@ static int sz_on_count(struct sz_record *z, const struct sz_ctx *c, json_t *ev, 
 {
     int64_t a = 0, run = 0, iter = 0;
     if (strcmp(type, "node_iteration") == 0) {
-        if (sz_int(c, ev, "node", 0, SZ_NODES_MAX - 1, 1, &a) < 0 || sz_int(c, ev, "run", 0, SZ_RUN_MAX, 1, &run) < 0 ||
-            sz_int(c, ev, "iter", 0, SZ_ITER_MAX, 1, &iter) < 0)
-            return -1;
+        int64_t nodes = z->start ? json_integer_value(json_object_get(z->start, "nodes")) : 0;
+        if (sz_int(c, ev, "node", 0, (nodes > 0 ? nodes : z->start ? 1 : SZ_NODES_MAX) - 1, 1, &a) < 0 ||
+            sz_int(c, ev, "run", 0, SZ_RUN_MAX, 1, &run) < 0 || sz_int(c, ev, "iter", 0, SZ_ITER_MAX, 1, &iter) < 0)
+            return -1;   /* a node the start does not have: node 8191 of one once made every run walk 4 M ranks */
+        z->rank_events++;   /* a node's line speaks for its ranks (the bound on a dropped rank's number) */
         struct sz_run *r = sz_begun(z, run, c->line);
         if (r) {
             const int64_t none = -1;
@@ -384,6 +386,7 @@ static int sz_on_count(struct sz_record *z, const struct sz_ctx *c, json_t *ev, 
             r->node_since = sz_grow(r->node_since, &n, a, sizeof *r->node_since, &no);
             r->node_done[a] = iter + 1;
             r->node_since[a] = 1;
+            r->node_top = (size_t)a + 1 > r->node_top ? (size_t)a + 1 : r->node_top;
         }
         return 0;
     }
@@ -391,6 +394,14 @@ static int sz_on_count(struct sz_record *z, const struct sz_ctx *c, json_t *ev, 
     if (strcmp(type, "rank_dropped") == 0) {
         if (sz_int(c, ev, "rank", 0, z->start ? z->world - 1 : SZ_WORLD_MAX - 1, 1, &a) < 0)
             return -1;
+        if (a >= SZ_RANKS_FREE && a > SZ_RANKS_PER_EVENT * z->rank_events) {   /* as a rank's own event: one far past
+                                                                               * every rank shown made each run walk 4 M */
+            snprintf(c->msg, c->n, "%s:%ld: \"rank\": %lld, far past the ranks the record has shown (%lld of their "
+                     "events before it): a rank is dropped after it ran", c->path, c->line, (long long)a,
+                     (long long)z->rank_events);
+            return -1;
+        }
+        z->drop_top = (size_t)a + 1 > z->drop_top ? (size_t)a + 1 : z->drop_top;
         const int64_t never = INT64_MAX;
         z->drop_run = sz_grow(z->drop_run, &z->ndrop, a, sizeof *z->drop_run, &never);
         if (z->drop_run[a] == INT64_MAX)
@@ -563,36 +574,4 @@ void sz_record_free(struct sz_record *z)
     json_decref(z->start);
     json_decref(z->faults);
     memset(z, 0, sizeof *z);
-}
-
-int sz_power(const char *dir, struct az_trace **tr, char *note, size_t noten, char *msg, size_t n)
-{
-    /* the trace keeps the path it was loaded from, to name it in what the analysis says later (after this returns):
-     * static, not on this frame (one summarize's trace at a time: summarize_dir frees it before it returns) */
-    static char path[1200];
-    struct az_opts ao = { .max_w = 4000 };
-    *tr = NULL;
-    snprintf(path, sizeof path, "%s/power.csv", dir);   /* sz_events checked that dir leaves room */
-    int missing = 0, rc = 0;
-    FILE *f = sz_open(path, &missing, &rc, msg, n);
-    if (!f) {
-        snprintf(note, noten, "no power.csv: the runs' power is null");
-        return missing ? 0 : rc;
-    }
-    int64_t size, whole, content;
-    if (sz_tail(fileno(f), &size, &whole, &content) != 0) {
-        snprintf(msg, n, "%s: cannot read: %s", path, strerror(errno));
-        fclose(f);
-        return EXIT_ENV;
-    }
-    fclose(f);
-    /* its whole rows, read in place (a row cut short and NUL bytes at the end: said, ignored) */
-    if (whole > 0)
-        *tr = analyze_load_rows(&ao, path, &rc);
-    else
-        gl_log("%s: no whole row (no newline%s): ignored", path, size > content ? "; NUL bytes at its end" : "");
-    if (!*tr)
-        snprintf(note, noten, "%s", whole ? "power.csv could not be read as a power trace (said above): the runs' power "
-                                            "is null" : "power.csv has no whole row: the runs' power is null");
-    return 0;
 }
