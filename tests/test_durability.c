@@ -1139,7 +1139,8 @@ Test(summarize, values_that_would_overflow_are_exit_2)
 /* What no run writes is exit 2 naming its line, never a figure (each read back as one until 2026-12-02): a
  * projection of gpus 5000.0, 0 groups or a band upside down (taken for 10,000 GPUs in one group: half the cluster's
  * MW, twice over); a negative iteration duration (the run's p50 read -5 s); a compute phase that ends before it
- * began (its time summed as negative: 0.178 TFLOP/s for 0.097); and power.csv rows of a rank the run does not have
+ * began (its time summed as negative: 0.178 TFLOP/s for 0.097); a run that ends before it begins (its power
+ * null, no word why); and power.csv rows of a rank the run does not have
  * (added into its power: 2008 W for 1342). */
 Test(summarize, what_no_run_writes_is_exit_2_naming_it)
 {
@@ -1154,6 +1155,8 @@ Test(summarize, what_no_run_writes_is_exit_2_naming_it)
         { "\"seed\":1", "{\"t_s\":1,\"event\":\"phase_begin\",\"rank\":0,\"run\":0,\"phase\":\"compute\"}\n"
           "{\"t_s\":0.9,\"event\":\"phase_end\",\"rank\":0,\"run\":0,\"phase\":\"compute\",\"flops\":1e12}\n",
           "events.jsonl:4: \"t_s\": 0.9, before its compute phase began (1)" },
+        { "\"seed\":1", "{\"t_s\":0.05,\"event\":\"run_end\",\"run\":0,\"mitigation\":\"none\",\"complete\":true}\n",
+          "events.jsonl:3: \"t_s\": 0.05, before the run's run_begin (0.1)" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char text[1024], *log;

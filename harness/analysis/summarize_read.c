@@ -240,6 +240,11 @@ static int sz_on_run(struct sz_record *z, const struct sz_ctx *c, json_t *ev, in
         return 0;
     }
     struct sz_run *r = sz_begun(z, run, c->line);
+    if (r && t < r->t0_s) {   /* its power would be of no time: null, with no word of why */
+        snprintf(c->msg, c->n, "%s:%ld: \"t_s\": %.9g, before the run's run_begin (%.9g): a run ends after it begins",
+                 c->path, c->line, t, r->t0_s);
+        return -1;
+    }
     json_t *node = json_object_get(ev, "node");
     int zero = !node || (json_is_integer(node) && json_integer_value(node) == 0);
     if (r && (!r->end || (zero && !r->end_zero))) {   /* node 0's end, where it said one: node 0's stretch */
