@@ -212,6 +212,15 @@ Test(scenario_errors, values_that_cannot_work_together)
     load_err(HEAD "heartbeat: {interval: 60s, timeout: 10ms}\n",
              "t.yaml:7:28: heartbeat.timeout: expected longer than heartbeat.interval (60 s), got 0.01 s: every rank "
              "would be hung between two beats");
+    /* the interval alone past the default timeout: the interval's line (it named heartbeat.timeout at 1:1, a key the
+     * file does not have, until 2026-12-02) */
+    load_err(HEAD "heartbeat: {interval: 20s}\n",
+             "t.yaml:7:13: heartbeat.interval: expected shorter than heartbeat.timeout (10 s, the default), got 20 s: "
+             "every rank would be hung between two beats");
+    /* a step's GEMM too small for abft: the steps' line (workload.gemm.m at 1:1 once) */
+    load_err("name: m\nranks: 1\niterations: 5\nworkload:\n  phases:\n    - gemm: {m: 2, n: 64, k: 64}\n"
+             "    - allreduce: {bytes: 1MiB}\ndetectors: [abft]\n",
+             "t.yaml:5:3: workload.phases: abft needs at least 3 rows in the GEMM (its last 2 carry the checksum), got 2");
     /* abft's checksum takes the GEMM's last two rows: fewer than 3, and nothing is left to check */
     load_err("name: m\nranks: 1\niterations: 5\nworkload:\n  gemm: {m: 2, n: 64, k: 64}\n  allreduce: {bytes: 1MiB}\n"
              "detectors: [abft]\n",

@@ -92,9 +92,11 @@ int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
             return EXIT_INPUT;
         }
     }
+    const char *abft_key = sc->workload.gemm.m < 3 ? "workload.gemm.m" : "sim.max_dim";
+    if (sc->workload.gemm.m < 3 && sc_key_node(c, root, abft_key) == root)   /* a step's GEMM: the steps' line */
+        abft_key = sc_key_node(c, root, "workload.phases") != root ? "workload.phases" : "workload";
     if (scenario_detector_on(sc, DET_ABFT) && (sc->workload.gemm.m < 3 || sc->sim.max_dim < 3))
-        return sc_error(c, sc_key_node(c, root, sc->workload.gemm.m < 3 ? "workload.gemm.m" : "sim.max_dim"),
-                        sc->workload.gemm.m < 3 ? "workload.gemm.m" : "sim.max_dim",
+        return sc_error(c, sc_key_node(c, root, abft_key), abft_key,
                         "abft needs at least 3 rows in the GEMM (its last 2 carry the checksum), got %ld",
                         (long)(sc->workload.gemm.m < 3 ? sc->workload.gemm.m : sc->sim.max_dim));
     /* the modelled sensor works its updates out from sub-samples 0.1 ms apart and keeps its last SENSOR_WINDOWS
@@ -144,9 +146,15 @@ int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
                         sc->power.sample_hz / 2, sc->projection.spec.band_lo_hz, sc->projection.spec.band_hi_hz,
                         2 * sc->projection.spec.band_hi_hz);
     }
-    if (sc->heartbeat.timeout_s <= sc->heartbeat.interval_s)
-        return sc_error(c, sc_key_node(c, root, "heartbeat.timeout"), "heartbeat.timeout", "expected longer than heartbeat.interval (%g s), got %g s: every "
-                        "rank would be hung between two beats", sc->heartbeat.interval_s, sc->heartbeat.timeout_s);
+    if (sc->heartbeat.timeout_s <= sc->heartbeat.interval_s) {   /* named where the file gives it: an interval past
+                                                                   * the default timeout is the interval's line */
+        int given = sc_key_node(c, root, "heartbeat.timeout") != root;
+        const char *key = given ? "heartbeat.timeout" : "heartbeat.interval";
+        return sc_error(c, sc_key_node(c, root, key), key, given ? "expected longer than heartbeat.interval (%g s), got "
+                        "%g s: every rank would be hung between two beats" : "expected shorter than heartbeat.timeout "
+                        "(%2$g s, the default), got %1$g s: every rank would be hung between two beats",
+                        sc->heartbeat.interval_s, sc->heartbeat.timeout_s);
+    }
     for (const char *p = sc->name; *p; p++)
         if (!(((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
                *p == '_' || *p == '.')))
