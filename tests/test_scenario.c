@@ -237,6 +237,9 @@ Test(scenario_errors, values_that_cannot_work_together)
              "t.yaml:7:16: sim.sensor.update: expected 0 (no sensor: the electrical power itself) or at least 1ms, got 0.5ms");
     load_err(HEAD "sim: {sensor: {update: 10ms, lag: 400ms}}\n",
              "t.yaml:7:30: sim.sensor.lag: expected at most 32 updates (320ms), got 400ms");
+    load_err(HEAD "sim: {sensor: {update: 0, lag: 50ms}}\n",   /* no sensor: a lag did nothing, said nothing */
+             "t.yaml:7:27: sim.sensor.lag: expected 0 with sim.sensor.update 0 (no sensor: the electrical power itself, "
+             "read as it is), got 50ms");
     /* shrink drops ranks: one rank in all leaves nothing; one per node on several nodes is a cluster it can shrink */
     load_err(HEAD "recovery: shrink\n", "t.yaml:7:1: recovery: shrink needs at least 2 ranks in all (ranks x nodes), got 1");
     struct scenario *sc = xcalloc(1, sizeof *sc);
