@@ -1218,6 +1218,28 @@ Test(campaign, a_harness_that_dies_in_its_set_up_is_broken_not_unstarted, .timeo
     json_decref(j);
 }
 
+/* A schedule's run whose harness died in its set-up has no detections: it is broken for that, and compared with no
+ * other strategy's run (its detections read as detector 0, rank 0, iteration 0, and broke "detect differently" with
+ * every other strategy, until 2026-12-02). */
+Test(campaign, a_run_that_died_in_its_set_up_is_compared_with_none, .timeout = 120)
+{
+    e2e_need_mpi();
+    mpirun_that_fails("-k");   /* the fault-free run as it is; the schedule's first run dies by SIGSEGV */
+    char dir[1024];
+    int rc;
+    json_t *j = campaign((const char *[]){ "--schedules", "1", "--nodes", "2", "--ranks", "2", "--recovery",
+                                           "restart,inprocess", "--seed", "3", "--jobs", "1", NULL },
+                         &rc, dir, sizeof dir);
+    char *log = campaign_log(dir);
+    cr_expect_eq(rc, 1, "campaign exited %d:\n%s", rc, log);
+    cr_expect(strstr(log, "the harness crashed in its set-up, before its record began: died by signal 11"), "%s", log);
+    cr_expect(!strstr(log, "detect differently"), "a run with no record compared:\n%s", log);
+    free(log);
+    cr_assert(j);
+    cr_expect_eq(json_integer_value(json_object_get(j, "broken")), 1, "the crash alone");
+    json_decref(j);
+}
+
 /* ---- injections that changed nothing, and the comparison across strategies ---- */
 
 /* Checks dir (exit 0) as a campaign run of schedule sc on one node of 4 ranks, the counts into *st (its missed list

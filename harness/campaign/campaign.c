@@ -279,6 +279,8 @@ static int cp_launch_failed(const struct cp_opts *o, struct cp_job *job, int cod
     char crash[300];
     if (cp_setup_crashed(dir, code, crash, sizeof crash)) {
         r->ran = 1;
+        r->not_started = 1;   /* no record: no detections to compare (its zeros read as detector 0, rank 0, iteration
+                               * 0, and broke "detect differently" with every other strategy's run) */
         st->runs++, st->runs_failed++;
         cp_break(r, "the harness crashed in its set-up, before its record began: %s; its log ends: %s", crash, tail);
         return 3;
