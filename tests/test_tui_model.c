@@ -218,6 +218,24 @@ Test(tui_model, measurements_of_a_known_square_wave)
     vm_free(m);
 }
 
+/* The iteration's percentiles, GEMM and bus bandwidth are the run's own: 4 s into the next mitigation the view read
+ * the run before's iterations (its p50, also the analysis's period and the phase strip's width), until 2026-12-02 */
+Test(tui_model, a_new_run_starts_its_own_iteration_figures)
+{
+    struct vm *m = vm_new();
+    ev(m, "%s", start);
+    ev(m, "{\"t_s\":0,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":100}");
+    for (int i = 0; i < 100; i++)
+        ev(m, "{\"t_s\":%g,\"event\":\"iteration\",\"rank\":0,\"run\":0,\"iter\":%d,\"dur_s\":0.1}", 0.1 * (i + 1), i);
+    ev(m, "{\"t_s\":10.1,\"event\":\"run_end\",\"run\":0,\"mitigation\":\"none\",\"complete\":true}");
+    ev(m, "{\"t_s\":10.2,\"event\":\"run_begin\",\"run\":1,\"mitigation\":\"cap\",\"iterations\":100}");
+    for (int i = 0; i < 5; i++)
+        ev(m, "{\"t_s\":%g,\"event\":\"iteration\",\"rank\":0,\"run\":1,\"iter\":%d,\"dur_s\":0.3}", 10.2 + 0.3 * (i + 1), i);
+    vm_measure(m, 12);
+    cr_assert_float_eq(m->m.iter_p50_s, 0.3, 1e-9, "the cap run's p50 %g s, not the none run's 0.1", m->m.iter_p50_s);
+    vm_free(m);
+}
+
 /* Four 20 ms sensors whose updates interleave (5 ms apart), read at 1 kHz: their sum changes every 5 ms, but the live
  * figures are analysed as the summary's are, with the slowest GPU's update interval from its stamps (20 ms, never 5 or
  * 10) and the iteration as the period, so the 1 Hz iteration is the dominant frequency, not a blank (until 2026-11-30
