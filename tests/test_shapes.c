@@ -362,7 +362,9 @@ Test(replay_sim, follows_the_trace_to_its_goal, .timeout = 60)
 
 Test(shapes_compare, every_mitigation_on_each_shape_against_its_own_none, .timeout = 90)
 {
-    static const char text[] = "name: cmp\nranks: 2\niterations: 8\nsim: {speedup: 4}\n"
+    /* a sensor and a sampler that follow the sped-up iteration (at 20 ms or 100 Hz they could not: nothing ranked) */
+    static const char text[] = "name: cmp\nranks: 2\niterations: 8\nsim: {speedup: 4, sensor: {update: 2ms}}\n"
+                               "power: {sample_hz: 1000}\n"
                                "workload:\n  shapes: [dp-overlap, moe]\n"
                                "mitigations: [none, {filler: {floor: 80%}}, {ramp: {ramp_w_s: 3000}}]\n";
     cr_assert_eq(load(text), 0, "%s", err);
@@ -386,6 +388,8 @@ Test(shapes_compare, every_mitigation_on_each_shape_against_its_own_none, .timeo
     cr_assert_eq(json_array_size(runs), 6);
     json_array_foreach(runs, i, r) {
         cr_assert_str_eq(json_string_value(json_object_get(r, "shape")), i < 3 ? "dp-overlap" : "moe");
+        cr_assert(!json_is_false(json_object_get(json_object_get(r, "vs_none"), "swing_measurable")), "run %zu: %s", i,
+                  json_string_value(json_object_get(json_object_get(r, "vs_none"), "warning")));
         if (i % 3 == 0)   /* each shape's none is its own baseline: nothing removed */
             cr_assert_float_eq(json_number_value(json_object_get(json_object_get(r, "vs_none"), "swing_reduction_pct")),
                                0, 1e-9, "run %zu is compared with another shape's none", i);
@@ -498,28 +502,44 @@ Test(shapes_compare, mitigations_sharing_a_name_are_not_merged)
 
     /* orders within one run's repeat spread (2 points) are ties, not a change with the shape; a run disturbed by hand
      * is listed and never ranked */
-    static const double close[2][3] = { { 50, 51, 10 }, { 51.5, 50, 90 } };
-    static const char *const mits[3] = { "filler", "ramp", "cap" };
+    static const double close[2][4] = { { 50, 51, 10, 99 }, { 51.5, 50, 90, 5 } };
+    static const char *const mits[4] = { "filler", "ramp", "cap", "smoothing" };
     runs = json_array();
     for (int k = 0; k < 2; k++) {
         char label[32];
         snprintf(label, sizeof label, "none [%s]", shape[k]);
         json_array_append_new(runs, shape_run("none", label, shape[k], 0.0));
-        for (int m = 0; m < 3; m++) {
+        for (int m = 0; m < 4; m++) {
             snprintf(label, sizeof label, "%s [%s]", mits[m], shape[k]);
             json_t *r = shape_run(mits[m], label, shape[k], close[k][m]);
             if (k == 1 && m == 2)   /* cap on b: 90 % removed, disturbed: it would swap with both */
                 json_object_set_new(r, "disturbed", json_pack("[s]", "paused"));
+            if (m == 3)   /* smoothing: its readings cannot follow the iteration (99 then 5: an alias's swing) */
+                json_object_set_new(json_object_get(r, "vs_none"), "swing_measurable", json_false());
             json_array_append_new(runs, r);
         }
     }
     cmp = shapes_compare_json(runs);
     cr_assert_eq(json_array_size(json_object_get(cmp, "ranking_changes")), 0, "%s", json_dumps(cmp, 0));
     cr_assert(json_is_false(json_object_get(cmp, "ranking_changes_with_shape")));
-    json_t *b = json_array_get(json_object_get(cmp, "per_shape"), 1);
+    json_t *a = json_array_get(json_object_get(cmp, "per_shape"), 0), *b = json_array_get(json_object_get(cmp, "per_shape"), 1);
     cr_assert_eq(json_array_size(json_object_get(b, "ranking")), 2, "the disturbed cap is not ranked: %s", json_dumps(b, 0));
     cr_assert(json_is_true(json_object_get(json_array_get(json_object_get(b, "runs"), 2), "disturbed")), "%s",
               json_dumps(b, 0));
+    cr_assert_eq(json_array_size(json_object_get(a, "ranking")), 3, "smoothing's alias is not ranked: %s", json_dumps(a, 0));
+    cr_assert(json_is_false(json_object_get(json_array_get(json_object_get(a, "runs"), 3), "swing_measurable")), "%s",
+              json_dumps(a, 0));
+    /* printed: a tie within 2 points is "=", an order beyond them ">"; what is not ranked is counted */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert(f);
+    shapes_compare_print(cmp, f);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert(strstr(text, "ramp = filler > cap  (1 not ranked"), "%s", text);
+    cr_assert(strstr(text, "filler = ramp  (2 not ranked"), "%s", text);
+    cr_assert(strstr(text, "by more than 2 points"), "%s", text);
+    free(text);
     json_decref(cmp);
     json_decref(runs);
 }

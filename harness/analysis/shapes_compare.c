@@ -112,7 +112,11 @@ json_t *shapes_compare_json(json_t *runs)
             /* a run disturbed by hand (paused, a fault by hand, skipped) is listed, never ranked: its figures are not
              * the mitigation's alone */
             int disturbed = json_array_size(json_object_get(r, "disturbed")) > 0;
-            if (m < MAXM && !disturbed)
+            /* nor one whose readings cannot follow its iteration (vs_none.swing_measurable false): what it removed is
+             * an alias's (until 2026-12-02 ranked on it: "smoothing > ramp" where the warning said neither could be
+             * measured) */
+            int alias = json_is_false(json_object_get(json_object_get(r, "vs_none"), "swing_measurable")) && !facility(r);
+            if (m < MAXM && !disturbed && !alias)
                 sw[k][m] = removed(r);
             if (m < MAXM)
                 grid[m] |= facility(r);
@@ -124,12 +128,14 @@ json_t *shapes_compare_json(json_t *runs)
                 json_object_set_new(e, "grid_swing_reduction_pct", json_num(removed(r)));
             if (disturbed)
                 json_object_set_new(e, "disturbed", json_true());
+            if (alias)
+                json_object_set_new(e, "swing_measurable", json_false());
             json_t *w = json_object_get(json_object_get(r, "vs_none"), "warning");
             if (json_is_string(w))
                 json_object_set(e, "warning", w);
             json_array_append_new(list, e);
         }
-        json_t *rank = json_array();   /* most swing removed first; unmeasured last */
+        json_t *rank = json_array(), *rank_pct = json_array();   /* most swing removed first; unmeasured not in it */
         int used[MAXM] = { 0 };
         for (int pos = 0; pos < nm; pos++) {
             int best = -1;
@@ -140,9 +146,10 @@ json_t *shapes_compare_json(json_t *runs)
                 break;
             used[best] = 1;
             json_array_append_new(rank, json_string(names[best]));
+            json_array_append_new(rank_pct, json_real(sw[k][best]));
         }
-        json_array_append_new(per, json_pack("{s:s, s:o, s:o}", "shape", shape[k], "ranking", rank,
-                                             "runs", list));
+        json_array_append_new(per, json_pack("{s:s, s:o, s:o, s:o}", "shape", shape[k], "ranking", rank,
+                                             "ranking_removed_pct", rank_pct, "runs", list));
     }
     /* every pair of mitigations ordered one way on one shape and the other way on another, each by more than one
      * scenario's run-to-run spread (2 points: docs/power.md): a smaller difference is a tie, not an order */
@@ -184,12 +191,22 @@ void shapes_compare_print(json_t *shapes, FILE *f)
         fprintf(f, "    %-14s", json_string_value(json_object_get(p, "shape")));
         json_t *m;
         size_t k;
-        json_array_foreach(json_object_get(p, "ranking"), k, m)
-            fprintf(f, "%s%s", k ? " > " : "", json_string_value(m));
+        json_t *pct = json_object_get(p, "ranking_removed_pct");
+        json_array_foreach(json_object_get(p, "ranking"), k, m) {   /* within the run-to-run spread: a tie, "=" */
+            double d = json_number_value(json_array_get(pct, k - 1)) - json_number_value(json_array_get(pct, k));
+            fprintf(f, "%s%s", !k ? "" : json_array_size(pct) > k && d <= SHAPES_TIE_PCT ? " = " : " > ",
+                    json_string_value(m));
+        }
+        size_t left = 0;   /* listed, not ranked: disturbed by hand, or a swing the readings cannot show */
+        json_array_foreach(json_object_get(p, "runs"), k, m)
+            left += json_is_true(json_object_get(m, "disturbed")) || json_is_false(json_object_get(m, "swing_measurable"));
+        if (left)
+            fprintf(f, "  (%zu not ranked: disturbed, or its swing not measurable)", left);
         fprintf(f, "\n");
     }
     if (!json_array_size(json_object_get(shapes, "ranking_changes")))
-        fprintf(f, "    the ranking is the same on every shape\n");
+        fprintf(f, "    no mitigation ranks above another on one shape and below it on another by more than %.0f "
+                   "points (\"=\": within them, a tie)\n", SHAPES_TIE_PCT);
     json_array_foreach(json_object_get(shapes, "ranking_changes"), i, c)
         fprintf(f, "    ranking changes: %s\n", json_string_value(c));
 }

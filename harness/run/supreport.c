@@ -136,8 +136,8 @@ static void sup_warn_worse(struct sup *s, json_t *r, double cut_pct)
     double it = json_number_value(json_object_get(json_object_get(r, "iteration_s"), "p50"));
     double window = sup_sensor_max_s(r, "update_ms");   /* the readings' update interval: the slowest GPU's */
     int facility = sup_facility(r);
-    int at_scale = !facility && mitigation_acts_on_swing(spec->index, spec->params, &s->sc->sim) &&
-                   mitigation_timescale_warning(spec->name, it, s->sc->sim.ramp_s, window, ts, sizeof ts);
+    int at_scale = facility || !mitigation_acts_on_swing(spec->index, spec->params, &s->sc->sim)
+                       ? 0 : mitigation_timescale_warning(spec->name, it, s->sc->sim.ramp_s, window, ts, sizeof ts);
     if (!facility && cut_pct < -5)   /* beyond the spread of one scenario run twice (2 points, docs/power.md) */
         snprintf(why, sizeof why, "%s%s%s raised the swing by %.1f %% instead of removing it%s%s", inert,
                  idle ? "; " : "", spec->name, -cut_pct, at_scale ? ": " : "", at_scale ? ts : "");
@@ -149,6 +149,8 @@ static void sup_warn_worse(struct sup *s, json_t *r, double cut_pct)
         return;
     why[0] = (char)toupper((unsigned char)why[0]);
     json_object_set_new(json_object_get(r, "vs_none"), "warning", json_string(why));
+    if (at_scale == 2)   /* the readings cannot follow the iteration: the swing it removed is an alias's, never ranked */
+        json_object_set_new(json_object_get(r, "vs_none"), "swing_measurable", json_false());
 }
 
 _Static_assert(sizeof ((struct ctl *)0)->tune_w == (FILL_DUTIES + 1) * sizeof(double),

@@ -91,7 +91,7 @@ double mitigation_followed_share(double period_s, double tau_s);
  * or none its readings can show: an iteration of period_s against the power response's time constant tau_s
  * (sim.ramp: the power follows less than a quarter of its phases' difference), or shorter than two of the power
  * sensor's updates of update_s (0: none; a reading every update_s cannot follow it: what it shows is an alias).
- * 1 when said, else 0. */
+ * 1 when said of the power response, 2 of the sensor (the swing a mitigation removes cannot be measured), else 0. */
 int mitigation_timescale_warning(const char *name, double period_s, double tau_s, double update_s, char *why, size_t n);
 
 struct filler_params { struct power_value floor; };

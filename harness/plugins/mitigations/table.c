@@ -84,5 +84,5 @@ int mitigation_timescale_warning(const char *name, double period_s, double tau_s
                  "%s does to the swing cannot be measured here", period_s * 1e3, update_s * 1e3, name);
     else
         return 0;
-    return 1;
+    return power < 0.25 ? 1 : 2;
 }
