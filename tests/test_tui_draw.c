@@ -422,6 +422,24 @@ Test(tui_draw, each_shape_is_compared_with_its_own_none)
     vm_free(m);
 }
 
+/* At the smallest screen drawn, 40x12, both Now lines show: the chart gives way, never the counts of faults,
+ * detections and recoveries (the footer covered them until 2026-12-02) */
+Test(tui_draw, the_smallest_screen_keeps_both_now_lines)
+{
+    struct vm *m = scene();
+    struct tui_ui ui;
+    ascii_ui(&ui, m);
+    screen_open(TUI_MIN_COLS, TUI_MIN_ROWS);
+    draw(m, &ui);
+    cr_assert_eq(find("too small"), -1, "%s", text);
+    int swing = find("swing "), counts = find("faults ");
+    cr_assert_geq(swing, 0, "%s", text);
+    cr_assert_eq(counts, swing + 1, "the second Now line under the first:\n%s", text);
+    cr_assert_lt(counts, TUI_MIN_ROWS - 1, "the footer's row is the last:\n%s", text);
+    screen_close();
+    vm_free(m);
+}
+
 /* Under 40x12 the screen shows only that it is too small: no key acts unseen (f, q then y, p and m took effect with
  * nothing shown), and a dialog or the quit question open when the terminal shrinks is closed; a replay's q leaves. */
 Test(tui_draw, a_screen_too_small_takes_no_keys)

@@ -445,6 +445,12 @@ void tui_draw(const struct vm *m, const struct tui_ui *ui)
     int gh = 1 + (m->nranks < rows / 5 ? m->nranks : rows / 5);   /* GPUs with the detail line */
     gh = gh < 2 ? 2 : gh;
     int rh = m->nruns ? 1 + (m->nruns < rows / 10 ? m->nruns : (rows / 10 > 1 ? rows / 10 : 1)) : 0;
+    int room = rows - 2 - 2 - 1;   /* past the header, the two Now lines and the footer: chart, GPUs, a log line */
+    if (ch + gh + 1 > room) {      /* a short screen (40x12) gives way in the chart: the Now lines stay (the
+                                    * footer covered the second, its counts of faults, until 2026-12-02) */
+        gh = 2;
+        ch = room - gh - 1 < 3 ? 3 : room - gh - 1;
+    }
     int y = 0;
     draw_header(m, ui, y);
     y += 2;
