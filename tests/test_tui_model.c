@@ -31,6 +31,25 @@ static int log_has(const struct vm *m, const char *needle)
     return 0;
 }
 
+/* The comparison table holds the first VM_RUNS runs; one past them is said once in the log, never dropped without
+ * a word (a scenario of 32 mitigations on 4 shapes has 128 runs) */
+Test(tui_model, runs_past_the_table_are_said_once)
+{
+    struct vm *m = vm_new();
+    ev(m, "%s", start);
+    for (int i = 0; i < VM_RUNS + 3; i++) {
+        ev(m, "{\"t_s\":%d,\"event\":\"run_begin\",\"run\":%d,\"mitigation\":\"none\",\"iterations\":1}", i, i);
+        ev(m, "{\"t_s\":%d.5,\"event\":\"run_end\",\"run\":%d,\"mitigation\":\"none\",\"complete\":true}", i, i);
+    }
+    cr_assert_eq(m->nruns, VM_RUNS);
+    cr_assert(log_has(m, "the comparison table holds the first 64 runs: run 65 on are in summary.json"));
+    int said = 0;
+    for (uint64_t i = m->nlog > VM_LOG ? m->nlog - VM_LOG : 0; i < m->nlog; i++)
+        said += strstr(m->log[i % VM_LOG].text, "comparison table holds") != NULL;
+    cr_assert_eq(said, 1, "said once");
+    vm_free(m);
+}
+
 Test(tui_model, start_and_runs_fill_the_header)
 {
     struct vm *m = vm_new();

@@ -112,6 +112,7 @@ struct vm {
     uint64_t nlog;
     struct vm_run runrow[VM_RUNS];
     int nruns;
+    int runs_past;                     /* runs that ended past the table's VM_RUNS */
     int faults, detections, false_positives, recoveries;   /* faults: injected, less those a rollback undid (each
                                         * fires again and counts then), as summary.json's; observed ones too */
     uint64_t events, samples, dropped;  /* dropped: lines the view could not take (full queue) */
