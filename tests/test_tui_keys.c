@@ -241,6 +241,12 @@ static void k_skip(int mode, struct tui_ui *ui, struct vm *m)
         return no_command(mode, ui, m, 'm');
     cr_assert_eq(press(mode, ui, m, 'm', &cmd, &t), TA_COMMAND);
     cr_assert_eq(cmd.type, VIEW_SKIP);
+    cr_assert_eq(cmd.run, m->run, "the run it was pressed in: the supervisor refuses it in another");
+    int over = m->run_over;   /* between runs: nothing to skip (it skipped the next run before it began) */
+    m->run_over = 1;
+    cr_assert_eq(press(mode, ui, m, 'm', &cmd, &t), TA_REDRAW);
+    cr_assert(strstr(ui->status, "between runs"), "%s", ui->status);
+    m->run_over = over;
 }
 
 static void k_fault(int mode, struct tui_ui *ui, struct vm *m)

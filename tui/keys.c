@@ -200,7 +200,13 @@ int tui_key(struct tui_ui *ui, const struct vm *m, int key, struct view_cmd *cmd
     }
     case 'm':
     case 'M':
+        if (m->run < 0 || m->run_over) {   /* pressed between runs it skipped the next one before it began */
+            snprintf(ui->status, sizeof ui->status, "a skip ends a running run (now: %s)",
+                     m->run_over ? "between runs" : vm_state_label(m));
+            return TA_REDRAW;
+        }
         cmd->type = VIEW_SKIP;
+        cmd->run = m->run;   /* the supervisor refuses it in any other run (one that began before it came) */
         snprintf(ui->status, sizeof ui->status, "skipping to the next mitigation");
         return TA_COMMAND;
     case 'f':

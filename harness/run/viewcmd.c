@@ -84,11 +84,15 @@ void sup_view_command(struct sup *s, const struct view_cmd *cmd)
             sup_set_pause(s, sup_pending_top(s, &s->shm.hdr->pause_at) + 1);
         }
         break;
-    case VIEW_SKIP:
-        if (!s->running || s->skipping || s->recovering || s->stopping || s->ln->bnd_kind) {
+    case VIEW_SKIP: {
+        int other = cmd->run >= 0 && cmd->run != s->run;   /* asked in a run that ended before it came */
+        if (!s->running || s->skipping || s->recovering || s->stopping || s->ln->bnd_kind || other) {
+            char ended[64];
+            snprintf(ended, sizeof ended, "run %d ended before the skip reached it", cmd->run + 1);
             results_event(&s->res, now, "view_refused",
                           json_pack("{s:s, s:s}", "command", "skip", "why",
-                                    s->recovering ? "a recovery is in progress"
+                                    other ? ended
+                                    : s->recovering ? "a recovery is in progress"
                                     : s->ln->bnd_kind ? "the nodes are still agreeing on the last command"
                                     : s->skipping ? "the run is already being skipped"
                                     : s->stopping ? "the run is stopping"
@@ -103,6 +107,7 @@ void sup_view_command(struct sup *s, const struct view_cmd *cmd)
         else
             sup_set_skip(s, sup_pending_top(s, &s->shm.hdr->stop_at) + 1);
         break;
+    }
     case VIEW_FAULT:
         sup_view_fault(s, cmd);
         break;
