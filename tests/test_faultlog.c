@@ -183,3 +183,33 @@ Test(faultlog, a_fault_found_while_waiting_for_the_go_joins_the_one_asked_for)
                  s.fl->faults[x].joined_to, w, lines);
     s.stopping = 1;
 }
+
+/* Two ranks hung at once, one check finding both: the recovery holds both failures, kills the cause's rank, and finds
+ * the other hung as it stops the ranks. That is the failure it holds, not another: it read as an observed fault
+ * beside the injected one (4 runs of 8 on sim, 2026-12-02; on a GPU node whose 8 ranks hang, 7 extra faults). */
+Test(faultlog, a_rank_found_hung_again_in_its_recovery_is_the_failure_held)
+{
+    make(0);
+    int kind = -1;
+    for (int k = 0; fault_table[k]; k++)
+        if (strcmp(fault_table[k]->name, "hang") == 0)
+            kind = k;
+    cr_assert_geq(kind, 0);
+    int a = injected(1, 10, 1000), b = injected(2, 10, 1000);
+    s.fl->faults[a].kind = s.fl->faults[b].kind = kind;
+    for (int f = a; f <= b; f++) {   /* both found by the heartbeat, b joined to a's recovery */
+        s.fl->faults[f].detector = DET_HEARTBEAT;
+        s.fl->faults[f].detect_ns = 4000;
+        s.fl->faults[f].detect_iter = 10;
+    }
+    s.fl->faults[b].joined_to = a;
+    faultlog_join(&s, b);
+    s.stopping = 0;
+    s.recovering = 1;
+    s.fl->fail_iter = 10;
+    int n = s.fl->n_faults;
+    cr_assert_eq(faultlog_detect(&s, DET_HEARTBEAT, 2, 10, 7000, "rank 2 hung in recovery", 2), b, "%s", lines);
+    cr_assert_eq(s.fl->n_faults, n, "a second fault of one hang:\n%s", lines);
+    cr_assert_eq(count("fault_observed"), 0, "%s", lines);
+    s.stopping = 1;
+}

@@ -253,8 +253,24 @@ static int faultlog_after_proposal(struct sup *s, int rank)
            rank < s->nranks && !s->dropped[rank];
 }
 
+/* The fault of rank this run whose detection the recovery under way holds (found, not yet recovered), or -1. */
+static int faultlog_held(struct sup *s, int rank)
+{
+    for (int i = s->fl->n_faults - 1; i >= 0; i--) {
+        const struct fault_rec *f = &s->fl->faults[i];
+        if (f->run == s->run && f->rank == rank && f->detector >= 0 && !f->recovered_ns && !f->undone && !f->rolled_back)
+            return i;
+    }
+    return -1;
+}
+
 int faultlog_detect(struct sup *s, int det, int rank, int64_t iter, uint64_t t, const char *note, int fatal)
 {
+    /* a rank the recovery already holds a failure of, found hung as it stops the ranks (it was left alive: only the
+     * cause's rank is killed): that failure, not another (two ranks hung at once read as three faults) */
+    int held = s->recovering && det == DET_HEARTBEAT && fatal == 2 && rank >= 0 ? faultlog_held(s, rank) : -1;
+    if (held >= 0)
+        return held;
     const struct detector_ops *dop = detector_table[det];
     int repeat, sdc = dop->sdc;
     int window = dop->window_of ? dop->window_of(scenario_detector_params(s->sc, det)) : dop->window;
