@@ -240,13 +240,14 @@ static int sz_on_run(struct sz_record *z, const struct sz_ctx *c, json_t *ev, in
         return 0;
     }
     struct sz_run *r = sz_begun(z, run, c->line);
-    if (r && t < r->t0_s) {   /* its power would be of no time: null, with no word of why */
+    json_t *node = json_object_get(ev, "node");
+    int zero = !node || (json_is_integer(node) && json_integer_value(node) == 0);
+    if (r && zero && t < r->t0_s) {   /* node 0's, whose stretch the power is (another node's own clock may read a
+                                       * short run's end before node 0's begin): of no time, null with no word why */
         snprintf(c->msg, c->n, "%s:%ld: \"t_s\": %.9g, before the run's run_begin (%.9g): a run ends after it begins",
                  c->path, c->line, t, r->t0_s);
         return -1;
     }
-    json_t *node = json_object_get(ev, "node");
-    int zero = !node || (json_is_integer(node) && json_integer_value(node) == 0);
     if (r && (!r->end || (zero && !r->end_zero))) {   /* node 0's end, where it said one: node 0's stretch */
         json_decref(r->end);
         r->end = json_incref(ev);
@@ -381,7 +382,6 @@ static int sz_on_count(struct sz_record *z, const struct sz_ctx *c, json_t *ev, 
         if (sz_int(c, ev, "node", 0, (nodes > 0 ? nodes : z->start ? 1 : SZ_NODES_MAX) - 1, 1, &a) < 0 ||
             sz_int(c, ev, "run", 0, SZ_RUN_MAX, 1, &run) < 0 || sz_int(c, ev, "iter", 0, SZ_ITER_MAX, 1, &iter) < 0)
             return -1;   /* a node the start does not have: node 8191 of one once made every run walk 4 M ranks */
-        z->rank_events++;   /* a node's line speaks for its ranks (the bound on a dropped rank's number) */
         struct sz_run *r = sz_begun(z, run, c->line);
         if (r) {
             const int64_t none = -1;
@@ -399,13 +399,6 @@ static int sz_on_count(struct sz_record *z, const struct sz_ctx *c, json_t *ev, 
     if (strcmp(type, "rank_dropped") == 0) {
         if (sz_int(c, ev, "rank", 0, z->start ? z->world - 1 : SZ_WORLD_MAX - 1, 1, &a) < 0)
             return -1;
-        if (a >= SZ_RANKS_FREE && a > SZ_RANKS_PER_EVENT * z->rank_events) {   /* as a rank's own event: one far past
-                                                                               * every rank shown made each run walk 4 M */
-            snprintf(c->msg, c->n, "%s:%ld: \"rank\": %lld, far past the ranks the record has shown (%lld of their "
-                     "events before it): a rank is dropped after it ran", c->path, c->line, (long long)a,
-                     (long long)z->rank_events);
-            return -1;
-        }
         z->drop_top = (size_t)a + 1 > z->drop_top ? (size_t)a + 1 : z->drop_top;
         const int64_t never = INT64_MAX;
         z->drop_run = sz_grow(z->drop_run, &z->ndrop, a, sizeof *z->drop_run, &never);
