@@ -432,6 +432,52 @@ Test(sensor, a_sim_run_through_a_100ms_sensor_is_held_against_the_truth, .timeou
     json_decref(s);
 }
 
+/* The share of rank 0's readings (each distinct one, as the sensor changed) that lie between the run's two levels:
+ * more than 15 % of the truth's p5..p95 span from either. */
+static double readings_between(const char *out)
+{
+    double *t, *w, *tw;
+    size_t k = read_rank(out, 0, &t, &w, &tw), n = 0, mid = 0;
+    cr_assert_gt(k, 1000);
+    double *sorted = xmalloc(k * sizeof *sorted);
+    memcpy(sorted, tw, k * sizeof *sorted);
+    qsort(sorted, k, sizeof *sorted, cmp_double);
+    double lo = sorted[k / 20], hi = sorted[k - 1 - k / 20], m = 0.15 * (hi - lo);
+    for (size_t i = 1; i < k; i++)
+        if (w[i] != w[i - 1] && t[i] > t[0] + 1.5) {   /* past the start's climb from idle */
+            n++;
+            mid += w[i] > lo + m && w[i] < hi - m;
+        }
+    cr_log_info("%zu readings, %zu between %.0f and %.0f W", n, mid, lo + m, hi - m);
+    cr_assert_gt(n, 30);
+    free(sorted), free(t), free(w), free(tw);
+    return (double)mid / (double)n;
+}
+
+/* An H100's instant field reads the power at its update, not its mean over it (polled every 10 ms on a 0.3 s square
+ * wave: none of its 39 readings between the levels; evidence h100-2026-11-26, smi-square-10ms.csv): sim.sensor.mode
+ * point models it. Its readings lie at the levels but where the update falls within the 10 ms response (5-7 % of
+ * them here); the mean over 100 ms puts a reading whose update straddles an edge between them (22 %).
+ * Ratios in one machine's runs: a loaded host moves both alike. */
+Test(sensor, a_point_sensor_reads_the_levels_an_averaging_one_the_edges_between, .timeout = 120)
+{
+    double share[2];
+    for (int point = 0; point < 2; point++) {
+        char text[1024];
+        snprintf(text, sizeof text, "name: point\nranks: 1\niterations: 14\nseed: 4\n"
+                 "workload:\n  gemm: {m: 8192, n: 8192, k: 8192, count: 195}\n"
+                 "  allreduce: {bytes: 1GiB, emulate_busbw: 6.5, emulate_ranks: 1024}\n"   /* 0.33 s: a period of
+                                                        * 0.63 s, no multiple of the update, its edges at every phase */
+                 "power: {sample_hz: 1000}\nsim: {ramp: 10ms, sensor: {update: 100ms, mode: %s}}\n",
+                 point ? "point" : "mean");
+        share[point] = readings_between(run_sim(text, e2e_log(point ? "sensor-point.log" : "sensor-mean.log")));
+    }
+    cr_log_info("between the levels: mean %.2f, point %.2f", share[0], share[1]);
+    cr_assert_lt(share[1], 0.14, "a point sensor's readings between the levels: %.2f", share[1]);   /* 0.05-0.07 */
+    cr_assert_gt(share[0], 0.15, "an averaging sensor's: %.2f", share[0]);   /* 0.22-0.23 here, 2026-12-02 */
+    cr_assert_gt(share[0], 2 * share[1], "mean %.2f against point %.2f", share[0], share[1]);
+}
+
 /* Runs `gauntlet analyze trace --align dir --json [extra...]`; returns the exit code and, on 0, the JSON array it
  * printed in *out (its notes on stderr around it left aside). */
 static int analyze_aligned(const char *trace, const char *dir, const char *offset, json_t **out)

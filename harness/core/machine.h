@@ -9,7 +9,9 @@
  * update), visible lag after it, held in between; update 0: every reading is the electrical power at that moment. */
 struct sim_sensor {
     double update_s, lag_s;
+    int mode;   /* SENSOR_MEAN: a reading is the mean over its update; SENSOR_POINT: the power at its update */
 };
+enum { SENSOR_MEAN, SENSOR_POINT };
 
 /* What a GPU's power limiter adds to the levels (sim.limiter; 0: nothing): a compute phase begun after a gap runs
  * burst_w above its level for burst_s before the limiter lowers the clocks (an H200 read 920-980 W for 60-80 ms

@@ -131,9 +131,13 @@ static const struct param heartbeat_params[] = {
 #define SS(field) offsetof(struct sim_sensor, field)
 static const struct param sim_sensor_params[] = {
     { "update", PT_DURATION, SS(update_s), .def = "20ms", .min = 0, .max = 10,
-      .help = "a reading every this long (0, or at least 1ms), the mean of the electrical power over it, held until "
-              "the next (0: every reading is the power at that moment); default the H100's driver sample buffer, what "
-              "gauntlet reads there (20ms; its instant field: ~100ms)" },
+      .help = "a reading every this long (0, or at least 1ms), held until the next (0: every reading is the power at "
+              "that moment); default the H100's driver sample buffer, what gauntlet reads there (20ms; its instant "
+              "field: ~100ms with mode point)" },
+    { "mode", PT_ENUM, SS(mode), .def = "mean", .choices = "mean,point",
+      .help = "mean: a reading is the mean of the electrical power over its update (an averaging sensor); point: the "
+              "power at its update (an H100's instant field reads so: on a 0.3 s square wave polled every 10 ms, none "
+              "of its 39 readings between its levels)" },
     { "lag", PT_DURATION, SS(lag_s), .def = "0", .min = 0, .max = 10,
       .help = "a reading becomes visible this long after its update (at most 32 updates)" },
     { 0 },

@@ -84,7 +84,8 @@ static double sim_power_elec(const struct power_state *ps, const struct sim_para
 }
 
 /* The modelled sensor (sim.sensor): a reading every update u, the mean of the electrical power over its window
- * [tick - u, tick], ticks at off + K u (off per slot: GPUs' sensors are not in step). The mean is taken over
+ * [tick - u, tick] (mode point: the power at the window's last sub-sample, at most SENSOR_SUB_NS / 2 before the
+ * tick), ticks at off + K u (off per slot: GPUs' sensors are not in step). The mean is taken over
  * sub-samples SENSOR_SUB_NS apart (8 to 1024 in an update), each from the model's state at that moment. The worker
  * works the windows out as its model moves from state to state (sim_sensor_step: every sub-sample before a new state
  * from the state before it); the supervisor carries the windows on from the newest state it reads, up to the time it
@@ -128,11 +129,14 @@ static void sensor_advance(struct sensor_acc *a, const struct power_state *st, c
             a->sum = 0;
         }
     }
+    int point = m->sensor.mode == SENSOR_POINT;
     for (uint64_t t; (t = sensor_sub_t(g, a->next_j)) < limit; a->next_j++) {
-        a->sum += sim_power_elec(st, m, t);
-        if ((a->next_j + 1) % g->nsub == 0) {
+        int last = (a->next_j + 1) % g->nsub == 0;
+        double v = !point || last ? sim_power_elec(st, m, t) : 0;   /* a point sensor: its update's last sub-sample */
+        a->sum += v;
+        if (last) {
             a->k[a->done % SENSOR_WINDOWS] = (int64_t)(a->next_j / g->nsub + 1);
-            a->w[a->done % SENSOR_WINDOWS] = a->sum / (double)g->nsub;
+            a->w[a->done % SENSOR_WINDOWS] = point ? v : a->sum / (double)g->nsub;
             a->done++;
             a->sum = 0;
         }
@@ -268,8 +272,8 @@ void sim_sensor_source(struct power_source *ps, int slot, char *out, size_t n)
     const struct sim_sensor *ss = &ps->shm->hdr->sc.sim.sensor;
     (void)slot;
     if (ss->update_s > 0)
-        snprintf(out, n, "sim model through sim.sensor: a reading every %.3g ms (the mean over it), %.3g ms lag",
-                 ss->update_s * 1e3, ss->lag_s * 1e3);
+        snprintf(out, n, "sim model through sim.sensor: a reading every %.3g ms (%s), %.3g ms lag",
+                 ss->update_s * 1e3, ss->mode == SENSOR_POINT ? "the power at it" : "the mean over it", ss->lag_s * 1e3);
     else
         snprintf(out, n, "sim model, no sensor (sim.sensor.update 0): the electrical power at each reading");
 }
