@@ -23,6 +23,8 @@
  *   GAUNTLET_STANDIN_SAMPLES_STEP=A,B      the wall clock stepped back by B ms A ms after nvmlInit: the samples taken
  *                                          before are stamped B ms later than those after (the host's clock reads the
  *                                          stepped time all along)
+ *   GAUNTLET_STANDIN_SAMPLES_PAUSE=A,B     the driver takes no sample for B ms from A ms after nvmlInit (a busy
+ *                                          driver: the polls meanwhile find nothing new)
  *   GAUNTLET_STANDIN_NO_PARAM_FIELDS=1     smoothing profile 0's parameters (fields 265-268) are not reported
  *   GAUNTLET_STANDIN_NO_PROFILE_FIELD=1    the active smoothing profile (field 269) is not reported
  *   GAUNTLET_STANDIN_HANG_LIMIT=MW         setting the power limit to MW milliwatts hangs for 30 s (NVML unresponsive)
@@ -433,7 +435,14 @@ nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, int type, unsigned long l
     unsigned long long last = now_us / period + backlog, first = last >= 100 ? last - 99 : 0;   /* the buffer keeps 100 */
     *sampleValType = NVML_VALUE_TYPE_UNSIGNED_INT;
     unsigned int n = 0;
+    unsigned pause_at = 0, pause_ms = 0;
+    const char *pause = getenv("GAUNTLET_STANDIN_SAMPLES_PAUSE");
+    if (!(pause && sscanf(pause, "%u,%u", &pause_at, &pause_ms) == 2))
+        pause_at = pause_ms = 0;
     for (unsigned long long k = first; k <= last; k++) {
+        unsigned long long taken_us = k >= backlog ? (k - backlog) * period : 0;
+        if (pause_ms && k >= backlog && taken_us >= pause_at * 1000ull && taken_us < (pause_at + pause_ms) * 1000ull)
+            continue;
         unsigned long long ts = wall ? standin_t0_wall_ns / 1000 + k * period - backlog * period : 1000000 + k * period;   /* us */
         if (back_ms && !(k >= backlog && (k - backlog) * period >= at_ms * 1000ull))
             ts += back_ms * 1000ull;

@@ -305,6 +305,31 @@ Test(nvml, samples_are_followed_again_after_the_wall_clock_steps_back, .timeout 
     unsetenv("GAUNTLET_STANDIN_SAMPLES");
 }
 
+/* A driver that takes no sample for 150 ms is no clock step: the buffer is looked at afresh (five intervals with
+ * nothing new) and its backlog from before the run, never read, is not taken for samples stamped back (until
+ * 2026-12-02, where their times on the monotonic clock were not known, the newest of the backlog became the reading
+ * and the log said the wall clock had stepped back); the interval is the samples' mean, 20 ms (the shortest mean of
+ * one poll's read irregular gaps as 7.8 ms on an H100 and looked afresh after 39 ms) */
+Test(nvml, a_pause_in_the_samples_is_no_clock_step_and_the_backlog_stays_unread, .timeout = 10)
+{
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SAMPLES", "1", 1), 0);   /* stamps from 1 s: no time on the mono clock */
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SAMPLES_BACKLOG", "50", 1), 0);
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SAMPLES_PAUSE", "200,150", 1), 0);
+    struct nvml *nv = open_standin();
+    struct nvml_buf b = { 0 };
+    poll_for(nv, &b, 450, NULL);
+    cr_assert_eq(b.reseeds, 0, "a pause read as the wall clock stepping back");
+    cr_assert_eq(b.period_us, 20000, "the sample interval: %llu us", b.period_us);
+    double w;
+    uint64_t at;
+    cr_assert_eq(nvml_buf_reading(&b, &w, &at), 1);
+    cr_assert_gt(b.last_us, 1000000ull + 50 * 20000ull + 350000ull, "the newest is the run's: %llu", b.last_us);
+    nvml_close(nv);
+    unsetenv("GAUNTLET_STANDIN_SAMPLES_PAUSE");
+    unsetenv("GAUNTLET_STANDIN_SAMPLES_BACKLOG");
+    unsetenv("GAUNTLET_STANDIN_SAMPLES");
+}
+
 Test(nvml, init_failure_gives_the_reason)
 {
 #ifdef NVML_STANDIN

@@ -192,6 +192,7 @@ uint64_t nvml_wall_us_to_mono(unsigned long long wall_us, int64_t wall_minus_mon
 
 #define NVML_BUF_POLL_NS 10000000ull   /* 10 ms: the H100's buffer holds a sample every 20 ms */
 #define NVML_BUF_NEW 64                /* new samples one poll keeps (the newest; the rest are counted in passed) */
+#define NVML_BUF_GAPS 31               /* polls whose mean interval the sample interval is the median of */
 #define NVML_BUF_SEEN 256              /* stamps of the samples read last, kept (more than the driver buffers) */
 enum nvml_buf_state {
     NVML_BUF_ON = 0,     /* it answers (or has not been asked yet) */
@@ -208,7 +209,9 @@ struct nvml_buf {
     double w;                     /* the newest sample: its power and its time on the mono clock (0: not known) */
     uint64_t at_ns;
     uint64_t new_ns;              /* when a poll last brought a new sample, or the stamps were last looked at afresh */
-    unsigned long long period_us; /* the shortest mean interval between its samples seen (0: not yet) */
+    unsigned long long period_us; /* the interval between its samples: the median of gaps_us (0: not yet) */
+    unsigned long long gaps_us[NVML_BUF_GAPS];   /* the last polls' mean intervals (a ring; ngaps of them) */
+    unsigned ngaps;
     long samples;                 /* samples read */
     long passed;                  /* samples a poll found besides its newest (polls further apart than the samples) */
     long failed;                  /* polls that failed (transient errors) */

@@ -69,11 +69,12 @@ static int nvml_buf_fetch(struct nvml *nv, int dev, struct nvml_buf *b, unsigned
         }
     int skip = kept > max ? kept - max : 0;
     *skipped += skip;
+    for (int i = 0; i < kept; i++)   /* the ones passed over too (the first poll's backlog from before the run): a
+                                      * fresh look at the buffer took it for samples stamped back (until 2026-12-02) */
+        b->seen[b->seen_next++ % NVML_BUF_SEEN] = t[i];
     kept -= skip;
-    for (int i = 0; i < kept; i++) {
+    for (int i = 0; i < kept; i++)
         b->new_w[i] = w[skip + i];
-        b->seen[b->seen_next++ % NVML_BUF_SEEN] = t[skip + i];
-    }
     nvml_buf_mono(t + skip, w + skip, b->new_at, kept);
     if (kept > 0)
         *newest = t[skip + kept - 1];
@@ -91,10 +92,21 @@ static void nvml_buf_take(struct nvml_buf *b, int k, long skipped, unsigned long
             b->have = 1;
             break;
         }
-    if (prev && b->last_us > prev) {
-        unsigned long long mean = (b->last_us - prev) / (unsigned long long)(k + skipped);
-        if (mean > 0 && (!b->period_us || mean < b->period_us))
-            b->period_us = mean;
+    if (prev && b->last_us > prev) {   /* the median of the last polls' mean intervals: the shortest was one gap of
+                                        * an H100's (7.8 ms among 20 ms ones up to 45) and set a fresh look at the
+                                        * buffer after 39 ms; a mean over all, a pause's 150 ms in it, read 31 ms */
+        b->gaps_us[b->ngaps++ % NVML_BUF_GAPS] = (b->last_us - prev) / (unsigned long long)(k + skipped);
+        int n = b->ngaps < NVML_BUF_GAPS ? (int)b->ngaps : NVML_BUF_GAPS;
+        unsigned long long v[NVML_BUF_GAPS];
+        memcpy(v, b->gaps_us, (size_t)n * sizeof *v);
+        for (int i = 1; i < n; i++)   /* at most 31: in place */
+            for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+                unsigned long long x = v[j];
+                v[j] = v[j - 1];
+                v[j - 1] = x;
+            }
+        if (v[n / 2] > 0)
+            b->period_us = v[n / 2];
     }
     b->samples += k;
     b->new_ns = now_ns;
