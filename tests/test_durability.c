@@ -1098,6 +1098,15 @@ Test(summarize, a_folder_a_run_still_holds_is_exit_3_and_left_alone, .timeout = 
     free(log);
     snprintf(path, sizeof path, "%s/summary.json", dir);
     cr_expect_neq(access(path, F_OK), 0, "a summary was written over a run still going");
+    /* report too: it holds the folder's shared lock while it writes, as summarize does (a run started beside one
+     * cleared the folder, and the report wrote the old run's files beside the new record, until 2026-12-02) */
+    char rlog[700];
+    snprintf(rlog, sizeof rlog, "%s.report.log", dir);
+    rc = e2e_run(rlog, (const char *[]){ "report", dir, NULL });
+    log = e2e_read(rlog);
+    cr_expect_eq(rc, 3, "report: exit %d: %s", rc, log);
+    cr_expect(log && strstr(log, want), "'%s' not in: %s", want, log);
+    free(log);
     cr_assert_eq(kill(p, SIGKILL), 0);
     cr_assert_eq(waitpid(p, NULL, 0), p);
     rc = summarize(dir, &log);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "faulttable.h"
@@ -433,6 +434,8 @@ const struct cli_cmd report_cli = {
     { { 0 } },
 };
 
+static int report_dir(const char *dir);
+
 int report_main(int argc, char **argv)
 {
     struct cli_args a;
@@ -440,12 +443,36 @@ int report_main(int argc, char **argv)
     if (rc0)
         return rc0 == CLI_HELP ? EXIT_OK : rc0;
     const char *dir = a.operand[0];
-    char path[PATH_MAX];
-    json_error_t err;
-    if (strlen(dir) > sizeof path - 32) {
+    if (strlen(dir) > PATH_MAX - 32) {
         fprintf(stderr, "gauntlet report: %.64s...: results folder path too long\n", dir);
         return EXIT_INPUT;
     }
+    /* the folder's shared lock, held while it is read and the report written, as summarize holds it: a run still
+     * writing the folder is refused (exit 3: its summary is not written yet), and one started meanwhile is refused
+     * by it (until 2026-12-02 a run started beside a report cleared the folder, and the report then wrote the old
+     * run's report.txt and report.svg beside the new run's record) */
+    char pid[32];
+    int keep = -1, held = dir_lock_share(dir, pid, sizeof pid, &keep);
+    if (held > 0) {
+        fprintf(stderr, "gauntlet report: results folder %s is in use by a run still going (pid %s): report it after "
+                        "its end\n", dir, pid);
+        return EXIT_ENV;
+    }
+    if (held < 0 && errno != ENOTDIR) {
+        fprintf(stderr, "gauntlet report: cannot look at %s/.lock: %s\n", dir, strerror(errno));
+        return EXIT_ENV;
+    }
+    int rc = report_dir(dir);
+    if (keep >= 0)
+        close(keep);
+    return rc;
+}
+
+/* report_main's report of dir, the folder's shared lock held. */
+static int report_dir(const char *dir)
+{
+    char path[PATH_MAX];
+    json_error_t err;
     /* a FIFO would hang the report, a folder read as a file says a misleading JSON error: each file it reads that is
      * there must be a regular file */
     static const char *const inputs[] = { "events.jsonl", "power.csv", "scenario.yaml" };
