@@ -180,7 +180,8 @@ static json_t *sz_run_json(const struct sz_record *z, struct sz_run *r, int i, c
     json_t *br = json_object_get(z->start, "bus_ranks");
     double nb = json_is_integer(br) && json_integer_value(br) > 0 ? (double)json_integer_value(br) : (double)z->world;
     json_object_set_new(o, "busbw_gbs", json_num(nb < 2 ? NAN : r->bus_gbs.n ? series_pct(&r->bus_gbs, 50)
-                                                 : nb > 0 ? series_pct(&r->algbw, 50) * 2.0 * (nb - 1) / nb : NAN));
+                                                 : nb > 0 && r->comm_s.n ? r->comm_bytes / series_pct(&r->comm_s, 50) / 1e9
+                                                                               * 2.0 * (nb - 1) / nb : NAN));
     json_t *rk = json_array();   /* per GPU: what the acceptance checks read; up to the highest rank that spoke (a
                                   * record that declares millions of ranks and holds none costs nothing) */
     for (int64_t k = 0; k < z->world && (size_t)k < r->top; k++) {

@@ -35,8 +35,8 @@ struct sz_run {
                                 * one: end_zero) */
     int end_zero;
     struct series iter_s;      /* every rank's iteration durations */
-    struct series algbw;       /* each communication phase's bytes over its time (GB/s; bus bandwidth once the world
-                                * is known) */
+    struct series comm_s;      /* each communication phase's time (s), and the bytes of the last (as live: the bus */
+    double comm_bytes;         /* bandwidth is the bytes over the median time, not the median of each one's rate) */
     struct series bus_gbs;     /* each step of phases that ran alone: its bus bytes over its time (GB/s), as live */
     struct sz_rank *rk;        /* per rank, as far as the highest rank seen (allocated: nrk; seen: top) */
     size_t nrk, top;

@@ -339,7 +339,9 @@ static int sz_on_rank(struct sz_record *z, const struct sz_ctx *c, json_t *ev, c
     } else if (comm && json_is_number(json_object_get(ev, "bytes")) && !isnan(k->comm_t) && t > k->comm_t) {
         if (sz_num(c, ev, "bytes", 0, 1e30, &amount) < 0)
             return -1;
-        series_add(&r->algbw, amount / (t - k->comm_t) / 1e9);
+        series_add(&r->comm_s, t - k->comm_t);
+        if (amount > 0)
+            r->comm_bytes = amount;
         k->comm_t = NAN;
     } else if (comm) {
         k->comm_t = NAN;   /* an overlapped one: no time of its own (live: no bus bandwidth from it) */
@@ -558,7 +560,7 @@ void sz_record_free(struct sz_record *z)
         json_decref(z->runs[i].begin);
         json_decref(z->runs[i].end);
         series_free(&z->runs[i].iter_s);
-        series_free(&z->runs[i].algbw);
+        series_free(&z->runs[i].comm_s);
         series_free(&z->runs[i].bus_gbs);
         for (size_t k = 0; k < z->runs[i].nrk; k++)
             series_free(&z->runs[i].rk[k].rate);
