@@ -780,6 +780,29 @@ Test(metrics, a_gpu_phase_not_known_is_not_exported, .timeout = 30)
     cr_assert_eq(phase_parse("", 0), -1);
 }
 
+/* forward: nodes: another node's summed power is its own series, gauntlet_node_power_watts with the GPUs it holds;
+ * never each GPU's reading (until 2026-12-02 every rank of it read the sum over the GPUs that reported: one that had
+ * no reading showed the others' mean, a failed GPU invisible) */
+Test(metrics, another_nodes_power_is_its_sum_never_a_gpus_reading, .timeout = 30)
+{
+    const struct view_link *v = view_begun("\"ranks\":2,\"nodes\":2,\"runs\":1,\"sample_hz\":100,\"forward\":\"nodes\",\"forward_hz\":10");
+    cr_assert(v->node_power);
+    v->node_power(v->ctx, 1.0, 1, 900, 1);   /* node 1: one of its two GPUs reported, 900 W */
+    char *t = live_text(v);
+    cr_assert_float_eq(sample_of(t, "gauntlet_node_power_watts", "{node=\"1\",mitigation=\"none\"}", NULL), 900, 1e-9,
+                       "%s", t);
+    cr_assert_float_eq(sample_of(t, "gauntlet_node_power_gpus", "{node=\"1\",mitigation=\"none\"}", NULL), 1, 1e-9,
+                       "%s", t);
+    for (int r = 2; r < 4; r++) {
+        char lab[96];
+        snprintf(lab, sizeof lab, "{node=\"1\",rank=\"%d\",gpu=\"\",mitigation=\"none\"}", r);
+        cr_assert(isnan(sample_of(t, "gauntlet_gpu_power_watts", lab, NULL)), "rank %d read a reading it never had:\n%s",
+                  r, t);
+    }
+    free(t);
+    metrics_view_close(v);
+}
+
 /* A rank recovery: shrink dropped stops iterating: its iteration time, GEMM rate, bus bandwidth and iteration count
  * are no longer exported (they stayed at their last values, as a live rank's), on node 0 and on a node whose
  * iterations come folded; its GPU's power and phase still are (it is still on the node, still sampled), and the

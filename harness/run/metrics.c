@@ -48,7 +48,7 @@ static void mx_grow(struct metrics *m, int ranks)
     m->r = xrealloc(m->r, (size_t)ranks * sizeof *m->r);
     for (int k = m->ranks; k < ranks; k++)
         m->r[k] = (struct mx_rank){ .watts = NAN, .watts_t = NAN, .iter_s = NAN, .tflops = NAN, .busbw = NAN,
-                                    .phase = -1 };   /* not known: no gauntlet_gpu_phase (another node's, forward:
+                                    .phase = -1, .node_w = NAN };   /* not known: no gauntlet_gpu_phase (another node's, forward:
                                                       * nodes) rather than a false idle */
     m->ranks = ranks;
 }
@@ -453,15 +453,18 @@ static void mx_stop(void *ctx)
         m->inner->stop(m->inner->ctx);
 }
 
-/* forward: nodes: a node's sum (its ranks show its mean GPU) and the cluster's (the window's sum). */
+/* forward: nodes: a node's sum (gauntlet_node_power_watts, never as its GPUs' own readings: a GPU with none read the
+ * others' mean until 2026-12-02) and the cluster's (the window's sum). */
 static void mx_node_power(void *ctx, double t_s, int node, double watts, int gpus)
 {
     struct metrics *m = ctx;
     if (m->inner && m->inner->node_power)
         m->inner->node_power(m->inner->ctx, t_s, node, watts, gpus);
     pthread_mutex_lock(&m->mu);
-    for (int q = node * m->per_node; gpus > 0 && node >= 0 && q < (node + 1) * m->per_node && q < m->ranks; q++)
-        m->r[q].watts = watts / gpus;
+    for (int q = node * m->per_node; node >= 0 && q < (node + 1) * m->per_node && q < m->ranks; q++) {
+        m->r[q].node_w = gpus > 0 ? watts : NAN;
+        m->r[q].node_gpus = gpus;
+    }
     m->changed++;
     pthread_mutex_unlock(&m->mu);
 }

@@ -29,6 +29,8 @@ struct mx_rank {
     int dropped;                /* recovery: shrink dropped it: its iteration series are no longer exported (its GPU's
                                  * power and phase still are: it is still on the node, still sampled) */
     double open_t;              /* the open compute or comm phase's start (events' t_s) */
+    double node_w;              /* forward: nodes, another node's rank: its node's summed power, last cell (NAN: none) */
+    int node_gpus;              /* ... over this many of its GPUs */
     struct an_stamps *stamps;   /* its readings' sample times, where its sensor stamps them (NULL: none yet) */
     char gpu[48];
 };

@@ -161,6 +161,20 @@ static void mx_render_ranks(const struct mx_snap *m, struct mx_buf *b, int om, c
             mx_value(b, *(const double *)((const char *)&m->r[k] + per[f].off));
         }
     }
+    int fed = 0;   /* forward: nodes: the other nodes' sums, each its GPUs' (their own readings stay on it) */
+    for (int k = 0; k < m->ranks && m->per_node > 0; k++)
+        fed |= !isnan(m->r[k].node_w);
+    for (int g = 0; fed && !m->ended && g < 2; g++) {
+        mx_family(b, om, g ? "gauntlet_node_power_gpus" : "gauntlet_node_power_watts", "gauge", g ? NULL : "watts",
+                  g ? "the GPUs whose readings another node's last summed power holds (forward: nodes)"
+                    : "another node's power summed over its GPUs, its last cell forwarded to node 0 (forward: nodes)");
+        for (int k = 0; k < m->ranks; k += m->per_node)
+            if (!isnan(m->r[k].node_w)) {
+                mx_put(b, "%s{node=\"%d\",mitigation=\"%s\"}", g ? "gauntlet_node_power_gpus" : "gauntlet_node_power_watts",
+                       mx_node(m, k), mit);
+                mx_value(b, g ? (double)m->r[k].node_gpus : m->r[k].node_w);
+            }
+    }
     mx_family(b, om, "gauntlet_iterations_total", "counter", NULL, "iteration records of the rank in this run (a rollback's redone ones count again)");
     for (int k = 0; k < m->ranks; k++)
         if (!m->r[k].dropped)
