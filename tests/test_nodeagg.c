@@ -254,6 +254,23 @@ Test(nodeagg, a_missing_reading_is_held_and_said)
     cr_assert_eq(k.rows_g[0], 2, "GPU 2 was never read");
     nodeagg_free(a);
     sink_free(&k);
+    /* held for hold_s at most: a GPU whose readings stop is out of the sum after it, and gpus says so (until
+     * 2026-12-02 its last reading stood in the sum for good, the cells complete) */
+    k = (struct sink){ 0 };
+    a = nodeagg_new(0, 2, 0, 0.01, sink_emit, &k);
+    nodeagg_hold(a, 0.02);
+    for (int c = 0; c < 6; c++) {
+        nodeagg_power(a, 0.001 + 0.01 * c, 0, 300);
+        nodeagg_power(a, 0.001 + 0.01 * c, 1, c == 0 ? 200 : NAN);   /* GPU 1: one reading, then none */
+    }
+    nodeagg_flush(a);
+    cr_assert_eq(k.nrows, 6);
+    for (int c = 0; c < 6; c++) {
+        cr_assert_eq(k.rows_g[c], c <= 2 ? 2 : 1, "cell %d: %d GPUs (held 20 ms: cells 1 and 2)", c, k.rows_g[c]);
+        cr_assert_float_eq(k.rows_w[c], c <= 2 ? 500 : 300, 1e-9, "cell %d: %g W", c, k.rows_w[c]);
+    }
+    nodeagg_free(a);
+    sink_free(&k);
 }
 
 struct rows { double t[MAXL], w[MAXL]; int g[MAXL], node[MAXL], n; };

@@ -27,6 +27,7 @@ struct rank_state {
     double cell_w;                     /* watts summed over the cell being filled */
     int cell_n;                        /* readings in it */
     double held_w;                     /* the last reading (NaN: none yet) */
+    int64_t held_cell;                 /* the cell it came in */
     uint64_t throttle;
     int throttle_rows;
 };
@@ -44,6 +45,7 @@ struct entry {
 struct nodeagg {
     int node, ranks, first_rank, expected;
     double cell_s;
+    double hold_s;                     /* how long a GPU's last reading stands in for the ones it lacks (nodeagg_hold) */
     nodeagg_emit emit;
     void *ctx;
     char names[NODEAGG_PHASES][16];
@@ -79,6 +81,7 @@ struct nodeagg *nodeagg_new(int node, int ranks, int first_rank, double cell_s, 
     a->ranks = a->expected = ranks;
     a->first_rank = first_rank;
     a->cell_s = isfinite(cell_s) && cell_s > 0 ? cell_s : 0;
+    a->hold_s = INFINITY;
     a->emit = emit;
     a->ctx = ctx;
     a->rk = xcalloc((size_t)ranks, sizeof *a->rk);
@@ -376,7 +379,8 @@ int nodeagg_rows(const char *text, size_t len, double cell_s,
 }
 
 /* Emits the cell being filled: the sum over the node's GPUs of each one's mean reading in it (a GPU without a
- * reading in the cell counts with its last one). */
+ * reading in the cell counts with its last one, for hold_s at most: past it, as one never read, it is not counted
+ * and gpus says so; until 2026-12-02 a GPU whose readings stopped stood in the sum at its last one for good). */
 static void cell_end(struct nodeagg *a)
 {
     if (a->cell == INT64_MIN)
@@ -385,7 +389,8 @@ static void cell_end(struct nodeagg *a)
     int gpus = 0;
     for (int i = 0; i < a->ranks; i++) {
         struct rank_state *r = &a->rk[i];
-        double x = r->cell_n ? r->cell_w / r->cell_n : r->held_w;
+        double x = r->cell_n ? r->cell_w / r->cell_n
+                 : (double)(a->cell - r->held_cell) * a->cell_s <= a->hold_s ? r->held_w : NAN;
         if (isfinite(x)) {
             w += x;
             gpus++;
@@ -427,7 +432,14 @@ void nodeagg_power(struct nodeagg *a, double t_s, int rank, double watts)
         r->cell_w += watts;
         r->cell_n++;
         r->held_w = watts;
+        r->held_cell = cell;
     }
+}
+
+void nodeagg_hold(struct nodeagg *a, double hold_s)
+{
+    if (a && hold_s > 0)
+        a->hold_s = hold_s;
 }
 
 void nodeagg_flush(struct nodeagg *a)

@@ -24,6 +24,9 @@ struct nodeagg;
  * power over cells of cell_s seconds (1 / power.forward_hz; 0: no power rows); NULL when ranks < 1. */
 struct nodeagg *nodeagg_new(int node, int ranks, int first_rank, double cell_s, nodeagg_emit emit, void *ctx);
 void nodeagg_free(struct nodeagg *a);
+/* A GPU's last reading stands in for those it lacks for hold_s at most (default: for good); past it, the GPU is not
+ * in its cells' sums (their gpus say how many are). */
+void nodeagg_hold(struct nodeagg *a, double hold_s);
 
 /* One event line of this node (t_s on node 0's timeline, type its "event", line the whole object). Returns 1 when
  * the aggregate took it (phase_begin, phase_end, iteration: folded into node_iteration), 0 when it must go on

@@ -165,6 +165,14 @@ static double nodes_cell_s(const struct scenario *sc)
     return sc->power.sample_hz > 0 ? 1.0 / sc->power.sample_hz : 0;
 }
 
+/* How long a GPU's last reading stands in the node's sum for readings it lacks: two cells or two sampling ticks,
+ * whichever is longer (a sampler slower than the cells leaves cells without a reading; a GPU silent longer is gone). */
+static double nodes_hold_s(const struct scenario *sc)
+{
+    double tick = sc->power.sample_hz > 0 ? 1.0 / sc->power.sample_hz : 0;
+    return fmax(2 * nodes_cell_s(sc), 2 * tick);
+}
+
 /* Node 0's own summed power: a row of power-nodes.csv. */
 static void nodes_own(void *ctx, int stream, const char *line, size_t len)
 {
@@ -259,6 +267,7 @@ static int results_open_files(struct results *r, const char *dir, const struct s
             return -1;
         r->cell_s = nodes_cell_s(sc);
         r->agg = nodeagg_new(0, (int)sc->ranks, 0, nodes_cell_s(sc), nodes_own, r);
+        nodeagg_hold(r->agg, nodes_hold_s(sc));
         r->cl = runcluster_new((int)sc->nodes, nodes_cell_s(sc));
         runcluster_watch(r->cl, nodes_cell, r);
     }
@@ -329,6 +338,7 @@ static int results_open_forward_files(struct results *r, const char *dir, const 
             return -1;
         r->cell_s = nodes_cell_s(sc);
         r->agg = nodeagg_new(node, ranks, node * ranks, nodes_cell_s(sc), nodes_send, r);
+        nodeagg_hold(r->agg, nodes_hold_s(sc));
         nodeagg_compact(r->agg, 10);   /* a line per 10 cells (100 ms at the default), not a row per cell */
     }
     return 0;
