@@ -172,6 +172,8 @@ Test(nodeagg, a_duration_no_rank_said_is_null)
     cr_assert_eq(k.n, 1);
     cr_assert(json_is_null(json_object_get(k.lines[0], "dur_s")) && json_is_null(json_object_get(k.lines[0], "dur_min_s")),
               "dur_s %s", json_dumps(k.lines[0], JSON_COMPACT));
+    cr_assert(json_is_null(json_object_get(k.lines[0], "slowest")), "no slowest rank where none said its time (0 once): %s",
+              json_dumps(k.lines[0], JSON_COMPACT));
     nodeagg_free(a);
     sink_free(&k);
 }
@@ -529,6 +531,8 @@ Test(nodeagg, the_gpus_power_figures_count_only_readings_within_one_phase)
     cr_assert(fabs(json_real_value(json_object_get(g0, "span_s")) - 0.02) < 1e-6, "%s", json_dumps(g0, 0));
     cr_assert_eq(json_integer_value(json_object_get(g1, "compute_n")), 0);
     cr_assert(json_is_null(json_object_get(g1, "compute_p90_w")));
+    cr_assert(json_is_null(json_object_get(g0, "throttle")), "no row read the reasons: null, not \"0x0\": %s",
+              json_dumps(g0, 0));
     json_decref(gpus);
     nodeagg_free(a);
     sink_free(&k);

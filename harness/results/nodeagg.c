@@ -140,11 +140,11 @@ static void entry_emit(struct nodeagg *a, struct entry *e)
         json_object_set_new(phases, a->names[p], o);
     }
     int said = isfinite(e->dur_max);   /* no rank said its duration: null (until 2026-12-01 0, read live as 0 s) */
-    json_t *line = json_pack("{s:f, s:s, s:i, s:I, s:I, s:i, s:o, s:o, s:i, s:o}", "t_s", round(e->t_s * 1e6) / 1e6,
+    json_t *line = json_pack("{s:f, s:s, s:i, s:I, s:I, s:i, s:o, s:o, s:o, s:o}", "t_s", round(e->t_s * 1e6) / 1e6,
                              "event", "node_iteration", "node", a->node, "run", (json_int_t)e->run, "iter",
                              (json_int_t)e->iter, "ranks", e->ranks, "dur_s", said ? json_real(e->dur_max) : json_null(),
-                             "dur_min_s", said ? json_real(e->dur_min) : json_null(), "slowest", e->slowest, "phases",
-                             phases);
+                             "dur_min_s", said ? json_real(e->dur_min) : json_null(), "slowest",
+                             said ? json_integer(e->slowest) : json_null(), "phases", phases);   /* (rank 0 once) */
     e->used = 0;
     /* 15 digits as every event line: t_s keeps its µs (until 2026-11-30 7 digits: 10 ms after 2.8 hours) */
     char *text = line ? json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) : NULL;
@@ -479,15 +479,16 @@ json_t *nodeagg_gpus_json(struct nodeagg *a)
     phasecov_settle(a->cov);
     for (int i = 0; i < a->ranks; i++) {
         struct rank_state *r = &a->rk[i];
-        char thr[24];
+        char thr[24];   /* no row read the reasons: null, never "0x0", none (accept skips it either way) */
         snprintf(thr, sizeof thr, "0x%llx", (unsigned long long)r->throttle);
         struct series *cw = phasecov_series(a->cov, i, PHC_COMPUTE), *mw = phasecov_series(a->cov, i, PHC_COMM);
         double hi = series_pct(cw, 90), lo = series_pct(mw, 10), span = phasecov_span_s(a->cov, i);
-        json_array_append_new(out, json_pack("{s:i, s:o, s:I, s:o, s:I, s:o, s:s, s:i}", "rank", a->first_rank + i,
+        json_array_append_new(out, json_pack("{s:i, s:o, s:I, s:o, s:I, s:o, s:o, s:i}", "rank", a->first_rank + i,
                                              "compute_p90_w", isfinite(hi) ? json_real(hi) : json_null(), "compute_n",
                                              (json_int_t)cw->n, "comm_p10_w", isfinite(lo) ? json_real(lo) : json_null(),
                                              "comm_n", (json_int_t)mw->n, "span_s",
-                                             isfinite(span) ? json_real(span) : json_null(), "throttle", thr,
+                                             isfinite(span) ? json_real(span) : json_null(), "throttle",
+                                             r->throttle_rows ? json_string(thr) : json_null(),
                                              "throttle_rows", r->throttle_rows));
     }
     return out;
