@@ -47,6 +47,28 @@ static int run(int np, int nodes, int ranks, const char *extra, const char *out,
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Another node's own files are made durable before its end record, a failure its exit 3 in it: a disk that fails
+ * node 1's events-node1.jsonl (tests/stall_preload.c; the name is node 1's alone) fails the run, exit 3, the node's
+ * record saying so (until 2026-12-02 they were fsynced at the close alone, a failure only said, exit 0). */
+Test(cluster, another_nodes_record_that_cannot_be_made_durable_fails_the_run, .timeout = 180)
+{
+    e2e_need_mpi();
+    const char *out = e2e_outdir();
+    char *log;
+    e2e_preload(STALL_PRELOAD, (const char *[]){ "GAUNTLET_TEST_FSYNC_EIO=/events-node1.jsonl", NULL });
+    int rc = run(2, 2, 1, "", out, &log);
+    e2e_preload_end();
+    cr_expect_eq(rc, 3, "exit %d:\n%s", rc, log);
+    cr_expect(log && strstr(log, "events-node1.jsonl"), "the file is named:\n%s", log);
+    json_t *s = e2e_summary(out);
+    json_t *n1 = json_array_get(json_object_get(s, "nodes"), 1);
+    const char *stop = json_string_value(json_object_get(n1, "stop")), *why = json_string_value(json_object_get(n1, "stopped"));
+    cr_expect(stop && strcmp(stop, "results_write") == 0 && why && strstr(why, "events-node1.jsonl"),
+              "node 1's record: stop %s, stopped %s", stop ? stop : "(none)", why ? why : "(none)");
+    json_decref(s);
+    free(log);
+}
+
 /* The record's summary rebuilt by summarize (as after a kill), the run's own kept aside and put back after. */
 static json_t *rebuilt(const char *out)
 {

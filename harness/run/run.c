@@ -308,8 +308,13 @@ static int sup_finish(struct sup *s, const char *started)
         if (results_summary(&s->res, summary) >= 0)
             early = (int)json_integer_value(json_object_get(summary, "exit"));
     }
-    if (s->node != 0) {   /* its end line before its end record: node 0 may end the job once it has every record */
+    if (s->node != 0) {   /* its end line before its end record: node 0 may end the job once it has every record;
+                           * its own files on disk, a failure its exit 3, in that record (until 2026-12-02 synced at
+                           * the close alone, a failure only said, the node's exit 0) */
+        results_sync(&s->res);
+        run_io_failed(s, summary, &code);
         run_end_line(s, code);
+        results_sync(&s->res);
         run_io_failed(s, summary, &code);
     }
     supc_end(s, summary, &code);   /* several nodes: every node's figures into node 0's summary */
