@@ -18,6 +18,7 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "e2e.h"
@@ -577,6 +578,18 @@ static int exists(const char *out, const char *name)
     return access(path, F_OK) == 0;
 }
 
+/* Returns how many entries of out begin with prefix. */
+static int entries_with(const char *out, const char *prefix)
+{
+    DIR *d = opendir(out);
+    cr_assert(d, "%s", out);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
 Test(report, png_says_why_it_was_not_made, .timeout = 120)
 {
     const char *out = run_and_report(BASE "mitigations: [none]\n");
@@ -597,14 +610,27 @@ Test(report, png_says_why_it_was_not_made, .timeout = 120)
     /* there but failing: says so, leaves nothing behind */
     log = report_with_path(out, failing);
     cr_assert(strstr(log, "png: none (") && strstr(log, "exited 3)"), "the report says rsvg-convert failed:\n%s", log);
-    cr_assert(!exists(out, "report.png") && !exists(out, "report.png.part"), "nothing left of a failed conversion");
+    cr_assert(!exists(out, "report.png") && !entries_with(out, "report.png."), "nothing left of a failed conversion");
+    free(log);
+    /* a killed report's temp file (its pid gone) is swept by the next (a fixed report.png.part stayed for good) */
+    pid_t gone = fork();
+    cr_assert_geq(gone, 0);
+    if (gone == 0)
+        _exit(0);
+    cr_assert_eq(waitpid(gone, NULL, 0), gone);
+    char left[600];
+    snprintf(left, sizeof left, "%s/report.png.tmp.%d", out, (int)gone);
+    FILE *lf = fopen(left, "w");
+    cr_assert(lf && fclose(lf) == 0);
+    log = report_with_path(out, failing);
+    cr_assert(!exists(out, strrchr(left, '/') + 1), "a killed report's temp file stays:\n%s", log);
     free(log);
     /* there and working: called as rsvg-convert --format png --output PART SVG, its output renamed into place */
     log = report_with_path(out, writing);
     char *png = slurp(out, "report.png");
     cr_assert_str_eq(png, "fake png", "report.png is what rsvg-convert wrote:\n%s", log);
     cr_assert(strstr(log, "png: ") && strstr(log, "/report.png\n"), "the report names it:\n%s", log);
-    cr_assert(!exists(out, "report.png.part"));
+    cr_assert_eq(entries_with(out, "report.png."), 0, "the temp file renamed into place");
     free(png);
     free(log);
 }

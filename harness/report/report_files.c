@@ -81,17 +81,18 @@ static int rp_png_wait(pid_t pid, const char *exe)
     return -1;
 }
 
-/* Converts the picture svg to png with rsvg-convert when it is on PATH (into png.part, then renamed); says on stdout
- * what was made, or why not. The PNG is a convenience: its failure does not change the exit code. Returns 0 when it
- * was made, -1 when not. */
-static int rp_png_make(const char *svg, const char *png)
+/* Converts the picture svg to png with rsvg-convert when it is on PATH (into png.tmp.PID, then renamed, the folder
+ * dir synced: until 2026-12-02 png.part, one name for every report and never swept, and the rename not made
+ * durable); says on stdout what was made, or why not. The PNG is a convenience: its failure does not change the
+ * exit code. Returns 0 when it was made, -1 when not. */
+static int rp_png_make(const char *dir, const char *svg, const char *png)
 {
-    char exe[PATH_MAX], part[PATH_MAX + 8], in[PATH_MAX];
+    char exe[PATH_MAX], part[PATH_MAX + 32], in[PATH_MAX];
     if (!rp_which("rsvg-convert", exe, sizeof exe)) {
         printf("png: none (no rsvg-convert: apt-get install librsvg2-bin)\n");
         return -1;
     }
-    snprintf(part, sizeof part, "%s.part", png);
+    snprintf(part, sizeof part, "%s.tmp.%d", png, (int)getpid());   /* a killed report's: swept as summary.json's */
     str_copy(in, sizeof in, svg);
     char *argv[] = { exe, "--format", "png", "--output", part, in, NULL };
     if (fflush(stdout) != 0)
@@ -115,6 +116,12 @@ static int rp_png_make(const char *svg, const char *png)
         if (bad || (rename(part, png) != 0 && (e = errno)))   /* written whole or not at all */
             printf("png: none (%s: %s)\n", part, strerror(e));
         else {
+            int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (dfd < 0 || (fsync(dfd) != 0 && errno != EINVAL && errno != ENOTSUP))
+                fprintf(stderr, "gauntlet report: %s is written, but its folder could not be synced (%s): a power loss "
+                                "may still lose it\n", png, strerror(errno));
+            if (dfd >= 0)
+                close(dfd);
             printf("png: %s\n", png);
             return 0;
         }
@@ -131,6 +138,11 @@ int rp_files(const char *dir, const char *txt, size_t tlen, const char *svg, siz
     snprintf(ptxt, sizeof ptxt, "%s/report.txt", dir);   /* report_main checked that dir leaves room */
     snprintf(psvg, sizeof psvg, "%s/report.svg", dir);
     snprintf(ppng, sizeof ppng, "%s/report.png", dir);
+    static const char *const tmp_of[] = { "report.txt", "report.svg", "report.png", NULL };
+    int swept = 0;   /* a killed report's temp files (NAME.tmp.PID, its pid gone) */
+    char sweep_why[1300];
+    if (dir_sweep_tmp(dir, tmp_of, &swept, sweep_why, sizeof sweep_why) != 0)
+        fprintf(stderr, "gauntlet report: warning: %s\n", sweep_why);
     if (rp_clear(psvg, &had_svg) != 0 || rp_clear(ppng, &had_png) != 0) {   /* it would be read as the new one's */
         fprintf(stderr, "gauntlet report: %s not written: an earlier picture would be left beside it\n", ptxt);
         return EXIT_ENV;
@@ -150,7 +162,7 @@ int rp_files(const char *dir, const char *txt, size_t tlen, const char *svg, siz
     } else {
         made_svg = 1;
         printf("plots: %s\n", psvg);
-        made_png = rp_png_make(psvg, ppng) == 0;
+        made_png = rp_png_make(dir, psvg, ppng) == 0;
     }
     if (had_svg && !made_svg)   /* no picture of this report: none of an earlier one either, and it is said */
         printf("  (an earlier %s was removed: it was not this report's)\n", psvg);
