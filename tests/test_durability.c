@@ -1135,6 +1135,35 @@ Test(summarize, a_folder_a_run_still_holds_is_exit_3_and_left_alone, .timeout = 
     free(log);
 }
 
+/* A summary the run wrote itself is kept (exit 2: a script reads "kept"); --force rebuilds it from the record, and the
+ * rebuilt one says the run had written its own (it read "the run ended, but its summary was not written" until
+ * 2026-12-02). */
+Test(summarize, a_runs_own_summary_is_kept_and_force_says_it_was_written, .timeout = 60)
+{
+    const char *out = e2e_outdir();
+    const char *sc = e2e_scenario("name: own\nranks: 1\niterations: 5\nseed: 1\n"
+                                  "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n");
+    cr_assert_eq(e2e_run(e2e_log("own-run.log"), (const char *[]){ "run", sc, "--backend", "sim", "--headless", "--out", out,
+                                                                   NULL }), 0);
+    char *log;
+    int rc = summarize(out, &log);
+    cr_expect_eq(rc, 2, "%s", log);
+    cr_expect(log && strstr(log, "the run wrote its own summary: kept"), "%s", log);
+    free(log);
+    json_t *s = e2e_summary(out);
+    cr_expect(!json_object_get(s, "rebuilt_by"), "kept as the run wrote it");
+    json_decref(s);
+    rc = e2e_run(e2e_log("sz.log"), (const char *[]){ "summarize", out, "--force", NULL });
+    log = e2e_read(e2e_log("sz.log"));
+    cr_expect_eq(rc, 0, "%s", log);
+    free(log);
+    s = e2e_summary(out);
+    const char *stopped = json_string_value(json_object_get(s, "stopped"));
+    cr_expect(stopped && strstr(stopped, "wrote its summary; rebuilt from the record"), "stopped: %s",
+              stopped ? stopped : "(none)");
+    json_decref(s);
+}
+
 /* Values past what arithmetic on them (or an array) can hold are exit 2 naming file:line and key. */
 Test(summarize, values_that_would_overflow_are_exit_2)
 {

@@ -274,8 +274,9 @@ int summarize_main(int argc, char **argv)
 }
 
 /* Checks the summary.json already in the folder: 0 when it may be (re)written, else the exit code with msg. */
-static int sz_existing(const char *path, int force, char *msg, size_t msgn)
+static int sz_existing(const char *path, int force, int *own, char *msg, size_t msgn)
 {
+    *own = 0;
     int missing = 0, rc = 0;
     FILE *f = sz_open(path, &missing, &rc, msg, msgn);
     if (!f)
@@ -290,6 +291,7 @@ static int sz_existing(const char *path, int force, char *msg, size_t msgn)
     }
     int complete = old && !json_is_true(json_object_get(old, "incomplete"));
     json_decref(old);
+    *own = complete;
     if (complete && !force) {
         snprintf(msg, msgn, "%s: the run wrote its own summary: kept (--force rebuilds it from the record anyway)", path);
         return EXIT_INPUT;
@@ -369,7 +371,7 @@ int summarize_dir(const char *dir, int force, char *msg, size_t msgn)
 static int summarize_locked(const char *dir, const char *path, int force, char *msg, size_t msgn)
 {
     char note[256] = "";
-    int rc = sz_existing(path, force, msg, msgn);
+    int own = 0, rc = sz_existing(path, force, &own, msg, msgn);
     if (rc)
         return rc;
     /* a kill during a summary's write leaves summary.json.tmp.PID: gone with its writer (one alive may rename it) */
@@ -397,6 +399,9 @@ static int summarize_locked(const char *dir, const char *path, int force, char *
     }
     int nrun = 0;
     json_t *out = sz_summary_json(&z, tr, note, &nrun);
+    if (own && z.ended)   /* --force over the run's own: it was written (it read "not written" until 2026-12-02) */
+        json_object_set_new(out, "stopped", json_string("the run ended and wrote its summary; rebuilt from the record "
+                                                         "(summarize --force)"));
     sz_cluster_power(dir, &z, out);
     char *text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));   /* as a run's own (results_end.c): every double reads back */
     if (!text) {
