@@ -270,6 +270,29 @@ Test(faults, gradients_flip_escapes_fingerprint, .timeout = 60)
     json_decref(clean);
 }
 
+/* A flip of N bits changes N distinct bits of its field, as the GPU's kernel draws them (kernels/faults.cu): all 8 of
+ * the exponent's, and 12 of any 32 (until 2026-12-02 the sim drew them with repeats, and two flips of a bit are none:
+ * an exponent flip of 8 bits changed 5 or so). */
+Test(faults, a_flip_of_n_bits_changes_n_distinct_bits, .timeout = 60)
+{
+    json_t *s = run(BASE "faults:\n  - {kind: bitflip, at: 5, rank: 1, target: weights, where: exponent, bits: 8}\n"
+                         "  - {kind: bitflip, at: 12, rank: 0, target: weights, where: random, bits: 8}\n"
+                         "  - {kind: bitflip, at: 19, rank: 1, target: weights, where: mantissa, bits: 8}\n", 0);
+    for (size_t k = 0; k < 3; k++) {
+        json_t *f = e2e_injected_fault(s, k), *bits = json_object_get(f, "bits"), *b;
+        cr_assert(f, "fault %zu", k);
+        cr_assert_eq(json_array_size(bits), 8, "fault %zu: %s", k, json_dumps(bits, JSON_COMPACT));
+        size_t i;
+        json_array_foreach(bits, i, b)
+            if (k == 0)
+                cr_assert(json_integer_value(b) >= 23 && json_integer_value(b) <= 30, "an exponent bit: %lld",
+                          (long long)json_integer_value(b));
+            else if (k == 2)
+                cr_assert_leq(json_integer_value(b), 22, "a mantissa bit");
+    }
+    json_decref(s);
+}
+
 Test(faults, timed_and_random_faults_fire, .timeout = 60)
 {
     json_t *s = run(BASE "faults:\n  - {kind: straggler, at_s: 200ms, factor: 4, duration: 100ms}\n"

@@ -228,6 +228,18 @@ Test(scenario_errors, values_that_cannot_work_together)
     load_err("name: m\nranks: 1\niterations: 5\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n  allreduce: {bytes: 1MiB}\n"
              "sim: {max_dim: 2}\ndetectors: [abft]\n",
              "t.yaml:7:7: sim.max_dim: abft needs at least 3 rows in the GEMM (its last 2 carry the checksum), got 2");
+    /* a fault's keys that would do nothing as given (taken and ignored until 2026-12-02) */
+    load_err(HEAD "faults: [{kind: bitflip, at: 1, where: exponent, value: 0.5}]\n",
+             "t.yaml:7:57: faults[0].value: expected only with where: value (the element multiplied by 1 + value); "
+             "where: exponent flips bits");
+    load_err(HEAD "faults: [{kind: bitflip, at: 1, where: value, bits: 3}]\n",
+             "t.yaml:7:53: faults[0].bits: expected only where bits are flipped; where: value multiplies the element by "
+             "1 + value");
+    load_err(HEAD "faults: [{kind: bitflip, at: 1, where: sign, bits: 2}]\n",
+             "t.yaml:7:52: faults[0].bits: expected 1 with where: sign (the sign is one bit), got 2");
+    load_err(HEAD "faults: [{kind: node-crash, at: 1, node: 0, rank: 0}]\n",
+             "t.yaml:7:51: faults[0].rank: expected node, not rank: a node-crash takes its node's ranks, the first "
+             "carrying it out");
     /* a cap a GPU would refuse: 0, or under its idle power */
     load_err(HEAD "mitigations: [none, {cap: {cap: 0%}}]\n",
              "t.yaml:7:1: mitigations[1].cap: expected a power limit above 0 (a GPU refuses a limit of 0; `none` runs "

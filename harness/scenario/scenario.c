@@ -110,6 +110,50 @@ static const struct param fault_common_params[] = {
     { 0 },
 };
 
+/* The value node of key name in mapping item (NULL: not given). */
+static yaml_node_t *sc_given(struct sc_ctx *c, yaml_node_t *item, const char *name)
+{
+    for (yaml_node_pair_t *p = item->data.mapping.pairs.start; p < item->data.mapping.pairs.top; p++) {
+        const char *k = sc_scalar(yaml_document_get_node(c->doc, p->key));
+        if (k && strcmp(k, name) == 0)
+            return yaml_document_get_node(c->doc, p->value);
+    }
+    return NULL;
+}
+
+/* A fault's keys that would do nothing as given are bad input (until 2026-12-02 taken and ignored): a bitflip's value
+ * where it flips bits, its bits where it perturbs the value, more than one bit of the sign (two flips of it are none);
+ * a node-crash's rank (its node's first rank carries it out). */
+static int sc_fault_given(struct sc_ctx *c, yaml_node_t *item, const struct fault_spec *f, const char *key)
+{
+    static const char *const where[] = { "random", "sign", "exponent", "mantissa", "value" };
+    char sub[96];
+    yaml_node_t *n;
+    if (fault_table[f->kind]->node && (n = sc_given(c, item, "rank"))) {
+        snprintf(sub, sizeof sub, "%s.rank", key);
+        return sc_error(c, n, sub, "expected node, not rank: a node-crash takes its node's ranks, the first carrying it out");
+    }
+    if (strcmp(fault_table[f->kind]->name, "bitflip") != 0)
+        return 0;
+    const struct bitflip_params *p = (const void *)f->params;
+    const char *w = p->where >= 0 && p->where < 5 ? where[p->where] : "?";
+    if ((n = sc_given(c, item, "value")) && p->where != FLIP_VALUE) {
+        snprintf(sub, sizeof sub, "%s.value", key);
+        return sc_error(c, n, sub, "expected only with where: value (the element multiplied by 1 + value); where: %s "
+                        "flips bits", w);
+    }
+    if ((n = sc_given(c, item, "bits")) && p->where == FLIP_VALUE) {
+        snprintf(sub, sizeof sub, "%s.bits", key);
+        return sc_error(c, n, sub, "expected only where bits are flipped; where: value multiplies the element by 1 + value");
+    }
+    if (p->where == FLIP_SIGN && p->bits > 1) {
+        snprintf(sub, sizeof sub, "%s.bits", key);
+        return sc_error(c, sc_given(c, item, "bits"), sub, "expected 1 with where: sign (the sign is one bit), got %lld",
+                        (long long)p->bits);
+    }
+    return 0;
+}
+
 /* Parses one fault: {kind: K, at|at_s|rate_per_hour: ..., rank: R|random, <K's parameters>}. */
 static int sc_fault(struct sc_ctx *c, yaml_node_t *item, struct scenario *sc, int idx)
 {
@@ -198,7 +242,7 @@ static int sc_fault(struct sc_ctx *c, yaml_node_t *item, struct scenario *sc, in
     if (whens != 1)
         return sc_error(c, item, key, "expected exactly one of at (iteration), at_s (seconds) or rate_per_hour, got %d",
                         whens);
-    return 0;
+    return sc_fault_given(c, item, f, key);
 }
 
 /* Parses the faults list. */

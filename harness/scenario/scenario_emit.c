@@ -150,6 +150,19 @@ static int em_plugins(yaml_emitter_t *e, const char *key, const struct plugin_ki
     return em_event(e, &ev);
 }
 
+/* Whether a fault's key does anything as given: what the loader refuses where it would not (a node-crash's rank, a
+ * bitflip's value where it flips bits, its bits where it perturbs the value) is not written back either. */
+static int em_fault_key(const struct fault_spec *f, const char *name)
+{
+    const struct fault_ops *ops = fault_table[f->kind];
+    if (strcmp(name, "rank") == 0)
+        return !ops->node;
+    if (strcmp(ops->name, "bitflip") != 0)
+        return 1;
+    int value = ((const struct bitflip_params *)(const void *)f->params)->where == FLIP_VALUE;
+    return strcmp(name, "value") == 0 ? value : strcmp(name, "bits") == 0 ? !value : 1;
+}
+
 /* Emits the faults list, each as a flow mapping {kind, when, rank, its parameters}. */
 static int em_faults(yaml_emitter_t *e, const struct scenario *sc)
 {
@@ -175,10 +188,12 @@ static int em_faults(yaml_emitter_t *e, const struct scenario *sc)
             snprintf(text, sizeof text, "%lld", (long long)f->rank);
         else
             snprintf(text, sizeof text, "random");
-        if (em_scalar(e, "rank") || em_scalar(e, text))
+        if (em_fault_key(f, "rank") && (em_scalar(e, "rank") || em_scalar(e, text)))
             return -1;
         for (const struct param *p = ops->params; p && p->name; p++) {
             char v[256];
+            if (!em_fault_key(f, p->name))
+                continue;
             param_format(p, f->params, v, sizeof v);
             if (em_scalar(e, p->name) || em_scalar(e, v))
                 return -1;

@@ -24,10 +24,19 @@ int sim_corrupt(void *b, struct corruption *c, char *what, size_t n)
     } else {
         uint32_t u;
         memcpy(&u, &buf[i], 4);
-        for (int k = 0; k < c->bits; k++) {   /* fp32: sign bit 31, exponent 30..23, mantissa 22..0 */
-            int bit = c->where == FLIP_SIGN ? 31 : c->where == FLIP_EXPONENT ? 23 + (int)(rng_next(&r) % 8)
-                    : c->where == FLIP_MANTISSA ? (int)(rng_next(&r) % 23) : (int)(rng_next(&r) % 32);
-            u ^= 1u << bit;
+        /* fp32: sign bit 31, exponent 30..23, mantissa 22..0; bits distinct positions of the field, as the GPU's
+         * kernel draws them (kernels/faults.cu flip_mask: until 2026-12-02 drawn with repeats here, and two flips of
+         * one bit changed nothing) */
+        int lo = c->where == FLIP_SIGN ? 31 : c->where == FLIP_EXPONENT ? 23 : 0;
+        int width = c->where == FLIP_SIGN ? 1 : c->where == FLIP_EXPONENT ? 8 : c->where == FLIP_MANTISSA ? 23 : 32;
+        int pos[32];
+        for (int k = 0; k < width; k++)
+            pos[k] = lo + k;
+        for (int k = 0; k < c->bits && k < width; k++) {   /* partial Fisher-Yates */
+            int j = k + (int)(rng_next(&r) % (uint64_t)(width - k)), t = pos[k];
+            pos[k] = pos[j];
+            pos[j] = t;
+            u ^= 1u << pos[k];
         }
         memcpy(&buf[i], &u, 4);
     }
