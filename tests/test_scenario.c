@@ -238,8 +238,12 @@ Test(scenario_errors, values_that_cannot_work_together)
     load_err(HEAD "faults: [{kind: bitflip, at: 1, where: sign, bits: 2}]\n",
              "t.yaml:7:52: faults[0].bits: expected 1 with where: sign (the sign is one bit), got 2");
     load_err(HEAD "faults: [{kind: node-crash, at: 1, node: 0, rank: 0}]\n",
-             "t.yaml:7:51: faults[0].rank: expected node, not rank: a node-crash takes its node's ranks, the first "
-             "carrying it out");
+             "t.yaml:7:51: faults[0].rank: expected node, not rank: a node-crash takes every rank of its node");
+    /* what the resolved scenario.yaml held for every fault until 2026-12-02, each key at its default, still loads */
+    static struct scenario old;
+    load_ok(HEAD "faults:\n  - {kind: bitflip, at: 0, rank: 0, target: weights, where: exponent, bits: 1, value: 0.01}\n"
+                 "  - {kind: bitflip, at: 0, rank: 0, target: weights, where: value, bits: 1, value: 0.5}\n"
+                 "  - {kind: node-crash, at: 0, rank: random, node: 0}\n", &old);
     /* a cap a GPU would refuse: 0, or under its idle power */
     load_err(HEAD "mitigations: [none, {cap: {cap: 0%}}]\n",
              "t.yaml:7:1: mitigations[1].cap: expected a power limit above 0 (a GPU refuses a limit of 0; `none` runs "
@@ -249,6 +253,9 @@ Test(scenario_errors, values_that_cannot_work_together)
              "t.yaml:7:16: sim.sensor.update: expected 0 (no sensor: the electrical power itself) or at least 1ms, got 0.5ms");
     load_err(HEAD "sim: {sensor: {update: 10ms, lag: 400ms}}\n",
              "t.yaml:7:30: sim.sensor.lag: expected at most 32 updates (320ms), got 400ms");
+    load_err(HEAD "sim: {sensor: {update: 0, mode: point}}\n",
+             "t.yaml:7:27: sim.sensor.mode: expected mean with sim.sensor.update 0 (no sensor: the electrical power "
+             "itself, read as it is), got point");
     load_err(HEAD "sim: {sensor: {update: 0, lag: 50ms}}\n",   /* no sensor: a lag did nothing, said nothing */
              "t.yaml:7:27: sim.sensor.lag: expected 0 with sim.sensor.update 0 (no sensor: the electrical power itself, "
              "read as it is), got 50ms");

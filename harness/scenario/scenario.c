@@ -122,27 +122,30 @@ static yaml_node_t *sc_given(struct sc_ctx *c, yaml_node_t *item, const char *na
 }
 
 /* A fault's keys that would do nothing as given are bad input (until 2026-12-02 taken and ignored): a bitflip's value
- * where it flips bits, its bits where it perturbs the value, more than one bit of the sign (two flips of it are none);
- * a node-crash's rank (its node's first rank carries it out). */
+ * where it flips bits, its bits where it perturbs the value (each but at its default, which the resolved scenario.yaml
+ * held for every fault until then), more than one bit of the sign (two flips of it are none); a node-crash's rank
+ * (the node's ranks all die; on several nodes its first carries it out). */
 static int sc_fault_given(struct sc_ctx *c, yaml_node_t *item, const struct fault_spec *f, const char *key)
 {
     static const char *const where[] = { "random", "sign", "exponent", "mantissa", "value" };
     char sub[96];
     yaml_node_t *n;
-    if (fault_table[f->kind]->node && (n = sc_given(c, item, "rank"))) {
+    if (fault_table[f->kind]->node && f->rank >= 0 && (n = sc_given(c, item, "rank"))) {   /* random: as written back
+                                                                                      * until 2026-12-02, its default */
         snprintf(sub, sizeof sub, "%s.rank", key);
-        return sc_error(c, n, sub, "expected node, not rank: a node-crash takes its node's ranks, the first carrying it out");
+        return sc_error(c, n, sub, "expected node, not rank: a node-crash takes every rank of its node");
     }
     if (strcmp(fault_table[f->kind]->name, "bitflip") != 0)
         return 0;
     const struct bitflip_params *p = (const void *)f->params;
     const char *w = p->where >= 0 && p->where < 5 ? where[p->where] : "?";
-    if ((n = sc_given(c, item, "value")) && p->where != FLIP_VALUE) {
+    /* a value at its default is what every scenario.yaml written back until 2026-12-02 holds: read as it was */
+    if ((n = sc_given(c, item, "value")) && p->where != FLIP_VALUE && p->value != 0.01) {
         snprintf(sub, sizeof sub, "%s.value", key);
         return sc_error(c, n, sub, "expected only with where: value (the element multiplied by 1 + value); where: %s "
                         "flips bits", w);
     }
-    if ((n = sc_given(c, item, "bits")) && p->where == FLIP_VALUE) {
+    if ((n = sc_given(c, item, "bits")) && p->where == FLIP_VALUE && p->bits != 1) {
         snprintf(sub, sizeof sub, "%s.bits", key);
         return sc_error(c, n, sub, "expected only where bits are flipped; where: value multiplies the element by 1 + value");
     }

@@ -109,6 +109,10 @@ int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
         return sc_error(c, sc_key_node(c, root, "sim.sensor.lag"), "sim.sensor.lag",
                         "expected 0 with sim.sensor.update 0 (no sensor: the electrical power itself, read as it is), "
                         "got %gms", sc->sim.sensor.lag_s * 1e3);
+    if (sc->sim.sensor.update_s == 0 && sc->sim.sensor.mode == SENSOR_POINT)
+        return sc_error(c, sc_key_node(c, root, "sim.sensor.mode"), "sim.sensor.mode",
+                        "expected mean with sim.sensor.update 0 (no sensor: the electrical power itself, read as it is), "
+                        "got point");
     if (sc->sim.sensor.update_s > 0 && sc->sim.sensor.lag_s > 32 * sc->sim.sensor.update_s)
         return sc_error(c, sc_key_node(c, root, "sim.sensor.lag"), "sim.sensor.lag",
                         "expected at most 32 updates (%gms), got %gms", 32e3 * sc->sim.sensor.update_s,
