@@ -988,13 +988,16 @@ Test(summarize, a_declared_world_costs_only_what_spoke, .timeout = 60)
     cr_expect_eq(rc, 2, "%s", log);
     cr_expect(log && strstr(log, "events.jsonl:3: \"node\": expected an integer in [0, 0], got 5"), "%s", log);
     free(log);
-    /* 20,000 runs of that world, one rank speaking: each run's count walks only the ranks that spoke (until
-     * 2026-12-01 every rank of every run: 8.4e10 steps, minutes; 65,536 runs took tens of minutes from 2 MB) */
-    size_t cap = 64 + 20000 * 96, at = 0;
+    /* 20,000 runs of that world, one rank speaking and the last one dropped: each run's count walks only the ranks
+     * that spoke (until 2026-12-01 every rank of every run: 8.4e10 steps, minutes; 65,536 runs took tens of minutes
+     * from 2 MB; a drop of the last rank walked them all again until 2026-12-02: 2,001 runs took 19 s) */
+    size_t cap = 256 + 20000 * 96, at = 0;
     char *text = xmalloc(cap);
     at += (size_t)snprintf(text, cap, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"huge\",\"backend\":\"sim\","
-                                      "\"ranks\":4096,\"nodes\":1024}\n");
-    for (int i = 0; i < 20000; i++)
+                                      "\"ranks\":4096,\"nodes\":1024}\n{\"t_s\":0.01,\"event\":\"run_begin\",\"run\":0,"
+                                      "\"mitigation\":\"none\",\"iterations\":2}\n{\"t_s\":0.02,\"event\":\"rank_dropped\","
+                                      "\"rank\":4194303,\"ranks_left\":4194303}\n");
+    for (int i = 1; i < 20000; i++)
         at += (size_t)snprintf(text + at, cap - at, "{\"t_s\":%d.5,\"event\":\"run_begin\",\"run\":%d,"
                                                     "\"mitigation\":\"none\",\"iterations\":2}\n", i, i);
     dir = record(text);
@@ -1008,6 +1011,23 @@ Test(summarize, a_declared_world_costs_only_what_spoke, .timeout = 60)
     cr_expect_eq(json_array_size(json_object_get(s, "runs")), 20000);
     cr_expect_eq(json_integer_value(json_object_get(json_array_get(json_object_get(s, "runs"), 19999), "iterations")), 0);
     json_decref(s);
+    /* the ranks past those that spoke count: silent, 0; dropped, not at all (4 ranks, 0 and 1 at 3 iterations) */
+    for (int both = 0; both < 2; both++) {
+        char rec[1024];
+        snprintf(rec, sizeof rec, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"x\",\"backend\":\"sim\",\"ranks\":4}\n"
+                 "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":3}\n"
+                 "{\"t_s\":0.2,\"event\":\"iteration\",\"rank\":0,\"run\":0,\"iter\":2,\"dur_s\":0.01}\n"
+                 "{\"t_s\":0.2,\"event\":\"iteration\",\"rank\":1,\"run\":0,\"iter\":2,\"dur_s\":0.01}\n"
+                 "{\"t_s\":0.3,\"event\":\"rank_dropped\",\"rank\":3,\"ranks_left\":3}\n%s",
+                 both ? "{\"t_s\":0.3,\"event\":\"rank_dropped\",\"rank\":2,\"ranks_left\":2}\n" : "");
+        const char *d = record(rec);
+        cr_assert_eq(summarize(d, &log), 0, "%s", log);
+        free(log);
+        s = e2e_summary(d);
+        cr_expect_eq(json_integer_value(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "iterations")),
+                     both ? 3 : 0, "ranks 2 and 3 %s", both ? "dropped: 3" : "2 silent, in the run: 0");
+        json_decref(s);
+    }
 }
 
 /* A record without a start event is bad input, said so (no stale errno, no exit 3). */

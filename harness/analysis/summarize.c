@@ -141,13 +141,17 @@ static json_t *sz_run_json(const struct sz_record *z, struct sz_run *r, int i, c
     /* completed by every rank still in the run, as live: shrink's dropped ones left out (where it left none, as
      * far as the furthest went); a rank with no lines of its own (forward: nodes) counts as its node's lines say */
     int64_t iters = -1, most = 0, per_node = json_integer_value(json_object_get(z->start, "ranks"));
-    /* past every rank that spoke, every node that said its count and every rank dropped, a rank counts 0: those are
-     * not walked one by one (a record of 4,194,304 ranks and 65,536 runs once took 2.7e11 steps: tens of minutes) */
+    /* past every rank that spoke and every node that said its count, a rank counts 0 unless dropped: those are not
+     * walked one by one (a record of 4,194,304 ranks and 65,536 runs once took 2.7e11 steps: tens of minutes; one
+     * drop of the last rank walked them all again, until 2026-12-02): fewer ranks dropped in all than lie past them,
+     * and one of them is in the run */
     int64_t known = (int64_t)r->top, by_node = per_node > 0 ? (int64_t)r->node_top * per_node : z->world;
     known = by_node > known ? by_node : known;   /* what appeared, not what was allocated (up to twice it) */
-    known = (int64_t)z->drop_top > known ? (int64_t)z->drop_top : known;
     known = known < z->world ? known : z->world;
-    if (known < z->world)
+    int64_t past = z->world - known;   /* ranks past them still in the run (where every one might be dropped: counted) */
+    for (int64_t k = known; past > 0 && past <= (int64_t)z->ndropped && k < z->world && (size_t)k < z->ndrop; k++)
+        past -= z->drop_run[k] <= i;
+    if (past > 0)
         iters = 0;
     for (int64_t k = 0; k < known; k++) {
         int64_t d = (size_t)k < r->nrk && r->rk[k].spoke ? r->rk[k].done : 0, node = per_node > 0 ? k / per_node : 0;

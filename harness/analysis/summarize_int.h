@@ -55,7 +55,8 @@ struct sz_record {
     double clock_uncert_s;     /* the largest clock_uncertainty_s of any node's start event (NAN: none said) */
     int ended;                 /* node 0's end event */
     int64_t *drop_run;         /* per rank: the run shrink dropped it in (INT64_MAX: never; ndrop of them) */
-    size_t ndrop, drop_top;    /* allocated; the highest rank dropped + 1 */
+    size_t ndrop;              /* allocated */
+    size_t ndropped;           /* the ranks dropped (each once) */
     char end_reason[640];      /* node 0's end line's reason ("" where none): a run that never began says why there */
     int64_t world;             /* ranks x nodes of the start event (0: no start event) */
     double *open_t;            /* per rank: the open compute phase's start (NAN: none open) */

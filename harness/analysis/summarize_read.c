@@ -339,9 +339,10 @@ static int sz_on_rank(struct sz_record *z, const struct sz_ctx *c, json_t *ev, c
     } else if (comm && json_is_number(json_object_get(ev, "bytes")) && !isnan(k->comm_t) && t > k->comm_t) {
         if (sz_num(c, ev, "bytes", 0, 1e30, &amount) < 0)
             return -1;
-        series_add(&r->comm_s, t - k->comm_t);
-        if (amount > 0)
+        if (amount > 0) {   /* as live: a phase of no bytes has no time of the all-reduce's */
+            series_add(&r->comm_s, t - k->comm_t);
             r->comm_bytes = amount;
+        }
         k->comm_t = NAN;
     } else if (comm) {
         k->comm_t = NAN;   /* an overlapped one: no time of its own (live: no bus bandwidth from it) */
@@ -401,11 +402,12 @@ static int sz_on_count(struct sz_record *z, const struct sz_ctx *c, json_t *ev, 
     if (strcmp(type, "rank_dropped") == 0) {
         if (sz_int(c, ev, "rank", 0, z->start ? z->world - 1 : SZ_WORLD_MAX - 1, 1, &a) < 0)
             return -1;
-        z->drop_top = (size_t)a + 1 > z->drop_top ? (size_t)a + 1 : z->drop_top;
         const int64_t never = INT64_MAX;
         z->drop_run = sz_grow(z->drop_run, &z->ndrop, a, sizeof *z->drop_run, &never);
-        if (z->drop_run[a] == INT64_MAX)
+        if (z->drop_run[a] == INT64_MAX) {
             z->drop_run[a] = r ? r - z->runs : 0;
+            z->ndropped++;
+        }
         return 0;
     }
     /* the node that says it (node 0's line has no "node"): its own ranks, and of their counts only those of the old
