@@ -130,6 +130,25 @@ Test(gridsum, a_stalled_node_holds_the_sum_back_a_bounded_time)
     free(o);
 }
 
+/* A node whose sum holds fewer GPUs than it has (one without a reading past its hold, nodeagg_hold) makes its cells no
+ * whole sum: a step of one GPU's power in the cluster's figures otherwise (2026-12-02) */
+Test(gridsum, a_cell_of_a_node_short_of_gpus_is_not_whole)
+{
+    struct out *o = xcalloc(1, sizeof *o);
+    struct gridsum *g = gridsum_new(2, 0.01, take, o);
+    gridsum_expect(g, 2);
+    for (int i = 0; i < 10; i++)
+        for (int k = 0; k < 2; k++)
+            gridsum_row(g, i * 0.01, k, k == 1 && i >= 5 ? 300 : 600, k == 1 && i >= 5 ? 1 : 2);
+    gridsum_row(g, 10 * 0.01, 0, 600, 2);   /* node 0 on: cells up to 9 out */
+    gridsum_row(g, 10 * 0.01, 1, 600, 2);
+    cr_assert_geq(o->n, 10);
+    for (int i = 0; i < 10; i++)
+        cr_assert_eq(o->c[i].whole, i < 5, "cell %d: whole %d (node 1 holds %d GPU(s))", i, o->c[i].whole, i < 5 ? 2 : 1);
+    gridsum_free(g);
+    free(o);
+}
+
 /* A row 1e13 cells past the others (a damaged power-nodes.csv, a node's clock far off): the empty cells between are
  * passed over, not given out one by one (until 2026-12-01 `gauntlet view` of a record with such a row hung: 4e11 cells
  * of 10 ms, one at a time; this test ran past its timeout). Out: the cells before it, then the lag's cells up to it,

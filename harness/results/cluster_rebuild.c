@@ -165,6 +165,7 @@ void results_cluster_rebuild(const char *dir, const json_t *start, double clock_
         by_at &= lv[j].at >= 0;
     qsort(lv, nlv, sizeof *lv, by_at ? leave_cmp_at : leave_cmp_t);
     struct runcluster *c = runcluster_new(nodes, cell_s);
+    runcluster_expect(c, (int)json_integer_value(json_object_get(start, "ranks")));   /* as live */
     struct feed d = { 0 };
     /* every row node 0 summed live, not only the stretches' own: a node's row before a stretch, or after it, holds
      * its value over the cells it skipped inside (until 2026-11-30 only rows within a cell of the runs' span were

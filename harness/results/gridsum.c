@@ -33,6 +33,8 @@ struct gridsum {
     double w[RING];
     int reached[RING], valued[RING], gpus[RING];   /* reached: by the nodes still in the run only */
     int valued_live[RING];                         /* valued by the nodes still in the run */
+    int shy[RING];                                 /* valued by a node with fewer GPUs than expect: no whole sum */
+    int expect;                                    /* each node's GPUs (gridsum_expect; 0: not known) */
     struct node_state *nd;
     uint64_t late;
     int given;        /* a cell went out: the grid's start is fixed */
@@ -52,6 +54,12 @@ struct gridsum *gridsum_new(int nodes, double cell_s, gridsum_emit emit, void *c
     for (int i = 0; i < nodes; i++)
         g->nd[i].last = INT64_MIN;
     return g;
+}
+
+void gridsum_expect(struct gridsum *g, int gpus)
+{
+    if (g && gpus > 0)
+        g->expect = gpus;
 }
 
 void gridsum_free(struct gridsum *g)
@@ -78,12 +86,12 @@ static void give(struct gridsum *g)
 {
     int k = (int)(((g->next % RING) + RING) % RING);
     struct gridsum_cell c = { (double)g->next * g->cell_s, g->w[k], g->valued[k], g->gpus[k],
-                              g->valued_live[k] >= g->live };
+                              g->valued_live[k] >= g->live && !g->shy[k] };
     if (c.nodes > 0)
         g->emit(g->ctx, &c);
     g->given = 1;
     g->w[k] = 0;
-    g->reached[k] = g->valued[k] = g->valued_live[k] = g->gpus[k] = 0;
+    g->reached[k] = g->valued[k] = g->valued_live[k] = g->gpus[k] = g->shy[k] = 0;
     g->next++;
 }
 
@@ -139,6 +147,7 @@ void gridsum_row(struct gridsum *g, double t_s, int node, double watts, int gpus
             g->valued_live[k]++;
             g->w[k] += i == c ? watts : n->w;
             g->gpus[k] += i == c ? gpus : n->g;
+            g->shy[k] += g->expect > 0 && (i == c ? gpus : n->g) < g->expect;
         }
     }
     n->last = c;

@@ -24,6 +24,9 @@ struct gridsum;
 
 /* A sum of `nodes` nodes on cells of cell_s seconds; NULL when nodes < 1 or cell_s <= 0. */
 struct gridsum *gridsum_new(int nodes, double cell_s, gridsum_emit emit, void *ctx);
+/* Each node's GPUs: a cell where a node's sum holds fewer (a GPU without a reading past its hold, nodeagg_hold) is no
+ * whole sum (a step of one GPU's power in the cluster's figures otherwise). */
+void gridsum_expect(struct gridsum *g, int gpus);
 void gridsum_free(struct gridsum *g);
 /* A copy of g in its state now (its cells still out, each node's last row), giving out to the same emit and ctx. */
 struct gridsum *gridsum_copy(const struct gridsum *g);

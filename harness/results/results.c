@@ -143,8 +143,8 @@ static int results_lock(struct results *r, const char *dir, const char *name, ch
         pid[k > 0 ? k : 0] = 0;
         pid[strcspn(pid, "\n")] = 0;
         if (e == EWOULDBLOCK)
-            snprintf(why, n, "results folder %s is in use by another run (pid %s), or by a summarize reading it: give "
-                     "another --out", dir, pid[0] ? pid : "unknown");
+            snprintf(why, n, "results folder %s is in use by another run (pid %s), or by a summarize or report reading "
+                     "it (the pid is then the last run's): give another --out", dir, pid[0] ? pid : "unknown");
         else
             snprintf(why, n, "cannot lock %s: %s", path, strerror(e));
         close(r->lock_fd);
@@ -269,6 +269,7 @@ static int results_open_files(struct results *r, const char *dir, const struct s
         r->agg = nodeagg_new(0, (int)sc->ranks, 0, nodes_cell_s(sc), nodes_own, r);
         nodeagg_hold(r->agg, nodes_hold_s(sc));
         r->cl = runcluster_new((int)sc->nodes, nodes_cell_s(sc));
+        runcluster_expect(r->cl, (int)sc->ranks);
         runcluster_watch(r->cl, nodes_cell, r);
     }
     return 0;

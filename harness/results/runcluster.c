@@ -70,6 +70,12 @@ struct runcluster *runcluster_new(int nodes, double cell_s)
     return c;
 }
 
+void runcluster_expect(struct runcluster *c, int gpus)
+{
+    if (c)
+        gridsum_expect(c->g, gpus);
+}
+
 void runcluster_free(struct runcluster *c)
 {
     if (!c)

@@ -14,6 +14,8 @@ struct rs_trace;
 
 /* For `nodes` nodes on cells of cell_s seconds; NULL when there is nothing to sum (one node, cell_s <= 0). */
 struct runcluster *runcluster_new(int nodes, double cell_s);
+/* Each node's GPUs (the start's ranks): a cell a node's sum holds fewer of is no whole sum (gridsum_expect). */
+void runcluster_expect(struct runcluster *c, int gpus);
 void runcluster_free(struct runcluster *c);
 /* Each cell of the sum, as it is whole (or given up on), also goes to fn (NULL: none). */
 void runcluster_watch(struct runcluster *c, void (*fn)(void *ctx, double t_s, double watts, int whole), void *ctx);
