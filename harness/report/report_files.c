@@ -143,6 +143,11 @@ int rp_files(const char *dir, const char *txt, size_t tlen, const char *svg, siz
     char sweep_why[1300];
     if (dir_sweep_tmp(dir, tmp_of, &swept, sweep_why, sizeof sweep_why) != 0)
         fprintf(stderr, "gauntlet report: warning: %s\n", sweep_why);
+    char old_part[PATH_MAX + 16];   /* the one name a PNG was made under until 2026-12-02 */
+    snprintf(old_part, sizeof old_part, "%s/report.png.part", dir);
+    swept += unlink(old_part) == 0;
+    if (swept)
+        printf("  (removed %d temp file(s) a killed report left)\n", swept);
     if (rp_clear(psvg, &had_svg) != 0 || rp_clear(ppng, &had_png) != 0) {   /* it would be read as the new one's */
         fprintf(stderr, "gauntlet report: %s not written: an earlier picture would be left beside it\n", ptxt);
         return EXIT_ENV;

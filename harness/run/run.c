@@ -313,9 +313,12 @@ static int sup_finish(struct sup *s, const char *started)
                            * the close alone, a failure only said, the node's exit 0) */
         results_sync(&s->res);
         run_io_failed(s, summary, &code);
-        run_end_line(s, code);
-        results_sync(&s->res);
-        run_io_failed(s, summary, &code);
+        off_t at = s->res.events_off;
+        int line = run_end_line(s, code) == 0 ? code : -1;   /* as node 0's (run_record_end): a line that said */
+        if (line < 0 || results_sync(&s->res) != 0)          /* another code than the run ends with is taken back */
+            run_io_failed(s, summary, &code);
+        if (line >= 0 && line != code && results_events_cut(&s->res, at) == 0 && run_end_line(s, code) == 0)
+            results_sync(&s->res);
     }
     supc_end(s, summary, &code);   /* several nodes: every node's figures into node 0's summary */
     if (s->node == 0 && s->res.cl)   /* forward: nodes: the cluster's summed power per run, once every node's is in */

@@ -72,7 +72,8 @@ static void sim_learn_gap(struct sim *s, uint64_t t)
     int n = ctl_read_samples(s->ctl, s->gap_t0, t, cs, CTL_SAMPLES);
     for (int i = 0; i < n; i++)
         fs[i] = (struct fill_sample){ (double)(cs[i].t_ns - s->gap_t0) * 1e-9, cs[i].w };
-    double u = s->sc->sim.sensor.update_s;   /* each sample's window: the modelled sensor's update; none: an instant */
+    double u = s->sc->sim.sensor.mode == SENSOR_POINT ? 0 : s->sc->sim.sensor.update_s;   /* each sample's window: the
+                                                * modelled sensor's update; none or a point sensor's: an instant */
     fill_learn_gap(&s->learn, &s->plan, s->sc->sim.idle_w, (double)(t - s->gap_t0) * 1e-9, fs, n, u > 0 ? u : 1e-4);
     int g = s->learn.gaps;
     if (s->w && g >= 4 && !(g & (g - 1)) && g > s->learn_said) {
