@@ -73,8 +73,10 @@ void checkpoint_remove(const char *dir, const char *name, int rank)
     for (int gen = 0; gen < CKPT_GENS_MAX; gen++) {   /* whatever generations the run kept */
         checkpoint_path(path, sizeof path, dir, name, rank, gen);
         snprintf(tmp, sizeof tmp, "%s.tmp", path);   /* a writer killed mid-write leaves its temp file */
-        if ((unlink(path) != 0 && errno != ENOENT) || (unlink(tmp) != 0 && errno != ENOENT))
-            SYSERR("unlink(checkpoint)");
+        if (unlink(path) != 0 && errno != ENOENT)   /* each on its own: one that fails leaves the other removed */
+            SYSERR(path);
+        if (unlink(tmp) != 0 && errno != ENOENT)
+            SYSERR(tmp);
     }
 }
 
@@ -234,13 +236,14 @@ int checkpoint_read_beat(const char *dir, const char *name, int rank, int gen, i
         return -1;
     buf = xmalloc(h.state_len ? (size_t)h.state_len : 1);
     ssize_t r = read_full(fd, buf, (size_t)h.state_len);
+    int rerr = errno;   /* read_full's reason, before close and free may change errno */
     uint64_t total = sizeof h + (r > 0 ? (uint64_t)r : 0);
     enum { CHUNK = 1 << 20 };
     char *sink = xmalloc(CHUNK);   /* a restore reads all it wrote: the read bandwidth is measured on it */
     ssize_t k;
     int stopped = 0;
-    while (!(stopped = beat && beat(arg) != 0) && (k = read(fd, sink, CHUNK)) > 0)
-        total += (uint64_t)k;
+    while (!(stopped = beat && beat(arg) != 0) && ((k = read(fd, sink, CHUNK)) > 0 || (k < 0 && errno == EINTR)))
+        total += k > 0 ? (uint64_t)k : 0;   /* a signal meanwhile is no end of the file */
     free(sink);
     close(fd);
     if (stopped) {
@@ -249,7 +252,7 @@ int checkpoint_read_beat(const char *dir, const char *name, int rank, int gen, i
         return -1;
     }
     if (r != (ssize_t)h.state_len || ckpt_hash(&h, buf) != h.state_hash || total != h.total_len || h.rank != (uint32_t)rank) {
-        snprintf(why, n, "%s: %s", path, r < 0 ? strerror(errno) : r != (ssize_t)h.state_len || total != h.total_len
+        snprintf(why, n, "%s: %s", path, r < 0 ? strerror(rerr) : r != (ssize_t)h.state_len || total != h.total_len
                                                                 ? "truncated"
                                                                 : ckpt_hash(&h, buf) != h.state_hash
                                                                 ? "its hash (of the state and the header) does not match"
@@ -296,14 +299,24 @@ int checkpoint_lock(const char *dir, const char *tag)
     snprintf(path, sizeof path, "%s/%s.lock", dir, tag);
     if (mkdir_p(dir) != 0)
         return -1;
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0)
-        return -1;
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {   /* a folder without locks: nothing a sweep could tell, said once */
-        gl_log("checkpoint folder %s: flock: %s: a run killed outright leaves its files there (no sweep can tell "
-               "that it is gone)", dir, strerror(errno));
+    /* the lock held is the file that bears the name: another run's sweep may take the lock of a file just made,
+     * before this run's flock, and remove it (until 2026-12-02 the run then held a lock without a name, and its
+     * files, were it killed, were never swept); made again then, a few times at most */
+    for (int tries = 0;; tries++) {
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+            return -1;
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {   /* a folder without locks: nothing a sweep could tell, said once */
+            gl_log("checkpoint folder %s: flock: %s: a run killed outright leaves its files there (no sweep can tell "
+                   "that it is gone)", dir, strerror(errno));
+            return fd;
+        }
+        struct stat held, named;
+        if (tries >= 8 || (fstat(fd, &held) == 0 && held.st_nlink > 0 && stat(path, &named) == 0 &&
+                           named.st_ino == held.st_ino && named.st_dev == held.st_dev))
+            return fd;
+        close(fd);
     }
-    return fd;
 }
 
 void checkpoint_unlock(const char *dir, const char *tag, int fd)

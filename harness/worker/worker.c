@@ -230,6 +230,7 @@ static void worker_replicate(struct worker_ctx *w, int64_t done)
     uint64_t seq = atomic_load(&r->seq);
     seq += seq & 1;   /* a writer killed mid-write left it odd: even again here, or the slot stayed unusable */
     atomic_store(&r->seq, seq + 1);
+    atomic_thread_fence(memory_order_release);   /* odd before any byte of the state changes, on any memory order */
     r->iter = done;
     r->len = len;
     r->hash = fnv1a64(state, len);
@@ -345,6 +346,8 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
         worker_fail(w, EXIT_ENV, w->err[0] ? w->err : "the run's mitigation could not start");
     if (cmd->reconnect && w->ops->reconnect && w->ops->reconnect(w->b, w) != 0)
         worker_fail(w, EXIT_ENV, w->err[0] ? w->err : "cannot join the new communicator");
+    w->iter = cmd->start_iter;   /* the state_restored event's iteration: the one restored (until 2026-12-02 a new
+                                  * process's 0, a survivor's where it stopped) */
     if (cmd->restore != RESTORE_NONE && worker_restore(w, cmd) != 0)
         worker_fail(w, EXIT_CHECK, w->err);
     /* a run's start: a survivor's rollback to iteration 0 keeps what it checked before (its sdc_checks, and its
@@ -395,9 +398,11 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
          * the wait was for this one's end) */
         worker_hold(w, w->iter + 2 - RUNAHEAD_MAX, room);
     }
-    if (w->ckpt) {   /* the run's checkpoints are on storage before it is reported done (an abort: not waited for) */
+    if (w->ckpt) {   /* the run's checkpoints are on storage before it is reported done, an abort too, as in
+                      * worker_stopped (until 2026-12-02 an abort gave the wait up: a write landed after a recovery
+                      * forgot the checkpoints past its restore point, its event counted in the next run) */
         w->ckpt_wait_t0 = mono_ns();
-        (void)ckpt_async_drain(w->ckpt, worker_beat_arg, w);
+        (void)ckpt_async_drain(w->ckpt, worker_beat_bounded, w);
         worker_ckpt_poll(w);
     }
     worker_fp_take(w);   /* the last iteration's asynchronous fingerprint */
@@ -483,6 +488,12 @@ int worker_main(int argc, char **argv)
             worker_run(&w, &c);
         if (w.exit_asked)   /* the run loop read it: no second one comes */
             break;
+    }
+    if (w.ckpt) {   /* a write still in flight, or one whose failure no poll has taken, is reported before the
+                     * exit: a full disk is never a silent loss (until 2026-12-02 the stop dropped it and said 0) */
+        w.ckpt_wait_t0 = mono_ns();
+        (void)ckpt_async_drain(w.ckpt, worker_beat_bounded, &w);
+        worker_ckpt_poll(&w);
     }
     ckpt_async_stop(w.ckpt);
     w.ops->fini(w.b);

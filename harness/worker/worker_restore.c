@@ -36,6 +36,13 @@ int worker_restore(struct worker_ctx *w, const struct wcmd *cmd)
             if (checkpoint_peek(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, &it) == 0 && it == cmd->start_iter)
                 ok = checkpoint_read_beat(sc->workload.checkpoint.path, w->shm->hdr->ckpt_tag, w->rank, gen, &iter, &buf,
                                           &len, &bytes, why, sizeof why, worker_beat_bounded, w);
+            if (ok == 0 && iter != cmd->start_iter) {   /* the file read whole is of another iteration than the peek
+                                                          * saw (replaced between the two): not this restore's state */
+                snprintf(why, sizeof why, "generation %d holds iteration %lld once read", gen, (long long)iter);
+                free(buf);
+                buf = NULL;
+                ok = -1;
+            }
         }
         if (ok == 0 && w->ops->restore(w->b, buf, len) != 0) {
             snprintf(why, sizeof why, "the backend refused a state of %zu bytes", len);
@@ -53,13 +60,16 @@ int worker_restore(struct worker_ctx *w, const struct wcmd *cmd)
     }
     for (int k = 0; k < REPLICA_SLOTS; k++) {
         struct replica *r = shm_replica(w->shm, cmd->arg, k);
-        uint64_t seq = atomic_load(&r->seq);
-        if ((seq & 1) || r->iter != cmd->start_iter)
-            continue;
+        uint64_t seq = atomic_load_explicit(&r->seq, memory_order_acquire);
         size_t len = r->len;
+        /* a length past the slot is no state (read as it is, the copy ran past the slot's end) */
+        if ((seq & 1) || r->iter != cmd->start_iter || len > w->shm->hdr->replica_bytes)
+            continue;
         void *buf = xmalloc(len ? len : 1);
         memcpy(buf, r + 1, len);
-        int same = atomic_load(&r->seq) == seq && fnv1a64(buf, len) == r->hash;
+        atomic_thread_fence(memory_order_acquire);   /* the copy is done before seq is read again (a weak memory
+                                                      * order, an Arm host's, may take the reads in any order) */
+        int same = atomic_load_explicit(&r->seq, memory_order_relaxed) == seq && fnv1a64(buf, len) == r->hash;
         int rc = same ? w->ops->restore(w->b, buf, len) : -1;
         free(buf);
         if (rc == 0) {
