@@ -2015,3 +2015,67 @@ Test(accept, a_fault_unseen_past_max_detect_before_its_rank_left_fails_the_drill
     json_decref(j);
     free(log);
 }
+
+/* The default backend (auto) without a usable GPU is no suite on the sim model: an acceptance suite judges a node's
+ * GPUs, and a node whose driver was gone passed every check on the model (exit 0) until 2026-12-02. Exit 3, saying
+ * so, no scenario run; `--backend sim` is the model, asked for. Where a GPU is usable, auto picks it: skipped. */
+Test(accept, auto_without_a_gpu_is_no_suite_on_the_model, .timeout = 60)
+{
+    char root[] = "/tmp/gauntlet-accept-auto-XXXXXX", out[600], shipped[600];
+    cr_assert(mkdtemp(root));
+    e2e_own(root);
+    snprintf(out, sizeof out, "%s/out", root);
+    snprintf(shipped, sizeof shipped, "%s/scenarios/acceptance", GAUNTLET_SRC);
+    const char *log = e2e_log("accept-auto.log");
+    int rc = e2e_run(log, (const char *[]){ "accept", "--level", "0", "--scenarios", shipped, "--out", out, NULL });
+    char *text = e2e_read(log);
+    if (text && strstr(text, "backend cuda (auto"))
+        cr_skip_test("a usable GPU: auto picked cuda");
+    cr_assert_eq(rc, 3, "exit %d\n%s", rc, text);
+    cr_assert(text && strstr(text, "no usable GPU (the line above says why): an acceptance suite judges a node's GPUs, "
+                                   "not the sim model; --backend sim runs it on the model"), "%s", text);
+    char path[700];
+    snprintf(path, sizeof path, "%s/L0-health", out);
+    cr_assert(access(path, F_OK) != 0, "a scenario ran on the model: %s", path);
+    free(text);
+}
+
+/* A killed suite's run that ended early with its summary whole (exit 1: a crash nobody recovered) is a FAIL of `run`
+ * when the next suite judges it, as the suite that ran it would have said (until 2026-12-02 it was judged as if it
+ * had finished: no FAIL of `run`, and a suite of such runs passed). */
+Test(accept, a_killed_suites_run_that_ended_early_fails_run, .timeout = 120)
+{
+    static const char sc[] = "name: ended\nranks: 2\niterations: 30\n"
+                             "workload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 64KiB}}\n"
+                             "faults: [{kind: crash, at: 5, rank: 1}]\nrecovery: none\n"
+                             "checks:\n  gemm_tflops: {expected: 1e-6}\n";
+    const char *out = e2e_outdir(), *log = e2e_log("accept-ended.log");
+    int rc = e2e_run(log, (const char *[]){ "run", e2e_scenario(sc), "--backend", "sim", "--headless", "--out", out,
+                                           NULL });
+    cr_assert_eq(rc, 1, "a crash nobody recovers: exit 1, got %d; see %s", rc, log);
+    char path[700];
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    char *summary = e2e_read(path);
+    snprintf(path, sizeof path, "%s/events.jsonl", out);
+    char *events = e2e_read(path);
+    cr_assert(summary && events && strstr(summary, "\"exit\": 1"), "%s", summary ? summary : "(no summary)");
+    const char *root = killed_suite("ended", sc, summary, events);
+    free(summary);
+    free(events);
+    char text[1024], fresh[300], old[300];
+    snprintf(text, sizeof text, planted, "");
+    const char *files[] = { "p.yaml", text, NULL };
+    snprintf(fresh, sizeof fresh, "%s/accept-new", root);
+    char *alog;
+    accept(suite(files), fresh, "", &alog);
+    snprintf(old, sizeof old, "%s/accept-old", root);
+    json_t *j = verdicts(old);
+    cr_assert(j, "no verdicts for the killed suite:\n%s", alog);
+    json_t *v = find(j, "run", NULL);
+    cr_assert(v, "no verdict of run:\n%s", json_dumps(j, 0));
+    cr_assert_str_eq(status(v), "FAIL", "%s", json_dumps(j, 0));
+    cr_assert(strstr(json_string_value(json_object_get(v, "note")), "ended early (exit 1): "), "%s", json_dumps(v, 0));
+    cr_assert_geq(json_integer_value(json_object_get(j, "failed")), 1, "%s", json_dumps(j, 0));
+    json_decref(j);
+    free(alog);
+}

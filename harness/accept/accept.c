@@ -478,6 +478,15 @@ static void check_h2d(const struct scenario *sc, struct rundata *d, struct verdi
     }
 }
 
+/* Whether vs already holds a `run` verdict of sc before index n0 (the suite's own, from the run's exit). */
+static int accept_has_run_verdict(const struct verdicts *vs, const struct scenario *sc, int n0)
+{
+    for (int i = 0; i < n0 && i < vs->n; i++)
+        if (!strcmp(vs->v[i].check, "run") && !strcmp(vs->v[i].scenario, sc->name))
+            return 1;
+    return 0;
+}
+
 int accept_evaluate(const struct scenario *sc, const char *rundir, const char *backend, const double *io_w,
                     const double *io_r, struct verdicts *vs, char *why, size_t n)
 {
@@ -496,6 +505,15 @@ int accept_evaluate(const struct scenario *sc, const char *rundir, const char *b
         struct verdict *v = accept_add(vs, sc, "run", V_FAIL);
         accept_note(v, "it did not end: %s (the summary rebuilt from its record; the rest judged on what it ran)",
                     jstr(d.summary, "stopped", "killed"));
+    } else if (!accept_has_run_verdict(vs, sc, n0) && (!json_is_integer(json_object_get(d.summary, "exit")) ||
+                                                       json_integer_value(json_object_get(d.summary, "exit")) != 0 ||
+                                                       json_is_string(json_object_get(d.summary, "stopped")))) {
+        /* a run that ended early, its summary whole (a killed suite's, judged by the next: until 2026-12-02 judged
+         * as if it had finished; the suite that ran it said so itself, once) */
+        struct verdict *v = accept_add(vs, sc, "run", V_FAIL);
+        json_t *e = json_object_get(d.summary, "exit");
+        accept_note(v, "it ended early (exit %s%lld): %s (the rest judged on what it ran)", json_is_integer(e) ? "" : "?",
+                    json_is_integer(e) ? (long long)json_integer_value(e) : 0LL, jstr(d.summary, "stopped", "no reason"));
     }
     if (c->gemm_tflops.on && d.run)
         check_gemm(sc, &d, backend, vs);

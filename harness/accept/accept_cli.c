@@ -378,7 +378,8 @@ const struct cli_cmd accept_cli = {
     "DIR/verdicts.json and (--junit) JUnit XML. Exit 0 when no check failed (--strict: and none was skipped), 1\n"
     "otherwise. Several nodes: start it with mpirun or srun, one per node.\n",
     { { "level", "0|1|2|3", "levels 1..LEVEL (default 1); 0: the health check alone (L0-*.yaml)" },
-      { "backend", "auto|cuda|sim", "where the scenarios run (default auto)" },
+      { "backend", "auto|cuda|sim", "where the scenarios run (default auto: cuda, and exit 3 without a usable GPU; "
+                                    "sim: on the model, no GPU judged)" },
       { "out", "DIR", "the results folder (default results/accept-<UTC time>/)" },
       { "junit", "FILE", "also the verdicts as JUnit XML" },
       { "scenarios", "DIR", "the acceptance scenarios (default: $GAUNTLET_SCENARIOS, else acceptance/ of the installed "
@@ -389,7 +390,8 @@ const struct cli_cmd accept_cli = {
                             "suite fails (exit 1): a node that lost a GPU does not pass on the ones left" },
       { "metrics", "ADDR:PORT", "serve live metrics (OpenMetrics) at http://ADDR:PORT/metrics while each scenario runs; "
                                 "':PORT' is this machine only, '0.0.0.0:PORT' every address" },
-      { "metrics-textfile", "DIR", "rewrite DIR/gauntlet.prom every second for node_exporter's textfile collector" },
+      { "metrics-textfile", "DIR", "rewrite DIR/gauntlet.prom (each scenario's run) and DIR/gauntlet-accept.prom (the "
+                                   "verdicts) for node_exporter's textfile collector" },
       { 0 } },
 };
 
@@ -511,6 +513,8 @@ int accept_main(int argc, char **argv)
     if (rc != EXIT_OK || (rc = accept_load_files(dir, sdir != NULL, level, &files, &nfiles, &sc)) != EXIT_OK)
         goto early;
     ops = rc ? NULL : backend_pick(backend, &rc);
+    if (accept_model_refused(&ops, backend))
+        rc = EXIT_ENV;
     if (ops && ops->device_count)
         ngpu = ops->device_count();
     counted = ops && ops->device_count && !ops->modelled;   /* --expect-gpus: a real backend's GPUs */

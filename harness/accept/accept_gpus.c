@@ -5,6 +5,7 @@
 
 #include "accept.h"
 #include "accept_int.h"
+#include "backend.h"
 #include "cluster.h"
 #include "util.h"
 
@@ -43,4 +44,14 @@ void accept_gpu_count(struct verdicts *vs, int expect, const int *counts, int no
             accept_note(v, "%d GPU%s found, %d expected (--expect-gpus): one off the bus, failed, or hidden by "
                            "CUDA_VISIBLE_DEVICES; no scenario ran", counts[k], counts[k] == 1 ? "" : "s", expect);
     }
+}
+
+int accept_model_refused(const struct backend_ops **ops, const char *backend)
+{
+    if (!*ops || !(*ops)->modelled || strcmp(backend, "auto") != 0)
+        return 0;
+    gl_log("no usable GPU (the line above says why): an acceptance suite judges a node's GPUs, not the %s model; "
+           "--backend %s runs it on the model", (*ops)->name, (*ops)->name);
+    *ops = NULL;
+    return 1;
 }

@@ -100,6 +100,9 @@ int accept_expect_gpus(int expect, int ngpu, int *counts);
 /* The gpu_count verdicts, one per node (scenario "suite"): PASS when it has expect GPUs, else FAIL; counts NULL (a
  * modelled backend, named by model): one SKIP. */
 void accept_gpu_count(struct verdicts *vs, int expect, const int *counts, int nodes, const char *model);
+/* Whether the backend picked (*ops) is a model that --backend auto fell back to (no usable GPU): said, *ops NULL, 1
+ * (the suite exits 3: a node judged on a model passes whatever its GPUs); else 0. */
+int accept_model_refused(const struct backend_ops **ops, const char *backend);
 /* The suite's exit: 1 (EXIT_CHECK) when a check failed, a SKIP under --strict, or a stop signal ended the suite
  * (stopped_by: not judged whole, never a pass); else 0. */
 int accept_exit_code(int fails, int skips, int strict, int stopped_by);

@@ -267,14 +267,25 @@ static int cuda_compute(void *b, struct worker_ctx *w)
     }
     uint64_t t0 = cuda_event_ns(c, c->c0), t1 = cuda_event_ns(c, c->c1);
     double slow = worker_slowdown(w);
-    if (slow > 1) {   /* a straggler: the phase lasts slow x longer (the GPU idles for the extra part) */
-        sleep_ns((uint64_t)((double)(t1 - t0) * (slow - 1)));
-        t1 = mono_ns();
+    /* a straggler: the phase lasts slow x longer at compute power, as the sim's does: the chain's GEMMs again (the
+     * same D, beta = 0), as many as the extra time holds (until 2026-12-02 the GPU slept through it at idle power,
+     * a gap called compute) */
+    long count = (long)w->sc->workload.gemm.count, extra = slow > 1 ? lround((double)count * (slow - 1)) : 0;
+    if (extra > 0) {
+        for (long done = 0; done < extra; done += count)
+            if (gemm_chain_run_range(c->gemm, 0, (int)(extra - done < count ? extra - done : count),
+                                     c->stream) != 0)
+                return snprintf(w->err, sizeof w->err, "GEMM chain failed on GPU %d (a straggler's)", c->device), -1;
+        if (CUDA_CHECK(cudaEventRecord(c->c1, c->stream)) || CUDA_CHECK(cudaEventSynchronize(c->c1)))
+            return snprintf(w->err, sizeof w->err, "GEMM chain failed on GPU %d (a straggler's)", c->device), -1;
+        t1 = cuda_event_ns(c, c->c1);
     }
     worker_phase(w, PH_COMPUTE, 1, t0, 0);
-    worker_point(w, IP_AFTER_GEMM);   /* abft and gemm-output faults on the whole GPU, then the filler */
+    /* the gap's mitigation from the compute's end, then abft and gemm-output faults (until 2026-12-02 after them:
+     * the GPU idled meanwhile, a dip the filler, the ramp and smoothing exist to prevent) */
     if (c->shaper && shaper_after_compute(c->shaper, w) != 0)
         return -1;
+    worker_point(w, IP_AFTER_GEMM);
     worker_phase(w, PH_COMPUTE, 0, t1, c->flops);
     return 0;
 }

@@ -13,6 +13,7 @@
  * out before the iteration is enqueued, so its exchange carries them, as on sim (until 2026-11-30 they came after
  * it, and that iteration's fingerprint saw a gradient flip on one rank only); the other faults and the checks run
  * after the iteration (the steps are enqueued together), on the output of the run's first GEMM step's chain. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,7 +95,10 @@ struct cuda_steps *cuda_steps_create(struct cuda_rank *c, struct worker_ctx *w, 
     for (int k = 1; k < st->n_chains; k++)   /* every other shape's tuning too (cuda_init said the first's) */
         cuda_emit_gemm_algo(w, st->chain[k]);
     st->opt_elems = opt < STEPS_OPT_ELEMS ? opt : STEPS_OPT_ELEMS;
-    if (CUDA_CHECK(cudaStreamCreateWithFlags(&st->side, cudaStreamNonBlocking)) ||
+    int prio_lo = 0, prio_hi = 0;   /* the overlapped collective's stream as high as the compute's: at the lowest
+                                     * (until 2026-12-02) its blocks waited behind the whole GEMM chain, no overlap */
+    if (CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&prio_lo, &prio_hi)) ||
+        CUDA_CHECK(cudaStreamCreateWithPriority(&st->side, cudaStreamNonBlocking, prio_hi)) ||
         CUDA_CHECK(cudaMalloc((void **)&st->stamp, sizeof *st->stamp)) ||
         (st->comm_bytes && (CUDA_CHECK(cudaMalloc((void **)&st->send, st->comm_bytes)) ||
                             CUDA_CHECK(cudaMalloc((void **)&st->recv, st->comm_bytes)) ||
@@ -188,10 +192,22 @@ static int steps_optimizer(struct cuda_steps *st, const struct step *p, cudaStre
     return 0;
 }
 
-/* Enqueues the iteration: steps first .. last - 1, grad the gradient exchange among them. exposed[i]: step i
- * waited for overlapped communication (join[i] marks its end). */
+/* Enqueues a compute step's count GEMMs on s, slow x as many (a straggler's: its step lasts slow x longer at compute
+ * power, as the sim's does; until 2026-12-02 a straggler changed nothing in workload.phases on a GPU): the chain's
+ * GEMMs again, the same D. 0 or -1. */
+static int steps_gemms(struct gemm_chain *g, long count, double slow, cudaStream_t s)
+{
+    long total = slow > 1 ? lround((double)count * slow) : count;
+    for (long done = 0; done < total; done += count)
+        if (gemm_chain_run_range(g, 0, (int)(total - done < count ? total - done : count), s) != 0)
+            return -1;
+    return 0;
+}
+
+/* Enqueues the iteration: steps first .. last - 1, grad the gradient exchange among them, compute steps slow x as
+ * long. exposed[i]: step i waited for overlapped communication (join[i] marks its end). */
 static int steps_enqueue(struct cuda_rank *c, struct cuda_steps *st, const struct scenario *sc, int first, int last,
-                         int grad, cudaEvent_t fp_wait, int *exposed)
+                         int grad, cudaEvent_t fp_wait, int *exposed, double slow)
 {
     int pending = 0;
     for (int i = first; i < last; i++) {
@@ -222,7 +238,7 @@ static int steps_enqueue(struct cuda_rank *c, struct cuda_steps *st, const struc
             return -1;
         int rc = 0;
         if (cls == SCL_COMPUTE)
-            rc = gemm_chain_run_range(st->chain[st->which[i]], 0, (int)p->count, c->stream);
+            rc = steps_gemms(st->chain[st->which[i]], (long)p->count, slow, c->stream);
         else if (cls == SCL_COMM)
             rc = steps_comm(c, st, sc, i, grad, c->stream);
         else if (cls == SCL_MEMORY)
@@ -274,7 +290,8 @@ int cuda_steps_iter(void *b, struct worker_ctx *w)
         return snprintf(w->err, sizeof w->err, "communicator aborted (comm-error)"), -1;
     }
     atomic_store_explicit(&w->ctl->phase, PH_COMPUTE, memory_order_relaxed);   /* the sampler: the iteration runs */
-    if (steps_enqueue(c, st, sc, first, last, first + grad, c->fp_pending ? c->fp_done : NULL, exposed) != 0 ||
+    if (steps_enqueue(c, st, sc, first, last, first + grad, c->fp_pending ? c->fp_done : NULL, exposed,
+                      worker_slowdown(w)) != 0 ||
         coll_wait(c->coll, c->stream, c->timeout_s) != 0) {
         snprintf(w->err, sizeof w->err, "the iteration's steps failed on GPU %d: %s", c->device, coll_error(c->coll));
         return -1;
