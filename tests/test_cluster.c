@@ -2076,3 +2076,47 @@ Test(cluster, the_nodes_final_states_are_compared_without_the_detector, .timeout
     json_decref(s);
     free(log);
 }
+
+/* `gauntlet accept` on 5 nodes with gather_fanout 2 (nodes 3 and 4 send up through node 1): each relay passes its
+ * children's end records on before it leaves the run. Until 2026-12-02 a relay went from its own end to the suite's
+ * agreement, where nothing is relayed: a child's end record that came a moment late sat there, node 0 took the child
+ * for lost after the heartbeat timeout, and a healthy suite failed (exit 1, `no end record came`). Three scenarios:
+ * three ends, every node's end record in each. */
+Test(cluster, accept_through_relays_gets_every_nodes_end, .timeout = 300)
+{
+    e2e_need_mpi();
+    const char *sdir = e2e_outdir();
+    char cmd[1024], path[600];
+    cr_assert(mkdir(sdir, 0755) == 0 || errno == EEXIST, "%s: %s", sdir, strerror(errno));
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/L1-relay%d.yaml", sdir, k);
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fprintf(f, "name: relay%d\nnodes: 5\nranks: 1\niterations: 20\nseed: %d\ngather_fanout: 2\n"
+                   "workload: {gemm: {m: 64, n: 64, k: 64}, allreduce: {bytes: 64KiB}}\n"
+                   "heartbeat: {timeout: 5s}\nchecks:\n  gemm_tflops: {expected: 1e-9}\n", k, k + 1);
+        cr_assert_eq(fclose(f), 0);
+    }
+    const char *out = e2e_outdir();
+    snprintf(cmd, sizeof cmd, "timeout 250 mpirun --oversubscribe --allow-run-as-root -np 5 %s accept --backend sim "
+                              "--scenarios %s --out %s > %s.log 2>&1", GAUNTLET_BIN, sdir, out, out);
+    int st = system(cmd);
+    snprintf(path, sizeof path, "%s.log", out);
+    char *log = e2e_read(path);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a healthy suite through relays: exit %d\n%s",
+              WIFEXITED(st) ? WEXITSTATUS(st) : -1, log);
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/relay%d/summary.json", out, k);
+        json_error_t err;
+        json_t *s = json_load_file(path, 0, &err);
+        cr_assert(s, "%s: %s", path, err.text);
+        cr_assert_eq(json_array_size(json_object_get(s, "nodes_lost")), 0, "%s: nodes lost", path);
+        json_t *nodes = json_object_get(s, "nodes"), *n;
+        size_t i;
+        cr_assert_eq(json_array_size(nodes), 5, "%s", path);
+        json_array_foreach(nodes, i, n)   /* an end record carries the node's host; a missing one says why not */
+            cr_assert(json_is_string(json_object_get(n, "host")), "%s: node %zu: %s", path, i, json_dumps(n, 0));
+        json_decref(s);
+    }
+    free(log);
+}

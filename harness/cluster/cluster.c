@@ -79,6 +79,7 @@ int cluster_lost_node(void) { return -1; }
 void cluster_no_barrier(void) {}
 void cluster_new_run(void) {}
 int cluster_stalled_peer(void) { return -1; }
+int cluster_subtree_run_ended(void) { return 1; }
 int cluster_barrier_test(void) { return 1; }
 int cluster_proxy_start(struct shm *shm, char *why, size_t n)
 {
@@ -491,6 +492,8 @@ void cluster_new_run(void)
     cl.lost_node = -1;
     cl.stalled_dest = -1;
     cl.bye = cl.no_barrier = 0;
+    if (cl.run_ended)
+        memset(cl.run_ended, 0, (size_t)cl.nodes);
     cl.up_to = up_parent(cl.node, cl.fanout, cl.lost);
 }
 

@@ -145,6 +145,11 @@ void cluster_no_barrier(void);
 void cluster_new_run(void);
 /* The last peer a message was dropped for (it took nothing for the send wait), or -1. */
 int cluster_stalled_peer(void);
+/* The tag of a node's run-end record (cluster_send_json): a relay waits for its subtree's before it leaves the run. */
+#define CLUSTER_TAG_RUN_END (-1)
+/* Whether every node below this one in the tree (none lost) has had its run's end record pass here since
+ * cluster_new_run: a relay passes them on before it leaves the run (1 without MPI, or with no node below). */
+int cluster_subtree_run_ended(void);
 
 /* A barrier that does not block: begin, then test until it returns 1. */
 void cluster_barrier_begin(void);

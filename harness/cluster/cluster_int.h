@@ -29,6 +29,7 @@ struct cluster_state {
     int resend;                /* a node further up this node's path was lost: its recent control records go again */
     struct up_seen *seen;      /* node 0: per origin, the records taken */
     unsigned char *ended;      /* per node: its end record passed here */
+    unsigned char *run_ended;  /* per node: its run's end record (CLUSTER_TAG_RUN_END) passed here, this run (cluster_new_run) */
     uint64_t relayed;          /* bytes of other nodes' records passed on */
     struct cl_send { MPI_Request req; char *buf; int dest; uint64_t t_ns; } *fly;   /* MAX_INFLIGHT(nodes); t_ns: posted */
     int nfly;

@@ -19,6 +19,7 @@ void up_init(void)
     cl.ring = xcalloc(1, sizeof *cl.ring);
     cl.seen = xcalloc((size_t)cl.nodes, sizeof *cl.seen);
     cl.ended = xcalloc((size_t)cl.nodes, 1);
+    cl.run_ended = xcalloc((size_t)cl.nodes, 1);
     cl.up_to = up_parent(cl.node, cl.fanout, NULL);
 }
 
@@ -28,6 +29,8 @@ void up_free(void)
     free(cl.ring);
     free(cl.seen);
     free(cl.ended);
+    free(cl.run_ended);
+    cl.run_ended = NULL;
     cl.up.buf = NULL;
 }
 
@@ -93,7 +96,7 @@ struct take {
 static void take_here(void *ctx, const struct up_hdr *h, const char *data)
 {
     struct take *t = ctx;
-    if (h->origin == 0 || (int)h->origin >= cl.nodes || !up_accept(&cl.seen[h->origin], h->seq))
+    if (h->origin == 0 || h->origin >= (uint32_t)cl.nodes || !up_accept(&cl.seen[h->origin], h->seq))
         return;
     if (h->kind == UP_END) {
         cl.ended[h->origin] = 1;
@@ -135,8 +138,11 @@ static void take_relay(void *ctx, const struct up_hdr *h, const char *data)
     }
     cl.relayed += sizeof *h + h->len;
     t->json |= h->kind == UP_JSON || h->kind == UP_END;
-    if (h->kind == UP_END && (int)h->origin < cl.nodes)
+    if (h->kind == UP_END && h->origin < (uint32_t)cl.nodes)
         cl.ended[h->origin] = 1;
+    int32_t tag = 0;
+    if (h->kind == UP_JSON && h->len >= 4 && h->origin < (uint32_t)cl.nodes && (memcpy(&tag, data, 4), tag == CLUSTER_TAG_RUN_END))
+        cl.run_ended[h->origin] = 1;
 }
 
 void up_take(const char *buf, size_t len, const struct cluster_sink *sink)
@@ -159,6 +165,19 @@ static int subtree_ended(int k)
             return 0;
     return 1;
 }
+
+/* Whether every node below k (not lost) has had its run's end record pass here. */
+static int subtree_run_ended(int k)
+{
+    for (long c = (long)cl.fanout * k + 1; c <= (long)cl.fanout * k + cl.fanout && c < cl.nodes; c++)
+        if (!(c < SHM_MAX_NODES && cl.lost[c]) && !cl.run_ended[c])
+            return 0;
+        else if (!subtree_run_ended((int)c))
+            return 0;
+    return 1;
+}
+
+int cluster_subtree_run_ended(void) { return !cl.on || !cl.run_ended || subtree_run_ended(cl.node); }
 
 /* While leaving: node 0's control message (its heartbeat) names the nodes it lost: this node waits for their end
  * records no more; and says whether it ends with a bye to each node (cluster_no_barrier). */

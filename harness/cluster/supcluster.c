@@ -477,6 +477,7 @@ void supc_end(struct sup *s, json_t *summary, int *code)
         cluster_send_json(0, TAG_END, me);   /* after every line of this node's, in the same batches up the tree */
         cluster_flush();
         json_decref(me);
+        supc_relay_ends(s);
         return;
     }
     json_decref(faults);   /* node 0's are in the summary already */

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "cluster.h"
 #include "recover.h"
 #include "resilience.h"
 #include "supcluster.h"
@@ -12,7 +13,7 @@
 /* Run-start handshake tags (json channel): node k -> 0 "ready for run m", 0 -> all "go". */
 #define TAG_READY 100000
 #define TAG_GO 200000
-#define TAG_END (-1)
+#define TAG_END CLUSTER_TAG_RUN_END
 #define TAG_REC_REQ 300000    /* node k -> 0: a failure here, restart the cluster from iteration limit */
 #define TAG_REC_GO 400000     /* 0 -> all: stop, and say your newest checkpoint <= limit */
 #define TAG_REC_CKPT 500000   /* k -> 0: my newest checkpoint */
@@ -34,6 +35,8 @@ double supc_node_beat_s(const struct scenario *sc);
 void supc_liveness(struct sup *s, uint64_t now);
 /* This supervisor's heartbeat, when one is due (supliveness.c). */
 void supc_beat(struct sup *s, uint64_t now);
+/* Not node 0: waits until this node has relayed its subtree's run-end records (node 0 silent or gone: no more). */
+void supc_relay_ends(struct sup *s);
 /* Node 0: every node stops and enters the recovery of failure f (this node's own, or none here). */
 void coord_go(struct sup *s, const struct rec_failure *f);
 /* Node 0: node asks for a recovery from iteration it: begun now, in the one under way already, or queued. */

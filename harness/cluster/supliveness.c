@@ -87,9 +87,12 @@ void supc_beat(struct sup *s, uint64_t now)
  * node: the run fails on every node that can still say so, each writing its summary. */
 void supc_liveness(struct sup *s, uint64_t now)
 {
-    if (!s->ln->hb_armed || s->stopping)
+    if (!s->ln->hb_armed)
         return;
-    supc_beat(s, now);
+    supc_beat(s, now);   /* stopping too: a node stopping its workers (up to 10 s, or in a slow sync) is alive, and
+                          * node 0 must not take it for lost (until 2026-12-02 it beat no more) */
+    if (s->stopping)
+        return;
     for (int k = 0; k < s->nodes; k++) {
         if (k == s->node || (s->node != 0 && k != 0) || supc_gone(s, k) || (k < SHM_MAX_NODES && s->ln->node_ended[k]))
             continue;   /* a node that sent its end record waits for the others in MPI_Finalize's barrier */
@@ -138,3 +141,16 @@ void supc_liveness(struct sup *s, uint64_t now)
                     "the longest back-off and the start-up time");
 }
 
+
+/* A relay passes its subtree's end records on before it leaves the run, beating meanwhile, for as long as node 0
+ * speaks: `gauntlet accept` goes from the run's end to its agreement, where nothing is relayed (until 2026-12-02 a
+ * child's end record that came a moment late sat there, and node 0 took the child for lost: a suite of more than
+ * gather_fanout + 1 nodes could fail healthy nodes). */
+void supc_relay_ends(struct sup *s)
+{
+    while (!cluster_subtree_run_ended() && !supc_silent(s, 0) && !supc_gone(s, 0)) {
+        supc_poll(s);
+        supc_beat(s, mono_ns());
+        sleep_ns(1000000);
+    }
+}
