@@ -533,3 +533,25 @@ Test(tui_model, the_gemm_rate_is_flops_over_time_as_the_summary)
     cr_assert_float_eq(m->m.tflops, 4.0 / 1.1, 1e-9);
     vm_free(m);
 }
+
+/* A record line naming a rank past the run's GPUs (its start said 4) is none of them, and an infinite reading is no
+ * reading: the view holds the run's 4 ranks and their aggregate (until 2026-12-02 one such line held 8 ranks, the
+ * aggregate blank for ever after, and an inf blanked the whole chart). */
+Test(tui_model, a_rank_past_the_run_and_an_infinite_reading_change_nothing)
+{
+    struct vm *m = vm_new();
+    ev(m, "%s", start);
+    ev(m, "{\"t_s\":0.001,\"event\":\"worker_error\",\"rank\":7,\"what\":\"x\"}");
+    for (int k = 0; k < 10; k++)
+        for (int r = 0; r < 4; r++)
+            vm_power(m, k * 0.01, r, r == 2 && k == 3 ? INFINITY : 100.0, NAN, NAN, 0);
+    vm_power(m, 0.05, 6, 5000, NAN, NAN, 0);   /* out of order as well as out of the run: dropped whole */
+    vm_power(m, 0.10, 0, 100, NAN, NAN, 0);
+    cr_assert_eq(m->nranks, 4, "ranks held: %d", m->nranks);
+    struct vm_bin b;
+    cr_assert(vm_agg_bin(m, 0.05, &b));
+    cr_assert(isfinite(b.max) && b.max <= 400 + 1e-3, "the aggregate's max %g", (double)b.max);
+    cr_assert(vm_rank_bin(m, 2, 0.05, &b));
+    cr_assert(isfinite(b.max) && b.max <= 100 + 1e-3, "rank 2's max %g", (double)b.max);
+    vm_free(m);
+}

@@ -114,7 +114,12 @@ static int slice(const struct vm *m, int rank, double t0, double t1, double *mn,
     double step = VM_BIN_S;
     if (t1 - t0 < step)
         t1 = t0 + step * 0.5;   /* finer than a bin: the bin it lies in */
-    for (double t = t0; t < t1; t += step) {
+    /* counted in whole steps, at most a ring's worth: at a time of ~1e15 s t + step is t again, and a loop on t
+     * never ended (until 2026-12-02: a record line at t_s 2e15 froze the view) */
+    double span = ceil((t1 - t0) / step);
+    long steps = span > 0 ? (span < VM_BINS + 1 ? (long)span : VM_BINS + 1) : 0;
+    for (long i = 0; i < steps; i++) {
+        double t = t0 + (double)i * step;
         if (!(rank < 0 ? vm_agg_bin(m, t, &b) : vm_rank_bin(m, rank, t, &b)))
             continue;
         lo = fmin(lo, b.min);
@@ -446,10 +451,12 @@ void tui_draw(const struct vm *m, const struct tui_ui *ui)
     gh = gh < 2 ? 2 : gh;
     int rh = m->nruns ? 1 + (m->nruns < rows / 10 ? m->nruns : (rows / 10 > 1 ? rows / 10 : 1)) : 0;
     int room = rows - 2 - 2 - 1;   /* past the header, the two Now lines and the footer: chart, GPUs, a log line */
-    if (ch + gh + 1 > room) {      /* a short screen (40x12) gives way in the chart: the Now lines stay (the
-                                    * footer covered the second, its counts of faults, until 2026-12-02) */
+    if (ch + gh + 2 > room) {      /* a short screen (40x12) gives way in the chart: the Now lines stay (the
+                                    * footer covered the second, its counts of faults, until 2026-12-02), and the log
+                                    * keeps its title and a line (until 2026-12-02 its title alone, 12 to 15 rows) */
         gh = 2;
-        ch = room - gh - 1 < 3 ? 3 : room - gh - 1;
+        ch = room - gh - 2 < ch ? room - gh - 2 : ch;
+        ch = ch < 3 ? 3 : ch;
     }
     int y = 0;
     draw_header(m, ui, y);

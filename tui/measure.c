@@ -60,7 +60,9 @@ void vm_measure(struct vm *m, double window_s)
     x->swing_w = x->swing_pct_tdp = x->ramp_w_s = x->dominant_hz = x->sensor_ms = NAN;
     double dt = m->sample_hz > 0 ? 1.0 / m->sample_hz : n > 1 ? (t[n - 1] - t[0]) / (double)(n - 1) : 0;
     double *u = NULL;
-    size_t nu = n > 16 && dt > 0 ? analysis_resample(t, w, n, dt, &u) : 0;
+    /* a grid of at most 4 x the readings held: readings far apart against the rate (a damaged record) are not
+     * measured rather than resampled onto millions of points each frame */
+    size_t nu = n > 16 && dt > 0 && (t[n - 1] - t[0]) / dt <= 4.0 * VM_RAW ? analysis_resample(t, w, n, dt, &u) : 0;
     /* as the summary analyses the sum: the slowest GPU's update interval from its sensor's stamps (a sum of sensors
      * whose updates interleave changes more often than any of them: four 20 ms sensors read as a 10 ms one), and the
      * iteration as the period (without it a held trace has no dominant frequency); where a GPU gives no stamps, or
@@ -104,4 +106,16 @@ void vm_measure(struct vm *m, double window_s)
     x->busbw_gbs = pct(t, nb, 50) / 1e9;
     free(t);
     free(w);
+}
+
+/* One record line into the model (model.c vm_event); -1 where it is no JSON object. */
+int vm_event_line(struct vm *m, const char *line, size_t len)
+{
+    json_error_t err;
+    json_t *ev = json_loadb(line, len, 0, &err);
+    if (!ev)
+        return -1;
+    int rc = json_is_object(ev) ? vm_event(m, ev) : -1;
+    json_decref(ev);
+    return rc;
 }

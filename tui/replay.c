@@ -119,6 +119,18 @@ static void replay_crash(int sig)
     raise(sig);
 }
 
+static volatile sig_atomic_t replay_active;   /* the view is up: an exit (gl_die) gives the terminal back first */
+
+static void replay_atexit(void)
+{
+    if (replay_active) {   /* until 2026-12-02 an exit 3 mid-view (out of memory) left it without echo or lines */
+        replay_active = 0;
+        endwin();
+        if (replay_tio_saved)
+            tcsetattr(STDIN_FILENO, TCSANOW, &replay_tio);
+    }
+}
+
 int tui_view_main(int argc, char **argv)
 {
     double at = -1, speed = 1;
@@ -175,6 +187,10 @@ int tui_view_main(int argc, char **argv)
         int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT, SIGHUP, SIGTERM, SIGINT };
         for (size_t i = 0; i < ARRAY_LEN(sigs); i++)
             sigaction(sigs[i], &sa, NULL);
+        static int registered;
+        if (!registered++)
+            atexit(replay_atexit);
+        replay_active = 1;
         cbreak();
         tui_term_modes(STDIN_FILENO);   /* Ctrl-S a key, Ctrl-\ quits as q does */
         noecho();
@@ -211,6 +227,7 @@ int tui_view_main(int argc, char **argv)
             struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
             poll(&p, 1, 100);
         }
+        replay_active = 0;
         endwin();
         delscreen(scr);
     }

@@ -54,9 +54,9 @@ static int open_events(struct replay *rp, const char *dir, char *why, size_t n)
         if (!o && rp->line[len - 1] != '\n')
             break;   /* the last line of a run still being written */
         if (!o || !json_is_object(o) || !json_is_number(json_object_get(o, "t_s")) ||
-            !json_is_string(json_object_get(o, "event"))) {
-            snprintf(why, n, "%s:%d: expected a JSON object with t_s and event%s%s", s->path, lineno, o ? "" : ", got: ",
-                     o ? "" : err.text);
+            !(fabs(json_number_value(json_object_get(o, "t_s"))) < 1e12) || !json_is_string(json_object_get(o, "event"))) {
+            snprintf(why, n, "%s:%d: expected a JSON object with t_s (seconds, under 1e12) and event%s%s", s->path,
+                     lineno, o ? "" : ", got: ", o ? "" : err.text);
             json_decref(o);
             return -1;
         }
@@ -119,7 +119,8 @@ int replay_power_row(char *line, struct prow *p)
     char *end;
     double t = num(fld[0], &end);
     long rank = k >= 3 ? strtol(fld[1], NULL, 10) : -1;
-    if (k < 9 || *end || !isfinite(t) || rank < 0 || rank > INT32_MAX)   /* a time of nan would stop the window */
+    /* a time of nan would stop the window; one past 1e12 s (31,700 years) is no run's */
+    if (k < 9 || *end || !(fabs(t) < 1e12) || rank < 0 || rank > INT32_MAX)
         return -1;
     double st = k >= 12 ? field(fld[11]) : NAN;   /* sample_t_s: the sensor's own time (the run's clock) */
     *p = (struct prow){ t, field(fld[2]), field(fld[6]), field(fld[7]), *fld[8] ? strtoull(fld[8], NULL, 0) : 0,
