@@ -392,10 +392,17 @@ static void draw_runs(const struct vm *m, const struct tui_ui *ui, int y, int h)
         fmt_w(mean, sizeof mean, r->mean_w);
         fmt_w(sw, sizeof sw, r->swing_w);
         fmt_w(rp, sizeof rp - 2, r->ramp_w_s), strcat(rp, isfinite(r->ramp_w_s) ? "/s" : "");   /* a rate: W/s */
-        fmt_pct(ds, sizeof ds, r->swing_w, base ? base->swing_w : NAN);
-        fmt_pct(de, sizeof de, r->energy_j, base ? base->energy_j : NAN);
-        /* time paid: the change of throughput, every wait included (a stagger's too) */
-        fmt_pct(dtm, sizeof dtm, base ? base->throughput_it_s : NAN, r->throughput_it_s);
+        /* as summary.json's vs_none where the record gives it (a battery's energy is its losses, its time none),
+         * else from the figures: time paid is the change of throughput, every wait included (a stagger's too) */
+        if (isfinite(r->vs_swing_pct) || isfinite(r->vs_energy_pct) || isfinite(r->vs_time_pct)) {
+            fmt_pct(ds, sizeof ds, 1 + r->vs_swing_pct / 100, 1);
+            fmt_pct(de, sizeof de, 1 + r->vs_energy_pct / 100, 1);
+            fmt_pct(dtm, sizeof dtm, 1 + r->vs_time_pct / 100, 1);
+        } else {
+            fmt_pct(ds, sizeof ds, r->swing_w, base ? base->swing_w : NAN);
+            fmt_pct(de, sizeof de, r->energy_j, base ? base->energy_j : NAN);
+            fmt_pct(dtm, sizeof dtm, base ? base->throughput_it_s : NAN, r->throughput_it_s);
+        }
         if (isfinite(r->efficiency))   /* least energy its result needed / energy it added (docs/power.md) */
             snprintf(eff, sizeof eff, "%.2f", r->efficiency);
         const char *note = r->skipped ? "  skipped" : r->disturbed ? "  disturbed" : r->complete ? "" : "  incomplete";

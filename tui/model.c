@@ -387,6 +387,10 @@ static void vm_run_end(struct vm *m, json_t *ev, double t)
         r->efficiency = num(f, "energy_efficiency");
         r->tflops = num(f, "tflops");
         r->throughput_it_s = num(f, "throughput_it_s");
+        json_t *vs = json_object_get(f, "vs_none");
+        r->vs_swing_pct = -num(vs, "swing_reduction_pct");
+        r->vs_energy_pct = num(vs, "energy_overhead_pct");
+        r->vs_time_pct = num(vs, "iteration_overhead_pct");
     }
     else if (!m->runs_past++)   /* said once: the table ends there (silently until 2026-12-02); the summary holds all */
         vm_log(m, t, LOG_WARN, "the comparison table holds the first %d runs: run %d on are in summary.json and "

@@ -54,6 +54,9 @@ struct vm_run {
     double iter_p50_s, mean_w, swing_w, ramp_w_s, energy_j, tflops;
     double efficiency;      /* energy_efficiency against the none before it (NAN: none, or nothing to figure) */
     double throughput_it_s;   /* iterations per second over the run, waits included: what time paid compares */
+    /* against its none as summary.json has it (run_end's figures.vs_none; NAN: not given, an older record):
+     * -swing_reduction_pct, energy_overhead_pct, iteration_overhead_pct */
+    double vs_swing_pct, vs_energy_pct, vs_time_pct;
 };
 
 struct vm_measure {

@@ -153,7 +153,12 @@ static void sup_one_run(struct sup *s, int m)
                             json_num(json_num_value(json_object_get(agg, "swing_w"))), "ramp_w_s", json_num(ramp),
                             "energy_per_iter_j",
                             json_num(sup_energy_per_iter(run)), "tflops", json_copy(json_object_get(run, "tflops")));
-    json_object_set_new(fig, "energy_efficiency", json_num(sup_live_efficiency(s, run)));
+    /* against its shape's none as summary.json will have it, where that none ran before: the view shows these (until
+     * 2026-12-02 it worked them out from the GPUs' figures, and a battery's energy, its losses, read -0 %) */
+    json_t *vs = sup_live_vs_none(s, run);
+    json_object_set_new(fig, "energy_efficiency", json_num(json_num_value(json_object_get(vs, "energy_efficiency"))));
+    if (vs)
+        json_object_set_new(fig, "vs_none", vs);
     json_object_set(fig, "warmup_s", json_object_get(run, "warmup_s"));   /* where the analysed stretch begins */
     /* the groups' jitter the projection took (summarize projects a rebuilt run's power with it) */
     json_object_set_new(fig, "jitter_s", json_real(s->rs.spread_s.n ? runstats_phase_spread(&s->rs) : 0));

@@ -51,9 +51,9 @@ void sup_print_table(struct sup *s, int code, json_t *summary);
 /* Adds to every run its energy per iteration and, against the first `none` run, the swing removed and the
  * energy and time paid. */
 void sup_compare_runs(struct sup *s);
-/* The energy efficiency of run (not yet in the runs) against the none run finished before it (NAN: none yet, or
- * nothing to figure): what the live view shows as each run ends. */
-double sup_live_efficiency(struct sup *s, json_t *run);
+/* Run (not yet in the runs) against its shape's none finished before it, as sup_compare_runs will give it
+ * (summary.json's vs_none), or NULL (none yet): what the live view shows as each run ends. */
+json_t *sup_live_vs_none(struct sup *s, json_t *run);
 /* supeff.c: how well run r spends its energy against base, a none run whose power was kept (sup->rn->base_trace):
  * vs gets energy_added_j, energy_least_j, energy_efficiency (null, named in vs.unresolved, where the none run's gaps
  * are shorter than its sensor resolves), floor_asked_w, floor_reached_w, and on a modelled backend vs.truth: the same

@@ -234,20 +234,6 @@ static void sup_floor_reach(struct sup *s, json_t *r, json_t *vs)
     }
 }
 
-double sup_live_efficiency(struct sup *s, json_t *run)
-{
-    int disturbed;
-    json_t *base = sup_base(s, run, &disturbed), *vs = json_object();
-    double e = NAN;
-    if (base && base != run) {
-        sup_efficiency(s, run, base, vs);
-        json_t *v = json_object_get(vs, "energy_efficiency");
-        e = json_is_number(v) ? json_number_value(v) : NAN;
-    }
-    json_decref(vs);
-    return e;
-}
-
 double sup_num(json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
@@ -257,49 +243,63 @@ double sup_num(json_t *o, const char *key)
 /* Returns 100 * (1 - x / base): the share of base removed; NAN when either is unknown. */
 static double sup_cut(double x, double base) { return base > 0 && isfinite(x) ? 100 * (1 - x / base) : NAN; }
 
+/* Run r against its shape's none (base, disturbed or not): summary.json's `vs_none` (the grid's swing, the GPUs',
+ * energy and time paid, the energy efficiency, whether the floor was reached). */
+static json_t *sup_vs_none(struct sup *s, json_t *r, json_t *base, int base_disturbed)
+{
+    double e = sup_energy_per_iter(r);
+    json_t *a = json_object_get(json_object_get(r, "power"), "aggregate");
+    json_t *b = json_object_get(json_object_get(base, "power"), "aggregate");
+    double sw = sup_num(a, "swing_w"), sw0 = sup_num(b, "swing_w");
+    double rg = sup_num(a, "range_w"), rg0 = sup_num(b, "range_w");
+    double pg = sup_per_gpu_swing(r), pg0 = sup_per_gpu_swing(base);
+    /* time paid: the change of throughput, every wait of the mitigation included (a stagger's offsets too) */
+    double thr = sup_num(r, "throughput_it_s"), thr0 = sup_num(base, "throughput_it_s");
+    /* the cluster as the grid sees it: behind the battery when there is one */
+    json_t *pr = json_object_get(a, "projection"), *pr0 = json_object_get(b, "projection");
+    json_t *bess = json_object_get(pr, "bess");
+    int facility = sup_facility(r);
+    /* a facility battery whose figures were not computed (a summary rebuilt without them): the grid side is
+     * unknown, not the GPUs' cluster swing */
+    double cl = facility && !bess ? NAN : sup_num(bess ? bess : pr, bess ? "grid_swing_mw" : "swing_mw");
+    double cl0 = sup_num(pr0, "swing_mw");
+    /* energy paid: the GPUs' per iteration; a facility battery leaves the GPUs' work as it is (their difference
+     * is run-to-run noise) and pays in its own losses, over the cluster's energy in the same span; time it
+     * pays none (the GPUs' own difference against none is that run's noise too) */
+    double energy = facility ? sup_num(bess, "losses_pct") : sup_pct(e, sup_energy_per_iter(base));
+    json_t *vs = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "grid_swing_reduction_pct",
+                           json_num(pr ? sup_cut(cl, cl0) : NAN), "swing_reduction_pct", json_num(sup_cut(sw, sw0)),
+                           "range_reduction_pct", json_num(sup_cut(rg, rg0)), "per_gpu_swing_reduction_pct",
+                           json_num(sup_cut(pg, pg0)), "energy_overhead_pct", json_num(energy), "iteration_overhead_pct",
+                           json_num(!(thr > 0) ? NAN : facility ? 0 : sup_pct(thr0 / thr, 1)));
+    if (base_disturbed)
+        json_object_set_new(vs, "baseline_disturbed", json_true());
+    if (json_is_true(json_object_get(r, "unsettled")) || json_is_true(json_object_get(base, "unsettled")))
+        json_object_set_new(vs, "unsettled", json_true());
+    sup_efficiency(s, r, base, vs);
+    sup_floor_reach(s, r, vs);
+    return vs;
+}
+
+json_t *sup_live_vs_none(struct sup *s, json_t *run)
+{
+    int disturbed;
+    json_t *base = sup_base(s, run, &disturbed);
+    return base && base != run ? sup_vs_none(s, run, base, disturbed) : NULL;
+}
+
 void sup_compare_runs(struct sup *s)
 {
-    json_t *base = NULL, *r;
+    json_t *r;
     size_t i;
     int base_disturbed = 0;
     json_array_foreach(s->rn->runs, i, r) {
-        base = sup_base(s, r, &base_disturbed);   /* workload.shapes: the none of the run's own shape */
-        double e = sup_energy_per_iter(r);
+        json_t *base = sup_base(s, r, &base_disturbed);   /* workload.shapes: the none of the run's own shape */
         if (!base)
             continue;
-        json_t *a = json_object_get(json_object_get(r, "power"), "aggregate");
-        json_t *b = json_object_get(json_object_get(base, "power"), "aggregate");
-        double sw = sup_num(a, "swing_w"), sw0 = sup_num(b, "swing_w");
-        double rg = sup_num(a, "range_w"), rg0 = sup_num(b, "range_w");
-        double pg = sup_per_gpu_swing(r), pg0 = sup_per_gpu_swing(base);
-        /* time paid: the change of throughput, every wait of the mitigation included (a stagger's offsets too) */
-        double thr = sup_num(r, "throughput_it_s"), thr0 = sup_num(base, "throughput_it_s");
-        /* the cluster as the grid sees it: behind the battery when there is one */
-        json_t *pr = json_object_get(a, "projection"), *pr0 = json_object_get(b, "projection");
-        json_t *bess = json_object_get(pr, "bess");
-        int facility = sup_facility(r);
-        /* a facility battery whose figures were not computed (a summary rebuilt without them): the grid side is
-         * unknown, not the GPUs' cluster swing */
-        double cl = facility && !bess ? NAN : sup_num(bess ? bess : pr, bess ? "grid_swing_mw" : "swing_mw");
-        double cl0 = sup_num(pr0, "swing_mw");
-        /* energy paid: the GPUs' per iteration; a facility battery leaves the GPUs' work as it is (their difference
-         * is run-to-run noise) and pays in its own losses, over the cluster's energy in the same span; time it
-         * pays none (the GPUs' own difference against none is that run's noise too) */
-        double energy = facility ? sup_num(bess, "losses_pct") : sup_pct(e, sup_energy_per_iter(base));
-        json_object_set_new(r, "vs_none",
-                            json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "grid_swing_reduction_pct",
-                                      json_num(pr ? sup_cut(cl, cl0) : NAN), "swing_reduction_pct", json_num(sup_cut(sw, sw0)),
-                                      "range_reduction_pct", json_num(sup_cut(rg, rg0)), "per_gpu_swing_reduction_pct",
-                                      json_num(sup_cut(pg, pg0)), "energy_overhead_pct", json_num(energy),
-                                      "iteration_overhead_pct",
-                                      json_num(!(thr > 0) ? NAN : facility ? 0 : sup_pct(thr0 / thr, 1))));
-        if (base_disturbed)
-            json_object_set_new(json_object_get(r, "vs_none"), "baseline_disturbed", json_true());
-        if (json_is_true(json_object_get(r, "unsettled")) || json_is_true(json_object_get(base, "unsettled")))
-            json_object_set_new(json_object_get(r, "vs_none"), "unsettled", json_true());
-        sup_efficiency(s, r, base, json_object_get(r, "vs_none"));
-        sup_floor_reach(s, r, json_object_get(r, "vs_none"));
-        sup_warn_worse(s, r, sup_cut(sw, sw0));
+        json_t *vs = sup_vs_none(s, r, base, base_disturbed);
+        json_object_set_new(r, "vs_none", vs);
+        sup_warn_worse(s, r, sup_num(vs, "swing_reduction_pct"));
     }
 }
 
