@@ -8,7 +8,11 @@
 # times and power levels against the sim model's; `gauntlet accept --level 1` with every check's verdict. It writes
 # OUTDIR/table.md (one markdown table) and OUTDIR/results.json (the same rows), keeps every log, and never changes a
 # GPU setting (clocks, power limit, modes: no scenario here asks for one, and --allow-device-settings is never
-# passed).
+# passed). Exit 0 when every section that ran passed; 1 when a section produced no result, a test or the build's
+# check failed, a row says `FAIL:` (a crash not seen, a detector's false positive), on a GPU a row's aim says
+# `[FAIL ...]` (a detector's cost, the long gaps' filler), or `accept` exited otherwise than it should (0; the
+# --expect-gpus 65536 check 1 on a GPU, 0 on sim); 3 when it cannot run. A section run again in the same OUTDIR
+# replaces its rows there.
 #
 # A GPU machine without libyaml, FFTW or Criterion and no registry to fetch them (an image with CUDA, NCCL, PyTorch
 # and libjansson) runs it from a bundle built where the packages are:
@@ -77,11 +81,18 @@ py_ld=${LD_LIBRARY_PATH-}
 [ -d "$build/lib" ] && export LD_LIBRARY_PATH="$(cd "$build/lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 py() { LD_LIBRARY_PATH=$py_ld python3 "$@"; }
 log() { printf '%s\n' "$*" | tee -a "$out/gpu-check.log"; }
-# one row of the table: KEY, VALUE (also rows.tsv, from which table.md and results.json are made)
-row() { printf '%-34s %s\n' "$1" "$2"; printf '%s\t%s\n' "$1" "$2" >>"$out/rows.tsv"; }
+# one row of the table: KEY, VALUE (also rows.tsv, SECTION<TAB>KEY<TAB>VALUE, from which table.md and results.json
+# are made); begin SECTION drops that section's rows of an earlier call into the same OUTDIR (until 2026-12-02 they
+# stayed: a rerun's table repeated them, and an earlier "no result" failed every later call)
+sec=build
+row() { printf '%-34s %s\n' "$1" "$2"; printf '%s\t%s\t%s\n' "$sec" "$1" "$2" >>"$out/rows.tsv"; }
+begin() {
+  sec=$1
+  awk -F'\t' -v s="$1" 'NF >= 3 && $1 != s' "$out/rows.tsv" >"$out/rows.tsv.new" && mv "$out/rows.tsv.new" "$out/rows.tsv"
+}
 rows() { while IFS=$'\t' read -r k v; do [ -n "$k" ] && row "$k" "$v"; done; }   # KEY<TAB>VALUE lines
-want() { [ -z "$only" ] || [[ $only == *",$1,"* ]]; }
-named() { [[ $only == *",$1,"* ]]; }   # a section that runs only when --only names it
+want() { { [ -z "$only" ] || [[ $only == *",$1,"* ]]; } && begin "$1"; }   # a section to run: its rows begin
+named() { [[ $only == *",$1,"* ]] && begin "$1"; }   # a section that runs only when --only names it
 gpu_only() { [ $backend = sim ] && { row "$1" "skipped (--sim: needs a GPU)"; return 0; }; return 1; }
 : >>"$out/rows.tsv"
 to() { timeout --kill-after=10 "$@"; }   # nothing here may hang the check
@@ -115,11 +126,25 @@ if ldd "$g" 2>/dev/null | grep -q "libnccl.so.2 => not found"; then
   nccl=$(py -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null)
   [ -n "$nccl" ] && [ -e "$nccl/libnccl.so.2" ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$nccl"
 fi
+# cuBLASLt is opened when the first GEMM runs (lt_load.c), where ldd cannot see it missing: by its soname, else at
+# the path the build found, else PyTorch's packages' (nvidia-cublas), as NCCL above; none: said now, before any GPU
+# time is spent (until 2026-12-02 every GEMM failed late)
+lt=$(grep -ao 'libcublasLt\.so\.[0-9]*' "$g" | head -1); lt_at=$(grep -ao '/[[:print:]]*libcublasLt\.so[.0-9]*' "$g" | head -1)
+if [ $backend = cuda ] && [ -n "$lt" ] && ! python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' "$lt" 2>/dev/null &&
+   ! { [ -n "$lt_at" ] && [ -e "$lt_at" ]; }; then
+  ltdir=$(py -c 'import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], "lib"))' 2>/dev/null)
+  if [ -n "$ltdir" ] && [ -e "$ltdir/$lt" ]; then
+    export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$ltdir"
+  else
+    log "$g cannot load $lt (cuBLASLt) here, nor ${lt_at:-a path the build found}: install CUDA's cuBLAS or put its folder on LD_LIBRARY_PATH"
+    exit 3
+  fi
+fi
 if ldd "$g" 2>/dev/null | grep -q "not found"; then
   log "$g cannot start here: $(ldd "$g" | grep "not found" | awk '{print $1}' | tr '\n' ' ')(a bundle: tests/gpu-bundle.sh)"
   exit 3
 fi
-tests_rc=0 gemm_rc=0 on_rc=0 off_rc=0 suite_rc=0 det_rc=0
+tests_rc=0 gemm_rc=0 on_rc=0 off_rc=0 suite_rc=0 det_rc=0 crash_rc=0 acc_rc=0 exp_rc=0 exp_want=0
 
 if want tests && ! gpu_only "GPU tests"; then
   log "== GPU tests (one by one: they share the GPU)"
@@ -153,10 +178,12 @@ for t, v in by.items():
     worst = max((x for _, x in v), key=lambda x: math.inf if math.isnan(x) else x)
     print(f"abft clean margin, {t}\terr / tolerance " + ", ".join(f"{x:.3f} at {s}" for s, x in v) +
           f" (want < 1; the largest {worst:.3f})")
-if not by:
-    print("abft clean margin\tno `clean: max err` line in tests-cuda-verbose.log")
+if not by:   # no check_abft ran (every test skipped: the GPU not seen) is no figure
+    print("abft clean margin\tno result: no `clean: max err` line in tests-cuda-verbose.log")
 PY
-  row "GPU tests" "$([ $tests_rc = 0 ] && echo passed || echo FAILED); $(grep -c '^\[RUN \]' "$out/tests-cuda-verbose.log") run, $(grep -c '^\[SKIP\]' "$out/tests-cuda-verbose.log") skipped; each figure judged in tests-cuda-verbose.log"
+  ran=$(grep -c '^\[RUN \]' "$out/tests-cuda-verbose.log"); skipped=$(grep -c '^\[SKIP\]' "$out/tests-cuda-verbose.log")
+  [ "$ran" -gt 0 ] && [ "$skipped" -ge "$ran" ] && tests_rc=1   # every test skipped (no GPU seen): nothing was tested
+  row "GPU tests" "$([ $tests_rc = 0 ] && echo passed || echo FAILED); $ran run, $skipped skipped; each figure judged in tests-cuda-verbose.log"
 fi
 
 if named suite && ! gpu_only "tests (ctest, the whole suite)"; then
@@ -425,7 +452,7 @@ if want crash; then
   log "== a crash seen: SIGKILL and SIGSEGV, injection to detection, and how long the process took to end"
   printf 'name: crash\nranks: 1\niterations: %d\nworkload:\n  gemm: {m: 4096, n: 4096, k: 4096, count: 4}\n  allreduce: {bytes: 64MiB}\nrecovery: restart\nfaults:\n  - {kind: crash, at: 4, rank: 0, signal: KILL}\n  - {kind: crash, at: 8, rank: 0, signal: SEGV}\n  - {kind: crash, at: 12, rank: 0, signal: KILL}\n  - {kind: crash, at: 16, rank: 0, signal: SEGV}\n' \
     $((iters_sc + 20)) >"$out/crash.yaml"
-  to 300 "$g" run "$out/crash.yaml" --backend $backend --headless --out "$out/crash" >"$out/crash.log" 2>&1
+  to 300 "$g" run "$out/crash.yaml" --backend $backend --headless --out "$out/crash" >"$out/crash.log" 2>&1 || crash_rc=1
   py - "$out" <<'PY' | rows
 import json, os, sys
 d = os.path.join(sys.argv[1], "crash")
@@ -437,8 +464,12 @@ except Exception as e:
 ends = [e["ending_s"] for e in ev if e["event"] == "worker_reaped"]
 seen = [e.get("seen_by") for e in ev if e["event"] == "worker_died"]
 for f in s["faults"]:
+    if not isinstance(f.get("detect_s"), (int, float)):   # a crash nobody saw (until 2026-12-02 a TypeError: no row)
+        print(f"crash {f.get('what')}\tFAIL: not detected; see crash.log and crash/events.jsonl"); continue
     print(f"crash {f['what']}\tseen by {f.get('detected_by')} after {f['detect_s']*1e3:.2f} ms"
           f" (aim <= 10 ms on a GPU, 1 ms on sim); recovered in {(f.get('recover_s') or 0)*1e3:.0f} ms")
+if not s["faults"]:
+    print("crash detection\tno result: no fault in summary.json; see crash.log")
 print(f"crash: process ending after its death was known\t" + (", ".join(f"{x*1e3:.1f} ms" for x in ends) or "-")
       + f" (seen by: {', '.join(sorted(set(x or '?' for x in seen)))})")
 PY
@@ -548,7 +579,7 @@ for x in v["verdicts"]:
 PY
   # a node short of the GPUs it should have: cuda: gpu_count FAIL, no scenario run, exit 1; sim: SKIP, exit 0
   to 300 "$g" accept --level 0 --backend $backend --expect-gpus 65536 --out "$out/accept-expect" >"$out/accept-expect.txt" 2>&1
-  exp_rc=$?
+  exp_rc=$?; [ $backend = cuda ] && exp_want=1
   row "gauntlet accept --level 0 --expect-gpus 65536" "exit $exp_rc; $(grep -E 'gpu_count' "$out/accept-expect.txt" | head -1 | tr -s ' ');\
  scenario folders: $(find "$out/accept-expect" -mindepth 1 -maxdepth 1 -type d | wc -l) (cuda: exit 1, FAIL, 0)"
 fi
@@ -557,7 +588,7 @@ fi
 py - "$out" "$backend" <<'PY'
 import json, os, sys
 out, backend = sys.argv[1], sys.argv[2]
-rows = [l.rstrip("\n").split("\t", 1) for l in open(os.path.join(out, "rows.tsv")) if "\t" in l]
+rows = [l.rstrip("\n").split("\t", 2)[1:] for l in open(os.path.join(out, "rows.tsv")) if l.count("\t") >= 2]
 with open(os.path.join(out, "table.md"), "w") as f:
     f.write(f"| what ({backend}) | measured |\n|---|---|\n")
     for k, v in rows:
@@ -571,5 +602,16 @@ if grep -qE $'\t(no result|no summary|none \()' "$out/rows.tsv"; then
   log "some sections produced no result:"; grep -E $'\t(no result|no summary|none \()' "$out/rows.tsv" | tee -a "$out/gpu-check.log"
   exit 1
 fi
-[ $tests_rc = 0 ] && [ $suite_rc = 0 ] && [ $gemm_rc = 0 ] && [ $on_rc = 0 ] && [ $off_rc = 0 ] && [ $det_rc = 0 ] && exit 0
+# a row that failed fails the check too (until 2026-12-02 each was printed and the check exited 0): a crash not seen
+# (`FAIL:`) anywhere; an aim missed (`[FAIL ...]`: a detector's cost, the long gaps' filler) on a GPU only: on sim
+# those figures are the model's and the host's, not the aims'; and accept's exit and the GPU-count check's below
+fail_rows=$'\t[^\t]*FAIL:'; [ $backend = cuda ] && fail_rows=$'\t[^\t]*(FAIL:|\\[FAIL[] ])'
+if grep -qE "$fail_rows" "$out/rows.tsv"; then
+  log "some rows failed:"; grep -E "$fail_rows" "$out/rows.tsv" | cut -f2- | tee -a "$out/gpu-check.log"
+  exit 1
+fi
+[ $acc_rc = 0 ] || log "gauntlet accept exited $acc_rc (see accept.txt)"
+[ $exp_rc = $exp_want ] || log "gauntlet accept --expect-gpus 65536 exited $exp_rc, $exp_want expected (see accept-expect.txt)"
+[ $tests_rc = 0 ] && [ $suite_rc = 0 ] && [ $gemm_rc = 0 ] && [ $on_rc = 0 ] && [ $off_rc = 0 ] && [ $det_rc = 0 ] &&
+  [ $crash_rc = 0 ] && [ $acc_rc = 0 ] && [ $exp_rc = $exp_want ] && exit 0
 exit 1

@@ -543,3 +543,22 @@ Test(cpu_energy, opens_or_says_why)
     cr_assert(b.t_ns > a.t_ns);
     cpu_energy_close(ce);
 }
+
+/* A poll is due once 8 ms have passed since the last: the sampler's 10 ms tick, a little early, polls (until
+ * 2026-12-02 a tick 9.9 ms after the last poll skipped it, and half the polls at 100 Hz were skipped); one 5 ms after
+ * is not (the buffer is asked at most every ~10 ms). */
+Test(nvml, a_tick_a_little_early_still_polls, .timeout = 10)
+{
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SAMPLES", "wall", 1), 0);
+    struct nvml *nv = open_standin();
+    struct nvml_buf b = { 0 };
+    uint64_t t0 = mono_ns();
+    cr_assert_geq(nvml_buf_poll(nv, 0, &b, t0), 0);
+    cr_assert_eq(b.poll_ns, t0);
+    cr_assert_geq(nvml_buf_poll(nv, 0, &b, t0 + 5000000), 0);
+    cr_assert_eq(b.poll_ns, t0, "a poll 5 ms after the last");
+    cr_assert_geq(nvml_buf_poll(nv, 0, &b, t0 + 9900000), 0);
+    cr_assert_eq(b.poll_ns, t0 + 9900000, "the tick 9.9 ms after the last poll did not poll");
+    nvml_close(nv);
+    unsetenv("GAUNTLET_STANDIN_SAMPLES");
+}

@@ -45,13 +45,14 @@ struct ds_change {
 
 /* The fatal signals whose default action skips atexit. SIGINT, SIGTERM and SIGHUP are the supervisor's (it stops in
  * order); SIGXFSZ is ignored in main. Until 2026-11-30 SIGXCPU, SIGTRAP, SIGSYS, SIGUSR1 and SIGUSR2 were not watched
- * and left the settings changed. */
-#define DS_NSIG 11
+ * and left the settings changed; until 2026-12-02 the timers' (SIGALRM, SIGVTALRM, SIGPROF), SIGIO, SIGPWR and
+ * SIGSTKFLT, whose default action ends the process too. */
+#define DS_NSIG 17
 static struct ds_change changes[DEVSET_MAX];
 static int nchanges;
 static struct sigaction old_act[DS_NSIG];
-static const int crash_sigs[DS_NSIG] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT,
-                                         SIGXCPU, SIGTRAP, SIGSYS, SIGUSR1, SIGUSR2 };
+static const int crash_sigs[DS_NSIG] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT, SIGXCPU, SIGTRAP, SIGSYS,
+                                         SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT };
 static volatile sig_atomic_t in_crash;   /* the crash path: no stdio (write(2) only), no second entry */
 static volatile sig_atomic_t crash_sig;  /* the signal the crash path is handling */
 

@@ -191,6 +191,9 @@ uint64_t nvml_wall_us_to_mono(unsigned long long wall_us, int64_t wall_minus_mon
  * sample read once, its newest the reading until a newer one comes. */
 
 #define NVML_BUF_POLL_NS 10000000ull   /* 10 ms: the H100's buffer holds a sample every 20 ms */
+/* a poll is due from 8 ms on: the sampler's 10 ms tick comes a little early as often as late, and a tick 9.9 ms after
+ * the last poll skipped it (until 2026-12-02 half the polls at 100 Hz were skipped: 20 ms between them) */
+#define NVML_BUF_POLL_DUE_NS (NVML_BUF_POLL_NS * 8 / 10)
 #define NVML_BUF_NEW 64                /* new samples one poll keeps (the newest; the rest are counted in passed) */
 #define NVML_BUF_GAPS 31               /* polls whose mean interval the sample interval is the median of */
 #define NVML_BUF_SEEN 256              /* stamps of the samples read last, kept (more than the driver buffers) */
@@ -223,7 +226,7 @@ struct nvml_buf {
     unsigned long long seen[NVML_BUF_SEEN];   /* stamps of the samples read last (a ring): not read twice */
     unsigned seen_next;
 };
-/* Polls dev's buffer into b when NVML_BUF_POLL_NS have passed since the last poll (now_ns: mono_ns). The first poll
+/* Polls dev's buffer into b when NVML_BUF_POLL_DUE_NS have passed since the last poll (now_ns: mono_ns). The first poll
  * takes the newest sample alone (what was buffered before is no reading of the run). Where no new sample came for five
  * sample intervals while polls answered, its newest is read afresh: stamps gone back (the wall clock stepped back)
  * are followed again, logged. Returns the new samples (in b->new_w, b->new_at), 0 when none or not polled. */

@@ -144,7 +144,7 @@ static int nvml_buf_reseed(struct nvml *nv, int dev, struct nvml_buf *b, uint64_
 int nvml_buf_poll(struct nvml *nv, int dev, struct nvml_buf *b, uint64_t now_ns)
 {
     b->nnew = 0;
-    if (b->state == NVML_BUF_NONE || b->state == NVML_BUF_STOPPED || (b->polled && now_ns - b->poll_ns < NVML_BUF_POLL_NS))
+    if (b->state == NVML_BUF_NONE || b->state == NVML_BUF_STOPPED || (b->polled && now_ns - b->poll_ns < NVML_BUF_POLL_DUE_NS))
         return 0;
     int first = b->last_us == 0;
     b->polled = 1;

@@ -163,6 +163,8 @@ static enum dtype coll_storage_dtype(ncclDataType_t t)
     return t == ncclFloat16 ? DT_FP16 : t == ncclFloat32 ? DT_TF32 : t == ncclFloat8e4m3 ? DT_FP8 : DT_BF16;
 }
 
+enum dtype coll_fill_dtype(struct coll *c) { return coll_storage_dtype(c->type); }
+
 /* Checks that bytes fit in the device's free memory, naming both numbers when not. */
 static int coll_check_memory(struct coll *c)
 {

@@ -72,6 +72,7 @@ void *coll_buffer(struct coll *c);        /* the device buffer reduced in place 
 size_t coll_count(struct coll *c);        /* its element count */
 int coll_nranks(struct coll *c);          /* the ranks it spans */
 ncclDataType_t coll_type(struct coll *c); /* its NCCL type (after any fp8 fallback) */
+enum dtype coll_fill_dtype(struct coll *c); /* the dtype whose storage is its type's (kernel_fill_normal's) */
 ncclComm_t coll_comm(struct coll *c);     /* the communicator; NULL once aborted or destroyed */
 double coll_emulated(struct coll *c);     /* the emulated phase length in seconds; 0 without emulation */
 const char *coll_error(struct coll *c);   /* the last error, "" when none */

@@ -111,8 +111,10 @@ int cuda_fingerprint(void *b, int slice, int slices, uint64_t *h)
     size_t bytes[2];
     if (!c->coll)
         return -1;
-    if (!c->fps_acc && (CUDA_CHECK(cudaMalloc((void **)&c->fps_acc, 2 * sizeof *c->fps_acc)) ||
-                        CUDA_CHECK(cudaMallocHost((void **)&c->fps_sums, 2 * sizeof *c->fps_sums))))
+    /* each made where it is not (one that failed once is asked again: until 2026-12-02 the host sums were made only
+     * with the device's, and one failure of theirs failed every fingerprint after) */
+    if ((!c->fps_acc && CUDA_CHECK(cudaMalloc((void **)&c->fps_acc, 2 * sizeof *c->fps_acc))) ||
+        (!c->fps_sums && CUDA_CHECK(cudaMallocHost((void **)&c->fps_sums, 2 * sizeof *c->fps_sums))))
         return -1;
     cuda_fp_parts(c, slice, slices, bufs, bytes);
     /* both hashes enqueued, then one wait: no host round trip between them inside the timed work */

@@ -171,14 +171,15 @@ struct gemm_tune_ctx {
     const cublasLtMatmulHeuristicResult_t *res;
     cudaStream_t s;
     cudaEvent_t e0, e1;
-    int *warm;
 };
 
 static double gemm_time_candidate(void *ctx, int i, int calls)
 {
     struct gemm_tune_ctx *c = ctx;
     struct gemm_chain *g = c->g;
-    for (int w = c->warm[i] ? 0 : 1; w >= 0; w--) {   /* its first call warms it (kernels loaded), untimed */
+    /* an untimed call first, always: it warms the candidate and keeps the GPU busy as timing starts (until
+     * 2026-12-02 only a first call had one: a launch gap of a few us in 2 ms, the 0.5 % tie margin's size) */
+    for (int w = 1; w >= 0; w--) {
         if (w == 0 && CUDA_CHECK(cudaEventRecord(c->e0, c->s)))
             return NAN;
         for (int r = 0; r < (w ? 1 : calls); r++)
@@ -189,7 +190,6 @@ static double gemm_time_candidate(void *ctx, int i, int calls)
                 return NAN;
             }
     }
-    c->warm[i] = 1;
     float ms = 0;
     if (CUDA_CHECK(cudaEventRecord(c->e1, c->s)) || CUDA_CHECK(cudaEventSynchronize(c->e1)) ||
         CUDA_CHECK(cudaEventElapsedTime(&ms, c->e0, c->e1)))
@@ -213,7 +213,7 @@ static int gemm_screen_added(struct gemm_tune_ctx *c, cublasLtMatmulHeuristicRes
         if (i == *first)
             *first = kept;
         res[kept] = res[i];
-        c->warm[kept++] = 1;   /* each ran its untimed first call here or before */
+        kept++;
     }
     return kept;
 }
@@ -254,7 +254,7 @@ static int gemm_pick_algo(struct gemm_chain *g, cudaStream_t s)
     if (rc != 0)
         return rc;   /* one candidate is run once too: one that cannot run here fails the chain's creation, not
                       * every iteration */
-    struct gemm_tune_ctx c = { .g = g, .res = res, .s = s, .warm = xcalloc((size_t)found, sizeof(int)) };
+    struct gemm_tune_ctx c = { .g = g, .res = res, .s = s };
     if (CUDA_CHECK(cudaEventCreate(&c.e0)) == 0) {
         if (CUDA_CHECK(cudaEventCreate(&c.e1)) == 0) {
             /* the call count from the first candidate that runs: the heuristic's first where it does (one that
@@ -305,7 +305,6 @@ static int gemm_pick_algo(struct gemm_chain *g, cudaStream_t s)
         }
         CUDA_CHECK(cudaEventDestroy(c.e0));
     }
-    free(c.warm);
     return rc;
 }
 

@@ -105,8 +105,9 @@ void gemm_chain_algo_text(const struct gemm_chain *g, char *buf, size_t len);
 void gemm_algo_text(const void *algo, char *buf, size_t len);
 
 /* `gauntlet bench gemm`: harness compute phase vs a bare cuBLASLt loop. argv[0] is the subcommand's name
- * ("gemm"), options follow. Returns an exit code: 0, 1 (harness/bare below 0.995, BENCH_GEMM_MIN_RATIO), 2 (bad
- * argument), 3 (no GPU). */
+ * ("gemm"), options follow. Returns an exit code: 0, 1 (harness/bare below 0.995, BENCH_GEMM_MIN_RATIO, or
+ * harness/PyTorch below BENCH_GEMM_TORCH_AIM where PyTorch ran: each below its aim by its whole 95 % interval), 2
+ * (bad argument), 3 (no GPU). */
 int bench_gemm_main(int argc, char **argv);
 
 #endif

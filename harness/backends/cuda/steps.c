@@ -102,11 +102,20 @@ struct cuda_steps *cuda_steps_create(struct cuda_rank *c, struct worker_ctx *w, 
         CUDA_CHECK(cudaMalloc((void **)&st->stamp, sizeof *st->stamp)) ||
         (st->comm_bytes && (CUDA_CHECK(cudaMalloc((void **)&st->send, st->comm_bytes)) ||
                             CUDA_CHECK(cudaMalloc((void **)&st->recv, st->comm_bytes)) ||
-                            CUDA_CHECK(cudaMemsetAsync(st->send, 0, st->comm_bytes, c->stream)))))
+                            CUDA_CHECK(cudaMemsetAsync(st->recv, 0, st->comm_bytes, c->stream)))))
+        goto cuda_fail;
+    /* the other collectives' data and the optimizer's parameters and gradients random, as the GEMMs' are: zeros move
+     * and toggle no bits, and their phases read idle-like power (until 2026-12-02 all were zero, and AdamW with g = 0
+     * wrote zeros for ever); the moments start at 0, as an optimizer's do */
+    if (st->comm_bytes && kernel_fill_normal(st->send, st->comm_bytes / coll_type_size(coll_type(c->coll)),
+                                             coll_fill_dtype(c->coll), (unsigned long long)sc->seed * 31 + 7 +
+                                             (unsigned long long)w->rank, 1.0f, c->stream) != 0)
         goto cuda_fail;
     for (int k = 0; k < 4 && st->opt_elems; k++)
         if (CUDA_CHECK(cudaMalloc((void **)&st->opt[k], st->opt_elems * sizeof(float))) ||
-            CUDA_CHECK(cudaMemsetAsync(st->opt[k], 0, st->opt_elems * sizeof(float), c->stream)))
+            (k < 2 ? kernel_fill_normal(st->opt[k], st->opt_elems, DT_TF32, (unsigned long long)sc->seed * 131 + 11 +
+                                        (unsigned long long)(4 * w->rank + k), k == 0 ? 1.0f : 0.01f, c->stream) != 0
+                   : CUDA_CHECK(cudaMemsetAsync(st->opt[k], 0, st->opt_elems * sizeof(float), c->stream))))
             goto cuda_fail;
     for (int i = 0; i < sc->workload.n_steps; i++) {
         cudaEvent_t *ev[] = { &st->begin[i], &st->end[i], &st->fork[i], &st->join[i] };
