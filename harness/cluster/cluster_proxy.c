@@ -123,6 +123,7 @@ static int proxy_wait_flag(_Atomic uint64_t *flag, uint64_t id)
 struct sends {
     MPI_Request *req;
     int n;
+    int let_go;   /* sends given up and left to MPI: their buffers may still be read */
 };
 
 /* Sends len floats of chunk c from m to node dest. 0, or -1. */
@@ -141,10 +142,13 @@ static int proxy_sent(struct sends *q, uint64_t id)
 {
     int ok = 1;
     for (int i = 0; i < q->n; i++)
-        if (ok)
+        if (ok) {
             ok = proxy_wait(&q->req[i], id, 0) == 0;
-        else
+            q->let_go |= !ok;   /* given up: proxy_wait let it go */
+        } else {
             MPI_Request_free(&q->req[i]);
+            q->let_go = 1;
+        }
     q->n = 0;
     return ok ? 0 : -1;
 }
@@ -267,7 +271,17 @@ static void *proxy_main(void *arg)
         }
         last = id;
         if (proxy_collective(&b, id, (size_t)h->xn.count) != 0) {
-            bufs_new(&b);   /* the old ones may still be read by MPI: left to it */
+            /* a send left to MPI may still read its buffer: new ones, the old left to it (a leak, of 2 x the all-reduce
+             * at most); else the same (until 2026-12-02 new ones after every failed collective, each recovery's too:
+             * ~2 GiB a recovery at 1 GiB) */
+            if (b.chain_q.let_go || b.down_q.let_go)
+                bufs_new(&b);
+            if (!proxy_give_up(id) && !shm_aborted(cl.shm)) {   /* failed, not given up: the ranks must hear it */
+                gl_log("cluster: node %d: the all-reduce across nodes failed (collective %llu): its ranks fail it",
+                       cl.node, (unsigned long long)id);
+                atomic_store(&h->xn.out_failed, id);
+                shm_seq_bump(&h->xn.out_seq);
+            }
             continue;
         }
         atomic_store(&h->xn.out_ready, id);

@@ -232,6 +232,8 @@ struct shm_hdr {
         _Atomic uint64_t ready;     /* the node's active ranks' inputs for `want` are in their slots */
         _Atomic uint64_t out_ready; /* the result holds the sum over every node (the proxy thread is done with the
                                        slots) */
+        _Atomic uint64_t out_failed; /* the proxy thread could not sum this collective (an MPI error, a chunk out
+                                        of order: not given up): the node's ranks fail it, never wait for ever */
         uint64_t count;             /* floats in this collective */
         _Atomic uint32_t want_seq;  /* bumped after `want` moves: the proxy thread sleeps on it (shm_seq_wait) */
         _Atomic uint32_t out_seq;   /* bumped after `out_ready` moves: the node's ranks sleep on it */

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -130,7 +131,13 @@ int sup_spawn(struct sup *s, int slot)
          * 2026-11-30 the path: a restart then ran another build, or none); the path where there is no /proc */
         execl("/proc/self/exe", "gauntlet", "__worker", fd, sl, dfd[0], dfd[1], (char *)NULL);
         execl(s->exe, "gauntlet", "__worker", fd, sl, dfd[0], dfd[1], (char *)NULL);
-        gl_log("exec %s: %s", s->exe, strerror(errno));
+        /* write(2) alone after fork: another thread (MPI's, the proxy's) may have held stdio's lock at the fork, and
+         * gl_log's stdio would wait for it for ever (until 2026-12-02) */
+        const char *e = strerror(errno);
+        struct iovec v[] = { { "gauntlet: exec ", 15 }, { (void *)s->exe, strlen(s->exe) }, { ": ", 2 }, { (void *)e, strlen(e) },
+                             { "\n", 1 } };
+        ssize_t wr = writev(STDERR_FILENO, v, 5);
+        (void)wr;
         _exit(EXIT_ENV);
     }
     for (int i = 0; i < 2; i++) {

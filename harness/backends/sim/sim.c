@@ -335,7 +335,9 @@ int sim_exchange(struct sim *s, struct worker_ctx *w, uint64_t wait_until)
         return -1;
     }
     if (simcoll_allreduce(s->shm, w->rank, s->grad, s->grad, s->elems, sim_beat, w) != 0) {
-        snprintf(w->err, sizeof w->err, "all-reduce aborted (a peer failed or the run was stopped)");
+        snprintf(w->err, sizeof w->err, "%s", !shm_aborted(s->shm) && atomic_load(&s->shm->hdr->xn.out_failed)
+                                                 ? "the all-reduce across nodes failed (the supervisor says why)"
+                                                 : "all-reduce aborted (a peer failed or the run was stopped)");
         return -1;
     }
     sim_wait_until(w, wait_until);

@@ -20,7 +20,8 @@ static int simcoll_wait(struct shm *s, _Atomic uint64_t *flag, _Atomic uint32_t 
         uint32_t seen = atomic_load(seq);   /* before the flag: a bump after this look wakes the sleep below */
         if (atomic_load(flag) == id)
             return 0;
-        if (shm_aborted(s))
+        /* aborted, or the cross-node sum failed (until 2026-12-02 the ranks waited for it for ever, beating) */
+        if (shm_aborted(s) || (flag == &s->hdr->xn.out_ready && atomic_load(&s->hdr->xn.out_failed) == id))
             return -1;
         shm_seq_wait(seq, seen, 10000000);
         if (beat)   /* every wait: on a loaded machine a sleep can last far longer than asked */
