@@ -968,6 +968,21 @@ Test(accept, two_scenarios_with_one_name_are_exit_2_naming_both, .timeout = 60)
     snprintf(path, sizeof path, "%s/planted", out);
     cr_assert_neq(access(path, F_OK), 0, "nothing ran");
     free(log);
+    /* a name the suite's own files take: exit 2 naming it, nothing run (until 2026-12-02 `verdicts.json` made a folder
+     * of that name, no verdicts were written, and every later suite in that --out exited 3) */
+    for (const char *const *nm = (const char *const[]){ "verdicts.json", "suite.json", ".suite.lock", "killed-x", NULL };
+         *nm; nm++) {
+        char named[1100];
+        const char *at = strchr(text, '\n');   /* planted's first line is its name */
+        snprintf(named, sizeof named, "name: '%s'%s", *nm, at);
+        const char *one[] = { "a.yaml", named, NULL };
+        const char *o = e2e_outdir();
+        cr_assert_eq(accept(suite(one), o, "", &log), 2, "%s: %s", *nm, log);
+        cr_assert(strstr(log, "a.yaml:1:1: name: '") && strstr(log, "is a name the suite's own files take"), "%s", log);
+        snprintf(path, sizeof path, "%s/%s", o, *nm);
+        cr_assert_neq(access(path, F_OK), 0, "%s: a run", path);
+        free(log);
+    }
 }
 
 Test(accept, a_killed_suite_leaves_no_earlier_suites_verdicts, .timeout = 120)
@@ -1870,6 +1885,17 @@ Test(accept, unreadable_records_and_missing_readings_are_said)
     const struct verdict *v0 = verdict_of(&vs, "power_under_load", 0), *v1 = verdict_of(&vs, "power_under_load", 1);
     cr_assert(v0 && v0->status == V_SKIP && strstr(v0->note, "lie wholly in"), "%s", v0 ? v0->note : "none");
     cr_assert(v1 && v1->status == V_FAIL && strstr(v1->note, "no reading of rank 1"), "%s", v1 ? v1->note : "none");
+    accept_free(&vs);
+    /* no NVML: no gpu event (no TDP known) and no reading at all: on a GPU still a FAIL, no reading said first (until
+     * 2026-12-02 a SKIP, "the GPU's TDP is not known") */
+    static const char untdp[] = "name: s\nranks: 2\niterations: 5\nworkload: {gemm: {m: 64, n: 64, k: 64}, allreduce: "
+                                "{bytes: 1MiB}}\nchecks:\n  power_under_load:\n";
+    cr_assert_eq(unlink(path), 0, "%s", path);
+    cr_assert_eq(judge(dir, untdp, sum, "{\"t_s\": 0, \"event\": \"start\"}\n", "cuda", &vs, why, sizeof why), 0, "%s",
+                 why);
+    v1 = verdict_of(&vs, "power_under_load", 1);
+    cr_assert(v1 && v1->status == V_FAIL && strstr(v1->note, "no power reading of this GPU"), "%s",
+              v1 ? v1->note : "none");
     accept_free(&vs);
 }
 

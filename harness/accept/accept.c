@@ -238,7 +238,9 @@ static void check_power(const struct scenario *sc, struct rundata *d, int modell
 {
     for (int i = 0; i < d->nranks; i++) {
         struct rankdata *r = &d->r[i];
-        if (r->tdp_w > 0 && no_readings(sc, d, i, modelled, "power_under_load", vs))
+        /* no reading at all is said first, whatever is known of the TDP (until 2026-12-02 a GPU whose TDP was not
+         * known either, NVML gone, was a SKIP: a GPU with no power reading on real hardware is a FAIL) */
+        if (no_readings(sc, d, i, modelled, "power_under_load", vs))
             continue;
         if (r->compute_n < 5 || !(r->tdp_w > 0)) {
             struct verdict *v = skip_gpu(vs, sc, "power_under_load", d, i);

@@ -77,7 +77,7 @@ size_t accept_utf8_len(const char *s);
  * '?'. Returns the bytes written. */
 size_t accept_utf8_copy(char *dst, size_t n, const char *src);
 
-/* gauntlet accept [--level 1|2|3] [--backend auto|cuda|sim] [--out DIR] [--junit FILE] [--scenarios DIR]
+/* gauntlet accept [--level 0|1|2|3] [--backend auto|cuda|sim] [--out DIR] [--junit FILE] [--scenarios DIR]
  * [--strict] */
 int accept_main(int argc, char **argv);
 extern const struct cli_cmd accept_cli;

@@ -434,15 +434,7 @@ static int accept_load_files(const char *dir, int given, int level, char ***file
         if ((rc = scenario_load(path, &s[i], why, sizeof why)) != 0)
             gl_log("%s", why);
     }
-    for (int i = 0; i < *nfiles && rc == EXIT_OK; i++)   /* each run's results go to DIR/<name>/: one name, one run */
-        for (int k = 0; k < i && rc == EXIT_OK; k++)
-            if (strcmp(s[i].name, s[k].name) == 0) {
-                gl_log("%s:%d:%d: name: '%s' is also the name of %s:%d:%d: each scenario of a suite needs a name of its "
-                       "own (its results folder)", s[i].file, s[i].name_line, s[i].name_col, s[i].name, s[k].file,
-                       s[k].name_line, s[k].name_col);
-                rc = EXIT_INPUT;
-            }
-    return rc;
+    return rc == EXIT_OK ? accept_names_ok(s, *nfiles) : rc;
 }
 
 int accept_main(int argc, char **argv)

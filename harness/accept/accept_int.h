@@ -103,6 +103,9 @@ void accept_gpu_count(struct verdicts *vs, int expect, const int *counts, int no
 /* Whether the backend picked (*ops) is a model that --backend auto fell back to (no usable GPU): said, *ops NULL, 1
  * (the suite exits 3: a node judged on a model passes whatever its GPUs); else 0. */
 int accept_model_refused(const struct backend_ops **ops, const char *backend);
+/* Whether the suite's n scenarios have names their results folders can take: each its own, none the suite's files'
+ * (verdicts.json, suite.json, .suite.lock, killed-*, or starting with '.'); else said (file:line:column), EXIT_INPUT. */
+int accept_names_ok(const struct scenario *s, int n);
 /* The suite's exit: 1 (EXIT_CHECK) when a check failed, a SKIP under --strict, or a stop signal ended the suite
  * (stopped_by: not judged whole, never a pass); else 0. */
 int accept_exit_code(int fails, int skips, int strict, int stopped_by);

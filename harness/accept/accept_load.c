@@ -9,6 +9,7 @@
 #include "accept_int.h"
 #include "detectors/detector.h"
 #include "phasecov.h"
+#include "scenario.h"
 #include "util.h"
 
 void rundata_free(struct rundata *d)
@@ -310,3 +311,25 @@ int load_run(const char *dir, struct rundata *d, char *why, size_t n)
     return 0;
 }
 
+int accept_names_ok(const struct scenario *s, int n)
+{
+    for (int i = 0; i < n; i++) {   /* each run's results go to DIR/<name>/: one name, one run */
+        const char *nm = s[i].name;
+        /* a name the suite's own files or folders take (until 2026-12-02 `name: verdicts.json` made a folder there:
+         * no verdicts, and every later suite in that --out exit 3), or one a killed suite's recovery passes over */
+        if (nm[0] == '.' || !strcmp(nm, "verdicts.json") || !strcmp(nm, "suite.json") || !strncmp(nm, "killed-", 7)) {
+            gl_log("%s:%d:%d: name: '%s' is a name the suite's own files take (verdicts.json, suite.json, .suite.lock, "
+                   "killed-*; or starts with '.'): expected another (the scenario's results folder)", s[i].file,
+                   s[i].name_line, s[i].name_col, nm);
+            return EXIT_INPUT;
+        }
+        for (int k = 0; k < i; k++)
+            if (strcmp(nm, s[k].name) == 0) {
+                gl_log("%s:%d:%d: name: '%s' is also the name of %s:%d:%d: each scenario of a suite needs a name of its "
+                       "own (its results folder)", s[i].file, s[i].name_line, s[i].name_col, nm, s[k].file,
+                       s[k].name_line, s[k].name_col);
+                return EXIT_INPUT;
+            }
+    }
+    return EXIT_OK;
+}
