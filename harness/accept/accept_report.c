@@ -204,11 +204,14 @@ static void xml_text(FILE *f, const char *s)
 
 int accept_junit(const struct verdicts *vs, const char *path)
 {
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "we");
+    /* made in memory, then put in place as verdicts.json is (write_file_atomic: a temp file synced, renamed, the
+     * folder synced, the temp file removed on failure; until 2026-12-02 the folder was not synced, and a failed
+     * write left FILE.tmp behind) */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
     if (!f)
-        return SYSERR("fopen(junit)");
+        return SYSERR("open_memstream(junit)");
     int c[3] = { 0 };
     for (int i = 0; i < vs->n; i++)
         c[vs->v[i].status]++;
@@ -264,12 +267,12 @@ int accept_junit(const struct verdicts *vs, const char *path)
         i = j;
     }
     fputs("</testsuites>\n", f);
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        fclose(f);
+    if (fclose(f) != 0) {
+        free(text);
         return SYSERR("write(junit)");
     }
-    if (fclose(f) != 0 || rename(tmp, path) != 0)
-        return SYSERR("rename(junit)");
-    return 0;
+    int rc = write_file_atomic(path, text, len);
+    free(text);
+    return rc != 0 ? SYSERR(path) : 0;
 }
 
