@@ -86,9 +86,11 @@ log() { printf '%s\n' "$*" | tee -a "$out/gpu-check.log"; }
 # stayed: a rerun's table repeated them, and an earlier "no result" failed every later call)
 sec=build
 row() { printf '%-34s %s\n' "$1" "$2"; printf '%s\t%s\t%s\n' "$sec" "$1" "$2" >>"$out/rows.tsv"; }
-begin() {
+begin() {   # always true: a section whose old rows cannot be dropped (a full disk) still runs, and says so
   sec=$1
-  awk -F'\t' -v s="$1" 'NF >= 3 && $1 != s' "$out/rows.tsv" >"$out/rows.tsv.new" && mv "$out/rows.tsv.new" "$out/rows.tsv"
+  awk -F'\t' -v s="$1" 'NF >= 3 && $1 != s' "$out/rows.tsv" >"$out/rows.tsv.new" && mv "$out/rows.tsv.new" "$out/rows.tsv" ||
+    log "rows.tsv: the earlier rows of section $1 could not be dropped"
+  return 0
 }
 rows() { while IFS=$'\t' read -r k v; do [ -n "$k" ] && row "$k" "$v"; done; }   # KEY<TAB>VALUE lines
 want() { { [ -z "$only" ] || [[ $only == *",$1,"* ]]; } && begin "$1"; }   # a section to run: its rows begin
@@ -182,6 +184,7 @@ if not by:   # no check_abft ran (every test skipped: the GPU not seen) is no fi
     print("abft clean margin\tno result: no `clean: max err` line in tests-cuda-verbose.log")
 PY
   ran=$(grep -c '^\[RUN \]' "$out/tests-cuda-verbose.log"); skipped=$(grep -c '^\[SKIP\]' "$out/tests-cuda-verbose.log")
+  ran=${ran:-0}; skipped=${skipped:-0}
   [ "$ran" -gt 0 ] && [ "$skipped" -ge "$ran" ] && tests_rc=1   # every test skipped (no GPU seen): nothing was tested
   row "GPU tests" "$([ $tests_rc = 0 ] && echo passed || echo FAILED); $ran run, $skipped skipped; each figure judged in tests-cuda-verbose.log"
 fi

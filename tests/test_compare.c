@@ -574,3 +574,31 @@ Test(compare, a_mitigation_that_raised_the_swing_is_warned_of)
                    json_string_value(json_object_get(json_object_get(json_array_get(f.rn.runs, 2), "vs_none"), "warning")));
     fixture_end(&f);
 }
+
+/* The cheapest candidate meeting the spec takes energies within the noise (1 point) as equal and then the least time:
+ * 0.5 points more energy for 3 % less time wins (until 2026-12-02 the least energy alone did); and a run whose
+ * readings cannot follow its iteration (vs_none.swing_measurable: false) is no candidate at all, however cheap
+ * (left_out_unmeasurable names it), nor on the Pareto front. */
+Test(compare, the_cheapest_takes_energy_within_the_noise_as_equal_and_leaves_out_the_unmeasurable)
+{
+    struct fixture f;
+    fixture(&f, "[none, {filler: {floor: 60%}}, {filler: {floor: 70%}}, {filler: {floor: 80%}}]");
+    json_array_append_new(f.rn.runs, cand(0, "none", NULL, 100, 1000, 6.0, 0.5, 0, 0));
+    json_array_append_new(f.rn.runs, cand(1, "filler", "cheap-slow", 110, 300, 0.4, 0.5, 0, 0));
+    json_array_append_new(f.rn.runs, cand(2, "filler", "dearer-fast", 110.5, 300, 0.4, 0.5, 0, 0));
+    json_array_append_new(f.rn.runs, cand(3, "filler", "alias", 101, 100, 0.1, 0.5, 0, 0));
+    json_object_set_new(json_array_get(f.rn.runs, 1), "throughput_it_s", json_real(10.0 / 1.03));   /* 3 % slower */
+    sup_compare_runs(&f.s);
+    json_object_set_new(json_object_get(json_array_get(f.rn.runs, 3), "vs_none"), "swing_measurable", json_false());
+    json_t *sr = sup_search(&f.s), *r;
+    size_t i;
+    json_t *b = json_object_get(sr, "cheapest_passing");
+    cr_assert_str_eq(json_string_value(json_object_get(b, "label")), "dearer-fast", "%s", json_dumps(sr, 0));
+    json_t *lo = json_object_get(sr, "left_out_unmeasurable");
+    cr_assert(json_array_size(lo) == 1 && !strcmp(json_string_value(json_array_get(lo, 0)), "alias"), "%s",
+              json_dumps(sr, 0));
+    json_array_foreach(json_object_get(sr, "pareto"), i, r)
+        cr_assert_str_neq(json_string_value(json_object_get(r, "label")), "alias", "on the front: %s", json_dumps(sr, 0));
+    json_decref(sr);
+    fixture_end(&f);
+}

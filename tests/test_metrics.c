@@ -862,6 +862,22 @@ Test(metrics, a_dropped_rank_has_no_iteration_series, .timeout = 30)
     metrics_view_close(v);
 }
 
+/* Another node's run_begin, forwarded to node 0 a moment late, is none of node 0's view: the run is node 0's to begin
+ * (until 2026-12-02 it set every rank's iteration count back to 0 and emptied the power window mid-run). */
+Test(metrics, another_nodes_run_begin_resets_nothing, .timeout = 30)
+{
+    const struct view_link *v = view_begun("\"ranks\":1,\"nodes\":2,\"runs\":1,\"sample_hz\":100");
+    for (int it = 0; it < 3; it++)
+        line_to(v, "{\"t_s\":%g,\"event\":\"iteration\",\"rank\":0,\"iter\":%d,\"dur_s\":0.2}", 1.0 + 0.2 * it, it);
+    line_to(v, "{\"t_s\":1.7,\"event\":\"run_begin\",\"node\":1,\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+    char *t = live_text(v);
+    int there;
+    double n = sample_of(t, "gauntlet_iterations_total", "{node=\"0\",rank=\"0\",mitigation=\"none\"}", &there);
+    cr_assert(there && n == 3, "node 0's iterations after node 1's run_begin: %g\n%s", n, t);
+    free(t);
+    metrics_view_close(v);
+}
+
 /* A counter the run can move is exported at 0 from its start (every fault kind and detector of the plug-in tables, the
  * run's recovery), so that Prometheus' increase() counts its first event: a series that first appeared at 1 and
  * stayed there read as 0 per minute on the dashboard's fault panel, for every fault of fault-drill. */

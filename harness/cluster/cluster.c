@@ -495,8 +495,10 @@ void cluster_new_run(void)
     cl.lost_node = -1;
     cl.stalled_dest = -1;
     cl.bye = cl.no_barrier = 0;
-    if (cl.run_ended)
+    if (cl.run_ended) {
         memset(cl.run_ended, 0, (size_t)cl.nodes);
+        memcpy(cl.run_seq0, cl.relay_seq, (size_t)cl.nodes * sizeof *cl.run_seq0);
+    }
     cl.up_to = up_parent(cl.node, cl.fanout, cl.lost);
 }
 

@@ -501,6 +501,7 @@ void supc_end(struct sup *s, json_t *summary, int *code)
             break;
         sleep_ns(1000000);
     }
+    supc_ends_done(s);
     cluster_stats(&sent, &received);   /* node 0's figures include what came while it waited for the end records */
     json_object_set_new(me, "telemetry_sent_bytes", json_integer((json_int_t)sent));
     json_object_set_new(me, "telemetry_received_bytes", json_integer((json_int_t)received));

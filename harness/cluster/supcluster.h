@@ -23,6 +23,7 @@ struct sup_link {
     uint64_t *node_seen;           /* per node: when its supervisor was last heard from (liveness between nodes) */
     uint64_t hb_sent;              /* when this supervisor last sent its heartbeat to the others */
     int hb_armed;                  /* 1 from the first run's start to the end: silence is a failure */
+    int ends_done;                 /* not node 0: node 0 has waited for the end records it waits for (supc_relay_ends) */
     int no_barrier;                /* node 0: a node went around its relay (relay_lost): its beats tell every node
                                     * that nobody ends in the closing barrier */
     int rec_active, rec_world;     /* node 0: ranks going on, summed; everyone: the cluster's total */

@@ -37,6 +37,8 @@ void supc_liveness(struct sup *s, uint64_t now);
 void supc_beat(struct sup *s, uint64_t now);
 /* Not node 0: waits until this node has relayed its subtree's run-end records (node 0 silent or gone: no more). */
 void supc_relay_ends(struct sup *s);
+/* Node 0, its wait for the end records over: tells every node (supc_relay_ends waits no more). */
+void supc_ends_done(struct sup *s);
 /* Node 0: every node stops and enters the recovery of failure f (this node's own, or none here). */
 void coord_go(struct sup *s, const struct rec_failure *f);
 /* Node 0: node asks for a recovery from iteration it: begun now, in the one under way already, or queued. */

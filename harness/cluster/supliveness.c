@@ -146,11 +146,49 @@ void supc_liveness(struct sup *s, uint64_t now)
  * speaks: `gauntlet accept` goes from the run's end to its agreement, where nothing is relayed (until 2026-12-02 a
  * child's end record that came a moment late sat there, and node 0 took the child for lost: a suite of more than
  * gather_fanout + 1 nodes could fail healthy nodes). */
+static void relay_seen(struct sup *s, int node)
+{
+    if (node == 0 && s->ln->node_seen)
+        s->ln->node_seen[0] = mono_ns();
+}
+static void relay_json(void *ctx, int node, int tag, json_t *o)
+{
+    struct sup *s = ctx;
+    json_t *k;
+    size_t i;
+    relay_seen(s, node);
+    if (node == 0 && tag == TAG_HB && json_is_true(json_object_get(o, "ends_done")))
+        s->ln->ends_done = 1;
+    json_array_foreach(node == 0 && tag == TAG_HB ? json_object_get(o, "lost") : NULL, i, k)   /* waited for no more */
+        if (json_is_integer(k) && json_integer_value(k) > 0 && json_integer_value(k) < s->nodes)
+            cluster_mark_lost((int)json_integer_value(k));
+}
+static void relay_failed(void *ctx, int node, const char *why) { (void)why, relay_seen(ctx, node); }
+
+/* The wait takes only what it needs: the records from below are passed on (cluster_poll's relay path), node 0's word
+ * is a sign of life, the rest is over here (the run has ended: no recovery, boundary or vote is taken up again). A
+ * stop by a signal waits 0.3 s at most, as node 0 waits for the end records then. */
 void supc_relay_ends(struct sup *s)
 {
-    while (!cluster_subtree_run_ended() && !supc_silent(s, 0) && !supc_gone(s, 0)) {
-        supc_poll(s);
+    const struct cluster_sink sink = { s, NULL, relay_failed, relay_json };
+    uint64_t until = s->signals ? mono_ns() + 300000000ull : UINT64_MAX;
+    while (!cluster_subtree_run_ended() && !s->ln->ends_done && !supc_silent(s, 0) && !supc_gone(s, 0) &&
+           mono_ns() < until) {
+        cluster_poll(&sink);
         supc_beat(s, mono_ns());
+        cluster_flush();
         sleep_ns(1000000);
     }
+}
+
+/* Node 0 tells every node it waits for no more end records: a relay waits for its subtree's until then, and one that
+ * went around it (a node whose relay was deaf to it) is not waited for there. */
+void supc_ends_done(struct sup *s)
+{
+    json_t *done = json_pack("{s:i, s:b}", "run", s->run, "ends_done", 1);
+    for (int k = 1; k < s->nodes; k++)
+        if (!supc_gone(s, k))
+            cluster_send_json_direct(k, TAG_HB, done);
+    json_decref(done);
+    cluster_flush();
 }

@@ -225,7 +225,8 @@ static void mx_event(void *ctx, const char *line, size_t len)
         m->nundone = 0;
         m->stepped = m->plain = m->ended = 0;
         mx_seed(m, json_string_value(json_object_get(e, "recovery")));
-    } else if (strcmp(type, "run_begin") == 0) {
+    } else if (strcmp(type, "run_begin") == 0 && json_integer_value(json_object_get(e, "node")) == 0) {   /* node 0's:
+        * until 2026-12-02 another node's, forwarded late, zeroed every rank's count and the power window mid-run */
         m->run = (int)json_integer_value(json_object_get(e, "run"));
         str_copy(m->mitigation, sizeof m->mitigation, json_str_or(json_object_get(e, "mitigation")));
         str_copy(m->label, sizeof m->label, json_str_or(json_object_get(e, "label")));
@@ -424,13 +425,12 @@ static void mx_power(void *ctx, double t_s, int rank, const struct power_reading
 
 static int mx_command(void *ctx, struct view_cmd *out)
 {
-    struct metrics *m = ctx;
-    return m->inner ? m->inner->command(m->inner->ctx, out) : 0;
+    const struct view_link *in = ((struct metrics *)ctx)->inner;
+    return in ? in->command(in->ctx, out) : 0;
 }
 
-/* Marks the run ended: until the next start, a scrape and the textfile say so (gauntlet_run_info 0, when it ended,
- * the counters' totals) and hold none of its gauges, which would read as a run in progress for as long as the file
- * stays (node_exporter exports it until it is rewritten). */
+/* Marks the run ended: until the next start, a scrape and the textfile say so (gauntlet_run_info 0, when it ended, the
+ * counters' totals) and hold none of its gauges, which would read as a run in progress while the file stays. */
 static void mx_end(struct metrics *m)
 {
     struct timespec now;

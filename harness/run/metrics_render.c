@@ -40,11 +40,13 @@ static void mx_family(struct mx_buf *b, int om, const char *name, const char *ty
         mx_put(b, "# UNIT %s %s\n", fam, unit);
 }
 
-/* A sample's value: NaN spelled as both formats take it. */
+/* A sample's value: NaN and the infinities spelled as both formats take them (printf's inf is neither's). */
 static void mx_value(struct mx_buf *b, double v)
 {
     if (isnan(v))
         mx_put(b, " NaN\n");
+    else if (isinf(v))
+        mx_put(b, v > 0 ? " +Inf\n" : " -Inf\n");
     else
         mx_put(b, " %.9g\n", v);
 }

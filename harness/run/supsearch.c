@@ -41,6 +41,41 @@ static double sup_storage_mw(json_t *r)
 static int sup_no_worse(double x2, double x, double tol) { return x2 <= x + tol; }
 static int sup_better(double x2, double x, double tol) { return x2 < x - tol; }
 
+/* Whether run r's readings follow its iteration: one they cannot (vs_none.swing_measurable false) removed a swing
+ * that is an alias's, never ranked (as the shapes comparison does; until 2026-12-02 the search could name it). */
+static int sup_measurable(json_t *r) { return !json_is_false(json_object_get(json_object_get(r, "vs_none"), "swing_measurable")); }
+
+/* Whether run r is a GPU-side candidate that meets the spec. */
+static int sup_passes_gpu_side(struct sup *s, json_t *r)
+{
+    json_t *pass = json_object_get(json_object_get(json_object_get(json_object_get(json_object_get(r, "power"),
+                                                                                      "aggregate"), "projection"), "spec"), "pass");
+    return sup_ranked(s, r) && sup_measurable(r) && json_is_true(pass) && sup_storage_mw(r) == 0;
+}
+
+/* The cheapest GPU-side candidate meeting the spec: the least energy, energies within SUP_NOISE_PCT of it taken as
+ * equal, and of those the least time (until 2026-12-02 the least energy alone: 0.2 points cheaper beat 5 % faster),
+ * *e and *t its figures; NULL where none passes. */
+static json_t *sup_cheapest(struct sup *s, double *e, double *t)
+{
+    json_t *r, *best = NULL;
+    size_t i;
+    double emin = INFINITY;
+    json_array_foreach(s->rn->runs, i, r)
+        if (sup_passes_gpu_side(s, r) && sup_vs(r, "energy_overhead_pct") < emin)
+            emin = sup_vs(r, "energy_overhead_pct");
+    *e = *t = INFINITY;
+    json_array_foreach(s->rn->runs, i, r) {
+        double ei = sup_vs(r, "energy_overhead_pct"), ti = sup_vs(r, "iteration_overhead_pct");
+        if (sup_passes_gpu_side(s, r) && ei <= emin + SUP_NOISE_PCT && (ti < *t || (ti == *t && ei < *e))) {
+            best = r;
+            *e = ei;
+            *t = ti;
+        }
+    }
+    return best;
+}
+
 /* sup_search, and the cheapest passing candidate's run object in *best_run (NULL: none). */
 static json_t *sup_search_best(struct sup *s, json_t **best_run)
 {
@@ -49,10 +84,14 @@ static json_t *sup_search_best(struct sup *s, json_t **best_run)
     double best_e = INFINITY, best_t = INFINITY, closest_ratio = INFINITY, store_mw = INFINITY;
     const char *closest_clause = NULL;
     int spec_given = 0, judged = 0, candidates = 0;
-    json_t *left_out = json_array(), *unresolved = json_array();
+    json_t *left_out = json_array(), *unresolved = json_array(), *unmeasurable = json_array();
     json_array_foreach(s->rn->runs, i, r) {
         if (!sup_ranked(s, r)) {   /* disturbed by hand: not ranked (rank_disturbed: true to count it) */
             json_array_append_new(left_out, json_string(sup_label(r)));
+            continue;
+        }
+        if (!sup_measurable(r)) {
+            json_array_append_new(unmeasurable, json_string(sup_label(r)));
             continue;
         }
         candidates++;
@@ -79,11 +118,6 @@ static json_t *sup_search_best(struct sup *s, json_t **best_run)
             store = r;
             store_mw = mw;
         }
-        if (json_is_true(pass) && mw == 0 && (e < best_e || (e == best_e && t < best_t))) {
-            best = r;
-            best_e = e;
-            best_t = t;
-        }
         if (json_is_false(pass) && mw == 0) {   /* how far a GPU-side one misses: its worst clause, value over limit */
             double worst = 0;
             const char *which = NULL;
@@ -107,7 +141,7 @@ static json_t *sup_search_best(struct sup *s, json_t **best_run)
         json_array_foreach(s->rn->runs, j, q) {
             double e2 = sup_vs(q, "energy_overhead_pct"), t2 = sup_vs(q, "iteration_overhead_pct");
             double g2 = -sup_vs(q, "grid_swing_reduction_pct"), mw2 = sup_storage_mw(q);
-            if (j != i && sup_ranked(s, q) && sup_no_worse(e2, e, SUP_NOISE_PCT) && sup_no_worse(t2, t, SUP_NOISE_PCT) &&
+            if (j != i && sup_ranked(s, q) && sup_measurable(q) && sup_no_worse(e2, e, SUP_NOISE_PCT) && sup_no_worse(t2, t, SUP_NOISE_PCT) &&
                 g2 <= g && mw2 <= mw &&
                 (sup_better(e2, e, SUP_NOISE_PCT) || sup_better(t2, t, SUP_NOISE_PCT) || g2 < g || mw2 < mw))
                 dominated = 1;
@@ -119,6 +153,8 @@ static json_t *sup_search_best(struct sup *s, json_t **best_run)
     json_t *out = json_pack("{s:i, s:o, s:f, s:b, s:b, s:o, s:o}", "candidates", candidates, "pareto", pareto,
                             "pareto_noise_pct", SUP_NOISE_PCT, "spec_given", spec_given, "spec_judged", judged,
                             "spec_unresolved", unresolved, "left_out_disturbed", left_out);
+    json_object_set_new(out, "left_out_unmeasurable", unmeasurable);
+    best = sup_cheapest(s, &best_e, &best_t);
     json_object_set_new(out, "cheapest_passing",
                         best ? json_pack("{s:s, s:f, s:f}", "label", sup_label(best), "energy_overhead_pct", best_e,
                                          "iteration_overhead_pct", best_t)
@@ -254,7 +290,7 @@ void sup_search_print(struct sup *s)
             printf("%s %s", i ? "," : "", json_string_value(u));
         printf(" (projection.unresolved says why); %zu candidates on the Pareto front\n", front);
     } else if (json_is_object(b)) {
-        printf("  search: cheapest meeting the spec (least energy, then least time): %s (%+.1f %% energy, %+.1f %% time)\n",
+        printf("  search: cheapest meeting the spec (least energy, within 1 point, then least time): %s (%+.1f %% energy, %+.1f %% time)\n",
                json_string_value(json_object_get(b, "label")), json_number_value(json_object_get(b, "energy_overhead_pct")),
                json_number_value(json_object_get(b, "iteration_overhead_pct")));
     } else if (json_is_object(c)) {

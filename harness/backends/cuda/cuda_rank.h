@@ -51,6 +51,9 @@ struct cuda_rank {
     struct cuda_steps *steps;  /* workload.phases: its chains, buffers, second stream and events (steps.c) */
     struct replay_corr replay_rc;   /* workload.replay: the correction by level, kept over the run's passes */
     int replay_rc_run;              /* the run it was learned in, + 1 (0: none yet) */
+    uint64_t replay_seen_t;         /* the newest power sample the loop took (its own time), over the passes */
+    uint64_t replay_last_mw;        /* a source that stamps nothing: the last reading taken */
+    int replay_stamped;             /* the source has given stamped samples */
 };
 
 /* Records the anchor event and the host time at which the GPU stamped it. 0 or -1. */

@@ -30,6 +30,9 @@ int cuda_replay_iter(void *b, struct worker_ctx *w)
     if (c->replay_rc_run != w->run + 1) {
         replay_corr_init(rc, tr, n, sc->workload.replay.dt_s, idle, top);
         c->replay_rc_run = w->run + 1;
+        c->replay_seen_t = mono_ns();   /* samples from the run's start on */
+        c->replay_last_mw = 0;
+        c->replay_stamped = 0;
     }
     uint64_t step = (uint64_t)(sc->workload.replay.dt_s * 1e9), seq = atomic_load(&w->ctl->power_seq);
     if (mono_ns() - c->anchor_ns > CUDA_REANCHOR_NS && cuda_anchor(c) != 0)
@@ -44,27 +47,26 @@ int cuda_replay_iter(void *b, struct worker_ctx *w)
         worker_phase(w, phase, 1, t0, 0);
     }
     float duty = -1;
-    uint64_t seen_t = t0, last_mw = 0;
-    int stamped = 0;
     for (int i = 0; i < n && !shm_aborted(w->shm); i++) {
         uint64_t t = t0 + (uint64_t)i * step;
         phase = worker_replay_phase(w, phase, tr[i], mid, t);
         /* each new sample once, at the trace sample of its own time: the loop moves where the trace was steady before
          * it (fillplan.h). Until 2026-12-02 every reading of the sampler (100 Hz) was a new one: a 20 ms buffer
          * sample counted twice, the instant field's (~100 ms) ten times, each at the gain */
-        struct ctl_sample_copy cs[8];
-        int k = ctl_read_samples(w->ctl, seen_t, mono_ns(), cs, 8);
-        stamped |= k > 0;
-        for (int j = 0; j < k; j++) {
-            uint64_t at = (cs[j].t_ns - t0) / step;
-            seen_t = cs[j].t_ns;
+        struct ctl_sample_copy cs[8];   /* since the newest taken, over the passes: one stamped late is not lost */
+        int k = ctl_read_samples(w->ctl, c->replay_seen_t, mono_ns(), cs, 8);
+        c->replay_stamped |= k > 0;
+        for (int j = 0; j < k; j++) {   /* one stamped before this pass began: its first sample's place */
+            uint64_t at = cs[j].t_ns > t0 ? (cs[j].t_ns - t0) / step : 0;
+            c->replay_seen_t = cs[j].t_ns;
             replay_corr_add(rc, tr, n, at < (uint64_t)i ? (int)at : i, cs[j].w);
         }
         uint64_t s = atomic_load(&w->ctl->power_seq), mw = atomic_load(&w->ctl->power_mw);
-        if (!stamped && s != seq && mw != last_mw)   /* a source that stamps nothing: a reading that changed */
+        if (!c->replay_stamped && s != seq && mw != c->replay_last_mw)   /* a source that stamps nothing: a reading
+                                                                           * that changed */
             replay_corr_add(rc, tr, n, i, (double)mw * 1e-3);
         seq = s;
-        last_mw = mw;
+        c->replay_last_mw = mw;
         double want = i + 1 < n ? tr[i + 1] : tr[i], next = want + replay_corr_at(rc, want);
         if (shaper_replay(c->shaper, next, &duty) != 0)
             return snprintf(w->err, sizeof w->err, "replay: the filler kernel failed on GPU %d", c->device), -1;

@@ -33,6 +33,7 @@ struct cuda_steps {
     int n_chains;
     int which[SC_MAX_STEPS];           /* a GEMM step's chain (rankplan_chains) */
     char *send, *recv;                 /* the other collectives' buffers */
+    double straggle_carry;             /* a straggler's fraction of a GEMM not yet run (steps_gemms) */
     size_t comm_bytes;
     float *opt[4];                     /* p, g, m, v */
     size_t opt_elems;
@@ -107,9 +108,11 @@ struct cuda_steps *cuda_steps_create(struct cuda_rank *c, struct worker_ctx *w, 
     /* the other collectives' data and the optimizer's parameters and gradients random, as the GEMMs' are: zeros move
      * and toggle no bits, and their phases read idle-like power (until 2026-12-02 all were zero, and AdamW with g = 0
      * wrote zeros for ever); the moments start at 0, as an optimizer's do */
-    if (st->comm_bytes && kernel_fill_normal(st->send, st->comm_bytes / coll_type_size(coll_type(c->coll)),
-                                             coll_fill_dtype(c->coll), (unsigned long long)sc->seed * 31 + 7 +
-                                             (unsigned long long)w->rank, 1.0f, c->stream) != 0)
+    if (st->comm_bytes && c->coll &&   /* a spare has no communicator yet: its buffer stays 0 until it takes a rank */
+        kernel_fill_normal(st->send, st->comm_bytes / coll_type_size(coll_type(c->coll)), coll_fill_dtype(c->coll),
+                           (unsigned long long)sc->seed * 31 + 7 + (unsigned long long)w->rank, 1.0f, c->stream) != 0)
+        goto cuda_fail;
+    if (st->comm_bytes && !c->coll && CUDA_CHECK(cudaMemsetAsync(st->send, 0, st->comm_bytes, c->stream)))
         goto cuda_fail;
     for (int k = 0; k < 4 && st->opt_elems; k++)
         if (CUDA_CHECK(cudaMalloc((void **)&st->opt[k], st->opt_elems * sizeof(float))) ||
@@ -203,10 +206,13 @@ static int steps_optimizer(struct cuda_steps *st, const struct step *p, cudaStre
 
 /* Enqueues a compute step's count GEMMs on s, slow x as many (a straggler's: its step lasts slow x longer at compute
  * power, as the sim's does; until 2026-12-02 a straggler changed nothing in workload.phases on a GPU): the chain's
- * GEMMs again, the same D. 0 or -1. */
-static int steps_gemms(struct gemm_chain *g, long count, double slow, cudaStream_t s)
+ * GEMMs again, the same D; the fraction of a GEMM carried to the next step (*carry), so that the mean is slow x.
+ * 0 or -1. */
+static int steps_gemms(struct gemm_chain *g, long count, double slow, double *carry, cudaStream_t s)
 {
-    long total = slow > 1 ? lround((double)count * slow) : count;
+    double want = slow > 1 ? (double)count * (slow - 1) + *carry : 0;
+    long total = count + (long)floor(want);
+    *carry = slow > 1 ? want - floor(want) : 0;
     for (long done = 0; done < total; done += count)
         if (gemm_chain_run_range(g, 0, (int)(total - done < count ? total - done : count), s) != 0)
             return -1;
@@ -247,7 +253,7 @@ static int steps_enqueue(struct cuda_rank *c, struct cuda_steps *st, const struc
             return -1;
         int rc = 0;
         if (cls == SCL_COMPUTE)
-            rc = steps_gemms(st->chain[st->which[i]], (long)p->count, slow, c->stream);
+            rc = steps_gemms(st->chain[st->which[i]], (long)p->count, slow, &st->straggle_carry, c->stream);
         else if (cls == SCL_COMM)
             rc = steps_comm(c, st, sc, i, grad, c->stream);
         else if (cls == SCL_MEMORY)
