@@ -475,6 +475,28 @@ Test(metrics, the_power_window_is_the_last_30_s, .timeout = 60)
     }
 }
 
+/* A sampler behind (one sample a wake, every other 200 Hz tick here) leaves missing points in the window, as the
+ * summary's grid counts them: the window is still the last 30 s of time (20 s at 300 W a GPU, 10 s at 500 W: 1467 W
+ * on 4 GPUs), not of 6000 points (60 s, 933 W until 2026-12-02). */
+Test(metrics, ticks_the_sampler_missed_are_missing_points, .timeout = 60)
+{
+    char why[256];
+    const struct view_link *v = metrics_view_open(NULL, NULL, NULL, why, sizeof why);
+    cr_assert(v, "%s", why);
+    line_to(v, "{\"t_s\":0,\"event\":\"start\",\"node\":0,\"ranks\":4,\"nodes\":1,\"runs\":1,\"sample_hz\":200}");
+    line_to(v, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"label\":\"none\"}");
+    for (int k = 0; k < 6001; k++) {   /* the last arrival closes the one before */
+        double w = k < 3000 ? 100 : k < 5000 ? 300 : 500;
+        for (int r = 0; r < 4; r++)
+            v->power(v->ctx, 1 + 2 * k / 200.0, r, &(struct power_reading){ .watts = w, .true_w = NAN }, 0);
+    }
+    char *t = live_text(v);
+    cr_assert_float_eq(series(t, "gauntlet_power_watts{mitigation=\"none\"}"), (20 * 1200 + 10 * 2000) / 30.0, 1e-3,
+                       "%s", t);
+    free(t);
+    metrics_view_close(v);
+}
+
 /* forward: ranks on 2 nodes: node 0's own rows come at every tick of its sampler (100 Hz), the other node's at
  * power.forward_hz (10 Hz) at its own sampler's times. The window is the cluster's sum per cell of 0.1 s, each GPU's
  * latest row: every point whole (a tick's sum, the window's point until 2026-11-29, was missing whenever a row of

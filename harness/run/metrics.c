@@ -64,30 +64,6 @@ static void mx_iteration(struct metrics *m, double dur_s)
     m->iter_n = m->iter_n < MX_ITERS ? m->iter_n + 1 : MX_ITERS;
 }
 
-/* Adds a point of the summed power to the window (none before a start sized it). */
-static void mx_push(struct metrics *m, double watts)
-{
-    if (m->win_cap <= 0)
-        return;
-    m->win[m->win_at] = watts;
-    m->win_at = (m->win_at + 1) % m->win_cap;
-    m->win_n = m->win_n < m->win_cap ? m->win_n + 1 : m->win_cap;
-}
-
-/* Sizes the window for points every dt_s: its last MX_WINDOW_S, within MX_WINDOW_MIN and MX_WINDOW_MAX points. */
-static void mx_window(struct metrics *m, double dt_s)
-{
-    double want = dt_s > 0 ? ceil(MX_WINDOW_S / dt_s - 1e-9) : MX_WINDOW_MIN;
-    int cap = want < MX_WINDOW_MIN ? MX_WINDOW_MIN : want > MX_WINDOW_MAX ? MX_WINDOW_MAX : (int)want;
-    if (cap != m->win_cap) {
-        free(m->win);
-        m->win = xmalloc((size_t)cap * sizeof *m->win);
-        m->win_cap = cap;
-    }
-    m->dt_s = dt_s > 0 ? dt_s : 0;
-    m->win_n = m->win_at = 0;
-}
-
 static void mx_bump(struct mx_count *c, const char *name)
 {
     for (int i = 0; name && i < MX_KINDS; i++) {
@@ -413,6 +389,7 @@ static void mx_power(void *ctx, double t_s, int rank, const struct power_reading
         for (int k = 0; k < m->ranks; k++)   /* every rank's reading of that tick: one missing makes the point missing */
             sum += m->r[k].watts_t == m->tick_t ? m->r[k].watts : NAN;
         mx_push(m, sum);
+        mx_push_missed(m, t_s - m->tick_t);
     }
     m->tick_t = t_s;
     m->r[rank].watts = pr->watts;
