@@ -165,29 +165,18 @@ void up_take(const char *buf, size_t len, const struct cluster_sink *sink)
         up_flush();
 }
 
-/* Whether every node below this one (in the tree, not lost) has left: its end record passed here. */
-static int subtree_ended(int k)
+/* Whether every node below k (in the tree, not lost) has flag set: its end record (cl.ended: it has left; cl.run_ended:
+ * its run's) passed here. */
+static int subtree_all(int k, const unsigned char *flag)
 {
     for (long c = (long)cl.fanout * k + 1; c <= (long)cl.fanout * k + cl.fanout && c < cl.nodes; c++)
-        if (!(c < SHM_MAX_NODES && cl.lost[c]) && !cl.ended[c])
-            return 0;
-        else if (!subtree_ended((int)c))
+        if ((!(c < SHM_MAX_NODES && cl.lost[c]) && !flag[c]) || !subtree_all((int)c, flag))
             return 0;
     return 1;
 }
+static int subtree_ended(int k) { return subtree_all(k, cl.ended); }
 
-/* Whether every node below k (not lost) has had its run's end record pass here. */
-static int subtree_run_ended(int k)
-{
-    for (long c = (long)cl.fanout * k + 1; c <= (long)cl.fanout * k + cl.fanout && c < cl.nodes; c++)
-        if (!(c < SHM_MAX_NODES && cl.lost[c]) && !cl.run_ended[c])
-            return 0;
-        else if (!subtree_run_ended((int)c))
-            return 0;
-    return 1;
-}
-
-int cluster_subtree_run_ended(void) { return !cl.on || !cl.run_ended || subtree_run_ended(cl.node); }
+int cluster_subtree_run_ended(void) { return !cl.on || !cl.run_ended || subtree_all(cl.node, cl.run_ended); }
 
 /* While leaving: node 0's control message (its heartbeat) names the nodes it lost: this node waits for their end
  * records no more; and says whether it ends with a bye to each node (cluster_no_barrier). */
