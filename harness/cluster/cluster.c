@@ -80,6 +80,7 @@ void cluster_no_barrier(void) {}
 void cluster_new_run(void) {}
 int cluster_stalled_peer(void) { return -1; }
 int cluster_subtree_run_ended(void) { return 1; }
+int cluster_run_no(void) { return 0; }
 int cluster_barrier_test(void) { return 1; }
 int cluster_proxy_start(struct shm *shm, char *why, size_t n)
 {
@@ -487,6 +488,8 @@ void cluster_no_barrier(void)
         cl.no_barrier = 1;   /* cluster_fini: waits for that bye, no barrier */
 }
 
+int cluster_run_no(void) { return cl.run_no; }
+
 void cluster_new_run(void)
 {
     if (!cl.on)
@@ -495,10 +498,9 @@ void cluster_new_run(void)
     cl.lost_node = -1;
     cl.stalled_dest = -1;
     cl.bye = cl.no_barrier = 0;
-    if (cl.run_ended) {
+    cl.run_no++;
+    if (cl.run_ended)
         memset(cl.run_ended, 0, (size_t)cl.nodes);
-        memcpy(cl.run_seq0, cl.relay_seq, (size_t)cl.nodes * sizeof *cl.run_seq0);
-    }
     cl.up_to = up_parent(cl.node, cl.fanout, cl.lost);
 }
 

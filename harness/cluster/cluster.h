@@ -150,6 +150,8 @@ int cluster_stalled_peer(void);
 /* Whether every node below this one in the tree (none lost) has had its run's end record pass here since
  * cluster_new_run: a relay passes them on before it leaves the run (1 without MPI, or with no node below). */
 int cluster_subtree_run_ended(void);
+/* The runs begun in this process (cluster_new_run), the same on every node: a run-end record carries it. */
+int cluster_run_no(void);
 
 /* A barrier that does not block: begin, then test until it returns 1. */
 void cluster_barrier_begin(void);

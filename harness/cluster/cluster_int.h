@@ -30,9 +30,7 @@ struct cluster_state {
     struct up_seen *seen;      /* node 0: per origin, the records taken */
     unsigned char *ended;      /* per node: its end record passed here */
     unsigned char *run_ended;  /* per node: its run's end record (CLUSTER_TAG_RUN_END) passed here, this run (cluster_new_run) */
-    uint32_t *relay_seq;       /* per node: the newest record of its that passed here */
-    uint32_t *run_seq0;        /* per node: relay_seq at this run's start: an end record at or before it is an earlier
-                                * run's (one sent again after a relay was lost) */
+    int run_no;                /* runs begun in this process (cluster_new_run): an end record names its own */
     uint64_t relayed;          /* bytes of other nodes' records passed on */
     struct cl_send { MPI_Request req; char *buf; int dest; uint64_t t_ns; } *fly;   /* MAX_INFLIGHT(nodes); t_ns: posted */
     int nfly;

@@ -20,8 +20,6 @@ void up_init(void)
     cl.seen = xcalloc((size_t)cl.nodes, sizeof *cl.seen);
     cl.ended = xcalloc((size_t)cl.nodes, 1);
     cl.run_ended = xcalloc((size_t)cl.nodes, 1);
-    cl.relay_seq = xcalloc((size_t)cl.nodes, sizeof *cl.relay_seq);
-    cl.run_seq0 = xcalloc((size_t)cl.nodes, sizeof *cl.run_seq0);
     cl.up_to = up_parent(cl.node, cl.fanout, NULL);
 }
 
@@ -32,10 +30,7 @@ void up_free(void)
     free(cl.seen);
     free(cl.ended);
     free(cl.run_ended);
-    free(cl.relay_seq);
-    free(cl.run_seq0);
     cl.run_ended = NULL;
-    cl.relay_seq = cl.run_seq0 = NULL;
     cl.up.buf = NULL;
 }
 
@@ -145,14 +140,16 @@ static void take_relay(void *ctx, const struct up_hdr *h, const char *data)
     t->json |= h->kind == UP_JSON || h->kind == UP_END;
     if (h->kind == UP_END && h->origin < (uint32_t)cl.nodes)
         cl.ended[h->origin] = 1;
-    if (h->origin >= (uint32_t)cl.nodes)
-        return;
     int32_t tag = 0;
-    if (h->kind == UP_JSON && h->len >= 4 && h->seq > cl.run_seq0[h->origin] &&
-        (memcpy(&tag, data, 4), tag == CLUSTER_TAG_RUN_END))
+    if (h->origin >= (uint32_t)cl.nodes || h->kind != UP_JSON || h->len < 4 ||
+        (memcpy(&tag, data, 4), tag != CLUSTER_TAG_RUN_END))
+        return;
+    /* this run's end record, not an earlier one's (left in the queue by a wait cut short, or sent again after a relay
+     * was lost): it names its run (cluster_run_no) */
+    json_t *o = json_loadb(data + 4, h->len - 4, 0, NULL);
+    if (json_integer_value(json_object_get(o, "cluster_run")) == cl.run_no)
         cl.run_ended[h->origin] = 1;
-    if (h->seq > cl.relay_seq[h->origin])
-        cl.relay_seq[h->origin] = h->seq;
+    json_decref(o);
 }
 
 void up_take(const char *buf, size_t len, const struct cluster_sink *sink)

@@ -225,16 +225,8 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
         return;
     }
     int64_t it = json_integer_value(json_object_get(o, "iter"));
-    if (tag == TAG_HB) {   /* node 0's names the nodes it lost: what this node sends up goes around them */
-        size_t i;
-        json_t *k;
-        if (s->node == 0 && json_is_integer(json_object_get(o, "relay_lost")))   /* a node took its relay for lost */
-            cluster_no_barrier(), s->ln->no_barrier = 1;
-        if (s->node != 0 && json_is_true(json_object_get(o, "no_barrier")))   /* node 0 will say bye instead */
-            cluster_no_barrier();
-        json_array_foreach(json_object_get(o, "lost"), i, k)
-            if (json_integer_value(k) > 0 && json_integer_value(k) != s->node)
-                cluster_mark_lost((int)json_integer_value(k));
+    if (tag == TAG_HB) {
+        supc_hb_in(s, o);
         return;
     } else if (tag <= TAG_BND_REQ && tag > TAG_BND_REQ - 10) {   /* mark pending, answer with this node's furthest */
         int kind = TAG_BND_REQ - tag;
@@ -286,6 +278,7 @@ static void sink_json(void *ctx, int node, int tag, json_t *o)
         if (s->ln->ready_upto && node < s->nodes && tag - TAG_READY > s->ln->ready_upto[node])
             s->ln->ready_upto[node] = tag - TAG_READY;   /* a node may say so before node 0 reaches that run */
     } else if (s->node == 0 && tag == TAG_END) {
+        json_object_del(o, "cluster_run");   /* the relays' (cluster_run_no), not the summary's */
         if (node >= 0 && node < SHM_MAX_NODES)
             s->ln->node_ended[node] = 1;
         supfp_recount(s);
@@ -439,9 +432,9 @@ void supc_end(struct sup *s, json_t *summary, int *code)
     if (s->nodes < 2)
         return;
     s->ln->hb_armed = 0;
-    json_t *me = json_pack("{s:i, s:f, s:f, s:I, s:s}", "ranks", s->nranks, "clock_offset_s",
+    json_t *me = json_pack("{s:i, s:f, s:f, s:I, s:s, s:i}", "ranks", s->nranks, "clock_offset_s",
                            (double)s->ln->clock_offset_ns * 1e-9, "clock_uncertainty_s", s->ln->clock_uncert_s, "events",
-                           (json_int_t)s->res.events, "stopped", s->reason);
+                           (json_int_t)s->res.events, "stopped", s->reason, "cluster_run", cluster_run_no());
     json_object_set(me, "stop", json_object_get(summary, "stop"));
     char host[256] = "";
     gethostname(host, sizeof host - 1);

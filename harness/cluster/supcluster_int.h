@@ -37,6 +37,9 @@ void supc_liveness(struct sup *s, uint64_t now);
 void supc_beat(struct sup *s, uint64_t now);
 /* Not node 0: waits until this node has relayed its subtree's run-end records (node 0 silent or gone: no more). */
 void supc_relay_ends(struct sup *s);
+/* A heartbeat's message from another node (TAG_HB): node 0's lost nodes, its no-barrier and ends_done; to node 0, a
+ * node that went around its relay. */
+void supc_hb_in(struct sup *s, json_t *o);
 /* Node 0, its wait for the end records over: tells every node (supc_relay_ends waits no more). */
 void supc_ends_done(struct sup *s);
 /* Node 0: every node stops and enters the recovery of failure f (this node's own, or none here). */

@@ -146,6 +146,23 @@ void supc_liveness(struct sup *s, uint64_t now)
  * speaks: `gauntlet accept` goes from the run's end to its agreement, where nothing is relayed (until 2026-12-02 a
  * child's end record that came a moment late sat there, and node 0 took the child for lost: a suite of more than
  * gather_fanout + 1 nodes could fail healthy nodes). */
+void supc_hb_in(struct sup *s, json_t *o)
+{
+    size_t i;
+    json_t *k;
+    if (s->node == 0 && json_is_integer(json_object_get(o, "relay_lost")))   /* a node took its relay for lost */
+        cluster_no_barrier(), s->ln->no_barrier = 1;
+    if (s->node != 0 && json_is_true(json_object_get(o, "no_barrier")))   /* node 0 will say bye instead */
+        cluster_no_barrier();
+    if (s->node != 0 && json_is_true(json_object_get(o, "ends_done")) &&   /* kept whenever it comes, this run's only */
+        json_integer_value(json_object_get(o, "cluster_run")) == cluster_run_no())
+        s->ln->ends_done = 1;
+    json_array_foreach(json_object_get(o, "lost"), i, k)   /* node 0's lost nodes: what is sent up goes around them */
+        if (json_is_integer(k) && json_integer_value(k) > 0 && json_integer_value(k) < s->nodes &&
+            json_integer_value(k) != s->node)
+            cluster_mark_lost((int)json_integer_value(k));
+}
+
 static void relay_seen(struct sup *s, int node)
 {
     if (node == 0 && s->ln->node_seen)
@@ -153,15 +170,9 @@ static void relay_seen(struct sup *s, int node)
 }
 static void relay_json(void *ctx, int node, int tag, json_t *o)
 {
-    struct sup *s = ctx;
-    json_t *k;
-    size_t i;
-    relay_seen(s, node);
-    if (node == 0 && tag == TAG_HB && json_is_true(json_object_get(o, "ends_done")))
-        s->ln->ends_done = 1;
-    json_array_foreach(node == 0 && tag == TAG_HB ? json_object_get(o, "lost") : NULL, i, k)   /* waited for no more */
-        if (json_is_integer(k) && json_integer_value(k) > 0 && json_integer_value(k) < s->nodes)
-            cluster_mark_lost((int)json_integer_value(k));
+    relay_seen(ctx, node);
+    if (tag == TAG_HB)
+        supc_hb_in(ctx, o);
 }
 static void relay_failed(void *ctx, int node, const char *why) { (void)why, relay_seen(ctx, node); }
 
@@ -185,7 +196,7 @@ void supc_relay_ends(struct sup *s)
  * went around it (a node whose relay was deaf to it) is not waited for there. */
 void supc_ends_done(struct sup *s)
 {
-    json_t *done = json_pack("{s:i, s:b}", "run", s->run, "ends_done", 1);
+    json_t *done = json_pack("{s:i, s:b, s:i}", "run", s->run, "ends_done", 1, "cluster_run", cluster_run_no());
     for (int k = 1; k < s->nodes; k++)
         if (!supc_gone(s, k))
             cluster_send_json_direct(k, TAG_HB, done);

@@ -389,7 +389,7 @@ static void mx_power(void *ctx, double t_s, int rank, const struct power_reading
         for (int k = 0; k < m->ranks; k++)   /* every rank's reading of that tick: one missing makes the point missing */
             sum += m->r[k].watts_t == m->tick_t ? m->r[k].watts : NAN;
         mx_push(m, sum);
-        mx_push_missed(m, t_s - m->tick_t);
+        mx_push_missed(m, m->tick_t, t_s);
     }
     m->tick_t = t_s;
     m->r[rank].watts = pr->watts;

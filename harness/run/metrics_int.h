@@ -108,9 +108,9 @@ void mx_http_stale(struct metrics *m);
 
 /* metrics_window.c (m->mu held): a point of the summed power into the window (none before a start sized it); the
  * window sized for points every dt_s (its last MX_WINDOW_S), emptied; a missing point for each tick the sampler
- * missed in a gap of gap_s between two of its ticks. */
+ * missed between its ticks at from_s and to_s. */
 void mx_push(struct metrics *m, double watts);
 void mx_window(struct metrics *m, double dt_s);
-void mx_push_missed(struct metrics *m, double gap_s);
+void mx_push_missed(struct metrics *m, double from_s, double to_s);
 
 #endif

@@ -30,12 +30,15 @@ void mx_window(struct metrics *m, double dt_s)
     m->win_n = m->win_at = 0;
 }
 
-void mx_push_missed(struct metrics *m, double gap_s)
+void mx_push_missed(struct metrics *m, double from_s, double to_s)
 {
     /* the ticks the sampler missed (behind, it takes one sample a wake however many ticks passed) are missing points,
      * as the summary's grid counts them (until 2026-12-02 none: a 30 s window held 43 s at 700 of 1000 Hz, and its
-     * ramps and frequency read high) */
-    double gap = m->dt_s > 0 ? gap_s / m->dt_s : 0;
-    for (long k = 1; gap < 2.0 * m->win_cap && k < lround(gap); k++)
+     * ramps and frequency read high): the grid's ticks between the two, each time on its own tick (a wake's jitter
+     * is no missed tick); a gap longer than the window empties it */
+    if (!(m->dt_s > 0) || !(to_s > from_s))
+        return;
+    double missed = round(to_s / m->dt_s) - round(from_s / m->dt_s) - 1;
+    for (long k = 0; k < (missed < m->win_cap ? (long)missed : m->win_cap); k++)
         mx_push(m, NAN);
 }

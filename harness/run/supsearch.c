@@ -65,9 +65,10 @@ static json_t *sup_cheapest(struct sup *s, double *e, double *t)
         if (sup_passes_gpu_side(s, r) && sup_vs(r, "energy_overhead_pct") < emin)
             emin = sup_vs(r, "energy_overhead_pct");
     *e = *t = INFINITY;
-    json_array_foreach(s->rn->runs, i, r) {
-        double ei = sup_vs(r, "energy_overhead_pct"), ti = sup_vs(r, "iteration_overhead_pct");
-        if (sup_passes_gpu_side(s, r) && ei <= emin + SUP_NOISE_PCT && (ti < *t || (ti == *t && ei < *e))) {
+    json_array_foreach(s->rn->runs, i, r) {   /* a time not known is the last choice, not none (NAN compares false) */
+        double ei = sup_vs(r, "energy_overhead_pct"), ti = sup_vs(r, "iteration_overhead_pct"), tk = isnan(ti) ? INFINITY : ti;
+        if (sup_passes_gpu_side(s, r) && ei <= emin + SUP_NOISE_PCT &&
+            (!best || tk < (isnan(*t) ? INFINITY : *t) || (tk == (isnan(*t) ? INFINITY : *t) && ei < *e))) {
             best = r;
             *e = ei;
             *t = ti;

@@ -267,15 +267,19 @@ static int cuda_compute(void *b, struct worker_ctx *w)
     }
     uint64_t t0 = cuda_event_ns(c, c->c0), t1 = cuda_event_ns(c, c->c1);
     double slow = worker_slowdown(w);
-    /* a straggler: the phase lasts slow x longer at compute power, as the sim's does: the chain's GEMMs again, one at
-     * a time (the same D, beta = 0), until the extra time is within half a GEMM (until 2026-12-02 the GPU slept
-     * through it at idle power, a gap called compute) */
+    /* a straggler: the phase lasts slow x longer at compute power, as the sim's does: the chain's GEMMs again (the
+     * same D, beta = 0), as many at once as the time left holds (the GPU kept busy), until it is within half a GEMM
+     * (until 2026-12-02 the GPU slept through it at idle power, a gap called compute) */
     int count = (int)w->sc->workload.gemm.count;
     double extra_s = slow > 1 ? (double)(t1 - t0) * 1e-9 * (slow - 1) : 0, gemm_s = (double)(t1 - t0) * 1e-9 / count;
-    for (int k = 0; extra_s > 0 && (double)(int64_t)(mono_ns() - t1) * 1e-9 + gemm_s / 2 < extra_s; k = (k + 1) % count)
-        if (gemm_chain_run_range(c->gemm, k, 1, c->stream) != 0 || CUDA_CHECK(cudaEventRecord(c->c1, c->stream)) ||
-            CUDA_CHECK(cudaEventSynchronize(c->c1)))
+    for (double left; extra_s > 0 && (left = extra_s - (double)(int64_t)(mono_ns() - t1) * 1e-9) > gemm_s / 2;) {
+        long n = lround(left / gemm_s) > 1 ? lround(left / gemm_s) : 1;
+        for (long j = 0; j < n; j += count)
+            if (gemm_chain_run_range(c->gemm, 0, (int)(n - j < count ? n - j : count), c->stream) != 0)
+                return snprintf(w->err, sizeof w->err, "GEMM chain failed on GPU %d (a straggler's)", c->device), -1;
+        if (CUDA_CHECK(cudaEventRecord(c->c1, c->stream)) || CUDA_CHECK(cudaEventSynchronize(c->c1)))
             return snprintf(w->err, sizeof w->err, "GEMM chain failed on GPU %d (a straggler's)", c->device), -1;
+    }
     if (extra_s > 0)
         t1 = cuda_event_ns(c, c->c1);
     worker_phase(w, PH_COMPUTE, 1, t0, 0);

@@ -56,10 +56,11 @@ int cuda_replay_iter(void *b, struct worker_ctx *w)
         struct ctl_sample_copy cs[8];   /* since the newest taken, over the passes: one stamped late is not lost */
         int k = ctl_read_samples(w->ctl, c->replay_seen_t, mono_ns(), cs, 8);
         c->replay_stamped |= k > 0;
-        for (int j = 0; j < k; j++) {   /* one stamped before this pass began: its first sample's place */
-            uint64_t at = cs[j].t_ns > t0 ? (cs[j].t_ns - t0) / step : 0;
+        for (int j = 0; j < k; j++) {   /* one stamped before this pass began measured the pass before's end: passed */
             c->replay_seen_t = cs[j].t_ns;
-            replay_corr_add(rc, tr, n, at < (uint64_t)i ? (int)at : i, cs[j].w);
+            uint64_t at = (cs[j].t_ns - t0) / step;
+            if (cs[j].t_ns >= t0)
+                replay_corr_add(rc, tr, n, at < (uint64_t)i ? (int)at : i, cs[j].w);
         }
         uint64_t s = atomic_load(&w->ctl->power_seq), mw = atomic_load(&w->ctl->power_mw);
         if (!c->replay_stamped && s != seq && mw != c->replay_last_mw)   /* a source that stamps nothing: a reading

@@ -33,7 +33,7 @@ struct cuda_steps {
     int n_chains;
     int which[SC_MAX_STEPS];           /* a GEMM step's chain (rankplan_chains) */
     char *send, *recv;                 /* the other collectives' buffers */
-    double straggle_carry;             /* a straggler's fraction of a GEMM not yet run (steps_gemms) */
+    double straggle_carry[RANKPLAN_MAX_CHAINS];   /* per chain: a straggler's fraction of a GEMM not yet run */
     size_t comm_bytes;
     float *opt[4];                     /* p, g, m, v */
     size_t opt_elems;
@@ -253,7 +253,7 @@ static int steps_enqueue(struct cuda_rank *c, struct cuda_steps *st, const struc
             return -1;
         int rc = 0;
         if (cls == SCL_COMPUTE)
-            rc = steps_gemms(st->chain[st->which[i]], (long)p->count, slow, &st->straggle_carry, c->stream);
+            rc = steps_gemms(st->chain[st->which[i]], (long)p->count, slow, &st->straggle_carry[st->which[i]], c->stream);
         else if (cls == SCL_COMM)
             rc = steps_comm(c, st, sc, i, grad, c->stream);
         else if (cls == SCL_MEMORY)
