@@ -217,6 +217,9 @@ static int faultlog_match(struct sup *s, int det, int rank, int64_t iter, uint64
         if (f->run != s->run || f->undone || (rank >= 0 && f->rank != rank && !whole_node) || f->t_ns > t + 1000000 ||
             !faultlog_compatible(det, fatal, fault_table[f->kind]->name))
             continue;
+        if (!f->observed && f->d.target >= 0 && f->d.target < 4 &&
+            !detector_sees(det, (const char *const[]){ "gemm-output", "gradients", "weights", "allreduce-buffer" }[f->d.target]))
+            continue;   /* a flip of a buffer it cannot see (detector_ops.sees, FAULT_TARGETS' order) */
         if (!f->observed && f->iter > iter && !whole_node)
             continue;   /* a fault of a later iteration cannot explain this one's finding (its report came first; a
                          * crashed node's other ranks may still have been an iteration behind) */

@@ -21,6 +21,7 @@ const struct detector_ops detector_abft = {
     .catches = "a corrupted GEMM output on the rank where it happens, in the same iteration; cannot see an "
                "error smaller than the rounding tolerance (a low mantissa bit) or corruption outside the GEMM",
     .finds = "bitflip",
+    .sees = "gemm-output",
     .sdc = 1,
     .window = 0,   /* in the corrupted iteration itself */
     .point = IP_AFTER_GEMM,

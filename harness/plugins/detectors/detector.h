@@ -42,6 +42,10 @@ struct detector_ops {
     /* The fault kinds a finding of it can be (comma list; the first is what a finding no injected fault explains is
      * recorded as: an observed fault), and for a slow-rank finding, if it has those (heartbeat: stragglers). */
     const char *finds, *finds_slow;
+    /* An sdc detector: the bitflip targets (comma list, FAULT_TARGETS' spelling) whose corruption it can see; NULL:
+     * any. A finding is never credited to a flip it cannot see (until 2026-12-02 a fingerprint finding went to a
+     * gradients flip beside the weights flip it saw, and to a gemm-output flip after one). */
+    const char *sees;
     /* Where it checks: a point of the iteration in the worker (enum inject_point, with check), or -1 on the
      * supervisor's side (exit, heartbeat, comm: the fault ledger, resilience/faultlog.c). */
     int point;
@@ -63,6 +67,9 @@ struct detector_ops {
 
 /* Whether a finding of detector det (slow: a slow-rank finding) can be a fault of kind. */
 int detector_finds(int det, int slow, const char *kind);
+/* Whether detector det can see a corruption of the buffer target (a bitflip target's name): 1 where its `sees` names
+ * it or is NULL. */
+int detector_sees(int det, const char *target);
 /* The fault kind a finding of det means when no injected fault explains it, as a name, in out. */
 void detector_observed_kind(int det, int slow, char *out, size_t n);
 

@@ -93,6 +93,7 @@ const struct detector_ops detector_fingerprint = {
                "state is then hashed too); cannot see a gradient corrupted before the all-reduce: the "
                "reduction carries it to every rank identically",
     .finds = "bitflip",
+    .sees = "weights,allreduce-buffer",
     .point = IP_AFTER_STEP,
     .check = fingerprint_check,
     .sdc = 1,

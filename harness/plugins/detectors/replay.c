@@ -35,6 +35,7 @@ const struct detector_ops detector_replay = {
     .id = DET_REPLAY,
     .catches = "a device that computes wrong results repeatedly; cannot see a one-off flip in live data",
     .finds = "bitflip",
+    .sees = "weights",
     .sdc = 1,
     .window = 1,
     .point = IP_ITER_START,
