@@ -337,10 +337,11 @@ static int worker_iteration(struct worker_ctx *w)
 static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
 {
     const struct scenario *sc = w->sc;
+    w->slow_factor = 1;   /* a recovery's continuation too: a straggler still slowing the rank is cut short by it (the
+                           * fault ledger says so, faultlog_rollback) */
     w->run = cmd->run;
     w->epoch = cmd->epoch;
     w->n_pending = 0;
-    w->slow_factor = 1;
     atomic_store(&w->ctl->state, WS_RUNNING);
     if (w->ops->begin_run && w->ops->begin_run(w->b, w) != 0)
         worker_fail(w, EXIT_ENV, w->err[0] ? w->err : "the run's mitigation could not start");
