@@ -847,3 +847,20 @@ Test(faults, a_straggler_cut_short_by_a_recovery_is_no_miss, .timeout = 120)
               "%s", json_dumps(json_object_get(s, "faults"), 0));
     json_decref(s);
 }
+
+/* A fault whose time (at_s) the run never reached is said: its fault_not_injected event and the run's
+ * faults_not_injected (until 2026-12-02 the run said nothing: faults [], exit 0). */
+Test(faults, a_time_the_run_never_reached_is_said, .timeout = 60)
+{
+    const char *out = e2e_outdir();
+    int rc = e2e_run(e2e_log("faults-late.log"),
+                     (const char *[]){ "run", e2e_scenario(BASE "faults: [{kind: crash, at_s: 100, rank: 1}]\n"),
+                                       "--backend", "sim", "--out", out, NULL });
+    cr_assert_eq(rc, 0);
+    json_t *e = e2e_first_event(out, "fault_not_injected"), *s = e2e_summary(out);
+    cr_assert(e && strstr(json_string_value(json_object_get(e, "why")) ?: "", "at_s 100 s"), "%s",
+              e ? json_dumps(e, 0) : "no fault_not_injected event");
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults_not_injected")), 1);
+    json_decref(e);
+    json_decref(s);
+}

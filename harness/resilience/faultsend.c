@@ -111,5 +111,21 @@ int faultlog_run_end(struct sup *s)
         s->fl->sent_rank[i] = -1;
         n++;
     }
+    for (int i = 0; i < s->sc->n_faults && i < SC_MAX_FAULTS; i++) {   /* an at_s the run never reached: said (until
+                                                                         * 2026-12-02 the run said nothing of it) */
+        const struct fault_spec *fs = &s->sc->faults[i];
+        int fired = 0;
+        for (int j = 0; j < s->fl->n_faults && !fired; j++)
+            fired = s->fl->faults[j].spec == i && s->fl->faults[j].run == s->run;
+        if (fs->at_s < 0 || fired)
+            continue;
+        char why[96];
+        snprintf(why, sizeof why, "the run ended before its time (at_s %.3g s)", fs->at_s);
+        results_event(&s->res, mono_ns(), "fault_not_injected",
+                      json_pack("{s:i, s:s, s:i, s:s}", "fault", i, "kind", fault_table[fs->kind]->name, "rank",
+                                (int)fs->rank, "why", why));
+        gl_log("fault %d (%s) was never injected: %s", i, fault_table[fs->kind]->name, why);
+        n++;
+    }
     return n;
 }
