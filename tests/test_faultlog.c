@@ -64,7 +64,8 @@ static void make(int modelled)
 
 static void teardown(void) { resilience_free(&s); }
 
-/* A bit flip injected on rank at iter (time t_ns), as the worker's fault_injected report records it; its index. */
+/* A bit flip of the weights (what the fingerprint sees) injected on rank at iter (time t_ns), as the worker's
+ * fault_injected report records it; its index. */
 static int injected(int rank, int64_t iter, uint64_t t_ns)
 {
     int kind = -1;
@@ -78,7 +79,9 @@ static int injected(int rank, int64_t iter, uint64_t t_ns)
     }
     s.fl->faults[s.fl->n_faults] = (struct fault_rec){ .spec = 0, .kind = kind, .rank = rank, .iter = iter,
                                                        .t_ns = t_ns, .detector = -1, .restore_iter = -1, .lost = -1,
-                                                       .redone = -1, .det_rank = -1, .joined_to = -1 };
+                                                       .redone = -1, .det_rank = -1, .joined_to = -1,
+                                                       .d = { .target = TGT_WEIGHTS, .where = -1, .format = -1,
+                                                              .element = -1 } };
     return s.fl->n_faults++;
 }
 

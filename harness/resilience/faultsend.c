@@ -89,6 +89,7 @@ void faultlog_resend(struct sup *s)
 int faultlog_run_end(struct sup *s)
 {
     int n = 0;
+    unsigned char said[SC_MAX_FAULTS] = { 0 };
     if (s->fl->awaiting_fault >= 0 && !runstats_done(&s->rs))   /* the run ended inside a recovery (a restore that
                                                                    * failed): none of its faults was recovered */
         for (int i = 0; i < s->fl->n_faults; i++) {
@@ -109,6 +110,7 @@ int faultlog_run_end(struct sup *s)
         gl_log("fault %d (%s on rank %d) was asked and never injected: %s", i, fault_table[s->sc->faults[i].kind]->name,
                r, why);
         s->fl->sent_rank[i] = -1;
+        said[i] = 1;
         n++;
     }
     for (int i = 0; i < s->sc->n_faults && i < SC_MAX_FAULTS; i++) {   /* an at_s the run never reached: said (until
@@ -117,7 +119,7 @@ int faultlog_run_end(struct sup *s)
         int fired = 0;
         for (int j = 0; j < s->fl->n_faults && !fired; j++)
             fired = s->fl->faults[j].spec == i && s->fl->faults[j].run == s->run;
-        if (fs->at_s < 0 || fired)
+        if (fs->at_s < 0 || fired || said[i])
             continue;
         char why[96];
         snprintf(why, sizeof why, "the run ended before its time (at_s %.3g s)", fs->at_s);
