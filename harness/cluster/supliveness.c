@@ -142,10 +142,6 @@ void supc_liveness(struct sup *s, uint64_t now)
 }
 
 
-/* A relay passes its subtree's end records on before it leaves the run, beating meanwhile, for as long as node 0
- * speaks: `gauntlet accept` goes from the run's end to its agreement, where nothing is relayed (until 2026-12-02 a
- * child's end record that came a moment late sat there, and node 0 took the child for lost: a suite of more than
- * gather_fanout + 1 nodes could fail healthy nodes). */
 void supc_hb_in(struct sup *s, json_t *o)
 {
     size_t i;
@@ -176,7 +172,10 @@ static void relay_json(void *ctx, int node, int tag, json_t *o)
 }
 static void relay_failed(void *ctx, int node, const char *why) { (void)why, relay_seen(ctx, node); }
 
-/* The wait takes only what it needs: the records from below are passed on (cluster_poll's relay path), node 0's word
+/* A relay passes its subtree's end records on before it leaves the run, beating meanwhile, for as long as node 0
+ * speaks: `gauntlet accept` goes from the run's end to its agreement, where nothing is relayed (until 2026-12-02 a
+ * child's end record that came a moment late sat there, and node 0 took the child for lost: a suite of more than
+ * gather_fanout + 1 nodes could fail healthy nodes). The wait takes only what it needs: the records from below are passed on (cluster_poll's relay path), node 0's word
  * is a sign of life, the rest is over here (the run has ended: no recovery, boundary or vote is taken up again). A
  * stop by a signal waits 0.3 s at most, as node 0 waits for the end records then. */
 void supc_relay_ends(struct sup *s)

@@ -37,9 +37,8 @@ static json_t *faultlog_bits(uint32_t mask)
 
 void faultlog_detail(json_t *o, const struct fault_detail *d)
 {
-    static const char *const targets[] = { "gemm-output", "gradients", "weights", "allreduce-buffer" };
     static const char *const wheres[] = { "random", "sign", "exponent", "mantissa", "value" };
-    json_object_set_new(o, "target", d->target >= 0 && d->target < 4 ? json_string(targets[d->target]) : json_null());
+    json_object_set_new(o, "target", fault_target_name(d->target) ? json_string(fault_target_name(d->target)) : json_null());
     json_object_set_new(o, "where", d->where >= 0 && d->where < 5 ? json_string(wheres[d->where]) : json_null());
     if (d->element >= 0) {
         json_object_set_new(o, "format", json_string(fault_format_name(d->format)));

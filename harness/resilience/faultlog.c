@@ -76,6 +76,19 @@ uint32_t faultlog_new_epoch(struct sup *s, int64_t fail_iter)
 /* A straggler still slowing its rank when a recovery begins, not seen yet: the recovery's continuation ends the
  * slowdown (a new process, or the run's next part), so no detector can see it any more: excused as a rolled-back
  * fault is, saying so (until 2026-12-02 it read "not detected", a miss charged to the heartbeat). */
+/* Marks fault j rolled back (excused: its effect is gone before any detector saw it), why in its outcome, and says so
+ * (fault_rolled_back). */
+static void faultlog_mark_rolled_back(struct sup *s, int j, int64_t start_iter, const char *outcome)
+{
+    struct fault_rec *f = &s->fl->faults[j];
+    f->rolled_back = 1;
+    f->rollback_ns = mono_ns();
+    str_copy(f->outcome, sizeof f->outcome, outcome);
+    results_event(&s->res, f->rollback_ns, "fault_rolled_back",
+                  json_pack("{s:i, s:i, s:I, s:I, s:I}", "id", j, "rank", f->rank, "iter", (json_int_t)f->iter,
+                            "restore_iter", (json_int_t)start_iter, "failure_iter", (json_int_t)s->fl->fail_iter));
+}
+
 static void faultlog_cut_short(struct sup *s, int64_t start_iter)
 {
     uint64_t now = mono_ns();
@@ -85,12 +98,7 @@ static void faultlog_cut_short(struct sup *s, int64_t start_iter)
             f->spec < 0 || f->spec >= s->sc->n_faults || strcmp(fault_table[f->kind]->name, "straggler") != 0 ||
             (double)(now - f->t_ns) * 1e-9 >= ((const struct straggler_params *)s->sc->faults[f->spec].params)->duration_s)
             continue;
-        f->rolled_back = 1;
-        f->rollback_ns = now;
-        snprintf(f->outcome, sizeof f->outcome, "cut short by the recovery before it was seen (its slowdown ends with it)");
-        results_event(&s->res, now, "fault_rolled_back",
-                      json_pack("{s:i, s:i, s:I, s:I, s:I}", "id", j, "rank", f->rank, "iter", (json_int_t)f->iter,
-                                "restore_iter", (json_int_t)start_iter, "failure_iter", (json_int_t)s->fl->fail_iter));
+        faultlog_mark_rolled_back(s, j, start_iter, "cut short by the recovery before it was seen (its slowdown ends with it)");
     }
 }
 
@@ -108,12 +116,9 @@ void faultlog_rollback(struct sup *s, int cause, int64_t start_iter)
         if (j == cause || f->run != s->run || f->undone || f->observed || f->detector >= 0 || f->rolled_back ||
             f->left || f->iter < start_iter || (f->iter >= s->fl->fail_iter && !timed) || f->recovery)
             continue;
-        f->rolled_back = 1;
-        f->rollback_ns = mono_ns();
-        snprintf(f->outcome, sizeof f->outcome, "rolled back before it was seen (to iteration %lld)", (long long)start_iter);
-        results_event(&s->res, mono_ns(), "fault_rolled_back",
-                      json_pack("{s:i, s:i, s:I, s:I, s:I}", "id", j, "rank", f->rank, "iter", (json_int_t)f->iter,
-                                "restore_iter", (json_int_t)start_iter, "failure_iter", (json_int_t)s->fl->fail_iter));
+        char outcome[64];
+        snprintf(outcome, sizeof outcome, "rolled back before it was seen (to iteration %lld)", (long long)start_iter);
+        faultlog_mark_rolled_back(s, j, start_iter, outcome);
     }
     /* by the control block's flags, not the records: a fault that fired as the recovery began has its report
      * dropped with the old timeline's */
@@ -239,9 +244,8 @@ static int faultlog_match(struct sup *s, int det, int rank, int64_t iter, uint64
         if (f->run != s->run || f->undone || (rank >= 0 && f->rank != rank && !whole_node) || f->t_ns > t + 1000000 ||
             !faultlog_compatible(det, fatal, fault_table[f->kind]->name))
             continue;
-        if (!f->observed && f->d.target >= 0 && f->d.target < 4 &&
-            !detector_sees(det, (const char *const[]){ "gemm-output", "gradients", "weights", "allreduce-buffer" }[f->d.target]))
-            continue;   /* a flip of a buffer it cannot see (detector_ops.sees, FAULT_TARGETS' order) */
+        if (!f->observed && fault_target_name(f->d.target) && !detector_sees(det, fault_target_name(f->d.target)))
+            continue;   /* a flip of a buffer it cannot see (detector_ops.sees) */
         if (!f->observed && f->iter > iter && !whole_node)
             continue;   /* a fault of a later iteration cannot explain this one's finding (its report came first; a
                          * crashed node's other ranks may still have been an iteration behind) */

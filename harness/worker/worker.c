@@ -304,18 +304,25 @@ static int worker_boundary(struct worker_ctx *w)
     return 0;
 }
 
+/* The async checkpoint writes in flight finish and are reported (a failure too: a full disk is never a silent loss)
+ * before the rank says a run ended or stopped, or exits: waited for beating as long as a write may take, an abort not
+ * giving the wait up (until 2026-11-30 a stopped run's write could land after a recovery forgot the checkpoints past
+ * its restore point, or after the next run cleared the folder, and be counted in that run; until 2026-12-02 so could
+ * an aborted run's at its end, and the exit dropped a failure no poll had taken). */
+static void worker_ckpt_settle(struct worker_ctx *w)
+{
+    if (!w->ckpt)
+        return;
+    w->ckpt_wait_t0 = mono_ns();
+    (void)ckpt_async_drain(w->ckpt, worker_beat_bounded, w);
+    worker_ckpt_poll(w);
+}
+
 /* Ends a run early: the rank reports where it stopped (a = 1: at the skip boundary) and waits for the next
  * command. */
-/* A stopped run's writes in flight finish before the rank says it stopped (until 2026-11-30 one could land after a
- * recovery forgot the checkpoints past its restore point, or after the next run cleared the folder, and be counted
- * in that run): waited for as a drain is, its beat bounded the same way, an abort not giving it up. */
 static void worker_stopped(struct worker_ctx *w, int skip)
 {
-    if (w->ckpt) {
-        w->ckpt_wait_t0 = mono_ns();
-        (void)ckpt_async_drain(w->ckpt, worker_beat_bounded, w);
-        worker_ckpt_poll(w);
-    }
+    worker_ckpt_settle(w);
     worker_fp_take(w);
     if (w->ops->idle)
         w->ops->idle(w->b);
@@ -399,13 +406,7 @@ static void worker_run(struct worker_ctx *w, const struct wcmd *cmd)
          * the wait was for this one's end) */
         worker_hold(w, w->iter + 2 - RUNAHEAD_MAX, room);
     }
-    if (w->ckpt) {   /* the run's checkpoints are on storage before it is reported done, an abort too, as in
-                      * worker_stopped (until 2026-12-02 an abort gave the wait up: a write landed after a recovery
-                      * forgot the checkpoints past its restore point, its event counted in the next run) */
-        w->ckpt_wait_t0 = mono_ns();
-        (void)ckpt_async_drain(w->ckpt, worker_beat_bounded, w);
-        worker_ckpt_poll(w);
-    }
+    worker_ckpt_settle(w);   /* the run's checkpoints on storage before it is reported done */
     worker_fp_take(w);   /* the last iteration's asynchronous fingerprint */
     if (w->ops->idle)
         w->ops->idle(w->b);
@@ -490,12 +491,7 @@ int worker_main(int argc, char **argv)
         if (w.exit_asked)   /* the run loop read it: no second one comes */
             break;
     }
-    if (w.ckpt) {   /* a write still in flight, or one whose failure no poll has taken, is reported before the
-                     * exit: a full disk is never a silent loss (until 2026-12-02 the stop dropped it and said 0) */
-        w.ckpt_wait_t0 = mono_ns();
-        (void)ckpt_async_drain(w.ckpt, worker_beat_bounded, &w);
-        worker_ckpt_poll(&w);
-    }
+    worker_ckpt_settle(&w);
     ckpt_async_stop(w.ckpt);
     w.ops->fini(w.b);
     atomic_store(&w.ctl->state, WS_EXITED);

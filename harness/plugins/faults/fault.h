@@ -52,6 +52,8 @@ const char *fault_bit_class(int fmt, int bit);
 const char *fault_mask_class(int fmt, uint32_t mask);
 /* Returns the format's name as results spell it ("fp32", "bf16", "fp16", "fp8-e4m3"), or "none". */
 const char *fault_format_name(int fmt);
+/* The scenario spelling of a bit flip's target (enum fault_target, FAULT_TARGETS), or NULL. */
+const char *fault_target_name(int t);
 /* |new - old| / |old|; INFINITY when old is 0 and new is not, or either is not finite and they differ. */
 double fault_rel_error(double old_v, double new_v);
 

@@ -21,6 +21,12 @@ static const struct { const char *name; int width, exp, mant; } fault_formats[FM
     [FMT_FP8E4M3] = { "fp8-e4m3", 8, 4, 3 },
 };
 
+const char *fault_target_name(int t)
+{
+    static const char *const names[] = { "gemm-output", "gradients", "weights", "allreduce-buffer" };
+    return t >= 0 && t < (int)(sizeof names / sizeof *names) ? names[t] : NULL;
+}
+
 const char *fault_format_name(int fmt) { return fmt >= 0 && fmt < FMT_COUNT ? fault_formats[fmt].name : "none"; }
 
 const char *fault_bit_class(int fmt, int bit)
