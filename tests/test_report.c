@@ -814,6 +814,36 @@ Test(report, a_run_that_ended_early_is_marked_and_not_compared, .timeout = 60)
     }
 }
 
+/* What a row's figures hold that a reader would not take them to is said under the table: a run unsettled (its
+ * warm-up in its figures), one compared with an unsettled none, one compared with a none disturbed by hand; a run
+ * whose sample count is not said shows "-", never "(0)" (it printed 0 samples). A settled run against a settled,
+ * undisturbed none gets no such line. */
+Test(report, what_a_rows_figures_hold_is_said_under_the_table, .timeout = 60)
+{
+    char dir[64] = "/tmp/gauntlet-report-marks-XXXXXX", path[200], *log;
+    cr_assert_not_null(mkdtemp(dir));
+    e2e_own(dir);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    put_text(path, "{\"scenario\": \"x\", \"runs\": ["
+             "{\"run\": 0, \"mitigation\": \"none\", \"label\": \"none\", \"complete\": true, \"unsettled\": true, "
+             "\"power\": {\"aggregate\": {\"samples\": 180, \"range_w\": 500}}, \"vs_none\": {\"unsettled\": true}}, "
+             "{\"run\": 1, \"mitigation\": \"filler\", \"label\": \"filler\", \"complete\": true, "
+             "\"power\": {\"aggregate\": {\"range_w\": 400}}, "
+             "\"vs_none\": {\"energy_overhead_pct\": 10.125, \"unsettled\": true, \"baseline_disturbed\": true}}, "
+             "{\"run\": 2, \"mitigation\": \"cap\", \"label\": \"cap\", \"complete\": true, "
+             "\"power\": {\"aggregate\": {\"samples\": 175, \"range_w\": 450}}, "
+             "\"vs_none\": {\"energy_overhead_pct\": 3.5}}]}\n");
+    cr_assert_eq(report_of(dir, &log), 0, "%s", log);
+    cr_expect(strstr(log, "(none: unsettled: its figures include its warm-up"), "%s", log);
+    cr_expect(strstr(log, "(filler: against an unsettled none"), "%s", log);
+    cr_expect(strstr(log, "(filler: against a none disturbed by hand"), "%s", log);
+    cr_expect(!strstr(log, "(cap:"), "a settled run against an undisturbed none is marked:\n%s", log);
+    cr_expect(!strstr(log, "(none: against"), "none against itself:\n%s", log);
+    cr_expect(strstr(log, "500 (180)") && strstr(log, "400 (-)") && strstr(log, "450 (175)") && !strstr(log, "(0)"),
+              "the samples column:\n%s", log);
+    free(log);
+}
+
 /* A killed run's folder without summary.json (events.jsonl there) is told to run `gauntlet summarize` first, exit 2
  * (it asked whether the folder was a results folder at all). */
 Test(report, a_killed_folder_without_a_summary_says_summarize_first, .timeout = 60)
@@ -965,6 +995,7 @@ static void syn_record(const char *dir, int n, const struct syn_power *pw)
     snprintf(path, sizeof path, "%s/events.jsonl", dir);
     FILE *f = fopen(path, "w");
     cr_assert(f);
+    cr_assert_geq(fprintf(f, "{\"t_s\":0.001,\"event\":\"start\",\"ranks\":2,\"nodes\":%d}\n", pw->nodes), 0);
     for (int i = 0; i < n; i++)
         cr_assert_geq(fprintf(f, "{\"t_s\":%.3f,\"event\":\"run_begin\",\"run\":%d}\n{\"t_s\":%.3f,\"event\":\"iteration\","
                                  "\"rank\":0,\"run\":%d,\"iter\":0}\n{\"t_s\":%.3f,\"event\":\"run_end\",\"run\":%d}\n",
@@ -1635,6 +1666,9 @@ Test(report, a_malformed_line_of_the_record_is_exit_2_naming_file_and_line, .tim
         { "events.jsonl", 5, "[1, 2]\n", "events.jsonl:5: expected a JSON object with t_s and event" },
         { "power.csv", 40, "1.5;0;300\n", "power.csv:40: expected t_s,rank,watts" },
         { "power.csv", 2, "nan,0,300,compute,,,,,,0,,\n", "power.csv:2: expected t_s,rank,watts" },
+        /* a row of no GPU of the run (2 ranks in all) was summed into node 0's power */
+        { "power.csv", 7, "0.055,2,300,compute,,,,,,0,,\n", "power.csv:7: rank 2, but the start event gives 2 rank(s)" },
+        { "power.csv", 9, "0.055,-1,300,compute,,,,,,0,,\n", "power.csv:9: rank -1, but the start event gives 2" },
     };
     struct syn_power pw = { .nodes = 1 };
     struct syn_run r[2];

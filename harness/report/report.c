@@ -119,8 +119,10 @@ static long rp_node(const char *line, int col)
 /* Reads node 0's rows of power.csv (with `forward: ranks` it holds every node's, each at its own ticks: *others says
  * it did) into each run's trace, in time order, summed over its ranks per tick; a rank's missing reading (an empty
  * field, one that is not a number, or not finite, or past RP_FIG_MAX) makes its tick missing (NAN). 0, or EXIT_INPUT,
- * said, at a row with no time and rank (a last line without its newline, a killed run's, is left out). */
-static int rp_power(const char *dir, struct rp_run *runs, int n, int *others)
+ * said, at a row with no time and rank, or with a rank none of the run's world ranks (when world, the start event's,
+ * is known: such a row summed in was a GPU the run never had), a last line without its newline, a killed run's, left
+ * out. */
+static int rp_power(const char *dir, struct rp_run *runs, int n, long long world, int *others)
 {
     char *line = NULL;
     size_t cap = 0;
@@ -142,6 +144,13 @@ static int rp_power(const char *dir, struct rp_run *runs, int n, int *others)
         if (sscanf(line, "%lf,%d,%n", &t, &rank, &at) != 2 || !at || !isfinite(t)) {
             fprintf(stderr, "gauntlet report: %s/power.csv:%ld: expected t_s,rank,watts,... (a time and a rank first)\n",
                     dir, lineno);
+            free(line);
+            fclose(f);
+            return EXIT_INPUT;
+        }
+        if (world && (rank < 0 || rank >= world)) {   /* as summarize and analyze refuse it */
+            fprintf(stderr, "gauntlet report: %s/power.csv:%ld: rank %d, but the start event gives %lld rank(s) in all\n",
+                    dir, lineno, rank, world);
             free(line);
             fclose(f);
             return EXIT_INPUT;
@@ -225,9 +234,13 @@ static void rp_table(FILE *f, struct rp_run *runs, int n)
         json_t *pass = json_object_get(json_object_get(proj, "spec"), "pass");
         if (runs[i].cut)   /* a part of a run against a whole none: no cost of the mitigation */
             vs = NULL;
-        char a[8][32], range[48];
-        snprintf(range, sizeof range, "%s (%lld)", rp_num(a[1], 32, "%.0f", json_object_get(agg, "range_w")),
-                 (long long)json_integer_value(json_object_get(agg, "samples")));
+        char a[9][32], range[48];
+        json_t *ns = json_object_get(agg, "samples");   /* not said (no power analysed): -, never (0) */
+        if (json_is_integer(ns) && json_integer_value(ns) >= 0)
+            snprintf(a[8], 32, "%lld", (long long)json_integer_value(ns));
+        else
+            snprintf(a[8], 32, "-");
+        snprintf(range, sizeof range, "%s (%s)", rp_num(a[1], 32, "%.0f", json_object_get(agg, "range_w")), a[8]);
         fprintf(f, "%-*s %11s %19s %11s %14s %8s %9s %9s %7s %8s\n", wl, runs[i].name,
                 rp_num(a[0], 32, "%.0f", json_object_get(agg, "swing_w")), range,
                 rp_fmt(a[2], 32, "%.2f", rp_swing(runs[i].summary, 1)),
@@ -244,6 +257,17 @@ static void rp_table(FILE *f, struct rp_run *runs, int n)
         const char *w = json_string_value(json_object_get(json_object_get(runs[i].summary, "vs_none"), "warning"));
         if (w)
             fprintf(f, "! %s: %s\n", runs[i].name, w);
+    }
+    for (int i = 0; i < n; i++) {   /* what a row's figures hold that a reader would not take them to */
+        json_t *vs = json_object_get(runs[i].summary, "vs_none");
+        if (json_is_true(json_object_get(runs[i].summary, "unsettled")))
+            fprintf(f, "(%s: unsettled: its figures include its warm-up (it ended before its power settled, or too few "
+                       "samples came after power.settle))\n", runs[i].name);
+        else if (!runs[i].cut && json_is_true(json_object_get(vs, "unsettled")))
+            fprintf(f, "(%s: against an unsettled none: none's figures include its warm-up)\n", runs[i].name);
+        if (!runs[i].cut && json_is_true(json_object_get(vs, "baseline_disturbed")))
+            fprintf(f, "(%s: against a none disturbed by hand in the live view (every none was): its figures against "
+                       "none are not the mitigation's alone)\n", runs[i].name);
     }
     for (int i = 0; i < n; i++)
         if (rp_battery_unknown(runs[i].summary)) {
@@ -532,9 +556,10 @@ static int report_dir(const char *dir)
         runs[i].a0 = runs[i].a1 = NAN;
     }
     int others = 0;
+    long long world = 0;
     rp_params(dir, runs, n);
-    rc = rp_windows(dir, runs, n);
-    rc = rc ? rc : rp_power(dir, runs, n, &others);
+    rc = rp_windows(dir, runs, n, &world);
+    rc = rc ? rc : rp_power(dir, runs, n, world, &others);
     if (rc)   /* a malformed line: nothing written (an earlier report stays) */
         goto done;
     struct rp_curve *cv = xcalloc(RP_MAX_RUNS, sizeof *cv);

@@ -93,9 +93,11 @@ void rp_cut_legend(FILE *f, const struct rp_run *runs, int n);
 /* Says why dir's summary.json at path could not be opened (errno): a killed run's folder (events.jsonl there) is
  * told to run `gauntlet summarize` first. Returns EXIT_INPUT. */
 int rp_no_summary(const char *dir, const char *path);
-/* Reads run windows and the end of each run's first iteration from dir/events.jsonl into the first n runs: 0, or
- * EXIT_INPUT, said, at a line that is no event (a last line without its newline, a killed run's, is left out). */
-int rp_windows(const char *dir, struct rp_run *runs, int n);
+/* Reads run windows and the end of each run's first iteration from dir/events.jsonl into the first n runs, and into
+ * *world (0 when not said) the ranks in all its start event gives: 0, or EXIT_INPUT, said, at a line that is no
+ * event (a last line without its newline, a killed run's, is left out). */
+#define RP_WORLD_MAX 10000000   /* the most ranks a start event may give (a projection's gpus are as many) */
+int rp_windows(const char *dir, struct rp_run *runs, int n, long long *world);
 
 /* report_plots.c */
 /* A line with the given attributes, a gap where a point is not finite: one polyline per stretch of finite points,

@@ -68,7 +68,19 @@ static void rp_analysed(struct rp_run *r, const json_t *st)
     }
 }
 
-int rp_windows(const char *dir, struct rp_run *runs, int n)
+/* The ranks of the run in all (the start event's ranks x nodes) from node 0's first start event, when it gives them
+ * within what a scenario can ask; *world is left as it was otherwise. */
+static void rp_start_world(json_t *o, long long *world)
+{
+    json_t *node = json_object_get(o, "node"), *rk = json_object_get(o, "ranks"), *nd = json_object_get(o, "nodes");
+    if (*world || (node && !(json_is_integer(node) && json_integer_value(node) == 0)) || !json_is_integer(rk))
+        return;   /* a later start, another node's: node 0's first describes the run */
+    long long ranks = json_integer_value(rk), nodes = json_is_integer(nd) ? json_integer_value(nd) : nd ? 0 : 1;
+    if (ranks >= 1 && ranks <= RP_WORLD_MAX && nodes >= 1 && nodes <= RP_WORLD_MAX && ranks * nodes <= RP_WORLD_MAX)
+        *world = ranks * nodes;
+}
+
+int rp_windows(const char *dir, struct rp_run *runs, int n, long long *world)
 {
     char *line = NULL;
     size_t cap = 0;
@@ -91,6 +103,8 @@ int rp_windows(const char *dir, struct rp_run *runs, int n)
             fclose(f);
             return EXIT_INPUT;
         }
+        if (strcmp(ev, "start") == 0)
+            rp_start_world(o, world);
         int kind = strcmp(ev, "run_begin") == 0 ? 1 : strcmp(ev, "run_end") == 0 ? 2
                    : strcmp(ev, "iteration") == 0 ? 3 : 0;   /* 3: the first one ends the warm-up (a summary
                                                               * without warmup_s) */
