@@ -864,3 +864,28 @@ Test(faults, a_time_the_run_never_reached_is_said, .timeout = 60)
     json_decref(e);
     json_decref(s);
 }
+
+/* An injection that changed nothing — a value perturbation smaller than the element's rounding (1 + 1e-12 in fp32),
+ * which leaves every bit as it was — is no miss: the record says `ineffective: true`, no bits and why in its outcome;
+ * no finding is matched to it; the run counts it apart (`ineffective`), out of the coverage (until 2026-12-02 it was
+ * injected and not detected: coverage 0.5 here). A flip that changed bits beside it is counted and caught as ever. */
+Test(faults, an_injection_that_changed_nothing_is_no_miss, .timeout = 60)
+{
+    json_t *s = run(BASE "faults:\n  - {kind: bitflip, at: 5, rank: 1, target: weights, where: value, value: 1e-12}\n"
+                         "  - {kind: bitflip, at: 12, rank: 0, target: weights, where: exponent}\n"
+                         "detectors: [fingerprint]\n", 1);   /* recovery none: the caught flip ends the run */
+    json_t *nothing = e2e_injected_fault(s, 0), *real = e2e_injected_fault(s, 1);
+    cr_assert(nothing && real);
+    cr_assert(json_is_true(json_object_get(nothing, "ineffective")), "%s", json_dumps(nothing, JSON_COMPACT));
+    cr_assert_eq(json_array_size(json_object_get(nothing, "bits")), 0);
+    cr_assert(json_is_null(json_object_get(nothing, "detected_by")));
+    cr_assert(strncmp(json_string_value(json_object_get(nothing, "outcome")), "ineffective", 11) == 0, "%s",
+              json_string_value(json_object_get(nothing, "outcome")));
+    cr_assert(json_is_false(json_object_get(real, "ineffective")));
+    cr_assert_str_eq(json_string_value(json_object_get(real, "detected_by")), "fingerprint");
+    json_t *rf = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "faults");
+    cr_assert_eq(json_integer_value(json_object_get(rf, "injected")), 1, "%s", json_dumps(rf, JSON_COMPACT));
+    cr_assert_eq(json_integer_value(json_object_get(rf, "ineffective")), 1);
+    cr_assert_float_eq(json_number_value(json_object_get(rf, "coverage")), 1.0, 1e-9);
+    json_decref(s);
+}

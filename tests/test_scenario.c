@@ -239,6 +239,11 @@ Test(scenario_errors, values_that_cannot_work_together)
              "t.yaml:7:52: faults[0].bits: expected 1 with where: sign (the sign is one bit), got 2");
     load_err(HEAD "faults: [{kind: node-crash, at: 1, node: 0, rank: 0}]\n",
              "t.yaml:7:51: faults[0].rank: expected node, not rank: a node-crash takes every rank of its node");
+    /* faults that would change nothing (run, and counted as misses, until 2026-12-02) */
+    load_err(HEAD "faults: [{kind: straggler, at: 1, factor: 1}]\n",
+             "t.yaml:7:43: faults[0].factor: expected more than 1: a factor of 1 slows nothing");
+    load_err(HEAD "faults: [{kind: bitflip, at: 1, where: value, value: 0}]\n",
+             "t.yaml:7:54: faults[0].value: expected a value other than 0: the element times 1 + 0 is left as it was");
     /* what the resolved scenario.yaml held for every fault until 2026-12-02, each key at its default, still loads */
     static struct scenario old;
     load_ok(HEAD "faults:\n  - {kind: bitflip, at: 0, rank: 0, target: weights, where: exponent, bits: 1, value: 0.01}\n"

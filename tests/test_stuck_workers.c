@@ -107,7 +107,7 @@ static const char *burst_scenario(int n, const char *heartbeat)
                      "faults:\n", heartbeat);
     for (int i = 0; i < n; i++)
         k += snprintf(text + k, sizeof text - (size_t)k,
-                      "  - {kind: straggler, at_s: 0, rank: 1, factor: 1, duration: 1ms}\n");
+                      "  - {kind: straggler, at_s: 0, rank: 1, factor: 1.01, duration: 1ms}\n");
     cr_assert_lt((size_t)k, sizeof text);
     return e2e_scenario(text);
 }

@@ -192,7 +192,9 @@ void accept_check_drill(const struct scenario *sc, struct rundata *d, struct ver
         double unseen = json_is_number(us) ? json_number_value(us) : NAN;
         int rolled = json_is_true(json_object_get(f, "rolled_back")), left = json_is_true(json_object_get(f, "left_with_rank"));
         int late = (rolled || left) && isfinite(unseen) && unseen > c->max_detect_s;
-        const char *gone = isfinite(det) || late ? NULL
+        const char *gone = json_is_true(json_object_get(f, "ineffective"))
+                               ? "the injection changed nothing (the element kept every bit): no detector could see it"
+                           : isfinite(det) || late ? NULL
                            : rolled ? "rolled back before it was seen: a later fault's recovery restored a state from before it"
                            : left   ? "its rank left the run (shrink dropped it) before a detector saw it"
                                     : NULL;

@@ -523,8 +523,8 @@ void supc_end(struct sup *s, json_t *summary, int *code)
                 json_integer_value(json_object_get(r, "run")) != json_integer_value(json_object_get(run0, "run")))
                 continue;
             json_t *theirs = json_object_get(r, "faults");
-            static const char *const sums[] = { "injected", "observed", "left_with_rank", "detected", "false_positives",
-                                                "stale_reports" };
+            static const char *const sums[] = { "injected", "observed", "left_with_rank", "ineffective", "detected",
+                                                "false_positives", "stale_reports" };
             for (size_t q = 0; q < sizeof sums / sizeof sums[0]; q++)
                 json_object_set_new(mine, sums[q], json_integer(json_integer_value(json_object_get(mine, sums[q])) +
                                                                 json_integer_value(json_object_get(theirs, sums[q]))));

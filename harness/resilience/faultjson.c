@@ -83,6 +83,7 @@ json_t *faultlog_json(struct sup *s)
         json_object_set_new(o, "unseen_s",
                             f->rolled_back || f->left ? faultlog_since(f->rollback_ns, f->t_ns) : json_null());
         json_object_set_new(o, "left_with_rank", json_boolean(f->left));
+        json_object_set_new(o, "ineffective", json_boolean(f->ineffective));
         faultlog_detail(o, &f->d);
         json_object_set_new(o, "detection",
                             seen ? json_pack("{s:s, s:i, s:I, s:o, s:o}", "detector", detector_table[f->detector]->name,
@@ -120,7 +121,7 @@ void faultlog_ranks_json(struct sup *s, json_t *ranks)
 
 json_t *faultlog_run_json(struct sup *s, double iter_p50)
 {
-    int injected = 0, detected = 0, fp = 0, observed = 0, left = 0;
+    int injected = 0, detected = 0, fp = 0, observed = 0, left = 0, ineffective = 0;
     json_t *cov = json_object();
     for (int i = 0; i < s->fl->n_faults; i++) {
         const struct fault_rec *f = &s->fl->faults[i];
@@ -128,6 +129,10 @@ json_t *faultlog_run_json(struct sup *s, double iter_p50)
             continue;
         if (f->rolled_back)   /* its effect went with the state it was in: no detector could still see it */
             continue;
+        if (f->ineffective) {   /* it changed nothing: no detector could see it (until 2026-12-02 a miss) */
+            ineffective++;
+            continue;
+        }
         if (f->left) {   /* its effect went with its rank, which shrink dropped before a detector saw it */
             left++;
             continue;
@@ -191,8 +196,8 @@ json_t *faultlog_run_json(struct sup *s, double iter_p50)
             }
             json_object_set_new(cost, detector_table[d]->name, o);
         }
-    return json_pack("{s:i, s:i, s:i, s:I, s:i, s:o, s:i, s:o, s:o, s:o, s:o}", "injected", injected, "observed", observed,
-                     "left_with_rank", left,
+    return json_pack("{s:i, s:i, s:i, s:i, s:I, s:i, s:o, s:i, s:o, s:o, s:o, s:o}", "injected", injected, "observed",
+                     observed, "left_with_rank", left, "ineffective", ineffective,
                      "stale_reports", (json_int_t)s->fl->stale_reports, "detected", detected, "coverage",
                      injected ? json_real((double)detected / injected) : json_null(), "false_positives", fp,
                      "false_positive_detections", fps, "by_kind", cov, "goodput",

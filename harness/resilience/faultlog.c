@@ -170,7 +170,9 @@ void faultlog_injected(struct sup *s, const struct wevent *ev)
                              .d = { .target = ev->target, .where = ev->where, .format = ev->format, .element = ev->elem,
                                     .mask = ev->mask, .old_v = ev->c, .new_v = ev->d, .scale = ev->scale } };
     str_copy(f->note, sizeof f->note, ev->note);
-    str_copy(f->outcome, sizeof f->outcome, "not detected");
+    f->ineffective = f->d.element >= 0 && f->d.mask == 0;
+    str_copy(f->outcome, sizeof f->outcome, f->ineffective ? "ineffective: the element kept every bit (nothing to see)"
+                                                           : "not detected");
 }
 
 /* Adds a fault nobody injected, seen by detector det at t: a real failure, recorded like an injected one. */
@@ -241,8 +243,8 @@ static int faultlog_match(struct sup *s, int det, int rank, int64_t iter, uint64
         if (once && f->detector >= 0 && !whole_node)
             continue;   /* a death, a hang, a broken communicator is a new failure each time: never a repeat (but
                          * every rank of a crashed node dies of the one fault) */
-        if (f->run != s->run || f->undone || (rank >= 0 && f->rank != rank && !whole_node) || f->t_ns > t + 1000000 ||
-            !faultlog_compatible(det, fatal, fault_table[f->kind]->name))
+        if (f->run != s->run || f->undone || f->ineffective || (rank >= 0 && f->rank != rank && !whole_node) ||
+            f->t_ns > t + 1000000 || !faultlog_compatible(det, fatal, fault_table[f->kind]->name))
             continue;
         if (!f->observed && fault_target_name(f->d.target) && !detector_sees(det, fault_target_name(f->d.target)))
             continue;   /* a flip of a buffer it cannot see (detector_ops.sees) */

@@ -23,6 +23,9 @@ struct fault_rec {
                                     * its effect away before any detector could see it (not in the coverage) */
     int left;                      /* 1: its rank left the run (shrink dropped it) before any detector saw it: its
                                     * effect went with the rank (not in the coverage) */
+    int ineffective;               /* 1: the injection changed nothing (a flip whose element kept every bit: a
+                                    * value perturbation of an element that was 0, or smaller than its rounding):
+                                    * no detector could see it; no finding is matched to it; not in the coverage */
     int abandoned;                 /* 1: its detection was given up for an earlier failure's rollback, which undoes
                                     * it (faultlog_take): what the old timeline still shows of it is no finding */
     int64_t iter;

@@ -124,7 +124,8 @@ static yaml_node_t *sc_given(struct sc_ctx *c, yaml_node_t *item, const char *na
 /* A fault's keys that would do nothing as given are bad input (until 2026-12-02 taken and ignored): a bitflip's value
  * where it flips bits, its bits where it perturbs the value (each but at its default, which the resolved scenario.yaml
  * held for every fault until then), more than one bit of the sign (two flips of it are none); a node-crash's rank
- * (the node's ranks all die; on several nodes its first carries it out). */
+ * (the node's ranks all die; on several nodes its first carries it out). So are faults that would change nothing: a
+ * straggler of factor 1, a value perturbation of 0 (until 2026-12-02 run, and counted as misses). */
 static int sc_fault_given(struct sc_ctx *c, yaml_node_t *item, const struct fault_spec *f, const char *key)
 {
     static const char *const where[] = { "random", "sign", "exponent", "mantissa", "value" };
@@ -135,9 +136,21 @@ static int sc_fault_given(struct sc_ctx *c, yaml_node_t *item, const struct faul
         snprintf(sub, sizeof sub, "%s.rank", key);
         return sc_error(c, n, sub, "expected node, not rank: a node-crash takes every rank of its node");
     }
+    if (strcmp(fault_table[f->kind]->name, "straggler") == 0 &&
+        ((const struct straggler_params *)(const void *)f->params)->factor == 1) {   /* given: the default is 3 */
+        snprintf(sub, sizeof sub, "%s.factor", key);
+        n = sc_given(c, item, "factor");
+        return sc_error(c, n ? n : item, sub, "expected more than 1: a factor of 1 slows nothing");
+    }
     if (strcmp(fault_table[f->kind]->name, "bitflip") != 0)
         return 0;
     const struct bitflip_params *p = (const void *)f->params;
+    if (p->where == FLIP_VALUE && p->value == 0) {   /* given: the default is 0.01 */
+        snprintf(sub, sizeof sub, "%s.value", key);
+        n = sc_given(c, item, "value");
+        return sc_error(c, n ? n : item, sub, "expected a value other than 0: the element times 1 + 0 is left as it "
+                        "was");
+    }
     const char *w = p->where >= 0 && p->where < 5 ? where[p->where] : "?";
     /* a value at its default is what every scenario.yaml written back until 2026-12-02 holds: read as it was */
     if ((n = sc_given(c, item, "value")) && p->where != FLIP_VALUE && p->value != 0.01) {
