@@ -376,6 +376,47 @@ Test(compare, energy_spent_for_nothing_is_an_efficiency_of_0)
     fixture_end(&f);
 }
 
+/* Whether the none run's readings resolve its gaps between compute phases decides whether an efficiency can be
+ * figured: where no GPU's sensor update interval was measured (too few readings changed) it is not known, and the
+ * efficiency is null, saying why (until 2026-12-02 read as an interval of 0: resolved, a figure that could be wrong);
+ * a measured 5 ms against gaps of 50 ms resolves them. */
+Test(compare, an_efficiency_needs_a_sensor_known_to_resolve_the_gaps)
+{
+    for (int measured = 0; measured < 2; measured++) {
+        struct fixture f;
+        fixture(&f, "[none, {filler: {floor: 10%}}]");
+        enum { N = 50 };
+        static double t[N], w[2 * N];
+        for (int i = 0; i < N; i++) {
+            t[i] = 0.01 * i;
+            w[i] = w[N + i] = 600 + 100 * (i % 2);
+        }
+        struct rs_trace tr = { .n = N, .nranks = 2, .t_s = t, .w = w, .iters = 5 };
+        f.none[0] = &tr;
+        for (int m = 0; m < 2; m++) {
+            json_t *r = cand(m, m ? "filler" : "none", NULL, m ? 110 : 100, 500, 6.0, 0.5, 0, 0);
+            json_t *sensor = measured ? json_pack("{s:f, s:f}", "update_ms", 5.0, "lag_ms", 0.0)
+                                      : json_pack("{s:n, s:n}", "update_ms", "lag_ms");
+            json_object_set_new(json_object_get(r, "power"), "per_rank",
+                                json_pack("[{s:f, s:O}, {s:f, s:o}]", "p1_w", 600.0, "sensor", sensor, "p1_w", 600.0,
+                                          "sensor", sensor));
+            json_object_set_new(r, "gap_s", json_pack("{s:f}", "p50", 0.05));
+            json_array_append_new(f.rn.runs, r);
+        }
+        sup_compare_runs(&f.s);
+        json_t *v = json_object_get(json_array_get(f.rn.runs, 1), "vs_none");
+        json_t *e = json_object_get(v, "energy_efficiency");
+        const char *why = json_string_value(json_object_get(json_array_get(json_object_get(v, "unresolved"), 0), "why"));
+        if (measured)
+            cr_assert(json_is_number(e), "gaps of 50 ms, a 5 ms sensor: %s", json_dumps(v, 0));
+        else
+            cr_assert(json_is_null(e) && why && strstr(why, "no GPU's sensor update interval was measured"), "%s",
+                      json_dumps(v, 0));
+        f.none[0] = NULL;
+        fixture_end(&f);
+    }
+}
+
 /* The refinement finds the cheapest passing candidate by its run, never by its label: a later run of the same label
  * (90 %, dearer) is not taken for it. */
 Test(compare, the_refinement_finds_its_candidate_by_run_not_by_label)

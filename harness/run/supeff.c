@@ -43,6 +43,17 @@ static int sup_gaps_unresolved(json_t *base, char *why, size_t n)
     double gap = json_number_value(json_object_get(json_object_get(base, "gap_s"), "p50"));
     double update = sup_sensor_max_s(base, "update_ms"), lag = sup_sensor_max_s(base, "lag_ms");
     double need = 2 * update + lag;
+    int known = 0;   /* a GPU whose readings' update interval was measured (null: too few of them changed) */
+    size_t i;
+    json_t *pr;
+    json_array_foreach(json_object_get(json_object_get(base, "power"), "per_rank"), i, pr)
+        known |= json_is_number(json_object_get(json_object_get(pr, "sensor"), "update_ms"));
+    if (gap > 0 && json_array_size(json_object_get(json_object_get(base, "power"), "per_rank")) && !known) {
+        /* until 2026-12-02 read as an interval of 0: resolved */
+        snprintf(why, n, "no GPU's sensor update interval was measured in the none run (too few of its readings "
+                 "changed): whether they resolve its gaps between compute phases (%.3g ms) is not known", gap * 1e3);
+        return 1;
+    }
     if (!(gap > 0) || !(need > 0) || gap >= need)
         return 0;
     snprintf(why, n, "the gaps between compute phases (%.3g ms) are shorter than the sensor resolves (two updates of "

@@ -11,5 +11,6 @@ const struct detector_ops detector_comm = {
     .catches = "comm-error on the rank whose communicator failed, and its peers' timeouts",
     .finds = "comm-error",
     .once = 1,   /* the communicator is rebuilt */
-    .point = -1,   /* the supervisor's side */
+    .point = -1,   /* no check at a point of the iteration: the backend's collective reports the failure where it
+                    * meets it (worker_emit_detect), in the worker as the table in docs/faults.md says */
 };
