@@ -102,7 +102,7 @@ static const struct { const char *doc, *as; } documented[] = {
     { "scale", 0 }, { "detection", 0 }, { "detected_by", 0 }, { "detect_s", 0 }, { "detect_iters", 0 },
     { "recovery", 0 }, { "recover_s", 0 }, { "iterations_lost", 0 }, { "iterations_redone", 0 },
     { "restore_from", 0 }, { "restore_bytes", 0 }, { "restore_s", 0 }, { "restore_gbs", 0 }, { "outcome", 0 },
-    { "rolled_back", 0 }, { "unseen_s", 0 }, { "left_with_rank", 0 },
+    { "rolled_back", 0 }, { "unseen_s", 0 }, { "left_with_rank", 0 }, { "ineffective", 0 },
 };
 
 #define NF (sizeof figures / sizeof figures[0])
