@@ -826,7 +826,8 @@ Test(report, what_a_rows_figures_hold_is_said_under_the_table, .timeout = 60)
     snprintf(path, sizeof path, "%s/summary.json", dir);
     put_text(path, "{\"scenario\": \"x\", \"runs\": ["
              "{\"run\": 0, \"mitigation\": \"none\", \"label\": \"none\", \"complete\": true, \"unsettled\": true, "
-             "\"power\": {\"aggregate\": {\"samples\": 180, \"range_w\": 500}}, \"vs_none\": {\"unsettled\": true}}, "
+             "\"power\": {\"aggregate\": {\"samples\": 180, \"range_w\": 500}}, "
+             "\"vs_none\": {\"unsettled\": true, \"baseline_disturbed\": true}}, "
              "{\"run\": 1, \"mitigation\": \"filler\", \"label\": \"filler\", \"complete\": true, "
              "\"power\": {\"aggregate\": {\"range_w\": 400}}, "
              "\"vs_none\": {\"energy_overhead_pct\": 10.125, \"unsettled\": true, \"baseline_disturbed\": true}}, "

@@ -95,7 +95,7 @@ Test(stuck, a_replacement_that_never_becomes_ready_ends_the_run_after_startup, .
     no_worker_left(out);
 }
 
-/* A scenario of n faults: each a straggler that changes nothing (x1 for 1 ms), all due at the run's start (at_s: 0),
+/* A scenario of n faults: each a straggler that changes next to nothing (x1.01 for 1 ms), all due at the run's start (at_s: 0),
  * all on rank 1: the supervisor sends rank 1 its run command and then n fault commands in one go. */
 static const char *burst_scenario(int n, const char *heartbeat)
 {

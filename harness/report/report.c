@@ -148,7 +148,7 @@ static int rp_power(const char *dir, struct rp_run *runs, int n, long long world
             fclose(f);
             return EXIT_INPUT;
         }
-        if (world && (rank < 0 || rank >= world)) {   /* as summarize and analyze refuse it */
+        if (world && (rank < 0 || rank >= world)) {   /* as summarize refuses it */
             fprintf(stderr, "gauntlet report: %s/power.csv:%ld: rank %d, but the start event gives %lld rank(s) in all\n",
                     dir, lineno, rank, world);
             free(line);
@@ -263,9 +263,11 @@ static void rp_table(FILE *f, struct rp_run *runs, int n)
         if (json_is_true(json_object_get(runs[i].summary, "unsettled")))
             fprintf(f, "(%s: unsettled: its figures include its warm-up (it ended before its power settled, or too few "
                        "samples came after power.settle))\n", runs[i].name);
-        else if (!runs[i].cut && json_is_true(json_object_get(vs, "unsettled")))
+        if (strcmp(runs[i].mitigation, "none") == 0 || runs[i].cut)
+            continue;   /* a none against itself, a part of a run against none: no comparison is shown */
+        if (!json_is_true(json_object_get(runs[i].summary, "unsettled")) && json_is_true(json_object_get(vs, "unsettled")))
             fprintf(f, "(%s: against an unsettled none: none's figures include its warm-up)\n", runs[i].name);
-        if (!runs[i].cut && json_is_true(json_object_get(vs, "baseline_disturbed")))
+        if (json_is_true(json_object_get(vs, "baseline_disturbed")))
             fprintf(f, "(%s: against a none disturbed by hand in the live view (every none was): its figures against "
                        "none are not the mitigation's alone)\n", runs[i].name);
     }

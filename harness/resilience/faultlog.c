@@ -114,8 +114,8 @@ void faultlog_rollback(struct sup *s, int cause, int64_t start_iter)
          * told, never both (until 2026-11-30 it was rolled back too, its outcome overwritten) */
         int timed = f->spec >= 0 && f->spec < s->sc->n_faults && s->sc->faults[f->spec].at < 0;
         if (j == cause || f->run != s->run || f->undone || f->observed || f->detector >= 0 || f->rolled_back ||
-            f->left || f->iter < start_iter || (f->iter >= s->fl->fail_iter && !timed) || f->recovery)
-            continue;
+            f->left || f->ineffective || f->iter < start_iter || (f->iter >= s->fl->fail_iter && !timed) || f->recovery)
+            continue;   /* an ineffective one had no effect to roll back: its story is that */
         char outcome[64];
         snprintf(outcome, sizeof outcome, "rolled back before it was seen (to iteration %lld)", (long long)start_iter);
         faultlog_mark_rolled_back(s, j, start_iter, outcome);
@@ -206,7 +206,7 @@ void faultlog_left_with_rank(struct sup *s, int rank, int cause)
     for (int j = 0; j < s->fl->n_faults; j++) {
         struct fault_rec *f = &s->fl->faults[j];
         if (j == cause || f->rank != rank || f->run != s->run || f->observed || f->undone || f->rolled_back ||
-            f->detector >= 0 || f->recovery)
+            f->detector >= 0 || f->recovery || f->ineffective)
             continue;
         snprintf(f->outcome, sizeof f->outcome, "recovered with fault %d (its rank left the run)", cause);
         f->left = 1;

@@ -7,7 +7,7 @@
 
 #define P(f) offsetof(struct straggler_params, f)
 static const struct param straggler_params[] = {
-    { "factor", PT_DOUBLE, P(factor), .def = "3", .min = 1, .max = 1000, .help = "how many times slower its phases run" },
+    { "factor", PT_DOUBLE, P(factor), .def = "3", .min = 1, .max = 1000, .help = "how many times slower its phases run (more than 1: 1 slows nothing, refused)" },
     { "duration", PT_DURATION, P(duration_s), .def = "5s", .min = 0.001, .max = 86400, .help = "for how long" },
     { 0 },
 };
