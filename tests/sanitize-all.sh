@@ -18,8 +18,8 @@
 #       crash of the harness puts a changed power limit back, and ASan would take the signal first. A real SIGSEGV
 #       still fails the test that meets it, and every memory error ASan instruments for is still reported.
 #     Measured 2026-11-25 on the 2-core VM: 27 test executables in 562 s after a 35 s build, no sanitizer report.
-#     CI (.ci/run) runs it after the plain suite with --jobs 2 (the tests that judge timings still run alone:
-#     tests/CMakeLists.txt gives them both slots), then fuzzes check, analyze, summarize, report and view with its
+#     CI (.ci/run) runs it after the plain suite with --jobs 3 (the tests that judge timings still run alone:
+#     tests/CMakeLists.txt gives them every slot), then fuzzes check, analyze, summarize, report and view with its
 #     build (tests/fuzz.py).
 #   --jobs N       tests run at once (default 1)
 #   --cluster      the multi-node fault paths only (tests/asan-cluster.sh, what CI runs): several supervisors under
