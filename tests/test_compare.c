@@ -643,3 +643,33 @@ Test(compare, the_cheapest_takes_energy_within_the_noise_as_equal_and_leaves_out
     json_decref(sr);
     fixture_end(&f);
 }
+
+/* The n of the bus bandwidth's 2(n-1)/n: on a GPU the ranks that take part, unless emulate_busbw stretches the phase
+ * to the time of the n it names; on the model the n it draws its time for, with or without emulate_busbw; a step's
+ * ranks under workload.phases the model's alone (until 2026-12-02 an emulate_ranks of 2 on 8 GPUs reported the bus
+ * bandwidth of 2 ranks on a GPU: 0.57 of the real one). */
+Test(compare, the_bus_ranks_are_the_ranks_that_take_part_unless_emulated)
+{
+    static const struct { const char *ar; int64_t gpu, model; } cases[] = {
+        { "{bytes: 1MiB}", 16, 16 },
+        { "{bytes: 1MiB, emulate_ranks: 2}", 16, 2 },
+        { "{bytes: 1MiB, emulate_ranks: 1024, emulate_busbw: 50}", 1024, 1024 },
+        { "{bytes: 1MiB, emulate_busbw: 50}", 16, 16 },
+    };
+    static struct scenario sc;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[512], err[1024] = "";
+        snprintf(text, sizeof text, "name: b\nranks: 8\nnodes: 2\niterations: 5\nworkload:\n  gemm: {m: 64, n: 64, k: 64}\n"
+                                    "  allreduce: %s\n", cases[i].ar);
+        cr_assert_eq(scenario_load_string(text, "t.yaml", &sc, err, sizeof err), 0, "%s", err);
+        cr_expect_eq(run_bus_ranks(&sc, 0), cases[i].gpu, "%s on a GPU: %lld", cases[i].ar, (long long)run_bus_ranks(&sc, 0));
+        cr_expect_eq(run_bus_ranks(&sc, 1), cases[i].model, "%s on the model: %lld", cases[i].ar,
+                     (long long)run_bus_ranks(&sc, 1));
+    }
+    char err[1024] = "";
+    cr_assert_eq(scenario_load_string("name: p\nranks: 4\niterations: 5\nworkload:\n  phases:\n"
+                                      "    - gemm: {m: 64, n: 64, k: 64}\n    - allreduce: {bytes: 1MiB, ranks: 512}\n",
+                                      "t.yaml", &sc, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(run_bus_ranks(&sc, 0), 4);
+    cr_expect_eq(run_bus_ranks(&sc, 1), 512);
+}

@@ -28,6 +28,16 @@
 /* A node's set-up longer than this is said when the run starts (seconds). */
 #define RUN_SLOW_SETUP_S 5.0
 
+/* The n of the collective's bus bytes (2(n-1)/n for an all-reduce): the ranks it emulates where the model draws its
+ * time for them (sim: emulate_ranks, a step's ranks) or the phase is stretched to their time (emulate_busbw); on a
+ * GPU otherwise the ranks that really take part, every rank of every node (until 2026-12-02 an emulate_ranks of 2 on
+ * 8 GPUs reported the bus bandwidth of 2 ranks, 0.57 of the real one, and accept failed it). */
+int64_t run_bus_ranks(const struct scenario *sc, int modelled)
+{
+    int64_t n = sc->workload.allreduce.emulate_ranks;
+    return n > 0 && (modelled || sc->workload.allreduce.emulate_busbw_gbs > 0) ? n : sc->ranks * sc->nodes;
+}
+
 /* What was done by hand to a run (SUP_DISTURBED_*), by name: [] for a run left alone. */
 static json_t *run_disturbed(unsigned d)
 {
@@ -117,9 +127,8 @@ static void sup_one_run(struct sup *s, int m)
     int not_injected = faultlog_run_end(s);   /* asked (the view, a timer) and never carried out: said */
     supdev_run_end(s, m, dev);
     /* the collective's ranks: every rank of every node (as the start event's bus_ranks, summarize's and the live
-     * metrics'), or the ranks it emulates */
-    int bus_ranks = s->sc->workload.allreduce.emulate_ranks > 0 ? (int)s->sc->workload.allreduce.emulate_ranks
-                                                                : s->nranks * s->nodes;
+     * metrics'), or the ranks it emulates (run_bus_ranks) */
+    int bus_ranks = (int)run_bus_ranks(s->sc, s->ops->modelled);
     double tdp = s->sc->power.tdp_w > 0 ? s->sc->power.tdp_w : s->ops->model_tdp_w ? s->ops->model_tdp_w(s->sc) : NAN;
     json_t *run = runstats_json(&s->rs, s->sc, s->sc->mitigations[m].name, bus_ranks, tdp);
     if (s->sc->mitigations[m].label[0])   /* one value of a sweep, or a search's candidate */
@@ -542,8 +551,7 @@ static int run_scenario(const struct scenario *sc, const struct backend_ops *ops
                             ops->name, "ranks", s.nranks, "seed", (json_int_t)sc->seed, "results", opt->out_dir, "recovery",
                             rec->name, "runs", sc->n_mitigations, "iterations", (json_int_t)sc->iterations, "tdp_w",
                             json_num(tdp), "sample_hz", sc->power.sample_hz, "bus_ranks",
-                            (json_int_t)(sc->workload.allreduce.emulate_ranks > 0 ? sc->workload.allreduce.emulate_ranks
-                                                                                   : sc->ranks * sc->nodes),
+                            (json_int_t)run_bus_ranks(sc, ops->modelled),
                             "nodes", s.nodes, "utc_ns", utc >= 0 ? json_integer(utc) : json_null());
     if (st) {
         json_object_set_new(st, "setup", run_setup_json(&setup_t));

@@ -24,6 +24,10 @@ struct sup_run {
 
 extern const struct sup_hooks run_hooks;
 
+/* run.c: the n of the collective's bus bytes: emulate_ranks where the model draws its time (modelled) or
+ * emulate_busbw stretches the phase to it, else every rank of every node. */
+int64_t run_bus_ranks(const struct scenario *sc, int modelled);
+
 /* viewcmd.c: carries out a command of the live view (quit, pause, skip, fault). */
 void sup_view_command(struct sup *s, const struct view_cmd *cmd);
 

@@ -328,8 +328,10 @@ int cuda_steps_iter(void *b, struct worker_ctx *w)
         int phase = cls == SCL_COMPUTE ? PH_COMPUTE : cls == SCL_COMM ? PH_COMM : cls == SCL_MEMORY ? PH_OPT : PH_IDLE;
         uint64_t t0 = cuda_event_ns(c, st->begin[i]), t1 = cuda_event_ns(c, st->end[i]);
         worker_phase(w, phase, 1, t0, 0);
-        if (cls == SCL_COMM) {   /* a reduce-scatter exchange on the buffer: the all-gather's bus bytes too */
-            int r = p->ranks > 0 ? (int)p->ranks : world;
+        if (cls == SCL_COMM) {   /* a reduce-scatter exchange on the buffer: the all-gather's bus bytes too; the
+                                  * ranks that take part (a step's ranks is the sim model's alone, docs/scenarios.md:
+                                  * until 2026-12-02 the bus bytes of that n on a GPU) */
+            int r = world;
             double bus = backend_bus_bytes(p->kind, (double)p->bytes, r);
             if (p->kind == ST_REDUCE_SCATTER && steps_on_coll(sc, i, first + grad))
                 bus += backend_bus_bytes(ST_ALL_GATHER, (double)p->bytes, r);
