@@ -498,3 +498,26 @@ Test(analysis_math, a_bands_share_is_its_share_of_the_variance_at_nyquist_too)
     }
     free(x);
 }
+
+/* The fold takes the iterations of the median length: a recovery's long gap (10 s among 1 s iterations) is left out,
+ * never the iterations themselves (against the mean length, 2.8 s here, every 1 s iteration was under half of it:
+ * nothing folded, until 2026-12-02). A triangle wave of 1 s, sampled every 10 ms, folds back into its own shape. */
+Test(analysis_math, a_long_recovery_leaves_the_iterations_in_the_fold)
+{
+    static const double starts[] = { 0, 1, 2, 3, 13, 14, 15 };
+    enum { N = 1500, BINS = 10 };
+    static double x[N];
+    for (int i = 0; i < N; i++) {
+        double ph = fmod(i * 0.01, 1.0);
+        x[i] = 100 + 100 * ph;   /* a ramp within each iteration */
+    }
+    double sum[BINS] = { 0 }, cnt[BINS] = { 0 };
+    size_t used = analysis_fold(x, N, 0.01, 0, 0, 0, starts, sizeof starts / sizeof *starts, sum, cnt, BINS);
+    /* the iterations 0-1, 1-2, 2-3, 13-14 and 14-15 (the last one's end is not known; 3-13 is the gap): 500 samples */
+    cr_assert_eq(used, 500, "%zu samples folded", used);
+    for (int b = 0; b < BINS; b++) {
+        /* 50 a bin, give or take a sample on a bin's edge (the grid's times in binary) */
+        cr_assert(cnt[b] >= 48 && cnt[b] <= 52, "bin %d: %g", b, cnt[b]);
+        cr_assert_float_eq(sum[b] / cnt[b], 100 + 100 * (b + 0.45) / BINS, 2, "bin %d: %g W", b, sum[b] / cnt[b]);
+    }
+}

@@ -105,7 +105,7 @@ double *an_dehold(const double *x, size_t n, double update_samples);
 /* Folds a series by its iterations (equivalent-time sampling): each valid sample of x (grid of step dt from t0 s; with
  * distinct_only, only the samples where a reading appeared), moved shift_s earlier (the sensor's lag), goes to the bin
  * of its phase within its iteration (starts[0..k): the iterations' start times, s) and adds to sum[bin] and cnt[bin]
- * (bins of them, not cleared). Iterations far from the mean length (under half or over 1.5 times it) and the last one
+ * (bins of them, not cleared). Iterations far from the median length (under half or over 1.5 times it) and the last one
  * are left out. Readings at a rate unrelated to the iteration's fall on every phase over many iterations, so the
  * waveform is resolved far below the update interval. Returns the samples used. */
 size_t analysis_fold(const double *x, size_t n, double dt, double t0, double shift_s, int distinct_only,

@@ -194,7 +194,14 @@ size_t analysis_fold(const double *x, size_t n, double dt, double t0, double shi
     size_t used = 0, it = 0;
     if (k < 2 || bins < 1 || !(dt > 0))
         return 0;
-    double period = (starts[k - 1] - starts[0]) / (double)(k - 1);
+    /* the iterations' median length: a recovery's or a checkpoint's long one moves a mean (a restart longer than
+     * the iterations before it left every iteration under half the mean, and every bin empty, until 2026-12-02) */
+    double *len_of = xmalloc((k - 1) * sizeof *len_of);
+    for (size_t j = 0; j + 1 < k; j++)
+        len_of[j] = starts[j + 1] - starts[j];
+    qsort(len_of, k - 1, sizeof *len_of, an_cmp);
+    double period = (k - 1) % 2 ? len_of[(k - 1) / 2] : 0.5 * (len_of[(k - 1) / 2 - 1] + len_of[(k - 1) / 2]);
+    free(len_of);
     for (size_t i = 0; i < n; i++) {
         if (isnan(x[i]) || (distinct_only && i > 0 && !isnan(x[i - 1]) && x[i] == x[i - 1]))
             continue;   /* a held copy is no reading of its own */

@@ -15,7 +15,9 @@
 #define SZ_RANKS_FREE 4096               /* ranks below this may speak in any order */
 #define SZ_RANKS_PER_EVENT 16            /* past it, a rank at most this many times the ranks' events read so far */
 #define SZ_NODES_MAX 8192                /* a scenario's most nodes (ranks x nodes within SZ_WORLD_MAX all the same) */
-#define SZ_RUN_MAX 65535                 /* the highest run index taken ("run") */
+#define SZ_RUN_MAX 31                    /* the highest run index taken ("run"): a scenario holds at most 32 runs
+                                         * (SC_MAX_MITIGATIONS; until 2026-12-02 65535 were taken, and 65,536 runs of
+                                         * 4,194,304 ranks were walked for minutes) */
 #define SZ_ITER_MAX 1000000000           /* the highest iteration index taken ("iter"): scenario's iterations */
 #define SZ_TIME_MAX 1e9                  /* |t_s| at most (s): 31 years; as ns, an int64 */
 

@@ -35,7 +35,8 @@ json_t *runtruth_json(const struct run_stats *rs, double thr)
     }
     json_t *swing = json_array(), *p1 = json_array();
     for (int r = 0; r < rs->nranks; r++) {
-        json_array_append_new(swing, json_num(per[r].n ? series_pct(&per[r], 99) - series_pct(&per[r], 1) : NAN));
+        /* one reading has no swing (as the analysis: 0 W until 2026-12-02) */
+        json_array_append_new(swing, json_num(per[r].n >= 2 ? series_pct(&per[r], 99) - series_pct(&per[r], 1) : NAN));
         json_array_append_new(p1, json_num(per[r].n ? series_pct(&per[r], 1) : NAN));
         series_free(&per[r]);
     }
