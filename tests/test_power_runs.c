@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze.h"
 #include "backend.h"
@@ -330,4 +331,32 @@ Test(power_runs, every_figure_of_a_run_takes_one_stretch, .timeout = 60)
               num(run, "warmup_s"));
     json_decref(run);
     runstats_free(&rs);
+}
+
+/* A facility battery's spec verdict is the grid's, behind its battery: the run gives it so (spec_side); a summary
+ * rebuilt by `summarize`, which does not model the battery, gives none (spec null, spec_side saying why) where it
+ * gave the GPUs' side's verdict as if the grid's (until 2026-12-02), while none's verdict is rebuilt as the run gave
+ * it. */
+Test(power_runs, a_rebuilt_battery_run_gives_no_spec_verdict_of_the_wrong_side, .timeout = 120)
+{
+    const char *out = e2e_outdir();
+    json_t *live = run_into("name: grid\niterations: 10\n" BASE "power: {sample_hz: 500}\n"
+                            "mitigations: [none, {bess: {capacity_mwh: 10, power_mw: 20, window: 2s}}]\n", out);
+    json_t *lb = json_object_get(json_object_get(json_object_get(run_i(live, 1), "power"), "aggregate"), "projection");
+    cr_assert(json_is_object(json_object_get(lb, "spec")), "the run judged the grid: %s", json_dumps(lb, JSON_COMPACT));
+    char path[1200], log[1200];
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    cr_assert_eq(unlink(path), 0);
+    snprintf(log, sizeof log, "%s.summarize.log", out);
+    cr_assert_eq(e2e_run(log, (const char *[]){ "summarize", out, NULL }), 0, "%s", e2e_read(log));
+    json_t *re = e2e_summary(out);
+    json_t *none = json_object_get(json_object_get(json_object_get(run_i(re, 0), "power"), "aggregate"), "projection");
+    json_t *rb = json_object_get(json_object_get(json_object_get(run_i(re, 1), "power"), "aggregate"), "projection");
+    cr_assert_str_eq(json_string_value(json_object_get(run_i(re, 1), "mitigation")), "bess");
+    cr_expect(json_is_object(json_object_get(none, "spec")), "none's verdict: %s", json_dumps(none, JSON_COMPACT));
+    cr_expect(json_is_object(rb) && json_is_null(json_object_get(rb, "spec")), "%s", json_dumps(rb, JSON_COMPACT));
+    cr_expect(strstr(json_string_value(json_object_get(rb, "spec_side")) ?: "", "not judged"), "%s",
+              json_dumps(rb, JSON_COMPACT));
+    json_decref(live);
+    json_decref(re);
 }

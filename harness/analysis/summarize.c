@@ -130,6 +130,15 @@ static json_t *sz_power_json(const json_t *start, const struct sz_run *r, int i,
             json_object_set_new(json_object_get(out, "aggregate"), "projection_note", json_string(proj_why));
         }
         json_object_set(out, "per_rank", json_object_get(pw, "per_gpu"));
+        json_t *pj = json_object_get(json_object_get(out, "aggregate"), "projection");
+        const char *mit = json_string_value(json_object_get(r->begin, "mitigation"));
+        if (json_is_object(pj) && mit && strcmp(mit, "bess") == 0) {
+            /* a facility battery's spec is the grid's, behind the battery, which is not rebuilt here: the verdict on
+             * the GPUs' side would read as the grid's (until 2026-12-02 it was given, PASS live and FAIL rebuilt) */
+            json_object_set_new(pj, "spec", json_null());
+            json_object_set_new(pj, "spec_side", json_string("not judged: a facility battery's spec is the grid's, "
+                                                             "behind the battery, which a rebuilt summary does not model"));
+        }
     }
     json_decref(pw);
     return out;
