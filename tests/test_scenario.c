@@ -209,6 +209,16 @@ Test(scenario_errors, values_that_cannot_work_together)
 {
     load_err(HEAD "power: {sample_hz: 1e-12}\n",
              "t.yaml:7:9: power.sample_hz: expected 0 (no sampling) or at least 1 Hz, got 1e-12");
+    /* keys that did nothing or judged wrongly as given (until 2026-12-02): a checkpoint's silence shorter than the
+     * timeout (the longer is taken), a forwarding rate of a row a day, a power check without power readings (every
+     * GPU a FAIL as sensorless) */
+    load_err(HEAD "heartbeat: {timeout: 30s, checkpoint: 5s}\n",
+             "t.yaml:7:27: heartbeat.checkpoint: expected at least heartbeat.timeout (30 s): a rank writing a checkpoint "
+             "is never judged on less, got 5 s");
+    load_err(HEAD "power: {forward_hz: 0.5}\n", "t.yaml:7:9: power.forward_hz: expected 0 or at least 1 Hz, got 0.5");
+    load_err(HEAD "power: {sample_hz: 0}\nchecks: {throttle: {}}\n",
+             "t.yaml:8:10: checks.throttle: needs power readings, and power.sample_hz is 0 (no sampling): give "
+             "power.sample_hz, or leave the check out");
     load_err(HEAD "heartbeat: {interval: 60s, timeout: 10ms}\n",
              "t.yaml:7:28: heartbeat.timeout: expected longer than heartbeat.interval (60 s), got 0.01 s: every rank "
              "would be hung between two beats");

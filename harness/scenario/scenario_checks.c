@@ -140,6 +140,22 @@ int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
     if (sc->power.sample_hz > 0 && sc->power.sample_hz < 1)   /* a period of hours is no sampler's */
         return sc_error(c, sc_key_node(c, root, "power.sample_hz"), "power.sample_hz",
                         "expected 0 (no sampling) or at least 1 Hz, got %g", sc->power.sample_hz);
+    if (sc->power.forward_hz > 0 && sc->power.forward_hz < 1)   /* as sample_hz: a row a day is no forwarding */
+        return sc_error(c, sc_key_node(c, root, "power.forward_hz"), "power.forward_hz",
+                        "expected 0 or at least 1 Hz, got %g", sc->power.forward_hz);
+    if (sc->power.sample_hz == 0) {   /* a check of power without readings would FAIL every GPU as sensorless */
+        static const char *const need[] = { "checks.power_under_load", "checks.power_swing", "checks.throttle" };
+        const int on[] = { sc->checks.power_under_load.on, sc->checks.power_swing.on, sc->checks.throttle.on };
+        for (int i = 0; i < 3; i++)
+            if (on[i])
+                return sc_error(c, sc_key_node(c, root, need[i]), need[i], "needs power readings, and power.sample_hz "
+                                "is 0 (no sampling): give power.sample_hz, or leave the check out");
+    }
+    if (sc_key_node(c, root, "heartbeat.checkpoint") != root && sc->heartbeat.checkpoint_s < sc->heartbeat.timeout_s)
+        /* the longer of the two is the limit: a shorter one did nothing (until 2026-12-02 taken and ignored) */
+        return sc_error(c, sc_key_node(c, root, "heartbeat.checkpoint"), "heartbeat.checkpoint",
+                        "expected at least heartbeat.timeout (%g s): a rank writing a checkpoint is never judged on "
+                        "less, got %g s", sc->heartbeat.timeout_s, sc->heartbeat.checkpoint_s);
     if (sc->projection.groups > sc->projection.gpus)   /* as analyze's --groups: never clamped without a word */
         return sc_error(c, sc_key_node(c, root, "projection.groups"), "projection.groups",
                         "expected at most projection.gpus (%lld) groups, got %lld", (long long)sc->projection.gpus,
