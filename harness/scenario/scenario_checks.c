@@ -151,11 +151,15 @@ int sc_cross_checks(struct sc_ctx *c, yaml_node_t *root, struct scenario *sc)
                 return sc_error(c, sc_key_node(c, root, need[i]), need[i], "needs power readings, and power.sample_hz "
                                 "is 0 (no sampling): give power.sample_hz, or leave the check out");
     }
-    if (sc_key_node(c, root, "heartbeat.checkpoint") != root && sc->heartbeat.checkpoint_s < sc->heartbeat.timeout_s)
-        /* the longer of the two is the limit: a shorter one did nothing (until 2026-12-02 taken and ignored) */
+    /* the longer of the two is the limit: a shorter checkpoint silence did nothing (until 2026-12-02 taken and
+     * ignored); at its default, 120 s, it is what every scenario.yaml written back until then holds: read as it was */
+    if (sc_key_node(c, root, "heartbeat.checkpoint") != root && sc->heartbeat.checkpoint_s < sc->heartbeat.timeout_s &&
+        sc->heartbeat.checkpoint_s != 120)
         return sc_error(c, sc_key_node(c, root, "heartbeat.checkpoint"), "heartbeat.checkpoint",
                         "expected at least heartbeat.timeout (%g s): a rank writing a checkpoint is never judged on "
                         "less, got %g s", sc->heartbeat.timeout_s, sc->heartbeat.checkpoint_s);
+    if (sc->heartbeat.checkpoint_s < sc->heartbeat.timeout_s)
+        sc->heartbeat.checkpoint_s = sc->heartbeat.timeout_s;   /* the limit the run keeps, as scenario.yaml says it */
     if (sc->projection.groups > sc->projection.gpus)   /* as analyze's --groups: never clamped without a word */
         return sc_error(c, sc_key_node(c, root, "projection.groups"), "projection.groups",
                         "expected at most projection.gpus (%lld) groups, got %lld", (long long)sc->projection.gpus,
