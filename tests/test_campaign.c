@@ -816,6 +816,21 @@ static int fake_says(const struct cp_result *res, const char *want)
 
 static const struct cp_sched fake_crash_sched = { 1, { { .kind = CK_CRASH, .rank = 1, .at = 5 } } };
 
+/* An injected fault caught with no detection time recorded breaks an invariant (every injected fault's detection has
+ * its times); until 2026-12-02 the missing times read as 0: caught at once, within every bound. */
+Test(checker, a_detection_without_its_times_is_broken)
+{
+    struct cp_result res;
+    const char *dir = fake_run(FAKE_EVENTS, FAKE_POWER,
+                               "{\"origin\":\"injected\",\"fault_spec\":0,\"kind\":\"crash\",\"rank\":1,"
+                               "\"injected_iter\":5,\"injected_t_s\":0.5,\"detected_by\":\"exit\",\"detection\":"
+                               "{\"detector\":\"exit\",\"rank\":1,\"iter_seen\":5},\"detect_iters\":null,"
+                               "\"detect_s\":null,\"recover_s\":0.02}", 1);
+    fake_check(dir, &fake_crash_sched, 1, &res);
+    cr_expect(fake_says(&res, "caught by exit with no detection time recorded"), "%s", res.why);
+    json_decref(res.whys);
+}
+
 /* Every broken invariant of a run is kept, in order, and moved whole into the campaign's list: the count printed and
  * written is the list's (it once counted 18 and listed 5: only a run's first reason was kept). */
 Test(checker, every_broken_invariant_of_a_run_is_kept_and_listed)

@@ -366,6 +366,13 @@ static void cp_check_fault(const char *dir, const struct cp_fault *x, const stru
                      got < 0 ? "missed" : "caught by ", got < 0 ? "" : json_string_value(json_object_get(f, "detected_by")),
                      det == CD_FINGERPRINT ? "fingerprint" : det == CD_ABFT ? "abft" : det == CD_EXIT ? "exit"
                                             : det == CD_COMM ? "comm" : "heartbeat", trace);
+        else if (!json_is_integer(json_object_get(f, "detect_iters")) || !json_is_number(json_object_get(f, "detect_s")))
+            /* an injected fault's detection always has its times: none is no 0 (until 2026-12-02 read as caught at
+             * once) */
+            cp_break(res, "fault %d (%s) caught by %s with no detection time recorded (detect_s %s, detect_iters %s)", spec,
+                     kname, json_string_value(json_object_get(f, "detected_by")),
+                     json_is_number(json_object_get(f, "detect_s")) ? "given" : "missing",
+                     json_is_integer(json_object_get(f, "detect_iters")) ? "given" : "missing");
         else if (li > biters || !(ls <= bound))
             cp_break(res, "fault %d (%s) caught after %lld iterations / %.3f s, bound %d / %.3f s%s", spec, kname,
                      (long long)li, ls, biters, bound, trace);
