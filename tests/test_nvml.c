@@ -562,3 +562,37 @@ Test(nvml, a_tick_a_little_early_still_polls, .timeout = 10)
     nvml_close(nv);
     unsetenv("GAUNTLET_STANDIN_SAMPLES");
 }
+
+/* A buffer that answers but holds no sample a second after its first answer is given up: the instant field is the
+ * session's one sensor from its first reading (until 2026-12-02 every reading of the run was a gap). One whose first
+ * sample comes within that second stays the source. */
+Test(nvml, a_buffer_that_never_gives_a_sample_leaves_the_instant_field_the_source, .timeout = 10)
+{
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SAMPLES", "wall", 1), 0);
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SAMPLES_PAUSE", "0,5000", 1), 0);   /* no sample for 5 s */
+    struct nvml *nv = open_standin();
+    struct nvml_buf b = { 0 };
+    double w;
+    uint64_t at;
+    int gaps = 0;
+    poll_for(nv, &b, 300, &gaps);
+    /* judged by the clock, not the polls' count (a loaded host sleeps longer) */
+    if (b.first_ns && mono_ns() - b.first_ns < NVML_BUF_FIRST_NS * 9 / 10)
+        cr_assert_eq(b.state, NVML_BUF_ON, "under a second without a sample: still waiting for one");
+    cr_assert_gt(gaps, 0);
+    while (b.first_ns && mono_ns() - b.first_ns < NVML_BUF_FIRST_NS + 200000000ull)
+        poll_for(nv, &b, 24, &gaps);
+    cr_assert_eq(b.state, NVML_BUF_NONE, "a second without a sample: given up");
+    cr_assert_eq(nvml_buf_reading(&b, &w, &at), -1, "the instant field is the source");
+    nvml_close(nv);
+    cr_assert_eq(setenv("GAUNTLET_STANDIN_SAMPLES_PAUSE", "0,500", 1), 0);   /* the first sample at 0.5 s */
+    nv = open_standin();
+    b = (struct nvml_buf){ 0 };
+    long got = poll_for(nv, &b, 1300, NULL);
+    cr_assert_eq(b.state, NVML_BUF_ON);
+    cr_assert_gt(got, 10, "%ld samples", got);
+    cr_assert_eq(nvml_buf_reading(&b, &w, &at), 1);
+    nvml_close(nv);
+    unsetenv("GAUNTLET_STANDIN_SAMPLES_PAUSE");
+    unsetenv("GAUNTLET_STANDIN_SAMPLES");
+}

@@ -208,6 +208,7 @@ struct nvml_buf {
     enum nvml_buf_state state;
     int polled, have;             /* a poll was made / a sample was read */
     uint64_t poll_ns;             /* when it was last polled (mono_ns) */
+    uint64_t first_ns;            /* the first poll that answered (mono_ns; 0: none yet) */
     unsigned long long last_us;   /* the newest sample's driver timestamp */
     double w;                     /* the newest sample: its power and its time on the mono clock (0: not known) */
     uint64_t at_ns;
@@ -226,8 +227,12 @@ struct nvml_buf {
     unsigned long long seen[NVML_BUF_SEEN];   /* stamps of the samples read last (a ring): not read twice */
     unsigned seen_next;
 };
+#define NVML_BUF_FIRST_NS 1000000000ull   /* a buffer that answers and holds no sample this long from its first poll
+                                           * is not the source: the instant field is, from its first reading */
 /* Polls dev's buffer into b when NVML_BUF_POLL_DUE_NS have passed since the last poll (now_ns: mono_ns). The first poll
- * takes the newest sample alone (what was buffered before is no reading of the run). Where no new sample came for five
+ * takes the newest sample alone (what was buffered before is no reading of the run). A buffer that answers but has
+ * given no sample NVML_BUF_FIRST_NS after its first answer is given up (state NONE, logged): no reading came from it,
+ * so the instant field is the session's one sensor (until 2026-12-02 every reading of the run was a gap). Where no new sample came for five
  * sample intervals while polls answered, its newest is read afresh: stamps gone back (the wall clock stepped back)
  * are followed again, logged. Returns the new samples (in b->new_w, b->new_at), 0 when none or not polled. */
 int nvml_buf_poll(struct nvml *nv, int dev, struct nvml_buf *b, uint64_t now_ns);

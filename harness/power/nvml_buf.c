@@ -170,6 +170,14 @@ int nvml_buf_poll(struct nvml *nv, int dev, struct nvml_buf *b, uint64_t now_ns)
         return 0;
     }
     b->state = NVML_BUF_ON;
+    if (!b->first_ns)
+        b->first_ns = now_ns ? now_ns : 1;
+    if (k == 0 && !b->have && now_ns - b->first_ns >= NVML_BUF_FIRST_NS) {
+        b->state = NVML_BUF_NONE;
+        gl_log("NVML: GPU %d: the driver's power sample buffer answered but gave no sample in %.0f s: the instant power "
+               "field is the source from here (no reading came from the buffer)", dev, NVML_BUF_FIRST_NS * 1e-9);
+        return 0;
+    }
     if (k > 0) {
         b->passed += first ? 0 : skipped + k - 1;
         nvml_buf_take(b, k, skipped, prev, now_ns);

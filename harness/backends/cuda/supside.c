@@ -183,7 +183,9 @@ void cuda_sensor_source(struct power_source *ps, int slot, char *out, size_t n)
     else if (nvml_buf_describe(&ps->smp[slot], out, n) == 0)
         return;   /* the driver's buffer, with what it passed over or failed */
     else if (nvml_field_available(ps->nv, d, GPU_F_POWER_INSTANT))
-        snprintf(out, n, "NVML instant power field (NVML_FI_DEV_POWER_INSTANT), polled");
+        snprintf(out, n, "NVML instant power field (NVML_FI_DEV_POWER_INSTANT), polled%s",
+                 ps->smp[slot].first_ns ? "; the driver's sample buffer answered but gave no sample in its first second"
+                                        : "");
     else
         snprintf(out, n, "NVML energy counter (no instant power field): the rate between its changes");
 }
