@@ -180,6 +180,43 @@ Test(devset, every_fatal_signal_that_skips_atexit_puts_the_limit_back)
         cr_assert_eq(left_after(*s), 650000u, "signal %d (until 2026-12-02 not watched)", *s);
 }
 
+static volatile sig_atomic_t usr2_seen;
+static void on_usr2(int sig) { (void)sig; usr2_seen = 1; }
+
+/* A signal the process ignores or handles itself is no crash: with the limit changed, a SIGUSR1 it ignores and a
+ * SIGUSR2 its own handler takes leave the limit as set and the process running, and its exit puts the limit back
+ * (until 2026-12-02 either put the limit back mid-run and ended the process). */
+Test(devset, a_signal_the_process_ignores_or_handles_is_no_crash)
+{
+    state_name();
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        char why[256];
+        signal(SIGUSR1, SIG_IGN);
+        struct sigaction sa = { .sa_handler = on_usr2 };
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGUSR2, &sa, NULL);
+        struct nvml *nv = open_standin();
+        if (devset_power_limit(nv, 0, 450, NULL, why, sizeof why) != 0)
+            _exit(9);
+        raise(SIGUSR1);
+        raise(SIGUSR2);
+        unsigned l, sm;
+        double fl;
+        if (!usr2_seen || state_of(0, &l, &sm, &fl) != 0 || l != 450000u)
+            _exit(8);   /* its handler did not run, or the limit was put back */
+        exit(0);
+    }
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child ran on with its limit (status 0x%x)", st);
+    unsigned l, sm;
+    double fl;
+    cr_assert_eq(state_of(0, &l, &sm, &fl), 0);
+    cr_assert_eq(l, 650000u, "its exit put the limit back");
+}
+
 /* A crash while NVML does not answer (here: putting the limit back hangs): after 5 s the process says what to put back
  * by hand and ends of its own signal, not of the alarm's. */
 Test(devset, a_crash_whose_undo_hangs_says_what_to_put_back_and_dies_of_its_signal, .timeout = 30)

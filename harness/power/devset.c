@@ -51,8 +51,10 @@ struct ds_change {
 static struct ds_change changes[DEVSET_MAX];
 static int nchanges;
 static struct sigaction old_act[DS_NSIG];
-static const int crash_sigs[DS_NSIG] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT, SIGXCPU, SIGTRAP, SIGSYS,
+static const int crash_sigs[DS_NSIG] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGQUIT, SIGXCPU,
                                          SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT };
+#define DS_NSYNC 7   /* the first DS_NSYNC of crash_sigs: the code's own faults, always watched (their handler's return
+                      * ends the process all the same: devset_die) */
 static volatile sig_atomic_t in_crash;   /* the crash path: no stdio (write(2) only), no second entry */
 static volatile sig_atomic_t crash_sig;  /* the signal the crash path is handling */
 
@@ -141,9 +143,19 @@ static void devset_arm(void)
         gl_log("devset: atexit failed: settings are put back at the end of each run only");
     struct sigaction sa = { .sa_handler = devset_crash };
     sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < DS_NSIG; i++)
-        if (sigaction(crash_sigs[i], &sa, &old_act[i]) != 0)
+    for (int i = 0; i < DS_NSIG; i++) {
+        if (sigaction(crash_sigs[i], &sa, &old_act[i]) != 0) {
             gl_log("devset: cannot watch signal %d: a crash would leave the settings changed", crash_sigs[i]);
+            continue;
+        }
+        /* a signal sent from outside (not a fault of the code: from SIGQUIT on in crash_sigs) that the process
+         * ignores or handles does not end it: left as it was (until 2026-12-02 it put the settings back mid-run and
+         * ended the process) */
+        int sync = i < DS_NSYNC;
+        if (!sync && (old_act[i].sa_handler != SIG_DFL || (old_act[i].sa_flags & SA_SIGINFO)) &&
+            sigaction(crash_sigs[i], &old_act[i], NULL) != 0)
+            gl_log("devset: cannot leave signal %d as it was", crash_sigs[i]);
+    }
 }
 
 static struct ds_change *devset_find(struct nvml *nv, int dev, enum ds_kind kind)
