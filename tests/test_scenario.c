@@ -1377,3 +1377,15 @@ Test(scenario_errors, a_shared_state_larger_than_the_memory)
     cr_assert_eq(one, 65536u * 4);
     free(sc);
 }
+
+/* Where ranks is given through an alias, its place is the alias's (what the memory and backend errors name), not
+ * its anchor's on another key's line (until 2026-12-02 the nodes: line). */
+Test(scenario, ranks_given_by_an_alias_is_placed_where_it_stands)
+{
+    static struct scenario sc;
+    load_ok("name: a\nnodes: &n 2\nranks: *n\niterations: 1\nworkload:\n  gemm: {m: 1, n: 1, k: 1}\n"
+            "  allreduce: {bytes: 1MiB}\n", &sc);
+    cr_assert_eq(sc.ranks, 2);
+    cr_assert_eq(sc.ranks_line, 3, "ranks at line %d", sc.ranks_line);
+    cr_assert_eq(sc.ranks_col, 8, "ranks at column %d", sc.ranks_col);
+}

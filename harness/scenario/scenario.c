@@ -311,9 +311,10 @@ int sc_mapping(struct sc_ctx *c, const struct param *table, yaml_node_t *map, vo
             sc->name_line = (int)kn->start_mark.line + 1;
             sc->name_col = (int)kn->start_mark.column + 1;
         }
-        if (table == scenario_params && strcmp(name, "ranks") == 0) {
-            sc->ranks_line = (int)vn->start_mark.line + 1;
-            sc->ranks_col = (int)vn->start_mark.column + 1;
+        if (table == scenario_params && strcmp(name, "ranks") == 0) {   /* an alias: where it stands, not its anchor */
+            yaml_mark_t at = sc_place(c, vn, name);
+            sc->ranks_line = (int)at.line + 1;
+            sc->ranks_col = (int)at.column + 1;
         }
         if (prefix && strcmp(prefix, "workload") == 0)
             sc_workload_key(c, name, kn);
