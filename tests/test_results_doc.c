@@ -447,3 +447,62 @@ Test(results_doc, a_short_runs_rebuilt_summary_agrees_with_the_live_one, .timeou
 {
     rebuilt_agrees(COMPARE);
 }
+
+/* Writes the events of ev back to dir/events.jsonl, one line each. */
+static void events_write(const char *dir, json_t *ev)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "%s", path);
+    size_t i;
+    json_t *e;
+    json_array_foreach(ev, i, e) {
+        char *line = json_dumps(e, JSON_COMPACT);
+        cr_assert(line && fprintf(f, "%s\n", line) > 0);
+        free(line);
+    }
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* The iteration's period the run's power analysis took (rank 0's compute starts apart: the waits between iterations
+ * in) is in its run_end's figures, and `summarize` takes it: its dominant frequency is the run's, and a period at the
+ * grid's limit (50 Hz sampled at 50 Hz) leaves it unresolved as the run would have (until 2026-12-02 it took
+ * iteration_p50_s, the iterations' own time, a checkpoint's stall or a wait left out). */
+Test(results_doc, summarize_takes_the_period_the_run_analysed_with, .timeout = 120)
+{
+    const char *dir = run_sim("name: period\nranks: 2\niterations: 24\nseed: 3\nsim: {tflops: 0.01, sensor: {update: 0}}\n"
+                              "workload:\n  gemm: {m: 256, n: 256, k: 256, count: 50}\n  allreduce: {bytes: 1MiB}\n"
+                              "power: {sample_hz: 50}\n");
+    json_t *live = e2e_summary(dir), *ev = events_of(dir), *e, *fig = NULL;
+    size_t k;
+    json_array_foreach(ev, k, e)
+        if (!strcmp(json_string_value(json_object_get(e, "event")), "run_end"))
+            fig = json_object_get(e, "figures");
+    cr_assert(fig);
+    double period = num(fig, "period_s"), p50 = num(fig, "iteration_p50_s");
+    cr_log_info("period %.4f s, iteration p50 %.4f s", period, p50);
+    cr_assert(period > 0.1 && period < 1, "the run's period: %g s", period);
+    double dom = num(json_array_get(json_object_get(live, "runs"), 0), "power.aggregate.dominant_hz");
+    cr_assert(dom > 0, "the run resolved its dominant frequency: %g", dom);
+    char path[600];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    for (int edit = 0; edit < 2; edit++) {
+        if (edit) {   /* a period of one sample: no frequency below the grid's limit is the iteration's */
+            json_object_set_new(fig, "period_s", json_real(0.02));
+            events_write(dir, ev);
+        }
+        unlink(path);
+        cr_assert_eq(e2e_run(e2e_log("resdoc-period.log"), (const char *[]){ "summarize", dir, NULL }), 0, "%s",
+                     e2e_read(e2e_log("resdoc-period.log")));
+        json_t *rb = e2e_summary(dir);
+        double got = num(json_array_get(json_object_get(rb, "runs"), 0), "power.aggregate.dominant_hz");
+        if (edit)
+            cr_expect(isnan(got), "a 50 Hz period on a 50 Hz grid: %g", got);
+        else
+            near(got, dom, 1e-9, 0, "the rebuilt dominant frequency");
+        json_decref(rb);
+    }
+    json_decref(ev);
+    json_decref(live);
+}

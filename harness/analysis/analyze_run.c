@@ -81,7 +81,9 @@ static int az_args(int argc, char **argv, struct az_opts *o, const char **path)
 struct az_run {
     char label[64];
     double t0_s, t1_s;   /* t1_s: +inf for a run without its end (an interrupted one) */
-    double period_s;     /* the iteration's median (its run_end's figures, else its iterations': az_periods; 0: none) */
+    double period_s;     /* the iteration's period (its run_end's figures: period_s, the run's analysis's, or before
+                          * 2026-12-02 iteration_p50_s; else its iterations': az_periods; 0: none) */
+    int period_said;     /* its run_end said it had none (period_s null: fewer than 3 iterations): none taken */
     int analysed;        /* t0_s..t1_s is the stretch the run analysed (run_end's analysed_s: its warm-up left out) */
 };
 
@@ -93,7 +95,7 @@ static void az_periods(const char *path, struct az_run *runs, int n)
 {
     int need = 0;
     for (int i = 0; i < n; i++)
-        need |= !(runs[i].period_s > 0);
+        need |= !(runs[i].period_s > 0) && !runs[i].period_said;
     FILE *f = need ? fopen_regular(path, "r") : NULL;
     if (!f)
         return;
@@ -116,7 +118,7 @@ static void az_periods(const char *path, struct az_run *runs, int n)
     fclose(f);
     for (int i = 0; i < n; i++) {
         double p50 = its[i].n >= 2 ? series_pct(&its[i], 50) : 0;
-        if (!(runs[i].period_s > 0) && p50 > 0 && p50 < 1e6)
+        if (!(runs[i].period_s > 0) && !runs[i].period_said && p50 > 0 && p50 < 1e6)
             runs[i].period_s = p50;
         series_free(&its[i]);
     }
@@ -208,8 +210,10 @@ static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_n
             } else if (strcmp(type, "run_end") == 0) {
                 runs[run].t1_s = t;
                 json_t *fig = json_object_get(ev, "figures"), *st = json_object_get(fig, "analysed_s");
-                double p50 = json_number_value(json_object_get(fig, "iteration_p50_s"));
-                runs[run].period_s = p50 > 0 && p50 < 1e6 ? p50 : 0;
+                json_t *pv = json_object_get(fig, "period_s");   /* the run's analysis's (summarize's rule) */
+                double p = json_number_value(json_is_number(pv) ? pv : json_object_get(fig, "iteration_p50_s"));
+                runs[run].period_s = p > 0 && p < 1e6 ? p : 0;
+                runs[run].period_said = json_is_null(pv);   /* the run had none: not guessed from its events */
                 double a = json_number_value(json_array_get(st, 0)), b = json_number_value(json_array_get(st, 1));
                 if (json_is_number(json_array_get(st, 0)) && json_is_number(json_array_get(st, 1)) && a < b &&
                     a >= runs[run].t0_s && a >= -4.2e9 && b <= 4.2e9) {   /* the run's own figures' stretch */

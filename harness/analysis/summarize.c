@@ -208,9 +208,12 @@ static json_t *sz_run_json(const struct sz_record *z, struct sz_run *r, int i, c
         json_array_append_new(rk, e);
     }
     json_object_set_new(o, "ranks", rk);
-    /* the iteration's period: what node 0's run_end says, else the median of every rank's iterations */
-    double p50 = json_number_value(json_object_get(json_object_get(r->end, "figures"), "iteration_p50_s"));
-    double period = p50 > 0 && p50 < 1e6 ? p50 : r->iter_s.n >= 2 ? series_pct(&r->iter_s, 50) : 0;
+    /* the iteration's period: the one node 0's run_end says its analysis took (null: none, fewer than 3
+     * iterations), else (a record before 2026-12-02) its iterations' p50, else the median of every rank's */
+    json_t *fig = json_object_get(r->end, "figures"), *pv = json_object_get(fig, "period_s");
+    double p50 = json_number_value(json_object_get(fig, "iteration_p50_s")), pn = json_number_value(pv);
+    double period = json_is_number(pv) ? (pn > 0 && pn < 1e6 ? pn : 0) : json_is_null(pv) ? 0
+                  : p50 > 0 && p50 < 1e6 ? p50 : r->iter_s.n >= 2 ? series_pct(&r->iter_s, 50) : 0;
     char note[256] = "";   /* a run's own reason for no power (a trace for the others): none of its rows, too few */
     json_object_set_new(o, "power",
                         sz_power_json(z->start, r, i, tr, period > 0 ? period : 0, az_start_hz(z->start), note, sizeof note));

@@ -169,6 +169,11 @@ static void sup_one_run(struct sup *s, int m)
     if (vs)
         json_object_set_new(fig, "vs_none", vs);
     json_object_set(fig, "warmup_s", json_object_get(run, "warmup_s"));   /* where the analysed stretch begins */
+    /* the iteration's period the power analysis took (rank 0's compute starts apart: a checkpoint's stall and the
+     * waits between iterations in): summarize and analyze take it (until 2026-12-02 they took iteration_p50_s, the
+     * iterations' own time, and judged a dominant frequency near the sensor's limit otherwise than the run) */
+    double period = runsensor_period_s(&s->rs);
+    json_object_set_new(fig, "period_s", period > 0 ? json_real(period) : json_null());
     /* the groups' jitter the projection took (summarize projects a rebuilt run's power with it) */
     json_object_set_new(fig, "jitter_s", json_real(s->rs.spread_s.n ? runstats_phase_spread(&s->rs) : 0));
     struct rs_trace *t = runstats_trace(&s->rs);   /* the stretch analysed (t_s as the events'): summarize's too */
