@@ -831,6 +831,26 @@ Test(checker, a_detection_without_its_times_is_broken)
     json_decref(res.whys);
 }
 
+/* A fault of a rank shrink dropped is excused for never firing only from where the run went on without it (the
+ * recovery's from_iter: a fault of the timeline abandoned there was undone with it); one scheduled before, which the
+ * surviving timeline should hold, never fired: broken (until 2026-12-02 any fault of a rank dropped at any time was
+ * excused). */
+Test(checker, a_dropped_ranks_fault_is_excused_only_from_where_the_run_went_on)
+{
+    static const struct cp_sched sched = { 3, { { .kind = CK_CRASH, .rank = 1, .at = 20 },
+                                                { .kind = CK_BITFLIP, .rank = 1, .at = 5 },
+                                                { .kind = CK_BITFLIP, .rank = 1, .at = 17 } } };
+    struct cp_result res;
+    const char *dir = fake_run(FAKE_EVENTS "{\"t_s\":1.0,\"event\":\"recovery_begin\",\"rank\":1,\"iter\":20}\n"
+                               "{\"t_s\":1.1,\"event\":\"rank_dropped\",\"rank\":1,\"ranks_left\":3}\n"
+                               "{\"t_s\":1.2,\"event\":\"recovery_end\",\"from_iter\":15}\n",
+                               FAKE_POWER, FAKE_CRASH("crash", "1", "20"), 1);
+    fake_check(dir, &sched, 1, &res);
+    cr_expect(fake_says(&res, "fault 1 (bitflip on rank 1 at 5) never fired"), "%s", res.why);
+    cr_expect(!fake_says(&res, "fault 2 (bitflip on rank 1 at 17) never fired"), "%s", res.why);
+    json_decref(res.whys);
+}
+
 /* Every broken invariant of a run is kept, in order, and moved whole into the campaign's list: the count printed and
  * written is the list's (it once counted 18 and listed 5: only a run's first reason was kept). */
 Test(checker, every_broken_invariant_of_a_run_is_kept_and_listed)

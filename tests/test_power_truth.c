@@ -963,18 +963,28 @@ Test(analyze_input, only_a_record_without_a_start_never_began)
  * vanish, exit 0; until 2026-12-01 a missing t_s read as 0: the run from the record's start, or one of no time) */
 Test(analyze_input, a_garbled_line_of_the_record_is_an_error_naming_it)
 {
-    static const char *const lines[] = {
+    /* and a line of 2 MiB, whole JSON: no line a run writes, read past (until 2026-12-02 held whole, whatever its
+     * length) */
+    size_t big_n = 2u << 20;
+    char *big = malloc(big_n + 128);
+    cr_assert(big);
+    int at = snprintf(big, 128, "{\"t_s\":0.05,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"pad\":\"");
+    memset(big + at, 'x', big_n);
+    snprintf(big + at + big_n, 8, "\"}\n");
+    const char *const lines[] = {
         "{\"t_s\" :0.05,\"event\" :::\"run_begin\",\"run\":0,\"mitigation\":\"none\"}\n",
         "[\"run_begin\"]\n",
         "{\"t_s\":0.05,\"event\":\"run_begin\",\"run\":-1,\"mitigation\":\"none\"}\n",
         "{\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\"}\n",
         "{\"t_s\":0.05,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\"}\n{\"t_s\":null,\"event\":\"run_end\",\"run\":0}\n",
+        big,
     };
     static const char *const want[] = { "events.jsonl:2: not a JSON event (column", "events.jsonl:2: not a JSON event (not an object)",
                                         "events.jsonl:2: run_begin: run: expected an integer from 0 to",
                                         "events.jsonl:2: run_begin: t_s: expected a number",
-                                        "events.jsonl:3: run_end: t_s: expected a number" };
-    for (int i = 0; i < 5; i++) {
+                                        "events.jsonl:3: run_end: t_s: expected a number",
+                                        "events.jsonl:2: a line longer than 1048576 bytes (1 MiB)" };
+    for (int i = 0; i < 6; i++) {
         char dir[] = "/tmp/gauntlet-garbled-XXXXXX", path[96], log[96];
         cr_assert(mkdtemp(dir));
         e2e_own(dir);
@@ -992,11 +1002,12 @@ Test(analyze_input, a_garbled_line_of_the_record_is_an_error_naming_it)
         for (int k = 0; k < 300; k++)
             fprintf(f, "%.2f,0,%d,compute\n", 0.01 * k, 300 + k % 7);
         cr_assert_eq(fclose(f), 0);
-        cr_assert_eq(e2e_run(log, (const char *[]){ "analyze", dir, NULL }), 2, "%s", lines[i]);
+        cr_assert_eq(e2e_run(log, (const char *[]){ "analyze", dir, NULL }), 2, "%.200s", lines[i]);
         char *said = e2e_read(log);
         cr_assert(said && strstr(said, want[i]), "%s", said);
         free(said);
     }
+    free(big);
 }
 
 /* A held sensor's GPU filtered onto a slower grid (--hz) keeps its update interval, measured on its own samples: a

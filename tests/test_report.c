@@ -1670,7 +1670,19 @@ Test(report, a_malformed_line_of_the_record_is_exit_2_naming_file_and_line, .tim
         /* a row of no GPU of the run (2 ranks in all) was summed into node 0's power */
         { "power.csv", 7, "0.055,2,300,compute,,,,,,0,,\n", "power.csv:7: rank 2, but the start event gives 2 rank(s)" },
         { "power.csv", 9, "0.055,-1,300,compute,,,,,,0,,\n", "power.csv:9: rank -1, but the start event gives 2" },
+        { "power.csv", 11, NULL, "power.csv:11: a line longer than 1048576 bytes: no row a run writes" },
+        { "events.jsonl", 3, NULL, "events.jsonl:3: a line longer than 1048576 bytes: no event a run writes" },
     };
+    /* NULL: a line of 2 MiB, whole (a number's digits, a JSON object's padding): until 2026-12-02 held whole */
+    size_t big_n = 2u << 20;
+    char *big_csv = malloc(big_n + 64), *big_ev = malloc(big_n + 64);
+    cr_assert(big_csv && big_ev);
+    memcpy(big_csv, "0.055,0,", 8);
+    memset(big_csv + 8, '3', big_n);
+    memcpy(big_csv + 8 + big_n, "\n", 2);
+    int at = snprintf(big_ev, 64, "{\"t_s\":0.5,\"event\":\"x\",\"pad\":\"");
+    memset(big_ev + at, 'x', big_n);
+    memcpy(big_ev + at + big_n, "\"}\n", 4);
     struct syn_power pw = { .nodes = 1 };
     struct syn_run r[2];
     syn_default(&r[0], "none", NULL);
@@ -1684,13 +1696,14 @@ Test(report, a_malformed_line_of_the_record_is_exit_2_naming_file_and_line, .tim
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const char *dir = syn_dir(2, &pw);
         syn_summary(dir, r, 2, NULL);
-        insert_line(dir, cases[i].file, cases[i].at, cases[i].line);
+        insert_line(dir, cases[i].file, cases[i].at,
+                    cases[i].line ? cases[i].line : strcmp(cases[i].file, "power.csv") == 0 ? big_csv : big_ev);
         snprintf(path, sizeof path, "%s/report.txt", dir);
         put_text(path, "an earlier report\n");
         int rc = syn_report(dir, &log);
         char msg[300];
         snprintf(msg, sizeof msg, "%s/%s", dir, cases[i].want);
-        cr_expect_eq(rc, 2, "%s: %s: exit %d:\n%s", cases[i].file, cases[i].line, rc, log);
+        cr_expect_eq(rc, 2, "%s: %.100s: exit %d:\n%s", cases[i].file, cases[i].line ? cases[i].line : "(2 MiB)", rc, log);
         cr_expect(log && strstr(log, msg), "'%s' not in:\n%s", msg, log);
         char *kept = e2e_read(path);
         cr_expect(kept && strcmp(kept, "an earlier report\n") == 0, "report.txt was replaced:\n%s", kept);
@@ -1716,4 +1729,6 @@ Test(report, a_malformed_line_of_the_record_is_exit_2_naming_file_and_line, .tim
     free(got);
     free(want);
     free(log);
+    free(big_csv);
+    free(big_ev);
 }

@@ -77,6 +77,8 @@ static int az_args(int argc, char **argv, struct az_opts *o, const char **path)
     return 0;
 }
 
+#define AZ_LINE_MAX (1 << 20)   /* the longest line of events.jsonl read (as summarize reads it) */
+
 /* One mitigation run of a results folder: its label and when it ran (node 0's run_begin and run_end). */
 struct az_run {
     char label[64];
@@ -103,9 +105,9 @@ static void az_periods(const char *path, struct az_run *runs, int n)
     char *line = NULL;
     size_t cap = 0;
     ssize_t got;
-    while ((got = getline(&line, &cap, f)) > 0) {
-        if (!strstr(line, "\"iteration\"") || line[got - 1] != '\n')
-            continue;
+    while ((got = getline_cap(&line, &cap, f, AZ_LINE_MAX)) != -1) {
+        if (got < 0 || !strstr(line, "\"iteration\"") || line[got - 1] != '\n')
+            continue;   /* -2: too long, said by az_runs's pass */
         json_t *ev = json_loads(line, 0, NULL);
         json_t *run = json_object_get(ev, "run"), *dur = json_object_get(ev, "dur_s"), *rank = json_object_get(ev, "rank");
         const char *type = json_string_value(json_object_get(ev, "event"));
@@ -144,8 +146,14 @@ static int az_runs(const char *dir, struct az_run *runs, int max, int64_t *utc_n
     char never[640] = "";   /* the reason of an end line alone in the record (a set-up that failed) */
     int started = 0;        /* a start event came: the run began, whatever it did next */
     ssize_t got;
-    while ((got = getline(&line, &cap, f)) > 0) {   /* lines of any length (a run_end carries its figures) */
+    while ((got = getline_cap(&line, &cap, f, AZ_LINE_MAX)) != -1) {   /* a run_end carries its figures: far under it */
         lineno++;
+        if (got == -2) {   /* a run writes none: held whole, one such line took the memory it was long */
+            fprintf(stderr, "gauntlet analyze: %s:%ld: a line longer than %d bytes (1 MiB): no line a run writes\n",
+                    path, lineno, AZ_LINE_MAX);
+            bad_line = 1;
+            break;
+        }
         if (!strstr(line, "\"run_begin\"") && !strstr(line, "\"run_end\"") && !strstr(line, "\"start\"") &&
             !strstr(line, "\"end\""))
             continue;

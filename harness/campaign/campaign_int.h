@@ -79,6 +79,10 @@ struct cp_result {
     json_t *whys;                    /* every one, in words, in the order found (NULL until one broke) */
     struct cp_det det[CP_MAX_FAULTS];
     uint64_t dropped;                /* ranks shrink removed (bit per rank) */
+    int64_t drop_iter[64];           /* a dropped rank's: the iteration the recovery that dropped it went on from (its
+                                      * recovery_end's from_iter; 0 where none ended): a fault of it from there on
+                                      * never fires on the timeline that survived */
+    uint64_t drop_pending;           /* ranks dropped by the recovery under way (rank_dropped comes before its end) */
     double first_drop_s;             /* when shrink first removed a rank (t_s), INFINITY when it never did */
     int exhausted;                   /* shrink ran out of ranks: the run ended, as it must */
     char state[24];                  /* the final state_fingerprint */

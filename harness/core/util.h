@@ -117,6 +117,11 @@ int write_file_atomic(const char *path, const void *buf, size_t len);
 int dir_sweep_tmp(const char *dir, const char *const *names, int *removed, char *why, size_t n);
 /* Reads at most n - 1 bytes of the file at path into buf, NUL-terminated (a /proc file): the bytes read, or -1. */
 long read_small(const char *path, char *buf, size_t n);
+/* linecap.c: reads a line of f into *line (grown as getline grows it, *cap its size) but never more than max bytes of
+ * it: its length (its newline included, where it has one: a last line may not), -1 at the end of the file or on a read
+ * error (ferror tells), -2 for a line longer than max bytes (read past to its end, none of it kept). For outside files
+ * whose lines are bounded by what writes them: one line of gigabytes no longer takes the memory to hold it. */
+ssize_t getline_cap(char **line, size_t *cap, FILE *f, size_t max);
 /* Opens a file to read (mode "r"/"rb"; close-on-exec added) only when it is a regular file: a FIFO, device, socket or
  * folder is refused at once without blocking (errno EINVAL for "not a regular file", else open's or fstat's). */
 FILE *fopen_regular(const char *path, const char *mode);

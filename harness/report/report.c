@@ -132,11 +132,18 @@ static int rp_power(const char *dir, struct rp_run *runs, int n, long long world
     FILE *f = rp_open(dir, "power.csv", "no power traces drawn");
     if (!f)
         return 0;
-    while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
+    while ((len = getline_cap(&line, &cap, f, RP_LINE_MAX)) != -1 && (len == -2 || line[len - 1] == '\n')) {
         double t, w;
         int rank, at = 0;
         char *end;
         lineno++;
+        if (len == -2) {
+            fprintf(stderr, "gauntlet report: %s/power.csv:%ld: a line longer than %d bytes: no row a run writes\n", dir,
+                    lineno, RP_LINE_MAX);
+            free(line);
+            fclose(f);
+            return EXIT_INPUT;
+        }
         if (strncmp(line, "t_s,", 4) == 0) {   /* the header */
             col = rp_column(line, "node");
             continue;
@@ -258,19 +265,7 @@ static void rp_table(FILE *f, struct rp_run *runs, int n)
         if (w)
             fprintf(f, "! %s: %s\n", runs[i].name, w);
     }
-    for (int i = 0; i < n; i++) {   /* what a row's figures hold that a reader would not take them to */
-        json_t *vs = json_object_get(runs[i].summary, "vs_none");
-        if (json_is_true(json_object_get(runs[i].summary, "unsettled")))
-            fprintf(f, "(%s: unsettled: its figures include its warm-up (it ended before its power settled, or too few "
-                       "samples came after power.settle))\n", runs[i].name);
-        if (strcmp(runs[i].mitigation, "none") == 0 || runs[i].cut)
-            continue;   /* a none against itself, a part of a run against none: no comparison is shown */
-        if (!json_is_true(json_object_get(runs[i].summary, "unsettled")) && json_is_true(json_object_get(vs, "unsettled")))
-            fprintf(f, "(%s: against an unsettled none: none's figures include its warm-up)\n", runs[i].name);
-        if (json_is_true(json_object_get(vs, "baseline_disturbed")))
-            fprintf(f, "(%s: against a none disturbed by hand in the live view (every none was): its figures against "
-                       "none are not the mitigation's alone)\n", runs[i].name);
-    }
+    rp_held_notes(f, runs, n);
     for (int i = 0; i < n; i++)
         if (rp_battery_unknown(runs[i].summary)) {
             fprintf(f, "(bess: its battery is not in this summary (rebuilt by gauntlet summarize): what the grid sees "

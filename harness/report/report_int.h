@@ -90,12 +90,17 @@ int rp_cut(json_t *run);
 void rp_record_note(FILE *f, json_t *summary);
 /* Writes to f the legend of the "*" of runs that ended early, when one of runs did. */
 void rp_cut_legend(FILE *f, const struct rp_run *runs, int n);
+/* Says under the table what a row's figures hold that a reader would not take them to: a run unsettled (its warm-up
+ * in its figures), one compared with an unsettled none or with a none disturbed by hand (no note on a none row, nor
+ * on a run that ended early: no comparison is shown for them). */
+void rp_held_notes(FILE *f, const struct rp_run *runs, int n);
 /* Says why dir's summary.json at path could not be opened (errno): a killed run's folder (events.jsonl there) is
  * told to run `gauntlet summarize` first. Returns EXIT_INPUT. */
 int rp_no_summary(const char *dir, const char *path);
 /* Reads run windows and the end of each run's first iteration from dir/events.jsonl into the first n runs, and into
  * *world (0 when not said) the ranks in all its start event gives: 0, or EXIT_INPUT, said, at a line that is no
  * event (a last line without its newline, a killed run's, is left out). */
+#define RP_LINE_MAX (1 << 20)   /* the longest line of events.jsonl or power.csv read (1 MiB, as summarize reads) */
 #define RP_WORLD_MAX 10000000   /* the most ranks a start event may give (a projection's gpus are as many) */
 int rp_windows(const char *dir, struct rp_run *runs, int n, long long *world);
 

@@ -43,6 +43,23 @@ void rp_cut_legend(FILE *f, const struct rp_run *runs, int n)
         }
 }
 
+void rp_held_notes(FILE *f, const struct rp_run *runs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        json_t *vs = json_object_get(runs[i].summary, "vs_none");
+        if (json_is_true(json_object_get(runs[i].summary, "unsettled")))
+            fprintf(f, "(%s: unsettled: its figures include its warm-up (it ended before its power settled, or too few "
+                       "samples came after power.settle))\n", runs[i].name);
+        if (strcmp(runs[i].mitigation, "none") == 0 || runs[i].cut)
+            continue;   /* a none against itself, a part of a run against none: no comparison is shown */
+        if (!json_is_true(json_object_get(runs[i].summary, "unsettled")) && json_is_true(json_object_get(vs, "unsettled")))
+            fprintf(f, "(%s: against an unsettled none: none's figures include its warm-up)\n", runs[i].name);
+        if (json_is_true(json_object_get(vs, "baseline_disturbed")))
+            fprintf(f, "(%s: against a none disturbed by hand in the live view (every none was): its figures against "
+                       "none are not the mitigation's alone)\n", runs[i].name);
+    }
+}
+
 int rp_no_summary(const char *dir, const char *path)
 {
     int e = errno;
@@ -89,15 +106,19 @@ int rp_windows(const char *dir, struct rp_run *runs, int n, long long *world)
     FILE *f = rp_open(dir, "events.jsonl", "no power traces drawn");
     if (!f)
         return 0;
-    while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
-        json_t *o = json_loadb(line, (size_t)len, 0, NULL);
+    while ((len = getline_cap(&line, &cap, f, RP_LINE_MAX)) != -1 && (len == -2 || line[len - 1] == '\n')) {
+        json_t *o = len > 0 ? json_loadb(line, (size_t)len, 0, NULL) : NULL;   /* -2: too long, said below */
         const char *ev = json_string_value(json_object_get(o, "event"));
         json_int_t run = json_integer_value(json_object_get(o, "run"));
         double t = rp_fig(json_object_get(o, "t_s"));   /* none: the run's window unknown, no trace */
         lineno++;
         if (!ev || !json_is_number(json_object_get(o, "t_s"))) {
-            fprintf(stderr, "gauntlet report: %s/events.jsonl:%ld: expected a JSON object with t_s and event\n", dir,
-                    lineno);
+            if (len == -2)
+                fprintf(stderr, "gauntlet report: %s/events.jsonl:%ld: a line longer than %d bytes: no event a run "
+                                "writes\n", dir, lineno, RP_LINE_MAX);
+            else
+                fprintf(stderr, "gauntlet report: %s/events.jsonl:%ld: expected a JSON object with t_s and event\n",
+                        dir, lineno);
             json_decref(o);
             free(line);
             fclose(f);
