@@ -1129,3 +1129,29 @@ Test(metrics, the_grafana_dashboard_queries_series_the_run_exports, .timeout = 3
     metrics_view_close(v);
     json_decref(dash);
 }
+
+/* A run's rank figures are its own: at the next run's begin the last iteration, GEMM rate and bus bandwidth are NaN
+ * until that run measures them (until 2026-12-02 a cap showed none's last rate under its own label until its first
+ * compute phase ended). */
+Test(metrics, a_new_runs_rank_figures_are_its_own, .timeout = 30)
+{
+    const struct view_link *v = view_begun("\"ranks\":1,\"nodes\":1,\"runs\":2,\"sample_hz\":100,\"bus_ranks\":2");
+    line_to(v, "{\"t_s\":1,\"event\":\"phase_begin\",\"rank\":0,\"phase\":\"compute\"}");
+    line_to(v, "{\"t_s\":1.5,\"event\":\"phase_end\",\"rank\":0,\"phase\":\"compute\",\"flops\":5e14}");
+    line_to(v, "{\"t_s\":1.6,\"event\":\"iteration\",\"rank\":0,\"iter\":0,\"dur_s\":0.6}");
+    char *t = live_text(v);
+    int there;
+    double x = sample_of(t, "gauntlet_gemm_tflops", "{node=\"0\",rank=\"0\",gpu=\"\",mitigation=\"none\"}", &there);
+    cr_assert(there && fabs(x - 1000) < 1e-6, "none's rate: %g\n%s", x, t);
+    free(t);
+    line_to(v, "{\"t_s\":2,\"event\":\"run_begin\",\"node\":0,\"run\":1,\"mitigation\":\"cap\",\"label\":\"cap\"}");
+    t = live_text(v);
+    static const char *const names[] = { "gauntlet_gemm_tflops", "gauntlet_iteration_seconds",
+                                         "gauntlet_busbw_bytes_per_second" };
+    for (size_t i = 0; i < 3; i++) {
+        x = sample_of(t, names[i], "{node=\"0\",rank=\"0\",gpu=\"\",mitigation=\"cap\"}", &there);
+        cr_assert(there && isnan(x), "%s under cap before it measured one: %g\n%s", names[i], x, t);
+    }
+    free(t);
+    metrics_view_close(v);
+}

@@ -155,7 +155,7 @@ Test(tui_model, faults_detections_and_recoveries_reach_the_log)
     ev(m, "%s", start);
     ev(m, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":100}");
     ev(m, "{\"t_s\":5,\"event\":\"fault_injected\",\"kind\":\"crash\",\"rank\":2,\"fault\":0,\"iter\":40,\"what\":\"raise(9)\","
-          "\"done\":true}");
+          "\"done\":true,\"id\":0}");
     ev(m, "{\"t_s\":5.1,\"event\":\"detection\",\"detector\":\"exit\",\"rank\":2,\"iter\":40,\"note\":\"died\","
           "\"false_positive\":false,\"fault\":0,\"detect_s\":0.106,\"detect_iters\":0}");
     ev(m, "{\"t_s\":5.1,\"event\":\"recovery_begin\",\"recovery\":\"restart\",\"rank\":2,\"iter\":40,\"fault\":0}");
@@ -174,7 +174,7 @@ Test(tui_model, faults_detections_and_recoveries_reach_the_log)
     cr_assert(log_has(m, "RECOVERED rank 2 by restart: 1.90 s after detection, 10 iterations lost"));
     /* a flip named in full, and a failure nobody injected */
     ev(m, "{\"t_s\":9,\"event\":\"fault_injected\",\"kind\":\"bitflip\",\"rank\":1,\"fault_spec\":1,\"iter\":55,"
-          "\"what\":\"element 9: 1 -> -1\",\"done\":true,\"target\":\"weights\",\"element\":9,\"bit\":31,"
+          "\"what\":\"element 9: 1 -> -1\",\"done\":true,\"id\":1,\"target\":\"weights\",\"element\":9,\"bit\":31,"
           "\"bit_class\":\"sign\",\"rel_error\":2.0}");
     cr_assert(log_has(m, "FAULT bitflip on rank 1 at iter 55: weights element 9, sign bit 31, error 2"));
     ev(m, "{\"t_s\":10,\"event\":\"fault_observed\",\"id\":2,\"kind\":\"crash\",\"rank\":3,\"iter\":60,"
@@ -465,10 +465,10 @@ Test(tui_model, a_fault_undone_and_fired_again_counts_once)
     struct vm *m = vm_new();
     ev(m, "%s", start);
     ev(m, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":100}");
-    ev(m, "{\"t_s\":0.94,\"event\":\"fault_injected\",\"kind\":\"straggler\",\"rank\":1,\"fault_spec\":1,\"iter\":37,\"id\":0}");
-    ev(m, "{\"t_s\":0.95,\"event\":\"fault_injected\",\"kind\":\"crash\",\"rank\":3,\"fault_spec\":0,\"iter\":37,\"id\":1}");
+    ev(m, "{\"t_s\":0.94,\"event\":\"fault_injected\",\"kind\":\"straggler\",\"rank\":1,\"fault_spec\":1,\"iter\":37,\"id\":0,\"done\":true}");
+    ev(m, "{\"t_s\":0.95,\"event\":\"fault_injected\",\"kind\":\"crash\",\"rank\":3,\"fault_spec\":0,\"iter\":37,\"id\":1,\"done\":true}");
     ev(m, "{\"t_s\":0.96,\"event\":\"fault_undone\",\"id\":0,\"fault_spec\":1,\"rank\":1,\"iter\":37}");
-    ev(m, "{\"t_s\":1.3,\"event\":\"fault_injected\",\"kind\":\"straggler\",\"rank\":1,\"fault_spec\":1,\"iter\":37,\"id\":2}");
+    ev(m, "{\"t_s\":1.3,\"event\":\"fault_injected\",\"kind\":\"straggler\",\"rank\":1,\"fault_spec\":1,\"iter\":37,\"id\":2,\"done\":true}");
     cr_assert_eq(m->faults, 2, "summary.json: 2 injected; the view: %d", m->faults);
     vm_free(m);
 }
@@ -553,5 +553,72 @@ Test(tui_model, a_rank_past_the_run_and_an_infinite_reading_change_nothing)
     cr_assert(isfinite(b.max) && b.max <= 400 + 1e-3, "the aggregate's max %g", (double)b.max);
     cr_assert(vm_rank_bin(m, 2, 0.05, &b));
     cr_assert(isfinite(b.max) && b.max <= 100 + 1e-3, "rank 2's max %g", (double)b.max);
+    vm_free(m);
+}
+
+/* The view counts as summary.json and the metrics do (until 2026-12-02 it counted otherwise): an injection that failed
+ * (done: false) or came between runs (no id) is no fault; an undone report with no id (dropped as stale, never
+ * counted) takes none away; a recovery is one recovery_end of node 0's, however many faults it recovered. */
+Test(tui_model, faults_and_recoveries_count_as_the_summary)
+{
+    struct vm *m = vm_new();
+    ev(m, "%s", start);
+    ev(m, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":100}");
+    ev(m, "{\"t_s\":1,\"event\":\"fault_injected\",\"kind\":\"bitflip\",\"rank\":1,\"fault_spec\":0,\"iter\":3,"
+          "\"what\":\"no such buffer\",\"done\":false}");
+    ev(m, "{\"t_s\":2,\"event\":\"fault_injected\",\"kind\":\"crash\",\"rank\":2,\"fault_spec\":1,\"iter\":5,"
+          "\"done\":true,\"id\":0}");
+    ev(m, "{\"t_s\":2,\"event\":\"fault_injected\",\"kind\":\"crash\",\"rank\":3,\"fault_spec\":2,\"iter\":5,"
+          "\"done\":true,\"id\":1}");
+    ev(m, "{\"t_s\":2.1,\"event\":\"fault_undone\",\"id\":null,\"fault_spec\":3,\"rank\":0,\"iter\":5}");
+    cr_assert_eq(m->faults, 2, "two injected, as summary.json; the view: %d", m->faults);
+    ev(m, "{\"t_s\":2.2,\"event\":\"recovery_begin\",\"recovery\":\"restart\",\"rank\":2,\"iter\":5}");
+    ev(m, "{\"t_s\":3,\"event\":\"recovery_end\",\"recovery\":\"restart\",\"from_iter\":0,\"from\":\"checkpoint\"}");
+    ev(m, "{\"t_s\":3,\"event\":\"recovery_end\",\"node\":1,\"recovery\":\"restart\",\"from_iter\":0}");
+    ev(m, "{\"t_s\":3.1,\"event\":\"recovered\",\"fault\":0,\"rank\":2,\"recovery\":\"restart\"}");
+    ev(m, "{\"t_s\":3.1,\"event\":\"recovered\",\"fault\":1,\"rank\":3,\"recovery\":\"restart\"}");
+    cr_assert_eq(m->recoveries, 1, "one recovery of two faults: %d", m->recoveries);
+    vm_free(m);
+}
+
+/* A step of workload.phases carries its bus bytes: a reduce-scatter's bandwidth is its bus bytes over its time, as
+ * summary.json's busbw_gbs (until 2026-12-02 the view took every comm phase as an all-reduce: twice the figure); a
+ * stepped run's wait without bus bytes is none. */
+Test(tui_model, a_steps_bus_bandwidth_is_its_own_bus_bytes)
+{
+    struct vm *m = vm_new();
+    ev(m, "{\"t_s\":0,\"event\":\"start\",\"scenario\":\"s\",\"backend\":\"sim\",\"ranks\":4,\"runs\":1,\"iterations\":9,"
+          "\"bus_ranks\":4}");
+    ev(m, "{\"t_s\":0.1,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\"}");
+    for (int i = 0; i < 5; i++) {
+        double t = 1 + i;
+        ev(m, "{\"t_s\":%g,\"event\":\"phase_begin\",\"rank\":0,\"phase\":\"comm\"}", t);
+        ev(m, "{\"t_s\":%g,\"event\":\"phase_end\",\"rank\":0,\"phase\":\"comm\",\"kind\":\"reduce_scatter\","
+              "\"bytes\":1e9,\"bus_bytes\":7.5e8}", t + 0.1);
+        ev(m, "{\"t_s\":%g,\"event\":\"phase_begin\",\"rank\":0,\"phase\":\"comm\"}", t + 0.2);
+        ev(m, "{\"t_s\":%g,\"event\":\"phase_end\",\"rank\":0,\"phase\":\"comm\",\"kind\":\"allreduce\","
+              "\"bytes\":1e9}", t + 0.25);   /* an exposed wait of a stepped run: no bus bytes, no figure */
+    }
+    vm_measure(m, 10);
+    cr_assert_float_eq(m->m.busbw_gbs, 7.5, 1e-6, "0.75 GB of bus bytes in 0.1 s: %g", m->m.busbw_gbs);
+    vm_free(m);
+}
+
+/* The measurements' window is the run's own: 3 s into a flat 400 W run after a swinging one, the swing is that flat
+ * run's (until 2026-12-02 the last 10 s held the run before's peaks: a cap's first 10 s read none's swing). */
+Test(tui_model, the_measured_window_starts_at_the_run)
+{
+    struct vm *m = vm_new();
+    ev(m, "%s", start);   /* 4 ranks, 100 Hz */
+    ev(m, "{\"t_s\":0,\"event\":\"run_begin\",\"run\":0,\"mitigation\":\"none\",\"iterations\":100}");
+    for (int k = 0; k <= 800; k++) {
+        double t = k * 0.01, w = t < 5 ? (fmod(t, 0.5) < 0.25 ? 700 : 100) : 400;
+        if (k == 500)
+            ev(m, "{\"t_s\":5,\"event\":\"run_begin\",\"run\":1,\"mitigation\":\"cap\",\"iterations\":100}");
+        for (int r = 0; r < 4; r++)
+            vm_power(m, t, r, w + 0.05 * ((k * 7 + r * 3) % 5), 1980, 60, 0);
+    }
+    vm_measure(m, 10);
+    cr_assert_lt(m->m.swing_w, 5, "the cap run's own swing (flat): %g W", m->m.swing_w);
     vm_free(m);
 }

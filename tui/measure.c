@@ -52,8 +52,12 @@ void vm_measure(struct vm *m, double window_s)
             t[k++] = m->iter_s[i];
     x->iter_p50_s = pct(t, k, 50);
     x->iter_p99_s = pct(t, k, 99);
+    /* the window within this run: the run before's readings are another mitigation's (until 2026-12-02 a cap's first
+     * 10 s held none's peaks) */
+    double from = m->t_now - window_s;
+    from = isfinite(m->run_t0) && m->run_t0 > from ? m->run_t0 : from;
     for (uint64_t i = first; i < m->nraw; i++)
-        if (m->raw_t[i % VM_RAW] >= m->t_now - window_s) {
+        if (m->raw_t[i % VM_RAW] >= from) {
             t[n] = m->raw_t[i % VM_RAW];
             w[n++] = m->raw_w[i % VM_RAW];
         }

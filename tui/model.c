@@ -69,7 +69,7 @@ void vm_log(struct vm *m, double t, int sev, const char *fmt, ...)
 }
 
 /* Allocates the ranks once the start event says how many (a replay may lack it: then on first sight). */
-static void vm_ranks(struct vm *m, int n)
+void vm_ranks(struct vm *m, int n)
 {
     n = n > VM_MAX_RANKS ? VM_MAX_RANKS : n;   /* the first VM_MAX_RANKS: the run's count is m->gpus */
     if (n <= m->nranks)
@@ -80,131 +80,6 @@ static void vm_ranks(struct vm *m, int n)
         m->rank[r].watts = m->rank[r].clock_mhz = m->rank[r].temp_c = NAN;
     }
     m->nranks = n;
-}
-
-static int64_t bin_of(double t) { return (int64_t)floor(t / VM_BIN_S); }
-
-/* Adds w to bin number b of a ring of n slots; a slot still holding an older bin starts over. */
-static void bin_add(struct vm_bin *ring, int n, int64_t b, double w)
-{
-    struct vm_bin *x = &ring[((b % n) + n) % n];
-    if (x->no != b || !x->n)
-        *x = (struct vm_bin){ .no = b, .min = (float)w, .max = (float)w };
-    else if (w < x->min)
-        x->min = (float)w;
-    else if (w > x->max)
-        x->max = (float)w;
-    x->sum += (float)w;
-    x->n++;
-}
-
-static int bin_get(const struct vm_bin *ring, int n, double t, struct vm_bin *out)
-{
-    int64_t b = bin_of(t);
-    const struct vm_bin *x = &ring[((b % n) + n) % n];
-    if (x->no != b || !x->n)
-        return 0;
-    *out = *x;
-    return 1;
-}
-
-int vm_agg_bin(const struct vm *m, double t, struct vm_bin *out) { return bin_get(m->bin, VM_BINS, t, out); }
-
-int vm_rank_bin(const struct vm *m, int rank, double t, struct vm_bin *out)
-{
-    return rank >= 0 && rank < m->nranks && bin_get(m->rank[rank].bin, VM_RANK_BINS, t, out);
-}
-
-/* Closes the sample tick: the node's power at that time is the sum of every rank's latest reading, when each
- * rank has one from the last two periods its rows come at (fresh_s) (a rank without is a missing aggregate, as in the summary; a
- * GPU shrink dropped is still on the node and still sampled, and counts as in the summary). On one node every rank is sampled at the same tick; over several nodes the ticks of
- * different nodes interleave, and the latest reading of each counts. */
-static void vm_tick_close(struct vm *m)
-{
-    if (isnan(m->tick_t) || m->cluster_fed)
-        return;
-    double fresh = m->fresh_s > 0 ? m->fresh_s : m->sample_hz > 0 ? 2.0 / m->sample_hz : 0.05, sum = 0;
-    int ok = m->nranks > 0 && !(m->gpus > m->nranks);   /* GPUs past those held: no sum rather than a part of it */
-    for (int r = 0; r < m->nranks && ok; r++) {
-        const struct vm_rank *k = &m->rank[r];
-        if (isnan(k->watts) || m->tick_t - k->watts_t > fresh || k->watts_t > m->tick_t + 1e-9)
-            ok = 0;
-        else
-            sum += k->watts;
-    }
-    if (ok) {
-        bin_add(m->bin, VM_BINS, bin_of(m->tick_t), sum);
-        m->raw_t[m->nraw % VM_RAW] = m->tick_t;
-        m->raw_w[m->nraw % VM_RAW] = sum;
-        m->nraw++;
-    }
-    m->tick_t = NAN;
-}
-
-void vm_power(struct vm *m, double t_s, int rank, double watts, double clock_mhz, double temp_c, uint64_t throttle)
-{
-    /* a rank past the run's GPUs (as its start says) is none of them, inf no reading (until 2026-12-02 one such row
-     * held ranks that never ran, halved the swing, blanked the chart) */
-    if (rank < 0 || rank >= VM_MAX_RANKS || !isfinite(t_s) || (m->gpus > 0 && rank >= m->gpus))
-        return;
-    watts = isfinite(watts) ? watts : NAN;
-    vm_ranks(m, rank + 1);
-    if (t_s != m->tick_t)
-        vm_tick_close(m);
-    m->tick_t = t_s;
-    struct vm_rank *r = &m->rank[rank];
-    r->watts = watts;
-    r->watts_t = t_s;
-    r->clock_mhz = clock_mhz;
-    r->temp_c = temp_c;
-    r->throttle = throttle;
-    if (!isnan(watts))
-        bin_add(r->bin, VM_RANK_BINS, bin_of(t_s), watts);
-    m->samples++;
-    if (t_s > m->t_now)
-        m->t_now = t_s;
-}
-
-void vm_power_stamp(struct vm *m, int rank, int64_t sample_ns)
-{
-    if (rank >= 0 && rank < m->nranks && sample_ns != 0)
-        an_stamp_note(&m->rank[rank].stamps, sample_ns);
-}
-
-void vm_node_power(struct vm *m, double t_s, int node, double watts, int gpus)
-{
-    int per = m->per_node > 0 ? m->per_node : m->nodes > 0 ? m->nranks / m->nodes : 0;
-    if (node < 0 || node >= m->nodes || per < 1 || gpus < 1 || !isfinite(t_s) || !isfinite(watts))
-        return;
-    for (int k = node * per; k < (node + 1) * per && k < m->nranks && k < VM_MAX_RANKS; k++) {
-        struct vm_rank *r = &m->rank[k];
-        r->watts = watts / gpus;   /* the node's mean GPU: what node 0 hears of it */
-        r->watts_t = t_s;
-        bin_add(r->bin, VM_RANK_BINS, bin_of(t_s), r->watts);
-    }
-    m->samples++;
-    if (t_s > m->t_now)
-        m->t_now = t_s;
-}
-
-void vm_cluster_power(struct vm *m, double t_s, double watts, int whole)
-{
-    m->cluster_fed = 1;
-    if (!whole || !isfinite(t_s) || !isfinite(watts))
-        return;   /* a node missing from the cell: no sum rather than a wrong one */
-    bin_add(m->bin, VM_BINS, bin_of(t_s), watts);
-    m->raw_t[m->nraw % VM_RAW] = t_s;
-    m->raw_w[m->nraw % VM_RAW] = watts;
-    m->nraw++;
-}
-
-const char *vm_power_title(const struct vm *m, int gpus, char *buf, size_t n)
-{
-    if (m->nodes > 1)
-        snprintf(buf, n, "cluster (%d GPUs on %d nodes%s)", gpus, m->nodes, m->cluster_fed ? ", nodes' sums" : "");
-    else
-        snprintf(buf, n, "node (%d GPUs)", gpus);
-    return buf;
 }
 
 int64_t vm_iter(const struct vm *m)
@@ -403,12 +278,29 @@ static void vm_run_end(struct vm *m, json_t *ev, double t)
 /* n rank-iterations completed at t: the rate counts them by time (any number of ranks at any rate) */
 static void rate_add(struct vm *m, double t, int n)
 {
-    int64_t b = bin_of(t);
+    int64_t b = (int64_t)floor(t / VM_BIN_S);   /* the chart's bins' (model_power.c) */
     int i = (int)(((b % VM_RATE_BINS) + VM_RATE_BINS) % VM_RATE_BINS);
     if (m->rate_bin[i].no != b)
         m->rate_bin[i].no = b, m->rate_bin[i].n = 0;
     m->rate_bin[i].n += n;
     m->run_iters++;
+}
+
+/* A communication phase's bus bandwidth (bytes/s over d s), as summary.json's busbw_gbs and the metrics' (mx_busbw):
+ * a step of workload.phases carries its own bus bytes (its collective's factor and ranks); the plain all-reduce its
+ * bytes x 2(n-1)/n with the start's n; NAN for a stepped run's phase without bus bytes (an exposed wait) or another
+ * collective (until 2026-12-02 every comm phase's bytes x 2(n-1)/n: a reduce-scatter read twice its figure). */
+static double vm_busbw(struct vm *m, json_t *ev, double bytes, double d)
+{
+    double bus = num(ev, "bus_bytes");
+    const char *kind = str(ev, "kind");
+    if (bus > 0 && d > 0) {
+        m->stepped = 1;
+        return bus / d;
+    }
+    if (!(bytes > 0) || !(d > 0) || m->stepped || (*kind && strcmp(kind, "allreduce") != 0) || m->bus_ranks < 2)
+        return NAN;
+    return bytes / d * 2.0 * (m->bus_ranks - 1) / m->bus_ranks;
 }
 
 /* forward: nodes: a node's ranks' iteration, folded into one line: each of its ranks reaches it; the rates are
@@ -433,8 +325,12 @@ static void vm_node_iteration(struct vm *m, json_t *ev, double t)
         m->flops[m->nflops % 64] = fl;
         m->flops_s[m->nflops++ % 64] = ranks * cs;
     }
-    if (isfinite(by) && xs > 0 && m->bus_ranks > 1)
-        m->bus_rate[m->nbus++ % 64] = by / xs * 2.0 * (m->bus_ranks - 1) / m->bus_ranks;
+    double bus = num(x, "bus_bytes");   /* the node's comm steps' bus bytes, where they carry them */
+    double bw = xs > 0 && bus > 0 ? bus / xs
+              : !m->stepped && isfinite(by) && xs > 0 && m->bus_ranks > 1 ? by / xs * 2.0 * (m->bus_ranks - 1) / m->bus_ranks
+                                                                            : NAN;   /* a stepped run's mix: none */
+    if (isfinite(bw))
+        m->bus_rate[m->nbus++ % 64] = bw;
 }
 
 /* A fault_injected record's log line: a flip named in full (which buffer, which bit, how large an error). */
@@ -486,8 +382,11 @@ int vm_event(struct vm *m, json_t *ev)
             m->flops[m->nflops % 64] = flops;
             m->flops_s[m->nflops++ % 64] = d;
         }
-        if (phase_of(str(ev, "phase")) == VP_COMM && isfinite(bytes) && d > 0 && m->bus_ranks > 1)   /* not a checkpoint's */
-            m->bus_rate[m->nbus++ % 64] = bytes / d * 2.0 * (m->bus_ranks - 1) / m->bus_ranks;
+        if (phase_of(str(ev, "phase")) == VP_COMM && d > 0) {   /* not a checkpoint's */
+            double bw = vm_busbw(m, ev, bytes, d);
+            if (isfinite(bw))
+                m->bus_rate[m->nbus++ % 64] = bw;
+        }
     } else if (strcmp(type, "iteration") == 0) {
         if (r) {
             r->iter = inum(ev, "iter", 0) + 1;
@@ -508,14 +407,18 @@ int vm_event(struct vm *m, json_t *ev)
     } else if (strcmp(type, "run_end") == 0) {
         vm_run_end(m, ev, t);
     } else if (strcmp(type, "fault_injected") == 0) {
-        m->faults++;
+        /* one the fault table counts, as summary.json and the metrics: not one that failed (done: false), nor one
+         * between runs (no id); until 2026-12-02 every one */
+        m->faults += json_is_true(json_object_get(ev, "done")) && json_is_integer(json_object_get(ev, "id"));
         vm_fault_injected(m, ev, t, rank);
     } else if (strcmp(type, "fault_observed") == 0) {   /* nobody injected it: a real failure */
         m->faults++;
         vm_log(m, t, LOG_FAULT, "OBSERVED %s on rank %d at iter %lld (by %s, not injected): %s", str(ev, "kind"), rank,
                (long long)inum(ev, "iter", -1), str(ev, "detector"), str(ev, "what"));
     } else if (strcmp(type, "fault_undone") == 0) {
-        m->faults--;   /* it fires again on the new timeline: counted then (summary.json counts it once) */
+        /* it fires again on the new timeline: counted then (summary.json counts it once); one with no id was a report
+         * dropped as stale, never counted */
+        m->faults -= json_is_integer(json_object_get(ev, "id"));
         vm_log(m, t, LOG_INFO, "fault %lld on rank %d at iter %lld rolled back: it fires again on the new timeline",
                (long long)inum(ev, "fault_spec", -1), rank, (long long)inum(ev, "iter", -1));
     } else if (strcmp(type, "fault_requested") == 0) {
@@ -542,11 +445,13 @@ int vm_event(struct vm *m, json_t *ev)
         vm_log(m, t, LOG_RECOVER, "RECOVERY %s of rank %d begins", str(ev, "recovery"), rank);
     } else if (strcmp(type, "recovery_end") == 0) {
         m->state = m->paused ? VS_PAUSED : VS_RUNNING;   /* a pause asked during the recovery still holds */
+        /* a recovery completed, once (node 0's), as the metrics count it; until 2026-12-02 each `recovered` record,
+         * one per fault it recovered */
+        m->recoveries += !(inum(ev, "node", 0) > 0);
         fmt_s(a, sizeof a, num(ev, "took_s"));
         vm_log(m, t, LOG_RECOVER, "recovery %s done in %s, from %s at iter %lld", str(ev, "recovery"), a, str(ev, "from"),
                (long long)inum(ev, "from_iter", 0));
     } else if (strcmp(type, "recovered") == 0) {
-        m->recoveries++;
         fmt_s(a, sizeof a, num(ev, "recover_s"));
         vm_log(m, t, LOG_RECOVER, "RECOVERED rank %d by %s: %s after detection, %lld iterations lost", rank,
                str(ev, "recovery"), a, (long long)inum(ev, "iterations_lost", 0));

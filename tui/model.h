@@ -109,6 +109,7 @@ struct vm {
                                         * summary.json's (until 2026-11-30 the mean of their rates: a straggler's slow
                                         * phases weighed as little as a fast one's) */
     double bus_rate[64];               /* recent communication phases' bus bandwidths */
+    int stepped;                       /* a phase carried its bus bytes (workload.phases): no other factor applies */
     uint64_t nflops, nbus;
     /* log and runs */
     struct vm_log log[VM_LOG];
@@ -117,7 +118,8 @@ struct vm {
     int nruns;
     int runs_past;                     /* runs that ended past the table's VM_RUNS */
     int faults, detections, false_positives, recoveries;   /* faults: injected, less those a rollback undid (each
-                                        * fires again and counts then), as summary.json's; observed ones too */
+                                        * fires again and counts then), as summary.json's; observed ones too;
+                                        * recoveries: completed (recovery_end), not faults recovered */
     uint64_t events, samples, dropped;  /* dropped: lines the view could not take (full queue) */
     int cluster_fed;                   /* forward: nodes: the aggregate is the cluster's sum on node 0's grid
                                         * (vm_cluster_power), not the ranks' readings summed per tick */
@@ -131,6 +133,8 @@ void vm_free(struct vm *m);
 int vm_event(struct vm *m, json_t *ev);
 /* Parses and takes one events.jsonl line. */
 int vm_event_line(struct vm *m, const char *line, size_t len);
+/* model.c: makes room for the first n ranks (at most VM_MAX_RANKS), new ones with no reading yet. */
+void vm_ranks(struct vm *m, int n);
 /* Takes one power sample of rank at t_s (NAN: missing); phase as power.csv names it. */
 void vm_power(struct vm *m, double t_s, int rank, double watts, double clock_mhz, double temp_c, uint64_t throttle);
 /* The time (ns, any origin; 0: none) the rank's reading stands for, where its source stamps it (the driver's sample

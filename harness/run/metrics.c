@@ -206,8 +206,13 @@ static void mx_event(void *ctx, const char *line, size_t len)
         m->run = (int)json_integer_value(json_object_get(e, "run"));
         str_copy(m->mitigation, sizeof m->mitigation, json_str_or(json_object_get(e, "mitigation")));
         str_copy(m->label, sizeof m->label, json_str_or(json_object_get(e, "label")));
-        for (int k = 0; k < m->ranks; k++)
+        for (int k = 0; k < m->ranks; k++) {   /* this run's figures only: none of the run before under this label
+                                                * (until 2026-12-02 a cap showed none's last rate until its first
+                                                * compute phase ended) */
             m->r[k].iters = 0;
+            m->r[k].iter_s = m->r[k].tflops = m->r[k].busbw = NAN;
+            m->r[k].open_t = 0;
+        }
         m->win_n = 0;
         m->iter_n = 0;
         m->nundone = 0;
