@@ -360,3 +360,37 @@ Test(power_runs, a_rebuilt_battery_run_gives_no_spec_verdict_of_the_wrong_side, 
     json_decref(live);
     json_decref(re);
 }
+
+/* A rank whose snapshot failed sends no hash (0): the run's state fingerprint and whether the ranks agree are not
+ * known (null), never a fingerprint of 0, nor an agreement of ranks that all failed (until 2026-12-02); with every
+ * rank's hash they are the first kept rank's and their comparison. */
+Test(power_runs, a_failed_snapshot_leaves_the_state_fingerprint_unknown, .timeout = 30)
+{
+    struct scenario sc;
+    char err[512];
+    cr_assert_eq(scenario_load_string("name: fp\nranks: 2\niterations: 1\npower: {sample_hz: 0}\n"
+                                      "workload:\n  gemm: {m: 64, n: 64, k: 64, count: 1}\n  allreduce: {bytes: 64KiB}\n",
+                                      "fp.yaml", &sc, err, sizeof err), 0, "%s", err);
+    static const double hash[3][2][2] = { { { 1, 2 }, { 0, 0 } }, { { 0, 0 }, { 0, 0 } }, { { 1, 2 }, { 1, 2 } } };
+    for (int c = 0; c < 3; c++) {
+        struct run_stats rs;
+        runstats_init(&rs, 0, 2, 1, 1000000000ull, 0, 0);
+        for (int r = 0; r < 2; r++) {
+            struct wevent it = { .type = WEV_ITER, .rank = r, .iter = 0, .t_ns = 1100000000ull, .a = 0.05 };
+            runstats_event(&rs, &it);
+            struct wevent d = { .type = WEV_RUN_DONE, .rank = r, .iter = 0, .t_ns = 1100000000ull, .a = hash[c][r][0],
+                                .b = hash[c][r][1] };
+            runstats_event(&rs, &d);
+        }
+        json_t *run = runstats_json(&rs, &sc, "none", 2, NAN);
+        json_t *fp = json_object_get(run, "state_fingerprint"), *agree = json_object_get(run, "fingerprints_agree");
+        if (c < 2)
+            cr_expect(json_is_null(fp) && json_is_null(agree), "case %d: %s / %s", c, json_dumps(fp, JSON_ENCODE_ANY),
+                      json_dumps(agree, JSON_ENCODE_ANY));
+        else
+            cr_expect(json_is_true(agree) && !strcmp(json_string_value(fp) ?: "", "0000000100000002"), "%s",
+                      json_dumps(fp, JSON_ENCODE_ANY));
+        json_decref(run);
+        runstats_free(&rs);
+    }
+}

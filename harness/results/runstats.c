@@ -467,6 +467,11 @@ json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const cha
         busbw = series_pct(&bus, 50);
     double ckpt_gbs = ckpt_s > 0 ? ckpt_b / ckpt_s / 1e9 : NAN;
     int agree = 1, r0 = runstats_first_kept(rs);   /* the ranks still in the run: shrink's dropped ones hold none */
+    int hashed = runstats_done(rs);   /* 0: a rank whose snapshot failed sent no hash (0, which FNV-1a never gives
+                                       * in practice): nothing to compare (until 2026-12-02 a fingerprint of 0, and
+                                       * every rank failing agreed) */
+    for (int i = r0; i < rs->nranks && r0 >= 0; i++)
+        hashed &= rs->rank[i].dropped || rs->rank[i].fingerprint != 0;
     for (int i = r0 + 1; i < rs->nranks; i++)
         if (!rs->rank[i].dropped && rs->rank[i].fingerprint != rs->rank[r0].fingerprint)
             agree = 0;
@@ -480,8 +485,8 @@ json_t *runstats_json(struct run_stats *rs, const struct scenario *sc, const cha
         json_num(series_pct(&rs->iter_s, 50)), "p99", json_num(series_pct(&rs->iter_s, 99)), "mean",
         json_num(series_mean(&rs->iter_s)), "tflops", json_num(tflops), "busbw_gbs", json_num(busbw),
         "checkpoint_gbs", json_num(ckpt_gbs), "checkpoints", ckpts / (rs->nranks ? rs->nranks : 1),
-        "state_fingerprint", runstats_done(rs) ? json_string(fp) : json_null(), "fingerprints_agree",
-        runstats_done(rs) ? json_boolean(agree) : json_null(), "power", runstats_power_json(rs, sc, tdp_w));
+        "state_fingerprint", hashed ? json_string(fp) : json_null(), "fingerprints_agree",
+        hashed ? json_boolean(agree) : json_null(), "power", runstats_power_json(rs, sc, tdp_w));
     json_object_set_new(run, "checkpoint_stall_s", json_num(ckpts ? stall / ckpts : NAN));
     /* where the analysed stretch starts: the warm-up (power climbing from idle, a mitigation settling) left out */
     int64_t warmup = rs->warm_ns && rs->warm_ns >= rs->t_begin ? (int64_t)(rs->warm_ns - rs->t_begin) : -1;
