@@ -170,7 +170,7 @@ void faultlog_injected(struct sup *s, const struct wevent *ev)
                              .d = { .target = ev->target, .where = ev->where, .format = ev->format, .element = ev->elem,
                                     .mask = ev->mask, .old_v = ev->c, .new_v = ev->d, .scale = ev->scale } };
     str_copy(f->note, sizeof f->note, ev->note);
-    f->ineffective = f->d.element >= 0 && f->d.mask == 0;
+    f->ineffective = fault_detail_ineffective(&f->d);
     str_copy(f->outcome, sizeof f->outcome, f->ineffective ? "ineffective: the element kept every bit (nothing to see)"
                                                            : "not detected");
 }

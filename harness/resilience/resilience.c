@@ -69,7 +69,7 @@ static void res_fault(struct sup *s, const struct wevent *ev)
         faultlog_injected(s, ev);
     }
     faultlog_detail(o, &d);
-    if (d.element >= 0 && d.mask == 0)   /* the element kept every bit: as the record says (faultlog_injected) */
+    if (fault_detail_ineffective(&d))   /* the element kept every bit: as the record says (faultlog_injected) */
         json_object_set_new(o, "ineffective", json_true());
     results_event(&s->res, ev->t_ns, "fault_injected", o);
 }

@@ -15,6 +15,10 @@
 #define FP_WINDOW 64   /* iterations of fingerprints kept for the cross-rank comparison */
 
 /* One fault carried out by a worker, and what became of it. */
+/* Whether a fault's detail says its injection changed nothing: an element named whose every bit it kept (the record's
+ * `ineffective`, and its fault_injected event's). */
+static inline int fault_detail_ineffective(const struct fault_detail *d) { return d->element >= 0 && d->mask == 0; }
+
 struct fault_rec {
     int spec, kind, rank, run;     /* spec: index in the scenario's faults, -1 for an observed one */
     int observed;                  /* 1: nothing injected it (a real death, hang, straggler, corruption) */
